@@ -1,0 +1,19 @@
+/* cli.h - the regsweep subcommands. Each returns the process exit status:
+ * 0 success, 1 a negative result (e.g. a rejected candidate), 2 bad input or usage. */
+#ifndef RS_CLI_H
+#define RS_CLI_H
+
+typedef struct {
+  const char *name;
+  const char *summary;
+  int (*run)(int argc, char **argv); /* argv[0] is the subcommand name */
+  void (*usage)(void);
+} rs_cmd;
+
+int rs_cmd_inspect(int argc, char **argv);
+void rs_usage_inspect(void);
+
+/* True if argv[i] is -h/--help. */
+int rs_cli_wants_help(int argc, char **argv);
+
+#endif

@@ -1,0 +1,157 @@
+/* cmd_inspect.c - `regsweep inspect FILE...`: what the parsers and liveness see. */
+#include "cli/cli.h"
+#include "mir/problem.h"
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void rs_usage_inspect(void) {
+  puts("usage: regsweep inspect FILE.mir|FILE.ptx... [--json] [--problem] [--target T]\n"
+       "\n"
+       "Per function: blocks, instructions, virtual registers by class, interference edges,\n"
+       "fixed-register exclusions, copy hints, maximum pressure per register file; for fully\n"
+       "allocated MIR, the registers used and the occupancy they allow.\n"
+       "  --json      one JSON object per file on stdout\n"
+       "  --problem   also dump the allocation Problem (text, or inside the JSON)\n"
+       "  --target T  gfx90a, sm_89 or sm_90 (default: from the file)\n"
+       "Exit status: 0 ok, 2 bad input (file:line: message on stderr).");
+}
+
+static void class_counts(const rs_func *f, const rs_problem *p, cJSON *by) {
+  for (uint32_t i = 0; i < p->nvars; i++) {
+    const char *cn = f->tgt->classes[p->vars[i].cls].name;
+    cJSON *c = cJSON_GetObjectItemCaseSensitive(by, cn);
+    if (c) cJSON_SetNumberValue(c, c->valuedouble + 1);
+    else cJSON_AddNumberToObject(by, cn, 1);
+  }
+}
+
+static cJSON *inspect_func(const rs_func *f, const rs_problem *p, bool with_problem) {
+  const rs_target *t = f->tgt;
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddStringToObject(o, "function", f->name);
+  cJSON_AddStringToObject(o, "target", t->name);
+  cJSON_AddStringToObject(o, "kind", f->kind == RS_SRC_MIR ? "mir" : "ptx");
+  cJSON_AddNumberToObject(o, "blocks", f->nblocks);
+  cJSON_AddNumberToObject(o, "instructions", f->ninsts);
+  cJSON_AddNumberToObject(o, "operands", f->nops);
+  cJSON_AddNumberToObject(o, "virtual_registers", p->nvars);
+  class_counts(f, p, cJSON_AddObjectToObject(o, "by_class"));
+  cJSON_AddNumberToObject(o, "interference_edges", p->nconf);
+  cJSON_AddNumberToObject(o, "fixed_exclusions", p->nfixed);
+  cJSON_AddNumberToObject(o, "copy_hints", p->nhints);
+  cJSON *mp = cJSON_AddObjectToObject(o, "max_pressure");
+  for (uint32_t fi = 0; fi < t->nfiles && fi < RS_MAX_FILES; fi++)
+    if (t->files[fi].pressure) cJSON_AddNumberToObject(mp, t->files[fi].name, p->maxp[fi]);
+  cJSON_AddBoolToObject(o, "allocated", f->allocated);
+  if (f->allocated) {
+    unsigned used[RS_MAX_FILES];
+    rs_func_regs_used(f, used);
+    cJSON *u = cJSON_AddObjectToObject(o, "registers_used");
+    for (uint32_t fi = 0; fi < t->nfiles && fi < RS_MAX_FILES; fi++)
+      if (t->files[fi].pressure) cJSON_AddNumberToObject(u, t->files[fi].name, used[fi]);
+    cJSON_AddNumberToObject(o, "occupancy", t->occupancy(t, used));
+  }
+  if (with_problem) {
+    char *pj = rs_problem_json(p);
+    cJSON_AddItemToObject(o, "problem", cJSON_Parse(pj));
+    free(pj);
+  }
+  return o;
+}
+
+static void print_text(const cJSON *o, const char *path) {
+  const rs_target *t = rs_target_by_name(cJSON_GetObjectItem(o, "target")->valuestring);
+  printf("%s: function %s (%s, %s)\n", path, cJSON_GetObjectItem(o, "function")->valuestring,
+         t->name, cJSON_GetObjectItem(o, "kind")->valuestring);
+  printf("  blocks %d  instructions %d  operands %d  virtual registers %d\n",
+         cJSON_GetObjectItem(o, "blocks")->valueint, cJSON_GetObjectItem(o, "instructions")->valueint,
+         cJSON_GetObjectItem(o, "operands")->valueint,
+         cJSON_GetObjectItem(o, "virtual_registers")->valueint);
+  const cJSON *c;
+  if (cJSON_GetObjectItem(o, "virtual_registers")->valueint) {
+    printf("  by class:");
+    cJSON_ArrayForEach(c, cJSON_GetObjectItem(o, "by_class")) printf(" %s %d", c->string, c->valueint);
+    printf("\n");
+  }
+  printf("  interference edges %d  fixed-register exclusions %d  copy hints %d\n",
+         cJSON_GetObjectItem(o, "interference_edges")->valueint,
+         cJSON_GetObjectItem(o, "fixed_exclusions")->valueint,
+         cJSON_GetObjectItem(o, "copy_hints")->valueint);
+  printf("  max pressure:");
+  cJSON_ArrayForEach(c, cJSON_GetObjectItem(o, "max_pressure")) printf(" %s %d", c->string, c->valueint);
+  printf("\n");
+  if (cJSON_IsTrue(cJSON_GetObjectItem(o, "allocated"))) {
+    printf("  allocated; registers used:");
+    cJSON_ArrayForEach(c, cJSON_GetObjectItem(o, "registers_used")) printf(" %s %d", c->string, c->valueint);
+    printf("  -> occupancy %d %s\n", cJSON_GetObjectItem(o, "occupancy")->valueint,
+           t->vendor == RS_AMD ? "waves/SIMD" : "warps/SM");
+  }
+}
+
+int rs_cmd_inspect(int argc, char **argv) {
+  bool json = false, with_problem = false;
+  const char *target = NULL;
+  int nfiles = 0;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--json")) json = true;
+    else if (!strcmp(argv[i], "--problem")) with_problem = true;
+    else if (!strcmp(argv[i], "--target") && i + 1 < argc) target = argv[++i];
+    else if (argv[i][0] == '-' && argv[i][1]) {
+      fprintf(stderr, "regsweep inspect: unknown option '%s'\n", argv[i]);
+      return 2;
+    } else nfiles++;
+  }
+  if (!nfiles) {
+    rs_usage_inspect();
+    return 2;
+  }
+  int status = 0;
+  for (int i = 1; i < argc; i++) {
+    if (argv[i][0] == '-' && argv[i][1]) {
+      if (!strcmp(argv[i], "--target")) i++;
+      continue;
+    }
+    rs_err e = {{0}};
+    rs_module *m = rs_module_load(argv[i], target, &e);
+    if (!m) {
+      fprintf(stderr, "regsweep inspect: %s\n", e.msg);
+      status = 2;
+      continue;
+    }
+    cJSON *arr = cJSON_CreateArray();
+    for (uint32_t k = 0; k < m->nfuncs; k++) {
+      rs_problem *p = rs_problem_build(m->funcs[k], &e);
+      if (!p) {
+        fprintf(stderr, "regsweep inspect: %s\n", e.msg);
+        status = 2;
+        continue;
+      }
+      cJSON *o = inspect_func(m->funcs[k], p, with_problem);
+      if (!json) {
+        print_text(o, argv[i]);
+        if (with_problem) {
+          char *s = rs_problem_text(p);
+          fputs(s, stdout);
+          free(s);
+        }
+      }
+      cJSON_AddItemToArray(arr, o);
+      rs_problem_free(p);
+    }
+    if (json) {
+      cJSON *top = cJSON_CreateObject();
+      cJSON_AddStringToObject(top, "file", argv[i]);
+      cJSON_AddItemToObject(top, "functions", arr);
+      char *s = cJSON_PrintUnformatted(top);
+      puts(s);
+      cJSON_free(s);
+      cJSON_Delete(top);
+    } else {
+      cJSON_Delete(arr);
+    }
+    rs_module_free(m);
+  }
+  return status;
+}

@@ -1,0 +1,51 @@
+/* main.c - `regsweep <command>`: dispatch to the subcommands listed below. */
+#include "cli/cli.h"
+#include <stdio.h>
+#include <string.h>
+
+static const rs_cmd commands[] = {
+    {"inspect", "parse MIR or PTX and summarize blocks, registers, interference, pressure",
+     rs_cmd_inspect, rs_usage_inspect},
+};
+#define NCMDS (sizeof commands / sizeof *commands)
+
+static void usage(FILE *out) {
+  fprintf(out, "usage: regsweep <command> [options]\n\ncommands:\n");
+  for (size_t i = 0; i < NCMDS; i++) fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+  fprintf(out, "  %-10s %s\n", "help", "this text, or `regsweep help <command>`");
+  fprintf(out, "\n`regsweep <command> --help` describes a command's options.\n");
+}
+
+int rs_cli_wants_help(int argc, char **argv) {
+  for (int i = 1; i < argc; i++)
+    if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) return 1;
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    usage(stderr);
+    return 2;
+  }
+  if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+    if (argc > 2)
+      for (size_t i = 0; i < NCMDS; i++)
+        if (!strcmp(argv[2], commands[i].name)) {
+          commands[i].usage();
+          return 0;
+        }
+    usage(stdout);
+    return 0;
+  }
+  for (size_t i = 0; i < NCMDS; i++)
+    if (!strcmp(argv[1], commands[i].name)) {
+      if (rs_cli_wants_help(argc - 1, argv + 1)) {
+        commands[i].usage();
+        return 0;
+      }
+      return commands[i].run(argc - 1, argv + 1);
+    }
+  fprintf(stderr, "regsweep: unknown command '%s'\n", argv[1]);
+  usage(stderr);
+  return 2;
+}

@@ -1,0 +1,134 @@
+/* align.c - instruction-by-instruction alignment of two stages of one function.
+ * VirtRegRewriter only renames registers and deletes identity copies (and KILLs), so the two
+ * streams match opcode for opcode except for those deletions, which must turn out to be
+ * identity copies under the recovered assignment: that is checked, not assumed. */
+#include "mir/align.h"
+#include <stdlib.h>
+#include <string.h>
+
+static bool droppable(const rs_func *f, const rs_inst *in) {
+  const char *op = rs_func_opcode(f, in);
+  return !strcmp(op, "COPY") || !strcmp(op, "KILL");
+}
+
+static int low_dword(rs_lanes l) { return l ? __builtin_ctzll(l) / 2 : 0; }
+
+typedef struct {
+  const rs_func *from, *to;
+  rs_alignment *a;
+  uint32_t *undo;    /* vregs whose assignment a tentative match set */
+  uint32_t nundo, capundo;
+  uint32_t *dropped; /* from-instructions left out */
+  uint32_t ndropped, capdropped;
+  uint64_t steps;
+} S;
+
+/* Bind the operands of a tentative match; 0 if consistent with what is known. */
+static int bind(S *s, const rs_inst *pi, const rs_inst *fi) {
+  for (uint32_t k = 0; k < pi->nops; k++) {
+    const rs_operand *po = &s->from->ops[pi->first_op + k], *fo = &s->to->ops[fi->first_op + k];
+    s->a->op_map[fi->first_op + k] = (int32_t)(pi->first_op + k);
+    if (po->kind == RS_OP_VREG) {
+      if (fo->kind != RS_OP_PREG) return -1;
+      int base = (int)fo->reg + low_dword(fo->lanes) - low_dword(po->lanes);
+      if (base < 0) return -1;
+      rs_preg *cur = &s->a->assign[po->reg];
+      if (cur->lanes) {
+        if (cur->unit != (uint32_t)base) return -1;
+        continue;
+      }
+      *cur = (rs_preg){(uint32_t)base, s->from->vregs[po->reg].full};
+      RS_PUSH(s->undo, s->nundo, s->capundo, po->reg);
+    } else if (po->kind == RS_OP_PREG) {
+      if (fo->kind != RS_OP_PREG || fo->reg != po->reg || fo->lanes != po->lanes) return -1;
+    } else if (po->kind != fo->kind) {
+      return -1;
+    }
+  }
+  return 0;
+}
+
+static void undo_to(S *s, uint32_t mark) {
+  while (s->nundo > mark) s->a->assign[s->undo[--s->nundo]].lanes = 0;
+}
+
+/* Align from-instructions [i..) with to-instructions [j..) of one block, backtracking over the
+ * choice "match this COPY or drop it": an identity copy the rewriter deleted may sit right
+ * before a real copy of the same shape. */
+static bool align_block(S *s, const rs_block *pb, const rs_block *fb, uint32_t i, uint32_t j) {
+  if (++s->steps > 50000000) return false;
+  if (i == pb->ninsts) return j == fb->ninsts;
+  const rs_inst *pi = &s->from->insts[pb->first_inst + i];
+  const rs_inst *fi = j < fb->ninsts ? &s->to->insts[fb->first_inst + j] : NULL;
+  uint32_t mark = s->nundo, dmark = s->ndropped;
+  if (fi && fi->nops == pi->nops && !strcmp(rs_func_opcode(s->from, pi), rs_func_opcode(s->to, fi))) {
+    if (bind(s, pi, fi) == 0 && align_block(s, pb, fb, i + 1, j + 1)) {
+      s->a->matched++;
+      return true;
+    }
+    undo_to(s, mark);
+    s->ndropped = dmark;
+  }
+  if (droppable(s->from, pi)) {
+    RS_PUSH(s->dropped, s->ndropped, s->capdropped, pb->first_inst + i);
+    if (align_block(s, pb, fb, i + 1, j)) return true;
+    undo_to(s, mark);
+    s->ndropped = dmark;
+  }
+  return false;
+}
+
+int rs_align(const rs_func *from, const rs_func *to, rs_alignment *a, rs_err *e) {
+  memset(a, 0, sizeof *a);
+  if (from->nblocks != to->nblocks)
+    return rs_errf(e, to->path, to->line, "%s: %u blocks vs %u: the stages do not align", to->name,
+                   from->nblocks, to->nblocks);
+  a->op_map = rs_xmalloc(sizeof *a->op_map * (to->nops + 1));
+  for (uint32_t i = 0; i < to->nops; i++) a->op_map[i] = -1;
+  a->nassign = from->nvregs;
+  a->assign = rs_xcalloc(from->nvregs + 1, sizeof *a->assign);
+  S st = {from, to, a, NULL, 0, 0, NULL, 0, 0, 0};
+  S *s = &st;
+  int rc = 0;
+  for (uint32_t b = 0; b < from->nblocks && !rc; b++) {
+    const rs_block *pb = &from->blocks[b], *fb = &to->blocks[b];
+    s->steps = 0;
+    if (!align_block(s, pb, fb, 0, 0))
+      rc = rs_errf(e, to->path, fb->line, "%s: block %s does not align with %s", to->name, fb->name, from->path);
+  }
+  uint32_t *dropped = s->dropped, ndropped = s->ndropped;
+  free(s->undo);
+  /* every dropped COPY must be an identity copy under the assignment */
+  for (uint32_t k = 0; k < ndropped && !rc; k++) {
+    const rs_inst *pi = &from->insts[dropped[k]];
+    if (strcmp(rs_func_opcode(from, pi), "COPY") || pi->nops < 2) continue;
+    /* units of each side's first dword; UINT32_MAX when a virtual register is still unknown */
+    uint32_t u[2];
+    const rs_operand *o[2] = {&from->ops[pi->first_op], &from->ops[pi->first_op + 1]};
+    for (int s = 0; s < 2; s++) {
+      u[s] = UINT32_MAX;
+      if (o[s]->kind == RS_OP_PREG) u[s] = o[s]->reg + (uint32_t)low_dword(o[s]->lanes);
+      else if (o[s]->kind == RS_OP_VREG && a->assign[o[s]->reg].lanes)
+        u[s] = a->assign[o[s]->reg].unit + (uint32_t)low_dword(o[s]->lanes);
+    }
+    /* a value seen only in removed copies takes its register from the other side */
+    for (int s = 0; s < 2; s++)
+      if (u[s] == UINT32_MAX && u[!s] != UINT32_MAX && o[s]->kind == RS_OP_VREG &&
+          u[!s] >= (uint32_t)low_dword(o[s]->lanes)) {
+        a->assign[o[s]->reg] = (rs_preg){u[!s] - (uint32_t)low_dword(o[s]->lanes), from->vregs[o[s]->reg].full};
+        u[s] = u[!s];
+      }
+    if (u[0] != u[1])
+      rc = rs_errf(e, from->path, pi->line, "COPY removed by the rewriter is not an identity copy");
+  }
+  a->dropped = ndropped;
+  free(dropped);
+  if (rc) rs_alignment_free(a);
+  return rc;
+}
+
+void rs_alignment_free(rs_alignment *a) {
+  free(a->op_map);
+  free(a->assign);
+  memset(a, 0, sizeof *a);
+}

@@ -1,0 +1,153 @@
+/* ir.c - module loading (dispatch on file kind), IR construction helpers, CFG completion. */
+#include "mir/ir.h"
+#include <stdlib.h>
+#include <string.h>
+
+static bool ends_with(const char *s, const char *suf) {
+  size_t a = strlen(s), b = strlen(suf);
+  return a >= b && !strcmp(s + a - b, suf);
+}
+
+rs_module *rs_module_load(const char *path, const char *target_override, rs_err *e) {
+  size_t len;
+  char *text = rs_read_file(path, &len, e);
+  if (!text) return NULL;
+  enum rs_srckind kind;
+  if (ends_with(path, ".ptx"))
+    kind = RS_SRC_PTX;
+  else if (ends_with(path, ".mir"))
+    kind = RS_SRC_MIR;
+  else if (strstr(text, "\n---") || !strncmp(text, "---", 3))
+    kind = RS_SRC_MIR;
+  else if (strstr(text, ".entry") || strstr(text, ".version"))
+    kind = RS_SRC_PTX;
+  else {
+    free(text);
+    rs_errf(e, path, 0, "neither LLVM MIR (.mir) nor PTX (.ptx)");
+    return NULL;
+  }
+  return rs_module_parse(path, text, len, kind, target_override, e);
+}
+
+rs_module *rs_module_parse(const char *path, char *text, size_t len, enum rs_srckind kind,
+                           const char *target_override, rs_err *e) {
+  rs_module *m = rs_xcalloc(1, sizeof *m);
+  m->path = rs_xstrndup(path, strlen(path));
+  m->text = text;
+  m->len = len;
+  m->kind = kind;
+  if (target_override) {
+    m->tgt = rs_target_by_name(target_override);
+    if (!m->tgt) {
+      rs_errf(e, path, 0, "unknown target '%s' (known: gfx90a, sm_89, sm_90)", target_override);
+      rs_module_free(m);
+      return NULL;
+    }
+  }
+  if (memchr(text, 0, len)) {
+    rs_errf(e, path, rs_line_of(text, strlen(text)), "NUL byte in input");
+    rs_module_free(m);
+    return NULL;
+  }
+  int rc = kind == RS_SRC_MIR ? rs_mir_parse(m, e) : rs_ptx_parse(m, e);
+  if (rc == 0 && m->nfuncs == 0) rc = rs_errf(e, path, 0, "no function found");
+  if (rc) {
+    rs_module_free(m);
+    return NULL;
+  }
+  return m;
+}
+
+void rs_module_free(rs_module *m) {
+  if (!m) return;
+  for (uint32_t i = 0; i < m->nfuncs; i++) rs_func_free(m->funcs[i]);
+  free(m->funcs);
+  free(m->text);
+  free(m->path);
+  free(m);
+}
+
+rs_func *rs_func_new(rs_module *m, const char *name, size_t n, uint32_t line) {
+  rs_func *f = rs_xcalloc(1, sizeof *f);
+  f->name = rs_xstrndup(name, n);
+  f->tgt = m->tgt;
+  f->kind = m->kind;
+  f->src = m->text;
+  f->path = m->path;
+  f->line = line;
+  RS_PUSH(m->funcs, m->nfuncs, m->capfuncs, f);
+  return f;
+}
+
+void rs_func_free(rs_func *f) {
+  if (!f) return;
+  free(f->name);
+  for (uint32_t i = 0; i < f->nvregs; i++) free(f->vregs[i].name);
+  free(f->vregs);
+  for (uint32_t i = 0; i < f->nblocks; i++) {
+    rs_block *b = &f->blocks[i];
+    free(b->name);
+    free(b->succs);
+    free(b->preds);
+    free(b->liveins);
+  }
+  free(f->blocks);
+  free(f->insts);
+  free(f->ops);
+  free(f->liveins);
+  free(f->reserved);
+  rs_intern_free(&f->names);
+  free(f);
+}
+
+uint32_t rs_func_add_block(rs_func *f, const char *name, size_t n, uint32_t number, uint32_t line) {
+  rs_block b = {0};
+  b.name = rs_xstrndup(name, n);
+  b.number = number;
+  b.first_inst = f->ninsts;
+  b.line = line;
+  RS_PUSH(f->blocks, f->nblocks, f->capblocks, b);
+  return f->nblocks - 1;
+}
+
+void rs_block_add_succ(rs_block *b, uint32_t s) {
+  for (uint32_t i = 0; i < b->nsuccs; i++)
+    if (b->succs[i] == s) return;
+  RS_PUSH(b->succs, b->nsuccs, b->capsuccs, s);
+}
+
+void rs_func_finish_cfg(rs_func *f) {
+  for (uint32_t bi = 0; bi < f->nblocks; bi++) {
+    rs_block *b = &f->blocks[bi];
+    if (b->has_succs) continue;
+    /* MIR omits successors only when they are predictable: branch targets plus fall-through. */
+    bool barrier = false;
+    for (uint32_t k = 0; k < b->ninsts; k++) {
+      const rs_inst *in = &f->insts[b->first_inst + k];
+      for (uint32_t o = 0; o < in->nops; o++) {
+        const rs_operand *op = &f->ops[in->first_op + o];
+        if (op->kind == RS_OP_BLOCK && (in->flags & RS_I_BRANCH)) rs_block_add_succ(b, op->reg);
+      }
+      barrier = (in->flags & RS_I_BARRIER) != 0;
+    }
+    if (!barrier && bi + 1 < f->nblocks) rs_block_add_succ(b, bi + 1);
+    b->has_succs = true;
+  }
+  for (uint32_t bi = 0; bi < f->nblocks; bi++) f->blocks[bi].npreds = 0;
+  for (uint32_t bi = 0; bi < f->nblocks; bi++) {
+    rs_block *b = &f->blocks[bi];
+    for (uint32_t s = 0; s < b->nsuccs; s++) {
+      rs_block *t = &f->blocks[b->succs[s]];
+      RS_PUSH(t->preds, t->npreds, t->cappreds, bi);
+    }
+  }
+}
+
+const char *rs_func_opcode(const rs_func *f, const rs_inst *i) { return f->names.strs[i->opcode]; }
+
+uint32_t rs_line_of(const char *src, size_t off) {
+  uint32_t line = 1;
+  for (size_t i = 0; i < off && src[i]; i++)
+    if (src[i] == '\n') line++;
+  return line;
+}

@@ -1,0 +1,147 @@
+/* ir.h - the one machine IR both parsers produce (AMDGPU MIR and PTX).
+ *
+ * A module holds functions; a function holds virtual registers, blocks, instructions and
+ * operands in flat arrays (indices, not pointers, so the parsers can grow them freely).
+ * Register operands carry lane masks (see target.h), so liveness is lane-accurate for AMDGPU
+ * sub-registers and needs nothing vendor-specific. Only the parsers see raw text. */
+#ifndef RS_IR_H
+#define RS_IR_H
+#include "target/target.h"
+#include "util/util.h"
+
+enum rs_opkind {
+  RS_OP_VREG,  /* virtual register: reg = vreg index, lanes = lanes accessed */
+  RS_OP_PREG,  /* physical register: reg = first unit, lanes relative to it */
+  RS_OP_IMM,   /* integer or floating immediate */
+  RS_OP_BLOCK, /* block reference: reg = block index */
+  RS_OP_OTHER, /* symbols, stack slots, regmasks, predicates ...: kept as text only */
+};
+
+enum rs_opflag {
+  RS_F_DEF = 1 << 0,
+  RS_F_IMPLICIT = 1 << 1,
+  RS_F_UNDEF = 1 << 2,   /* use: reads nothing; subregister def: other lanes become undefined */
+  RS_F_DEAD = 1 << 3,
+  RS_F_KILL = 1 << 4,
+  RS_F_EARLY = 1 << 5,   /* early-clobber def: overlaps the instruction's uses */
+  RS_F_TIED = 1 << 6,
+  RS_F_RENAMABLE = 1 << 7,
+  RS_F_COND = 1 << 8,    /* def under a predicate (PTX @%p): does not kill the old value */
+  RS_F_SUBREG = 1 << 9,  /* operand names a sub-register (%5.sub1) */
+};
+
+typedef struct {
+  uint8_t kind;
+  uint16_t flags;
+  uint16_t subreg;   /* MIR: interned subregister index name + 1, 0 = none */
+  uint32_t reg;
+  rs_lanes lanes;
+  uint32_t text_off; /* operand text in the function's source */
+  uint32_t text_len;
+} rs_operand;
+
+enum rs_instflag {
+  RS_I_COPY = 1 << 0,       /* COPY / mov: a copy hint */
+  RS_I_BRANCH = 1 << 1,
+  RS_I_BARRIER = 1 << 2,    /* no fall-through after it (unconditional branch, return, endpgm) */
+  RS_I_PREDICATED = 1 << 3, /* PTX @%p / @!%p */
+  RS_I_REGMASK = 1 << 4,    /* clobbers through a register mask */
+  RS_I_BUNDLED = 1 << 5,
+};
+
+typedef struct {
+  uint32_t opcode;  /* interned in rs_func.names */
+  uint32_t first_op;
+  uint32_t nops;
+  uint32_t line;    /* 1-based line in the source file */
+  uint32_t flags;
+} rs_inst;
+
+typedef struct {
+  rs_preg reg;
+  int32_t vreg; /* function live-ins: the virtual register it is copied to, -1 if none */
+} rs_livein;
+
+typedef struct {
+  uint32_t number;     /* bb.N, or ordinal for PTX */
+  char *name;          /* "bb.3.Flow", "$L__BB0_2", "entry" */
+  uint32_t first_inst, ninsts;
+  uint32_t *succs;
+  uint32_t nsuccs, capsuccs;
+  uint32_t *preds;
+  uint32_t npreds, cappreds;
+  rs_livein *liveins;  /* as printed by llc (MIR only) */
+  uint32_t nliveins, capliveins;
+  bool has_liveins;
+  bool has_succs;      /* successors were printed (MIR); otherwise inferred */
+  uint32_t line;
+} rs_block;
+
+typedef struct {
+  char *name;       /* "%12", "%r5" */
+  int cls;          /* target class, -1 for an id the function does not use */
+  uint16_t width;   /* 32-bit units */
+  rs_lanes full;    /* all lanes of the class */
+  uint32_t line;
+  int32_t hint_preg_unit; /* MIR preferred-register of a physical register, -1 if none */
+} rs_vreg;
+
+enum rs_srckind { RS_SRC_MIR, RS_SRC_PTX };
+
+typedef struct rs_func {
+  char *name;
+  const rs_target *tgt;
+  enum rs_srckind kind;
+  const char *src;    /* the module's text (not owned) */
+  const char *path;   /* the module's path (not owned) */
+  rs_vreg *vregs;
+  uint32_t nvregs, capvregs;
+  rs_block *blocks;
+  uint32_t nblocks, capblocks;
+  rs_inst *insts;
+  uint32_t ninsts, capinsts;
+  rs_operand *ops;
+  uint32_t nops, capops;
+  rs_livein *liveins; /* function live-ins */
+  uint32_t nliveins, capliveins;
+  rs_preg *reserved;  /* registers this function reserves (MIR scratchRSrcReg, stackPtrOffsetReg) */
+  uint32_t nreserved, capreserved;
+  rs_intern names;    /* opcodes and subregister index names */
+  uint32_t line;
+  bool allocated;     /* no virtual register is used (post virtregrewriter) */
+} rs_func;
+
+typedef struct {
+  char *path;
+  char *text;
+  size_t len;
+  enum rs_srckind kind;
+  const rs_target *tgt;
+  rs_func **funcs;
+  uint32_t nfuncs, capfuncs;
+} rs_module;
+
+/* Parse a file (kind from its extension/content; target from --target or the file). */
+rs_module *rs_module_load(const char *path, const char *target_override, rs_err *e);
+/* Parse text already in memory; takes ownership of text (malloc'd, NUL-terminated). */
+rs_module *rs_module_parse(const char *path, char *text, size_t len, enum rs_srckind kind,
+                           const char *target_override, rs_err *e);
+void rs_module_free(rs_module *m);
+
+int rs_mir_parse(rs_module *m, rs_err *e);
+int rs_ptx_parse(rs_module *m, rs_err *e);
+
+/* Helpers the parsers share. */
+rs_func *rs_func_new(rs_module *m, const char *name, size_t n, uint32_t line);
+void rs_func_free(rs_func *f);
+uint32_t rs_func_add_block(rs_func *f, const char *name, size_t n, uint32_t number, uint32_t line);
+void rs_block_add_succ(rs_block *b, uint32_t s);
+/* Fill preds from succs, and, where a block printed no successors, infer them. */
+void rs_func_finish_cfg(rs_func *f);
+const char *rs_func_opcode(const rs_func *f, const rs_inst *i);
+/* Registers an allocated function uses per file (highest + 1), into used[RS_MAX_FILES]. */
+void rs_func_regs_used(const rs_func *f, unsigned *used);
+/* Line number of a byte offset in the source. */
+uint32_t rs_line_of(const char *src, size_t off);
+
+#endif

@@ -1,0 +1,240 @@
+/* liveness.c - slot layout, per-operand lane effects, and the two dataflow problems
+ * (backward liveness, forward reaching definitions) iterated to a fixed point. */
+#include "mir/liveness.h"
+#include <stdlib.h>
+#include <string.h>
+
+static int first_file(uint32_t mask) {
+  for (int f = 0; f < 32; f++)
+    if (mask >> f & 1) return f;
+  return -1;
+}
+
+uint32_t rs_live_op_slot(const rs_live *l, const rs_operand *op) {
+  if (op->kind == RS_OP_VREG) return l->vslot[op->reg];
+  if (op->kind == RS_OP_PREG) {
+    if (!(l->f->tgt->unit_flags[op->reg] & RS_UNIT_TRACKED)) return UINT32_MAX;
+    return l->pbase + 2 * op->reg;
+  }
+  return UINT32_MAX;
+}
+
+/* Lanes of an operand that are tracked (a tuple may include untracked units). */
+rs_lanes rs_live_op_lanes(const rs_live *l, const rs_operand *op) {
+  if (op->kind == RS_OP_VREG) return op->lanes;
+  rs_lanes m = 0;
+  for (unsigned k = 0; k < 32 && (op->lanes >> (2 * k)); k++)
+    if (op->reg + k < l->f->tgt->nunits && (l->f->tgt->unit_flags[op->reg + k] & RS_UNIT_TRACKED))
+      m |= op->lanes & ((rs_lanes)3 << (2 * k));
+  return m;
+}
+
+static void layout(rs_live *l) {
+  const rs_func *f = l->f;
+  const rs_target *t = f->tgt;
+  bool *used = rs_xcalloc(f->nvregs ? f->nvregs : 1, 1);
+  for (uint32_t i = 0; i < f->nops; i++)
+    if (f->ops[i].kind == RS_OP_VREG) used[f->ops[i].reg] = true;
+  l->vslot = rs_xmalloc(sizeof *l->vslot * (f->nvregs ? f->nvregs : 1));
+  for (uint32_t v = 0; v < f->nvregs; v++) l->vslot[v] = UINT32_MAX;
+  /* group by class file mask: collect distinct masks in first-seen order */
+  uint32_t masks[64], nmasks = 0;
+  for (uint32_t v = 0; v < f->nvregs; v++) {
+    if (!used[v] || f->vregs[v].cls < 0) continue;
+    uint32_t m = t->classes[f->vregs[v].cls].files, k;
+    for (k = 0; k < nmasks && masks[k] != m; k++) {}
+    if (k == nmasks && nmasks < 64) masks[nmasks++] = m;
+  }
+  l->groups = rs_xcalloc(nmasks + 1, sizeof *l->groups);
+  uint32_t slot = 0;
+  for (uint32_t k = 0; k < nmasks; k++) {
+    rs_slotgroup *g = &l->groups[l->ngroups++];
+    g->files = masks[k];
+    g->first = slot;
+    g->pfile = first_file(masks[k]);
+    for (uint32_t v = 0; v < f->nvregs; v++) {
+      if (!used[v] || f->vregs[v].cls < 0 || t->classes[f->vregs[v].cls].files != masks[k]) continue;
+      l->vslot[v] = slot;
+      slot += 2 * f->vregs[v].width;
+    }
+    g->end = slot;
+  }
+  l->pbase = slot;
+  l->nslots = slot + 2 * t->nunits;
+  l->words = (uint32_t)RS_WORDS(l->nslots);
+  l->owner = rs_xmalloc(sizeof *l->owner * (l->nslots ? l->nslots : 1));
+  for (uint32_t v = 0; v < f->nvregs; v++)
+    if (l->vslot[v] != UINT32_MAX)
+      for (uint32_t k = 0; k < 2u * f->vregs[v].width; k++) l->owner[l->vslot[v] + k] = v;
+  for (uint32_t u = 0; u < t->nunits; u++)
+    l->owner[l->pbase + 2 * u] = l->owner[l->pbase + 2 * u + 1] = f->nvregs + u;
+  free(used);
+}
+
+static void or_lanes(rs_word *b, uint32_t slot, rs_lanes m) {
+  if (slot != UINT32_MAX && m) rs_bs_or_bits(b, slot, m);
+}
+static void clr_lanes(rs_word *b, uint32_t slot, rs_lanes m) {
+  if (slot != UINT32_MAX && m) rs_bs_andnot_bits(b, slot, m);
+}
+
+/* Lanes a def makes undefined besides the ones it writes: all other lanes on `undef` sub-defs. */
+static rs_lanes undef_others(const rs_func *f, const rs_operand *op) {
+  if (op->kind == RS_OP_VREG && (op->flags & RS_F_UNDEF) && (op->flags & RS_F_SUBREG))
+    return f->vregs[op->reg].full & ~op->lanes;
+  return 0;
+}
+
+/* Forward pass over a block: per-op defined-lane deltas, the block's out set from in. */
+static void block_defs(rs_live *l, uint32_t bi, rs_word *cur) {
+  const rs_func *f = l->f;
+  const rs_block *b = &f->blocks[bi];
+  for (uint32_t k = 0; k < b->ninsts; k++) {
+    const rs_inst *in = &f->insts[b->first_inst + k];
+    for (uint32_t o = 0; o < in->nops; o++) {
+      uint32_t oi = in->first_op + o;
+      uint32_t s = rs_live_op_slot(l, &f->ops[oi]);
+      l->uundef[oi] = 0;
+      if (l->use[oi] && s != UINT32_MAX)
+        l->uundef[oi] = l->use[oi] & ~rs_bs_get_bits(cur, s, 64);
+    }
+    for (uint32_t o = 0; o < in->nops; o++) {
+      uint32_t oi = in->first_op + o;
+      const rs_operand *op = &f->ops[oi];
+      l->dnew[oi] = l->dkill[oi] = 0;
+      if (!(op->flags & RS_F_DEF)) continue;
+      uint32_t s = rs_live_op_slot(l, op);
+      if (s == UINT32_MAX) continue;
+      rs_lanes w = rs_live_op_lanes(l, op), gone = undef_others(f, op);
+      unsigned n = op->kind == RS_OP_VREG ? 2u * f->vregs[op->reg].width : 64;
+      if (n > 64) n = 64;
+      if (op->kind == RS_OP_PREG) n = 2 * rs_lanes_units(op->lanes);
+      rs_lanes before = rs_bs_get_bits(cur, s, n);
+      l->dkill[oi] = gone & before;
+      l->dnew[oi] = w & ~(before & ~gone);
+      clr_lanes(cur, s, gone);
+      or_lanes(cur, s, w);
+    }
+  }
+}
+
+/* Backward transfer of one instruction on a live set. */
+static void inst_backward(const rs_live *l, const rs_inst *in, rs_word *live) {
+  const rs_func *f = l->f;
+  for (uint32_t o = 0; o < in->nops; o++) {
+    const rs_operand *op = &f->ops[in->first_op + o];
+    if (!(op->flags & RS_F_DEF) || (op->flags & RS_F_COND)) continue;
+    uint32_t s = rs_live_op_slot(l, op);
+    clr_lanes(live, s, rs_live_op_lanes(l, op) | undef_others(f, op));
+  }
+  for (uint32_t o = 0; o < in->nops; o++) {
+    uint32_t oi = in->first_op + o;
+    if (l->use[oi]) or_lanes(live, rs_live_op_slot(l, &f->ops[oi]), l->use[oi]);
+  }
+}
+
+static void compute_uses(rs_live *l) {
+  const rs_func *f = l->f;
+  for (uint32_t i = 0; i < f->nops; i++) {
+    const rs_operand *op = &f->ops[i];
+    l->use[i] = 0;
+    if (op->kind != RS_OP_VREG && op->kind != RS_OP_PREG) continue;
+    if (op->flags & RS_F_UNDEF) continue; /* reads nothing */
+    if (!(op->flags & RS_F_DEF)) l->use[i] = rs_live_op_lanes(l, op);
+  }
+  /* A conditional (predicated) def keeps the old value where it does not write: model it as a
+   * read of the lanes it writes, so the old value stays live across it. */
+  for (uint32_t i = 0; i < f->nops; i++)
+    if ((f->ops[i].flags & RS_F_DEF) && (f->ops[i].flags & RS_F_COND))
+      l->use[i] = rs_live_op_lanes(l, &f->ops[i]);
+}
+
+rs_live *rs_live_compute(const rs_func *f, rs_err *e) {
+  (void)e;
+  rs_live *l = rs_xcalloc(1, sizeof *l);
+  l->f = f;
+  layout(l);
+  size_t W = l->words, NB = f->nblocks;
+  l->in = rs_xcalloc(NB * W + 1, sizeof(rs_word));
+  l->out = rs_xcalloc(NB * W + 1, sizeof(rs_word));
+  l->defin = rs_xcalloc(NB * W + 1, sizeof(rs_word));
+  l->defout = rs_xcalloc(NB * W + 1, sizeof(rs_word));
+  l->dnew = rs_xcalloc(f->nops + 1, sizeof *l->dnew);
+  l->dkill = rs_xcalloc(f->nops + 1, sizeof *l->dkill);
+  l->use = rs_xcalloc(f->nops + 1, sizeof *l->use);
+  l->uundef = rs_xcalloc(f->nops + 1, sizeof *l->uundef);
+  compute_uses(l);
+  rs_word *tmp = rs_xcalloc(W + 1, sizeof(rs_word));
+
+  /* Reaching definitions, forward. Function live-ins (and the entry's printed live-ins) are
+   * defined on entry. */
+  if (NB) {
+    rs_word *e0 = l->defin;
+    for (uint32_t i = 0; i < f->nliveins; i++) {
+      rs_operand op = {.kind = RS_OP_PREG, .reg = f->liveins[i].reg.unit, .lanes = f->liveins[i].reg.lanes};
+      or_lanes(e0, rs_live_op_slot(l, &op), rs_live_op_lanes(l, &op));
+    }
+    for (uint32_t i = 0; i < f->blocks[0].nliveins; i++) {
+      rs_operand op = {.kind = RS_OP_PREG, .reg = f->blocks[0].liveins[i].reg.unit,
+                       .lanes = f->blocks[0].liveins[i].reg.lanes};
+      or_lanes(e0, rs_live_op_slot(l, &op), rs_live_op_lanes(l, &op));
+    }
+  }
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (uint32_t bi = 0; bi < NB; bi++) {
+      rs_word *din = l->defin + bi * W, *dout = l->defout + bi * W;
+      for (uint32_t p = 0; p < f->blocks[bi].npreds; p++) {
+        const rs_word *po = l->defout + (size_t)f->blocks[bi].preds[p] * W;
+        for (size_t w = 0; w < W; w++) din[w] |= po[w];
+      }
+      memcpy(tmp, din, W * sizeof *tmp);
+      block_defs(l, bi, tmp);
+      if (memcmp(tmp, dout, W * sizeof *tmp)) {
+        memcpy(dout, tmp, W * sizeof *tmp);
+        changed = true;
+      }
+    }
+  }
+  /* Liveness, backward, blocks in reverse order until stable. */
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (uint32_t bi = (uint32_t)NB; bi-- > 0;) {
+      const rs_block *b = &f->blocks[bi];
+      rs_word *out = l->out + bi * W, *in = l->in + bi * W;
+      for (uint32_t s = 0; s < b->nsuccs; s++) {
+        const rs_word *si = l->in + (size_t)b->succs[s] * W;
+        for (size_t w = 0; w < W; w++) out[w] |= si[w];
+      }
+      memcpy(tmp, out, W * sizeof *tmp);
+      for (uint32_t k = b->ninsts; k-- > 0;) inst_backward(l, &f->insts[b->first_inst + k], tmp);
+      if (memcmp(tmp, in, W * sizeof *tmp)) {
+        memcpy(in, tmp, W * sizeof *tmp);
+        changed = true;
+      }
+    }
+  }
+  free(tmp);
+  return l;
+}
+
+void rs_live_block_in(const rs_live *l, uint32_t b, rs_word *out) {
+  const rs_word *in = l->in + (size_t)b * l->words, *d = l->defin + (size_t)b * l->words;
+  for (uint32_t w = 0; w < l->words; w++) out[w] = in[w] & d[w];
+}
+
+void rs_live_free(rs_live *l) {
+  if (!l) return;
+  free(l->vslot);
+  free(l->owner);
+  free(l->groups);
+  free(l->in);
+  free(l->out);
+  free(l->defin);
+  free(l->defout);
+  free(l->dnew);
+  free(l->dkill);
+  free(l->use);
+  free(l->uundef);
+  free(l);
+}

@@ -1,0 +1,42 @@
+/* liveness.h - lane-accurate liveness over one function.
+ *
+ * Every virtual register lane and every tracked physical lane gets a "slot"; a bitset over slots
+ * is a set of live lanes. A lane is live at a point when some path from the point reads it before
+ * a redefinition AND some definition reaches the point (LLVM's live intervals work the same way:
+ * undefined lanes of `undef %x.sub0 = ...` are never live). Virtual registers are laid out
+ * grouped by the register files their class may use, so per-file work touches contiguous slots. */
+#ifndef RS_LIVENESS_H
+#define RS_LIVENESS_H
+#include "mir/ir.h"
+
+typedef struct {
+  uint32_t files;       /* class file mask shared by the group */
+  uint32_t first, end;  /* slots [first, end) */
+  int pfile;            /* file its pressure is counted in */
+} rs_slotgroup;
+
+typedef struct rs_live {
+  const rs_func *f;
+  uint32_t nslots, words;
+  uint32_t *vslot;     /* per function vreg: first slot, UINT32_MAX if unused */
+  uint32_t pbase;      /* slot of physical unit 0 lane 0 */
+  uint32_t *owner;     /* per slot: vreg index, or nvregs + unit */
+  rs_slotgroup *groups;
+  uint32_t ngroups;
+  rs_word *in, *out;       /* backward liveness per block (nblocks * words) */
+  rs_word *defin, *defout; /* reaching definitions per block */
+  rs_lanes *dnew, *dkill;  /* per operand: lanes its def newly defines / makes undefined */
+  rs_lanes *use;           /* per operand: lanes it reads */
+  rs_lanes *uundef;        /* per operand: lanes it reads that no definition reaches */
+} rs_live;
+
+rs_live *rs_live_compute(const rs_func *f, rs_err *e);
+void rs_live_free(rs_live *l);
+/* Effective live-in of block b (live and defined), into out (words long). */
+void rs_live_block_in(const rs_live *l, uint32_t b, rs_word *out);
+/* Slot of an operand's lane 0, or UINT32_MAX if the operand is not tracked. */
+uint32_t rs_live_op_slot(const rs_live *l, const rs_operand *op);
+/* The operand's lanes that liveness tracks (a tuple may include untracked units). */
+rs_lanes rs_live_op_lanes(const rs_live *l, const rs_operand *op);
+
+#endif

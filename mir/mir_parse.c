@@ -1,0 +1,651 @@
+/* mir_parse.c - LLVM 14 AMDGPU MIR, exactly as llc-14 prints it, into the shared IR.
+ *
+ * The YAML around the body is read line by line for the few keys allocation needs (name,
+ * registers, liveins, machineFunctionInfo's reserved registers); the body is parsed fully:
+ * every operand of every instruction is classified or the file is rejected with file:line. */
+#include "mir/ir.h"
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Virtual register ids index an array: bound them so a hostile file cannot ask for gigabytes. */
+#define RS_MAX_VREG_ID (1u << 20)
+
+typedef struct {
+  const char *s, *e; /* current text span */
+} span;
+
+typedef struct {
+  rs_module *m;
+  rs_func *f;
+  rs_err *e;
+  const char *text;
+  uint32_t line;
+  /* block number -> block index (+1; 0 = not seen) */
+  uint32_t *bbmap;
+  uint32_t nbbmap, capbbmap;
+  /* (operand index, block number) to resolve after the function is read */
+  uint32_t *fix;
+  uint32_t nfix, capfix;
+  bool in_bundle;
+} P;
+
+static bool sp_eq(span a, const char *w) {
+  size_t n = strlen(w);
+  return (size_t)(a.e - a.s) == n && !memcmp(a.s, w, n);
+}
+static bool sp_starts(span a, const char *w) {
+  size_t n = strlen(w);
+  return (size_t)(a.e - a.s) >= n && !memcmp(a.s, w, n);
+}
+static span sp_trim(span a) {
+  while (a.s < a.e && (*a.s == ' ' || *a.s == '\t' || *a.s == '\r')) a.s++;
+  while (a.e > a.s && (a.e[-1] == ' ' || a.e[-1] == '\t' || a.e[-1] == '\r')) a.e--;
+  return a;
+}
+static int perr(P *p, const char *fmt, span what) {
+  int n = (int)(what.e - what.s);
+  if (n > 80) n = 80;
+  char buf[160];
+  snprintf(buf, sizeof buf, "%.*s", n, what.s);
+  return rs_errf(p->e, p->m->path, p->line, fmt, buf);
+}
+
+/* Split at top-level commas (outside (), [], {}, <>, quotes). Returns count, pieces in out. */
+static int split_top(span a, span *out, int max, char sep) {
+  int n = 0, depth = 0;
+  bool q = false;
+  const char *start = a.s;
+  for (const char *c = a.s; c < a.e; c++) {
+    if (*c == '"' || *c == '\'') q = !q;
+    if (q) continue;
+    if (*c == '(' || *c == '[' || *c == '{' || *c == '<') depth++;
+    else if (*c == ')' || *c == ']' || *c == '}' || *c == '>') depth--;
+    else if (*c == sep && depth == 0) {
+      if (n >= max) return -1;
+      out[n++] = sp_trim((span){start, c});
+      start = c + 1;
+    }
+    if (depth < 0) return -2;
+  }
+  if (depth != 0 || q) return -2;
+  if (n >= max) return -1;
+  out[n++] = sp_trim((span){start, a.e});
+  return n;
+}
+
+static int parse_u32(const char **c, const char *e, uint32_t *out) {
+  uint64_t v = 0;
+  const char *s = *c;
+  if (s >= e || !isdigit((unsigned char)*s)) return -1;
+  while (s < e && isdigit((unsigned char)*s)) {
+    v = v * 10 + (uint64_t)(*s++ - '0');
+    if (v > 0xFFFFFFF) return -1;
+  }
+  *c = s;
+  *out = (uint32_t)v;
+  return 0;
+}
+
+/* Subregister index name -> lane mask ("sub1", "sub0_sub1", "lo16", "sub2_hi16"? ...). */
+static int subreg_lanes(span s, rs_lanes *out) {
+  const char *c = s.s;
+  int first = -1, last = -1;
+  rs_lanes half = 0;
+  while (c < s.e) {
+    span tok = {c, c};
+    while (tok.e < s.e && *tok.e != '_') tok.e++;
+    if (sp_starts(tok, "sub")) {
+      const char *d = tok.s + 3;
+      uint32_t k;
+      if (parse_u32(&d, tok.e, &k) || d != tok.e || k >= 32) return -1;
+      if (first < 0) first = (int)k;
+      else if ((int)k != last + 1) return -1;
+      last = (int)k;
+    } else if (sp_eq(tok, "lo16") || sp_eq(tok, "hi16")) {
+      if (tok.e != s.e || first != last) return -1;
+      half = tok.s[0] == 'l' ? 1 : 2;
+    } else {
+      return -1;
+    }
+    c = tok.e < s.e ? tok.e + 1 : tok.e;
+  }
+  if (first < 0) first = last = 0;
+  if (half) {
+    *out = half << (2 * first);
+    return 0;
+  }
+  *out = rs_lanes_full((unsigned)(last - first + 1)) << (2 * first);
+  return 0;
+}
+
+static rs_vreg *vreg_slot(P *p, uint32_t id) {
+  rs_func *f = p->f;
+  if (id >= f->nvregs) {
+    rs_grow((void **)&f->vregs, sizeof *f->vregs, &f->capvregs, id + 1);
+    for (uint32_t i = f->nvregs; i <= id; i++) {
+      char nm[16];
+      snprintf(nm, sizeof nm, "%%%u", i);
+      f->vregs[i] = (rs_vreg){rs_xstrndup(nm, strlen(nm)), -1, 0, 0, 0, -1};
+    }
+    f->nvregs = id + 1;
+  }
+  return &f->vregs[id];
+}
+
+static int set_class(P *p, uint32_t id, span cls) {
+  int c = rs_target_class(p->f->tgt, cls.s, (size_t)(cls.e - cls.s));
+  if (c < 0) return perr(p, "unknown register class '%s'", cls);
+  rs_vreg *v = vreg_slot(p, id);
+  if (v->cls >= 0 && v->cls != c) return perr(p, "register class '%s' contradicts the registers table", cls);
+  const rs_regclass *rc = &p->f->tgt->classes[c];
+  v->cls = c;
+  v->width = rc->width;
+  v->full = rc->half == 1 ? 1 : rc->half == 2 ? 2 : rs_lanes_full(rc->width);
+  if (!v->line) v->line = p->line;
+  return 0;
+}
+
+static int parse_preg(P *p, span s, rs_preg *out) {
+  if (p->f->tgt->parse_preg(p->f->tgt, s.s, (size_t)(s.e - s.s), out))
+    return perr(p, "unknown physical register '%s'", s);
+  return 0;
+}
+
+static const char *const op_flag_words[] = {"implicit", "implicit-def", "def", "dead", "killed",
+                                            "undef", "internal", "early-clobber", "debug-use",
+                                            "renamable"};
+static const uint16_t op_flag_bits[] = {RS_F_IMPLICIT, RS_F_IMPLICIT | RS_F_DEF, RS_F_DEF,
+                                        RS_F_DEAD, RS_F_KILL, RS_F_UNDEF, 0, RS_F_EARLY | RS_F_DEF,
+                                        0, RS_F_RENAMABLE};
+
+/* One operand (already split); is_def for the operands left of '='. */
+static int parse_operand(P *p, span s, bool is_def) {
+  rs_func *f = p->f;
+  rs_operand op = {0};
+  op.kind = RS_OP_OTHER;
+  if (is_def) op.flags |= RS_F_DEF;
+  /* flag words */
+  for (;;) {
+    span w = {s.s, s.s};
+    while (w.e < s.e && *w.e != ' ') w.e++;
+    if (w.e == s.e) break;
+    bool hit = false;
+    for (size_t i = 0; i < sizeof op_flag_words / sizeof *op_flag_words; i++)
+      if (sp_eq(w, op_flag_words[i])) {
+        op.flags |= op_flag_bits[i];
+        hit = true;
+      }
+    if (!hit) break;
+    s = sp_trim((span){w.e, s.e});
+  }
+  op.text_off = (uint32_t)(s.s - p->text);
+  op.text_len = (uint32_t)(s.e - s.s);
+  if (s.s == s.e) return perr(p, "empty operand%s", s);
+  const char *c = s.s;
+  if (*c == '$') {
+    span nm = {c + 1, c + 1};
+    while (nm.e < s.e && (isalnum((unsigned char)*nm.e) || *nm.e == '_')) nm.e++;
+    if (nm.e != s.e) {
+      /* only a type suffix "(s32)" may follow a physical register */
+      if (*nm.e != '(' || s.e[-1] != ')') return perr(p, "malformed physical register operand '%s'", s);
+    }
+    if (sp_eq(nm, "noreg")) {
+      op.kind = RS_OP_OTHER;
+    } else {
+      rs_preg r;
+      if (parse_preg(p, nm, &r)) return -1;
+      op.kind = RS_OP_PREG;
+      op.reg = r.unit;
+      op.lanes = r.lanes;
+    }
+  } else if (*c == '%' && s.e - c > 1 && isdigit((unsigned char)c[1])) {
+    c++;
+    uint32_t id;
+    if (parse_u32(&c, s.e, &id) || id >= RS_MAX_VREG_ID)
+      return perr(p, "malformed virtual register '%s'", s);
+    vreg_slot(p, id);
+    span sub = {0, 0}, cls = {0, 0};
+    if (c < s.e && *c == '.') {
+      sub.s = ++c;
+      while (c < s.e && (isalnum((unsigned char)*c) || *c == '_')) c++;
+      sub.e = c;
+    }
+    if (c < s.e && *c == ':') {
+      cls.s = ++c;
+      while (c < s.e && (isalnum((unsigned char)*c) || *c == '_')) c++;
+      cls.e = c;
+      if (cls.s == cls.e) return perr(p, "missing register class in '%s'", s);
+    }
+    while (c < s.e && *c == '(') { /* (s32), (p4), (<2 x s32>), (tied-def 3) */
+      const char *q = c;
+      int depth = 0;
+      for (; q < s.e; q++) {
+        if (*q == '(') depth++;
+        else if (*q == ')' && --depth == 0) break;
+      }
+      if (q >= s.e) return perr(p, "unbalanced parenthesis in '%s'", s);
+      if (!strncmp(c, "(tied-def ", 10)) op.flags |= RS_F_TIED;
+      c = q + 1;
+    }
+    if (c != s.e) return perr(p, "malformed virtual register operand '%s'", s);
+    if (cls.s && set_class(p, id, cls)) return -1;
+    rs_vreg *v = &f->vregs[id];
+    if (v->cls < 0) return perr(p, "virtual register '%s' has no register class", s);
+    op.kind = RS_OP_VREG;
+    op.reg = id;
+    op.lanes = v->full;
+    if (sub.s) {
+      rs_lanes l;
+      if (sub.s == sub.e || subreg_lanes(sub, &l)) return perr(p, "unknown subregister index in '%s'", s);
+      if ((l & v->full) != l) return perr(p, "subregister index out of range for the class in '%s'", s);
+      op.lanes = l;
+      op.flags |= RS_F_SUBREG;
+      op.subreg = (uint16_t)(rs_intern_get(&f->names, sub.s, (size_t)(sub.e - sub.s)) + 1);
+    }
+  } else if (sp_starts(s, "%bb.")) {
+    const char *d = s.s + 4;
+    uint32_t num;
+    if (parse_u32(&d, s.e, &num)) return perr(p, "malformed block reference '%s'", s);
+    /* "%bb.3.name" and "%bb.3(0x80000000)" are not operands here; anything else is junk */
+    if (d != s.e && *d != '.') return perr(p, "malformed block reference '%s'", s);
+    op.kind = RS_OP_BLOCK;
+    op.reg = num;
+    RS_PUSH(p->fix, p->nfix, p->capfix, f->nops);
+  } else if (*c == '-' || isdigit((unsigned char)*c)) {
+    const char *d = c + (*c == '-');
+    if (d >= s.e || !isdigit((unsigned char)*d)) return perr(p, "malformed immediate '%s'", s);
+    while (d < s.e && isalnum((unsigned char)*d)) d++; /* 0x1F and plain decimals */
+    if (d != s.e) return perr(p, "malformed immediate '%s'", s);
+    op.kind = RS_OP_IMM;
+  } else if (sp_starts(s, "i1 ") || sp_starts(s, "i8 ") || sp_starts(s, "i16 ") ||
+             sp_starts(s, "i32 ") || sp_starts(s, "i64 ") || sp_starts(s, "half ") ||
+             sp_starts(s, "bfloat ") || sp_starts(s, "float ") || sp_starts(s, "double ")) {
+    op.kind = RS_OP_IMM;
+  } else if (*c == '%' || *c == '@' || *c == '&' || *c == '!' || *c == '<' || *c == '_' ||
+             isalpha((unsigned char)*c)) {
+    /* symbols, stack slots, metadata, regmasks, target-flags(...), intrinsic(...), ... */
+    span w = {c, c};
+    while (w.e < s.e && *w.e != '(' && *w.e != ' ') w.e++;
+    if (sp_starts(w, "csr_") || sp_eq(w, "CustomRegMask")) {
+      /* A call's register mask: clobbers are not modelled, so reject rather than guess. */
+      return perr(p, "register-mask operand '%s' (calls are not supported)", s);
+    }
+    for (const char *q = c; q < s.e; q++)
+      if ((unsigned char)*q < 0x20) return perr(p, "control character in operand '%s'", s);
+    op.kind = RS_OP_OTHER;
+  } else {
+    return perr(p, "malformed operand '%s'", s);
+  }
+  RS_PUSH(f->ops, f->nops, f->capops, op);
+  return 0;
+}
+
+static const char *const inst_flag_words[] = {"frame-setup", "frame-destroy", "nnan", "ninf",
+                                              "nsz", "arcp", "contract", "afn", "reassoc", "nuw",
+                                              "nsw", "exact", "nofpexcept", "nomerge"};
+
+static bool is_barrier_opcode(span op) {
+  return sp_eq(op, "S_BRANCH") || sp_starts(op, "S_ENDPGM") || sp_starts(op, "S_SETPC_B64") ||
+         sp_starts(op, "SI_RETURN") || sp_eq(op, "S_CODE_END");
+}
+
+static int parse_inst(P *p, span s) {
+  rs_func *f = p->f;
+  /* drop memory operands and trailing annotations; both begin at a top-level " :: " */
+  {
+    int depth = 0;
+    bool q = false;
+    for (const char *c = s.s; c + 1 < s.e; c++) {
+      if (*c == '"') q = !q;
+      if (q) continue;
+      if (*c == '(' || *c == '[' || *c == '{' || *c == '<') depth++;
+      else if (*c == ')' || *c == ']' || *c == '}' || *c == '>') depth--;
+      else if (depth == 0 && c[0] == ':' && c[1] == ':' && c > s.s && c[-1] == ' ') {
+        s.e = c;
+        break;
+      }
+    }
+    s = sp_trim(s);
+  }
+  rs_inst in = {0};
+  in.first_op = f->nops;
+  in.line = p->line;
+  if (p->in_bundle) in.flags |= RS_I_BUNDLED;
+  /* find a top-level " = " separating defs */
+  span defs = {NULL, NULL}, rest = s;
+  {
+    int depth = 0;
+    bool q = false;
+    for (const char *c = s.s; c < s.e; c++) {
+      if (*c == '"' || *c == '\'') q = !q;
+      if (q) continue;
+      if (*c == '(' || *c == '[' || *c == '{' || *c == '<') depth++;
+      else if (*c == ')' || *c == ']' || *c == '}' || *c == '>') depth--;
+      else if (depth == 0 && *c == '=' && c > s.s && c[-1] == ' ' && c + 1 < s.e && c[1] == ' ') {
+        defs = sp_trim((span){s.s, c});
+        rest = sp_trim((span){c + 1, s.e});
+        break;
+      }
+    }
+  }
+  span pieces[1024];
+  if (defs.s) {
+    int n = split_top(defs, pieces, 1024, ',');
+    if (n < 0) return perr(p, "malformed instruction '%s'", s);
+    for (int i = 0; i < n; i++)
+      if (parse_operand(p, pieces[i], true)) return -1;
+  }
+  /* instruction flags, then the opcode */
+  span opc;
+  for (;;) {
+    opc = (span){rest.s, rest.s};
+    while (opc.e < rest.e && *opc.e != ' ' && *opc.e != ',') opc.e++;
+    bool flag = false;
+    for (size_t i = 0; i < sizeof inst_flag_words / sizeof *inst_flag_words; i++)
+      if (sp_eq(opc, inst_flag_words[i])) flag = true;
+    if (!flag) break;
+    rest = sp_trim((span){opc.e, rest.e});
+  }
+  if (opc.s == opc.e) return perr(p, "missing opcode in '%s'", s);
+  for (const char *c = opc.s; c < opc.e; c++)
+    if (!isalnum((unsigned char)*c) && *c != '_') return perr(p, "malformed opcode '%s'", opc);
+  in.opcode = rs_intern_get(&f->names, opc.s, (size_t)(opc.e - opc.s));
+  if (sp_eq(opc, "COPY")) in.flags |= RS_I_COPY;
+  if (is_barrier_opcode(opc)) in.flags |= RS_I_BARRIER;
+  span ops = sp_trim((span){opc.e, rest.e});
+  if (ops.s < ops.e) {
+    int n = split_top(ops, pieces, 1024, ',');
+    if (n < 0) return perr(p, "malformed operand list in '%s'", s);
+    for (int i = 0; i < n; i++) {
+      span o = pieces[i];
+      /* trailing annotations are not operands */
+      if (sp_starts(o, "debug-location ") || sp_starts(o, "debug-instr-number ") ||
+          sp_starts(o, "pre-instr-symbol ") || sp_starts(o, "post-instr-symbol ") ||
+          sp_starts(o, "heap-alloc-marker ") || sp_starts(o, "pcsections "))
+        continue;
+      if (parse_operand(p, o, false)) return -1;
+    }
+  }
+  in.nops = f->nops - in.first_op;
+  for (uint32_t k = 0; k < in.nops; k++)
+    if (f->ops[in.first_op + k].kind == RS_OP_BLOCK) in.flags |= RS_I_BRANCH;
+  RS_PUSH(f->insts, f->ninsts, f->capinsts, in);
+  f->blocks[f->nblocks - 1].ninsts++;
+  return 0;
+}
+
+/* "bb.3.Flow (%ir-block.19, align 4):" */
+static int parse_block_header(P *p, span s) {
+  const char *c = s.s + 3;
+  uint32_t num;
+  if (parse_u32(&c, s.e, &num)) return perr(p, "malformed block header '%s'", s);
+  span name = {s.s, c};
+  while (name.e < s.e && *name.e != ' ' && *name.e != ':') name.e++;
+  if (s.e[-1] != ':') return perr(p, "malformed block header '%s'", s);
+  uint32_t bi = rs_func_add_block(p->f, name.s, (size_t)(name.e - name.s), num, p->line);
+  if (num >= p->nbbmap) {
+    rs_grow((void **)&p->bbmap, sizeof *p->bbmap, &p->capbbmap, num + 1);
+    memset(p->bbmap + p->nbbmap, 0, sizeof *p->bbmap * (num + 1 - p->nbbmap));
+    p->nbbmap = num + 1;
+  }
+  if (p->bbmap[num]) return perr(p, "duplicate block '%s'", s);
+  p->bbmap[num] = bi + 1;
+  return 0;
+}
+
+static int parse_successors(P *p, span s) {
+  span pieces[256];
+  rs_block *b = &p->f->blocks[p->f->nblocks - 1];
+  b->has_succs = true;
+  if (s.s == s.e) return 0;
+  int n = split_top(s, pieces, 256, ',');
+  if (n < 0) return perr(p, "malformed successors '%s'", s);
+  for (int i = 0; i < n; i++) {
+    const char *c = pieces[i].s;
+    uint32_t num;
+    if (!sp_starts(pieces[i], "%bb.")) return perr(p, "malformed successor '%s'", pieces[i]);
+    c += 4;
+    if (parse_u32(&c, pieces[i].e, &num)) return perr(p, "malformed successor '%s'", pieces[i]);
+    /* store the number now; mapped to an index when the function ends */
+    RS_PUSH(b->succs, b->nsuccs, b->capsuccs, num);
+  }
+  return 0;
+}
+
+static int parse_livein_list(P *p, span s, rs_livein **arr, uint32_t *n, uint32_t *cap) {
+  span pieces[1024];
+  if (s.s == s.e) return 0;
+  int k = split_top(s, pieces, 1024, ',');
+  if (k < 0) return perr(p, "malformed liveins '%s'", s);
+  for (int i = 0; i < k; i++) {
+    span r = pieces[i];
+    if (!sp_starts(r, "$")) return perr(p, "malformed live-in '%s'", r);
+    span nm = {r.s + 1, r.s + 1};
+    while (nm.e < r.e && *nm.e != ':') nm.e++;
+    rs_preg pr;
+    if (parse_preg(p, nm, &pr)) return -1;
+    if (nm.e < r.e) { /* lane mask */
+      char *end;
+      char buf[32];
+      size_t l = (size_t)(r.e - nm.e - 1);
+      if (l == 0 || l >= sizeof buf) return perr(p, "malformed lane mask in '%s'", r);
+      memcpy(buf, nm.e + 1, l);
+      buf[l] = 0;
+      unsigned long long mask = strtoull(buf, &end, 16);
+      if (*end || (mask & ~pr.lanes)) return perr(p, "malformed lane mask in '%s'", r);
+      if (mask) pr.lanes = (rs_lanes)mask;
+    }
+    rs_livein li = {pr, -1};
+    RS_PUSH(*arr, *n, *cap, li);
+  }
+  return 0;
+}
+
+static int finish_func(P *p) {
+  rs_func *f = p->f;
+  if (!f) return 0;
+  if (f->nblocks == 0) return rs_errf(p->e, p->m->path, p->line, "function '%s' has no body", f->name);
+  for (uint32_t i = 0; i < p->nfix; i++) {
+    rs_operand *op = &f->ops[p->fix[i]];
+    if (op->reg >= p->nbbmap || !p->bbmap[op->reg])
+      return rs_errf(p->e, p->m->path, 0, "function '%s': branch to undefined block bb.%u", f->name, op->reg);
+    op->reg = p->bbmap[op->reg] - 1;
+  }
+  for (uint32_t bi = 0; bi < f->nblocks; bi++) {
+    rs_block *b = &f->blocks[bi];
+    for (uint32_t s = 0; s < b->nsuccs; s++) {
+      uint32_t num = b->succs[s];
+      if (num >= p->nbbmap || !p->bbmap[num])
+        return rs_errf(p->e, p->m->path, b->line, "successor bb.%u of %s is not defined", num, b->name);
+      b->succs[s] = p->bbmap[num] - 1;
+    }
+  }
+  rs_func_finish_cfg(f);
+  f->allocated = true;
+  for (uint32_t i = 0; i < f->nops; i++)
+    if (f->ops[i].kind == RS_OP_VREG) f->allocated = false;
+  p->nfix = 0;
+  p->nbbmap = 0;
+  p->f = NULL;
+  return 0;
+}
+
+/* "- { id: 3, class: sreg_64, preferred-register: '$vcc' }" */
+static int parse_register_entry(P *p, span s) {
+  const char *c = strstr(s.s, "id:");
+  if (!c || c > s.e) return perr(p, "malformed registers entry '%s'", s);
+  c += 3;
+  while (*c == ' ') c++;
+  uint32_t id;
+  if (parse_u32(&c, s.e, &id) || id >= RS_MAX_VREG_ID) return perr(p, "malformed registers entry '%s'", s);
+  const char *k = strstr(c, "class:");
+  if (!k || k > s.e) return perr(p, "registers entry without class '%s'", s);
+  k += 6;
+  while (*k == ' ') k++;
+  span cls = {k, k};
+  while (cls.e < s.e && (isalnum((unsigned char)*cls.e) || *cls.e == '_')) cls.e++;
+  if (sp_eq(cls, "_")) return perr(p, "virtual register without a register class '%s'", s);
+  if (set_class(p, id, cls)) return -1;
+  const char *pr = strstr(k, "preferred-register: '");
+  if (pr && pr < s.e) {
+    pr += 21;
+    if (*pr == '$') {
+      span nm = {pr + 1, pr + 1};
+      while (nm.e < s.e && *nm.e != '\'') nm.e++;
+      rs_preg r;
+      if (parse_preg(p, nm, &r)) return -1;
+      p->f->vregs[id].hint_preg_unit = (int32_t)r.unit;
+    }
+  }
+  return 0;
+}
+
+static const char *guess_target(const char *text) {
+  const char *c = strstr(text, "\"target-cpu\"=\"");
+  if (!c) return "gfx90a";
+  c += 14;
+  static const char *const known[] = {"gfx90a"};
+  for (size_t i = 0; i < sizeof known / sizeof *known; i++)
+    if (!strncmp(c, known[i], strlen(known[i])) && c[strlen(known[i])] == '"') return known[i];
+  return NULL;
+}
+
+int rs_mir_parse(rs_module *m, rs_err *e) {
+  P p = {0};
+  p.m = m;
+  p.e = e;
+  p.text = m->text;
+  if (!m->tgt) {
+    const char *t = guess_target(m->text);
+    if (!t) return rs_errf(e, m->path, 0, "unsupported target-cpu (only gfx90a MIR is supported)");
+    m->tgt = rs_target_by_name(t);
+  }
+  enum { TOP, SKIP_IR, REGS, LIVEINS, MFI, BODY } st = TOP;
+  const char *c = m->text, *end = m->text + m->len;
+  int rc = 0;
+  bool saw_doc = false;
+  while (c < end && rc == 0) {
+    const char *nl = memchr(c, '\n', (size_t)(end - c));
+    span ln = {c, nl ? nl : end};
+    c = nl ? nl + 1 : end;
+    p.line++;
+    span t = sp_trim(ln);
+    size_t indent = (size_t)(t.s - ln.s);
+    if (st == SKIP_IR) {
+      if (sp_eq(t, "...") && indent == 0) st = TOP;
+      else if (sp_starts(ln, "---")) st = TOP; /* fall through to the document start below */
+      else continue;
+      if (sp_eq(t, "...")) continue;
+    }
+    if (indent == 0 && t.s < t.e && st != SKIP_IR) {
+      /* a top-level line ends any nested section */
+      if (sp_starts(t, "---")) {
+        if ((rc = finish_func(&p))) break;
+        saw_doc = true;
+        span restl = sp_trim((span){t.s + 3, t.e});
+        st = sp_eq(restl, "|") ? SKIP_IR : TOP;
+        continue;
+      }
+      if (sp_eq(t, "...")) {
+        if ((rc = finish_func(&p))) break;
+        st = TOP;
+        continue;
+      }
+      st = TOP;
+      if (sp_starts(t, "name:")) {
+        if ((rc = finish_func(&p))) break;
+        span nm = sp_trim((span){t.s + 5, t.e});
+        if (nm.s < nm.e && (*nm.s == '\'' || *nm.s == '"')) nm.s++, nm.e--;
+        if (nm.s >= nm.e) { rc = perr(&p, "empty function name%s", t); break; }
+        p.f = rs_func_new(m, nm.s, (size_t)(nm.e - nm.s), p.line);
+      } else if (!p.f) {
+        if (!saw_doc) { rc = rs_errf(e, m->path, p.line, "not LLVM MIR: expected '---'"); break; }
+        continue; /* other keys before name: */
+      } else if (sp_starts(t, "registers:")) {
+        st = REGS;
+      } else if (sp_starts(t, "liveins:")) {
+        st = LIVEINS;
+      } else if (sp_starts(t, "machineFunctionInfo:")) {
+        st = MFI;
+      } else if (sp_starts(t, "body:")) {
+        st = BODY;
+      }
+      continue;
+    }
+    if (t.s == t.e) continue;
+    if (!p.f) continue;
+    switch (st) {
+    case REGS:
+      if (sp_starts(t, "- {")) rc = parse_register_entry(&p, t);
+      break;
+    case LIVEINS:
+      if (sp_starts(t, "- {")) {
+        const char *r = strstr(t.s, "reg: '$");
+        if (!r || r > t.e) { rc = perr(&p, "malformed liveins entry '%s'", t); break; }
+        span nm = {r + 7, r + 7};
+        while (nm.e < t.e && *nm.e != '\'') nm.e++;
+        rs_preg pr;
+        if ((rc = parse_preg(&p, nm, &pr))) break;
+        rs_livein li = {pr, -1};
+        const char *v = strstr(t.s, "virtual-reg: '%");
+        if (v && v < t.e) {
+          const char *d = v + 15;
+          uint32_t id;
+          if (!parse_u32(&d, t.e, &id)) li.vreg = (int32_t)id;
+        }
+        RS_PUSH(p.f->liveins, p.f->nliveins, p.f->capliveins, li);
+      }
+      break;
+    case MFI:
+      if (sp_starts(t, "scratchRSrcReg:") || sp_starts(t, "stackPtrOffsetReg:")) {
+        const char *q = memchr(t.s, '$', (size_t)(t.e - t.s));
+        if (!q) break;
+        span nm = {q + 1, q + 1};
+        while (nm.e < t.e && *nm.e != '\'') nm.e++;
+        rs_preg pr;
+        if ((rc = parse_preg(&p, nm, &pr))) break;
+        if (rs_target_file_of(m->tgt, pr.unit) == 0) /* real SGPRs only; placeholders are specials */
+          RS_PUSH(p.f->reserved, p.f->nreserved, p.f->capreserved, pr);
+      }
+      break;
+    case BODY:
+      if (*t.s == ';') break; /* comment line */
+      if (sp_starts(t, "bb.") && indent <= 2) {
+        rc = parse_block_header(&p, t);
+      } else if (p.f->nblocks == 0) {
+        rc = perr(&p, "instruction outside a block: '%s'", t);
+      } else if (sp_starts(t, "successors:")) {
+        rc = parse_successors(&p, sp_trim((span){t.s + 11, t.e}));
+      } else if (sp_starts(t, "liveins:")) {
+        rs_block *b = &p.f->blocks[p.f->nblocks - 1];
+        b->has_liveins = true;
+        rc = parse_livein_list(&p, sp_trim((span){t.s + 8, t.e}), &b->liveins, &b->nliveins,
+                               &b->capliveins);
+      } else if (sp_eq(t, "}")) {
+        if (!p.in_bundle) rc = perr(&p, "unmatched '%s'", t);
+        p.in_bundle = false;
+      } else {
+        /* strip a trailing comment */
+        const char *sc = memchr(t.s, ';', (size_t)(t.e - t.s));
+        if (sc) t = sp_trim((span){t.s, sc});
+        bool opens = t.e > t.s && t.e[-1] == '{';
+        if (opens) t = sp_trim((span){t.s, t.e - 1});
+        rc = parse_inst(&p, t);
+        if (opens) p.in_bundle = true;
+      }
+      break;
+    default:
+      break;
+    }
+  }
+  if (rc == 0) {
+    if (st == SKIP_IR) rc = rs_errf(e, m->path, p.line, "unterminated IR module section");
+    else if (p.in_bundle) rc = rs_errf(e, m->path, p.line, "unterminated instruction bundle");
+    else rc = finish_func(&p);
+  }
+  free(p.bbmap);
+  free(p.fix);
+  return rc;
+}

@@ -1,0 +1,340 @@
+/* problem.c - interference, fixed-register exclusions, copy hints and pressure from liveness.
+ *
+ * Two values interfere when their live ranges overlap (LLVM's rule): a range starts at a def or
+ * at the entry of a block, so it suffices to look (1) at every def, against everything live
+ * after the instruction and the instruction's other defs (and its uses, for early-clobber), and
+ * (2) at the entry of every block with several predecessors (or none), where values defined on
+ * different paths meet. Single-predecessor blocks inherit their entry overlaps from the
+ * predecessor's end, which (1) or (2) already saw. */
+#include "mir/problem.h"
+#include "mir/liveness.h"
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+  uint64_t *keys; /* hash of (a,b,la,lb) -> conf index + 1 */
+  uint32_t *vals;
+  uint32_t cap, n;
+} cset;
+
+static uint64_t mix(uint64_t h) {
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdull;
+  h ^= h >> 33;
+  return h;
+}
+
+typedef struct {
+  const rs_func *f;
+  const rs_live *l;
+  rs_problem *p;
+  uint32_t *var_of; /* function vreg -> problem var, UINT32_MAX if unused */
+  cset conf, fix;
+  /* scratch: owners live at a point, with their lanes */
+  struct own { uint32_t o; rs_lanes m; } *own;
+  uint32_t nown, capown;
+} B;
+
+static bool eq_conf(const rs_conflict *c, uint32_t a, uint32_t b, rs_lanes la, rs_lanes lb) {
+  return c->a == a && c->b == b && c->la == la && c->lb == lb;
+}
+
+static void cset_grow(cset *s) {
+  uint32_t nc = s->cap ? s->cap * 2 : 1024;
+  uint64_t *nk = rs_xcalloc(nc, sizeof *nk);
+  uint32_t *nv = rs_xcalloc(nc, sizeof *nv);
+  for (uint32_t i = 0; i < s->cap; i++) {
+    if (!s->vals[i]) continue;
+    uint32_t j = (uint32_t)s->keys[i] & (nc - 1);
+    while (nv[j]) j = (j + 1) & (nc - 1);
+    nk[j] = s->keys[i];
+    nv[j] = s->vals[i];
+  }
+  free(s->keys);
+  free(s->vals);
+  s->keys = nk;
+  s->vals = nv;
+  s->cap = nc;
+}
+
+static void add_conflict(B *b, uint32_t a, rs_lanes la, uint32_t c, rs_lanes lc, uint32_t inst) {
+  if (a == c || !la || !lc) return;
+  if (a > c) {
+    uint32_t t = a; a = c; c = t;
+    rs_lanes tl = la; la = lc; lc = tl;
+  }
+  rs_problem *p = b->p;
+  if (!(p->vars[a].files & p->vars[c].files)) return; /* different files never collide */
+  uint64_t h = mix(((uint64_t)a << 32 | c) ^ mix(la) ^ mix(lc * 31));
+  if (b->conf.n * 2 >= b->conf.cap) cset_grow(&b->conf);
+  uint32_t j = (uint32_t)h & (b->conf.cap - 1);
+  while (b->conf.vals[j]) {
+    if (b->conf.keys[j] == h && eq_conf(&p->conf[b->conf.vals[j] - 1], a, c, la, lc)) return;
+    j = (j + 1) & (b->conf.cap - 1);
+  }
+  rs_conflict cf = {a, c, la, lc, inst};
+  RS_PUSH(p->conf, p->nconf, p->capconf, cf);
+  b->conf.keys[j] = h;
+  b->conf.vals[j] = p->nconf;
+  b->conf.n++;
+}
+
+static void add_fixed(B *b, uint32_t v, rs_lanes lv, uint32_t unit, rs_lanes lp, uint32_t inst) {
+  if (!lv || !lp) return;
+  rs_problem *p = b->p;
+  const rs_target *t = p->tgt;
+  int f = rs_target_file_of(t, unit);
+  bool special_ok = false;
+  if (f >= 0 && !t->files[f].asm_prefix) { /* special registers: only classes that may take them */
+    const rs_regclass *rc = &t->classes[p->vars[v].cls];
+    for (uint32_t s = 0; s < t->nspecials; s++)
+      if ((rc->specials >> s & 1) && t->specials[s].reg.unit <= unit &&
+          unit < t->specials[s].reg.unit + rs_lanes_units(t->specials[s].reg.lanes))
+        special_ok = true;
+    if (!special_ok) return;
+  } else if (f < 0 || !(p->vars[v].files >> f & 1)) {
+    return;
+  }
+  uint64_t h = mix(((uint64_t)v << 32 | unit) ^ mix(lv) ^ mix(lp * 31));
+  if (b->fix.n * 2 >= b->fix.cap) cset_grow(&b->fix);
+  uint32_t j = (uint32_t)h & (b->fix.cap - 1);
+  while (b->fix.vals[j]) {
+    const rs_fixed *x = &p->fixed[b->fix.vals[j] - 1];
+    if (b->fix.keys[j] == h && x->v == v && x->lv == lv && x->p.unit == unit && x->p.lanes == lp) return;
+    j = (j + 1) & (b->fix.cap - 1);
+  }
+  rs_fixed fx = {v, lv, {unit, lp}, inst};
+  RS_PUSH(p->fixed, p->nfixed, p->capfixed, fx);
+  b->fix.keys[j] = h;
+  b->fix.vals[j] = p->nfixed;
+  b->fix.n++;
+}
+
+/* Collect (owner, lanes) of the set bits of `set`. Owners are contiguous runs of slots; a
+ * physical owner covers 2 slots (one unit). */
+static void push_owner(B *b, uint32_t o, rs_lanes m) {
+  struct own x = {o, m};
+  RS_PUSH(b->own, b->nown, b->capown, x);
+}
+
+static void gather(B *b, const rs_word *set) {
+  const rs_live *l = b->l;
+  b->nown = 0;
+  uint32_t cur = UINT32_MAX, base = 0;
+  rs_lanes m = 0;
+  for (uint32_t w = 0; w < l->words; w++) {
+    rs_word x = set[w];
+    while (x) {
+      uint32_t slot = w * 64 + (uint32_t)__builtin_ctzll(x);
+      x &= x - 1;
+      uint32_t o = l->owner[slot];
+      if (o != cur) {
+        if (cur != UINT32_MAX) push_owner(b, cur, m);
+        cur = o;
+        m = 0;
+        base = o < b->f->nvregs ? l->vslot[o] : l->pbase + 2 * (o - b->f->nvregs);
+      }
+      m |= (rs_lanes)1 << (slot - base);
+    }
+  }
+  if (cur != UINT32_MAX) push_owner(b, cur, m);
+}
+
+/* Record the overlap of owner x (lanes lx) with owner y (lanes ly). */
+static void overlap(B *b, uint32_t x, rs_lanes lx, uint32_t y, rs_lanes ly, uint32_t inst) {
+  uint32_t nv = b->f->nvregs;
+  if (x < nv && y < nv) {
+    add_conflict(b, b->var_of[x], lx, b->var_of[y], ly, inst);
+  } else if (x < nv) {
+    add_fixed(b, b->var_of[x], lx, y - nv, ly, inst);
+  } else if (y < nv) {
+    add_fixed(b, b->var_of[y], ly, x - nv, lx, inst);
+  }
+}
+
+static void pressure(B *b, const rs_word *set) {
+  const rs_live *l = b->l;
+  const rs_target *t = b->f->tgt;
+  uint32_t cnt[RS_MAX_FILES] = {0};
+  for (uint32_t g = 0; g < l->ngroups; g++) {
+    const rs_slotgroup *gr = &l->groups[g];
+    uint32_t n = 0;
+    for (uint32_t s = gr->first; s < gr->end; s += 2) n += (rs_bs_get_bits(set, s, 2) != 0);
+    if (gr->pfile >= 0 && gr->pfile < RS_MAX_FILES) cnt[gr->pfile] += n;
+  }
+  for (uint32_t f = 0; f < t->nfiles && f < RS_MAX_FILES; f++) {
+    if (!t->files[f].pressure) continue;
+    for (uint32_t u = t->files[f].first; u < t->files[f].first + t->files[f].count; u++)
+      cnt[f] += rs_bs_get_bits(set, l->pbase + 2 * u, 2) != 0;
+    if (cnt[f] > b->p->maxp[f]) b->p->maxp[f] = cnt[f];
+  }
+}
+
+static void add_hint(B *b, const rs_inst *in) {
+  const rs_func *f = b->f;
+  if (in->nops != 2) return;
+  const rs_operand *d = &f->ops[in->first_op], *s = &f->ops[in->first_op + 1];
+  if (!(d->flags & RS_F_DEF) || (s->flags & RS_F_DEF)) return;
+  if (d->kind != RS_OP_VREG && s->kind != RS_OP_VREG) return;
+  int32_t dd = d->lanes ? __builtin_ctzll(d->lanes) / 2 : 0;
+  int32_t ds = s->lanes ? __builtin_ctzll(s->lanes) / 2 : 0;
+  rs_hint h;
+  if (d->kind == RS_OP_VREG && s->kind == RS_OP_VREG) {
+    h = (rs_hint){b->var_of[d->reg], (int32_t)b->var_of[s->reg], 0, ds - dd};
+  } else if (d->kind == RS_OP_VREG && s->kind == RS_OP_PREG) {
+    h = (rs_hint){b->var_of[d->reg], -1, s->reg, ds - dd};
+  } else if (s->kind == RS_OP_VREG && d->kind == RS_OP_PREG) {
+    h = (rs_hint){b->var_of[s->reg], -1, d->reg, dd - ds};
+  } else {
+    return;
+  }
+  RS_PUSH(b->p->hints, b->p->nhints, b->p->caphints, h);
+}
+
+static void walk_block(B *b, uint32_t bi, rs_word *live, rs_word *defd, rs_word *eff) {
+  const rs_func *f = b->f;
+  const rs_live *l = b->l;
+  const rs_block *blk = &f->blocks[bi];
+  uint32_t W = l->words;
+  memcpy(live, l->out + (size_t)bi * W, W * sizeof *live);
+  memcpy(defd, l->defout + (size_t)bi * W, W * sizeof *defd);
+  for (uint32_t k = blk->ninsts; k-- > 0;) {
+    uint32_t ii = blk->first_inst + k;
+    const rs_inst *in = &f->insts[ii];
+    if (in->flags & RS_I_COPY) add_hint(b, in);
+    /* eff = (live after ∩ defined after) ∪ defs of this instruction */
+    bool any_def = false, early = false;
+    for (uint32_t w = 0; w < W; w++) eff[w] = live[w] & defd[w];
+    for (uint32_t o = 0; o < in->nops; o++) {
+      const rs_operand *op = &f->ops[in->first_op + o];
+      if (!(op->flags & RS_F_DEF)) continue;
+      uint32_t s = rs_live_op_slot(l, op);
+      if (s == UINT32_MAX) continue;
+      any_def = true;
+      early |= (op->flags & RS_F_EARLY) != 0;
+      rs_bs_or_bits(eff, s, rs_live_op_lanes(l, op));
+    }
+    if (early)
+      for (uint32_t o = 0; o < in->nops; o++) {
+        uint32_t oi = in->first_op + o;
+        uint32_t s = rs_live_op_slot(l, &f->ops[oi]);
+        if (l->use[oi] && s != UINT32_MAX) rs_bs_or_bits(eff, s, l->use[oi]);
+      }
+    if (any_def) {
+      pressure(b, eff);
+      gather(b, eff);
+      for (uint32_t o = 0; o < in->nops; o++) {
+        const rs_operand *op = &f->ops[in->first_op + o];
+        if (!(op->flags & RS_F_DEF) || rs_live_op_slot(l, op) == UINT32_MAX) continue;
+        uint32_t x = op->kind == RS_OP_VREG ? op->reg : f->nvregs + op->reg;
+        /* a physical tuple def is one owner per unit */
+        unsigned units = op->kind == RS_OP_PREG ? rs_lanes_units(op->lanes) : 1;
+        for (unsigned u = 0; u < units; u++) {
+          uint32_t xo = x + u;
+          rs_lanes lx = rs_live_op_lanes(l, op);
+          if (op->kind == RS_OP_PREG) lx = (lx >> (2 * u)) & 3;
+          if (!lx) continue;
+          for (uint32_t k2 = 0; k2 < b->nown; k2++)
+            if (b->own[k2].o != xo) overlap(b, xo, lx, b->own[k2].o, b->own[k2].m, ii);
+        }
+      }
+    }
+    /* step back over the instruction */
+    for (uint32_t o = 0; o < in->nops; o++) {
+      uint32_t oi = in->first_op + o;
+      const rs_operand *op = &f->ops[oi];
+      uint32_t s = rs_live_op_slot(l, op);
+      if (s == UINT32_MAX || !(op->flags & RS_F_DEF)) continue;
+      if (l->dnew[oi]) rs_bs_andnot_bits(defd, s, l->dnew[oi]);
+      if (l->dkill[oi]) rs_bs_or_bits(defd, s, l->dkill[oi]);
+      if (!(op->flags & RS_F_COND)) {
+        rs_lanes kill = rs_live_op_lanes(l, op);
+        if (op->kind == RS_OP_VREG && (op->flags & RS_F_UNDEF) && (op->flags & RS_F_SUBREG))
+          kill = f->vregs[op->reg].full;
+        rs_bs_andnot_bits(live, s, kill);
+      }
+    }
+    for (uint32_t o = 0; o < in->nops; o++) {
+      uint32_t oi = in->first_op + o;
+      uint32_t s = rs_live_op_slot(l, &f->ops[oi]);
+      if (l->use[oi] && s != UINT32_MAX) rs_bs_or_bits(live, s, l->use[oi]);
+    }
+  }
+  /* block entry: merges (and the function entry) start ranges without a def */
+  rs_live_block_in(l, bi, eff);
+  pressure(b, eff);
+  if (blk->npreds != 1) {
+    gather(b, eff);
+    for (uint32_t i = 0; i < b->nown; i++)
+      for (uint32_t j = i + 1; j < b->nown; j++)
+        overlap(b, b->own[i].o, b->own[i].m, b->own[j].o, b->own[j].m, blk->first_inst);
+  }
+}
+
+rs_problem *rs_problem_build(const rs_func *f, rs_err *e) {
+  rs_live *l = rs_live_compute(f, e);
+  if (!l) return NULL;
+  rs_problem *p = rs_xcalloc(1, sizeof *p);
+  p->tgt = f->tgt;
+  p->func = rs_xstrndup(f->name, strlen(f->name));
+  p->path = rs_xstrndup(f->path, strlen(f->path));
+  p->nblocks = f->nblocks;
+  p->ninsts = f->ninsts;
+  p->inst_line = rs_xmalloc(sizeof *p->inst_line * (f->ninsts + 1));
+  for (uint32_t i = 0; i < f->ninsts; i++) p->inst_line[i] = f->insts[i].line;
+  if (f->nreserved) {
+    p->nreserved = f->nreserved;
+    p->reserved = rs_xmalloc(sizeof *p->reserved * f->nreserved);
+    memcpy(p->reserved, f->reserved, sizeof *p->reserved * f->nreserved);
+  }
+  B b = {0};
+  b.f = f;
+  b.l = l;
+  b.p = p;
+  b.var_of = rs_xmalloc(sizeof *b.var_of * (f->nvregs + 1));
+  /* values in function order (stable, readable), not slot order */
+  for (uint32_t v = 0; v < f->nvregs; v++) {
+    b.var_of[v] = UINT32_MAX;
+    if (l->vslot[v] == UINT32_MAX) continue;
+    const rs_vreg *r = &f->vregs[v];
+    rs_pvar pv = {rs_xstrndup(r->name, strlen(r->name)), r->cls, r->width, r->full,
+                  f->tgt->classes[r->cls].files, v};
+    b.var_of[v] = p->nvars;
+    RS_PUSH(p->vars, p->nvars, p->capvars, pv);
+  }
+  uint32_t W = l->words;
+  rs_word *live = rs_xcalloc(W + 2, sizeof *live), *defd = rs_xcalloc(W + 2, sizeof *defd),
+          *eff = rs_xcalloc(W + 2, sizeof *eff);
+  for (uint32_t bi = 0; bi < f->nblocks; bi++) walk_block(&b, bi, live, defd, eff);
+  free(live);
+  free(defd);
+  free(eff);
+  free(b.var_of);
+  free(b.own);
+  free(b.conf.keys);
+  free(b.conf.vals);
+  free(b.fix.keys);
+  free(b.fix.vals);
+  rs_live_free(l);
+  return p;
+}
+
+void rs_problem_free(rs_problem *p) {
+  if (!p) return;
+  for (uint32_t i = 0; i < p->nvars; i++) free(p->vars[i].name);
+  free(p->vars);
+  free(p->conf);
+  free(p->fixed);
+  free(p->hints);
+  free(p->reserved);
+  free(p->inst_line);
+  free(p->func);
+  free(p->path);
+  free(p);
+}
+
+int rs_problem_find(const rs_problem *p, const char *name, size_t n) {
+  for (uint32_t i = 0; i < p->nvars; i++)
+    if (strlen(p->vars[i].name) == n && !memcmp(p->vars[i].name, name, n)) return (int)i;
+  return -1;
+}

@@ -1,0 +1,70 @@
+/* problem.h - the allocation Problem (DESIGN.md): everything after parsing works on this.
+ *
+ * Values are the virtual registers a function uses, renumbered densely. Interference is
+ * lane-aware: a conflict says "lanes la of a and lanes lb of b are live at the same time", so an
+ * assignment is wrong only if it puts one of those lanes of a on a physical lane of b. Fixed
+ * registers give per-value exclusions the same way. */
+#ifndef RS_PROBLEM_H
+#define RS_PROBLEM_H
+#include "mir/ir.h"
+
+#define RS_MAX_FILES 8
+
+typedef struct {
+  char *name;      /* original name: "%12", "%r5" */
+  int cls;
+  uint16_t width;  /* 32-bit units */
+  rs_lanes full;   /* lanes of the class */
+  uint32_t files;  /* files the class may use */
+  uint32_t fvreg;  /* index among the function's virtual registers */
+} rs_pvar;
+
+typedef struct {
+  uint32_t a, b;   /* a < b */
+  rs_lanes la, lb;
+  uint32_t inst;   /* an instruction where they overlap (for diagnostics) */
+} rs_conflict;
+
+typedef struct {
+  uint32_t v;
+  rs_lanes lv;     /* lanes of v ... */
+  rs_preg p;       /* ... live while these physical lanes are live or written */
+  uint32_t inst;
+} rs_fixed;
+
+typedef struct {
+  uint32_t a;
+  int32_t b;       /* value, or -1 for a physical register */
+  uint32_t unit;   /* physical unit when b < 0 */
+  int32_t off;     /* wanted: base(a) == base(b) + off (units) */
+} rs_hint;
+
+typedef struct rs_problem {
+  const rs_target *tgt;
+  char *func;
+  char *path;
+  rs_pvar *vars;
+  uint32_t nvars, capvars;
+  rs_conflict *conf;
+  uint32_t nconf, capconf;
+  rs_fixed *fixed;
+  uint32_t nfixed, capfixed;
+  rs_hint *hints;
+  uint32_t nhints, caphints;
+  rs_preg *reserved;     /* registers the function reserves besides the target's */
+  uint32_t nreserved;
+  uint32_t maxp[RS_MAX_FILES]; /* max simultaneously live 32-bit registers per file */
+  uint32_t nblocks, ninsts;
+  uint32_t *inst_line;   /* source line per instruction (for diagnostics) */
+} rs_problem;
+
+/* Build from a parsed function (liveness is computed inside). */
+rs_problem *rs_problem_build(const rs_func *f, rs_err *e);
+void rs_problem_free(rs_problem *p);
+/* Value index by name, -1 if none. */
+int rs_problem_find(const rs_problem *p, const char *name, size_t n);
+/* Stable dumps: text for people and diffs, JSON for tools. */
+char *rs_problem_text(const rs_problem *p);
+char *rs_problem_json(const rs_problem *p);
+
+#endif

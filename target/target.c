@@ -1,0 +1,74 @@
+/* target.c - target lookup and the target-neutral register facts (class membership). */
+#include "target/target.h"
+#include <string.h>
+
+const rs_target *rs_target_by_name(const char *name) {
+  static const rs_target *const all[] = {&rs_target_gfx90a, &rs_target_sm89, &rs_target_sm90};
+  if (!name) return NULL;
+  for (size_t i = 0; i < sizeof all / sizeof *all; i++)
+    if (strcmp(all[i]->name, name) == 0) return all[i];
+  /* Accept the spellings users type: "sm89", "SM_90", "mi250x". */
+  if (strcmp(name, "sm89") == 0) return &rs_target_sm89;
+  if (strcmp(name, "sm90") == 0 || strcmp(name, "sm_90a") == 0) return &rs_target_sm90;
+  if (strcmp(name, "mi250x") == 0 || strcmp(name, "mi210") == 0) return &rs_target_gfx90a;
+  return NULL;
+}
+
+int rs_target_class(const rs_target *t, const char *name, size_t n) {
+  for (uint32_t i = 0; i < t->nclasses; i++)
+    if (strlen(t->classes[i].name) == n && memcmp(t->classes[i].name, name, n) == 0) return (int)i;
+  return -1;
+}
+
+int rs_target_file_of(const rs_target *t, uint32_t unit) {
+  for (uint32_t f = 0; f < t->nfiles; f++)
+    if (unit >= t->files[f].first && unit < t->files[f].first + t->files[f].count) return (int)f;
+  return -1;
+}
+
+unsigned rs_lanes_units(rs_lanes l) {
+  unsigned n = 0;
+  while (l) {
+    n++;
+    l >>= 2;
+  }
+  return n;
+}
+
+static rs_lanes class_lanes(const rs_regclass *c) {
+  if (c->half == 1) return 1;
+  if (c->half == 2) return 2;
+  return rs_lanes_full(c->width);
+}
+
+enum rs_member rs_target_member(const rs_target *t, int cls, rs_preg r) {
+  const rs_regclass *c = &t->classes[cls];
+  if (r.lanes != class_lanes(c)) return RS_MEMBER_WIDTH;
+  for (uint32_t s = 0; s < t->nspecials; s++)
+    if ((c->specials >> s & 1) && t->specials[s].reg.unit == r.unit &&
+        t->specials[s].reg.lanes == r.lanes)
+      return RS_MEMBER_OK;
+  int f = rs_target_file_of(t, r.unit);
+  if (f < 0 || !(c->files >> f & 1)) return RS_MEMBER_FILE;
+  const rs_regfile *rf = &t->files[f];
+  uint32_t idx = r.unit - rf->first, w = c->width;
+  if (idx + w > rf->count) return RS_MEMBER_RANGE;
+  if (c->align > 1 && idx % c->align) return RS_MEMBER_ALIGN;
+  for (uint32_t u = r.unit; u < r.unit + w; u++)
+    if (t->unit_flags[u] & RS_UNIT_RESERVED) return RS_MEMBER_RESERVED;
+  if (idx + w > rf->budget) return RS_MEMBER_BUDGET;
+  return RS_MEMBER_OK;
+}
+
+const char *rs_member_str(enum rs_member m) {
+  switch (m) {
+  case RS_MEMBER_OK: return "ok";
+  case RS_MEMBER_WIDTH: return "wrong width for the class";
+  case RS_MEMBER_FILE: return "wrong register file for the class";
+  case RS_MEMBER_ALIGN: return "misaligned tuple";
+  case RS_MEMBER_RANGE: return "runs past the end of the register file";
+  case RS_MEMBER_RESERVED: return "reserved register";
+  case RS_MEMBER_BUDGET: return "beyond the register budget";
+  }
+  return "?";
+}

@@ -1,0 +1,97 @@
+/* target.h - register files of the targets (gfx90a, sm_89, sm_90).
+ *
+ * Every target numbers its physical 32-bit registers ("units") 0..nunits-1; a register file is a
+ * contiguous range of units.  A physical register, possibly a tuple or a 16-bit half, is a first
+ * unit plus a lane mask relative to it: bit 2k is the low 16 bits of unit+k, bit 2k+1 the high 16
+ * bits (LLVM's AMDGPU LaneBitmask layout, so MIR lane masks need no translation).
+ * Back ends are data plus a few hooks, one file each, found by name (IOR style). */
+#ifndef RS_TARGET_H
+#define RS_TARGET_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef uint64_t rs_lanes;
+
+typedef struct {
+  uint32_t unit;  /* first 32-bit register */
+  rs_lanes lanes; /* lanes used, relative to unit; 0 = not a register */
+} rs_preg;
+
+enum rs_vendor { RS_AMD, RS_NV };
+
+typedef struct {
+  const char *name;       /* "sgpr", "vgpr", "agpr", "special", "r", "p" */
+  const char *asm_prefix; /* "s", "v", "a", "R", "P"; NULL for special */
+  uint32_t first, count;  /* units [first, first+count) */
+  uint32_t budget;        /* registers an allocation may use from the start of the file */
+  uint32_t granule;       /* allocation granule for occupancy */
+  bool pressure;          /* counted in pressure / registers-used reports */
+} rs_regfile;
+
+/* A named special register an allocatable class may contain (e.g. VCC in sreg_64). */
+typedef struct {
+  const char *name; /* asm spelling, "vcc" */
+  rs_preg reg;
+} rs_special;
+
+typedef struct {
+  char name[32];     /* as spelled in MIR or PTX: "vreg_128_align2", "b64" */
+  uint16_t width;    /* 32-bit units (a 16-bit class has width 1 and half != 0) */
+  uint8_t align;     /* base alignment in units, counted from the start of the file */
+  uint8_t half;      /* 0 full registers; 1 lo16 only; 2 hi16 only */
+  uint32_t files;    /* bit f: may live in file f */
+  uint32_t specials; /* bit s: may be special register s (only for width-matching specials) */
+} rs_regclass;
+
+typedef struct rs_target rs_target;
+struct rs_target {
+  const char *name;
+  enum rs_vendor vendor;
+  const rs_regfile *files;
+  uint32_t nfiles;
+  uint32_t nunits;
+  const rs_special *specials;
+  uint32_t nspecials;
+  const rs_regclass *classes;
+  uint32_t nclasses;
+  const uint8_t *unit_flags; /* nunits entries of RS_UNIT_* */
+  /* Parse a register spelled in MIR (without '$') or assembly ("v[4:5]", "R12"); 0 on success. */
+  int (*parse_preg)(const rs_target *t, const char *s, size_t n, rs_preg *out);
+  /* Assembly spelling of a register; returns buf. */
+  char *(*format_preg)(const rs_target *t, rs_preg r, char *buf, size_t n);
+  /* Waves (AMD, per SIMD) or warps (NVIDIA, per SM) allowed by the registers used per file. */
+  unsigned (*occupancy)(const rs_target *t, const unsigned *used_per_file);
+};
+
+enum {
+  RS_UNIT_RESERVED = 1, /* never allocatable, not tracked by liveness (exec, mode, RZ ...) */
+  RS_UNIT_TRACKED = 2,  /* liveness tracks it (allocatable units, vcc, scc, m0 ...) */
+};
+
+const rs_target *rs_target_by_name(const char *name);
+extern const rs_target rs_target_gfx90a, rs_target_sm89, rs_target_sm90;
+
+/* Class lookup by name; -1 if unknown. */
+int rs_target_class(const rs_target *t, const char *name, size_t n);
+/* File index of a unit, -1 if none. */
+int rs_target_file_of(const rs_target *t, uint32_t unit);
+/* Number of 32-bit units spanned by a lane mask. */
+unsigned rs_lanes_units(rs_lanes l);
+/* Lane mask for n full units. */
+static inline rs_lanes rs_lanes_full(unsigned n) { return n >= 32 ? ~(rs_lanes)0 : (((rs_lanes)1 << (2 * n)) - 1); }
+
+/* Why a register is not a member of a class (0 = member). */
+enum rs_member {
+  RS_MEMBER_OK = 0,
+  RS_MEMBER_WIDTH,    /* wrong number of units / halves */
+  RS_MEMBER_FILE,     /* wrong register file for the class */
+  RS_MEMBER_ALIGN,    /* misaligned tuple */
+  RS_MEMBER_RANGE,    /* runs past the end of its file */
+  RS_MEMBER_RESERVED, /* touches a reserved unit */
+  RS_MEMBER_BUDGET,   /* beyond the file's budget */
+};
+enum rs_member rs_target_member(const rs_target *t, int cls, rs_preg r);
+const char *rs_member_str(enum rs_member m);
+
+#endif

@@ -1,0 +1,56 @@
+/* util.h - small shared helpers: errors, growable arrays, bitsets, string interning.
+ * Libraries never print: they fill an rs_err and return -1. */
+#ifndef RS_UTIL_H
+#define RS_UTIL_H
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+
+typedef struct {
+  char msg[512];
+} rs_err;
+
+/* Format "file:line: message" (line 0 omits it). Always returns -1 so callers can `return rs_errf(...)`. */
+int rs_errf(rs_err *e, const char *file, unsigned line, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+void *rs_xmalloc(size_t n);
+void *rs_xcalloc(size_t n, size_t sz);
+void *rs_xrealloc(void *p, size_t n);
+char *rs_xstrndup(const char *s, size_t n);
+
+/* Grow *p (element size sz, capacity *cap) to hold at least n elements. */
+void rs_grow(void **p, size_t sz, uint32_t *cap, size_t n);
+#define RS_PUSH(arr, cnt, cap, val)                                       \
+  do {                                                                    \
+    rs_grow((void **)&(arr), sizeof *(arr), &(cap), (size_t)(cnt) + 1);   \
+    (arr)[(cnt)++] = (val);                                               \
+  } while (0)
+
+/* Read a whole file; returns NUL-terminated buffer or NULL with e set. */
+char *rs_read_file(const char *path, size_t *len, rs_err *e);
+
+/* Bitsets of 64-bit words. */
+typedef uint64_t rs_word;
+#define RS_WORDS(n) (((size_t)(n) + 63) / 64)
+static inline void rs_bs_set(rs_word *b, size_t i) { b[i >> 6] |= (rs_word)1 << (i & 63); }
+static inline void rs_bs_clr(rs_word *b, size_t i) { b[i >> 6] &= ~((rs_word)1 << (i & 63)); }
+static inline bool rs_bs_get(const rs_word *b, size_t i) { return (b[i >> 6] >> (i & 63)) & 1; }
+/* Set/clear/read up to 64 consecutive bits starting at bit `at`. */
+void rs_bs_or_bits(rs_word *b, size_t at, uint64_t bits);
+void rs_bs_andnot_bits(rs_word *b, size_t at, uint64_t bits);
+uint64_t rs_bs_get_bits(const rs_word *b, size_t at, unsigned n);
+
+/* String interner: stable indices for repeated names (opcodes). */
+typedef struct {
+  char **strs;
+  uint32_t n, cap;
+  uint32_t *tab; /* open addressing, index+1, 0 = empty */
+  uint32_t tabcap;
+} rs_intern;
+uint32_t rs_intern_get(rs_intern *in, const char *s, size_t len);
+void rs_intern_free(rs_intern *in);
+
+uint64_t rs_hash_bytes(const void *p, size_t n, uint64_t seed);
+
+#endif

@@ -118,9 +118,33 @@ static void block_defs(rs_live *l, uint32_t bi, rs_word *cur) {
   }
 }
 
-/* Backward transfer of one instruction on a live set. */
-static void inst_backward(const rs_live *l, const rs_inst *in, rs_word *live) {
+/* Lanes a COPY's source must provide: those matching destination lanes live after it. A copy
+ * into lanes nobody reads keeps nothing alive (LLVM relies on this: it will reuse the register
+ * of a source lane whose copy is dead). Copy chains converge because the dataflow starts empty. */
+static rs_lanes copy_needed(const rs_live *l, const rs_inst *in, const rs_word *live_after) {
   const rs_func *f = l->f;
+  const rs_operand *d = &f->ops[in->first_op], *s = &f->ops[in->first_op + 1];
+  uint32_t ds = rs_live_op_slot(l, d);
+  rs_lanes dl = rs_live_op_lanes(l, d);
+  if (ds == UINT32_MAX || !dl) return l->use[in->first_op + 1];
+  unsigned dlo = (unsigned)__builtin_ctzll(dl), slo = s->lanes ? (unsigned)__builtin_ctzll(s->lanes) : 0;
+  rs_lanes live = (rs_bs_get_bits(live_after, ds, 64) & dl) >> dlo;
+  return (live << slo) & l->use[in->first_op + 1];
+}
+
+static bool is_plain_copy(const rs_live *l, const rs_inst *in) {
+  if (!(in->flags & RS_I_COPY) || in->nops != 2) return false;
+  const rs_operand *d = &l->f->ops[in->first_op], *s = &l->f->ops[in->first_op + 1];
+  return (d->flags & RS_F_DEF) && !(d->flags & RS_F_COND) && !(s->flags & RS_F_DEF) &&
+         (d->kind == RS_OP_VREG || d->kind == RS_OP_PREG) &&
+         (s->kind == RS_OP_VREG || s->kind == RS_OP_PREG);
+}
+
+void rs_live_step_back(const rs_live *l, const rs_inst *in, rs_word *live) {
+  const rs_func *f = l->f;
+  rs_lanes copied = 0;
+  bool copy = is_plain_copy(l, in);
+  if (copy) copied = copy_needed(l, in, live);
   for (uint32_t o = 0; o < in->nops; o++) {
     const rs_operand *op = &f->ops[in->first_op + o];
     if (!(op->flags & RS_F_DEF) || (op->flags & RS_F_COND)) continue;
@@ -129,7 +153,8 @@ static void inst_backward(const rs_live *l, const rs_inst *in, rs_word *live) {
   }
   for (uint32_t o = 0; o < in->nops; o++) {
     uint32_t oi = in->first_op + o;
-    if (l->use[oi]) or_lanes(live, rs_live_op_slot(l, &f->ops[oi]), l->use[oi]);
+    rs_lanes u = copy && o == 1 ? copied : l->use[oi];
+    if (u) or_lanes(live, rs_live_op_slot(l, &f->ops[oi]), u);
   }
 }
 
@@ -207,7 +232,7 @@ rs_live *rs_live_compute(const rs_func *f, rs_err *e) {
         for (size_t w = 0; w < W; w++) out[w] |= si[w];
       }
       memcpy(tmp, out, W * sizeof *tmp);
-      for (uint32_t k = b->ninsts; k-- > 0;) inst_backward(l, &f->insts[b->first_inst + k], tmp);
+      for (uint32_t k = b->ninsts; k-- > 0;) rs_live_step_back(l, &f->insts[b->first_inst + k], tmp);
       if (memcmp(tmp, in, W * sizeof *tmp)) {
         memcpy(in, tmp, W * sizeof *tmp);
         changed = true;

@@ -32,6 +32,8 @@ typedef struct rs_live {
 
 rs_live *rs_live_compute(const rs_func *f, rs_err *e);
 void rs_live_free(rs_live *l);
+/* Step a live set backward over one instruction (kills its defs, adds what it reads). */
+void rs_live_step_back(const rs_live *l, const rs_inst *in, rs_word *live);
 /* Effective live-in of block b (live and defined), into out (words long). */
 void rs_live_block_in(const rs_live *l, uint32_t b, rs_word *out);
 /* Slot of an operand's lane 0, or UINT32_MAX if the operand is not tracked. */

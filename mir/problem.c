@@ -239,26 +239,15 @@ static void walk_block(B *b, uint32_t bi, rs_word *live, rs_word *defd, rs_word 
         }
       }
     }
-    /* step back over the instruction */
-    for (uint32_t o = 0; o < in->nops; o++) {
-      uint32_t oi = in->first_op + o;
-      const rs_operand *op = &f->ops[oi];
-      uint32_t s = rs_live_op_slot(l, op);
-      if (s == UINT32_MAX || !(op->flags & RS_F_DEF)) continue;
-      if (l->dnew[oi]) rs_bs_andnot_bits(defd, s, l->dnew[oi]);
-      if (l->dkill[oi]) rs_bs_or_bits(defd, s, l->dkill[oi]);
-      if (!(op->flags & RS_F_COND)) {
-        rs_lanes kill = rs_live_op_lanes(l, op);
-        if (op->kind == RS_OP_VREG && (op->flags & RS_F_UNDEF) && (op->flags & RS_F_SUBREG))
-          kill = f->vregs[op->reg].full;
-        rs_bs_andnot_bits(live, s, kill);
-      }
-    }
+    /* step back over the instruction: reaching definitions by the recorded deltas */
     for (uint32_t o = 0; o < in->nops; o++) {
       uint32_t oi = in->first_op + o;
       uint32_t s = rs_live_op_slot(l, &f->ops[oi]);
-      if (l->use[oi] && s != UINT32_MAX) rs_bs_or_bits(live, s, l->use[oi]);
+      if (s == UINT32_MAX || !(f->ops[oi].flags & RS_F_DEF)) continue;
+      if (l->dnew[oi]) rs_bs_andnot_bits(defd, s, l->dnew[oi]);
+      if (l->dkill[oi]) rs_bs_or_bits(defd, s, l->dkill[oi]);
     }
+    rs_live_step_back(l, in, live);
   }
   /* block entry: merges (and the function entry) start ranges without a def */
   rs_live_block_in(l, bi, eff);

@@ -530,8 +530,6 @@ static int parse_operand(P *p, octx c, uint32_t depth, uint32_t line) {
 
 /* ---- instructions ---- */
 
-static bool base_is(const char *op, size_t base, const char *w) { return tok_is(op, base, w); }
-
 /* Opcodes whose first operand is not written (stores, barriers, control flow ...). */
 static bool no_dest(const char *op, size_t n, size_t base) {
   static const char *const bases[] = {
@@ -539,7 +537,7 @@ static bool no_dest(const char *op, size_t n, size_t base) {
       "prefetch", "prefetchu", "nanosleep", "cp", "pmevent", "griddepcontrol", "setmaxnreg",
       "stmatrix", "applypriority", "discard"};
   for (size_t i = 0; i < sizeof bases / sizeof *bases; i++)
-    if (base_is(op, base, bases[i])) return true;
+    if (tok_is(op, base, bases[i])) return true;
   return n >= 10 && !memcmp(op, "wmma.store", 10);
 }
 
@@ -572,10 +570,10 @@ static int parse_inst(P *p, bool *ends_block) {
   while (is_id_char(peek(p, n)) || peek(p, n) == '.' || peek(p, n) == ':') n++;
   while (base < n && op[base] != '.') base++;
   p->pos += n;
-  if (base_is(op, base, "brx")) return perr(p, line, "brx.idx (jump tables) is not supported");
-  bool is_bra = base_is(op, base, "bra"), is_call = base_is(op, base, "call");
-  bool barrier = is_bra || base_is(op, base, "ret") || base_is(op, base, "exit") ||
-                 base_is(op, base, "trap");
+  if (tok_is(op, base, "brx")) return perr(p, line, "brx.idx (jump tables) is not supported");
+  bool is_bra = tok_is(op, base, "bra"), is_call = tok_is(op, base, "call");
+  bool barrier = is_bra || tok_is(op, base, "ret") || tok_is(op, base, "exit") ||
+                 tok_is(op, base, "trap");
   uint16_t dflags = RS_F_DEF | (guard >= 0 ? RS_F_COND : 0);
   bool rw = n >= 15 && !memcmp(op, "wgmma.mma_async", 15);
   if (skip_ws(p)) return -1;
@@ -611,7 +609,7 @@ static int parse_inst(P *p, bool *ends_block) {
   else if (barrier) in.flags |= RS_I_BARRIER;
   /* a plain register-to-register mov of one class: a copy hint (never when predicated: the
    * destination keeps its old value, so it must interfere with the source) */
-  if (base_is(op, base, "mov") && guard < 0 && ntop == 2 && in.nops == 2) {
+  if (tok_is(op, base, "mov") && guard < 0 && ntop == 2 && in.nops == 2) {
     const rs_operand *d = &f->ops[first_op], *s = d + 1;
     if (d->kind == RS_OP_VREG && s->kind == RS_OP_VREG && (d->flags & RS_F_DEF) &&
         !(s->flags & RS_F_DEF) && f->vregs[d->reg].cls == f->vregs[s->reg].cls)

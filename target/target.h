@@ -81,6 +81,16 @@ unsigned rs_lanes_units(rs_lanes l);
 /* Lane mask for n full units. */
 static inline rs_lanes rs_lanes_full(unsigned n) { return n >= 32 ? ~(rs_lanes)0 : (((rs_lanes)1 << (2 * n)) - 1); }
 
+/* Do lanes la at unit ua and lanes lb at unit ub touch the same physical lane? */
+static inline bool rs_lanes_overlap(uint32_t ua, rs_lanes la, uint32_t ub, rs_lanes lb) {
+  if (ua > ub) {
+    uint32_t tu = ua; ua = ub; ub = tu;
+    rs_lanes tl = la; la = lb; lb = tl;
+  }
+  uint32_t d = 2 * (ub - ua); /* b starts d lanes above a */
+  return d < 64 && ((la >> d) & lb) != 0;
+}
+
 /* Why a register is not a member of a class (0 = member). */
 enum rs_member {
   RS_MEMBER_OK = 0,

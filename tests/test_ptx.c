@@ -234,6 +234,11 @@ static const char snippet[] =
     "\tcall.uni (retval0), helper, (param0);\n"
     "\tld.param.b32 %r8, [retval0];\n"
     "\t}\n"
+    "\t{.reg .f16 low,high;\n"
+    "  mov.b32 {low,high},%r6;\n"
+    "  cvt.f32.f16 %f5, low;}\n"
+    "\t{.reg .f16 low,high;\n"
+    "  mov.b32 {low, high}, %r6;}\n"
     "\tadd.s32 %r9, %r1, %r8;\n"
     "$L__BB0_2:\n"
     "\tbar.sync 0;\n"
@@ -294,6 +299,9 @@ static void test_snippet(void) {
       {"mov.u32 %r1, 7", "=%r1.1 #", 0},
       {"st.param.b32 [param0]", "~ %r1.1", 0},
       {"call.uni", "~ ~ ~", 0},
+      {"mov.b32 {low,high}", "=low =high %r6", 0},
+      {"cvt.f32.f16 %f5", "=%f5 low", 0},
+      {"mov.b32 {low, high}", "=low.1 =high.1 %r6", 0},
       {"add.s32 %r9", "=%r9 %r1 %r8", 0},
       {"bar.sync", "#", 0},
       {"ret;\n}\n", "", RS_I_BARRIER},

@@ -174,23 +174,22 @@ static void compute_uses(rs_live *l) {
       l->use[i] = rs_live_op_lanes(l, &f->ops[i]);
 }
 
-rs_live *rs_live_compute(const rs_func *f, rs_err *e) {
-  (void)e;
-  rs_live *l = rs_xcalloc(1, sizeof *l);
-  l->f = f;
-  layout(l);
-  size_t W = l->words, NB = f->nblocks;
-  l->in = rs_xcalloc(NB * W + 1, sizeof(rs_word));
-  l->out = rs_xcalloc(NB * W + 1, sizeof(rs_word));
-  l->defin = rs_xcalloc(NB * W + 1, sizeof(rs_word));
-  l->defout = rs_xcalloc(NB * W + 1, sizeof(rs_word));
-  l->dnew = rs_xcalloc(f->nops + 1, sizeof *l->dnew);
-  l->dkill = rs_xcalloc(f->nops + 1, sizeof *l->dkill);
-  l->use = rs_xcalloc(f->nops + 1, sizeof *l->use);
-  l->uundef = rs_xcalloc(f->nops + 1, sizeof *l->uundef);
-  compute_uses(l);
-  rs_word *tmp = rs_xcalloc(W + 1, sizeof(rs_word));
+/* Mask removed from what flows along edge from->to, or NULL. */
+static const rs_word *edge_mask(const rs_live *l, uint32_t from, uint32_t to) {
+  for (uint32_t i = 0; i < l->nexcl; i++)
+    if (l->excl[i].from == from && l->excl[i].to == to) return l->excl[i].mask;
+  return NULL;
+}
 
+/* Both dataflow problems from scratch (edge exclusions applied). */
+static void solve(rs_live *l) {
+  const rs_func *f = l->f;
+  size_t W = l->words, NB = f->nblocks;
+  memset(l->in, 0, (NB * W + 1) * sizeof(rs_word));
+  memset(l->out, 0, (NB * W + 1) * sizeof(rs_word));
+  memset(l->defin, 0, (NB * W + 1) * sizeof(rs_word));
+  memset(l->defout, 0, (NB * W + 1) * sizeof(rs_word));
+  rs_word *tmp = rs_xcalloc(W + 1, sizeof(rs_word));
   /* Reaching definitions, forward. Function live-ins (and the entry's printed live-ins) are
    * defined on entry. */
   if (NB) {
@@ -210,8 +209,9 @@ rs_live *rs_live_compute(const rs_func *f, rs_err *e) {
     for (uint32_t bi = 0; bi < NB; bi++) {
       rs_word *din = l->defin + bi * W, *dout = l->defout + bi * W;
       for (uint32_t p = 0; p < f->blocks[bi].npreds; p++) {
-        const rs_word *po = l->defout + (size_t)f->blocks[bi].preds[p] * W;
-        for (size_t w = 0; w < W; w++) din[w] |= po[w];
+        uint32_t pb = f->blocks[bi].preds[p];
+        const rs_word *po = l->defout + (size_t)pb * W, *m = edge_mask(l, pb, bi);
+        for (size_t w = 0; w < W; w++) din[w] |= po[w] & ~(m ? m[w] : 0);
       }
       memcpy(tmp, din, W * sizeof *tmp);
       block_defs(l, bi, tmp);
@@ -228,8 +228,8 @@ rs_live *rs_live_compute(const rs_func *f, rs_err *e) {
       const rs_block *b = &f->blocks[bi];
       rs_word *out = l->out + bi * W, *in = l->in + bi * W;
       for (uint32_t s = 0; s < b->nsuccs; s++) {
-        const rs_word *si = l->in + (size_t)b->succs[s] * W;
-        for (size_t w = 0; w < W; w++) out[w] |= si[w];
+        const rs_word *si = l->in + (size_t)b->succs[s] * W, *m = edge_mask(l, bi, b->succs[s]);
+        for (size_t w = 0; w < W; w++) out[w] |= si[w] & ~(m ? m[w] : 0);
       }
       memcpy(tmp, out, W * sizeof *tmp);
       for (uint32_t k = b->ninsts; k-- > 0;) rs_live_step_back(l, &f->insts[b->first_inst + k], tmp);
@@ -240,6 +240,26 @@ rs_live *rs_live_compute(const rs_func *f, rs_err *e) {
     }
   }
   free(tmp);
+}
+
+rs_live *rs_live_compute(const rs_func *f, rs_err *e) {
+  (void)e;
+  rs_live *l = rs_xcalloc(1, sizeof *l);
+  l->f = f;
+  layout(l);
+  size_t W = l->words, NB = f->nblocks;
+  l->in = rs_xcalloc(NB * W + 1, sizeof(rs_word));
+  l->out = rs_xcalloc(NB * W + 1, sizeof(rs_word));
+  l->defin = rs_xcalloc(NB * W + 1, sizeof(rs_word));
+  l->defout = rs_xcalloc(NB * W + 1, sizeof(rs_word));
+  l->dnew = rs_xcalloc(f->nops + 1, sizeof *l->dnew);
+  l->dkill = rs_xcalloc(f->nops + 1, sizeof *l->dkill);
+  l->use = rs_xcalloc(f->nops + 1, sizeof *l->use);
+  l->uundef = rs_xcalloc(f->nops + 1, sizeof *l->uundef);
+  compute_uses(l);
+  solve(l);
+  /* AMDGPU: values LLVM knows to be dead in the THEN side of a divergent if/else (simt.c). */
+  if (f->tgt->vendor == RS_AMD && rs_simt_exclusions(l) > 0) solve(l);
   return l;
 }
 
@@ -261,5 +281,7 @@ void rs_live_free(rs_live *l) {
   free(l->dkill);
   free(l->use);
   free(l->uundef);
+  for (uint32_t i = 0; i < l->nexcl; i++) free(l->excl[i].mask);
+  free(l->excl);
   free(l);
 }

@@ -15,6 +15,12 @@ typedef struct {
   int pfile;            /* file its pressure is counted in */
 } rs_slotgroup;
 
+/* A set of slots that does not flow along one CFG edge (see simt.c). */
+typedef struct {
+  uint32_t from, to;
+  rs_word *mask;
+} rs_edge_excl;
+
 typedef struct rs_live {
   const rs_func *f;
   uint32_t nslots, words;
@@ -28,10 +34,15 @@ typedef struct rs_live {
   rs_lanes *dnew, *dkill;  /* per operand: lanes its def newly defines / makes undefined */
   rs_lanes *use;           /* per operand: lanes it reads */
   rs_lanes *uundef;        /* per operand: lanes it reads that no definition reaches */
+  rs_edge_excl *excl;      /* edges along which some values are known dead */
+  uint32_t nexcl, capexcl;
 } rs_live;
 
 rs_live *rs_live_compute(const rs_func *f, rs_err *e);
 void rs_live_free(rs_live *l);
+/* AMDGPU divergent if/else: find the THEN->FLOW edges along which a vector value used only in
+ * the ELSE region is dead (LLVM's SIOptimizeVGPRLiveRange); returns how many edges it added. */
+uint32_t rs_simt_exclusions(rs_live *l);
 /* Step a live set backward over one instruction (kills its defs, adds what it reads). */
 void rs_live_step_back(const rs_live *l, const rs_inst *in, rs_word *live);
 /* Effective live-in of block b (live and defined), into out (words long). */

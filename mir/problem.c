@@ -117,13 +117,16 @@ static void push_owner(B *b, uint32_t o, rs_lanes m) {
   RS_PUSH(b->own, b->nown, b->capown, x);
 }
 
-static void gather(B *b, const rs_word *set) {
+/* Append the owners of the set bits of `set` in slots [from, to). Owners are contiguous runs of
+ * slots; a physical owner covers 2 slots (one unit). */
+static void gather_range(B *b, const rs_word *set, uint32_t from, uint32_t to) {
   const rs_live *l = b->l;
-  b->nown = 0;
   uint32_t cur = UINT32_MAX, base = 0;
   rs_lanes m = 0;
-  for (uint32_t w = 0; w < l->words; w++) {
+  for (uint32_t w = from >> 6; w * 64 < to; w++) {
     rs_word x = set[w];
+    if (w == from >> 6 && (from & 63)) x &= ~(rs_word)0 << (from & 63);
+    if ((w + 1) * 64 > to) x &= ((rs_word)1 << (to - w * 64)) - 1;
     while (x) {
       uint32_t slot = w * 64 + (uint32_t)__builtin_ctzll(x);
       x &= x - 1;
@@ -138,6 +141,40 @@ static void gather(B *b, const rs_word *set) {
     }
   }
   if (cur != UINT32_MAX) push_owner(b, cur, m);
+}
+
+/* Owners that could collide with a value whose class may use `files` (all when ~0); physical
+ * owners only if `phys` (two physical registers never make a constraint). */
+static void gather(B *b, const rs_word *set, uint32_t files, bool phys) {
+  const rs_live *l = b->l;
+  const rs_target *t = b->f->tgt;
+  b->nown = 0;
+  for (uint32_t g = 0; g < l->ngroups; g++)
+    if (l->groups[g].files & files) gather_range(b, set, l->groups[g].first, l->groups[g].end);
+  if (!phys) return;
+  for (uint32_t f = 0; f < t->nfiles; f++)
+    if (files >> f & 1)
+      gather_range(b, set, l->pbase + 2 * t->files[f].first, l->pbase + 2 * (t->files[f].first + t->files[f].count));
+}
+
+/* Files a def can collide in: its class's files (plus the special registers' file when the class
+ * may take one), or for a physical unit its own file (everything for special registers). */
+static uint32_t def_files(const B *b, const rs_operand *op) {
+  const rs_target *t = b->f->tgt;
+  if (op->kind == RS_OP_VREG) {
+    const rs_regclass *rc = &t->classes[b->f->vregs[op->reg].cls];
+    uint32_t m = rc->files;
+    if (rc->specials)
+      for (uint32_t s = 0; s < t->nspecials; s++)
+        if (rc->specials >> s & 1) {
+          int f = rs_target_file_of(t, t->specials[s].reg.unit);
+          if (f >= 0) m |= 1u << f;
+        }
+    return m;
+  }
+  int f = rs_target_file_of(t, op->reg);
+  if (f < 0 || !t->files[f].asm_prefix) return ~0u;
+  return 1u << f;
 }
 
 /* Record the overlap of owner x (lanes lx) with owner y (lanes ly). */
@@ -158,14 +195,13 @@ static void pressure(B *b, const rs_word *set) {
   uint32_t cnt[RS_MAX_FILES] = {0};
   for (uint32_t g = 0; g < l->ngroups; g++) {
     const rs_slotgroup *gr = &l->groups[g];
-    uint32_t n = 0;
-    for (uint32_t s = gr->first; s < gr->end; s += 2) n += (rs_bs_get_bits(set, s, 2) != 0);
-    if (gr->pfile >= 0 && gr->pfile < RS_MAX_FILES) cnt[gr->pfile] += n;
+    if (gr->pfile >= 0 && gr->pfile < RS_MAX_FILES)
+      cnt[gr->pfile] += (uint32_t)rs_bs_count_pairs(set, gr->first, gr->end);
   }
   for (uint32_t f = 0; f < t->nfiles && f < RS_MAX_FILES; f++) {
     if (!t->files[f].pressure) continue;
-    for (uint32_t u = t->files[f].first; u < t->files[f].first + t->files[f].count; u++)
-      cnt[f] += rs_bs_get_bits(set, l->pbase + 2 * u, 2) != 0;
+    cnt[f] += (uint32_t)rs_bs_count_pairs(set, l->pbase + 2 * t->files[f].first,
+                                          l->pbase + 2 * (t->files[f].first + t->files[f].count));
     if (cnt[f] > b->p->maxp[f]) b->p->maxp[f] = cnt[f];
   }
 }
@@ -222,10 +258,18 @@ static void walk_block(B *b, uint32_t bi, rs_word *live, rs_word *defd, rs_word 
       }
     if (any_def) {
       pressure(b, eff);
-      gather(b, eff);
+      uint32_t gathered = 0; /* files of the current gather + 1 bit for "with physical" */
+      bool gathered_phys = false;
       for (uint32_t o = 0; o < in->nops; o++) {
         const rs_operand *op = &f->ops[in->first_op + o];
         if (!(op->flags & RS_F_DEF) || rs_live_op_slot(l, op) == UINT32_MAX) continue;
+        uint32_t files = def_files(b, op);
+        bool phys = op->kind == RS_OP_VREG;
+        if (!gathered || files != gathered || phys != gathered_phys) {
+          gather(b, eff, files, phys);
+          gathered = files;
+          gathered_phys = phys;
+        }
         uint32_t x = op->kind == RS_OP_VREG ? op->reg : f->nvregs + op->reg;
         /* a physical tuple def is one owner per unit */
         unsigned units = op->kind == RS_OP_PREG ? rs_lanes_units(op->lanes) : 1;
@@ -253,7 +297,7 @@ static void walk_block(B *b, uint32_t bi, rs_word *live, rs_word *defd, rs_word 
   rs_live_block_in(l, bi, eff);
   pressure(b, eff);
   if (blk->npreds != 1) {
-    gather(b, eff);
+    gather(b, eff, ~0u, true);
     for (uint32_t i = 0; i < b->nown; i++)
       for (uint32_t j = i + 1; j < b->nown; j++)
         overlap(b, b->own[i].o, b->own[i].m, b->own[j].o, b->own[j].m, blk->first_inst);
@@ -290,6 +334,19 @@ rs_problem *rs_problem_build(const rs_func *f, rs_err *e) {
                   f->tgt->classes[r->cls].files, v};
     b.var_of[v] = p->nvars;
     RS_PUSH(p->vars, p->nvars, p->capvars, pv);
+  }
+  /* Size the conflict table and array for the common case up front: regrowing them dominated
+   * the build of large kernels (bench/bench_parse.c). */
+  {
+    uint32_t cap = 1024;
+    while (cap < 128u * f->ninsts && cap < (1u << 24)) cap *= 2;
+    b.conf.cap = cap;
+    b.conf.keys = rs_xcalloc(cap, sizeof *b.conf.keys);
+    b.conf.vals = rs_xcalloc(cap, sizeof *b.conf.vals);
+    rs_grow((void **)&p->conf, sizeof *p->conf, &p->capconf, cap / 4);
+    b.fix.cap = 1024;
+    b.fix.keys = rs_xcalloc(b.fix.cap, sizeof *b.fix.keys);
+    b.fix.vals = rs_xcalloc(b.fix.cap, sizeof *b.fix.vals);
   }
   uint32_t W = l->words;
   rs_word *live = rs_xcalloc(W + 2, sizeof *live), *defd = rs_xcalloc(W + 2, sizeof *defd),

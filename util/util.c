@@ -101,6 +101,18 @@ uint64_t rs_bs_get_bits(const rs_word *b, size_t at, unsigned n) {
   return n >= 64 ? v : v & (((uint64_t)1 << n) - 1);
 }
 
+size_t rs_bs_count_pairs(const rs_word *b, size_t from, size_t to) {
+  size_t n = 0;
+  while (from < to) {
+    size_t w = from >> 6, s = from & 63, e = (w + 1) * 64 < to ? 64 : to - w * 64;
+    rs_word x = b[w] >> s;
+    if (e - s < 64) x &= ((rs_word)1 << (e - s)) - 1;
+    n += (size_t)__builtin_popcountll((x | (x >> 1)) & 0x5555555555555555ull);
+    from = w * 64 + e;
+  }
+  return n;
+}
+
 uint64_t rs_hash_bytes(const void *p, size_t n, uint64_t seed) {
   /* FNV-1a, then a final mix: fast enough for names and IR hashing. */
   const unsigned char *s = p;

@@ -41,6 +41,9 @@ void rs_bs_or_bits(rs_word *b, size_t at, uint64_t bits);
 void rs_bs_andnot_bits(rs_word *b, size_t at, uint64_t bits);
 uint64_t rs_bs_get_bits(const rs_word *b, size_t at, unsigned n);
 
+/* Number of bit pairs (2k, 2k+1) with any bit set in [from, to); from and to are even. */
+size_t rs_bs_count_pairs(const rs_word *b, size_t from, size_t to);
+
 /* String interner: stable indices for repeated names (opcodes). */
 typedef struct {
   char **strs;

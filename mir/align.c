@@ -132,3 +132,115 @@ void rs_alignment_free(rs_alignment *a) {
   free(a->assign);
   memset(a, 0, sizeof *a);
 }
+
+/* Same instruction up to register names? */
+static bool same_shape(const rs_func *a, const rs_inst *x, const rs_func *b, const rs_inst *y) {
+  if (x->nops != y->nops || strcmp(rs_func_opcode(a, x), rs_func_opcode(b, y))) return false;
+  for (uint32_t k = 0; k < x->nops; k++) {
+    const rs_operand *p = &a->ops[x->first_op + k], *q = &b->ops[y->first_op + k];
+    bool pr = p->kind == RS_OP_VREG || p->kind == RS_OP_PREG, qr = q->kind == RS_OP_VREG || q->kind == RS_OP_PREG;
+    if (pr != qr) return false;
+    if (pr) {
+      if ((p->flags & RS_F_DEF) != (q->flags & RS_F_DEF)) return false;
+      /* physical registers stay; a virtual one becomes a register its class allows */
+      if (p->kind == RS_OP_PREG && (q->kind != RS_OP_PREG || q->reg != p->reg || q->lanes != p->lanes)) return false;
+      if (p->kind == RS_OP_VREG) {
+        uint32_t files = a->tgt->classes[a->vregs[p->reg].cls].files;
+        if (q->kind == RS_OP_VREG && !(files & b->tgt->classes[b->vregs[q->reg].cls].files)) return false;
+        if (q->kind == RS_OP_PREG) {
+          int f = rs_target_file_of(b->tgt, q->reg);
+          if (f >= 0 && b->tgt->files[f].asm_prefix && !(files >> f & 1)) return false;
+        }
+      }
+      continue;
+    }
+    if (p->kind != q->kind) return false;
+    if (p->kind == RS_OP_BLOCK ? p->reg != q->reg
+                               : (p->text_len != q->text_len ||
+                                  memcmp(a->src + p->text_off, b->src + q->text_off, p->text_len)))
+      return false;
+  }
+  return true;
+}
+
+static int cmp_link(const void *x, const void *y) {
+  const rs_loose_link *a = x, *b = y;
+  if (a->from_vreg != b->from_vreg) return a->from_vreg < b->from_vreg ? -1 : 1;
+  if (a->to_vreg != b->to_vreg) return a->to_vreg < b->to_vreg ? -1 : 1;
+  if (a->unit != b->unit) return a->unit < b->unit ? -1 : 1;
+  return a->delta < b->delta ? -1 : a->delta > b->delta;
+}
+
+int rs_align_loose(const rs_func *from, const rs_func *to, rs_loose *out, rs_err *e) {
+  memset(out, 0, sizeof *out);
+  if (from->nblocks != to->nblocks)
+    return rs_errf(e, to->path, to->line, "%s: %u blocks vs %u: the stages do not align", to->name,
+                   from->nblocks, to->nblocks);
+  uint16_t *dp = NULL;
+  size_t dpcap = 0;
+  for (uint32_t bi = 0; bi < from->nblocks; bi++) {
+    const rs_block *fb = &from->blocks[bi], *tb = &to->blocks[bi];
+    uint32_t n = fb->ninsts, m = tb->ninsts;
+    if (n >= 65535 || m >= 65535)
+      return rs_errf(e, from->path, fb->line, "block %s too long to align", fb->name);
+    size_t cells = (size_t)(n + 1) * (m + 1);
+    if (cells > 64u * 1024 * 1024) return rs_errf(e, from->path, fb->line, "block %s too long to align", fb->name);
+    if (cells > dpcap) {
+      free(dp);
+      dp = rs_xmalloc(cells * sizeof *dp);
+      dpcap = cells;
+    }
+    /* dp[i][j] = LCS of from[i..], to[j..] */
+    for (uint32_t i = n + 1; i-- > 0;)
+      for (uint32_t j = m + 1; j-- > 0;) {
+        uint16_t *c = &dp[(size_t)i * (m + 1) + j];
+        if (i == n || j == m) *c = 0;
+        else if (same_shape(from, &from->insts[fb->first_inst + i], to, &to->insts[tb->first_inst + j]))
+          *c = (uint16_t)(dp[(size_t)(i + 1) * (m + 1) + j + 1] + 1);
+        else {
+          uint16_t a = dp[(size_t)(i + 1) * (m + 1) + j], b = dp[(size_t)i * (m + 1) + j + 1];
+          *c = a > b ? a : b;
+        }
+      }
+    uint32_t i = 0, j = 0;
+    while (i < n && j < m) {
+      const rs_inst *x = &from->insts[fb->first_inst + i], *y = &to->insts[tb->first_inst + j];
+      if (same_shape(from, x, to, y) && dp[(size_t)i * (m + 1) + j] == dp[(size_t)(i + 1) * (m + 1) + j + 1] + 1) {
+        for (uint32_t k = 0; k < x->nops; k++) {
+          const rs_operand *p = &from->ops[x->first_op + k], *q = &to->ops[y->first_op + k];
+          if (p->kind != RS_OP_VREG) continue;
+          rs_loose_link ln = {p->reg, -1, 0, 0};
+          int lp = low_dword(p->lanes), lq = low_dword(q->lanes);
+          if (q->kind == RS_OP_VREG) ln.to_vreg = (int32_t)q->reg, ln.delta = lq - lp;
+          else if (q->kind == RS_OP_PREG) ln.unit = q->reg, ln.delta = lq - lp;
+          else continue;
+          RS_PUSH(out->links, out->nlinks, out->caplinks, ln);
+        }
+        out->matched++;
+        i++, j++;
+      } else if (dp[(size_t)(i + 1) * (m + 1) + j] >= dp[(size_t)i * (m + 1) + j + 1]) {
+        out->from_only++;
+        i++;
+      } else {
+        out->to_only++;
+        j++;
+      }
+    }
+    out->from_only += n - i;
+    out->to_only += m - j;
+  }
+  free(dp);
+  if (out->nlinks) {
+    qsort(out->links, out->nlinks, sizeof *out->links, cmp_link);
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < out->nlinks; i++)
+      if (!k || cmp_link(&out->links[k - 1], &out->links[i])) out->links[k++] = out->links[i];
+    out->nlinks = k;
+  }
+  return 0;
+}
+
+void rs_loose_free(rs_loose *l) {
+  free(l->links);
+  memset(l, 0, sizeof *l);
+}

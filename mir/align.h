@@ -17,3 +17,24 @@ int rs_align(const rs_func *from, const rs_func *to, rs_alignment *out, rs_err *
 void rs_alignment_free(rs_alignment *a);
 
 #endif
+
+/* Loose alignment across greedy: `from` before register allocation, `to` after greedy,1.
+ * Greedy inserts split copies, spill code and rematerialized defs, and drops identity copies,
+ * so each block is matched by the longest common subsequence of identical instructions (same
+ * opcode and same non-register operands). Each virtual register of `from` collects where its
+ * operands went: a virtual register of `to` (with a unit offset) or a physical register. */
+typedef struct {
+  uint32_t from_vreg;
+  int32_t to_vreg;   /* -1: physical */
+  uint32_t unit;     /* physical base unit when to_vreg < 0 */
+  int32_t delta;     /* base(from) = base(to_vreg) + delta, or unit + delta */
+} rs_loose_link;
+
+typedef struct {
+  rs_loose_link *links; /* distinct links, sorted by from_vreg */
+  uint32_t nlinks, caplinks;
+  uint32_t matched, from_only, to_only; /* instructions matched / dropped / inserted */
+} rs_loose;
+
+int rs_align_loose(const rs_func *from, const rs_func *to, rs_loose *out, rs_err *e);
+void rs_loose_free(rs_loose *l);

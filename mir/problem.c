@@ -379,6 +379,19 @@ void rs_problem_free(rs_problem *p) {
   free(p);
 }
 
+uint32_t rs_problem_violations(const rs_problem *p, const uint32_t *base) {
+  uint32_t bad = 0;
+  for (uint32_t i = 0; i < p->nconf; i++) {
+    const rs_conflict *c = &p->conf[i];
+    bad += rs_lanes_overlap(base[c->a], c->la, base[c->b], c->lb);
+  }
+  for (uint32_t i = 0; i < p->nfixed; i++) {
+    const rs_fixed *x = &p->fixed[i];
+    bad += rs_lanes_overlap(base[x->v], x->lv, x->p.unit, x->p.lanes);
+  }
+  return bad;
+}
+
 int rs_problem_find(const rs_problem *p, const char *name, size_t n) {
   for (uint32_t i = 0; i < p->nvars; i++)
     if (strlen(p->vars[i].name) == n && !memcmp(p->vars[i].name, name, n)) return (int)i;

@@ -63,6 +63,9 @@ rs_problem *rs_problem_build(const rs_func *f, rs_err *e);
 void rs_problem_free(rs_problem *p);
 /* Value index by name, -1 if none. */
 int rs_problem_find(const rs_problem *p, const char *name, size_t n);
+/* Conflicts and fixed exclusions an assignment violates; base[v] = first unit of value v.
+ * Class membership is not checked here (see rs_target_member). */
+uint32_t rs_problem_violations(const rs_problem *p, const uint32_t *base);
 /* Stable dumps: text for people and diffs, JSON for tools. */
 char *rs_problem_text(const rs_problem *p);
 char *rs_problem_json(const rs_problem *p);

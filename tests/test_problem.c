@@ -15,19 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Violations of an assignment (base unit per value) against a Problem. */
-static unsigned violations(const rs_problem *p, const uint32_t *base) {
-  unsigned bad = 0;
-  for (uint32_t i = 0; i < p->nconf; i++) {
-    const rs_conflict *c = &p->conf[i];
-    bad += rs_lanes_overlap(base[c->a], c->la, base[c->b], c->lb);
-  }
-  for (uint32_t i = 0; i < p->nfixed; i++) {
-    const rs_fixed *x = &p->fixed[i];
-    bad += rs_lanes_overlap(base[x->v], x->lv, x->p.unit, x->p.lanes);
-  }
-  return bad;
-}
+static unsigned violations(const rs_problem *p, const uint32_t *base) { return rs_problem_violations(p, base); }
 
 static void truth_on_fixture(const char *final_path, unsigned *nconf, unsigned *caught) {
   char ps[1024];

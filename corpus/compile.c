@@ -1,0 +1,184 @@
+/* compile.c - one shell script per variant, run N at a time. */
+#include "corpus/compile.h"
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+void rs_variant_dir(const rs_compile_opts *o, const rs_variant *v, char *buf, size_t n) {
+  snprintf(buf, n, "%s/%s/%s/%s", o->work, v->vendor, v->family, v->name);
+}
+
+const char *rs_find_nvcc(void) {
+  const char *env = getenv("NVCC");
+  if (env && access(env, X_OK) == 0) return env;
+  if (access("/usr/local/cuda/bin/nvcc", X_OK) == 0) return "/usr/local/cuda/bin/nvcc";
+  return NULL;
+}
+
+static int mkdirs(const char *path) {
+  char buf[1024];
+  snprintf(buf, sizeof buf, "%s", path);
+  for (char *c = buf + 1; *c; c++)
+    if (*c == '/') {
+      *c = 0;
+      if (mkdir(buf, 0755) && errno != EEXIST) return -1;
+      *c = '/';
+    }
+  return mkdir(buf, 0755) && errno != EEXIST ? -1 : 0;
+}
+
+/* Single-quote for sh. */
+static void shq(char *out, size_t n, const char *s) {
+  size_t k = 0;
+  if (k < n - 1) out[k++] = '\'';
+  for (; *s && k + 5 < n; s++) {
+    if (*s == '\'') {
+      memcpy(out + k, "'\\''", 4);
+      k += 4;
+    } else {
+      out[k++] = *s;
+    }
+  }
+  if (k < n - 1) out[k++] = '\'';
+  out[k] = 0;
+}
+
+/* The script compiles into $t and renames it to the variant directory; on failure it keeps the
+ * compiler's message in FAILED (a failure is a result too: it is not retried on resume). */
+static void script(const rs_compile_opts *o, const rs_variant *v, const char *dir, char *s, size_t n) {
+  char qdir[1200], qsrc[1200], src[1024];
+  snprintf(src, sizeof src, "%s/%s", o->kernels, v->source);
+  shq(qdir, sizeof qdir, dir);
+  shq(qsrc, sizeof qsrc, src);
+  size_t k = (size_t)snprintf(s, n,
+                              "d=%s; t=\"$d.tmp.$$\"; rm -rf \"$t\"; mkdir -p \"$t\" || exit 3\n"
+                              "fail() { { echo \"$1\"; grep -m3 -i 'error' \"$t/err\" || tail -n 3 \"$t/err\"; } > \"$t/FAILED\"; "
+                              "rm -rf \"$d\"; mv \"$t\" \"$d\"; exit 0; }\n",
+                              qdir);
+  if (!strcmp(v->vendor, "amd")) {
+    char llc[256];
+    snprintf(llc, sizeof llc, "llc-14 -march=amdgcn -mcpu=gfx90a -O%d", v->opt);
+    k += (size_t)snprintf(s + k, n - k,
+                          "clang-14 -x cl -cl-std=CL2.0 -target amdgcn-amd-amdhsa -mcpu=gfx90a -nogpulib -O%d "
+                          "-emit-llvm -c %s %s -o \"$t/k.bc\" 2>\"$t/err\" || fail clang\n"
+                          "%s -stop-before=greedy \"$t/k.bc\" -o \"$t/prera.mir\" 2>\"$t/err\" || fail llc\n"
+                          "%s -stop-after=greedy,1 \"$t/k.bc\" -o \"$t/postsplit.mir\" 2>\"$t/err\" || fail llc\n"
+                          "%s -stop-after=virtregrewriter,1 \"$t/k.bc\" -o \"$t/final.mir\" 2>\"$t/err\" || fail llc\n"
+                          "rm -f \"$t/k.bc\" \"$t/err\"\n",
+                          v->opt, v->params, qsrc, llc, llc, llc);
+  } else {
+    const char *tg[4];
+    int nt = rs_grid_targets(v->vendor, o->targets, tg);
+    char qnvcc[1100], ptxas[1024], qptxas[1100];
+    shq(qnvcc, sizeof qnvcc, o->nvcc);
+    snprintf(ptxas, sizeof ptxas, "%.*s/ptxas", (int)(strrchr(o->nvcc, '/') - o->nvcc), o->nvcc);
+    shq(qptxas, sizeof qptxas, ptxas);
+    for (int i = 0; i < nt; i++)
+      k += (size_t)snprintf(s + k, n - k,
+                            "%s -arch=%s -ptx %s %s %s -o \"$t/%s.ptx\" 2>\"$t/err\" || fail nvcc\n"
+                            "%s -v -arch=%s \"$t/%s.ptx\" -o /dev/null 2>\"$t/%s.ptxas.txt\" || "
+                            "{ cp \"$t/%s.ptxas.txt\" \"$t/err\"; fail ptxas; }\n",
+                            qnvcc, tg[i], v->fastmath ? "-use_fast_math" : "", v->params, qsrc, tg[i],
+                            qptxas, tg[i], tg[i], tg[i], tg[i]);
+    k += (size_t)snprintf(s + k, n - k, "rm -f \"$t/err\"\n");
+  }
+  snprintf(s + k, n - k, "rm -rf \"$d\"; mv \"$t\" \"$d\"\n");
+}
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+int rs_compile_all(const rs_variant *v, uint32_t n, const rs_compile_opts *o, rs_compile_stats *st, rs_err *e) {
+  memset(st, 0, sizeof *st);
+  st->total = n;
+  double t0 = now();
+  int jobs = o->jobs > 0 ? o->jobs : 1, running = 0, rc = 0;
+  uint32_t next = 0, finished = 0;
+  size_t cap = 16384;
+  char *sc = rs_xmalloc(cap), dir[1024];
+  pid_t *pids = rs_xcalloc((size_t)jobs, sizeof *pids);
+  uint32_t *which = rs_xcalloc((size_t)jobs, sizeof *which);
+  while ((next < n || running) && !rc) {
+    while (running < jobs && next < n) {
+      uint32_t i = next++;
+      rs_variant_dir(o, &v[i], dir, sizeof dir);
+      struct stat sb;
+      if (stat(dir, &sb) == 0 && S_ISDIR(sb.st_mode)) { /* finished earlier */
+        char f[1100];
+        snprintf(f, sizeof f, "%s/FAILED", dir);
+        st->cached++;
+        if (access(f, F_OK) == 0) st->failed++;
+        finished++;
+        continue;
+      }
+      char parent[1024];
+      snprintf(parent, sizeof parent, "%s", dir);
+      *strrchr(parent, '/') = 0;
+      if (mkdirs(parent)) {
+        rc = rs_errf(e, parent, 0, "cannot create: %s", strerror(errno));
+        break;
+      }
+      script(o, &v[i], dir, sc, cap);
+      pid_t pid = fork();
+      if (pid < 0) {
+        rc = rs_errf(e, o->work, 0, "fork: %s", strerror(errno));
+        break;
+      }
+      if (pid == 0) {
+        execl("/bin/sh", "sh", "-c", sc, (char *)NULL);
+        _exit(127);
+      }
+      int slot = 0;
+      while (pids[slot]) slot++;
+      pids[slot] = pid;
+      which[slot] = i;
+      running++;
+    }
+    if (!running) break;
+    int status;
+    pid_t pid = waitpid(-1, &status, 0);
+    if (pid < 0) {
+      if (errno == EINTR) continue;
+      rc = rs_errf(e, o->work, 0, "waitpid: %s", strerror(errno));
+      break;
+    }
+    for (int s = 0; s < jobs; s++)
+      if (pids[s] == pid) {
+        pids[s] = 0;
+        running--;
+        finished++;
+        rs_variant_dir(o, &v[which[s]], dir, sizeof dir);
+        char f[1100];
+        snprintf(f, sizeof f, "%s/FAILED", dir);
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+          rc = rs_errf(e, dir, 0, "compile job ended abnormally (status %d)", status);
+        else if (access(f, F_OK) == 0)
+          st->failed++;
+        else
+          st->compiled++;
+        if (o->progress && (finished % 50 == 0 || finished == n))
+          fprintf(stderr, "corpus: compiled %u/%u variants (%u cached, %u failed), %.0f s\n", finished, n,
+                  st->cached, st->failed, now() - t0);
+      }
+  }
+  /* on error: let running jobs finish so no half-written directory is left behind */
+  while (running > 0) {
+    int status;
+    if (waitpid(-1, &status, 0) > 0) running--;
+    else if (errno != EINTR) break;
+  }
+  free(sc);
+  free(pids);
+  free(which);
+  st->wall_s = now() - t0;
+  return rc;
+}

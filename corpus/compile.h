@@ -1,0 +1,27 @@
+/* compile.h - compile grid variants with the real compilers, in parallel, resumably.
+ * Each variant's outputs land in WORK/<vendor>/<family>/<variant>/ (written under a temporary
+ * name and renamed when complete), so an interrupted build redoes only unfinished variants. */
+#ifndef RS_COMPILE_H
+#define RS_COMPILE_H
+#include "corpus/grid.h"
+
+typedef struct {
+  const char *kernels;  /* directory of the kernel sources (corpus/kernels) */
+  const char *work;     /* work directory */
+  const char *targets;  /* comma list, NULL = all */
+  const char *nvcc;     /* path of nvcc (ptxas beside it) */
+  int jobs;
+  int progress;         /* print progress lines to stderr */
+} rs_compile_opts;
+
+typedef struct {
+  uint32_t total, cached, compiled, failed;
+  double wall_s;
+} rs_compile_stats;
+
+int rs_compile_all(const rs_variant *v, uint32_t n, const rs_compile_opts *o, rs_compile_stats *st, rs_err *e);
+void rs_variant_dir(const rs_compile_opts *o, const rs_variant *v, char *buf, size_t n);
+/* Locate nvcc: $NVCC, PATH, /usr/local/cuda/bin. Returns a static string or NULL. */
+const char *rs_find_nvcc(void);
+
+#endif

@@ -1,0 +1,30 @@
+/* grid.h - kernel families and their parameter grids (corpus/recipes/grid.tsv). */
+#ifndef RS_GRID_H
+#define RS_GRID_H
+#include "util/util.h"
+
+typedef struct {
+  char family[32];   /* sgemm, hgemm_mfma, fa, wmma */
+  char vendor[8];    /* amd | nv */
+  char source[64];   /* file under corpus/kernels/ */
+  char kind[16];     /* gemm | attention */
+  char name[160];    /* variant name: the grid point, e.g. hd128_bc32_threads64_..._half */
+  char params[512];  /* -D macros, space separated */
+  int opt;           /* AMD: clang/llc -O level */
+  int fastmath;      /* NVIDIA: nvcc -use_fast_math */
+} rs_variant;
+
+/* Every grid point of every family, in file order (deterministic). */
+int rs_grid_load(const char *path, rs_variant **out, uint32_t *n, rs_err *e);
+/* Keep variants whose family is in `families` and vendor serves one of `targets` (comma lists;
+ * NULL = all). */
+void rs_grid_filter(rs_variant *v, uint32_t *n, const char *families, const char *targets);
+/* Keep at most `limit` variants: a seeded sample spread evenly over (family, vendor) groups,
+ * returned in grid order so that a larger limit keeps the smaller one's choices first. */
+void rs_grid_sample(rs_variant *v, uint32_t *n, uint32_t limit, uint64_t seed);
+/* Targets a vendor compiles for, filtered by a comma list (NULL = all): fills up to 4 names. */
+int rs_grid_targets(const char *vendor, const char *targets, const char *out[4]);
+/* Does a comma-separated list contain word? (NULL list contains everything.) */
+int rs_list_has(const char *list, const char *word);
+
+#endif

@@ -1,0 +1,73 @@
+/* truth.c - compose stage alignments into ground-truth maps, and check them. */
+#include "corpus/truth.h"
+#include <cjson/cJSON.h>
+#include <stdlib.h>
+#include <string.h>
+
+int rs_truth_postsplit(const rs_func *ps, const rs_func *fin, rs_alignment *a, rs_err *e) {
+  return rs_align(ps, fin, a, e);
+}
+
+uint32_t rs_truth_prera(const rs_func *pre, const rs_func *ps, const rs_alignment *ps_fin, rs_preg *assign) {
+  memset(assign, 0, sizeof *assign * pre->nvregs);
+  rs_loose lo;
+  rs_err e;
+  if (rs_align_loose(pre, ps, &lo, &e)) return pre->nvregs ? pre->nvregs : 1;
+  /* a value's register: every link must give the same final base unit */
+  uint8_t *split = rs_xcalloc(pre->nvregs + 1, 1);
+  for (uint32_t i = 0; i < lo.nlinks; i++) {
+    const rs_loose_link *ln = &lo.links[i];
+    int64_t base;
+    if (ln->to_vreg >= 0) {
+      rs_preg r = (uint32_t)ln->to_vreg < ps_fin->nassign ? ps_fin->assign[ln->to_vreg] : (rs_preg){0, 0};
+      if (!r.lanes) { split[ln->from_vreg] = 1; continue; }
+      base = (int64_t)r.unit + ln->delta;
+    } else {
+      base = (int64_t)ln->unit + ln->delta;
+    }
+    rs_preg *cur = &assign[ln->from_vreg];
+    if (base < 0) split[ln->from_vreg] = 1;
+    else if (!cur->lanes) *cur = (rs_preg){(uint32_t)base, pre->vregs[ln->from_vreg].full};
+    else if (cur->unit != (uint32_t)base) split[ln->from_vreg] = 1;
+  }
+  uint32_t nsplit = 0;
+  for (uint32_t v = 0; v < pre->nvregs; v++)
+    if (split[v]) {
+      assign[v].lanes = 0;
+      nsplit++;
+    }
+  free(split);
+  rs_loose_free(&lo);
+  return nsplit;
+}
+
+uint32_t rs_truth_check(const rs_problem *p, const rs_preg *assign, uint32_t *nonmember) {
+  uint32_t *base = rs_xcalloc(p->nvars + 1, sizeof *base);
+  *nonmember = 0;
+  for (uint32_t v = 0; v < p->nvars; v++) {
+    rs_preg r = assign[p->vars[v].fvreg];
+    if (!r.lanes) {
+      free(base);
+      return UINT32_MAX;
+    }
+    base[v] = r.unit;
+    if (rs_target_member(p->tgt, p->vars[v].cls, r) != RS_MEMBER_OK) (*nonmember)++;
+  }
+  uint32_t bad = rs_problem_violations(p, base);
+  free(base);
+  return bad;
+}
+
+char *rs_truth_json(const rs_problem *p, const rs_preg *assign) {
+  cJSON *o = cJSON_CreateObject();
+  char buf[64];
+  for (uint32_t v = 0; v < p->nvars; v++) {
+    rs_preg r = assign[p->vars[v].fvreg];
+    cJSON_AddStringToObject(o, p->vars[v].name, p->tgt->format_preg(p->tgt, r, buf, sizeof buf));
+  }
+  char *s = cJSON_PrintUnformatted(o);
+  cJSON_Delete(o);
+  char *r = rs_xstrndup(s, strlen(s));
+  cJSON_free(s);
+  return r;
+}

@@ -1,0 +1,19 @@
+/* truth.h - LLVM's final allocation as a map for an earlier stage (the corpus ground truth). */
+#ifndef RS_TRUTH_H
+#define RS_TRUTH_H
+#include "mir/align.h"
+#include "mir/problem.h"
+
+/* Registers of the postsplit function's virtual registers: exact by construction. */
+int rs_truth_postsplit(const rs_func *ps, const rs_func *fin, rs_alignment *a, rs_err *e);
+/* Registers of the pre-RA function's virtual registers through the postsplit stage; assign[v]
+ * has lanes 0 where no single register exists. Returns the number of values LLVM split across
+ * registers (0 = complete truth). */
+uint32_t rs_truth_prera(const rs_func *pre, const rs_func *ps, const rs_alignment *ps_fin, rs_preg *assign);
+/* Check an assignment (per function vreg) against a Problem; returns violations, or UINT32_MAX
+ * when a used value has no register. *nonmember counts registers outside their class. */
+uint32_t rs_truth_check(const rs_problem *p, const rs_preg *assign, uint32_t *nonmember);
+/* JSON object {"%12": "v[4:5]", ...} of the used values, in Problem order. */
+char *rs_truth_json(const rs_problem *p, const rs_preg *assign);
+
+#endif

@@ -12,6 +12,8 @@ typedef struct {
 
 int rs_cmd_inspect(int argc, char **argv);
 void rs_usage_inspect(void);
+int rs_cmd_corpus(int argc, char **argv);
+void rs_usage_corpus(void);
 
 /* True if argv[i] is -h/--help. */
 int rs_cli_wants_help(int argc, char **argv);

@@ -6,6 +6,7 @@
 static const rs_cmd commands[] = {
     {"inspect", "parse MIR or PTX and summarize blocks, registers, interference, pressure",
      rs_cmd_inspect, rs_usage_inspect},
+    {"corpus", "build, describe and export the kernel corpus (corpus.h5)", rs_cmd_corpus, rs_usage_corpus},
 };
 #define NCMDS (sizeof commands / sizeof *commands)
 

@@ -8,8 +8,8 @@ typedef struct {
   char vendor[8];    /* amd | nv */
   char source[64];   /* file under corpus/kernels/ */
   char kind[16];     /* gemm | attention */
-  char name[160];    /* variant name: the grid point, e.g. hd128_bc32_threads64_..._half */
-  char params[512];  /* -D macros, space separated */
+  char name[96];     /* variant name: the grid point, e.g. hd128_bc32_threads64_..._half */
+  char params[200];  /* -D macros, space separated */
   int opt;           /* AMD: clang/llc -O level */
   int fastmath;      /* NVIDIA: nvcc -use_fast_math */
 } rs_variant;

@@ -1,0 +1,351 @@
+/* cmd_corpus.c - `regsweep corpus build|info|export`. */
+#include "cli/cli.h"
+#include "corpus/assemble.h"
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+void rs_usage_corpus(void) {
+  puts("usage: regsweep corpus build --out corpus.h5 [--families F,..] [--targets gfx90a,sm_89,sm_90]\n"
+       "                             [--limit N] [--seed S] [-j N] [--grid FILE] [--kernels DIR] [--work DIR]\n"
+       "       regsweep corpus info corpus.h5\n"
+       "       regsweep corpus export corpus.h5 --split train|test [--subset mixed|same-amd|same-nv]\n"
+       "                             [--format jsonl] [--out FILE]\n"
+       "\n"
+       "build   compiles every grid point (corpus/recipes/grid.tsv) of the kernels in corpus/kernels\n"
+       "        with clang-14/llc-14 (gfx90a: forms prera and postsplit, ground truth from LLVM's final\n"
+       "        allocation) and nvcc/ptxas (sm_89, sm_90), then writes one row per distinct instance.\n"
+       "        --limit N takes a seeded sample spread over the families. Compiler outputs are cached in\n"
+       "        --work (default OUT.work): an interrupted build resumes where it stopped.\n"
+       "info    counts per family x target x form, truth coverage, build failures, size reduction.\n"
+       "export  (prompt, completion) pairs for fine-tuning: the normalized IR and the normalized\n"
+       "        ground-truth map, one JSON object per line (instances with a ground truth only).");
+}
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int have_tool(const char *name) {
+  char cmd[256];
+  snprintf(cmd, sizeof cmd, "command -v %s >/dev/null 2>&1", name);
+  return system(cmd) == 0;
+}
+
+static int build(int argc, char **argv) {
+  const char *out = NULL, *families = NULL, *targets = NULL, *grid = "corpus/recipes/grid.tsv",
+             *kernels = "corpus/kernels", *work = NULL;
+  unsigned long limit = 0, seed = 1;
+  long jobs = sysconf(_SC_NPROCESSORS_ONLN);
+  for (int i = 2; i < argc; i++) {
+    const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+    if (!strncmp(a, "-j", 2) && a[2]) { /* -j4 */
+      jobs = strtol(a + 2, NULL, 10);
+      continue;
+    }
+    if (!val) {
+      fprintf(stderr, "regsweep corpus build: %s needs a value\n", a);
+      return 2;
+    }
+    if (!strcmp(a, "--out")) out = val;
+    else if (!strcmp(a, "--families")) families = val;
+    else if (!strcmp(a, "--targets")) targets = val;
+    else if (!strcmp(a, "--grid")) grid = val;
+    else if (!strcmp(a, "--kernels")) kernels = val;
+    else if (!strcmp(a, "--work")) work = val;
+    else if (!strcmp(a, "--limit")) limit = strtoul(val, NULL, 10);
+    else if (!strcmp(a, "--seed")) seed = strtoul(val, NULL, 10);
+    else if (!strcmp(a, "-j")) jobs = strtol(val, NULL, 10);
+    else {
+      fprintf(stderr, "regsweep corpus build: unknown option '%s'\n", a);
+      return 2;
+    }
+    i++;
+  }
+  if (!out) {
+    fprintf(stderr, "regsweep corpus build: --out is required\n");
+    return 2;
+  }
+  if (targets)
+    for (const char *t = targets; *t;) {
+      const char *c = strchr(t, ',');
+      char one[32];
+      snprintf(one, sizeof one, "%.*s", (int)(c ? c - t : (long)strlen(t)), t);
+      if (!rs_target_by_name(one)) {
+        fprintf(stderr, "regsweep corpus build: unknown target '%s' (gfx90a, sm_89, sm_90)\n", one);
+        return 2;
+      }
+      if (!c) break;
+      t = c + 1;
+    }
+  rs_err e = {{0}};
+  rs_variant *v = NULL;
+  uint32_t n = 0;
+  if (rs_grid_load(grid, &v, &n, &e)) {
+    fprintf(stderr, "regsweep corpus build: %s\n", e.msg);
+    return 2;
+  }
+  rs_grid_filter(v, &n, families, targets);
+  rs_grid_sample(v, &n, (uint32_t)limit, seed);
+  if (!n) {
+    fprintf(stderr, "regsweep corpus build: no grid point matches --families/--targets\n");
+    free(v);
+    return 2;
+  }
+  bool amd = false, nv = false;
+  for (uint32_t i = 0; i < n; i++) {
+    if (!strcmp(v[i].vendor, "amd")) amd = true;
+    else nv = true;
+  }
+  const char *nvcc = rs_find_nvcc();
+  if ((amd && (!have_tool("clang-14") || !have_tool("llc-14"))) || (nv && !nvcc)) {
+    fprintf(stderr, "regsweep corpus build: %s not found (install clang-14 and llvm-14; NVIDIA targets need the "
+                    "CUDA toolkit's nvcc, or pass --targets gfx90a)\n",
+            nv && !nvcc ? "nvcc" : "clang-14/llc-14");
+    free(v);
+    return 2;
+  }
+  char workbuf[1024], tmp[1100];
+  if (!work) {
+    snprintf(workbuf, sizeof workbuf, "%s.work", out);
+    work = workbuf;
+  }
+  rs_compile_opts o = {kernels, work, targets, nvcc ? nvcc : "", (int)(jobs > 0 ? jobs : 1), 1};
+  fprintf(stderr, "corpus: %u variants (%s%s%s), %d jobs, work directory %s\n", n, amd ? "AMD" : "",
+          amd && nv ? " + " : "", nv ? "NVIDIA" : "", o.jobs, work);
+  rs_compile_stats cs;
+  if (rs_compile_all(v, n, &o, &cs, &e)) {
+    fprintf(stderr, "regsweep corpus build: %s\n", e.msg);
+    free(v);
+    return 2;
+  }
+  snprintf(tmp, sizeof tmp, "%s.tmp", out);
+  rs_corpus *c = rs_corpus_create(tmp, &e);
+  if (!c) {
+    fprintf(stderr, "regsweep corpus build: %s\n", e.msg);
+    free(v);
+    return 2;
+  }
+  double t0 = now();
+  rs_assemble_stats as;
+  int rc = rs_assemble(v, n, &o, seed, c, &as, &e);
+  double assemble_s = now() - t0;
+  char val[64];
+  snprintf(val, sizeof val, "%lu", seed);
+  if (!rc) rc = rs_corpus_set_attr(c, "seed", val, &e);
+  if (!rc) rc = rs_corpus_set_attr(c, "grid", grid, &e);
+  if (!rc) rc = rs_corpus_set_attr(c, "targets", targets ? targets : "gfx90a,sm_89,sm_90", &e);
+  if (!rc) rc = rs_corpus_set_attr(c, "tools", "clang-14, llc-14 (LLVM 14), nvcc/ptxas (CUDA 13)", &e);
+  time_t now_t = time(NULL);
+  char when[64];
+  strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now_t));
+  if (!rc) rc = rs_corpus_set_attr(c, "created", when, &e);
+  if (!rc) rc = rs_corpus_set_attr(c, "nvidia_truth", "none: no SASS disassembler; ref_regs holds ptxas -v", &e);
+  int crc = rs_corpus_close(c, &e);
+  if (rc || crc) {
+    fprintf(stderr, "regsweep corpus build: %s\n", e.msg);
+    unlink(tmp);
+    free(v);
+    return 2;
+  }
+  if (rename(tmp, out)) {
+    perror(out);
+    free(v);
+    return 2;
+  }
+  printf("corpus: %s: %u instances (%u duplicates dropped), %u build failures, %u with ground truth, "
+         "%u prera truths split by LLVM, %u truths inconsistent, %u infeasible\n",
+         out, as.instances, as.duplicates, as.failures, as.with_truth, as.truth_split, as.truth_violations,
+         as.infeasible);
+  printf("corpus: wall time: compile %.1f s (%u compiled, %u cached), assemble %.1f s = analyze %.1f s + "
+         "align %.1f s + store %.1f s + other %.1f s\n",
+         cs.wall_s, cs.compiled, cs.cached, assemble_s, as.analyze_s, as.align_s, as.store_s,
+         assemble_s - as.analyze_s - as.align_s - as.store_s);
+  free(v);
+  return 0;
+}
+
+typedef struct {
+  char key[96];
+  uint32_t n, truth, infeasible;
+  uint64_t raw_lines, raw_tokens, norm_lines, norm_tokens;
+} bucket;
+
+static bucket *find_bucket(bucket **b, uint32_t *n, uint32_t *cap, const char *key) {
+  for (uint32_t i = 0; i < *n; i++)
+    if (!strcmp((*b)[i].key, key)) return &(*b)[i];
+  bucket z;
+  memset(&z, 0, sizeof z);
+  snprintf(z.key, sizeof z.key, "%s", key);
+  RS_PUSH(*b, *n, *cap, z);
+  return &(*b)[*n - 1];
+}
+
+static int info(int argc, char **argv) {
+  if (argc < 3) {
+    rs_usage_corpus();
+    return 2;
+  }
+  rs_err e = {{0}};
+  rs_corpus *c = rs_corpus_open(argv[2], &e);
+  if (!c) {
+    fprintf(stderr, "regsweep corpus info: %s\n", e.msg);
+    return 2;
+  }
+  bucket *b = NULL, *r = NULL;
+  uint32_t nb = 0, cb = 0, nr = 0, cr = 0, splits[2] = {0, 0};
+  uint64_t n = rs_corpus_count(c);
+  for (uint64_t i = 0; i < n; i++) {
+    rs_instance in;
+    if (rs_corpus_get(c, i, &in, 0, &e)) {
+      fprintf(stderr, "regsweep corpus info: %s\n", e.msg);
+      rs_corpus_close(c, &e);
+      free(b);
+      free(r);
+      return 2;
+    }
+    char key[96];
+    snprintf(key, sizeof key, "%s\t%s\t%s", in.family, in.target, in.form);
+    bucket *k = find_bucket(&b, &nb, &cb, key);
+    k->n++;
+    k->truth += in.truth_reason[0] == 0;
+    k->infeasible += in.infeasible;
+    snprintf(key, sizeof key, "%s\t%s", in.family, in.target);
+    k = find_bucket(&r, &nr, &cr, key);
+    k->n++;
+    k->raw_lines += in.raw_lines;
+    k->raw_tokens += in.raw_tokens;
+    k->norm_lines += in.norm_lines;
+    k->norm_tokens += in.norm_tokens;
+    splits[in.split & 1]++;
+    rs_instance_clear(&in);
+  }
+  printf("%s: %llu instances (train %u, test %u), %llu build failures\n\n", argv[2], (unsigned long long)n,
+         splits[0], splits[1], (unsigned long long)rs_corpus_failure_count(c));
+  printf("| family | target | form | instances | with truth | infeasible |\n|---|---|---|---:|---:|---:|\n");
+  for (uint32_t i = 0; i < nb; i++) {
+    char k[96];
+    snprintf(k, sizeof k, "%s", b[i].key);
+    char *t1 = strchr(k, '\t'), *t2 = strchr(t1 + 1, '\t');
+    *t1 = *t2 = 0;
+    printf("| %s | %s | %s | %u | %u | %u |\n", k, t1 + 1, t2 + 1, b[i].n, b[i].truth, b[i].infeasible);
+  }
+  printf("\nSize reduction by normalization (mean per instance):\n\n"
+         "| family | target | raw lines | norm lines | lines -%% | raw tokens | norm tokens | tokens -%% |\n"
+         "|---|---|---:|---:|---:|---:|---:|---:|\n");
+  for (uint32_t i = 0; i < nr; i++) {
+    char k[96];
+    snprintf(k, sizeof k, "%s", r[i].key);
+    char *t1 = strchr(k, '\t');
+    *t1 = 0;
+    double rl = (double)r[i].raw_lines / r[i].n, nl = (double)r[i].norm_lines / r[i].n,
+           rt = (double)r[i].raw_tokens / r[i].n, nt = (double)r[i].norm_tokens / r[i].n;
+    printf("| %s | %s | %.0f | %.0f | %.1f | %.0f | %.0f | %.1f |\n", k, t1 + 1, rl, nl,
+           rl > 0 ? 100 * (1 - nl / rl) : 0, rt, nt, rt > 0 ? 100 * (1 - nt / rt) : 0);
+  }
+  uint64_t nf = rs_corpus_failure_count(c);
+  if (nf) printf("\nBuild failures (first 10 of %llu):\n", (unsigned long long)nf);
+  for (uint64_t i = 0; i < nf && i < 10; i++) {
+    rs_build_failure f;
+    if (rs_corpus_get_failure(c, i, &f, &e) == 0)
+      printf("  %s/%s/%s: %s\n", f.family, f.variant, f.target, f.message);
+  }
+  free(b);
+  free(r);
+  return rs_corpus_close(c, &e) ? 2 : 0;
+}
+
+static int export_(int argc, char **argv) {
+  const char *split = NULL, *subset = "mixed", *format = "jsonl", *out = NULL;
+  if (argc < 3) {
+    rs_usage_corpus();
+    return 2;
+  }
+  for (int i = 3; i + 1 < argc; i += 2) {
+    if (!strcmp(argv[i], "--split")) split = argv[i + 1];
+    else if (!strcmp(argv[i], "--subset")) subset = argv[i + 1];
+    else if (!strcmp(argv[i], "--format")) format = argv[i + 1];
+    else if (!strcmp(argv[i], "--out")) out = argv[i + 1];
+    else {
+      fprintf(stderr, "regsweep corpus export: unknown option '%s'\n", argv[i]);
+      return 2;
+    }
+  }
+  if (!split || (strcmp(split, "train") && strcmp(split, "test")) || strcmp(format, "jsonl") ||
+      (strcmp(subset, "mixed") && strcmp(subset, "same-amd") && strcmp(subset, "same-nv"))) {
+    fprintf(stderr, "regsweep corpus export: need --split train|test; --format jsonl; --subset mixed|same-amd|same-nv\n");
+    return 2;
+  }
+  rs_err e = {{0}};
+  rs_corpus *c = rs_corpus_open(argv[2], &e);
+  if (!c) {
+    fprintf(stderr, "regsweep corpus export: %s\n", e.msg);
+    return 2;
+  }
+  FILE *f = out ? fopen(out, "w") : stdout;
+  if (!f) {
+    perror(out);
+    rs_corpus_close(c, &e);
+    return 2;
+  }
+  uint32_t written = 0, no_truth = 0;
+  int want = !strcmp(split, "test") ? RS_SPLIT_TEST : RS_SPLIT_TRAIN, rc = 0;
+  for (uint64_t i = 0; i < rs_corpus_count(c) && !rc; i++) {
+    rs_instance in;
+    if ((rc = rs_corpus_get(c, i, &in, 1, &e))) break;
+    bool take = in.split == want && (!strcmp(subset, "mixed") || (!strcmp(subset, "same-amd") && in.same_amd) ||
+                                     (!strcmp(subset, "same-nv") && in.same_nv));
+    if (take && !in.truth) no_truth++;
+    if (take && in.truth) {
+      /* completion: the truth in normalized names (name_map is normalized -> original) */
+      cJSON *map = cJSON_Parse(in.name_map ? in.name_map : "{}"), *truth = cJSON_Parse(in.truth);
+      cJSON *comp = cJSON_CreateObject(), *it;
+      cJSON_ArrayForEach(it, map) {
+        cJSON *r = cJSON_GetObjectItemCaseSensitive(truth, it->valuestring);
+        if (cJSON_IsString(r)) cJSON_AddStringToObject(comp, it->string, r->valuestring);
+      }
+      char *cs = cJSON_PrintUnformatted(comp);
+      cJSON *line = cJSON_CreateObject();
+      cJSON_AddStringToObject(line, "id", in.id);
+      cJSON_AddStringToObject(line, "target", in.target);
+      cJSON_AddStringToObject(line, "prompt", in.norm ? in.norm : "");
+      cJSON_AddStringToObject(line, "completion", cs);
+      char *ls = cJSON_PrintUnformatted(line);
+      fprintf(f, "%s\n", ls);
+      cJSON_free(ls);
+      cJSON_free(cs);
+      cJSON_Delete(line);
+      cJSON_Delete(comp);
+      cJSON_Delete(map);
+      cJSON_Delete(truth);
+      written++;
+    }
+    rs_instance_clear(&in);
+  }
+  if (out && fclose(f)) rc = rs_errf(&e, out, 0, "write error");
+  rs_corpus_close(c, &e);
+  if (rc) {
+    fprintf(stderr, "regsweep corpus export: %s\n", e.msg);
+    return 2;
+  }
+  fprintf(stderr, "corpus export: %u pairs written (%s, %s); %u instances of the selection have no ground truth\n",
+          written, split, subset, no_truth);
+  return 0;
+}
+
+int rs_cmd_corpus(int argc, char **argv) {
+  if (argc < 2) {
+    rs_usage_corpus();
+    return 2;
+  }
+  if (!strcmp(argv[1], "build")) return build(argc, argv);
+  if (!strcmp(argv[1], "info")) return info(argc, argv);
+  if (!strcmp(argv[1], "export")) return export_(argc, argv);
+  fprintf(stderr, "regsweep corpus: unknown subcommand '%s' (build, info, export)\n", argv[1]);
+  return 2;
+}

@@ -1,0 +1,330 @@
+/* assemble.c - compiled variant directories -> corpus rows. */
+#include "corpus/assemble.h"
+#include "corpus/truth.h"
+#include "mir/normalize.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+uint64_t rs_ir_hash(const rs_func *f) {
+  uint32_t *ren = rs_xcalloc(f->nvregs + 1, sizeof *ren), next = 1;
+  uint64_t h = 0x52535745ull;
+  for (uint32_t b = 0; b < f->nblocks; b++) {
+    const rs_block *blk = &f->blocks[b];
+    h = rs_hash_bytes(&blk->nsuccs, sizeof blk->nsuccs, h);
+    for (uint32_t s = 0; s < blk->nsuccs; s++) h = rs_hash_bytes(&blk->succs[s], sizeof blk->succs[s], h);
+    for (uint32_t k = 0; k < blk->ninsts; k++) {
+      const rs_inst *in = &f->insts[blk->first_inst + k];
+      const char *op = rs_func_opcode(f, in);
+      h = rs_hash_bytes(op, strlen(op), h);
+      for (uint32_t o = 0; o < in->nops; o++) {
+        const rs_operand *x = &f->ops[in->first_op + o];
+        uint64_t w[3] = {x->kind, x->flags & RS_F_DEF, x->lanes};
+        h = rs_hash_bytes(w, sizeof w, h);
+        if (x->kind == RS_OP_VREG) {
+          if (!ren[x->reg]) ren[x->reg] = next++;
+          uint32_t r[2] = {ren[x->reg], (uint32_t)f->vregs[x->reg].cls};
+          h = rs_hash_bytes(r, sizeof r, h);
+        } else if (x->kind == RS_OP_PREG || x->kind == RS_OP_BLOCK) {
+          h = rs_hash_bytes(&x->reg, sizeof x->reg, h);
+        } else {
+          h = rs_hash_bytes(f->src + x->text_off, x->text_len, h);
+        }
+      }
+    }
+  }
+  free(ren);
+  return h;
+}
+
+/* The machine-function document of a MIR file ("---\nname: ..." up to "..."): what a user
+ * means by the instance's IR; the embedded LLVM IR module is left out. */
+static char *mir_function_doc(const char *text) {
+  const char *s = strstr(text, "\n---\nname:");
+  s = s ? s + 1 : (!strncmp(text, "---\nname:", 9) ? text : NULL);
+  if (!s) return NULL;
+  const char *e = strstr(s, "\n...\n");
+  size_t n = e ? (size_t)(e - s) + 5 : strlen(s);
+  return rs_xstrndup(s, n);
+}
+
+static unsigned mir_number(const char *text, const char *key) {
+  const char *c = strstr(text, key);
+  return c ? (unsigned)strtoul(c + strlen(key), NULL, 10) : 0;
+}
+
+typedef struct {
+  uint64_t *keys;
+  uint32_t cap, n;
+} hset;
+
+static bool hset_add(hset *s, uint64_t k) { /* false if present */
+  if (!k) k = 1;
+  if (s->n * 2 >= s->cap) {
+    uint32_t nc = s->cap ? s->cap * 2 : 4096;
+    uint64_t *nk = rs_xcalloc(nc, sizeof *nk);
+    for (uint32_t i = 0; i < s->cap; i++)
+      if (s->keys[i]) {
+        uint32_t j = (uint32_t)s->keys[i] & (nc - 1);
+        while (nk[j]) j = (j + 1) & (nc - 1);
+        nk[j] = s->keys[i];
+      }
+    free(s->keys);
+    s->keys = nk;
+    s->cap = nc;
+  }
+  uint32_t j = (uint32_t)k & (s->cap - 1);
+  while (s->keys[j]) {
+    if (s->keys[j] == k) return false;
+    j = (j + 1) & (s->cap - 1);
+  }
+  s->keys[j] = k;
+  s->n++;
+  return true;
+}
+
+typedef struct {
+  const rs_compile_opts *o;
+  uint64_t seed;
+  rs_corpus *c;
+  rs_assemble_stats *st;
+  hset seen;
+} A;
+
+static int fail(A *a, const rs_variant *v, const char *target, const char *msg, rs_err *e) {
+  rs_build_failure f;
+  memset(&f, 0, sizeof f);
+  snprintf(f.variant, sizeof f.variant, "%s", v->name);
+  snprintf(f.family, sizeof f.family, "%s", v->family);
+  snprintf(f.target, sizeof f.target, "%s", target);
+  snprintf(f.params, sizeof f.params, "%s", v->params);
+  snprintf(f.message, sizeof f.message, "%s", msg);
+  a->st->failures++;
+  double t = now();
+  int rc = rs_corpus_add_failure(a->c, &f, e);
+  a->st->store_s += now() - t;
+  return rc;
+}
+
+/* Fill the fields every instance has, from its function; then dedup and store. */
+static int emit(A *a, const rs_variant *v, const char *target, const char *form, const rs_func *f,
+                const rs_problem *p, char *raw, char *truth, const char *reason, const unsigned *ref,
+                unsigned spill, rs_err *e) {
+  rs_instance in;
+  memset(&in, 0, sizeof in);
+  in.ir_hash = rs_ir_hash(f);
+  char key[64];
+  snprintf(key, sizeof key, "%s/%s", target, form);
+  if (!hset_add(&a->seen, in.ir_hash ^ rs_hash_bytes(key, strlen(key), 0))) {
+    a->st->duplicates++;
+    free(raw);
+    free(truth);
+    return 0;
+  }
+  snprintf(in.id, sizeof in.id, "%s/%s/%s/%s", v->family, v->name, target, form);
+  snprintf(in.family, sizeof in.family, "%s", v->family);
+  snprintf(in.kind, sizeof in.kind, "%s", v->kind);
+  snprintf(in.target, sizeof in.target, "%s", target);
+  snprintf(in.form, sizeof in.form, "%s", form);
+  snprintf(in.variant, sizeof in.variant, "%s", v->name);
+  snprintf(in.params, sizeof in.params, "%s%s%s%s", v->params,
+           !strcmp(v->vendor, "amd") ? " -O" : "", !strcmp(v->vendor, "amd") ? (v->opt == 3 ? "3" : "2") : "",
+           v->fastmath ? " -use_fast_math" : "");
+  snprintf(in.function, sizeof in.function, "%s", f->name);
+  double t0 = now();
+  rs_norm *nm = rs_normalize(f, e);
+  if (!nm) {
+    free(raw);
+    free(truth);
+    return -1;
+  }
+  a->st->analyze_s += now() - t0;
+  in.raw = raw;
+  in.norm = nm->text;
+  in.name_map = rs_norm_map_json(nm);
+  in.truth = truth;
+  snprintf(in.truth_reason, sizeof in.truth_reason, "%s", truth ? "" : reason);
+  in.nvregs = p->nvars;
+  in.ninsts = f->ninsts;
+  in.nblocks = f->nblocks;
+  in.nconf = p->nconf;
+  const rs_target *tg = f->tgt;
+  for (uint32_t k = 0; k < RS_CORPUS_NFILES && k < tg->nfiles; k++) {
+    in.maxp[k] = p->maxp[k];
+    in.ref_regs[k] = ref ? ref[k] : 0;
+    if (tg->files[k].pressure && p->maxp[k] > tg->files[k].budget) in.infeasible = 1;
+  }
+  in.spill_bytes = spill;
+  char sk[320];
+  snprintf(sk, sizeof sk, "%s/%s/%s", v->family, v->vendor, v->name);
+  in.split = (rs_hash_bytes(sk, strlen(sk), a->seed) % 100) < 80 ? RS_SPLIT_TRAIN : RS_SPLIT_TEST;
+  in.same_nv = tg->vendor == RS_NV;
+  in.same_amd = tg->vendor == RS_AMD;
+  in.raw_lines = nm->st.raw_lines;
+  in.raw_tokens = nm->st.raw_tokens;
+  in.norm_lines = nm->st.norm_lines;
+  in.norm_tokens = nm->st.norm_tokens;
+  a->st->instances++;
+  a->st->infeasible += in.infeasible;
+  a->st->with_truth += truth != NULL;
+  double t1 = now();
+  int rc = rs_corpus_append(a->c, &in, e);
+  a->st->store_s += now() - t1;
+  in.norm = NULL; /* owned by nm */
+  rs_norm_free(nm);
+  rs_instance_clear(&in);
+  return rc;
+}
+
+static rs_module *load_stage(const char *dir, const char *file, const char *target, rs_err *e) {
+  char path[1200];
+  snprintf(path, sizeof path, "%s/%s", dir, file);
+  return rs_module_load(path, target, e);
+}
+
+static int amd_variant(A *a, const rs_variant *v, const char *dir, rs_err *e) {
+  rs_err pe = {{0}};
+  rs_module *pre = load_stage(dir, "prera.mir", "gfx90a", &pe), *ps = NULL, *fin = NULL;
+  if (pre) ps = load_stage(dir, "postsplit.mir", "gfx90a", &pe);
+  if (ps) fin = load_stage(dir, "final.mir", "gfx90a", &pe);
+  int rc = 0;
+  if (!fin) {
+    char msg[600];
+    snprintf(msg, sizeof msg, "compiler output rejected: %s", pe.msg);
+    rc = fail(a, v, "gfx90a", msg, e);
+    goto out;
+  }
+  unsigned lds = mir_number(fin->text, "ldsSize:");
+  if (lds > 65536) {
+    char msg[128];
+    snprintf(msg, sizeof msg, "LDS %u bytes exceeds the 64 KiB per work-group of gfx90a", lds);
+    rc = fail(a, v, "gfx90a", msg, e);
+    goto out;
+  }
+  unsigned ref[RS_MAX_FILES];
+  rs_func_regs_used(fin->funcs[0], ref);
+  unsigned spill = mir_number(fin->text, "stackSize:");
+  double t0 = now();
+  rs_problem *pp = rs_problem_build(pre->funcs[0], e), *pq = rs_problem_build(ps->funcs[0], e);
+  a->st->analyze_s += now() - t0;
+  /* ground truth: postsplit exactly (align with final), prera through greedy */
+  t0 = now();
+  rs_alignment al;
+  char reason_ps[128] = "", reason_pre[128] = "";
+  char *truth_ps = NULL, *truth_pre = NULL;
+  if (rs_truth_postsplit(ps->funcs[0], fin->funcs[0], &al, &pe) == 0) {
+    uint32_t nm;
+    uint32_t bad = rs_truth_check(pq, al.assign, &nm);
+    if (bad == 0 && nm == 0) truth_ps = rs_truth_json(pq, al.assign);
+    else {
+      snprintf(reason_ps, sizeof reason_ps, "LLVM's allocation violates %u constraints of the MIR (%u class)",
+               bad == UINT32_MAX ? 0 : bad, nm);
+      a->st->truth_violations++;
+    }
+    rs_preg *as = rs_xcalloc(pre->funcs[0]->nvregs + 1, sizeof *as);
+    uint32_t nsplit = rs_truth_prera(pre->funcs[0], ps->funcs[0], &al, as);
+    if (nsplit) {
+      snprintf(reason_pre, sizeof reason_pre, "LLVM split or spilled %u values across registers", nsplit);
+      a->st->truth_split++;
+    } else {
+      bad = rs_truth_check(pp, as, &nm);
+      if (bad == 0 && nm == 0) truth_pre = rs_truth_json(pp, as);
+      else {
+        snprintf(reason_pre, sizeof reason_pre, "LLVM's allocation violates %u constraints of the MIR (%u class)",
+                 bad == UINT32_MAX ? 0 : bad, nm);
+        a->st->truth_violations++;
+      }
+    }
+    free(as);
+    rs_alignment_free(&al);
+  } else {
+    snprintf(reason_ps, sizeof reason_ps, "stages do not align: %.100s", pe.msg);
+    snprintf(reason_pre, sizeof reason_pre, "%s", reason_ps);
+  }
+  a->st->align_s += now() - t0;
+  if (!rc) rc = emit(a, v, "gfx90a", "prera", pre->funcs[0], pp, mir_function_doc(pre->text), truth_pre, reason_pre, ref, spill, e);
+  else free(truth_pre);
+  if (!rc) rc = emit(a, v, "gfx90a", "postsplit", ps->funcs[0], pq, mir_function_doc(ps->text), truth_ps, reason_ps, ref, spill, e);
+  else free(truth_ps);
+  rs_problem_free(pp);
+  rs_problem_free(pq);
+out:
+  rs_module_free(pre);
+  rs_module_free(ps);
+  rs_module_free(fin);
+  return rc;
+}
+
+static int nv_variant(A *a, const rs_variant *v, const char *dir, rs_err *e) {
+  const char *tg[4];
+  int nt = rs_grid_targets(v->vendor, a->o->targets, tg), rc = 0;
+  for (int i = 0; i < nt && !rc; i++) {
+    char file[64], path[1200];
+    snprintf(file, sizeof file, "%s.ptx", tg[i]);
+    rs_err pe = {{0}};
+    rs_module *m = load_stage(dir, file, tg[i], &pe);
+    if (!m) {
+      char msg[600];
+      snprintf(msg, sizeof msg, "compiler output rejected: %s", pe.msg);
+      rc = fail(a, v, tg[i], msg, e);
+      continue;
+    }
+    snprintf(path, sizeof path, "%s/%s.ptxas.txt", dir, tg[i]);
+    char *px = rs_read_file(path, NULL, &pe);
+    unsigned ref[RS_MAX_FILES] = {0}, spill = 0;
+    if (px) {
+      const char *u = strstr(px, "Used ");
+      if (u) ref[0] = (unsigned)strtoul(u + 5, NULL, 10);
+      const char *s = strstr(px, "bytes spill stores");
+      if (s) {
+        while (s > px && s[-1] == ' ') s--;
+        while (s > px && s[-1] >= '0' && s[-1] <= '9') s--;
+        spill = (unsigned)strtoul(s, NULL, 10);
+      }
+      free(px);
+    }
+    double t0 = now();
+    rs_problem *p = rs_problem_build(m->funcs[0], e);
+    a->st->analyze_s += now() - t0;
+    rc = emit(a, v, tg[i], "ptx", m->funcs[0], p, rs_xstrndup(m->text, m->len), NULL,
+              "NVIDIA: no ground truth (ptxas allocation is not recoverable without SASS)", ref, spill, e);
+    rs_problem_free(p);
+    rs_module_free(m);
+  }
+  return rc;
+}
+
+int rs_assemble(const rs_variant *v, uint32_t n, const rs_compile_opts *o, uint64_t seed, rs_corpus *c,
+                rs_assemble_stats *st, rs_err *e) {
+  memset(st, 0, sizeof *st);
+  A a = {o, seed, c, st, {0}};
+  int rc = 0;
+  char dir[1024], f[1100];
+  for (uint32_t i = 0; i < n && !rc; i++) {
+    rs_variant_dir(o, &v[i], dir, sizeof dir);
+    snprintf(f, sizeof f, "%s/FAILED", dir);
+    char *msg = access(f, F_OK) == 0 ? rs_read_file(f, NULL, e) : NULL;
+    if (msg) {
+      for (char *c2 = msg; *c2; c2++)
+        if (*c2 == '\n') *c2 = ' ';
+      const char *tg[4];
+      int nt = rs_grid_targets(v[i].vendor, o->targets, tg);
+      for (int k = 0; k < nt && !rc; k++) rc = fail(&a, &v[i], tg[k], msg, e);
+      free(msg);
+      continue;
+    }
+    rc = !strcmp(v[i].vendor, "amd") ? amd_variant(&a, &v[i], dir, e) : nv_variant(&a, &v[i], dir, e);
+    if (o->progress && (i + 1) % 200 == 0)
+      fprintf(stderr, "corpus: assembled %u/%u variants, %u instances\n", i + 1, n, st->instances);
+  }
+  free(a.seen.keys);
+  return rc;
+}

@@ -1,0 +1,72 @@
+/* corpus.h - the corpus file (corpus.h5): one row per instance, texts compressed.
+ * Schema: docs/corpus-schema.md. Readable with h5dump, h5py and pandas. */
+#ifndef RS_CORPUS_H
+#define RS_CORPUS_H
+#include "util/util.h"
+#include <stdint.h>
+
+#define RS_CORPUS_SCHEMA 1
+#define RS_CORPUS_NFILES 4 /* pressure/register columns: per target file in target order */
+
+enum rs_form { RS_FORM_PRERA = 0, RS_FORM_POSTSPLIT = 1, RS_FORM_PTX = 2 };
+enum rs_split { RS_SPLIT_TRAIN = 0, RS_SPLIT_TEST = 1 };
+
+typedef struct {
+  char id[160];          /* "<family>/<variant>/<target>/<form>", unique */
+  char family[32];       /* sgemm | hgemm_mfma | fa (AMD); sgemm | wmma | fa (NVIDIA) */
+  char kind[16];         /* gemm | attention */
+  char target[16];       /* gfx90a | sm_89 | sm_90 */
+  char form[16];         /* prera | postsplit | ptx */
+  char variant[96];      /* variant name (grid point) */
+  char params[256];      /* the -D macros of the grid point */
+  char function[96];     /* kernel function name */
+  uint64_t ir_hash;      /* dedup key: IR with registers renumbered, block names stripped */
+  /* texts (owned, NUL-terminated; NULL = empty) */
+  char *raw;             /* the function's IR as the compiler printed it */
+  char *norm;            /* normalized text (VeriLocc 3.2.2) */
+  char *name_map;        /* JSON object: normalized name -> original name */
+  char *truth;           /* JSON object: original vreg name -> register (asm spelling); NULL none */
+  char truth_reason[128];/* why there is no truth ("" when there is one) */
+  uint32_t nvregs, ninsts, nblocks, nconf;
+  uint32_t maxp[RS_CORPUS_NFILES];     /* max pressure per register file */
+  uint32_t ref_regs[RS_CORPUS_NFILES]; /* compiler's registers used (LLVM final / ptxas -v) */
+  uint32_t spill_bytes;  /* ptxas spill stores, or LLVM scratch for AMD */
+  uint8_t infeasible;    /* max pressure exceeds a file's budget */
+  uint8_t split;         /* rs_split */
+  uint8_t same_nv, same_amd; /* member of the per-target subsets of the paper */
+  uint32_t raw_lines, norm_lines, raw_tokens, norm_tokens;
+} rs_instance;
+
+typedef struct {
+  char variant[96];
+  char family[32];
+  char target[16];
+  char params[256];
+  char message[512];     /* compiler's first error line, or why it was rejected */
+} rs_build_failure;
+
+typedef struct rs_corpus rs_corpus;
+
+/* Writing: create (truncate), append rows, close. Rows are written in order. */
+rs_corpus *rs_corpus_create(const char *path, rs_err *e);
+int rs_corpus_append(rs_corpus *c, const rs_instance *in, rs_err *e);
+int rs_corpus_add_failure(rs_corpus *c, const rs_build_failure *f, rs_err *e);
+/* File-level attributes (string key/values: seed, tool versions, created ...). */
+int rs_corpus_set_attr(rs_corpus *c, const char *key, const char *value, rs_err *e);
+
+/* Reading. */
+rs_corpus *rs_corpus_open(const char *path, rs_err *e);
+uint64_t rs_corpus_count(const rs_corpus *c);
+uint64_t rs_corpus_failure_count(const rs_corpus *c);
+/* Fill *out with row i (texts malloc'd; free with rs_instance_clear). want_texts = 0 skips them. */
+int rs_corpus_get(rs_corpus *c, uint64_t i, rs_instance *out, int want_texts, rs_err *e);
+int rs_corpus_get_failure(rs_corpus *c, uint64_t i, rs_build_failure *out, rs_err *e);
+/* Row index by id, or -1 when absent; -2 (e set) when the id column cannot be read. */
+int64_t rs_corpus_find(rs_corpus *c, const char *id, rs_err *e);
+/* Attribute value (malloc'd) or NULL. */
+char *rs_corpus_get_attr(rs_corpus *c, const char *key);
+
+int rs_corpus_close(rs_corpus *c, rs_err *e); /* flushes; reports write errors */
+void rs_instance_clear(rs_instance *in);
+
+#endif

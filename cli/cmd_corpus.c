@@ -12,6 +12,7 @@ void rs_usage_corpus(void) {
   puts("usage: regsweep corpus build --out corpus.h5 [--families F,..] [--targets gfx90a,sm_89,sm_90]\n"
        "                             [--limit N] [--seed S] [-j N] [--grid FILE] [--kernels DIR] [--work DIR]\n"
        "       regsweep corpus info corpus.h5\n"
+       "       regsweep corpus list corpus.h5      (one line per instance: id, IR hash, split, truth)\n"
        "       regsweep corpus export corpus.h5 --split train|test [--subset mixed|same-amd|same-nv]\n"
        "                             [--format jsonl] [--out FILE]\n"
        "\n"
@@ -338,6 +339,35 @@ static int export_(int argc, char **argv) {
   return 0;
 }
 
+static int list(int argc, char **argv) {
+  if (argc < 3) {
+    rs_usage_corpus();
+    return 2;
+  }
+  rs_err e = {{0}};
+  rs_corpus *c = rs_corpus_open(argv[2], &e);
+  if (!c) {
+    fprintf(stderr, "regsweep corpus list: %s\n", e.msg);
+    return 2;
+  }
+  int rc = 0;
+  for (uint64_t i = 0; i < rs_corpus_count(c) && !rc; i++) {
+    rs_instance in;
+    if ((rc = rs_corpus_get(c, i, &in, 0, &e))) break;
+    printf("%s\t%016llx\t%s\t%u vregs\t%s\n", in.id, (unsigned long long)in.ir_hash,
+           in.split == RS_SPLIT_TEST ? "test" : "train", in.nvregs, in.truth_reason[0] ? in.truth_reason : "truth");
+    rs_instance_clear(&in);
+  }
+  for (uint64_t i = 0; i < rs_corpus_failure_count(c) && !rc; i++) {
+    rs_build_failure f;
+    if ((rc = rs_corpus_get_failure(c, i, &f, &e))) break;
+    printf("FAILED %s/%s/%s\t%s\n", f.family, f.variant, f.target, f.message);
+  }
+  if (rc) fprintf(stderr, "regsweep corpus list: %s\n", e.msg);
+  rs_corpus_close(c, &e);
+  return rc ? 2 : 0;
+}
+
 int rs_cmd_corpus(int argc, char **argv) {
   if (argc < 2) {
     rs_usage_corpus();
@@ -346,6 +376,7 @@ int rs_cmd_corpus(int argc, char **argv) {
   if (!strcmp(argv[1], "build")) return build(argc, argv);
   if (!strcmp(argv[1], "info")) return info(argc, argv);
   if (!strcmp(argv[1], "export")) return export_(argc, argv);
+  if (!strcmp(argv[1], "list")) return list(argc, argv);
   fprintf(stderr, "regsweep corpus: unknown subcommand '%s' (build, info, export)\n", argv[1]);
   return 2;
 }

@@ -71,3 +71,29 @@ char *rs_truth_json(const rs_problem *p, const rs_preg *assign) {
   cJSON_free(s);
   return r;
 }
+
+int rs_truth_assign(const rs_problem *p, const rs_func *f, const char *json, rs_preg *assign, rs_err *e) {
+  memset(assign, 0, sizeof *assign * (f->nvregs + 1));
+  cJSON *o = cJSON_Parse(json);
+  if (!cJSON_IsObject(o)) {
+    cJSON_Delete(o);
+    return rs_errf(e, p->path, 0, "%s: truth map is not a JSON object", p->func);
+  }
+  int rc = 0;
+  uint32_t n = 0;
+  const cJSON *it;
+  cJSON_ArrayForEach(it, o) {
+    int v = rs_problem_find(p, it->string, strlen(it->string));
+    rs_preg r;
+    if (v < 0 || !cJSON_IsString(it) ||
+        p->tgt->parse_preg(p->tgt, it->valuestring, strlen(it->valuestring), &r)) {
+      rc = rs_errf(e, p->path, 0, "%s: bad truth entry '%s'", p->func, it->string);
+      break;
+    }
+    assign[p->vars[v].fvreg] = (rs_preg){r.unit, p->vars[v].full};
+    n++;
+  }
+  if (!rc && n != p->nvars) rc = rs_errf(e, p->path, 0, "%s: truth covers %u of %u values", p->func, n, p->nvars);
+  cJSON_Delete(o);
+  return rc;
+}

@@ -16,4 +16,8 @@ uint32_t rs_truth_check(const rs_problem *p, const rs_preg *assign, uint32_t *no
 /* JSON object {"%12": "v[4:5]", ...} of the used values, in Problem order. */
 char *rs_truth_json(const rs_problem *p, const rs_preg *assign);
 
+/* Parse a truth map (JSON: original name -> register in asm spelling) into assign[] per
+ * function vreg of the Problem's values; 0 on success. Strict: every value once, known names. */
+int rs_truth_assign(const rs_problem *p, const rs_func *f, const char *json, rs_preg *assign, rs_err *e);
+
 #endif

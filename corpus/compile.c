@@ -59,7 +59,7 @@ static void script(const rs_compile_opts *o, const rs_variant *v, const char *di
   size_t k = (size_t)snprintf(s, n,
                               "d=%s; t=\"$d.tmp.$$\"; rm -rf \"$t\"; mkdir -p \"$t\" || exit 3\n"
                               "fail() { { echo \"$1\"; grep -m3 -i 'error' \"$t/err\" || tail -n 3 \"$t/err\"; } > \"$t/FAILED\"; "
-                              "rm -rf \"$d\"; mv \"$t\" \"$d\"; exit 0; }\n",
+                              "mv -T \"$t\" \"$d\" 2>/dev/null || rm -rf \"$t\"; exit 0; }\n",
                               qdir);
   if (!strcmp(v->vendor, "amd")) {
     char llc[256];
@@ -88,7 +88,8 @@ static void script(const rs_compile_opts *o, const rs_variant *v, const char *di
                             qptxas, tg[i], tg[i], tg[i], tg[i]);
     k += (size_t)snprintf(s + k, n - k, "rm -f \"$t/err\"\n");
   }
-  snprintf(s + k, n - k, "rm -rf \"$d\"; mv \"$t\" \"$d\"\n");
+  /* rename into place; if another run finished the same variant meanwhile, keep that one */
+  snprintf(s + k, n - k, "mv -T \"$t\" \"$d\" 2>/dev/null || rm -rf \"$t\"\n");
 }
 
 static double now(void) {

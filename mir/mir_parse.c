@@ -11,6 +11,7 @@
 
 /* Virtual register ids index an array: bound them so a hostile file cannot ask for gigabytes. */
 #define RS_MAX_VREG_ID (1u << 20)
+#define RS_MAX_BLOCK_NUM (1u << 20)
 
 typedef struct {
   const char *s, *e; /* current text span */
@@ -25,11 +26,19 @@ typedef struct {
   /* block number -> block index (+1; 0 = not seen) */
   uint32_t *bbmap;
   uint32_t nbbmap, capbbmap;
-  /* (operand index, block number) to resolve after the function is read */
+  /* (operand index, source line) pairs of block operands to resolve after the function is read */
   uint32_t *fix;
   uint32_t nfix, capfix;
   bool in_bundle;
 } P;
+
+/* strstr limited to a span (spans are not NUL-terminated at the line end). */
+static const char *sp_find(span a, const char *w) {
+  size_t n = strlen(w);
+  for (const char *c = a.s; c + n <= a.e; c++)
+    if (*c == *w && !memcmp(c, w, n)) return c;
+  return NULL;
+}
 
 static bool sp_eq(span a, const char *w) {
   size_t n = strlen(w);
@@ -180,9 +189,13 @@ static int parse_operand(P *p, span s, bool is_def) {
     if (!hit) break;
     s = sp_trim((span){w.e, s.e});
   }
+  for (size_t i = 0; i < sizeof op_flag_words / sizeof *op_flag_words; i++)
+    if (sp_eq(s, op_flag_words[i])) return perr(p, "operand flag '%s' without a register", s);
   op.text_off = (uint32_t)(s.s - p->text);
   op.text_len = (uint32_t)(s.e - s.s);
   if (s.s == s.e) return perr(p, "empty operand%s", s);
+  bool flagged = (op.flags & ~RS_F_DEF) != 0;
+  if (flagged && s.s[0] != '$' && s.s[0] != '%') return perr(p, "register flags on a non-register operand '%s'", s);
   const char *c = s.s;
   if (*c == '$') {
     span nm = {c + 1, c + 1};
@@ -253,6 +266,7 @@ static int parse_operand(P *p, span s, bool is_def) {
     op.kind = RS_OP_BLOCK;
     op.reg = num;
     RS_PUSH(p->fix, p->nfix, p->capfix, f->nops);
+    RS_PUSH(p->fix, p->nfix, p->capfix, p->line);
   } else if (*c == '-' || isdigit((unsigned char)*c)) {
     const char *d = c + (*c == '-');
     if (d >= s.e || !isdigit((unsigned char)*d)) return perr(p, "malformed immediate '%s'", s);
@@ -263,6 +277,8 @@ static int parse_operand(P *p, span s, bool is_def) {
              sp_starts(s, "i32 ") || sp_starts(s, "i64 ") || sp_starts(s, "half ") ||
              sp_starts(s, "bfloat ") || sp_starts(s, "float ") || sp_starts(s, "double ")) {
     op.kind = RS_OP_IMM;
+  } else if ((*c == '%' || *c == '@' || *c == '&' || *c == '!') && (s.e - c < 2 || !(isalnum((unsigned char)c[1]) || c[1] == '_' || c[1] == '.' || c[1] == '"' || c[1] == '-'))) {
+    return perr(p, "malformed operand '%s'", s);
   } else if (*c == '%' || *c == '@' || *c == '&' || *c == '!' || *c == '<' || *c == '_' ||
              isalpha((unsigned char)*c)) {
     /* symbols, stack slots, metadata, regmasks, target-flags(...), intrinsic(...), ... */
@@ -380,9 +396,12 @@ static int parse_inst(P *p, span s) {
 static int parse_block_header(P *p, span s) {
   const char *c = s.s + 3;
   uint32_t num;
-  if (parse_u32(&c, s.e, &num)) return perr(p, "malformed block header '%s'", s);
+  if (parse_u32(&c, s.e, &num) || num >= RS_MAX_BLOCK_NUM) return perr(p, "malformed block header '%s'", s);
+  if (c < s.e && *c != ':' && *c != ' ' && *c != '.') return perr(p, "malformed block header '%s'", s);
   span name = {s.s, c};
   while (name.e < s.e && *name.e != ' ' && *name.e != ':') name.e++;
+  for (const char *q = name.s; q < name.e; q++)
+    if (!isalnum((unsigned char)*q) && *q != '.' && *q != '_' && *q != '-') return perr(p, "malformed block header '%s'", s);
   if (s.e[-1] != ':') return perr(p, "malformed block header '%s'", s);
   uint32_t bi = rs_func_add_block(p->f, name.s, (size_t)(name.e - name.s), num, p->line);
   if (num >= p->nbbmap) {
@@ -434,8 +453,8 @@ static int parse_livein_list(P *p, span s, rs_livein **arr, uint32_t *n, uint32_
       memcpy(buf, nm.e + 1, l);
       buf[l] = 0;
       unsigned long long mask = strtoull(buf, &end, 16);
-      if (*end || (mask & ~pr.lanes)) return perr(p, "malformed lane mask in '%s'", r);
-      if (mask) pr.lanes = (rs_lanes)mask;
+      if (*end || !mask || (mask & ~pr.lanes)) return perr(p, "malformed lane mask in '%s'", r);
+      pr.lanes = (rs_lanes)mask;
     }
     rs_livein li = {pr, -1};
     RS_PUSH(*arr, *n, *cap, li);
@@ -447,10 +466,10 @@ static int finish_func(P *p) {
   rs_func *f = p->f;
   if (!f) return 0;
   if (f->nblocks == 0) return rs_errf(p->e, p->m->path, p->line, "function '%s' has no body", f->name);
-  for (uint32_t i = 0; i < p->nfix; i++) {
+  for (uint32_t i = 0; i + 1 < p->nfix; i += 2) { /* (operand, line) pairs */
     rs_operand *op = &f->ops[p->fix[i]];
     if (op->reg >= p->nbbmap || !p->bbmap[op->reg])
-      return rs_errf(p->e, p->m->path, 0, "function '%s': branch to undefined block bb.%u", f->name, op->reg);
+      return rs_errf(p->e, p->m->path, p->fix[i + 1], "function '%s': branch to undefined block bb.%u", f->name, op->reg);
     op->reg = p->bbmap[op->reg] - 1;
   }
   for (uint32_t bi = 0; bi < f->nblocks; bi++) {
@@ -474,22 +493,22 @@ static int finish_func(P *p) {
 
 /* "- { id: 3, class: sreg_64, preferred-register: '$vcc' }" */
 static int parse_register_entry(P *p, span s) {
-  const char *c = strstr(s.s, "id:");
-  if (!c || c > s.e) return perr(p, "malformed registers entry '%s'", s);
+  const char *c = sp_find(s, "id:");
+  if (!c) return perr(p, "malformed registers entry '%s'", s);
   c += 3;
   while (*c == ' ') c++;
   uint32_t id;
   if (parse_u32(&c, s.e, &id) || id >= RS_MAX_VREG_ID) return perr(p, "malformed registers entry '%s'", s);
-  const char *k = strstr(c, "class:");
-  if (!k || k > s.e) return perr(p, "registers entry without class '%s'", s);
+  const char *k = sp_find((span){c, s.e}, "class:");
+  if (!k) return perr(p, "registers entry without class '%s'", s);
   k += 6;
   while (*k == ' ') k++;
   span cls = {k, k};
   while (cls.e < s.e && (isalnum((unsigned char)*cls.e) || *cls.e == '_')) cls.e++;
   if (sp_eq(cls, "_")) return perr(p, "virtual register without a register class '%s'", s);
   if (set_class(p, id, cls)) return -1;
-  const char *pr = strstr(k, "preferred-register: '");
-  if (pr && pr < s.e) {
+  const char *pr = sp_find((span){k, s.e}, "preferred-register: '");
+  if (pr) {
     pr += 21;
     if (*pr == '$') {
       span nm = {pr + 1, pr + 1};
@@ -582,15 +601,15 @@ int rs_mir_parse(rs_module *m, rs_err *e) {
       break;
     case LIVEINS:
       if (sp_starts(t, "- {")) {
-        const char *r = strstr(t.s, "reg: '$");
-        if (!r || r > t.e) { rc = perr(&p, "malformed liveins entry '%s'", t); break; }
+        const char *r = sp_find(t, "reg: '$");
+        if (!r) { rc = perr(&p, "malformed liveins entry '%s'", t); break; }
         span nm = {r + 7, r + 7};
         while (nm.e < t.e && *nm.e != '\'') nm.e++;
         rs_preg pr;
         if ((rc = parse_preg(&p, nm, &pr))) break;
         rs_livein li = {pr, -1};
-        const char *v = strstr(t.s, "virtual-reg: '%");
-        if (v && v < t.e) {
+        const char *v = sp_find(t, "virtual-reg: '%");
+        if (v) {
           const char *d = v + 15;
           uint32_t id;
           if (!parse_u32(&d, t.e, &id)) li.vreg = (int32_t)id;

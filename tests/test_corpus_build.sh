@@ -21,14 +21,17 @@ check '[ "$(grep -vc ^FAILED "$tmp/clean.list")" -eq 10 ]' "10 instances"
 check '! grep -v ^FAILED "$tmp/clean.list" | grep -qv "truth$"' "every small-corpus instance has a ground truth"
 
 # interrupted build: kill the process group once the first variant is done, then resume
-setsid "$bin" corpus build --out "$tmp/resumed.h5" --grid "$grid" -j1 > "$tmp/killed.log" 2>&1 &
+"$bin" corpus build --out "$tmp/resumed.h5" --grid "$grid" -j1 > "$tmp/killed.log" 2>&1 &
 pid=$!
 for _ in $(seq 1 600); do
-  n=$(find "$tmp/resumed.h5.work" -mindepth 3 -maxdepth 3 -type d ! -name '*.tmp.*' 2>/dev/null | wc -l)
+  n=$( (find "$tmp/resumed.h5.work" -mindepth 3 -maxdepth 3 -type d ! -name '*.tmp.*' 2>/dev/null || true) | wc -l)
   [ "$n" -ge 2 ] && break
   sleep 0.05
 done
-kill -9 -- "-$pid" 2>/dev/null || true
+# freeze the build, kill its compiler jobs, then the build itself: a crash of the whole tree
+kill -STOP "$pid" 2>/dev/null || true
+pkill -9 -P "$pid" 2>/dev/null || true
+kill -9 "$pid" 2>/dev/null || true
 wait "$pid" 2>/dev/null || true
 check '[ ! -e "$tmp/resumed.h5" ]' "a killed build leaves no corpus file"
 done_before=$(find "$tmp/resumed.h5.work" -mindepth 3 -maxdepth 3 -type d ! -name '*.tmp.*' | wc -l)

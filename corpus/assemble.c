@@ -45,17 +45,6 @@ uint64_t rs_ir_hash(const rs_func *f) {
   return h;
 }
 
-/* The machine-function document of a MIR file ("---\nname: ..." up to "..."): what a user
- * means by the instance's IR; the embedded LLVM IR module is left out. */
-static char *mir_function_doc(const char *text) {
-  const char *s = strstr(text, "\n---\nname:");
-  s = s ? s + 1 : (!strncmp(text, "---\nname:", 9) ? text : NULL);
-  if (!s) return NULL;
-  const char *e = strstr(s, "\n...\n");
-  size_t n = e ? (size_t)(e - s) + 5 : strlen(s);
-  return rs_xstrndup(s, n);
-}
-
 static unsigned mir_number(const char *text, const char *key) {
   const char *c = strstr(text, key);
   return c ? (unsigned)strtoul(c + strlen(key), NULL, 10) : 0;
@@ -250,9 +239,9 @@ static int amd_variant(A *a, const rs_variant *v, const char *dir, rs_err *e) {
     snprintf(reason_pre, sizeof reason_pre, "%s", reason_ps);
   }
   a->st->align_s += now() - t0;
-  if (!rc) rc = emit(a, v, "gfx90a", "prera", pre->funcs[0], pp, mir_function_doc(pre->text), truth_pre, reason_pre, ref, spill, e);
+  if (!rc) rc = emit(a, v, "gfx90a", "prera", pre->funcs[0], pp, rs_xstrndup(pre->text, pre->len), truth_pre, reason_pre, ref, spill, e);
   else free(truth_pre);
-  if (!rc) rc = emit(a, v, "gfx90a", "postsplit", ps->funcs[0], pq, mir_function_doc(ps->text), truth_ps, reason_ps, ref, spill, e);
+  if (!rc) rc = emit(a, v, "gfx90a", "postsplit", ps->funcs[0], pq, rs_xstrndup(ps->text, ps->len), truth_ps, reason_ps, ref, spill, e);
   else free(truth_ps);
   rs_problem_free(pp);
   rs_problem_free(pq);

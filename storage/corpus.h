@@ -22,7 +22,7 @@ typedef struct {
   char function[96];     /* kernel function name */
   uint64_t ir_hash;      /* dedup key: IR with registers renumbered, block names stripped */
   /* texts (owned, NUL-terminated; NULL = empty) */
-  char *raw;             /* the function's IR as the compiler printed it */
+  char *raw;             /* the IR file as the compiler printed it (MIR with its IR module; PTX) */
   char *norm;            /* normalized text (VeriLocc 3.2.2) */
   char *name_map;        /* JSON object: normalized name -> original name */
   char *truth;           /* JSON object: original vreg name -> register (asm spelling); NULL none */

@@ -1,0 +1,84 @@
+/* instance.c - load an instance (corpus row or file) into IR, Problem and name map. */
+#include "corpus/instance.h"
+#include "mir/normalize.h"
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void names_from_json(rs_loaded *l, const char *json) {
+  cJSON *o = cJSON_Parse(json ? json : "{}");
+  uint32_t n = (uint32_t)cJSON_GetArraySize(o), k = 0;
+  l->nm_norm = rs_xcalloc(n + 1, sizeof *l->nm_norm);
+  l->nm_orig = rs_xcalloc(n + 1, sizeof *l->nm_orig);
+  const cJSON *it;
+  cJSON_ArrayForEach(it, o) {
+    if (!cJSON_IsString(it) || !it->string) continue;
+    l->nm_norm[k] = rs_xstrndup(it->string, strlen(it->string));
+    l->nm_orig[k] = rs_xstrndup(it->valuestring, strlen(it->valuestring));
+    k++;
+  }
+  cJSON_Delete(o);
+  l->names = (rs_namemap){(const char *const *)l->nm_norm, (const char *const *)l->nm_orig, k};
+}
+
+int rs_instance_load(rs_corpus *c, uint64_t i, rs_loaded *l, rs_err *e) {
+  memset(l, 0, sizeof *l);
+  if (rs_corpus_get(c, i, &l->row, 1, e)) return -1;
+  if (!l->row.raw) return rs_errf(e, l->row.id, 0, "instance has no IR text");
+  size_t n = strlen(l->row.raw);
+  l->m = rs_module_parse(l->row.id, rs_xstrndup(l->row.raw, n), n,
+                         !strcmp(l->row.form, "ptx") ? RS_SRC_PTX : RS_SRC_MIR, l->row.target, e);
+  if (!l->m) {
+    rs_loaded_free(l);
+    return -1;
+  }
+  l->f = l->m->funcs[0];
+  l->p = rs_problem_build(l->f, e);
+  if (!l->p) {
+    rs_loaded_free(l);
+    return -1;
+  }
+  names_from_json(l, l->row.name_map);
+  return 0;
+}
+
+int rs_file_load(const char *path, const char *function, rs_loaded *l, rs_err *e) {
+  memset(l, 0, sizeof *l);
+  l->m = rs_module_load(path, NULL, e);
+  if (!l->m) return -1;
+  for (uint32_t k = 0; k < l->m->nfuncs && !l->f; k++)
+    if (!function || !strcmp(l->m->funcs[k]->name, function)) l->f = l->m->funcs[k];
+  if (!l->f) {
+    rs_errf(e, path, 0, "no function '%s'", function);
+    rs_loaded_free(l);
+    return -1;
+  }
+  l->p = rs_problem_build(l->f, e);
+  rs_norm *nm = l->p ? rs_normalize(l->f, e) : NULL;
+  if (!nm) {
+    rs_loaded_free(l);
+    return -1;
+  }
+  char *json = rs_norm_map_json(nm);
+  names_from_json(l, json);
+  free(json);
+  snprintf(l->row.id, sizeof l->row.id, "%s", path);
+  snprintf(l->row.target, sizeof l->row.target, "%s", l->f->tgt->name);
+  l->row.norm = rs_xstrndup(nm->text, nm->len);
+  rs_norm_free(nm);
+  return 0;
+}
+
+void rs_loaded_free(rs_loaded *l) {
+  for (uint32_t i = 0; i < l->names.n; i++) {
+    free(l->nm_norm[i]);
+    free(l->nm_orig[i]);
+  }
+  free(l->nm_norm);
+  free(l->nm_orig);
+  rs_problem_free(l->p);
+  rs_module_free(l->m);
+  rs_instance_clear(&l->row);
+  memset(l, 0, sizeof *l);
+}

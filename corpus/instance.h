@@ -1,0 +1,21 @@
+/* instance.h - one corpus row made ready to verify or allocate: parsed IR, Problem, names. */
+#ifndef RS_INSTANCE_H
+#define RS_INSTANCE_H
+#include "storage/corpus.h"
+#include "verify/verify.h"
+
+typedef struct {
+  rs_instance row;   /* texts loaded */
+  rs_module *m;
+  const rs_func *f;
+  rs_problem *p;
+  rs_namemap names;  /* normalized -> original, from the stored name map */
+  char **nm_norm, **nm_orig;
+} rs_loaded;
+
+int rs_instance_load(rs_corpus *c, uint64_t i, rs_loaded *out, rs_err *e);
+/* The same from a file (MIR or PTX; first function unless `function` names one). */
+int rs_file_load(const char *path, const char *function, rs_loaded *out, rs_err *e);
+void rs_loaded_free(rs_loaded *l);
+
+#endif

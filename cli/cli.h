@@ -13,6 +13,10 @@ typedef struct {
 int rs_cmd_inspect(int argc, char **argv);
 void rs_usage_inspect(void);
 int rs_cmd_corpus(int argc, char **argv);
+int rs_cmd_verify(int argc, char **argv);
+void rs_usage_verify(void);
+int rs_cmd_oracle(int argc, char **argv);
+void rs_usage_oracle(void);
 void rs_usage_corpus(void);
 
 /* True if argv[i] is -h/--help. */

@@ -7,6 +7,9 @@ static const rs_cmd commands[] = {
     {"inspect", "parse MIR or PTX and summarize blocks, registers, interference, pressure",
      rs_cmd_inspect, rs_usage_inspect},
     {"corpus", "build, describe and export the kernel corpus (corpus.h5)", rs_cmd_corpus, rs_usage_corpus},
+    {"verify", "verify one candidate allocation (native, Z3 or both)", rs_cmd_verify, rs_usage_verify},
+    {"oracle", "all ground truths must verify and all mutants be rejected, by both verifiers", rs_cmd_oracle,
+     rs_usage_oracle},
 };
 #define NCMDS (sizeof commands / sizeof *commands)
 

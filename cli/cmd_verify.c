@@ -1,0 +1,198 @@
+/* cmd_verify.c - `regsweep verify` (one candidate) and `regsweep oracle` (the pinned oracle). */
+#include "cli/cli.h"
+#include "corpus/instance.h"
+#include "verify/oracle.h"
+#include "verify/verifier.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void rs_usage_verify(void) {
+  puts("usage: regsweep verify --corpus corpus.h5 --instance ID CANDIDATE.json [--verifier native|z3|both]\n"
+       "       regsweep verify FILE.mir|FILE.ptx CANDIDATE.json [--function NAME] [--verifier ...]\n"
+       "\n"
+       "CANDIDATE.json maps virtual registers (normalized names like v12, or original ones like %4711)\n"
+       "to registers in the target's spelling (v7, v[4:5], s[8:11], a[0:15], $vgpr4_vgpr5; R12, R[4:5],\n"
+       "P3); '-' reads stdin. Prints the verdict (pass, syntax, dataflow, hardware, timeout), counts per\n"
+       "violation kind, the first diagnostics, registers used and occupancy.\n"
+       "  --timeout-ms N   Z3 budget per check (default 10000)\n"
+       "Exit status: 0 pass, 1 rejected, 2 bad input (or a native/Z3 disagreement with --verifier both).");
+}
+
+void rs_usage_oracle(void) {
+  puts("usage: regsweep oracle corpus.h5 [--mutants N] [--seed S] [--limit N] [--timeout-ms N]\n"
+       "\n"
+       "Verifies every ground-truth map of the corpus with both verifiers (each must pass: a failure is\n"
+       "a liveness bug and is printed with the instance, instruction and registers) and, per instance,\n"
+       "at least N mutants (default 10) of several kinds: a value moved onto a register live at the same\n"
+       "time or onto a fixed register, a misaligned tuple, a wrong register file, out of budget, a\n"
+       "reserved register, a dropped key, an unknown key, an unknown register name. Every mutant must\n"
+       "be rejected with the expected category by both verifiers. Exit status 0 only with no miss.");
+}
+
+static char *read_candidate(const char *path, size_t *len, rs_err *e) {
+  if (strcmp(path, "-")) return rs_read_file(path, len, e);
+  size_t cap = 65536, n = 0;
+  char *b = rs_xmalloc(cap);
+  size_t r;
+  while ((r = fread(b + n, 1, cap - n - 1, stdin)) > 0) {
+    n += r;
+    if (n + 1 >= cap) {
+      if (cap > (size_t)RS_CAND_MAX_BYTES * 2) break; /* enough to know it is too large */
+      b = rs_xrealloc(b, cap *= 2);
+    }
+  }
+  b[n] = 0;
+  *len = n;
+  return b;
+}
+
+static void print_result(const rs_loaded *l, const char *who, const rs_check_result *r, const rs_candidate *c) {
+  const rs_target *t = l->p->tgt;
+  printf("%s: %s%s (%.3f ms)\n", who, rs_verdict_str(r->verdict), c && c->wrapped ? " (answer was wrapped in prose)" : "",
+         r->seconds * 1e3);
+  for (int k = 0; k < RS_VK__N; k++)
+    if (r->counts[k]) printf("  %-9s %u\n", rs_vkind_str((rs_vkind)k), r->counts[k]);
+  for (uint32_t i = 0; i < r->ndiag; i++) printf("  - %s\n", r->diag[i]);
+  if (r->verdict != RS_V_SYNTAX) {
+    printf("  registers used:");
+    for (uint32_t f = 0; f < t->nfiles && f < RS_MAX_FILES; f++)
+      if (t->files[f].pressure) printf(" %s %u", t->files[f].name, r->used[f]);
+    printf("; occupancy %u %s\n", r->occupancy, t->vendor == RS_AMD ? "waves/SIMD" : "warps/SM");
+  }
+}
+
+int rs_cmd_verify(int argc, char **argv) {
+  const char *corpus = NULL, *instance = NULL, *function = NULL, *vname = "native", *pos[2] = {0, 0};
+  unsigned timeout = 10000;
+  int npos = 0;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (!strcmp(a, "--corpus") && i + 1 < argc) corpus = argv[++i];
+    else if (!strcmp(a, "--instance") && i + 1 < argc) instance = argv[++i];
+    else if (!strcmp(a, "--function") && i + 1 < argc) function = argv[++i];
+    else if (!strcmp(a, "--verifier") && i + 1 < argc) vname = argv[++i];
+    else if (!strcmp(a, "--timeout-ms") && i + 1 < argc) timeout = (unsigned)strtoul(argv[++i], NULL, 10);
+    else if (a[0] == '-' && a[1]) {
+      fprintf(stderr, "regsweep verify: unknown option '%s'\n", a);
+      return 2;
+    } else if (npos < 2) pos[npos++] = a;
+    else {
+      fprintf(stderr, "regsweep verify: too many arguments\n");
+      return 2;
+    }
+  }
+  int kind = rs_verifier_kind(vname);
+  const char *cand_path = corpus ? pos[0] : pos[1];
+  if (kind < 0 || !cand_path || (corpus && (!instance || npos != 1)) || (!corpus && npos != 2)) {
+    rs_usage_verify();
+    return 2;
+  }
+  rs_err e = {{0}};
+  rs_loaded l;
+  if (corpus) {
+    rs_corpus *c = rs_corpus_open(corpus, &e);
+    int64_t idx = c ? rs_corpus_find(c, instance, &e) : -2;
+    if (idx == -1) rs_errf(&e, corpus, 0, "no instance '%s'", instance);
+    int rc = idx >= 0 ? rs_instance_load(c, (uint64_t)idx, &l, &e) : -1;
+    if (c) rs_corpus_close(c, NULL);
+    if (rc) {
+      fprintf(stderr, "regsweep verify: %s\n", e.msg);
+      return 2;
+    }
+  } else if (rs_file_load(pos[0], function, &l, &e)) {
+    fprintf(stderr, "regsweep verify: %s\n", e.msg);
+    return 2;
+  }
+  size_t len = 0;
+  char *text = read_candidate(cand_path, &len, &e);
+  if (!text) {
+    fprintf(stderr, "regsweep verify: %s\n", e.msg);
+    rs_loaded_free(&l);
+    return 2;
+  }
+  rs_verifier vf;
+  if (rs_verifier_open(&vf, kind, l.p, timeout, &e)) {
+    fprintf(stderr, "regsweep verify: %s\n", e.msg);
+    free(text);
+    rs_loaded_free(&l);
+    return 2;
+  }
+  rs_candidate cand;
+  rs_check_result res, z3;
+  bool agree = rs_verify_text(&vf, &l.names, text, len, &cand, &res, &z3);
+  printf("%s: %s\n", l.row.id, l.f->name);
+  print_result(&l, kind == RS_VERIFIER_Z3 ? "z3" : "native", &res, &cand);
+  if (kind == RS_VERIFIER_BOTH) print_result(&l, "z3", &z3, NULL);
+  int status = res.verdict == RS_V_PASS ? 0 : 1;
+  if (!agree) {
+    fprintf(stderr, "regsweep verify: BUG: native says %s, z3 says %s\n", rs_verdict_str(res.verdict),
+            rs_verdict_str(z3.verdict));
+    status = 2;
+  }
+  rs_candidate_free(&cand);
+  rs_verifier_close(&vf);
+  free(text);
+  rs_loaded_free(&l);
+  return status;
+}
+
+static void report_line(void *ctx, const char *line) {
+  rs_oracle_stats *st = ctx;
+  if (st->failures_shown++ < 50) fprintf(stderr, "%s\n", line);
+}
+
+int rs_cmd_oracle(int argc, char **argv) {
+  const char *path = NULL;
+  unsigned long mutants = 10, seed = 1, limit = 0;
+  unsigned timeout = 10000;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--mutants") && i + 1 < argc) mutants = strtoul(argv[++i], NULL, 10);
+    else if (!strcmp(argv[i], "--seed") && i + 1 < argc) seed = strtoul(argv[++i], NULL, 10);
+    else if (!strcmp(argv[i], "--limit") && i + 1 < argc) limit = strtoul(argv[++i], NULL, 10);
+    else if (!strcmp(argv[i], "--timeout-ms") && i + 1 < argc) timeout = (unsigned)strtoul(argv[++i], NULL, 10);
+    else if (argv[i][0] != '-' && !path) path = argv[i];
+    else {
+      rs_usage_oracle();
+      return 2;
+    }
+  }
+  if (!path) {
+    rs_usage_oracle();
+    return 2;
+  }
+  rs_err e = {{0}};
+  rs_corpus *c = rs_corpus_open(path, &e);
+  if (!c) {
+    fprintf(stderr, "regsweep oracle: %s\n", e.msg);
+    return 2;
+  }
+  rs_oracle_stats st;
+  memset(&st, 0, sizeof st);
+  uint32_t misses = 0, skipped = 0;
+  uint64_t n = rs_corpus_count(c);
+  for (uint64_t i = 0; i < n; i++) {
+    if (limit && st.instances >= limit) break;
+    rs_loaded l;
+    if (rs_instance_load(c, i, &l, &e)) {
+      fprintf(stderr, "regsweep oracle: %s\n", e.msg);
+      rs_corpus_close(c, NULL);
+      return 2;
+    }
+    if (!l.row.truth) {
+      skipped++;
+    } else {
+      misses += rs_oracle_instance(l.p, l.row.id, l.row.truth, (uint32_t)mutants, seed, timeout, &st, report_line, &st);
+    }
+    rs_loaded_free(&l);
+  }
+  rs_corpus_close(c, NULL);
+  printf("oracle: %u instances with ground truth (%u without: NVIDIA or split by LLVM)\n", st.instances, skipped);
+  printf("oracle: truths accepted %u/%u; mutants rejected with the expected category %u/%u; disagreements %u\n",
+         st.truths_accepted, st.truths, st.mutants_rejected, st.mutants, st.disagreements);
+  printf("oracle: mutants by kind:");
+  for (int m = 0; m < RS_MUT__N; m++) printf(" %s %u/%u", rs_mutation_str((rs_mutation)m), st.per_kind_ok[m], st.per_kind[m]);
+  printf("\noracle: verifier time: native %.2f s, z3 %.2f s\n", st.native_s, st.z3_s);
+  printf("oracle: %u misses\n", misses);
+  return misses ? 1 : 0;
+}

@@ -1,0 +1,78 @@
+/* native.c - the native checker: hardware rules per value, then lane-aware interference and
+ * fixed-register exclusions over the Problem. Same semantics as the Z3 checker (verify/z3.c). */
+#include "verify/verify.h"
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static rs_vkind member_kind(enum rs_member m) {
+  switch (m) {
+  case RS_MEMBER_ALIGN: return RS_VK_ALIGN;
+  case RS_MEMBER_RESERVED: return RS_VK_RESERVED;
+  case RS_MEMBER_RANGE: case RS_MEMBER_BUDGET: return RS_VK_BUDGET;
+  default: return RS_VK_CLASS;
+  }
+}
+
+static unsigned line_of(const rs_problem *p, uint32_t inst) {
+  return inst < p->ninsts && p->inst_line ? p->inst_line[inst] : 0;
+}
+
+void rs_check_native(const rs_problem *p, const rs_candidate *c, rs_check_result *res) {
+  double t0 = now();
+  const rs_target *t = p->tgt;
+  char a[48], b[48];
+  for (uint32_t v = 0; v < p->nvars; v++) {
+    rs_preg r = c->reg[v];
+    enum rs_member m = rs_target_member(t, p->vars[v].cls, r);
+    if (m != RS_MEMBER_OK) {
+      rs_result_add(res, member_kind(m), "%s (%s) in %s: %s", p->vars[v].name, t->classes[p->vars[v].cls].name,
+                    t->format_preg(t, r, a, sizeof a), rs_member_str(m));
+      continue;
+    }
+    for (uint32_t k = 0; k < p->nreserved; k++)
+      if (rs_lanes_overlap(r.unit, p->vars[v].full, p->reserved[k].unit, p->reserved[k].lanes)) {
+        rs_result_add(res, RS_VK_RESERVED, "%s in %s: overlaps %s, reserved by the function", p->vars[v].name,
+                      t->format_preg(t, r, a, sizeof a), t->format_preg(t, p->reserved[k], b, sizeof b));
+        break;
+      }
+  }
+  for (uint32_t i = 0; i < p->nconf; i++) {
+    const rs_conflict *cf = &p->conf[i];
+    rs_preg ra = c->reg[cf->a], rb = c->reg[cf->b];
+    if (!rs_lanes_overlap(ra.unit, cf->la, rb.unit, cf->lb)) continue;
+    rs_result_add(res, RS_VK_CONFLICT, "%s (%s) and %s (%s) are live at once (line %u) but share a register",
+                  p->vars[cf->a].name, t->format_preg(t, ra, a, sizeof a), p->vars[cf->b].name,
+                  t->format_preg(t, rb, b, sizeof b), line_of(p, cf->inst));
+  }
+  for (uint32_t i = 0; i < p->nfixed; i++) {
+    const rs_fixed *x = &p->fixed[i];
+    rs_preg r = c->reg[x->v];
+    if (!rs_lanes_overlap(r.unit, x->lv, x->p.unit, x->p.lanes)) continue;
+    rs_result_add(res, RS_VK_FIXED, "%s (%s) overlaps %s, which is live or written in its range (line %u)",
+                  p->vars[x->v].name, t->format_preg(t, r, a, sizeof a), t->format_preg(t, x->p, b, sizeof b),
+                  line_of(p, x->inst));
+  }
+  /* registers used: the values' registers and the fixed registers they live beside */
+  memset(res->used, 0, sizeof res->used);
+  for (uint32_t v = 0; v < p->nvars; v++) {
+    int f = rs_target_file_of(t, c->reg[v].unit);
+    if (f < 0 || f >= RS_MAX_FILES || !t->files[f].pressure) continue;
+    unsigned top = c->reg[v].unit - t->files[f].first + rs_lanes_units(c->reg[v].lanes);
+    if (top > res->used[f]) res->used[f] = top;
+  }
+  for (uint32_t i = 0; i < p->nfixed; i++) {
+    int f = rs_target_file_of(t, p->fixed[i].p.unit);
+    if (f < 0 || f >= RS_MAX_FILES || !t->files[f].pressure) continue;
+    unsigned top = p->fixed[i].p.unit - t->files[f].first + rs_lanes_units(p->fixed[i].p.lanes);
+    if (top > res->used[f]) res->used[f] = top;
+  }
+  res->occupancy = t->occupancy(t, res->used);
+  res->seconds += now() - t0;
+}

@@ -44,6 +44,7 @@ static cJSON *inspect_func(const rs_func *f, const rs_problem *p, bool with_prob
   cJSON *mp = cJSON_AddObjectToObject(o, "max_pressure");
   for (uint32_t fi = 0; fi < t->nfiles && fi < RS_MAX_FILES; fi++)
     if (t->files[fi].pressure) cJSON_AddNumberToObject(mp, t->files[fi].name, p->maxp[fi]);
+  if (p->flex_files) cJSON_AddNumberToObject(mp, "vector_union", p->maxp_flex);
   cJSON_AddBoolToObject(o, "allocated", f->allocated);
   if (f->allocated) {
     unsigned used[RS_MAX_FILES];

@@ -36,6 +36,7 @@ char *rs_problem_text(const rs_problem *p) {
   sb_printf(&b, "maxpressure");
   for (uint32_t f = 0; f < t->nfiles && f < RS_MAX_FILES; f++)
     if (t->files[f].pressure) sb_printf(&b, " %s=%u", t->files[f].name, p->maxp[f]);
+  if (p->flex_files) sb_printf(&b, " union=%u", p->maxp_flex);
   sb_printf(&b, "\n");
   char buf[64];
   for (uint32_t i = 0; i < p->nreserved; i++)

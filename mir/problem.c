@@ -192,17 +192,29 @@ static void overlap(B *b, uint32_t x, rs_lanes lx, uint32_t y, rs_lanes ly, uint
 static void pressure(B *b, const rs_word *set) {
   const rs_live *l = b->l;
   const rs_target *t = b->f->tgt;
-  uint32_t cnt[RS_MAX_FILES] = {0};
+  uint32_t cnt[RS_MAX_FILES] = {0}, flex = 0, flexmask = 0;
   for (uint32_t g = 0; g < l->ngroups; g++) {
     const rs_slotgroup *gr = &l->groups[g];
-    if (gr->pfile >= 0 && gr->pfile < RS_MAX_FILES)
-      cnt[gr->pfile] += (uint32_t)rs_bs_count_pairs(set, gr->first, gr->end);
+    uint32_t n = (uint32_t)rs_bs_count_pairs(set, gr->first, gr->end);
+    if (gr->files & (gr->files - 1)) { /* several files: counted only in the union */
+      flex += n;
+      flexmask |= gr->files;
+    } else if (gr->pfile >= 0 && gr->pfile < RS_MAX_FILES) {
+      cnt[gr->pfile] += n;
+    }
   }
   for (uint32_t f = 0; f < t->nfiles && f < RS_MAX_FILES; f++) {
     if (!t->files[f].pressure) continue;
     cnt[f] += (uint32_t)rs_bs_count_pairs(set, l->pbase + 2 * t->files[f].first,
                                           l->pbase + 2 * (t->files[f].first + t->files[f].count));
     if (cnt[f] > b->p->maxp[f]) b->p->maxp[f] = cnt[f];
+  }
+  b->p->flex_files |= flexmask;
+  if (b->p->flex_files) {
+    uint32_t u = flex;
+    for (uint32_t f = 0; f < t->nfiles && f < RS_MAX_FILES; f++)
+      if (b->p->flex_files >> f & 1) u += cnt[f];
+    if (u > b->p->maxp_flex) b->p->maxp_flex = u;
   }
 }
 
@@ -304,6 +316,46 @@ static void walk_block(B *b, uint32_t bi, rs_word *live, rs_word *defd, rs_word 
   }
 }
 
+/* First def of every value in reverse post-order of the blocks: on SSA-like code this is a
+ * perfect elimination order, the best order for greedy colouring. */
+static void def_order(const rs_func *f, rs_problem *p, const uint32_t *var_of) {
+  uint32_t n = f->nblocks, *stack = rs_xmalloc(sizeof *stack * (n + 1)), *next = rs_xcalloc(n + 1, sizeof *next);
+  uint32_t *post = rs_xmalloc(sizeof *post * (n + 1)), np = 0, sp = 0;
+  uint8_t *seen = rs_xcalloc(n + 1, 1);
+  for (uint32_t v = 0; v < p->nvars; v++) p->vars[v].order = UINT32_MAX;
+  if (n) {
+    stack[sp++] = 0;
+    seen[0] = 1;
+  }
+  while (sp) {
+    uint32_t b = stack[sp - 1];
+    if (next[b] < f->blocks[b].nsuccs) {
+      uint32_t s = f->blocks[b].succs[next[b]++];
+      if (!seen[s]) seen[s] = 1, stack[sp++] = s;
+    } else {
+      post[np++] = b;
+      sp--;
+    }
+  }
+  uint32_t pos = 0;
+  for (uint32_t i = np; i-- > 0;) {
+    const rs_block *blk = &f->blocks[post[i]];
+    for (uint32_t k = 0; k < blk->ninsts; k++, pos++) {
+      const rs_inst *in = &f->insts[blk->first_inst + k];
+      for (uint32_t o = 0; o < in->nops; o++) {
+        const rs_operand *op = &f->ops[in->first_op + o];
+        if (op->kind == RS_OP_VREG && (op->flags & RS_F_DEF) && var_of[op->reg] != UINT32_MAX &&
+            p->vars[var_of[op->reg]].order == UINT32_MAX)
+          p->vars[var_of[op->reg]].order = pos;
+      }
+    }
+  }
+  free(stack);
+  free(next);
+  free(post);
+  free(seen);
+}
+
 rs_problem *rs_problem_build(const rs_func *f, rs_err *e) {
   rs_live *l = rs_live_compute(f, e);
   if (!l) return NULL;
@@ -331,7 +383,7 @@ rs_problem *rs_problem_build(const rs_func *f, rs_err *e) {
     if (l->vslot[v] == UINT32_MAX) continue;
     const rs_vreg *r = &f->vregs[v];
     rs_pvar pv = {rs_xstrndup(r->name, strlen(r->name)), r->cls, r->width, r->full,
-                  f->tgt->classes[r->cls].files, v};
+                  f->tgt->classes[r->cls].files, v, UINT32_MAX};
     b.var_of[v] = p->nvars;
     RS_PUSH(p->vars, p->nvars, p->capvars, pv);
   }
@@ -348,6 +400,7 @@ rs_problem *rs_problem_build(const rs_func *f, rs_err *e) {
     b.fix.keys = rs_xcalloc(b.fix.cap, sizeof *b.fix.keys);
     b.fix.vals = rs_xcalloc(b.fix.cap, sizeof *b.fix.vals);
   }
+  def_order(f, p, b.var_of);
   uint32_t W = l->words;
   rs_word *live = rs_xcalloc(W + 2, sizeof *live), *defd = rs_xcalloc(W + 2, sizeof *defd),
           *eff = rs_xcalloc(W + 2, sizeof *eff);

@@ -17,6 +17,7 @@ typedef struct {
   rs_lanes full;   /* lanes of the class */
   uint32_t files;  /* files the class may use */
   uint32_t fvreg;  /* index among the function's virtual registers */
+  uint32_t order;  /* position of its first def in reverse post-order (colouring order) */
 } rs_pvar;
 
 typedef struct {
@@ -53,7 +54,11 @@ typedef struct rs_problem {
   uint32_t nhints, caphints;
   rs_preg *reserved;     /* registers the function reserves besides the target's */
   uint32_t nreserved;
-  uint32_t maxp[RS_MAX_FILES]; /* max simultaneously live 32-bit registers per file */
+  uint32_t maxp[RS_MAX_FILES]; /* max simultaneously live 32-bit registers per file, counting
+                                  * values whose class allows only that file (and fixed ones) */
+  uint32_t maxp_flex;          /* max live over the files that multi-file classes (av_*) span,
+                                  * all values of those files together; 0 if there are none */
+  uint32_t flex_files;         /* those files (bit mask) */
   uint32_t nblocks, ninsts;
   uint32_t *inst_line;   /* source line per instruction (for diagnostics) */
 } rs_problem;

@@ -1,0 +1,35 @@
+/* openai_schema.h - pieces of the openai: back end that depend only on the Problem (no HTTP):
+ * a string builder, the answer's JSON schema, the register description and template rendering. */
+#ifndef RS_OPENAI_SCHEMA_H
+#define RS_OPENAI_SCHEMA_H
+#include "mir/problem.h"
+#include <cjson/cJSON.h>
+
+/* Growable NUL-terminated string; s is NULL until the first add. Free s. */
+typedef struct {
+  char *s;
+  size_t n, cap;
+} rs_sb;
+void rs_sb_add(rs_sb *b, const char *s, size_t n);
+void rs_sb_puts(rs_sb *b, const char *s);
+void rs_sb_printf(rs_sb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Regex (JSON Schema / ECMA, also valid POSIX ERE) of the legal spellings of a class: by register
+ * file and width ("^v[0-9]+$", "^(v\[[0-9]+:[0-9]+\]|a\[[0-9]+:[0-9]+\])$", "^R[0-9]+$");
+ * alignment and budget are left to the verifier. NULL if the class has no spelling. */
+char *rs_oa_class_pattern(const rs_target *t, int cls);
+/* {"type":"object","properties":{name:{"type":"string","pattern":...}},"required":[every name],
+ * "additionalProperties":false}; vnames may be NULL (original names). Linear in the values. */
+cJSON *rs_oa_schema(const rs_problem *p, const char *const *vnames);
+/* A few lines on the register files and classes the Problem's values use. */
+void rs_oa_describe_registers(rs_sb *b, const rs_problem *p);
+
+/* Replace {{key}} by its value; unknown placeholders stay as written. */
+typedef struct {
+  const char *const *key;
+  const char *const *val;
+  uint32_t n;
+} rs_oa_vars;
+void rs_oa_render(rs_sb *b, const char *tmpl, size_t len, const rs_oa_vars *vars);
+
+#endif

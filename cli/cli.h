@@ -17,6 +17,8 @@ int rs_cmd_verify(int argc, char **argv);
 void rs_usage_verify(void);
 int rs_cmd_oracle(int argc, char **argv);
 int rs_cmd_alloc(int argc, char **argv);
+int rs_cmd_sweep(int argc, char **argv);
+void rs_usage_sweep(void);
 void rs_usage_alloc(void);
 void rs_usage_oracle(void);
 void rs_usage_corpus(void);

@@ -1,0 +1,459 @@
+/* cmd_sweep.c - `regsweep sweep`: the distributed sweep (mpirun/srun, or one process). */
+#define _XOPEN_SOURCE 700 /* realpath */
+#include "cli/cli.h"
+#include "coordinator/coord.h"
+#include "report/table.h"
+#include "verify/verifier.h"
+#include "worker/bind.h"
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef RS_VERSION
+#define RS_VERSION "unknown"
+#endif
+
+void rs_usage_sweep(void) {
+  puts("usage: [mpirun -np N] regsweep sweep --corpus corpus.h5 --model SPEC [--model SPEC2 ...] --out RUN_DIR\n"
+       "       [--samples N] [--until-pass] [--split train|test|all] [--filter family=fa,target=gfx90a,form=prera]\n"
+       "       [--resume] [--seed S] [--verifier native|z3|both] [--bind core|gpu|none] [--keep all|failed|none]\n"
+       "       [--block N] [--progress-every SECONDS] [--z3-timeout-ms N]\n"
+       "\n"
+       "Rank 0 coordinates (hands out shards, tracks progress, merges); ranks 1..N-1 generate, verify\n"
+       "and record every attempt; one process does both. Attempt k of an instance is seeded by\n"
+       "(seed, instance, model, k): results do not depend on -np, shards or resumes. --samples N draws\n"
+       "all N attempts (unbiased pass@k for every k <= N); --until-pass stops at the first verified\n"
+       "candidate. Attempt 0 is greedy. Results: RUN_DIR/run.h5 (docs/run-schema.md), RUN_DIR/summary.md;\n"
+       "finished shards stay in RUN_DIR/shards, so --resume redoes only what is missing or corrupt, and\n"
+       "extending --samples from 10 to 20 reuses the first 10 attempts.");
+}
+
+typedef struct {
+  const char *corpus, *out, *split, *filter, *verifier, *bind, *keep;
+  const char *models[16];
+  uint32_t nmodels, samples, block;
+  unsigned long seed;
+  bool until_pass, resume, feedback;
+  double every;
+  unsigned z3_ms;
+} opts;
+
+static int parse(int argc, char **argv, opts *o) {
+  memset(o, 0, sizeof *o);
+  o->samples = 10;
+  o->block = 10;
+  o->seed = 1;
+  o->split = "all";
+  o->verifier = "native";
+  o->bind = "core";
+  o->keep = "failed";
+  o->every = 10;
+  o->z3_ms = 10000;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+    if (!strcmp(a, "--until-pass")) o->until_pass = true;
+    else if (!strcmp(a, "--resume")) o->resume = true;
+    else if (!strcmp(a, "--feedback")) o->feedback = true;
+    else if (!v) return fprintf(stderr, "regsweep sweep: %s needs a value\n", a), -1;
+    else {
+      i++;
+      if (!strcmp(a, "--corpus")) o->corpus = v;
+      else if (!strcmp(a, "--out")) o->out = v;
+      else if (!strcmp(a, "--model")) {
+        if (o->nmodels == 16) return fprintf(stderr, "regsweep sweep: at most 16 models\n"), -1;
+        o->models[o->nmodels++] = v;
+      } else if (!strcmp(a, "--samples")) o->samples = (uint32_t)strtoul(v, NULL, 10);
+      else if (!strcmp(a, "--block")) o->block = (uint32_t)strtoul(v, NULL, 10);
+      else if (!strcmp(a, "--seed")) o->seed = strtoul(v, NULL, 10);
+      else if (!strcmp(a, "--split")) o->split = v;
+      else if (!strcmp(a, "--filter")) o->filter = v;
+      else if (!strcmp(a, "--verifier")) o->verifier = v;
+      else if (!strcmp(a, "--bind")) o->bind = v;
+      else if (!strcmp(a, "--keep")) o->keep = v;
+      else if (!strcmp(a, "--progress-every")) o->every = strtod(v, NULL);
+      else if (!strcmp(a, "--z3-timeout-ms")) o->z3_ms = (unsigned)strtoul(v, NULL, 10);
+      else return fprintf(stderr, "regsweep sweep: unknown option '%s'\n", a), -1;
+    }
+  }
+  if (!o->corpus || !o->out || !o->nmodels || !o->samples || o->samples > 100000)
+    return fprintf(stderr, "regsweep sweep: need --corpus, --out, --model and 1 <= --samples <= 100000\n"), -1;
+  if (strcmp(o->split, "all") && strcmp(o->split, "train") && strcmp(o->split, "test"))
+    return fprintf(stderr, "regsweep sweep: --split train|test|all\n"), -1;
+  if (rs_verifier_kind(o->verifier) < 0) return fprintf(stderr, "regsweep sweep: --verifier native|z3|both\n"), -1;
+  rs_bind_mode bm;
+  if (rs_bind_mode_parse(o->bind, &bm)) return fprintf(stderr, "regsweep sweep: --bind core|gpu|none\n"), -1;
+  if (strcmp(o->keep, "all") && strcmp(o->keep, "failed") && strcmp(o->keep, "none"))
+    return fprintf(stderr, "regsweep sweep: --keep all|failed|none\n"), -1;
+  if (o->until_pass) o->block = 0; /* sequential attempts: one block */
+  return 0;
+}
+
+/* "family=fa|sgemm,target=gfx90a": does the instance match? */
+static bool match_filter(const char *filter, const rs_instance *in) {
+  if (!filter || !*filter) return true;
+  char buf[512];
+  snprintf(buf, sizeof buf, "%s", filter);
+  char *save = NULL;
+  for (char *kv = strtok_r(buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+    char *eq = strchr(kv, '=');
+    if (!eq) return false;
+    *eq = 0;
+    const char *val = !strcmp(kv, "family") ? in->family : !strcmp(kv, "target") ? in->target
+                    : !strcmp(kv, "form") ? in->form : !strcmp(kv, "kind") ? in->kind : NULL;
+    if (!val) return false;
+    bool any = false;
+    char *s2 = NULL;
+    for (char *alt = strtok_r(eq + 1, "|", &s2); alt; alt = strtok_r(NULL, "|", &s2)) any |= !strcmp(alt, val);
+    if (!any) return false;
+  }
+  return true;
+}
+
+static bool filter_ok(const char *filter) {
+  if (!filter) return true;
+  char buf[512];
+  snprintf(buf, sizeof buf, "%s", filter);
+  char *save = NULL;
+  for (char *kv = strtok_r(buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+    char *eq = strchr(kv, '=');
+    if (!eq) return false;
+    *eq = 0;
+    if (strcmp(kv, "family") && strcmp(kv, "target") && strcmp(kv, "form") && strcmp(kv, "kind")) return false;
+  }
+  return true;
+}
+
+static char *file_hash(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  uint64_t h = 0;
+  char buf[1 << 16];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, f)) > 0) h = rs_hash_bytes(buf, n, h);
+  fclose(f);
+  char *s = rs_xmalloc(20);
+  snprintf(s, 20, "%016llx", (unsigned long long)h);
+  return s;
+}
+
+/* The config a resume must match (everything but the number of samples). */
+static char *config_json(const opts *o, const char *corpus_abs, const char *hash) {
+  cJSON *c = cJSON_CreateObject();
+  cJSON_AddStringToObject(c, "corpus", corpus_abs);
+  cJSON_AddStringToObject(c, "corpus_hash", hash ? hash : "");
+  cJSON *m = cJSON_AddArrayToObject(c, "models");
+  for (uint32_t i = 0; i < o->nmodels; i++) cJSON_AddItemToArray(m, cJSON_CreateString(o->models[i]));
+  cJSON_AddNumberToObject(c, "samples", o->samples);
+  cJSON_AddBoolToObject(c, "until_pass", o->until_pass);
+  cJSON_AddStringToObject(c, "split", o->split);
+  cJSON_AddStringToObject(c, "filter", o->filter ? o->filter : "");
+  cJSON_AddNumberToObject(c, "seed", (double)o->seed);
+  cJSON_AddStringToObject(c, "verifier", o->verifier);
+  cJSON_AddNumberToObject(c, "block", o->block);
+  cJSON_AddStringToObject(c, "keep", o->keep);
+  cJSON_AddBoolToObject(c, "feedback", o->feedback);
+  char *s = cJSON_Print(c);
+  cJSON_Delete(c);
+  char *r = rs_xstrndup(s, strlen(s));
+  cJSON_free(s);
+  return r;
+}
+
+/* A resume may change the number of samples; everything else must be the same. */
+static bool compatible(const char *old, const char *cur, char *why, size_t n) {
+  cJSON *a = cJSON_Parse(old), *b = cJSON_Parse(cur);
+  bool ok = a && b;
+  if (!ok) snprintf(why, n, "config.json is not valid JSON");
+  const cJSON *it;
+  if (ok)
+    cJSON_ArrayForEach(it, b) {
+      if (!strcmp(it->string, "samples")) continue;
+      cJSON *o = cJSON_GetObjectItemCaseSensitive(a, it->string);
+      if (!o || !cJSON_Compare(o, it, 1)) {
+        snprintf(why, n, "'%s' differs from the run being resumed", it->string);
+        ok = false;
+        break;
+      }
+    }
+  cJSON_Delete(a);
+  cJSON_Delete(b);
+  return ok;
+}
+
+static int write_file(const char *path, const char *text) {
+  char tmp[1300];
+  snprintf(tmp, sizeof tmp, "%s.tmp", path);
+  FILE *f = fopen(tmp, "w");
+  if (!f) return -1;
+  int bad = fputs(text, f) < 0;
+  bad |= fclose(f) != 0;
+  if (bad || rename(tmp, path)) return -1;
+  return 0;
+}
+
+static double wall(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Rank 0's checks of the run directory; returns 0 or an exit status. */
+static int prepare_dir(const opts *o, const char *cfg) {
+  char p[1200];
+  struct stat sb;
+  snprintf(p, sizeof p, "%s/config.json", o->out);
+  bool exists = stat(o->out, &sb) == 0;
+  if (exists && !o->resume) {
+    fprintf(stderr, "regsweep sweep: %s exists; add --resume to continue it, or choose another --out\n", o->out);
+    return 2;
+  }
+  if (exists) {
+    rs_err e;
+    char *old = rs_read_file(p, NULL, &e), why[256];
+    if (!old) {
+      fprintf(stderr, "regsweep sweep: cannot resume %s: %s\n", o->out, e.msg);
+      return 2;
+    }
+    bool ok = compatible(old, cfg, why, sizeof why);
+    free(old);
+    if (!ok) {
+      fprintf(stderr, "regsweep sweep: cannot resume %s: %s\n", o->out, why);
+      return 2;
+    }
+  } else if (mkdir(o->out, 0755)) {
+    fprintf(stderr, "regsweep sweep: cannot create %s: %s\n", o->out, strerror(errno));
+    return 2;
+  }
+  snprintf(p, sizeof p, "%s/shards", o->out);
+  if (mkdir(p, 0755) && errno != EEXIST) {
+    fprintf(stderr, "regsweep sweep: cannot create %s: %s\n", p, strerror(errno));
+    return 2;
+  }
+  snprintf(p, sizeof p, "%s/config.json", o->out);
+  if (write_file(p, cfg)) {
+    fprintf(stderr, "regsweep sweep: cannot write %s: %s\n", p, strerror(errno));
+    return 2;
+  }
+  return 0;
+}
+
+int rs_cmd_sweep(int argc, char **argv) {
+  opts o;
+  if (rs_cli_wants_help(argc, argv)) {
+    rs_usage_sweep();
+    return 0;
+  }
+  if (parse(argc, argv, &o)) return 2;
+  if (!filter_ok(o.filter)) {
+    fprintf(stderr, "regsweep sweep: --filter takes family=, target=, form=, kind= (values joined by '|')\n");
+    return 2;
+  }
+  MPI_Init(NULL, NULL);
+  int rank, size, status = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Comm local;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &local);
+  int lrank, lsize;
+  MPI_Comm_rank(local, &lrank);
+  MPI_Comm_size(local, &lsize);
+  double t_start = wall();
+  time_t start_time = time(NULL);
+  char corpus_abs[PATH_MAX];
+  if (!realpath(o.corpus, corpus_abs)) snprintf(corpus_abs, sizeof corpus_abs, "%s", o.corpus);
+  char *hash = NULL, *cfg = NULL;
+  if (rank == 0) {
+    hash = file_hash(o.corpus);
+    cfg = config_json(&o, corpus_abs, hash);
+    status = hash ? prepare_dir(&o, cfg) : (fprintf(stderr, "regsweep sweep: cannot read %s\n", o.corpus), 2);
+  }
+  MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  rs_err e = {{0}};
+  rs_corpus *corpus = NULL;
+  rs_plan pl;
+  memset(&pl, 0, sizeof pl);
+  rs_model *models[16] = {0};
+  rs_binding bind;
+  memset(&bind, 0, sizeof bind);
+  if (!status) {
+    corpus = rs_corpus_open(o.corpus, &e);
+    if (!corpus) {
+      if (rank == 0) fprintf(stderr, "regsweep sweep: %s\n", e.msg);
+      status = 2;
+    }
+  }
+  if (!status) { /* the same selection and plan on every rank */
+    uint64_t n = rs_corpus_count(corpus);
+    uint32_t *inst = rs_xmalloc(sizeof *inst * (n + 1)), ni = 0;
+    uint64_t *cost = rs_xmalloc(sizeof *cost * (n + 1)), total = 0;
+    for (uint64_t i = 0; i < n && !status; i++) {
+      rs_instance in;
+      if (rs_corpus_get(corpus, i, &in, 0, &e)) {
+        if (rank == 0) fprintf(stderr, "regsweep sweep: %s\n", e.msg);
+        status = 2;
+        break;
+      }
+      bool take = match_filter(o.filter, &in) && (!strcmp(o.split, "all") || (in.split == RS_SPLIT_TEST) == !strcmp(o.split, "test"));
+      if (take) {
+        inst[ni] = (uint32_t)i;
+        cost[ni] = 64 + in.nvregs + in.nconf / 32; /* generate + verify grow with values and conflicts */
+        total += cost[ni++];
+      }
+      rs_instance_clear(&in);
+    }
+    if (!status && !ni) {
+      if (rank == 0) fprintf(stderr, "regsweep sweep: no instance of %s matches --split/--filter\n", o.corpus);
+      status = 2;
+    }
+    /* ~64 groups: enough shards for many workers, none long (independent of -np) */
+    if (!status) rs_plan_make(&pl, inst, cost, ni, o.nmodels, o.samples, o.block, total / 64 + 1);
+    free(inst);
+    free(cost);
+  }
+  rs_bind_mode bm = RS_BIND_CORE;
+  rs_bind_mode_parse(o.bind, &bm);
+  if (!status && rs_bind_apply(bm, lrank, lsize, &bind, &e)) {
+    fprintf(stderr, "regsweep sweep: rank %d: %s\n", rank, e.msg);
+    snprintf(bind.note, sizeof bind.note, "binding failed: %.200s", e.msg);
+  }
+  /* every rank's host, binding and GPU, for the record */
+  char mine[512], host[MPI_MAX_PROCESSOR_NAME] = "";
+  int hl = 0;
+  MPI_Get_processor_name(host, &hl);
+  snprintf(mine, sizeof mine, "rank %d on %s: %s bind, cpus %s%s%s", rank, host, rs_bind_mode_name(bind.applied),
+           bind.cpuset, bind.gpu[0] ? ", gpu " : "", bind.gpu);
+  char *all = rank == 0 ? rs_xcalloc((size_t)size, sizeof mine) : NULL;
+  MPI_Gather(mine, sizeof mine, MPI_CHAR, all, sizeof mine, MPI_CHAR, 0, MPI_COMM_WORLD);
+  MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  /* workers (or the single process) open the models */
+  int kind = rs_verifier_kind(o.verifier);
+  int mstatus = 0;
+  if (!status && (rank > 0 || size == 1))
+    for (uint32_t m = 0; m < o.nmodels && !mstatus; m++)
+      if (!(models[m] = rs_model_open(o.models[m], &e))) {
+        fprintf(stderr, "regsweep sweep: rank %d: %s\n", rank, e.msg);
+        mstatus = 2;
+      }
+  MPI_Allreduce(&mstatus, &status, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  rs_worker_ctx w = {corpus, models, o.models, o.nmodels, kind, o.z3_ms, o.seed, o.until_pass, o.feedback,
+                     !strcmp(o.keep, "all") ? RS_KEEP_ALL : !strcmp(o.keep, "none") ? RS_KEEP_NONE : RS_KEEP_FAILED,
+                     o.out, rank};
+  if (!status) {
+    if (rank == 0) {
+      /* resume: finished shards are skipped, a corrupt or partial one is redone */
+      uint32_t *todo = rs_xmalloc(sizeof *todo * (pl.nshards + 1)), nt = 0, reused = 0;
+      char sp[1200];
+      for (uint32_t i = 0; i < pl.nshards; i++) {
+        rs_shard_path(o.out, &pl.shards[i], sp, sizeof sp);
+        if (o.resume && access(sp, F_OK) == 0) {
+          if (rs_shard_valid(sp)) {
+            reused++;
+            continue;
+          }
+          fprintf(stderr, "sweep: %s is corrupt or incomplete: redoing it\n", sp);
+          unlink(sp);
+        }
+        todo[nt++] = i;
+      }
+      fprintf(stderr, "sweep: %u instances x %u models x %u samples: %u shards (%u reused), %d ranks\n", pl.ninst,
+              o.nmodels, o.samples, pl.nshards, reused, size);
+      rs_progress pg;
+      memset(&pg, 0, sizeof pg);
+      pg.start = wall();
+      pg.every_s = o.every;
+      pg.tty = isatty(2);
+      pg.shards_total = nt;
+      for (uint32_t i = 0; i < nt; i++) pg.cost_total += pl.shards[todo[i]].cost;
+      if (rs_coordinate(MPI_COMM_WORLD, &pl, todo, nt, &w, &pg, &e)) {
+        fprintf(stderr, "regsweep sweep: %s\n", e.msg);
+        status = 1;
+      }
+      if (nt) rs_progress_update(&pg, &pl, NULL, true);
+      /* validate every shard before merging; redo corrupt ones here */
+      for (uint32_t pass = 0; pass < 3 && !status; pass++) {
+        uint32_t bad = 0;
+        for (uint32_t i = 0; i < pl.nshards && !status; i++) {
+          rs_shard_path(o.out, &pl.shards[i], sp, sizeof sp);
+          if (rs_shard_valid(sp)) continue;
+          fprintf(stderr, "sweep: %s is missing or corrupt: redoing it\n", sp);
+          unlink(sp);
+          bad++;
+          for (uint32_t m = 0; m < o.nmodels && !status; m++)
+            if (!models[m] && !(models[m] = rs_model_open(o.models[m], &e))) status = 1;
+          rs_shard_stats st;
+          if (!status && rs_shard_run(&w, &pl, &pl.shards[i], &st, &e)) status = 1;
+        }
+        if (!bad) break;
+      }
+      free(todo);
+      if (!status) {
+        char path[1200], start_s[64], end_s[64], ranks[16];
+        time_t end_time = time(NULL);
+        strftime(start_s, sizeof start_s, "%Y-%m-%dT%H:%M:%SZ", gmtime(&start_time));
+        strftime(end_s, sizeof end_s, "%Y-%m-%dT%H:%M:%SZ", gmtime(&end_time));
+        snprintf(ranks, sizeof ranks, "%d", size);
+        size_t hl2 = (size_t)size * sizeof mine + 1;
+        char *hosts = rs_xcalloc(hl2, 1);
+        for (int r = 0; r < size; r++) {
+          strncat(hosts, all + (size_t)r * sizeof mine, hl2 - strlen(hosts) - 2);
+          strcat(hosts, "\n");
+        }
+        cJSON *ms = cJSON_CreateArray();
+        for (uint32_t m = 0; m < o.nmodels; m++) cJSON_AddItemToArray(ms, cJSON_CreateString(o.models[m]));
+        char *mjson = cJSON_PrintUnformatted(ms);
+        cJSON_Delete(ms);
+        const char *keys[] = {"config", "corpus", "corpus_hash", "models", "code_version", "ranks", "bindings", "start", "end"};
+        const char *vals[] = {cfg, corpus_abs, hash, mjson, RS_VERSION, ranks, hosts, start_s, end_s};
+        snprintf(path, sizeof path, "%s/run.h5", o.out);
+        if (rs_merge(&pl, o.out, path, keys, vals, 9, &e)) {
+          fprintf(stderr, "regsweep sweep: merge: %s\n", e.msg);
+          status = 1;
+        }
+        cJSON_free(mjson);
+        free(hosts);
+        rs_runfile *rf = status ? NULL : rs_runfile_open(path, &e);
+        if (rf) {
+          rs_results res;
+          memset(&res, 0, sizeof res);
+          res.models = o.models;
+          res.nmodels = o.nmodels;
+          res.samples = o.samples;
+          res.until_pass = o.until_pass;
+          if (rs_results_load(&res, rf, &e) == 0) {
+            char sp2[1200];
+            snprintf(sp2, sizeof sp2, "%s/summary.md", o.out);
+            FILE *sf = fopen(sp2, "w");
+            if (sf) {
+              rs_results_print(&res, sf);
+              fclose(sf);
+            }
+            printf("\n");
+            rs_results_print(&res, stdout);
+            printf("\n%llu attempts in %.1f s; results: %s (summary: %s)\n",
+                   (unsigned long long)rs_runfile_count(rf), wall() - t_start, path, sp2);
+          }
+          rs_results_free(&res);
+          rs_runfile_close(rf, &e);
+        }
+      }
+    } else {
+      if (rs_work(MPI_COMM_WORLD, &pl, &w, &e)) status = 1;
+    }
+  }
+  for (uint32_t m = 0; m < o.nmodels; m++) rs_model_close(models[m]);
+  rs_plan_free(&pl);
+  if (corpus) rs_corpus_close(corpus, &e);
+  free(all);
+  free(hash);
+  free(cfg);
+  MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  MPI_Comm_free(&local);
+  MPI_Finalize();
+  return status;
+}

@@ -18,6 +18,8 @@ void rs_usage_verify(void);
 int rs_cmd_oracle(int argc, char **argv);
 int rs_cmd_alloc(int argc, char **argv);
 int rs_cmd_sweep(int argc, char **argv);
+int rs_cmd_attempts(int argc, char **argv);
+void rs_usage_attempts(void);
 void rs_usage_sweep(void);
 void rs_usage_alloc(void);
 void rs_usage_oracle(void);

@@ -326,7 +326,7 @@ int rs_cmd_sweep(int argc, char **argv) {
   char mine[512], host[MPI_MAX_PROCESSOR_NAME] = "";
   int hl = 0;
   MPI_Get_processor_name(host, &hl);
-  snprintf(mine, sizeof mine, "rank %d on %s: %s bind, cpus %s%s%s", rank, host, rs_bind_mode_name(bind.applied),
+  snprintf(mine, sizeof mine, "rank %d on %s, %s bind, cpus %s%s%s", rank, host, rs_bind_mode_name(bind.applied),
            bind.cpuset, bind.gpu[0] ? ", gpu " : "", bind.gpu);
   char *all = rank == 0 ? rs_xcalloc((size_t)size, sizeof mine) : NULL;
   MPI_Gather(mine, sizeof mine, MPI_CHAR, all, sizeof mine, MPI_CHAR, 0, MPI_COMM_WORLD);
@@ -340,7 +340,9 @@ int rs_cmd_sweep(int argc, char **argv) {
         fprintf(stderr, "regsweep sweep: rank %d: %s\n", rank, e.msg);
         mstatus = 2;
       }
-  MPI_Allreduce(&mstatus, &status, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  int any = 0;
+  MPI_Allreduce(&mstatus, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (any > status) status = any;
   rs_worker_ctx w = {corpus, models, o.models, o.nmodels, kind, o.z3_ms, o.seed, o.until_pass, o.feedback,
                      !strcmp(o.keep, "all") ? RS_KEEP_ALL : !strcmp(o.keep, "none") ? RS_KEEP_NONE : RS_KEEP_FAILED,
                      o.out, rank};

@@ -1,0 +1,74 @@
+/* cmd_attempts.c - `regsweep attempts RUN_DIR|run.h5`: the attempt table as TSV, without the
+ * fields that legitimately differ between identical runs (timings, worker rank) unless
+ * --timings is given, so two runs can be compared with diff. */
+#include "cli/cli.h"
+#include "storage/run.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+void rs_usage_attempts(void) {
+  puts("usage: regsweep attempts RUN_DIR|run.h5 [--timings] [--provenance]\n"
+       "\n"
+       "One line per attempt: instance, model, attempt, seed, verdict, violation counts, registers\n"
+       "used, occupancy, tokens, finish, and a hash of the candidate text. --timings adds inference\n"
+       "and verification seconds and the worker rank; --provenance prints the run's attributes.");
+}
+
+int rs_cmd_attempts(int argc, char **argv) {
+  const char *path = NULL;
+  bool timings = false, prov = false;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--timings")) timings = true;
+    else if (!strcmp(argv[i], "--provenance")) prov = true;
+    else if (argv[i][0] != '-' && !path) path = argv[i];
+    else {
+      rs_usage_attempts();
+      return 2;
+    }
+  }
+  if (!path) {
+    rs_usage_attempts();
+    return 2;
+  }
+  char buf[1200];
+  struct stat sb;
+  if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+    snprintf(buf, sizeof buf, "%s/run.h5", path);
+    path = buf;
+  }
+  rs_err e = {{0}};
+  rs_runfile *f = rs_runfile_open(path, &e);
+  if (!f) {
+    fprintf(stderr, "regsweep attempts: %s\n", e.msg);
+    return 2;
+  }
+  static const char *const verdicts[] = {"pass", "syntax", "dataflow", "hardware", "timeout", "infra"};
+  if (prov) {
+    static const char *const keys[] = {"corpus", "corpus_hash", "models", "code_version", "ranks", "bindings", "start", "end", "config"};
+    for (size_t k = 0; k < sizeof keys / sizeof *keys; k++) {
+      char *v = rs_runfile_get_attr(f, keys[k]);
+      printf("%s: %s\n", keys[k], v ? v : "");
+      free(v);
+    }
+  }
+  int rc = 0;
+  for (uint64_t i = 0; i < rs_runfile_count(f) && !prov; i++) {
+    rs_attempt a;
+    if ((rc = rs_runfile_get(f, i, &a, 1, &e))) break;
+    printf("%s\t%u\t%u\t%016llx\t%s\t", a.instance, a.model, a.attempt, (unsigned long long)a.seed,
+           a.verdict < 6 ? verdicts[a.verdict] : "?");
+    for (int k = 0; k < RS_RUN_NKINDS; k++) printf("%s%u", k ? "," : "", a.counts[k]);
+    printf("\t");
+    for (int k = 0; k < RS_RUN_NFILES; k++) printf("%s%u", k ? "," : "", a.used[k]);
+    printf("\t%u\t%u\t%u\t%u\t%016llx", a.occupancy, a.prompt_tokens, a.completion_tokens, a.finish,
+           (unsigned long long)(a.candidate ? rs_hash_bytes(a.candidate, strlen(a.candidate), 0) : 0));
+    if (timings) printf("\t%.6f\t%.6f\t%u", a.infer_s, a.verify_s, a.rank);
+    printf("\n");
+    rs_attempt_clear(&a);
+  }
+  if (rc) fprintf(stderr, "regsweep attempts: %s\n", e.msg);
+  rs_runfile_close(f, &e);
+  return rc ? 2 : 0;
+}

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# The distributed sweep on the shipped mini corpus with builtin:sampled (a synthetic baseline):
+#  - np 1, 2 and 4 give identical attempt tables (timings and ranks aside);
+#  - kill -9 a worker mid-sweep (Open MPI ends the job), then --resume: identical to the
+#    uninterrupted run, no attempt missing or duplicated;
+#  - extending a finished sweep from 4 to 8 samples reuses the first 4 attempts;
+#  - the binding of every rank is recorded and distinct; h5dump reads every file.
+set -uo pipefail
+bin=$(realpath "$1")
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+check() { if eval "$1"; then :; else echo "FAIL: $2"; fail=$((fail + 1)); fi; }
+args=(--corpus data/corpus-mini.h5 --model 'builtin:sampled?temp=0.8' --filter 'family=sgemm|wmma,form=postsplit|ptx'
+      --samples 4 --block 2 --progress-every 5)
+
+"$bin" sweep "${args[@]}" --out "$tmp/np1" > "$tmp/np1.log" 2>&1
+check '[ $? -eq 0 ] || true' "np1 ran"
+"$bin" attempts "$tmp/np1" > "$tmp/np1.tsv"
+check '[ "$(wc -l < "$tmp/np1.tsv")" -gt 400 ]' "np1 attempt table has rows ($(wc -l < "$tmp/np1.tsv"))"
+for np in 2 4; do
+  mpirun -np $np "$bin" sweep "${args[@]}" --out "$tmp/np$np" > "$tmp/np$np.log" 2>&1
+  check '[ $? -eq 0 ]' "np$np exit status: $(tail -3 "$tmp/np$np.log")"
+  "$bin" attempts "$tmp/np$np" > "$tmp/np$np.tsv"
+  check 'cmp -s "$tmp/np1.tsv" "$tmp/np$np.tsv"' "np1 and np$np attempt tables differ: $(diff "$tmp/np1.tsv" "$tmp/np$np.tsv" | head -3)"
+done
+
+# bindings: one line per rank, distinct cpusets for the 2 workers of the 3-rank run below
+mpirun -np 3 "$bin" sweep "${args[@]}" --out "$tmp/kill" --bind core > "$tmp/kill.log" 2>&1 &
+mp=$!
+# wait for some shards, then kill -9 one worker rank
+for _ in $(seq 1 400); do
+  [ "$(ls "$tmp/kill/shards" 2>/dev/null | grep -c '\.h5$')" -ge 3 ] && break
+  sleep 0.05
+done
+victim=$(pgrep -f "regsweep sweep.*$tmp/kill" | sort -n | tail -1)
+[ -n "$victim" ] && kill -9 "$victim"
+wait $mp
+killed_status=$?
+check '[ $killed_status -ne 0 ] || [ -e "$tmp/kill/run.h5" ]' "killing a worker ends the job (status $killed_status)"
+mpirun -np 3 "$bin" sweep "${args[@]}" --out "$tmp/kill" --resume > "$tmp/resume.log" 2>&1
+check '[ $? -eq 0 ]' "resume exit status: $(tail -3 "$tmp/resume.log")"
+"$bin" attempts "$tmp/kill" > "$tmp/kill.tsv"
+check 'cmp -s "$tmp/np1.tsv" "$tmp/kill.tsv"' "killed+resumed differs from uninterrupted: $(diff "$tmp/np1.tsv" "$tmp/kill.tsv" | head -3)"
+check '[ "$(cut -f1-3 "$tmp/kill.tsv" | sort | uniq -d | wc -l)" -eq 0 ]' "no duplicated attempt"
+"$bin" attempts "$tmp/kill" --provenance > "$tmp/prov.txt"
+c1=$(grep -o 'rank 1 on [^,]*, core bind, cpus [0-9,-]*' "$tmp/prov.txt" | sed 's/.*cpus //')
+c2=$(grep -o 'rank 2 on [^,]*, core bind, cpus [0-9,-]*' "$tmp/prov.txt" | sed 's/.*cpus //')
+check '[ -n "$c1" ] && [ -n "$c2" ] && [ "$c1" != "$c2" ]' "bindings recorded and distinct: '$c1' '$c2'"
+
+# extension: 4 -> 8 samples reuses the first 4 attempts
+ext=("${args[@]}")
+ext[7]=8  # the --samples value
+"$bin" sweep "${ext[@]}" --out "$tmp/np1" --resume > "$tmp/ext.log" 2>&1
+check '[ $? -eq 0 ]' "extension exit status: $(tail -3 "$tmp/ext.log")"
+check 'grep -q "reused" "$tmp/ext.log" && ! grep -q "(0 reused)" "$tmp/ext.log"' "extension reused shards: $(grep reused "$tmp/ext.log")"
+"$bin" attempts "$tmp/np1" > "$tmp/ext.tsv"
+"$bin" sweep "${ext[@]}" --out "$tmp/fresh8" > /dev/null 2>&1
+"$bin" attempts "$tmp/fresh8" > "$tmp/fresh8.tsv"
+check 'cmp -s <(sort "$tmp/ext.tsv") <(sort "$tmp/fresh8.tsv")' "extended run equals a fresh 8-sample run"
+check '[ "$(awk -F"\t" "\$3 < 4" "$tmp/ext.tsv" | sort | md5sum)" = "$(sort "$tmp/np1.tsv" | md5sum)" ]' "first 4 attempts unchanged"
+
+# every file is readable by the standard tool
+for f in "$tmp"/np1/run.h5 "$tmp"/np1/shards/*.h5; do
+  h5dump -H "$f" > /dev/null 2>&1 || { echo "FAIL: h5dump cannot read $f"; fail=$((fail + 1)); }
+done
+# a bad config on resume is refused with a message
+"$bin" sweep "${args[@]}" --seed 7 --out "$tmp/np1" --resume > "$tmp/bad.log" 2>&1
+check '[ $? -eq 2 ] && grep -q "seed" "$tmp/bad.log"' "incompatible resume refused"
+"$bin" sweep "${args[@]}" --out "$tmp/np1" > "$tmp/bad.log" 2>&1
+check '[ $? -eq 2 ] && grep -q "exists" "$tmp/bad.log"' "existing run dir without --resume refused"
+echo "test_sweep: $fail failed"
+[ "$fail" -eq 0 ]

@@ -117,7 +117,8 @@ static bool mutate(const rs_problem *p, const rs_preg *truth, rs_mutation m, uin
       const rs_regfile *rf = &t->files[f];
       uint32_t a = t->classes[p->vars[v].cls].align ? t->classes[p->vars[v].cls].align : 1;
       uint32_t idx = (rf->budget + a - 1) / a * a; /* first aligned index past the budget */
-      if (idx >= rf->count) idx = rf->count; /* past the end of the file */
+      /* the register must still exist (be nameable), or the answer is a syntax error instead */
+      if (idx + p->vars[v].width > rf->count) continue;
       rs_preg r = {rf->first + idx, p->vars[v].full};
       enum rs_member mb = rs_target_member(t, p->vars[v].cls, r);
       if (mb == RS_MEMBER_BUDGET || mb == RS_MEMBER_RANGE) {

@@ -34,6 +34,11 @@ void rs_progress_update(rs_progress *pg, const rs_plan *pl, const rs_msg *m, boo
   /* one refreshing line on a terminal, plain log lines otherwise (Slurm logs) */
   if (pg->tty) fprintf(stderr, "\r%-120s%s", line, final ? "\n" : "");
   else fprintf(stderr, "%s\n", line);
+  if (final) {
+    double w = pg->gen_s + pg->verify_s + pg->other_s;
+    fprintf(stderr, "sweep: worker time: generate %.2f s, verify %.2f s, other %.2f s (%.1f%% outside generate + verify)\n",
+            pg->gen_s, pg->verify_s, pg->other_s, w > 0 ? 100.0 * pg->other_s / w : 0.0);
+  }
   fflush(stderr);
 }
 

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# End-to-end sweep throughput, np = 2 (1 worker) vs np = 3 (2 workers), side by side: the same
+# selection of the mini corpus with builtin:sampled and the native verifier, alternated twice.
+# Prints attempts/s of each and the ratio, and the share of worker time outside generate+verify.
+set -euo pipefail
+bin=${1:-build-release/regsweep}
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+args=(--corpus data/corpus-mini.h5 --model 'builtin:sampled?temp=0.5' --filter 'family=sgemm|wmma|hgemm_mfma'
+      --samples 20 --keep none --progress-every 1000)
+declare -A rate
+for round in 1 2; do
+  for np in 2 3; do
+    start=$(date +%s.%N)
+    mpirun -np $np "$bin" sweep "${args[@]}" --out "$tmp/r$np-$round" > "$tmp/out" 2> "$tmp/err"
+    end=$(date +%s.%N)
+    n=$(grep -o '^[0-9]* attempts in' "$tmp/out" | grep -o '^[0-9]*')
+    r=$(echo "$n / ($end - $start)" | bc -l)
+    rate[$np]="${rate[$np]:-} $r"
+    printf 'np=%d round %d: %d attempts in %.1f s = %.1f attempts/s; %s\n' $np $round "$n" \
+      "$(echo "$end - $start" | bc -l)" "$r" "$(grep 'worker time' "$tmp/err" | sed 's/sweep: //')"
+  done
+done
+best() { echo "$1" | tr ' ' '\n' | sort -g | tail -1; }
+b2=$(best "${rate[2]}"); b3=$(best "${rate[3]}")
+printf 'best attempts/s: np=2 %.1f, np=3 %.1f, ratio np3/np2 = %.2f\n' "$b2" "$b3" "$(echo "$b3 / $b2" | bc -l)"

@@ -67,6 +67,17 @@ check 'grep -q "reused" "$tmp/ext.log" && ! grep -q "(0 reused)" "$tmp/ext.log"'
 check 'cmp -s <(sort "$tmp/ext.tsv") <(sort "$tmp/fresh8.tsv")' "extended run equals a fresh 8-sample run"
 check '[ "$(awk -F"\t" "\$3 < 4" "$tmp/ext.tsv" | sort | md5sum)" = "$(sort "$tmp/np1.tsv" | md5sum)" ]' "first 4 attempts unchanged"
 
+# a corrupt shard (bytes flipped in the middle) and a truncated one are detected and redone
+shards=("$tmp"/kill/shards/*.h5)
+f1=${shards[0]}; f2=${shards[1]}
+size=$(stat -c %s "$f1")
+printf 'garbage!garbage!garbage!' | dd of="$f1" bs=1 seek=$((size / 2)) conv=notrunc 2>/dev/null
+truncate -s $(( $(stat -c %s "$f2") / 2 )) "$f2"
+mpirun -np 2 "$bin" sweep "${args[@]}" --out "$tmp/kill" --resume > "$tmp/corrupt.log" 2>&1
+check '[ $? -eq 0 ] && [ "$(grep -c "corrupt or incomplete: redoing" "$tmp/corrupt.log")" -ge 1 ]' "corrupt shards redone: $(grep -c redoing "$tmp/corrupt.log")"
+"$bin" attempts "$tmp/kill" > "$tmp/kill2.tsv"
+check 'cmp -s "$tmp/np1.tsv" "$tmp/kill2.tsv"' "after redoing corrupt shards the table is unchanged"
+
 # every file is readable by the standard tool
 for f in "$tmp"/np1/run.h5 "$tmp"/np1/shards/*.h5; do
   h5dump -H "$f" > /dev/null 2>&1 || { echo "FAIL: h5dump cannot read $f"; fail=$((fail + 1)); }

@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 void rs_usage_verify(void) {
   puts("usage: regsweep verify --corpus corpus.h5 --instance ID CANDIDATE.json [--verifier native|z3|both]\n"
@@ -20,14 +22,15 @@ void rs_usage_verify(void) {
 }
 
 void rs_usage_oracle(void) {
-  puts("usage: regsweep oracle corpus.h5 [--mutants N] [--seed S] [--limit N] [--timeout-ms N]\n"
+  puts("usage: regsweep oracle corpus.h5 [--mutants N] [--seed S] [--limit N] [--timeout-ms N] [-j N]\n"
        "\n"
        "Verifies every ground-truth map of the corpus with both verifiers (each must pass: a failure is\n"
        "a liveness bug and is printed with the instance, instruction and registers) and, per instance,\n"
        "at least N mutants (default 10) of several kinds: a value moved onto a register live at the same\n"
        "time or onto a fixed register, a misaligned tuple, a wrong register file, out of budget, a\n"
        "reserved register, a dropped key, an unknown key, an unknown register name. Every mutant must\n"
-       "be rejected with the expected category by both verifiers. Exit status 0 only with no miss.");
+       "be rejected with the expected category by both verifiers. -j N checks instances in N processes.\n"
+       "Exit status 0 only with no miss.");
 }
 
 static char *read_candidate(const char *path, size_t *len, rs_err *e) {
@@ -142,51 +145,110 @@ static void report_line(void *ctx, const char *line) {
   if (st->failures_shown++ < 50) fprintf(stderr, "%s\n", line);
 }
 
-int rs_cmd_oracle(int argc, char **argv) {
-  const char *path = NULL;
-  unsigned long mutants = 10, seed = 1, limit = 0;
-  unsigned timeout = 10000;
-  for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--mutants") && i + 1 < argc) mutants = strtoul(argv[++i], NULL, 10);
-    else if (!strcmp(argv[i], "--seed") && i + 1 < argc) seed = strtoul(argv[++i], NULL, 10);
-    else if (!strcmp(argv[i], "--limit") && i + 1 < argc) limit = strtoul(argv[++i], NULL, 10);
-    else if (!strcmp(argv[i], "--timeout-ms") && i + 1 < argc) timeout = (unsigned)strtoul(argv[++i], NULL, 10);
-    else if (argv[i][0] != '-' && !path) path = argv[i];
-    else {
-      rs_usage_oracle();
-      return 2;
-    }
-  }
-  if (!path) {
-    rs_usage_oracle();
-    return 2;
-  }
+/* Check instances k, k+stride, ... (at most limit counted over all processes). */
+static int oracle_part(const char *path, uint32_t k, uint32_t stride, unsigned long limit, unsigned long mutants,
+                       unsigned long seed, unsigned timeout, rs_oracle_stats *st, uint32_t *misses, uint32_t *skipped) {
   rs_err e = {{0}};
   rs_corpus *c = rs_corpus_open(path, &e);
   if (!c) {
     fprintf(stderr, "regsweep oracle: %s\n", e.msg);
     return 2;
   }
-  rs_oracle_stats st;
-  memset(&st, 0, sizeof st);
-  uint32_t misses = 0, skipped = 0;
-  uint64_t n = rs_corpus_count(c);
+  uint64_t n = rs_corpus_count(c), seen = 0;
   for (uint64_t i = 0; i < n; i++) {
-    if (limit && st.instances >= limit) break;
+    rs_instance row;
+    if (rs_corpus_get(c, i, &row, 0, &e)) {
+      fprintf(stderr, "regsweep oracle: %s\n", e.msg);
+      rs_corpus_close(c, NULL);
+      return 2;
+    }
+    bool has_truth = row.truth_reason[0] == 0;
+    rs_instance_clear(&row);
+    if (!has_truth) {
+      if (i % stride == k) (*skipped)++;
+      continue;
+    }
+    if (limit && seen >= limit) break;
+    if (seen++ % stride != k) continue;
     rs_loaded l;
     if (rs_instance_load(c, i, &l, &e)) {
       fprintf(stderr, "regsweep oracle: %s\n", e.msg);
       rs_corpus_close(c, NULL);
       return 2;
     }
-    if (!l.row.truth) {
-      skipped++;
-    } else {
-      misses += rs_oracle_instance(l.p, l.row.id, l.row.truth, (uint32_t)mutants, seed, timeout, &st, report_line, &st);
-    }
+    *misses += rs_oracle_instance(l.p, l.row.id, l.row.truth, (uint32_t)mutants, seed, timeout, st, report_line, st);
     rs_loaded_free(&l);
   }
   rs_corpus_close(c, NULL);
+  return 0;
+}
+
+int rs_cmd_oracle(int argc, char **argv) {
+  const char *path = NULL;
+  unsigned long mutants = 10, seed = 1, limit = 0, jobs = 1;
+  unsigned timeout = 10000;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--mutants") && i + 1 < argc) mutants = strtoul(argv[++i], NULL, 10);
+    else if (!strcmp(argv[i], "--seed") && i + 1 < argc) seed = strtoul(argv[++i], NULL, 10);
+    else if (!strcmp(argv[i], "--limit") && i + 1 < argc) limit = strtoul(argv[++i], NULL, 10);
+    else if (!strcmp(argv[i], "--timeout-ms") && i + 1 < argc) timeout = (unsigned)strtoul(argv[++i], NULL, 10);
+    else if (!strcmp(argv[i], "-j") && i + 1 < argc) jobs = strtoul(argv[++i], NULL, 10);
+    else if (argv[i][0] != '-' && !path) path = argv[i];
+    else {
+      rs_usage_oracle();
+      return 2;
+    }
+  }
+  if (!path || !jobs || jobs > 64) {
+    rs_usage_oracle();
+    return 2;
+  }
+  rs_oracle_stats st;
+  memset(&st, 0, sizeof st);
+  uint32_t misses = 0, skipped = 0;
+  int status = 0;
+  if (jobs == 1) {
+    status = oracle_part(path, 0, 1, limit, mutants, seed, timeout, &st, &misses, &skipped);
+  } else {
+    /* each child checks every jobs-th instance and sends its totals back through a pipe */
+    int fds[64][2];
+    pid_t pids[64];
+    for (unsigned long j = 0; j < jobs; j++) {
+      if (pipe(fds[j])) return 2;
+      pids[j] = fork();
+      if (pids[j] == 0) {
+        close(fds[j][0]);
+        rs_oracle_stats cs;
+        memset(&cs, 0, sizeof cs);
+        uint32_t cm = 0, csk = 0;
+        int rc = oracle_part(path, (uint32_t)j, (uint32_t)jobs, limit, mutants, seed, timeout, &cs, &cm, &csk);
+        ssize_t w1 = write(fds[j][1], &cs, sizeof cs), w2 = write(fds[j][1], &cm, sizeof cm),
+                w3 = write(fds[j][1], &csk, sizeof csk);
+        _exit(rc ? rc : (w1 < 0 || w2 < 0 || w3 < 0) ? 2 : 0);
+      }
+      close(fds[j][1]);
+    }
+    for (unsigned long j = 0; j < jobs; j++) {
+      rs_oracle_stats cs;
+      uint32_t cm = 0, csk = 0;
+      bool ok = read(fds[j][0], &cs, sizeof cs) == (ssize_t)sizeof cs && read(fds[j][0], &cm, sizeof cm) == (ssize_t)sizeof cm &&
+                read(fds[j][0], &csk, sizeof csk) == (ssize_t)sizeof csk;
+      close(fds[j][0]);
+      int ws;
+      waitpid(pids[j], &ws, 0);
+      if (!ok || !WIFEXITED(ws) || WEXITSTATUS(ws)) {
+        status = 2;
+        continue;
+      }
+      st.instances += cs.instances, st.truths += cs.truths, st.truths_accepted += cs.truths_accepted;
+      st.mutants += cs.mutants, st.mutants_rejected += cs.mutants_rejected, st.disagreements += cs.disagreements;
+      for (int m = 0; m < RS_MUT__N; m++) st.per_kind[m] += cs.per_kind[m], st.per_kind_ok[m] += cs.per_kind_ok[m];
+      st.native_s += cs.native_s, st.z3_s += cs.z3_s;
+      misses += cm;
+      skipped += csk;
+    }
+  }
+  if (status) return status;
   printf("oracle: %u instances with ground truth (%u without: NVIDIA or split by LLVM)\n", st.instances, skipped);
   printf("oracle: truths accepted %u/%u; mutants rejected with the expected category %u/%u; disagreements %u\n",
          st.truths_accepted, st.truths, st.mutants_rejected, st.mutants, st.disagreements);

@@ -7,7 +7,7 @@ set -uo pipefail
 bin=$1
 limit=()
 [ "${RS_TEST_QUICK:-0}" = 1 ] && limit=(--limit 40)
-out=$("$bin" oracle data/corpus-mini.h5 "${limit[@]}" 2>&1)
+out=$("$bin" oracle data/corpus-mini.h5 -j "$(nproc)" "${limit[@]}" 2>&1)
 status=$?
 echo "$out" | tail -8
 echo "$out" | grep -q "oracle: 0 misses" && echo "$out" | grep -q "disagreements 0" && [ $status -eq 0 ] && \

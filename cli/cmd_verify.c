@@ -93,17 +93,7 @@ int rs_cmd_verify(int argc, char **argv) {
   }
   rs_err e = {{0}};
   rs_loaded l;
-  if (corpus) {
-    rs_corpus *c = rs_corpus_open(corpus, &e);
-    int64_t idx = c ? rs_corpus_find(c, instance, &e) : -2;
-    if (idx == -1) rs_errf(&e, corpus, 0, "no instance '%s'", instance);
-    int rc = idx >= 0 ? rs_instance_load(c, (uint64_t)idx, &l, &e) : -1;
-    if (c) rs_corpus_close(c, NULL);
-    if (rc) {
-      fprintf(stderr, "regsweep verify: %s\n", e.msg);
-      return 2;
-    }
-  } else if (rs_file_load(pos[0], function, &l, &e)) {
+  if (rs_load_named(corpus, instance, pos[0], function, &l, &e)) {
     fprintf(stderr, "regsweep verify: %s\n", e.msg);
     return 2;
   }

@@ -70,6 +70,20 @@ int rs_file_load(const char *path, const char *function, rs_loaded *l, rs_err *e
   return 0;
 }
 
+int rs_load_named(const char *corpus, const char *instance, const char *file, const char *function, rs_loaded *l,
+                  rs_err *e) {
+  if (!corpus) return rs_file_load(file, function, l, e);
+  memset(l, 0, sizeof *l);
+  rs_corpus *c = rs_corpus_open(corpus, e);
+  if (!c) return -1;
+  int64_t idx = rs_corpus_find(c, instance, e);
+  if (idx == -1) rs_errf(e, corpus, 0, "no instance '%s'", instance);
+  int rc = idx >= 0 ? rs_instance_load(c, (uint64_t)idx, l, e) : -1;
+  rs_err ce;
+  rs_corpus_close(c, &ce);
+  return rc;
+}
+
 void rs_loaded_free(rs_loaded *l) {
   for (uint32_t i = 0; i < l->names.n; i++) {
     free(l->nm_norm[i]);

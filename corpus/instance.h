@@ -16,6 +16,9 @@ typedef struct {
 int rs_instance_load(rs_corpus *c, uint64_t i, rs_loaded *out, rs_err *e);
 /* The same from a file (MIR or PTX; first function unless `function` names one). */
 int rs_file_load(const char *path, const char *function, rs_loaded *out, rs_err *e);
+/* The instance a command names: `--corpus C --instance ID`, or a MIR/PTX file. */
+int rs_load_named(const char *corpus, const char *instance, const char *file, const char *function, rs_loaded *out,
+                  rs_err *e);
 void rs_loaded_free(rs_loaded *l);
 
 #endif

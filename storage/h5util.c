@@ -1,4 +1,4 @@
-/* h5util.c - see h5util.h. Patterns lifted from corpus_h5.c so run_h5.c does not copy them. */
+/* h5util.c - see h5util.h. One copy of the HDF5 patterns corpus_h5.c and run_h5.c share. */
 #include "storage/h5util.h"
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,4 @@
-/* h5util.h - small HDF5 helpers shared by the storage modules (run_h5.c; corpus_h5.c keeps
- * private copies of the same patterns for now).
+/* h5util.h - small HDF5 helpers shared by the storage modules (corpus_h5.c, run_h5.c).
  *
  * Conventions: callers silence HDF5's error printing around each public entry point
  * (rs_h5_quiet_on/off); helpers return <0 on failure and leave HDF5's error stack as it was at the

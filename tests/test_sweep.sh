@@ -8,6 +8,10 @@
 set -uo pipefail
 bin=$(realpath "$1")
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+# Under the sanitizer build: Open MPI's plugins leak at exit and are unloaded before LeakSanitizer
+# looks, so their stacks cannot be attributed or suppressed; leak checking of our own code is done
+# by the other tests (which cover every module the sweep uses). Address/UB checks stay on.
+export ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
@@ -22,7 +26,7 @@ args=(--corpus data/corpus-mini.h5 --model 'builtin:sampled?temp=0.8' --filter "
       --samples 4 --block 2 --progress-every 5)
 
 "$bin" sweep "${args[@]}" --out "$tmp/np1" > "$tmp/np1.log" 2>&1
-check '[ $? -eq 0 ] || true' "np1 ran"
+check '[ $? -eq 0 ]' "np1 ran"
 "$bin" attempts "$tmp/np1" > "$tmp/np1.tsv"
 check '[ "$(wc -l < "$tmp/np1.tsv")" -ge 160 ]' "np1 attempt table has rows ($(wc -l < "$tmp/np1.tsv"))"
 for np in $nps; do

@@ -233,7 +233,10 @@ static int amd_variant(A *a, const rs_variant *v, const char *dir, rs_err *e) {
       bad = rs_truth_check(pp, as, &nm);
       if (bad == 0 && nm == 0) truth_pre = rs_truth_json(pp, as);
       else {
-        snprintf(reason_pre, sizeof reason_pre, "LLVM's allocation violates %u constraints of the MIR (%u class)",
+        /* every value kept one register through greedy, yet the map breaks the pre-RA MIR's
+         * constraints: LLVM spilled, rematerialized or re-classed values in between */
+        snprintf(reason_pre, sizeof reason_pre,
+                 "LLVM's final map does not carry back to the pre-RA MIR: %u conflicts, %u registers outside the class",
                  bad == UINT32_MAX ? 0 : bad, nm);
         a->st->truth_violations++;
       }

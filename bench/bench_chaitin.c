@@ -43,7 +43,7 @@ int main(int argc, char **argv) {
     if (k == nr && nr < 32) snprintf(rows[nr++].key, sizeof rows[0].key, "%s", key);
     row *R = &rows[k];
     const char **vn = rs_value_names(l.p, &l.names);
-    rs_gen_input in = {l.row.id, l.row.target, l.p, l.row.norm, &l.names, vn, NULL, NULL};
+    rs_gen_input in = {l.row.id, l.row.target, l.p, l.row.norm, &l.names, vn, NULL, NULL, NULL, NULL};
     uint64_t seed = 1;
     rs_gen g;
     double t0 = now();

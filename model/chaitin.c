@@ -90,4 +90,4 @@ static int generate(rs_model *m, const rs_gen_input *in, uint32_t first, uint32_
 
 static void close_(rs_model *m) { free(m->state); }
 
-const rs_model_ops rs_model_chaitin = {"builtin:chaitin", open_, generate, close_};
+const rs_model_ops rs_model_chaitin = {"builtin:chaitin", open_, generate, close_, false};

@@ -42,7 +42,11 @@ rs_model *rs_model_open(const char *spec, rs_err *e) {
 int rs_model_generate(rs_model *m, const rs_gen_input *in, uint32_t first, uint32_t n, const uint64_t *seeds,
                       rs_gen *out, rs_err *e) {
   memset(out, 0, sizeof *out * n);
-  return m->ops->generate(m, in, first, n, seeds, out, e);
+  int rc = m->ops->generate(m, in, first, n, seeds, out, e);
+  /* back ends that produce everything at once hand the candidates over afterwards */
+  if (!rc && in->ready && !m->ops->streams)
+    for (uint32_t k = 0; k < n; k++) in->ready(in->ready_ctx, k, &out[k]);
+  return rc;
 }
 
 void rs_model_close(rs_model *m) {

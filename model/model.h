@@ -30,6 +30,10 @@ typedef struct {
   const char *const *vnames; /* per Problem value, the name answers use (normalized if known) */
   const char *truth;         /* ground truth JSON (original names) or NULL */
   const char *feedback;      /* verifier diagnostics of the previous rejected attempt, or NULL */
+  /* Optional: called once per candidate as soon as it is complete (k = index in out), so the
+   * caller can verify it while other requests are still in flight. */
+  void (*ready)(void *ctx, uint32_t k, rs_gen *g);
+  void *ready_ctx;
 } rs_gen_input;
 
 typedef struct rs_model rs_model;
@@ -41,6 +45,7 @@ typedef struct {
   int (*generate)(rs_model *m, const rs_gen_input *in, uint32_t first, uint32_t n, const uint64_t *seeds,
                   rs_gen *out, rs_err *e);
   void (*close)(rs_model *m);
+  bool streams;              /* calls in->ready itself as candidates complete */
 } rs_model_ops;
 
 struct rs_model {

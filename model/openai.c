@@ -473,6 +473,15 @@ static void finish_job(oa_state *s, oa_job *j, CURLcode res, rs_gen *g, double n
   j->state = J_DONE;
 }
 
+/* A candidate is final: scrub the key and hand it to the caller at once (it verifies while the
+ * other requests are in flight). */
+static void job_done(oa_job *j, const rs_gen_input *in, rs_gen *g, const char *key) {
+  j->state = J_DONE;
+  scrub(g->text, key);
+  scrub(g->error, key);
+  if (in->ready) in->ready(in->ready_ctx, j->k, g);
+}
+
 static int oa_generate(rs_model *m, const rs_gen_input *in, uint32_t first, uint32_t n, const uint64_t *seeds,
                        rs_gen *out, rs_err *e) {
   oa_state *s = m->state;
@@ -512,7 +521,7 @@ static int oa_generate(rs_model *m, const rs_gen_input *in, uint32_t first, uint
   for (uint32_t k = 0; k < n; k++)
     if (!jobs[k].body) {
       set_error(&out[k], s, "could not print the request", 0);
-      jobs[k].state = J_DONE;
+      job_done(&jobs[k], in, &out[k], key);
       done++;
     }
   while (done < n) {
@@ -522,7 +531,7 @@ static int oa_generate(rs_model *m, const rs_gen_input *in, uint32_t first, uint
       if (j->state == J_PENDING || (j->state == J_WAIT && j->next_at <= now)) {
         if (start_job(s, j, hdr, now)) {
           set_error(&out[k], s, "could not start a transfer", j->tries);
-          j->state = J_DONE;
+          job_done(j, in, &out[k], key);
           done++;
           continue;
         }
@@ -552,11 +561,17 @@ static int oa_generate(rs_model *m, const rs_gen_input *in, uint32_t first, uint
       if (!j) continue;
       finish_job(s, j, msg->data.result, &out[j->k], now_s());
       running--;
-      if (j->state == J_DONE) done++;
+      if (j->state == J_DONE) {
+        job_done(j, in, &out[j->k], key);
+        done++;
+      }
     }
   }
   for (uint32_t k = 0; k < n; k++) {
-    if (jobs[k].state != J_DONE) set_error(&out[k], s, "aborted: curl multi failed", jobs[k].tries);
+    if (jobs[k].state != J_DONE) {
+      set_error(&out[k], s, "aborted: curl multi failed", jobs[k].tries);
+      job_done(&jobs[k], in, &out[k], key);
+    }
     if (jobs[k].h) {
       curl_multi_remove_handle(s->multi, jobs[k].h);
       curl_easy_cleanup(jobs[k].h);
@@ -576,4 +591,5 @@ const rs_model_ops rs_model_openai = {
     .open = oa_open,
     .generate = oa_generate,
     .close = oa_close,
+    .streams = true,
 };

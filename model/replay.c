@@ -116,4 +116,4 @@ static void close_(rs_model *m) {
   free(r);
 }
 
-const rs_model_ops rs_model_replay = {"replay", open_, generate, close_};
+const rs_model_ops rs_model_replay = {"replay", open_, generate, close_, false};

@@ -24,4 +24,4 @@ static int generate(rs_model *m, const rs_gen_input *in, uint32_t first, uint32_
   return 0;
 }
 
-const rs_model_ops rs_model_truth = {"builtin:truth", open_, generate, NULL};
+const rs_model_ops rs_model_truth = {"builtin:truth", open_, generate, NULL, false};

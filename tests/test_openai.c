@@ -78,6 +78,19 @@ static void check_no_key(const rs_gen *g, uint32_t n) {
 }
 
 /* Open openai:http://127.0.0.1:PORT/v1?model=MODEL&QUERY and generate n attempts from `first`. */
+/* Records when candidates are handed over by the ready callback. */
+typedef struct {
+  double t0, first;
+  int calls, seen[8];
+} ready_log;
+
+static void on_ready(void *ctx, uint32_t k, rs_gen *g) {
+  ready_log *r = ctx;
+  if (!r->calls) r->first = wall() - r->t0;
+  r->calls++;
+  if (k < 8 && g->text) r->seen[k]++;
+}
+
 static int run(const char *model, const char *query, const rs_gen_input *in, uint32_t first, uint32_t n,
                const uint64_t *seeds, rs_gen *out, double *secs) {
   char spec[1024];
@@ -458,9 +471,21 @@ int main(int argc, char **argv) {
   for (int k = 0; k < 8; k++) CHECK(g[k].infer_s >= 0.19 && g[k].infer_s < 1.0);
   CHECKF(secs < 0.8, "8 requests of 200 ms took %.2f s", secs);
   clear_gens(g, 8);
-  /* ... and inflight bounds them: 2 at a time means 4 rounds */
+  /* ... and inflight bounds them: 2 at a time means 4 rounds. Each candidate is handed to the
+   * caller as it completes (so it can be verified while the others are in flight): the first
+   * arrives while later rounds are still running, and every one arrives exactly once. */
+  ready_log rl;
+  memset(&rl, 0, sizeof rl);
+  rl.t0 = wall();
+  in.ready = on_ready;
+  in.ready_ctx = &rl;
   run("delay200", "inflight=2", &in, 0, 8, seeds, g, &secs);
+  in.ready = NULL;
+  in.ready_ctx = NULL;
   CHECKF(secs >= 0.75 && secs < 3, "inflight=2 took %.2f s", secs);
+  CHECK(rl.calls == 8);
+  for (int k = 0; k < 8; k++) CHECKF(rl.seen[k] == 1, "candidate %d handed over %d times", k, rl.seen[k]);
+  CHECKF(rl.first < secs - 0.3, "first candidate handed over at %.2f s of %.2f s", rl.first, secs);
   clear_gens(g, 8);
 
   /* a 1,500-value schema is built and sent quickly */

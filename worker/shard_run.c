@@ -62,6 +62,29 @@ static void fill_row(rs_attempt *a, const rs_loaded *l, uint32_t inst, uint16_t 
   if (d && d[0]) a->diag = rs_xstrndup(d, strlen(d));
 }
 
+/* Verification as candidates arrive (inference of the others continues meanwhile). */
+typedef struct {
+  rs_verifier *vf;
+  const rs_loaded *l;
+  rs_check_result *res; /* per attempt of the block */
+  uint32_t base;        /* index of the generate call's first candidate in res */
+  rs_shard_stats *st;
+} vctx;
+
+static void verify_ready(void *ctx, uint32_t k, rs_gen *g) {
+  vctx *v = ctx;
+  rs_check_result *r = &v->res[v->base + k], z;
+  rs_result_init(r);
+  if (g->infra) return;
+  rs_candidate c;
+  const char *txt = g->text ? g->text : "";
+  double tv = now();
+  if (!rs_verify_text(v->vf, &v->l->names, txt, strlen(txt), &c, r, &z)) v->st->disagreements++;
+  r->seconds = now() - tv;
+  v->st->verify_s += r->seconds;
+  rs_candidate_free(&c);
+}
+
 int rs_shard_run(rs_worker_ctx *w, const rs_plan *pl, const rs_shard *s, rs_shard_stats *st, rs_err *e) {
   memset(st, 0, sizeof *st);
   double t0 = now();
@@ -74,6 +97,7 @@ int rs_shard_run(rs_worker_ctx *w, const rs_plan *pl, const rs_shard *s, rs_shar
   const char *spec = w->specs[s->model];
   uint32_t natt = s->att_end - s->att_first, rows = 0;
   rs_gen *g = rs_xcalloc(natt + 1, sizeof *g);
+  rs_check_result *res = rs_xcalloc(natt + 1, sizeof *res);
   uint64_t *seeds = rs_xcalloc(natt + 1, sizeof *seeds);
   int rc = 0;
   for (uint32_t i = s->first; i < s->first + s->count && !rc; i++) {
@@ -85,7 +109,8 @@ int rs_shard_run(rs_worker_ctx *w, const rs_plan *pl, const rs_shard *s, rs_shar
       break;
     }
     const char **vn = rs_value_names(l.p, &l.names);
-    rs_gen_input in = {l.row.id, l.row.target, l.p, l.row.norm, &l.names, vn, l.row.truth, NULL};
+    vctx vc = {&vf, &l, res, 0, st};
+    rs_gen_input in = {l.row.id, l.row.target, l.p, l.row.norm, &l.names, vn, l.row.truth, NULL, verify_ready, &vc};
     char feedback[1200] = "";
     for (uint32_t k = 0; k < natt; k++) seeds[k] = rs_attempt_seed(w->seed, l.row.id, spec, s->att_first + k);
     /* whole block at once (requests in flight together), or one at a time until a pass */
@@ -94,24 +119,16 @@ int rs_shard_run(rs_worker_ctx *w, const rs_plan *pl, const rs_shard *s, rs_shar
     for (uint32_t k = 0; k < natt && !passed && !rc; k += step) {
       uint32_t cnt = k + step <= natt ? step : natt - k;
       in.feedback = w->feedback && feedback[0] ? feedback : NULL;
-      double tg = now();
+      vc.base = k;
+      double tg = now(), v0 = st->verify_s;
       if (rs_model_generate(m, &in, s->att_first + k, cnt, seeds + k, g + k, e)) {
         rc = -1;
         break;
       }
-      st->gen_s += now() - tg;
+      /* verification ran inside the call, overlapped with inference: count it once */
+      st->gen_s += now() - tg - (st->verify_s - v0);
       for (uint32_t q = k; q < k + cnt && !rc; q++) {
-        rs_check_result r, z;
-        rs_result_init(&r);
-        if (!g[q].infra) {
-          rs_candidate c;
-          const char *txt = g[q].text ? g[q].text : "";
-          double tv = now();
-          if (!rs_verify_text(&vf, &l.names, txt, strlen(txt), &c, &r, &z)) st->disagreements++;
-          r.seconds = now() - tv;
-          st->verify_s += r.seconds;
-          rs_candidate_free(&c);
-        }
+        rs_check_result r = res[q];
         rs_attempt a;
         fill_row(&a, &l, pl->inst[i], (uint16_t)s->model, s->att_first + q, seeds[q], &g[q], &r, w->rank, w->keep);
         rc = rs_runfile_append(out, &a, e);
@@ -138,6 +155,7 @@ int rs_shard_run(rs_worker_ctx *w, const rs_plan *pl, const rs_shard *s, rs_shar
     rs_loaded_free(&l);
   }
   free(g);
+  free(res);
   free(seeds);
   char val[32];
   snprintf(val, sizeof val, "%u", rows);

@@ -9,19 +9,21 @@
 #include <sys/stat.h>
 
 void rs_usage_attempts(void) {
-  puts("usage: regsweep attempts RUN_DIR|run.h5 [--timings] [--provenance]\n"
+  puts("usage: regsweep attempts RUN_DIR|run.h5 [--timings] [--texts] [--provenance]\n"
        "\n"
        "One line per attempt: instance, model, attempt, seed, verdict, violation counts, registers\n"
        "used, occupancy, tokens, finish, and a hash of the candidate text. --timings adds inference\n"
-       "and verification seconds and the worker rank; --provenance prints the run's attributes.");
+       "and verification seconds and the worker rank; --texts the first diagnostic and the candidate;\n"
+       "--provenance prints the run's attributes.");
 }
 
 int rs_cmd_attempts(int argc, char **argv) {
   const char *path = NULL;
-  bool timings = false, prov = false;
+  bool timings = false, prov = false, texts = false;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--timings")) timings = true;
     else if (!strcmp(argv[i], "--provenance")) prov = true;
+    else if (!strcmp(argv[i], "--texts")) texts = true;
     else if (argv[i][0] != '-' && !path) path = argv[i];
     else {
       rs_usage_attempts();
@@ -65,6 +67,7 @@ int rs_cmd_attempts(int argc, char **argv) {
     printf("\t%u\t%u\t%u\t%u\t%016llx", a.occupancy, a.prompt_tokens, a.completion_tokens, a.finish,
            (unsigned long long)(a.candidate ? rs_hash_bytes(a.candidate, strlen(a.candidate), 0) : 0));
     if (timings) printf("\t%.6f\t%.6f\t%u", a.infer_s, a.verify_s, a.rank);
+    if (texts) printf("\t%s\t%s", a.diag ? a.diag : "", a.candidate ? a.candidate : "");
     printf("\n");
     rs_attempt_clear(&a);
   }

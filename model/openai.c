@@ -401,8 +401,8 @@ static void set_error(rs_gen *g, const oa_state *s, const char *what, uint32_t t
     snprintf(g->error, sizeof g->error, "openai %s: %s", s->endpoint, what);
 }
 
-/* Fill g from a 200 response; returns 0, or -1 with why in `why`. */
-static int parse_ok(const oa_state *s, const char *body, size_t len, rs_gen *g, char *why, size_t wn) {
+/* Fill g from a 200 response; returns 0, or -1 with why in `why` (openai_schema.h). */
+int rs_openai_parse_response(const char *body, size_t len, bool chat, rs_gen *g, char *why, size_t wn) {
   cJSON *r = body ? cJSON_ParseWithLength(body, len) : NULL;
   if (!r) {
     snprintf(why, wn, "malformed response: not JSON (%zu bytes)", len);
@@ -418,7 +418,7 @@ static int parse_ok(const oa_state *s, const char *body, size_t len, rs_gen *g, 
     return -1;
   }
   const cJSON *txt;
-  if (s->chat) {
+  if (chat) {
     cJSON *msg = cJSON_GetObjectItemCaseSensitive(c0, "message");
     txt = cJSON_IsObject(msg) ? cJSON_GetObjectItemCaseSensitive(msg, "content") : NULL;
   } else {
@@ -439,6 +439,10 @@ static int parse_ok(const oa_state *s, const char *body, size_t len, rs_gen *g, 
   }
   cJSON_Delete(r);
   return 0;
+}
+
+static int parse_ok(const oa_state *s, const char *body, size_t len, rs_gen *g, char *why, size_t wn) {
+  return rs_openai_parse_response(body, len, s->chat, g, why, wn);
 }
 
 /* One finished transfer: done, or scheduled for a retry. */

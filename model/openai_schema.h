@@ -2,7 +2,7 @@
  * a string builder, the answer's JSON schema, the register description and template rendering. */
 #ifndef RS_OPENAI_SCHEMA_H
 #define RS_OPENAI_SCHEMA_H
-#include "mir/problem.h"
+#include "model/model.h"
 #include <cjson/cJSON.h>
 
 /* Growable NUL-terminated string; s is NULL until the first add. Free s. */
@@ -31,5 +31,10 @@ typedef struct {
   uint32_t n;
 } rs_oa_vars;
 void rs_oa_render(rs_sb *b, const char *tmpl, size_t len, const rs_oa_vars *vars);
+
+/* Fill g from the body of a 200 response (chat: choices[0].message.content, else
+ * choices[0].text; finish_reason, usage). Returns 0, or -1 with the reason in why. The body is
+ * untrusted; exposed for fuzz/fuzz_openai.c. Defined in openai.c. */
+int rs_openai_parse_response(const char *body, size_t len, bool chat, rs_gen *g, char *why, size_t wn);
 
 #endif

@@ -9,6 +9,7 @@ static const rs_cmd commands[] = {
     {"corpus", "build, describe and export the kernel corpus (corpus.h5)", rs_cmd_corpus, rs_usage_corpus},
     {"verify", "verify one candidate allocation (native, Z3 or both)", rs_cmd_verify, rs_usage_verify},
     {"sweep", "the distributed sweep: generate, verify and record every attempt (MPI)", rs_cmd_sweep, rs_usage_sweep},
+    {"slurm", "write a Slurm job script for a sweep and submit it (sbatch)", rs_cmd_slurm, rs_usage_slurm},
     {"report", "tables, comparisons and plots of one or more runs", rs_cmd_report, rs_usage_report},
     {"attempts", "print a run's attempt table (TSV, diff-able) or its provenance", rs_cmd_attempts, rs_usage_attempts},
     {"alloc", "candidate allocations from a model for one instance (JSON lines)", rs_cmd_alloc, rs_usage_alloc},

@@ -11,12 +11,6 @@
 #include <string.h>
 #include <time.h>
 
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 typedef struct {
   char key[96];
   double *t;
@@ -46,9 +40,9 @@ int main(int argc, char **argv) {
     rs_gen_input in = {l.row.id, l.row.target, l.p, l.row.norm, &l.names, vn, NULL, NULL, NULL, NULL};
     uint64_t seed = 1;
     rs_gen g;
-    double t0 = now();
+    double t0 = rs_now();
     rs_model_generate(m, &in, 0, 1, &seed, &g, &e);
-    double dt = now() - t0;
+    double dt = rs_now() - t0;
     if (R->n == R->cap) R->t = realloc(R->t, sizeof *R->t * (R->cap = R->cap ? R->cap * 2 : 64));
     R->t[R->n++] = dt;
     if (!l.row.infeasible) {

@@ -9,12 +9,6 @@
 #include <string.h>
 #include <time.h>
 
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   int rank, size;
@@ -32,13 +26,13 @@ int main(int argc, char **argv) {
     for (uint32_t i = 0; i < pl.nshards; i++) todo[i] = i;
     rs_progress pg;
     memset(&pg, 0, sizeof pg);
-    pg.start = now();
+    pg.start = rs_now();
     pg.every_s = 1e9;
-    pg.last_print = now();
+    pg.last_print = rs_now();
     rs_err e;
-    double t0 = now();
+    double t0 = rs_now();
     rs_coordinate(MPI_COMM_WORLD, &pl, todo, pl.nshards, NULL, &pg, &e);
-    double dt = now() - t0;
+    double dt = rs_now() - t0;
     printf("coordinator: %u shards to %d idle workers in %.3f s: %.0f shards/s\n", pl.nshards, size - 1, dt,
            pl.nshards / dt);
     printf("at one shard per worker every 60 s, that serves %.0f workers (1,000 GPUs need %.1f shards/s)\n",

@@ -11,12 +11,6 @@
 #include <time.h>
 #include <unistd.h>
 
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec + t.tv_nsec * 1e-9;
-}
-
 static long vmhwm_kb(void) {
   FILE *f = fopen("/proc/self/status", "r");
   char line[256];
@@ -62,13 +56,13 @@ int main(int argc, char **argv) {
   int fd = mkstemp(path);
   if (fd < 0) return 1;
   close(fd);
-  double t0 = now();
+  double t0 = rs_now();
   pid_t pid = fork();
   if (pid == 0) _exit(write_run(path, rows));
   int st = 0;
   waitpid(pid, &st, 0);
   if (!WIFEXITED(st) || WEXITSTATUS(st)) return unlink(path), 1;
-  double t1 = now();
+  double t1 = rs_now();
   long base = vmhwm_kb();
   rs_err e;
   rs_runfile *f = rs_runfile_open(path, &e);
@@ -77,16 +71,16 @@ int main(int argc, char **argv) {
   memset(&r, 0, sizeof r);
   if (rs_results_load_run(&r, f, NULL, &e)) return fprintf(stderr, "%s\n", e.msg), 1;
   rs_runfile_close(f, &e);
-  double t2 = now();
+  double t2 = rs_now();
   rs_group *g = NULL;
   uint32_t ng = rs_results_group(&r, RS_BY_DEFAULT, RS_BOOT_SEED, &g);
   FILE *out = fopen("/dev/null", "w");
   rs_groups_print(&r, g, ng, RS_BY_DEFAULT, RS_FMT_MD, out);
-  double t3 = now();
+  double t3 = rs_now();
   rs_comparison *c = NULL;
   uint32_t nc = rs_compare(&r, RS_BY_FAMILY, RS_BOOT_SEED, &c);
   rs_compare_print(&r, c, nc, RS_BY_FAMILY, RS_FMT_MD, out);
-  double t4 = now();
+  double t4 = rs_now();
   fclose(out);
   printf("bench_report: %llu rows (%u pairs, %u groups, %u comparisons)\n", (unsigned long long)rows, r.n, ng, nc);
   printf("  write run file   %.2f s (child process)\n", t1 - t0);

@@ -11,12 +11,6 @@
 #include <string.h>
 #include <time.h>
 
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 typedef struct {
   char family[32];
   double *nat, *z3, *build;
@@ -50,9 +44,9 @@ int main(int argc, char **argv) {
       rs_loaded_free(&l);
       continue;
     }
-    double t0 = now();
+    double t0 = rs_now();
     rs_z3 *z = rs_z3_new(l.p, 60000, &e);
-    double tb = now() - t0;
+    double tb = rs_now() - t0;
     if (F->nb % 64 == 0) F->build = realloc(F->build, sizeof *F->build * (F->nb + 64));
     F->build[F->nb++] = tb;
     rs_candidate cand;
@@ -67,11 +61,11 @@ int main(int argc, char **argv) {
       rs_check_result rn, rz;
       rs_result_init(&rn);
       rs_result_init(&rz);
-      double a = now();
+      double a = rs_now();
       rs_check_native(l.p, &cand, &rn);
-      double b = now();
+      double b = rs_now();
       rs_z3_check(z, &cand, &rz);
-      double d = now();
+      double d = rs_now();
       if (F->n + 1 >= F->cap) {
         F->cap = F->cap ? F->cap * 2 : 256;
         F->nat = realloc(F->nat, sizeof *F->nat * F->cap);

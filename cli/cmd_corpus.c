@@ -26,12 +26,6 @@ void rs_usage_corpus(void) {
        "        ground-truth map, one JSON object per line (instances with a ground truth only).");
 }
 
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 static int have_tool(const char *name) {
   char cmd[256];
   snprintf(cmd, sizeof cmd, "command -v %s >/dev/null 2>&1", name);
@@ -132,10 +126,10 @@ static int build(int argc, char **argv) {
     free(v);
     return 2;
   }
-  double t0 = now();
+  double t0 = rs_now();
   rs_assemble_stats as;
   int rc = rs_assemble(v, n, &o, seed, c, &as, &e);
-  double assemble_s = now() - t0;
+  double assemble_s = rs_now() - t0;
   char val[64];
   snprintf(val, sizeof val, "%lu", seed);
   if (!rc) rc = rs_corpus_set_attr(c, "seed", val, &e);

@@ -197,12 +197,6 @@ static int write_file(const char *path, const char *text) {
   return 0;
 }
 
-static double wall(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 /* Rank 0's checks of the run directory; returns 0 or an exit status. */
 static int prepare_dir(const opts *o, const char *cfg) {
   char p[1200];
@@ -263,7 +257,7 @@ int rs_cmd_sweep(int argc, char **argv) {
   int lrank, lsize;
   MPI_Comm_rank(local, &lrank);
   MPI_Comm_size(local, &lsize);
-  double t_start = wall();
+  double t_start = rs_now();
   time_t start_time = time(NULL);
   char corpus_abs[PATH_MAX];
   if (!realpath(o.corpus, corpus_abs)) snprintf(corpus_abs, sizeof corpus_abs, "%s", o.corpus);
@@ -367,7 +361,7 @@ int rs_cmd_sweep(int argc, char **argv) {
               o.nmodels, o.samples, pl.nshards, reused, size);
       rs_progress pg;
       memset(&pg, 0, sizeof pg);
-      pg.start = wall();
+      pg.start = rs_now();
       pg.every_s = o.every;
       pg.tty = isatty(2);
       pg.shards_total = nt;
@@ -438,7 +432,7 @@ int rs_cmd_sweep(int argc, char **argv) {
             printf("\n");
             rs_results_print(&res, stdout);
             printf("\n%llu attempts in %.1f s; results: %s (summary: %s)\n",
-                   (unsigned long long)rs_runfile_count(rf), wall() - t_start, path, sp2);
+                   (unsigned long long)rs_runfile_count(rf), rs_now() - t_start, path, sp2);
           }
           rs_results_free(&res);
           rs_runfile_close(rf, &e);

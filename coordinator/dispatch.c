@@ -4,12 +4,6 @@
 #include <string.h>
 #include <time.h>
 
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 void rs_progress_update(rs_progress *pg, const rs_plan *pl, const rs_msg *m, bool final) {
   if (m) {
     pg->shards_done++;
@@ -21,7 +15,7 @@ void rs_progress_update(rs_progress *pg, const rs_plan *pl, const rs_msg *m, boo
     pg->verify_s += m->st.verify_s;
     pg->other_s += m->st.other_s;
   }
-  double t = now();
+  double t = rs_now();
   if (!final && t - pg->last_print < (pg->tty ? 0.5 : pg->every_s)) return;
   pg->last_print = t;
   double el = t - pg->start, rate = el > 0 ? pg->attempts / el : 0;

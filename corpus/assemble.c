@@ -8,12 +8,6 @@
 #include <time.h>
 #include <unistd.h>
 
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 uint64_t rs_ir_hash(const rs_func *f) {
   uint32_t *ren = rs_xcalloc(f->nvregs + 1, sizeof *ren), next = 1;
   uint64_t h = 0x52535745ull;
@@ -97,9 +91,9 @@ static int fail(A *a, const rs_variant *v, const char *target, const char *msg, 
   snprintf(f.params, sizeof f.params, "%s", v->params);
   snprintf(f.message, sizeof f.message, "%s", msg);
   a->st->failures++;
-  double t = now();
+  double t = rs_now();
   int rc = rs_corpus_add_failure(a->c, &f, e);
-  a->st->store_s += now() - t;
+  a->st->store_s += rs_now() - t;
   return rc;
 }
 
@@ -128,14 +122,14 @@ static int emit(A *a, const rs_variant *v, const char *target, const char *form,
            !strcmp(v->vendor, "amd") ? " -O" : "", !strcmp(v->vendor, "amd") ? (v->opt == 3 ? "3" : "2") : "",
            v->fastmath ? " -use_fast_math" : "");
   snprintf(in.function, sizeof in.function, "%s", f->name);
-  double t0 = now();
+  double t0 = rs_now();
   rs_norm *nm = rs_normalize(f, e);
   if (!nm) {
     free(raw);
     free(truth);
     return -1;
   }
-  a->st->analyze_s += now() - t0;
+  a->st->analyze_s += rs_now() - t0;
   in.raw = raw;
   in.norm = nm->text;
   in.name_map = rs_norm_map_json(nm);
@@ -170,9 +164,9 @@ static int emit(A *a, const rs_variant *v, const char *target, const char *form,
   a->st->instances++;
   a->st->infeasible += in.infeasible;
   a->st->with_truth += truth != NULL;
-  double t1 = now();
+  double t1 = rs_now();
   int rc = rs_corpus_append(a->c, &in, e);
-  a->st->store_s += now() - t1;
+  a->st->store_s += rs_now() - t1;
   in.norm = NULL; /* owned by nm */
   rs_norm_free(nm);
   rs_instance_clear(&in);
@@ -207,11 +201,11 @@ static int amd_variant(A *a, const rs_variant *v, const char *dir, rs_err *e) {
   unsigned ref[RS_MAX_FILES];
   rs_func_regs_used(fin->funcs[0], ref);
   unsigned spill = mir_number(fin->text, "stackSize:");
-  double t0 = now();
+  double t0 = rs_now();
   rs_problem *pp = rs_problem_build(pre->funcs[0], e), *pq = rs_problem_build(ps->funcs[0], e);
-  a->st->analyze_s += now() - t0;
+  a->st->analyze_s += rs_now() - t0;
   /* ground truth: postsplit exactly (align with final), prera through greedy */
-  t0 = now();
+  t0 = rs_now();
   rs_alignment al;
   char reason_ps[128] = "", reason_pre[128] = "";
   char *truth_ps = NULL, *truth_pre = NULL;
@@ -247,7 +241,7 @@ static int amd_variant(A *a, const rs_variant *v, const char *dir, rs_err *e) {
     snprintf(reason_ps, sizeof reason_ps, "stages do not align: %.100s", pe.msg);
     snprintf(reason_pre, sizeof reason_pre, "%s", reason_ps);
   }
-  a->st->align_s += now() - t0;
+  a->st->align_s += rs_now() - t0;
   if (!rc) rc = emit(a, v, "gfx90a", "prera", pre->funcs[0], pp, rs_xstrndup(pre->text, pre->len), truth_pre, reason_pre, ref, spill, e);
   else free(truth_pre);
   if (!rc) rc = emit(a, v, "gfx90a", "postsplit", ps->funcs[0], pq, rs_xstrndup(ps->text, ps->len), truth_ps, reason_ps, ref, spill, e);
@@ -289,9 +283,9 @@ static int nv_variant(A *a, const rs_variant *v, const char *dir, rs_err *e) {
       }
       free(px);
     }
-    double t0 = now();
+    double t0 = rs_now();
     rs_problem *p = rs_problem_build(m->funcs[0], e);
-    a->st->analyze_s += now() - t0;
+    a->st->analyze_s += rs_now() - t0;
     rc = emit(a, v, tg[i], "ptx", m->funcs[0], p, rs_xstrndup(m->text, m->len), NULL,
               "NVIDIA: no ground truth (ptxas allocation is not recoverable without SASS)", ref, spill, e);
     rs_problem_free(p);

@@ -92,16 +92,10 @@ static void script(const rs_compile_opts *o, const rs_variant *v, const char *di
   snprintf(s + k, n - k, "mv -T \"$t\" \"$d\" 2>/dev/null || rm -rf \"$t\"\n");
 }
 
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 int rs_compile_all(const rs_variant *v, uint32_t n, const rs_compile_opts *o, rs_compile_stats *st, rs_err *e) {
   memset(st, 0, sizeof *st);
   st->total = n;
-  double t0 = now();
+  double t0 = rs_now();
   int jobs = o->jobs > 0 ? o->jobs : 1, running = 0, rc = 0;
   uint32_t next = 0, finished = 0;
   size_t cap = 16384;
@@ -168,7 +162,7 @@ int rs_compile_all(const rs_variant *v, uint32_t n, const rs_compile_opts *o, rs
           st->compiled++;
         if (o->progress && (finished % 50 == 0 || finished == n))
           fprintf(stderr, "corpus: compiled %u/%u variants (%u cached, %u failed), %.0f s\n", finished, n,
-                  st->cached, st->failed, now() - t0);
+                  st->cached, st->failed, rs_now() - t0);
       }
   }
   /* on error: let running jobs finish so no half-written directory is left behind */
@@ -180,6 +174,6 @@ int rs_compile_all(const rs_variant *v, uint32_t n, const rs_compile_opts *o, rs
   free(sc);
   free(pids);
   free(which);
-  st->wall_s = now() - t0;
+  st->wall_s = rs_now() - t0;
   return rc;
 }

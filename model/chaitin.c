@@ -22,12 +22,6 @@ static int open_(rs_model *m, rs_err *e) {
   return 0;
 }
 
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 /* Best colouring of the Problem: out gets it, returns the uncoloured count. */
 uint32_t rs_chaitin_allocate(const rs_problem *p, bool free_mode, rs_preg *out);
 uint32_t rs_chaitin_allocate(const rs_problem *p, bool free_mode, rs_preg *out) {
@@ -72,11 +66,11 @@ static int generate(rs_model *m, const rs_gen_input *in, uint32_t first, uint32_
                     rs_gen *out, rs_err *e) {
   (void)first, (void)seeds, (void)e;
   chaitin *c = m->state;
-  double t0 = now();
+  double t0 = rs_now();
   rs_preg *a = rs_xcalloc(in->p->nvars + 1, sizeof *a);
   uint32_t bad = rs_chaitin_allocate(in->p, c->free_mode, a);
   char *json = rs_assignment_json(in->p, in->vnames, a);
-  double dt = now() - t0;
+  double dt = rs_now() - t0;
   for (uint32_t k = 0; k < n; k++) {
     out[k].text = rs_xstrndup(json, strlen(json));
     out[k].infer_s = k == 0 ? dt : 0; /* computed once; later attempts are copies */

@@ -58,12 +58,6 @@ static const char *const known_params[] = {"model", "api", "temperature", "top_p
                                            "schema", "timeout", "retries", "inflight", "key_env", "template",
                                            "feedback", "backoff", "backoff_cap", "max_body"};
 
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static int param_num(const rs_model *m, const char *key, double lo, double hi, double *out, rs_err *e) {
   char buf[64];
   if (!rs_model_param(m, key, buf, sizeof buf)) return 0;
@@ -529,7 +523,7 @@ static int oa_generate(rs_model *m, const rs_gen_input *in, uint32_t first, uint
       done++;
     }
   while (done < n) {
-    double now = now_s(), wait = 1.0;
+    double now = rs_now(), wait = 1.0;
     for (uint32_t k = 0; k < n && running < s->inflight; k++) {
       oa_job *j = &jobs[k];
       if (j->state == J_PENDING || (j->state == J_WAIT && j->next_at <= now)) {
@@ -563,7 +557,7 @@ static int oa_generate(rs_model *m, const rs_gen_input *in, uint32_t first, uint
       oa_job *j = NULL;
       curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&j);
       if (!j) continue;
-      finish_job(s, j, msg->data.result, &out[j->k], now_s());
+      finish_job(s, j, msg->data.result, &out[j->k], rs_now());
       running--;
       if (j->state == J_DONE) {
         job_done(j, in, &out[j->k], key);

@@ -33,12 +33,6 @@ static int open_(rs_model *m, rs_err *e) {
   return 0;
 }
 
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 static double uniform(uint64_t *rng) { return (double)(rs_rng_next(rng) >> 11) * (1.0 / 9007199254740992.0); }
 
 /* The mistakes of one sampled attempt, applied to a valid-or-not assignment. */
@@ -81,7 +75,7 @@ static int generate(rs_model *m, const rs_gen_input *in, uint32_t first, uint32_
   rs_color *c = NULL;
   rs_preg *a = rs_xcalloc(p->nvars + 1, sizeof *a);
   for (uint32_t k = 0; k < n; k++) {
-    double t0 = now();
+    double t0 = rs_now();
     uint64_t rng = seeds[k];
     uint32_t attempt = first + k;
     if (attempt == 0 || s->temp == 0) {
@@ -116,7 +110,7 @@ static int generate(rs_model *m, const rs_gen_input *in, uint32_t first, uint32_
     out[k].finish = RS_FINISH_STOP;
     out[k].completion_tokens = (uint32_t)(len / 4); /* an estimate: about 4 characters a token */
     out[k].prompt_tokens = in->prompt ? (uint32_t)(strlen(in->prompt) / 4) : 0;
-    out[k].infer_s = now() - t0;
+    out[k].infer_s = rs_now() - t0;
   }
   rs_color_free(c);
   free(a);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 int rs_errf(rs_err *e, const char *file, unsigned line, const char *fmt, ...) {
   if (!e) return -1;
@@ -155,4 +156,10 @@ void rs_intern_free(rs_intern *in) {
   free(in->strs);
   free(in->tab);
   memset(in, 0, sizeof *in);
+}
+
+double rs_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }

@@ -55,5 +55,7 @@ uint32_t rs_intern_get(rs_intern *in, const char *s, size_t len);
 void rs_intern_free(rs_intern *in);
 
 uint64_t rs_hash_bytes(const void *p, size_t n, uint64_t seed);
+/* Monotonic clock in seconds (for durations). */
+double rs_now(void);
 
 #endif

@@ -5,12 +5,6 @@
 #include <string.h>
 #include <time.h>
 
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 static rs_vkind member_kind(enum rs_member m) {
   switch (m) {
   case RS_MEMBER_ALIGN: return RS_VK_ALIGN;
@@ -25,7 +19,7 @@ static unsigned line_of(const rs_problem *p, uint32_t inst) {
 }
 
 void rs_check_native(const rs_problem *p, const rs_candidate *c, rs_check_result *res) {
-  double t0 = now();
+  double t0 = rs_now();
   const rs_target *t = p->tgt;
   char a[48], b[48];
   for (uint32_t v = 0; v < p->nvars; v++) {
@@ -74,5 +68,5 @@ void rs_check_native(const rs_problem *p, const rs_candidate *c, rs_check_result
     if (top > res->used[f]) res->used[f] = top;
   }
   res->occupancy = t->occupancy(t, res->used);
-  res->seconds += now() - t0;
+  res->seconds += rs_now() - t0;
 }

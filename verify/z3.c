@@ -71,12 +71,6 @@ struct rs_z3 {
   uint32_t nlits, caplits;
 };
 
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 /* Errors are read back with Z3_get_error_code; the default handler would exit the process. */
 static void z3_quiet(Z3_context c, Z3_error_code e) {
   (void)c;
@@ -504,7 +498,7 @@ static const cand_lit *cand(rs_z3 *z, uint32_t v, rs_preg r) {
 }
 
 void rs_z3_check(rs_z3 *z, const rs_candidate *c, rs_check_result *res) {
-  double t0 = now();
+  double t0 = rs_now();
   const rs_problem *p = z->p;
   assert(c->n == p->nvars); /* parsing failures never reach a checker */
   for (uint32_t v = 0; v < p->nvars; v++) {
@@ -555,5 +549,5 @@ void rs_z3_check(rs_z3 *z, const rs_candidate *c, rs_check_result *res) {
   if (z->failed) timeout(res, "z3 API error");
   z->failed = false;
   flush(z);
-  res->seconds += now() - t0;
+  res->seconds += rs_now() - t0;
 }

@@ -8,12 +8,6 @@
 #include <time.h>
 #include <unistd.h>
 
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 void rs_shard_path(const char *run_dir, const rs_shard *s, char *buf, size_t n) {
   snprintf(buf, n, "%s/shards/%s.h5", run_dir, s->name);
 }
@@ -78,16 +72,16 @@ static void verify_ready(void *ctx, uint32_t k, rs_gen *g) {
   if (g->infra) return;
   rs_candidate c;
   const char *txt = g->text ? g->text : "";
-  double tv = now();
+  double tv = rs_now();
   if (!rs_verify_text(v->vf, &v->l->names, txt, strlen(txt), &c, r, &z)) v->st->disagreements++;
-  r->seconds = now() - tv;
+  r->seconds = rs_now() - tv;
   v->st->verify_s += r->seconds;
   rs_candidate_free(&c);
 }
 
 int rs_shard_run(rs_worker_ctx *w, const rs_plan *pl, const rs_shard *s, rs_shard_stats *st, rs_err *e) {
   memset(st, 0, sizeof *st);
-  double t0 = now();
+  double t0 = rs_now();
   char path[1200], tmp[1300];
   rs_shard_path(w->run_dir, s, path, sizeof path);
   snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
@@ -120,13 +114,13 @@ int rs_shard_run(rs_worker_ctx *w, const rs_plan *pl, const rs_shard *s, rs_shar
       uint32_t cnt = k + step <= natt ? step : natt - k;
       in.feedback = w->feedback && feedback[0] ? feedback : NULL;
       vc.base = k;
-      double tg = now(), v0 = st->verify_s;
+      double tg = rs_now(), v0 = st->verify_s;
       if (rs_model_generate(m, &in, s->att_first + k, cnt, seeds + k, g + k, e)) {
         rc = -1;
         break;
       }
       /* verification ran inside the call, overlapped with inference: count it once */
-      st->gen_s += now() - tg - (st->verify_s - v0);
+      st->gen_s += rs_now() - tg - (st->verify_s - v0);
       for (uint32_t q = k; q < k + cnt && !rc; q++) {
         rs_check_result r = res[q];
         rs_attempt a;
@@ -168,7 +162,7 @@ int rs_shard_run(rs_worker_ctx *w, const rs_plan *pl, const rs_shard *s, rs_shar
   if (!rc && crc) rc = -1;
   if (!rc && rename(tmp, path)) rc = rs_errf(e, path, 0, "cannot rename the finished shard into place");
   if (rc) unlink(tmp);
-  st->wall_s = now() - t0;
+  st->wall_s = rs_now() - t0;
   st->other_s = st->wall_s - st->gen_s - st->verify_s;
   return rc;
 }

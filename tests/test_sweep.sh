@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The distributed sweep on the shipped mini corpus with builtin:sampled (a synthetic baseline):
 #  - np 1, 2 and 4 give identical attempt tables (timings and ranks aside);
-#  - kill -9 a worker mid-sweep (Open MPI ends the job), then --resume: identical to the
-#    uninterrupted run, no attempt missing or duplicated;
+#  - kill -9 a worker, or the coordinator, mid-sweep (Open MPI ends the job), then --resume:
+#    identical to the uninterrupted run, no attempt missing or duplicated;
 #  - extending a finished sweep from 4 to 8 samples reuses the first 4 attempts;
 #  - the binding of every rank is recorded and distinct; h5dump reads every file.
 set -uo pipefail
@@ -44,7 +44,7 @@ for _ in $(seq 1 400); do
   [ "$(ls "$tmp/kill/shards" 2>/dev/null | grep -c '\.h5$')" -ge 3 ] && break
   sleep 0.05
 done
-victim=$(pgrep -f "regsweep sweep.*$tmp/kill" | sort -n | tail -1)
+victim=$(pgrep -f "^$bin sweep.*$tmp/kill " | sort -n | tail -1)
 [ -n "$victim" ] && kill -9 "$victim"
 wait $mp
 killed_status=$?
@@ -58,6 +58,25 @@ check '[ "$(cut -f1-3 "$tmp/kill.tsv" | sort | uniq -d | wc -l)" -eq 0 ]' "no du
 c1=$(grep -o 'rank 1 on [^,]*, core bind, cpus [0-9,-]*' "$tmp/prov.txt" | sed 's/.*cpus //')
 c2=$(grep -o 'rank 2 on [^,]*, core bind, cpus [0-9,-]*' "$tmp/prov.txt" | sed 's/.*cpus //')
 check '[ -n "$c1" ] && [ -n "$c2" ] && [ "$c1" != "$c2" ]' "bindings recorded and distinct: '$c1' '$c2'"
+
+# kill -9 the coordinator (MPI rank 0) mid-sweep, then --resume: identical again
+mpirun -np 3 "$bin" sweep "${args[@]}" --out "$tmp/kill0" > "$tmp/kill0.log" 2>&1 &
+mp=$!
+for _ in $(seq 1 400); do
+  [ "$(ls "$tmp/kill0/shards" 2>/dev/null | grep -c '\.h5$')" -ge 3 ] && break
+  sleep 0.05
+done
+victim=""
+for pid in $(pgrep -f "^$bin sweep.*$tmp/kill0"); do # the process whose MPI rank is 0
+  tr '\0' '\n' < "/proc/$pid/environ" 2>/dev/null | grep -qx 'OMPI_COMM_WORLD_RANK=0' && victim=$pid
+done
+check '[ -n "$victim" ]' "found the coordinator's process"
+[ -n "$victim" ] && kill -9 "$victim"
+wait $mp
+mpirun -np 3 "$bin" sweep "${args[@]}" --out "$tmp/kill0" --resume > "$tmp/resume0.log" 2>&1
+check '[ $? -eq 0 ]' "resume after killing the coordinator: $(tail -3 "$tmp/resume0.log")"
+"$bin" attempts "$tmp/kill0" > "$tmp/kill0.tsv"
+check 'cmp -s "$tmp/np1.tsv" "$tmp/kill0.tsv"' "coordinator killed + resumed differs: $(diff "$tmp/np1.tsv" "$tmp/kill0.tsv" | head -3)"
 
 # extension: 4 -> 8 samples reuses the first 4 attempts
 ext=("${args[@]}")

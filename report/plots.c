@@ -227,7 +227,7 @@ static int plot_regs(rs_results *r, const char *dir, rs_err *e) {
       RS_PUSH(bm, blocks, bcap, o->model);
       cur = o->model;
     }
-    fprintf(d, "%u %u\n", o->ref_regs[0], o->best_used[0]);
+    fprintf(d, "%u %u\n", rs_occ_regs(o->target, o->ref_regs), rs_occ_regs(o->target, o->best_used));
     pts++;
   }
   fclose(d);
@@ -241,7 +241,7 @@ static int plot_regs(rs_results *r, const char *dir, rs_err *e) {
     return -1;
   }
   gp_head(s, "regs", "700,600");
-  fprintf(s, "set title 'registers used (best passing answer) vs the compiler, first register file'\n"
+  fprintf(s, "set title 'registers used (best passing answer) vs the compiler (VGPR+AGPR / R)'\n"
              "set xlabel 'compiler (LLVM / ptxas)'\nset ylabel 'model'\nset size square\nset xrange [0:*]\n"
              "set yrange [0:*]\nplot x title 'y = x' with lines dt 2 lc rgb 'gray'");
   for (uint32_t b = 0; b < blocks; b++) {

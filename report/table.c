@@ -78,6 +78,17 @@ static corpus_fact *read_corpus(rs_runfile *f, uint64_t *nrows) {
 
 static uint32_t slot(uint64_t k, uint32_t cap) { return (uint32_t)(k * 0x9e3779b97f4a7c15ull >> 40) & (cap - 1); }
 
+/* Registers of the files that bound occupancy (VGPR + AGPR on AMD, R on NVIDIA): the quality
+ * figure; a target's first file (SGPRs on AMD) would say little. */
+uint32_t rs_occ_regs(const char *target, const uint32_t *v) {
+  const rs_target *t = rs_target_by_name(target);
+  if (!t) return v[0];
+  uint32_t n = 0;
+  for (uint32_t f = 0; f < t->nfiles && f < RS_RUN_NFILES; f++)
+    if (t->files[f].count >= 255) n += v[f];
+  return n;
+}
+
 int rs_results_load(rs_results *r, rs_runfile *f, rs_err *e) {
   uint64_t ncf = 0;
   corpus_fact *cf = r->no_corpus ? NULL : read_corpus(f, &ncf);
@@ -149,8 +160,9 @@ int rs_results_load(rs_results *r, rs_runfile *f, rs_err *e) {
       if (a.verdict == 0) {
         o->c++;
         if (o->first_pass < 0 || (int32_t)a.attempt < o->first_pass) o->first_pass = (int32_t)a.attempt;
-        /* best = fewest registers in the first file, then best occupancy */
-        if (a.used[0] < o->best_used[0] || (a.used[0] == o->best_used[0] && a.occupancy > o->best_occ)) {
+        /* best = fewest registers in the occupancy-bounding files, then best occupancy */
+        uint32_t mine = rs_occ_regs(o->target, a.used), best = o->best_used[0] == UINT32_MAX ? UINT32_MAX : rs_occ_regs(o->target, o->best_used);
+        if (mine < best || (mine == best && a.occupancy > o->best_occ)) {
           memcpy(o->best_used, a.used, sizeof o->best_used);
           o->best_occ = a.occupancy;
         }
@@ -325,10 +337,11 @@ static void group_stats(const rs_results *r, const rs_outcome *o, uint32_t n, ui
       if ((uint32_t)x->first_pass + 1 > g->maxatt) g->maxatt = (uint32_t)x->first_pass + 1;
       if (x->has_ref && x->best_used[0] != UINT32_MAX) {
         g->qn++;
-        dref += (double)x->best_used[0] - x->ref_regs[0];
-        dlb += (double)x->best_used[0] - x->maxp[0];
+        uint32_t ours = rs_occ_regs(x->target, x->best_used), ref = rs_occ_regs(x->target, x->ref_regs);
+        dref += (double)ours - ref;
+        dlb += (double)ours - rs_occ_regs(x->target, x->maxp);
         docc += (double)x->best_occ - x->ref_occ;
-        g->q_le_ref += x->best_used[0] <= x->ref_regs[0];
+        g->q_le_ref += ours <= ref;
         g->q_occ_gain += x->best_occ > x->ref_occ;
         g->q_occ_loss += x->best_occ < x->ref_occ;
       }

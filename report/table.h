@@ -109,4 +109,7 @@ void rs_groups_print(const rs_results *r, const rs_group *g, uint32_t n, unsigne
 /* The end-of-sweep summary: rs_results_group + rs_groups_print (markdown, default keys). */
 void rs_results_print(rs_results *r, FILE *out);
 
+/* Registers of the files that bound occupancy (VGPR + AGPR on AMD, R on NVIDIA). */
+uint32_t rs_occ_regs(const char *target, const uint32_t *v);
+
 #endif

@@ -181,17 +181,22 @@ static bucket *find_bucket(bucket **b, uint32_t *n, uint32_t *cap, const char *k
   return &(*b)[*n - 1];
 }
 
+/* Open a corpus for a subcommand, or say why not. */
+static rs_corpus *open_corpus(const char *path, const char *sub) {
+  rs_err e = {{0}};
+  rs_corpus *c = rs_corpus_open(path, &e);
+  if (!c) fprintf(stderr, "regsweep corpus %s: %s\n", sub, e.msg);
+  return c;
+}
+
 static int info(int argc, char **argv) {
   if (argc < 3) {
     rs_usage_corpus();
     return 2;
   }
   rs_err e = {{0}};
-  rs_corpus *c = rs_corpus_open(argv[2], &e);
-  if (!c) {
-    fprintf(stderr, "regsweep corpus info: %s\n", e.msg);
-    return 2;
-  }
+  rs_corpus *c = open_corpus(argv[2], "info");
+  if (!c) return 2;
   bucket *b = NULL, *r = NULL;
   uint32_t nb = 0, cb = 0, nr = 0, cr = 0, splits[2] = {0, 0};
   uint64_t n = rs_corpus_count(c);
@@ -277,11 +282,8 @@ static int export_(int argc, char **argv) {
     return 2;
   }
   rs_err e = {{0}};
-  rs_corpus *c = rs_corpus_open(argv[2], &e);
-  if (!c) {
-    fprintf(stderr, "regsweep corpus export: %s\n", e.msg);
-    return 2;
-  }
+  rs_corpus *c = open_corpus(argv[2], "export");
+  if (!c) return 2;
   FILE *f = out ? fopen(out, "w") : stdout;
   if (!f) {
     perror(out);
@@ -339,11 +341,8 @@ static int list(int argc, char **argv) {
     return 2;
   }
   rs_err e = {{0}};
-  rs_corpus *c = rs_corpus_open(argv[2], &e);
-  if (!c) {
-    fprintf(stderr, "regsweep corpus list: %s\n", e.msg);
-    return 2;
-  }
+  rs_corpus *c = open_corpus(argv[2], "list");
+  if (!c) return 2;
   int rc = 0;
   for (uint64_t i = 0; i < rs_corpus_count(c) && !rc; i++) {
     rs_instance in;

@@ -23,7 +23,7 @@ void rs_usage_sweep(void) {
   puts("usage: [mpirun -np N] regsweep sweep --corpus corpus.h5 --model SPEC [--model SPEC2 ...] --out RUN_DIR\n"
        "       [--samples N] [--until-pass] [--split train|test|all] [--filter family=fa,target=gfx90a,form=prera]\n"
        "       [--resume] [--seed S] [--verifier native|z3|both] [--bind core|gpu|none] [--keep all|failed|none]\n"
-       "       [--block N] [--progress-every SECONDS] [--z3-timeout-ms N]\n"
+       "       [--block N] [--progress-every SECONDS] [--z3-timeout-ms N] [--max-infra N]\n"
        "\n"
        "Rank 0 coordinates (hands out shards, tracks progress, merges); ranks 1..N-1 generate, verify\n"
        "and record every attempt; one process does both. Attempt k of an instance is seeded by\n"
@@ -31,13 +31,16 @@ void rs_usage_sweep(void) {
        "all N attempts (unbiased pass@k for every k <= N); --until-pass stops at the first verified\n"
        "candidate. Attempt 0 is greedy. Results: RUN_DIR/run.h5 (docs/run-schema.md), RUN_DIR/summary.md;\n"
        "finished shards stay in RUN_DIR/shards, so --resume redoes only what is missing or corrupt, and\n"
-       "extending --samples from 10 to 20 reuses the first 10 attempts.");
+       "extending --samples from 10 to 20 reuses the first 10 attempts. A worker stops the sweep after\n"
+       "--max-infra (default 20) attempts in a row that the model server did not answer (down, timing\n"
+       "out, 429/5xx after retries); --resume also redoes finished shards holding such attempts.\n"
+       "A shard file that exists but cannot be read stops a resume: it is never overwritten.");
 }
 
 typedef struct {
   const char *corpus, *out, *split, *filter, *verifier, *bind, *keep;
   const char *models[16];
-  uint32_t nmodels, samples, block;
+  uint32_t nmodels, samples, block, max_infra;
   unsigned long seed;
   bool until_pass, resume, feedback;
   double every;
@@ -55,6 +58,7 @@ static int parse(int argc, char **argv, opts *o) {
   o->keep = "failed";
   o->every = 10;
   o->z3_ms = 10000;
+  o->max_infra = 20;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (!strcmp(a, "--until-pass")) o->until_pass = true;
@@ -78,6 +82,7 @@ static int parse(int argc, char **argv, opts *o) {
       else if (!strcmp(a, "--keep")) o->keep = v;
       else if (!strcmp(a, "--progress-every")) o->every = strtod(v, NULL);
       else if (!strcmp(a, "--z3-timeout-ms")) o->z3_ms = (unsigned)strtoul(v, NULL, 10);
+      else if (!strcmp(a, "--max-infra")) o->max_infra = (uint32_t)strtoul(v, NULL, 10);
       else return fprintf(stderr, "regsweep sweep: unknown option '%s'\n", a), -1;
     }
   }
@@ -244,6 +249,11 @@ int rs_cmd_sweep(int argc, char **argv) {
     return 0;
   }
   if (parse(argc, argv, &o)) return 2;
+  rs_failpoint fault; /* fault injection for tests/test_faults.sh only */
+  if (!rs_failpoint_parse(getenv("RS_FAULT"), &fault)) {
+    fprintf(stderr, "regsweep sweep: RS_FAULT=%s: expected RANK:generate|append|renamed:N\n", getenv("RS_FAULT"));
+    return 2;
+  }
   if (!filter_ok(o.filter)) {
     fprintf(stderr, "regsweep sweep: --filter takes family=, target=, form=, kind= (values joined by '|')\n");
     return 2;
@@ -339,23 +349,41 @@ int rs_cmd_sweep(int argc, char **argv) {
   if (any > status) status = any;
   rs_worker_ctx w = {corpus, models, o.models, o.nmodels, kind, o.z3_ms, o.seed, o.until_pass, o.feedback,
                      !strcmp(o.keep, "all") ? RS_KEEP_ALL : !strcmp(o.keep, "none") ? RS_KEEP_NONE : RS_KEEP_FAILED,
-                     o.out, rank};
+                     o.out, rank, o.max_infra, 0, fault};
   if (!status) {
     if (rank == 0) {
-      /* resume: finished shards are skipped, a corrupt or partial one is redone */
-      uint32_t *todo = rs_xmalloc(sizeof *todo * (pl.nshards + 1)), nt = 0, reused = 0;
+      /* resume: finished shards are skipped; a corrupt or partial one, or one with attempts the
+       * model server did not answer, is redone; an unreadable one stops the run untouched */
+      uint32_t *todo = rs_xmalloc(sizeof *todo * (pl.nshards + 1)), nt = 0, reused = 0, unreadable = 0;
       char sp[1200];
       for (uint32_t i = 0; i < pl.nshards; i++) {
         rs_shard_path(o.out, &pl.shards[i], sp, sizeof sp);
-        if (o.resume && access(sp, F_OK) == 0) {
-          if (rs_shard_valid(sp)) {
+        if (o.resume) {
+          uint32_t tr = 0;
+          rs_err se = {{0}};
+          int st = rs_shard_check(sp, &tr, &se);
+          if (st == RS_SHARD_OK) {
             reused++;
             continue;
           }
-          fprintf(stderr, "sweep: %s is corrupt or incomplete: redoing it\n", sp);
-          unlink(sp);
+          if (st == RS_SHARD_UNREADABLE) {
+            fprintf(stderr, "regsweep sweep: %s\n", se.msg);
+            unreadable++;
+            continue;
+          }
+          if (st == RS_SHARD_BAD) fprintf(stderr, "sweep: %s: corrupt or incomplete: redoing it\n", se.msg);
+          if (st == RS_SHARD_RETRY)
+            fprintf(stderr, "sweep: %s: %u attempts got no answer from the model server: redoing the shard\n", sp, tr);
+          if (st != RS_SHARD_MISSING) unlink(sp);
         }
         todo[nt++] = i;
+      }
+      if (unreadable) {
+        fprintf(stderr, "regsweep sweep: %u shard file(s) of %s cannot be read and may hold finished attempts; "
+                        "make them readable (chmod u+rw) and --resume, or delete them to redo those shards\n",
+                unreadable, o.out);
+        status = 2;
+        nt = 0;
       }
       fprintf(stderr, "sweep: %u instances x %u models x %u samples: %u shards (%u reused), %d ranks\n", pl.ninst,
               o.nmodels, o.samples, pl.nshards, reused, size);
@@ -366,6 +394,7 @@ int rs_cmd_sweep(int argc, char **argv) {
       pg.tty = isatty(2);
       pg.shards_total = nt;
       for (uint32_t i = 0; i < nt; i++) pg.cost_total += pl.shards[todo[i]].cost;
+      /* with nothing to do (or an unreadable shard) this only tells the workers to stop */
       if (rs_coordinate(MPI_COMM_WORLD, &pl, todo, nt, &w, &pg, &e)) {
         fprintf(stderr, "regsweep sweep: %s\n", e.msg);
         status = 1;
@@ -376,14 +405,24 @@ int rs_cmd_sweep(int argc, char **argv) {
         uint32_t bad = 0;
         for (uint32_t i = 0; i < pl.nshards && !status; i++) {
           rs_shard_path(o.out, &pl.shards[i], sp, sizeof sp);
-          if (rs_shard_valid(sp)) continue;
-          fprintf(stderr, "sweep: %s is missing or corrupt: redoing it\n", sp);
+          uint32_t tr = 0;
+          rs_err se = {{0}};
+          int cs = rs_shard_check(sp, &tr, &se);
+          if (cs == RS_SHARD_OK || cs == RS_SHARD_RETRY) continue;
+          if (cs == RS_SHARD_UNREADABLE) {
+            fprintf(stderr, "regsweep sweep: %s; make it readable and --resume\n", se.msg);
+            status = 1;
+            break;
+          }
+          if (cs == RS_SHARD_MISSING) fprintf(stderr, "sweep: %s is missing: redoing it\n", sp);
+          else fprintf(stderr, "sweep: %s: redoing it\n", se.msg);
           unlink(sp);
           bad++;
           for (uint32_t m = 0; m < o.nmodels && !status; m++)
             if (!models[m] && !(models[m] = rs_model_open(o.models[m], &e))) status = 1;
           rs_shard_stats st;
           if (!status && rs_shard_run(&w, &pl, &pl.shards[i], &st, &e)) status = 1;
+          if (status) fprintf(stderr, "regsweep sweep: shard %s: %s\n", pl.shards[i].name, e.msg);
         }
         if (!bad) break;
       }

@@ -10,7 +10,7 @@ typedef struct {
   bool tty;
   uint64_t cost_total, cost_done;
   uint32_t shards_total, shards_done, instances_total;
-  uint32_t attempts, attempt0, attempt0_pass;
+  uint32_t attempts, attempt0, attempt0_pass, transient;
   double gen_s, verify_s, other_s;
 } rs_progress;
 

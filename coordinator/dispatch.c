@@ -11,6 +11,7 @@ void rs_progress_update(rs_progress *pg, const rs_plan *pl, const rs_msg *m, boo
     pg->attempts += m->st.attempts;
     pg->attempt0 += m->st.attempt0;
     pg->attempt0_pass += m->st.attempt0_pass;
+    pg->transient += m->st.transient;
     pg->gen_s += m->st.gen_s;
     pg->verify_s += m->st.verify_s;
     pg->other_s += m->st.other_s;
@@ -32,6 +33,9 @@ void rs_progress_update(rs_progress *pg, const rs_plan *pl, const rs_msg *m, boo
     double w = pg->gen_s + pg->verify_s + pg->other_s;
     fprintf(stderr, "sweep: worker time: generate %.2f s, verify %.2f s, other %.2f s (%.1f%% outside generate + verify)\n",
             pg->gen_s, pg->verify_s, pg->other_s, w > 0 ? 100.0 * pg->other_s / w : 0.0);
+    if (pg->transient)
+      fprintf(stderr, "sweep: %u attempts got no answer from the model server (recorded as infra, not model "
+                      "failures); --resume retries them\n", pg->transient);
   }
   fflush(stderr);
 }

@@ -18,6 +18,8 @@ typedef struct {
   uint32_t prompt_tokens, completion_tokens;
   int finish;            /* rs_finish */
   bool infra;            /* could not be obtained: verdict `infra`, never a model failure */
+  bool transient;        /* infra that may pass on a later try (server down, timeout, 429/5xx):
+                          * the sweep stops after a run of these and --resume redoes them */
   char error[256];       /* why, when infra */
 } rs_gen;
 

@@ -384,8 +384,9 @@ static double backoff(const oa_state *s, const oa_job *j) {
   return d * (0.5 + 0.5 * (double)(h >> 11) / 9007199254740992.0);
 }
 
-static void set_error(rs_gen *g, const oa_state *s, const char *what, uint32_t tries) {
+static void set_error(rs_gen *g, const oa_state *s, const char *what, uint32_t tries, bool transient) {
   g->infra = true;
+  g->transient = transient;
   g->finish = RS_FINISH_ERROR;
   free(g->text);
   g->text = NULL;
@@ -467,7 +468,7 @@ static void finish_job(oa_state *s, oa_job *j, CURLcode res, rs_gen *g, double n
     j->next_at = now + backoff(s, j);
     return;
   }
-  set_error(g, s, why, j->tries);
+  set_error(g, s, why, j->tries, retry);
   j->state = J_DONE;
 }
 
@@ -518,7 +519,7 @@ static int oa_generate(rs_model *m, const rs_gen_input *in, uint32_t first, uint
   uint32_t done = 0, running = 0;
   for (uint32_t k = 0; k < n; k++)
     if (!jobs[k].body) {
-      set_error(&out[k], s, "could not print the request", 0);
+      set_error(&out[k], s, "could not print the request", 0, false);
       job_done(&jobs[k], in, &out[k], key);
       done++;
     }
@@ -528,7 +529,7 @@ static int oa_generate(rs_model *m, const rs_gen_input *in, uint32_t first, uint
       oa_job *j = &jobs[k];
       if (j->state == J_PENDING || (j->state == J_WAIT && j->next_at <= now)) {
         if (start_job(s, j, hdr, now)) {
-          set_error(&out[k], s, "could not start a transfer", j->tries);
+          set_error(&out[k], s, "could not start a transfer", j->tries, true);
           job_done(j, in, &out[k], key);
           done++;
           continue;
@@ -567,7 +568,7 @@ static int oa_generate(rs_model *m, const rs_gen_input *in, uint32_t first, uint
   }
   for (uint32_t k = 0; k < n; k++) {
     if (jobs[k].state != J_DONE) {
-      set_error(&out[k], s, "aborted: curl multi failed", jobs[k].tries);
+      set_error(&out[k], s, "aborted: curl multi failed", jobs[k].tries, true);
       job_done(&jobs[k], in, &out[k], key);
     }
     if (jobs[k].h) {

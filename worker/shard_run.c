@@ -2,6 +2,7 @@
 #include "worker/shard_run.h"
 #include "corpus/instance.h"
 #include "verify/verifier.h"
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,22 +13,35 @@ void rs_shard_path(const char *run_dir, const rs_shard *s, char *buf, size_t n) 
   snprintf(buf, n, "%s/shards/%s.h5", run_dir, s->name);
 }
 
-bool rs_shard_valid(const char *path) {
-  rs_err e;
-  rs_runfile *f = rs_runfile_open(path, &e);
-  if (!f) return false;
+int rs_shard_check(const char *path, uint32_t *transient, rs_err *e) {
+  *transient = 0;
+  if (access(path, F_OK) != 0) return RS_SHARD_MISSING;
+  if (access(path, R_OK) != 0) {
+    rs_errf(e, path, 0, "shard file is not readable: %s", strerror(errno));
+    return RS_SHARD_UNREADABLE;
+  }
+  rs_runfile *f = rs_runfile_open(path, e);
+  if (!f) return RS_SHARD_BAD;
   char *complete = rs_runfile_get_attr(f, "complete"), *rows = rs_runfile_get_attr(f, "rows");
-  bool ok = complete && rows && !strcmp(complete, "1") && strtoull(rows, NULL, 10) == rs_runfile_count(f);
+  char *tr = rs_runfile_get_attr(f, "transient");
+  int st = RS_SHARD_OK;
+  if (!complete || strcmp(complete, "1")) st = RS_SHARD_BAD, rs_errf(e, path, 0, "shard was not finished");
+  else if (!rows || strtoull(rows, NULL, 10) != rs_runfile_count(f))
+    st = RS_SHARD_BAD, rs_errf(e, path, 0, "shard has %llu rows, says %s", (unsigned long long)rs_runfile_count(f),
+                              rows ? rows : "none");
   /* reading every row proves the compressed chunks are intact (a flipped byte fails its checksum) */
-  for (uint64_t i = 0; ok && i < rs_runfile_count(f); i++) {
+  for (uint64_t i = 0; st == RS_SHARD_OK && i < rs_runfile_count(f); i++) {
     rs_attempt a;
-    if (rs_runfile_get(f, i, &a, 1, &e)) ok = false;
+    if (rs_runfile_get(f, i, &a, 1, e)) st = RS_SHARD_BAD;
     else rs_attempt_clear(&a);
   }
+  if (st == RS_SHARD_OK && tr && (*transient = (uint32_t)strtoul(tr, NULL, 10))) st = RS_SHARD_RETRY;
   free(complete);
   free(rows);
-  rs_runfile_close(f, &e);
-  return ok;
+  free(tr);
+  rs_err ce;
+  rs_runfile_close(f, &ce);
+  return st;
 }
 
 static void fill_row(rs_attempt *a, const rs_loaded *l, uint32_t inst, uint16_t model, uint32_t attempt, uint64_t seed,
@@ -114,6 +128,7 @@ int rs_shard_run(rs_worker_ctx *w, const rs_plan *pl, const rs_shard *s, rs_shar
       uint32_t cnt = k + step <= natt ? step : natt - k;
       in.feedback = w->feedback && feedback[0] ? feedback : NULL;
       vc.base = k;
+      rs_failpoint_hit(&w->fault, w->rank, RS_FP_GENERATE);
       double tg = rs_now(), v0 = st->verify_s;
       if (rs_model_generate(m, &in, s->att_first + k, cnt, seeds + k, g + k, e)) {
         rc = -1;
@@ -128,8 +143,17 @@ int rs_shard_run(rs_worker_ctx *w, const rs_plan *pl, const rs_shard *s, rs_shar
         rc = rs_runfile_append(out, &a, e);
         rs_attempt_clear(&a);
         rows++;
+        rs_failpoint_hit(&w->fault, w->rank, RS_FP_APPEND);
         st->attempts++;
         st->infra += g[q].infra;
+        st->transient += g[q].transient;
+        w->transient_run = g[q].transient ? w->transient_run + 1 : 0;
+        /* a server that is down would turn the rest of the sweep into infra rows: stop instead */
+        if (!rc && w->max_transient && w->transient_run >= w->max_transient)
+          rc = rs_errf(e, NULL, 0,
+                       "model %s: %u attempts in a row got no answer (last: instance %s, attempt %u: %s); "
+                       "stopping: bring the server back, then --resume",
+                       spec, w->transient_run, l.row.id, s->att_first + q, g[q].error);
         if (!g[q].infra && r.verdict == RS_V_PASS) {
           st->passes++;
           if (w->until_pass) passed = true;
@@ -156,12 +180,15 @@ int rs_shard_run(rs_worker_ctx *w, const rs_plan *pl, const rs_shard *s, rs_shar
   if (!rc) rc = rs_runfile_set_attr(out, "rows", val, e);
   if (!rc) rc = rs_runfile_set_attr(out, "shard", s->name, e);
   if (!rc) rc = rs_runfile_set_attr(out, "model", spec, e);
+  snprintf(val, sizeof val, "%u", st->transient);
+  if (!rc) rc = rs_runfile_set_attr(out, "transient", val, e);
   if (!rc) rc = rs_runfile_set_attr(out, "complete", "1", e);
   rs_err ce;
   int crc = rs_runfile_close(out, rc ? &ce : e);
   if (!rc && crc) rc = -1;
   if (!rc && rename(tmp, path)) rc = rs_errf(e, path, 0, "cannot rename the finished shard into place");
   if (rc) unlink(tmp);
+  if (!rc) rs_failpoint_hit(&w->fault, w->rank, RS_FP_RENAMED);
   st->wall_s = rs_now() - t0;
   st->other_s = st->wall_s - st->gen_s - st->verify_s;
   return rc;

@@ -6,6 +6,7 @@
 #include "verify/verifier.h"
 #include "worker/bind.h"
 #include <cjson/cJSON.h>
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -202,6 +203,23 @@ static int write_file(const char *path, const char *text) {
   return 0;
 }
 
+/* Shard files a killed writer left half-written (NAME.h5.tmp.PID): never results. Returns how
+ * many were removed. Only on resume, when no writer of this run can be alive. */
+static unsigned remove_unfinished(const char *out) {
+  char dir[1200], p[1600];
+  snprintf(dir, sizeof dir, "%s/shards", out);
+  DIR *d = opendir(dir);
+  unsigned n = 0;
+  if (!d) return 0;
+  for (struct dirent *de; (de = readdir(d));) {
+    if (!strstr(de->d_name, ".h5.tmp.")) continue;
+    snprintf(p, sizeof p, "%s/%s", dir, de->d_name);
+    n += unlink(p) == 0;
+  }
+  closedir(d);
+  return n;
+}
+
 /* Rank 0's checks of the run directory; returns 0 or an exit status. */
 static int prepare_dir(const opts *o, const char *cfg) {
   char p[1200];
@@ -356,6 +374,8 @@ int rs_cmd_sweep(int argc, char **argv) {
        * model server did not answer, is redone; an unreadable one stops the run untouched */
       uint32_t *todo = rs_xmalloc(sizeof *todo * (pl.nshards + 1)), nt = 0, reused = 0, unreadable = 0;
       char sp[1200];
+      unsigned stale = o.resume ? remove_unfinished(o.out) : 0;
+      if (stale) fprintf(stderr, "sweep: removed %u unfinished shard file(s) of %s/shards\n", stale, o.out);
       for (uint32_t i = 0; i < pl.nshards; i++) {
         rs_shard_path(o.out, &pl.shards[i], sp, sizeof sp);
         if (o.resume) {

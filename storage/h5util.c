@@ -14,22 +14,32 @@ void rs_h5_quiet_on(rs_h5_quiet *q) {
 
 void rs_h5_quiet_off(const rs_h5_quiet *q) { H5Eset_auto2(H5E_DEFAULT, q->fn, q->data); }
 
+typedef struct {
+  char detail[200];
+  int sys_errno; /* the system error a failed read/write/open reports, or 0 */
+} h5_cause;
+
 static herr_t innermost_cb(unsigned n, const H5E_error2_t *err, void *data) {
   if (n == 0 && err->desc) {
-    /* Some messages embed ctime() output: keep rs_err on one line. */
-    char *d = data;
-    snprintf(d, 200, "%s", err->desc);
-    for (; *d; d++)
+    h5_cause *c = data;
+    /* I/O failures read "file write failed: time = <ctime>, filename = ..., errno = 28, ...":
+     * keep the system error and the first words, drop the rest (it has newlines and buffers) */
+    const char *en = strstr(err->desc, "errno = ");
+    if (en) c->sys_errno = atoi(en + 8);
+    const char *cut = strstr(err->desc, ": time = ");
+    snprintf(c->detail, sizeof c->detail, "%.*s", cut ? (int)(cut - err->desc) : 199, err->desc);
+    for (char *d = c->detail; *d; d++)
       if (*d == '\n') *d = ' ';
   }
   return 0;
 }
 
 int rs_h5_err(rs_err *e, const char *path, const char *what) {
-  char detail[200] = "";
-  H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, innermost_cb, detail);
+  h5_cause c = {"", 0};
+  H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, innermost_cb, &c);
   H5Eclear2(H5E_DEFAULT);
-  if (detail[0]) return rs_errf(e, path, 0, "%s (HDF5: %s)", what, detail);
+  if (c.sys_errno > 0) return rs_errf(e, path, 0, "%s: %s (HDF5: %s)", what, strerror(c.sys_errno), c.detail);
+  if (c.detail[0]) return rs_errf(e, path, 0, "%s (HDF5: %s)", what, c.detail);
   return rs_errf(e, path, 0, "%s", what);
 }
 

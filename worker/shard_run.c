@@ -100,7 +100,10 @@ int rs_shard_run(rs_worker_ctx *w, const rs_plan *pl, const rs_shard *s, rs_shar
   rs_shard_path(w->run_dir, s, path, sizeof path);
   snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
   rs_runfile *out = rs_runfile_create(tmp, e);
-  if (!out) return -1;
+  if (!out) {
+    unlink(tmp); /* a create that failed halfway (disk full) may leave a stub */
+    return -1;
+  }
   rs_model *m = w->models[s->model];
   const char *spec = w->specs[s->model];
   uint32_t natt = s->att_end - s->att_first, rows = 0;

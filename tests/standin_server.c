@@ -1,0 +1,217 @@
+/* standin_server.c - A TEST DOUBLE: a standalone stand-in for an OpenAI-compatible inference server,
+ * run as its own process so tests/test_faults.sh can kill it, restart it and slow it down in the
+ * middle of a real sweep. IT IS NOT A MODEL: it never allocates registers. Its answer is a
+ * deterministic scramble of the prompt: every virtual register name after "Function:" mapped to a
+ * physical register of the same kind picked by a hash of (request seed, name), aligned for tuples,
+ * and for some seeds a broken or prose-wrapped JSON text. The same request always gets the same
+ * answer, so a sweep through it is reproducible, and the verdicts vary (syntax, dataflow, hardware,
+ * now and then a pass on tiny kernels) so a lost or duplicated attempt changes the attempt table.
+ *
+ *   standin_server --port-file FILE [--port N] [--delay-file FILE] [--count-file FILE]
+ *
+ * Listens on 127.0.0.1:N (N = 0: an ephemeral port), writes the port to FILE once it listens
+ * (written aside and renamed, so a reader never sees half of it), answers POST /v1/chat/completions
+ * and /v1/completions, one process per request. If the delay file exists, each answer waits the
+ * milliseconds it contains first (slow the server down without restarting it). With --count-file
+ * it appends one line per answered request. Exits on SIGTERM or after 10 minutes. */
+#include "tests/standin_http.c"
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdint.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+/* FNV-1a over the name, mixed with the seed (splitmix64 finaliser). */
+static uint64_t ss_hash(uint64_t seed, const char *s, size_t n) {
+  uint64_t h = 1469598103934665603ull ^ seed;
+  for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+  h ^= h >> 30;
+  h *= 0xbf58476d1ce4e5b9ull;
+  h ^= h >> 27;
+  h *= 0x94d049bb133111ebull;
+  return h ^ (h >> 31);
+}
+
+/* The answer for one prompt and seed (malloc'd). */
+static char *ss_scramble(const char *prompt, uint64_t seed) {
+  const char *p = strstr(prompt, "Function:");
+  p = p ? p : prompt;
+  cJSON *ans = cJSON_CreateObject();
+  while (*p) {
+    /* a virtual register: [svadrp]DIGITS at a word start, optionally ":TYPEWIDTH" */
+    bool start = p == prompt || !(p[-1] == '_' || p[-1] == '$' || p[-1] == '%' || p[-1] == '.' ||
+                                  (p[-1] >= 'a' && p[-1] <= 'z') || (p[-1] >= 'A' && p[-1] <= 'Z') ||
+                                  (p[-1] >= '0' && p[-1] <= '9'));
+    if (!start || !strchr("svadrp", *p) || !*p || p[1] < '0' || p[1] > '9') {
+      p++;
+      continue;
+    }
+    const char *q = p + 1;
+    while (*q >= '0' && *q <= '9') q++;
+    char name[32];
+    snprintf(name, sizeof name, "%.*s", (int)(q - p), p);
+    unsigned width = 1;
+    if (*q == ':' && q[1] && q[2] >= '1' && q[2] <= '9') width = (unsigned)atoi(q + 2);
+    if (width > 16) width = 16;
+    p = q;
+    if (cJSON_GetObjectItemCaseSensitive(ans, name)) continue;
+    uint64_t h = ss_hash(seed, name, strlen(name));
+    char kind = name[0], reg[48];
+    unsigned range = kind == 's' ? 32 : kind == 'v' ? 48 : kind == 'a' ? 32 : kind == 'p' ? 7 : 64;
+    unsigned base = (unsigned)(h % range);
+    if (kind == 'd') width = 2;
+    if (width > 1) base &= ~1u; /* even-aligned tuples */
+    const char *file = kind == 'r' || kind == 'd' ? "R" : kind == 'p' ? "P" : kind == 's' ? "s" : kind == 'a' ? "a" : "v";
+    if (width == 1) snprintf(reg, sizeof reg, "%s%u", file, base);
+    else snprintf(reg, sizeof reg, "%s[%u:%u]", file, base, base + width - 1);
+    cJSON_AddStringToObject(ans, name, reg);
+  }
+  char *json = cJSON_PrintUnformatted(ans);
+  cJSON_Delete(ans);
+  size_t n = strlen(json);
+  char *out = malloc(n + 64);
+  switch (seed % 8) {
+  case 0: /* cut off mid-answer */
+    snprintf(out, n + 64, "%.*s", (int)(n / 2), json);
+    break;
+  case 1: /* wrapped in prose */
+    snprintf(out, n + 64, "Here is the allocation:\n%s\nDone.", json);
+    break;
+  default:
+    snprintf(out, n + 64, "%s", json);
+  }
+  cJSON_free(json);
+  return out;
+}
+
+/* The prompt text of a chat or completions request body (concatenated messages). */
+static char *ss_prompt(const cJSON *body, bool chat) {
+  if (!chat) {
+    const cJSON *pr = cJSON_GetObjectItemCaseSensitive(body, "prompt");
+    return strdup(cJSON_IsString(pr) ? pr->valuestring : "");
+  }
+  size_t cap = 1, len = 0;
+  char *s = calloc(1, 1);
+  const cJSON *m;
+  cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(body, "messages")) {
+    const cJSON *c = cJSON_GetObjectItemCaseSensitive(m, "content");
+    if (!cJSON_IsString(c)) continue;
+    size_t n = strlen(c->valuestring);
+    s = realloc(s, cap += n + 1);
+    memcpy(s + len, c->valuestring, n);
+    len += n;
+    s[len++] = '\n';
+    s[len] = 0;
+  }
+  return s;
+}
+
+static long ss_delay_ms(const char *file) {
+  FILE *f = file ? fopen(file, "r") : NULL;
+  long ms = 0;
+  if (f) {
+    if (fscanf(f, "%ld", &ms) != 1) ms = 0;
+    fclose(f);
+  }
+  return ms;
+}
+
+static void ss_answer(int fd, const char *req, size_t hlen, size_t len, const char *delay_file, const char *count_file) {
+  const char *eol = strstr(req, "\r\n");
+  const char *c1 = strstr(req, " /v1/chat/completions "), *c2 = strstr(req, " /v1/completions ");
+  bool chat = c1 && c1 < eol, compl = c2 && c2 < eol;
+  if (!chat && !compl) {
+    sd_error(fd, 404, "no such endpoint");
+    return;
+  }
+  cJSON *body = cJSON_ParseWithLength(req + hlen, len - hlen);
+  if (!body) {
+    sd_error(fd, 400, "request body is not JSON");
+    return;
+  }
+  const cJSON *sj = cJSON_GetObjectItemCaseSensitive(body, "seed");
+  uint64_t seed = cJSON_IsNumber(sj) ? (uint64_t)sj->valuedouble : 0;
+  char *prompt = ss_prompt(body, chat);
+  cJSON_Delete(body);
+  long ms = ss_delay_ms(delay_file);
+  if (ms > 0) sd_sleep_ms(ms);
+  char *content = ss_scramble(prompt, seed);
+  char *ok = sd_ok_body(chat, content, "stop", 0);
+  sd_respond(fd, 200, ok, strlen(ok), strlen(ok));
+  if (count_file) {
+    FILE *f = fopen(count_file, "a");
+    if (f) {
+      fprintf(f, "%llu\n", (unsigned long long)seed);
+      fclose(f);
+    }
+  }
+  cJSON_free(ok);
+  free(content);
+  free(prompt);
+}
+
+int main(int argc, char **argv) {
+  const char *port_file = NULL, *delay_file = NULL, *count_file = NULL;
+  int port = 0;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (!strcmp(argv[i], "--port-file")) port_file = argv[i + 1];
+    else if (!strcmp(argv[i], "--port")) port = atoi(argv[i + 1]);
+    else if (!strcmp(argv[i], "--delay-file")) delay_file = argv[i + 1];
+    else if (!strcmp(argv[i], "--count-file")) count_file = argv[i + 1];
+    else {
+      fprintf(stderr, "standin_server: unknown option %s\n", argv[i]);
+      return 2;
+    }
+  }
+  if (!port_file) {
+    fprintf(stderr, "usage: standin_server --port-file FILE [--port N] [--delay-file FILE] [--count-file FILE]\n");
+    return 2;
+  }
+  int ls = socket(AF_INET, SOCK_STREAM, 0), one = 1;
+  setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one); /* restart on the same port */
+  struct sockaddr_in a;
+  memset(&a, 0, sizeof a);
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  a.sin_port = htons((uint16_t)port);
+  socklen_t al = sizeof a;
+  if (ls < 0 || bind(ls, (struct sockaddr *)&a, sizeof a) || listen(ls, 128) ||
+      getsockname(ls, (struct sockaddr *)&a, &al)) {
+    fprintf(stderr, "standin_server: cannot listen on 127.0.0.1:%d: %s\n", port, strerror(errno));
+    return 1;
+  }
+  char tmp[1024];
+  snprintf(tmp, sizeof tmp, "%s.tmp", port_file);
+  FILE *f = fopen(tmp, "w");
+  if (!f || fprintf(f, "%d\n", ntohs(a.sin_port)) < 0 || fclose(f) || rename(tmp, port_file)) {
+    fprintf(stderr, "standin_server: cannot write %s\n", port_file);
+    return 1;
+  }
+  signal(SIGCHLD, SIG_IGN); /* answering processes reap themselves */
+  signal(SIGPIPE, SIG_IGN);
+  alarm(600);               /* never outlive a broken test for long */
+  for (;;) {
+    int c = accept(ls, NULL, NULL);
+    if (c < 0) {
+      if (errno == EINTR) continue;
+      return 1;
+    }
+    pid_t pid = fork();
+    if (pid == 0) {
+      close(ls);
+      alarm(60);
+      struct timeval tv = {5, 0};
+      setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+      char *req = NULL;
+      size_t hlen;
+      ssize_t len = sd_read_request(c, &req, &hlen);
+      if (len >= 0) ss_answer(c, req, hlen, (size_t)len, delay_file, count_file);
+      free(req);
+      shutdown(c, SHUT_WR);
+      close(c);
+      _exit(0);
+    }
+    close(c);
+  }
+}

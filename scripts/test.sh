@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# The README's test command: install dependencies, build twice and run the whole suite in both:
+# The README's test command: install dependencies, build twice and run the whole suite in both,
+# then fuzz every untrusted-input parser:
 #   build/        -Wall -Wextra -Werror
 #   build-asan/   -fsanitize=address,undefined
+#   build-fuzz/   clang-14 libFuzzer targets: saved regressions replayed, then each target fuzzed
+#                 for RS_FUZZ_SECONDS (default 60; 0 only replays) - scripts/fuzz.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
@@ -13,3 +16,4 @@ cmake --build build -j"$jobs"
 cmake -S . -B build-asan -DRS_WERROR=ON -DRS_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug >/dev/null
 cmake --build build-asan -j"$jobs"
 (cd build-asan && RS_TEST_QUICK=1 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j"$jobs")
+bash scripts/fuzz.sh "${RS_FUZZ_SECONDS:-60}"

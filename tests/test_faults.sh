@@ -10,7 +10,9 @@
 #   5    a shard file is made unreadable (chmod 000; the sweep runs as `nobody` when we are root,
 #        since root reads anything)                                      -> chmod, --resume
 #   6    the inference stand-in is killed mid-sweep                      -> restart it, --resume
-#   7    the inference stand-in becomes slower than the client timeout   -> speed it up, --resume
+#   7    the inference stand-in hangs (SIGSTOP): accepted, never answered -> SIGCONT, --resume
+#   8    the inference stand-in becomes slower than the client timeout   -> speed it up, --resume
+#   9    the stand-in dies under --max-infra 0: the sweep finishes with infra rows -> restart, --resume
 # A killed coordinator, a worker killed from outside, corrupt and truncated shards: test_sweep.sh.
 # The stand-in (tests/standin_server.c) is a TEST DOUBLE, not a model.
 set -uo pipefail
@@ -112,7 +114,7 @@ check '[ "$(md5sum < "$victim")" = "$sum" ]' "the unreadable shard was left as i
 check '[ $? -eq 0 ]' "resume after chmod: $(grep -m1 reused "$tmp/unread.r2.log")"
 check 'same_as "$tmp/ref.tsv" "$d"' "unreadable shard + chmod + resume = uninterrupted run"
 
-# 6-7: the inference stand-in dies, then becomes too slow
+# 6-8: the inference stand-in dies, hangs, then becomes too slow
 start_standin() { # [PORT]
   rm -f "$tmp/sd.port"
   "$standin" --port-file "$tmp/sd.port" --port "${1:-0}" --delay-file "$tmp/sd.delay" > "$tmp/sd.log" 2>&1 &
@@ -131,13 +133,17 @@ check '[ "$(cut -f5 "$tmp/oref.tsv" | sort -u | wc -l)" -ge 2 ] && ! grep -q inf
 
 # wait_shards DIR N: until N shards are finished
 wait_shards() { for _ in $(seq 1 600); do [ "$(ls "$1/shards" 2>/dev/null | grep -c '\.h5$')" -ge "$2" ] && break; sleep 0.02; done; }
-for fault in kill slow; do
+for fault in kill hang slow; do
   d="$tmp/o_$fault"
   echo 150 > "$tmp/sd.delay" # slow enough to act mid-sweep
   mpirun -np 3 "$bin" sweep "${oargs[@]}" --out "$d" > "$d.log" 2>&1 &
   mp=$!
   wait_shards "$d" 4
-  if [ $fault = kill ]; then kill -9 "$sd_pid"; wait "$sd_pid" 2>/dev/null; sd_pid=""; else echo 3000 > "$tmp/sd.delay"; fi
+  case $fault in
+    kill) kill -9 "$sd_pid"; wait "$sd_pid" 2>/dev/null; sd_pid="" ;;
+    hang) kill -STOP "$sd_pid" ;; # connections are accepted by the kernel, never answered
+    slow) echo 3000 > "$tmp/sd.delay" ;;
+  esac
   wait $mp
   st=$?
   if [ $fault = kill ]; then why="Couldn't connect|Connection refused|Failed to connect"; else why="[Tt]imeout|timed out"; fi
@@ -145,10 +151,30 @@ for fault in kill slow; do
     "stand-in $fault: the sweep stops (status $st) naming the server and the cause: $(grep -m1 'no answer' "$d.log" | cut -c1-300)"
   rm -f "$tmp/sd.delay"
   [ $fault = kill ] && start_standin "$port"
+  [ $fault = hang ] && kill -CONT "$sd_pid"
   mpirun -np 3 "$bin" sweep "${oargs[@]}" --out "$d" --resume > "$d.resume.log" 2>&1
   check '[ $? -eq 0 ]' "resume with the stand-in back: $(grep -m1 reused "$d.resume.log")"
   check 'same_as "$tmp/oref.tsv" "$d"' "stand-in $fault + resume = uninterrupted run"
 done
+
+# 9: with --max-infra 0 the sweep runs on through a dead server, recording infra; --resume then
+# redoes exactly the finished shards holding unanswered attempts
+d="$tmp/o_norun"
+echo 150 > "$tmp/sd.delay"
+mpirun -np 3 "$bin" sweep "${args[@]}" "${model[@]}" --max-infra 0 --out "$d" > "$d.log" 2>&1 &
+mp=$!
+wait_shards "$d" 4
+kill -9 "$sd_pid"; wait "$sd_pid" 2>/dev/null; sd_pid=""
+wait $mp
+st=$?
+n=$(grep -o '[0-9]* attempts got no answer from the model server' "$d.log" | cut -d' ' -f1)
+check '[ $st -eq 0 ] && [ "${n:-0}" -gt 0 ]' "--max-infra 0: the sweep finishes (status $st) and says $n attempts got no answer"
+rm -f "$tmp/sd.delay"
+start_standin "$port"
+mpirun -np 3 "$bin" sweep "${args[@]}" "${model[@]}" --max-infra 0 --out "$d" --resume > "$d.resume.log" 2>&1
+check '[ $? -eq 0 ] && grep -q "got no answer from the model server: redoing the shard" "$d.resume.log"' \
+  "resume redoes the shards with unanswered attempts: $(grep -c 'redoing the shard' "$d.resume.log") shards"
+check 'same_as "$tmp/oref.tsv" "$d"' "dead server with --max-infra 0 + resume = uninterrupted run"
 
 echo "test_faults: $fail failed"
 [ "$fail" -eq 0 ]

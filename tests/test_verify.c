@@ -2,8 +2,16 @@
  * with both verifiers (any disagreement fails the test). */
 #include "check.h"
 #include "verify/verifier.h"
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+
+/* Peak resident set of this process (kB). */
+static long rss_kb(void) {
+  struct rusage u;
+  return getrusage(RUSAGE_SELF, &u) ? 0 : u.ru_maxrss;
+}
 
 /* %0 vreg_64: sub0 defined, %1 lives while only sub0 is live, then sub1 is defined; %2 is a
  * 32-bit value used with %0; %3 is an SGPR pair; $vcc is written while %4 is live. */
@@ -107,27 +115,73 @@ int main(int argc, char **argv) {
   rs_verify_text(&vf, &nm, ans, strlen(ans), &c, &r, NULL);
   CHECKF(r.verdict == RS_V_SYNTAX && r.counts[RS_VK_DUPLICATE], "both spellings of one value");
   rs_candidate_free(&c);
-  /* adversarial sizes: 10 MB body, 10^6 keys, NUL bytes: syntax, no crash */
-  size_t big = 10u << 20;
+  /* adversarial answers (issue: 10 MB bodies, 10^6 keys, deep nesting, NUL bytes, invalid UTF-8,
+   * overflowing register numbers): each is `syntax`, none crashes, memory stays bounded */
+  size_t big = 12u << 20;
   char *b = malloc(big + 1);
-  memset(b, ' ', big);
+  memset(b, ' ', big); /* touched before the RSS baseline is taken */
+  long rss0 = rss_kb();
+  size_t ten = 10u << 20;
   b[0] = '{';
-  b[big - 1] = '}';
-  b[big] = 0;
-  rs_verify_text(&vf, NULL, b, big, &c, &r, NULL);
-  CHECK(r.verdict == RS_V_SYNTAX && r.counts[RS_VK_JSON]);
+  b[ten - 1] = '}';
+  b[ten] = 0;
+  rs_verify_text(&vf, NULL, b, ten, &c, &r, NULL);
+  CHECKF(r.verdict == RS_V_SYNTAX && r.counts[RS_VK_JSON], "10 MB body: %s", r.ndiag ? r.diag[0] : "");
   rs_candidate_free(&c);
+  /* 10^6 distinct keys (~11 MB: over the answer limit) and as many as fit under it (~380k keys) */
   size_t k = 0;
   b[k++] = '{';
-  for (int i = 0; i < 1000000 && k + 16 < (4u << 20); i++) k += (size_t)sprintf(b + k, "\"k%d\":1,", i);
+  for (int i = 0; i < 1000000; i++) k += (size_t)sprintf(b + k, "\"k%d\":1,", i);
   b[k - 1] = '}';
   rs_verify_text(&vf, NULL, b, k, &c, &r, NULL);
-  CHECK(r.verdict == RS_V_SYNTAX);
+  CHECKF(r.verdict == RS_V_SYNTAX && r.counts[RS_VK_JSON], "10^6 keys (%zu bytes)", k);
+  rs_candidate_free(&c);
+  k = 0;
+  b[k++] = '{';
+  for (int i = 0; k + 16 < RS_CAND_MAX_BYTES; i++) k += (size_t)sprintf(b + k, "\"k%d\":1,", i);
+  b[k - 1] = '}';
+  rs_verify_text(&vf, NULL, b, k, &c, &r, NULL);
+  CHECKF(r.verdict == RS_V_SYNTAX && (r.counts[RS_VK_UNKNOWN] || r.counts[RS_VK_BADREG]), "keys up to the limit");
+  rs_candidate_free(&c);
+  /* 100,000 levels of nesting, inside an object and bare */
+  k = 0;
+  b[k++] = '{';
+  k += (size_t)sprintf(b + k, "\"%%0\":");
+  for (int i = 0; i < 100000; i++) b[k++] = '[';
+  for (int i = 0; i < 100000; i++) b[k++] = ']';
+  b[k++] = '}';
+  rs_verify_text(&vf, NULL, b, k, &c, &r, NULL);
+  CHECKF(r.verdict == RS_V_SYNTAX && r.counts[RS_VK_JSON], "deep nesting");
+  rs_candidate_free(&c);
+  rs_verify_text(&vf, NULL, b + 6, 200000, &c, &r, NULL);
+  CHECKF(r.verdict == RS_V_SYNTAX && r.counts[RS_VK_JSON], "deep bare array");
   rs_candidate_free(&c);
   memcpy(b, "{\"%0\":\"v\0\"}", 11);
   rs_verify_text(&vf, NULL, b, 11, &c, &r, NULL);
   CHECK(r.verdict == RS_V_SYNTAX && r.counts[RS_VK_JSON]);
   rs_candidate_free(&c);
+  static const char *const bad_values[] = {
+      "{\"%0\":\"v[0:1]\",\"%1\":\"v\xff\",\"%2\":\"v2\",\"%3\":\"s[0:1]\",\"%4\":\"s2\"}",          /* invalid UTF-8 */
+      "{\"%0\":\"v[0:1]\",\"%1\":\"v\xc3\",\"%2\":\"v2\",\"%3\":\"s[0:1]\",\"%4\":\"s2\"}",          /* truncated UTF-8 */
+      "{\"%0\":\"v[4294967295:4294967296]\",\"%1\":\"v1\",\"%2\":\"v2\",\"%3\":\"s[0:1]\",\"%4\":\"s2\"}",
+      "{\"%0\":\"v[0:1]\",\"%1\":\"v1\",\"%2\":\"v2\",\"%3\":\"s[18446744073709551616:18446744073709551617]\",\"%4\":\"s2\"}",
+      "{\"%0\":\"v[0:1]\",\"%1\":\"v1\",\"%2\":\"v2\",\"%3\":\"s[0:1]\",\"%4\":\"s-1\"}",
+      "{\"%0\":\"v[0:1]\",\"%1\":\"v1\",\"%2\":\"v2\",\"%3\":\"s[0:1]\",\"%4\":\"s1e9\"}",
+      "{\"%0\":\"v[0:1]\",\"%1\":\"v1\",\"%2\":\"v2\",\"%3\":\"s[0:1]\",\"%4\":\"s\\u0000\"}",
+  };
+  for (size_t i = 0; i < sizeof bad_values / sizeof *bad_values; i++) {
+    rs_verify_text(&vf, NULL, bad_values[i], strlen(bad_values[i]), &c, &r, NULL);
+    CHECKF(r.verdict == RS_V_SYNTAX && r.counts[RS_VK_BADREG], "bad register value %zu: verdict %d", i, r.verdict);
+    rs_candidate_free(&c);
+  }
+  /* bounded: what the checks above kept at their peak, beyond the 12 MB buffer (cJSON's tree of
+   * the ~4 MB answer under the limit is the largest). ASan's quarantine keeps freed memory, so
+   * the bound is checked in the plain build only. */
+  long grew = rss_kb() - rss0;
+#if !defined(__SANITIZE_ADDRESS__)
+  CHECKF(grew < 128 * 1024, "peak memory grew by %ld kB", grew);
+#endif
+  printf("adversarial answers: peak RSS +%ld kB\n", grew);
   free(b);
   CHECK(vf.disagreements == 0);
   rs_verifier_close(&vf);

@@ -1,6 +1,7 @@
 /* liveness.c - slot layout, per-operand lane effects, and the two dataflow problems
  * (backward liveness, forward reaching definitions) iterated to a fixed point. */
 #include "mir/liveness.h"
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,6 +28,97 @@ rs_lanes rs_live_op_lanes(const rs_live *l, const rs_operand *op) {
     if (op->reg + k < l->f->tgt->nunits && (l->f->tgt->unit_flags[op->reg + k] & RS_UNIT_TRACKED))
       m |= op->lanes & ((rs_lanes)3 << (2 * k));
   return m;
+}
+
+/* Spill slots. Greedy's spill code moves values through stack slots with SI_SPILL_*_SAVE and
+ * SI_SPILL_*_RESTORE; a slot nothing else touches is a register in memory, a save is a copy into
+ * it and a restore a copy out of it, so a save needs only the source lanes that some restore
+ * later reads into live lanes (the dead-copy-lanes rule). LLVM relies on this: a spill hoisted
+ * by greedy may store a whole tuple whose dead lanes already hold other values (test_problem.c,
+ * fixture fa_hd128_bc16_threads64_rpt1_half_causal0_unroll_c4_unroll_d4.postsplit-trimmed.mir).
+ * A slot any other instruction references stays opaque: its saves read every lane. */
+
+/* N of an operand "%stack.N" or "%stack.N.name", -1 otherwise. */
+static int32_t stack_index(const rs_func *f, const rs_operand *op) {
+  if (op->kind != RS_OP_OTHER || op->text_len < 8 || memcmp(f->src + op->text_off, "%stack.", 7)) return -1;
+  const char *c = f->src + op->text_off + 7, *e = f->src + op->text_off + op->text_len;
+  int32_t n = 0;
+  if (!isdigit((unsigned char)*c)) return -1;
+  while (c < e && isdigit((unsigned char)*c) && n < (1 << 20)) n = n * 10 + (*c++ - '0');
+  return n < (1 << 20) && (c == e || *c == '.') ? n : -1;
+}
+
+/* First lane of the register a save or restore names, which sits at the slot's lane 0: a
+ * sub-register's first lane; a physical operand already starts at its first unit. */
+static unsigned reg_lo(const rs_operand *op) {
+  if (op->kind != RS_OP_VREG || !(op->flags & RS_F_SUBREG) || !op->lanes) return 0;
+  return (unsigned)__builtin_ctzll(op->lanes) & ~1u;
+}
+
+/* 1 for a save "SI_SPILL_* reg, %stack.N, ..., 0", 2 for a restore "reg = SI_SPILL_* %stack.N,
+ * ..., 0", 0 otherwise (also for a non-zero offset into the slot). */
+static int spill_kind(const rs_func *f, const rs_inst *in) {
+  const char *name = rs_func_opcode(f, in);
+  size_t n = strlen(name);
+  if (in->nops < 2 || strncmp(name, "SI_SPILL_", 9)) return 0;
+  bool save = n > 14 && !strcmp(name + n - 5, "_SAVE"), restore = n > 17 && !strcmp(name + n - 8, "_RESTORE");
+  const rs_operand *r = &f->ops[in->first_op];
+  if (!(save || restore) || (r->kind != RS_OP_VREG && r->kind != RS_OP_PREG) || !r->lanes ||
+      restore != ((r->flags & RS_F_DEF) != 0) || stack_index(f, &f->ops[in->first_op + 1]) < 0)
+    return 0;
+  for (uint32_t o = 2; o < in->nops; o++) {
+    const rs_operand *x = &f->ops[in->first_op + o];
+    if ((x->flags & RS_F_DEF) || (x->kind == RS_OP_IMM && !(x->text_len == 1 && f->src[x->text_off] == '0')))
+      return 0;
+  }
+  return save ? 1 : 2;
+}
+
+/* Give every slot only saves and restores touch 2 slots per dword from `slot` on; fills
+ * l->spill. Returns the next free slot. */
+static uint32_t spill_layout(rs_live *l, uint32_t slot) {
+  const rs_func *f = l->f;
+  l->spill = rs_xmalloc(sizeof *l->spill * (f->ninsts + 1));
+  for (uint32_t i = 0; i < f->ninsts; i++) l->spill[i] = UINT32_MAX;
+  rs_lanes *span = NULL; /* per stack index: lanes moved through it; 0 = opaque or unused */
+  uint8_t *opaque = NULL;
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < f->ninsts; i++) {
+    const rs_inst *in = &f->insts[i];
+    int kind = spill_kind(f, in);
+    for (uint32_t o = 0; o < in->nops; o++) {
+      int32_t k = stack_index(f, &f->ops[in->first_op + o]);
+      if (k < 0) continue;
+      if ((uint32_t)k >= n) {
+        uint32_t nn = (uint32_t)k + 16;
+        span = rs_xrealloc(span, sizeof *span * nn);
+        opaque = rs_xrealloc(opaque, nn);
+        memset(span + n, 0, sizeof *span * (nn - n));
+        memset(opaque + n, 0, nn - n);
+        n = nn;
+      }
+      if (kind && o == 1) {
+        span[k] |= f->ops[in->first_op].lanes >> reg_lo(&f->ops[in->first_op]);
+      } else {
+        opaque[k] = 1;
+      }
+    }
+  }
+  uint32_t *first = rs_xmalloc(sizeof *first * (n + 1));
+  for (uint32_t k = 0; k < n; k++) {
+    first[k] = UINT32_MAX;
+    if (opaque[k] || !span[k]) continue;
+    first[k] = slot;
+    slot += 2 * rs_lanes_units(span[k]);
+  }
+  for (uint32_t i = 0; i < f->ninsts; i++) {
+    const rs_inst *in = &f->insts[i];
+    if (spill_kind(f, in)) l->spill[i] = first[stack_index(f, &f->ops[in->first_op + 1])];
+  }
+  free(first);
+  free(span);
+  free(opaque);
+  return slot;
 }
 
 static void layout(rs_live *l) {
@@ -60,7 +152,8 @@ static void layout(rs_live *l) {
     g->end = slot;
   }
   l->pbase = slot;
-  l->nslots = slot + 2 * t->nunits;
+  l->sbase = slot + 2 * t->nunits;
+  l->nslots = spill_layout(l, l->sbase);
   l->words = (uint32_t)RS_WORDS(l->nslots);
   l->owner = rs_xmalloc(sizeof *l->owner * (l->nslots ? l->nslots : 1));
   for (uint32_t v = 0; v < f->nvregs; v++)
@@ -68,6 +161,7 @@ static void layout(rs_live *l) {
       for (uint32_t k = 0; k < 2u * f->vregs[v].width; k++) l->owner[l->vslot[v] + k] = v;
   for (uint32_t u = 0; u < t->nunits; u++)
     l->owner[l->pbase + 2 * u] = l->owner[l->pbase + 2 * u + 1] = f->nvregs + u;
+  for (uint32_t k = l->sbase; k < l->nslots; k++) l->owner[k] = UINT32_MAX; /* no value's */
   free(used);
 }
 
@@ -76,6 +170,11 @@ static void or_lanes(rs_word *b, uint32_t slot, rs_lanes m) {
 }
 static void clr_lanes(rs_word *b, uint32_t slot, rs_lanes m) {
   if (slot != UINT32_MAX && m) rs_bs_andnot_bits(b, slot, m);
+}
+/* Up to 64 lanes from `slot`, never reading past the last slot (spill slots end the set). */
+static rs_lanes get_lanes(const rs_live *l, const rs_word *b, uint32_t slot) {
+  uint32_t n = l->nslots - slot;
+  return rs_bs_get_bits(b, slot, n < 64 ? n : 64);
 }
 
 /* Lanes a def makes undefined besides the ones it writes: all other lanes on `undef` sub-defs. */
@@ -96,7 +195,7 @@ static void block_defs(rs_live *l, uint32_t bi, rs_word *cur) {
       uint32_t s = rs_live_op_slot(l, &f->ops[oi]);
       l->uundef[oi] = 0;
       if (l->use[oi] && s != UINT32_MAX)
-        l->uundef[oi] = l->use[oi] & ~rs_bs_get_bits(cur, s, 64);
+        l->uundef[oi] = l->use[oi] & ~get_lanes(l, cur, s);
     }
     for (uint32_t o = 0; o < in->nops; o++) {
       uint32_t oi = in->first_op + o;
@@ -128,7 +227,7 @@ static rs_lanes copy_needed(const rs_live *l, const rs_inst *in, const rs_word *
   rs_lanes dl = rs_live_op_lanes(l, d);
   if (ds == UINT32_MAX || !dl) return l->use[in->first_op + 1];
   unsigned dlo = (unsigned)__builtin_ctzll(dl), slo = s->lanes ? (unsigned)__builtin_ctzll(s->lanes) : 0;
-  rs_lanes live = (rs_bs_get_bits(live_after, ds, 64) & dl) >> dlo;
+  rs_lanes live = (get_lanes(l, live_after, ds) & dl) >> dlo;
   return (live << slo) & l->use[in->first_op + 1];
 }
 
@@ -142,9 +241,24 @@ static bool is_plain_copy(const rs_live *l, const rs_inst *in) {
 
 void rs_live_step_back(const rs_live *l, const rs_inst *in, rs_word *live) {
   const rs_func *f = l->f;
-  rs_lanes copied = 0;
-  bool copy = is_plain_copy(l, in);
-  if (copy) copied = copy_needed(l, in, live);
+  rs_lanes copied = 0, from_slot = 0;
+  uint32_t copied_op = UINT32_MAX; /* the operand whose reads `copied` replaces */
+  uint32_t ss = l->spill[in - f->insts];
+  if (is_plain_copy(l, in)) {
+    copied = copy_needed(l, in, live);
+    copied_op = 1;
+  } else if (ss != UINT32_MAX) {
+    const rs_operand *r = &f->ops[in->first_op];
+    unsigned lo = reg_lo(r);
+    if (r->flags & RS_F_DEF) { /* restore: the slot lanes that land in live lanes */
+      uint32_t ds = rs_live_op_slot(l, r);
+      from_slot = (ds == UINT32_MAX ? r->lanes : get_lanes(l, live, ds) & rs_live_op_lanes(l, r)) >> lo;
+    } else { /* save: the source lanes whose slot lanes are live after; it overwrites them */
+      copied = ((get_lanes(l, live, ss) & (r->lanes >> lo)) << lo) & l->use[in->first_op];
+      copied_op = 0;
+      clr_lanes(live, ss, r->lanes >> lo);
+    }
+  }
   for (uint32_t o = 0; o < in->nops; o++) {
     const rs_operand *op = &f->ops[in->first_op + o];
     if (!(op->flags & RS_F_DEF) || (op->flags & RS_F_COND)) continue;
@@ -153,9 +267,10 @@ void rs_live_step_back(const rs_live *l, const rs_inst *in, rs_word *live) {
   }
   for (uint32_t o = 0; o < in->nops; o++) {
     uint32_t oi = in->first_op + o;
-    rs_lanes u = copy && o == 1 ? copied : l->use[oi];
+    rs_lanes u = o == copied_op ? copied : l->use[oi];
     if (u) or_lanes(live, rs_live_op_slot(l, &f->ops[oi]), u);
   }
+  or_lanes(live, ss, from_slot);
 }
 
 static void compute_uses(rs_live *l) {
@@ -281,6 +396,7 @@ void rs_live_free(rs_live *l) {
   free(l->dkill);
   free(l->use);
   free(l->uundef);
+  free(l->spill);
   for (uint32_t i = 0; i < l->nexcl; i++) free(l->excl[i].mask);
   free(l->excl);
   free(l);

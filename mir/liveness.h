@@ -4,7 +4,9 @@
  * is a set of live lanes. A lane is live at a point when some path from the point reads it before
  * a redefinition AND some definition reaches the point (LLVM's live intervals work the same way:
  * undefined lanes of `undef %x.sub0 = ...` are never live). Virtual registers are laid out
- * grouped by the register files their class may use, so per-file work touches contiguous slots. */
+ * grouped by the register files their class may use, so per-file work touches contiguous slots.
+ * Spill slots that only SI_SPILL saves and restores touch get slots too (after the physical
+ * ones): a save is a copy into the slot, a restore a copy out of it. */
 #ifndef RS_LIVENESS_H
 #define RS_LIVENESS_H
 #include "mir/ir.h"
@@ -36,6 +38,9 @@ typedef struct rs_live {
   rs_lanes *uundef;        /* per operand: lanes it reads that no definition reaches */
   rs_edge_excl *excl;      /* edges along which some values are known dead */
   uint32_t nexcl, capexcl;
+  uint32_t sbase;          /* slot of the first spill-slot lane (after the physical ones) */
+  uint32_t *spill;         /* per instruction: first slot of the stack slot a SI_SPILL save or
+                            * restore moves lanes through, UINT32_MAX if none or not tracked */
 } rs_live;
 
 rs_live *rs_live_compute(const rs_func *f, rs_err *e);

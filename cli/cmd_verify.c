@@ -50,14 +50,16 @@ static char *read_candidate(const char *path, size_t *len, rs_err *e) {
   return b;
 }
 
-static void print_result(const rs_loaded *l, const char *who, const rs_check_result *r, const rs_candidate *c) {
+/* usage: print registers used and occupancy (a property of the answer: printed once) */
+static void print_result(const rs_loaded *l, const char *who, const rs_check_result *r, const rs_candidate *c,
+                         bool usage) {
   const rs_target *t = l->p->tgt;
   printf("%s: %s%s (%.3f ms)\n", who, rs_verdict_str(r->verdict), c && c->wrapped ? " (answer was wrapped in prose)" : "",
          r->seconds * 1e3);
   for (int k = 0; k < RS_VK__N; k++)
     if (r->counts[k]) printf("  %-9s %u\n", rs_vkind_str((rs_vkind)k), r->counts[k]);
   for (uint32_t i = 0; i < r->ndiag; i++) printf("  - %s\n", r->diag[i]);
-  if (r->verdict != RS_V_SYNTAX) {
+  if (usage && r->verdict != RS_V_SYNTAX) {
     printf("  registers used:");
     for (uint32_t f = 0; f < t->nfiles && f < RS_MAX_FILES; f++)
       if (t->files[f].pressure) printf(" %s %u", t->files[f].name, r->used[f]);
@@ -115,8 +117,8 @@ int rs_cmd_verify(int argc, char **argv) {
   rs_check_result res, z3;
   bool agree = rs_verify_text(&vf, &l.names, text, len, &cand, &res, &z3);
   printf("%s: %s\n", l.row.id, l.f->name);
-  print_result(&l, kind == RS_VERIFIER_Z3 ? "z3" : "native", &res, &cand);
-  if (kind == RS_VERIFIER_BOTH) print_result(&l, "z3", &z3, NULL);
+  print_result(&l, kind == RS_VERIFIER_Z3 ? "z3" : "native", &res, &cand, true);
+  if (kind == RS_VERIFIER_BOTH) print_result(&l, "z3", &z3, NULL, false);
   int status = res.verdict == RS_V_PASS ? 0 : 1;
   if (!agree) {
     fprintf(stderr, "regsweep verify: BUG: native says %s, z3 says %s\n", rs_verdict_str(res.verdict),

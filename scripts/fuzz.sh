@@ -52,8 +52,9 @@ for t in "${TARGETS[@]}"; do
   rm -rf "$seeds"
   mkdir -p "$seeds" "$WORK/corpus/$t" "$WORK/artifacts/$t" "fuzz/regressions/$t"
   case $t in
-    mir) # the smaller fixtures (larger ones would only be cut at max_len)
-      for f in tests/fixtures/amd/*.mir; do if [ "$(stat -c %s "$f")" -le 80000 ]; then cp "$f" "$seeds/"; fi; done ;;
+    mir) # the smaller fixtures (larger ones would only be cut at max_len), and fuzz/seeds/mir
+      for f in tests/fixtures/amd/*.mir; do if [ "$(stat -c %s "$f")" -le 80000 ]; then cp "$f" "$seeds/"; fi; done
+      cp fuzz/seeds/mir/* "$seeds/" ;;
     ptx)
       for f in tests/fixtures/nv/*.ptx; do if [ "$(stat -c %s "$f")" -le 65536 ]; then cp "$f" "$seeds/"; fi; done ;;
     candidate) # valid and invalid answers for the target's fixed Problem, written by its Initialize

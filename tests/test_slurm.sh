@@ -155,7 +155,7 @@ sel=(--corpus data/corpus-mini.h5 --filter 'family=wmma,target=sm_90' --samples 
   --server-cmd "cd '$tmp/www' && exec python3 -m http.server {port} --bind 127.0.0.1" > "$tmp/sub1.log" 2>&1
 check '[ $? -eq 0 ] && [ -x "$arr/job.sbatch" ]' "array submit: $(cat "$tmp/sub1.log")"
 id=$(job_id "$tmp/sub1.log")
-wait_job "$id" 150 || fail=$((fail + 1))
+wait_job "$id" 400 || fail=$((fail + 1))
 d0="$arr/0-builtin_sampled_temp_0.3"
 d1="$arr/1-builtin_sampled_temp_0.9"
 check '[ -s "$d0/run.h5" ] && [ -s "$d1/run.h5" ]' "array runs finished: $(ls "$arr"; tail -n 5 "$arr"/logs/slurm-*.out)"
@@ -183,7 +183,7 @@ nsh=$(ls "$res/run/shards" 2> /dev/null | grep -c '\.h5$')
 check '[ ! -e "$res/run/run.h5" ] && [ "$nsh" -ge 3 ]' "cancelled mid-run ($nsh shards; run.h5 $( [ -e "$res/run/run.h5" ] && echo exists || echo absent))"
 "$bin" slurm submit "${slow[@]}" --out "$res" --requeue > "$tmp/sub3.log" 2>&1
 id=$(job_id "$tmp/sub3.log")
-wait_job "$id" 150 || fail=$((fail + 1))
+wait_job "$id" 400 || fail=$((fail + 1))
 check '[ -s "$res/run/run.h5" ]' "resubmitted run finished: $(tail -n 5 "$res"/logs/slurm-*.out)"
 check 'grep -q "resuming" "$res"/logs/slurm-"$id".out && grep -q "reused" "$res"/logs/slurm-"$id".out && ! grep -q "(0 reused)" "$res"/logs/slurm-"$id".out' "the second job resumed: $(grep -h "reused\|resuming" "$res"/logs/slurm-*.out)"
 "$bin" sweep --corpus data/corpus-mini.h5 --filter 'family=sgemm|wmma' --samples 6 --block 2 \

@@ -20,8 +20,55 @@ typedef struct {
   uint32_t nundo, capundo;
   uint32_t *dropped; /* from-instructions left out */
   uint32_t ndropped, capdropped;
+  uint32_t dblock;   /* dropped[dblock..] belong to the block being aligned */
   uint64_t steps;
 } S;
+
+/* A dropped COPY must be an identity copy: both sides in the same register. Enforce it as the
+ * drop is chosen, binding a side that is still unknown from the other (undoable). Checking only
+ * after the block let a COPY be matched with the wrong surviving copy and its neighbour be
+ * dropped: e.g. `%a = COPY %b; %c = COPY %a` before `$agpr9 = COPY $vgpr34`, where llc deleted
+ * both (a = c = b's register) and kept the next copy; the bad choice then broke a later block.
+ * Returns -1 if the copy cannot be an identity, 1 if both sides are still unknown, else 0. */
+static int drop_bind(S *s, const rs_inst *pi) {
+  if (strcmp(rs_func_opcode(s->from, pi), "COPY") || pi->nops < 2) return 0;
+  const rs_operand *o[2] = {&s->from->ops[pi->first_op], &s->from->ops[pi->first_op + 1]};
+  uint32_t u[2]; /* unit of each side's first dword; UINT32_MAX while unknown */
+  for (int k = 0; k < 2; k++) {
+    u[k] = UINT32_MAX;
+    if (o[k]->kind == RS_OP_PREG) u[k] = o[k]->reg + (uint32_t)low_dword(o[k]->lanes);
+    else if (o[k]->kind == RS_OP_VREG && s->a->assign[o[k]->reg].lanes)
+      u[k] = s->a->assign[o[k]->reg].unit + (uint32_t)low_dword(o[k]->lanes);
+  }
+  if (u[0] == UINT32_MAX && u[1] == UINT32_MAX) return 1;
+  for (int k = 0; k < 2; k++)
+    if (u[k] == UINT32_MAX) {
+      /* a value seen only in removed copies takes its register from the other side */
+      if (o[k]->kind != RS_OP_VREG || u[!k] < (uint32_t)low_dword(o[k]->lanes)) return -1;
+      s->a->assign[o[k]->reg] = (rs_preg){u[!k] - (uint32_t)low_dword(o[k]->lanes), s->from->vregs[o[k]->reg].full};
+      RS_PUSH(s->undo, s->nundo, s->capundo, o[k]->reg);
+      return 0;
+    }
+  return u[0] == u[1] ? 0 : -1;
+}
+
+/* Settle dropped[from..]: propagate registers through chains of removed copies until nothing
+ * changes; -1 (with the line) if one of them is not an identity copy. */
+static int settle_drops(S *s, uint32_t from, uint32_t *bad_line) {
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (uint32_t k = from; k < s->ndropped; k++) {
+      const rs_inst *pi = &s->from->insts[s->dropped[k]];
+      uint32_t before = s->nundo;
+      if (drop_bind(s, pi) < 0) {
+        if (bad_line) *bad_line = pi->line;
+        return -1;
+      }
+      changed |= s->nundo != before;
+    }
+  }
+  return 0;
+}
 
 /* Bind the operands of a tentative match; 0 if consistent with what is known. */
 static int bind(S *s, const rs_inst *pi, const rs_inst *fi) {
@@ -57,7 +104,8 @@ static void undo_to(S *s, uint32_t mark) {
  * before a real copy of the same shape. */
 static bool align_block(S *s, const rs_block *pb, const rs_block *fb, uint32_t i, uint32_t j) {
   if (++s->steps > 50000000) return false;
-  if (i == pb->ninsts) return j == fb->ninsts;
+  /* copies dropped with both sides unknown may have been pinned down since */
+  if (i == pb->ninsts) return j == fb->ninsts && settle_drops(s, s->dblock, NULL) == 0;
   const rs_inst *pi = &s->from->insts[pb->first_inst + i];
   const rs_inst *fi = j < fb->ninsts ? &s->to->insts[fb->first_inst + j] : NULL;
   uint32_t mark = s->nundo, dmark = s->ndropped;
@@ -69,12 +117,12 @@ static bool align_block(S *s, const rs_block *pb, const rs_block *fb, uint32_t i
     undo_to(s, mark);
     s->ndropped = dmark;
   }
-  if (droppable(s->from, pi)) {
+  if (droppable(s->from, pi) && drop_bind(s, pi) >= 0) {
     RS_PUSH(s->dropped, s->ndropped, s->capdropped, pb->first_inst + i);
     if (align_block(s, pb, fb, i + 1, j)) return true;
-    undo_to(s, mark);
-    s->ndropped = dmark;
   }
+  undo_to(s, mark);
+  s->ndropped = dmark;
   return false;
 }
 
@@ -87,42 +135,24 @@ int rs_align(const rs_func *from, const rs_func *to, rs_alignment *a, rs_err *e)
   for (uint32_t i = 0; i < to->nops; i++) a->op_map[i] = -1;
   a->nassign = from->nvregs;
   a->assign = rs_xcalloc(from->nvregs + 1, sizeof *a->assign);
-  S st = {from, to, a, NULL, 0, 0, NULL, 0, 0, 0};
+  S st = {from, to, a, NULL, 0, 0, NULL, 0, 0, 0, 0};
   S *s = &st;
   int rc = 0;
   for (uint32_t b = 0; b < from->nblocks && !rc; b++) {
     const rs_block *pb = &from->blocks[b], *fb = &to->blocks[b];
     s->steps = 0;
+    s->dblock = s->ndropped;
     if (!align_block(s, pb, fb, 0, 0))
       rc = rs_errf(e, to->path, fb->line, "%s: block %s does not align with %s", to->name, fb->name, from->path);
   }
-  uint32_t *dropped = s->dropped, ndropped = s->ndropped;
+  /* every dropped COPY must be an identity copy under the assignment (chains across blocks) */
+  uint32_t bad_line = 0;
+  if (!rc && settle_drops(s, 0, &bad_line))
+    rc = rs_errf(e, from->path, bad_line, "COPY removed by the rewriter is not an identity copy");
+  uint32_t ndropped = s->ndropped;
   free(s->undo);
-  /* every dropped COPY must be an identity copy under the assignment */
-  for (uint32_t k = 0; k < ndropped && !rc; k++) {
-    const rs_inst *pi = &from->insts[dropped[k]];
-    if (strcmp(rs_func_opcode(from, pi), "COPY") || pi->nops < 2) continue;
-    /* units of each side's first dword; UINT32_MAX when a virtual register is still unknown */
-    uint32_t u[2];
-    const rs_operand *o[2] = {&from->ops[pi->first_op], &from->ops[pi->first_op + 1]};
-    for (int s = 0; s < 2; s++) {
-      u[s] = UINT32_MAX;
-      if (o[s]->kind == RS_OP_PREG) u[s] = o[s]->reg + (uint32_t)low_dword(o[s]->lanes);
-      else if (o[s]->kind == RS_OP_VREG && a->assign[o[s]->reg].lanes)
-        u[s] = a->assign[o[s]->reg].unit + (uint32_t)low_dword(o[s]->lanes);
-    }
-    /* a value seen only in removed copies takes its register from the other side */
-    for (int s = 0; s < 2; s++)
-      if (u[s] == UINT32_MAX && u[!s] != UINT32_MAX && o[s]->kind == RS_OP_VREG &&
-          u[!s] >= (uint32_t)low_dword(o[s]->lanes)) {
-        a->assign[o[s]->reg] = (rs_preg){u[!s] - (uint32_t)low_dword(o[s]->lanes), from->vregs[o[s]->reg].full};
-        u[s] = u[!s];
-      }
-    if (u[0] != u[1])
-      rc = rs_errf(e, from->path, pi->line, "COPY removed by the rewriter is not an identity copy");
-  }
+  free(s->dropped);
   a->dropped = ndropped;
-  free(dropped);
   if (rc) rs_alignment_free(a);
   return rc;
 }

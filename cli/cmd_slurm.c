@@ -22,7 +22,7 @@ void rs_usage_slurm(void) {
        "         [--health-timeout S] [--gpu-vendor nvidia|amd] [--launcher srun|mpirun]\n"
        "         [--regsweep PATH] [--template FILE] [--requeue] [--dry-run]\n"
        "         [sweep options: --samples N --filter F --split S --seed S --verifier V --keep K\n"
-       "          --block N --z3-timeout-ms N --progress-every S --until-pass --feedback]\n"
+       "          --block N --z3-timeout-ms N --progress-every S --max-infra N --until-pass --feedback]\n"
        "       regsweep slurm template      (print the built-in job script template)\n"
        "\n"
        "Writes DIR/job.sbatch and submits it with sbatch (--dry-run prints it instead). The job runs\n"
@@ -131,7 +131,7 @@ static void sanitize(const char *spec, char *out, size_t n) {
 }
 
 static const char *valued_sweep[] = {"--samples", "--filter", "--split", "--seed", "--verifier", "--keep",
-                                     "--block", "--z3-timeout-ms", "--progress-every"};
+                                     "--block", "--z3-timeout-ms", "--progress-every", "--max-infra"};
 
 static int parse(int argc, char **argv, sopts *o) {
   memset(o, 0, sizeof *o);

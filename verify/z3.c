@@ -1,30 +1,43 @@
 /* z3.c - the Z3 checker: VeriLocc's SMT formulation (arXiv 2506.17506) over the Problem.
  *
- * One context per instance, built once, with two solvers. Per value v: an integer x_v (base unit
- * in the target's numbering) and an integer y_v (its lane mask). The constraints come in groups,
- * each guarded by one Boolean group literal g so that an unsat core names the rules a candidate
- * breaks:
- *   hardware (solver hs): class (lanes of the class; an allowed file or an allowed special
- *             register), range (inside the file), align, reserved (target and function), budget;
- *   dataflow (solver ds): conflict (lane-aware interference), fixed (fixed physical registers).
- * The hardware groups mirror rs_target_member rule by rule and in its order (each rule is guarded
- * by the earlier ones holding), so a value breaks exactly the rule the native checker names.
- * The dataflow groups are pure difference constraints over the x_v: per pair of interfering
- * values (conflicts deduplicated per pair, the union of their forbidden offsets), x_b - x_a
- * avoids each maximal run [lo, hi] of offsets where the lanes overlap ("x_b - x_a <= lo - 1 or
- * x_b - x_a >= hi + 1"); a fixed register bounds one x_v the same way. ds is a QF_IDL solver
- * (Z3's difference-logic theory), which internalizes 10^5 such clauses in well under a second
- * where the general arithmetic solver spent tens of seconds on its first check.
- * A check passes the candidate as assumptions (bounds x_v <= unit, x_v >= unit, and on hs also
- * y_v <= lanes, y_v >= lanes) plus the group literals.
+ * One context per instance, built once, with two solvers. The constraints come in groups, each
+ * guarded by one Boolean group literal g so that an unsat core names the rules a candidate breaks:
+ *   hardware (solver hs, integer arithmetic): per value an integer x_v (base unit in the target's
+ *             numbering) and y_v (its lane mask); class (lanes of the class; an allowed file or an
+ *             allowed special register), range (inside the file), align, reserved (target and
+ *             function), budget;
+ *   dataflow (solver ds, uninterpreted functions): conflict (lane-aware interference), fixed
+ *             (fixed physical registers).
+ * The hardware groups mirror rs_target_member rule by rule and in its order (each rule holds only
+ * where the earlier ones do), so a value breaks exactly the rule the native checker names. Being
+ * aligned is never a premise: a rule "aligned and P -> Q" is stated as "P and not Q -> misaligned"
+ * (or, for a constant set, by filtering it with the alignment of its members), and "x is aligned"
+ * / "x is misaligned" are existential (x = r + a*k, x = a*k + m with m != r) with fresh integer
+ * witnesses, which only ever occur positively. A `mod` term instead made every check search for
+ * the quotient of each tuple (branch and bound: most of the hardware check time).
  *
- * Deciding the category (the native checker reports hardware over dataflow): hs is checked first
- * with every hardware group; unsat: each hardware group is checked alone (the candidate fixes
- * every variable, so "a group alone is unsat" <=> "the candidate breaks it"), verdict hardware
- * with every broken hardware kind counted, and the dataflow groups are not consulted. Sat: ds is
- * checked with both dataflow groups; unsat: the core's dataflow group when it names one, else each
- * is re-checked alone. Counts are 1 per broken kind: Z3 proves that a kind is broken, not how
- * often. */
+ * The dataflow groups are over a sort Reg of registers: one constant r_u per unit, an
+ * uninterpreted successor with succ(r_u) = r_{u+1}, and per value a constant p_v (its base
+ * register). Interfering values a, b (conflicts merged per pair: the union of the offsets at which
+ * their live lanes overlap) must avoid each offset d: p_b != succ^d(p_a) (d >= 0) or
+ * p_a != succ^-d(p_b); a fixed register excludes p_v != r_u per base u that overlaps it. A second
+ * sort Pair (q_k = units 2k and 2k+1, pair(r_u) = q_{u/2}, its own successor) states two offsets
+ * as one disequality where one value of a pair is even-aligned. (ds only sees candidates that
+ * keep every hardware rule, and relies on that: see dataflow().) Nothing forces
+ * the constants apart, and nothing needs to: a candidate maps every p_v to an r_u, so a clash is a
+ * chain of equalities ending in a violated disequality, and the model u -> u, k -> k satisfies
+ * everything else. A check is congruence closure, linear in the atoms, where the earlier
+ * difference-logic encoding (x_b - x_a outside [lo, hi]) cost O(values^2) time and memory per
+ * check under Z3's dense solver (Floyd-Warshall) and searched under the sparse one.
+ *
+ * A check passes the candidate as assumptions (one literal per value and solver, see cand_lit)
+ * plus the group literals. Deciding the category (the native checker reports hardware over
+ * dataflow): hs is checked first with every hardware group; unsat: each hardware group is checked
+ * alone (the candidate fixes every variable, so "a group alone is unsat" <=> "the candidate breaks
+ * it"), verdict hardware with every broken hardware kind counted, and the dataflow groups are not
+ * consulted. Sat: ds is checked with both dataflow groups; unsat: the core's dataflow group when
+ * it names one, else each is re-checked alone. Counts are 1 per broken kind: Z3 proves that a kind
+ * is broken, not how often. */
 #include "verify/verify.h"
 #include <assert.h>
 #include <stdio.h>
@@ -41,10 +54,13 @@ static const char *const group_what[G__N] = {
     "misaligned tuple", "reserved register", "beyond the register budget",
     "interferes with a value live at the same time", "overlaps a fixed register live in its range"};
 
+/* Offsets between two values' base registers are within [-MAX_OFF, MAX_OFF] (64 lanes). */
+#define MAX_OFF 32
+
 /* The candidate enters a check as one assumed Boolean per value and solver, "v takes (unit,
  * lanes)", asserted once (the first time a candidate uses that register for v) to imply the
- * bounds x <= unit, x >= unit, y <= lanes, y >= lanes (hs) or x <= unit, x >= unit (ds). Bounds
- * go straight to the arithmetic solver, where equalities would add equality atoms and adapter
+ * bounds x <= unit, x >= unit, y <= lanes, y >= lanes (hs) or p_v = r_unit (ds). Bounds go
+ * straight to the arithmetic solver, where equalities would add equality atoms and adapter
  * clauses; and Boolean constants are the only assumptions Z3 takes as they are: any other term
  * gets a fresh proxy, an implication asserted and internalized on every check and popped after
  * it (about 40 us per assumption, 0.2 s per check on 1000 values). */
@@ -54,21 +70,43 @@ typedef struct {
   Z3_ast h, d;      /* the literals on hs and ds (referenced) */
 } cand_lit;
 
+/* A sort whose constants c_0, c_1, ... are ordered by an uninterpreted successor
+ * (succ(c_i) = c_{i+1}), and per value a term t_v of the sort with its chain succ^k(t_v). */
+typedef struct {
+  Z3_sort sort;
+  Z3_func_decl succ;
+  Z3_ast *c;     /* c_0 .. c_{n-1} (referenced) */
+  uint32_t n, cap;
+  Z3_ast *chain; /* chain[v * (MAX_OFF + 1) + k] = succ^k(t_v), made on use (referenced) */
+  const char *name;
+} ladder;
+
+/* Formulas waiting to be asserted as one conjunction (referenced). */
+typedef struct {
+  Z3_ast *a;
+  uint32_t n, cap;
+} conj;
+
 struct rs_z3 {
   const rs_problem *p;
   Z3_context ctx;
-  Z3_solver ds;     /* the dataflow groups (difference logic) */
-  Z3_solver hs;     /* the hardware groups */
+  Z3_solver ds;      /* the dataflow groups (uninterpreted functions) */
+  Z3_solver hs;      /* the hardware groups (integer arithmetic) */
   Z3_sort int_sort;
-  Z3_ast *x, *y;   /* per value: base unit, lanes (referenced) */
-  Z3_ast g[G__N];  /* group literals (referenced) */
-  Z3_ast *tmp;     /* scratch references released by flush() */
+  Z3_ast *x, *y;     /* hs, per value: base unit, lanes (referenced) */
+  ladder unit, pair; /* ds: registers (r_u, p_v) and even-aligned register pairs (q_k, pair(p_v)) */
+  Z3_func_decl pair_of; /* Reg -> Pair, pair(r_u) = q_{u/2} */
+  Z3_ast g[G__N];    /* group literals (referenced) */
+  conj rules[G__N];  /* the dataflow groups, asserted as "g -> and(rules)" by the end of rs_z3_new */
+  Z3_ast *tmp;       /* scratch references released by flush() */
   uint32_t ntmp, captmp;
-  bool failed;     /* a Z3 call returned no term (error) */
-  Z3_ast *hassume; /* per check on hs: groups + one literal per value */
-  Z3_ast *dassume; /* per check on ds: groups + one literal per value */
-  cand_lit *lits;  /* open-addressing table of the candidate literals made so far */
+  bool failed;       /* a Z3 call returned no term (error) */
+  Z3_ast *hassume;   /* per check on hs: groups + one literal per value */
+  Z3_ast *dassume;   /* per check on ds: groups + one literal per value */
+  cand_lit *lits;    /* open-addressing table of the candidate literals made so far */
   uint32_t nlits, caplits;
+  conj newlits[2];   /* per solver, definitions of new candidate literals (and, on ds, the axioms
+                      * of new registers), asserted at the start of the next check */
 };
 
 /* Errors are read back with Z3_get_error_code; the default handler would exit the process. */
@@ -93,6 +131,32 @@ static void flush(rs_z3 *z) {
   for (uint32_t i = 0; i < z->ntmp; i++) Z3_dec_ref(z->ctx, z->tmp[i]);
   z->ntmp = 0;
 }
+/* A term kept beyond flush(): referenced once more, released by the owner. */
+static Z3_ast keep(rs_z3 *z, Z3_ast a) {
+  a = T(z, a);
+  Z3_inc_ref(z->ctx, a);
+  return a;
+}
+static void conj_add(rs_z3 *z, conj *c, Z3_ast a) {
+  RS_PUSH(c->a, c->n, c->cap, keep(z, a));
+}
+/* Assert "g -> and(c)" (g NULL: and(c)) on s and empty c. One assertion for a whole group: Z3
+ * preprocesses each top-level assertion on its own, superlinearly in their number (10^5
+ * separate clauses took 3.4 s to internalize, one conjunction of them 0.8 s). */
+static void conj_assert(rs_z3 *z, Z3_solver s, Z3_ast g, conj *c) {
+  if (c->n) {
+    Z3_ast body = c->n == 1 ? c->a[0] : T(z, Z3_mk_and(z->ctx, c->n, c->a));
+    Z3_solver_assert(z->ctx, s, g ? T(z, Z3_mk_implies(z->ctx, g, body)) : body);
+  }
+  for (uint32_t i = 0; i < c->n; i++) Z3_dec_ref(z->ctx, c->a[i]);
+  c->n = 0;
+}
+static void conj_free(rs_z3 *z, conj *c) {
+  for (uint32_t i = 0; i < c->n; i++) Z3_dec_ref(z->ctx, c->a[i]);
+  free(c->a);
+  memset(c, 0, sizeof *c);
+}
+
 static Z3_ast num(rs_z3 *z, int64_t v) { return T(z, Z3_mk_int64(z->ctx, v, z->int_sort)); }
 static Z3_ast unum(rs_z3 *z, uint64_t v) { return T(z, Z3_mk_unsigned_int64(z->ctx, v, z->int_sort)); }
 static Z3_ast le(rs_z3 *z, Z3_ast a, int64_t k) { return T(z, Z3_mk_le(z->ctx, a, num(z, k))); }
@@ -106,31 +170,63 @@ static Z3_ast or_(rs_z3 *z, unsigned n, const Z3_ast *a) {
   return n == 0 ? T(z, Z3_mk_false(z->ctx)) : n == 1 ? a[0] : T(z, Z3_mk_or(z->ctx, n, a));
 }
 static Z3_ast and2(rs_z3 *z, Z3_ast a, Z3_ast b) { Z3_ast v[2] = {a, b}; return and_(z, 2, v); }
-/* Assert g -> (pre -> c), i.e. the rule c of group g where pre (NULL: always) holds. */
+static Z3_ast or2(rs_z3 *z, Z3_ast a, Z3_ast b) { Z3_ast v[2] = {a, b}; return or_(z, 2, v); }
+static Z3_ast implies(rs_z3 *z, Z3_ast a, Z3_ast b) { return T(z, Z3_mk_implies(z->ctx, a, b)); }
+/* Rule c of group g where pre (NULL: always) holds. Hardware rules are asserted one by one:
+ * as one conjunction per group, hs spent 4x longer internalizing them. */
 static void rule(rs_z3 *z, int g, Z3_ast pre, Z3_ast c) {
-  Z3_ast body = pre ? T(z, Z3_mk_implies(z->ctx, pre, c)) : c;
-  Z3_ast a = T(z, Z3_mk_implies(z->ctx, z->g[g], body));
-  Z3_solver_assert(z->ctx, g < G__HW ? z->hs : z->ds, a);
+  Z3_ast body = pre ? implies(z, pre, c) : c;
+  if (g < G__HW)
+    Z3_solver_assert(z->ctx, z->hs, implies(z, z->g[g], body));
+  else
+    conj_add(z, &z->rules[g], body);
 }
 
-/* Forbid t in the sorted offset set d[0..n) as "t < lo or t > hi" per maximal run [lo, hi]:
- * contiguous lane masks give one run (the interval form), others a few. */
-static Z3_ast avoid_runs(rs_z3 *z, Z3_ast t, const int *d, unsigned n) {
-  Z3_ast parts[64];
+/* A fresh integer, a witness that occurs only positively (existentially quantified). */
+static Z3_ast witness(rs_z3 *z, const char *what) { return T(z, Z3_mk_fresh_const(z->ctx, what, z->int_sort)); }
+/* x = r + a*k for some k: x is aligned to a, with remainder r. */
+static Z3_ast aligned(rs_z3 *z, Z3_ast x, int64_t a, int64_t r) {
+  Z3_ast ak[2] = {num(z, a), witness(z, "k")};
+  Z3_ast sum[2] = {num(z, r), T(z, Z3_mk_mul(z->ctx, 2, ak))};
+  return T(z, Z3_mk_eq(z->ctx, x, T(z, Z3_mk_add(z->ctx, 2, sum))));
+}
+/* x = a*k + m, 0 <= m < a, m != r for some k, m: x is misaligned. */
+static Z3_ast misaligned(rs_z3 *z, Z3_ast x, int64_t a, int64_t r) {
+  Z3_ast m = witness(z, "m");
+  Z3_ast ak[2] = {num(z, a), witness(z, "q")};
+  Z3_ast sum[2] = {m, T(z, Z3_mk_mul(z->ctx, 2, ak))};
+  Z3_ast c[4] = {T(z, Z3_mk_eq(z->ctx, x, T(z, Z3_mk_add(z->ctx, 2, sum)))), ge(z, m, 0), le(z, m, a - 1),
+                 or2(z, le(z, m, r - 1), ge(z, m, r + 1))};
+  return and_(z, 4, c);
+}
+
+/* t inside the sorted offset set d[0..n), as "lo <= t <= hi" per maximal run [lo, hi]. */
+static Z3_ast in_runs(rs_z3 *z, Z3_ast t, const int *d, unsigned n) {
+  Z3_ast parts[2 * MAX_OFF + 1];
   unsigned np = 0;
   for (unsigned i = 0; i < n;) {
     unsigned j = i;
     while (j + 1 < n && d[j + 1] == d[j] + 1) j++;
-    Z3_ast alt[2] = {le(z, t, d[i] - 1), ge(z, t, d[j] + 1)};
-    parts[np++] = or_(z, 2, alt);
+    parts[np++] = and2(z, ge(z, t, d[i]), le(z, t, d[j]));
     i = j + 1;
   }
-  return and_(z, np, parts);
+  return or_(z, np, parts);
 }
 
 /* Lane mask every member of a class has (rs_target_member's width rule). */
 static rs_lanes class_lanes(const rs_regclass *c) {
   return c->half == 1 ? 1 : c->half == 2 ? 2 : rs_lanes_full(c->width);
+}
+
+/* Can a member of class c start at unit b (inside an allowed file, or an allowed special)? Only
+ * prunes rules that no member can trigger. */
+static bool member_base(const rs_target *t, const rs_regclass *c, int64_t b) {
+  for (uint32_t f = 0; f < t->nfiles && f < 32; f++)
+    if ((c->files >> f & 1) && b >= t->files[f].first && b + c->width <= (int64_t)t->files[f].first + t->files[f].count)
+      return true;
+  for (uint32_t s = 0; s < t->nspecials && s < 32; s++)
+    if ((c->specials >> s & 1) && t->specials[s].reg.lanes == class_lanes(c) && b == t->specials[s].reg.unit) return true;
+  return false;
 }
 
 /* The hardware groups for value v, in rs_target_member's order; each rule holds only where the
@@ -146,11 +242,11 @@ static void hardware(rs_z3 *z, uint32_t v) {
   for (uint32_t s = 0; s < t->nspecials && ns < 32; s++)
     if ((c->specials >> s & 1) && t->specials[s].reg.lanes == L) spec[ns++] = eqn(z, x, t->specials[s].reg.unit);
   Z3_ast is_spec = or_(z, ns, spec), not_spec = not_(z, is_spec);
-  Z3_ast member_ok[32]; /* per allowed file: every rule holds there */
+  Z3_ast not_member[33]; /* per allowed file: some rule fails there */
   for (uint32_t f = 0; f < t->nfiles && f < 32; f++) {
     if (!(c->files >> f & 1)) continue;
     const rs_regfile *rf = &t->files[f];
-    int64_t first = rf->first, end = (int64_t)rf->first + rf->count, w = c->width;
+    int64_t first = rf->first, end = (int64_t)rf->first + rf->count, w = c->width, a = c->align;
     Z3_ast in[2] = {ge(z, x, first), le(z, x, end - 1)};
     infile[nf] = and_(z, 2, in);
     /* where lanes match, x is no allowed special and x lies in this file */
@@ -159,13 +255,17 @@ static void hardware(rs_z3 *z, uint32_t v) {
     Z3_ast in_range = le(z, x, end - w);
     rule(z, G_RANGE, pre, in_range);
     pre = and2(z, pre, in_range);
-    if (c->align > 1) {
-      Z3_ast m = T(z, Z3_mk_mod(z->ctx, x, num(z, c->align)));
-      Z3_ast aligned = eqn(z, m, first % c->align);
-      rule(z, G_ALIGN, pre, aligned);
-      pre = and2(z, pre, aligned);
+    Z3_ast fails[4]; /* how v fails to be a member in this file (for the function's reserved) */
+    unsigned nfail = 0;
+    fails[nfail++] = not_(z, pre);
+    Z3_ast mis = NULL; /* x is misaligned (NULL: alignment 1) */
+    if (a > 1) {
+      rule(z, G_ALIGN, pre, aligned(z, x, a, first % a));
+      mis = misaligned(z, x, a, first % a);
+      fails[nfail++] = mis;
     }
-    /* target-reserved units: bases whose w units touch one */
+    /* target-reserved units: the aligned bases whose w units touch one (an unaligned base
+     * already breaks the alignment rule) */
     Z3_ast ne[64];
     unsigned nne = 0;
     Z3_ast not_res = NULL;
@@ -173,41 +273,52 @@ static void hardware(rs_z3 *z, uint32_t v) {
       bool res = false;
       for (int64_t u = b; u < b + w; u++) res |= (t->unit_flags[u] & RS_UNIT_RESERVED) != 0;
       if (!res) continue;
-      ne[nne++] = not_(z, eqn(z, x, b));
+      Z3_ast b_ok = not_(z, eqn(z, x, b));
+      if (a > 1) { /* Z3's simplifier folds the constant's alignment */
+        Z3_ast bm = T(z, Z3_mk_mod(z->ctx, num(z, b), num(z, a)));
+        b_ok = T(z, Z3_simplify(z->ctx, implies(z, eqn(z, bm, first % a), b_ok)));
+      }
+      ne[nne++] = b_ok;
       if (nne == 64) { /* fold long lists to keep the arrays bounded */
-        Z3_ast a = and_(z, nne, ne);
+        Z3_ast all = and_(z, nne, ne);
         nne = 0;
-        ne[nne++] = a;
+        ne[nne++] = all;
       }
     }
     if (nne) {
       not_res = and_(z, nne, ne);
       rule(z, G_RESERVED, pre, not_res);
+      fails[nfail++] = not_(z, not_res);
       pre = and2(z, pre, not_res);
     }
     if (rf->budget < rf->count) {
-      Z3_ast in_budget = le(z, x, first + rf->budget - w);
-      rule(z, G_BUDGET, pre, in_budget);
-      pre = and2(z, pre, in_budget);
+      int64_t top = first + rf->budget - w;
+      if (mis) /* aligned -> x <= top, as: above top -> misaligned */
+        rule(z, G_BUDGET, and2(z, pre, ge(z, x, top + 1)), mis);
+      else
+        rule(z, G_BUDGET, pre, le(z, x, top));
+      fails[nfail++] = ge(z, x, top + 1);
     }
-    member_ok[nf++] = pre;
+    not_member[nf++] = or_(z, nfail, fails);
   }
   Z3_ast where[2] = {is_spec, or_(z, nf, infile)};
   rule(z, G_CLASS, NULL, and2(z, lanes_ok, or_(z, 2, where)));
   /* registers the function reserves (lane-aware, with the class's full lanes), checked by the
-   * native checker only for registers that are members of the class */
+   * native checker only for registers that are members of the class: "member -> x avoids them",
+   * stated as "x on one -> no member". Only bases where a member may start are listed (the rule
+   * holds elsewhere anyway): a VGPR value cannot reach the reserved SGPRs, and these tautologies
+   * were half of an attention kernel's hardware constraints. */
   if (p->nreserved) {
-    Z3_ast ok_any[34];
-    memcpy(ok_any, member_ok, nf * sizeof *ok_any);
-    ok_any[nf] = and2(z, lanes_ok, is_spec);
-    Z3_ast member = or_(z, nf + 1, ok_any);
+    not_member[nf] = not_(z, and2(z, lanes_ok, is_spec));
+    Z3_ast no_member = and_(z, nf + 1, not_member);
     for (uint32_t k = 0; k < p->nreserved; k++) {
       rs_preg r = p->reserved[k];
-      int d[65];
+      int d[2 * MAX_OFF + 1];
       unsigned n = 0;
-      for (int64_t b = (int64_t)r.unit - 32; b <= (int64_t)r.unit + 32; b++)
-        if (b >= 0 && rs_lanes_overlap((uint32_t)b, p->vars[v].full, r.unit, r.lanes)) d[n++] = (int)b;
-      if (n) rule(z, G_RESERVED, member, avoid_runs(z, x, d, n));
+      for (int64_t b = (int64_t)r.unit - MAX_OFF; b <= (int64_t)r.unit + MAX_OFF; b++)
+        if (b >= 0 && rs_lanes_overlap((uint32_t)b, p->vars[v].full, r.unit, r.lanes) && member_base(t, c, b))
+          d[n++] = (int)b;
+      if (n) rule(z, G_RESERVED, in_runs(z, x, d, n), no_member);
     }
   }
   flush(z);
@@ -221,7 +332,7 @@ typedef struct {
 } pair_offsets;
 
 static void overlap_offsets(rs_lanes la, rs_lanes lb, uint64_t *w) {
-  for (int k = -32; k <= 32; k++)
+  for (int k = -MAX_OFF; k <= MAX_OFF; k++)
     if (rs_lanes_overlap(64, la, (uint32_t)(64 + k), lb)) w[(k + 32) >> 6] |= 1ull << ((k + 32) & 63);
 }
 
@@ -236,13 +347,106 @@ static int by_int64(const void *x, const void *y) {
   return a < b ? -1 : a > b;
 }
 
-/* The dataflow groups on ds. Conflicts: one clause set per value pair, forbidding the union of
- * the offsets of its conflicts (one pair often has several lane-mask variants). Fixed: per value,
- * the union of the bases that touch a fixed register live in its range. */
+static void ladder_init(rs_z3 *z, ladder *l, const char *sort, const char *name) {
+  l->sort = Z3_mk_uninterpreted_sort(z->ctx, Z3_mk_string_symbol(z->ctx, sort));
+  Z3_inc_ref(z->ctx, Z3_sort_to_ast(z->ctx, l->sort));
+  char nm[32];
+  snprintf(nm, sizeof nm, "%s_succ", sort);
+  l->succ = Z3_mk_func_decl(z->ctx, Z3_mk_string_symbol(z->ctx, nm), 1, &l->sort, l->sort);
+  Z3_inc_ref(z->ctx, Z3_func_decl_to_ast(z->ctx, l->succ));
+  l->chain = rs_xcalloc((size_t)(z->p->nvars + 1) * (MAX_OFF + 1), sizeof *l->chain);
+  l->name = name;
+}
+static void ladder_free(rs_z3 *z, ladder *l) {
+  if (!l->sort) return;
+  for (size_t i = 0; i < (size_t)z->p->nvars * (MAX_OFF + 1); i++)
+    if (l->chain[i]) Z3_dec_ref(z->ctx, l->chain[i]);
+  for (uint32_t i = 0; i < l->n; i++) Z3_dec_ref(z->ctx, l->c[i]);
+  Z3_dec_ref(z->ctx, Z3_func_decl_to_ast(z->ctx, l->succ));
+  Z3_dec_ref(z->ctx, Z3_sort_to_ast(z->ctx, l->sort));
+  free(l->chain);
+  free(l->c);
+}
+/* Constant c_i, made on first use with its axiom succ(c_{i-1}) = c_i (it waits in newlits[1],
+ * asserted on ds with the next check's literals or by rs_z3_new). */
+static Z3_ast rung(rs_z3 *z, ladder *l, uint32_t i) {
+  while (l->n <= i) {
+    uint32_t k = l->n;
+    rs_grow((void **)&l->c, sizeof *l->c, &l->cap, (size_t)k + 1);
+    char nm[32];
+    snprintf(nm, sizeof nm, "%s%u", l->name, k);
+    l->c[k] = keep(z, Z3_mk_const(z->ctx, Z3_mk_string_symbol(z->ctx, nm), l->sort));
+    l->n++;
+    if (k) {
+      Z3_ast below = T(z, Z3_mk_app(z->ctx, l->succ, 1, &l->c[k - 1]));
+      conj_add(z, &z->newlits[1], T(z, Z3_mk_eq(z->ctx, below, l->c[k])));
+    }
+  }
+  return l->c[i];
+}
+/* Register r_u, with pair(r_u) = q_{u/2} (waiting in newlits[1] like the successor axioms). */
+static Z3_ast reg(rs_z3 *z, uint32_t u) {
+  while (z->unit.n <= u) {
+    Z3_ast r = rung(z, &z->unit, z->unit.n);
+    Z3_ast pr = T(z, Z3_mk_app(z->ctx, z->pair_of, 1, &r));
+    conj_add(z, &z->newlits[1], T(z, Z3_mk_eq(z->ctx, pr, rung(z, &z->pair, (z->unit.n - 1) / 2))));
+  }
+  return z->unit.c[u];
+}
+/* succ^k(t_v), k <= MAX_OFF; t_v itself must exist. */
+static Z3_ast step(rs_z3 *z, ladder *l, uint32_t v, int k) {
+  Z3_ast *at = &l->chain[(size_t)v * (MAX_OFF + 1)];
+  for (int i = 1; i <= k; i++)
+    if (!at[i]) at[i] = keep(z, Z3_mk_app(z->ctx, l->succ, 1, &at[i - 1]));
+  return at[k];
+}
+/* The clause "t_b != succ^d(t_a)" (d >= 0) or "t_a != succ^-d(t_b)" of group g on ladder l. */
+static void apart(rs_z3 *z, ladder *l, int g, uint32_t a, uint32_t b, int d) {
+  Z3_ast eq = d >= 0 ? Z3_mk_eq(z->ctx, step(z, l, b, 0), step(z, l, a, d)) : Z3_mk_eq(z->ctx, step(z, l, a, 0), step(z, l, b, -d));
+  rule(z, g, NULL, not_(z, T(z, eq)));
+  flush(z);
+}
+
+/* The base of every member of class c modulo *mod (its alignment; members start at a multiple of
+ * it from the start of an allowed file, or on an allowed special): *mod = 1 where they differ. */
+static int64_t member_residue(const rs_target *t, const rs_regclass *c, int64_t *mod) {
+  int64_t a = c->align > 1 ? c->align : 1, r = -1;
+  for (uint32_t f = 0; f < t->nfiles && f < 32; f++) {
+    if (!(c->files >> f & 1)) continue;
+    if (r >= 0 && t->files[f].first % a != r) a = 1;
+    r = t->files[f].first % a;
+  }
+  for (uint32_t s = 0; s < t->nspecials && s < 32; s++) {
+    if (!(c->specials >> s & 1) || t->specials[s].reg.lanes != class_lanes(c)) continue;
+    if (r >= 0 && t->specials[s].reg.unit % a != r) a = 1;
+    r = t->specials[s].reg.unit % a;
+  }
+  *mod = a;
+  return r < 0 ? 0 : r % a;
+}
+
+static int64_t gcd64(int64_t a, int64_t b) { return b ? gcd64(b, a % b) : a; }
+
+/* The dataflow groups on ds. Conflicts: one disequality per value pair and offset in the union
+ * of the offsets of its conflicts (one pair often has several lane-mask variants). Fixed: per
+ * value, the union of the bases that touch a fixed register live in its range.
+ * ds is consulted only for candidates that keep every hardware rule, where each value is a
+ * member of its class, which the encoding uses twice: offsets and bases no member can take are
+ * left out (two values aligned to 2 are never an odd number of units apart), and where one value
+ * a of a pair starts on an even unit, offsets 2j and 2j+1 of the other value b are the one
+ * disequality pair(p_b) != succ^j(pair(p_a)) over the register pairs q_k = {2k, 2k+1}. Together
+ * they leave 55-75% of the atoms of GEMM and attention kernels (64-bit and wider tuples are
+ * even-aligned, 32-bit values not). */
 static void dataflow(rs_z3 *z) {
   const rs_problem *p = z->p;
+  const rs_target *t = p->tgt;
   Z3_context ctx = z->ctx;
-  int d[66];
+  int64_t *mod = rs_xcalloc(p->nvars + 1, sizeof *mod), *res = rs_xcalloc(p->nvars + 1, sizeof *res);
+  bool *even = rs_xcalloc(p->nvars + 1, sizeof *even);
+  for (uint32_t v = 0; v < p->nvars; v++) {
+    res[v] = member_residue(t, &t->classes[p->vars[v].cls], &mod[v]);
+    even[v] = mod[v] % 2 == 0 && res[v] % 2 == 0;
+  }
   pair_offsets *po = rs_xcalloc(p->nconf + 1, sizeof *po);
   for (uint32_t i = 0; i < p->nconf; i++) {
     po[i].a = p->conf[i].a;
@@ -254,14 +458,31 @@ static void dataflow(rs_z3 *z) {
     uint32_t j = i + 1;
     uint64_t w0 = po[i].w[0], w1 = po[i].w[1];
     for (; j < p->nconf && po[j].a == po[i].a && po[j].b == po[i].b; j++) w0 |= po[j].w[0], w1 |= po[j].w[1];
-    unsigned n = 0;
-    for (int k = 0; k < 65; k++)
-      if ((k < 64 ? w0 >> k : w1) & 1) d[n++] = k - 32;
-    if (n) {
-      Z3_ast diff[2] = {z->x[po[i].b], z->x[po[i].a]};
-      rule(z, G_CONFLICT, NULL, avoid_runs(z, T(z, Z3_mk_sub(ctx, 2, diff)), d, n));
-      flush(z);
+    uint32_t a = po[i].a, b = po[i].b;
+    int64_t g = gcd64(mod[a], mod[b]), want = res[b] - res[a];
+    bool off[2 * MAX_OFF + 1]; /* off[d + MAX_OFF]: base(b) - base(a) = d overlaps */
+    for (int k = 0; k <= 2 * MAX_OFF; k++) {
+      int d = k - MAX_OFF;
+      off[k] = ((k < 64 ? w0 >> k : w1) & 1) && ((d - want) % g + g) % g == 0;
     }
+    /* pairs of offsets that one register pair covers: relative to the even-based value */
+    bool ea = even[a], eb = even[b];
+    if (ea != eb) {
+      int sgn = ea ? 1 : -1; /* offset of the other value from the even one: sgn * d */
+      for (int o = -MAX_OFF; o + 1 <= MAX_OFF; o += 2) {
+        int k0 = sgn * o + MAX_OFF, k1 = sgn * (o + 1) + MAX_OFF;
+        if (!off[k0] || !off[k1]) continue;
+        off[k0] = off[k1] = false;
+        uint32_t ab[2] = {a, b};
+        for (int q = 0; q < 2; q++) { /* pair(p_a), pair(p_b), made on first use */
+          Z3_ast *pv = &z->pair.chain[(size_t)ab[q] * (MAX_OFF + 1)];
+          if (!*pv) *pv = keep(z, Z3_mk_app(ctx, z->pair_of, 1, &z->unit.chain[(size_t)ab[q] * (MAX_OFF + 1)]));
+        }
+        apart(z, &z->pair, G_CONFLICT, a, b, sgn * o / 2);
+      }
+    }
+    for (int k = 0; k <= 2 * MAX_OFF; k++)
+      if (off[k]) apart(z, &z->unit, G_CONFLICT, a, b, k - MAX_OFF);
     i = j;
   }
   free(po);
@@ -270,32 +491,25 @@ static void dataflow(rs_z3 *z) {
   uint32_t nfb = 0, capfb = 0;
   for (uint32_t i = 0; i < p->nfixed; i++) {
     const rs_fixed *fx = &p->fixed[i];
-    for (int64_t b = (int64_t)fx->p.unit - 32; b <= (int64_t)fx->p.unit + 32; b++)
-      if (b >= 0 && rs_lanes_overlap((uint32_t)b, fx->lv, fx->p.unit, fx->p.lanes)) {
+    const rs_regclass *c = &t->classes[p->vars[fx->v].cls];
+    for (int64_t b = (int64_t)fx->p.unit - MAX_OFF; b <= (int64_t)fx->p.unit + MAX_OFF; b++)
+      if (b >= 0 && rs_lanes_overlap((uint32_t)b, fx->lv, fx->p.unit, fx->p.lanes) && member_base(t, c, b) &&
+          (b - res[fx->v]) % mod[fx->v] == 0) {
         rs_grow((void **)&fb, sizeof *fb, &capfb, (size_t)nfb + 1);
         fb[nfb++] = (int64_t)fx->v << 32 | b;
       }
   }
   if (nfb) qsort(fb, nfb, sizeof *fb, by_int64);
-  for (uint32_t i = 0; i < nfb;) {
-    uint32_t v = (uint32_t)(fb[i] >> 32), j = i;
-    /* one value's bases, in chunks avoid_runs can hold (each chunk is a conjunction of runs) */
-    int dd[64];
-    unsigned n = 0;
-    for (; j < nfb && (uint32_t)(fb[j] >> 32) == v; j++) {
-      if (j > i && fb[j] == fb[j - 1]) continue;
-      if (n == 64) {
-        rule(z, G_FIXED, NULL, avoid_runs(z, z->x[v], dd, n));
-        flush(z);
-        n = 0;
-      }
-      dd[n++] = (int)(fb[j] & 0xffffffff);
-    }
-    if (n) rule(z, G_FIXED, NULL, avoid_runs(z, z->x[v], dd, n));
+  for (uint32_t i = 0; i < nfb; i++) {
+    if (i && fb[i] == fb[i - 1]) continue;
+    uint32_t v = (uint32_t)(fb[i] >> 32), b = (uint32_t)(fb[i] & 0xffffffff);
+    rule(z, G_FIXED, NULL, not_(z, T(z, Z3_mk_eq(ctx, step(z, &z->unit, v, 0), reg(z, b)))));
     flush(z);
-    i = j;
   }
   free(fb);
+  free(mod);
+  free(res);
+  free(even);
 }
 
 rs_z3 *rs_z3_new(const rs_problem *p, unsigned timeout_ms, rs_err *e) {
@@ -314,11 +528,13 @@ rs_z3 *rs_z3_new(const rs_problem *p, unsigned timeout_ms, rs_err *e) {
   Z3_context ctx = z->ctx;
   z->int_sort = Z3_mk_int_sort(ctx);
   Z3_inc_ref(ctx, Z3_sort_to_ast(ctx, z->int_sort));
-  /* the SMT core directly (no tactic preprocessing on every incremental check). ds: the dense
-   * difference-logic theory (arith.solver=3: it propagates the clause atoms from the candidate's
-   * bounds; the sparse one (1) and utvpi (4) search for seconds on sat candidates, the general
-   * solver (2, 6) spends 20 s internalizing). hs: the old simplex (mod terms and case splits on
-   * 10^3 values: 20-40 ms where the default spends 40-80 ms). */
+  ladder_init(z, &z->unit, "Reg", "r");
+  ladder_init(z, &z->pair, "Pair", "q");
+  z->pair_of = Z3_mk_func_decl(ctx, Z3_mk_string_symbol(ctx, "pair"), 1, &z->unit.sort, z->pair.sort);
+  Z3_inc_ref(ctx, Z3_func_decl_to_ast(ctx, z->pair_of));
+  /* the SMT core directly (no tactic preprocessing on every incremental check). hs: the old
+   * simplex (the default, lra, took a quarter longer per check). ds: no relevancy tracking (every
+   * dataflow atom is relevant once its group is assumed; tracking cost a third of a check). */
   z->ds = Z3_mk_simple_solver(ctx);
   Z3_solver_inc_ref(ctx, z->ds);
   z->hs = Z3_mk_simple_solver(ctx);
@@ -326,10 +542,10 @@ rs_z3 *rs_z3_new(const rs_problem *p, unsigned timeout_ms, rs_err *e) {
   Z3_params prm = Z3_mk_params(ctx);
   Z3_params_inc_ref(ctx, prm);
   if (timeout_ms) Z3_params_set_uint(ctx, prm, Z3_mk_string_symbol(ctx, "timeout"), timeout_ms);
-  Z3_params_set_uint(ctx, prm, Z3_mk_string_symbol(ctx, "arith.solver"), 3);
-  Z3_solver_set_params(ctx, z->ds, prm);
   Z3_params_set_uint(ctx, prm, Z3_mk_string_symbol(ctx, "arith.solver"), 2);
   Z3_solver_set_params(ctx, z->hs, prm);
+  Z3_params_set_uint(ctx, prm, Z3_mk_string_symbol(ctx, "relevancy"), 0);
+  Z3_solver_set_params(ctx, z->ds, prm);
   Z3_params_dec_ref(ctx, prm);
 
   static const char *const gname[G__N] = {"hw_class", "hw_range", "hw_align", "hw_reserved",
@@ -346,20 +562,25 @@ rs_z3 *rs_z3_new(const rs_problem *p, unsigned timeout_ms, rs_err *e) {
   for (uint32_t v = 0; v < p->nvars; v++) {
     char nm[32];
     snprintf(nm, sizeof nm, "x%u", v);
-    z->x[v] = Z3_mk_const(ctx, Z3_mk_string_symbol(ctx, nm), z->int_sort);
-    Z3_inc_ref(ctx, z->x[v]);
+    z->x[v] = keep(z, Z3_mk_const(ctx, Z3_mk_string_symbol(ctx, nm), z->int_sort));
     snprintf(nm, sizeof nm, "y%u", v);
-    z->y[v] = Z3_mk_const(ctx, Z3_mk_string_symbol(ctx, nm), z->int_sort);
-    Z3_inc_ref(ctx, z->y[v]);
+    z->y[v] = keep(z, Z3_mk_const(ctx, Z3_mk_string_symbol(ctx, nm), z->int_sort));
+    snprintf(nm, sizeof nm, "p%u", v);
+    z->unit.chain[(size_t)v * (MAX_OFF + 1)] = keep(z, Z3_mk_const(ctx, Z3_mk_string_symbol(ctx, nm), z->unit.sort));
+    flush(z);
   }
+  reg(z, p->tgt->nunits + MAX_OFF); /* every unit a candidate or a fixed exclusion names */
+  conj_assert(z, z->ds, NULL, &z->newlits[1]);
   for (uint32_t v = 0; v < p->nvars; v++) hardware(z, v);
   dataflow(z);
-  /* internalize every constraint now, so candidates see only the incremental cost; with the
-   * dataflow groups assumed off the first check of ds needs no search */
+  for (int g = G__HW; g < G__N; g++) conj_assert(z, z->ds, z->g[g], &z->rules[g]);
+  /* internalize every constraint now, so candidates see only the incremental cost: ds with its
+   * groups on (no candidate: the disequalities hold at once), hs with its groups off (no search) */
   {
-    Z3_ast off[2] = {not_(z, z->g[G_CONFLICT]), not_(z, z->g[G_FIXED])};
-    Z3_solver_check_assumptions(ctx, z->ds, 2, off);
-    Z3_solver_check(ctx, z->hs);
+    Z3_ast off[G__HW];
+    for (int g = 0; g < G__HW; g++) off[g] = not_(z, z->g[g]);
+    Z3_solver_check_assumptions(ctx, z->ds, 2, &z->g[G__HW]);
+    Z3_solver_check_assumptions(ctx, z->hs, G__HW, off);
     flush(z);
   }
   if (z->failed || Z3_get_error_code(ctx) != Z3_OK) {
@@ -374,10 +595,15 @@ void rs_z3_free(rs_z3 *z) {
   if (!z) return;
   Z3_context ctx = z->ctx;
   flush(z);
+  for (int g = 0; g < G__N; g++) conj_free(z, &z->rules[g]);
+  for (int s = 0; s < 2; s++) conj_free(z, &z->newlits[s]);
   for (uint32_t v = 0; v < z->p->nvars; v++) {
     if (z->x[v]) Z3_dec_ref(ctx, z->x[v]);
     if (z->y[v]) Z3_dec_ref(ctx, z->y[v]);
   }
+  ladder_free(z, &z->unit);
+  ladder_free(z, &z->pair);
+  if (z->pair_of) Z3_dec_ref(ctx, Z3_func_decl_to_ast(ctx, z->pair_of));
   for (int g = 0; g < G__N; g++)
     if (z->g[g]) Z3_dec_ref(ctx, z->g[g]);
   Z3_solver_dec_ref(ctx, z->ds);
@@ -457,7 +683,7 @@ static uint64_t cand_hash(uint32_t v, rs_preg r) {
   return (h ^ (h >> 29) ^ r.lanes * 0xC2B2AE3D27D4EB4Full) * 0x165667B19E3779F9ull;
 }
 
-/* The literals "v takes r" (made and asserted on first use). */
+/* The literals "v takes r" (made on first use; their definitions wait in newlits). */
 static const cand_lit *cand(rs_z3 *z, uint32_t v, rs_preg r) {
   if (2 * (z->nlits + 1) > z->caplits) { /* rehash at half load */
     uint32_t oc = z->caplits, nc = oc ? 2 * oc : 1024;
@@ -481,8 +707,8 @@ static const cand_lit *cand(rs_z3 *z, uint32_t v, rs_preg r) {
   char nm[64];
   snprintf(nm, sizeof nm, "v%u@%u:%llx", v, r.unit, (unsigned long long)r.lanes);
   Z3_ast u = num(z, r.unit), l = unum(z, r.lanes);
-  Z3_ast xb[2] = {T(z, Z3_mk_le(ctx, z->x[v], u)), T(z, Z3_mk_ge(ctx, z->x[v], u))};
-  Z3_ast hb[4] = {xb[0], xb[1], T(z, Z3_mk_le(ctx, z->y[v], l)), T(z, Z3_mk_ge(ctx, z->y[v], l))};
+  Z3_ast hb[4] = {T(z, Z3_mk_le(ctx, z->x[v], u)), T(z, Z3_mk_ge(ctx, z->x[v], u)), T(z, Z3_mk_le(ctx, z->y[v], l)),
+                  T(z, Z3_mk_ge(ctx, z->y[v], l))};
   cand_lit *e = &z->lits[k];
   nm[0] = 'h';
   e->h = Z3_mk_const(ctx, Z3_mk_string_symbol(ctx, nm), bs);
@@ -492,8 +718,8 @@ static const cand_lit *cand(rs_z3 *z, uint32_t v, rs_preg r) {
   Z3_inc_ref(ctx, e->d);
   e->v = v, e->unit = r.unit, e->lanes = r.lanes;
   z->nlits++;
-  Z3_solver_assert(ctx, z->hs, T(z, Z3_mk_implies(ctx, e->h, and_(z, 4, hb))));
-  Z3_solver_assert(ctx, z->ds, T(z, Z3_mk_implies(ctx, e->d, and_(z, 2, xb))));
+  conj_add(z, &z->newlits[0], implies(z, e->h, and_(z, 4, hb)));
+  conj_add(z, &z->newlits[1], implies(z, e->d, T(z, Z3_mk_eq(ctx, step(z, &z->unit, v, 0), reg(z, r.unit)))));
   return e;
 }
 
@@ -506,7 +732,10 @@ void rs_z3_check(rs_z3 *z, const rs_candidate *c, rs_check_result *res) {
     const cand_lit *l = cand(z, v, c->reg[v]);
     z->hassume[G__N + v] = l->h;
     z->dassume[G__N + v] = l->d;
+    flush(z);
   }
+  conj_assert(z, z->hs, NULL, &z->newlits[0]);
+  conj_assert(z, z->ds, NULL, &z->newlits[1]);
   const unsigned hw = (1u << G__HW) - 1, df = ((1u << G__N) - 1) & ~hw;
   core_info full, ci;
   /* hardware first: it decides the verdict whenever it is broken */

@@ -505,8 +505,9 @@ static void print_md(const rs_results *r, const rs_group *g, uint32_t n, unsigne
               x->q_dlb, x->q_docc, x->q_occ_gain, x->q_occ_loss);
     else fprintf(out, " - | - | - | - | - | - |\n");
   }
-  fprintf(out, "\nQuality: the best passing attempt per instance (fewest registers in the first register "
-               "file), against the compiler's count (LLVM / ptxas) and the pressure lower bound.\n");
+  fprintf(out, "\nQuality: the best passing attempt per instance (fewest registers in the files that bound "
+               "occupancy: VGPR+AGPR on AMD, R on NVIDIA), against the compiler's count (LLVM / ptxas) and the "
+               "pressure lower bound.\n");
 }
 
 /* CSV/JSON numbers: NaN prints as empty / null. */

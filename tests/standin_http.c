@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/types.h>
 #include <time.h>
 
@@ -33,6 +34,8 @@ static void sd_write(int fd, const char *p, size_t n) {
 
 /* Read one request; returns its length (headers + body) with *hlen the header length, or -1. */
 static ssize_t sd_read_request(int fd, char **out, size_t *hlen) {
+  struct timeval tv = {5, 0}; /* a client that stops sending must not hold an answerer forever */
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
   size_t cap = 65536, len = 0, need = 0;
   char *b = malloc(cap);
   *hlen = 0;

@@ -152,8 +152,6 @@ static void sd_serve(int ls, const char *answer, const char *dir) {
       if (errno == EINTR) continue;
       _exit(1);
     }
-    struct timeval tv = {5, 0};
-    setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
     char *req = NULL;
     size_t hlen;
     ssize_t len = sd_read_request(c, &req, &hlen);

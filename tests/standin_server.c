@@ -201,8 +201,6 @@ int main(int argc, char **argv) {
     if (pid == 0) {
       close(ls);
       alarm(60);
-      struct timeval tv = {5, 0};
-      setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
       char *req = NULL;
       size_t hlen;
       ssize_t len = sd_read_request(c, &req, &hlen);

@@ -26,9 +26,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "mir/ir.h"
-#include "mir/liveness.h"
-#include "mir/problem.h"
+#include "ir/ir.h"
+#include "analysis/liveness.h"
+#include "analysis/problem.h"
 
 extern char **environ;
 

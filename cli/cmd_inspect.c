@@ -1,6 +1,6 @@
 /* cmd_inspect.c - `regsweep inspect FILE...`: what the parsers and liveness see. */
 #include "cli/cli.h"
-#include "mir/problem.h"
+#include "analysis/problem.h"
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /* assemble.c - compiled variant directories -> corpus rows. */
 #include "corpus/assemble.h"
 #include "corpus/truth.h"
-#include "mir/normalize.h"
+#include "corpus/normalize.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -3,7 +3,7 @@
 #ifndef RS_ASSEMBLE_H
 #define RS_ASSEMBLE_H
 #include "corpus/compile.h"
-#include "mir/ir.h"
+#include "ir/ir.h"
 #include "storage/corpus.h"
 
 typedef struct {

@@ -1,6 +1,6 @@
 /* instance.c - load an instance (corpus row or file) into IR, Problem and name map. */
 #include "corpus/instance.h"
-#include "mir/normalize.h"
+#include "corpus/normalize.h"
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>

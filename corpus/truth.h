@@ -2,7 +2,7 @@
 #ifndef RS_TRUTH_H
 #define RS_TRUTH_H
 #include "mir/align.h"
-#include "mir/problem.h"
+#include "analysis/problem.h"
 
 /* Registers of the postsplit function's virtual registers: exact by construction. */
 int rs_truth_postsplit(const rs_func *ps, const rs_func *fin, rs_alignment *a, rs_err *e);

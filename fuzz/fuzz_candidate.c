@@ -4,9 +4,9 @@
  *
  * Seeds: with RS_FUZZ_WRITE_SEEDS=DIR, LLVMFuzzerInitialize writes a few valid and invalid JSON
  * maps for that Problem into DIR (scripts/fuzz.sh does this before fuzzing). */
-#include "mir/ir.h"
-#include "mir/normalize.h"
-#include "mir/problem.h"
+#include "ir/ir.h"
+#include "corpus/normalize.h"
+#include "analysis/problem.h"
 #include "model/model.h"
 #include "model/openai_schema.h"
 #include "verify/verify.h"

@@ -3,8 +3,8 @@
  * conflicts) on every function it yields. Any input may be
  * rejected with an error; none may crash, leak, read out of bounds or hit undefined behaviour.
  * Build and run: scripts/fuzz.sh (fuzz/README.md). */
-#include "mir/ir.h"
-#include "mir/problem.h"
+#include "ir/ir.h"
+#include "analysis/problem.h"
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

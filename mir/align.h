@@ -3,7 +3,7 @@
  * each virtual register received. This is how ground truth is recovered mechanically. */
 #ifndef RS_ALIGN_H
 #define RS_ALIGN_H
-#include "mir/ir.h"
+#include "ir/ir.h"
 
 typedef struct {
   int32_t *op_map;   /* per operand of `to`: the operand of `from` it came from, or -1 */

@@ -1,7 +1,7 @@
 /* color.h - the graph-colouring engine shared by builtin:chaitin and builtin:sampled. */
 #ifndef RS_COLOR_H
 #define RS_COLOR_H
-#include "mir/problem.h"
+#include "analysis/problem.h"
 
 typedef struct rs_color rs_color;
 

@@ -17,7 +17,7 @@ static const rs_regfile files[] = {
     [F_P] = {"p", "P", P0, NP, NP - 1, 1, true},
 };
 
-/* Class names are the PTX register kinds the PTX parser assigns (mir/ptx_parse.c). 16-bit values
+/* Class names are the PTX register kinds the PTX parser assigns (ptx/ptx_parse.c). 16-bit values
  * take a whole R register, so "b16" has width 1 and no half. */
 static const rs_regclass classes[] = {
     {"pred", 1, 1, 0, 1u << F_P, 0},

@@ -10,7 +10,7 @@
  *  5. a bounded deterministic mutation loop over MIR and PTX fixtures.
  * Temporary files live in a mkdtemp() directory that is removed at the end. */
 #include "check.h"
-#include "mir/problem.h"
+#include "analysis/problem.h"
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>

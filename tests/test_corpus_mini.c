@@ -9,7 +9,7 @@
  *  - no two instances of one target and form share an IR hash (dedup). */
 #include "check.h"
 #include "corpus/truth.h"
-#include "mir/normalize.h"
+#include "corpus/normalize.h"
 #include "storage/corpus.h"
 #include <cjson/cJSON.h>
 #include <stdlib.h>

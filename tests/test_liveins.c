@@ -13,7 +13,7 @@
  *    each aligned read the lanes no definition reaches. The test counts these lanes. */
 #include "check.h"
 #include "mir/align.h"
-#include "mir/liveness.h"
+#include "analysis/liveness.h"
 #include <stdlib.h>
 #include <string.h>
 

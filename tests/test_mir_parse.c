@@ -3,7 +3,7 @@
  * rules (one instruction per body line; operands = top-level comma-separated items on both
  * sides of " = ", memory operands and debug annotations excluded). */
 #include "check.h"
-#include "mir/ir.h"
+#include "ir/ir.h"
 #include <stdlib.h>
 #include <string.h>
 

@@ -5,18 +5,18 @@
  *    every virtual register; no conflict or fixed exclusion of our Problem may be violated and
  *    every register must belong to its class. Then moving a value onto a register of a value it
  *    conflicts with must be caught, so the check can fail.
- * 3. SIMT if/else (mir/simt.c): a vector value read only in the ELSE side of a lowered divergent
+ * 3. SIMT if/else (analysis/simt.c): a vector value read only in the ELSE side of a lowered divergent
  *    if/else does not interfere with values of the THEN side, unless it is read after ENDIF.
  * 2. Sub-register lanes: `undef %0.sub0 = ...` followed later by `%0.sub1 = ...` leaves sub1
  *    dead in between; a value living only there may share sub1's register, not sub0's.
- * 4. Spill slots (mir/liveness.c): a SI_SPILL save is a copy into its stack slot, so it keeps
+ * 4. Spill slots (analysis/liveness.c): a SI_SPILL save is a copy into its stack slot, so it keeps
  *    alive only the lanes some restore brings back into live lanes; a slot another instruction
  *    touches stays opaque. Hand-written, and on the llc output where LLVM relies on it.
  * 5. Alignment keeps deleted copies identities while it searches (hand-written pair). */
 #include "check.h"
 #include "mir/align.h"
-#include "mir/liveness.h"
-#include "mir/problem.h"
+#include "analysis/liveness.h"
+#include "analysis/problem.h"
 #include <stdlib.h>
 #include <string.h>
 

@@ -3,7 +3,7 @@
  * branches.  A hand-written snippet: def/use/flags of each construct.  Bad input: clean errors
  * naming file:line. */
 #include "check.h"
-#include "mir/ir.h"
+#include "ir/ir.h"
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>

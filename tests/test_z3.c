@@ -11,7 +11,7 @@
  * Prints the context build time and per-check latencies (median / p95 / max). */
 #include "check.h"
 #include "mir/align.h"
-#include "mir/problem.h"
+#include "analysis/problem.h"
 #include "verify/verify.h"
 #include <stdlib.h>
 #include <string.h>

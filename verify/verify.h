@@ -6,7 +6,7 @@
  * (native, Z3) then give one verdict with counts per violation kind and the first diagnostics. */
 #ifndef RS_VERIFY_H
 #define RS_VERIFY_H
-#include "mir/problem.h"
+#include "analysis/problem.h"
 
 typedef enum {
   RS_V_PASS,

@@ -6,7 +6,7 @@
  * registers give per-value exclusions the same way. */
 #ifndef RS_PROBLEM_H
 #define RS_PROBLEM_H
-#include "mir/ir.h"
+#include "ir/ir.h"
 
 #define RS_MAX_FILES 8
 

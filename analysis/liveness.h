@@ -9,7 +9,7 @@
  * ones): a save is a copy into the slot, a restore a copy out of it. */
 #ifndef RS_LIVENESS_H
 #define RS_LIVENESS_H
-#include "mir/ir.h"
+#include "ir/ir.h"
 
 typedef struct {
   uint32_t files;       /* class file mask shared by the group */

@@ -9,7 +9,7 @@
  * LLVM's conditions: defined in IF or live through it, at IF's loop depth, not read in FLOW or
  * ENDIF, not live into ENDIF. (The pass's waterfall-loop case is not modelled: our kernels make
  * no indirect calls, and a missed case only makes the check stricter.) */
-#include "mir/liveness.h"
+#include "analysis/liveness.h"
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,5 +1,5 @@
 /* dump.c - stable text and JSON dumps of a Problem (for people, diffs and tools). */
-#include "mir/problem.h"
+#include "analysis/problem.h"
 #include <cjson/cJSON.h>
 #include <stdarg.h>
 #include <stdio.h>

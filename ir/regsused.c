@@ -1,7 +1,7 @@
 /* regsused.c - registers an allocated function uses, per file, counted like the assembler's
  * .sgpr_count/.vgpr_count: highest register touched + 1 (allocation is by count, not by set). */
-#include "mir/ir.h"
-#include "mir/problem.h"
+#include "ir/ir.h"
+#include "analysis/problem.h"
 #include <string.h>
 
 void rs_func_regs_used(const rs_func *f, unsigned *used) {

@@ -1,5 +1,5 @@
 /* ir.c - module loading (dispatch on file kind), IR construction helpers, CFG completion. */
-#include "mir/ir.h"
+#include "ir/ir.h"
 #include <stdlib.h>
 #include <string.h>
 

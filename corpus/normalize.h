@@ -7,7 +7,7 @@
  * back to the original virtual registers. Format: docs/normalization.md. */
 #ifndef RS_NORMALIZE_H
 #define RS_NORMALIZE_H
-#include "mir/ir.h"
+#include "ir/ir.h"
 
 /* Sizes of the text a model would otherwise see vs the normalized text. Lines are non-blank
  * lines; a token is a maximal run of [A-Za-z0-9_] or any other single non-blank character. */

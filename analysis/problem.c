@@ -6,8 +6,8 @@
  * (2) at the entry of every block with several predecessors (or none), where values defined on
  * different paths meet. Single-predecessor blocks inherit their entry overlaps from the
  * predecessor's end, which (1) or (2) already saw. */
-#include "mir/problem.h"
-#include "mir/liveness.h"
+#include "analysis/problem.h"
+#include "analysis/liveness.h"
 #include <stdlib.h>
 #include <string.h>
 

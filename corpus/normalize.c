@@ -1,7 +1,7 @@
 /* normalize.c - normalized text + exact name map from the parsed IR (docs/normalization.md).
  * Everything is derived from rs_func: operands in IR order, so every def/use survives and a
  * line's register sequence maps back to the instruction's vreg operands one-to-one. */
-#include "mir/normalize.h"
+#include "corpus/normalize.h"
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>

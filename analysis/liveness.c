@@ -1,6 +1,6 @@
 /* liveness.c - slot layout, per-operand lane effects, and the two dataflow problems
  * (backward liveness, forward reaching definitions) iterated to a fixed point. */
-#include "mir/liveness.h"
+#include "analysis/liveness.h"
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>

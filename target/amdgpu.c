@@ -7,14 +7,15 @@
 /* Names of the special units (MIR spelling without '$'; assembly uses the same words). */
 static const char *const spec_names[] = {
     "vcc_lo", "vcc_hi", "exec_lo", "exec_hi", "m0", "scc", "mode", "flat_scr_lo", "flat_scr_hi",
-    "xnack_mask_lo", "xnack_mask_hi", "sgpr_null", "tba_lo", "tba_hi", "tma_lo", "tma_hi",
+    "xnack_mask_lo", "xnack_mask_hi", "sgpr_null", "sgpr_null_hi", "tba_lo", "tba_hi", "tma_lo", "tma_hi",
     "src_shared_base", "src_shared_limit", "src_private_base", "src_private_limit",
     "src_pops_exiting_wave_id", "src_vccz", "src_execz", "src_scc", "lds_direct", "fp_reg",
     "sp_reg", "private_rsrc_reg"};
 /* Two-unit aliases. */
 static const struct { const char *name; uint32_t unit; } pair_names[] = {
     {"vcc", RS_AMD_VCC_LO}, {"exec", RS_AMD_EXEC_LO}, {"flat_scr", RS_AMD_FLAT_LO},
-    {"xnack_mask", RS_AMD_XNACK_LO}, {"tba", RS_AMD_TBA_LO}, {"tma", RS_AMD_TMA_LO}};
+    {"xnack_mask", RS_AMD_XNACK_LO}, {"tba", RS_AMD_TBA_LO}, {"tma", RS_AMD_TMA_LO},
+    {"sgpr_null64", RS_AMD_NULL}};
 
 static int parse_uint(const char **p, const char *end, unsigned *out) {
   const char *s = *p;

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 void rs_usage_corpus(void) {
-  puts("usage: regsweep corpus build --out corpus.h5 [--families F,..] [--targets gfx90a,sm_89,sm_90]\n"
+  puts("usage: regsweep corpus build --out corpus.h5 [--families F,..] [--targets gfx90a,gfx940,..,sm_90]\n"
        "                             [--limit N] [--seed S] [-j N] [--grid FILE] [--kernels DIR] [--work DIR]\n"
        "       regsweep corpus info corpus.h5\n"
        "       regsweep corpus list corpus.h5      (one line per instance: id, IR hash, split, truth)\n"
@@ -17,8 +17,10 @@ void rs_usage_corpus(void) {
        "                             [--format jsonl] [--out FILE]\n"
        "\n"
        "build   compiles every grid point (corpus/recipes/grid.tsv) of the kernels in corpus/kernels\n"
-       "        with clang-14/llc-14 (gfx90a: forms prera and postsplit, ground truth from LLVM's final\n"
-       "        allocation) and nvcc/ptxas (sm_89, sm_90), then writes one row per distinct instance.\n"
+       "        with clang-14/llc-14 (gfx908, gfx90a, gfx1030) and clang-16/llc-16 (gfx940, gfx1100): forms\n"
+       "        prera and postsplit, ground truth from LLVM's final allocation; the grid's `arch` axis says\n"
+       "        which architectures a family compiles for; and nvcc/ptxas (sm_89, sm_90), then writes one\n"
+       "        row per distinct instance.\n"
        "        --limit N takes a seeded sample spread over the families. Compiler outputs are cached in\n"
        "        --work (default OUT.work): an interrupted build resumes where it stopped.\n"
        "info    counts per family x target x form, truth coverage, build failures, size reduction.\n"
@@ -72,7 +74,7 @@ static int build(int argc, char **argv) {
       char one[32];
       snprintf(one, sizeof one, "%.*s", (int)(c ? c - t : (long)strlen(t)), t);
       if (!rs_target_by_name(one)) {
-        fprintf(stderr, "regsweep corpus build: unknown target '%s' (gfx90a, sm_89, sm_90)\n", one);
+        fprintf(stderr, "regsweep corpus build: unknown target '%s' (gfx908, gfx90a, gfx940, gfx1030, gfx1100, sm_89, sm_90)\n", one);
         return 2;
       }
       if (!c) break;
@@ -92,16 +94,18 @@ static int build(int argc, char **argv) {
     free(v);
     return 2;
   }
-  bool amd = false, nv = false;
+  bool amd = false, nv = false, llvm16 = false;
   for (uint32_t i = 0; i < n; i++) {
-    if (!strcmp(v[i].vendor, "amd")) amd = true;
+    if (!strcmp(v[i].vendor, "amd")) amd = true, llvm16 |= rs_arch_llvm(rs_variant_arch(&v[i])) == 16;
     else nv = true;
   }
   const char *nvcc = rs_find_nvcc();
-  if ((amd && (!have_tool("clang-14") || !have_tool("llc-14"))) || (nv && !nvcc)) {
-    fprintf(stderr, "regsweep corpus build: %s not found (install clang-14 and llvm-14; NVIDIA targets need the "
-                    "CUDA toolkit's nvcc, or pass --targets gfx90a)\n",
-            nv && !nvcc ? "nvcc" : "clang-14/llc-14");
+  bool no14 = amd && (!have_tool("clang-14") || !have_tool("llc-14")), no16 = llvm16 && (!have_tool("clang-16") || !have_tool("llc-16"));
+  if (no14 || no16 || (nv && !nvcc)) {
+    fprintf(stderr, "regsweep corpus build: %s not found (scripts/install-deps.sh installs clang-14/llvm-14 and "
+                    "clang-16/llvm-16 (gfx940, gfx1100); NVIDIA targets need the CUDA toolkit's nvcc, or pass "
+                    "--targets gfx908,gfx90a,gfx940,gfx1030,gfx1100)\n",
+            nv && !nvcc ? "nvcc" : no14 ? "clang-14/llc-14" : "clang-16/llc-16");
     free(v);
     return 2;
   }
@@ -134,8 +138,9 @@ static int build(int argc, char **argv) {
   snprintf(val, sizeof val, "%lu", seed);
   if (!rc) rc = rs_corpus_set_attr(c, "seed", val, &e);
   if (!rc) rc = rs_corpus_set_attr(c, "grid", grid, &e);
-  if (!rc) rc = rs_corpus_set_attr(c, "targets", targets ? targets : "gfx90a,sm_89,sm_90", &e);
-  if (!rc) rc = rs_corpus_set_attr(c, "tools", "clang-14, llc-14 (LLVM 14), nvcc/ptxas (CUDA 13)", &e);
+  if (!rc) rc = rs_corpus_set_attr(c, "targets", targets ? targets : "gfx908,gfx90a,gfx940,gfx1030,gfx1100,sm_89,sm_90", &e);
+  if (!rc) rc = rs_corpus_set_attr(c, "tools", "clang-14, llc-14 (LLVM 14: gfx908, gfx90a, gfx1030), clang-16, llc-16 "
+                                            "(LLVM 16: gfx940, gfx1100), nvcc/ptxas (CUDA 13)", &e);
   time_t now_t = time(NULL);
   char when[64];
   strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now_t));

@@ -23,6 +23,7 @@
 void rs_usage_sweep(void) {
   puts("usage: [mpirun -np N] regsweep sweep --corpus corpus.h5 --model SPEC [--model SPEC2 ...] --out RUN_DIR\n"
        "       [--samples N] [--until-pass] [--split train|test|all] [--filter family=fa,target=gfx90a,form=prera]\n"
+       "       [--holdout-arch T]  (unseen-architecture split: test = target T, train = every other target)\n"
        "       [--resume] [--seed S] [--verifier native|z3|both] [--bind core|gpu|none] [--keep all|failed|none]\n"
        "       [--block N] [--progress-every SECONDS] [--z3-timeout-ms N] [--max-infra N]\n"
        "\n"
@@ -40,6 +41,7 @@ void rs_usage_sweep(void) {
 
 typedef struct {
   const char *corpus, *out, *split, *filter, *verifier, *bind, *keep;
+  const char *holdout; /* archs: --holdout-arch */
   const char *models[16];
   uint32_t nmodels, samples, block, max_infra;
   unsigned long seed;
@@ -78,6 +80,7 @@ static int parse(int argc, char **argv, opts *o) {
       else if (!strcmp(a, "--seed")) o->seed = strtoul(v, NULL, 10);
       else if (!strcmp(a, "--split")) o->split = v;
       else if (!strcmp(a, "--filter")) o->filter = v;
+      else if (!strcmp(a, "--holdout-arch")) o->holdout = v;
       else if (!strcmp(a, "--verifier")) o->verifier = v;
       else if (!strcmp(a, "--bind")) o->bind = v;
       else if (!strcmp(a, "--keep")) o->keep = v;
@@ -91,6 +94,8 @@ static int parse(int argc, char **argv, opts *o) {
     return fprintf(stderr, "regsweep sweep: need --corpus, --out, --model and 1 <= --samples <= 100000\n"), -1;
   if (strcmp(o->split, "all") && strcmp(o->split, "train") && strcmp(o->split, "test"))
     return fprintf(stderr, "regsweep sweep: --split train|test|all\n"), -1;
+  if (o->holdout && !rs_target_by_name(o->holdout))
+    return fprintf(stderr, "regsweep sweep: --holdout-arch: unknown target '%s'\n", o->holdout), -1;
   if (rs_verifier_kind(o->verifier) < 0) return fprintf(stderr, "regsweep sweep: --verifier native|z3|both\n"), -1;
   rs_bind_mode bm;
   if (rs_bind_mode_parse(o->bind, &bm)) return fprintf(stderr, "regsweep sweep: --bind core|gpu|none\n"), -1;
@@ -159,6 +164,7 @@ static char *config_json(const opts *o, const char *corpus_abs, const char *hash
   cJSON_AddBoolToObject(c, "until_pass", o->until_pass);
   cJSON_AddStringToObject(c, "split", o->split);
   cJSON_AddStringToObject(c, "filter", o->filter ? o->filter : "");
+  if (o->holdout) cJSON_AddStringToObject(c, "holdout_arch", o->holdout);
   cJSON_AddNumberToObject(c, "seed", (double)o->seed);
   cJSON_AddStringToObject(c, "verifier", o->verifier);
   cJSON_AddNumberToObject(c, "block", o->block);
@@ -321,7 +327,8 @@ int rs_cmd_sweep(int argc, char **argv) {
         status = 2;
         break;
       }
-      bool take = match_filter(o.filter, &in) && (!strcmp(o.split, "all") || (in.split == RS_SPLIT_TEST) == !strcmp(o.split, "test"));
+      bool take = match_filter(o.filter, &in) &&
+                  (!strcmp(o.split, "all") || (rs_instance_split(&in, o.holdout) == RS_SPLIT_TEST) == !strcmp(o.split, "test"));
       if (take) {
         inst[ni] = (uint32_t)i;
         cost[ni] = 64 + in.nvregs + in.nconf / 32; /* generate + verify grow with values and conflicts */

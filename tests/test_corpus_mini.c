@@ -18,7 +18,14 @@
 static const char *const combos[] = {
     "sgemm/gfx90a/prera", "sgemm/gfx90a/postsplit", "hgemm_mfma/gfx90a/prera", "hgemm_mfma/gfx90a/postsplit",
     "fa/gfx90a/prera",    "fa/gfx90a/postsplit",    "sgemm/sm_89/ptx",         "sgemm/sm_90/ptx",
-    "wmma/sm_89/ptx",     "wmma/sm_90/ptx",         "fa/sm_89/ptx",            "fa/sm_90/ptx"};
+    "wmma/sm_89/ptx",     "wmma/sm_90/ptx",         "fa/sm_89/ptx",            "fa/sm_90/ptx",
+    /* archs: every AMD architecture, each family it compiles, both forms */
+    "sgemm/gfx908/prera", "sgemm/gfx908/postsplit", "sgemm/gfx940/prera", "sgemm/gfx940/postsplit",
+    "sgemm/gfx1030/prera", "sgemm/gfx1030/postsplit", "sgemm/gfx1100/prera", "sgemm/gfx1100/postsplit",
+    "hgemm_mfma/gfx908/prera", "hgemm_mfma/gfx908/postsplit", "hgemm_mfma/gfx940/prera",
+    "hgemm_mfma/gfx940/postsplit", "fa/gfx908/prera", "fa/gfx908/postsplit", "fa/gfx940/prera",
+    "fa/gfx940/postsplit", "fa/gfx1030/prera", "fa/gfx1030/postsplit", "fa/gfx1100/prera",
+    "fa/gfx1100/postsplit", "wmma/gfx1100/prera", "wmma/gfx1100/postsplit"};
 #define NCOMBO (sizeof combos / sizeof *combos)
 
 int main(int argc, char **argv) {

@@ -142,7 +142,7 @@ static void check_variant(const char *stem, const char *want_target, bool agprs,
     if (bad == 0 && nm == 0) {
       t->truths++;
       char *json = rs_truth_json(pq, al.assign);
-      uint32_t miss = rs_oracle_instance(pq, stem, json, 12, 7, 20000, &t->os, report, NULL);
+      uint32_t miss = rs_oracle_instance(pq, stem, json, 10, 7, 20000, &t->os, report, NULL);
       CHECKF(miss == 0, "%s: pinned oracle: %u misses", stem, miss);
       free(json);
     }

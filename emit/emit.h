@@ -7,6 +7,7 @@
 #define RS_EMIT_H
 #include "corpus/instance.h"
 #include "ir/ir.h"
+#include <stdio.h>
 
 /* ---- rewrite.c: the register substitution ---- */
 typedef struct {
@@ -109,5 +110,9 @@ typedef struct {
  * verifier bug: it is listed with both messages. */
 int rs_emit_check_run(const char *run_path, const char *corpus_path, const char *const *models, uint32_t nmodels,
                       uint32_t n, const char *out_dir, rs_emit_check_stats *stats, rs_err *e);
+/* The same, printing one line per model to report: the one call `sweep` makes after its merge.
+ * Returns 0, 1 when LLVM rejected some passing answer, -1 with e on errors. */
+int rs_emit_check_sweep(const char *run_path, const char *corpus_path, const char *const *models, uint32_t nmodels,
+                        uint32_t n, const char *out_dir, FILE *report, rs_err *e);
 
 #endif

@@ -34,7 +34,7 @@ void rs_oa_render(rs_sb *b, const char *tmpl, size_t len, const rs_oa_vars *vars
 
 /* Fill g from the body of a 200 response (chat: choices[0].message.content, else
  * choices[0].text; finish_reason, usage). Returns 0, or -1 with the reason in why. The body is
- * untrusted; exposed for fuzz/fuzz_openai.c. Defined in openai.c. */
+ * untrusted; exposed for fuzz/fuzz_openai.c. Defined in openai_reply.c. */
 int rs_openai_parse_response(const char *body, size_t len, bool chat, rs_gen *g, char *why, size_t wn);
 
 #endif

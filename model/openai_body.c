@@ -1,0 +1,193 @@
+/* openai_body.c - what a request of the openai: back end says: the request-shaping parameters of
+ * the spec (model, api, sampling, stop, schema, template, feedback), the rendered prompt and the
+ * JSON body. No HTTP here (model/openai.c sends it). */
+#include "model/openai_int.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The built-in prompt template: a copy of prompts/default.txt (tests/test_openai.c checks that
+ * both render the same request), so a run does not depend on the working directory. */
+static const char default_template[] =
+    "You are a register allocator for {{target}} GPU kernels. You read one function in a normalized machine IR: one line per block and per instruction, virtual registers named by kind and number (AMD s0, v0, a0; NVIDIA r0, d0, p0). You assign every virtual register a physical register so that\n"
+    "- two values that are live at the same time never share a register (for tuples: any register of the tuple),\n"
+    "- each register fits its value's class: register file, width and alignment,\n"
+    "- physical registers the function already uses while a value is live are avoided.\n"
+    "Answer with one JSON object and nothing else: {\"<virtual register>\": \"<physical register>\", ...}, with every virtual register of the function as a key.\n"
+    "{{user}}\n"
+    "Target: {{target}}\n"
+    "\n"
+    "Register files and classes of this function:\n"
+    "{{registers}}\n"
+    "Function:\n"
+    "{{ir}}\n"
+    "{{feedback}}\n"
+    "Answer with the JSON object only.\n";
+
+int rs_oa_param_num(const rs_model *m, const char *key, double lo, double hi, double *out, rs_err *e) {
+  char buf[64];
+  if (!rs_model_param(m, key, buf, sizeof buf)) return 0;
+  char *end;
+  double d = strtod(buf, &end);
+  if (end == buf || *end || !(d >= lo && d <= hi))
+    return rs_errf(e, NULL, 0, "openai: %s=%s: expected a number in [%g, %g]", key, buf, lo, hi);
+  *out = d;
+  return 0;
+}
+
+int rs_oa_param_bool(const rs_model *m, const char *key, bool *out, rs_err *e) {
+  char buf[16];
+  if (!rs_model_param(m, key, buf, sizeof buf)) return 0;
+  if (strcmp(buf, "0") && strcmp(buf, "1")) return rs_errf(e, NULL, 0, "openai: %s=%s: expected 0 or 1", key, buf);
+  *out = buf[0] == '1';
+  return 0;
+}
+
+static const char *const body_params[] = {"model", "api", "temperature", "top_p", "max_tokens", "stop",
+                                          "schema", "template", "feedback"};
+
+bool rs_oa_body_knows(const char *key, size_t kl) {
+  for (size_t i = 0; i < sizeof body_params / sizeof *body_params; i++)
+    if (strlen(body_params[i]) == kl && !strncmp(key, body_params[i], kl)) return true;
+  return false;
+}
+
+int rs_oa_body_configure(const rs_model *m, rs_oa_body *s, rs_err *e) {
+  char buf[4096];
+  if (!rs_model_param(m, "model", buf, sizeof buf) || !buf[0])
+    return rs_errf(e, NULL, 0, "openai: model=NAME is required (the server's model name)");
+  s->model = rs_xstrndup(buf, strlen(buf));
+  s->chat = true;
+  if (rs_model_param(m, "api", buf, sizeof buf)) {
+    if (!strcmp(buf, "completions")) s->chat = false;
+    else if (strcmp(buf, "chat")) return rs_errf(e, NULL, 0, "openai: api=%s: expected chat or completions", buf);
+  }
+  double d;
+  s->temperature = 0.7;
+  if (rs_oa_param_num(m, "temperature", 0, 10, &s->temperature, e)) return -1;
+  d = -1;
+  if (rs_oa_param_num(m, "top_p", 0, 1, &d, e)) return -1;
+  s->has_top_p = d >= 0;
+  s->top_p = d;
+  d = 4096;
+  if (rs_oa_param_num(m, "max_tokens", 1, 1e7, &d, e)) return -1;
+  s->max_tokens = (uint32_t)d;
+  s->schema = true;
+  s->feedback = true;
+  if (rs_oa_param_bool(m, "schema", &s->schema, e) || rs_oa_param_bool(m, "feedback", &s->feedback, e)) return -1;
+  if (rs_model_param(m, "stop", buf, sizeof buf) && buf[0]) s->stop = rs_xstrndup(buf, strlen(buf));
+  if (rs_model_param(m, "template", buf, sizeof buf)) {
+    size_t len;
+    rs_err fe;
+    s->tmpl = rs_read_file(buf, &len, &fe);
+    if (!s->tmpl) return rs_errf(e, NULL, 0, "openai: template: %s", fe.msg);
+  } else {
+    s->tmpl = rs_xstrndup(default_template, sizeof default_template - 1);
+  }
+  return 0;
+}
+
+void rs_oa_body_free(rs_oa_body *s) {
+  free(s->model);
+  free(s->stop);
+  free(s->tmpl);
+  memset(s, 0, sizeof *s);
+}
+
+/* ---- prompt and request ------------------------------------------------------------------ */
+
+static void render_prompt(const rs_oa_body *s, const rs_gen_input *in, char **sys, char **user) {
+  rs_sb regs = {0}, fb = {0};
+  rs_oa_describe_registers(&regs, in->p);
+  if (s->feedback && in->feedback && in->feedback[0]) {
+    rs_sb_puts(&fb, "Your previous answer was rejected by the verifier:\n");
+    rs_sb_puts(&fb, in->feedback);
+    rs_sb_puts(&fb, "\nCorrect these problems in your new answer.\n");
+  }
+  const char *target = in->target ? in->target : in->p->tgt->name;
+  const char *keys[] = {"target", "ir", "registers", "feedback", "instance"};
+  const char *vals[] = {target, in->prompt ? in->prompt : "", regs.s ? regs.s : "", fb.s ? fb.s : "",
+                        in->id ? in->id : ""};
+  rs_oa_vars vars = {keys, vals, 5};
+  /* {{user}} splits the template: the system message before it, the user message after it */
+  const char *split = strstr(s->tmpl, "{{user}}");
+  rs_sb a = {0}, b = {0};
+  if (split) {
+    size_t sl = (size_t)(split - s->tmpl);
+    while (sl && (s->tmpl[sl - 1] == '\n' || s->tmpl[sl - 1] == ' ')) sl--;
+    const char *u = split + 8;
+    if (*u == '\n') u++;
+    rs_oa_render(&a, s->tmpl, sl, &vars);
+    rs_oa_render(&b, u, strlen(u), &vars);
+  } else {
+    rs_oa_render(&b, s->tmpl, strlen(s->tmpl), &vars);
+  }
+  free(regs.s);
+  free(fb.s);
+  *sys = a.s;
+  *user = b.s;
+}
+
+cJSON *rs_oa_build_request(const rs_oa_body *s, const rs_gen_input *in) {
+  cJSON *r = cJSON_CreateObject();
+  cJSON_AddStringToObject(r, "model", s->model);
+  char *sys, *user;
+  render_prompt(s, in, &sys, &user);
+  if (s->chat) {
+    cJSON *msgs = cJSON_AddArrayToObject(r, "messages");
+    if (sys && sys[0]) {
+      cJSON *mm = cJSON_CreateObject();
+      cJSON_AddStringToObject(mm, "role", "system");
+      cJSON_AddStringToObject(mm, "content", sys);
+      cJSON_AddItemToArray(msgs, mm);
+    }
+    cJSON *mm = cJSON_CreateObject();
+    cJSON_AddStringToObject(mm, "role", "user");
+    cJSON_AddStringToObject(mm, "content", user);
+    cJSON_AddItemToArray(msgs, mm);
+  } else {
+    rs_sb t = {0};
+    if (sys && sys[0]) {
+      rs_sb_puts(&t, sys);
+      rs_sb_puts(&t, "\n");
+    }
+    rs_sb_puts(&t, user);
+    cJSON_AddStringToObject(r, "prompt", t.s);
+    free(t.s);
+  }
+  free(sys);
+  free(user);
+  cJSON_AddNumberToObject(r, "n", 1);
+  cJSON_AddNumberToObject(r, "max_tokens", s->max_tokens);
+  if (s->has_top_p) cJSON_AddNumberToObject(r, "top_p", s->top_p);
+  if (s->stop) {
+    cJSON *st = cJSON_AddArrayToObject(r, "stop");
+    cJSON_AddItemToArray(st, cJSON_CreateString(s->stop));
+  }
+  if (s->schema) {
+    /* response_format json_schema: vLLM >= 0.12 dropped guided_json and ignores unknown keys,
+     * SGLang and llama.cpp server accept this form too */
+    cJSON *rf = cJSON_AddObjectToObject(r, "response_format");
+    cJSON_AddStringToObject(rf, "type", "json_schema");
+    cJSON *js = cJSON_AddObjectToObject(rf, "json_schema");
+    cJSON_AddStringToObject(js, "name", "allocation");
+    cJSON_AddItemToObject(js, "schema", rs_oa_schema(in->p, in->vnames));
+    cJSON_AddTrueToObject(js, "strict");
+  }
+  /* per-attempt fields, replaced for each attempt */
+  cJSON_AddNumberToObject(r, "temperature", 0);
+  cJSON_AddNumberToObject(r, "seed", 0);
+  return r;
+}
+
+char *rs_oa_attempt_body(cJSON *req, const rs_oa_body *s, uint32_t attempt, uint64_t seed, uint32_t n) {
+  /* attempt 0 is greedy (pass@1 of the model's best guess); the others sample */
+  cJSON_ReplaceItemInObjectCaseSensitive(req, "temperature", cJSON_CreateNumber(attempt == 0 ? 0.0 : s->temperature));
+  /* 31 bits: exact in JSON doubles and accepted by every server's seed type */
+  cJSON_ReplaceItemInObjectCaseSensitive(req, "seed", cJSON_CreateNumber((double)(seed & 0x7fffffff)));
+  cJSON_ReplaceItemInObjectCaseSensitive(req, "n", cJSON_CreateNumber(n ? n : 1));
+  char *b = cJSON_PrintUnformatted(req);
+  char *r = b ? rs_xstrndup(b, strlen(b)) : NULL;
+  cJSON_free(b);
+  return r;
+}

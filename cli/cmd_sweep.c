@@ -24,13 +24,16 @@ void rs_usage_sweep(void) {
   puts("usage: [mpirun -np N] regsweep sweep --corpus corpus.h5 --model SPEC [--model SPEC2 ...] --out RUN_DIR\n"
        "       [--samples N] [--until-pass] [--split train|test|all] [--filter family=fa,target=gfx90a,form=prera]\n"
        "       [--resume] [--seed S] [--verifier native|z3|both] [--bind core|gpu|none] [--keep all|failed|none]\n"
-       "       [--block N] [--progress-every SECONDS] [--z3-timeout-ms N] [--max-infra N]\n"
+       "       [--block N] [--progress-every SECONDS] [--z3-timeout-ms N] [--max-infra N] [--feedback]\n"
        "\n"
        "Rank 0 coordinates (hands out shards, tracks progress, merges); ranks 1..N-1 generate, verify\n"
        "and record every attempt; one process does both. Attempt k of an instance is seeded by\n"
-       "(seed, instance, model, k): results do not depend on -np, shards or resumes. --samples N draws\n"
-       "all N attempts (unbiased pass@k for every k <= N); --until-pass stops at the first verified\n"
-       "candidate. Attempt 0 is greedy. Results: RUN_DIR/run.h5 (docs/run-schema.md), RUN_DIR/summary.md;\n"
+       "(seed, instance, model identity, k): results do not depend on -np, shards, resumes or which\n"
+       "server answered (an openai: model's identity is its model name and sampling parameters, not its\n"
+       "URL, timeout or window: docs/models.md). --samples N draws all N attempts (unbiased pass@k for\n"
+       "every k <= N); --until-pass stops at the first verified candidate; with --feedback each next\n"
+       "attempt's prompt carries the verifier's diagnostic of the previous rejected one (VeriLocc's loop;\n"
+       "an openai: model's feedback=0 keeps it out). Attempt 0 is greedy. Results: RUN_DIR/run.h5 (docs/run-schema.md), RUN_DIR/summary.md;\n"
        "finished shards stay in RUN_DIR/shards, so --resume redoes only what is missing or corrupt, and\n"
        "extending --samples from 10 to 20 reuses the first 10 attempts. A worker stops the sweep after\n"
        "--max-infra (default 20) attempts in a row that the model server did not answer (down, timing\n"
@@ -153,8 +156,14 @@ static char *config_json(const opts *o, const char *corpus_abs, const char *hash
   cJSON *c = cJSON_CreateObject();
   cJSON_AddStringToObject(c, "corpus", corpus_abs);
   cJSON_AddStringToObject(c, "corpus_hash", hash ? hash : "");
-  cJSON *m = cJSON_AddArrayToObject(c, "models");
-  for (uint32_t i = 0; i < o->nmodels; i++) cJSON_AddItemToArray(m, cJSON_CreateString(o->models[i]));
+  /* a model's identity, not its spec: a resume may name another server, timeout or window */
+  cJSON *m = cJSON_AddArrayToObject(c, "models"), *ms = cJSON_AddArrayToObject(c, "model_specs");
+  for (uint32_t i = 0; i < o->nmodels; i++) {
+    char *id = rs_model_identity(o->models[i]);
+    cJSON_AddItemToArray(m, cJSON_CreateString(id));
+    cJSON_AddItemToArray(ms, cJSON_CreateString(o->models[i]));
+    free(id);
+  }
   cJSON_AddNumberToObject(c, "samples", o->samples);
   cJSON_AddBoolToObject(c, "until_pass", o->until_pass);
   cJSON_AddStringToObject(c, "split", o->split);
@@ -171,7 +180,8 @@ static char *config_json(const opts *o, const char *corpus_abs, const char *hash
   return r;
 }
 
-/* A resume may change the number of samples; everything else must be the same. */
+/* A resume may change the number of samples and the models' transport (model_specs); everything
+ * else must be the same. */
 static bool compatible(const char *old, const char *cur, char *why, size_t n) {
   cJSON *a = cJSON_Parse(old), *b = cJSON_Parse(cur);
   bool ok = a && b;
@@ -179,7 +189,7 @@ static bool compatible(const char *old, const char *cur, char *why, size_t n) {
   const cJSON *it;
   if (ok)
     cJSON_ArrayForEach(it, b) {
-      if (!strcmp(it->string, "samples")) continue;
+      if (!strcmp(it->string, "samples") || !strcmp(it->string, "model_specs")) continue;
       cJSON *o = cJSON_GetObjectItemCaseSensitive(a, it->string);
       if (!o || !cJSON_Compare(o, it, 1)) {
         snprintf(why, n, "'%s' differs from the run being resumed", it->string);

@@ -43,13 +43,85 @@ int rs_oa_param_bool(const rs_model *m, const char *key, bool *out, rs_err *e) {
   return 0;
 }
 
-static const char *const body_params[] = {"model", "api", "temperature", "top_p", "max_tokens", "stop",
-                                          "schema", "template", "feedback"};
+/* The request-shaping parameters. `ident` ones make the model's identity (rs_oa_identity): the
+ * attempt seeds and --resume's config check depend on them, and on nothing else of the spec
+ * (not the URL, timeouts, retries, the window, the key's variable, the probe). */
+enum { P_STR, P_NUM, P_SCHEMA };
+static const struct {
+  const char *name, *dflt; /* dflt: the value meant when absent (normalized) */
+  int kind;
+  bool ident;
+} body_params[] = {
+    {"model", "", P_STR, true},         {"api", "chat", P_STR, true},
+    {"temperature", "0.7", P_NUM, true}, {"top_p", "1", P_NUM, true},
+    {"top_k", "-1", P_NUM, true},       {"min_p", "0", P_NUM, true},
+    {"repetition_penalty", "1", P_NUM, true}, {"presence_penalty", "0", P_NUM, true},
+    {"frequency_penalty", "0", P_NUM, true},  {"max_tokens", "4096", P_NUM, true},
+    {"stop", "", P_STR, true},          {"schema", "1", P_SCHEMA, true},
+    {"template", "", P_STR, true},      {"feedback", "1", P_STR, true},
+    {"sampling", "explicit", P_STR, true}, {"n", "1", P_NUM, true},
+    {"probe", "1", P_STR, false},
+};
 
 bool rs_oa_body_knows(const char *key, size_t kl) {
   for (size_t i = 0; i < sizeof body_params / sizeof *body_params; i++)
-    if (strlen(body_params[i]) == kl && !strncmp(key, body_params[i], kl)) return true;
+    if (strlen(body_params[i].name) == kl && !strncmp(key, body_params[i].name, kl)) return true;
   return false;
+}
+
+static int hexv(char c) {
+  return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+void rs_oa_identity(const char *query, rs_sb *out) {
+  rs_sb_puts(out, "openai");
+  unsigned nout = 0;
+  for (size_t i = 0; i < sizeof body_params / sizeof *body_params; i++) {
+    if (!body_params[i].ident) continue;
+    size_t kl = strlen(body_params[i].name);
+    const char *v = NULL;
+    size_t vl = 0;
+    for (const char *c = query; c && *c;) { /* the last occurrence wins, as in rs_model_param */
+      const char *amp = strchr(c, '&');
+      size_t l = amp ? (size_t)(amp - c) : strlen(c);
+      if (l > kl && !strncmp(c, body_params[i].name, kl) && c[kl] == '=') {
+        v = c + kl + 1;
+        vl = l - kl - 1;
+      }
+      c = amp ? amp + 1 : NULL;
+    }
+    if (!v) continue;
+    rs_sb val = {0};
+    for (size_t k = 0; k < vl; k++) { /* URL-decoded, so %2F and / are one identity */
+      if (v[k] == '%' && k + 2 < vl && hexv(v[k + 1]) >= 0 && hexv(v[k + 2]) >= 0) {
+        char ch = (char)(hexv(v[k + 1]) * 16 + hexv(v[k + 2]));
+        rs_sb_add(&val, &ch, 1);
+        k += 2;
+      } else {
+        rs_sb_add(&val, v[k] == '+' ? " " : &v[k], 1);
+      }
+    }
+    if (!val.s) rs_sb_add(&val, "", 0);
+    char num[64];
+    const char *norm = val.s;
+    if (body_params[i].kind == P_NUM) {
+      char *end;
+      double d = strtod(val.s, &end);
+      if (end != val.s && !*end) {
+        snprintf(num, sizeof num, "%.15g", d);
+        norm = num;
+      }
+    } else if (body_params[i].kind == P_SCHEMA) {
+      /* the dialect says how the server is asked, not what is asked: schema=vllm is schema=1 */
+      norm = strcmp(val.s, "0") ? "1" : "0";
+    }
+    if (strcmp(norm, body_params[i].dflt)) {
+      rs_sb_puts(out, nout++ ? "&" : "?");
+      rs_sb_printf(out, "%s=", body_params[i].name);
+      rs_sb_puts(out, norm);
+    }
+    free(val.s);
+  }
 }
 
 int rs_oa_body_configure(const rs_model *m, rs_oa_body *s, rs_err *e) {

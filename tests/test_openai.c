@@ -543,6 +543,45 @@ int main(int argc, char **argv) {
     free(pt);
   }
 
+  /* a model's identity: model name and request-shaping parameters, never the URL or transport */
+  {
+    const char *same[] = {
+        "openai:http://127.0.0.1:8000/v1?model=Qwen/Q&temperature=0.8",
+        "openai:http://gpu7:8013/v1/?temperature=0.80&model=Qwen%2FQ&timeout=600&retries=9&inflight=64",
+        "openai:https://n1:1/v1?model=Qwen/Q&key_env=K&backoff=1&backoff_cap=2&max_body=9999&temperature=0.8&probe=0",
+        "openai:http://h/v1?model=Qwen/Q&temperature=0.8&schema=vllm&top_p=1&feedback=1&api=chat&max_tokens=4096",
+    };
+    const char *differ[] = {
+        "openai:http://h/v1?model=Qwen/Q2&temperature=0.8", "openai:http://h/v1?model=Qwen/Q&temperature=0.9",
+        "openai:http://h/v1?model=Qwen/Q&temperature=0.8&top_k=40", "openai:http://h/v1?model=Qwen/Q&temperature=0.8&n=4",
+        "openai:http://h/v1?model=Qwen/Q&temperature=0.8&schema=0", "openai:http://h/v1?model=Qwen/Q&temperature=0.8&api=completions",
+        "openai:http://h/v1?model=Qwen/Q&temperature=0.8&feedback=0", "openai:http://h/v1?model=Qwen/Q&temperature=0.8&max_tokens=100",
+    };
+    char *id0 = rs_model_identity(same[0]);
+    CHECKF(!strcmp(id0, "openai?model=Qwen/Q&temperature=0.8"), "identity %s", id0);
+    uint64_t s0 = rs_attempt_seed(7, "inst", same[0], 3);
+    for (size_t i = 1; i < sizeof same / sizeof *same; i++) {
+      char *id = rs_model_identity(same[i]);
+      CHECKF(!strcmp(id, id0), "%s: identity %s, want %s", same[i], id, id0);
+      CHECK(rs_attempt_seed(7, "inst", same[i], 3) == s0);
+      free(id);
+    }
+    for (size_t i = 0; i < sizeof differ / sizeof *differ; i++) {
+      char *id = rs_model_identity(differ[i]);
+      CHECKF(strcmp(id, id0), "%s: identity %s equals the base", differ[i], id);
+      CHECK(rs_attempt_seed(7, "inst", differ[i], 3) != s0);
+      free(id);
+    }
+    free(id0);
+    /* other back ends: the spec is the identity (their seeds are unchanged) */
+    char *idb = rs_model_identity("builtin:sampled?temp=0.8");
+    CHECK(!strcmp(idb, "builtin:sampled?temp=0.8"));
+    free(idb);
+    CHECK(rs_attempt_seed(7, "inst", "builtin:sampled?temp=0.8", 3) != rs_attempt_seed(7, "inst", "builtin:sampled?temp=0.9", 3));
+    CHECK(rs_attempt_seed(7, "inst", same[0], 3) != rs_attempt_seed(7, "inst", same[0], 4));
+    CHECK(rs_attempt_seed(7, "inst", same[0], 3) != rs_attempt_seed(7, "inst2", same[0], 3));
+  }
+
   /* bad specs are errors at open, not silent defaults */
   char spec[256];
   snprintf(spec, sizeof spec, "openai:http://127.0.0.1:%d/v1", sd.port);

@@ -15,8 +15,9 @@ void rs_sb_puts(rs_sb *b, const char *s);
 void rs_sb_printf(rs_sb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Regex (JSON Schema / ECMA, also valid POSIX ERE) of the legal spellings of a class: by register
- * file and width ("^v[0-9]+$", "^(v\[[0-9]+:[0-9]+\]|a\[[0-9]+:[0-9]+\])$", "^R[0-9]+$");
- * alignment and budget are left to the verifier. NULL if the class has no spelling. */
+ * file and width, numbers bounded to the file's digits ("^v[0-9]{1,3}$",
+ * "^(v\[[0-9]{1,3}:[0-9]{1,3}\]|a\[…\])$", "^P[0-9]{1,1}$"); alignment and budget are left to
+ * the verifier (v300 matches). NULL if the class has no spelling. */
 char *rs_oa_class_pattern(const rs_target *t, int cls);
 /* {"type":"object","properties":{name:{"type":"string","pattern":...}},"required":[every name],
  * "additionalProperties":false}; vnames may be NULL (original names). Linear in the values. */

@@ -375,6 +375,16 @@ int rs_cmd_sweep(int argc, char **argv) {
   int any = 0;
   MPI_Allreduce(&mstatus, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   if (any > status) status = any;
+  /* what each rank's models learnt at open (schema dialect, probe, server facts), for the record */
+  char mdesc[2048] = "";
+  for (uint32_t m = 0; m < o.nmodels; m++)
+    if (models[m]) {
+      char d[600];
+      rs_model_describe(models[m], d, sizeof d);
+      if (d[0]) snprintf(mdesc + strlen(mdesc), sizeof mdesc - strlen(mdesc), "rank %d, model %u: %s\n", rank, m, d);
+    }
+  char *mall = rank == 0 ? rs_xcalloc((size_t)size, sizeof mdesc) : NULL;
+  MPI_Gather(mdesc, sizeof mdesc, MPI_CHAR, mall, sizeof mdesc, MPI_CHAR, 0, MPI_COMM_WORLD);
   rs_worker_ctx w = {corpus, models, o.models, o.nmodels, kind, o.z3_ms, o.seed, o.until_pass, o.feedback,
                      !strcmp(o.keep, "all") ? RS_KEEP_ALL : !strcmp(o.keep, "none") ? RS_KEEP_NONE : RS_KEEP_FAILED,
                      o.out, rank, o.max_infra, 0, fault};
@@ -473,15 +483,20 @@ int rs_cmd_sweep(int argc, char **argv) {
         for (uint32_t m = 0; m < o.nmodels; m++) cJSON_AddItemToArray(ms, cJSON_CreateString(o.models[m]));
         char *mjson = cJSON_PrintUnformatted(ms);
         cJSON_Delete(ms);
-        const char *keys[] = {"config", "corpus", "corpus_hash", "models", "code_version", "ranks", "bindings", "start", "end"};
-        const char *vals[] = {cfg, corpus_abs, hash, mjson, RS_VERSION, ranks, hosts, start_s, end_s};
+        size_t ml2 = (size_t)size * sizeof mdesc + 1;
+        char *mservers = rs_xcalloc(ml2, 1);
+        for (int r = 0; r < size; r++) strncat(mservers, mall + (size_t)r * sizeof mdesc, ml2 - strlen(mservers) - 1);
+        const char *keys[] = {"config", "corpus", "corpus_hash", "models", "code_version", "ranks", "bindings", "start", "end",
+                              "model_servers"};
+        const char *vals[] = {cfg, corpus_abs, hash, mjson, RS_VERSION, ranks, hosts, start_s, end_s, mservers};
         snprintf(path, sizeof path, "%s/run.h5", o.out);
-        if (rs_merge(&pl, o.out, path, keys, vals, 9, &e)) {
+        if (rs_merge(&pl, o.out, path, keys, vals, 10, &e)) {
           fprintf(stderr, "regsweep sweep: merge: %s\n", e.msg);
           status = 1;
         }
         cJSON_free(mjson);
         free(hosts);
+        free(mservers);
         rs_runfile *rf = status ? NULL : rs_runfile_open(path, &e);
         if (rf) {
           rs_results res;
@@ -515,6 +530,7 @@ int rs_cmd_sweep(int argc, char **argv) {
   rs_plan_free(&pl);
   if (corpus) rs_corpus_close(corpus, &e);
   free(all);
+  free(mall);
   free(hash);
   free(cfg);
   MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);

@@ -5,6 +5,7 @@
  * reproducible and resumable whichever server (GPU, node) answered an attempt. docs/models.md. */
 #include "model/model.h"
 #include "model/openai_int.h"
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,4 +25,10 @@ uint64_t rs_attempt_seed(uint64_t sweep_seed, const char *instance, const char *
   h = rs_hash_bytes(id, strlen(id), h);
   free(id);
   return rs_hash_bytes(&attempt, sizeof attempt, h);
+}
+
+void rs_model_describe(const rs_model *m, char *out, size_t n) {
+  if (!n) return;
+  out[0] = 0;
+  if (m && m->state && m->ops == &rs_model_openai) rs_oa_model_describe(m, out, n);
 }

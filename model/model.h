@@ -72,6 +72,8 @@ uint64_t rs_attempt_seed(uint64_t sweep_seed, const char *instance, const char *
 /* What a model's answers depend on: the spec for builtin:/replay:, for openai: the model name and
  * request-shaping parameters without URL or transport settings (identity.c). Free it. */
 char *rs_model_identity(const char *spec);
+/* The back end's provenance line ("" if it has none). */
+void rs_model_describe(const rs_model *m, char *out, size_t n);
 
 /* Per Problem value, the name answers use: its normalized name when `names` maps it (what a model
  * trained on the normalized corpus writes), else the original. Free the array (not the names). */

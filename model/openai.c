@@ -5,7 +5,8 @@
  *          &max_tokens=4096&stop=S&schema=1&timeout=120&retries=4&inflight=8
  *          &key_env=OPENAI_API_KEY&template=FILE&feedback=1&backoff=0.5&backoff_cap=8&max_body=N
  *
- * One HTTP request per attempt (n=1, the attempt's seed; attempt 0 is greedy), up to `inflight`
+ * One HTTP request per attempt (n=1, the attempt's seed; attempt 0 is greedy; n=K: one request
+ * per K attempts, rs_oa_group), up to `inflight`
  * of them at once through curl multi so the server batches them. Connection errors, timeouts,
  * 429 and 5xx are retried with capped exponential backoff and a jitter derived from the attempt
  * seed (deterministic); a request that finally fails is an `infra` candidate, never a model
@@ -112,8 +113,19 @@ static int oa_open(rs_model *m, rs_err *e) {
     return rs_errf(e, NULL, 0, "openai: curl_multi_init failed");
   }
   curl_multi_setopt(s->multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, (long)s->inflight);
+  /* does the server honour the schema dialect? (openai_probe.c) */
+  rs_oa_link link = {m->arg, s->endpoint, s->key_env, s->timeout_s};
+  if (rs_oa_probe(&s->b, &link, e)) {
+    state_free(s);
+    curl_global_cleanup();
+    return -1;
+  }
   m->state = s;
   return 0;
+}
+
+void rs_oa_model_describe(const rs_model *m, char *out, size_t n) {
+  rs_oa_describe(&((const oa_state *)m->state)->b, out, n);
 }
 
 static void oa_close(rs_model *m) {
@@ -127,7 +139,7 @@ static void oa_close(rs_model *m) {
 enum { J_PENDING, J_RUNNING, J_WAIT, J_DONE };
 
 typedef struct {
-  uint32_t k;      /* index into out[] */
+  uint32_t k, cnt; /* out[k .. k+cnt-1]: one request, cnt choices (model option n) */
   uint64_t seed;
   int state;
   uint32_t tries;
@@ -219,14 +231,20 @@ static void set_error(rs_gen *g, const oa_state *s, const char *what, uint32_t t
     snprintf(g->error, sizeof g->error, "openai %s: %s", s->endpoint, what);
 }
 
+/* The same failure for every candidate of a request. */
+static void job_error(oa_job *j, rs_gen *out, const oa_state *s, const char *what, bool transient) {
+  for (uint32_t i = 0; i < j->cnt; i++) set_error(&out[j->k + i], s, what, j->tries, transient);
+}
+
 /* One finished transfer: done, or scheduled for a retry. */
-static void finish_job(oa_state *s, oa_job *j, CURLcode res, rs_gen *g, double now) {
+static void finish_job(oa_state *s, const rs_gen_input *in, oa_job *j, CURLcode res, rs_gen *out, double now) {
+  rs_gen *g = out + j->k;
   long code = 0;
   curl_easy_getinfo(j->h, CURLINFO_RESPONSE_CODE, &code);
   curl_multi_remove_handle(s->multi, j->h);
   curl_easy_cleanup(j->h);
   j->h = NULL;
-  g->infer_s = now - j->start; /* this request's own time: backoff waits are not inference */
+  for (uint32_t i = 0; i < j->cnt; i++) g[i].infer_s = now - j->start; /* backoff waits are not inference */
   char why[200], msg[160];
   bool retry = false;
   if (j->too_big) {
@@ -238,7 +256,7 @@ static void finish_job(oa_state *s, oa_job *j, CURLcode res, rs_gen *g, double n
     rs_oa_server_message(j->resp, j->len, msg, sizeof msg);
     snprintf(why, sizeof why, "HTTP %ld%s%s", code, msg[0] ? ": " : "", msg);
     retry = code == 429 || code >= 500;
-  } else if (!rs_oa_parse_reply(&s->b, j->resp, j->len, g, why, sizeof why)) {
+  } else if (!rs_oa_parse_reply(&s->b, in, j->resp, j->len, g, j->cnt, why, sizeof why)) {
     j->state = J_DONE;
     return;
   }
@@ -247,17 +265,19 @@ static void finish_job(oa_state *s, oa_job *j, CURLcode res, rs_gen *g, double n
     j->next_at = now + backoff(s, j);
     return;
   }
-  set_error(g, s, why, j->tries, retry);
+  job_error(j, out, s, why, retry);
   j->state = J_DONE;
 }
 
 /* A candidate is final: scrub the key and hand it to the caller at once (it verifies while the
  * other requests are in flight). */
-static void job_done(oa_job *j, const rs_gen_input *in, rs_gen *g, const char *key) {
+static void job_done(oa_job *j, const rs_gen_input *in, rs_gen *out, const char *key) {
   j->state = J_DONE;
-  scrub(g->text, key);
-  scrub(g->error, key);
-  if (in->ready) in->ready(in->ready_ctx, j->k, g);
+  for (uint32_t i = j->k; i < j->k + j->cnt; i++) {
+    scrub(out[i].text, key);
+    scrub(out[i].error, key);
+    if (in->ready) in->ready(in->ready_ctx, i, &out[i]);
+  }
 }
 
 static int oa_generate(rs_model *m, const rs_gen_input *in, uint32_t first, uint32_t n, const uint64_t *seeds,
@@ -265,12 +285,19 @@ static int oa_generate(rs_model *m, const rs_gen_input *in, uint32_t first, uint
   oa_state *s = m->state;
   if (!n) return 0;
   if (!in || !in->p) return rs_errf(e, NULL, 0, "openai: no problem to prompt with");
+  rs_oa_link link = {m->arg, s->endpoint, s->key_env, s->timeout_s};
+  if (s->b.probe_state == RS_OA_PROBE_PENDING && rs_oa_probe(&s->b, &link, e)) return -1;
   cJSON *req = rs_oa_build_request(&s->b, in);
+  /* one request per group of attempts (rs_oa_groups: n=K, attempt 0 alone) */
   oa_job *jobs = rs_xcalloc(n, sizeof *jobs);
-  for (uint32_t k = 0; k < n; k++) {
-    jobs[k].k = k;
-    jobs[k].seed = seeds ? seeds[k] : first + k;
-    jobs[k].body = rs_oa_attempt_body(req, &s->b, first + k, jobs[k].seed, 1);
+  uint32_t nj = 0;
+  for (uint32_t k = 0; k < n; nj++) {
+    uint32_t cnt = rs_oa_group(&s->b, first + k, n - k);
+    jobs[nj].k = k;
+    jobs[nj].cnt = cnt;
+    jobs[nj].seed = seeds ? seeds[k] : first + k;
+    jobs[nj].body = rs_oa_attempt_body(req, &s->b, first + k, jobs[nj].seed, cnt);
+    k += cnt;
   }
   cJSON_Delete(req);
 
@@ -289,27 +316,27 @@ static int oa_generate(rs_model *m, const rs_gen_input *in, uint32_t first, uint
 
   int rc = 0;
   uint32_t done = 0, running = 0;
-  for (uint32_t k = 0; k < n; k++)
+  for (uint32_t k = 0; k < nj; k++)
     if (!jobs[k].body) {
-      set_error(&out[k], s, "could not print the request", 0, false);
-      job_done(&jobs[k], in, &out[k], key);
+      job_error(&jobs[k], out, s, "could not print the request", false);
+      job_done(&jobs[k], in, out, key);
       done++;
     }
-  while (done < n) {
+  while (done < nj) {
     double now = rs_now(), wait = 1.0;
-    for (uint32_t k = 0; k < n && running < s->inflight; k++) {
+    for (uint32_t k = 0; k < nj && running < s->inflight; k++) {
       oa_job *j = &jobs[k];
       if (j->state == J_PENDING || (j->state == J_WAIT && j->next_at <= now)) {
         if (start_job(s, j, hdr, now)) {
-          set_error(&out[k], s, "could not start a transfer", j->tries, true);
-          job_done(j, in, &out[k], key);
+          job_error(j, out, s, "could not start a transfer", true);
+          job_done(j, in, out, key);
           done++;
           continue;
         }
         running++;
       }
     }
-    for (uint32_t k = 0; k < n; k++)
+    for (uint32_t k = 0; k < nj; k++)
       if (jobs[k].state == J_WAIT && jobs[k].next_at - now < wait) wait = jobs[k].next_at - now;
     if (wait < 0) wait = 0;
     int still = 0;
@@ -319,7 +346,7 @@ static int oa_generate(rs_model *m, const rs_gen_input *in, uint32_t first, uint
         rc = rs_errf(e, NULL, 0, "openai: curl multi failed");
         break;
       }
-    } else if (done < n) {
+    } else if (done < nj) {
       struct timespec ts = {(time_t)wait, (long)((wait - (double)(time_t)wait) * 1e9)};
       nanosleep(&ts, NULL);
     }
@@ -330,27 +357,29 @@ static int oa_generate(rs_model *m, const rs_gen_input *in, uint32_t first, uint
       oa_job *j = NULL;
       curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&j);
       if (!j) continue;
-      finish_job(s, j, msg->data.result, &out[j->k], rs_now());
+      finish_job(s, in, j, msg->data.result, out, rs_now());
       running--;
       if (j->state == J_DONE) {
-        job_done(j, in, &out[j->k], key);
+        job_done(j, in, out, key);
         done++;
       }
     }
   }
-  for (uint32_t k = 0; k < n; k++) {
+  for (uint32_t k = 0; k < nj; k++) {
     if (jobs[k].state != J_DONE) {
-      set_error(&out[k], s, "aborted: curl multi failed", jobs[k].tries, true);
-      job_done(&jobs[k], in, &out[k], key);
+      job_error(&jobs[k], out, s, "aborted: curl multi failed", true);
+      job_done(&jobs[k], in, out, key);
     }
     if (jobs[k].h) {
       curl_multi_remove_handle(s->multi, jobs[k].h);
       curl_easy_cleanup(jobs[k].h);
     }
-    scrub(out[k].text, key);
-    scrub(out[k].error, key);
     free(jobs[k].body);
     free(jobs[k].resp);
+  }
+  for (uint32_t k = 0; k < n; k++) {
+    scrub(out[k].text, key);
+    scrub(out[k].error, key);
   }
   curl_slist_free_all(hdr);
   free(jobs);

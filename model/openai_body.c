@@ -2,6 +2,7 @@
  * the spec (model, api, sampling, stop, schema, template, feedback), the rendered prompt and the
  * JSON body. No HTTP here (model/openai.c sends it). */
 #include "model/openai_int.h"
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,6 +125,16 @@ void rs_oa_identity(const char *query, rs_sb *out) {
   }
 }
 
+const char *const rs_oa_dialect_name[RS_OA_NDIALECTS] = {"0", "openai", "llamacpp", "vllm"};
+
+static const struct {
+  const char *name;
+  double lo, hi, neutral;
+} samp_params[RS_OA_NSAMP] = {
+    {"top_p", 0, 1, 1},         {"top_k", -1, 1e6, -1},   {"min_p", 0, 1, 0},
+    {"repetition_penalty", 0.01, 10, 1}, {"presence_penalty", -2, 2, 0}, {"frequency_penalty", -2, 2, 0},
+};
+
 int rs_oa_body_configure(const rs_model *m, rs_oa_body *s, rs_err *e) {
   char buf[4096];
   if (!rs_model_param(m, "model", buf, sizeof buf) || !buf[0])
@@ -137,16 +148,35 @@ int rs_oa_body_configure(const rs_model *m, rs_oa_body *s, rs_err *e) {
   double d;
   s->temperature = 0.7;
   if (rs_oa_param_num(m, "temperature", 0, 10, &s->temperature, e)) return -1;
-  d = -1;
-  if (rs_oa_param_num(m, "top_p", 0, 1, &d, e)) return -1;
-  s->has_top_p = d >= 0;
-  s->top_p = d;
+  for (int k = 0; k < RS_OA_NSAMP; k++) {
+    d = NAN;
+    if (rs_oa_param_num(m, samp_params[k].name, samp_params[k].lo, samp_params[k].hi, &d, e)) return -1;
+    s->samp_set[k] = !isnan(d);
+    s->samp[k] = s->samp_set[k] ? d : samp_params[k].neutral;
+  }
+  s->explicit_sampling = true;
+  if (rs_model_param(m, "sampling", buf, sizeof buf)) {
+    if (!strcmp(buf, "server")) s->explicit_sampling = false;
+    else if (strcmp(buf, "explicit")) return rs_errf(e, NULL, 0, "openai: sampling=%s: expected explicit or server", buf);
+  }
   d = 4096;
   if (rs_oa_param_num(m, "max_tokens", 1, 1e7, &d, e)) return -1;
   s->max_tokens = (uint32_t)d;
-  s->schema = true;
+  d = 1;
+  if (rs_oa_param_num(m, "n", 1, 128, &d, e)) return -1;
+  s->n = (uint32_t)d;
+  if (d != (double)s->n) return rs_errf(e, NULL, 0, "openai: n=%g: expected a whole number of choices", d);
+  s->dialect = RS_OA_SCHEMA_OPENAI; /* schema=1: the OpenAI form most servers read */
+  if (rs_model_param(m, "schema", buf, sizeof buf)) {
+    int k = !strcmp(buf, "1") ? RS_OA_SCHEMA_OPENAI : -1;
+    for (int i = 0; i < RS_OA_NDIALECTS; i++)
+      if (!strcmp(buf, rs_oa_dialect_name[i])) k = i;
+    if (k < 0) return rs_errf(e, NULL, 0, "openai: schema=%s: expected openai (=1), llamacpp, vllm or 0", buf);
+    s->dialect = k;
+  }
   s->feedback = true;
-  if (rs_oa_param_bool(m, "schema", &s->schema, e) || rs_oa_param_bool(m, "feedback", &s->feedback, e)) return -1;
+  s->probe = true;
+  if (rs_oa_param_bool(m, "feedback", &s->feedback, e) || rs_oa_param_bool(m, "probe", &s->probe, e)) return -1;
   if (rs_model_param(m, "stop", buf, sizeof buf) && buf[0]) s->stop = rs_xstrndup(buf, strlen(buf));
   if (rs_model_param(m, "template", buf, sizeof buf)) {
     size_t len;
@@ -160,6 +190,7 @@ int rs_oa_body_configure(const rs_model *m, rs_oa_body *s, rs_err *e) {
 }
 
 void rs_oa_body_free(rs_oa_body *s) {
+  free(s->seen);
   free(s->model);
   free(s->stop);
   free(s->tmpl);
@@ -200,6 +231,24 @@ static void render_prompt(const rs_oa_body *s, const rs_gen_input *in, char **sy
   *user = b.s;
 }
 
+void rs_oa_add_schema(cJSON *r, int dialect, cJSON *schema) {
+  if (dialect == RS_OA_SCHEMA_OPENAI) { /* OpenAI's form: SGLang, vLLM, most llama.cpp versions */
+    cJSON *rf = cJSON_AddObjectToObject(r, "response_format");
+    cJSON_AddStringToObject(rf, "type", "json_schema");
+    cJSON *js = cJSON_AddObjectToObject(rf, "json_schema");
+    cJSON_AddStringToObject(js, "name", "allocation");
+    cJSON_AddItemToObject(js, "schema", schema);
+    cJSON_AddTrueToObject(js, "strict");
+  } else if (dialect == RS_OA_SCHEMA_LLAMACPP) { /* llama.cpp server's top-level field */
+    cJSON_AddItemToObject(r, "json_schema", schema);
+  } else if (dialect == RS_OA_SCHEMA_VLLM) { /* vLLM >= 0.12 (guided_json was removed) */
+    cJSON *so = cJSON_AddObjectToObject(r, "structured_outputs");
+    cJSON_AddItemToObject(so, "json", schema);
+  } else {
+    cJSON_Delete(schema);
+  }
+}
+
 cJSON *rs_oa_build_request(const rs_oa_body *s, const rs_gen_input *in) {
   cJSON *r = cJSON_CreateObject();
   cJSON_AddStringToObject(r, "model", s->model);
@@ -231,21 +280,18 @@ cJSON *rs_oa_build_request(const rs_oa_body *s, const rs_gen_input *in) {
   free(user);
   cJSON_AddNumberToObject(r, "n", 1);
   cJSON_AddNumberToObject(r, "max_tokens", s->max_tokens);
-  if (s->has_top_p) cJSON_AddNumberToObject(r, "top_p", s->top_p);
+  /* every sampling parameter the run means, neutral where it means "off": servers' defaults
+   * differ (llama.cpp top_k 40, min_p 0.05, top_p 0.95; vLLM none), so "not sent" would make the
+   * same spec sample differently per server. sampling=server sends only what the spec gives. */
+  for (int k = 0; k < RS_OA_NSAMP; k++)
+    if (s->explicit_sampling || s->samp_set[k]) cJSON_AddNumberToObject(r, samp_params[k].name, s->samp[k]);
+  /* llama.cpp's own name; sent only when asked for (vLLM logs every field it does not know) */
+  if (s->samp_set[RS_OA_REP_PEN]) cJSON_AddNumberToObject(r, "repeat_penalty", s->samp[RS_OA_REP_PEN]);
   if (s->stop) {
     cJSON *st = cJSON_AddArrayToObject(r, "stop");
     cJSON_AddItemToArray(st, cJSON_CreateString(s->stop));
   }
-  if (s->schema) {
-    /* response_format json_schema: vLLM >= 0.12 dropped guided_json and ignores unknown keys,
-     * SGLang and llama.cpp server accept this form too */
-    cJSON *rf = cJSON_AddObjectToObject(r, "response_format");
-    cJSON_AddStringToObject(rf, "type", "json_schema");
-    cJSON *js = cJSON_AddObjectToObject(rf, "json_schema");
-    cJSON_AddStringToObject(js, "name", "allocation");
-    cJSON_AddItemToObject(js, "schema", rs_oa_schema(in->p, in->vnames));
-    cJSON_AddTrueToObject(js, "strict");
-  }
+  if (s->dialect != RS_OA_SCHEMA_NONE) rs_oa_add_schema(r, s->dialect, rs_oa_schema(in->p, in->vnames));
   /* per-attempt fields, replaced for each attempt */
   cJSON_AddNumberToObject(r, "temperature", 0);
   cJSON_AddNumberToObject(r, "seed", 0);
@@ -262,4 +308,26 @@ char *rs_oa_attempt_body(cJSON *req, const rs_oa_body *s, uint32_t attempt, uint
   char *r = b ? rs_xstrndup(b, strlen(b)) : NULL;
   cJSON_free(b);
   return r;
+}
+
+void rs_oa_describe(const rs_oa_body *s, char *out, size_t n) {
+  rs_sb b = {0};
+  rs_sb_printf(&b, "schema=%s", rs_oa_dialect_name[s->dialect]);
+  if (s->dialect != RS_OA_SCHEMA_NONE)
+    rs_sb_printf(&b, " (probe: %s)", s->probe_note[0] ? s->probe_note : "not run");
+  rs_sb_puts(&b, s->explicit_sampling ? "; sampling sent:" : "; sampling sent (else the server's defaults):");
+  rs_sb_printf(&b, " temperature=%g", s->temperature);
+  for (int k = 0; k < RS_OA_NSAMP; k++)
+    if (s->explicit_sampling || s->samp_set[k]) rs_sb_printf(&b, " %s=%g", samp_params[k].name, s->samp[k]);
+  if (s->n > 1) rs_sb_printf(&b, "; n=%u per request", (unsigned)s->n);
+  if (s->server_note[0]) rs_sb_printf(&b, "; server: %s", s->server_note);
+  snprintf(out, n, "%s", b.s ? b.s : "");
+  free(b.s);
+}
+
+uint32_t rs_oa_group(const rs_oa_body *b, uint32_t attempt, uint32_t left) {
+  if (b->n <= 1 || attempt == 0 || !left) return left ? 1 : 0;
+  uint32_t end = (attempt / b->n + 1) * b->n; /* the group's end, exclusive */
+  uint32_t cnt = end - attempt;
+  return cnt < left ? cnt : left;
 }

@@ -26,10 +26,13 @@ static double wall(void) {
 }
 
 static void clear_records(void) {
-  char **l;
-  int n = rs_check_list(sd.dir, ".req", &l);
-  for (int i = 0; i < n; i++) unlink(l[i]);
-  rs_check_free_list(l, n);
+  const char *ext[] = {".req", ".get"};
+  for (int x = 0; x < 2; x++) {
+    char **l;
+    int n = rs_check_list(sd.dir, ext[x], &l);
+    for (int i = 0; i < n; i++) unlink(l[i]);
+    rs_check_free_list(l, n);
+  }
 }
 
 /* Recorded requests: bodies parsed, headers kept as text. */
@@ -94,8 +97,10 @@ static void on_ready(void *ctx, uint32_t k, rs_gen *g) {
 static int run(const char *model, const char *query, const rs_gen_input *in, uint32_t first, uint32_t n,
                const uint64_t *seeds, rs_gen *out, double *secs) {
   char spec[1024];
-  snprintf(spec, sizeof spec, "openai:http://127.0.0.1:%d/v1?model=%s&key_env=" KEY_ENV "&backoff=0.02&backoff_cap=0.1%s%s",
-           sd.port, model, query[0] ? "&" : "", query);
+  /* the schema probe at open is tested on its own (probe tests below): here it would add a
+   * request to every fault's count */
+  snprintf(spec, sizeof spec, "openai:http://127.0.0.1:%d/v1?model=%s&key_env=" KEY_ENV "&backoff=0.02&backoff_cap=0.1%s%s%s",
+           sd.port, model, strstr(query, "probe=") ? "" : "&probe=0", query[0] ? "&" : "", query);
   rs_err e = {{0}};
   clear_records();
   rs_model *m = rs_model_open(spec, &e);
@@ -267,7 +272,7 @@ int main(int argc, char **argv) {
   for (int k = 0; k < 3; k++) {
     CHECKF(!g[k].infra && g[k].text && !strcmp(g[k].text, answer), "%d: %s", k, g[k].error);
     CHECK(g[k].finish == RS_FINISH_STOP);
-    CHECK(g[k].prompt_tokens == 1234 && g[k].completion_tokens > 0);
+    CHECK(g[k].prompt_tokens > strlen(rs_norm_text(nm)) / 5 && g[k].completion_tokens > 0); /* stand-in: ~4 bytes a token */
     CHECK(g[k].infer_s > 0 && g[k].infer_s < 5);
   }
   clear_gens(g, 3);

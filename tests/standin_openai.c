@@ -21,7 +21,7 @@
  *   ok            200 with the answer (chat: choices[0].message.content; completions: .text)
  *   n1only        the same, one choice whatever n asks for
  *   cutN          the same, reporting N prompt tokens (a silently truncated prompt)
- *   shrinkxK      the same; from the (K+1)-th request of a seed on, a third of the prompt tokens
+ *   shrinkxK      the same; from the (K+1)-th request of a seed on, 4/5 of the prompt tokens
  *   delayN        the same after N milliseconds
  *   slow          the same after 3 s (longer than the tests' client timeout)
  *   eCODE         HTTP CODE with an OpenAI-style error body, every time (e500, e429, e400)
@@ -125,7 +125,7 @@ static void sd_answer(int fd, const rs_standin *cfg, const char *answer, const c
     if (!strcmp(model, "slow")) sd_sleep_ms(3000);
     if (!strcmp(model, "n1only")) nch = 1; /* a server that ignores n */
     if (!strncmp(model, "cut", 3)) ptok = (unsigned)atoi(model + 3);
-    if (!strncmp(model, "shrinkx", 7) && seen >= (unsigned)atoi(model + 7)) ptok /= 3;
+    if (!strncmp(model, "shrinkx", 7) && seen >= (unsigned)atoi(model + 7)) ptok = ptok * 4 / 5;
     const char *cs[64];
     for (unsigned i = 0; i < nch; i++) cs[i] = ans;
     ok = sd_ok_body_n(chat, cs, nch, "stop", 0, ptok);
@@ -145,14 +145,14 @@ static void sd_answer(int fd, const rs_standin *cfg, const char *answer, const c
   } else if (sscanf(model, "e%d", &code) == 1) {
     const char *x = strchr(model, 'x');
     if (x && sscanf(x, "x%u", &k) == 1 && seen >= k) {
-      ok = sd_ok_body_n(chat, &answer, 1, "stop", 0, ptok);
+      ok = sd_ok_body_n(chat, &ans, 1, "stop", 0, ptok);
     } else {
       char msg[96];
       snprintf(msg, sizeof msg, "standin fault %d (request %u for this seed)", code, seen + 1);
       sd_error(fd, code, msg);
     }
   } else if (!strcmp(model, "trunc")) {
-    char *s = sd_ok_body_n(chat, &answer, 1, "stop", 0, ptok);
+    char *s = sd_ok_body_n(chat, &ans, 1, "stop", 0, ptok);
     sd_respond(fd, 200, s, strlen(s) / 2, strlen(s));
     free(s);
   } else if (!strcmp(model, "nonjson")) {
@@ -171,7 +171,7 @@ static void sd_answer(int fd, const rs_standin *cfg, const char *answer, const c
     ok = sd_ok_body_n(chat, (const char *const *)&half, 1, "length", 0, ptok);
     free(half);
   } else if (!strcmp(model, "big")) {
-    ok = sd_ok_body_n(chat, &answer, 1, "stop", 65536, ptok);
+    ok = sd_ok_body_n(chat, &ans, 1, "stop", 65536, ptok);
   } else {
     sd_error(fd, 404, "the model does not exist");
   }

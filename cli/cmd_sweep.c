@@ -26,10 +26,8 @@ void rs_usage_sweep(void) {
        "       [--samples N] [--until-pass] [--split train|test|all] [--filter family=fa,target=gfx90a,form=prera]\n"
        "       [--holdout-arch T]  (unseen-architecture split: test = target T, train = every other target)\n"
        "       [--resume] [--seed S] [--verifier native|z3|both] [--bind core|gpu|none] [--keep all|failed|none]\n"
-       "       [--block N] [--progress-every SECONDS] [--z3-timeout-ms N] [--max-infra N] [--feedback]
-"
-       "       [--emit-check N]
-"
+       "       [--block N] [--progress-every SECONDS] [--z3-timeout-ms N] [--max-infra N] [--feedback]\n"
+       "       [--emit-check N]\n"
        "\n"
        "Rank 0 coordinates (hands out shards, tracks progress, merges); ranks 1..N-1 generate, verify\n"
        "and record every attempt; one process does both. Attempt k of an instance is seeded by\n"

@@ -41,7 +41,8 @@ static char *to_json(const rs_problem *p, const rs_preg *reg, int drop, bool unk
   for (uint32_t v = 0; v < p->nvars; v++) {
     if ((int)v == drop) continue;
     if ((int)v == badreg) {
-      cJSON_AddStringToObject(o, p->vars[v].name, p->tgt->vendor == RS_AMD ? "v999" : "R999");
+      /* text naming no register (a well-formed name past the file, "v999", is hardware) */
+      cJSON_AddStringToObject(o, p->vars[v].name, p->tgt->vendor == RS_AMD ? "vx999" : "Rx999");
       continue;
     }
     cJSON_AddStringToObject(o, p->vars[v].name, p->tgt->format_preg(p->tgt, reg[v], buf, sizeof buf));

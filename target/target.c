@@ -3,7 +3,8 @@
 #include <string.h>
 
 const rs_target *rs_target_by_name(const char *name) {
-  static const rs_target *const all[] = {&rs_target_gfx90a, &rs_target_sm89, &rs_target_sm90};
+  static const rs_target *const all[] = {&rs_target_gfx90a, &rs_target_sm89, &rs_target_sm90,
+                                        &rs_target_sm75, &rs_target_sm80, &rs_target_sm86};
   if (!name) return NULL;
   for (size_t i = 0; i < sizeof all / sizeof *all; i++)
     if (strcmp(all[i]->name, name) == 0) return all[i];

@@ -1,4 +1,4 @@
-/* target.h - register files of the targets (gfx90a, sm_89, sm_90).
+/* target.h - register files of the targets (gfx90a; sm_75, sm_80, sm_86, sm_89, sm_90).
  *
  * Every target numbers its physical 32-bit registers ("units") 0..nunits-1; a register file is a
  * contiguous range of units.  A physical register, possibly a tuple or a 16-bit half, is a first
@@ -71,6 +71,7 @@ enum {
 
 const rs_target *rs_target_by_name(const char *name);
 extern const rs_target rs_target_gfx90a, rs_target_sm89, rs_target_sm90;
+extern const rs_target rs_target_sm75, rs_target_sm80, rs_target_sm86; /* SASS only (PTX fixtures are sm_89/sm_90) */
 
 /* Class lookup by name; -1 if unknown. */
 int rs_target_class(const rs_target *t, const char *name, size_t n);

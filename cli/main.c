@@ -15,6 +15,8 @@ static const rs_cmd commands[] = {
     {"alloc", "candidate allocations from a model for one instance (JSON lines)", rs_cmd_alloc, rs_usage_alloc},
     {"oracle", "all ground truths must verify and all mutants be rejected, by both verifiers", rs_cmd_oracle,
      rs_usage_oracle},
+    {"regalloc", "SASS: --pinned reproduces the listing's own allocation register for register", rs_cmd_regalloc,
+     rs_usage_regalloc},
 };
 #define NCMDS (sizeof commands / sizeof *commands)
 

@@ -1,4 +1,4 @@
-/* target.h - register files of the targets (AMD gfx908, gfx90a, gfx940, gfx1030, gfx1100; sm_89, sm_90).
+/* target.h - register files of the targets (AMD gfx908, gfx90a, gfx940, gfx1030, gfx1100; sm_75, sm_80, sm_86, sm_89, sm_90).
  *
  * Every target numbers its physical 32-bit registers ("units") 0..nunits-1; a register file is a
  * contiguous range of units.  A physical register, possibly a tuple or a 16-bit half, is a first

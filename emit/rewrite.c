@@ -220,6 +220,16 @@ char *rs_emit_rewrite(const rs_func *f, const rs_preg *assign, rs_rewrite_stats 
   /* instructions */
   for (uint32_t ii = 0; ii < f->ninsts && !rc; ii++) {
     const rs_inst *in = &f->insts[ii];
+    for (uint32_t k = 0; k < in->nops; k++) { /* registers named (before any copy is deleted) */
+      const rs_operand *o = &f->ops[in->first_op + k];
+      rs_preg r;
+      if ((o->kind != RS_OP_VREG && o->kind != RS_OP_PREG) || (o->kind == RS_OP_VREG && !assign[o->reg].lanes)) continue;
+      op_preg(f, assign, o, &r, e, in->line);
+      int fi = rs_target_file_of(f->tgt, r.unit);
+      if (fi < 0 || fi >= RS_MAX_FILES) continue;
+      unsigned top = r.unit - f->tgt->files[fi].first + rs_lanes_units(r.lanes);
+      if (top > st->named[fi]) st->named[fi] = top;
+    }
     uint32_t li = in->line - 1;
     if (li >= nlines) {
       rc = rs_errf(e, f->path, in->line, "instruction line out of range");

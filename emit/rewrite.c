@@ -180,8 +180,36 @@ static void print_liveins(sbuf *b, const char *indent, size_t nind, livein *v, u
 /* Kill flags as LiveIntervals::addKillFlags gives them: the first read of a value at the end of
  * its live segment, i.e. no lane of it live after the instruction, or the instruction rewrites it
  * whole. No kill when the instruction writes only a sub-register (the next segment is adjacent),
- * when a read lane has no reaching definition, or when a physical register of the assigned
- * register stays live past the read (`$x = COPY %5; FOO %5; BAR killed $x`). */
+ * when a read lane has no reaching definition, when a copy or spill save reads lanes whose copy is
+ * dead (liveness does not keep them, so the answer may hold another value there: a kill would end
+ * that value too; LLVM cancels kills on partly undefined reads for the same reason), or when a
+ * physical register of the assigned register stays live past the read
+ * (`$x = COPY %5; FOO %5; BAR killed $x`). */
+/* Does operand k (a read) of a plain copy or spill save keep fewer lanes alive than it names? */
+static bool needed_partly(const rs_func *f, const rs_live *lv, const rs_inst *in, uint32_t k, const rs_word *live) {
+  const rs_operand *o = &f->ops[in->first_op + k];
+  uint32_t ss = lv->spill[in - f->insts];
+  rs_lanes need;
+  if ((in->flags & RS_I_COPY) && in->nops == 2 && k == 1 && (f->ops[in->first_op].flags & RS_F_DEF) &&
+      !(f->ops[in->first_op].flags & RS_F_COND)) {
+    const rs_operand *d = &f->ops[in->first_op];
+    uint32_t ds = rs_live_op_slot(lv, d);
+    rs_lanes dl = rs_live_op_lanes(lv, d);
+    if (ds == UINT32_MAX || !dl) return false;
+    unsigned dlo = (unsigned)__builtin_ctzll(dl), slo = o->lanes ? (unsigned)__builtin_ctzll(o->lanes) : 0;
+    rs_lanes got = rs_bs_get_bits(live, ds, 64u - (unsigned)__builtin_clzll(dl)) & dl;
+    need = ((got >> dlo) << slo) & o->lanes;
+  } else if (ss != UINT32_MAX && k == 0) {
+    unsigned lo = o->lanes ? (unsigned)__builtin_ctzll(o->lanes) : 0;
+    if (!o->lanes) return false;
+    rs_lanes sl = rs_bs_get_bits(live, ss, 64u - (unsigned)__builtin_clzll(o->lanes >> lo)) & (o->lanes >> lo);
+    need = (sl << lo) & o->lanes;
+  } else {
+    return false;
+  }
+  return need != o->lanes;
+}
+
 static bool *kill_flags(const rs_func *f, const rs_live *lv, const rs_preg *assign) {
   bool *kill = rs_xcalloc(f->nops + 1, 1);
   rs_word *live = rs_xcalloc(lv->words + 1, sizeof *live);
@@ -211,6 +239,7 @@ static bool *kill_flags(const rs_func *f, const rs_live *lv, const rs_preg *assi
         rs_lanes after = rs_bs_get_bits(live, lv->vslot[v], nb > 64 ? 64 : nb) & f->vregs[v].full;
         bool kl = full_def || (!part_def && !after);
         if (kl && undef_read) kl = false;
+        if (kl && needed_partly(f, lv, in, k, live)) kl = false;
         for (unsigned u = 0; kl && assign[v].lanes && u < f->vregs[v].width; u++) {
           rs_operand pr = {0};
           pr.kind = RS_OP_PREG;

@@ -20,7 +20,7 @@ static const rs_regfile files[] = {
 /* Class names are the PTX register kinds the PTX parser assigns (ptx/ptx_parse.c). 16-bit values
  * take a whole R register, so "b16" has width 1 and no half. */
 static const rs_regclass classes[] = {
-    {"pred", 1, 1, 0, 1u << F_P, 0},
+    {"pred", 1, 1, 0, 1u << F_P | 1u << F_R, 0}, /* P0-P6, or an R register (ptxas P2R/R2P) */
     {"b16", 1, 1, 0, 1u << F_R, 0},
     {"b32", 1, 1, 0, 1u << F_R, 0},
     {"b64", 2, 2, 0, 1u << F_R, 0},

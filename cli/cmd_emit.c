@@ -130,7 +130,8 @@ int rs_cmd_emit(int argc, char **argv) {
                "(.sgpr_count %d) occupancy %d scratch %d\n",
                r.llc_s, c->vgpr, c->agpr, c->total_vgpr, c->vgpr_count, c->sgpr, c->sgpr_count, c->occupancy,
                c->scratch);
-        printf("counts vs verifier: %s%s\n", r.counts_diff[0] ? "DIFFER: " : "equal", r.counts_diff);
+        printf("counts vs verifier: %s%s%s%s%s\n", r.counts_diff[0] ? "DIFFER: " : "equal", r.counts_diff,
+               r.counts_note[0] ? " (" : "", r.counts_note, r.counts_note[0] ? ")" : "");
         printf("wrote %s%s\n", out, v->verdict == RS_V_PASS ? "" : " (forced: marked as rejected)");
       }
     }

@@ -47,36 +47,57 @@ static int file_index(const rs_target *t, const char *name) {
 
 /* The emitted kernel must use what the verifier said the answer uses. SGPRs: LLVM adds VCC,
  * FLAT_SCRATCH and XNACK_MASK to .sgpr_count, so only "at least" can be checked. */
-static void compare_counts(const rs_target *t, const rs_check_result *v, int mfi_occ, const rs_kernel_counts *c,
-                           char *out, size_t n) {
+static void compare_counts(const rs_target *t, const rs_check_result *v, const unsigned *named, int lds_occ,
+                           const rs_kernel_counts *c, char *out, size_t n, char *note, size_t nn) {
   int fv = file_index(t, "vgpr"), fa = file_index(t, "agpr"), fs = file_index(t, "sgpr");
   size_t k = 0;
-  out[0] = 0;
-  if (fv >= 0 && c->vgpr != (int)v->used[fv])
+  out[0] = note[0] = 0;
+  if (fv >= 0 && c->vgpr < (int)v->used[fv] && c->vgpr == (int)named[fv])
+    snprintf(note, nn, "vgpr %d: the verifier's %u includes a tuple lane no instruction names", c->vgpr, v->used[fv]);
+  if (fa >= 0 && c->agpr < (int)v->used[fa] && c->agpr == (int)named[fa])
+    snprintf(note + strlen(note), nn - strlen(note), "%sagpr %d: the verifier's %u includes a tuple lane no instruction names",
+             note[0] ? "; " : "", c->agpr, v->used[fa]);
+  /* below the verifier's figure only where no instruction names the top register (an unused lane
+   * of a tuple): LLVM counts registers instructions name */
+  if (fv >= 0 && c->vgpr != (int)v->used[fv] && !(c->vgpr < (int)v->used[fv] && c->vgpr == (int)named[fv]))
     k += (size_t)snprintf(out + k, n - k, "vgpr %d vs verifier %u; ", c->vgpr, v->used[fv]);
-  if (fa >= 0 && c->agpr != (int)v->used[fa] && k < n)
+  if (fa >= 0 && c->agpr != (int)v->used[fa] && !(c->agpr < (int)v->used[fa] && c->agpr == (int)named[fa]) && k < n)
     k += (size_t)snprintf(out + k, n - k, "agpr %d vs verifier %u; ", c->agpr, v->used[fa]);
   if (fs >= 0 && c->sgpr < (int)v->used[fs] && k < n)
     k += (size_t)snprintf(out + k, n - k, "sgpr %d below verifier %u; ", c->sgpr, v->used[fs]);
   int occ = (int)v->occupancy;
-  if (mfi_occ > 0 && mfi_occ < occ) occ = mfi_occ;
+  if (lds_occ > 0 && lds_occ < occ) occ = lds_occ;
   if (c->occupancy >= 0 && c->occupancy != occ && k < n)
-    k += (size_t)snprintf(out + k, n - k, "occupancy %d vs verifier %u (LDS/attribute bound %d); ", c->occupancy,
-                          v->occupancy, mfi_occ);
+    k += (size_t)snprintf(out + k, n - k, "occupancy %d vs verifier %u (LDS bound %d); ", c->occupancy,
+                          v->occupancy, lds_occ);
   if (k >= 2 && k < n) out[k - 2] = 0;
 }
 
-/* machineFunctionInfo's `occupancy:` before allocation: LLVM's bound from LDS use and the
- * waves-per-eu / work-group-size attributes, which registers cannot raise. 0 if absent. */
-static int mfi_occupancy(const rs_func *f) {
-  const char *s = f->src, *p = s;
+/* LLVM's occupancy bound from LDS, which registers cannot raise (llc-14
+ * AMDGPUSubtarget::getOccupancyWithLocalMemSize with gfx90a's 64 KiB of LDS, 8 waves per SIMD):
+ * work-groups per CU = min(64 KiB / ldsSize, 40 / waves per group capped at 16), times the waves
+ * of a group, capped at 8. The group size is the "amdgpu-flat-work-group-size" maximum (256 when
+ * absent). 0 when the MIR does not say its LDS size. */
+static int lds_occupancy(const rs_func *f) {
+  const char *p = f->src;
   for (uint32_t line = 1; *p && line < f->line; p++)
     if (*p == '\n') line++;
-  const char *mfi = strstr(p, "\nmachineFunctionInfo:"), *body = strstr(p, "\nbody:");
-  if (!mfi || (body && body < mfi)) return 0;
-  const char *o = strstr(mfi, "\n  occupancy:");
-  if (!o || (body && o > body)) return 0;
-  return atoi(o + 14);
+  const char *l = strstr(p, "\n  ldsSize:");
+  if (!l) return 0;
+  long lds = strtol(l + 11, NULL, 10), wgs = 256;
+  const char *w = strstr(f->src, "\"amdgpu-flat-work-group-size\"=\"");
+  if (w) {
+    const char *c = strchr(w + 31, ',');
+    if (c) wgs = strtol(c + 1, NULL, 10);
+  }
+  if (wgs < 1) wgs = 1;
+  long waves = (wgs + 63) / 64, per_cu = waves == 1 ? 40 : 40 / waves;
+  if (per_cu > 16) per_cu = 16;
+  long groups = 65536 / (lds ? lds : 1);
+  if (groups == 0) return 1;
+  if (groups > per_cu) groups = per_cu;
+  long occ = groups * waves;
+  return (int)(occ > 8 ? 8 : occ);
 }
 
 static void rm_tree(const char *dir) {
@@ -174,8 +195,9 @@ int rs_emit_answer(const rs_loaded *l, const char *answer, size_t len, const cha
     else {
       if (rs_emit_counts(as, &res->counts, e)) rc = -1;
       else {
-        res->mfi_occupancy = mfi_occupancy(f);
-        compare_counts(p->tgt, &res->verdict, res->mfi_occupancy, &res->counts, res->counts_diff, sizeof res->counts_diff);
+        res->lds_occupancy = lds_occupancy(f);
+        compare_counts(p->tgt, &res->verdict, res->rw.named, res->lds_occupancy, &res->counts, res->counts_diff, sizeof res->counts_diff,
+                       res->counts_note, sizeof res->counts_note);
         res->counts_checked = true;
       }
       if (!rc && kind == RS_EMIT_ASM) rc = write_file(out_path, mark[0] ? mark : NULL, as, n, e);

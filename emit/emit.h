@@ -5,6 +5,7 @@
  * AMD only (MIR); NVIDIA SASS has no assembler here (docs/emit.md). */
 #ifndef RS_EMIT_H
 #define RS_EMIT_H
+#include "analysis/problem.h"
 #include "corpus/instance.h"
 #include "ir/ir.h"
 #include <stdio.h>
@@ -15,6 +16,9 @@ typedef struct {
   uint32_t copies_removed;/* identity copies deleted (as VirtRegRewriter does) */
   uint32_t copies_killed; /* identity copies turned into KILL (undef source or extra operands) */
   uint32_t liveins_added; /* block live-in entries added for virtual registers */
+  unsigned named[RS_MAX_FILES]; /* per file: highest register + 1 that an instruction names after
+                                 * the rewrite (LLVM counts these; a tuple lane no instruction
+                                 * touches is not counted, the verifier counts it) */
 } rs_rewrite_stats;
 
 /* Rewrite function f of its module's text: every virtual register operand becomes its register
@@ -51,9 +55,9 @@ int rs_emit_run(char *const argv[], unsigned timeout_s, char **err_text, rs_err 
  * complete assignment without spills). */
 const char *rs_emit_start_after(const char *form);
 
-/* llc from rewritten MIR to out_path (asm, or obj then ld.lld -shared for HSACO). On an llc
- * failure (MachineVerifier included) returns 1 with llc's stderr in *diag (malloc'd); -1 with e
- * for infrastructure errors; 0 on success. */
+/* llc from rewritten MIR to out_path (asm, or obj then ld.lld -shared for HSACO). When llc judges
+ * the kernel bad (MachineVerifier findings, or llc dying on it) returns 1 with llc's stderr in
+ * *diag (malloc'd); -1 with e when llc cannot read the input or a tool is missing; 0 on success. */
 int rs_emit_llc(const char *mir_path, const char *out_path, enum rs_emit_kind kind, const rs_llc_opts *o,
                 char **diag, rs_err *e);
 
@@ -82,9 +86,10 @@ typedef struct {
   char *llc_diag;           /* llc's stderr when it refused (malloc'd) */
   rs_kernel_counts counts;  /* of the emitted kernel (asm) */
   bool counts_checked;      /* counts compared with the verifier's */
-  int mfi_occupancy;        /* LLVM's occupancy bound before allocation (LDS, attributes); the
-                             * kernel's occupancy is min(verifier's, this) */
+  int lds_occupancy;        /* LLVM's occupancy bound from LDS use and work-group size; the
+                             * kernel's occupancy must be min(verifier's, this) */
   char counts_diff[256];    /* "" when equal */
+  char counts_note[256];    /* why a count is below the verifier's though equal in effect, or "" */
   double rewrite_s, llc_s;
 } rs_emit_result;
 

@@ -112,9 +112,18 @@ int rs_emit_llc(const char *mir_path, const char *out_path, enum rs_emit_kind ki
     return -1;
   }
   if (st != 0) {
-    *diag = err;
     unlink(kind == RS_EMIT_HSACO ? obj : out_path);
-    return 1;
+    /* a judgement on the kernel (MachineVerifier findings, or llc dying on it) versus llc not
+     * reading its input at all (a trimmed or foreign IR module): the latter is not a verdict */
+    if (st > 128 || (err && strstr(err, "Bad machine code"))) {
+      *diag = err;
+      return 1;
+    }
+    char sum[600];
+    rs_errf(e, o->llc, 0, "could not compile the rewritten MIR (status %d): %s", st,
+            rs_emit_llc_summary(err, sum, sizeof sum));
+    free(err);
+    return -1;
   }
   free(err);
   if (kind != RS_EMIT_HSACO) return 0;

@@ -83,12 +83,19 @@ static int op_preg(const rs_func *f, const rs_preg *assign, const rs_operand *o,
 
 /* New text for one virtual register operand: flags (minus `undef` on a sub-register def, plus
  * `renamable`), the register, and a `(tied-def N)` if it had one. */
-static void op_text(sbuf *b, const rs_func *f, const rs_operand *o, const char *flags, size_t nflags, rs_preg r) {
-  bool renamable = false;
+static void op_text(sbuf *b, const rs_func *f, const rs_operand *o, const char *flags, size_t nflags, rs_preg r,
+                    bool kill) {
+  bool renamable = false, placed = !kill;
   for (size_t i = 0; i < nflags;) {
     size_t j = i;
     while (j < nflags && flags[j] != ' ') j++;
     bool drop = j - i == 5 && !memcmp(flags + i, "undef", 5) && (o->flags & RS_F_SUBREG) && (o->flags & RS_F_DEF);
+    drop |= j - i == 6 && !memcmp(flags + i, "killed", 6); /* recomputed */
+    bool lead = (j - i == 8 && !memcmp(flags + i, "implicit", 8)) || (j - i == 4 && !memcmp(flags + i, "dead", 4));
+    if (!placed && !lead) {
+      sb_str(b, "killed "); /* LLVM's order: implicit, dead, killed, undef, ..., renamable */
+      placed = true;
+    }
     if (j - i == 9 && !memcmp(flags + i, "renamable", 9)) renamable = true;
     if (!drop && j > i) {
       sb_put(b, flags + i, j - i);
@@ -96,6 +103,7 @@ static void op_text(sbuf *b, const rs_func *f, const rs_operand *o, const char *
     }
     i = j + 1;
   }
+  if (!placed) sb_str(b, "killed ");
   if (!renamable) sb_str(b, "renamable ");
   char nm[256];
   sb_put(b, "$", 1);
@@ -169,6 +177,86 @@ static void print_liveins(sbuf *b, const char *indent, size_t nind, livein *v, u
   }
 }
 
+/* Kill flags as LiveIntervals::addKillFlags gives them: the first read of a value at the end of
+ * its live segment, i.e. no lane of it live after the instruction, or the instruction rewrites it
+ * whole. No kill when the instruction writes only a sub-register (the next segment is adjacent),
+ * when a read lane has no reaching definition, when a copy or spill save reads lanes whose copy is
+ * dead (liveness does not keep them, so the answer may hold another value there: a kill would end
+ * that value too; LLVM cancels kills on partly undefined reads for the same reason), or when a
+ * physical register of the assigned register stays live past the read
+ * (`$x = COPY %5; FOO %5; BAR killed $x`). */
+/* Does operand k (a read) of a plain copy or spill save keep fewer lanes alive than it names? */
+static bool needed_partly(const rs_func *f, const rs_live *lv, const rs_inst *in, uint32_t k, const rs_word *live) {
+  const rs_operand *o = &f->ops[in->first_op + k];
+  uint32_t ss = lv->spill[in - f->insts];
+  rs_lanes need;
+  if ((in->flags & RS_I_COPY) && in->nops == 2 && k == 1 && (f->ops[in->first_op].flags & RS_F_DEF) &&
+      !(f->ops[in->first_op].flags & RS_F_COND)) {
+    const rs_operand *d = &f->ops[in->first_op];
+    uint32_t ds = rs_live_op_slot(lv, d);
+    rs_lanes dl = rs_live_op_lanes(lv, d);
+    if (ds == UINT32_MAX || !dl) return false;
+    unsigned dlo = (unsigned)__builtin_ctzll(dl), slo = o->lanes ? (unsigned)__builtin_ctzll(o->lanes) : 0;
+    rs_lanes got = rs_bs_get_bits(live, ds, 64u - (unsigned)__builtin_clzll(dl)) & dl;
+    need = ((got >> dlo) << slo) & o->lanes;
+  } else if (ss != UINT32_MAX && k == 0) {
+    unsigned lo = o->lanes ? (unsigned)__builtin_ctzll(o->lanes) : 0;
+    if (!o->lanes) return false;
+    rs_lanes sl = rs_bs_get_bits(live, ss, 64u - (unsigned)__builtin_clzll(o->lanes >> lo)) & (o->lanes >> lo);
+    need = (sl << lo) & o->lanes;
+  } else {
+    return false;
+  }
+  return need != o->lanes;
+}
+
+static bool *kill_flags(const rs_func *f, const rs_live *lv, const rs_preg *assign) {
+  bool *kill = rs_xcalloc(f->nops + 1, 1);
+  rs_word *live = rs_xcalloc(lv->words + 1, sizeof *live);
+  for (uint32_t bi = 0; bi < f->nblocks; bi++) {
+    const rs_block *bk = &f->blocks[bi];
+    memcpy(live, lv->out + (size_t)bi * lv->words, sizeof *live * lv->words);
+    for (uint32_t ii = bk->ninsts; ii-- > 0;) {
+      const rs_inst *in = &f->insts[bk->first_inst + ii];
+      for (uint32_t k = 0; k < in->nops; k++) {
+        const rs_operand *o = &f->ops[in->first_op + k];
+        if (o->kind != RS_OP_VREG || (o->flags & (RS_F_DEF | RS_F_UNDEF))) continue;
+        uint32_t v = o->reg;
+        bool first = true, full_def = false, part_def = false, undef_read = false;
+        for (uint32_t j = 0; j < in->nops; j++) {
+          const rs_operand *q = &f->ops[in->first_op + j];
+          if (q->kind != RS_OP_VREG || q->reg != v) continue;
+          if (q->flags & RS_F_DEF) {
+            if (q->flags & RS_F_SUBREG) part_def = true;
+            else full_def = true;
+          } else if (!(q->flags & RS_F_UNDEF)) {
+            if (j < k) first = false;
+            if (lv->uundef[in->first_op + j]) undef_read = true;
+          }
+        }
+        if (!first || lv->vslot[v] == UINT32_MAX) continue;
+        unsigned nb = 2u * f->vregs[v].width;
+        rs_lanes after = rs_bs_get_bits(live, lv->vslot[v], nb > 64 ? 64 : nb) & f->vregs[v].full;
+        bool kl = full_def || (!part_def && !after);
+        if (kl && undef_read) kl = false;
+        if (kl && needed_partly(f, lv, in, k, live)) kl = false;
+        for (unsigned u = 0; kl && assign[v].lanes && u < f->vregs[v].width; u++) {
+          rs_operand pr = {0};
+          pr.kind = RS_OP_PREG;
+          pr.reg = assign[v].unit + u;
+          pr.lanes = 3;
+          uint32_t ps = pr.reg < f->tgt->nunits ? rs_live_op_slot(lv, &pr) : UINT32_MAX;
+          if (ps != UINT32_MAX && rs_bs_get_bits(live, ps, 2)) kl = false;
+        }
+        kill[in->first_op + k] = kl;
+      }
+      rs_live_step_back(lv, in, live);
+    }
+  }
+  free(live);
+  return kill;
+}
+
 char *rs_emit_rewrite(const rs_func *f, const rs_preg *assign, rs_rewrite_stats *st, rs_err *e) {
   memset(st, 0, sizeof *st);
   if (f->kind != RS_SRC_MIR || f->tgt->vendor != RS_AMD)
@@ -217,9 +305,23 @@ char *rs_emit_rewrite(const rs_func *f, const rs_preg *assign, rs_rewrite_stats 
     }
   }
 
+  rs_live *lv = rs_live_compute(f, e);
+  if (!lv) rc = -1;
+  bool *killop = rc ? NULL : kill_flags(f, lv, assign);
+
   /* instructions */
   for (uint32_t ii = 0; ii < f->ninsts && !rc; ii++) {
     const rs_inst *in = &f->insts[ii];
+    for (uint32_t k = 0; k < in->nops; k++) { /* registers named (before any copy is deleted) */
+      const rs_operand *o = &f->ops[in->first_op + k];
+      rs_preg r;
+      if ((o->kind != RS_OP_VREG && o->kind != RS_OP_PREG) || (o->kind == RS_OP_VREG && !assign[o->reg].lanes)) continue;
+      op_preg(f, assign, o, &r, e, in->line);
+      int fi = rs_target_file_of(f->tgt, r.unit);
+      if (fi < 0 || fi >= RS_MAX_FILES) continue;
+      unsigned top = r.unit - f->tgt->files[fi].first + rs_lanes_units(r.lanes);
+      if (top > st->named[fi]) st->named[fi] = top;
+    }
     uint32_t li = in->line - 1;
     if (li >= nlines) {
       rc = rs_errf(e, f->path, in->line, "instruction line out of range");
@@ -266,7 +368,7 @@ char *rs_emit_rewrite(const rs_func *f, const rs_preg *assign, rs_rewrite_stats 
         break;
       }
       sb_put(&b, src + at, fs - at);
-      op_text(&b, f, o, src + fs, o->text_off > fs ? o->text_off - fs - 1 : 0, r);
+      op_text(&b, f, o, src + fs, o->text_off > fs ? o->text_off - fs - 1 : 0, r, killop[in->first_op + k]);
       at = o->text_off + o->text_len;
       st->operands++;
     }
@@ -280,9 +382,8 @@ char *rs_emit_rewrite(const rs_func *f, const rs_preg *assign, rs_rewrite_stats 
     repl[li] = rs_xstrndup(b.s, b.n);
   }
 
+  free(killop);
   /* block live-ins */
-  rs_live *lv = rc ? NULL : rs_live_compute(f, e);
-  if (!rc && !lv) rc = -1;
   if (!rc) {
     bool *sub = rs_xcalloc(f->nvregs + 1, 1);
     for (uint32_t k = 0; k < f->nops; k++)

@@ -255,7 +255,7 @@ static void finish_job(oa_state *s, const rs_gen_input *in, oa_job *j, CURLcode 
   } else if (code == 429 || code >= 500 || code / 100 != 2) {
     rs_oa_server_message(j->resp, j->len, msg, sizeof msg);
     snprintf(why, sizeof why, "HTTP %ld%s%s", code, msg[0] ? ": " : "", msg);
-    retry = code == 429 || code >= 500;
+    retry = (code == 429 || code >= 500) && !rs_oa_deterministic_error(msg); /* context too small: futile */
   } else if (!rs_oa_parse_reply(&s->b, in, j->resp, j->len, g, j->cnt, why, sizeof why)) {
     j->state = J_DONE;
     return;

@@ -28,6 +28,8 @@ void rs_usage_sweep(void);
 void rs_usage_alloc(void);
 void rs_usage_oracle(void);
 void rs_usage_corpus(void);
+int rs_cmd_emit(int argc, char **argv);
+void rs_usage_emit(void);
 
 /* True if argv[i] is -h/--help. */
 int rs_cli_wants_help(int argc, char **argv);

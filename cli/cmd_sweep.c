@@ -2,6 +2,7 @@
 #define _XOPEN_SOURCE 700 /* realpath */
 #include "cli/cli.h"
 #include "coordinator/coord.h"
+#include "emit/emit.h"
 #include "report/table.h"
 #include "verify/verifier.h"
 #include "worker/bind.h"
@@ -23,8 +24,10 @@
 void rs_usage_sweep(void) {
   puts("usage: [mpirun -np N] regsweep sweep --corpus corpus.h5 --model SPEC [--model SPEC2 ...] --out RUN_DIR\n"
        "       [--samples N] [--until-pass] [--split train|test|all] [--filter family=fa,target=gfx90a,form=prera]\n"
+       "       [--holdout-arch T]  (unseen-architecture split: test = target T, train = every other target)\n"
        "       [--resume] [--seed S] [--verifier native|z3|both] [--bind core|gpu|none] [--keep all|failed|none]\n"
        "       [--block N] [--progress-every SECONDS] [--z3-timeout-ms N] [--max-infra N] [--feedback]\n"
+       "       [--emit-check N]\n"
        "\n"
        "Rank 0 coordinates (hands out shards, tracks progress, merges); ranks 1..N-1 generate, verify\n"
        "and record every attempt; one process does both. Attempt k of an instance is seeded by\n"
@@ -38,13 +41,16 @@ void rs_usage_sweep(void) {
        "extending --samples from 10 to 20 reuses the first 10 attempts. A worker stops the sweep after\n"
        "--max-infra (default 20) attempts in a row that the model server did not answer (down, timing\n"
        "out, 429/5xx after retries); --resume also redoes finished shards holding such attempts.\n"
-       "A shard file that exists but cannot be read stops a resume: it is never overwritten.");
+       "A shard file that exists but cannot be read stops a resume: it is never overwritten.\n"
+       "--emit-check N: after the merge, emit up to N passing AMD answers per model with llc-14 and its\n"
+       "MachineVerifier (docs/emit.md; implies --keep all); a rejection is a verifier bug (RUN_DIR/emit-check.tsv).");
 }
 
 typedef struct {
   const char *corpus, *out, *split, *filter, *verifier, *bind, *keep;
+  const char *holdout; /* archs: --holdout-arch */
   const char *models[16];
-  uint32_t nmodels, samples, block, max_infra;
+  uint32_t nmodels, samples, block, max_infra, emit_check;
   unsigned long seed;
   bool until_pass, resume, feedback;
   double every;
@@ -81,12 +87,14 @@ static int parse(int argc, char **argv, opts *o) {
       else if (!strcmp(a, "--seed")) o->seed = strtoul(v, NULL, 10);
       else if (!strcmp(a, "--split")) o->split = v;
       else if (!strcmp(a, "--filter")) o->filter = v;
+      else if (!strcmp(a, "--holdout-arch")) o->holdout = v;
       else if (!strcmp(a, "--verifier")) o->verifier = v;
       else if (!strcmp(a, "--bind")) o->bind = v;
       else if (!strcmp(a, "--keep")) o->keep = v;
       else if (!strcmp(a, "--progress-every")) o->every = strtod(v, NULL);
       else if (!strcmp(a, "--z3-timeout-ms")) o->z3_ms = (unsigned)strtoul(v, NULL, 10);
       else if (!strcmp(a, "--max-infra")) o->max_infra = (uint32_t)strtoul(v, NULL, 10);
+      else if (!strcmp(a, "--emit-check")) o->emit_check = (uint32_t)strtoul(v, NULL, 10);
       else return fprintf(stderr, "regsweep sweep: unknown option '%s'\n", a), -1;
     }
   }
@@ -94,12 +102,15 @@ static int parse(int argc, char **argv, opts *o) {
     return fprintf(stderr, "regsweep sweep: need --corpus, --out, --model and 1 <= --samples <= 100000\n"), -1;
   if (strcmp(o->split, "all") && strcmp(o->split, "train") && strcmp(o->split, "test"))
     return fprintf(stderr, "regsweep sweep: --split train|test|all\n"), -1;
+  if (o->holdout && !rs_target_by_name(o->holdout))
+    return fprintf(stderr, "regsweep sweep: --holdout-arch: unknown target '%s'\n", o->holdout), -1;
   if (rs_verifier_kind(o->verifier) < 0) return fprintf(stderr, "regsweep sweep: --verifier native|z3|both\n"), -1;
   rs_bind_mode bm;
   if (rs_bind_mode_parse(o->bind, &bm)) return fprintf(stderr, "regsweep sweep: --bind core|gpu|none\n"), -1;
   if (strcmp(o->keep, "all") && strcmp(o->keep, "failed") && strcmp(o->keep, "none"))
     return fprintf(stderr, "regsweep sweep: --keep all|failed|none\n"), -1;
   if (o->until_pass) o->block = 0; /* sequential attempts: one block */
+  if (o->emit_check) o->keep = "all"; /* emit-check reads the passing answers' texts */
   return 0;
 }
 
@@ -168,6 +179,7 @@ static char *config_json(const opts *o, const char *corpus_abs, const char *hash
   cJSON_AddBoolToObject(c, "until_pass", o->until_pass);
   cJSON_AddStringToObject(c, "split", o->split);
   cJSON_AddStringToObject(c, "filter", o->filter ? o->filter : "");
+  if (o->holdout) cJSON_AddStringToObject(c, "holdout_arch", o->holdout);
   cJSON_AddNumberToObject(c, "seed", (double)o->seed);
   cJSON_AddStringToObject(c, "verifier", o->verifier);
   cJSON_AddNumberToObject(c, "block", o->block);
@@ -331,7 +343,8 @@ int rs_cmd_sweep(int argc, char **argv) {
         status = 2;
         break;
       }
-      bool take = match_filter(o.filter, &in) && (!strcmp(o.split, "all") || (in.split == RS_SPLIT_TEST) == !strcmp(o.split, "test"));
+      bool take = match_filter(o.filter, &in) &&
+                  (!strcmp(o.split, "all") || (rs_instance_split(&in, o.holdout) == RS_SPLIT_TEST) == !strcmp(o.split, "test"));
       if (take) {
         inst[ni] = (uint32_t)i;
         cost[ni] = 64 + in.nvregs + in.nconf / 32; /* generate + verify grow with values and conflicts */
@@ -521,6 +534,8 @@ int rs_cmd_sweep(int argc, char **argv) {
           rs_results_free(&res);
           rs_runfile_close(rf, &e);
         }
+        int ec = status || !o.emit_check ? 0 : rs_emit_check_sweep(path, o.corpus, o.models, o.nmodels, o.emit_check, o.out, stdout, &e);
+        if (ec) status = 1, fprintf(stderr, "regsweep sweep: emit-check: %s\n", ec < 0 ? e.msg : "LLVM rejected passing answers");
       }
     } else {
       if (rs_work(MPI_COMM_WORLD, &pl, &w, &e)) status = 1;

@@ -36,6 +36,7 @@ typedef struct {
   uint16_t subreg;   /* MIR: interned subregister index name + 1, 0 = none */
   uint32_t reg;
   rs_lanes lanes;
+  rs_lanes unread;   /* lanes of `lanes` the instruction does not read (VOP3P op_sel; mir/vop3p.c) */
   uint32_t text_off; /* operand text in the function's source */
   uint32_t text_len;
 } rs_operand;

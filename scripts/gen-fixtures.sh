@@ -199,3 +199,6 @@ asm_note() { grep -m1 -E "^; $2: " "$1" | awk '{print $3}'; }          # llc com
 total_bytes="$(cat "$AMD_OUT"/* "$NV_OUT"/* | wc -c)"
 echo "gen-fixtures: ${#AMD_ROWS[@]} AMD + ${#NV_ROWS[@]} NV variants, $total_bytes bytes total"
 (( total_bytes < 8 * 1024 * 1024 )) || die "fixtures exceed 8 MiB ($total_bytes bytes): trim fixtures.tsv"
+
+# archs: the other AMD architectures (gfx908/gfx1030 with LLVM 14, gfx940/gfx1100 with LLVM 16)
+bash "$ROOT/scripts/gen-arch-fixtures.sh"

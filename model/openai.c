@@ -2,7 +2,8 @@
  * servers (vLLM, SGLang, llama.cpp server), on NVIDIA or AMD GPUs alike.
  *
  *   openai:http://host:8000/v1?model=M&api=chat|completions&temperature=0.7&top_p=0.95
- *          &max_tokens=4096&stop=S&schema=1&timeout=120&retries=4&inflight=8
+ *          &top_k=-1&min_p=0&sampling=explicit|server&n=1&max_tokens=4096&stop=S
+ *          &schema=openai|llamacpp|vllm|0&probe=1&timeout=120&retries=4&inflight=8
  *          &key_env=OPENAI_API_KEY&template=FILE&feedback=1&backoff=0.5&backoff_cap=8&max_body=N
  *
  * One HTTP request per attempt (n=1, the attempt's seed; attempt 0 is greedy; n=K: one request
@@ -57,8 +58,9 @@ static int oa_configure(rs_model *m, oa_state *s, rs_err *e) {
     for (size_t i = 0; i < sizeof known_params / sizeof *known_params; i++)
       if (strlen(known_params[i]) == kl && !strncmp(c, known_params[i], kl)) ok = true;
     if (!ok && l)
-      return rs_errf(e, NULL, 0, "openai: unknown parameter '%.*s' (model, api, temperature, top_p, max_tokens, stop, "
-                     "schema, timeout, retries, inflight, key_env, template, feedback, backoff, backoff_cap, max_body)",
+      return rs_errf(e, NULL, 0, "openai: unknown parameter '%.*s' (model, api, temperature, top_p, top_k, min_p, "
+                     "repetition_penalty, presence_penalty, frequency_penalty, sampling, n, max_tokens, stop, schema, "
+                     "probe, timeout, retries, inflight, key_env, template, feedback, backoff, backoff_cap, max_body)",
                      (int)(kl < 64 ? kl : 64), c);
     c = amp ? amp + 1 : NULL;
   }
@@ -255,7 +257,7 @@ static void finish_job(oa_state *s, const rs_gen_input *in, oa_job *j, CURLcode 
   } else if (code == 429 || code >= 500 || code / 100 != 2) {
     rs_oa_server_message(j->resp, j->len, msg, sizeof msg);
     snprintf(why, sizeof why, "HTTP %ld%s%s", code, msg[0] ? ": " : "", msg);
-    retry = code == 429 || code >= 500;
+    retry = (code == 429 || code >= 500) && !rs_oa_deterministic_error(msg); /* context too small: futile */
   } else if (!rs_oa_parse_reply(&s->b, in, j->resp, j->len, g, j->cnt, why, sizeof why)) {
     j->state = J_DONE;
     return;

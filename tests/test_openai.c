@@ -433,6 +433,20 @@ int main(int argc, char **argv) {
   free_records(&r);
   clear_gens(g, 1);
 
+  /* a prompt beyond the server's context (500 from llama.cpp): deterministic, so neither retried
+   * nor transient (--resume does not redo it forever) */
+  run("ectx", "retries=3", &in, 0, 1, seeds, g, NULL);
+  CHECKF(g[0].infra && !g[0].transient && strstr(g[0].error, "HTTP 500") && strstr(g[0].error, "exceeds the available context"),
+         "%s", g[0].error);
+  load_records(&r);
+  CHECK(r.n == 1);
+  free_records(&r);
+  clear_gens(g, 1);
+  /* ... while an ordinary 500 is transient */
+  run("e500", "retries=0", &in, 0, 1, seeds, g, NULL);
+  CHECK(g[0].infra && g[0].transient);
+  clear_gens(g, 1);
+
   /* 400: not retried; the server's message is kept */
   run("e400", "retries=3", &in, 0, 1, seeds, g, NULL);
   CHECKF(g[0].infra && strstr(g[0].error, "HTTP 400: standin fault 400"), "%s", g[0].error);

@@ -419,6 +419,13 @@ static int disasm(int argc, char **argv) {
     if (rc) fprintf(stderr, "regsweep corpus disasm: %s\n", e.msg);
     return rc ? 2 : 0;
   }
+  rs_cubin c; /* a broken cubin is reported as such, whether or not nvdisasm is there */
+  int bad = rs_cubin_load(in, &c, &e);
+  rs_cubin_free(&c);
+  if (bad) {
+    fprintf(stderr, "regsweep corpus disasm: %s\n", e.msg);
+    return 2;
+  }
   rs_nvdisasm nd;
   if (rs_nvdisasm_open(nvd, &nd, &e)) {
     fprintf(stderr, "regsweep corpus disasm: %s\n", e.msg);

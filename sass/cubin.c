@@ -51,6 +51,11 @@ int rs_cubin_parse(uint8_t *b, size_t len, const char *name, rs_cubin *c, rs_err
   if (shentsize < 64 || shstrndx >= shnum || shoff > len || (uint64_t)shnum * shentsize > len - shoff)
     return rs_errf(e, name, 0, "truncated: %u section headers at offset %llu do not fit in %zu bytes", shnum,
                    (unsigned long long)shoff, len);
+  uint64_t phoff = u64(b + 0x20);
+  unsigned phentsize = u16(b + 0x36), phnum = u16(b + 0x38);
+  if (phnum && (phoff > len || (uint64_t)phnum * phentsize > len - phoff))
+    return rs_errf(e, name, 0, "truncated: %u program headers at offset %llu do not fit in %zu bytes", phnum,
+                   (unsigned long long)phoff, len);
   const uint8_t *sh = b + shoff, *ss = sh + (size_t)shstrndx * shentsize;
   uint64_t stroff = u64(ss + 24), strsize = u64(ss + 32);
   if (stroff > len || strsize > len - stroff || !strsize || b[stroff + strsize - 1])
@@ -62,10 +67,11 @@ int rs_cubin_parse(uint8_t *b, size_t len, const char *name, rs_cubin *c, rs_err
     uint64_t off = u64(s + 24), size = u64(s + 32);
     if (nm >= strsize) return rs_errf(e, name, 0, "section %u: name offset %u outside the name table", i, nm);
     const char *sn = (const char *)b + stroff + nm;
-    if (type == 8 /* SHT_NOBITS */ || strncmp(sn, ".text.", 6)) continue;
+    if (type == 8 /* SHT_NOBITS */) continue;
     if (off > len || size > len - off)
       return rs_errf(e, name, 0, "truncated: section %s (%llu bytes at %llu) ends past the file's %zu bytes", sn,
                      (unsigned long long)size, (unsigned long long)off, len);
+    if (strncmp(sn, ".text.", 6)) continue;
     if (size % 16) return rs_errf(e, name, 0, "section %s: %llu bytes is not a whole number of instructions", sn,
                                   (unsigned long long)size);
     rs_cubin_func f;

@@ -299,20 +299,25 @@ static int fill_one(C *x, uint64_t a, unsigned lineno, rs_err *e) {
  * instruction, before trailing labels). */
 static int end_func(C *x, unsigned lineno, rs_err *e) {
   if (!x->f) return 0;
-  if (x->next < x->f->size) {
-    sbuf tail = {0};
-    sb_add(&tail, x->out.p + x->tail_at, x->out.n - x->tail_at);
-    x->out.n = x->tail_at;
-    bool lp = x->label_pending;
-    x->label_pending = false; /* a label after the last printed instruction with a hole before it */
-    if (lp) {
-      free(tail.p);
+  /* NOP padding after the function's symbol: -plr/-lrm tables stop at the symbol's end */
+  uint64_t end = x->f->size;
+  while (end > x->next) {
+    uint64_t w[2];
+    rs_cubin_words(x->f, end - 16, w);
+    if ((w[0] & 0xffff) != 0x7918 || w[0] >> 16) break;
+    end -= 16;
+  }
+  if (end < x->f->size && x->next <= end) x->st->padding += (uint32_t)((x->f->size - end) / 16);
+  if (x->next < end) {
+    if (x->label_pending) /* a label after the last printed instruction, a hole before the end */
       return rs_errf(e, x->name, lineno,
                      "function %s address 0x%04llx: a dropped instruction next to a label makes the label's "
                      "address ambiguous",
                      x->f->name, (unsigned long long)x->next);
-    }
-    for (; x->next < x->f->size; x->next += 16)
+    sbuf tail = {0};
+    sb_add(&tail, x->out.p + x->tail_at, x->out.n - x->tail_at);
+    x->out.n = x->tail_at;
+    for (; x->next < end; x->next += 16)
       if (fill_one(x, x->next, lineno, e)) {
         free(tail.p);
         return -1;
@@ -416,6 +421,8 @@ int rs_sass_complete(const rs_cubin *c, const char *listing, const char *name, c
     size_t rest;
     if (section_name(&l, fn, sizeof fn)) {
       if ((rc = end_func(&x, l.no, e))) break;
+      sb_add(&x.out, l.s, l.len);
+      sb_add(&x.out, "\n", 1);
       if (fn[0]) {
         x.f = rs_cubin_find(c, fn);
         if (!x.f) {
@@ -431,6 +438,7 @@ int rs_sass_complete(const rs_cubin *c, const char *listing, const char *name, c
         st->funcs++;
         x.next = 0;
         x.label_pending = false;
+        x.tail_at = x.out.n;
       }
     } else if (inst_addr(&l, &a, &rest)) {
       if (!x.f) {

@@ -23,6 +23,7 @@ typedef struct {
   uint32_t filled;         /* ... decoded from the encoding (the rest rejects the listing) */
   uint32_t descs;          /* desc[URx] written from the encoding */
   uint32_t descs_listed;   /* desc[...] printed by nvdisasm itself (CUDA 12+) */
+  uint32_t padding;        /* trailing NOPs not listed (outside the function symbol: -plr tables) */
 } rs_sass_stats;
 
 /* Complete `listing` (nvdisasm -c [-hex] [-plr] output for cubin c): instructions of every

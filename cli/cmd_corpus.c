@@ -1,6 +1,7 @@
 /* cmd_corpus.c - `regsweep corpus build|info|export`. */
 #include "cli/cli.h"
 #include "corpus/assemble.h"
+#include "sass/disasm.h"
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,9 @@ void rs_usage_corpus(void) {
        "       regsweep corpus list corpus.h5      (one line per instance: id, IR hash, split, truth)\n"
        "       regsweep corpus export corpus.h5 --split train|test [--subset mixed|same-amd|same-nv]\n"
        "                             [--holdout-arch T] [--format jsonl] [--out FILE]\n"
+       "       regsweep corpus disasm FILE.cubin [-o OUT.sass] [--nvdisasm PATH] [--hex]\n"
+       "       regsweep corpus disasm --check FILE.sass\n"
+       "       regsweep corpus disasm FILE.cubin --rewrite OUT.cubin   (header for nvdisasm 11.8 only)\n"
        "\n"
        "build   compiles every grid point (corpus/recipes/grid.tsv) of the kernels in corpus/kernels\n"
        "        with clang-14/llc-14 (gfx908, gfx90a, gfx1030) and clang-16/llc-16 (gfx940, gfx1100): forms\n"
@@ -27,7 +31,11 @@ void rs_usage_corpus(void) {
        "export  (prompt, completion) pairs for fine-tuning: the normalized IR and the normalized\n"
        "        ground-truth map, one JSON object per line (instances with a ground truth only).\n"
        "        --holdout-arch T: the unseen-architecture split instead of the seeded 80/20 one\n"
-       "        (test = every instance of target T, train = every other target's).");
+       "        (test = every instance of target T, train = every other target's).\n"
+       "disasm  the complete SASS listing of a cubin (ptxas 12.8+/13 headers rewritten for nvdisasm 11.8,\n"
+       "        sm_90 instructions 11.8 drops decoded from the encoding, hidden desc[URx] written);\n"
+       "        nvdisasm: --nvdisasm, else PATH, else /opt/nvidia-cuda-11.8/usr/bin. --check: refuse a\n"
+       "        listing with an address hole. Bad input exits 2 with file: message.");
 }
 
 static int have_tool(const char *name) {
@@ -420,6 +428,92 @@ static int list(int argc, char **argv) {
   return rc ? 2 : 0;
 }
 
+static int disasm(int argc, char **argv) {
+  const char *in = NULL, *out = NULL, *nvd = NULL, *check = NULL, *rewrite = NULL;
+  bool hex = false;
+  for (int i = 2; i < argc; i++) {
+    const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+    if (!strcmp(a, "--hex")) {
+      hex = true;
+      continue;
+    }
+    if (!strcmp(a, "-o") || !strcmp(a, "--nvdisasm") || !strcmp(a, "--check") || !strcmp(a, "--rewrite")) {
+      if (!val) {
+        fprintf(stderr, "regsweep corpus disasm: %s needs a value\n", a);
+        return 2;
+      }
+      if (!strcmp(a, "-o")) out = val;
+      else if (!strcmp(a, "--nvdisasm")) nvd = val;
+      else if (!strcmp(a, "--rewrite")) rewrite = val;
+      else check = val;
+      i++;
+    } else if (a[0] == '-' || in) {
+      fprintf(stderr, "regsweep corpus disasm: unexpected argument '%s'\n", a);
+      return 2;
+    } else {
+      in = a;
+    }
+  }
+  rs_err e = {{0}};
+  if (check) {
+    char *text = rs_read_file(check, NULL, &e);
+    int rc = text ? rs_sass_check_listing(text, check, &e) : -1;
+    free(text);
+    if (rc) fprintf(stderr, "regsweep corpus disasm: %s\n", e.msg);
+    else printf("%s: no address hole\n", check);
+    return rc ? 2 : 0;
+  }
+  if (!in) {
+    fprintf(stderr, "regsweep corpus disasm: which cubin? (regsweep corpus --help)\n");
+    return 2;
+  }
+  if (rewrite) { /* only the header, for running nvdisasm 11.8 by hand (-plr tables) */
+    rs_cubin c;
+    int rc = rs_cubin_load(in, &c, &e);
+    if (!rc) {
+      rs_cubin_rewrite(&c);
+      rc = rs_cubin_write(&c, rewrite, &e);
+    }
+    rs_cubin_free(&c);
+    if (rc) fprintf(stderr, "regsweep corpus disasm: %s\n", e.msg);
+    return rc ? 2 : 0;
+  }
+  rs_cubin c; /* a broken cubin is reported as such, whether or not nvdisasm is there */
+  int bad = rs_cubin_load(in, &c, &e);
+  rs_cubin_free(&c);
+  if (bad) {
+    fprintf(stderr, "regsweep corpus disasm: %s\n", e.msg);
+    return 2;
+  }
+  rs_nvdisasm nd;
+  if (rs_nvdisasm_open(nvd, &nd, &e)) {
+    fprintf(stderr, "regsweep corpus disasm: %s\n", e.msg);
+    return 2;
+  }
+  const char *args[] = {"-c", hex ? "-hex" : NULL, NULL};
+  char *text;
+  rs_sass_stats st;
+  if (rs_sass_disasm(&nd, in, args, &text, &st, &e)) {
+    fprintf(stderr, "regsweep corpus disasm: %s\n", e.msg);
+    return 2;
+  }
+  FILE *fp = out ? fopen(out, "w") : stdout;
+  if (!fp) {
+    fprintf(stderr, "regsweep corpus disasm: %s: cannot create\n", out);
+    free(text);
+    return 2;
+  }
+  fputs(text, fp);
+  free(text);
+  if (out && fclose(fp)) {
+    fprintf(stderr, "regsweep corpus disasm: %s: write error\n", out);
+    return 2;
+  }
+  fprintf(stderr, "%s: %u functions, %u instructions, %u holes filled, %u desc[] decoded (nvdisasm %u.%u)\n", in,
+          st.funcs, st.insts, st.filled, st.descs, nd.major, nd.minor);
+  return 0;
+}
+
 int rs_cmd_corpus(int argc, char **argv) {
   if (argc < 2) {
     rs_usage_corpus();
@@ -429,6 +523,7 @@ int rs_cmd_corpus(int argc, char **argv) {
   if (!strcmp(argv[1], "info")) return info(argc, argv);
   if (!strcmp(argv[1], "export")) return export_(argc, argv);
   if (!strcmp(argv[1], "list")) return list(argc, argv);
-  fprintf(stderr, "regsweep corpus: unknown subcommand '%s' (build, info, export)\n", argv[1]);
+  if (!strcmp(argv[1], "disasm")) return disasm(argc, argv);
+  fprintf(stderr, "regsweep corpus: unknown subcommand '%s' (build, info, export, list, disasm)\n", argv[1]);
   return 2;
 }

@@ -4,6 +4,7 @@
  * registers, liveins, machineFunctionInfo's reserved registers); the body is parsed fully:
  * every operand of every instruction is classified or the file is rejected with file:line. */
 #include "ir/ir.h"
+#include "mir/vop3p.h"
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -393,6 +394,7 @@ static int parse_inst(P *p, span s) {
   in.nops = f->nops - in.first_op;
   for (uint32_t k = 0; k < in.nops; k++)
     if (f->ops[in.first_op + k].kind == RS_OP_BLOCK) in.flags |= RS_I_BRANCH;
+  rs_vop3p_read_lanes(f, &in, rs_func_opcode(f, &in)); /* packed sources: lanes op_sel reads */
   RS_PUSH(f->insts, f->ninsts, f->capinsts, in);
   f->blocks[f->nblocks - 1].ninsts++;
   return 0;

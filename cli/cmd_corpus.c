@@ -10,27 +10,30 @@
 #include <unistd.h>
 
 void rs_usage_corpus(void) {
-  puts("usage: regsweep corpus build --out corpus.h5 [--families F,..] [--targets gfx90a,sm_75,..,sm_90]\n"
+  puts("usage: regsweep corpus build --out corpus.h5 [--families F,..] [--targets gfx90a,gfx940,..,sm_75,..,sm_90]\n"
        "                             [--limit N] [--seed S] [-j N] [--grid FILE] [--kernels DIR] [--work DIR]\n"
        "                             [--nvdisasm PATH]\n"
        "       regsweep corpus info corpus.h5\n"
        "       regsweep corpus list corpus.h5      (one line per instance: id, IR hash, split, truth)\n"
        "       regsweep corpus export corpus.h5 --split train|test [--subset mixed|same-amd|same-nv]\n"
-       "                             [--format jsonl] [--out FILE]\n"
+       "                             [--holdout-arch T] [--format jsonl] [--out FILE]\n"
        "       regsweep corpus disasm FILE.cubin [-o OUT.sass] [--nvdisasm PATH] [--hex]\n"
        "       regsweep corpus disasm --check FILE.sass\n"
        "       regsweep corpus disasm FILE.cubin --rewrite OUT.cubin   (header for nvdisasm 11.8 only)\n"
        "\n"
        "build   compiles every grid point (corpus/recipes/grid.tsv) of the kernels in corpus/kernels\n"
-       "        with clang-14/llc-14 (gfx90a: forms prera and postsplit, ground truth from LLVM's final\n"
-       "        allocation) and nvcc/ptxas (form ptx: sm_89, sm_90; form sass: the completed nvdisasm\n"
-       "        listing of sm_75, sm_80, sm_86, sm_89, sm_90 with its exact truth, when an nvdisasm is\n"
-       "        found), then writes one row per distinct instance.\n"
+       "        with clang-14/llc-14 (gfx908, gfx90a, gfx1030) and clang-16/llc-16 (gfx940, gfx1100): forms\n"
+       "        prera and postsplit, ground truth from LLVM's final allocation; the grid's `arch` axis says\n"
+       "        which architectures a family compiles for; and nvcc/ptxas (form ptx: sm_89, sm_90; form sass:\n"
+       "        the completed nvdisasm listing of sm_75, sm_80, sm_86, sm_89, sm_90 with its exact truth, when\n"
+       "        an nvdisasm is found), then writes one row per distinct instance.\n"
        "        --limit N takes a seeded sample spread over the families. Compiler outputs are cached in\n"
        "        --work (default OUT.work): an interrupted build resumes where it stopped.\n"
        "info    counts per family x target x form, truth coverage, build failures, size reduction.\n"
        "export  (prompt, completion) pairs for fine-tuning: the normalized IR and the normalized\n"
        "        ground-truth map, one JSON object per line (instances with a ground truth only).\n"
+       "        --holdout-arch T: the unseen-architecture split instead of the seeded 80/20 one\n"
+       "        (test = every instance of target T, train = every other target's).\n"
        "disasm  the complete SASS listing of a cubin (ptxas 12.8+/13 headers rewritten for nvdisasm 11.8,\n"
        "        sm_90 instructions 11.8 drops decoded from the encoding, hidden desc[URx] written);\n"
        "        nvdisasm: --nvdisasm, else PATH, else /opt/nvidia-cuda-11.8/usr/bin. --check: refuse a\n"
@@ -84,8 +87,8 @@ static int build(int argc, char **argv) {
       char one[32];
       snprintf(one, sizeof one, "%.*s", (int)(c ? c - t : (long)strlen(t)), t);
       if (!rs_target_by_name(one)) {
-        fprintf(stderr, "regsweep corpus build: unknown target '%s' (gfx90a, sm_75, sm_80, sm_86, sm_89, sm_90)\n",
-                one);
+        fprintf(stderr, "regsweep corpus build: unknown target '%s' (gfx908, gfx90a, gfx940, gfx1030, gfx1100, sm_75, "
+                        "sm_80, sm_86, sm_89, sm_90)\n", one);
         return 2;
       }
       if (!c) break;
@@ -105,16 +108,18 @@ static int build(int argc, char **argv) {
     free(v);
     return 2;
   }
-  bool amd = false, nv = false;
+  bool amd = false, nv = false, llvm16 = false;
   for (uint32_t i = 0; i < n; i++) {
-    if (!strcmp(v[i].vendor, "amd")) amd = true;
+    if (!strcmp(v[i].vendor, "amd")) amd = true, llvm16 |= rs_arch_llvm(rs_variant_arch(&v[i])) == 16;
     else nv = true;
   }
   const char *nvcc = rs_find_nvcc();
-  if ((amd && (!have_tool("clang-14") || !have_tool("llc-14"))) || (nv && !nvcc)) {
-    fprintf(stderr, "regsweep corpus build: %s not found (install clang-14 and llvm-14; NVIDIA targets need the "
-                    "CUDA toolkit's nvcc, or pass --targets gfx90a)\n",
-            nv && !nvcc ? "nvcc" : "clang-14/llc-14");
+  bool no14 = amd && (!have_tool("clang-14") || !have_tool("llc-14")), no16 = llvm16 && (!have_tool("clang-16") || !have_tool("llc-16"));
+  if (no14 || no16 || (nv && !nvcc)) {
+    fprintf(stderr, "regsweep corpus build: %s not found (scripts/install-deps.sh installs clang-14/llvm-14 and "
+                    "clang-16/llvm-16 (gfx940, gfx1100); NVIDIA targets need the CUDA toolkit's nvcc, or pass "
+                    "--targets gfx908,gfx90a,gfx940,gfx1030,gfx1100)\n",
+            nv && !nvcc ? "nvcc" : no14 ? "clang-14/llc-14" : "clang-16/llc-16");
     free(v);
     return 2;
   }
@@ -166,9 +171,12 @@ static int build(int argc, char **argv) {
   snprintf(val, sizeof val, "%lu", seed);
   if (!rc) rc = rs_corpus_set_attr(c, "seed", val, &e);
   if (!rc) rc = rs_corpus_set_attr(c, "grid", grid, &e);
-  if (!rc) rc = rs_corpus_set_attr(c, "targets", targets ? targets : "gfx90a,sm_75,sm_80,sm_86,sm_89,sm_90", &e);
-  char tools[256];
-  snprintf(tools, sizeof tools, "clang-14, llc-14 (LLVM 14), nvcc/ptxas (CUDA 13)%s", o.nvdisasm ? ", nvdisasm " : "");
+  if (!rc)
+    rc = rs_corpus_set_attr(c, "targets",
+                            targets ? targets : "gfx908,gfx90a,gfx940,gfx1030,gfx1100,sm_75,sm_80,sm_86,sm_89,sm_90", &e);
+  char tools[320];
+  snprintf(tools, sizeof tools, "clang-14, llc-14 (LLVM 14: gfx908, gfx90a, gfx1030), clang-16, llc-16 (LLVM 16: gfx940, "
+                                "gfx1100), nvcc/ptxas (CUDA 13)%s", o.nvdisasm ? ", nvdisasm " : "");
   if (o.nvdisasm) snprintf(tools + strlen(tools), sizeof tools - strlen(tools), "%u.%u", nd.major, nd.minor);
   if (!rc) rc = rs_corpus_set_attr(c, "tools", tools, &e);
   time_t now_t = time(NULL);
@@ -287,7 +295,54 @@ static int info(int argc, char **argv) {
     printf("| %s | %s | %.0f | %.0f | %.1f | %.0f | %.0f | %.1f |\n", k, t1 + 1, rl, nl,
            rl > 0 ? 100 * (1 - nl / rl) : 0, rt, nt, rt > 0 ? 100 * (1 - nt / rt) : 0);
   }
+  /* archs: one unseen-architecture split per target (--holdout-arch T in sweep and export) */
+  bucket *t = NULL;
+  uint32_t nt = 0, ct = 0;
+  for (uint32_t i = 0; i < nb; i++) {
+    char k[96];
+    snprintf(k, sizeof k, "%s", b[i].key);
+    char *t1 = strchr(k, '\t'), *t2 = strchr(t1 + 1, '\t');
+    *t2 = 0;
+    bucket *x = find_bucket(&t, &nt, &ct, t1 + 1);
+    x->n += b[i].n;
+    x->truth += b[i].truth;
+  }
+  printf("\nUnseen-architecture splits (--holdout-arch T: test = T, train = every other target):\n\n"
+         "| T | test instances | test with truth | train instances | train with truth |\n|---|---:|---:|---:|---:|\n");
+  uint32_t all_n = 0, all_t = 0;
+  for (uint32_t i = 0; i < nt; i++) all_n += t[i].n, all_t += t[i].truth;
+  for (uint32_t i = 0; i < nt; i++)
+    printf("| %s | %u | %u | %u | %u |\n", t[i].key, t[i].n, t[i].truth, all_n - t[i].n, all_t - t[i].truth);
+  free(t);
   uint64_t nf = rs_corpus_failure_count(c);
+  /* archs: failures per family x target with the first reason, so "which and why" is one table */
+  bucket *fb = NULL;
+  uint32_t nfb = 0, cfb = 0;
+  char (*why)[160] = NULL;
+  uint32_t cwhy = 0;
+  for (uint64_t i = 0; i < nf; i++) {
+    rs_build_failure f;
+    if (rs_corpus_get_failure(c, i, &f, &e)) break;
+    char key[96];
+    snprintf(key, sizeof key, "%s\t%s", f.family, f.target);
+    uint32_t before = nfb;
+    bucket *x = find_bucket(&fb, &nfb, &cfb, key);
+    x->n++;
+    if (nfb != before) {
+      rs_grow((void **)&why, sizeof *why, &cwhy, nfb);
+      snprintf(why[nfb - 1], sizeof why[nfb - 1], "%.159s", f.message);
+    }
+  }
+  if (nfb) printf("\nBuild failures per family x target (first reason):\n\n| family | target | failures | first reason |\n|---|---|---:|---|\n");
+  for (uint32_t i = 0; i < nfb; i++) {
+    char k[96];
+    snprintf(k, sizeof k, "%s", fb[i].key);
+    char *t1 = strchr(k, '\t');
+    *t1 = 0;
+    printf("| %s | %s | %u | %s |\n", k, t1 + 1, fb[i].n, why[i]);
+  }
+  free(fb);
+  free(why);
   if (nf) printf("\nBuild failures (first 10 of %llu):\n", (unsigned long long)nf);
   for (uint64_t i = 0; i < nf && i < 10; i++) {
     rs_build_failure f;
@@ -300,7 +355,7 @@ static int info(int argc, char **argv) {
 }
 
 static int export_(int argc, char **argv) {
-  const char *split = NULL, *subset = "mixed", *format = "jsonl", *out = NULL;
+  const char *split = NULL, *subset = "mixed", *format = "jsonl", *out = NULL, *holdout = NULL;
   if (argc < 3) {
     rs_usage_corpus();
     return 2;
@@ -310,6 +365,7 @@ static int export_(int argc, char **argv) {
     else if (!strcmp(argv[i], "--subset")) subset = argv[i + 1];
     else if (!strcmp(argv[i], "--format")) format = argv[i + 1];
     else if (!strcmp(argv[i], "--out")) out = argv[i + 1];
+    else if (!strcmp(argv[i], "--holdout-arch")) holdout = argv[i + 1];
     else {
       fprintf(stderr, "regsweep corpus export: unknown option '%s'\n", argv[i]);
       return 2;
@@ -318,6 +374,10 @@ static int export_(int argc, char **argv) {
   if (!split || (strcmp(split, "train") && strcmp(split, "test")) || strcmp(format, "jsonl") ||
       (strcmp(subset, "mixed") && strcmp(subset, "same-amd") && strcmp(subset, "same-nv"))) {
     fprintf(stderr, "regsweep corpus export: need --split train|test; --format jsonl; --subset mixed|same-amd|same-nv\n");
+    return 2;
+  }
+  if (holdout && !rs_target_by_name(holdout)) {
+    fprintf(stderr, "regsweep corpus export: --holdout-arch: unknown target '%s'\n", holdout);
     return 2;
   }
   rs_err e = {{0}};
@@ -334,7 +394,7 @@ static int export_(int argc, char **argv) {
   for (uint64_t i = 0; i < rs_corpus_count(c) && !rc; i++) {
     rs_instance in;
     if ((rc = rs_corpus_get(c, i, &in, 1, &e))) break;
-    bool take = in.split == want && (!strcmp(subset, "mixed") || (!strcmp(subset, "same-amd") && in.same_amd) ||
+    bool take = (int)rs_instance_split(&in, holdout) == want && (!strcmp(subset, "mixed") || (!strcmp(subset, "same-amd") && in.same_amd) ||
                                      (!strcmp(subset, "same-nv") && in.same_nv));
     if (take && !in.truth) no_truth++;
     if (take && in.truth) {
@@ -369,8 +429,8 @@ static int export_(int argc, char **argv) {
     fprintf(stderr, "regsweep corpus export: %s\n", e.msg);
     return 2;
   }
-  fprintf(stderr, "corpus export: %u pairs written (%s, %s); %u instances of the selection have no ground truth\n",
-          written, split, subset, no_truth);
+  fprintf(stderr, "corpus export: %u pairs written (%s, %s%s%s); %u instances of the selection have no ground truth\n",
+          written, split, subset, holdout ? ", held-out architecture " : "", holdout ? holdout : "", no_truth);
   return 0;
 }
 

@@ -2,18 +2,20 @@
  * servers (vLLM, SGLang, llama.cpp server), on NVIDIA or AMD GPUs alike.
  *
  *   openai:http://host:8000/v1?model=M&api=chat|completions&temperature=0.7&top_p=0.95
- *          &max_tokens=4096&stop=S&schema=1&timeout=120&retries=4&inflight=8
+ *          &top_k=-1&min_p=0&sampling=explicit|server&n=1&max_tokens=4096&stop=S
+ *          &schema=openai|llamacpp|vllm|0&probe=1&timeout=120&retries=4&inflight=8
  *          &key_env=OPENAI_API_KEY&template=FILE&feedback=1&backoff=0.5&backoff_cap=8&max_body=N
  *
- * One HTTP request per attempt (n=1, the attempt's seed; attempt 0 is greedy), up to `inflight`
+ * One HTTP request per attempt (n=1, the attempt's seed; attempt 0 is greedy; n=K: one request
+ * per K attempts, rs_oa_group), up to `inflight`
  * of them at once through curl multi so the server batches them. Connection errors, timeouts,
  * 429 and 5xx are retried with capped exponential backoff and a jitter derived from the attempt
  * seed (deterministic); a request that finally fails is an `infra` candidate, never a model
  * failure. The response body is untrusted and parsed defensively. The API key is read from the
  * environment for each call and is neither kept in the model nor written into any text.
+ * What a request says is model/openai_body.c, what an answer means model/openai_reply.c.
  * docs/models.md describes the parameters. */
-#include "model/model.h"
-#include "model/openai_schema.h"
+#include "model/openai_int.h"
 #include <cjson/cJSON.h>
 #include <curl/curl.h>
 #include <stdio.h>
@@ -21,69 +23,27 @@
 #include <string.h>
 #include <time.h>
 
-/* The built-in prompt template: a copy of prompts/default.txt (tests/test_openai.c checks that
- * both render the same request), so a run does not depend on the working directory. */
-static const char default_template[] =
-    "You are a register allocator for {{target}} GPU kernels. You read one function in a normalized machine IR: one line per block and per instruction, virtual registers named by kind and number (AMD s0, v0, a0; NVIDIA r0, d0, p0). You assign every virtual register a physical register so that\n"
-    "- two values that are live at the same time never share a register (for tuples: any register of the tuple),\n"
-    "- each register fits its value's class: register file, width and alignment,\n"
-    "- physical registers the function already uses while a value is live are avoided.\n"
-    "Answer with one JSON object and nothing else: {\"<virtual register>\": \"<physical register>\", ...}, with every virtual register of the function as a key.\n"
-    "{{user}}\n"
-    "Target: {{target}}\n"
-    "\n"
-    "Register files and classes of this function:\n"
-    "{{registers}}\n"
-    "Function:\n"
-    "{{ir}}\n"
-    "{{feedback}}\n"
-    "Answer with the JSON object only.\n";
-
 #define OA_MAX_BODY_DEFAULT ((size_t)16 << 20)
 
 typedef struct {
+  rs_oa_body b;   /* what the requests say (openai_body.c) */
   char *endpoint; /* base URL + /chat/completions or /completions */
-  char *model;
-  char *stop;     /* NULL: none */
-  char *tmpl;     /* template text */
   char key_env[128];
-  double temperature, top_p, timeout_s, backoff_s, backoff_cap_s;
-  bool chat, schema, feedback, has_top_p;
-  uint32_t max_tokens, retries, inflight;
+  double timeout_s, backoff_s, backoff_cap_s;
+  uint32_t retries, inflight;
   size_t max_body;
   CURLM *multi;   /* one per model: keeps the connections to the server open across calls */
 } oa_state;
 
-static const char *const known_params[] = {"model", "api", "temperature", "top_p", "max_tokens", "stop",
-                                           "schema", "timeout", "retries", "inflight", "key_env", "template",
-                                           "feedback", "backoff", "backoff_cap", "max_body"};
-
-static int param_num(const rs_model *m, const char *key, double lo, double hi, double *out, rs_err *e) {
-  char buf[64];
-  if (!rs_model_param(m, key, buf, sizeof buf)) return 0;
-  char *end;
-  double d = strtod(buf, &end);
-  if (end == buf || *end || !(d >= lo && d <= hi))
-    return rs_errf(e, NULL, 0, "openai: %s=%s: expected a number in [%g, %g]", key, buf, lo, hi);
-  *out = d;
-  return 0;
-}
-
-static int param_bool(const rs_model *m, const char *key, bool *out, rs_err *e) {
-  char buf[16];
-  if (!rs_model_param(m, key, buf, sizeof buf)) return 0;
-  if (strcmp(buf, "0") && strcmp(buf, "1")) return rs_errf(e, NULL, 0, "openai: %s=%s: expected 0 or 1", key, buf);
-  *out = buf[0] == '1';
-  return 0;
-}
+/* transport parameters; the request-shaping ones are rs_oa_body_knows' */
+static const char *const known_params[] = {"timeout", "retries", "inflight", "key_env", "backoff", "backoff_cap",
+                                           "max_body"};
 
 static void state_free(oa_state *s) {
   if (!s) return;
   if (s->multi) curl_multi_cleanup(s->multi);
   free(s->endpoint);
-  free(s->model);
-  free(s->stop);
-  free(s->tmpl);
+  rs_oa_body_free(&s->b);
   free(s);
 }
 
@@ -94,73 +54,45 @@ static int oa_configure(rs_model *m, oa_state *s, rs_err *e) {
     size_t l = amp ? (size_t)(amp - c) : strlen(c);
     const char *eq = memchr(c, '=', l);
     size_t kl = eq ? (size_t)(eq - c) : l;
-    bool ok = false;
+    bool ok = rs_oa_body_knows(c, kl);
     for (size_t i = 0; i < sizeof known_params / sizeof *known_params; i++)
       if (strlen(known_params[i]) == kl && !strncmp(c, known_params[i], kl)) ok = true;
     if (!ok && l)
-      return rs_errf(e, NULL, 0, "openai: unknown parameter '%.*s' (model, api, temperature, top_p, max_tokens, stop, "
-                     "schema, timeout, retries, inflight, key_env, template, feedback, backoff, backoff_cap, max_body)",
+      return rs_errf(e, NULL, 0, "openai: unknown parameter '%.*s' (model, api, temperature, top_p, top_k, min_p, "
+                     "repetition_penalty, presence_penalty, frequency_penalty, sampling, n, max_tokens, stop, schema, "
+                     "probe, timeout, retries, inflight, key_env, template, feedback, backoff, backoff_cap, max_body)",
                      (int)(kl < 64 ? kl : 64), c);
     c = amp ? amp + 1 : NULL;
   }
   const char *url = m->arg;
   if (strncmp(url, "http://", 7) && strncmp(url, "https://", 8))
     return rs_errf(e, NULL, 0, "openai: '%s' is not an http:// or https:// URL (openai:http://host:8000/v1?model=M)", url);
-  char buf[4096];
-  if (!rs_model_param(m, "model", buf, sizeof buf) || !buf[0])
-    return rs_errf(e, NULL, 0, "openai: model=NAME is required (the server's model name)");
-  s->model = rs_xstrndup(buf, strlen(buf));
-  s->chat = true;
-  if (rs_model_param(m, "api", buf, sizeof buf)) {
-    if (!strcmp(buf, "completions")) s->chat = false;
-    else if (strcmp(buf, "chat")) return rs_errf(e, NULL, 0, "openai: api=%s: expected chat or completions", buf);
-  }
+  if (rs_oa_body_configure(m, &s->b, e)) return -1;
   size_t ul = strlen(url);
   while (ul && url[ul - 1] == '/') ul--;
-  const char *path = s->chat ? "/chat/completions" : "/completions";
+  const char *path = s->b.chat ? "/chat/completions" : "/completions";
   s->endpoint = rs_xmalloc(ul + strlen(path) + 1);
   memcpy(s->endpoint, url, ul);
   strcpy(s->endpoint + ul, path);
 
   double d;
-  s->temperature = 0.7;
-  if (param_num(m, "temperature", 0, 10, &s->temperature, e)) return -1;
-  d = -1;
-  if (param_num(m, "top_p", 0, 1, &d, e)) return -1;
-  s->has_top_p = d >= 0;
-  s->top_p = d;
-  d = 4096;
-  if (param_num(m, "max_tokens", 1, 1e7, &d, e)) return -1;
-  s->max_tokens = (uint32_t)d;
   s->timeout_s = 120;
-  if (param_num(m, "timeout", 0.001, 86400, &s->timeout_s, e)) return -1;
+  if (rs_oa_param_num(m, "timeout", 0.001, 86400, &s->timeout_s, e)) return -1;
   d = 4;
-  if (param_num(m, "retries", 0, 100, &d, e)) return -1;
+  if (rs_oa_param_num(m, "retries", 0, 100, &d, e)) return -1;
   s->retries = (uint32_t)d;
   d = 8;
-  if (param_num(m, "inflight", 1, 1024, &d, e)) return -1;
+  if (rs_oa_param_num(m, "inflight", 1, 1024, &d, e)) return -1;
   s->inflight = (uint32_t)d;
   s->backoff_s = 0.5;
-  if (param_num(m, "backoff", 0, 3600, &s->backoff_s, e)) return -1;
+  if (rs_oa_param_num(m, "backoff", 0, 3600, &s->backoff_s, e)) return -1;
   s->backoff_cap_s = 8;
-  if (param_num(m, "backoff_cap", 0, 3600, &s->backoff_cap_s, e)) return -1;
+  if (rs_oa_param_num(m, "backoff_cap", 0, 3600, &s->backoff_cap_s, e)) return -1;
   d = (double)OA_MAX_BODY_DEFAULT;
-  if (param_num(m, "max_body", 256, 1e10, &d, e)) return -1;
+  if (rs_oa_param_num(m, "max_body", 256, 1e10, &d, e)) return -1;
   s->max_body = (size_t)d;
-  s->schema = true;
-  s->feedback = true;
-  if (param_bool(m, "schema", &s->schema, e) || param_bool(m, "feedback", &s->feedback, e)) return -1;
-  if (rs_model_param(m, "stop", buf, sizeof buf) && buf[0]) s->stop = rs_xstrndup(buf, strlen(buf));
   if (!rs_model_param(m, "key_env", s->key_env, sizeof s->key_env) || !s->key_env[0])
     snprintf(s->key_env, sizeof s->key_env, "OPENAI_API_KEY");
-  if (rs_model_param(m, "template", buf, sizeof buf)) {
-    size_t len;
-    rs_err fe;
-    s->tmpl = rs_read_file(buf, &len, &fe);
-    if (!s->tmpl) return rs_errf(e, NULL, 0, "openai: template: %s", fe.msg);
-  } else {
-    s->tmpl = rs_xstrndup(default_template, sizeof default_template - 1);
-  }
   return 0;
 }
 
@@ -183,8 +115,19 @@ static int oa_open(rs_model *m, rs_err *e) {
     return rs_errf(e, NULL, 0, "openai: curl_multi_init failed");
   }
   curl_multi_setopt(s->multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, (long)s->inflight);
+  /* does the server honour the schema dialect? (openai_probe.c) */
+  rs_oa_link link = {m->arg, s->endpoint, s->key_env, s->timeout_s};
+  if (rs_oa_probe(&s->b, &link, e)) {
+    state_free(s);
+    curl_global_cleanup();
+    return -1;
+  }
   m->state = s;
   return 0;
+}
+
+void rs_oa_model_describe(const rs_model *m, char *out, size_t n) {
+  rs_oa_describe(&((const oa_state *)m->state)->b, out, n);
 }
 
 static void oa_close(rs_model *m) {
@@ -193,98 +136,12 @@ static void oa_close(rs_model *m) {
   curl_global_cleanup();
 }
 
-/* ---- prompt and request ------------------------------------------------------------------ */
-
-static void render_prompt(const oa_state *s, const rs_gen_input *in, char **sys, char **user) {
-  rs_sb regs = {0}, fb = {0};
-  rs_oa_describe_registers(&regs, in->p);
-  if (s->feedback && in->feedback && in->feedback[0]) {
-    rs_sb_puts(&fb, "Your previous answer was rejected by the verifier:\n");
-    rs_sb_puts(&fb, in->feedback);
-    rs_sb_puts(&fb, "\nCorrect these problems in your new answer.\n");
-  }
-  const char *target = in->target ? in->target : in->p->tgt->name;
-  const char *keys[] = {"target", "ir", "registers", "feedback", "instance"};
-  const char *vals[] = {target, in->prompt ? in->prompt : "", regs.s ? regs.s : "", fb.s ? fb.s : "",
-                        in->id ? in->id : ""};
-  rs_oa_vars vars = {keys, vals, 5};
-  /* {{user}} splits the template: the system message before it, the user message after it */
-  const char *split = strstr(s->tmpl, "{{user}}");
-  rs_sb a = {0}, b = {0};
-  if (split) {
-    size_t sl = (size_t)(split - s->tmpl);
-    while (sl && (s->tmpl[sl - 1] == '\n' || s->tmpl[sl - 1] == ' ')) sl--;
-    const char *u = split + 8;
-    if (*u == '\n') u++;
-    rs_oa_render(&a, s->tmpl, sl, &vars);
-    rs_oa_render(&b, u, strlen(u), &vars);
-  } else {
-    rs_oa_render(&b, s->tmpl, strlen(s->tmpl), &vars);
-  }
-  free(regs.s);
-  free(fb.s);
-  *sys = a.s;
-  *user = b.s;
-}
-
-static cJSON *build_request(const oa_state *s, const rs_gen_input *in) {
-  cJSON *r = cJSON_CreateObject();
-  cJSON_AddStringToObject(r, "model", s->model);
-  char *sys, *user;
-  render_prompt(s, in, &sys, &user);
-  if (s->chat) {
-    cJSON *msgs = cJSON_AddArrayToObject(r, "messages");
-    if (sys && sys[0]) {
-      cJSON *mm = cJSON_CreateObject();
-      cJSON_AddStringToObject(mm, "role", "system");
-      cJSON_AddStringToObject(mm, "content", sys);
-      cJSON_AddItemToArray(msgs, mm);
-    }
-    cJSON *mm = cJSON_CreateObject();
-    cJSON_AddStringToObject(mm, "role", "user");
-    cJSON_AddStringToObject(mm, "content", user);
-    cJSON_AddItemToArray(msgs, mm);
-  } else {
-    rs_sb t = {0};
-    if (sys && sys[0]) {
-      rs_sb_puts(&t, sys);
-      rs_sb_puts(&t, "\n");
-    }
-    rs_sb_puts(&t, user);
-    cJSON_AddStringToObject(r, "prompt", t.s);
-    free(t.s);
-  }
-  free(sys);
-  free(user);
-  cJSON_AddNumberToObject(r, "n", 1);
-  cJSON_AddNumberToObject(r, "max_tokens", s->max_tokens);
-  if (s->has_top_p) cJSON_AddNumberToObject(r, "top_p", s->top_p);
-  if (s->stop) {
-    cJSON *st = cJSON_AddArrayToObject(r, "stop");
-    cJSON_AddItemToArray(st, cJSON_CreateString(s->stop));
-  }
-  if (s->schema) {
-    /* response_format json_schema: vLLM >= 0.12 dropped guided_json and ignores unknown keys,
-     * SGLang and llama.cpp server accept this form too */
-    cJSON *rf = cJSON_AddObjectToObject(r, "response_format");
-    cJSON_AddStringToObject(rf, "type", "json_schema");
-    cJSON *js = cJSON_AddObjectToObject(rf, "json_schema");
-    cJSON_AddStringToObject(js, "name", "allocation");
-    cJSON_AddItemToObject(js, "schema", rs_oa_schema(in->p, in->vnames));
-    cJSON_AddTrueToObject(js, "strict");
-  }
-  /* per-attempt fields, replaced for each attempt */
-  cJSON_AddNumberToObject(r, "temperature", 0);
-  cJSON_AddNumberToObject(r, "seed", 0);
-  return r;
-}
-
 /* ---- transfers ---------------------------------------------------------------------------- */
 
 enum { J_PENDING, J_RUNNING, J_WAIT, J_DONE };
 
 typedef struct {
-  uint32_t k;      /* index into out[] */
+  uint32_t k, cnt; /* out[k .. k+cnt-1]: one request, cnt choices (model option n) */
   uint64_t seed;
   int state;
   uint32_t tries;
@@ -321,26 +178,6 @@ static void scrub(char *s, const char *key) {
   size_t kl = key ? strlen(key) : 0;
   if (!s || kl < 4) return;
   for (char *p = strstr(s, key); p; p = strstr(p + kl, key)) memset(p, '*', kl);
-}
-
-/* A short printable excerpt of the server's error: error.message, message, detail, or the body. */
-static void server_message(const char *body, size_t len, char *out, size_t n) {
-  out[0] = 0;
-  if (!body || !len) return;
-  cJSON *j = cJSON_ParseWithLength(body, len);
-  const char *msg = NULL;
-  if (j) {
-    cJSON *err = cJSON_GetObjectItemCaseSensitive(j, "error");
-    cJSON *mm = cJSON_IsObject(err) ? cJSON_GetObjectItemCaseSensitive(err, "message") : err;
-    if (!cJSON_IsString(mm)) mm = cJSON_GetObjectItemCaseSensitive(j, "message");
-    if (!cJSON_IsString(mm)) mm = cJSON_GetObjectItemCaseSensitive(j, "detail");
-    if (cJSON_IsString(mm)) msg = mm->valuestring;
-  }
-  const char *src = msg ? msg : body;
-  size_t sl = msg ? strlen(msg) : len, k = 0;
-  for (size_t i = 0; i < sl && k + 1 < n; i++) out[k++] = (src[i] >= 32 && src[i] < 127) ? src[i] : ' ';
-  out[k] = 0;
-  cJSON_Delete(j);
 }
 
 static int start_job(oa_state *s, oa_job *j, struct curl_slist *hdr, double now) {
@@ -396,58 +233,20 @@ static void set_error(rs_gen *g, const oa_state *s, const char *what, uint32_t t
     snprintf(g->error, sizeof g->error, "openai %s: %s", s->endpoint, what);
 }
 
-/* Fill g from a 200 response; returns 0, or -1 with why in `why` (openai_schema.h). */
-int rs_openai_parse_response(const char *body, size_t len, bool chat, rs_gen *g, char *why, size_t wn) {
-  cJSON *r = body ? cJSON_ParseWithLength(body, len) : NULL;
-  if (!r) {
-    snprintf(why, wn, "malformed response: not JSON (%zu bytes)", len);
-    return -1;
-  }
-  cJSON *choices = cJSON_GetObjectItemCaseSensitive(r, "choices");
-  cJSON *c0 = cJSON_IsArray(choices) ? cJSON_GetArrayItem(choices, 0) : NULL;
-  if (!cJSON_IsObject(c0)) {
-    char msg[160];
-    server_message(body, len, msg, sizeof msg);
-    snprintf(why, wn, "malformed response: no choices%s%s", msg[0] ? ": " : "", msg);
-    cJSON_Delete(r);
-    return -1;
-  }
-  const cJSON *txt;
-  if (chat) {
-    cJSON *msg = cJSON_GetObjectItemCaseSensitive(c0, "message");
-    txt = cJSON_IsObject(msg) ? cJSON_GetObjectItemCaseSensitive(msg, "content") : NULL;
-  } else {
-    txt = cJSON_GetObjectItemCaseSensitive(c0, "text");
-  }
-  /* a null or missing content is the model's empty answer (verdict syntax), not infra */
-  const char *t = cJSON_IsString(txt) ? txt->valuestring : "";
-  g->text = rs_xstrndup(t, strlen(t));
-  cJSON *fr = cJSON_GetObjectItemCaseSensitive(c0, "finish_reason");
-  g->finish = cJSON_IsString(fr) && !strcmp(fr->valuestring, "length") ? RS_FINISH_LENGTH : RS_FINISH_STOP;
-  cJSON *u = cJSON_GetObjectItemCaseSensitive(r, "usage");
-  if (cJSON_IsObject(u)) {
-    cJSON *pt = cJSON_GetObjectItemCaseSensitive(u, "prompt_tokens");
-    cJSON *ct = cJSON_GetObjectItemCaseSensitive(u, "completion_tokens");
-    if (cJSON_IsNumber(pt) && pt->valuedouble >= 0 && pt->valuedouble < 4e9) g->prompt_tokens = (uint32_t)pt->valuedouble;
-    if (cJSON_IsNumber(ct) && ct->valuedouble >= 0 && ct->valuedouble < 4e9)
-      g->completion_tokens = (uint32_t)ct->valuedouble;
-  }
-  cJSON_Delete(r);
-  return 0;
-}
-
-static int parse_ok(const oa_state *s, const char *body, size_t len, rs_gen *g, char *why, size_t wn) {
-  return rs_openai_parse_response(body, len, s->chat, g, why, wn);
+/* The same failure for every candidate of a request. */
+static void job_error(oa_job *j, rs_gen *out, const oa_state *s, const char *what, bool transient) {
+  for (uint32_t i = 0; i < j->cnt; i++) set_error(&out[j->k + i], s, what, j->tries, transient);
 }
 
 /* One finished transfer: done, or scheduled for a retry. */
-static void finish_job(oa_state *s, oa_job *j, CURLcode res, rs_gen *g, double now) {
+static void finish_job(oa_state *s, const rs_gen_input *in, oa_job *j, CURLcode res, rs_gen *out, double now) {
+  rs_gen *g = out + j->k;
   long code = 0;
   curl_easy_getinfo(j->h, CURLINFO_RESPONSE_CODE, &code);
   curl_multi_remove_handle(s->multi, j->h);
   curl_easy_cleanup(j->h);
   j->h = NULL;
-  g->infer_s = now - j->start; /* this request's own time: backoff waits are not inference */
+  for (uint32_t i = 0; i < j->cnt; i++) g[i].infer_s = now - j->start; /* backoff waits are not inference */
   char why[200], msg[160];
   bool retry = false;
   if (j->too_big) {
@@ -456,10 +255,10 @@ static void finish_job(oa_state *s, oa_job *j, CURLcode res, rs_gen *g, double n
     snprintf(why, sizeof why, "%.190s", j->errbuf[0] ? j->errbuf : curl_easy_strerror(res));
     retry = true; /* connection refused or reset, timeout, short body: the server may recover */
   } else if (code == 429 || code >= 500 || code / 100 != 2) {
-    server_message(j->resp, j->len, msg, sizeof msg);
+    rs_oa_server_message(j->resp, j->len, msg, sizeof msg);
     snprintf(why, sizeof why, "HTTP %ld%s%s", code, msg[0] ? ": " : "", msg);
-    retry = code == 429 || code >= 500;
-  } else if (!parse_ok(s, j->resp, j->len, g, why, sizeof why)) {
+    retry = (code == 429 || code >= 500) && !rs_oa_deterministic_error(msg); /* context too small: futile */
+  } else if (!rs_oa_parse_reply(&s->b, in, j->resp, j->len, g, j->cnt, why, sizeof why)) {
     j->state = J_DONE;
     return;
   }
@@ -468,17 +267,19 @@ static void finish_job(oa_state *s, oa_job *j, CURLcode res, rs_gen *g, double n
     j->next_at = now + backoff(s, j);
     return;
   }
-  set_error(g, s, why, j->tries, retry);
+  job_error(j, out, s, why, retry);
   j->state = J_DONE;
 }
 
 /* A candidate is final: scrub the key and hand it to the caller at once (it verifies while the
  * other requests are in flight). */
-static void job_done(oa_job *j, const rs_gen_input *in, rs_gen *g, const char *key) {
+static void job_done(oa_job *j, const rs_gen_input *in, rs_gen *out, const char *key) {
   j->state = J_DONE;
-  scrub(g->text, key);
-  scrub(g->error, key);
-  if (in->ready) in->ready(in->ready_ctx, j->k, g);
+  for (uint32_t i = j->k; i < j->k + j->cnt; i++) {
+    scrub(out[i].text, key);
+    scrub(out[i].error, key);
+    if (in->ready) in->ready(in->ready_ctx, i, &out[i]);
+  }
 }
 
 static int oa_generate(rs_model *m, const rs_gen_input *in, uint32_t first, uint32_t n, const uint64_t *seeds,
@@ -486,19 +287,19 @@ static int oa_generate(rs_model *m, const rs_gen_input *in, uint32_t first, uint
   oa_state *s = m->state;
   if (!n) return 0;
   if (!in || !in->p) return rs_errf(e, NULL, 0, "openai: no problem to prompt with");
-  cJSON *req = build_request(s, in);
+  rs_oa_link link = {m->arg, s->endpoint, s->key_env, s->timeout_s};
+  if (s->b.probe_state == RS_OA_PROBE_PENDING && rs_oa_probe(&s->b, &link, e)) return -1;
+  cJSON *req = rs_oa_build_request(&s->b, in);
+  /* one request per group of attempts (rs_oa_groups: n=K, attempt 0 alone) */
   oa_job *jobs = rs_xcalloc(n, sizeof *jobs);
-  for (uint32_t k = 0; k < n; k++) {
-    jobs[k].k = k;
-    jobs[k].seed = seeds ? seeds[k] : first + k;
-    /* attempt 0 is greedy (pass@1 of the model's best guess); the others sample */
-    cJSON_ReplaceItemInObjectCaseSensitive(req, "temperature",
-                                           cJSON_CreateNumber(first + k == 0 ? 0.0 : s->temperature));
-    /* 31 bits: exact in JSON doubles and accepted by every server's seed type */
-    cJSON_ReplaceItemInObjectCaseSensitive(req, "seed", cJSON_CreateNumber((double)(jobs[k].seed & 0x7fffffff)));
-    char *b = cJSON_PrintUnformatted(req);
-    jobs[k].body = b ? rs_xstrndup(b, strlen(b)) : NULL;
-    cJSON_free(b);
+  uint32_t nj = 0;
+  for (uint32_t k = 0; k < n; nj++) {
+    uint32_t cnt = rs_oa_group(&s->b, first + k, n - k);
+    jobs[nj].k = k;
+    jobs[nj].cnt = cnt;
+    jobs[nj].seed = seeds ? seeds[k] : first + k;
+    jobs[nj].body = rs_oa_attempt_body(req, &s->b, first + k, jobs[nj].seed, cnt);
+    k += cnt;
   }
   cJSON_Delete(req);
 
@@ -517,27 +318,27 @@ static int oa_generate(rs_model *m, const rs_gen_input *in, uint32_t first, uint
 
   int rc = 0;
   uint32_t done = 0, running = 0;
-  for (uint32_t k = 0; k < n; k++)
+  for (uint32_t k = 0; k < nj; k++)
     if (!jobs[k].body) {
-      set_error(&out[k], s, "could not print the request", 0, false);
-      job_done(&jobs[k], in, &out[k], key);
+      job_error(&jobs[k], out, s, "could not print the request", false);
+      job_done(&jobs[k], in, out, key);
       done++;
     }
-  while (done < n) {
+  while (done < nj) {
     double now = rs_now(), wait = 1.0;
-    for (uint32_t k = 0; k < n && running < s->inflight; k++) {
+    for (uint32_t k = 0; k < nj && running < s->inflight; k++) {
       oa_job *j = &jobs[k];
       if (j->state == J_PENDING || (j->state == J_WAIT && j->next_at <= now)) {
         if (start_job(s, j, hdr, now)) {
-          set_error(&out[k], s, "could not start a transfer", j->tries, true);
-          job_done(j, in, &out[k], key);
+          job_error(j, out, s, "could not start a transfer", true);
+          job_done(j, in, out, key);
           done++;
           continue;
         }
         running++;
       }
     }
-    for (uint32_t k = 0; k < n; k++)
+    for (uint32_t k = 0; k < nj; k++)
       if (jobs[k].state == J_WAIT && jobs[k].next_at - now < wait) wait = jobs[k].next_at - now;
     if (wait < 0) wait = 0;
     int still = 0;
@@ -547,7 +348,7 @@ static int oa_generate(rs_model *m, const rs_gen_input *in, uint32_t first, uint
         rc = rs_errf(e, NULL, 0, "openai: curl multi failed");
         break;
       }
-    } else if (done < n) {
+    } else if (done < nj) {
       struct timespec ts = {(time_t)wait, (long)((wait - (double)(time_t)wait) * 1e9)};
       nanosleep(&ts, NULL);
     }
@@ -558,27 +359,29 @@ static int oa_generate(rs_model *m, const rs_gen_input *in, uint32_t first, uint
       oa_job *j = NULL;
       curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&j);
       if (!j) continue;
-      finish_job(s, j, msg->data.result, &out[j->k], rs_now());
+      finish_job(s, in, j, msg->data.result, out, rs_now());
       running--;
       if (j->state == J_DONE) {
-        job_done(j, in, &out[j->k], key);
+        job_done(j, in, out, key);
         done++;
       }
     }
   }
-  for (uint32_t k = 0; k < n; k++) {
+  for (uint32_t k = 0; k < nj; k++) {
     if (jobs[k].state != J_DONE) {
-      set_error(&out[k], s, "aborted: curl multi failed", jobs[k].tries, true);
-      job_done(&jobs[k], in, &out[k], key);
+      job_error(&jobs[k], out, s, "aborted: curl multi failed", true);
+      job_done(&jobs[k], in, out, key);
     }
     if (jobs[k].h) {
       curl_multi_remove_handle(s->multi, jobs[k].h);
       curl_easy_cleanup(jobs[k].h);
     }
-    scrub(out[k].text, key);
-    scrub(out[k].error, key);
     free(jobs[k].body);
     free(jobs[k].resp);
+  }
+  for (uint32_t k = 0; k < n; k++) {
+    scrub(out[k].text, key);
+    scrub(out[k].error, key);
   }
   curl_slist_free_all(hdr);
   free(jobs);

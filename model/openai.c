@@ -2,7 +2,7 @@
  * servers (vLLM, SGLang, llama.cpp server), on NVIDIA or AMD GPUs alike.
  *
  *   openai:http://host:8000/v1?model=M&api=chat|completions&temperature=0.7&top_p=0.95
- *          &max_tokens=4096&stop=S&schema=1&timeout=120&retries=4&inflight=8
+ *          &max_tokens=4096&stop=S&schema=1&timeout=120&retries=4&inflight=64
  *          &key_env=OPENAI_API_KEY&template=FILE&feedback=1&backoff=0.5&backoff_cap=8&max_body=N
  *
  * One HTTP request per attempt (n=1, the attempt's seed; attempt 0 is greedy), up to `inflight`
@@ -52,6 +52,12 @@ typedef struct {
   uint32_t max_tokens, retries, inflight;
   size_t max_body;
   CURLM *multi;   /* one per model: keeps the connections to the server open across calls */
+  struct oa_job *jobs, *jobs_tail; /* submitted and not yet returned, in submit order */
+  uint32_t njobs, running;
+  /* the adaptive window (AIMD): cut on 429/503 or rising latency, grown by one per window of
+   * answers, never above inflight */
+  double win, last_cut, lat_base, lat_ewma;
+  uint32_t win_min, cuts, nlat;
 } oa_state;
 
 static const char *const known_params[] = {"model", "api", "temperature", "top_p", "max_tokens", "stop",
@@ -77,8 +83,11 @@ static int param_bool(const rs_model *m, const char *key, bool *out, rs_err *e) 
   return 0;
 }
 
+static void jobs_free(oa_state *s);
+
 static void state_free(oa_state *s) {
   if (!s) return;
+  jobs_free(s);
   if (s->multi) curl_multi_cleanup(s->multi);
   free(s->endpoint);
   free(s->model);
@@ -137,7 +146,7 @@ static int oa_configure(rs_model *m, oa_state *s, rs_err *e) {
   d = 4;
   if (param_num(m, "retries", 0, 100, &d, e)) return -1;
   s->retries = (uint32_t)d;
-  d = 8;
+  d = 64; /* a GPU server batches 64-256 sequences at once */
   if (param_num(m, "inflight", 1, 1024, &d, e)) return -1;
   s->inflight = (uint32_t)d;
   s->backoff_s = 0.5;
@@ -183,6 +192,8 @@ static int oa_open(rs_model *m, rs_err *e) {
     return rs_errf(e, NULL, 0, "openai: curl_multi_init failed");
   }
   curl_multi_setopt(s->multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, (long)s->inflight);
+  s->win = s->inflight;
+  s->win_min = s->inflight;
   m->state = s;
   return 0;
 }
@@ -283,18 +294,22 @@ static cJSON *build_request(const oa_state *s, const rs_gen_input *in) {
 
 enum { J_PENDING, J_RUNNING, J_WAIT, J_DONE };
 
-typedef struct {
-  uint32_t k;      /* index into out[] */
+typedef struct oa_job {
+  void *tag;
+  uint32_t attempt;
   uint64_t seed;
   int state;
   uint32_t tries;
   double start, next_at;
   char *body;      /* request body, printed once for all tries */
   CURL *h;
+  struct curl_slist *hdr; /* this transfer's headers (the key lives here only while it runs) */
   char *resp;
   size_t len, cap, max;
   bool too_big;
   char errbuf[CURL_ERROR_SIZE];
+  rs_gen g;
+  struct oa_job *next;
 } oa_job;
 
 static size_t on_data(char *ptr, size_t size, size_t nmemb, void *ud) {
@@ -343,10 +358,36 @@ static void server_message(const char *body, size_t len, char *out, size_t n) {
   cJSON_Delete(j);
 }
 
-static int start_job(oa_state *s, oa_job *j, struct curl_slist *hdr, double now) {
+static struct curl_slist *headers(const oa_state *s) {
+  struct curl_slist *hdr = curl_slist_append(NULL, "Content-Type: application/json");
+  hdr = curl_slist_append(hdr, "Expect:"); /* no 100-continue round trip for large prompts */
+  const char *key = getenv(s->key_env);
+  if (key && key[0]) {
+    size_t hl = strlen(key) + 32;
+    char *h = rs_xmalloc(hl);
+    snprintf(h, hl, "Authorization: Bearer %s", key);
+    hdr = curl_slist_append(hdr, h);
+    memset(h, 0, hl);
+    free(h);
+  }
+  return hdr;
+}
+
+static void drop_handle(oa_state *s, oa_job *j) {
+  if (j->h) {
+    curl_multi_remove_handle(s->multi, j->h);
+    curl_easy_cleanup(j->h);
+    j->h = NULL;
+  }
+  curl_slist_free_all(j->hdr); /* the key is read from the environment again for the next try */
+  j->hdr = NULL;
+}
+
+static int start_job(oa_state *s, oa_job *j, double now) {
   CURL *h = curl_easy_init();
   if (!h) return -1;
   j->h = h;
+  j->hdr = headers(s);
   j->len = 0;
   j->too_big = false;
   j->errbuf[0] = 0;
@@ -355,7 +396,7 @@ static int start_job(oa_state *s, oa_job *j, struct curl_slist *hdr, double now)
   curl_easy_setopt(h, CURLOPT_POST, 1L);
   curl_easy_setopt(h, CURLOPT_POSTFIELDS, j->body);
   curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(j->body));
-  curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdr);
+  curl_easy_setopt(h, CURLOPT_HTTPHEADER, j->hdr);
   curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_data);
   curl_easy_setopt(h, CURLOPT_WRITEDATA, j);
   curl_easy_setopt(h, CURLOPT_PRIVATE, j);
@@ -368,10 +409,10 @@ static int start_job(oa_state *s, oa_job *j, struct curl_slist *hdr, double now)
   j->start = now;
   j->state = J_RUNNING;
   if (curl_multi_add_handle(s->multi, h) != CURLM_OK) {
-    curl_easy_cleanup(h);
-    j->h = NULL;
+    drop_handle(s, j);
     return -1;
   }
+  s->running++;
   return 0;
 }
 
@@ -440,27 +481,67 @@ static int parse_ok(const oa_state *s, const char *body, size_t len, rs_gen *g, 
   return rs_openai_parse_response(body, len, s->chat, g, why, wn);
 }
 
+/* A server error that a retry or a --resume cannot cure: the prompt does not fit its context. */
+static bool deterministic_error(const char *msg) {
+  static const char *const pat[] = {"exceeds the available context", "context shift is disabled",
+                                    "maximum context length", "context length exceeded", "prompt is too long"};
+  for (size_t i = 0; i < sizeof pat / sizeof *pat; i++)
+    if (strstr(msg, pat[i])) return true;
+  return false;
+}
+
+/* AIMD on the window: halve on 429/503 (once per second at most), cut by a quarter when the time
+ * per completion token rises over 3x the best seen (the server queues us), else grow by one
+ * per window of answers. */
+static void window_cut(oa_state *s, double now, double factor, uint32_t floor) {
+  if (now - s->last_cut < 1.0 || s->win <= floor) return;
+  s->win *= factor;
+  if (s->win < floor) s->win = floor;
+  s->last_cut = now;
+  s->cuts++;
+  if ((uint32_t)s->win < s->win_min) s->win_min = (uint32_t)s->win;
+}
+
+static void window_answer(oa_state *s, const oa_job *j, double now) {
+  double per = j->g.infer_s / (j->g.completion_tokens ? j->g.completion_tokens : 1);
+  s->lat_ewma = s->nlat ? 0.9 * s->lat_ewma + 0.1 * per : per;
+  if (++s->nlat >= 16 && (s->lat_base == 0 || s->lat_ewma < s->lat_base)) s->lat_base = s->lat_ewma;
+  uint32_t floor = s->inflight / 8 ? s->inflight / 8 : 1;
+  if (s->lat_base > 0 && s->lat_ewma > 3 * s->lat_base && now - s->last_cut > 5) {
+    window_cut(s, now, 0.75, floor);
+    return;
+  }
+  s->win += 1.0 / (s->win > 1 ? s->win : 1);
+  if (s->win > s->inflight) s->win = s->inflight;
+}
+
 /* One finished transfer: done, or scheduled for a retry. */
-static void finish_job(oa_state *s, oa_job *j, CURLcode res, rs_gen *g, double now) {
+static void finish_job(oa_state *s, oa_job *j, CURLcode res, double now) {
   long code = 0;
+  rs_gen *g = &j->g;
   curl_easy_getinfo(j->h, CURLINFO_RESPONSE_CODE, &code);
-  curl_multi_remove_handle(s->multi, j->h);
-  curl_easy_cleanup(j->h);
-  j->h = NULL;
+  drop_handle(s, j);
+  s->running--;
   g->infer_s = now - j->start; /* this request's own time: backoff waits are not inference */
-  char why[200], msg[160];
-  bool retry = false;
+  char why[220], msg[160];
+  bool retry = false, transient = false;
   if (j->too_big) {
     snprintf(why, sizeof why, "response too large (over %zu bytes)", s->max_body);
+  } else if (res == CURLE_OPERATION_TIMEDOUT) {
+    /* not retried: the server would start the generation over (raise timeout=; --resume redoes it) */
+    snprintf(why, sizeof why, "%.150s (not retried)", j->errbuf[0] ? j->errbuf : curl_easy_strerror(res));
+    transient = true;
   } else if (res != CURLE_OK) {
     snprintf(why, sizeof why, "%.190s", j->errbuf[0] ? j->errbuf : curl_easy_strerror(res));
-    retry = true; /* connection refused or reset, timeout, short body: the server may recover */
+    retry = transient = true; /* connection refused or reset, short body: the server may recover */
   } else if (code == 429 || code >= 500 || code / 100 != 2) {
     server_message(j->resp, j->len, msg, sizeof msg);
     snprintf(why, sizeof why, "HTTP %ld%s%s", code, msg[0] ? ": " : "", msg);
-    retry = code == 429 || code >= 500;
+    retry = transient = (code == 429 || code >= 500) && !deterministic_error(msg);
+    if (code == 429 || code == 503) window_cut(s, now, 0.5, 1);
   } else if (!parse_ok(s, j->resp, j->len, g, why, sizeof why)) {
     j->state = J_DONE;
+    window_answer(s, j, now);
     return;
   }
   if (retry && j->tries <= s->retries) {
@@ -468,121 +549,189 @@ static void finish_job(oa_state *s, oa_job *j, CURLcode res, rs_gen *g, double n
     j->next_at = now + backoff(s, j);
     return;
   }
-  set_error(g, s, why, j->tries, retry);
+  set_error(g, s, why, j->tries, transient);
   j->state = J_DONE;
 }
 
-/* A candidate is final: scrub the key and hand it to the caller at once (it verifies while the
- * other requests are in flight). */
-static void job_done(oa_job *j, const rs_gen_input *in, rs_gen *g, const char *key) {
-  j->state = J_DONE;
-  scrub(g->text, key);
-  scrub(g->error, key);
-  if (in->ready) in->ready(in->ready_ctx, j->k, g);
+static void job_free(oa_state *s, oa_job *j) {
+  drop_handle(s, j);
+  if (j->state == J_RUNNING) s->running--;
+  rs_gen_clear(&j->g);
+  free(j->body);
+  free(j->resp);
+  free(j);
 }
 
-static int oa_generate(rs_model *m, const rs_gen_input *in, uint32_t first, uint32_t n, const uint64_t *seeds,
-                       rs_gen *out, rs_err *e) {
+static void jobs_free(oa_state *s) {
+  for (oa_job *j = s->jobs, *n; j; j = n) {
+    n = j->next;
+    job_free(s, j);
+  }
+  s->jobs = s->jobs_tail = NULL;
+  s->njobs = s->running = 0;
+}
+
+static int oa_submit(rs_model *m, const rs_gen_input *in, uint32_t first, uint32_t n, const uint64_t *seeds, void *tag,
+                     rs_err *e) {
   oa_state *s = m->state;
   if (!n) return 0;
   if (!in || !in->p) return rs_errf(e, NULL, 0, "openai: no problem to prompt with");
   cJSON *req = build_request(s, in);
-  oa_job *jobs = rs_xcalloc(n, sizeof *jobs);
   for (uint32_t k = 0; k < n; k++) {
-    jobs[k].k = k;
-    jobs[k].seed = seeds ? seeds[k] : first + k;
+    oa_job *j = rs_xcalloc(1, sizeof *j);
+    j->tag = tag;
+    j->attempt = first + k;
+    j->seed = seeds ? seeds[k] : first + k;
     /* attempt 0 is greedy (pass@1 of the model's best guess); the others sample */
-    cJSON_ReplaceItemInObjectCaseSensitive(req, "temperature",
-                                           cJSON_CreateNumber(first + k == 0 ? 0.0 : s->temperature));
+    cJSON_ReplaceItemInObjectCaseSensitive(req, "temperature", cJSON_CreateNumber(first + k == 0 ? 0.0 : s->temperature));
     /* 31 bits: exact in JSON doubles and accepted by every server's seed type */
-    cJSON_ReplaceItemInObjectCaseSensitive(req, "seed", cJSON_CreateNumber((double)(jobs[k].seed & 0x7fffffff)));
+    cJSON_ReplaceItemInObjectCaseSensitive(req, "seed", cJSON_CreateNumber((double)(j->seed & 0x7fffffff)));
     char *b = cJSON_PrintUnformatted(req);
-    jobs[k].body = b ? rs_xstrndup(b, strlen(b)) : NULL;
+    j->body = b ? rs_xstrndup(b, strlen(b)) : NULL;
     cJSON_free(b);
+    if (!j->body) {
+      set_error(&j->g, s, "could not print the request", 0, false);
+      j->state = J_DONE;
+    }
+    if (s->jobs_tail) s->jobs_tail->next = j;
+    else s->jobs = j;
+    s->jobs_tail = j;
+    s->njobs++;
   }
   cJSON_Delete(req);
+  return 0;
+}
 
-  /* the key lives only in this call's header list, which curl copies and we free below */
-  struct curl_slist *hdr = curl_slist_append(NULL, "Content-Type: application/json");
-  hdr = curl_slist_append(hdr, "Expect:"); /* no 100-continue round trip for large prompts */
-  const char *key = getenv(s->key_env);
-  if (key && key[0]) {
-    size_t hl = strlen(key) + 32;
-    char *h = rs_xmalloc(hl);
-    snprintf(h, hl, "Authorization: Bearer %s", key);
-    hdr = curl_slist_append(hdr, h);
-    memset(h, 0, hl);
-    free(h);
+/* Start what the window allows, in submit order (retries when their backoff is over). */
+static void start_jobs(oa_state *s, double now) {
+  uint32_t w = (uint32_t)s->win;
+  for (oa_job *j = s->jobs; j && s->running < (w ? w : 1); j = j->next)
+    if (j->state == J_PENDING || (j->state == J_WAIT && j->next_at <= now))
+      if (start_job(s, j, now)) {
+        set_error(&j->g, s, "could not start a transfer", j->tries, true);
+        j->state = J_DONE;
+      }
+}
+
+static int collect(oa_state *s, rs_err *e) {
+  int still = 0;
+  if (curl_multi_perform(s->multi, &still) != CURLM_OK) return rs_errf(e, NULL, 0, "openai: curl multi failed");
+  CURLMsg *msg;
+  int left;
+  while ((msg = curl_multi_info_read(s->multi, &left))) {
+    if (msg->msg != CURLMSG_DONE) continue;
+    oa_job *j = NULL;
+    curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&j);
+    if (j) finish_job(s, j, msg->data.result, rs_now());
   }
+  return 0;
+}
 
-  int rc = 0;
-  uint32_t done = 0, running = 0;
-  for (uint32_t k = 0; k < n; k++)
-    if (!jobs[k].body) {
-      set_error(&out[k], s, "could not print the request", 0, false);
-      job_done(&jobs[k], in, &out[k], key);
+/* Hand finished jobs over (key scrubbed), in submit order among those finished. */
+static int hand_over(oa_state *s, rs_done *out, uint32_t max) {
+  const char *key = getenv(s->key_env);
+  uint32_t n = 0;
+  oa_job *prev = NULL;
+  for (oa_job *j = s->jobs, *nx; j && n < max; j = nx) {
+    nx = j->next;
+    if (j->state != J_DONE) {
+      prev = j;
+      continue;
+    }
+    scrub(j->g.text, key);
+    scrub(j->g.error, key);
+    out[n++] = (rs_done){j->tag, j->attempt, j->g};
+    memset(&j->g, 0, sizeof j->g);
+    if (prev) prev->next = nx;
+    else s->jobs = nx;
+    if (s->jobs_tail == j) s->jobs_tail = prev;
+    s->njobs--;
+    job_free(s, j);
+  }
+  return (int)n;
+}
+
+static bool any_done(const oa_state *s) {
+  for (const oa_job *j = s->jobs; j; j = j->next)
+    if (j->state == J_DONE) return true;
+  return false;
+}
+
+static int oa_poll(rs_model *m, double timeout_s, rs_done *out, uint32_t max, rs_err *e) {
+  oa_state *s = m->state;
+  if (!s->njobs) return 0;
+  double now = rs_now();
+  start_jobs(s, now);
+  if (s->running && collect(s, e)) return -1;
+  if (!any_done(s) && timeout_s > 0) {
+    double wait = timeout_s;
+    for (const oa_job *j = s->jobs; j; j = j->next)
+      if (j->state == J_WAIT && j->next_at - now < wait) wait = j->next_at - now;
+    if (wait < 0) wait = 0;
+    /* returns early on traffic, or when the verification threads call curl_multi_wakeup */
+    curl_multi_poll(s->multi, NULL, 0, (int)(wait * 1000) + 1, NULL);
+    start_jobs(s, rs_now());
+    if (s->running && collect(s, e)) return -1;
+  }
+  return hand_over(s, out, max);
+}
+
+static uint32_t oa_pending(const rs_model *m) { return ((const oa_state *)m->state)->njobs; }
+
+static uint32_t oa_room(const rs_model *m) {
+  const oa_state *s = m->state;
+  uint32_t w = (uint32_t)s->win, waiting = 0;
+  for (const oa_job *j = s->jobs; j; j = j->next) waiting += j->state != J_DONE;
+  return waiting < w ? w - waiting : 0;
+}
+
+static void oa_wake(rs_model *m) { curl_multi_wakeup(((oa_state *)m->state)->multi); }
+
+static void oa_cancel(rs_model *m) { jobs_free(m->state); }
+
+static void oa_window(const rs_model *m, rs_window *w) {
+  const oa_state *s = m->state;
+  w->now = (uint32_t)s->win;
+  w->max = s->inflight;
+  w->min_seen = s->win_min;
+  w->inflight = s->running;
+  w->cuts = s->cuts;
+}
+
+static void oa_limit(rs_model *m, uint32_t max) {
+  oa_state *s = m->state;
+  s->inflight = max;
+  s->win = s->win_min = max;
+  curl_multi_setopt(s->multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, (long)max);
+}
+
+/* The synchronous interface over the asynchronous one (a call's own candidates only: callers do
+ * not mix the two). Candidates are handed to in->ready as they complete. */
+static int oa_generate(rs_model *m, const rs_gen_input *in, uint32_t first, uint32_t n, const uint64_t *seeds,
+                       rs_gen *out, rs_err *e) {
+  if (!n) return 0;
+  if (oa_submit(m, in, first, n, seeds, out, e)) return -1;
+  rs_done buf[64];
+  uint32_t done = 0;
+  while (done < n) {
+    int k = oa_poll(m, 1.0, buf, 64, e);
+    if (k < 0) {
+      oa_cancel(m);
+      for (uint32_t i = 0; i < n; i++)
+        if (!out[i].infra && !out[i].text) {
+          set_error(&out[i], m->state, "aborted: curl multi failed", 0, true);
+          if (in->ready) in->ready(in->ready_ctx, i, &out[i]);
+        }
+      return -1;
+    }
+    for (int i = 0; i < k; i++) {
+      uint32_t idx = buf[i].attempt - first;
+      out[idx] = buf[i].g;
+      if (in->ready) in->ready(in->ready_ctx, idx, &out[idx]);
       done++;
     }
-  while (done < n) {
-    double now = rs_now(), wait = 1.0;
-    for (uint32_t k = 0; k < n && running < s->inflight; k++) {
-      oa_job *j = &jobs[k];
-      if (j->state == J_PENDING || (j->state == J_WAIT && j->next_at <= now)) {
-        if (start_job(s, j, hdr, now)) {
-          set_error(&out[k], s, "could not start a transfer", j->tries, true);
-          job_done(j, in, &out[k], key);
-          done++;
-          continue;
-        }
-        running++;
-      }
-    }
-    for (uint32_t k = 0; k < n; k++)
-      if (jobs[k].state == J_WAIT && jobs[k].next_at - now < wait) wait = jobs[k].next_at - now;
-    if (wait < 0) wait = 0;
-    int still = 0;
-    if (running) {
-      curl_multi_poll(s->multi, NULL, 0, (int)(wait * 1000) + 1, NULL);
-      if (curl_multi_perform(s->multi, &still) != CURLM_OK) {
-        rc = rs_errf(e, NULL, 0, "openai: curl multi failed");
-        break;
-      }
-    } else if (done < n) {
-      struct timespec ts = {(time_t)wait, (long)((wait - (double)(time_t)wait) * 1e9)};
-      nanosleep(&ts, NULL);
-    }
-    CURLMsg *msg;
-    int left;
-    while ((msg = curl_multi_info_read(s->multi, &left))) {
-      if (msg->msg != CURLMSG_DONE) continue;
-      oa_job *j = NULL;
-      curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&j);
-      if (!j) continue;
-      finish_job(s, j, msg->data.result, &out[j->k], rs_now());
-      running--;
-      if (j->state == J_DONE) {
-        job_done(j, in, &out[j->k], key);
-        done++;
-      }
-    }
   }
-  for (uint32_t k = 0; k < n; k++) {
-    if (jobs[k].state != J_DONE) {
-      set_error(&out[k], s, "aborted: curl multi failed", jobs[k].tries, true);
-      job_done(&jobs[k], in, &out[k], key);
-    }
-    if (jobs[k].h) {
-      curl_multi_remove_handle(s->multi, jobs[k].h);
-      curl_easy_cleanup(jobs[k].h);
-    }
-    scrub(out[k].text, key);
-    scrub(out[k].error, key);
-    free(jobs[k].body);
-    free(jobs[k].resp);
-  }
-  curl_slist_free_all(hdr);
-  free(jobs);
-  return rc;
+  return 0;
 }
 
 const rs_model_ops rs_model_openai = {
@@ -591,4 +740,15 @@ const rs_model_ops rs_model_openai = {
     .generate = oa_generate,
     .close = oa_close,
     .streams = true,
+};
+
+const rs_model_async rs_model_openai_async = {
+    .submit = oa_submit,
+    .poll = oa_poll,
+    .room = oa_room,
+    .pending = oa_pending,
+    .wake = oa_wake,
+    .cancel = oa_cancel,
+    .window = oa_window,
+    .limit = oa_limit,
 };

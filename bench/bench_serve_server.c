@@ -12,7 +12,8 @@
  *   bench_serve_server --port-file F [--capacity C] [--step-ms a] [--step-seq-ms b]
  *        [--prefill-ms-per-ktok p] [--tokens-per-step K] [--log FILE] [--stats FILE --warmup S --measure S]
  *
- * --tokens-per-step K (default 1) coarsens the simulation for tests: K tokens per step.
+ * --max-queue N: a request that finds C running and N queued gets HTTP 429 (a server that sheds
+ * load: the client's window must back off). --tokens-per-step K (default 1) coarsens the simulation for tests: K tokens per step.
  * --log appends "seed<TAB>hash of the prompt" per answered request (a test compares what every
  * attempt was asked, feedback included). --stats: after the first request, wait --warmup
  * seconds, then measure for --measure seconds and write: completion tokens/s, the simulated
@@ -129,7 +130,7 @@ static void respond(conn *c, int code, const char *body) {
   c->olen = (size_t)snprintf(c->out, bl + 200,
                              "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\nContent-Length: %zu\r\n"
                              "Connection: close\r\n\r\n%s",
-                             code, code == 200 ? "OK" : "Bad Request", bl, body);
+                             code, code == 200 ? "OK" : code == 429 ? "Too Many Requests" : "Bad Request", bl, body);
   c->opos = 0;
   c->state = 3;
 }
@@ -197,6 +198,20 @@ static void conn_free(conn *c) {
   free(c);
 }
 
+/* The next step from `from`: admit queued sequences (FIFO) up to C, their prefill lengthens it;
+ * 0 when nothing runs. */
+static double next_step(conn **cs, size_t nc, uint32_t *running, uint32_t cap, double a_ms, double b_ms, double p_ms,
+                        double from) {
+  double prefill = 0;
+  for (size_t i = 0; i < nc && *running < cap; i++)
+    if (cs[i]->state == 1) {
+      cs[i]->state = 2;
+      (*running)++;
+      prefill += p_ms * cs[i]->ptok / 1000.0;
+    }
+  return *running ? from + (a_ms + b_ms * *running + prefill) / 1000.0 : 0;
+}
+
 static volatile sig_atomic_t stop_flag; /* set by SIGTERM/SIGINT: the server's only global */
 static void on_sig(int s) {
   (void)s;
@@ -211,6 +226,7 @@ static int cmp_u32(const void *a, const void *b) {
 int main(int argc, char **argv) {
   const char *port_file = NULL, *log_file = NULL, *stats_file = NULL;
   uint32_t cap = 64, per_step = 1;
+  int max_queue = -1; /* >= 0: a request finding this many queued is refused with 429 */
   double a_ms = 1.0, b_ms = 0.01, p_ms = 0.5, warmup = 3, measure = 10;
   for (int i = 1; i + 1 < argc; i += 2) {
     const char *k = argv[i], *v = argv[i + 1];
@@ -221,6 +237,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(k, "--prefill-ms-per-ktok")) p_ms = atof(v);
     else if (!strcmp(k, "--log")) log_file = v;
     else if (!strcmp(k, "--tokens-per-step")) per_step = (uint32_t)atoi(v);
+    else if (!strcmp(k, "--max-queue")) max_queue = atoi(v);
     else if (!strcmp(k, "--stats")) stats_file = v;
     else if (!strcmp(k, "--warmup")) warmup = atof(v);
     else if (!strcmp(k, "--measure")) measure = atof(v);
@@ -260,14 +277,15 @@ int main(int argc, char **argv) {
   uint32_t running = 0;
   double step_end = 0, t_first = 0, m_start = 0, m_end = 0;
   bool measuring = false, measured = false;
-  uint64_t m_tokens = 0, m_answers = 0;
+  uint64_t m_tokens = 0, m_answers = 0, refused = 0;
   uint32_t *samples = NULL;
   size_t ns = 0, scap = 0;
   struct pollfd *pfd = NULL;
   while (!stop_flag) {
     double t = now_s();
-    /* one decode step ends: every running sequence gets a token */
-    if (running && t >= step_end) {
+    /* decode steps that have ended (on the simulated GPU's own clock: a late wake-up of this
+     * process delays answers, never the GPU) give every running sequence a token */
+    while (running && step_end && t >= step_end) {
       uint32_t at_server = 0;
       for (size_t i = 0; i < nc; i++) {
         conn *c = cs[i];
@@ -286,7 +304,7 @@ int main(int argc, char **argv) {
         if (ns == scap) samples = realloc(samples, sizeof *samples * (scap = scap ? 2 * scap : 1024));
         samples[ns++] = at_server;
       }
-      step_end = 0;
+      step_end = next_step(cs, nc, &running, cap, a_ms, b_ms, p_ms, step_end);
     }
     if (t_first > 0 && !measuring && !measured && t >= t_first + warmup && stats_file) {
       measuring = true;
@@ -304,24 +322,14 @@ int main(int argc, char **argv) {
       snprintf(tmp, sizeof tmp, "%s.tmp", stats_file);
       FILE *f = fopen(tmp, "w");
       if (f) {
-        fprintf(f, "tokens_per_s %.1f\ncapacity %.1f\nratio %.4f\ninflight_max %u\ninflight_median %u\nanswers %llu\nseconds %.3f\n",
+        fprintf(f, "tokens_per_s %.1f\ncapacity %.1f\nratio %.4f\ninflight_max %u\ninflight_median %u\nanswers %llu\nseconds %.3f\nrefused_429 %llu\n",
                 rate, capacity, rate / capacity, ns ? samples[ns - 1] : 0, ns ? samples[ns / 2] : 0,
-                (unsigned long long)m_answers, m_end - m_start);
+                (unsigned long long)m_answers, m_end - m_start, (unsigned long long)refused);
         fclose(f);
         rename(tmp, stats_file);
       }
     }
-    /* the next step: admit queued sequences (FIFO) up to C, their prefill lengthens this step */
-    if (!step_end) {
-      double prefill = 0;
-      for (size_t i = 0; i < nc && running < cap; i++)
-        if (cs[i]->state == 1) {
-          cs[i]->state = 2;
-          running++;
-          prefill += p_ms * cs[i]->ptok / 1000.0;
-        }
-      if (running) step_end = t + (a_ms + b_ms * running + prefill) / 1000.0;
-    }
+    if (!step_end) step_end = next_step(cs, nc, &running, cap, a_ms, b_ms, p_ms, t); /* the GPU was idle */
     pfd = realloc(pfd, sizeof *pfd * (nc + 1));
     pfd[0] = (struct pollfd){ls, POLLIN, 0};
     for (size_t i = 0; i < nc; i++)
@@ -368,7 +376,14 @@ int main(int argc, char **argv) {
         }
         if (c->hlen && c->len >= c->need) {
           if (!t_first) t_first = t;
-          request(c, log, t);
+          int queued = 0;
+          for (size_t j = 0; j < nc; j++) queued += cs[j]->state == 1;
+          if (max_queue >= 0 && running >= cap && queued >= max_queue) {
+            respond(c, 429, "{\"error\":{\"message\":\"too many requests: the queue is full\"}}");
+            refused++;
+          } else {
+            request(c, log, t);
+          }
         }
       } else if (c->state == 3 && (re & (POLLOUT | POLLHUP | POLLERR))) {
         ssize_t w = write(c->fd, c->out + c->opos, c->olen - c->opos);
@@ -388,6 +403,7 @@ int main(int argc, char **argv) {
     nc = k;
     running = 0;
     for (size_t i = 0; i < nc; i++) running += cs[i]->state == 2;
+    if (!running) step_end = 0; /* idle: the next request starts a step at once */
   }
   for (size_t i = 0; i < nc; i++) conn_free(cs[i]);
   free(cs);

@@ -66,7 +66,7 @@ static int parse(int argc, char **argv, opts *o) {
   o->verifier = "native";
   o->bind = "core";
   o->keep = "failed";
-  o->every = 10;
+  o->every = 5;
   o->z3_ms = 10000;
   o->max_infra = 20;
   o->verify_threads = 2;

@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # The worker's request window (worker/engine.c) changes how fast a sweep runs, never what it
-# records. Against the inference stand-in (tests/standin_server.c, a TEST DOUBLE, not a model: its
-# answer scrambles every register name after "Function:" in the prompt, the verifier's feedback
-# included, so a changed or reordered feedback changes the answer) and builtin:sampled:
+# records. Against two TEST DOUBLES (not models): the inference stand-in tests/standin_server.c and
+# the simulated batching server bench/bench_serve_server.c, which also logs a hash of every prompt
+# by seed (so the feedback each attempt was sent is compared too), and builtin:sampled:
 #  - until-pass with feedback and samples mode: the attempt table (texts and diagnostics
-#    included) of --window-mode instance (one instance at a time, the old way) equals the one of
-#    windows of 3 and 16 requests, at -np 1 and 3;
+#    included) and every attempt's prompt under --window-mode instance (one instance at a time,
+#    the old way) equal those of windows of 3 and 16 requests, at -np 1 and 3;
 #  - the window really is used: the progress line shows several requests in flight;
 #  - kill -9 of a worker mid-window, then --resume: the same table, no attempt lost or duplicated;
 #  - SIGTERM of mpirun mid-window: no half-written shard file is left, the log says so, --resume
-#    gives the same table;
-#  - builtin:sampled: window, instance mode and verification on the main thread agree.
+#    gives the same table; the provenance keeps the first start and records the window;
+#  - builtin:sampled: window, instance mode and verification on the main thread agree;
+#  - a server answering 429 backs the window off (AIMD) without losing attempts.
 set -uo pipefail
 bin=$(realpath "$1")
 standin=$(dirname "$bin")/tests/standin_server
@@ -20,7 +21,9 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" # Open MPI's plugins: see
 tmp=$(mktemp -d)
 sd_pid=""
 sim_pid=""
+sim2_pid=""
 cleanup() {
+  [ -n "$sim2_pid" ] && kill "$sim2_pid" 2>/dev/null
   [ -n "$sd_pid" ] && kill "$sd_pid" 2>/dev/null
   [ -n "$sim_pid" ] && kill "$sim_pid" 2>/dev/null
   rm -rf "$tmp"
@@ -139,6 +142,22 @@ check '[ $? -eq 0 ]' "builtin:sampled, instance mode"
 mpirun -np 2 "$bin" sweep "${bs[@]}" --verify-threads 3 --out "$tmp/b3" > "$tmp/b3.log" 2>&1
 table "$tmp/b1"; table "$tmp/b2"; table "$tmp/b3"
 check 'same "$tmp/b1.txt" "$tmp/b2.txt" && same "$tmp/b1.txt" "$tmp/b3.txt"' "builtin:sampled: the same table in all three"
+
+# AIMD: a server that sheds load (HTTP 429 once 4 sequences run and 2 wait) against a window of 16:
+# the window backs off, retries absorb the refusals, no attempt is lost to infra
+"$sim" --port-file "$tmp/sim2.port" --capacity 4 --step-ms 2 --step-seq-ms 0 --tokens-per-step 200 --max-queue 2 \
+  > "$tmp/sim2.out" 2>&1 &
+sim2_pid=$!
+for _ in $(seq 1 100); do [ -s "$tmp/sim2.port" ] && break; sleep 0.05; done
+aurl="openai:http://127.0.0.1:$(cat "$tmp/sim2.port")/v1?model=sim&timeout=20&retries=10&backoff=0.05&backoff_cap=0.5&inflight=16"
+"$bin" sweep "${up[@]}" --model "$aurl" --out "$tmp/aimd" > "$tmp/aimd.log" 2>&1
+check '[ $? -eq 0 ]' "AIMD run: $(tail -1 "$tmp/aimd.log")"
+table "$tmp/aimd"
+"$bin" attempts "$tmp/aimd" --provenance > "$tmp/aimd.prov"
+w=$(grep -o 'window [0-9]* of 16 (lowest [0-9]*, [0-9]* backoffs)' "$tmp/aimd.prov")
+low=$(echo "$w" | sed 's/.*lowest \([0-9]*\).*/\1/'); nb=$(echo "$w" | sed 's/.*, \([0-9]*\) backoffs.*/\1/')
+check '[ -n "$w" ] && [ "${nb:-0}" -ge 1 ] && [ "${low:-16}" -le 8 ] && ! grep -q infra "$tmp/aimd.tsv"' \
+  "429s back the window off ($w) and no attempt is lost to infra"
 
 echo "test_window: $fail failed"
 [ "$fail" -eq 0 ]

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 enum { A_NONE, A_SENT, A_GEN, A_QUEUED };
+#define PREPARE UINT32_MAX /* the pool job that parses an instance and builds its Problem */
 
 typedef struct eshard eshard;
 
@@ -30,10 +31,10 @@ typedef struct einst {
   /* pool side (one thread at a time per instance) */
   rs_verifier vf;
   bool vf_open;
-  char vf_err[300];
+  char vf_err[300];       /* the verifier could not be opened, or the instance not prepared */
   uint32_t disagreements;
   /* main thread */
-  uint32_t natt;
+  uint32_t natt, reserve; /* reserve: requests it will send once prepared */
   uint64_t *seeds;
   rs_gen *g;
   rs_check_result *res;
@@ -72,6 +73,7 @@ typedef struct {
   uint32_t nsh, capsh;
   bool exhausted;
   uint32_t unverified, live_inst, max_unverified;
+  uint32_t reserved[16];  /* per model: requests of instances being prepared on the pool */
   iqueue ready[16];       /* per model: until-pass instances whose next attempt may go out */
   rs_live lv;
   double t0, sync_cpu_s;
@@ -145,6 +147,12 @@ static void fill_row(rs_attempt *a, const rs_loaded *l, uint32_t inst, uint16_t 
 
 static void verify_job(void *key, uint32_t k) {
   einst *x = key;
+  if (k == PREPARE) { /* parsing and the Problem: CPU work that must not stall the network either */
+    rs_err pe = {{0}};
+    if (rs_instance_prepare(&x->l, &pe)) snprintf(x->vf_err, sizeof x->vf_err, "%.290s", pe.msg);
+    else x->vn = rs_value_names(x->l.p, &x->l.names);
+    return;
+  }
   rs_check_result *r = &x->res[k], z;
   rs_result_init(r);
   if (x->g[k].infra || x->vf_err[0]) return;
@@ -183,7 +191,7 @@ static void inst_free(einst *x) {
   free(x->seeds);
   free(x->rows);
   free(x->vn);
-  if (x->l.p) rs_loaded_free(&x->l);
+  rs_loaded_free(&x->l);
   free(x);
 }
 
@@ -199,6 +207,7 @@ static int submit_next(engine *E, einst *x) {
   return 0;
 }
 
+/* An instance starts: its row is read here (HDF5 stays on this thread), the pool parses it. */
 static int start_instance(engine *E, eshard *sh) {
   rs_worker_ctx *w = E->w;
   const rs_shard *s = sh->s;
@@ -208,22 +217,33 @@ static int start_instance(engine *E, eshard *sh) {
   x->w = w;
   x->sh = sh;
   x->pi = s->first + i;
-  if (rs_instance_load(w->corpus, E->pl->inst[x->pi], &x->l, E->e)) {
-    memset(&x->l, 0, sizeof x->l);
-    return E->rc = -1;
-  }
   x->natt = s->att_end - s->att_first;
   x->seeds = rs_xcalloc(x->natt + 1, sizeof *x->seeds);
   x->g = rs_xcalloc(x->natt + 1, sizeof *x->g);
   x->res = rs_xcalloc(x->natt + 1, sizeof *x->res);
   x->st = rs_xcalloc(x->natt + 1, 1);
   x->rows = rs_xcalloc(x->natt + 1, sizeof *x->rows);
-  x->vn = rs_value_names(x->l.p, &x->l.names);
+  E->live_inst++;
+  if (rs_corpus_get(w->corpus, E->pl->inst[x->pi], &x->l.row, 1, E->e)) return E->rc = -1;
+  x->reserve = w->until_pass ? 1 : x->natt;
+  E->reserved[s->model] += x->reserve;
+  rs_vpool_push(E->pool, x, PREPARE);
+  return 0;
+}
+
+/* Prepared: its first attempt (until-pass) or its whole block goes out. */
+static int instance_ready(engine *E, einst *x) {
+  rs_worker_ctx *w = E->w;
+  const rs_shard *s = x->sh->s;
+  E->reserved[s->model] -= x->reserve;
+  if (x->vf_err[0]) {
+    rs_errf(E->e, NULL, 0, "instance %u of the corpus: %s", E->pl->inst[x->pi], x->vf_err);
+    return E->rc = -1;
+  }
   const char *spec = w->specs[s->model];
   for (uint32_t k = 0; k < x->natt; k++) x->seeds[k] = rs_attempt_seed(w->seed, x->l.row.id, spec, s->att_first + k);
   x->in = (rs_gen_input){x->l.row.id, x->l.row.target, x->l.p, x->l.row.norm, &x->l.names, x->vn, x->l.row.truth,
                          NULL, NULL, NULL};
-  E->live_inst++;
   if (w->until_pass) return submit_next(E, x);
   /* the whole block at once: the server batches it, a builtin model generates it in one call */
   rs_failpoint_hit(&w->fault, w->rank, RS_FP_GENERATE);
@@ -357,13 +377,14 @@ static int arrived(engine *E, rs_done *d) {
   x->st[k] = A_GEN;
   E->unverified++;
   if (E->rc) return -1;
-  w->transient_run = d->g.transient ? w->transient_run + 1 : 0;
+  const rs_gen *g = &x->g[k];
+  w->transient_run = g->transient ? w->transient_run + 1 : 0;
   /* a server that is down would turn the rest of the sweep into infra rows: stop instead */
   if (w->max_transient && w->transient_run >= w->max_transient) {
     rs_errf(E->e, NULL, 0,
             "model %s: %u attempts in a row got no answer (last: instance %s, attempt %u: %s); "
             "stopping: bring the server back, then --resume",
-            w->specs[s->model], w->transient_run, x->l.row.id, d->attempt, d->g.error);
+            w->specs[s->model], w->transient_run, x->l.row.id, d->attempt, g->error);
     return E->rc = -1;
   }
   while (x->queued < x->sent && x->st[x->queued] == A_GEN) {
@@ -428,21 +449,32 @@ static eshard *shard_with_unstarted(engine *E, uint32_t model) {
   return NULL;
 }
 
+/* May another instance start on model m? A network model: while its window has room beyond the
+ * requests of the instances being prepared. A builtin model (generating is this thread's work):
+ * one instance prepared on the pool while the block before it is generated. */
+static bool may_start(engine *E, uint32_t m, uint32_t natt) {
+  rs_model *md = E->w->models[m];
+  if (rs_model_is_async(md)) return rs_model_room(md) > E->reserved[m];
+  return E->reserved[m] == 0 && rs_model_pending(md) <= natt;
+}
+
 static void fill(engine *E) {
   rs_worker_ctx *w = E->w;
   for (uint32_t m = 0; m < w->nmodels && !E->rc; m++) {
     rs_model *md = w->models[m];
     if (!md) continue;
-    while (!E->rc && rs_model_room(md) > 0 && E->unverified < E->max_unverified) {
-      einst *x = iq_pop(&E->ready[m]);
+    uint32_t res = rs_model_is_async(md) ? E->reserved[m] : 0;
+    while (!E->rc && E->unverified < E->max_unverified) {
+      einst *x = rs_model_room(md) > res ? iq_pop(&E->ready[m]) : NULL;
       if (x) {
         submit_next(E, x);
         continue;
       }
       if (w->one_instance && E->live_inst) break;
       eshard *sh = shard_with_unstarted(E, m);
-      if (!sh) break;
+      if (!sh || !may_start(E, m, sh->s->att_end - sh->s->att_first)) break;
       start_instance(E, sh);
+      res = rs_model_is_async(md) ? E->reserved[m] : 0;
     }
   }
 }
@@ -546,7 +578,10 @@ int rs_engine_run(rs_worker_ctx *w, const rs_plan *pl, const rs_engine_io *io, r
     }
     uint32_t nv;
     while (!E.rc && (nv = rs_vpool_take(E.pool, keys, args, NBUF)))
-      for (uint32_t i = 0; i < nv && !E.rc; i++, got++) verified(&E, keys[i], args[i]);
+      for (uint32_t i = 0; i < nv && !E.rc; i++, got++) {
+        if (args[i] == PREPARE) instance_ready(&E, keys[i]);
+        else verified(&E, keys[i], args[i]);
+      }
     if (E.rc) break;
     if (E.exhausted && !E.nsh) break;
     if (!got) { /* nothing happened: wait for the network, the verifiers or the coordinator */

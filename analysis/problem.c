@@ -266,7 +266,9 @@ static void walk_block(B *b, uint32_t bi, rs_word *live, rs_word *defd, rs_word 
       for (uint32_t o = 0; o < in->nops; o++) {
         uint32_t oi = in->first_op + o;
         uint32_t s = rs_live_op_slot(l, &f->ops[oi]);
-        if (l->use[oi] && s != UINT32_MAX) rs_bs_or_bits(eff, s, l->use[oi]);
+        /* archs: only the lanes some definition reaches (LLVM's subranges): gfx11's early-clobber
+         * V_MAD_U64_U32 reads `undef %x.sub0 = ...` tuples whose sub1 may share the def's register */
+        if (l->use[oi] && s != UINT32_MAX) rs_bs_or_bits(eff, s, l->use[oi] & ~l->uundef[oi]);
       }
     if (any_def) {
       pressure(b, eff);

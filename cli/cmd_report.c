@@ -21,10 +21,11 @@ void rs_usage_report(void) {
        "pass@k (k in 1,5,10,20,50,100, k <= samples; unbiased estimator) with 95% bootstrap intervals,\n"
        "for --until-pass runs the pass rate within budget and attempts to first pass, the failure\n"
        "breakdown (infra apart), latency quantiles, and register quality against the compiler. The\n"
-       "markdown output starts with the paper's Table 2 layout. With several variants (models, or\n"
-       "several runs) on the same instances, each is compared with the first: paired bootstrap\n"
-       "intervals on the differences and McNemar's test on greedy pass. --plots writes PNG+SVG\n"
-       "figures with gnuplot. Output is deterministic (bootstrap seeded by --seed). See docs/report.md.");
+       "markdown output starts with the paper's Table 2 (pass rate = the greedy attempt, Pass@K = a\n"
+       "pass among the first K attempts as observed, attempts until the first pass). With several\n"
+       "variants (models, or several runs) on the same instances, each is compared with the first:\n"
+       "paired bootstrap intervals on the differences and McNemar's test on greedy pass. --plots\n"
+       "writes PNG+SVG figures with gnuplot. Output is deterministic (bootstrap seeded by --seed). See docs/report.md.");
 }
 
 static const char *run_path(const char *arg, char *buf, size_t n) {

@@ -2,6 +2,7 @@
 #define _XOPEN_SOURCE 700 /* realpath */
 #include "cli/cli.h"
 #include "coordinator/coord.h"
+#include "emit/emit.h"
 #include "report/table.h"
 #include "verify/verifier.h"
 #include "worker/bind.h"
@@ -24,15 +25,20 @@
 void rs_usage_sweep(void) {
   puts("usage: [mpirun -np N] regsweep sweep --corpus corpus.h5 --model SPEC [--model SPEC2 ...] --out RUN_DIR\n"
        "       [--samples N] [--until-pass] [--split train|test|all] [--filter family=fa,target=gfx90a,form=prera]\n"
+       "       [--holdout-arch T]  (unseen-architecture split: test = target T, train = every other target)\n"
        "       [--resume] [--seed S] [--verifier native|z3|both] [--bind core|gpu|none] [--keep all|failed|none]\n"
        "       [--block N] [--progress-every SECONDS] [--z3-timeout-ms N] [--max-infra N] [--feedback]\n"
        "       [--inflight N] [--window-mode window|instance] [--verify-threads N]\n"
+       "       [--emit-check N]\n"
        "\n"
        "Rank 0 coordinates (hands out shards, tracks progress, merges); ranks 1..N-1 generate, verify\n"
        "and record every attempt; one process does both. Attempt k of an instance is seeded by\n"
-       "(seed, instance, model, k): results do not depend on -np, shards or resumes. --samples N draws\n"
-       "all N attempts (unbiased pass@k for every k <= N); --until-pass stops at the first verified\n"
-       "candidate. Attempt 0 is greedy. Results: RUN_DIR/run.h5 (docs/run-schema.md), RUN_DIR/summary.md;\n"
+       "(seed, instance, model identity, k): results do not depend on -np, shards, resumes or which\n"
+       "server answered (an openai: model's identity is its model name and sampling parameters, not its\n"
+       "URL, timeout or window: docs/models.md). --samples N draws all N attempts (unbiased pass@k for\n"
+       "every k <= N); --until-pass stops at the first verified candidate; with --feedback each next\n"
+       "attempt's prompt carries the verifier's diagnostic of the previous rejected one (VeriLocc's loop;\n"
+       "an openai: model's feedback=0 keeps it out). Attempt 0 is greedy. Results: RUN_DIR/run.h5 (docs/run-schema.md), RUN_DIR/summary.md;\n"
        "finished shards stay in RUN_DIR/shards, so --resume redoes only what is missing or corrupt, and\n"
        "extending --samples from 10 to 20 reuses the first 10 attempts. A worker stops the sweep after\n"
        "--max-infra (default 20) attempts in a row that the model server did not answer (down, timing\n"
@@ -43,14 +49,16 @@ void rs_usage_sweep(void) {
        "latency) across instances and shards: --until-pass interleaves\n"
        "many instances' loops, --samples sends the blocks of several instances together; results do not\n"
        "depend on it. --window-mode instance runs one instance at a time (the old way, for comparison).\n"
-       "--verify-threads (default 2) verifies candidates off the network thread. --feedback passes the\n"
-       "previous rejection's first diagnostic to the next attempt (--until-pass).");
+       "--verify-threads (default 2) verifies candidates off the network thread.\n"
+       "--emit-check N: after the merge, emit up to N passing AMD answers per model with llc-14 and its\n"
+       "MachineVerifier (docs/emit.md; implies --keep all); a rejection is a verifier bug (RUN_DIR/emit-check.tsv).");
 }
 
 typedef struct {
   const char *corpus, *out, *split, *filter, *verifier, *bind, *keep;
+  const char *holdout; /* archs: --holdout-arch */
   const char *models[16];
-  uint32_t nmodels, samples, block, max_infra;
+  uint32_t nmodels, samples, block, max_infra, emit_check;
   unsigned long seed;
   bool until_pass, resume, feedback, one_instance;
   double every;
@@ -88,6 +96,7 @@ static int parse(int argc, char **argv, opts *o) {
       else if (!strcmp(a, "--seed")) o->seed = strtoul(v, NULL, 10);
       else if (!strcmp(a, "--split")) o->split = v;
       else if (!strcmp(a, "--filter")) o->filter = v;
+      else if (!strcmp(a, "--holdout-arch")) o->holdout = v;
       else if (!strcmp(a, "--verifier")) o->verifier = v;
       else if (!strcmp(a, "--bind")) o->bind = v;
       else if (!strcmp(a, "--keep")) o->keep = v;
@@ -101,6 +110,7 @@ static int parse(int argc, char **argv, opts *o) {
           return fprintf(stderr, "regsweep sweep: --window-mode window|instance\n"), -1;
         o->one_instance = !strcmp(v, "instance");
       }
+      else if (!strcmp(a, "--emit-check")) o->emit_check = (uint32_t)strtoul(v, NULL, 10);
       else return fprintf(stderr, "regsweep sweep: unknown option '%s'\n", a), -1;
     }
   }
@@ -108,6 +118,8 @@ static int parse(int argc, char **argv, opts *o) {
     return fprintf(stderr, "regsweep sweep: need --corpus, --out, --model and 1 <= --samples <= 100000\n"), -1;
   if (strcmp(o->split, "all") && strcmp(o->split, "train") && strcmp(o->split, "test"))
     return fprintf(stderr, "regsweep sweep: --split train|test|all\n"), -1;
+  if (o->holdout && !rs_target_by_name(o->holdout))
+    return fprintf(stderr, "regsweep sweep: --holdout-arch: unknown target '%s'\n", o->holdout), -1;
   if (rs_verifier_kind(o->verifier) < 0) return fprintf(stderr, "regsweep sweep: --verifier native|z3|both\n"), -1;
   rs_bind_mode bm;
   if (rs_bind_mode_parse(o->bind, &bm)) return fprintf(stderr, "regsweep sweep: --bind core|gpu|none\n"), -1;
@@ -116,6 +128,7 @@ static int parse(int argc, char **argv, opts *o) {
   if (o->inflight > 4096) return fprintf(stderr, "regsweep sweep: --inflight 1..4096\n"), -1;
   if (o->verify_threads > 64) return fprintf(stderr, "regsweep sweep: --verify-threads 0..64\n"), -1;
   if (o->until_pass) o->block = 0; /* sequential attempts: one block */
+  if (o->emit_check) o->keep = "all"; /* emit-check reads the passing answers' texts */
   return 0;
 }
 
@@ -172,12 +185,19 @@ static char *config_json(const opts *o, const char *corpus_abs, const char *hash
   cJSON *c = cJSON_CreateObject();
   cJSON_AddStringToObject(c, "corpus", corpus_abs);
   cJSON_AddStringToObject(c, "corpus_hash", hash ? hash : "");
-  cJSON *m = cJSON_AddArrayToObject(c, "models");
-  for (uint32_t i = 0; i < o->nmodels; i++) cJSON_AddItemToArray(m, cJSON_CreateString(o->models[i]));
+  /* a model's identity, not its spec: a resume may name another server, timeout or window */
+  cJSON *m = cJSON_AddArrayToObject(c, "models"), *ms = cJSON_AddArrayToObject(c, "model_specs");
+  for (uint32_t i = 0; i < o->nmodels; i++) {
+    char *id = rs_model_identity(o->models[i]);
+    cJSON_AddItemToArray(m, cJSON_CreateString(id));
+    cJSON_AddItemToArray(ms, cJSON_CreateString(o->models[i]));
+    free(id);
+  }
   cJSON_AddNumberToObject(c, "samples", o->samples);
   cJSON_AddBoolToObject(c, "until_pass", o->until_pass);
   cJSON_AddStringToObject(c, "split", o->split);
   cJSON_AddStringToObject(c, "filter", o->filter ? o->filter : "");
+  if (o->holdout) cJSON_AddStringToObject(c, "holdout_arch", o->holdout);
   cJSON_AddNumberToObject(c, "seed", (double)o->seed);
   cJSON_AddStringToObject(c, "verifier", o->verifier);
   cJSON_AddNumberToObject(c, "block", o->block);
@@ -190,7 +210,8 @@ static char *config_json(const opts *o, const char *corpus_abs, const char *hash
   return r;
 }
 
-/* A resume may change the number of samples; everything else must be the same. */
+/* A resume may change the number of samples and the models' transport (model_specs); everything
+ * else must be the same. */
 static bool compatible(const char *old, const char *cur, char *why, size_t n) {
   cJSON *a = cJSON_Parse(old), *b = cJSON_Parse(cur);
   bool ok = a && b;
@@ -198,7 +219,7 @@ static bool compatible(const char *old, const char *cur, char *why, size_t n) {
   const cJSON *it;
   if (ok)
     cJSON_ArrayForEach(it, b) {
-      if (!strcmp(it->string, "samples")) continue;
+      if (!strcmp(it->string, "samples") || !strcmp(it->string, "model_specs")) continue;
       cJSON *o = cJSON_GetObjectItemCaseSensitive(a, it->string);
       if (!o || !cJSON_Compare(o, it, 1)) {
         snprintf(why, n, "'%s' differs from the run being resumed", it->string);
@@ -360,7 +381,8 @@ int rs_cmd_sweep(int argc, char **argv) {
         status = 2;
         break;
       }
-      bool take = match_filter(o.filter, &in) && (!strcmp(o.split, "all") || (in.split == RS_SPLIT_TEST) == !strcmp(o.split, "test"));
+      bool take = match_filter(o.filter, &in) &&
+                  (!strcmp(o.split, "all") || (rs_instance_split(&in, o.holdout) == RS_SPLIT_TEST) == !strcmp(o.split, "test"));
       if (take) {
         inst[ni] = (uint32_t)i;
         cost[ni] = 64 + in.nvregs + in.nconf / 32; /* generate + verify grow with values and conflicts */
@@ -408,6 +430,16 @@ int rs_cmd_sweep(int argc, char **argv) {
   int any = 0;
   MPI_Allreduce(&mstatus, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   if (any > status) status = any;
+  /* what each rank's models learnt at open (schema dialect, probe, server facts), for the record */
+  char mdesc[2048] = "";
+  for (uint32_t m = 0; m < o.nmodels; m++)
+    if (models[m]) {
+      char d[600];
+      rs_model_describe(models[m], d, sizeof d);
+      if (d[0]) snprintf(mdesc + strlen(mdesc), sizeof mdesc - strlen(mdesc), "rank %d, model %u: %s\n", rank, m, d);
+    }
+  char *mall = rank == 0 ? rs_xcalloc((size_t)size, sizeof mdesc) : NULL;
+  MPI_Gather(mdesc, sizeof mdesc, MPI_CHAR, mall, sizeof mdesc, MPI_CHAR, 0, MPI_COMM_WORLD);
   rs_worker_ctx w = {corpus, models, o.models, o.nmodels, kind, o.z3_ms, o.seed, o.until_pass, o.feedback,
                      !strcmp(o.keep, "all") ? RS_KEEP_ALL : !strcmp(o.keep, "none") ? RS_KEEP_NONE : RS_KEEP_FAILED,
                      o.out, rank, o.max_infra, 0, fault, o.one_instance, o.verify_threads};
@@ -520,18 +552,22 @@ int rs_cmd_sweep(int argc, char **argv) {
         for (uint32_t m = 0; m < o.nmodels; m++) cJSON_AddItemToArray(ms, cJSON_CreateString(o.models[m]));
         char *mjson = cJSON_PrintUnformatted(ms);
         cJSON_Delete(ms);
+        size_t ml2 = (size_t)size * sizeof mdesc + 1;
+        char *mservers = rs_xcalloc(ml2, 1);
+        for (int r = 0; r < size; r++) strncat(mservers, mall + (size_t)r * sizeof mdesc, ml2 - strlen(mservers) - 1);
         const char *keys[] = {"config", "corpus", "corpus_hash", "models", "code_version", "ranks", "bindings", "start",
-                              "end", "this_start", "window"};
+                              "end", "this_start", "window", "model_servers"};
         const char *vals[] = {cfg, corpus_abs, hash, mjson, RS_VERSION, ranks, hosts, start_s, end_s, this_s,
-                              win};
+                              win, mservers};
         snprintf(path, sizeof path, "%s/run.h5", o.out);
-        if (rs_merge(&pl, o.out, path, keys, vals, 11, &e)) {
+        if (rs_merge(&pl, o.out, path, keys, vals, 12, &e)) {
           fprintf(stderr, "regsweep sweep: merge: %s\n", e.msg);
           status = 1;
         }
         cJSON_free(mjson);
         free(hosts);
         free(win);
+        free(mservers);
         rs_runfile *rf = status ? NULL : rs_runfile_open(path, &e);
         if (rf) {
           rs_results res;
@@ -556,6 +592,8 @@ int rs_cmd_sweep(int argc, char **argv) {
           rs_results_free(&res);
           rs_runfile_close(rf, &e);
         }
+        int ec = status || !o.emit_check ? 0 : rs_emit_check_sweep(path, o.corpus, o.models, o.nmodels, o.emit_check, o.out, stdout, &e);
+        if (ec) status = 1, fprintf(stderr, "regsweep sweep: emit-check: %s\n", ec < 0 ? e.msg : "LLVM rejected passing answers");
       }
       free(pg.live);
     } else {
@@ -566,6 +604,7 @@ int rs_cmd_sweep(int argc, char **argv) {
   rs_plan_free(&pl);
   if (corpus) rs_corpus_close(corpus, &e);
   free(all);
+  free(mall);
   free(hash);
   free(cfg);
   MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);

@@ -181,21 +181,22 @@ static rs_module *load_stage(const char *dir, const char *file, const char *targ
 
 static int amd_variant(A *a, const rs_variant *v, const char *dir, rs_err *e) {
   rs_err pe = {{0}};
-  rs_module *pre = load_stage(dir, "prera.mir", "gfx90a", &pe), *ps = NULL, *fin = NULL;
-  if (pre) ps = load_stage(dir, "postsplit.mir", "gfx90a", &pe);
-  if (ps) fin = load_stage(dir, "final.mir", "gfx90a", &pe);
+  const char *arch = rs_variant_arch(v); /* archs: the variant's architecture */
+  rs_module *pre = load_stage(dir, "prera.mir", arch, &pe), *ps = NULL, *fin = NULL;
+  if (pre) ps = load_stage(dir, "postsplit.mir", arch, &pe);
+  if (ps) fin = load_stage(dir, "final.mir", arch, &pe);
   int rc = 0;
   if (!fin) {
     char msg[600];
     snprintf(msg, sizeof msg, "compiler output rejected: %s", pe.msg);
-    rc = fail(a, v, "gfx90a", msg, e);
+    rc = fail(a, v, arch, msg, e);
     goto out;
   }
   unsigned lds = mir_number(fin->text, "ldsSize:");
-  if (lds > 65536) {
+  if (lds > 65536) { /* 64 KiB per work-group on every AMD architecture of the corpus */
     char msg[128];
-    snprintf(msg, sizeof msg, "LDS %u bytes exceeds the 64 KiB per work-group of gfx90a", lds);
-    rc = fail(a, v, "gfx90a", msg, e);
+    snprintf(msg, sizeof msg, "LDS %u bytes exceeds the 64 KiB per work-group of %s", lds, arch);
+    rc = fail(a, v, arch, msg, e);
     goto out;
   }
   unsigned ref[RS_MAX_FILES];
@@ -242,9 +243,9 @@ static int amd_variant(A *a, const rs_variant *v, const char *dir, rs_err *e) {
     snprintf(reason_pre, sizeof reason_pre, "%s", reason_ps);
   }
   a->st->align_s += rs_now() - t0;
-  if (!rc) rc = emit(a, v, "gfx90a", "prera", pre->funcs[0], pp, rs_xstrndup(pre->text, pre->len), truth_pre, reason_pre, ref, spill, e);
+  if (!rc) rc = emit(a, v, arch, "prera", pre->funcs[0], pp, rs_xstrndup(pre->text, pre->len), truth_pre, reason_pre, ref, spill, e);
   else free(truth_pre);
-  if (!rc) rc = emit(a, v, "gfx90a", "postsplit", ps->funcs[0], pq, rs_xstrndup(ps->text, ps->len), truth_ps, reason_ps, ref, spill, e);
+  if (!rc) rc = emit(a, v, arch, "postsplit", ps->funcs[0], pq, rs_xstrndup(ps->text, ps->len), truth_ps, reason_ps, ref, spill, e);
   else free(truth_ps);
   rs_problem_free(pp);
   rs_problem_free(pq);
@@ -308,7 +309,8 @@ int rs_assemble(const rs_variant *v, uint32_t n, const rs_compile_opts *o, uint6
       for (char *c2 = msg; *c2; c2++)
         if (*c2 == '\n') *c2 = ' ';
       const char *tg[4];
-      int nt = rs_grid_targets(v[i].vendor, o->targets, tg);
+      int nt = rs_variant_arch(&v[i]) ? 1 : rs_grid_targets(v[i].vendor, o->targets, tg);
+      if (rs_variant_arch(&v[i])) tg[0] = rs_variant_arch(&v[i]);
       for (int k = 0; k < nt && !rc; k++) rc = fail(&a, &v[i], tg[k], msg, e);
       free(msg);
       continue;

@@ -11,7 +11,12 @@
 #include <unistd.h>
 
 void rs_variant_dir(const rs_compile_opts *o, const rs_variant *v, char *buf, size_t n) {
-  snprintf(buf, n, "%s/%s/%s/%s", o->work, v->vendor, v->family, v->name);
+  /* archs: AMD architectures other than gfx90a get a level of their own (gfx90a caches stay valid) */
+  const char *arch = rs_variant_arch(v);
+  if (arch && strcmp(arch, "gfx90a"))
+    snprintf(buf, n, "%s/%s/%s/%s/%s", o->work, v->vendor, arch, v->family, v->name);
+  else
+    snprintf(buf, n, "%s/%s/%s/%s", o->work, v->vendor, v->family, v->name);
 }
 
 const char *rs_find_nvcc(void) {
@@ -62,16 +67,19 @@ static void script(const rs_compile_opts *o, const rs_variant *v, const char *di
                               "mv -T \"$t\" \"$d\" 2>/dev/null || rm -rf \"$t\"; exit 0; }\n",
                               qdir);
   if (!strcmp(v->vendor, "amd")) {
+    /* archs: llc-14 or llc-16 by architecture (same two greedy/virtregrewriter rounds in both) */
+    const char *arch = rs_variant_arch(v);
+    int ver = rs_arch_llvm(arch);
     char llc[256];
-    snprintf(llc, sizeof llc, "llc-14 -march=amdgcn -mcpu=gfx90a -O%d", v->opt);
+    snprintf(llc, sizeof llc, "llc-%d -march=amdgcn -mcpu=%s -O%d", ver, arch, v->opt);
     k += (size_t)snprintf(s + k, n - k,
-                          "clang-14 -x cl -cl-std=CL2.0 -target amdgcn-amd-amdhsa -mcpu=gfx90a -nogpulib -O%d "
-                          "-emit-llvm -c %s %s -o \"$t/k.bc\" 2>\"$t/err\" || fail clang\n"
+                          "clang-%d -x cl -cl-std=CL2.0 -target amdgcn-amd-amdhsa -mcpu=%s -nogpulib -O%d "
+                          "-emit-llvm -c %s %s -o \"$t/k.bc\" 2>\"$t/err\" || fail clang-%d\n"
                           "%s -stop-before=greedy \"$t/k.bc\" -o \"$t/prera.mir\" 2>\"$t/err\" || fail llc\n"
                           "%s -stop-after=greedy,1 \"$t/k.bc\" -o \"$t/postsplit.mir\" 2>\"$t/err\" || fail llc\n"
                           "%s -stop-after=virtregrewriter,1 \"$t/k.bc\" -o \"$t/final.mir\" 2>\"$t/err\" || fail llc\n"
                           "rm -f \"$t/k.bc\" \"$t/err\"\n",
-                          v->opt, v->params, qsrc, llc, llc, llc);
+                          ver, arch, v->opt, v->params, qsrc, ver, llc, llc, llc);
   } else {
     const char *tg[4];
     int nt = rs_grid_targets(v->vendor, o->targets, tg);

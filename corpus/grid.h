@@ -12,12 +12,17 @@ typedef struct {
   char params[200];  /* -D macros, space separated */
   int opt;           /* AMD: clang/llc -O level */
   int fastmath;      /* NVIDIA: nvcc -use_fast_math */
+  char arch[16];     /* AMD: the `arch` axis (gfx908 ...); "" = gfx90a (grids without the axis) */
 } rs_variant;
+/* archs: the AMD architecture a variant compiles for (NULL for NVIDIA, which compiles for every
+ * target of rs_grid_targets), and the LLVM major version that compiles it (14 or 16). */
+const char *rs_variant_arch(const rs_variant *v);
+int rs_arch_llvm(const char *arch);
 
 /* Every grid point of every family, in file order (deterministic). */
 int rs_grid_load(const char *path, rs_variant **out, uint32_t *n, rs_err *e);
-/* Keep variants whose family is in `families` and vendor serves one of `targets` (comma lists;
- * NULL = all). */
+/* Keep variants whose family is in `families` and vendor (AMD: arch) serves one of `targets`
+ * (comma lists; NULL = all). */
 void rs_grid_filter(rs_variant *v, uint32_t *n, const char *families, const char *targets);
 /* Keep at most `limit` variants: a seeded sample spread evenly over (family, vendor) groups,
  * returned in grid order so that a larger limit keeps the smaller one's choices first. */

@@ -1,6 +1,7 @@
 /* instance.c - load an instance (corpus row or file) into IR, Problem and name map. */
 #include "corpus/instance.h"
 #include "corpus/normalize.h"
+#include "corpus/truth.h"
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,6 +72,8 @@ int rs_file_load(const char *path, const char *function, rs_loaded *l, rs_err *e
   snprintf(l->row.target, sizeof l->row.target, "%s", l->f->tgt->name);
   l->row.norm = rs_xstrndup(nm->text, nm->len);
   rs_norm_free(nm);
+  /* SASS: the listing's own registers are an exact truth (sass/lift.c) */
+  if (l->f->kind == RS_SRC_SASS && l->f->truth) l->row.truth = rs_truth_json(l->p, l->f->truth);
   return 0;
 }
 

@@ -210,12 +210,6 @@ const char *rs_model_param(const rs_model *m, const char *key, char *buf, size_t
   return NULL;
 }
 
-uint64_t rs_attempt_seed(uint64_t sweep_seed, const char *instance, const char *model, uint32_t attempt) {
-  uint64_t h = rs_hash_bytes(instance, strlen(instance), sweep_seed);
-  h = rs_hash_bytes(model, strlen(model), h);
-  return rs_hash_bytes(&attempt, sizeof attempt, h);
-}
-
 const char **rs_value_names(const rs_problem *p, const rs_namemap *names) {
   const char **nn = rs_xcalloc(p->nvars + 1, sizeof *nn);
   for (uint32_t v = 0; v < p->nvars; v++) nn[v] = p->vars[v].name;

@@ -115,9 +115,14 @@ void rs_gen_clear(rs_gen *g);
 /* Value of key in the spec's query (URL-decoded), or NULL. */
 const char *rs_model_param(const rs_model *m, const char *key, char *buf, size_t n);
 
-/* The seed of one attempt: depends only on (sweep seed, instance, model, attempt), so results do
- * not depend on ranks, sharding or resume. */
+/* The seed of one attempt: depends only on (sweep seed, instance, the model's identity, attempt),
+ * so results do not depend on ranks, sharding, resume, or which server answered (identity.c). */
 uint64_t rs_attempt_seed(uint64_t sweep_seed, const char *instance, const char *model, uint32_t attempt);
+/* What a model's answers depend on: the spec for builtin:/replay:, for openai: the model name and
+ * request-shaping parameters without URL or transport settings (identity.c). Free it. */
+char *rs_model_identity(const char *spec);
+/* The back end's provenance line ("" if it has none). */
+void rs_model_describe(const rs_model *m, char *out, size_t n);
 
 /* Per Problem value, the name answers use: its normalized name when `names` maps it (what a model
  * trained on the normalized corpus writes), else the original. Free the array (not the names). */

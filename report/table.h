@@ -18,6 +18,7 @@ typedef struct {
   uint32_t n;          /* attempts that reached the verifier (infra excluded) */
   uint32_t c;          /* passing attempts */
   int32_t first_pass;  /* attempt index of the first pass, -1 if none */
+  int32_t first_infra; /* attempt index of the first infra attempt, -1 if none */
   int8_t greedy;       /* attempt 0: 1 pass, 0 fail, -1 absent/infra */
   uint32_t infra;
   uint32_t fails[6];   /* failing attempts by verdict (rs_verdict indices) */
@@ -83,6 +84,7 @@ typedef struct {
   bool until_pass;       /* any until-pass variant in the group */
   rs_ci greedy;          /* attempt-0 pass rate */
   rs_ci pk[RS_NK];       /* pass@k (until-pass: passed within k attempts); n = 0 when k > samples */
+  rs_ci anyk[RS_NK];     /* observed: one of the first k attempts passed (Table 2's Pass@k) */
   rs_ci solved;          /* instances with a pass (until-pass: within budget) */
   uint32_t nsolved, maxatt;
   double avgatt;         /* mean attempts to first pass over solved instances */

@@ -1,7 +1,8 @@
 /* test_models.c - the built-in back ends on the shipped mini corpus (real compiler output):
  *  - builtin:chaitin gives a valid allocation (native verifier) for every feasible instance;
- *  - builtin:sampled is deterministic for a seed, different across seeds, greedy at attempt 0,
- *    and its mistakes cover every failure category;
+ *  - builtin:sampled is deterministic for a seed, different across seeds, and its mistakes cover
+ *    every failure category; its greedy attempt 0 errs too, less often than its sampled ones,
+ *    and more often on an attention kernel than on a small GEMM;
  *  - builtin:truth replays the ground truth (it verifies), replay:FILE.jsonl replays answers and
  *    reports a missing attempt as infra naming the file. */
 #include "check.h"
@@ -48,7 +49,10 @@ int main(int argc, char **argv) {
            *tr = rs_model_open("builtin:truth", &e);
   CHECK(ch && sm && tr);
   unsigned feasible = 0, chaitin_ok = 0, truth_ok = 0, truths = 0, cat[RS_V__N] = {0}, det_bad = 0, greedy_bad = 0;
-  unsigned vs_ref_better = 0, vs_ref_worse = 0, vs_ref = 0;
+  unsigned vs_ref_better = 0, vs_ref_worse = 0, vs_ref = 0, greedy_n = 0, hot_bad = 0, hot_n = 0;
+  /* the largest feasible fa (up to 1200 values) and the smallest sgemm gfx90a instance seen */
+  uint64_t fa_i = UINT64_MAX, sg_i = UINT64_MAX;
+  uint32_t fa_n = 0, sg_n = UINT32_MAX;
   char replay_id[160] = "";
   for (uint64_t i = 0; i < rs_corpus_count(c); i += STRIDE) {
     rs_loaded l;
@@ -81,7 +85,7 @@ int main(int argc, char **argv) {
       rs_gen_clear(&g[0]);
     }
     if (i % (5 * STRIDE) == 0) {
-      /* sampled: deterministic per seed, greedy attempt 0 valid when chaitin is */
+      /* sampled: deterministic per seed; greedy attempt 0 errs less often than the others */
       rs_gen a[6], b[6];
       gen(sm, &l, vn, 0, 6, 7, a);
       gen(sm, &l, vn, 0, 6, 7, b);
@@ -89,11 +93,17 @@ int main(int argc, char **argv) {
       for (int k = 0; k < 6; k++) {
         if (strcmp(a[k].text, b[k].text)) det_bad++;
         if (k && strcmp(a[k].text, a[0].text)) differ = true;
-        cat[verdict_of(&l, a[k].text)]++;
+        rs_verdict v = verdict_of(&l, a[k].text);
+        cat[v]++;
+        if (k && !l.row.infeasible) hot_n++, hot_bad += v != RS_V_PASS;
       }
-      if (!l.row.infeasible && verdict_of(&l, a[0].text) != RS_V_PASS) greedy_bad++;
+      if (!l.row.infeasible) greedy_n++, greedy_bad += verdict_of(&l, a[0].text) != RS_V_PASS;
       CHECKF(differ || l.p->nvars < 4, "%s: sampled attempts are all identical", l.row.id);
       for (int k = 0; k < 6; k++) rs_gen_clear(&a[k]), rs_gen_clear(&b[k]);
+    }
+    if (!l.row.infeasible && !strcmp(l.row.target, "gfx90a")) {
+      if (!strcmp(l.row.family, "fa") && l.p->nvars > fa_n && l.p->nvars <= 1200) fa_n = l.p->nvars, fa_i = i;
+      if (!strcmp(l.row.family, "sgemm") && l.p->nvars < sg_n) sg_n = l.p->nvars, sg_i = i;
     }
     if (l.row.truth) {
       truths++;
@@ -111,7 +121,36 @@ int main(int argc, char **argv) {
          cat[RS_V_DATAFLOW], cat[RS_V_HARDWARE]);
   CHECK(feasible > 0 && chaitin_ok == feasible);
   CHECK(truths > 0 && truth_ok == truths);
-  CHECK(det_bad == 0 && greedy_bad == 0);
+  printf("sampled (temp 1.0): greedy attempts failed %u/%u, sampled attempts %u/%u\n", greedy_bad, greedy_n, hot_bad,
+         hot_n);
+  CHECK(det_bad == 0);
+  CHECK(greedy_n > 0 && hot_n > 0 && (double)greedy_bad / greedy_n < (double)hot_bad / hot_n);
+  /* attempt 0 over many sweep seeds: an attention kernel's greedy answer is sometimes wrong, more
+   * often than a small GEMM's; sampled attempts (1) err more often still */
+  CHECK(fa_i != UINT64_MAX && sg_i != UINT64_MAX);
+  enum { NSEED = 40 };
+  unsigned g0[2] = {0, 0}, g1[2] = {0, 0};
+  uint64_t which[2] = {fa_i, sg_i};
+  for (int w = 0; w < 2 && fa_i != UINT64_MAX && sg_i != UINT64_MAX; w++) {
+    rs_loaded l;
+    if (rs_instance_load(c, which[w], &l, &e)) {
+      CHECKF(0, "%s", e.msg);
+      continue;
+    }
+    const char **vn = rs_value_names(l.p, &l.names);
+    for (uint64_t sd = 0; sd < NSEED; sd++) {
+      rs_gen a[2];
+      gen(sm, &l, vn, 0, 2, 100 + sd, a);
+      g0[w] += verdict_of(&l, a[0].text) != RS_V_PASS;
+      g1[w] += verdict_of(&l, a[1].text) != RS_V_PASS;
+      rs_gen_clear(&a[0]), rs_gen_clear(&a[1]);
+    }
+    printf("sampled (temp 1.0) on %s (%u values), %d seeds: attempt 0 failed %u, attempt 1 failed %u\n", l.row.id,
+           l.p->nvars, NSEED, g0[w], g1[w]);
+    free(vn);
+    rs_loaded_free(&l);
+  }
+  CHECK(g0[0] > 0 && g0[0] < NSEED && g0[0] > g0[1] && g1[0] > g0[0]);
   CHECK(cat[RS_V_PASS] > 0 && cat[RS_V_SYNTAX] > 0 && cat[RS_V_DATAFLOW] > 0 && cat[RS_V_HARDWARE] > 0);
   /* replay: one answer for attempt 0; attempt 1 is missing -> infra naming the file */
   char path[] = "/tmp/rs_replay_XXXXXX";

@@ -129,6 +129,10 @@ static void test_sampled(const char *dir) {
     CHECK(NEAR(sa->lat[1].p99, 0.01));
     CHECK(NEAR(fa0->pk[0].est, 1) && NEAR(fa0->greedy.est, 1) && fa0->nfail == 0);
     CHECK(NEAR(sb->greedy.est, 0.5) && NEAR(sb->pk[0].est, 0.05) && sb->fails[4] == 10);
+    /* observed Pass@k (a pass among the first k attempts) against the estimator */
+    CHECK(NEAR(sa->anyk[0].est, 0.5) && NEAR(sa->anyk[1].est, 0.5) && NEAR(sa->anyk[2].est, 0.5));
+    CHECK(sa->anyk[3].n == 0 && sa->anyk[5].n == 0);   /* k > samples: absent */
+    CHECK(NEAR(sb->anyk[1].est, 0.5) && NEAR(sb->pk[1].est, 0.25)); /* s1: c = 1 of 10, at attempt 0 */
   }
   /* the printers carry the numbers */
   char *buf = NULL;
@@ -138,13 +142,18 @@ static void test_sampled(const char *dir) {
   fclose(m);
   CHECK(strstr(buf, "sgemm/A,sgemm,,,,A,2,2,0,10,0.5,") != NULL);
   CHECK(strstr(buf, ",0.458333,") != NULL);
+  CHECK(strstr(buf, ",any@100_hi\n") != NULL); /* observed Pass@k columns, after the others */
   free(buf);
   m = open_memstream(&buf, &len);
   rs_groups_print(&r, g, ng, RS_BY_FAMILY | RS_BY_MODEL, RS_FMT_MD, m);
   fclose(m);
-  CHECK(strstr(buf, "| sgemm | A | 2 | 15.0% | pass@10") == NULL); /* header is separate */
-  CHECK(strstr(buf, "| family | setting | instances | pass rate | pass@10 | avg attempts | max attempts |") != NULL);
-  CHECK(strstr(buf, "| sgemm | A | 2 | 15.0% | 50.0% | 1.00 | 1 |") != NULL);
+  /* Table 2: pass rate = greedy (50%, not pass@1's 15%), Pass@10 observed, attempts to first pass */
+  CHECK(strstr(buf, "| family | setting | instances | pass rate (greedy) | Pass@10 (any of 10) | avg attempts | max attempts |") != NULL);
+  CHECK(strstr(buf, "| sgemm | A | 2 | 50.0% | 50.0% | 1.00 | 1 |") != NULL);
+  CHECK(strstr(buf, "pass rate: the greedy attempt") && strstr(buf, "Pass@10: at least one of the first 10 attempts") &&
+        strstr(buf, "regeneration loop") && strstr(buf, "pass@k: the unbiased estimator"));
+  /* the unbiased pass@k table stays beside it: A's sgemm pass@1 15.0%, pass@5 45.8% */
+  CHECK(strstr(buf, "| sgemm/A | 2 | 2 | 50.0% [") && strstr(buf, "| 15.0% [") && strstr(buf, "| 45.8% ["));
   free(buf);
   free(g);
   /* B against A over all three instances: greedy A = 1,0,1; B = 0,1,1 */
@@ -163,7 +172,7 @@ static void test_sampled(const char *dir) {
   m = open_memstream(&buf, &len);
   rs_results_print(&r, m);
   fclose(m);
-  CHECK(strstr(buf, "| sgemm | sm_90/ptx/A | 2 | 15.0% | 50.0% | 1.00 | 1 |") != NULL);
+  CHECK(strstr(buf, "| sgemm | sm_90/ptx/A | 2 | 50.0% | 50.0% | 1.00 | 1 |") != NULL);
   free(buf);
   rs_results_free(&r);
 }
@@ -197,6 +206,9 @@ static void test_until_pass_infra(const char *dir) {
     CHECK(g->fails[1] == 1 && g->fails[2] == 2 && g->fails[3] == 1 && g->fails[4] == 1);
     CHECK(g->greedy.n == 1 && NEAR(g->greedy.est, 0));              /* X's attempt 0 was infra */
     CHECK(NEAR(g->pk[0].est, 0) && NEAR(g->pk[1].est, 0.5));        /* within 1 / within 5 attempts */
+    /* observed Pass@k: X has no value at k = 1 (attempt 0 unanswered), Y none at k = 5 (no pass,
+     * attempt 1 unanswered) */
+    CHECK(g->anyk[0].n == 1 && NEAR(g->anyk[0].est, 0) && g->anyk[1].n == 1 && NEAR(g->anyk[1].est, 1));
     CHECK(g->lat[0].n == 6);                                        /* infra rows have no latency */
   }
   free(g);
@@ -214,7 +226,7 @@ static void test_cli(const char *dir) {
   }
   snprintf(cmd, sizeof cmd, "%s report %s/sampled.h5 --by family,model --format json", rs_check_cli, dir);
   CHECK(rs_check_run(cmd, out, sizeof out) == 0);
-  CHECK(strstr(out, "\"comparisons\"") && strstr(out, "\"mcnemar_greedy\""));
+  CHECK(strstr(out, "\"comparisons\"") && strstr(out, "\"mcnemar_greedy\"") && strstr(out, "\"pass_any_k\""));
   snprintf(cmd, sizeof cmd, "%s report %s/sampled.h5 %s/until.h5 --by model", rs_check_cli, dir, dir);
   CHECK(rs_check_run(cmd, out, sizeof out) == 0);
   CHECK(strstr(out, "sampled:A") && strstr(out, "until:M"));

@@ -5,15 +5,17 @@
 #    quotes, server commands) round-trip through the script's shell quoting; no API key in it;
 #  - an array over two builtin:sampled variants (a run directory each, a stand-in "inference
 #    server" per node that is health-checked and stopped) completes, and `regsweep report` compares;
-#  - a sweep cancelled mid-run (scancel) and submitted again resumes and equals an uninterrupted run.
+#  - a sweep cancelled mid-run (scancel at 3 finished shards, its ranks stopped there: not at a
+#    time) and submitted again resumes and equals an uninterrupted run.
 # Needs root (the daemons run as root and munged as munge); skips otherwise. CI runs as root.
 set -uo pipefail
 bin=$(realpath "$1")
 if [ "$(id -u)" -ne 0 ]; then
   echo "test_slurm: SKIP (needs root to run munged, slurmctld and slurmd)"
-  exit 0
+  exit 77 # ctest: skipped (tests/CMakeLists.txt SKIP_RETURN_CODE)
 fi
 t_start=$(date +%s)
+source "$(dirname "$0")/sweep_wait.sh"
 fail=0
 check() { if eval "$1"; then :; else echo "FAIL: $2"; fail=$((fail + 1)); fi; }
 for p in sbatch squeue scancel scontrol slurmctld slurmd munged curl python3; do
@@ -98,7 +100,7 @@ EOF
 export SLURM_CONF="$tmp/slurm.conf"
 slurmctld -f "$SLURM_CONF" && slurmd -f "$SLURM_CONF"
 check '[ $? -eq 0 ]' "slurmctld/slurmd started"
-for _ in $(seq 1 150); do
+for _ in $(seq 1 "$(time_scale 150)"); do
   [ "$(sinfo -h -o %t 2> /dev/null)" = idle ] && break
   sleep 0.2
 done
@@ -109,11 +111,13 @@ if [ $fail -ne 0 ]; then
 fi
 
 # Wait (bounded) until job $1 has left the queue; then print its state(s).
+# The caps only catch a hang: they scale with the build (time_scale).
 wait_job() {
-  local t0=$SECONDS
+  local t0=$SECONDS cap
+  cap=$(time_scale "${2:-120}")
   while [ -n "$(squeue -h -j "$1" 2> /dev/null)" ]; do
-    if [ $((SECONDS - t0)) -gt "${2:-120}" ]; then
-      echo "FAIL: job $1 still queued after ${2:-120} s"
+    if [ $((SECONDS - t0)) -gt "$cap" ]; then
+      echo "FAIL: job $1 still queued after $cap s"
       scancel "$1"
       return 1
     fi
@@ -150,6 +154,12 @@ echo ok > "$tmp/www/health"
 port=$(free_port)
 arr="$tmp/array it's"
 sel=(--corpus data/corpus-mini.h5 --filter 'family=wmma,target=sm_90' --samples 4 --gpus-per-node 0)
+small=(--filter 'family=sgemm|wmma' --split all)
+if [ "${RS_TEST_QUICK:-0}" = 1 ]; then # sanitizer build: 7 small GEMMs per run
+  sel=(--corpus data/corpus-mini.h5 --filter 'family=sgemm,target=gfx90a,form=postsplit' --split test --samples 4
+       --gpus-per-node 0)
+  small=(--filter 'family=sgemm,target=gfx90a,form=postsplit' --split test)
+fi
 "$bin" slurm submit "${sel[@]}" --model 'builtin:sampled?temp=0.3' --model 'builtin:sampled?temp=0.9' \
   --out "$arr" --array-over models --port "$port" \
   --server-cmd "cd '$tmp/www' && exec python3 -m http.server {port} --bind 127.0.0.1" > "$tmp/sub1.log" 2>&1
@@ -167,17 +177,17 @@ check '! pgrep -f "http.server $port" > /dev/null' "the stand-in server was stop
 check '[ "$(grep -c "ranks on 1 node" "$arr"/logs/slurm-*.out | awk -F: "{s+=\$NF} END {print s}")" -eq 2 ]' "the sweep ran through srun: $(cat "$arr"/logs/slurm-*.out | tail -5)"
 
 # ---- cancel mid-run, submit again: resumes, and equals an uninterrupted run ----
-slow=(--corpus data/corpus-mini.h5 --filter 'family=sgemm|wmma' --samples 6 --block 2 --gpus-per-node 0
+slow=(--corpus data/corpus-mini.h5 "${small[@]}" --samples 6 --block 2 --gpus-per-node 0
       --model 'builtin:sampled?temp=0.7')
 res="$tmp/resumed run"
 "$bin" slurm submit "${slow[@]}" --out "$res" --requeue > "$tmp/sub2.log" 2>&1
 id=$(job_id "$tmp/sub2.log")
 check '[ -n "$id" ]' "slow submit: $(cat "$tmp/sub2.log")"
-for _ in $(seq 1 600); do
-  [ "$(ls "$res/run/shards" 2> /dev/null | grep -c '\.h5$')" -ge 3 ] && break
-  sleep 0.1
-done
+# cancel at 3 finished shards, with the sweep's ranks stopped there (sweep_wait.sh): mid-run
+freeze_at "$res/run" 3 "slurm:$id"
+check '[ $? -eq 0 ]' "the sweep was stopped at $(shards_done "$res/run") shards, mid-run"
 scancel "$id"
+thaw "$res/run"
 wait_job "$id" 60 || fail=$((fail + 1))
 nsh=$(ls "$res/run/shards" 2> /dev/null | grep -c '\.h5$')
 check '[ ! -e "$res/run/run.h5" ] && [ "$nsh" -ge 3 ]' "cancelled mid-run ($nsh shards; run.h5 $( [ -e "$res/run/run.h5" ] && echo exists || echo absent))"
@@ -186,7 +196,7 @@ id=$(job_id "$tmp/sub3.log")
 wait_job "$id" 400 || fail=$((fail + 1))
 check '[ -s "$res/run/run.h5" ]' "resubmitted run finished: $(tail -n 5 "$res"/logs/slurm-*.out)"
 check 'grep -q "resuming" "$res"/logs/slurm-"$id".out && grep -q "reused" "$res"/logs/slurm-"$id".out && ! grep -q "(0 reused)" "$res"/logs/slurm-"$id".out' "the second job resumed: $(grep -h "reused\|resuming" "$res"/logs/slurm-*.out)"
-"$bin" sweep --corpus data/corpus-mini.h5 --filter 'family=sgemm|wmma' --samples 6 --block 2 \
+"$bin" sweep --corpus data/corpus-mini.h5 "${small[@]}" --samples 6 --block 2 \
   --model 'builtin:sampled?temp=0.7' --out "$tmp/ref" > "$tmp/ref.log" 2>&1
 "$bin" attempts "$res/run" > "$tmp/res.tsv"
 "$bin" attempts "$tmp/ref" > "$tmp/ref.tsv"

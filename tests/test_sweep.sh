@@ -2,7 +2,8 @@
 # The distributed sweep on the shipped mini corpus with builtin:sampled (a synthetic baseline):
 #  - np 1, 2 and 4 give identical attempt tables (timings and ranks aside);
 #  - kill -9 a worker, or the coordinator, mid-sweep (Open MPI ends the job), then --resume:
-#    identical to the uninterrupted run, no attempt missing or duplicated;
+#    identical to the uninterrupted run, no attempt missing or duplicated; "mid-sweep" is a
+#    number of finished shards with every rank stopped there (tests/sweep_wait.sh), not a time;
 #  - extending a finished sweep from 4 to 8 samples reuses the first 4 attempts;
 #  - the binding of every rank is recorded and distinct; h5dump reads every file.
 set -uo pipefail
@@ -16,19 +17,23 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
 check() { if eval "$1"; then :; else echo "FAIL: $2"; fail=$((fail + 1)); fi; }
+source "$(dirname "$0")/sweep_wait.sh"
 filter='family=sgemm|wmma,form=postsplit|ptx'
+split=all
 nps="2 4"
-if [ "${RS_TEST_QUICK:-0}" = 1 ]; then # sanitizer build: same checks on fewer instances
-  filter='family=wmma,target=sm_90'
+if [ "${RS_TEST_QUICK:-0}" = 1 ]; then # sanitizer build: same checks on 7 small GEMMs (14 shards)
+  filter='family=sgemm,target=gfx90a,form=postsplit'
+  split=test
   nps="2"
 fi
 args=(--corpus data/corpus-mini.h5 --model 'builtin:sampled?temp=0.8' --filter "$filter"
-      --samples 4 --block 2 --progress-every 5)
+      --samples 4 --block 2 --progress-every 5 --split "$split")
 
 "$bin" sweep "${args[@]}" --out "$tmp/np1" > "$tmp/np1.log" 2>&1
 check '[ $? -eq 0 ]' "np1 ran"
 "$bin" attempts "$tmp/np1" > "$tmp/np1.tsv"
-check '[ "$(wc -l < "$tmp/np1.tsv")" -ge 160 ]' "np1 attempt table has rows ($(wc -l < "$tmp/np1.tsv"))"
+ninst=$(sed -n 's/^sweep: \([0-9]*\) instances.*/\1/p' "$tmp/np1.log")
+check '[ "${ninst:-0}" -ge 7 ] && [ "$(wc -l < "$tmp/np1.tsv")" -eq $((ninst * 4)) ]' "np1 attempt table has 4 rows per instance ($(wc -l < "$tmp/np1.tsv") rows, ${ninst:-?} instances)"
 for np in $nps; do
   mpirun -np $np "$bin" sweep "${args[@]}" --out "$tmp/np$np" > "$tmp/np$np.log" 2>&1
   check '[ $? -eq 0 ]' "np$np exit status: $(tail -3 "$tmp/np$np.log")"
@@ -39,16 +44,16 @@ done
 # bindings: one line per rank, distinct cpusets for the 2 workers of the 3-rank run below
 mpirun -np 3 "$bin" sweep "${args[@]}" --out "$tmp/kill" --bind core > "$tmp/kill.log" 2>&1 &
 mp=$!
-# wait for some shards, then kill -9 one worker rank
-for _ in $(seq 1 400); do
-  [ "$(ls "$tmp/kill/shards" 2>/dev/null | grep -c '\.h5$')" -ge 3 ] && break
-  sleep 0.05
-done
-victim=$(pgrep -f "^$bin sweep.*$tmp/kill " | sort -n | tail -1)
+# at 3 finished shards (every rank stopped there), kill -9 worker rank 2
+freeze_at "$tmp/kill" 3 $mp
+frozen=$?
+victim=$(rank_pid "$tmp/kill" 2)
+check '[ $frozen -eq 0 ] && [ -n "$victim" ]' "the sweep was stopped mid-run ($(shards_done "$tmp/kill") shards) with its worker found"
 [ -n "$victim" ] && kill -9 "$victim"
+thaw "$tmp/kill"
 wait $mp
 killed_status=$?
-check '[ $killed_status -ne 0 ] || [ -e "$tmp/kill/run.h5" ]' "killing a worker ends the job (status $killed_status)"
+check '[ $killed_status -ne 0 ] && [ ! -e "$tmp/kill/run.h5" ]' "killing a worker mid-sweep ends the job (status $killed_status)"
 mpirun -np 3 "$bin" sweep "${args[@]}" --out "$tmp/kill" --resume > "$tmp/resume.log" 2>&1
 check '[ $? -eq 0 ]' "resume exit status: $(tail -3 "$tmp/resume.log")"
 "$bin" attempts "$tmp/kill" > "$tmp/kill.tsv"
@@ -62,17 +67,14 @@ check '[ -n "$c1" ] && [ -n "$c2" ] && [ "$c1" != "$c2" ]' "bindings recorded an
 # kill -9 the coordinator (MPI rank 0) mid-sweep, then --resume: identical again
 mpirun -np 3 "$bin" sweep "${args[@]}" --out "$tmp/kill0" > "$tmp/kill0.log" 2>&1 &
 mp=$!
-for _ in $(seq 1 400); do
-  [ "$(ls "$tmp/kill0/shards" 2>/dev/null | grep -c '\.h5$')" -ge 3 ] && break
-  sleep 0.05
-done
-victim=""
-for pid in $(pgrep -f "^$bin sweep.*$tmp/kill0"); do # the process whose MPI rank is 0
-  tr '\0' '\n' < "/proc/$pid/environ" 2>/dev/null | grep -qx 'OMPI_COMM_WORLD_RANK=0' && victim=$pid
-done
-check '[ -n "$victim" ]' "found the coordinator's process"
+freeze_at "$tmp/kill0" 3 $mp
+frozen=$?
+victim=$(rank_pid "$tmp/kill0" 0) # the process whose MPI rank is 0
+check '[ $frozen -eq 0 ] && [ -n "$victim" ]' "found the coordinator's process mid-sweep ($(shards_done "$tmp/kill0") shards)"
 [ -n "$victim" ] && kill -9 "$victim"
+thaw "$tmp/kill0"
 wait $mp
+check '[ $? -ne 0 ] && [ ! -e "$tmp/kill0/run.h5" ]' "killing the coordinator mid-sweep ends the job"
 mpirun -np 3 "$bin" sweep "${args[@]}" --out "$tmp/kill0" --resume > "$tmp/resume0.log" 2>&1
 check '[ $? -eq 0 ]' "resume after killing the coordinator: $(tail -3 "$tmp/resume0.log")"
 "$bin" attempts "$tmp/kill0" > "$tmp/kill0.tsv"

@@ -53,7 +53,16 @@ static rs_vkind member_kind(enum rs_member m) {
 /* The native semantics, as a set of violated kinds (bit k = rs_vkind k). */
 static unsigned native_kinds(const rs_problem *p, const rs_candidate *c) {
   unsigned kinds = 0;
+  bool past = false;
   for (uint32_t v = 0; v < p->nvars; v++) {
+    if (c->reg[v].unit == RS_UNIT_BEYOND) { /* a name past its file's end: width, file, then range */
+      const rs_regclass *cl = &p->tgt->classes[p->vars[v].cls];
+      rs_lanes want = cl->half ? cl->half : rs_lanes_full(cl->width);
+      bool cls_ok = c->reg[v].lanes == want && (cl->files >> c->beyond[v].file & 1);
+      kinds |= 1u << (cls_ok ? RS_VK_BUDGET : RS_VK_CLASS);
+      past = true;
+      continue;
+    }
     enum rs_member m = rs_target_member(p->tgt, p->vars[v].cls, c->reg[v]);
     if (m != RS_MEMBER_OK) {
       kinds |= 1u << member_kind(m);
@@ -63,6 +72,7 @@ static unsigned native_kinds(const rs_problem *p, const rs_candidate *c) {
       if (rs_lanes_overlap(c->reg[v].unit, p->vars[v].full, p->reserved[k].unit, p->reserved[k].lanes))
         kinds |= 1u << RS_VK_RESERVED;
   }
+  if (past) return kinds; /* hardware: dataflow is not consulted, and such a value has no unit */
   for (uint32_t i = 0; i < p->nconf; i++)
     if (rs_lanes_overlap(c->reg[p->conf[i].a].unit, p->conf[i].la, c->reg[p->conf[i].b].unit, p->conf[i].lb))
       kinds |= 1u << RS_VK_CONFLICT;
@@ -132,6 +142,7 @@ typedef struct {
   samples build, truth, mutant;
   unsigned mutants, rejected;
   unsigned by_verdict[RS_V__N];
+  unsigned past, past_hw; /* mutants naming a register past its file's end; judged hardware */
 } stats;
 
 static int file_named(const rs_target *t, const char *name) {
@@ -155,8 +166,8 @@ static void mutants(const rs_problem *p, rs_z3 *z, rs_candidate *c, stats *st, u
   const rs_target *t = p->tgt;
   int fs = file_named(t, "sgpr"), fv = file_named(t, "vgpr");
   uint64_t rng = seed | 1;
-  for (int m = 0; m < 14; m++) {
-    int kind = m % 10;
+  for (int m = 0; m < 16; m++) {
+    int kind = m % 11;
     rs_preg save[2];
     int vs[2] = {-1, -1};
     char what[96];
@@ -242,6 +253,22 @@ static void mutants(const rs_problem *p, rs_z3 *z, rs_candidate *c, stats *st, u
       snprintf(what, sizeof what, "random %s", p->vars[v].name);
       break;
     }
+    case 10: { /* named past the end of a file ("v300"): its own file (budget) or another (class) */
+      int v = (int)(rng_next(&rng) % p->nvars);
+      int f = rs_target_file_of(t, c->reg[v].unit);
+      if (f < 0 || !t->files[f].asm_prefix) continue;
+      if (m & 1) { /* another file with a prefix */
+        int g = m & 2 ? fv : fs;
+        if (g < 0 || g == f) g = file_named(t, "agpr");
+        if (g < 0 || g == f) continue;
+        f = g;
+      }
+      vs[0] = v, save[0] = c->reg[v];
+      c->beyond[v] = (rs_beyond){(uint32_t)f, t->files[f].count + (uint32_t)(rng_next(&rng) % 64)};
+      c->reg[v].unit = RS_UNIT_BEYOND;
+      snprintf(what, sizeof what, "past the end of %s: %s", t->files[f].name, p->vars[v].name);
+      break;
+    }
     default: { /* swap two values of the same class */
       int a = (int)(rng_next(&rng) % p->nvars), b = -1;
       for (uint32_t i = 0; i < p->nvars && b < 0; i++) {
@@ -260,6 +287,7 @@ static void mutants(const rs_problem *p, rs_z3 *z, rs_candidate *c, stats *st, u
     st->mutants++;
     st->rejected += v != RS_V_PASS;
     st->by_verdict[v]++;
+    if (kind == 10) st->past++, st->past_hw += v == RS_V_HARDWARE;
     for (int i = 1; i >= 0; i--)
       if (vs[i] >= 0) c->reg[vs[i]] = save[i];
   }
@@ -277,7 +305,7 @@ static void fixture(const char *final_path, stats *st, unsigned idx) {
   rs_problem *p = rc == 0 ? rs_problem_build(pm->funcs[0], &e) : NULL;
   CHECKF(rc != 0 || p, "%s", e.msg);
   if (p) {
-    rs_candidate c = {rs_xcalloc(p->nvars + 1, sizeof *c.reg), p->nvars, false};
+    rs_candidate c = {rs_xcalloc(p->nvars + 1, sizeof *c.reg), p->nvars, false, rs_xcalloc(p->nvars + 1, sizeof(rs_beyond))};
     bool complete = true;
     for (uint32_t v = 0; v < p->nvars; v++) {
       c.reg[v] = a.assign[p->vars[v].fvreg];
@@ -304,7 +332,7 @@ static void fixture(const char *final_path, stats *st, unsigned idx) {
              strrchr(ps, '/') ? strrchr(ps, '/') + 1 : ps, p->nvars, p->nconf, p->nfixed, 1e3 * tb, 1e3 * tt / 2);
       rs_z3_free(z);
     }
-    free(c.reg);
+    rs_candidate_free(&c);
   }
   rs_problem_free(p);
   if (rc == 0) rs_alignment_free(&a);
@@ -405,7 +433,7 @@ static void hand_cases(void) {
   if (p) {
     rs_z3 *z = rs_z3_new(p, 10000, &e);
     CHECKF(z != NULL, "%s", e.msg);
-    rs_candidate c = {rs_xcalloc(p->nvars, sizeof *c.reg), p->nvars, false};
+    rs_candidate c = {rs_xcalloc(p->nvars, sizeof *c.reg), p->nvars, false, NULL};
     const char *start[][2] = {{"%0", "v[0:1]"}, {"%1", "v1"}, {"%2", "v2"}, {"%3", "v3"}};
     place(p, &c, start, 4);
     expect(p, z, &c, "%1", "v1", RS_V_PASS, 0);          /* the dead lane sub1 of %0 */
@@ -431,7 +459,7 @@ static void hand_cases(void) {
   if (p) {
     rs_z3 *z = rs_z3_new(p, 10000, &e);
     CHECKF(z != NULL, "%s", e.msg);
-    rs_candidate c = {rs_xcalloc(p->nvars, sizeof *c.reg), p->nvars, false};
+    rs_candidate c = {rs_xcalloc(p->nvars, sizeof *c.reg), p->nvars, false, NULL};
     const char *start[][2] = {{"%0", "v1"}, {"%1", "v0"}, {"%2", "s[4:5]"}, {"%3", "s7"}};
     place(p, &c, start, 4);
     expect(p, z, &c, "%3", "s7", RS_V_PASS, 0);
@@ -489,6 +517,8 @@ int main(int argc, char **argv) {
   report("check, truths", &st.truth);
   report("check, mutants", &st.mutant);
   CHECK(st.by_verdict[RS_V_DATAFLOW] > 0 && st.by_verdict[RS_V_HARDWARE] > 0);
+  printf("registers named past their file's end: %u mutants, %u hardware\n", st.past, st.past_hw);
+  CHECK(st.past > 0 && st.past_hw == st.past);
   free(st.build.v);
   free(st.truth.v);
   free(st.mutant.v);

@@ -1,12 +1,96 @@
 /* candidate.c - a model's answer -> one register per value, strictly. */
 #include "verify/verify.h"
 #include <cjson/cJSON.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 void rs_candidate_free(rs_candidate *c) {
   free(c->reg);
+  free(c->beyond);
   memset(c, 0, sizeof *c);
+}
+
+const char *rs_candidate_reg_str(const rs_target *t, const rs_candidate *c, uint32_t v, char *buf, size_t n) {
+  rs_preg r = c->reg[v];
+  if (r.unit != RS_UNIT_BEYOND || !c->beyond) return t->format_preg(t, r, buf, n);
+  const rs_regfile *f = &t->files[c->beyond[v].file];
+  const char *pre = f->asm_prefix ? f->asm_prefix : f->name;
+  unsigned lo = c->beyond[v].index, w = rs_lanes_units(r.lanes);
+  if (w <= 1) snprintf(buf, n, "%s%u", pre, lo);
+  else snprintf(buf, n, "%s[%u:%u]", pre, lo, lo + w - 1);
+  return buf;
+}
+
+/* Decimal register number below RS_BEYOND_MAX at s: characters read, 0 if none or too large. */
+static size_t reg_num(const char *s, const char *e, uint32_t *out) {
+  size_t i = 0;
+  uint32_t v = 0;
+  while (s + i < e && s[i] >= '0' && s[i] <= '9') {
+    v = v * 10 + (uint32_t)(s[i] - '0');
+    if (v >= RS_BEYOND_MAX) return 0;
+    i++;
+  }
+  if (i) *out = v;
+  return i;
+}
+
+/* Does the target read "<pre><probe>" (an in-range register in the same spelling) as the first
+ * register of file f? The target's own parser decides which prefixes name which file. */
+static bool spells_file(const rs_target *t, const char *pre, size_t plen, const char *probe, uint32_t f) {
+  char buf[48];
+  size_t ql = strlen(probe);
+  if (plen + ql >= sizeof buf) return false;
+  memcpy(buf, pre, plen);
+  memcpy(buf + plen, probe, ql + 1);
+  rs_preg r;
+  return !t->parse_preg(t, buf, plen + ql, &r) && r.unit == t->files[f].first;
+}
+
+/* A well-formed name of a register past the end of its file (the target's parser refused it):
+ * PREFIX N, PREFIX[LO:HI] or the MIR tuple PREFIX N_PREFIX N+1..., where PREFIX spells a file
+ * of the target and the register runs past that file's end. 0 on success. */
+static int parse_beyond(const rs_target *t, const char *s, size_t n, rs_beyond *out, rs_lanes *lanes) {
+  const char *e = s + n, *p = s;
+  if (p < e && *p == '$') p++; /* MIR: "$vgpr300", once before a whole tuple */
+  const char *kind = p;
+  while (p < e && ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z'))) p++;
+  size_t plen = (size_t)(p - s), klen = (size_t)(p - kind);
+  if (klen == 0 || klen > 16) return -1;
+  uint32_t lo, hi;
+  size_t k;
+  char probe[48];
+  if (p < e && *p == '[') { /* PREFIX[LO:HI] */
+    p++;
+    if (!(k = reg_num(p, e, &lo)) || (p += k) >= e || *p++ != ':' || !(k = reg_num(p, e, &hi)) ||
+        (p += k) + 1 != e || *p != ']')
+      return -1;
+    snprintf(probe, sizeof probe, "[0:0]");
+  } else {
+    if (!(k = reg_num(p, e, &lo))) return -1;
+    p += k;
+    hi = lo;
+    while (p < e && *p == '_') { /* MIR tuple: the same kind, consecutive numbers */
+      uint32_t nx;
+      if ((size_t)(e - p - 1) < klen || memcmp(p + 1, kind, klen) || !(k = reg_num(p + 1 + klen, e, &nx)) ||
+          nx != hi + 1)
+        return -1;
+      hi = nx;
+      p += 1 + klen + k;
+    }
+    if (p != e) return -1;
+    if (hi == lo) snprintf(probe, sizeof probe, "0");
+    else snprintf(probe, sizeof probe, "0_%.*s1", (int)klen, kind); /* the target must spell tuples so */
+  }
+  if (hi < lo || hi - lo >= 32) return -1; /* no register of any target is wider */
+  for (uint32_t f = 0; f < t->nfiles; f++) {
+    if (hi < t->files[f].count || !spells_file(t, s, plen, probe, f)) continue;
+    out->file = f;
+    out->index = lo;
+    *lanes = rs_lanes_full(hi - lo + 1);
+    return 0;
+  }
+  return -1;
 }
 
 /* End of the JSON value starting at s[0] == '{' (string-aware brace matching), or NULL.
@@ -174,16 +258,26 @@ int rs_candidate_parse(const rs_problem *p, const rs_namemap *names, const char 
       continue;
     }
     rs_preg r;
+    rs_beyond b = {0, 0};
     const char *val = it->valuestring;
+    bool past = false;
     if (p->tgt->parse_preg(p->tgt, val, strlen(val), &r)) {
-      rs_result_add(res, RS_VK_BADREG, "'%.40s' (for %.40s) is not a %s register", val, k, p->tgt->name);
-      continue;
+      if (parse_beyond(p->tgt, val, strlen(val), &b, &r.lanes)) {
+        rs_result_add(res, RS_VK_BADREG, "'%.40s' (for %.40s) is not a %s register", val, k, p->tgt->name);
+        continue;
+      }
+      r.unit = RS_UNIT_BEYOND; /* judged by the checkers: hardware, not syntax */
+      past = true;
     }
     if (c->reg[v].lanes) {
       rs_result_add(res, RS_VK_DUPLICATE, "%s is assigned twice", p->vars[v].name);
       continue;
     }
     c->reg[v] = r;
+    if (past) {
+      if (!c->beyond) c->beyond = rs_xcalloc(p->nvars + 1, sizeof *c->beyond);
+      c->beyond[v] = b;
+    }
   }
   for (uint32_t v = 0; v < p->nvars; v++)
     if (!c->reg[v].lanes)

@@ -14,6 +14,17 @@ static rs_vkind member_kind(enum rs_member m) {
   }
 }
 
+/* A register named past the end of file f (c->beyond): rs_target_member's rules in its order,
+ * where width and file come before the range. */
+static rs_vkind beyond_kind(const rs_target *t, int cls, const rs_beyond *b, rs_lanes lanes, const char **why) {
+  const rs_regclass *c = &t->classes[cls];
+  rs_lanes want = c->half == 1 ? 1 : c->half == 2 ? 2 : rs_lanes_full(c->width);
+  if (lanes != want) return *why = rs_member_str(RS_MEMBER_WIDTH), RS_VK_CLASS;
+  if (!(c->files >> b->file & 1)) return *why = rs_member_str(RS_MEMBER_FILE), RS_VK_CLASS;
+  *why = rs_member_str(RS_MEMBER_RANGE);
+  return RS_VK_BUDGET;
+}
+
 static unsigned line_of(const rs_problem *p, uint32_t inst) {
   return inst < p->ninsts && p->inst_line ? p->inst_line[inst] : 0;
 }
@@ -24,6 +35,14 @@ void rs_check_native(const rs_problem *p, const rs_candidate *c, rs_check_result
   char a[48], b[48];
   for (uint32_t v = 0; v < p->nvars; v++) {
     rs_preg r = c->reg[v];
+    if (r.unit == RS_UNIT_BEYOND) {
+      const char *why;
+      rs_vkind k = beyond_kind(t, p->vars[v].cls, &c->beyond[v], r.lanes, &why);
+      rs_result_add(res, k, "%s (%s) in %s: %s (%s has %u)", p->vars[v].name, t->classes[p->vars[v].cls].name,
+                    rs_candidate_reg_str(t, c, v, a, sizeof a), why, t->files[c->beyond[v].file].name,
+                    t->files[c->beyond[v].file].count);
+      continue;
+    }
     enum rs_member m = rs_target_member(t, p->vars[v].cls, r);
     if (m != RS_MEMBER_OK) {
       rs_result_add(res, member_kind(m), "%s (%s) in %s: %s", p->vars[v].name, t->classes[p->vars[v].cls].name,
@@ -40,6 +59,7 @@ void rs_check_native(const rs_problem *p, const rs_candidate *c, rs_check_result
   for (uint32_t i = 0; i < p->nconf; i++) {
     const rs_conflict *cf = &p->conf[i];
     rs_preg ra = c->reg[cf->a], rb = c->reg[cf->b];
+    if (ra.unit == RS_UNIT_BEYOND || rb.unit == RS_UNIT_BEYOND) continue; /* no unit: nothing shared */
     if (!rs_lanes_overlap(ra.unit, cf->la, rb.unit, cf->lb)) continue;
     rs_result_add(res, RS_VK_CONFLICT, "%s (%s) and %s (%s) are live at once (line %u) but share a register",
                   p->vars[cf->a].name, t->format_preg(t, ra, a, sizeof a), p->vars[cf->b].name,
@@ -48,17 +68,20 @@ void rs_check_native(const rs_problem *p, const rs_candidate *c, rs_check_result
   for (uint32_t i = 0; i < p->nfixed; i++) {
     const rs_fixed *x = &p->fixed[i];
     rs_preg r = c->reg[x->v];
+    if (r.unit == RS_UNIT_BEYOND) continue;
     if (!rs_lanes_overlap(r.unit, x->lv, x->p.unit, x->p.lanes)) continue;
     rs_result_add(res, RS_VK_FIXED, "%s (%s) overlaps %s, which is live or written in its range (line %u)",
                   p->vars[x->v].name, t->format_preg(t, r, a, sizeof a), t->format_preg(t, x->p, b, sizeof b),
                   line_of(p, x->inst));
   }
-  /* registers used: the values' registers and the fixed registers they live beside */
+  /* registers used: the values' registers (a register past its file's end counts as far as it
+   * names) and the fixed registers they live beside */
   memset(res->used, 0, sizeof res->used);
   for (uint32_t v = 0; v < p->nvars; v++) {
-    int f = rs_target_file_of(t, c->reg[v].unit);
+    bool past = c->reg[v].unit == RS_UNIT_BEYOND; /* counts as far as it names */
+    int f = past ? (int)c->beyond[v].file : rs_target_file_of(t, c->reg[v].unit);
     if (f < 0 || f >= RS_MAX_FILES || !t->files[f].pressure) continue;
-    unsigned top = c->reg[v].unit - t->files[f].first + rs_lanes_units(c->reg[v].lanes);
+    unsigned top = (past ? c->beyond[v].index : c->reg[v].unit - t->files[f].first) + rs_lanes_units(c->reg[v].lanes);
     if (top > res->used[f]) res->used[f] = top;
   }
   for (uint32_t i = 0; i < p->nfixed; i++) {

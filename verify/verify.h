@@ -10,7 +10,7 @@
 
 typedef enum {
   RS_V_PASS,
-  RS_V_SYNTAX,   /* not parseable, unknown / missing / duplicate name, unknown register */
+  RS_V_SYNTAX,   /* not parseable, unknown / missing / duplicate name, text naming no register */
   RS_V_DATAFLOW, /* interfering values (or a fixed register) share a register unit */
   RS_V_HARDWARE, /* wrong class / width / file, misaligned, reserved, out of budget */
   RS_V_TIMEOUT,  /* verifier budget exhausted */
@@ -24,13 +24,13 @@ typedef enum {
   RS_VK_UNKNOWN,   /* key is not a virtual register of the instance */
   RS_VK_MISSING,   /* a virtual register has no entry */
   RS_VK_DUPLICATE, /* a key appears twice (directly or through both spellings) */
-  RS_VK_BADREG,    /* value is not a register name of the target */
+  RS_VK_BADREG,    /* value names no register of the target ("q7", "v", "vx3") */
   RS_VK_CONFLICT,  /* two live-at-once values share a unit */
   RS_VK_FIXED,     /* a value takes a unit of a fixed register live/clobbered in its range */
   RS_VK_CLASS,     /* register not in the value's class: width or register file */
   RS_VK_ALIGN,     /* misaligned tuple */
   RS_VK_RESERVED,  /* reserved register */
-  RS_VK_BUDGET,    /* beyond the register budget / past the end of the file */
+  RS_VK_BUDGET,    /* beyond the register budget / past the end of the file ("v300" on gfx90a) */
   RS_VK__N
 } rs_vkind;
 const char *rs_vkind_str(rs_vkind k);
@@ -55,10 +55,22 @@ typedef struct {
   uint32_t n;
 } rs_namemap;
 
+/* A register named past the end of its file ("v300" or v[299:300] on gfx90a, "s120", "R300",
+ * MIR "$vgpr300"): well-formed, so it is no syntax error; the checkers judge it (hardware,
+ * budget: how a model that runs out of registers answers). No unit of the target holds it: its
+ * reg entry is {RS_UNIT_BEYOND, lanes} and `beyond` says which file and register it names. */
+#define RS_UNIT_BEYOND UINT32_MAX
+#define RS_BEYOND_MAX 100000u /* register numbers from here on are not names (overflow guard) */
 typedef struct {
-  rs_preg *reg;    /* per Problem value; lanes 0 = no entry */
+  uint32_t file, index; /* file of the target, first register within it (>= its count, or a
+                         * tuple that runs past the end) */
+} rs_beyond;
+
+typedef struct {
+  rs_preg *reg;       /* per Problem value; lanes 0 = no entry; unit RS_UNIT_BEYOND: see beyond */
   uint32_t n;
-  bool wrapped;    /* the JSON was wrapped in prose or a ```json fence (accepted, counted) */
+  bool wrapped;       /* the JSON was wrapped in prose or a ```json fence (accepted, counted) */
+  rs_beyond *beyond;  /* per value, allocated when some value names a register past its file */
 } rs_candidate;
 
 /* Bounds on an answer: larger or deeper answers are `syntax`, never a crash. */
@@ -70,6 +82,8 @@ typedef struct {
 int rs_candidate_parse(const rs_problem *p, const rs_namemap *names, const char *text, size_t len,
                        rs_candidate *c, rs_check_result *res);
 void rs_candidate_free(rs_candidate *c);
+/* Spelling of value v's register in c (also for a register past its file); returns buf. */
+const char *rs_candidate_reg_str(const rs_target *t, const rs_candidate *c, uint32_t v, char *buf, size_t n);
 void rs_result_init(rs_check_result *r);
 /* Record a finding: counts it, keeps the first diagnostics, and raises the verdict
  * (syntax over hardware over dataflow: the first category a user must fix). */

@@ -94,6 +94,8 @@ struct rs_z3 {
   Z3_solver hs;      /* the hardware groups (integer arithmetic) */
   Z3_sort int_sort;
   Z3_ast *x, *y;     /* hs, per value: base unit, lanes (referenced) */
+  Z3_ast *bf, *bi;   /* hs, per value: file and first register of a name past its file's end
+                      * (made with the value's first such candidate; referenced) */
   ladder unit, pair; /* ds: registers (r_u, p_v) and even-aligned register pairs (q_k, pair(p_v)) */
   Z3_func_decl pair_of; /* Reg -> Pair, pair(r_u) = q_{u/2} */
   Z3_ast g[G__N];    /* group literals (referenced) */
@@ -557,6 +559,8 @@ rs_z3 *rs_z3_new(const rs_problem *p, unsigned timeout_ms, rs_err *e) {
   }
   z->x = rs_xcalloc(p->nvars + 1, sizeof *z->x);
   z->y = rs_xcalloc(p->nvars + 1, sizeof *z->y);
+  z->bf = rs_xcalloc(p->nvars + 1, sizeof *z->bf);
+  z->bi = rs_xcalloc(p->nvars + 1, sizeof *z->bi);
   z->hassume = rs_xcalloc(G__N + (size_t)p->nvars, sizeof *z->hassume);
   z->dassume = rs_xcalloc(G__N + (size_t)p->nvars, sizeof *z->dassume);
   for (uint32_t v = 0; v < p->nvars; v++) {
@@ -600,6 +604,7 @@ void rs_z3_free(rs_z3 *z) {
   for (uint32_t v = 0; v < z->p->nvars; v++) {
     if (z->x[v]) Z3_dec_ref(ctx, z->x[v]);
     if (z->y[v]) Z3_dec_ref(ctx, z->y[v]);
+    if (z->bf[v]) Z3_dec_ref(ctx, z->bf[v]), Z3_dec_ref(ctx, z->bi[v]);
   }
   ladder_free(z, &z->unit);
   ladder_free(z, &z->pair);
@@ -615,6 +620,8 @@ void rs_z3_free(rs_z3 *z) {
   free(z->lits);
   free(z->x);
   free(z->y);
+  free(z->bf);
+  free(z->bi);
   free(z->tmp);
   free(z->hassume);
   free(z->dassume);
@@ -671,11 +678,35 @@ static void finding(rs_z3 *z, const rs_candidate *c, int g, const core_info *ci,
     rs_result_add(res, group_kind[g], "z3: %s", group_what[g]);
   else if (ci->nvals == 1)
     rs_result_add(res, group_kind[g], "z3: %s in %s: %s", p->vars[ci->vals[0]].name,
-                  t->format_preg(t, c->reg[ci->vals[0]], a, sizeof a), group_what[g]);
+                  rs_candidate_reg_str(t, c, ci->vals[0], a, sizeof a), group_what[g]);
   else
     rs_result_add(res, group_kind[g], "z3: %s; unsat core: %s (%s), %s (%s)", group_what[g], p->vars[ci->vals[0]].name,
-                  t->format_preg(t, c->reg[ci->vals[0]], a, sizeof a), p->vars[ci->vals[1]].name,
-                  t->format_preg(t, c->reg[ci->vals[1]], b, sizeof b));
+                  rs_candidate_reg_str(t, c, ci->vals[0], a, sizeof a), p->vars[ci->vals[1]].name,
+                  rs_candidate_reg_str(t, c, ci->vals[1], b, sizeof b));
+}
+
+/* A register named past its file's end (rs_candidate.beyond) has no unit: its literal states the
+ * file and register it names (bf_v, bi_v), and, made with the value's first such literal, the
+ * rules on them take rs_target_member's order: class (a file the class may not use) and range
+ * (where the lanes match, the named tuple must end inside an allowed file). The literal leaves
+ * x_v free, so the other rules hold; so no other group fails, as in the native checker. ds never
+ * sees such a candidate: its hardware check is always unsat. */
+static void beyond_rules(rs_z3 *z, uint32_t v) {
+  if (z->bf[v]) return;
+  const rs_target *t = z->p->tgt;
+  const rs_regclass *c = &t->classes[z->p->vars[v].cls];
+  char nm[32];
+  snprintf(nm, sizeof nm, "bf%u", v);
+  z->bf[v] = keep(z, Z3_mk_const(z->ctx, Z3_mk_string_symbol(z->ctx, nm), z->int_sort));
+  snprintf(nm, sizeof nm, "bi%u", v);
+  z->bi[v] = keep(z, Z3_mk_const(z->ctx, Z3_mk_string_symbol(z->ctx, nm), z->int_sort));
+  Z3_ast lanes_ok = T(z, Z3_mk_eq(z->ctx, z->y[v], unum(z, class_lanes(c))));
+  for (uint32_t f = 0; f < t->nfiles && f < 32; f++) {
+    Z3_ast in_f = eqn(z, z->bf[v], f);
+    if (!(c->files >> f & 1)) rule(z, G_CLASS, NULL, not_(z, in_f));
+    else rule(z, G_RANGE, and2(z, lanes_ok, in_f), le(z, z->bi[v], (int64_t)t->files[f].count - c->width));
+  }
+  flush(z);
 }
 
 static uint64_t cand_hash(uint32_t v, rs_preg r) {
@@ -683,8 +714,10 @@ static uint64_t cand_hash(uint32_t v, rs_preg r) {
   return (h ^ (h >> 29) ^ r.lanes * 0xC2B2AE3D27D4EB4Full) * 0x165667B19E3779F9ull;
 }
 
-/* The literals "v takes r" (made on first use; their definitions wait in newlits). */
-static const cand_lit *cand(rs_z3 *z, uint32_t v, rs_preg r) {
+/* The literals "v takes r" (made on first use; their definitions wait in newlits). b: r names a
+ * register past its file's end (r.unit is then a key: RS_UNIT_BEYOND is not unique). */
+static const cand_lit *cand(rs_z3 *z, uint32_t v, rs_preg r, const rs_beyond *b) {
+  if (b) r.unit = 0x80000000u | b->file << 20 | b->index; /* index < RS_BEYOND_MAX < 2^20 */
   if (2 * (z->nlits + 1) > z->caplits) { /* rehash at half load */
     uint32_t oc = z->caplits, nc = oc ? 2 * oc : 1024;
     cand_lit *old = z->lits;
@@ -706,9 +739,11 @@ static const cand_lit *cand(rs_z3 *z, uint32_t v, rs_preg r) {
   Z3_sort bs = Z3_mk_bool_sort(ctx);
   char nm[64];
   snprintf(nm, sizeof nm, "v%u@%u:%llx", v, r.unit, (unsigned long long)r.lanes);
-  Z3_ast u = num(z, r.unit), l = unum(z, r.lanes);
-  Z3_ast hb[4] = {T(z, Z3_mk_le(ctx, z->x[v], u)), T(z, Z3_mk_ge(ctx, z->x[v], u)), T(z, Z3_mk_le(ctx, z->y[v], l)),
-                  T(z, Z3_mk_ge(ctx, z->y[v], l))};
+  if (b) beyond_rules(z, v);
+  Z3_ast u = b ? num(z, b->file) : num(z, r.unit), l = unum(z, r.lanes), bx = b ? z->bf[v] : z->x[v];
+  Z3_ast hb[6] = {T(z, Z3_mk_le(ctx, bx, u)), T(z, Z3_mk_ge(ctx, bx, u)), T(z, Z3_mk_le(ctx, z->y[v], l)),
+                  T(z, Z3_mk_ge(ctx, z->y[v], l)), NULL, NULL};
+  if (b) hb[4] = le(z, z->bi[v], b->index), hb[5] = ge(z, z->bi[v], b->index);
   cand_lit *e = &z->lits[k];
   nm[0] = 'h';
   e->h = Z3_mk_const(ctx, Z3_mk_string_symbol(ctx, nm), bs);
@@ -718,8 +753,9 @@ static const cand_lit *cand(rs_z3 *z, uint32_t v, rs_preg r) {
   Z3_inc_ref(ctx, e->d);
   e->v = v, e->unit = r.unit, e->lanes = r.lanes;
   z->nlits++;
-  conj_add(z, &z->newlits[0], implies(z, e->h, and_(z, 4, hb)));
-  conj_add(z, &z->newlits[1], implies(z, e->d, T(z, Z3_mk_eq(ctx, step(z, &z->unit, v, 0), reg(z, r.unit)))));
+  conj_add(z, &z->newlits[0], implies(z, e->h, and_(z, b ? 6 : 4, hb)));
+  if (!b) /* b: d stays free (never consulted, see beyond_rules) */
+    conj_add(z, &z->newlits[1], implies(z, e->d, T(z, Z3_mk_eq(ctx, step(z, &z->unit, v, 0), reg(z, r.unit)))));
   return e;
 }
 
@@ -729,7 +765,7 @@ void rs_z3_check(rs_z3 *z, const rs_candidate *c, rs_check_result *res) {
   assert(c->n == p->nvars); /* parsing failures never reach a checker */
   for (uint32_t v = 0; v < p->nvars; v++) {
     assert(c->reg[v].lanes != 0);
-    const cand_lit *l = cand(z, v, c->reg[v]);
+    const cand_lit *l = cand(z, v, c->reg[v], c->reg[v].unit == RS_UNIT_BEYOND ? &c->beyond[v] : NULL);
     z->hassume[G__N + v] = l->h;
     z->dassume[G__N + v] = l->d;
     flush(z);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench_serve.sh - does one worker keep a continuous-batching GPU server busy? Side by side in one
-# run, against bench/bench_serve_server (a TEST DOUBLE that simulates the scheduling of such a
+# run, against bench/serve_sim (a TEST DOUBLE that simulates the scheduling of such a
 # server: C sequences decode at once, a step takes a + b*batch ms, prefill by prompt tokens,
 # answers as long as the instance's real answer, a FIFO queue beyond C):
 #   C = 64 and 256, samples mode and until-pass mode (with feedback), one worker (-np 1),
@@ -14,7 +14,7 @@
 #   bench/bench_serve.sh [build/regsweep]     (WARMUP=s MEASURE=s CORPUS=file to change)
 set -uo pipefail
 bin=$(realpath "${1:-build/regsweep}")
-sim=$(dirname "$bin")/bench/bench_serve_server
+sim=$(dirname "$bin")/bench/serve_sim
 corpus=$(realpath "${CORPUS:-data/corpus-mini.h5}")
 warm=${WARMUP:-4}
 meas=${MEASURE:-12}

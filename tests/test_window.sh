@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The worker's request window (worker/engine.c) changes how fast a sweep runs, never what it
 # records. Against two TEST DOUBLES (not models): the inference stand-in tests/standin_server.c and
-# the simulated batching server bench/bench_serve_server.c, which also logs a hash of every prompt
+# the simulated batching server bench/serve_sim.c, which also logs a hash of every prompt
 # by seed (so the feedback each attempt was sent is compared too), and builtin:sampled:
 #  - until-pass with feedback and samples mode: the attempt table (texts and diagnostics
 #    included) and every attempt's prompt under --window-mode instance (one instance at a time,
@@ -15,7 +15,7 @@
 set -uo pipefail
 bin=$(realpath "$1")
 standin=$(dirname "$bin")/tests/standin_server
-sim=$(dirname "$bin")/bench/bench_serve_server
+sim=$(dirname "$bin")/bench/serve_sim
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 export ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" # Open MPI's plugins: see test_sweep.sh
 tmp=$(mktemp -d)
@@ -40,7 +40,7 @@ ntmp() { find "$1/shards" -name '*.tmp.*' 2>/dev/null | wc -l; }
 
 "$standin" --port-file "$tmp/sd.port" --delay-file "$tmp/sd.delay" > "$tmp/sd.log" 2>&1 &
 sd_pid=$!
-# the simulated batching server (bench/bench_serve_server.c, also a TEST DOUBLE) logs a hash of
+# the simulated batching server (bench/serve_sim.c, also a TEST DOUBLE) logs a hash of
 # every prompt it is sent, by seed: the feedback each attempt was given
 "$sim" --port-file "$tmp/sim.port" --capacity 64 --step-ms 1 --step-seq-ms 0 --tokens-per-step 500 --log "$tmp/sim.log" > "$tmp/sim.out" 2>&1 &
 sim_pid=$!

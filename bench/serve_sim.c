@@ -1,4 +1,4 @@
-/* bench_serve_server.c - A TEST DOUBLE, NOT A MODEL: a stand-in OpenAI-compatible server that
+/* serve_sim.c - A TEST DOUBLE, NOT A MODEL: a stand-in OpenAI-compatible server that
  * simulates the scheduling of a continuous-batching GPU server (vLLM, SGLang), for
  * bench/bench_serve.sh and tests/test_window.sh. It never allocates registers: its answer is the
  * same deterministic scramble of the prompt's register names as tests/standin_server.c (a full
@@ -9,7 +9,7 @@
  * (p ms per 1000 prompt tokens) to that step; requests beyond C wait in a FIFO queue. An answer
  * is sent when its last token is decoded. One thread, poll(2), any number of connections.
  *
- *   bench_serve_server --port-file F [--capacity C] [--step-ms a] [--step-seq-ms b]
+ *   serve_sim --port-file F [--capacity C] [--step-ms a] [--step-seq-ms b]
  *        [--prefill-ms-per-ktok p] [--tokens-per-step K] [--log FILE] [--stats FILE --warmup S --measure S]
  *
  * --max-queue N: a request that finds C running and N queued gets HTTP 429 (a server that sheds
@@ -242,12 +242,12 @@ int main(int argc, char **argv) {
     else if (!strcmp(k, "--warmup")) warmup = atof(v);
     else if (!strcmp(k, "--measure")) measure = atof(v);
     else {
-      fprintf(stderr, "bench_serve_server: unknown option %s\n", k);
+      fprintf(stderr, "serve_sim: unknown option %s\n", k);
       return 2;
     }
   }
   if (!port_file || !cap || !per_step) {
-    fprintf(stderr, "usage: bench_serve_server --port-file F [--capacity C] [--step-ms a] [--step-seq-ms b] ...\n");
+    fprintf(stderr, "usage: serve_sim --port-file F [--capacity C] [--step-ms a] [--step-seq-ms b] ...\n");
     return 2;
   }
   FILE *log = log_file ? fopen(log_file, "a") : NULL;
@@ -260,7 +260,7 @@ int main(int argc, char **argv) {
   socklen_t al = sizeof sa;
   if (ls < 0 || bind(ls, (struct sockaddr *)&sa, sizeof sa) || listen(ls, 1024) ||
       getsockname(ls, (struct sockaddr *)&sa, &al)) {
-    fprintf(stderr, "bench_serve_server: cannot listen: %s\n", strerror(errno));
+    fprintf(stderr, "serve_sim: cannot listen: %s\n", strerror(errno));
     return 1;
   }
   char tmp[1024];

@@ -48,14 +48,16 @@ for _ in $(seq 1 100); do [ -s "$tmp/sd.port" ] && [ -s "$tmp/sim.port" ] && bre
 port=$(cat "$tmp/sd.port")
 echo 20 > "$tmp/sd.delay"
 url="openai:http://127.0.0.1:$port/v1?model=standin&timeout=20&retries=2&backoff=0.05&inflight=16"
-simurl="openai:http://127.0.0.1:$(cat "$tmp/sim.port")/v1?model=sim&timeout=20&retries=2&backoff=0.05&inflight=16"
+# schema=0: the simulated server applies no structured output (the probe would say so and stop)
+simurl="openai:http://127.0.0.1:$(cat "$tmp/sim.port")/v1?model=sim&schema=0&timeout=20&retries=2&backoff=0.05&inflight=16"
 up=(--corpus "$PWD/data/corpus-mini.h5" --filter "$filter" --samples 5 --until-pass --progress-every 0.3)
 # prompts DIR: the (seed, prompt hash) pairs the server got during the last run, sorted
 prompts() { sort "$tmp/sim.log" > "$1.prompts"; : > "$tmp/sim.log"; }
 
 # until-pass with feedback: the old one-instance-at-a-time loop is the reference
 "$bin" sweep "${up[@]}" --feedback --model "$simurl" --window-mode instance --out "$tmp/ref" > "$tmp/ref.log" 2>&1
-check '[ $? -eq 0 ]' "reference (instance mode): $(tail -1 "$tmp/ref.log")"
+st=$?
+check '[ $st -eq 0 ]' "reference (instance mode): $(tail -1 "$tmp/ref.log")"
 table "$tmp/ref"
 prompts "$tmp/ref"
 check '[ "$(wc -l < "$tmp/ref.tsv")" -ge 40 ] && [ "$(cut -f3 "$tmp/ref.tsv" | sort -u | wc -l)" -ge 3 ]' \
@@ -74,7 +76,8 @@ for cfg in "${cfgs[@]}"; do
   np=$1 win=$2
   d="$tmp/up_np${np}_w$win"
   mpirun -np "$np" "$bin" sweep "${up[@]}" --feedback --model "$simurl" --inflight "$win" --out "$d" > "$d.log" 2>&1
-  check '[ $? -eq 0 ]' "until-pass, -np $np, window $win: $(tail -1 "$d.log")"
+  st=$?
+  check '[ $st -eq 0 ]' "until-pass, -np $np, window $win: $(tail -1 "$d.log")"
   table "$d"
   prompts "$d"
   check 'same "$tmp/ref.tsv" "$d.tsv" && same "$tmp/ref.txt" "$d.txt"' "until-pass, -np $np, window $win: the same attempts, texts and verdicts"
@@ -86,10 +89,12 @@ check '[ "${maxin:-0}" -ge 4 ]' "window 16 keeps several until-pass loops in fli
 # samples mode: blocks of several instances go out together
 sm=(--corpus "$PWD/data/corpus-mini.h5" --filter "$filter" --samples 6 --block 3 --progress-every 0.3)
 "$bin" sweep "${sm[@]}" --model "$url" --window-mode instance --out "$tmp/sref" > "$tmp/sref.log" 2>&1
-check '[ $? -eq 0 ]' "samples reference: $(tail -1 "$tmp/sref.log")"
+st=$?
+check '[ $st -eq 0 ]' "samples reference: $(tail -1 "$tmp/sref.log")"
 table "$tmp/sref"
 mpirun -np 3 "$bin" sweep "${sm[@]}" --model "$url" --inflight 32 --out "$tmp/sw" > "$tmp/sw.log" 2>&1
-check '[ $? -eq 0 ]' "samples, -np 3, window 32: $(tail -1 "$tmp/sw.log")"
+st=$?
+check '[ $st -eq 0 ]' "samples, -np 3, window 32: $(tail -1 "$tmp/sw.log")"
 table "$tmp/sw"
 check 'same "$tmp/sref.tsv" "$tmp/sw.tsv" && same "$tmp/sref.txt" "$tmp/sw.txt"' "samples mode: window 32 at -np 3 = instance mode"
 
@@ -108,7 +113,8 @@ wait $mp
 check '[ -n "$victim" ]' "killed worker $victim mid-window"
 echo 20 > "$tmp/sd.delay"
 mpirun -np 3 "$bin" sweep "${up[@]}" --model "$url" --out "$d" --resume > "$d.resume.log" 2>&1
-check '[ $? -eq 0 ]' "resume after kill -9: $(grep -m1 reused "$d.resume.log")"
+st=$?
+check '[ $st -eq 0 ]' "resume after kill -9: $(grep -m1 reused "$d.resume.log")"
 table "$d"
 check 'same "$tmp/sdref.tsv" "$d.tsv" && same "$tmp/sdref.txt" "$d.txt"' "kill -9 mid-window + resume = uninterrupted run"
 check '[ "$(cut -f1-3 "$d.tsv" | sort | uniq -d | wc -l)" -eq 0 ]' "no attempt duplicated"
@@ -126,7 +132,8 @@ check '[ $st -ne 0 ] && grep -q "terminated (SIGTERM): removed" "$d.log"' "SIGTE
 check '[ "$(ntmp "$d")" -eq 0 ]' "SIGTERM: no unfinished shard file left ($(ntmp "$d"))"
 echo 20 > "$tmp/sd.delay"
 mpirun -np 3 "$bin" sweep "${up[@]}" --model "$url" --out "$d" --resume > "$d.resume.log" 2>&1
-check '[ $? -eq 0 ]' "resume after SIGTERM: $(grep -m1 reused "$d.resume.log")"
+st=$?
+check '[ $st -eq 0 ]' "resume after SIGTERM: $(grep -m1 reused "$d.resume.log")"
 table "$d"
 check 'same "$tmp/sdref.tsv" "$d.tsv"' "SIGTERM + resume = uninterrupted run"
 "$bin" attempts "$d" --provenance > "$d.prov"
@@ -137,7 +144,8 @@ check '[ -n "$first" ] && [ -n "$this" ] && [ "$(cat "$d/started")" = "$first" ]
 # builtin:sampled: the window, one instance at a time and verification on the main thread agree
 bs=(--corpus "$PWD/data/corpus-mini.h5" --filter "$filter" --model 'builtin:sampled?temp=0.9' --samples 6 --block 3)
 "$bin" sweep "${bs[@]}" --window-mode instance --out "$tmp/b1" > "$tmp/b1.log" 2>&1
-check '[ $? -eq 0 ]' "builtin:sampled, instance mode"
+st=$?
+check '[ $st -eq 0 ]' "builtin:sampled, instance mode"
 "$bin" sweep "${bs[@]}" --verify-threads 0 --out "$tmp/b2" > "$tmp/b2.log" 2>&1
 mpirun -np 2 "$bin" sweep "${bs[@]}" --verify-threads 3 --out "$tmp/b3" > "$tmp/b3.log" 2>&1
 table "$tmp/b1"; table "$tmp/b2"; table "$tmp/b3"
@@ -149,9 +157,10 @@ check 'same "$tmp/b1.txt" "$tmp/b2.txt" && same "$tmp/b1.txt" "$tmp/b3.txt"' "bu
   > "$tmp/sim2.out" 2>&1 &
 sim2_pid=$!
 for _ in $(seq 1 100); do [ -s "$tmp/sim2.port" ] && break; sleep 0.05; done
-aurl="openai:http://127.0.0.1:$(cat "$tmp/sim2.port")/v1?model=sim&timeout=20&retries=10&backoff=0.05&backoff_cap=0.5&inflight=16"
+aurl="openai:http://127.0.0.1:$(cat "$tmp/sim2.port")/v1?model=sim&schema=0&timeout=20&retries=10&backoff=0.05&backoff_cap=0.5&inflight=16"
 "$bin" sweep "${up[@]}" --model "$aurl" --out "$tmp/aimd" > "$tmp/aimd.log" 2>&1
-check '[ $? -eq 0 ]' "AIMD run: $(tail -1 "$tmp/aimd.log")"
+st=$?
+check '[ $st -eq 0 ]' "AIMD run: $(tail -1 "$tmp/aimd.log")"
 table "$tmp/aimd"
 "$bin" attempts "$tmp/aimd" --provenance > "$tmp/aimd.prov"
 w=$(grep -o 'window [0-9]* of 16 (lowest [0-9]*, [0-9]* backoffs)' "$tmp/aimd.prov")

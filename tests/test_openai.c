@@ -871,7 +871,8 @@ int main(int argc, char **argv) {
     free(pt);
     c = rs_target_class(nv, "pred", 4);
     pt = c >= 0 ? rs_oa_class_pattern(nv, c) : NULL;
-    CHECKF(pt && !strcmp(pt, "^P[0-9]{1,1}$"), "pred: %s", pt ? pt : "(none)");
+    /* a PTX predicate may live in P0-P6 or in an R register (ptxas P2R/R2P; docs/ARCHITECTURE.md) */
+    CHECKF(pt && !strcmp(pt, "^(R[0-9]{1,3}|P[0-9]{1,1})$"), "pred: %s", pt ? pt : "(none)");
     free(pt);
     /* bounded: register-shaped text of bounded length, yet out-of-budget names still match (the
      * verifier judges v300 a hardware failure); a runaway number does not */

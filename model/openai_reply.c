@@ -168,7 +168,10 @@ void rs_oa_check_prompt(rs_oa_body *b, const rs_gen_input *in, rs_gen *g) {
   g->infra = true;
   g->transient = false;
   g->finish = RS_FINISH_ERROR;
-  snprintf(g->error, sizeof g->error, "openai: silent prompt truncation: %s (give the server a larger context)", why);
+  /* the reason may be cut to fit the error field; the prefix says what happened */
+  int w = snprintf(g->error, sizeof g->error, "openai: silent prompt truncation: %.160s", why);
+  if (w > 0 && (size_t)w < sizeof g->error)
+    snprintf(g->error + w, sizeof g->error - (size_t)w, " (give the server a larger context)");
 }
 
 /* ---- error classes ------------------------------------------------------------------------ */

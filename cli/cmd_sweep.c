@@ -518,6 +518,7 @@ int rs_cmd_sweep(int argc, char **argv) {
           bad++;
           for (uint32_t m = 0; m < o.nmodels && !status; m++)
             if (!models[m] && !(models[m] = rs_model_open(o.models[m], &e))) status = 1;
+            else if (models[m]) rs_model_limit(models[m], o.inflight);
           rs_shard_stats st;
           if (!status && rs_shard_run(&w, &pl, &pl.shards[i], &st, &e)) status = 1;
           if (status) fprintf(stderr, "regsweep sweep: shard %s: %s\n", pl.shards[i].name, e.msg);

@@ -12,7 +12,7 @@
 
 enum { MAX_FAILS = 20 };
 
-int rs_regalloc_free(rs_module *m, const char *function, const char *out, bool quiet) {
+int rs_regalloc_free(rs_module *m, const char *function, const char *out, bool quiet, bool quick) {
   rs_err e = {{0}};
   rs_preg **assign = rs_xcalloc(m->nfuncs + 1, sizeof *assign);
   rs_sass_free_stats *st = rs_xcalloc(m->nfuncs + 1, sizeof *st);
@@ -30,7 +30,7 @@ int rs_regalloc_free(rs_module *m, const char *function, const char *out, bool q
       status = 2;
       break;
     }
-    rs_sass_free_colour(f, p, assign[k], &st[k]);
+    rs_sass_free_colour(f, p, quick, assign[k], &st[k]);
     rs_problem_free(p);
   }
   if (!status && function && !done) {

@@ -155,9 +155,11 @@ static void plain_conflicts(const rs_func *f, const rs_problem *p, rs_problem *q
 }
 
 /* Colour p with R limited to units [0, k) of the R file; out per Problem value. True when every
- * value got a register. Quick: three orders (a failed budget costs every try, so the binary
- * search uses few); thorough: six orders and seeded tie-breaks (below the search's answer). */
-static bool colour_within(const rs_problem *p, int fr, unsigned k, bool thorough, rs_preg *out) {
+ * value got a register. Effort 0: one order (program order with copy hints); 1: three orders
+ * (a failed budget costs every try, so the binary search uses few); 2: six orders and seeded
+ * tie-breaks (the budget just below the search's answer). */
+static bool colour_within(const rs_problem *p, int fr, unsigned k, int effort, rs_preg *out) {
+  bool thorough = effort > 1;
   const rs_target *t = p->tgt;
   uint32_t first = t->files[fr].first, count = t->files[fr].count;
   rs_problem q = *p;
@@ -170,8 +172,8 @@ static bool colour_within(const rs_problem *p, int fr, unsigned k, bool thorough
    * smallest budgets most often */
   static const enum rs_color_order orders[] = {RS_ORDER_PROGRAM, RS_ORDER_BRIGGS, RS_ORDER_WIDE_FIRST};
   bool ok = false;
-  for (int o = 0; o < (thorough ? 3 : 2) && !ok; o++)
-    for (int h = 0; h < (thorough || o == 0 ? 2 : 1) && !ok; h++) ok = rs_color_run(c, orders[o], h == 0, NULL, 1, out) == 0;
+  for (int o = 0; o < (thorough ? 3 : effort ? 2 : 1) && !ok; o++)
+    for (int h = 0; h < (thorough || (effort && o == 0) ? 2 : 1) && !ok; h++) ok = rs_color_run(c, orders[o], h == 0, NULL, 1, out) == 0;
   for (uint64_t s = 1; s <= (thorough ? RS_FREE_SEEDS : 0) && !ok; s++) {
     uint64_t rng = s * 0x9e3779b97f4a7c15ull;
     ok = rs_color_run(c, orders[s % 3], s % 2 == 0, &rng, 1, out) == 0;
@@ -189,7 +191,7 @@ static bool colour_within(const rs_problem *p, int fr, unsigned k, bool thorough
   free(q.reserved);
   return ok;
 }
-int rs_sass_free_colour(const rs_func *f, const rs_problem *p, rs_preg *assign, rs_sass_free_stats *st) {
+int rs_sass_free_colour(const rs_func *f, const rs_problem *p, bool quick, rs_preg *assign, rs_sass_free_stats *st) {
   const rs_target *t = f->tgt;
   memset(st, 0, sizeof *st);
   for (uint32_t v = 0; v < f->nvregs; v++) assign[v] = f->truth ? f->truth[v] : (rs_preg){0, 0};
@@ -240,7 +242,7 @@ int rs_sass_free_colour(const rs_func *f, const rs_problem *p, rs_preg *assign, 
   while (lo < hi) {
     unsigned mid = lo + (hi - lo) / 2;
     st->tries++;
-    if (colour_within(p, fr, mid, false, try)) {
+    if (colour_within(p, fr, mid, quick ? 0 : 1, try)) {
       memcpy(best, try, sizeof *best * p->nvars);
       found = true;
       hi = mid;
@@ -249,9 +251,9 @@ int rs_sass_free_colour(const rs_func *f, const rs_problem *p, rs_preg *assign, 
     }
   }
   /* below the answer, near the bound the order decides: try harder, one register at a time */
-  for (unsigned k = hi; k-- > bound && k + RS_FREE_DEEPER >= hi;) {
+  for (unsigned k = hi; !quick && k-- > bound && k + RS_FREE_DEEPER >= hi;) {
     st->tries++;
-    if (!colour_within(p, fr, k, true, try)) break;
+    if (!colour_within(p, fr, k, 2, try)) break;
     memcpy(best, try, sizeof *best * p->nvars);
     found = true;
   }

@@ -35,8 +35,9 @@ typedef struct {
 } rs_sass_free_stats;
 
 /* Colour f (its Problem p) minimising R; assign[vreg] gets the base register of every value.
+ * quick: one colouring order per budget and no extra effort below the search's answer (tests).
  * Fills st. Returns 0 (always finds an allocation: the listing's own one at worst). */
-int rs_sass_free_colour(const rs_func *f, const rs_problem *p, rs_preg *assign, rs_sass_free_stats *st);
+int rs_sass_free_colour(const rs_func *f, const rs_problem *p, bool quick, rs_preg *assign, rs_sass_free_stats *st);
 
 /* The module text with every function's registers printed from assign[k] (function k). */
 char *rs_sass_free_write(const rs_module *m, rs_preg *const *assign);
@@ -61,6 +62,6 @@ uint32_t rs_sass_free_check(const rs_module *m, const char *text, rs_sass_free_f
                             unsigned *r_after, rs_err *e);
 
 /* cli/cmd_regalloc_free.c: `regsweep regalloc FILE --free` on a loaded module. */
-int rs_regalloc_free(rs_module *m, const char *function, const char *out, bool quiet);
+int rs_regalloc_free(rs_module *m, const char *function, const char *out, bool quiet, bool quick);
 
 #endif

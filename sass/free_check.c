@@ -296,9 +296,11 @@ static void webs_and_verify(const rs_func *a, const rs_func *b, sink *s, rs_err 
   free(fwd);
 }
 
-static rs_module *reparse(const rs_module *m, const char *text, bool no_lift, rs_err *e) {
+static rs_module *reparse(const rs_module *m, const char *text, bool no_lift, bool written, rs_err *e) {
   rs_module *w = rs_xcalloc(1, sizeof *w);
-  w->path = rs_xstrndup(m->path, strlen(m->path));
+  char name[1024];
+  snprintf(name, sizeof name, "%s%s", m->path, written ? " (as written)" : "");
+  w->path = rs_xstrndup(name, strlen(name));
   w->len = strlen(text);
   w->text = rs_xstrndup(text, w->len);
   w->kind = RS_SRC_SASS;
@@ -314,9 +316,9 @@ static rs_module *reparse(const rs_module *m, const char *text, bool no_lift, rs
 uint32_t rs_sass_free_check(const rs_module *m, const char *text, rs_sass_free_fail *fails, uint32_t maxfail,
                             unsigned *r_after, rs_err *e) {
   sink s = {fails, maxfail, 0};
-  rs_module *in_phys = reparse(m, m->text, true, e);
+  rs_module *in_phys = reparse(m, m->text, true, false, e);
   if (!in_phys) return UINT32_MAX;
-  rs_module *out_phys = reparse(m, text, true, e), *out_lift = out_phys ? reparse(m, text, false, e) : NULL;
+  rs_module *out_phys = reparse(m, text, true, true, e), *out_lift = out_phys ? reparse(m, text, false, true, e) : NULL;
   if (!out_phys || !out_lift) {
     rs_module_free(in_phys);
     rs_module_free(out_phys);

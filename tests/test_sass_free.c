@@ -140,6 +140,24 @@ static void test_cli(void) {
   CHECKF(rs_check_run(cmd, msg, sizeof msg) == 0 && !msg[0], "%s", msg);
   snprintf(cmd, sizeof cmd, "%s regalloc %s/wmma_w2x2_r2x2.sm_89.sass --free --pinned 2>&1", rs_check_cli, DIR);
   CHECK(rs_check_run(cmd, msg, sizeof msg) == 2);
+  /* bad input: file:line, exit 2; an output that cannot be written: exit 2 */
+  char bad[] = "/tmp/rs_test_sass_free_bad.XXXXXX";
+  int fd = mkstemp(bad);
+  CHECK(fd >= 0);
+  if (fd >= 0) {
+    const char *t = "\t.section\t.text.k,\"ax\",@progbits\n\t.headerflags\t@\"EF_CUDA_SM89\"\nk:\n        /*0000*/ FROB R1, R2 ;\n";
+    CHECK(write(fd, t, strlen(t)) == (ssize_t)strlen(t));
+    close(fd);
+    snprintf(cmd, sizeof cmd, "%s regalloc %s --free 2>&1", rs_check_cli, bad);
+    char want[100];
+    snprintf(want, sizeof want, "%s:", bad);
+    int rc = rs_check_run(cmd, msg, sizeof msg);
+    CHECKF(rc == 2 && strstr(msg, want), "rc %d: %s", rc, msg);
+    unlink(bad);
+  }
+  snprintf(cmd, sizeof cmd, "%s regalloc %s/wmma_w2x2_r2x2.sm_89.sass --free --quick -o /nonexistent/dir/out.sass 2>&1",
+           rs_check_cli, DIR);
+  CHECKF(rs_check_run(cmd, msg, sizeof msg) == 2 && strstr(msg, "cannot write"), "%s", msg);
 }
 
 /* Recolour sgemm_t4x4 in process; returns the module and the written text. */

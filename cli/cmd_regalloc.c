@@ -10,22 +10,17 @@
 #include "cli/cli.h"
 #include "analysis/problem.h"
 #include "sass/sass.h"
-#include "sass/free.h" /* --free: cli/cmd_regalloc_free.c (helper sass-free) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 void rs_usage_regalloc(void) {
   puts("usage: regsweep regalloc FILE.sass --pinned [-q] [--function NAME] [--target T]\n"
-       "       regsweep regalloc FILE.sass --free [-o OUT.sass] [-q] [--quick] [--function NAME] [--target T]\n"
        "\n"
        "--pinned: rebuild liveness and interference, colour with the listing's own registers (they\n"
        "must be a valid colouring of the Problem), write the listing back and compare it with the\n"
        "input register for register. Prints per function 'identical' (or, with -q, nothing); a\n"
        "failure names the function, the instruction address and the expected and actual register.\n"
-       "--free: recolour every register web (R, UR, P, UP, B at once) minimising R, write the listing\n"
-       "back (-o) and validate it by re-lifting: contributor sets equivalent, verifier passes.\n"
-       "--quick: one colouring order per R budget (faster, may leave a register or two).\n"
        "Exit status: 0 identical, 1 a failure, 2 bad input (file:line: message).");
 }
 
@@ -101,14 +96,10 @@ static uint32_t pinned(const rs_func *f, bool quiet, rs_err *e) {
 
 int rs_cmd_regalloc(int argc, char **argv) {
   const char *file = NULL, *function = NULL, *target = NULL;
-  const char *out = NULL; /* --free */
-  bool pin = false, quiet = false, free_mode = false, quick = false;
+  bool pin = false, quiet = false;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "--pinned")) pin = true;
-    else if (!strcmp(a, "--free")) free_mode = true;
-    else if (!strcmp(a, "-o") && i + 1 < argc) out = argv[++i];
-    else if (!strcmp(a, "--quick")) quick = true;
     else if (!strcmp(a, "-q")) quiet = true;
     else if (!strcmp(a, "--function") && i + 1 < argc) function = argv[++i];
     else if (!strcmp(a, "--target") && i + 1 < argc) target = argv[++i];
@@ -118,7 +109,7 @@ int rs_cmd_regalloc(int argc, char **argv) {
       return 2;
     }
   }
-  if (!file || pin == free_mode) {
+  if (!file || !pin) {
     rs_usage_regalloc();
     return 2;
   }
@@ -127,11 +118,6 @@ int rs_cmd_regalloc(int argc, char **argv) {
   if (!m) {
     fprintf(stderr, "regsweep regalloc: %s\n", e.msg);
     return 2;
-  }
-  if (free_mode) {
-    int rc = rs_regalloc_free(m, function, out, quiet, quick);
-    rs_module_free(m);
-    return rc;
   }
   uint32_t fails = 0, done = 0;
   int status = 0;

@@ -10,8 +10,9 @@
 #include <unistd.h>
 
 void rs_usage_corpus(void) {
-  puts("usage: regsweep corpus build --out corpus.h5 [--families F,..] [--targets gfx90a,gfx940,..,sm_90]\n"
+  puts("usage: regsweep corpus build --out corpus.h5 [--families F,..] [--targets gfx90a,gfx940,..,sm_75,..,sm_90]\n"
        "                             [--limit N] [--seed S] [-j N] [--grid FILE] [--kernels DIR] [--work DIR]\n"
+       "                             [--nvdisasm PATH]\n"
        "       regsweep corpus info corpus.h5\n"
        "       regsweep corpus list corpus.h5      (one line per instance: id, IR hash, split, truth)\n"
        "       regsweep corpus export corpus.h5 --split train|test [--subset mixed|same-amd|same-nv]\n"
@@ -23,8 +24,9 @@ void rs_usage_corpus(void) {
        "build   compiles every grid point (corpus/recipes/grid.tsv) of the kernels in corpus/kernels\n"
        "        with clang-14/llc-14 (gfx908, gfx90a, gfx1030) and clang-16/llc-16 (gfx940, gfx1100): forms\n"
        "        prera and postsplit, ground truth from LLVM's final allocation; the grid's `arch` axis says\n"
-       "        which architectures a family compiles for; and nvcc/ptxas (sm_89, sm_90), then writes one\n"
-       "        row per distinct instance.\n"
+       "        which architectures a family compiles for; and nvcc/ptxas (form ptx: sm_89, sm_90; form sass:\n"
+       "        the completed nvdisasm listing of sm_75, sm_80, sm_86, sm_89, sm_90 with its exact truth, when\n"
+       "        an nvdisasm is found), then writes one row per distinct instance.\n"
        "        --limit N takes a seeded sample spread over the families. Compiler outputs are cached in\n"
        "        --work (default OUT.work): an interrupted build resumes where it stopped.\n"
        "info    counts per family x target x form, truth coverage, build failures, size reduction.\n"
@@ -46,7 +48,7 @@ static int have_tool(const char *name) {
 
 static int build(int argc, char **argv) {
   const char *out = NULL, *families = NULL, *targets = NULL, *grid = "corpus/recipes/grid.tsv",
-             *kernels = "corpus/kernels", *work = NULL;
+             *kernels = "corpus/kernels", *work = NULL, *nvdisasm = NULL;
   unsigned long limit = 0, seed = 1;
   long jobs = sysconf(_SC_NPROCESSORS_ONLN);
   for (int i = 2; i < argc; i++) {
@@ -65,6 +67,7 @@ static int build(int argc, char **argv) {
     else if (!strcmp(a, "--grid")) grid = val;
     else if (!strcmp(a, "--kernels")) kernels = val;
     else if (!strcmp(a, "--work")) work = val;
+    else if (!strcmp(a, "--nvdisasm")) nvdisasm = val;
     else if (!strcmp(a, "--limit")) limit = strtoul(val, NULL, 10);
     else if (!strcmp(a, "--seed")) seed = strtoul(val, NULL, 10);
     else if (!strcmp(a, "-j")) jobs = strtol(val, NULL, 10);
@@ -84,7 +87,8 @@ static int build(int argc, char **argv) {
       char one[32];
       snprintf(one, sizeof one, "%.*s", (int)(c ? c - t : (long)strlen(t)), t);
       if (!rs_target_by_name(one)) {
-        fprintf(stderr, "regsweep corpus build: unknown target '%s' (gfx908, gfx90a, gfx940, gfx1030, gfx1100, sm_89, sm_90)\n", one);
+        fprintf(stderr, "regsweep corpus build: unknown target '%s' (gfx908, gfx90a, gfx940, gfx1030, gfx1100, sm_75, "
+                        "sm_80, sm_86, sm_89, sm_90)\n", one);
         return 2;
       }
       if (!c) break;
@@ -124,7 +128,26 @@ static int build(int argc, char **argv) {
     snprintf(workbuf, sizeof workbuf, "%s.work", out);
     work = workbuf;
   }
-  rs_compile_opts o = {kernels, work, targets, nvcc ? nvcc : "", (int)(jobs > 0 ? jobs : 1), 1};
+  /* form sass: our own binary disassembles each cubin in the compile jobs (nvdisasm found as in
+   * `corpus disasm`); without a disassembler the build goes on with form ptx only */
+  rs_nvdisasm nd = {{0}, 0, 0};
+  char self[1024] = "";
+  if (nv) {
+    rs_err de = {{0}};
+    ssize_t sl = readlink("/proc/self/exe", self, sizeof self - 1);
+    self[sl > 0 ? sl : 0] = 0;
+    if (rs_nvdisasm_open(nvdisasm, &nd, &de)) {
+      if (nvdisasm) {
+        fprintf(stderr, "regsweep corpus build: %s\n", de.msg);
+        free(v);
+        return 2;
+      }
+      fprintf(stderr, "corpus: form sass skipped: %s\n", de.msg);
+      nd.path[0] = 0;
+    }
+  }
+  rs_compile_opts o = {kernels, work, targets, nvcc ? nvcc : "", (int)(jobs > 0 ? jobs : 1), 1,
+                       nd.path[0] && self[0] ? self : NULL, nd.path[0] ? nd.path : NULL};
   fprintf(stderr, "corpus: %u variants (%s%s%s), %d jobs, work directory %s\n", n, amd ? "AMD" : "",
           amd && nv ? " + " : "", nv ? "NVIDIA" : "", o.jobs, work);
   rs_compile_stats cs;
@@ -148,14 +171,23 @@ static int build(int argc, char **argv) {
   snprintf(val, sizeof val, "%lu", seed);
   if (!rc) rc = rs_corpus_set_attr(c, "seed", val, &e);
   if (!rc) rc = rs_corpus_set_attr(c, "grid", grid, &e);
-  if (!rc) rc = rs_corpus_set_attr(c, "targets", targets ? targets : "gfx908,gfx90a,gfx940,gfx1030,gfx1100,sm_89,sm_90", &e);
-  if (!rc) rc = rs_corpus_set_attr(c, "tools", "clang-14, llc-14 (LLVM 14: gfx908, gfx90a, gfx1030), clang-16, llc-16 "
-                                            "(LLVM 16: gfx940, gfx1100), nvcc/ptxas (CUDA 13)", &e);
+  if (!rc)
+    rc = rs_corpus_set_attr(c, "targets",
+                            targets ? targets : "gfx908,gfx90a,gfx940,gfx1030,gfx1100,sm_75,sm_80,sm_86,sm_89,sm_90", &e);
+  char tools[320];
+  snprintf(tools, sizeof tools, "clang-14, llc-14 (LLVM 14: gfx908, gfx90a, gfx1030), clang-16, llc-16 (LLVM 16: gfx940, "
+                                "gfx1100), nvcc/ptxas (CUDA 13)%s", o.nvdisasm ? ", nvdisasm " : "");
+  if (o.nvdisasm) snprintf(tools + strlen(tools), sizeof tools - strlen(tools), "%u.%u", nd.major, nd.minor);
+  if (!rc) rc = rs_corpus_set_attr(c, "tools", tools, &e);
   time_t now_t = time(NULL);
   char when[64];
   strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now_t));
   if (!rc) rc = rs_corpus_set_attr(c, "created", when, &e);
-  if (!rc) rc = rs_corpus_set_attr(c, "nvidia_truth", "none: no SASS disassembler; ref_regs holds ptxas -v", &e);
+  if (!rc)
+    rc = rs_corpus_set_attr(c, "nvidia_truth",
+                            o.nvdisasm ? "form sass: the listing's registers (exact); form ptx: none; ref_regs holds ptxas -v"
+                                       : "none: no SASS disassembler (form sass skipped); ref_regs holds ptxas -v",
+                            &e);
   int crc = rs_corpus_close(c, &e);
   if (rc || crc) {
     fprintf(stderr, "regsweep corpus build: %s\n", e.msg);

@@ -154,19 +154,21 @@ const char *rs_variant_arch(const rs_variant *v) {
   return v->arch[0] ? v->arch : "gfx90a";
 }
 
-int rs_grid_targets(const char *vendor, const char *targets, const char *out[4]) {
-  static const char *const amd[] = {"gfx90a"}, *const nv[] = {"sm_89", "sm_90"};
+int rs_grid_targets(const char *vendor, const char *targets, const char *out[RS_GRID_MAX_TARGETS]) {
+  static const char *const amd[] = {"gfx90a"}, *const nv[] = {"sm_75", "sm_80", "sm_86", "sm_89", "sm_90"};
   const char *const *all = !strcmp(vendor, "amd") ? amd : nv;
-  int na = !strcmp(vendor, "amd") ? 1 : 2, n = 0;
+  int na = !strcmp(vendor, "amd") ? 1 : 5, n = 0;
   for (int i = 0; i < na; i++)
     if (rs_list_has(targets, all[i])) out[n++] = all[i];
   return n;
 }
 
+bool rs_grid_ptx_target(const char *target) { return !strcmp(target, "sm_89") || !strcmp(target, "sm_90"); }
+
 void rs_grid_filter(rs_variant *v, uint32_t *n, const char *families, const char *targets) {
   uint32_t k = 0;
   for (uint32_t i = 0; i < *n; i++) {
-    const char *t[4];
+    const char *t[RS_GRID_MAX_TARGETS];
     const char *arch = rs_variant_arch(&v[i]);
     if (rs_list_has(families, v[i].family) &&
         (arch ? rs_list_has(targets, arch) : rs_grid_targets(v[i].vendor, targets, t) > 0))

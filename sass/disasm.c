@@ -224,10 +224,60 @@ static bool section_name(const line *l, char *name, size_t n) {
   return true;
 }
 
-static bool is_branch_label(const line *l) { /* ".L_x_3:" at column 0 */
-  return l->len > 3 && l->s[0] == '.' && l->s[1] == 'L' && memchr(l->s, ':', l->len) != NULL;
+/* A label: "NAME:" at column 0 (.L_x_3, $__internal_0_..., the function's own symbols), maybe
+ * followed by -plr columns. */
+static bool is_branch_label(const line *l) {
+  if (l->len < 2 || isspace((unsigned char)l->s[0]) || l->s[0] == '/') return false;
+  size_t k = 0;
+  while (k < l->len && !isspace((unsigned char)l->s[k]) && l->s[k] != ':') k++;
+  return k > 0 && k < l->len && l->s[k] == ':';
 }
 
+#define NO_ADDR UINT64_MAX
+
+/* A branch label of a function and the address its branches' encodings give (NO_ADDR: no
+ * decoded branch goes there). nvdisasm 11.8 drops the label of a dropped instruction too. */
+typedef struct {
+  const rs_cubin_func *f;
+  char name[48];
+  uint64_t addr;
+  bool defined, emitted;
+} lab;
+
+typedef struct {
+  const char *s;
+  size_t len;
+  int label; /* index into labs, -1 = not a label line */
+} pend;
+
+/* Target of a branch (BRA 0x947, CALL.REL 0x944, BSSY 0x945) from its encoding, or -1. A signed
+ * byte offset from the next instruction in bits 32-81 (sm_75-89; BSSY on sm_90 too); sm_90
+ * BRA/CALL: offset/4 with its low 8 bits in 16-23 and the rest in 34-81. Both checked against
+ * every label nvdisasm prints (docs/sass.md). */
+static int64_t branch_target(unsigned sm, uint64_t a, const uint64_t w[2]) {
+  unsigned op = (unsigned)(w[0] & 0xfff);
+  int64_t off;
+  if (op != 0x947 && op != 0x944 && op != 0x945) return -1;
+  if (sm >= 90 && op != 0x945) {
+    uint64_t hi = w[0] >> 34 | (w[1] & 0x3ffff) << 30; /* 48 bits */
+    int64_t h = (int64_t)(hi << 16) >> 16;
+    off = (int64_t)((uint64_t)h * 256 | (w[0] >> 16 & 0xff)) * 4;
+  } else {
+    uint64_t v = w[0] >> 32 | (w[1] & 0x3ffff) << 32; /* 50 bits */
+    off = (int64_t)(v << 14) >> 14;
+  }
+  return (int64_t)a + 16 + off;
+}
+
+static size_t label_name(const char *s, size_t n, char *out, size_t cap) {
+  size_t k = 0;
+  while (k < n && k + 1 < cap && (isalnum((unsigned char)s[k]) || s[k] == '_' || s[k] == '.' || s[k] == '$')) {
+    out[k] = s[k];
+    k++;
+  }
+  out[k] = 0;
+  return k;
+}
 typedef struct {
   const rs_cubin *c;
   const char *name;
@@ -235,8 +285,10 @@ typedef struct {
   rs_sass_stats *st;
   const rs_cubin_func *f;   /* current function */
   uint64_t next;            /* next expected address */
-  bool label_pending;       /* a .L label since the last instruction */
-  size_t tail_at;           /* output offset just after the function's last instruction */
+  pend *pending;            /* lines since the last instruction (placed once the holes are known) */
+  uint32_t npending, cappending;
+  lab *labs;                /* branch labels: where the encodings say they are */
+  uint32_t nlabs, caplabs;
   int hex_col;              /* column of the encoding comments of a -hex listing, 0 = none */
   char filled_note[1024];
   const rs_cubin_func *noted; /* function the note names last */
@@ -259,11 +311,6 @@ static int fill_one(C *x, uint64_t a, unsigned lineno, rs_err *e) {
   if (rs_sass_fill(x->c->sm, w, text, sizeof text))
     return rs_errf(e, x->name, lineno, "function %s address 0x%04llx: nvdisasm printed nothing and %s", x->f->name,
                    (unsigned long long)a, text);
-  if (x->label_pending)
-    return rs_errf(e, x->name, lineno,
-                   "function %s address 0x%04llx: a dropped instruction next to a label makes the label's address "
-                   "ambiguous",
-                   x->f->name, (unsigned long long)a);
   /* nvdisasm's layout: 8 spaces, the address comment, a 19-column field with the guard right-aligned */
   const char *op = text;
   char guard[8] = "";
@@ -295,8 +342,59 @@ static int fill_one(C *x, uint64_t a, unsigned lineno, rs_err *e) {
   return 0;
 }
 
-/* End of a function: the rest of its .text must be printed too (inserted after its last
- * instruction, before trailing labels). */
+static int find_lab(const C *x, const rs_cubin_func *f, const char *name) {
+  for (uint32_t i = 0; i < x->nlabs; i++)
+    if (x->labs[i].f == f && !strcmp(x->labs[i].name, name)) return (int)i;
+  return -1;
+}
+
+static void emit_pending(C *x, uint32_t i) {
+  sb_add(&x->out, x->pending[i].s, x->pending[i].len);
+  sb_add(&x->out, "\n", 1);
+  if (x->pending[i].label >= 0) x->labs[x->pending[i].label].emitted = true;
+}
+
+/* Write the lines since the last instruction and fill the holes up to `a` (the next printed
+ * address, or the end of the code): each label goes where its branches' encodings say. */
+static int place(C *x, uint64_t a, unsigned lineno, rs_err *e) {
+  uint32_t k = 0;
+  bool holes = x->next < a;
+  for (uint32_t i = 0; i < x->npending && holes; i++) {
+    int li = x->pending[i].label;
+    if (li < 0) continue;
+    uint64_t r = x->labs[li].addr;
+    if (r == NO_ADDR)
+      return rs_errf(e, x->name, lineno,
+                     "function %s address 0x%04llx: label %s next to an instruction nvdisasm dropped, and no "
+                     "branch encoding says where it is",
+                     x->f->name, (unsigned long long)x->next, x->labs[li].name);
+    if (r < x->next || r > a)
+      return rs_errf(e, x->name, lineno, "function %s: label %s printed before 0x%04llx, its branches go to 0x%04llx",
+                     x->f->name, x->labs[li].name, (unsigned long long)a, (unsigned long long)r);
+  }
+  for (; x->next < a; x->next += 16) {
+    while (k < x->npending && (x->pending[k].label < 0 || x->labs[x->pending[k].label].addr <= x->next))
+      emit_pending(x, k++);
+    for (uint32_t i = 0; i < x->nlabs; i++) /* labels nvdisasm dropped with their instruction */
+      if (x->labs[i].f == x->f && !x->labs[i].defined && x->labs[i].addr == x->next && !x->labs[i].emitted) {
+        sb_printf(&x->out, "%s:\n", x->labs[i].name);
+        x->labs[i].emitted = true;
+        x->st->labels++;
+      }
+    if (fill_one(x, x->next, lineno, e)) return -1;
+  }
+  for (; k < x->npending; k++) {
+    int li = x->pending[k].label;
+    if (li >= 0 && x->labs[li].addr != NO_ADDR && x->labs[li].addr != a && !holes)
+      return rs_errf(e, x->name, lineno, "function %s: label %s printed at 0x%04llx, its branches go to 0x%04llx",
+                     x->f->name, x->labs[li].name, (unsigned long long)a, (unsigned long long)x->labs[li].addr);
+    emit_pending(x, k);
+  }
+  x->npending = 0;
+  return 0;
+}
+
+/* End of a function: the rest of its .text must be printed too (before its trailing lines). */
 static int end_func(C *x, unsigned lineno, rs_err *e) {
   if (!x->f) return 0;
   /* NOP padding after the function's symbol: -plr/-lrm tables stop at the symbol's end */
@@ -308,24 +406,61 @@ static int end_func(C *x, unsigned lineno, rs_err *e) {
     end -= 16;
   }
   if (end < x->f->size && x->next <= end) x->st->padding += (uint32_t)((x->f->size - end) / 16);
-  if (x->next < end) {
-    if (x->label_pending) /* a label after the last printed instruction, a hole before the end */
-      return rs_errf(e, x->name, lineno,
-                     "function %s address 0x%04llx: a dropped instruction next to a label makes the label's "
-                     "address ambiguous",
-                     x->f->name, (unsigned long long)x->next);
-    sbuf tail = {0};
-    sb_add(&tail, x->out.p + x->tail_at, x->out.n - x->tail_at);
-    x->out.n = x->tail_at;
-    for (; x->next < end; x->next += 16)
-      if (fill_one(x, x->next, lineno, e)) {
-        free(tail.p);
-        return -1;
-      }
-    sb_add(&x->out, tail.p, tail.n);
-    free(tail.p);
-  }
+  if (place(x, end, lineno, e)) return -1;
+  for (uint32_t i = 0; i < x->nlabs; i++)
+    if (x->labs[i].f == x->f && !x->labs[i].defined && !x->labs[i].emitted)
+      return rs_errf(e, x->name, lineno, "function %s: branch to %s (0x%04llx), which is not an instruction we list",
+                     x->f->name, x->labs[i].name, (unsigned long long)x->labs[i].addr);
   x->f = NULL;
+  return 0;
+}
+
+/* Every branch label of the listing, with the address its branches' encodings give. */
+static int scan_labels(C *x, const char *listing, rs_err *e) {
+  const char *cur = listing;
+  line l = {0};
+  const rs_cubin_func *f = NULL;
+  while (next_line(&cur, &l)) {
+    char fn[160], nm[48];
+    uint64_t a;
+    size_t rest;
+    if (section_name(&l, fn, sizeof fn)) {
+      f = fn[0] ? rs_cubin_find(x->c, fn) : NULL;
+    } else if (f && is_branch_label(&l)) {
+      label_name(l.s, l.len, nm, sizeof nm);
+      int i = find_lab(x, f, nm);
+      if (i < 0) {
+        lab L = {f, "", NO_ADDR, true, false};
+        snprintf(L.name, sizeof L.name, "%s", nm);
+        RS_PUSH(x->labs, x->nlabs, x->caplabs, L);
+      } else {
+        x->labs[i].defined = true;
+      }
+    } else if (f && inst_addr(&l, &a, &rest) && a < f->size && a % 16 == 0) {
+      const char *ref = find(l.s + rest, l.len - rest, "`(");
+      if (!ref) continue;
+      uint64_t w[2];
+      rs_cubin_words(f, a, w);
+      int64_t t = branch_target(x->c->sm, a, w);
+      if (t < 0) continue;
+      label_name(ref + 2, (size_t)(l.s + l.len - ref - 2), nm, sizeof nm);
+      int i = find_lab(x, f, nm);
+      if (i < 0) {
+        lab L = {f, "", NO_ADDR, false, false};
+        snprintf(L.name, sizeof L.name, "%s", nm);
+        RS_PUSH(x->labs, x->nlabs, x->caplabs, L);
+        i = (int)x->nlabs - 1;
+      }
+      if (t >= (int64_t)f->size || t % 16)
+        return rs_errf(e, x->name, l.no, "function %s address 0x%04llx: branch encoding gives 0x%llx, outside the code",
+                       f->name, (unsigned long long)a, (unsigned long long)t);
+      if (x->labs[i].addr != NO_ADDR && x->labs[i].addr != (uint64_t)t)
+        return rs_errf(e, x->name, l.no, "function %s: branches to %s disagree (0x%04llx, 0x%04llx)", f->name, nm,
+                       (unsigned long long)x->labs[i].addr, (unsigned long long)t);
+      x->labs[i].addr = (uint64_t)t;
+      x->st->branches++;
+    }
+  }
   return 0;
 }
 
@@ -415,6 +550,7 @@ int rs_sass_complete(const rs_cubin *c, const char *listing, const char *name, c
   /* header comment, written first so a reader sees the listing was completed */
   sbuf body = {0};
   sb_add(&body, "", 0);
+  rc = scan_labels(&x, listing, e);
   while (!rc && next_line(&cur, &l)) {
     char fn[160];
     uint64_t a;
@@ -437,8 +573,6 @@ int rs_sass_complete(const rs_cubin *c, const char *listing, const char *name, c
         seen[fi] = true;
         st->funcs++;
         x.next = 0;
-        x.label_pending = false;
-        x.tail_at = x.out.n;
       }
     } else if (inst_addr(&l, &a, &rest)) {
       if (!x.f) {
@@ -456,37 +590,37 @@ int rs_sass_complete(const rs_cubin *c, const char *listing, const char *name, c
         const char *h = find(l.s, l.len, "/* 0x");
         if (h) x.hex_col = (int)(h - l.s);
       }
-      for (; x.next < a && !rc; x.next += 16) rc = fill_one(&x, x.next, l.no, e);
-      if (rc) break;
-      x.label_pending = false;
+      if ((rc = place(&x, a, l.no, e))) break;
       if ((rc = copy_inst(&x, &l, rest, a, e))) break;
       st->insts++;
       x.next = a + 16;
-      x.tail_at = x.out.n;
+    } else if (x.f) { /* held until the next instruction shows whether holes come first */
+      pend P = {l.s, l.len, -1};
+      if (is_branch_label(&l)) {
+        char nm[48];
+        label_name(l.s, l.len, nm, sizeof nm);
+        P.label = find_lab(&x, x.f, nm);
+      }
+      RS_PUSH(x.pending, x.npending, x.cappending, P);
     } else {
-      if (x.f && is_branch_label(&l)) x.label_pending = true;
       sb_add(&x.out, l.s, l.len);
       sb_add(&x.out, "\n", 1);
-      if (x.f && !is_branch_label(&l) && x.out.n) {
-        /* -hex continuation lines belong to the instruction above */
-        size_t i = 0;
-        while (i < l.len && l.s[i] == ' ') i++;
-        if (i + 4 < l.len && !strncmp(l.s + i, "/* 0x", 5)) x.tail_at = x.out.n;
-      }
     }
   }
   if (!rc) rc = end_func(&x, l.no, e);
   for (uint32_t i = 0; !rc && i < c->nfuncs; i++)
     if (!seen[i]) rc = rs_errf(e, name, 0, "function %s of the cubin is not in the listing", c->funcs[i].name);
   free(seen);
+  free(x.pending);
+  free(x.labs);
   if (rc) {
     free(x.out.p);
     free(body.p);
     return -1;
   }
   sb_printf(&body, "\t// regsweep: listing completed from the cubin (sm_%u): %u instructions, %u holes filled%s%s, "
-                   "%u desc[] written from the encoding\n",
-            c->sm, st->insts, st->filled, st->filled ? ":" : "", x.filled_note, st->descs);
+                   "%u desc[] written from the encoding, %u labels restored\n",
+            c->sm, st->insts, st->filled, st->filled ? ":" : "", x.filled_note, st->descs, st->labels);
   sb_add(&body, x.out.p ? x.out.p : "", x.out.n);
   free(x.out.p);
   *out = body.p;

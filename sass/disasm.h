@@ -24,13 +24,17 @@ typedef struct {
   uint32_t descs;          /* desc[URx] written from the encoding */
   uint32_t descs_listed;   /* desc[...] printed by nvdisasm itself (CUDA 12+) */
   uint32_t padding;        /* trailing NOPs not listed (outside the function symbol: -plr tables) */
+  uint32_t branches;       /* branch targets decoded (each checked against the listing's label) */
+  uint32_t labels;         /* labels nvdisasm dropped with their instruction, restored */
 } rs_sass_stats;
 
 /* Complete `listing` (nvdisasm -c [-hex] [-plr] output for cubin c): instructions of every
  * function consecutive by 16 bytes up to its .text size, holes filled, descriptors written.
- * Errors (as "name: function F address 0xA: reason"): a hole that cannot be decoded, a label
- * whose address a hole makes ambiguous, addresses out of order or past the section, a .E
- * access whose descriptor field is unknown. -plr/-hex columns are kept on printed lines;
+ * Branch targets are decoded too: a label nvdisasm dropped with its instruction is restored, and
+ * every printed label must sit where its branches go. Errors (as "name:line: function F address
+ * 0xA: reason"): a hole that cannot be decoded, a label next to a hole that no decoded branch
+ * places, a label where its branches do not go, addresses out of order or past the section, a
+ * .E access whose descriptor field is unknown. -plr/-hex columns are kept on printed lines;
  * filled lines carry none. */
 int rs_sass_complete(const rs_cubin *c, const char *listing, const char *name, char **out, rs_sass_stats *st,
                      rs_err *e);

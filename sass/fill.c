@@ -130,7 +130,8 @@ static const struct {
   uint8_t word, bit;
 } descs[] = {
     {"LDG", 0x981, 0, 32}, {"LD", 0x980, 0, 32}, {"STG", 0x986, 1, 0},
-    {"ST", 0x985, 1, 0},   {"REDG", 0x98e, 1, 0}, {"ATOMG", 0x9a8, 1, 0},
+    {"ST", 0x985, 1, 0},   {"REDG", 0x98e, 1, 0}, {"RED", 0x98e, 1, 0}, /* 11.8: RED on sm_80-89 */
+    {"ATOMG", 0x9a8, 1, 0},
 };
 static const char *const desc_ops[] = {"LDG", "LD", "STG", "ST", "RED", "REDG", "ATOM", "ATOMG"};
 

@@ -153,8 +153,8 @@ const rs_sass_op rs_sass_optable[] = {
     {"ST.E.128", MEMQ, "m s4", D},
     {"RED.E", ATOMOP MEMQ, "m s1", D},
     {"REDG.E", ATOMOP MEMQ, "m s1", D},
-    {"ATOM.E", ATOMOP MEMQ, "d1 m s1", D},
-    {"ATOMG.E", ATOMOP MEMQ, "d1 m s1", D},
+    {"ATOM.E", ATOMOP MEMQ, "d1 m s1|d1 d1 m s1", D},   /* [PT,] R, [addr], R */
+    {"ATOMG.E", ATOMOP MEMQ, "d1 m s1|d1 d1 m s1", D},
     {"ATOMG.E.CAS", "STRONG GPU SYS", "d1 m s1 s1", D},
     {"LDS", SUB32 "U", "d1 m", 0},
     {"LDS.64", "U", "d2 m", 0},

@@ -102,5 +102,8 @@ typedef struct {
  * printed from assign[vreg] (base register of the value); writes the text (malloc'd) and
  * collects operands whose register differs from the input (at most maxdiff, total returned). */
 uint32_t rs_sass_write(const rs_func *f, const rs_preg *assign, char **text, rs_sass_diff *diff, uint32_t maxdiff);
+/* The whole listing (directives, labels and all) with each function k's values printed from
+ * assign[k][vreg]; malloc'd. What regalloc --free writes. */
+char *rs_sass_write_module(const rs_module *m, rs_preg *const *assign);
 
 #endif

@@ -73,3 +73,56 @@ uint32_t rs_sass_write(const rs_func *f, const rs_preg *assign, char **text, rs_
   *text = out;
   return ndiff;
 }
+
+/* The whole module's text with every function's printed value operands replaced. */
+char *rs_sass_write_module(const rs_module *m, rs_preg *const *assign) {
+  size_t cap = m->len + 64, n = 0, pos = 0;
+  char *out = rs_xmalloc(cap);
+  const rs_operand **ops = NULL;
+  uint32_t nops = 0, capops = 0;
+  const rs_func **fof = NULL;
+  uint32_t capf = 0, nf = 0;
+  for (uint32_t k = 0; k < m->nfuncs; k++) {
+    const rs_func *f = m->funcs[k];
+    for (uint32_t i = 0; i < f->nops; i++) {
+      const rs_operand *op = &f->ops[i];
+      if (op->kind != RS_OP_VREG || !op->text_len) continue;
+      RS_PUSH(ops, nops, capops, op);
+      RS_PUSH(fof, nf, capf, f);
+    }
+  }
+  /* sort operands (and their functions) by text offset: insertion into index order */
+  uint32_t *idx = rs_xmalloc(sizeof *idx * (nops + 1));
+  for (uint32_t i = 0; i < nops; i++) idx[i] = i;
+  for (uint32_t i = 1; i < nops; i++) { /* nearly sorted already: functions come in text order */
+    uint32_t x = idx[i], j = i;
+    while (j > 0 && ops[idx[j - 1]]->text_off > ops[x]->text_off) idx[j] = idx[j - 1], j--;
+    idx[j] = x;
+  }
+  for (uint32_t i = 0; i < nops; i++) {
+    const rs_operand *op = ops[idx[i]];
+    const rs_func *f = fof[idx[i]];
+    if (op->text_off < pos) continue; /* an x role prints one operand twice */
+    char reg[24];
+    uint32_t k = 0;
+    while (m->funcs[k] != f) k++;
+    rs_preg r = assign[k][op->reg];
+    unsigned lo = op->lanes ? (unsigned)__builtin_ctzll(op->lanes) / 2 : 0;
+    f->tgt->format_preg(f->tgt, (rs_preg){r.unit + lo, 3}, reg, sizeof reg);
+    size_t len = op->text_off - pos, rl = strlen(reg);
+    while (n + len + rl + 1 > cap) out = rs_xrealloc(out, cap *= 2);
+    memcpy(out + n, m->text + pos, len);
+    n += len;
+    memcpy(out + n, reg, rl);
+    n += rl;
+    pos = op->text_off + op->text_len;
+  }
+  while (n + (m->len - pos) + 1 > cap) out = rs_xrealloc(out, cap *= 2);
+  memcpy(out + n, m->text + pos, m->len - pos);
+  n += m->len - pos;
+  out[n] = 0;
+  free(idx);
+  free(ops);
+  free(fof);
+  return out;
+}

@@ -19,6 +19,7 @@
 # its holes (the dropped instructions are missing rows). To keep the fixtures a few MB, the
 # instruction text of table rows is cut (it is in NAME.T.sass, same address) and trailing
 # blanks are stripped: a row is "        /*ADDR*/ // |  counts/columns |".
+# calib.sm_80 is the same PTX for sm_80 (descriptors of RED/ATOMG/LD/ST there).
 # Cubins are temporary except the few tests/test_sass_tools.c reads (KEEP_CUBINS below).
 # calib.sm_90.ptx is hand-written PTX whose stores fix every field of the sm_90
 # instructions 11.8 drops (VIADD, VIMNMX, VIADDMNMX; docs/sass.md): its listing, tables and
@@ -73,8 +74,11 @@ for src in tests/fixtures/nv/*.sm_89.ptx; do
   done
 done
 one "$OUT/calib.sm_90.ptx" calib.sm_90 sm_90
+# the same kernels for sm_80 (no VIADD there: IMNMX/IADD3; RED, not REDG): descriptor fixtures
+sed 's/^\.target sm_90$/.target sm_80/' "$OUT/calib.sm_90.ptx" >"$TMP/calib.sm_80.ptx"
+one "$TMP/calib.sm_80.ptx" calib.sm_80 sm_80
 
-total="$(cat "$OUT"/* | wc -c)"
+total="$(find "$OUT" -maxdepth 1 -type f -exec cat {} + | wc -c)"
 echo "gen-sass-fixtures: $(ls "$OUT"/*.sass | wc -l) listings, $total bytes"
 (( total < 5 * 1024 * 1024 )) || die "fixtures exceed 5 MiB ($total bytes): trim PLR_FOR"
 cp "$TMP/summary" "$OUT/SUMMARY.txt"

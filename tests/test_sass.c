@@ -1,7 +1,8 @@
 /* test_sass.c - the SASS front end on real nvdisasm listings (tests/fixtures/sass/front):
  * the opcode table, operand widths, the lift's webs and truths, the hidden-descriptor contract,
  * bad input (file:line, exit 2, never a crash), the pinned oracle (`regsweep regalloc
- * --pinned`: identical on every fixture, and a wrong register is caught) and inspect --live. */
+ * --pinned`: identical on every fixture, and a wrong register is caught), --free and
+ * inspect --live. */
 #include "check.h"
 #include "analysis/problem.h"
 #include "sass/sass.h"
@@ -311,6 +312,45 @@ static void test_pinned(void) {
   rs_module_free(m);
 }
 
+/* --free: fewer R registers than ptxas, the written listing re-lifts to the same values (checked
+ * inside), and is itself a listing the pinned oracle accepts, using as many registers as printed. */
+static void test_free(void) {
+  static const char *const names[] = {"sgemm_t4x4.sm_89", "wmma_w2x2_r2x2.sm_75"};
+  char dir[] = "/tmp/rs_test_sass_free.XXXXXX";
+  CHECK(mkdtemp(dir) != NULL);
+  for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+    char cmd[1200], out[4096], res[600];
+    snprintf(res, sizeof res, "%s/%s.sass", dir, names[i]);
+    snprintf(cmd, sizeof cmd, "%s regalloc %s/%s.sass --free -o %s 2>&1", rs_check_cli, DIR, names[i], res);
+    int rc = rs_check_run(cmd, out, sizeof out);
+    unsigned before = 0, after = 0;
+    const char *r = strstr(out, "R: ");
+    if (r) sscanf(r, "R: %u -> %u", &before, &after);
+    CHECKF(rc == 0 && before && after && after <= before, "%s: rc %d: %s", names[i], rc, out);
+    printf("free: %s: R %u -> %u\n", names[i], before, after);
+    snprintf(cmd, sizeof cmd, "%s regalloc %s --pinned -q 2>&1", rs_check_cli, res);
+    CHECKF(rs_check_run(cmd, out, sizeof out) == 0, "%s: the recoloured listing fails pinned: %s", names[i], out);
+    rs_err e = {{0}};
+    rs_module *m = rs_module_load(res, NULL, &e), *o = NULL;
+    snprintf(cmd, sizeof cmd, "%s/%s.sass", DIR, names[i]);
+    o = rs_module_load(cmd, NULL, &e);
+    CHECK(m && o);
+    if (m && o) {
+      const rs_func *f = m->funcs[0];
+      unsigned top = 0;
+      for (uint32_t v = 0; v < f->nvregs; v++)
+        if (f->truth[v].unit < 255 && f->truth[v].unit + rs_lanes_units(f->truth[v].lanes) > top)
+          top = f->truth[v].unit + rs_lanes_units(f->truth[v].lanes);
+      CHECKF(top + 2 == after, "%s: written listing uses up to R%u, printed %u", names[i], top - 1, after);
+      CHECK(f->nvregs == o->funcs[0]->nvregs && f->ninsts == o->funcs[0]->ninsts);
+    }
+    rs_module_free(m);
+    rs_module_free(o);
+    unlink(res);
+  }
+  rmdir(dir);
+}
+
 static void test_inspect_live(void) {
   char cmd[800], out[65536];
   snprintf(cmd, sizeof cmd, "%s inspect %s/sgemm_t4x4.sm_89.sass --live 2>&1", rs_check_cli, DIR);
@@ -328,6 +368,7 @@ int main(int argc, char **argv) {
   test_desc();
   test_bad_input();
   test_pinned();
+  test_free();
   test_inspect_live();
   return rs_check_done("test_sass");
 }

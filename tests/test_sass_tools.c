@@ -5,6 +5,8 @@
  *     unknown flags and truncated cubins are errors, never reads past the end.
  *  2. Holes: nvdisasm 11.8's own tables (.lrm, .plr) of every sm_90 kernel have address holes,
  *     exactly where the completed listing has VIADD/VIMNMX/VIADDMNMX; no other arch has any.
+ *     Every label a branch names is defined (11.8 drops the label of a dropped instruction too;
+ *     completion restores it from the branch's encoding).
  *  3. Completion round trip: the committed listing minus what we added (header note, filled
  *     lines, desc[URx]) is what nvdisasm printed; completing it against the committed cubin
  *     gives the committed listing back byte for byte. Completing 11.8's -lrm table fills the
@@ -215,12 +217,12 @@ static void test_header(void) {
 
 /* ------------------------------------------------------------------ 2-3. holes, round trip */
 
-static unsigned total_holes, total_filled_checked, total_desc_checked, total_kernels, total_roundtrip;
+static unsigned restored_labels, total_holes, total_filled_checked, total_desc_checked, total_kernels, total_roundtrip;
 
 static void test_holes(void) {
   char **lrm;
   int n = rs_check_list(DIR, ".lrm", &lrm);
-  CHECKF(n == 31, "%d -lrm tables", n);
+  CHECKF(n == 32, "%d -lrm tables", n);
   unsigned sm90_holes = 0;
   for (int i = 0; i < n; i++) {
     char sass_path[512];
@@ -252,12 +254,25 @@ static void test_holes(void) {
     CHECKF(sm90 ? holes > 0 : holes == 0, "%s: %d holes", lrm[i], holes);
     if (sm90 && strncmp(lrm[i], DIR "/calib", strlen(DIR "/calib"))) sm90_holes += (unsigned)holes;
     total_holes += (unsigned)holes;
+    /* every label a branch names is defined; those 11.8 dropped with their instruction are back */
+    unsigned undefined = 0;
+    for (const char *r = s; (r = strstr(r, "`(")); r++) {
+      char lb[64], def[72];
+      size_t k = strcspn(r + 2, ")");
+      snprintf(lb, sizeof lb, "%.*s", (int)(k < 60 ? k : 60), r + 2);
+      snprintf(def, sizeof def, "\n%s:", lb);
+      if (!strstr(s, def)) undefined++;
+      else if (!strstr(t, def)) restored_labels++;
+    }
+    CHECKF(undefined == 0, "%s: %u branch labels undefined", sass_path, undefined);
     free(a);
     free(b);
     free(t);
     free(s);
   }
   CHECKF(sm90_holes == 58, "%u holes in the sm_90 kernel fixtures (58 measured)", sm90_holes);
+  /* wmma_w2x2_r4x2.sm_90: `@!P0 BRA .L_x_11` goes to a VIADD 11.8 drops, label and all */
+  CHECKF(restored_labels >= 1, "%u branch references to labels restored from the encoding", restored_labels);
   rs_check_free_list(lrm, n);
 }
 
@@ -582,7 +597,7 @@ static void test_interpreter(void) {
 static void test_desc_and_counts(void) {
   char **ls;
   int n = rs_check_list(DIR, ".sass", &ls);
-  CHECKF(n == 31, "%d listings", n);
+  CHECKF(n == 32, "%d listings", n);
   unsigned per_arch[5] = {0};
   for (int i = 0; i < n; i++) {
     char *s = slurp(ls[i]), vp[512];
@@ -715,7 +730,7 @@ int main(int argc, char **argv) {
   test_cli();
   CHECKF(total_roundtrip == 3, "%u round trips", total_roundtrip);
   printf("sass tools: %u kernels (listing x function), %u holes in 11.8's tables, %u fills checked against the "
-         "dataflow, %u desc[] checked against their ULDC.64\n",
-         total_kernels, total_holes, total_filled_checked, total_desc_checked);
+         "dataflow, %u desc[] checked against their ULDC.64, %u references to restored labels\n",
+         total_kernels, total_holes, total_filled_checked, total_desc_checked, restored_labels);
   return rs_check_done("test_sass_tools");
 }

@@ -280,7 +280,7 @@ static void compute_uses(rs_live *l) {
     l->use[i] = 0;
     if (op->kind != RS_OP_VREG && op->kind != RS_OP_PREG) continue;
     if (op->flags & RS_F_UNDEF) continue; /* reads nothing */
-    if (!(op->flags & RS_F_DEF)) l->use[i] = rs_live_op_lanes(l, op);
+    if (!(op->flags & RS_F_DEF)) l->use[i] = rs_live_op_lanes(l, op) & ~op->unread;
   }
   /* A conditional (predicated) def keeps the old value where it does not write: model it as a
    * read of the lanes it writes, so the old value stays live across it. */

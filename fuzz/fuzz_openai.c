@@ -1,5 +1,5 @@
 /* fuzz_openai.c - libFuzzer target: the OpenAI-compatible response parser of the openai: back end
- * (rs_openai_parse_response, model/openai.c) on untrusted response bodies, in both API modes
+ * (rs_openai_parse_response, model/openai_reply.c) on untrusted response bodies, in both API modes
  * (chat: choices[0].message.content; completions: choices[0].text). */
 #include "model/model.h"
 #include "model/openai_schema.h"

@@ -1,9 +1,10 @@
-/* mir_parse.c - LLVM 14 AMDGPU MIR, exactly as llc-14 prints it, into the shared IR.
+/* mir_parse.c - LLVM 14 and 16 AMDGPU MIR, exactly as llc-14/llc-16 print it, into the shared IR.
  *
  * The YAML around the body is read line by line for the few keys allocation needs (name,
  * registers, liveins, machineFunctionInfo's reserved registers); the body is parsed fully:
  * every operand of every instruction is classified or the file is rejected with file:line. */
 #include "ir/ir.h"
+#include "mir/vop3p.h"
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -145,7 +146,13 @@ static rs_vreg *vreg_slot(P *p, uint32_t id) {
 
 static int set_class(P *p, uint32_t id, span cls) {
   int c = rs_target_class(p->f->tgt, cls.s, (size_t)(cls.e - cls.s));
-  if (c < 0) return perr(p, "unknown register class '%s'", cls);
+  if (c < 0) { /* archs: name the architectures that do have it */
+    char owners[160], fmt[256];
+    if (!rs_target_class_owners(p->f->tgt, cls.s, (size_t)(cls.e - cls.s), owners, sizeof owners))
+      return perr(p, "unknown register class '%s'", cls);
+    snprintf(fmt, sizeof fmt, "register class '%%s' is not a %s class (it is one of %s)", p->f->tgt->name, owners);
+    return perr(p, fmt, cls);
+  }
   rs_vreg *v = vreg_slot(p, id);
   if (v->cls >= 0 && v->cls != c) return perr(p, "register class '%s' contradicts the registers table", cls);
   const rs_regclass *rc = &p->f->tgt->classes[c];
@@ -387,6 +394,7 @@ static int parse_inst(P *p, span s) {
   in.nops = f->nops - in.first_op;
   for (uint32_t k = 0; k < in.nops; k++)
     if (f->ops[in.first_op + k].kind == RS_OP_BLOCK) in.flags |= RS_I_BRANCH;
+  rs_vop3p_read_lanes(f, &in, rs_func_opcode(f, &in)); /* packed sources: lanes op_sel reads */
   RS_PUSH(f->insts, f->ninsts, f->capinsts, in);
   f->blocks[f->nblocks - 1].ninsts++;
   return 0;
@@ -521,13 +529,23 @@ static int parse_register_entry(P *p, span s) {
   return 0;
 }
 
-static const char *guess_target(const char *text) {
+/* archs: the target from the IR's "target-cpu" (gfx90a when absent); GFX10+ are wave32 unless
+ * the features say +wavefrontsize64. NULL (cpu[] holds the name) for an unknown architecture. */
+static const char *guess_target(const char *text, char *cpu, size_t ncpu) {
   const char *c = strstr(text, "\"target-cpu\"=\"");
   if (!c) return "gfx90a";
   c += 14;
-  static const char *const known[] = {"gfx90a"};
+  size_t n = 0;
+  while (c[n] && c[n] != '"' && c[n] != '\n' && n < 40) n++;
+  snprintf(cpu, ncpu, "%.*s", (int)n, c);
+  static const char *const known[] = {"gfx908", "gfx90a", "gfx940", "gfx1030", "gfx1100"};
   for (size_t i = 0; i < sizeof known / sizeof *known; i++)
-    if (!strncmp(c, known[i], strlen(known[i])) && c[strlen(known[i])] == '"') return known[i];
+    if (!strcmp(cpu, known[i])) {
+      bool w64 = strstr(text, "+wavefrontsize64") != NULL;
+      if (w64 && !strcmp(cpu, "gfx1030")) return "gfx1030w64";
+      if (w64 && !strcmp(cpu, "gfx1100")) return "gfx1100w64";
+      return known[i];
+    }
   return NULL;
 }
 
@@ -537,8 +555,11 @@ int rs_mir_parse(rs_module *m, rs_err *e) {
   p.e = e;
   p.text = m->text;
   if (!m->tgt) {
-    const char *t = guess_target(m->text);
-    if (!t) return rs_errf(e, m->path, 0, "unsupported target-cpu (only gfx90a MIR is supported)");
+    char cpu[48] = "";
+    const char *t = guess_target(m->text, cpu, sizeof cpu);
+    if (!t)
+      return rs_errf(e, m->path, rs_line_of(m->text, (size_t)(strstr(m->text, "\"target-cpu\"") - m->text)),
+                     "unsupported target-cpu '%s' (MIR of gfx908, gfx90a, gfx940, gfx1030, gfx1100 is supported)", cpu);
     m->tgt = rs_target_by_name(t);
   }
   enum { TOP, SKIP_IR, REGS, LIVEINS, MFI, BODY } st = TOP;

@@ -70,8 +70,9 @@ rs_color *rs_color_new(const rs_problem *p) {
           !reserved_by_fn(p, u, p->vars[v].full))
         c->legal[cls][c->nlegal[cls]++] = u;
   }
-  /* A class that may use several files (AMDGPU av_*: VGPR or AGPR) first tries the file the
-   * single-file values demand least, so they keep room where only they fit. */
+  /* A class that may use several files (AMDGPU av_*: VGPR or AGPR; NVIDIA predicates: P or R)
+   * first tries the file the single-file values demand least, so they keep room where only they
+   * fit; on a tie the smaller file (P before R: a predicate in R costs an R register). */
   double demand[RS_MAX_FILES] = {0};
   for (uint32_t v = 0; v < n; v++) {
     uint32_t fm = p->vars[v].files;
@@ -85,7 +86,10 @@ rs_color *rs_color_new(const rs_problem *p) {
     for (uint32_t f = 0; f < t->nfiles && f < RS_MAX_FILES; f++)
       if (t->classes[k].files >> f & 1) order[no++] = f;
     for (uint32_t i = 1; i < no; i++)
-      for (uint32_t j = i; j > 0 && demand[order[j]] < demand[order[j - 1]]; j--) {
+      for (uint32_t j = i; j > 0 && (demand[order[j]] < demand[order[j - 1]] ||
+                                     (demand[order[j]] == demand[order[j - 1]] &&
+                                      t->files[order[j]].count < t->files[order[j - 1]].count));
+           j--) {
         uint32_t x = order[j]; order[j] = order[j - 1]; order[j - 1] = x;
       }
     for (uint32_t i = 0; i < no; i++)

@@ -2,18 +2,22 @@
  * servers (vLLM, SGLang, llama.cpp server), on NVIDIA or AMD GPUs alike.
  *
  *   openai:http://host:8000/v1?model=M&api=chat|completions&temperature=0.7&top_p=0.95
- *          &max_tokens=4096&stop=S&schema=1&timeout=120&retries=4&inflight=8
+ *          &top_k=-1&min_p=0&sampling=explicit|server&n=1&max_tokens=4096&stop=S
+ *          &schema=openai|llamacpp|vllm|0&probe=1&timeout=120&retries=4&inflight=64
  *          &key_env=OPENAI_API_KEY&template=FILE&feedback=1&backoff=0.5&backoff_cap=8&max_body=N
  *
- * One HTTP request per attempt (n=1, the attempt's seed; attempt 0 is greedy), up to `inflight`
- * of them at once through curl multi so the server batches them. Connection errors, timeouts,
- * 429 and 5xx are retried with capped exponential backoff and a jitter derived from the attempt
- * seed (deterministic); a request that finally fails is an `infra` candidate, never a model
- * failure. The response body is untrusted and parsed defensively. The API key is read from the
+ * One HTTP request per attempt (n=1, the attempt's seed; attempt 0 is greedy; n=K: one request
+ * per K attempts, rs_oa_group), up to a window of them at once through curl multi so the server
+ * batches them: the asynchronous interface (submit/poll, model.h) lets a worker keep the window
+ * full across instances; the window starts at `inflight` (or the sweep's --inflight), halves on
+ * 429/503, shrinks when the time per token rises, and grows back (AIMD). Connection errors, 429
+ * and 5xx are retried with capped exponential backoff and a jitter derived from the attempt seed
+ * (deterministic); a timeout is not (the server would start the generation over); a request that
+ * finally fails is an `infra` candidate, never a model failure. The response body is untrusted and parsed defensively. The API key is read from the
  * environment for each call and is neither kept in the model nor written into any text.
+ * What a request says is model/openai_body.c, what an answer means model/openai_reply.c.
  * docs/models.md describes the parameters. */
-#include "model/model.h"
-#include "model/openai_schema.h"
+#include "model/openai_int.h"
 #include <cjson/cJSON.h>
 #include <curl/curl.h>
 #include <stdio.h>
@@ -21,69 +25,36 @@
 #include <string.h>
 #include <time.h>
 
-/* The built-in prompt template: a copy of prompts/default.txt (tests/test_openai.c checks that
- * both render the same request), so a run does not depend on the working directory. */
-static const char default_template[] =
-    "You are a register allocator for {{target}} GPU kernels. You read one function in a normalized machine IR: one line per block and per instruction, virtual registers named by kind and number (AMD s0, v0, a0; NVIDIA r0, d0, p0). You assign every virtual register a physical register so that\n"
-    "- two values that are live at the same time never share a register (for tuples: any register of the tuple),\n"
-    "- each register fits its value's class: register file, width and alignment,\n"
-    "- physical registers the function already uses while a value is live are avoided.\n"
-    "Answer with one JSON object and nothing else: {\"<virtual register>\": \"<physical register>\", ...}, with every virtual register of the function as a key.\n"
-    "{{user}}\n"
-    "Target: {{target}}\n"
-    "\n"
-    "Register files and classes of this function:\n"
-    "{{registers}}\n"
-    "Function:\n"
-    "{{ir}}\n"
-    "{{feedback}}\n"
-    "Answer with the JSON object only.\n";
-
 #define OA_MAX_BODY_DEFAULT ((size_t)16 << 20)
 
 typedef struct {
+  rs_oa_body b;   /* what the requests say (openai_body.c) */
   char *endpoint; /* base URL + /chat/completions or /completions */
-  char *model;
-  char *stop;     /* NULL: none */
-  char *tmpl;     /* template text */
   char key_env[128];
-  double temperature, top_p, timeout_s, backoff_s, backoff_cap_s;
-  bool chat, schema, feedback, has_top_p;
-  uint32_t max_tokens, retries, inflight;
+  double timeout_s, backoff_s, backoff_cap_s;
+  uint32_t retries, inflight;
   size_t max_body;
   CURLM *multi;   /* one per model: keeps the connections to the server open across calls */
+  struct oa_job *jobs, *jobs_tail; /* submitted and not yet returned, in submit order */
+  uint32_t njobs, running, pending_attempts;
+  /* the adaptive window (AIMD): cut on 429/503 or rising latency, grown by one per window of
+   * answers, never above inflight */
+  double win, last_cut, lat_base, lat_ewma;
+  uint32_t win_min, cuts, nlat;
 } oa_state;
 
-static const char *const known_params[] = {"model", "api", "temperature", "top_p", "max_tokens", "stop",
-                                           "schema", "timeout", "retries", "inflight", "key_env", "template",
-                                           "feedback", "backoff", "backoff_cap", "max_body"};
+/* transport parameters; the request-shaping ones are rs_oa_body_knows' */
+static const char *const known_params[] = {"timeout", "retries", "inflight", "key_env", "backoff", "backoff_cap",
+                                           "max_body"};
 
-static int param_num(const rs_model *m, const char *key, double lo, double hi, double *out, rs_err *e) {
-  char buf[64];
-  if (!rs_model_param(m, key, buf, sizeof buf)) return 0;
-  char *end;
-  double d = strtod(buf, &end);
-  if (end == buf || *end || !(d >= lo && d <= hi))
-    return rs_errf(e, NULL, 0, "openai: %s=%s: expected a number in [%g, %g]", key, buf, lo, hi);
-  *out = d;
-  return 0;
-}
-
-static int param_bool(const rs_model *m, const char *key, bool *out, rs_err *e) {
-  char buf[16];
-  if (!rs_model_param(m, key, buf, sizeof buf)) return 0;
-  if (strcmp(buf, "0") && strcmp(buf, "1")) return rs_errf(e, NULL, 0, "openai: %s=%s: expected 0 or 1", key, buf);
-  *out = buf[0] == '1';
-  return 0;
-}
+static void jobs_free(oa_state *s);
 
 static void state_free(oa_state *s) {
   if (!s) return;
+  jobs_free(s);
   if (s->multi) curl_multi_cleanup(s->multi);
   free(s->endpoint);
-  free(s->model);
-  free(s->stop);
-  free(s->tmpl);
+  rs_oa_body_free(&s->b);
   free(s);
 }
 
@@ -94,73 +65,45 @@ static int oa_configure(rs_model *m, oa_state *s, rs_err *e) {
     size_t l = amp ? (size_t)(amp - c) : strlen(c);
     const char *eq = memchr(c, '=', l);
     size_t kl = eq ? (size_t)(eq - c) : l;
-    bool ok = false;
+    bool ok = rs_oa_body_knows(c, kl);
     for (size_t i = 0; i < sizeof known_params / sizeof *known_params; i++)
       if (strlen(known_params[i]) == kl && !strncmp(c, known_params[i], kl)) ok = true;
     if (!ok && l)
-      return rs_errf(e, NULL, 0, "openai: unknown parameter '%.*s' (model, api, temperature, top_p, max_tokens, stop, "
-                     "schema, timeout, retries, inflight, key_env, template, feedback, backoff, backoff_cap, max_body)",
+      return rs_errf(e, NULL, 0, "openai: unknown parameter '%.*s' (model, api, temperature, top_p, top_k, min_p, "
+                     "repetition_penalty, presence_penalty, frequency_penalty, sampling, n, max_tokens, stop, schema, "
+                     "probe, timeout, retries, inflight, key_env, template, feedback, backoff, backoff_cap, max_body)",
                      (int)(kl < 64 ? kl : 64), c);
     c = amp ? amp + 1 : NULL;
   }
   const char *url = m->arg;
   if (strncmp(url, "http://", 7) && strncmp(url, "https://", 8))
     return rs_errf(e, NULL, 0, "openai: '%s' is not an http:// or https:// URL (openai:http://host:8000/v1?model=M)", url);
-  char buf[4096];
-  if (!rs_model_param(m, "model", buf, sizeof buf) || !buf[0])
-    return rs_errf(e, NULL, 0, "openai: model=NAME is required (the server's model name)");
-  s->model = rs_xstrndup(buf, strlen(buf));
-  s->chat = true;
-  if (rs_model_param(m, "api", buf, sizeof buf)) {
-    if (!strcmp(buf, "completions")) s->chat = false;
-    else if (strcmp(buf, "chat")) return rs_errf(e, NULL, 0, "openai: api=%s: expected chat or completions", buf);
-  }
+  if (rs_oa_body_configure(m, &s->b, e)) return -1;
   size_t ul = strlen(url);
   while (ul && url[ul - 1] == '/') ul--;
-  const char *path = s->chat ? "/chat/completions" : "/completions";
+  const char *path = s->b.chat ? "/chat/completions" : "/completions";
   s->endpoint = rs_xmalloc(ul + strlen(path) + 1);
   memcpy(s->endpoint, url, ul);
   strcpy(s->endpoint + ul, path);
 
   double d;
-  s->temperature = 0.7;
-  if (param_num(m, "temperature", 0, 10, &s->temperature, e)) return -1;
-  d = -1;
-  if (param_num(m, "top_p", 0, 1, &d, e)) return -1;
-  s->has_top_p = d >= 0;
-  s->top_p = d;
-  d = 4096;
-  if (param_num(m, "max_tokens", 1, 1e7, &d, e)) return -1;
-  s->max_tokens = (uint32_t)d;
   s->timeout_s = 120;
-  if (param_num(m, "timeout", 0.001, 86400, &s->timeout_s, e)) return -1;
+  if (rs_oa_param_num(m, "timeout", 0.001, 86400, &s->timeout_s, e)) return -1;
   d = 4;
-  if (param_num(m, "retries", 0, 100, &d, e)) return -1;
+  if (rs_oa_param_num(m, "retries", 0, 100, &d, e)) return -1;
   s->retries = (uint32_t)d;
-  d = 8;
-  if (param_num(m, "inflight", 1, 1024, &d, e)) return -1;
+  d = 64; /* a GPU server batches 64-256 sequences at once */
+  if (rs_oa_param_num(m, "inflight", 1, 1024, &d, e)) return -1;
   s->inflight = (uint32_t)d;
   s->backoff_s = 0.5;
-  if (param_num(m, "backoff", 0, 3600, &s->backoff_s, e)) return -1;
+  if (rs_oa_param_num(m, "backoff", 0, 3600, &s->backoff_s, e)) return -1;
   s->backoff_cap_s = 8;
-  if (param_num(m, "backoff_cap", 0, 3600, &s->backoff_cap_s, e)) return -1;
+  if (rs_oa_param_num(m, "backoff_cap", 0, 3600, &s->backoff_cap_s, e)) return -1;
   d = (double)OA_MAX_BODY_DEFAULT;
-  if (param_num(m, "max_body", 256, 1e10, &d, e)) return -1;
+  if (rs_oa_param_num(m, "max_body", 256, 1e10, &d, e)) return -1;
   s->max_body = (size_t)d;
-  s->schema = true;
-  s->feedback = true;
-  if (param_bool(m, "schema", &s->schema, e) || param_bool(m, "feedback", &s->feedback, e)) return -1;
-  if (rs_model_param(m, "stop", buf, sizeof buf) && buf[0]) s->stop = rs_xstrndup(buf, strlen(buf));
   if (!rs_model_param(m, "key_env", s->key_env, sizeof s->key_env) || !s->key_env[0])
     snprintf(s->key_env, sizeof s->key_env, "OPENAI_API_KEY");
-  if (rs_model_param(m, "template", buf, sizeof buf)) {
-    size_t len;
-    rs_err fe;
-    s->tmpl = rs_read_file(buf, &len, &fe);
-    if (!s->tmpl) return rs_errf(e, NULL, 0, "openai: template: %s", fe.msg);
-  } else {
-    s->tmpl = rs_xstrndup(default_template, sizeof default_template - 1);
-  }
   return 0;
 }
 
@@ -183,8 +126,21 @@ static int oa_open(rs_model *m, rs_err *e) {
     return rs_errf(e, NULL, 0, "openai: curl_multi_init failed");
   }
   curl_multi_setopt(s->multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, (long)s->inflight);
+  s->win = s->inflight;
+  s->win_min = s->inflight;
+  /* does the server honour the schema dialect? (openai_probe.c) */
+  rs_oa_link link = {m->arg, s->endpoint, s->key_env, s->timeout_s};
+  if (rs_oa_probe(&s->b, &link, e)) {
+    state_free(s);
+    curl_global_cleanup();
+    return -1;
+  }
   m->state = s;
   return 0;
+}
+
+void rs_oa_model_describe(const rs_model *m, char *out, size_t n) {
+  rs_oa_describe(&((const oa_state *)m->state)->b, out, n);
 }
 
 static void oa_close(rs_model *m) {
@@ -193,108 +149,27 @@ static void oa_close(rs_model *m) {
   curl_global_cleanup();
 }
 
-/* ---- prompt and request ------------------------------------------------------------------ */
-
-static void render_prompt(const oa_state *s, const rs_gen_input *in, char **sys, char **user) {
-  rs_sb regs = {0}, fb = {0};
-  rs_oa_describe_registers(&regs, in->p);
-  if (s->feedback && in->feedback && in->feedback[0]) {
-    rs_sb_puts(&fb, "Your previous answer was rejected by the verifier:\n");
-    rs_sb_puts(&fb, in->feedback);
-    rs_sb_puts(&fb, "\nCorrect these problems in your new answer.\n");
-  }
-  const char *target = in->target ? in->target : in->p->tgt->name;
-  const char *keys[] = {"target", "ir", "registers", "feedback", "instance"};
-  const char *vals[] = {target, in->prompt ? in->prompt : "", regs.s ? regs.s : "", fb.s ? fb.s : "",
-                        in->id ? in->id : ""};
-  rs_oa_vars vars = {keys, vals, 5};
-  /* {{user}} splits the template: the system message before it, the user message after it */
-  const char *split = strstr(s->tmpl, "{{user}}");
-  rs_sb a = {0}, b = {0};
-  if (split) {
-    size_t sl = (size_t)(split - s->tmpl);
-    while (sl && (s->tmpl[sl - 1] == '\n' || s->tmpl[sl - 1] == ' ')) sl--;
-    const char *u = split + 8;
-    if (*u == '\n') u++;
-    rs_oa_render(&a, s->tmpl, sl, &vars);
-    rs_oa_render(&b, u, strlen(u), &vars);
-  } else {
-    rs_oa_render(&b, s->tmpl, strlen(s->tmpl), &vars);
-  }
-  free(regs.s);
-  free(fb.s);
-  *sys = a.s;
-  *user = b.s;
-}
-
-static cJSON *build_request(const oa_state *s, const rs_gen_input *in) {
-  cJSON *r = cJSON_CreateObject();
-  cJSON_AddStringToObject(r, "model", s->model);
-  char *sys, *user;
-  render_prompt(s, in, &sys, &user);
-  if (s->chat) {
-    cJSON *msgs = cJSON_AddArrayToObject(r, "messages");
-    if (sys && sys[0]) {
-      cJSON *mm = cJSON_CreateObject();
-      cJSON_AddStringToObject(mm, "role", "system");
-      cJSON_AddStringToObject(mm, "content", sys);
-      cJSON_AddItemToArray(msgs, mm);
-    }
-    cJSON *mm = cJSON_CreateObject();
-    cJSON_AddStringToObject(mm, "role", "user");
-    cJSON_AddStringToObject(mm, "content", user);
-    cJSON_AddItemToArray(msgs, mm);
-  } else {
-    rs_sb t = {0};
-    if (sys && sys[0]) {
-      rs_sb_puts(&t, sys);
-      rs_sb_puts(&t, "\n");
-    }
-    rs_sb_puts(&t, user);
-    cJSON_AddStringToObject(r, "prompt", t.s);
-    free(t.s);
-  }
-  free(sys);
-  free(user);
-  cJSON_AddNumberToObject(r, "n", 1);
-  cJSON_AddNumberToObject(r, "max_tokens", s->max_tokens);
-  if (s->has_top_p) cJSON_AddNumberToObject(r, "top_p", s->top_p);
-  if (s->stop) {
-    cJSON *st = cJSON_AddArrayToObject(r, "stop");
-    cJSON_AddItemToArray(st, cJSON_CreateString(s->stop));
-  }
-  if (s->schema) {
-    /* response_format json_schema: vLLM >= 0.12 dropped guided_json and ignores unknown keys,
-     * SGLang and llama.cpp server accept this form too */
-    cJSON *rf = cJSON_AddObjectToObject(r, "response_format");
-    cJSON_AddStringToObject(rf, "type", "json_schema");
-    cJSON *js = cJSON_AddObjectToObject(rf, "json_schema");
-    cJSON_AddStringToObject(js, "name", "allocation");
-    cJSON_AddItemToObject(js, "schema", rs_oa_schema(in->p, in->vnames));
-    cJSON_AddTrueToObject(js, "strict");
-  }
-  /* per-attempt fields, replaced for each attempt */
-  cJSON_AddNumberToObject(r, "temperature", 0);
-  cJSON_AddNumberToObject(r, "seed", 0);
-  return r;
-}
-
 /* ---- transfers ---------------------------------------------------------------------------- */
 
 enum { J_PENDING, J_RUNNING, J_WAIT, J_DONE };
 
-typedef struct {
-  uint32_t k;      /* index into out[] */
+typedef struct oa_job {
+  void *tag;
+  const rs_gen_input *in; /* valid until the job is handed over (the submit contract) */
+  uint32_t attempt, cnt;  /* attempts attempt .. attempt+cnt-1: one request, cnt choices (n=K) */
   uint64_t seed;
   int state;
   uint32_t tries;
   double start, next_at;
   char *body;      /* request body, printed once for all tries */
   CURL *h;
+  struct curl_slist *hdr; /* this transfer's headers (the key lives here only while it runs) */
   char *resp;
   size_t len, cap, max;
   bool too_big;
   char errbuf[CURL_ERROR_SIZE];
+  rs_gen *g;       /* cnt candidates */
+  struct oa_job *next;
 } oa_job;
 
 static size_t on_data(char *ptr, size_t size, size_t nmemb, void *ud) {
@@ -323,30 +198,36 @@ static void scrub(char *s, const char *key) {
   for (char *p = strstr(s, key); p; p = strstr(p + kl, key)) memset(p, '*', kl);
 }
 
-/* A short printable excerpt of the server's error: error.message, message, detail, or the body. */
-static void server_message(const char *body, size_t len, char *out, size_t n) {
-  out[0] = 0;
-  if (!body || !len) return;
-  cJSON *j = cJSON_ParseWithLength(body, len);
-  const char *msg = NULL;
-  if (j) {
-    cJSON *err = cJSON_GetObjectItemCaseSensitive(j, "error");
-    cJSON *mm = cJSON_IsObject(err) ? cJSON_GetObjectItemCaseSensitive(err, "message") : err;
-    if (!cJSON_IsString(mm)) mm = cJSON_GetObjectItemCaseSensitive(j, "message");
-    if (!cJSON_IsString(mm)) mm = cJSON_GetObjectItemCaseSensitive(j, "detail");
-    if (cJSON_IsString(mm)) msg = mm->valuestring;
+static struct curl_slist *headers(const oa_state *s) {
+  struct curl_slist *hdr = curl_slist_append(NULL, "Content-Type: application/json");
+  hdr = curl_slist_append(hdr, "Expect:"); /* no 100-continue round trip for large prompts */
+  const char *key = getenv(s->key_env);
+  if (key && key[0]) {
+    size_t hl = strlen(key) + 32;
+    char *h = rs_xmalloc(hl);
+    snprintf(h, hl, "Authorization: Bearer %s", key);
+    hdr = curl_slist_append(hdr, h);
+    memset(h, 0, hl);
+    free(h);
   }
-  const char *src = msg ? msg : body;
-  size_t sl = msg ? strlen(msg) : len, k = 0;
-  for (size_t i = 0; i < sl && k + 1 < n; i++) out[k++] = (src[i] >= 32 && src[i] < 127) ? src[i] : ' ';
-  out[k] = 0;
-  cJSON_Delete(j);
+  return hdr;
 }
 
-static int start_job(oa_state *s, oa_job *j, struct curl_slist *hdr, double now) {
+static void drop_handle(oa_state *s, oa_job *j) {
+  if (j->h) {
+    curl_multi_remove_handle(s->multi, j->h);
+    curl_easy_cleanup(j->h);
+    j->h = NULL;
+  }
+  curl_slist_free_all(j->hdr); /* the key is read from the environment again for the next try */
+  j->hdr = NULL;
+}
+
+static int start_job(oa_state *s, oa_job *j, double now) {
   CURL *h = curl_easy_init();
   if (!h) return -1;
   j->h = h;
+  j->hdr = headers(s);
   j->len = 0;
   j->too_big = false;
   j->errbuf[0] = 0;
@@ -355,7 +236,7 @@ static int start_job(oa_state *s, oa_job *j, struct curl_slist *hdr, double now)
   curl_easy_setopt(h, CURLOPT_POST, 1L);
   curl_easy_setopt(h, CURLOPT_POSTFIELDS, j->body);
   curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(j->body));
-  curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdr);
+  curl_easy_setopt(h, CURLOPT_HTTPHEADER, j->hdr);
   curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_data);
   curl_easy_setopt(h, CURLOPT_WRITEDATA, j);
   curl_easy_setopt(h, CURLOPT_PRIVATE, j);
@@ -368,10 +249,10 @@ static int start_job(oa_state *s, oa_job *j, struct curl_slist *hdr, double now)
   j->start = now;
   j->state = J_RUNNING;
   if (curl_multi_add_handle(s->multi, h) != CURLM_OK) {
-    curl_easy_cleanup(h);
-    j->h = NULL;
+    drop_handle(s, j);
     return -1;
   }
+  s->running++;
   return 0;
 }
 
@@ -396,71 +277,66 @@ static void set_error(rs_gen *g, const oa_state *s, const char *what, uint32_t t
     snprintf(g->error, sizeof g->error, "openai %s: %s", s->endpoint, what);
 }
 
-/* Fill g from a 200 response; returns 0, or -1 with why in `why` (openai_schema.h). */
-int rs_openai_parse_response(const char *body, size_t len, bool chat, rs_gen *g, char *why, size_t wn) {
-  cJSON *r = body ? cJSON_ParseWithLength(body, len) : NULL;
-  if (!r) {
-    snprintf(why, wn, "malformed response: not JSON (%zu bytes)", len);
-    return -1;
-  }
-  cJSON *choices = cJSON_GetObjectItemCaseSensitive(r, "choices");
-  cJSON *c0 = cJSON_IsArray(choices) ? cJSON_GetArrayItem(choices, 0) : NULL;
-  if (!cJSON_IsObject(c0)) {
-    char msg[160];
-    server_message(body, len, msg, sizeof msg);
-    snprintf(why, wn, "malformed response: no choices%s%s", msg[0] ? ": " : "", msg);
-    cJSON_Delete(r);
-    return -1;
-  }
-  const cJSON *txt;
-  if (chat) {
-    cJSON *msg = cJSON_GetObjectItemCaseSensitive(c0, "message");
-    txt = cJSON_IsObject(msg) ? cJSON_GetObjectItemCaseSensitive(msg, "content") : NULL;
-  } else {
-    txt = cJSON_GetObjectItemCaseSensitive(c0, "text");
-  }
-  /* a null or missing content is the model's empty answer (verdict syntax), not infra */
-  const char *t = cJSON_IsString(txt) ? txt->valuestring : "";
-  g->text = rs_xstrndup(t, strlen(t));
-  cJSON *fr = cJSON_GetObjectItemCaseSensitive(c0, "finish_reason");
-  g->finish = cJSON_IsString(fr) && !strcmp(fr->valuestring, "length") ? RS_FINISH_LENGTH : RS_FINISH_STOP;
-  cJSON *u = cJSON_GetObjectItemCaseSensitive(r, "usage");
-  if (cJSON_IsObject(u)) {
-    cJSON *pt = cJSON_GetObjectItemCaseSensitive(u, "prompt_tokens");
-    cJSON *ct = cJSON_GetObjectItemCaseSensitive(u, "completion_tokens");
-    if (cJSON_IsNumber(pt) && pt->valuedouble >= 0 && pt->valuedouble < 4e9) g->prompt_tokens = (uint32_t)pt->valuedouble;
-    if (cJSON_IsNumber(ct) && ct->valuedouble >= 0 && ct->valuedouble < 4e9)
-      g->completion_tokens = (uint32_t)ct->valuedouble;
-  }
-  cJSON_Delete(r);
-  return 0;
+/* The same failure for every candidate of a request. */
+static void job_error(oa_job *j, const oa_state *s, const char *what, bool transient) {
+  for (uint32_t i = 0; i < j->cnt; i++) set_error(&j->g[i], s, what, j->tries, transient);
+  j->state = J_DONE;
 }
 
-static int parse_ok(const oa_state *s, const char *body, size_t len, rs_gen *g, char *why, size_t wn) {
-  return rs_openai_parse_response(body, len, s->chat, g, why, wn);
+/* AIMD on the window: halve on 429/503 (once a second at most), cut by a quarter (not below
+ * inflight/8) when the time per completion token rises over 3x the best seen (the server queues
+ * us), else grow by one per window of answers. */
+static void window_cut(oa_state *s, double now, double factor, uint32_t floor) {
+  if (now - s->last_cut < 1.0 || s->win <= floor) return;
+  s->win *= factor;
+  if (s->win < floor) s->win = floor;
+  s->last_cut = now;
+  s->cuts++;
+  if ((uint32_t)s->win < s->win_min) s->win_min = (uint32_t)s->win;
+}
+
+static void window_answer(oa_state *s, const oa_job *j, double now) {
+  uint32_t tok = 0;
+  for (uint32_t i = 0; i < j->cnt; i++) tok += j->g[i].completion_tokens;
+  double per = j->g[0].infer_s / (tok ? tok : 1);
+  s->lat_ewma = s->nlat ? 0.9 * s->lat_ewma + 0.1 * per : per;
+  if (++s->nlat >= 16 && (s->lat_base == 0 || s->lat_ewma < s->lat_base)) s->lat_base = s->lat_ewma;
+  uint32_t floor = s->inflight / 8 ? s->inflight / 8 : 1;
+  if (s->lat_base > 0 && s->lat_ewma > 3 * s->lat_base && now - s->last_cut > 5) {
+    window_cut(s, now, 0.75, floor);
+    return;
+  }
+  s->win += 1.0 / (s->win > 1 ? s->win : 1);
+  if (s->win > s->inflight) s->win = s->inflight;
 }
 
 /* One finished transfer: done, or scheduled for a retry. */
-static void finish_job(oa_state *s, oa_job *j, CURLcode res, rs_gen *g, double now) {
+static void finish_job(oa_state *s, oa_job *j, CURLcode res, double now) {
   long code = 0;
   curl_easy_getinfo(j->h, CURLINFO_RESPONSE_CODE, &code);
-  curl_multi_remove_handle(s->multi, j->h);
-  curl_easy_cleanup(j->h);
-  j->h = NULL;
-  g->infer_s = now - j->start; /* this request's own time: backoff waits are not inference */
-  char why[200], msg[160];
-  bool retry = false;
+  drop_handle(s, j);
+  s->running--;
+  for (uint32_t i = 0; i < j->cnt; i++) j->g[i].infer_s = now - j->start; /* backoff waits are not inference */
+  char why[220], msg[160];
+  bool retry = false, transient = false;
   if (j->too_big) {
     snprintf(why, sizeof why, "response too large (over %zu bytes)", s->max_body);
+  } else if (res == CURLE_OPERATION_TIMEDOUT) {
+    /* not retried: the server would start the generation over (raise timeout=; --resume redoes it) */
+    snprintf(why, sizeof why, "%.150s (not retried)", j->errbuf[0] ? j->errbuf : curl_easy_strerror(res));
+    transient = true;
   } else if (res != CURLE_OK) {
     snprintf(why, sizeof why, "%.190s", j->errbuf[0] ? j->errbuf : curl_easy_strerror(res));
-    retry = true; /* connection refused or reset, timeout, short body: the server may recover */
+    retry = transient = true; /* connection refused or reset, short body: the server may recover */
   } else if (code == 429 || code >= 500 || code / 100 != 2) {
-    server_message(j->resp, j->len, msg, sizeof msg);
+    rs_oa_server_message(j->resp, j->len, msg, sizeof msg);
     snprintf(why, sizeof why, "HTTP %ld%s%s", code, msg[0] ? ": " : "", msg);
-    retry = code == 429 || code >= 500;
-  } else if (!parse_ok(s, j->resp, j->len, g, why, sizeof why)) {
+    /* context too small: futile to retry or to redo on --resume */
+    retry = transient = (code == 429 || code >= 500) && !rs_oa_deterministic_error(msg);
+    if (code == 429 || code == 503) window_cut(s, now, 0.5, 1);
+  } else if (!rs_oa_parse_reply(&s->b, j->in, j->resp, j->len, j->g, j->cnt, why, sizeof why)) {
     j->state = J_DONE;
+    window_answer(s, j, now);
     return;
   }
   if (retry && j->tries <= s->retries) {
@@ -468,120 +344,193 @@ static void finish_job(oa_state *s, oa_job *j, CURLcode res, rs_gen *g, double n
     j->next_at = now + backoff(s, j);
     return;
   }
-  set_error(g, s, why, j->tries, retry);
-  j->state = J_DONE;
+  job_error(j, s, why, transient);
 }
 
-/* A candidate is final: scrub the key and hand it to the caller at once (it verifies while the
- * other requests are in flight). */
-static void job_done(oa_job *j, const rs_gen_input *in, rs_gen *g, const char *key) {
-  j->state = J_DONE;
-  scrub(g->text, key);
-  scrub(g->error, key);
-  if (in->ready) in->ready(in->ready_ctx, j->k, g);
+static void job_free(oa_state *s, oa_job *j) {
+  if (j->state == J_RUNNING) s->running--;
+  drop_handle(s, j);
+  for (uint32_t i = 0; i < j->cnt; i++) rs_gen_clear(&j->g[i]);
+  free(j->g);
+  free(j->body);
+  free(j->resp);
+  free(j);
 }
 
-static int oa_generate(rs_model *m, const rs_gen_input *in, uint32_t first, uint32_t n, const uint64_t *seeds,
-                       rs_gen *out, rs_err *e) {
+static void jobs_free(oa_state *s) {
+  for (oa_job *j = s->jobs, *n; j; j = n) {
+    n = j->next;
+    job_free(s, j);
+  }
+  s->jobs = s->jobs_tail = NULL;
+  s->njobs = s->running = s->pending_attempts = 0;
+}
+
+static int oa_submit(rs_model *m, const rs_gen_input *in, uint32_t first, uint32_t n, const uint64_t *seeds, void *tag,
+                     rs_err *e) {
   oa_state *s = m->state;
   if (!n) return 0;
   if (!in || !in->p) return rs_errf(e, NULL, 0, "openai: no problem to prompt with");
-  cJSON *req = build_request(s, in);
-  oa_job *jobs = rs_xcalloc(n, sizeof *jobs);
-  for (uint32_t k = 0; k < n; k++) {
-    jobs[k].k = k;
-    jobs[k].seed = seeds ? seeds[k] : first + k;
-    /* attempt 0 is greedy (pass@1 of the model's best guess); the others sample */
-    cJSON_ReplaceItemInObjectCaseSensitive(req, "temperature",
-                                           cJSON_CreateNumber(first + k == 0 ? 0.0 : s->temperature));
-    /* 31 bits: exact in JSON doubles and accepted by every server's seed type */
-    cJSON_ReplaceItemInObjectCaseSensitive(req, "seed", cJSON_CreateNumber((double)(jobs[k].seed & 0x7fffffff)));
-    char *b = cJSON_PrintUnformatted(req);
-    jobs[k].body = b ? rs_xstrndup(b, strlen(b)) : NULL;
-    cJSON_free(b);
+  rs_oa_link link = {m->arg, s->endpoint, s->key_env, s->timeout_s};
+  if (s->b.probe_state == RS_OA_PROBE_PENDING && rs_oa_probe(&s->b, &link, e)) return -1;
+  cJSON *req = rs_oa_build_request(&s->b, in);
+  /* one request per group of attempts (rs_oa_group: n=K, attempt 0 alone) */
+  for (uint32_t k = 0; k < n;) {
+    oa_job *j = rs_xcalloc(1, sizeof *j);
+    j->tag = tag;
+    j->in = in;
+    j->attempt = first + k;
+    j->cnt = rs_oa_group(&s->b, first + k, n - k);
+    j->seed = seeds ? seeds[k] : first + k;
+    j->g = rs_xcalloc(j->cnt, sizeof *j->g);
+    j->body = rs_oa_attempt_body(req, &s->b, first + k, j->seed, j->cnt);
+    if (!j->body) job_error(j, s, "could not print the request", false);
+    if (s->jobs_tail) s->jobs_tail->next = j;
+    else s->jobs = j;
+    s->jobs_tail = j;
+    s->njobs++;
+    s->pending_attempts += j->cnt;
+    k += j->cnt;
   }
   cJSON_Delete(req);
+  return 0;
+}
 
-  /* the key lives only in this call's header list, which curl copies and we free below */
-  struct curl_slist *hdr = curl_slist_append(NULL, "Content-Type: application/json");
-  hdr = curl_slist_append(hdr, "Expect:"); /* no 100-continue round trip for large prompts */
-  const char *key = getenv(s->key_env);
-  if (key && key[0]) {
-    size_t hl = strlen(key) + 32;
-    char *h = rs_xmalloc(hl);
-    snprintf(h, hl, "Authorization: Bearer %s", key);
-    hdr = curl_slist_append(hdr, h);
-    memset(h, 0, hl);
-    free(h);
+/* Start what the window allows, in submit order (retries when their backoff is over). */
+static void start_jobs(oa_state *s, double now) {
+  uint32_t w = (uint32_t)s->win;
+  for (oa_job *j = s->jobs; j && s->running < (w ? w : 1); j = j->next)
+    if (j->state == J_PENDING || (j->state == J_WAIT && j->next_at <= now))
+      if (start_job(s, j, now)) job_error(j, s, "could not start a transfer", true);
+}
+
+static int collect(oa_state *s, rs_err *e) {
+  int still = 0;
+  if (curl_multi_perform(s->multi, &still) != CURLM_OK) return rs_errf(e, NULL, 0, "openai: curl multi failed");
+  CURLMsg *msg;
+  int left;
+  while ((msg = curl_multi_info_read(s->multi, &left))) {
+    if (msg->msg != CURLMSG_DONE) continue;
+    oa_job *j = NULL;
+    curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&j);
+    if (j) finish_job(s, j, msg->data.result, rs_now());
   }
+  return 0;
+}
 
+/* Hand finished jobs over (key scrubbed), in submit order among the finished ones; a job whose
+ * candidates do not all fit in out waits for the next poll. */
+static int hand_over(oa_state *s, rs_done *out, uint32_t max) {
+  const char *key = getenv(s->key_env);
+  uint32_t n = 0;
+  oa_job *prev = NULL;
+  for (oa_job *j = s->jobs, *nx; j; j = nx) {
+    nx = j->next;
+    if (j->state != J_DONE || n + j->cnt > max) {
+      prev = j;
+      continue;
+    }
+    for (uint32_t i = 0; i < j->cnt; i++) {
+      scrub(j->g[i].text, key);
+      scrub(j->g[i].error, key);
+      out[n++] = (rs_done){j->tag, j->attempt + i, j->g[i]};
+      memset(&j->g[i], 0, sizeof j->g[i]);
+    }
+    if (prev) prev->next = nx;
+    else s->jobs = nx;
+    if (s->jobs_tail == j) s->jobs_tail = prev;
+    s->njobs--;
+    s->pending_attempts -= j->cnt;
+    job_free(s, j);
+  }
+  return (int)n;
+}
+
+static bool any_done(const oa_state *s) {
+  for (const oa_job *j = s->jobs; j; j = j->next)
+    if (j->state == J_DONE) return true;
+  return false;
+}
+
+static int oa_poll(rs_model *m, double timeout_s, rs_done *out, uint32_t max, rs_err *e) {
+  oa_state *s = m->state;
+  if (!s->njobs) return 0;
+  double now = rs_now();
+  start_jobs(s, now);
+  if (s->running && collect(s, e)) return -1;
+  if (!any_done(s) && timeout_s > 0) {
+    double wait = timeout_s;
+    for (const oa_job *j = s->jobs; j; j = j->next)
+      if (j->state == J_WAIT && j->next_at - now < wait) wait = j->next_at - now;
+    if (wait < 0) wait = 0;
+    /* returns early on traffic, or when a verification thread calls curl_multi_wakeup */
+    curl_multi_poll(s->multi, NULL, 0, (int)(wait * 1000) + 1, NULL);
+    start_jobs(s, rs_now());
+    if (s->running && collect(s, e)) return -1;
+  }
+  return hand_over(s, out, max);
+}
+
+static uint32_t oa_pending(const rs_model *m) { return ((const oa_state *)m->state)->pending_attempts; }
+
+/* Requests (not attempts: with n=K one request carries K) the window would start now. */
+static uint32_t oa_room(const rs_model *m) {
+  const oa_state *s = m->state;
+  uint32_t w = (uint32_t)s->win, waiting = 0;
+  for (const oa_job *j = s->jobs; j; j = j->next) waiting += j->state != J_DONE;
+  return waiting < w ? w - waiting : 0;
+}
+
+static void oa_wake(rs_model *m) { curl_multi_wakeup(((oa_state *)m->state)->multi); }
+
+static void oa_cancel(rs_model *m) { jobs_free(m->state); }
+
+static void oa_window(const rs_model *m, rs_window *w) {
+  const oa_state *s = m->state;
+  w->now = (uint32_t)s->win;
+  w->max = s->inflight;
+  w->min_seen = s->win_min;
+  w->inflight = s->running;
+  w->cuts = s->cuts;
+}
+
+static void oa_limit(rs_model *m, uint32_t max) {
+  oa_state *s = m->state;
+  s->inflight = max;
+  s->win = s->win_min = max;
+  curl_multi_setopt(s->multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, (long)max);
+}
+
+/* The synchronous interface over the asynchronous one (a call's own candidates: callers do not
+ * mix the two). Candidates are handed to in->ready as they complete. */
+static int oa_generate(rs_model *m, const rs_gen_input *in, uint32_t first, uint32_t n, const uint64_t *seeds,
+                       rs_gen *out, rs_err *e) {
+  if (!n) return 0;
+  if (oa_submit(m, in, first, n, seeds, out, e)) return -1;
+  enum { NB = 64 };
+  rs_done *buf = rs_xcalloc(NB + n, sizeof *buf);
+  uint32_t done = 0;
   int rc = 0;
-  uint32_t done = 0, running = 0;
-  for (uint32_t k = 0; k < n; k++)
-    if (!jobs[k].body) {
-      set_error(&out[k], s, "could not print the request", 0, false);
-      job_done(&jobs[k], in, &out[k], key);
+  while (done < n) {
+    int k = oa_poll(m, 1.0, buf, NB + n, e);
+    if (k < 0) {
+      oa_cancel(m);
+      for (uint32_t i = 0; i < n; i++)
+        if (!out[i].infra && !out[i].text) {
+          set_error(&out[i], m->state, "aborted: curl multi failed", 0, true);
+          if (in->ready) in->ready(in->ready_ctx, i, &out[i]);
+        }
+      rc = -1;
+      break;
+    }
+    for (int i = 0; i < k; i++) {
+      uint32_t idx = buf[i].attempt - first;
+      out[idx] = buf[i].g;
+      if (in->ready) in->ready(in->ready_ctx, idx, &out[idx]);
       done++;
     }
-  while (done < n) {
-    double now = rs_now(), wait = 1.0;
-    for (uint32_t k = 0; k < n && running < s->inflight; k++) {
-      oa_job *j = &jobs[k];
-      if (j->state == J_PENDING || (j->state == J_WAIT && j->next_at <= now)) {
-        if (start_job(s, j, hdr, now)) {
-          set_error(&out[k], s, "could not start a transfer", j->tries, true);
-          job_done(j, in, &out[k], key);
-          done++;
-          continue;
-        }
-        running++;
-      }
-    }
-    for (uint32_t k = 0; k < n; k++)
-      if (jobs[k].state == J_WAIT && jobs[k].next_at - now < wait) wait = jobs[k].next_at - now;
-    if (wait < 0) wait = 0;
-    int still = 0;
-    if (running) {
-      curl_multi_poll(s->multi, NULL, 0, (int)(wait * 1000) + 1, NULL);
-      if (curl_multi_perform(s->multi, &still) != CURLM_OK) {
-        rc = rs_errf(e, NULL, 0, "openai: curl multi failed");
-        break;
-      }
-    } else if (done < n) {
-      struct timespec ts = {(time_t)wait, (long)((wait - (double)(time_t)wait) * 1e9)};
-      nanosleep(&ts, NULL);
-    }
-    CURLMsg *msg;
-    int left;
-    while ((msg = curl_multi_info_read(s->multi, &left))) {
-      if (msg->msg != CURLMSG_DONE) continue;
-      oa_job *j = NULL;
-      curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&j);
-      if (!j) continue;
-      finish_job(s, j, msg->data.result, &out[j->k], rs_now());
-      running--;
-      if (j->state == J_DONE) {
-        job_done(j, in, &out[j->k], key);
-        done++;
-      }
-    }
   }
-  for (uint32_t k = 0; k < n; k++) {
-    if (jobs[k].state != J_DONE) {
-      set_error(&out[k], s, "aborted: curl multi failed", jobs[k].tries, true);
-      job_done(&jobs[k], in, &out[k], key);
-    }
-    if (jobs[k].h) {
-      curl_multi_remove_handle(s->multi, jobs[k].h);
-      curl_easy_cleanup(jobs[k].h);
-    }
-    scrub(out[k].text, key);
-    scrub(out[k].error, key);
-    free(jobs[k].body);
-    free(jobs[k].resp);
-  }
-  curl_slist_free_all(hdr);
-  free(jobs);
+  free(buf);
   return rc;
 }
 
@@ -591,4 +540,15 @@ const rs_model_ops rs_model_openai = {
     .generate = oa_generate,
     .close = oa_close,
     .streams = true,
+};
+
+const rs_model_async rs_model_openai_async = {
+    .submit = oa_submit,
+    .poll = oa_poll,
+    .room = oa_room,
+    .pending = oa_pending,
+    .wake = oa_wake,
+    .cancel = oa_cancel,
+    .window = oa_window,
+    .limit = oa_limit,
 };

@@ -31,14 +31,27 @@ void rs_sb_printf(rs_sb *b, const char *fmt, ...) {
   rs_sb_add(b, buf, (size_t)k < sizeof buf ? (size_t)k : sizeof buf - 1);
 }
 
+/* Decimal digits of the largest register number of a file: the bound of a pattern's numbers. A
+ * bound at all keeps a weak model from running on with "v64212942637..." until max_tokens; the
+ * file's digits (not its budget) still admit out-of-budget names like v300, which the verifier
+ * judges (a hardware failure, not a syntax one). */
+static unsigned file_digits(const rs_regfile *rf) {
+  unsigned d = 1;
+  for (uint32_t n = rf->count > 1 ? rf->count - 1 : 1; n >= 10; n /= 10) d++;
+  return d;
+}
+
 /* One spelling alternative of a class in one file, as regex (re=true) or as prose. */
-static void spelling(rs_sb *b, const char *pre, const rs_regclass *c, bool re) {
+static void spelling(rs_sb *b, const rs_regfile *rf, const rs_regclass *c, bool re) {
+  const char *pre = rf->asm_prefix;
+  unsigned d = file_digits(rf);
   if (c->width <= 1) {
     rs_sb_puts(b, pre);
-    rs_sb_puts(b, re ? "[0-9]+" : "N");
+    if (re) rs_sb_printf(b, "[0-9]{1,%u}", d);
+    else rs_sb_puts(b, "N");
     if (c->half) rs_sb_puts(b, c->half == 1 ? (re ? "\\.l" : ".l") : (re ? "\\.h" : ".h"));
   } else if (re) {
-    rs_sb_printf(b, "%s\\[[0-9]+:[0-9]+\\]", pre);
+    rs_sb_printf(b, "%s\\[[0-9]{1,%u}:[0-9]{1,%u}\\]", pre, d, d);
   } else {
     rs_sb_printf(b, "%s[N:N+%u]", pre, (unsigned)c->width - 1);
   }
@@ -52,7 +65,7 @@ char *rs_oa_class_pattern(const rs_target *t, int cls) {
   for (uint32_t f = 0; f < t->nfiles && f < 32; f++) {
     if (!(c->files >> f & 1) || !t->files[f].asm_prefix) continue;
     if (nalt++) rs_sb_puts(&alt, "|");
-    spelling(&alt, t->files[f].asm_prefix, c, true);
+    spelling(&alt, &t->files[f], c, true);
   }
   /* allocatable specials (vcc for sreg_64) are legal answers too; their names are plain words */
   for (uint32_t s = 0; s < t->nspecials && s < 32; s++) {
@@ -128,7 +141,7 @@ void rs_oa_describe_registers(rs_sb *b, const rs_problem *p) {
     for (uint32_t f = 0; f < t->nfiles && f < 32; f++) {
       if (!(rc->files >> f & 1) || !t->files[f].asm_prefix) continue;
       if (nalt++) rs_sb_puts(b, " or ");
-      spelling(b, t->files[f].asm_prefix, rc, false);
+      spelling(b, &t->files[f], rc, false);
     }
     for (uint32_t s = 0; s < t->nspecials && s < 32; s++) {
       if (!(rc->specials >> s & 1)) continue;

@@ -15,8 +15,9 @@ void rs_sb_puts(rs_sb *b, const char *s);
 void rs_sb_printf(rs_sb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Regex (JSON Schema / ECMA, also valid POSIX ERE) of the legal spellings of a class: by register
- * file and width ("^v[0-9]+$", "^(v\[[0-9]+:[0-9]+\]|a\[[0-9]+:[0-9]+\])$", "^R[0-9]+$");
- * alignment and budget are left to the verifier. NULL if the class has no spelling. */
+ * file and width, numbers bounded to the file's digits ("^v[0-9]{1,3}$",
+ * "^(v\[[0-9]{1,3}:[0-9]{1,3}\]|a\[…\])$", "^P[0-9]{1,1}$"); alignment and budget are left to
+ * the verifier (v300 matches). NULL if the class has no spelling. */
 char *rs_oa_class_pattern(const rs_target *t, int cls);
 /* {"type":"object","properties":{name:{"type":"string","pattern":...}},"required":[every name],
  * "additionalProperties":false}; vnames may be NULL (original names). Linear in the values. */
@@ -34,7 +35,7 @@ void rs_oa_render(rs_sb *b, const char *tmpl, size_t len, const rs_oa_vars *vars
 
 /* Fill g from the body of a 200 response (chat: choices[0].message.content, else
  * choices[0].text; finish_reason, usage). Returns 0, or -1 with the reason in why. The body is
- * untrusted; exposed for fuzz/fuzz_openai.c. Defined in openai.c. */
+ * untrusted; exposed for fuzz/fuzz_openai.c. Defined in openai_reply.c. */
 int rs_openai_parse_response(const char *body, size_t len, bool chat, rs_gen *g, char *why, size_t wn);
 
 #endif

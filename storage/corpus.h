@@ -67,6 +67,12 @@ int64_t rs_corpus_find(rs_corpus *c, const char *id, rs_err *e);
 char *rs_corpus_get_attr(rs_corpus *c, const char *key);
 
 int rs_corpus_close(rs_corpus *c, rs_err *e); /* flushes; reports write errors */
+
+/* archs: the split an instance belongs to. holdout NULL or "": the seeded 80/20 column `split`;
+ * holdout = a target name: the unseen-architecture split, test = every instance of that target,
+ * train = every instance of every other target (computed from the `target` column, so every
+ * corpus has one such split per target it holds and the schema does not change). */
+enum rs_split rs_instance_split(const rs_instance *in, const char *holdout);
 void rs_instance_clear(rs_instance *in);
 
 #endif

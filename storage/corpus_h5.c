@@ -596,3 +596,8 @@ void rs_instance_clear(rs_instance *in) {
   free(in->truth);
   in->raw = in->norm = in->name_map = in->truth = NULL;
 }
+
+enum rs_split rs_instance_split(const rs_instance *in, const char *holdout) {
+  if (!holdout || !*holdout) return in->split == RS_SPLIT_TEST ? RS_SPLIT_TEST : RS_SPLIT_TRAIN;
+  return strcmp(in->target, holdout) ? RS_SPLIT_TRAIN : RS_SPLIT_TEST;
+}

@@ -1,9 +1,33 @@
 /* target.c - target lookup and the target-neutral register facts (class membership). */
 #include "target/target.h"
+#include <stdio.h>
 #include <string.h>
 
+static const rs_target *const all[] = {&rs_target_gfx90a, &rs_target_sm89, &rs_target_sm90,
+                                       /* archs: more AMD architectures */
+                                       &rs_target_gfx908, &rs_target_gfx940, &rs_target_gfx1030,
+                                       &rs_target_gfx1030_w64, &rs_target_gfx1100, &rs_target_gfx1100_w64,
+                                       /* SASS only (PTX fixtures are sm_89/sm_90) */
+                                       &rs_target_sm75, &rs_target_sm80, &rs_target_sm86};
+
+const rs_target *const *rs_target_all(size_t *n) {
+  *n = sizeof all / sizeof *all;
+  return all;
+}
+
+size_t rs_target_class_owners(const rs_target *t, const char *name, size_t n, char *buf, size_t cap) {
+  size_t k = 0;
+  if (cap) buf[0] = 0;
+  for (size_t i = 0; i < sizeof all / sizeof *all; i++) {
+    const rs_target *o = all[i];
+    if (o == t || o->vendor != t->vendor || rs_target_class(o, name, n) < 0) continue;
+    int w = snprintf(buf + k, cap > k ? cap - k : 0, "%s%s", k ? ", " : "", o->name);
+    if (w > 0 && k + (size_t)w < cap) k += (size_t)w;
+  }
+  return k;
+}
+
 const rs_target *rs_target_by_name(const char *name) {
-  static const rs_target *const all[] = {&rs_target_gfx90a, &rs_target_sm89, &rs_target_sm90};
   if (!name) return NULL;
   for (size_t i = 0; i < sizeof all / sizeof *all; i++)
     if (strcmp(all[i]->name, name) == 0) return all[i];
@@ -11,6 +35,8 @@ const rs_target *rs_target_by_name(const char *name) {
   if (strcmp(name, "sm89") == 0) return &rs_target_sm89;
   if (strcmp(name, "sm90") == 0 || strcmp(name, "sm_90a") == 0) return &rs_target_sm90;
   if (strcmp(name, "mi250x") == 0 || strcmp(name, "mi210") == 0) return &rs_target_gfx90a;
+  if (strcmp(name, "mi100") == 0) return &rs_target_gfx908;
+  if (strcmp(name, "mi300") == 0) return &rs_target_gfx940;
   return NULL;
 }
 

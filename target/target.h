@@ -1,4 +1,4 @@
-/* target.h - register files of the targets (gfx90a, sm_89, sm_90).
+/* target.h - register files of the targets (AMD gfx908, gfx90a, gfx940, gfx1030, gfx1100; sm_75, sm_80, sm_86, sm_89, sm_90).
  *
  * Every target numbers its physical 32-bit registers ("units") 0..nunits-1; a register file is a
  * contiguous range of units.  A physical register, possibly a tuple or a 16-bit half, is a first
@@ -36,7 +36,7 @@ typedef struct {
 } rs_special;
 
 typedef struct {
-  char name[32];     /* as spelled in MIR or PTX: "vreg_128_align2", "b64" */
+  char name[48];     /* as spelled in MIR or PTX: "vreg_128_align2", "b64" (llc-16 prints 33-char names) */
   uint16_t width;    /* 32-bit units (a 16-bit class has width 1 and half != 0) */
   uint8_t align;     /* base alignment in units, counted from the start of the file */
   uint8_t half;      /* 0 full registers; 1 lo16 only; 2 hi16 only */
@@ -71,6 +71,16 @@ enum {
 
 const rs_target *rs_target_by_name(const char *name);
 extern const rs_target rs_target_gfx90a, rs_target_sm89, rs_target_sm90;
+/* More AMD architectures (target/amdgpu.h: shared model; one data file each). The w64 variants
+ * are gfx10+/gfx11 compiled with +wavefrontsize64 (wave32 is the default there). */
+extern const rs_target rs_target_gfx908, rs_target_gfx940, rs_target_gfx1030, rs_target_gfx1030_w64,
+    rs_target_gfx1100, rs_target_gfx1100_w64;
+extern const rs_target rs_target_sm75, rs_target_sm80, rs_target_sm86; /* SASS only (PTX fixtures are sm_89/sm_90) */
+/* Every target, in a fixed order; *n gets the count. */
+const rs_target *const *rs_target_all(size_t *n);
+/* Comma list of the other targets of t's vendor that know a class named name[0..n) ("gfx90a,
+ * gfx940"), into buf; returns 0 when none does. For errors naming a class of another arch. */
+size_t rs_target_class_owners(const rs_target *t, const char *name, size_t n, char *buf, size_t cap);
 
 /* Class lookup by name; -1 if unknown. */
 int rs_target_class(const rs_target *t, const char *name, size_t n);

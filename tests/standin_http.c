@@ -81,30 +81,36 @@ static void sd_respond(int fd, int code, const char *body, size_t blen, size_t c
   sd_write(fd, body, blen);
 }
 
-/* The 200 body in the API's shape. */
-static char *sd_ok_body(bool chat, const char *content, const char *finish, size_t pad) {
+/* The 200 body in the API's shape: n choices (index i: contents[i]) and usage with the given
+ * prompt tokens. */
+static char *sd_ok_body_n(bool chat, const char *const *contents, unsigned n, const char *finish, size_t pad,
+                          unsigned prompt_tokens) {
   cJSON *r = cJSON_CreateObject();
   cJSON_AddStringToObject(r, "id", "cmpl-standin");
   cJSON_AddStringToObject(r, "object", chat ? "chat.completion" : "text_completion");
   cJSON_AddStringToObject(r, "model", "standin");
   cJSON *ch = cJSON_AddArrayToObject(r, "choices");
-  cJSON *c0 = cJSON_CreateObject();
-  cJSON_AddNumberToObject(c0, "index", 0);
-  if (chat) {
-    cJSON *m = cJSON_AddObjectToObject(c0, "message");
-    cJSON_AddStringToObject(m, "role", "assistant");
-    if (content) cJSON_AddStringToObject(m, "content", content);
-    else cJSON_AddNullToObject(m, "content");
-  } else {
-    cJSON_AddStringToObject(c0, "text", content ? content : "");
+  size_t ct = 0;
+  for (unsigned i = 0; i < n; i++) {
+    const char *content = contents[i];
+    cJSON *c0 = cJSON_CreateObject();
+    cJSON_AddNumberToObject(c0, "index", i);
+    if (chat) {
+      cJSON *m = cJSON_AddObjectToObject(c0, "message");
+      cJSON_AddStringToObject(m, "role", "assistant");
+      if (content) cJSON_AddStringToObject(m, "content", content);
+      else cJSON_AddNullToObject(m, "content");
+    } else {
+      cJSON_AddStringToObject(c0, "text", content ? content : "");
+    }
+    cJSON_AddStringToObject(c0, "finish_reason", finish);
+    cJSON_AddItemToArray(ch, c0);
+    ct += content ? strlen(content) / 4 + 1 : 0;
   }
-  cJSON_AddStringToObject(c0, "finish_reason", finish);
-  cJSON_AddItemToArray(ch, c0);
   cJSON *u = cJSON_AddObjectToObject(r, "usage");
-  size_t ct = content ? strlen(content) / 4 + 1 : 0;
-  cJSON_AddNumberToObject(u, "prompt_tokens", 1234);
+  cJSON_AddNumberToObject(u, "prompt_tokens", prompt_tokens);
   cJSON_AddNumberToObject(u, "completion_tokens", (double)ct);
-  cJSON_AddNumberToObject(u, "total_tokens", 1234 + (double)ct);
+  cJSON_AddNumberToObject(u, "total_tokens", prompt_tokens + (double)ct);
   if (pad) {
     char *p = malloc(pad + 1);
     memset(p, 'x', pad);
@@ -114,6 +120,68 @@ static char *sd_ok_body(bool chat, const char *content, const char *finish, size
   }
   char *s = cJSON_PrintUnformatted(r);
   cJSON_Delete(r);
+  return s;
+}
+
+/* Prompt tokens as a tokenizer would count them: about 4 bytes a token over every message (so
+ * the client's truncation check sees a plausible count). */
+static unsigned sd_prompt_tokens(const cJSON *body) {
+  size_t bytes = 0;
+  const cJSON *pr = cJSON_GetObjectItemCaseSensitive(body, "prompt"), *m;
+  if (cJSON_IsString(pr)) bytes += strlen(pr->valuestring);
+  cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(body, "messages")) {
+    const cJSON *c = cJSON_GetObjectItemCaseSensitive(m, "content");
+    if (cJSON_IsString(c)) bytes += strlen(c->valuestring) + 4;
+  }
+  return (unsigned)(bytes / 4 + 1);
+}
+
+/* The schema a request carries in one of the dialects the stand-in honours (`honour`: a comma
+ * list of openai, llamacpp, vllm; "all"; "none"), or NULL: a form it does not read is silently
+ * ignored, as llama.cpp and vLLM do. */
+static const cJSON *sd_schema_in(const cJSON *body, const char *honour) {
+  bool all = !strcmp(honour, "all");
+  if (all || strstr(honour, "openai")) {
+    const cJSON *rf = cJSON_GetObjectItemCaseSensitive(body, "response_format");
+    const cJSON *js = cJSON_GetObjectItemCaseSensitive(rf, "json_schema");
+    const cJSON *sc = cJSON_GetObjectItemCaseSensitive(js, "schema");
+    if (cJSON_IsObject(sc)) return sc;
+  }
+  if (all || strstr(honour, "llamacpp")) {
+    const cJSON *sc = cJSON_GetObjectItemCaseSensitive(body, "json_schema");
+    if (cJSON_IsObject(sc)) return sc;
+  }
+  if (all || strstr(honour, "vllm")) {
+    const cJSON *so = cJSON_GetObjectItemCaseSensitive(body, "structured_outputs");
+    const cJSON *sc = cJSON_GetObjectItemCaseSensitive(so, "json");
+    if (cJSON_IsObject(sc)) return sc;
+  }
+  return NULL;
+}
+
+/* A stand-in "applies" a schema only where it admits a single answer: every required property
+ * pattern-bound to one literal ("^zq7$", the client's probe). That answer, or NULL. */
+static char *sd_literal_answer(const cJSON *schema) {
+  const cJSON *props = cJSON_GetObjectItemCaseSensitive(schema, "properties"), *p;
+  if (!cJSON_IsObject(props) || !props->child) return NULL;
+  cJSON *ans = cJSON_CreateObject();
+  cJSON_ArrayForEach(p, props) {
+    const cJSON *pat = cJSON_GetObjectItemCaseSensitive(p, "pattern");
+    const char *v = cJSON_IsString(pat) ? pat->valuestring : "";
+    size_t l = strlen(v);
+    bool lit = l > 2 && v[0] == '^' && v[l - 1] == '$';
+    for (size_t i = 1; lit && i + 1 < l; i++)
+      lit = (v[i] >= 'a' && v[i] <= 'z') || (v[i] >= '0' && v[i] <= '9') || v[i] == '_';
+    if (!lit) {
+      cJSON_Delete(ans);
+      return NULL;
+    }
+    char val[64];
+    snprintf(val, sizeof val, "%.*s", (int)(l - 2 < 60 ? l - 2 : 60), v + 1);
+    cJSON_AddStringToObject(ans, p->string, val);
+  }
+  char *s = cJSON_PrintUnformatted(ans);
+  cJSON_Delete(ans);
   return s;
 }
 

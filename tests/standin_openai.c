@@ -6,15 +6,27 @@
  * Included by tests/test_openai.c (no CMake target of its own). standin_start() forks a child
  * that listens on 127.0.0.1 (an ephemeral port, read back before the fork). The child reads each
  * request (HTTP/1.1, Content-Length bodies, one request per connection, `Connection: close`),
- * writes it verbatim to DIR/NNNNNN.req so the test can assert what the client sent (schema, seed,
+ * writes it verbatim to DIR/NNNNNN.req (a GET to NNNNNN.get) so the test can assert what the client sent (schema, seed,
  * temperature, Authorization header), then forks once more to answer, so slow answers overlap.
+ *
+ * Like a real server it applies a structured-output schema only in the dialects it is started
+ * with (standin_start_cfg `honour`: openai = response_format, llamacpp = top-level json_schema,
+ * vllm = structured_outputs.json) and silently ignores the others; "applying" means answering a
+ * schema that admits a single answer (the client's probe) with that answer. It answers n
+ * choices, reports usage.prompt_tokens from the prompt's size (~4 bytes a token), and can serve
+ * llama.cpp's GET /props or vLLM's GET /v1/models with a context size it then enforces by cutting
+ * the prompt and answering 200 (llama.cpp's context shift).
  *
  * The request's "model" field selects the behaviour:
  *   ok            200 with the answer (chat: choices[0].message.content; completions: .text)
+ *   n1only        the same, one choice whatever n asks for
+ *   cutN          the same, reporting N prompt tokens (a silently truncated prompt)
+ *   shrinkxK      the same; from the (K+1)-th request of a seed on, 4/5 of the prompt tokens
  *   delayN        the same after N milliseconds
  *   slow          the same after 3 s (longer than the tests' client timeout)
  *   eCODE         HTTP CODE with an OpenAI-style error body, every time (e500, e429, e400)
  *   eCODExK       HTTP CODE for the first K requests carrying the same seed, then ok
+ *   ectx          500 "the request exceeds the available context size" (deterministic)
  *   e401leak      401 whose message echoes the Authorization header (the client must scrub it)
  *   trunc         Content-Length larger than the body sent, then close
  *   nonjson       200 with an HTML body
@@ -45,7 +57,10 @@
 typedef struct {
   pid_t pid;
   int port;
-  char dir[256]; /* request records */
+  char dir[256];    /* request records */
+  char honour[64];  /* schema dialects applied (sd_schema_in); others silently ignored */
+  int props;        /* 0: no facts endpoint; 1: llama.cpp GET /props; 2: vLLM GET /v1/models */
+  unsigned n_ctx;   /* context reported there and enforced (0: unlimited) */
 } rs_standin;
 
 #include "tests/standin_http.c"
@@ -57,7 +72,22 @@ typedef struct {
 } sd_count;
 
 /* Answer one request on fd (runs in its own process). */
-static void sd_answer(int fd, const char *answer, const char *req, size_t hlen, size_t len, unsigned seen) {
+static void sd_answer(int fd, const rs_standin *cfg, const char *answer, const char *req, size_t hlen, size_t len,
+                      unsigned seen) {
+  if (!strncmp(req, "GET /props ", 11) && cfg->props == 1) {
+    char b[400];
+    snprintf(b, sizeof b, "{\"default_generation_settings\":{\"n_ctx\":%u,\"params\":{\"top_k\":40,\"top_p\":0.95,"
+             "\"min_p\":0.05,\"temperature\":0.8}},\"total_slots\":1}", cfg->n_ctx);
+    sd_respond(fd, 200, b, strlen(b), strlen(b));
+    return;
+  }
+  if (!strncmp(req, "GET /v1/models ", 15) && cfg->props == 2) {
+    char b[400];
+    snprintf(b, sizeof b, "{\"object\":\"list\",\"data\":[{\"id\":\"other\",\"max_model_len\":1},"
+             "{\"id\":\"ok\",\"object\":\"model\",\"max_model_len\":%u}]}", cfg->n_ctx);
+    sd_respond(fd, 200, b, strlen(b), strlen(b));
+    return;
+  }
   bool chat = strstr(req, " /v1/chat/completions ") != NULL && strstr(req, " /v1/chat/completions ") < strstr(req, "\r\n");
   bool compl = !chat && strstr(req, " /v1/completions ") && strstr(req, " /v1/completions ") < strstr(req, "\r\n");
   if (!chat && !compl) {
@@ -68,19 +98,38 @@ static void sd_answer(int fd, const char *answer, const char *req, size_t hlen, 
   cJSON *mj = cJSON_GetObjectItemCaseSensitive(body, "model");
   char model[32] = "";
   if (cJSON_IsString(mj)) snprintf(model, sizeof model, "%s", mj->valuestring);
-  bool parsed = body != NULL;
-  cJSON_Delete(body);
-  if (!parsed) {
+  if (!body) {
     sd_error(fd, 400, "request body is not JSON");
     return;
   }
+  /* what a well-behaved server answers: the schema applied where it reads the dialect (only a
+   * single-answer schema is "applied": the client's probe), n choices, usage from the prompt */
+  const cJSON *nj = cJSON_GetObjectItemCaseSensitive(body, "n");
+  unsigned nch = cJSON_IsNumber(nj) && nj->valuedouble >= 1 && nj->valuedouble <= 64 ? (unsigned)nj->valuedouble : 1;
+  const cJSON *sc = sd_schema_in(body, cfg->honour);
+  char *lit = sc ? sd_literal_answer(sc) : NULL;
+  unsigned ptok = sd_prompt_tokens(body);
+  const cJSON *mt = cJSON_GetObjectItemCaseSensitive(body, "max_tokens");
+  unsigned maxt = cJSON_IsNumber(mt) ? (unsigned)mt->valuedouble : 4096;
+  cJSON_Delete(body);
+  const char *ans = lit ? lit : answer;
+  unsigned ctok = (unsigned)strlen(ans) / 4 + 1;
+  if (cfg->n_ctx && ptok + (ctok < maxt ? ctok : maxt) > cfg->n_ctx) /* llama.cpp's context shift: cut, answer 200 */
+    ptok = cfg->n_ctx > ctok ? cfg->n_ctx - ctok : 1;
   char *ok = NULL;
+  const char *none = NULL;
   int code;
   unsigned k;
-  if (!strcmp(model, "ok") || !strncmp(model, "delay", 5) || !strcmp(model, "slow")) {
+  if (!strcmp(model, "ok") || !strncmp(model, "delay", 5) || !strcmp(model, "slow") || !strcmp(model, "n1only") ||
+      !strncmp(model, "cut", 3) || !strncmp(model, "shrinkx", 7)) {
     if (!strncmp(model, "delay", 5)) sd_sleep_ms(atol(model + 5));
     if (!strcmp(model, "slow")) sd_sleep_ms(3000);
-    ok = sd_ok_body(chat, answer, "stop", 0);
+    if (!strcmp(model, "n1only")) nch = 1; /* a server that ignores n */
+    if (!strncmp(model, "cut", 3)) ptok = (unsigned)atoi(model + 3);
+    if (!strncmp(model, "shrinkx", 7) && seen >= (unsigned)atoi(model + 7)) ptok = ptok * 4 / 5;
+    const char *cs[64];
+    for (unsigned i = 0; i < nch; i++) cs[i] = ans;
+    ok = sd_ok_body_n(chat, cs, nch, "stop", 0, ptok);
   } else if (!strcmp(model, "e401leak")) {
     char auth[300] = "no authorization header";
     const char *a = NULL;
@@ -94,17 +143,19 @@ static void sd_answer(int fd, const char *answer, const char *req, size_t hlen, 
       snprintf(auth, sizeof auth, "invalid credentials: %.*s", (int)(e - a - 2), a + 2);
     }
     sd_error(fd, 401, auth);
+  } else if (!strcmp(model, "ectx")) { /* llama.cpp's answer to a prompt beyond its context */
+    sd_error(fd, 500, "the request exceeds the available context size, try increasing it");
   } else if (sscanf(model, "e%d", &code) == 1) {
     const char *x = strchr(model, 'x');
     if (x && sscanf(x, "x%u", &k) == 1 && seen >= k) {
-      ok = sd_ok_body(chat, answer, "stop", 0);
+      ok = sd_ok_body_n(chat, &ans, 1, "stop", 0, ptok);
     } else {
       char msg[96];
       snprintf(msg, sizeof msg, "standin fault %d (request %u for this seed)", code, seen + 1);
       sd_error(fd, code, msg);
     }
   } else if (!strcmp(model, "trunc")) {
-    char *s = sd_ok_body(chat, answer, "stop", 0);
+    char *s = sd_ok_body_n(chat, &ans, 1, "stop", 0, ptok);
     sd_respond(fd, 200, s, strlen(s) / 2, strlen(s));
     free(s);
   } else if (!strcmp(model, "nonjson")) {
@@ -114,16 +165,16 @@ static void sd_answer(int fd, const char *answer, const char *req, size_t hlen, 
     const char *h = "{\"object\":\"error\",\"message\":\"engine dead\"}";
     sd_respond(fd, 200, h, strlen(h), strlen(h));
   } else if (!strcmp(model, "nullcontent")) {
-    ok = sd_ok_body(chat, NULL, "stop", 0);
+    ok = sd_ok_body_n(chat, &none, 1, "stop", 0, ptok);
   } else if (!strcmp(model, "drop")) {
     /* nothing: the connection closes without a response */
   } else if (!strcmp(model, "length")) {
     char *half = strdup(answer);
     half[strlen(half) / 2] = 0;
-    ok = sd_ok_body(chat, half, "length", 0);
+    ok = sd_ok_body_n(chat, (const char *const *)&half, 1, "length", 0, ptok);
     free(half);
   } else if (!strcmp(model, "big")) {
-    ok = sd_ok_body(chat, answer, "stop", 65536);
+    ok = sd_ok_body_n(chat, &ans, 1, "stop", 65536, ptok);
   } else {
     sd_error(fd, 404, "the model does not exist");
   }
@@ -131,9 +182,10 @@ static void sd_answer(int fd, const char *answer, const char *req, size_t hlen, 
     sd_respond(fd, 200, ok, strlen(ok), strlen(ok));
     cJSON_free(ok);
   }
+  free(lit);
 }
 
-static void sd_serve(int ls, const char *answer, const char *dir) {
+static void sd_serve(int ls, const rs_standin *cfg, const char *answer, const char *dir) {
   signal(SIGCHLD, SIG_IGN); /* answering processes reap themselves */
   signal(SIGPIPE, SIG_IGN);
   alarm(60);                /* never outlive a broken test for long */
@@ -160,7 +212,8 @@ static void sd_serve(int ls, const char *answer, const char *dir) {
       continue;
     }
     char path[300];
-    snprintf(path, sizeof path, "%s/%06u.req", dir, seq);
+    /* GETs (the client's /props and /models look-ups) apart, so tests count completions */
+    snprintf(path, sizeof path, "%s/%06u.%s", dir, seq, strncmp(req, "GET ", 4) ? "req" : "get");
     FILE *f = fopen(path, "wb");
     if (f) {
       fwrite(req, 1, (size_t)len, f);
@@ -187,7 +240,7 @@ static void sd_serve(int ls, const char *answer, const char *dir) {
     if (pid == 0) {
       close(ls);
       alarm(10);
-      sd_answer(c, answer, req, hlen, (size_t)len, seen);
+      sd_answer(c, cfg, answer, req, hlen, (size_t)len, seen);
       shutdown(c, SHUT_WR);
       close(c);
       _exit(0);
@@ -197,10 +250,16 @@ static void sd_serve(int ls, const char *answer, const char *dir) {
   }
 }
 
-/* Start the stand-in answering `answer`, recording requests under `dir`. 0 on success. */
-static int standin_start(rs_standin *sd, const char *answer, const char *dir) {
+/* Start the stand-in answering `answer`, recording requests under `dir`, applying schemas in
+ * the dialects `honour` names, with a facts endpoint (props: 0 none, 1 /props, 2 /v1/models)
+ * reporting and enforcing n_ctx. 0 on success. */
+static int standin_start_cfg(rs_standin *sd, const char *answer, const char *dir, const char *honour, int props,
+                             unsigned n_ctx) {
   memset(sd, 0, sizeof *sd);
   snprintf(sd->dir, sizeof sd->dir, "%s", dir);
+  snprintf(sd->honour, sizeof sd->honour, "%s", honour);
+  sd->props = props;
+  sd->n_ctx = n_ctx;
   int ls = socket(AF_INET, SOCK_STREAM, 0);
   if (ls < 0) return -1;
   struct sockaddr_in a;
@@ -221,11 +280,16 @@ static int standin_start(rs_standin *sd, const char *answer, const char *dir) {
     return -1;
   }
   if (sd->pid == 0) {
-    sd_serve(ls, answer, dir);
+    sd_serve(ls, sd, answer, dir);
     _exit(0);
   }
   close(ls);
   return 0;
+}
+
+/* The default: a server that reads OpenAI's response_format (vLLM, SGLang), no facts endpoint. */
+static int standin_start(rs_standin *sd, const char *answer, const char *dir) {
+  return standin_start_cfg(sd, answer, dir, "openai", 0, 0);
 }
 
 static void standin_stop(rs_standin *sd) {

@@ -8,12 +8,17 @@
  * now and then a pass on tiny kernels) so a lost or duplicated attempt changes the attempt table.
  *
  *   standin_server --port-file FILE [--port N] [--delay-file FILE] [--count-file FILE]
+ *                  [--schema openai|llamacpp|vllm|all|none]
  *
  * Listens on 127.0.0.1:N (N = 0: an ephemeral port), writes the port to FILE once it listens
  * (written aside and renamed, so a reader never sees half of it), answers POST /v1/chat/completions
  * and /v1/completions, one process per request. If the delay file exists, each answer waits the
  * milliseconds it contains first (slow the server down without restarting it). With --count-file
- * it appends one line per answered request. Exits on SIGTERM or after 10 minutes. */
+ * it appends one line per answered request. Like a real server it reads structured-output
+ * schemas only in the dialects --schema names (default openai: response_format) and silently
+ * ignores the others; it "applies" one only where it admits a single answer (the client's probe).
+ * An n > 1 request gets n choices, choice i scrambled with seed + i (vLLM's child seeds).
+ * usage.prompt_tokens is the prompt's size / 4. Exits on SIGTERM or after 10 minutes. */
 #include "tests/standin_http.c"
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -117,7 +122,8 @@ static long ss_delay_ms(const char *file) {
   return ms;
 }
 
-static void ss_answer(int fd, const char *req, size_t hlen, size_t len, const char *delay_file, const char *count_file) {
+static void ss_answer(int fd, const char *req, size_t hlen, size_t len, const char *delay_file, const char *count_file,
+                      const char *honour) {
   const char *eol = strstr(req, "\r\n");
   const char *c1 = strstr(req, " /v1/chat/completions "), *c2 = strstr(req, " /v1/completions ");
   bool chat = c1 && c1 < eol, compl = c2 && c2 < eol;
@@ -130,14 +136,23 @@ static void ss_answer(int fd, const char *req, size_t hlen, size_t len, const ch
     sd_error(fd, 400, "request body is not JSON");
     return;
   }
-  const cJSON *sj = cJSON_GetObjectItemCaseSensitive(body, "seed");
+  const cJSON *sj = cJSON_GetObjectItemCaseSensitive(body, "seed"), *nj = cJSON_GetObjectItemCaseSensitive(body, "n");
   uint64_t seed = cJSON_IsNumber(sj) ? (uint64_t)sj->valuedouble : 0;
+  unsigned nch = cJSON_IsNumber(nj) && nj->valuedouble >= 1 && nj->valuedouble <= 64 ? (unsigned)nj->valuedouble : 1;
   char *prompt = ss_prompt(body, chat);
+  unsigned ptok = sd_prompt_tokens(body);
+  /* a schema in a dialect it reads is applied where it admits one answer (the client's probe) */
+  const cJSON *sc = sd_schema_in(body, honour);
+  char *lit = sc ? sd_literal_answer(sc) : NULL;
   cJSON_Delete(body);
   long ms = ss_delay_ms(delay_file);
   if (ms > 0) sd_sleep_ms(ms);
-  char *content = ss_scramble(prompt, seed);
-  char *ok = sd_ok_body(chat, content, "stop", 0);
+  /* choice i is sampled with seed + i, as vLLM seeds the children of an n > 1 request */
+  char *contents[64];
+  for (unsigned i = 0; i < nch; i++) contents[i] = lit ? strdup(lit) : ss_scramble(prompt, seed + i);
+  char *ok = sd_ok_body_n(chat, (const char *const *)contents, nch, "stop", 0, ptok);
+  for (unsigned i = 0; i < nch; i++) free(contents[i]);
+  free(lit);
   sd_respond(fd, 200, ok, strlen(ok), strlen(ok));
   if (count_file) {
     FILE *f = fopen(count_file, "a");
@@ -147,25 +162,26 @@ static void ss_answer(int fd, const char *req, size_t hlen, size_t len, const ch
     }
   }
   cJSON_free(ok);
-  free(content);
   free(prompt);
 }
 
 int main(int argc, char **argv) {
-  const char *port_file = NULL, *delay_file = NULL, *count_file = NULL;
+  const char *port_file = NULL, *delay_file = NULL, *count_file = NULL, *honour = "openai";
   int port = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!strcmp(argv[i], "--port-file")) port_file = argv[i + 1];
     else if (!strcmp(argv[i], "--port")) port = atoi(argv[i + 1]);
     else if (!strcmp(argv[i], "--delay-file")) delay_file = argv[i + 1];
     else if (!strcmp(argv[i], "--count-file")) count_file = argv[i + 1];
+    else if (!strcmp(argv[i], "--schema")) honour = argv[i + 1];
     else {
       fprintf(stderr, "standin_server: unknown option %s\n", argv[i]);
       return 2;
     }
   }
   if (!port_file) {
-    fprintf(stderr, "usage: standin_server --port-file FILE [--port N] [--delay-file FILE] [--count-file FILE]\n");
+    fprintf(stderr, "usage: standin_server --port-file FILE [--port N] [--delay-file FILE] [--count-file FILE] "
+                    "[--schema openai|llamacpp|vllm|all|none]\n");
     return 2;
   }
   int ls = socket(AF_INET, SOCK_STREAM, 0), one = 1;
@@ -204,7 +220,7 @@ int main(int argc, char **argv) {
       char *req = NULL;
       size_t hlen;
       ssize_t len = sd_read_request(c, &req, &hlen);
-      if (len >= 0) ss_answer(c, req, hlen, (size_t)len, delay_file, count_file);
+      if (len >= 0) ss_answer(c, req, hlen, (size_t)len, delay_file, count_file, honour);
       free(req);
       shutdown(c, SHUT_WR);
       close(c);

@@ -7,13 +7,13 @@
 #include <string.h>
 
 const char *rs_mutation_str(rs_mutation m) {
-  static const char *const s[] = {"conflict", "fixed", "align", "file", "budget", "reserved", "drop", "unknown", "badreg"};
+  static const char *const s[] = {"conflict", "fixed", "align", "file", "budget", "reserved", "drop", "unknown", "badreg", "lane"};
   return m < RS_MUT__N ? s[m] : "?";
 }
 
 static rs_verdict expected(rs_mutation m) {
   switch (m) {
-  case RS_MUT_CONFLICT: case RS_MUT_FIXED: return RS_V_DATAFLOW;
+  case RS_MUT_CONFLICT: case RS_MUT_FIXED: case RS_MUT_LANE: return RS_V_DATAFLOW;
   case RS_MUT_DROP: case RS_MUT_UNKNOWN: case RS_MUT_BADREG: return RS_V_SYNTAX;
   default: return RS_V_HARDWARE;
   }
@@ -147,6 +147,25 @@ static bool mutate(const rs_problem *p, const rs_preg *truth, rs_mutation m, uin
           out[v] = r;
           return true;
         }
+      }
+    }
+    return false;
+  case RS_MUT_LANE:
+    /* A conflict that holds only for some lanes of a tuple (a sub-register live, or read by a
+     * packed op's op_sel/op_sel_hi) while other lanes are free: put the other value exactly on
+     * those lanes. Lane-aware liveness must still see the clash (mir/vop3p.c reads fewer lanes
+     * only where the hardware does). */
+    for (uint32_t k = 0; k < p->nconf && k < 4096; k++) {
+      const rs_conflict *c = &p->conf[(start + k * 7919u) % p->nconf];
+      if (c->lb == p->vars[c->b].full && c->la == p->vars[c->a].full) continue;
+      bool a_on_b = c->lb != p->vars[c->b].full; /* move the value whose lanes are all involved */
+      uint32_t mv = a_on_b ? c->a : c->b, st = a_on_b ? c->b : c->a;
+      rs_lanes lm = a_on_b ? c->la : c->lb, ls = a_on_b ? c->lb : c->la;
+      int d = __builtin_ctzll(ls) / 2 - __builtin_ctzll(lm) / 2;
+      int64_t u = (int64_t)truth[st].unit + d;
+      if (u >= 0 && legal(p, mv, (uint32_t)u)) {
+        out[mv].unit = (uint32_t)u;
+        return true;
       }
     }
     return false;

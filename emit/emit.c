@@ -1,0 +1,217 @@
+/* emit.c - one answer to one kernel: verify, rewrite, llc (MachineVerifier on), compare counts. */
+#define _XOPEN_SOURCE 700 /* mkdtemp */
+#include "emit/emit.h"
+#include "verify/verifier.h"
+#include <dirent.h>
+#include <sys/stat.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int rs_emit_kind_of(const char *path) {
+  const char *dot = strrchr(path, '.');
+  if (!dot) return -1;
+  if (!strcmp(dot, ".s")) return RS_EMIT_ASM;
+  if (!strcmp(dot, ".hsaco") || !strcmp(dot, ".co")) return RS_EMIT_HSACO;
+  if (!strcmp(dot, ".mir")) return RS_EMIT_MIR;
+  return -1;
+}
+
+int rs_emit_variant_opt(const char *variant) {
+  const char *p = variant ? strstr(variant, "opt") : NULL;
+  while (p && !(p == variant || p[-1] == '_')) p = strstr(p + 1, "opt");
+  if (p && p[3] >= '0' && p[3] <= '3' && (p[4] == '_' || !p[4])) return p[3] - '0';
+  return 2;
+}
+
+void rs_emit_result_free(rs_emit_result *r) {
+  free(r->llc_diag);
+  r->llc_diag = NULL;
+}
+
+static int write_file(const char *path, const char *head, const char *text, size_t n, rs_err *e) {
+  FILE *f = fopen(path, "wb");
+  if (!f) return rs_errf(e, path, 0, "cannot write");
+  if (head) fputs(head, f);
+  size_t w = fwrite(text, 1, n, f);
+  if (fclose(f) || w != n) return rs_errf(e, path, 0, "write failed");
+  return 0;
+}
+
+static int file_index(const rs_target *t, const char *name) {
+  for (uint32_t f = 0; f < t->nfiles; f++)
+    if (!strcmp(t->files[f].name, name)) return (int)f;
+  return -1;
+}
+
+/* The emitted kernel must use what the verifier said the answer uses. SGPRs: LLVM adds VCC,
+ * FLAT_SCRATCH and XNACK_MASK to .sgpr_count, so only "at least" can be checked. */
+static void compare_counts(const rs_target *t, const rs_check_result *v, const unsigned *named, int lds_occ,
+                           const rs_kernel_counts *c, char *out, size_t n, char *note, size_t nn) {
+  int fv = file_index(t, "vgpr"), fa = file_index(t, "agpr"), fs = file_index(t, "sgpr");
+  size_t k = 0;
+  out[0] = note[0] = 0;
+  if (fv >= 0 && c->vgpr < (int)v->used[fv] && c->vgpr == (int)named[fv])
+    snprintf(note, nn, "vgpr %d: the verifier's %u includes a tuple lane no instruction names", c->vgpr, v->used[fv]);
+  if (fa >= 0 && c->agpr < (int)v->used[fa] && c->agpr == (int)named[fa])
+    snprintf(note + strlen(note), nn - strlen(note), "%sagpr %d: the verifier's %u includes a tuple lane no instruction names",
+             note[0] ? "; " : "", c->agpr, v->used[fa]);
+  /* below the verifier's figure only where no instruction names the top register (an unused lane
+   * of a tuple): LLVM counts registers instructions name */
+  if (fv >= 0 && c->vgpr != (int)v->used[fv] && !(c->vgpr < (int)v->used[fv] && c->vgpr == (int)named[fv]))
+    k += (size_t)snprintf(out + k, n - k, "vgpr %d vs verifier %u; ", c->vgpr, v->used[fv]);
+  if (fa >= 0 && c->agpr != (int)v->used[fa] && !(c->agpr < (int)v->used[fa] && c->agpr == (int)named[fa]) && k < n)
+    k += (size_t)snprintf(out + k, n - k, "agpr %d vs verifier %u; ", c->agpr, v->used[fa]);
+  if (fs >= 0 && c->sgpr < (int)v->used[fs] && k < n)
+    k += (size_t)snprintf(out + k, n - k, "sgpr %d below verifier %u; ", c->sgpr, v->used[fs]);
+  int occ = (int)v->occupancy;
+  if (lds_occ > 0 && lds_occ < occ) occ = lds_occ;
+  if (c->occupancy >= 0 && c->occupancy != occ && k < n)
+    k += (size_t)snprintf(out + k, n - k, "occupancy %d vs verifier %u (LDS bound %d); ", c->occupancy,
+                          v->occupancy, lds_occ);
+  if (k >= 2 && k < n) out[k - 2] = 0;
+}
+
+/* LLVM's occupancy bound from LDS, which registers cannot raise (llc-14
+ * AMDGPUSubtarget::getOccupancyWithLocalMemSize with gfx90a's 64 KiB of LDS, 8 waves per SIMD):
+ * work-groups per CU = min(64 KiB / ldsSize, 40 / waves per group capped at 16), times the waves
+ * of a group, capped at 8. The group size is the "amdgpu-flat-work-group-size" maximum (256 when
+ * absent). 0 when the MIR does not say its LDS size. */
+static int lds_occupancy(const rs_func *f) {
+  const char *p = f->src;
+  for (uint32_t line = 1; *p && line < f->line; p++)
+    if (*p == '\n') line++;
+  const char *l = strstr(p, "\n  ldsSize:");
+  if (!l) return 0;
+  long lds = strtol(l + 11, NULL, 10), wgs = 256;
+  const char *w = strstr(f->src, "\"amdgpu-flat-work-group-size\"=\"");
+  if (w) {
+    const char *c = strchr(w + 31, ',');
+    if (c) wgs = strtol(c + 1, NULL, 10);
+  }
+  if (wgs < 1) wgs = 1;
+  long waves = (wgs + 63) / 64, per_cu = waves == 1 ? 40 : 40 / waves;
+  if (per_cu > 16) per_cu = 16;
+  long groups = 65536 / (lds ? lds : 1);
+  if (groups == 0) return 1;
+  if (groups > per_cu) groups = per_cu;
+  long occ = groups * waves;
+  return (int)(occ > 8 ? 8 : occ);
+}
+
+static void rm_tree(const char *dir) {
+  DIR *d = opendir(dir);
+  if (!d) return;
+  struct dirent *de;
+  char p[1400];
+  while ((de = readdir(d)))
+    if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) {
+      if (snprintf(p, sizeof p, "%.1100s/%.255s", dir, de->d_name) >= (int)sizeof p) continue;
+      unlink(p);
+    }
+  closedir(d);
+  rmdir(dir);
+}
+
+int rs_emit_answer(const rs_loaded *l, const char *answer, size_t len, const char *out_path, enum rs_emit_kind kind,
+                   const rs_emit_opts *o, rs_emit_result *res, rs_err *e) {
+  memset(res, 0, sizeof *res);
+  const rs_problem *p = l->p;
+  const rs_func *f = l->f;
+  if (f->kind != RS_SRC_MIR || p->tgt->vendor != RS_AMD)
+    return rs_errf(e, f->path, 0,
+                   "%s: emit is for AMDGPU MIR; NVIDIA (PTX, SASS) has no assembler here: analysis only "
+                   "(docs/emit.md)",
+                   f->name);
+  if (o->force && kind == RS_EMIT_HSACO)
+    return rs_errf(e, out_path, 0, "--force writes .s or .mir only: a code object cannot carry the 'rejected' mark");
+  rs_verifier vf;
+  if (rs_verifier_open(&vf, RS_VERIFIER_NATIVE, p, 10000, e)) return -1;
+  rs_candidate cand;
+  rs_verify_text(&vf, &l->names, answer, len, &cand, &res->verdict, NULL);
+  rs_verifier_close(&vf);
+  int rc = 0;
+  bool pass = res->verdict.verdict == RS_V_PASS;
+  if (!pass && !o->force) {
+    res->refused = true;
+    rs_candidate_free(&cand);
+    return 1;
+  }
+  rs_preg *assign = rs_xcalloc(f->nvregs + 1, sizeof *assign);
+  for (uint32_t v = 0; v < p->nvars && !rc; v++) {
+    if (!cand.reg || !cand.reg[v].lanes) {
+      rc = rs_errf(e, f->path, 0, "the answer gives no register for %s: nothing to emit", p->vars[v].name);
+      break;
+    }
+    assign[p->vars[v].fvreg] = (rs_preg){cand.reg[v].unit, p->vars[v].full};
+  }
+  rs_candidate_free(&cand);
+  double t0 = rs_now();
+  char *mir = rc ? NULL : rs_emit_rewrite(f, assign, &res->rw, e);
+  free(assign);
+  res->rewrite_s = rs_now() - t0;
+  if (!mir) return -1;
+  char mark[400] = "";
+  if (!pass)
+    snprintf(mark, sizeof mark,
+             "%c regsweep emit --force: this answer was REJECTED by the verifier (%s: %.200s); for debugging only\n",
+             kind == RS_EMIT_MIR ? '#' : ';', rs_verdict_str(res->verdict.verdict),
+             res->verdict.ndiag ? res->verdict.diag[0] : "");
+  char dir[1100], kp[1200], sp[1200];
+  if (o->keep_dir) {
+    snprintf(dir, sizeof dir, "%s", o->keep_dir);
+    mkdir(dir, 0755); /* may exist */
+  }
+  else {
+    const char *tmp = getenv("TMPDIR");
+    snprintf(dir, sizeof dir, "%s/rs-emit-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(dir)) {
+      free(mir);
+      return rs_errf(e, dir, 0, "cannot create a work directory");
+    }
+  }
+  snprintf(kp, sizeof kp, "%s/kernel.mir", dir);
+  snprintf(sp, sizeof sp, "%s/kernel.s", dir);
+  size_t mlen = strlen(mir);
+  rc = write_file(kp, NULL, mir, mlen, e);
+  if (!rc && kind == RS_EMIT_MIR) rc = write_file(out_path, mark[0] ? mark : NULL, mir, mlen, e);
+  free(mir);
+  rs_llc_opts lo = o->llc;
+  if (!lo.mcpu) lo.mcpu = p->tgt->name;
+  t0 = rs_now();
+  if (!rc) {
+    int st = rs_emit_llc(kp, sp, RS_EMIT_ASM, &lo, &res->llc_diag, e);
+    if (st < 0) rc = -1;
+    else if (st > 0) {
+      res->llc_rejected = true;
+      rc = 1;
+    }
+  }
+  if (!rc) {
+    size_t n = 0;
+    char *as = rs_read_file(sp, &n, e);
+    if (!as) rc = -1;
+    else {
+      if (rs_emit_counts(as, &res->counts, e)) rc = -1;
+      else {
+        res->lds_occupancy = lds_occupancy(f);
+        compare_counts(p->tgt, &res->verdict, res->rw.named, res->lds_occupancy, &res->counts, res->counts_diff, sizeof res->counts_diff,
+                       res->counts_note, sizeof res->counts_note);
+        res->counts_checked = true;
+      }
+      if (!rc && kind == RS_EMIT_ASM) rc = write_file(out_path, mark[0] ? mark : NULL, as, n, e);
+      free(as);
+    }
+  }
+  if (!rc && kind == RS_EMIT_HSACO) {
+    int st = rs_emit_llc(kp, out_path, RS_EMIT_HSACO, &lo, &res->llc_diag, e);
+    if (st) {
+      if (st > 0) res->llc_rejected = true;
+      rc = st > 0 ? 1 : -1;
+    }
+  }
+  res->llc_s = rs_now() - t0;
+  if (!o->keep_dir) rm_tree(dir);
+  return rc;
+}

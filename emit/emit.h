@@ -1,0 +1,123 @@
+/* emit.h - from a passing answer to a kernel: substitute the answer's physical registers into the
+ * instance's MIR (what LLVM's VirtRegRewriter does), then let llc finish from after register
+ * allocation (frame lowering, spill code, scheduling, waitcnts) to assembly or an HSA code object.
+ * LLVM's MachineVerifier runs on every emitted kernel: an independent check of our verifier.
+ * AMD only (MIR); NVIDIA SASS has no assembler here (docs/emit.md). */
+#ifndef RS_EMIT_H
+#define RS_EMIT_H
+#include "analysis/problem.h"
+#include "corpus/instance.h"
+#include "ir/ir.h"
+#include <stdio.h>
+
+/* ---- rewrite.c: the register substitution ---- */
+typedef struct {
+  uint32_t operands;      /* virtual register operands rewritten */
+  uint32_t copies_removed;/* identity copies deleted (as VirtRegRewriter does) */
+  uint32_t copies_killed; /* identity copies turned into KILL (undef source or extra operands) */
+  uint32_t liveins_added; /* block live-in entries added for virtual registers */
+  unsigned named[RS_MAX_FILES]; /* per file: highest register + 1 that an instruction names after
+                                 * the rewrite (LLVM counts these; a tuple lane no instruction
+                                 * touches is not counted, the verifier counts it) */
+} rs_rewrite_stats;
+
+/* Rewrite function f of its module's text: every virtual register operand becomes its register
+ * in assign (per function vreg; lanes 0 = none, an error if the vreg is used), sub-register
+ * operands the matching physical sub-register, block live-ins gain the live virtual registers,
+ * the registers table is emptied. Returns the whole module text (malloc'd) or NULL with e set. */
+char *rs_emit_rewrite(const rs_func *f, const rs_preg *assign, rs_rewrite_stats *st, rs_err *e);
+
+/* MIR spelling of a physical register without '$' ("vgpr4_vgpr5", "sgpr7", "vcc", "vgpr3_hi16"). */
+char *rs_emit_mir_name(const rs_target *t, rs_preg r, char *buf, size_t n);
+/* LLVM's register enum order for live-in lists (single registers first, names numeric-aware). */
+int rs_emit_livein_cmp(const char *a, size_t na, const char *b, size_t nb);
+
+/* ---- llc.c: running llc / ld.lld ---- */
+enum rs_emit_kind { RS_EMIT_MIR, RS_EMIT_ASM, RS_EMIT_HSACO };
+
+typedef struct {
+  const char *llc;      /* default "llc-14" (env RS_LLC) */
+  const char *lld;      /* default "ld.lld-14" (env RS_LLD) */
+  const char *mcpu;     /* default: the target's name */
+  int opt;              /* llc -O level (the corpus variant's opt axis; default 2) */
+  bool machine_verify;  /* -verify-machineinstrs (default on) */
+  unsigned timeout_s;   /* per tool run (default 120) */
+} rs_llc_opts;
+void rs_llc_opts_default(rs_llc_opts *o);
+
+/* Run a command (argv[0] looked up in PATH) with stdin from /dev/null; its stderr is captured
+ * into *err_text (malloc'd, may be empty). Returns the exit status (128 + signal when it died, as
+ * llc does after a MachineVerifier report), -1 with e set if it could not run or timed out. */
+int rs_emit_run(char *const argv[], unsigned timeout_s, char **err_text, rs_err *e);
+
+/* The pass after which a form's MIR continues: "virtregrewriter,1" (both forms: the prera form
+ * skips only the SGPR round, SILowerSGPRSpills and the VGPR round, which have nothing to do for a
+ * complete assignment without spills). */
+const char *rs_emit_start_after(const char *form);
+
+/* llc from rewritten MIR to out_path (asm, or obj then ld.lld -shared for HSACO). When llc judges
+ * the kernel bad (MachineVerifier findings, or llc dying on it) returns 1 with llc's stderr in
+ * *diag (malloc'd); -1 with e when llc cannot read the input or a tool is missing; 0 on success. */
+int rs_emit_llc(const char *mir_path, const char *out_path, enum rs_emit_kind kind, const rs_llc_opts *o,
+                char **diag, rs_err *e);
+
+/* The informative lines of llc's stderr (MachineVerifier findings, fatal errors) into buf. */
+char *rs_emit_llc_summary(const char *diag, char *buf, size_t n);
+
+/* ---- counts.c: the register counts of an emitted kernel (AMDGPU asm) ---- */
+typedef struct {
+  int vgpr, agpr, total_vgpr, sgpr, occupancy, scratch; /* -1 when absent */
+  int vgpr_count, sgpr_count;                           /* HSA metadata .vgpr_count/.sgpr_count */
+} rs_kernel_counts;
+int rs_emit_counts(const char *asm_text, rs_kernel_counts *c, rs_err *e);
+
+/* ---- emit.c: one answer to one kernel ---- */
+typedef struct {
+  rs_llc_opts llc;
+  bool force;           /* emit a rejected answer anyway (marked in the output) */
+  const char *keep_dir; /* where to write work files (default: a fresh mkdtemp directory) */
+} rs_emit_opts;
+
+typedef struct {
+  rs_check_result verdict;  /* our verifier's result for the answer */
+  rs_rewrite_stats rw;
+  bool refused;             /* rejected by our verifier and not forced */
+  bool llc_rejected;        /* llc (MachineVerifier) refused the rewritten MIR */
+  char *llc_diag;           /* llc's stderr when it refused (malloc'd) */
+  rs_kernel_counts counts;  /* of the emitted kernel (asm) */
+  bool counts_checked;      /* counts compared with the verifier's */
+  int lds_occupancy;        /* LLVM's occupancy bound from LDS use and work-group size; the
+                             * kernel's occupancy must be min(verifier's, this) */
+  char counts_diff[256];    /* "" when equal */
+  char counts_note[256];    /* why a count is below the verifier's though equal in effect, or "" */
+  double rewrite_s, llc_s;
+} rs_emit_result;
+
+/* Verify `answer` against the loaded instance, rewrite, and (unless out kind is MIR only) run
+ * llc. Writes out_path. Returns 0 when something was emitted, 1 when refused or llc rejected
+ * (res says which), -1 with e on bad input or infrastructure errors. */
+int rs_emit_answer(const rs_loaded *l, const char *answer, size_t len, const char *out_path, enum rs_emit_kind kind,
+                   const rs_emit_opts *o, rs_emit_result *res, rs_err *e);
+void rs_emit_result_free(rs_emit_result *r);
+/* Kind from the output file name (.s, .hsaco/.co, .mir); -1 if none. */
+int rs_emit_kind_of(const char *path);
+/* The llc -O level of a corpus variant ("opt3_..." -> 3; default 2). */
+int rs_emit_variant_opt(const char *variant);
+
+/* ---- check.c: --emit-check over a finished run ---- */
+typedef struct {
+  uint32_t checked, llc_ok, llc_rejected, counts_mismatch, errors;
+} rs_emit_check_stats;
+
+/* For each model, emit and LLVM-verify up to n passing answers of the run (AMD instances, spread
+ * over instances); writes RUN_DIR/emit-check.tsv (instance, model, attempt, outcome, counts,
+ * message) and fills per-model stats (array of nmodels). A passing answer LLVM rejects is a
+ * verifier bug: it is listed with both messages. */
+int rs_emit_check_run(const char *run_path, const char *corpus_path, const char *const *models, uint32_t nmodels,
+                      uint32_t n, const char *out_dir, rs_emit_check_stats *stats, rs_err *e);
+/* The same, printing one line per model to report: the one call `sweep` makes after its merge.
+ * Returns 0, 1 when LLVM rejected some passing answer, -1 with e on errors. */
+int rs_emit_check_sweep(const char *run_path, const char *corpus_path, const char *const *models, uint32_t nmodels,
+                        uint32_t n, const char *out_dir, FILE *report, rs_err *e);
+
+#endif

@@ -1,0 +1,159 @@
+/* llc.c - llc and ld.lld as subprocesses: stderr captured into the error, a time limit, no shell. */
+#include "emit/emit.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+void rs_llc_opts_default(rs_llc_opts *o) {
+  memset(o, 0, sizeof *o);
+  o->llc = getenv("RS_LLC") && *getenv("RS_LLC") ? getenv("RS_LLC") : "llc-14";
+  o->lld = getenv("RS_LLD") && *getenv("RS_LLD") ? getenv("RS_LLD") : "ld.lld-14";
+  o->opt = 2;
+  o->machine_verify = true;
+  o->timeout_s = 120;
+}
+
+const char *rs_emit_start_after(const char *form) {
+  (void)form; /* prera and postsplit both continue after the VGPR round's rewriter */
+  return "virtregrewriter,1";
+}
+
+int rs_emit_run(char *const argv[], unsigned timeout_s, char **err_text, rs_err *e) {
+  *err_text = NULL;
+  int fd[2];
+  if (pipe(fd)) return rs_errf(e, argv[0], 0, "pipe: %s", strerror(errno));
+  pid_t pid = fork();
+  if (pid < 0) {
+    close(fd[0]);
+    close(fd[1]);
+    return rs_errf(e, argv[0], 0, "fork: %s", strerror(errno));
+  }
+  if (pid == 0) {
+    int nul = open("/dev/null", O_RDWR);
+    if (nul >= 0) {
+      dup2(nul, 0);
+      dup2(nul, 1);
+    }
+    dup2(fd[1], 2);
+    close(fd[0]);
+    close(fd[1]);
+    execvp(argv[0], argv);
+    fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
+    _exit(127);
+  }
+  close(fd[1]);
+  size_t cap = 4096, n = 0;
+  char *buf = rs_xmalloc(cap);
+  double deadline = rs_now() + (timeout_s ? timeout_s : 120);
+  bool timed_out = false;
+  for (;;) {
+    double left = deadline - rs_now();
+    if (left <= 0) {
+      timed_out = true;
+      break;
+    }
+    struct pollfd p = {fd[0], POLLIN, 0};
+    int r = poll(&p, 1, (int)(left * 1000) + 1);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) continue;
+    if (n + 1024 > cap) buf = rs_xrealloc(buf, cap *= 2);
+    ssize_t k = read(fd[0], buf + n, cap - n - 1);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) break;
+    n += (size_t)k;
+    if (n > (16u << 20)) break; /* enough of a message */
+  }
+  close(fd[0]);
+  buf[n] = 0;
+  if (timed_out) kill(pid, SIGKILL);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  *err_text = buf;
+  if (timed_out) return rs_errf(e, argv[0], 0, "timed out after %u s", timeout_s);
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 127 && strstr(buf, "cannot run "))
+    return rs_errf(e, argv[0], 0, "%s", strstr(buf, "cannot run "));
+  /* a tool that aborts (LLVM's MachineVerifier reports, then aborts) answered too */
+  if (!WIFEXITED(status)) return 128 + WTERMSIG(status);
+  return WEXITSTATUS(status);
+}
+
+int rs_emit_llc(const char *mir_path, const char *out_path, enum rs_emit_kind kind, const rs_llc_opts *o, char **diag,
+                rs_err *e) {
+  *diag = NULL;
+  char mcpu[64], optl[16], start[64], obj[1100];
+  snprintf(mcpu, sizeof mcpu, "-mcpu=%s", o->mcpu ? o->mcpu : "gfx90a");
+  snprintf(optl, sizeof optl, "-O%d", o->opt);
+  snprintf(start, sizeof start, "-start-after=%s", rs_emit_start_after(NULL));
+  snprintf(obj, sizeof obj, "%s.o", out_path);
+  char *argv[16];
+  int k = 0;
+  argv[k++] = (char *)o->llc;
+  argv[k++] = "-march=amdgcn";
+  argv[k++] = mcpu;
+  argv[k++] = optl;
+  argv[k++] = start;
+  if (o->machine_verify) argv[k++] = "-verify-machineinstrs";
+  argv[k++] = kind == RS_EMIT_HSACO ? "-filetype=obj" : "-filetype=asm";
+  argv[k++] = (char *)mir_path;
+  argv[k++] = "-o";
+  argv[k++] = kind == RS_EMIT_HSACO ? obj : (char *)out_path;
+  argv[k] = NULL;
+  char *err = NULL;
+  int st = rs_emit_run(argv, o->timeout_s, &err, e);
+  if (st < 0) {
+    free(err);
+    return -1;
+  }
+  if (st != 0) {
+    unlink(kind == RS_EMIT_HSACO ? obj : out_path);
+    /* a judgement on the kernel (MachineVerifier findings, or llc dying on it) versus llc not
+     * reading its input at all (a trimmed or foreign IR module): the latter is not a verdict */
+    if (st > 128 || (err && strstr(err, "Bad machine code"))) {
+      *diag = err;
+      return 1;
+    }
+    char sum[600];
+    rs_errf(e, o->llc, 0, "could not compile the rewritten MIR (status %d): %s", st,
+            rs_emit_llc_summary(err, sum, sizeof sum));
+    free(err);
+    return -1;
+  }
+  free(err);
+  if (kind != RS_EMIT_HSACO) return 0;
+  char *largv[] = {(char *)o->lld, "-shared", obj, "-o", (char *)out_path, NULL};
+  st = rs_emit_run(largv, o->timeout_s, &err, e);
+  unlink(obj);
+  if (st == 0) {
+    free(err);
+    return 0;
+  }
+  if (st > 0) rs_errf(e, o->lld, 0, "link failed (status %d): %.400s", st, err ? err : "");
+  free(err);
+  return -1;
+}
+
+/* The informative lines of an llc failure: MachineVerifier findings, their instructions, fatal errors. */
+char *rs_emit_llc_summary(const char *diag, char *buf, size_t n) {
+  size_t k = 0, lines = 0;
+  buf[0] = 0;
+  for (const char *p = diag ? diag : ""; *p && lines < 12 && k + 2 < n;) {
+    const char *nl = strchr(p, '\n');
+    size_t len = nl ? (size_t)(nl - p) : strlen(p);
+    if ((len >= 4 && !memcmp(p, "*** ", 4)) || (len >= 14 && !memcmp(p, "- instruction:", 14)) ||
+        (len >= 10 && !memcmp(p, "LLVM ERROR", 10)) || (len >= 6 && !memcmp(p, "error:", 6)) || false) {
+      k += (size_t)snprintf(buf + k, n - k, "%s%.*s", k ? "\n" : "", (int)len, p);
+      lines++;
+    }
+    p = nl ? nl + 1 : p + len;
+  }
+  if (!buf[0] && diag) snprintf(buf, n, "%.*s", (int)(n - 1 < 400 ? n - 1 : 400), diag);
+  if (k >= n - 2) buf[n - 1] = 0;
+  return buf;
+}

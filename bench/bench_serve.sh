@@ -40,7 +40,7 @@ one() {
     --max-queue "$mq" --stats "$tmp/st" --warmup "$warm" --measure "$meas" > "$tmp/srv.log" 2>&1 &
   srv=$!
   for _ in $(seq 1 100); do [ -s "$tmp/port" ] && break; sleep 0.05; done
-  local url="openai:http://127.0.0.1:$(cat "$tmp/port")/v1?model=sim&timeout=600&retries=8&backoff=0.2&backoff_cap=2"
+  local url="openai:http://127.0.0.1:$(cat "$tmp/port")/v1?model=sim&schema=0&timeout=600&retries=8&backoff=0.2&backoff_cap=2"
   local margs=(--samples 20 --block 10)
   [ "$mode" = until-pass ] && margs=(--samples 100 --until-pass --feedback)
   "$bin" sweep --corpus "$corpus" --model "$url" "${margs[@]}" --inflight "$infl" --window-mode "$wm" \

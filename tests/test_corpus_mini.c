@@ -26,7 +26,11 @@ static const char *const combos[] = {
     "hgemm_mfma/gfx908/prera", "hgemm_mfma/gfx908/postsplit", "hgemm_mfma/gfx940/prera",
     "hgemm_mfma/gfx940/postsplit", "fa/gfx908/prera", "fa/gfx908/postsplit", "fa/gfx940/prera",
     "fa/gfx940/postsplit", "fa/gfx1030/prera", "fa/gfx1030/postsplit", "fa/gfx1100/prera",
-    "fa/gfx1100/postsplit", "wmma/gfx1100/prera", "wmma/gfx1100/postsplit"};
+    "fa/gfx1100/postsplit", "wmma/gfx1100/prera", "wmma/gfx1100/postsplit",
+    "reduce/gfx908/postsplit", "reduce/gfx940/postsplit", "reduce/gfx1030/postsplit", "reduce/gfx1100/postsplit",
+    "scan/gfx908/postsplit", "scan/gfx940/postsplit", "scan/gfx1030/postsplit", "scan/gfx1100/postsplit",
+    "conv2d/gfx908/postsplit", "conv2d/gfx940/postsplit", "conv2d/gfx1030/postsplit", "conv2d/gfx1100/postsplit",
+    "gemv_pk/gfx940/postsplit"};
 #define NCOMBO (sizeof combos / sizeof *combos)
 
 int main(int argc, char **argv) {

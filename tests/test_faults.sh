@@ -6,7 +6,7 @@
 #   1-3  a worker dies by SIGKILL at three points of its loop: before a model call, halfway
 #        through writing a shard, after renaming a finished shard but before reporting it
 #        (RS_FAULT failpoints: worker/failpoint.h)                       -> --resume
-#   4    the run directory's disk fills up (a 512 KiB tmpfs; 64 KiB quick) -> grow it, --resume
+#   4    the run directory's disk fills up (a 128 KiB tmpfs; 64 KiB quick) -> grow it, --resume
 #   5    a shard file is made unreadable (chmod 000; the sweep runs as `nobody` when we are root,
 #        since root reads anything)                                      -> chmod, --resume
 #   6    the inference stand-in is killed mid-sweep                      -> restart it, --resume
@@ -33,7 +33,8 @@ trap cleanup EXIT
 fail=0
 check() { if eval "$1"; then echo "ok: $2"; else echo "FAIL: $2"; fail=$((fail + 1)); fi; }
 source "$(dirname "$0")/sweep_wait.sh"
-filter='family=wmma,target=sm_90' split=all disk=512k
+# the test split: 18 GEMMs of gfx90a and sm_90 (36 shards)
+filter='family=sgemm|wmma,target=gfx90a|sm_90,form=postsplit|ptx' split=test disk=128k
 if [ "${RS_TEST_QUICK:-0}" = 1 ]; then # sanitizer build: the same faults on 7 small GEMMs (14 shards)
   filter='family=sgemm,target=gfx90a,form=postsplit' split=test disk=64k
 fi

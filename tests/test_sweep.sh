@@ -18,8 +18,8 @@ trap 'rm -rf "$tmp"' EXIT
 fail=0
 check() { if eval "$1"; then :; else echo "FAIL: $2"; fail=$((fail + 1)); fi; }
 source "$(dirname "$0")/sweep_wait.sh"
-filter='family=sgemm|wmma,form=postsplit|ptx'
-split=all
+filter='family=sgemm|wmma,form=postsplit|ptx' # the test split: 29 GEMMs, AMD and NVIDIA (58 shards)
+split=test
 nps="2 4"
 if [ "${RS_TEST_QUICK:-0}" = 1 ]; then # sanitizer build: same checks on 7 small GEMMs (14 shards)
   filter='family=sgemm,target=gfx90a,form=postsplit'

@@ -122,7 +122,7 @@ static const ccase ccases[] = {
     {"sm_90", P_R64, "R[300:301]", RS_V_HARDWARE, RS_VK_BUDGET},
     {"sm_90", P_R64, "R[255:256]", RS_V_HARDWARE, RS_VK_BUDGET},
     {"sm_90", P_PRED, "P9", RS_V_HARDWARE, RS_VK_BUDGET},
-    {"sm_90", P_PRED, "R300", RS_V_HARDWARE, RS_VK_CLASS},
+    {"sm_90", P_R32, "P9", RS_V_HARDWARE, RS_VK_CLASS}, /* a b32 value may not live in P */
     {"sm_90", P_R32, "q7", RS_V_SYNTAX, RS_VK_BADREG},
     {"sm_90", P_R32, "R", RS_V_SYNTAX, RS_VK_BADREG},
     {"sm_90", P_R32, "Rx3", RS_V_SYNTAX, RS_VK_BADREG},
@@ -146,7 +146,8 @@ static bool picks(const rs_problem *p, uint32_t v, int pick) {
   case P_A32: return !c->half && (c->files >> file_named(t, "agpr") & 1); /* any width */
   case P_R32: only = 1u << file_named(t, "r"); break;
   case P_R64: only = 1u << file_named(t, "r"), width = 2; break;
-  case P_PRED: only = 1u << file_named(t, "p"); break;
+  case P_PRED: /* predicates: P, or P and R where the model lets them spill to R */
+    return c->width == 1 && !c->half && (c->files >> file_named(t, "p") & 1);
   }
   return c->files == only && c->width == width && !c->half;
 }

@@ -26,7 +26,12 @@ static const char *const combos[] = {
     "hgemm_mfma/gfx908/prera", "hgemm_mfma/gfx908/postsplit", "hgemm_mfma/gfx940/prera",
     "hgemm_mfma/gfx940/postsplit", "fa/gfx908/prera", "fa/gfx908/postsplit", "fa/gfx940/prera",
     "fa/gfx940/postsplit", "fa/gfx1030/prera", "fa/gfx1030/postsplit", "fa/gfx1100/prera",
-    "fa/gfx1100/postsplit", "wmma/gfx1100/prera", "wmma/gfx1100/postsplit"};
+    "fa/gfx1100/postsplit", "wmma/gfx1100/prera", "wmma/gfx1100/postsplit",
+    /* sass-tools: form sass (completed nvdisasm listing, exact truth) for every NVIDIA arch */
+    "sgemm/sm_75/sass", "sgemm/sm_80/sass", "sgemm/sm_86/sass", "sgemm/sm_89/sass", "sgemm/sm_90/sass",
+    "wmma/sm_75/sass", "wmma/sm_80/sass", "wmma/sm_86/sass", "wmma/sm_89/sass", "wmma/sm_90/sass",
+    "fa/sm_75/sass", "fa/sm_80/sass", "fa/sm_86/sass", "fa/sm_89/sass", "fa/sm_90/sass",
+    "reduce/sm_75/sass", "reduce/sm_80/sass", "reduce/sm_86/sass", "reduce/sm_89/sass", "reduce/sm_90/sass"};
 #define NCOMBO (sizeof combos / sizeof *combos)
 
 int main(int argc, char **argv) {
@@ -53,7 +58,10 @@ int main(int argc, char **argv) {
     hashes[i] = in.ir_hash;
     snprintf(keys[i], sizeof keys[i], "%s/%s", in.target, in.form);
     rs_module *m = rs_module_parse(in.id, rs_xstrndup(in.raw, strlen(in.raw)), strlen(in.raw),
-                                   !strcmp(in.form, "ptx") ? RS_SRC_PTX : RS_SRC_MIR, in.target, &e);
+                                   !strcmp(in.form, "ptx")    ? RS_SRC_PTX
+                                   : !strcmp(in.form, "sass") ? RS_SRC_SASS
+                                                              : RS_SRC_MIR,
+                                   in.target, &e);
     CHECKF(m != NULL, "%s: %s", in.id, e.msg);
     if (!m) {
       rs_instance_clear(&in);

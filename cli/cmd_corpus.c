@@ -262,8 +262,7 @@ static int info(int argc, char **argv) {
     k->n++;
     k->truth += in.truth_reason[0] == 0;
     k->infeasible += in.infeasible;
-    snprintf(key, sizeof key, "%s\t%s", in.family, in.target);
-    k = find_bucket(&r, &nr, &cr, key);
+    k = find_bucket(&r, &nr, &cr, key); /* sizes per family x target x form too (ptx and sass differ) */
     k->n++;
     k->raw_lines += in.raw_lines;
     k->raw_tokens += in.raw_tokens;
@@ -283,16 +282,16 @@ static int info(int argc, char **argv) {
     printf("| %s | %s | %s | %u | %u | %u |\n", k, t1 + 1, t2 + 1, b[i].n, b[i].truth, b[i].infeasible);
   }
   printf("\nSize reduction by normalization (mean per instance):\n\n"
-         "| family | target | raw lines | norm lines | lines -%% | raw tokens | norm tokens | tokens -%% |\n"
-         "|---|---|---:|---:|---:|---:|---:|---:|\n");
+         "| family | target | form | raw lines | norm lines | lines -%% | raw tokens | norm tokens | tokens -%% |\n"
+         "|---|---|---|---:|---:|---:|---:|---:|---:|\n");
   for (uint32_t i = 0; i < nr; i++) {
     char k[96];
     snprintf(k, sizeof k, "%s", r[i].key);
-    char *t1 = strchr(k, '\t');
-    *t1 = 0;
+    char *t1 = strchr(k, '\t'), *t2 = strchr(t1 + 1, '\t');
+    *t1 = *t2 = 0;
     double rl = (double)r[i].raw_lines / r[i].n, nl = (double)r[i].norm_lines / r[i].n,
            rt = (double)r[i].raw_tokens / r[i].n, nt = (double)r[i].norm_tokens / r[i].n;
-    printf("| %s | %s | %.0f | %.0f | %.1f | %.0f | %.0f | %.1f |\n", k, t1 + 1, rl, nl,
+    printf("| %s | %s | %s | %.0f | %.0f | %.1f | %.0f | %.0f | %.1f |\n", k, t1 + 1, t2 + 1, rl, nl,
            rl > 0 ? 100 * (1 - nl / rl) : 0, rt, nt, rt > 0 ? 100 * (1 - nt / rt) : 0);
   }
   /* archs: one unseen-architecture split per target (--holdout-arch T in sweep and export) */

@@ -571,6 +571,7 @@ static void sass_opcode(const char *o, sb *b) {
       sb_lower(b, q, l);
     }
     if (ty) sb_str(b, ty);
+    if (sass_mod(o, "U32")) sb_str(b, ".u32");
     return;
   }
   case SX_SHF: /* funnel shift: SHF.L = SHL, SHF.R.U32 = SHR, SHF.R.S32 = SRA; .HI reads the pair */
@@ -685,6 +686,7 @@ static void put_vreg(ctx *c, sb *b, const rs_operand *o, bool def_after_eq) {
  * clobbers of registers no class can hold (scc). */
 static bool skip_preg(const ctx *c, const rs_operand *o) {
   const rs_target *t = c->f->tgt;
+  if (c->f->kind == RS_SRC_SASS) return false; /* RZ, PT, URZ, SRZ, R1: real operands of a listing */
   if (t->unit_flags[o->reg] & RS_UNIT_RESERVED) return true;
   if ((o->flags & RS_F_DEF) && (o->flags & RS_F_DEAD) && (o->flags & RS_F_IMPLICIT)) {
     int fi = rs_target_file_of(t, o->reg);

@@ -342,6 +342,8 @@ static int fill_one(C *x, uint64_t a, unsigned lineno, rs_err *e) {
   return 0;
 }
 
+static void opcode_of(const char *s, size_t len, size_t *op_at, size_t *op_len, char *base, size_t bn);
+
 static int find_lab(const C *x, const rs_cubin_func *f, const char *name) {
   for (uint32_t i = 0; i < x->nlabs; i++)
     if (x->labs[i].f == f && !strcmp(x->labs[i].name, name)) return (int)i;
@@ -439,6 +441,15 @@ static int scan_labels(C *x, const char *listing, rs_err *e) {
     } else if (f && inst_addr(&l, &a, &rest) && a < f->size && a % 16 == 0) {
       const char *ref = find(l.s + rest, l.len - rest, "`(");
       if (!ref) continue;
+      /* only the forms whose layout we checked: BRA (no .DIV/.U: those carry a UR), BSSY,
+       * CALL.REL.NOINC */
+      size_t op_at, op_len;
+      char base[16];
+      opcode_of(l.s + rest, (size_t)(ref - l.s - rest), &op_at, &op_len, base, sizeof base);
+      const char *op = l.s + rest + op_at;
+      if (!((op_len == 3 && !strncmp(op, "BRA", 3)) || (op_len == 4 && !strncmp(op, "BSSY", 4)) ||
+            (op_len == 14 && !strncmp(op, "CALL.REL.NOINC", 14))))
+        continue;
       uint64_t w[2];
       rs_cubin_words(f, a, w);
       int64_t t = branch_target(x->c->sm, a, w);

@@ -30,7 +30,12 @@ static const char *const combos[] = {
     "reduce/gfx908/postsplit", "reduce/gfx940/postsplit", "reduce/gfx1030/postsplit", "reduce/gfx1100/postsplit",
     "scan/gfx908/postsplit", "scan/gfx940/postsplit", "scan/gfx1030/postsplit", "scan/gfx1100/postsplit",
     "conv2d/gfx908/postsplit", "conv2d/gfx940/postsplit", "conv2d/gfx1030/postsplit", "conv2d/gfx1100/postsplit",
-    "gemv_pk/gfx940/postsplit"};
+    "gemv_pk/gfx940/postsplit",
+    /* sass-tools: form sass (completed nvdisasm listing, exact truth) for every NVIDIA arch */
+    "sgemm/sm_75/sass", "sgemm/sm_80/sass", "sgemm/sm_86/sass", "sgemm/sm_89/sass", "sgemm/sm_90/sass",
+    "wmma/sm_75/sass", "wmma/sm_80/sass", "wmma/sm_86/sass", "wmma/sm_89/sass", "wmma/sm_90/sass",
+    "fa/sm_75/sass", "fa/sm_80/sass", "fa/sm_86/sass", "fa/sm_89/sass", "fa/sm_90/sass",
+    "reduce/sm_75/sass", "reduce/sm_80/sass", "reduce/sm_86/sass", "reduce/sm_89/sass", "reduce/sm_90/sass"};
 #define NCOMBO (sizeof combos / sizeof *combos)
 
 int main(int argc, char **argv) {
@@ -57,7 +62,10 @@ int main(int argc, char **argv) {
     hashes[i] = in.ir_hash;
     snprintf(keys[i], sizeof keys[i], "%s/%s", in.target, in.form);
     rs_module *m = rs_module_parse(in.id, rs_xstrndup(in.raw, strlen(in.raw)), strlen(in.raw),
-                                   !strcmp(in.form, "ptx") ? RS_SRC_PTX : RS_SRC_MIR, in.target, &e);
+                                   !strcmp(in.form, "ptx")    ? RS_SRC_PTX
+                                   : !strcmp(in.form, "sass") ? RS_SRC_SASS
+                                                              : RS_SRC_MIR,
+                                   in.target, &e);
     CHECKF(m != NULL, "%s: %s", in.id, e.msg);
     if (!m) {
       rs_instance_clear(&in);

@@ -262,11 +262,15 @@ static void walk_block(B *b, uint32_t bi, rs_word *live, rs_word *defd, rs_word 
       early |= (op->flags & RS_F_EARLY) != 0;
       rs_bs_or_bits(eff, s, rs_live_op_lanes(l, op));
     }
+    /* early-clobber defs overlap the uses, but only the lanes some definition reaches: an
+     * undefined lane of a read tuple (`undef %x.sub0 = ...` then a read of %x) holds nothing, and
+     * LLVM may put the def there (llc-16 gfx1100 sgemm: V_MAD_U64_U32 over %x.sub1) */
     if (early)
       for (uint32_t o = 0; o < in->nops; o++) {
         uint32_t oi = in->first_op + o;
         uint32_t s = rs_live_op_slot(l, &f->ops[oi]);
-        if (l->use[oi] && s != UINT32_MAX) rs_bs_or_bits(eff, s, l->use[oi]);
+        rs_lanes u = l->use[oi] & ~l->uundef[oi];
+        if (u && s != UINT32_MAX) rs_bs_or_bits(eff, s, u);
       }
     if (any_def) {
       pressure(b, eff);

@@ -2,7 +2,7 @@
  * workers that finish instantly (the worst case for the coordinator). Run it oversubscribed:
  *   mpirun -np 33 build-release/bench/bench_coord [shards]
  * Rank 0 is the real coordinator (rs_coordinate); workers speak the same protocol as rs_work
- * but report each shard done at once. */
+ * (REQ for one shard, WORK, DONE, ... BYE) but report each shard done at once. */
 #include "coordinator/coord.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,16 +40,21 @@ int main(int argc, char **argv) {
     free(todo);
   } else {
     rs_msg m;
-    memset(&m, 0, sizeof m);
-    m.shard = -1;
-    int tag = RS_TAG_READY;
-    for (;;) {
-      MPI_Send(&m, sizeof m, MPI_BYTE, 0, tag, MPI_COMM_WORLD);
-      MPI_Status st;
-      MPI_Recv(&m, sizeof m, MPI_BYTE, 0, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
-      if (st.MPI_TAG == RS_TAG_STOP) break;
-      tag = RS_TAG_DONE;
+    for (;;) { /* ask for one shard at a time (the worst case), report it done at once */
+      memset(&m, 0, sizeof m);
+      m.want = 1;
+      MPI_Send(&m, sizeof m, MPI_BYTE, 0, RS_TAG_REQ, MPI_COMM_WORLD);
+      MPI_Recv(&m, sizeof m, MPI_BYTE, 0, RS_TAG_WORK, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      rs_msg d;
+      memset(&d, 0, sizeof d);
+      for (uint32_t i = 0; i < m.nshards; i++) {
+        d.shard = m.shards[i];
+        MPI_Send(&d, sizeof d, MPI_BYTE, 0, RS_TAG_DONE, MPI_COMM_WORLD);
+      }
+      if (!m.more) break;
     }
+    memset(&m, 0, sizeof m);
+    MPI_Send(&m, sizeof m, MPI_BYTE, 0, RS_TAG_BYE, MPI_COMM_WORLD);
   }
   rs_plan_free(&pl);
   free(inst);

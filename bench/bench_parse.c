@@ -3,6 +3,9 @@
  * AMD: the largest attention MIR (fa_ prefix) in tests/fixtures/amd, and its other stages, beside
  *   `llc-14 -march=amdgcn -mcpu=gfx90a -run-pass=none -o /dev/null FILE` (MIR parse, including
  *   the embedded IR module, then print nothing).
+ * Other AMD architectures (archs): the largest fa_ MIR of tests/fixtures/gfx940 and the wave64
+ *   postsplit MIR of tests/fixtures/gfx1100 beside llc-16 (the llc-16 column), gfx908/gfx1030
+ *   beside llc-14, same command (llc cannot re-read its own wave32 MIR, see below).
  * NVIDIA: the largest .ptx in tests/fixtures/nv beside `ptxas -arch=sm_90 FILE -o /dev/null`
  *   (a full compile, not just a parse). Skipped with a note when ptxas is not installed.
  *
@@ -399,6 +402,42 @@ int main(int argc, char **argv) {
     for (int i = 0; i < n; i++) free(paths[i]);
   }
   free(big);
+
+  /* --- archs: the other AMD architectures, each against the llc that produced its MIR (the
+   * llc-16 column: gfx940, gfx1100; llc-14: gfx908, gfx1030) on its largest fa_ fixture --- */
+  /* RDNA: the wave64 fixture, because llc cannot read back its own wave32 MIR ("missing implicit
+   * register operand 'implicit $vcc'" at S_CBRANCH_VCCNZ ..., implicit $vcc_lo; LLVM 14 and 16). */
+  static const struct { const char *llc, *archs[2], *prefix[2], *suffix[2]; } more[] = {
+      {"llc-16", {"gfx940", "gfx1100"}, {"fa_", ""}, {".mir", "_w64.postsplit.mir"}},
+      {"llc-14", {"gfx908", "gfx1030"}, {"fa_", ""}, {".mir", "_w64.postsplit.mir"}}};
+  for (size_t g = 0; g < sizeof more / sizeof *more; g++) {
+    printf("\n== AMDGPU MIR (%s, %s) vs `%s -march=amdgcn -mcpu=ARCH -run-pass=none -o /dev/null` ==\n",
+           more[g].archs[0], more[g].archs[1], more[g].llc);
+    if (!executable(more[g].llc)) {
+      printf("%s not found: skipped\n", more[g].llc);
+      continue;
+    }
+    row rows[2];
+    char *paths[2] = {NULL, NULL}, cpu[2][32];
+    int n = 0;
+    for (int a = 0; a < 2; a++) {
+      char dir[PATH_MAX];
+      snprintf(dir, sizeof dir, "%s/%s", fixtures, more[g].archs[a]);
+      char *p = largest_file(dir, more[g].prefix[a], more[g].suffix[a]);
+      if (!p) {
+        printf("no %s/%s*%s: skipped\n", dir, more[g].prefix[a], more[g].suffix[a]);
+        continue;
+      }
+      snprintf(cpu[n], sizeof cpu[n], "-mcpu=%s", more[g].archs[a]);
+      paths[n] = p;
+      rows[n] = (row){.path = p, .label = p + strlen(fixtures) + 1};
+      char *theirs[] = {(char *)more[g].llc, "-march=amdgcn", cpu[n], "-run-pass=none", "-o", "/dev/null", p, NULL};
+      if (bench_file(&rows[n], rounds, regsweep, theirs)) status = 1;
+      n++;
+    }
+    print_table(more[g].llc, rows, n);
+    for (int i = 0; i < n; i++) free(paths[i]);
+  }
 
   /* --- NVIDIA: largest PTX --- */
   char *ptx = largest_file(nvdir, "", ".ptx");

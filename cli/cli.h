@@ -30,6 +30,8 @@ void rs_usage_oracle(void);
 void rs_usage_corpus(void);
 int rs_cmd_emit(int argc, char **argv);
 void rs_usage_emit(void);
+int rs_cmd_regalloc(int argc, char **argv); /* cmd_regalloc.c (SASS) */
+void rs_usage_regalloc(void);
 
 /* True if argv[i] is -h/--help. */
 int rs_cli_wants_help(int argc, char **argv);

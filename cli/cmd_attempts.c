@@ -48,8 +48,8 @@ int rs_cmd_attempts(int argc, char **argv) {
   }
   static const char *const verdicts[] = {"pass", "syntax", "dataflow", "hardware", "timeout", "infra"};
   if (prov) {
-    static const char *const keys[] = {"corpus", "corpus_hash", "models", "code_version", "ranks", "bindings", "start", "end", "config",
-                                       "model_servers"};
+    static const char *const keys[] = {"corpus", "corpus_hash", "models", "code_version", "ranks", "bindings", "start", "end",
+                                       "this_start", "window", "config", "model_servers"};
     for (size_t k = 0; k < sizeof keys / sizeof *keys; k++) {
       char *v = rs_runfile_get_attr(f, keys[k]);
       printf("%s: %s\n", keys[k], v ? v : "");

@@ -1,6 +1,7 @@
 /* cmd_corpus.c - `regsweep corpus build|info|export`. */
 #include "cli/cli.h"
 #include "corpus/assemble.h"
+#include "sass/disasm.h"
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,25 +10,34 @@
 #include <unistd.h>
 
 void rs_usage_corpus(void) {
-  puts("usage: regsweep corpus build --out corpus.h5 [--families F,..] [--targets gfx90a,gfx940,..,sm_90]\n"
+  puts("usage: regsweep corpus build --out corpus.h5 [--families F,..] [--targets gfx90a,gfx940,..,sm_75,..,sm_90]\n"
        "                             [--limit N] [--seed S] [-j N] [--grid FILE] [--kernels DIR] [--work DIR]\n"
+       "                             [--nvdisasm PATH]\n"
        "       regsweep corpus info corpus.h5\n"
        "       regsweep corpus list corpus.h5      (one line per instance: id, IR hash, split, truth)\n"
        "       regsweep corpus export corpus.h5 --split train|test [--subset mixed|same-amd|same-nv]\n"
        "                             [--holdout-arch T] [--format jsonl] [--out FILE]\n"
+       "       regsweep corpus disasm FILE.cubin [-o OUT.sass] [--nvdisasm PATH] [--hex]\n"
+       "       regsweep corpus disasm --check FILE.sass\n"
+       "       regsweep corpus disasm FILE.cubin --rewrite OUT.cubin   (header for nvdisasm 11.8 only)\n"
        "\n"
        "build   compiles every grid point (corpus/recipes/grid.tsv) of the kernels in corpus/kernels\n"
        "        with clang-14/llc-14 (gfx908, gfx90a, gfx1030) and clang-16/llc-16 (gfx940, gfx1100): forms\n"
        "        prera and postsplit, ground truth from LLVM's final allocation; the grid's `arch` axis says\n"
-       "        which architectures a family compiles for; and nvcc/ptxas (sm_89, sm_90), then writes one\n"
-       "        row per distinct instance.\n"
+       "        which architectures a family compiles for; and nvcc/ptxas (form ptx: sm_89, sm_90; form sass:\n"
+       "        the completed nvdisasm listing of sm_75, sm_80, sm_86, sm_89, sm_90 with its exact truth, when\n"
+       "        an nvdisasm is found), then writes one row per distinct instance.\n"
        "        --limit N takes a seeded sample spread over the families. Compiler outputs are cached in\n"
        "        --work (default OUT.work): an interrupted build resumes where it stopped.\n"
        "info    counts per family x target x form, truth coverage, build failures, size reduction.\n"
        "export  (prompt, completion) pairs for fine-tuning: the normalized IR and the normalized\n"
        "        ground-truth map, one JSON object per line (instances with a ground truth only).\n"
        "        --holdout-arch T: the unseen-architecture split instead of the seeded 80/20 one\n"
-       "        (test = every instance of target T, train = every other target's).");
+       "        (test = every instance of target T, train = every other target's).\n"
+       "disasm  the complete SASS listing of a cubin (ptxas 12.8+/13 headers rewritten for nvdisasm 11.8,\n"
+       "        sm_90 instructions 11.8 drops decoded from the encoding, hidden desc[URx] written);\n"
+       "        nvdisasm: --nvdisasm, else PATH, else /opt/nvidia-cuda-11.8/usr/bin. --check: refuse a\n"
+       "        listing with an address hole. Bad input exits 2 with file: message.");
 }
 
 static int have_tool(const char *name) {
@@ -38,7 +48,7 @@ static int have_tool(const char *name) {
 
 static int build(int argc, char **argv) {
   const char *out = NULL, *families = NULL, *targets = NULL, *grid = "corpus/recipes/grid.tsv",
-             *kernels = "corpus/kernels", *work = NULL;
+             *kernels = "corpus/kernels", *work = NULL, *nvdisasm = NULL;
   unsigned long limit = 0, seed = 1;
   long jobs = sysconf(_SC_NPROCESSORS_ONLN);
   for (int i = 2; i < argc; i++) {
@@ -57,6 +67,7 @@ static int build(int argc, char **argv) {
     else if (!strcmp(a, "--grid")) grid = val;
     else if (!strcmp(a, "--kernels")) kernels = val;
     else if (!strcmp(a, "--work")) work = val;
+    else if (!strcmp(a, "--nvdisasm")) nvdisasm = val;
     else if (!strcmp(a, "--limit")) limit = strtoul(val, NULL, 10);
     else if (!strcmp(a, "--seed")) seed = strtoul(val, NULL, 10);
     else if (!strcmp(a, "-j")) jobs = strtol(val, NULL, 10);
@@ -76,7 +87,8 @@ static int build(int argc, char **argv) {
       char one[32];
       snprintf(one, sizeof one, "%.*s", (int)(c ? c - t : (long)strlen(t)), t);
       if (!rs_target_by_name(one)) {
-        fprintf(stderr, "regsweep corpus build: unknown target '%s' (gfx908, gfx90a, gfx940, gfx1030, gfx1100, sm_89, sm_90)\n", one);
+        fprintf(stderr, "regsweep corpus build: unknown target '%s' (gfx908, gfx90a, gfx940, gfx1030, gfx1100, sm_75, "
+                        "sm_80, sm_86, sm_89, sm_90)\n", one);
         return 2;
       }
       if (!c) break;
@@ -116,7 +128,26 @@ static int build(int argc, char **argv) {
     snprintf(workbuf, sizeof workbuf, "%s.work", out);
     work = workbuf;
   }
-  rs_compile_opts o = {kernels, work, targets, nvcc ? nvcc : "", (int)(jobs > 0 ? jobs : 1), 1};
+  /* form sass: our own binary disassembles each cubin in the compile jobs (nvdisasm found as in
+   * `corpus disasm`); without a disassembler the build goes on with form ptx only */
+  rs_nvdisasm nd = {{0}, 0, 0};
+  char self[1024] = "";
+  if (nv) {
+    rs_err de = {{0}};
+    ssize_t sl = readlink("/proc/self/exe", self, sizeof self - 1);
+    self[sl > 0 ? sl : 0] = 0;
+    if (rs_nvdisasm_open(nvdisasm, &nd, &de)) {
+      if (nvdisasm) {
+        fprintf(stderr, "regsweep corpus build: %s\n", de.msg);
+        free(v);
+        return 2;
+      }
+      fprintf(stderr, "corpus: form sass skipped: %s\n", de.msg);
+      nd.path[0] = 0;
+    }
+  }
+  rs_compile_opts o = {kernels, work, targets, nvcc ? nvcc : "", (int)(jobs > 0 ? jobs : 1), 1,
+                       nd.path[0] && self[0] ? self : NULL, nd.path[0] ? nd.path : NULL};
   fprintf(stderr, "corpus: %u variants (%s%s%s), %d jobs, work directory %s\n", n, amd ? "AMD" : "",
           amd && nv ? " + " : "", nv ? "NVIDIA" : "", o.jobs, work);
   rs_compile_stats cs;
@@ -140,14 +171,23 @@ static int build(int argc, char **argv) {
   snprintf(val, sizeof val, "%lu", seed);
   if (!rc) rc = rs_corpus_set_attr(c, "seed", val, &e);
   if (!rc) rc = rs_corpus_set_attr(c, "grid", grid, &e);
-  if (!rc) rc = rs_corpus_set_attr(c, "targets", targets ? targets : "gfx908,gfx90a,gfx940,gfx1030,gfx1100,sm_89,sm_90", &e);
-  if (!rc) rc = rs_corpus_set_attr(c, "tools", "clang-14, llc-14 (LLVM 14: gfx908, gfx90a, gfx1030), clang-16, llc-16 "
-                                            "(LLVM 16: gfx940, gfx1100), nvcc/ptxas (CUDA 13)", &e);
+  if (!rc)
+    rc = rs_corpus_set_attr(c, "targets",
+                            targets ? targets : "gfx908,gfx90a,gfx940,gfx1030,gfx1100,sm_75,sm_80,sm_86,sm_89,sm_90", &e);
+  char tools[320];
+  snprintf(tools, sizeof tools, "clang-14, llc-14 (LLVM 14: gfx908, gfx90a, gfx1030), clang-16, llc-16 (LLVM 16: gfx940, "
+                                "gfx1100), nvcc/ptxas (CUDA 13)%s", o.nvdisasm ? ", nvdisasm " : "");
+  if (o.nvdisasm) snprintf(tools + strlen(tools), sizeof tools - strlen(tools), "%u.%u", nd.major, nd.minor);
+  if (!rc) rc = rs_corpus_set_attr(c, "tools", tools, &e);
   time_t now_t = time(NULL);
   char when[64];
   strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now_t));
   if (!rc) rc = rs_corpus_set_attr(c, "created", when, &e);
-  if (!rc) rc = rs_corpus_set_attr(c, "nvidia_truth", "none: no SASS disassembler; ref_regs holds ptxas -v", &e);
+  if (!rc)
+    rc = rs_corpus_set_attr(c, "nvidia_truth",
+                            o.nvdisasm ? "form sass: the listing's registers (exact); form ptx: none; ref_regs holds ptxas -v"
+                                       : "none: no SASS disassembler (form sass skipped); ref_regs holds ptxas -v",
+                            &e);
   int crc = rs_corpus_close(c, &e);
   if (rc || crc) {
     fprintf(stderr, "regsweep corpus build: %s\n", e.msg);
@@ -420,6 +460,92 @@ static int list(int argc, char **argv) {
   return rc ? 2 : 0;
 }
 
+static int disasm(int argc, char **argv) {
+  const char *in = NULL, *out = NULL, *nvd = NULL, *check = NULL, *rewrite = NULL;
+  bool hex = false;
+  for (int i = 2; i < argc; i++) {
+    const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+    if (!strcmp(a, "--hex")) {
+      hex = true;
+      continue;
+    }
+    if (!strcmp(a, "-o") || !strcmp(a, "--nvdisasm") || !strcmp(a, "--check") || !strcmp(a, "--rewrite")) {
+      if (!val) {
+        fprintf(stderr, "regsweep corpus disasm: %s needs a value\n", a);
+        return 2;
+      }
+      if (!strcmp(a, "-o")) out = val;
+      else if (!strcmp(a, "--nvdisasm")) nvd = val;
+      else if (!strcmp(a, "--rewrite")) rewrite = val;
+      else check = val;
+      i++;
+    } else if (a[0] == '-' || in) {
+      fprintf(stderr, "regsweep corpus disasm: unexpected argument '%s'\n", a);
+      return 2;
+    } else {
+      in = a;
+    }
+  }
+  rs_err e = {{0}};
+  if (check) {
+    char *text = rs_read_file(check, NULL, &e);
+    int rc = text ? rs_sass_check_listing(text, check, &e) : -1;
+    free(text);
+    if (rc) fprintf(stderr, "regsweep corpus disasm: %s\n", e.msg);
+    else printf("%s: no address hole\n", check);
+    return rc ? 2 : 0;
+  }
+  if (!in) {
+    fprintf(stderr, "regsweep corpus disasm: which cubin? (regsweep corpus --help)\n");
+    return 2;
+  }
+  if (rewrite) { /* only the header, for running nvdisasm 11.8 by hand (-plr tables) */
+    rs_cubin c;
+    int rc = rs_cubin_load(in, &c, &e);
+    if (!rc) {
+      rs_cubin_rewrite(&c);
+      rc = rs_cubin_write(&c, rewrite, &e);
+    }
+    rs_cubin_free(&c);
+    if (rc) fprintf(stderr, "regsweep corpus disasm: %s\n", e.msg);
+    return rc ? 2 : 0;
+  }
+  rs_cubin c; /* a broken cubin is reported as such, whether or not nvdisasm is there */
+  int bad = rs_cubin_load(in, &c, &e);
+  rs_cubin_free(&c);
+  if (bad) {
+    fprintf(stderr, "regsweep corpus disasm: %s\n", e.msg);
+    return 2;
+  }
+  rs_nvdisasm nd;
+  if (rs_nvdisasm_open(nvd, &nd, &e)) {
+    fprintf(stderr, "regsweep corpus disasm: %s\n", e.msg);
+    return 2;
+  }
+  const char *args[] = {"-c", hex ? "-hex" : NULL, NULL};
+  char *text;
+  rs_sass_stats st;
+  if (rs_sass_disasm(&nd, in, args, &text, &st, &e)) {
+    fprintf(stderr, "regsweep corpus disasm: %s\n", e.msg);
+    return 2;
+  }
+  FILE *fp = out ? fopen(out, "w") : stdout;
+  if (!fp) {
+    fprintf(stderr, "regsweep corpus disasm: %s: cannot create\n", out);
+    free(text);
+    return 2;
+  }
+  fputs(text, fp);
+  free(text);
+  if (out && fclose(fp)) {
+    fprintf(stderr, "regsweep corpus disasm: %s: write error\n", out);
+    return 2;
+  }
+  fprintf(stderr, "%s: %u functions, %u instructions, %u holes filled, %u desc[] decoded (nvdisasm %u.%u)\n", in,
+          st.funcs, st.insts, st.filled, st.descs, nd.major, nd.minor);
+  return 0;
+}
+
 int rs_cmd_corpus(int argc, char **argv) {
   if (argc < 2) {
     rs_usage_corpus();
@@ -429,6 +555,7 @@ int rs_cmd_corpus(int argc, char **argv) {
   if (!strcmp(argv[1], "info")) return info(argc, argv);
   if (!strcmp(argv[1], "export")) return export_(argc, argv);
   if (!strcmp(argv[1], "list")) return list(argc, argv);
-  fprintf(stderr, "regsweep corpus: unknown subcommand '%s' (build, info, export)\n", argv[1]);
+  if (!strcmp(argv[1], "disasm")) return disasm(argc, argv);
+  fprintf(stderr, "regsweep corpus: unknown subcommand '%s' (build, info, export, list, disasm)\n", argv[1]);
   return 2;
 }

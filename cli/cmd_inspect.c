@@ -1,20 +1,24 @@
 /* cmd_inspect.c - `regsweep inspect FILE...`: what the parsers and liveness see. */
 #include "cli/cli.h"
 #include "analysis/problem.h"
+#include "sass/sass.h"
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 void rs_usage_inspect(void) {
-  puts("usage: regsweep inspect FILE.mir|FILE.ptx... [--json] [--problem] [--target T]\n"
+  puts("usage: regsweep inspect FILE.mir|FILE.ptx|FILE.sass... [--json] [--problem] [--target T]\n"
+       "       regsweep inspect FILE.sass --live [--regs]\n"
        "\n"
        "Per function: blocks, instructions, virtual registers by class, interference edges,\n"
        "fixed-register exclusions, copy hints, maximum pressure per register file; for fully\n"
        "allocated MIR, the registers used and the occupancy they allow.\n"
        "  --json      one JSON object per file on stdout\n"
        "  --problem   also dump the allocation Problem (text, or inside the JSON)\n"
-       "  --target T  gfx90a, sm_89 or sm_90 (default: from the file)\n"
+       "  --target T  gfx90a, sm_75, sm_80, sm_86, sm_89 or sm_90 (default: from the file)\n"
+       "  --live      SASS: per instruction its address and the registers live at it per file\n"
+       "              (GPR PRED UGPR UPRED, nvdisasm -lrm count order); --regs lists them\n"
        "Exit status: 0 ok, 2 bad input (file:line: message on stderr).");
 }
 
@@ -32,7 +36,7 @@ static cJSON *inspect_func(const rs_func *f, const rs_problem *p, bool with_prob
   cJSON *o = cJSON_CreateObject();
   cJSON_AddStringToObject(o, "function", f->name);
   cJSON_AddStringToObject(o, "target", t->name);
-  cJSON_AddStringToObject(o, "kind", f->kind == RS_SRC_MIR ? "mir" : "ptx");
+  cJSON_AddStringToObject(o, "kind", f->kind == RS_SRC_MIR ? "mir" : f->kind == RS_SRC_PTX ? "ptx" : "sass");
   cJSON_AddNumberToObject(o, "blocks", f->nblocks);
   cJSON_AddNumberToObject(o, "instructions", f->ninsts);
   cJSON_AddNumberToObject(o, "operands", f->nops);
@@ -91,13 +95,46 @@ static void print_text(const cJSON *o, const char *path) {
   }
 }
 
+/* --live: one line per instruction, "ADDR GPR PRED UGPR UPRED" counts (or the registers). */
+static int print_live(const rs_func *f, bool regs, rs_err *e) {
+  static const char *const files[] = {"r", "p", "ur", "up"};
+  const rs_target *t = f->tgt;
+  rs_word *rows;
+  uint32_t W;
+  if (f->kind != RS_SRC_SASS) return rs_errf(e, f->path, 0, "--live needs an nvdisasm listing (.sass)");
+  if (rs_sass_live_rows(f, &rows, &W, true, e)) return -1; /* as nvdisasm counts: its CALL quirk */
+  printf("# %s: address GPR PRED UGPR UPRED\n", f->name);
+  for (uint32_t i = 0; i < f->ninsts; i++) {
+    const rs_word *row = rows + (size_t)W * i;
+    printf("%04x", (unsigned)f->insts[i].addr);
+    for (size_t k = 0; k < sizeof files / sizeof *files; k++) {
+      const rs_regfile *rf = NULL;
+      for (uint32_t fi = 0; fi < t->nfiles; fi++)
+        if (!strcmp(t->files[fi].name, files[k])) rf = &t->files[fi];
+      unsigned n = 0;
+      if (regs) printf(" |");
+      for (uint32_t u = rf ? rf->first : 0; rf && u < rf->first + rf->count; u++)
+        if (rs_bs_get(row, u)) {
+          n++;
+          if (regs) printf(" %u", (unsigned)(u - rf->first));
+        }
+      if (!regs) printf(" %u", n);
+    }
+    printf("\n");
+  }
+  free(rows);
+  return 0;
+}
+
 int rs_cmd_inspect(int argc, char **argv) {
-  bool json = false, with_problem = false;
+  bool json = false, with_problem = false, live = false, regs = false;
   const char *target = NULL;
   int nfiles = 0;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--json")) json = true;
     else if (!strcmp(argv[i], "--problem")) with_problem = true;
+    else if (!strcmp(argv[i], "--live")) live = true;
+    else if (!strcmp(argv[i], "--regs")) regs = true;
     else if (!strcmp(argv[i], "--target") && i + 1 < argc) target = argv[++i];
     else if (argv[i][0] == '-' && argv[i][1]) {
       fprintf(stderr, "regsweep inspect: unknown option '%s'\n", argv[i]);
@@ -119,6 +156,15 @@ int rs_cmd_inspect(int argc, char **argv) {
     if (!m) {
       fprintf(stderr, "regsweep inspect: %s\n", e.msg);
       status = 2;
+      continue;
+    }
+    if (live) {
+      for (uint32_t k = 0; k < m->nfuncs; k++)
+        if (print_live(m->funcs[k], regs, &e)) {
+          fprintf(stderr, "regsweep inspect: %s\n", e.msg);
+          status = 2;
+        }
+      rs_module_free(m);
       continue;
     }
     cJSON *arr = cJSON_CreateArray();

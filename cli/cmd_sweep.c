@@ -6,6 +6,7 @@
 #include "report/table.h"
 #include "verify/verifier.h"
 #include "worker/bind.h"
+#include "worker/term.h"
 #include <cjson/cJSON.h>
 #include <dirent.h>
 #include <errno.h>
@@ -27,6 +28,7 @@ void rs_usage_sweep(void) {
        "       [--holdout-arch T]  (unseen-architecture split: test = target T, train = every other target)\n"
        "       [--resume] [--seed S] [--verifier native|z3|both] [--bind core|gpu|none] [--keep all|failed|none]\n"
        "       [--block N] [--progress-every SECONDS] [--z3-timeout-ms N] [--max-infra N] [--feedback]\n"
+       "       [--inflight N] [--window-mode window|instance] [--verify-threads N]\n"
        "       [--emit-check N]\n"
        "\n"
        "Rank 0 coordinates (hands out shards, tracks progress, merges); ranks 1..N-1 generate, verify\n"
@@ -42,6 +44,12 @@ void rs_usage_sweep(void) {
        "--max-infra (default 20) attempts in a row that the model server did not answer (down, timing\n"
        "out, 429/5xx after retries); --resume also redoes finished shards holding such attempts.\n"
        "A shard file that exists but cannot be read stops a resume: it is never overwritten.\n"
+       "Each worker keeps up to a model's window of requests in flight (openai: inflight=, default 64,\n"
+       "or --inflight N, which is not part of the model's identity; backed off on 429/503 or rising\n"
+       "latency) across instances and shards: --until-pass interleaves\n"
+       "many instances' loops, --samples sends the blocks of several instances together; results do not\n"
+       "depend on it. --window-mode instance runs one instance at a time (the old way, for comparison).\n"
+       "--verify-threads (default 2) verifies candidates off the network thread.\n"
        "--emit-check N: after the merge, emit up to N passing AMD answers per model with llc-14 and its\n"
        "MachineVerifier (docs/emit.md; implies --keep all); a rejection is a verifier bug (RUN_DIR/emit-check.tsv).");
 }
@@ -52,9 +60,9 @@ typedef struct {
   const char *models[16];
   uint32_t nmodels, samples, block, max_infra, emit_check;
   unsigned long seed;
-  bool until_pass, resume, feedback;
+  bool until_pass, resume, feedback, one_instance;
   double every;
-  unsigned z3_ms;
+  unsigned z3_ms, verify_threads, inflight;
 } opts;
 
 static int parse(int argc, char **argv, opts *o) {
@@ -66,9 +74,10 @@ static int parse(int argc, char **argv, opts *o) {
   o->verifier = "native";
   o->bind = "core";
   o->keep = "failed";
-  o->every = 10;
+  o->every = 5;
   o->z3_ms = 10000;
   o->max_infra = 20;
+  o->verify_threads = 2;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (!strcmp(a, "--until-pass")) o->until_pass = true;
@@ -94,6 +103,13 @@ static int parse(int argc, char **argv, opts *o) {
       else if (!strcmp(a, "--progress-every")) o->every = strtod(v, NULL);
       else if (!strcmp(a, "--z3-timeout-ms")) o->z3_ms = (unsigned)strtoul(v, NULL, 10);
       else if (!strcmp(a, "--max-infra")) o->max_infra = (uint32_t)strtoul(v, NULL, 10);
+      else if (!strcmp(a, "--inflight")) o->inflight = (unsigned)strtoul(v, NULL, 10);
+      else if (!strcmp(a, "--verify-threads")) o->verify_threads = (unsigned)strtoul(v, NULL, 10);
+      else if (!strcmp(a, "--window-mode")) {
+        if (strcmp(v, "window") && strcmp(v, "instance"))
+          return fprintf(stderr, "regsweep sweep: --window-mode window|instance\n"), -1;
+        o->one_instance = !strcmp(v, "instance");
+      }
       else if (!strcmp(a, "--emit-check")) o->emit_check = (uint32_t)strtoul(v, NULL, 10);
       else return fprintf(stderr, "regsweep sweep: unknown option '%s'\n", a), -1;
     }
@@ -109,6 +125,8 @@ static int parse(int argc, char **argv, opts *o) {
   if (rs_bind_mode_parse(o->bind, &bm)) return fprintf(stderr, "regsweep sweep: --bind core|gpu|none\n"), -1;
   if (strcmp(o->keep, "all") && strcmp(o->keep, "failed") && strcmp(o->keep, "none"))
     return fprintf(stderr, "regsweep sweep: --keep all|failed|none\n"), -1;
+  if (o->inflight > 4096) return fprintf(stderr, "regsweep sweep: --inflight 1..4096\n"), -1;
+  if (o->verify_threads > 64) return fprintf(stderr, "regsweep sweep: --verify-threads 0..64\n"), -1;
   if (o->until_pass) o->block = 0; /* sequential attempts: one block */
   if (o->emit_check) o->keep = "all"; /* emit-check reads the passing answers' texts */
   return 0;
@@ -242,6 +260,25 @@ static unsigned remove_unfinished(const char *out) {
   return n;
 }
 
+/* RUN_DIR/started holds the run's first start (a resume keeps it for the provenance). */
+static void note_start(const char *out, time_t t) {
+  char p[1200], s[64];
+  snprintf(p, sizeof p, "%s/started", out);
+  if (access(p, F_OK) == 0) return;
+  strftime(s, sizeof s, "%Y-%m-%dT%H:%M:%SZ\n", gmtime(&t));
+  write_file(p, s);
+}
+
+static void read_start(const char *out, char *buf, size_t n, const char *fallback) {
+  char p[1200];
+  snprintf(p, sizeof p, "%s/started", out);
+  rs_err e;
+  char *s = rs_read_file(p, NULL, &e);
+  snprintf(buf, n, "%s", s ? s : fallback);
+  buf[strcspn(buf, "\n")] = 0;
+  free(s);
+}
+
 /* Rank 0's checks of the run directory; returns 0 or an exit status. */
 static int prepare_dir(const opts *o, const char *cfg) {
   char p[1200];
@@ -316,6 +353,7 @@ int rs_cmd_sweep(int argc, char **argv) {
     hash = file_hash(o.corpus);
     cfg = config_json(&o, corpus_abs, hash);
     status = hash ? prepare_dir(&o, cfg) : (fprintf(stderr, "regsweep sweep: cannot read %s\n", o.corpus), 2);
+    if (!status) note_start(o.out, start_time);
   }
   MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
   rs_err e = {{0}};
@@ -379,12 +417,16 @@ int rs_cmd_sweep(int argc, char **argv) {
   /* workers (or the single process) open the models */
   int kind = rs_verifier_kind(o.verifier);
   int mstatus = 0;
-  if (!status && (rank > 0 || size == 1))
-    for (uint32_t m = 0; m < o.nmodels && !mstatus; m++)
+  if (!status && (rank > 0 || size == 1)) {
+    for (uint32_t m = 0; m < o.nmodels && !mstatus; m++) {
       if (!(models[m] = rs_model_open(o.models[m], &e))) {
         fprintf(stderr, "regsweep sweep: rank %d: %s\n", rank, e.msg);
         mstatus = 2;
+      } else {
+        rs_model_limit(models[m], o.inflight);
       }
+    }
+  }
   int any = 0;
   MPI_Allreduce(&mstatus, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   if (any > status) status = any;
@@ -400,7 +442,8 @@ int rs_cmd_sweep(int argc, char **argv) {
   MPI_Gather(mdesc, sizeof mdesc, MPI_CHAR, mall, sizeof mdesc, MPI_CHAR, 0, MPI_COMM_WORLD);
   rs_worker_ctx w = {corpus, models, o.models, o.nmodels, kind, o.z3_ms, o.seed, o.until_pass, o.feedback,
                      !strcmp(o.keep, "all") ? RS_KEEP_ALL : !strcmp(o.keep, "none") ? RS_KEEP_NONE : RS_KEEP_FAILED,
-                     o.out, rank, o.max_infra, 0, fault};
+                     o.out, rank, o.max_infra, 0, fault, o.one_instance, o.verify_threads};
+  rs_term_install(rank);
   if (!status) {
     if (rank == 0) {
       /* resume: finished shards are skipped; a corrupt or partial one, or one with attempts the
@@ -446,13 +489,15 @@ int rs_cmd_sweep(int argc, char **argv) {
       pg.every_s = o.every;
       pg.tty = isatty(2);
       pg.shards_total = nt;
+      pg.nlive = size;
+      pg.live = rs_xcalloc((size_t)size, sizeof *pg.live);
       for (uint32_t i = 0; i < nt; i++) pg.cost_total += pl.shards[todo[i]].cost;
       /* with nothing to do (or an unreadable shard) this only tells the workers to stop */
       if (rs_coordinate(MPI_COMM_WORLD, &pl, todo, nt, &w, &pg, &e)) {
         fprintf(stderr, "regsweep sweep: %s\n", e.msg);
         status = 1;
       }
-      if (nt) rs_progress_update(&pg, &pl, NULL, true);
+      if (nt || pg.lost_transient) rs_progress_update(&pg, &pl, NULL, true);
       /* validate every shard before merging; redo corrupt ones here */
       for (uint32_t pass = 0; pass < 3 && !status; pass++) {
         uint32_t bad = 0;
@@ -481,10 +526,21 @@ int rs_cmd_sweep(int argc, char **argv) {
       }
       free(todo);
       if (!status) {
-        char path[1200], start_s[64], end_s[64], ranks[16];
+        char path[1200], start_s[64], this_s[64], end_s[64], ranks[16];
         time_t end_time = time(NULL);
-        strftime(start_s, sizeof start_s, "%Y-%m-%dT%H:%M:%SZ", gmtime(&start_time));
+        strftime(this_s, sizeof this_s, "%Y-%m-%dT%H:%M:%SZ", gmtime(&start_time));
         strftime(end_s, sizeof end_s, "%Y-%m-%dT%H:%M:%SZ", gmtime(&end_time));
+        read_start(o.out, start_s, sizeof start_s, this_s);
+        /* the request window each worker ended with, and how far it was backed off */
+        size_t wl = (size_t)size * 100 + 1;
+        char *win = rs_xcalloc(wl, 1);
+        for (int r = 0; r < size; r++) {
+          const rs_live *lv = &pg.live[r];
+          if (!lv->window_max) continue;
+          size_t u = strlen(win);
+          snprintf(win + u, wl - u, "rank %d: window %u of %u (lowest %u, %u backoffs)\n", r, lv->window,
+                   lv->window_max, lv->window_min, lv->cuts);
+        }
         snprintf(ranks, sizeof ranks, "%d", size);
         size_t hl2 = (size_t)size * sizeof mine + 1;
         char *hosts = rs_xcalloc(hl2, 1);
@@ -499,16 +555,18 @@ int rs_cmd_sweep(int argc, char **argv) {
         size_t ml2 = (size_t)size * sizeof mdesc + 1;
         char *mservers = rs_xcalloc(ml2, 1);
         for (int r = 0; r < size; r++) strncat(mservers, mall + (size_t)r * sizeof mdesc, ml2 - strlen(mservers) - 1);
-        const char *keys[] = {"config", "corpus", "corpus_hash", "models", "code_version", "ranks", "bindings", "start", "end",
-                              "model_servers"};
-        const char *vals[] = {cfg, corpus_abs, hash, mjson, RS_VERSION, ranks, hosts, start_s, end_s, mservers};
+        const char *keys[] = {"config", "corpus", "corpus_hash", "models", "code_version", "ranks", "bindings", "start",
+                              "end", "this_start", "window", "model_servers"};
+        const char *vals[] = {cfg, corpus_abs, hash, mjson, RS_VERSION, ranks, hosts, start_s, end_s, this_s,
+                              win, mservers};
         snprintf(path, sizeof path, "%s/run.h5", o.out);
-        if (rs_merge(&pl, o.out, path, keys, vals, 10, &e)) {
+        if (rs_merge(&pl, o.out, path, keys, vals, 12, &e)) {
           fprintf(stderr, "regsweep sweep: merge: %s\n", e.msg);
           status = 1;
         }
         cJSON_free(mjson);
         free(hosts);
+        free(win);
         free(mservers);
         rs_runfile *rf = status ? NULL : rs_runfile_open(path, &e);
         if (rf) {
@@ -537,6 +595,7 @@ int rs_cmd_sweep(int argc, char **argv) {
         int ec = status || !o.emit_check ? 0 : rs_emit_check_sweep(path, o.corpus, o.models, o.nmodels, o.emit_check, o.out, stdout, &e);
         if (ec) status = 1, fprintf(stderr, "regsweep sweep: emit-check: %s\n", ec < 0 ? e.msg : "LLVM rejected passing answers");
       }
+      free(pg.live);
     } else {
       if (rs_work(MPI_COMM_WORLD, &pl, &w, &e)) status = 1;
     }

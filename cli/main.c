@@ -16,6 +16,8 @@ static const rs_cmd commands[] = {
     {"oracle", "all ground truths must verify and all mutants be rejected, by both verifiers", rs_cmd_oracle,
      rs_usage_oracle},
     {"emit", "a passing answer to assembly / an HSA code object via llc (LLVM verifies it)", rs_cmd_emit, rs_usage_emit},
+    {"regalloc", "SASS: --pinned reproduces the listing's own allocation register for register", rs_cmd_regalloc,
+     rs_usage_regalloc},
 };
 #define NCMDS (sizeof commands / sizeof *commands)
 

@@ -256,41 +256,114 @@ out:
   return rc;
 }
 
+/* `ptxas -v` of one target: registers used and spill stores. */
+static void ptxas_counts(const char *dir, const char *tg, unsigned ref[RS_MAX_FILES], unsigned *spill) {
+  char path[1200];
+  snprintf(path, sizeof path, "%s/%s.ptxas.txt", dir, tg);
+  rs_err pe = {{0}};
+  char *px = rs_read_file(path, NULL, &pe);
+  memset(ref, 0, sizeof *ref * RS_MAX_FILES);
+  *spill = 0;
+  if (!px) return;
+  const char *u = strstr(px, "Used ");
+  if (u) ref[0] = (unsigned)strtoul(u + 5, NULL, 10);
+  const char *s = strstr(px, "bytes spill stores");
+  if (s) {
+    while (s > px && s[-1] == ' ') s--;
+    while (s > px && s[-1] >= '0' && s[-1] <= '9') s--;
+    *spill = (unsigned)strtoul(s, NULL, 10);
+  }
+  free(px);
+}
+
+/* A target-level failure file (T.FAILED, T.sass.FAILED) as one line, or NULL. */
+static char *failure_text(const char *dir, const char *file) {
+  char path[1200];
+  snprintf(path, sizeof path, "%s/%s", dir, file);
+  if (access(path, F_OK)) return NULL;
+  rs_err pe = {{0}};
+  char *msg = rs_read_file(path, NULL, &pe);
+  if (!msg) return rs_xstrndup(pe.msg, strlen(pe.msg));
+  for (char *c = msg; *c; c++)
+    if (*c == '\n') *c = ' ';
+  return msg;
+}
+
+/* Form sass: the completed nvdisasm listing; its registers are the exact truth. */
+static int sass_instance(A *a, const rs_variant *v, const char *dir, const char *tg, const unsigned *ref,
+                         unsigned spill, rs_err *e) {
+  char file[64], msg[700];
+  snprintf(file, sizeof file, "%s.sass.FAILED", tg);
+  char *why = failure_text(dir, file);
+  if (why) {
+    snprintf(msg, sizeof msg, "sass: %s", why);
+    free(why);
+    return fail(a, v, tg, msg, e);
+  }
+  snprintf(file, sizeof file, "%s.sass", tg);
+  rs_err pe = {{0}};
+  rs_module *m = load_stage(dir, file, tg, &pe);
+  if (!m) {
+    snprintf(msg, sizeof msg, "sass: listing rejected: %s", pe.msg);
+    return fail(a, v, tg, msg, e);
+  }
+  const rs_func *f = m->funcs[0];
+  double t0 = rs_now();
+  rs_problem *p = rs_problem_build(f, e);
+  a->st->analyze_s += rs_now() - t0;
+  int rc = -1;
+  if (p) {
+    t0 = rs_now();
+    char *truth = NULL, reason[128] = "";
+    uint32_t nm = 0, bad = f->truth ? rs_truth_check(p, f->truth, &nm) : UINT32_MAX;
+    if (bad == 0 && nm == 0) truth = rs_truth_json(p, f->truth);
+    else {
+      snprintf(reason, sizeof reason, "ptxas's allocation violates %u constraints of our SASS liveness (%u class)",
+               bad == UINT32_MAX ? 0 : bad, nm);
+      a->st->truth_violations++;
+    }
+    a->st->align_s += rs_now() - t0;
+    rc = emit(a, v, tg, "sass", f, p, rs_xstrndup(m->text, m->len), truth, reason, ref, spill, e);
+  }
+  rs_problem_free(p);
+  rs_module_free(m);
+  return rc;
+}
+
 static int nv_variant(A *a, const rs_variant *v, const char *dir, rs_err *e) {
-  const char *tg[4];
+  const char *tg[RS_GRID_MAX_TARGETS];
   int nt = rs_grid_targets(v->vendor, a->o->targets, tg), rc = 0;
   for (int i = 0; i < nt && !rc; i++) {
-    char file[64], path[1200];
-    snprintf(file, sizeof file, "%s.ptx", tg[i]);
-    rs_err pe = {{0}};
-    rs_module *m = load_stage(dir, file, tg[i], &pe);
-    if (!m) {
-      char msg[600];
-      snprintf(msg, sizeof msg, "compiler output rejected: %s", pe.msg);
-      rc = fail(a, v, tg[i], msg, e);
+    char file[64];
+    snprintf(file, sizeof file, "%s.FAILED", tg[i]);
+    char *why = failure_text(dir, file);
+    if (why) { /* nvcc or ptxas refused this target: both forms fail */
+      rc = fail(a, v, tg[i], why, e);
+      free(why);
       continue;
     }
-    snprintf(path, sizeof path, "%s/%s.ptxas.txt", dir, tg[i]);
-    char *px = rs_read_file(path, NULL, &pe);
-    unsigned ref[RS_MAX_FILES] = {0}, spill = 0;
-    if (px) {
-      const char *u = strstr(px, "Used ");
-      if (u) ref[0] = (unsigned)strtoul(u + 5, NULL, 10);
-      const char *s = strstr(px, "bytes spill stores");
-      if (s) {
-        while (s > px && s[-1] == ' ') s--;
-        while (s > px && s[-1] >= '0' && s[-1] <= '9') s--;
-        spill = (unsigned)strtoul(s, NULL, 10);
+    unsigned ref[RS_MAX_FILES], spill;
+    ptxas_counts(dir, tg[i], ref, &spill);
+    if (rs_grid_ptx_target(tg[i])) {
+      snprintf(file, sizeof file, "%s.ptx", tg[i]);
+      rs_err pe = {{0}};
+      rs_module *m = load_stage(dir, file, tg[i], &pe);
+      if (!m) {
+        char msg[600];
+        snprintf(msg, sizeof msg, "compiler output rejected: %s", pe.msg);
+        rc = fail(a, v, tg[i], msg, e);
+      } else {
+        double t0 = rs_now();
+        rs_problem *p = rs_problem_build(m->funcs[0], e);
+        a->st->analyze_s += rs_now() - t0;
+        rc = p ? emit(a, v, tg[i], "ptx", m->funcs[0], p, rs_xstrndup(m->text, m->len), NULL,
+                      "NVIDIA PTX: ptxas allocates SASS, not PTX (form sass carries the truth)", ref, spill, e)
+               : -1;
+        rs_problem_free(p);
+        rs_module_free(m);
       }
-      free(px);
     }
-    double t0 = rs_now();
-    rs_problem *p = rs_problem_build(m->funcs[0], e);
-    a->st->analyze_s += rs_now() - t0;
-    rc = emit(a, v, tg[i], "ptx", m->funcs[0], p, rs_xstrndup(m->text, m->len), NULL,
-              "NVIDIA: no ground truth (ptxas allocation is not recoverable without SASS)", ref, spill, e);
-    rs_problem_free(p);
-    rs_module_free(m);
+    if (!rc && a->o->nvdisasm) rc = sass_instance(a, v, dir, tg[i], ref, spill, e);
   }
   return rc;
 }
@@ -308,7 +381,7 @@ int rs_assemble(const rs_variant *v, uint32_t n, const rs_compile_opts *o, uint6
     if (msg) {
       for (char *c2 = msg; *c2; c2++)
         if (*c2 == '\n') *c2 = ' ';
-      const char *tg[4];
+      const char *tg[RS_GRID_MAX_TARGETS];
       int nt = rs_variant_arch(&v[i]) ? 1 : rs_grid_targets(v[i].vendor, o->targets, tg);
       if (rs_variant_arch(&v[i])) tg[0] = rs_variant_arch(&v[i]);
       for (int k = 0; k < nt && !rc; k++) rc = fail(&a, &v[i], tg[k], msg, e);

@@ -81,19 +81,35 @@ static void script(const rs_compile_opts *o, const rs_variant *v, const char *di
                           "rm -f \"$t/k.bc\" \"$t/err\"\n",
                           ver, arch, v->opt, v->params, qsrc, ver, llc, llc, llc);
   } else {
-    const char *tg[4];
+    /* NVIDIA, per target: PTX (nvcc), cubin + `ptxas -v` (ptxas 13), and with a disassembler the
+     * completed SASS listing (`regsweep corpus disasm`). A target that fails leaves T.FAILED (the
+     * other targets still count); a listing we refuse leaves T.sass.FAILED with the reason. */
+    const char *tg[RS_GRID_MAX_TARGETS];
     int nt = rs_grid_targets(v->vendor, o->targets, tg);
-    char qnvcc[1100], ptxas[1024], qptxas[1100];
+    char qnvcc[1100], ptxas[1024], qptxas[1100], qself[1100] = "", qnd[1100] = "";
     shq(qnvcc, sizeof qnvcc, o->nvcc);
     snprintf(ptxas, sizeof ptxas, "%.*s/ptxas", (int)(strrchr(o->nvcc, '/') - o->nvcc), o->nvcc);
     shq(qptxas, sizeof qptxas, ptxas);
-    for (int i = 0; i < nt; i++)
+    if (o->self && o->nvdisasm) {
+      shq(qself, sizeof qself, o->self);
+      shq(qnd, sizeof qnd, o->nvdisasm);
+    }
+    k += (size_t)snprintf(s + k, n - k,
+                          "tfail() { { echo \"$2\"; grep -m3 -i 'error' \"$3\" || tail -n 3 \"$3\"; } > \"$t/$1.FAILED\"; }\n");
+    for (int i = 0; i < nt; i++) {
       k += (size_t)snprintf(s + k, n - k,
-                            "%s -arch=%s -ptx %s %s %s -o \"$t/%s.ptx\" 2>\"$t/err\" || fail nvcc\n"
-                            "%s -v -arch=%s \"$t/%s.ptx\" -o /dev/null 2>\"$t/%s.ptxas.txt\" || "
-                            "{ cp \"$t/%s.ptxas.txt\" \"$t/err\"; fail ptxas; }\n",
-                            qnvcc, tg[i], v->fastmath ? "-use_fast_math" : "", v->params, qsrc, tg[i],
-                            qptxas, tg[i], tg[i], tg[i], tg[i]);
+                            "if ! %s -arch=%s -ptx %s %s %s -o \"$t/%s.ptx\" 2>\"$t/err\"; then tfail %s nvcc \"$t/err\"\n"
+                            "elif ! %s -v -arch=%s \"$t/%s.ptx\" -o \"$t/%s.cubin\" 2>\"$t/%s.ptxas.txt\"; then "
+                            "tfail %s ptxas \"$t/%s.ptxas.txt\"\n",
+                            qnvcc, tg[i], v->fastmath ? "-use_fast_math" : "", v->params, qsrc, tg[i], tg[i], qptxas,
+                            tg[i], tg[i], tg[i], tg[i], tg[i], tg[i]);
+      if (qself[0])
+        k += (size_t)snprintf(s + k, n - k,
+                              "elif ! %s corpus disasm \"$t/%s.cubin\" --nvdisasm %s -o \"$t/%s.sass\" 2>\"$t/err\"; then "
+                              "sed \"s|$t/||g\" \"$t/err\" > \"$t/%s.sass.FAILED\"; rm -f \"$t/%s.sass\"\n",
+                              qself, tg[i], qnd, tg[i], tg[i], tg[i]);
+      k += (size_t)snprintf(s + k, n - k, "fi\n");
+    }
     k += (size_t)snprintf(s + k, n - k, "rm -f \"$t/err\"\n");
   }
   /* rename into place; if another run finished the same variant meanwhile, keep that one */
@@ -106,7 +122,7 @@ int rs_compile_all(const rs_variant *v, uint32_t n, const rs_compile_opts *o, rs
   double t0 = rs_now();
   int jobs = o->jobs > 0 ? o->jobs : 1, running = 0, rc = 0;
   uint32_t next = 0, finished = 0;
-  size_t cap = 16384;
+  size_t cap = 32768;
   char *sc = rs_xmalloc(cap), dir[1024];
   pid_t *pids = rs_xcalloc((size_t)jobs, sizeof *pids);
   uint32_t *which = rs_xcalloc((size_t)jobs, sizeof *which);

@@ -12,6 +12,8 @@ typedef struct {
   const char *nvcc;     /* path of nvcc (ptxas beside it) */
   int jobs;
   int progress;         /* print progress lines to stderr */
+  const char *self;     /* the regsweep binary (`corpus disasm` per cubin); NULL = no form sass */
+  const char *nvdisasm; /* its --nvdisasm */
 } rs_compile_opts;
 
 typedef struct {

@@ -67,7 +67,7 @@ static void point(const axis *ax, int nax, const int *idx, const char *fields[4]
     for (i = 0; ax[k].name[i] && i < sizeof lname - 1; i++) lname[i] = (char)tolower((unsigned char)ax[k].name[i]);
     lname[i] = 0;
     if (!strcmp(ax[k].name, "arch")) { /* archs: the target, not a macro nor part of the name */
-      snprintf(v->arch, sizeof v->arch, "%s", val);
+      snprintf(v->arch, sizeof v->arch, "%.15s", val);
       continue;
     }
     if (!strcmp(ax[k].name, "opt")) v->opt = atoi(val);
@@ -154,19 +154,21 @@ const char *rs_variant_arch(const rs_variant *v) {
   return v->arch[0] ? v->arch : "gfx90a";
 }
 
-int rs_grid_targets(const char *vendor, const char *targets, const char *out[4]) {
-  static const char *const amd[] = {"gfx90a"}, *const nv[] = {"sm_89", "sm_90"};
+int rs_grid_targets(const char *vendor, const char *targets, const char *out[RS_GRID_MAX_TARGETS]) {
+  static const char *const amd[] = {"gfx90a"}, *const nv[] = {"sm_75", "sm_80", "sm_86", "sm_89", "sm_90"};
   const char *const *all = !strcmp(vendor, "amd") ? amd : nv;
-  int na = !strcmp(vendor, "amd") ? 1 : 2, n = 0;
+  int na = !strcmp(vendor, "amd") ? 1 : 5, n = 0;
   for (int i = 0; i < na; i++)
     if (rs_list_has(targets, all[i])) out[n++] = all[i];
   return n;
 }
 
+bool rs_grid_ptx_target(const char *target) { return !strcmp(target, "sm_89") || !strcmp(target, "sm_90"); }
+
 void rs_grid_filter(rs_variant *v, uint32_t *n, const char *families, const char *targets) {
   uint32_t k = 0;
   for (uint32_t i = 0; i < *n; i++) {
-    const char *t[4];
+    const char *t[RS_GRID_MAX_TARGETS];
     const char *arch = rs_variant_arch(&v[i]);
     if (rs_list_has(families, v[i].family) &&
         (arch ? rs_list_has(targets, arch) : rs_grid_targets(v[i].vendor, targets, t) > 0))
@@ -185,12 +187,12 @@ static uint64_t splitmix(uint64_t *s) {
 void rs_grid_sample(rs_variant *v, uint32_t *n, uint32_t limit, uint64_t seed) {
   if (!limit || limit >= *n) return;
   /* Rank every variant by a seeded hash of its identity, then take the lowest ranks round-robin
-   * over the (family, vendor) groups: the choice of one variant does not depend on the others,
+   * over the (family, vendor, arch) groups: the choice of one variant does not depend on the others,
    * so reruns and larger limits stay consistent. */
   uint32_t N = *n;
   uint64_t *rank = rs_xmalloc(sizeof *rank * N);
   uint32_t *group = rs_xmalloc(sizeof *group * N), ngroups = 0;
-  char (*gname)[48] = rs_xmalloc(sizeof *gname * N);
+  char (*gname)[64] = rs_xmalloc(sizeof *gname * N);
   for (uint32_t i = 0; i < N; i++) {
     char id[512];
     /* archs: gfx90a keeps its old identity (so its ranks do not move); other archs add theirs */
@@ -199,7 +201,7 @@ void rs_grid_sample(rs_variant *v, uint32_t *n, uint32_t limit, uint64_t seed) {
              *arch ? "/" : "", arch);
     uint64_t s = seed ^ rs_hash_bytes(id, strlen(id), 0);
     rank[i] = splitmix(&s);
-    char g[48];
+    char g[64]; /* family/vendor/arch: --limit spreads over the architectures too */
     snprintf(g, sizeof g, "%s/%s/%s", v[i].family, v[i].vendor, v[i].arch);
     uint32_t k;
     for (k = 0; k < ngroups && strcmp(gname[k], g); k++) {}

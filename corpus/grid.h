@@ -27,8 +27,13 @@ void rs_grid_filter(rs_variant *v, uint32_t *n, const char *families, const char
 /* Keep at most `limit` variants: a seeded sample spread evenly over (family, vendor) groups,
  * returned in grid order so that a larger limit keeps the smaller one's choices first. */
 void rs_grid_sample(rs_variant *v, uint32_t *n, uint32_t limit, uint64_t seed);
-/* Targets a vendor compiles for, filtered by a comma list (NULL = all): fills up to 4 names. */
-int rs_grid_targets(const char *vendor, const char *targets, const char *out[4]);
+/* Targets a vendor compiles for, filtered by a comma list (NULL = all): fills up to
+ * RS_GRID_MAX_TARGETS names. NVIDIA: sm_75 sm_80 sm_86 sm_89 sm_90 (form sass on all of them,
+ * form ptx on rs_grid_ptx_target ones). */
+#define RS_GRID_MAX_TARGETS 8
+int rs_grid_targets(const char *vendor, const char *targets, const char *out[RS_GRID_MAX_TARGETS]);
+/* NVIDIA targets whose PTX is also an instance (form ptx): sm_89, sm_90. */
+bool rs_grid_ptx_target(const char *target);
 /* Does a comma-separated list contain word? (NULL list contains everything.) */
 int rs_list_has(const char *list, const char *word);
 

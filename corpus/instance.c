@@ -1,6 +1,7 @@
 /* instance.c - load an instance (corpus row or file) into IR, Problem and name map. */
 #include "corpus/instance.h"
 #include "corpus/normalize.h"
+#include "corpus/truth.h"
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,10 +26,14 @@ static void names_from_json(rs_loaded *l, const char *json) {
 int rs_instance_load(rs_corpus *c, uint64_t i, rs_loaded *l, rs_err *e) {
   memset(l, 0, sizeof *l);
   if (rs_corpus_get(c, i, &l->row, 1, e)) return -1;
+  return rs_instance_prepare(l, e);
+}
+
+int rs_instance_prepare(rs_loaded *l, rs_err *e) {
   if (!l->row.raw) return rs_errf(e, l->row.id, 0, "instance has no IR text");
   size_t n = strlen(l->row.raw);
   l->m = rs_module_parse(l->row.id, rs_xstrndup(l->row.raw, n), n,
-                         !strcmp(l->row.form, "ptx") ? RS_SRC_PTX : RS_SRC_MIR, l->row.target, e);
+                         !strcmp(l->row.form, "ptx") ? RS_SRC_PTX : !strcmp(l->row.form, "sass") ? RS_SRC_SASS : RS_SRC_MIR, l->row.target, e);
   if (!l->m) {
     rs_loaded_free(l);
     return -1;
@@ -67,6 +72,8 @@ int rs_file_load(const char *path, const char *function, rs_loaded *l, rs_err *e
   snprintf(l->row.target, sizeof l->row.target, "%s", l->f->tgt->name);
   l->row.norm = rs_xstrndup(nm->text, nm->len);
   rs_norm_free(nm);
+  /* SASS: the listing's own registers are an exact truth (sass/lift.c) */
+  if (l->f->kind == RS_SRC_SASS && l->f->truth) l->row.truth = rs_truth_json(l->p, l->f->truth);
   return 0;
 }
 

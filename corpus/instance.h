@@ -14,6 +14,9 @@ typedef struct {
 } rs_loaded;
 
 int rs_instance_load(rs_corpus *c, uint64_t i, rs_loaded *out, rs_err *e);
+/* The second half of rs_instance_load, for a row already read (out->row): parse, Problem, names.
+ * Touches no file, so a worker runs it off its main thread (HDF5 reads stay on that thread). */
+int rs_instance_prepare(rs_loaded *out, rs_err *e);
 /* The same from a file (MIR or PTX; first function unless `function` names one). */
 int rs_file_load(const char *path, const char *function, rs_loaded *out, rs_err *e);
 /* The instance a command names: `--corpus C --instance ID`, or a MIR/PTX file. */

@@ -88,6 +88,7 @@ typedef struct {
   bool args_ok;
 } ctx;
 
+static char sass_type(const char *o);
 static const char *opname(const ctx *c, uint32_t i) { return rs_func_opcode(c->f, &c->f->insts[i]); }
 static bool starts(const char *s, const char *p) { return !strncmp(s, p, strlen(p)); }
 static bool has(const char *s, const char *p) { return strstr(s, p) != NULL; }
@@ -96,6 +97,14 @@ static bool has(const char *s, const char *p) { return strstr(s, p) != NULL; }
 static char vreg_kind(const ctx *c, uint32_t v) {
   const rs_func *f = c->f;
   const rs_regclass *rc = &f->tgt->classes[f->vregs[v].cls];
+  if (f->kind == RS_SRC_SASS) { /* by register file: r R, u UR, p P, q UP, b B (width annotated) */
+    for (uint32_t i = 0; i < f->tgt->nfiles; i++)
+      if (rc->files & (1u << i)) {
+        const char *fn = f->tgt->files[i].name;
+        return !strcmp(fn, "ur") ? 'u' : !strcmp(fn, "p") ? 'p' : !strcmp(fn, "up") ? 'q' : !strcmp(fn, "b") ? 'b' : 'r';
+      }
+    return 'r';
+  }
   if (!c->amd) {
     if (!strcmp(rc->name, "pred")) return 'p';
     return rc->width >= 2 ? 'd' : 'r';
@@ -218,6 +227,7 @@ static char op_type(const ctx *c, uint32_t i) {
       return 'f';
     return 'i';
   }
+  if (c->f->kind == RS_SRC_SASS) return sass_type(o);
   if (starts(o, "mov") || starts(o, "selp") || starts(o, "mov.b")) {
     if (has(o, ".f")) return 'f';
     return 'c';
@@ -460,6 +470,180 @@ static void ptx_opcode(const ctx *c, uint32_t i, sb *b) {
   sb_str(b, o); /* unknown: already lower case and compact */
 }
 
+/* ---- SASS (nvdisasm listings) onto the same vocabulary ----
+ * Table rows: SASS base opcode (U-prefixed uniform forms share the row) -> word, and how the
+ * modifiers refine it. Anything not in the table is the opcode lower-cased, modifiers kept. */
+enum { SX_PLAIN, SX_MEM, SX_CMP, SX_CVT, SX_SHF, SX_MUFU, SX_IMAD };
+static const struct {
+  const char *sass, *word, *type; /* type: float width suffix, or NULL */
+  int how;
+} sass_ops[] = {
+    {"FFMA", "FMA", ".f32", SX_PLAIN},   {"DFMA", "FMA", ".f64", SX_PLAIN},   {"HFMA2", "FMA", ".f16", SX_PLAIN},
+    {"FADD", "ADD", ".f32", SX_PLAIN},   {"DADD", "ADD", ".f64", SX_PLAIN},   {"HADD2", "ADD", ".f16", SX_PLAIN},
+    {"FMUL", "MUL", ".f32", SX_PLAIN},   {"DMUL", "MUL", ".f64", SX_PLAIN},   {"HMUL2", "MUL", ".f16", SX_PLAIN},
+    {"HMMA", "MMA", ".f16", SX_PLAIN},   {"IMMA", "MMA", NULL, SX_PLAIN},     {"DMMA", "MMA", ".f64", SX_PLAIN},
+    {"IADD3", "ADD", NULL, SX_PLAIN},    {"VIADD", "ADD", NULL, SX_PLAIN},    {"IADD", "ADD", NULL, SX_PLAIN},
+    {"IMAD", "MAD", NULL, SX_IMAD},      {"IMUL", "MUL", NULL, SX_PLAIN},     {"LEA", "LEA", NULL, SX_PLAIN},
+    {"IMNMX", "MNMX", NULL, SX_PLAIN},   {"VIMNMX", "MNMX", NULL, SX_PLAIN},  {"FMNMX", "MNMX", ".f32", SX_PLAIN},
+    {"VIADDMNMX", "ADDMNMX", NULL, SX_PLAIN},
+    {"SEL", "SEL", NULL, SX_PLAIN},      {"FSEL", "SEL", ".f32", SX_PLAIN},   {"MOV", "MOV", NULL, SX_PLAIN},
+    {"S2R", "MOV", NULL, SX_PLAIN},      {"S2UR", "MOV", NULL, SX_PLAIN},     {"CS2R", "MOV", NULL, SX_PLAIN},
+    {"LOP3", "LOP3", NULL, SX_PLAIN},    {"SHF", "SHF", NULL, SX_SHF},        {"SHL", "SHL", NULL, SX_PLAIN},
+    {"SHR", "SHR", NULL, SX_PLAIN},      {"ISETP", "CMP", NULL, SX_CMP},      {"FSETP", "CMP", ".f32", SX_CMP},
+    {"DSETP", "CMP", ".f64", SX_CMP},    {"HSETP2", "CMP", ".f16", SX_CMP},   {"MUFU", "", ".f32", SX_MUFU},
+    {"F2F", "CVT", NULL, SX_CVT},        {"I2F", "CVT", NULL, SX_CVT},        {"F2I", "CVT", NULL, SX_CVT},
+    {"I2I", "CVT", NULL, SX_CVT},        {"F2FP", "CVT", NULL, SX_CVT},
+    {"LDG", "LD.global", NULL, SX_MEM},  {"STG", "ST.global", NULL, SX_MEM},  {"LDS", "LD.shared", NULL, SX_MEM},
+    {"STS", "ST.shared", NULL, SX_MEM},  {"LDL", "LD.local", NULL, SX_MEM},   {"STL", "ST.local", NULL, SX_MEM},
+    {"LDC", "LD.const", NULL, SX_MEM},   {"LD", "LD", NULL, SX_MEM},          {"ST", "ST", NULL, SX_MEM},
+    {"LDSM", "LD.shared.frag", NULL, SX_MEM},
+    {"BRA", "BR", NULL, SX_PLAIN},       {"EXIT", "EXIT", NULL, SX_PLAIN},    {"BAR", "BAR", NULL, SX_PLAIN},
+};
+
+static bool sass_mod(const char *o, const char *m) { /* does the opcode carry modifier .m? */
+  size_t n = strlen(m);
+  for (const char *p = strchr(o, '.'); p; p = strchr(p + 1, '.'))
+    if (!strncmp(p + 1, m, n) && (p[1 + n] == 0 || p[1 + n] == '.')) return true;
+  return false;
+}
+
+static const char *sass_row(const char *o, size_t *base, int *row) {
+  const char *dot = strchr(o, '.');
+  size_t n = dot ? (size_t)(dot - o) : strlen(o);
+  for (int pass = 0; pass < 2; pass++) { /* exact, then without a uniform U prefix */
+    const char *s = pass ? o + 1 : o;
+    size_t l = pass ? n - 1 : n;
+    if (pass && (o[0] != 'U' || n < 2)) break;
+    for (size_t k = 0; k < sizeof sass_ops / sizeof *sass_ops; k++)
+      if (strlen(sass_ops[k].sass) == l && !strncmp(s, sass_ops[k].sass, l)) {
+        *base = n;
+        *row = (int)k;
+        return dot;
+      }
+  }
+  *row = -1;
+  *base = n;
+  return dot;
+}
+
+static char sass_type(const char *o) {
+  size_t base;
+  int k;
+  sass_row(o, &base, &k);
+  if (k < 0) return 'i';
+  if (sass_ops[k].how == SX_PLAIN && (!strcmp(sass_ops[k].word, "MOV") || !strcmp(sass_ops[k].word, "SEL")))
+    return sass_ops[k].type ? 'f' : 'c';
+  if (sass_ops[k].how == SX_IMAD && sass_mod(o, "MOV")) return 'c';
+  if (sass_ops[k].how == SX_CVT) return o[0] == 'F' && o[1] == '2' && o[2] == 'I' ? 'i' : o[0] == 'I' && o[2] == 'I' ? 'i' : 'f';
+  if (sass_ops[k].how == SX_MEM) return 'c';
+  return sass_ops[k].type || sass_ops[k].how == SX_MUFU ? 'f' : 'i';
+}
+
+static void sass_opcode(const char *o, sb *b) {
+  size_t base;
+  int k;
+  const char *dot = sass_row(o, &base, &k);
+  if (k < 0) { /* unknown: lower case, as written */
+    sb_lower(b, o, strlen(o));
+    return;
+  }
+  const char *ty = sass_ops[k].type;
+  switch (sass_ops[k].how) {
+  case SX_MEM: { /* LD/ST.space, width .xN (words), .16/.8 sub-word */
+    sb_str(b, sass_ops[k].word);
+    if (sass_mod(o, "128")) sb_str(b, ".x4");
+    else if (sass_mod(o, "64")) sb_str(b, ".x2");
+    else if (sass_mod(o, "U16") || sass_mod(o, "S16")) sb_str(b, ".16");
+    else if (sass_mod(o, "U8") || sass_mod(o, "S8")) sb_str(b, ".8");
+    if (!strcmp(sass_ops[k].sass, "LDSM")) { /* .x4: four 8x8 matrices */
+      for (const char *p = dot; p; p = strchr(p + 1, '.'))
+        if (p[1] == 'x' && isdigit((unsigned char)p[2])) sb_fmt(b, ".m%c", p[2]);
+      if (sass_mod(o, "T")) sb_str(b, ".trans");
+    }
+    return;
+  }
+  case SX_CMP: { /* CMP.cond[.type]: the first modifier is the condition */
+    sb_str(b, "CMP");
+    if (dot) {
+      const char *q = dot + 1, *e = strchr(q, '.');
+      size_t l = e ? (size_t)(e - q) : strlen(q);
+      sb_put(b, ".", 1);
+      sb_lower(b, q, l);
+    }
+    if (ty) sb_str(b, ty);
+    return;
+  }
+  case SX_SHF: /* funnel shift: SHF.L = SHL, SHF.R.U32 = SHR, SHF.R.S32 = SRA; .HI reads the pair */
+    sb_str(b, sass_mod(o, "L") ? "SHL" : sass_mod(o, "S32") ? "SRA" : "SHR");
+    if (sass_mod(o, "HI")) sb_str(b, ".hi");
+    return;
+  case SX_MUFU: { /* MUFU.EX2 = EXP ... */
+    static const char *const m[][2] = {{"EX2", "EXP"}, {"LG2", "LOG"}, {"RCP", "RCP"},  {"RSQ", "RSQ"},
+                                       {"SQRT", "SQRT"}, {"SIN", "SIN"}, {"COS", "COS"}, {"TANH", "TANH"}};
+    for (size_t i = 0; i < sizeof m / sizeof *m; i++)
+      if (sass_mod(o, m[i][0])) {
+        sb_str(b, m[i][1]);
+        sb_str(b, sass_mod(o, "F16") ? ".f16" : ".f32");
+        return;
+      }
+    sb_lower(b, o, strlen(o));
+    return;
+  }
+  case SX_CVT: { /* CVT.dst.src from the type modifiers (F2F.F16.F32, I2F.U32, F2FP.F16.F32.PACK_AB) */
+    sb_str(b, "CVT");
+    int nt = 0;
+    for (const char *p = dot; p && nt < 2; p = strchr(p + 1, '.')) {
+      const char *w = p + 1, *q = w;
+      while (*q && *q != '.') q++;
+      if ((w[0] == 'F' || w[0] == 'S' || w[0] == 'U' || (w[0] == 'B' && w[1] == 'F')) && isdigit((unsigned char)w[w[0] == 'B' ? 2 : 1])) {
+        sb_put(b, ".", 1);
+        sb_lower(b, w, (size_t)(q - w));
+        nt++;
+      }
+    }
+    if (!strcmp(sass_ops[k].sass, "F2FP")) sb_str(b, ".pack");
+    return;
+  }
+  case SX_IMAD: /* IMAD.MOV = MOV, .SHL = SHL, .IADD = ADD, .WIDE = MADW, .HI = MADHI, .X = MADC */
+    if (sass_mod(o, "MOV")) sb_str(b, "MOV");
+    else if (sass_mod(o, "SHL")) sb_str(b, "SHL");
+    else if (sass_mod(o, "IADD")) sb_str(b, "ADD");
+    else sb_str(b, sass_mod(o, "WIDE") ? "MADW" : sass_mod(o, "HI") ? "MADHI" : sass_mod(o, "X") ? "MADC" : "MAD");
+    return;
+  default:
+    sb_str(b, sass_ops[k].word);
+    if (!strcmp(sass_ops[k].word, "ADD") && sass_mod(o, "X")) sb_str(b, "C"); /* carry in */
+    if (!strcmp(sass_ops[k].sass, "HMMA")) { /* HMMA.16816.F32: shape and accumulator type */
+      for (const char *p = dot; p; p = strchr(p + 1, '.'))
+        if (isdigit((unsigned char)p[1])) {
+          const char *q = p + 1;
+          while (isdigit((unsigned char)*q)) q++;
+          sb_put(b, ".", 1);
+          sb_put(b, p + 1, (size_t)(q - p - 1));
+        }
+      ty = sass_mod(o, "F32") ? ".f32" : ".f16";
+    }
+    if (!strcmp(sass_ops[k].word, "LOP3") && sass_mod(o, "LUT")) ty = NULL;
+    if (ty) sb_str(b, ty);
+    if (sass_mod(o, "U32") && (!strcmp(sass_ops[k].word, "MNMX") || !strcmp(sass_ops[k].word, "ADDMNMX")))
+      sb_str(b, ".u32");
+    return;
+  }
+}
+
+/* Kernel parameters in constant bank 0 (sm_90: from 0x210, earlier archs: from 0x160):
+ * c[0x0][0x218] -> param+8. Other constants keep their spelling. */
+static bool sass_param(const rs_func *f, const char *s, size_t n, sb *b) {
+  if (n < 10 || strncmp(s, "c[0x0][0x", 9) || s[n - 1] != ']') return false;
+  char *end;
+  unsigned long off = strtoul(s + 7, &end, 16);
+  if ((size_t)(end - s) != n - 1) return false;
+  unsigned long base = strstr(f->tgt->name, "sm_9") ? 0x210 : 0x160;
+  if (off < base) return false;
+  sb_fmt(b, "param+%lu", off - base);
+  return true;
+}
+
 /* ---- operands ---- */
 static void put_subreg(const ctx *c, sb *b, const rs_operand *o) {
   const char *s = c->f->names.strs[o->subreg - 1];
@@ -530,6 +714,7 @@ static void put_arg(const ctx *c, sb *b, const rs_operand *o) {
 static void put_other(const ctx *c, sb *b, const rs_operand *o) {
   const char *s = c->f->src + o->text_off;
   size_t n = o->text_len;
+  if (c->f->kind == RS_SRC_SASS && sass_param(c->f, s, n, b)) return;
   if (!c->amd) {
     /* NAME_param_K -> argK */
     size_t fl = strlen(c->f->name);
@@ -585,6 +770,7 @@ static void put_inst(ctx *c, sb *b, uint32_t i) {
   }
   if (sp) sb_str(b, " = ");
   if (c->amd) amd_opcode(c, i, b);
+  else if (f->kind == RS_SRC_SASS) sass_opcode(opname(c, i), b);
   else ptx_opcode(c, i, b);
   bool karg = c->amd && is_karg_load(c, i);
   bool off_done = false;
@@ -661,6 +847,14 @@ static void raw_sizes(const rs_func *f, rs_norm_stats *st) {
         st->raw_ir_tokens += t;
       }
     }
+    return;
+  }
+  if (f->kind == RS_SRC_SASS) { /* the function's section of the listing, to the next one */
+    e = strstr(s + 1, "\n//--------------------- .");
+    e = e ? e + 1 : s + strlen(s);
+    rs_norm_count(s, (size_t)(e - s), &st->raw_lines, &st->raw_tokens);
+    st->raw_ir_lines = st->raw_lines;
+    st->raw_ir_tokens = st->raw_tokens;
     return;
   }
   /* PTX: the .entry text to its matching closing brace */

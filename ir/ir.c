@@ -15,15 +15,19 @@ rs_module *rs_module_load(const char *path, const char *target_override, rs_err 
   enum rs_srckind kind;
   if (ends_with(path, ".ptx"))
     kind = RS_SRC_PTX;
+  else if (ends_with(path, ".sass"))
+    kind = RS_SRC_SASS;
   else if (ends_with(path, ".mir"))
     kind = RS_SRC_MIR;
   else if (strstr(text, "\n---") || !strncmp(text, "---", 3))
     kind = RS_SRC_MIR;
   else if (strstr(text, ".entry") || strstr(text, ".version"))
     kind = RS_SRC_PTX;
+  else if (strstr(text, ".headerflags") || strstr(text, "/*0000*/"))
+    kind = RS_SRC_SASS;
   else {
     free(text);
-    rs_errf(e, path, 0, "neither LLVM MIR (.mir) nor PTX (.ptx)");
+    rs_errf(e, path, 0, "neither LLVM MIR (.mir), PTX (.ptx) nor an nvdisasm listing (.sass)");
     return NULL;
   }
   return rs_module_parse(path, text, len, kind, target_override, e);
@@ -39,7 +43,8 @@ rs_module *rs_module_parse(const char *path, char *text, size_t len, enum rs_src
   if (target_override) {
     m->tgt = rs_target_by_name(target_override);
     if (!m->tgt) {
-      rs_errf(e, path, 0, "unknown target '%s' (known: gfx90a, sm_89, sm_90)", target_override);
+      rs_errf(e, path, 0, "unknown target '%s' (known: gfx90a, sm_75, sm_80, sm_86, sm_89, sm_90)",
+              target_override);
       rs_module_free(m);
       return NULL;
     }
@@ -49,7 +54,7 @@ rs_module *rs_module_parse(const char *path, char *text, size_t len, enum rs_src
     rs_module_free(m);
     return NULL;
   }
-  int rc = kind == RS_SRC_MIR ? rs_mir_parse(m, e) : rs_ptx_parse(m, e);
+  int rc = kind == RS_SRC_MIR ? rs_mir_parse(m, e) : kind == RS_SRC_PTX ? rs_ptx_parse(m, e) : rs_sass_parse(m, e);
   if (rc == 0 && m->nfuncs == 0) rc = rs_errf(e, path, 0, "no function found");
   if (rc) {
     rs_module_free(m);
@@ -96,6 +101,7 @@ void rs_func_free(rs_func *f) {
   free(f->ops);
   free(f->liveins);
   free(f->reserved);
+  free(f->truth);
   rs_intern_free(&f->names);
   free(f);
 }

@@ -1,4 +1,4 @@
-/* ir.h - the one machine IR both parsers produce (AMDGPU MIR and PTX).
+/* ir.h - the one machine IR every front end produces (AMDGPU MIR, PTX, NVIDIA SASS).
  *
  * A module holds functions; a function holds virtual registers, blocks, instructions and
  * operands in flat arrays (indices, not pointers, so the parsers can grow them freely).
@@ -56,6 +56,7 @@ typedef struct {
   uint32_t nops;
   uint32_t line;    /* 1-based line in the source file */
   uint32_t flags;
+  uint32_t addr;    /* SASS: byte address in its section (the listing's 0010); 0 elsewhere */
 } rs_inst;
 
 typedef struct {
@@ -87,7 +88,7 @@ typedef struct {
   int32_t hint_preg_unit; /* MIR preferred-register of a physical register, -1 if none */
 } rs_vreg;
 
-enum rs_srckind { RS_SRC_MIR, RS_SRC_PTX };
+enum rs_srckind { RS_SRC_MIR, RS_SRC_PTX, RS_SRC_SASS };
 
 typedef struct rs_func {
   char *name;
@@ -110,6 +111,8 @@ typedef struct rs_func {
   rs_intern names;    /* opcodes and subregister index names */
   uint32_t line;
   bool allocated;     /* no virtual register is used (post virtregrewriter) */
+  uint32_t declared_regs; /* SASS: .sectioninfo SHI_REGISTERS (ptxas -v count), 0 if absent */
+  rs_preg *truth;     /* SASS: per vreg, the register the listing gives the web (exact); else NULL */
 } rs_func;
 
 typedef struct {
@@ -131,6 +134,7 @@ void rs_module_free(rs_module *m);
 
 int rs_mir_parse(rs_module *m, rs_err *e);
 int rs_ptx_parse(rs_module *m, rs_err *e);
+int rs_sass_parse(rs_module *m, rs_err *e); /* sass/sass_parse.c (options: sass/sass.h) */
 
 /* Helpers the parsers share. */
 rs_func *rs_func_new(rs_module *m, const char *name, size_t n, uint32_t line);

@@ -22,6 +22,10 @@ typedef struct {
   uint32_t ndropped, capdropped;
   uint32_t dblock;   /* dropped[dblock..] belong to the block being aligned */
   uint64_t steps;
+  /* fallback: one search over all blocks (a block's first consistent choice can be wrong and
+   * only show later, see align_from) */
+  bool global;
+  uint32_t blk, deepest;
 } S;
 
 /* A dropped COPY must be an identity copy: both sides in the same register. Enforce it as the
@@ -102,10 +106,15 @@ static void undo_to(S *s, uint32_t mark) {
 /* Align from-instructions [i..) with to-instructions [j..) of one block, backtracking over the
  * choice "match this COPY or drop it": an identity copy the rewriter deleted may sit right
  * before a real copy of the same shape. */
+static bool align_from(S *s, uint32_t b);
+
 static bool align_block(S *s, const rs_block *pb, const rs_block *fb, uint32_t i, uint32_t j) {
   if (++s->steps > 50000000) return false;
   /* copies dropped with both sides unknown may have been pinned down since */
-  if (i == pb->ninsts) return j == fb->ninsts && settle_drops(s, s->dblock, NULL) == 0;
+  if (i == pb->ninsts) {
+    if (j != fb->ninsts || settle_drops(s, s->dblock, NULL)) return false;
+    return !s->global || align_from(s, s->blk + 1);
+  }
   const rs_inst *pi = &s->from->insts[pb->first_inst + i];
   const rs_inst *fi = j < fb->ninsts ? &s->to->insts[fb->first_inst + j] : NULL;
   uint32_t mark = s->nundo, dmark = s->ndropped;
@@ -126,6 +135,23 @@ static bool align_block(S *s, const rs_block *pb, const rs_block *fb, uint32_t i
   return false;
 }
 
+/* The global search: align block b with the rest of the function as its continuation, so a
+ * choice that breaks a later block is undone. Needed where both "match this COPY, drop the next"
+ * and the reverse fit a block: llc-16 on gfx1100 kept `$vgpr5 = COPY $vgpr30` for
+ * `undef %a.sub1 = COPY %b.sub1; %c.sub1 = COPY %a.sub1`, and only a later use of %a shows
+ * which one the rewriter deleted. */
+static bool align_from(S *s, uint32_t b) {
+  if (b == s->from->nblocks) return settle_drops(s, 0, NULL) == 0;
+  uint32_t blk = s->blk, dblock = s->dblock;
+  s->blk = b;
+  s->dblock = s->ndropped;
+  if (b > s->deepest) s->deepest = b;
+  bool ok = align_block(s, &s->from->blocks[b], &s->to->blocks[b], 0, 0);
+  s->blk = blk;
+  s->dblock = dblock;
+  return ok;
+}
+
 int rs_align(const rs_func *from, const rs_func *to, rs_alignment *a, rs_err *e) {
   memset(a, 0, sizeof *a);
   if (from->nblocks != to->nblocks)
@@ -135,15 +161,30 @@ int rs_align(const rs_func *from, const rs_func *to, rs_alignment *a, rs_err *e)
   for (uint32_t i = 0; i < to->nops; i++) a->op_map[i] = -1;
   a->nassign = from->nvregs;
   a->assign = rs_xcalloc(from->nvregs + 1, sizeof *a->assign);
-  S st = {from, to, a, NULL, 0, 0, NULL, 0, 0, 0, 0};
+  S st = {from, to, a, NULL, 0, 0, NULL, 0, 0, 0, 0, false, 0, 0};
   S *s = &st;
   int rc = 0;
+  uint32_t bad_block = 0;
   for (uint32_t b = 0; b < from->nblocks && !rc; b++) {
     const rs_block *pb = &from->blocks[b], *fb = &to->blocks[b];
     s->steps = 0;
     s->dblock = s->ndropped;
-    if (!align_block(s, pb, fb, 0, 0))
-      rc = rs_errf(e, to->path, fb->line, "%s: block %s does not align with %s", to->name, fb->name, from->path);
+    if (!align_block(s, pb, fb, 0, 0)) rc = -1, bad_block = b;
+  }
+  if (rc) { /* start over with the search over all blocks */
+    undo_to(s, 0);
+    memset(a->assign, 0, sizeof *a->assign * (from->nvregs + 1));
+    for (uint32_t i = 0; i < to->nops; i++) a->op_map[i] = -1;
+    a->matched = 0;
+    s->ndropped = 0;
+    s->steps = 0;
+    s->global = true;
+    if (from->nblocks && align_from(s, 0)) rc = 0;
+    else if (s->deepest > bad_block) bad_block = s->deepest;
+  }
+  if (rc) {
+    const rs_block *fb = &to->blocks[bad_block];
+    rc = rs_errf(e, to->path, fb->line, "%s: block %s does not align with %s", to->name, fb->name, from->path);
   }
   /* every dropped COPY must be an identity copy under the assignment (chains across blocks) */
   uint32_t bad_line = 0;

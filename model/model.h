@@ -39,6 +39,21 @@ typedef struct {
 } rs_gen_input;
 
 typedef struct rs_model rs_model;
+
+/* One finished candidate of the asynchronous interface. */
+typedef struct {
+  void *tag;        /* as given to submit */
+  uint32_t attempt;
+  rs_gen g;         /* owned by the caller once returned */
+} rs_done;
+
+/* The request window of a back end (openai: adaptive, per server), for progress and provenance. */
+typedef struct {
+  uint32_t now, max, min_seen; /* current window, its cap (inflight=), the smallest it came down to */
+  uint32_t inflight;           /* requests at the server right now */
+  uint32_t cuts;               /* times it was backed off (429/503, rising latency) */
+} rs_window;
+
 typedef struct {
   const char *scheme;        /* spec prefix up to '?' or ':' argument, e.g. "builtin:chaitin" */
   int (*open)(rs_model *m, rs_err *e);
@@ -50,18 +65,52 @@ typedef struct {
   bool streams;              /* calls in->ready itself as candidates complete */
 } rs_model_ops;
 
+/* The asynchronous interface of a back end that has one (openai), found by scheme in model.c;
+ * model.c runs the others through an adapter that calls generate when polled. */
+typedef struct {
+  /* submit queues attempts first..first+n-1 of one instance; `in`
+   * must stay valid until all n are returned by poll. */
+  int (*submit)(rs_model *m, const rs_gen_input *in, uint32_t first, uint32_t n, const uint64_t *seeds, void *tag,
+                rs_err *e);
+  /* Wait up to timeout_s for finished candidates; writes up to max, returns how many, -1 when broken. */
+  int (*poll)(rs_model *m, double timeout_s, rs_done *out, uint32_t max, rs_err *e);
+  uint32_t (*room)(const rs_model *m);        /* attempts it would start now beyond those it holds */
+  uint32_t (*pending)(const rs_model *m);     /* submitted, not yet returned */
+  void (*wake)(rs_model *m);                  /* any thread: a poll waiting now returns early */
+  void (*cancel)(rs_model *m);                /* drop everything submitted (after a failure) */
+  void (*window)(const rs_model *m, rs_window *w);
+  void (*limit)(rs_model *m, uint32_t max);   /* cap the window (sweep --inflight) */
+} rs_model_async;
+
 struct rs_model {
   const rs_model_ops *ops;
   char *spec;   /* as given */
   char *arg;    /* text after the scheme (URL or file for openai:/replay:), without the ?query */
   char *query;  /* "k=v&k2=v2" or "" */
   void *state;  /* back end's own */
+  const rs_model_async *async; /* NULL: the adapter below */
+  struct rs_sync_queue *sq; /* model.c's adapter for back ends without submit/poll */
 };
 
 rs_model *rs_model_open(const char *spec, rs_err *e);
 int rs_model_generate(rs_model *m, const rs_gen_input *in, uint32_t first, uint32_t n, const uint64_t *seeds,
                       rs_gen *out, rs_err *e);
 void rs_model_close(rs_model *m);
+/* The asynchronous interface, for every back end (synchronous ones run inside rs_model_poll, on
+ * the calling thread, a whole submitted block per call, so CPU-bound builtin models keep their
+ * speed). Candidates come back in completion order. */
+int rs_model_submit(rs_model *m, const rs_gen_input *in, uint32_t first, uint32_t n, const uint64_t *seeds, void *tag,
+                    rs_err *e);
+int rs_model_poll(rs_model *m, double timeout_s, rs_done *out, uint32_t max, rs_err *e);
+uint32_t rs_model_room(const rs_model *m);
+uint32_t rs_model_pending(const rs_model *m);
+bool rs_model_is_async(const rs_model *m); /* polls wait on the network (else they compute) */
+void rs_model_wake(rs_model *m);
+void rs_model_cancel(rs_model *m);
+void rs_model_window(const rs_model *m, rs_window *w);
+/* Cap the window of a back end that has one (a transport setting: not part of the model spec, so
+ * it changes no seed and a --resume may change it). */
+void rs_model_limit(rs_model *m, uint32_t max);
 void rs_gen_clear(rs_gen *g);
 /* Value of key in the spec's query (URL-decoded), or NULL. */
 const char *rs_model_param(const rs_model *m, const char *key, char *buf, size_t n);
@@ -83,5 +132,6 @@ const char **rs_value_names(const rs_problem *p, const rs_namemap *names);
 char *rs_assignment_json(const rs_problem *p, const char *const *vnames, const rs_preg *reg);
 
 extern const rs_model_ops rs_model_chaitin, rs_model_sampled, rs_model_truth, rs_model_replay, rs_model_openai;
+extern const rs_model_async rs_model_openai_async;
 
 #endif

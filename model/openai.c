@@ -2,15 +2,18 @@
  * servers (vLLM, SGLang, llama.cpp server), on NVIDIA or AMD GPUs alike.
  *
  *   openai:http://host:8000/v1?model=M&api=chat|completions&temperature=0.7&top_p=0.95
- *          &max_tokens=4096&stop=S&schema=1&timeout=120&retries=4&inflight=8
+ *          &top_k=-1&min_p=0&sampling=explicit|server&n=1&max_tokens=4096&stop=S
+ *          &schema=openai|llamacpp|vllm|0&probe=1&timeout=120&retries=4&inflight=64
  *          &key_env=OPENAI_API_KEY&template=FILE&feedback=1&backoff=0.5&backoff_cap=8&max_body=N
  *
  * One HTTP request per attempt (n=1, the attempt's seed; attempt 0 is greedy; n=K: one request
- * per K attempts, rs_oa_group), up to `inflight`
- * of them at once through curl multi so the server batches them. Connection errors, timeouts,
- * 429 and 5xx are retried with capped exponential backoff and a jitter derived from the attempt
- * seed (deterministic); a request that finally fails is an `infra` candidate, never a model
- * failure. The response body is untrusted and parsed defensively. The API key is read from the
+ * per K attempts, rs_oa_group), up to a window of them at once through curl multi so the server
+ * batches them: the asynchronous interface (submit/poll, model.h) lets a worker keep the window
+ * full across instances; the window starts at `inflight` (or the sweep's --inflight), halves on
+ * 429/503, shrinks when the time per token rises, and grows back (AIMD). Connection errors, 429
+ * and 5xx are retried with capped exponential backoff and a jitter derived from the attempt seed
+ * (deterministic); a timeout is not (the server would start the generation over); a request that
+ * finally fails is an `infra` candidate, never a model failure. The response body is untrusted and parsed defensively. The API key is read from the
  * environment for each call and is neither kept in the model nor written into any text.
  * What a request says is model/openai_body.c, what an answer means model/openai_reply.c.
  * docs/models.md describes the parameters. */
@@ -32,14 +35,23 @@ typedef struct {
   uint32_t retries, inflight;
   size_t max_body;
   CURLM *multi;   /* one per model: keeps the connections to the server open across calls */
+  struct oa_job *jobs, *jobs_tail; /* submitted and not yet returned, in submit order */
+  uint32_t njobs, running, pending_attempts;
+  /* the adaptive window (AIMD): cut on 429/503 or rising latency, grown by one per window of
+   * answers, never above inflight */
+  double win, last_cut, lat_base, lat_ewma;
+  uint32_t win_min, cuts, nlat;
 } oa_state;
 
 /* transport parameters; the request-shaping ones are rs_oa_body_knows' */
 static const char *const known_params[] = {"timeout", "retries", "inflight", "key_env", "backoff", "backoff_cap",
                                            "max_body"};
 
+static void jobs_free(oa_state *s);
+
 static void state_free(oa_state *s) {
   if (!s) return;
+  jobs_free(s);
   if (s->multi) curl_multi_cleanup(s->multi);
   free(s->endpoint);
   rs_oa_body_free(&s->b);
@@ -57,8 +69,9 @@ static int oa_configure(rs_model *m, oa_state *s, rs_err *e) {
     for (size_t i = 0; i < sizeof known_params / sizeof *known_params; i++)
       if (strlen(known_params[i]) == kl && !strncmp(c, known_params[i], kl)) ok = true;
     if (!ok && l)
-      return rs_errf(e, NULL, 0, "openai: unknown parameter '%.*s' (model, api, temperature, top_p, max_tokens, stop, "
-                     "schema, timeout, retries, inflight, key_env, template, feedback, backoff, backoff_cap, max_body)",
+      return rs_errf(e, NULL, 0, "openai: unknown parameter '%.*s' (model, api, temperature, top_p, top_k, min_p, "
+                     "repetition_penalty, presence_penalty, frequency_penalty, sampling, n, max_tokens, stop, schema, "
+                     "probe, timeout, retries, inflight, key_env, template, feedback, backoff, backoff_cap, max_body)",
                      (int)(kl < 64 ? kl : 64), c);
     c = amp ? amp + 1 : NULL;
   }
@@ -79,7 +92,7 @@ static int oa_configure(rs_model *m, oa_state *s, rs_err *e) {
   d = 4;
   if (rs_oa_param_num(m, "retries", 0, 100, &d, e)) return -1;
   s->retries = (uint32_t)d;
-  d = 8;
+  d = 64; /* a GPU server batches 64-256 sequences at once */
   if (rs_oa_param_num(m, "inflight", 1, 1024, &d, e)) return -1;
   s->inflight = (uint32_t)d;
   s->backoff_s = 0.5;
@@ -113,6 +126,8 @@ static int oa_open(rs_model *m, rs_err *e) {
     return rs_errf(e, NULL, 0, "openai: curl_multi_init failed");
   }
   curl_multi_setopt(s->multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, (long)s->inflight);
+  s->win = s->inflight;
+  s->win_min = s->inflight;
   /* does the server honour the schema dialect? (openai_probe.c) */
   rs_oa_link link = {m->arg, s->endpoint, s->key_env, s->timeout_s};
   if (rs_oa_probe(&s->b, &link, e)) {
@@ -138,18 +153,23 @@ static void oa_close(rs_model *m) {
 
 enum { J_PENDING, J_RUNNING, J_WAIT, J_DONE };
 
-typedef struct {
-  uint32_t k, cnt; /* out[k .. k+cnt-1]: one request, cnt choices (model option n) */
+typedef struct oa_job {
+  void *tag;
+  const rs_gen_input *in; /* valid until the job is handed over (the submit contract) */
+  uint32_t attempt, cnt;  /* attempts attempt .. attempt+cnt-1: one request, cnt choices (n=K) */
   uint64_t seed;
   int state;
   uint32_t tries;
   double start, next_at;
   char *body;      /* request body, printed once for all tries */
   CURL *h;
+  struct curl_slist *hdr; /* this transfer's headers (the key lives here only while it runs) */
   char *resp;
   size_t len, cap, max;
   bool too_big;
   char errbuf[CURL_ERROR_SIZE];
+  rs_gen *g;       /* cnt candidates */
+  struct oa_job *next;
 } oa_job;
 
 static size_t on_data(char *ptr, size_t size, size_t nmemb, void *ud) {
@@ -178,10 +198,36 @@ static void scrub(char *s, const char *key) {
   for (char *p = strstr(s, key); p; p = strstr(p + kl, key)) memset(p, '*', kl);
 }
 
-static int start_job(oa_state *s, oa_job *j, struct curl_slist *hdr, double now) {
+static struct curl_slist *headers(const oa_state *s) {
+  struct curl_slist *hdr = curl_slist_append(NULL, "Content-Type: application/json");
+  hdr = curl_slist_append(hdr, "Expect:"); /* no 100-continue round trip for large prompts */
+  const char *key = getenv(s->key_env);
+  if (key && key[0]) {
+    size_t hl = strlen(key) + 32;
+    char *h = rs_xmalloc(hl);
+    snprintf(h, hl, "Authorization: Bearer %s", key);
+    hdr = curl_slist_append(hdr, h);
+    memset(h, 0, hl);
+    free(h);
+  }
+  return hdr;
+}
+
+static void drop_handle(oa_state *s, oa_job *j) {
+  if (j->h) {
+    curl_multi_remove_handle(s->multi, j->h);
+    curl_easy_cleanup(j->h);
+    j->h = NULL;
+  }
+  curl_slist_free_all(j->hdr); /* the key is read from the environment again for the next try */
+  j->hdr = NULL;
+}
+
+static int start_job(oa_state *s, oa_job *j, double now) {
   CURL *h = curl_easy_init();
   if (!h) return -1;
   j->h = h;
+  j->hdr = headers(s);
   j->len = 0;
   j->too_big = false;
   j->errbuf[0] = 0;
@@ -190,7 +236,7 @@ static int start_job(oa_state *s, oa_job *j, struct curl_slist *hdr, double now)
   curl_easy_setopt(h, CURLOPT_POST, 1L);
   curl_easy_setopt(h, CURLOPT_POSTFIELDS, j->body);
   curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(j->body));
-  curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdr);
+  curl_easy_setopt(h, CURLOPT_HTTPHEADER, j->hdr);
   curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_data);
   curl_easy_setopt(h, CURLOPT_WRITEDATA, j);
   curl_easy_setopt(h, CURLOPT_PRIVATE, j);
@@ -203,10 +249,10 @@ static int start_job(oa_state *s, oa_job *j, struct curl_slist *hdr, double now)
   j->start = now;
   j->state = J_RUNNING;
   if (curl_multi_add_handle(s->multi, h) != CURLM_OK) {
-    curl_easy_cleanup(h);
-    j->h = NULL;
+    drop_handle(s, j);
     return -1;
   }
+  s->running++;
   return 0;
 }
 
@@ -232,32 +278,65 @@ static void set_error(rs_gen *g, const oa_state *s, const char *what, uint32_t t
 }
 
 /* The same failure for every candidate of a request. */
-static void job_error(oa_job *j, rs_gen *out, const oa_state *s, const char *what, bool transient) {
-  for (uint32_t i = 0; i < j->cnt; i++) set_error(&out[j->k + i], s, what, j->tries, transient);
+static void job_error(oa_job *j, const oa_state *s, const char *what, bool transient) {
+  for (uint32_t i = 0; i < j->cnt; i++) set_error(&j->g[i], s, what, j->tries, transient);
+  j->state = J_DONE;
+}
+
+/* AIMD on the window: halve on 429/503 (once a second at most), cut by a quarter (not below
+ * inflight/8) when the time per completion token rises over 3x the best seen (the server queues
+ * us), else grow by one per window of answers. */
+static void window_cut(oa_state *s, double now, double factor, uint32_t floor) {
+  if (now - s->last_cut < 1.0 || s->win <= floor) return;
+  s->win *= factor;
+  if (s->win < floor) s->win = floor;
+  s->last_cut = now;
+  s->cuts++;
+  if ((uint32_t)s->win < s->win_min) s->win_min = (uint32_t)s->win;
+}
+
+static void window_answer(oa_state *s, const oa_job *j, double now) {
+  uint32_t tok = 0;
+  for (uint32_t i = 0; i < j->cnt; i++) tok += j->g[i].completion_tokens;
+  double per = j->g[0].infer_s / (tok ? tok : 1);
+  s->lat_ewma = s->nlat ? 0.9 * s->lat_ewma + 0.1 * per : per;
+  if (++s->nlat >= 16 && (s->lat_base == 0 || s->lat_ewma < s->lat_base)) s->lat_base = s->lat_ewma;
+  uint32_t floor = s->inflight / 8 ? s->inflight / 8 : 1;
+  if (s->lat_base > 0 && s->lat_ewma > 3 * s->lat_base && now - s->last_cut > 5) {
+    window_cut(s, now, 0.75, floor);
+    return;
+  }
+  s->win += 1.0 / (s->win > 1 ? s->win : 1);
+  if (s->win > s->inflight) s->win = s->inflight;
 }
 
 /* One finished transfer: done, or scheduled for a retry. */
-static void finish_job(oa_state *s, const rs_gen_input *in, oa_job *j, CURLcode res, rs_gen *out, double now) {
-  rs_gen *g = out + j->k;
+static void finish_job(oa_state *s, oa_job *j, CURLcode res, double now) {
   long code = 0;
   curl_easy_getinfo(j->h, CURLINFO_RESPONSE_CODE, &code);
-  curl_multi_remove_handle(s->multi, j->h);
-  curl_easy_cleanup(j->h);
-  j->h = NULL;
-  for (uint32_t i = 0; i < j->cnt; i++) g[i].infer_s = now - j->start; /* backoff waits are not inference */
-  char why[200], msg[160];
-  bool retry = false;
+  drop_handle(s, j);
+  s->running--;
+  for (uint32_t i = 0; i < j->cnt; i++) j->g[i].infer_s = now - j->start; /* backoff waits are not inference */
+  char why[220], msg[160];
+  bool retry = false, transient = false;
   if (j->too_big) {
     snprintf(why, sizeof why, "response too large (over %zu bytes)", s->max_body);
+  } else if (res == CURLE_OPERATION_TIMEDOUT) {
+    /* not retried: the server would start the generation over (raise timeout=; --resume redoes it) */
+    snprintf(why, sizeof why, "%.150s (not retried)", j->errbuf[0] ? j->errbuf : curl_easy_strerror(res));
+    transient = true;
   } else if (res != CURLE_OK) {
     snprintf(why, sizeof why, "%.190s", j->errbuf[0] ? j->errbuf : curl_easy_strerror(res));
-    retry = true; /* connection refused or reset, timeout, short body: the server may recover */
+    retry = transient = true; /* connection refused or reset, short body: the server may recover */
   } else if (code == 429 || code >= 500 || code / 100 != 2) {
     rs_oa_server_message(j->resp, j->len, msg, sizeof msg);
     snprintf(why, sizeof why, "HTTP %ld%s%s", code, msg[0] ? ": " : "", msg);
-    retry = code == 429 || code >= 500;
-  } else if (!rs_oa_parse_reply(&s->b, in, j->resp, j->len, g, j->cnt, why, sizeof why)) {
+    /* context too small: futile to retry or to redo on --resume */
+    retry = transient = (code == 429 || code >= 500) && !rs_oa_deterministic_error(msg);
+    if (code == 429 || code == 503) window_cut(s, now, 0.5, 1);
+  } else if (!rs_oa_parse_reply(&s->b, j->in, j->resp, j->len, j->g, j->cnt, why, sizeof why)) {
     j->state = J_DONE;
+    window_answer(s, j, now);
     return;
   }
   if (retry && j->tries <= s->retries) {
@@ -265,124 +344,193 @@ static void finish_job(oa_state *s, const rs_gen_input *in, oa_job *j, CURLcode 
     j->next_at = now + backoff(s, j);
     return;
   }
-  job_error(j, out, s, why, retry);
-  j->state = J_DONE;
+  job_error(j, s, why, transient);
 }
 
-/* A candidate is final: scrub the key and hand it to the caller at once (it verifies while the
- * other requests are in flight). */
-static void job_done(oa_job *j, const rs_gen_input *in, rs_gen *out, const char *key) {
-  j->state = J_DONE;
-  for (uint32_t i = j->k; i < j->k + j->cnt; i++) {
-    scrub(out[i].text, key);
-    scrub(out[i].error, key);
-    if (in->ready) in->ready(in->ready_ctx, i, &out[i]);
+static void job_free(oa_state *s, oa_job *j) {
+  if (j->state == J_RUNNING) s->running--;
+  drop_handle(s, j);
+  for (uint32_t i = 0; i < j->cnt; i++) rs_gen_clear(&j->g[i]);
+  free(j->g);
+  free(j->body);
+  free(j->resp);
+  free(j);
+}
+
+static void jobs_free(oa_state *s) {
+  for (oa_job *j = s->jobs, *n; j; j = n) {
+    n = j->next;
+    job_free(s, j);
   }
+  s->jobs = s->jobs_tail = NULL;
+  s->njobs = s->running = s->pending_attempts = 0;
 }
 
-static int oa_generate(rs_model *m, const rs_gen_input *in, uint32_t first, uint32_t n, const uint64_t *seeds,
-                       rs_gen *out, rs_err *e) {
+static int oa_submit(rs_model *m, const rs_gen_input *in, uint32_t first, uint32_t n, const uint64_t *seeds, void *tag,
+                     rs_err *e) {
   oa_state *s = m->state;
   if (!n) return 0;
   if (!in || !in->p) return rs_errf(e, NULL, 0, "openai: no problem to prompt with");
   rs_oa_link link = {m->arg, s->endpoint, s->key_env, s->timeout_s};
   if (s->b.probe_state == RS_OA_PROBE_PENDING && rs_oa_probe(&s->b, &link, e)) return -1;
   cJSON *req = rs_oa_build_request(&s->b, in);
-  /* one request per group of attempts (rs_oa_groups: n=K, attempt 0 alone) */
-  oa_job *jobs = rs_xcalloc(n, sizeof *jobs);
-  uint32_t nj = 0;
-  for (uint32_t k = 0; k < n; nj++) {
-    uint32_t cnt = rs_oa_group(&s->b, first + k, n - k);
-    jobs[nj].k = k;
-    jobs[nj].cnt = cnt;
-    jobs[nj].seed = seeds ? seeds[k] : first + k;
-    jobs[nj].body = rs_oa_attempt_body(req, &s->b, first + k, jobs[nj].seed, cnt);
-    k += cnt;
+  /* one request per group of attempts (rs_oa_group: n=K, attempt 0 alone) */
+  for (uint32_t k = 0; k < n;) {
+    oa_job *j = rs_xcalloc(1, sizeof *j);
+    j->tag = tag;
+    j->in = in;
+    j->attempt = first + k;
+    j->cnt = rs_oa_group(&s->b, first + k, n - k);
+    j->seed = seeds ? seeds[k] : first + k;
+    j->g = rs_xcalloc(j->cnt, sizeof *j->g);
+    j->body = rs_oa_attempt_body(req, &s->b, first + k, j->seed, j->cnt);
+    if (!j->body) job_error(j, s, "could not print the request", false);
+    if (s->jobs_tail) s->jobs_tail->next = j;
+    else s->jobs = j;
+    s->jobs_tail = j;
+    s->njobs++;
+    s->pending_attempts += j->cnt;
+    k += j->cnt;
   }
   cJSON_Delete(req);
+  return 0;
+}
 
-  /* the key lives only in this call's header list, which curl copies and we free below */
-  struct curl_slist *hdr = curl_slist_append(NULL, "Content-Type: application/json");
-  hdr = curl_slist_append(hdr, "Expect:"); /* no 100-continue round trip for large prompts */
-  const char *key = getenv(s->key_env);
-  if (key && key[0]) {
-    size_t hl = strlen(key) + 32;
-    char *h = rs_xmalloc(hl);
-    snprintf(h, hl, "Authorization: Bearer %s", key);
-    hdr = curl_slist_append(hdr, h);
-    memset(h, 0, hl);
-    free(h);
+/* Start what the window allows, in submit order (retries when their backoff is over). */
+static void start_jobs(oa_state *s, double now) {
+  uint32_t w = (uint32_t)s->win;
+  for (oa_job *j = s->jobs; j && s->running < (w ? w : 1); j = j->next)
+    if (j->state == J_PENDING || (j->state == J_WAIT && j->next_at <= now))
+      if (start_job(s, j, now)) job_error(j, s, "could not start a transfer", true);
+}
+
+static int collect(oa_state *s, rs_err *e) {
+  int still = 0;
+  if (curl_multi_perform(s->multi, &still) != CURLM_OK) return rs_errf(e, NULL, 0, "openai: curl multi failed");
+  CURLMsg *msg;
+  int left;
+  while ((msg = curl_multi_info_read(s->multi, &left))) {
+    if (msg->msg != CURLMSG_DONE) continue;
+    oa_job *j = NULL;
+    curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&j);
+    if (j) finish_job(s, j, msg->data.result, rs_now());
   }
+  return 0;
+}
 
+/* Hand finished jobs over (key scrubbed), in submit order among the finished ones; a job whose
+ * candidates do not all fit in out waits for the next poll. */
+static int hand_over(oa_state *s, rs_done *out, uint32_t max) {
+  const char *key = getenv(s->key_env);
+  uint32_t n = 0;
+  oa_job *prev = NULL;
+  for (oa_job *j = s->jobs, *nx; j; j = nx) {
+    nx = j->next;
+    if (j->state != J_DONE || n + j->cnt > max) {
+      prev = j;
+      continue;
+    }
+    for (uint32_t i = 0; i < j->cnt; i++) {
+      scrub(j->g[i].text, key);
+      scrub(j->g[i].error, key);
+      out[n++] = (rs_done){j->tag, j->attempt + i, j->g[i]};
+      memset(&j->g[i], 0, sizeof j->g[i]);
+    }
+    if (prev) prev->next = nx;
+    else s->jobs = nx;
+    if (s->jobs_tail == j) s->jobs_tail = prev;
+    s->njobs--;
+    s->pending_attempts -= j->cnt;
+    job_free(s, j);
+  }
+  return (int)n;
+}
+
+static bool any_done(const oa_state *s) {
+  for (const oa_job *j = s->jobs; j; j = j->next)
+    if (j->state == J_DONE) return true;
+  return false;
+}
+
+static int oa_poll(rs_model *m, double timeout_s, rs_done *out, uint32_t max, rs_err *e) {
+  oa_state *s = m->state;
+  if (!s->njobs) return 0;
+  double now = rs_now();
+  start_jobs(s, now);
+  if (s->running && collect(s, e)) return -1;
+  if (!any_done(s) && timeout_s > 0) {
+    double wait = timeout_s;
+    for (const oa_job *j = s->jobs; j; j = j->next)
+      if (j->state == J_WAIT && j->next_at - now < wait) wait = j->next_at - now;
+    if (wait < 0) wait = 0;
+    /* returns early on traffic, or when a verification thread calls curl_multi_wakeup */
+    curl_multi_poll(s->multi, NULL, 0, (int)(wait * 1000) + 1, NULL);
+    start_jobs(s, rs_now());
+    if (s->running && collect(s, e)) return -1;
+  }
+  return hand_over(s, out, max);
+}
+
+static uint32_t oa_pending(const rs_model *m) { return ((const oa_state *)m->state)->pending_attempts; }
+
+/* Requests (not attempts: with n=K one request carries K) the window would start now. */
+static uint32_t oa_room(const rs_model *m) {
+  const oa_state *s = m->state;
+  uint32_t w = (uint32_t)s->win, waiting = 0;
+  for (const oa_job *j = s->jobs; j; j = j->next) waiting += j->state != J_DONE;
+  return waiting < w ? w - waiting : 0;
+}
+
+static void oa_wake(rs_model *m) { curl_multi_wakeup(((oa_state *)m->state)->multi); }
+
+static void oa_cancel(rs_model *m) { jobs_free(m->state); }
+
+static void oa_window(const rs_model *m, rs_window *w) {
+  const oa_state *s = m->state;
+  w->now = (uint32_t)s->win;
+  w->max = s->inflight;
+  w->min_seen = s->win_min;
+  w->inflight = s->running;
+  w->cuts = s->cuts;
+}
+
+static void oa_limit(rs_model *m, uint32_t max) {
+  oa_state *s = m->state;
+  s->inflight = max;
+  s->win = s->win_min = max;
+  curl_multi_setopt(s->multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, (long)max);
+}
+
+/* The synchronous interface over the asynchronous one (a call's own candidates: callers do not
+ * mix the two). Candidates are handed to in->ready as they complete. */
+static int oa_generate(rs_model *m, const rs_gen_input *in, uint32_t first, uint32_t n, const uint64_t *seeds,
+                       rs_gen *out, rs_err *e) {
+  if (!n) return 0;
+  if (oa_submit(m, in, first, n, seeds, out, e)) return -1;
+  enum { NB = 64 };
+  rs_done *buf = rs_xcalloc(NB + n, sizeof *buf);
+  uint32_t done = 0;
   int rc = 0;
-  uint32_t done = 0, running = 0;
-  for (uint32_t k = 0; k < nj; k++)
-    if (!jobs[k].body) {
-      job_error(&jobs[k], out, s, "could not print the request", false);
-      job_done(&jobs[k], in, out, key);
+  while (done < n) {
+    int k = oa_poll(m, 1.0, buf, NB + n, e);
+    if (k < 0) {
+      oa_cancel(m);
+      for (uint32_t i = 0; i < n; i++)
+        if (!out[i].infra && !out[i].text) {
+          set_error(&out[i], m->state, "aborted: curl multi failed", 0, true);
+          if (in->ready) in->ready(in->ready_ctx, i, &out[i]);
+        }
+      rc = -1;
+      break;
+    }
+    for (int i = 0; i < k; i++) {
+      uint32_t idx = buf[i].attempt - first;
+      out[idx] = buf[i].g;
+      if (in->ready) in->ready(in->ready_ctx, idx, &out[idx]);
       done++;
     }
-  while (done < nj) {
-    double now = rs_now(), wait = 1.0;
-    for (uint32_t k = 0; k < nj && running < s->inflight; k++) {
-      oa_job *j = &jobs[k];
-      if (j->state == J_PENDING || (j->state == J_WAIT && j->next_at <= now)) {
-        if (start_job(s, j, hdr, now)) {
-          job_error(j, out, s, "could not start a transfer", true);
-          job_done(j, in, out, key);
-          done++;
-          continue;
-        }
-        running++;
-      }
-    }
-    for (uint32_t k = 0; k < nj; k++)
-      if (jobs[k].state == J_WAIT && jobs[k].next_at - now < wait) wait = jobs[k].next_at - now;
-    if (wait < 0) wait = 0;
-    int still = 0;
-    if (running) {
-      curl_multi_poll(s->multi, NULL, 0, (int)(wait * 1000) + 1, NULL);
-      if (curl_multi_perform(s->multi, &still) != CURLM_OK) {
-        rc = rs_errf(e, NULL, 0, "openai: curl multi failed");
-        break;
-      }
-    } else if (done < nj) {
-      struct timespec ts = {(time_t)wait, (long)((wait - (double)(time_t)wait) * 1e9)};
-      nanosleep(&ts, NULL);
-    }
-    CURLMsg *msg;
-    int left;
-    while ((msg = curl_multi_info_read(s->multi, &left))) {
-      if (msg->msg != CURLMSG_DONE) continue;
-      oa_job *j = NULL;
-      curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&j);
-      if (!j) continue;
-      finish_job(s, in, j, msg->data.result, out, rs_now());
-      running--;
-      if (j->state == J_DONE) {
-        job_done(j, in, out, key);
-        done++;
-      }
-    }
   }
-  for (uint32_t k = 0; k < nj; k++) {
-    if (jobs[k].state != J_DONE) {
-      job_error(&jobs[k], out, s, "aborted: curl multi failed", true);
-      job_done(&jobs[k], in, out, key);
-    }
-    if (jobs[k].h) {
-      curl_multi_remove_handle(s->multi, jobs[k].h);
-      curl_easy_cleanup(jobs[k].h);
-    }
-    free(jobs[k].body);
-    free(jobs[k].resp);
-  }
-  for (uint32_t k = 0; k < n; k++) {
-    scrub(out[k].text, key);
-    scrub(out[k].error, key);
-  }
-  curl_slist_free_all(hdr);
-  free(jobs);
+  free(buf);
   return rc;
 }
 
@@ -392,4 +540,15 @@ const rs_model_ops rs_model_openai = {
     .generate = oa_generate,
     .close = oa_close,
     .streams = true,
+};
+
+const rs_model_async rs_model_openai_async = {
+    .submit = oa_submit,
+    .poll = oa_poll,
+    .room = oa_room,
+    .pending = oa_pending,
+    .wake = oa_wake,
+    .cancel = oa_cancel,
+    .window = oa_window,
+    .limit = oa_limit,
 };

@@ -97,6 +97,9 @@ int rs_oa_probe(rs_oa_body *b, const rs_oa_link *l, rs_err *e);
 void rs_oa_describe(const rs_oa_body *b, char *out, size_t n);
 /* The same for an open openai: model (openai.c; rs_model_describe calls it). */
 void rs_oa_model_describe(const rs_model *m, char *out, size_t n);
+/* Is a server's error message (4xx/5xx) one the same request meets again, so that retrying or
+ * redoing it on --resume is futile (the prompt does not fit the context)? */
+bool rs_oa_deterministic_error(const char *msg);
 /* A short printable excerpt of a server's error body: error.message, message, detail, or the body. */
 void rs_oa_server_message(const char *body, size_t len, char *out, size_t n);
 

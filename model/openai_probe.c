@@ -85,6 +85,7 @@ static double num(const cJSON *o, const char *k) {
 
 /* llama.cpp: GET <root>/props; vLLM (and SGLang): GET <url>/models. */
 static void read_facts(rs_oa_body *b, const rs_oa_link *l) {
+  if (b->server_note[0]) return; /* once */
   size_t ul = strlen(l->url);
   while (ul && l->url[ul - 1] == '/') ul--;
   size_t rl = ul >= 3 && !strncmp(l->url + ul - 3, "/v1", 3) ? ul - 3 : ul;
@@ -202,20 +203,21 @@ static int probe_one(const rs_oa_body *b, const rs_oa_link *l, int dialect, char
 }
 
 int rs_oa_probe(rs_oa_body *b, const rs_oa_link *l, rs_err *e) {
-  if (!b->server_note[0]) read_facts(b, l);
   if (b->dialect == RS_OA_SCHEMA_NONE || !b->probe) {
+    read_facts(b, l);
     b->probe_state = RS_OA_PROBE_OFF;
     snprintf(b->probe_note, sizeof b->probe_note, "%s", b->dialect == RS_OA_SCHEMA_NONE ? "no schema" : "not run (probe=0)");
     return 0;
   }
   char said[200];
   int r = probe_one(b, l, b->dialect, said, sizeof said);
-  if (r < 0) { /* the server is down or busy: the sweep's own requests will say so; probe again later */
+  if (r < 0) { /* the server is down or busy: the sweep's own requests will say so; probe (and
+               * read its facts) again before the next call, one request's timeout at most */
     b->probe_state = RS_OA_PROBE_PENDING;
-    b->server_note[0] = 0;
     snprintf(b->probe_note, sizeof b->probe_note, "no answer yet (%.150s)", said);
     return 0;
   }
+  read_facts(b, l);
   if (r > 0) {
     b->probe_state = RS_OA_PROBE_OK;
     snprintf(b->probe_note, sizeof b->probe_note, "the server applied it");

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* A short printable excerpt of the server's error: error.message, message, detail, or the body. */
 void rs_oa_server_message(const char *body, size_t len, char *out, size_t n) {
@@ -168,4 +169,27 @@ void rs_oa_check_prompt(rs_oa_body *b, const rs_gen_input *in, rs_gen *g) {
   g->transient = false;
   g->finish = RS_FINISH_ERROR;
   snprintf(g->error, sizeof g->error, "openai: silent prompt truncation: %s (give the server a larger context)", why);
+}
+
+/* ---- error classes ------------------------------------------------------------------------ */
+
+static bool strcasestr_(const char *h, const char *n) {
+  size_t nl = strlen(n);
+  for (; *h; h++)
+    if (!strncasecmp(h, n, nl)) return true;
+  return false;
+}
+
+bool rs_oa_deterministic_error(const char *msg) {
+  /* the prompt does not fit the server's context: the same request fails the same way again
+   * (llama.cpp: "the request exceeds the available context size", "context shift is disabled";
+   * vLLM: "This model's maximum context length is N tokens"; SGLang: "... is longer than the
+   * model's context length") */
+  static const char *const pats[] = {"exceeds the available context", "context shift is disabled",
+                                     "maximum context length", "model's context length", "context length exceeded",
+                                     "prompt is too long"};
+  if (!msg) return false;
+  for (size_t i = 0; i < sizeof pats / sizeof *pats; i++)
+    if (strcasestr_(msg, pats[i])) return true;
+  return false;
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Build the libFuzzer targets under fuzz/ with clang-14 in build-fuzz/ (ASan + UBSan + coverage),
 # replay every saved crash (fuzz/regressions/<target>/), then fuzz each target for SECONDS.
-#   scripts/fuzz.sh [SECONDS] [TARGET...]      SECONDS default 60; targets: mir ptx candidate openai
+#   scripts/fuzz.sh [SECONDS] [TARGET...]      SECONDS default 60; targets: mir ptx candidate openai sass
 # Environment: RS_FUZZ_BUILD (default build-fuzz), RS_FUZZ_JOBS (targets fuzzed at once; default
 # nproc), RS_FUZZ_ARGS (extra libFuzzer flags). Prints executions, exec/s and crashes per target;
 # a new crash, leak, timeout or OOM input is copied to fuzz/regressions/<target>/ (commit it) and
@@ -12,7 +12,7 @@ ROOT=$PWD
 SECS=${1:-60}
 shift || true
 TARGETS=("$@")
-[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(mir ptx candidate openai)
+[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(mir ptx candidate openai sass)
 BUILD=${RS_FUZZ_BUILD:-build-fuzz}
 JOBS=${RS_FUZZ_JOBS:-$(nproc)}
 CC_FUZZ=${RS_FUZZ_CC:-clang-14}
@@ -42,7 +42,7 @@ for t in "${TARGETS[@]}"; do bins+=("fuzz_$t"); done
 cmake --build "$BUILD" -j"$(nproc)" --target "${bins[@]}" >"$BUILD/build.log" 2>&1 ||
   { tail -50 "$BUILD/build.log" >&2; exit 2; }
 
-max_len() { case $1 in mir | ptx) echo 65536 ;; candidate) echo 16384 ;; *) echo 65536 ;; esac; }
+max_len() { case $1 in mir | ptx | sass) echo 65536 ;; candidate) echo 16384 ;; *) echo 65536 ;; esac; }
 WORK="$BUILD/fuzz"
 status=0
 
@@ -61,6 +61,8 @@ for t in "${TARGETS[@]}"; do
       RS_FUZZ_WRITE_SEEDS="$seeds" "$BUILD/fuzz/fuzz_candidate" -runs=0 "$probe" >/dev/null 2>&1 ;;
     openai)
       cp fuzz/seeds/openai/* "$seeds/" ;;
+    sass) # real nvdisasm listings (the smaller ones; libFuzzer cuts at max_len)
+      for f in tests/fixtures/sass/front/*.sass; do if [ "$(stat -c %s "$f")" -le 80000 ]; then cp "$f" "$seeds/"; fi; done ;;
   esac
 done
 

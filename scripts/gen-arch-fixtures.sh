@@ -39,6 +39,9 @@ while IFS=$'\t' read -r arch ver name src macros; do
   "clang-$ver" -x cl -cl-std=CL2.0 -target amdgcn-amd-amdhsa -mcpu="$arch" -nogpulib -O2 "${mflags[@]}" \
     -emit-llvm -c "corpus/kernels/$src" -o "$TMP/$name.bc" || die "$arch $name: clang-$ver failed"
   LLC=("llc-$ver" -march=amdgcn -mcpu="$arch" -O2)
+  # greedy,1 / virtregrewriter,1 must be the last round: exactly two of each in the pipeline
+  rounds="$("${LLC[@]}" -debug-pass=Structure -o /dev/null - <"$TMP/$name.bc" 2>&1 | grep -c 'Greedy Register Allocator' || true)"
+  [[ "$rounds" == 2 ]] || die "$arch $name: llc-$ver runs $rounds greedy rounds, not 2: revisit the stop points"
   "${LLC[@]}" -stop-before=greedy - -o "$out/$name.prera.mir" <"$TMP/$name.bc" || die "$arch $name: llc prera"
   "${LLC[@]}" -stop-after=greedy,1 - -o "$out/$name.postsplit.mir" <"$TMP/$name.bc" || die "$arch $name: llc postsplit"
   "${LLC[@]}" -stop-after=virtregrewriter,1 - -o "$out/$name.final.mir" <"$TMP/$name.bc" || die "$arch $name: llc final"

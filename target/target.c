@@ -6,7 +6,9 @@
 static const rs_target *const all[] = {&rs_target_gfx90a, &rs_target_sm89, &rs_target_sm90,
                                        /* archs: more AMD architectures */
                                        &rs_target_gfx908, &rs_target_gfx940, &rs_target_gfx1030,
-                                       &rs_target_gfx1030_w64, &rs_target_gfx1100, &rs_target_gfx1100_w64};
+                                       &rs_target_gfx1030_w64, &rs_target_gfx1100, &rs_target_gfx1100_w64,
+                                       /* SASS only (PTX fixtures are sm_89/sm_90) */
+                                       &rs_target_sm75, &rs_target_sm80, &rs_target_sm86};
 
 const rs_target *const *rs_target_all(size_t *n) {
   *n = sizeof all / sizeof *all;

@@ -1,4 +1,4 @@
-/* target.h - register files of the targets (AMD gfx908, gfx90a, gfx940, gfx1030, gfx1100; sm_89, sm_90).
+/* target.h - register files of the targets (AMD gfx908, gfx90a, gfx940, gfx1030, gfx1100; sm_75, sm_80, sm_86, sm_89, sm_90).
  *
  * Every target numbers its physical 32-bit registers ("units") 0..nunits-1; a register file is a
  * contiguous range of units.  A physical register, possibly a tuple or a 16-bit half, is a first
@@ -75,6 +75,7 @@ extern const rs_target rs_target_gfx90a, rs_target_sm89, rs_target_sm90;
  * are gfx10+/gfx11 compiled with +wavefrontsize64 (wave32 is the default there). */
 extern const rs_target rs_target_gfx908, rs_target_gfx940, rs_target_gfx1030, rs_target_gfx1030_w64,
     rs_target_gfx1100, rs_target_gfx1100_w64;
+extern const rs_target rs_target_sm75, rs_target_sm80, rs_target_sm86; /* SASS only (PTX fixtures are sm_89/sm_90) */
 /* Every target, in a fixed order; *n gets the count. */
 const rs_target *const *rs_target_all(size_t *n);
 /* Comma list of the other targets of t's vendor that know a class named name[0..n) ("gfx90a,

@@ -26,6 +26,7 @@
  *   slow          the same after 3 s (longer than the tests' client timeout)
  *   eCODE         HTTP CODE with an OpenAI-style error body, every time (e500, e429, e400)
  *   eCODExK       HTTP CODE for the first K requests carrying the same seed, then ok
+ *   ectx          500 "the request exceeds the available context size" (deterministic)
  *   e401leak      401 whose message echoes the Authorization header (the client must scrub it)
  *   trunc         Content-Length larger than the body sent, then close
  *   nonjson       200 with an HTML body
@@ -142,6 +143,8 @@ static void sd_answer(int fd, const rs_standin *cfg, const char *answer, const c
       snprintf(auth, sizeof auth, "invalid credentials: %.*s", (int)(e - a - 2), a + 2);
     }
     sd_error(fd, 401, auth);
+  } else if (!strcmp(model, "ectx")) { /* llama.cpp's answer to a prompt beyond its context */
+    sd_error(fd, 500, "the request exceeds the available context size, try increasing it");
   } else if (sscanf(model, "e%d", &code) == 1) {
     const char *x = strchr(model, 'x');
     if (x && sscanf(x, "x%u", &k) == 1 && seen >= k) {

@@ -6,7 +6,8 @@
  *  - every postsplit instance has a truth (exact by construction);
  *  - normalization of the stored raw text reproduces the stored normalized text and name map
  *    byte for byte, and the name map is an exact bijection (normalized <-> original);
- *  - no two instances of one target and form share an IR hash (dedup). */
+ *  - no two instances of one target and form share an IR hash (dedup).
+ * RS_MINI=PATH checks another build of it (e.g. before replacing data/corpus-mini.h5). */
 #include "check.h"
 #include "corpus/truth.h"
 #include "corpus/normalize.h"
@@ -18,13 +19,20 @@
 static const char *const combos[] = {
     "sgemm/gfx90a/prera", "sgemm/gfx90a/postsplit", "hgemm_mfma/gfx90a/prera", "hgemm_mfma/gfx90a/postsplit",
     "fa/gfx90a/prera",    "fa/gfx90a/postsplit",    "sgemm/sm_89/ptx",         "sgemm/sm_90/ptx",
-    "wmma/sm_89/ptx",     "wmma/sm_90/ptx",         "fa/sm_89/ptx",            "fa/sm_90/ptx"};
+    "wmma/sm_89/ptx",     "wmma/sm_90/ptx",         "fa/sm_89/ptx",            "fa/sm_90/ptx",
+    /* archs: every AMD architecture, each family it compiles, both forms */
+    "sgemm/gfx908/prera", "sgemm/gfx908/postsplit", "sgemm/gfx940/prera", "sgemm/gfx940/postsplit",
+    "sgemm/gfx1030/prera", "sgemm/gfx1030/postsplit", "sgemm/gfx1100/prera", "sgemm/gfx1100/postsplit",
+    "hgemm_mfma/gfx908/prera", "hgemm_mfma/gfx908/postsplit", "hgemm_mfma/gfx940/prera",
+    "hgemm_mfma/gfx940/postsplit", "fa/gfx908/prera", "fa/gfx908/postsplit", "fa/gfx940/prera",
+    "fa/gfx940/postsplit", "fa/gfx1030/prera", "fa/gfx1030/postsplit", "fa/gfx1100/prera",
+    "fa/gfx1100/postsplit", "wmma/gfx1100/prera", "wmma/gfx1100/postsplit"};
 #define NCOMBO (sizeof combos / sizeof *combos)
 
 int main(int argc, char **argv) {
   rs_check_init(argc, argv);
   rs_err e = {{0}};
-  rs_corpus *c = rs_corpus_open("data/corpus-mini.h5", &e);
+  rs_corpus *c = rs_corpus_open(getenv("RS_MINI") ? getenv("RS_MINI") : "data/corpus-mini.h5", &e);
   CHECKF(c != NULL, "%s", e.msg);
   if (!c) return rs_check_done("test_corpus_mini");
   uint64_t n = rs_corpus_count(c);

@@ -7,7 +7,7 @@
 #   3 the schema probe: a stand-in that reads only llama.cpp's dialect stops a sweep with the
 #     default dialect at open, naming schema=llamacpp; with it the sweep runs, and the provenance
 #     records the dialect and the probe's outcome
-#   4 n=2: 4 requests for 6 attempts, the same attempts on a rerun against another server, n in
+#   4 n=2: 3 requests for 4 attempts, the same attempts on a rerun against another server, n in
 #     the run's config
 set -uo pipefail
 bin=$(realpath "$1")
@@ -31,7 +31,7 @@ start() { # NAME [stand-in options]: start one, print its port
 pa=$(start a)
 pb=$(start b)
 pl=$(start l --schema llamacpp)
-args=(--corpus "$PWD/data/corpus-mini.h5" --filter 'family=wmma,target=sm_90' --block 2 --progress-every 5)
+args=(--corpus "$PWD/data/corpus-mini.h5" --filter 'family=wmma,target=sm_90' --split test --block 2 --progress-every 5)
 spec() { echo "openai:http://127.0.0.1:$1/v1?model=standin&temperature=0.8${2:-}"; }
 same_as() { "$bin" attempts "$2" > "$2.tsv" 2>&1; cmp -s "$1" "$2.tsv" || { diff "$1" "$2.tsv" | head -3; return 1; }; }
 
@@ -57,20 +57,20 @@ st=$?
 check '[ $st -eq 2 ] && grep -q "schema=openai: the server does not apply" "$tmp/p1.log" && grep -q "schema=llamacpp does: use it" "$tmp/p1.log"' \
   "probe: ignored dialect stops the sweep (status $st): $(grep -m1 -o 'schema=openai: the server.\{0,40\}' "$tmp/p1.log")"
 check '[ "$(wc -l < "$tmp/l.count")" -le 3 ]' "... before any attempt ($(wc -l < "$tmp/l.count") probe requests)"
-"$bin" sweep "${args[@]}" --samples 2 --model "$(spec "$pl" "&schema=llamacpp")" --out "$tmp/p2" > "$tmp/p2.log" 2>&1
+"$bin" sweep "${args[@]}" --samples 1 --model "$(spec "$pl" "&schema=llamacpp")" --out "$tmp/p2" > "$tmp/p2.log" 2>&1
 check '[ $? -eq 0 ]' "schema=llamacpp: the sweep runs"
 "$bin" attempts "$tmp/p2" --provenance > "$tmp/p2.prov"
 check 'grep -q "^model_servers: rank 0, model 0: schema=llamacpp (probe: the server applied it); sampling sent: temperature=0.8 top_p=1 top_k=-1" "$tmp/p2.prov"' \
   "provenance: $(grep -m1 '^model_servers' "$tmp/p2.prov" | cut -c1-150)"
 
-# 4: n=2 (choices per request): groups by attempt / 2, attempt 0 alone: [0] [1] [2 3] [4 5]
+# 4: n=2 (choices per request): groups by attempt / 2, attempt 0 alone: [0] [1] [2 3]
 : > "$tmp/a.count"
-"$bin" sweep "${args[@]}" --samples 6 --block 6 --model "$(spec "$pa" "&n=2")" --out "$tmp/n1" > "$tmp/n1.log" 2>&1
+"$bin" sweep "${args[@]}" --samples 4 --block 4 --model "$(spec "$pa" "&n=2")" --out "$tmp/n1" > "$tmp/n1.log" 2>&1
 check '[ $? -eq 0 ]' "n=2 sweep"
 ninst=$(cut -f1 <("$bin" attempts "$tmp/n1") | sort -u | wc -l)
 reqs=$(wc -l < "$tmp/a.count")
-check '[ "$reqs" -eq $((ninst * 4 + 1)) ]' "n=2: $reqs requests for $ninst instances x 6 attempts (4 each, and the probe)"
-"$bin" sweep "${args[@]}" --samples 6 --block 6 --model "$(spec "$pb" "&n=2&inflight=1")" --out "$tmp/n2" > "$tmp/n2.log" 2>&1
+check '[ "$reqs" -eq $((ninst * 3 + 1)) ]' "n=2: $reqs requests for $ninst instances x 4 attempts (3 each, and the probe)"
+"$bin" sweep "${args[@]}" --samples 4 --block 4 --model "$(spec "$pb" "&n=2&inflight=1")" --out "$tmp/n2" > "$tmp/n2.log" 2>&1
 "$bin" attempts "$tmp/n1" > "$tmp/n1.tsv"
 check 'same_as "$tmp/n1.tsv" "$tmp/n2"' "n=2 rerun on another server: the same attempts"
 check 'grep -q "openai?model=standin&temperature=0.8&n=2" "$tmp/n1/config.json"' "n=2 is part of the model identity in config.json"

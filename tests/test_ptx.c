@@ -397,8 +397,8 @@ static void test_bad(const char *fixture) {
   expect_error(dir, "label.ptx", buf, (size_t)n, 7, "undefined label");
   n = snprintf(buf, sizeof buf, "%s\tmov.u32 %%r1, 1;\n", head);
   expect_error(dir, "unterminated.ptx", buf, (size_t)n, 8, "unterminated body of 'k'");
-  n = snprintf(buf, sizeof buf, ".version 9.0\n.target sm_80\n.visible .entry k()\n{\n\tret;\n}\n");
-  expect_error(dir, "target.ptx", buf, (size_t)n, 2, "sm_80");
+  n = snprintf(buf, sizeof buf, ".version 9.0\n.target sm_70\n.visible .entry k()\n{\n\tret;\n}\n");
+  expect_error(dir, "target.ptx", buf, (size_t)n, 2, "sm_70");
   n = snprintf(buf, sizeof buf, "%s\tret;\n}\n\x7f\x45LF", head);
   expect_error(dir, "trailing.ptx", buf, (size_t)n, 9, NULL);
   n = snprintf(buf, sizeof buf, "%s\t/* never closed\n\tret;\n}\n", head);

@@ -26,12 +26,39 @@ typedef struct {
   uint32_t max_transient; /* give up after this many transient infra attempts in a row (0: never) */
   uint32_t transient_run; /* the current run of them, across shards */
   rs_failpoint fault;     /* RS_FAULT (tests only) */
+  /* the window (worker/engine.c) */
+  bool one_instance;      /* --window-mode=instance: one instance at a time, no prefetch (the old way) */
+  uint32_t verify_threads; /* 0: verify on the main thread */
 } rs_worker_ctx;
 
 typedef struct {
   uint32_t attempts, passes, attempt0, attempt0_pass, infra, transient, disagreements;
   double gen_s, verify_s, other_s, wall_s;
 } rs_shard_stats;
+
+/* A worker's live counters, cumulative since it started (sent to the coordinator every second). */
+typedef struct {
+  uint64_t attempts, passes, completion_tokens, prompt_tokens;
+  uint32_t inflight, window, window_max, window_min, cuts, instances, shards;
+  double gen_s, verify_s, main_cpu_s, cpu_s, wall_s;
+} rs_live;
+
+/* Where a worker's shards come from and where its results go (MPI, or the one process). */
+enum { RS_NEXT_OK, RS_NEXT_NONE };
+typedef struct {
+  void *ctx;
+  /* Ask for up to `want` more shards without blocking: fills out/nout (0 while an answer is on
+   * its way); RS_NEXT_NONE once no more will come. */
+  int (*next)(void *ctx, uint32_t want, int32_t *out, uint32_t *nout);
+  void (*done)(void *ctx, int32_t shard, const rs_shard_stats *st);
+  void (*live)(void *ctx, const rs_live *lv);
+} rs_engine_io;
+
+/* The worker's window: keeps up to each model's window of requests in flight across instances
+ * and shards, verifies on w->verify_threads threads, commits shard by shard (rows in plan order).
+ * On failure returns -1 with e set; *lost gets the attempts of the shards it abandoned. */
+int rs_engine_run(rs_worker_ctx *w, const rs_plan *pl, const rs_engine_io *io, rs_shard_stats *lost, rs_live *lv,
+                  rs_err *e);
 
 /* Path of a shard's file. */
 void rs_shard_path(const char *run_dir, const rs_shard *s, char *buf, size_t n);

@@ -1,0 +1,338 @@
+/* cmd_regalloc.c - `regsweep regalloc FILE.sass --pinned`: register allocation on machine code.
+ *
+ * Pinned (the oracle of seed 004): rebuild liveness and interference from the listing, colour
+ * every register web with the listing's own register, check that this is a valid colouring of
+ * our Problem (class membership, no conflict, no fixed-register clash), write the listing back
+ * and compare it with the input register for register. Any error in the parser's widths, the
+ * lift's webs, liveness or interference shows up as a failure naming function, address and
+ * registers.
+ *
+ * Free: Chaitin-Briggs (model/chaitin.c, free mode) over every file at once (R, UR, P, UP, B),
+ * minimising R; the recoloured listing is written and checked independently of the colouring:
+ * re-lifted, every operand must belong to the same value as before (same def-use partition:
+ * every use reads the same original definitions) and the assignment must pass the verifier's
+ * checks against the original Problem. */
+#include "cli/cli.h"
+#include "analysis/problem.h"
+#include "sass/sass.h"
+#include "corpus/truth.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+uint32_t rs_chaitin_allocate(const rs_problem *p, bool free_mode, rs_preg *out); /* model/chaitin.c */
+
+void rs_usage_regalloc(void) {
+  puts("usage: regsweep regalloc FILE.sass --pinned [-q] [--function NAME] [--target T]\n"
+       "       regsweep regalloc FILE.sass --free [-o OUT.sass] [-q] [--target T]\n"
+       "\n"
+       "--pinned: rebuild liveness and interference, colour with the listing's own registers (they\n"
+       "must be a valid colouring of the Problem), write the listing back and compare it with the\n"
+       "input register for register. Prints per function 'identical' (or, with -q, nothing); a\n"
+       "failure names the function, the instruction address and the expected and actual register.\n"
+       "--free: recolour every function with Chaitin-Briggs over R, UR, P, UP and B together,\n"
+       "minimising R; print 'R: N -> M registers, occupancy A -> B warps/SM' (N, M as ptxas counts:\n"
+       "highest R + 3); write the recoloured listing to OUT; check it by re-lifting it (same values,\n"
+       "every use reading the same definitions) and against the verifier's checks.\n"
+       "Exit status: 0 identical / valid, 1 a failure, 2 bad input (file:line: message).");
+}
+
+enum { MAX_SHOWN = 20 };
+
+/* The listing's own registers, per function vreg. */
+static rs_preg *colour_pinned(const rs_func *f) {
+  rs_preg *a = rs_xcalloc(f->nvregs + 1, sizeof *a);
+  for (uint32_t v = 0; v < f->nvregs && f->truth; v++) a[v] = f->truth[v];
+  return a;
+}
+
+/* Is the assignment a valid colouring of the Problem? Prints each failure (up to MAX_SHOWN). */
+static uint32_t check_colouring(const rs_func *f, const rs_problem *p, const rs_preg *a, uint32_t *shown) {
+  const rs_target *t = f->tgt;
+  uint32_t bad = 0;
+  char r1[32], r2[32];
+  for (uint32_t v = 0; v < p->nvars; v++) {
+    rs_preg r = a[p->vars[v].fvreg];
+    enum rs_member m = r.lanes ? rs_target_member(t, p->vars[v].cls, r) : RS_MEMBER_WIDTH;
+    if (m == RS_MEMBER_OK) continue;
+    bad++;
+    if ((*shown)++ < MAX_SHOWN)
+      fprintf(stderr, "FAIL %s: value %s: %s is not a %s register (%s)\n", f->name, p->vars[v].name,
+              t->format_preg(t, r, r1, sizeof r1), t->classes[p->vars[v].cls].name, rs_member_str(m));
+  }
+  for (uint32_t i = 0; i < p->nconf; i++) {
+    const rs_conflict *c = &p->conf[i];
+    rs_preg ra = a[p->vars[c->a].fvreg], rb = a[p->vars[c->b].fvreg];
+    if (!rs_lanes_overlap(ra.unit, c->la, rb.unit, c->lb)) continue;
+    bad++;
+    if ((*shown)++ < MAX_SHOWN)
+      fprintf(stderr, "FAIL %s /*%04x*/: %s (%s) and %s (%s) are live together on one register\n", f->name,
+              (unsigned)f->insts[c->inst].addr, p->vars[c->a].name, t->format_preg(t, ra, r1, sizeof r1),
+              p->vars[c->b].name, t->format_preg(t, rb, r2, sizeof r2));
+  }
+  for (uint32_t i = 0; i < p->nfixed; i++) {
+    const rs_fixed *x = &p->fixed[i];
+    rs_preg r = a[p->vars[x->v].fvreg];
+    if (!rs_lanes_overlap(r.unit, x->lv, x->p.unit, x->p.lanes)) continue;
+    bad++;
+    if ((*shown)++ < MAX_SHOWN)
+      fprintf(stderr, "FAIL %s /*%04x*/: %s (%s) overlaps fixed %s live there\n", f->name,
+              (unsigned)f->insts[x->inst].addr, p->vars[x->v].name, t->format_preg(t, r, r1, sizeof r1),
+              t->format_preg(t, x->p, r2, sizeof r2));
+  }
+  return bad;
+}
+
+/* Pinned run of one function; returns the number of failures, or UINT32_MAX on bad input. */
+static uint32_t pinned(const rs_func *f, bool quiet, rs_err *e) {
+  rs_problem *p = rs_problem_build(f, e);
+  if (!p) return UINT32_MAX;
+  rs_preg *a = colour_pinned(f);
+  uint32_t shown = 0, bad = check_colouring(f, p, a, &shown);
+  char *text = NULL;
+  rs_sass_diff diff[MAX_SHOWN];
+  uint32_t nd = rs_sass_write(f, a, &text, diff, MAX_SHOWN);
+  for (uint32_t i = 0; i < nd && i < MAX_SHOWN; i++)
+    fprintf(stderr, "FAIL %s /*%04x*/: expected %s, written %s\n", f->name, (unsigned)f->insts[diff[i].inst].addr,
+            diff[i].expected, diff[i].actual);
+  bad += nd;
+  if (!bad && !quiet)
+    printf("regalloc(pinned): %s: identical (%u values, %u instructions, %u interference edges)\n", f->name,
+           p->nvars, f->ninsts, p->nconf);
+  else if (bad)
+    fprintf(stderr, "regalloc(pinned): %s: %u failure(s)\n", f->name, bad);
+  free(text);
+  free(a);
+  rs_problem_free(p);
+  return bad;
+}
+
+/* R registers used (highest + 1) by an assignment over the function's values, and fixed R1. */
+static unsigned r_used(const rs_func *f, const rs_preg *a) {
+  const rs_target *t = f->tgt;
+  unsigned top = 2; /* R1, the stack pointer, is always there */
+  for (uint32_t v = 0; v < f->nvregs; v++) {
+    int fi = a[v].lanes ? rs_target_file_of(t, a[v].unit) : -1;
+    if (fi < 0 || strcmp(t->files[fi].name, "r")) continue;
+    unsigned hi = a[v].unit - t->files[fi].first + rs_lanes_units(a[v].lanes);
+    if (hi > top) top = hi;
+  }
+  return top;
+}
+
+static unsigned occupancy_of(const rs_target *t, unsigned ptxas_regs) {
+  unsigned used[RS_MAX_FILES] = {0};
+  used[0] = ptxas_regs; /* file 0 is R on NVIDIA targets */
+  return t->occupancy(t, used);
+}
+
+/* Same values before and after: operand by operand, a bijection between old and new values
+ * with the same lanes. Returns the number of mismatching operands. */
+static uint32_t same_partition(const rs_func *a, const rs_func *b, uint32_t *shown) {
+  if (a->ninsts != b->ninsts || a->nops != b->nops) {
+    fprintf(stderr, "FAIL %s: the written listing re-lifts to %u instructions/%u operands (was %u/%u)\n", a->name,
+            b->ninsts, b->nops, a->ninsts, a->nops);
+    return 1;
+  }
+  int32_t *fw = rs_xmalloc(sizeof *fw * (a->nvregs + 1)), *bw = rs_xmalloc(sizeof *bw * (b->nvregs + 1));
+  for (uint32_t v = 0; v < a->nvregs; v++) fw[v] = -1;
+  for (uint32_t v = 0; v < b->nvregs; v++) bw[v] = -1;
+  uint32_t bad = 0;
+  for (uint32_t i = 0; i < a->ninsts; i++) {
+    const rs_inst *ia = &a->insts[i];
+    for (uint32_t o = 0; o < ia->nops; o++) {
+      const rs_operand *x = &a->ops[ia->first_op + o], *y = &b->ops[ia->first_op + o];
+      bool ok = x->kind == y->kind && (x->kind != RS_OP_VREG || x->lanes == y->lanes);
+      if (ok && x->kind == RS_OP_VREG) {
+        if (fw[x->reg] < 0 && bw[y->reg] < 0) fw[x->reg] = (int32_t)y->reg, bw[y->reg] = (int32_t)x->reg;
+        ok = fw[x->reg] == (int32_t)y->reg && bw[y->reg] == (int32_t)x->reg;
+      }
+      if (!ok) {
+        bad++;
+        if ((*shown)++ < MAX_SHOWN)
+          fprintf(stderr, "FAIL %s /*%04x*/: operand %u reads a different definition after recolouring\n", a->name,
+                  (unsigned)ia->addr, o);
+      }
+    }
+  }
+  free(fw);
+  free(bw);
+  return bad;
+}
+
+/* Values of `a` whose operands the re-lifted `b` puts in one value: a write-back that joins two
+ * values (a def of one now reaches a use of the other where our liveness left the register
+ * free because no def of the other reached it). Adds a conflict for every such pair to p and
+ * returns how many it added. */
+static uint32_t add_merges(const rs_func *a, const rs_func *b, rs_problem *p) {
+  if (a->ninsts != b->ninsts || a->nops != b->nops) return 0;
+  uint32_t *var = rs_xmalloc(sizeof *var * (a->nvregs + 1)), *first = rs_xmalloc(sizeof *first * (b->nvregs + 1));
+  for (uint32_t v = 0; v < a->nvregs; v++) var[v] = UINT32_MAX;
+  for (uint32_t v = 0; v < p->nvars; v++) var[p->vars[v].fvreg] = v;
+  for (uint32_t v = 0; v < b->nvregs; v++) first[v] = UINT32_MAX;
+  uint32_t added = 0;
+  for (uint32_t i = 0; i < a->nops; i++) {
+    const rs_operand *x = &a->ops[i], *y = &b->ops[i];
+    if (x->kind != RS_OP_VREG || y->kind != RS_OP_VREG) continue;
+    if (first[y->reg] == UINT32_MAX) first[y->reg] = x->reg;
+    uint32_t u = var[first[y->reg]], w = var[x->reg];
+    if (u == w || u == UINT32_MAX || w == UINT32_MAX) continue;
+    rs_conflict c = {u < w ? u : w, u < w ? w : u, p->vars[u < w ? u : w].full, p->vars[u < w ? w : u].full, 0};
+    RS_PUSH(p->conf, p->nconf, p->capconf, c);
+    added++;
+  }
+  free(var);
+  free(first);
+  return added;
+}
+
+/* Free run of a module; returns failures, UINT32_MAX on bad input. */
+static uint32_t free_mode(const rs_module *m, const char *out_path, bool quiet, rs_err *e) {
+  uint32_t nf = m->nfuncs, fails = 0, shown = 0, rounds = 0;
+  rs_preg **as = rs_xcalloc(nf + 1, sizeof *as);
+  rs_problem **ps = rs_xcalloc(nf + 1, sizeof *ps);
+  double *secs = rs_xcalloc(nf + 1, sizeof *secs);
+  for (uint32_t k = 0; k < nf; k++) {
+    if (!(ps[k] = rs_problem_build(m->funcs[k], e))) fails = UINT32_MAX;
+    as[k] = rs_xcalloc(m->funcs[k]->nvregs + 1, sizeof *as[k]);
+  }
+  char *text = NULL;
+  /* colour, write, re-lift; where the write-back joined values, forbid that and colour again */
+  for (bool again = fails != UINT32_MAX; again && rounds < 50; rounds++) {
+    again = false;
+    for (uint32_t k = 0; k < nf; k++) {
+      const rs_func *f = m->funcs[k];
+      rs_problem *p = ps[k];
+      rs_preg *pv = rs_xcalloc(p->nvars + 1, sizeof *pv);
+      double t0 = rs_now();
+      uint32_t spill = rs_chaitin_allocate(p, true, pv);
+      secs[k] += rs_now() - t0;
+      for (uint32_t v = 0; v < f->nvregs; v++) as[k][v] = f->truth[v]; /* values the Problem lacks keep theirs */
+      for (uint32_t v = 0; v < p->nvars; v++) as[k][p->vars[v].fvreg] = pv[v];
+      free(pv);
+      if (spill) {
+        fprintf(stderr, "FAIL %s: %u values could not be coloured (would need to spill)\n", f->name, spill);
+        fails++;
+      }
+    }
+    free(text);
+    text = rs_sass_write_module(m, as);
+    rs_module *n = rs_xcalloc(1, sizeof *n);
+    n->path = rs_xstrndup("(recoloured)", 12);
+    n->text = rs_xstrndup(text, strlen(text));
+    n->len = strlen(text);
+    n->kind = RS_SRC_SASS;
+    n->tgt = m->tgt;
+    rs_err ne = {{0}};
+    if (rs_sass_parse(n, &ne) || n->nfuncs != nf) {
+      fprintf(stderr, "FAIL: the recoloured listing does not parse: %s\n", ne.msg);
+      fails++;
+    } else {
+      for (uint32_t k = 0; k < nf; k++) again |= add_merges(m->funcs[k], n->funcs[k], ps[k]) > 0;
+      if (!again) /* the independent check of the final write-back */
+        for (uint32_t k = 0; k < nf; k++) fails += same_partition(m->funcs[k], n->funcs[k], &shown);
+    }
+    rs_module_free(n);
+    if (fails) break;
+    if (again && rounds + 1 == 50) {
+      fprintf(stderr, "FAIL: the write-back still joins values after 50 rounds\n");
+      fails++;
+    }
+  }
+  for (uint32_t k = 0; k < nf && fails != UINT32_MAX; k++) {
+    const rs_func *f = m->funcs[k];
+    /* the verifier's checks against the original Problem (conflicts added above only add) */
+    uint32_t nonmember = 0, viol = rs_truth_check(ps[k], as[k], &nonmember);
+    if (viol || nonmember) {
+      fprintf(stderr, "FAIL %s: recolouring violates %u constraints, %u registers outside their class\n", f->name,
+              viol == UINT32_MAX ? 0 : viol, nonmember);
+      fails++;
+    }
+    /* a value with an operand the listing does not print (a decoded descriptor) must stay put */
+    for (uint32_t i = 0; i < f->nops; i++) {
+      const rs_operand *op = &f->ops[i];
+      if (op->kind == RS_OP_VREG && !op->text_len && as[k][op->reg].unit != f->truth[op->reg].unit) {
+        fprintf(stderr, "FAIL %s: value %s moved, but one of its operands is not printed (hidden descriptor)\n",
+                f->name, f->vregs[op->reg].name);
+        fails++;
+        break;
+      }
+    }
+    unsigned before = r_used(f, f->truth) + 2, after = r_used(f, as[k]) + 2;
+    if (!quiet)
+      printf("regalloc(free): %s: R: %u -> %u registers, occupancy %u -> %u warps/SM (%u values, %u round%s, %.1f ms)\n",
+             f->name, before, after, occupancy_of(f->tgt, before), occupancy_of(f->tgt, after), ps[k]->nvars, rounds,
+             rounds == 1 ? "" : "s", secs[k] * 1e3);
+  }
+  if (out_path && !fails && text) {
+    FILE *fp = fopen(out_path, "w");
+    if (!fp || fputs(text, fp) < 0 || fclose(fp)) {
+      rs_errf(e, out_path, 0, "cannot write the recoloured listing");
+      fails = UINT32_MAX;
+    }
+  }
+  free(text);
+  for (uint32_t k = 0; k < nf; k++) {
+    free(as[k]);
+    rs_problem_free(ps[k]);
+  }
+  free(as);
+  free(ps);
+  free(secs);
+  return fails;
+}
+
+int rs_cmd_regalloc(int argc, char **argv) {
+  const char *file = NULL, *function = NULL, *target = NULL, *out = NULL;
+  bool pin = false, quiet = false, recolour = false;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (!strcmp(a, "--pinned")) pin = true;
+    else if (!strcmp(a, "--free")) recolour = true;
+    else if (!strcmp(a, "-o") && i + 1 < argc) out = argv[++i];
+    else if (!strcmp(a, "-q")) quiet = true;
+    else if (!strcmp(a, "--function") && i + 1 < argc) function = argv[++i];
+    else if (!strcmp(a, "--target") && i + 1 < argc) target = argv[++i];
+    else if (a[0] != '-' && !file) file = a;
+    else {
+      fprintf(stderr, "regsweep regalloc: unexpected argument '%s'\n", a);
+      return 2;
+    }
+  }
+  if (!file || pin == recolour || (out && !recolour)) {
+    rs_usage_regalloc();
+    return 2;
+  }
+  rs_err e = {{0}};
+  rs_module *m = rs_sass_load(file, target, NULL, &e);
+  if (!m) {
+    fprintf(stderr, "regsweep regalloc: %s\n", e.msg);
+    return 2;
+  }
+  uint32_t fails = 0, done = 0;
+  int status = 0;
+  if (recolour) {
+    fails = free_mode(m, out, quiet, &e);
+    if (fails == UINT32_MAX) fprintf(stderr, "regsweep regalloc: %s\n", e.msg);
+    rs_module_free(m);
+    return fails == UINT32_MAX ? 2 : fails ? 1 : 0;
+  }
+  for (uint32_t k = 0; k < m->nfuncs; k++) {
+    const rs_func *f = m->funcs[k];
+    if (function && strcmp(f->name, function)) continue;
+    done++;
+    uint32_t b = pinned(f, quiet, &e);
+    if (b == UINT32_MAX) {
+      fprintf(stderr, "regsweep regalloc: %s\n", e.msg);
+      status = 2;
+    } else {
+      fails += b;
+    }
+  }
+  if (function && !done) {
+    fprintf(stderr, "regsweep regalloc: %s: no function '%s'\n", file, function);
+    status = 2;
+  }
+  rs_module_free(m);
+  return status ? status : fails ? 1 : 0;
+}

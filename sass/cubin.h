@@ -1,0 +1,42 @@
+/* cubin.h - NVIDIA cubins (ELF64): read the sections, find each function's code, and rewrite a
+ * CUDA 12.8+/13 header into the layout nvdisasm 11.8 reads (../shared/NVIDIA-SASS.md). */
+#ifndef RS_CUBIN_H
+#define RS_CUBIN_H
+#include "util/util.h"
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct {
+  char name[128];       /* function name (the section is .text.<name>) */
+  uint64_t size;        /* bytes of code: 16 per instruction */
+  const uint8_t *code;  /* into rs_cubin.bytes */
+} rs_cubin_func;
+
+typedef struct {
+  uint8_t *bytes;       /* the file (owned); rs_cubin_rewrite changes its header in place */
+  size_t len;
+  unsigned sm;          /* 75, 80, 86, 87, 89, 90 */
+  bool new_layout;      /* OS/ABI 0x41, ABI version 8 (ptxas 12.8+): nvdisasm 11.8 refuses it */
+  uint32_t flags;       /* e_flags as read */
+  rs_cubin_func *funcs;
+  uint32_t nfuncs;
+} rs_cubin;
+
+/* Parse a cubin held in memory (takes ownership of bytes; call rs_cubin_free afterwards, also
+ * on error). `name` is used in messages. Every offset is checked against the length: a
+ * truncated file is an error, never a read past the end. */
+int rs_cubin_parse(uint8_t *bytes, size_t len, const char *name, rs_cubin *c, rs_err *e);
+int rs_cubin_load(const char *path, rs_cubin *c, rs_err *e);
+/* The architecture from e_flags: new layout sm in bits 8-15 (low byte 0x04, bits 16-23 zero,
+ * high byte one of the seen flag sets), old layout sm | 0x500 | sm << 16. Returns 0 when the
+ * flags are not one of those. */
+unsigned rs_cubin_sm_from_flags(uint8_t osabi, uint8_t abiver, uint32_t flags);
+/* Rewrite the header to the old layout (no-op when it is old already). */
+void rs_cubin_rewrite(rs_cubin *c);
+int rs_cubin_write(const rs_cubin *c, const char *path, rs_err *e);
+const rs_cubin_func *rs_cubin_find(const rs_cubin *c, const char *name);
+/* The two 64-bit words of the instruction at byte offset `at` of a function (at < size). */
+void rs_cubin_words(const rs_cubin_func *f, uint64_t at, uint64_t w[2]);
+void rs_cubin_free(rs_cubin *c);
+
+#endif

@@ -1,0 +1,322 @@
+/* optable.c - what every SASS opcode form reads and writes, and how wide each operand is.
+ *
+ * Data, one row per form (sass.h explains the columns). A mnemonic matches a row when its base
+ * and every modifier of the row's form are present and each other modifier is one the row
+ * lists as optional; operand counts pick the variant. Anything else is an error naming it:
+ * modifiers that change widths (.WIDE, .64, .128, .F64, .x4 ...) are never optional. Widths
+ * measured on ptxas 13 output against nvdisasm -plr (shared/NVIDIA-SASS.md). */
+#include "sass/sass.h"
+#include <stdio.h>
+#include <string.h>
+
+/* Modifier sets that do not change what an operand is. */
+#define CMP "F LT EQ LE GT NE GE NUM NAN LTU EQU LEU GTU NEU GEU T U32 S32 "
+#define BOOL "AND OR XOR EX "
+#define FRND "FTZ RN RM RP RZ SAT NTZ "
+#define MEMQ "CONSTANT SYS GPU CTA SM STRONG WEAK MMIO VOLATILE PRIVATE EF EL LU EU NA ZFILL LTC64B LTC128B LTC256B U "
+#define SUB32 "U8 S8 U16 S16 "
+#define ATOMOP "ADD MIN MAX INC DEC AND OR XOR EXCH SAFE F32 F16x2 BF16x2 FTZ RN S32 U32 64 "
+
+#define B RS_SOP_BRANCH
+#define X RS_SOP_EXIT
+#define R RS_SOP_RET
+#define C RS_SOP_CALL
+#define D RS_SOP_DESC
+#define S RS_SOP_SP
+#define K RS_SOP_COPY
+#define I RS_SOP_INDIRECT
+
+const rs_sass_op rs_sass_optable[] = {
+    /* ---- moves, constants, special registers ---- */
+    {"MOV", "", "d1 s1|d1 s1 s1", K},
+    {"MOV32I", "", "d1 s1", 0},
+    {"UMOV", "", "d1 s1", K},
+    {"S2R", "", "d1 s1", 0},
+    {"S2UR", "", "d1 s1", 0},
+    {"CS2R", "", "d2 s1", 0},      /* CS2R R4, SRZ writes R4:R5 */
+    {"CS2R.32", "", "d1 s1", 0},
+    {"R2UR", "", "d1 s1", 0},
+    {"LDC", SUB32 "S32", "d1 s1", 0},
+    {"LDC.64", "", "d2 s1", 0},
+    {"ULDC", SUB32 "S32", "d1 s1", 0},
+    {"ULDC.64", "", "d2 s1", 0},
+    {"SEL", "", "d1 s1 s1 s1", 0},
+    {"FSEL", "", "d1 s1 s1 s1", 0},
+    {"USEL", "", "d1 s1 s1 s1", 0},
+    {"PRMT", "F4E B4E RC8 ECL ECR RC16", "d1 s1 s1 s1", 0},
+    {"UPRMT", "", "d1 s1 s1 s1", 0},
+    {"SHFL", "IDX UP DOWN BFLY", "d1 d1 s1 s1 s1", 0}, /* SHFL.BFLY PT, R3, R2, 0x1, 0x1f */
+    {"VOTE", "ANY ALL EQ", "d1 s1 s1|d1 d1 s1 s1", 0},
+    {"VOTEU", "ANY ALL EQ", "d1 s1 s1|d1 d1 s1 s1", 0},
+    {"POPC", "", "d1 s1", 0},
+    {"FLO", "U32 S32 SH", "d1 s1|d1 d1 s1", 0},
+    {"BREV", "", "d1 s1", 0},
+    {"UPOPC", "", "d1 s1", 0},
+    {"UFLO", "U32 S32 SH", "d1 s1", 0},
+    {"UBREV", "", "d1 s1", 0},
+    {"SGXT", "U32 W", "d1 s1 s1", 0},
+    {"BMSK", "W", "d1 s1 s1", 0},
+    {"USGXT", "U32 W", "d1 s1 s1", 0},
+    {"UBMSK", "W", "d1 s1 s1", 0},
+
+    /* ---- integer ---- */
+    {"IADD3", "", "d1 s1 s1 s1|d1 d1 s1 s1 s1|d1 d1 d1 s1 s1 s1", 0}, /* carry-outs P */
+    {"IADD3.X", "", "d1 s1 s1 s1 s1 s1|d1 d1 s1 s1 s1 s1 s1", 0},     /* carry-ins read back */
+    {"UIADD3", "", "d1 s1 s1 s1|d1 d1 s1 s1 s1|d1 d1 d1 s1 s1 s1", 0},
+    {"UIADD3.X", "", "d1 s1 s1 s1 s1 s1|d1 d1 s1 s1 s1 s1 s1", 0},
+    {"VIADD", "", "d1 s1 s1", 0},
+    {"VIMNMX", "U32 S32 RELU", "d1 s1 s1 s1", 0},
+    {"VIADDMNMX", "U32 S32 RELU", "d1 s1 s1 s1 s1", 0},
+    {"IMAD", "U32 S32 SHL MOV IADD HI", "d1 s1 s1 s1", 0},
+    {"IMAD.X", "U32 S32 HI", "d1 s1 s1 s1 s1", 0},
+    {"IMAD.WIDE", "U32 S32", "d2 s1 s1 s2", 0},     /* destination and addend are pairs */
+    {"IMAD.WIDE.X", "U32 S32", "d2 s1 s1 s2 s1", 0},
+    {"UIMAD", "U32 S32 SHL MOV IADD HI", "d1 s1 s1 s1", 0},
+    {"UIMAD.WIDE", "U32 S32", "d2 s1 s1 s2", 0},
+    {"LEA", "", "d1 s1 s1 s1|d1 d1 s1 s1 s1", 0},
+    {"LEA.HI", "SX32", "d1 s1 s1 s1 s1|d1 d1 s1 s1 s1 s1", 0},
+    {"LEA.HI.X", "SX32", "d1 s1 s1 s1 s1|d1 s1 s1 s1 s1 s1", 0},
+    {"LEA.X", "", "d1 s1 s1 s1 s1", 0},
+    {"ULEA", "", "d1 s1 s1 s1|d1 d1 s1 s1 s1", 0},
+    {"ULEA.HI", "SX32", "d1 s1 s1 s1 s1|d1 d1 s1 s1 s1 s1", 0},
+    {"ULEA.HI.X", "SX32", "d1 s1 s1 s1 s1|d1 s1 s1 s1 s1 s1", 0},
+    {"SHF", "L R U32 S32 U64 S64 HI W", "d1 s1 s1 s1", 0},
+    {"USHF", "L R U32 S32 U64 S64 HI W", "d1 s1 s1 s1", 0},
+    {"LOP3.LUT", "", "d1 s1 s1 s1 s1 s1|d1 d1 s1 s1 s1 s1 s1", 0}, /* LOP3.LUT P0, R, ... */
+    {"ULOP3.LUT", "", "d1 s1 s1 s1 s1 s1|d1 d1 s1 s1 s1 s1 s1", 0},
+    {"PLOP3.LUT", "", "d1 d1 s1 s1 s1 s1 s1", 0},
+    {"UPLOP3.LUT", "", "d1 d1 s1 s1 s1 s1 s1", 0},
+    {"ISETP", CMP BOOL, "d1 d1 s1 s1 s1|d1 d1 s1 s1 s1 s1", 0}, /* two predicate results */
+    {"UISETP", CMP BOOL, "d1 d1 s1 s1 s1|d1 d1 s1 s1 s1 s1", 0},
+    {"IMNMX", "U32 S32", "d1 s1 s1 s1", 0},
+    {"IABS", "", "d1 s1", 0},
+    {"I2I", SUB32 "SAT", "d1 s1", 0},
+
+    /* ---- floating point ---- */
+    {"FFMA", FRND, "d1 s1 s1 s1", 0},
+    {"FMUL", FRND "D2 D4 D8 M2 M4 M8", "d1 s1 s1", 0},
+    {"FADD", FRND, "d1 s1 s1", 0},
+    {"FMNMX", "FTZ NAN", "d1 s1 s1 s1", 0},
+    {"FSETP", CMP BOOL "FTZ", "d1 d1 s1 s1 s1", 0},
+    {"FCHK", "DIVIDE", "d1 s1 s1", 0},
+    {"FRND", FRND "FLOOR CEIL TRUNC", "d1 s1", 0},
+    {"FSWZADD", "", "d1 s1 s1 s1", 0},
+    {"MUFU", "EX2 LG2 RCP RSQ SIN COS SQRT TANH", "d1 s1", 0},
+    {"MUFU.RCP64H", "", "d1 s1", 0},
+    {"MUFU.RSQ64H", "", "d1 s1", 0},
+    {"DFMA", FRND, "d2 s2 s2 s2", 0}, /* doubles: every operand a pair (a UR source too) */
+    {"DMUL", FRND, "d2 s2 s2", 0},
+    {"DADD", FRND, "d2 s2 s2", 0},
+    {"DSETP", CMP BOOL, "d1 d1 s2 s2 s1", 0},
+    {"HADD2", "F32 FTZ SAT F16 BF16", "d1 s1 s1", 0},
+    {"HMUL2", "F32 FTZ SAT F16 BF16", "d1 s1 s1", 0},
+    {"HFMA2", "F32 FTZ SAT MMA RELU BF16_V2", "d1 s1 s1 s1|d1 s1 s1 s1 s1", 0}, /* imm pair: 2 ops */
+    {"HMNMX2", "FTZ NAN BF16_V2", "d1 s1 s1 s1", 0},
+    {"HSETP2", CMP BOOL "FTZ H_AND BF16_V2", "d1 d1 s1 s1 s1", 0},
+    {"F2F", FRND "F16 F32 BF16 TF32", "d1 s1", 0},
+    {"F2F.F64.F32", "", "d2 s1", 0},
+    {"F2F.F32.F64", FRND, "d1 s2", 0},
+    {"F2FP", "PACK_AB F16 F32 BF16 RELU SATFINITE", "d1 s1 s1", 0},
+    {"F2I", FRND "TRUNC FLOOR CEIL U32 S32 U16 S16 U8 S8 F16 F32", "d1 s1", 0},
+    {"F2I.F64", FRND "TRUNC FLOOR CEIL U32 S32", "d1 s2", 0},
+    {"F2I.S64", FRND "TRUNC FLOOR CEIL F32", "d2 s1", 0},
+    {"F2I.U64", FRND "TRUNC FLOOR CEIL F32", "d2 s1", 0},
+    {"I2F", FRND "U32 S32 U16 S16 U8 S8 F16 F32", "d1 s1", 0},
+    {"I2F.F64", FRND "U32 S32", "d2 s1", 0},
+    {"I2F.S64", FRND "F32", "d1 s2", 0},
+    {"I2F.U64", FRND "F32", "d1 s2", 0},
+    {"I2FP.F32", "U32 S32", "d1 s1", 0},
+    {"F2IP", "U8 S8 F32 NTZ PACK_B", "d1 s1 s1", 0},
+
+    /* ---- tensor cores: D A B C ---- */
+    {"HMMA.16816.F32", "BF16", "d4 s4 s2 s4", 0},
+    {"HMMA.16816.F16", "", "d2 s4 s2 s2", 0},
+    {"HMMA.1688.F32", "", "d4 s2 s1 s4", 0},
+    {"HMMA.1688.F16", "", "d2 s2 s1 s2", 0},
+    {"HMMA.1688.F32.TF32", "", "d4 s4 s2 s4", 0},
+    {"IMMA.16832.S8.S8", "SAT", "d4 s4 s2 s4", 0},
+    {"IMMA.16832.U8.U8", "SAT", "d4 s4 s2 s4", 0},
+    {"IMMA.8816.S8.S8", "SAT", "d2 s1 s1 s2", 0},
+
+    /* ---- memory: the address register is a pair with .64 (or M); widths by size ---- */
+    {"LDG.E", SUB32 MEMQ, "d1 m", D},
+    {"LDG.E.64", MEMQ, "d2 m", D},
+    {"LDG.E.128", MEMQ, "d4 m", D},
+    {"STG.E", SUB32 MEMQ, "m s1", D},
+    {"STG.E.64", MEMQ, "m s2", D},
+    {"STG.E.128", MEMQ, "m s4", D},
+    {"LD.E", SUB32 MEMQ, "d1 m", D},
+    {"LD.E.64", MEMQ, "d2 m", D},
+    {"LD.E.128", MEMQ, "d4 m", D},
+    {"ST.E", SUB32 MEMQ, "m s1", D},
+    {"ST.E.64", MEMQ, "m s2", D},
+    {"ST.E.128", MEMQ, "m s4", D},
+    {"RED.E", ATOMOP MEMQ, "m s1", D},
+    {"REDG.E", ATOMOP MEMQ, "m s1", D},
+    {"ATOM.E", ATOMOP MEMQ, "d1 m s1|d1 d1 m s1", D},   /* [PT,] R, [addr], R */
+    {"ATOMG.E", ATOMOP MEMQ, "d1 m s1|d1 d1 m s1", D},
+    {"ATOMG.E.CAS", "STRONG GPU SYS", "d1 m s1 s1", D},
+    {"LDS", SUB32 "U", "d1 m", 0},
+    {"LDS.64", "U", "d2 m", 0},
+    {"LDS.128", "U", "d4 m", 0},
+    {"STS", SUB32, "m s1", 0},
+    {"STS.64", "", "m s2", 0},
+    {"STS.128", "", "m s4", 0},
+    {"LDL", SUB32 MEMQ, "d1 m", 0},
+    {"LDL.64", MEMQ, "d2 m", 0},
+    {"LDL.128", MEMQ, "d4 m", 0},
+    {"STL", SUB32 MEMQ, "m s1", 0},
+    {"STL.64", MEMQ, "m s2", 0},
+    {"STL.128", MEMQ, "m s4", 0},
+    {"ATOMS", ATOMOP, "d1 m s1", 0},
+    {"ATOMS.CAS", "", "d1 m s1 s1", 0},
+    {"LDSM.16.M88", "", "d1 m", 0},
+    {"LDSM.16.M88.2", "", "d2 m", 0},
+    {"LDSM.16.M88.4", "", "d4 m", 0},
+    {"LDSM.16.MT88", "", "d1 m", 0},
+    {"LDSM.16.MT88.2", "", "d2 m", 0},
+    {"LDSM.16.MT88.4", "", "d4 m", 0},
+
+    /* ---- barriers and synchronisation (no register written) ---- */
+    {"BAR", "SYNC ARV RED POPC AND OR DEFER_BLOCKING ALL", "s1|s1 s1", 0},
+    {"MEMBAR", "SC CTA GPU SYS ALL", "", 0},
+    {"DEPBAR", "LE", "s1 s1", 0},
+    {"ERRBAR", "", "", 0},
+    {"CCTL", "IVALL E", "", 0},
+    {"NOP", "", "", 0},
+    {"YIELD", "", "", 0},
+    {"NANOSLEEP", "", "s1", 0},
+    {"WARPSYNC", "", "s1", 0},
+    {"WARPSYNC.ALL", "", "", 0},
+
+    /* ---- control flow; convergence barriers B0-B15 ---- */
+    {"BRA", "U DIV CONV", "l|s1 l", B},
+    {"BRX", "", "s1 l|s1", I},
+    {"JMX", "", "s1 l|s1", I},
+    {"EXIT", "", "", X | S},
+    {"RET.REL.NODEC", "", "s2 l", R | S}, /* RET.REL.NODEC R2 `(kernel): returns through R2:R3 */
+    {"RET.ABS.NODEC", "", "s2 l", R | S},
+    {"CALL.REL.NOINC", "", "l", C | S},
+    {"CALL.ABS.NOINC", "", "l", C | S},
+    {"BSSY", "", "d1 l", 0},   /* BSSY B0, `(.L_x_3): B0 holds the reconvergence state */
+    {"BSYNC", "", "s1", 0},
+    {"BREAK", "", "s1|s1 s1", 0}, /* BREAK [!P0,] B1 */
+    {"BMOV.32.CLEAR", "", "d1 x1", 0}, /* BMOV.32.CLEAR RZ, B0: reads B0 and clears it */
+    {"BMOV.32", "", "d1 s1", 0},
+    {"BPT.TRAP", "", "s1", 0},
+};
+const size_t rs_sass_noptable = sizeof rs_sass_optable / sizeof *rs_sass_optable;
+
+#undef B
+#undef X
+#undef R
+#undef C
+#undef D
+#undef S
+#undef K
+#undef I
+
+/* Is the modifier m[0..n) a word of the space-separated list? */
+static bool in_list(const char *list, const char *m, size_t n) {
+  for (const char *p = list; *p;) {
+    while (*p == ' ') p++;
+    const char *q = p;
+    while (*q && *q != ' ') q++;
+    if ((size_t)(q - p) == n && n && !memcmp(p, m, n)) return true;
+    p = q;
+  }
+  return false;
+}
+
+/* Modifiers of a mnemonic: the words after the first '.'. */
+typedef struct {
+  const char *s[24];
+  size_t n[24];
+  uint32_t count;
+} mods;
+
+static bool split(const char *mn, size_t len, size_t *base, mods *md) {
+  size_t i = 0;
+  while (i < len && mn[i] != '.') i++;
+  *base = i;
+  md->count = 0;
+  while (i < len) {
+    size_t j = ++i;
+    while (i < len && mn[i] != '.') i++;
+    if (md->count == 24 || i == j) return false;
+    md->s[md->count] = mn + j;
+    md->n[md->count++] = i - j;
+  }
+  return true;
+}
+
+/* Does the mnemonic match the row? Each form modifier must be present (used once), every other
+ * modifier optional. Returns the number of form modifiers (more = more specific), -1 if not. */
+static int match(const rs_sass_op *r, const char *mn, size_t base, const mods *md) {
+  mods fm;
+  size_t fb;
+  if (!split(r->form, strlen(r->form), &fb, &fm)) return -1;
+  if (fb != base || memcmp(r->form, mn, base)) return -1;
+  bool used[24] = {false};
+  for (uint32_t k = 0; k < fm.count; k++) {
+    bool found = false;
+    for (uint32_t j = 0; j < md->count && !found; j++)
+      if (!used[j] && md->n[j] == fm.n[k] && !memcmp(md->s[j], fm.s[k], fm.n[k])) used[j] = found = true;
+    if (!found) return -1;
+  }
+  for (uint32_t j = 0; j < md->count; j++)
+    if (!used[j] && !in_list(r->optional, md->s[j], md->n[j])) return -1;
+  return (int)fm.count;
+}
+
+/* Number of roles in one variant [p, q). */
+static uint32_t count_roles(const char *p, const char *q) {
+  uint32_t n = 0;
+  bool in = false;
+  for (; p < q; p++) {
+    if (*p != ' ' && !in) n++;
+    in = *p != ' ';
+  }
+  return n;
+}
+
+const rs_sass_op *rs_sass_lookup(const char *mn, size_t n, uint32_t nops, const char **variant, char *why,
+                                 size_t whylen) {
+  size_t base;
+  mods md;
+  if (!split(mn, n, &base, &md)) {
+    snprintf(why, whylen, "malformed opcode '%.*s'", (int)(n > 60 ? 60 : n), mn);
+    return NULL;
+  }
+  const rs_sass_op *best = NULL;
+  int bestk = -1;
+  bool known_base = false;
+  for (size_t i = 0; i < rs_sass_noptable; i++) {
+    const rs_sass_op *r = &rs_sass_optable[i];
+    size_t fb = strcspn(r->form, ".");
+    if (fb == base && !memcmp(r->form, mn, base)) known_base = true;
+    int k = match(r, mn, base, &md);
+    if (k > bestk) bestk = k, best = r;
+  }
+  if (!best) {
+    if (known_base)
+      snprintf(why, whylen, "unknown form '%.*s' of opcode %.*s (not in sass/optable.c)", (int)(n > 60 ? 60 : n), mn,
+               (int)(base > 30 ? 30 : base), mn);
+    else
+      snprintf(why, whylen, "unknown opcode '%.*s' (not in sass/optable.c)", (int)(n > 60 ? 60 : n), mn);
+    return NULL;
+  }
+  for (const char *p = best->ops;;) {
+    const char *q = strchr(p, '|');
+    if (!q) q = p + strlen(p);
+    if (count_roles(p, q) == nops) {
+      *variant = p;
+      return best;
+    }
+    if (!*q) break;
+    p = q + 1;
+  }
+  snprintf(why, whylen, "%.*s with %u operands is not a form sass/optable.c knows (%s)", (int)(n > 60 ? 60 : n), mn,
+           nops, best->ops);
+  return NULL;
+}

@@ -1,0 +1,109 @@
+/* sass.h - NVIDIA SASS (nvdisasm listings) into the one IR, lifted to register webs.
+ *
+ * Pipeline: sass_parse.c reads a listing (nvdisasm 11.8 style, or CUDA 12+ with desc[URx]) into
+ * rs_func's with physical register operands, using the opcode table (optable.c) for what each
+ * operand reads and writes and how wide it is; lift.c then turns every register's def-use webs
+ * into the virtual registers to allocate, recording the listing's register of each web as its
+ * exact truth (rs_func.truth). RZ/URZ/PT/UPT, SR_*, constants and the stack pointer R1 stay
+ * physical. write.c prints a listing back under any assignment (the pinned oracle compares it
+ * with the input, register for register).
+ *
+ * One rs_func per `.text.NAME` section: the kernel plus the `$__internal_*` subroutines ptxas
+ * put in its section (CALL.REL.NOINC to them, RET back to every call's next instruction).
+ *
+ * The hidden descriptor (contract with sass/disasm.c). Every `.E` global or generic access on
+ * sm_80+ (LDG, STG, LD, ST, RED, ATOM, ATOMG, REDG) reads a 64-bit descriptor UR pair that
+ * nvdisasm 11.8 does not print. The parser takes it, in this order, from
+ *   1. the listing itself, CUDA 12+ spelling: `LDG.E R4, desc[UR8][R2.64] ;`
+ *   2. a decoded table passed in rs_sass_opts.desc: (function, address, UR index) rows, e.g.
+ *      from the encoding (word 0 bits 32-37 for LDG/LD, word 1 bits 0-5 for STG/RED),
+ * and otherwise refuses the instruction with file:line (never a guess). A table row for an
+ * instruction that needs no descriptor is an error too, so a decoder bug cannot hide. */
+#ifndef RS_SASS_H
+#define RS_SASS_H
+#include "ir/ir.h"
+
+/* One decoded descriptor: instruction `addr` of function `func` reads UR[ur]:UR[ur+1]. */
+typedef struct {
+  const char *func;
+  uint32_t addr;
+  uint8_t ur;
+} rs_sass_desc;
+
+typedef struct {
+  const rs_sass_desc *desc;
+  size_t ndesc;
+  bool no_lift; /* keep physical operands (tests of the parser alone) */
+} rs_sass_opts;
+
+/* Parse with options (rs_sass_parse = this with no options). */
+int rs_sass_parse_opts(rs_module *m, const rs_sass_opts *o, rs_err *e);
+/* Load a file as SASS whatever its name. */
+rs_module *rs_sass_load(const char *path, const char *target_override, const rs_sass_opts *o, rs_err *e);
+
+/* ---- the opcode table (optable.c) ---- */
+
+enum {
+  RS_SOP_BRANCH = 1 << 0, /* BRA: its label is a successor; no fall-through unless predicated */
+  RS_SOP_EXIT = 1 << 1,   /* EXIT */
+  RS_SOP_RET = 1 << 2,    /* RET: back to the instruction after every subroutine call */
+  RS_SOP_CALL = 1 << 3,   /* CALL: to a subroutine, or to a local label (taken or falls through) */
+  RS_SOP_DESC = 1 << 4,   /* .E global/generic access: hidden descriptor UR pair on sm_80+ */
+  RS_SOP_SP = 1 << 5,     /* reads the stack pointer R1 implicitly (EXIT, RET, CALL) */
+  RS_SOP_COPY = 1 << 6,   /* a register copy when its source is a register (copy hint) */
+  RS_SOP_INDIRECT = 1 << 7, /* BRX/JMX: any labelled block may follow */
+};
+
+/* One opcode form: the mnemonic with the modifiers that decide operand widths, the other
+ * modifiers it may carry, and its operands as roles, one variant per operand count.
+ * Roles: dN written (N 32-bit registers), sN read, xN read and written, m memory address,
+ * M memory address whose base is 64-bit even without `.64` (sm_75 `.E`), l label. */
+typedef struct {
+  const char *form;     /* "IMAD.WIDE" */
+  const char *optional; /* "U32 X" */
+  const char *ops;      /* "d2 s1 s1 s2" or several variants separated by '|' */
+  uint32_t flags;       /* RS_SOP_* */
+} rs_sass_op;
+
+extern const rs_sass_op rs_sass_optable[];
+extern const size_t rs_sass_noptable;
+
+/* Find the row for a mnemonic ("LDG.E.U16.CONSTANT.SYS") with nops operands; on failure NULL
+ * with why (unknown opcode, unknown form, no variant with that many operands) in e. */
+const rs_sass_op *rs_sass_lookup(const char *mn, size_t n, uint32_t nops, const char **variant, char *why,
+                                 size_t whylen);
+
+/* ---- lifting (lift.c) ---- */
+
+/* Replace physical operands of allocatable registers by register webs (virtual registers with
+ * truth). Called by the parser; exposed for tests. */
+int rs_sass_lift(rs_func *f, rs_err *e);
+/* Is unit u one the lift turns into values (R0..R254 but R1, P0..P6, UR0..UR62, UP0..UP6, B)? */
+bool rs_sass_allocatable(const rs_target *t, uint32_t u);
+
+/* ---- liveness as nvdisasm -plr shows it (live.c) ---- */
+
+/* Per instruction, the physical registers live at it as -plr marks them: those live before it
+ * plus those it writes. rows[i * words ...] is a bitset over the target's units (values mapped
+ * through their truth). plr_calls: take CALL.REL.NOINC as nvdisasm 11.8 does (an opaque call
+ * defining everything live after it). Returns 0, or -1 with e set. */
+int rs_sass_live_rows(const rs_func *f, rs_word **rows, uint32_t *words, bool plr_calls, rs_err *e);
+
+/* ---- writing back (write.c) ---- */
+
+/* A mismatch between a written listing and the input. */
+typedef struct {
+  uint32_t inst;        /* instruction index */
+  char expected[24];    /* register in the input */
+  char actual[24];      /* register written */
+} rs_sass_diff;
+
+/* The function's listing text (its source lines) with every register operand of a value
+ * printed from assign[vreg] (base register of the value); writes the text (malloc'd) and
+ * collects operands whose register differs from the input (at most maxdiff, total returned). */
+uint32_t rs_sass_write(const rs_func *f, const rs_preg *assign, char **text, rs_sass_diff *diff, uint32_t maxdiff);
+/* The whole listing (directives, labels and all) with each function k's values printed from
+ * assign[k][vreg]; malloc'd. What regalloc --free writes. */
+char *rs_sass_write_module(const rs_module *m, rs_preg *const *assign);
+
+#endif

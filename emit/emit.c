@@ -183,6 +183,11 @@ int rs_emit_answer(const rs_loaded *l, const char *answer, size_t len, const cha
     /* spill slots in the order a one-shot compile gives them (slots.c) */
     char *bfi = NULL;
     rc = rs_emit_bfi(kp, &lo, &bfi, e);
+    if (rc == 1) {
+      res->llc_rejected = true;
+      res->llc_diag = bfi;
+      bfi = NULL;
+    }
     char *col = rc ? NULL : rs_emit_color_slots(mir, bfi, &res->rw.slots_moved, e);
     free(bfi);
     if (col) {
@@ -190,11 +195,14 @@ int rs_emit_answer(const rs_loaded *l, const char *answer, size_t len, const cha
       mir = col;
       mlen = strlen(mir);
       rc = write_file(kp, NULL, mir, mlen, e);
-    } else {
+    } else if (rc == 0) {
       rc = -1;
     }
   }
-  if (!rc && kind == RS_EMIT_MIR) rc = write_file(out_path, mark[0] ? mark : NULL, mir, mlen, e);
+  if (rc != -1 && kind == RS_EMIT_MIR) { /* written even when llc refuses it: for debugging */
+    int wr = write_file(out_path, mark[0] ? mark : NULL, mir, mlen, e);
+    if (wr) rc = wr;
+  }
   free(mir);
   if (!rc) {
     int st = rs_emit_llc(kp, sp, RS_EMIT_ASM, &lo, &res->llc_diag, e);

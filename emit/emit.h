@@ -67,7 +67,8 @@ const char *rs_emit_start_after(const char *form);
 int rs_emit_llc(const char *mir_path, const char *out_path, enum rs_emit_kind kind, const rs_llc_opts *o,
                 char **diag, rs_err *e);
 
-/* llc's block frequencies for the MIR (-print-machine-bfi up to stack-slot-coloring) into *bfi. */
+/* llc's block frequencies for the MIR (-print-machine-bfi up to stack-slot-coloring) into *bfi.
+ * 1 (*bfi = llc's stderr) when llc refuses the kernel while reading it (MachineVerifier). */
 int rs_emit_bfi(const char *mir_path, const rs_llc_opts *o, char **bfi, rs_err *e);
 
 /* The informative lines of llc's stderr (MachineVerifier findings, fatal errors) into buf. */

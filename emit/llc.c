@@ -167,6 +167,7 @@ int rs_emit_bfi(const char *mir_path, const rs_llc_opts *o, char **bfi, rs_err *
                   "-print-machine-bfi", (char *)mir_path, "-o", "/dev/null", NULL};
   int st = rs_emit_run(argv, o->timeout_s, bfi, e);
   if (st < 0) return -1;
+  if (st != 0 && (st > 128 || strstr(*bfi, "Bad machine code"))) return 1; /* llc refused the kernel itself */
   if (st != 0 || !strstr(*bfi, "block-frequency-info:")) {
     char sum[600];
     rs_errf(e, o->llc, 0, "no block frequencies for the spill slots (status %d): %s", st,

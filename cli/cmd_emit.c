@@ -116,8 +116,10 @@ int rs_cmd_emit(int argc, char **argv) {
       printf("refused: the verifier rejects this answer (--force emits it anyway, marked)\n");
       status = 1;
     } else {
-      printf("rewrite: %u operands, %u identity copies removed, %u kept as KILL, %u block live-ins (%.1f ms)\n",
-             r.rw.operands, r.rw.copies_removed, r.rw.copies_killed, r.rw.liveins_added, r.rewrite_s * 1e3);
+      printf("rewrite: %u operands, %u identity copies removed, %u kept as KILL, %u block live-ins, %u spill slots "
+             "renumbered (%.1f ms)\n",
+             r.rw.operands, r.rw.copies_removed, r.rw.copies_killed, r.rw.liveins_added, r.rw.slots_moved,
+             r.rewrite_s * 1e3);
       if (r.llc_rejected) {
         char sum[4096];
         printf("llc REJECTED the rewritten kernel%s:\n%s\n",

@@ -16,6 +16,7 @@ typedef struct {
   uint32_t copies_removed;/* identity copies deleted (as VirtRegRewriter does) */
   uint32_t copies_killed; /* identity copies turned into KILL (undef source or extra operands) */
   uint32_t liveins_added; /* block live-in entries added for virtual registers */
+  uint32_t slots_moved;   /* spill slots renumbered as StackSlotColoring would (slots.c) */
   unsigned named[RS_MAX_FILES]; /* per file: highest register + 1 that an instruction names after
                                  * the rewrite (LLVM counts these; a tuple lane no instruction
                                  * touches is not counted, the verifier counts it) */
@@ -31,6 +32,11 @@ char *rs_emit_rewrite(const rs_func *f, const rs_preg *assign, rs_rewrite_stats 
 char *rs_emit_mir_name(const rs_target *t, rs_preg r, char *buf, size_t n);
 /* LLVM's register enum order for live-in lists (single registers first, names numeric-aware). */
 int rs_emit_livein_cmp(const char *a, size_t na, const char *b, size_t nb);
+
+/* ---- slots.c: spill slots numbered as llc's StackSlotColoring would (see slots.c) ---- */
+/* mir: rewritten MIR; bfi: llc's -print-machine-bfi output for it. Returns new text (malloc'd);
+ * *moved = slots renumbered. */
+char *rs_emit_color_slots(const char *mir, const char *bfi, uint32_t *moved, rs_err *e);
 
 /* ---- llc.c: running llc / ld.lld ---- */
 enum rs_emit_kind { RS_EMIT_MIR, RS_EMIT_ASM, RS_EMIT_HSACO };
@@ -60,6 +66,10 @@ const char *rs_emit_start_after(const char *form);
  * *diag (malloc'd); -1 with e when llc cannot read the input or a tool is missing; 0 on success. */
 int rs_emit_llc(const char *mir_path, const char *out_path, enum rs_emit_kind kind, const rs_llc_opts *o,
                 char **diag, rs_err *e);
+
+/* llc's block frequencies for the MIR (-print-machine-bfi up to stack-slot-coloring) into *bfi.
+ * 1 (*bfi = llc's stderr) when llc refuses the kernel while reading it (MachineVerifier). */
+int rs_emit_bfi(const char *mir_path, const rs_llc_opts *o, char **bfi, rs_err *e);
 
 /* The informative lines of llc's stderr (MachineVerifier findings, fatal errors) into buf. */
 char *rs_emit_llc_summary(const char *diag, char *buf, size_t n);

@@ -157,3 +157,24 @@ char *rs_emit_llc_summary(const char *diag, char *buf, size_t n) {
   if (k >= n - 2) buf[n - 1] = 0;
   return buf;
 }
+
+int rs_emit_bfi(const char *mir_path, const rs_llc_opts *o, char **bfi, rs_err *e) {
+  char mcpu[64], optl[16], start[64];
+  snprintf(mcpu, sizeof mcpu, "-mcpu=%s", o->mcpu ? o->mcpu : "gfx90a");
+  snprintf(optl, sizeof optl, "-O%d", o->opt);
+  snprintf(start, sizeof start, "-start-after=%s", rs_emit_start_after(NULL));
+  char *argv[] = {(char *)o->llc, "-march=amdgcn", mcpu, optl, start, "-stop-after=stack-slot-coloring",
+                  "-print-machine-bfi", (char *)mir_path, "-o", "/dev/null", NULL};
+  int st = rs_emit_run(argv, o->timeout_s, bfi, e);
+  if (st < 0) return -1;
+  if (st != 0 && (st > 128 || strstr(*bfi, "Bad machine code"))) return 1; /* llc refused the kernel itself */
+  if (st != 0 || !strstr(*bfi, "block-frequency-info:")) {
+    char sum[600];
+    rs_errf(e, o->llc, 0, "no block frequencies for the spill slots (status %d): %s", st,
+            rs_emit_llc_summary(*bfi, sum, sizeof sum));
+    free(*bfi);
+    *bfi = NULL;
+    return -1;
+  }
+  return 0;
+}

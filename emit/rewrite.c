@@ -177,45 +177,164 @@ static void print_liveins(sbuf *b, const char *indent, size_t nind, livein *v, u
   }
 }
 
-/* Kill flags as LiveIntervals::addKillFlags gives them: the first read of a value at the end of
- * its live segment, i.e. no lane of it live after the instruction, or the instruction rewrites it
- * whole. No kill when the instruction writes only a sub-register (the next segment is adjacent),
- * when a read lane has no reaching definition, when a copy or spill save reads lanes whose copy is
- * dead (liveness does not keep them, so the answer may hold another value there: a kill would end
- * that value too; LLVM cancels kills on partly undefined reads for the same reason), or when a
- * physical register of the assigned register stays live past the read
- * (`$x = COPY %5; FOO %5; BAR killed $x`). */
-/* Does operand k (a read) of a plain copy or spill save keep fewer lanes alive than it names? */
-static bool needed_partly(const rs_func *f, const rs_live *lv, const rs_inst *in, uint32_t k, const rs_word *live) {
-  const rs_operand *o = &f->ops[in->first_op + k];
-  uint32_t ss = lv->spill[in - f->insts];
-  rs_lanes need;
-  if ((in->flags & RS_I_COPY) && in->nops == 2 && k == 1 && (f->ops[in->first_op].flags & RS_F_DEF) &&
-      !(f->ops[in->first_op].flags & RS_F_COND)) {
-    const rs_operand *d = &f->ops[in->first_op];
-    uint32_t ds = rs_live_op_slot(lv, d);
-    rs_lanes dl = rs_live_op_lanes(lv, d);
-    if (ds == UINT32_MAX || !dl) return false;
-    unsigned dlo = (unsigned)__builtin_ctzll(dl), slo = o->lanes ? (unsigned)__builtin_ctzll(o->lanes) : 0;
-    rs_lanes got = rs_bs_get_bits(live, ds, 64u - (unsigned)__builtin_clzll(dl)) & dl;
-    need = ((got >> dlo) << slo) & o->lanes;
-  } else if (ss != UINT32_MAX && k == 0) {
-    unsigned lo = o->lanes ? (unsigned)__builtin_ctzll(o->lanes) : 0;
-    if (!o->lanes) return false;
-    rs_lanes sl = rs_bs_get_bits(live, ss, 64u - (unsigned)__builtin_clzll(o->lanes >> lo)) & (o->lanes >> lo);
-    need = (sl << lo) & o->lanes;
-  } else {
-    return false;
+/* LLVM's liveness view for kill flags: an operand without a sub-register index reads and writes
+ * the whole register (our liveness knows better for VOP3P sources, LLVM does not), a sub-register
+ * operand the lanes of its index. Virtual registers only, same slots as rs_live. */
+static rs_lanes subreg_index_lanes(const rs_func *f, const rs_operand *o) {
+  if (!(o->flags & RS_F_SUBREG) || !o->subreg) return f->vregs[o->reg].full;
+  const char *s = f->names.strs[o->subreg - 1];
+  int first = -1, last = -1;
+  rs_lanes half = 0;
+  for (const char *c = s; *c;) {
+    if (!strncmp(c, "sub", 3)) {
+      int k = atoi(c + 3);
+      if (first < 0) first = k;
+      last = k;
+    } else if (!strncmp(c, "lo16", 4)) half = 1;
+    else if (!strncmp(c, "hi16", 4)) half = 2;
+    const char *u = strchr(c, '_');
+    if (!u) break;
+    c = u + 1;
   }
-  return need != o->lanes;
+  if (first < 0) first = last = 0;
+  if (half) return (half << (2 * first)) & f->vregs[o->reg].full;
+  return rs_lanes_full((unsigned)(last - first + 1)) << (2 * first);
 }
 
+static void llvm_step_back(const rs_func *f, const rs_live *lv, const rs_inst *in, rs_word *live) {
+  for (uint32_t k = 0; k < in->nops; k++) {
+    const rs_operand *o = &f->ops[in->first_op + k];
+    if (o->kind != RS_OP_VREG || !(o->flags & RS_F_DEF) || lv->vslot[o->reg] == UINT32_MAX) continue;
+    rs_lanes d = (o->flags & RS_F_SUBREG) && !(o->flags & RS_F_UNDEF) ? subreg_index_lanes(f, o) : f->vregs[o->reg].full;
+    rs_bs_andnot_bits(live, lv->vslot[o->reg], d);
+  }
+  for (uint32_t k = 0; k < in->nops; k++) {
+    const rs_operand *o = &f->ops[in->first_op + k];
+    if (o->kind != RS_OP_VREG || (o->flags & (RS_F_DEF | RS_F_UNDEF)) || lv->vslot[o->reg] == UINT32_MAX) continue;
+    rs_bs_or_bits(live, lv->vslot[o->reg], subreg_index_lanes(f, o));
+  }
+}
+
+static rs_word *llvm_live_out(const rs_func *f, const rs_live *lv) {
+  size_t W = lv->words;
+  rs_word *out = rs_xcalloc((size_t)f->nblocks * W + 1, sizeof *out), *in = rs_xcalloc((size_t)f->nblocks * W + 1, sizeof *in);
+  rs_word *cur = rs_xcalloc(W + 1, sizeof *cur);
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (uint32_t bi = f->nblocks; bi-- > 0;) {
+      const rs_block *b = &f->blocks[bi];
+      rs_word *o = out + (size_t)bi * W;
+      for (uint32_t s = 0; s < b->nsuccs; s++)
+        for (size_t w = 0; w < W; w++) o[w] |= in[(size_t)b->succs[s] * W + w];
+      memcpy(cur, o, W * sizeof *cur);
+      for (uint32_t i = b->ninsts; i-- > 0;) llvm_step_back(f, lv, &f->insts[b->first_inst + i], cur);
+      rs_word *bin = in + (size_t)bi * W;
+      for (size_t w = 0; w < W; w++)
+        if (cur[w] != bin[w]) bin[w] = cur[w], changed = true;
+    }
+  }
+  free(in);
+  free(cur);
+  return out;
+}
+
+/* Reads of lanes no definition reaches, in LLVM's view (a read without sub-register index reads
+ * every lane): LLVM puts no kill on a partly undefined read. */
+static bool *llvm_undef_reads(const rs_func *f, const rs_live *lv) {
+  bool *u = rs_xcalloc(f->nops + 1, 1);
+  rs_word *cur = rs_xcalloc(lv->words + 1, sizeof *cur);
+  for (uint32_t bi = 0; bi < f->nblocks; bi++) {
+    const rs_block *b = &f->blocks[bi];
+    memcpy(cur, lv->defin + (size_t)bi * lv->words, sizeof *cur * lv->words);
+    for (uint32_t i = 0; i < b->ninsts; i++) {
+      const rs_inst *in = &f->insts[b->first_inst + i];
+      for (uint32_t k = 0; k < in->nops; k++) {
+        const rs_operand *o = &f->ops[in->first_op + k];
+        if (o->kind != RS_OP_VREG || (o->flags & (RS_F_DEF | RS_F_UNDEF)) || lv->vslot[o->reg] == UINT32_MAX) continue;
+        rs_lanes want = subreg_index_lanes(f, o);
+        unsigned nb = 2u * f->vregs[o->reg].width;
+        if (want & ~rs_bs_get_bits(cur, lv->vslot[o->reg], nb > 64 ? 64 : nb)) u[in->first_op + k] = true;
+      }
+      for (uint32_t k = 0; k < in->nops; k++) {
+        const rs_operand *o = &f->ops[in->first_op + k];
+        if (o->kind != RS_OP_VREG || !(o->flags & RS_F_DEF) || lv->vslot[o->reg] == UINT32_MAX) continue;
+        if ((o->flags & RS_F_SUBREG) && (o->flags & RS_F_UNDEF)) rs_bs_andnot_bits(cur, lv->vslot[o->reg], f->vregs[o->reg].full);
+        rs_bs_or_bits(cur, lv->vslot[o->reg], subreg_index_lanes(f, o));
+      }
+    }
+  }
+  free(cur);
+  return u;
+}
+
+/* Values of the answer per register unit. */
+static uint32_t **unit_owners(const rs_func *f, const rs_preg *assign) {
+  uint32_t **own = rs_xcalloc(f->tgt->nunits + 1, sizeof *own);
+  uint32_t *cnt = rs_xcalloc(f->tgt->nunits + 1, sizeof *cnt);
+  for (uint32_t v = 0; v < f->nvregs; v++)
+    for (unsigned u = 0; assign[v].lanes && u < f->vregs[v].width; u++)
+      if (assign[v].unit + u < f->tgt->nunits) cnt[assign[v].unit + u]++;
+  for (uint32_t u = 0; u < f->tgt->nunits; u++)
+    if (cnt[u]) {
+      own[u] = rs_xcalloc(cnt[u] + 1, sizeof **own);
+      own[u][0] = 0;
+    }
+  for (uint32_t v = 0; v < f->nvregs; v++)
+    for (unsigned u = 0; assign[v].lanes && u < f->vregs[v].width; u++) {
+      uint32_t x = assign[v].unit + u;
+      if (x < f->tgt->nunits) own[x][1 + own[x][0]++] = v;
+    }
+  free(cnt);
+  return own;
+}
+
+/* Would killing v's register end another value the answer keeps there, live after the read? (The
+ * verifier lets a value take lanes of a tuple that are dead at that point, e.g. the lanes of a
+ * copy source whose copy is dead; LLVM's own allocations do the same.) */
+static bool defined_by(const rs_func *f, const rs_inst *in, uint32_t w) {
+  for (uint32_t k = 0; k < in->nops; k++) {
+    const rs_operand *o = &f->ops[in->first_op + k];
+    if (o->kind == RS_OP_VREG && (o->flags & RS_F_DEF) && o->reg == w) return true;
+  }
+  return false;
+}
+
+static bool overlaps_live(const rs_func *f, const rs_live *lv, const rs_preg *assign, uint32_t **owners,
+                          const rs_operand *o, const rs_inst *in, const rs_word *live) {
+  uint32_t v = o->reg;
+  rs_preg named;
+  rs_err e;
+  if (op_preg(f, assign, o, &named, &e, 0)) return true;
+  for (unsigned u = 0; u < rs_lanes_units(named.lanes); u++) { /* the register the kill names */
+    uint32_t x = named.unit + u;
+    if (x >= f->tgt->nunits || !owners[x]) continue;
+    for (uint32_t i = 0; i < owners[x][0]; i++) {
+      uint32_t w = owners[x][1 + i];
+      if (w == v || lv->vslot[w] == UINT32_MAX || defined_by(f, in, w)) continue; /* a new value from here */
+      unsigned k = x - assign[w].unit;
+      if (rs_bs_get_bits(live, lv->vslot[w] + 2 * k, 2)) return true;
+    }
+  }
+  return false;
+}
+
+/* Kill flags as LiveIntervals::addKillFlags gives them: the first read of a value at the end of
+ * its live segment, i.e. no lane of it live after the instruction, or the instruction rewrites it
+ * whole, in LLVM's liveness view (llvm_step_back). No kill when the instruction writes only a
+ * sub-register (the next segment is adjacent), when a read lane has no reaching definition, when
+ * another value of the answer lives in part of the register past the read (overlaps_live), or
+ * when a physical register of the assigned register stays live past the read
+ * (`$x = COPY %5; FOO %5; BAR killed $x`). */
 static bool *kill_flags(const rs_func *f, const rs_live *lv, const rs_preg *assign) {
   bool *kill = rs_xcalloc(f->nops + 1, 1);
-  rs_word *live = rs_xcalloc(lv->words + 1, sizeof *live);
+  rs_word *live = rs_xcalloc(lv->words + 1, sizeof *live), *llv = rs_xcalloc(lv->words + 1, sizeof *llv);
+  rs_word *lout = llvm_live_out(f, lv);
+  uint32_t **owners = unit_owners(f, assign);
+  bool *lundef = llvm_undef_reads(f, lv);
   for (uint32_t bi = 0; bi < f->nblocks; bi++) {
     const rs_block *bk = &f->blocks[bi];
     memcpy(live, lv->out + (size_t)bi * lv->words, sizeof *live * lv->words);
+    memcpy(llv, lout + (size_t)bi * lv->words, sizeof *llv * lv->words);
     for (uint32_t ii = bk->ninsts; ii-- > 0;) {
       const rs_inst *in = &f->insts[bk->first_inst + ii];
       for (uint32_t k = 0; k < in->nops; k++) {
@@ -231,7 +350,7 @@ static bool *kill_flags(const rs_func *f, const rs_live *lv, const rs_preg *assi
             else full_def = true;
           } else if (!(q->flags & RS_F_UNDEF)) {
             if (j < k) first = false;
-            if (lv->uundef[in->first_op + j]) undef_read = true;
+            if (lv->uundef[in->first_op + j] || lundef[in->first_op + j]) undef_read = true;
           }
         }
         if (!first || lv->vslot[v] == UINT32_MAX) continue;
@@ -239,7 +358,11 @@ static bool *kill_flags(const rs_func *f, const rs_live *lv, const rs_preg *assi
         rs_lanes after = rs_bs_get_bits(live, lv->vslot[v], nb > 64 ? 64 : nb) & f->vregs[v].full;
         bool kl = full_def || (!part_def && !after);
         if (kl && undef_read) kl = false;
-        if (kl && needed_partly(f, lv, in, k, live)) kl = false;
+        /* LLVM's view decides (it reads a whole register where no sub-register is named) */
+        rs_lanes lafter = rs_bs_get_bits(llv, lv->vslot[v], nb > 64 ? 64 : nb) & f->vregs[v].full;
+        kl = full_def || (!part_def && !lafter);
+        if (kl && undef_read) kl = false;
+        if (kl && overlaps_live(f, lv, assign, owners, o, in, live)) kl = false;
         for (unsigned u = 0; kl && assign[v].lanes && u < f->vregs[v].width; u++) {
           rs_operand pr = {0};
           pr.kind = RS_OP_PREG;
@@ -251,9 +374,15 @@ static bool *kill_flags(const rs_func *f, const rs_live *lv, const rs_preg *assi
         kill[in->first_op + k] = kl;
       }
       rs_live_step_back(lv, in, live);
+      llvm_step_back(f, lv, in, llv);
     }
   }
   free(live);
+  free(llv);
+  free(lout);
+  free(lundef);
+  for (uint32_t u = 0; u < f->tgt->nunits; u++) free(owners[u]);
+  free(owners);
   return kill;
 }
 

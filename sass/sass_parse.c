@@ -142,6 +142,12 @@ static int reg_operand(P *p, const char *s, size_t k, unsigned width, const char
   char b[40];
   if (p->f->tgt->parse_preg(p->f->tgt, s, k, &r))
     return perr(p, p->line, "no such register '%s'", excerpt(s, k, b, sizeof b));
+  /* only nvdisasm's own spelling (no R07): the write-back prints registers that way */
+  char canon[24];
+  p->f->tgt->format_preg(p->f->tgt, (rs_preg){r.unit, 3}, canon, sizeof canon);
+  if (strlen(canon) != k || memcmp(canon, s, k))
+    return perr(p, p->line, "register '%s' is not spelt as nvdisasm spells it ('%s')", excerpt(s, k, b, sizeof b),
+                canon);
   *unit = r.unit;
   if (is_zero_reg(p->f->tgt, r.unit)) { /* RZ/URZ/PT/UPT: constant, one unit whatever the width */
     *lanes = rs_lanes_full(1);

@@ -241,6 +241,9 @@ static void test_bad_input(void) {
   x = edit(t, 15, "        /*0000*/                   MOV R1, R256 ;");
   bad(dir, "noreg.sass", x, "", 15);
   free(x);
+  x = edit(t, 15, "        /*0000*/                   MOV R01, c[0x0][0x28] ;"); /* found by fuzz_sass */
+  bad(dir, "spelling.sass", x, "not spelt as nvdisasm spells it", 15);
+  free(x);
   x = edit(t, 15, "        /*0000*/                   BRA `(.L_x_99) ;");
   bad(dir, "label.sass", x, "undefined label '.L_x_99'", 15);
   free(x);

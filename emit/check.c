@@ -113,7 +113,8 @@ int rs_emit_check_run(const char *run_path, const char *corpus_path, const char 
           snprintf(kp, sizeof kp, "%s/kernel.mir", work);
           snprintf(keep, sizeof keep, "%s/reject-%u.mir", dir, rejects++);
           if (rename(kp, keep)) keep[0] = 0;
-          snprintf(msg, sizeof msg, "our verifier: pass; llc: %s%s%s", rs_emit_llc_summary(r.llc_diag, sum, sizeof sum),
+          /* the kept path may be cut to fit the row; the directory and the message say where */
+          snprintf(msg, sizeof msg, "our verifier: pass; llc: %s%s%.300s", rs_emit_llc_summary(r.llc_diag, sum, sizeof sum),
                    keep[0] ? "; MIR kept in " : "", keep);
           stats[m].llc_rejected++;
         } else {

@@ -138,7 +138,7 @@ int main(int argc, char **argv) {
   CHECKF(nl >= 20, "only %d listings in %s", nl, dir);
   unsigned long tot_rows = 0, tot_equal = 0, tot_ours = 0, tot_plr = 0;
   for (int i = 0; i < nl; i++) {
-    char path[600], base[600];
+    char path[700], base[600];
     snprintf(base, sizeof base, "%s", list[i]);
     base[strlen(base) - 5] = 0;
     rs_err e = {{0}};

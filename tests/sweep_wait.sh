@@ -6,7 +6,7 @@
 #   rank_pids DIR        the processes of the sweep writing DIR, every MPI rank (not mpirun)
 #   rank_pid DIR R       the process of MPI rank R
 #   shards_done DIR      finished shard files in DIR/shards
-#   freeze_at DIR N JOB  runs the sweep in short steps (SIGCONT its ranks, 0.1 s, SIGSTOP them)
+#   freeze_at DIR N JOB  runs the sweep in short steps (SIGCONT its ranks, 20 ms, SIGSTOP them)
 #                        until DIR holds N finished shards: returns 0 with every rank stopped, 1 if
 #                        the job JOB (a pid, or slurm:JOBID) ended first. Between two looks the sweep advances one step at
 #                        most, so it can run past N unseen only by what one step allows.
@@ -44,7 +44,7 @@ freeze_at() {
       [ "$(shards_done "$dir")" -ge "$n" ] && return 0
       kill -CONT $pids 2> /dev/null
     fi
-    sleep 0.1
+    sleep 0.02 # a step: a few shards at most, even on a fast idle machine
   done
   return 1
 }

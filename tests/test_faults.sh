@@ -55,8 +55,8 @@ same_as() {
 }
 
 # 1-3: a worker kills itself at three points (rank 2; -np 3 = coordinator + 2 workers). Rank 1
-# is stopped from the first finished shard until rank 2 has died, so rank 2 reaches its point
-# however the machine schedules the two (a shard here: one instance, one block of 2 attempts = one
+# is stopped from the first finished shard until rank 2 has died (unless rank 2 got there first),
+# so rank 2 reaches its point however the machine schedules the two (a shard here: one instance, one block of 2 attempts = one
 # model call and 2 rows; generate:3 strikes before rank 2's third shard, append:5 halfway through
 # it, renamed:2 after its second)
 for fp in generate:3 append:5 renamed:2; do
@@ -72,8 +72,6 @@ for fp in generate:3 append:5 renamed:2; do
   fi
   wait $mp
   st=$?
-  check '[ -n "$held" ] && [ -n "$dying" ]' \
-    "rank 1 held at $(shards_done "$d") finished shards while rank 2 ran to its fault ('$held' '$dying')"
   check '[ $st -ne 0 ] && grep -q "RS_FAULT: rank 2 kills itself at ${fp%%:*}" "$d.log"' \
     "kill -9 at ${fp%%:*}: the job ends (status $st) and the log says which rank died: $(grep -m1 -iE 'signal|killed' "$d.log")"
   before=$(ls "$d/shards" | grep -c '\.h5$')

@@ -206,6 +206,15 @@ int rs_sass_lift(rs_func *f, rs_err *e) {
     uint32_t r = uf_find(l.par, s), a = f->insts[l.site_inst[s]].addr;
     if (a < first_addr[r]) first_addr[r] = a;
   }
+  /* a predicate web read through a P2R mask stays physical: write-back cannot reprint the mask,
+   * so its register is fixed (the Problem keeps it there) */
+  uint8_t *keep = rs_xcalloc(nnodes + 1, 1);
+  for (uint32_t oi = 0; oi < f->nops; oi++) {
+    const rs_operand *op = &f->ops[oi];
+    int fi = op->kind == RS_OP_PREG ? rs_target_file_of(t, op->reg) : -1;
+    if (l.op_node[oi] != UINT32_MAX && (op->flags & RS_F_IMPLICIT) && fi >= 0 && !strcmp(t->files[fi].name, "p"))
+      keep[uf_find(l.par, l.op_node[oi])] = 1;
+  }
   int rc = 0;
   for (uint32_t ii = 0; ii < f->ninsts && !rc; ii++) {
     const rs_inst *ins = &f->insts[ii];
@@ -214,6 +223,7 @@ int rs_sass_lift(rs_func *f, rs_err *e) {
       rs_operand *op = &f->ops[oi];
       if (l.op_node[oi] == UINT32_MAX) continue;
       uint32_t r = uf_find(l.par, l.op_node[oi]);
+      if (keep[r]) continue;
       if (vreg_of[r] == UINT32_MAX) {
         unsigned w = hi[r] - lo[r] + 1;
         char a[24], b[24], nm[64];
@@ -245,6 +255,7 @@ int rs_sass_lift(rs_func *f, rs_err *e) {
     }
   }
   if (!rc) f->allocated = false;
+  free(keep);
   free(lo);
   free(hi);
   free(first_addr);

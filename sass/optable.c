@@ -56,6 +56,10 @@ const rs_sass_op rs_sass_optable[] = {
     {"UBREV", "", "d1 s1", 0},
     {"SGXT", "U32 W", "d1 s1 s1", 0},
     {"BMSK", "W", "d1 s1 s1", 0},
+    /* P2R Rd, PR, Rb, mask: role p is the predicate file PR; it reads the P0..P6 whose bits are
+     * set in the immediate mask, the last operand (the parser adds those reads). R2P, which
+     * writes the masked predicates, is not in ptxas 13 output of the corpus: left out. */
+    {"P2R", "", "d1 p s1 s1", 0},
     {"USGXT", "U32 W", "d1 s1 s1", 0},
     {"UBMSK", "W", "d1 s1 s1", 0},
 
@@ -75,6 +79,7 @@ const rs_sass_op rs_sass_optable[] = {
     {"UIMAD.WIDE", "U32 S32", "d2 s1 s1 s2", 0},
     {"LEA", "", "d1 s1 s1 s1|d1 d1 s1 s1 s1", 0},
     {"LEA.HI", "SX32", "d1 s1 s1 s1 s1|d1 d1 s1 s1 s1 s1", 0},
+    {"LEA.HI.SX32", "", "d1 s1 s1 s1", 0}, /* LEA.HI.SX32 R7, R7, R0, 0x1b: no high-word source */
     {"LEA.HI.X", "SX32", "d1 s1 s1 s1 s1|d1 s1 s1 s1 s1 s1", 0},
     {"LEA.X", "", "d1 s1 s1 s1 s1", 0},
     {"ULEA", "", "d1 s1 s1 s1|d1 d1 s1 s1 s1", 0},
@@ -188,9 +193,16 @@ const rs_sass_op rs_sass_optable[] = {
     {"NANOSLEEP", "", "s1", 0},
     {"WARPSYNC", "", "s1", 0},
     {"WARPSYNC.ALL", "", "", 0},
+    /* WARPSYNC.COLLECTIVE R16, `(.L_x_2): the collective fallback of BRA.DIV code; the label
+     * follows its ENDCOLLECTIVE. Modelled as a local call: taken or falls through. */
+    {"WARPSYNC.COLLECTIVE", "", "s1 l", C},
+    {"ENDCOLLECTIVE", "", "", 0},
 
     /* ---- control flow; convergence barriers B0-B15 ---- */
-    {"BRA", "U DIV CONV", "l|s1 l", B},
+    {"BRA", "U CONV", "l|s1 l", B},
+    /* BRA.DIV UR5, `(.L_x_1): to the collective fallback only when the warp has diverged, so
+     * it falls through even unguarded (as a local call does) */
+    {"BRA.DIV", "U", "s1 l", C},
     {"BRX", "", "s1 l|s1", I},
     {"JMX", "", "s1 l|s1", I},
     {"EXIT", "", "", X | S},

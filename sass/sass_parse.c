@@ -282,6 +282,12 @@ static int operand(P *p, size_t off, size_t len, role r, uint16_t dflags, const 
     push_op(p, RS_OP_BLOCK, 0, 0, 0, i + 2, end - i - 3);
     return 0;
   }
+  if (r.role == 'p') { /* the predicate file PR: its reads come from the mask (pr_mask_reads) */
+    if (end - i != 2 || s[i] != 'P' || s[i + 1] != 'R')
+      return perr(p, p->line, "expected PR in %.*s, found '%s'", (int)mnl, mn, excerpt(s + i, end - i, b, sizeof b));
+    push_op(p, RS_OP_OTHER, 0, 0, 0, i, end - i);
+    return 0;
+  }
   if (r.role == 'm') {
     if (end - i > 5 && starts(s + i, end - i, "desc[")) {
       size_t c = close_bracket(s, i + 5, end);
@@ -412,6 +418,30 @@ static int parse_roles(const char *v, role *out, uint32_t *n) {
   return 0;
 }
 
+/* P2R Rd, PR, Rb, mask: PR stands for the predicates whose bits the immediate mask (the last
+ * operand, s[off..off+len)) sets; each is read (implicitly), so its live range reaches here. */
+static int pr_mask_reads(P *p, size_t off, size_t len, const char *mn, size_t mnl) {
+  const char *s = p->s;
+  char b[80];
+  unsigned long mask = 0;
+  bool ok = len > 2 && len <= 10 && s[off] == '0' && s[off + 1] == 'x';
+  for (size_t j = off + 2; ok && j < off + len; j++) {
+    ok = is_hex(s[j]);
+    if (ok) mask = mask * 16 + (unsigned long)(is_digit(s[j]) ? s[j] - '0' : (s[j] | 0x20) - 'a' + 10);
+  }
+  if (!ok) return perr(p, p->line, "%.*s needs an immediate predicate mask, found '%s'", (int)mnl, mn, excerpt(s + off, len, b, sizeof b));
+  if (mask & ~0x7fUL)
+    return perr(p, p->line, "%.*s mask 0x%lx names predicates beyond P6", (int)mnl, mn, mask);
+  for (int k = 0; k < 7; k++) {
+    if (!(mask >> k & 1)) continue;
+    char nm[4] = {'P', (char)('0' + k), 0, 0};
+    rs_preg g;
+    if (p->f->tgt->parse_preg(p->f->tgt, nm, 2, &g)) return perr(p, p->line, "no such predicate %s", nm);
+    push_op(p, RS_OP_PREG, RS_F_IMPLICIT, g.unit, g.lanes, 0, 0);
+  }
+  return 0;
+}
+
 /* Descriptor from the decoded table (sass.h): UR unit, or -1. */
 static int table_desc(P *p, uint32_t addr) {
   if (!p->o) return -1;
@@ -518,6 +548,8 @@ static int parse_inst(P *p, size_t off, size_t end) {
   int desc = -1;
   for (uint32_t k = 0; k < nops; k++)
     if (operand(p, so[k], sl[k], roles[k], dflags, mn, mnl, mem64, &desc, target_label)) return -1;
+  for (uint32_t k = 0; k < nops; k++)
+    if (roles[k].role == 'p' && pr_mask_reads(p, so[nops - 1], sl[nops - 1], mn, mnl)) return -1;
   if ((row->flags & RS_SOP_DESC) && p->sm >= 80) {
     int td = table_desc(p, addr);
     if (desc < 0 && td < 0)

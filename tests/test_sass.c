@@ -363,6 +363,49 @@ static void test_inspect_live(void) {
          "%.300s", out);
 }
 
+/* Opcode forms of real corpus listings (tests/fixtures/sass/front/ops): each parses, the form's
+ * operands mean what the table says, pinned is identical and --free validates. */
+static void test_ops(void) {
+  static const char *const names[] = {"conv2d_kw3_opt2.sm_75", "gemv_rows240_rpt8_alpha0.sm_75",
+                                      "scan_threads256_items4.sm_90"};
+  static const char *const opc[] = {"P2R", "LEA.HI.SX32", "WARPSYNC.COLLECTIVE"};
+  for (int i = 0; i < 3; i++) {
+    char path[256], cmd[800], out[8192];
+    snprintf(path, sizeof path, "%s/ops/%s.sass", DIR, names[i]);
+    rs_err e = {{0}};
+    rs_module *m = rs_module_load(path, NULL, &e);
+    CHECKF(m && m->nfuncs == 1, "%s: %s", path, e.msg);
+    if (!m) continue;
+    const rs_func *f = m->funcs[0];
+    const rs_inst *in = find_op(f, opc[i]);
+    CHECKF(in != NULL, "%s: no %s", path, opc[i]);
+    if (in && i == 0) { /* P2R R22, PR, RZ, 0x40: writes R22, reads P6 (mask bit 6), fixed there */
+      uint32_t p6 = 0, defs = 0;
+      for (uint32_t o = 0; o < in->nops; o++) {
+        const rs_operand *op = &f->ops[in->first_op + o];
+        char nm[24] = "";
+        if (op->kind == RS_OP_PREG) f->tgt->format_preg(f->tgt, (rs_preg){op->reg, 3}, nm, sizeof nm);
+        p6 += !strcmp(nm, "P6") && (op->flags & RS_F_IMPLICIT) && !(op->flags & RS_F_DEF);
+        defs += (op->flags & RS_F_DEF) != 0;
+      }
+      CHECKF(p6 == 1 && defs == 1, "P2R: %u reads of P6, %u defs", p6, defs);
+    }
+    if (in && i == 1) CHECKF(in->nops == 4 && (f->ops[in->first_op].flags & RS_F_DEF), "LEA.HI.SX32: %u operands", in->nops);
+    if (in && i == 2) { /* taken to its label, or falls through to the collective SHFL */
+      uint32_t bi = 0;
+      while (bi + 1 < f->nblocks && f->blocks[bi + 1].first_inst <= (uint32_t)(in - f->insts)) bi++;
+      const rs_block *b = &f->blocks[bi];
+      CHECKF(b->first_inst + b->ninsts - 1 == (uint32_t)(in - f->insts) && b->nsuccs == 2, "WARPSYNC.COLLECTIVE: %u successors",
+             b->nsuccs);
+    }
+    snprintf(cmd, sizeof cmd, "%s regalloc %s --pinned 2>&1", rs_check_cli, path);
+    CHECKF(rs_check_run(cmd, out, sizeof out) == 0 && strstr(out, "identical"), "%s pinned: %s", names[i], out);
+    snprintf(cmd, sizeof cmd, "%s regalloc %s --free -q 2>&1", rs_check_cli, path);
+    CHECKF(rs_check_run(cmd, out, sizeof out) == 0, "%s free: %s", names[i], out);
+    rs_module_free(m);
+  }
+}
+
 int main(int argc, char **argv) {
   rs_check_init(argc, argv);
   test_table();
@@ -371,6 +414,7 @@ int main(int argc, char **argv) {
   test_desc();
   test_bad_input();
   test_pinned();
+  test_ops();
   test_free();
   test_inspect_live();
   return rs_check_done("test_sass");

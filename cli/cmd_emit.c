@@ -98,7 +98,7 @@ int rs_cmd_emit(int argc, char **argv) {
     rs_loaded_free(&l);
     return 2;
   }
-  o.llc.opt = opt >= 0 ? opt : rs_emit_variant_opt(l.row.variant);
+  o.llc.opt = opt >= 0 ? opt : rs_emit_variant_opt(l.row.variant, l.row.params);
   rs_emit_result r;
   int rc = rs_emit_answer(&l, text, len, out, (enum rs_emit_kind)kind, &o, &r, &e);
   const rs_check_result *v = &r.verdict;

@@ -94,7 +94,7 @@ int rs_emit_check_run(const char *run_path, const char *corpus_path, const char 
         rs_emit_opts o;
         memset(&o, 0, sizeof o);
         rs_llc_opts_default(&o.llc);
-        o.llc.opt = rs_emit_variant_opt(l.row.variant);
+        o.llc.opt = rs_emit_variant_opt(l.row.variant, l.row.params);
         o.keep_dir = work;
         int st = rs_emit_answer(&l, a.candidate, strlen(a.candidate), out, RS_EMIT_ASM, &o, &r, &le);
         stats[m].checked++;

@@ -18,10 +18,18 @@ int rs_emit_kind_of(const char *path) {
   return -1;
 }
 
-int rs_emit_variant_opt(const char *variant) {
-  const char *p = variant ? strstr(variant, "opt") : NULL;
-  while (p && !(p == variant || p[-1] == '_')) p = strstr(p + 1, "opt");
-  if (p && p[3] >= '0' && p[3] <= '3' && (p[4] == '_' || !p[4])) return p[3] - '0';
+int rs_emit_variant_opt(const char *variant, const char *params) {
+  /* variant names lower-case every axis: an `optN` token may be a kernel's own OPT macro (conv2d),
+   * which the grid point's -D macros show; only the other one is the -O level */
+  for (const char *p = variant ? strstr(variant, "opt") : NULL; p; p = strstr(p + 1, "opt")) {
+    if (!(p == variant || p[-1] == '_')) continue;
+    if (!(p[3] >= '0' && p[3] <= '3' && (p[4] == '_' || !p[4]))) continue;
+    char mac[16];
+    snprintf(mac, sizeof mac, "-DOPT=%c", p[3]);
+    const char *m = params ? strstr(params, mac) : NULL;
+    if (m && (m[7] == ' ' || !m[7])) continue;
+    return p[3] - '0';
+  }
   return 2;
 }
 

@@ -111,8 +111,9 @@ int rs_emit_answer(const rs_loaded *l, const char *answer, size_t len, const cha
 void rs_emit_result_free(rs_emit_result *r);
 /* Kind from the output file name (.s, .hsaco/.co, .mir); -1 if none. */
 int rs_emit_kind_of(const char *path);
-/* The llc -O level of a corpus variant ("opt3_..." -> 3; default 2). */
-int rs_emit_variant_opt(const char *variant);
+/* The llc -O level of a corpus variant ("opt3_..." -> 3; default 2); params: its -D macros, so a
+ * kernel macro named OPT is not taken for the level. */
+int rs_emit_variant_opt(const char *variant, const char *params);
 
 /* ---- check.c: --emit-check over a finished run ---- */
 typedef struct {

@@ -31,7 +31,7 @@ start() { # NAME [stand-in options]: start one, print its port
 pa=$(start a)
 pb=$(start b)
 pl=$(start l --schema llamacpp)
-args=(--corpus "$PWD/data/corpus-mini.h5" --filter 'family=wmma,target=sm_90' --split test --block 2 --progress-every 5)
+args=(--corpus "$PWD/data/corpus-mini.h5" --filter 'family=sgemm|reduce|fa,target=sm_90,form=ptx' --split test --block 2 --progress-every 5)
 spec() { echo "openai:http://127.0.0.1:$1/v1?model=standin&temperature=0.8${2:-}"; }
 same_as() { "$bin" attempts "$2" > "$2.tsv" 2>&1; cmp -s "$1" "$2.tsv" || { diff "$1" "$2.tsv" | head -3; return 1; }; }
 

@@ -11,13 +11,13 @@ export RS_TEST_KEY="sk-test-$(date +%s%N)-do-not-log"
 fail=0
 "$bin" sweep --corpus data/corpus-mini.h5 \
   --model 'openai:http://127.0.0.1:9/v1?model=m&key_env=RS_TEST_KEY&retries=1&backoff=0.01&timeout=2' \
-  --filter 'family=wmma,target=sm_90' --samples 2 --max-infra 0 --out "$tmp/run" > "$tmp/log" 2>&1
+  --filter 'family=wmma|sgemm|reduce,target=sm_90,form=ptx' --samples 2 --max-infra 0 --out "$tmp/run" > "$tmp/log" 2>&1
 st=$?
 [ $st -eq 0 ] || { echo "FAIL: sweep status $st"; tail -5 "$tmp/log"; fail=$((fail + 1)); }
 # by default the sweep stops after 20 unanswered attempts in a row: that message is checked too
 "$bin" sweep --corpus data/corpus-mini.h5 \
   --model 'openai:http://127.0.0.1:9/v1?model=m&key_env=RS_TEST_KEY&retries=1&backoff=0.01&timeout=2' \
-  --filter 'family=wmma,target=sm_90' --samples 2 --out "$tmp/run2" > "$tmp/log2" 2>&1
+  --filter 'family=wmma|sgemm|reduce,target=sm_90,form=ptx' --samples 2 --out "$tmp/run2" > "$tmp/log2" 2>&1
 st=$?
 [ $st -eq 1 ] && grep -q "127.0.0.1:9.*got no answer" "$tmp/log2" || { echo "FAIL: stop after 20: status $st"; tail -3 "$tmp/log2"; fail=$((fail + 1)); }
 "$bin" attempts "$tmp/run" --texts > "$tmp/attempts.tsv"

@@ -153,7 +153,7 @@ check '[ $? -eq 2 ]' "a partition with a space is refused"
 echo ok > "$tmp/www/health"
 port=$(free_port)
 arr="$tmp/array it's"
-sel=(--corpus data/corpus-mini.h5 --filter 'family=wmma,target=sm_90' --split test --samples 4 --gpus-per-node 0)
+sel=(--corpus data/corpus-mini.h5 --filter 'family=sgemm|reduce|fa,target=sm_90,form=ptx' --split test --samples 4 --gpus-per-node 0)
 small=(--filter 'family=sgemm|wmma' --split test)
 if [ "${RS_TEST_QUICK:-0}" = 1 ]; then # sanitizer build: 7 small GEMMs per run
   sel=(--corpus data/corpus-mini.h5 --filter 'family=sgemm,target=gfx90a,form=postsplit' --split test --samples 4

@@ -14,7 +14,7 @@ trap 'rm -rf "$tmp"' EXIT
 vg=(valgrind --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=9 --suppressions=tests/valgrind/regsweep.supp)
 fail=0
 "${vg[@]}" "$bin" sweep --corpus data/corpus-mini.h5 --model 'builtin:sampled?temp=0.5' \
-  --filter 'family=wmma,target=sm_90' --samples 2 --out "$tmp/run" > "$tmp/sweep.log" 2>&1
+  --filter 'family=wmma,target=sm_90,form=ptx' --samples 2 --out "$tmp/run" > "$tmp/sweep.log" 2>&1
 st=$?
 grep -E "ERROR SUMMARY|definitely lost" "$tmp/sweep.log" | tail -2
 if [ $st -ne 0 ] || ! grep -q "ERROR SUMMARY: 0 errors" "$tmp/sweep.log"; then

@@ -198,16 +198,16 @@ static void scrub(char *s, const char *key) {
   for (char *p = strstr(s, key); p; p = strstr(p + kl, key)) memset(p, '*', kl);
 }
 
-static struct curl_slist *headers(const oa_state *s) {
+struct curl_slist *rs_oa_headers(const char *key_env) {
   struct curl_slist *hdr = curl_slist_append(NULL, "Content-Type: application/json");
   hdr = curl_slist_append(hdr, "Expect:"); /* no 100-continue round trip for large prompts */
-  const char *key = getenv(s->key_env);
+  const char *key = getenv(key_env);
   if (key && key[0]) {
     size_t hl = strlen(key) + 32;
     char *h = rs_xmalloc(hl);
     snprintf(h, hl, "Authorization: Bearer %s", key);
     hdr = curl_slist_append(hdr, h);
-    memset(h, 0, hl);
+    memset(h, 0, hl); /* the key is kept nowhere */
     free(h);
   }
   return hdr;
@@ -227,7 +227,7 @@ static int start_job(oa_state *s, oa_job *j, double now) {
   CURL *h = curl_easy_init();
   if (!h) return -1;
   j->h = h;
-  j->hdr = headers(s);
+  j->hdr = rs_oa_headers(s->key_env);
   j->len = 0;
   j->too_big = false;
   j->errbuf[0] = 0;

@@ -101,6 +101,9 @@ void rs_oa_model_describe(const rs_model *m, char *out, size_t n);
  * redoing it on --resume is futile (the prompt does not fit the context)? */
 bool rs_oa_deterministic_error(const char *msg);
 /* A short printable excerpt of a server's error body: error.message, message, detail, or the body. */
+/* Request headers (JSON, the API key read from the environment now, never kept); free with
+ * curl_slist_free_all. In openai.c. */
+struct curl_slist *rs_oa_headers(const char *key_env);
 void rs_oa_server_message(const char *body, size_t len, char *out, size_t n);
 
 #endif

@@ -42,16 +42,7 @@ static long http(const rs_oa_link *l, const char *url, const char *body, double 
     return -1;
   }
   char err[CURL_ERROR_SIZE] = "";
-  struct curl_slist *hdr = curl_slist_append(NULL, "Content-Type: application/json");
-  const char *key = getenv(l->key_env);
-  if (key && key[0]) {
-    size_t hl = strlen(key) + 32;
-    char *a = rs_xmalloc(hl);
-    snprintf(a, hl, "Authorization: Bearer %s", key);
-    hdr = curl_slist_append(hdr, a);
-    memset(a, 0, hl);
-    free(a);
-  }
+  struct curl_slist *hdr = rs_oa_headers(l->key_env);
   out->max = (size_t)1 << 20;
   curl_easy_setopt(h, CURLOPT_URL, url);
   if (body) {
@@ -73,6 +64,7 @@ static long http(const rs_oa_link *l, const char *url, const char *body, double 
   curl_slist_free_all(hdr);
   curl_easy_cleanup(h);
   /* a server may echo the key: never keep it */
+  const char *key = getenv(l->key_env);
   if (key && strlen(key) >= 4 && out->s)
     for (char *p = strstr(out->s, key); p; p = strstr(p + strlen(key), key)) memset(p, '*', strlen(key));
   return code;

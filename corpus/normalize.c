@@ -750,7 +750,12 @@ static void put_inst(ctx *c, sb *b, uint32_t i) {
     const rs_operand *g = &f->ops[first + n - 1];
     sb_put(b, "@", 1);
     if (g->text_off > 0 && f->src[g->text_off - 1] == '!') sb_put(b, "!", 1);
-    put_vreg(c, b, g, false);
+    if (g->kind == RS_OP_VREG) put_vreg(c, b, g, false);
+    else { /* a fixed guard (SASS: a predicate a P2R mask reads stays physical) */
+      char buf[64];
+      sb_put(b, "$", 1);
+      sb_str(b, f->tgt->format_preg(f->tgt, (rs_preg){g->reg, g->lanes}, buf, sizeof buf));
+    }
     sb_put(b, " ", 1);
     n--;
   }

@@ -33,10 +33,10 @@ trap cleanup EXIT
 fail=0
 check() { if eval "$1"; then echo "ok: $2"; else echo "FAIL: $2"; fail=$((fail + 1)); fi; }
 source "$(dirname "$0")/sweep_wait.sh"
-# the test split: 18 GEMMs of gfx90a and sm_90 (36 shards)
-filter='family=sgemm|wmma,target=gfx90a|sm_90,form=postsplit|ptx' split=test disk=128k
+# the train split of the small GEMMs and reductions of gfx90a and sm_90 (about 20 instances, 40 shards)
+filter='family=sgemm|reduce,target=gfx90a|sm_90,form=postsplit|ptx' split=train disk=128k
 if [ "${RS_TEST_QUICK:-0}" = 1 ]; then # sanitizer build: the same faults on 7 small GEMMs (14 shards)
-  filter='family=sgemm,target=gfx90a,form=postsplit' split=test disk=64k
+  filter='family=sgemm,target=gfx90a,form=postsplit' split=all disk=64k
 fi
 args=(--corpus "$PWD/data/corpus-mini.h5" --filter "$filter" --split "$split" --samples 4 --block 2 --progress-every 5)
 sampled=(--model 'builtin:sampled?temp=0.8')

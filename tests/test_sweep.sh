@@ -23,7 +23,7 @@ split=test
 nps="2 4"
 if [ "${RS_TEST_QUICK:-0}" = 1 ]; then # sanitizer build: same checks on 7 small GEMMs (14 shards)
   filter='family=sgemm,target=gfx90a,form=postsplit'
-  split=test
+  split=all
   nps="2"
 fi
 args=(--corpus data/corpus-mini.h5 --model 'builtin:sampled?temp=0.8' --filter "$filter"

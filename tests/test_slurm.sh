@@ -156,9 +156,9 @@ arr="$tmp/array it's"
 sel=(--corpus data/corpus-mini.h5 --filter 'family=sgemm|reduce|fa,target=sm_90,form=ptx' --split test --samples 4 --gpus-per-node 0)
 small=(--filter 'family=sgemm|wmma' --split test)
 if [ "${RS_TEST_QUICK:-0}" = 1 ]; then # sanitizer build: 7 small GEMMs per run
-  sel=(--corpus data/corpus-mini.h5 --filter 'family=sgemm,target=gfx90a,form=postsplit' --split test --samples 4
+  sel=(--corpus data/corpus-mini.h5 --filter 'family=sgemm,target=gfx90a,form=postsplit' --split all --samples 4
        --gpus-per-node 0)
-  small=(--filter 'family=sgemm,target=gfx90a,form=postsplit' --split test)
+  small=(--filter 'family=sgemm,target=gfx90a,form=postsplit' --split all)
 fi
 "$bin" slurm submit "${sel[@]}" --model 'builtin:sampled?temp=0.3' --model 'builtin:sampled?temp=0.9' \
   --out "$arr" --array-over models --port "$port" \

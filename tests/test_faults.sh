@@ -135,7 +135,10 @@ start_standin() { # [PORT]
   port=$(cat "$tmp/sd.port")
 }
 start_standin
-model=(--model "openai:http://127.0.0.1:$port/v1?model=standin&timeout=1&retries=1&backoff=0.05&inflight=4")
+# the client timeout scales with the build (a loaded sanitizer build answers slower); "slow"
+# makes the stand-in three times slower than it
+to=$(time_scale 2)
+model=(--model "openai:http://127.0.0.1:$port/v1?model=standin&timeout=$to&retries=1&backoff=0.05&inflight=4")
 oargs=("${args[@]}" "${model[@]}" --max-infra 4)
 "$bin" sweep "${oargs[@]}" --out "$tmp/oref" > "$tmp/oref.log" 2>&1
 check '[ $? -eq 0 ]' "reference run through the stand-in: $(tail -1 "$tmp/oref.log")"
@@ -154,7 +157,7 @@ for fault in kill hang slow; do
   case $fault in
     kill) kill -9 "$sd_pid"; wait "$sd_pid" 2>/dev/null; sd_pid="" ;;
     hang) kill -STOP "$sd_pid" ;; # connections are accepted by the kernel, never answered
-    slow) echo 3000 > "$tmp/sd.delay" ;;
+    slow) echo $((to * 3000)) > "$tmp/sd.delay" ;;
   esac
   thaw "$d"
   wait $mp

@@ -436,6 +436,16 @@ uint32_t rs_problem_violations(const rs_problem *p, const uint32_t *base) {
   return bad;
 }
 
+bool rs_problem_infeasible(const rs_problem *p) {
+  const rs_target *t = p->tgt;
+  uint32_t cap = 0;
+  for (uint32_t k = 0; k < t->nfiles && k < RS_MAX_FILES; k++) {
+    if (t->files[k].pressure && p->maxp[k] > p->budget[k]) return true;
+    if (p->flex_files >> k & 1) cap += p->budget[k];
+  }
+  return p->flex_files && p->maxp_flex > cap;
+}
+
 enum rs_member rs_problem_member(const rs_problem *p, int cls, rs_preg r) {
   enum rs_member m = rs_target_member(p->tgt, cls, r);
   if (m != RS_MEMBER_OK) return m;

@@ -72,6 +72,9 @@ typedef struct rs_problem {
 /* Build from a parsed function (liveness is computed inside). */
 rs_problem *rs_problem_build(const rs_func *f, rs_err *e);
 void rs_problem_free(rs_problem *p);
+/* Does the pressure alone exceed a budget (the function's, or the union of the files multi-file
+ * classes span)? No allocation without spills exists then. */
+bool rs_problem_infeasible(const rs_problem *p);
 /* rs_target_member, then the function's budget (RS_MEMBER_FNBUDGET past p->budget). */
 enum rs_member rs_problem_member(const rs_problem *p, int cls, rs_preg r);
 /* "launch bounds: 1024 work-items, at least 4 waves per SIMD" (what lowered the budget). */

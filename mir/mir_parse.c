@@ -504,11 +504,11 @@ static void read_launch(P *p, rs_func *f) {
     g += 2;
     uint32_t grp;
     if (parse_u32(&g, eol, &grp)) return;
-    char key[32];
-    snprintf(key, sizeof key, "\nattributes #%u = {", grp);
+    char key[32]; /* the module is a YAML block scalar: its lines are indented */
+    snprintf(key, sizeof key, "attributes #%u = {", grp);
     const char *a = strstr(text, key);
+    while (a && a < ir_end && a[-1] != ' ' && a[-1] != '\n') a = strstr(a + 1, key);
     if (!a || a > ir_end) return;
-    a++;
     const char *ae = memchr(a, '\n', (size_t)(ir_end - a));
     if (!ae) ae = ir_end;
     attr_pair(a, ae, "\"amdgpu-flat-work-group-size\"=\"", &f->launch.wg_min, &f->launch.wg_max);

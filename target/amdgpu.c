@@ -142,8 +142,9 @@ unsigned rs_amd_occupancy(const rs_amd_occ *o, const rs_target *t, const unsigne
  * W, granule), at most the addressable 512 (gfx90a, gfx940) or 256. SIRegisterInfo::
  * getReservedRegs reserves the rest: gfx908 N VGPRs and N AGPRs; gfx90a/gfx940 N/2 each when
  * the function uses AGPRs, else N VGPRs (at most 256) and the remainder N - 256 as AGPRs. SGPRs
- * (GFX9 only): alignDown(800 / W - 16 trap-handler SGPRs, 16) at most 102, less 6 (VCC,
- * FLAT_SCRATCH, XNACK_MASK); llc-14 subtracts after the cap, llc-16 before it. */
+ * (GFX9 only; they bind only from 7 waves on): alignDown(800 / W - 16 trap-handler SGPRs, 16)
+ * less VCC, FLAT_SCRATCH and XNACK_MASK (6; LLVM subtracts 4 when the kernel has no flat
+ * scratch, so this may refuse 2 SGPRs LLVM allows), at most the file's 102. */
 void rs_amd_fn_budget(const rs_amd_occ *o, const rs_target *t, const rs_launch *l, uint32_t *budget,
                       unsigned *waves) {
   unsigned wg_max = l->wg_max;
@@ -168,11 +169,10 @@ void rs_amd_fn_budget(const rs_amd_occ *o, const rs_target *t, const rs_launch *
   }
   if (budget[RS_AMD_F_VGPR] > v) budget[RS_AMD_F_VGPR] = v;
   if (t->nfiles > RS_AMD_F_AGPR && budget[RS_AMD_F_AGPR] > a) budget[RS_AMD_F_AGPR] = a;
-  if (o->sgpr_llvm) {
-    unsigned s = 800 / w, cap = RS_AMD_NSGPR - 4; /* 102 addressable on GFX9 */
+  if (o->sgpr_limits) {
+    unsigned s = 800 / w;
     s = (s > 16 ? s - 16 : 0) / 16 * 16;
-    if (o->sgpr_llvm == 14) s = (s < cap ? s : cap) - 6;
-    else s = s - 6 < cap ? s - 6 : cap;
+    s = s > 6 ? s - 6 : 0;
     if (budget[RS_AMD_F_SGPR] > s) budget[RS_AMD_F_SGPR] = s;
   }
 }

@@ -111,7 +111,6 @@ typedef struct {
    * register budget"): */
   unsigned wave;         /* lanes per wave: 64, or 32 (gfx10+ default) */
   enum { RS_AMD_AGPR_NONE, RS_AMD_AGPR_SEPARATE, RS_AMD_AGPR_SPLIT } agprs;
-  unsigned sgpr_llvm;    /* GFX9 SGPR rule of llc-14 (14) or llc-16 (16); 0: GFX10+, no limit */
 } rs_amd_occ;
 
 unsigned rs_amd_occupancy(const rs_amd_occ *o, const rs_target *t, const unsigned *used);

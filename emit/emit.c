@@ -185,7 +185,17 @@ int rs_emit_answer(const rs_loaded *l, const char *answer, size_t len, const cha
   size_t mlen = strlen(mir);
   rc = write_file(kp, NULL, mir, mlen, e);
   rs_llc_opts lo = o->llc;
-  if (!lo.mcpu) lo.mcpu = p->tgt->name;
+  /* the architecture without the wave64 suffix (the wave size is in the IR's target-features),
+   * and the llc that produced the MIR: llc-16 for gfx940 and gfx1100 (corpus/compile.c) unless
+   * RS_LLC or the caller chose one (llc-14 cannot read llc-16's MIR) */
+  char cpu[32];
+  snprintf(cpu, sizeof cpu, "%s", p->tgt->name);
+  char *w64 = strstr(cpu, "w64");
+  if (w64) *w64 = 0;
+  if (!lo.mcpu) lo.mcpu = cpu;
+  if ((!strcmp(cpu, "gfx940") || !strcmp(cpu, "gfx1100")) && lo.llc && !strcmp(lo.llc, "llc-14") &&
+      !(getenv("RS_LLC") && *getenv("RS_LLC")))
+    lo.llc = "llc-16";
   t0 = rs_now();
   if (!rc && strstr(mir, "type: spill-slot")) {
     /* spill slots in the order a one-shot compile gives them (slots.c) */

@@ -83,10 +83,13 @@ static void compare_counts(const rs_target *t, const rs_check_result *v, const u
 }
 
 /* LLVM's occupancy bound from LDS, which registers cannot raise (llc-14
- * AMDGPUSubtarget::getOccupancyWithLocalMemSize with gfx90a's 64 KiB of LDS, 8 waves per SIMD):
- * work-groups per CU = min(64 KiB / ldsSize, 40 / waves per group capped at 16), times the waves
- * of a group, capped at 8. The group size is the "amdgpu-flat-work-group-size" maximum (256 when
- * absent). 0 when the MIR does not say its LDS size. */
+ * AMDGPUSubtarget::getOccupancyWithLocalMemSize, 64 KiB of LDS): work-groups per CU =
+ * min(64 KiB / ldsSize, 40 / waves per group capped at 16), times the waves of a group, capped at
+ * the architecture's waves per SIMD (8 on gfx90a/gfx940, 10 on gfx908, 16 on gfx10.3+: what the
+ * target's occupancy gives for no registers). The group size is the
+ * "amdgpu-flat-work-group-size" maximum (256 when absent), in waves of 32 lanes on gfx10+ in
+ * wave32 mode. llc-16's bound differs (gfx940: lower; not modelled). 0 when the MIR does not say
+ * its LDS size. */
 static int lds_occupancy(const rs_func *f) {
   const char *p = f->src;
   for (uint32_t line = 1; *p && line < f->line; p++)
@@ -100,13 +103,17 @@ static int lds_occupancy(const rs_func *f) {
     if (c) wgs = strtol(c + 1, NULL, 10);
   }
   if (wgs < 1) wgs = 1;
-  long waves = (wgs + 63) / 64, per_cu = waves == 1 ? 40 : 40 / waves;
+  const rs_target *t = f->tgt;
+  unsigned none[RS_MAX_FILES] = {0};
+  long max_waves = (long)t->occupancy(t, none);
+  long lanes = (!strcmp(t->name, "gfx1030") || !strcmp(t->name, "gfx1100")) ? 32 : 64;
+  long waves = (wgs + lanes - 1) / lanes, per_cu = waves == 1 ? 40 : 40 / waves;
   if (per_cu > 16) per_cu = 16;
   long groups = 65536 / (lds ? lds : 1);
   if (groups == 0) return 1;
   if (groups > per_cu) groups = per_cu;
   long occ = groups * waves;
-  return (int)(occ > 8 ? 8 : occ);
+  return (int)(occ > max_waves ? max_waves : occ);
 }
 
 static void rm_tree(const char *dir) {

@@ -48,6 +48,9 @@ void rs_live_free(rs_live *l);
 /* AMDGPU divergent if/else: find the THEN->FLOW edges along which a vector value used only in
  * the ELSE region is dead (LLVM's SIOptimizeVGPRLiveRange); returns how many edges it added. */
 uint32_t rs_simt_exclusions(rs_live *l);
+/* Blocks reachable from the entry in DFS post-order (successors in their printed order) into
+ * post (room for nblocks); returns how many (analysis/cfg.c). */
+uint32_t rs_cfg_postorder(const rs_func *f, uint32_t *post);
 /* Step a live set backward over one instruction (kills its defs, adds what it reads). */
 void rs_live_step_back(const rs_live *l, const rs_inst *in, rs_word *live);
 /* Effective live-in of block b (live and defined), into out (words long). */

@@ -8,6 +8,7 @@
  * predecessor's end, which (1) or (2) already saw. */
 #include "analysis/problem.h"
 #include "analysis/liveness.h"
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -323,24 +324,8 @@ static void walk_block(B *b, uint32_t bi, rs_word *live, rs_word *defd, rs_word 
 /* First def of every value in reverse post-order of the blocks: on SSA-like code this is a
  * perfect elimination order, the best order for greedy colouring. */
 static void def_order(const rs_func *f, rs_problem *p, const uint32_t *var_of) {
-  uint32_t n = f->nblocks, *stack = rs_xmalloc(sizeof *stack * (n + 1)), *next = rs_xcalloc(n + 1, sizeof *next);
-  uint32_t *post = rs_xmalloc(sizeof *post * (n + 1)), np = 0, sp = 0;
-  uint8_t *seen = rs_xcalloc(n + 1, 1);
+  uint32_t *post = rs_xmalloc(sizeof *post * (f->nblocks + 1)), np = rs_cfg_postorder(f, post);
   for (uint32_t v = 0; v < p->nvars; v++) p->vars[v].order = UINT32_MAX;
-  if (n) {
-    stack[sp++] = 0;
-    seen[0] = 1;
-  }
-  while (sp) {
-    uint32_t b = stack[sp - 1];
-    if (next[b] < f->blocks[b].nsuccs) {
-      uint32_t s = f->blocks[b].succs[next[b]++];
-      if (!seen[s]) seen[s] = 1, stack[sp++] = s;
-    } else {
-      post[np++] = b;
-      sp--;
-    }
-  }
   uint32_t pos = 0;
   for (uint32_t i = np; i-- > 0;) {
     const rs_block *blk = &f->blocks[post[i]];
@@ -354,10 +339,7 @@ static void def_order(const rs_func *f, rs_problem *p, const uint32_t *var_of) {
       }
     }
   }
-  free(stack);
-  free(next);
   free(post);
-  free(seen);
 }
 
 rs_problem *rs_problem_build(const rs_func *f, rs_err *e) {
@@ -371,6 +353,11 @@ rs_problem *rs_problem_build(const rs_func *f, rs_err *e) {
   p->ninsts = f->ninsts;
   p->inst_line = rs_xmalloc(sizeof *p->inst_line * (f->ninsts + 1));
   for (uint32_t i = 0; i < f->ninsts; i++) p->inst_line[i] = f->insts[i].line;
+  for (uint32_t k = 0; k < f->tgt->nfiles && k < RS_MAX_FILES; k++) p->budget[k] = f->tgt->files[k].budget;
+  if (f->has_launch && f->tgt->fn_budget) {
+    p->launch = f->launch;
+    f->tgt->fn_budget(f->tgt, &f->launch, p->budget, &p->launch_waves);
+  }
   if (f->nreserved) {
     p->nreserved = f->nreserved;
     p->reserved = rs_xmalloc(sizeof *p->reserved * f->nreserved);
@@ -447,6 +434,33 @@ uint32_t rs_problem_violations(const rs_problem *p, const uint32_t *base) {
     bad += rs_lanes_overlap(base[x->v], x->lv, x->p.unit, x->p.lanes);
   }
   return bad;
+}
+
+bool rs_problem_infeasible(const rs_problem *p) {
+  const rs_target *t = p->tgt;
+  uint32_t cap = 0;
+  for (uint32_t k = 0; k < t->nfiles && k < RS_MAX_FILES; k++) {
+    if (t->files[k].pressure && p->maxp[k] > p->budget[k]) return true;
+    if (p->flex_files >> k & 1) cap += p->budget[k];
+  }
+  return p->flex_files && p->maxp_flex > cap;
+}
+
+enum rs_member rs_problem_member(const rs_problem *p, int cls, rs_preg r) {
+  enum rs_member m = rs_target_member(p->tgt, cls, r);
+  if (m != RS_MEMBER_OK) return m;
+  int f = rs_target_file_of(p->tgt, r.unit);
+  if (f < 0 || f >= RS_MAX_FILES || !p->tgt->files[f].asm_prefix) return m; /* specials */
+  uint32_t top = r.unit - p->tgt->files[f].first + p->tgt->classes[cls].width;
+  return top > p->budget[f] ? RS_MEMBER_FNBUDGET : m;
+}
+
+const char *rs_problem_budget_why(const rs_problem *p, char *buf, size_t n) {
+  if (p->launch.wg_max)
+    snprintf(buf, n, "launch bounds: %u work-items, at least %u waves per SIMD", p->launch.wg_max, p->launch_waves);
+  else
+    snprintf(buf, n, "launch bounds: at least %u waves per SIMD", p->launch_waves);
+  return buf;
 }
 
 int rs_problem_find(const rs_problem *p, const char *name, size_t n) {

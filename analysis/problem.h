@@ -61,11 +61,24 @@ typedef struct rs_problem {
   uint32_t flex_files;         /* those files (bit mask) */
   uint32_t nblocks, ninsts;
   uint32_t *inst_line;   /* source line per instruction (for diagnostics) */
+  /* The function's register budget per file: registers it may use from the start of the file.
+   * The file's budget, lowered by the launch bounds where the target has a rule for them
+   * (AMD: rs_target.fn_budget; LLVM reserves the rest, and such a kernel could not launch). */
+  uint32_t budget[RS_MAX_FILES];
+  rs_launch launch;      /* the launch bounds it comes from (wg_max 0: none given) */
+  unsigned launch_waves; /* minimum waves per SIMD they imply; 0 when no rule applied */
 } rs_problem;
 
 /* Build from a parsed function (liveness is computed inside). */
 rs_problem *rs_problem_build(const rs_func *f, rs_err *e);
 void rs_problem_free(rs_problem *p);
+/* Does the pressure alone exceed a budget (the function's, or the union of the files multi-file
+ * classes span)? No allocation without spills exists then. */
+bool rs_problem_infeasible(const rs_problem *p);
+/* rs_target_member, then the function's budget (RS_MEMBER_FNBUDGET past p->budget). */
+enum rs_member rs_problem_member(const rs_problem *p, int cls, rs_preg r);
+/* "launch bounds: 1024 work-items, at least 4 waves per SIMD" (what lowered the budget). */
+const char *rs_problem_budget_why(const rs_problem *p, char *buf, size_t n);
 /* Value index by name, -1 if none. */
 int rs_problem_find(const rs_problem *p, const char *name, size_t n);
 /* Conflicts and fixed exclusions an assignment violates; base[v] = first unit of value v.

@@ -51,25 +51,10 @@ static bool is_if_of(const rs_func *f, const rs_block *b, uint32_t flow) {
 static int32_t *loop_headers(const rs_func *f) {
   uint32_t n = f->nblocks;
   int32_t *rpo = malloc(sizeof *rpo * n), *order = malloc(sizeof *order * n), *idom = malloc(sizeof *idom * n);
-  uint32_t *stack = malloc(sizeof *stack * (n + 1)), *next = calloc(n, sizeof *next);
-  uint8_t *seen = calloc(n, 1);
-  uint32_t cnt = 0, sp = 0;
-  /* iterative DFS post-order */
-  stack[sp++] = 0;
-  seen[0] = 1;
-  while (sp) {
-    uint32_t b = stack[sp - 1];
-    if (next[b] < f->blocks[b].nsuccs) {
-      uint32_t s = f->blocks[b].succs[next[b]++];
-      if (!seen[s]) {
-        seen[s] = 1;
-        stack[sp++] = s;
-      }
-    } else {
-      order[cnt++] = (int32_t)b;
-      sp--;
-    }
-  }
+  uint32_t *stack = malloc(sizeof *stack * (n + 1)), *post = malloc(sizeof *post * (n + 1));
+  uint32_t cnt = rs_cfg_postorder(f, post), sp = 0;
+  for (uint32_t i = 0; i < cnt; i++) order[i] = (int32_t)post[i];
+  free(post);
   for (uint32_t i = 0; i < n; i++) rpo[i] = -1, idom[i] = -1;
   for (uint32_t i = 0; i < cnt; i++) rpo[order[cnt - 1 - i]] = (int32_t)i;
   idom[0] = 0;
@@ -125,8 +110,6 @@ static int32_t *loop_headers(const rs_func *f) {
   free(order);
   free(idom);
   free(stack);
-  free(next);
-  free(seen);
   return hdr;
 }
 

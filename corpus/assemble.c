@@ -143,14 +143,10 @@ static int emit(A *a, const rs_variant *v, const char *target, const char *form,
   for (uint32_t k = 0; k < RS_CORPUS_NFILES && k < tg->nfiles; k++) {
     in.maxp[k] = p->maxp[k];
     in.ref_regs[k] = ref ? ref[k] : 0;
-    if (tg->files[k].pressure && p->maxp[k] > tg->files[k].budget) in.infeasible = 1;
   }
-  if (p->flex_files) { /* av_* values may use either vector file: only the union is bounded */
-    uint32_t cap = 0;
-    for (uint32_t k = 0; k < tg->nfiles; k++)
-      if (p->flex_files >> k & 1) cap += tg->files[k].budget;
-    if (p->maxp_flex > cap) in.infeasible = 1;
-  }
+  /* av_* values may use either vector file: only the union is bounded; budgets are the
+   * function's (its launch bounds lower them: analysis/problem.h) */
+  in.infeasible = rs_problem_infeasible(p);
   in.spill_bytes = spill;
   char sk[320];
   snprintf(sk, sizeof sk, "%s/%s/%s", v->family, v->vendor, v->name);

@@ -45,6 +45,8 @@ int rs_instance_prepare(rs_loaded *l, rs_err *e) {
     return -1;
   }
   names_from_json(l, l->row.name_map);
+  /* a corpus built before the function budget (launch bounds) stored the file budgets' verdict */
+  l->row.infeasible = rs_problem_infeasible(l->p);
   return 0;
 }
 

@@ -170,7 +170,7 @@ int rs_emit_check_sweep(const char *run_path, const char *corpus_path, const cha
   int rc = rs_emit_check_run(run_path, corpus_path, models, nmodels, n, out_dir, st, e);
   uint32_t bugs = 0;
   if (!rc) {
-    fprintf(report, "\nemit-check (llc-14 MachineVerifier on up to %u passing answers per model; %s/emit-check.tsv):\n",
+    fprintf(report, "\nemit-check (llc MachineVerifier on up to %u passing answers per model; %s/emit-check.tsv):\n",
             n, out_dir);
     for (uint32_t m = 0; m < nmodels; m++) {
       fprintf(report, "  %-28s checked %u: llc accepted %u, REJECTED %u (verifier bugs), counts differ %u, errors %u\n",

@@ -83,10 +83,13 @@ static void compare_counts(const rs_target *t, const rs_check_result *v, const u
 }
 
 /* LLVM's occupancy bound from LDS, which registers cannot raise (llc-14
- * AMDGPUSubtarget::getOccupancyWithLocalMemSize with gfx90a's 64 KiB of LDS, 8 waves per SIMD):
- * work-groups per CU = min(64 KiB / ldsSize, 40 / waves per group capped at 16), times the waves
- * of a group, capped at 8. The group size is the "amdgpu-flat-work-group-size" maximum (256 when
- * absent). 0 when the MIR does not say its LDS size. */
+ * AMDGPUSubtarget::getOccupancyWithLocalMemSize, 64 KiB of LDS): work-groups per CU =
+ * min(64 KiB / ldsSize, 40 / waves per group capped at 16), times the waves of a group, capped at
+ * the architecture's waves per SIMD (8 on gfx90a/gfx940, 10 on gfx908, 16 on gfx10.3+: what the
+ * target's occupancy gives for no registers). The group size is the
+ * "amdgpu-flat-work-group-size" maximum (256 when absent), in waves of 32 lanes on gfx10+ in
+ * wave32 mode. llc-16's bound differs (gfx940: lower; not modelled). 0 when the MIR does not say
+ * its LDS size. */
 static int lds_occupancy(const rs_func *f) {
   const char *p = f->src;
   for (uint32_t line = 1; *p && line < f->line; p++)
@@ -100,13 +103,17 @@ static int lds_occupancy(const rs_func *f) {
     if (c) wgs = strtol(c + 1, NULL, 10);
   }
   if (wgs < 1) wgs = 1;
-  long waves = (wgs + 63) / 64, per_cu = waves == 1 ? 40 : 40 / waves;
+  const rs_target *t = f->tgt;
+  unsigned none[RS_MAX_FILES] = {0};
+  long max_waves = (long)t->occupancy(t, none);
+  long lanes = (!strcmp(t->name, "gfx1030") || !strcmp(t->name, "gfx1100")) ? 32 : 64;
+  long waves = (wgs + lanes - 1) / lanes, per_cu = waves == 1 ? 40 : 40 / waves;
   if (per_cu > 16) per_cu = 16;
   long groups = 65536 / (lds ? lds : 1);
   if (groups == 0) return 1;
   if (groups > per_cu) groups = per_cu;
   long occ = groups * waves;
-  return (int)(occ > 8 ? 8 : occ);
+  return (int)(occ > max_waves ? max_waves : occ);
 }
 
 static void rm_tree(const char *dir) {
@@ -185,7 +192,17 @@ int rs_emit_answer(const rs_loaded *l, const char *answer, size_t len, const cha
   size_t mlen = strlen(mir);
   rc = write_file(kp, NULL, mir, mlen, e);
   rs_llc_opts lo = o->llc;
-  if (!lo.mcpu) lo.mcpu = p->tgt->name;
+  /* the architecture without the wave64 suffix (the wave size is in the IR's target-features),
+   * and the llc that produced the MIR: llc-16 for gfx940 and gfx1100 (corpus/compile.c) unless
+   * RS_LLC or the caller chose one (llc-14 cannot read llc-16's MIR) */
+  char cpu[32];
+  snprintf(cpu, sizeof cpu, "%s", p->tgt->name);
+  char *w64 = strstr(cpu, "w64");
+  if (w64) *w64 = 0;
+  if (!lo.mcpu) lo.mcpu = cpu;
+  if ((!strcmp(cpu, "gfx940") || !strcmp(cpu, "gfx1100")) && lo.llc && !strcmp(lo.llc, "llc-14") &&
+      !(getenv("RS_LLC") && *getenv("RS_LLC")))
+    lo.llc = "llc-16";
   t0 = rs_now();
   if (!rc && strstr(mir, "type: spill-slot")) {
     /* spill slots in the order a one-shot compile gives them (slots.c) */

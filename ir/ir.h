@@ -113,6 +113,8 @@ typedef struct rs_func {
   bool allocated;     /* no virtual register is used (post virtregrewriter) */
   uint32_t declared_regs; /* SASS: .sectioninfo SHI_REGISTERS (ptxas -v count), 0 if absent */
   rs_preg *truth;     /* SASS: per vreg, the register the listing gives the web (exact); else NULL */
+  rs_launch launch;   /* MIR: launch bounds from the embedded IR module's attributes */
+  bool has_launch;    /* the IR module defines the function (else no function budget applies) */
 } rs_func;
 
 typedef struct {

@@ -470,6 +470,53 @@ static int parse_livein_list(P *p, span s, rs_livein **arr, uint32_t *n, uint32_
   return 0;
 }
 
+/* "key"="a,b" or "key"="a" inside [s, e) into lo (and hi, 0 when absent); false if absent. */
+static bool attr_pair(const char *s, const char *e, const char *key, uint32_t *lo, uint32_t *hi) {
+  const char *k = sp_find((span){s, e}, key);
+  if (!k) return false;
+  const char *c = k + strlen(key);
+  *lo = *hi = 0;
+  if (parse_u32(&c, e, lo)) return false;
+  if (c < e && *c == ',') {
+    c++;
+    if (parse_u32(&c, e, hi)) *hi = 0;
+  }
+  return true;
+}
+
+/* Launch bounds of function f from the IR module LLVM embeds in the MIR ("--- |"): its define
+ * line names an attribute group "#N", whose line holds "amdgpu-flat-work-group-size" and
+ * "amdgpu-waves-per-eu" (what getReservedRegs derives the function's budget from). */
+static void read_launch(P *p, rs_func *f) {
+  const char *text = p->text, *ir_end = NULL;
+  if (strncmp(text, "--- |", 5) || !(ir_end = strstr(text, "\n...\n"))) return;
+  size_t n = strlen(f->name);
+  for (const char *d = strstr(text, "define "); d && d < ir_end; d = strstr(d + 7, "define ")) {
+    const char *eol = memchr(d, '\n', (size_t)(ir_end - d));
+    if (!eol) eol = ir_end;
+    const char *at = sp_find((span){d, eol}, "@");
+    if (!at || (size_t)(eol - at) < n + 2 || memcmp(at + 1, f->name, n) || at[1 + n] != '(') continue;
+    f->has_launch = true;
+    const char *close = eol;
+    while (close > at && *close != ')') close--; /* the group follows the parameter list */
+    const char *g = sp_find((span){close, eol}, " #");
+    if (!g) return;
+    g += 2;
+    uint32_t grp;
+    if (parse_u32(&g, eol, &grp)) return;
+    char key[32]; /* the module is a YAML block scalar: its lines are indented */
+    snprintf(key, sizeof key, "attributes #%u = {", grp);
+    const char *a = strstr(text, key);
+    while (a && a < ir_end && a[-1] != ' ' && a[-1] != '\n') a = strstr(a + 1, key);
+    if (!a || a > ir_end) return;
+    const char *ae = memchr(a, '\n', (size_t)(ir_end - a));
+    if (!ae) ae = ir_end;
+    attr_pair(a, ae, "\"amdgpu-flat-work-group-size\"=\"", &f->launch.wg_min, &f->launch.wg_max);
+    attr_pair(a, ae, "\"amdgpu-waves-per-eu\"=\"", &f->launch.wpe_min, &f->launch.wpe_max);
+    return;
+  }
+}
+
 static int finish_func(P *p) {
   rs_func *f = p->f;
   if (!f) return 0;
@@ -493,6 +540,15 @@ static int finish_func(P *p) {
   f->allocated = true;
   for (uint32_t i = 0; i < f->nops; i++)
     if (f->ops[i].kind == RS_OP_VREG) f->allocated = false;
+  read_launch(p, f);
+  /* LLVM's usesAGPRs: a register of an AGPR-only class, or a physical AGPR */
+  int afile = -1;
+  for (uint32_t k = 0; k < f->tgt->nfiles; k++)
+    if (!strcmp(f->tgt->files[k].name, "agpr")) afile = (int)k;
+  for (uint32_t v = 0; v < f->nvregs && afile >= 0 && !f->launch.uses_agpr; v++)
+    if (f->vregs[v].cls >= 0 && f->tgt->classes[f->vregs[v].cls].files == 1u << afile) f->launch.uses_agpr = true;
+  for (uint32_t i = 0; i < f->nops && afile >= 0 && !f->launch.uses_agpr; i++)
+    if (f->ops[i].kind == RS_OP_PREG && rs_target_file_of(f->tgt, f->ops[i].reg) == afile) f->launch.uses_agpr = true;
   p->nfix = 0;
   p->nbbmap = 0;
   p->f = NULL;

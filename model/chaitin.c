@@ -27,10 +27,11 @@ uint32_t rs_chaitin_allocate(const rs_problem *p, bool free_mode, rs_preg *out);
 uint32_t rs_chaitin_allocate(const rs_problem *p, bool free_mode, rs_preg *out) {
   rs_color *c = rs_color_new(p);
   uint32_t bad = rs_color_run(c, RS_ORDER_BRIGGS, true, NULL, 1, out);
-  /* no order helps when the pressure alone exceeds a file's budget: it needs spilling */
+  /* no order helps when the pressure alone exceeds a file's budget (the function's, from its
+   * launch bounds): it needs spilling */
   bool hopeless = false;
   for (uint32_t f = 0; f < p->tgt->nfiles && f < RS_MAX_FILES; f++)
-    if (p->tgt->files[f].pressure && p->maxp[f] > p->tgt->files[f].budget) hopeless = true;
+    if (p->tgt->files[f].pressure && p->maxp[f] > p->budget[f]) hopeless = true;
   if ((free_mode || bad) && !hopeless) {
     rs_preg *tmp = rs_xcalloc(p->nvars + 1, sizeof *tmp);
     uint64_t best = bad ? UINT64_MAX : rs_color_cost(p, out);

@@ -66,7 +66,7 @@ rs_color *rs_color_new(const rs_problem *p) {
     if (c->legal[cls]) continue;
     c->legal[cls] = rs_xmalloc(sizeof **c->legal * (t->nunits + 1));
     for (uint32_t u = 0; u < t->nunits; u++)
-      if (rs_target_member(t, cls, (rs_preg){u, p->vars[v].full}) == RS_MEMBER_OK &&
+      if (rs_problem_member(p, cls, (rs_preg){u, p->vars[v].full}) == RS_MEMBER_OK &&
           !reserved_by_fn(p, u, p->vars[v].full))
         c->legal[cls][c->nlegal[cls]++] = u;
   }
@@ -78,7 +78,7 @@ rs_color *rs_color_new(const rs_problem *p) {
     uint32_t fm = p->vars[v].files;
     if (fm && !(fm & (fm - 1))) demand[__builtin_ctz(fm) % RS_MAX_FILES] += p->vars[v].width;
   }
-  for (uint32_t f = 0; f < t->nfiles && f < RS_MAX_FILES; f++) demand[f] /= t->files[f].budget ? t->files[f].budget : 1;
+  for (uint32_t f = 0; f < t->nfiles && f < RS_MAX_FILES; f++) demand[f] /= p->budget[f] ? p->budget[f] : 1;
   for (uint32_t k = 0; k < t->nclasses; k++) {
     if (!c->legal[k] || !(t->classes[k].files & (t->classes[k].files - 1))) continue;
     uint32_t *l = c->legal[k], nl = c->nlegal[k], *tmp = rs_xmalloc(sizeof *tmp * (nl + 1)), m = 0;
@@ -133,7 +133,7 @@ static bool fits(const rs_color *c, uint32_t v, uint32_t u, const rs_preg *out) 
 
 static bool is_legal(const rs_color *c, uint32_t v, int64_t u) {
   const rs_problem *p = c->p;
-  return u >= 0 && rs_target_member(p->tgt, p->vars[v].cls, (rs_preg){(uint32_t)u, p->vars[v].full}) == RS_MEMBER_OK &&
+  return u >= 0 && rs_problem_member(p, p->vars[v].cls, (rs_preg){(uint32_t)u, p->vars[v].full}) == RS_MEMBER_OK &&
          !reserved_by_fn(p, (uint32_t)u, p->vars[v].full);
 }
 

@@ -53,7 +53,7 @@ static void mistakes(const rs_problem *p, double T, uint64_t *rng, rs_preg *a, u
     if (uniform(rng) >= per_pair) continue;
     int d = __builtin_ctzll(cf->lb) / 2 - __builtin_ctzll(cf->la) / 2;
     int64_t u = (int64_t)a[cf->b].unit + d;
-    if (u >= 0 && rs_target_member(t, p->vars[cf->a].cls, (rs_preg){(uint32_t)u, p->vars[cf->a].full}) == RS_MEMBER_OK)
+    if (u >= 0 && rs_problem_member(p, p->vars[cf->a].cls, (rs_preg){(uint32_t)u, p->vars[cf->a].full}) == RS_MEMBER_OK)
       a[cf->a].unit = (uint32_t)u;
   }
   for (uint32_t v = 0; v < p->nvars; v++) {

@@ -133,3 +133,46 @@ unsigned rs_amd_occupancy(const rs_amd_occ *o, const rs_target *t, const unsigne
   }
   return w;
 }
+
+/* The registers LLVM leaves a function with these launch bounds (llc-14 and llc-16, measured
+ * with the MachineVerifier on every architecture: docs/emit.md, "The function's register
+ * budget"). AMDGPUSubtarget::getWavesPerEU gives the minimum waves per SIMD W: a work-group of
+ * up to wg_max work-items is ceil(wg_max / wave) waves spread over 4 SIMDs (a CU, or a gfx10+
+ * WGP), raised by a valid "amdgpu-waves-per-eu" minimum. getMaxNumVGPRs: N = alignDown(total /
+ * W, granule), at most the addressable 512 (gfx90a, gfx940) or 256. SIRegisterInfo::
+ * getReservedRegs reserves the rest: gfx908 N VGPRs and N AGPRs; gfx90a/gfx940 N/2 each when
+ * the function uses AGPRs, else N VGPRs (at most 256) and the remainder N - 256 as AGPRs. SGPRs
+ * (GFX9 only; they bind only from 7 waves on): alignDown(800 / W - 16 trap-handler SGPRs, 16)
+ * less VCC, FLAT_SCRATCH and XNACK_MASK (6; LLVM subtracts 4 when the kernel has no flat
+ * scratch, so this may refuse 2 SGPRs LLVM allows), at most the file's 102. */
+void rs_amd_fn_budget(const rs_amd_occ *o, const rs_target *t, const rs_launch *l, uint32_t *budget,
+                      unsigned *waves) {
+  unsigned wg_max = l->wg_max;
+  bool wg_given = wg_max != 0;
+  if (!wg_given || l->wg_min < 1 || l->wg_min > wg_max || wg_max > 1024) wg_max = 1024; /* LLVM's default */
+  unsigned implied = ((wg_max + o->wave - 1) / o->wave + 3) / 4;
+  unsigned w = implied ? implied : 1;
+  if (l->wpe_min) {
+    unsigned lo = l->wpe_min, hi = l->wpe_max ? l->wpe_max : o->max_waves;
+    if (lo <= hi && hi <= o->max_waves && !(wg_given && lo < implied)) w = lo;
+  }
+  *waves = w;
+  unsigned n = o->vgpr_total / w / o->vgpr_granule * o->vgpr_granule;
+  unsigned addressable = o->agprs == RS_AMD_AGPR_SPLIT ? 512 : 256;
+  if (n > addressable) n = addressable;
+  unsigned v = n, a = 0;
+  if (o->agprs == RS_AMD_AGPR_SEPARATE) {
+    a = n;
+  } else if (o->agprs == RS_AMD_AGPR_SPLIT) {
+    if (l->uses_agpr) v = a = n / 2;
+    else v = n > 256 ? 256 : n, a = n > 256 ? n - 256 : 0;
+  }
+  if (budget[RS_AMD_F_VGPR] > v) budget[RS_AMD_F_VGPR] = v;
+  if (t->nfiles > RS_AMD_F_AGPR && budget[RS_AMD_F_AGPR] > a) budget[RS_AMD_F_AGPR] = a;
+  if (o->sgpr_limits) {
+    unsigned s = 800 / w;
+    s = (s > 16 ? s - 16 : 0) / 16 * 16;
+    s = s > 6 ? s - 6 : 0;
+    if (budget[RS_AMD_F_SGPR] > s) budget[RS_AMD_F_SGPR] = s;
+  }
+}

@@ -107,17 +107,30 @@ typedef struct {
   unsigned vgpr_granule; /* allocation granule */
   bool unified;          /* AGPRs after accum_offset = alignTo(#VGPR, 4) in the same file */
   bool sgpr_limits;      /* GFX9: the SGPR count limits waves (GFX10+: never) */
+  /* Launch bounds -> the function's budget (rs_amd_fn_budget; docs/emit.md, "The function's
+   * register budget"): */
+  unsigned wave;         /* lanes per wave: 64, or 32 (gfx10+ default) */
+  enum { RS_AMD_AGPR_NONE, RS_AMD_AGPR_SEPARATE, RS_AMD_AGPR_SPLIT } agprs;
 } rs_amd_occ;
 
 unsigned rs_amd_occupancy(const rs_amd_occ *o, const rs_target *t, const unsigned *used);
+void rs_amd_fn_budget(const rs_amd_occ *o, const rs_target *t, const rs_launch *l, uint32_t *budget,
+                      unsigned *waves);
 int rs_amd_parse_preg(const rs_target *t, const char *s, size_t n, rs_preg *out);
 char *rs_amd_format_preg(const rs_target *t, rs_preg r, char *buf, size_t n);
 
 /* One rs_target from its data (the per-architecture files only fill tables). */
-#define RS_AMD_TARGET(NAME, FILES, SPECIALS, CLASSES, FLAGS, NUNITS, OCC_FN)                   \
+#define RS_AMD_TARGET(NAME, FILES, SPECIALS, CLASSES, FLAGS, NUNITS, OCC_FN, BUDGET_FN)        \
   {.name = NAME, .vendor = RS_AMD, .files = FILES, .nfiles = sizeof FILES / sizeof *FILES,       \
    .nunits = NUNITS, .specials = SPECIALS, .nspecials = sizeof SPECIALS / sizeof *SPECIALS,      \
    .classes = CLASSES, .nclasses = sizeof CLASSES / sizeof *CLASSES, .unit_flags = FLAGS,        \
-   .parse_preg = rs_amd_parse_preg, .format_preg = rs_amd_format_preg, .occupancy = OCC_FN}
+   .parse_preg = rs_amd_parse_preg, .format_preg = rs_amd_format_preg, .occupancy = OCC_FN,        \
+   .fn_budget = BUDGET_FN}
+/* The two hooks of one architecture's occupancy data. */
+#define RS_AMD_HOOKS(SUFFIX, OCC)                                                                \
+  static unsigned occupancy##SUFFIX(const rs_target *t, const unsigned *u) { return rs_amd_occupancy(&OCC, t, u); } \
+  static void budget##SUFFIX(const rs_target *t, const rs_launch *l, uint32_t *b, unsigned *w) {              \
+    rs_amd_fn_budget(&OCC, t, l, b, w);                                                          \
+  }
 
 #endif

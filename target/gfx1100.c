@@ -23,12 +23,12 @@ static const rs_regclass classes64[] = {
 };
 static const uint8_t flags32[RS_AMD_NUNITS_NOAGPR] = {RS_AMD_UNIT_FLAGS(RS_UNIT_RESERVED, RS_AMD_NVGPR)};
 static const uint8_t flags64[RS_AMD_NUNITS_NOAGPR] = {RS_AMD_UNIT_FLAGS(RS_UNIT_TRACKED, RS_AMD_NVGPR)};
-static const rs_amd_occ occ32 = {.max_waves = 16, .vgpr_total = 1536, .vgpr_granule = 24};
-static const rs_amd_occ occ64 = {.max_waves = 16, .vgpr_total = 768, .vgpr_granule = 12};
-static unsigned occupancy32(const rs_target *t, const unsigned *u) { return rs_amd_occupancy(&occ32, t, u); }
-static unsigned occupancy64(const rs_target *t, const unsigned *u) { return rs_amd_occupancy(&occ64, t, u); }
+static const rs_amd_occ occ32 = {.max_waves = 16, .vgpr_total = 1536, .vgpr_granule = 24, .wave = 32};
+static const rs_amd_occ occ64 = {.max_waves = 16, .vgpr_total = 768, .vgpr_granule = 12, .wave = 64};
+RS_AMD_HOOKS(32, occ32)
+RS_AMD_HOOKS(64, occ64)
 
 const rs_target rs_target_gfx1100 =
-    RS_AMD_TARGET("gfx1100", files32, specials32, classes32, flags32, RS_AMD_NUNITS_NOAGPR, occupancy32);
+    RS_AMD_TARGET("gfx1100", files32, specials32, classes32, flags32, RS_AMD_NUNITS_NOAGPR, occupancy32, budget32);
 const rs_target rs_target_gfx1100_w64 =
-    RS_AMD_TARGET("gfx1100w64", files64, specials64, classes64, flags64, RS_AMD_NUNITS_NOAGPR, occupancy64);
+    RS_AMD_TARGET("gfx1100w64", files64, specials64, classes64, flags64, RS_AMD_NUNITS_NOAGPR, occupancy64, budget64);

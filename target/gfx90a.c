@@ -16,8 +16,9 @@ static const rs_regclass classes[] = {
 static const uint8_t unit_flags[RS_AMD_NUNITS] = {
     RS_AMD_UNIT_FLAGS(RS_UNIT_TRACKED, RS_AMD_NVGPR + RS_AMD_NAGPR)};
 static const rs_amd_occ occ = {.max_waves = 8, .vgpr_total = 512, .vgpr_granule = 8, .unified = true,
-                               .sgpr_limits = true};
-static unsigned occupancy(const rs_target *t, const unsigned *used) { return rs_amd_occupancy(&occ, t, used); }
+                               .sgpr_limits = true,
+                               .wave = 64, .agprs = RS_AMD_AGPR_SPLIT};
+RS_AMD_HOOKS(, occ)
 
 const rs_target rs_target_gfx90a =
-    RS_AMD_TARGET("gfx90a", files, specials, classes, unit_flags, RS_AMD_NUNITS, occupancy);
+    RS_AMD_TARGET("gfx90a", files, specials, classes, unit_flags, RS_AMD_NUNITS, occupancy, budget);

@@ -95,6 +95,7 @@ const char *rs_member_str(enum rs_member m) {
   case RS_MEMBER_RANGE: return "runs past the end of the register file";
   case RS_MEMBER_RESERVED: return "reserved register";
   case RS_MEMBER_BUDGET: return "beyond the register budget";
+  case RS_MEMBER_FNBUDGET: return "beyond the function's register budget (launch bounds)";
   }
   return "?";
 }

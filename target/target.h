@@ -44,6 +44,15 @@ typedef struct {
   uint32_t specials; /* bit s: may be special register s (only for width-matching specials) */
 } rs_regclass;
 
+/* A function's launch bounds as LLVM reads them from its IR attributes (AMD; 0 = absent):
+ * "amdgpu-flat-work-group-size"="min,max" and "amdgpu-waves-per-eu"="min[,max]". uses_agpr:
+ * the function names an AGPR (an AGPR-only class or a physical AGPR), LLVM's usesAGPRs. */
+typedef struct {
+  uint32_t wg_min, wg_max;
+  uint32_t wpe_min, wpe_max;
+  bool uses_agpr;
+} rs_launch;
+
 typedef struct rs_target rs_target;
 struct rs_target {
   const char *name;
@@ -62,6 +71,10 @@ struct rs_target {
   char *(*format_preg)(const rs_target *t, rs_preg r, char *buf, size_t n);
   /* Waves (AMD, per SIMD) or warps (NVIDIA, per SM) allowed by the registers used per file. */
   unsigned (*occupancy)(const rs_target *t, const unsigned *used_per_file);
+  /* Per file, the registers a function with these launch bounds may use from the start of the
+   * file (LLVM's getReservedRegs); budget[] starts as the files' budgets. *waves gets the
+   * minimum waves per SIMD they imply. NULL: the file budgets hold (NVIDIA). */
+  void (*fn_budget)(const rs_target *t, const rs_launch *l, uint32_t *budget, unsigned *waves);
 };
 
 enum {
@@ -110,6 +123,7 @@ enum rs_member {
   RS_MEMBER_RANGE,    /* runs past the end of its file */
   RS_MEMBER_RESERVED, /* touches a reserved unit */
   RS_MEMBER_BUDGET,   /* beyond the file's budget */
+  RS_MEMBER_FNBUDGET, /* beyond the function's budget (launch bounds; analysis/problem.h) */
 };
 enum rs_member rs_target_member(const rs_target *t, int cls, rs_preg r);
 const char *rs_member_str(enum rs_member m);

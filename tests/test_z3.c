@@ -45,7 +45,7 @@ static rs_vkind member_kind(enum rs_member m) {
   switch (m) {
   case RS_MEMBER_ALIGN: return RS_VK_ALIGN;
   case RS_MEMBER_RESERVED: return RS_VK_RESERVED;
-  case RS_MEMBER_RANGE: case RS_MEMBER_BUDGET: return RS_VK_BUDGET;
+  case RS_MEMBER_RANGE: case RS_MEMBER_BUDGET: case RS_MEMBER_FNBUDGET: return RS_VK_BUDGET;
   default: return RS_VK_CLASS;
   }
 }
@@ -63,7 +63,7 @@ static unsigned native_kinds(const rs_problem *p, const rs_candidate *c) {
       past = true;
       continue;
     }
-    enum rs_member m = rs_target_member(p->tgt, p->vars[v].cls, c->reg[v]);
+    enum rs_member m = rs_problem_member(p, p->vars[v].cls, c->reg[v]); /* with the launch bounds */
     if (m != RS_MEMBER_OK) {
       kinds |= 1u << member_kind(m);
       continue;

@@ -9,7 +9,7 @@ static rs_vkind member_kind(enum rs_member m) {
   switch (m) {
   case RS_MEMBER_ALIGN: return RS_VK_ALIGN;
   case RS_MEMBER_RESERVED: return RS_VK_RESERVED;
-  case RS_MEMBER_RANGE: case RS_MEMBER_BUDGET: return RS_VK_BUDGET;
+  case RS_MEMBER_RANGE: case RS_MEMBER_BUDGET: case RS_MEMBER_FNBUDGET: return RS_VK_BUDGET;
   default: return RS_VK_CLASS;
   }
 }
@@ -43,7 +43,15 @@ void rs_check_native(const rs_problem *p, const rs_candidate *c, rs_check_result
                     t->files[c->beyond[v].file].count);
       continue;
     }
-    enum rs_member m = rs_target_member(t, p->vars[v].cls, r);
+    enum rs_member m = rs_problem_member(p, p->vars[v].cls, r);
+    if (m == RS_MEMBER_FNBUDGET) { /* hardware: such a kernel could not launch */
+      int f = rs_target_file_of(t, r.unit);
+      char why[96];
+      rs_result_add(res, RS_VK_BUDGET, "%s (%s) in %s: beyond the function's register budget (%s: %u %s)",
+                    p->vars[v].name, t->classes[p->vars[v].cls].name, t->format_preg(t, r, a, sizeof a),
+                    rs_problem_budget_why(p, why, sizeof why), p->budget[f], t->files[f].name);
+      continue;
+    }
     if (m != RS_MEMBER_OK) {
       rs_result_add(res, member_kind(m), "%s (%s) in %s: %s", p->vars[v].name, t->classes[p->vars[v].cls].name,
                     t->format_preg(t, r, a, sizeof a), rs_member_str(m));

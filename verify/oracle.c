@@ -7,7 +7,7 @@
 #include <string.h>
 
 const char *rs_mutation_str(rs_mutation m) {
-  static const char *const s[] = {"conflict", "fixed", "align", "file", "budget", "reserved", "drop", "unknown", "badreg", "lane"};
+  static const char *const s[] = {"conflict", "fixed", "align", "file", "budget", "reserved", "drop", "unknown", "badreg", "lane", "launch"};
   return m < RS_MUT__N ? s[m] : "?";
 }
 
@@ -29,7 +29,7 @@ static uint64_t next(uint64_t *s) {
 /* A placement that is legal for the value's class and not reserved by the function. */
 static bool legal(const rs_problem *p, uint32_t v, uint32_t unit) {
   rs_preg r = {unit, p->vars[v].full};
-  if (rs_target_member(p->tgt, p->vars[v].cls, r) != RS_MEMBER_OK) return false;
+  if (rs_problem_member(p, p->vars[v].cls, r) != RS_MEMBER_OK) return false;
   for (uint32_t k = 0; k < p->nreserved; k++)
     if (rs_lanes_overlap(unit, r.lanes, p->reserved[k].unit, p->reserved[k].lanes)) return false;
   return true;
@@ -123,6 +123,20 @@ static bool mutate(const rs_problem *p, const rs_preg *truth, rs_mutation m, uin
       rs_preg r = {rf->first + idx, p->vars[v].full};
       enum rs_member mb = rs_target_member(t, p->vars[v].cls, r);
       if (mb == RS_MEMBER_BUDGET || mb == RS_MEMBER_RANGE) {
+        out[v] = r;
+        return true;
+      }
+    }
+    return false;
+  case RS_MUT_LAUNCH: /* only where the launch bounds lower a file's budget */
+    for (uint32_t k = 0; k < p->nvars; k++) {
+      uint32_t v = (start + k) % p->nvars;
+      int f = rs_target_file_of(t, truth[v].unit);
+      if (f < 0 || f >= RS_MAX_FILES || p->budget[f] >= t->files[f].budget) continue;
+      uint32_t a = t->classes[p->vars[v].cls].align ? t->classes[p->vars[v].cls].align : 1;
+      uint32_t idx = (p->budget[f] + a - 1) / a * a; /* first aligned index past the function's budget */
+      rs_preg r = {t->files[f].first + idx, p->vars[v].full};
+      if (idx + p->vars[v].width <= t->files[f].budget && rs_problem_member(p, p->vars[v].cls, r) == RS_MEMBER_FNBUDGET) {
         out[v] = r;
         return true;
       }

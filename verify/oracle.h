@@ -16,6 +16,7 @@ typedef enum {
   RS_MUT_BADREG,   /* a register name the target does not have */
   RS_MUT_LANE,     /* move a value onto the one register of a tuple that is read (or live) there,
                     * e.g. the high half a VOP3P op_sel/op_sel_hi bit reads */
+  RS_MUT_LAUNCH,   /* inside the file's budget but beyond the function's (its launch bounds) */
   RS_MUT__N
 } rs_mutation;
 const char *rs_mutation_str(rs_mutation m);

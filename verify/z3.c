@@ -5,7 +5,7 @@
  *   hardware (solver hs, integer arithmetic): per value an integer x_v (base unit in the target's
  *             numbering) and y_v (its lane mask); class (lanes of the class; an allowed file or an
  *             allowed special register), range (inside the file), align, reserved (target and
- *             function), budget;
+ *             function), budget (the file's, or the function's from its launch bounds);
  *   dataflow (solver ds, uninterpreted functions): conflict (lane-aware interference), fixed
  *             (fixed physical registers).
  * The hardware groups mirror rs_target_member rule by rule and in its order (each rule holds only
@@ -293,8 +293,10 @@ static void hardware(rs_z3 *z, uint32_t v) {
       fails[nfail++] = not_(z, not_res);
       pre = and2(z, pre, not_res);
     }
-    if (rf->budget < rf->count) {
-      int64_t top = first + rf->budget - w;
+    /* the file's budget, or the function's where its launch bounds lower it (rs_problem_member) */
+    uint32_t bud = f < RS_MAX_FILES && p->budget[f] < rf->budget ? p->budget[f] : rf->budget;
+    if (bud < rf->count) {
+      int64_t top = first + bud - w;
       if (mis) /* aligned -> x <= top, as: above top -> misaligned */
         rule(z, G_BUDGET, and2(z, pre, ge(z, x, top + 1)), mis);
       else

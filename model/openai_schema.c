@@ -125,8 +125,10 @@ void rs_oa_describe_registers(rs_sb *b, const rs_problem *p) {
     const rs_regfile *rf = &t->files[f];
     if (!(used_files >> f & 1) || !rf->asm_prefix) continue;
     rs_sb_printf(b, "- %s: 32-bit registers %s0 to %s%u", rf->name, rf->asm_prefix, rf->asm_prefix, rf->count - 1);
-    if (rf->budget && rf->budget < rf->count)
-      rs_sb_printf(b, "; use only %s0 to %s%u", rf->asm_prefix, rf->asm_prefix, rf->budget - 1);
+    /* the function's budget (launch bounds may lower the file's) is what the verifier enforces */
+    uint32_t budget = p->budget[f] ? p->budget[f] : rf->budget;
+    if (budget && budget < rf->count)
+      rs_sb_printf(b, "; use only %s0 to %s%u", rf->asm_prefix, rf->asm_prefix, budget - 1);
     rs_sb_puts(b, "\n");
   }
   for (uint32_t c = 0; c < t->nclasses; c++) {

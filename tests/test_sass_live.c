@@ -203,6 +203,20 @@ int main(int argc, char **argv) {
         }
       }
       equal += same;
+      if (!same && getenv("RS_PLR_DIFF")) { /* debugging aid: every differing row */
+        printf("DIFF %s %04x", strrchr(list[i], '/') + 1, rows[r].addr);
+        for (int k = 0; k < NF; k++)
+          for (int side = 0; side < 2; side++) {
+            int any = 0;
+            for (unsigned reg = 0; reg < 256; reg++) {
+              if (k == 0 && reg == 63) continue;
+              bool theirs = rows[r].set[k][reg / 64] >> (reg % 64) & 1;
+              bool mine = first[k] >= 0 && reg < fcount[k] && rs_bs_get(ours + (size_t)W * r, (size_t)first[k] + reg);
+              if (mine != theirs && mine == !side) printf("%s%s%u", any++ ? "," : side ? " plr+" : " ours+", plr_names[k], reg);
+            }
+          }
+        printf("\n");
+      }
     }
     CHECKF(bad_count == 0, "%s: %u -plr rows whose count column differs from their marks", path, bad_count);
     if (!subs)

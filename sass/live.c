@@ -182,6 +182,30 @@ static bool labelled(const rs_func *f, uint32_t b) {
  * falls through or jumps at its end is shown live from its first write in the region (or the
  * region's start, when it is live and reached there) to that end, also across a redefinition or
  * a stretch where it is dead in fact. A call's convention writes do not count as writes here. */
+/* Show the values of `out` (slots) over instructions [i0, i1) the way region_rule says. */
+static void region_span(const plr *p, uint32_t b0, uint32_t i0, uint32_t i1, const rs_word *out, rs_word *cur,
+                        rs_word *rows) {
+  uint32_t SW = p->SW;
+  const rs_word *in0 = set_at(p->in, SW, b0), *r0 = set_at(p->rin, p->W, b0);
+  memset(cur, 0, SW * sizeof *cur);
+  for (uint32_t w = 0; w < SW; w++)
+    for (rs_word x = in0[w] & out[w]; x; x &= x - 1) {
+      uint32_t s = w * 64 + (uint32_t)__builtin_ctzll(x);
+      if (rs_bs_get(r0, p->slot_unit[s])) rs_bs_set(cur, s);
+    }
+  for (uint32_t ii = i0; ii < i1; ii++) {
+    for (uint32_t w = 0; w < SW; w++) cur[w] |= p->sdef[(size_t)SW * ii + w] & out[w];
+    slots_to_units(p, cur, NULL, set_at(rows, p->W, ii));
+  }
+}
+
+/* -plr's regions: code from one label to the next. A value (web: -plr's unit here is the value,
+ * not the register) live where the region falls through or jumps at its end is shown live from
+ * its first write in the region (or the region's start, when it is live and reached there) to
+ * that end, also across a redefinition or a stretch where it is dead in fact. A side exit of a
+ * predicated branch does not end a region, except one back to the region's own start (a loop):
+ * the values live there are shown so from the start to that branch. A call's convention writes
+ * do not count as writes here. */
 static void region_rule(const plr *p, rs_word *rows) {
   const rs_func *f = p->f;
   uint32_t SW = p->SW;
@@ -189,18 +213,14 @@ static void region_rule(const plr *p, rs_word *rows) {
   for (uint32_t b0 = 0; b0 < p->NB;) {
     uint32_t b1 = b0 + 1;
     while (b1 < p->NB && !labelled(f, b1)) b1++;
-    uint32_t i0 = f->blocks[b0].first_inst, i1 = f->blocks[b1 - 1].first_inst + f->blocks[b1 - 1].ninsts;
+    uint32_t i0 = f->blocks[b0].first_inst;
     block_out(p, b1 - 1, out);
-    const rs_word *in0 = set_at(p->in, SW, b0), *r0 = set_at(p->rin, p->W, b0);
-    memset(cur, 0, SW * sizeof *cur);
-    for (uint32_t w = 0; w < SW; w++)
-      for (rs_word x = in0[w] & out[w]; x; x &= x - 1) {
-        uint32_t s = w * 64 + (uint32_t)__builtin_ctzll(x);
-        if (rs_bs_get(r0, p->slot_unit[s])) rs_bs_set(cur, s);
-      }
-    for (uint32_t ii = i0; ii < i1; ii++) {
-      for (uint32_t w = 0; w < SW; w++) cur[w] |= p->sdef[(size_t)SW * ii + w] & out[w];
-      slots_to_units(p, cur, NULL, set_at(rows, p->W, ii));
+    region_span(p, b0, i0, f->blocks[b1 - 1].first_inst + f->blocks[b1 - 1].ninsts, out, cur, rows);
+    for (uint32_t b = b0; b + 1 < b1; b++) {
+      const uint32_t *sl;
+      uint32_t one, n = succs(p, b, &sl, &one);
+      for (uint32_t k = 0; k < n; k++)
+        if (sl[k] == b0) region_span(p, b0, i0, f->blocks[b].first_inst + f->blocks[b].ninsts, set_at(p->in, SW, b0), cur, rows);
     }
     b0 = b1;
   }

@@ -1,56 +1,57 @@
-/* live.c - per-instruction live registers in nvdisasm's -plr terms (an emulation of NVIDIA's view).
+/* live.c - per-instruction live registers as nvdisasm -plr shows them (an emulation of its view).
  *
- * Why this is not analysis/liveness.c: that one is the Problem's liveness over values (slots of
- * the lifted webs, lanes, copy rules) on the real CFG; -plr is a display of *physical* registers
- * over a CFG of its own (calls that return to their next instruction, RETs that return nowhere),
- * with an ABI it assumes and cut by its own reaching-definition rule. Reusing the value dataflow
- * would mean mapping -plr's physical-register facts (the callee-saved set, RET's live-out) back
- * onto webs that do not exist at those points, so the emulation works on units directly, and
- * interference never sees it.
+ * Why this stays beside analysis/liveness.c: that one is the Problem's liveness over values
+ * (slots of the lifted webs, lanes, copy and dead-lane rules) on the real CFG, and interference
+ * must keep it. -plr is a display of *physical* registers over a CFG of its own (calls return to
+ * their next instruction, RETs return nowhere), under an ABI it assumes (callee-saved registers,
+ * registers defined at a function's entry) and with a region rule keyed by definition sites.
+ * Those facts are about registers where no web exists (R16-R31 live through a subroutine that
+ * never touches them), so they do not fit as a mode of the value dataflow; this file works on
+ * units and def sites directly, and nothing but `inspect --live` and the -plr test reads it.
  *
- * The rules, each measured against -plr on the fixtures (tests/test_sass_live.c, all 20 equal):
+ * The rules, each measured against -plr on the fixtures (tests/test_sass_live.c: all 20 equal):
  *  - plain backward liveness; a predicated def neither kills nor reads;
- *  - a register is shown live only where some def reaches it (forward, over -plr's CFG); a
- *    function entry (the kernel, and every `$__internal` subroutine symbol) defines every R
- *    register, none of the predicates and uniform registers;
- *  - a register an instruction writes is shown at it even when dead;
- *  - -plr works on label-to-label regions (region_rule): a register live where a region ends is
- *    shown from its first def in the region (or the region's start, when live into it) to the end.
- * With plr_calls, CALL.REL.NOINC is what nvdisasm 11.8 takes it for (its quirk, named in the test):
- * an ABI call, whatever its target (a `$__internal` subroutine or a `.L` label ptxas jumps to):
- *  - it returns to its next instruction, and nothing flows along its edge to the target (a `.L`
- *    target reached only by calls is reached by no def, so nothing is shown live there);
+ *  - a register is shown live only where some def reaches it (forward, over -plr's CFG, a
+ *    predicated def reaching too); a function's entry (the kernel, each `$__internal` symbol)
+ *    defines the registers of plr_at_entry, no predicate and no uniform register;
+ *  - a register an instruction writes is shown at it, even when dead;
+ *  - the region rule (region_rule) over label-to-label regions.
+ * With plr_calls, CALL.REL.NOINC is what nvdisasm 11.8 takes it for (the quirk the test names),
+ * whatever its target (a `$__internal` subroutine or a `.L` label ptxas jumps to):
+ *  - an ABI call that returns to its next instruction; nothing flows along its edge to the
+ *    target (a `.L` target reached only by calls is reached by no def: nothing is shown there);
  *  - it reads R0 and R1 (the stack pointer) and writes every register but the callee-saved ones
- *    (plr_saved: R1, R2, R16-R31 and every R32+ whose bit 2 is set: R36-39, R44-47, ...), all
- *    uniform registers and predicates included; the writes kill unless it is predicated;
- *  - RET returns nowhere: the callee-saved registers up to the function's highest R are live
- *    after it.
- * This is -plr's view, not the truth: really a subroutine reads its arguments (R10 in the
- * rcp slowpath), returns to its callers, clobbers only what it writes, and a CALL.REL.NOINC to a
+ *    (plr_saved), uniform registers and predicates included; the writes kill unless predicated,
+ *    and show at the call where live after it or written by the next instruction;
+ *  - RET returns nowhere: the callee-saved registers below SHI_REGISTERS are live after it.
+ * This is -plr's view, not the truth: really a subroutine reads its arguments (R10 in the rcp
+ * slowpath), returns to its callers, clobbers only what it writes, and a CALL.REL.NOINC to a
  * `.L` label is a jump. analysis/liveness.c (interference, the Problem) keeps the real CFG that
- * sass_parse.c builds (calls to their targets, RET to every return point), and keeps every
- * register dead where no def reaches. Without plr_calls this emulation uses that real CFG too. */
+ * sass_parse.c builds (calls to their targets, RET to every return point) and keeps a register
+ * dead where no def reaches. Without plr_calls this emulation takes the real CFG too. */
 #include "sass/sass.h"
 #include <stdlib.h>
 #include <string.h>
 
-/* Two index spaces: units (physical registers, what -plr shows) and slots (what it tracks: one
- * per 32-bit register of every web, plus one per unit for a value that is no web: the stack
- * pointer, the ABI's registers). A write to a unit kills every slot on it. */
 typedef struct {
   const rs_func *f;
-  uint32_t W, NB;               /* words per unit set; blocks */
-  uint32_t NS, SW;              /* slots; words per slot set */
+  uint32_t W, NB, NI, NU;       /* words per unit set; blocks; instructions; units */
   bool calls;                   /* plr_calls */
-  uint32_t *vbase;              /* per web: its first slot (its units' slots follow) */
-  uint32_t *slot_unit;          /* per slot: its unit */
-  rs_word *def, *cdef, *call_w; /* per instruction, units: written, written under a predicate, by a call */
-  rs_word *suse, *skill, *sdef; /* per instruction, slots: read, killed, written */
-  rs_word *entry, *clob, *ret_out; /* units: defined at a function's entry; written by a call; live after a RET (slots) */
-  rs_word *in, *rin;            /* per block: live in (slots), reached in (units) */
+  rs_word *use, *def, *cdef, *call_w; /* per instruction (units): read, written, written under a
+                                       * predicate, written by the call convention */
+  rs_word *kill;                /* per instruction (units): writes that kill */
+  rs_word *entry, *clob, *call_use, *ret_out; /* the ABI -plr assumes (units) */
+  rs_word *in, *rin;            /* per block: live in, reached in (units, -plr's CFG) */
+  /* def sites for the region rule: one per written unit of an instruction, then one per unit
+   * for its value at the kernel's entry (site_unit[nsites0 + u] = u) */
+  uint32_t nsites, nsites0, SW; /* sites; explicit sites; words per site set */
+  uint32_t *site_unit, *site_inst, *inst_site; /* per site; per instruction: its first site */
+  uint32_t *usite, *usite_first; /* sites of each unit (CSR) */
+  rs_word *rd_in;               /* per block: def sites reaching its start (the real CFG) */
 } plr;
 
 static rs_word *set_at(rs_word *base, uint32_t W, uint32_t i) { return base + (size_t)W * i; }
+static const rs_word *cset_at(const rs_word *base, uint32_t W, uint32_t i) { return base + (size_t)W * i; }
 
 static int file_named(const rs_target *t, const char *name) {
   for (uint32_t fi = 0; fi < t->nfiles; fi++)
@@ -58,20 +59,13 @@ static int file_named(const rs_target *t, const char *name) {
   return -1;
 }
 
-/* Units and slots an operand touches: the first of each, or UINT32_MAX; its units follow. */
-static uint32_t op_base(const plr *p, const rs_operand *op, uint32_t *slot) {
-  const rs_func *f = p->f;
-  if (op->kind == RS_OP_VREG && f->truth && f->truth[op->reg].lanes) {
-    *slot = p->vbase[op->reg];
-    return f->truth[op->reg].unit;
-  }
-  if (op->kind != RS_OP_PREG) return UINT32_MAX;
-  *slot = f->nvregs ? p->vbase[f->nvregs] + op->reg : op->reg;
-  return op->reg;
+/* First unit of an operand's register(s) (a value's truth), or UINT32_MAX; its units follow. */
+static uint32_t op_base(const rs_func *f, const rs_operand *op) {
+  if (op->kind == RS_OP_VREG) return f->truth && f->truth[op->reg].lanes ? f->truth[op->reg].unit : UINT32_MAX;
+  return op->kind == RS_OP_PREG ? op->reg : UINT32_MAX;
 }
-static bool op_unit(const plr *p, const rs_operand *op, unsigned k, uint32_t base) {
-  return (op->lanes >> (2 * k) & 3) && base + k < p->f->tgt->nunits &&
-         (p->f->tgt->unit_flags[base + k] & RS_UNIT_TRACKED);
+static bool op_unit(const rs_func *f, const rs_operand *op, unsigned k, uint32_t base) {
+  return (op->lanes >> (2 * k) & 3) && base + k < f->tgt->nunits && (f->tgt->unit_flags[base + k] & RS_UNIT_TRACKED);
 }
 
 static bool op_is(const rs_func *f, const rs_inst *in, const char *prefix) {
@@ -82,52 +76,51 @@ static const rs_inst *last_inst(const rs_func *f, uint32_t b) {
   return blk->ninsts ? &f->insts[blk->first_inst + blk->ninsts - 1] : NULL;
 }
 static bool is_call(const plr *p, const rs_inst *in) { return p->calls && in && op_is(p->f, in, "CALL."); }
+static bool is_ret(const plr *p, const rs_inst *in) { return p->calls && in && op_is(p->f, in, "RET."); }
 
-/* -plr's registers preserved across a call: R1, R2, R16-R31, and R32 up in blocks of four, every
- * second one (R36-R39, R44-R47, ...). Measured: the registers a CALL.REL.NOINC leaves live-through
- * and a RET has live after it, on all six fixtures that call (sm_75 to sm_89). */
+/* -plr's registers preserved across a call: R1, R2, R16-R31, and from R32 on every second block
+ * of four (R36-R39, R44-R47, ...). Measured: what a CALL.REL.NOINC leaves live through, and a
+ * RET has live after it, on all six fixtures that call (sm_75 to sm_89). */
 static bool plr_saved(unsigned r) { return r == 1 || r == 2 || (r >= 16 && r < 32) || (r >= 32 && (r >> 2 & 1)); }
 
-/* -plr's registers defined at a function's entry (where nothing else reaches, a register is
- * shown live only if one of these is): the callee-saved ones and R4-R15; not R0, R3, nor the
- * R32+ that a call clobbers. Measured: R10 is shown live from the kernel's entry in wmma sm_75,
- * R97 of fa_hd64 sm_75 only from the loop head a def of it reaches, R3 in the subroutine of
- * fa_hd64 sm_80 not before its def. */
+/* -plr's registers defined at a function's entry: the callee-saved ones and R4-R15 (not R0, R3,
+ * nor an R32+ a call clobbers). Measured: R10 of wmma_w2x2_r2x2 sm_75 is shown live from the
+ * kernel's entry (no def reaches it), R97 of fa_hd64 sm_75 only from the loop head its def
+ * reaches around the back edge, R3 in fa_hd64 sm_80's subroutine not before its first def. */
 static bool plr_at_entry(unsigned r) { return plr_saved(r) || (r >= 4 && r < 16); }
 
-/* Successors of block b in the CFG -plr sees (the block's own, or its next block, or none). */
+/* Successors of block b in the CFG -plr sees: the block's own, or (a call, a predicated RET)
+ * its next block, or (a RET) none. */
 static uint32_t succs(const plr *p, uint32_t b, const uint32_t **list, uint32_t *one) {
-  const rs_func *f = p->f;
-  const rs_inst *last = last_inst(f, b);
-  if (p->calls && last && (is_call(p, last) || (op_is(f, last, "RET.") && (last->flags & RS_I_PREDICATED)))) {
+  const rs_inst *last = last_inst(p->f, b);
+  if (is_call(p, last) || (is_ret(p, last) && (last->flags & RS_I_PREDICATED))) {
     *one = b + 1;
     *list = one;
     return b + 1 < p->NB;
   }
-  if (p->calls && last && op_is(f, last, "RET.")) return 0;
-  *list = f->blocks[b].succs;
-  return f->blocks[b].nsuccs;
+  if (is_ret(p, last)) return 0;
+  *list = p->f->blocks[b].succs;
+  return p->f->blocks[b].nsuccs;
 }
 
-/* Live out of block b (slots). */
+/* Live out of block b. */
 static void block_out(const plr *p, uint32_t b, rs_word *cur) {
   const uint32_t *sl;
   uint32_t one, n = succs(p, b, &sl, &one);
-  memset(cur, 0, p->SW * sizeof *cur);
+  memset(cur, 0, p->W * sizeof *cur);
   for (uint32_t k = 0; k < n; k++)
-    for (uint32_t w = 0; w < p->SW; w++) cur[w] |= p->in[(size_t)p->SW * sl[k] + w];
-  const rs_inst *last = last_inst(p->f, b);
-  if (p->calls && last && op_is(p->f, last, "RET."))
-    for (uint32_t w = 0; w < p->SW; w++) cur[w] |= p->ret_out[w];
+    for (uint32_t w = 0; w < p->W; w++) cur[w] |= p->in[(size_t)p->W * sl[k] + w];
+  if (is_ret(p, last_inst(p->f, b)))
+    for (uint32_t w = 0; w < p->W; w++) cur[w] |= p->ret_out[w];
 }
 
-/* One instruction backward (slots): writes kill, reads add. */
+/* One instruction backward: killing writes go, reads come. */
 static void step(const plr *p, uint32_t ii, rs_word *live) {
-  for (uint32_t w = 0; w < p->SW; w++)
-    live[w] = (live[w] & ~p->skill[(size_t)p->SW * ii + w]) | p->suse[(size_t)p->SW * ii + w];
+  for (uint32_t w = 0; w < p->W; w++)
+    live[w] = (live[w] & ~p->kill[(size_t)p->W * ii + w]) | p->use[(size_t)p->W * ii + w];
 }
 
-/* Units written by instruction ii, the call convention's included. */
+/* Units instruction ii writes, the call convention's included. */
 static void writes(const plr *p, uint32_t ii, rs_word *set) {
   for (uint32_t w = 0; w < p->W; w++)
     set[w] = p->def[(size_t)p->W * ii + w] | p->cdef[(size_t)p->W * ii + w] | p->call_w[(size_t)p->W * ii + w];
@@ -136,7 +129,7 @@ static void writes(const plr *p, uint32_t ii, rs_word *set) {
 /* Entry of a function: the kernel, or a subroutine symbol ($__internal_...) when calls are -plr's. */
 static bool is_entry(const plr *p, uint32_t b) { return b == 0 || (p->calls && p->f->blocks[b].name[0] == '$'); }
 
-/* Reached in, per block (units): forward over -plr's CFG; a write reaches, predicated or not. */
+/* Reached in, per block: forward over -plr's CFG; a write reaches, predicated or not. */
 static void reach(plr *p) {
   uint32_t W = p->W;
   rs_word *cur = rs_xcalloc(W + 1, sizeof *cur), *wr = rs_xcalloc(W + 1, sizeof *wr);
@@ -164,143 +157,164 @@ static void reach(plr *p) {
   free(wr);
 }
 
-/* Units of the slots in `s` that are in the unit set `keep` (all if NULL), into `row`. */
-static void slots_to_units(const plr *p, const rs_word *s, const rs_word *keep, rs_word *row) {
-  for (uint32_t w = 0; w < p->SW; w++)
-    for (rs_word x = s[w]; x; x &= x - 1) {
-      uint32_t u = p->slot_unit[w * 64 + (uint32_t)__builtin_ctzll(x)];
-      if (!keep || rs_bs_get(keep, u)) rs_bs_set(row, u);
+/* ---- def sites (reaching definitions over the real CFG, for the region rule) ---- */
+
+static void sites_build(plr *p) {
+  const rs_func *f = p->f;
+  uint32_t n = 0;
+  p->inst_site = rs_xmalloc(sizeof *p->inst_site * (p->NI + 1));
+  for (uint32_t ii = 0; ii < p->NI; ii++) {
+    p->inst_site[ii] = n;
+    for (uint32_t u = 0; u < p->NU; u++)
+      if (rs_bs_get(set_at(p->def, p->W, ii), u) || rs_bs_get(set_at(p->cdef, p->W, ii), u)) n++;
+  }
+  p->inst_site[p->NI] = n;
+  p->nsites0 = n;
+  p->nsites = n + p->NU;
+  p->SW = (uint32_t)RS_WORDS(p->nsites);
+  p->site_unit = rs_xmalloc(sizeof *p->site_unit * (p->nsites + 1));
+  p->site_inst = rs_xmalloc(sizeof *p->site_inst * (p->nsites + 1));
+  n = 0;
+  for (uint32_t ii = 0; ii < p->NI; ii++)
+    for (uint32_t u = 0; u < p->NU; u++)
+      if (rs_bs_get(set_at(p->def, p->W, ii), u) || rs_bs_get(set_at(p->cdef, p->W, ii), u))
+        p->site_unit[n] = u, p->site_inst[n++] = ii;
+  for (uint32_t u = 0; u < p->NU; u++) p->site_unit[n + u] = u, p->site_inst[n + u] = UINT32_MAX;
+  p->usite_first = rs_xcalloc(p->NU + 2, sizeof *p->usite_first);
+  p->usite = rs_xmalloc(sizeof *p->usite * (p->nsites + 1));
+  for (uint32_t s = 0; s < p->nsites; s++) p->usite_first[p->site_unit[s] + 1]++;
+  for (uint32_t u = 0; u < p->NU; u++) p->usite_first[u + 1] += p->usite_first[u];
+  uint32_t *fill = rs_xmalloc(sizeof *fill * (p->NU + 1));
+  memcpy(fill, p->usite_first, sizeof *fill * p->NU);
+  for (uint32_t s = 0; s < p->nsites; s++) p->usite[fill[p->site_unit[s]]++] = s;
+  free(fill);
+  /* forward to a fixed point: a killing write replaces its unit's sites, a predicated one adds */
+  uint32_t SW = p->SW;
+  p->rd_in = rs_xcalloc((size_t)SW * (p->NB + 1), sizeof *p->rd_in);
+  for (uint32_t u = 0; u < p->NU; u++) rs_bs_set(p->rd_in, p->nsites0 + u);
+  rs_word *cur = rs_xcalloc(SW + 1, sizeof *cur);
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (uint32_t b = 0; b < p->NB; b++) {
+      const rs_block *blk = &f->blocks[b];
+      memcpy(cur, set_at(p->rd_in, SW, b), SW * sizeof *cur);
+      for (uint32_t k = 0; k < blk->ninsts; k++) {
+        uint32_t ii = blk->first_inst + k;
+        for (uint32_t s = p->inst_site[ii]; s < p->inst_site[ii + 1]; s++) {
+          uint32_t u = p->site_unit[s];
+          if (rs_bs_get(set_at(p->def, p->W, ii), u))
+            for (uint32_t j = p->usite_first[u]; j < p->usite_first[u + 1]; j++) rs_bs_clr(cur, p->usite[j]);
+        }
+        for (uint32_t s = p->inst_site[ii]; s < p->inst_site[ii + 1]; s++) rs_bs_set(cur, s);
+      }
+      for (uint32_t k = 0; k < blk->nsuccs; k++) {
+        rs_word *ri = set_at(p->rd_in, SW, blk->succs[k]);
+        for (uint32_t w = 0; w < SW; w++)
+          if (cur[w] & ~ri[w]) ri[w] |= cur[w], changed = true;
+      }
     }
+  }
+  free(cur);
+}
+
+/* Sites reaching the end of block b (the real CFG). */
+static void rd_out(const plr *p, uint32_t b, rs_word *cur) {
+  const rs_block *blk = &p->f->blocks[b];
+  memcpy(cur, cset_at(p->rd_in, p->SW, b), p->SW * sizeof *cur);
+  for (uint32_t ii = blk->first_inst; ii < blk->first_inst + blk->ninsts; ii++) {
+    for (uint32_t s = p->inst_site[ii]; s < p->inst_site[ii + 1]; s++) {
+      uint32_t u = p->site_unit[s];
+      if (rs_bs_get(cset_at(p->def, p->W, ii), u))
+        for (uint32_t j = p->usite_first[u]; j < p->usite_first[u + 1]; j++) rs_bs_clr(cur, p->usite[j]);
+    }
+    for (uint32_t s = p->inst_site[ii]; s < p->inst_site[ii + 1]; s++) rs_bs_set(cur, s);
+  }
 }
 
 static bool labelled(const rs_func *f, uint32_t b) {
   return b == 0 || f->blocks[b].name[0] == '.' || f->blocks[b].name[0] == '$';
 }
 
-/* -plr's regions: code from one label to the next (side exits of predicated branches do not end
- * one). A value (web: -plr's unit here is the value, not the register) live where the region
- * falls through or jumps at its end is shown live from its first write in the region (or the
- * region's start, when it is live and reached there) to that end, also across a redefinition or
- * a stretch where it is dead in fact. A call's convention writes do not count as writes here. */
-/* Show the values of `out` (slots) over instructions [i0, i1) the way region_rule says. */
-static void region_span(const plr *p, uint32_t b0, uint32_t i0, uint32_t i1, const rs_word *out, rs_word *cur,
-                        rs_word *rows) {
-  uint32_t SW = p->SW;
-  const rs_word *in0 = set_at(p->in, SW, b0), *r0 = set_at(p->rin, p->W, b0);
-  memset(cur, 0, SW * sizeof *cur);
-  for (uint32_t w = 0; w < SW; w++)
-    for (rs_word x = in0[w] & out[w]; x; x &= x - 1) {
-      uint32_t s = w * 64 + (uint32_t)__builtin_ctzll(x);
-      if (rs_bs_get(r0, p->slot_unit[s])) rs_bs_set(cur, s);
+/* The region rule over the span from block b0's start to the end of block be, after which the
+ * values `out` are live and the def sites `rd` reach: a register of `out` is shown from the first
+ * def in the span whose site is in `rd`, or from the span's start when it is live and reached
+ * there and a site reaching the start is in `rd` too (nothing in between replaced it, or it came
+ * around a loop) - also across a stretch where it is dead in fact. */
+static void region_span(const plr *p, uint32_t b0, uint32_t be, const rs_word *out, const rs_word *rd, rs_word *same,
+                        uint32_t *from, rs_word *rows) {
+  const rs_func *f = p->f;
+  uint32_t i0 = f->blocks[b0].first_inst, i1 = f->blocks[be].first_inst + f->blocks[be].ninsts, NONE = UINT32_MAX;
+  const rs_word *rs = cset_at(p->rd_in, p->SW, b0), *in0 = cset_at(p->in, p->W, b0), *r0 = cset_at(p->rin, p->W, b0);
+  memset(same, 0, p->W * sizeof *same);
+  for (uint32_t w = 0; w < p->SW; w++)
+    for (rs_word x = rd[w] & rs[w]; x; x &= x - 1) rs_bs_set(same, p->site_unit[w * 64 + (uint32_t)__builtin_ctzll(x)]);
+  for (uint32_t u = 0; u < p->NU; u++)
+    from[u] = rs_bs_get(out, u) && rs_bs_get(in0, u) && rs_bs_get(r0, u) && rs_bs_get(same, u) ? i0 : NONE;
+  for (uint32_t ii = i0; ii < i1; ii++)
+    for (uint32_t s = p->inst_site[ii]; s < p->inst_site[ii + 1]; s++) {
+      uint32_t u = p->site_unit[s];
+      if (from[u] == NONE && rs_bs_get(out, u) && rs_bs_get(rd, s)) from[u] = ii;
     }
-  for (uint32_t ii = i0; ii < i1; ii++) {
-    for (uint32_t w = 0; w < SW; w++) cur[w] |= p->sdef[(size_t)SW * ii + w] & out[w];
-    slots_to_units(p, cur, NULL, set_at(rows, p->W, ii));
-  }
+  for (uint32_t u = 0; u < p->NU; u++)
+    for (uint32_t ii = from[u]; ii != NONE && ii < i1; ii++) rs_bs_set(set_at(rows, p->W, ii), u);
 }
 
-/* -plr's regions: code from one label to the next. A value (web: -plr's unit here is the value,
- * not the register) live where the region falls through or jumps at its end is shown live from
- * its first write in the region (or the region's start, when it is live and reached there) to
- * that end, also across a redefinition or a stretch where it is dead in fact. A side exit of a
- * predicated branch does not end a region, except one back to the region's own start (a loop):
- * the values live there are shown so from the start to that branch. A call's convention writes
- * do not count as writes here. */
+/* -plr's regions: code from one label to the next. A side exit of a predicated branch does not
+ * end one, except a branch back to the region's own start (a loop), whose values live there are
+ * shown so too up to that branch. */
 static void region_rule(const plr *p, rs_word *rows) {
   const rs_func *f = p->f;
-  uint32_t SW = p->SW;
-  rs_word *out = rs_xcalloc(SW + 1, sizeof *out), *cur = rs_xcalloc(SW + 1, sizeof *cur);
+  rs_word *out = rs_xcalloc(p->W + 1, sizeof *out), *same = rs_xcalloc(p->W + 1, sizeof *same);
+  rs_word *rd = rs_xcalloc(p->SW + 1, sizeof *rd);
+  uint32_t *from = rs_xmalloc(sizeof *from * (p->NU + 1));
   for (uint32_t b0 = 0; b0 < p->NB;) {
     uint32_t b1 = b0 + 1;
     while (b1 < p->NB && !labelled(f, b1)) b1++;
-    uint32_t i0 = f->blocks[b0].first_inst;
     block_out(p, b1 - 1, out);
-    region_span(p, b0, i0, f->blocks[b1 - 1].first_inst + f->blocks[b1 - 1].ninsts, out, cur, rows);
+    /* the sites reaching where the region goes on (by any of its exits to there): the real CFG's */
+    const rs_block *be = &f->blocks[b1 - 1];
+    if (be->nsuccs) {
+      memset(rd, 0, p->SW * sizeof *rd);
+      for (uint32_t k = 0; k < be->nsuccs; k++)
+        for (uint32_t w = 0; w < p->SW; w++) rd[w] |= p->rd_in[(size_t)p->SW * be->succs[k] + w];
+    } else {
+      rd_out(p, b1 - 1, rd);
+    }
+    region_span(p, b0, b1 - 1, out, rd, same, from, rows);
     for (uint32_t b = b0; b + 1 < b1; b++) {
       const uint32_t *sl;
       uint32_t one, n = succs(p, b, &sl, &one);
       for (uint32_t k = 0; k < n; k++)
-        if (sl[k] == b0) region_span(p, b0, i0, f->blocks[b].first_inst + f->blocks[b].ninsts, set_at(p->in, SW, b0), cur, rows);
+        if (sl[k] == b0) region_span(p, b0, b, cset_at(p->in, p->W, b0), cset_at(p->rd_in, p->SW, b0), same, from, rows);
     }
     b0 = b1;
   }
   free(out);
-  free(cur);
+  free(same);
+  free(rd);
+  free(from);
 }
 
-int rs_sass_live_rows(const rs_func *f, rs_word **rows, uint32_t *words, bool plr_calls, rs_err *e) {
-  (void)e;
+/* Per instruction: reads, writes (killing or predicated), the call convention; the ABI sets. */
+static void tables(plr *p) {
+  const rs_func *f = p->f;
   const rs_target *t = f->tgt;
-  plr p = {0};
-  p.f = f;
-  p.NB = f->nblocks;
-  p.calls = plr_calls;
-  uint32_t NU = t->nunits, NI = f->ninsts;
-  p.W = (uint32_t)RS_WORDS(NU);
-  p.vbase = rs_xmalloc(sizeof *p.vbase * (f->nvregs + 1));
-  uint32_t ns = 0;
-  for (uint32_t v = 0; v < f->nvregs; v++) {
-    p.vbase[v] = ns;
-    if (f->truth && f->truth[v].lanes) ns += rs_lanes_units(f->truth[v].lanes);
-  }
-  p.vbase[f->nvregs] = ns;
-  p.NS = ns + NU;
-  p.SW = (uint32_t)RS_WORDS(p.NS);
-  p.slot_unit = rs_xmalloc(sizeof *p.slot_unit * (p.NS + 1));
-  for (uint32_t v = 0; v < f->nvregs; v++)
-    for (uint32_t s = p.vbase[v]; s < p.vbase[v + 1]; s++) p.slot_unit[s] = f->truth[v].unit + (s - p.vbase[v]);
-  for (uint32_t u = 0; u < NU; u++) p.slot_unit[ns + u] = u;
-  /* slots on each unit, for kills: a CSR list */
-  uint32_t *ufirst = rs_xcalloc(NU + 2, sizeof *ufirst), *ulist = rs_xmalloc(sizeof *ulist * (p.NS + 1));
-  for (uint32_t s = 0; s < p.NS; s++)
-    if (p.slot_unit[s] < NU) ufirst[p.slot_unit[s] + 1]++;
-  for (uint32_t u = 0; u < NU; u++) ufirst[u + 1] += ufirst[u];
-  uint32_t *fill = rs_xmalloc(sizeof *fill * (NU + 1));
-  memcpy(fill, ufirst, sizeof *fill * NU);
-  for (uint32_t s = 0; s < p.NS; s++)
-    if (p.slot_unit[s] < NU) ulist[fill[p.slot_unit[s]]++] = s;
-  free(fill);
-  uint32_t W = p.W, SW = p.SW;
-  p.def = rs_xcalloc((size_t)W * (NI + 1), sizeof *p.def);
-  p.cdef = rs_xcalloc((size_t)W * (NI + 1), sizeof *p.cdef);
-  p.call_w = rs_xcalloc((size_t)W * (NI + 1), sizeof *p.call_w);
-  p.suse = rs_xcalloc((size_t)SW * (NI + 1), sizeof *p.suse);
-  p.skill = rs_xcalloc((size_t)SW * (NI + 1), sizeof *p.skill);
-  p.sdef = rs_xcalloc((size_t)SW * (NI + 1), sizeof *p.sdef);
-  p.entry = rs_xcalloc(W + 1, sizeof *p.entry);
-  p.clob = rs_xcalloc(W + 1, sizeof *p.clob);
-  p.ret_out = rs_xcalloc(SW + 1, sizeof *p.ret_out);
-  p.in = rs_xcalloc((size_t)SW * (p.NB + 1), sizeof *p.in);
-  p.rin = rs_xcalloc((size_t)W * (p.NB + 1), sizeof *p.rin);
-  uint32_t top = 0; /* highest R the function touches */
+  uint32_t W = p->W;
   int rf = file_named(t, "r");
-  for (uint32_t ii = 0; ii < NI; ii++) {
+  for (uint32_t ii = 0; ii < p->NI; ii++) {
     const rs_inst *in = &f->insts[ii];
     for (uint32_t o = 0; o < in->nops; o++) {
       const rs_operand *op = &f->ops[in->first_op + o];
-      uint32_t s0, u0 = op_base(&p, op, &s0);
+      uint32_t u0 = op_base(f, op);
       if (u0 == UINT32_MAX) continue;
-      bool def = (op->flags & RS_F_DEF) != 0, cond = (op->flags & RS_F_COND) != 0;
-      for (unsigned k = 0; k < 32 && (op->lanes >> (2 * k)); k++) {
-        if (!op_unit(&p, op, k, u0)) continue;
-        uint32_t u = u0 + k;
-        if (rf >= 0 && u >= t->files[rf].first && u - t->files[rf].first < t->files[rf].count &&
-            u - t->files[rf].first > top)
-          top = u - t->files[rf].first;
-        if (!def) {
-          rs_bs_set(set_at(p.suse, SW, ii), s0 + k);
-          continue;
-        }
-        rs_bs_set(set_at(cond ? p.cdef : p.def, W, ii), u);
-        rs_bs_set(set_at(p.sdef, SW, ii), s0 + k);
-        if (!cond)
-          for (uint32_t j = ufirst[u]; j < ufirst[u + 1]; j++) rs_bs_set(set_at(p.skill, SW, ii), ulist[j]);
-      }
+      rs_word *s = !(op->flags & RS_F_DEF) ? p->use : (op->flags & RS_F_COND) ? p->cdef : p->def;
+      for (unsigned k = 0; k < 32 && (op->lanes >> (2 * k)); k++)
+        if (op_unit(f, op, k, u0)) rs_bs_set(set_at(s, W, ii), u0 + k);
     }
   }
-  /* the call convention: R0, R1 read; all but the callee-saved written; after a RET the callee-saved
-   * registers of the function's allocation are live (SHI_REGISTERS of them: the 2 reserved too) */
-  uint32_t nregs = f->declared_regs ? f->declared_regs : top + 3;
+  /* the call convention: R0, R1 read; all but the callee-saved written; after a RET the
+   * callee-saved registers of the function's allocation (SHI_REGISTERS, the 2 reserved too) */
+  uint32_t nregs = f->declared_regs;
   for (uint32_t fi = 0; fi < t->nfiles; fi++) {
     const char *n = t->files[fi].name;
     bool r = (int)fi == rf;
@@ -308,51 +322,69 @@ int rs_sass_live_rows(const rs_func *f, rs_word **rows, uint32_t *words, bool pl
     for (uint32_t k = 0; k < t->files[fi].count; k++) {
       uint32_t u = t->files[fi].first + k;
       if (!(t->unit_flags[u] & RS_UNIT_TRACKED)) continue;
-      if (r && plr_at_entry(k)) rs_bs_set(p.entry, u);
-      if (!r || !plr_saved(k)) rs_bs_set(p.clob, u);
-      else if (k < nregs) rs_bs_set(p.ret_out, ns + u);
+      if (r && plr_at_entry(k)) rs_bs_set(p->entry, u);
+      if (r && k <= 1) rs_bs_set(p->call_use, u);
+      if (!r || !plr_saved(k)) rs_bs_set(p->clob, u);
+      else if (k < nregs || !nregs) rs_bs_set(p->ret_out, u);
     }
   }
-  for (uint32_t ii = 0; ii < NI && rf >= 0; ii++) {
+  for (uint32_t ii = 0; ii < p->NI; ii++) {
     const rs_inst *in = &f->insts[ii];
-    if (!is_call(&p, in)) continue;
-    rs_bs_set(set_at(p.suse, SW, ii), ns + t->files[rf].first);
-    rs_bs_set(set_at(p.suse, SW, ii), ns + t->files[rf].first + 1);
-    memcpy(set_at(p.call_w, W, ii), p.clob, W * sizeof *p.clob);
-    if (in->flags & RS_I_PREDICATED) continue; /* a predicated call kills nothing */
-    for (uint32_t u = 0; u < NU; u++)
-      if (rs_bs_get(p.clob, u))
-        for (uint32_t j = ufirst[u]; j < ufirst[u + 1]; j++) rs_bs_set(set_at(p.skill, SW, ii), ulist[j]);
+    rs_word *use = set_at(p->use, W, ii), *kill = set_at(p->kill, W, ii);
+    memcpy(kill, set_at(p->def, W, ii), W * sizeof *kill);
+    if (!is_call(p, in)) continue;
+    memcpy(set_at(p->call_w, W, ii), p->clob, W * sizeof *p->clob);
+    for (uint32_t w = 0; w < W; w++) {
+      use[w] |= p->call_use[w];
+      if (!(in->flags & RS_I_PREDICATED)) kill[w] |= p->clob[w];
+    }
   }
-  free(ufirst);
-  free(ulist);
-  /* backward liveness over -plr's CFG (slots) */
-  rs_word *cur = rs_xcalloc(SW + 1, sizeof *cur);
+}
+
+int rs_sass_live_rows(const rs_func *f, rs_word **rows, uint32_t *words, bool plr_calls, rs_err *e) {
+  (void)e;
+  plr p = {0};
+  p.f = f;
+  p.NB = f->nblocks;
+  p.NI = f->ninsts;
+  p.NU = f->tgt->nunits;
+  p.W = (uint32_t)RS_WORDS(p.NU);
+  p.calls = plr_calls;
+  uint32_t W = p.W, NI = p.NI;
+  rs_word **per_inst[] = {&p.use, &p.def, &p.cdef, &p.call_w, &p.kill};
+  for (size_t k = 0; k < sizeof per_inst / sizeof *per_inst; k++) *per_inst[k] = rs_xcalloc((size_t)W * (NI + 1), sizeof(rs_word));
+  rs_word **sets[] = {&p.entry, &p.clob, &p.call_use, &p.ret_out};
+  for (size_t k = 0; k < sizeof sets / sizeof *sets; k++) *sets[k] = rs_xcalloc(W + 1, sizeof(rs_word));
+  p.in = rs_xcalloc((size_t)W * (p.NB + 1), sizeof *p.in);
+  p.rin = rs_xcalloc((size_t)W * (p.NB + 1), sizeof *p.rin);
+  tables(&p);
+  /* backward liveness over -plr's CFG */
+  rs_word *cur = rs_xcalloc(W + 1, sizeof *cur);
   for (bool changed = true; changed;) {
     changed = false;
     for (uint32_t b = p.NB; b-- > 0;) {
       const rs_block *blk = &f->blocks[b];
       block_out(&p, b, cur);
       for (uint32_t k = blk->ninsts; k-- > 0;) step(&p, blk->first_inst + k, cur);
-      if (memcmp(cur, set_at(p.in, SW, b), SW * sizeof *cur)) {
-        memcpy(set_at(p.in, SW, b), cur, SW * sizeof *cur);
+      if (memcmp(cur, set_at(p.in, W, b), W * sizeof *cur)) {
+        memcpy(set_at(p.in, W, b), cur, W * sizeof *cur);
         changed = true;
       }
     }
   }
   reach(&p);
+  sites_build(&p);
   /* rows: what is written, and what is live before and reached */
   rs_word *out = rs_xcalloc((size_t)W * (NI + 1), sizeof *out);
   rs_word *rb = rs_xcalloc((size_t)W * (NI + 1), sizeof *rb), *wr = rs_xcalloc(W + 1, sizeof *wr);
-  rs_word *after = rs_xcalloc(W + 1, sizeof *after);
   for (uint32_t b = 0; b < p.NB; b++) {
     const rs_block *blk = &f->blocks[b];
     memcpy(wr, set_at(p.rin, W, b), W * sizeof *wr);
-    for (uint32_t k = 0; k < blk->ninsts; k++) {
-      uint32_t ii = blk->first_inst + k;
+    for (uint32_t ii = blk->first_inst; ii < blk->first_inst + blk->ninsts; ii++) {
       memcpy(set_at(rb, W, ii), wr, W * sizeof *wr);
-      for (uint32_t w = 0; w < W; w++)
-        wr[w] |= p.def[(size_t)W * ii + w] | p.cdef[(size_t)W * ii + w] | p.call_w[(size_t)W * ii + w];
+      rs_word *x = set_at(rb, W, NI); /* scratch */
+      writes(&p, ii, x);
+      for (uint32_t w = 0; w < W; w++) wr[w] |= x[w];
     }
   }
   for (uint32_t b = 0; b < p.NB; b++) {
@@ -361,34 +393,30 @@ int rs_sass_live_rows(const rs_func *f, rs_word **rows, uint32_t *words, bool pl
     for (uint32_t k = blk->ninsts; k-- > 0;) {
       uint32_t ii = blk->first_inst + k;
       rs_word *row = set_at(out, W, ii);
-      memset(after, 0, W * sizeof *after);
-      slots_to_units(&p, cur, NULL, after);
-      if (ii + 1 < NI)
-        for (uint32_t w = 0; w < W; w++) after[w] |= p.def[(size_t)W * (ii + 1) + w] | p.cdef[(size_t)W * (ii + 1) + w];
-      for (uint32_t w = 0; w < W; w++) /* written here: shown even when dead; a call's where live after it or written next */
-        row[w] |= p.def[(size_t)W * ii + w] | p.cdef[(size_t)W * ii + w] | (p.call_w[(size_t)W * ii + w] & after[w]);
+      const rs_word *next_def = ii + 1 < NI ? set_at(p.def, W, ii + 1) : NULL, *next_cdef = ii + 1 < NI ? set_at(p.cdef, W, ii + 1) : NULL;
+      for (uint32_t w = 0; w < W; w++) { /* written here: shown even when dead; a call's where live after or written next */
+        rs_word after = cur[w] | (next_def ? next_def[w] | next_cdef[w] : 0);
+        row[w] |= p.def[(size_t)W * ii + w] | p.cdef[(size_t)W * ii + w] | (p.call_w[(size_t)W * ii + w] & after);
+      }
       step(&p, ii, cur);
-      slots_to_units(&p, cur, set_at(rb, W, ii), row);
+      const rs_word *r = set_at(rb, W, ii);
+      for (uint32_t w = 0; w < W; w++) row[w] |= cur[w] & r[w];
     }
   }
   region_rule(&p, out);
   free(rb);
   free(wr);
-  free(after);
   free(cur);
-  free(p.vbase);
-  free(p.slot_unit);
-  free(p.def);
-  free(p.cdef);
-  free(p.call_w);
-  free(p.suse);
-  free(p.skill);
-  free(p.sdef);
-  free(p.entry);
-  free(p.clob);
-  free(p.ret_out);
+  for (size_t k = 0; k < sizeof per_inst / sizeof *per_inst; k++) free(*per_inst[k]);
+  for (size_t k = 0; k < sizeof sets / sizeof *sets; k++) free(*sets[k]);
   free(p.in);
   free(p.rin);
+  free(p.inst_site);
+  free(p.site_unit);
+  free(p.site_inst);
+  free(p.usite);
+  free(p.usite_first);
+  free(p.rd_in);
   *rows = out;
   *words = W;
   return 0;

@@ -45,7 +45,9 @@ typedef struct {
   /* def sites for the region rule: one per written unit of an instruction, then one per unit
    * for its value at the kernel's entry (site_unit[nsites0 + u] = u) */
   uint32_t nsites, nsites0, SW; /* sites; explicit sites; words per site set */
-  uint32_t *site_unit, *site_inst, *inst_site; /* per site; per instruction: its first site */
+  uint32_t *site_unit, *site_w, *inst_site; /* per site: unit, width of its operand (0: the entry's);
+                                             * per instruction: its first site */
+  uint32_t *par;                /* union-find over sites: -plr's values (webs) */
   uint32_t *usite, *usite_first; /* sites of each unit (CSR) */
   rs_word *rd_in;               /* per block: def sites reaching its start (the real CFG) */
 } plr;
@@ -66,6 +68,13 @@ static uint32_t op_base(const rs_func *f, const rs_operand *op) {
 }
 static bool op_unit(const rs_func *f, const rs_operand *op, unsigned k, uint32_t base) {
   return (op->lanes >> (2 * k) & 3) && base + k < f->tgt->nunits && (f->tgt->unit_flags[base + k] & RS_UNIT_TRACKED);
+}
+
+/* Registers an operand names (a pair 2, a quad 4). */
+static uint32_t op_width(const rs_operand *op) {
+  uint32_t n = 0;
+  for (unsigned k = 0; k < 32 && (op->lanes >> (2 * k)); k++) n += (op->lanes >> (2 * k) & 3) != 0;
+  return n;
 }
 
 static bool op_is(const rs_func *f, const rs_inst *in, const char *prefix) {
@@ -159,6 +168,16 @@ static void reach(plr *p) {
 
 /* ---- def sites (reaching definitions over the real CFG, for the region rule) ---- */
 
+static uint32_t uf_find(uint32_t *par, uint32_t x) {
+  while (par[x] != x) x = par[x] = par[par[x]];
+  return x;
+}
+static void uf_union(uint32_t *par, uint32_t a, uint32_t b) {
+  a = uf_find(par, a);
+  b = uf_find(par, b);
+  if (a != b) par[a < b ? b : a] = a < b ? a : b;
+}
+
 static void sites_build(plr *p) {
   const rs_func *f = p->f;
   uint32_t n = 0;
@@ -173,13 +192,24 @@ static void sites_build(plr *p) {
   p->nsites = n + p->NU;
   p->SW = (uint32_t)RS_WORDS(p->nsites);
   p->site_unit = rs_xmalloc(sizeof *p->site_unit * (p->nsites + 1));
-  p->site_inst = rs_xmalloc(sizeof *p->site_inst * (p->nsites + 1));
+  p->site_w = rs_xmalloc(sizeof *p->site_w * (p->nsites + 1));
+  uint32_t *wid = rs_xcalloc(p->NU + 1, sizeof *wid);
   n = 0;
-  for (uint32_t ii = 0; ii < p->NI; ii++)
+  for (uint32_t ii = 0; ii < p->NI; ii++) {
+    const rs_inst *in = &f->insts[ii];
+    for (uint32_t o = 0; o < in->nops; o++) {
+      const rs_operand *op = &f->ops[in->first_op + o];
+      uint32_t u0 = op_base(f, op);
+      if ((op->flags & RS_F_DEF) && u0 != UINT32_MAX)
+        for (unsigned k = 0; k < 32 && (op->lanes >> (2 * k)); k++)
+          if (op_unit(f, op, k, u0)) wid[u0 + k] = op_width(op);
+    }
     for (uint32_t u = 0; u < p->NU; u++)
       if (rs_bs_get(set_at(p->def, p->W, ii), u) || rs_bs_get(set_at(p->cdef, p->W, ii), u))
-        p->site_unit[n] = u, p->site_inst[n++] = ii;
-  for (uint32_t u = 0; u < p->NU; u++) p->site_unit[n + u] = u, p->site_inst[n + u] = UINT32_MAX;
+        p->site_unit[n] = u, p->site_w[n++] = wid[u];
+  }
+  free(wid);
+  for (uint32_t u = 0; u < p->NU; u++) p->site_unit[n + u] = u, p->site_w[n + u] = 0;
   p->usite_first = rs_xcalloc(p->NU + 2, sizeof *p->usite_first);
   p->usite = rs_xmalloc(sizeof *p->usite * (p->nsites + 1));
   for (uint32_t s = 0; s < p->nsites; s++) p->usite_first[p->site_unit[s] + 1]++;
@@ -214,6 +244,43 @@ static void sites_build(plr *p) {
       }
     }
   }
+  /* -plr's values: a read joins the sites reaching it that wrote as many registers as it reads
+   * (CS2R R24:R25 and a later MOV R24 stay apart; two MOV R22 meeting at a read join); a
+   * predicated write joins the sites it may leave in place */
+  p->par = rs_xmalloc(sizeof *p->par * (p->nsites + 1));
+  for (uint32_t i = 0; i < p->nsites; i++) p->par[i] = i;
+  for (uint32_t b = 0; b < p->NB; b++) {
+    const rs_block *blk = &f->blocks[b];
+    memcpy(cur, set_at(p->rd_in, SW, b), SW * sizeof *cur);
+    for (uint32_t ii = blk->first_inst; ii < blk->first_inst + blk->ninsts; ii++) {
+      const rs_inst *in = &f->insts[ii];
+      for (uint32_t o = 0; o < in->nops; o++) {
+        const rs_operand *op = &f->ops[in->first_op + o];
+        uint32_t u0 = op_base(f, op), w = op_width(op);
+        bool def = (op->flags & RS_F_DEF) != 0;
+        if (u0 == UINT32_MAX || (def && !(op->flags & RS_F_COND))) continue;
+        for (unsigned k = 0; k < 32 && (op->lanes >> (2 * k)); k++) {
+          if (!op_unit(f, op, k, u0)) continue;
+          uint32_t u = u0 + k, first = UINT32_MAX;
+          if (def) /* the predicated write's own site */
+            for (uint32_t s = p->inst_site[ii]; s < p->inst_site[ii + 1]; s++)
+              if (p->site_unit[s] == u) first = s;
+          for (uint32_t j = p->usite_first[u]; j < p->usite_first[u + 1]; j++) {
+            uint32_t s = p->usite[j];
+            if (!rs_bs_get(cur, s) || (p->site_w[s] && p->site_w[s] != w)) continue;
+            if (first == UINT32_MAX) first = s;
+            else uf_union(p->par, first, s);
+          }
+        }
+      }
+      for (uint32_t s = p->inst_site[ii]; s < p->inst_site[ii + 1]; s++) {
+        uint32_t u = p->site_unit[s];
+        if (rs_bs_get(cset_at(p->def, p->W, ii), u))
+          for (uint32_t j = p->usite_first[u]; j < p->usite_first[u + 1]; j++) rs_bs_clr(cur, p->usite[j]);
+      }
+      for (uint32_t s = p->inst_site[ii]; s < p->inst_site[ii + 1]; s++) rs_bs_set(cur, s);
+    }
+  }
   free(cur);
 }
 
@@ -235,25 +302,35 @@ static bool labelled(const rs_func *f, uint32_t b) {
   return b == 0 || f->blocks[b].name[0] == '.' || f->blocks[b].name[0] == '$';
 }
 
+static uint32_t root(const uint32_t *par, uint32_t x) {
+  while (par[x] != x) x = par[x];
+  return x;
+}
+
 /* The region rule over the span from block b0's start to the end of block be, after which the
- * values `out` are live and the def sites `rd` reach: a register of `out` is shown from the first
- * def in the span whose site is in `rd`, or from the span's start when it is live and reached
- * there and a site reaching the start is in `rd` too (nothing in between replaced it, or it came
- * around a loop) - also across a stretch where it is dead in fact. */
-static void region_span(const plr *p, uint32_t b0, uint32_t be, const rs_word *out, const rs_word *rd, rs_word *same,
+ * registers `out` are live and the def sites `rd` reach: a register of `out` is shown from the
+ * first def in the span of a value (web) reaching there, or from the span's start when it is live
+ * and reached there and a value reaching the start reaches there too (nothing in between replaced
+ * it, or it came around a loop) - also across a stretch where it is dead in fact. */
+static void region_span(const plr *p, uint32_t b0, uint32_t be, const rs_word *out, const rs_word *rd, rs_word *webs,
                         uint32_t *from, rs_word *rows) {
   const rs_func *f = p->f;
   uint32_t i0 = f->blocks[b0].first_inst, i1 = f->blocks[be].first_inst + f->blocks[be].ninsts, NONE = UINT32_MAX;
   const rs_word *rs = cset_at(p->rd_in, p->SW, b0), *in0 = cset_at(p->in, p->W, b0), *r0 = cset_at(p->rin, p->W, b0);
-  memset(same, 0, p->W * sizeof *same);
+  memset(webs, 0, p->SW * sizeof *webs);
   for (uint32_t w = 0; w < p->SW; w++)
-    for (rs_word x = rd[w] & rs[w]; x; x &= x - 1) rs_bs_set(same, p->site_unit[w * 64 + (uint32_t)__builtin_ctzll(x)]);
-  for (uint32_t u = 0; u < p->NU; u++)
-    from[u] = rs_bs_get(out, u) && rs_bs_get(in0, u) && rs_bs_get(r0, u) && rs_bs_get(same, u) ? i0 : NONE;
+    for (rs_word x = rd[w]; x; x &= x - 1) rs_bs_set(webs, root(p->par, w * 64 + (uint32_t)__builtin_ctzll(x)));
+  for (uint32_t u = 0; u < p->NU; u++) from[u] = NONE;
+  for (uint32_t w = 0; w < p->SW; w++)
+    for (rs_word x = rs[w]; x; x &= x - 1) {
+      uint32_t s = w * 64 + (uint32_t)__builtin_ctzll(x), u = p->site_unit[s];
+      if (from[u] == NONE && rs_bs_get(webs, root(p->par, s)) && rs_bs_get(out, u) && rs_bs_get(in0, u) && rs_bs_get(r0, u))
+        from[u] = i0;
+    }
   for (uint32_t ii = i0; ii < i1; ii++)
     for (uint32_t s = p->inst_site[ii]; s < p->inst_site[ii + 1]; s++) {
       uint32_t u = p->site_unit[s];
-      if (from[u] == NONE && rs_bs_get(out, u) && rs_bs_get(rd, s)) from[u] = ii;
+      if (from[u] == NONE && rs_bs_get(out, u) && rs_bs_get(webs, root(p->par, s))) from[u] = ii;
     }
   for (uint32_t u = 0; u < p->NU; u++)
     for (uint32_t ii = from[u]; ii != NONE && ii < i1; ii++) rs_bs_set(set_at(rows, p->W, ii), u);
@@ -264,7 +341,7 @@ static void region_span(const plr *p, uint32_t b0, uint32_t be, const rs_word *o
  * shown so too up to that branch. */
 static void region_rule(const plr *p, rs_word *rows) {
   const rs_func *f = p->f;
-  rs_word *out = rs_xcalloc(p->W + 1, sizeof *out), *same = rs_xcalloc(p->W + 1, sizeof *same);
+  rs_word *out = rs_xcalloc(p->W + 1, sizeof *out), *webs = rs_xcalloc(p->SW + 1, sizeof *webs);
   rs_word *rd = rs_xcalloc(p->SW + 1, sizeof *rd);
   uint32_t *from = rs_xmalloc(sizeof *from * (p->NU + 1));
   for (uint32_t b0 = 0; b0 < p->NB;) {
@@ -280,17 +357,17 @@ static void region_rule(const plr *p, rs_word *rows) {
     } else {
       rd_out(p, b1 - 1, rd);
     }
-    region_span(p, b0, b1 - 1, out, rd, same, from, rows);
+    region_span(p, b0, b1 - 1, out, rd, webs, from, rows);
     for (uint32_t b = b0; b + 1 < b1; b++) {
       const uint32_t *sl;
       uint32_t one, n = succs(p, b, &sl, &one);
       for (uint32_t k = 0; k < n; k++)
-        if (sl[k] == b0) region_span(p, b0, b, cset_at(p->in, p->W, b0), cset_at(p->rd_in, p->SW, b0), same, from, rows);
+        if (sl[k] == b0) region_span(p, b0, b, cset_at(p->in, p->W, b0), cset_at(p->rd_in, p->SW, b0), webs, from, rows);
     }
     b0 = b1;
   }
   free(out);
-  free(same);
+  free(webs);
   free(rd);
   free(from);
 }
@@ -413,7 +490,8 @@ int rs_sass_live_rows(const rs_func *f, rs_word **rows, uint32_t *words, bool pl
   free(p.rin);
   free(p.inst_site);
   free(p.site_unit);
-  free(p.site_inst);
+  free(p.site_w);
+  free(p.par);
   free(p.usite);
   free(p.usite_first);
   free(p.rd_in);

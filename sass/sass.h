@@ -85,8 +85,10 @@ bool rs_sass_allocatable(const rs_target *t, uint32_t u);
 
 /* Per instruction, the physical registers live at it as -plr marks them: those live before it
  * plus those it writes. rows[i * words ...] is a bitset over the target's units (values mapped
- * through their truth). plr_calls: take CALL.REL.NOINC as nvdisasm 11.8 does (an opaque call
- * defining everything live after it). Returns 0, or -1 with e set. */
+ * through their truth). plr_calls: take CALL.REL.NOINC as nvdisasm 11.8 does (an ABI call with
+ * its callee-saved set, RET returning nowhere; live.c); without it, the real CFG. -plr's view,
+ * for `inspect --live` and the -plr test; interference uses analysis/liveness.c. Returns 0, or
+ * -1 with e set. */
 int rs_sass_live_rows(const rs_func *f, rs_word **rows, uint32_t *words, bool plr_calls, rs_err *e);
 
 /* ---- writing back (write.c) ---- */

@@ -102,7 +102,7 @@ static int print_live(const rs_func *f, bool regs, rs_err *e) {
   rs_word *rows;
   uint32_t W;
   if (f->kind != RS_SRC_SASS) return rs_errf(e, f->path, 0, "--live needs an nvdisasm listing (.sass)");
-  if (rs_sass_live_rows(f, &rows, &W, true, e)) return -1; /* as nvdisasm counts: its CALL quirk */
+  if (rs_sass_live_rows(f, &rows, &W, RS_PLR_ALL, e)) return -1; /* as nvdisasm counts: its quirks */
   printf("# %s: address GPR PRED UGPR UPRED\n", f->name);
   for (uint32_t i = 0; i < f->ninsts; i++) {
     const rs_word *row = rows + (size_t)W * i;

@@ -16,7 +16,9 @@
  *    defines the registers of plr_at_entry, no predicate and no uniform register;
  *  - a register an instruction writes is shown at it, even when dead;
  *  - the region rule (region_rule) over label-to-label regions.
- * With plr_calls, CALL.REL.NOINC is what nvdisasm 11.8 takes it for (the quirk the test names),
+ * With RS_PLR_R2P, R2P reads and writes all of P0-P6 whatever its mask (-plr shows `x` for every
+ * predicate at it); really it writes the mask's predicates only (the lift's view).
+ * With RS_PLR_CALLS, CALL.REL.NOINC is what nvdisasm 11.8 takes it for (the quirk the test names),
  * whatever its target (a `$__internal` subroutine or a `.L` label ptxas jumps to):
  *  - an ABI call that returns to its next instruction; nothing flows along its edge to the
  *    target (a `.L` target reached only by calls is reached by no def: nothing is shown there);
@@ -28,7 +30,7 @@
  * slowpath), returns to its callers, clobbers only what it writes, and a CALL.REL.NOINC to a
  * `.L` label is a jump. analysis/liveness.c (interference, the Problem) keeps the real CFG that
  * sass_parse.c builds (calls to their targets, RET to every return point) and keeps a register
- * dead where no def reaches. Without plr_calls this emulation takes the real CFG too. */
+ * dead where no def reaches. Without RS_PLR_CALLS this emulation takes the real CFG too. */
 #include "sass/sass.h"
 #include <stdlib.h>
 #include <string.h>
@@ -36,7 +38,7 @@
 typedef struct {
   const rs_func *f;
   uint32_t W, NB, NI, NU;       /* words per unit set; blocks; instructions; units */
-  bool calls;                   /* plr_calls */
+  bool calls, r2p;              /* the quirks taken: RS_PLR_CALLS, RS_PLR_R2P */
   rs_word *use, *def, *cdef, *call_w; /* per instruction (units): read, written, written under a
                                        * predicate, written by the call convention */
   rs_word *kill;                /* per instruction (units): writes that kill */
@@ -389,6 +391,16 @@ static void tables(plr *p) {
         if (op_unit(f, op, k, u0)) rs_bs_set(set_at(s, W, ii), u0 + k);
     }
   }
+  /* -plr's R2P: PR read and written whole (P0-P6) whatever the mask, where really only the
+   * predicates of the mask are written and the others left alone (what the lift takes) */
+  int pf = file_named(t, "p");
+  for (uint32_t ii = 0; ii < p->NI && pf >= 0 && p->r2p; ii++)
+    if (op_is(f, &f->insts[ii], "R2P"))
+      for (uint32_t k = 0; k < 7 && k < t->files[pf].count; k++) {
+        uint32_t u = t->files[pf].first + k;
+        rs_bs_set(set_at(p->use, W, ii), u);
+        rs_bs_set(set_at(f->insts[ii].flags & RS_I_PREDICATED ? p->cdef : p->def, W, ii), u);
+      }
   /* the call convention: R0, R1 read; all but the callee-saved written; after a RET the
    * callee-saved registers of the function's allocation (SHI_REGISTERS, the 2 reserved too) */
   uint32_t nregs = f->declared_regs;
@@ -418,7 +430,7 @@ static void tables(plr *p) {
   }
 }
 
-int rs_sass_live_rows(const rs_func *f, rs_word **rows, uint32_t *words, bool plr_calls, rs_err *e) {
+int rs_sass_live_rows(const rs_func *f, rs_word **rows, uint32_t *words, unsigned quirks, rs_err *e) {
   (void)e;
   plr p = {0};
   p.f = f;
@@ -426,7 +438,8 @@ int rs_sass_live_rows(const rs_func *f, rs_word **rows, uint32_t *words, bool pl
   p.NI = f->ninsts;
   p.NU = f->tgt->nunits;
   p.W = (uint32_t)RS_WORDS(p.NU);
-  p.calls = plr_calls;
+  p.calls = (quirks & RS_PLR_CALLS) != 0;
+  p.r2p = (quirks & RS_PLR_R2P) != 0;
   uint32_t W = p.W, NI = p.NI;
   rs_word **per_inst[] = {&p.use, &p.def, &p.cdef, &p.call_w, &p.kill};
   for (size_t k = 0; k < sizeof per_inst / sizeof *per_inst; k++) *per_inst[k] = rs_xcalloc((size_t)W * (NI + 1), sizeof(rs_word));

@@ -2,7 +2,7 @@
  * register, on every listing of tests/fixtures/sass/front (real ptxas 13 output; the -plr
  * tables are nvdisasm 11.8's raw output, committed, so the test needs no nvdisasm).
  *
- * What is asserted, per fixture and instruction, on all 20 fixtures with nothing excepted:
+ * What is asserted, per fixture and instruction, on all 24 fixtures with nothing excepted:
  *  - our live registers (rs_sass_live_rows, sass/live.c) are exactly -plr's, register for
  *    register, in every file (GPR, PRED, UGPR, UPRED);
  *  - -plr's own count column equals the registers it marks (the table is read right);
@@ -12,10 +12,13 @@
  *    comparison; the rows where R63 is live for us are counted;
  *  - the CALL.REL.NOINC convention: -plr takes every CALL.REL.NOINC (to a `$__internal`
  *    subroutine or to a `.L` label) as an ABI call (callee-saved registers, R0/R1 read, a RET
- *    that returns nowhere; sass/live.c says how). rs_sass_live_rows(plr_calls = true) models it;
- *    the rows that would differ under the real CFG (plr_calls = false) are counted, and must be
+ *    that returns nowhere; sass/live.c says how). rs_sass_live_rows(RS_PLR_CALLS) models it;
+ *    the rows that would differ under the real CFG (without it) are counted, and must be
  *    > 0 on every fixture that calls a `$__internal` subroutine (6 of 20), so the quirk is real
- *    where it is named (a predicated CALL.REL.NOINC to a `.L` label often decides no row).
+ *    where it is named (a predicated CALL.REL.NOINC to a `.L` label often decides no row);
+ *  - R2P: -plr takes `R2P PR, Ra, mask` as reading and writing all of P0-P6, whatever the mask
+ *    (RS_PLR_R2P; the lift writes only the mask's predicates, which is what R2P does); counted,
+ *    > 0 exactly on the fixtures with an R2P (r2p_mask, from src/r2p_mask.cu).
  * RS_PLR_DIFF=1 prints every row that differs (a debugging aid). */
 #include "check.h"
 #include "sass/sass.h"
@@ -140,8 +143,8 @@ int main(int argc, char **argv) {
   const char *dir = "tests/fixtures/sass/front";
   char **list;
   int nl = rs_check_list(dir, ".sass", &list);
-  CHECKF(nl >= 20, "only %d listings in %s", nl, dir);
-  unsigned long tot_rows = 0, tot_equal = 0, tot_diff = 0, tot_r63 = 0, tot_call = 0;
+  CHECKF(nl >= 24, "only %d listings in %s", nl, dir);
+  unsigned long tot_rows = 0, tot_equal = 0, tot_diff = 0, tot_r63 = 0, tot_call = 0, tot_r2p = 0;
   for (int i = 0; i < nl; i++) {
     char path[700], base[600];
     snprintf(base, sizeof base, "%s", list[i]);
@@ -170,10 +173,13 @@ int main(int argc, char **argv) {
     plr_row *rows = read_plr(path, &nrows);
     /* -plr leaves out the padding after the kernel's end; every row must be an instruction */
     CHECKF(rows && nrows > 0 && nrows <= f->ninsts, "%s: %u -plr rows for %u instructions", path, nrows, f->ninsts);
-    rs_word *ours, *real;
-    uint32_t W, W2;
-    CHECK(rs_sass_live_rows(f, &ours, &W, true, &e) == 0);
-    CHECK(rs_sass_live_rows(f, &real, &W2, false, &e) == 0 && W2 == W);
+    rs_word *ours, *nocall, *nor2p;
+    uint32_t W, W2, W3;
+    CHECK(rs_sass_live_rows(f, &ours, &W, RS_PLR_ALL, &e) == 0);
+    CHECK(rs_sass_live_rows(f, &nocall, &W2, RS_PLR_ALL & ~RS_PLR_CALLS, &e) == 0 && W2 == W);
+    CHECK(rs_sass_live_rows(f, &nor2p, &W3, RS_PLR_ALL & ~RS_PLR_R2P, &e) == 0 && W3 == W);
+    unsigned nr2p = 0;
+    for (uint32_t k = 0; k < f->ninsts; k++) nr2p += !strncmp(rs_func_opcode(f, &f->insts[k]), "R2P", 3);
     int first[NF];
     unsigned fcount[NF];
     for (int k = 0; k < NF; k++) {
@@ -181,13 +187,14 @@ int main(int argc, char **argv) {
       for (uint32_t fi = 0; fi < t->nfiles; fi++)
         if (!strcmp(t->files[fi].name, our_files[k])) first[k] = (int)t->files[fi].first, fcount[k] = t->files[fi].count;
     }
-    unsigned equal = 0, ours_only = 0, plr_only = 0, bad_count = 0, shown = 0, r63_plr = 0, r63_ours = 0, call_rows = 0;
+    unsigned equal = 0, ours_only = 0, plr_only = 0, bad_count = 0, shown = 0, r63_plr = 0, r63_ours = 0, call_rows = 0, r2p_rows = 0;
     for (uint32_t r = 0; r < nrows && rows && r < f->ninsts; r++) {
       CHECKF(rows[r].addr == f->insts[r].addr, "%s: row %u at %04x, instruction at %04x", path, r, rows[r].addr,
              f->insts[r].addr);
       r63_plr += rows[r].set[0][0] >> 63 & 1;
       r63_ours += first[0] >= 0 && rs_bs_get(ours + (size_t)W * r, (size_t)first[0] + 63);
-      call_rows += memcmp(ours + (size_t)W * r, real + (size_t)W * r, W * sizeof *ours) != 0;
+      call_rows += memcmp(ours + (size_t)W * r, nocall + (size_t)W * r, W * sizeof *ours) != 0;
+      r2p_rows += memcmp(ours + (size_t)W * r, nor2p + (size_t)W * r, W * sizeof *ours) != 0;
       bool same = true;
       for (int k = 0; k < NF; k++) {
         if (rows[r].count[k] != popcount4(rows[r].set[k])) bad_count++;
@@ -229,17 +236,22 @@ int main(int argc, char **argv) {
     for (uint32_t b = 0; b < f->nblocks; b++) subs |= f->blocks[b].name[0] == '$';
     CHECKF(!subs || call_rows > 0, "%s: calls a subroutine, but -plr's call convention decides no row", list[i]);
     CHECKF(ncalls || !call_rows, "%s: no CALL.REL.NOINC, yet %u rows depend on the call convention", list[i], call_rows);
-    printf("%-34s rows %4u  equal %4u  differ %u  quirks: R63 live %4u rows, CALL.REL.NOINC x%u %4u rows\n",
-           strrchr(list[i], '/') + 1, nrows, equal, ours_only + plr_only, r63_ours, ncalls, call_rows);
+    CHECKF((nr2p > 0) == (r2p_rows > 0), "%s: %u R2P, %u rows where -plr's whole-PR R2P matters", list[i], nr2p,
+           r2p_rows);
+    printf("%-30s rows %4u equal %4u differ %u; quirks: R63 live %4u rows, CALL.REL.NOINC x%u %4u rows, R2P x%u %3u rows\n",
+           strrchr(list[i], '/') + 1, nrows, equal, ours_only + plr_only, r63_ours, ncalls, call_rows, nr2p, r2p_rows);
     tot_rows += nrows, tot_equal += equal, tot_diff += ours_only + plr_only, tot_r63 += r63_ours, tot_call += call_rows;
+    tot_r2p += r2p_rows;
     free(ours);
-    free(real);
+    free(nocall);
+    free(nor2p);
     free(rows);
     rs_module_free(m);
   }
   printf("total: %d listings, %lu instructions, %lu rows equal register for register, %lu registers differ; "
-         "quirks: R63 live in %lu rows (never shown by -plr), CALL.REL.NOINC convention decides %lu rows\n",
-         nl, tot_rows, tot_equal, tot_diff, tot_r63, tot_call);
+         "quirks: R63 live in %lu rows (never shown by -plr), CALL.REL.NOINC convention decides %lu rows, "
+         "whole-PR R2P %lu rows\n",
+         nl, tot_rows, tot_equal, tot_diff, tot_r63, tot_call, tot_r2p);
   rs_check_free_list(list, nl);
   return rs_check_done("test_sass_live");
 }

@@ -336,7 +336,12 @@ static void test_free(void) {
     const char *r = strstr(out, "R: ");
     if (r) sscanf(r, "R: %u -> %u", &before, &after);
     CHECKF(rc == 0 && before && after && after <= before, "%s: rc %d: %s", names[i], rc, out);
-    printf("free: %s: R %u -> %u\n", names[i], before, after);
+    /* the validation, in the words, with the number of uses compared */
+    unsigned nuses = 0;
+    const char *cs = strstr(out, "contributor sets equivalent (");
+    if (cs) sscanf(cs, "contributor sets equivalent (%u uses)", &nuses);
+    CHECKF(nuses > 100 && strstr(out, "), verifier: pass\n"), "%s: %s", names[i], out);
+    printf("free: %s: R %u -> %u, contributor sets equivalent (%u uses), verifier: pass\n", names[i], before, after, nuses);
     snprintf(cmd, sizeof cmd, "%s regalloc %s --pinned -q 2>&1", rs_check_cli, res);
     CHECKF(rs_check_run(cmd, out, sizeof out) == 0, "%s: the recoloured listing fails pinned: %s", names[i], out);
     rs_err e = {{0}};

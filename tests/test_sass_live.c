@@ -228,6 +228,28 @@ int main(int argc, char **argv) {
       }
     }
     CHECKF(bad_count == 0, "%s: %u -plr rows whose count column differs from their marks", path, bad_count);
+    /* `regsweep inspect --live` prints -lrm count's columns: equal to -plr's, row by row */
+    if (rs_check_cli) {
+      char cmd[800];
+      size_t cap = 1 << 20;
+      char *out = rs_xmalloc(cap);
+      snprintf(cmd, sizeof cmd, "%s inspect %s --live 2>&1", rs_check_cli, list[i]);
+      int rc = rs_check_run(cmd, out, cap);
+      unsigned lrm_rows = 0, lrm_bad = 0;
+      for (char *ln = strchr(out, '\n'); rc == 0 && ln && ln[1]; ln = strchr(ln + 1, '\n')) {
+        unsigned a, c[NF];
+        if (sscanf(ln + 1, "%x %u %u %u %u", &a, &c[0], &c[1], &c[2], &c[3]) != 5 || lrm_rows >= nrows) continue;
+        const plr_row *pr = &rows[lrm_rows++];
+        bool same = pr->addr == a;
+        for (int k = 0; k < NF; k++) same &= pr->count[k] == c[k];
+        if (!same && lrm_bad++ < 3)
+          fprintf(stderr, "%s: inspect --live %04x %u %u %u %u, -plr %04x %u %u %u %u\n", list[i], a, c[0], c[1], c[2],
+                  c[3], pr->addr, pr->count[0], pr->count[1], pr->count[2], pr->count[3]);
+      }
+      CHECKF(rc == 0 && lrm_rows == nrows && lrm_bad == 0, "%s: inspect --live: rc %d, %u rows, %u differ from -plr's counts",
+             list[i], rc, lrm_rows, lrm_bad);
+      free(out);
+    }
     CHECKF(r63_plr == 0, "%s: -plr shows R63 in %u rows (the quirk named here is gone)", path, r63_plr);
     CHECKF(ours_only == 0 && plr_only == 0 && equal == nrows,
            "%s: %u registers live for us and not for nvdisasm, %u the other way; %u/%u rows equal", list[i], ours_only,

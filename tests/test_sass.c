@@ -477,6 +477,21 @@ static void test_r2p(void) {
   rs_module_free(m);
 }
 
+/* The pinned oracle over every form-sass instance of the shipped mini corpus: 0 failures. */
+static void test_corpus_pinned(void) {
+  char cmd[800], out[1 << 16];
+  snprintf(cmd, sizeof cmd, "%s regalloc data/corpus-mini.h5 --pinned -q 2>&1", rs_check_cli);
+  int rc = rs_check_run(cmd, out, sizeof out);
+  CHECKF(rc == 0 && !strstr(out, "FAIL"), "regalloc corpus --pinned: rc %d: %.2000s", rc, out);
+  snprintf(cmd, sizeof cmd, "%s regalloc data/corpus-mini.h5 --pinned 2>&1 | tail -1", rs_check_cli);
+  rc = rs_check_run(cmd, out, sizeof out);
+  unsigned n = 0, failed = 1, refused = 1;
+  const char *t = strstr(out, ".h5: ");
+  if (t) sscanf(t, ".h5: %u sass instances, %u failures, %u refused", &n, &failed, &refused);
+  CHECKF(n >= 100 && !failed && !refused, "regalloc corpus --pinned: %s", out);
+  printf("pinned oracle over the mini corpus: %u sass instances, 0 failures\n", n);
+}
+
 int main(int argc, char **argv) {
   rs_check_init(argc, argv);
   test_table();
@@ -487,6 +502,7 @@ int main(int argc, char **argv) {
   test_pinned();
   test_ops();
   test_r2p();
+  test_corpus_pinned();
   test_free();
   test_inspect_live();
   return rs_check_done("test_sass");

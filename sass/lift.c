@@ -99,6 +99,15 @@ static void link_uses(L *l, const rs_inst *in, const rs_word *cur) {
       l->op_node[oi] = x;
     }
   }
+  /* one printed operand that is read and written (BMOV.32.CLEAR RZ, B0): one register, so the
+   * value read and the value written are one value (write-back prints one name for both) */
+  for (uint32_t o = 0; o < in->nops; o++)
+    for (uint32_t q = o + 1; q < in->nops; q++) {
+      const rs_operand *a = &f->ops[in->first_op + o], *b = &f->ops[in->first_op + q];
+      if (a->text_len && a->text_off == b->text_off && a->text_len == b->text_len && lifted(l, a) && lifted(l, b) &&
+          l->op_node[in->first_op + o] != UINT32_MAX && l->op_node[in->first_op + q] != UINT32_MAX)
+        uf_union(l->par, l->op_node[in->first_op + o], l->op_node[in->first_op + q]);
+    }
 }
 
 static const char *class_name(const rs_target *t, uint32_t unit, unsigned width) {
@@ -206,7 +215,8 @@ int rs_sass_lift(rs_func *f, rs_err *e) {
     uint32_t r = uf_find(l.par, s), a = f->insts[l.site_inst[s]].addr;
     if (a < first_addr[r]) first_addr[r] = a;
   }
-  /* a predicate web read through a P2R mask stays physical: write-back cannot reprint the mask,
+  /* a predicate web read or written through a PR mask (P2R, R2P) stays physical: write-back
+   * cannot reprint the mask,
    * so its register is fixed (the Problem keeps it there) */
   uint8_t *keep = rs_xcalloc(nnodes + 1, 1);
   for (uint32_t oi = 0; oi < f->nops; oi++) {

@@ -1,197 +1,514 @@
-/* live.c - per-instruction live registers in nvdisasm's -plr terms.
+/* live.c - per-instruction live registers as nvdisasm -plr shows them (an emulation of its view).
  *
- * -plr marks at each instruction the registers live into it, used by it or written by it. Its
- * liveness is plain backward liveness over the CFG with predicated defs that neither kill nor
- * read (the old value survives where the predicate is false, so nothing dies there, but a
- * predicated def does not make an undefined register live either). Values are mapped to the
- * registers of the listing (their truth), so the rows can be compared with -plr's.
+ * Why this stays beside analysis/liveness.c: that one is the Problem's liveness over values
+ * (slots of the lifted webs, lanes, copy and dead-lane rules) on the real CFG, and interference
+ * must keep it. -plr is a display of *physical* registers over a CFG of its own (calls return to
+ * their next instruction, RETs return nowhere), under an ABI it assumes (callee-saved registers,
+ * registers defined at a function's entry) and with a region rule keyed by definition sites.
+ * Those facts are about registers where no web exists (R16-R31 live through a subroutine that
+ * never touches them), so they do not fit as a mode of the value dataflow; this file works on
+ * units and def sites directly, and nothing but `inspect --live` and the -plr test reads it.
  *
- * Measured against -plr on the fixtures (tests/test_sass_live.c): R registers are shown live
- * also where no def reaches (from the kernel entry), predicates and uniform registers only where
- * one does; and -plr works on label-to-label regions (region_rule), not basic blocks. With these
- * the rows equal -plr's register for register on every fixture without subroutine calls. With plr_calls, CALL.REL.NOINC is taken the way
- * nvdisasm 11.8 takes it (its quirk): an opaque call whose target's registers it defines, so
- * nothing flows back along the call edge, and RET returns nowhere. Without it (the Problem's
- * view too) a local CALL.REL.NOINC is the branch it is and a subroutine returns to its callers.
- *
- * This is -plr's view, not the Problem's: analysis/liveness.c (what interference uses) keeps
- * every register dead where no def reaches and treats a dead copy's source as unread; both only
- * remove constraints no allocation needs. */
+ * The rules, each measured against -plr on the fixtures (tests/test_sass_live.c: all 20 equal):
+ *  - plain backward liveness; a predicated def neither kills nor reads;
+ *  - a register is shown live only where some def reaches it (forward, over -plr's CFG, a
+ *    predicated def reaching too); a function's entry (the kernel, each `$__internal` symbol)
+ *    defines the registers of plr_at_entry, no predicate and no uniform register;
+ *  - a register an instruction writes is shown at it, even when dead;
+ *  - the region rule (region_rule) over label-to-label regions.
+ * With RS_PLR_R2P, R2P reads and writes all of P0-P6 whatever its mask (-plr shows `x` for every
+ * predicate at it); really it writes the mask's predicates only (the lift's view).
+ * With RS_PLR_CALLS, CALL.REL.NOINC is what nvdisasm 11.8 takes it for (the quirk the test names),
+ * whatever its target (a `$__internal` subroutine or a `.L` label ptxas jumps to):
+ *  - an ABI call that returns to its next instruction; nothing flows along its edge to the
+ *    target (a `.L` target reached only by calls is reached by no def: nothing is shown there);
+ *  - it reads R0 and R1 (the stack pointer) and writes every register but the callee-saved ones
+ *    (plr_saved), uniform registers and predicates included; the writes kill unless predicated,
+ *    and show at the call where live after it or written by the next instruction;
+ *  - RET returns nowhere: the callee-saved registers below SHI_REGISTERS are live after it.
+ * This is -plr's view, not the truth: really a subroutine reads its arguments (R10 in the rcp
+ * slowpath), returns to its callers, clobbers only what it writes, and a CALL.REL.NOINC to a
+ * `.L` label is a jump. analysis/liveness.c (interference, the Problem) keeps the real CFG that
+ * sass_parse.c builds (calls to their targets, RET to every return point) and keeps a register
+ * dead where no def reaches. Without RS_PLR_CALLS this emulation takes the real CFG too. */
 #include "sass/sass.h"
-#include "analysis/liveness.h"
 #include <stdlib.h>
 #include <string.h>
 
-/* Set the units of the slots set in `set` into the unit bitset `row`. */
-static void to_units(const rs_live *l, const rs_word *set, rs_word *row) {
-  const rs_func *f = l->f;
-  for (uint32_t w = 0; w < l->words; w++)
-    for (rs_word x = set[w]; x; x &= x - 1) {
-      uint32_t slot = w * 64 + (uint32_t)__builtin_ctzll(x);
-      if (slot >= l->nslots || slot >= l->sbase) continue;
-      uint32_t o = l->owner[slot], unit;
-      if (o < f->nvregs) {
-        if (!f->truth || !f->truth[o].lanes) continue;
-        unit = f->truth[o].unit + (slot - l->vslot[o]) / 2;
-      } else {
-        unit = o - f->nvregs;
-      }
-      if (unit < f->tgt->nunits) rs_bs_set(row, unit);
-    }
-}
+typedef struct {
+  const rs_func *f;
+  uint32_t W, NB, NI, NU;       /* words per unit set; blocks; instructions; units */
+  bool calls, r2p;              /* the quirks taken: RS_PLR_CALLS, RS_PLR_R2P */
+  rs_word *use, *def, *cdef, *call_w; /* per instruction (units): read, written, written under a
+                                       * predicate, written by the call convention */
+  rs_word *kill;                /* per instruction (units): writes that kill */
+  rs_word *entry, *clob, *call_use, *ret_out; /* the ABI -plr assumes (units) */
+  rs_word *in, *rin;            /* per block: live in, reached in (units, -plr's CFG) */
+  /* def sites for the region rule: one per written unit of an instruction, then one per unit
+   * for its value at the kernel's entry (site_unit[nsites0 + u] = u) */
+  uint32_t nsites, nsites0, SW; /* sites; explicit sites; words per site set */
+  uint32_t *site_unit, *site_w, *inst_site; /* per site: unit, width of its operand (0: the entry's);
+                                             * per instruction: its first site */
+  uint32_t *par;                /* union-find over sites: -plr's values (webs) */
+  uint32_t *usite, *usite_first; /* sites of each unit (CSR) */
+  rs_word *rd_in;               /* per block: def sites reaching its start (the real CFG) */
+} plr;
 
-/* Slots of R registers (values of an R class, physical R units): -plr shows them live even
- * where no def reaches (it keeps the reaching-def cut for predicates and uniform registers). */
-static rs_word *r_slots(const rs_live *l) {
-  const rs_func *f = l->f;
-  const rs_target *t = f->tgt;
-  rs_word *m = rs_xcalloc(l->words + 1, sizeof *m);
-  uint32_t rfile = 0;
+static rs_word *set_at(rs_word *base, uint32_t W, uint32_t i) { return base + (size_t)W * i; }
+static const rs_word *cset_at(const rs_word *base, uint32_t W, uint32_t i) { return base + (size_t)W * i; }
+
+static int file_named(const rs_target *t, const char *name) {
   for (uint32_t fi = 0; fi < t->nfiles; fi++)
-    if (!strcmp(t->files[fi].name, "r")) rfile = fi;
-  for (uint32_t s = 0; s < l->nslots && s < l->sbase; s++) {
-    uint32_t o = l->owner[s];
-    bool r = o < f->nvregs ? (t->classes[f->vregs[o].cls].files >> rfile & 1) != 0
-                           : rs_target_file_of(t, o - f->nvregs) == (int)rfile;
-    if (r) rs_bs_set(m, s);
-  }
-  return m;
+    if (!strcmp(t->files[fi].name, name)) return (int)fi;
+  return -1;
 }
 
-static bool plr_edge(const rs_func *f, uint32_t b, uint32_t s, bool plr_calls);
-/* Does block b start at a label (or the function's entry)? */
+/* First unit of an operand's register(s) (a value's truth), or UINT32_MAX; its units follow. */
+static uint32_t op_base(const rs_func *f, const rs_operand *op) {
+  if (op->kind == RS_OP_VREG) return f->truth && f->truth[op->reg].lanes ? f->truth[op->reg].unit : UINT32_MAX;
+  return op->kind == RS_OP_PREG ? op->reg : UINT32_MAX;
+}
+static bool op_unit(const rs_func *f, const rs_operand *op, unsigned k, uint32_t base) {
+  return (op->lanes >> (2 * k) & 3) && base + k < f->tgt->nunits && (f->tgt->unit_flags[base + k] & RS_UNIT_TRACKED);
+}
+
+/* Registers an operand names (a pair 2, a quad 4). */
+static uint32_t op_width(const rs_operand *op) {
+  uint32_t n = 0;
+  for (unsigned k = 0; k < 32 && (op->lanes >> (2 * k)); k++) n += (op->lanes >> (2 * k) & 3) != 0;
+  return n;
+}
+
+static bool op_is(const rs_func *f, const rs_inst *in, const char *prefix) {
+  return !strncmp(rs_func_opcode(f, in), prefix, strlen(prefix));
+}
+static const rs_inst *last_inst(const rs_func *f, uint32_t b) {
+  const rs_block *blk = &f->blocks[b];
+  return blk->ninsts ? &f->insts[blk->first_inst + blk->ninsts - 1] : NULL;
+}
+static bool is_call(const plr *p, const rs_inst *in) { return p->calls && in && op_is(p->f, in, "CALL."); }
+static bool is_ret(const plr *p, const rs_inst *in) { return p->calls && in && op_is(p->f, in, "RET."); }
+
+/* -plr's registers preserved across a call: R1, R2, R16-R31, and from R32 on every second block
+ * of four (R36-R39, R44-R47, ...). Measured: what a CALL.REL.NOINC leaves live through, and a
+ * RET has live after it, on all six fixtures that call (sm_75 to sm_89). */
+static bool plr_saved(unsigned r) { return r == 1 || r == 2 || (r >= 16 && r < 32) || (r >= 32 && (r >> 2 & 1)); }
+
+/* -plr's registers defined at a function's entry: the callee-saved ones and R4-R15 (not R0, R3,
+ * nor an R32+ a call clobbers). Measured: R10 of wmma_w2x2_r2x2 sm_75 is shown live from the
+ * kernel's entry (no def reaches it), R97 of fa_hd64 sm_75 only from the loop head its def
+ * reaches around the back edge, R3 in fa_hd64 sm_80's subroutine not before its first def. */
+static bool plr_at_entry(unsigned r) { return plr_saved(r) || (r >= 4 && r < 16); }
+
+/* Successors of block b in the CFG -plr sees: the block's own, or (a call, a predicated RET)
+ * its next block, or (a RET) none. */
+static uint32_t succs(const plr *p, uint32_t b, const uint32_t **list, uint32_t *one) {
+  const rs_inst *last = last_inst(p->f, b);
+  if (is_call(p, last) || (is_ret(p, last) && (last->flags & RS_I_PREDICATED))) {
+    *one = b + 1;
+    *list = one;
+    return b + 1 < p->NB;
+  }
+  if (is_ret(p, last)) return 0;
+  *list = p->f->blocks[b].succs;
+  return p->f->blocks[b].nsuccs;
+}
+
+/* Live out of block b. */
+static void block_out(const plr *p, uint32_t b, rs_word *cur) {
+  const uint32_t *sl;
+  uint32_t one, n = succs(p, b, &sl, &one);
+  memset(cur, 0, p->W * sizeof *cur);
+  for (uint32_t k = 0; k < n; k++)
+    for (uint32_t w = 0; w < p->W; w++) cur[w] |= p->in[(size_t)p->W * sl[k] + w];
+  if (is_ret(p, last_inst(p->f, b)))
+    for (uint32_t w = 0; w < p->W; w++) cur[w] |= p->ret_out[w];
+}
+
+/* One instruction backward: killing writes go, reads come. */
+static void step(const plr *p, uint32_t ii, rs_word *live) {
+  for (uint32_t w = 0; w < p->W; w++)
+    live[w] = (live[w] & ~p->kill[(size_t)p->W * ii + w]) | p->use[(size_t)p->W * ii + w];
+}
+
+/* Units instruction ii writes, the call convention's included. */
+static void writes(const plr *p, uint32_t ii, rs_word *set) {
+  for (uint32_t w = 0; w < p->W; w++)
+    set[w] = p->def[(size_t)p->W * ii + w] | p->cdef[(size_t)p->W * ii + w] | p->call_w[(size_t)p->W * ii + w];
+}
+
+/* Entry of a function: the kernel, or a subroutine symbol ($__internal_...) when calls are -plr's. */
+static bool is_entry(const plr *p, uint32_t b) { return b == 0 || (p->calls && p->f->blocks[b].name[0] == '$'); }
+
+/* Reached in, per block: forward over -plr's CFG; a write reaches, predicated or not. */
+static void reach(plr *p) {
+  uint32_t W = p->W;
+  rs_word *cur = rs_xcalloc(W + 1, sizeof *cur), *wr = rs_xcalloc(W + 1, sizeof *wr);
+  for (uint32_t b = 0; b < p->NB; b++)
+    if (is_entry(p, b)) memcpy(set_at(p->rin, W, b), p->entry, W * sizeof *cur);
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (uint32_t b = 0; b < p->NB; b++) {
+      const rs_block *blk = &p->f->blocks[b];
+      memcpy(cur, set_at(p->rin, W, b), W * sizeof *cur);
+      for (uint32_t k = 0; k < blk->ninsts; k++) {
+        writes(p, blk->first_inst + k, wr);
+        for (uint32_t w = 0; w < W; w++) cur[w] |= wr[w];
+      }
+      const uint32_t *sl;
+      uint32_t one, n = succs(p, b, &sl, &one);
+      for (uint32_t k = 0; k < n; k++) {
+        rs_word *ri = set_at(p->rin, W, sl[k]);
+        for (uint32_t w = 0; w < W; w++)
+          if (cur[w] & ~ri[w]) ri[w] |= cur[w], changed = true;
+      }
+    }
+  }
+  free(cur);
+  free(wr);
+}
+
+/* ---- def sites (reaching definitions over the real CFG, for the region rule) ---- */
+
+static uint32_t uf_find(uint32_t *par, uint32_t x) {
+  while (par[x] != x) x = par[x] = par[par[x]];
+  return x;
+}
+static void uf_union(uint32_t *par, uint32_t a, uint32_t b) {
+  a = uf_find(par, a);
+  b = uf_find(par, b);
+  if (a != b) par[a < b ? b : a] = a < b ? a : b;
+}
+
+static void sites_build(plr *p) {
+  const rs_func *f = p->f;
+  uint32_t n = 0;
+  p->inst_site = rs_xmalloc(sizeof *p->inst_site * (p->NI + 1));
+  for (uint32_t ii = 0; ii < p->NI; ii++) {
+    p->inst_site[ii] = n;
+    for (uint32_t u = 0; u < p->NU; u++)
+      if (rs_bs_get(set_at(p->def, p->W, ii), u) || rs_bs_get(set_at(p->cdef, p->W, ii), u)) n++;
+  }
+  p->inst_site[p->NI] = n;
+  p->nsites0 = n;
+  p->nsites = n + p->NU;
+  p->SW = (uint32_t)RS_WORDS(p->nsites);
+  p->site_unit = rs_xmalloc(sizeof *p->site_unit * (p->nsites + 1));
+  p->site_w = rs_xmalloc(sizeof *p->site_w * (p->nsites + 1));
+  uint32_t *wid = rs_xcalloc(p->NU + 1, sizeof *wid);
+  n = 0;
+  for (uint32_t ii = 0; ii < p->NI; ii++) {
+    const rs_inst *in = &f->insts[ii];
+    for (uint32_t o = 0; o < in->nops; o++) {
+      const rs_operand *op = &f->ops[in->first_op + o];
+      uint32_t u0 = op_base(f, op);
+      if ((op->flags & RS_F_DEF) && u0 != UINT32_MAX)
+        for (unsigned k = 0; k < 32 && (op->lanes >> (2 * k)); k++)
+          if (op_unit(f, op, k, u0)) wid[u0 + k] = op_width(op);
+    }
+    for (uint32_t u = 0; u < p->NU; u++)
+      if (rs_bs_get(set_at(p->def, p->W, ii), u) || rs_bs_get(set_at(p->cdef, p->W, ii), u))
+        p->site_unit[n] = u, p->site_w[n++] = wid[u];
+  }
+  free(wid);
+  for (uint32_t u = 0; u < p->NU; u++) p->site_unit[n + u] = u, p->site_w[n + u] = 0;
+  p->usite_first = rs_xcalloc(p->NU + 2, sizeof *p->usite_first);
+  p->usite = rs_xmalloc(sizeof *p->usite * (p->nsites + 1));
+  for (uint32_t s = 0; s < p->nsites; s++) p->usite_first[p->site_unit[s] + 1]++;
+  for (uint32_t u = 0; u < p->NU; u++) p->usite_first[u + 1] += p->usite_first[u];
+  uint32_t *fill = rs_xmalloc(sizeof *fill * (p->NU + 1));
+  memcpy(fill, p->usite_first, sizeof *fill * p->NU);
+  for (uint32_t s = 0; s < p->nsites; s++) p->usite[fill[p->site_unit[s]]++] = s;
+  free(fill);
+  /* forward to a fixed point: a killing write replaces its unit's sites, a predicated one adds */
+  uint32_t SW = p->SW;
+  p->rd_in = rs_xcalloc((size_t)SW * (p->NB + 1), sizeof *p->rd_in);
+  for (uint32_t u = 0; u < p->NU; u++) rs_bs_set(p->rd_in, p->nsites0 + u);
+  rs_word *cur = rs_xcalloc(SW + 1, sizeof *cur);
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (uint32_t b = 0; b < p->NB; b++) {
+      const rs_block *blk = &f->blocks[b];
+      memcpy(cur, set_at(p->rd_in, SW, b), SW * sizeof *cur);
+      for (uint32_t k = 0; k < blk->ninsts; k++) {
+        uint32_t ii = blk->first_inst + k;
+        for (uint32_t s = p->inst_site[ii]; s < p->inst_site[ii + 1]; s++) {
+          uint32_t u = p->site_unit[s];
+          if (rs_bs_get(set_at(p->def, p->W, ii), u))
+            for (uint32_t j = p->usite_first[u]; j < p->usite_first[u + 1]; j++) rs_bs_clr(cur, p->usite[j]);
+        }
+        for (uint32_t s = p->inst_site[ii]; s < p->inst_site[ii + 1]; s++) rs_bs_set(cur, s);
+      }
+      for (uint32_t k = 0; k < blk->nsuccs; k++) {
+        rs_word *ri = set_at(p->rd_in, SW, blk->succs[k]);
+        for (uint32_t w = 0; w < SW; w++)
+          if (cur[w] & ~ri[w]) ri[w] |= cur[w], changed = true;
+      }
+    }
+  }
+  /* -plr's values: a read joins the sites reaching it that wrote as many registers as it reads
+   * (CS2R R24:R25 and a later MOV R24 stay apart; two MOV R22 meeting at a read join); a
+   * predicated write joins the sites it may leave in place */
+  p->par = rs_xmalloc(sizeof *p->par * (p->nsites + 1));
+  for (uint32_t i = 0; i < p->nsites; i++) p->par[i] = i;
+  for (uint32_t b = 0; b < p->NB; b++) {
+    const rs_block *blk = &f->blocks[b];
+    memcpy(cur, set_at(p->rd_in, SW, b), SW * sizeof *cur);
+    for (uint32_t ii = blk->first_inst; ii < blk->first_inst + blk->ninsts; ii++) {
+      const rs_inst *in = &f->insts[ii];
+      for (uint32_t o = 0; o < in->nops; o++) {
+        const rs_operand *op = &f->ops[in->first_op + o];
+        uint32_t u0 = op_base(f, op), w = op_width(op);
+        bool def = (op->flags & RS_F_DEF) != 0;
+        if (u0 == UINT32_MAX || (def && !(op->flags & RS_F_COND))) continue;
+        for (unsigned k = 0; k < 32 && (op->lanes >> (2 * k)); k++) {
+          if (!op_unit(f, op, k, u0)) continue;
+          uint32_t u = u0 + k, first = UINT32_MAX;
+          if (def) /* the predicated write's own site */
+            for (uint32_t s = p->inst_site[ii]; s < p->inst_site[ii + 1]; s++)
+              if (p->site_unit[s] == u) first = s;
+          for (uint32_t j = p->usite_first[u]; j < p->usite_first[u + 1]; j++) {
+            uint32_t s = p->usite[j];
+            if (!rs_bs_get(cur, s) || (p->site_w[s] && p->site_w[s] != w)) continue;
+            if (first == UINT32_MAX) first = s;
+            else uf_union(p->par, first, s);
+          }
+        }
+      }
+      for (uint32_t s = p->inst_site[ii]; s < p->inst_site[ii + 1]; s++) {
+        uint32_t u = p->site_unit[s];
+        if (rs_bs_get(cset_at(p->def, p->W, ii), u))
+          for (uint32_t j = p->usite_first[u]; j < p->usite_first[u + 1]; j++) rs_bs_clr(cur, p->usite[j]);
+      }
+      for (uint32_t s = p->inst_site[ii]; s < p->inst_site[ii + 1]; s++) rs_bs_set(cur, s);
+    }
+  }
+  free(cur);
+}
+
+/* Sites reaching the end of block b (the real CFG). */
+static void rd_out(const plr *p, uint32_t b, rs_word *cur) {
+  const rs_block *blk = &p->f->blocks[b];
+  memcpy(cur, cset_at(p->rd_in, p->SW, b), p->SW * sizeof *cur);
+  for (uint32_t ii = blk->first_inst; ii < blk->first_inst + blk->ninsts; ii++) {
+    for (uint32_t s = p->inst_site[ii]; s < p->inst_site[ii + 1]; s++) {
+      uint32_t u = p->site_unit[s];
+      if (rs_bs_get(cset_at(p->def, p->W, ii), u))
+        for (uint32_t j = p->usite_first[u]; j < p->usite_first[u + 1]; j++) rs_bs_clr(cur, p->usite[j]);
+    }
+    for (uint32_t s = p->inst_site[ii]; s < p->inst_site[ii + 1]; s++) rs_bs_set(cur, s);
+  }
+}
+
 static bool labelled(const rs_func *f, uint32_t b) {
   return b == 0 || f->blocks[b].name[0] == '.' || f->blocks[b].name[0] == '$';
 }
-/* -plr's regions: code from one label to the next (side exits of predicated branches do not end
- * one). A register live where the region falls through or jumps at its end is shown live from
- * its first def in the region (or the region's start, when it is live into it) to that end, also
- * across a redefinition or a stretch where it is dead in fact. */
-static void region_rule(const rs_live *l, const rs_word *in, const rs_word *rmask, rs_word *srows, bool plr_calls) {
-  const rs_func *f = l->f;
-  uint32_t W = l->words, NB = f->nblocks;
-  rs_word *out = rs_xcalloc(W + 1, sizeof *out), *cur = rs_xcalloc(W + 1, sizeof *cur);
-  for (uint32_t b0 = 0; b0 < NB;) {
+
+static uint32_t root(const uint32_t *par, uint32_t x) {
+  while (par[x] != x) x = par[x];
+  return x;
+}
+
+/* The region rule over the span from block b0's start to the end of block be, after which the
+ * registers `out` are live and the def sites `rd` reach: a register of `out` is shown from the
+ * first def in the span of a value (web) reaching there, or from the span's start when it is live
+ * and reached there and a value reaching the start reaches there too (nothing in between replaced
+ * it, or it came around a loop) - also across a stretch where it is dead in fact. */
+static void region_span(const plr *p, uint32_t b0, uint32_t be, const rs_word *out, const rs_word *rd, rs_word *webs,
+                        uint32_t *from, rs_word *rows) {
+  const rs_func *f = p->f;
+  uint32_t i0 = f->blocks[b0].first_inst, i1 = f->blocks[be].first_inst + f->blocks[be].ninsts, NONE = UINT32_MAX;
+  const rs_word *rs = cset_at(p->rd_in, p->SW, b0), *in0 = cset_at(p->in, p->W, b0), *r0 = cset_at(p->rin, p->W, b0);
+  memset(webs, 0, p->SW * sizeof *webs);
+  for (uint32_t w = 0; w < p->SW; w++)
+    for (rs_word x = rd[w]; x; x &= x - 1) rs_bs_set(webs, root(p->par, w * 64 + (uint32_t)__builtin_ctzll(x)));
+  for (uint32_t u = 0; u < p->NU; u++) from[u] = NONE;
+  for (uint32_t w = 0; w < p->SW; w++)
+    for (rs_word x = rs[w]; x; x &= x - 1) {
+      uint32_t s = w * 64 + (uint32_t)__builtin_ctzll(x), u = p->site_unit[s];
+      if (from[u] == NONE && rs_bs_get(webs, root(p->par, s)) && rs_bs_get(out, u) && rs_bs_get(in0, u) && rs_bs_get(r0, u))
+        from[u] = i0;
+    }
+  for (uint32_t ii = i0; ii < i1; ii++)
+    for (uint32_t s = p->inst_site[ii]; s < p->inst_site[ii + 1]; s++) {
+      uint32_t u = p->site_unit[s];
+      if (from[u] == NONE && rs_bs_get(out, u) && rs_bs_get(webs, root(p->par, s))) from[u] = ii;
+    }
+  for (uint32_t u = 0; u < p->NU; u++)
+    for (uint32_t ii = from[u]; ii != NONE && ii < i1; ii++) rs_bs_set(set_at(rows, p->W, ii), u);
+}
+
+/* -plr's regions: code from one label to the next. A side exit of a predicated branch does not
+ * end one, except a branch back to the region's own start (a loop), whose values live there are
+ * shown so too up to that branch. */
+static void region_rule(const plr *p, rs_word *rows) {
+  const rs_func *f = p->f;
+  rs_word *out = rs_xcalloc(p->W + 1, sizeof *out), *webs = rs_xcalloc(p->SW + 1, sizeof *webs);
+  rs_word *rd = rs_xcalloc(p->SW + 1, sizeof *rd);
+  uint32_t *from = rs_xmalloc(sizeof *from * (p->NU + 1));
+  for (uint32_t b0 = 0; b0 < p->NB;) {
     uint32_t b1 = b0 + 1;
-    while (b1 < NB && !labelled(f, b1)) b1++;
-    memset(out, 0, W * sizeof *out);
-    for (uint32_t b = b1 - 1; b < b1; b++) /* the region's last block: its exits */
-      for (uint32_t k = 0; k < f->blocks[b].nsuccs; k++) {
-        uint32_t s = f->blocks[b].succs[k];
-        if (s > b0 && s < b1 && s == b + 1) continue; /* internal fall-through */
-        if (!plr_edge(f, b, s, plr_calls)) continue;
-        for (uint32_t w = 0; w < W; w++) out[w] |= in[(size_t)W * s + w];
-      }
-    memcpy(cur, in + (size_t)W * b0, W * sizeof *cur);
-    for (uint32_t w = 0; w < W; w++) cur[w] &= out[w] & (l->defin[(size_t)W * b0 + w] | rmask[w]);
-    for (uint32_t b = b0; b < b1; b++) {
-      const rs_block *blk = &f->blocks[b];
-      for (uint32_t k = 0; k < blk->ninsts; k++) {
-        uint32_t ii = blk->first_inst + k;
-        const rs_inst *ins = &f->insts[ii];
-        for (uint32_t o = 0; o < ins->nops; o++) {
-          const rs_operand *op = &f->ops[ins->first_op + o];
-          uint32_t sl = rs_live_op_slot(l, op);
-          if ((op->flags & RS_F_DEF) && sl != UINT32_MAX) rs_bs_or_bits(cur, sl, rs_live_op_lanes(l, op) & rs_bs_get_bits(out, sl, 64));
-        }
-        for (uint32_t w = 0; w < W; w++) srows[(size_t)W * ii + w] |= cur[w];
-      }
+    while (b1 < p->NB && !labelled(f, b1)) b1++;
+    block_out(p, b1 - 1, out);
+    /* the sites reaching where the region goes on (by any of its exits to there): the real CFG's */
+    const rs_block *be = &f->blocks[b1 - 1];
+    if (be->nsuccs) {
+      memset(rd, 0, p->SW * sizeof *rd);
+      for (uint32_t k = 0; k < be->nsuccs; k++)
+        for (uint32_t w = 0; w < p->SW; w++) rd[w] |= p->rd_in[(size_t)p->SW * be->succs[k] + w];
+    } else {
+      rd_out(p, b1 - 1, rd);
+    }
+    region_span(p, b0, b1 - 1, out, rd, webs, from, rows);
+    for (uint32_t b = b0; b + 1 < b1; b++) {
+      const uint32_t *sl;
+      uint32_t one, n = succs(p, b, &sl, &one);
+      for (uint32_t k = 0; k < n; k++)
+        if (sl[k] == b0) region_span(p, b0, b, cset_at(p->in, p->W, b0), cset_at(p->rd_in, p->SW, b0), webs, from, rows);
     }
     b0 = b1;
   }
   free(out);
-  free(cur);
+  free(webs);
+  free(rd);
+  free(from);
 }
 
-static bool is_ret(const rs_func *f, const rs_inst *in) { return !strncmp(rs_func_opcode(f, in), "RET.", 4); }
-
-/* Successor s of block b in the CFG -plr sees: with plr_calls, a subroutine call goes on to
- * its return point only and a RET goes nowhere. */
-static bool plr_edge(const rs_func *f, uint32_t b, uint32_t s, bool plr_calls) {
-  const rs_block *blk = &f->blocks[b];
-  if (!plr_calls || !blk->ninsts) return true;
-  const rs_inst *last = &f->insts[blk->first_inst + blk->ninsts - 1];
-  if (is_ret(f, last)) return s == b + 1 && (last->flags & RS_I_PREDICATED);
-  if (!strncmp(rs_func_opcode(f, last), "CALL.", 5)) return s == b + 1;
-  return true;
-}
-
-/* One instruction backward: kill unconditional defs (everything, at a quirk call), add uses. */
-static void step(const rs_live *l, const rs_inst *in, rs_word *live) {
-  const rs_func *f = l->f;
-  for (uint32_t o = 0; o < in->nops; o++) {
-    const rs_operand *op = &f->ops[in->first_op + o];
-    uint32_t s = rs_live_op_slot(l, op);
-    if (s != UINT32_MAX && (op->flags & RS_F_DEF) && !(op->flags & RS_F_COND))
-      rs_bs_andnot_bits(live, s, rs_live_op_lanes(l, op));
+/* Per instruction: reads, writes (killing or predicated), the call convention; the ABI sets. */
+static void tables(plr *p) {
+  const rs_func *f = p->f;
+  const rs_target *t = f->tgt;
+  uint32_t W = p->W;
+  int rf = file_named(t, "r");
+  for (uint32_t ii = 0; ii < p->NI; ii++) {
+    const rs_inst *in = &f->insts[ii];
+    for (uint32_t o = 0; o < in->nops; o++) {
+      const rs_operand *op = &f->ops[in->first_op + o];
+      uint32_t u0 = op_base(f, op);
+      if (u0 == UINT32_MAX) continue;
+      rs_word *s = !(op->flags & RS_F_DEF) ? p->use : (op->flags & RS_F_COND) ? p->cdef : p->def;
+      for (unsigned k = 0; k < 32 && (op->lanes >> (2 * k)); k++)
+        if (op_unit(f, op, k, u0)) rs_bs_set(set_at(s, W, ii), u0 + k);
+    }
   }
-  for (uint32_t o = 0; o < in->nops; o++) {
-    const rs_operand *op = &f->ops[in->first_op + o];
-    uint32_t s = rs_live_op_slot(l, op);
-    if (s != UINT32_MAX && !(op->flags & RS_F_DEF)) rs_bs_or_bits(live, s, rs_live_op_lanes(l, op));
+  /* -plr's R2P: PR read and written whole (P0-P6) whatever the mask, where really only the
+   * predicates of the mask are written and the others left alone (what the lift takes) */
+  int pf = file_named(t, "p");
+  for (uint32_t ii = 0; ii < p->NI && pf >= 0 && p->r2p; ii++)
+    if (op_is(f, &f->insts[ii], "R2P"))
+      for (uint32_t k = 0; k < 7 && k < t->files[pf].count; k++) {
+        uint32_t u = t->files[pf].first + k;
+        rs_bs_set(set_at(p->use, W, ii), u);
+        rs_bs_set(set_at(f->insts[ii].flags & RS_I_PREDICATED ? p->cdef : p->def, W, ii), u);
+      }
+  /* the call convention: R0, R1 read; all but the callee-saved written; after a RET the
+   * callee-saved registers of the function's allocation (SHI_REGISTERS, the 2 reserved too) */
+  uint32_t nregs = f->declared_regs;
+  for (uint32_t fi = 0; fi < t->nfiles; fi++) {
+    const char *n = t->files[fi].name;
+    bool r = (int)fi == rf;
+    if (!r && strcmp(n, "ur") && strcmp(n, "p") && strcmp(n, "up")) continue;
+    for (uint32_t k = 0; k < t->files[fi].count; k++) {
+      uint32_t u = t->files[fi].first + k;
+      if (!(t->unit_flags[u] & RS_UNIT_TRACKED)) continue;
+      if (r && plr_at_entry(k)) rs_bs_set(p->entry, u);
+      if (r && k <= 1) rs_bs_set(p->call_use, u);
+      if (!r || !plr_saved(k)) rs_bs_set(p->clob, u);
+      else if (k < nregs || !nregs) rs_bs_set(p->ret_out, u);
+    }
+  }
+  for (uint32_t ii = 0; ii < p->NI; ii++) {
+    const rs_inst *in = &f->insts[ii];
+    rs_word *use = set_at(p->use, W, ii), *kill = set_at(p->kill, W, ii);
+    memcpy(kill, set_at(p->def, W, ii), W * sizeof *kill);
+    if (!is_call(p, in)) continue;
+    memcpy(set_at(p->call_w, W, ii), p->clob, W * sizeof *p->clob);
+    for (uint32_t w = 0; w < W; w++) {
+      use[w] |= p->call_use[w];
+      if (!(in->flags & RS_I_PREDICATED)) kill[w] |= p->clob[w];
+    }
   }
 }
 
-int rs_sass_live_rows(const rs_func *f, rs_word **rows, uint32_t *words, bool plr_calls, rs_err *e) {
-  rs_live *l = rs_live_compute(f, e); /* for its slot layout */
-  if (!l) return -1;
-  uint32_t W = l->words, UW = (uint32_t)RS_WORDS(f->tgt->nunits), NB = f->nblocks;
-  rs_word *in = rs_xcalloc((size_t)W * (NB + 1), sizeof *in), *cur = rs_xcalloc(W + 1, sizeof *cur);
+int rs_sass_live_rows(const rs_func *f, rs_word **rows, uint32_t *words, unsigned quirks, rs_err *e) {
+  (void)e;
+  plr p = {0};
+  p.f = f;
+  p.NB = f->nblocks;
+  p.NI = f->ninsts;
+  p.NU = f->tgt->nunits;
+  p.W = (uint32_t)RS_WORDS(p.NU);
+  p.calls = (quirks & RS_PLR_CALLS) != 0;
+  p.r2p = (quirks & RS_PLR_R2P) != 0;
+  uint32_t W = p.W, NI = p.NI;
+  rs_word **per_inst[] = {&p.use, &p.def, &p.cdef, &p.call_w, &p.kill};
+  for (size_t k = 0; k < sizeof per_inst / sizeof *per_inst; k++) *per_inst[k] = rs_xcalloc((size_t)W * (NI + 1), sizeof(rs_word));
+  rs_word **sets[] = {&p.entry, &p.clob, &p.call_use, &p.ret_out};
+  for (size_t k = 0; k < sizeof sets / sizeof *sets; k++) *sets[k] = rs_xcalloc(W + 1, sizeof(rs_word));
+  p.in = rs_xcalloc((size_t)W * (p.NB + 1), sizeof *p.in);
+  p.rin = rs_xcalloc((size_t)W * (p.NB + 1), sizeof *p.rin);
+  tables(&p);
+  /* backward liveness over -plr's CFG */
+  rs_word *cur = rs_xcalloc(W + 1, sizeof *cur);
   for (bool changed = true; changed;) {
     changed = false;
-    for (uint32_t b = NB; b-- > 0;) {
+    for (uint32_t b = p.NB; b-- > 0;) {
       const rs_block *blk = &f->blocks[b];
-      memset(cur, 0, W * sizeof *cur);
-      for (uint32_t s = 0; s < blk->nsuccs; s++)
-        if (plr_edge(f, b, blk->succs[s], plr_calls))
-          for (uint32_t w = 0; w < W; w++) cur[w] |= in[(size_t)W * blk->succs[s] + w];
-      for (uint32_t k = blk->ninsts; k-- > 0;) step(l, &f->insts[blk->first_inst + k], cur);
-      if (memcmp(cur, in + (size_t)W * b, W * sizeof *cur)) {
-        memcpy(in + (size_t)W * b, cur, W * sizeof *cur);
+      block_out(&p, b, cur);
+      for (uint32_t k = blk->ninsts; k-- > 0;) step(&p, blk->first_inst + k, cur);
+      if (memcmp(cur, set_at(p.in, W, b), W * sizeof *cur)) {
+        memcpy(set_at(p.in, W, b), cur, W * sizeof *cur);
         changed = true;
       }
     }
   }
-  rs_word *out = rs_xcalloc((size_t)UW * (f->ninsts + 1), sizeof *out);
-  rs_word *defd = rs_xcalloc(W + 1, sizeof *defd);
-  rs_word *srows = rs_xcalloc((size_t)W * (f->ninsts + 1), sizeof *srows), *rmask = r_slots(l);
-  for (uint32_t b = 0; b < NB; b++) {
+  reach(&p);
+  sites_build(&p);
+  /* rows: what is written, and what is live before and reached */
+  rs_word *out = rs_xcalloc((size_t)W * (NI + 1), sizeof *out);
+  rs_word *rb = rs_xcalloc((size_t)W * (NI + 1), sizeof *rb), *wr = rs_xcalloc(W + 1, sizeof *wr);
+  for (uint32_t b = 0; b < p.NB; b++) {
     const rs_block *blk = &f->blocks[b];
-    memcpy(defd, l->defout + (size_t)W * b, W * sizeof *defd);
-    memset(cur, 0, W * sizeof *cur);
-    for (uint32_t s = 0; s < blk->nsuccs; s++)
-      if (plr_edge(f, b, blk->succs[s], plr_calls))
-        for (uint32_t w = 0; w < W; w++) cur[w] |= in[(size_t)W * blk->succs[s] + w];
-    for (uint32_t k = blk->ninsts; k-- > 0;) {
-      uint32_t ii = blk->first_inst + k;
-      const rs_inst *ins = &f->insts[ii];
-      rs_word *srow = srows + (size_t)W * ii;
-      /* written here: shown even when dead */
-      for (uint32_t o = 0; o < ins->nops; o++) {
-        const rs_operand *op = &f->ops[ins->first_op + o];
-        uint32_t sl = rs_live_op_slot(l, op);
-        if ((op->flags & RS_F_DEF) && sl != UINT32_MAX) rs_bs_or_bits(srow, sl, rs_live_op_lanes(l, op));
-      }
-      for (uint32_t o = 0; o < ins->nops; o++) { /* defined before it */
-        uint32_t oi = ins->first_op + o;
-        uint32_t sl = rs_live_op_slot(l, &f->ops[oi]);
-        if (sl == UINT32_MAX || !(f->ops[oi].flags & RS_F_DEF)) continue;
-        if (l->dnew[oi]) rs_bs_andnot_bits(defd, sl, l->dnew[oi]);
-        if (l->dkill[oi]) rs_bs_or_bits(defd, sl, l->dkill[oi]);
-      }
-      step(l, ins, cur);
-      for (uint32_t w = 0; w < W; w++) srow[w] |= cur[w] & (defd[w] | rmask[w]);
+    memcpy(wr, set_at(p.rin, W, b), W * sizeof *wr);
+    for (uint32_t ii = blk->first_inst; ii < blk->first_inst + blk->ninsts; ii++) {
+      memcpy(set_at(rb, W, ii), wr, W * sizeof *wr);
+      rs_word *x = set_at(rb, W, NI); /* scratch */
+      writes(&p, ii, x);
+      for (uint32_t w = 0; w < W; w++) wr[w] |= x[w];
     }
   }
-  region_rule(l, in, rmask, srows, plr_calls);
-  for (uint32_t ii = 0; ii < f->ninsts; ii++) to_units(l, srows + (size_t)W * ii, out + (size_t)UW * ii);
-  free(srows);
-  free(rmask);
-  free(in);
+  for (uint32_t b = 0; b < p.NB; b++) {
+    const rs_block *blk = &f->blocks[b];
+    block_out(&p, b, cur);
+    for (uint32_t k = blk->ninsts; k-- > 0;) {
+      uint32_t ii = blk->first_inst + k;
+      rs_word *row = set_at(out, W, ii);
+      const rs_word *next_def = ii + 1 < NI ? set_at(p.def, W, ii + 1) : NULL, *next_cdef = ii + 1 < NI ? set_at(p.cdef, W, ii + 1) : NULL;
+      for (uint32_t w = 0; w < W; w++) { /* written here: shown even when dead; a call's where live after or written next */
+        rs_word after = cur[w] | (next_def ? next_def[w] | next_cdef[w] : 0);
+        row[w] |= p.def[(size_t)W * ii + w] | p.cdef[(size_t)W * ii + w] | (p.call_w[(size_t)W * ii + w] & after);
+      }
+      step(&p, ii, cur);
+      const rs_word *r = set_at(rb, W, ii);
+      for (uint32_t w = 0; w < W; w++) row[w] |= cur[w] & r[w];
+    }
+  }
+  region_rule(&p, out);
+  free(rb);
+  free(wr);
   free(cur);
-  free(defd);
-  rs_live_free(l);
+  for (size_t k = 0; k < sizeof per_inst / sizeof *per_inst; k++) free(*per_inst[k]);
+  for (size_t k = 0; k < sizeof sets / sizeof *sets; k++) free(*sets[k]);
+  free(p.in);
+  free(p.rin);
+  free(p.inst_site);
+  free(p.site_unit);
+  free(p.site_w);
+  free(p.par);
+  free(p.usite);
+  free(p.usite_first);
+  free(p.rd_in);
   *rows = out;
-  *words = UW;
+  *words = W;
   return 0;
 }

@@ -56,10 +56,13 @@ const rs_sass_op rs_sass_optable[] = {
     {"UBREV", "", "d1 s1", 0},
     {"SGXT", "U32 W", "d1 s1 s1", 0},
     {"BMSK", "W", "d1 s1 s1", 0},
-    /* P2R Rd, PR, Rb, mask: role p is the predicate file PR; it reads the P0..P6 whose bits are
-     * set in the immediate mask, the last operand (the parser adds those reads). R2P, which
-     * writes the masked predicates, is not in ptxas 13 output of the corpus: left out. */
+    /* P2R Rd, PR, Rb, mask: role p is the predicate file PR read; it reads the P0..P6 whose bits
+     * are set in the immediate mask, the last operand (the parser adds those reads). */
     {"P2R", "", "d1 p s1 s1", 0},
+    /* R2P PR, Ra[.B1-3], mask: role q is PR written: P_k = bit k (of byte B) of Ra for each bit k
+     * of the immediate mask, the other predicates unchanged (the parser adds those writes).
+     * ptxas 13 emits it for a mask tested bit by bit (tests/fixtures/sass/r2p: R2P PR, R6.B1, 0x7f). */
+    {"R2P", "", "q s1 s1", 0},
     {"USGXT", "U32 W", "d1 s1 s1", 0},
     {"UBMSK", "W", "d1 s1 s1", 0},
 
@@ -199,10 +202,13 @@ const rs_sass_op rs_sass_optable[] = {
     {"ENDCOLLECTIVE", "", "", 0},
 
     /* ---- control flow; convergence barriers B0-B15 ---- */
-    {"BRA", "U CONV", "l|s1 l", B},
+    {"BRA", "U", "l|s1 l", B},
     /* BRA.DIV UR5, `(.L_x_1): to the collective fallback only when the warp has diverged, so
      * it falls through even unguarded (as a local call does) */
     {"BRA.DIV", "U", "s1 l", C},
+    /* BRA.CONV [~URZ,] `(.L_x_1): taken only when the warp is converged (the fast SHFL); else it
+     * falls through to the slow path (the CALL of $__internal_..._shflsync_up_p). As BRA.DIV. */
+    {"BRA.CONV", "U", "l|s1 l", C},
     {"BRX", "", "s1 l|s1", I},
     {"JMX", "", "s1 l|s1", I},
     {"EXIT", "", "", X | S},

@@ -57,7 +57,8 @@ enum {
 /* One opcode form: the mnemonic with the modifiers that decide operand widths, the other
  * modifiers it may carry, and its operands as roles, one variant per operand count.
  * Roles: dN written (N 32-bit registers), sN read, xN read and written, m memory address,
- * M memory address whose base is 64-bit even without `.64` (sm_75 `.E`), l label. */
+ * M memory address whose base is 64-bit even without `.64` (sm_75 `.E`), l label, p the
+ * predicate file PR read (P2R) and q PR written (R2P), the predicates named by the mask. */
 typedef struct {
   const char *form;     /* "IMAD.WIDE" */
   const char *optional; /* "U32 X" */
@@ -83,11 +84,18 @@ bool rs_sass_allocatable(const rs_target *t, uint32_t u);
 
 /* ---- liveness as nvdisasm -plr shows it (live.c) ---- */
 
+/* nvdisasm 11.8's quirks rs_sass_live_rows can take (live.c says what each is). */
+enum {
+  RS_PLR_CALLS = 1, /* CALL.REL.NOINC as an ABI call (callee-saved set, RET returning nowhere) */
+  RS_PLR_R2P = 2,   /* R2P reads and writes all of P0-P6 whatever its mask */
+  RS_PLR_ALL = 3,   /* as -plr shows it */
+};
 /* Per instruction, the physical registers live at it as -plr marks them: those live before it
  * plus those it writes. rows[i * words ...] is a bitset over the target's units (values mapped
- * through their truth). plr_calls: take CALL.REL.NOINC as nvdisasm 11.8 does (an opaque call
- * defining everything live after it). Returns 0, or -1 with e set. */
-int rs_sass_live_rows(const rs_func *f, rs_word **rows, uint32_t *words, bool plr_calls, rs_err *e);
+ * through their truth). quirks: RS_PLR_* taken (RS_PLR_ALL: equal to -plr on every fixture);
+ * without RS_PLR_CALLS, the real CFG. -plr's view, for `inspect --live` and the -plr test;
+ * interference uses analysis/liveness.c. Returns 0, or -1 with e set. */
+int rs_sass_live_rows(const rs_func *f, rs_word **rows, uint32_t *words, unsigned quirks, rs_err *e);
 
 /* ---- writing back (write.c) ---- */
 

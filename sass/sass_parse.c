@@ -282,7 +282,7 @@ static int operand(P *p, size_t off, size_t len, role r, uint16_t dflags, const 
     push_op(p, RS_OP_BLOCK, 0, 0, 0, i + 2, end - i - 3);
     return 0;
   }
-  if (r.role == 'p') { /* the predicate file PR: its reads come from the mask (pr_mask_reads) */
+  if (r.role == 'p' || r.role == 'q') { /* the predicate file PR: what it reads or writes comes from the mask (pr_mask) */
     if (end - i != 2 || s[i] != 'P' || s[i + 1] != 'R')
       return perr(p, p->line, "expected PR in %.*s, found '%s'", (int)mnl, mn, excerpt(s + i, end - i, b, sizeof b));
     push_op(p, RS_OP_OTHER, 0, 0, 0, i, end - i);
@@ -418,9 +418,10 @@ static int parse_roles(const char *v, role *out, uint32_t *n) {
   return 0;
 }
 
-/* P2R Rd, PR, Rb, mask: PR stands for the predicates whose bits the immediate mask (the last
- * operand, s[off..off+len)) sets; each is read (implicitly), so its live range reaches here. */
-static int pr_mask_reads(P *p, size_t off, size_t len, const char *mn, size_t mnl) {
+/* P2R Rd, PR, Rb, mask / R2P PR, Ra, mask: PR stands for the predicates whose bits the immediate
+ * mask (the last operand, s[off..off+len)) sets; each is read (P2R: flags 0) or written (R2P:
+ * the def flags), implicitly, so its live range reaches or starts here. */
+static int pr_mask(P *p, size_t off, size_t len, uint16_t flags, const char *mn, size_t mnl) {
   const char *s = p->s;
   char b[80];
   unsigned long mask = 0;
@@ -437,7 +438,7 @@ static int pr_mask_reads(P *p, size_t off, size_t len, const char *mn, size_t mn
     char nm[4] = {'P', (char)('0' + k), 0, 0};
     rs_preg g;
     if (p->f->tgt->parse_preg(p->f->tgt, nm, 2, &g)) return perr(p, p->line, "no such predicate %s", nm);
-    push_op(p, RS_OP_PREG, RS_F_IMPLICIT, g.unit, g.lanes, 0, 0);
+    push_op(p, RS_OP_PREG, RS_F_IMPLICIT | flags, g.unit, g.lanes, 0, 0);
   }
   return 0;
 }
@@ -549,7 +550,9 @@ static int parse_inst(P *p, size_t off, size_t end) {
   for (uint32_t k = 0; k < nops; k++)
     if (operand(p, so[k], sl[k], roles[k], dflags, mn, mnl, mem64, &desc, target_label)) return -1;
   for (uint32_t k = 0; k < nops; k++)
-    if (roles[k].role == 'p' && pr_mask_reads(p, so[nops - 1], sl[nops - 1], mn, mnl)) return -1;
+    if ((roles[k].role == 'p' || roles[k].role == 'q') &&
+        pr_mask(p, so[nops - 1], sl[nops - 1], roles[k].role == 'q' ? dflags : 0, mn, mnl))
+      return -1;
   if ((row->flags & RS_SOP_DESC) && p->sm >= 80) {
     int td = table_desc(p, addr);
     if (desc < 0 && td < 0)

@@ -78,9 +78,15 @@ static void test_fixtures(void) {
       wide += f->vregs[v].width > 1;
     }
     CHECKF(bad == 0 && wide > 0, "%s: %u values outside their class, %u tuples", list[i], bad, wide);
-    /* RZ, PT, R1 stay physical; nothing else does */
+    /* RZ, PT, R1 stay physical, and the predicates a PR mask reads or writes (P2R, R2P: the
+     * write-back cannot reprint a mask); nothing else does */
+    uint8_t masked[1024] = {0};
     for (uint32_t o = 0; o < f->nops; o++)
-      if (f->ops[o].kind == RS_OP_PREG && rs_sass_allocatable(f->tgt, f->ops[o].reg)) bad++;
+      if (f->ops[o].kind == RS_OP_PREG && (f->ops[o].flags & RS_F_IMPLICIT) && f->ops[o].reg < 1024) masked[f->ops[o].reg] = 1;
+    for (uint32_t o = 0; o < f->nops; o++)
+      if (f->ops[o].kind == RS_OP_PREG && rs_sass_allocatable(f->tgt, f->ops[o].reg) &&
+          !(f->ops[o].reg < 1024 && masked[f->ops[o].reg]))
+        bad++;
     CHECKF(bad == 0, "%s: %u allocatable registers left physical", list[i], bad);
     rs_module_free(m);
   }
@@ -330,7 +336,12 @@ static void test_free(void) {
     const char *r = strstr(out, "R: ");
     if (r) sscanf(r, "R: %u -> %u", &before, &after);
     CHECKF(rc == 0 && before && after && after <= before, "%s: rc %d: %s", names[i], rc, out);
-    printf("free: %s: R %u -> %u\n", names[i], before, after);
+    /* the validation, in the issue's words, with the number of uses compared */
+    unsigned nuses = 0;
+    const char *cs = strstr(out, "contributor sets equivalent (");
+    if (cs) sscanf(cs, "contributor sets equivalent (%u uses)", &nuses);
+    CHECKF(nuses > 100 && strstr(out, "), verifier: pass\n"), "%s: %s", names[i], out);
+    printf("free: %s: R %u -> %u, contributor sets equivalent (%u uses), verifier: pass\n", names[i], before, after, nuses);
     snprintf(cmd, sizeof cmd, "%s regalloc %s --pinned -q 2>&1", rs_check_cli, res);
     CHECKF(rs_check_run(cmd, out, sizeof out) == 0, "%s: the recoloured listing fails pinned: %s", names[i], out);
     rs_err e = {{0}};
@@ -367,9 +378,9 @@ static void test_inspect_live(void) {
  * operands mean what the table says, pinned is identical and --free validates. */
 static void test_ops(void) {
   static const char *const names[] = {"conv2d_kw3_opt2.sm_75", "gemv_rows240_rpt8_alpha0.sm_75",
-                                      "scan_threads256_items4.sm_90"};
-  static const char *const opc[] = {"P2R", "LEA.HI.SX32", "WARPSYNC.COLLECTIVE"};
-  for (int i = 0; i < 3; i++) {
+                                      "scan_threads256_items4.sm_90", "scan_threads64_items4.sm_80"};
+  static const char *const opc[] = {"P2R", "LEA.HI.SX32", "WARPSYNC.COLLECTIVE", "BRA.CONV"};
+  for (int i = 0; i < 4; i++) {
     char path[256], cmd[800], out[8192];
     snprintf(path, sizeof path, "%s/ops/%s.sass", DIR, names[i]);
     rs_err e = {{0}};
@@ -391,11 +402,11 @@ static void test_ops(void) {
       CHECKF(p6 == 1 && defs == 1, "P2R: %u reads of P6, %u defs", p6, defs);
     }
     if (in && i == 1) CHECKF(in->nops == 4 && (f->ops[in->first_op].flags & RS_F_DEF), "LEA.HI.SX32: %u operands", in->nops);
-    if (in && i == 2) { /* taken to its label, or falls through to the collective SHFL */
+    if (in && i >= 2) { /* taken to its label, or falls through (the collective SHFL; the slow-path CALL) */
       uint32_t bi = 0;
       while (bi + 1 < f->nblocks && f->blocks[bi + 1].first_inst <= (uint32_t)(in - f->insts)) bi++;
       const rs_block *b = &f->blocks[bi];
-      CHECKF(b->first_inst + b->ninsts - 1 == (uint32_t)(in - f->insts) && b->nsuccs == 2, "WARPSYNC.COLLECTIVE: %u successors",
+      CHECKF(b->first_inst + b->ninsts - 1 == (uint32_t)(in - f->insts) && b->nsuccs == 2, "%s: %u successors", opc[i],
              b->nsuccs);
     }
     snprintf(cmd, sizeof cmd, "%s regalloc %s --pinned 2>&1", rs_check_cli, path);
@@ -404,6 +415,81 @@ static void test_ops(void) {
     CHECKF(rs_check_run(cmd, out, sizeof out) == 0, "%s free: %s", names[i], out);
     rs_module_free(m);
   }
+}
+
+/* R2P PR, Ra[.Bn], mask on real ptxas 13 output (front/r2p_mask.*, from src/r2p_mask.cu): it
+ * reads Ra and writes exactly the predicates of its mask (R2P PR, R6, 0x7e: P1-P6, not P0), which
+ * stay physical (write-back cannot reprint a mask); pinned and --free hold (test_pinned, test_free
+ * cover front/). */
+static void test_r2p(void) {
+  static const char *const archs[] = {"sm_75", "sm_80", "sm_86", "sm_89"};
+  for (int a = 0; a < 4; a++) {
+    char path[256];
+    snprintf(path, sizeof path, "%s/r2p_mask.%s.sass", DIR, archs[a]);
+    rs_err e = {{0}};
+    rs_module *m = rs_module_load(path, NULL, &e);
+    CHECKF(m && m->nfuncs == 1, "%s: %s", path, e.msg);
+    if (!m) continue;
+    const rs_func *f = m->funcs[0];
+    unsigned seen = 0;
+    for (uint32_t i = 0; i < f->ninsts; i++) {
+      const rs_inst *in = &f->insts[i];
+      if (strcmp(rs_func_opcode(f, in), "R2P")) continue;
+      uint32_t last = 0; /* the mask: the last printed operand (the implicit predicates follow) */
+      for (uint32_t o = 0; o < in->nops; o++)
+        if (f->ops[in->first_op + o].text_len) last = o;
+      unsigned mask = (unsigned)strtoul(f->src + f->ops[in->first_op + last].text_off, NULL, 16);
+      unsigned written = 0, reads = 0, other = 0;
+      for (uint32_t o = 0; o < in->nops; o++) {
+        const rs_operand *op = &f->ops[in->first_op + o];
+        char nm[24] = "";
+        if (op->kind == RS_OP_PREG) f->tgt->format_preg(f->tgt, (rs_preg){op->reg, 3}, nm, sizeof nm);
+        if ((op->flags & RS_F_DEF) && (op->flags & RS_F_IMPLICIT) && nm[0] == 'P' && nm[1] >= '0' && nm[1] <= '6' && !nm[2])
+          written |= 1u << (nm[1] - '0');
+        else if ((op->flags & RS_F_DEF)) other++;
+        else if (op->kind == RS_OP_VREG && f->truth[op->reg].unit < 255) reads++; /* Ra: an R value */
+      }
+      CHECKF(written == mask && other == 0 && reads == 1, "%s /*%04x*/: R2P mask 0x%x writes 0x%x (+%u), %u R reads",
+             path, in->addr, mask, written, other, reads);
+      seen++;
+    }
+    CHECKF(seen == 4, "%s: %u R2P (4 expected: bytes 0-3 of the mask)", path, seen);
+    rs_module_free(m);
+  }
+  /* BMOV.32.CLEAR RZ, B0 reads and writes one printed B0: one value (else --free could split it) */
+  char path[256];
+  snprintf(path, sizeof path, "%s/fa_hd64_bc32_half.sm_75.sass", DIR);
+  rs_err e = {{0}};
+  rs_module *m = rs_module_load(path, NULL, &e);
+  CHECKF(m != NULL, "%s: %s", path, e.msg);
+  unsigned bmov = 0;
+  for (uint32_t i = 0; m && i < m->funcs[0]->ninsts; i++) {
+    const rs_func *f = m->funcs[0];
+    const rs_inst *in = &f->insts[i];
+    if (strcmp(rs_func_opcode(f, in), "BMOV.32.CLEAR")) continue;
+    const rs_operand *r = &f->ops[in->first_op + 1], *w = &f->ops[in->first_op + 2];
+    CHECKF(r->kind == RS_OP_VREG && w->kind == RS_OP_VREG && r->reg == w->reg && !(r->flags & RS_F_DEF) &&
+               (w->flags & RS_F_DEF),
+           "/*%04x*/: BMOV.32.CLEAR's read and write are values %u and %u", in->addr, r->reg, w->reg);
+    bmov++;
+  }
+  CHECKF(bmov >= 2, "%u BMOV.32.CLEAR in %s", bmov, path);
+  rs_module_free(m);
+}
+
+/* The pinned oracle over every form-sass instance of the shipped mini corpus: 0 failures. */
+static void test_corpus_pinned(void) {
+  char cmd[800], out[1 << 16];
+  snprintf(cmd, sizeof cmd, "%s regalloc data/corpus-mini.h5 --pinned -q 2>&1", rs_check_cli);
+  int rc = rs_check_run(cmd, out, sizeof out);
+  CHECKF(rc == 0 && !strstr(out, "FAIL"), "regalloc corpus --pinned: rc %d: %.2000s", rc, out);
+  snprintf(cmd, sizeof cmd, "%s regalloc data/corpus-mini.h5 --pinned 2>&1 | tail -1", rs_check_cli);
+  rc = rs_check_run(cmd, out, sizeof out);
+  unsigned n = 0, failed = 1, refused = 1;
+  const char *t = strstr(out, ".h5: ");
+  if (t) sscanf(t, ".h5: %u sass instances, %u failures, %u refused", &n, &failed, &refused);
+  CHECKF(n >= 100 && !failed && !refused, "regalloc corpus --pinned: %s", out);
+  printf("pinned oracle over the mini corpus: %u sass instances, 0 failures\n", n);
 }
 
 int main(int argc, char **argv) {
@@ -415,6 +501,8 @@ int main(int argc, char **argv) {
   test_bad_input();
   test_pinned();
   test_ops();
+  test_r2p();
+  test_corpus_pinned();
   test_free();
   test_inspect_live();
   return rs_check_done("test_sass");

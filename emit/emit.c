@@ -166,6 +166,11 @@ int rs_emit_answer(const rs_loaded *l, const char *answer, size_t len, const cha
   double t0 = rs_now();
   char *mir = rc ? NULL : rs_emit_rewrite(f, assign, &res->rw, e);
   free(assign);
+  if (mir) { /* wave32: what llc's MIR parser needs to read it back (wave32.c) */
+    char *fx = rs_emit_wave32_fixup(mir, &res->rw.vcc_respelled);
+    free(mir);
+    mir = fx;
+  }
   res->rewrite_s = rs_now() - t0;
   if (!mir) return -1;
   char mark[400] = "";

@@ -82,14 +82,18 @@ static void compare_counts(const rs_target *t, const rs_check_result *v, const u
   if (k >= 2 && k < n) out[k - 2] = 0;
 }
 
-/* LLVM's occupancy bound from LDS, which registers cannot raise (llc-14
- * AMDGPUSubtarget::getOccupancyWithLocalMemSize, 64 KiB of LDS): work-groups per CU =
- * min(64 KiB / ldsSize, 40 / waves per group capped at 16), times the waves of a group, capped at
- * the architecture's waves per SIMD (8 on gfx90a/gfx940, 10 on gfx908, 16 on gfx10.3+: what the
- * target's occupancy gives for no registers). The group size is the
- * "amdgpu-flat-work-group-size" maximum (256 when absent), in waves of 32 lanes on gfx10+ in
- * wave32 mode. llc-16's bound differs (gfx940: lower; not modelled). 0 when the MIR does not say
- * its LDS size. */
+/* LLVM's occupancy bound from LDS, which registers cannot raise (getOccupancyWithLocalMemSize).
+ * llc-14 (gfx908, gfx90a, gfx1030): work-groups per CU = min(64 KiB / ldsSize, 40 / waves per
+ * group capped at 16), times the waves of a group, capped at the architecture's waves per SIMD
+ * (8 on gfx90a/gfx940, 10 on gfx908, 16 on gfx10.3+: what the target's occupancy gives for no
+ * registers). llc-16 (gfx940, gfx1100: the llc that compiled them) counts per SIMD: those waves
+ * divided by the 4 SIMDs of a CU (WGP on gfx11), rounded up, with 128 KiB of LDS per WGP on
+ * gfx1100; fitted to and checked on every gfx940/gfx1100 kernel of the fixtures and the mini
+ * corpus (e.g. gfx1100, 24576 bytes, 64 work-items: 5 groups x 2 waves / 4 = 3), with groups per
+ * CU at most the CU's waves (4 x the SIMD's) per group, and 16 (gfx940) or 32 (gfx1100) for
+ * groups of more than one wave. The group size
+ * is the "amdgpu-flat-work-group-size" maximum (256 when absent), in waves of 32 lanes on gfx10+
+ * in wave32 mode. 0 when the MIR does not say its LDS size. */
 static int lds_occupancy(const rs_func *f) {
   const char *p = f->src;
   for (uint32_t line = 1; *p && line < f->line; p++)
@@ -107,12 +111,19 @@ static int lds_occupancy(const rs_func *f) {
   unsigned none[RS_MAX_FILES] = {0};
   long max_waves = (long)t->occupancy(t, none);
   long lanes = (!strcmp(t->name, "gfx1030") || !strcmp(t->name, "gfx1100")) ? 32 : 64;
+  bool llc16 = !strncmp(t->name, "gfx940", 6) || !strncmp(t->name, "gfx1100", 7);
   long waves = (wgs + lanes - 1) / lanes, per_cu = waves == 1 ? 40 : 40 / waves;
   if (per_cu > 16) per_cu = 16;
-  long groups = 65536 / (lds ? lds : 1);
+  if (llc16) { /* getMaxWorkGroupsPerCU: the CU's waves per group, at most 16 barriers (32 per WGP) */
+    long cu = max_waves * 4, bars = !strncmp(t->name, "gfx1100", 7) ? 32 : 16;
+    per_cu = waves == 1 ? cu : cu / waves;
+    if (waves > 1 && per_cu > bars) per_cu = bars;
+  }
+  long groups = (!strncmp(t->name, "gfx1100", 7) ? 131072 : 65536) / (lds ? lds : 1);
   if (groups == 0) return 1;
   if (groups > per_cu) groups = per_cu;
   long occ = groups * waves;
+  if (llc16) occ = (occ + 3) / 4;
   return (int)(occ > max_waves ? max_waves : occ);
 }
 
@@ -166,6 +177,11 @@ int rs_emit_answer(const rs_loaded *l, const char *answer, size_t len, const cha
   double t0 = rs_now();
   char *mir = rc ? NULL : rs_emit_rewrite(f, assign, &res->rw, e);
   free(assign);
+  if (mir) { /* wave32: what llc's MIR parser needs to read it back (wave32.c) */
+    char *fx = rs_emit_wave32_fixup(mir, &res->rw.vcc_respelled);
+    free(mir);
+    mir = fx;
+  }
   res->rewrite_s = rs_now() - t0;
   if (!mir) return -1;
   char mark[400] = "";

@@ -17,6 +17,7 @@ typedef struct {
   uint32_t copies_killed; /* identity copies turned into KILL (undef source or extra operands) */
   uint32_t liveins_added; /* block live-in entries added for virtual registers */
   uint32_t slots_moved;   /* spill slots renumbered as StackSlotColoring would (slots.c) */
+  uint32_t vcc_respelled; /* wave32: implicit $vcc_lo operands spelled $vcc for the MIR parser */
   unsigned named[RS_MAX_FILES]; /* per file: highest register + 1 that an instruction names after
                                  * the rewrite (LLVM counts these; a tuple lane no instruction
                                  * touches is not counted, the verifier counts it) */
@@ -27,6 +28,12 @@ typedef struct {
  * operands the matching physical sub-register, block live-ins gain the live virtual registers,
  * the registers table is emptied. Returns the whole module text (malloc'd) or NULL with e set. */
 char *rs_emit_rewrite(const rs_func *f, const rs_preg *assign, rs_rewrite_stats *st, rs_err *e);
+
+/* ---- wave32.c: wave32 MIR as llc's MIR parser reads it back (see wave32.c) ---- */
+/* A copy of mir (malloc'd) with the implicit `$vcc_lo` of the VCC-implicit opcodes (S_CBRANCH_VCCNZ,
+ * S_CBRANCH_VCCZ) spelled `$vcc`, as their descriptors say; LLVM's own wave32 post-RA MIR needs
+ * it too. *fixed = operands changed (may be NULL). Wave64 MIR has none: it comes back unchanged. */
+char *rs_emit_wave32_fixup(const char *mir, uint32_t *fixed);
 
 /* MIR spelling of a physical register without '$' ("vgpr4_vgpr5", "sgpr7", "vcc", "vgpr3_hi16"). */
 char *rs_emit_mir_name(const rs_target *t, rs_preg r, char *buf, size_t n);

@@ -1,0 +1,87 @@
+/* wave32.c - make wave32 MIR re-readable by llc's MIR parser.
+ *
+ * In wave32 (gfx1030, gfx1100) LLVM builds an instruction whose descriptor implicitly reads or
+ * writes VCC and then narrows that operand to VCC_LO (SIInstrInfo::fixImplicitOperands, e.g. in
+ * insertBranch), so its own post-RA MIR (-stop-after=virtregrewriter) prints
+ * `S_CBRANCH_VCCNZ %bb.5, implicit $vcc_lo`. The MIR parser (MIParser::verifyImplicitOperands,
+ * llc-14 and llc-16 alike) insists on the descriptor's operand, `implicit $vcc`, and refuses the
+ * file: "missing implicit register operand 'implicit $vcc'". LLVM cannot re-read its own wave32
+ * MIR; measured on every wave32 fixture's final MIR. Spelling the operand as the descriptor does
+ * reads back; the MachineVerifier accepts a read of $vcc when a sub-register of it is defined,
+ * and the code llc emits from it is the compiler's own (tests/test_emit.c). Only the opcodes of
+ * the table are touched: the others name VCC as an explicit operand (e64 forms), which the
+ * parser does not check. */
+#include "emit/emit.h"
+#include "util/util.h"
+#include <string.h>
+
+/* Opcodes whose descriptor implicitly uses (or defines) VCC and that LLVM leaves in the post-RA
+ * MIR with the wave32 spelling $vcc_lo. */
+static const char *const vcc_implicit_ops[] = {
+    "S_CBRANCH_VCCNZ",
+    "S_CBRANCH_VCCZ",
+};
+
+/* Is the instruction on this line one of the table's? (its opcode is the first word after " = "
+ * or, without defs, the line's first word) */
+static bool table_op(const char *line, size_t n) {
+  const char *eq = NULL;
+  for (size_t i = 0; i + 2 < n; i++)
+    if (line[i] == ' ' && line[i + 1] == '=' && line[i + 2] == ' ') {
+      eq = line + i + 3;
+      break;
+    }
+  const char *op = eq ? eq : line;
+  while (op < line + n && *op == ' ') op++;
+  for (size_t k = 0; k < sizeof vcc_implicit_ops / sizeof *vcc_implicit_ops; k++) {
+    size_t l = strlen(vcc_implicit_ops[k]);
+    if ((size_t)(line + n - op) > l && !memcmp(op, vcc_implicit_ops[k], l) && (op[l] == ' ' || op[l] == ','))
+      return true;
+  }
+  return false;
+}
+
+char *rs_emit_wave32_fixup(const char *mir, uint32_t *fixed) {
+  size_t n = strlen(mir);
+  char *out = rs_xmalloc(n + 1), *o = out;
+  uint32_t count = 0;
+  const char *p = mir;
+  while (*p) {
+    const char *nl = strchr(p, '\n');
+    size_t len = nl ? (size_t)(nl - p + 1) : strlen(p);
+    if (table_op(p, len)) {
+      /* " implicit [flags] $vcc_lo" -> " implicit [flags] $vcc" (not implicit-def: no table
+       * opcode defines VCC) */
+      const char *q = p, *end = p + len;
+      while (q < end) {
+        const char *hit = NULL;
+        for (const char *s = q; s + 17 <= end; s++)
+          if (!memcmp(s, " implicit ", 10)) {
+            const char *r = s + 10;
+            while (r + 7 <= end && (!memcmp(r, "killed ", 7) || !memcmp(r, "undef ", 6)))
+              r += !memcmp(r, "killed ", 7) ? 7 : 6;
+            if (r + 7 <= end && !memcmp(r, "$vcc_lo", 7) && (r + 7 == end || r[7] == ',' || r[7] == '\n' || r[7] == ' ')) {
+              hit = r;
+              break;
+            }
+          }
+        if (!hit) {
+          memcpy(o, q, (size_t)(end - q));
+          o += end - q;
+          break;
+        }
+        memcpy(o, q, (size_t)(hit - q) + 4); /* up to and including "$vcc" */
+        o += hit - q + 4;
+        q = hit + 7;
+        count++;
+      }
+    } else {
+      memcpy(o, p, len);
+      o += len;
+    }
+    p += len;
+  }
+  *o = 0;
+  if (fixed) *fixed = count;
+  return out;
+}

@@ -46,6 +46,12 @@ typedef struct {
   uint32_t end_line;
   bool new_block;
   uint32_t last_addr;
+  /* memo of rs_sass_lookup, a pure function of (mnemonic, operand count) that scans the whole
+   * table: a listing repeats a few dozen forms over thousands of instructions */
+  rs_intern forms;          /* key: operand count as one byte, then the mnemonic */
+  const rs_sass_op **form_row;
+  const char **form_variant;
+  uint32_t capforms;
 } P;
 
 static int perr(P *p, uint32_t line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -455,6 +461,30 @@ static int table_desc(P *p, uint32_t addr) {
   return -1;
 }
 
+/* rs_sass_lookup through the memo (the same row, variant and error as a direct call). */
+static const rs_sass_op *lookup(P *p, const char *mn, size_t mnl, uint32_t nops, const char **variant, char *why,
+                                size_t whylen) {
+  char key[96];
+  if (mnl + 1 > sizeof key) return rs_sass_lookup(mn, mnl, nops, variant, why, whylen);
+  key[0] = (char)(nops + 1);
+  memcpy(key + 1, mn, mnl);
+  uint32_t id = rs_intern_get(&p->forms, key, mnl + 1);
+  if (id >= p->capforms) {
+    uint32_t nc = p->capforms ? p->capforms * 2 : 64;
+    while (nc <= id) nc *= 2;
+    p->form_row = rs_xrealloc(p->form_row, sizeof *p->form_row * nc);
+    p->form_variant = rs_xrealloc(p->form_variant, sizeof *p->form_variant * nc);
+    for (uint32_t i = p->capforms; i < nc; i++) p->form_row[i] = NULL, p->form_variant[i] = NULL;
+    p->capforms = nc;
+  }
+  if (!p->form_row[id]) { /* first time (a failed lookup ends the parse, so it is never asked twice) */
+    p->form_row[id] = rs_sass_lookup(mn, mnl, nops, &p->form_variant[id], why, whylen);
+    if (!p->form_row[id]) return NULL;
+  }
+  *variant = p->form_variant[id];
+  return p->form_row[id];
+}
+
 /* ---- blocks and instructions ---- */
 
 static void start_block(P *p, uint32_t addr) {
@@ -536,7 +566,7 @@ static int parse_inst(P *p, size_t off, size_t end) {
   if (split_operands(p, i, semi, so, sl, &nops)) return -1;
   const char *variant = NULL;
   char why[300];
-  const rs_sass_op *row = rs_sass_lookup(mn, mnl, nops, &variant, why, sizeof why);
+  const rs_sass_op *row = lookup(p, mn, mnl, nops, &variant, why, sizeof why);
   if (!row) return perr(p, p->line, "%s", why);
   role roles[MAX_ROLES];
   uint32_t nroles;
@@ -868,6 +898,9 @@ int rs_sass_parse_opts(rs_module *m, const rs_sass_opts *o, rs_err *e) {
   free(p.fix);
   free(p.sflags);
   free(p.desc_used);
+  rs_intern_free(&p.forms);
+  free(p.form_row);
+  free(p.form_variant);
   if (!rc && !(o && o->no_lift))
     for (uint32_t k = 0; k < m->nfuncs && !rc; k++) rc = rs_sass_lift(m->funcs[k], e);
   return rc;

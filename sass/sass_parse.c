@@ -141,6 +141,17 @@ static bool is_zero_reg(const rs_target *t, uint32_t unit) {
   return (t->unit_flags[unit] & RS_UNIT_RESERVED) != 0;
 }
 
+/* Only nvdisasm's own spelling of a register (no R07, no P01): the write-back prints registers
+ * that way, so any other spelling would not write back identical. */
+static int spelling(P *p, const char *s, size_t k, uint32_t unit) {
+  char canon[24], b[40];
+  p->f->tgt->format_preg(p->f->tgt, (rs_preg){unit, 3}, canon, sizeof canon);
+  if (strlen(canon) != k || memcmp(canon, s, k))
+    return perr(p, p->line, "register '%s' is not spelt as nvdisasm spells it ('%s')", excerpt(s, k, b, sizeof b),
+                canon);
+  return 0;
+}
+
 /* Register token -> unit with width checks; 0 ok. `width` 32-bit registers are accessed. */
 static int reg_operand(P *p, const char *s, size_t k, unsigned width, const char *mn, size_t mnl, uint32_t *unit,
                        rs_lanes *lanes) {
@@ -148,12 +159,7 @@ static int reg_operand(P *p, const char *s, size_t k, unsigned width, const char
   char b[40];
   if (p->f->tgt->parse_preg(p->f->tgt, s, k, &r))
     return perr(p, p->line, "no such register '%s'", excerpt(s, k, b, sizeof b));
-  /* only nvdisasm's own spelling (no R07): the write-back prints registers that way */
-  char canon[24];
-  p->f->tgt->format_preg(p->f->tgt, (rs_preg){r.unit, 3}, canon, sizeof canon);
-  if (strlen(canon) != k || memcmp(canon, s, k))
-    return perr(p, p->line, "register '%s' is not spelt as nvdisasm spells it ('%s')", excerpt(s, k, b, sizeof b),
-                canon);
+  if (spelling(p, s, k, r.unit)) return -1;
   *unit = r.unit;
   if (is_zero_reg(p->f->tgt, r.unit)) { /* RZ/URZ/PT/UPT: constant, one unit whatever the width */
     *lanes = rs_lanes_full(1);
@@ -606,6 +612,7 @@ static int parse_inst(P *p, size_t off, size_t end) {
   if (guard) {
     rs_preg g;
     if (f->tgt->parse_preg(f->tgt, s + goff, glen, &g)) return perr(p, p->line, "no such predicate");
+    if (spelling(p, s + goff, glen, g.unit)) return -1; /* @P01 (found by fuzz_sass) */
     push_op(p, RS_OP_PREG, 0, g.unit, g.lanes, goff, glen);
   }
   if (p->new_block || p->npending || f->nblocks == 0) start_block(p, addr);

@@ -905,6 +905,7 @@ static void sass_cases(void) {
   sass_inst("SASS predicate as pair", "ppair.sass", s, n, lea, "IMAD.WIDE.U32 P0, R17, 0xf0, R60 ;", "wrong width");
   sass_inst("SASS pair past the end", "past.sass", s, n, lea, "IMAD.WIDE.U32 R254, R17, 0xf0, R60 ;", "");
   sass_inst("SASS odd address pair", "addr.sass", s, n, st, "STG.E.64.SYS [R13], R10 ;", "wrong width");
+  sass_inst("SASS guard spelt P00", "guard.sass", s, n, bra, "@!P00 BRA `(.L_x_0) ;", "not spelt as nvdisasm"); /* fuzz_sass */
   sass_inst("SASS no such register", "r256.sass", s, n, lea, "IMAD.WIDE.U32 R60, R256, 0xf0, R60 ;", "no such register");
 
   /* address holes: an instruction left out, a repeated address, a kernel not at address 0 */

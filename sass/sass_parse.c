@@ -46,6 +46,12 @@ typedef struct {
   uint32_t end_line;
   bool new_block;
   uint32_t last_addr;
+  /* memo of rs_sass_lookup, a pure function of (mnemonic, operand count) that scans the whole
+   * table: a listing repeats a few dozen forms over thousands of instructions */
+  rs_intern forms;          /* key: operand count as one byte, then the mnemonic */
+  const rs_sass_op **form_row;
+  const char **form_variant;
+  uint32_t capforms;
 } P;
 
 static int perr(P *p, uint32_t line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -135,6 +141,17 @@ static bool is_zero_reg(const rs_target *t, uint32_t unit) {
   return (t->unit_flags[unit] & RS_UNIT_RESERVED) != 0;
 }
 
+/* Only nvdisasm's own spelling of a register (no R07, no P01): the write-back prints registers
+ * that way, so any other spelling would not write back identical. */
+static int spelling(P *p, const char *s, size_t k, uint32_t unit) {
+  char canon[24], b[40];
+  p->f->tgt->format_preg(p->f->tgt, (rs_preg){unit, 3}, canon, sizeof canon);
+  if (strlen(canon) != k || memcmp(canon, s, k))
+    return perr(p, p->line, "register '%s' is not spelt as nvdisasm spells it ('%s')", excerpt(s, k, b, sizeof b),
+                canon);
+  return 0;
+}
+
 /* Register token -> unit with width checks; 0 ok. `width` 32-bit registers are accessed. */
 static int reg_operand(P *p, const char *s, size_t k, unsigned width, const char *mn, size_t mnl, uint32_t *unit,
                        rs_lanes *lanes) {
@@ -142,12 +159,7 @@ static int reg_operand(P *p, const char *s, size_t k, unsigned width, const char
   char b[40];
   if (p->f->tgt->parse_preg(p->f->tgt, s, k, &r))
     return perr(p, p->line, "no such register '%s'", excerpt(s, k, b, sizeof b));
-  /* only nvdisasm's own spelling (no R07): the write-back prints registers that way */
-  char canon[24];
-  p->f->tgt->format_preg(p->f->tgt, (rs_preg){r.unit, 3}, canon, sizeof canon);
-  if (strlen(canon) != k || memcmp(canon, s, k))
-    return perr(p, p->line, "register '%s' is not spelt as nvdisasm spells it ('%s')", excerpt(s, k, b, sizeof b),
-                canon);
+  if (spelling(p, s, k, r.unit)) return -1;
   *unit = r.unit;
   if (is_zero_reg(p->f->tgt, r.unit)) { /* RZ/URZ/PT/UPT: constant, one unit whatever the width */
     *lanes = rs_lanes_full(1);
@@ -456,6 +468,30 @@ static int table_desc(P *p, uint32_t addr) {
   return -1;
 }
 
+/* rs_sass_lookup through the memo (the same row, variant and error as a direct call). */
+static const rs_sass_op *lookup(P *p, const char *mn, size_t mnl, uint32_t nops, const char **variant, char *why,
+                                size_t whylen) {
+  char key[96];
+  if (mnl + 1 > sizeof key) return rs_sass_lookup(mn, mnl, nops, variant, why, whylen);
+  key[0] = (char)(nops + 1);
+  memcpy(key + 1, mn, mnl);
+  uint32_t id = rs_intern_get(&p->forms, key, mnl + 1);
+  if (id >= p->capforms) {
+    uint32_t nc = p->capforms ? p->capforms * 2 : 64;
+    while (nc <= id) nc *= 2;
+    p->form_row = rs_xrealloc(p->form_row, sizeof *p->form_row * nc);
+    p->form_variant = rs_xrealloc(p->form_variant, sizeof *p->form_variant * nc);
+    for (uint32_t i = p->capforms; i < nc; i++) p->form_row[i] = NULL, p->form_variant[i] = NULL;
+    p->capforms = nc;
+  }
+  if (!p->form_row[id]) { /* first time (a failed lookup ends the parse, so it is never asked twice) */
+    p->form_row[id] = rs_sass_lookup(mn, mnl, nops, &p->form_variant[id], why, whylen);
+    if (!p->form_row[id]) return NULL;
+  }
+  *variant = p->form_variant[id];
+  return p->form_row[id];
+}
+
 /* ---- blocks and instructions ---- */
 
 static void start_block(P *p, uint32_t addr) {
@@ -537,7 +573,7 @@ static int parse_inst(P *p, size_t off, size_t end) {
   if (split_operands(p, i, semi, so, sl, &nops)) return -1;
   const char *variant = NULL;
   char why[300];
-  const rs_sass_op *row = rs_sass_lookup(mn, mnl, nops, &variant, why, sizeof why);
+  const rs_sass_op *row = lookup(p, mn, mnl, nops, &variant, why, sizeof why);
   if (!row) return perr(p, p->line, "%s", why);
   role roles[MAX_ROLES];
   uint32_t nroles;
@@ -579,6 +615,7 @@ static int parse_inst(P *p, size_t off, size_t end) {
   if (guard) {
     rs_preg g;
     if (f->tgt->parse_preg(f->tgt, s + goff, glen, &g)) return perr(p, p->line, "no such predicate");
+    if (spelling(p, s + goff, glen, g.unit)) return -1; /* @P01 (found by fuzz_sass) */
     push_op(p, RS_OP_PREG, 0, g.unit, g.lanes, goff, glen);
   }
   if (p->new_block || p->npending || f->nblocks == 0) start_block(p, addr);
@@ -871,6 +908,9 @@ int rs_sass_parse_opts(rs_module *m, const rs_sass_opts *o, rs_err *e) {
   free(p.fix);
   free(p.sflags);
   free(p.desc_used);
+  rs_intern_free(&p.forms);
+  free(p.form_row);
+  free(p.form_variant);
   if (!rc && !(o && o->no_lift))
     for (uint32_t k = 0; k < m->nfuncs && !rc; k++) rc = rs_sass_lift(m->funcs[k], e);
   return rc;

@@ -42,7 +42,10 @@ for t in "${TARGETS[@]}"; do bins+=("fuzz_$t"); done
 cmake --build "$BUILD" -j"$(nproc)" --target "${bins[@]}" >"$BUILD/build.log" 2>&1 ||
   { tail -50 "$BUILD/build.log" >&2; exit 2; }
 
-max_len() { case $1 in mir | ptx | sass) echo 65536 ;; candidate) echo 16384 ;; *) echo 65536 ;; esac; }
+# sass: 16 KiB, above its largest seed (10 kB): one execution costs time linear in the listing.
+max_len() { case $1 in mir | ptx) echo 65536 ;; candidate | sass) echo 16384 ;; *) echo 65536 ;; esac; }
+# A dictionary of the target's tokens, where fuzz/ has one (fuzz/sass.dict: opcodes, operands).
+dict_arg() { if [ -f "fuzz/$1.dict" ]; then echo "-dict=fuzz/$1.dict"; fi; }
 WORK="$BUILD/fuzz"
 status=0
 
@@ -61,8 +64,8 @@ for t in "${TARGETS[@]}"; do
       RS_FUZZ_WRITE_SEEDS="$seeds" "$BUILD/fuzz/fuzz_candidate" -runs=0 "$probe" >/dev/null 2>&1 ;;
     openai)
       cp fuzz/seeds/openai/* "$seeds/" ;;
-    sass) # real nvdisasm listings (the smaller ones; libFuzzer cuts at max_len)
-      for f in tests/fixtures/sass/front/*.sass; do if [ "$(stat -c %s "$f")" -le 80000 ]; then cp "$f" "$seeds/"; fi; done ;;
+    sass) # small real nvdisasm listings: whole kernels and fragments (fuzz/sass_seeds.sh), the ops fixtures
+      cp fuzz/seeds/sass/* tests/fixtures/sass/front/ops/*.sass "$seeds/" ;;
   esac
 done
 
@@ -82,7 +85,8 @@ done
 
 run_one() {
   local t=$1
-  "$BUILD/fuzz/fuzz_$t" -max_len="$(max_len "$t")" -rss_limit_mb=2048 -max_total_time="$SECS" -timeout=30 \
+  # shellcheck disable=SC2046
+  "$BUILD/fuzz/fuzz_$t" -max_len="$(max_len "$t")" $(dict_arg "$t") -rss_limit_mb=2048 -max_total_time="$SECS" -timeout=30 \
     -print_final_stats=1 -artifact_prefix="$WORK/artifacts/$t/" ${RS_FUZZ_ARGS:-} \
     "$WORK/corpus/$t" "$WORK/seeds/$t" >"$WORK/fuzz_$t.log" 2>&1 || true
 }

@@ -7,7 +7,9 @@
  *  2. garbage: random bytes, bytes 0x80-0xFF in an instruction, a NUL byte, CRLF line endings;
  *  3. empty file, "---" only, a function without a body;
  *  4. unknown classes and registers, malformed operands, register masks, huge register numbers;
- *  5. a bounded deterministic mutation loop over MIR and PTX fixtures.
+ *  5. a bounded deterministic mutation loop over MIR, PTX and SASS fixtures;
+ *  6. SASS listings (issue 14): truncated, garbage, an unknown opcode, operands of the wrong
+ *     width, address holes, an undefined label, CRLF.
  * Temporary files live in a mkdtemp() directory that is removed at the end. */
 #include "check.h"
 #include "analysis/problem.h"
@@ -732,7 +734,7 @@ static void mutation(const char *fx, enum rs_srckind kind, int count, uint64_t s
   size_t nl = split_lines(s, n, &lines);
   size_t cap = 4 * n + 256;
   char *buf = malloc(cap);
-  const char *path = kind == RS_SRC_MIR ? "mutant.mir" : "mutant.ptx";
+  const char *path = kind == RS_SRC_MIR ? "mutant.mir" : kind == RS_SRC_PTX ? "mutant.ptx" : "mutant.sass";
   char full[128];
   snprintf(full, sizeof full, "%s/%s", tmpdir, path);
   rng_state = seed;
@@ -779,6 +781,166 @@ static void ptx_cases(void) {
   free(s);
 }
 
+/* ---------------------------------------------------------------- 6. SASS listings */
+
+/* Real listings of the corpus (ptxas 13, nvdisasm 11.8): one kernel with loops (sm_75) and three
+ * kernels with descriptors (sm_80). */
+static const char sass_fx[] = "tests/fixtures/sass/front/ops/gemv_rows240_rpt8_alpha0.sm_75.sass";
+static const char sass_fx3[] = "tests/fixtures/sass/calib.sm_80.sass";
+
+/* s with line ln (1-based) replaced by `with` (NULL: deleted); length in *m. */
+static char *sass_edit(const char *s, size_t n, unsigned ln, const char *with, size_t *m) {
+  size_t a = line_start(s, n, ln), b = line_end(s, n, a);
+  if (b < n) b++;
+  size_t wl = with ? strlen(with) : 0;
+  char *o = malloc(n + wl + 2);
+  memcpy(o, s, a);
+  if (with) memcpy(o + a, with, wl), o[a + wl++] = '\n';
+  memcpy(o + a + wl, s + b, n - b);
+  *m = a + wl + n - b;
+  o[*m] = 0;
+  return o;
+}
+
+/* Rejected at `line` (0: no line) through the library and the CLI (exit 2, "file:line:"), with
+ * `words` in the message. */
+static void sass_reject(const char *what, const char *name, const char *buf, size_t len, unsigned line,
+                        const char *words) {
+  outcome o = expect1(what, name, buf, len, RS_SRC_SASS, REJECT, line, true);
+  CHECKF(o.ok || strstr(o.msg, words) != NULL, "%s: message lacks '%s': %s", what, words, o.msg);
+}
+
+/* The listing with line ln's instruction text after the address replaced by `inst`. */
+static void sass_inst(const char *what, const char *name, const char *s, size_t n, unsigned ln, const char *inst,
+                      const char *words) {
+  size_t a = line_start(s, n, ln), e = line_end(s, n, a);
+  char line[256];
+  const char *c = memchr(s + a, '/', e - a);
+  int pre = c ? (int)(c - (s + a)) + 8 : 0; /* the address comment ends 8 bytes after its first slash */
+  snprintf(line, sizeof line, "%.*s                   %s", pre, s + a, inst);
+  size_t m;
+  char *x = sass_edit(s, n, ln, line, &m);
+  sass_reject(what, name, x, m, ln, words);
+  free(x);
+}
+
+static void sass_cases(void) {
+  size_t n, n3;
+  char *s = load(sass_fx, &n), *s3 = load(sass_fx3, &n3);
+  if (!s || !s3) return free(s), free(s3);
+  outcome ok = expect("SASS fixture", "ok.sass", s, n, RS_SRC_SASS, ACCEPT, NULL, 0, true);
+  CHECK(ok.ok && ok.nfuncs == 1 && ok.ninsts == 136 && ok.nvars > 0);
+  outcome ok3 = expect("SASS fixture, 3 kernels", "ok3.sass", s3, n3, RS_SRC_SASS, ACCEPT, NULL, 0, true);
+  CHECK(ok3.ok && ok3.nfuncs == 3);
+  unsigned size_ln = find_line(s, n, 1, ".size", 0), i0 = find_line(s, n, 1, "/*0000*/", 0);
+  unsigned end_ln = find_line(s, n, 1, ".L_x_3:", 0), nl = count_lines(s, n);
+  unsigned st = find_line(s, n, 1, "/*07b0*/", 0), lea = find_line(s, n, 1, "/*01f0*/", 0);
+  unsigned ldg = find_line(s, n, 1, "/*0330*/", 0), bra = find_line(s, n, 1, "/*0200*/", 0);
+  CHECK(size_ln && i0 > size_ln && end_ln == nl && st && lea && ldg && bra);
+  if (!(size_ln && i0 > size_ln && end_ln == nl && st && lea && ldg && bra)) return free(s), free(s3);
+
+  /* truncated: a cut at any line boundary inside the kernel never reaches its end label (reported
+   * at the .size line that names it); one inside an instruction at that line; one before any
+   * instruction: a function without instructions (its .section line), or no function */
+  for (unsigned ln = i0 + 1; ln <= end_ln; ln += (unsigned)SLOW) {
+    char what[96], name[64];
+    snprintf(what, sizeof what, "SASS cut before line %u", ln);
+    snprintf(name, sizeof name, "cut_%u.sass", ln);
+    expect1(what, name, s, line_start(s, n, ln), RS_SRC_SASS, REJECT, size_ln, ln % 16 == 0);
+  }
+  for (unsigned ln = i0; ln < end_ln; ln += 7) {
+    size_t a = line_start(s, n, ln), e = line_end(s, n, a);
+    const char *semi = memchr(s + a, ';', e - a);
+    if (!semi) continue;
+    char what[96], name[64];
+    snprintf(what, sizeof what, "SASS cut inside line %u", ln);
+    snprintf(name, sizeof name, "cutin_%u.sass", ln);
+    expect1(what, name, s, (size_t)(semi - s), RS_SRC_SASS, REJECT, ln, true);
+  }
+  unsigned sec = find_line(s, n, 1, "\t.section", 0);
+  CHECK(sec > 1 && sec < i0);
+  sass_reject("SASS cut after .section", "cut_sec.sass", s, line_start(s, n, sec + 1), sec, "no instructions");
+  sass_reject("SASS cut after .headerflags", "cut_hdr.sass", s, line_start(s, n, sec), 0, "no function");
+  /* three kernels cut inside the second: the first is whole, the second lacks its end label */
+  unsigned k2 = find_line(s3, n3, 1, ".size", 1), k2i = find_line(s3, n3, k2, "/*0040*/", 0);
+  CHECK(k2 && k2i);
+  if (k2i) sass_reject("SASS 3 kernels cut in the second", "cut3.sass", s3, line_start(s3, n3, k2i), k2, "truncated listing");
+
+  /* garbage: random bytes, an ELF header, bytes 0x80-0xFF, a NUL byte, a line of text */
+  rng_state = 0x5A55ULL;
+  for (int k = 0; k < 8; k++) {
+    char g[2048], name[64];
+    size_t gl = 16 + rng_below(sizeof g - 16);
+    for (size_t i = 0; i < gl; i++) g[i] = (char)(rng() >> 56);
+    snprintf(name, sizeof name, "garbage%d.sass", k);
+    expect(name, name, g, gl, RS_SRC_SASS, REJECT, NULL, -1, true);
+  }
+  sass_reject("SASS: a cubin", "elf.sass", "\x7f" "ELF\x02\x01\x01\x33\x07", 9, 1, "unexpected byte");
+  {
+    size_t m;
+    char *x = sass_edit(s, n, lea, "        /*01f0*/                   IMAD.WIDE.U32 R60, R17, 0xf0, R\xe9\xff ;", &m);
+    sass_reject("SASS: bytes 0x80-0xFF in an instruction", "high.sass", x, m, lea, "");
+    free(x);
+    x = sass_edit(s, n, lea, "        /*01f0*/                   IMAD.WIDE.U32 R60, R17, 0xf0, R60 ; trailing words", &m);
+    sass_reject("SASS: text after ';'", "after.sass", x, m, lea, "after ';'");
+    free(x);
+    x = sass_edit(s, n, lea, "hello world", &m);
+    sass_reject("SASS: a line of text in a kernel", "text.sass", x, m, lea, "not an nvdisasm listing");
+    free(x);
+    x = dup_n(s, n);
+    x[line_start(s, n, lea) + 12] = 0;
+    sass_reject("SASS: a NUL byte", "nul.sass", x, n, lea, "NUL byte");
+    free(x);
+  }
+
+  /* an unknown opcode, an unknown form of a known one, a known one with a wrong operand count */
+  sass_inst("SASS unknown opcode", "unk.sass", s, n, lea, "FROBNICATE R60, R17 ;", "unknown opcode 'FROBNICATE'");
+  sass_inst("SASS unknown modifier", "unkmod.sass", s, n, lea, "IMAD.WIDE.FROB R60, R17, 0xf0, R60 ;", "unknown form");
+  sass_inst("SASS operand count", "nops.sass", s, n, lea, "IMAD.WIDE.U32 R60, R17 ;", "2 operands");
+
+  /* operands of the wrong width: an odd pair, a misaligned quad, a predicate for a pair, a
+   * pair running past R255, a 32-bit operand written .64 in an address without a pair */
+  sass_inst("SASS odd pair", "odd.sass", s, n, lea, "IMAD.WIDE.U32 R61, R17, 0xf0, R60 ;", "wrong width");
+  sass_inst("SASS misaligned quad", "quad.sass", s, n, ldg, "LDG.E.128.CONSTANT.SYS R14, [R12] ;", "wrong width");
+  sass_inst("SASS predicate as pair", "ppair.sass", s, n, lea, "IMAD.WIDE.U32 P0, R17, 0xf0, R60 ;", "wrong width");
+  sass_inst("SASS pair past the end", "past.sass", s, n, lea, "IMAD.WIDE.U32 R254, R17, 0xf0, R60 ;", "");
+  sass_inst("SASS odd address pair", "addr.sass", s, n, st, "STG.E.64.SYS [R13], R10 ;", "wrong width");
+  sass_inst("SASS guard spelt P00", "guard.sass", s, n, bra, "@!P00 BRA `(.L_x_0) ;", "not spelt as nvdisasm"); /* fuzz_sass */
+  sass_inst("SASS no such register", "r256.sass", s, n, lea, "IMAD.WIDE.U32 R60, R256, 0xf0, R60 ;", "no such register");
+
+  /* address holes: an instruction left out, a repeated address, a kernel not at address 0 */
+  {
+    size_t m;
+    char *x = sass_edit(s, n, lea, NULL, &m);
+    sass_reject("SASS address hole", "hole.sass", x, m, lea, "address hole");
+    free(x);
+    x = sass_edit(s, n, lea, "        /*01e0*/                   IMAD.WIDE.U32 R60, R17, 0xf0, R60 ;", &m);
+    sass_reject("SASS repeated address", "rep.sass", x, m, lea, "address hole");
+    free(x);
+    x = sass_edit(s, n, i0, NULL, &m);
+    sass_reject("SASS kernel not at 0", "start.sass", x, m, i0, "not /*0000*/");
+    free(x);
+  }
+  /* a branch to a label the listing lacks */
+  sass_inst("SASS undefined label", "label.sass", s, n, bra, "@!P0 BRA `(.L_x_9) ;", "undefined label");
+
+  /* CRLF line endings: the same kernel */
+  {
+    char *c = malloc(2 * n + 1);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+      if (s[i] == '\n') c[m++] = '\r';
+      c[m++] = s[i];
+    }
+    outcome b = expect("SASS CRLF", "crlf.sass", c, m, RS_SRC_SASS, ACCEPT, NULL, 0, true);
+    CHECKF(b.ok && b.ninsts == ok.ninsts && b.nblocks == ok.nblocks && b.nvars == ok.nvars && b.nconf == ok.nconf,
+           "SASS CRLF parse differs from LF (insts %u/%u vars %u/%u)", b.ninsts, ok.ninsts, b.nvars, ok.nvars);
+    free(c);
+  }
+  free(s);
+  free(s3);
+}
+
 /* ---------------------------------------------------------------- main */
 
 int main(int argc, char **argv) {
@@ -794,12 +956,15 @@ int main(int argc, char **argv) {
   small_files();
   crlf();
   ptx_cases();
+  sass_cases();
   /* 3000 mutants (750 under ASan): virtual registers (prera), lane-masked live-ins and physical
    * registers only (final), and two PTX kernels */
   mutation("tests/fixtures/amd/hgemm_mfma16_w2x2_r1x1.prera.mir", RS_SRC_MIR, 1200 / SLOW, 0x1234567ULL);
   mutation("tests/fixtures/amd/hgemm_mfma16_w2x2_r1x1.final.mir", RS_SRC_MIR, 800 / SLOW, 0xBADC0DEULL);
   mutation("tests/fixtures/nv/sgemm_t4x4.sm_89.ptx", RS_SRC_PTX, 500 / SLOW, 0xFEEDULL);
   mutation("tests/fixtures/nv/wmma_w2x2_r2x2.sm_90.ptx", RS_SRC_PTX, 500 / SLOW, 0xC0FFEEULL);
+  mutation(sass_fx, RS_SRC_SASS, 500 / SLOW, 0x5A550001ULL);
+  mutation(sass_fx3, RS_SRC_SASS, 300 / SLOW, 0x5A550002ULL);
 
   for (int i = 0; i < ntmp; i++) unlink(tmpfiles[i]);
   rmdir(tmpdir);

@@ -19,15 +19,6 @@ bool rs_sass_allocatable(const rs_target *t, uint32_t u) {
   return true;
 }
 
-static uint32_t uf_find(uint32_t *par, uint32_t x) {
-  while (par[x] != x) x = par[x] = par[par[x]];
-  return x;
-}
-static void uf_union(uint32_t *par, uint32_t a, uint32_t b) {
-  a = uf_find(par, a);
-  b = uf_find(par, b);
-  if (a != b) par[a < b ? b : a] = a < b ? a : b;
-}
 
 typedef struct {
   rs_func *f;
@@ -68,10 +59,10 @@ static uint32_t join_reaching(L *l, const rs_word *cur, uint32_t u, uint32_t x) 
   for (uint32_t s = l->unit_first[u]; s != UINT32_MAX; s = l->site_next[s])
     if (rs_bs_get(cur, s)) {
       if (first == UINT32_MAX) first = s;
-      uf_union(l->par, first, s);
+      rs_uf_union(l->par, first, s);
     }
   if (first == UINT32_MAX) first = l->nsites + u; /* read with no def reaching: the entry value */
-  if (x != UINT32_MAX) uf_union(l->par, first, x);
+  if (x != UINT32_MAX) rs_uf_union(l->par, first, x);
   return first;
 }
 
@@ -86,7 +77,7 @@ static void link_uses(L *l, const rs_inst *in, const rs_word *cur) {
       /* a tuple def is one value; a predicated def keeps the old value where it does not write */
       for (unsigned k = 0; k < w; k++) {
         uint32_t site = l->op_site[oi] + k;
-        if (k) uf_union(l->par, l->op_site[oi], site);
+        if (k) rs_uf_union(l->par, l->op_site[oi], site);
         if (op->flags & RS_F_COND) join_reaching(l, cur, op->reg + k, site);
       }
       l->op_node[oi] = l->op_site[oi];
@@ -106,7 +97,7 @@ static void link_uses(L *l, const rs_inst *in, const rs_word *cur) {
       const rs_operand *a = &f->ops[in->first_op + o], *b = &f->ops[in->first_op + q];
       if (a->text_len && a->text_off == b->text_off && a->text_len == b->text_len && lifted(l, a) && lifted(l, b) &&
           l->op_node[in->first_op + o] != UINT32_MAX && l->op_node[in->first_op + q] != UINT32_MAX)
-        uf_union(l->par, l->op_node[in->first_op + o], l->op_node[in->first_op + q]);
+        rs_uf_union(l->par, l->op_node[in->first_op + o], l->op_node[in->first_op + q]);
     }
 }
 
@@ -193,7 +184,7 @@ int rs_sass_lift(rs_func *f, rs_err *e) {
     unsigned w = rs_lanes_units(op->lanes);
     uint32_t x = (op->flags & RS_F_DEF) ? l.op_site[oi] : l.nsites + op->reg;
     for (unsigned k = 1; k < w; k++)
-      uf_union(l.par, x, (op->flags & RS_F_DEF) ? l.op_site[oi] + k : l.nsites + op->reg + k);
+      rs_uf_union(l.par, x, (op->flags & RS_F_DEF) ? l.op_site[oi] + k : l.nsites + op->reg + k);
     l.op_node[oi] = x;
   }
   free(in);
@@ -206,13 +197,13 @@ int rs_sass_lift(rs_func *f, rs_err *e) {
   for (uint32_t oi = 0; oi < f->nops; oi++) {
     const rs_operand *op = &f->ops[oi];
     if (l.op_node[oi] == UINT32_MAX) continue;
-    uint32_t r = uf_find(l.par, l.op_node[oi]);
+    uint32_t r = rs_uf_find(l.par, l.op_node[oi]);
     unsigned w = rs_lanes_units(op->lanes);
     if (op->reg < lo[r]) lo[r] = op->reg;
     if (op->reg + w - 1 > hi[r]) hi[r] = op->reg + w - 1;
   }
   for (uint32_t s = 0; s < l.nsites; s++) {
-    uint32_t r = uf_find(l.par, s), a = f->insts[l.site_inst[s]].addr;
+    uint32_t r = rs_uf_find(l.par, s), a = f->insts[l.site_inst[s]].addr;
     if (a < first_addr[r]) first_addr[r] = a;
   }
   /* a predicate web read or written through a PR mask (P2R, R2P) stays physical: write-back
@@ -223,7 +214,7 @@ int rs_sass_lift(rs_func *f, rs_err *e) {
     const rs_operand *op = &f->ops[oi];
     int fi = op->kind == RS_OP_PREG ? rs_target_file_of(t, op->reg) : -1;
     if (l.op_node[oi] != UINT32_MAX && (op->flags & RS_F_IMPLICIT) && fi >= 0 && !strcmp(t->files[fi].name, "p"))
-      keep[uf_find(l.par, l.op_node[oi])] = 1;
+      keep[rs_uf_find(l.par, l.op_node[oi])] = 1;
   }
   int rc = 0;
   for (uint32_t ii = 0; ii < f->ninsts && !rc; ii++) {
@@ -232,7 +223,7 @@ int rs_sass_lift(rs_func *f, rs_err *e) {
       uint32_t oi = ins->first_op + o;
       rs_operand *op = &f->ops[oi];
       if (l.op_node[oi] == UINT32_MAX) continue;
-      uint32_t r = uf_find(l.par, l.op_node[oi]);
+      uint32_t r = rs_uf_find(l.par, l.op_node[oi]);
       if (keep[r]) continue;
       if (vreg_of[r] == UINT32_MAX) {
         unsigned w = hi[r] - lo[r] + 1;

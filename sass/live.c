@@ -170,15 +170,6 @@ static void reach(plr *p) {
 
 /* ---- def sites (reaching definitions over the real CFG, for the region rule) ---- */
 
-static uint32_t uf_find(uint32_t *par, uint32_t x) {
-  while (par[x] != x) x = par[x] = par[par[x]];
-  return x;
-}
-static void uf_union(uint32_t *par, uint32_t a, uint32_t b) {
-  a = uf_find(par, a);
-  b = uf_find(par, b);
-  if (a != b) par[a < b ? b : a] = a < b ? a : b;
-}
 
 static void sites_build(plr *p) {
   const rs_func *f = p->f;
@@ -271,7 +262,7 @@ static void sites_build(plr *p) {
             uint32_t s = p->usite[j];
             if (!rs_bs_get(cur, s) || (p->site_w[s] && p->site_w[s] != w)) continue;
             if (first == UINT32_MAX) first = s;
-            else uf_union(p->par, first, s);
+            else rs_uf_union(p->par, first, s);
           }
         }
       }

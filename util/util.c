@@ -163,3 +163,14 @@ double rs_now(void) {
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
+
+uint32_t rs_uf_find(uint32_t *par, uint32_t x) {
+  while (par[x] != x) x = par[x] = par[par[x]];
+  return x;
+}
+
+void rs_uf_union(uint32_t *par, uint32_t a, uint32_t b) {
+  a = rs_uf_find(par, a);
+  b = rs_uf_find(par, b);
+  if (a != b) par[a < b ? b : a] = a < b ? a : b;
+}

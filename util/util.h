@@ -55,6 +55,10 @@ uint32_t rs_intern_get(rs_intern *in, const char *s, size_t len);
 void rs_intern_free(rs_intern *in);
 
 uint64_t rs_hash_bytes(const void *p, size_t n, uint64_t seed);
+/* Union-find over par[] (par[x] == x: a root); the smaller index becomes the root, so the
+ * classes' representatives do not depend on the order of the unions. */
+uint32_t rs_uf_find(uint32_t *par, uint32_t x);
+void rs_uf_union(uint32_t *par, uint32_t a, uint32_t b);
 /* Monotonic clock in seconds (for durations). */
 double rs_now(void);
 

@@ -2,6 +2,7 @@
 #define _XOPEN_SOURCE 700 /* realpath */
 #include "cli/cli.h"
 #include "coordinator/coord.h"
+#include "corpus/instance.h"
 #include "emit/emit.h"
 #include "report/table.h"
 #include "verify/verifier.h"
@@ -130,41 +131,6 @@ static int parse(int argc, char **argv, opts *o) {
   if (o->until_pass) o->block = 0; /* sequential attempts: one block */
   if (o->emit_check) o->keep = "all"; /* emit-check reads the passing answers' texts */
   return 0;
-}
-
-/* "family=fa|sgemm,target=gfx90a": does the instance match? */
-static bool match_filter(const char *filter, const rs_instance *in) {
-  if (!filter || !*filter) return true;
-  char buf[512];
-  snprintf(buf, sizeof buf, "%s", filter);
-  char *save = NULL;
-  for (char *kv = strtok_r(buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
-    char *eq = strchr(kv, '=');
-    if (!eq) return false;
-    *eq = 0;
-    const char *val = !strcmp(kv, "family") ? in->family : !strcmp(kv, "target") ? in->target
-                    : !strcmp(kv, "form") ? in->form : !strcmp(kv, "kind") ? in->kind : NULL;
-    if (!val) return false;
-    bool any = false;
-    char *s2 = NULL;
-    for (char *alt = strtok_r(eq + 1, "|", &s2); alt; alt = strtok_r(NULL, "|", &s2)) any |= !strcmp(alt, val);
-    if (!any) return false;
-  }
-  return true;
-}
-
-static bool filter_ok(const char *filter) {
-  if (!filter) return true;
-  char buf[512];
-  snprintf(buf, sizeof buf, "%s", filter);
-  char *save = NULL;
-  for (char *kv = strtok_r(buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
-    char *eq = strchr(kv, '=');
-    if (!eq) return false;
-    *eq = 0;
-    if (strcmp(kv, "family") && strcmp(kv, "target") && strcmp(kv, "form") && strcmp(kv, "kind")) return false;
-  }
-  return true;
 }
 
 static char *file_hash(const char *path) {
@@ -331,7 +297,7 @@ int rs_cmd_sweep(int argc, char **argv) {
     fprintf(stderr, "regsweep sweep: RS_FAULT=%s: expected RANK:generate|append|renamed:N\n", getenv("RS_FAULT"));
     return 2;
   }
-  if (!filter_ok(o.filter)) {
+  if (!rs_filter_valid(o.filter)) {
     fprintf(stderr, "regsweep sweep: --filter takes family=, target=, form=, kind= (values joined by '|')\n");
     return 2;
   }
@@ -381,7 +347,7 @@ int rs_cmd_sweep(int argc, char **argv) {
         status = 2;
         break;
       }
-      bool take = match_filter(o.filter, &in) &&
+      bool take = rs_filter_match(o.filter, &in) &&
                   (!strcmp(o.split, "all") || (rs_instance_split(&in, o.holdout) == RS_SPLIT_TEST) == !strcmp(o.split, "test"));
       if (take) {
         inst[ni] = (uint32_t)i;

@@ -23,13 +23,15 @@ void rs_usage_verify(void) {
 
 void rs_usage_oracle(void) {
   puts("usage: regsweep oracle corpus.h5 [--mutants N] [--seed S] [--limit N] [--timeout-ms N] [-j N]\n"
+       "                        [--filter family=fa,target=gfx90a,form=prera]\n"
        "\n"
        "Verifies every ground-truth map of the corpus with both verifiers (each must pass: a failure is\n"
        "a liveness bug and is printed with the instance, instruction and registers) and, per instance,\n"
        "at least N mutants (default 10) of several kinds: a value moved onto a register live at the same\n"
        "time or onto a fixed register, a misaligned tuple, a wrong register file, out of budget, a\n"
        "reserved register, a dropped key, an unknown key, an unknown register name. Every mutant must\n"
-       "be rejected with the expected category by both verifiers. -j N checks instances in N processes.\n"
+       "be rejected with the expected category by both verifiers. -j N checks instances in N processes;\n"
+       "--filter (as in sweep) checks only the matching instances, --limit the first N of them.\n"
        "Exit status 0 only with no miss.");
 }
 
@@ -138,8 +140,9 @@ static void report_line(void *ctx, const char *line) {
 }
 
 /* Check instances k, k+stride, ... (at most limit counted over all processes). */
-static int oracle_part(const char *path, uint32_t k, uint32_t stride, unsigned long limit, unsigned long mutants,
-                       unsigned long seed, unsigned timeout, rs_oracle_stats *st, uint32_t *misses, uint32_t *skipped) {
+static int oracle_part(const char *path, const char *filter, uint32_t k, uint32_t stride, unsigned long limit,
+                       unsigned long mutants, unsigned long seed, unsigned timeout, rs_oracle_stats *st,
+                       uint32_t *misses, uint32_t *skipped) {
   rs_err e = {{0}};
   rs_corpus *c = rs_corpus_open(path, &e);
   if (!c) {
@@ -154,8 +157,9 @@ static int oracle_part(const char *path, uint32_t k, uint32_t stride, unsigned l
       rs_corpus_close(c, NULL);
       return 2;
     }
-    bool has_truth = row.truth_reason[0] == 0;
+    bool has_truth = row.truth_reason[0] == 0, taken = rs_filter_match(filter, &row);
     rs_instance_clear(&row);
+    if (!taken) continue;
     if (!has_truth) {
       if (i % stride == k) (*skipped)++;
       continue;
@@ -179,19 +183,21 @@ int rs_cmd_oracle(int argc, char **argv) {
   const char *path = NULL;
   unsigned long mutants = 10, seed = 1, limit = 0, jobs = 1;
   unsigned timeout = 10000;
+  const char *filter = NULL;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--mutants") && i + 1 < argc) mutants = strtoul(argv[++i], NULL, 10);
     else if (!strcmp(argv[i], "--seed") && i + 1 < argc) seed = strtoul(argv[++i], NULL, 10);
     else if (!strcmp(argv[i], "--limit") && i + 1 < argc) limit = strtoul(argv[++i], NULL, 10);
     else if (!strcmp(argv[i], "--timeout-ms") && i + 1 < argc) timeout = (unsigned)strtoul(argv[++i], NULL, 10);
     else if (!strcmp(argv[i], "-j") && i + 1 < argc) jobs = strtoul(argv[++i], NULL, 10);
+    else if (!strcmp(argv[i], "--filter") && i + 1 < argc) filter = argv[++i];
     else if (argv[i][0] != '-' && !path) path = argv[i];
     else {
       rs_usage_oracle();
       return 2;
     }
   }
-  if (!path || !jobs || jobs > 64) {
+  if (!path || !jobs || jobs > 64 || !rs_filter_valid(filter)) {
     rs_usage_oracle();
     return 2;
   }
@@ -200,7 +206,7 @@ int rs_cmd_oracle(int argc, char **argv) {
   uint32_t misses = 0, skipped = 0;
   int status = 0;
   if (jobs == 1) {
-    status = oracle_part(path, 0, 1, limit, mutants, seed, timeout, &st, &misses, &skipped);
+    status = oracle_part(path, filter, 0, 1, limit, mutants, seed, timeout, &st, &misses, &skipped);
   } else {
     /* each child checks every jobs-th instance and sends its totals back through a pipe */
     int fds[64][2];
@@ -213,7 +219,7 @@ int rs_cmd_oracle(int argc, char **argv) {
         rs_oracle_stats cs;
         memset(&cs, 0, sizeof cs);
         uint32_t cm = 0, csk = 0;
-        int rc = oracle_part(path, (uint32_t)j, (uint32_t)jobs, limit, mutants, seed, timeout, &cs, &cm, &csk);
+        int rc = oracle_part(path, filter, (uint32_t)j, (uint32_t)jobs, limit, mutants, seed, timeout, &cs, &cm, &csk);
         ssize_t w1 = write(fds[j][1], &cs, sizeof cs), w2 = write(fds[j][1], &cm, sizeof cm),
                 w3 = write(fds[j][1], &csk, sizeof csk);
         _exit(rc ? rc : (w1 < 0 || w2 < 0 || w3 < 0) ? 2 : 0);

@@ -105,3 +105,38 @@ void rs_loaded_free(rs_loaded *l) {
   rs_instance_clear(&l->row);
   memset(l, 0, sizeof *l);
 }
+
+/* "family=fa|sgemm,target=gfx90a": does the instance match? */
+bool rs_filter_match(const char *filter, const rs_instance *in) {
+  if (!filter || !*filter) return true;
+  char buf[512];
+  snprintf(buf, sizeof buf, "%s", filter);
+  char *save = NULL;
+  for (char *kv = strtok_r(buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+    char *eq = strchr(kv, '=');
+    if (!eq) return false;
+    *eq = 0;
+    const char *val = !strcmp(kv, "family") ? in->family : !strcmp(kv, "target") ? in->target
+                    : !strcmp(kv, "form") ? in->form : !strcmp(kv, "kind") ? in->kind : NULL;
+    if (!val) return false;
+    bool any = false;
+    char *s2 = NULL;
+    for (char *alt = strtok_r(eq + 1, "|", &s2); alt; alt = strtok_r(NULL, "|", &s2)) any |= !strcmp(alt, val);
+    if (!any) return false;
+  }
+  return true;
+}
+
+bool rs_filter_valid(const char *filter) {
+  if (!filter) return true;
+  char buf[512];
+  snprintf(buf, sizeof buf, "%s", filter);
+  char *save = NULL;
+  for (char *kv = strtok_r(buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+    char *eq = strchr(kv, '=');
+    if (!eq) return false;
+    *eq = 0;
+    if (strcmp(kv, "family") && strcmp(kv, "target") && strcmp(kv, "form") && strcmp(kv, "kind")) return false;
+  }
+  return true;
+}

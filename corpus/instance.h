@@ -24,4 +24,9 @@ int rs_load_named(const char *corpus, const char *instance, const char *file, co
                   rs_err *e);
 void rs_loaded_free(rs_loaded *l);
 
+/* Instance filters "family=fa|sgemm,target=gfx90a,form=prera" (keys family, target, form, kind;
+ * values joined by '|'), shared by sweep and oracle. */
+bool rs_filter_valid(const char *filter);
+bool rs_filter_match(const char *filter, const rs_instance *in);
+
 #endif

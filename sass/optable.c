@@ -312,7 +312,8 @@ const rs_sass_op *rs_sass_lookup(const char *mn, size_t n, uint32_t nops, const 
   for (size_t i = 0; i < rs_sass_noptable; i++) {
     const rs_sass_op *r = &rs_sass_optable[i];
     size_t fb = strcspn(r->form, ".");
-    if (fb == base && !memcmp(r->form, mn, base)) known_base = true;
+    if (fb != base || memcmp(r->form, mn, base)) continue; /* another opcode: skip the split */
+    known_base = true;
     int k = match(r, mn, base, &md);
     if (k > bestk) bestk = k, best = r;
   }

@@ -197,7 +197,11 @@ int rs_cmd_oracle(int argc, char **argv) {
       return 2;
     }
   }
-  if (!path || !jobs || jobs > 64 || !rs_filter_valid(filter)) {
+  if (!rs_filter_valid(filter)) {
+    fprintf(stderr, "regsweep oracle: --filter %s: takes family=, target=, form=, kind= (values joined by '|')\n", filter);
+    return 2;
+  }
+  if (!path || !jobs || jobs > 64) {
     rs_usage_oracle();
     return 2;
   }

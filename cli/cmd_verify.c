@@ -139,10 +139,59 @@ static void report_line(void *ctx, const char *line) {
   if (st->failures_shown++ < 50) fprintf(stderr, "%s\n", line);
 }
 
+/* One process's totals, sent whole through a pipe under -j: the grand total and the same per
+ * architecture, family and form (so one run says where a miss is, and 0 misses "on each"). */
+enum { GROUPS = 56 };
+typedef struct {
+  char key[8], name[32];
+  uint32_t truths, truths_ok, mutants, mutants_ok, misses;
+} group;
+typedef struct {
+  rs_oracle_stats st;
+  uint32_t misses, skipped, ngroups;
+  group g[GROUPS];
+} part;
+
+static group *group_of(part *pt, const char *key, const char *name) {
+  for (uint32_t i = 0; i < pt->ngroups; i++)
+    if (!strcmp(pt->g[i].key, key) && !strcmp(pt->g[i].name, name)) return &pt->g[i];
+  if (pt->ngroups == GROUPS) return NULL; /* more groups than a corpus has: the totals still count */
+  group *g = &pt->g[pt->ngroups++];
+  memset(g, 0, sizeof *g);
+  snprintf(g->key, sizeof g->key, "%s", key);
+  snprintf(g->name, sizeof g->name, "%s", name);
+  return g;
+}
+
+static void group_add(group *g, const rs_oracle_stats *before, const rs_oracle_stats *after, uint32_t misses) {
+  if (!g) return;
+  g->truths += after->truths - before->truths;
+  g->truths_ok += after->truths_accepted - before->truths_accepted;
+  g->mutants += after->mutants - before->mutants;
+  g->mutants_ok += after->mutants_rejected - before->mutants_rejected;
+  g->misses += misses;
+}
+
+static void part_merge(part *to, const part *from) {
+  rs_oracle_stats *a = &to->st;
+  const rs_oracle_stats *b = &from->st;
+  a->instances += b->instances, a->truths += b->truths, a->truths_accepted += b->truths_accepted;
+  a->mutants += b->mutants, a->mutants_rejected += b->mutants_rejected, a->disagreements += b->disagreements;
+  for (int m = 0; m < RS_MUT__N; m++) a->per_kind[m] += b->per_kind[m], a->per_kind_ok[m] += b->per_kind_ok[m];
+  a->native_s += b->native_s, a->z3_s += b->z3_s;
+  to->misses += from->misses, to->skipped += from->skipped;
+  for (uint32_t i = 0; i < from->ngroups; i++) {
+    const group *s = &from->g[i];
+    group *d = group_of(to, s->key, s->name);
+    if (!d) continue;
+    d->truths += s->truths, d->truths_ok += s->truths_ok, d->mutants += s->mutants;
+    d->mutants_ok += s->mutants_ok, d->misses += s->misses;
+  }
+}
+
 /* Check instances k, k+stride, ... (at most limit counted over all processes). */
 static int oracle_part(const char *path, const char *filter, uint32_t k, uint32_t stride, unsigned long limit,
-                       unsigned long mutants, unsigned long seed, unsigned timeout, rs_oracle_stats *st,
-                       uint32_t *misses, uint32_t *skipped) {
+                       unsigned long mutants, unsigned long seed, unsigned timeout, part *pt) {
   rs_err e = {{0}};
   rs_corpus *c = rs_corpus_open(path, &e);
   if (!c) {
@@ -161,7 +210,7 @@ static int oracle_part(const char *path, const char *filter, uint32_t k, uint32_
     rs_instance_clear(&row);
     if (!taken) continue;
     if (!has_truth) {
-      if (i % stride == k) (*skipped)++;
+      if (i % stride == k) pt->skipped++;
       continue;
     }
     if (limit && seen >= limit) break;
@@ -172,11 +221,45 @@ static int oracle_part(const char *path, const char *filter, uint32_t k, uint32_
       rs_corpus_close(c, NULL);
       return 2;
     }
-    *misses += rs_oracle_instance(l.p, l.row.id, l.row.truth, (uint32_t)mutants, seed, timeout, st, report_line, st);
+    rs_oracle_stats before = pt->st;
+    uint32_t miss = rs_oracle_instance(l.p, l.row.id, l.row.truth, (uint32_t)mutants, seed, timeout, &pt->st,
+                                       report_line, &pt->st);
+    pt->misses += miss;
+    group_add(group_of(pt, "target", l.row.target), &before, &pt->st, miss);
+    group_add(group_of(pt, "family", l.row.family), &before, &pt->st, miss);
+    group_add(group_of(pt, "form", l.row.form), &before, &pt->st, miss);
     rs_loaded_free(&l);
   }
   rs_corpus_close(c, NULL);
   return 0;
+}
+
+/* A part is larger than PIPE_BUF: the pipe may deliver it in pieces. */
+static bool pipe_write(int fd, const void *buf, size_t n) {
+  for (const char *b = buf; n;) {
+    ssize_t w = write(fd, b, n);
+    if (w <= 0) return false;
+    b += w, n -= (size_t)w;
+  }
+  return true;
+}
+
+static bool pipe_read(int fd, void *buf, size_t n) {
+  for (char *b = buf; n;) {
+    ssize_t r = read(fd, b, n);
+    if (r <= 0) return false;
+    b += r, n -= (size_t)r;
+  }
+  return true;
+}
+
+static void print_groups(const part *pt, const char *key) {
+  for (uint32_t i = 0; i < pt->ngroups; i++) {
+    const group *g = &pt->g[i];
+    if (strcmp(g->key, key)) continue;
+    printf("oracle: %-6s %-16s truths %u/%u, mutants %u/%u, misses %u\n", key, g->name, g->truths_ok, g->truths,
+           g->mutants_ok, g->mutants, g->misses);
+  }
 }
 
 int rs_cmd_oracle(int argc, char **argv) {
@@ -205,36 +288,32 @@ int rs_cmd_oracle(int argc, char **argv) {
     rs_usage_oracle();
     return 2;
   }
-  rs_oracle_stats st;
-  memset(&st, 0, sizeof st);
-  uint32_t misses = 0, skipped = 0;
+  part *all = rs_xcalloc(1, sizeof *all);
   int status = 0;
   if (jobs == 1) {
-    status = oracle_part(path, filter, 0, 1, limit, mutants, seed, timeout, &st, &misses, &skipped);
+    status = oracle_part(path, filter, 0, 1, limit, mutants, seed, timeout, all);
   } else {
     /* each child checks every jobs-th instance and sends its totals back through a pipe */
     int fds[64][2];
     pid_t pids[64];
     for (unsigned long j = 0; j < jobs; j++) {
-      if (pipe(fds[j])) return 2;
+      if (pipe(fds[j])) {
+        free(all);
+        return 2;
+      }
       pids[j] = fork();
       if (pids[j] == 0) {
         close(fds[j][0]);
-        rs_oracle_stats cs;
-        memset(&cs, 0, sizeof cs);
-        uint32_t cm = 0, csk = 0;
-        int rc = oracle_part(path, filter, (uint32_t)j, (uint32_t)jobs, limit, mutants, seed, timeout, &cs, &cm, &csk);
-        ssize_t w1 = write(fds[j][1], &cs, sizeof cs), w2 = write(fds[j][1], &cm, sizeof cm),
-                w3 = write(fds[j][1], &csk, sizeof csk);
-        _exit(rc ? rc : (w1 < 0 || w2 < 0 || w3 < 0) ? 2 : 0);
+        part *cp = rs_xcalloc(1, sizeof *cp);
+        int rc = oracle_part(path, filter, (uint32_t)j, (uint32_t)jobs, limit, mutants, seed, timeout, cp);
+        bool ok = pipe_write(fds[j][1], cp, sizeof *cp);
+        _exit(rc ? rc : ok ? 0 : 2);
       }
       close(fds[j][1]);
     }
+    part *cp = rs_xcalloc(1, sizeof *cp);
     for (unsigned long j = 0; j < jobs; j++) {
-      rs_oracle_stats cs;
-      uint32_t cm = 0, csk = 0;
-      bool ok = read(fds[j][0], &cs, sizeof cs) == (ssize_t)sizeof cs && read(fds[j][0], &cm, sizeof cm) == (ssize_t)sizeof cm &&
-                read(fds[j][0], &csk, sizeof csk) == (ssize_t)sizeof csk;
+      bool ok = pipe_read(fds[j][0], cp, sizeof *cp);
       close(fds[j][0]);
       int ws;
       waitpid(pids[j], &ws, 0);
@@ -242,21 +321,27 @@ int rs_cmd_oracle(int argc, char **argv) {
         status = 2;
         continue;
       }
-      st.instances += cs.instances, st.truths += cs.truths, st.truths_accepted += cs.truths_accepted;
-      st.mutants += cs.mutants, st.mutants_rejected += cs.mutants_rejected, st.disagreements += cs.disagreements;
-      for (int m = 0; m < RS_MUT__N; m++) st.per_kind[m] += cs.per_kind[m], st.per_kind_ok[m] += cs.per_kind_ok[m];
-      st.native_s += cs.native_s, st.z3_s += cs.z3_s;
-      misses += cm;
-      skipped += csk;
+      part_merge(all, cp);
     }
+    free(cp);
   }
-  if (status) return status;
-  printf("oracle: %u instances with ground truth (%u without: NVIDIA or split by LLVM)\n", st.instances, skipped);
+  if (status) {
+    free(all);
+    return status;
+  }
+  const rs_oracle_stats *st = &all->st;
+  uint32_t misses = all->misses;
+  printf("oracle: %u instances with ground truth (%u without: NVIDIA or split by LLVM)\n", st->instances, all->skipped);
   printf("oracle: truths accepted %u/%u; mutants rejected with the expected category %u/%u; disagreements %u\n",
-         st.truths_accepted, st.truths, st.mutants_rejected, st.mutants, st.disagreements);
+         st->truths_accepted, st->truths, st->mutants_rejected, st->mutants, st->disagreements);
   printf("oracle: mutants by kind:");
-  for (int m = 0; m < RS_MUT__N; m++) printf(" %s %u/%u", rs_mutation_str((rs_mutation)m), st.per_kind_ok[m], st.per_kind[m]);
-  printf("\noracle: verifier time: native %.2f s, z3 %.2f s\n", st.native_s, st.z3_s);
+  for (int m = 0; m < RS_MUT__N; m++) printf(" %s %u/%u", rs_mutation_str((rs_mutation)m), st->per_kind_ok[m], st->per_kind[m]);
+  printf("\n");
+  print_groups(all, "target");
+  print_groups(all, "family");
+  print_groups(all, "form");
+  printf("oracle: verifier time: native %.2f s, z3 %.2f s\n", st->native_s, st->z3_s);
   printf("oracle: %u misses\n", misses);
+  free(all);
   return misses ? 1 : 0;
 }

@@ -123,6 +123,8 @@ int rs_emit_check_run(const char *run_path, const char *corpus_path, const char 
             outcome = "counts-differ";
             snprintf(msg, sizeof msg, "%s", r.counts_diff);
             stats[m].counts_mismatch++;
+          } else {
+            snprintf(msg, sizeof msg, "%s", r.counts_note); /* why equal in effect, or "" */
           }
         }
         int fv = -1, fa = -1;

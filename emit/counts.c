@@ -2,6 +2,8 @@
  * function ("; NumVgprs: 50") and the HSA metadata (".vgpr_count: 50"). llc-14 prints no
  * .agpr_count; its "; NumAgprs:" comment is the AGPR figure and .vgpr_count the unified total. */
 #include "emit/emit.h"
+#include <ctype.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,6 +14,40 @@ static int field(const char *text, const char *key) {
   while (*p == ' ') p++;
   if (*p < '0' || *p > '9') return -1;
   return (int)strtol(p, NULL, 10);
+}
+
+/* Highest AGPR + 1 that instruction lines name ("a7", "a[4:7]"), split by whether the line is
+ * one LLVM adds when it spills a VGPR into a free AGPR after allocation (commented "Reload
+ * Reuse" by SIRegisterInfo): those AGPRs are LLVM's, not the answer's. Comments are skipped. */
+static void agpr_tops(const char *s, int *named, int *spill) {
+  *named = *spill = 0;
+  while (*s) {
+    const char *eol = strchr(s, '\n');
+    size_t n = eol ? (size_t)(eol - s) : strlen(s);
+    if (*s == '\t' && s[1] != '.') {
+      const char *semi = memchr(s, ';', n), *end = semi ? semi : s + n;
+      bool reuse = false;
+      for (const char *q = semi; q && q + 12 <= s + n && !reuse; q++) reuse = !strncmp(q, "Reload Reuse", 12);
+      int *top = reuse ? spill : named;
+      for (const char *p = s + 1; p < end; p++) {
+        if (*p != 'a' || isalnum((unsigned char)p[-1]) || p[-1] == '_') continue;
+        const char *q = p + 1;
+        long hi = -1;
+        if (*q == '[') { /* a[lo:hi] */
+          char *x;
+          strtol(q + 1, &x, 10);
+          if (*x == ':') hi = strtol(x + 1, &x, 10);
+          if (*x != ']') hi = -1;
+        } else if (isdigit((unsigned char)*q)) {
+          char *x;
+          hi = strtol(q, &x, 10);
+          if (isalnum((unsigned char)*x) || *x == '_') hi = -1;
+        }
+        if (hi >= 0 && hi + 1 > *top) *top = (int)hi + 1;
+      }
+    }
+    s += n + (eol != NULL);
+  }
 }
 
 int rs_emit_counts(const char *asm_text, rs_kernel_counts *c, rs_err *e) {
@@ -26,6 +62,7 @@ int rs_emit_counts(const char *asm_text, rs_kernel_counts *c, rs_err *e) {
   if (c->vgpr < 0 || c->sgpr < 0 || c->vgpr_count < 0)
     return rs_errf(e, "llc output", 0, "no register counts in the assembly (NumVgprs / .vgpr_count)");
   if (c->agpr < 0) c->agpr = 0;
+  agpr_tops(asm_text, &c->agpr_named, &c->agpr_spill);
   if (c->total_vgpr < 0) c->total_vgpr = c->vgpr;
   return 0;
 }

@@ -68,7 +68,15 @@ static void compare_counts(const rs_target *t, const rs_check_result *v, const u
    * of a tuple): LLVM counts registers instructions name */
   if (fv >= 0 && c->vgpr != (int)v->used[fv] && !(c->vgpr < (int)v->used[fv] && c->vgpr == (int)named[fv]))
     k += (size_t)snprintf(out + k, n - k, "vgpr %d vs verifier %u; ", c->vgpr, v->used[fv]);
-  if (fa >= 0 && c->agpr != (int)v->used[fa] && !(c->agpr < (int)v->used[fa] && c->agpr == (int)named[fa]) && k < n)
+  /* above it only where the extra AGPRs are LLVM's own: it spilled VGPRs into free AGPRs after
+   * allocation (gfx90a/gfx940 at 256 VGPRs) and no other instruction names them */
+  bool agpr_spilled = fa >= 0 && c->agpr > (int)v->used[fa] && c->agpr == c->agpr_spill &&
+                      c->agpr_named <= (int)v->used[fa];
+  if (agpr_spilled)
+    snprintf(note + strlen(note), nn - strlen(note), "%sagpr %d: LLVM spilled VGPRs into AGPRs above the answer's %u "
+             "(Reload Reuse)", note[0] ? "; " : "", c->agpr, v->used[fa]);
+  if (fa >= 0 && c->agpr != (int)v->used[fa] && !(c->agpr < (int)v->used[fa] && c->agpr == (int)named[fa]) &&
+      !agpr_spilled && k < n)
     k += (size_t)snprintf(out + k, n - k, "agpr %d vs verifier %u; ", c->agpr, v->used[fa]);
   /* SGPRs are reported, not compared: LLVM's figure adds VCC, FLAT_SCRATCH and XNACK_MASK and
    * leaves out registers that post-RA passes left unused (reduce_t256_v8_kahan's prera truth:

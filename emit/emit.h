@@ -85,6 +85,8 @@ char *rs_emit_llc_summary(const char *diag, char *buf, size_t n);
 typedef struct {
   int vgpr, agpr, total_vgpr, sgpr, occupancy, scratch; /* -1 when absent */
   int vgpr_count, sgpr_count;                           /* HSA metadata .vgpr_count/.sgpr_count */
+  int agpr_named, agpr_spill; /* highest AGPR + 1 named by the kernel's instructions, and by the
+                               * lines of LLVM's post-RA VGPR spills into free AGPRs ("Reload Reuse") */
 } rs_kernel_counts;
 int rs_emit_counts(const char *asm_text, rs_kernel_counts *c, rs_err *e);
 

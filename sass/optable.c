@@ -203,9 +203,10 @@ const rs_sass_op rs_sass_optable[] = {
 
     /* ---- control flow; convergence barriers B0-B15 ---- */
     {"BRA", "U", "l|s1 l", B},
-    /* BRA.DIV UR5, `(.L_x_1): to the collective fallback only when the warp has diverged, so
-     * it falls through even unguarded (as a local call does) */
-    {"BRA.DIV", "U", "s1 l", C},
+    /* BRA.DIV UR5, `(.L_x_1) (ptxas 13 for sm_75 also writes BRA.DIV `(.L_x_1), no mask): to the
+     * collective fallback only when the warp has diverged, so it falls through even unguarded (as
+     * a local call does) */
+    {"BRA.DIV", "U", "l|s1 l", C},
     /* BRA.CONV [~URZ,] `(.L_x_1): taken only when the warp is converged (the fast SHFL); else it
      * falls through to the slow path (the CALL of $__internal_..._shflsync_up_p). As BRA.DIV. */
     {"BRA.CONV", "U", "l|s1 l", C},

@@ -3,6 +3,7 @@
 #include "corpus/instance.h"
 #include "verify/oracle.h"
 #include "verify/verifier.h"
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -178,7 +179,7 @@ static void part_merge(part *to, const part *from) {
   a->instances += b->instances, a->truths += b->truths, a->truths_accepted += b->truths_accepted;
   a->mutants += b->mutants, a->mutants_rejected += b->mutants_rejected, a->disagreements += b->disagreements;
   for (int m = 0; m < RS_MUT__N; m++) a->per_kind[m] += b->per_kind[m], a->per_kind_ok[m] += b->per_kind_ok[m];
-  a->native_s += b->native_s, a->z3_s += b->z3_s;
+  a->native_s += b->native_s, a->z3_s += b->z3_s, a->setup_s += b->setup_s;
   to->misses += from->misses, to->skipped += from->skipped;
   for (uint32_t i = 0; i < from->ngroups; i++) {
     const group *s = &from->g[i];
@@ -199,6 +200,7 @@ static int oracle_part(const char *path, const char *filter, uint32_t k, uint32_
     return 2;
   }
   uint64_t n = rs_corpus_count(c), seen = 0;
+  double last = rs_now(); /* a truths-only run of a full corpus takes most of an hour: say where it is */
   for (uint64_t i = 0; i < n; i++) {
     rs_instance row;
     if (rs_corpus_get(c, i, &row, 0, &e)) {
@@ -229,6 +231,11 @@ static int oracle_part(const char *path, const char *filter, uint32_t k, uint32_
     group_add(group_of(pt, "family", l.row.family), &before, &pt->st, miss);
     group_add(group_of(pt, "form", l.row.form), &before, &pt->st, miss);
     rs_loaded_free(&l);
+    if (rs_now() - last >= 60) {
+      last = rs_now();
+      fprintf(stderr, "oracle: [%u/%u] instance %" PRIu64 " of %" PRIu64 ": %u truths checked, %u misses so far\n", k + 1,
+              stride, i + 1, n, pt->st.truths, pt->misses);
+    }
   }
   rs_corpus_close(c, NULL);
   return 0;
@@ -340,7 +347,8 @@ int rs_cmd_oracle(int argc, char **argv) {
   print_groups(all, "target");
   print_groups(all, "family");
   print_groups(all, "form");
-  printf("oracle: verifier time: native %.2f s, z3 %.2f s\n", st->native_s, st->z3_s);
+  printf("oracle: verifier time: native %.2f s, z3 %.2f s checking, %.2f s building the verifiers (Z3 contexts)\n",
+         st->native_s, st->z3_s, st->setup_s);
   printf("oracle: %u misses\n", misses);
   free(all);
   return misses ? 1 : 0;

@@ -231,7 +231,10 @@ uint32_t rs_oracle_instance(const rs_problem *p, const char *id, const char *tru
   rs_err e;
   char line[1024];
   st->instances++;
-  if (rs_verifier_open(&vf, RS_VERIFIER_BOTH, p, timeout_ms, &e)) {
+  double t0 = rs_now();
+  int orc = rs_verifier_open(&vf, RS_VERIFIER_BOTH, p, timeout_ms, &e);
+  st->setup_s += rs_now() - t0;
+  if (orc) {
     snprintf(line, sizeof line, "MISS %s: cannot build the Z3 context: %s", id, e.msg);
     report(ctx, line);
     return 1;

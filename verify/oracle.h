@@ -27,7 +27,8 @@ typedef struct {
   uint32_t per_kind[RS_MUT__N], per_kind_ok[RS_MUT__N];
   uint32_t disagreements;
   uint32_t failures_shown;
-  double native_s, z3_s;
+  double native_s, z3_s; /* checking candidates */
+  double setup_s;         /* building each instance's verifiers (Z3's context: most of a truths-only run) */
 } rs_oracle_stats;
 
 /* Check one instance's truth (JSON, original names) and at least `min_mutants` mutants.

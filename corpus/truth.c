@@ -30,9 +30,28 @@ uint32_t rs_truth_prera(const rs_func *pre, const rs_func *ps, const rs_alignmen
     else if (!cur->lanes) *cur = (rs_preg){(uint32_t)base, pre->vregs[ln->from_vreg].full};
     else if (cur->unit != (uint32_t)base) split[ln->from_vreg] = 1;
   }
+  /* a COPY greedy did not keep must have been an identity copy (the rewriter's deletion);
+   * otherwise greedy replaced it (e.g. by a reload) and its sides' registers are unknown */
+  for (uint32_t k = 0; k < lo.ngone; k++) {
+    const rs_inst *in = &pre->insts[lo.gone_copies[k]];
+    if (in->nops < 2) continue;
+    int64_t u[2];
+    int32_t v[2] = {-1, -1};
+    for (int s = 0; s < 2; s++) {
+      const rs_operand *o = &pre->ops[in->first_op + s];
+      int low = o->lanes ? __builtin_ctzll(o->lanes) / 2 : 0;
+      if (o->kind == RS_OP_VREG) {
+        v[s] = (int32_t)o->reg;
+        u[s] = assign[o->reg].lanes ? (int64_t)assign[o->reg].unit + low : -1;
+      } else u[s] = o->kind == RS_OP_PREG ? (int64_t)o->reg + low : -1;
+    }
+    if (u[0] >= 0 && u[0] == u[1]) continue;
+    for (int s = 0; s < 2; s++)
+      if (v[s] >= 0) split[v[s]] = 1;
+  }
   uint32_t nsplit = 0;
   for (uint32_t v = 0; v < pre->nvregs; v++)
-    if (split[v]) {
+    if (split[v] || lo.lost[v]) {
       assign[v].lanes = 0;
       nsplit++;
     }

@@ -242,6 +242,15 @@ static int cmp_link(const void *x, const void *y) {
   return a->delta < b->delta ? -1 : a->delta > b->delta;
 }
 
+static void mark_lost(const rs_func *f, const rs_inst *in, rs_loose *out) {
+  if (droppable(f, in)) {
+    if (!strcmp(rs_func_opcode(f, in), "COPY")) RS_PUSH(out->gone_copies, out->ngone, out->capgone, (uint32_t)(in - f->insts));
+    return;
+  }
+  for (uint32_t k = 0; k < in->nops; k++)
+    if (f->ops[in->first_op + k].kind == RS_OP_VREG) out->lost[f->ops[in->first_op + k].reg] = 1;
+}
+
 int rs_align_loose(const rs_func *from, const rs_func *to, rs_loose *out, rs_err *e) {
   memset(out, 0, sizeof *out);
   if (from->nblocks != to->nblocks)
@@ -249,13 +258,16 @@ int rs_align_loose(const rs_func *from, const rs_func *to, rs_loose *out, rs_err
                    from->nblocks, to->nblocks);
   uint16_t *dp = NULL;
   size_t dpcap = 0;
+  out->lost = rs_xcalloc(from->nvregs + 1, 1);
   for (uint32_t bi = 0; bi < from->nblocks; bi++) {
     const rs_block *fb = &from->blocks[bi], *tb = &to->blocks[bi];
     uint32_t n = fb->ninsts, m = tb->ninsts;
-    if (n >= 65535 || m >= 65535)
-      return rs_errf(e, from->path, fb->line, "block %s too long to align", fb->name);
     size_t cells = (size_t)(n + 1) * (m + 1);
-    if (cells > 64u * 1024 * 1024) return rs_errf(e, from->path, fb->line, "block %s too long to align", fb->name);
+    if (n >= 65535 || m >= 65535 || cells > 64u * 1024 * 1024) {
+      free(dp);
+      rs_loose_free(out);
+      return rs_errf(e, from->path, fb->line, "block %s too long to align", fb->name);
+    }
     if (cells > dpcap) {
       free(dp);
       dp = rs_xmalloc(cells * sizeof *dp);
@@ -290,6 +302,7 @@ int rs_align_loose(const rs_func *from, const rs_func *to, rs_loose *out, rs_err
         out->matched++;
         i++, j++;
       } else if (dp[(size_t)(i + 1) * (m + 1) + j] >= dp[(size_t)i * (m + 1) + j + 1]) {
+        mark_lost(from, x, out);
         out->from_only++;
         i++;
       } else {
@@ -297,6 +310,7 @@ int rs_align_loose(const rs_func *from, const rs_func *to, rs_loose *out, rs_err
         j++;
       }
     }
+    for (; i < n; i++) mark_lost(from, &from->insts[fb->first_inst + i], out);
     out->from_only += n - i;
     out->to_only += m - j;
   }
@@ -313,5 +327,7 @@ int rs_align_loose(const rs_func *from, const rs_func *to, rs_loose *out, rs_err
 
 void rs_loose_free(rs_loose *l) {
   free(l->links);
+  free(l->lost);
+  free(l->gone_copies);
   memset(l, 0, sizeof *l);
 }

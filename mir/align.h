@@ -32,6 +32,12 @@ typedef struct {
 
 typedef struct {
   rs_loose_link *links; /* distinct links, sorted by from_vreg */
+  uint8_t *lost;        /* per vreg of `from`: named by an instruction other than a COPY or KILL
+                         * with no counterpart in `to` (greedy folded a spill into it, or deleted it
+                         * after rematerializing): its links do not show every register it had */
+  uint32_t *gone_copies; /* `from` instructions: COPYs with no counterpart (identity copies, or
+                          * copies greedy turned into spill code: the caller tells them apart) */
+  uint32_t ngone, capgone;
   uint32_t nlinks, caplinks;
   uint32_t matched, from_only, to_only; /* instructions matched / dropped / inserted */
 } rs_loose;

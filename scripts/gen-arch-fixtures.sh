@@ -74,4 +74,6 @@ field() { grep -m1 -E "^\s+\.$2:" "$1" | awk '{print $2}'; }
 } >tests/fixtures/ARCHS.md
 bytes="$(cat tests/fixtures/gfx908/* tests/fixtures/gfx940/* tests/fixtures/gfx1030/* tests/fixtures/gfx1100/* | wc -c)"
 echo "gen-arch-fixtures: ${#ROWS[@]} variants, $bytes bytes"
-(( bytes < 6 * 1024 * 1024 )) || die "arch fixtures exceed 6 MiB ($bytes bytes): trim $RECIPES"
+# 8 MiB: the gfx1100 attention fixture (about 1 MB) is the one real case at hand of a spill that
+# replaced a COPY, which the prera truth must see (corpus/truth.c)
+(( bytes < 8 * 1024 * 1024 )) || die "arch fixtures exceed 8 MiB ($bytes bytes): trim $RECIPES"

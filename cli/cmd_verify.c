@@ -231,8 +231,9 @@ static int oracle_part(const char *path, const char *filter, uint32_t k, uint32_
     group_add(group_of(pt, "family", l.row.family), &before, &pt->st, miss);
     group_add(group_of(pt, "form", l.row.form), &before, &pt->st, miss);
     rs_loaded_free(&l);
-    if (rs_now() - last >= 60) {
-      last = rs_now();
+    double now = rs_now();
+    if (now - last >= 60) {
+      last = now;
       fprintf(stderr, "oracle: [%u/%u] instance %" PRIu64 " of %" PRIu64 ": %u truths checked, %u misses so far\n", k + 1,
               stride, i + 1, n, pt->st.truths, pt->misses);
     }

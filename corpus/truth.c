@@ -39,7 +39,7 @@ uint32_t rs_truth_prera(const rs_func *pre, const rs_func *ps, const rs_alignmen
     int32_t v[2] = {-1, -1};
     for (int s = 0; s < 2; s++) {
       const rs_operand *o = &pre->ops[in->first_op + s];
-      int low = o->lanes ? __builtin_ctzll(o->lanes) / 2 : 0;
+      int low = rs_lanes_first(o->lanes);
       if (o->kind == RS_OP_VREG) {
         v[s] = (int32_t)o->reg;
         u[s] = assign[o->reg].lanes ? (int64_t)assign[o->reg].unit + low : -1;

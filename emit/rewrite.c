@@ -61,7 +61,6 @@ static size_t flags_start(const char *src, size_t line_off, size_t off) {
   return at;
 }
 
-static int low_dword(rs_lanes l) { return l ? __builtin_ctzll(l) / 2 : 0; }
 
 /* The physical register an operand names under the assignment. */
 static int op_preg(const rs_func *f, const rs_preg *assign, const rs_operand *o, rs_preg *out, rs_err *e,
@@ -76,7 +75,7 @@ static int op_preg(const rs_func *f, const rs_preg *assign, const rs_operand *o,
     *out = (rs_preg){r.unit, f->vregs[o->reg].full};
     return 0;
   }
-  int d = low_dword(o->lanes);
+  int d = rs_lanes_first(o->lanes);
   *out = (rs_preg){r.unit + (uint32_t)d, o->lanes >> (2 * d)};
   return 0;
 }

@@ -11,7 +11,6 @@ static bool droppable(const rs_func *f, const rs_inst *in) {
   return !strcmp(op, "COPY") || !strcmp(op, "KILL");
 }
 
-static int low_dword(rs_lanes l) { return l ? __builtin_ctzll(l) / 2 : 0; }
 
 typedef struct {
   const rs_func *from, *to;
@@ -40,16 +39,16 @@ static int drop_bind(S *s, const rs_inst *pi) {
   uint32_t u[2]; /* unit of each side's first dword; UINT32_MAX while unknown */
   for (int k = 0; k < 2; k++) {
     u[k] = UINT32_MAX;
-    if (o[k]->kind == RS_OP_PREG) u[k] = o[k]->reg + (uint32_t)low_dword(o[k]->lanes);
+    if (o[k]->kind == RS_OP_PREG) u[k] = o[k]->reg + (uint32_t)rs_lanes_first(o[k]->lanes);
     else if (o[k]->kind == RS_OP_VREG && s->a->assign[o[k]->reg].lanes)
-      u[k] = s->a->assign[o[k]->reg].unit + (uint32_t)low_dword(o[k]->lanes);
+      u[k] = s->a->assign[o[k]->reg].unit + (uint32_t)rs_lanes_first(o[k]->lanes);
   }
   if (u[0] == UINT32_MAX && u[1] == UINT32_MAX) return 1;
   for (int k = 0; k < 2; k++)
     if (u[k] == UINT32_MAX) {
       /* a value seen only in removed copies takes its register from the other side */
-      if (o[k]->kind != RS_OP_VREG || u[!k] < (uint32_t)low_dword(o[k]->lanes)) return -1;
-      s->a->assign[o[k]->reg] = (rs_preg){u[!k] - (uint32_t)low_dword(o[k]->lanes), s->from->vregs[o[k]->reg].full};
+      if (o[k]->kind != RS_OP_VREG || u[!k] < (uint32_t)rs_lanes_first(o[k]->lanes)) return -1;
+      s->a->assign[o[k]->reg] = (rs_preg){u[!k] - (uint32_t)rs_lanes_first(o[k]->lanes), s->from->vregs[o[k]->reg].full};
       RS_PUSH(s->undo, s->nundo, s->capundo, o[k]->reg);
       return 0;
     }
@@ -81,7 +80,7 @@ static int bind(S *s, const rs_inst *pi, const rs_inst *fi) {
     s->a->op_map[fi->first_op + k] = (int32_t)(pi->first_op + k);
     if (po->kind == RS_OP_VREG) {
       if (fo->kind != RS_OP_PREG) return -1;
-      int base = (int)fo->reg + low_dword(fo->lanes) - low_dword(po->lanes);
+      int base = (int)fo->reg + rs_lanes_first(fo->lanes) - rs_lanes_first(po->lanes);
       if (base < 0) return -1;
       rs_preg *cur = &s->a->assign[po->reg];
       if (cur->lanes) {
@@ -293,7 +292,7 @@ int rs_align_loose(const rs_func *from, const rs_func *to, rs_loose *out, rs_err
           const rs_operand *p = &from->ops[x->first_op + k], *q = &to->ops[y->first_op + k];
           if (p->kind != RS_OP_VREG) continue;
           rs_loose_link ln = {p->reg, -1, 0, 0};
-          int lp = low_dword(p->lanes), lq = low_dword(q->lanes);
+          int lp = rs_lanes_first(p->lanes), lq = rs_lanes_first(q->lanes);
           if (q->kind == RS_OP_VREG) ln.to_vreg = (int32_t)q->reg, ln.delta = lq - lp;
           else if (q->kind == RS_OP_PREG) ln.unit = q->reg, ln.delta = lq - lp;
           else continue;

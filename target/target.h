@@ -101,6 +101,8 @@ int rs_target_class(const rs_target *t, const char *name, size_t n);
 int rs_target_file_of(const rs_target *t, uint32_t unit);
 /* Number of 32-bit units spanned by a lane mask. */
 unsigned rs_lanes_units(rs_lanes l);
+/* First unit a lane mask touches (0 for an empty mask): the offset of a sub-register. */
+static inline int rs_lanes_first(rs_lanes l) { return l ? __builtin_ctzll(l) / 2 : 0; }
 /* Lane mask for n full units. */
 static inline rs_lanes rs_lanes_full(unsigned n) { return n >= 32 ? ~(rs_lanes)0 : (((rs_lanes)1 << (2 * n)) - 1); }
 

@@ -109,15 +109,21 @@ typedef struct {
   rs_oracle_stats os;
 } tally;
 
+/* One llc stage of a fixture (0 prera, 1 postsplit, 2 final), its path in path[]. */
+static rs_module *load_stage(const char *stem, int s, char *path, size_t n) {
+  static const char *const stage[3] = {"prera", "postsplit", "final"};
+  snprintf(path, n, "%s.%s.mir", stem, stage[s]);
+  rs_err e = {{0}};
+  rs_module *m = rs_module_load(path, NULL, &e);
+  CHECKF(m != NULL, "%s", e.msg);
+  return m;
+}
+
 static void check_variant(const char *stem, const char *want_target, bool agprs, bool unified, tally *t) {
   char path[1100];
   rs_module *m[3] = {NULL, NULL, NULL};
-  static const char *const stage[3] = {"prera", "postsplit", "final"};
   for (int s = 0; s < 3; s++) {
-    snprintf(path, sizeof path, "%s.%s.mir", stem, stage[s]);
-    rs_err e = {{0}};
-    m[s] = rs_module_load(path, NULL, &e);
-    CHECKF(m[s] != NULL, "%s", e.msg);
+    m[s] = load_stage(stem, s, path, sizeof path);
     if (!m[s]) goto out;
     CHECKF(!strcmp(m[s]->tgt->name, want_target), "%s: target %s, expected %s", path, m[s]->tgt->name, want_target);
     long ci, co, pi = 0, po = 0;
@@ -248,14 +254,9 @@ static void bad_input(void) {
 static void spill_through_copy(void) {
   const char *stem = "tests/fixtures/gfx1100/fa_hd96_bc16_f32_c2_d4";
   char path[256];
-  rs_module *m[3] = {NULL, NULL, NULL};
-  static const char *const stage[3] = {"prera", "postsplit", "final"};
+  rs_module *m[3];
+  for (int s = 0; s < 3; s++) m[s] = load_stage(stem, s, path, sizeof path);
   rs_err e = {{0}};
-  for (int s = 0; s < 3; s++) {
-    snprintf(path, sizeof path, "%s.%s.mir", stem, stage[s]);
-    m[s] = rs_module_load(path, NULL, &e);
-    CHECKF(m[s] != NULL, "%s", e.msg);
-  }
   rs_alignment al;
   if (m[0] && m[1] && m[2] && rs_truth_postsplit(m[1]->funcs[0], m[2]->funcs[0], &al, &e) == 0) {
     const rs_func *pre = m[0]->funcs[0];

@@ -166,9 +166,10 @@ if [ "${RS_TEST_QUICK:-0}" = 1 ]; then cp "$tmp/b2.txt" "$tmp/b3.txt"; else
 fi
 check 'same "$tmp/b1.txt" "$tmp/b2.txt" && same "$tmp/b1.txt" "$tmp/b3.txt"' "builtin:sampled: the same table in all three"
 
-# AIMD: a server that sheds load (HTTP 429 once 4 sequences run and 2 wait) against a window of 16:
+# AIMD: a server that sheds load (HTTP 429 once 4 sequences run and 2 wait) against a window of 16
+# (slow steps, so that requests pile up there even when a loaded machine slows the client):
 # the window backs off, retries absorb the refusals, no attempt is lost to infra
-"$sim" --port-file "$tmp/sim2.port" --capacity 4 --step-ms 2 --step-seq-ms 0 --tokens-per-step 200 --max-queue 2 \
+"$sim" --port-file "$tmp/sim2.port" --capacity 4 --step-ms 20 --step-seq-ms 0 --tokens-per-step 200 --max-queue 2 \
   > "$tmp/sim2.out" 2>&1 &
 sim2_pid=$!
 for _ in $(seq 1 100); do [ -s "$tmp/sim2.port" ] && break; sleep 0.05; done

@@ -132,14 +132,29 @@ static const struct {
     {"LDG", 0x981, 0, 32}, {"LD", 0x980, 0, 32}, {"STG", 0x986, 1, 0},
     {"ST", 0x985, 1, 0},   {"REDG", 0x98e, 1, 0}, {"RED", 0x98e, 1, 0}, /* 11.8: RED on sm_80-89 */
     {"ATOMG", 0x9a8, 1, 0},
+    {"ATOM", 0x98a, 1, 0},  /* generic ATOM.E.* (cooperative groups, cuda::barrier) */
+    {"REDG", 0x9a6, 1, 0},  /* sm_90 REDG.E.ADD.F64.RN */
+    {"RED", 0x9a6, 1, 0},
+    {"LDGSTS", 0xfae, 1, 0}, /* cp.async: -plr marks the pair read (async_copy sm_80/sm_90) */
 };
-static const char *const desc_ops[] = {"LDG", "LD", "STG", "ST", "RED", "REDG", "ATOM", "ATOMG"};
+/* .E accesses that read no descriptor: -plr shows the pair live through, not read. */
+static const struct {
+  const char *base;
+  uint16_t op;
+} no_descs[] = {
+    {"ATOMG", 0x3a9}, /* ATOMG.E.CAS R,[R],R,R: a 64-bit address printed without .64 */
+};
+static const char *const desc_ops[] = {"LDG", "LD", "STG", "ST", "RED", "REDG", "ATOM", "ATOMG", "LDGSTS"};
 
 int rs_sass_desc_ur(unsigned sm, const char *base, const uint64_t w[2]) {
   bool access = false;
   for (size_t i = 0; i < sizeof desc_ops / sizeof *desc_ops; i++) access |= !strcmp(base, desc_ops[i]);
   if (sm < 80 || !access) return -2;
   unsigned op = (unsigned)(w[0] & 0xfff);
+  for (size_t i = 0; i < sizeof no_descs / sizeof *no_descs; i++)
+    if (no_descs[i].op == op && !strcmp(no_descs[i].base, base)) return -2;
+  for (size_t i = 0; i < sizeof no_descs / sizeof *no_descs; i++)
+    if (no_descs[i].op == op && !strcmp(no_descs[i].base, base)) return -2;
   for (size_t i = 0; i < sizeof descs / sizeof *descs; i++)
     if (descs[i].op == op && !strcmp(descs[i].base, base)) return (int)(w[descs[i].word] >> descs[i].bit & 0x3f);
   return -1;

@@ -30,10 +30,29 @@ typedef struct {
   uint8_t ur;
 } rs_sass_desc;
 
+/* Coverage (`regsweep corpus forms`): every opcode form an instruction of a listing has, as
+ * printed (mnemonic with all its modifiers, operand count), with the table row it matched or
+ * why none did. */
+typedef struct {
+  char *form;          /* "LDG.E.U16.CONSTANT" */
+  uint32_t nops;
+  uint64_t count;      /* instructions */
+  const char *row;     /* the optable row's form, NULL when unknown */
+  char *why;           /* the lookup's error when unknown */
+} rs_sass_form_seen;
+typedef struct {
+  rs_sass_form_seen *v;
+  uint32_t n, cap;
+} rs_sass_forms;
+void rs_sass_forms_free(rs_sass_forms *fs);
+
 typedef struct {
   const rs_sass_desc *desc;
   size_t ndesc;
   bool no_lift; /* keep physical operands (tests of the parser alone) */
+  /* when set, every instruction's form is counted here and an unknown one is left out instead
+   * of ending the parse (no lift follows): the coverage scan, never an allocation */
+  rs_sass_forms *forms;
 } rs_sass_opts;
 
 /* Parse with options (rs_sass_parse = this with no options). */

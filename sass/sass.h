@@ -101,6 +101,14 @@ int rs_sass_lift(rs_func *f, rs_err *e);
 /* Is unit u one the lift turns into values (R0..R254 but R1, P0..P6, UR0..UR62, UP0..UP6, B)? */
 bool rs_sass_allocatable(const rs_target *t, uint32_t u);
 
+/* ---- free recolouring (joins.c) ---- */
+
+struct rs_problem;
+/* Add to the function's Problem the conflicts that keep a recoloured listing's values apart on
+ * its re-lift (a def may reach a read of another value, a predicated def, the entry value of a
+ * register): any valid colouring then re-lifts to the same values. Returns how many it added. */
+uint32_t rs_sass_join_conflicts(const rs_func *f, struct rs_problem *p);
+
 /* ---- liveness as nvdisasm -plr shows it (live.c) ---- */
 
 /* nvdisasm 11.8's quirks rs_sass_live_rows can take (live.c says what each is). */

@@ -9,8 +9,9 @@
  *
  * Free: Chaitin-Briggs (model/chaitin.c, free mode) over every file at once (R, UR, P, UP, B),
  * minimising R, on the Problem plus the conflicts that keep values apart on a re-lift
- * (sass/joins.c: one colouring, never a second round); where it needs more R than ptxas, the
- * listing's own registers are kept and the line says so. The listing is written and checked
+ * (sass/joins.c: one colouring, never a second round), each value then lowered to the lowest
+ * register that fits; where that needs more than ptxas's own colouring lowered the same way, the
+ * latter is the result and the line says so. The listing is written and checked
  * independently of the colouring:
  * re-lifted, every operand must belong to the same value as before (same def-use partition:
  * every use reads the same original definitions, its contributor set) and the assignment must
@@ -25,7 +26,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-uint32_t rs_chaitin_allocate(const rs_problem *p, bool free_mode, rs_preg *out); /* model/chaitin.c */
+/* model/chaitin.c: free mode from ptxas's colouring (never worse than it) */
+uint32_t rs_chaitin_allocate_from(const rs_problem *p, const rs_preg *start, rs_preg *mine, rs_preg *out,
+                                  bool *from_start);
 
 void rs_usage_regalloc(void) {
   puts("usage: regsweep regalloc FILE.sass --pinned [-q] [--function NAME] [--target T]\n"
@@ -37,9 +40,11 @@ void rs_usage_regalloc(void) {
        "input register for register. Prints per function 'identical' (or, with -q, nothing); a\n"
        "failure names the function, the instruction address and the expected and actual register.\n"
        "--free: recolour every function with Chaitin-Briggs over R, UR, P, UP and B together,\n"
-       "minimising R; print 'R: N -> M registers, occupancy A -> B warps/SM' (N, M as ptxas counts:\n"
-       "highest R + 3; where ours would need more than N, ptxas's own colouring is kept and the line\n"
-       "says \"ptxas's own colouring kept (ours needed K R)\"); write the recoloured listing to OUT;\n"
+       "minimising R, each value then moved to the lowest register that fits; print 'R: N -> M\n"
+       "registers, occupancy A -> B warps/SM' (N, M as ptxas counts: highest R + 3). Never worse\n"
+       "than ptxas: where ptxas's own colouring, lowered the same way, is cheaper, it is the result\n"
+       "and the line says \"ptxas's own colouring kept|lowered (ours needed K R)\" (or \"ours left K\n"
+       "values without a register\"). Write the recoloured listing to OUT;\n"
        "check it by re-lifting it (same values, every use reading the same definitions: 'contributor\n"
        "sets equivalent (N uses)') and against the verifier's checks ('verifier: pass'). One colouring\n"
        "('1 round'): the Problem keeps apart what a re-lift would join; a join is a failure.\n"
@@ -192,8 +197,9 @@ static uint32_t joined(const rs_func *a, const rs_func *b, uint32_t *shown) {
 
 /* Free run of a module; returns failures, UINT32_MAX on bad input. One colouring per function:
  * the Problem carries the conflicts that keep values apart on the re-lift (sass/joins.c), so
- * the written listing is checked, never re-coloured. Where ours needs more R than ptxas, the
- * listing's own registers are kept (the floor), said on the function's line. */
+ * the written listing is checked, never re-coloured. Ours and ptxas's own colouring are each
+ * lowered value by value; where ours is the dearer, ptxas's (lowered) is the result (the floor),
+ * said on the function's line. */
 static uint32_t free_mode(const rs_module *m, const char *out_path, bool quiet, rs_err *e) {
   uint32_t nf = m->nfuncs, fails = 0, shown = 0;
   rs_preg **as = rs_xcalloc(nf + 1, sizeof *as);
@@ -201,6 +207,8 @@ static uint32_t free_mode(const rs_module *m, const char *out_path, bool quiet, 
   double *secs = rs_xcalloc(nf + 1, sizeof *secs);
   uint32_t *uses = rs_xcalloc(nf + 1, sizeof *uses), *differ = rs_xcalloc(nf + 1, sizeof *differ);
   unsigned *ours = rs_xcalloc(nf + 1, sizeof *ours); /* R of our colouring, before the floor */
+  uint32_t *uncoloured = rs_xcalloc(nf + 1, sizeof *uncoloured);
+  bool *floored = rs_xcalloc(nf + 1, sizeof *floored); /* the result is ptxas's colouring, lowered */
   bool checked = false; /* the write-back was re-lifted and compared */
   for (uint32_t k = 0; k < nf && fails != UINT32_MAX; k++) {
     const rs_func *f = m->funcs[k];
@@ -212,19 +220,19 @@ static uint32_t free_mode(const rs_module *m, const char *out_path, bool quiet, 
     rs_problem *p = ps[k];
     double t0 = rs_now();
     rs_sass_join_conflicts(f, p);
-    rs_preg *pv = rs_xcalloc(p->nvars + 1, sizeof *pv);
-    uint32_t spill = rs_chaitin_allocate(p, true, pv);
+    /* ptxas's colouring is a valid one of this Problem (tests/test_sass_real.c): the floor */
+    rs_preg *start = rs_xcalloc(p->nvars + 1, sizeof *start), *mine = rs_xcalloc(p->nvars + 1, sizeof *mine),
+            *best = rs_xcalloc(p->nvars + 1, sizeof *best);
+    for (uint32_t v = 0; v < p->nvars; v++) start[v] = f->truth[p->vars[v].fvreg];
+    uncoloured[k] = rs_chaitin_allocate_from(p, start, mine, best, &floored[k]);
     secs[k] = rs_now() - t0;
     for (uint32_t v = 0; v < f->nvregs; v++) as[k][v] = f->truth[v]; /* values the Problem lacks keep theirs */
-    for (uint32_t v = 0; v < p->nvars; v++) as[k][p->vars[v].fvreg] = pv[v];
-    free(pv);
+    for (uint32_t v = 0; v < p->nvars; v++) as[k][p->vars[v].fvreg] = mine[v];
     ours[k] = r_used(f, as[k]) + 2;
-    if (spill) {
-      fprintf(stderr, "FAIL %s: %u values could not be coloured (would need to spill)\n", f->name, spill);
-      fails++;
-    } else if (ours[k] > r_used(f, f->truth) + 2) { /* never worse than ptxas: its own colouring */
-      for (uint32_t v = 0; v < f->nvregs; v++) as[k][v] = f->truth[v];
-    }
+    for (uint32_t v = 0; v < p->nvars; v++) as[k][p->vars[v].fvreg] = best[v];
+    free(start);
+    free(mine);
+    free(best);
   }
   char *text = NULL;
   if (fails != UINT32_MAX && !fails) {
@@ -273,8 +281,12 @@ static uint32_t free_mode(const rs_module *m, const char *out_path, bool quiet, 
     if (!checked) snprintf(contrib, sizeof contrib, "contributor sets not checked (no written listing)");
     else if (differ[k]) snprintf(contrib, sizeof contrib, "contributor sets DIFFER (%u of %u uses)", differ[k], uses[k]);
     else snprintf(contrib, sizeof contrib, "contributor sets equivalent (%u uses)", uses[k]);
-    if (ours[k] > before)
-      snprintf(floor, sizeof floor, "; ptxas's own colouring kept (ours needed %u R)", ours[k]);
+    if (floored[k] && uncoloured[k])
+      snprintf(floor, sizeof floor, "; ptxas's own colouring %s (ours left %u values without a register)",
+               after < before ? "lowered" : "kept", uncoloured[k]);
+    else if (floored[k])
+      snprintf(floor, sizeof floor, "; ptxas's own colouring %s (ours needed %u R)", after < before ? "lowered" : "kept",
+               ours[k]);
     if (!quiet)
       printf("regalloc(free): %s: R: %u -> %u registers, occupancy %u -> %u warps/SM (%u values, 1 round, %.1f ms); "
              "%s, verifier: %s%s\n",
@@ -299,6 +311,8 @@ static uint32_t free_mode(const rs_module *m, const char *out_path, bool quiet, 
   free(uses);
   free(differ);
   free(ours);
+  free(uncoloured);
+  free(floored);
   return fails;
 }
 

@@ -13,7 +13,10 @@
  *   - sass/joins.c: on a small listing, a value whose def is predicated (no def before it) and a
  *     value dead before it do not interfere by the Problem's rule, but putting them on one
  *     register joins them on the re-lift; joins.c adds exactly that conflict; on every listing
- *     of the fixtures the listing's own colouring satisfies all it adds (pinned stays valid). */
+ *     of the fixtures the listing's own colouring satisfies all it adds (pinned stays valid);
+ *   - `inspect --live` against nvdisasm 11.8's `-lrm count` (NAME.lrm) row by row: equal on every
+ *     row of warp_ops (all archs); the rows that still differ elsewhere are an open gap of the
+ *     -plr emulation (sass/live.c), pinned per listing in LIVE_GAP so a change either way shows. */
 #include "check.h"
 #include "analysis/problem.h"
 #include "corpus/truth.h"
@@ -169,6 +172,98 @@ static void test_widths(void) {
   rs_module_free(f90);
 }
 
+/* Rows of `inspect --live` that differ from -lrm count, per listing (the open gap, measured
+ * 2026-12-02). Mostly one GPR or one to four predicates around predicated code and loops (the
+ * region rule of live.c does not reproduce them yet), and on sm_90 rows beside the instructions
+ * 11.8 drops (its liveness misses their defs). */
+static const struct {
+  const char *name;
+  unsigned differ;
+} LIVE_GAP[] = {
+    {"async_copy.sm_75", 51}, {"async_copy.sm_80", 24}, {"async_copy.sm_86", 34}, {"async_copy.sm_89", 34},
+    {"async_copy.sm_90", 3},  {"big.sm_75", 172},       {"big.sm_80", 188},       {"big.sm_86", 183},
+    {"big.sm_89", 183},       {"big.sm_90", 479},       {"families.sm_75", 153},  {"families.sm_80", 170},
+    {"families.sm_86", 205},  {"families.sm_89", 205},  {"families.sm_90", 201},  {"warp_ops.sm_75", 0},
+    {"warp_ops.sm_80", 0},    {"warp_ops.sm_86", 0},    {"warp_ops.sm_89", 0},    {"warp_ops.sm_90", 0},
+};
+
+/* One listing: rows of NAME.lrm (function, address, GPR PRED UGPR UPRED) against `inspect --live`. */
+static void live_one(const char *sass, unsigned *rows, unsigned *differ) {
+  char lrm[700], cmd[1200];
+  snprintf(lrm, sizeof lrm, "%.*s.lrm", (int)(strlen(sass) - 5), sass);
+  snprintf(cmd, sizeof cmd, "%s inspect %s --live", rs_check_cli, sass);
+  char *ours = malloc(1 << 22);
+  int rc = rs_check_run(cmd, ours, 1 << 22);
+  CHECKF(rc == 0, "%s: inspect --live rc %d", sass, rc);
+  rs_err e = {{0}};
+  char *t = rs_read_file(lrm, NULL, &e);
+  CHECKF(t != NULL, "%s: %s", lrm, e.msg);
+  char fn[200] = "", cols[8][8];
+  unsigned ncol = 0;
+  *rows = *differ = 0;
+  for (char *l = t; t && l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+    char *end = strchr(l, '\n'), *bar = strstr(l, "// |");
+    size_t n = end ? (size_t)(end - l) : strlen(l);
+    const char *sec = strstr(l, ".section\t.text.");
+    if (sec && sec < l + n) {
+      sscanf(sec + 15, "%199[^,]", fn);
+      continue;
+    }
+    if (!bar || bar > l + n) continue;
+    unsigned a, c[4] = {0, 0, 0, 0};
+    bool row = sscanf(l, " /*%x*/", &a) == 1;
+    char *q = bar + 4;
+    if (!row) { /* the header naming the columns */
+      if (!strstr(l, "GPR") || strstr(l, "GPR") > l + n) continue;
+      ncol = 0;
+      for (char *x = q; x < l + n && ncol < 8; ncol++) {
+        char *y = memchr(x, '|', (size_t)(l + n - x));
+        if (!y) break;
+        size_t k = 0;
+        for (char *z = x; z < y; z++)
+          if (*z != ' ' && k < 7) cols[ncol][k++] = *z;
+        cols[ncol][k] = 0;
+        x = y + 1;
+      }
+      continue;
+    }
+    for (unsigned i = 0; i < ncol; i++) {
+      char *y = memchr(q, '|', (size_t)(l + n - q));
+      if (!y) break;
+      unsigned v = 0;
+      sscanf(q, " %u", &v);
+      int f = !strcmp(cols[i], "GPR") ? 0 : !strcmp(cols[i], "PRED") ? 1 : !strcmp(cols[i], "UGPR") ? 2 : !strcmp(cols[i], "UPRED") ? 3 : -1;
+      if (f >= 0) c[f] = v;
+      q = y + 1;
+    }
+    char want[300], head[240];
+    snprintf(head, sizeof head, "# %s: address", fn);
+    snprintf(want, sizeof want, "\n%04x %u %u %u %u\n", a, c[0], c[1], c[2], c[3]);
+    const char *sec_ours = strstr(ours, head), *next = sec_ours ? strstr(sec_ours + 1, "\n# ") : NULL;
+    const char *hit = sec_ours ? strstr(sec_ours, want) : NULL;
+    (*rows)++;
+    if (!hit || (next && hit > next)) (*differ)++;
+  }
+  free(t);
+  free(ours);
+}
+
+static void test_live(void) {
+  unsigned rows = 0, differ = 0;
+  for (size_t k = 0; k < sizeof LIVE_GAP / sizeof *LIVE_GAP; k++) {
+    char sass[300];
+    snprintf(sass, sizeof sass, "%s/%s.sass", DIRS[0], LIVE_GAP[k].name);
+    unsigned r = 0, d = 0;
+    live_one(sass, &r, &d);
+    CHECKF(r > 100 && d == LIVE_GAP[k].differ, "%s: %u of %u -lrm rows differ (pinned: %u)", sass, d, r,
+           LIVE_GAP[k].differ);
+    rows += r;
+    differ += d;
+  }
+  printf("inspect --live vs -lrm count: %u of %u rows equal (%.1f%%)\n", rows - differ, rows,
+         rows ? 100.0 * (rows - differ) / rows : 0.0);
+}
+
 static const char JOIN_LISTING[] =
     "\t.headerflags\t@\"EF_CUDA_TEXMODE_UNIFIED EF_CUDA_64BIT_ADDRESS EF_CUDA_SM89 EF_CUDA_VIRTUAL_SM(EF_CUDA_SM89)\"\n"
     "\t.section\t.text.k,\"ax\",@progbits\n"
@@ -280,6 +375,7 @@ int main(int argc, char **argv) {
   test_long_notes();
   test_widths();
   test_joins();
+  test_live();
   rmdir(tmp);
   return rs_check_done("test_sass_real");
 }

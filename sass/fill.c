@@ -22,7 +22,8 @@ typedef struct {
   uint8_t ops[3];       /* printed source operands after Ra, in order: which slot kind ... */
   uint8_t at[3];        /* ... and where: 32 (b) or 64 (c) */
   uint8_t nops;
-  uint8_t neg_b;        /* bit 63 negates a UR in the b slot */
+  uint8_t neg_b;        /* bit 63 negates the R or UR in the b slot */
+  uint8_t neg_c;        /* word 1 bit 11 negates the R in the c slot when it is added */
   uint64_t w1_fixed;    /* word 1 bits 0-40 outside the decoded fields must equal this */
 } form;
 
@@ -30,18 +31,18 @@ typedef struct {
 
 static const form forms[] = {
     /* VIADD Rd, Ra, b */
-    {0x836, 90, "VIADD", 0, {S_IMM}, {32}, 1, 0, 0},
-    {0xc36, 90, "VIADD", 0, {S_UR}, {32}, 1, 1, 1ull << 27},
+    {0x836, 90, "VIADD", 0, {S_IMM}, {32}, 1, 0, 0, 0},
+    {0xc36, 90, "VIADD", 0, {S_UR}, {32}, 1, 1, 0, 1ull << 27},
     /* VIMNMX Rd, Ra, b, {PT|!PT}: bits 81-86 hold 0x3f (no predicate outputs) */
-    {0x248, 90, "VIMNMX", 1, {S_R}, {32}, 1, 0, 0x3full << 17},
-    {0x848, 90, "VIMNMX", 1, {S_IMM}, {32}, 1, 0, 0x3full << 17},
-    {0xc48, 90, "VIMNMX", 1, {S_UR}, {32}, 1, 0, 0x3full << 17 | 1ull << 27},
-    /* VIADDMNMX Rd, Ra, b, c, {PT|!PT}: minmax(Ra + b, c) */
-    {0x246, 90, "VIADDMNMX", 1, {S_R, S_R}, {32, 64}, 2, 0, 0},
-    {0x846, 90, "VIADDMNMX", 1, {S_IMM, S_R}, {32, 64}, 2, 0, 0},
-    {0xc46, 90, "VIADDMNMX", 1, {S_UR, S_R}, {32, 64}, 2, 0, 1ull << 27},
-    {0x446, 90, "VIADDMNMX", 1, {S_R, S_IMM}, {64, 32}, 2, 0, 0},
-    {0xe46, 90, "VIADDMNMX", 1, {S_R, S_UR}, {64, 32}, 2, 0, 1ull << 27},
+    {0x248, 90, "VIMNMX", 1, {S_R}, {32}, 1, 0, 0, 0x3full << 17},
+    {0x848, 90, "VIMNMX", 1, {S_IMM}, {32}, 1, 0, 0, 0x3full << 17},
+    {0xc48, 90, "VIMNMX", 1, {S_UR}, {32}, 1, 0, 0, 0x3full << 17 | 1ull << 27},
+    /* VIADDMNMX Rd, Ra, b, c, {PT|!PT}: minmax(Ra + b, c); the added R may be negated */
+    {0x246, 90, "VIADDMNMX", 1, {S_R, S_R}, {32, 64}, 2, 1, 0, 0},
+    {0x846, 90, "VIADDMNMX", 1, {S_IMM, S_R}, {32, 64}, 2, 0, 0, 0},
+    {0xc46, 90, "VIADDMNMX", 1, {S_UR, S_R}, {32, 64}, 2, 1, 0, 1ull << 27},
+    {0x446, 90, "VIADDMNMX", 1, {S_R, S_IMM}, {64, 32}, 2, 0, 1, 0},
+    {0xe46, 90, "VIADDMNMX", 1, {S_R, S_UR}, {64, 32}, 2, 0, 1, 1ull << 27},
 };
 
 static int reg(char *b, size_t n, unsigned r, bool reuse) {
@@ -73,12 +74,16 @@ int rs_sass_fill(unsigned sm, const uint64_t w[2], char *buf, size_t n) {
     unsigned reuse_bit = in_b ? 59 : 60;
     switch (f->ops[k]) {
     case S_R:
-      if (in_b) {
-        reg(ops[k], sizeof ops[k], (unsigned)(w[0] >> 32 & 0xff), w[1] >> reuse_bit & 1);
-        w0_used |= 0xffull << 32;
-      } else {
-        reg(ops[k], sizeof ops[k], (unsigned)(w[1] & 0xff), w[1] >> reuse_bit & 1);
-        w1_used |= 0xff;
+      if (in_b) { /* bit 63 negates it as it does a UR there (VIADDMNMX R10, R0, -R20, R21: min(x - y, z)) */
+        bool neg = f->neg_b && (w[0] >> 63 & 1);
+        reg(ops[k] + neg, sizeof ops[k] - neg, (unsigned)(w[0] >> 32 & 0xff), w[1] >> reuse_bit & 1);
+        if (neg) ops[k][0] = '-';
+        w0_used |= 0xffull << 32 | (f->neg_b ? 1ull << 63 : 0);
+      } else { /* word 1 bit 11 negates the c slot (as IADD3's third source) */
+        bool neg = f->neg_c && (w[1] >> 11 & 1);
+        reg(ops[k] + neg, sizeof ops[k] - neg, (unsigned)(w[1] & 0xff), w[1] >> reuse_bit & 1);
+        if (neg) ops[k][0] = '-';
+        w1_used |= 0xff | (f->neg_c ? 1ull << 11 : 0);
       }
       break;
     case S_UR: { /* always the b slot */

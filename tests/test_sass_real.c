@@ -30,7 +30,7 @@ static const char *const DIRS[] = {"tests/fixtures/sass-real", "tests/fixtures/s
 static void test_pinned(void) {
   char **list;
   int n = rs_check_list(DIRS[0], ".sass", &list), funcs = 0;
-  CHECKF(n == 20, "%d listings (4 sources x 5 archs)", n);
+  CHECKF(n == 25, "%d listings (5 sources x 5 archs)", n);
   for (int i = 0; i < n; i++) {
     char cmd[1200], out[4096];
     snprintf(cmd, sizeof cmd, "%s regalloc %s --pinned", rs_check_cli, list[i]);
@@ -63,7 +63,7 @@ static void test_forms(const char *tmp) {
   const char *tot = strstr(out, "forms: ");
   unsigned listings = 0, seen = 0;
   if (tot) sscanf(tot, "forms: %u listings (%*u refused before the table: disassembly or operands), %*u instructions; %u forms seen", &listings, &seen);
-  CHECKF(listings == 20 && seen >= 220, "%u listings, %u forms", listings, seen);
+  CHECKF(listings == 25 && seen >= 220, "%u listings, %u forms", listings, seen);
 
   /* an opcode nobody knows: named by the coverage tool and by the parser, file:line */
   char *t = rs_read_file("tests/fixtures/sass-real/warp_ops.sm_80.sass", NULL, &(rs_err){{0}});
@@ -145,6 +145,31 @@ static void width_of(const rs_module *m, const char *mnem, const char *lanes_wan
   CHECKF(0, "%s: no %s", m->path, mnem);
 }
 
+/* sm_90 VIADDMNMX with a negated added register, which 11.8 drops: filled from the encoding
+ * (b slot: word 0 bit 63; c slot: word 1 bit 11) and checked against the source's arithmetic:
+ * max(x - z, y) and, in the loop, max(y - x, j) with j in a UR (clamps.cu). */
+static void test_fill_negated(void) {
+  rs_err e = {{0}};
+  char *t = rs_read_file("tests/fixtures/sass-real/clamps.sm_90.sass", NULL, &e);
+  CHECKF(t != NULL, "%s", e.msg);
+  unsigned neg_b = 0, neg_c = 0;
+  for (const char *l = t; t && (l = strstr(l, "VIADDMNMX")); l++) {
+    const char *end = strchr(l, ';');
+    unsigned d, a, b, c;
+    char tail[16];
+    if (sscanf(l, "VIADDMNMX R%u, R%u, -R%u, R%u, %15[!PT]", &d, &a, &b, &c, tail) == 5 ||
+        sscanf(l, "VIADDMNMX.U32 R%u, R%u, -R%u, R%u, %15[!PT]", &d, &a, &b, &c, tail) == 5)
+      neg_b++;
+    else if (sscanf(l, "VIADDMNMX R%u, R%u, -R%u, UR%u, %15[!PT]", &d, &a, &b, &c, tail) == 5)
+      neg_c++;
+    if (!end) break;
+  }
+  bool filled = t && strstr(t, "holes filled: clamp_sums");
+  printf("fill: clamps sm_90: %u VIADDMNMX with -R in the b slot, %u with -R in the c slot\n", neg_b, neg_c);
+  CHECK(filled && neg_b >= 1 && neg_c >= 2);
+  free(t);
+}
+
 static void test_widths(void) {
   rs_err e = {{0}};
   rs_sass_opts o = {NULL, 0, true, NULL};
@@ -180,7 +205,8 @@ static const struct {
   const char *name;
   unsigned differ;
 } LIVE_GAP[] = {
-    {"async_copy.sm_75", 51}, {"async_copy.sm_80", 24}, {"async_copy.sm_86", 34}, {"async_copy.sm_89", 34},
+    {"clamps.sm_75", 0},      {"clamps.sm_80", 0},      {"clamps.sm_86", 0},      {"clamps.sm_89", 0},
+    {"clamps.sm_90", 0},      {"async_copy.sm_75", 51}, {"async_copy.sm_80", 24}, {"async_copy.sm_86", 34}, {"async_copy.sm_89", 34},
     {"async_copy.sm_90", 3},  {"big.sm_75", 172},       {"big.sm_80", 188},       {"big.sm_86", 183},
     {"big.sm_89", 183},       {"big.sm_90", 479},       {"families.sm_75", 153},  {"families.sm_80", 170},
     {"families.sm_86", 205},  {"families.sm_89", 205},  {"families.sm_90", 201},  {"warp_ops.sm_75", 0},
@@ -255,7 +281,7 @@ static void test_live(void) {
     snprintf(sass, sizeof sass, "%s/%s.sass", DIRS[0], LIVE_GAP[k].name);
     unsigned r = 0, d = 0;
     live_one(sass, &r, &d);
-    CHECKF(r > 100 && d == LIVE_GAP[k].differ, "%s: %u of %u -lrm rows differ (pinned: %u)", sass, d, r,
+    CHECKF(r > 80 && d == LIVE_GAP[k].differ, "%s: %u of %u -lrm rows differ (pinned: %u)", sass, d, r,
            LIVE_GAP[k].differ);
     rows += r;
     differ += d;
@@ -374,6 +400,7 @@ int main(int argc, char **argv) {
   test_forms(tmp);
   test_long_notes();
   test_widths();
+  test_fill_negated();
   test_joins();
   test_live();
   rmdir(tmp);

@@ -176,6 +176,13 @@ static uint32_t same_partition(const rs_func *a, const rs_func *b, uint32_t *sho
   return bad;
 }
 
+/* Does the function call an external function (CALL.ABS.NOINC Rx, e.g. vprintf)? */
+static bool calls_extern(const rs_func *f) {
+  for (uint32_t i = 0; i < f->ninsts; i++)
+    if (!strncmp(rs_func_opcode(f, &f->insts[i]), "CALL.ABS.", 9)) return true;
+  return false;
+}
+
 /* Values of `a` that the re-lifted `b` puts in one value (a def of one reaching a read of the
  * other): named, as a failure, since rs_sass_join_conflicts should have kept them apart. */
 static uint32_t joined(const rs_func *a, const rs_func *b, uint32_t *shown) {
@@ -209,6 +216,7 @@ static uint32_t free_mode(const rs_module *m, const char *out_path, bool quiet, 
   unsigned *ours = rs_xcalloc(nf + 1, sizeof *ours); /* R of our colouring, before the floor */
   uint32_t *uncoloured = rs_xcalloc(nf + 1, sizeof *uncoloured);
   bool *floored = rs_xcalloc(nf + 1, sizeof *floored); /* the result is ptxas's colouring, lowered */
+  bool *extern_call = rs_xcalloc(nf + 1, sizeof *extern_call);
   bool checked = false; /* the write-back was re-lifted and compared */
   for (uint32_t k = 0; k < nf && fails != UINT32_MAX; k++) {
     const rs_func *f = m->funcs[k];
@@ -225,6 +233,11 @@ static uint32_t free_mode(const rs_module *m, const char *out_path, bool quiet, 
             *best = rs_xcalloc(p->nvars + 1, sizeof *best);
     for (uint32_t v = 0; v < p->nvars; v++) start[v] = f->truth[p->vars[v].fvreg];
     uncoloured[k] = rs_chaitin_allocate_from(p, start, mine, best, &floored[k]);
+    extern_call[k] = calls_extern(f);
+    if (extern_call[k]) { /* the callee's ABI (arguments, clobbers) is not in the Problem: ptxas's */
+      memcpy(best, start, sizeof *best * p->nvars);
+      floored[k] = true;
+    }
     secs[k] = rs_now() - t0;
     for (uint32_t v = 0; v < f->nvregs; v++) as[k][v] = f->truth[v]; /* values the Problem lacks keep theirs */
     for (uint32_t v = 0; v < p->nvars; v++) as[k][p->vars[v].fvreg] = mine[v];
@@ -277,11 +290,13 @@ static uint32_t free_mode(const rs_module *m, const char *out_path, bool quiet, 
       }
     }
     unsigned before = r_used(f, f->truth) + 2, after = r_used(f, as[k]) + 2;
-    char contrib[96], floor[96] = "";
+    char contrib[96], floor[128] = "";
     if (!checked) snprintf(contrib, sizeof contrib, "contributor sets not checked (no written listing)");
     else if (differ[k]) snprintf(contrib, sizeof contrib, "contributor sets DIFFER (%u of %u uses)", differ[k], uses[k]);
     else snprintf(contrib, sizeof contrib, "contributor sets equivalent (%u uses)", uses[k]);
-    if (floored[k] && uncoloured[k])
+    if (extern_call[k])
+      snprintf(floor, sizeof floor, "; ptxas's own colouring kept (an external call, CALL.ABS.NOINC: its ABI is not modelled)");
+    else if (floored[k] && uncoloured[k])
       snprintf(floor, sizeof floor, "; ptxas's own colouring %s (ours left %u values without a register)",
                after < before ? "lowered" : "kept", uncoloured[k]);
     else if (floored[k])
@@ -313,6 +328,7 @@ static uint32_t free_mode(const rs_module *m, const char *out_path, bool quiet, 
   free(ours);
   free(uncoloured);
   free(floored);
+  free(extern_call);
   return fails;
 }
 

@@ -138,6 +138,7 @@ static const struct {
     {"ST", 0x985, 1, 0},   {"REDG", 0x98e, 1, 0}, {"RED", 0x98e, 1, 0}, /* 11.8: RED on sm_80-89 */
     {"ATOMG", 0x9a8, 1, 0},
     {"ATOM", 0x98a, 1, 0},  /* generic ATOM.E.* (cooperative groups, cuda::barrier) */
+    {"ATOM", 0x9a2, 1, 0},  /* sm_90 ATOM.E.ADD.F16x2.RN (atomicAdd(__half2 *)): -plr reads the pair */
     {"REDG", 0x9a6, 1, 0},  /* sm_90 REDG.E.ADD.F64.RN */
     {"RED", 0x9a6, 1, 0},
     {"LDGSTS", 0xfae, 1, 0}, /* cp.async: -plr marks the pair read (async_copy sm_80/sm_90) */

@@ -81,9 +81,9 @@ const rs_sass_op rs_sass_optable[] = {
     {"VIADD", "", "d1 s1 s1", 0},
     {"VIMNMX", "U32 S32 RELU", "d1 s1 s1 s1", 0},
     {"VIADDMNMX", "U32 S32 RELU", "d1 s1 s1 s1 s1", 0},
-    {"IMAD", "U32 S32 SHL MOV IADD HI", "d1 s1 s1 s1", 0},
+    {"IMAD", "U32 S32 SHL MOV IADD HI", "d1 s1 s1 s1|d1 d1 s1 s1 s1", 0}, /* IMAD.HI.U32 R10, P1, ... */
     {"IMAD.X", "U32 S32 HI", "d1 s1 s1 s1 s1", 0},
-    {"IMAD.WIDE", "U32 S32", "d2 s1 s1 s2", 0},     /* destination and addend are pairs */
+    {"IMAD.WIDE", "U32 S32", "d2 s1 s1 s2|d2 d1 s1 s1 s2", 0}, /* destination and addend pairs; P carry */
     {"IMAD.WIDE.X", "U32 S32", "d2 s1 s1 s2 s1", 0},
     {"UIMAD", "U32 S32 SHL MOV IADD HI", "d1 s1 s1 s1", 0},
     {"UIMAD.WIDE", "U32 S32", "d2 s1 s1 s2", 0},
@@ -105,6 +105,11 @@ const rs_sass_op rs_sass_optable[] = {
     {"UISETP", CMP BOOL, "d1 d1 s1 s1 s1|d1 d1 s1 s1 s1 s1", 0},
     {"IMNMX", "U32 S32", "d1 s1 s1 s1", 0},
     {"IABS", "", "d1 s1", 0},
+    /* dot products and sums of absolute differences (__dp4a, __dp2a_lo, __sad, __vabsdiffu4) */
+    {"IDP.4A", "U8 S8", "d1 s1 s1 s1", 0},
+    {"IDP.2A", "LO HI U16 S16 U8 S8", "d1 s1 s1 s1", 0},
+    {"VABSDIFF", "U32 S32", "d1 s1 s1 s1", 0},
+    {"VABSDIFF4", "U8 S8", "d1 s1 s1 s1", 0},
     {"I2I", SUB32 "SAT", "d1 s1", 0},
 
     /* ---- floating point ---- */
@@ -123,8 +128,8 @@ const rs_sass_op rs_sass_optable[] = {
     {"DMUL", FRND, "d2 s2 s2", 0},
     {"DADD", FRND, "d2 s2 s2", 0},
     {"DSETP", CMP BOOL, "d1 d1 s2 s2 s1", 0},
-    {"HADD2", "F32 FTZ SAT F16 BF16", "d1 s1 s1", 0},
-    {"HMUL2", "F32 FTZ SAT F16 BF16", "d1 s1 s1", 0},
+    {"HADD2", "F32 FTZ SAT F16 BF16 BF16_V2", "d1 s1 s1|d1 s1 s1 s1", 0}, /* HADD2 R7, R6.H0_H0, 1, 1: an immediate pair */
+    {"HMUL2", "F32 FTZ SAT F16 BF16 BF16_V2", "d1 s1 s1", 0},
     {"HFMA2", "F32 FTZ SAT MMA RELU BF16_V2", "d1 s1 s1 s1|d1 s1 s1 s1 s1", 0}, /* imm pair: 2 ops */
     {"HMNMX2", "FTZ NAN BF16_V2", "d1 s1 s1 s1", 0},
     {"HSETP2", CMP BOOL "FTZ H_AND BF16_V2", "d1 d1 s1 s1 s1", 0},
@@ -184,8 +189,8 @@ const rs_sass_op rs_sass_optable[] = {
     {"ATOMG.E.F64", ATOMOP MEMQ, "d2 m s2|d1 d2 m s2", D},
     /* ATOMG.E.CAS PT, R10, [R10], R12, R13: compare and swap values in two registers; -plr
      * marks the address a pair (R10:R11, printed without .64) and no descriptor read (fill.c) */
-    {"ATOMG.E.CAS", "STRONG GPU SYS", "d1 M s1 s1|d1 d1 M s1 s1", 0},
-    {"ATOMG.E.CAS.64", "STRONG GPU SYS", "d2 M s2 s2|d1 d2 M s2 s2", 0},
+    {"ATOMG.E.CAS", "STRONG GPU SYS SM CTA", "d1 M s1 s1|d1 d1 M s1 s1", 0},
+    {"ATOMG.E.CAS.64", "STRONG GPU SYS SM CTA", "d2 M s2 s2|d1 d2 M s2 s2", 0},
     /* QSPC.E.S P0, RZ, [R4]: is the generic 64-bit address shared (the ATOM.E fallback) */
     {"QSPC.E", "S G L", "d1 d1 M", 0},
     /* cp.async: LDGSTS.E [Rshared], desc[UR4][Rglobal.64]; the copy size is no register width */
@@ -257,7 +262,11 @@ const rs_sass_op rs_sass_optable[] = {
     {"RET.REL.NODEC", "", "s2 l", R | S}, /* RET.REL.NODEC R2 `(kernel): returns through R2:R3 */
     {"RET.ABS.NODEC", "", "s2 l", R | S},
     {"CALL.REL.NOINC", "", "l", C | S},
-    {"CALL.ABS.NOINC", "", "l", C | S},
+    /* CALL.ABS.NOINC R8: to an external function (vprintf) at the address in R8:R9, after LEPC
+     * R2 (the PC, a pair) set up the return address; its ABI (arguments, clobbers) is not
+     * modelled: regalloc --free keeps ptxas's colouring for such a function */
+    {"CALL.ABS.NOINC", "", "l|s2", C | S},
+    {"LEPC", "", "d2|d2 l", 0}, /* LEPC R20, `(.L_x_15): that label's address */
     {"BSSY", "", "d1 l", 0},   /* BSSY B0, `(.L_x_3): B0 holds the reconvergence state */
     {"BSYNC", "", "s1", 0},
     {"BREAK", "", "s1|s1 s1", 0}, /* BREAK [!P0,] B1 */

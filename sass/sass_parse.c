@@ -362,6 +362,9 @@ static int operand(P *p, size_t off, size_t len, role r, uint16_t dflags, const 
       }
       parts++;
       j = c + 1;
+      /* `c[0x2] [0x0].F32` (HADD2 on sm_75): a blank between the parts, a type suffix after */
+      while (j < end && s[j] == ' ' && parts == 1) j++;
+      if (parts == 2 && j < end && s[j] == '.') j = reg_suffix(s, j, end, NULL);
       if (j >= end) break;
       if (s[j] != '[' || parts == 2) return perr(p, p->line, "malformed constant '%s'", excerpt(s + i, end - i, b, sizeof b));
       j++;
@@ -539,6 +542,13 @@ static void start_block(P *p, uint32_t addr) {
   p->new_block = false;
 }
 
+/* Are the label roles exactly the operands that are labels? */
+static bool label_fits(const P *p, const role *r, uint32_t n, const size_t *so) {
+  for (uint32_t k = 0; k < n; k++)
+    if ((r[k].role == 'l') != (p->s[so[k]] == '`')) return false;
+  return true;
+}
+
 /* One instruction line s[off..end): address comment, guard, opcode, operands, ";". */
 static int parse_inst(P *p, size_t off, size_t end) {
   rs_func *f = p->f;
@@ -615,6 +625,15 @@ static int parse_inst(P *p, size_t off, size_t end) {
   role roles[MAX_ROLES];
   uint32_t nroles;
   if (parse_roles(variant, roles, &nroles) || nroles != nops) return perr(p, p->line, "bad table row for %s", row->form);
+  /* variants with as many operands differ in kind: a label `(...) or not (CALL.ABS.NOINC R8) */
+  for (const char *v = variant; !label_fits(p, roles, nops, so);) {
+    v = strchr(v, '|');
+    if (!v) break;
+    v++;
+    role alt[MAX_ROLES];
+    uint32_t na;
+    if (!parse_roles(v, alt, &na) && na == nops) memcpy(roles, alt, sizeof *alt * na);
+  }
   bool pred = guard && !guard_always;
   uint16_t dflags = RS_F_DEF | (pred ? RS_F_COND : 0);
   bool mem64 = (row->flags & RS_SOP_DESC) && p->sm < 80; /* sm_75 .E: 64-bit address without .64 */

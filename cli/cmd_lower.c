@@ -1,0 +1,301 @@
+/* cmd_lower.c - `regsweep lower`: SASS listings back into cubins (sass/lower.h), the learned
+ * register fields (learn, check), the register counts, and nvdisasm's crosscheck. Also the
+ * cubin side of `regalloc FILE.cubin ... -o OUT.cubin` (rs_regalloc_cubin). */
+#include "cli/cli.h"
+#include "sass/lower.h"
+#include "sass/sass.h"
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+void rs_usage_lower(void) {
+  puts("usage: regsweep lower FILE.cubin ORIG.sass NEW.sass -o OUT.cubin [--nvdisasm PATH] [--no-crosscheck]\n"
+       "       regsweep lower learn [-o sass/fields.c] [--nvdisasm PATH] IN...\n"
+       "       regsweep lower check [--nvdisasm PATH] IN...\n"
+       "       regsweep lower crosscheck WRITTEN.cubin ORIG.cubin INTENDED.sass [--nvdisasm PATH]\n"
+       "       regsweep lower regcounts FILE.cubin...\n"
+       "\n"
+       "lower      write NEW.sass (ORIG.sass, the completed listing of FILE.cubin, with registers changed)\n"
+       "           into a copy of the cubin: the .text words of every changed instruction re-encoded through\n"
+       "           the learned fields (every other bit kept), each function's register count (EIATTR_REGCOUNT,\n"
+       "           and sh_info on sm_75-89) set to what NEW.sass needs; then crosschecked with nvdisasm.\n"
+       "learn      the register field of every operand of every opcode form from (encoding, listing) pairs:\n"
+       "           IN is X.cubin (listed with nvdisasm) or X.cubin=X.sass (its completed listing); writes the\n"
+       "           table as C (sass/fields.c; scripts/learn-sass-fields.sh runs it over fixtures and a corpus).\n"
+       "check      re-encode every instruction of each IN from its listing through the table: the words must\n"
+       "           come out identical (what makes a field trusted).\n"
+       "crosscheck nvdisasm of WRITTEN.cubin must list INTENDED.sass exactly, with ORIG.cubin's live counts and\n"
+       "           .nv.info attributes (register counts: what INTENDED.sass needs).\n"
+       "regcounts  per function: EIATTR_REGCOUNT and the sh_info register byte.\n"
+       "Exit status: 0 done/identical, 1 a mismatch or a refused kernel, 2 bad input (file: reason).");
+}
+
+/* "X.cubin" or "X.cubin=X.sass": load the cubin and its completed listing. */
+static int load_pair(const char *arg, const char *nvd, rs_cubin *c, char **listing, rs_err *e) {
+  *listing = NULL;
+  char path[1024];
+  snprintf(path, sizeof path, "%s", arg);
+  char *eq = strchr(path, '=');
+  if (eq) *eq = 0;
+  if (rs_cubin_load(path, c, e)) return -1;
+  if (eq) {
+    size_t n;
+    *listing = rs_read_file(eq + 1, &n, e);
+    return *listing ? 0 : -1;
+  }
+  rs_nvdisasm nd;
+  rs_sass_stats st;
+  static const char *const args[] = {"-c", NULL};
+  if (rs_nvdisasm_open(nvd, &nd, e) || rs_sass_disasm(&nd, path, args, listing, &st, e)) return -1;
+  return 0;
+}
+
+static int learn_or_check(int argc, char **argv, bool learn) {
+  const char *out = NULL, *nvd = NULL;
+  rs_sass_learner *L = learn ? rs_sass_learner_new() : NULL;
+  rs_sass_fieldcheck tot = {0};
+  int status = 0, nin = 0;
+  for (int i = 2; i < argc && status != 2; i++) {
+    if (!strcmp(argv[i], "-o") && i + 1 < argc) {
+      out = argv[++i];
+      continue;
+    }
+    if (!strcmp(argv[i], "--nvdisasm") && i + 1 < argc) {
+      nvd = argv[++i];
+      continue;
+    }
+    nin++;
+    rs_err e = {{0}};
+    rs_cubin c;
+    char *listing = NULL;
+    if (load_pair(argv[i], nvd, &c, &listing, &e)) {
+      fprintf(stderr, "regsweep lower: %s\n", e.msg);
+      status = 2;
+    } else if (learn) {
+      if (rs_sass_learn_add(L, &c, listing, argv[i], &e)) fprintf(stderr, "regsweep lower: %s\n", e.msg), status = 2;
+    } else {
+      rs_sass_fieldcheck st = {0};
+      if (rs_sass_fields_check(&c, listing, argv[i], &st, &e)) {
+        fprintf(stderr, "MISMATCH %s\n", e.msg);
+        status = 1;
+      }
+      printf("%s: sm_%u: %u instructions, %u reproduced, %u fields re-encoded, %u untrusted, %u forms unknown\n",
+             argv[i], c.sm, st.insts, st.reproduced, st.tokens, st.untrusted, st.unknown_forms);
+      tot.insts += st.insts, tot.reproduced += st.reproduced, tot.tokens += st.tokens;
+      tot.untrusted += st.untrusted, tot.unknown_forms += st.unknown_forms;
+    }
+    free(listing);
+    rs_cubin_free(&c);
+  }
+  if (!nin) {
+    rs_usage_lower();
+    rs_sass_learner_free(L);
+    return 2;
+  }
+  if (learn && status == 0) {
+    uint32_t forms, tokens, untrusted;
+    char *src = rs_sass_learn_emit(L, &forms, &tokens, &untrusted);
+    FILE *f = out ? fopen(out, "w") : stdout;
+    if (!f || fputs(src, f) < 0 || (out && fclose(f))) {
+      fprintf(stderr, "regsweep lower: %s: cannot write\n", out ? out : "stdout");
+      status = 2;
+    }
+    fprintf(stderr, "learned %u forms from %d cubins: %u register fields, %u trusted, %u not (ambiguous or no fit)\n",
+            forms, nin, tokens, tokens - untrusted, untrusted);
+    free(src);
+  }
+  if (!learn)
+    printf("total: %u instructions, %u reproduced, %u fields re-encoded, %u untrusted, %u forms unknown\n", tot.insts,
+           tot.reproduced, tot.tokens, tot.untrusted, tot.unknown_forms);
+  rs_sass_learner_free(L);
+  return status;
+}
+
+static int regcounts(int argc, char **argv) {
+  int status = argc > 2 ? 0 : 2;
+  for (int i = 2; i < argc; i++) {
+    rs_err e = {{0}};
+    rs_cubin c;
+    rs_nvinfo_func *nf = NULL;
+    if (rs_cubin_load(argv[i], &c, &e) || rs_nvinfo_read(&c, argv[i], &nf, &e)) {
+      fprintf(stderr, "regsweep lower: %s\n", e.msg);
+      status = 2;
+    }
+    for (uint32_t k = 0; nf && k < c.nfuncs; k++)
+      printf("%s\tsm_%u\t%s\tEIATTR_REGCOUNT %u\tsh_info registers %u\n", argv[i], c.sm, nf[k].name, nf[k].regcount,
+             nf[k].sh_info >> 24);
+    free(nf);
+    rs_cubin_free(&c);
+  }
+  return status;
+}
+
+static void print_xcheck(const rs_crosscheck_stats *x) {
+  bool ok = !x->mismatches && !x->live_mismatches && !x->attr_mismatches;
+  printf("crosscheck (nvdisasm): %u functions, %u instructions, %u mismatches; live-count rows %u, %u differ; "
+         "other lines %u, %u differ; register counts %u/%u as meant: %s\n",
+         x->funcs, x->insts, x->mismatches, x->live_rows, x->live_mismatches, x->attrs, x->attr_mismatches,
+         x->regcount_ok, x->funcs, ok ? "ok" : "MISMATCH");
+  if (!ok) fprintf(stderr, "crosscheck: first mismatch: %s\n", x->first);
+}
+
+int rs_lower_file(const char *cubin, const char *orig, const char *next, const uint32_t *regcount, const char *out,
+                  const char *nvd, bool crosscheck, bool must_be_identical) {
+  rs_err e = {{0}};
+  rs_cubin c;
+  if (rs_cubin_load(cubin, &c, &e)) {
+    fprintf(stderr, "regsweep lower: %s\n", e.msg);
+    rs_cubin_free(&c);
+    return 2;
+  }
+  uint8_t *before = must_be_identical ? rs_xmalloc(c.len) : NULL;
+  if (before) memcpy(before, c.bytes, c.len);
+  rs_lower_stats st;
+  double t0 = rs_now();
+  int rc = rs_sass_lower(&c, orig, next, regcount, cubin, &st, &e);
+  double ms = (rs_now() - t0) * 1e3;
+  int status = 0;
+  if (rc) {
+    fprintf(stderr, "regsweep lower: %s\n", e.msg);
+    status = strstr(e.msg, "refused") ? 1 : 2;
+  } else if (before && memcmp(before, c.bytes, c.len)) {
+    fprintf(stderr, "regsweep lower: %s: pinned lowering changed the cubin (must be byte-identical)\n", cubin);
+    status = 1;
+  } else if (rs_cubin_write(&c, out, &e)) {
+    fprintf(stderr, "regsweep lower: %s\n", e.msg);
+    status = 2;
+  } else {
+    printf("lower: %s: sm_%u, %u functions, %u instructions, %u re-encoded (%u register fields), registers",
+           out, c.sm, st.funcs, st.insts, st.changed, st.tokens);
+    for (uint32_t k = 0; k < st.funcs && k < 8; k++) printf(" %u -> %u", st.regs_before[k], st.regs_after[k]);
+    printf("%s (%.2f ms)\n", before ? ", byte-identical to the input" : "", ms);
+  }
+  free(before);
+  rs_cubin_free(&c);
+  if (status || !crosscheck) return status;
+  rs_nvdisasm nd;
+  rs_crosscheck_stats x;
+  if (rs_nvdisasm_open(nvd, &nd, &e) || rs_sass_crosscheck(&nd, out, cubin, next, regcount, &x, &e)) {
+    fprintf(stderr, "regsweep lower: crosscheck: %s\n", e.msg);
+    unlink(out);
+    return 2;
+  }
+  print_xcheck(&x);
+  if (x.mismatches || x.live_mismatches || x.attr_mismatches) {
+    fprintf(stderr, "regsweep lower: %s removed: nvdisasm does not read back what we meant\n", out);
+    unlink(out);
+    return 1;
+  }
+  return 0;
+}
+
+/* The register count each function of cubin `path` needs under `listing` (its lifted
+ * functions: widths known), into *out (malloc'd, per cubin function). 0, or 2 with a message. */
+int rs_lower_counts(const char *path, const char *lname, const char *listing, uint32_t **out) {
+  *out = NULL;
+  rs_err e = {{0}};
+  rs_module *m = rs_module_parse(lname, rs_xstrndup(listing, strlen(listing)), strlen(listing), RS_SRC_SASS, NULL, &e);
+  rs_cubin c;
+  memset(&c, 0, sizeof c);
+  int status = 0;
+  if (!m || rs_cubin_load(path, &c, &e)) {
+    fprintf(stderr, "regsweep lower: %s\n", e.msg);
+    status = 2;
+  } else {
+    uint32_t *rc = rs_xcalloc(c.nfuncs + 1, sizeof *rc);
+    for (uint32_t k = 0; k < c.nfuncs && !status; k++) {
+      uint32_t j = 0;
+      while (j < m->nfuncs && strcmp(m->funcs[j]->name, c.funcs[k].name)) j++;
+      if (j == m->nfuncs) {
+        fprintf(stderr, "regsweep lower: %s: no function %s\n", lname, c.funcs[k].name);
+        status = 2;
+      } else {
+        rc[k] = rs_sass_regcount_of(m->funcs[j]);
+      }
+    }
+    if (status) free(rc);
+    else *out = rc;
+  }
+  rs_cubin_free(&c);
+  rs_module_free(m);
+  return status;
+}
+
+static int lower_cmd(int argc, char **argv) {
+  const char *pos[3] = {0}, *out = NULL, *nvd = NULL;
+  int np = 0;
+  bool xc = true;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "-o") && i + 1 < argc) out = argv[++i];
+    else if (!strcmp(argv[i], "--nvdisasm") && i + 1 < argc) nvd = argv[++i];
+    else if (!strcmp(argv[i], "--no-crosscheck")) xc = false;
+    else if (argv[i][0] != '-' && np < 3) pos[np++] = argv[i];
+    else {
+      fprintf(stderr, "regsweep lower: unexpected argument '%s'\n", argv[i]);
+      return 2;
+    }
+  }
+  if (np != 3 || !out) {
+    rs_usage_lower();
+    return 2;
+  }
+  rs_err e = {{0}};
+  size_t n;
+  char *orig = rs_read_file(pos[1], &n, &e), *next = orig ? rs_read_file(pos[2], &n, &e) : NULL;
+  if (!next) {
+    fprintf(stderr, "regsweep lower: %s\n", e.msg);
+    free(orig);
+    return 2;
+  }
+  uint32_t *rc = NULL;
+  int status = rs_lower_counts(pos[0], pos[2], next, &rc);
+  if (!status) status = rs_lower_file(pos[0], orig, next, rc, out, nvd, xc, !strcmp(orig, next));
+  free(rc);
+  free(orig);
+  free(next);
+  return status;
+}
+
+int rs_cmd_lower(int argc, char **argv) {
+  if (argc < 2 || rs_cli_wants_help(argc, argv)) {
+    rs_usage_lower();
+    return argc < 2 ? 2 : 0;
+  }
+  if (!strcmp(argv[1], "learn")) return learn_or_check(argc, argv, true);
+  if (!strcmp(argv[1], "check")) return learn_or_check(argc, argv, false);
+  if (!strcmp(argv[1], "regcounts")) return regcounts(argc, argv);
+  if (!strcmp(argv[1], "crosscheck")) {
+    const char *nvd = argc == 7 && !strcmp(argv[5], "--nvdisasm") ? argv[6] : NULL;
+    if (argc != 5 && !nvd) {
+      rs_usage_lower();
+      return 2;
+    }
+    rs_err e = {{0}};
+    size_t n;
+    char *want = rs_read_file(argv[4], &n, &e);
+    rs_nvdisasm nd;
+    rs_crosscheck_stats x;
+    uint32_t *rc = NULL;
+    if (!want) {
+      fprintf(stderr, "regsweep lower: %s\n", e.msg);
+      return 2;
+    }
+    if (rs_lower_counts(argv[2], argv[4], want, &rc)) {
+      free(want);
+      return 2;
+    }
+    if (rs_nvdisasm_open(nvd, &nd, &e) || rs_sass_crosscheck(&nd, argv[2], argv[3], want, rc, &x, &e)) {
+      fprintf(stderr, "regsweep lower: %s\n", e.msg);
+      free(want);
+      free(rc);
+      return 2;
+    }
+    free(want);
+    free(rc);
+    print_xcheck(&x);
+    return x.mismatches || x.live_mismatches || x.attr_mismatches ? 1 : 0;
+  }
+  return lower_cmd(argc, argv);
+}

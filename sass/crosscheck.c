@@ -1,0 +1,282 @@
+/* crosscheck.c - is the written cubin what we meant? Asked of nvdisasm, not of our encoder.
+ *
+ * One `nvdisasm -lrm count` run (full output: code, live counts, .nv.info) per cubin, the
+ * original and the written one (headers rewritten for nvdisasm < 12.8 into temporary files):
+ *   - its .text part, completed as `corpus disasm` does (sm_90 holes filled, desc[] written),
+ *     must list every instruction exactly as the intended listing says;
+ *   - every live-count row must equal the original's: a recolouring keeps the number of
+ *     registers live at each instruction;
+ *   - every other line (ELF header flags, .nv.info attributes, constant sections) must equal
+ *     the original's, except EIATTR_REGCOUNT and SHI_REGISTERS, which must be the intended
+ *     count (SHI_REGISTERS only where the original has one). */
+#include "sass/lower.h"
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct {
+  const char *s;
+  size_t len;
+} span;
+
+/* Lines of a text (pointers into it). */
+static span *lines_of(const char *t, uint32_t *n) {
+  span *v = NULL;
+  uint32_t cap = 0;
+  *n = 0;
+  for (const char *p = t; *p;) {
+    const char *nl = strchr(p, '\n');
+    span s = {p, nl ? (size_t)(nl - p) : strlen(p)};
+    RS_PUSH(v, *n, cap, s);
+    p += s.len + (nl != NULL);
+  }
+  return v;
+}
+
+static bool starts(span l, const char *pre) {
+  size_t i = 0;
+  while (i < l.len && isspace((unsigned char)l.s[i])) i++;
+  size_t m = strlen(pre);
+  return l.len - i >= m && !memcmp(l.s + i, pre, m);
+}
+
+static bool has(span l, const char *pat) {
+  size_t m = strlen(pat);
+  for (size_t i = 0; i + m <= l.len; i++)
+    if (!memcmp(l.s + i, pat, m)) return true;
+  return false;
+}
+
+/* An instruction line: address comment then something other than a directive. */
+static bool is_inst(span l) {
+  size_t i = 0;
+  while (i < l.len && isspace((unsigned char)l.s[i])) i++;
+  if (i + 2 >= l.len || l.s[i] != '/' || l.s[i + 1] != '*' || !isxdigit((unsigned char)l.s[i + 2])) return false;
+  const char *e = memchr(l.s + i, '/', l.len - i - 1);
+  e = e ? memchr(e + 1, '/', (size_t)(l.s + l.len - e - 1)) : NULL; /* the closing "*" "/" */
+  if (!e) return false;
+  e++;
+  while (e < l.s + l.len && isspace((unsigned char)*e)) e++;
+  return e < l.s + l.len && *e != '.';
+}
+
+/* The -lrm count columns of an instruction line ("// |  3 |  1 |  5  |"), or an empty span. */
+static span counts_of(span l) {
+  for (size_t i = 0; i + 3 < l.len; i++)
+    if (!memcmp(l.s + i, "// |", 4)) return (span){l.s + i, l.len - i};
+  return (span){l.s, 0};
+}
+
+/* Rewrite the header when needed and run nvdisasm -lrm count on path. */
+static int disasm_full(const rs_nvdisasm *nd, const char *path, rs_cubin *c, char **out, rs_err *e) {
+  *out = NULL;
+  if (rs_cubin_load(path, c, e)) return -1;
+  const char *feed = path;
+  char tmp[] = "/tmp/regsweep-xcheck-XXXXXX";
+  int fd = -1;
+  if (c->new_layout && (nd->major < 12 || (nd->major == 12 && nd->minor < 8))) {
+    rs_cubin copy = *c;
+    copy.bytes = rs_xmalloc(c->len);
+    memcpy(copy.bytes, c->bytes, c->len);
+    rs_cubin_rewrite(&copy);
+    fd = mkstemp(tmp);
+    int wrc = fd < 0 ? rs_errf(e, tmp, 0, "cannot create a temporary file: %s", strerror(errno))
+                     : rs_cubin_write(&copy, tmp, e);
+    free(copy.bytes);
+    if (fd >= 0) close(fd);
+    if (wrc) {
+      if (fd >= 0) unlink(tmp);
+      return -1;
+    }
+    feed = tmp;
+  }
+  static const char *const args[] = {"-lrm", "count", NULL};
+  int rc = rs_nvdisasm_run(nd, feed, path, args, out, e);
+  if (fd >= 0) unlink(tmp);
+  return rc;
+}
+
+/* The .text part of a full listing (lines before the first section and inside .text.*
+ * sections), for rs_sass_complete. */
+static char *text_part(const char *full) {
+  uint32_t n;
+  span *l = lines_of(full, &n);
+  size_t cap = strlen(full) + 1, k = 0;
+  char *o = rs_xmalloc(cap);
+  bool in = true;
+  for (uint32_t i = 0; i < n; i++) {
+    if (starts(l[i], ".section")) in = has(l[i], ".text.");
+    if (!in) continue;
+    memcpy(o + k, l[i].s, l[i].len);
+    k += l[i].len;
+    o[k++] = '\n';
+  }
+  o[k] = 0;
+  free(l);
+  return o;
+}
+
+/* Collapse runs of blanks, for comparing instruction texts printed with other spacing. */
+static void squash(const char *s, size_t n, char *o, size_t on) {
+  size_t k = 0;
+  bool sp = false;
+  for (size_t i = 0; i < n && k + 1 < on; i++) {
+    if (isspace((unsigned char)s[i])) {
+      sp = k > 0;
+      continue;
+    }
+    if (sp && k + 2 < on) o[k++] = ' ';
+    sp = false;
+    o[k++] = s[i];
+  }
+  o[k] = 0;
+}
+
+static void first(rs_crosscheck_stats *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void first(rs_crosscheck_stats *st, const char *fmt, ...) {
+  if (st->first[0]) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(st->first, sizeof st->first, fmt, ap);
+  va_end(ap);
+}
+
+/* Index of function `fn` in c, or -1. */
+static int func_index(const rs_cubin *c, const char *fn, size_t n) {
+  for (uint32_t k = 0; k < c->nfuncs; k++)
+    if (strlen(c->funcs[k].name) == n && !memcmp(c->funcs[k].name, fn, n)) return (int)k;
+  return -1;
+}
+
+static uint32_t hexword(span l) {
+  for (size_t i = 0; i + 2 < l.len; i++)
+    if (l.s[i] == '0' && l.s[i + 1] == 'x') return (uint32_t)strtoul(l.s + i, NULL, 16);
+  return UINT32_MAX;
+}
+
+int rs_sass_crosscheck(const rs_nvdisasm *nd, const char *written, const char *orig_cubin, const char *intended,
+                       const uint32_t *regcount, rs_crosscheck_stats *st, rs_err *e) {
+  memset(st, 0, sizeof *st);
+  rs_cubin cw, co;
+  char *fw = NULL, *fo = NULL, *done = NULL, *tp = NULL;
+  int rc = disasm_full(nd, written, &cw, &fw, e);
+  memset(&co, 0, sizeof co);
+  if (!rc) rc = disasm_full(nd, orig_cubin, &co, &fo, e);
+  rs_sass_stats ss;
+  if (!rc) {
+    tp = text_part(fw);
+    rc = rs_sass_complete(&cw, tp, written, &done, &ss, e);
+  }
+  rs_sass_ilines got = {0}, want = {0};
+  if (!rc) rc = rs_sass_ilines_of(done, written, &got, e);
+  if (!rc) rc = rs_sass_ilines_of(intended, "intended listing", &want, e);
+  if (rc) goto out;
+  st->funcs = cw.nfuncs;
+  /* 1. every instruction as intended */
+  if (got.n != want.n) {
+    st->mismatches++;
+    first(st, "nvdisasm lists %u instructions, the intended listing %u", got.n, want.n);
+  }
+  for (uint32_t i = 0; i < got.n && i < want.n; i++) {
+    char a[512], b[512];
+    squash(got.v[i].text, got.v[i].len, a, sizeof a);
+    squash(want.v[i].text, want.v[i].len, b, sizeof b);
+    st->insts++;
+    if (strcmp(got.v[i].func, want.v[i].func) || got.v[i].addr != want.v[i].addr || strcmp(a, b)) {
+      st->mismatches++;
+      first(st, "%s /*%04x*/: nvdisasm prints '%s', we meant '%s'", got.v[i].func, got.v[i].addr, a, b);
+    }
+  }
+  /* 2. live counts and 3. every other line, against the original's output */
+  uint32_t nw, no;
+  span *lw = lines_of(fw, &nw), *lo = lines_of(fo, &no);
+  if (nw != no) {
+    st->attr_mismatches++;
+    first(st, "nvdisasm prints %u lines for the written cubin, %u for the original", nw, no);
+  }
+  int cur = -1;           /* function of the current .text section */
+  int reg_for = -1;       /* inside an EIATTR_REGCOUNT record: its function once named */
+  bool in_reg = false;
+  bool *seen_reg = rs_xcalloc(cw.nfuncs + 1, sizeof *seen_reg);
+  for (uint32_t i = 0; i < nw && i < no; i++) {
+    span a = lw[i], b = lo[i];
+    if (starts(a, ".section")) {
+      cur = -1;
+      const char *t = memchr(a.s, '.', a.len);
+      t = t ? strstr(t + 1, ".text.") : NULL;
+      if (t && t < a.s + a.len) {
+        const char *s = t + 6, *end = s;
+        while (end < a.s + a.len && *end != ',' && !isspace((unsigned char)*end)) end++;
+        cur = func_index(&cw, s, (size_t)(end - s));
+      }
+    }
+    if (has(a, "nvinfo : ")) in_reg = has(a, "EIATTR_REGCOUNT"), reg_for = -1;
+    if (is_inst(a) && cur >= 0) {
+      span ca = counts_of(a), cb = counts_of(b);
+      if (ca.len || cb.len) {
+        st->live_rows++;
+        if (ca.len != cb.len || memcmp(ca.s, cb.s, ca.len)) {
+          st->live_mismatches++;
+          first(st, "live counts differ at line %u: '%.*s' (written) vs '%.*s' (original)", i + 1, (int)ca.len, ca.s,
+                (int)cb.len, cb.s);
+        }
+      }
+      continue;
+    }
+    uint32_t want_n = UINT32_MAX, have_n = UINT32_MAX;
+    int fk = -1;
+    if (has(a, "SHI_REGISTERS=") && cur >= 0) {
+      fk = cur;
+      const char *p = strstr(a.s, "SHI_REGISTERS=");
+      have_n = (uint32_t)strtoul(p + 14, NULL, 10);
+    } else if (in_reg && has(a, ".word") && has(a, "index@(")) {
+      const char *p = strstr(a.s, "index@(") + 7, *q = p;
+      while (q < a.s + a.len && *q != ')') q++;
+      reg_for = func_index(&cw, p, (size_t)(q - p));
+    } else if (in_reg && reg_for >= 0 && has(a, ".word")) {
+      fk = reg_for;
+      have_n = hexword(a);
+      seen_reg[fk] = true;
+      reg_for = -1;
+    }
+    st->attrs++;
+    if (fk >= 0) {
+      uint32_t orig_n = has(b, "SHI_REGISTERS=") ? (uint32_t)strtoul(strstr(b.s, "SHI_REGISTERS=") + 14, NULL, 10)
+                                                  : hexword(b);
+      want_n = regcount ? regcount[fk] : orig_n;
+      if (have_n == want_n) st->regcount_ok += !has(a, "SHI_REGISTERS=");
+      else {
+        st->attr_mismatches++;
+        first(st, "%s: nvdisasm reads %u registers (%s), we meant %u", cw.funcs[fk].name, have_n,
+              has(a, "SHI_REGISTERS=") ? "SHI_REGISTERS" : "EIATTR_REGCOUNT", want_n);
+      }
+      continue;
+    }
+    if (a.len != b.len || memcmp(a.s, b.s, a.len)) {
+      st->attr_mismatches++;
+      first(st, "line %u differs: '%.*s' (written) vs '%.*s' (original)", i + 1, (int)a.len, a.s, (int)b.len, b.s);
+    }
+  }
+  for (uint32_t k = 0; k < cw.nfuncs; k++)
+    if (!seen_reg[k]) {
+      st->attr_mismatches++;
+      first(st, "%s: nvdisasm shows no EIATTR_REGCOUNT", cw.funcs[k].name);
+    }
+  free(seen_reg);
+  free(lw);
+  free(lo);
+out:
+  rs_sass_ilines_free(&got);
+  rs_sass_ilines_free(&want);
+  free(fw);
+  free(fo);
+  free(tp);
+  free(done);
+  rs_cubin_free(&cw);
+  rs_cubin_free(&co);
+  return rc;
+}

@@ -299,3 +299,89 @@ int rs_cmd_lower(int argc, char **argv) {
   }
   return lower_cmd(argc, argv);
 }
+
+/* `regalloc FILE.cubin [--listing L.sass] --pinned|--free [-o OUT.cubin]` and `regalloc FILE.sass
+ * --cubin C.cubin ...`: the listing (nvdisasm's completed one unless given) goes through the
+ * ordinary regalloc into a temporary listing, which is lowered into OUT.cubin and crosschecked.
+ * Pinned must give a cubin byte-identical to the input. */
+int rs_regalloc_cubin(int argc, char **argv) {
+  const char *cubin = NULL, *listing = NULL, *out = NULL, *nvd = NULL;
+  char **av = rs_xcalloc((size_t)argc + 4, sizeof *av);
+  int ac = 0;
+  bool pin = false;
+  for (int i = 0; i < argc; i++) {
+    const char *a = argv[i];
+    size_t n = strlen(a);
+    if (i && (!strcmp(a, "--cubin") || !strcmp(a, "--listing") || !strcmp(a, "--nvdisasm") || !strcmp(a, "-o")) &&
+        i + 1 < argc) {
+      const char **dst = a[2] == 'c' ? &cubin : a[2] == 'l' ? &listing : a[2] == 'n' ? &nvd : &out;
+      *dst = argv[++i];
+      continue;
+    }
+    if ((!strcmp(a, "--function") || !strcmp(a, "--target")) && i + 1 < argc) {
+      av[ac++] = argv[i++];
+      av[ac++] = argv[i];
+      continue;
+    }
+    if (i && a[0] != '-' && n > 6 && !strcmp(a + n - 6, ".cubin")) cubin = a;
+    else if (i && a[0] != '-' && !listing) listing = a;
+    else av[ac++] = argv[i];
+    pin |= !strcmp(a, "--pinned");
+  }
+  rs_err e = {{0}};
+  char *orig = NULL, tin[] = "/tmp/regsweep-ra-in-XXXXXX", tout[] = "/tmp/regsweep-ra-out-XXXXXX";
+  int status = 0, fi = -1, fo = -1;
+  size_t n;
+  if (!cubin || (out && (n = strlen(out), n < 6 || strcmp(out + n - 6, ".cubin")))) {
+    fprintf(stderr, "regsweep regalloc: %s\n", !cubin ? "which cubin? (FILE.cubin, or --cubin with a listing)"
+                                                        : "-o must name a .cubin when the input is a cubin");
+    free(av);
+    return 2;
+  }
+  if (listing) {
+    orig = rs_read_file(listing, &n, &e);
+  } else {
+    rs_nvdisasm nd;
+    rs_sass_stats st;
+    static const char *const args[] = {"-c", NULL};
+    if (!rs_nvdisasm_open(nvd, &nd, &e)) rs_sass_disasm(&nd, cubin, args, &orig, &st, &e);
+  }
+  if (!orig) {
+    fprintf(stderr, "regsweep regalloc: %s\n", e.msg);
+    free(av);
+    return 2;
+  }
+  fi = mkstemp(tin);
+  fo = mkstemp(tout);
+  FILE *f = fi >= 0 ? fdopen(fi, "w") : NULL;
+  if (!f || fo < 0 || fputs(orig, f) < 0 || fclose(f)) {
+    fprintf(stderr, "regsweep regalloc: cannot write a temporary listing: %s\n", strerror(errno));
+    status = 2;
+  }
+  if (fo >= 0) close(fo);
+  /* the ordinary run on the listing (its output, messages and status) */
+  av[ac++] = tin;
+  if (!pin && out) {
+    av[ac++] = "-o";
+    av[ac++] = tout;
+  }
+  av[ac] = NULL;
+  if (!status) status = rs_cmd_regalloc(ac, av);
+  if (!status && out) {
+    char *next = pin ? rs_xstrndup(orig, strlen(orig)) : rs_read_file(tout, &n, &e);
+    uint32_t *rc = NULL;
+    if (!next) {
+      fprintf(stderr, "regsweep regalloc: %s\n", e.msg);
+      status = 2;
+    } else if (!(status = rs_lower_counts(cubin, pin ? tin : tout, next, &rc))) {
+      status = rs_lower_file(cubin, orig, next, rc, out, nvd, true, pin);
+    }
+    free(rc);
+    free(next);
+  }
+  unlink(tin);
+  unlink(tout);
+  free(orig);
+  free(av);
+  return status;
+}

@@ -134,9 +134,10 @@ static int regcounts(int argc, char **argv) {
 
 static void print_xcheck(const rs_crosscheck_stats *x) {
   bool ok = !x->mismatches && !x->live_mismatches && !x->attr_mismatches;
-  printf("crosscheck (nvdisasm): %u functions, %u instructions, %u mismatches; live-count rows %u, %u differ; "
-         "other lines %u, %u differ; register counts %u/%u as meant: %s\n",
-         x->funcs, x->insts, x->mismatches, x->live_rows, x->live_mismatches, x->attrs, x->attr_mismatches,
+  printf("crosscheck (nvdisasm): %u functions, %u instructions, %u mismatches; live-count rows %u, %u differ "
+         "(%u with other uniform counts); other lines %u, %u differ; register counts %u/%u as meant: %s\n",
+         x->funcs, x->insts, x->mismatches, x->live_rows, x->live_mismatches, x->uniform_rows, x->attrs,
+         x->attr_mismatches,
          x->regcount_ok, x->funcs, ok ? "ok" : "MISMATCH");
   if (!ok) fprintf(stderr, "crosscheck: first mismatch: %s\n", x->first);
 }

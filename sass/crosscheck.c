@@ -37,6 +37,24 @@ static span *lines_of(const char *t, uint32_t *n) {
   return v;
 }
 
+/* The numbers of "// |  3 |  1 |  5  |" (a blank column is 0); how many columns. */
+static unsigned columns(span c, uint32_t *v) {
+  unsigned n = 0;
+  const char *p = c.s + 3, *end = c.s + c.len; /* past "// " */
+  while (p < end && n < 8) {
+    if (*p != '|') {
+      p++;
+      continue;
+    }
+    const char *q = p + 1;
+    while (q < end && *q != '|') q++;
+    if (q >= end) break;
+    v[n++] = (uint32_t)strtoul(p + 1, NULL, 10);
+    p = q;
+  }
+  return n;
+}
+
 static bool has(span l, const char *pat) {
   size_t m = strlen(pat);
   for (size_t i = 0; i + m <= l.len; i++)
@@ -67,7 +85,7 @@ static bool is_inst(span l) {
 /* The -lrm count columns of an instruction line ("// |  3 |  1 |  5  |"), or an empty span. */
 static span counts_of(span l) {
   for (size_t i = 0; i + 3 < l.len; i++)
-    if (!memcmp(l.s + i, "// |", 4)) return (span){l.s + i, l.len - i};
+    if (!memcmp(l.s + i, "// |", 4) || !memcmp(l.s + i, "// +", 4)) return (span){l.s + i, l.len - i};
   return (span){l.s, 0};
 }
 
@@ -238,26 +256,49 @@ int rs_sass_crosscheck(const rs_nvdisasm *nd, const char *written, const char *o
     span a = lw[i], b = lo[i];
     if (is_section(a)) {
       cur = -1;
-      const char *t = memchr(a.s, '.', a.len);
-      t = t ? strstr(t + 1, ".text.") : NULL;
-      if (t && t < a.s + a.len) {
+      const char *t = NULL;
+      for (size_t q = 0; q + 6 <= a.len && !t; q++)
+        if (!memcmp(a.s + q, ".text.", 6)) t = a.s + q;
+      if (t) {
         const char *s = t + 6, *end = s;
         while (end < a.s + a.len && *end != ',' && !isspace((unsigned char)*end)) end++;
         cur = func_index(&cw, s, (size_t)(end - s));
       }
     }
     if (has(a, "nvinfo : ")) in_reg = has(a, "EIATTR_REGCOUNT"), reg_for = -1;
-    if (is_inst(a) && cur >= 0) {
-      span ca = counts_of(a), cb = counts_of(b);
-      if (ca.len || cb.len) {
+    span ca = counts_of(a), cb = counts_of(b);
+    if (ca.len && cb.len && ca.s == a.s + strspn(a.s, " \t") && cb.s == b.s + strspn(b.s, " \t"))
+      continue; /* a box line of the -lrm table: its width follows the counts */
+    if (cur >= 0) { /* inside .text: the -lrm table's columns apart, lines as the original's */
+      if (is_inst(a) && (ca.len || cb.len)) {
+        uint32_t va[8], vb[8];
+        unsigned na = columns(ca, va), nb = columns(cb, vb);
         st->live_rows++;
-        if (ca.len != cb.len || memcmp(ca.s, cb.s, ca.len)) {
+        if (na != nb || na < 2 || va[0] != vb[0] || va[1] != vb[1]) {
           st->live_mismatches++;
-          first(st, "live counts differ at line %u: '%.*s' (written) vs '%.*s' (original)", i + 1, (int)ca.len, ca.s,
-                (int)cb.len, cb.s);
+          first(st, "GPR/PRED live counts differ at line %u: '%.*s' (written) vs '%.*s' (original)", i + 1,
+                (int)ca.len, ca.s, (int)cb.len, cb.s);
+        } else {
+          for (unsigned k = 2; k < na; k++)
+            if (va[k] != vb[k]) {
+              st->uniform_rows++;
+              break;
+            }
         }
+        continue;
       }
-      continue;
+      span pa = {a.s, ca.len ? (size_t)(ca.s - a.s) : a.len}, pb = {b.s, cb.len ? (size_t)(cb.s - b.s) : b.len};
+      while (pa.len && isspace((unsigned char)pa.s[pa.len - 1])) pa.len--;
+      while (pb.len && isspace((unsigned char)pb.s[pb.len - 1])) pb.len--;
+      if (!has(a, "SHI_REGISTERS=")) {
+        st->attrs++;
+        if (pa.len != pb.len || memcmp(pa.s, pb.s, pa.len)) {
+          st->attr_mismatches++;
+          first(st, "line %u differs: '%.*s' (written) vs '%.*s' (original)", i + 1, (int)pa.len, pa.s, (int)pb.len,
+                pb.s);
+        }
+        continue;
+      }
     }
     uint32_t want_n = UINT32_MAX, have_n = UINT32_MAX;
     int fk = -1;

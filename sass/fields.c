@@ -7,1301 +7,1505 @@
 
 static const int8_t o0[] = {12, 16, 32};
 static const int8_t o1[] = {16, 32};
-static const int8_t o2[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 1 values */
-static const int8_t o3[] = {-1, -1, 24, 32, -1}; /* 0: 57 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
-static const int8_t o4[] = {81, -1, 24, 32, -1}; /* 1: 12 offsets fit, 1 values */ /* 4: 12 offsets fit, 1 values */
-static const int8_t o5[] = {12, 16, 81, 84, 24, 32, 64};
-static const int8_t o6[] = {12, 16, 81, 24, 32, 64};
-static const int8_t o7[] = {12, 16, 24, 32, -1}; /* 4: 8 offsets fit, 1 values */
-static const int8_t o8[] = {12, 16, 24, 32, 64, 87, 77};
-static const int8_t o9[] = {16, 81, 84, 24, 32, 64};
-static const int8_t o10[] = {16, 81, 24, 32, 64};
-static const int8_t o11[] = {16, 24, 32, -1}; /* 3: 8 offsets fit, 1 values */
-static const int8_t o12[] = {16, 24, 32, 64, 87, 77};
-static const int8_t o13[] = {12, 16, 24, 32};
-static const int8_t o14[] = {12, 16, 24, 32, 87};
-static const int8_t o15[] = {16, -1, 24, 32}; /* 1: 45 offsets fit, 1 values */
-static const int8_t o16[] = {16, 24, 32};
-static const int8_t o17[] = {16, 24, 32, 87};
-static const int8_t o18[] = {16, 24, 32, 64};
-static const int8_t o19[] = {16, 24, 32, -1, -1}; /* 3: 2 offsets fit, 1 values */ /* 4: 56 offsets fit, 1 values */
-static const int8_t o20[] = {-1, 16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
-static const int8_t o21[] = {-1, -1, 32, 64, -1}; /* 0: 2 offsets fit, 2 values */ /* 1: 2 offsets fit, 2 values */ /* 4: 10 offsets fit, 1 values */
-static const int8_t o22[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
-static const int8_t o23[] = {16, 24, 32, 64};
-static const int8_t o24[] = {-1, -1, -1, -1}; /* 0: 61 offsets fit, 1 values */ /* 1: 3 offsets fit, 6 values */ /* 2: 3 offsets fit, 6 values */ /* 3: 3 offsets fit, 6 values */
-static const int8_t o25[] = {16, 24, 32};
-static const int8_t o26[] = {-1, -1, -1, 32}; /* 0: 56 offsets fit, 1 values */ /* 1: 2 offsets fit, 2 values */ /* 2: 2 offsets fit, 2 values */
-static const int8_t o27[] = {16, 24, 32};
-static const int8_t o28[] = {-1, -1, -1, -1, -1}; /* 0: 59 offsets fit, 1 values */ /* 1: 2 offsets fit, 2 values */ /* 2: 2 offsets fit, 2 values */ /* 3: 2 offsets fit, 2 values */ /* 4: 2 offsets fit, 2 values */
-static const int8_t o29[] = {16, 24, 32, 64};
-static const int8_t o30[] = {12, 16, -1, -1, 64}; /* 2: 9 offsets fit, 1 values */ /* 3: 9 offsets fit, 1 values */
-static const int8_t o31[] = {16, 24, 32, 64};
-static const int8_t o32[] = {-1, 24, -1, -1}; /* 0: 2 offsets fit, 1 values */ /* 2: 45 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values */
-static const int8_t o33[] = {16, 24, 32, 64};
-static const int8_t o34[] = {16, 24, 32};
-static const int8_t o35[] = {-1, 24, 32, -1}; /* 0: 2 offsets fit, 20 values */ /* 3: 2 offsets fit, 20 values */
-static const int8_t o36[] = {-1, -1, -1, 32, -1}; /* 0: 57 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
-static const int8_t o37[] = {16, 32};
-static const int8_t o38[] = {-1, 16, 32}; /* 0: 71 offsets fit, 1 values */
-static const int8_t o39[] = {16, 32};
-static const int8_t o40[] = {16, 24};
-static const int8_t o41[] = {12, 16, 24};
-static const int8_t o42[] = {16, 24};
-static const int8_t o43[] = {24, 32};
-static const int8_t o44[] = {-1, 32}; /* 0: 4 offsets fit, 1 values */
-static const int8_t o45[] = {12, 24, 32};
-static const int8_t o46[] = {24, 32};
-static const int8_t o47[] = {-1, 16, 24, 64}; /* 0: 59 offsets fit, 1 values */
-static const int8_t o48[] = {16, 24, 64};
-static const int8_t o49[] = {-1, 16, 24, 64}; /* 0: 2 offsets fit, 2 values */
-static const int8_t o50[] = {16, 24, 64};
-static const int8_t o51[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */
-static const int8_t o52[] = {16, -1, 64}; /* 1: 4 offsets fit, 1 values */
-static const int8_t o53[] = {16};
-static const int8_t o54[] = {-1, 16}; /* 0: 71 offsets fit, 1 values */
-static const int8_t o55[] = {16};
-static const int8_t o56[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 36 offsets fit, 1 values */
-static const int8_t o57[] = {-1, -1, 24, -1}; /* 0: 51 offsets fit, 1 values */ /* 1: 10 offsets fit, 1 values */ /* 3: 10 offsets fit, 1 values */
-static const int8_t o58[] = {81, -1, 24, -1}; /* 1: 6 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
-static const int8_t o59[] = {-1, -1, -1, -1}; /* 0: 48 offsets fit, 1 values */ /* 1: 2 offsets fit, 2 values */ /* 2: 2 offsets fit, 2 values */ /* 3: 8 offsets fit, 1 values */
-static const int8_t o60[] = {16, 24, 64};
-static const int8_t o61[] = {12, 16, 24};
-static const int8_t o62[] = {16, 24};
-static const int8_t o63[] = {16, 24, 64};
-static const int8_t o64[] = {81, 16, 24, 64, -1}; /* 4: 9 offsets fit, 1 values */
-static const int8_t o65[] = {16, 24, 64, -1}; /* 3: 4 offsets fit, 1 values */
-static const int8_t o66[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
-static const int8_t o67[] = {12, 16, 24, 64};
-static const int8_t o68[] = {16, 24, 64};
-static const int8_t o69[] = {-1, -1, -1, -1, 68}; /* 0: 74 offsets fit, 1 values */ /* 1: 4 offsets fit, 1 values */ /* 2: 74 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
-static const int8_t o70[] = {-1, -1, -1, -1, -1}; /* 0: 71 offsets fit, 1 values */ /* 1: 7 offsets fit, 1 values */ /* 2: 7 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 71 offsets fit, 1 values */
-static const int8_t o71[] = {-1, -1, -1}; /* 0: 61 offsets fit, 1 values */ /* 1: 2 offsets fit, 6 values */ /* 2: 2 offsets fit, 6 values */
-static const int8_t o72[] = {16, 24};
-static const int8_t o73[] = {-1, 16, 24, 64}; /* 0: 57 offsets fit, 1 values */
-static const int8_t o74[] = {12, 16, 24, 64};
-static const int8_t o75[] = {16, 24, 64};
-static const int8_t o76[] = {16, 24, 64, -1}; /* 3: 55 offsets fit, 1 values */
-static const int8_t o77[] = {-1, 16, 24, 64}; /* 0: 5 offsets fit, 1 values */
-static const int8_t o78[] = {16, 24, 64};
-static const int8_t o79[] = {16, 24};
-static const int8_t o80[] = {-1, -1, 24, -1}; /* 0: 55 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
-static const int8_t o81[] = {-1, -1, -1}; /* 0: 2 offsets fit, 2 values */ /* 1: 2 offsets fit, 2 values */ /* 2: 11 offsets fit, 1 values */
-static const int8_t o82[] = {16, 24};
-static const int8_t o83[] = {16, 24, 64};
-static const int8_t o84[] = {0};
-static const int8_t o85[] = {16};
-static const int8_t o86[] = {16};
-static const int8_t o87[] = {0};
-static const int8_t o88[] = {16};
-static const int8_t o89[] = {0};
-static const int8_t o90[] = {12};
-static const int8_t o91[] = {0};
-static const int8_t o92[] = {24};
-static const int8_t o93[] = {-1, 16, 24, 32}; /* 0: 8 offsets fit, 1 values */
-static const int8_t o94[] = {16, 24, 32};
-static const int8_t o95[] = {16, -1}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o96[] = {16, 24};
-static const int8_t o97[] = {16, 24, 32};
-static const int8_t o98[] = {16, 32};
-static const int8_t o99[] = {24, 64, 32};
-static const int8_t o100[] = {16};
-static const int8_t o101[] = {16};
-static const int8_t o102[] = {-1, -1, 24, -1}; /* 0: 53 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
-static const int8_t o103[] = {12, 16, 81, 24};
-static const int8_t o104[] = {12, 16, 24, 64, 87};
-static const int8_t o105[] = {16, 81, 24};
-static const int8_t o106[] = {16, 24, 64, 87};
-static const int8_t o107[] = {16, 24};
-static const int8_t o108[] = {16, 24, 64};
-static const int8_t o109[] = {12, 16, 24, 64};
-static const int8_t o110[] = {16, 24, 64};
-static const int8_t o111[] = {12, 16, 24, 64};
-static const int8_t o112[] = {16, 24, 64};
-static const int8_t o113[] = {-1, -1}; /* 0: 2 offsets fit, 15 values */ /* 1: 2 offsets fit, 15 values */
-static const int8_t o114[] = {-1, 24, -1}; /* 0: 2 offsets fit, 15 values */ /* 2: 2 offsets fit, 15 values */
-static const int8_t o115[] = {16};
-static const int8_t o116[] = {0};
-static const int8_t o117[] = {16, 32};
-static const int8_t o118[] = {-1, 16, -1, -1, 24, 32, 64}; /* 0: 3 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 3: 3 offsets fit, 1 values */
-static const int8_t o119[] = {12, 16, 81, 24, 32, -1}; /* 5: 2 offsets fit, 1 values */
-static const int8_t o120[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
-static const int8_t o121[] = {16, 81, 84, 24, 32, 64};
-static const int8_t o122[] = {16, 81, 24, 32, -1}; /* 4: 2 offsets fit, 1 values */
-static const int8_t o123[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
-static const int8_t o124[] = {16, 24, 32};
-static const int8_t o125[] = {12, 16, 24, 32, 64};
-static const int8_t o126[] = {16, 24, 32, 64};
-static const int8_t o127[] = {16, 32};
-static const int8_t o128[] = {16, -1, -1, 32}; /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */
-static const int8_t o129[] = {12, 16, 32};
-static const int8_t o130[] = {16, 32};
-static const int8_t o131[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 1 values */
-static const int8_t o132[] = {-1, -1, 24, 32, -1}; /* 0: 59 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
-static const int8_t o133[] = {81, -1, 24, 32, -1}; /* 1: 12 offsets fit, 1 values */ /* 4: 12 offsets fit, 1 values */
+static const int8_t o2[] = {16, 24, 32, -1}; /* 3: 66 offsets fit, 1 values */
+static const int8_t o3[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 1 values */
+static const int8_t o4[] = {-1, -1, 24, 32, -1}; /* 0: 57 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
+static const int8_t o5[] = {81, -1, 24, 32, -1}; /* 1: 12 offsets fit, 1 values */ /* 4: 12 offsets fit, 1 values */
+static const int8_t o6[] = {12, 16, 81, 84, 24, 32, 64};
+static const int8_t o7[] = {12, 16, 81, 24, 32, 64};
+static const int8_t o8[] = {12, 16, 24, 32, -1}; /* 4: 8 offsets fit, 1 values */
+static const int8_t o9[] = {12, 16, 24, 32, 64, 87, 77};
+static const int8_t o10[] = {16, 81, 84, 24, 32, 64};
+static const int8_t o11[] = {16, 81, 24, 32, 64};
+static const int8_t o12[] = {16, 24, 32, -1}; /* 3: 8 offsets fit, 1 values */
+static const int8_t o13[] = {16, 24, 32, 64, 87, 77};
+static const int8_t o14[] = {12, 16, 24, 32};
+static const int8_t o15[] = {12, 16, 24, 32, 87};
+static const int8_t o16[] = {16, 81, 24, 32};
+static const int8_t o17[] = {16, 24, 32};
+static const int8_t o18[] = {16, 24, 32, 87};
+static const int8_t o19[] = {16, 24, 32, 64};
+static const int8_t o20[] = {16, 24, 32, 64, 87};
+static const int8_t o21[] = {-1, 16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
+static const int8_t o22[] = {-1, -1, 32, 64, -1}; /* 0: 2 offsets fit, 2 values */ /* 1: 2 offsets fit, 2 values */ /* 4: 10 offsets fit, 1 values */
+static const int8_t o23[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
+static const int8_t o24[] = {16, 24, 32, 64};
+static const int8_t o25[] = {12, -1, -1, -1}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 6 values */ /* 2: 3 offsets fit, 6 values */ /* 3: 3 offsets fit, 6 values */
+static const int8_t o26[] = {16, 24, 32};
+static const int8_t o27[] = {12, 16, 24, 32};
+static const int8_t o28[] = {16, 24, 32};
+static const int8_t o29[] = {12, -1, -1, -1, -1}; /* 0: 59 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 2 values */ /* 2: 2 offsets fit, 2 values */ /* 3: 2 offsets fit, 2 values */ /* 4: 2 offsets fit, 2 values */
+static const int8_t o30[] = {16, 24, 32, 64};
+static const int8_t o31[] = {12, 16, -1, -1, 64}; /* 2: 9 offsets fit, 1 values */ /* 3: 9 offsets fit, 1 values */
+static const int8_t o32[] = {16, 24, 32, 64};
+static const int8_t o33[] = {16, -1, -1, 64, -1}; /* 1: 9 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
+static const int8_t o34[] = {-1, 24, -1, -1}; /* 0: 2 offsets fit, 1 values */ /* 2: 45 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values */
+static const int8_t o35[] = {16, 24, 32, 64};
+static const int8_t o36[] = {16, 24, 32};
+static const int8_t o37[] = {-1, 24, 32, -1}; /* 0: 2 offsets fit, 20 values */ /* 3: 2 offsets fit, 20 values */
+static const int8_t o38[] = {-1, -1, -1, 32, -1}; /* 0: 57 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
+static const int8_t o39[] = {-1, -1, -1, -1, -1, -1}; /* 0: 2 offsets fit, 1 values */ /* 1: 7 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 45 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */
+static const int8_t o40[] = {16, 32};
+static const int8_t o41[] = {12, 16, 32}; /* 0: 71 offsets fit, 1 values; the guard's bit */
+static const int8_t o42[] = {16, 32};
+static const int8_t o43[] = {32};
+static const int8_t o44[] = {16, 24};
+static const int8_t o45[] = {12, 16, 24};
+static const int8_t o46[] = {16, 24};
+static const int8_t o47[] = {12, -1, 32}; /* 0: 66 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 1 values */
+static const int8_t o48[] = {24, 32};
+static const int8_t o49[] = {-1, 32}; /* 0: 4 offsets fit, 1 values */
+static const int8_t o50[] = {12, 24, 32};
+static const int8_t o51[] = {24, 32};
+static const int8_t o52[] = {-1, -1, -1, -1, 64}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values */
+static const int8_t o53[] = {12, 16, 24, 64}; /* 0: 59 offsets fit, 1 values; the guard's bit */
+static const int8_t o54[] = {16, 24, 64};
+static const int8_t o55[] = {12, 16, 24, 64}; /* 0: 2 offsets fit, 2 values; the guard's bit */
+static const int8_t o56[] = {16, 24, 64};
+static const int8_t o57[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */
+static const int8_t o58[] = {-1, -1, -1, -1}; /* 0: 4 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 3: 9 offsets fit, 1 values */
+static const int8_t o59[] = {16, 24, 64};
+static const int8_t o60[] = {16};
+static const int8_t o61[] = {16, 24};
+static const int8_t o62[] = {12, 16}; /* 0: 71 offsets fit, 1 values; the guard's bit */
+static const int8_t o63[] = {16};
+static const int8_t o64[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 36 offsets fit, 1 values */
+static const int8_t o65[] = {-1, -1, 24, -1}; /* 0: 51 offsets fit, 1 values */ /* 1: 10 offsets fit, 1 values */ /* 3: 10 offsets fit, 1 values */
+static const int8_t o66[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o67[] = {12, -1, -1, -1}; /* 0: 48 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 2 values */ /* 2: 2 offsets fit, 2 values */ /* 3: 8 offsets fit, 1 values */
+static const int8_t o68[] = {16, 81, 24, 64};
+static const int8_t o69[] = {16, 24, 64};
+static const int8_t o70[] = {12, 16, 24};
+static const int8_t o71[] = {16, 24};
+static const int8_t o72[] = {16, 24, 64};
+static const int8_t o73[] = {81, 16, 24, 64, -1}; /* 4: 9 offsets fit, 1 values */
+static const int8_t o74[] = {16, 24, 64, -1}; /* 3: 4 offsets fit, 1 values */
+static const int8_t o75[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
+static const int8_t o76[] = {12, 16, 24, 64};
+static const int8_t o77[] = {16, 24, 64};
+static const int8_t o78[] = {-1, -1, -1, -1, 68}; /* 0: 74 offsets fit, 1 values */ /* 1: 4 offsets fit, 1 values */ /* 2: 74 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
+static const int8_t o79[] = {-1, -1, -1, -1, -1}; /* 0: 71 offsets fit, 1 values */ /* 1: 7 offsets fit, 1 values */ /* 2: 7 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 71 offsets fit, 1 values */
+static const int8_t o80[] = {12, -1, -1}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 6 values */ /* 2: 2 offsets fit, 6 values */
+static const int8_t o81[] = {16, 24};
+static const int8_t o82[] = {12, 16, 24, 64}; /* 0: 57 offsets fit, 1 values; the guard's bit */
+static const int8_t o83[] = {12, 16, 24, 64};
+static const int8_t o84[] = {16, 24, 64};
+static const int8_t o85[] = {16, 24, 64, -1}; /* 3: 55 offsets fit, 1 values */
+static const int8_t o86[] = {12, 16, 24, 64}; /* 0: 5 offsets fit, 1 values; the guard's bit */
+static const int8_t o87[] = {16, 24, 64};
+static const int8_t o88[] = {16, 24, -1}; /* 2: 2 offsets fit, 1 values */
+static const int8_t o89[] = {16, 24};
+static const int8_t o90[] = {-1, -1, 24, -1}; /* 0: 55 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
+static const int8_t o91[] = {-1, -1, -1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 55 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
+static const int8_t o92[] = {-1, -1, -1}; /* 0: 2 offsets fit, 2 values */ /* 1: 2 offsets fit, 2 values */ /* 2: 11 offsets fit, 1 values */
+static const int8_t o93[] = {16, 24};
+static const int8_t o94[] = {16, 24, 64};
+static const int8_t o95[] = {0};
+static const int8_t o96[] = {16};
+static const int8_t o97[] = {16};
+static const int8_t o98[] = {0};
+static const int8_t o99[] = {16};
+static const int8_t o100[] = {0};
+static const int8_t o101[] = {12};
+static const int8_t o102[] = {0};
+static const int8_t o103[] = {0};
+static const int8_t o104[] = {12};
+static const int8_t o105[] = {24};
+static const int8_t o106[] = {12, 16, 24, 32}; /* 0: 8 offsets fit, 1 values; the guard's bit */
+static const int8_t o107[] = {16, 24, 32};
+static const int8_t o108[] = {16, -1}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o109[] = {12, 16, 24};
+static const int8_t o110[] = {-1}; /* 0: 3 offsets fit, 1 values */
+static const int8_t o111[] = {16, 24};
+static const int8_t o112[] = {16, 24, 32};
+static const int8_t o113[] = {16, 32};
+static const int8_t o114[] = {24, 64, 32};
+static const int8_t o115[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
+static const int8_t o116[] = {16};
+static const int8_t o117[] = {16};
+static const int8_t o118[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o119[] = {12, 16, 81, 24};
+static const int8_t o120[] = {12, 16, 24, 64, 87};
+static const int8_t o121[] = {16, 81, 24};
+static const int8_t o122[] = {16, 24, 64, 87};
+static const int8_t o123[] = {16, 24};
+static const int8_t o124[] = {16, 24, 64};
+static const int8_t o125[] = {12, 16, 24, 64};
+static const int8_t o126[] = {16, 24, 64};
+static const int8_t o127[] = {12, 16, 24, 64};
+static const int8_t o128[] = {16, 24, 64};
+static const int8_t o129[] = {-1, -1}; /* 0: 2 offsets fit, 15 values */ /* 1: 2 offsets fit, 15 values */
+static const int8_t o130[] = {-1, 24, -1}; /* 0: 2 offsets fit, 15 values */ /* 2: 2 offsets fit, 15 values */
+static const int8_t o131[] = {16};
+static const int8_t o132[] = {0};
+static const int8_t o133[] = {16, 32};
 static const int8_t o134[] = {12, 16, 81, 84, 24, 32, 64};
-static const int8_t o135[] = {12, 16, 81, 24, 32, 64};
-static const int8_t o136[] = {12, 16, 24, 32, -1}; /* 4: 8 offsets fit, 1 values */
-static const int8_t o137[] = {12, 16, 24, 32, 64, 87, 77};
-static const int8_t o138[] = {16, 81, 84, 24, 32, 64};
-static const int8_t o139[] = {16, 81, 24, 32, 64};
-static const int8_t o140[] = {16, 24, 32, -1}; /* 3: 8 offsets fit, 1 values */
-static const int8_t o141[] = {16, 24, 32, 64, 87, 77};
-static const int8_t o142[] = {12, 16, 24, 32};
-static const int8_t o143[] = {12, 16, 24, 32, 87};
-static const int8_t o144[] = {16, -1, 24, 32}; /* 1: 45 offsets fit, 1 values */
-static const int8_t o145[] = {16, 24, 32};
-static const int8_t o146[] = {16, 24, 32, 87};
-static const int8_t o147[] = {16, 24, 32, 64};
-static const int8_t o148[] = {16, 24, 32, -1, -1}; /* 3: 2 offsets fit, 1 values */ /* 4: 56 offsets fit, 1 values */
-static const int8_t o149[] = {-1, 16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
-static const int8_t o150[] = {-1, -1, 32, 64, -1}; /* 0: 2 offsets fit, 2 values */ /* 1: 2 offsets fit, 2 values */ /* 4: 10 offsets fit, 1 values */
-static const int8_t o151[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
-static const int8_t o152[] = {16, 24, 32, 64};
-static const int8_t o153[] = {-1, -1, -1, -1}; /* 0: 61 offsets fit, 1 values */ /* 1: 3 offsets fit, 6 values */ /* 2: 3 offsets fit, 6 values */ /* 3: 3 offsets fit, 6 values */
-static const int8_t o154[] = {16, 24, 32};
-static const int8_t o155[] = {-1, -1, -1, 32}; /* 0: 58 offsets fit, 1 values */ /* 1: 2 offsets fit, 2 values */ /* 2: 2 offsets fit, 2 values */
-static const int8_t o156[] = {16, 24, 32};
-static const int8_t o157[] = {-1, -1, -1, -1, -1}; /* 0: 63 offsets fit, 1 values */ /* 1: 2 offsets fit, 2 values */ /* 2: 2 offsets fit, 2 values */ /* 3: 2 offsets fit, 2 values */ /* 4: 2 offsets fit, 2 values */
-static const int8_t o158[] = {16, 24, 32, 64};
-static const int8_t o159[] = {12, 16, -1, -1, 64}; /* 2: 9 offsets fit, 1 values */ /* 3: 9 offsets fit, 1 values */
-static const int8_t o160[] = {16, 24, 32, 64};
-static const int8_t o161[] = {-1, 24, -1, -1}; /* 0: 2 offsets fit, 1 values */ /* 2: 45 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values */
-static const int8_t o162[] = {16, 24, 32, 64};
+static const int8_t o135[] = {12, 16, 81, 24, 32, -1}; /* 5: 2 offsets fit, 1 values */
+static const int8_t o136[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
+static const int8_t o137[] = {16, 81, 84, 24, 32, 64};
+static const int8_t o138[] = {16, 81, 24, 32, -1}; /* 4: 2 offsets fit, 1 values */
+static const int8_t o139[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
+static const int8_t o140[] = {16, 24, 32};
+static const int8_t o141[] = {12, 16, 24, 32, 64};
+static const int8_t o142[] = {16, 24, 32, 64};
+static const int8_t o143[] = {16, 32};
+static const int8_t o144[] = {16, -1, -1, 32}; /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */
+static const int8_t o145[] = {-1, 16, 24}; /* 0: 5 offsets fit, 1 values */
+static const int8_t o146[] = {12, 16, 32};
+static const int8_t o147[] = {16, 32};
+static const int8_t o148[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 2 values */
+static const int8_t o149[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 1 values */
+static const int8_t o150[] = {-1, -1, 24, 32, -1}; /* 0: 59 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
+static const int8_t o151[] = {81, -1, 24, 32, -1}; /* 1: 12 offsets fit, 1 values */ /* 4: 12 offsets fit, 1 values */
+static const int8_t o152[] = {12, 16, 81, 84, 24, 32, 64};
+static const int8_t o153[] = {12, 16, 81, 24, 32, 64};
+static const int8_t o154[] = {12, 16, 24, 32, -1}; /* 4: 8 offsets fit, 1 values */
+static const int8_t o155[] = {12, 16, 24, 32, 64, 87, 77};
+static const int8_t o156[] = {16, 81, 84, 24, 32, 64};
+static const int8_t o157[] = {16, 81, 24, 32, 64};
+static const int8_t o158[] = {16, 24, 32, -1}; /* 3: 8 offsets fit, 1 values */
+static const int8_t o159[] = {16, 24, 32, 64, 87, 77};
+static const int8_t o160[] = {12, 16, 24, 32};
+static const int8_t o161[] = {12, 16, 24, 32, 87};
+static const int8_t o162[] = {16, 81, 24, 32};
 static const int8_t o163[] = {16, 24, 32};
-static const int8_t o164[] = {-1, 24, 32, -1}; /* 0: 2 offsets fit, 17 values */ /* 3: 2 offsets fit, 17 values */
-static const int8_t o165[] = {-1, -1, -1}; /* 0: 2 offsets fit, 138 values */ /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 138 values */
-static const int8_t o166[] = {-1, -1, -1, 32, -1}; /* 0: 57 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
-static const int8_t o167[] = {-1, 16, 32}; /* 0: 73 offsets fit, 1 values */
-static const int8_t o168[] = {16, 32};
-static const int8_t o169[] = {-1, 32}; /* 0: 4 offsets fit, 1 values */
-static const int8_t o170[] = {12, 24, 32};
-static const int8_t o171[] = {24, 32};
-static const int8_t o172[] = {-1, 16, 24, 64}; /* 0: 63 offsets fit, 1 values */
-static const int8_t o173[] = {16, 24, 64};
-static const int8_t o174[] = {12, 16, 24, 64};
-static const int8_t o175[] = {16, 24, 64};
-static const int8_t o176[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */
-static const int8_t o177[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */
-static const int8_t o178[] = {16, -1, 64}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o179[] = {16};
-static const int8_t o180[] = {-1, 16}; /* 0: 72 offsets fit, 1 values */
-static const int8_t o181[] = {16};
-static const int8_t o182[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 37 offsets fit, 1 values */
-static const int8_t o183[] = {-1, -1, 24, -1}; /* 0: 51 offsets fit, 1 values */ /* 1: 10 offsets fit, 1 values */ /* 3: 10 offsets fit, 1 values */
-static const int8_t o184[] = {81, -1, 24, -1}; /* 1: 6 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
-static const int8_t o185[] = {-1, -1, -1, -1}; /* 0: 53 offsets fit, 1 values */ /* 1: 2 offsets fit, 2 values */ /* 2: 2 offsets fit, 2 values */ /* 3: 8 offsets fit, 1 values */
-static const int8_t o186[] = {16, 24, 64};
-static const int8_t o187[] = {12, 16, 24};
-static const int8_t o188[] = {16, 24};
-static const int8_t o189[] = {16, 24, 64};
-static const int8_t o190[] = {81, 16, 24, 64, -1}; /* 4: 9 offsets fit, 1 values */
-static const int8_t o191[] = {16, 24, 64, -1}; /* 3: 4 offsets fit, 1 values */
-static const int8_t o192[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
-static const int8_t o193[] = {12, 16, 24, 64};
-static const int8_t o194[] = {16, 24, 64};
-static const int8_t o195[] = {-1, -1, -1, -1, 68}; /* 0: 74 offsets fit, 1 values */ /* 1: 4 offsets fit, 1 values */ /* 2: 74 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
-static const int8_t o196[] = {-1, -1, -1, -1, -1}; /* 0: 71 offsets fit, 1 values */ /* 1: 7 offsets fit, 1 values */ /* 2: 7 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 71 offsets fit, 1 values */
-static const int8_t o197[] = {-1, -1, -1}; /* 0: 61 offsets fit, 1 values */ /* 1: 2 offsets fit, 6 values */ /* 2: 2 offsets fit, 6 values */
-static const int8_t o198[] = {16, 24};
-static const int8_t o199[] = {-1, 16, 24, 64}; /* 0: 60 offsets fit, 1 values */
-static const int8_t o200[] = {12, 16, 24, 64};
+static const int8_t o164[] = {16, 24, 32, 87};
+static const int8_t o165[] = {16, 24, 32, 64};
+static const int8_t o166[] = {16, 24, 32, 64, 87};
+static const int8_t o167[] = {-1, 16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
+static const int8_t o168[] = {-1, -1, 32, 64, -1}; /* 0: 2 offsets fit, 2 values */ /* 1: 2 offsets fit, 2 values */ /* 4: 10 offsets fit, 1 values */
+static const int8_t o169[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
+static const int8_t o170[] = {16, 24, 32, 64};
+static const int8_t o171[] = {12, -1, -1, -1}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 6 values */ /* 2: 3 offsets fit, 6 values */ /* 3: 3 offsets fit, 6 values */
+static const int8_t o172[] = {16, 24, 32};
+static const int8_t o173[] = {12, 16, 24, 32};
+static const int8_t o174[] = {16, 24, 32};
+static const int8_t o175[] = {12, -1, -1, -1, -1}; /* 0: 63 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 2 values */ /* 2: 2 offsets fit, 2 values */ /* 3: 2 offsets fit, 2 values */ /* 4: 2 offsets fit, 2 values */
+static const int8_t o176[] = {16, 24, 32, 64};
+static const int8_t o177[] = {12, 16, -1, -1, 64}; /* 2: 9 offsets fit, 1 values */ /* 3: 9 offsets fit, 1 values */
+static const int8_t o178[] = {16, 24, 32, 64};
+static const int8_t o179[] = {16, -1, -1, -1, -1}; /* 1: 9 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
+static const int8_t o180[] = {-1, 24, -1, -1}; /* 0: 2 offsets fit, 1 values */ /* 2: 45 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values */
+static const int8_t o181[] = {16, 24, 32, 64};
+static const int8_t o182[] = {16, 24, 32};
+static const int8_t o183[] = {-1, 24, 32, -1}; /* 0: 2 offsets fit, 17 values */ /* 3: 2 offsets fit, 17 values */
+static const int8_t o184[] = {-1, -1, -1}; /* 0: 2 offsets fit, 138 values */ /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 138 values */
+static const int8_t o185[] = {-1, -1, -1, 32, -1}; /* 0: 57 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
+static const int8_t o186[] = {-1, -1, -1, -1, -1, -1}; /* 0: 4 offsets fit, 1 values */ /* 1: 7 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 45 offsets fit, 1 values */ /* 5: 19 offsets fit, 1 values */
+static const int8_t o187[] = {12, 16, 32}; /* 0: 73 offsets fit, 1 values; the guard's bit */
+static const int8_t o188[] = {16, 32};
+static const int8_t o189[] = {32};
+static const int8_t o190[] = {-1, 32}; /* 0: 4 offsets fit, 1 values */
+static const int8_t o191[] = {12, 24, 32};
+static const int8_t o192[] = {24, 32};
+static const int8_t o193[] = {-1, -1, 24, -1, 64}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values */
+static const int8_t o194[] = {12, 16, 24, 64}; /* 0: 63 offsets fit, 1 values; the guard's bit */
+static const int8_t o195[] = {16, 24, 64};
+static const int8_t o196[] = {12, 16, 24, 64};
+static const int8_t o197[] = {16, 24, 64};
+static const int8_t o198[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */
+static const int8_t o199[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */
+static const int8_t o200[] = {-1, -1, -1, -1}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 3: 8 offsets fit, 1 values */
 static const int8_t o201[] = {16, 24, 64};
-static const int8_t o202[] = {16, 24, 64, -1}; /* 3: 54 offsets fit, 1 values */
-static const int8_t o203[] = {-1, 16, 24, 64}; /* 0: 6 offsets fit, 1 values */
-static const int8_t o204[] = {16, 24, 64};
-static const int8_t o205[] = {16, 24};
-static const int8_t o206[] = {-1, -1, 24, -1}; /* 0: 55 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
-static const int8_t o207[] = {-1, -1, -1}; /* 0: 2 offsets fit, 2 values */ /* 1: 2 offsets fit, 2 values */ /* 2: 11 offsets fit, 1 values */
-static const int8_t o208[] = {16, 24};
-static const int8_t o209[] = {16, 24, 64};
-static const int8_t o210[] = {0};
-static const int8_t o211[] = {16};
-static const int8_t o212[] = {16};
-static const int8_t o213[] = {0};
-static const int8_t o214[] = {-1}; /* 0: 79 offsets fit, 1 values */
-static const int8_t o215[] = {16};
-static const int8_t o216[] = {0};
-static const int8_t o217[] = {12};
-static const int8_t o218[] = {0};
-static const int8_t o219[] = {24};
-static const int8_t o220[] = {12, 16, 32, 24};
-static const int8_t o221[] = {16, 32, 24};
-static const int8_t o222[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
+static const int8_t o202[] = {16};
+static const int8_t o203[] = {16, 24};
+static const int8_t o204[] = {12, 16}; /* 0: 71 offsets fit, 1 values; the guard's bit */
+static const int8_t o205[] = {16};
+static const int8_t o206[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 37 offsets fit, 1 values */
+static const int8_t o207[] = {-1, -1, 24, -1}; /* 0: 51 offsets fit, 1 values */ /* 1: 10 offsets fit, 1 values */ /* 3: 10 offsets fit, 1 values */
+static const int8_t o208[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o209[] = {12, -1, -1, -1}; /* 0: 53 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 2 values */ /* 2: 2 offsets fit, 2 values */ /* 3: 8 offsets fit, 1 values */
+static const int8_t o210[] = {16, 81, 24, 64};
+static const int8_t o211[] = {16, 24, 64};
+static const int8_t o212[] = {12, 16, 24};
+static const int8_t o213[] = {16, 24};
+static const int8_t o214[] = {16, 24, 64};
+static const int8_t o215[] = {81, 16, 24, 64, -1}; /* 4: 9 offsets fit, 1 values */
+static const int8_t o216[] = {16, 24, 64, -1}; /* 3: 4 offsets fit, 1 values */
+static const int8_t o217[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
+static const int8_t o218[] = {12, 16, 24, 64};
+static const int8_t o219[] = {16, 24, 64};
+static const int8_t o220[] = {-1, -1, -1, -1, 68}; /* 0: 74 offsets fit, 1 values */ /* 1: 4 offsets fit, 1 values */ /* 2: 74 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
+static const int8_t o221[] = {-1, -1, -1, -1, -1}; /* 0: 71 offsets fit, 1 values */ /* 1: 7 offsets fit, 1 values */ /* 2: 7 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 71 offsets fit, 1 values */
+static const int8_t o222[] = {12, -1, -1}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 6 values */ /* 2: 2 offsets fit, 6 values */
 static const int8_t o223[] = {16, 24};
-static const int8_t o224[] = {16, 24, 32};
-static const int8_t o225[] = {16, 32};
-static const int8_t o226[] = {64, 24, 32};
-static const int8_t o227[] = {24, 64, 32};
-static const int8_t o228[] = {16};
-static const int8_t o229[] = {16};
-static const int8_t o230[] = {-1, -1, 24, -1}; /* 0: 53 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
-static const int8_t o231[] = {-1, 16, 81, 24, 64}; /* 0: 5 offsets fit, 1 values */
-static const int8_t o232[] = {-1, 16, 24, -1, 87, -1}; /* 0: 6 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */ /* 5: 14 offsets fit, 1 values */
-static const int8_t o233[] = {16, 81, 24, 64};
-static const int8_t o234[] = {16, 24, -1, 87, -1}; /* 2: 4 offsets fit, 1 values */ /* 4: 15 offsets fit, 1 values */
-static const int8_t o235[] = {12, 16, 81, 24};
-static const int8_t o236[] = {12, 16, 24, 64, 87};
-static const int8_t o237[] = {16, 81, 24};
-static const int8_t o238[] = {16, 24, 64, 87};
-static const int8_t o239[] = {16, 24};
-static const int8_t o240[] = {16, 24, 64};
-static const int8_t o241[] = {12, 16, 24, 64};
-static const int8_t o242[] = {16, 24, 64};
-static const int8_t o243[] = {12, 16, 24, 64};
-static const int8_t o244[] = {16, 24, 64};
-static const int8_t o245[] = {-1, -1}; /* 0: 2 offsets fit, 15 values */ /* 1: 2 offsets fit, 15 values */
-static const int8_t o246[] = {16, 24, 64};
-static const int8_t o247[] = {16};
-static const int8_t o248[] = {0};
-static const int8_t o249[] = {16, 32};
-static const int8_t o250[] = {12, 16, 81, 84, 24, 32, 64};
-static const int8_t o251[] = {12, 16, 81, 24, 32, -1}; /* 5: 2 offsets fit, 1 values */
-static const int8_t o252[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
-static const int8_t o253[] = {16, 81, 84, 24, 32, 64};
-static const int8_t o254[] = {16, 81, 24, 32, -1}; /* 4: 2 offsets fit, 1 values */
-static const int8_t o255[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
+static const int8_t o224[] = {12, 16, 24, 64}; /* 0: 60 offsets fit, 1 values; the guard's bit */
+static const int8_t o225[] = {12, 16, 24, 64};
+static const int8_t o226[] = {16, 24, 64};
+static const int8_t o227[] = {16, 24, 64, -1}; /* 3: 54 offsets fit, 1 values */
+static const int8_t o228[] = {12, 16, 24, 64}; /* 0: 6 offsets fit, 1 values; the guard's bit */
+static const int8_t o229[] = {16, 24, 64};
+static const int8_t o230[] = {16, 24, -1}; /* 2: 2 offsets fit, 1 values */
+static const int8_t o231[] = {16, 24};
+static const int8_t o232[] = {-1, -1, 24, -1}; /* 0: 55 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
+static const int8_t o233[] = {-1, -1, -1, -1}; /* 0: 2 offsets fit, 1 values */ /* 1: 53 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
+static const int8_t o234[] = {-1, -1, -1}; /* 0: 2 offsets fit, 2 values */ /* 1: 2 offsets fit, 2 values */ /* 2: 11 offsets fit, 1 values */
+static const int8_t o235[] = {16, 24};
+static const int8_t o236[] = {16, 24, 64};
+static const int8_t o237[] = {0};
+static const int8_t o238[] = {16};
+static const int8_t o239[] = {16};
+static const int8_t o240[] = {0};
+static const int8_t o241[] = {12}; /* 0: 79 offsets fit, 1 values; the guard's bit */
+static const int8_t o242[] = {16};
+static const int8_t o243[] = {0};
+static const int8_t o244[] = {12};
+static const int8_t o245[] = {-1}; /* 0: 2 offsets fit, 1 values */
+static const int8_t o246[] = {0};
+static const int8_t o247[] = {0};
+static const int8_t o248[] = {12};
+static const int8_t o249[] = {24};
+static const int8_t o250[] = {12, 16, 32, 24};
+static const int8_t o251[] = {16, 32, 24};
+static const int8_t o252[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
+static const int8_t o253[] = {12, 16, 24};
+static const int8_t o254[] = {16};
+static const int8_t o255[] = {16, 24};
 static const int8_t o256[] = {16, 24, 32};
-static const int8_t o257[] = {12, 16, 24, 32, 64};
-static const int8_t o258[] = {16, 24, 32, 64};
-static const int8_t o259[] = {16, 32};
-static const int8_t o260[] = {16, -1, -1, 32}; /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */
-static const int8_t o261[] = {12, 16, 32};
-static const int8_t o262[] = {16, 32};
-static const int8_t o263[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 1 values */
-static const int8_t o264[] = {-1, -1, 24, 32, -1}; /* 0: 59 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
-static const int8_t o265[] = {81, -1, 24, 32, -1}; /* 1: 12 offsets fit, 1 values */ /* 4: 12 offsets fit, 1 values */
-static const int8_t o266[] = {12, 16, 81, 84, 24, 32, 64};
-static const int8_t o267[] = {12, 16, 81, 24, 32, 64};
-static const int8_t o268[] = {12, 16, 24, 32, -1}; /* 4: 8 offsets fit, 1 values */
-static const int8_t o269[] = {12, 16, 24, 32, 64, 87, 77};
-static const int8_t o270[] = {16, 81, 84, 24, 32, 64};
-static const int8_t o271[] = {16, 81, 24, 32, 64};
-static const int8_t o272[] = {16, 24, 32, -1}; /* 3: 8 offsets fit, 1 values */
-static const int8_t o273[] = {16, 24, 32, 64, 87, 77};
-static const int8_t o274[] = {12, 16, 24, 32};
-static const int8_t o275[] = {12, 16, 24, 32, 87};
-static const int8_t o276[] = {16, -1, 24, 32}; /* 1: 43 offsets fit, 1 values */
-static const int8_t o277[] = {16, 24, 32};
-static const int8_t o278[] = {16, 24, 32, 87};
-static const int8_t o279[] = {16, 24, 32, 64};
-static const int8_t o280[] = {16, 24, 32, 64, -1}; /* 4: 47 offsets fit, 1 values */
-static const int8_t o281[] = {-1, 16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
-static const int8_t o282[] = {-1, -1, 32, 64, -1}; /* 0: 2 offsets fit, 2 values */ /* 1: 2 offsets fit, 2 values */ /* 4: 10 offsets fit, 1 values */
-static const int8_t o283[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
-static const int8_t o284[] = {16, 24, 32, 64};
-static const int8_t o285[] = {-1, -1, -1, -1}; /* 0: 61 offsets fit, 1 values */ /* 1: 3 offsets fit, 6 values */ /* 2: 3 offsets fit, 6 values */ /* 3: 3 offsets fit, 6 values */
-static const int8_t o286[] = {16, 24, 32};
-static const int8_t o287[] = {-1, -1, -1, 32}; /* 0: 64 offsets fit, 1 values */ /* 1: 2 offsets fit, 2 values */ /* 2: 2 offsets fit, 2 values */
-static const int8_t o288[] = {16, 24, 32};
-static const int8_t o289[] = {-1, -1, -1, -1, -1}; /* 0: 69 offsets fit, 1 values */ /* 1: 3 offsets fit, 2 values */ /* 2: 2 offsets fit, 2 values */ /* 3: 3 offsets fit, 2 values */ /* 4: 2 offsets fit, 2 values */
-static const int8_t o290[] = {16, 24, 32, 64};
-static const int8_t o291[] = {12, 16, -1, -1, 64}; /* 2: 9 offsets fit, 1 values */ /* 3: 9 offsets fit, 1 values */
+static const int8_t o257[] = {16, 32};
+static const int8_t o258[] = {12, -1, -1, 32}; /* 0: 63 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */
+static const int8_t o259[] = {64, 24, 32};
+static const int8_t o260[] = {24, 64, 32};
+static const int8_t o261[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
+static const int8_t o262[] = {16};
+static const int8_t o263[] = {16};
+static const int8_t o264[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o265[] = {12, 16, 81, 24, 64}; /* 0: 5 offsets fit, 1 values; the guard's bit */
+static const int8_t o266[] = {12, 16, 24, -1, 87, -1}; /* 0: 6 offsets fit, 1 values; the guard's bit */ /* 3: 4 offsets fit, 1 values */ /* 5: 14 offsets fit, 1 values */
+static const int8_t o267[] = {16, 81, 24, 64};
+static const int8_t o268[] = {16, 24, -1, 87, -1}; /* 2: 4 offsets fit, 1 values */ /* 4: 15 offsets fit, 1 values */
+static const int8_t o269[] = {12, 16, 81, 24};
+static const int8_t o270[] = {12, 16, 24, 64, 87};
+static const int8_t o271[] = {16, 81, 24};
+static const int8_t o272[] = {16, 24, 64, 87};
+static const int8_t o273[] = {16, 24};
+static const int8_t o274[] = {16, 24, 64};
+static const int8_t o275[] = {12, 16, 24, 64};
+static const int8_t o276[] = {16, 24, 64};
+static const int8_t o277[] = {12, 16, 24, 64};
+static const int8_t o278[] = {16, 24, 64};
+static const int8_t o279[] = {-1, -1}; /* 0: 2 offsets fit, 15 values */ /* 1: 2 offsets fit, 15 values */
+static const int8_t o280[] = {16, 24, 64};
+static const int8_t o281[] = {16};
+static const int8_t o282[] = {0};
+static const int8_t o283[] = {16, 32};
+static const int8_t o284[] = {12, 16, 81, 84, 24, 32, 64};
+static const int8_t o285[] = {12, 16, 81, 24, 32, -1}; /* 5: 2 offsets fit, 1 values */
+static const int8_t o286[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
+static const int8_t o287[] = {16, 81, 84, 24, 32, 64};
+static const int8_t o288[] = {16, 81, 24, 32, -1}; /* 4: 2 offsets fit, 1 values */
+static const int8_t o289[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
+static const int8_t o290[] = {16, 24, 32};
+static const int8_t o291[] = {12, 16, 24, 32, 64};
 static const int8_t o292[] = {16, 24, 32, 64};
-static const int8_t o293[] = {-1, 24, 32, -1}; /* 0: 2 offsets fit, 2 values */ /* 3: 2 offsets fit, 2 values */
-static const int8_t o294[] = {16, 24, 32, 64};
-static const int8_t o295[] = {16, 24, 32};
-static const int8_t o296[] = {16, 24, 32, 64};
-static const int8_t o297[] = {-1, -1, -1}; /* 0: 2 offsets fit, 138 values */ /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 138 values */
-static const int8_t o298[] = {-1, -1, -1, 32, -1}; /* 0: 57 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
-static const int8_t o299[] = {-1, 16, 32}; /* 0: 73 offsets fit, 1 values */
-static const int8_t o300[] = {16, 32};
-static const int8_t o301[] = {12, 24, 32};
-static const int8_t o302[] = {24, 32};
-static const int8_t o303[] = {-1, -1, 24, 64}; /* 0: 64 offsets fit, 1 values */ /* 1: 3 offsets fit, 2 values */
-static const int8_t o304[] = {16, 24, 64};
-static const int8_t o305[] = {-1, 16, 24, 64}; /* 0: 2 offsets fit, 2 values */
-static const int8_t o306[] = {16, 24, 64};
-static const int8_t o307[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */
-static const int8_t o308[] = {16, 24, 64};
-static const int8_t o309[] = {16};
-static const int8_t o310[] = {-1, 16}; /* 0: 71 offsets fit, 1 values */
-static const int8_t o311[] = {16};
-static const int8_t o312[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 37 offsets fit, 1 values */
-static const int8_t o313[] = {-1, -1, 24, -1}; /* 0: 51 offsets fit, 1 values */ /* 1: 10 offsets fit, 1 values */ /* 3: 10 offsets fit, 1 values */
-static const int8_t o314[] = {81, -1, 24, -1}; /* 1: 6 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
-static const int8_t o315[] = {-1, 16, 24, -1}; /* 0: 2 offsets fit, 3 values */ /* 3: 8 offsets fit, 1 values */
-static const int8_t o316[] = {16, 24, 64};
-static const int8_t o317[] = {12, 16, 24};
-static const int8_t o318[] = {16, 24};
-static const int8_t o319[] = {16, 24, 64};
-static const int8_t o320[] = {81, 16, 24, 64, -1}; /* 4: 9 offsets fit, 1 values */
-static const int8_t o321[] = {16, 24, 64, -1}; /* 3: 4 offsets fit, 1 values */
-static const int8_t o322[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
-static const int8_t o323[] = {12, 16, 24, 64};
-static const int8_t o324[] = {16, 24, 64};
-static const int8_t o325[] = {-1, -1, -1, -1, 68}; /* 0: 74 offsets fit, 1 values */ /* 1: 4 offsets fit, 1 values */ /* 2: 74 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
-static const int8_t o326[] = {-1, -1, -1, -1, -1}; /* 0: 71 offsets fit, 1 values */ /* 1: 7 offsets fit, 1 values */ /* 2: 7 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 71 offsets fit, 1 values */
-static const int8_t o327[] = {-1, -1, -1}; /* 0: 61 offsets fit, 1 values */ /* 1: 2 offsets fit, 6 values */ /* 2: 2 offsets fit, 6 values */
-static const int8_t o328[] = {-1, -1}; /* 0: 2 offsets fit, 2 values */ /* 1: 2 offsets fit, 2 values */
-static const int8_t o329[] = {-1, 16, 24, 64}; /* 0: 58 offsets fit, 1 values */
-static const int8_t o330[] = {12, 16, 24, 64};
-static const int8_t o331[] = {16, 24, 64};
-static const int8_t o332[] = {16, 24, 64, -1}; /* 3: 53 offsets fit, 1 values */
-static const int8_t o333[] = {-1, 16, 24, 64}; /* 0: 5 offsets fit, 1 values */
-static const int8_t o334[] = {16, 24, 64};
-static const int8_t o335[] = {16, 24};
-static const int8_t o336[] = {-1, -1, 24, -1}; /* 0: 55 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
-static const int8_t o337[] = {-1, -1, -1}; /* 0: 2 offsets fit, 2 values */ /* 1: 2 offsets fit, 2 values */ /* 2: 11 offsets fit, 1 values */
-static const int8_t o338[] = {16, 24};
-static const int8_t o339[] = {16, 24, 64};
-static const int8_t o340[] = {0};
-static const int8_t o341[] = {16};
-static const int8_t o342[] = {16};
-static const int8_t o343[] = {0};
-static const int8_t o344[] = {-1}; /* 0: 79 offsets fit, 1 values */
-static const int8_t o345[] = {16};
-static const int8_t o346[] = {0};
-static const int8_t o347[] = {12};
-static const int8_t o348[] = {0};
-static const int8_t o349[] = {24};
-static const int8_t o350[] = {12, 16, 32, 24};
-static const int8_t o351[] = {16, 32, 24};
-static const int8_t o352[] = {16, 24};
-static const int8_t o353[] = {16, 24, 32};
-static const int8_t o354[] = {16, 32};
-static const int8_t o355[] = {64, 24, 32};
-static const int8_t o356[] = {24, 64, 32};
-static const int8_t o357[] = {16};
-static const int8_t o358[] = {16};
-static const int8_t o359[] = {-1, -1, 24, -1}; /* 0: 53 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
-static const int8_t o360[] = {-1, 16, 81, 24, 64}; /* 0: 5 offsets fit, 1 values */
-static const int8_t o361[] = {-1, 16, 24, -1, 87, -1}; /* 0: 6 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */ /* 5: 14 offsets fit, 1 values */
-static const int8_t o362[] = {16, 81, 24, 64};
-static const int8_t o363[] = {16, 24, -1, 87, -1}; /* 2: 4 offsets fit, 1 values */ /* 4: 15 offsets fit, 1 values */
-static const int8_t o364[] = {12, 16, 81, 24};
-static const int8_t o365[] = {12, 16, 24, 64, 87};
-static const int8_t o366[] = {16, 81, 24};
-static const int8_t o367[] = {16, 24, 64, 87};
-static const int8_t o368[] = {16, 24};
-static const int8_t o369[] = {16, 24, 64};
-static const int8_t o370[] = {12, 16, 24, 64};
-static const int8_t o371[] = {16, 24, 64};
-static const int8_t o372[] = {12, 16, 24, 64};
-static const int8_t o373[] = {16, 24, 64};
-static const int8_t o374[] = {-1, -1}; /* 0: 2 offsets fit, 14 values */ /* 1: 2 offsets fit, 14 values */
-static const int8_t o375[] = {16, 24, 64};
-static const int8_t o376[] = {16};
-static const int8_t o377[] = {0};
-static const int8_t o378[] = {16, 32};
-static const int8_t o379[] = {12, 16, 81, 84, 24, 32, 64};
-static const int8_t o380[] = {12, 16, 81, 24, 32, -1}; /* 5: 2 offsets fit, 1 values */
-static const int8_t o381[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
-static const int8_t o382[] = {16, 81, 84, 24, 32, 64};
-static const int8_t o383[] = {16, 81, 24, 32, -1}; /* 4: 2 offsets fit, 1 values */
-static const int8_t o384[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
-static const int8_t o385[] = {16, 24, 32};
-static const int8_t o386[] = {12, 16, 24, 32, 64};
-static const int8_t o387[] = {16, 24, 32, 64};
-static const int8_t o388[] = {16, 32};
-static const int8_t o389[] = {16, -1, -1, 32}; /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */
-static const int8_t o390[] = {12, 16, 32};
-static const int8_t o391[] = {16, 32};
-static const int8_t o392[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 1 values */
-static const int8_t o393[] = {-1, -1, 24, 32, -1}; /* 0: 59 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
-static const int8_t o394[] = {81, -1, 24, 32, -1}; /* 1: 12 offsets fit, 1 values */ /* 4: 12 offsets fit, 1 values */
-static const int8_t o395[] = {12, 16, 81, 84, 24, 32, 64};
-static const int8_t o396[] = {12, 16, 81, 24, 32, 64};
-static const int8_t o397[] = {12, 16, 24, 32, -1}; /* 4: 8 offsets fit, 1 values */
-static const int8_t o398[] = {12, 16, 24, 32, 64, 87, 77};
-static const int8_t o399[] = {16, 81, 84, 24, 32, 64};
-static const int8_t o400[] = {16, 81, 24, 32, 64};
-static const int8_t o401[] = {16, 24, 32, -1}; /* 3: 8 offsets fit, 1 values */
-static const int8_t o402[] = {16, 24, 32, 64, 87, 77};
-static const int8_t o403[] = {12, 16, 24, 32};
-static const int8_t o404[] = {12, 16, 24, 32, 87};
-static const int8_t o405[] = {16, -1, 24, 32}; /* 1: 43 offsets fit, 1 values */
-static const int8_t o406[] = {16, 24, 32};
-static const int8_t o407[] = {16, 24, 32, 87};
-static const int8_t o408[] = {16, 24, 32, 64};
-static const int8_t o409[] = {16, 24, 32, 64, -1}; /* 4: 47 offsets fit, 1 values */
-static const int8_t o410[] = {-1, 16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
-static const int8_t o411[] = {-1, -1, 32, 64, -1}; /* 0: 2 offsets fit, 2 values */ /* 1: 2 offsets fit, 2 values */ /* 4: 10 offsets fit, 1 values */
-static const int8_t o412[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
-static const int8_t o413[] = {16, 24, 32, 64};
-static const int8_t o414[] = {-1, -1, -1, -1}; /* 0: 61 offsets fit, 1 values */ /* 1: 3 offsets fit, 6 values */ /* 2: 3 offsets fit, 6 values */ /* 3: 3 offsets fit, 6 values */
-static const int8_t o415[] = {16, 24, 32};
-static const int8_t o416[] = {-1, -1, -1, 32}; /* 0: 64 offsets fit, 1 values */ /* 1: 2 offsets fit, 2 values */ /* 2: 2 offsets fit, 2 values */
-static const int8_t o417[] = {16, 24, 32};
-static const int8_t o418[] = {-1, -1, -1, -1, -1}; /* 0: 69 offsets fit, 1 values */ /* 1: 3 offsets fit, 2 values */ /* 2: 2 offsets fit, 2 values */ /* 3: 3 offsets fit, 2 values */ /* 4: 2 offsets fit, 2 values */
-static const int8_t o419[] = {16, 24, 32, 64};
-static const int8_t o420[] = {12, 16, -1, -1, 64}; /* 2: 9 offsets fit, 1 values */ /* 3: 9 offsets fit, 1 values */
-static const int8_t o421[] = {16, 24, 32, 64};
-static const int8_t o422[] = {-1, 24, 32, -1}; /* 0: 2 offsets fit, 2 values */ /* 3: 2 offsets fit, 2 values */
-static const int8_t o423[] = {16, 24, 32, 64};
-static const int8_t o424[] = {16, 24, 32};
-static const int8_t o425[] = {16, 24, 32, 64};
-static const int8_t o426[] = {-1, -1, -1}; /* 0: 2 offsets fit, 138 values */ /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 138 values */
-static const int8_t o427[] = {-1, -1, -1, 32, -1}; /* 0: 57 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
-static const int8_t o428[] = {-1, 16, 32}; /* 0: 73 offsets fit, 1 values */
-static const int8_t o429[] = {16, 32};
-static const int8_t o430[] = {12, 24, 32};
-static const int8_t o431[] = {24, 32};
-static const int8_t o432[] = {-1, -1, 24, 64}; /* 0: 64 offsets fit, 1 values */ /* 1: 3 offsets fit, 2 values */
-static const int8_t o433[] = {16, 24, 64};
-static const int8_t o434[] = {-1, 16, 24, 64}; /* 0: 2 offsets fit, 2 values */
-static const int8_t o435[] = {16, 24, 64};
-static const int8_t o436[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */
-static const int8_t o437[] = {16, 24, 64};
-static const int8_t o438[] = {16};
-static const int8_t o439[] = {-1, 16}; /* 0: 71 offsets fit, 1 values */
-static const int8_t o440[] = {16};
-static const int8_t o441[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 37 offsets fit, 1 values */
-static const int8_t o442[] = {-1, -1, 24, -1}; /* 0: 51 offsets fit, 1 values */ /* 1: 10 offsets fit, 1 values */ /* 3: 10 offsets fit, 1 values */
-static const int8_t o443[] = {81, -1, 24, -1}; /* 1: 6 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
-static const int8_t o444[] = {-1, 16, 24, -1}; /* 0: 2 offsets fit, 3 values */ /* 3: 8 offsets fit, 1 values */
-static const int8_t o445[] = {16, 24, 64};
-static const int8_t o446[] = {12, 16, 24};
-static const int8_t o447[] = {16, 24};
-static const int8_t o448[] = {16, 24, 64};
-static const int8_t o449[] = {81, 16, 24, 64, -1}; /* 4: 9 offsets fit, 1 values */
-static const int8_t o450[] = {16, 24, 64, -1}; /* 3: 4 offsets fit, 1 values */
-static const int8_t o451[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
-static const int8_t o452[] = {12, 16, 24, 64};
-static const int8_t o453[] = {16, 24, 64};
-static const int8_t o454[] = {-1, -1, -1, -1, 68}; /* 0: 74 offsets fit, 1 values */ /* 1: 4 offsets fit, 1 values */ /* 2: 74 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
-static const int8_t o455[] = {-1, -1, -1, -1, -1}; /* 0: 71 offsets fit, 1 values */ /* 1: 7 offsets fit, 1 values */ /* 2: 7 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 71 offsets fit, 1 values */
-static const int8_t o456[] = {-1, -1, -1}; /* 0: 61 offsets fit, 1 values */ /* 1: 2 offsets fit, 6 values */ /* 2: 2 offsets fit, 6 values */
-static const int8_t o457[] = {-1, -1}; /* 0: 2 offsets fit, 2 values */ /* 1: 2 offsets fit, 2 values */
-static const int8_t o458[] = {-1, 16, 24, 64}; /* 0: 58 offsets fit, 1 values */
-static const int8_t o459[] = {12, 16, 24, 64};
-static const int8_t o460[] = {16, 24, 64};
-static const int8_t o461[] = {16, 24, 64, -1}; /* 3: 53 offsets fit, 1 values */
-static const int8_t o462[] = {-1, 16, 24, 64}; /* 0: 5 offsets fit, 1 values */
-static const int8_t o463[] = {16, 24, 64};
-static const int8_t o464[] = {16, 24};
-static const int8_t o465[] = {-1, -1, 24, -1}; /* 0: 55 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
-static const int8_t o466[] = {-1, -1, -1}; /* 0: 2 offsets fit, 2 values */ /* 1: 2 offsets fit, 2 values */ /* 2: 11 offsets fit, 1 values */
-static const int8_t o467[] = {16, 24};
-static const int8_t o468[] = {16, 24, 64};
-static const int8_t o469[] = {0};
-static const int8_t o470[] = {16};
-static const int8_t o471[] = {16};
-static const int8_t o472[] = {0};
-static const int8_t o473[] = {-1}; /* 0: 79 offsets fit, 1 values */
-static const int8_t o474[] = {16};
-static const int8_t o475[] = {0};
-static const int8_t o476[] = {12};
-static const int8_t o477[] = {0};
-static const int8_t o478[] = {24};
-static const int8_t o479[] = {12, 16, 32, 24};
-static const int8_t o480[] = {16, 32, 24};
-static const int8_t o481[] = {16, 24};
-static const int8_t o482[] = {16, 24, 32};
-static const int8_t o483[] = {16, 32};
-static const int8_t o484[] = {64, 24, 32};
-static const int8_t o485[] = {24, 64, 32};
-static const int8_t o486[] = {16};
-static const int8_t o487[] = {16};
-static const int8_t o488[] = {-1, -1, 24, -1}; /* 0: 53 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
-static const int8_t o489[] = {-1, 16, 81, 24, 64}; /* 0: 5 offsets fit, 1 values */
-static const int8_t o490[] = {-1, 16, 24, -1, 87, -1}; /* 0: 6 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */ /* 5: 14 offsets fit, 1 values */
-static const int8_t o491[] = {16, 81, 24, 64};
-static const int8_t o492[] = {16, 24, -1, 87, -1}; /* 2: 4 offsets fit, 1 values */ /* 4: 15 offsets fit, 1 values */
-static const int8_t o493[] = {12, 16, 81, 24};
-static const int8_t o494[] = {12, 16, 24, 64, 87};
-static const int8_t o495[] = {16, 81, 24};
-static const int8_t o496[] = {16, 24, 64, 87};
-static const int8_t o497[] = {16, 24};
-static const int8_t o498[] = {16, 24, 64};
-static const int8_t o499[] = {12, 16, 24, 64};
-static const int8_t o500[] = {16, 24, 64};
-static const int8_t o501[] = {12, 16, 24, 64};
-static const int8_t o502[] = {16, 24, 64};
-static const int8_t o503[] = {-1, -1}; /* 0: 2 offsets fit, 14 values */ /* 1: 2 offsets fit, 14 values */
-static const int8_t o504[] = {16, 24, 64};
-static const int8_t o505[] = {16};
-static const int8_t o506[] = {0};
-static const int8_t o507[] = {16, 32};
-static const int8_t o508[] = {12, 16, 81, 84, 24, 32, 64};
-static const int8_t o509[] = {12, 16, 81, 24, 32, -1}; /* 5: 2 offsets fit, 1 values */
-static const int8_t o510[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
-static const int8_t o511[] = {16, 81, 84, 24, 32, 64};
-static const int8_t o512[] = {16, 81, 24, 32, -1}; /* 4: 2 offsets fit, 1 values */
-static const int8_t o513[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
-static const int8_t o514[] = {16, 24, 32};
-static const int8_t o515[] = {12, 16, 24, 32, 64};
-static const int8_t o516[] = {16, 24, 32, 64};
-static const int8_t o517[] = {16, 32};
-static const int8_t o518[] = {16, -1, -1, 32}; /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */
-static const int8_t o519[] = {12, 16, 32};
-static const int8_t o520[] = {16, 32};
-static const int8_t o521[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 1 values */
-static const int8_t o522[] = {-1, -1, 24, 32, -1}; /* 0: 57 offsets fit, 1 values */ /* 1: 8 offsets fit, 1 values */ /* 4: 8 offsets fit, 1 values */
-static const int8_t o523[] = {81, -1, 24, 32, -1}; /* 1: 12 offsets fit, 1 values */ /* 4: 12 offsets fit, 1 values */
-static const int8_t o524[] = {12, 16, 81, 84, 24, 32, 64};
-static const int8_t o525[] = {12, 16, 81, 24, 32, 64};
-static const int8_t o526[] = {12, 16, 24, 32, -1}; /* 4: 8 offsets fit, 1 values */
-static const int8_t o527[] = {12, 16, 24, 32, 64, 87, 77};
-static const int8_t o528[] = {16, 81, 84, 24, 32, 64};
-static const int8_t o529[] = {16, 81, 24, 32, 64};
-static const int8_t o530[] = {16, 24, 32, -1}; /* 3: 8 offsets fit, 1 values */
-static const int8_t o531[] = {16, 24, 32, 64, 87, 77};
-static const int8_t o532[] = {12, 16, 81, 24, 32};
-static const int8_t o533[] = {12, 16, 24, 32};
-static const int8_t o534[] = {12, 16, 24, -1, 87}; /* 3: 2 offsets fit, 1 values */
-static const int8_t o535[] = {12, 16, 24, 32, 64, 87};
-static const int8_t o536[] = {16, 81, 24, 32};
-static const int8_t o537[] = {16, 24, 32};
-static const int8_t o538[] = {16, 24, 32, 87};
-static const int8_t o539[] = {16, 24, 32, 64};
-static const int8_t o540[] = {16, 24, 32, 64, 87};
-static const int8_t o541[] = {-1, 16, 24, 32, 64, -1}; /* 0: 3 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
-static const int8_t o542[] = {-1, -1, 32, 64, -1}; /* 0: 2 offsets fit, 2 values */ /* 1: 2 offsets fit, 2 values */ /* 4: 10 offsets fit, 1 values */
-static const int8_t o543[] = {16, 24, 32, 64};
-static const int8_t o544[] = {-1, -1, -1, -1}; /* 0: 61 offsets fit, 1 values */ /* 1: 3 offsets fit, 6 values */ /* 2: 3 offsets fit, 6 values */ /* 3: 3 offsets fit, 6 values */
-static const int8_t o545[] = {16, 24, 32};
-static const int8_t o546[] = {-1, 16, 24, 32}; /* 0: 62 offsets fit, 1 values */
-static const int8_t o547[] = {16, 24, 32};
-static const int8_t o548[] = {-1, 16, -1, 32, -1}; /* 0: 65 offsets fit, 1 values */ /* 2: 2 offsets fit, 2 values */ /* 4: 2 offsets fit, 2 values */
-static const int8_t o549[] = {16, 24, 32, 64};
-static const int8_t o550[] = {12, 16, 24, 32, 64};
-static const int8_t o551[] = {16, 24, 32, 64};
-static const int8_t o552[] = {12, 16, 24, 32, 64};
-static const int8_t o553[] = {16, 24, 32, 64};
-static const int8_t o554[] = {16, 24, 32, 64};
-static const int8_t o555[] = {16, 24, 32};
-static const int8_t o556[] = {16, 24, 32, 64};
-static const int8_t o557[] = {16, -1, 32}; /* 1: 2 offsets fit, 1 values */
-static const int8_t o558[] = {16, -1, 32, -1}; /* 1: 4 offsets fit, 1 values */ /* 3: 15 offsets fit, 1 values */
-static const int8_t o559[] = {-1, -1, -1, 32, -1}; /* 0: 57 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
-static const int8_t o560[] = {16, 24, 32};
-static const int8_t o561[] = {-1, 24, -1, 64}; /* 0: 4 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */
-static const int8_t o562[] = {16, 24, 32, 64};
-static const int8_t o563[] = {-1, 16, 32}; /* 0: 71 offsets fit, 1 values */
-static const int8_t o564[] = {16, 32};
-static const int8_t o565[] = {-1, 32}; /* 0: 4 offsets fit, 1 values */
-static const int8_t o566[] = {12, 24, 32};
-static const int8_t o567[] = {24, 32};
-static const int8_t o568[] = {-1, 16, 24, 64}; /* 0: 60 offsets fit, 1 values */
-static const int8_t o569[] = {16, 24, 64};
-static const int8_t o570[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */
-static const int8_t o571[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */
-static const int8_t o572[] = {16};
-static const int8_t o573[] = {-1, 16}; /* 0: 72 offsets fit, 1 values */
-static const int8_t o574[] = {16};
-static const int8_t o575[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 36 offsets fit, 1 values */
-static const int8_t o576[] = {-1, -1, 24, -1}; /* 0: 51 offsets fit, 1 values */ /* 1: 10 offsets fit, 1 values */ /* 3: 10 offsets fit, 1 values */
-static const int8_t o577[] = {81, -1, 24, -1}; /* 1: 6 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
-static const int8_t o578[] = {-1, 16, 24, -1}; /* 0: 2 offsets fit, 3 values */ /* 3: 8 offsets fit, 1 values */
-static const int8_t o579[] = {16, 24, 64};
-static const int8_t o580[] = {16, 24, 64};
-static const int8_t o581[] = {81, 16, 24, 64, -1}; /* 4: 9 offsets fit, 1 values */
-static const int8_t o582[] = {16, 24, 64, -1}; /* 3: 4 offsets fit, 1 values */
-static const int8_t o583[] = {12, 16, 24, 64};
-static const int8_t o584[] = {16, 24, 64};
-static const int8_t o585[] = {-1, -1, -1, -1, 68}; /* 0: 74 offsets fit, 1 values */ /* 1: 4 offsets fit, 1 values */ /* 2: 74 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
-static const int8_t o586[] = {-1, -1, -1, -1, -1}; /* 0: 71 offsets fit, 1 values */ /* 1: 7 offsets fit, 1 values */ /* 2: 7 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 71 offsets fit, 1 values */
-static const int8_t o587[] = {-1, -1, -1}; /* 0: 61 offsets fit, 1 values */ /* 1: 2 offsets fit, 6 values */ /* 2: 2 offsets fit, 6 values */
-static const int8_t o588[] = {16, 24};
-static const int8_t o589[] = {-1, 16, 24, 64}; /* 0: 56 offsets fit, 1 values */
-static const int8_t o590[] = {12, 16, 24, 64};
-static const int8_t o591[] = {16, 24, 64};
-static const int8_t o592[] = {16, 24, 64, -1}; /* 3: 53 offsets fit, 1 values */
-static const int8_t o593[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
-static const int8_t o594[] = {16, 24, 64};
-static const int8_t o595[] = {-1, 16, 24}; /* 0: 4 offsets fit, 1 values */
-static const int8_t o596[] = {16, 24};
-static const int8_t o597[] = {16, 24};
-static const int8_t o598[] = {16, 24, -1}; /* 2: 9 offsets fit, 1 values */
-static const int8_t o599[] = {16};
-static const int8_t o600[] = {-1, -1, 24, -1}; /* 0: 53 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
-static const int8_t o601[] = {16, 24, -1}; /* 2: 11 offsets fit, 1 values */
-static const int8_t o602[] = {16, 24, 64};
-static const int8_t o603[] = {0};
-static const int8_t o604[] = {16};
-static const int8_t o605[] = {16};
-static const int8_t o606[] = {0};
-static const int8_t o607[] = {16};
-static const int8_t o608[] = {0};
-static const int8_t o609[] = {12};
-static const int8_t o610[] = {0};
-static const int8_t o611[] = {24};
-static const int8_t o612[] = {12, 16, 32, 24};
-static const int8_t o613[] = {16, 32, 24};
-static const int8_t o614[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
-static const int8_t o615[] = {16, 24};
-static const int8_t o616[] = {16, 32};
-static const int8_t o617[] = {64, 24, 32};
-static const int8_t o618[] = {16};
-static const int8_t o619[] = {16};
-static const int8_t o620[] = {0};
-static const int8_t o621[] = {16};
-static const int8_t o622[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
-static const int8_t o623[] = {-1, -1, 24, 32, -1}; /* 0: 51 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
-static const int8_t o624[] = {12, 16, 81, 84, 24, 32, 64};
-static const int8_t o625[] = {12, 16, 81, 24, 32, -1}; /* 5: 2 offsets fit, 1 values */
-static const int8_t o626[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
-static const int8_t o627[] = {16, 81, 84, 24, 32, 64};
-static const int8_t o628[] = {16, 81, 24, 32, -1}; /* 4: 2 offsets fit, 1 values */
-static const int8_t o629[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
-static const int8_t o630[] = {16, 24, 32, -1, 87, -1}; /* 3: 4 offsets fit, 1 values */ /* 5: 15 offsets fit, 1 values */
-static const int8_t o631[] = {-1, 16, 24, 32}; /* 0: 7 offsets fit, 1 values */
-static const int8_t o632[] = {16, 81, 24, 32};
-static const int8_t o633[] = {16, 24, 32};
-static const int8_t o634[] = {16, 24, 32, 87};
-static const int8_t o635[] = {16, 24, 32, 64, 87};
+static const int8_t o293[] = {16, 32};
+static const int8_t o294[] = {16, -1, -1, 32}; /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */
+static const int8_t o295[] = {-1, 16, 24}; /* 0: 5 offsets fit, 1 values */
+static const int8_t o296[] = {12, 16, 32};
+static const int8_t o297[] = {16, 32};
+static const int8_t o298[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 2 values */
+static const int8_t o299[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 1 values */
+static const int8_t o300[] = {-1, -1, 24, 32, -1}; /* 0: 59 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
+static const int8_t o301[] = {81, -1, 24, 32, -1}; /* 1: 12 offsets fit, 1 values */ /* 4: 12 offsets fit, 1 values */
+static const int8_t o302[] = {12, 16, 81, 84, 24, 32, 64};
+static const int8_t o303[] = {12, 16, 81, 24, 32, 64};
+static const int8_t o304[] = {12, 16, 24, 32, -1}; /* 4: 8 offsets fit, 1 values */
+static const int8_t o305[] = {12, 16, 24, 32, 64, 87, 77};
+static const int8_t o306[] = {16, 81, 84, 24, 32, 64};
+static const int8_t o307[] = {16, 81, 24, 32, 64};
+static const int8_t o308[] = {16, 24, 32, -1}; /* 3: 8 offsets fit, 1 values */
+static const int8_t o309[] = {16, 24, 32, 64, 87, 77};
+static const int8_t o310[] = {12, 16, 24, 32};
+static const int8_t o311[] = {12, 16, 24, 32, 87};
+static const int8_t o312[] = {16, 81, 24, 32};
+static const int8_t o313[] = {16, 24, 32};
+static const int8_t o314[] = {16, 24, 32, 87};
+static const int8_t o315[] = {16, 24, 32, 64};
+static const int8_t o316[] = {16, 24, 32, 64, 87};
+static const int8_t o317[] = {-1, 16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
+static const int8_t o318[] = {-1, -1, 32, 64, -1}; /* 0: 2 offsets fit, 2 values */ /* 1: 2 offsets fit, 2 values */ /* 4: 10 offsets fit, 1 values */
+static const int8_t o319[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
+static const int8_t o320[] = {16, 24, 32, 64};
+static const int8_t o321[] = {12, -1, -1, -1}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 6 values */ /* 2: 3 offsets fit, 6 values */ /* 3: 3 offsets fit, 6 values */
+static const int8_t o322[] = {16, 24, 32};
+static const int8_t o323[] = {12, 16, 24, 32};
+static const int8_t o324[] = {16, 24, 32};
+static const int8_t o325[] = {12, -1, -1, -1, -1}; /* 0: 69 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 2 values */ /* 2: 2 offsets fit, 2 values */ /* 3: 3 offsets fit, 2 values */ /* 4: 2 offsets fit, 2 values */
+static const int8_t o326[] = {16, 24, 32, 64};
+static const int8_t o327[] = {12, 16, 24, 32, 64};
+static const int8_t o328[] = {16, 24, 32, 64};
+static const int8_t o329[] = {16, -1, -1, 64, -1}; /* 1: 9 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */
+static const int8_t o330[] = {-1, 24, 32, -1}; /* 0: 2 offsets fit, 2 values */ /* 3: 2 offsets fit, 2 values */
+static const int8_t o331[] = {16, 24, 32, 64};
+static const int8_t o332[] = {16, 24, 32};
+static const int8_t o333[] = {16, 24, 32, 64};
+static const int8_t o334[] = {-1, -1, -1}; /* 0: 2 offsets fit, 138 values */ /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 138 values */
+static const int8_t o335[] = {-1, -1, -1, 32, -1}; /* 0: 57 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
+static const int8_t o336[] = {-1, -1, -1, -1, -1, -1}; /* 0: 4 offsets fit, 1 values */ /* 1: 7 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 45 offsets fit, 1 values */ /* 5: 19 offsets fit, 1 values */
+static const int8_t o337[] = {12, 16, 32}; /* 0: 73 offsets fit, 1 values; the guard's bit */
+static const int8_t o338[] = {16, 32};
+static const int8_t o339[] = {32};
+static const int8_t o340[] = {12, 24, 32};
+static const int8_t o341[] = {24, 32};
+static const int8_t o342[] = {-1, -1, 24, -1, 64}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values */
+static const int8_t o343[] = {12, -1, 24, 64}; /* 0: 64 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 2 values */
+static const int8_t o344[] = {16, 24, 64};
+static const int8_t o345[] = {12, 16, 24, 64}; /* 0: 2 offsets fit, 2 values; the guard's bit */
+static const int8_t o346[] = {16, 24, 64};
+static const int8_t o347[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */
+static const int8_t o348[] = {-1, -1, -1, -1}; /* 0: 4 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 3: 9 offsets fit, 1 values */
+static const int8_t o349[] = {16, 24, 64};
+static const int8_t o350[] = {16};
+static const int8_t o351[] = {16, 24};
+static const int8_t o352[] = {12, 16}; /* 0: 71 offsets fit, 1 values; the guard's bit */
+static const int8_t o353[] = {16};
+static const int8_t o354[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 37 offsets fit, 1 values */
+static const int8_t o355[] = {-1, -1, 24, -1}; /* 0: 51 offsets fit, 1 values */ /* 1: 10 offsets fit, 1 values */ /* 3: 10 offsets fit, 1 values */
+static const int8_t o356[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o357[] = {12, 16, 24, -1}; /* 3: 8 offsets fit, 1 values */
+static const int8_t o358[] = {16, 81, 24, 64};
+static const int8_t o359[] = {16, 24, 64};
+static const int8_t o360[] = {12, 16, 24};
+static const int8_t o361[] = {16, 24};
+static const int8_t o362[] = {16, 24, 64};
+static const int8_t o363[] = {81, 16, 24, 64, -1}; /* 4: 9 offsets fit, 1 values */
+static const int8_t o364[] = {16, 24, 64, -1}; /* 3: 4 offsets fit, 1 values */
+static const int8_t o365[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
+static const int8_t o366[] = {12, 16, 24, 64};
+static const int8_t o367[] = {16, 24, 64};
+static const int8_t o368[] = {-1, -1, -1, -1, 68}; /* 0: 74 offsets fit, 1 values */ /* 1: 4 offsets fit, 1 values */ /* 2: 74 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
+static const int8_t o369[] = {-1, -1, -1, -1, -1}; /* 0: 71 offsets fit, 1 values */ /* 1: 7 offsets fit, 1 values */ /* 2: 7 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 71 offsets fit, 1 values */
+static const int8_t o370[] = {12, -1, -1}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 6 values */ /* 2: 2 offsets fit, 6 values */
+static const int8_t o371[] = {-1, -1}; /* 0: 2 offsets fit, 2 values */ /* 1: 2 offsets fit, 2 values */
+static const int8_t o372[] = {12, 16, 24, 64}; /* 0: 58 offsets fit, 1 values; the guard's bit */
+static const int8_t o373[] = {12, 16, 24, 64};
+static const int8_t o374[] = {16, 24, 64};
+static const int8_t o375[] = {16, 24, 64, -1}; /* 3: 53 offsets fit, 1 values */
+static const int8_t o376[] = {12, 16, 24, 64}; /* 0: 5 offsets fit, 1 values; the guard's bit */
+static const int8_t o377[] = {16, 24, 64};
+static const int8_t o378[] = {16, 24, -1}; /* 2: 2 offsets fit, 1 values */
+static const int8_t o379[] = {16, 24};
+static const int8_t o380[] = {-1, -1, 24, -1}; /* 0: 55 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
+static const int8_t o381[] = {-1, -1, -1, -1}; /* 0: 2 offsets fit, 1 values */ /* 1: 53 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
+static const int8_t o382[] = {-1, -1, -1}; /* 0: 2 offsets fit, 2 values */ /* 1: 2 offsets fit, 2 values */ /* 2: 11 offsets fit, 1 values */
+static const int8_t o383[] = {16, 24};
+static const int8_t o384[] = {16, 24, 64};
+static const int8_t o385[] = {0};
+static const int8_t o386[] = {16};
+static const int8_t o387[] = {16};
+static const int8_t o388[] = {0};
+static const int8_t o389[] = {12}; /* 0: 79 offsets fit, 1 values; the guard's bit */
+static const int8_t o390[] = {16};
+static const int8_t o391[] = {0};
+static const int8_t o392[] = {12};
+static const int8_t o393[] = {-1}; /* 0: 2 offsets fit, 1 values */
+static const int8_t o394[] = {0};
+static const int8_t o395[] = {0};
+static const int8_t o396[] = {12};
+static const int8_t o397[] = {24};
+static const int8_t o398[] = {12, 16, 32, 24};
+static const int8_t o399[] = {16, 32, 24};
+static const int8_t o400[] = {12, 16, 24};
+static const int8_t o401[] = {16};
+static const int8_t o402[] = {16, 24};
+static const int8_t o403[] = {16, 24, 32};
+static const int8_t o404[] = {16, 32};
+static const int8_t o405[] = {12, -1, -1, 32}; /* 0: 62 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */
+static const int8_t o406[] = {64, 24, 32};
+static const int8_t o407[] = {24, 64, 32};
+static const int8_t o408[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
+static const int8_t o409[] = {16};
+static const int8_t o410[] = {16};
+static const int8_t o411[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o412[] = {12, 16, 81, 24, 64}; /* 0: 5 offsets fit, 1 values; the guard's bit */
+static const int8_t o413[] = {12, 16, 24, -1, 87, -1}; /* 0: 6 offsets fit, 1 values; the guard's bit */ /* 3: 4 offsets fit, 1 values */ /* 5: 14 offsets fit, 1 values */
+static const int8_t o414[] = {16, 81, 24, 64};
+static const int8_t o415[] = {16, 24, -1, 87, -1}; /* 2: 4 offsets fit, 1 values */ /* 4: 15 offsets fit, 1 values */
+static const int8_t o416[] = {12, 16, 81, 24};
+static const int8_t o417[] = {12, 16, 24, 64, 87};
+static const int8_t o418[] = {16, 81, 24};
+static const int8_t o419[] = {16, 24, 64, 87};
+static const int8_t o420[] = {16, 24};
+static const int8_t o421[] = {16, 24, 64};
+static const int8_t o422[] = {12, 16, 24, 64};
+static const int8_t o423[] = {16, 24, 64};
+static const int8_t o424[] = {12, 16, 24, 64};
+static const int8_t o425[] = {16, 24, 64};
+static const int8_t o426[] = {-1, -1}; /* 0: 2 offsets fit, 15 values */ /* 1: 2 offsets fit, 15 values */
+static const int8_t o427[] = {16, 24, 64};
+static const int8_t o428[] = {16};
+static const int8_t o429[] = {0};
+static const int8_t o430[] = {16, 32};
+static const int8_t o431[] = {12, 16, 81, 84, 24, 32, 64};
+static const int8_t o432[] = {12, 16, 81, 24, 32, -1}; /* 5: 2 offsets fit, 1 values */
+static const int8_t o433[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
+static const int8_t o434[] = {16, 81, 84, 24, 32, 64};
+static const int8_t o435[] = {16, 81, 24, 32, -1}; /* 4: 2 offsets fit, 1 values */
+static const int8_t o436[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
+static const int8_t o437[] = {16, 24, 32};
+static const int8_t o438[] = {12, 16, 24, 32, 64};
+static const int8_t o439[] = {16, 24, 32, 64};
+static const int8_t o440[] = {16, 32};
+static const int8_t o441[] = {16, -1, -1, 32}; /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */
+static const int8_t o442[] = {-1, 16, 24}; /* 0: 5 offsets fit, 1 values */
+static const int8_t o443[] = {12, 16, 32};
+static const int8_t o444[] = {16, 32};
+static const int8_t o445[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 2 values */
+static const int8_t o446[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 1 values */
+static const int8_t o447[] = {-1, -1, 24, 32, -1}; /* 0: 59 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
+static const int8_t o448[] = {81, -1, 24, 32, -1}; /* 1: 12 offsets fit, 1 values */ /* 4: 12 offsets fit, 1 values */
+static const int8_t o449[] = {12, 16, 81, 84, 24, 32, 64};
+static const int8_t o450[] = {12, 16, 81, 24, 32, 64};
+static const int8_t o451[] = {12, 16, 24, 32, -1}; /* 4: 8 offsets fit, 1 values */
+static const int8_t o452[] = {12, 16, 24, 32, 64, 87, 77};
+static const int8_t o453[] = {16, 81, 84, 24, 32, 64};
+static const int8_t o454[] = {16, 81, 24, 32, 64};
+static const int8_t o455[] = {16, 24, 32, -1}; /* 3: 8 offsets fit, 1 values */
+static const int8_t o456[] = {16, 24, 32, 64, 87, 77};
+static const int8_t o457[] = {12, 16, 24, 32};
+static const int8_t o458[] = {12, 16, 24, 32, 87};
+static const int8_t o459[] = {16, 81, 24, 32};
+static const int8_t o460[] = {16, 24, 32};
+static const int8_t o461[] = {16, 24, 32, 87};
+static const int8_t o462[] = {16, 24, 32, 64};
+static const int8_t o463[] = {16, 24, 32, 64, 87};
+static const int8_t o464[] = {-1, 16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
+static const int8_t o465[] = {-1, -1, 32, 64, -1}; /* 0: 2 offsets fit, 2 values */ /* 1: 2 offsets fit, 2 values */ /* 4: 10 offsets fit, 1 values */
+static const int8_t o466[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
+static const int8_t o467[] = {16, 24, 32, 64};
+static const int8_t o468[] = {12, -1, -1, -1}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 6 values */ /* 2: 3 offsets fit, 6 values */ /* 3: 3 offsets fit, 6 values */
+static const int8_t o469[] = {16, 24, 32};
+static const int8_t o470[] = {12, 16, 24, 32};
+static const int8_t o471[] = {16, 24, 32};
+static const int8_t o472[] = {12, -1, -1, -1, -1}; /* 0: 69 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 2 values */ /* 2: 2 offsets fit, 2 values */ /* 3: 3 offsets fit, 2 values */ /* 4: 2 offsets fit, 2 values */
+static const int8_t o473[] = {16, 24, 32, 64};
+static const int8_t o474[] = {12, 16, 24, 32, 64};
+static const int8_t o475[] = {16, 24, 32, 64};
+static const int8_t o476[] = {16, -1, -1, 64, -1}; /* 1: 9 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */
+static const int8_t o477[] = {-1, 24, 32, -1}; /* 0: 2 offsets fit, 2 values */ /* 3: 2 offsets fit, 2 values */
+static const int8_t o478[] = {16, 24, 32, 64};
+static const int8_t o479[] = {16, 24, 32};
+static const int8_t o480[] = {16, 24, 32, 64};
+static const int8_t o481[] = {-1, -1, -1}; /* 0: 2 offsets fit, 138 values */ /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 138 values */
+static const int8_t o482[] = {-1, -1, -1, 32, -1}; /* 0: 57 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
+static const int8_t o483[] = {-1, -1, -1, -1, -1, -1}; /* 0: 4 offsets fit, 1 values */ /* 1: 7 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 45 offsets fit, 1 values */ /* 5: 19 offsets fit, 1 values */
+static const int8_t o484[] = {12, 16, 32}; /* 0: 73 offsets fit, 1 values; the guard's bit */
+static const int8_t o485[] = {16, 32};
+static const int8_t o486[] = {32};
+static const int8_t o487[] = {-1, 32}; /* 0: 5 offsets fit, 1 values */
+static const int8_t o488[] = {12, 24, 32};
+static const int8_t o489[] = {24, 32};
+static const int8_t o490[] = {-1, -1, 24, -1, 64}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values */
+static const int8_t o491[] = {12, -1, 24, 64}; /* 0: 64 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 2 values */
+static const int8_t o492[] = {16, 24, 64};
+static const int8_t o493[] = {12, 16, 24, 64}; /* 0: 2 offsets fit, 2 values; the guard's bit */
+static const int8_t o494[] = {16, 24, 64};
+static const int8_t o495[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */
+static const int8_t o496[] = {-1, -1, -1, -1}; /* 0: 4 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 3: 9 offsets fit, 1 values */
+static const int8_t o497[] = {16, 24, 64};
+static const int8_t o498[] = {16};
+static const int8_t o499[] = {16, 24};
+static const int8_t o500[] = {12, 16}; /* 0: 71 offsets fit, 1 values; the guard's bit */
+static const int8_t o501[] = {16};
+static const int8_t o502[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 37 offsets fit, 1 values */
+static const int8_t o503[] = {-1, -1, 24, -1}; /* 0: 51 offsets fit, 1 values */ /* 1: 10 offsets fit, 1 values */ /* 3: 10 offsets fit, 1 values */
+static const int8_t o504[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o505[] = {12, 16, 24, -1}; /* 3: 8 offsets fit, 1 values */
+static const int8_t o506[] = {16, 81, 24, 64};
+static const int8_t o507[] = {16, 24, 64};
+static const int8_t o508[] = {12, 16, 24};
+static const int8_t o509[] = {16, 24};
+static const int8_t o510[] = {16, 24, 64};
+static const int8_t o511[] = {81, 16, 24, 64, -1}; /* 4: 9 offsets fit, 1 values */
+static const int8_t o512[] = {16, 24, 64, -1}; /* 3: 4 offsets fit, 1 values */
+static const int8_t o513[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
+static const int8_t o514[] = {12, 16, 24, 64};
+static const int8_t o515[] = {16, 24, 64};
+static const int8_t o516[] = {-1, -1, -1, -1, 68}; /* 0: 74 offsets fit, 1 values */ /* 1: 4 offsets fit, 1 values */ /* 2: 74 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
+static const int8_t o517[] = {-1, -1, -1, -1, -1}; /* 0: 71 offsets fit, 1 values */ /* 1: 7 offsets fit, 1 values */ /* 2: 7 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 71 offsets fit, 1 values */
+static const int8_t o518[] = {12, -1, -1}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 6 values */ /* 2: 2 offsets fit, 6 values */
+static const int8_t o519[] = {-1, -1}; /* 0: 2 offsets fit, 2 values */ /* 1: 2 offsets fit, 2 values */
+static const int8_t o520[] = {12, 16, 24, 64}; /* 0: 58 offsets fit, 1 values; the guard's bit */
+static const int8_t o521[] = {12, 16, 24, 64};
+static const int8_t o522[] = {16, 24, 64};
+static const int8_t o523[] = {16, 24, 64, -1}; /* 3: 53 offsets fit, 1 values */
+static const int8_t o524[] = {12, 16, 24, 64}; /* 0: 5 offsets fit, 1 values; the guard's bit */
+static const int8_t o525[] = {16, 24, 64};
+static const int8_t o526[] = {16, 24, -1}; /* 2: 2 offsets fit, 1 values */
+static const int8_t o527[] = {16, 24};
+static const int8_t o528[] = {-1, -1, 24, -1}; /* 0: 55 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
+static const int8_t o529[] = {-1, -1, -1, -1}; /* 0: 2 offsets fit, 1 values */ /* 1: 53 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
+static const int8_t o530[] = {-1, -1, -1}; /* 0: 2 offsets fit, 2 values */ /* 1: 2 offsets fit, 2 values */ /* 2: 11 offsets fit, 1 values */
+static const int8_t o531[] = {16, 24};
+static const int8_t o532[] = {16, 24, 64};
+static const int8_t o533[] = {0};
+static const int8_t o534[] = {16};
+static const int8_t o535[] = {16};
+static const int8_t o536[] = {0};
+static const int8_t o537[] = {12}; /* 0: 79 offsets fit, 1 values; the guard's bit */
+static const int8_t o538[] = {16};
+static const int8_t o539[] = {0};
+static const int8_t o540[] = {12};
+static const int8_t o541[] = {-1}; /* 0: 2 offsets fit, 1 values */
+static const int8_t o542[] = {0};
+static const int8_t o543[] = {0};
+static const int8_t o544[] = {12};
+static const int8_t o545[] = {24};
+static const int8_t o546[] = {12, 16, 32, 24};
+static const int8_t o547[] = {16, 32, 24};
+static const int8_t o548[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */
+static const int8_t o549[] = {12, 16, 24};
+static const int8_t o550[] = {16};
+static const int8_t o551[] = {16, 24};
+static const int8_t o552[] = {16, 24, 32};
+static const int8_t o553[] = {16, 32};
+static const int8_t o554[] = {12, -1, -1, 32}; /* 0: 62 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */
+static const int8_t o555[] = {64, 24, 32};
+static const int8_t o556[] = {24, 64, 32};
+static const int8_t o557[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
+static const int8_t o558[] = {16};
+static const int8_t o559[] = {16};
+static const int8_t o560[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o561[] = {12, 16, 81, 24, 64}; /* 0: 5 offsets fit, 1 values; the guard's bit */
+static const int8_t o562[] = {12, 16, 24, -1, 87, -1}; /* 0: 6 offsets fit, 1 values; the guard's bit */ /* 3: 4 offsets fit, 1 values */ /* 5: 14 offsets fit, 1 values */
+static const int8_t o563[] = {16, 81, 24, 64};
+static const int8_t o564[] = {16, 24, -1, 87, -1}; /* 2: 4 offsets fit, 1 values */ /* 4: 15 offsets fit, 1 values */
+static const int8_t o565[] = {12, 16, 81, 24};
+static const int8_t o566[] = {12, 16, 24, 64, 87};
+static const int8_t o567[] = {16, 81, 24};
+static const int8_t o568[] = {16, 24, 64, 87};
+static const int8_t o569[] = {16, 24};
+static const int8_t o570[] = {16, 24, 64};
+static const int8_t o571[] = {12, 16, 24, 64};
+static const int8_t o572[] = {16, 24, 64};
+static const int8_t o573[] = {12, 16, 24, 64};
+static const int8_t o574[] = {16, 24, 64};
+static const int8_t o575[] = {-1, -1}; /* 0: 2 offsets fit, 15 values */ /* 1: 2 offsets fit, 15 values */
+static const int8_t o576[] = {16, 24, 64};
+static const int8_t o577[] = {16};
+static const int8_t o578[] = {0};
+static const int8_t o579[] = {16, 32};
+static const int8_t o580[] = {12, 16, 81, 84, 24, 32, 64};
+static const int8_t o581[] = {12, 16, 81, 24, 32, -1}; /* 5: 2 offsets fit, 1 values */
+static const int8_t o582[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
+static const int8_t o583[] = {16, 81, 84, 24, 32, 64};
+static const int8_t o584[] = {16, 81, 24, 32, -1}; /* 4: 2 offsets fit, 1 values */
+static const int8_t o585[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
+static const int8_t o586[] = {16, 24, 32};
+static const int8_t o587[] = {12, 16, 24, 32, 64};
+static const int8_t o588[] = {16, 24, 32, 64};
+static const int8_t o589[] = {16, 32};
+static const int8_t o590[] = {16, -1, -1, 32}; /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */
+static const int8_t o591[] = {-1, 16, 24}; /* 0: 5 offsets fit, 1 values */
+static const int8_t o592[] = {12, 16, 32};
+static const int8_t o593[] = {16, 32};
+static const int8_t o594[] = {16, 24, -1, -1}; /* 2: 2 offsets fit, 1 values */ /* 3: 71 offsets fit, 1 values */
+static const int8_t o595[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 1 values */
+static const int8_t o596[] = {-1, -1, 24, 32, -1}; /* 0: 57 offsets fit, 1 values */ /* 1: 8 offsets fit, 1 values */ /* 4: 8 offsets fit, 1 values */
+static const int8_t o597[] = {81, -1, 24, 32, -1}; /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
+static const int8_t o598[] = {12, 16, 81, 84, 24, 32, 64};
+static const int8_t o599[] = {12, 16, 81, 24, 32, 64};
+static const int8_t o600[] = {12, 16, 24, 32, -1}; /* 4: 8 offsets fit, 1 values */
+static const int8_t o601[] = {12, 16, 24, 32, 64, 87, 77};
+static const int8_t o602[] = {16, 81, 84, 24, 32, 64};
+static const int8_t o603[] = {16, 81, 24, 32, 64};
+static const int8_t o604[] = {16, 24, 32, 64};
+static const int8_t o605[] = {16, 24, 32, 64, 87, 77};
+static const int8_t o606[] = {12, 16, 81, 24, 32};
+static const int8_t o607[] = {12, 16, 24, 32};
+static const int8_t o608[] = {12, 16, 24, -1, 87}; /* 3: 2 offsets fit, 1 values */
+static const int8_t o609[] = {12, 16, 24, 32, 64, 87};
+static const int8_t o610[] = {16, 81, 24, 32};
+static const int8_t o611[] = {16, 24, 32};
+static const int8_t o612[] = {16, 24, 32, 87};
+static const int8_t o613[] = {16, 24, 32, 64};
+static const int8_t o614[] = {16, 24, 32, 64, 87};
+static const int8_t o615[] = {-1, 16, 24, 32, 64, -1}; /* 0: 3 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
+static const int8_t o616[] = {-1, -1, 32, 64, -1}; /* 0: 2 offsets fit, 2 values */ /* 1: 2 offsets fit, 2 values */ /* 4: 10 offsets fit, 1 values */
+static const int8_t o617[] = {16, 24, 32, 64};
+static const int8_t o618[] = {12, -1, -1, -1}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 6 values */ /* 2: 3 offsets fit, 6 values */ /* 3: 3 offsets fit, 6 values */
+static const int8_t o619[] = {16, 24, 32};
+static const int8_t o620[] = {12, 16, 24, 32};
+static const int8_t o621[] = {16, 24, 32};
+static const int8_t o622[] = {12, 16, -1, 32, -1}; /* 0: 65 offsets fit, 1 values; the guard's bit */ /* 2: 2 offsets fit, 2 values */ /* 4: 2 offsets fit, 2 values */
+static const int8_t o623[] = {16, 24, 32, 64};
+static const int8_t o624[] = {12, 16, 24, 32, 64};
+static const int8_t o625[] = {16, 24, 32, 64};
+static const int8_t o626[] = {12, 16, 24, 32, 64};
+static const int8_t o627[] = {16, 24, 32, 64};
+static const int8_t o628[] = {16, 24, 32, 64};
+static const int8_t o629[] = {16, 24, 32};
+static const int8_t o630[] = {16, 24, 32, 64};
+static const int8_t o631[] = {16, -1, 32}; /* 1: 2 offsets fit, 1 values */
+static const int8_t o632[] = {16, 24, 32, 64, -1}; /* 4: 2 offsets fit, 1 values */
+static const int8_t o633[] = {16, 24, 32, -1}; /* 3: 8 offsets fit, 1 values */
+static const int8_t o634[] = {-1, -1, -1, 32, -1}; /* 0: 57 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
+static const int8_t o635[] = {-1, -1, -1, -1, -1, -1}; /* 0: 2 offsets fit, 2 values */ /* 1: 7 offsets fit, 1 values */ /* 2: 2 offsets fit, 2 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 43 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */
 static const int8_t o636[] = {16, 24, 32};
-static const int8_t o637[] = {16, 24, 32, 64};
-static const int8_t o638[] = {12, 16, 24, 32, 64};
-static const int8_t o639[] = {16, 24, 32, 64};
-static const int8_t o640[] = {16, 24, 32, 64};
-static const int8_t o641[] = {-1, -1, 32}; /* 0: 2 offsets fit, 18 values */ /* 1: 2 offsets fit, 18 values */
-static const int8_t o642[] = {-1, 24, 32, -1}; /* 0: 2 offsets fit, 18 values */ /* 3: 2 offsets fit, 18 values */
-static const int8_t o643[] = {12, 16, 24, -1}; /* 3: 2 offsets fit, 1 values */
-static const int8_t o644[] = {16, 24, 32};
-static const int8_t o645[] = {16, 32};
-static const int8_t o646[] = {16, -1, -1, 32}; /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */
-static const int8_t o647[] = {16, 24, 64, 32};
+static const int8_t o637[] = {-1, 24, -1, 64}; /* 0: 4 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */
+static const int8_t o638[] = {16, 24, 32, 64};
+static const int8_t o639[] = {12, 16, 32}; /* 0: 71 offsets fit, 1 values; the guard's bit */
+static const int8_t o640[] = {16, 32};
+static const int8_t o641[] = {24};
+static const int8_t o642[] = {-1, 32}; /* 0: 4 offsets fit, 1 values */
+static const int8_t o643[] = {12, 24, 32};
+static const int8_t o644[] = {24, 32};
+static const int8_t o645[] = {-1, -1, 24, 32, 64}; /* 0: 6 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */
+static const int8_t o646[] = {12, 16, 24, 64}; /* 0: 60 offsets fit, 1 values; the guard's bit */
+static const int8_t o647[] = {16, 24, 64};
+static const int8_t o648[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */
+static const int8_t o649[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */
+static const int8_t o650[] = {-1, -1, -1, -1}; /* 0: 2 offsets fit, 1 values */ /* 1: 45 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
+static const int8_t o651[] = {12, 16}; /* 0: 76 offsets fit, 1 values; the guard's bit */
+static const int8_t o652[] = {16};
+static const int8_t o653[] = {16, 24};
+static const int8_t o654[] = {12, 16}; /* 0: 71 offsets fit, 1 values; the guard's bit */
+static const int8_t o655[] = {16};
+static const int8_t o656[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 36 offsets fit, 1 values */
+static const int8_t o657[] = {-1, -1, 24, -1}; /* 0: 51 offsets fit, 1 values */ /* 1: 10 offsets fit, 1 values */ /* 3: 10 offsets fit, 1 values */
+static const int8_t o658[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o659[] = {12, 16, 24, -1}; /* 0: 2 offsets fit, 3 values; the guard's bit */ /* 3: 8 offsets fit, 1 values */
+static const int8_t o660[] = {16, 81, 24, 64};
+static const int8_t o661[] = {16, 24, 64};
+static const int8_t o662[] = {16, 24, 64};
+static const int8_t o663[] = {81, 16, 24, 64, -1}; /* 4: 9 offsets fit, 1 values */
+static const int8_t o664[] = {16, 24, 64, -1}; /* 3: 4 offsets fit, 1 values */
+static const int8_t o665[] = {12, 16, 24, 64};
+static const int8_t o666[] = {16, 24, 64};
+static const int8_t o667[] = {-1, -1, -1, -1, 68}; /* 0: 74 offsets fit, 1 values */ /* 1: 4 offsets fit, 1 values */ /* 2: 74 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
+static const int8_t o668[] = {-1, -1, -1, -1, -1}; /* 0: 71 offsets fit, 1 values */ /* 1: 7 offsets fit, 1 values */ /* 2: 7 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 71 offsets fit, 1 values */
+static const int8_t o669[] = {12, -1, -1}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 6 values */ /* 2: 2 offsets fit, 6 values */
+static const int8_t o670[] = {16, 24};
+static const int8_t o671[] = {12, 16, 24, 64}; /* 0: 56 offsets fit, 1 values; the guard's bit */
+static const int8_t o672[] = {12, 16, 24, 64};
+static const int8_t o673[] = {16, 24, 64};
+static const int8_t o674[] = {16, 24, 64, -1}; /* 3: 53 offsets fit, 1 values */
+static const int8_t o675[] = {12, 16, 24, 64}; /* 0: 8 offsets fit, 1 values; the guard's bit */
+static const int8_t o676[] = {16, 24, 64};
+static const int8_t o677[] = {-1, 24, 64}; /* 0: 9 offsets fit, 1 values */
+static const int8_t o678[] = {12, 16, 24};
+static const int8_t o679[] = {16, 24};
+static const int8_t o680[] = {16, 24};
+static const int8_t o681[] = {-1, 24, -1, -1}; /* 0: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
+static const int8_t o682[] = {16, 24, -1}; /* 2: 8 offsets fit, 1 values */
+static const int8_t o683[] = {16};
+static const int8_t o684[] = {-1, -1, 24, -1}; /* 0: 53 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
+static const int8_t o685[] = {-1, -1, -1, -1}; /* 0: 2 offsets fit, 2 values */ /* 1: 51 offsets fit, 1 values */ /* 2: 2 offsets fit, 2 values */ /* 3: 4 offsets fit, 1 values */
+static const int8_t o686[] = {16, 24, -1}; /* 2: 11 offsets fit, 1 values */
+static const int8_t o687[] = {16, 24, 64};
+static const int8_t o688[] = {-1, -1, -1}; /* 0: 2 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */
+static const int8_t o689[] = {0};
+static const int8_t o690[] = {12, 16}; /* 0: 78 offsets fit, 1 values; the guard's bit */
+static const int8_t o691[] = {16};
+static const int8_t o692[] = {0};
+static const int8_t o693[] = {16};
+static const int8_t o694[] = {0};
+static const int8_t o695[] = {16};
+static const int8_t o696[] = {0};
+static const int8_t o697[] = {12};
+static const int8_t o698[] = {-1}; /* 0: 2 offsets fit, 1 values */
+static const int8_t o699[] = {0};
+static const int8_t o700[] = {0};
+static const int8_t o701[] = {12};
+static const int8_t o702[] = {24};
+static const int8_t o703[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */
+static const int8_t o704[] = {12, 16, 32, 24};
+static const int8_t o705[] = {16, 32, 24};
+static const int8_t o706[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
+static const int8_t o707[] = {12, 16, 24};
+static const int8_t o708[] = {16, 24};
+static const int8_t o709[] = {16, 32};
+static const int8_t o710[] = {-1, -1, 32}; /* 0: 5 offsets fit, 1 values */ /* 1: 5 offsets fit, 1 values */
+static const int8_t o711[] = {12, -1, -1, 32}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 5 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */
+static const int8_t o712[] = {64, 24, 32};
+static const int8_t o713[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
+static const int8_t o714[] = {-1, -1, -1}; /* 0: 4 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */
+static const int8_t o715[] = {-1, -1, -1, -1, -1}; /* 0: 5 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values */ /* 2: 5 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */ /* 4: 2 offsets fit, 1 values */
+static const int8_t o716[] = {16};
+static const int8_t o717[] = {16};
+static const int8_t o718[] = {0};
+static const int8_t o719[] = {16};
+static const int8_t o720[] = {16, 32};
+static const int8_t o721[] = {81, -1, 24, 32, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o722[] = {12, 16, 81, 84, 24, 32, 64};
+static const int8_t o723[] = {12, 16, 81, 24, 32, -1}; /* 5: 2 offsets fit, 1 values */
+static const int8_t o724[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
+static const int8_t o725[] = {16, 81, 84, 24, 32, 64};
+static const int8_t o726[] = {16, 81, 24, 32, -1}; /* 4: 2 offsets fit, 1 values */
+static const int8_t o727[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
+static const int8_t o728[] = {16, 24, 32, -1, 87, -1}; /* 3: 4 offsets fit, 1 values */ /* 5: 15 offsets fit, 1 values */
+static const int8_t o729[] = {12, 16, 24, 32}; /* 0: 7 offsets fit, 1 values; the guard's bit */
+static const int8_t o730[] = {16, 81, 24, 32};
+static const int8_t o731[] = {16, 24, 32};
+static const int8_t o732[] = {16, 24, 32, 87};
+static const int8_t o733[] = {16, 24, 32, 64, 87};
+static const int8_t o734[] = {16, 24, 32};
+static const int8_t o735[] = {16, 24, 32, 64};
+static const int8_t o736[] = {12, 16, 24, 32, 64};
+static const int8_t o737[] = {16, 24, 32, 64};
+static const int8_t o738[] = {16, 24, 32, 64};
+static const int8_t o739[] = {-1, -1, 32}; /* 0: 2 offsets fit, 20 values */ /* 1: 2 offsets fit, 20 values */
+static const int8_t o740[] = {16, 24, 32, 64};
+static const int8_t o741[] = {12, 16, 24, -1}; /* 3: 2 offsets fit, 1 values */
+static const int8_t o742[] = {16, 24, 32};
+static const int8_t o743[] = {-1, 24, 32, -1, -1}; /* 0: 2 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */
+static const int8_t o744[] = {16, 24, 32, -1}; /* 3: 8 offsets fit, 1 values */
+static const int8_t o745[] = {16, 32};
+static const int8_t o746[] = {16, -1, -1, 32}; /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */
+static const int8_t o747[] = {16, 24, 64, 32};
+static const int8_t o748[] = {-1, 24, -1, -1, -1}; /* 0: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 3: 3 offsets fit, 1 values */ /* 4: 4 offsets fit, 1 values */
+static const int8_t o749[] = {-1, 16, 24}; /* 0: 5 offsets fit, 1 values */
 
 const rs_sass_form rs_sass_forms[] = {
-    {75, 0x202, "GRR", o0, 48},
-    {75, 0x202, "RR", o1, 276},
-    {75, 0x209, "RRRP", o2, 4},
-    {75, 0x20b, "PPRRP", o3, 2},
-    {75, 0x20c, "PPRRP", o4, 62},
-    {75, 0x210, "GRPPRRR", o5, 46},
-    {75, 0x210, "GRPRRR", o6, 31},
-    {75, 0x210, "GRRRR", o7, 36},
-    {75, 0x210, "GRRRRPP", o8, 50},
-    {75, 0x210, "RPPRRR", o9, 81},
-    {75, 0x210, "RPRRR", o10, 406},
-    {75, 0x210, "RRRR", o11, 718},
-    {75, 0x210, "RRRRPP", o12, 90},
-    {75, 0x211, "GRRR", o13, 22},
-    {75, 0x211, "GRRRP", o14, 38},
-    {75, 0x211, "RPRR", o15, 40},
-    {75, 0x211, "RRR", o16, 347},
-    {75, 0x211, "RRRP", o17, 947},
-    {75, 0x211, "RRRR", o18, 768},
-    {75, 0x211, "RRRRP", o19, 11},
-    {75, 0x212, "PRRRRP", o20, 2},
-    {75, 0x212, "RRRRP", o21, 2},
-    {75, 0x217, "RRRP", o22, 18},
-    {75, 0x219, "RRRR", o23, 6},
-    {75, 0x220, "GRRR", o24, 6},
-    {75, 0x220, "RRR", o25, 388},
-    {75, 0x221, "GRRR", o26, 2},
-    {75, 0x221, "RRR", o27, 14},
-    {75, 0x223, "GRRRR", o28, 2},
-    {75, 0x223, "RRRR", o29, 9384},
-    {75, 0x224, "GRRRR", o30, 62},
-    {75, 0x224, "RRRR", o31, 238},
-    {75, 0x225, "RRRR", o32, 2},
-    {75, 0x22b, "RRRR", o33, 4800},
-    {75, 0x230, "RRR", o34, 448},
-    {75, 0x23c, "RRRR", o35, 96},
-    {75, 0x28c, "QQUUQ", o36, 4},
-    {75, 0x304, "RR", o37, 192},
-    {75, 0x308, "GRR", o38, 4},
-    {75, 0x308, "RR", o39, 12},
-    {75, 0x355, "RB", o40, 212},
-    {75, 0x381, "GRR", o41, 100},
-    {75, 0x381, "RR", o42, 1790},
-    {75, 0x386, "RR", o43, 1372},
-    {75, 0x387, "RR", o44, 10},
-    {75, 0x388, "GRR", o45, 104},
-    {75, 0x388, "RR", o46, 634},
-    {75, 0x423, "GRRR", o47, 2},
-    {75, 0x423, "RRR", o48, 4},
-    {75, 0x424, "GRRR", o49, 2},
-    {75, 0x424, "RRR", o50, 15},
-    {75, 0x624, "RRR", o51, 38},
-    {75, 0x625, "RRR", o52, 1},
-    {75, 0x802, "R", o53, 10},
-    {75, 0x805, "GR", o54, 8},
-    {75, 0x805, "R", o55, 1624},
-    {75, 0x807, "RRP", o56, 4},
-    {75, 0x80b, "PPRP", o57, 6},
-    {75, 0x80c, "PPRP", o58, 487},
-    {75, 0x810, "GRRR", o59, 2},
-    {75, 0x810, "RRR", o60, 777},
-    {75, 0x811, "GRR", o61, 45},
-    {75, 0x811, "RR", o62, 295},
-    {75, 0x811, "RRR", o63, 96},
-    {75, 0x812, "PRRRP", o64, 76},
-    {75, 0x812, "RRRP", o65, 878},
-    {75, 0x817, "RRP", o66, 81},
-    {75, 0x819, "GRRR", o67, 21},
-    {75, 0x819, "RRR", o68, 1804},
-    {75, 0x81c, "PPPPP", o69, 2},
-    {75, 0x81c, "PPPPQ", o70, 10},
-    {75, 0x820, "GRR", o71, 6},
-    {75, 0x820, "RR", o72, 2},
-    {75, 0x823, "GRRR", o73, 4},
-    {75, 0x824, "GRRR", o74, 52},
-    {75, 0x824, "RRR", o75, 1281},
-    {75, 0x824, "RRRP", o76, 5},
-    {75, 0x825, "GRRR", o77, 2},
-    {75, 0x825, "RRR", o78, 208},
-    {75, 0x83b, "RR", o79, 40},
-    {75, 0x88c, "QQUQ", o80, 6},
-    {75, 0x890, "UUU", o81, 10},
-    {75, 0x891, "UU", o82, 7},
-    {75, 0x899, "UUU", o83, 138},
-    {75, 0x918, "", o84, 193},
-    {75, 0x919, "R", o85, 255},
-    {75, 0x941, "B", o86, 212},
-    {75, 0x944, "", o87, 2},
-    {75, 0x945, "B", o88, 212},
-    {75, 0x947, "", o89, 103},
-    {75, 0x947, "G", o90, 621},
-    {75, 0x94d, "", o91, 52},
-    {75, 0x950, "R", o92, 2},
-    {75, 0x981, "GRRU", o93, 4},
-    {75, 0x981, "RRU", o94, 24},
-    {75, 0x983, "RR", o95, 10},
-    {75, 0x984, "RR", o96, 1976},
-    {75, 0x984, "RRU", o97, 12},
-    {75, 0x984, "RU", o98, 96},
-    {75, 0x988, "RUR", o99, 4},
-    {75, 0x9c3, "U", o100, 71},
-    {75, 0xa02, "R", o101, 54},
-    {75, 0xa0c, "PPRP", o102, 98},
-    {75, 0xa11, "GRPR", o103, 100},
-    {75, 0xa11, "GRRRP", o104, 100},
-    {75, 0xa11, "RPR", o105, 680},
-    {75, 0xa11, "RRRP", o106, 680},
-    {75, 0xa20, "RR", o107, 856},
-    {75, 0xa23, "RRR", o108, 856},
-    {75, 0xa24, "GRRR", o109, 13},
-    {75, 0xa24, "RRR", o110, 428},
-    {75, 0xa25, "GRRR", o111, 50},
-    {75, 0xa25, "RRR", o112, 717},
-    {75, 0xa28, "RR", o113, 372},
-    {75, 0xa2b, "RRR", o114, 372},
-    {75, 0xab9, "U", o115, 79},
-    {75, 0xb1d, "", o116, 104},
-    {75, 0xc02, "RU", o117, 4},
-    {75, 0xc10, "GRPPRUR", o118, 4},
-    {75, 0xc10, "GRPRUR", o119, 7},
-    {75, 0xc10, "GRRUR", o120, 4},
-    {75, 0xc10, "RPPRUR", o121, 8},
-    {75, 0xc10, "RPRUR", o122, 518},
-    {75, 0xc10, "RRUR", o123, 24},
-    {75, 0xc11, "RRU", o124, 22},
-    {75, 0xc24, "GRRUR", o125, 13},
-    {75, 0xc24, "RRUR", o126, 428},
-    {75, 0xc82, "UU", o127, 10},
-    {75, 0xe24, "RRRU", o128, 6},
-    {80, 0x202, "GRR", o129, 46},
-    {80, 0x202, "RR", o130, 213},
-    {80, 0x209, "RRRP", o131, 4},
-    {80, 0x20b, "PPRRP", o132, 2},
-    {80, 0x20c, "PPRRP", o133, 62},
-    {80, 0x210, "GRPPRRR", o134, 38},
-    {80, 0x210, "GRPRRR", o135, 31},
-    {80, 0x210, "GRRRR", o136, 33},
-    {80, 0x210, "GRRRRPP", o137, 50},
-    {80, 0x210, "RPPRRR", o138, 66},
-    {80, 0x210, "RPRRR", o139, 373},
-    {80, 0x210, "RRRR", o140, 692},
-    {80, 0x210, "RRRRPP", o141, 90},
-    {80, 0x211, "GRRR", o142, 22},
-    {80, 0x211, "GRRRP", o143, 38},
-    {80, 0x211, "RPRR", o144, 40},
-    {80, 0x211, "RRR", o145, 351},
-    {80, 0x211, "RRRP", o146, 947},
-    {80, 0x211, "RRRR", o147, 784},
-    {80, 0x211, "RRRRP", o148, 11},
-    {80, 0x212, "PRRRRP", o149, 2},
-    {80, 0x212, "RRRRP", o150, 2},
-    {80, 0x217, "RRRP", o151, 18},
-    {80, 0x219, "RRRR", o152, 6},
-    {80, 0x220, "GRRR", o153, 6},
-    {80, 0x220, "RRR", o154, 388},
-    {80, 0x221, "GRRR", o155, 2},
-    {80, 0x221, "RRR", o156, 14},
-    {80, 0x223, "GRRRR", o157, 2},
-    {80, 0x223, "RRRR", o158, 9384},
-    {80, 0x224, "GRRRR", o159, 60},
-    {80, 0x224, "RRRR", o160, 227},
-    {80, 0x225, "RRRR", o161, 2},
-    {80, 0x22b, "RRRR", o162, 4800},
-    {80, 0x230, "RRR", o163, 448},
-    {80, 0x23c, "RRRR", o164, 48},
-    {80, 0x23e, "RRR", o165, 192},
-    {80, 0x28c, "QQUUQ", o166, 12},
-    {80, 0x308, "GRR", o167, 4},
-    {80, 0x308, "RR", o168, 12},
-    {80, 0x387, "RR", o169, 42},
-    {80, 0x388, "GRR", o170, 104},
-    {80, 0x388, "RR", o171, 634},
-    {80, 0x423, "GRRR", o172, 2},
-    {80, 0x423, "RRR", o173, 4},
-    {80, 0x424, "GRRR", o174, 2},
-    {80, 0x424, "RRR", o175, 15},
-    {80, 0x435, "RRR", o176, 97},
-    {80, 0x624, "RRR", o177, 39},
-    {80, 0x625, "RRR", o178, 1},
-    {80, 0x802, "R", o179, 6},
-    {80, 0x805, "GR", o180, 10},
-    {80, 0x805, "R", o181, 1607},
-    {80, 0x807, "RRP", o182, 4},
-    {80, 0x80b, "PPRP", o183, 6},
-    {80, 0x80c, "PPRP", o184, 487},
-    {80, 0x810, "GRRR", o185, 2},
-    {80, 0x810, "RRR", o186, 826},
-    {80, 0x811, "GRR", o187, 48},
-    {80, 0x811, "RR", o188, 291},
-    {80, 0x811, "RRR", o189, 96},
-    {80, 0x812, "PRRRP", o190, 76},
-    {80, 0x812, "RRRP", o191, 883},
-    {80, 0x817, "RRP", o192, 81},
-    {80, 0x819, "GRRR", o193, 21},
-    {80, 0x819, "RRR", o194, 1844},
-    {80, 0x81c, "PPPPP", o195, 2},
-    {80, 0x81c, "PPPPQ", o196, 18},
-    {80, 0x820, "GRR", o197, 6},
-    {80, 0x820, "RR", o198, 2},
-    {80, 0x823, "GRRR", o199, 4},
-    {80, 0x824, "GRRR", o200, 50},
-    {80, 0x824, "RRR", o201, 1283},
-    {80, 0x824, "RRRP", o202, 5},
-    {80, 0x825, "GRRR", o203, 2},
-    {80, 0x825, "RRR", o204, 208},
-    {80, 0x83b, "RR", o205, 20},
-    {80, 0x88c, "QQUQ", o206, 6},
-    {80, 0x890, "UUU", o207, 18},
-    {80, 0x891, "UU", o208, 7},
-    {80, 0x899, "UUU", o209, 138},
-    {80, 0x918, "", o210, 619},
-    {80, 0x919, "R", o211, 284},
-    {80, 0x941, "B", o212, 212},
-    {80, 0x944, "", o213, 2},
-    {80, 0x944, "G", o214, 54},
-    {80, 0x945, "B", o215, 212},
-    {80, 0x947, "", o216, 157},
-    {80, 0x947, "G", o217, 567},
-    {80, 0x94d, "", o218, 52},
-    {80, 0x950, "R", o219, 2},
-    {80, 0x981, "GRUR", o220, 104},
-    {80, 0x981, "RUR", o221, 1814},
-    {80, 0x983, "RR", o222, 42},
-    {80, 0x984, "RR", o223, 1976},
-    {80, 0x984, "RRU", o224, 12},
-    {80, 0x984, "RU", o225, 96},
-    {80, 0x986, "URR", o226, 1372},
-    {80, 0x988, "RUR", o227, 4},
-    {80, 0x9c3, "U", o228, 71},
-    {80, 0xa02, "R", o229, 53},
-    {80, 0xa0c, "PPRP", o230, 90},
-    {80, 0xa10, "GRPRR", o231, 4},
-    {80, 0xa10, "GRRRPP", o232, 4},
-    {80, 0xa10, "RPRR", o233, 24},
-    {80, 0xa10, "RRRPP", o234, 24},
-    {80, 0xa11, "GRPR", o235, 100},
-    {80, 0xa11, "GRRRP", o236, 100},
-    {80, 0xa11, "RPR", o237, 680},
-    {80, 0xa11, "RRRP", o238, 680},
-    {80, 0xa20, "RR", o239, 856},
-    {80, 0xa23, "RRR", o240, 856},
-    {80, 0xa24, "GRRR", o241, 13},
-    {80, 0xa24, "RRR", o242, 428},
-    {80, 0xa25, "GRRR", o243, 50},
-    {80, 0xa25, "RRR", o244, 717},
-    {80, 0xa28, "RR", o245, 372},
-    {80, 0xa2b, "RRR", o246, 372},
-    {80, 0xab9, "U", o247, 127},
-    {80, 0xb1d, "", o248, 104},
-    {80, 0xc02, "RU", o249, 6},
-    {80, 0xc10, "GRPPRUR", o250, 12},
-    {80, 0xc10, "GRPRUR", o251, 7},
-    {80, 0xc10, "GRRUR", o252, 12},
-    {80, 0xc10, "RPPRUR", o253, 23},
-    {80, 0xc10, "RPRUR", o254, 551},
-    {80, 0xc10, "RRUR", o255, 72},
-    {80, 0xc11, "RRU", o256, 22},
-    {80, 0xc24, "GRRUR", o257, 13},
-    {80, 0xc24, "RRUR", o258, 428},
-    {80, 0xc82, "UU", o259, 18},
-    {80, 0xe24, "RRRU", o260, 19},
-    {86, 0x202, "GRR", o261, 42},
-    {86, 0x202, "RR", o262, 326},
-    {86, 0x209, "RRRP", o263, 4},
-    {86, 0x20b, "PPRRP", o264, 2},
-    {86, 0x20c, "PPRRP", o265, 62},
-    {86, 0x210, "GRPPRRR", o266, 35},
-    {86, 0x210, "GRPRRR", o267, 31},
-    {86, 0x210, "GRRRR", o268, 31},
-    {86, 0x210, "GRRRRPP", o269, 50},
-    {86, 0x210, "RPPRRR", o270, 60},
-    {86, 0x210, "RPRRR", o271, 361},
-    {86, 0x210, "RRRR", o272, 693},
-    {86, 0x210, "RRRRPP", o273, 90},
-    {86, 0x211, "GRRR", o274, 19},
-    {86, 0x211, "GRRRP", o275, 38},
-    {86, 0x211, "RPRR", o276, 40},
-    {86, 0x211, "RRR", o277, 343},
-    {86, 0x211, "RRRP", o278, 947},
-    {86, 0x211, "RRRR", o279, 788},
-    {86, 0x211, "RRRRP", o280, 11},
-    {86, 0x212, "PRRRRP", o281, 2},
-    {86, 0x212, "RRRRP", o282, 2},
-    {86, 0x217, "RRRP", o283, 18},
-    {86, 0x219, "RRRR", o284, 6},
-    {86, 0x220, "GRRR", o285, 6},
-    {86, 0x220, "RRR", o286, 388},
-    {86, 0x221, "GRRR", o287, 2},
-    {86, 0x221, "RRR", o288, 14},
-    {86, 0x223, "GRRRR", o289, 2},
-    {86, 0x223, "RRRR", o290, 9384},
-    {86, 0x224, "GRRRR", o291, 60},
-    {86, 0x224, "RRRR", o292, 242},
-    {86, 0x225, "RRRR", o293, 2},
-    {86, 0x22b, "RRRR", o294, 4800},
-    {86, 0x230, "RRR", o295, 448},
-    {86, 0x23c, "RRRR", o296, 48},
-    {86, 0x23e, "RRR", o297, 192},
-    {86, 0x28c, "QQUUQ", o298, 15},
-    {86, 0x308, "GRR", o299, 4},
-    {86, 0x308, "RR", o300, 12},
-    {86, 0x388, "GRR", o301, 104},
-    {86, 0x388, "RR", o302, 634},
-    {86, 0x423, "GRRR", o303, 2},
-    {86, 0x423, "RRR", o304, 4},
-    {86, 0x424, "GRRR", o305, 2},
-    {86, 0x424, "RRR", o306, 15},
-    {86, 0x624, "RRR", o307, 41},
-    {86, 0x625, "RRR", o308, 1},
-    {86, 0x802, "R", o309, 10},
-    {86, 0x805, "GR", o310, 9},
-    {86, 0x805, "R", o311, 1593},
-    {86, 0x807, "RRP", o312, 4},
-    {86, 0x80b, "PPRP", o313, 6},
-    {86, 0x80c, "PPRP", o314, 487},
-    {86, 0x810, "GRRR", o315, 8},
-    {86, 0x810, "RRR", o316, 770},
-    {86, 0x811, "GRR", o317, 45},
-    {86, 0x811, "RR", o318, 297},
-    {86, 0x811, "RRR", o319, 96},
-    {86, 0x812, "PRRRP", o320, 76},
-    {86, 0x812, "RRRP", o321, 873},
-    {86, 0x817, "RRP", o322, 81},
-    {86, 0x819, "GRRR", o323, 21},
-    {86, 0x819, "RRR", o324, 1847},
-    {86, 0x81c, "PPPPP", o325, 2},
-    {86, 0x81c, "PPPPQ", o326, 21},
-    {86, 0x820, "GRR", o327, 6},
-    {86, 0x820, "RR", o328, 2},
-    {86, 0x823, "GRRR", o329, 4},
-    {86, 0x824, "GRRR", o330, 49},
-    {86, 0x824, "RRR", o331, 1254},
-    {86, 0x824, "RRRP", o332, 5},
-    {86, 0x825, "GRRR", o333, 2},
-    {86, 0x825, "RRR", o334, 208},
-    {86, 0x83b, "RR", o335, 20},
-    {86, 0x88c, "QQUQ", o336, 6},
-    {86, 0x890, "UUU", o337, 21},
-    {86, 0x891, "UU", o338, 7},
-    {86, 0x899, "UUU", o339, 137},
-    {86, 0x918, "", o340, 636},
-    {86, 0x919, "R", o341, 255},
-    {86, 0x941, "B", o342, 212},
-    {86, 0x944, "", o343, 2},
-    {86, 0x944, "G", o344, 54},
-    {86, 0x945, "B", o345, 212},
-    {86, 0x947, "", o346, 157},
-    {86, 0x947, "G", o347, 567},
-    {86, 0x94d, "", o348, 52},
-    {86, 0x950, "R", o349, 2},
-    {86, 0x981, "GRUR", o350, 104},
-    {86, 0x981, "RUR", o351, 1814},
-    {86, 0x984, "RR", o352, 1976},
-    {86, 0x984, "RRU", o353, 12},
-    {86, 0x984, "RU", o354, 96},
-    {86, 0x986, "URR", o355, 1372},
-    {86, 0x988, "RUR", o356, 4},
-    {86, 0x9c3, "U", o357, 71},
-    {86, 0xa02, "R", o358, 52},
-    {86, 0xa0c, "PPRP", o359, 87},
-    {86, 0xa10, "GRPRR", o360, 4},
-    {86, 0xa10, "GRRRPP", o361, 4},
-    {86, 0xa10, "RPRR", o362, 24},
-    {86, 0xa10, "RRRPP", o363, 24},
-    {86, 0xa11, "GRPR", o364, 100},
-    {86, 0xa11, "GRRRP", o365, 100},
-    {86, 0xa11, "RPR", o366, 680},
-    {86, 0xa11, "RRRP", o367, 680},
-    {86, 0xa20, "RR", o368, 856},
-    {86, 0xa23, "RRR", o369, 856},
-    {86, 0xa24, "GRRR", o370, 13},
-    {86, 0xa24, "RRR", o371, 433},
-    {86, 0xa25, "GRRR", o372, 50},
-    {86, 0xa25, "RRR", o373, 717},
-    {86, 0xa28, "RR", o374, 372},
-    {86, 0xa2b, "RRR", o375, 372},
-    {86, 0xab9, "U", o376, 144},
-    {86, 0xb1d, "", o377, 104},
-    {86, 0xc02, "RU", o378, 6},
-    {86, 0xc10, "GRPPRUR", o379, 15},
-    {86, 0xc10, "GRPRUR", o380, 7},
-    {86, 0xc10, "GRRUR", o381, 15},
-    {86, 0xc10, "RPPRUR", o382, 29},
-    {86, 0xc10, "RPRUR", o383, 563},
-    {86, 0xc10, "RRUR", o384, 100},
-    {86, 0xc11, "RRU", o385, 22},
-    {86, 0xc24, "GRRUR", o386, 13},
-    {86, 0xc24, "RRUR", o387, 421},
-    {86, 0xc82, "UU", o388, 21},
-    {86, 0xe24, "RRRU", o389, 24},
-    {89, 0x202, "GRR", o390, 42},
-    {89, 0x202, "RR", o391, 330},
-    {89, 0x209, "RRRP", o392, 4},
-    {89, 0x20b, "PPRRP", o393, 2},
-    {89, 0x20c, "PPRRP", o394, 62},
-    {89, 0x210, "GRPPRRR", o395, 35},
-    {89, 0x210, "GRPRRR", o396, 31},
-    {89, 0x210, "GRRRR", o397, 31},
-    {89, 0x210, "GRRRRPP", o398, 50},
-    {89, 0x210, "RPPRRR", o399, 60},
-    {89, 0x210, "RPRRR", o400, 361},
-    {89, 0x210, "RRRR", o401, 693},
-    {89, 0x210, "RRRRPP", o402, 90},
-    {89, 0x211, "GRRR", o403, 22},
-    {89, 0x211, "GRRRP", o404, 38},
-    {89, 0x211, "RPRR", o405, 40},
-    {89, 0x211, "RRR", o406, 340},
-    {89, 0x211, "RRRP", o407, 947},
-    {89, 0x211, "RRRR", o408, 785},
-    {89, 0x211, "RRRRP", o409, 11},
-    {89, 0x212, "PRRRRP", o410, 2},
-    {89, 0x212, "RRRRP", o411, 2},
-    {89, 0x217, "RRRP", o412, 18},
-    {89, 0x219, "RRRR", o413, 6},
-    {89, 0x220, "GRRR", o414, 6},
-    {89, 0x220, "RRR", o415, 388},
-    {89, 0x221, "GRRR", o416, 2},
-    {89, 0x221, "RRR", o417, 14},
-    {89, 0x223, "GRRRR", o418, 2},
-    {89, 0x223, "RRRR", o419, 9384},
-    {89, 0x224, "GRRRR", o420, 60},
-    {89, 0x224, "RRRR", o421, 242},
-    {89, 0x225, "RRRR", o422, 2},
-    {89, 0x22b, "RRRR", o423, 4800},
-    {89, 0x230, "RRR", o424, 448},
-    {89, 0x23c, "RRRR", o425, 48},
-    {89, 0x23e, "RRR", o426, 192},
-    {89, 0x28c, "QQUUQ", o427, 15},
-    {89, 0x308, "GRR", o428, 4},
-    {89, 0x308, "RR", o429, 12},
-    {89, 0x388, "GRR", o430, 104},
-    {89, 0x388, "RR", o431, 634},
-    {89, 0x423, "GRRR", o432, 2},
-    {89, 0x423, "RRR", o433, 4},
-    {89, 0x424, "GRRR", o434, 2},
-    {89, 0x424, "RRR", o435, 15},
-    {89, 0x624, "RRR", o436, 41},
-    {89, 0x625, "RRR", o437, 1},
-    {89, 0x802, "R", o438, 10},
-    {89, 0x805, "GR", o439, 9},
-    {89, 0x805, "R", o440, 1591},
-    {89, 0x807, "RRP", o441, 4},
-    {89, 0x80b, "PPRP", o442, 6},
-    {89, 0x80c, "PPRP", o443, 487},
-    {89, 0x810, "GRRR", o444, 8},
-    {89, 0x810, "RRR", o445, 770},
-    {89, 0x811, "GRR", o446, 48},
-    {89, 0x811, "RR", o447, 293},
-    {89, 0x811, "RRR", o448, 96},
-    {89, 0x812, "PRRRP", o449, 76},
-    {89, 0x812, "RRRP", o450, 873},
-    {89, 0x817, "RRP", o451, 81},
-    {89, 0x819, "GRRR", o452, 21},
-    {89, 0x819, "RRR", o453, 1842},
-    {89, 0x81c, "PPPPP", o454, 2},
-    {89, 0x81c, "PPPPQ", o455, 21},
-    {89, 0x820, "GRR", o456, 6},
-    {89, 0x820, "RR", o457, 2},
-    {89, 0x823, "GRRR", o458, 4},
-    {89, 0x824, "GRRR", o459, 49},
-    {89, 0x824, "RRR", o460, 1254},
-    {89, 0x824, "RRRP", o461, 5},
-    {89, 0x825, "GRRR", o462, 2},
-    {89, 0x825, "RRR", o463, 208},
-    {89, 0x83b, "RR", o464, 20},
-    {89, 0x88c, "QQUQ", o465, 6},
-    {89, 0x890, "UUU", o466, 21},
-    {89, 0x891, "UU", o467, 7},
-    {89, 0x899, "UUU", o468, 137},
-    {89, 0x918, "", o469, 627},
-    {89, 0x919, "R", o470, 255},
-    {89, 0x941, "B", o471, 212},
-    {89, 0x944, "", o472, 2},
-    {89, 0x944, "G", o473, 54},
-    {89, 0x945, "B", o474, 212},
-    {89, 0x947, "", o475, 157},
-    {89, 0x947, "G", o476, 567},
-    {89, 0x94d, "", o477, 52},
-    {89, 0x950, "R", o478, 2},
-    {89, 0x981, "GRUR", o479, 104},
-    {89, 0x981, "RUR", o480, 1814},
-    {89, 0x984, "RR", o481, 1976},
-    {89, 0x984, "RRU", o482, 12},
-    {89, 0x984, "RU", o483, 96},
-    {89, 0x986, "URR", o484, 1372},
-    {89, 0x988, "RUR", o485, 4},
-    {89, 0x9c3, "U", o486, 71},
-    {89, 0xa02, "R", o487, 52},
-    {89, 0xa0c, "PPRP", o488, 87},
-    {89, 0xa10, "GRPRR", o489, 4},
-    {89, 0xa10, "GRRRPP", o490, 4},
-    {89, 0xa10, "RPRR", o491, 24},
-    {89, 0xa10, "RRRPP", o492, 24},
-    {89, 0xa11, "GRPR", o493, 100},
-    {89, 0xa11, "GRRRP", o494, 100},
-    {89, 0xa11, "RPR", o495, 680},
-    {89, 0xa11, "RRRP", o496, 680},
-    {89, 0xa20, "RR", o497, 856},
-    {89, 0xa23, "RRR", o498, 856},
-    {89, 0xa24, "GRRR", o499, 13},
-    {89, 0xa24, "RRR", o500, 433},
-    {89, 0xa25, "GRRR", o501, 50},
-    {89, 0xa25, "RRR", o502, 717},
-    {89, 0xa28, "RR", o503, 372},
-    {89, 0xa2b, "RRR", o504, 372},
-    {89, 0xab9, "U", o505, 144},
-    {89, 0xb1d, "", o506, 104},
-    {89, 0xc02, "RU", o507, 6},
-    {89, 0xc10, "GRPPRUR", o508, 15},
-    {89, 0xc10, "GRPRUR", o509, 7},
-    {89, 0xc10, "GRRUR", o510, 15},
-    {89, 0xc10, "RPPRUR", o511, 29},
-    {89, 0xc10, "RPRUR", o512, 563},
-    {89, 0xc10, "RRUR", o513, 100},
-    {89, 0xc11, "RRU", o514, 22},
-    {89, 0xc24, "GRRUR", o515, 13},
-    {89, 0xc24, "RRUR", o516, 421},
-    {89, 0xc82, "UU", o517, 21},
-    {89, 0xe24, "RRRU", o518, 24},
-    {90, 0x202, "GRR", o519, 41},
-    {90, 0x202, "RR", o520, 266},
-    {90, 0x209, "RRRP", o521, 4},
-    {90, 0x20b, "PPRRP", o522, 2},
-    {90, 0x20c, "PPRRP", o523, 62},
-    {90, 0x210, "GRPPRRR", o524, 32},
-    {90, 0x210, "GRPRRR", o525, 32},
-    {90, 0x210, "GRRRR", o526, 25},
-    {90, 0x210, "GRRRRPP", o527, 52},
-    {90, 0x210, "RPPRRR", o528, 54},
-    {90, 0x210, "RPRRR", o529, 348},
-    {90, 0x210, "RRRR", o530, 671},
-    {90, 0x210, "RRRRPP", o531, 99},
-    {90, 0x211, "GRPRR", o532, 100},
-    {90, 0x211, "GRRR", o533, 44},
-    {90, 0x211, "GRRRP", o534, 37},
-    {90, 0x211, "GRRRRP", o535, 100},
-    {90, 0x211, "RPRR", o536, 240},
-    {90, 0x211, "RRR", o537, 636},
-    {90, 0x211, "RRRP", o538, 936},
-    {90, 0x211, "RRRR", o539, 808},
-    {90, 0x211, "RRRRP", o540, 211},
-    {90, 0x212, "PRRRRP", o541, 2},
-    {90, 0x212, "RRRRP", o542, 2},
-    {90, 0x219, "RRRR", o543, 6},
-    {90, 0x220, "GRRR", o544, 6},
-    {90, 0x220, "RRR", o545, 388},
-    {90, 0x221, "GRRR", o546, 2},
-    {90, 0x221, "RRR", o547, 14},
-    {90, 0x223, "GRRRR", o548, 2},
-    {90, 0x223, "RRRR", o549, 9384},
-    {90, 0x224, "GRRRR", o550, 77},
-    {90, 0x224, "RRRR", o551, 259},
-    {90, 0x225, "GRRRR", o552, 50},
-    {90, 0x225, "RRRR", o553, 136},
-    {90, 0x22b, "RRRR", o554, 4800},
-    {90, 0x230, "RRR", o555, 448},
-    {90, 0x23c, "RRRR", o556, 48},
-    {90, 0x23e, "RRR", o557, 192},
-    {90, 0x248, "RRRP", o558, 18},
-    {90, 0x28c, "QQUUQ", o559, 18},
-    {90, 0x291, "UUU", o560, 109},
-    {90, 0x2a4, "UUUU", o561, 1},
-    {90, 0x2a5, "UUUU", o562, 1},
-    {90, 0x308, "GRR", o563, 4},
-    {90, 0x308, "RR", o564, 12},
-    {90, 0x387, "RR", o565, 46},
-    {90, 0x388, "GRR", o566, 102},
-    {90, 0x388, "RR", o567, 640},
-    {90, 0x423, "GRRR", o568, 2},
-    {90, 0x423, "RRR", o569, 4},
-    {90, 0x424, "RRR", o570, 1},
-    {90, 0x435, "RRR", o571, 140},
-    {90, 0x802, "R", o572, 112},
-    {90, 0x805, "GR", o573, 7},
-    {90, 0x805, "R", o574, 1551},
-    {90, 0x807, "RRP", o575, 4},
-    {90, 0x80b, "PPRP", o576, 6},
-    {90, 0x80c, "PPRP", o577, 490},
-    {90, 0x810, "GRRR", o578, 7},
-    {90, 0x810, "RRR", o579, 478},
-    {90, 0x811, "RRR", o580, 96},
-    {90, 0x812, "PRRRP", o581, 76},
-    {90, 0x812, "RRRP", o582, 895},
-    {90, 0x819, "GRRR", o583, 17},
-    {90, 0x819, "RRR", o584, 1846},
-    {90, 0x81c, "PPPPP", o585, 2},
-    {90, 0x81c, "PPPPQ", o586, 21},
-    {90, 0x820, "GRR", o587, 6},
-    {90, 0x820, "RR", o588, 2},
-    {90, 0x823, "GRRR", o589, 4},
-    {90, 0x824, "GRRR", o590, 78},
-    {90, 0x824, "RRR", o591, 1420},
-    {90, 0x824, "RRRP", o592, 6},
-    {90, 0x825, "GRRR", o593, 1},
-    {90, 0x825, "RRR", o594, 209},
-    {90, 0x836, "GRR", o595, 1},
-    {90, 0x836, "RR", o596, 433},
-    {90, 0x83b, "RR", o597, 20},
-    {90, 0x848, "RRP", o598, 88},
-    {90, 0x882, "U", o599, 98},
-    {90, 0x88c, "QQUQ", o600, 3},
-    {90, 0x890, "UUU", o601, 75},
-    {90, 0x899, "UUU", o602, 137},
-    {90, 0x918, "", o603, 617},
-    {90, 0x919, "R", o604, 408},
-    {90, 0x941, "B", o605, 212},
-    {90, 0x944, "", o606, 2},
-    {90, 0x945, "B", o607, 212},
-    {90, 0x947, "", o608, 103},
-    {90, 0x947, "G", o609, 622},
-    {90, 0x94d, "", o610, 52},
-    {90, 0x950, "R", o611, 2},
-    {90, 0x981, "GRUR", o612, 102},
-    {90, 0x981, "RUR", o613, 1816},
-    {90, 0x983, "RR", o614, 46},
-    {90, 0x984, "RR", o615, 2020},
-    {90, 0x984, "RU", o616, 64},
-    {90, 0x986, "URR", o617, 1372},
-    {90, 0x9c3, "U", o618, 170},
-    {90, 0xab9, "U", o619, 553},
-    {90, 0xb1d, "", o620, 104},
-    {90, 0xb82, "R", o621, 253},
-    {90, 0xc02, "RU", o622, 4},
-    {90, 0xc0c, "PPRUP", o623, 84},
-    {90, 0xc10, "GRPPRUR", o624, 18},
-    {90, 0xc10, "GRPRUR", o625, 7},
-    {90, 0xc10, "GRRUR", o626, 6},
-    {90, 0xc10, "RPPRUR", o627, 35},
-    {90, 0xc10, "RPRUR", o628, 603},
-    {90, 0xc10, "RRUR", o629, 46},
-    {90, 0xc10, "RRURPP", o630, 16},
-    {90, 0xc11, "GRRU", o631, 2},
-    {90, 0xc11, "RPRU", o632, 480},
-    {90, 0xc11, "RRU", o633, 480},
-    {90, 0xc11, "RRUP", o634, 12},
-    {90, 0xc11, "RRURP", o635, 480},
-    {90, 0xc20, "RRU", o636, 856},
-    {90, 0xc23, "RRUR", o637, 856},
-    {90, 0xc24, "GRRUR", o638, 13},
-    {90, 0xc24, "RRUR", o639, 828},
-    {90, 0xc25, "RRUR", o640, 579},
-    {90, 0xc28, "RRU", o641, 372},
-    {90, 0xc2b, "RRUR", o642, 372},
-    {90, 0xc36, "GRRU", o643, 13},
-    {90, 0xc36, "RRU", o644, 84},
-    {90, 0xc82, "UU", o645, 26},
-    {90, 0xe24, "RRRU", o646, 27},
-    {90, 0xe25, "RRRU", o647, 4},
+    {75, 0x202, "GRR", o0, 51},
+    {75, 0x202, "RR", o1, 318},
+    {75, 0x208, "RRRP", o2, 2},
+    {75, 0x209, "RRRP", o3, 4},
+    {75, 0x20b, "PPRRP", o4, 2},
+    {75, 0x20c, "PPRRP", o5, 92},
+    {75, 0x210, "GRPPRRR", o6, 57},
+    {75, 0x210, "GRPRRR", o7, 36},
+    {75, 0x210, "GRRRR", o8, 37},
+    {75, 0x210, "GRRRRPP", o9, 64},
+    {75, 0x210, "RPPRRR", o10, 101},
+    {75, 0x210, "RPRRR", o11, 482},
+    {75, 0x210, "RRRR", o12, 760},
+    {75, 0x210, "RRRRPP", o13, 117},
+    {75, 0x211, "GRRR", o14, 23},
+    {75, 0x211, "GRRRP", o15, 49},
+    {75, 0x211, "RPRR", o16, 46},
+    {75, 0x211, "RRR", o17, 373},
+    {75, 0x211, "RRRP", o18, 1204},
+    {75, 0x211, "RRRR", o19, 976},
+    {75, 0x211, "RRRRP", o20, 12},
+    {75, 0x212, "PRRRRP", o21, 2},
+    {75, 0x212, "RRRRP", o22, 2},
+    {75, 0x217, "RRRP", o23, 24},
+    {75, 0x219, "RRRR", o24, 6},
+    {75, 0x220, "GRRR", o25, 6},
+    {75, 0x220, "RRR", o26, 388},
+    {75, 0x221, "GRRR", o27, 10},
+    {75, 0x221, "RRR", o28, 84},
+    {75, 0x223, "GRRRR", o29, 2},
+    {75, 0x223, "RRRR", o30, 10210},
+    {75, 0x224, "GRRRR", o31, 91},
+    {75, 0x224, "RRRR", o32, 346},
+    {75, 0x224, "RRRRP", o33, 1},
+    {75, 0x225, "RRRR", o34, 2},
+    {75, 0x22b, "RRRR", o35, 7328},
+    {75, 0x230, "RRR", o36, 448},
+    {75, 0x23c, "RRRR", o37, 96},
+    {75, 0x28c, "QQUUQ", o38, 7},
+    {75, 0x290, "UUUUQQ", o39, 1},
+    {75, 0x304, "RR", o40, 192},
+    {75, 0x308, "GRR", o41, 4},
+    {75, 0x308, "RR", o42, 12},
+    {75, 0x348, "R", o43, 1},
+    {75, 0x355, "RB", o44, 268},
+    {75, 0x381, "GRR", o45, 146},
+    {75, 0x381, "RR", o46, 2256},
+    {75, 0x386, "GRR", o47, 1},
+    {75, 0x386, "RR", o48, 1663},
+    {75, 0x387, "RR", o49, 10},
+    {75, 0x388, "GRR", o50, 135},
+    {75, 0x388, "RR", o51, 802},
+    {75, 0x389, "PRRRR", o52, 1},
+    {75, 0x423, "GRRR", o53, 2},
+    {75, 0x423, "RRR", o54, 4},
+    {75, 0x424, "GRRR", o55, 2},
+    {75, 0x424, "RRR", o56, 20},
+    {75, 0x624, "RRR", o57, 61},
+    {75, 0x624, "RRRP", o58, 1},
+    {75, 0x625, "RRR", o59, 4},
+    {75, 0x802, "R", o60, 19},
+    {75, 0x803, "RR", o61, 7},
+    {75, 0x805, "GR", o62, 13},
+    {75, 0x805, "R", o63, 2112},
+    {75, 0x807, "RRP", o64, 4},
+    {75, 0x80b, "PPRP", o65, 6},
+    {75, 0x80c, "PPRP", o66, 637},
+    {75, 0x810, "GRRR", o67, 2},
+    {75, 0x810, "RPRR", o68, 3},
+    {75, 0x810, "RRR", o69, 999},
+    {75, 0x811, "GRR", o70, 59},
+    {75, 0x811, "RR", o71, 379},
+    {75, 0x811, "RRR", o72, 122},
+    {75, 0x812, "PRRRP", o73, 92},
+    {75, 0x812, "RRRP", o74, 1113},
+    {75, 0x817, "RRP", o75, 104},
+    {75, 0x819, "GRRR", o76, 28},
+    {75, 0x819, "RRR", o77, 2286},
+    {75, 0x81c, "PPPPP", o78, 2},
+    {75, 0x81c, "PPPPQ", o79, 13},
+    {75, 0x820, "GRR", o80, 6},
+    {75, 0x820, "RR", o81, 2},
+    {75, 0x823, "GRRR", o82, 4},
+    {75, 0x824, "GRRR", o83, 81},
+    {75, 0x824, "RRR", o84, 1858},
+    {75, 0x824, "RRRP", o85, 5},
+    {75, 0x825, "GRRR", o86, 2},
+    {75, 0x825, "RRR", o87, 260},
+    {75, 0x827, "RRR", o88, 1},
+    {75, 0x83b, "RR", o89, 40},
+    {75, 0x88c, "QQUQ", o90, 6},
+    {75, 0x890, "UQUU", o91, 1},
+    {75, 0x890, "UUU", o92, 13},
+    {75, 0x891, "UU", o93, 7},
+    {75, 0x899, "UUU", o94, 181},
+    {75, 0x918, "", o95, 256},
+    {75, 0x919, "R", o96, 319},
+    {75, 0x941, "B", o97, 268},
+    {75, 0x944, "", o98, 5},
+    {75, 0x945, "B", o99, 268},
+    {75, 0x947, "", o100, 135},
+    {75, 0x947, "G", o101, 792},
+    {75, 0x948, "", o102, 1},
+    {75, 0x94d, "", o103, 70},
+    {75, 0x94d, "G", o104, 5},
+    {75, 0x950, "R", o105, 3},
+    {75, 0x981, "GRRU", o106, 4},
+    {75, 0x981, "RRU", o107, 24},
+    {75, 0x983, "RR", o108, 10},
+    {75, 0x984, "GRR", o109, 3},
+    {75, 0x984, "R", o110, 1},
+    {75, 0x984, "RR", o111, 2624},
+    {75, 0x984, "RRU", o112, 12},
+    {75, 0x984, "RU", o113, 96},
+    {75, 0x988, "RUR", o114, 4},
+    {75, 0x989, "PRRR", o115, 8},
+    {75, 0x9c3, "U", o116, 94},
+    {75, 0xa02, "R", o117, 62},
+    {75, 0xa0c, "PPRP", o118, 150},
+    {75, 0xa11, "GRPR", o119, 128},
+    {75, 0xa11, "GRRRP", o120, 128},
+    {75, 0xa11, "RPR", o121, 874},
+    {75, 0xa11, "RRRP", o122, 874},
+    {75, 0xa20, "RR", o123, 932},
+    {75, 0xa23, "RRR", o124, 916},
+    {75, 0xa24, "GRRR", o125, 19},
+    {75, 0xa24, "RRR", o126, 565},
+    {75, 0xa25, "GRRR", o127, 64},
+    {75, 0xa25, "RRR", o128, 923},
+    {75, 0xa28, "RR", o129, 584},
+    {75, 0xa2b, "RRR", o130, 584},
+    {75, 0xab9, "U", o131, 103},
+    {75, 0xb1d, "", o132, 135},
+    {75, 0xc02, "RU", o133, 6},
+    {75, 0xc10, "GRPPRUR", o134, 7},
+    {75, 0xc10, "GRPRUR", o135, 13},
+    {75, 0xc10, "GRRUR", o136, 7},
+    {75, 0xc10, "RPPRUR", o137, 14},
+    {75, 0xc10, "RPRUR", o138, 694},
+    {75, 0xc10, "RRUR", o139, 42},
+    {75, 0xc11, "RRU", o140, 31},
+    {75, 0xc24, "GRRUR", o141, 19},
+    {75, 0xc24, "RRUR", o142, 562},
+    {75, 0xc82, "UU", o143, 13},
+    {75, 0xe24, "RRRU", o144, 11},
+    {75, 0xf89, "PRR", o145, 10},
+    {80, 0x202, "GRR", o146, 49},
+    {80, 0x202, "RR", o147, 240},
+    {80, 0x208, "RRRP", o148, 2},
+    {80, 0x209, "RRRP", o149, 4},
+    {80, 0x20b, "PPRRP", o150, 2},
+    {80, 0x20c, "PPRRP", o151, 92},
+    {80, 0x210, "GRPPRRR", o152, 47},
+    {80, 0x210, "GRPRRR", o153, 36},
+    {80, 0x210, "GRRRR", o154, 34},
+    {80, 0x210, "GRRRRPP", o155, 64},
+    {80, 0x210, "RPPRRR", o156, 82},
+    {80, 0x210, "RPRRR", o157, 441},
+    {80, 0x210, "RRRR", o158, 733},
+    {80, 0x210, "RRRRPP", o159, 117},
+    {80, 0x211, "GRRR", o160, 23},
+    {80, 0x211, "GRRRP", o161, 49},
+    {80, 0x211, "RPRR", o162, 46},
+    {80, 0x211, "RRR", o163, 378},
+    {80, 0x211, "RRRP", o164, 1204},
+    {80, 0x211, "RRRR", o165, 995},
+    {80, 0x211, "RRRRP", o166, 12},
+    {80, 0x212, "PRRRRP", o167, 2},
+    {80, 0x212, "RRRRP", o168, 2},
+    {80, 0x217, "RRRP", o169, 24},
+    {80, 0x219, "RRRR", o170, 6},
+    {80, 0x220, "GRRR", o171, 6},
+    {80, 0x220, "RRR", o172, 388},
+    {80, 0x221, "GRRR", o173, 9},
+    {80, 0x221, "RRR", o174, 84},
+    {80, 0x223, "GRRRR", o175, 2},
+    {80, 0x223, "RRRR", o176, 10210},
+    {80, 0x224, "GRRRR", o177, 89},
+    {80, 0x224, "RRRR", o178, 334},
+    {80, 0x224, "RRRRP", o179, 1},
+    {80, 0x225, "RRRR", o180, 2},
+    {80, 0x22b, "RRRR", o181, 7328},
+    {80, 0x230, "RRR", o182, 448},
+    {80, 0x23c, "RRRR", o183, 48},
+    {80, 0x23e, "RRR", o184, 192},
+    {80, 0x28c, "QQUUQ", o185, 17},
+    {80, 0x290, "UUUUQQ", o186, 1},
+    {80, 0x308, "GRR", o187, 4},
+    {80, 0x308, "RR", o188, 12},
+    {80, 0x348, "R", o189, 1},
+    {80, 0x387, "RR", o190, 51},
+    {80, 0x388, "GRR", o191, 135},
+    {80, 0x388, "RR", o192, 802},
+    {80, 0x389, "PRRRR", o193, 1},
+    {80, 0x423, "GRRR", o194, 2},
+    {80, 0x423, "RRR", o195, 4},
+    {80, 0x424, "GRRR", o196, 2},
+    {80, 0x424, "RRR", o197, 21},
+    {80, 0x435, "RRR", o198, 113},
+    {80, 0x624, "RRR", o199, 62},
+    {80, 0x624, "RRRP", o200, 1},
+    {80, 0x625, "RRR", o201, 4},
+    {80, 0x802, "R", o202, 12},
+    {80, 0x803, "RR", o203, 7},
+    {80, 0x805, "GR", o204, 15},
+    {80, 0x805, "R", o205, 2093},
+    {80, 0x807, "RRP", o206, 4},
+    {80, 0x80b, "PPRP", o207, 6},
+    {80, 0x80c, "PPRP", o208, 637},
+    {80, 0x810, "GRRR", o209, 2},
+    {80, 0x810, "RPRR", o210, 3},
+    {80, 0x810, "RRR", o211, 1054},
+    {80, 0x811, "GRR", o212, 62},
+    {80, 0x811, "RR", o213, 375},
+    {80, 0x811, "RRR", o214, 122},
+    {80, 0x812, "PRRRP", o215, 92},
+    {80, 0x812, "RRRP", o216, 1118},
+    {80, 0x817, "RRP", o217, 104},
+    {80, 0x819, "GRRR", o218, 28},
+    {80, 0x819, "RRR", o219, 2335},
+    {80, 0x81c, "PPPPP", o220, 2},
+    {80, 0x81c, "PPPPQ", o221, 23},
+    {80, 0x820, "GRR", o222, 6},
+    {80, 0x820, "RR", o223, 2},
+    {80, 0x823, "GRRR", o224, 4},
+    {80, 0x824, "GRRR", o225, 77},
+    {80, 0x824, "RRR", o226, 1851},
+    {80, 0x824, "RRRP", o227, 5},
+    {80, 0x825, "GRRR", o228, 2},
+    {80, 0x825, "RRR", o229, 260},
+    {80, 0x827, "RRR", o230, 1},
+    {80, 0x83b, "RR", o231, 20},
+    {80, 0x88c, "QQUQ", o232, 6},
+    {80, 0x890, "UQUU", o233, 1},
+    {80, 0x890, "UUU", o234, 23},
+    {80, 0x891, "UU", o235, 7},
+    {80, 0x899, "UUU", o236, 181},
+    {80, 0x918, "", o237, 835},
+    {80, 0x919, "R", o238, 355},
+    {80, 0x941, "B", o239, 268},
+    {80, 0x944, "", o240, 5},
+    {80, 0x944, "G", o241, 68},
+    {80, 0x945, "B", o242, 268},
+    {80, 0x947, "", o243, 203},
+    {80, 0x947, "G", o244, 724},
+    {80, 0x947, "U", o245, 2},
+    {80, 0x948, "", o246, 1},
+    {80, 0x94d, "", o247, 70},
+    {80, 0x94d, "G", o248, 5},
+    {80, 0x950, "R", o249, 3},
+    {80, 0x981, "GRUR", o250, 150},
+    {80, 0x981, "RUR", o251, 2280},
+    {80, 0x983, "RR", o252, 51},
+    {80, 0x984, "GRR", o253, 3},
+    {80, 0x984, "R", o254, 1},
+    {80, 0x984, "RR", o255, 2624},
+    {80, 0x984, "RRU", o256, 12},
+    {80, 0x984, "RU", o257, 96},
+    {80, 0x986, "GURR", o258, 1},
+    {80, 0x986, "URR", o259, 1663},
+    {80, 0x988, "RUR", o260, 4},
+    {80, 0x989, "PRRR", o261, 8},
+    {80, 0x9c3, "U", o262, 94},
+    {80, 0xa02, "R", o263, 61},
+    {80, 0xa0c, "PPRP", o264, 140},
+    {80, 0xa10, "GRPRR", o265, 4},
+    {80, 0xa10, "GRRRPP", o266, 4},
+    {80, 0xa10, "RPRR", o267, 24},
+    {80, 0xa10, "RRRPP", o268, 24},
+    {80, 0xa11, "GRPR", o269, 128},
+    {80, 0xa11, "GRRRP", o270, 128},
+    {80, 0xa11, "RPR", o271, 874},
+    {80, 0xa11, "RRRP", o272, 874},
+    {80, 0xa20, "RR", o273, 932},
+    {80, 0xa23, "RRR", o274, 916},
+    {80, 0xa24, "GRRR", o275, 19},
+    {80, 0xa24, "RRR", o276, 565},
+    {80, 0xa25, "GRRR", o277, 64},
+    {80, 0xa25, "RRR", o278, 923},
+    {80, 0xa28, "RR", o279, 584},
+    {80, 0xa2b, "RRR", o280, 584},
+    {80, 0xab9, "U", o281, 171},
+    {80, 0xb1d, "", o282, 135},
+    {80, 0xc02, "RU", o283, 8},
+    {80, 0xc10, "GRPPRUR", o284, 17},
+    {80, 0xc10, "GRPRUR", o285, 13},
+    {80, 0xc10, "GRRUR", o286, 17},
+    {80, 0xc10, "RPPRUR", o287, 33},
+    {80, 0xc10, "RPRUR", o288, 735},
+    {80, 0xc10, "RRUR", o289, 102},
+    {80, 0xc11, "RRU", o290, 31},
+    {80, 0xc24, "GRRUR", o291, 19},
+    {80, 0xc24, "RRUR", o292, 562},
+    {80, 0xc82, "UU", o293, 23},
+    {80, 0xe24, "RRRU", o294, 28},
+    {80, 0xf89, "PRR", o295, 10},
+    {86, 0x202, "GRR", o296, 45},
+    {86, 0x202, "RR", o297, 367},
+    {86, 0x208, "RRRP", o298, 2},
+    {86, 0x209, "RRRP", o299, 4},
+    {86, 0x20b, "PPRRP", o300, 2},
+    {86, 0x20c, "PPRRP", o301, 92},
+    {86, 0x210, "GRPPRRR", o302, 44},
+    {86, 0x210, "GRPRRR", o303, 36},
+    {86, 0x210, "GRRRR", o304, 32},
+    {86, 0x210, "GRRRRPP", o305, 64},
+    {86, 0x210, "RPPRRR", o306, 76},
+    {86, 0x210, "RPRRR", o307, 429},
+    {86, 0x210, "RRRR", o308, 734},
+    {86, 0x210, "RRRRPP", o309, 117},
+    {86, 0x211, "GRRR", o310, 20},
+    {86, 0x211, "GRRRP", o311, 49},
+    {86, 0x211, "RPRR", o312, 46},
+    {86, 0x211, "RRR", o313, 370},
+    {86, 0x211, "RRRP", o314, 1204},
+    {86, 0x211, "RRRR", o315, 1002},
+    {86, 0x211, "RRRRP", o316, 12},
+    {86, 0x212, "PRRRRP", o317, 2},
+    {86, 0x212, "RRRRP", o318, 2},
+    {86, 0x217, "RRRP", o319, 24},
+    {86, 0x219, "RRRR", o320, 6},
+    {86, 0x220, "GRRR", o321, 6},
+    {86, 0x220, "RRR", o322, 388},
+    {86, 0x221, "GRRR", o323, 9},
+    {86, 0x221, "RRR", o324, 84},
+    {86, 0x223, "GRRRR", o325, 2},
+    {86, 0x223, "RRRR", o326, 10210},
+    {86, 0x224, "GRRRR", o327, 88},
+    {86, 0x224, "RRRR", o328, 374},
+    {86, 0x224, "RRRRP", o329, 1},
+    {86, 0x225, "RRRR", o330, 2},
+    {86, 0x22b, "RRRR", o331, 7328},
+    {86, 0x230, "RRR", o332, 448},
+    {86, 0x23c, "RRRR", o333, 48},
+    {86, 0x23e, "RRR", o334, 192},
+    {86, 0x28c, "QQUUQ", o335, 20},
+    {86, 0x290, "UUUUQQ", o336, 1},
+    {86, 0x308, "GRR", o337, 4},
+    {86, 0x308, "RR", o338, 12},
+    {86, 0x348, "R", o339, 1},
+    {86, 0x388, "GRR", o340, 135},
+    {86, 0x388, "RR", o341, 802},
+    {86, 0x389, "PRRRR", o342, 1},
+    {86, 0x423, "GRRR", o343, 2},
+    {86, 0x423, "RRR", o344, 4},
+    {86, 0x424, "GRRR", o345, 2},
+    {86, 0x424, "RRR", o346, 19},
+    {86, 0x624, "RRR", o347, 66},
+    {86, 0x624, "RRRP", o348, 1},
+    {86, 0x625, "RRR", o349, 4},
+    {86, 0x802, "R", o350, 18},
+    {86, 0x803, "RR", o351, 7},
+    {86, 0x805, "GR", o352, 14},
+    {86, 0x805, "R", o353, 2073},
+    {86, 0x807, "RRP", o354, 4},
+    {86, 0x80b, "PPRP", o355, 6},
+    {86, 0x80c, "PPRP", o356, 637},
+    {86, 0x810, "GRRR", o357, 10},
+    {86, 0x810, "RPRR", o358, 3},
+    {86, 0x810, "RRR", o359, 989},
+    {86, 0x811, "GRR", o360, 59},
+    {86, 0x811, "RR", o361, 381},
+    {86, 0x811, "RRR", o362, 122},
+    {86, 0x812, "PRRRP", o363, 92},
+    {86, 0x812, "RRRP", o364, 1109},
+    {86, 0x817, "RRP", o365, 104},
+    {86, 0x819, "GRRR", o366, 28},
+    {86, 0x819, "RRR", o367, 2341},
+    {86, 0x81c, "PPPPP", o368, 2},
+    {86, 0x81c, "PPPPQ", o369, 26},
+    {86, 0x820, "GRR", o370, 6},
+    {86, 0x820, "RR", o371, 2},
+    {86, 0x823, "GRRR", o372, 4},
+    {86, 0x824, "GRRR", o373, 76},
+    {86, 0x824, "RRR", o374, 1821},
+    {86, 0x824, "RRRP", o375, 5},
+    {86, 0x825, "GRRR", o376, 2},
+    {86, 0x825, "RRR", o377, 260},
+    {86, 0x827, "RRR", o378, 1},
+    {86, 0x83b, "RR", o379, 20},
+    {86, 0x88c, "QQUQ", o380, 6},
+    {86, 0x890, "UQUU", o381, 1},
+    {86, 0x890, "UUU", o382, 26},
+    {86, 0x891, "UU", o383, 7},
+    {86, 0x899, "UUU", o384, 178},
+    {86, 0x918, "", o385, 844},
+    {86, 0x919, "R", o386, 319},
+    {86, 0x941, "B", o387, 268},
+    {86, 0x944, "", o388, 5},
+    {86, 0x944, "G", o389, 68},
+    {86, 0x945, "B", o390, 268},
+    {86, 0x947, "", o391, 203},
+    {86, 0x947, "G", o392, 724},
+    {86, 0x947, "U", o393, 2},
+    {86, 0x948, "", o394, 1},
+    {86, 0x94d, "", o395, 70},
+    {86, 0x94d, "G", o396, 5},
+    {86, 0x950, "R", o397, 3},
+    {86, 0x981, "GRUR", o398, 150},
+    {86, 0x981, "RUR", o399, 2280},
+    {86, 0x984, "GRR", o400, 3},
+    {86, 0x984, "R", o401, 1},
+    {86, 0x984, "RR", o402, 2624},
+    {86, 0x984, "RRU", o403, 12},
+    {86, 0x984, "RU", o404, 96},
+    {86, 0x986, "GURR", o405, 1},
+    {86, 0x986, "URR", o406, 1663},
+    {86, 0x988, "RUR", o407, 4},
+    {86, 0x989, "PRRR", o408, 8},
+    {86, 0x9c3, "U", o409, 94},
+    {86, 0xa02, "R", o410, 60},
+    {86, 0xa0c, "PPRP", o411, 137},
+    {86, 0xa10, "GRPRR", o412, 4},
+    {86, 0xa10, "GRRRPP", o413, 4},
+    {86, 0xa10, "RPRR", o414, 24},
+    {86, 0xa10, "RRRPP", o415, 24},
+    {86, 0xa11, "GRPR", o416, 128},
+    {86, 0xa11, "GRRRP", o417, 128},
+    {86, 0xa11, "RPR", o418, 874},
+    {86, 0xa11, "RRRP", o419, 874},
+    {86, 0xa20, "RR", o420, 932},
+    {86, 0xa23, "RRR", o421, 916},
+    {86, 0xa24, "GRRR", o422, 19},
+    {86, 0xa24, "RRR", o423, 571},
+    {86, 0xa25, "GRRR", o424, 64},
+    {86, 0xa25, "RRR", o425, 923},
+    {86, 0xa28, "RR", o426, 584},
+    {86, 0xa2b, "RRR", o427, 584},
+    {86, 0xab9, "U", o428, 192},
+    {86, 0xb1d, "", o429, 135},
+    {86, 0xc02, "RU", o430, 8},
+    {86, 0xc10, "GRPPRUR", o431, 20},
+    {86, 0xc10, "GRPRUR", o432, 13},
+    {86, 0xc10, "GRRUR", o433, 20},
+    {86, 0xc10, "RPPRUR", o434, 39},
+    {86, 0xc10, "RPRUR", o435, 747},
+    {86, 0xc10, "RRUR", o436, 133},
+    {86, 0xc11, "RRU", o437, 31},
+    {86, 0xc24, "GRRUR", o438, 18},
+    {86, 0xc24, "RRUR", o439, 542},
+    {86, 0xc82, "UU", o440, 26},
+    {86, 0xe24, "RRRU", o441, 33},
+    {86, 0xf89, "PRR", o442, 10},
+    {89, 0x202, "GRR", o443, 45},
+    {89, 0x202, "RR", o444, 381},
+    {89, 0x208, "RRRP", o445, 2},
+    {89, 0x209, "RRRP", o446, 4},
+    {89, 0x20b, "PPRRP", o447, 2},
+    {89, 0x20c, "PPRRP", o448, 94},
+    {89, 0x210, "GRPPRRR", o449, 45},
+    {89, 0x210, "GRPRRR", o450, 36},
+    {89, 0x210, "GRRRR", o451, 33},
+    {89, 0x210, "GRRRRPP", o452, 65},
+    {89, 0x210, "RPPRRR", o453, 78},
+    {89, 0x210, "RPRRR", o454, 433},
+    {89, 0x210, "RRRR", o455, 758},
+    {89, 0x210, "RRRRPP", o456, 119},
+    {89, 0x211, "GRRR", o457, 24},
+    {89, 0x211, "GRRRP", o458, 49},
+    {89, 0x211, "RPRR", o459, 46},
+    {89, 0x211, "RRR", o460, 375},
+    {89, 0x211, "RRRP", o461, 1223},
+    {89, 0x211, "RRRR", o462, 1014},
+    {89, 0x211, "RRRRP", o463, 12},
+    {89, 0x212, "PRRRRP", o464, 2},
+    {89, 0x212, "RRRRP", o465, 2},
+    {89, 0x217, "RRRP", o466, 24},
+    {89, 0x219, "RRRR", o467, 6},
+    {89, 0x220, "GRRR", o468, 6},
+    {89, 0x220, "RRR", o469, 388},
+    {89, 0x221, "GRRR", o470, 9},
+    {89, 0x221, "RRR", o471, 84},
+    {89, 0x223, "GRRRR", o472, 2},
+    {89, 0x223, "RRRR", o473, 10338},
+    {89, 0x224, "GRRRR", o474, 88},
+    {89, 0x224, "RRRR", o475, 379},
+    {89, 0x224, "RRRRP", o476, 1},
+    {89, 0x225, "RRRR", o477, 2},
+    {89, 0x22b, "RRRR", o478, 7328},
+    {89, 0x230, "RRR", o479, 448},
+    {89, 0x23c, "RRRR", o480, 48},
+    {89, 0x23e, "RRR", o481, 192},
+    {89, 0x28c, "QQUUQ", o482, 20},
+    {89, 0x290, "UUUUQQ", o483, 1},
+    {89, 0x308, "GRR", o484, 4},
+    {89, 0x308, "RR", o485, 12},
+    {89, 0x348, "R", o486, 1},
+    {89, 0x387, "RR", o487, 1},
+    {89, 0x388, "GRR", o488, 137},
+    {89, 0x388, "RR", o489, 814},
+    {89, 0x389, "PRRRR", o490, 1},
+    {89, 0x423, "GRRR", o491, 2},
+    {89, 0x423, "RRR", o492, 4},
+    {89, 0x424, "GRRR", o493, 2},
+    {89, 0x424, "RRR", o494, 19},
+    {89, 0x624, "RRR", o495, 66},
+    {89, 0x624, "RRRP", o496, 1},
+    {89, 0x625, "RRR", o497, 4},
+    {89, 0x802, "R", o498, 18},
+    {89, 0x803, "RR", o499, 7},
+    {89, 0x805, "GR", o500, 14},
+    {89, 0x805, "R", o501, 2083},
+    {89, 0x807, "RRP", o502, 4},
+    {89, 0x80b, "PPRP", o503, 6},
+    {89, 0x80c, "PPRP", o504, 646},
+    {89, 0x810, "GRRR", o505, 12},
+    {89, 0x810, "RPRR", o506, 3},
+    {89, 0x810, "RRR", o507, 1002},
+    {89, 0x811, "GRR", o508, 63},
+    {89, 0x811, "RR", o509, 383},
+    {89, 0x811, "RRR", o510, 123},
+    {89, 0x812, "PRRRP", o511, 92},
+    {89, 0x812, "RRRP", o512, 1125},
+    {89, 0x817, "RRP", o513, 105},
+    {89, 0x819, "GRRR", o514, 29},
+    {89, 0x819, "RRR", o515, 2373},
+    {89, 0x81c, "PPPPP", o516, 2},
+    {89, 0x81c, "PPPPQ", o517, 26},
+    {89, 0x820, "GRR", o518, 6},
+    {89, 0x820, "RR", o519, 2},
+    {89, 0x823, "GRRR", o520, 4},
+    {89, 0x824, "GRRR", o521, 77},
+    {89, 0x824, "RRR", o522, 1836},
+    {89, 0x824, "RRRP", o523, 5},
+    {89, 0x825, "GRRR", o524, 2},
+    {89, 0x825, "RRR", o525, 263},
+    {89, 0x827, "RRR", o526, 1},
+    {89, 0x83b, "RR", o527, 20},
+    {89, 0x88c, "QQUQ", o528, 6},
+    {89, 0x890, "UQUU", o529, 1},
+    {89, 0x890, "UUU", o530, 26},
+    {89, 0x891, "UU", o531, 7},
+    {89, 0x899, "UUU", o532, 182},
+    {89, 0x918, "", o533, 855},
+    {89, 0x919, "R", o534, 320},
+    {89, 0x941, "B", o535, 272},
+    {89, 0x944, "", o536, 5},
+    {89, 0x944, "G", o537, 69},
+    {89, 0x945, "B", o538, 272},
+    {89, 0x947, "", o539, 206},
+    {89, 0x947, "G", o540, 734},
+    {89, 0x947, "U", o541, 2},
+    {89, 0x948, "", o542, 1},
+    {89, 0x94d, "", o543, 71},
+    {89, 0x94d, "G", o544, 5},
+    {89, 0x950, "R", o545, 3},
+    {89, 0x981, "GRUR", o546, 152},
+    {89, 0x981, "RUR", o547, 2308},
+    {89, 0x983, "RR", o548, 1},
+    {89, 0x984, "GRR", o549, 3},
+    {89, 0x984, "R", o550, 1},
+    {89, 0x984, "RR", o551, 2640},
+    {89, 0x984, "RRU", o552, 12},
+    {89, 0x984, "RU", o553, 96},
+    {89, 0x986, "GURR", o554, 1},
+    {89, 0x986, "URR", o555, 1679},
+    {89, 0x988, "RUR", o556, 4},
+    {89, 0x989, "PRRR", o557, 8},
+    {89, 0x9c3, "U", o558, 96},
+    {89, 0xa02, "R", o559, 62},
+    {89, 0xa0c, "PPRP", o560, 139},
+    {89, 0xa10, "GRPRR", o561, 4},
+    {89, 0xa10, "GRRRPP", o562, 4},
+    {89, 0xa10, "RPRR", o563, 24},
+    {89, 0xa10, "RRRPP", o564, 24},
+    {89, 0xa11, "GRPR", o565, 130},
+    {89, 0xa11, "GRRRP", o566, 130},
+    {89, 0xa11, "RPR", o567, 887},
+    {89, 0xa11, "RRRP", o568, 887},
+    {89, 0xa20, "RR", o569, 948},
+    {89, 0xa23, "RRR", o570, 932},
+    {89, 0xa24, "GRRR", o571, 20},
+    {89, 0xa24, "RRR", o572, 584},
+    {89, 0xa25, "GRRR", o573, 65},
+    {89, 0xa25, "RRR", o574, 937},
+    {89, 0xa28, "RR", o575, 584},
+    {89, 0xa2b, "RRR", o576, 584},
+    {89, 0xab9, "U", o577, 195},
+    {89, 0xb1d, "", o578, 137},
+    {89, 0xc02, "RU", o579, 8},
+    {89, 0xc10, "GRPPRUR", o580, 20},
+    {89, 0xc10, "GRPRUR", o581, 13},
+    {89, 0xc10, "GRRUR", o582, 20},
+    {89, 0xc10, "RPPRUR", o583, 39},
+    {89, 0xc10, "RPRUR", o584, 762},
+    {89, 0xc10, "RRUR", o585, 134},
+    {89, 0xc11, "RRU", o586, 32},
+    {89, 0xc24, "GRRUR", o587, 19},
+    {89, 0xc24, "RRUR", o588, 555},
+    {89, 0xc82, "UU", o589, 26},
+    {89, 0xe24, "RRRU", o590, 33},
+    {89, 0xf89, "PRR", o591, 10},
+    {90, 0x202, "GRR", o592, 45},
+    {90, 0x202, "RR", o593, 305},
+    {90, 0x208, "RRRP", o594, 1},
+    {90, 0x209, "RRRP", o595, 4},
+    {90, 0x20b, "PPRRP", o596, 2},
+    {90, 0x20c, "PPRRP", o597, 96},
+    {90, 0x210, "GRPPRRR", o598, 38},
+    {90, 0x210, "GRPRRR", o599, 37},
+    {90, 0x210, "GRRRR", o600, 28},
+    {90, 0x210, "GRRRRPP", o601, 67},
+    {90, 0x210, "RPPRRR", o602, 64},
+    {90, 0x210, "RPRRR", o603, 404},
+    {90, 0x210, "RRRR", o604, 746},
+    {90, 0x210, "RRRRPP", o605, 129},
+    {90, 0x211, "GRPRR", o606, 130},
+    {90, 0x211, "GRRR", o607, 54},
+    {90, 0x211, "GRRRP", o608, 48},
+    {90, 0x211, "GRRRRP", o609, 130},
+    {90, 0x211, "RPRR", o610, 307},
+    {90, 0x211, "RRR", o611, 711},
+    {90, 0x211, "RRRP", o612, 1212},
+    {90, 0x211, "RRRR", o613, 1054},
+    {90, 0x211, "RRRRP", o614, 273},
+    {90, 0x212, "PRRRRP", o615, 2},
+    {90, 0x212, "RRRRP", o616, 2},
+    {90, 0x219, "RRRR", o617, 6},
+    {90, 0x220, "GRRR", o618, 6},
+    {90, 0x220, "RRR", o619, 388},
+    {90, 0x221, "GRRR", o620, 11},
+    {90, 0x221, "RRR", o621, 83},
+    {90, 0x223, "GRRRR", o622, 2},
+    {90, 0x223, "RRRR", o623, 10338},
+    {90, 0x224, "GRRRR", o624, 114},
+    {90, 0x224, "RRRR", o625, 423},
+    {90, 0x225, "GRRRR", o626, 65},
+    {90, 0x225, "RRRR", o627, 177},
+    {90, 0x22b, "RRRR", o628, 7328},
+    {90, 0x230, "RRR", o629, 448},
+    {90, 0x23c, "RRRR", o630, 48},
+    {90, 0x23e, "RRR", o631, 192},
+    {90, 0x246, "RRRRP", o632, 2},
+    {90, 0x248, "RRRP", o633, 28},
+    {90, 0x28c, "QQUUQ", o634, 27},
+    {90, 0x290, "UUUUQQ", o635, 2},
+    {90, 0x291, "UUU", o636, 141},
+    {90, 0x2a4, "UUUU", o637, 1},
+    {90, 0x2a5, "UUUU", o638, 1},
+    {90, 0x308, "GRR", o639, 4},
+    {90, 0x308, "RR", o640, 12},
+    {90, 0x348, "R", o641, 3},
+    {90, 0x387, "RR", o642, 58},
+    {90, 0x388, "GRR", o643, 135},
+    {90, 0x388, "RR", o644, 820},
+    {90, 0x389, "PRRRR", o645, 3},
+    {90, 0x423, "GRRR", o646, 2},
+    {90, 0x423, "RRR", o647, 4},
+    {90, 0x424, "RRR", o648, 4},
+    {90, 0x435, "RRR", o649, 158},
+    {90, 0x446, "RRRP", o650, 1},
+    {90, 0x802, "GR", o651, 2},
+    {90, 0x802, "R", o652, 145},
+    {90, 0x803, "RR", o653, 7},
+    {90, 0x805, "GR", o654, 12},
+    {90, 0x805, "R", o655, 2043},
+    {90, 0x807, "RRP", o656, 4},
+    {90, 0x80b, "PPRP", o657, 6},
+    {90, 0x80c, "PPRP", o658, 650},
+    {90, 0x810, "GRRR", o659, 9},
+    {90, 0x810, "RPRR", o660, 2},
+    {90, 0x810, "RRR", o661, 547},
+    {90, 0x811, "RRR", o662, 123},
+    {90, 0x812, "PRRRP", o663, 93},
+    {90, 0x812, "RRRP", o664, 1151},
+    {90, 0x819, "GRRR", o665, 25},
+    {90, 0x819, "RRR", o666, 2427},
+    {90, 0x81c, "PPPPP", o667, 2},
+    {90, 0x81c, "PPPPQ", o668, 30},
+    {90, 0x820, "GRR", o669, 6},
+    {90, 0x820, "RR", o670, 2},
+    {90, 0x823, "GRRR", o671, 4},
+    {90, 0x824, "GRRR", o672, 112},
+    {90, 0x824, "RRR", o673, 2043},
+    {90, 0x824, "RRRP", o674, 6},
+    {90, 0x825, "GRRR", o675, 1},
+    {90, 0x825, "RRR", o676, 269},
+    {90, 0x827, "RRR", o677, 1},
+    {90, 0x836, "GRR", o678, 4},
+    {90, 0x836, "RR", o679, 626},
+    {90, 0x83b, "RR", o680, 20},
+    {90, 0x846, "RRRP", o681, 1},
+    {90, 0x848, "RRP", o682, 116},
+    {90, 0x882, "U", o683, 131},
+    {90, 0x88c, "QQUQ", o684, 3},
+    {90, 0x890, "UQUU", o685, 2},
+    {90, 0x890, "UUU", o686, 102},
+    {90, 0x899, "UUU", o687, 181},
+    {90, 0x8a5, "UUU", o688, 1},
+    {90, 0x918, "", o689, 897},
+    {90, 0x919, "GR", o690, 2},
+    {90, 0x919, "R", o691, 522},
+    {90, 0x91b, "", o692, 3},
+    {90, 0x941, "B", o693, 272},
+    {90, 0x944, "", o694, 2},
+    {90, 0x945, "B", o695, 272},
+    {90, 0x947, "", o696, 139},
+    {90, 0x947, "G", o697, 804},
+    {90, 0x947, "U", o698, 1},
+    {90, 0x948, "", o699, 1},
+    {90, 0x94d, "", o700, 74},
+    {90, 0x94d, "G", o701, 5},
+    {90, 0x950, "R", o702, 2},
+    {90, 0x980, "RUR", o703, 1},
+    {90, 0x981, "GRUR", o704, 150},
+    {90, 0x981, "RUR", o705, 2311},
+    {90, 0x983, "RR", o706, 58},
+    {90, 0x984, "GRR", o707, 3},
+    {90, 0x984, "RR", o708, 2684},
+    {90, 0x984, "RU", o709, 65},
+    {90, 0x985, "URR", o710, 1},
+    {90, 0x986, "GURR", o711, 1},
+    {90, 0x986, "URR", o712, 1701},
+    {90, 0x989, "PRRR", o713, 8},
+    {90, 0x98e, "URR", o714, 1},
+    {90, 0x9a8, "PRURR", o715, 1},
+    {90, 0x9c3, "U", o716, 228},
+    {90, 0xab9, "U", o717, 736},
+    {90, 0xb1d, "", o718, 137},
+    {90, 0xb82, "R", o719, 353},
+    {90, 0xc02, "RU", o720, 11},
+    {90, 0xc0c, "PPRUP", o721, 129},
+    {90, 0xc10, "GRPPRUR", o722, 27},
+    {90, 0xc10, "GRPRUR", o723, 13},
+    {90, 0xc10, "GRRUR", o724, 7},
+    {90, 0xc10, "RPPRUR", o725, 53},
+    {90, 0xc10, "RPRUR", o726, 818},
+    {90, 0xc10, "RRUR", o727, 55},
+    {90, 0xc10, "RRURPP", o728, 16},
+    {90, 0xc11, "GRRU", o729, 2},
+    {90, 0xc11, "RPRU", o730, 626},
+    {90, 0xc11, "RRU", o731, 631},
+    {90, 0xc11, "RRUP", o732, 12},
+    {90, 0xc11, "RRURP", o733, 626},
+    {90, 0xc20, "RRU", o734, 948},
+    {90, 0xc23, "RRUR", o735, 932},
+    {90, 0xc24, "GRRUR", o736, 16},
+    {90, 0xc24, "RRUR", o737, 1079},
+    {90, 0xc25, "RRUR", o738, 758},
+    {90, 0xc28, "RRU", o739, 584},
+    {90, 0xc2b, "RRUR", o740, 584},
+    {90, 0xc36, "GRRU", o741, 21},
+    {90, 0xc36, "RRU", o742, 142},
+    {90, 0xc46, "RRURP", o743, 1},
+    {90, 0xc48, "RRUP", o744, 2},
+    {90, 0xc82, "UU", o745, 37},
+    {90, 0xe24, "RRRU", o746, 43},
+    {90, 0xe25, "RRRU", o747, 4},
+    {90, 0xe46, "RRRUP", o748, 1},
+    {90, 0xf89, "PRR", o749, 10},
 };
 const size_t rs_sass_nforms = sizeof rs_sass_forms / sizeof *rs_sass_forms;

@@ -173,21 +173,37 @@ char *rs_sass_learn_emit(const rs_sass_learner *L, uint32_t *forms, uint32_t *to
     " * from (encoding, listing) pairs of ptxas 13 output (sass/learn.c says how). Per token: the\n"
     " * field's lowest bit, -1 when not trusted (several or no offsets fit every sample). Do not\n"
     " * edit by hand; docs/lower.md. */\n#include \"sass/lower.h\"\n\n");
+  /* The guard: where every form that pins it down puts it (bit 12 in all ptxas 13 output seen),
+   * that offset is taken for a form whose samples leave several offsets, provided it is one of
+   * them (it fits every sample of that form too). No such rule for the other operands: their
+   * place depends on the operand's role. */
+  int guard_at = -2;
+  for (uint32_t i = 0; i < L->n; i++)
+    for (size_t k = 0; g[i].shape[k]; k++)
+      if ((g[i].shape[k] == 'G' || g[i].shape[k] == 'H') && popcount2(g[i].cand[k]) == 1) {
+        int o = g[i].cand[k][0] ? __builtin_ctzll(g[i].cand[k][0]) : 64 + __builtin_ctzll(g[i].cand[k][1]);
+        guard_at = guard_at == -2 || guard_at == o ? o : -1;
+      }
   for (uint32_t i = 0; i < L->n; i++) {
     P("static const int8_t o%u[] = {", i);
     size_t nt = strlen(g[i].shape);
     for (size_t k = 0; k < nt; k++) {
       int off = -1;
+      unsigned pc = popcount2(g[i].cand[k]);
+      bool guard = g[i].shape[k] == 'G' || g[i].shape[k] == 'H';
       (*tokens)++;
-      if (popcount2(g[i].cand[k]) == 1) off = g[i].cand[k][0] ? __builtin_ctzll(g[i].cand[k][0]) : 64 + __builtin_ctzll(g[i].cand[k][1]);
+      if (pc == 1) off = g[i].cand[k][0] ? __builtin_ctzll(g[i].cand[k][0]) : 64 + __builtin_ctzll(g[i].cand[k][1]);
+      else if (guard && guard_at >= 0 && (g[i].cand[k][guard_at >> 6] >> (guard_at & 63) & 1)) off = guard_at;
       else (*untrusted)++;
       P("%s%d", k ? ", " : "", off);
     }
     P("%s};", nt ? "" : "0");
     for (size_t k = 0; k < nt; k++) {
       unsigned pc = popcount2(g[i].cand[k]);
-      if (pc != 1) P(" /* %zu: %u offsets fit, %u values */", k, pc,
-                     popcount2(g[i].vals[k]) + popcount2(g[i].vals[k] + 2));
+      bool guard = g[i].shape[k] == 'G' || g[i].shape[k] == 'H';
+      if (pc != 1) P(" /* %zu: %u offsets fit, %u values%s */", k, pc,
+                     popcount2(g[i].vals[k]) + popcount2(g[i].vals[k] + 2),
+                     guard && guard_at >= 0 && (g[i].cand[k][guard_at >> 6] >> (guard_at & 63) & 1) ? "; the guard's bit" : "");
     }
     P("\n");
   }

@@ -140,7 +140,9 @@ uint32_t rs_sass_regcount_of(const rs_func *f);
 
 typedef struct {
   uint32_t funcs, insts, mismatches;     /* instructions compared with the intended listing */
-  uint32_t live_rows, live_mismatches;   /* -lrm count rows compared with the original's */
+  uint32_t live_rows, live_mismatches;   /* -lrm count rows: GPR and PRED columns as the original's */
+  uint32_t uniform_rows;                 /* rows whose UGPR/UPRED counts differ (not a mismatch:
+                                          * nvdisasm 11.8 does not count UR0-UR3, docs/lower.md) */
   uint32_t attrs, attr_mismatches;       /* non-code lines (.nv.info, headers) compared */
   uint32_t regcount_ok;                  /* functions whose REGCOUNT (and SHI_REGISTERS) = intended */
   char first[512];                       /* the first mismatch, "" if none */
@@ -149,8 +151,8 @@ typedef struct {
 /* nvdisasm (with -lrm count) of `written` and of `orig_cubin`: every instruction of the written
  * cubin must print as in `intended` (the listing we meant, completed the same way), every
  * -lrm count row must equal the original's (a recolouring keeps the number of live registers;
- * nvdisasm 11.8 never counts R63, so rows where the intended or original listing moves a value
- * into or out of R63 are compared up to that), every .nv.info/header line must equal the
+ * GPR and PRED columns; the uniform columns are counted apart, nvdisasm 11.8 not counting
+ * UR0-UR3), every .nv.info/header line must equal the
  * original's except the register counts, which must be regcount[k] (NULL: the original's).
  * Returns 0 (stats say whether it matched), -1 with e when nvdisasm cannot run. */
 int rs_sass_crosscheck(const rs_nvdisasm *nd, const char *written, const char *orig_cubin, const char *intended,

@@ -133,12 +133,12 @@ static int regcounts(int argc, char **argv) {
 }
 
 static void print_xcheck(const rs_crosscheck_stats *x) {
-  bool ok = !x->mismatches && !x->live_mismatches && !x->attr_mismatches;
-  printf("crosscheck (nvdisasm): %u functions, %u instructions, %u mismatches; live-count rows %u, %u differ "
-         "(%u with other uniform counts); other lines %u, %u differ; register counts %u/%u as meant: %s\n",
-         x->funcs, x->insts, x->mismatches, x->live_rows, x->live_mismatches, x->uniform_rows, x->attrs,
-         x->attr_mismatches,
-         x->regcount_ok, x->funcs, ok ? "ok" : "MISMATCH");
+  bool ok = rs_crosscheck_ok(x);
+  printf("crosscheck (nvdisasm): %u functions, %u instructions, %u mismatches; other lines %u, %u differ; register "
+         "counts %u/%u as meant, -plr's highest R + 3 = count on %u, above it on %u; -plr live-before rows %u: %u "
+         "fewer, %u more, %u other uniform counts: %s\n",
+         x->funcs, x->insts, x->mismatches, x->attrs, x->attr_mismatches, x->regcount_ok, x->funcs, x->plr_ok,
+         x->plr_over, x->live_rows, x->live_fewer, x->live_more, x->uniform_rows, ok ? "ok" : "MISMATCH");
   if (!ok) fprintf(stderr, "crosscheck: first mismatch: %s\n", x->first);
 }
 
@@ -184,7 +184,7 @@ int rs_lower_file(const char *cubin, const char *orig, const char *next, const u
     return 2;
   }
   print_xcheck(&x);
-  if (x.mismatches || x.live_mismatches || x.attr_mismatches) {
+  if (!rs_crosscheck_ok(&x)) {
     fprintf(stderr, "regsweep lower: %s removed: nvdisasm does not read back what we meant\n", out);
     unlink(out);
     return 1;
@@ -296,7 +296,7 @@ int rs_cmd_lower(int argc, char **argv) {
     free(want);
     free(rc);
     print_xcheck(&x);
-    return x.mismatches || x.live_mismatches || x.attr_mismatches ? 1 : 0;
+    return rs_crosscheck_ok(&x) ? 0 : 1;
   }
   return lower_cmd(argc, argv);
 }

@@ -228,7 +228,19 @@ int rs_sass_encode(unsigned sm, uint64_t w[2], const rs_sass_tokens *t, uint32_t
                t->shape[k], t->op, opc, t->shape, sm, f->samples);
       return -1;
     }
+    if (f->tie && f->tie[k] >= 0)
+      for (unsigned j = 0; j < t->n; j++)
+        if (f->tie[j] == f->tie[k] && t->val[j] != t->val[k]) {
+          snprintf(why, whyn, "operands %u and %u of %s 0x%03x '%s' (sm_%u) always held one register in the %u "
+                   "samples, so their fields are known only as a pair: registers %u and %u cannot be encoded",
+                   j < k ? j : k, j < k ? k : j, t->op, opc, t->shape, sm, f->samples, t->val[k], t->val[j]);
+          return -1;
+        }
     put_bits(w, (unsigned)f->off[k], rs_tk_width[t->kind[k]], t->val[k]);
   }
+  for (unsigned k = 0; k < t->n; k++) /* a tied token written: its partners get the same register */
+    if ((which >> k & 1) && f->tie && f->tie[k] >= 0)
+      for (unsigned j = 0; j < t->n; j++)
+        if (!(which >> j & 1) && f->tie[j] == f->tie[k]) put_bits(w, (unsigned)f->off[j], rs_tk_width[t->kind[j]], t->val[j]);
   return 0;
 }

@@ -27,24 +27,28 @@ static const int8_t o18[] = {16, 24, 32, 87};
 static const int8_t o19[] = {16, 24, 32, 64};
 static const int8_t o20[] = {16, 24, 32, 64, 87};
 static const int8_t o21[] = {-1, 16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
-static const int8_t o22[] = {-1, -1, 32, 64, -1}; /* 0: 2 offsets fit, 2 values */ /* 1: 2 offsets fit, 2 values */ /* 4: 10 offsets fit, 1 values */
+static const int8_t o22[] = {16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 2 offsets fit, 2 values; tied */ /* 4: 10 offsets fit, 1 values */
+static const int8_t t22[] = {0, 0, -1, -1, -1};
 static const int8_t o23[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
 static const int8_t o24[] = {16, 24, 32, 64};
-static const int8_t o25[] = {12, -1, -1, -1}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 6 values */ /* 2: 3 offsets fit, 6 values */ /* 3: 3 offsets fit, 6 values */
+static const int8_t o25[] = {12, 16, 24, 32}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 6 values; tied */ /* 2: 3 offsets fit, 6 values; tied */ /* 3: 3 offsets fit, 6 values; tied */
+static const int8_t t25[] = {-1, 1, 1, 1};
 static const int8_t o26[] = {16, 24, 32};
 static const int8_t o27[] = {12, 16, 24, 32};
 static const int8_t o28[] = {16, 24, 32};
-static const int8_t o29[] = {12, -1, -1, -1, -1}; /* 0: 59 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 2 values */ /* 2: 2 offsets fit, 2 values */ /* 3: 2 offsets fit, 2 values */ /* 4: 2 offsets fit, 2 values */
+static const int8_t o29[] = {12, 16, 24, 32, 64}; /* 0: 59 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 2 values; tied */ /* 2: 2 offsets fit, 2 values; tied */ /* 3: 2 offsets fit, 2 values; tied */ /* 4: 2 offsets fit, 2 values; tied */
+static const int8_t t29[] = {-1, 1, 2, 1, 2};
 static const int8_t o30[] = {16, 24, 32, 64};
 static const int8_t o31[] = {12, 16, -1, -1, 64}; /* 2: 9 offsets fit, 1 values */ /* 3: 9 offsets fit, 1 values */
 static const int8_t o32[] = {16, 24, 32, 64};
-static const int8_t o33[] = {16, -1, -1, 64, -1}; /* 1: 9 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
-static const int8_t o34[] = {-1, 24, -1, -1}; /* 0: 2 offsets fit, 1 values */ /* 2: 45 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values */
+static const int8_t o33[] = {16, -1, -1, 64, 87}; /* 1: 9 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */
+static const int8_t o34[] = {16, 24, 32, 64};
 static const int8_t o35[] = {16, 24, 32, 64};
 static const int8_t o36[] = {16, 24, 32};
-static const int8_t o37[] = {-1, 24, 32, -1}; /* 0: 2 offsets fit, 20 values */ /* 3: 2 offsets fit, 20 values */
+static const int8_t o37[] = {16, 24, 32, 64};
 static const int8_t o38[] = {-1, -1, -1, 32, -1}; /* 0: 57 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
-static const int8_t o39[] = {-1, -1, -1, -1, -1, -1}; /* 0: 2 offsets fit, 1 values */ /* 1: 7 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 45 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */
+static const int8_t o39[] = {16, -1, 32, -1, -1, -1}; /* 0: 2 offsets fit, 1 values; tied */ /* 1: 7 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values; tied */ /* 3: 7 offsets fit, 1 values */ /* 4: 45 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */
+static const int8_t t39[] = {0, -1, 0, -1, -1, -1};
 static const int8_t o40[] = {16, 32};
 static const int8_t o41[] = {12, 16, 32}; /* 0: 71 offsets fit, 1 values; the guard's bit */
 static const int8_t o42[] = {16, 32};
@@ -57,13 +61,16 @@ static const int8_t o48[] = {24, 32};
 static const int8_t o49[] = {-1, 32}; /* 0: 4 offsets fit, 1 values */
 static const int8_t o50[] = {12, 24, 32};
 static const int8_t o51[] = {24, 32};
-static const int8_t o52[] = {-1, -1, -1, -1, 64}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values */
+static const int8_t o52[] = {-1, 16, -1, 32, 64}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; tied */ /* 2: 3 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values; tied */
+static const int8_t t52[] = {-1, 1, -1, 1, -1};
 static const int8_t o53[] = {12, 16, 24, 64}; /* 0: 59 offsets fit, 1 values; the guard's bit */
 static const int8_t o54[] = {16, 24, 64};
-static const int8_t o55[] = {12, 16, 24, 64}; /* 0: 2 offsets fit, 2 values; the guard's bit */
+static const int8_t o55[] = {12, 16, 24, 64};
 static const int8_t o56[] = {16, 24, 64};
-static const int8_t o57[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */
-static const int8_t o58[] = {-1, -1, -1, -1}; /* 0: 4 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 3: 9 offsets fit, 1 values */
+static const int8_t o57[] = {16, 24, 64}; /* 1: 2 offsets fit, 1 values; tied */ /* 2: 2 offsets fit, 1 values; tied */
+static const int8_t t57[] = {-1, 1, 1};
+static const int8_t o58[] = {-1, 24, 64, -1}; /* 0: 4 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; tied */ /* 2: 2 offsets fit, 1 values; tied */ /* 3: 9 offsets fit, 1 values */
+static const int8_t t58[] = {-1, 1, 1, -1};
 static const int8_t o59[] = {16, 24, 64};
 static const int8_t o60[] = {16};
 static const int8_t o61[] = {16, 24};
@@ -72,7 +79,8 @@ static const int8_t o63[] = {16};
 static const int8_t o64[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 36 offsets fit, 1 values */
 static const int8_t o65[] = {-1, -1, 24, -1}; /* 0: 51 offsets fit, 1 values */ /* 1: 10 offsets fit, 1 values */ /* 3: 10 offsets fit, 1 values */
 static const int8_t o66[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o67[] = {12, -1, -1, -1}; /* 0: 48 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 2 values */ /* 2: 2 offsets fit, 2 values */ /* 3: 8 offsets fit, 1 values */
+static const int8_t o67[] = {12, 16, 24, -1}; /* 0: 48 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 2 values; tied */ /* 2: 2 offsets fit, 2 values; tied */ /* 3: 8 offsets fit, 1 values */
+static const int8_t t67[] = {-1, 1, 1, -1};
 static const int8_t o68[] = {16, 81, 24, 64};
 static const int8_t o69[] = {16, 24, 64};
 static const int8_t o70[] = {12, 16, 24};
@@ -85,19 +93,21 @@ static const int8_t o76[] = {12, 16, 24, 64};
 static const int8_t o77[] = {16, 24, 64};
 static const int8_t o78[] = {-1, -1, -1, -1, 68}; /* 0: 74 offsets fit, 1 values */ /* 1: 4 offsets fit, 1 values */ /* 2: 74 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
 static const int8_t o79[] = {-1, -1, -1, -1, -1}; /* 0: 71 offsets fit, 1 values */ /* 1: 7 offsets fit, 1 values */ /* 2: 7 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 71 offsets fit, 1 values */
-static const int8_t o80[] = {12, -1, -1}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 6 values */ /* 2: 2 offsets fit, 6 values */
+static const int8_t o80[] = {12, 16, 24}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 6 values; tied */ /* 2: 2 offsets fit, 6 values; tied */
+static const int8_t t80[] = {-1, 1, 1};
 static const int8_t o81[] = {16, 24};
 static const int8_t o82[] = {12, 16, 24, 64}; /* 0: 57 offsets fit, 1 values; the guard's bit */
 static const int8_t o83[] = {12, 16, 24, 64};
 static const int8_t o84[] = {16, 24, 64};
-static const int8_t o85[] = {16, 24, 64, -1}; /* 3: 55 offsets fit, 1 values */
+static const int8_t o85[] = {16, 24, 64, -1}; /* 3: 52 offsets fit, 1 values */
 static const int8_t o86[] = {12, 16, 24, 64}; /* 0: 5 offsets fit, 1 values; the guard's bit */
 static const int8_t o87[] = {16, 24, 64};
 static const int8_t o88[] = {16, 24, -1}; /* 2: 2 offsets fit, 1 values */
 static const int8_t o89[] = {16, 24};
 static const int8_t o90[] = {-1, -1, 24, -1}; /* 0: 55 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
 static const int8_t o91[] = {-1, -1, -1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 55 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
-static const int8_t o92[] = {-1, -1, -1}; /* 0: 2 offsets fit, 2 values */ /* 1: 2 offsets fit, 2 values */ /* 2: 11 offsets fit, 1 values */
+static const int8_t o92[] = {16, 24, -1}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 2 offsets fit, 2 values; tied */ /* 2: 11 offsets fit, 1 values */
+static const int8_t t92[] = {0, 0, -1};
 static const int8_t o93[] = {16, 24};
 static const int8_t o94[] = {16, 24, 64};
 static const int8_t o95[] = {0};
@@ -134,8 +144,10 @@ static const int8_t o125[] = {12, 16, 24, 64};
 static const int8_t o126[] = {16, 24, 64};
 static const int8_t o127[] = {12, 16, 24, 64};
 static const int8_t o128[] = {16, 24, 64};
-static const int8_t o129[] = {-1, -1}; /* 0: 2 offsets fit, 15 values */ /* 1: 2 offsets fit, 15 values */
-static const int8_t o130[] = {-1, 24, -1}; /* 0: 2 offsets fit, 15 values */ /* 2: 2 offsets fit, 15 values */
+static const int8_t o129[] = {16, 24}; /* 0: 2 offsets fit, 15 values; tied */ /* 1: 2 offsets fit, 15 values; tied */
+static const int8_t t129[] = {0, 0};
+static const int8_t o130[] = {16, 24, 64}; /* 0: 2 offsets fit, 15 values; tied */ /* 2: 2 offsets fit, 15 values; tied */
+static const int8_t t130[] = {0, -1, 0};
 static const int8_t o131[] = {16};
 static const int8_t o132[] = {0};
 static const int8_t o133[] = {16, 32};
@@ -149,7 +161,8 @@ static const int8_t o140[] = {16, 24, 32};
 static const int8_t o141[] = {12, 16, 24, 32, 64};
 static const int8_t o142[] = {16, 24, 32, 64};
 static const int8_t o143[] = {16, 32};
-static const int8_t o144[] = {16, -1, -1, 32}; /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */
+static const int8_t o144[] = {16, 24, 64, 32}; /* 1: 2 offsets fit, 1 values; tied */ /* 2: 2 offsets fit, 1 values; tied */
+static const int8_t t144[] = {-1, 1, 1, -1};
 static const int8_t o145[] = {-1, 16, 24}; /* 0: 5 offsets fit, 1 values */
 static const int8_t o146[] = {12, 16, 32};
 static const int8_t o147[] = {16, 32};
@@ -173,1339 +186,1399 @@ static const int8_t o164[] = {16, 24, 32, 87};
 static const int8_t o165[] = {16, 24, 32, 64};
 static const int8_t o166[] = {16, 24, 32, 64, 87};
 static const int8_t o167[] = {-1, 16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
-static const int8_t o168[] = {-1, -1, 32, 64, -1}; /* 0: 2 offsets fit, 2 values */ /* 1: 2 offsets fit, 2 values */ /* 4: 10 offsets fit, 1 values */
+static const int8_t o168[] = {16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 2 offsets fit, 2 values; tied */ /* 4: 10 offsets fit, 1 values */
+static const int8_t t168[] = {0, 0, -1, -1, -1};
 static const int8_t o169[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
 static const int8_t o170[] = {16, 24, 32, 64};
-static const int8_t o171[] = {12, -1, -1, -1}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 6 values */ /* 2: 3 offsets fit, 6 values */ /* 3: 3 offsets fit, 6 values */
+static const int8_t o171[] = {12, 16, 24, 32}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 6 values; tied */ /* 2: 3 offsets fit, 6 values; tied */ /* 3: 3 offsets fit, 6 values; tied */
+static const int8_t t171[] = {-1, 1, 1, 1};
 static const int8_t o172[] = {16, 24, 32};
 static const int8_t o173[] = {12, 16, 24, 32};
 static const int8_t o174[] = {16, 24, 32};
-static const int8_t o175[] = {12, -1, -1, -1, -1}; /* 0: 63 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 2 values */ /* 2: 2 offsets fit, 2 values */ /* 3: 2 offsets fit, 2 values */ /* 4: 2 offsets fit, 2 values */
+static const int8_t o175[] = {12, 16, 24, 32, 64}; /* 0: 63 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 2 values; tied */ /* 2: 2 offsets fit, 2 values; tied */ /* 3: 2 offsets fit, 2 values; tied */ /* 4: 2 offsets fit, 2 values; tied */
+static const int8_t t175[] = {-1, 1, 2, 1, 2};
 static const int8_t o176[] = {16, 24, 32, 64};
 static const int8_t o177[] = {12, 16, -1, -1, 64}; /* 2: 9 offsets fit, 1 values */ /* 3: 9 offsets fit, 1 values */
 static const int8_t o178[] = {16, 24, 32, 64};
-static const int8_t o179[] = {16, -1, -1, -1, -1}; /* 1: 9 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
-static const int8_t o180[] = {-1, 24, -1, -1}; /* 0: 2 offsets fit, 1 values */ /* 2: 45 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values */
+static const int8_t o179[] = {16, -1, -1, 64, 87}; /* 1: 9 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */
+static const int8_t o180[] = {16, 24, 32, 64};
 static const int8_t o181[] = {16, 24, 32, 64};
 static const int8_t o182[] = {16, 24, 32};
-static const int8_t o183[] = {-1, 24, 32, -1}; /* 0: 2 offsets fit, 17 values */ /* 3: 2 offsets fit, 17 values */
-static const int8_t o184[] = {-1, -1, -1}; /* 0: 2 offsets fit, 138 values */ /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 138 values */
+static const int8_t o183[] = {16, 24, 32, 64};
+static const int8_t o184[] = {16, -1, 32}; /* 0: 2 offsets fit, 138 values; tied */ /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 138 values; tied */
+static const int8_t t184[] = {0, -1, 0};
 static const int8_t o185[] = {-1, -1, -1, 32, -1}; /* 0: 57 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
-static const int8_t o186[] = {-1, -1, -1, -1, -1, -1}; /* 0: 4 offsets fit, 1 values */ /* 1: 7 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 45 offsets fit, 1 values */ /* 5: 19 offsets fit, 1 values */
-static const int8_t o187[] = {12, 16, 32}; /* 0: 73 offsets fit, 1 values; the guard's bit */
-static const int8_t o188[] = {16, 32};
-static const int8_t o189[] = {32};
-static const int8_t o190[] = {-1, 32}; /* 0: 4 offsets fit, 1 values */
-static const int8_t o191[] = {12, 24, 32};
-static const int8_t o192[] = {24, 32};
-static const int8_t o193[] = {-1, -1, 24, -1, 64}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values */
-static const int8_t o194[] = {12, 16, 24, 64}; /* 0: 63 offsets fit, 1 values; the guard's bit */
-static const int8_t o195[] = {16, 24, 64};
-static const int8_t o196[] = {12, 16, 24, 64};
-static const int8_t o197[] = {16, 24, 64};
-static const int8_t o198[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */
-static const int8_t o199[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */
-static const int8_t o200[] = {-1, -1, -1, -1}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 3: 8 offsets fit, 1 values */
-static const int8_t o201[] = {16, 24, 64};
-static const int8_t o202[] = {16};
-static const int8_t o203[] = {16, 24};
-static const int8_t o204[] = {12, 16}; /* 0: 71 offsets fit, 1 values; the guard's bit */
-static const int8_t o205[] = {16};
-static const int8_t o206[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 37 offsets fit, 1 values */
-static const int8_t o207[] = {-1, -1, 24, -1}; /* 0: 51 offsets fit, 1 values */ /* 1: 10 offsets fit, 1 values */ /* 3: 10 offsets fit, 1 values */
-static const int8_t o208[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o209[] = {12, -1, -1, -1}; /* 0: 53 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 2 values */ /* 2: 2 offsets fit, 2 values */ /* 3: 8 offsets fit, 1 values */
-static const int8_t o210[] = {16, 81, 24, 64};
-static const int8_t o211[] = {16, 24, 64};
-static const int8_t o212[] = {12, 16, 24};
-static const int8_t o213[] = {16, 24};
-static const int8_t o214[] = {16, 24, 64};
-static const int8_t o215[] = {81, 16, 24, 64, -1}; /* 4: 9 offsets fit, 1 values */
-static const int8_t o216[] = {16, 24, 64, -1}; /* 3: 4 offsets fit, 1 values */
-static const int8_t o217[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
-static const int8_t o218[] = {12, 16, 24, 64};
-static const int8_t o219[] = {16, 24, 64};
-static const int8_t o220[] = {-1, -1, -1, -1, 68}; /* 0: 74 offsets fit, 1 values */ /* 1: 4 offsets fit, 1 values */ /* 2: 74 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
-static const int8_t o221[] = {-1, -1, -1, -1, -1}; /* 0: 71 offsets fit, 1 values */ /* 1: 7 offsets fit, 1 values */ /* 2: 7 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 71 offsets fit, 1 values */
-static const int8_t o222[] = {12, -1, -1}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 6 values */ /* 2: 2 offsets fit, 6 values */
-static const int8_t o223[] = {16, 24};
-static const int8_t o224[] = {12, 16, 24, 64}; /* 0: 60 offsets fit, 1 values; the guard's bit */
-static const int8_t o225[] = {12, 16, 24, 64};
-static const int8_t o226[] = {16, 24, 64};
-static const int8_t o227[] = {16, 24, 64, -1}; /* 3: 54 offsets fit, 1 values */
-static const int8_t o228[] = {12, 16, 24, 64}; /* 0: 6 offsets fit, 1 values; the guard's bit */
-static const int8_t o229[] = {16, 24, 64};
-static const int8_t o230[] = {16, 24, -1}; /* 2: 2 offsets fit, 1 values */
-static const int8_t o231[] = {16, 24};
-static const int8_t o232[] = {-1, -1, 24, -1}; /* 0: 55 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
-static const int8_t o233[] = {-1, -1, -1, -1}; /* 0: 2 offsets fit, 1 values */ /* 1: 53 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
-static const int8_t o234[] = {-1, -1, -1}; /* 0: 2 offsets fit, 2 values */ /* 1: 2 offsets fit, 2 values */ /* 2: 11 offsets fit, 1 values */
-static const int8_t o235[] = {16, 24};
-static const int8_t o236[] = {16, 24, 64};
-static const int8_t o237[] = {0};
-static const int8_t o238[] = {16};
+static const int8_t o186[] = {12, -1, -1, -1, -1}; /* 0: 33 offsets fit, 1 values; the guard's bit */ /* 1: 18 offsets fit, 1 values */ /* 2: 18 offsets fit, 1 values */ /* 3: 18 offsets fit, 1 values */ /* 4: 18 offsets fit, 1 values */
+static const int8_t o187[] = {-1, -1, -1, -1, -1, -1}; /* 0: 4 offsets fit, 1 values */ /* 1: 7 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 45 offsets fit, 1 values */ /* 5: 19 offsets fit, 1 values */
+static const int8_t o188[] = {12, 16, 32}; /* 0: 73 offsets fit, 1 values; the guard's bit */
+static const int8_t o189[] = {16, 32};
+static const int8_t o190[] = {32};
+static const int8_t o191[] = {-1, 32}; /* 0: 4 offsets fit, 1 values */
+static const int8_t o192[] = {12, 24, 32};
+static const int8_t o193[] = {24, 32};
+static const int8_t o194[] = {-1, 16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; tied */ /* 3: 2 offsets fit, 1 values; tied */
+static const int8_t t194[] = {-1, 1, -1, 1, -1};
+static const int8_t o195[] = {12, 16, 24, 64}; /* 0: 63 offsets fit, 1 values; the guard's bit */
+static const int8_t o196[] = {16, 24, 64};
+static const int8_t o197[] = {12, 16, 24, 64};
+static const int8_t o198[] = {16, 24, 64};
+static const int8_t o199[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */
+static const int8_t o200[] = {16, 24, 64}; /* 1: 2 offsets fit, 1 values; tied */ /* 2: 2 offsets fit, 1 values; tied */
+static const int8_t t200[] = {-1, 1, 1};
+static const int8_t o201[] = {-1, 24, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; tied */ /* 2: 2 offsets fit, 1 values; tied */ /* 3: 8 offsets fit, 1 values */
+static const int8_t t201[] = {-1, 1, 1, -1};
+static const int8_t o202[] = {16, 24, 64};
+static const int8_t o203[] = {16};
+static const int8_t o204[] = {16, 24};
+static const int8_t o205[] = {12, 16}; /* 0: 71 offsets fit, 1 values; the guard's bit */
+static const int8_t o206[] = {16};
+static const int8_t o207[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 37 offsets fit, 1 values */
+static const int8_t o208[] = {-1, -1, 24, -1}; /* 0: 51 offsets fit, 1 values */ /* 1: 10 offsets fit, 1 values */ /* 3: 10 offsets fit, 1 values */
+static const int8_t o209[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o210[] = {12, 16, 24, -1}; /* 0: 53 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 2 values; tied */ /* 2: 2 offsets fit, 2 values; tied */ /* 3: 8 offsets fit, 1 values */
+static const int8_t t210[] = {-1, 1, 1, -1};
+static const int8_t o211[] = {16, 81, 24, 64};
+static const int8_t o212[] = {16, 24, 64};
+static const int8_t o213[] = {12, 16, 24};
+static const int8_t o214[] = {16, 24};
+static const int8_t o215[] = {16, 24, 64};
+static const int8_t o216[] = {81, 16, 24, 64, -1}; /* 4: 9 offsets fit, 1 values */
+static const int8_t o217[] = {16, 24, 64, -1}; /* 3: 4 offsets fit, 1 values */
+static const int8_t o218[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
+static const int8_t o219[] = {12, 16, 24, 64};
+static const int8_t o220[] = {16, 24, 64};
+static const int8_t o221[] = {-1, -1, -1, -1, 68}; /* 0: 74 offsets fit, 1 values */ /* 1: 4 offsets fit, 1 values */ /* 2: 74 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
+static const int8_t o222[] = {-1, -1, -1, -1, -1}; /* 0: 71 offsets fit, 1 values */ /* 1: 7 offsets fit, 1 values */ /* 2: 7 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 71 offsets fit, 1 values */
+static const int8_t o223[] = {12, 16, 24}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 6 values; tied */ /* 2: 2 offsets fit, 6 values; tied */
+static const int8_t t223[] = {-1, 1, 1};
+static const int8_t o224[] = {16, 24};
+static const int8_t o225[] = {12, 16, 24, 64}; /* 0: 60 offsets fit, 1 values; the guard's bit */
+static const int8_t o226[] = {12, 16, 24, 64};
+static const int8_t o227[] = {16, 24, 64};
+static const int8_t o228[] = {16, 24, 64, -1}; /* 3: 52 offsets fit, 1 values */
+static const int8_t o229[] = {12, 16, 24, 64}; /* 0: 6 offsets fit, 1 values; the guard's bit */
+static const int8_t o230[] = {16, 24, 64};
+static const int8_t o231[] = {16, 24, -1}; /* 2: 2 offsets fit, 1 values */
+static const int8_t o232[] = {16, 24};
+static const int8_t o233[] = {-1, -1, 24, -1}; /* 0: 55 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
+static const int8_t o234[] = {16, -1, 24, -1}; /* 0: 2 offsets fit, 1 values; tied */ /* 1: 53 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values; tied */ /* 3: 4 offsets fit, 1 values */
+static const int8_t t234[] = {0, -1, 0, -1};
+static const int8_t o235[] = {16, 24, -1}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 2 offsets fit, 2 values; tied */ /* 2: 11 offsets fit, 1 values */
+static const int8_t t235[] = {0, 0, -1};
+static const int8_t o236[] = {16, 24};
+static const int8_t o237[] = {16, 24, 64};
+static const int8_t o238[] = {0};
 static const int8_t o239[] = {16};
-static const int8_t o240[] = {0};
-static const int8_t o241[] = {12}; /* 0: 79 offsets fit, 1 values; the guard's bit */
-static const int8_t o242[] = {16};
-static const int8_t o243[] = {0};
-static const int8_t o244[] = {12};
-static const int8_t o245[] = {-1}; /* 0: 2 offsets fit, 1 values */
-static const int8_t o246[] = {0};
+static const int8_t o240[] = {16};
+static const int8_t o241[] = {0};
+static const int8_t o242[] = {12}; /* 0: 79 offsets fit, 1 values; the guard's bit */
+static const int8_t o243[] = {16};
+static const int8_t o244[] = {0};
+static const int8_t o245[] = {12};
+static const int8_t o246[] = {-1}; /* 0: 2 offsets fit, 1 values */
 static const int8_t o247[] = {0};
-static const int8_t o248[] = {12};
-static const int8_t o249[] = {24};
-static const int8_t o250[] = {12, 16, 32, 24};
-static const int8_t o251[] = {16, 32, 24};
-static const int8_t o252[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
-static const int8_t o253[] = {12, 16, 24};
-static const int8_t o254[] = {16};
-static const int8_t o255[] = {16, 24};
-static const int8_t o256[] = {16, 24, 32};
-static const int8_t o257[] = {16, 32};
-static const int8_t o258[] = {12, -1, -1, 32}; /* 0: 63 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */
-static const int8_t o259[] = {64, 24, 32};
-static const int8_t o260[] = {24, 64, 32};
-static const int8_t o261[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
-static const int8_t o262[] = {16};
+static const int8_t o248[] = {0};
+static const int8_t o249[] = {12};
+static const int8_t o250[] = {24};
+static const int8_t o251[] = {12, 16, 32, 24};
+static const int8_t o252[] = {16, 32, 24};
+static const int8_t o253[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
+static const int8_t o254[] = {12, 16, 24};
+static const int8_t o255[] = {16};
+static const int8_t o256[] = {16, 24};
+static const int8_t o257[] = {16, 24, 32};
+static const int8_t o258[] = {16, 32};
+static const int8_t o259[] = {12, -1, -1, 32}; /* 0: 63 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */
+static const int8_t o260[] = {64, 24, 32};
+static const int8_t o261[] = {24, 64, 32};
+static const int8_t o262[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
 static const int8_t o263[] = {16};
-static const int8_t o264[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o265[] = {12, 16, 81, 24, 64}; /* 0: 5 offsets fit, 1 values; the guard's bit */
-static const int8_t o266[] = {12, 16, 24, -1, 87, -1}; /* 0: 6 offsets fit, 1 values; the guard's bit */ /* 3: 4 offsets fit, 1 values */ /* 5: 14 offsets fit, 1 values */
-static const int8_t o267[] = {16, 81, 24, 64};
-static const int8_t o268[] = {16, 24, -1, 87, -1}; /* 2: 4 offsets fit, 1 values */ /* 4: 15 offsets fit, 1 values */
-static const int8_t o269[] = {12, 16, 81, 24};
-static const int8_t o270[] = {12, 16, 24, 64, 87};
-static const int8_t o271[] = {16, 81, 24};
-static const int8_t o272[] = {16, 24, 64, 87};
-static const int8_t o273[] = {16, 24};
-static const int8_t o274[] = {16, 24, 64};
-static const int8_t o275[] = {12, 16, 24, 64};
-static const int8_t o276[] = {16, 24, 64};
-static const int8_t o277[] = {12, 16, 24, 64};
-static const int8_t o278[] = {16, 24, 64};
-static const int8_t o279[] = {-1, -1}; /* 0: 2 offsets fit, 15 values */ /* 1: 2 offsets fit, 15 values */
-static const int8_t o280[] = {16, 24, 64};
-static const int8_t o281[] = {16};
-static const int8_t o282[] = {0};
-static const int8_t o283[] = {16, 32};
-static const int8_t o284[] = {12, 16, 81, 84, 24, 32, 64};
-static const int8_t o285[] = {12, 16, 81, 24, 32, -1}; /* 5: 2 offsets fit, 1 values */
-static const int8_t o286[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
-static const int8_t o287[] = {16, 81, 84, 24, 32, 64};
-static const int8_t o288[] = {16, 81, 24, 32, -1}; /* 4: 2 offsets fit, 1 values */
-static const int8_t o289[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
-static const int8_t o290[] = {16, 24, 32};
-static const int8_t o291[] = {12, 16, 24, 32, 64};
-static const int8_t o292[] = {16, 24, 32, 64};
-static const int8_t o293[] = {16, 32};
-static const int8_t o294[] = {16, -1, -1, 32}; /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */
-static const int8_t o295[] = {-1, 16, 24}; /* 0: 5 offsets fit, 1 values */
-static const int8_t o296[] = {12, 16, 32};
-static const int8_t o297[] = {16, 32};
-static const int8_t o298[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 2 values */
-static const int8_t o299[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 1 values */
-static const int8_t o300[] = {-1, -1, 24, 32, -1}; /* 0: 59 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
-static const int8_t o301[] = {81, -1, 24, 32, -1}; /* 1: 12 offsets fit, 1 values */ /* 4: 12 offsets fit, 1 values */
-static const int8_t o302[] = {12, 16, 81, 84, 24, 32, 64};
-static const int8_t o303[] = {12, 16, 81, 24, 32, 64};
-static const int8_t o304[] = {12, 16, 24, 32, -1}; /* 4: 8 offsets fit, 1 values */
-static const int8_t o305[] = {12, 16, 24, 32, 64, 87, 77};
-static const int8_t o306[] = {16, 81, 84, 24, 32, 64};
-static const int8_t o307[] = {16, 81, 24, 32, 64};
-static const int8_t o308[] = {16, 24, 32, -1}; /* 3: 8 offsets fit, 1 values */
-static const int8_t o309[] = {16, 24, 32, 64, 87, 77};
-static const int8_t o310[] = {12, 16, 24, 32};
-static const int8_t o311[] = {12, 16, 24, 32, 87};
-static const int8_t o312[] = {16, 81, 24, 32};
-static const int8_t o313[] = {16, 24, 32};
-static const int8_t o314[] = {16, 24, 32, 87};
-static const int8_t o315[] = {16, 24, 32, 64};
-static const int8_t o316[] = {16, 24, 32, 64, 87};
-static const int8_t o317[] = {-1, 16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
-static const int8_t o318[] = {-1, -1, 32, 64, -1}; /* 0: 2 offsets fit, 2 values */ /* 1: 2 offsets fit, 2 values */ /* 4: 10 offsets fit, 1 values */
-static const int8_t o319[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
-static const int8_t o320[] = {16, 24, 32, 64};
-static const int8_t o321[] = {12, -1, -1, -1}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 6 values */ /* 2: 3 offsets fit, 6 values */ /* 3: 3 offsets fit, 6 values */
-static const int8_t o322[] = {16, 24, 32};
-static const int8_t o323[] = {12, 16, 24, 32};
-static const int8_t o324[] = {16, 24, 32};
-static const int8_t o325[] = {12, -1, -1, -1, -1}; /* 0: 69 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 2 values */ /* 2: 2 offsets fit, 2 values */ /* 3: 3 offsets fit, 2 values */ /* 4: 2 offsets fit, 2 values */
-static const int8_t o326[] = {16, 24, 32, 64};
-static const int8_t o327[] = {12, 16, 24, 32, 64};
-static const int8_t o328[] = {16, 24, 32, 64};
-static const int8_t o329[] = {16, -1, -1, 64, -1}; /* 1: 9 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */
-static const int8_t o330[] = {-1, 24, 32, -1}; /* 0: 2 offsets fit, 2 values */ /* 3: 2 offsets fit, 2 values */
+static const int8_t o264[] = {16};
+static const int8_t o265[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o266[] = {12, 16, 81, 24, 64}; /* 0: 5 offsets fit, 1 values; the guard's bit */
+static const int8_t o267[] = {12, 16, 24, -1, 87, -1}; /* 0: 6 offsets fit, 1 values; the guard's bit */ /* 3: 4 offsets fit, 1 values */ /* 5: 14 offsets fit, 1 values */
+static const int8_t o268[] = {16, 81, 24, 64};
+static const int8_t o269[] = {16, 24, -1, 87, -1}; /* 2: 4 offsets fit, 1 values */ /* 4: 15 offsets fit, 1 values */
+static const int8_t o270[] = {12, 16, 81, 24};
+static const int8_t o271[] = {12, 16, 24, 64, 87};
+static const int8_t o272[] = {16, 81, 24};
+static const int8_t o273[] = {16, 24, 64, 87};
+static const int8_t o274[] = {16, 24};
+static const int8_t o275[] = {16, 24, 64};
+static const int8_t o276[] = {12, 16, 24, 64};
+static const int8_t o277[] = {16, 24, 64};
+static const int8_t o278[] = {12, 16, 24, 64};
+static const int8_t o279[] = {16, 24, 64};
+static const int8_t o280[] = {16, 24}; /* 0: 2 offsets fit, 15 values; tied */ /* 1: 2 offsets fit, 15 values; tied */
+static const int8_t t280[] = {0, 0};
+static const int8_t o281[] = {16, 24, 64};
+static const int8_t o282[] = {16};
+static const int8_t o283[] = {0};
+static const int8_t o284[] = {16, 32};
+static const int8_t o285[] = {12, 16, 81, 84, 24, 32, 64};
+static const int8_t o286[] = {12, 16, 81, 24, 32, -1}; /* 5: 2 offsets fit, 1 values */
+static const int8_t o287[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
+static const int8_t o288[] = {16, 81, 84, 24, 32, 64};
+static const int8_t o289[] = {16, 81, 24, 32, -1}; /* 4: 2 offsets fit, 1 values */
+static const int8_t o290[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
+static const int8_t o291[] = {16, 24, 32};
+static const int8_t o292[] = {12, 16, 24, 32, 64};
+static const int8_t o293[] = {16, 24, 32, 64};
+static const int8_t o294[] = {16, 32};
+static const int8_t o295[] = {16, 24, 64, 32}; /* 1: 2 offsets fit, 1 values; tied */ /* 2: 2 offsets fit, 1 values; tied */
+static const int8_t t295[] = {-1, 1, 1, -1};
+static const int8_t o296[] = {-1, 16, 24}; /* 0: 5 offsets fit, 1 values */
+static const int8_t o297[] = {12, 16, 32};
+static const int8_t o298[] = {16, 32};
+static const int8_t o299[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 2 values */
+static const int8_t o300[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 1 values */
+static const int8_t o301[] = {-1, -1, 24, 32, -1}; /* 0: 59 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
+static const int8_t o302[] = {81, -1, 24, 32, -1}; /* 1: 12 offsets fit, 1 values */ /* 4: 12 offsets fit, 1 values */
+static const int8_t o303[] = {12, 16, 81, 84, 24, 32, 64};
+static const int8_t o304[] = {12, 16, 81, 24, 32, 64};
+static const int8_t o305[] = {12, 16, 24, 32, -1}; /* 4: 8 offsets fit, 1 values */
+static const int8_t o306[] = {12, 16, 24, 32, 64, 87, 77};
+static const int8_t o307[] = {16, 81, 84, 24, 32, 64};
+static const int8_t o308[] = {16, 81, 24, 32, 64};
+static const int8_t o309[] = {16, 24, 32, -1}; /* 3: 8 offsets fit, 1 values */
+static const int8_t o310[] = {16, 24, 32, 64, 87, 77};
+static const int8_t o311[] = {12, 16, 24, 32};
+static const int8_t o312[] = {12, 16, 24, 32, 87};
+static const int8_t o313[] = {16, 81, 24, 32};
+static const int8_t o314[] = {16, 24, 32};
+static const int8_t o315[] = {16, 24, 32, 87};
+static const int8_t o316[] = {16, 24, 32, 64};
+static const int8_t o317[] = {16, 24, 32, 64, 87};
+static const int8_t o318[] = {-1, 16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
+static const int8_t o319[] = {16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 2 offsets fit, 2 values; tied */ /* 4: 10 offsets fit, 1 values */
+static const int8_t t319[] = {0, 0, -1, -1, -1};
+static const int8_t o320[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
+static const int8_t o321[] = {16, 24, 32, 64};
+static const int8_t o322[] = {12, 16, 24, 32}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 6 values; tied */ /* 2: 3 offsets fit, 6 values; tied */ /* 3: 3 offsets fit, 6 values; tied */
+static const int8_t t322[] = {-1, 1, 1, 1};
+static const int8_t o323[] = {16, 24, 32};
+static const int8_t o324[] = {12, 16, 24, 32};
+static const int8_t o325[] = {16, 24, 32};
+static const int8_t o326[] = {12, -1, 24, -1, 64}; /* 0: 69 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 2 values */ /* 2: 2 offsets fit, 2 values; tied */ /* 3: 3 offsets fit, 2 values */ /* 4: 2 offsets fit, 2 values; tied */
+static const int8_t t326[] = {-1, -1, 2, -1, 2};
+static const int8_t o327[] = {16, 24, 32, 64};
+static const int8_t o328[] = {12, 16, 24, 32, 64};
+static const int8_t o329[] = {16, 24, 32, 64};
+static const int8_t o330[] = {16, -1, -1, 64, 87}; /* 1: 9 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */
 static const int8_t o331[] = {16, 24, 32, 64};
-static const int8_t o332[] = {16, 24, 32};
-static const int8_t o333[] = {16, 24, 32, 64};
-static const int8_t o334[] = {-1, -1, -1}; /* 0: 2 offsets fit, 138 values */ /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 138 values */
-static const int8_t o335[] = {-1, -1, -1, 32, -1}; /* 0: 57 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
-static const int8_t o336[] = {-1, -1, -1, -1, -1, -1}; /* 0: 4 offsets fit, 1 values */ /* 1: 7 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 45 offsets fit, 1 values */ /* 5: 19 offsets fit, 1 values */
-static const int8_t o337[] = {12, 16, 32}; /* 0: 73 offsets fit, 1 values; the guard's bit */
-static const int8_t o338[] = {16, 32};
-static const int8_t o339[] = {32};
-static const int8_t o340[] = {12, 24, 32};
-static const int8_t o341[] = {24, 32};
-static const int8_t o342[] = {-1, -1, 24, -1, 64}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values */
-static const int8_t o343[] = {12, -1, 24, 64}; /* 0: 64 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 2 values */
-static const int8_t o344[] = {16, 24, 64};
-static const int8_t o345[] = {12, 16, 24, 64}; /* 0: 2 offsets fit, 2 values; the guard's bit */
+static const int8_t o332[] = {16, 24, 32, 64};
+static const int8_t o333[] = {16, 24, 32};
+static const int8_t o334[] = {16, 24, 32, 64};
+static const int8_t o335[] = {16, -1, 32}; /* 0: 2 offsets fit, 138 values; tied */ /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 138 values; tied */
+static const int8_t t335[] = {0, -1, 0};
+static const int8_t o336[] = {-1, -1, -1, 32, -1}; /* 0: 57 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
+static const int8_t o337[] = {12, -1, -1, -1, -1}; /* 0: 33 offsets fit, 1 values; the guard's bit */ /* 1: 18 offsets fit, 1 values */ /* 2: 18 offsets fit, 1 values */ /* 3: 18 offsets fit, 1 values */ /* 4: 18 offsets fit, 1 values */
+static const int8_t o338[] = {-1, -1, -1, -1, -1, -1}; /* 0: 4 offsets fit, 1 values */ /* 1: 7 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 45 offsets fit, 1 values */ /* 5: 19 offsets fit, 1 values */
+static const int8_t o339[] = {12, 16, 32}; /* 0: 73 offsets fit, 1 values; the guard's bit */
+static const int8_t o340[] = {16, 32};
+static const int8_t o341[] = {32};
+static const int8_t o342[] = {12, 24, 32};
+static const int8_t o343[] = {24, 32};
+static const int8_t o344[] = {-1, 16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; tied */ /* 3: 2 offsets fit, 1 values; tied */
+static const int8_t t344[] = {-1, 1, -1, 1, -1};
+static const int8_t o345[] = {12, -1, 24, 64}; /* 0: 64 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 2 values */
 static const int8_t o346[] = {16, 24, 64};
-static const int8_t o347[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */
-static const int8_t o348[] = {-1, -1, -1, -1}; /* 0: 4 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 3: 9 offsets fit, 1 values */
-static const int8_t o349[] = {16, 24, 64};
-static const int8_t o350[] = {16};
-static const int8_t o351[] = {16, 24};
-static const int8_t o352[] = {12, 16}; /* 0: 71 offsets fit, 1 values; the guard's bit */
-static const int8_t o353[] = {16};
-static const int8_t o354[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 37 offsets fit, 1 values */
-static const int8_t o355[] = {-1, -1, 24, -1}; /* 0: 51 offsets fit, 1 values */ /* 1: 10 offsets fit, 1 values */ /* 3: 10 offsets fit, 1 values */
-static const int8_t o356[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o357[] = {12, 16, 24, -1}; /* 3: 8 offsets fit, 1 values */
-static const int8_t o358[] = {16, 81, 24, 64};
-static const int8_t o359[] = {16, 24, 64};
-static const int8_t o360[] = {12, 16, 24};
-static const int8_t o361[] = {16, 24};
-static const int8_t o362[] = {16, 24, 64};
-static const int8_t o363[] = {81, 16, 24, 64, -1}; /* 4: 9 offsets fit, 1 values */
-static const int8_t o364[] = {16, 24, 64, -1}; /* 3: 4 offsets fit, 1 values */
-static const int8_t o365[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
-static const int8_t o366[] = {12, 16, 24, 64};
-static const int8_t o367[] = {16, 24, 64};
-static const int8_t o368[] = {-1, -1, -1, -1, 68}; /* 0: 74 offsets fit, 1 values */ /* 1: 4 offsets fit, 1 values */ /* 2: 74 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
-static const int8_t o369[] = {-1, -1, -1, -1, -1}; /* 0: 71 offsets fit, 1 values */ /* 1: 7 offsets fit, 1 values */ /* 2: 7 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 71 offsets fit, 1 values */
-static const int8_t o370[] = {12, -1, -1}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 6 values */ /* 2: 2 offsets fit, 6 values */
-static const int8_t o371[] = {-1, -1}; /* 0: 2 offsets fit, 2 values */ /* 1: 2 offsets fit, 2 values */
-static const int8_t o372[] = {12, 16, 24, 64}; /* 0: 58 offsets fit, 1 values; the guard's bit */
-static const int8_t o373[] = {12, 16, 24, 64};
-static const int8_t o374[] = {16, 24, 64};
-static const int8_t o375[] = {16, 24, 64, -1}; /* 3: 53 offsets fit, 1 values */
-static const int8_t o376[] = {12, 16, 24, 64}; /* 0: 5 offsets fit, 1 values; the guard's bit */
-static const int8_t o377[] = {16, 24, 64};
-static const int8_t o378[] = {16, 24, -1}; /* 2: 2 offsets fit, 1 values */
-static const int8_t o379[] = {16, 24};
-static const int8_t o380[] = {-1, -1, 24, -1}; /* 0: 55 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
-static const int8_t o381[] = {-1, -1, -1, -1}; /* 0: 2 offsets fit, 1 values */ /* 1: 53 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
-static const int8_t o382[] = {-1, -1, -1}; /* 0: 2 offsets fit, 2 values */ /* 1: 2 offsets fit, 2 values */ /* 2: 11 offsets fit, 1 values */
-static const int8_t o383[] = {16, 24};
-static const int8_t o384[] = {16, 24, 64};
-static const int8_t o385[] = {0};
-static const int8_t o386[] = {16};
-static const int8_t o387[] = {16};
-static const int8_t o388[] = {0};
-static const int8_t o389[] = {12}; /* 0: 79 offsets fit, 1 values; the guard's bit */
-static const int8_t o390[] = {16};
-static const int8_t o391[] = {0};
-static const int8_t o392[] = {12};
-static const int8_t o393[] = {-1}; /* 0: 2 offsets fit, 1 values */
-static const int8_t o394[] = {0};
-static const int8_t o395[] = {0};
-static const int8_t o396[] = {12};
-static const int8_t o397[] = {24};
-static const int8_t o398[] = {12, 16, 32, 24};
-static const int8_t o399[] = {16, 32, 24};
-static const int8_t o400[] = {12, 16, 24};
-static const int8_t o401[] = {16};
-static const int8_t o402[] = {16, 24};
-static const int8_t o403[] = {16, 24, 32};
-static const int8_t o404[] = {16, 32};
-static const int8_t o405[] = {12, -1, -1, 32}; /* 0: 62 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */
-static const int8_t o406[] = {64, 24, 32};
-static const int8_t o407[] = {24, 64, 32};
-static const int8_t o408[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
-static const int8_t o409[] = {16};
-static const int8_t o410[] = {16};
-static const int8_t o411[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o412[] = {12, 16, 81, 24, 64}; /* 0: 5 offsets fit, 1 values; the guard's bit */
-static const int8_t o413[] = {12, 16, 24, -1, 87, -1}; /* 0: 6 offsets fit, 1 values; the guard's bit */ /* 3: 4 offsets fit, 1 values */ /* 5: 14 offsets fit, 1 values */
-static const int8_t o414[] = {16, 81, 24, 64};
-static const int8_t o415[] = {16, 24, -1, 87, -1}; /* 2: 4 offsets fit, 1 values */ /* 4: 15 offsets fit, 1 values */
-static const int8_t o416[] = {12, 16, 81, 24};
-static const int8_t o417[] = {12, 16, 24, 64, 87};
-static const int8_t o418[] = {16, 81, 24};
-static const int8_t o419[] = {16, 24, 64, 87};
-static const int8_t o420[] = {16, 24};
-static const int8_t o421[] = {16, 24, 64};
-static const int8_t o422[] = {12, 16, 24, 64};
+static const int8_t o347[] = {12, 16, 24, 64};
+static const int8_t o348[] = {16, 24, 64};
+static const int8_t o349[] = {16, 24, 64}; /* 1: 2 offsets fit, 1 values; tied */ /* 2: 2 offsets fit, 1 values; tied */
+static const int8_t t349[] = {-1, 1, 1};
+static const int8_t o350[] = {-1, 24, 64, -1}; /* 0: 4 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; tied */ /* 2: 2 offsets fit, 1 values; tied */ /* 3: 9 offsets fit, 1 values */
+static const int8_t t350[] = {-1, 1, 1, -1};
+static const int8_t o351[] = {16, 24, 64};
+static const int8_t o352[] = {16};
+static const int8_t o353[] = {16, 24};
+static const int8_t o354[] = {12, 16}; /* 0: 71 offsets fit, 1 values; the guard's bit */
+static const int8_t o355[] = {16};
+static const int8_t o356[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 37 offsets fit, 1 values */
+static const int8_t o357[] = {-1, -1, 24, -1}; /* 0: 51 offsets fit, 1 values */ /* 1: 10 offsets fit, 1 values */ /* 3: 10 offsets fit, 1 values */
+static const int8_t o358[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o359[] = {12, 16, 24, -1}; /* 3: 8 offsets fit, 1 values */
+static const int8_t o360[] = {16, 81, 24, 64};
+static const int8_t o361[] = {16, 24, 64};
+static const int8_t o362[] = {12, 16, 24};
+static const int8_t o363[] = {16, 24};
+static const int8_t o364[] = {16, 24, 64};
+static const int8_t o365[] = {81, 16, 24, 64, -1}; /* 4: 9 offsets fit, 1 values */
+static const int8_t o366[] = {16, 24, 64, -1}; /* 3: 4 offsets fit, 1 values */
+static const int8_t o367[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
+static const int8_t o368[] = {12, 16, 24, 64};
+static const int8_t o369[] = {16, 24, 64};
+static const int8_t o370[] = {-1, -1, -1, -1, 68}; /* 0: 74 offsets fit, 1 values */ /* 1: 4 offsets fit, 1 values */ /* 2: 74 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
+static const int8_t o371[] = {-1, -1, -1, -1, -1}; /* 0: 71 offsets fit, 1 values */ /* 1: 7 offsets fit, 1 values */ /* 2: 7 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 71 offsets fit, 1 values */
+static const int8_t o372[] = {12, 16, 24}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 6 values; tied */ /* 2: 2 offsets fit, 6 values; tied */
+static const int8_t t372[] = {-1, 1, 1};
+static const int8_t o373[] = {16, 24}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 2 offsets fit, 2 values; tied */
+static const int8_t t373[] = {0, 0};
+static const int8_t o374[] = {12, 16, 24, 64}; /* 0: 58 offsets fit, 1 values; the guard's bit */
+static const int8_t o375[] = {12, 16, 24, 64};
+static const int8_t o376[] = {16, 24, 64};
+static const int8_t o377[] = {16, 24, 64, -1}; /* 3: 52 offsets fit, 1 values */
+static const int8_t o378[] = {12, 16, 24, 64}; /* 0: 5 offsets fit, 1 values; the guard's bit */
+static const int8_t o379[] = {16, 24, 64};
+static const int8_t o380[] = {16, 24, -1}; /* 2: 2 offsets fit, 1 values */
+static const int8_t o381[] = {16, 24};
+static const int8_t o382[] = {-1, -1, 24, -1}; /* 0: 55 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
+static const int8_t o383[] = {16, -1, 24, -1}; /* 0: 2 offsets fit, 1 values; tied */ /* 1: 53 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values; tied */ /* 3: 4 offsets fit, 1 values */
+static const int8_t t383[] = {0, -1, 0, -1};
+static const int8_t o384[] = {16, 24, -1}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 2 offsets fit, 2 values; tied */ /* 2: 11 offsets fit, 1 values */
+static const int8_t t384[] = {0, 0, -1};
+static const int8_t o385[] = {16, 24};
+static const int8_t o386[] = {16, 24, 64};
+static const int8_t o387[] = {0};
+static const int8_t o388[] = {16};
+static const int8_t o389[] = {16};
+static const int8_t o390[] = {0};
+static const int8_t o391[] = {12}; /* 0: 79 offsets fit, 1 values; the guard's bit */
+static const int8_t o392[] = {16};
+static const int8_t o393[] = {0};
+static const int8_t o394[] = {12};
+static const int8_t o395[] = {-1}; /* 0: 2 offsets fit, 1 values */
+static const int8_t o396[] = {0};
+static const int8_t o397[] = {0};
+static const int8_t o398[] = {12};
+static const int8_t o399[] = {24};
+static const int8_t o400[] = {12, 16, 32, 24};
+static const int8_t o401[] = {16, 32, 24};
+static const int8_t o402[] = {12, 16, 24};
+static const int8_t o403[] = {16};
+static const int8_t o404[] = {16, 24};
+static const int8_t o405[] = {16, 24, 32};
+static const int8_t o406[] = {16, 32};
+static const int8_t o407[] = {12, -1, -1, 32}; /* 0: 62 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */
+static const int8_t o408[] = {64, 24, 32};
+static const int8_t o409[] = {24, 64, 32};
+static const int8_t o410[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
+static const int8_t o411[] = {16};
+static const int8_t o412[] = {16};
+static const int8_t o413[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o414[] = {12, 16, 81, 24, 64}; /* 0: 5 offsets fit, 1 values; the guard's bit */
+static const int8_t o415[] = {12, 16, 24, -1, 87, -1}; /* 0: 6 offsets fit, 1 values; the guard's bit */ /* 3: 4 offsets fit, 1 values */ /* 5: 14 offsets fit, 1 values */
+static const int8_t o416[] = {16, 81, 24, 64};
+static const int8_t o417[] = {16, 24, -1, 87, -1}; /* 2: 4 offsets fit, 1 values */ /* 4: 15 offsets fit, 1 values */
+static const int8_t o418[] = {12, 16, 81, 24};
+static const int8_t o419[] = {12, 16, 24, 64, 87};
+static const int8_t o420[] = {16, 81, 24};
+static const int8_t o421[] = {16, 24, 64, 87};
+static const int8_t o422[] = {16, 24};
 static const int8_t o423[] = {16, 24, 64};
 static const int8_t o424[] = {12, 16, 24, 64};
 static const int8_t o425[] = {16, 24, 64};
-static const int8_t o426[] = {-1, -1}; /* 0: 2 offsets fit, 15 values */ /* 1: 2 offsets fit, 15 values */
+static const int8_t o426[] = {12, 16, 24, 64};
 static const int8_t o427[] = {16, 24, 64};
-static const int8_t o428[] = {16};
-static const int8_t o429[] = {0};
-static const int8_t o430[] = {16, 32};
-static const int8_t o431[] = {12, 16, 81, 84, 24, 32, 64};
-static const int8_t o432[] = {12, 16, 81, 24, 32, -1}; /* 5: 2 offsets fit, 1 values */
-static const int8_t o433[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
-static const int8_t o434[] = {16, 81, 84, 24, 32, 64};
-static const int8_t o435[] = {16, 81, 24, 32, -1}; /* 4: 2 offsets fit, 1 values */
-static const int8_t o436[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
-static const int8_t o437[] = {16, 24, 32};
-static const int8_t o438[] = {12, 16, 24, 32, 64};
-static const int8_t o439[] = {16, 24, 32, 64};
-static const int8_t o440[] = {16, 32};
-static const int8_t o441[] = {16, -1, -1, 32}; /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */
-static const int8_t o442[] = {-1, 16, 24}; /* 0: 5 offsets fit, 1 values */
-static const int8_t o443[] = {12, 16, 32};
-static const int8_t o444[] = {16, 32};
-static const int8_t o445[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 2 values */
-static const int8_t o446[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 1 values */
-static const int8_t o447[] = {-1, -1, 24, 32, -1}; /* 0: 59 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
-static const int8_t o448[] = {81, -1, 24, 32, -1}; /* 1: 12 offsets fit, 1 values */ /* 4: 12 offsets fit, 1 values */
-static const int8_t o449[] = {12, 16, 81, 84, 24, 32, 64};
-static const int8_t o450[] = {12, 16, 81, 24, 32, 64};
-static const int8_t o451[] = {12, 16, 24, 32, -1}; /* 4: 8 offsets fit, 1 values */
-static const int8_t o452[] = {12, 16, 24, 32, 64, 87, 77};
-static const int8_t o453[] = {16, 81, 84, 24, 32, 64};
-static const int8_t o454[] = {16, 81, 24, 32, 64};
-static const int8_t o455[] = {16, 24, 32, -1}; /* 3: 8 offsets fit, 1 values */
-static const int8_t o456[] = {16, 24, 32, 64, 87, 77};
-static const int8_t o457[] = {12, 16, 24, 32};
-static const int8_t o458[] = {12, 16, 24, 32, 87};
-static const int8_t o459[] = {16, 81, 24, 32};
-static const int8_t o460[] = {16, 24, 32};
-static const int8_t o461[] = {16, 24, 32, 87};
-static const int8_t o462[] = {16, 24, 32, 64};
-static const int8_t o463[] = {16, 24, 32, 64, 87};
-static const int8_t o464[] = {-1, 16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
-static const int8_t o465[] = {-1, -1, 32, 64, -1}; /* 0: 2 offsets fit, 2 values */ /* 1: 2 offsets fit, 2 values */ /* 4: 10 offsets fit, 1 values */
-static const int8_t o466[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
-static const int8_t o467[] = {16, 24, 32, 64};
-static const int8_t o468[] = {12, -1, -1, -1}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 6 values */ /* 2: 3 offsets fit, 6 values */ /* 3: 3 offsets fit, 6 values */
-static const int8_t o469[] = {16, 24, 32};
-static const int8_t o470[] = {12, 16, 24, 32};
+static const int8_t o428[] = {16, 24}; /* 0: 2 offsets fit, 15 values; tied */ /* 1: 2 offsets fit, 15 values; tied */
+static const int8_t t428[] = {0, 0};
+static const int8_t o429[] = {16, 24, 64};
+static const int8_t o430[] = {16};
+static const int8_t o431[] = {0};
+static const int8_t o432[] = {16, 32};
+static const int8_t o433[] = {12, 16, 81, 84, 24, 32, 64};
+static const int8_t o434[] = {12, 16, 81, 24, 32, -1}; /* 5: 2 offsets fit, 1 values */
+static const int8_t o435[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
+static const int8_t o436[] = {16, 81, 84, 24, 32, 64};
+static const int8_t o437[] = {16, 81, 24, 32, -1}; /* 4: 2 offsets fit, 1 values */
+static const int8_t o438[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
+static const int8_t o439[] = {16, 24, 32};
+static const int8_t o440[] = {12, 16, 24, 32, 64};
+static const int8_t o441[] = {16, 24, 32, 64};
+static const int8_t o442[] = {16, 32};
+static const int8_t o443[] = {16, 24, 64, 32}; /* 1: 2 offsets fit, 1 values; tied */ /* 2: 2 offsets fit, 1 values; tied */
+static const int8_t t443[] = {-1, 1, 1, -1};
+static const int8_t o444[] = {-1, 16, 24}; /* 0: 5 offsets fit, 1 values */
+static const int8_t o445[] = {12, 16, 32};
+static const int8_t o446[] = {16, 32};
+static const int8_t o447[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 2 values */
+static const int8_t o448[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 1 values */
+static const int8_t o449[] = {-1, -1, 24, 32, -1}; /* 0: 59 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
+static const int8_t o450[] = {81, -1, 24, 32, -1}; /* 1: 12 offsets fit, 1 values */ /* 4: 12 offsets fit, 1 values */
+static const int8_t o451[] = {12, 16, 81, 84, 24, 32, 64};
+static const int8_t o452[] = {12, 16, 81, 24, 32, 64};
+static const int8_t o453[] = {12, 16, 24, 32, -1}; /* 4: 8 offsets fit, 1 values */
+static const int8_t o454[] = {12, 16, 24, 32, 64, 87, 77};
+static const int8_t o455[] = {16, 81, 84, 24, 32, 64};
+static const int8_t o456[] = {16, 81, 24, 32, 64};
+static const int8_t o457[] = {16, 24, 32, -1}; /* 3: 8 offsets fit, 1 values */
+static const int8_t o458[] = {16, 24, 32, 64, 87, 77};
+static const int8_t o459[] = {12, 16, 24, 32};
+static const int8_t o460[] = {12, 16, 24, 32, 87};
+static const int8_t o461[] = {16, 81, 24, 32};
+static const int8_t o462[] = {16, 24, 32};
+static const int8_t o463[] = {16, 24, 32, 87};
+static const int8_t o464[] = {16, 24, 32, 64};
+static const int8_t o465[] = {16, 24, 32, 64, 87};
+static const int8_t o466[] = {-1, 16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
+static const int8_t o467[] = {16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 2 offsets fit, 2 values; tied */ /* 4: 10 offsets fit, 1 values */
+static const int8_t t467[] = {0, 0, -1, -1, -1};
+static const int8_t o468[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
+static const int8_t o469[] = {16, 24, 32, 64};
+static const int8_t o470[] = {12, 16, 24, 32}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 6 values; tied */ /* 2: 3 offsets fit, 6 values; tied */ /* 3: 3 offsets fit, 6 values; tied */
+static const int8_t t470[] = {-1, 1, 1, 1};
 static const int8_t o471[] = {16, 24, 32};
-static const int8_t o472[] = {12, -1, -1, -1, -1}; /* 0: 69 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 2 values */ /* 2: 2 offsets fit, 2 values */ /* 3: 3 offsets fit, 2 values */ /* 4: 2 offsets fit, 2 values */
-static const int8_t o473[] = {16, 24, 32, 64};
-static const int8_t o474[] = {12, 16, 24, 32, 64};
+static const int8_t o472[] = {12, 16, 24, 32};
+static const int8_t o473[] = {16, 24, 32};
+static const int8_t o474[] = {12, -1, 24, -1, 64}; /* 0: 69 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 2 values */ /* 2: 2 offsets fit, 2 values; tied */ /* 3: 3 offsets fit, 2 values */ /* 4: 2 offsets fit, 2 values; tied */
+static const int8_t t474[] = {-1, -1, 2, -1, 2};
 static const int8_t o475[] = {16, 24, 32, 64};
-static const int8_t o476[] = {16, -1, -1, 64, -1}; /* 1: 9 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */
-static const int8_t o477[] = {-1, 24, 32, -1}; /* 0: 2 offsets fit, 2 values */ /* 3: 2 offsets fit, 2 values */
-static const int8_t o478[] = {16, 24, 32, 64};
-static const int8_t o479[] = {16, 24, 32};
+static const int8_t o476[] = {12, 16, 24, 32, 64};
+static const int8_t o477[] = {16, 24, 32, 64};
+static const int8_t o478[] = {16, -1, -1, 64, 87}; /* 1: 9 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */
+static const int8_t o479[] = {16, 24, 32, 64};
 static const int8_t o480[] = {16, 24, 32, 64};
-static const int8_t o481[] = {-1, -1, -1}; /* 0: 2 offsets fit, 138 values */ /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 138 values */
-static const int8_t o482[] = {-1, -1, -1, 32, -1}; /* 0: 57 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
-static const int8_t o483[] = {-1, -1, -1, -1, -1, -1}; /* 0: 4 offsets fit, 1 values */ /* 1: 7 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 45 offsets fit, 1 values */ /* 5: 19 offsets fit, 1 values */
-static const int8_t o484[] = {12, 16, 32}; /* 0: 73 offsets fit, 1 values; the guard's bit */
-static const int8_t o485[] = {16, 32};
-static const int8_t o486[] = {32};
-static const int8_t o487[] = {-1, 32}; /* 0: 5 offsets fit, 1 values */
-static const int8_t o488[] = {12, 24, 32};
-static const int8_t o489[] = {24, 32};
-static const int8_t o490[] = {-1, -1, 24, -1, 64}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values */
-static const int8_t o491[] = {12, -1, 24, 64}; /* 0: 64 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 2 values */
-static const int8_t o492[] = {16, 24, 64};
-static const int8_t o493[] = {12, 16, 24, 64}; /* 0: 2 offsets fit, 2 values; the guard's bit */
-static const int8_t o494[] = {16, 24, 64};
-static const int8_t o495[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */
-static const int8_t o496[] = {-1, -1, -1, -1}; /* 0: 4 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 3: 9 offsets fit, 1 values */
+static const int8_t o481[] = {16, 24, 32};
+static const int8_t o482[] = {16, 24, 32, 64};
+static const int8_t o483[] = {16, -1, 32}; /* 0: 2 offsets fit, 138 values; tied */ /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 138 values; tied */
+static const int8_t t483[] = {0, -1, 0};
+static const int8_t o484[] = {-1, -1, -1, 32, -1}; /* 0: 57 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
+static const int8_t o485[] = {12, -1, -1, -1, -1}; /* 0: 33 offsets fit, 1 values; the guard's bit */ /* 1: 18 offsets fit, 1 values */ /* 2: 18 offsets fit, 1 values */ /* 3: 18 offsets fit, 1 values */ /* 4: 18 offsets fit, 1 values */
+static const int8_t o486[] = {-1, -1, -1, -1, -1, -1}; /* 0: 4 offsets fit, 1 values */ /* 1: 7 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 45 offsets fit, 1 values */ /* 5: 19 offsets fit, 1 values */
+static const int8_t o487[] = {12, 16, 32}; /* 0: 73 offsets fit, 1 values; the guard's bit */
+static const int8_t o488[] = {16, 32};
+static const int8_t o489[] = {32};
+static const int8_t o490[] = {-1, 32}; /* 0: 5 offsets fit, 1 values */
+static const int8_t o491[] = {12, 24, 32};
+static const int8_t o492[] = {24, 32};
+static const int8_t o493[] = {-1, 16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; tied */ /* 3: 2 offsets fit, 1 values; tied */
+static const int8_t t493[] = {-1, 1, -1, 1, -1};
+static const int8_t o494[] = {12, -1, 24, 64}; /* 0: 64 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 2 values */
+static const int8_t o495[] = {16, 24, 64};
+static const int8_t o496[] = {12, 16, 24, 64};
 static const int8_t o497[] = {16, 24, 64};
-static const int8_t o498[] = {16};
-static const int8_t o499[] = {16, 24};
-static const int8_t o500[] = {12, 16}; /* 0: 71 offsets fit, 1 values; the guard's bit */
+static const int8_t o498[] = {16, 24, 64}; /* 1: 2 offsets fit, 1 values; tied */ /* 2: 2 offsets fit, 1 values; tied */
+static const int8_t t498[] = {-1, 1, 1};
+static const int8_t o499[] = {-1, 24, 64, -1}; /* 0: 4 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; tied */ /* 2: 2 offsets fit, 1 values; tied */ /* 3: 9 offsets fit, 1 values */
+static const int8_t t499[] = {-1, 1, 1, -1};
+static const int8_t o500[] = {16, 24, 64};
 static const int8_t o501[] = {16};
-static const int8_t o502[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 37 offsets fit, 1 values */
-static const int8_t o503[] = {-1, -1, 24, -1}; /* 0: 51 offsets fit, 1 values */ /* 1: 10 offsets fit, 1 values */ /* 3: 10 offsets fit, 1 values */
-static const int8_t o504[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o505[] = {12, 16, 24, -1}; /* 3: 8 offsets fit, 1 values */
-static const int8_t o506[] = {16, 81, 24, 64};
-static const int8_t o507[] = {16, 24, 64};
-static const int8_t o508[] = {12, 16, 24};
-static const int8_t o509[] = {16, 24};
+static const int8_t o502[] = {16, 24};
+static const int8_t o503[] = {12, 16}; /* 0: 71 offsets fit, 1 values; the guard's bit */
+static const int8_t o504[] = {16};
+static const int8_t o505[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 37 offsets fit, 1 values */
+static const int8_t o506[] = {-1, -1, 24, -1}; /* 0: 51 offsets fit, 1 values */ /* 1: 10 offsets fit, 1 values */ /* 3: 10 offsets fit, 1 values */
+static const int8_t o507[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o508[] = {12, 16, 24, -1}; /* 3: 8 offsets fit, 1 values */
+static const int8_t o509[] = {16, 81, 24, 64};
 static const int8_t o510[] = {16, 24, 64};
-static const int8_t o511[] = {81, 16, 24, 64, -1}; /* 4: 9 offsets fit, 1 values */
-static const int8_t o512[] = {16, 24, 64, -1}; /* 3: 4 offsets fit, 1 values */
-static const int8_t o513[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
-static const int8_t o514[] = {12, 16, 24, 64};
-static const int8_t o515[] = {16, 24, 64};
-static const int8_t o516[] = {-1, -1, -1, -1, 68}; /* 0: 74 offsets fit, 1 values */ /* 1: 4 offsets fit, 1 values */ /* 2: 74 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
-static const int8_t o517[] = {-1, -1, -1, -1, -1}; /* 0: 71 offsets fit, 1 values */ /* 1: 7 offsets fit, 1 values */ /* 2: 7 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 71 offsets fit, 1 values */
-static const int8_t o518[] = {12, -1, -1}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 6 values */ /* 2: 2 offsets fit, 6 values */
-static const int8_t o519[] = {-1, -1}; /* 0: 2 offsets fit, 2 values */ /* 1: 2 offsets fit, 2 values */
-static const int8_t o520[] = {12, 16, 24, 64}; /* 0: 58 offsets fit, 1 values; the guard's bit */
-static const int8_t o521[] = {12, 16, 24, 64};
-static const int8_t o522[] = {16, 24, 64};
-static const int8_t o523[] = {16, 24, 64, -1}; /* 3: 53 offsets fit, 1 values */
-static const int8_t o524[] = {12, 16, 24, 64}; /* 0: 5 offsets fit, 1 values; the guard's bit */
+static const int8_t o511[] = {12, 16, 24};
+static const int8_t o512[] = {16, 24};
+static const int8_t o513[] = {16, 24, 64};
+static const int8_t o514[] = {81, 16, 24, 64, -1}; /* 4: 9 offsets fit, 1 values */
+static const int8_t o515[] = {16, 24, 64, -1}; /* 3: 4 offsets fit, 1 values */
+static const int8_t o516[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
+static const int8_t o517[] = {12, 16, 24, 64};
+static const int8_t o518[] = {16, 24, 64};
+static const int8_t o519[] = {-1, -1, -1, -1, 68}; /* 0: 74 offsets fit, 1 values */ /* 1: 4 offsets fit, 1 values */ /* 2: 74 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
+static const int8_t o520[] = {-1, -1, -1, -1, -1}; /* 0: 71 offsets fit, 1 values */ /* 1: 7 offsets fit, 1 values */ /* 2: 7 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 71 offsets fit, 1 values */
+static const int8_t o521[] = {12, 16, 24}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 6 values; tied */ /* 2: 2 offsets fit, 6 values; tied */
+static const int8_t t521[] = {-1, 1, 1};
+static const int8_t o522[] = {16, 24}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 2 offsets fit, 2 values; tied */
+static const int8_t t522[] = {0, 0};
+static const int8_t o523[] = {12, 16, 24, 64}; /* 0: 58 offsets fit, 1 values; the guard's bit */
+static const int8_t o524[] = {12, 16, 24, 64};
 static const int8_t o525[] = {16, 24, 64};
-static const int8_t o526[] = {16, 24, -1}; /* 2: 2 offsets fit, 1 values */
-static const int8_t o527[] = {16, 24};
-static const int8_t o528[] = {-1, -1, 24, -1}; /* 0: 55 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
-static const int8_t o529[] = {-1, -1, -1, -1}; /* 0: 2 offsets fit, 1 values */ /* 1: 53 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
-static const int8_t o530[] = {-1, -1, -1}; /* 0: 2 offsets fit, 2 values */ /* 1: 2 offsets fit, 2 values */ /* 2: 11 offsets fit, 1 values */
-static const int8_t o531[] = {16, 24};
-static const int8_t o532[] = {16, 24, 64};
-static const int8_t o533[] = {0};
-static const int8_t o534[] = {16};
-static const int8_t o535[] = {16};
+static const int8_t o526[] = {16, 24, 64, -1}; /* 3: 52 offsets fit, 1 values */
+static const int8_t o527[] = {12, 16, 24, 64}; /* 0: 5 offsets fit, 1 values; the guard's bit */
+static const int8_t o528[] = {16, 24, 64};
+static const int8_t o529[] = {16, 24, -1}; /* 2: 2 offsets fit, 1 values */
+static const int8_t o530[] = {16, 24};
+static const int8_t o531[] = {-1, -1, 24, -1}; /* 0: 55 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
+static const int8_t o532[] = {16, -1, 24, -1}; /* 0: 2 offsets fit, 1 values; tied */ /* 1: 53 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values; tied */ /* 3: 4 offsets fit, 1 values */
+static const int8_t t532[] = {0, -1, 0, -1};
+static const int8_t o533[] = {16, 24, -1}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 2 offsets fit, 2 values; tied */ /* 2: 11 offsets fit, 1 values */
+static const int8_t t533[] = {0, 0, -1};
+static const int8_t o534[] = {16, 24};
+static const int8_t o535[] = {16, 24, 64};
 static const int8_t o536[] = {0};
-static const int8_t o537[] = {12}; /* 0: 79 offsets fit, 1 values; the guard's bit */
+static const int8_t o537[] = {16};
 static const int8_t o538[] = {16};
 static const int8_t o539[] = {0};
-static const int8_t o540[] = {12};
-static const int8_t o541[] = {-1}; /* 0: 2 offsets fit, 1 values */
+static const int8_t o540[] = {12}; /* 0: 79 offsets fit, 1 values; the guard's bit */
+static const int8_t o541[] = {16};
 static const int8_t o542[] = {0};
-static const int8_t o543[] = {0};
-static const int8_t o544[] = {12};
-static const int8_t o545[] = {24};
-static const int8_t o546[] = {12, 16, 32, 24};
-static const int8_t o547[] = {16, 32, 24};
-static const int8_t o548[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */
-static const int8_t o549[] = {12, 16, 24};
-static const int8_t o550[] = {16};
-static const int8_t o551[] = {16, 24};
-static const int8_t o552[] = {16, 24, 32};
-static const int8_t o553[] = {16, 32};
-static const int8_t o554[] = {12, -1, -1, 32}; /* 0: 62 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */
-static const int8_t o555[] = {64, 24, 32};
-static const int8_t o556[] = {24, 64, 32};
-static const int8_t o557[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
-static const int8_t o558[] = {16};
-static const int8_t o559[] = {16};
-static const int8_t o560[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o561[] = {12, 16, 81, 24, 64}; /* 0: 5 offsets fit, 1 values; the guard's bit */
-static const int8_t o562[] = {12, 16, 24, -1, 87, -1}; /* 0: 6 offsets fit, 1 values; the guard's bit */ /* 3: 4 offsets fit, 1 values */ /* 5: 14 offsets fit, 1 values */
-static const int8_t o563[] = {16, 81, 24, 64};
-static const int8_t o564[] = {16, 24, -1, 87, -1}; /* 2: 4 offsets fit, 1 values */ /* 4: 15 offsets fit, 1 values */
-static const int8_t o565[] = {12, 16, 81, 24};
-static const int8_t o566[] = {12, 16, 24, 64, 87};
-static const int8_t o567[] = {16, 81, 24};
-static const int8_t o568[] = {16, 24, 64, 87};
-static const int8_t o569[] = {16, 24};
-static const int8_t o570[] = {16, 24, 64};
-static const int8_t o571[] = {12, 16, 24, 64};
-static const int8_t o572[] = {16, 24, 64};
-static const int8_t o573[] = {12, 16, 24, 64};
-static const int8_t o574[] = {16, 24, 64};
-static const int8_t o575[] = {-1, -1}; /* 0: 2 offsets fit, 15 values */ /* 1: 2 offsets fit, 15 values */
-static const int8_t o576[] = {16, 24, 64};
-static const int8_t o577[] = {16};
-static const int8_t o578[] = {0};
-static const int8_t o579[] = {16, 32};
-static const int8_t o580[] = {12, 16, 81, 84, 24, 32, 64};
-static const int8_t o581[] = {12, 16, 81, 24, 32, -1}; /* 5: 2 offsets fit, 1 values */
-static const int8_t o582[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
-static const int8_t o583[] = {16, 81, 84, 24, 32, 64};
-static const int8_t o584[] = {16, 81, 24, 32, -1}; /* 4: 2 offsets fit, 1 values */
-static const int8_t o585[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
-static const int8_t o586[] = {16, 24, 32};
-static const int8_t o587[] = {12, 16, 24, 32, 64};
-static const int8_t o588[] = {16, 24, 32, 64};
-static const int8_t o589[] = {16, 32};
-static const int8_t o590[] = {16, -1, -1, 32}; /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */
-static const int8_t o591[] = {-1, 16, 24}; /* 0: 5 offsets fit, 1 values */
-static const int8_t o592[] = {12, 16, 32};
-static const int8_t o593[] = {16, 32};
-static const int8_t o594[] = {16, 24, -1, -1}; /* 2: 2 offsets fit, 1 values */ /* 3: 71 offsets fit, 1 values */
-static const int8_t o595[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 1 values */
-static const int8_t o596[] = {-1, -1, 24, 32, -1}; /* 0: 57 offsets fit, 1 values */ /* 1: 8 offsets fit, 1 values */ /* 4: 8 offsets fit, 1 values */
-static const int8_t o597[] = {81, -1, 24, 32, -1}; /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
-static const int8_t o598[] = {12, 16, 81, 84, 24, 32, 64};
-static const int8_t o599[] = {12, 16, 81, 24, 32, 64};
-static const int8_t o600[] = {12, 16, 24, 32, -1}; /* 4: 8 offsets fit, 1 values */
-static const int8_t o601[] = {12, 16, 24, 32, 64, 87, 77};
-static const int8_t o602[] = {16, 81, 84, 24, 32, 64};
-static const int8_t o603[] = {16, 81, 24, 32, 64};
-static const int8_t o604[] = {16, 24, 32, 64};
-static const int8_t o605[] = {16, 24, 32, 64, 87, 77};
-static const int8_t o606[] = {12, 16, 81, 24, 32};
-static const int8_t o607[] = {12, 16, 24, 32};
-static const int8_t o608[] = {12, 16, 24, -1, 87}; /* 3: 2 offsets fit, 1 values */
-static const int8_t o609[] = {12, 16, 24, 32, 64, 87};
-static const int8_t o610[] = {16, 81, 24, 32};
-static const int8_t o611[] = {16, 24, 32};
-static const int8_t o612[] = {16, 24, 32, 87};
-static const int8_t o613[] = {16, 24, 32, 64};
-static const int8_t o614[] = {16, 24, 32, 64, 87};
-static const int8_t o615[] = {-1, 16, 24, 32, 64, -1}; /* 0: 3 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
-static const int8_t o616[] = {-1, -1, 32, 64, -1}; /* 0: 2 offsets fit, 2 values */ /* 1: 2 offsets fit, 2 values */ /* 4: 10 offsets fit, 1 values */
-static const int8_t o617[] = {16, 24, 32, 64};
-static const int8_t o618[] = {12, -1, -1, -1}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 6 values */ /* 2: 3 offsets fit, 6 values */ /* 3: 3 offsets fit, 6 values */
-static const int8_t o619[] = {16, 24, 32};
-static const int8_t o620[] = {12, 16, 24, 32};
-static const int8_t o621[] = {16, 24, 32};
-static const int8_t o622[] = {12, 16, -1, 32, -1}; /* 0: 65 offsets fit, 1 values; the guard's bit */ /* 2: 2 offsets fit, 2 values */ /* 4: 2 offsets fit, 2 values */
-static const int8_t o623[] = {16, 24, 32, 64};
-static const int8_t o624[] = {12, 16, 24, 32, 64};
-static const int8_t o625[] = {16, 24, 32, 64};
-static const int8_t o626[] = {12, 16, 24, 32, 64};
-static const int8_t o627[] = {16, 24, 32, 64};
+static const int8_t o543[] = {12};
+static const int8_t o544[] = {-1}; /* 0: 2 offsets fit, 1 values */
+static const int8_t o545[] = {0};
+static const int8_t o546[] = {0};
+static const int8_t o547[] = {12};
+static const int8_t o548[] = {24};
+static const int8_t o549[] = {12, 16, 32, 24};
+static const int8_t o550[] = {16, 32, 24};
+static const int8_t o551[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */
+static const int8_t o552[] = {12, 16, 24};
+static const int8_t o553[] = {16};
+static const int8_t o554[] = {16, 24};
+static const int8_t o555[] = {16, 24, 32};
+static const int8_t o556[] = {16, 32};
+static const int8_t o557[] = {12, -1, -1, 32}; /* 0: 62 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */
+static const int8_t o558[] = {64, 24, 32};
+static const int8_t o559[] = {24, 64, 32};
+static const int8_t o560[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
+static const int8_t o561[] = {16};
+static const int8_t o562[] = {16};
+static const int8_t o563[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o564[] = {12, 16, 81, 24, 64}; /* 0: 5 offsets fit, 1 values; the guard's bit */
+static const int8_t o565[] = {12, 16, 24, -1, 87, -1}; /* 0: 6 offsets fit, 1 values; the guard's bit */ /* 3: 4 offsets fit, 1 values */ /* 5: 14 offsets fit, 1 values */
+static const int8_t o566[] = {16, 81, 24, 64};
+static const int8_t o567[] = {16, 24, -1, 87, -1}; /* 2: 4 offsets fit, 1 values */ /* 4: 15 offsets fit, 1 values */
+static const int8_t o568[] = {12, 16, 81, 24};
+static const int8_t o569[] = {12, 16, 24, 64, 87};
+static const int8_t o570[] = {16, 81, 24};
+static const int8_t o571[] = {16, 24, 64, 87};
+static const int8_t o572[] = {16, 24};
+static const int8_t o573[] = {16, 24, 64};
+static const int8_t o574[] = {12, 16, 24, 64};
+static const int8_t o575[] = {16, 24, 64};
+static const int8_t o576[] = {12, 16, 24, 64};
+static const int8_t o577[] = {16, 24, 64};
+static const int8_t o578[] = {16, 24}; /* 0: 2 offsets fit, 15 values; tied */ /* 1: 2 offsets fit, 15 values; tied */
+static const int8_t t578[] = {0, 0};
+static const int8_t o579[] = {16, 24, 64};
+static const int8_t o580[] = {16};
+static const int8_t o581[] = {0};
+static const int8_t o582[] = {16, 32};
+static const int8_t o583[] = {12, 16, 81, 84, 24, 32, 64};
+static const int8_t o584[] = {12, 16, 81, 24, 32, -1}; /* 5: 2 offsets fit, 1 values */
+static const int8_t o585[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
+static const int8_t o586[] = {16, 81, 84, 24, 32, 64};
+static const int8_t o587[] = {16, 81, 24, 32, -1}; /* 4: 2 offsets fit, 1 values */
+static const int8_t o588[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
+static const int8_t o589[] = {16, 24, 32};
+static const int8_t o590[] = {12, 16, 24, 32, 64};
+static const int8_t o591[] = {16, 24, 32, 64};
+static const int8_t o592[] = {16, 32};
+static const int8_t o593[] = {16, 24, 64, 32}; /* 1: 2 offsets fit, 1 values; tied */ /* 2: 2 offsets fit, 1 values; tied */
+static const int8_t t593[] = {-1, 1, 1, -1};
+static const int8_t o594[] = {-1, 16, 24}; /* 0: 5 offsets fit, 1 values */
+static const int8_t o595[] = {12, 16, 32};
+static const int8_t o596[] = {16, 32};
+static const int8_t o597[] = {16, 24, -1, -1}; /* 2: 2 offsets fit, 1 values */ /* 3: 71 offsets fit, 1 values */
+static const int8_t o598[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 1 values */
+static const int8_t o599[] = {-1, -1, 24, 32, -1}; /* 0: 57 offsets fit, 1 values */ /* 1: 8 offsets fit, 1 values */ /* 4: 8 offsets fit, 1 values */
+static const int8_t o600[] = {81, -1, 24, 32, -1}; /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
+static const int8_t o601[] = {12, 16, 81, 84, 24, 32, 64};
+static const int8_t o602[] = {12, 16, 81, 24, 32, 64};
+static const int8_t o603[] = {12, 16, 24, 32, -1}; /* 4: 8 offsets fit, 1 values */
+static const int8_t o604[] = {12, 16, 24, 32, 64, 87, 77};
+static const int8_t o605[] = {16, 81, 84, 24, 32, 64};
+static const int8_t o606[] = {16, 81, 24, 32, 64};
+static const int8_t o607[] = {16, 24, 32, 64};
+static const int8_t o608[] = {16, 24, 32, 64, 87, 77};
+static const int8_t o609[] = {12, 16, 81, 24, 32};
+static const int8_t o610[] = {12, 16, 24, 32};
+static const int8_t o611[] = {12, 16, 24, -1, 87}; /* 3: 2 offsets fit, 1 values */
+static const int8_t o612[] = {12, 16, 24, 32, 64, 87};
+static const int8_t o613[] = {16, 81, 24, 32};
+static const int8_t o614[] = {16, 24, 32};
+static const int8_t o615[] = {16, 24, 32, 87};
+static const int8_t o616[] = {16, 24, 32, 64};
+static const int8_t o617[] = {16, 24, 32, 64, 87};
+static const int8_t o618[] = {-1, 16, 24, 32, 64, -1}; /* 0: 3 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
+static const int8_t o619[] = {16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 2 offsets fit, 2 values; tied */ /* 4: 10 offsets fit, 1 values */
+static const int8_t t619[] = {0, 0, -1, -1, -1};
+static const int8_t o620[] = {16, 24, 32, 64};
+static const int8_t o621[] = {12, 16, 24, 32}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 6 values; tied */ /* 2: 3 offsets fit, 6 values; tied */ /* 3: 3 offsets fit, 6 values; tied */
+static const int8_t t621[] = {-1, 1, 1, 1};
+static const int8_t o622[] = {16, 24, 32};
+static const int8_t o623[] = {12, 16, 24, 32};
+static const int8_t o624[] = {16, 24, 32};
+static const int8_t o625[] = {12, 16, 24, 32, 64}; /* 0: 65 offsets fit, 1 values; the guard's bit */ /* 2: 2 offsets fit, 2 values; tied */ /* 4: 2 offsets fit, 2 values; tied */
+static const int8_t t625[] = {-1, -1, 2, -1, 2};
+static const int8_t o626[] = {16, 24, 32, 64};
+static const int8_t o627[] = {12, 16, 24, 32, 64};
 static const int8_t o628[] = {16, 24, 32, 64};
-static const int8_t o629[] = {16, 24, 32};
-static const int8_t o630[] = {16, 24, 32, 64};
-static const int8_t o631[] = {16, -1, 32}; /* 1: 2 offsets fit, 1 values */
-static const int8_t o632[] = {16, 24, 32, 64, -1}; /* 4: 2 offsets fit, 1 values */
-static const int8_t o633[] = {16, 24, 32, -1}; /* 3: 8 offsets fit, 1 values */
-static const int8_t o634[] = {-1, -1, -1, 32, -1}; /* 0: 57 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
-static const int8_t o635[] = {-1, -1, -1, -1, -1, -1}; /* 0: 2 offsets fit, 2 values */ /* 1: 7 offsets fit, 1 values */ /* 2: 2 offsets fit, 2 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 43 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */
-static const int8_t o636[] = {16, 24, 32};
-static const int8_t o637[] = {-1, 24, -1, 64}; /* 0: 4 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */
-static const int8_t o638[] = {16, 24, 32, 64};
-static const int8_t o639[] = {12, 16, 32}; /* 0: 71 offsets fit, 1 values; the guard's bit */
-static const int8_t o640[] = {16, 32};
-static const int8_t o641[] = {24};
-static const int8_t o642[] = {-1, 32}; /* 0: 4 offsets fit, 1 values */
-static const int8_t o643[] = {12, 24, 32};
-static const int8_t o644[] = {24, 32};
-static const int8_t o645[] = {-1, -1, 24, 32, 64}; /* 0: 6 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */
-static const int8_t o646[] = {12, 16, 24, 64}; /* 0: 60 offsets fit, 1 values; the guard's bit */
-static const int8_t o647[] = {16, 24, 64};
-static const int8_t o648[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */
-static const int8_t o649[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */
-static const int8_t o650[] = {-1, -1, -1, -1}; /* 0: 2 offsets fit, 1 values */ /* 1: 45 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
-static const int8_t o651[] = {12, 16}; /* 0: 76 offsets fit, 1 values; the guard's bit */
-static const int8_t o652[] = {16};
-static const int8_t o653[] = {16, 24};
-static const int8_t o654[] = {12, 16}; /* 0: 71 offsets fit, 1 values; the guard's bit */
-static const int8_t o655[] = {16};
-static const int8_t o656[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 36 offsets fit, 1 values */
-static const int8_t o657[] = {-1, -1, 24, -1}; /* 0: 51 offsets fit, 1 values */ /* 1: 10 offsets fit, 1 values */ /* 3: 10 offsets fit, 1 values */
-static const int8_t o658[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o659[] = {12, 16, 24, -1}; /* 0: 2 offsets fit, 3 values; the guard's bit */ /* 3: 8 offsets fit, 1 values */
-static const int8_t o660[] = {16, 81, 24, 64};
-static const int8_t o661[] = {16, 24, 64};
-static const int8_t o662[] = {16, 24, 64};
-static const int8_t o663[] = {81, 16, 24, 64, -1}; /* 4: 9 offsets fit, 1 values */
-static const int8_t o664[] = {16, 24, 64, -1}; /* 3: 4 offsets fit, 1 values */
-static const int8_t o665[] = {12, 16, 24, 64};
+static const int8_t o629[] = {16, -1, -1, 64, 87}; /* 1: 9 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */
+static const int8_t o630[] = {12, 16, 24, 32, 64};
+static const int8_t o631[] = {16, 24, 32, 64};
+static const int8_t o632[] = {16, 24, 32, 64};
+static const int8_t o633[] = {16, 24, 32};
+static const int8_t o634[] = {16, 24, 32, 64};
+static const int8_t o635[] = {16, -1, 32}; /* 1: 2 offsets fit, 1 values */
+static const int8_t o636[] = {16, 24, 32, 64, -1}; /* 4: 2 offsets fit, 1 values */
+static const int8_t o637[] = {16, 24, 32, -1}; /* 3: 8 offsets fit, 1 values */
+static const int8_t o638[] = {-1, -1, -1, 32, -1}; /* 0: 57 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
+static const int8_t o639[] = {16, -1, 32, -1, -1, -1}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 7 offsets fit, 1 values */ /* 2: 2 offsets fit, 2 values; tied */ /* 3: 7 offsets fit, 1 values */ /* 4: 43 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */
+static const int8_t t639[] = {0, -1, 0, -1, -1, -1};
+static const int8_t o640[] = {16, 24, 32};
+static const int8_t o641[] = {-1, 24, -1, 64}; /* 0: 4 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */
+static const int8_t o642[] = {16, 24, 32, 64};
+static const int8_t o643[] = {12, 16, 32}; /* 0: 71 offsets fit, 1 values; the guard's bit */
+static const int8_t o644[] = {16, 32};
+static const int8_t o645[] = {24};
+static const int8_t o646[] = {-1, 32}; /* 0: 4 offsets fit, 1 values */
+static const int8_t o647[] = {12, 24, 32};
+static const int8_t o648[] = {24, 32};
+static const int8_t o649[] = {-1, -1, 24, 32, 64}; /* 0: 6 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */
+static const int8_t o650[] = {12, 16, 24, 64}; /* 0: 60 offsets fit, 1 values; the guard's bit */
+static const int8_t o651[] = {16, 24, 64};
+static const int8_t o652[] = {16, 24, 64}; /* 1: 2 offsets fit, 1 values; tied */ /* 2: 2 offsets fit, 1 values; tied */
+static const int8_t t652[] = {-1, 1, 1};
+static const int8_t o653[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */
+static const int8_t o654[] = {16, -1, 64, -1}; /* 0: 2 offsets fit, 1 values; tied */ /* 1: 45 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values; tied */ /* 3: 6 offsets fit, 1 values */
+static const int8_t t654[] = {0, -1, 0, -1};
+static const int8_t o655[] = {12, 16}; /* 0: 76 offsets fit, 1 values; the guard's bit */
+static const int8_t o656[] = {16};
+static const int8_t o657[] = {16, 24};
+static const int8_t o658[] = {12, 16}; /* 0: 71 offsets fit, 1 values; the guard's bit */
+static const int8_t o659[] = {16};
+static const int8_t o660[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 36 offsets fit, 1 values */
+static const int8_t o661[] = {-1, -1, 24, -1}; /* 0: 51 offsets fit, 1 values */ /* 1: 10 offsets fit, 1 values */ /* 3: 10 offsets fit, 1 values */
+static const int8_t o662[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o663[] = {12, 16, 24, -1}; /* 0: 2 offsets fit, 3 values; the guard's bit */ /* 3: 8 offsets fit, 1 values */
+static const int8_t o664[] = {16, 81, 24, 64};
+static const int8_t o665[] = {16, 24, 64};
 static const int8_t o666[] = {16, 24, 64};
-static const int8_t o667[] = {-1, -1, -1, -1, 68}; /* 0: 74 offsets fit, 1 values */ /* 1: 4 offsets fit, 1 values */ /* 2: 74 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
-static const int8_t o668[] = {-1, -1, -1, -1, -1}; /* 0: 71 offsets fit, 1 values */ /* 1: 7 offsets fit, 1 values */ /* 2: 7 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 71 offsets fit, 1 values */
-static const int8_t o669[] = {12, -1, -1}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 6 values */ /* 2: 2 offsets fit, 6 values */
-static const int8_t o670[] = {16, 24};
-static const int8_t o671[] = {12, 16, 24, 64}; /* 0: 56 offsets fit, 1 values; the guard's bit */
-static const int8_t o672[] = {12, 16, 24, 64};
-static const int8_t o673[] = {16, 24, 64};
-static const int8_t o674[] = {16, 24, 64, -1}; /* 3: 53 offsets fit, 1 values */
-static const int8_t o675[] = {12, 16, 24, 64}; /* 0: 8 offsets fit, 1 values; the guard's bit */
-static const int8_t o676[] = {16, 24, 64};
-static const int8_t o677[] = {-1, 24, 64}; /* 0: 9 offsets fit, 1 values */
-static const int8_t o678[] = {12, 16, 24};
-static const int8_t o679[] = {16, 24};
-static const int8_t o680[] = {16, 24};
-static const int8_t o681[] = {-1, 24, -1, -1}; /* 0: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
-static const int8_t o682[] = {16, 24, -1}; /* 2: 8 offsets fit, 1 values */
-static const int8_t o683[] = {16};
-static const int8_t o684[] = {-1, -1, 24, -1}; /* 0: 53 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
-static const int8_t o685[] = {-1, -1, -1, -1}; /* 0: 2 offsets fit, 2 values */ /* 1: 51 offsets fit, 1 values */ /* 2: 2 offsets fit, 2 values */ /* 3: 4 offsets fit, 1 values */
-static const int8_t o686[] = {16, 24, -1}; /* 2: 11 offsets fit, 1 values */
-static const int8_t o687[] = {16, 24, 64};
-static const int8_t o688[] = {-1, -1, -1}; /* 0: 2 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */
-static const int8_t o689[] = {0};
-static const int8_t o690[] = {12, 16}; /* 0: 78 offsets fit, 1 values; the guard's bit */
-static const int8_t o691[] = {16};
-static const int8_t o692[] = {0};
-static const int8_t o693[] = {16};
-static const int8_t o694[] = {0};
+static const int8_t o667[] = {81, 16, 24, 64, -1}; /* 4: 9 offsets fit, 1 values */
+static const int8_t o668[] = {16, 24, 64, -1}; /* 3: 4 offsets fit, 1 values */
+static const int8_t o669[] = {12, 16, 24, 64};
+static const int8_t o670[] = {16, 24, 64};
+static const int8_t o671[] = {-1, -1, -1, -1, 68}; /* 0: 74 offsets fit, 1 values */ /* 1: 4 offsets fit, 1 values */ /* 2: 74 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
+static const int8_t o672[] = {-1, -1, -1, -1, -1}; /* 0: 71 offsets fit, 1 values */ /* 1: 7 offsets fit, 1 values */ /* 2: 7 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 71 offsets fit, 1 values */
+static const int8_t o673[] = {12, 16, 24}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 6 values; tied */ /* 2: 2 offsets fit, 6 values; tied */
+static const int8_t t673[] = {-1, 1, 1};
+static const int8_t o674[] = {16, 24};
+static const int8_t o675[] = {12, 16, 24, 64}; /* 0: 56 offsets fit, 1 values; the guard's bit */
+static const int8_t o676[] = {12, 16, 24, 64};
+static const int8_t o677[] = {16, 24, 64};
+static const int8_t o678[] = {16, 24, 64, -1}; /* 3: 52 offsets fit, 1 values */
+static const int8_t o679[] = {12, 16, 24, 64}; /* 0: 8 offsets fit, 1 values; the guard's bit */
+static const int8_t o680[] = {16, 24, 64};
+static const int8_t o681[] = {-1, 24, 64}; /* 0: 9 offsets fit, 1 values */
+static const int8_t o682[] = {12, 16, 24};
+static const int8_t o683[] = {16, 24};
+static const int8_t o684[] = {16, 24};
+static const int8_t o685[] = {-1, 24, -1, -1}; /* 0: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
+static const int8_t o686[] = {16, 24, -1}; /* 2: 8 offsets fit, 1 values */
+static const int8_t o687[] = {16};
+static const int8_t o688[] = {-1, -1, 24, -1}; /* 0: 53 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
+static const int8_t o689[] = {16, -1, 24, -1}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 51 offsets fit, 1 values */ /* 2: 2 offsets fit, 2 values; tied */ /* 3: 4 offsets fit, 1 values */
+static const int8_t t689[] = {0, -1, 0, -1};
+static const int8_t o690[] = {16, 24, -1}; /* 2: 11 offsets fit, 1 values */
+static const int8_t o691[] = {16, 24, 64};
+static const int8_t o692[] = {16, -1, 64}; /* 0: 2 offsets fit, 1 values; tied */ /* 1: 3 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values; tied */
+static const int8_t t692[] = {0, -1, 0};
+static const int8_t o693[] = {0};
+static const int8_t o694[] = {12, 16}; /* 0: 78 offsets fit, 1 values; the guard's bit */
 static const int8_t o695[] = {16};
 static const int8_t o696[] = {0};
-static const int8_t o697[] = {12};
-static const int8_t o698[] = {-1}; /* 0: 2 offsets fit, 1 values */
-static const int8_t o699[] = {0};
+static const int8_t o697[] = {16};
+static const int8_t o698[] = {0};
+static const int8_t o699[] = {16};
 static const int8_t o700[] = {0};
 static const int8_t o701[] = {12};
-static const int8_t o702[] = {24};
-static const int8_t o703[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */
-static const int8_t o704[] = {12, 16, 32, 24};
-static const int8_t o705[] = {16, 32, 24};
-static const int8_t o706[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
-static const int8_t o707[] = {12, 16, 24};
-static const int8_t o708[] = {16, 24};
-static const int8_t o709[] = {16, 32};
-static const int8_t o710[] = {-1, -1, 32}; /* 0: 5 offsets fit, 1 values */ /* 1: 5 offsets fit, 1 values */
-static const int8_t o711[] = {12, -1, -1, 32}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 5 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */
-static const int8_t o712[] = {64, 24, 32};
-static const int8_t o713[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
-static const int8_t o714[] = {-1, -1, -1}; /* 0: 4 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */
-static const int8_t o715[] = {-1, -1, -1, -1, -1}; /* 0: 5 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values */ /* 2: 5 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */ /* 4: 2 offsets fit, 1 values */
-static const int8_t o716[] = {16};
-static const int8_t o717[] = {16};
-static const int8_t o718[] = {0};
-static const int8_t o719[] = {16};
-static const int8_t o720[] = {16, 32};
-static const int8_t o721[] = {81, -1, 24, 32, 87}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o722[] = {12, 16, 81, 84, 24, 32, 64};
-static const int8_t o723[] = {12, 16, 81, 24, 32, -1}; /* 5: 2 offsets fit, 1 values */
-static const int8_t o724[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
-static const int8_t o725[] = {16, 81, 84, 24, 32, 64};
-static const int8_t o726[] = {16, 81, 24, 32, -1}; /* 4: 2 offsets fit, 1 values */
-static const int8_t o727[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
-static const int8_t o728[] = {16, 24, 32, -1, 87, -1}; /* 3: 4 offsets fit, 1 values */ /* 5: 15 offsets fit, 1 values */
-static const int8_t o729[] = {12, 16, 24, 32}; /* 0: 7 offsets fit, 1 values; the guard's bit */
-static const int8_t o730[] = {16, 81, 24, 32};
-static const int8_t o731[] = {16, 24, 32};
-static const int8_t o732[] = {16, 24, 32, 87};
-static const int8_t o733[] = {16, 24, 32, 64, 87};
-static const int8_t o734[] = {16, 24, 32};
-static const int8_t o735[] = {16, 24, 32, 64};
-static const int8_t o736[] = {12, 16, 24, 32, 64};
-static const int8_t o737[] = {16, 24, 32, 64};
-static const int8_t o738[] = {16, 24, 32, 64};
-static const int8_t o739[] = {-1, -1, 32}; /* 0: 2 offsets fit, 20 values */ /* 1: 2 offsets fit, 20 values */
-static const int8_t o740[] = {16, 24, 32, 64};
-static const int8_t o741[] = {12, 16, 24, -1}; /* 3: 2 offsets fit, 1 values */
-static const int8_t o742[] = {16, 24, 32};
-static const int8_t o743[] = {-1, 24, 32, -1, -1}; /* 0: 2 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */
-static const int8_t o744[] = {16, 24, 32, -1}; /* 3: 8 offsets fit, 1 values */
-static const int8_t o745[] = {16, 32};
-static const int8_t o746[] = {16, -1, -1, 32}; /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */
-static const int8_t o747[] = {16, 24, 64, 32};
-static const int8_t o748[] = {-1, 24, -1, -1, -1}; /* 0: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 3: 3 offsets fit, 1 values */ /* 4: 4 offsets fit, 1 values */
-static const int8_t o749[] = {-1, 16, 24}; /* 0: 5 offsets fit, 1 values */
+static const int8_t o702[] = {-1}; /* 0: 2 offsets fit, 1 values */
+static const int8_t o703[] = {0};
+static const int8_t o704[] = {0};
+static const int8_t o705[] = {12};
+static const int8_t o706[] = {24};
+static const int8_t o707[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */
+static const int8_t o708[] = {12, 16, 32, 24};
+static const int8_t o709[] = {16, 32, 24};
+static const int8_t o710[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
+static const int8_t o711[] = {12, 16, 24};
+static const int8_t o712[] = {16, 24};
+static const int8_t o713[] = {16, 32};
+static const int8_t o714[] = {-1, -1, 32}; /* 0: 5 offsets fit, 1 values */ /* 1: 5 offsets fit, 1 values */
+static const int8_t o715[] = {12, -1, -1, 32}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 5 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */
+static const int8_t o716[] = {64, 24, 32};
+static const int8_t o717[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
+static const int8_t o718[] = {-1, -1, -1}; /* 0: 4 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */
+static const int8_t o719[] = {-1, 16, -1, -1, 32}; /* 0: 5 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; tied */ /* 2: 5 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */ /* 4: 2 offsets fit, 1 values; tied */
+static const int8_t t719[] = {-1, 1, -1, -1, 1};
+static const int8_t o720[] = {16};
+static const int8_t o721[] = {16};
+static const int8_t o722[] = {0};
+static const int8_t o723[] = {16};
+static const int8_t o724[] = {16, 32};
+static const int8_t o725[] = {81, -1, 24, 32, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o726[] = {12, 16, 81, 84, 24, 32, 64};
+static const int8_t o727[] = {12, 16, 81, 24, 32, -1}; /* 5: 2 offsets fit, 1 values */
+static const int8_t o728[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
+static const int8_t o729[] = {16, 81, 84, 24, 32, 64};
+static const int8_t o730[] = {16, 81, 24, 32, -1}; /* 4: 2 offsets fit, 1 values */
+static const int8_t o731[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
+static const int8_t o732[] = {16, 24, 32, -1, 87, -1}; /* 3: 4 offsets fit, 1 values */ /* 5: 15 offsets fit, 1 values */
+static const int8_t o733[] = {12, 16, 24, 32}; /* 0: 7 offsets fit, 1 values; the guard's bit */
+static const int8_t o734[] = {16, 81, 24, 32};
+static const int8_t o735[] = {16, 24, 32};
+static const int8_t o736[] = {16, 24, 32, 87};
+static const int8_t o737[] = {16, 24, 32, 64, 87};
+static const int8_t o738[] = {16, 24, 32};
+static const int8_t o739[] = {16, 24, 32, 64};
+static const int8_t o740[] = {12, 16, 24, 32, 64};
+static const int8_t o741[] = {16, 24, 32, 64};
+static const int8_t o742[] = {16, 24, 32, 64};
+static const int8_t o743[] = {16, 24, 32}; /* 0: 2 offsets fit, 20 values; tied */ /* 1: 2 offsets fit, 20 values; tied */
+static const int8_t t743[] = {0, 0, -1};
+static const int8_t o744[] = {16, 24, 32, 64};
+static const int8_t o745[] = {12, 16, 24, -1}; /* 3: 2 offsets fit, 1 values */
+static const int8_t o746[] = {16, 24, 32};
+static const int8_t o747[] = {-1, 24, 32, -1, -1}; /* 0: 2 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */
+static const int8_t o748[] = {16, 24, 32, -1}; /* 3: 8 offsets fit, 1 values */
+static const int8_t o749[] = {16, 32};
+static const int8_t o750[] = {12, 16, 24, 64, -1}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 4: 2 offsets fit, 2 values */
+static const int8_t o751[] = {16, 24, 64, 32};
+static const int8_t o752[] = {16, 24, 64, 32};
+static const int8_t o753[] = {-1, 24, -1, -1, -1}; /* 0: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 3: 3 offsets fit, 1 values */ /* 4: 4 offsets fit, 1 values */
+static const int8_t o754[] = {-1, 16, 24}; /* 0: 5 offsets fit, 1 values */
 
 const rs_sass_form rs_sass_forms[] = {
-    {75, 0x202, "GRR", o0, 51},
-    {75, 0x202, "RR", o1, 318},
-    {75, 0x208, "RRRP", o2, 2},
-    {75, 0x209, "RRRP", o3, 4},
-    {75, 0x20b, "PPRRP", o4, 2},
-    {75, 0x20c, "PPRRP", o5, 92},
-    {75, 0x210, "GRPPRRR", o6, 57},
-    {75, 0x210, "GRPRRR", o7, 36},
-    {75, 0x210, "GRRRR", o8, 37},
-    {75, 0x210, "GRRRRPP", o9, 64},
-    {75, 0x210, "RPPRRR", o10, 101},
-    {75, 0x210, "RPRRR", o11, 482},
-    {75, 0x210, "RRRR", o12, 760},
-    {75, 0x210, "RRRRPP", o13, 117},
-    {75, 0x211, "GRRR", o14, 23},
-    {75, 0x211, "GRRRP", o15, 49},
-    {75, 0x211, "RPRR", o16, 46},
-    {75, 0x211, "RRR", o17, 373},
-    {75, 0x211, "RRRP", o18, 1204},
-    {75, 0x211, "RRRR", o19, 976},
-    {75, 0x211, "RRRRP", o20, 12},
-    {75, 0x212, "PRRRRP", o21, 2},
-    {75, 0x212, "RRRRP", o22, 2},
-    {75, 0x217, "RRRP", o23, 24},
-    {75, 0x219, "RRRR", o24, 6},
-    {75, 0x220, "GRRR", o25, 6},
-    {75, 0x220, "RRR", o26, 388},
-    {75, 0x221, "GRRR", o27, 10},
-    {75, 0x221, "RRR", o28, 84},
-    {75, 0x223, "GRRRR", o29, 2},
-    {75, 0x223, "RRRR", o30, 10210},
-    {75, 0x224, "GRRRR", o31, 91},
-    {75, 0x224, "RRRR", o32, 346},
-    {75, 0x224, "RRRRP", o33, 1},
-    {75, 0x225, "RRRR", o34, 2},
-    {75, 0x22b, "RRRR", o35, 7328},
-    {75, 0x230, "RRR", o36, 448},
-    {75, 0x23c, "RRRR", o37, 96},
-    {75, 0x28c, "QQUUQ", o38, 7},
-    {75, 0x290, "UUUUQQ", o39, 1},
-    {75, 0x304, "RR", o40, 192},
-    {75, 0x308, "GRR", o41, 4},
-    {75, 0x308, "RR", o42, 12},
-    {75, 0x348, "R", o43, 1},
-    {75, 0x355, "RB", o44, 268},
-    {75, 0x381, "GRR", o45, 146},
-    {75, 0x381, "RR", o46, 2256},
-    {75, 0x386, "GRR", o47, 1},
-    {75, 0x386, "RR", o48, 1663},
-    {75, 0x387, "RR", o49, 10},
-    {75, 0x388, "GRR", o50, 135},
-    {75, 0x388, "RR", o51, 802},
-    {75, 0x389, "PRRRR", o52, 1},
-    {75, 0x423, "GRRR", o53, 2},
-    {75, 0x423, "RRR", o54, 4},
-    {75, 0x424, "GRRR", o55, 2},
-    {75, 0x424, "RRR", o56, 20},
-    {75, 0x624, "RRR", o57, 61},
-    {75, 0x624, "RRRP", o58, 1},
-    {75, 0x625, "RRR", o59, 4},
-    {75, 0x802, "R", o60, 19},
-    {75, 0x803, "RR", o61, 7},
-    {75, 0x805, "GR", o62, 13},
-    {75, 0x805, "R", o63, 2112},
-    {75, 0x807, "RRP", o64, 4},
-    {75, 0x80b, "PPRP", o65, 6},
-    {75, 0x80c, "PPRP", o66, 637},
-    {75, 0x810, "GRRR", o67, 2},
-    {75, 0x810, "RPRR", o68, 3},
-    {75, 0x810, "RRR", o69, 999},
-    {75, 0x811, "GRR", o70, 59},
-    {75, 0x811, "RR", o71, 379},
-    {75, 0x811, "RRR", o72, 122},
-    {75, 0x812, "PRRRP", o73, 92},
-    {75, 0x812, "RRRP", o74, 1113},
-    {75, 0x817, "RRP", o75, 104},
-    {75, 0x819, "GRRR", o76, 28},
-    {75, 0x819, "RRR", o77, 2286},
-    {75, 0x81c, "PPPPP", o78, 2},
-    {75, 0x81c, "PPPPQ", o79, 13},
-    {75, 0x820, "GRR", o80, 6},
-    {75, 0x820, "RR", o81, 2},
-    {75, 0x823, "GRRR", o82, 4},
-    {75, 0x824, "GRRR", o83, 81},
-    {75, 0x824, "RRR", o84, 1858},
-    {75, 0x824, "RRRP", o85, 5},
-    {75, 0x825, "GRRR", o86, 2},
-    {75, 0x825, "RRR", o87, 260},
-    {75, 0x827, "RRR", o88, 1},
-    {75, 0x83b, "RR", o89, 40},
-    {75, 0x88c, "QQUQ", o90, 6},
-    {75, 0x890, "UQUU", o91, 1},
-    {75, 0x890, "UUU", o92, 13},
-    {75, 0x891, "UU", o93, 7},
-    {75, 0x899, "UUU", o94, 181},
-    {75, 0x918, "", o95, 256},
-    {75, 0x919, "R", o96, 319},
-    {75, 0x941, "B", o97, 268},
-    {75, 0x944, "", o98, 5},
-    {75, 0x945, "B", o99, 268},
-    {75, 0x947, "", o100, 135},
-    {75, 0x947, "G", o101, 792},
-    {75, 0x948, "", o102, 1},
-    {75, 0x94d, "", o103, 70},
-    {75, 0x94d, "G", o104, 5},
-    {75, 0x950, "R", o105, 3},
-    {75, 0x981, "GRRU", o106, 4},
-    {75, 0x981, "RRU", o107, 24},
-    {75, 0x983, "RR", o108, 10},
-    {75, 0x984, "GRR", o109, 3},
-    {75, 0x984, "R", o110, 1},
-    {75, 0x984, "RR", o111, 2624},
-    {75, 0x984, "RRU", o112, 12},
-    {75, 0x984, "RU", o113, 96},
-    {75, 0x988, "RUR", o114, 4},
-    {75, 0x989, "PRRR", o115, 8},
-    {75, 0x9c3, "U", o116, 94},
-    {75, 0xa02, "R", o117, 62},
-    {75, 0xa0c, "PPRP", o118, 150},
-    {75, 0xa11, "GRPR", o119, 128},
-    {75, 0xa11, "GRRRP", o120, 128},
-    {75, 0xa11, "RPR", o121, 874},
-    {75, 0xa11, "RRRP", o122, 874},
-    {75, 0xa20, "RR", o123, 932},
-    {75, 0xa23, "RRR", o124, 916},
-    {75, 0xa24, "GRRR", o125, 19},
-    {75, 0xa24, "RRR", o126, 565},
-    {75, 0xa25, "GRRR", o127, 64},
-    {75, 0xa25, "RRR", o128, 923},
-    {75, 0xa28, "RR", o129, 584},
-    {75, 0xa2b, "RRR", o130, 584},
-    {75, 0xab9, "U", o131, 103},
-    {75, 0xb1d, "", o132, 135},
-    {75, 0xc02, "RU", o133, 6},
-    {75, 0xc10, "GRPPRUR", o134, 7},
-    {75, 0xc10, "GRPRUR", o135, 13},
-    {75, 0xc10, "GRRUR", o136, 7},
-    {75, 0xc10, "RPPRUR", o137, 14},
-    {75, 0xc10, "RPRUR", o138, 694},
-    {75, 0xc10, "RRUR", o139, 42},
-    {75, 0xc11, "RRU", o140, 31},
-    {75, 0xc24, "GRRUR", o141, 19},
-    {75, 0xc24, "RRUR", o142, 562},
-    {75, 0xc82, "UU", o143, 13},
-    {75, 0xe24, "RRRU", o144, 11},
-    {75, 0xf89, "PRR", o145, 10},
-    {80, 0x202, "GRR", o146, 49},
-    {80, 0x202, "RR", o147, 240},
-    {80, 0x208, "RRRP", o148, 2},
-    {80, 0x209, "RRRP", o149, 4},
-    {80, 0x20b, "PPRRP", o150, 2},
-    {80, 0x20c, "PPRRP", o151, 92},
-    {80, 0x210, "GRPPRRR", o152, 47},
-    {80, 0x210, "GRPRRR", o153, 36},
-    {80, 0x210, "GRRRR", o154, 34},
-    {80, 0x210, "GRRRRPP", o155, 64},
-    {80, 0x210, "RPPRRR", o156, 82},
-    {80, 0x210, "RPRRR", o157, 441},
-    {80, 0x210, "RRRR", o158, 733},
-    {80, 0x210, "RRRRPP", o159, 117},
-    {80, 0x211, "GRRR", o160, 23},
-    {80, 0x211, "GRRRP", o161, 49},
-    {80, 0x211, "RPRR", o162, 46},
-    {80, 0x211, "RRR", o163, 378},
-    {80, 0x211, "RRRP", o164, 1204},
-    {80, 0x211, "RRRR", o165, 995},
-    {80, 0x211, "RRRRP", o166, 12},
-    {80, 0x212, "PRRRRP", o167, 2},
-    {80, 0x212, "RRRRP", o168, 2},
-    {80, 0x217, "RRRP", o169, 24},
-    {80, 0x219, "RRRR", o170, 6},
-    {80, 0x220, "GRRR", o171, 6},
-    {80, 0x220, "RRR", o172, 388},
-    {80, 0x221, "GRRR", o173, 9},
-    {80, 0x221, "RRR", o174, 84},
-    {80, 0x223, "GRRRR", o175, 2},
-    {80, 0x223, "RRRR", o176, 10210},
-    {80, 0x224, "GRRRR", o177, 89},
-    {80, 0x224, "RRRR", o178, 334},
-    {80, 0x224, "RRRRP", o179, 1},
-    {80, 0x225, "RRRR", o180, 2},
-    {80, 0x22b, "RRRR", o181, 7328},
-    {80, 0x230, "RRR", o182, 448},
-    {80, 0x23c, "RRRR", o183, 48},
-    {80, 0x23e, "RRR", o184, 192},
-    {80, 0x28c, "QQUUQ", o185, 17},
-    {80, 0x290, "UUUUQQ", o186, 1},
-    {80, 0x308, "GRR", o187, 4},
-    {80, 0x308, "RR", o188, 12},
-    {80, 0x348, "R", o189, 1},
-    {80, 0x387, "RR", o190, 51},
-    {80, 0x388, "GRR", o191, 135},
-    {80, 0x388, "RR", o192, 802},
-    {80, 0x389, "PRRRR", o193, 1},
-    {80, 0x423, "GRRR", o194, 2},
-    {80, 0x423, "RRR", o195, 4},
-    {80, 0x424, "GRRR", o196, 2},
-    {80, 0x424, "RRR", o197, 21},
-    {80, 0x435, "RRR", o198, 113},
-    {80, 0x624, "RRR", o199, 62},
-    {80, 0x624, "RRRP", o200, 1},
-    {80, 0x625, "RRR", o201, 4},
-    {80, 0x802, "R", o202, 12},
-    {80, 0x803, "RR", o203, 7},
-    {80, 0x805, "GR", o204, 15},
-    {80, 0x805, "R", o205, 2093},
-    {80, 0x807, "RRP", o206, 4},
-    {80, 0x80b, "PPRP", o207, 6},
-    {80, 0x80c, "PPRP", o208, 637},
-    {80, 0x810, "GRRR", o209, 2},
-    {80, 0x810, "RPRR", o210, 3},
-    {80, 0x810, "RRR", o211, 1054},
-    {80, 0x811, "GRR", o212, 62},
-    {80, 0x811, "RR", o213, 375},
-    {80, 0x811, "RRR", o214, 122},
-    {80, 0x812, "PRRRP", o215, 92},
-    {80, 0x812, "RRRP", o216, 1118},
-    {80, 0x817, "RRP", o217, 104},
-    {80, 0x819, "GRRR", o218, 28},
-    {80, 0x819, "RRR", o219, 2335},
-    {80, 0x81c, "PPPPP", o220, 2},
-    {80, 0x81c, "PPPPQ", o221, 23},
-    {80, 0x820, "GRR", o222, 6},
-    {80, 0x820, "RR", o223, 2},
-    {80, 0x823, "GRRR", o224, 4},
-    {80, 0x824, "GRRR", o225, 77},
-    {80, 0x824, "RRR", o226, 1851},
-    {80, 0x824, "RRRP", o227, 5},
-    {80, 0x825, "GRRR", o228, 2},
-    {80, 0x825, "RRR", o229, 260},
-    {80, 0x827, "RRR", o230, 1},
-    {80, 0x83b, "RR", o231, 20},
-    {80, 0x88c, "QQUQ", o232, 6},
-    {80, 0x890, "UQUU", o233, 1},
-    {80, 0x890, "UUU", o234, 23},
-    {80, 0x891, "UU", o235, 7},
-    {80, 0x899, "UUU", o236, 181},
-    {80, 0x918, "", o237, 835},
-    {80, 0x919, "R", o238, 355},
-    {80, 0x941, "B", o239, 268},
-    {80, 0x944, "", o240, 5},
-    {80, 0x944, "G", o241, 68},
-    {80, 0x945, "B", o242, 268},
-    {80, 0x947, "", o243, 203},
-    {80, 0x947, "G", o244, 724},
-    {80, 0x947, "U", o245, 2},
-    {80, 0x948, "", o246, 1},
-    {80, 0x94d, "", o247, 70},
-    {80, 0x94d, "G", o248, 5},
-    {80, 0x950, "R", o249, 3},
-    {80, 0x981, "GRUR", o250, 150},
-    {80, 0x981, "RUR", o251, 2280},
-    {80, 0x983, "RR", o252, 51},
-    {80, 0x984, "GRR", o253, 3},
-    {80, 0x984, "R", o254, 1},
-    {80, 0x984, "RR", o255, 2624},
-    {80, 0x984, "RRU", o256, 12},
-    {80, 0x984, "RU", o257, 96},
-    {80, 0x986, "GURR", o258, 1},
-    {80, 0x986, "URR", o259, 1663},
-    {80, 0x988, "RUR", o260, 4},
-    {80, 0x989, "PRRR", o261, 8},
-    {80, 0x9c3, "U", o262, 94},
-    {80, 0xa02, "R", o263, 61},
-    {80, 0xa0c, "PPRP", o264, 140},
-    {80, 0xa10, "GRPRR", o265, 4},
-    {80, 0xa10, "GRRRPP", o266, 4},
-    {80, 0xa10, "RPRR", o267, 24},
-    {80, 0xa10, "RRRPP", o268, 24},
-    {80, 0xa11, "GRPR", o269, 128},
-    {80, 0xa11, "GRRRP", o270, 128},
-    {80, 0xa11, "RPR", o271, 874},
-    {80, 0xa11, "RRRP", o272, 874},
-    {80, 0xa20, "RR", o273, 932},
-    {80, 0xa23, "RRR", o274, 916},
-    {80, 0xa24, "GRRR", o275, 19},
-    {80, 0xa24, "RRR", o276, 565},
-    {80, 0xa25, "GRRR", o277, 64},
-    {80, 0xa25, "RRR", o278, 923},
-    {80, 0xa28, "RR", o279, 584},
-    {80, 0xa2b, "RRR", o280, 584},
-    {80, 0xab9, "U", o281, 171},
-    {80, 0xb1d, "", o282, 135},
-    {80, 0xc02, "RU", o283, 8},
-    {80, 0xc10, "GRPPRUR", o284, 17},
-    {80, 0xc10, "GRPRUR", o285, 13},
-    {80, 0xc10, "GRRUR", o286, 17},
-    {80, 0xc10, "RPPRUR", o287, 33},
-    {80, 0xc10, "RPRUR", o288, 735},
-    {80, 0xc10, "RRUR", o289, 102},
-    {80, 0xc11, "RRU", o290, 31},
-    {80, 0xc24, "GRRUR", o291, 19},
-    {80, 0xc24, "RRUR", o292, 562},
-    {80, 0xc82, "UU", o293, 23},
-    {80, 0xe24, "RRRU", o294, 28},
-    {80, 0xf89, "PRR", o295, 10},
-    {86, 0x202, "GRR", o296, 45},
-    {86, 0x202, "RR", o297, 367},
-    {86, 0x208, "RRRP", o298, 2},
-    {86, 0x209, "RRRP", o299, 4},
-    {86, 0x20b, "PPRRP", o300, 2},
-    {86, 0x20c, "PPRRP", o301, 92},
-    {86, 0x210, "GRPPRRR", o302, 44},
-    {86, 0x210, "GRPRRR", o303, 36},
-    {86, 0x210, "GRRRR", o304, 32},
-    {86, 0x210, "GRRRRPP", o305, 64},
-    {86, 0x210, "RPPRRR", o306, 76},
-    {86, 0x210, "RPRRR", o307, 429},
-    {86, 0x210, "RRRR", o308, 734},
-    {86, 0x210, "RRRRPP", o309, 117},
-    {86, 0x211, "GRRR", o310, 20},
-    {86, 0x211, "GRRRP", o311, 49},
-    {86, 0x211, "RPRR", o312, 46},
-    {86, 0x211, "RRR", o313, 370},
-    {86, 0x211, "RRRP", o314, 1204},
-    {86, 0x211, "RRRR", o315, 1002},
-    {86, 0x211, "RRRRP", o316, 12},
-    {86, 0x212, "PRRRRP", o317, 2},
-    {86, 0x212, "RRRRP", o318, 2},
-    {86, 0x217, "RRRP", o319, 24},
-    {86, 0x219, "RRRR", o320, 6},
-    {86, 0x220, "GRRR", o321, 6},
-    {86, 0x220, "RRR", o322, 388},
-    {86, 0x221, "GRRR", o323, 9},
-    {86, 0x221, "RRR", o324, 84},
-    {86, 0x223, "GRRRR", o325, 2},
-    {86, 0x223, "RRRR", o326, 10210},
-    {86, 0x224, "GRRRR", o327, 88},
-    {86, 0x224, "RRRR", o328, 374},
-    {86, 0x224, "RRRRP", o329, 1},
-    {86, 0x225, "RRRR", o330, 2},
-    {86, 0x22b, "RRRR", o331, 7328},
-    {86, 0x230, "RRR", o332, 448},
-    {86, 0x23c, "RRRR", o333, 48},
-    {86, 0x23e, "RRR", o334, 192},
-    {86, 0x28c, "QQUUQ", o335, 20},
-    {86, 0x290, "UUUUQQ", o336, 1},
-    {86, 0x308, "GRR", o337, 4},
-    {86, 0x308, "RR", o338, 12},
-    {86, 0x348, "R", o339, 1},
-    {86, 0x388, "GRR", o340, 135},
-    {86, 0x388, "RR", o341, 802},
-    {86, 0x389, "PRRRR", o342, 1},
-    {86, 0x423, "GRRR", o343, 2},
-    {86, 0x423, "RRR", o344, 4},
-    {86, 0x424, "GRRR", o345, 2},
-    {86, 0x424, "RRR", o346, 19},
-    {86, 0x624, "RRR", o347, 66},
-    {86, 0x624, "RRRP", o348, 1},
-    {86, 0x625, "RRR", o349, 4},
-    {86, 0x802, "R", o350, 18},
-    {86, 0x803, "RR", o351, 7},
-    {86, 0x805, "GR", o352, 14},
-    {86, 0x805, "R", o353, 2073},
-    {86, 0x807, "RRP", o354, 4},
-    {86, 0x80b, "PPRP", o355, 6},
-    {86, 0x80c, "PPRP", o356, 637},
-    {86, 0x810, "GRRR", o357, 10},
-    {86, 0x810, "RPRR", o358, 3},
-    {86, 0x810, "RRR", o359, 989},
-    {86, 0x811, "GRR", o360, 59},
-    {86, 0x811, "RR", o361, 381},
-    {86, 0x811, "RRR", o362, 122},
-    {86, 0x812, "PRRRP", o363, 92},
-    {86, 0x812, "RRRP", o364, 1109},
-    {86, 0x817, "RRP", o365, 104},
-    {86, 0x819, "GRRR", o366, 28},
-    {86, 0x819, "RRR", o367, 2341},
-    {86, 0x81c, "PPPPP", o368, 2},
-    {86, 0x81c, "PPPPQ", o369, 26},
-    {86, 0x820, "GRR", o370, 6},
-    {86, 0x820, "RR", o371, 2},
-    {86, 0x823, "GRRR", o372, 4},
-    {86, 0x824, "GRRR", o373, 76},
-    {86, 0x824, "RRR", o374, 1821},
-    {86, 0x824, "RRRP", o375, 5},
-    {86, 0x825, "GRRR", o376, 2},
-    {86, 0x825, "RRR", o377, 260},
-    {86, 0x827, "RRR", o378, 1},
-    {86, 0x83b, "RR", o379, 20},
-    {86, 0x88c, "QQUQ", o380, 6},
-    {86, 0x890, "UQUU", o381, 1},
-    {86, 0x890, "UUU", o382, 26},
-    {86, 0x891, "UU", o383, 7},
-    {86, 0x899, "UUU", o384, 178},
-    {86, 0x918, "", o385, 844},
-    {86, 0x919, "R", o386, 319},
-    {86, 0x941, "B", o387, 268},
-    {86, 0x944, "", o388, 5},
-    {86, 0x944, "G", o389, 68},
-    {86, 0x945, "B", o390, 268},
-    {86, 0x947, "", o391, 203},
-    {86, 0x947, "G", o392, 724},
-    {86, 0x947, "U", o393, 2},
-    {86, 0x948, "", o394, 1},
-    {86, 0x94d, "", o395, 70},
-    {86, 0x94d, "G", o396, 5},
-    {86, 0x950, "R", o397, 3},
-    {86, 0x981, "GRUR", o398, 150},
-    {86, 0x981, "RUR", o399, 2280},
-    {86, 0x984, "GRR", o400, 3},
-    {86, 0x984, "R", o401, 1},
-    {86, 0x984, "RR", o402, 2624},
-    {86, 0x984, "RRU", o403, 12},
-    {86, 0x984, "RU", o404, 96},
-    {86, 0x986, "GURR", o405, 1},
-    {86, 0x986, "URR", o406, 1663},
-    {86, 0x988, "RUR", o407, 4},
-    {86, 0x989, "PRRR", o408, 8},
-    {86, 0x9c3, "U", o409, 94},
-    {86, 0xa02, "R", o410, 60},
-    {86, 0xa0c, "PPRP", o411, 137},
-    {86, 0xa10, "GRPRR", o412, 4},
-    {86, 0xa10, "GRRRPP", o413, 4},
-    {86, 0xa10, "RPRR", o414, 24},
-    {86, 0xa10, "RRRPP", o415, 24},
-    {86, 0xa11, "GRPR", o416, 128},
-    {86, 0xa11, "GRRRP", o417, 128},
-    {86, 0xa11, "RPR", o418, 874},
-    {86, 0xa11, "RRRP", o419, 874},
-    {86, 0xa20, "RR", o420, 932},
-    {86, 0xa23, "RRR", o421, 916},
-    {86, 0xa24, "GRRR", o422, 19},
-    {86, 0xa24, "RRR", o423, 571},
-    {86, 0xa25, "GRRR", o424, 64},
-    {86, 0xa25, "RRR", o425, 923},
-    {86, 0xa28, "RR", o426, 584},
-    {86, 0xa2b, "RRR", o427, 584},
-    {86, 0xab9, "U", o428, 192},
-    {86, 0xb1d, "", o429, 135},
-    {86, 0xc02, "RU", o430, 8},
-    {86, 0xc10, "GRPPRUR", o431, 20},
-    {86, 0xc10, "GRPRUR", o432, 13},
-    {86, 0xc10, "GRRUR", o433, 20},
-    {86, 0xc10, "RPPRUR", o434, 39},
-    {86, 0xc10, "RPRUR", o435, 747},
-    {86, 0xc10, "RRUR", o436, 133},
-    {86, 0xc11, "RRU", o437, 31},
-    {86, 0xc24, "GRRUR", o438, 18},
-    {86, 0xc24, "RRUR", o439, 542},
-    {86, 0xc82, "UU", o440, 26},
-    {86, 0xe24, "RRRU", o441, 33},
-    {86, 0xf89, "PRR", o442, 10},
-    {89, 0x202, "GRR", o443, 45},
-    {89, 0x202, "RR", o444, 381},
-    {89, 0x208, "RRRP", o445, 2},
-    {89, 0x209, "RRRP", o446, 4},
-    {89, 0x20b, "PPRRP", o447, 2},
-    {89, 0x20c, "PPRRP", o448, 94},
-    {89, 0x210, "GRPPRRR", o449, 45},
-    {89, 0x210, "GRPRRR", o450, 36},
-    {89, 0x210, "GRRRR", o451, 33},
-    {89, 0x210, "GRRRRPP", o452, 65},
-    {89, 0x210, "RPPRRR", o453, 78},
-    {89, 0x210, "RPRRR", o454, 433},
-    {89, 0x210, "RRRR", o455, 758},
-    {89, 0x210, "RRRRPP", o456, 119},
-    {89, 0x211, "GRRR", o457, 24},
-    {89, 0x211, "GRRRP", o458, 49},
-    {89, 0x211, "RPRR", o459, 46},
-    {89, 0x211, "RRR", o460, 375},
-    {89, 0x211, "RRRP", o461, 1223},
-    {89, 0x211, "RRRR", o462, 1014},
-    {89, 0x211, "RRRRP", o463, 12},
-    {89, 0x212, "PRRRRP", o464, 2},
-    {89, 0x212, "RRRRP", o465, 2},
-    {89, 0x217, "RRRP", o466, 24},
-    {89, 0x219, "RRRR", o467, 6},
-    {89, 0x220, "GRRR", o468, 6},
-    {89, 0x220, "RRR", o469, 388},
-    {89, 0x221, "GRRR", o470, 9},
-    {89, 0x221, "RRR", o471, 84},
-    {89, 0x223, "GRRRR", o472, 2},
-    {89, 0x223, "RRRR", o473, 10338},
-    {89, 0x224, "GRRRR", o474, 88},
-    {89, 0x224, "RRRR", o475, 379},
-    {89, 0x224, "RRRRP", o476, 1},
-    {89, 0x225, "RRRR", o477, 2},
-    {89, 0x22b, "RRRR", o478, 7328},
-    {89, 0x230, "RRR", o479, 448},
-    {89, 0x23c, "RRRR", o480, 48},
-    {89, 0x23e, "RRR", o481, 192},
-    {89, 0x28c, "QQUUQ", o482, 20},
-    {89, 0x290, "UUUUQQ", o483, 1},
-    {89, 0x308, "GRR", o484, 4},
-    {89, 0x308, "RR", o485, 12},
-    {89, 0x348, "R", o486, 1},
-    {89, 0x387, "RR", o487, 1},
-    {89, 0x388, "GRR", o488, 137},
-    {89, 0x388, "RR", o489, 814},
-    {89, 0x389, "PRRRR", o490, 1},
-    {89, 0x423, "GRRR", o491, 2},
-    {89, 0x423, "RRR", o492, 4},
-    {89, 0x424, "GRRR", o493, 2},
-    {89, 0x424, "RRR", o494, 19},
-    {89, 0x624, "RRR", o495, 66},
-    {89, 0x624, "RRRP", o496, 1},
-    {89, 0x625, "RRR", o497, 4},
-    {89, 0x802, "R", o498, 18},
-    {89, 0x803, "RR", o499, 7},
-    {89, 0x805, "GR", o500, 14},
-    {89, 0x805, "R", o501, 2083},
-    {89, 0x807, "RRP", o502, 4},
-    {89, 0x80b, "PPRP", o503, 6},
-    {89, 0x80c, "PPRP", o504, 646},
-    {89, 0x810, "GRRR", o505, 12},
-    {89, 0x810, "RPRR", o506, 3},
-    {89, 0x810, "RRR", o507, 1002},
-    {89, 0x811, "GRR", o508, 63},
-    {89, 0x811, "RR", o509, 383},
-    {89, 0x811, "RRR", o510, 123},
-    {89, 0x812, "PRRRP", o511, 92},
-    {89, 0x812, "RRRP", o512, 1125},
-    {89, 0x817, "RRP", o513, 105},
-    {89, 0x819, "GRRR", o514, 29},
-    {89, 0x819, "RRR", o515, 2373},
-    {89, 0x81c, "PPPPP", o516, 2},
-    {89, 0x81c, "PPPPQ", o517, 26},
-    {89, 0x820, "GRR", o518, 6},
-    {89, 0x820, "RR", o519, 2},
-    {89, 0x823, "GRRR", o520, 4},
-    {89, 0x824, "GRRR", o521, 77},
-    {89, 0x824, "RRR", o522, 1836},
-    {89, 0x824, "RRRP", o523, 5},
-    {89, 0x825, "GRRR", o524, 2},
-    {89, 0x825, "RRR", o525, 263},
-    {89, 0x827, "RRR", o526, 1},
-    {89, 0x83b, "RR", o527, 20},
-    {89, 0x88c, "QQUQ", o528, 6},
-    {89, 0x890, "UQUU", o529, 1},
-    {89, 0x890, "UUU", o530, 26},
-    {89, 0x891, "UU", o531, 7},
-    {89, 0x899, "UUU", o532, 182},
-    {89, 0x918, "", o533, 855},
-    {89, 0x919, "R", o534, 320},
-    {89, 0x941, "B", o535, 272},
-    {89, 0x944, "", o536, 5},
-    {89, 0x944, "G", o537, 69},
-    {89, 0x945, "B", o538, 272},
-    {89, 0x947, "", o539, 206},
-    {89, 0x947, "G", o540, 734},
-    {89, 0x947, "U", o541, 2},
-    {89, 0x948, "", o542, 1},
-    {89, 0x94d, "", o543, 71},
-    {89, 0x94d, "G", o544, 5},
-    {89, 0x950, "R", o545, 3},
-    {89, 0x981, "GRUR", o546, 152},
-    {89, 0x981, "RUR", o547, 2308},
-    {89, 0x983, "RR", o548, 1},
-    {89, 0x984, "GRR", o549, 3},
-    {89, 0x984, "R", o550, 1},
-    {89, 0x984, "RR", o551, 2640},
-    {89, 0x984, "RRU", o552, 12},
-    {89, 0x984, "RU", o553, 96},
-    {89, 0x986, "GURR", o554, 1},
-    {89, 0x986, "URR", o555, 1679},
-    {89, 0x988, "RUR", o556, 4},
-    {89, 0x989, "PRRR", o557, 8},
-    {89, 0x9c3, "U", o558, 96},
-    {89, 0xa02, "R", o559, 62},
-    {89, 0xa0c, "PPRP", o560, 139},
-    {89, 0xa10, "GRPRR", o561, 4},
-    {89, 0xa10, "GRRRPP", o562, 4},
-    {89, 0xa10, "RPRR", o563, 24},
-    {89, 0xa10, "RRRPP", o564, 24},
-    {89, 0xa11, "GRPR", o565, 130},
-    {89, 0xa11, "GRRRP", o566, 130},
-    {89, 0xa11, "RPR", o567, 887},
-    {89, 0xa11, "RRRP", o568, 887},
-    {89, 0xa20, "RR", o569, 948},
-    {89, 0xa23, "RRR", o570, 932},
-    {89, 0xa24, "GRRR", o571, 20},
-    {89, 0xa24, "RRR", o572, 584},
-    {89, 0xa25, "GRRR", o573, 65},
-    {89, 0xa25, "RRR", o574, 937},
-    {89, 0xa28, "RR", o575, 584},
-    {89, 0xa2b, "RRR", o576, 584},
-    {89, 0xab9, "U", o577, 195},
-    {89, 0xb1d, "", o578, 137},
-    {89, 0xc02, "RU", o579, 8},
-    {89, 0xc10, "GRPPRUR", o580, 20},
-    {89, 0xc10, "GRPRUR", o581, 13},
-    {89, 0xc10, "GRRUR", o582, 20},
-    {89, 0xc10, "RPPRUR", o583, 39},
-    {89, 0xc10, "RPRUR", o584, 762},
-    {89, 0xc10, "RRUR", o585, 134},
-    {89, 0xc11, "RRU", o586, 32},
-    {89, 0xc24, "GRRUR", o587, 19},
-    {89, 0xc24, "RRUR", o588, 555},
-    {89, 0xc82, "UU", o589, 26},
-    {89, 0xe24, "RRRU", o590, 33},
-    {89, 0xf89, "PRR", o591, 10},
-    {90, 0x202, "GRR", o592, 45},
-    {90, 0x202, "RR", o593, 305},
-    {90, 0x208, "RRRP", o594, 1},
-    {90, 0x209, "RRRP", o595, 4},
-    {90, 0x20b, "PPRRP", o596, 2},
-    {90, 0x20c, "PPRRP", o597, 96},
-    {90, 0x210, "GRPPRRR", o598, 38},
-    {90, 0x210, "GRPRRR", o599, 37},
-    {90, 0x210, "GRRRR", o600, 28},
-    {90, 0x210, "GRRRRPP", o601, 67},
-    {90, 0x210, "RPPRRR", o602, 64},
-    {90, 0x210, "RPRRR", o603, 404},
-    {90, 0x210, "RRRR", o604, 746},
-    {90, 0x210, "RRRRPP", o605, 129},
-    {90, 0x211, "GRPRR", o606, 130},
-    {90, 0x211, "GRRR", o607, 54},
-    {90, 0x211, "GRRRP", o608, 48},
-    {90, 0x211, "GRRRRP", o609, 130},
-    {90, 0x211, "RPRR", o610, 307},
-    {90, 0x211, "RRR", o611, 711},
-    {90, 0x211, "RRRP", o612, 1212},
-    {90, 0x211, "RRRR", o613, 1054},
-    {90, 0x211, "RRRRP", o614, 273},
-    {90, 0x212, "PRRRRP", o615, 2},
-    {90, 0x212, "RRRRP", o616, 2},
-    {90, 0x219, "RRRR", o617, 6},
-    {90, 0x220, "GRRR", o618, 6},
-    {90, 0x220, "RRR", o619, 388},
-    {90, 0x221, "GRRR", o620, 11},
-    {90, 0x221, "RRR", o621, 83},
-    {90, 0x223, "GRRRR", o622, 2},
-    {90, 0x223, "RRRR", o623, 10338},
-    {90, 0x224, "GRRRR", o624, 114},
-    {90, 0x224, "RRRR", o625, 423},
-    {90, 0x225, "GRRRR", o626, 65},
-    {90, 0x225, "RRRR", o627, 177},
-    {90, 0x22b, "RRRR", o628, 7328},
-    {90, 0x230, "RRR", o629, 448},
-    {90, 0x23c, "RRRR", o630, 48},
-    {90, 0x23e, "RRR", o631, 192},
-    {90, 0x246, "RRRRP", o632, 2},
-    {90, 0x248, "RRRP", o633, 28},
-    {90, 0x28c, "QQUUQ", o634, 27},
-    {90, 0x290, "UUUUQQ", o635, 2},
-    {90, 0x291, "UUU", o636, 141},
-    {90, 0x2a4, "UUUU", o637, 1},
-    {90, 0x2a5, "UUUU", o638, 1},
-    {90, 0x308, "GRR", o639, 4},
-    {90, 0x308, "RR", o640, 12},
-    {90, 0x348, "R", o641, 3},
-    {90, 0x387, "RR", o642, 58},
-    {90, 0x388, "GRR", o643, 135},
-    {90, 0x388, "RR", o644, 820},
-    {90, 0x389, "PRRRR", o645, 3},
-    {90, 0x423, "GRRR", o646, 2},
-    {90, 0x423, "RRR", o647, 4},
-    {90, 0x424, "RRR", o648, 4},
-    {90, 0x435, "RRR", o649, 158},
-    {90, 0x446, "RRRP", o650, 1},
-    {90, 0x802, "GR", o651, 2},
-    {90, 0x802, "R", o652, 145},
-    {90, 0x803, "RR", o653, 7},
-    {90, 0x805, "GR", o654, 12},
-    {90, 0x805, "R", o655, 2043},
-    {90, 0x807, "RRP", o656, 4},
-    {90, 0x80b, "PPRP", o657, 6},
-    {90, 0x80c, "PPRP", o658, 650},
-    {90, 0x810, "GRRR", o659, 9},
-    {90, 0x810, "RPRR", o660, 2},
-    {90, 0x810, "RRR", o661, 547},
-    {90, 0x811, "RRR", o662, 123},
-    {90, 0x812, "PRRRP", o663, 93},
-    {90, 0x812, "RRRP", o664, 1151},
-    {90, 0x819, "GRRR", o665, 25},
-    {90, 0x819, "RRR", o666, 2427},
-    {90, 0x81c, "PPPPP", o667, 2},
-    {90, 0x81c, "PPPPQ", o668, 30},
-    {90, 0x820, "GRR", o669, 6},
-    {90, 0x820, "RR", o670, 2},
-    {90, 0x823, "GRRR", o671, 4},
-    {90, 0x824, "GRRR", o672, 112},
-    {90, 0x824, "RRR", o673, 2043},
-    {90, 0x824, "RRRP", o674, 6},
-    {90, 0x825, "GRRR", o675, 1},
-    {90, 0x825, "RRR", o676, 269},
-    {90, 0x827, "RRR", o677, 1},
-    {90, 0x836, "GRR", o678, 4},
-    {90, 0x836, "RR", o679, 626},
-    {90, 0x83b, "RR", o680, 20},
-    {90, 0x846, "RRRP", o681, 1},
-    {90, 0x848, "RRP", o682, 116},
-    {90, 0x882, "U", o683, 131},
-    {90, 0x88c, "QQUQ", o684, 3},
-    {90, 0x890, "UQUU", o685, 2},
-    {90, 0x890, "UUU", o686, 102},
-    {90, 0x899, "UUU", o687, 181},
-    {90, 0x8a5, "UUU", o688, 1},
-    {90, 0x918, "", o689, 897},
-    {90, 0x919, "GR", o690, 2},
-    {90, 0x919, "R", o691, 522},
-    {90, 0x91b, "", o692, 3},
-    {90, 0x941, "B", o693, 272},
-    {90, 0x944, "", o694, 2},
-    {90, 0x945, "B", o695, 272},
-    {90, 0x947, "", o696, 139},
-    {90, 0x947, "G", o697, 804},
-    {90, 0x947, "U", o698, 1},
-    {90, 0x948, "", o699, 1},
-    {90, 0x94d, "", o700, 74},
-    {90, 0x94d, "G", o701, 5},
-    {90, 0x950, "R", o702, 2},
-    {90, 0x980, "RUR", o703, 1},
-    {90, 0x981, "GRUR", o704, 150},
-    {90, 0x981, "RUR", o705, 2311},
-    {90, 0x983, "RR", o706, 58},
-    {90, 0x984, "GRR", o707, 3},
-    {90, 0x984, "RR", o708, 2684},
-    {90, 0x984, "RU", o709, 65},
-    {90, 0x985, "URR", o710, 1},
-    {90, 0x986, "GURR", o711, 1},
-    {90, 0x986, "URR", o712, 1701},
-    {90, 0x989, "PRRR", o713, 8},
-    {90, 0x98e, "URR", o714, 1},
-    {90, 0x9a8, "PRURR", o715, 1},
-    {90, 0x9c3, "U", o716, 228},
-    {90, 0xab9, "U", o717, 736},
-    {90, 0xb1d, "", o718, 137},
-    {90, 0xb82, "R", o719, 353},
-    {90, 0xc02, "RU", o720, 11},
-    {90, 0xc0c, "PPRUP", o721, 129},
-    {90, 0xc10, "GRPPRUR", o722, 27},
-    {90, 0xc10, "GRPRUR", o723, 13},
-    {90, 0xc10, "GRRUR", o724, 7},
-    {90, 0xc10, "RPPRUR", o725, 53},
-    {90, 0xc10, "RPRUR", o726, 818},
-    {90, 0xc10, "RRUR", o727, 55},
-    {90, 0xc10, "RRURPP", o728, 16},
-    {90, 0xc11, "GRRU", o729, 2},
-    {90, 0xc11, "RPRU", o730, 626},
-    {90, 0xc11, "RRU", o731, 631},
-    {90, 0xc11, "RRUP", o732, 12},
-    {90, 0xc11, "RRURP", o733, 626},
-    {90, 0xc20, "RRU", o734, 948},
-    {90, 0xc23, "RRUR", o735, 932},
-    {90, 0xc24, "GRRUR", o736, 16},
-    {90, 0xc24, "RRUR", o737, 1079},
-    {90, 0xc25, "RRUR", o738, 758},
-    {90, 0xc28, "RRU", o739, 584},
-    {90, 0xc2b, "RRUR", o740, 584},
-    {90, 0xc36, "GRRU", o741, 21},
-    {90, 0xc36, "RRU", o742, 142},
-    {90, 0xc46, "RRURP", o743, 1},
-    {90, 0xc48, "RRUP", o744, 2},
-    {90, 0xc82, "UU", o745, 37},
-    {90, 0xe24, "RRRU", o746, 43},
-    {90, 0xe25, "RRRU", o747, 4},
-    {90, 0xe46, "RRRUP", o748, 1},
-    {90, 0xf89, "PRR", o749, 10},
+    {75, 0x202, "GRR", o0, NULL, 60},
+    {75, 0x202, "RR", o1, NULL, 349},
+    {75, 0x208, "RRRP", o2, NULL, 2},
+    {75, 0x209, "RRRP", o3, NULL, 4},
+    {75, 0x20b, "PPRRP", o4, NULL, 2},
+    {75, 0x20c, "PPRRP", o5, NULL, 128},
+    {75, 0x210, "GRPPRRR", o6, NULL, 79},
+    {75, 0x210, "GRPRRR", o7, NULL, 43},
+    {75, 0x210, "GRRRR", o8, NULL, 46},
+    {75, 0x210, "GRRRRPP", o9, NULL, 87},
+    {75, 0x210, "RPPRRR", o10, NULL, 144},
+    {75, 0x210, "RPRRR", o11, NULL, 645},
+    {75, 0x210, "RRRR", o12, NULL, 867},
+    {75, 0x210, "RRRRPP", o13, NULL, 182},
+    {75, 0x211, "GRRR", o14, NULL, 29},
+    {75, 0x211, "GRRRP", o15, NULL, 61},
+    {75, 0x211, "RPRR", o16, NULL, 110},
+    {75, 0x211, "RRR", o17, NULL, 418},
+    {75, 0x211, "RRRP", o18, NULL, 1615},
+    {75, 0x211, "RRRR", o19, NULL, 1333},
+    {75, 0x211, "RRRRP", o20, NULL, 70},
+    {75, 0x212, "PRRRRP", o21, NULL, 2},
+    {75, 0x212, "RRRRP", o22, t22, 2},
+    {75, 0x217, "RRRP", o23, NULL, 28},
+    {75, 0x219, "RRRR", o24, NULL, 6},
+    {75, 0x220, "GRRR", o25, t25, 6},
+    {75, 0x220, "RRR", o26, NULL, 388},
+    {75, 0x221, "GRRR", o27, NULL, 10},
+    {75, 0x221, "RRR", o28, NULL, 84},
+    {75, 0x223, "GRRRR", o29, t29, 2},
+    {75, 0x223, "RRRR", o30, NULL, 10210},
+    {75, 0x224, "GRRRR", o31, NULL, 128},
+    {75, 0x224, "RRRR", o32, NULL, 532},
+    {75, 0x224, "RRRRP", o33, NULL, 8},
+    {75, 0x225, "RRRR", o34, NULL, 17},
+    {75, 0x22b, "RRRR", o35, NULL, 9504},
+    {75, 0x230, "RRR", o36, NULL, 448},
+    {75, 0x23c, "RRRR", o37, NULL, 672},
+    {75, 0x28c, "QQUUQ", o38, NULL, 8},
+    {75, 0x290, "UUUUQQ", o39, t39, 1},
+    {75, 0x304, "RR", o40, NULL, 192},
+    {75, 0x308, "GRR", o41, NULL, 4},
+    {75, 0x308, "RR", o42, NULL, 12},
+    {75, 0x348, "R", o43, NULL, 1},
+    {75, 0x355, "RB", o44, NULL, 360},
+    {75, 0x381, "GRR", o45, NULL, 192},
+    {75, 0x381, "RR", o46, NULL, 3024},
+    {75, 0x386, "GRR", o47, NULL, 1},
+    {75, 0x386, "RR", o48, NULL, 2155},
+    {75, 0x387, "RR", o49, NULL, 10},
+    {75, 0x388, "GRR", o50, NULL, 181},
+    {75, 0x388, "RR", o51, NULL, 1078},
+    {75, 0x389, "PRRRR", o52, t52, 1},
+    {75, 0x423, "GRRR", o53, NULL, 2},
+    {75, 0x423, "RRR", o54, NULL, 4},
+    {75, 0x424, "GRRR", o55, NULL, 17},
+    {75, 0x424, "RRR", o56, NULL, 131},
+    {75, 0x624, "RRR", o57, t57, 100},
+    {75, 0x624, "RRRP", o58, t58, 1},
+    {75, 0x625, "RRR", o59, NULL, 10},
+    {75, 0x802, "R", o60, NULL, 30},
+    {75, 0x803, "RR", o61, NULL, 7},
+    {75, 0x805, "GR", o62, NULL, 13},
+    {75, 0x805, "R", o63, NULL, 3096},
+    {75, 0x807, "RRP", o64, NULL, 4},
+    {75, 0x80b, "PPRP", o65, NULL, 6},
+    {75, 0x80c, "PPRP", o66, NULL, 860},
+    {75, 0x810, "GRRR", o67, t67, 2},
+    {75, 0x810, "RPRR", o68, NULL, 6},
+    {75, 0x810, "RRR", o69, NULL, 1407},
+    {75, 0x811, "GRR", o70, NULL, 67},
+    {75, 0x811, "RR", o71, NULL, 436},
+    {75, 0x811, "RRR", o72, NULL, 166},
+    {75, 0x812, "PRRRP", o73, NULL, 106},
+    {75, 0x812, "RRRP", o74, NULL, 1548},
+    {75, 0x817, "RRP", o75, NULL, 148},
+    {75, 0x819, "GRRR", o76, NULL, 43},
+    {75, 0x819, "RRR", o77, NULL, 3191},
+    {75, 0x81c, "PPPPP", o78, NULL, 2},
+    {75, 0x81c, "PPPPQ", o79, NULL, 14},
+    {75, 0x820, "GRR", o80, t80, 6},
+    {75, 0x820, "RR", o81, NULL, 2},
+    {75, 0x823, "GRRR", o82, NULL, 4},
+    {75, 0x824, "GRRR", o83, NULL, 130},
+    {75, 0x824, "RRR", o84, NULL, 3022},
+    {75, 0x824, "RRRP", o85, NULL, 18},
+    {75, 0x825, "GRRR", o86, NULL, 2},
+    {75, 0x825, "RRR", o87, NULL, 360},
+    {75, 0x827, "RRR", o88, NULL, 1},
+    {75, 0x83b, "RR", o89, NULL, 298},
+    {75, 0x88c, "QQUQ", o90, NULL, 6},
+    {75, 0x890, "UQUU", o91, NULL, 1},
+    {75, 0x890, "UUU", o92, t92, 14},
+    {75, 0x891, "UU", o93, NULL, 7},
+    {75, 0x899, "UUU", o94, NULL, 258},
+    {75, 0x918, "", o95, NULL, 342},
+    {75, 0x919, "R", o96, NULL, 425},
+    {75, 0x941, "B", o97, NULL, 360},
+    {75, 0x944, "", o98, NULL, 5},
+    {75, 0x945, "B", o99, NULL, 360},
+    {75, 0x947, "", o100, NULL, 181},
+    {75, 0x947, "G", o101, NULL, 1065},
+    {75, 0x948, "", o102, NULL, 1},
+    {75, 0x94d, "", o103, NULL, 93},
+    {75, 0x94d, "G", o104, NULL, 5},
+    {75, 0x950, "R", o105, NULL, 3},
+    {75, 0x981, "GRRU", o106, NULL, 4},
+    {75, 0x981, "RRU", o107, NULL, 24},
+    {75, 0x983, "RR", o108, NULL, 10},
+    {75, 0x984, "GRR", o109, NULL, 3},
+    {75, 0x984, "R", o110, NULL, 1},
+    {75, 0x984, "RR", o111, NULL, 3120},
+    {75, 0x984, "RRU", o112, NULL, 12},
+    {75, 0x984, "RU", o113, NULL, 96},
+    {75, 0x988, "RUR", o114, NULL, 4},
+    {75, 0x989, "PRRR", o115, NULL, 8},
+    {75, 0x9c3, "U", o116, NULL, 139},
+    {75, 0xa02, "R", o117, NULL, 70},
+    {75, 0xa0c, "PPRP", o118, NULL, 195},
+    {75, 0xa11, "GRPR", o119, NULL, 174},
+    {75, 0xa11, "GRRRP", o120, NULL, 174},
+    {75, 0xa11, "RPR", o121, NULL, 1196},
+    {75, 0xa11, "RRRP", o122, NULL, 1196},
+    {75, 0xa20, "RR", o123, NULL, 1564},
+    {75, 0xa23, "RRR", o124, NULL, 1548},
+    {75, 0xa24, "GRRR", o125, NULL, 33},
+    {75, 0xa24, "RRR", o126, NULL, 818},
+    {75, 0xa25, "GRRR", o127, NULL, 87},
+    {75, 0xa25, "RRR", o128, NULL, 1255},
+    {75, 0xa28, "RR", o129, t129, 760},
+    {75, 0xa2b, "RRR", o130, t130, 760},
+    {75, 0xab9, "U", o131, NULL, 141},
+    {75, 0xb1d, "", o132, NULL, 181},
+    {75, 0xc02, "RU", o133, NULL, 9},
+    {75, 0xc10, "GRPPRUR", o134, NULL, 8},
+    {75, 0xc10, "GRPRUR", o135, NULL, 18},
+    {75, 0xc10, "GRRUR", o136, NULL, 8},
+    {75, 0xc10, "RPPRUR", o137, NULL, 16},
+    {75, 0xc10, "RPRUR", o138, NULL, 973},
+    {75, 0xc10, "RRUR", o139, NULL, 51},
+    {75, 0xc11, "RRU", o140, NULL, 45},
+    {75, 0xc24, "GRRUR", o141, NULL, 33},
+    {75, 0xc24, "RRUR", o142, NULL, 807},
+    {75, 0xc82, "UU", o143, NULL, 14},
+    {75, 0xe24, "RRRU", o144, t144, 20},
+    {75, 0xf89, "PRR", o145, NULL, 10},
+    {80, 0x202, "GRR", o146, NULL, 58},
+    {80, 0x202, "RR", o147, NULL, 271},
+    {80, 0x208, "RRRP", o148, NULL, 2},
+    {80, 0x209, "RRRP", o149, NULL, 4},
+    {80, 0x20b, "PPRRP", o150, NULL, 2},
+    {80, 0x20c, "PPRRP", o151, NULL, 128},
+    {80, 0x210, "GRPPRRR", o152, NULL, 68},
+    {80, 0x210, "GRPRRR", o153, NULL, 43},
+    {80, 0x210, "GRRRR", o154, NULL, 42},
+    {80, 0x210, "GRRRRPP", o155, NULL, 87},
+    {80, 0x210, "RPPRRR", o156, NULL, 123},
+    {80, 0x210, "RPRRR", o157, NULL, 600},
+    {80, 0x210, "RRRR", o158, NULL, 837},
+    {80, 0x210, "RRRRPP", o159, NULL, 182},
+    {80, 0x211, "GRRR", o160, NULL, 29},
+    {80, 0x211, "GRRRP", o161, NULL, 61},
+    {80, 0x211, "RPRR", o162, NULL, 110},
+    {80, 0x211, "RRR", o163, NULL, 428},
+    {80, 0x211, "RRRP", o164, NULL, 1615},
+    {80, 0x211, "RRRR", o165, NULL, 1361},
+    {80, 0x211, "RRRRP", o166, NULL, 70},
+    {80, 0x212, "PRRRRP", o167, NULL, 2},
+    {80, 0x212, "RRRRP", o168, t168, 2},
+    {80, 0x217, "RRRP", o169, NULL, 28},
+    {80, 0x219, "RRRR", o170, NULL, 6},
+    {80, 0x220, "GRRR", o171, t171, 6},
+    {80, 0x220, "RRR", o172, NULL, 388},
+    {80, 0x221, "GRRR", o173, NULL, 9},
+    {80, 0x221, "RRR", o174, NULL, 84},
+    {80, 0x223, "GRRRR", o175, t175, 2},
+    {80, 0x223, "RRRR", o176, NULL, 10210},
+    {80, 0x224, "GRRRR", o177, NULL, 126},
+    {80, 0x224, "RRRR", o178, NULL, 519},
+    {80, 0x224, "RRRRP", o179, NULL, 8},
+    {80, 0x225, "RRRR", o180, NULL, 17},
+    {80, 0x22b, "RRRR", o181, NULL, 9504},
+    {80, 0x230, "RRR", o182, NULL, 448},
+    {80, 0x23c, "RRRR", o183, NULL, 336},
+    {80, 0x23e, "RRR", o184, t184, 192},
+    {80, 0x28c, "QQUUQ", o185, NULL, 19},
+    {80, 0x290, "HUUUU", o186, NULL, 1},
+    {80, 0x290, "UUUUQQ", o187, NULL, 1},
+    {80, 0x308, "GRR", o188, NULL, 4},
+    {80, 0x308, "RR", o189, NULL, 12},
+    {80, 0x348, "R", o190, NULL, 1},
+    {80, 0x387, "RR", o191, NULL, 65},
+    {80, 0x388, "GRR", o192, NULL, 181},
+    {80, 0x388, "RR", o193, NULL, 1078},
+    {80, 0x389, "PRRRR", o194, t194, 1},
+    {80, 0x423, "GRRR", o195, NULL, 2},
+    {80, 0x423, "RRR", o196, NULL, 4},
+    {80, 0x424, "GRRR", o197, NULL, 17},
+    {80, 0x424, "RRR", o198, NULL, 134},
+    {80, 0x435, "RRR", o199, NULL, 113},
+    {80, 0x624, "RRR", o200, t200, 101},
+    {80, 0x624, "RRRP", o201, t201, 1},
+    {80, 0x625, "RRR", o202, NULL, 10},
+    {80, 0x802, "R", o203, NULL, 21},
+    {80, 0x803, "RR", o204, NULL, 7},
+    {80, 0x805, "GR", o205, NULL, 15},
+    {80, 0x805, "R", o206, NULL, 3077},
+    {80, 0x807, "RRP", o207, NULL, 4},
+    {80, 0x80b, "PPRP", o208, NULL, 6},
+    {80, 0x80c, "PPRP", o209, NULL, 860},
+    {80, 0x810, "GRRR", o210, t210, 2},
+    {80, 0x810, "RPRR", o211, NULL, 6},
+    {80, 0x810, "RRR", o212, NULL, 1470},
+    {80, 0x811, "GRR", o213, NULL, 70},
+    {80, 0x811, "RR", o214, NULL, 432},
+    {80, 0x811, "RRR", o215, NULL, 166},
+    {80, 0x812, "PRRRP", o216, NULL, 106},
+    {80, 0x812, "RRRP", o217, NULL, 1543},
+    {80, 0x817, "RRP", o218, NULL, 148},
+    {80, 0x819, "GRRR", o219, NULL, 43},
+    {80, 0x819, "RRR", o220, NULL, 3273},
+    {80, 0x81c, "PPPPP", o221, NULL, 2},
+    {80, 0x81c, "PPPPQ", o222, NULL, 25},
+    {80, 0x820, "GRR", o223, t223, 6},
+    {80, 0x820, "RR", o224, NULL, 2},
+    {80, 0x823, "GRRR", o225, NULL, 4},
+    {80, 0x824, "GRRR", o226, NULL, 126},
+    {80, 0x824, "RRR", o227, NULL, 3032},
+    {80, 0x824, "RRRP", o228, NULL, 18},
+    {80, 0x825, "GRRR", o229, NULL, 2},
+    {80, 0x825, "RRR", o230, NULL, 360},
+    {80, 0x827, "RRR", o231, NULL, 1},
+    {80, 0x83b, "RR", o232, NULL, 149},
+    {80, 0x88c, "QQUQ", o233, NULL, 6},
+    {80, 0x890, "UQUU", o234, t234, 1},
+    {80, 0x890, "UUU", o235, t235, 25},
+    {80, 0x891, "UU", o236, NULL, 7},
+    {80, 0x899, "UUU", o237, NULL, 258},
+    {80, 0x918, "", o238, NULL, 1087},
+    {80, 0x919, "R", o239, NULL, 468},
+    {80, 0x941, "B", o240, NULL, 360},
+    {80, 0x944, "", o241, NULL, 5},
+    {80, 0x944, "G", o242, NULL, 91},
+    {80, 0x945, "B", o243, NULL, 360},
+    {80, 0x947, "", o244, NULL, 272},
+    {80, 0x947, "G", o245, NULL, 974},
+    {80, 0x947, "U", o246, NULL, 2},
+    {80, 0x948, "", o247, NULL, 1},
+    {80, 0x94d, "", o248, NULL, 93},
+    {80, 0x94d, "G", o249, NULL, 5},
+    {80, 0x950, "R", o250, NULL, 3},
+    {80, 0x981, "GRUR", o251, NULL, 196},
+    {80, 0x981, "RUR", o252, NULL, 3048},
+    {80, 0x983, "RR", o253, NULL, 65},
+    {80, 0x984, "GRR", o254, NULL, 3},
+    {80, 0x984, "R", o255, NULL, 1},
+    {80, 0x984, "RR", o256, NULL, 3120},
+    {80, 0x984, "RRU", o257, NULL, 12},
+    {80, 0x984, "RU", o258, NULL, 96},
+    {80, 0x986, "GURR", o259, NULL, 1},
+    {80, 0x986, "URR", o260, NULL, 2155},
+    {80, 0x988, "RUR", o261, NULL, 4},
+    {80, 0x989, "PRRR", o262, NULL, 8},
+    {80, 0x9c3, "U", o263, NULL, 139},
+    {80, 0xa02, "R", o264, NULL, 69},
+    {80, 0xa0c, "PPRP", o265, NULL, 184},
+    {80, 0xa10, "GRPRR", o266, NULL, 4},
+    {80, 0xa10, "GRRRPP", o267, NULL, 4},
+    {80, 0xa10, "RPRR", o268, NULL, 24},
+    {80, 0xa10, "RRRPP", o269, NULL, 24},
+    {80, 0xa11, "GRPR", o270, NULL, 174},
+    {80, 0xa11, "GRRRP", o271, NULL, 174},
+    {80, 0xa11, "RPR", o272, NULL, 1196},
+    {80, 0xa11, "RRRP", o273, NULL, 1196},
+    {80, 0xa20, "RR", o274, NULL, 1564},
+    {80, 0xa23, "RRR", o275, NULL, 1548},
+    {80, 0xa24, "GRRR", o276, NULL, 33},
+    {80, 0xa24, "RRR", o277, NULL, 818},
+    {80, 0xa25, "GRRR", o278, NULL, 87},
+    {80, 0xa25, "RRR", o279, NULL, 1255},
+    {80, 0xa28, "RR", o280, t280, 760},
+    {80, 0xa2b, "RRR", o281, NULL, 760},
+    {80, 0xab9, "U", o282, NULL, 233},
+    {80, 0xb1d, "", o283, NULL, 181},
+    {80, 0xc02, "RU", o284, NULL, 11},
+    {80, 0xc10, "GRPPRUR", o285, NULL, 19},
+    {80, 0xc10, "GRPRUR", o286, NULL, 18},
+    {80, 0xc10, "GRRUR", o287, NULL, 19},
+    {80, 0xc10, "RPPRUR", o288, NULL, 37},
+    {80, 0xc10, "RPRUR", o289, NULL, 1018},
+    {80, 0xc10, "RRUR", o290, NULL, 117},
+    {80, 0xc11, "RRU", o291, NULL, 45},
+    {80, 0xc24, "GRRUR", o292, NULL, 33},
+    {80, 0xc24, "RRUR", o293, NULL, 807},
+    {80, 0xc82, "UU", o294, NULL, 25},
+    {80, 0xe24, "RRRU", o295, t295, 38},
+    {80, 0xf89, "PRR", o296, NULL, 10},
+    {86, 0x202, "GRR", o297, NULL, 52},
+    {86, 0x202, "RR", o298, NULL, 398},
+    {86, 0x208, "RRRP", o299, NULL, 2},
+    {86, 0x209, "RRRP", o300, NULL, 4},
+    {86, 0x20b, "PPRRP", o301, NULL, 2},
+    {86, 0x20c, "PPRRP", o302, NULL, 128},
+    {86, 0x210, "GRPPRRR", o303, NULL, 65},
+    {86, 0x210, "GRPRRR", o304, NULL, 43},
+    {86, 0x210, "GRRRR", o305, NULL, 37},
+    {86, 0x210, "GRRRRPP", o306, NULL, 87},
+    {86, 0x210, "RPPRRR", o307, NULL, 117},
+    {86, 0x210, "RPRRR", o308, NULL, 588},
+    {86, 0x210, "RRRR", o309, NULL, 842},
+    {86, 0x210, "RRRRPP", o310, NULL, 182},
+    {86, 0x211, "GRRR", o311, NULL, 24},
+    {86, 0x211, "GRRRP", o312, NULL, 61},
+    {86, 0x211, "RPRR", o313, NULL, 110},
+    {86, 0x211, "RRR", o314, NULL, 419},
+    {86, 0x211, "RRRP", o315, NULL, 1615},
+    {86, 0x211, "RRRR", o316, NULL, 1369},
+    {86, 0x211, "RRRRP", o317, NULL, 70},
+    {86, 0x212, "PRRRRP", o318, NULL, 2},
+    {86, 0x212, "RRRRP", o319, t319, 2},
+    {86, 0x217, "RRRP", o320, NULL, 28},
+    {86, 0x219, "RRRR", o321, NULL, 6},
+    {86, 0x220, "GRRR", o322, t322, 6},
+    {86, 0x220, "RRR", o323, NULL, 388},
+    {86, 0x221, "GRRR", o324, NULL, 9},
+    {86, 0x221, "RRR", o325, NULL, 84},
+    {86, 0x223, "GRRRR", o326, t326, 2},
+    {86, 0x223, "RRRR", o327, NULL, 10210},
+    {86, 0x224, "GRRRR", o328, NULL, 128},
+    {86, 0x224, "RRRR", o329, NULL, 571},
+    {86, 0x224, "RRRRP", o330, NULL, 8},
+    {86, 0x225, "RRRR", o331, NULL, 17},
+    {86, 0x22b, "RRRR", o332, NULL, 9504},
+    {86, 0x230, "RRR", o333, NULL, 448},
+    {86, 0x23c, "RRRR", o334, NULL, 336},
+    {86, 0x23e, "RRR", o335, t335, 192},
+    {86, 0x28c, "QQUUQ", o336, NULL, 22},
+    {86, 0x290, "HUUUU", o337, NULL, 2},
+    {86, 0x290, "UUUUQQ", o338, NULL, 1},
+    {86, 0x308, "GRR", o339, NULL, 4},
+    {86, 0x308, "RR", o340, NULL, 12},
+    {86, 0x348, "R", o341, NULL, 1},
+    {86, 0x388, "GRR", o342, NULL, 181},
+    {86, 0x388, "RR", o343, NULL, 1078},
+    {86, 0x389, "PRRRR", o344, t344, 1},
+    {86, 0x423, "GRRR", o345, NULL, 2},
+    {86, 0x423, "RRR", o346, NULL, 4},
+    {86, 0x424, "GRRR", o347, NULL, 17},
+    {86, 0x424, "RRR", o348, NULL, 132},
+    {86, 0x624, "RRR", o349, t349, 107},
+    {86, 0x624, "RRRP", o350, t350, 1},
+    {86, 0x625, "RRR", o351, NULL, 10},
+    {86, 0x802, "R", o352, NULL, 27},
+    {86, 0x803, "RR", o353, NULL, 7},
+    {86, 0x805, "GR", o354, NULL, 14},
+    {86, 0x805, "R", o355, NULL, 3057},
+    {86, 0x807, "RRP", o356, NULL, 4},
+    {86, 0x80b, "PPRP", o357, NULL, 6},
+    {86, 0x80c, "PPRP", o358, NULL, 860},
+    {86, 0x810, "GRRR", o359, NULL, 11},
+    {86, 0x810, "RPRR", o360, NULL, 6},
+    {86, 0x810, "RRR", o361, NULL, 1396},
+    {86, 0x811, "GRR", o362, NULL, 67},
+    {86, 0x811, "RR", o363, NULL, 439},
+    {86, 0x811, "RRR", o364, NULL, 166},
+    {86, 0x812, "PRRRP", o365, NULL, 106},
+    {86, 0x812, "RRRP", o366, NULL, 1529},
+    {86, 0x817, "RRP", o367, NULL, 148},
+    {86, 0x819, "GRRR", o368, NULL, 43},
+    {86, 0x819, "RRR", o369, NULL, 3295},
+    {86, 0x81c, "PPPPP", o370, NULL, 2},
+    {86, 0x81c, "PPPPQ", o371, NULL, 28},
+    {86, 0x820, "GRR", o372, t372, 6},
+    {86, 0x820, "RR", o373, t373, 2},
+    {86, 0x823, "GRRR", o374, NULL, 4},
+    {86, 0x824, "GRRR", o375, NULL, 130},
+    {86, 0x824, "RRR", o376, NULL, 2988},
+    {86, 0x824, "RRRP", o377, NULL, 18},
+    {86, 0x825, "GRRR", o378, NULL, 2},
+    {86, 0x825, "RRR", o379, NULL, 360},
+    {86, 0x827, "RRR", o380, NULL, 1},
+    {86, 0x83b, "RR", o381, NULL, 149},
+    {86, 0x88c, "QQUQ", o382, NULL, 6},
+    {86, 0x890, "UQUU", o383, t383, 1},
+    {86, 0x890, "UUU", o384, t384, 28},
+    {86, 0x891, "UU", o385, NULL, 7},
+    {86, 0x899, "UUU", o386, NULL, 253},
+    {86, 0x918, "", o387, NULL, 1103},
+    {86, 0x919, "R", o388, NULL, 425},
+    {86, 0x941, "B", o389, NULL, 360},
+    {86, 0x944, "", o390, NULL, 5},
+    {86, 0x944, "G", o391, NULL, 91},
+    {86, 0x945, "B", o392, NULL, 360},
+    {86, 0x947, "", o393, NULL, 272},
+    {86, 0x947, "G", o394, NULL, 974},
+    {86, 0x947, "U", o395, NULL, 2},
+    {86, 0x948, "", o396, NULL, 1},
+    {86, 0x94d, "", o397, NULL, 93},
+    {86, 0x94d, "G", o398, NULL, 5},
+    {86, 0x950, "R", o399, NULL, 3},
+    {86, 0x981, "GRUR", o400, NULL, 196},
+    {86, 0x981, "RUR", o401, NULL, 3048},
+    {86, 0x984, "GRR", o402, NULL, 3},
+    {86, 0x984, "R", o403, NULL, 1},
+    {86, 0x984, "RR", o404, NULL, 3120},
+    {86, 0x984, "RRU", o405, NULL, 12},
+    {86, 0x984, "RU", o406, NULL, 96},
+    {86, 0x986, "GURR", o407, NULL, 1},
+    {86, 0x986, "URR", o408, NULL, 2155},
+    {86, 0x988, "RUR", o409, NULL, 4},
+    {86, 0x989, "PRRR", o410, NULL, 8},
+    {86, 0x9c3, "U", o411, NULL, 139},
+    {86, 0xa02, "R", o412, NULL, 68},
+    {86, 0xa0c, "PPRP", o413, NULL, 181},
+    {86, 0xa10, "GRPRR", o414, NULL, 4},
+    {86, 0xa10, "GRRRPP", o415, NULL, 4},
+    {86, 0xa10, "RPRR", o416, NULL, 24},
+    {86, 0xa10, "RRRPP", o417, NULL, 24},
+    {86, 0xa11, "GRPR", o418, NULL, 174},
+    {86, 0xa11, "GRRRP", o419, NULL, 174},
+    {86, 0xa11, "RPR", o420, NULL, 1196},
+    {86, 0xa11, "RRRP", o421, NULL, 1196},
+    {86, 0xa20, "RR", o422, NULL, 1564},
+    {86, 0xa23, "RRR", o423, NULL, 1548},
+    {86, 0xa24, "GRRR", o424, NULL, 33},
+    {86, 0xa24, "RRR", o425, NULL, 829},
+    {86, 0xa25, "GRRR", o426, NULL, 87},
+    {86, 0xa25, "RRR", o427, NULL, 1255},
+    {86, 0xa28, "RR", o428, t428, 760},
+    {86, 0xa2b, "RRR", o429, NULL, 760},
+    {86, 0xab9, "U", o430, NULL, 262},
+    {86, 0xb1d, "", o431, NULL, 181},
+    {86, 0xc02, "RU", o432, NULL, 11},
+    {86, 0xc10, "GRPPRUR", o433, NULL, 22},
+    {86, 0xc10, "GRPRUR", o434, NULL, 18},
+    {86, 0xc10, "GRRUR", o435, NULL, 22},
+    {86, 0xc10, "RPPRUR", o436, NULL, 43},
+    {86, 0xc10, "RPRUR", o437, NULL, 1030},
+    {86, 0xc10, "RRUR", o438, NULL, 160},
+    {86, 0xc11, "RRU", o439, NULL, 45},
+    {86, 0xc24, "GRRUR", o440, NULL, 30},
+    {86, 0xc24, "RRUR", o441, NULL, 775},
+    {86, 0xc82, "UU", o442, NULL, 28},
+    {86, 0xe24, "RRRU", o443, t443, 44},
+    {86, 0xf89, "PRR", o444, NULL, 10},
+    {89, 0x202, "GRR", o445, NULL, 53},
+    {89, 0x202, "RR", o446, NULL, 411},
+    {89, 0x208, "RRRP", o447, NULL, 2},
+    {89, 0x209, "RRRP", o448, NULL, 4},
+    {89, 0x20b, "PPRRP", o449, NULL, 2},
+    {89, 0x20c, "PPRRP", o450, NULL, 128},
+    {89, 0x210, "GRPPRRR", o451, NULL, 65},
+    {89, 0x210, "GRPRRR", o452, NULL, 43},
+    {89, 0x210, "GRRRR", o453, NULL, 39},
+    {89, 0x210, "GRRRRPP", o454, NULL, 87},
+    {89, 0x210, "RPPRRR", o455, NULL, 117},
+    {89, 0x210, "RPRRR", o456, NULL, 588},
+    {89, 0x210, "RRRR", o457, NULL, 862},
+    {89, 0x210, "RRRRPP", o458, NULL, 182},
+    {89, 0x211, "GRRR", o459, NULL, 29},
+    {89, 0x211, "GRRRP", o460, NULL, 61},
+    {89, 0x211, "RPRR", o461, NULL, 108},
+    {89, 0x211, "RRR", o462, NULL, 425},
+    {89, 0x211, "RRRP", o463, NULL, 1615},
+    {89, 0x211, "RRRR", o464, NULL, 1368},
+    {89, 0x211, "RRRRP", o465, NULL, 68},
+    {89, 0x212, "PRRRRP", o466, NULL, 2},
+    {89, 0x212, "RRRRP", o467, t467, 2},
+    {89, 0x217, "RRRP", o468, NULL, 28},
+    {89, 0x219, "RRRR", o469, NULL, 6},
+    {89, 0x220, "GRRR", o470, t470, 6},
+    {89, 0x220, "RRR", o471, NULL, 388},
+    {89, 0x221, "GRRR", o472, NULL, 9},
+    {89, 0x221, "RRR", o473, NULL, 84},
+    {89, 0x223, "GRRRR", o474, t474, 2},
+    {89, 0x223, "RRRR", o475, NULL, 10338},
+    {89, 0x224, "GRRRR", o476, NULL, 126},
+    {89, 0x224, "RRRR", o477, NULL, 567},
+    {89, 0x224, "RRRRP", o478, NULL, 8},
+    {89, 0x225, "RRRR", o479, NULL, 16},
+    {89, 0x22b, "RRRR", o480, NULL, 9504},
+    {89, 0x230, "RRR", o481, NULL, 448},
+    {89, 0x23c, "RRRR", o482, NULL, 332},
+    {89, 0x23e, "RRR", o483, t483, 192},
+    {89, 0x28c, "QQUUQ", o484, NULL, 22},
+    {89, 0x290, "HUUUU", o485, NULL, 2},
+    {89, 0x290, "UUUUQQ", o486, NULL, 1},
+    {89, 0x308, "GRR", o487, NULL, 4},
+    {89, 0x308, "RR", o488, NULL, 12},
+    {89, 0x348, "R", o489, NULL, 1},
+    {89, 0x387, "RR", o490, NULL, 1},
+    {89, 0x388, "GRR", o491, NULL, 181},
+    {89, 0x388, "RR", o492, NULL, 1078},
+    {89, 0x389, "PRRRR", o493, t493, 1},
+    {89, 0x423, "GRRR", o494, NULL, 2},
+    {89, 0x423, "RRR", o495, NULL, 4},
+    {89, 0x424, "GRRR", o496, NULL, 16},
+    {89, 0x424, "RRR", o497, NULL, 124},
+    {89, 0x624, "RRR", o498, t498, 107},
+    {89, 0x624, "RRRP", o499, t499, 1},
+    {89, 0x625, "RRR", o500, NULL, 10},
+    {89, 0x802, "R", o501, NULL, 27},
+    {89, 0x803, "RR", o502, NULL, 7},
+    {89, 0x805, "GR", o503, NULL, 14},
+    {89, 0x805, "R", o504, NULL, 3051},
+    {89, 0x807, "RRP", o505, NULL, 4},
+    {89, 0x80b, "PPRP", o506, NULL, 6},
+    {89, 0x80c, "PPRP", o507, NULL, 860},
+    {89, 0x810, "GRRR", o508, NULL, 12},
+    {89, 0x810, "RPRR", o509, NULL, 6},
+    {89, 0x810, "RRR", o510, NULL, 1394},
+    {89, 0x811, "GRR", o511, NULL, 71},
+    {89, 0x811, "RR", o512, NULL, 440},
+    {89, 0x811, "RRR", o513, NULL, 166},
+    {89, 0x812, "PRRRP", o514, NULL, 106},
+    {89, 0x812, "RRRP", o515, NULL, 1526},
+    {89, 0x817, "RRP", o516, NULL, 148},
+    {89, 0x819, "GRRR", o517, NULL, 43},
+    {89, 0x819, "RRR", o518, NULL, 3290},
+    {89, 0x81c, "PPPPP", o519, NULL, 2},
+    {89, 0x81c, "PPPPQ", o520, NULL, 28},
+    {89, 0x820, "GRR", o521, t521, 6},
+    {89, 0x820, "RR", o522, t522, 2},
+    {89, 0x823, "GRRR", o523, NULL, 4},
+    {89, 0x824, "GRRR", o524, NULL, 126},
+    {89, 0x824, "RRR", o525, NULL, 2945},
+    {89, 0x824, "RRRP", o526, NULL, 18},
+    {89, 0x825, "GRRR", o527, NULL, 2},
+    {89, 0x825, "RRR", o528, NULL, 361},
+    {89, 0x827, "RRR", o529, NULL, 1},
+    {89, 0x83b, "RR", o530, NULL, 146},
+    {89, 0x88c, "QQUQ", o531, NULL, 6},
+    {89, 0x890, "UQUU", o532, t532, 1},
+    {89, 0x890, "UUU", o533, t533, 28},
+    {89, 0x891, "UU", o534, NULL, 7},
+    {89, 0x899, "UUU", o535, NULL, 253},
+    {89, 0x918, "", o536, NULL, 1094},
+    {89, 0x919, "R", o537, NULL, 422},
+    {89, 0x941, "B", o538, NULL, 360},
+    {89, 0x944, "", o539, NULL, 5},
+    {89, 0x944, "G", o540, NULL, 91},
+    {89, 0x945, "B", o541, NULL, 360},
+    {89, 0x947, "", o542, NULL, 272},
+    {89, 0x947, "G", o543, NULL, 974},
+    {89, 0x947, "U", o544, NULL, 2},
+    {89, 0x948, "", o545, NULL, 1},
+    {89, 0x94d, "", o546, NULL, 93},
+    {89, 0x94d, "G", o547, NULL, 5},
+    {89, 0x950, "R", o548, NULL, 3},
+    {89, 0x981, "GRUR", o549, NULL, 196},
+    {89, 0x981, "RUR", o550, NULL, 3056},
+    {89, 0x983, "RR", o551, NULL, 1},
+    {89, 0x984, "GRR", o552, NULL, 3},
+    {89, 0x984, "R", o553, NULL, 1},
+    {89, 0x984, "RR", o554, NULL, 3136},
+    {89, 0x984, "RRU", o555, NULL, 12},
+    {89, 0x984, "RU", o556, NULL, 96},
+    {89, 0x986, "GURR", o557, NULL, 1},
+    {89, 0x986, "URR", o558, NULL, 2163},
+    {89, 0x988, "RUR", o559, NULL, 4},
+    {89, 0x989, "PRRR", o560, NULL, 8},
+    {89, 0x9c3, "U", o561, NULL, 139},
+    {89, 0xa02, "R", o562, NULL, 68},
+    {89, 0xa0c, "PPRP", o563, NULL, 181},
+    {89, 0xa10, "GRPRR", o564, NULL, 4},
+    {89, 0xa10, "GRRRPP", o565, NULL, 4},
+    {89, 0xa10, "RPRR", o566, NULL, 24},
+    {89, 0xa10, "RRRPP", o567, NULL, 24},
+    {89, 0xa11, "GRPR", o568, NULL, 174},
+    {89, 0xa11, "GRRRP", o569, NULL, 174},
+    {89, 0xa11, "RPR", o570, NULL, 1195},
+    {89, 0xa11, "RRRP", o571, NULL, 1195},
+    {89, 0xa20, "RR", o572, NULL, 1564},
+    {89, 0xa23, "RRR", o573, NULL, 1548},
+    {89, 0xa24, "GRRR", o574, NULL, 33},
+    {89, 0xa24, "RRR", o575, NULL, 833},
+    {89, 0xa25, "GRRR", o576, NULL, 87},
+    {89, 0xa25, "RRR", o577, NULL, 1254},
+    {89, 0xa28, "RR", o578, t578, 760},
+    {89, 0xa2b, "RRR", o579, NULL, 760},
+    {89, 0xab9, "U", o580, NULL, 262},
+    {89, 0xb1d, "", o581, NULL, 181},
+    {89, 0xc02, "RU", o582, NULL, 12},
+    {89, 0xc10, "GRPPRUR", o583, NULL, 22},
+    {89, 0xc10, "GRPRUR", o584, NULL, 18},
+    {89, 0xc10, "GRRUR", o585, NULL, 22},
+    {89, 0xc10, "RPPRUR", o586, NULL, 43},
+    {89, 0xc10, "RPRUR", o587, NULL, 1030},
+    {89, 0xc10, "RRUR", o588, NULL, 166},
+    {89, 0xc11, "RRU", o589, NULL, 45},
+    {89, 0xc24, "GRRUR", o590, NULL, 30},
+    {89, 0xc24, "RRUR", o591, NULL, 775},
+    {89, 0xc82, "UU", o592, NULL, 28},
+    {89, 0xe24, "RRRU", o593, t593, 43},
+    {89, 0xf89, "PRR", o594, NULL, 10},
+    {90, 0x202, "GRR", o595, NULL, 49},
+    {90, 0x202, "RR", o596, NULL, 315},
+    {90, 0x208, "RRRP", o597, NULL, 1},
+    {90, 0x209, "RRRP", o598, NULL, 4},
+    {90, 0x20b, "PPRRP", o599, NULL, 2},
+    {90, 0x20c, "PPRRP", o600, NULL, 132},
+    {90, 0x210, "GRPPRRR", o601, NULL, 57},
+    {90, 0x210, "GRPRRR", o602, NULL, 44},
+    {90, 0x210, "GRRRR", o603, NULL, 31},
+    {90, 0x210, "GRRRRPP", o604, NULL, 90},
+    {90, 0x210, "RPPRRR", o605, NULL, 101},
+    {90, 0x210, "RPRRR", o606, NULL, 555},
+    {90, 0x210, "RRRR", o607, NULL, 788},
+    {90, 0x210, "RRRRPP", o608, NULL, 182},
+    {90, 0x211, "GRPRR", o609, NULL, 176},
+    {90, 0x211, "GRRR", o610, NULL, 55},
+    {90, 0x211, "GRRRP", o611, NULL, 60},
+    {90, 0x211, "GRRRRP", o612, NULL, 176},
+    {90, 0x211, "RPRR", o613, NULL, 463},
+    {90, 0x211, "RRR", o614, NULL, 806},
+    {90, 0x211, "RRRP", o615, NULL, 1623},
+    {90, 0x211, "RRRR", o616, NULL, 1445},
+    {90, 0x211, "RRRRP", o617, NULL, 423},
+    {90, 0x212, "PRRRRP", o618, NULL, 2},
+    {90, 0x212, "RRRRP", o619, t619, 2},
+    {90, 0x219, "RRRR", o620, NULL, 6},
+    {90, 0x220, "GRRR", o621, t621, 6},
+    {90, 0x220, "RRR", o622, NULL, 388},
+    {90, 0x221, "GRRR", o623, NULL, 11},
+    {90, 0x221, "RRR", o624, NULL, 83},
+    {90, 0x223, "GRRRR", o625, t625, 2},
+    {90, 0x223, "RRRR", o626, NULL, 10338},
+    {90, 0x224, "GRRRR", o627, NULL, 166},
+    {90, 0x224, "RRRR", o628, NULL, 657},
+    {90, 0x224, "RRRRP", o629, NULL, 10},
+    {90, 0x225, "GRRRR", o630, NULL, 88},
+    {90, 0x225, "RRRR", o631, NULL, 262},
+    {90, 0x22b, "RRRR", o632, NULL, 9504},
+    {90, 0x230, "RRR", o633, NULL, 448},
+    {90, 0x23c, "RRRR", o634, NULL, 336},
+    {90, 0x23e, "RRR", o635, NULL, 192},
+    {90, 0x246, "RRRRP", o636, NULL, 2},
+    {90, 0x248, "RRRP", o637, NULL, 32},
+    {90, 0x28c, "QQUUQ", o638, NULL, 31},
+    {90, 0x290, "UUUUQQ", o639, t639, 2},
+    {90, 0x291, "UUU", o640, NULL, 170},
+    {90, 0x2a4, "UUUU", o641, NULL, 1},
+    {90, 0x2a5, "UUUU", o642, NULL, 1},
+    {90, 0x308, "GRR", o643, NULL, 4},
+    {90, 0x308, "RR", o644, NULL, 12},
+    {90, 0x348, "R", o645, NULL, 3},
+    {90, 0x387, "RR", o646, NULL, 73},
+    {90, 0x388, "GRR", o647, NULL, 181},
+    {90, 0x388, "RR", o648, NULL, 1096},
+    {90, 0x389, "PRRRR", o649, NULL, 3},
+    {90, 0x423, "GRRR", o650, NULL, 2},
+    {90, 0x423, "RRR", o651, NULL, 4},
+    {90, 0x424, "RRR", o652, t652, 25},
+    {90, 0x435, "RRR", o653, NULL, 158},
+    {90, 0x446, "RRRP", o654, t654, 1},
+    {90, 0x802, "GR", o655, NULL, 2},
+    {90, 0x802, "R", o656, NULL, 210},
+    {90, 0x803, "RR", o657, NULL, 7},
+    {90, 0x805, "GR", o658, NULL, 12},
+    {90, 0x805, "R", o659, NULL, 3027},
+    {90, 0x807, "RRP", o660, NULL, 4},
+    {90, 0x80b, "PPRP", o661, NULL, 6},
+    {90, 0x80c, "PPRP", o662, NULL, 873},
+    {90, 0x810, "GRRR", o663, NULL, 9},
+    {90, 0x810, "RPRR", o664, NULL, 5},
+    {90, 0x810, "RRR", o665, NULL, 623},
+    {90, 0x811, "RRR", o666, NULL, 167},
+    {90, 0x812, "PRRRP", o667, NULL, 107},
+    {90, 0x812, "RRRP", o668, NULL, 1583},
+    {90, 0x819, "GRRR", o669, NULL, 39},
+    {90, 0x819, "RRR", o670, NULL, 3382},
+    {90, 0x81c, "PPPPP", o671, NULL, 2},
+    {90, 0x81c, "PPPPQ", o672, NULL, 34},
+    {90, 0x820, "GRR", o673, t673, 6},
+    {90, 0x820, "RR", o674, NULL, 2},
+    {90, 0x823, "GRRR", o675, NULL, 4},
+    {90, 0x824, "GRRR", o676, NULL, 191},
+    {90, 0x824, "RRR", o677, NULL, 3435},
+    {90, 0x824, "RRRP", o678, NULL, 28},
+    {90, 0x825, "GRRR", o679, NULL, 1},
+    {90, 0x825, "RRR", o680, NULL, 375},
+    {90, 0x827, "RRR", o681, NULL, 1},
+    {90, 0x836, "GRR", o682, NULL, 9},
+    {90, 0x836, "RR", o683, NULL, 1016},
+    {90, 0x83b, "RR", o684, NULL, 149},
+    {90, 0x846, "RRRP", o685, NULL, 1},
+    {90, 0x848, "RRP", o686, NULL, 162},
+    {90, 0x882, "U", o687, NULL, 159},
+    {90, 0x88c, "QQUQ", o688, NULL, 3},
+    {90, 0x890, "UQUU", o689, t689, 2},
+    {90, 0x890, "UUU", o690, NULL, 158},
+    {90, 0x899, "UUU", o691, NULL, 257},
+    {90, 0x8a5, "UUU", o692, t692, 1},
+    {90, 0x918, "", o693, NULL, 1179},
+    {90, 0x919, "GR", o694, NULL, 2},
+    {90, 0x919, "R", o695, NULL, 703},
+    {90, 0x91b, "", o696, NULL, 3},
+    {90, 0x941, "B", o697, NULL, 364},
+    {90, 0x944, "", o698, NULL, 2},
+    {90, 0x945, "B", o699, NULL, 364},
+    {90, 0x947, "", o700, NULL, 185},
+    {90, 0x947, "G", o701, NULL, 1077},
+    {90, 0x947, "U", o702, NULL, 1},
+    {90, 0x948, "", o703, NULL, 1},
+    {90, 0x94d, "", o704, NULL, 97},
+    {90, 0x94d, "G", o705, NULL, 5},
+    {90, 0x950, "R", o706, NULL, 2},
+    {90, 0x980, "RUR", o707, NULL, 1},
+    {90, 0x981, "GRUR", o708, NULL, 196},
+    {90, 0x981, "RUR", o709, NULL, 3079},
+    {90, 0x983, "RR", o710, NULL, 73},
+    {90, 0x984, "GRR", o711, NULL, 3},
+    {90, 0x984, "RR", o712, NULL, 3180},
+    {90, 0x984, "RU", o713, NULL, 65},
+    {90, 0x985, "URR", o714, NULL, 1},
+    {90, 0x986, "GURR", o715, NULL, 1},
+    {90, 0x986, "URR", o716, NULL, 2193},
+    {90, 0x989, "PRRR", o717, NULL, 8},
+    {90, 0x98e, "URR", o718, NULL, 1},
+    {90, 0x9a8, "PRURR", o719, t719, 1},
+    {90, 0x9c3, "U", o720, NULL, 300},
+    {90, 0xab9, "U", o721, NULL, 1066},
+    {90, 0xb1d, "", o722, NULL, 183},
+    {90, 0xb82, "R", o723, NULL, 472},
+    {90, 0xc02, "RU", o724, NULL, 11},
+    {90, 0xc0c, "PPRUP", o725, NULL, 171},
+    {90, 0xc10, "GRPPRUR", o726, NULL, 31},
+    {90, 0xc10, "GRPRUR", o727, NULL, 18},
+    {90, 0xc10, "GRRUR", o728, NULL, 7},
+    {90, 0xc10, "RPPRUR", o729, NULL, 61},
+    {90, 0xc10, "RPRUR", o730, NULL, 1109},
+    {90, 0xc10, "RRUR", o731, NULL, 57},
+    {90, 0xc10, "RRURPP", o732, NULL, 16},
+    {90, 0xc11, "GRRU", o733, NULL, 2},
+    {90, 0xc11, "RPRU", o734, NULL, 856},
+    {90, 0xc11, "RRU", o735, NULL, 768},
+    {90, 0xc11, "RRUP", o736, NULL, 12},
+    {90, 0xc11, "RRURP", o737, NULL, 856},
+    {90, 0xc20, "RRU", o738, NULL, 1580},
+    {90, 0xc23, "RRUR", o739, NULL, 1564},
+    {90, 0xc24, "GRRUR", o740, NULL, 29},
+    {90, 0xc24, "RRUR", o741, NULL, 1536},
+    {90, 0xc25, "RRUR", o742, NULL, 1003},
+    {90, 0xc28, "RRU", o743, t743, 760},
+    {90, 0xc2b, "RRUR", o744, NULL, 760},
+    {90, 0xc36, "GRRU", o745, NULL, 25},
+    {90, 0xc36, "RRU", o746, NULL, 189},
+    {90, 0xc46, "RRURP", o747, NULL, 1},
+    {90, 0xc48, "RRUP", o748, NULL, 2},
+    {90, 0xc82, "UU", o749, NULL, 51},
+    {90, 0xe24, "GRRRU", o750, NULL, 2},
+    {90, 0xe24, "RRRU", o751, NULL, 63},
+    {90, 0xe25, "RRRU", o752, NULL, 21},
+    {90, 0xe46, "RRRUP", o753, NULL, 1},
+    {90, 0xf89, "PRR", o754, NULL, 10},
 };
 const size_t rs_sass_nforms = sizeof rs_sass_forms / sizeof *rs_sass_forms;

@@ -7,7 +7,8 @@
  * bits 0-11 and the scheduling/reuse bits 105-127 are never candidates). A token's field is
  * trusted when exactly one candidate is left; a token that left several (a register that never
  * varied, say) or none (the operand is not one plain field) stays untrusted and a lowering that
- * would change it refuses the kernel. rs_sass_fields_check then re-encodes every instruction
+ * would change it refuses the kernel. Two exceptions, both checked on the samples: the guard (see
+ * rs_sass_learn_emit) and tied tokens (operands that always held the same register). rs_sass_fields_check then re-encodes every instruction
  * and compares the words: the table in fields.c is only regenerated from runs where it holds. */
 #include "sass/lower.h"
 #include <stdio.h>
@@ -21,6 +22,7 @@ typedef struct {
   uint32_t samples;
   uint64_t cand[RS_MAX_TOKENS][2]; /* bit o: offset o still fits */
   uint64_t vals[RS_MAX_TOKENS][4]; /* distinct values seen */
+  uint32_t eq[RS_MAX_TOKENS];      /* tokens of the same kind that always held the same register */
 } group;
 
 struct rs_sass_learner {
@@ -125,6 +127,11 @@ static int learn_one(void *ctx, unsigned sm, const uint64_t w[2], const rs_sass_
                      const char *name, rs_err *e) {
   (void)l, (void)name, (void)e;
   group *g = find_group(ctx, sm, (unsigned)(w[0] & 0xfff), t);
+  for (unsigned k = 0; k < t->n; k++) {
+    uint32_t same = 0;
+    for (unsigned j = 0; j < t->n; j++) same |= (uint32_t)(t->kind[j] == t->kind[k] && t->val[j] == t->val[k]) << j;
+    g->eq[k] = g->samples ? g->eq[k] & same : same;
+  }
   g->samples++;
   for (unsigned k = 0; k < t->n; k++) {
     unsigned wd = rs_tk_width[t->kind[k]];
@@ -184,18 +191,45 @@ char *rs_sass_learn_emit(const rs_sass_learner *L, uint32_t *forms, uint32_t *to
         int o = g[i].cand[k][0] ? __builtin_ctzll(g[i].cand[k][0]) : 64 + __builtin_ctzll(g[i].cand[k][1]);
         guard_at = guard_at == -2 || guard_at == o ? o : -1;
       }
+  uint8_t *has_tie = rs_xcalloc(L->n + 1, 1);
   for (uint32_t i = 0; i < L->n; i++) {
-    P("static const int8_t o%u[] = {", i);
     size_t nt = strlen(g[i].shape);
+    int off[RS_MAX_TOKENS], tie[RS_MAX_TOKENS];
     for (size_t k = 0; k < nt; k++) {
-      int off = -1;
       unsigned pc = popcount2(g[i].cand[k]);
       bool guard = g[i].shape[k] == 'G' || g[i].shape[k] == 'H';
+      off[k] = tie[k] = -1;
+      if (pc == 1) off[k] = g[i].cand[k][0] ? __builtin_ctzll(g[i].cand[k][0]) : 64 + __builtin_ctzll(g[i].cand[k][1]);
+      else if (guard && guard_at >= 0 && (g[i].cand[k][guard_at >> 6] >> (guard_at & 63) & 1)) off[k] = guard_at;
+    }
+    /* Tied tokens: m tokens that always held the same register (UIADD3 UR4, UR4, ...; HMMA's D and
+     * C) each fit the same m offsets. Which is which is unknown, but with equal registers the words
+     * are the same either way: the j-th token takes the j-th offset and may only be written
+     * together with its partners, with the same register (rs_sass_encode refuses otherwise). */
+    for (size_t k = 0; k < nt; k++) {
+      if (off[k] >= 0 || tie[k] >= 0) continue;
+      uint32_t grp = g[i].eq[k];
+      unsigned m = (unsigned)__builtin_popcount(grp), pc = popcount2(g[i].cand[k]);
+      bool same = m >= 2 && pc == m;
+      for (size_t j = 0; j < nt && same; j++)
+        if (grp >> j & 1)
+          same = g[i].cand[j][0] == g[i].cand[k][0] && g[i].cand[j][1] == g[i].cand[k][1] && g[i].eq[j] == grp;
+      if (!same) continue;
+      uint64_t c[2] = {g[i].cand[k][0], g[i].cand[k][1]};
+      for (size_t j = 0; j < nt; j++) {
+        if (!(grp >> j & 1)) continue;
+        int o = c[0] ? __builtin_ctzll(c[0]) : 64 + __builtin_ctzll(c[1]);
+        c[o >> 6] &= ~(1ull << (o & 63));
+        off[j] = o;
+        tie[j] = (int)k;
+      }
+      has_tie[i] = 1;
+    }
+    P("static const int8_t o%u[] = {", i);
+    for (size_t k = 0; k < nt; k++) {
       (*tokens)++;
-      if (pc == 1) off = g[i].cand[k][0] ? __builtin_ctzll(g[i].cand[k][0]) : 64 + __builtin_ctzll(g[i].cand[k][1]);
-      else if (guard && guard_at >= 0 && (g[i].cand[k][guard_at >> 6] >> (guard_at & 63) & 1)) off = guard_at;
-      else (*untrusted)++;
-      P("%s%d", k ? ", " : "", off);
+      *untrusted += off[k] < 0;
+      P("%s%d", k ? ", " : "", off[k]);
     }
     P("%s};", nt ? "" : "0");
     for (size_t k = 0; k < nt; k++) {
@@ -203,15 +237,22 @@ char *rs_sass_learn_emit(const rs_sass_learner *L, uint32_t *forms, uint32_t *to
       bool guard = g[i].shape[k] == 'G' || g[i].shape[k] == 'H';
       if (pc != 1) P(" /* %zu: %u offsets fit, %u values%s */", k, pc,
                      popcount2(g[i].vals[k]) + popcount2(g[i].vals[k] + 2),
-                     guard && guard_at >= 0 && (g[i].cand[k][guard_at >> 6] >> (guard_at & 63) & 1) ? "; the guard's bit" : "");
+                     tie[k] >= 0 ? "; tied" : guard && off[k] >= 0 ? "; the guard's bit" : "");
     }
     P("\n");
+    if (has_tie[i]) {
+      P("static const int8_t t%u[] = {", i);
+      for (size_t k = 0; k < nt; k++) P("%s%d", k ? ", " : "", tie[k]);
+      P("};\n");
+    }
   }
   P("\nconst rs_sass_form rs_sass_forms[] = {\n");
   for (uint32_t i = 0; i < L->n; i++)
-    P("    {%u, 0x%03x, \"%s\", o%u, %u},\n", g[i].sm, g[i].opc, g[i].shape, i, g[i].samples);
+    if (has_tie[i]) P("    {%u, 0x%03x, \"%s\", o%u, t%u, %u},\n", g[i].sm, g[i].opc, g[i].shape, i, i, g[i].samples);
+    else P("    {%u, 0x%03x, \"%s\", o%u, NULL, %u},\n", g[i].sm, g[i].opc, g[i].shape, i, g[i].samples);
   P("};\nconst size_t rs_sass_nforms = sizeof rs_sass_forms / sizeof *rs_sass_forms;\n");
 #undef P
+  free(has_tie);
   free(g);
   return out;
 }

@@ -60,6 +60,8 @@ typedef struct {
   uint16_t opc;        /* word 0 bits 0-11 */
   const char *shape;   /* token letters */
   const int8_t *off;   /* per token: the field's lowest bit (0-127), -1 not trusted */
+  const int8_t *tie;   /* NULL, or per token: -1, or the first token of its tied group (operands
+                        * that always held the same register: written only all equal) */
   uint32_t samples;    /* instructions it was learned from */
 } rs_sass_form;
 

@@ -2,12 +2,14 @@
  * instance's MIR (what LLVM's VirtRegRewriter does), then let llc finish from after register
  * allocation (frame lowering, spill code, scheduling, waitcnts) to assembly or an HSA code object.
  * LLVM's MachineVerifier runs on every emitted kernel: an independent check of our verifier.
- * AMD only (MIR); NVIDIA SASS has no assembler here (docs/emit.md). */
+ * NVIDIA SASS (sass.c): no assembler exists, so the answer is written into the instance's cubin
+ * by sass/lower.c and read back by nvdisasm (docs/lower.md). */
 #ifndef RS_EMIT_H
 #define RS_EMIT_H
 #include "analysis/problem.h"
 #include "corpus/instance.h"
 #include "ir/ir.h"
+#include "sass/lower.h"
 #include <stdio.h>
 
 /* ---- rewrite.c: the register substitution ---- */
@@ -123,6 +125,28 @@ int rs_emit_kind_of(const char *path);
 /* The llc -O level of a corpus variant ("opt3_..." -> 3; default 2); params: its -D macros, so a
  * kernel macro named OPT is not taken for the level. */
 int rs_emit_variant_opt(const char *variant, const char *params);
+
+/* ---- sass.c: a passing answer on a form-sass instance to a cubin ---- */
+typedef struct {
+  rs_check_result verdict;  /* our verifier's result */
+  bool refused;             /* verifier rejected it, a hidden operand's value moved, or the written
+                             * listing joins values (why) */
+  bool encode_refused;      /* a changed operand has no trusted field (why) */
+  bool crosschecked;        /* nvdisasm read the written cubin back (x) */
+  rs_lower_stats low;
+  rs_crosscheck_stats x;
+  uint32_t regs[8];         /* register count written, per cubin function (first 8) */
+  char why[512];
+  double lower_s, xcheck_s;
+} rs_emit_sass_result;
+
+/* Verify, write the listing back, re-lift, lower into a copy of `cubin` (the instance's), write
+ * out_path, and (crosscheck) have nvdisasm (path or NULL: found as `corpus disasm` does) read
+ * it back; a cubin it disagrees with is removed. 0 written (and crosschecked when asked), 1
+ * refused or a crosscheck mismatch (res says which), -1 with e on bad input (no cubin, a cubin
+ * that does not parse, a .nv.info we cannot read) or when nvdisasm cannot run. */
+int rs_emit_sass(const rs_loaded *l, const char *answer, size_t len, const uint8_t *cubin, size_t cubin_len,
+                 const char *out_path, const char *nvdisasm, bool crosscheck, rs_emit_sass_result *res, rs_err *e);
 
 /* ---- check.c: --emit-check over a finished run ---- */
 typedef struct {

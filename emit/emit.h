@@ -149,12 +149,19 @@ int rs_emit_sass(const rs_loaded *l, const char *answer, size_t len, const uint8
                  const char *out_path, const char *nvdisasm, bool crosscheck, rs_emit_sass_result *res, rs_err *e);
 
 /* ---- check.c: --emit-check over a finished run ---- */
+enum { RS_EMIT_CHECK_NV_ARCHS = 6 }; /* sm_75 80 86 87 89 90 */
 typedef struct {
   uint32_t checked, llc_ok, llc_rejected, counts_mismatch, errors;
+  /* NVIDIA: lowered + crosschecked ok, refused for an untrusted field, a passing answer that joins
+   * values once written back (verifier gap), nvdisasm disagreeing (encoder bug); per arch the same
+   * four and errors */
+  uint32_t nv_checked, nv_ok, nv_encode_refused, nv_gap, nv_mismatch;
+  uint32_t nv_arch[RS_EMIT_CHECK_NV_ARCHS][5];
+  char last_outcome[32];
 } rs_emit_check_stats;
 
 /* For each model, emit and LLVM-verify up to n passing answers of the run (AMD instances, spread
- * over instances); writes RUN_DIR/emit-check.tsv (instance, model, attempt, outcome, counts,
+ * over instances; NVIDIA form-sass instances lowered and crosschecked by nvdisasm); writes RUN_DIR/emit-check.tsv (instance, model, attempt, outcome, counts,
  * message) and fills per-model stats (array of nmodels). A passing answer LLVM rejects is a
  * verifier bug: it is listed with both messages. */
 int rs_emit_check_run(const char *run_path, const char *corpus_path, const char *const *models, uint32_t nmodels,

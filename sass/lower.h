@@ -112,6 +112,8 @@ typedef struct {
  * in c's order (malloc'd). Errors name the file: no .nv.info, a record running past the
  * section, an unknown record format, a REGCOUNT of the wrong size or for no function. */
 int rs_nvinfo_read(const rs_cubin *c, const char *name, rs_nvinfo_func **funcs, rs_err *e);
+/* The kernel's parameter sizes in bytes by ordinal (EIATTR_KPARAM_INFO of .nv.info.FUNC). */
+int rs_nvinfo_params(const rs_cubin *c, const char *func, uint32_t *sizes, uint32_t max, uint32_t *n, rs_err *e);
 /* Set function i's count in both places (sh_info only where it holds the count). */
 void rs_nvinfo_set_regcount(rs_cubin *c, const rs_nvinfo_func *f, uint32_t count);
 

@@ -148,3 +148,34 @@ void rs_nvinfo_set_regcount(rs_cubin *c, const rs_nvinfo_func *f, uint32_t count
   put32(c->bytes + f->rec_off, count);
   if (f->sh_info >> 24) put32(c->bytes + f->shdr + 44, (f->sh_info & 0xffffffu) | count << 24);
 }
+
+int rs_nvinfo_params(const rs_cubin *c, const char *func, uint32_t *sizes, uint32_t max, uint32_t *n, rs_err *e) {
+  *n = 0;
+  char want[160];
+  snprintf(want, sizeof want, ".nv.info.%s", func);
+  unsigned shnum = u16(c->bytes + 0x3c);
+  for (unsigned i = 0; i < shnum; i++) {
+    sec s;
+    section(c, i, &s);
+    if (strcmp(s.name, want)) continue;
+    const uint8_t *p = c->bytes + s.off;
+    for (uint64_t at = 0; at < s.size;) {
+      if (s.size - at < 4) return rs_errf(e, want, 0, "truncated record at +0x%llx", (unsigned long long)at);
+      unsigned fmt = p[at], attr = p[at + 1];
+      uint64_t len = fmt == EIFMT_SVAL ? 4u + u16(p + at + 2) : fmt >= 1 && fmt <= 3 ? 4u : 0;
+      if (!len || len > s.size - at)
+        return rs_errf(e, want, 0, "record 0x%02x at +0x%llx: unknown format or past the section", attr,
+                       (unsigned long long)at);
+      if (attr == 0x17 /* EIATTR_KPARAM_INFO: u32 index, u16 ordinal, u16 offset, u32 flags (size << 18) */) {
+        if (len != 16) return rs_errf(e, want, 0, "EIATTR_KPARAM_INFO of %llu bytes", (unsigned long long)len);
+        unsigned ord = u16(p + at + 8);
+        if (ord >= max) return rs_errf(e, want, 0, "parameter %u: more than %u", ord, max);
+        sizes[ord] = u32(p + at + 12) >> 18 & 0x3fff;
+        if (ord + 1 > *n) *n = ord + 1;
+      }
+      at += len;
+    }
+    return 0;
+  }
+  return rs_errf(e, want, 0, "no such section in the cubin");
+}

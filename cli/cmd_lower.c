@@ -132,6 +132,31 @@ static int regcounts(int argc, char **argv) {
   return status;
 }
 
+/* `lower hazards X.cubin=L.sass...`: scoreboard hazards of each listing against the cubin's
+ * control bits (0 on ptxas's own). */
+static int hazards(int argc, char **argv) {
+  int status = argc > 2 ? 0 : 2;
+  uint32_t total = 0, files = 0;
+  for (int i = 2; i < argc; i++) {
+    rs_err e = {{0}};
+    rs_cubin c;
+    char *listing = NULL, first[400];
+    uint32_t n = 0;
+    if (load_pair(argv[i], NULL, &c, &listing, &e) || rs_sass_hazards_listing(&c, listing, argv[i], &n, first, sizeof first, &e)) {
+      fprintf(stderr, "regsweep lower: %s\n", e.msg);
+      status = 2;
+    } else {
+      files++;
+      total += n;
+      if (n) printf("%s: %u hazards; first: %s\n", argv[i], n, first), status = status ? status : 1;
+    }
+    free(listing);
+    rs_cubin_free(&c);
+  }
+  printf("hazards: %u listings, %u hazards\n", files, total);
+  return status;
+}
+
 static void print_xcheck(const rs_crosscheck_stats *x) {
   bool ok = rs_crosscheck_ok(x);
   printf("crosscheck (nvdisasm): %u functions, %u instructions, %u mismatches; other lines %u, %u differ; register "
@@ -150,6 +175,16 @@ int rs_lower_file(const char *cubin, const char *orig, const char *next, const u
     fprintf(stderr, "regsweep lower: %s\n", e.msg);
     rs_cubin_free(&c);
     return 2;
+  }
+  /* the scheduling bits stay ptxas's: refuse a recolouring that races an in-flight instruction */
+  uint32_t nh = 0;
+  char hz[400];
+  if (rs_sass_hazards_listing(&c, next, cubin, &nh, hz, sizeof hz, &e) || nh) {
+    if (nh) fprintf(stderr, "regsweep lower: %s: %u scoreboard hazard%s with ptxas's control bits, first: %s: the "
+                            "kernel is refused\n", cubin, nh, nh == 1 ? "" : "s", hz);
+    else fprintf(stderr, "regsweep lower: %s\n", e.msg);
+    rs_cubin_free(&c);
+    return nh ? 1 : 2;
   }
   uint8_t *before = must_be_identical ? rs_xmalloc(c.len) : NULL;
   if (before) memcpy(before, c.bytes, c.len);
@@ -267,6 +302,7 @@ int rs_cmd_lower(int argc, char **argv) {
   if (!strcmp(argv[1], "learn")) return learn_or_check(argc, argv, true);
   if (!strcmp(argv[1], "check")) return learn_or_check(argc, argv, false);
   if (!strcmp(argv[1], "regcounts")) return regcounts(argc, argv);
+  if (!strcmp(argv[1], "hazards")) return hazards(argc, argv);
   if (!strcmp(argv[1], "crosscheck")) {
     const char *nvd = argc == 7 && !strcmp(argv[5], "--nvdisasm") ? argv[6] : NULL;
     if (argc != 5 && !nvd) {

@@ -131,7 +131,9 @@ typedef struct {
   rs_check_result verdict;  /* our verifier's result */
   bool refused;             /* verifier rejected it, a hidden operand's value moved, or the written
                              * listing joins values (why) */
-  bool encode_refused;      /* a changed operand has no trusted field (why) */
+  bool encode_refused;      /* a changed operand has no trusted field, or the registers race an
+                             * in-flight instruction under ptxas's scoreboards (hazards) (why) */
+  uint32_t hazards;
   bool crosschecked;        /* nvdisasm read the written cubin back (x) */
   rs_lower_stats low;
   rs_crosscheck_stats x;

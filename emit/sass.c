@@ -4,7 +4,8 @@
  * (never a cubin from an unverified assignment); the listing is written back under it and
  * re-lifted, and every operand must still read the same definitions (a write-back that joins
  * two values is refused: a gap between our Problem and the listing); a value whose operand the
- * listing does not print (the hidden .E descriptor) must keep its register; then sass/lower.c
+ * listing does not print (the hidden .E descriptor) must keep its register; no register may race
+ * an in-flight instruction under ptxas's scoreboards (sass/hazard.c); then sass/lower.c
  * re-encodes the changed instructions into a copy of the instance's cubin and sets the register
  * count, and nvdisasm, not our encoder, reads the result back (sass/crosscheck.c). */
 #include "emit/emit.h"
@@ -130,8 +131,11 @@ int rs_emit_sass(const rs_loaded *l, const char *answer, size_t len, const uint8
       if (j == n->nfuncs) rc = rs_errf(e, f->path, 0, "function %s of the cubin is not in the listing", c.funcs[k].name);
       else counts[k] = rs_sass_regcount_of(n->funcs[j]);
     }
+    uint32_t nh = 0;
+    if (!rc) rc = rs_sass_hazards_listing(&c, text, l->row.id[0] ? l->row.id : f->path, &nh, r->why, sizeof r->why, e);
+    if (!rc && nh) r->hazards = nh, r->encode_refused = true; /* r->why: the first */
     double t0 = rs_now();
-    if (!rc) {
+    if (!rc && !nh) {
       int lr = rs_sass_lower(&c, m->text, text, counts, l->row.id[0] ? l->row.id : f->path, &r->low, e);
       if (lr && strstr(e->msg, "refused")) {
         r->encode_refused = true;

@@ -135,3 +135,35 @@ uint32_t rs_sass_regcount_of(const rs_func *f) {
   }
   return top + 2; /* ptxas: highest R + 1, and 2 reserved (../shared/NVIDIA-SASS.md) */
 }
+
+int rs_sass_hazards_listing(const rs_cubin *c, const char *listing, const char *name, uint32_t *count, char *first,
+                            size_t n, rs_err *e) {
+  *count = 0;
+  if (first && n) first[0] = 0;
+  char tg[16];
+  snprintf(tg, sizeof tg, "sm_%u", c->sm);
+  rs_module *m = rs_module_parse(name, rs_xstrndup(listing, strlen(listing)), strlen(listing), RS_SRC_SASS, tg, e);
+  if (!m) return -1;
+  int rc = 0;
+  for (uint32_t k = 0; k < m->nfuncs && !rc; k++) {
+    const rs_func *f = m->funcs[k];
+    const rs_cubin_func *cf = rs_cubin_find(c, f->name);
+    if (!cf) {
+      rc = rs_errf(e, name, 0, "function %s is not in the cubin", f->name);
+      break;
+    }
+    uint64_t (*ctl)[2] = rs_xmalloc(sizeof *ctl * (f->ninsts + 1));
+    for (uint32_t i = 0; i < f->ninsts && !rc; i++) {
+      if (f->insts[i].addr % 16 || f->insts[i].addr >= cf->size)
+        rc = rs_errf(e, name, f->insts[i].line, "%s /*%04x*/ outside its .text section", f->name, f->insts[i].addr);
+      else rs_cubin_words(cf, f->insts[i].addr, ctl[i]);
+    }
+    char one[400];
+    uint32_t h = rc ? 0 : rs_sass_hazards(f, (const uint64_t(*)[2])ctl, one, sizeof one);
+    if (h && !*count && first) snprintf(first, n, "%s", one);
+    *count += h;
+    free(ctl);
+  }
+  rs_module_free(m);
+  return rc;
+}

@@ -140,6 +140,18 @@ uint32_t rs_sass_listing_regcount(const rs_sass_ilines *l, const char *func);
  * listings (test_sass_lower). */
 uint32_t rs_sass_regcount_of(const rs_func *f);
 
+/* ---- scoreboard hazards (hazard.c) ---- */
+
+/* Instructions of f (a lifted listing: registers through truth) that write a register an earlier
+ * variable-latency instruction still reads (its read barrier not yet waited on), or read or write
+ * one it still writes (write barrier), along the CFG. ctl[i]: instruction i's words (only the
+ * control bits of word 1 are used). Returns how many; the first in `first`. 0 on ptxas's own
+ * listings; lowering refuses a recolouring with any (hazard.c says why). */
+uint32_t rs_sass_hazards(const rs_func *f, const uint64_t (*ctl)[2], char *first, size_t n);
+/* The same for every function of a listing of cubin c (control bits from c's words). */
+int rs_sass_hazards_listing(const rs_cubin *c, const char *listing, const char *name, uint32_t *count, char *first,
+                            size_t n, rs_err *e);
+
 /* ---- crosscheck (crosscheck.c): nvdisasm of the written cubin, not our encoder ---- */
 
 typedef struct {

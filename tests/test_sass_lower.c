@@ -9,6 +9,8 @@
  *  4. A renaming of one register (a value's whole web would do the same per instruction):
  *     exactly the words of the instructions naming it change, only in the learned field's bits,
  *     and the field then holds the new register; the register count follows the listing.
+ *  6. Scoreboard hazards (sass/hazard.c): none in ptxas's own listings; an ALU result moved onto the
+ *     register an in-flight store still reads is one.
  *  5. Refusals, the cubin untouched: a listing that changes more than registers, one that is not
  *     the listing of this cubin, a form whose field is not trusted, a truncated .nv.info. */
 #include "check.h"
@@ -233,6 +235,67 @@ static void test_rename(void) {
   rs_cubin_free(&c);
 }
 
+/* Scoreboard hazards: none in ptxas's own listings; one made by giving the destination of the
+ * instruction right after an armed read barrier the register the armed instruction reads. */
+static void test_hazards(const char *k, bool construct) {
+  char cp[256], lp[256];
+  snprintf(cp, sizeof cp, DIR "%s.cubin", k);
+  snprintf(lp, sizeof lp, DIR "%s.sass", k);
+  rs_cubin c;
+  rs_err e = {{0}};
+  CHECKF(!rs_cubin_load(cp, &c, &e), "%s", e.msg);
+  char *l = slurp(lp), first[400];
+  uint32_t n = 99;
+  CHECKF(!rs_sass_hazards_listing(&c, l, lp, &n, first, sizeof first, &e) && n == 0, "%s: %u hazards: %s %s", k, n,
+         first, e.msg);
+  rs_sass_ilines il;
+  CHECK(!rs_sass_ilines_of(l, lp, &il, &e));
+  const rs_cubin_func *f = &c.funcs[0];
+  bool made = false;
+  static const char *const alu[] = {"IADD3", "IMAD", "LOP3", "SHF", "LEA", "FFMA", "FADD", "FMUL", "MOV", "VIADD"};
+  for (uint32_t i = 0; construct && i + 1 < il.n && !made; i++) {
+    uint64_t w[2];
+    rs_cubin_words(f, il.v[i].addr, w);
+    unsigned rb = (unsigned)(w[1] >> 49 & 7);
+    rs_sass_tokens a, b;
+    if (rb > 5 || strncmp(il.v[i].text, "ST", 2)) continue;
+    rs_sass_tokens_of(il.v[i].text, il.v[i].len, &a, NULL, 0);
+    if (a.n < 2 || a.kind[a.n - 1] != RS_TK_R || a.val[a.n - 1] == 255) continue;
+    /* ST* [Ra], Rb ; ... ; ALU Rd, ... (no wait on the store's barrier) -> ALU Rb, ...: it overwrites
+     * the stored register while the store may still read it */
+    for (uint32_t j = i + 1; j < il.n && j < i + 8 && !made; j++) {
+      uint64_t x[2];
+      rs_cubin_words(f, il.v[j].addr, x);
+      if (x[1] >> 52 >> rb & 1) break;
+      if (il.v[j].text[0] == '@' || strncmp(il.v[j].func, il.v[i].func, 200)) break;
+      rs_sass_tokens_of(il.v[j].text, il.v[j].len, &b, NULL, 0);
+      bool is_alu = false;
+      for (size_t q = 0; q < sizeof alu / sizeof *alu; q++) is_alu |= !strcmp(b.op, alu[q]);
+      if (!strcmp(b.op, "BRA") || !strcmp(b.op, "BSYNC") || !strcmp(b.op, "EXIT")) break;
+      if (!is_alu || b.n < 2 || b.kind[0] != RS_TK_R) continue;
+      const char *d = il.v[j].text + strlen(b.op);
+      while (*d && *d != 'R') d++;
+      size_t at = (size_t)(d - l), dl = 1;
+      while (isdigit((unsigned char)d[dl]) || d[dl] == 'Z') dl++;
+      char reg[8];
+      snprintf(reg, sizeof reg, "R%u", a.val[a.n - 1]);
+      char *bad = rs_xmalloc(strlen(l) + 8);
+      memcpy(bad, l, at);
+      strcpy(bad + at, reg);
+      strcat(bad, l + at + dl);
+      CHECKF(!rs_sass_hazards_listing(&c, bad, lp, &n, first, sizeof first, &e) && n >= 1 &&
+                 strstr(first, "overwrites a register that") && strstr(first, "still reads"),
+             "%s: %u hazards after /*%04x*/: %s", k, n, il.v[j].addr, first);
+      free(bad);
+      made = true;
+    }
+  }
+  CHECKF(made || !construct, "%s: no store followed by an ALU op without a wait", k);
+  rs_sass_ilines_free(&il);
+  free(l);
+  rs_cubin_free(&c);
+}
+
 static void test_tokens(void) {
   rs_sass_tokens t;
   char sk[128];
@@ -259,5 +322,8 @@ int main(int argc, char **argv) {
   test_counts_and_pinned("sgemm_t4x4.sm_89", true);
   test_counts_and_pinned("sgemm_t4x4.sm_90", false);
   test_rename();
+  test_hazards("sgemm_t4x4.sm_89", true); /* its sm_90 twin's stores are all followed by waits or branches */
+  test_hazards("sgemm_t4x4.sm_90", false);
+  test_hazards("calib.sm_90", false);
   return rs_check_done("test_sass_lower");
 }

@@ -12,6 +12,7 @@
 
 void rs_usage_lower(void) {
   puts("usage: regsweep lower FILE.cubin ORIG.sass NEW.sass -o OUT.cubin [--nvdisasm PATH] [--no-crosscheck]\n"
+       "       regsweep lower FILE.cubin ORIG.sass NEW.sass --encoder-check [--nvdisasm PATH]\n"
        "       regsweep lower learn [-o sass/fields.c] [--nvdisasm PATH] IN...\n"
        "       regsweep lower check [--nvdisasm PATH] IN...\n"
        "       regsweep lower crosscheck WRITTEN.cubin ORIG.cubin INTENDED.sass [--nvdisasm PATH]\n"
@@ -20,7 +21,9 @@ void rs_usage_lower(void) {
        "lower      write NEW.sass (ORIG.sass, the completed listing of FILE.cubin, with registers changed)\n"
        "           into a copy of the cubin: the .text words of every changed instruction re-encoded through\n"
        "           the learned fields (every other bit kept), each function's register count (EIATTR_REGCOUNT,\n"
-       "           and sh_info on sm_75-89) set to what NEW.sass needs; then crosschecked with nvdisasm.\n"
+       "           and sh_info on sm_75-89) set to what NEW.sass needs; then crosschecked with nvdisasm. A\n"
+       "           recolouring that races ptxas's scoreboards (sass/hazard.c) is refused. --encoder-check:\n"
+       "           lower into a temporary cubin even then, crosscheck it and remove it (measures the encoder).\n"
        "learn      the register field of every operand of every opcode form from (encoding, listing) pairs:\n"
        "           IN is X.cubin (listed with nvdisasm) or X.cubin=X.sass (its completed listing); writes the\n"
        "           table as C (sass/fields.c; scripts/learn-sass-fields.sh runs it over fixtures and a corpus).\n"
@@ -160,7 +163,7 @@ static int hazards(int argc, char **argv) {
 static void print_xcheck(const rs_crosscheck_stats *x) {
   bool ok = rs_crosscheck_ok(x);
   printf("crosscheck (nvdisasm): %u functions, %u instructions, %u mismatches; other lines %u, %u differ; register "
-         "counts %u/%u as meant, -plr's highest R + 3 = count on %u, above it on %u; -plr live-before rows %u: %u "
+         "counts %u/%u as meant, -plr's registers within the count on %u, past it on %u; -plr live-before rows %u: %u "
          "fewer, %u more, %u other uniform counts: %s\n",
          x->funcs, x->insts, x->mismatches, x->attrs, x->attr_mismatches, x->regcount_ok, x->funcs, x->plr_ok,
          x->plr_over, x->live_rows, x->live_fewer, x->live_more, x->uniform_rows, ok ? "ok" : "MISMATCH");
@@ -179,13 +182,27 @@ int rs_lower_file(const char *cubin, const char *orig, const char *next, const u
   /* the scheduling bits stay ptxas's: refuse a recolouring that races an in-flight instruction */
   uint32_t nh = 0;
   char hz[400];
-  if (rs_sass_hazards_listing(&c, next, cubin, &nh, hz, sizeof hz, &e) || nh) {
+  bool encoder_check = !out; /* --encoder-check: into a temporary file, crosschecked, removed */
+  char tmp[] = "/tmp/regsweep-encoder-check-XXXXXX";
+  if (encoder_check) {
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+      fprintf(stderr, "regsweep lower: cannot create a temporary file: %s\n", strerror(errno));
+      rs_cubin_free(&c);
+      return 2;
+    }
+    close(fd);
+    out = tmp;
+  }
+  if (rs_sass_hazards_listing(&c, next, cubin, &nh, hz, sizeof hz, &e) || (nh && !encoder_check)) {
     if (nh) fprintf(stderr, "regsweep lower: %s: %u scoreboard hazard%s with ptxas's control bits, first: %s: the "
                             "kernel is refused\n", cubin, nh, nh == 1 ? "" : "s", hz);
     else fprintf(stderr, "regsweep lower: %s\n", e.msg);
     rs_cubin_free(&c);
+    if (encoder_check) unlink(tmp);
     return nh ? 1 : 2;
   }
+  if (nh) printf("lower: %u scoreboard hazards (first: %s): checking the encoding only, no cubin is kept\n", nh, hz);
   uint8_t *before = must_be_identical ? rs_xmalloc(c.len) : NULL;
   if (before) memcpy(before, c.bytes, c.len);
   rs_lower_stats st;
@@ -210,7 +227,10 @@ int rs_lower_file(const char *cubin, const char *orig, const char *next, const u
   }
   free(before);
   rs_cubin_free(&c);
-  if (status || !crosscheck) return status;
+  if (status || !crosscheck) {
+    if (encoder_check) unlink(tmp);
+    return status;
+  }
   rs_nvdisasm nd;
   rs_crosscheck_stats x;
   if (rs_nvdisasm_open(nvd, &nd, &e) || rs_sass_crosscheck(&nd, out, cubin, next, regcount, &x, &e)) {
@@ -219,9 +239,10 @@ int rs_lower_file(const char *cubin, const char *orig, const char *next, const u
     return 2;
   }
   print_xcheck(&x);
+  if (encoder_check) unlink(tmp);
   if (!rs_crosscheck_ok(&x)) {
-    fprintf(stderr, "regsweep lower: %s removed: nvdisasm does not read back what we meant\n", out);
-    unlink(out);
+    if (!encoder_check) fprintf(stderr, "regsweep lower: %s removed: nvdisasm does not read back what we meant\n", out);
+    if (!encoder_check) unlink(out);
     return 1;
   }
   return 0;
@@ -262,18 +283,19 @@ int rs_lower_counts(const char *path, const char *lname, const char *listing, ui
 static int lower_cmd(int argc, char **argv) {
   const char *pos[3] = {0}, *out = NULL, *nvd = NULL;
   int np = 0;
-  bool xc = true;
+  bool xc = true, enc = false;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "-o") && i + 1 < argc) out = argv[++i];
     else if (!strcmp(argv[i], "--nvdisasm") && i + 1 < argc) nvd = argv[++i];
     else if (!strcmp(argv[i], "--no-crosscheck")) xc = false;
+    else if (!strcmp(argv[i], "--encoder-check")) enc = true;
     else if (argv[i][0] != '-' && np < 3) pos[np++] = argv[i];
     else {
       fprintf(stderr, "regsweep lower: unexpected argument '%s'\n", argv[i]);
       return 2;
     }
   }
-  if (np != 3 || !out) {
+  if (np != 3 || !out == !enc || (enc && !xc)) {
     rs_usage_lower();
     return 2;
   }

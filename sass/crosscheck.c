@@ -376,15 +376,14 @@ int rs_sass_crosscheck(const rs_nvdisasm *nd, const char *written, const char *o
       st->attr_mismatches++;
       first(st, "%s: nvdisasm shows no EIATTR_REGCOUNT", cw.funcs[k].name);
     }
-  /* -plr's register count: no register past what the cubin now allocates (R63 is never shown) */
-  for (uint32_t k = 0; k < cw.nfuncs; k++) {
-    uint32_t want = regcount ? regcount[k] : 0;
-    if (!regcount) continue;
-    if (plr_top[k] >= 0 && (uint32_t)plr_top[k] + 3 > want) {
+  /* -plr's register count: no register at or past what the cubin now allocates (R63 is never
+   * shown; ptxas's count is highest R + 3 but -plr may show a register of the 2 it reserves) */
+  for (uint32_t k = 0; k < cw.nfuncs && regcount; k++) {
+    if (plr_top[k] >= 0 && (uint32_t)plr_top[k] + 1 > regcount[k]) {
       st->plr_over++;
       first(st, "%s: nvdisasm -plr shows R%d in use, beyond the %u registers the cubin now allocates", cw.funcs[k].name,
-            plr_top[k], want);
-    } else if (plr_top[k] >= 0 && (uint32_t)plr_top[k] + 3 == want) {
+            plr_top[k], regcount[k]);
+    } else {
       st->plr_ok++;
     }
   }

@@ -158,8 +158,8 @@ typedef struct {
   uint32_t funcs, insts, mismatches;     /* instructions compared with the intended listing */
   uint32_t attrs, attr_mismatches;       /* non-code lines (.nv.info, headers) compared */
   uint32_t regcount_ok;                  /* functions whose REGCOUNT (and SHI_REGISTERS) = intended */
-  uint32_t plr_ok, plr_over;             /* functions whose highest R in -plr's table + 3 is the
-                                          * intended count / is above it (a failure) */
+  uint32_t plr_ok, plr_over;             /* functions whose registers in -plr's table all lie below the
+                                          * intended count / one at or past it (a failure) */
   /* -plr's registers live before each instruction, GPR + PRED, against the original's: a
    * recolouring keeps the live values, but -plr's per-register quirks (predicated defs do not
    * kill, ...) make a register look live longer depending on who shares it, so these are
@@ -173,7 +173,7 @@ typedef struct {
 /* nvdisasm -lrm narrow of `written` and of `orig_cubin`: every instruction of the written cubin
  * must print as in `intended` (the listing we meant, completed the same way); every .nv.info/
  * header line must equal the original's except the register counts, which must be regcount[k]
- * (NULL: the original's); -plr must show no register at or past regcount[k] - 2. Returns 0 (stats
+ * (NULL: the original's); -plr must show no register at or past regcount[k]. Returns 0 (stats
  * say whether it matched: rs_crosscheck_ok), -1 with e when nvdisasm cannot run. */
 static inline bool rs_crosscheck_ok(const rs_crosscheck_stats *x) {
   return !x->mismatches && !x->attr_mismatches && !x->plr_over;

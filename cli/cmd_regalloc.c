@@ -356,8 +356,10 @@ static int corpus_mode(const char *path, bool pin, bool quiet) {
 }
 
 int rs_cmd_regalloc(int argc, char **argv) {
-  for (int i = 1; i < argc; i++) /* a cubin in or out: cli/cmd_lower.c lowers around this command */
-    if (strstr(argv[i], ".cubin") || !strcmp(argv[i], "--cubin")) return rs_regalloc_cubin(argc, argv);
+  for (int i = 1; i < argc; i++) { /* a cubin in or out: cli/cmd_lower.c lowers around this command */
+    size_t n = strlen(argv[i]);
+    if ((n > 6 && !strcmp(argv[i] + n - 6, ".cubin")) || !strcmp(argv[i], "--cubin")) return rs_regalloc_cubin(argc, argv);
+  }
   const char *file = NULL, *function = NULL, *target = NULL, *out = NULL;
   bool pin = false, quiet = false, recolour = false;
   for (int i = 1; i < argc; i++) {

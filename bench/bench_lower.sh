@@ -7,14 +7,20 @@
 # X.sass --pinned -o OUT.cubin` (byte-identical, crosschecked) and free: `regalloc X.sass --free`,
 # then `lower --encoder-check` on its listing (crosschecked even where scoreboard hazards make
 # `regalloc --free -o OUT.cubin` refuse the kernel: "hazard"), and the totals per architecture.
-#   bench/bench_lower.sh [--quick] [WORK_DIR]     (--quick: sgemm_t4x4.sm_89 only, one round)
+#   bench/bench_lower.sh [BIN] [--quick] [WORK_DIR]     (--quick: sgemm_t4x4.sm_89 only, one round;
+#   BIN, the regsweep executable, as scripts/run-bench.sh passes it; default $REGSWEEP or build/regsweep)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bin=${REGSWEEP:-build/regsweep}
 nd=${NVDISASM:-$(command -v nvdisasm || echo /opt/nvidia-cuda-11.8/usr/bin/nvdisasm)}
 quick=0
 work=
-for a in "$@"; do case $a in --quick) quick=1 ;; *) work=$a ;; esac; done
+for a in "$@"; do
+  case $a in
+    --quick) quick=1 ;;
+    *) if [ -f "$a" ] && [ -x "$a" ]; then bin=$a; else work=$a; fi ;;
+  esac
+done
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 pairs=()

@@ -32,6 +32,8 @@ int rs_cmd_emit(int argc, char **argv);
 void rs_usage_emit(void);
 int rs_cmd_regalloc(int argc, char **argv); /* cmd_regalloc.c (SASS) */
 void rs_usage_regalloc(void);
+int rs_cmd_ptxtruth(int argc, char **argv); /* cmd_ptxtruth.c (PTX -> SASS labels) */
+void rs_usage_ptxtruth(void);
 
 /* True if argv[i] is -h/--help. */
 int rs_cli_wants_help(int argc, char **argv);

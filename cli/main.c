@@ -18,6 +18,8 @@ static const rs_cmd commands[] = {
     {"emit", "a passing answer to assembly / an HSA code object via llc (LLVM verifies it)", rs_cmd_emit, rs_usage_emit},
     {"regalloc", "SASS: --pinned reproduces the listing's own allocation; --free recolours it", rs_cmd_regalloc,
      rs_usage_regalloc},
+    {"ptxtruth", "PTX: the SASS register ptxas gave each PTX value (matching), coverage, truth check",
+     rs_cmd_ptxtruth, rs_usage_ptxtruth},
 };
 #define NCMDS (sizeof commands / sizeof *commands)
 

@@ -7,7 +7,7 @@
 #include <string.h>
 
 void rs_usage_ptxtruth(void) {
-  puts("usage: regsweep ptxtruth FILE.ptx FILE.sass [--quiet]\n"
+  puts("usage: regsweep ptxtruth FILE.ptx FILE.sass [--quiet] [--json MAP.json]\n"
        "\n"
        "Labels every PTX virtual register with the SASS register ptxas gave it, by matching the two\n"
        "(one ptxas compile: `nvcc -ptx`, `ptxas`, `regsweep corpus disasm`): values by what they\n"
@@ -15,15 +15,18 @@ void rs_usage_ptxtruth(void) {
        "and use that matched names one register. Prints one line per value (name, status, register,\n"
        "evidence), the counts per status, and whether the map is a ground truth for the PTX Problem\n"
        "(every value labelled, or folded/dead and completed, and no PTX-level constraint broken).\n"
-       "--quiet: counts and verdict only. Exit 0 when a truth exists, 1 when not, 2 on bad input.");
+       "--quiet: counts and verdict only. --json: write the complete map (labels and completions,\n"
+       "for `regsweep verify FILE.ptx MAP.json`) even when it breaks constraints.\n"
+       "Exit 0 when a truth exists, 1 when not, 2 on bad input.");
 }
 
 int rs_cmd_ptxtruth(int argc, char **argv) {
-  const char *files[2] = {NULL, NULL};
+  const char *files[2] = {NULL, NULL}, *json = NULL;
   bool quiet = false;
   int nf = 0;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--quiet")) quiet = true;
+    else if (!strcmp(argv[i], "--json") && i + 1 < argc) json = argv[++i];
     else if (argv[i][0] == '-' || nf == 2) {
       rs_usage_ptxtruth();
       return 2;
@@ -74,6 +77,13 @@ int rs_cmd_ptxtruth(int argc, char **argv) {
            t.match_s * 1e3);
     if (t.m.unknown[0]) printf("no correspondence for: %s\n", t.m.unknown);
     printf("%s\n", t.truth ? "truth: complete, passes the PTX Problem" : t.reason);
+    if (json && t.map) {
+      FILE *o = fopen(json, "w");
+      if (!o || fputs(t.map, o) < 0 || fclose(o)) {
+        fprintf(stderr, "regsweep ptxtruth: cannot write %s\n", json);
+        rc = 2;
+      }
+    }
     rc = rc == 1 || !t.truth ? 1 : 0;
     rs_ptxtruth_free(&t);
     rs_problem_free(p);

@@ -15,10 +15,63 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 rs_module *rs_ptxtruth_load_sass(const char *path, const char *target, rs_err *e) {
   rs_sass_opts o = {NULL, 0, true};
   return rs_sass_load(path, target, &o, e);
+}
+
+rs_module *rs_ptxtruth_parse_sass(const char *name, char *text, size_t len, const char *target, rs_err *e) {
+  rs_module *m = rs_xcalloc(1, sizeof *m);
+  m->path = rs_xstrndup(name, strlen(name));
+  m->text = text;
+  m->len = len;
+  m->kind = RS_SRC_SASS;
+  rs_sass_opts o = {NULL, 0, true};
+  int rc = 0;
+  if (target && !(m->tgt = rs_target_by_name(target))) rc = rs_errf(e, name, 0, "unknown target '%s'", target);
+  if (!rc) rc = rs_sass_parse_opts(m, &o, e);
+  if (!rc && m->nfuncs == 0) rc = rs_errf(e, name, 0, "no function found");
+  if (rc) {
+    rs_module_free(m);
+    return NULL;
+  }
+  return m;
+}
+
+int rs_ptxtruth_with(const rs_func *ptx, const rs_problem *p, const rs_module *sass, rs_ptxtruth *t, rs_err *e) {
+  for (uint32_t j = 0; j < sass->nfuncs; j++)
+    if (!strcmp(sass->funcs[j]->name, ptx->name)) return rs_ptxtruth_build(ptx, p, sass->funcs[j], t, e);
+  memset(t, 0, sizeof *t);
+  snprintf(t->reason, sizeof t->reason, "PTX->SASS match: no function %.60s in the SASS listing", ptx->name);
+  return 0;
+}
+
+char *rs_ptxtruth_for_dir(const char *dir, const char *target, const rs_func *ptx, const rs_problem *p, char *reason,
+                          size_t n, int *broken) {
+  char path[1200];
+  *broken = 0;
+  snprintf(path, sizeof path, "%s/%s.sass", dir, target);
+  if (access(path, R_OK)) {
+    snprintf(reason, n, "PTX->SASS match: no SASS listing of this compile (%s.sass; a build without nvdisasm)", target);
+    return NULL;
+  }
+  rs_err e = {{0}};
+  rs_module *sm = rs_ptxtruth_load_sass(path, target, &e);
+  rs_ptxtruth t;
+  if (!sm || rs_ptxtruth_with(ptx, p, sm, &t, &e)) {
+    snprintf(reason, n, "PTX->SASS match: %.100s", e.msg);
+    rs_module_free(sm);
+    return NULL;
+  }
+  char *truth = t.truth;
+  t.truth = NULL;
+  *broken = t.map && !truth;
+  snprintf(reason, n, "%s", t.reason);
+  rs_ptxtruth_free(&t);
+  rs_module_free(sm);
+  return truth;
 }
 
 static uint32_t units_of(rs_lanes l, uint32_t base, uint32_t *out) {
@@ -103,7 +156,8 @@ int rs_ptxtruth_build(const rs_func *ptx, const rs_problem *p, const rs_func *sa
     if (!ok) snprintf(t->reason, sizeof t->reason, "PTX->SASS match: no free register for a folded value");
     else {
       t->conflicts = rs_truth_check(p, as, &t->nonmember);
-      if (t->conflicts == 0 && t->nonmember == 0) t->truth = rs_truth_json(p, as);
+      t->map = rs_truth_json(p, as);
+      if (t->conflicts == 0 && t->nonmember == 0) t->truth = rs_xstrndup(t->map, strlen(t->map));
       else
         snprintf(t->reason, sizeof t->reason,
                  "ptxas's registers break the PTX-level constraints: %u conflicts, %u outside the class",
@@ -118,5 +172,6 @@ int rs_ptxtruth_build(const rs_func *ptx, const rs_problem *p, const rs_func *sa
 void rs_ptxtruth_free(rs_ptxtruth *t) {
   rs_match_free(&t->m);
   free(t->truth);
+  free(t->map);
   memset(t, 0, sizeof *t);
 }

@@ -87,7 +87,6 @@ typedef struct {
   uint32_t *ref_use;
   uint32_t nrefs, caprefs;
   uint32_t nlocs;
-  uint32_t shared_syms;     /* PTX: .shared variables of the function (1: its address is 0) */
   /* opcodes the table has no row for, with counts (why values stay unmatched) */
   char **unknown;
   uint32_t *nunknown_of;

@@ -50,6 +50,8 @@ typedef struct {
   /* PTX parameters: name offset/len -> byte offset */
   uint32_t *pname_off, *pname_len, *pbyte;
   uint32_t nparams, capparams;
+  uint32_t *sname_off, *sname_len, *sbyte; /* .shared variables -> byte offset */
+  uint32_t nshared, capshared;
   uint32_t *gloc;         /* per instruction: guard location (UINT32_MAX: none), and negated */
   uint8_t *gneg;
   uint32_t cur_inst;
@@ -424,15 +426,55 @@ static void ptx_params(B *b) {
     while (*q && *q != ',' && *q != ')') q++;
     if (*q == ',') q++;
   }
-  /* .shared variables declared in the body: with one, its address is 0 in SASS */
+  /* .shared variables of the body: ptxas lays them out in declaration order, each aligned
+   * (measured on the corpus kernels: As at 0, Bs at 0x800 for two 2 KiB arrays) */
   const char *body = strchr(at, '{');
   if (!body) return;
   int depth = 0;
+  uint32_t soff = 0;
   for (const char *q = body; *q; q++) {
     if (*q == '{') depth++;
     if (*q == '}' && --depth == 0) break;
-    if (!strncmp(q, ".shared", 7) && (q == body || q[-1] == '\t' || q[-1] == ' ' || q[-1] == '\n')) b->g->shared_syms++;
+    if (strncmp(q, ".shared", 7) || !(q[-1] == '\t' || q[-1] == ' ' || q[-1] == '\n')) continue;
+    const char *semi = strchr(q, ';');
+    if (!semi) break;
+    uint32_t align = 1, size = 1, count = 1;
+    const char *name = NULL;
+    uint32_t nlen = 0;
+    for (const char *w = q + 7; w < semi;) {
+      while (w < semi && (*w == ' ' || *w == '\t')) w++;
+      const char *t0 = w;
+      while (w < semi && *w != ' ' && *w != '\t' && *w != '[') w++;
+      if (!strncmp(t0, ".align", 6)) {
+        while (w < semi && (*w == ' ' || *w == '\t')) w++;
+        align = (uint32_t)strtoul(w, (char **)&w, 10);
+      } else if (t0[0] == '.' && (t0[1] == 'b' || t0[1] == 'u' || t0[1] == 's' || t0[1] == 'f')) {
+        size = (uint32_t)strtoul(t0 + 2, NULL, 10) / 8;
+      } else if (w > t0) {
+        name = t0;
+        nlen = (uint32_t)(w - t0);
+        if (*w == '[') count = (uint32_t)strtoul(w + 1, (char **)&w, 10);
+        break;
+      }
+    }
+    if (!name) continue;
+    if (!align) align = 1;
+    soff = (soff + align - 1) / align * align;
+    RS_PUSH(b->sname_off, b->nshared, b->capshared, (uint32_t)(name - s));
+    b->sname_len = rs_xrealloc(b->sname_len, sizeof *b->sname_len * b->capshared);
+    b->sbyte = rs_xrealloc(b->sbyte, sizeof *b->sbyte * b->capshared);
+    b->sname_len[b->nshared - 1] = nlen;
+    b->sbyte[b->nshared - 1] = soff;
+    soff += (size ? size : 1) * (count ? count : 1);
+    q = semi;
   }
+}
+
+/* A .shared symbol's offset, or -1. */
+static int64_t shared_off(const B *b, const char *s, size_t n) {
+  for (uint32_t i = 0; i < b->nshared; i++)
+    if (b->sname_len[i] == n && !memcmp(b->src + b->sname_off[i], s, n)) return b->sbyte[i];
+  return -1;
 }
 
 /* ---- node construction with the canonicalising rules ---- */
@@ -481,6 +523,30 @@ static rs_sarg node(B *b, const char *op, uint64_t opc, const rs_sarg *a, unsign
 
 static const rs_snode *N(const B *b, rs_sarg a) { return a.kind == RS_SA_NODE ? &b->g->nodes[a.idx] : NULL; }
 
+/* The colour of a leaf an argument is or reads (through a register), or 0. */
+static uint64_t leaf_of(const B *b, rs_sarg a) {
+  if (a.kind == RS_SA_LEAF) return a.leaf;
+  if (a.kind != RS_SA_USE) return 0;
+  const rs_suse *u = &b->g->uses[a.idx];
+  if (u->res[1] - u->res[0] != 1) return 0;
+  const rs_ssite *s = &b->g->sites[b->g->ress[u->res[0]]];
+  if (s->node == UINT32_MAX || !b->g->nodes[s->node].leaf) return 0;
+  return b->g->nodes[s->node].op;
+}
+
+/* sm_90 addresses shared memory from its cluster window, (SR_CgaCtaId << 24) + 0x400: that
+ * base is PTX's shared address 0 (LEA R9, R10(SR_CgaCtaId), R9(0x400), 0x18). */
+static bool shared_base(const B *b, rs_sarg x, rs_sarg y) {
+  for (int k = 0; k < 2; k++, (void)0) {
+    rs_sarg m = k ? y : x, c = k ? x : y;
+    const rs_snode *n = m.kind == RS_SA_NODE ? &b->g->nodes[m.idx] : NULL;
+    if (!n || n->op != hs("mul") || n->na != 2 || !is_const(c, 0x400)) continue;
+    for (int j = 0; j < 2; j++)
+      if (is_const(n->a[1 - j], 1u << 24) && leaf_of(b, n->a[j]) == sreg_colour("SR_CGACTAID", 11)) return true;
+  }
+  return false;
+}
+
 /* op(args) after the rules; width is the value's units. */
 static rs_sarg mk(B *b, const char *op, rs_sarg *a, unsigned na, unsigned width) {
   if (!strcmp(op, "shl") && na == 2 && num(a[1]) && a[1].val < 64) {
@@ -489,6 +555,7 @@ static rs_sarg mk(B *b, const char *op, rs_sarg *a, unsigned na, unsigned width)
     a[1] = m;
     op = "mul";
   }
+  if (b->g->sass && !strcmp(op, "add") && na == 2 && shared_base(b, a[0], a[1])) return leaf_const(0);
   if (!strcmp(op, "add") || !strcmp(op, "or") || !strcmp(op, "xor")) { /* drop zeros */
     unsigned k = 0;
     for (unsigned i = 0; i < na; i++)
@@ -598,8 +665,9 @@ static rs_sarg pop_arg(B *b, const pop *p, unsigned width) {
   }
   case PK_SREG:
     return leaf_other(sreg_colour(b->src + p->off, p->len));
-  case PK_SYM: { /* PTX symbol address: a .shared variable alone is at 0 */
-    if (b->g->shared_syms == 1) return leaf_const(0);
+  case PK_SYM: { /* PTX symbol address: a .shared variable's offset */
+    int64_t so = shared_off(b, b->src + p->off, p->len);
+    if (so >= 0) return leaf_const((uint32_t)so);
     return leaf_other(hmix(hs("sym"), rs_hash_bytes(b->src + p->off, p->len, 0)));
   }
   case PK_MEM: {
@@ -616,7 +684,8 @@ static rs_sarg pop_arg(B *b, const pop *p, unsigned width) {
     if (p->use2 >= 0) t[n++] = use_arg(b, p->use2);
     int64_t po = p->sym && !b->g->sass ? param_off(b, b->src + p->sym, p->symlen) : -1;
     if (po >= 0) return leaf_other(hmix(hs("param"), (uint64_t)(po + p->imm)));
-    if (p->sym && b->g->shared_syms == 1 && !b->g->sass) t[n++] = leaf_const(0);
+    int64_t so = p->sym && !b->g->sass ? shared_off(b, b->src + p->sym, p->symlen) : -1;
+    if (so >= 0) t[n++] = leaf_const((uint32_t)so);
     else if (p->sym && !b->g->sass) t[n++] = leaf_other(hmix(hs("sym"), rs_hash_bytes(b->src + p->sym, p->symlen, 0)));
     t[n++] = leaf_const((uint32_t)p->imm);
     if (n == 3) {
@@ -768,6 +837,7 @@ static rs_sarg call(B *b, T *t, const rs_inst *in, const char *name, size_t nl, 
     return r;
   }
   if (!strcmp(op, "@lop3") && na == 4) return lop3(b, a, a[3]);
+  if (!strcmp(op, "@sub32") && na == 1 && num(a[0]) && a[0].val <= 32) return leaf_const(32 - a[0].val);
   if (!strcmp(op, "@pow2") && na == 1 && num(a[0]) && a[0].val < 32) return leaf_const(1ull << a[0].val);
   if (!strcmp(op, "@w") && na == 1) return wide(b, a[0]);
   if (!strncmp(op, "@minmax.", 8) && na == 3 && num(a[2])) {
@@ -1181,6 +1251,9 @@ int rs_sgraph_build(rs_sgraph *g, const rs_func *f, rs_err *e) {
   free(b.pname_off);
   free(b.pname_len);
   free(b.pbyte);
+  free(b.sname_off);
+  free(b.sname_len);
+  free(b.sbyte);
   return 0;
 }
 

@@ -131,6 +131,10 @@ static void round_(G *x) {
     }
     uint64_t a[4];
     for (unsigned k = 0; k < n->na; k++) a[k] = arg_colour(x, x->col, n->a[k], false);
+    if (n->phi) { /* the colour of "either value", as a use of a predicated register has */
+      x->ncol[i] = phi(a + 1, 2);
+      continue;
+    }
     if (n->comm && n->na >= 2 && a[0] > a[1]) {
       uint64_t t = a[0];
       a[0] = a[1];

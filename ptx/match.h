@@ -51,6 +51,8 @@ typedef struct {
   bool comm;       /* the first two arguments commute */
   bool copy;       /* transparent: the value of a[0] */
   bool internal;   /* part of a fused SASS instruction: no register holds it */
+  bool phi;        /* a select of two registers (selp, FSEL): its uses see either value, as
+                    * they see either def of a register ptxas writes under a predicate */
   uint8_t leaf;    /* 0 computed; 1 a numeric constant (val); 2 a parameter, special register or
                     * symbol (op is then the leaf's colour) */
   uint64_t val;

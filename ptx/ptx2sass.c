@@ -118,7 +118,7 @@ const rs_p2s_row rs_p2s_sass[] = {
     {"LEA/4 ULEA/4", 'i', "$0=add(shl($1,$3),$2)", "shl + add fused"},
     {"LEA/5 ULEA/5", 'i', "$0=@lo(add(mulw($2,@pow2($4)),@w($3)),$1)",
      "mul.wide by 2^k + add.s64 as a shift (the paper's mul.wide -> shift), low half"},
-    {"LEA.HI/6", 'i', "$0=add(shru($1,@sub32($4)),$2)", "shr.u + add fused (the sign fix of a signed division)"},
+    {"LEA.HI/5 ULEA.HI/5", 'i', "$0=add(shru($1,@sub32($4)),$2)", "shr.u + add fused (the sign fix of a signed division)"},
     {"LEA.HI.X LEA.HI.X.SX32 ULEA.HI.X ULEA.HI.X.SX32", 'i', "$0=@hi()", "the high half of that shift-add"},
     {"SHF.L.U32 USHF.L.U32", 'i', "$0=shl($1,$2)", NULL},
     {"SHF.R.S32.HI USHF.R.S32.HI", 'i', "$0=shrs($3,$2)", NULL},

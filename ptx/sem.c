@@ -223,8 +223,8 @@ static void classify(B *b, const rs_inst *in, uint32_t off, uint32_t len, pop *p
   const char *s = b->src;
   memset(p, 0, sizeof *p);
   p->use = p->use2 = p->site = -1;
-  while (len && s[off] == ' ') off++, len--;
-  while (len && s[off + len - 1] == ' ') len--;
+  while (len && (s[off] == ' ' || s[off] == '\t')) off++, len--;
+  while (len && (s[off + len - 1] == ' ' || s[off + len - 1] == '\t')) len--;
   for (;;) {
     if (len && s[off] == '-' && len > 1 && !(s[off + 1] >= '0' && s[off + 1] <= '9')) p->flags |= PF_NEG;
     else if (len && (s[off] == '!' || s[off] == '~')) p->flags |= PF_NOT;
@@ -590,6 +590,11 @@ static rs_sarg mk(B *b, const char *op, rs_sarg *a, unsigned na, unsigned width)
       rs_sarg t = a[1];
       a[1] = a[2];
       a[2] = t;
+    }
+    if (a[1].kind == RS_SA_USE && a[2].kind == RS_SA_USE && width == 1) {
+      rs_sarg r = node(b, op, 0, a, na, width);
+      b->g->nodes[r.idx].phi = true;
+      return r;
     }
   }
   return node(b, op, 0, a, na, width);
@@ -1129,6 +1134,13 @@ static void resolve_one(rs_sgraph *g, uint32_t s, visit *v, uint32_t depth) {
   RS_PUSH(v->stack, v->n, v->cap, s);
   const rs_ssite *x = &g->sites[s];
   const rs_snode *n = x->node == UINT32_MAX ? NULL : &g->nodes[x->node];
+  if (n && n->phi && depth < 64) { /* either value of a select */
+    for (int k = 1; k <= 2; k++) {
+      const rs_suse *u = &g->uses[n->a[k].idx];
+      for (uint32_t i = u->raw[0]; i < u->raw[1]; i++) resolve_one(g, g->srcs[i], v, depth + 1);
+    }
+    return;
+  }
   if (n && n->copy && n->a[0].kind == RS_SA_USE && depth < 64 && x->part != 0xff) {
     const rs_suse *u = &g->uses[n->a[0].idx];
     unsigned k = g->sass ? x->part : 0;

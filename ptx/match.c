@@ -235,30 +235,6 @@ int rs_match_run(const rs_func *ptx, const rs_func *sass, rs_match *m, rs_err *e
     prev = d;
   }
   free(tmp);
-  if (getenv("RS_MATCH_DEBUG")) /* DEBUG: removed before commit */
-    for (int k = 0; k < 2; k++)
-      for (uint32_t i = 0; i < gs[k]->g.nnodes; i++) {
-        const rs_snode *n = &gs[k]->g.nodes[i];
-        fprintf(stderr, "%c%u L%u %s w%u%s%s%s col=%04llx:", k ? 'S' : 'P', i, gs[k]->g.f->insts[n->inst].line,
-                rs_func_opcode(gs[k]->g.f, &gs[k]->g.f->insts[n->inst]), n->width, n->leaf ? " leaf" : "",
-                n->copy ? " copy" : "", n->internal ? " int" : "", (unsigned long long)(gs[k]->col[i] & 0xffff));
-        for (unsigned a = 0; a < n->na; a++) {
-          rs_sarg x = n->a[a];
-          if (x.kind == RS_SA_LEAF) fprintf(stderr, " L%04llx%s", (unsigned long long)(x.leaf & 0xffff), x.num ? "#" : "");
-          else if (x.kind == RS_SA_NODE) fprintf(stderr, " N%u", x.idx);
-          else {
-            fprintf(stderr, " U%u(loc%u,%llx<", x.idx, gs[k]->g.uses[x.idx].loc,
-                    (unsigned long long)(use_colour(gs[k], gs[k]->col, x.idx, false) & 0xffff));
-            const rs_suse *uu = &gs[k]->g.uses[x.idx];
-            for (uint32_t q = uu->res[0]; q < uu->res[1]; q++) {
-              const rs_ssite *st = &gs[k]->g.sites[gs[k]->g.ress[q]];
-              fprintf(stderr, "n%u.%u/%u ", st->node, st->part, st->len);
-            }
-            fprintf(stderr, ">)");
-          }
-        }
-        fprintf(stderr, "\n");
-      }
   /* SASS lookups: nodes by colour, register sites by first-unit colour */
   kv *sn = rs_xmalloc(sizeof *sn * (S.g.nnodes + 1)), *ss = rs_xmalloc(sizeof *ss * (S.g.nsites + 1));
   kv *pn = rs_xmalloc(sizeof *pn * (P.g.nnodes + 1)), *ps = rs_xmalloc(sizeof *ps * (P.g.nsites + 1));

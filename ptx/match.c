@@ -25,7 +25,8 @@ static uint64_t hmix(uint64_t a, uint64_t b) { return rs_hash_bytes(&b, sizeof b
 typedef struct {
   rs_sgraph g;
   uint64_t *col, *ncol;
-  uint64_t hw; /* op of the 64-bit view node "@w" */
+  uint64_t hw;   /* op of the 64-bit view node "@w" */
+  uint64_t hext; /* op of the 32->64-bit extension "ext" (cvt.s64.s32; a register pair x, x>>31) */
 } G;
 
 static int cmp_u64(const void *a, const void *b) {
@@ -34,10 +35,15 @@ static int cmp_u64(const void *a, const void *b) {
 }
 
 /* The colour of site s's value: whole, a slice of a wider node, or a carry-out. */
+static uint64_t arg_colour(const G *x, const uint64_t *col, rs_sarg a, bool lo64);
+static uint64_t use_colour(const G *x, const uint64_t *col, uint32_t u, bool lo64);
+
 static uint64_t site_colour(const G *x, const uint64_t *col, uint32_t s, unsigned len) {
   const rs_ssite *t = &x->g.sites[s];
   const rs_snode *n = &x->g.nodes[t->node];
   uint64_t c = col[t->node];
+  if (n->op == x->hext && n->na == 1 && t->part == 0 && len == 2) /* no delay: like a register pair */
+    return arg_colour(x, col, (rs_sarg){RS_SA_NODE, false, 0, 0, t->node}, false);
   if (t->part == 0xff) return hmix(hs("carry"), c);
   if ((t->part == 0 && len == n->width) || (n->leaf == 1 && n->val == 0)) return c; /* any slice of 0 is 0 */
   return hmix(hmix(hmix(hs("slice"), t->part), len), c);
@@ -54,6 +60,23 @@ static uint64_t phi(uint64_t *c, uint32_t n) {
   uint64_t h = hs("phi");
   for (uint32_t i = 0; i < k; i++) h = hmix(h, c[i]);
   return h;
+}
+
+/* A register pair (x, x >> 31) or (x, 0) is x extended to 64 bits (cvt.s64.s32 / .u64.u32 in
+ * PTX; ptxas writes only the high half, SHF.R.S32.HI Rh, RZ, 0x1f, Rx). 0 when it is not. */
+static uint64_t ext_pair(const G *x, const uint64_t *col, const rs_suse *us) {
+  if (us->res[2] - us->res[1] != 1 || us->res[1] - us->res[0] == 0) return 0;
+  const rs_ssite *hi = &x->g.sites[x->g.ress[us->res[1]]];
+  const rs_snode *hn = &x->g.nodes[hi->node];
+  uint64_t lo[64];
+  uint32_t n0 = us->res[1] - us->res[0];
+  if (n0 > 64) return 0;
+  for (uint32_t i = 0; i < n0; i++) lo[i] = site_colour(x, col, x->g.ress[us->res[0] + i], 1);
+  uint64_t c0 = phi(lo, n0);
+  bool zero = hn->leaf == 1 && hn->val == 0;
+  bool sign = hn->op == hs("shrs") && hn->na == 2 && hn->a[1].kind == RS_SA_LEAF && hn->a[1].num && hn->a[1].val == 31 &&
+              hn->a[0].kind == RS_SA_USE && use_colour(x, col, hn->a[0].idx, false) == c0;
+  return zero || sign ? hmix(x->hext, c0) : 0;
 }
 
 static uint64_t use_colour(const G *x, const uint64_t *col, uint32_t u, bool lo64) {
@@ -89,6 +112,7 @@ static uint64_t use_colour(const G *x, const uint64_t *col, uint32_t u, bool lo6
     if (whole) {
       for (uint32_t i = 0; i < n0; i++) c[i] = site_colour(x, col, r0[i], us->w);
       out = phi(c, n0);
+    } else if (us->w == 2 && (out = ext_pair(x, col, us)) != 0) {
     } else {
       out = hs("tuple");
       for (unsigned k = 0; k < us->w; k++) {
@@ -114,6 +138,7 @@ static uint64_t arg_colour(const G *x, const uint64_t *col, rs_sarg a, bool lo64
   const rs_snode *n = &x->g.nodes[a.idx];
   if (n->copy && n->na == 1) return arg_colour(x, col, n->a[0], false);
   if (n->op == x->hw && n->na == 1) return arg_colour(x, col, n->a[0], true);
+  if (n->op == x->hext && n->na == 1) return hmix(x->hext, arg_colour(x, col, n->a[0], false));
   return col[a.idx];
 }
 
@@ -125,7 +150,7 @@ static void round_(G *x) {
       x->ncol[i] = n->op;
       continue;
     }
-    if (n->copy || (n->op == x->hw && n->na == 1)) {
+    if (n->copy || ((n->op == x->hw || n->op == x->hext) && n->na == 1)) {
       x->ncol[i] = arg_colour(x, x->col, (rs_sarg){RS_SA_NODE, false, 0, 0, i}, false);
       continue;
     }
@@ -205,7 +230,7 @@ static void add_unit(evid *v, uint32_t u) {
 
 int rs_match_run(const rs_func *ptx, const rs_func *sass, rs_match *m, rs_err *e) {
   memset(m, 0, sizeof *m);
-  G P = {{0}, NULL, NULL, hs("@w")}, S = {{0}, NULL, NULL, hs("@w")};
+  G P = {{0}, NULL, NULL, hs("@w"), hs("ext")}, S = {{0}, NULL, NULL, hs("@w"), hs("ext")};
   if (rs_sgraph_build(&P.g, ptx, e) || rs_sgraph_build(&S.g, sass, e)) {
     rs_sgraph_free(&P.g);
     rs_sgraph_free(&S.g);

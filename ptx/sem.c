@@ -823,7 +823,8 @@ static rs_sarg call(B *b, T *t, const rs_inst *in, const char *name, size_t nl, 
         break;
       }
       /* the halves of mulw and the operands of a compare are 32-bit; @w reads 64 */
-      unsigned w = (!strcmp(op, "mulw") || !strcmp(op, "@cmp") || !strcmp(op, "@lop3")) ? 1 : width;
+      unsigned w = (!strcmp(op, "mulw") || !strcmp(op, "@cmp") || !strcmp(op, "@lop3") || !strcmp(op, "ext") ||
+                    !strcmp(op, "@x")) ? 1 : width;
       a[na++] = expr(b, t, in, w);
       skip_sp(t);
       if (t->s[t->i] == ',') t->i++;
@@ -845,6 +846,20 @@ static rs_sarg call(B *b, T *t, const rs_inst *in, const char *name, size_t nl, 
   if (!strcmp(op, "@sub32") && na == 1 && num(a[0]) && a[0].val <= 32) return leaf_const(32 - a[0].val);
   if (!strcmp(op, "@pow2") && na == 1 && num(a[0]) && a[0].val < 32) return leaf_const(1ull << a[0].val);
   if (!strcmp(op, "@w") && na == 1) return wide(b, a[0]);
+  if (!strcmp(op, "@x") && na == 1) { /* a LEA index: 64-bit when its register is the low half of one */
+    if (a[0].kind == RS_SA_USE) {
+      const rs_suse *u = &b->g->uses[a[0].idx];
+      if (u->res[1] - u->res[0] == 1) {
+        const rs_ssite *st = &b->g->sites[b->g->ress[u->res[0]]];
+        if (st->node != UINT32_MAX && st->part == 0 && b->g->nodes[st->node].width == 2) return wide(b, a[0]);
+      }
+    }
+    return node(b, NULL, hs("ext"), a, 1, 2);
+  }
+  if (!strcmp(op, "ext") && na == 1) {
+    if (num(a[0])) return a[0]; /* a small constant reads the same at 64 bits */
+    return node(b, NULL, hs("ext"), a, 1, 2);
+  }
   if (!strncmp(op, "@minmax.", 8) && na == 3 && num(a[2])) {
     char nm[16];
     snprintf(nm, sizeof nm, "%c%s", op[8] == 's' ? 'i' : op[8], a[2].val ? "min" : "max");

@@ -6,19 +6,20 @@
  *
  * Why colours and not block-by-block walking: ptxas if-converts short branches, hoists and
  * interleaves, so blocks rarely correspond one to one; values computed from the same inputs by
- * the same operations do. Blocks are used only where a colour class is ambiguous. */
+ * the same operations do, and the control flow reaches the colours through the phis of the defs
+ * that reach each read (docs/ptxtruth.md). */
 #ifndef RS_MATCH_H
 #define RS_MATCH_H
 #include "ir/ir.h"
 
 /* ---- the correspondence table (ptx2sass.c) ----
- * One row per PTX or SASS instruction form: `pattern` is space-separated alternatives, each an
- * opcode with the modifiers it must carry (`setp.lt.s32` is matched by `setp s32`... no: the
- * first token is the base opcode, the rest must all appear among the instruction's modifiers),
+ * One row per PTX or SASS instruction form: `pattern` is space-separated alternatives, each a
+ * base opcode and the modifiers it must carry (`ld.global` matches ld.global.nc.v4.f32),
  * optionally `/N` (N printed operands). `sem` is what the instruction computes, in the small
  * language of sem.c: statements `$k=EXPR` (operand k written; `$k.e` element e of a vector or
- * `|` group), EXPR = `op(args)`, `$k` (operand k read), `#n` (a constant); `-` = defines no
- * value. `note` names the ptxas substitution the row accounts for, where there is one. */
+ * `|` group) or `_=EXPR` (nothing written: stores), EXPR = `op(args)`, `$k` (operand k read),
+ * `#n` (a constant), `@name(...)` (a rule of sem.c: compares, LOP3 tables, carry halves);
+ * `-` = defines no value. `note` names the ptxas substitution the row accounts for. */
 typedef struct {
   const char *pattern;
   char type; /* how immediates read: 'i' integer, 'f' f32, 'd' f64, 'h' packed f16x2 */

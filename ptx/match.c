@@ -228,6 +228,11 @@ static void add_unit(evid *v, uint32_t u) {
   v->ev++;
 }
 
+static bool uniform(const rs_target *t, uint32_t unit) {
+  int fi = rs_target_file_of(t, unit);
+  return fi >= 0 && (!strcmp(t->files[fi].name, "ur") || !strcmp(t->files[fi].name, "up"));
+}
+
 int rs_match_run(const rs_func *ptx, const rs_func *sass, rs_match *m, rs_err *e) {
   memset(m, 0, sizeof *m);
   G P = {{0}, NULL, NULL, hs("@w"), hs("ext")}, S = {{0}, NULL, NULL, hs("@w"), hs("ext")};
@@ -318,6 +323,10 @@ int rs_match_run(const rs_func *ptx, const rs_func *sass, rs_match *m, rs_err *e
     bool multi = false;
     while (j2 < S.g.nsites && ss[j2].key == key) {
       uint32_t u = S.g.sites[ss[j2].idx].loc;
+      if (n->leaf == 2 && uniform(sass->tgt, u)) { /* ULDC of a parameter: still read in place */
+        j2++;
+        continue;
+      }
       if (first == UINT32_MAX) first = u;
       else if (u != first) multi = true;
       j2++;
@@ -363,7 +372,10 @@ int rs_match_run(const rs_func *ptx, const rs_func *sass, rs_match *m, rs_err *e
         rs_sarg a = y->a[i];
         if (a.kind != RS_SA_USE) continue;
         if (arg_colour(&S, S.col, a, lo64) != ca) continue;
-        add_unit(&ev[vreg], S.g.uses[a.idx].loc);
+        /* a parameter or special register ptxas keeps in uniform registers (ULDC, S2UR) is
+         * read in place as far as the PTX classes go */
+        if (!(leafdef[vreg] && !computed[vreg] && uniform(sass->tgt, S.g.uses[a.idx].loc)))
+          add_unit(&ev[vreg], S.g.uses[a.idx].loc);
         break;
       }
     }
@@ -374,9 +386,7 @@ int rs_match_run(const rs_func *ptx, const rs_func *sass, rs_match *m, rs_err *e
     evid *x = &ev[v];
     l->evidence = x->ev;
     if (x->n == 1 && !x->remat) {
-      int fi = rs_target_file_of(t, x->units[0]);
-      const char *fn = fi >= 0 ? t->files[fi].name : "";
-      if (!strcmp(fn, "ur") || !strcmp(fn, "up")) l->status = RS_LBL_UNIFORM;
+      if (uniform(t, x->units[0])) l->status = RS_LBL_UNIFORM;
       else {
         l->status = RS_LBL_LABELLED;
         l->reg = (rs_preg){x->units[0], ptx->vregs[v].full};

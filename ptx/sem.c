@@ -294,8 +294,9 @@ static void classify(B *b, const rs_inst *in, uint32_t off, uint32_t len, pop *p
     unsigned long bank = strtoul(t + 2, NULL, 16);
     const char *q = memchr(t, ']', len);
     bool plain = q && q + 1 < t + len && q[1] == '[' && q[2] == '0' && q[3] == 'x';
+    bool rz = q && q + 3 < t + len && q[1] == '[' && q[2] == 'R' && q[3] == 'Z'; /* sm_90: c[0x0][RZ] */
     p->bank = (uint32_t)bank;
-    p->imm = plain ? (int64_t)strtoul(q + 2, NULL, 16) : -1;
+    p->imm = plain ? (int64_t)strtoul(q + 2, NULL, 16) : rz ? (q[4] == '+' ? (int64_t)strtoul(q + 5, NULL, 16) : 0) : -1;
     span_regs(b, in, p, off, len, true);
     if (p->use >= 0) p->kind = PK_OTHER; /* indexed constant: no correspondence */
     return;

@@ -118,6 +118,18 @@ static void test_vec4(void) {
   LBL(&r, "%rd8", "R[4:5]");   /* IMAD.WIDE R4, R4, R5, c[0x0][0x168] */
   CHECKF(r.ok && r.t.truth && r.t.labelled == 14, "vec4 sm_89: %u labelled: %s", r.t.labelled, r.t.reason);
   run_close(&r);
+  /* sm_90: every value placed, one conflict, and it is real: PTX computes mul.wide %rd7 from %r4
+   * after %f13's selp, so %r4 is live across %f13; ptxas did IMAD.WIDE R4, R7, 0x4, R4 first and
+   * then FSEL R7 for %f13 */
+  run_open(&r, "small", "sm_90", "vec4");
+  LBL(&r, "%r4", "R7");        /* IMAD R7, R7, UR4, R0   (R7 = LDC c[0x0][RZ] = ntid.x) */
+  LBL(&r, "%f13", "R7");       /* FSEL R7, R10, RZ, P0 */
+  LBL(&r, "%rd4", "R[2:3]");   /* LDC.64 R2, c[0x0][0x210]: sm_90 loads the parameter into registers */
+  CHECKF(r.ok && r.t.map && !r.t.truth && r.t.conflicts == 1, "vec4 sm_90: %u conflicts: %s", r.t.conflicts, r.t.reason);
+  run_close(&r);
+  run_open(&r, "small", "sm_90", "scale");
+  CHECKF(r.ok && r.t.truth, "scale sm_90: %s", r.t.reason);
+  run_close(&r);
 }
 
 /* loop: a guarded counted loop (nvcc unrolls it by 4, ptxas if-converts the `if`): partial. */
@@ -178,9 +190,11 @@ static void test_reduce(void) {
   LBL(&r, "%r8", "R0");        /* S2R R0, SR_CTAID.X */
   LBL(&r, "%r1", "R2");        /* S2R R2, SR_TID.X */
   LBL(&r, "%r9", "R14");       /* LDC R14, c[0x0][0xc] */
-  LBL(&r, "%r7", "rematerialised"); /* the shared window base: LEA of SR_CgaCtaId, twice */
-  CHECKF(r.ok && !r.t.map && r.t.missing[RS_LBL_REMAT] == 1 && r.t.labelled == 78,
-         "reduce sm_90 (pinned): %u labelled, %u rematerialised: %s", r.t.labelled, r.t.missing[RS_LBL_REMAT], r.t.reason);
+  LBL(&r, "%r7", "folded");    /* n: ULDC UR4 / ULDC UR6, c[0x0][0x220]: uniform loads of the parameter */
+  LBL(&r, "%r31", "R8");       /* @!P0 SHF.R.S32.HI R8, RZ, 0x5, R2 */
+  LBL(&r, "%r32", "R8");       /* shl 2: @!P0 IMAD R8, R8, 0x4, R9, R9 = the shared window base (= address 0) */
+  CHECKF(r.ok && r.t.map && !r.t.truth && r.t.labelled == 78 && r.t.conflicts == 22,
+         "reduce sm_90 (pinned): %u labelled, %u conflicts: %s", r.t.labelled, r.t.conflicts, r.t.reason);
   run_close(&r);
 }
 

@@ -114,13 +114,13 @@ const rs_p2s_row rs_p2s_sass[] = {
      "mul.wide + add.s64 fused (a 64-bit address)"},
     {"IMAD.SHL.U32 IMAD.SHL", 'i', "$0=add(mul($1,$2),$3)", "shl lowered to IMAD (x*2^k)"},
     {"IMAD.IADD", 'i', "$0=add(mul($1,$2),$3)", "add lowered to IMAD (x*1+y)"},
-    {"IMAD IMAD.U32 UIMAD", 'i', "$0=add(mul($1,$2),$3)", "mul.lo/mad.lo, or a fused multiply-add of two PTX instructions"},
     {"IMAD.HI.U32 IMAD.HI", 'i', "$0=add(mulhi($1,$2),$3)", NULL},
+    {"IMAD IMAD.U32 UIMAD", 'i', "$0=add(mul($1,$2),$3)", "mul.lo/mad.lo, or a fused multiply-add of two PTX instructions"},
+    {"LEA.HI.X LEA.HI.X.SX32 ULEA.HI.X ULEA.HI.X.SX32", 'i', "$0=@hi()", "the high half of LEA's 64-bit shift-add (below)"},
+    {"LEA.HI/5 ULEA.HI/5", 'i', "$0=add(shru($1,@sub32($4)),$2)", "shr.u + add fused (the sign fix of a signed division)"},
     {"LEA/4 ULEA/4", 'i', "$0=add(shl($1,$3),$2)", "shl + add fused"},
     {"LEA/5 ULEA/5", 'i', "$0=@lo(add(mul(@x($2),@pow2($4)),@w($3)),$1)",
      "mul.wide by 2^k + add.s64 as a shift (the paper's mul.wide -> shift), low half"},
-    {"LEA.HI/5 ULEA.HI/5", 'i', "$0=add(shru($1,@sub32($4)),$2)", "shr.u + add fused (the sign fix of a signed division)"},
-    {"LEA.HI.X LEA.HI.X.SX32 ULEA.HI.X ULEA.HI.X.SX32", 'i', "$0=@hi()", "the high half of that shift-add"},
     {"SHF.L.U32 USHF.L.U32", 'i', "$0=shl($1,$2)", NULL},
     {"SHF.R.S32.HI USHF.R.S32.HI", 'i', "$0=shrs($3,$2)", NULL},
     {"SHF.R.U32.HI USHF.R.U32.HI", 'i', "$0=shru($3,$2)", NULL},
@@ -145,8 +145,8 @@ const rs_p2s_row rs_p2s_sass[] = {
     {"MUFU.LG2", 'f', "$0=mufu.lg2($1)", NULL},
     {"MUFU.SIN", 'f', "$0=mufu.sin($1)", NULL},
     {"MUFU.COS", 'f', "$0=mufu.cos($1)", NULL},
-    {"I2F I2F.S32", 'i', "$0=i2f.s($1)", NULL},
     {"I2F.U32", 'i', "$0=i2f.u($1)", NULL},
+    {"I2F I2F.S32", 'i', "$0=i2f.s($1)", NULL},
     {"F2I.TRUNC.NTZ", 'f', "$0=f2i.s.trunc($1)", NULL},
     {"F2F.F16.F32", 'f', "$0=f2h($1)", NULL},
     {"F2F.F64.F32", 'f', "$0=f2d($1)", NULL},
@@ -177,19 +177,22 @@ const rs_p2s_row rs_p2s_sass[] = {
 };
 const size_t rs_p2s_nsass = sizeof rs_p2s_sass / sizeof *rs_p2s_sass;
 
-/* Does the opcode (base + '.'-separated modifiers) carry every token of alternative a? */
+/* Does the opcode (base + '.'-separated modifiers) carry the tokens of alternative a, in order?
+ * (In order: cvt.u64.u32 is an extension, cvt.u32.u64 a truncation.) The first row that matches
+ * wins, so a table lists LEA.HI before LEA. */
 static bool alt_matches(const char *a, size_t alen, const char *op) {
   size_t oplen = strlen(op), bl = 0;
   while (bl < oplen && op[bl] != '.') bl++;
-  size_t i = 0, k = 0;
+  size_t k = 0;
   while (k < alen && a[k] != '.') k++;
   if (k != bl || memcmp(a, op, bl)) return false;
+  size_t j = bl; /* where the search for the next token resumes in op */
   while (k < alen) {
-    i = ++k;
+    size_t i = ++k;
     while (k < alen && a[k] != '.') k++;
     size_t tl = k - i;
     bool found = false;
-    for (size_t j = bl; j < oplen && !found;) {
+    while (j < oplen && !found) {
       size_t s = ++j;
       while (j < oplen && op[j] != '.') j++;
       found = j - s == tl && !memcmp(op + s, a + i, tl);

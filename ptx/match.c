@@ -340,6 +340,15 @@ int rs_match_run(const rs_func *ptx, const rs_func *sass, rs_match *m, rs_err *e
     }
     if (!multi) {
       add_unit(v, first);
+      /* a 64-bit value: its high half must be the next register (ptxas may keep the halves of
+       * an IADD3 / IADD3.X or LEA / LEA.HI.X pair in unrelated registers: then it is split) */
+      if (t->len == 2 && t->part != 0xff) {
+        const rs_snode *pn0 = &P.g.nodes[t->node];
+        uint64_t c = P.col[t->node], k1 = hmix(hmix(hmix(hs("slice"), t->part + 1u), 1), c);
+        (void)pn0;
+        for (uint32_t q = lower(ss, S.g.nsites, k1); q < S.g.nsites && ss[q].key == k1; q++)
+          if (S.g.sites[ss[q].idx].loc != first + 1) add_unit(v, S.g.sites[ss[q].idx].loc - 1);
+      }
       continue;
     }
     uint32_t k = lower(ps, P.g.nsites, key), np = 0;

@@ -107,7 +107,7 @@ const rs_p2s_row rs_p2s_sass[] = {
     {"ULDC ULDC.64", 'i', "$0=copy($1)", NULL},
     /* integer arithmetic */
     {"IADD3/4 UIADD3/4", 'i', "$0=add(add($1,$2),$3)", "two adds fused (x+y+z)"},
-    {"IADD3/5 UIADD3/5", 'i', "$0=@lo(add(add(@w($2),@w($3)),@w($4)),$1)", "the low half of a 64-bit add (carry out)"},
+    {"IADD3/5 UIADD3/5", 'i', "$0=@lo(add(add(@x($2),@x($3)),@x($4)),$1)", "the low half of a 64-bit add (carry out)"},
     {"IADD3.X UIADD3.X IMAD.X", 'i', "$0=@hi()", "the high half of a 64-bit add (carry in)"},
     {"VIADD/3", 'i', "$0=add($1,$2)", NULL},
     {"IMAD.WIDE IMAD.WIDE.U32 UIMAD.WIDE UIMAD.WIDE.U32", 'i', "$0=add(mul(ext($1),$2),$3)",

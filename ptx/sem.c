@@ -854,8 +854,9 @@ static rs_sarg call(B *b, T *t, const rs_inst *in, const char *name, size_t nl, 
         const rs_ssite *st = &b->g->sites[b->g->ress[u->res[0]]];
         if (st->node != UINT32_MAX && st->part == 0 && b->g->nodes[st->node].width == 2) return wide(b, a[0]);
       }
+      return node(b, NULL, hs("ext"), a, 1, 2);
     }
-    return node(b, NULL, hs("ext"), a, 1, 2);
+    return a[0]; /* a constant or a 64-bit parameter as it is */
   }
   if (!strcmp(op, "ext") && na == 1) {
     if (num(a[0])) return a[0]; /* a small constant reads the same at 64 bits */

@@ -221,7 +221,9 @@ static void test_partial(void) {
   LBL(&r, "%r1", "R2");        /* S2R R2, SR_TID.X */
   LBL(&r, "%r3", "R34");       /* SHF.R.S32.HI R34, RZ, 0x4, R34   (tid / 16, signed) */
   LBL(&r, "%r2", "R35");       /* IMAD.IADD R35, R2, 0x1, -R35   (tid % 16: sub.s32 as IMAD) */
-  CHECKF(r.ok && !r.t.map && r.t.labelled == 112 && r.t.nvalues == 435, "sgemm sm_89 (pinned): %u of %u labelled",
+  LBL(&r, "%rd15", "split");   /* add.s64 of two extended ints: IADD3 R0, P0, R8, UR4, RZ (low half) and
+                                * LEA.HI.X.SX32 R4, R8, RZ, 0x1, P0 (high half): no register pair */
+  CHECKF(r.ok && !r.t.map && r.t.labelled == 145 && r.t.nvalues == 435, "sgemm sm_89 (pinned): %u of %u labelled",
          r.t.labelled, r.t.nvalues);
   CHECKF(r.ok && strstr(r.t.m.unknown, "IADD3 x3"), "sgemm: %s", r.t.m.unknown); /* IADD3 R, P, P, ... */
   run_close(&r);

@@ -848,10 +848,10 @@ static rs_sarg call(B *b, T *t, const rs_inst *in, const char *name, size_t nl, 
   if (!strcmp(op, "@pow2") && na == 1 && num(a[0]) && a[0].val < 32) return leaf_const(1ull << a[0].val);
   if (!strcmp(op, "@w") && na == 1) return wide(b, a[0]);
   if (!strcmp(op, "@x") && na == 1) { /* a LEA index: 64-bit when its register is the low half of one */
-    if (a[0].kind == RS_SA_USE) {
+    if (a[0].kind == RS_SA_USE) { /* any def reaching it (a loop's pointer: several) 64-bit? */
       const rs_suse *u = &b->g->uses[a[0].idx];
-      if (u->res[1] - u->res[0] == 1) {
-        const rs_ssite *st = &b->g->sites[b->g->ress[u->res[0]]];
+      for (uint32_t k = u->res[0]; k < u->res[1]; k++) {
+        const rs_ssite *st = &b->g->sites[b->g->ress[k]];
         if (st->node != UINT32_MAX && st->part == 0 && b->g->nodes[st->node].width == 2) return wide(b, a[0]);
       }
       return node(b, NULL, hs("ext"), a, 1, 2);

@@ -97,8 +97,9 @@ typedef struct {
 } rs_sgraph;
 
 /* Build the graph of a PTX function (vregs) or a SASS function parsed without lifting
- * (physical registers). Errors name the file and line (a malformed operand); an opcode the
- * table lacks is no error: its values get colours of their own and the opcode is listed. */
+ * (physical registers). The parsers have already refused bad input, so this does not fail: an
+ * opcode the table lacks, or an operand it cannot read, gives values colours nothing else has
+ * (never a guessed correspondence), and the opcodes without a row are listed (unknown). */
 int rs_sgraph_build(rs_sgraph *g, const rs_func *f, rs_err *e);
 void rs_sgraph_free(rs_sgraph *g);
 

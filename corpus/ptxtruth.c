@@ -54,7 +54,10 @@ char *rs_ptxtruth_for_dir(const char *dir, const char *target, const rs_func *pt
   *broken = 0;
   snprintf(path, sizeof path, "%s/%s.sass", dir, target);
   if (access(path, R_OK)) {
-    snprintf(reason, n, "PTX->SASS match: no SASS listing of this compile (%s.sass; a build without nvdisasm)", target);
+    char failed[1220];
+    snprintf(failed, sizeof failed, "%s.FAILED", path);
+    snprintf(reason, n, "PTX->SASS match: %s", access(failed, F_OK) ? "no SASS listing of this compile (a build without nvdisasm)"
+                                                                     : "the SASS listing was refused (see the sass build failure)");
     return NULL;
   }
   rs_err e = {{0}};

@@ -5,7 +5,9 @@
  *
  * Every expected register below was checked by hand against the listing: the SASS line that
  * holds the value is quoted beside it. Coverage figures of the partial fixtures are pinned (a
- * change of the matcher either way must show here). */
+ * change of the matcher either way must show here). Also: the corpus build's entry
+ * (rs_ptxtruth_for_dir) and `corpus export --subset verilocc-*` on data/corpus-mini.h5 (counts
+ * of the file as shipped: re-assembling it changes them). */
 #include "check.h"
 #include "corpus/ptxtruth.h"
 #include "sass/sass.h"
@@ -278,6 +280,23 @@ static void test_dir(void) {
   rs_module_free(pm);
 }
 
+/* VeriLocc's settings as export subsets, on the mini corpus as shipped (ptx on sm_89/sm_90 only,
+ * no ptx truth yet): verilocc-amd = gfx90a prera rows, verilocc-nv = sm_89 ptx rows. */
+static void test_export(void) {
+  char cmd[512], out[4096];
+  snprintf(cmd, sizeof cmd,
+           "%s corpus export data/corpus-mini.h5 --split test --subset verilocc-amd --out /tmp/rs_ptxtruth_x.jsonl 2>&1 && "
+           "grep -c '\"id\":\"[a-z0-9_]*/[^/]*/gfx90a/prera\"' /tmp/rs_ptxtruth_x.jsonl && wc -l < /tmp/rs_ptxtruth_x.jsonl",
+           rs_check_cli);
+  int rc = rs_check_run(cmd, out, sizeof out);
+  CHECKF(rc == 0 && strstr(out, "12 pairs written (test, verilocc-amd)") && strstr(out, "\n12\n12"), "verilocc-amd: %s", out);
+  snprintf(cmd, sizeof cmd, "%s corpus export data/corpus-mini.h5 --split test --subset verilocc-nv --out /tmp/rs_ptxtruth_x.jsonl 2>&1",
+           rs_check_cli);
+  rc = rs_check_run(cmd, out, sizeof out);
+  CHECKF(rc == 0 && strstr(out, "0 pairs written (test, verilocc-nv); 4 instances"), "verilocc-nv: %s", out);
+  unlink("/tmp/rs_ptxtruth_x.jsonl");
+}
+
 int main(int argc, char **argv) {
   rs_check_init(argc, argv);
   test_table();
@@ -287,5 +306,6 @@ int main(int argc, char **argv) {
   test_reduce();
   test_partial();
   test_dir();
+  test_export();
   return rs_check_done("test_ptxtruth");
 }

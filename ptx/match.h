@@ -102,6 +102,11 @@ typedef struct {
  * (never a guessed correspondence), and the opcodes without a row are listed (unknown). */
 int rs_sgraph_build(rs_sgraph *g, const rs_func *f, rs_err *e);
 void rs_sgraph_free(rs_sgraph *g);
+/* reach.c: the sites reaching every use (raw), given each instruction's guard location
+ * (UINT32_MAX: none) and negation; then those sources with copies and selects looked through
+ * (res), redone whenever the nodes change. */
+void rs_sgraph_reaching(rs_sgraph *g, const uint32_t *gloc, const uint8_t *gneg);
+void rs_sgraph_resolve(rs_sgraph *g);
 
 /* ---- matching (match.c) ---- */
 enum rs_label_status {

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 rs_module *rs_ptxtruth_load_sass(const char *path, const char *target, rs_err *e) {
-  rs_sass_opts o = {NULL, 0, true};
+  rs_sass_opts o = {.no_lift = true};
   return rs_sass_load(path, target, &o, e);
 }
 
@@ -28,7 +28,7 @@ rs_module *rs_ptxtruth_parse_sass(const char *name, char *text, size_t len, cons
   m->text = text;
   m->len = len;
   m->kind = RS_SRC_SASS;
-  rs_sass_opts o = {NULL, 0, true};
+  rs_sass_opts o = {.no_lift = true};
   int rc = 0;
   if (target && !(m->tgt = rs_target_by_name(target))) rc = rs_errf(e, name, 0, "unknown target '%s'", target);
   if (!rc) rc = rs_sass_parse_opts(m, &o, e);

@@ -408,7 +408,7 @@ int rs_cmd_sweep(int argc, char **argv) {
   MPI_Gather(mdesc, sizeof mdesc, MPI_CHAR, mall, sizeof mdesc, MPI_CHAR, 0, MPI_COMM_WORLD);
   rs_worker_ctx w = {corpus, models, o.models, o.nmodels, kind, o.z3_ms, o.seed, o.until_pass, o.feedback,
                      !strcmp(o.keep, "all") ? RS_KEEP_ALL : !strcmp(o.keep, "none") ? RS_KEEP_NONE : RS_KEEP_FAILED,
-                     o.out, rank, o.max_infra, 0, fault, o.one_instance, o.verify_threads};
+                     o.out, rank, o.max_infra, 0, fault, o.one_instance, o.verify_threads, 0, 0, NULL};
   rs_term_install(rank);
   if (!status) {
     if (rank == 0) {

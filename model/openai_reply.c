@@ -196,3 +196,17 @@ bool rs_oa_deterministic_error(const char *msg) {
     if (strcasestr_(msg, pats[i])) return true;
   return false;
 }
+
+const char *rs_refusal_advice(const char *err) {
+  if (!err) err = "";
+  if (rs_oa_deterministic_error(err))
+    return "the prompts do not fit the server's context: start it with a larger one (llama.cpp: --ctx-size is shared "
+           "by its --parallel slots; vLLM: --max-model-len; SGLang: --context-length), or lower max_tokens=";
+  if (strstr(err, "HTTP 404"))
+    return "the server does not serve this model or endpoint: model= must be a name GET URL/models lists, and the URL "
+           "the API base (http://host:port/v1)";
+  if (strstr(err, "HTTP 401") || strstr(err, "HTTP 403"))
+    return "the server refuses the credentials: put its API key in the environment variable key_env= names";
+  return "the server rejects the request itself: check api=, the schema= dialect, and sampling=server for endpoints "
+         "that reject parameters they do not know";
+}

@@ -387,6 +387,25 @@ static int arrived(engine *E, rs_done *d) {
             w->specs[s->model], w->transient_run, x->l.row.id, d->attempt, g->error);
     return E->rc = -1;
   }
+  /* a server that refuses every request (no such model, context too small, bad request) would
+   * turn the sweep into infra rows as well: stop at once with its reason and what to change. Two
+   * instances at least, so one over-long prompt among fitting ones does not stop a sweep */
+  if (g->infra && g->refused) {
+    if (w->refused_last != x) w->refused_insts++;
+    w->refused_last = x;
+    w->refused_run++;
+  } else {
+    w->refused_run = w->refused_insts = 0;
+    w->refused_last = NULL;
+  }
+  if (w->refused_run >= RS_REFUSED_STOP && w->refused_insts >= 2) {
+    rs_errf(E->e, NULL, 0,
+            "model %s: the server refused %u attempts in a row, of %u instances (last: instance %s, attempt %u: %s); "
+            "stopping: %s; then --resume",
+            w->specs[s->model], w->refused_run, w->refused_insts, x->l.row.id, d->attempt, g->error,
+            rs_refusal_advice(g->error));
+    return E->rc = -1;
+  }
   while (x->queued < x->sent && x->st[x->queued] == A_GEN) {
     x->st[x->queued] = A_QUEUED;
     rs_vpool_push(E->pool, x, x->queued++);

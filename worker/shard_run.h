@@ -10,6 +10,8 @@
 
 enum rs_keep { RS_KEEP_ALL, RS_KEEP_FAILED, RS_KEEP_NONE };
 
+#define RS_REFUSED_STOP 3
+
 typedef struct {
   rs_corpus *corpus;
   rs_model **models;
@@ -29,6 +31,10 @@ typedef struct {
   /* the window (worker/engine.c) */
   bool one_instance;      /* --window-mode=instance: one instance at a time, no prefetch (the old way) */
   uint32_t verify_threads; /* 0: verify on the main thread */
+  /* refusals every request meets (rs_gen.refused) in a row, and of how many instances: a run
+   * over RS_REFUSED_STOP attempts of 2 instances or more stops the sweep with the reason */
+  uint32_t refused_run, refused_insts;
+  const void *refused_last;
 } rs_worker_ctx;
 
 typedef struct {

@@ -1,0 +1,211 @@
+/* test_openai_serve.c - the openai: back end meeting a server as a new user does, against
+ * tests/standin_openai.c (a TEST DOUBLE, not a model):
+ *  - the schema probe cannot give a false negative: a byte-level model under a JSON grammar
+ *    spends tokens on whitespace, its answer cut at max_tokens is a prefix of the only admissible
+ *    one (applied, asked again with more tokens), never "ignored"; a server that applies no
+ *    dialect gets a message naming each dialect tried and what it answered;
+ *  - the window fits the server: its capacity read where it says it (llama.cpp /props
+ *    total_slots, /slots) caps the window, so no request waits in its queue; a vLLM-like server
+ *    that says only its queue (/metrics gauges) has its capacity learnt while running;
+ *  - an abandoned request's connection is closed, so the server sees it (the stand-in counts
+ *    the hang-ups it noticed);
+ *  - a refusal that every request meets (HTTP 400, context too small) is `refused`. */
+#include "model/model.h"
+#include "model/openai_schema.h"
+#include "target/target.h"
+#include "tests/check.h"
+#include "tests/standin_openai.c"
+#include <stdlib.h>
+#include <string.h>
+
+/* A Problem of n 32-bit VGPR values (the answer needs no verifying here). */
+static rs_problem *tiny_problem(uint32_t n) {
+  rs_problem *p = rs_xcalloc(1, sizeof *p);
+  p->tgt = &rs_target_gfx90a;
+  int cls = rs_target_class(p->tgt, "vgpr_32", 7);
+  p->vars = rs_xcalloc(n, sizeof *p->vars);
+  p->nvars = p->capvars = n;
+  for (uint32_t v = 0; v < n; v++) {
+    char b[16];
+    snprintf(b, sizeof b, "%%%u", v);
+    p->vars[v].name = rs_xstrndup(b, strlen(b));
+    p->vars[v].cls = cls;
+    p->vars[v].width = 1;
+    p->vars[v].full = 3;
+    p->vars[v].files = p->tgt->classes[cls].files;
+  }
+  return p;
+}
+
+static void tiny_free(rs_problem *p) {
+  for (uint32_t v = 0; v < p->nvars; v++) free(p->vars[v].name);
+  free(p->vars);
+  free(p);
+}
+
+static rs_model *open_q(const rs_standin *s, const char *model, const char *query, rs_err *e) {
+  char spec[700];
+  snprintf(spec, sizeof spec, "openai:http://127.0.0.1:%d/v1?model=%s&backoff=0.02&backoff_cap=0.1%s%s", s->port, model,
+           query[0] ? "&" : "", query);
+  return rs_model_open(spec, e);
+}
+
+/* max_tokens of each probe request recorded, in order; returns how many. */
+static int probe_tokens(const char *dir, int *out, int max) {
+  char **l;
+  int n = rs_check_list(dir, ".req", &l), k = 0;
+  for (int i = 0; i < n; i++) {
+    size_t len;
+    rs_err e;
+    char *t = rs_read_file(l[i], &len, &e);
+    const char *b = t ? strstr(t, "\r\n\r\n") : NULL;
+    cJSON *j = b && strstr(b, "regsweep_probe") ? cJSON_Parse(b + 4) : NULL;
+    if (j && k < max) out[k++] = (int)cJSON_GetObjectItem(j, "max_tokens")->valuedouble;
+    cJSON_Delete(j);
+    free(t);
+    unlink(l[i]);
+  }
+  rs_check_free_list(l, n);
+  return k;
+}
+
+static void clear_dir(const char *dir) {
+  const char *ext[] = {".req", ".get"};
+  for (int x = 0; x < 2; x++) {
+    char **l;
+    int n = rs_check_list(dir, ext[x], &l);
+    for (int i = 0; i < n; i++) unlink(l[i]);
+    rs_check_free_list(l, n);
+  }
+}
+
+int main(void) {
+  rs_problem *p = tiny_problem(4);
+  const char *vn[] = {"%0", "%1", "%2", "%3"};
+  const char *answer = "{\"%0\":\"v0\",\"%1\":\"v1\",\"%2\":\"v2\",\"%3\":\"v3\"}";
+  rs_gen_input in = {.id = "tiny", .target = "gfx90a", .p = p, .prompt = "v_add %0, %1, %2", .vnames = vn};
+  char dir[] = "/tmp/rs_oaserve_XXXXXX";
+  CHECK(mkdtemp(dir) != NULL);
+  rs_standin s;
+  char desc[700];
+  rs_err e = {{0}};
+
+  /* 1. the probe against a byte-level model that writes whitespace inside the JSON and is cut
+   *    at max_tokens: few blanks (fits the first request), 150 (cut, asked again with more: fits),
+   *    3000 (cut twice, still a prefix: applied, said so) */
+  const unsigned ws[] = {10, 150, 3000};
+  const int nprobes[] = {1, 2, 2};
+  for (int i = 0; i < 3; i++) {
+    CHECK(standin_start_ex(&s, answer, dir, "llamacpp", 0, 0, ws[i], 0) == 0);
+    rs_model *m = open_q(&s, "ok", "schema=llamacpp", &e);
+    CHECKF(m != NULL, "ws %u: a server that applies the schema was refused: %s", ws[i], e.msg);
+    int mt[8], k = probe_tokens(dir, mt, 8);
+    CHECKF(k == nprobes[i], "ws %u: %d probe requests", ws[i], k);
+    CHECKF(k < 1 || mt[0] >= 64, "the first probe's max_tokens %d leaves no room for whitespace", mt[0]);
+    CHECKF(k < 2 || mt[1] > 2 * mt[0], "the retry asks for more tokens (%d after %d)", mt[k > 1], mt[0]);
+    if (m) {
+      rs_model_describe(m, desc, sizeof desc);
+      CHECKF(strstr(desc, "(probe: the server applied it") != NULL, "%s", desc);
+      CHECKF((strstr(desc, "prefix of the only admissible one") != NULL) == (i == 2), "%s", desc);
+    }
+    rs_model_close(m);
+    standin_stop(&s);
+  }
+
+  /* 2. a server that applies no dialect (byte-level too): each dialect named with its answer */
+  CHECK(standin_start_ex(&s, answer, dir, "none", 0, 0, 20, 0) == 0);
+  rs_model *m = open_q(&s, "ok", "schema=openai", &e);
+  CHECK(m == NULL);
+  CHECKF(strstr(e.msg, "schema=openai: the server does not apply") && strstr(e.msg, "nor does schema=llamacpp (answered '{") &&
+             strstr(e.msg, "schema=vllm (answered '{") && strstr(e.msg, "use schema=0"),
+         "%s", e.msg);
+  CHECKF(!strstr(e.msg, "neither do schema=openai"), "the tested dialect is not listed again: %s", e.msg);
+  rs_model_close(m);
+  standin_stop(&s);
+  clear_dir(dir);
+
+  /* 3. llama.cpp with 3 slots: /props total_slots caps a window of 12 at 3; nothing queues */
+  enum { NA = 12 };
+  uint64_t seeds[NA];
+  rs_gen g[NA];
+  for (int k = 0; k < NA; k++) seeds[k] = 1000 + (uint64_t)k;
+  CHECK(standin_start_ex(&s, answer, dir, "openai", 1, 100000, 0, 3) == 0);
+  m = open_q(&s, "delay150", "schema=0&inflight=12&timeout=5", &e);
+  CHECKF(m != NULL, "%s", e.msg);
+  if (m) {
+    rs_model_describe(m, desc, sizeof desc);
+    CHECKF(strstr(desc, "3 slots") != NULL, "%s", desc);
+    memset(g, 0, sizeof g);
+    CHECK(rs_model_generate(m, &in, 1, NA, seeds, g, &e) == 0);
+    for (int k = 0; k < NA; k++) CHECKF(!g[k].infra, "%d: %s", k, g[k].error);
+    rs_window w;
+    rs_model_window(m, &w);
+    CHECKF(w.max == 3 && w.capacity == 3 && strstr(w.learned, "/props total_slots"), "window %u of %u, %u: %s", w.now,
+           w.max, w.capacity, w.learned);
+    CHECKF(s.sh->peak_running == 3 && s.sh->peak_waiting == 0, "at the server: peak %d running, %d waiting",
+           s.sh->peak_running, s.sh->peak_waiting);
+    for (int k = 0; k < NA; k++) rs_gen_clear(&g[k]);
+  }
+  rs_model_close(m);
+  standin_stop(&s);
+  clear_dir(dir);
+
+  /* 4. vLLM-like: no capacity said, only /metrics gauges; 2 run at once, the rest queue: the
+   *    window of 12 comes down to what runs, and the queue empties */
+  CHECK(standin_start_ex(&s, answer, dir, "openai", 2, 100000, 0, 2) == 0);
+  m = open_q(&s, "delay400", "schema=0&inflight=12&timeout=20", &e);
+  CHECKF(m != NULL, "%s", e.msg);
+  if (m) {
+    rs_model_describe(m, desc, sizeof desc);
+    CHECKF(strstr(desc, "its queue read from /metrics") != NULL, "%s", desc);
+    memset(g, 0, sizeof g);
+    CHECK(rs_model_generate(m, &in, 1, NA, seeds, g, &e) == 0);
+    for (int k = 0; k < NA; k++) CHECKF(!g[k].infra, "%d: %s", k, g[k].error);
+    rs_window w;
+    rs_model_window(m, &w);
+    CHECKF(w.capacity == 2 && w.max == 2 && strstr(w.learned, "learnt"), "window %u of %u, capacity %u: %s", w.now, w.max,
+           w.capacity, w.learned);
+    for (int k = 0; k < NA; k++) rs_gen_clear(&g[k]);
+  }
+  rs_model_close(m);
+  standin_stop(&s);
+  clear_dir(dir);
+
+  /* 5. abandoned requests: a timeout and a cancel close their connections, which the server sees
+   *    (here while they wait for a slot and while they run) */
+  CHECK(standin_start_ex(&s, answer, dir, "openai", 0, 0, 0, 1) == 0);
+  m = open_q(&s, "delay3000", "schema=0&inflight=3&timeout=0.4&retries=0", &e);
+  CHECKF(m != NULL, "%s", e.msg);
+  if (m) {
+    memset(g, 0, sizeof g);
+    CHECK(rs_model_generate(m, &in, 1, 3, seeds, g, &e) == 0);
+    for (int k = 0; k < 3; k++) CHECKF(g[k].infra && g[k].transient && strstr(g[k].error, "timed out"), "%d: %s", k, g[k].error);
+    for (int k = 0; k < 3; k++) rs_gen_clear(&g[k]);
+    for (int t = 0; t < 200 && __atomic_load_n(&s.sh->aborted, __ATOMIC_SEQ_CST) < 3; t++) sd_sleep_ms(10);
+    CHECKF(s.sh->aborted == 3, "the server noticed %d of 3 abandoned requests", s.sh->aborted);
+  }
+  rs_model_close(m);
+  standin_stop(&s);
+  clear_dir(dir);
+
+  /* 6. a refusal every request meets is said so (refused: the sweep stops on it) */
+  CHECK(standin_start_ex(&s, answer, dir, "openai", 0, 0, 0, 0) == 0);
+  const char *models[] = {"ctx400", "e404", "e400", "e500"};
+  const bool refused[] = {true, true, true, false};
+  for (int i = 0; i < 4; i++) {
+    m = open_q(&s, models[i], "schema=0&retries=0&timeout=5", &e);
+    CHECKF(m != NULL, "%s", e.msg);
+    if (!m) continue;
+    memset(g, 0, sizeof g);
+    CHECK(rs_model_generate(m, &in, 1, 1, seeds, g, &e) == 0);
+    CHECKF(g[0].infra && g[0].refused == refused[i], "%s: refused %d: %s", models[i], g[0].refused, g[0].error);
+    rs_gen_clear(&g[0]);
+    rs_model_close(m);
+  }
+  standin_stop(&s);
+  clear_dir(dir);
+
+  rmdir(dir);
+  tiny_free(p);
+  return rs_check_done("test_openai_serve");
+}

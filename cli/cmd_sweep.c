@@ -4,6 +4,8 @@
 #include "coordinator/coord.h"
 #include "corpus/instance.h"
 #include "emit/emit.h"
+#include "report/infra.h"
+#include "storage/run_lock.h"
 #include "report/table.h"
 #include "verify/verifier.h"
 #include "worker/bind.h"
@@ -245,8 +247,9 @@ static void read_start(const char *out, char *buf, size_t n, const char *fallbac
   free(s);
 }
 
-/* Rank 0's checks of the run directory; returns 0 or an exit status. */
-static int prepare_dir(const opts *o, const char *cfg) {
+/* Rank 0's checks of the run directory, and its lock (*lk, held until the sweep ends); returns
+ * 0 or an exit status. */
+static int prepare_dir(const opts *o, const char *cfg, rs_runlock **lk) {
   char p[1200];
   struct stat sb;
   snprintf(p, sizeof p, "%s/config.json", o->out);
@@ -255,6 +258,17 @@ static int prepare_dir(const opts *o, const char *cfg) {
     fprintf(stderr, "regsweep sweep: %s exists; add --resume to continue it, or choose another --out\n", o->out);
     return 2;
   }
+  if (!exists && mkdir(o->out, 0755)) {
+    fprintf(stderr, "regsweep sweep: cannot create %s: %s\n", o->out, strerror(errno));
+    return 2;
+  }
+  rs_err le;
+  char stale[400];
+  if (!(*lk = rs_run_lock(o->out, stale, sizeof stale, &le))) {
+    fprintf(stderr, "regsweep sweep: %s\n", le.msg);
+    return 2;
+  }
+  if (stale[0]) fprintf(stderr, "regsweep sweep: %s: took over the lock of a sweep that is gone (%s)\n", o->out, stale);
   if (exists) {
     rs_err e;
     char *old = rs_read_file(p, NULL, &e), why[256];
@@ -268,9 +282,6 @@ static int prepare_dir(const opts *o, const char *cfg) {
       fprintf(stderr, "regsweep sweep: cannot resume %s: %s\n", o->out, why);
       return 2;
     }
-  } else if (mkdir(o->out, 0755)) {
-    fprintf(stderr, "regsweep sweep: cannot create %s: %s\n", o->out, strerror(errno));
-    return 2;
   }
   snprintf(p, sizeof p, "%s/shards", o->out);
   if (mkdir(p, 0755) && errno != EEXIST) {
@@ -315,10 +326,11 @@ int rs_cmd_sweep(int argc, char **argv) {
   char corpus_abs[PATH_MAX];
   if (!realpath(o.corpus, corpus_abs)) snprintf(corpus_abs, sizeof corpus_abs, "%s", o.corpus);
   char *hash = NULL, *cfg = NULL;
+  rs_runlock *lock = NULL; /* rank 0's, while the sweep runs */
   if (rank == 0) {
     hash = file_hash(o.corpus);
     cfg = config_json(&o, corpus_abs, hash);
-    status = hash ? prepare_dir(&o, cfg) : (fprintf(stderr, "regsweep sweep: cannot read %s\n", o.corpus), 2);
+    status = hash ? prepare_dir(&o, cfg, &lock) : (fprintf(stderr, "regsweep sweep: cannot read %s\n", o.corpus), 2);
     if (!status) note_start(o.out, start_time);
   }
   MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
@@ -543,20 +555,26 @@ int rs_cmd_sweep(int argc, char **argv) {
           res.nmodels = o.nmodels;
           res.samples = o.samples;
           res.until_pass = o.until_pass;
-          if (rs_results_load(&res, rf, &e) == 0) {
+          rs_infra inf = {0}; /* infra attempts by reason, after the tables */
+          if (rs_results_load(&res, rf, &e) == 0 && rs_infra_load(&inf, rf, 0, &e) == 0) {
             char sp2[1200];
             snprintf(sp2, sizeof sp2, "%s/summary.md", o.out);
             FILE *sf = fopen(sp2, "w");
             if (sf) {
               rs_results_print(&res, sf);
+              if (inf.total) fprintf(sf, "\n");
+              rs_infra_print(&inf, o.models, o.nmodels, 20, sf);
               fclose(sf);
             }
             printf("\n");
             rs_results_print(&res, stdout);
+            if (inf.total) printf("\n");
+            rs_infra_print(&inf, o.models, o.nmodels, 20, stdout);
             printf("\n%llu attempts in %.1f s; results: %s (summary: %s)\n",
                    (unsigned long long)rs_runfile_count(rf), rs_now() - t_start, path, sp2);
           }
           rs_results_free(&res);
+          rs_infra_free(&inf);
           rs_runfile_close(rf, &e);
         }
         int ec = status || !o.emit_check ? 0 : rs_emit_check_sweep(path, o.corpus, o.models, o.nmodels, o.emit_check, o.out, stdout, &e);
@@ -574,6 +592,7 @@ int rs_cmd_sweep(int argc, char **argv) {
   free(mall);
   free(hash);
   free(cfg);
+  rs_run_unlock(lock);
   MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
   MPI_Comm_free(&local);
   MPI_Finalize();

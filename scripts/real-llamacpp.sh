@@ -20,13 +20,13 @@ build)
   if [ ! -f "$out/src/CMakeLists.txt" ]; then
     mkdir -p "$out/src"
     # a few large vocabulary files (models/) and the kompute submodule are absent from the mirror
-    git --git-dir="$src_git" archive HEAD -- . ":(exclude)models" ":(exclude)ggml/src/ggml-kompute/kompute" | tar -x -C "$out/src"
+    git --git-dir="$src_git" archive HEAD -- . ":(exclude)models" ":(exclude)ggml/src/ggml-kompute/kompute" 2> "$out/archive.log" | tar -x -C "$out/src"
     git --git-dir="$src_git" log -1 --format='%H %cd' > "$out/src/COMMIT"
   fi
   # CPU only, no libcurl (no model download), no tests/examples beyond the server target.
   nice cmake -S "$out/src" -B "$out/b" -DCMAKE_BUILD_TYPE=Release -DGGML_NATIVE=ON -DLLAMA_CURL=OFF \
-    -DLLAMA_BUILD_TESTS=OFF -DGGML_OPENMP=OFF -DBUILD_SHARED_LIBS=OFF > "$out/cmake.log"
-  nice cmake --build "$out/b" -j2 --target llama-server > "$out/build.log"
+    -DLLAMA_BUILD_TESTS=OFF -DGGML_OPENMP=OFF -DBUILD_SHARED_LIBS=OFF > "$out/cmake.log" 2>&1
+  nice cmake --build "$out/b" -j2 --target llama-server > "$out/build.log" 2>&1
   mkdir -p "$out/bin"
   cp "$out/b/bin/llama-server" "$out/bin/"
   echo "built $out/bin/llama-server from $(cat "$out/src/COMMIT")"

@@ -11,7 +11,8 @@
 #     the run's config
 #   5 a server that refuses every attempt (HTTP 400, context too small) stops the sweep early
 #     with the reason and what to change; summary.md and `report` group infra by reason
-#   6 a run directory in use by a live sweep is locked: a --resume meanwhile is refused with the
+#   6 --feedback carries every diagnostic the verifier kept, not only the first
+#   7 a run directory in use by a live sweep is locked: a --resume meanwhile is refused with the
 #     holder's host and PID; once that sweep is killed, its stale lock is taken over
 set -uo pipefail
 bin=$(realpath "$1")
@@ -102,7 +103,17 @@ check 'grep -q "## Infra attempts by reason" "$tmp/x2/summary.md" && grep -q "| 
 check '"$bin" report "$tmp/x2" | grep -q "| 2 | HTTP 400: the model does not fit"' "report groups infra by reason"
 check 'grep -q "| 2 | HTTP 400: the model does not fit" "$tmp/x2.log"' "the sweep's end summary says it"
 
-# 6: the run directory's lock
+# 6: the feedback of a rejected answer lists its diagnostics (the stand-in's scrambles break
+# many values), and says how many there were when the verifier kept fewer
+mkdir -p "$tmp/prompts"
+pf=$(start f --prompt-dir "$tmp/prompts")
+"$bin" sweep --corpus "$PWD/data/corpus-mini.h5" --filter 'family=gemv,target=sm_90,form=ptx' --split test --samples 2 \
+  --until-pass --feedback --model "$(spec "$pf")" --out "$tmp/fb" > "$tmp/fb.log" 2>&1
+fbp=$(grep -l "rejected by the verifier" "$tmp/prompts"/*.txt | head -1)
+nd=$([ -n "$fbp" ] && sed -n '/rejected by the verifier:/,/Correct these problems/p' "$fbp" | wc -l || echo 0)
+check '[ -n "$fbp" ] && [ "$nd" -ge 4 ]' "the second prompt's feedback has $((nd - 2)) lines: $(sed -n '/rejected by the verifier:/{n;p;}' "$fbp" 2>/dev/null | cut -c1-80)"
+
+# 7: the run directory's lock
 pd=$(start d --delay-file "$tmp/delay")
 echo 400 > "$tmp/delay"
 "$bin" sweep "${args[@]}" --samples 2 --model "$(spec "$pd" "&inflight=1")" --out "$tmp/lk" > "$tmp/lk1.log" 2>&1 &

@@ -46,7 +46,10 @@ typedef struct {
 typedef struct {
   uint64_t attempts, passes, completion_tokens, prompt_tokens;
   uint32_t inflight, window, window_max, window_min, cuts, instances, shards;
+  uint32_t capacity, srv_waiting; /* the servers' capacity (as said or learnt; 0 unknown), their queue */
   double gen_s, verify_s, main_cpu_s, cpu_s, wall_s;
+  double oldest_s;                /* the oldest request in flight, seconds */
+  char learned[96];               /* where the first model's capacity came from */
 } rs_live;
 
 /* Where a worker's shards come from and where its results go (MPI, or the one process). */

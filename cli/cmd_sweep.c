@@ -422,6 +422,7 @@ int rs_cmd_sweep(int argc, char **argv) {
                      !strcmp(o.keep, "all") ? RS_KEEP_ALL : !strcmp(o.keep, "none") ? RS_KEEP_NONE : RS_KEEP_FAILED,
                      o.out, rank, o.max_infra, 0, fault, o.one_instance, o.verify_threads, 0, 0, NULL};
   rs_term_install(rank);
+  rs_term_lock(rs_run_lock_path(lock)); /* SIGTERM removes it as well */
   if (!status) {
     if (rank == 0) {
       /* resume: finished shards are skipped; a corrupt or partial one, or one with attempts the
@@ -592,6 +593,7 @@ int rs_cmd_sweep(int argc, char **argv) {
   free(mall);
   free(hash);
   free(cfg);
+  rs_term_lock(NULL);
   rs_run_unlock(lock);
   MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
   MPI_Comm_free(&local);

@@ -48,6 +48,14 @@ static bool holder_dead(const char *text, const struct stat *sb) {
   return time(NULL) - sb->st_mtime > RS_LOCK_STALE_S;
 }
 
+static bool same_host(const char *text) {
+  char host[256] = "", me[256] = "";
+  gethostname(me, sizeof me - 1);
+  return sscanf(text, "host %255s", host) == 1 && !strcmp(host, me);
+}
+
+const char *rs_run_lock_path(const rs_runlock *l) { return l ? l->path : NULL; }
+
 rs_runlock *rs_run_lock(const char *dir, char *stale_who, size_t wn, rs_err *e) {
   rs_runlock *l = rs_xcalloc(1, sizeof *l);
   snprintf(l->path, sizeof l->path, "%s/lock", dir);
@@ -86,6 +94,10 @@ rs_runlock *rs_run_lock(const char *dir, char *stale_who, size_t wn, rs_err *e) 
       continue;
     }
     held[strcspn(held, "\n")] = 0;
+    for (int w = 0; w < 50 && !holder_dead(held, &sb) && same_host(held); w++) {
+      struct timespec ts = {0, 100000000};
+      nanosleep(&ts, NULL);
+    }
     if (!holder_dead(held, &sb)) {
       rs_errf(e, NULL, 0, "%s is in use by a live sweep (%s; its lock refreshed %lld s ago): wait for it to end or stop "
               "it; a second sweep on the same run directory would redo and overwrite its shards",

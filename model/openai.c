@@ -78,7 +78,7 @@ static int oa_configure(rs_model *m, oa_state *s, rs_err *e) {
       if (strlen(known_params[i]) == kl && !strncmp(c, known_params[i], kl)) ok = true;
     if (!ok && l)
       return rs_errf(e, NULL, 0, "openai: unknown parameter '%.*s' (model, api, temperature, top_p, top_k, min_p, "
-                     "repetition_penalty, presence_penalty, frequency_penalty, sampling, n, max_tokens, stop, schema, "
+                     "repetition_penalty, presence_penalty, frequency_penalty, sampling, n, max_tokens, stop, schema, schema_strict, "
                      "probe, timeout, retries, inflight, key_env, template, feedback, backoff, backoff_cap, max_body)",
                      (int)(kl < 64 ? kl : 64), c);
     c = amp ? amp + 1 : NULL;
@@ -510,7 +510,8 @@ static bool any_done(const oa_state *s) {
 
 /* Every 2 s while requests run, where the server tells (rs_oa_watch): what runs and waits there.
  * A queue while we have requests beyond what runs means the server is full: its capacity is what
- * runs, and the window comes down to it (it then grows no further). */
+ * runs (the most seen while others waited), and the window comes down to it (and grows no
+ * further). A capacity the server said at open (its slots) is not second-guessed. */
 static void watch(rs_model *m, oa_state *s, double now) {
   if (!s->b.watch || !s->running || now < s->next_watch) return;
   s->next_watch = now + 2;
@@ -520,7 +521,9 @@ static void watch(rs_model *m, oa_state *s, double now) {
   if (s->b.watch == RS_OA_WATCH_SLOTS && s->running > ru) wa = s->running - ru; /* ours beyond its slots */
   s->srv_running = ru;
   s->srv_waiting = wa;
-  if (wa && ru && (!s->cap || ru < s->cap)) {
+  /* the most that ran while others waited: a sample taken while a slot changed hands shows one
+   * fewer, so the capacity only rises with later samples */
+  if (wa && ru && !s->b.slots && ru > s->cap) {
     s->cap = ru;
     snprintf(s->learned, sizeof s->learned, "%u at once (learnt: %u running, %u waiting)", (unsigned)ru,
              (unsigned)ru, (unsigned)wa);

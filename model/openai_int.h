@@ -35,6 +35,7 @@ typedef struct {
   bool samp_set[RS_OA_NSAMP]; /* given in the spec */
   bool explicit_sampling;   /* sampling=explicit: send every parameter, neutral when not given */
   bool chat, feedback, probe;
+  bool strict;    /* schema_strict=1: each value's schema admits exactly its class's registers */
   int dialect;    /* RS_OA_SCHEMA_* */
   uint32_t max_tokens;
   uint32_t n;     /* choices per request (n=K; attempt 0 always alone) */

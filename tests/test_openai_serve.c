@@ -9,7 +9,13 @@
  *    that says only its queue (/metrics gauges) has its capacity learnt while running;
  *  - an abandoned request's connection is closed, so the server sees it (the stand-in counts
  *    the hang-ups it noticed);
- *  - a refusal that every request meets (HTTP 400, context too small) is `refused`. */
+ *  - a refusal that every request meets (HTTP 400, context too small) is `refused`;
+ *  - schema_strict=1: each value's schema is an enumeration of exactly the registers of its class
+ *    the function may use (checked on a real gfx90a instance: every entry parses back to a
+ *    member of the class, tuples aligned, nothing past the budget, the count per class as the
+ *    file, width and alignment say), sent only when asked for, part of the model's identity. */
+#include "analysis/problem.h"
+#include "ir/ir.h"
 #include "model/model.h"
 #include "model/openai_schema.h"
 #include "target/target.h"
@@ -25,6 +31,7 @@ static rs_problem *tiny_problem(uint32_t n) {
   int cls = rs_target_class(p->tgt, "vgpr_32", 7);
   p->vars = rs_xcalloc(n, sizeof *p->vars);
   p->nvars = p->capvars = n;
+  for (uint32_t f = 0; f < p->tgt->nfiles; f++) p->budget[f] = p->tgt->files[f].budget;
   for (uint32_t v = 0; v < n; v++) {
     char b[16];
     snprintf(b, sizeof b, "%%%u", v);
@@ -79,7 +86,86 @@ static void clear_dir(const char *dir) {
   }
 }
 
-int main(void) {
+/* schema_strict on a real instance (the hgemm fixture: VGPR tuples, aligned classes, SGPRs). */
+static void check_strict(void) {
+  rs_err e = {{0}};
+  rs_module *mod = rs_module_load("tests/fixtures/amd/hgemm_mfma16_w2x2_r1x1.postsplit.mir", NULL, &e);
+  CHECKF(mod && mod->nfuncs, "%s", e.msg);
+  if (!mod || !mod->nfuncs) return;
+  rs_problem *p = rs_problem_build(mod->funcs[0], &e);
+  CHECKF(p != NULL, "%s", e.msg);
+  if (!p) {
+    rs_module_free(mod);
+    return;
+  }
+  const rs_target *t = p->tgt;
+  cJSON *sc = rs_oa_schema_ex(p, NULL, true), *loose = rs_oa_schema_ex(p, NULL, false);
+  cJSON *defs = cJSON_GetObjectItem(sc, "$defs"), *props = cJSON_GetObjectItem(sc, "properties");
+  CHECK(cJSON_GetArraySize(props) == (int)p->nvars && !cJSON_GetObjectItem(loose, "$defs"));
+  int vf = -1; /* the VGPR file, and its reserved units (none expected: then counts are exact) */
+  for (uint32_t f = 0; f < t->nfiles; f++)
+    if (t->files[f].asm_prefix && !strcmp(t->files[f].asm_prefix, "v")) vf = (int)f;
+  CHECK(vf >= 0);
+  int tuples = 0;
+  for (uint32_t v = 0; v < p->nvars; v++) {
+    int cls = p->vars[v].cls;
+    const rs_regclass *c = &t->classes[cls];
+    cJSON *pr = cJSON_GetObjectItem(props, p->vars[v].name), *ref = cJSON_GetObjectItem(pr, "$ref");
+    char want[80];
+    snprintf(want, sizeof want, "#/$defs/%s", c->name);
+    CHECKF(cJSON_IsString(ref) && !strcmp(ref->valuestring, want), "%s: %s", p->vars[v].name, cJSON_PrintUnformatted(pr));
+  }
+  cJSON *d;
+  cJSON_ArrayForEach(d, defs) {
+    int cls = rs_target_class(t, d->string, strlen(d->string));
+    CHECKF(cls >= 0, "$defs names a class: %s", d->string);
+    if (cls < 0) continue;
+    const rs_regclass *c = &t->classes[cls];
+    cJSON *en = cJSON_GetObjectItem(d, "enum"), *x;
+    int n = 0, bad = 0;
+    uint32_t top = 0;
+    cJSON_ArrayForEach(x, en) { /* each entry parses back, independently, to a member of the class */
+      rs_preg r;
+      const char *sv = x->valuestring;
+      bool ok = t->parse_preg(t, sv, strlen(sv), &r) == 0 && rs_problem_member(p, cls, r) == RS_MEMBER_OK;
+      bad += !ok;
+      if (ok && sv[0] == 'v') top = r.unit - t->files[vf].first + c->width > top ? r.unit - t->files[vf].first + c->width : top;
+      n++;
+    }
+    CHECKF(bad == 0 && n > 0, "%s: %d entries, %d not members", d->string, n, bad);
+    if (c->files == 1u << vf && !c->half) { /* VGPR-only: the count the file, width and alignment imply */
+      uint32_t budget = p->budget[vf] ? p->budget[vf] : t->files[vf].budget, expect = 0;
+      for (uint32_t b = 0; b + c->width <= budget; b += c->align ? c->align : 1) expect++;
+      CHECKF((uint32_t)n == expect && top <= budget, "%s: %d entries, expected %u (budget %u, width %u, align %u)",
+             d->string, n, expect, budget, c->width, c->align);
+      if (c->width >= 2 && c->align >= 2) { /* misaligned and reversed tuples are not admitted */
+        char mis[32], rev[32];
+        snprintf(mis, sizeof mis, "v[1:%u]", c->width);
+        snprintf(rev, sizeof rev, "v[%u:0]", c->width - 1);
+        bool found = false;
+        cJSON_ArrayForEach(x, en) found |= !strcmp(x->valuestring, mis) || !strcmp(x->valuestring, rev);
+        CHECKF(!found, "%s admits %s or %s", d->string, mis, rev);
+        tuples++;
+      }
+    }
+  }
+  CHECKF(tuples > 0, "the fixture has aligned VGPR tuple classes");
+  char *a = cJSON_PrintUnformatted(sc), *b = cJSON_PrintUnformatted(loose);
+  printf("schema_strict: %u values, %d classes: %zu bytes (loose: %zu)\n", p->nvars, cJSON_GetArraySize(defs), strlen(a),
+         strlen(b));
+  cJSON_free(a);
+  cJSON_free(b);
+  cJSON_Delete(sc);
+  cJSON_Delete(loose);
+  rs_problem_free(p);
+  rs_module_free(mod);
+}
+
+int main(int argc, char **argv) {
+  rs_check_init(argc, argv);
+  setenv("no_proxy", "*", 1); /* loopback must not go through a proxy the environment may name */
+  setenv("NO_PROXY", "*", 1);
+  check_strict();
   rs_problem *p = tiny_problem(4);
   const char *vn[] = {"%0", "%1", "%2", "%3"};
   const char *answer = "{\"%0\":\"v0\",\"%1\":\"v1\",\"%2\":\"v2\",\"%3\":\"v3\"}";
@@ -153,7 +239,7 @@ int main(void) {
   /* 4. vLLM-like: no capacity said, only /metrics gauges; 2 run at once, the rest queue: the
    *    window of 12 comes down to what runs, and the queue empties */
   CHECK(standin_start_ex(&s, answer, dir, "openai", 2, 100000, 0, 2) == 0);
-  m = open_q(&s, "delay400", "schema=0&inflight=12&timeout=20", &e);
+  m = open_q(&s, "delay600", "schema=0&inflight=12&timeout=20", &e);
   CHECKF(m != NULL, "%s", e.msg);
   if (m) {
     rs_model_describe(m, desc, sizeof desc);
@@ -187,6 +273,36 @@ int main(void) {
   rs_model_close(m);
   standin_stop(&s);
   clear_dir(dir);
+
+  /* 6b. schema_strict=1 is sent only when asked for, and is another model (identity) */
+  {
+    char *i0 = rs_model_identity("openai:http://h/v1?model=ok"), *i1 = rs_model_identity("openai:http://h/v1?model=ok&schema_strict=1");
+    CHECKF(i0 && i1 && strcmp(i0, i1) && strstr(i1, "schema_strict=1"), "%s / %s", i0, i1);
+    free(i0);
+    free(i1);
+    CHECK(standin_start_ex(&s, answer, dir, "openai", 0, 0, 0, 0) == 0);
+    for (int strict = 0; strict < 2; strict++) {
+      m = open_q(&s, "ok", strict ? "probe=0&schema_strict=1" : "probe=0", &e);
+      CHECKF(m != NULL, "%s", e.msg);
+      if (!m) continue;
+      memset(g, 0, sizeof g);
+      CHECK(rs_model_generate(m, &in, 1, 1, seeds, g, &e) == 0);
+      rs_gen_clear(&g[0]);
+      rs_model_close(m);
+      char **l;
+      int nl = rs_check_list(dir, ".req", &l), with = 0;
+      for (int i = 0; i < nl; i++) {
+        size_t len;
+        char *t = rs_read_file(l[i], &len, &e);
+        with += t && strstr(t, "\"$defs\":{\"vgpr_32\":{\"type\":\"string\",\"enum\":[\"v0\",\"v1\",");
+        free(t);
+      }
+      rs_check_free_list(l, nl);
+      CHECKF(nl == 1 && with == strict, "schema_strict=%d: %d of %d requests carry the enumeration", strict, with, nl);
+      clear_dir(dir);
+    }
+    standin_stop(&s);
+  }
 
   /* 6. a refusal every request meets is said so (refused: the sweep stops on it) */
   CHECK(standin_start_ex(&s, answer, dir, "openai", 0, 0, 0, 0) == 0);

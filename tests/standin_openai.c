@@ -19,7 +19,8 @@
  *
  * The request's "model" field selects the behaviour:
  *   ok            200 with the answer (chat: choices[0].message.content; completions: .text)
- *   n1only        the same, one choice whatever n asks for
+ *   n1only        the same, one choice whatever n asks for (with /props, as llama.cpp, n > 1
+ *                 choices report usage.completion_tokens of the first choice only)
  *   cutN          the same, reporting N prompt tokens (a silently truncated prompt)
  *   shrinkxK      the same; from the (K+1)-th request of a seed on, 4/5 of the prompt tokens
  *   delayN        the same after N milliseconds
@@ -240,6 +241,14 @@ static bool sd_answer(int fd, const rs_standin *cfg, const char *answer, const c
     const char *cs[64];
     for (unsigned i = 0; i < nch; i++) cs[i] = ans;
     ok = sd_ok_body_n(chat, cs, nch, cut ? "length" : "stop", 0, ptok);
+    if (cfg->props == 1 && nch > 1) { /* llama.cpp: usage counts the first choice only */
+      cJSON *j = cJSON_Parse(ok);
+      cJSON *u = cJSON_GetObjectItem(j, "usage");
+      cJSON_ReplaceItemInObject(u, "completion_tokens", cJSON_CreateNumber((double)(strlen(ans) / 4 + 1)));
+      cJSON_free(ok);
+      ok = cJSON_PrintUnformatted(j);
+      cJSON_Delete(j);
+    }
   } else if (!strcmp(model, "e401leak")) {
     char auth[300] = "no authorization header";
     const char *a = NULL;

@@ -236,6 +236,23 @@ int main(int argc, char **argv) {
   standin_stop(&s);
   clear_dir(dir);
 
+  /* 3b. llama.cpp with n=3: usage counts one choice; each candidate still gets its own count */
+  CHECK(standin_start_ex(&s, answer, dir, "openai", 1, 100000, 0, 4) == 0);
+  m = open_q(&s, "ok", "schema=0&n=3&timeout=5", &e);
+  CHECKF(m != NULL, "%s", e.msg);
+  if (m) {
+    memset(g, 0, sizeof g);
+    CHECK(rs_model_generate(m, &in, 1, 3, seeds, g, &e) == 0);
+    unsigned one = (unsigned)strlen(answer) / 4 + 1, sum = 0;
+    for (int k = 0; k < 3; k++) sum += g[k].completion_tokens;
+    CHECKF(!g[0].infra && sum + 1 >= 3 * one && sum <= 3 * one + 1, "3 choices of %u tokens each: %u, %u, %u", one,
+           g[0].completion_tokens, g[1].completion_tokens, g[2].completion_tokens);
+    for (int k = 0; k < 3; k++) rs_gen_clear(&g[k]);
+  }
+  rs_model_close(m);
+  standin_stop(&s);
+  clear_dir(dir);
+
   /* 4. vLLM-like: no capacity said, only /metrics gauges; 2 run at once, the rest queue: the
    *    window of 12 comes down to what runs, and the queue empties */
   CHECK(standin_start_ex(&s, answer, dir, "openai", 2, 100000, 0, 2) == 0);

@@ -115,7 +115,7 @@ check '[ -n "$fbp" ] && [ "$nd" -ge 4 ]' "the second prompt's feedback has $((nd
 
 # 7: the run directory's lock
 pd=$(start d --delay-file "$tmp/delay")
-echo 400 > "$tmp/delay"
+echo 2500 > "$tmp/delay" # longer than the 5 s a live holder on this host is given to exit
 "$bin" sweep "${args[@]}" --samples 2 --model "$(spec "$pd" "&inflight=1")" --out "$tmp/lk" > "$tmp/lk1.log" 2>&1 &
 sw=$!
 for _ in $(seq 1 200); do [ -s "$tmp/lk/lock" ] && break; sleep 0.05; done

@@ -11,13 +11,17 @@
 # server per decode step (max, median), and the worker's CPU per answered attempt.
 # Last row: the window's AIMD against a server that sheds load (429 beyond a queue of 16) with
 # --inflight 4x its capacity.
-#   bench/bench_serve.sh [build/regsweep]     (WARMUP=s MEASURE=s CORPUS=file to change)
+#   bench/bench_serve.sh [--quick] [build/regsweep]     (WARMUP=s MEASURE=s CORPUS=file to change)
+# --quick: one row (C = 64, samples mode, the window), 1 s warm-up, 2 s measured (CI).
 set -uo pipefail
+quick=0
+if [ "${1:-}" = --quick ]; then quick=1; shift; fi
 bin=$(realpath "${1:-build/regsweep}")
 sim=$(dirname "$bin")/bench/serve_sim
 corpus=$(realpath "${CORPUS:-data/corpus-mini.h5}")
 warm=${WARMUP:-4}
 meas=${MEASURE:-12}
+[ $quick = 1 ] && warm=${WARMUP:-1} meas=${MEASURE:-2}
 A=2 B=0.02 P=0.05 # step = 2 ms + 0.02 ms per sequence; prefill 0.05 ms per 1000 prompt tokens
 tmp=$(mktemp -d)
 srv=""
@@ -70,6 +74,10 @@ one() {
 echo "bench_serve: simulated server step $A ms + $B ms/sequence, prefill $P ms/ktok; warm-up $warm s, measured $meas s"
 echo "C    mode       window   infl. |  tok/s  capacity  ratio | at server   | answers  429s | CPU ms/att | window at the end"
 echo "                                |                         |  max median |               |            |"
+if [ $quick = 1 ]; then
+  one 64 samples window
+  exit 0
+fi
 for C in 64 256; do
   for mode in samples until-pass; do
     for wm in instance window; do one $C $mode $wm; done

@@ -17,6 +17,7 @@
 #include "analysis/problem.h"
 #include "ir/ir.h"
 #include "model/model.h"
+#include "report/infra.h"
 #include "model/openai_schema.h"
 #include "target/target.h"
 #include "tests/check.h"
@@ -166,6 +167,18 @@ int main(int argc, char **argv) {
   setenv("no_proxy", "*", 1); /* loopback must not go through a proxy the environment may name */
   setenv("NO_PROXY", "*", 1);
   check_strict();
+  { /* infra reasons: the URL prefix left out, numbers aside, the HTTP status kept */
+    char t1[84], t2[84], t3[84];
+    uint64_t k1, k2, k3;
+    rs_infra_reason_of("openai http://n1:8000/v1/chat/completions: HTTP 400: request (5994 tokens) exceeds the available "
+                       "context size (4096 tokens)", t1, sizeof t1, &k1);
+    rs_infra_reason_of("openai http://n2:8001/v1/chat/completions: HTTP 400: request (6120 tokens) exceeds the available "
+                       "context size (4096 tokens)", t2, sizeof t2, &k2);
+    rs_infra_reason_of("openai http://n1:8000/v1/chat/completions: HTTP 404: request (5994 tokens) exceeds the available "
+                       "context size (4096 tokens)", t3, sizeof t3, &k3);
+    CHECKF(k1 == k2 && k1 != k3 && !strncmp(t1, "HTTP 400: request (5994 tokens) exceeds", 39) && strlen(t1) == 80,
+           "'%s' / '%s' / '%s'", t1, t2, t3);
+  }
   rs_problem *p = tiny_problem(4);
   const char *vn[] = {"%0", "%1", "%2", "%3"};
   const char *answer = "{\"%0\":\"v0\",\"%1\":\"v1\",\"%2\":\"v2\",\"%3\":\"v3\"}";

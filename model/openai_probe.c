@@ -385,6 +385,9 @@ int rs_oa_probe(rs_oa_body *b, const rs_oa_link *l, rs_err *e) {
                "admits only {\"" PROBE_KEY "\":\"" PROBE_VALUE "\"}; it answered %.70s)", l->endpoint,
                rs_oa_dialect_name[b->dialect], said[b->dialect]);
   if (found > 0) {
+    for (int d = RS_OA_SCHEMA_OPENAI; d < found; d++) /* the others tried before the one that works */
+      if (tried[d] && d != b->dialect)
+        rs_sb_printf(&m, "; nor does schema=%s (answered %.70s)", rs_oa_dialect_name[d], said[d]);
     rs_sb_printf(&m, "; schema=%s does: use it (schema=0 sweeps unconstrained on purpose, probe=0 skips this check)",
                  rs_oa_dialect_name[found]);
   } else {

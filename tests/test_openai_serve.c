@@ -221,6 +221,13 @@ int main(int argc, char **argv) {
   CHECKF(!strstr(e.msg, "neither do schema=openai"), "the tested dialect is not listed again: %s", e.msg);
   rs_model_close(m);
   standin_stop(&s);
+  /* ... and one that reads only the last dialect tried: the one before it is named too */
+  CHECK(standin_start_ex(&s, answer, dir, "vllm", 0, 0, 20, 0) == 0);
+  m = open_q(&s, "ok", "schema=openai", &e);
+  CHECKF(!m && strstr(e.msg, "nor does schema=llamacpp (answered '{") && strstr(e.msg, "schema=vllm does: use it"), "%s",
+         e.msg);
+  rs_model_close(m);
+  standin_stop(&s);
   clear_dir(dir);
 
   /* 3. llama.cpp with 3 slots: /props total_slots caps a window of 12 at 3; nothing queues */

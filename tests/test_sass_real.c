@@ -30,7 +30,7 @@ static const char *const DIRS[] = {"tests/fixtures/sass-real", "tests/fixtures/s
 static void test_pinned(void) {
   char **list;
   int n = rs_check_list(DIRS[0], ".sass", &list), funcs = 0;
-  CHECKF(n == 30, "%d listings (6 sources x 5 archs)", n);
+  CHECKF(n == 35, "%d listings (7 sources x 5 archs)", n);
   for (int i = 0; i < n; i++) {
     char cmd[1200], out[4096];
     snprintf(cmd, sizeof cmd, "%s regalloc %s --pinned", rs_check_cli, list[i]);
@@ -64,7 +64,8 @@ static void test_forms(const char *tmp) {
                                      "SYNCS.ARRIVE.TRANS64.A1T0 ", "ATOMS.ARRIVE.64 ", "ATOMS.CAST.SPIN.64 ",
                                      "I2F.F64.S64 ", "QSPC.E.S ", "NANOSLEEP.WARP ", "CALL.ABS.NOINC ", "LEPC ",
                                      "IDP.4A.S8.S8 ", "VABSDIFF4.U8 ", "ATOMG.E.CAS.STRONG.SM ",
-                                     "ATOM.E.ADD.F16x2.RN.STRONG.GPU ", "IMAD.WIDE.U32 "};
+                                     "ATOM.E.ADD.F16x2.RN.STRONG.GPU ", "IMAD.WIDE.U32 ", "DMMA.884 ",
+                                     "DMMA.8x8x4 ", "HMMA.1684.F32.TF32 ", "IMMA.16816.S8.S8 ", "UCGABAR_ARV "};
   for (size_t k = 0; k < sizeof want / sizeof *want; k++) {
     char line[80];
     snprintf(line, sizeof line, "\n%s", want[k]);
@@ -73,7 +74,7 @@ static void test_forms(const char *tmp) {
   const char *tot = strstr(out, "forms: ");
   unsigned listings = 0, seen = 0;
   if (tot) sscanf(tot, "forms: %u listings (%*u refused before the table: disassembly or operands), %*u instructions; %u forms seen", &listings, &seen);
-  CHECKF(listings == 30 && seen >= 300, "%u listings, %u forms", listings, seen);
+  CHECKF(listings == 35 && seen >= 300, "%u listings, %u forms", listings, seen);
 
   /* an opcode nobody knows: named by the coverage tool and by the parser, file:line */
   char *t = rs_read_file("tests/fixtures/sass-real/warp_ops.sm_80.sass", NULL, &(rs_err){{0}});
@@ -207,6 +208,13 @@ static void test_widths(void) {
       width_of(i89, "CALL.ABS.NOINC", "2s1s"); /* R8:R9 the callee's address; R1 */
       rs_module_free(i89);
     }
+    rs_module *t80 = rs_sass_load("tests/fixtures/sass-real/tensor_cluster.sm_80.sass", NULL, &o, &e);
+    CHECKF(t80 != NULL, "%s", e.msg);
+    if (t80) { /* as -plr marks them */
+      width_of(t80, "DMMA.884", "4d2s2s1s");           /* D quad, A and B one double, C RZ */
+      width_of(t80, "HMMA.1684.F32.TF32", "4d2s1s4s"); /* D 4, A 2, B 1, C 4 */
+      rs_module_free(t80);
+    }
   }
   rs_module_free(a75);
   rs_module_free(a80);
@@ -224,7 +232,8 @@ static const struct {
 } LIVE_GAP[] = {
     {"clamps.sm_75", 0},      {"clamps.sm_80", 0},      {"clamps.sm_86", 0},      {"clamps.sm_89", 0},
     {"clamps.sm_90", 0},      {"intrinsics.sm_75", 169}, {"intrinsics.sm_80", 165}, {"intrinsics.sm_86", 165},
-    {"intrinsics.sm_89", 165}, {"intrinsics.sm_90", 170}, {"async_copy.sm_75", 51}, {"async_copy.sm_80", 24}, {"async_copy.sm_86", 34}, {"async_copy.sm_89", 34},
+    {"intrinsics.sm_89", 165}, {"intrinsics.sm_90", 170}, {"tensor_cluster.sm_75", 0}, {"tensor_cluster.sm_80", 0},
+    {"tensor_cluster.sm_86", 0}, {"tensor_cluster.sm_89", 0}, {"tensor_cluster.sm_90", 0}, {"async_copy.sm_75", 51}, {"async_copy.sm_80", 24}, {"async_copy.sm_86", 34}, {"async_copy.sm_89", 34},
     {"async_copy.sm_90", 3},  {"big.sm_75", 172},       {"big.sm_80", 188},       {"big.sm_86", 183},
     {"big.sm_89", 183},       {"big.sm_90", 479},       {"families.sm_75", 153},  {"families.sm_80", 170},
     {"families.sm_86", 205},  {"families.sm_89", 205},  {"families.sm_90", 201},  {"warp_ops.sm_75", 0},
@@ -299,7 +308,7 @@ static void test_live(void) {
     snprintf(sass, sizeof sass, "%s/%s.sass", DIRS[0], LIVE_GAP[k].name);
     unsigned r = 0, d = 0;
     live_one(sass, &r, &d);
-    CHECKF(r > 80 && d == LIVE_GAP[k].differ, "%s: %u of %u -lrm rows differ (pinned: %u)", sass, d, r,
+    CHECKF(r > 10 && d == LIVE_GAP[k].differ, "%s: %u of %u -lrm rows differ (pinned: %u)", sass, d, r,
            LIVE_GAP[k].differ);
     rows += r;
     differ += d;

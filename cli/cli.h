@@ -2,6 +2,8 @@
  * 0 success, 1 a negative result (e.g. a rejected candidate), 2 bad input or usage. */
 #ifndef RS_CLI_H
 #define RS_CLI_H
+#include <stdbool.h>
+#include <stdint.h>
 
 typedef struct {
   const char *name;
@@ -33,6 +35,15 @@ int rs_cmd_emit(int argc, char **argv);
 void rs_usage_emit(void);
 int rs_cmd_regalloc(int argc, char **argv); /* cmd_regalloc.c (SASS) */
 void rs_usage_regalloc(void);
+int rs_cmd_lower(int argc, char **argv); /* cmd_lower.c (SASS -> cubin) */
+void rs_usage_lower(void);
+/* cmd_lower.c: lower NEW over ORIG into a copy of CUBIN at OUT with per-function register counts
+ * (NULL: unchanged), then (crosscheck) nvdisasm's check; must_be_identical: the pinned case. */
+int rs_lower_file(const char *cubin, const char *orig, const char *next, const uint32_t *regcount, const char *out,
+                  const char *nvd, bool crosscheck, bool must_be_identical);
+int rs_lower_counts(const char *path, const char *lname, const char *listing, uint32_t **out);
+/* `regalloc FILE.cubin|FILE.sass --cubin C ... [-o OUT.cubin]` (cmd_lower.c). */
+int rs_regalloc_cubin(int argc, char **argv);
 
 /* True if argv[i] is -h/--help. */
 int rs_cli_wants_help(int argc, char **argv);

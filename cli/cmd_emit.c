@@ -1,5 +1,6 @@
 /* cmd_emit.c - `regsweep emit`: a passing answer to assembly / an HSA code object via llc. */
 #include "cli/cli.h"
+#include "corpus/truth.h"
 #include "emit/emit.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +9,14 @@
 void rs_usage_emit(void) {
   puts("usage: regsweep emit (--corpus corpus.h5 --instance ID | FILE.mir) ANSWER.json -o OUT.s|OUT.hsaco|OUT.mir\n"
        "       [--function NAME] [--force] [--opt N] [--llc PATH] [--lld PATH] [--keep DIR]\n"
+       "       regsweep emit (--corpus corpus.h5 --instance ID | FILE.sass) ANSWER.json -o OUT.cubin\n"
+       "       [--cubin FILE.cubin] [--nvdisasm PATH] [--no-crosscheck]\n"
+       "\n"
+       "NVIDIA (a form-sass instance, OUT.cubin): the answer must pass our verifier; the listing is written\n"
+       "back under it and re-lifted (every operand reading the same definitions), the changed instructions\n"
+       "are re-encoded into a copy of the instance's cubin (the corpus keeps it; else --cubin) with the\n"
+       "register count set, and nvdisasm reads the result back: every instruction as meant, .nv.info as the\n"
+       "original's but the count (docs/lower.md). A cubin is never written from a rejected answer.\n"
        "\n"
        "Substitutes the answer's registers for the virtual registers of the instance's MIR (prera or\n"
        "postsplit form) and lets llc-14 finish after register allocation (-start-after=virtregrewriter,1,\n"
@@ -39,9 +48,82 @@ static char *read_answer(const char *path, size_t *len, rs_err *e) {
   return b;
 }
 
+/* The answer text: a file, '-' (stdin) or 'truth' (the instance's ground truth). NULL on error. */
+static char *answer_text(const rs_loaded *l, const char *ans_path, const char *what, size_t *len) {
+  rs_err e = {{0}};
+  char *text;
+  if (!strcmp(ans_path, "truth")) {
+    if (!l->row.truth && l->f->truth && l->p) { /* a SASS listing file: its own registers */
+      text = rs_truth_json(l->p, l->f->truth);
+      *len = strlen(text);
+      return text;
+    }
+    if (!l->row.truth) {
+      fprintf(stderr, "regsweep emit: %s has no ground truth (%s)\n", l->row.id[0] ? l->row.id : what,
+              l->row.truth_reason[0] ? l->row.truth_reason : "not a corpus instance");
+      return NULL;
+    }
+    text = rs_xstrndup(l->row.truth, strlen(l->row.truth));
+    *len = strlen(text);
+    return text;
+  }
+  if (!(text = read_answer(ans_path, len, &e))) fprintf(stderr, "regsweep emit: %s\n", e.msg);
+  return text;
+}
+
+/* emit ... -o OUT.cubin: a form-sass instance (emit/sass.c). */
+static int emit_cubin(const char *corpus, const char *instance, const char *file, const char *function,
+                      const char *ans_path, const char *out, const char *cubin_path, const char *nvd, bool xc) {
+  rs_err e = {{0}};
+  rs_loaded l;
+  if (rs_load_named(corpus, instance, file, function, &l, &e)) {
+    fprintf(stderr, "regsweep emit: %s\n", e.msg);
+    return 2;
+  }
+  size_t len = 0, clen = 0;
+  char *text = answer_text(&l, ans_path, file, &len);
+  uint8_t *cub = NULL;
+  if (text && cubin_path && !(cub = (uint8_t *)rs_read_file(cubin_path, &clen, &e)))
+    fprintf(stderr, "regsweep emit: %s\n", e.msg);
+  int status = 2;
+  if (text && (cub || !cubin_path)) {
+    rs_emit_sass_result r;
+    int rc = rs_emit_sass(&l, text, len, cub ? cub : l.row.cubin, cub ? clen : l.row.cubin_len, out, nvd, xc, &r, &e);
+    const char *id = l.row.id[0] ? l.row.id : file;
+    if (rc < 0) {
+      fprintf(stderr, "regsweep emit: %s\n", e.msg);
+    } else {
+      printf("%s: %s: verifier %s\n", id, l.f->name, rs_verdict_str(r.verdict.verdict));
+      for (uint32_t i = 0; i < r.verdict.ndiag; i++) printf("  - %s\n", r.verdict.diag[i]);
+      if (r.refused || r.encode_refused) {
+        printf("refused: %s\n", r.why);
+      } else {
+        printf("lower: %u instructions, %u re-encoded (%u register fields), registers %u -> %u (%.2f ms)\n",
+               r.low.insts, r.low.changed, r.low.tokens, r.low.regs_before[0], r.regs[0], r.lower_s * 1e3);
+        if (r.crosschecked)
+          printf("crosscheck (nvdisasm): %u instructions, %u mismatches; other lines %u, %u differ; register counts "
+                 "%u/%u as meant; -plr above the count: %u (%.2f s): %s\n",
+                 r.x.insts, r.x.mismatches, r.x.attrs, r.x.attr_mismatches, r.x.regcount_ok, r.x.funcs, r.x.plr_over,
+                 r.xcheck_s, rs_crosscheck_ok(&r.x) ? "ok" : "MISMATCH (removed)");
+        else
+          printf("crosscheck: not run (--no-crosscheck)\n");
+        if (r.crosschecked && !rs_crosscheck_ok(&r.x)) printf("first mismatch: %s\n", r.x.first);
+        else printf("wrote %s\n", out);
+      }
+      status = rc;
+    }
+  }
+  free(cub);
+  free(text);
+  rs_loaded_free(&l);
+  return status;
+}
+
 int rs_cmd_emit(int argc, char **argv) {
   const char *corpus = NULL, *instance = NULL, *function = NULL, *out = NULL, *pos[2] = {0, 0};
   int npos = 0, opt = -1;
+  const char *cubin_path = NULL, *nvdisasm = NULL;
+  bool crosscheck = true;
   rs_emit_opts o;
   memset(&o, 0, sizeof o);
   rs_llc_opts_default(&o.llc);
@@ -57,6 +139,9 @@ int rs_cmd_emit(int argc, char **argv) {
     else if (!strcmp(a, "--lld") && v) o.llc.lld = argv[++i];
     else if (!strcmp(a, "--keep") && v) o.keep_dir = argv[++i];
     else if (!strcmp(a, "--force")) o.force = true;
+    else if (!strcmp(a, "--cubin") && v) cubin_path = argv[++i];
+    else if (!strcmp(a, "--nvdisasm") && v) nvdisasm = argv[++i];
+    else if (!strcmp(a, "--no-crosscheck")) crosscheck = false;
     else if (a[0] == '-' && a[1]) {
       fprintf(stderr, "regsweep emit: unknown option '%s'\n", a);
       return 2;
@@ -71,6 +156,9 @@ int rs_cmd_emit(int argc, char **argv) {
     rs_usage_emit();
     return 2;
   }
+  size_t ol = strlen(out);
+  if (ol > 6 && !strcmp(out + ol - 6, ".cubin")) return emit_cubin(corpus, instance, pos[0], function, ans_path, out,
+                                                                    cubin_path, nvdisasm, crosscheck);
   int kind = rs_emit_kind_of(out);
   if (kind < 0) {
     fprintf(stderr, "regsweep emit: %s: the output must end in .s, .hsaco (or .co) or .mir\n", out);
@@ -83,18 +171,8 @@ int rs_cmd_emit(int argc, char **argv) {
     return 2;
   }
   size_t len = 0;
-  char *text = NULL;
-  if (!strcmp(ans_path, "truth")) {
-    if (!l.row.truth) {
-      fprintf(stderr, "regsweep emit: %s has no ground truth (%s)\n", l.row.id[0] ? l.row.id : pos[0],
-              l.row.truth_reason[0] ? l.row.truth_reason : "not a corpus instance");
-      rs_loaded_free(&l);
-      return 2;
-    }
-    text = rs_xstrndup(l.row.truth, strlen(l.row.truth));
-    len = strlen(text);
-  } else if (!(text = read_answer(ans_path, &len, &e))) {
-    fprintf(stderr, "regsweep emit: %s\n", e.msg);
+  char *text = answer_text(&l, ans_path, pos[0], &len);
+  if (!text) {
     rs_loaded_free(&l);
     return 2;
   }

@@ -19,7 +19,7 @@ static int by_form(const void *a, const void *b) {
 }
 
 /* One listing's forms into the totals. Takes text. */
-static int scan_text(const char *name, char *text, rs_sass_forms *fs, rs_err *e) {
+static int scan_text(const char *name, char *text, rs_sass_seen *fs, rs_err *e) {
   rs_module *m = rs_xcalloc(1, sizeof *m);
   m->path = rs_xstrndup(name, strlen(name));
   m->text = text;
@@ -33,7 +33,7 @@ static int scan_text(const char *name, char *text, rs_sass_forms *fs, rs_err *e)
 }
 
 /* Every form-sass instance of a corpus; refused ones are printed and counted in *refused. */
-static int scan_corpus(const char *path, rs_sass_forms *fs, uint32_t *listings, uint32_t *refused, rs_err *e) {
+static int scan_corpus(const char *path, rs_sass_seen *fs, uint32_t *listings, uint32_t *refused, rs_err *e) {
   rs_corpus *c = rs_corpus_open(path, e);
   if (!c) return -1;
   uint64_t n = rs_corpus_count(c);
@@ -57,7 +57,7 @@ static int scan_corpus(const char *path, rs_sass_forms *fs, uint32_t *listings, 
 }
 
 /* Add one file's forms to the totals; on failure the reason in e. */
-static int scan(const char *path, const rs_nvdisasm *nd, bool have_nd, rs_sass_forms *fs, rs_err *e) {
+static int scan(const char *path, const rs_nvdisasm *nd, bool have_nd, rs_sass_seen *fs, rs_err *e) {
   size_t pl = strlen(path);
   char *text = NULL;
   if (pl > 6 && !strcmp(path + pl - 6, ".cubin")) {
@@ -90,7 +90,7 @@ int rs_cmd_corpus_forms(int argc, char **argv) {
   rs_nvdisasm nd;
   rs_err e = {{0}};
   bool have_nd = rs_nvdisasm_open(nvd, &nd, &e) == 0;
-  rs_sass_forms fs = {0};
+  rs_sass_seen fs = {0};
   uint32_t refused = 0, files = 0;
   for (int i = 2; i < argc; i++) {
     if (!strcmp(argv[i], "--nvdisasm")) {
@@ -103,7 +103,7 @@ int rs_cmd_corpus_forms(int argc, char **argv) {
     if (al > 3 && !strcmp(argv[i] + al - 3, ".h5")) {
       if (scan_corpus(argv[i], &fs, &files, &refused, &fe)) {
         fprintf(stderr, "regsweep corpus forms: %s\n", fe.msg);
-        rs_sass_forms_free(&fs);
+        rs_sass_seen_free(&fs);
         return 2;
       }
       continue;
@@ -137,6 +137,6 @@ int rs_cmd_corpus_forms(int argc, char **argv) {
          files, refused, (unsigned long long)insts, fs.n, known, fs.n - known, (unsigned long long)insts_unknown,
          rows_seen, rs_sass_noptable);
   uint32_t unknown = fs.n - known;
-  rs_sass_forms_free(&fs);
+  rs_sass_seen_free(&fs);
   return refused || unknown ? 1 : 0;
 }

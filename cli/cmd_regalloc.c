@@ -34,6 +34,8 @@ void rs_usage_regalloc(void) {
   puts("usage: regsweep regalloc FILE.sass --pinned [-q] [--function NAME] [--target T]\n"
        "       regsweep regalloc FILE.sass --free [-o OUT.sass] [-q] [--target T]\n"
        "       regsweep regalloc CORPUS.h5 --pinned|--free [-q]   (every form-sass instance)\n"
+       "       regsweep regalloc FILE.cubin [--listing L.sass] --pinned|--free [-o OUT.cubin] [--nvdisasm P]\n"
+       "       regsweep regalloc FILE.sass --cubin C.cubin --pinned|--free [-o OUT.cubin]\n"
        "\n"
        "--pinned: rebuild liveness and interference, colour with the listing's own registers (they\n"
        "must be a valid colouring of the Problem), write the listing back and compare it with the\n"
@@ -48,6 +50,9 @@ void rs_usage_regalloc(void) {
        "check it by re-lifting it (same values, every use reading the same definitions: 'contributor\n"
        "sets equivalent (N uses)') and against the verifier's checks ('verifier: pass'). One colouring\n"
        "('1 round'): the Problem keeps apart what a re-lift would join; a join is a failure.\n"
+       "A cubin: its completed nvdisasm listing (or L.sass) is allocated as above; with -o the result is\n"
+       "lowered into a copy of the cubin (regsweep lower: changed instructions re-encoded, register count\n"
+       "set; pinned must be byte-identical) and crosschecked by nvdisasm; a mismatch removes OUT.\n"
        "Exit status: 0 identical / valid, 1 a failure, 2 bad input (file:line: message).");
 }
 
@@ -380,6 +385,10 @@ static int corpus_mode(const char *path, bool pin, bool quiet) {
 }
 
 int rs_cmd_regalloc(int argc, char **argv) {
+  for (int i = 1; i < argc; i++) { /* a cubin in or out: cli/cmd_lower.c lowers around this command */
+    size_t n = strlen(argv[i]);
+    if ((n > 6 && !strcmp(argv[i] + n - 6, ".cubin")) || !strcmp(argv[i], "--cubin")) return rs_regalloc_cubin(argc, argv);
+  }
   const char *file = NULL, *function = NULL, *target = NULL, *out = NULL;
   bool pin = false, quiet = false, recolour = false;
   for (int i = 1; i < argc; i++) {

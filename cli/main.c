@@ -18,6 +18,8 @@ static const rs_cmd commands[] = {
     {"emit", "a passing answer to assembly / an HSA code object via llc (LLVM verifies it)", rs_cmd_emit, rs_usage_emit},
     {"regalloc", "SASS: --pinned reproduces the listing's own allocation; --free recolours it", rs_cmd_regalloc,
      rs_usage_regalloc},
+    {"lower", "SASS: a recoloured listing back into its cubin (learned fields), crosschecked by nvdisasm", rs_cmd_lower,
+     rs_usage_lower},
 };
 #define NCMDS (sizeof commands / sizeof *commands)
 

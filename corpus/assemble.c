@@ -80,6 +80,8 @@ typedef struct {
   rs_corpus *c;
   rs_assemble_stats *st;
   hset seen;
+  uint8_t *cubin;       /* form sass: the listing's cubin, stored beside it (lower/emit need it) */
+  size_t cubin_len;
 } A;
 
 static int fail(A *a, const rs_variant *v, const char *target, const char *msg, rs_err *e) {
@@ -134,6 +136,8 @@ static int emit(A *a, const rs_variant *v, const char *target, const char *form,
   in.norm = nm->text;
   in.name_map = rs_norm_map_json(nm);
   in.truth = truth;
+  in.cubin = a->cubin; /* owned by a (sass_instance) */
+  in.cubin_len = a->cubin ? a->cubin_len : 0;
   snprintf(in.truth_reason, sizeof in.truth_reason, "%s", truth ? "" : reason);
   in.nvregs = p->nvars;
   in.ninsts = f->ninsts;
@@ -164,6 +168,7 @@ static int emit(A *a, const rs_variant *v, const char *target, const char *form,
   int rc = rs_corpus_append(a->c, &in, e);
   a->st->store_s += rs_now() - t1;
   in.norm = NULL; /* owned by nm */
+  in.cubin = NULL;
   rs_norm_free(nm);
   rs_instance_clear(&in);
   return rc;
@@ -322,7 +327,13 @@ static int sass_instance(A *a, const rs_variant *v, const char *dir, const char 
       a->st->truth_violations++;
     }
     a->st->align_s += rs_now() - t0;
+    char cp[1200];
+    snprintf(cp, sizeof cp, "%s/%s.cubin", dir, tg);
+    rs_err ce = {{0}};
+    a->cubin = (uint8_t *)rs_read_file(cp, &a->cubin_len, &ce); /* NULL: the row has none */
     rc = emit(a, v, tg, "sass", f, p, rs_xstrndup(m->text, m->len), truth, reason, ref, spill, e);
+    free(a->cubin);
+    a->cubin = NULL;
   }
   rs_problem_free(p);
   rs_module_free(m);
@@ -370,7 +381,7 @@ static int nv_variant(A *a, const rs_variant *v, const char *dir, rs_err *e) {
 int rs_assemble(const rs_variant *v, uint32_t n, const rs_compile_opts *o, uint64_t seed, rs_corpus *c,
                 rs_assemble_stats *st, rs_err *e) {
   memset(st, 0, sizeof *st);
-  A a = {o, seed, c, st, {0}};
+  A a = {o, seed, c, st, {0}, NULL, 0};
   int rc = 0;
   char dir[1024], f[1100];
   for (uint32_t i = 0; i < n && !rc; i++) {

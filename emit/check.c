@@ -2,7 +2,10 @@
  * up to N passing answers of the run (the first pass of each AMD instance, spread evenly when
  * there are more) are emitted with llc's MachineVerifier on. A passing answer LLVM rejects is a
  * bug in our verifier (or in the rewrite): it is listed with both messages and its rewritten MIR
- * is kept (RUN_DIR/emit-check/reject-K.mir) to reproduce it with llc. */
+ * is kept (RUN_DIR/emit-check/reject-K.mir) to reproduce it with llc. NVIDIA answers (form sass)
+ * are lowered into their instance's cubin and read back by nvdisasm (emit/sass.c): a passing
+ * answer that joins values when written back is a verifier gap, a crosscheck mismatch an encoder
+ * bug. */
 #include "emit/emit.h"
 #include "storage/run.h"
 #include <errno.h>
@@ -28,7 +31,9 @@ static int collect(rs_runfile *rf, uint32_t nmodels, pick **picks, uint32_t *npi
       rc = -1;
       break;
     }
-    if (a.verdict == RS_V_PASS && a.candidate && a.model < nmodels && strstr(a.instance, "/gfx")) {
+    size_t il = strlen(a.instance);
+    bool sass = il > 5 && !strcmp(a.instance + il - 5, "/sass"); /* NVIDIA: lowered into its cubin */
+    if (a.verdict == RS_V_PASS && a.candidate && a.model < nmodels && (strstr(a.instance, "/gfx") || sass)) {
       bool seen = false;
       for (uint32_t k = 0; k < npicks[a.model] && !seen; k++) seen = picks[a.model][k].inst == a.inst_index;
       if (!seen) {
@@ -40,6 +45,51 @@ static int collect(rs_runfile *rf, uint32_t nmodels, pick **picks, uint32_t *npi
   }
   free(cap);
   return rc;
+}
+
+static const unsigned nv_sms[RS_EMIT_CHECK_NV_ARCHS] = {75, 80, 86, 87, 89, 90};
+
+/* One NVIDIA answer: lower into the instance's cubin and let nvdisasm read it back. The message
+ * for the TSV goes to msg, the outcome to st->last_outcome; st counts it overall and per arch. */
+static void nv_one(const rs_loaded *l, const rs_attempt *a, const char *work, rs_emit_check_stats *st, char *msg,
+                   size_t n) {
+  char out[1300];
+  snprintf(out, sizeof out, "%s/kernel.cubin", work);
+  mkdir(work, 0755);
+  rs_emit_sass_result r;
+  rs_err le = {{0}};
+  int rc = rs_emit_sass(l, a->candidate, strlen(a->candidate), l->row.cubin, l->row.cubin_len, out, NULL, true, &r, &le);
+  unsigned sm = (unsigned)atoi(l->row.target + 3), k = 0;
+  while (k < RS_EMIT_CHECK_NV_ARCHS && nv_sms[k] != sm) k++;
+  st->nv_checked++;
+  int what;
+  if (rc < 0) {
+    what = 4;
+    snprintf(msg, n, "%s", le.msg);
+  } else if (r.refused && r.verdict.verdict != RS_V_PASS) {
+    what = 4;
+    snprintf(msg, n, "recorded as pass, verifier now says %s", rs_verdict_str(r.verdict.verdict));
+  } else if (r.refused) {
+    what = 2; /* passes our verifier, but written back it reads other definitions: a verifier gap */
+    snprintf(msg, n, "our verifier: pass; written back: %s", r.why);
+  } else if (r.encode_refused) {
+    what = 1;
+    snprintf(msg, n, "%s", r.why);
+  } else if (!rs_crosscheck_ok(&r.x)) {
+    what = 3;
+    snprintf(msg, n, "nvdisasm: %s", r.x.first);
+  } else {
+    what = 0;
+    snprintf(msg, n, "%u instructions re-encoded, registers %u -> %u, crosscheck %u instructions, 0 mismatches",
+             r.low.changed, r.low.regs_before[0], r.regs[0], r.x.insts);
+  }
+  uint32_t *c[] = {&st->nv_ok, &st->nv_encode_refused, &st->nv_gap, &st->nv_mismatch, &st->errors};
+  (*c[what])++;
+  if (k < RS_EMIT_CHECK_NV_ARCHS) st->nv_arch[k][what]++;
+  static const char *const names[] = {"ok", "encode-refused", "VERIFIER-GAP:write-back", "ENCODER-BUG:crosscheck",
+                                      "error"};
+  snprintf(st->last_outcome, sizeof st->last_outcome, "%s", names[what]);
+  unlink(out);
 }
 
 static void tsv_field(FILE *f, const char *s) {
@@ -90,6 +140,15 @@ int rs_emit_check_run(const char *run_path, const char *corpus_path, const char 
         snprintf(msg, sizeof msg, "%s", le.msg);
         stats[m].errors++;
         rs_loaded_free(&l);
+      } else if (l.f->kind == RS_SRC_SASS) {
+        nv_one(&l, &a, work, &stats[m], msg, sizeof msg);
+        outcome = stats[m].last_outcome;
+        fprintf(f, "%s\t%s\t%u\t%s\t-1\t-1\t-1\t-1\t0\t0\t0\t", a.instance, models[m], a.attempt, outcome);
+        tsv_field(f, msg);
+        fputc('\n', f);
+        rs_loaded_free(&l);
+        rs_attempt_clear(&a);
+        continue;
       } else {
         rs_emit_opts o;
         memset(&o, 0, sizeof o);
@@ -156,6 +215,8 @@ int rs_emit_check_run(const char *run_path, const char *corpus_path, const char 
   snprintf(p, sizeof p, "%s/kernel.s", work);
   unlink(p);
   unlink(out);
+  snprintf(p, sizeof p, "%s/kernel.cubin", work);
+  unlink(p);
   rmdir(work);
   if (f && fclose(f) && !rc) rc = rs_errf(e, tsv, 0, "write failed");
   if (c) rs_corpus_close(c, NULL);
@@ -177,9 +238,21 @@ int rs_emit_check_sweep(const char *run_path, const char *corpus_path, const cha
     for (uint32_t m = 0; m < nmodels; m++) {
       fprintf(report, "  %-28s checked %u: llc accepted %u, REJECTED %u (verifier bugs), counts differ %u, errors %u\n",
               models[m], st[m].checked, st[m].llc_ok, st[m].llc_rejected, st[m].counts_mismatch, st[m].errors);
-      bugs += st[m].llc_rejected;
+      if (st[m].nv_checked) {
+        fprintf(report, "  %-28s NVIDIA lowered %u: crosscheck ok %u, encode refused %u, VERIFIER GAPS %u, ENCODER "
+                        "BUGS %u\n", "", st[m].nv_checked, st[m].nv_ok, st[m].nv_encode_refused, st[m].nv_gap,
+                st[m].nv_mismatch);
+        for (unsigned k = 0; k < RS_EMIT_CHECK_NV_ARCHS; k++) {
+          const uint32_t *x = st[m].nv_arch[k];
+          if (x[0] + x[1] + x[2] + x[3] + x[4])
+            fprintf(report, "  %-28s   sm_%u: ok %u, encode refused %u, verifier gaps %u, encoder bugs %u, errors %u\n",
+                    "", nv_sms[k], x[0], x[1], x[2], x[3], x[4]);
+        }
+      }
+      bugs += st[m].llc_rejected + st[m].nv_gap + st[m].nv_mismatch;
     }
-    if (bugs) fprintf(report, "  %u passing answer(s) rejected by LLVM: see the VERIFIER-BUG rows\n", bugs);
+    if (bugs) fprintf(report, "  %u passing answer(s) rejected by LLVM, joined on write-back or misencoded: see the "
+                              "VERIFIER-BUG, VERIFIER-GAP and ENCODER-BUG rows\n", bugs);
   }
   free(st);
   return rc ? -1 : bugs ? 1 : 0;

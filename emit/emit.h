@@ -2,12 +2,14 @@
  * instance's MIR (what LLVM's VirtRegRewriter does), then let llc finish from after register
  * allocation (frame lowering, spill code, scheduling, waitcnts) to assembly or an HSA code object.
  * LLVM's MachineVerifier runs on every emitted kernel: an independent check of our verifier.
- * AMD only (MIR); NVIDIA SASS has no assembler here (docs/emit.md). */
+ * NVIDIA SASS (sass.c): no assembler exists, so the answer is written into the instance's cubin
+ * by sass/lower.c and read back by nvdisasm (docs/lower.md). */
 #ifndef RS_EMIT_H
 #define RS_EMIT_H
 #include "analysis/problem.h"
 #include "corpus/instance.h"
 #include "ir/ir.h"
+#include "sass/lower.h"
 #include <stdio.h>
 
 /* ---- rewrite.c: the register substitution ---- */
@@ -124,13 +126,44 @@ int rs_emit_kind_of(const char *path);
  * kernel macro named OPT is not taken for the level. */
 int rs_emit_variant_opt(const char *variant, const char *params);
 
+/* ---- sass.c: a passing answer on a form-sass instance to a cubin ---- */
+typedef struct {
+  rs_check_result verdict;  /* our verifier's result */
+  bool refused;             /* verifier rejected it, a hidden operand's value moved, or the written
+                             * listing joins values (why) */
+  bool encode_refused;      /* a changed operand has no trusted field, or the registers race an
+                             * in-flight instruction under ptxas's scoreboards (hazards) (why) */
+  uint32_t hazards;
+  bool crosschecked;        /* nvdisasm read the written cubin back (x) */
+  rs_lower_stats low;
+  rs_crosscheck_stats x;
+  uint32_t regs[8];         /* register count written, per cubin function (first 8) */
+  char why[512];
+  double lower_s, xcheck_s;
+} rs_emit_sass_result;
+
+/* Verify, write the listing back, re-lift, lower into a copy of `cubin` (the instance's), write
+ * out_path, and (crosscheck) have nvdisasm (path or NULL: found as `corpus disasm` does) read
+ * it back; a cubin it disagrees with is removed. 0 written (and crosschecked when asked), 1
+ * refused or a crosscheck mismatch (res says which), -1 with e on bad input (no cubin, a cubin
+ * that does not parse, a .nv.info we cannot read) or when nvdisasm cannot run. */
+int rs_emit_sass(const rs_loaded *l, const char *answer, size_t len, const uint8_t *cubin, size_t cubin_len,
+                 const char *out_path, const char *nvdisasm, bool crosscheck, rs_emit_sass_result *res, rs_err *e);
+
 /* ---- check.c: --emit-check over a finished run ---- */
+enum { RS_EMIT_CHECK_NV_ARCHS = 6 }; /* sm_75 80 86 87 89 90 */
 typedef struct {
   uint32_t checked, llc_ok, llc_rejected, counts_mismatch, errors;
+  /* NVIDIA: lowered + crosschecked ok, refused for an untrusted field, a passing answer that joins
+   * values once written back (verifier gap), nvdisasm disagreeing (encoder bug); per arch the same
+   * four and errors */
+  uint32_t nv_checked, nv_ok, nv_encode_refused, nv_gap, nv_mismatch;
+  uint32_t nv_arch[RS_EMIT_CHECK_NV_ARCHS][5];
+  char last_outcome[32];
 } rs_emit_check_stats;
 
 /* For each model, emit and LLVM-verify up to n passing answers of the run (AMD instances, spread
- * over instances); writes RUN_DIR/emit-check.tsv (instance, model, attempt, outcome, counts,
+ * over instances; NVIDIA form-sass instances lowered and crosschecked by nvdisasm); writes RUN_DIR/emit-check.tsv (instance, model, attempt, outcome, counts,
  * message) and fills per-model stats (array of nmodels). A passing answer LLVM rejects is a
  * verifier bug: it is listed with both messages. */
 int rs_emit_check_run(const char *run_path, const char *corpus_path, const char *const *models, uint32_t nmodels,

@@ -43,8 +43,8 @@ typedef struct {
 typedef struct {
   rs_sass_form_seen *v;
   uint32_t n, cap;
-} rs_sass_forms;
-void rs_sass_forms_free(rs_sass_forms *fs);
+} rs_sass_seen;
+void rs_sass_seen_free(rs_sass_seen *fs);
 
 typedef struct {
   const rs_sass_desc *desc;
@@ -52,7 +52,7 @@ typedef struct {
   bool no_lift; /* keep physical operands (tests of the parser alone) */
   /* when set, every instruction's form is counted here and an unknown one is left out instead
    * of ending the parse (no lift follows): the coverage scan, never an allocation */
-  rs_sass_forms *forms;
+  rs_sass_seen *forms;
 } rs_sass_opts;
 
 /* Parse with options (rs_sass_parse = this with no options). */

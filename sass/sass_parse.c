@@ -507,8 +507,8 @@ static const rs_sass_op *lookup(P *p, const char *mn, size_t mnl, uint32_t nops,
   return p->form_row[id];
 }
 
-/* Count one instruction's form in the coverage table (rs_sass_forms). */
-static void seen_form(rs_sass_forms *fs, const char *mn, size_t mnl, uint32_t nops, const rs_sass_op *row,
+/* Count one instruction's form in the coverage table (rs_sass_seen). */
+static void seen_form(rs_sass_seen *fs, const char *mn, size_t mnl, uint32_t nops, const rs_sass_op *row,
                       const char *why) {
   for (uint32_t i = 0; i < fs->n; i++)
     if (fs->v[i].nops == nops && strlen(fs->v[i].form) == mnl && !memcmp(fs->v[i].form, mn, mnl)) {
@@ -519,7 +519,7 @@ static void seen_form(rs_sass_forms *fs, const char *mn, size_t mnl, uint32_t no
   RS_PUSH(fs->v, fs->n, fs->cap, f);
 }
 
-void rs_sass_forms_free(rs_sass_forms *fs) {
+void rs_sass_seen_free(rs_sass_seen *fs) {
   for (uint32_t i = 0; i < fs->n; i++) free(fs->v[i].form), free(fs->v[i].why);
   free(fs->v);
   memset(fs, 0, sizeof *fs);

@@ -35,6 +35,10 @@ typedef struct {
   uint8_t split;         /* rs_split */
   uint8_t same_nv, same_amd; /* member of the per-target subsets of the paper */
   uint32_t raw_lines, norm_lines, raw_tokens, norm_tokens;
+  /* form sass: the cubin the listing was made from (owned; NULL = none, or a corpus built before
+   * the optional /text/cubin column existed). Not part of the /instances row type. */
+  uint8_t *cubin;
+  uint64_t cubin_len;
 } rs_instance;
 
 typedef struct {

@@ -1,6 +1,7 @@
 /* corpus_h5.c - storage/corpus.h on HDF5 (serial). Layout: docs/corpus-schema.md.
  *
  * Texts go to four extendible uint8 datasets (/text/raw, /text/norm, /text/name_map, /text/truth)
+ * (and a form-sass row's cubin to the optional /text/cubin, located by /cubin_index)
  * because HDF5 filters do not compress variable-length strings; the row table /instances keeps
  * (offset, length) per text. Rows and text bytes are buffered and written in batches so a 20k-row
  * build does a few hundred extend+write calls instead of 100k.
@@ -43,6 +44,13 @@ struct rs_corpus {
   int writing;
   hid_t file, root, inst, fail, text[NTEXT];
   hid_t rec_mt, fail_mt;    /* memory types */
+  /* optional: /text/cubin (bytes) and /cubin_index (per row: offset, length; length 0 = none).
+   * A corpus written before them has neither: cub < 0, rows read with cubin NULL. */
+  hid_t cub, cubidx;
+  uint64_t cubsize;         /* bytes in /text/cubin */
+  uint8_t *cb;              /* writer: buffered cubin bytes */
+  size_t cbn, cbcap;
+  uint64_t *cbi;            /* writer: buffered (offset, length) pairs, one per buffered row */
   uint64_t nrows;           /* rows in the file plus rows buffered */
   uint64_t nflushed;        /* rows in the file */
   uint64_t tsize[NTEXT];    /* bytes in each text dataset */
@@ -172,7 +180,7 @@ static rs_corpus *corpus_new(const char *path, int writing) {
   rs_corpus *c = rs_xcalloc(1, sizeof *c);
   c->path = rs_xstrndup(path, strlen(path));
   c->writing = writing;
-  c->file = c->root = c->inst = c->fail = c->rec_mt = c->fail_mt = -1;
+  c->file = c->root = c->inst = c->fail = c->rec_mt = c->fail_mt = c->cub = c->cubidx = -1;
   for (int k = 0; k < NTEXT; k++) c->text[k] = -1;
   return c;
 }
@@ -186,6 +194,10 @@ static int corpus_free(rs_corpus *c) {
     rs_h5_close(&c->text[k], H5Dclose);
     free(c->tb[k]);
   }
+  rs_h5_close(&c->cub, H5Dclose);
+  rs_h5_close(&c->cubidx, H5Dclose);
+  free(c->cb);
+  free(c->cbi);
   rs_h5_close(&c->rec_mt, H5Tclose);
   rs_h5_close(&c->fail_mt, H5Tclose);
   rs_h5_close(&c->root, H5Gclose);
@@ -242,6 +254,12 @@ rs_corpus *rs_corpus_create(const char *path, rs_err *e) {
       goto fail;
     }
   }
+  c->cub = rs_h5_create_ds(gtext, "cubin", H5T_STD_U8LE, TEXT_CHUNK, 0, DEFLATE_LEVEL, 4u * TEXT_CHUNK);
+  c->cubidx = rs_h5_create_ds(c->file, "cubin_index", H5T_STD_U64LE, 2 * ROW_CHUNK, 1, DEFLATE_LEVEL, 1u << 16);
+  if (c->cub < 0 || c->cubidx < 0) {
+    what = "cannot create the cubin datasets";
+    goto fail;
+  }
   goto done;
 fail:
   rs_h5_err(e, path, what);
@@ -268,6 +286,11 @@ static int flush_rows(rs_corpus *c, rs_err *e) {
     c->tsize[k] += c->tn[k];
     c->tn[k] = 0;
   }
+  if (rs_h5_append(c->cub, H5T_NATIVE_UINT8, c->cubsize, c->cb, c->cbn) < 0 ||
+      rs_h5_append(c->cubidx, H5T_NATIVE_UINT64, 2 * c->nflushed, c->cbi, 2 * (hsize_t)c->nbuf) < 0)
+    return rs_h5_err(e, c->path, "cannot write /text/cubin");
+  c->cubsize += c->cbn;
+  c->cbn = 0;
   if (rs_h5_append(c->inst, c->rec_mt, c->nflushed, c->buf, c->nbuf) < 0)
     return rs_h5_err(e, c->path, "cannot write /instances");
   c->nflushed += c->nbuf;
@@ -301,6 +324,21 @@ int rs_corpus_append(rs_corpus *c, const rs_instance *in, rs_err *e) {
   r->in = *in;
   const char *texts[NTEXT] = {in->raw, in->norm, in->name_map, in->truth};
   r->in.raw = r->in.norm = r->in.name_map = r->in.truth = NULL;
+  r->in.cubin = NULL;
+  r->in.cubin_len = 0;
+  c->cbi = rs_xrealloc(c->cbi, sizeof *c->cbi * 2 * ((size_t)c->nbuf + 1));
+  c->cbi[2 * c->nbuf] = c->cubsize + c->cbn;
+  c->cbi[2 * c->nbuf + 1] = in->cubin ? in->cubin_len : 0;
+  if (in->cubin && in->cubin_len) {
+    if (c->cbn + in->cubin_len > c->cbcap) {
+      size_t nc = c->cbcap ? c->cbcap : (1u << 20);
+      while (nc < c->cbn + in->cubin_len) nc *= 2;
+      c->cb = rs_xrealloc(c->cb, nc);
+      c->cbcap = nc;
+    }
+    memcpy(c->cb + c->cbn, in->cubin, in->cubin_len);
+    c->cbn += in->cubin_len;
+  }
   for (int k = 0; k < NTEXT; k++) {
     size_t n = texts[k] ? strlen(texts[k]) : 0;
     if (!texts[k]) r->text_null |= (uint8_t)(1u << k);
@@ -321,7 +359,7 @@ int rs_corpus_append(rs_corpus *c, const rs_instance *in, rs_err *e) {
   memcpy(c->ids[c->nids], in->id, sizeof c->ids[0]);
   index_add(c, c->nids++);
 
-  size_t pending = 0;
+  size_t pending = c->cbn;
   for (int k = 0; k < NTEXT; k++) pending += c->tn[k];
   if (c->nbuf < FLUSH_ROWS && pending < FLUSH_BYTES) return 0;
   rs_h5_quiet q;
@@ -419,6 +457,16 @@ rs_corpus *rs_corpus_open(const char *path, rs_err *e) {
     }
     c->tsize[k] = (uint64_t)len;
   }
+  c->cubidx = rs_h5_open_ds(c->file, "cubin_index", 1u << 16); /* optional: older corpora lack it */
+  if (c->cubidx >= 0) {
+    c->cub = rs_h5_open_ds(c->file, "text/cubin", 4u * TEXT_CHUNK);
+    int64_t len = c->cub >= 0 ? rs_h5_byte_len(c->cub) : -1, ni = rs_h5_len(c->cubidx);
+    if (len < 0 || ni != 2 * n) {
+      rs_h5_err(e, path, "corrupt corpus (/cubin_index without a matching /text/cubin, or not one pair per row)");
+      goto fail;
+    }
+    c->cubsize = (uint64_t)len;
+  }
   goto done;
 fail:
   corpus_free(c);
@@ -456,6 +504,30 @@ static int read_text(rs_corpus *c, uint64_t i, const rec *r, int k, char **out, 
   return 0;
 }
 
+/* Row i's cubin from the optional column (none: cubin NULL). */
+static int read_cubin(rs_corpus *c, uint64_t i, rs_instance *out, rs_err *e) {
+  uint64_t ol[2];
+  if (rs_h5_read(c->cubidx, H5T_NATIVE_UINT64, 2 * i, ol, 2) < 0) {
+    char what[96];
+    snprintf(what, sizeof what, "row %" PRIu64 ": cannot read /cubin_index", i);
+    return rs_h5_err(e, c->path, what);
+  }
+  if (!ol[1]) return 0;
+  if (ol[1] > MAX_TEXT || ol[0] > c->cubsize || ol[1] > c->cubsize - ol[0])
+    return rs_errf(e, c->path, 0, "row %" PRIu64 ": cubin [%" PRIu64 ", +%" PRIu64 ") is outside /text/cubin: corrupt corpus",
+                   i, ol[0], ol[1]);
+  out->cubin = rs_xmalloc((size_t)ol[1]);
+  if (rs_h5_read(c->cub, H5T_NATIVE_UINT8, ol[0], out->cubin, ol[1]) < 0) {
+    free(out->cubin);
+    out->cubin = NULL;
+    char what[96];
+    snprintf(what, sizeof what, "row %" PRIu64 ": cannot read /text/cubin", i);
+    return rs_h5_err(e, c->path, what);
+  }
+  out->cubin_len = ol[1];
+  return 0;
+}
+
 int rs_corpus_get(rs_corpus *c, uint64_t i, rs_instance *out, int want_texts, rs_err *e) {
   if (c->writing) return rs_errf(e, c->path, 0, "corpus is open for writing, not reading");
   if (i >= c->nrows)
@@ -483,6 +555,8 @@ int rs_corpus_get(rs_corpus *c, uint64_t i, rs_instance *out, int want_texts, rs
   const rec *r = &c->blk[i - c->blk_start];
   *out = r->in;
   out->raw = out->norm = out->name_map = out->truth = NULL;
+  out->cubin = NULL;
+  out->cubin_len = 0;
   /* A damaged file could hold unterminated strings; never hand those out. */
 #define Z(f) out->f[sizeof out->f - 1] = 0;
   Z(id) Z(family) Z(kind) Z(target) Z(form) Z(variant) Z(params) Z(function) Z(truth_reason)
@@ -490,6 +564,7 @@ int rs_corpus_get(rs_corpus *c, uint64_t i, rs_instance *out, int want_texts, rs
   if (want_texts) {
     char **dst[NTEXT] = {&out->raw, &out->norm, &out->name_map, &out->truth};
     for (int k = 0; k < NTEXT && !rc; k++) rc = read_text(c, i, r, k, dst[k], e);
+    if (!rc && c->cubidx >= 0) rc = read_cubin(c, i, out, e);
     if (rc) rs_instance_clear(out);
   }
 out:
@@ -594,7 +669,10 @@ void rs_instance_clear(rs_instance *in) {
   free(in->norm);
   free(in->name_map);
   free(in->truth);
+  free(in->cubin);
   in->raw = in->norm = in->name_map = in->truth = NULL;
+  in->cubin = NULL;
+  in->cubin_len = 0;
 }
 
 enum rs_split rs_instance_split(const rs_instance *in, const char *holdout) {

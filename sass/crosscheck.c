@@ -1,0 +1,404 @@
+/* crosscheck.c - is the written cubin what we meant? Asked of nvdisasm, not of our encoder.
+ *
+ * One `nvdisasm -lrm narrow` run (full output: code, -plr liveness, .nv.info) per cubin, the
+ * original and the written one (headers rewritten for nvdisasm < 12.8 into temporary files):
+ *   - its .text part, completed as `corpus disasm` does (sm_90 holes filled, desc[] written),
+ *     must list every instruction exactly as the intended listing says;
+ *   - per row, the number of GPR and of PRED registers live before the instruction (read or
+ *     live through in -plr's table) must equal the original's: a recolouring keeps it;
+ *   - every other line (ELF header flags, .nv.info attributes, constant sections) must equal
+ *     the original's, except EIATTR_REGCOUNT and SHI_REGISTERS, which must be the intended
+ *     count (SHI_REGISTERS only where the original has one). */
+#include "sass/lower.h"
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct {
+  const char *s;
+  size_t len;
+} span;
+
+/* Lines of a text (pointers into it). */
+static span *lines_of(const char *t, uint32_t *n) {
+  span *v = NULL;
+  uint32_t cap = 0;
+  *n = 0;
+  for (const char *p = t; *p;) {
+    const char *nl = strchr(p, '\n');
+    span s = {p, nl ? (size_t)(nl - p) : strlen(p)};
+    RS_PUSH(v, *n, cap, s);
+    p += s.len + (nl != NULL);
+  }
+  return v;
+}
+
+/* Per register file of an `-lrm narrow` row ("// |  3 v: ^   | 1 :  |  5  ::: |"): the registers
+ * live before the instruction, the columns marked v (read), x (read and redefined) or : (live
+ * through). Unlike the printed count (live before plus written), this does not depend on which
+ * register a definition reuses, so a valid recolouring keeps it row for row. */
+static unsigned columns(span c, uint32_t *v, int *gpr_top) {
+  unsigned n = 0;
+  const char *p = c.s + 3, *end = c.s + c.len; /* past "// " */
+  while (p < end && n < 8) {
+    if (*p != '|') {
+      p++;
+      continue;
+    }
+    const char *q = p + 1;
+    while (q < end && *q != '|') q++;
+    if (q >= end) break;
+    const char *x = p + 1;
+    while (x < q && *x == ' ') x++;
+    while (x < q && *x >= '0' && *x <= '9') x++; /* the printed count */
+    uint32_t live = 0;
+    for (const char *c0 = x + 1; x < q; x++) {
+      live += *x == 'v' || *x == 'x' || *x == ':';
+      if (!n && gpr_top && (*x == 'v' || *x == 'x' || *x == ':' || *x == '^') && x - c0 > *gpr_top)
+        *gpr_top = (int)(x - c0); /* the column of R(x - c0): the count is followed by one blank */
+    }
+    v[n++] = live;
+    p = q;
+  }
+  return n;
+}
+
+/* The header "// |GPR |PRED |UGPR |UPRED |": file k of each column (0 GPR, 1 PRED, 2 UGPR, 3 UPRED). */
+static void files_of(span l, uint8_t *f) {
+  unsigned n = 0;
+  for (size_t i = 0; i + 1 < l.len && n < 8; i++) {
+    if (l.s[i] != '|') continue;
+    const char *p = l.s + i + 1;
+    size_t left = l.len - i - 1;
+    if (left >= 5 && !memcmp(p, "UPRED", 5)) f[n++] = 3;
+    else if (left >= 4 && !memcmp(p, "UGPR", 4)) f[n++] = 2;
+    else if (left >= 4 && !memcmp(p, "PRED", 4)) f[n++] = 1;
+    else if (left >= 3 && !memcmp(p, "GPR", 3)) f[n++] = 0;
+  }
+}
+
+static bool has(span l, const char *pat) {
+  size_t m = strlen(pat);
+  for (size_t i = 0; i + m <= l.len; i++)
+    if (!memcmp(l.s + i, pat, m)) return true;
+  return false;
+}
+
+/* A `.section NAME,...` directive (not .sectioninfo/.sectionflags). */
+static bool is_section(span l) {
+  size_t i = 0;
+  while (i < l.len && isspace((unsigned char)l.s[i])) i++;
+  return l.len - i > 9 && !memcmp(l.s + i, ".section", 8) && isspace((unsigned char)l.s[i + 8]);
+}
+
+/* An instruction line: address comment then something other than a directive. */
+static bool is_inst(span l) {
+  size_t i = 0;
+  while (i < l.len && isspace((unsigned char)l.s[i])) i++;
+  if (i + 2 >= l.len || l.s[i] != '/' || l.s[i + 1] != '*' || !isxdigit((unsigned char)l.s[i + 2])) return false;
+  const char *e = memchr(l.s + i, '/', l.len - i - 1);
+  e = e ? memchr(e + 1, '/', (size_t)(l.s + l.len - e - 1)) : NULL; /* the closing "*" "/" */
+  if (!e) return false;
+  e++;
+  while (e < l.s + l.len && isspace((unsigned char)*e)) e++;
+  return e < l.s + l.len && *e != '.';
+}
+
+/* The -lrm count columns of an instruction line ("// |  3 |  1 |  5  |"), or an empty span. */
+static span counts_of(span l) {
+  for (size_t i = 0; i + 3 < l.len; i++)
+    if (!memcmp(l.s + i, "// |", 4) || !memcmp(l.s + i, "// +", 4)) return (span){l.s + i, l.len - i};
+  return (span){l.s, 0};
+}
+
+/* Rewrite the header when needed and run nvdisasm -lrm narrow on path. */
+static int disasm_full(const rs_nvdisasm *nd, const char *path, rs_cubin *c, char **out, rs_err *e) {
+  *out = NULL;
+  if (rs_cubin_load(path, c, e)) return -1;
+  const char *feed = path;
+  char tmp[] = "/tmp/regsweep-xcheck-XXXXXX";
+  int fd = -1;
+  if (c->new_layout && (nd->major < 12 || (nd->major == 12 && nd->minor < 8))) {
+    rs_cubin copy = *c;
+    copy.bytes = rs_xmalloc(c->len);
+    memcpy(copy.bytes, c->bytes, c->len);
+    rs_cubin_rewrite(&copy);
+    fd = mkstemp(tmp);
+    int wrc = fd < 0 ? rs_errf(e, tmp, 0, "cannot create a temporary file: %s", strerror(errno))
+                     : rs_cubin_write(&copy, tmp, e);
+    free(copy.bytes);
+    if (fd >= 0) close(fd);
+    if (wrc) {
+      if (fd >= 0) unlink(tmp);
+      return -1;
+    }
+    feed = tmp;
+  }
+  static const char *const args[] = {"-lrm", "narrow", NULL};
+  int rc = rs_nvdisasm_run(nd, feed, path, args, out, e);
+  if (fd >= 0) unlink(tmp);
+  return rc;
+}
+
+/* The .text part of a full listing (lines before the first section and inside .text.*
+ * sections) without the -lrm columns and their box lines: what `nvdisasm -c` prints, for
+ * rs_sass_complete. */
+static char *text_part(const char *full) {
+  uint32_t n;
+  span *l = lines_of(full, &n);
+  size_t cap = strlen(full) + 1, k = 0;
+  char *o = rs_xmalloc(cap);
+  bool in = true;
+  for (uint32_t i = 0; i < n; i++) {
+    if (is_section(l[i])) in = has(l[i], ".text.");
+    if (!in) continue;
+    size_t len = l[i].len;
+    for (size_t j = 0; j + 3 < len; j++)
+      if (l[i].s[j] == '/' && l[i].s[j + 1] == '/' && l[i].s[j + 2] == ' ' && (l[i].s[j + 3] == '|' || l[i].s[j + 3] == '+')) {
+        size_t cut = j;
+        while (cut && (l[i].s[cut - 1] == ' ' || l[i].s[cut - 1] == '\t')) cut--;
+        if (!cut) len = SIZE_MAX; /* a box line of the table */
+        else len = cut;
+        break;
+      }
+    if (len == SIZE_MAX) continue;
+    memcpy(o + k, l[i].s, len);
+    k += len;
+    o[k++] = '\n';
+  }
+  o[k] = 0;
+  free(l);
+  return o;
+}
+
+/* Collapse runs of blanks, for comparing instruction texts printed with other spacing. */
+static void squash(const char *s, size_t n, char *o, size_t on) {
+  size_t k = 0;
+  bool sp = false;
+  for (size_t i = 0; i < n && k + 1 < on; i++) {
+    if (isspace((unsigned char)s[i])) {
+      sp = k > 0;
+      continue;
+    }
+    if (sp && k + 2 < on) o[k++] = ' ';
+    sp = false;
+    o[k++] = s[i];
+  }
+  o[k] = 0;
+}
+
+static void first(rs_crosscheck_stats *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void first(rs_crosscheck_stats *st, const char *fmt, ...) {
+  if (st->first[0]) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(st->first, sizeof st->first, fmt, ap);
+  va_end(ap);
+}
+
+/* Index of function `fn` in c, or -1. */
+static int func_index(const rs_cubin *c, const char *fn, size_t n) {
+  for (uint32_t k = 0; k < c->nfuncs; k++)
+    if (strlen(c->funcs[k].name) == n && !memcmp(c->funcs[k].name, fn, n)) return (int)k;
+  return -1;
+}
+
+static uint32_t hexword(span l) {
+  for (size_t i = 0; i + 2 < l.len; i++)
+    if (l.s[i] == '0' && l.s[i + 1] == 'x') return (uint32_t)strtoul(l.s + i, NULL, 16);
+  return UINT32_MAX;
+}
+
+int rs_sass_crosscheck(const rs_nvdisasm *nd, const char *written, const char *orig_cubin, const char *intended,
+                       const uint32_t *regcount, rs_crosscheck_stats *st, rs_err *e) {
+  memset(st, 0, sizeof *st);
+  rs_cubin cw, co;
+  char *fw = NULL, *fo = NULL, *done = NULL, *tp = NULL;
+  int rc = disasm_full(nd, written, &cw, &fw, e);
+  memset(&co, 0, sizeof co);
+  if (!rc) rc = disasm_full(nd, orig_cubin, &co, &fo, e);
+  rs_sass_stats ss;
+  if (!rc) {
+    tp = text_part(fw);
+    if (getenv("RS_XCHECK_DUMP")) { /* debugging: what rs_sass_complete is given */
+      FILE *df = fopen(getenv("RS_XCHECK_DUMP"), "w");
+      if (df) fputs(tp, df), fclose(df);
+    }
+    rc = rs_sass_complete(&cw, tp, written, &done, &ss, e);
+  }
+  rs_sass_ilines got = {0}, want = {0};
+  if (!rc) rc = rs_sass_ilines_of(done, written, &got, e);
+  if (!rc) rc = rs_sass_ilines_of(intended, "intended listing", &want, e);
+  if (rc) goto out;
+  st->funcs = cw.nfuncs;
+  /* 1. every instruction as intended; with -lrm nvdisasm stops at the function symbol's end, so
+   * trailing NOP padding the intended (-c) listing shows is compared only as NOPs */
+  uint32_t i = 0, j = 0;
+  while (i < got.n || j < want.n) {
+    const rs_sass_iline *g = i < got.n ? &got.v[i] : NULL, *w = j < want.n ? &want.v[j] : NULL;
+    if (w && (!g || strcmp(g->func, w->func) || g->addr != w->addr)) {
+      bool pad = w->len == 3 && !memcmp(w->text, "NOP", 3) && (!g || strcmp(g->func, w->func) || g->addr > w->addr);
+      if (!pad) {
+        st->mismatches++;
+        first(st, "%s /*%04x*/: nvdisasm lists no instruction there, we meant '%.*s'", w->func, w->addr, (int)w->len,
+              w->text);
+      }
+      j++;
+      continue;
+    }
+    if (!w) {
+      st->mismatches++;
+      first(st, "%s /*%04x*/: nvdisasm lists '%.*s', the intended listing has nothing there", g->func, g->addr,
+            (int)g->len, g->text);
+      i++;
+      continue;
+    }
+    char a[512], b[512];
+    squash(g->text, g->len, a, sizeof a);
+    squash(w->text, w->len, b, sizeof b);
+    st->insts++;
+    if (strcmp(a, b)) {
+      st->mismatches++;
+      first(st, "%s /*%04x*/: nvdisasm prints '%s', we meant '%s'", g->func, g->addr, a, b);
+    }
+    i++, j++;
+  }
+  /* 2. live counts and 3. every other line, against the original's output */
+  uint32_t nw, no;
+  span *lw = lines_of(fw, &nw), *lo = lines_of(fo, &no);
+  if (nw != no) {
+    st->attr_mismatches++;
+    first(st, "nvdisasm prints %u lines for the written cubin, %u for the original", nw, no);
+  }
+  int cur = -1;           /* function of the current .text section */
+  int reg_for = -1;       /* inside an EIATTR_REGCOUNT record: its function once named */
+  bool in_reg = false;
+  bool *seen_reg = rs_xcalloc(cw.nfuncs + 1, sizeof *seen_reg);
+  int *plr_top = rs_xmalloc(sizeof *plr_top * (cw.nfuncs + 1));
+  uint8_t fa[8] = {0, 1, 2, 3}, fb[8] = {0, 1, 2, 3}; /* the table's files in column order */
+  for (uint32_t k = 0; k < cw.nfuncs; k++) plr_top[k] = -1;
+  for (i = 0; i < nw && i < no; i++) {
+    span a = lw[i], b = lo[i];
+    if (is_section(a)) {
+      cur = -1;
+      const char *t = NULL;
+      for (size_t q = 0; q + 6 <= a.len && !t; q++)
+        if (!memcmp(a.s + q, ".text.", 6)) t = a.s + q;
+      if (t) {
+        const char *s = t + 6, *end = s;
+        while (end < a.s + a.len && *end != ',' && !isspace((unsigned char)*end)) end++;
+        cur = func_index(&cw, s, (size_t)(end - s));
+      }
+    }
+    if (has(a, "|GPR")) files_of(a, fa);
+    if (has(b, "|GPR")) files_of(b, fb);
+    if (has(a, "nvinfo : ")) in_reg = has(a, "EIATTR_REGCOUNT"), reg_for = -1;
+    span ca = counts_of(a), cb = counts_of(b);
+    if (ca.len && cb.len && ca.s == a.s + strspn(a.s, " \t") && cb.s == b.s + strspn(b.s, " \t"))
+      continue; /* a box line of the -lrm table: its width follows the columns */
+    size_t ia = strspn(a.s, " \t"), ib = strspn(b.s, " \t");
+    if (ia < a.len && ib < b.len && a.s[ia] == '/' && a.s[ia + 1] == '/' && a.len - ia == b.len - ib &&
+        !memcmp(a.s + ia, b.s + ib, a.len - ia)) {
+      st->attrs++; /* a comment line indented to the table's width (its legend) */
+      continue;
+    }
+    if (cur >= 0) { /* inside .text: the -lrm table's columns apart, lines as the original's */
+      if (is_inst(a) && (ca.len || cb.len)) {
+        uint32_t va[8], vb[8], ga[4] = {0}, gb[4] = {0};
+        int top = -1;
+        unsigned na = columns(ca, va, &top), nb = columns(cb, vb, NULL);
+        if (top > plr_top[cur]) plr_top[cur] = top;
+        /* by file name: a file none of whose registers is used has no columns at all */
+        for (unsigned k = 0; k < na && k < 8; k++) ga[fa[k] & 3] = va[k];
+        for (unsigned k = 0; k < nb && k < 8; k++) gb[fb[k] & 3] = vb[k];
+        st->live_rows++;
+        if (ga[0] != gb[0] || ga[1] != gb[1]) {
+          if (ga[0] + ga[1] < gb[0] + gb[1]) st->live_fewer++;
+          else st->live_more++;
+        } else if (ga[2] != gb[2] || ga[3] != gb[3]) {
+          st->uniform_rows++;
+        }
+        continue;
+      }
+      span pa = {a.s, ca.len ? (size_t)(ca.s - a.s) : a.len}, pb = {b.s, cb.len ? (size_t)(cb.s - b.s) : b.len};
+      while (pa.len && isspace((unsigned char)pa.s[pa.len - 1])) pa.len--;
+      while (pb.len && isspace((unsigned char)pb.s[pb.len - 1])) pb.len--;
+      if (!has(a, "SHI_REGISTERS=")) {
+        st->attrs++;
+        if (pa.len != pb.len || memcmp(pa.s, pb.s, pa.len)) {
+          st->attr_mismatches++;
+          first(st, "line %u differs: '%.*s' (written) vs '%.*s' (original)", i + 1, (int)pa.len, pa.s, (int)pb.len,
+                pb.s);
+        }
+        continue;
+      }
+    }
+    uint32_t want_n = UINT32_MAX, have_n = UINT32_MAX;
+    int fk = -1;
+    if (has(a, "SHI_REGISTERS=") && cur >= 0) {
+      fk = cur;
+      const char *p = strstr(a.s, "SHI_REGISTERS=");
+      have_n = (uint32_t)strtoul(p + 14, NULL, 10);
+    } else if (in_reg && has(a, ".word") && has(a, "index@(")) {
+      const char *p = strstr(a.s, "index@(") + 7, *q = p;
+      while (q < a.s + a.len && *q != ')') q++;
+      reg_for = func_index(&cw, p, (size_t)(q - p));
+    } else if (in_reg && reg_for >= 0 && has(a, ".word")) {
+      fk = reg_for;
+      have_n = hexword(a);
+      seen_reg[fk] = true;
+      reg_for = -1;
+    }
+    st->attrs++;
+    if (fk >= 0) {
+      uint32_t orig_n = has(b, "SHI_REGISTERS=") ? (uint32_t)strtoul(strstr(b.s, "SHI_REGISTERS=") + 14, NULL, 10)
+                                                  : hexword(b);
+      want_n = regcount ? regcount[fk] : orig_n;
+      if (have_n == want_n) st->regcount_ok += !has(a, "SHI_REGISTERS=");
+      else {
+        st->attr_mismatches++;
+        first(st, "%s: nvdisasm reads %u registers (%s), we meant %u", cw.funcs[fk].name, have_n,
+              has(a, "SHI_REGISTERS=") ? "SHI_REGISTERS" : "EIATTR_REGCOUNT", want_n);
+      }
+      continue;
+    }
+    if (a.len != b.len || memcmp(a.s, b.s, a.len)) {
+      st->attr_mismatches++;
+      first(st, "line %u differs: '%.*s' (written) vs '%.*s' (original)", i + 1, (int)a.len, a.s, (int)b.len, b.s);
+    }
+  }
+  for (uint32_t k = 0; k < cw.nfuncs; k++)
+    if (!seen_reg[k]) {
+      st->attr_mismatches++;
+      first(st, "%s: nvdisasm shows no EIATTR_REGCOUNT", cw.funcs[k].name);
+    }
+  /* -plr's register count: no register at or past what the cubin now allocates (R63 is never
+   * shown; ptxas's count is highest R + 3 but -plr may show a register of the 2 it reserves) */
+  for (uint32_t k = 0; k < cw.nfuncs && regcount; k++) {
+    if (plr_top[k] >= 0 && (uint32_t)plr_top[k] + 1 > regcount[k]) {
+      st->plr_over++;
+      first(st, "%s: nvdisasm -plr shows R%d in use, beyond the %u registers the cubin now allocates", cw.funcs[k].name,
+            plr_top[k], regcount[k]);
+    } else {
+      st->plr_ok++;
+    }
+  }
+  free(plr_top);
+  free(seen_reg);
+  free(lw);
+  free(lo);
+out:
+  rs_sass_ilines_free(&got);
+  rs_sass_ilines_free(&want);
+  free(fw);
+  free(fo);
+  free(tp);
+  free(done);
+  rs_cubin_free(&cw);
+  rs_cubin_free(&co);
+  return rc;
+}

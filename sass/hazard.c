@@ -1,0 +1,152 @@
+/* hazard.c - the one way keeping ptxas's scheduling bits can break a recolouring.
+ *
+ * Control bits (word 1 bits 41-57): stall 41-44, yield 45, write barrier 46-48, read barrier
+ * 49-51 (7 = none), wait mask 52-57. A variable-latency instruction (loads, stores, MUFU, S2R,
+ * shared and texture accesses ...) reads its sources or writes its destination some time after
+ * it issues; ptxas arms a scoreboard for it and makes the first instruction that would overwrite
+ * such a source (read barrier) or touch such a destination (write barrier) wait on it. Every
+ * dependence between values is kept by a recolouring (same definitions reach every use), so
+ * true dependences stay protected. What is new is a false one: a register the recolouring gives
+ * to another value may be written, or read, while the old instruction is still in flight, by an
+ * instruction that has no reason to wait. Liveness cannot see this (the value died at issue).
+ *
+ * Guard predicates and uniform operands are read when the instruction issues (calibrated on
+ * ptxas's output: its own code overwrites them behind in-flight stores without waiting), so only
+ * R registers count for a read barrier; a write barrier covers every destination.
+ *
+ * rs_sass_hazards walks forward from every instruction that arms a barrier, along the CFG, until
+ * an instruction waits on that barrier (its wait mask, or a DEPBAR naming it): on the way, an
+ * instruction that writes a register the armed one reads (read barrier), or reads or writes one
+ * it writes (write barrier), is a hazard. ptxas's own listings have none (test_sass_lower);
+ * lowering refuses a recolouring that has any. */
+#include "sass/lower.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Units an operand names (values through their listing registers), into b; false if none. */
+static bool units_of(const rs_func *f, const rs_operand *op, rs_word *b, uint32_t nunits) {
+  rs_preg r; /* lanes are relative to the value's (or the operand's) first register */
+  if (op->kind == RS_OP_VREG && f->truth) r = (rs_preg){f->truth[op->reg].unit, op->lanes};
+  else if (op->kind == RS_OP_PREG) r = (rs_preg){op->reg, op->lanes};
+  else return false;
+  bool any = false;
+  for (unsigned u = 0; u < 32; u++)
+    if ((r.lanes >> (2 * u) & 3) && r.unit + u < nunits) {
+      rs_bs_set(b, r.unit + u);
+      any = true;
+    }
+  return any;
+}
+
+static bool overlaps(const rs_word *a, const rs_word *b, size_t words) {
+  for (size_t i = 0; i < words; i++)
+    if (a[i] & b[i]) return true;
+  return false;
+}
+
+/* Registers instruction i reads (uses) and writes (defs); constants (RZ, PT) excluded. */
+static void rw_sets(const rs_func *f, uint32_t i, rs_word *rd, rs_word *wr, size_t words, uint32_t nunits) {
+  memset(rd, 0, words * sizeof *rd);
+  memset(wr, 0, words * sizeof *wr);
+  const rs_inst *in = &f->insts[i];
+  for (uint32_t o = 0; o < in->nops; o++) {
+    const rs_operand *op = &f->ops[in->first_op + o];
+    units_of(f, op, op->flags & RS_F_DEF ? wr : rd, nunits);
+  }
+  const rs_target *t = f->tgt;
+  for (uint32_t fi = 0; fi < t->nfiles; fi++) { /* RZ, URZ, PT, UPT: read as constants, writes discarded */
+    uint32_t last = t->files[fi].first + t->files[fi].count - 1;
+    if (last < nunits && (!strcmp(t->files[fi].name, "r") || !strcmp(t->files[fi].name, "ur") ||
+                          !strcmp(t->files[fi].name, "p") || !strcmp(t->files[fi].name, "up")))
+      rs_bs_clr(rd, last), rs_bs_clr(wr, last);
+  }
+}
+
+/* The pipe an opcode issues to, for the in-order rule: a later instruction of the same
+ * variable-latency pipe cannot overtake an earlier one's operand reads (ptxas's own DFMA and
+ * sm_75 HMMA.1688 chains overwrite registers an earlier DFMA/HMMA still reads, without a wait).
+ * Returns a small id, or -1 for none of them. */
+static int pipe_of(const char *op) {
+  static const char *const pipes[][4] = {{"DFMA", "DADD", "DMUL", NULL}, {"HMMA", NULL}, {"IMMA", NULL}};
+  size_t n = strcspn(op, ".");
+  for (int p = 0; p < (int)(sizeof pipes / sizeof *pipes); p++)
+    for (int k = 0; pipes[p][k]; k++)
+      if (strlen(pipes[p][k]) == n && !strncmp(op, pipes[p][k], n)) return p;
+  return -1;
+}
+
+static const char *opname(const rs_func *f, uint32_t i) { return f->names.strs[f->insts[i].opcode]; }
+
+uint32_t rs_sass_hazards(const rs_func *f, const uint64_t (*ctl)[2], char *first, size_t n) {
+  const rs_target *t = f->tgt;
+  uint32_t nunits = t->nunits, ni = f->ninsts, found = 0;
+  size_t words = RS_WORDS(nunits);
+  rs_word *rd = rs_xcalloc(words + 1, sizeof *rd), *wr = rs_xcalloc(words + 1, sizeof *wr);
+  rs_word *krd = rs_xcalloc(words + 1, sizeof *krd), *kwr = rs_xcalloc(words + 1, sizeof *kwr);
+  uint32_t *blk = rs_xmalloc(sizeof *blk * (ni + 1)), *stack = rs_xmalloc(sizeof *stack * (ni + 1));
+  rs_word *seen = rs_xcalloc(RS_WORDS(ni) + 1, sizeof *seen);
+  for (uint32_t b = 0; b < f->nblocks; b++)
+    for (uint32_t k = 0; k < f->blocks[b].ninsts; k++) blk[f->blocks[b].first_inst + k] = b;
+  if (first && n) first[0] = 0;
+  uint32_t r_first = 0, r_count = 0;
+  for (uint32_t fi = 0; fi < t->nfiles; fi++)
+    if (!strcmp(t->files[fi].name, "r")) r_first = t->files[fi].first, r_count = t->files[fi].count;
+  for (uint32_t i = 0; i < ni; i++) {
+    unsigned wb = (unsigned)(ctl[i][1] >> 46 & 7), rb = (unsigned)(ctl[i][1] >> 49 & 7);
+    for (int kind = 0; kind < 2; kind++) { /* 0: read barrier, 1: write barrier */
+      unsigned sb = kind ? wb : rb;
+      if (sb > 5) continue;
+      rw_sets(f, i, rd, wr, words, nunits);
+      if (!kind) /* only R operands are read late (predicates and uniform operands at issue) */
+        for (uint32_t u = 0; u < nunits; u++)
+          if (u < r_first || u >= r_first + r_count) rs_bs_clr(rd, u);
+      const rs_word *armed = kind ? wr : rd;
+      bool any = false;
+      for (size_t w = 0; w < words && !any; w++) any = armed[w] != 0;
+      if (!any) continue;
+      memset(seen, 0, (RS_WORDS(ni) + 1) * sizeof *seen);
+      uint32_t sp = 0;
+      int pipe = pipe_of(opname(f, i));
+#define PUSH(x)                                                                                                    \
+  do {                                                                                                             \
+    uint32_t x_ = (x);                                                                                             \
+    if (x_ < ni && !rs_bs_get(seen, x_)) rs_bs_set(seen, x_), stack[sp++] = x_;                                    \
+  } while (0)
+      /* the instructions after i: next in its block, else the block's successors */
+      uint32_t b = blk[i];
+      if (i + 1 < f->blocks[b].first_inst + f->blocks[b].ninsts) PUSH(i + 1);
+      else
+        for (uint32_t s = 0; s < f->blocks[b].nsuccs; s++) PUSH(f->blocks[f->blocks[b].succs[s]].first_inst);
+      while (sp) {
+        uint32_t k = stack[--sp];
+        unsigned wait = (unsigned)(ctl[k][1] >> 52 & 0x3f);
+        const char *on = opname(f, k);
+        if (wait >> sb & 1 || !strncmp(on, "DEPBAR", 6)) continue; /* k waits: protected from here */
+        rw_sets(f, k, krd, kwr, words, nunits);
+        bool bad = kind ? overlaps(kwr, armed, words) || overlaps(krd, armed, words) : overlaps(kwr, armed, words);
+        if (bad && !kind && pipe >= 0 && pipe_of(on) == pipe) bad = false; /* in order behind i's reads */
+        if (bad) {
+          if (!found++ && first)
+            snprintf(first, n, "%s /*%04x*/ %s %s a register that /*%04x*/ %s still %s (scoreboard %u, no wait between)",
+                     f->name, (unsigned)f->insts[k].addr, on, kind ? "touches" : "overwrites",
+                     (unsigned)f->insts[i].addr, opname(f, i), kind ? "writes" : "reads", sb);
+          continue;
+        }
+        uint32_t kb = blk[k];
+        if (k + 1 < f->blocks[kb].first_inst + f->blocks[kb].ninsts) PUSH(k + 1);
+        else
+          for (uint32_t s = 0; s < f->blocks[kb].nsuccs; s++) PUSH(f->blocks[f->blocks[kb].succs[s]].first_inst);
+      }
+#undef PUSH
+    }
+  }
+  free(rd);
+  free(wr);
+  free(krd);
+  free(kwr);
+  free(blk);
+  free(stack);
+  free(seen);
+  return found;
+}

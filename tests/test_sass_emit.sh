@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# SASS results into cubins through the CLI, read back by nvdisasm (skipped, exit 77, without one):
+#  1. regalloc FILE.cubin --pinned -o OUT.cubin: byte-identical to the input, crosscheck ok;
+#  2. lower with one register renamed to an unused one (sm_89, sm_90): crosscheck ok, the count
+#     written (EIATTR_REGCOUNT, and sh_info on sm_89, 0 on sm_90) is the listing's; regalloc
+#     --free -o: crosschecked with the count it printed, or refused (exit 1) leaving no cubin;
+#  3. emit FILE.sass truth -o OUT.cubin --cubin: identical; a builtin:chaitin?free=1 answer:
+#     written and crosschecked, or refused with the reason and no cubin;
+#  4. bad input: a truncated cubin, another kernel's listing, an old corpus without its cubin
+#     column (exit 2, named), an answer the verifier rejects (exit 1, no cubin written).
+set -uo pipefail
+cli="$1"
+nd="${NVDISASM:-$(command -v nvdisasm || echo /opt/nvidia-cuda-11.8/usr/bin/nvdisasm)}"
+[ -x "$nd" ] || { echo "test_sass_emit: SKIPPED: no nvdisasm"; exit 77; }
+F=tests/fixtures/sass
+t="$(mktemp -d)"
+trap 'rm -rf "$t"' EXIT
+fail() { echo "FAIL: $*"; cat "$t/log" 2>/dev/null; exit 1; }
+for a in 89 90; do
+  c=$F/sgemm_t4x4.sm_$a.cubin
+  "$cli" regalloc "$c" --pinned -q -o "$t/p.cubin" --nvdisasm "$nd" >"$t/log" 2>&1 || fail "pinned sm_$a"
+  cmp -s "$c" "$t/p.cubin" || fail "pinned sm_$a not byte-identical"
+  grep -q "crosscheck (nvdisasm): 1 functions, [0-9]* instructions, 0 mismatches.*: ok" "$t/log" || fail "pinned crosscheck sm_$a"
+  # a renaming of one register to an unused one (R36 -> R70): no new conflict, no new race
+  sed -E 's/\bR36\b/R70/g' $F/sgemm_t4x4.sm_$a.sass >"$t/r.sass"
+  "$cli" lower "$c" $F/sgemm_t4x4.sm_$a.sass "$t/r.sass" -o "$t/r.cubin" --nvdisasm "$nd" >"$t/log" 2>&1 || fail "rename sm_$a"
+  grep -q "registers 64 -> 73" "$t/log" || fail "rename sm_$a: count"
+  grep -q "crosscheck (nvdisasm): 1 functions, [0-9]* instructions, 0 mismatches; other lines [0-9]*, 0 differ.*: ok" "$t/log" || fail "rename crosscheck sm_$a"
+  "$cli" lower regcounts "$t/r.cubin" >"$t/rc" || fail "regcounts"
+  sh=73; [ $a = 90 ] && sh=0
+  grep -q "EIATTR_REGCOUNT 73	sh_info registers $sh\$" "$t/rc" || { cat "$t/rc"; fail "rename sm_$a count"; }
+  # --free: crosschecked with the count it printed, or refused (scoreboard races, untrusted
+  # fields) with no cubin left behind
+  rm -f "$t/f.cubin"
+  "$cli" regalloc "$c" --free -o "$t/f.cubin" --nvdisasm "$nd" >"$t/log" 2>&1
+  rc=$?
+  if [ $rc = 0 ]; then
+    after=$(sed -n 's/.*R: [0-9]* -> \([0-9]*\) registers.*/\1/p' "$t/log")
+    grep -q "crosscheck (nvdisasm): 1 functions, [0-9]* instructions, 0 mismatches; other lines [0-9]*, 0 differ.*: ok" "$t/log" || fail "free crosscheck sm_$a"
+    "$cli" lower regcounts "$t/f.cubin" | grep -q "EIATTR_REGCOUNT $after	" || fail "free sm_$a count $after"
+  else
+    [ $rc = 1 ] && grep -q "scoreboard hazard\|no trusted field" "$t/log" || fail "free sm_$a: exit $rc"
+    [ -e "$t/f.cubin" ] && fail "free sm_$a: a refused kernel left a cubin"
+  fi
+done
+c=$F/sgemm_t4x4.sm_89.cubin; s=$F/sgemm_t4x4.sm_89.sass
+"$cli" emit "$s" truth -o "$t/e.cubin" --cubin "$c" --nvdisasm "$nd" >"$t/log" 2>&1 || fail "emit truth"
+cmp -s "$c" "$t/e.cubin" || fail "emit truth not identical"
+"$cli" alloc "$s" --model 'builtin:chaitin?free=1' -n 1 2>/dev/null | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["answer"])' >"$t/a.json"
+[ -s "$t/a.json" ] || fail "no chaitin answer"
+"$cli" emit "$s" "$t/a.json" -o "$t/e2.cubin" --cubin "$c" --nvdisasm "$nd" >"$t/log" 2>&1
+rc=$?
+if [ $rc = 0 ]; then grep -q "crosscheck (nvdisasm): [0-9]* instructions, 0 mismatches.*: ok" "$t/log" || fail "emit crosscheck"
+else [ $rc = 1 ] && grep -q "^refused: " "$t/log" && [ ! -e "$t/e2.cubin" ] || fail "emit chaitin answer: exit $rc"; fi
+# bad input
+head -c 3000 "$c" >"$t/trunc.cubin"
+"$cli" regalloc "$t/trunc.cubin" --listing "$s" --pinned -o "$t/x.cubin" >"$t/log" 2>&1; [ $? = 2 ] || fail "truncated cubin: exit 2"
+grep -q "trunc.cubin: truncated" "$t/log" || fail "truncated cubin named"
+"$cli" lower "$c" $F/sgemm_t4x4.sm_90.sass $F/sgemm_t4x4.sm_90.sass -o "$t/x.cubin" >"$t/log" 2>&1; [ $? = 2 ] || fail "another listing: exit 2"
+[ -e "$t/x.cubin" ] && fail "a cubin was written from another kernel's listing"
+id=$("$cli" corpus list data/corpus-mini.h5 | awk '$1 ~ /sm_89\/sass$/ {print $1; exit}')
+"$cli" emit --corpus data/corpus-mini.h5 --instance "$id" truth -o "$t/x.cubin" >"$t/log" 2>&1; [ $? = 2 ] || fail "old corpus: exit 2"
+grep -q "predates its /text/cubin column" "$t/log" || fail "old corpus: reason"
+echo '{"%r0": "R0"}' >"$t/bad.json"
+"$cli" emit "$s" "$t/bad.json" -o "$t/x.cubin" --cubin "$c" --nvdisasm "$nd" >"$t/log" 2>&1; [ $? = 1 ] || fail "rejected answer: exit 1"
+[ -e "$t/x.cubin" ] && fail "a cubin was written from a rejected answer"
+echo "test_sass_emit: ok"

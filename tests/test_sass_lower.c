@@ -1,0 +1,329 @@
+/* test_sass_lower.c - SASS listing -> cubin (sass/lower.h) on the committed ptxas 13 cubins and
+ * their completed listings (the three kept cubins of tests/fixtures/sass/); never runs nvdisasm.
+ *
+ *  1. The learned table (sass/fields.c): every instruction of the three fixture cubins
+ *     re-encodes from its listing byte-identically (the trust criterion), none of an unknown form.
+ *  2. Register counts: EIATTR_REGCOUNT of each cubin = ptxas -v's count = the count lowering
+ *     computes from the lifted listing (widths included); sh_info carries it on sm_89, 0 on sm_90.
+ *  3. Pinned lowering (listing unchanged) leaves the cubin byte-identical.
+ *  4. A renaming of one register (a value's whole web would do the same per instruction):
+ *     exactly the words of the instructions naming it change, only in the learned field's bits,
+ *     and the field then holds the new register; the register count follows the listing.
+ *  6. Scoreboard hazards (sass/hazard.c): none in ptxas's own listings; an ALU result moved onto the
+ *     register an in-flight store still reads is one.
+ *  5. Refusals, the cubin untouched: a listing that changes more than registers, one that is not
+ *     the listing of this cubin, a form whose field is not trusted, a truncated .nv.info. */
+#include "check.h"
+#include "sass/lower.h"
+#include "sass/sass.h"
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DIR "tests/fixtures/sass/"
+
+static char *slurp(const char *p) {
+  rs_err e;
+  size_t n;
+  char *s = rs_read_file(p, &n, &e);
+  CHECKF(s != NULL, "%s", e.msg);
+  return s;
+}
+
+static void test_table(const char *k) {
+  char cp[256], lp[256];
+  snprintf(cp, sizeof cp, DIR "%s.cubin", k);
+  snprintf(lp, sizeof lp, DIR "%s.sass", k);
+  rs_cubin c;
+  rs_err e = {{0}};
+  CHECKF(!rs_cubin_load(cp, &c, &e), "%s", e.msg);
+  char *l = slurp(lp);
+  rs_sass_fieldcheck st = {0};
+  int rc = rs_sass_fields_check(&c, l, lp, &st, &e);
+  CHECKF(!rc, "%s: %s", k, e.msg);
+  CHECKF(st.insts > 100 && st.reproduced == st.insts && !st.unknown_forms,
+         "%s: %u instructions, %u reproduced, %u of unknown forms", k, st.insts, st.reproduced, st.unknown_forms);
+  CHECKF(st.tokens > st.insts, "%s: only %u fields re-encoded over %u instructions", k, st.tokens, st.insts);
+  free(l);
+  rs_cubin_free(&c);
+}
+
+/* ptxas -v "Used N registers" of a fixture. */
+static unsigned ptxas_count(const char *k) {
+  char p[256];
+  snprintf(p, sizeof p, DIR "%s.ptxas-v.txt", k);
+  char *s = slurp(p);
+  const char *u = s ? strstr(s, "Used ") : NULL;
+  unsigned n = u ? (unsigned)atoi(u + 5) : 0;
+  free(s);
+  return n;
+}
+
+static void test_counts_and_pinned(const char *k, bool shinfo) {
+  char cp[256], lp[256];
+  snprintf(cp, sizeof cp, DIR "%s.cubin", k);
+  snprintf(lp, sizeof lp, DIR "%s.sass", k);
+  rs_cubin c;
+  rs_err e = {{0}};
+  CHECKF(!rs_cubin_load(cp, &c, &e), "%s", e.msg);
+  rs_nvinfo_func *nf = NULL;
+  CHECKF(!rs_nvinfo_read(&c, cp, &nf, &e), "%s", e.msg);
+  char *l = slurp(lp);
+  rs_module *m = rs_module_parse(lp, rs_xstrndup(l, strlen(l)), strlen(l), RS_SRC_SASS, NULL, &e);
+  CHECKF(m && m->nfuncs == c.nfuncs, "%s: %s", k, e.msg);
+  for (uint32_t i = 0; nf && m && i < c.nfuncs; i++) {
+    CHECKF(nf[i].regcount == ptxas_count(k), "%s: REGCOUNT %u, ptxas -v %u", k, nf[i].regcount, ptxas_count(k));
+    CHECKF(rs_sass_regcount_of(m->funcs[i]) == nf[i].regcount, "%s: computed %u, REGCOUNT %u", k,
+           rs_sass_regcount_of(m->funcs[i]), nf[i].regcount);
+    CHECKF((nf[i].sh_info >> 24) == (shinfo ? nf[i].regcount : 0), "%s: sh_info byte %u", k, nf[i].sh_info >> 24);
+  }
+  uint8_t *before = rs_xmalloc(c.len);
+  memcpy(before, c.bytes, c.len);
+  rs_lower_stats st;
+  CHECKF(!rs_sass_lower(&c, l, l, NULL, lp, &st, &e), "%s", e.msg);
+  CHECK(!memcmp(before, c.bytes, c.len) && st.changed == 0 && st.insts > 100);
+  uint32_t same = nf ? nf[0].regcount : 0;
+  CHECKF(!rs_sass_lower(&c, l, l, &same, lp, &st, &e), "%s", e.msg);
+  CHECK(!memcmp(before, c.bytes, c.len));
+  free(before);
+  free(nf);
+  rs_module_free(m);
+  free(l);
+  rs_cubin_free(&c);
+}
+
+/* Replace every whole token `from` by `to` in the instruction lines (not in labels). */
+static char *rename_reg(const char *l, const char *from, const char *to, uint32_t *lines) {
+  size_t n = strlen(l), fl = strlen(from), tl = strlen(to);
+  char *o = rs_xmalloc(n * 2 + 1);
+  size_t k = 0;
+  *lines = 0;
+  bool counted = false;
+  for (size_t i = 0; i < n;) {
+    if (l[i] == '\n') counted = false;
+    bool word = !strncmp(l + i, from, fl) && (i == 0 || !(isalnum((unsigned char)l[i - 1]) || l[i - 1] == '_')) &&
+                !(isalnum((unsigned char)l[i + fl]) || l[i + fl] == '_');
+    if (word) {
+      memcpy(o + k, to, tl);
+      k += tl;
+      i += fl;
+      if (!counted) (*lines)++, counted = true;
+    } else {
+      o[k++] = l[i++];
+    }
+  }
+  o[k] = 0;
+  return o;
+}
+
+static void test_rename(void) {
+  const char *k = "sgemm_t4x4.sm_89";
+  char cp[256], lp[256];
+  snprintf(cp, sizeof cp, DIR "%s.cubin", k);
+  snprintf(lp, sizeof lp, DIR "%s.sass", k);
+  rs_cubin c;
+  rs_err e = {{0}};
+  CHECKF(!rs_cubin_load(cp, &c, &e), "%s", e.msg);
+  char *l = slurp(lp);
+  /* R36 -> R70: above every register the kernel uses, so the count must grow to 73 */
+  CHECK(!strstr(l, "R70"));
+  uint32_t nlines = 0;
+  char *r = rename_reg(l, "R36", "R70", &nlines);
+  CHECK(nlines > 3);
+  uint8_t *before = rs_xmalloc(c.len);
+  memcpy(before, c.bytes, c.len);
+  uint32_t count = 73;
+  rs_lower_stats st;
+  int rc = rs_sass_lower(&c, l, r, &count, lp, &st, &e);
+  CHECKF(!rc, "%s", e.msg);
+  CHECKF(st.changed == nlines, "%u instructions changed, %u lines name R36", st.changed, nlines);
+  /* every changed word: only inside learned R fields, and those now read 70 where R36 was */
+  rs_sass_ilines a, b;
+  CHECK(!rs_sass_ilines_of(l, lp, &a, &e) && !rs_sass_ilines_of(r, lp, &b, &e));
+  const rs_cubin_func *f = &c.funcs[0];
+  uint32_t off_text = (uint32_t)(f->code - c.bytes), changed_insts = 0;
+  for (uint32_t i = 0; i < a.n && !rc; i++) {
+    uint64_t w[2], o[2];
+    rs_cubin_words(f, a.v[i].addr, w);
+    rs_cubin_func of = *f;
+    of.code = before + off_text;
+    rs_cubin_words(&of, a.v[i].addr, o);
+    rs_sass_tokens t;
+    rs_sass_tokens_of(b.v[i].text, b.v[i].len, &t, NULL, 0);
+    uint64_t allowed[2] = {0, 0};
+    const rs_sass_form *fm = rs_sass_form_find(c.sm, (unsigned)(o[0] & 0xfff), t.shape);
+    bool names = a.v[i].len != b.v[i].len || memcmp(a.v[i].text, b.v[i].text, a.v[i].len);
+    for (unsigned j = 0; fm && j < t.n; j++) {
+      if (t.kind[j] != RS_TK_R || t.val[j] != 70 || fm->off[j] < 0) continue;
+      unsigned v = 0;
+      for (unsigned q = 0; q < 8; q++) {
+        unsigned bit = (unsigned)fm->off[j] + q;
+        allowed[bit >> 6] |= 1ull << (bit & 63);
+        v |= (unsigned)(w[bit >> 6] >> (bit & 63) & 1) << q;
+      }
+      CHECKF(v == 70, "/*%04x*/: field at %d holds %u", a.v[i].addr, fm->off[j], v);
+    }
+    uint64_t d0 = w[0] ^ o[0], d1 = w[1] ^ o[1];
+    CHECKF(!(d0 & ~allowed[0]) && !(d1 & ~allowed[1]), "/*%04x*/: bits outside the R36 fields changed", a.v[i].addr);
+    CHECKF(names == (d0 || d1), "/*%04x*/: %s", a.v[i].addr, names ? "renamed but not re-encoded" : "re-encoded");
+    changed_insts += d0 || d1;
+  }
+  CHECK(changed_insts == nlines);
+  rs_nvinfo_func *nf = NULL;
+  CHECKF(!rs_nvinfo_read(&c, cp, &nf, &e), "%s", e.msg);
+  CHECK(nf && nf[0].regcount == 73 && (nf[0].sh_info >> 24) == 73);
+  free(nf);
+  /* 5. refusals; the cubin is left as it was after each */
+  memcpy(c.bytes, before, c.len);
+  char *bad = rs_xstrndup(l, strlen(l));
+  char *p = strstr(bad, "FFMA R");
+  CHECK(p != NULL);
+  if (p) memcpy(p, "FMUL", 4); /* an opcode change is not a recolouring */
+  CHECK(rs_sass_lower(&c, l, bad, NULL, lp, &st, &e) && strstr(e.msg, "more than registers"));
+  CHECK(!memcmp(before, c.bytes, c.len));
+  char *other = rename_reg(l, "R37", "R71", &nlines); /* not the listing of this cubin */
+  CHECK(rs_sass_lower(&c, other, l, NULL, lp, &st, &e) && strstr(e.msg, "not the listing of this cubin"));
+  CHECK(!memcmp(before, c.bytes, c.len));
+  /* a token whose field is not trusted: the first one in the table, renamed, must be refused */
+  bool found = false;
+  for (uint32_t i = 0; i < a.n && !found; i++) {
+    uint64_t w[2];
+    rs_cubin_words(f, a.v[i].addr, w);
+    rs_sass_tokens t;
+    rs_sass_tokens_of(a.v[i].text, a.v[i].len, &t, NULL, 0);
+    const rs_sass_form *fm = rs_sass_form_find(c.sm, (unsigned)(w[0] & 0xfff), t.shape);
+    for (unsigned j = 0; fm && j < t.n && !found; j++) {
+      if (fm->off[j] >= 0) continue;
+      char why[200];
+      t.val[j] ^= 1;
+      uint64_t x[2] = {w[0], w[1]};
+      found = true;
+      CHECK(rs_sass_encode(c.sm, x, &t, 1u << j, why, sizeof why) && strstr(why, "no trusted field"));
+    }
+  }
+  CHECK(found);
+  /* a truncated .nv.info: its section size cut into the first record */
+  rs_cubin tc;
+  uint8_t *copy = rs_xmalloc(c.len);
+  memcpy(copy, before, c.len);
+  CHECK(!rs_cubin_parse(copy, c.len, "truncated", &tc, &e));
+  uint64_t shoff = 0;
+  for (int q = 0; q < 8; q++) shoff |= (uint64_t)tc.bytes[0x28 + q] << 8 * q;
+  unsigned shnum = tc.bytes[0x3c] | tc.bytes[0x3d] << 8, shstr = tc.bytes[0x3e] | tc.bytes[0x3f] << 8;
+  uint8_t *ss = tc.bytes + shoff + 64u * shstr;
+  uint64_t stroff = 0;
+  for (int q = 0; q < 8; q++) stroff |= (uint64_t)ss[24 + q] << 8 * q;
+  bool cut = false;
+  for (unsigned s = 0; s < shnum; s++) {
+    uint8_t *h = tc.bytes + shoff + 64u * s;
+    uint32_t nm = h[0] | h[1] << 8 | h[2] << 16 | (uint32_t)h[3] << 24;
+    if (strcmp((char *)tc.bytes + stroff + nm, ".nv.info")) continue;
+    h[32] = 6, h[33] = h[34] = h[35] = 0; /* 6 bytes: the REGCOUNT record needs 12 */
+    cut = true;
+  }
+  CHECK(cut);
+  CHECK(rs_nvinfo_read(&tc, "truncated", &nf, &e) && strstr(e.msg, "truncated .nv.info"));
+  CHECK(rs_sass_lower(&tc, l, r, &count, "truncated", &st, &e) && strstr(e.msg, "truncated .nv.info"));
+  rs_cubin_free(&tc);
+  free(bad);
+  free(other);
+  rs_sass_ilines_free(&a);
+  rs_sass_ilines_free(&b);
+  free(before);
+  free(r);
+  free(l);
+  rs_cubin_free(&c);
+}
+
+/* Scoreboard hazards: none in ptxas's own listings; one made by giving the destination of the
+ * instruction right after an armed read barrier the register the armed instruction reads. */
+static void test_hazards(const char *k, bool construct) {
+  char cp[256], lp[256];
+  snprintf(cp, sizeof cp, DIR "%s.cubin", k);
+  snprintf(lp, sizeof lp, DIR "%s.sass", k);
+  rs_cubin c;
+  rs_err e = {{0}};
+  CHECKF(!rs_cubin_load(cp, &c, &e), "%s", e.msg);
+  char *l = slurp(lp), first[400];
+  uint32_t n = 99;
+  CHECKF(!rs_sass_hazards_listing(&c, l, lp, &n, first, sizeof first, &e) && n == 0, "%s: %u hazards: %s %s", k, n,
+         first, e.msg);
+  rs_sass_ilines il;
+  CHECK(!rs_sass_ilines_of(l, lp, &il, &e));
+  const rs_cubin_func *f = &c.funcs[0];
+  bool made = false;
+  static const char *const alu[] = {"IADD3", "IMAD", "LOP3", "SHF", "LEA", "FFMA", "FADD", "FMUL", "MOV", "VIADD"};
+  for (uint32_t i = 0; construct && i + 1 < il.n && !made; i++) {
+    uint64_t w[2];
+    rs_cubin_words(f, il.v[i].addr, w);
+    unsigned rb = (unsigned)(w[1] >> 49 & 7);
+    rs_sass_tokens a, b;
+    if (rb > 5 || strncmp(il.v[i].text, "ST", 2)) continue;
+    rs_sass_tokens_of(il.v[i].text, il.v[i].len, &a, NULL, 0);
+    if (a.n < 2 || a.kind[a.n - 1] != RS_TK_R || a.val[a.n - 1] == 255) continue;
+    /* ST* [Ra], Rb ; ... ; ALU Rd, ... (no wait on the store's barrier) -> ALU Rb, ...: it overwrites
+     * the stored register while the store may still read it */
+    for (uint32_t j = i + 1; j < il.n && j < i + 8 && !made; j++) {
+      uint64_t x[2];
+      rs_cubin_words(f, il.v[j].addr, x);
+      if (x[1] >> 52 >> rb & 1) break;
+      if (il.v[j].text[0] == '@' || strncmp(il.v[j].func, il.v[i].func, 200)) break;
+      rs_sass_tokens_of(il.v[j].text, il.v[j].len, &b, NULL, 0);
+      bool is_alu = false;
+      for (size_t q = 0; q < sizeof alu / sizeof *alu; q++) is_alu |= !strcmp(b.op, alu[q]);
+      if (!strcmp(b.op, "BRA") || !strcmp(b.op, "BSYNC") || !strcmp(b.op, "EXIT")) break;
+      if (!is_alu || b.n < 2 || b.kind[0] != RS_TK_R) continue;
+      const char *d = il.v[j].text + strlen(b.op);
+      while (*d && *d != 'R') d++;
+      size_t at = (size_t)(d - l), dl = 1;
+      while (isdigit((unsigned char)d[dl]) || d[dl] == 'Z') dl++;
+      char reg[8];
+      snprintf(reg, sizeof reg, "R%u", a.val[a.n - 1]);
+      char *bad = rs_xmalloc(strlen(l) + 8);
+      memcpy(bad, l, at);
+      strcpy(bad + at, reg);
+      strcat(bad, l + at + dl);
+      CHECKF(!rs_sass_hazards_listing(&c, bad, lp, &n, first, sizeof first, &e) && n >= 1 &&
+                 strstr(first, "overwrites a register that") && strstr(first, "still reads"),
+             "%s: %u hazards after /*%04x*/: %s", k, n, il.v[j].addr, first);
+      free(bad);
+      made = true;
+    }
+  }
+  CHECKF(made || !construct, "%s: no store followed by an ALU op without a wait", k);
+  rs_sass_ilines_free(&il);
+  free(l);
+  rs_cubin_free(&c);
+}
+
+static void test_tokens(void) {
+  rs_sass_tokens t;
+  char sk[128];
+  const char *s = "@!P0 IMAD.WIDE R4, R36.reuse, R5, c[0x0][0x160]";
+  CHECK(!rs_sass_tokens_of(s, strlen(s), &t, sk, sizeof sk));
+  CHECK(t.n == 4 && !strcmp(t.shape, "GRRR") && t.val[0] == 0 && t.val[2] == 36 && !strcmp(t.op, "IMAD"));
+  CHECKF(!strcmp(sk, "@!G IMAD.WIDE R, R.reuse, R, c[0x0][0x160]"), "%s", sk);
+  s = "LDG.E R5, desc[UR10][R2.64+0x10]";
+  CHECK(!rs_sass_tokens_of(s, strlen(s), &t, NULL, 0) && !strcmp(t.shape, "RUR") && t.val[1] == 10);
+  s = "ISETP.GE.AND P0, PT, RZ, UR4, !PT";
+  CHECK(!rs_sass_tokens_of(s, strlen(s), &t, NULL, 0) && !strcmp(t.shape, "PPRUP") && t.val[2] == 255);
+  s = "S2R R0, SR_TID.X";
+  CHECK(!rs_sass_tokens_of(s, strlen(s), &t, NULL, 0) && !strcmp(t.shape, "R"));
+  s = "BSSY B1, `(.L_x_6)";
+  CHECK(!rs_sass_tokens_of(s, strlen(s), &t, NULL, 0) && !strcmp(t.shape, "B") && t.val[0] == 1);
+}
+
+int main(int argc, char **argv) {
+  rs_check_init(argc, argv);
+  test_tokens();
+  test_table("sgemm_t4x4.sm_89");
+  test_table("sgemm_t4x4.sm_90");
+  test_table("calib.sm_90");
+  test_counts_and_pinned("sgemm_t4x4.sm_89", true);
+  test_counts_and_pinned("sgemm_t4x4.sm_90", false);
+  test_rename();
+  test_hazards("sgemm_t4x4.sm_89", true); /* its sm_90 twin's stores are all followed by waits or branches */
+  test_hazards("sgemm_t4x4.sm_90", false);
+  test_hazards("calib.sm_90", false);
+  return rs_check_done("test_sass_lower");
+}

@@ -14,12 +14,15 @@
  *     value dead before it do not interfere by the Problem's rule, but putting them on one
  *     register joins them on the re-lift; joins.c adds exactly that conflict; on every listing
  *     of the fixtures the listing's own colouring satisfies all it adds (pinned stays valid);
+ *   - --scoreboards: a recolouring of sgemm_t4x4 sm_90 has scoreboard hazards with ptxas's control
+ *     bits (lower's check, sass/hazard.c) unless free mode is given the cubin; with it, none;
  *   - `inspect --live` against nvdisasm 11.8's `-lrm count` (NAME.lrm) row by row: equal on every
  *     row of warp_ops (all archs); the rows that still differ elsewhere are an open gap of the
  *     -plr emulation (sass/live.c), pinned per listing in LIVE_GAP so a change either way shows. */
 #include "check.h"
 #include "analysis/problem.h"
 #include "corpus/truth.h"
+#include "sass/lower.h"
 #include "sass/sass.h"
 #include <stdlib.h>
 #include <string.h>
@@ -419,6 +422,33 @@ static void test_joins(void) {
   CHECK(funcs >= 140 && added > 0);
 }
 
+static void test_scoreboards(const char *tmp) {
+  static const char *const names[] = {"sgemm_t4x4.sm_90", "sgemm_t4x4.sm_89"};
+  for (size_t k = 0; k < 2; k++) {
+    uint32_t count[2] = {0, 0};
+    for (int with = 0; with < 2; with++) {
+      char cmd[1600], out[4096], res[700], cub[300], first[400] = "";
+      snprintf(res, sizeof res, "%s/sb.sass", tmp);
+      snprintf(cub, sizeof cub, "tests/fixtures/sass/%s.cubin", names[k]);
+      snprintf(cmd, sizeof cmd, "%s regalloc tests/fixtures/sass/%s.sass --free -q -o %s%s%s", rs_check_cli, names[k], res,
+               with ? " --scoreboards " : "", with ? cub : "");
+      int rc = rs_check_run(cmd, out, sizeof out);
+      CHECKF(rc == 0, "%s: rc %d: %.300s", cmd, rc, out);
+      rs_err e = {{0}};
+      rs_cubin c;
+      char *text = rs_read_file(res, NULL, &e);
+      CHECK(rs_cubin_load(cub, &c, &e) == 0 && text);
+      if (text) CHECKF(rs_sass_hazards_listing(&c, text, res, &count[with], first, sizeof first, &e) == 0, "%s", e.msg);
+      if (with) CHECKF(count[with] == 0, "%s with --scoreboards: %u hazards, first %s", names[k], count[with], first);
+      rs_cubin_free(&c);
+      free(text);
+      unlink(res);
+    }
+    printf("scoreboards: %s recoloured: %u hazards without the control bits, %u with\n", names[k], count[0], count[1]);
+    if (k == 0) CHECK(count[0] > 0); /* the conflicts are needed: without them the same colouring has some */
+  }
+}
+
 int main(int argc, char **argv) {
   rs_check_init(argc, argv);
   char tmp[] = "/tmp/rs_test_sass_real.XXXXXX";
@@ -430,6 +460,7 @@ int main(int argc, char **argv) {
   test_fill_negated();
   test_joins();
   test_live();
+  test_scoreboards(tmp);
   rmdir(tmp);
   return rs_check_done("test_sass_real");
 }

@@ -226,9 +226,10 @@ static void test_widths(void) {
 }
 
 /* Rows of `inspect --live` that differ from -lrm count, per listing (the open gap, measured
- * 2026-12-02). Mostly one GPR or one to four predicates around predicated code and loops (the
- * region rule of live.c does not reproduce them yet), and on sm_90 rows beside the instructions
- * 11.8 drops (its liveness misses their defs). */
+ * 2026-12-02). On sm_90, rows after an instruction 11.8 drops (its liveness misses that
+ * instruction): all but 7 of sm_90's (test_live counts them). Elsewhere mostly one GPR or one to
+ * four predicates around predicated code and loops (the region rule of live.c does not reproduce
+ * them yet). */
 static const struct {
   const char *name;
   unsigned differ;
@@ -244,7 +245,22 @@ static const struct {
 };
 
 /* One listing: rows of NAME.lrm (function, address, GPR PRED UGPR UPRED) against `inspect --live`. */
-static void live_one(const char *sass, unsigned *rows, unsigned *differ) {
+/* The first address of function fn that 11.8 dropped (the listing's first line names the holes
+ * `corpus disasm` filled: "... holes filled: fn 0x00f0 VIADD, 0x03b0 VIADD; fn2 ..."), or ~0. */
+static unsigned first_hole(const char *listing, const char *fn) {
+  const char *nl = strchr(listing, '\n'), *p = strstr(listing, "holes filled: ");
+  if (!p || (nl && p > nl)) return ~0u;
+  for (p += 14; p && (!nl || p < nl);) {
+    size_t n = strlen(fn);
+    unsigned a;
+    if (!strncmp(p, fn, n) && p[n] == ' ' && sscanf(p + n, " 0x%x", &a) == 1) return a;
+    p = strstr(p, "; ");
+    if (p) p += 2;
+  }
+  return ~0u;
+}
+
+static void live_one(const char *sass, unsigned *rows, unsigned *differ, unsigned *after_hole) {
   char lrm[700], cmd[1200];
   snprintf(lrm, sizeof lrm, "%.*s.lrm", (int)(strlen(sass) - 5), sass);
   snprintf(cmd, sizeof cmd, "%s inspect %s --live", rs_check_cli, sass);
@@ -252,8 +268,10 @@ static void live_one(const char *sass, unsigned *rows, unsigned *differ) {
   int rc = rs_check_run(cmd, ours, 1 << 22);
   CHECKF(rc == 0, "%s: inspect --live rc %d", sass, rc);
   rs_err e = {{0}};
-  char *t = rs_read_file(lrm, NULL, &e);
-  CHECKF(t != NULL, "%s: %s", lrm, e.msg);
+  char *t = rs_read_file(lrm, NULL, &e), *listing = rs_read_file(sass, NULL, &e);
+  CHECKF(t != NULL && listing != NULL, "%s: %s", lrm, e.msg);
+  unsigned hole = ~0u;
+  *after_hole = 0;
   char fn[200] = "", cols[8][8];
   unsigned ncol = 0;
   *rows = *differ = 0;
@@ -263,6 +281,7 @@ static void live_one(const char *sass, unsigned *rows, unsigned *differ) {
     const char *sec = strstr(l, ".section\t.text.");
     if (sec && sec < l + n) {
       sscanf(sec + 15, "%199[^,]", fn);
+      hole = listing ? first_hole(listing, fn) : ~0u;
       continue;
     }
     if (!bar || bar > l + n) continue;
@@ -298,26 +317,34 @@ static void live_one(const char *sass, unsigned *rows, unsigned *differ) {
     const char *sec_ours = strstr(ours, head), *next = sec_ours ? strstr(sec_ours + 1, "\n# ") : NULL;
     const char *hit = sec_ours ? strstr(sec_ours, want) : NULL;
     (*rows)++;
-    if (!hit || (next && hit > next)) (*differ)++;
+    if (!hit || (next && hit > next)) {
+      (*differ)++;
+      *after_hole += a > hole;
+    }
   }
+  free(listing);
   free(t);
   free(ours);
 }
 
 static void test_live(void) {
-  unsigned rows = 0, differ = 0;
+  unsigned rows = 0, differ = 0, sm90 = 0, sm90_hole = 0;
   for (size_t k = 0; k < sizeof LIVE_GAP / sizeof *LIVE_GAP; k++) {
     char sass[300];
     snprintf(sass, sizeof sass, "%s/%s.sass", DIRS[0], LIVE_GAP[k].name);
-    unsigned r = 0, d = 0;
-    live_one(sass, &r, &d);
+    unsigned r = 0, d = 0, h = 0;
+    live_one(sass, &r, &d, &h);
+    if (strstr(sass, ".sm_90.")) sm90 += d, sm90_hole += h;
     CHECKF(r > 10 && d == LIVE_GAP[k].differ, "%s: %u of %u -lrm rows differ (pinned: %u)", sass, d, r,
            LIVE_GAP[k].differ);
     rows += r;
     differ += d;
   }
-  printf("inspect --live vs -lrm count: %u of %u rows equal (%.1f%%)\n", rows - differ, rows,
-         rows ? 100.0 * (rows - differ) / rows : 0.0);
+  printf("inspect --live vs -lrm count: %u of %u rows equal (%.1f%%); on sm_90 %u of the %u rows that differ follow an "
+         "instruction nvdisasm 11.8 dropped (its liveness misses that instruction)\n",
+         rows - differ, rows, rows ? 100.0 * (rows - differ) / rows : 0.0, sm90_hole, sm90);
+  /* the named convention: on sm_90 nearly every differing row lies after a hole */
+  CHECKF(sm90 - sm90_hole <= 7, "%u sm_90 rows differ before any hole (pinned: 7)", sm90 - sm90_hole);
 }
 
 static const char JOIN_LISTING[] =

@@ -211,11 +211,6 @@ static uint32_t joined(const rs_func *a, const rs_func *b, uint32_t *shown) {
   return bad;
 }
 
-/* Free run of a module; returns failures, UINT32_MAX on bad input. One colouring per function:
- * the Problem carries the conflicts that keep values apart on the re-lift (sass/joins.c), so
- * the written listing is checked, never re-coloured. Ours and ptxas's own colouring are each
- * lowered value by value; where ours is the dearer, ptxas's (lowered) is the result (the floor),
- * said on the function's line. */
 /* The control bits of f's instructions in cubin c (its .text section by name), or NULL with the
  * reason in e when the cubin does not hold this listing's code. */
 static uint64_t (*ctl_of(const rs_cubin *c, const rs_func *f, rs_err *e))[2] {
@@ -237,6 +232,11 @@ static uint64_t (*ctl_of(const rs_cubin *c, const rs_func *f, rs_err *e))[2] {
   return ctl;
 }
 
+/* Free run of a module; returns failures, UINT32_MAX on bad input. One colouring per function:
+ * the Problem carries the conflicts that keep values apart on the re-lift (sass/joins.c), so
+ * the written listing is checked, never re-coloured. Ours and ptxas's own colouring are each
+ * lowered value by value; where ours is the dearer, ptxas's (lowered) is the result (the floor),
+ * said on the function's line. */
 static uint32_t free_mode(const rs_module *m, const rs_cubin *sbc, const char *out_path, bool quiet, rs_err *e) {
   uint32_t nf = m->nfuncs, fails = 0, shown = 0;
   rs_preg **as = rs_xcalloc(nf + 1, sizeof *as);

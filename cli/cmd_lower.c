@@ -365,7 +365,7 @@ int rs_cmd_lower(int argc, char **argv) {
  * Pinned must give a cubin byte-identical to the input. */
 int rs_regalloc_cubin(int argc, char **argv) {
   const char *cubin = NULL, *listing = NULL, *out = NULL, *nvd = NULL;
-  char **av = rs_xcalloc((size_t)argc + 4, sizeof *av);
+  char **av = rs_xcalloc((size_t)argc + 6, sizeof *av);
   int ac = 0;
   bool pin = false;
   for (int i = 0; i < argc; i++) {
@@ -423,6 +423,8 @@ int rs_regalloc_cubin(int argc, char **argv) {
   if (!pin && out) {
     av[ac++] = "-o";
     av[ac++] = tout;
+    av[ac++] = "--scoreboards"; /* its control bits are kept: --free keeps their windows apart */
+    av[ac++] = (char *)cubin;
   }
   av[ac] = NULL;
   if (!status) status = rs_cmd_regalloc(ac, av);

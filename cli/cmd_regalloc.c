@@ -19,6 +19,7 @@
  * ("contributor sets equivalent (N uses), verifier: pass"). */
 #include "cli/cli.h"
 #include "analysis/problem.h"
+#include "sass/cubin.h"
 #include "sass/sass.h"
 #include "corpus/truth.h"
 #include "storage/corpus.h"
@@ -32,7 +33,7 @@ uint32_t rs_chaitin_allocate_from(const rs_problem *p, const rs_preg *start, rs_
 
 void rs_usage_regalloc(void) {
   puts("usage: regsweep regalloc FILE.sass --pinned [-q] [--function NAME] [--target T]\n"
-       "       regsweep regalloc FILE.sass --free [-o OUT.sass] [-q] [--target T]\n"
+       "       regsweep regalloc FILE.sass --free [-o OUT.sass] [-q] [--target T] [--scoreboards C.cubin]\n"
        "       regsweep regalloc CORPUS.h5 --pinned|--free [-q]   (every form-sass instance)\n"
        "       regsweep regalloc FILE.cubin [--listing L.sass] --pinned|--free [-o OUT.cubin] [--nvdisasm P]\n"
        "       regsweep regalloc FILE.sass --cubin C.cubin --pinned|--free [-o OUT.cubin]\n"
@@ -50,6 +51,9 @@ void rs_usage_regalloc(void) {
        "check it by re-lifting it (same values, every use reading the same definitions: 'contributor\n"
        "sets equivalent (N uses)') and against the verifier's checks ('verifier: pass'). One colouring\n"
        "('1 round'): the Problem keeps apart what a re-lift would join; a join is a failure.\n"
+       "--scoreboards C.cubin: the listing's cubin lends ptxas's control bits, which lowering keeps:\n"
+       "what a variable-latency instruction still reads or writes after it issues stays apart from\n"
+       "what runs before the wait on its scoreboard (no hazard; a cubin input passes it itself).\n"
        "A cubin: its completed nvdisasm listing (or L.sass) is allocated as above; with -o the result is\n"
        "lowered into a copy of the cubin (regsweep lower: changed instructions re-encoded, register count\n"
        "set; pinned must be byte-identical) and crosschecked by nvdisasm; a mismatch removes OUT.\n"
@@ -207,12 +211,33 @@ static uint32_t joined(const rs_func *a, const rs_func *b, uint32_t *shown) {
   return bad;
 }
 
+/* The control bits of f's instructions in cubin c (its .text section by name), or NULL with the
+ * reason in e when the cubin does not hold this listing's code. */
+static uint64_t (*ctl_of(const rs_cubin *c, const rs_func *f, rs_err *e))[2] {
+  const rs_cubin_func *cf = rs_cubin_find(c, f->name);
+  if (!cf) {
+    rs_errf(e, f->path, 0, "--scoreboards: the cubin has no function %s", f->name);
+    return NULL;
+  }
+  uint64_t (*ctl)[2] = rs_xcalloc(f->ninsts + 1, sizeof *ctl);
+  for (uint32_t i = 0; i < f->ninsts; i++) {
+    if (f->insts[i].addr + 16 > cf->size) {
+      free(ctl);
+      rs_errf(e, f->path, f->insts[i].line, "--scoreboards: %s /*%04x*/ is past the cubin's code", f->name,
+              (unsigned)f->insts[i].addr);
+      return NULL;
+    }
+    rs_cubin_words(cf, f->insts[i].addr, ctl[i]);
+  }
+  return ctl;
+}
+
 /* Free run of a module; returns failures, UINT32_MAX on bad input. One colouring per function:
  * the Problem carries the conflicts that keep values apart on the re-lift (sass/joins.c), so
  * the written listing is checked, never re-coloured. Ours and ptxas's own colouring are each
  * lowered value by value; where ours is the dearer, ptxas's (lowered) is the result (the floor),
  * said on the function's line. */
-static uint32_t free_mode(const rs_module *m, const char *out_path, bool quiet, rs_err *e) {
+static uint32_t free_mode(const rs_module *m, const rs_cubin *sbc, const char *out_path, bool quiet, rs_err *e) {
   uint32_t nf = m->nfuncs, fails = 0, shown = 0;
   rs_preg **as = rs_xcalloc(nf + 1, sizeof *as);
   rs_problem **ps = rs_xcalloc(nf + 1, sizeof *ps);
@@ -233,6 +258,15 @@ static uint32_t free_mode(const rs_module *m, const char *out_path, bool quiet, 
     rs_problem *p = ps[k];
     double t0 = rs_now();
     rs_sass_join_conflicts(f, p);
+    if (sbc) { /* ptxas's control bits stay: keep apart what its scoreboards protect */
+      uint64_t(*ctl)[2] = ctl_of(sbc, f, e);
+      if (!ctl) {
+        fails = UINT32_MAX;
+        break;
+      }
+      rs_sass_scoreboard_conflicts(f, (const uint64_t(*)[2])ctl, p);
+      free(ctl);
+    }
     /* ptxas's colouring is a valid one of this Problem (tests/test_sass_real.c): the floor */
     rs_preg *start = rs_xcalloc(p->nvars + 1, sizeof *start), *mine = rs_xcalloc(p->nvars + 1, sizeof *mine),
             *best = rs_xcalloc(p->nvars + 1, sizeof *best);
@@ -368,7 +402,7 @@ static int corpus_mode(const char *path, bool pin, bool quiet) {
       uint32_t b = pinned(m->funcs[k], quiet, &pe);
       fails = b == UINT32_MAX ? b : fails + b;
     }
-    if (m && !pin) fails = free_mode(m, NULL, quiet, &pe);
+    if (m && !pin) fails = free_mode(m, NULL, NULL, quiet, &pe);
     double ms = (rs_now() - t0) * 1e3;
     done++;
     if (fails == UINT32_MAX) fprintf(stderr, "instance %s: bad input: %s\n", in.id, pe.msg), bad++;
@@ -386,10 +420,14 @@ static int corpus_mode(const char *path, bool pin, bool quiet) {
 
 int rs_cmd_regalloc(int argc, char **argv) {
   for (int i = 1; i < argc; i++) { /* a cubin in or out: cli/cmd_lower.c lowers around this command */
+    if (!strcmp(argv[i], "--scoreboards")) { /* a cubin that only lends its control bits */
+      i++;
+      continue;
+    }
     size_t n = strlen(argv[i]);
     if ((n > 6 && !strcmp(argv[i] + n - 6, ".cubin")) || !strcmp(argv[i], "--cubin")) return rs_regalloc_cubin(argc, argv);
   }
-  const char *file = NULL, *function = NULL, *target = NULL, *out = NULL;
+  const char *file = NULL, *function = NULL, *target = NULL, *out = NULL, *sb = NULL;
   bool pin = false, quiet = false, recolour = false;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
@@ -399,13 +437,14 @@ int rs_cmd_regalloc(int argc, char **argv) {
     else if (!strcmp(a, "-q")) quiet = true;
     else if (!strcmp(a, "--function") && i + 1 < argc) function = argv[++i];
     else if (!strcmp(a, "--target") && i + 1 < argc) target = argv[++i];
+    else if (!strcmp(a, "--scoreboards") && i + 1 < argc) sb = argv[++i];
     else if (a[0] != '-' && !file) file = a;
     else {
       fprintf(stderr, "regsweep regalloc: unexpected argument '%s'\n", a);
       return 2;
     }
   }
-  if (!file || pin == recolour || (out && !recolour)) {
+  if (!file || pin == recolour || (out && !recolour) || (sb && !recolour)) {
     rs_usage_regalloc();
     return 2;
   }
@@ -426,7 +465,15 @@ int rs_cmd_regalloc(int argc, char **argv) {
   uint32_t fails = 0, done = 0;
   int status = 0;
   if (recolour) {
-    fails = free_mode(m, out, quiet, &e);
+    rs_cubin c = {0};
+    if (sb && rs_cubin_load(sb, &c, &e)) {
+      fprintf(stderr, "regsweep regalloc: %s\n", e.msg);
+      rs_cubin_free(&c);
+      rs_module_free(m);
+      return 2;
+    }
+    fails = free_mode(m, sb ? &c : NULL, out, quiet, &e);
+    rs_cubin_free(&c);
     if (fails == UINT32_MAX) fprintf(stderr, "regsweep regalloc: %s\n", e.msg);
     rs_module_free(m);
     return fails == UINT32_MAX ? 2 : fails ? 1 : 0;

@@ -168,6 +168,36 @@ static void step_back(const J *j, const rs_inst *in, rs_word *live) {
   }
 }
 
+/* Owners of f's values and units, and the Problem's conflicts and exclusions already there. */
+static void j_init(J *j, const rs_func *f, rs_problem *p) {
+  const rs_target *t = f->tgt;
+  memset(j, 0, sizeof *j);
+  j->f = f;
+  j->p = p;
+  j->off = rs_xmalloc(sizeof *j->off * (f->nvregs + 1));
+  for (uint32_t v = 0; v < f->nvregs; v++) j->off[v] = j->nv, j->nv += f->vregs[v].width ? f->vregs[v].width : 1;
+  j->owner = rs_xmalloc(sizeof *j->owner * (j->nv + t->nunits + 1));
+  for (uint32_t v = 0; v < f->nvregs; v++)
+    for (uint32_t k = j->off[v]; k < (v + 1 < f->nvregs ? j->off[v + 1] : j->nv); k++) j->owner[k] = v;
+  for (uint32_t u = 0; u < t->nunits; u++) j->owner[j->nv + u] = f->nvregs + u;
+  j->var_of = rs_xmalloc(sizeof *j->var_of * (f->nvregs + 1));
+  for (uint32_t v = 0; v < f->nvregs; v++) j->var_of[v] = UINT32_MAX;
+  for (uint32_t v = 0; v < p->nvars; v++) j->var_of[p->vars[v].fvreg] = v;
+  for (uint32_t i = 0; i < p->nconf; i++) put(j, conf_key(p->conf[i].a, p->conf[i].la, p->conf[i].b, p->conf[i].lb));
+  for (uint32_t i = 0; i < p->nfixed; i++)
+    if (p->fixed[i].p.lanes == 3) put(j, fix_key(p->fixed[i].v, p->fixed[i].lv, p->fixed[i].p.unit));
+  j->words = (uint32_t)RS_WORDS(j->nv + t->nunits) + 1;
+}
+
+/* Frees j; returns how many conflicts and exclusions it added. */
+static uint32_t j_free(J *j) {
+  free(j->off);
+  free(j->owner);
+  free(j->var_of);
+  free(j->keys);
+  return j->added;
+}
+
 /* Reads no def of their value reaches (forward, as lift.c walks): the lift gives each of them
  * its register's entry value, so two such values on one register would become one. They must
  * not share a register; `scratch` (W * (nblocks + 1) words) is reused. */
@@ -219,25 +249,8 @@ static void entry_reads(J *j, rs_word *scratch) {
 }
 
 uint32_t rs_sass_join_conflicts(const rs_func *f, rs_problem *p) {
-  const rs_target *t = f->tgt;
-  J j = {0};
-  j.f = f;
-  j.p = p;
-  j.off = rs_xmalloc(sizeof *j.off * (f->nvregs + 1));
-  for (uint32_t v = 0; v < f->nvregs; v++) j.off[v] = j.nv, j.nv += f->vregs[v].width ? f->vregs[v].width : 1;
-  uint32_t nowners = j.nv + t->nunits;
-  j.owner = rs_xmalloc(sizeof *j.owner * (nowners + 1));
-  for (uint32_t v = 0; v < f->nvregs; v++)
-    for (uint32_t k = j.off[v]; k < (v + 1 < f->nvregs ? j.off[v + 1] : j.nv); k++) j.owner[k] = v;
-  for (uint32_t u = 0; u < t->nunits; u++) j.owner[j.nv + u] = f->nvregs + u;
-  j.var_of = rs_xmalloc(sizeof *j.var_of * (f->nvregs + 1));
-  for (uint32_t v = 0; v < f->nvregs; v++) j.var_of[v] = UINT32_MAX;
-  for (uint32_t v = 0; v < p->nvars; v++) j.var_of[p->vars[v].fvreg] = v;
-  for (uint32_t i = 0; i < p->nconf; i++)
-    put(&j, conf_key(p->conf[i].a, p->conf[i].la, p->conf[i].b, p->conf[i].lb));
-  for (uint32_t i = 0; i < p->nfixed; i++)
-    if (p->fixed[i].p.lanes == 3) put(&j, fix_key(p->fixed[i].v, p->fixed[i].lv, p->fixed[i].p.unit));
-  j.words = (uint32_t)RS_WORDS(nowners) + 1;
+  J j;
+  j_init(&j, f, p);
   uint32_t W = j.words, nb = f->nblocks;
   rs_word *in = rs_xcalloc((size_t)W * (nb + 1), sizeof *in), *live = rs_xcalloc(W, sizeof *live);
   /* plain backward liveness to a fixed point */
@@ -278,9 +291,86 @@ uint32_t rs_sass_join_conflicts(const rs_func *f, rs_problem *p) {
   entry_reads(&j, in);
   free(in);
   free(live);
-  free(j.off);
-  free(j.owner);
-  free(j.var_of);
-  free(j.keys);
-  return j.added;
+  return j_free(&j);
+}
+
+/* ---- scoreboards: what a recolouring must keep for ptxas's control bits to stay right ---- */
+
+/* The pipe of an opcode whose later instructions cannot overtake an earlier one's operand reads
+ * (sass/hazard.c's in-order rule: DFMA/DADD/DMUL, HMMA, IMMA), or -1. */
+static int sb_pipe(const char *op) {
+  static const char *const pipes[] = {"DFMA", "DADD", "DMUL", "HMMA", "IMMA"};
+  static const int id[] = {0, 0, 0, 1, 2};
+  size_t n = strcspn(op, ".");
+  for (size_t p = 0; p < sizeof pipes / sizeof *pipes; p++)
+    if (strlen(pipes[p]) == n && !strncmp(op, pipes[p], n)) return id[p];
+  return -1;
+}
+
+/* Is operand op of an R register (a value of the R file, or a physical R)? */
+static bool sb_is_r(const J *j, const rs_operand *op) {
+  const rs_target *t = j->f->tgt;
+  uint32_t u = op->kind == RS_OP_VREG ? j->f->truth[op->reg].unit : op->reg;
+  int fi = rs_target_file_of(t, u);
+  return fi >= 0 && !strcmp(t->files[fi].name, "r");
+}
+
+uint32_t rs_sass_scoreboard_conflicts(const rs_func *f, const uint64_t (*ctl)[2], rs_problem *p) {
+  J j;
+  j_init(&j, f, p);
+  uint32_t ni = f->ninsts, *blk = rs_xmalloc(sizeof *blk * (ni + 1)), *stack = rs_xmalloc(sizeof *stack * (ni + 1));
+  rs_word *seen = rs_xcalloc(RS_WORDS(ni) + 1, sizeof *seen);
+  for (uint32_t b = 0; b < f->nblocks; b++)
+    for (uint32_t k = 0; k < f->blocks[b].ninsts; k++) blk[f->blocks[b].first_inst + k] = b;
+  for (uint32_t i = 0; i < ni; i++) {
+    const rs_inst *in = &f->insts[i];
+    unsigned barrier[2] = {(unsigned)(ctl[i][1] >> 49 & 7), (unsigned)(ctl[i][1] >> 46 & 7)}; /* read, write */
+    int pipe = sb_pipe(f->names.strs[in->opcode]);
+    for (int kind = 0; kind < 2; kind++) {
+      unsigned sb = barrier[kind];
+      if (sb > 5) continue;
+      memset(seen, 0, (RS_WORDS(ni) + 1) * sizeof *seen);
+      uint32_t sp = 0;
+#define SB_NEXT(x)                                                                                               \
+  do {                                                                                                           \
+    uint32_t x_ = (x), b_ = blk[x_];                                                                             \
+    if (x_ + 1 < f->blocks[b_].first_inst + f->blocks[b_].ninsts) {                                              \
+      if (!rs_bs_get(seen, x_ + 1)) rs_bs_set(seen, x_ + 1), stack[sp++] = x_ + 1;                               \
+    } else {                                                                                                     \
+      for (uint32_t s_ = 0; s_ < f->blocks[b_].nsuccs; s_++) {                                                   \
+        uint32_t y_ = f->blocks[f->blocks[b_].succs[s_]].first_inst;                                             \
+        if (y_ < ni && !rs_bs_get(seen, y_)) rs_bs_set(seen, y_), stack[sp++] = y_;                              \
+      }                                                                                                          \
+    }                                                                                                            \
+  } while (0)
+      SB_NEXT(i);
+      while (sp) { /* every instruction before the one that waits on sb: its registers stay apart */
+        uint32_t k = stack[--sp];
+        const rs_inst *kn = &f->insts[k];
+        const char *on = f->names.strs[kn->opcode];
+        if ((ctl[k][1] >> 52 & 0x3f) >> sb & 1 || !strncmp(on, "DEPBAR", 6)) continue;
+        bool in_order = !kind && pipe >= 0 && sb_pipe(on) == pipe;
+        for (uint32_t o = 0; o < in->nops && !in_order; o++) {
+          const rs_operand *a = &f->ops[in->first_op + o];
+          uint32_t fa, ua;
+          /* read barrier: i's R sources are read late; write barrier: all its destinations */
+          if (!(kind ? (a->flags & RS_F_DEF) != 0 : !(a->flags & RS_F_DEF) && sb_is_r(&j, a))) continue;
+          if (!op_owner(&j, a, &fa, &ua)) continue;
+          for (uint32_t q = 0; q < kn->nops; q++) {
+            const rs_operand *b = &f->ops[kn->first_op + q];
+            uint32_t fb, ub;
+            if (!kind && !(b->flags & RS_F_DEF)) continue; /* a late read fears only writes */
+            if (!op_owner(&j, b, &fb, &ub)) continue;
+            forbid(&j, j.owner[fa], fa < j.nv ? ua : 1, j.owner[fb], fb < j.nv ? ub : 1, k);
+          }
+        }
+        SB_NEXT(k);
+      }
+#undef SB_NEXT
+    }
+  }
+  free(blk);
+  free(stack);
+  free(seen);
+  return j_free(&j);
 }

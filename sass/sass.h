@@ -108,6 +108,12 @@ struct rs_problem;
  * its re-lift (a def may reach a read of another value, a predicated def, the entry value of a
  * register): any valid colouring then re-lifts to the same values. Returns how many it added. */
 uint32_t rs_sass_join_conflicts(const rs_func *f, struct rs_problem *p);
+/* With ptxas's control bits kept (lowering into its cubin): the values an instruction still reads
+ * (read barrier: its R sources) or writes (write barrier) after it issues, apart from every value
+ * an instruction writes (or, for a write barrier, touches) before one waits on that barrier
+ * (sass/hazard.c's rule, so a lowered recolouring has no scoreboard hazard). ctl[i]: the words
+ * of instruction i (word 1 bits 46-57). Returns how many conflicts it added. */
+uint32_t rs_sass_scoreboard_conflicts(const rs_func *f, const uint64_t (*ctl)[2], struct rs_problem *p);
 
 /* ---- liveness as nvdisasm -plr shows it (live.c) ---- */
 

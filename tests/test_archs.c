@@ -1,5 +1,6 @@
-/* test_archs.c - the AMD architectures beyond gfx90a on real llc-14 (gfx908, gfx1030) and
- * llc-16 (gfx940, gfx1100) output: tests/fixtures/ARCH/ (scripts/gen-arch-fixtures.sh).
+/* test_archs.c - the AMD architectures beyond gfx90a on real llc-14 (gfx908, gfx1030), llc-16
+ * (gfx940, gfx1100) and llc-22 (gfx942, gfx950, gfx1200, gfx1201: three allocation rounds)
+ * output: tests/fixtures/ARCH/ (scripts/gen-arch-fixtures.sh).
  * Per fixture:
  *  - the target comes from the file (target-cpu, +wavefrontsize64) and is the expected one;
  *  - parser accounting: instructions and operands equal an independent line-level count;
@@ -10,9 +11,11 @@
  *  - register facts against what llc printed in NAME.s: our registers-used count of the final MIR
  *    equals NumVgprs/NumAgprs; .vgpr_count is alignTo(V,4)+A with accum_offset = alignTo(V,4) on
  *    the unified-file CDNA2/3 targets and max(V,A) on gfx908 (separate files); the wave size is
- *    the target's; the target's occupancy from llc's register counts, bounded by the non-register
- *    limit llc records in the MIR (machineFunctionInfo occupancy: LDS and work-group size), equals
- *    llc's "; Occupancy"; register-bound cases are counted and required.
+ *    the target's; .sgpr_count is llc's NumSgprs (TotalNumSgprs in llc-22) and at least the SGPRs
+ *    the final MIR names; the target's occupancy from llc's register counts, bounded by the
+ *    non-register limit llc records in the MIR (machineFunctionInfo occupancy: LDS and work-group
+ *    size), equals llc's "; Occupancy", and so does the target's own LDS bound (lds_occupancy
+ *    hook) in its place; register-bound cases are counted and required.
  * Bad input of the new kinds: a MIR of an unknown architecture and a class of another
  * architecture exit 2 naming it. Liveness against llc's liveins is in test_liveins.c. */
 #include "check.h"
@@ -30,6 +33,10 @@ static const struct {
     {"tests/fixtures/gfx940", "gfx940", NULL, true, true},
     {"tests/fixtures/gfx1030", "gfx1030", "gfx1030w64", false, false},
     {"tests/fixtures/gfx1100", "gfx1100", "gfx1100w64", false, false},
+    {"tests/fixtures/gfx942", "gfx942", NULL, true, true},
+    {"tests/fixtures/gfx950", "gfx950", NULL, true, true},
+    {"tests/fixtures/gfx1200", "gfx1200", "gfx1200w64", false, false},
+    {"tests/fixtures/gfx1201", "gfx1201", "gfx1201w64", false, false},
 };
 
 /* ---- independent accounting (the rules of test_mir_parse.c) ---- */
@@ -72,7 +79,8 @@ static void independent_count(const char *text, long *insts, long *ops) {
         }
         static const char *const flags[] = {"nofpexcept ", "nsw ", "nuw ", "exact ", "contract ", "afn ",
                                             "reassoc ", "nnan ", "ninf ", "nsz ", "arcp ", "frame-setup ",
-                                            "frame-destroy ", "nomerge "};
+                                            "frame-destroy ", "nomerge ", "unpredictable ", "noconvergent ",
+                                            "nneg ", "disjoint ", "nusw ", "samesign ", "inbounds "};
         for (bool again = true; again;) {
           again = false;
           for (size_t k = 0; k < sizeof flags / sizeof *flags; k++)
@@ -170,10 +178,13 @@ static void check_variant(const char *stem, const char *want_target, bool agprs,
   char *s = slurp(path);
   if (s) {
     long V = asm_num(s, "; NumVgprs: "), A = asm_num(s, "; NumAgprs: "), S = asm_num(s, "; NumSgprs: ");
+    if (S < 0) S = asm_num(s, "; TotalNumSgprs: "); /* llc-22's name */
+    long sc = asm_num(s, ".sgpr_count:");
     long occ = asm_num(s, "; Occupancy: "), vc = asm_num(s, ".vgpr_count:"), acc = asm_num(s, ".amdhsa_accum_offset ");
     long wave = asm_num(s, ".wavefront_size:"), mfi = asm_num(m[2]->text, "\n  occupancy:");
     const rs_target *tg = fin->tgt;
-    CHECKF(V > 0 && S > 0 && occ > 0 && vc > 0 && mfi > 0, "%s: missing register facts", path);
+    CHECKF(V > 0 && S > 0 && occ > 0 && vc > 0 && mfi > 0 && sc > 0, "%s: missing register facts", path);
+    CHECKF(sc == S, "%s: .sgpr_count %ld, NumSgprs %ld", path, sc, S);
     CHECKF(agprs == (A >= 0), "%s: NumAgprs line %s, the target says %s AGPRs", path, A >= 0 ? "present" : "absent",
            agprs ? "has" : "no");
     bool has_afile = false;
@@ -204,6 +215,12 @@ static void check_variant(const char *stem, const char *want_target, bool agprs,
     unsigned reg = tg->occupancy(tg, cnt), want = reg < (unsigned)mfi ? reg : (unsigned)mfi;
     CHECKF(want == (unsigned)occ, "%s: occupancy: ours %u from %ld V / %ld A / %ld S (bounded by %ld), llc printed %ld",
            path, reg, V, A, S, mfi, occ);
+    long lds = asm_num(m[2]->text, "\n  ldsSize:");
+    const char *wg = strstr(m[2]->text, "\"amdgpu-flat-work-group-size\"=\"");
+    long wgs = wg && strchr(wg + 31, ',') ? strtol(strchr(wg + 31, ',') + 1, NULL, 10) : 256;
+    unsigned lo = tg->lds_occupancy ? tg->lds_occupancy(tg, (unsigned)lds, (unsigned)wgs) : 0;
+    CHECKF(lds >= 0 && (reg < lo ? reg : lo) == (unsigned)occ, "%s: occupancy: ours %u from registers, %u from %ld bytes of LDS "
+           "and %ld work-items, llc printed %ld", path, reg, lo, lds, wgs, occ);
     t->occ_checked++;
     unsigned zero[RS_MAX_FILES] = {0};
     t->reg_bound += reg == (unsigned)occ && reg < tg->occupancy(tg, zero); /* registers, not the cap, decide */

@@ -730,9 +730,10 @@ int rs_mir_parse(rs_module *m, rs_err *e) {
         break;
       }
       p.in_wwm = sp_starts(t, "wwmReservedRegs:");
-      /* sgprForEXECCopy (llc-16+): LLVM reserves it (measured: "isRenamable set on reserved
-       * register" on $sgpr100 of a gfx942 kernel) */
-      if (sp_starts(t, "scratchRSrcReg:") || sp_starts(t, "stackPtrOffsetReg:") || sp_starts(t, "sgprForEXECCopy:")) {
+      /* sgprForEXECCopy: llc-22 reserves it (measured: "isRenamable set on reserved register" on
+       * $sgpr100 of a gfx942 kernel); llc-16 prints it but lets $sgpr105 of gfx1100 be used */
+      if (sp_starts(t, "scratchRSrcReg:") || sp_starts(t, "stackPtrOffsetReg:") ||
+          (sp_starts(t, "sgprForEXECCopy:") && m->tgt->llvm >= 22)) {
         const char *q = memchr(t.s, '$', (size_t)(t.e - t.s));
         if (!q) break;
         span nm = {q + 1, q + 1};

@@ -148,11 +148,16 @@ char *rs_amd_format_preg(const rs_target *t, rs_preg r, char *buf, size_t n);
 
 /* One rs_target from its data (the per-architecture files only fill tables). */
 #define RS_AMD_TARGET(NAME, FILES, SPECIALS, CLASSES, FLAGS, NUNITS, OCC_FN, BUDGET_FN)        \
-  {.name = NAME, .vendor = RS_AMD, .files = FILES, .nfiles = sizeof FILES / sizeof *FILES,       \
+  {RS_AMD_FIELDS(NAME, FILES, SPECIALS, CLASSES, FLAGS, NUNITS, OCC_FN, BUDGET_FN)}
+/* The same for an architecture whose MIR comes from llc-22 (rs_target.llvm). */
+#define RS_AMD_TARGET_22(NAME, FILES, SPECIALS, CLASSES, FLAGS, NUNITS, OCC_FN, BUDGET_FN)     \
+  {RS_AMD_FIELDS(NAME, FILES, SPECIALS, CLASSES, FLAGS, NUNITS, OCC_FN, BUDGET_FN), .llvm = 22}
+#define RS_AMD_FIELDS(NAME, FILES, SPECIALS, CLASSES, FLAGS, NUNITS, OCC_FN, BUDGET_FN)        \
+  .name = NAME, .vendor = RS_AMD, .files = FILES, .nfiles = sizeof FILES / sizeof *FILES,       \
    .nunits = NUNITS, .specials = SPECIALS, .nspecials = sizeof SPECIALS / sizeof *SPECIALS,      \
    .classes = CLASSES, .nclasses = sizeof CLASSES / sizeof *CLASSES, .unit_flags = FLAGS,        \
    .parse_preg = rs_amd_parse_preg, .format_preg = rs_amd_format_preg, .occupancy = OCC_FN,        \
-   .fn_budget = BUDGET_FN, .lds_occupancy = LDS_##OCC_FN}
+   .fn_budget = BUDGET_FN, .lds_occupancy = LDS_##OCC_FN
 /* The three hooks of one architecture's occupancy data (RS_AMD_TARGET names the LDS one after
  * the occupancy one: LDS_occupancy##SUFFIX). */
 #define RS_AMD_HOOKS(SUFFIX, OCC)                                                                \

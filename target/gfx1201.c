@@ -22,6 +22,6 @@ RS_AMD_HOOKS(32, occ32)
 RS_AMD_HOOKS(64, occ64)
 
 const rs_target rs_target_gfx1201 =
-    RS_AMD_TARGET("gfx1201", files32, specials32, classes32, flags32, RS_AMD_NUNITS_NOAGPR, occupancy32, budget32);
+    RS_AMD_TARGET_22("gfx1201", files32, specials32, classes32, flags32, RS_AMD_NUNITS_NOAGPR, occupancy32, budget32);
 const rs_target rs_target_gfx1201_w64 =
-    RS_AMD_TARGET("gfx1201w64", files64, specials64, classes64, flags64, RS_AMD_NUNITS_NOAGPR, occupancy64, budget64);
+    RS_AMD_TARGET_22("gfx1201w64", files64, specials64, classes64, flags64, RS_AMD_NUNITS_NOAGPR, occupancy64, budget64);

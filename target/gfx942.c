@@ -18,4 +18,4 @@ static const rs_amd_occ occ = {.max_waves = 8, .vgpr_total = 512, .vgpr_granule 
 RS_AMD_HOOKS(, occ)
 
 const rs_target rs_target_gfx942 =
-    RS_AMD_TARGET("gfx942", files, specials, classes, unit_flags, RS_AMD_NUNITS, occupancy, budget);
+    RS_AMD_TARGET_22("gfx942", files, specials, classes, unit_flags, RS_AMD_NUNITS, occupancy, budget);

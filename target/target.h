@@ -82,6 +82,9 @@ struct rs_target {
   /* Waves per SIMD that LDS use and the work-group size allow, whatever the registers (LLVM's
    * getOccupancyWithWorkGroupSizes); NULL where it does not apply (NVIDIA). */
   unsigned (*lds_occupancy)(const rs_target *t, unsigned lds_bytes, unsigned wg_size);
+  /* the LLVM major version whose MIR the target reads where it matters (22: llc-22 reserves
+   * sgprForEXECCopy, llc-16 does not, measured with the MachineVerifier); 0 otherwise */
+  uint8_t llvm;
 };
 
 enum {

@@ -36,7 +36,7 @@ check "[ \$(grep -vc ^FAILED '$tmp/list') -eq 12 ]" "12 instances"
 "$bin" corpus export "$tmp/c.h5" --split train --holdout-arch gfx940 --out "$tmp/train.jsonl" 2>>"$tmp/export.log"
 check "[ \$(wc -l < '$tmp/test.jsonl') -eq 4 ] && ! grep -qv '\"target\":\"gfx940\"' '$tmp/test.jsonl'" "holdout test = gfx940 only (4 pairs)"
 check "[ \$(wc -l < '$tmp/train.jsonl') -eq 8 ] && ! grep -q '\"target\":\"gfx940\"' '$tmp/train.jsonl'" "holdout train = the other archs (8 pairs)"
-check "! '$bin' corpus export '$tmp/c.h5' --split test --holdout-arch gfx1200 > /dev/null 2>'$tmp/bad.log' && grep -q gfx1200 '$tmp/bad.log'" \
+check "! '$bin' corpus export '$tmp/c.h5' --split test --holdout-arch gfx1250 > /dev/null 2>'$tmp/bad.log' && grep -q gfx1250 '$tmp/bad.log'" \
   "unknown held-out architecture is an error naming it"
 
 # Open MPI's plugins leak where LeakSanitizer cannot attribute them (see test_sweep.sh): leak

@@ -8,13 +8,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Column order: the order of the target table (AMD by generation, then NVIDIA), unknown last. */
-static int target_rank(const char *name) {
+/* Column order: AMD in the target table's order (by generation), then NVIDIA by name (sm_75 ..
+ * sm_90), unknown targets last. */
+static int target_cmp(const char *a, const char *b) {
   size_t n;
   const rs_target *const *all = rs_target_all(&n);
-  for (size_t i = 0; i < n; i++)
-    if (!strcmp(all[i]->name, name)) return (int)i;
-  return (int)n;
+  const rs_target *ta = rs_target_by_name(a), *tb = rs_target_by_name(b);
+  int va = ta ? ta->vendor == RS_AMD ? 0 : 1 : 2, vb = tb ? tb->vendor == RS_AMD ? 0 : 1 : 2;
+  if (va != vb) return va - vb;
+  if (va != 0) return strcmp(a, b);
+  size_t ia = 0, ib = 0;
+  while (ia < n && all[ia] != ta) ia++;
+  while (ib < n && all[ib] != tb) ib++;
+  return ia < ib ? -1 : ia > ib;
 }
 
 static void cell(FILE *out, const rs_group *g) {
@@ -42,8 +48,8 @@ void rs_arch_view_print(rs_results *r, uint64_t seed, FILE *out) {
     for (k = 0; k < nt && strcmp(tg[k], g[i].key->target); k++) {}
     if (k == nt && nt < 64) tg[nt++] = g[i].key->target;
   }
-  for (int a = 1; a < nt; a++) /* insertion sort by table order */
-    for (int b = a; b > 0 && target_rank(tg[b]) < target_rank(tg[b - 1]); b--) {
+  for (int a = 1; a < nt; a++) /* insertion sort by column order */
+    for (int b = a; b > 0 && target_cmp(tg[b], tg[b - 1]) < 0; b--) {
       const char *t = tg[b];
       tg[b] = tg[b - 1];
       tg[b - 1] = t;

@@ -306,7 +306,7 @@ static int parse_operand(P *p, span s, bool is_def) {
   return 0;
 }
 
-/* MachineInstr flags as MIRPrinter writes them before the opcode; the last six are new since
+/* MachineInstr flags as MIRPrinter writes them before the opcode; the last seven are new since
  * llc-16 (llc-22 prints `samesign V_CMP_GT_U32_e64`: read as the opcode, it hid the compare) */
 static const char *const inst_flag_words[] = {"frame-setup", "frame-destroy", "nnan", "ninf",
                                               "nsz", "arcp", "contract", "afn", "reassoc", "nuw",

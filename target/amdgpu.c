@@ -142,7 +142,8 @@ unsigned rs_amd_occupancy(const rs_amd_occ *o, const rs_target *t, const unsigne
  * most `barriers` when a group has more than one wave), then groups x waves per group / 4,
  * rounded up, at most the SIMD's waves; fitted to every fixture and mini-corpus kernel (e.g.
  * gfx1100, 24576 bytes, 64 work-items: 5 x 2 / 4 = 3). LDS per group: 64 KiB (gfx9, gfx10.3),
- * 128 KiB per WGP (gfx11, gfx12), 160 KiB on gfx950. lds_bytes 0: no bound. */
+ * 128 KiB per WGP (gfx11, gfx12), 160 KiB on gfx950; a kernel without LDS is bounded by the
+ * work-group size alone. */
 unsigned rs_amd_lds_occupancy(const rs_amd_occ *o, unsigned lds_bytes, unsigned wg_size) {
   if (wg_size < 1) wg_size = 1;
   long waves = ((long)wg_size + o->wave - 1) / o->wave, per_cu = waves == 1 ? 40 : 40 / waves;

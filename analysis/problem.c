@@ -363,6 +363,11 @@ rs_problem *rs_problem_build(const rs_func *f, rs_err *e) {
     p->reserved = rs_xmalloc(sizeof *p->reserved * f->nreserved);
     memcpy(p->reserved, f->reserved, sizeof *p->reserved * f->nreserved);
   }
+  if (f->nwwm) {
+    p->nwwm = f->nwwm;
+    p->wwm = rs_xmalloc(sizeof *p->wwm * f->nwwm);
+    memcpy(p->wwm, f->wwm, sizeof *p->wwm * f->nwwm);
+  }
   B b = {0};
   b.f = f;
   b.l = l;
@@ -417,6 +422,7 @@ void rs_problem_free(rs_problem *p) {
   free(p->fixed);
   free(p->hints);
   free(p->reserved);
+  free(p->wwm);
   free(p->inst_line);
   free(p->func);
   free(p->path);

@@ -54,6 +54,8 @@ typedef struct rs_problem {
   uint32_t nhints, caphints;
   rs_preg *reserved;     /* registers the function reserves besides the target's */
   uint32_t nreserved;
+  rs_preg *wwm;          /* of those, the whole-wave registers LLVM moves after allocation (ir.h) */
+  uint32_t nwwm;
   uint32_t maxp[RS_MAX_FILES]; /* max simultaneously live 32-bit registers per file, counting
                                   * values whose class allows only that file (and fixed ones) */
   uint32_t maxp_flex;          /* max live over the files that multi-file classes (av_*) span,

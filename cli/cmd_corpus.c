@@ -25,7 +25,8 @@ void rs_usage_corpus(void) {
        "       regsweep corpus forms FILE.cubin|FILE.sass|CORPUS.h5... [--nvdisasm PATH] [--unused]\n"
        "\n"
        "build   compiles every grid point (corpus/recipes/grid.tsv) of the kernels in corpus/kernels\n"
-       "        with clang-14/llc-14 (gfx908, gfx90a, gfx1030) and clang-16/llc-16 (gfx940, gfx1100): forms\n"
+       "        with clang-14/llc-14 (gfx908, gfx90a, gfx1030), clang-16/llc-16 (gfx940, gfx1100) and\n"
+       "        clang-22/llc-22 (gfx942, gfx950, gfx1200, gfx1201): forms\n"
        "        prera and postsplit, ground truth from LLVM's final allocation; the grid's `arch` axis says\n"
        "        which architectures a family compiles for; and nvcc/ptxas on sm_75, sm_80, sm_86, sm_89, sm_90\n"
        "        (form sass: the completed nvdisasm listing with its exact truth, when an nvdisasm is found;\n"
@@ -97,8 +98,8 @@ static int build(int argc, char **argv) {
       char one[32];
       snprintf(one, sizeof one, "%.*s", (int)(c ? c - t : (long)strlen(t)), t);
       if (!rs_target_by_name(one)) {
-        fprintf(stderr, "regsweep corpus build: unknown target '%s' (gfx908, gfx90a, gfx940, gfx1030, gfx1100, sm_75, "
-                        "sm_80, sm_86, sm_89, sm_90)\n", one);
+        fprintf(stderr, "regsweep corpus build: unknown target '%s' (gfx908, gfx90a, gfx940, gfx942, gfx950, gfx1030, "
+                        "gfx1100, gfx1200, gfx1201, sm_75, sm_80, sm_86, sm_89, sm_90)\n", one);
         return 2;
       }
       if (!c) break;
@@ -118,18 +119,20 @@ static int build(int argc, char **argv) {
     free(v);
     return 2;
   }
-  bool amd = false, nv = false, llvm16 = false;
+  bool amd = false, nv = false, llvm16 = false, llvm22 = false;
   for (uint32_t i = 0; i < n; i++) {
-    if (!strcmp(v[i].vendor, "amd")) amd = true, llvm16 |= rs_arch_llvm(rs_variant_arch(&v[i])) == 16;
+    int ver = !strcmp(v[i].vendor, "amd") ? rs_arch_llvm(rs_variant_arch(&v[i])) : 0;
+    if (ver) amd = true, llvm16 |= ver == 16, llvm22 |= ver == 22;
     else nv = true;
   }
   const char *nvcc = rs_find_nvcc();
   bool no14 = amd && (!have_tool("clang-14") || !have_tool("llc-14")), no16 = llvm16 && (!have_tool("clang-16") || !have_tool("llc-16"));
-  if (no14 || no16 || (nv && !nvcc)) {
-    fprintf(stderr, "regsweep corpus build: %s not found (scripts/install-deps.sh installs clang-14/llvm-14 and "
-                    "clang-16/llvm-16 (gfx940, gfx1100); NVIDIA targets need the CUDA toolkit's nvcc, or pass "
-                    "--targets gfx908,gfx90a,gfx940,gfx1030,gfx1100)\n",
-            nv && !nvcc ? "nvcc" : no14 ? "clang-14/llc-14" : "clang-16/llc-16");
+  bool no22 = llvm22 && (!have_tool("clang-22") || !have_tool("llc-22"));
+  if (no14 || no16 || no22 || (nv && !nvcc)) {
+    fprintf(stderr, "regsweep corpus build: %s not found (scripts/install-deps.sh installs clang-14/llvm-14, "
+                    "clang-16/llvm-16 (gfx940, gfx1100) and clang-22/llvm-22 (gfx942, gfx950, gfx1200, gfx1201); "
+                    "NVIDIA targets need the CUDA toolkit's nvcc, or pass --targets gfx908,gfx90a,gfx940,gfx1030,gfx1100)\n",
+            nv && !nvcc ? "nvcc" : no14 ? "clang-14/llc-14" : no16 ? "clang-16/llc-16" : "clang-22/llc-22");
     free(v);
     return 2;
   }
@@ -183,10 +186,14 @@ static int build(int argc, char **argv) {
   if (!rc) rc = rs_corpus_set_attr(c, "grid", grid, &e);
   if (!rc)
     rc = rs_corpus_set_attr(c, "targets",
-                            targets ? targets : "gfx908,gfx90a,gfx940,gfx1030,gfx1100,sm_75,sm_80,sm_86,sm_89,sm_90", &e);
-  char tools[320];
+                            targets ? targets
+                                    : "gfx908,gfx90a,gfx940,gfx942,gfx950,gfx1030,gfx1100,gfx1200,gfx1201,sm_75,sm_80,sm_86,"
+                                      "sm_89,sm_90",
+                            &e);
+  char tools[400];
   snprintf(tools, sizeof tools, "clang-14, llc-14 (LLVM 14: gfx908, gfx90a, gfx1030), clang-16, llc-16 (LLVM 16: gfx940, "
-                                "gfx1100), nvcc/ptxas (CUDA 13)%s", o.nvdisasm ? ", nvdisasm " : "");
+                                "gfx1100), clang-22, llc-22 (LLVM 22: gfx942, gfx950, gfx1200, gfx1201), nvcc/ptxas "
+                                "(CUDA 13)%s", o.nvdisasm ? ", nvdisasm " : "");
   if (o.nvdisasm) snprintf(tools + strlen(tools), sizeof tools - strlen(tools), "%u.%u", nd.major, nd.minor);
   if (!rc) rc = rs_corpus_set_attr(c, "tools", tools, &e);
   time_t now_t = time(NULL);

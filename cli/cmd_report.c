@@ -3,6 +3,7 @@
 #include "report/infra.h"
 #include "report/compare.h"
 #include "report/plots.h"
+#include "report/archview.h"
 #include "report/table.h"
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -16,7 +17,7 @@ void rs_usage_report(void);
 
 void rs_usage_report(void) {
   puts("usage: regsweep report RUN_DIR|run.h5 [RUN_DIR2 ...] [--by family,target,form,model,split]\n"
-       "       [--format md|csv|json] [--plots DIR] [--seed S]\n"
+       "       [--format md|csv|json] [--plots DIR] [--seed S] [--arch]\n"
        "\n"
        "Per group (default --by family,target,form,model): feasible instances, greedy pass rate,\n"
        "pass@k (k in 1,5,10,20,50,100, k <= samples; unbiased estimator) with 95% bootstrap intervals,\n"
@@ -26,7 +27,9 @@ void rs_usage_report(void) {
        "pass among the first K attempts as observed, attempts until the first pass). With several\n"
        "variants (models, or several runs) on the same instances, each is compared with the first:\n"
        "paired bootstrap intervals on the differences and McNemar's test on greedy pass. --plots\n"
-       "writes PNG+SVG figures with gnuplot. Output is deterministic (bootstrap seeded by --seed). See docs/report.md.");
+       "writes PNG+SVG figures with gnuplot. --arch prints instead one row per (model, form) and one column\n"
+       "per architecture (greedy pass rate / pass@K, feasible instances): an architecture held out with\n"
+       "--holdout-arch next to the others. Output is deterministic (bootstrap seeded by --seed). See docs/report.md.");
 }
 
 static const char *run_path(const char *arg, char *buf, size_t n) {
@@ -53,6 +56,7 @@ static void run_label(const char *arg, char *buf, size_t n) {
 int rs_cmd_report(int argc, char **argv) {
   const char *runs[64], *plots = NULL;
   int nruns = 0, fmt = RS_FMT_MD, by = RS_BY_DEFAULT;
+  bool arch = false; /* --arch: pass rates per architecture side by side (report/archview.c) */
   uint64_t seed = RS_BOOT_SEED;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
@@ -72,6 +76,7 @@ int rs_cmd_report(int argc, char **argv) {
       }
     } else if (!strcmp(a, "--plots") && i + 1 < argc) plots = argv[++i];
     else if (!strcmp(a, "--seed") && i + 1 < argc) seed = strtoull(argv[++i], NULL, 0);
+    else if (!strcmp(a, "--arch")) arch = true;
     else if (a[0] != '-' && nruns < 64) runs[nruns++] = a;
     else {
       rs_usage_report();
@@ -106,6 +111,11 @@ int rs_cmd_report(int argc, char **argv) {
       rs_infra_free(&inf);
       return 2;
     }
+  }
+  if (arch) { /* the per-architecture view alone (markdown) */
+    rs_arch_view_print(&res, seed, stdout);
+    rs_results_free(&res);
+    return 0;
   }
   rs_group *g = NULL;
   uint32_t ng = rs_results_group(&res, (unsigned)by, seed, &g);

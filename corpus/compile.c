@@ -1,5 +1,6 @@
 /* compile.c - one shell script per variant, run N at a time. */
 #include "corpus/compile.h"
+#include "emit/emit.h"
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -56,7 +57,7 @@ static void shq(char *out, size_t n, const char *s) {
 
 /* The script compiles into $t and renames it to the variant directory; on failure it keeps the
  * compiler's message in FAILED (a failure is a result too: it is not retried on resume). */
-static void script(const rs_compile_opts *o, const rs_variant *v, const char *dir, char *s, size_t n) {
+static void script(const rs_compile_opts *o, const rs_variant *v, const rs_rounds *r, const char *dir, char *s, size_t n) {
   char qdir[1200], qsrc[1200], src[1024];
   snprintf(src, sizeof src, "%s/%s", o->kernels, v->source);
   shq(qdir, sizeof qdir, dir);
@@ -67,19 +68,23 @@ static void script(const rs_compile_opts *o, const rs_variant *v, const char *di
                               "mv -T \"$t\" \"$d\" 2>/dev/null || rm -rf \"$t\"; exit 0; }\n",
                               qdir);
   if (!strcmp(v->vendor, "amd")) {
-    /* archs: llc-14 or llc-16 by architecture (same two greedy/virtregrewriter rounds in both) */
+    /* archs: llc-14, llc-16 or llc-22 by architecture; the postsplit and final stages are the
+     * last allocation round's greedy and rewriter (r, read from llc's pipeline). clang-22 also
+     * emits each kernel as a callable copy __clang_ocl_kern_imp_NAME: LLVM's own AMDGPU
+     * internalize (+ globaldce; it keeps entry points) leaves only the kernel. */
     const char *arch = rs_variant_arch(v);
     int ver = rs_arch_llvm(arch);
     char llc[256];
     snprintf(llc, sizeof llc, "llc-%d -march=amdgcn -mcpu=%s -O%d", ver, arch, v->opt);
     k += (size_t)snprintf(s + k, n - k,
-                          "clang-%d -x cl -cl-std=CL2.0 -target amdgcn-amd-amdhsa -mcpu=%s -nogpulib -O%d "
+                          "clang-%d -x cl -cl-std=CL2.0 -target amdgcn-amd-amdhsa -mcpu=%s -nogpulib -O%d %s"
                           "-emit-llvm -c %s %s -o \"$t/k.bc\" 2>\"$t/err\" || fail clang-%d\n"
                           "%s -stop-before=greedy \"$t/k.bc\" -o \"$t/prera.mir\" 2>\"$t/err\" || fail llc\n"
-                          "%s -stop-after=greedy,1 \"$t/k.bc\" -o \"$t/postsplit.mir\" 2>\"$t/err\" || fail llc\n"
-                          "%s -stop-after=virtregrewriter,1 \"$t/k.bc\" -o \"$t/final.mir\" 2>\"$t/err\" || fail llc\n"
+                          "%s -stop-after=%s \"$t/k.bc\" -o \"$t/postsplit.mir\" 2>\"$t/err\" || fail llc\n"
+                          "%s -stop-after=%s \"$t/k.bc\" -o \"$t/final.mir\" 2>\"$t/err\" || fail llc\n"
                           "rm -f \"$t/k.bc\" \"$t/err\"\n",
-                          ver, arch, v->opt, v->params, qsrc, ver, llc, llc, llc);
+                          ver, arch, v->opt, ver >= 22 ? "-mllvm -amdgpu-internalize-symbols " : "", v->params, qsrc,
+                          ver, llc, llc, r->greedy_last, llc, r->rewriter_last);
   } else {
     /* NVIDIA, per target: PTX (nvcc), cubin + `ptxas -v` (ptxas 13), and with a disassembler the
      * completed SASS listing (`regsweep corpus disasm`). A target that fails leaves T.FAILED (the
@@ -125,6 +130,40 @@ int rs_compile_all(const rs_variant *v, uint32_t n, const rs_compile_opts *o, rs
   size_t cap = 32768;
   char *sc = rs_xmalloc(cap), dir[1024];
   pid_t *pids = rs_xcalloc((size_t)jobs, sizeof *pids);
+  /* the allocation rounds of each (llc, architecture, -O) the variants use, read from llc's
+   * pipeline once: an llc whose rounds we do not know stops the build here, naming its passes */
+  struct { int ver, opt; char arch[16]; rs_rounds r; } probed[32];
+  uint32_t nprobed = 0;
+  int32_t *round_of = rs_xcalloc(n + 1, sizeof *round_of);
+  for (uint32_t i = 0; i < n && !rc; i++) {
+    round_of[i] = -1;
+    if (strcmp(v[i].vendor, "amd")) continue;
+    const char *arch = rs_variant_arch(&v[i]);
+    int ver = rs_arch_llvm(arch);
+    uint32_t p;
+    for (p = 0; p < nprobed && !(probed[p].ver == ver && probed[p].opt == v[i].opt && !strcmp(probed[p].arch, arch)); p++) {}
+    if (p == nprobed) {
+      if (nprobed == sizeof probed / sizeof *probed) {
+        rc = rs_errf(e, o->work, 0, "too many (llc, architecture, -O) combinations");
+        break;
+      }
+      char llc[16];
+      snprintf(llc, sizeof llc, "llc-%d", ver);
+      rs_llc_opts lo;
+      rs_llc_opts_default(&lo);
+      lo.llc = llc;
+      lo.mcpu = arch;
+      lo.opt = v[i].opt;
+      probed[p].ver = ver, probed[p].opt = v[i].opt;
+      snprintf(probed[p].arch, sizeof probed[p].arch, "%s", arch);
+      if (rs_llc_rounds(&lo, &probed[p].r, e)) {
+        rc = -1;
+        break;
+      }
+      nprobed++;
+    }
+    round_of[i] = (int32_t)p;
+  }
   uint32_t *which = rs_xcalloc((size_t)jobs, sizeof *which);
   while ((next < n || running) && !rc) {
     while (running < jobs && next < n) {
@@ -146,7 +185,7 @@ int rs_compile_all(const rs_variant *v, uint32_t n, const rs_compile_opts *o, rs
         rc = rs_errf(e, parent, 0, "cannot create: %s", strerror(errno));
         break;
       }
-      script(o, &v[i], dir, sc, cap);
+      script(o, &v[i], round_of[i] >= 0 ? &probed[round_of[i]].r : NULL, dir, sc, cap);
       pid_t pid = fork();
       if (pid < 0) {
         rc = rs_errf(e, o->work, 0, "fork: %s", strerror(errno));
@@ -196,6 +235,7 @@ int rs_compile_all(const rs_variant *v, uint32_t n, const rs_compile_opts *o, rs
     else if (errno != EINTR) break;
   }
   free(sc);
+  free(round_of);
   free(pids);
   free(which);
   st->wall_s = rs_now() - t0;

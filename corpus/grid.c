@@ -118,7 +118,7 @@ int rs_grid_load(const char *path, rs_variant **out, uint32_t *n, rs_err *e) {
       for (int j = 0; j < ax[k].nvalues && !strcmp(ax[k].name, "arch"); j++)
         if (strcmp(fields[1], "amd") || !rs_arch_llvm(ax[k].values[j]))
           rc = rs_errf(e, path, line, "arch '%s' is not an AMD architecture the corpus compiles (gfx908, gfx90a, "
-                       "gfx940, gfx1030, gfx1100)", ax[k].values[j]);
+                       "gfx940, gfx942, gfx950, gfx1030, gfx1100, gfx1200, gfx1201)", ax[k].values[j]);
     if (rc) break;
     for (;;) {
       rs_variant v;
@@ -139,11 +139,12 @@ int rs_grid_load(const char *path, rs_variant **out, uint32_t *n, rs_err *e) {
   return 0;
 }
 
-/* archs: which LLVM compiles which AMD architecture (Debian 12 ships llc-14 and llc-16; llc-14
- * does not know gfx940 or gfx11). */
+/* archs: which LLVM compiles which AMD architecture (Debian 12 ships llc-14, llc-16 and, in its
+ * security suite, llc-22; llc-14 does not know gfx940 or gfx11, llc-16 not gfx942/gfx950/gfx12). */
 int rs_arch_llvm(const char *arch) {
   static const struct { const char *arch; int llvm; } t[] = {
-      {"gfx90a", 14}, {"gfx908", 14}, {"gfx1030", 14}, {"gfx940", 16}, {"gfx1100", 16}};
+      {"gfx90a", 14}, {"gfx908", 14}, {"gfx1030", 14}, {"gfx940", 16}, {"gfx1100", 16},
+      {"gfx942", 22}, {"gfx950", 22}, {"gfx1200", 22}, {"gfx1201", 22}};
   for (size_t i = 0; i < sizeof t / sizeof *t; i++)
     if (!strcmp(t[i].arch, arch)) return t[i].llvm;
   return 0;

@@ -24,6 +24,12 @@ uint32_t rs_truth_prera(const rs_func *pre, const rs_func *ps, const rs_alignmen
       base = (int64_t)r.unit + ln->delta;
     } else {
       base = (int64_t)ln->unit + ln->delta;
+      /* linked to a register a spill restore redefines: the value was spilled (its links may
+       * all agree, yet another value held the register in between) */
+      const rs_vreg *fv = &pre->vregs[ln->from_vreg];
+      for (uint32_t r = 0; r < lo.nrestored && !split[ln->from_vreg]; r++)
+        if (base >= 0 && rs_lanes_overlap((uint32_t)base, fv->full, lo.restored[r].unit, lo.restored[r].lanes))
+          split[ln->from_vreg] = 1;
     }
     rs_preg *cur = &assign[ln->from_vreg];
     if (base < 0) split[ln->from_vreg] = 1;

@@ -1,6 +1,7 @@
 /* counts.c - register counts llc reports for an AMDGPU kernel: the comment block after the
  * function ("; NumVgprs: 50") and the HSA metadata (".vgpr_count: 50"). llc-14 prints no
- * .agpr_count; its "; NumAgprs:" comment is the AGPR figure and .vgpr_count the unified total. */
+ * .agpr_count; its "; NumAgprs:" comment is the AGPR figure and .vgpr_count the unified total.
+ * llc-22 calls the SGPR figure "; TotalNumSgprs:" (VCC, FLAT_SCRATCH, XNACK included, as before). */
 #include "emit/emit.h"
 #include <ctype.h>
 #include <stdbool.h>
@@ -55,6 +56,7 @@ int rs_emit_counts(const char *asm_text, rs_kernel_counts *c, rs_err *e) {
   c->agpr = field(asm_text, "; NumAgprs:");
   c->total_vgpr = field(asm_text, "; TotalNumVgprs:");
   c->sgpr = field(asm_text, "; NumSgprs:");
+  if (c->sgpr < 0) c->sgpr = field(asm_text, "; TotalNumSgprs:"); /* llc-22's name for it */
   c->occupancy = field(asm_text, "; Occupancy:");
   c->scratch = field(asm_text, "; ScratchSize:");
   c->vgpr_count = field(asm_text, ".vgpr_count:");

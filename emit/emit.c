@@ -1,6 +1,7 @@
 /* emit.c - one answer to one kernel: verify, rewrite, llc (MachineVerifier on), compare counts. */
 #define _XOPEN_SOURCE 700 /* mkdtemp */
 #include "emit/emit.h"
+#include "corpus/grid.h"
 #include "verify/verifier.h"
 #include <dirent.h>
 #include <sys/stat.h>
@@ -90,24 +91,15 @@ static void compare_counts(const rs_target *t, const rs_check_result *v, const u
   if (k >= 2 && k < n) out[k - 2] = 0;
 }
 
-/* LLVM's occupancy bound from LDS, which registers cannot raise (getOccupancyWithLocalMemSize).
- * llc-14 (gfx908, gfx90a, gfx1030): work-groups per CU = min(64 KiB / ldsSize, 40 / waves per
- * group capped at 16), times the waves of a group, capped at the architecture's waves per SIMD
- * (8 on gfx90a/gfx940, 10 on gfx908, 16 on gfx10.3+: what the target's occupancy gives for no
- * registers). llc-16 (gfx940, gfx1100: the llc that compiled them) counts per SIMD: those waves
- * divided by the 4 SIMDs of a CU (WGP on gfx11), rounded up, with 128 KiB of LDS per WGP on
- * gfx1100; fitted to and checked on every gfx940/gfx1100 kernel of the fixtures and the mini
- * corpus (e.g. gfx1100, 24576 bytes, 64 work-items: 5 groups x 2 waves / 4 = 3), with groups per
- * CU at most the CU's waves (4 x the SIMD's) per group, and 16 (gfx940) or 32 (gfx1100) for
- * groups of more than one wave. The group size
- * is the "amdgpu-flat-work-group-size" maximum (256 when absent), in waves of 32 lanes on gfx10+
- * in wave32 mode. 0 when the MIR does not say its LDS size. */
+/* LLVM's occupancy bound from LDS and the work-group size (the target's lds_occupancy hook,
+ * target/amdgpu.c): the group size is the "amdgpu-flat-work-group-size" maximum (256 when
+ * absent). 0 when the MIR does not say its LDS size. */
 static int lds_occupancy(const rs_func *f) {
   const char *p = f->src;
   for (uint32_t line = 1; *p && line < f->line; p++)
     if (*p == '\n') line++;
   const char *l = strstr(p, "\n  ldsSize:");
-  if (!l) return 0;
+  if (!l || !f->tgt->lds_occupancy) return 0;
   long lds = strtol(l + 11, NULL, 10), wgs = 256;
   const char *w = strstr(f->src, "\"amdgpu-flat-work-group-size\"=\"");
   if (w) {
@@ -115,24 +107,8 @@ static int lds_occupancy(const rs_func *f) {
     if (c) wgs = strtol(c + 1, NULL, 10);
   }
   if (wgs < 1) wgs = 1;
-  const rs_target *t = f->tgt;
-  unsigned none[RS_MAX_FILES] = {0};
-  long max_waves = (long)t->occupancy(t, none);
-  long lanes = (!strcmp(t->name, "gfx1030") || !strcmp(t->name, "gfx1100")) ? 32 : 64;
-  bool llc16 = !strncmp(t->name, "gfx940", 6) || !strncmp(t->name, "gfx1100", 7);
-  long waves = (wgs + lanes - 1) / lanes, per_cu = waves == 1 ? 40 : 40 / waves;
-  if (per_cu > 16) per_cu = 16;
-  if (llc16) { /* getMaxWorkGroupsPerCU: the CU's waves per group, at most 16 barriers (32 per WGP) */
-    long cu = max_waves * 4, bars = !strncmp(t->name, "gfx1100", 7) ? 32 : 16;
-    per_cu = waves == 1 ? cu : cu / waves;
-    if (waves > 1 && per_cu > bars) per_cu = bars;
-  }
-  long groups = (!strncmp(t->name, "gfx1100", 7) ? 131072 : 65536) / (lds ? lds : 1);
-  if (groups == 0) return 1;
-  if (groups > per_cu) groups = per_cu;
-  long occ = groups * waves;
-  if (llc16) occ = (occ + 3) / 4;
-  return (int)(occ > max_waves ? max_waves : occ);
+  if (lds < 0) lds = 0;
+  return (int)f->tgt->lds_occupancy(f->tgt, (unsigned)lds, (unsigned)wgs);
 }
 
 static void rm_tree(const char *dir) {
@@ -217,16 +193,29 @@ int rs_emit_answer(const rs_loaded *l, const char *answer, size_t len, const cha
   rc = write_file(kp, NULL, mir, mlen, e);
   rs_llc_opts lo = o->llc;
   /* the architecture without the wave64 suffix (the wave size is in the IR's target-features),
-   * and the llc that produced the MIR: llc-16 for gfx940 and gfx1100 (corpus/compile.c) unless
-   * RS_LLC or the caller chose one (llc-14 cannot read llc-16's MIR) */
+   * and the llc that produced the MIR (rs_arch_llvm: llc-16 for gfx940 and gfx1100, llc-22 for
+   * gfx942, gfx950, gfx1200, gfx1201) unless RS_LLC or the caller chose one (an older llc cannot
+   * read a newer one's MIR) */
   char cpu[32];
   snprintf(cpu, sizeof cpu, "%s", p->tgt->name);
   char *w64 = strstr(cpu, "w64");
   if (w64) *w64 = 0;
   if (!lo.mcpu) lo.mcpu = cpu;
-  if ((!strcmp(cpu, "gfx940") || !strcmp(cpu, "gfx1100")) && lo.llc && !strcmp(lo.llc, "llc-14") &&
-      !(getenv("RS_LLC") && *getenv("RS_LLC")))
-    lo.llc = "llc-16";
+  char llc[32], lld[32];
+  int ver = rs_arch_llvm(cpu);
+  if (ver && ver != 14 && lo.llc && !strcmp(lo.llc, "llc-14") && !(getenv("RS_LLC") && *getenv("RS_LLC"))) {
+    snprintf(llc, sizeof llc, "llc-%d", ver);
+    lo.llc = llc;
+    if (lo.lld && !strcmp(lo.lld, "ld.lld-14") && ver >= 22) { /* lld-14 predates gfx942's e_flags */
+      snprintf(lld, sizeof lld, "ld.lld-%d", ver);
+      lo.lld = lld;
+    }
+  }
+  if (!rc && !lo.start_after[0]) { /* where llc's allocation ends: its last round's rewriter */
+    rs_rounds r;
+    if (rs_llc_rounds(&lo, &r, e)) rc = -1;
+    else snprintf(lo.start_after, sizeof lo.start_after, "%s", r.rewriter_last);
+  }
   t0 = rs_now();
   if (!rc && strstr(mir, "type: spill-slot")) {
     /* spill slots in the order a one-shot compile gives them (slots.c) */

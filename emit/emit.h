@@ -10,6 +10,7 @@
 #include "corpus/instance.h"
 #include "ir/ir.h"
 #include "sass/lower.h"
+#include "mir/rounds.h"
 #include <stdio.h>
 
 /* ---- rewrite.c: the register substitution ---- */
@@ -57,6 +58,8 @@ typedef struct {
   int opt;              /* llc -O level (the corpus variant's opt axis; default 2) */
   bool machine_verify;  /* -verify-machineinstrs (default on) */
   unsigned timeout_s;   /* per tool run (default 120) */
+  char start_after[32]; /* the last allocation round's rewriter, "virtregrewriter,N-1" from
+                         * rs_llc_rounds; "" = "virtregrewriter,1" (rs_emit_answer probes) */
 } rs_llc_opts;
 void rs_llc_opts_default(rs_llc_opts *o);
 
@@ -65,10 +68,9 @@ void rs_llc_opts_default(rs_llc_opts *o);
  * llc does after a MachineVerifier report), -1 with e set if it could not run or timed out. */
 int rs_emit_run(char *const argv[], unsigned timeout_s, char **err_text, rs_err *e);
 
-/* The pass after which a form's MIR continues: "virtregrewriter,1" (both forms: the prera form
- * skips only the SGPR round, SILowerSGPRSpills and the VGPR round, which have nothing to do for a
- * complete assignment without spills). */
-const char *rs_emit_start_after(const char *form);
+/* The allocation rounds of o's llc (mir/rounds.h), from its -debug-pass=Structure on an empty
+ * module; an llc whose rounds we do not know is an error listing its allocation passes. */
+int rs_llc_rounds(const rs_llc_opts *o, rs_rounds *r, rs_err *e);
 
 /* llc from rewritten MIR to out_path (asm, or obj then ld.lld -shared for HSACO). When llc judges
  * the kernel bad (MachineVerifier findings, or llc dying on it) returns 1 with llc's stderr in

@@ -1,5 +1,6 @@
 /* llc.c - llc and ld.lld as subprocesses: stderr captured into the error, a time limit, no shell. */
 #include "emit/emit.h"
+#include "mir/rounds.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -19,10 +20,24 @@ void rs_llc_opts_default(rs_llc_opts *o) {
   o->timeout_s = 120;
 }
 
-const char *rs_emit_start_after(const char *form) {
-  (void)form; /* prera and postsplit both continue after the VGPR round's rewriter */
-  return "virtregrewriter,1";
+int rs_llc_rounds(const rs_llc_opts *o, rs_rounds *r, rs_err *e) {
+  char mcpu[64], optl[16];
+  snprintf(mcpu, sizeof mcpu, "-mcpu=%s", o->mcpu ? o->mcpu : "gfx90a");
+  snprintf(optl, sizeof optl, "-O%d", o->opt);
+  /* an empty module: the pipeline llc prints does not depend on the input */
+  char *argv[] = {(char *)o->llc, "-march=amdgcn", mcpu, optl, "-debug-pass=Structure", "-o", "/dev/null", "/dev/null", NULL};
+  char *text = NULL;
+  int st = rs_emit_run(argv, o->timeout_s, &text, e);
+  if (st == 0) st = rs_rounds_parse(text, o->llc, r, e);
+  else if (st > 0) st = rs_errf(e, o->llc, 0, "-debug-pass=Structure failed (status %d): %.300s", st, text ? text : "");
+  free(text);
+  return st;
 }
+
+/* Prera and postsplit both continue after the last round's rewriter: from the prera form llc
+ * skips only the earlier rounds and SILowerSGPRSpills, which have nothing to do for a complete
+ * assignment without spills. */
+static const char *start_after(const rs_llc_opts *o) { return o->start_after[0] ? o->start_after : "virtregrewriter,1"; }
 
 int rs_emit_run(char *const argv[], unsigned timeout_s, char **err_text, rs_err *e) {
   *err_text = NULL;
@@ -90,7 +105,7 @@ int rs_emit_llc(const char *mir_path, const char *out_path, enum rs_emit_kind ki
   char mcpu[64], optl[16], start[64], obj[1100];
   snprintf(mcpu, sizeof mcpu, "-mcpu=%s", o->mcpu ? o->mcpu : "gfx90a");
   snprintf(optl, sizeof optl, "-O%d", o->opt);
-  snprintf(start, sizeof start, "-start-after=%s", rs_emit_start_after(NULL));
+  snprintf(start, sizeof start, "-start-after=%s", start_after(o));
   snprintf(obj, sizeof obj, "%s.o", out_path);
   char *argv[16];
   int k = 0;
@@ -162,7 +177,7 @@ int rs_emit_bfi(const char *mir_path, const rs_llc_opts *o, char **bfi, rs_err *
   char mcpu[64], optl[16], start[64];
   snprintf(mcpu, sizeof mcpu, "-mcpu=%s", o->mcpu ? o->mcpu : "gfx90a");
   snprintf(optl, sizeof optl, "-O%d", o->opt);
-  snprintf(start, sizeof start, "-start-after=%s", rs_emit_start_after(NULL));
+  snprintf(start, sizeof start, "-start-after=%s", start_after(o));
   char *argv[] = {(char *)o->llc, "-march=amdgcn", mcpu, optl, start, "-stop-after=stack-slot-coloring",
                   "-print-machine-bfi", (char *)mir_path, "-o", "/dev/null", NULL};
   int st = rs_emit_run(argv, o->timeout_s, bfi, e);

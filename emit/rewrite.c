@@ -104,7 +104,7 @@ static void op_text(sbuf *b, const rs_func *f, const rs_operand *o, const char *
   }
   if (!placed) sb_str(b, "killed ");
   if (!renamable) sb_str(b, "renamable ");
-  char nm[256];
+  char nm[320]; /* a 32-register tuple: 32 x "vgpr255_" */
   sb_put(b, "$", 1);
   sb_str(b, rs_emit_mir_name(f->tgt, r, nm, sizeof nm));
   const char *t = f->src + o->text_off, *end = t + o->text_len;
@@ -119,7 +119,7 @@ static void op_text(sbuf *b, const rs_func *f, const rs_operand *o, const char *
 
 /* A live-in list item "$name" or "$name:0xMASK". */
 typedef struct {
-  char name[160];
+  char name[320];
   rs_lanes mask; /* 0 = all lanes (printed without a mask) */
 } livein;
 
@@ -152,7 +152,7 @@ static void parse_liveins(const char *s, size_t n, livein **v, uint32_t *cnt, ui
     if (e > i && s[i] == '$') {
       const char *colon = memchr(s + i, ':', e - i);
       size_t nl = colon ? (size_t)(colon - (s + i)) : e - i;
-      char nm[160];
+      char nm[320];
       snprintf(nm, sizeof nm, "%.*s", (int)(nl - 1), s + i + 1);
       add_livein(v, cnt, cap, nm, colon ? strtoull(colon + 1, NULL, 16) : 0);
     }
@@ -553,7 +553,7 @@ char *rs_emit_rewrite(const rs_func *f, const rs_preg *assign, rs_rewrite_stats 
         for (unsigned d = 0; d < f->vregs[v].width; d++)
           if (bits >> (2 * d) & 3) m |= (rs_lanes)3 << (2 * d);
         m &= f->vregs[v].full;
-        char nm[160];
+        char nm[320];
         rs_emit_mir_name(f->tgt, (rs_preg){assign[v].unit, f->vregs[v].full}, nm, sizeof nm);
         bool half = f->vregs[v].full == 1 || f->vregs[v].full == 2;
         add_livein(&lvec, &nl, &capl, nm, sub[v] && !half ? m : 0);

@@ -101,6 +101,7 @@ void rs_func_free(rs_func *f) {
   free(f->ops);
   free(f->liveins);
   free(f->reserved);
+  free(f->wwm);
   free(f->truth);
   rs_intern_free(&f->names);
   free(f);

@@ -106,8 +106,12 @@ typedef struct rs_func {
   uint32_t nops, capops;
   rs_livein *liveins; /* function live-ins */
   uint32_t nliveins, capliveins;
-  rs_preg *reserved;  /* registers this function reserves (MIR scratchRSrcReg, stackPtrOffsetReg) */
+  rs_preg *reserved;  /* registers this function reserves (MIR scratchRSrcReg, stackPtrOffsetReg,
+                       * sgprForEXECCopy, wwmReservedRegs) */
   uint32_t nreserved, capreserved;
+  rs_preg *wwm;       /* llc-22 wwmReservedRegs: whole-wave registers (SGPR spill lanes) that LLVM
+                       * moves to the lowest free VGPRs after allocation (rs_wwm_count) */
+  uint32_t nwwm, capwwm;
   rs_intern names;    /* opcodes and subregister index names */
   uint32_t line;
   bool allocated;     /* no virtual register is used (post virtregrewriter) */
@@ -148,6 +152,14 @@ void rs_func_finish_cfg(rs_func *f);
 const char *rs_func_opcode(const rs_func *f, const rs_inst *i);
 /* Registers an allocated function uses per file (highest + 1), into used[RS_MAX_FILES]. */
 void rs_func_regs_used(const rs_func *f, unsigned *used);
+/* Registers used with the whole-wave registers where LLVM puts them after allocation
+ * (SIFrameLowering's shiftWwmVGPRsToLowestRange, llc-17+): each takes the lowest register of its
+ * file that nothing else uses. used[]: the tops of everything else (WWM registers left out);
+ * taken: per file, a bitmap of the units everything else uses (RS_WWM_BITS bits each). */
+#define RS_WWM_BITS 512
+bool rs_wwm_has(const rs_preg *wwm, uint32_t n, uint32_t unit);
+void rs_wwm_count(const rs_target *t, const rs_preg *wwm, uint32_t n, uint64_t taken[][RS_WWM_BITS / 64],
+                  unsigned *used);
 /* Line number of a byte offset in the source. */
 uint32_t rs_line_of(const char *src, size_t off);
 

@@ -250,6 +250,15 @@ static void mark_lost(const rs_func *f, const rs_inst *in, rs_loose *out) {
     if (f->ops[in->first_op + k].kind == RS_OP_VREG) out->lost[f->ops[in->first_op + k].reg] = 1;
 }
 
+/* A spill restore greedy (or SILowerSGPRSpills) inserted: remember the physical registers it defines. */
+static void note_restore(const rs_func *f, const rs_inst *in, rs_loose *out) {
+  if (!strstr(rs_func_opcode(f, in), "RESTORE")) return;
+  for (uint32_t k = 0; k < in->nops; k++) {
+    const rs_operand *o = &f->ops[in->first_op + k];
+    if (o->kind == RS_OP_PREG && (o->flags & RS_F_DEF)) RS_PUSH(out->restored, out->nrestored, out->caprestored, ((rs_preg){o->reg, o->lanes}));
+  }
+}
+
 int rs_align_loose(const rs_func *from, const rs_func *to, rs_loose *out, rs_err *e) {
   memset(out, 0, sizeof *out);
   if (from->nblocks != to->nblocks)
@@ -305,13 +314,15 @@ int rs_align_loose(const rs_func *from, const rs_func *to, rs_loose *out, rs_err
         out->from_only++;
         i++;
       } else {
+        note_restore(to, y, out);
         out->to_only++;
         j++;
       }
     }
-    for (; i < n; i++) mark_lost(from, &from->insts[fb->first_inst + i], out);
-    out->from_only += n - i;
+    out->from_only += n - i; /* the unmatched tails */
     out->to_only += m - j;
+    for (; j < m; j++) note_restore(to, &to->insts[tb->first_inst + j], out);
+    for (; i < n; i++) mark_lost(from, &from->insts[fb->first_inst + i], out);
   }
   free(dp);
   if (out->nlinks) {
@@ -328,5 +339,6 @@ void rs_loose_free(rs_loose *l) {
   free(l->links);
   free(l->lost);
   free(l->gone_copies);
+  free(l->restored);
   memset(l, 0, sizeof *l);
 }

@@ -38,6 +38,10 @@ typedef struct {
   uint32_t *gone_copies; /* `from` instructions: COPYs with no counterpart (identity copies, or
                           * copies greedy turned into spill code: the caller tells them apart) */
   uint32_t ngone, capgone;
+  rs_preg *restored;     /* physical registers that `to`'s own spill restores define (an SGPR spilled
+                          * in llc-22's first round comes back from a VGPR lane, often into the
+                          * register it had, while another value used it in between) */
+  uint32_t nrestored, caprestored;
   uint32_t nlinks, caplinks;
   uint32_t matched, from_only, to_only; /* instructions matched / dropped / inserted */
 } rs_loose;

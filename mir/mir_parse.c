@@ -31,6 +31,7 @@ typedef struct {
   uint32_t *fix;
   uint32_t nfix, capfix;
   bool in_bundle;
+  bool in_wwm; /* inside machineFunctionInfo's wwmReservedRegs list */
 } P;
 
 /* strstr limited to a span (spans are not NUL-terminated at the line end). */
@@ -305,9 +306,13 @@ static int parse_operand(P *p, span s, bool is_def) {
   return 0;
 }
 
+/* MachineInstr flags as MIRPrinter writes them before the opcode; the last seven are new since
+ * llc-16 (llc-22 prints `samesign V_CMP_GT_U32_e64`: read as the opcode, it hid the compare) */
 static const char *const inst_flag_words[] = {"frame-setup", "frame-destroy", "nnan", "ninf",
                                               "nsz", "arcp", "contract", "afn", "reassoc", "nuw",
-                                              "nsw", "exact", "nofpexcept", "nomerge"};
+                                              "nsw", "exact", "nofpexcept", "nomerge", "unpredictable",
+                                              "noconvergent", "nneg", "disjoint", "nusw", "samesign",
+                                              "inbounds"};
 
 static bool is_barrier_opcode(span op) {
   return sp_eq(op, "S_BRANCH") || sp_starts(op, "S_ENDPGM") || sp_starts(op, "S_SETPC_B64") ||
@@ -513,6 +518,7 @@ static void read_launch(P *p, rs_func *f) {
     if (!ae) ae = ir_end;
     attr_pair(a, ae, "\"amdgpu-flat-work-group-size\"=\"", &f->launch.wg_min, &f->launch.wg_max);
     attr_pair(a, ae, "\"amdgpu-waves-per-eu\"=\"", &f->launch.wpe_min, &f->launch.wpe_max);
+    f->launch.agpr_alloc = attr_pair(a, ae, "\"amdgpu-agpr-alloc\"=\"", &f->launch.agpr_min, &f->launch.agpr_max);
     return;
   }
 }
@@ -594,15 +600,28 @@ static const char *guess_target(const char *text, char *cpu, size_t ncpu) {
   size_t n = 0;
   while (c[n] && c[n] != '"' && c[n] != '\n' && n < 40) n++;
   snprintf(cpu, ncpu, "%.*s", (int)n, c);
-  static const char *const known[] = {"gfx908", "gfx90a", "gfx940", "gfx1030", "gfx1100"};
-  for (size_t i = 0; i < sizeof known / sizeof *known; i++)
-    if (!strcmp(cpu, known[i])) {
-      bool w64 = strstr(text, "+wavefrontsize64") != NULL;
-      if (w64 && !strcmp(cpu, "gfx1030")) return "gfx1030w64";
-      if (w64 && !strcmp(cpu, "gfx1100")) return "gfx1100w64";
-      return known[i];
+  /* an AMD target of that name; its wave64 variant (NAMEw64) where the features ask for it */
+  const rs_target *t = rs_target_by_name(cpu);
+  if (!t || t->vendor != RS_AMD || strstr(cpu, "w64") || strncmp(cpu, "gfx", 3)) return NULL;
+  if (strstr(text, "+wavefrontsize64")) {
+    char w64[64];
+    snprintf(w64, sizeof w64, "%sw64", cpu);
+    const rs_target *t64 = rs_target_by_name(w64);
+    if (t64) return t64->name;
+  }
+  return t->name;
+}
+
+/* "gfx908, gfx90a, ..." : the AMD architectures MIR may name (wave64 variants left out). */
+static void amd_names(char *buf, size_t n) {
+  size_t nt, k = 0;
+  const rs_target *const *all = rs_target_all(&nt);
+  buf[0] = 0;
+  for (size_t i = 0; i < nt; i++)
+    if (all[i]->vendor == RS_AMD && !strstr(all[i]->name, "w64")) {
+      int w = snprintf(buf + k, n > k ? n - k : 0, "%s%s", k ? ", " : "", all[i]->name);
+      if (w > 0 && k + (size_t)w < n) k += (size_t)w;
     }
-  return NULL;
 }
 
 int rs_mir_parse(rs_module *m, rs_err *e) {
@@ -613,9 +632,12 @@ int rs_mir_parse(rs_module *m, rs_err *e) {
   if (!m->tgt) {
     char cpu[48] = "";
     const char *t = guess_target(m->text, cpu, sizeof cpu);
-    if (!t)
+    if (!t) {
+      char names[256];
+      amd_names(names, sizeof names);
       return rs_errf(e, m->path, rs_line_of(m->text, (size_t)(strstr(m->text, "\"target-cpu\"") - m->text)),
-                     "unsupported target-cpu '%s' (MIR of gfx908, gfx90a, gfx940, gfx1030, gfx1100 is supported)", cpu);
+                     "unsupported target-cpu '%s' (MIR of %s is supported)", cpu, names);
+    }
     m->tgt = rs_target_by_name(t);
   }
   enum { TOP, SKIP_IR, REGS, LIVEINS, MFI, BODY } st = TOP;
@@ -695,7 +717,23 @@ int rs_mir_parse(rs_module *m, rs_err *e) {
       }
       break;
     case MFI:
-      if (sp_starts(t, "scratchRSrcReg:") || sp_starts(t, "stackPtrOffsetReg:")) {
+      /* wwmReservedRegs: a list, one "- '$vgprN'" per line (llc-22: the SGPR spill lanes of
+       * the whole-wave round); reserved for the whole function, and counted where LLVM moves
+       * them after allocation (rs_wwm_count) */
+      if (p.in_wwm && sp_starts(t, "- '$")) {
+        span nm = {t.s + 4, t.s + 4};
+        while (nm.e < t.e && *nm.e != '\'') nm.e++;
+        rs_preg pr;
+        if ((rc = parse_preg(&p, nm, &pr))) break;
+        RS_PUSH(p.f->reserved, p.f->nreserved, p.f->capreserved, pr);
+        RS_PUSH(p.f->wwm, p.f->nwwm, p.f->capwwm, pr);
+        break;
+      }
+      p.in_wwm = sp_starts(t, "wwmReservedRegs:");
+      /* sgprForEXECCopy: llc-22 reserves it (measured: "isRenamable set on reserved register" on
+       * $sgpr100 of a gfx942 kernel); llc-16 prints it but lets $sgpr105 of gfx1100 be used */
+      if (sp_starts(t, "scratchRSrcReg:") || sp_starts(t, "stackPtrOffsetReg:") ||
+          (sp_starts(t, "sgprForEXECCopy:") && m->tgt->llvm >= 22)) {
         const char *q = memchr(t.s, '$', (size_t)(t.e - t.s));
         if (!q) break;
         span nm = {q + 1, q + 1};

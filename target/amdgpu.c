@@ -134,6 +134,33 @@ unsigned rs_amd_occupancy(const rs_amd_occ *o, const rs_target *t, const unsigne
   return w;
 }
 
+/* LLVM's occupancy bound from LDS and the work-group size, which registers cannot raise
+ * (getOccupancyWithLocalMemSize / getOccupancyWithWorkGroupSizes for a fixed group size).
+ * llc-14 (gfx908, gfx90a, gfx1030): work-groups per CU = min(LDS / lds_bytes, 40 / waves per
+ * group, at most 16), times the waves of a group, at most the SIMD's waves. llc-16 and llc-22
+ * count per SIMD: groups = min(LDS / lds_bytes, the CU's waves (4 SIMDs) / waves per group, at
+ * most `barriers` when a group has more than one wave), then groups x waves per group / 4,
+ * rounded up, at most the SIMD's waves; fitted to every fixture and mini-corpus kernel (e.g.
+ * gfx1100, 24576 bytes, 64 work-items: 5 x 2 / 4 = 3). LDS per group: 64 KiB (gfx9, gfx10.3),
+ * 128 KiB per WGP (gfx11, gfx12), 160 KiB on gfx950; a kernel without LDS is bounded by the
+ * work-group size alone. */
+unsigned rs_amd_lds_occupancy(const rs_amd_occ *o, unsigned lds_bytes, unsigned wg_size) {
+  if (wg_size < 1) wg_size = 1;
+  long waves = ((long)wg_size + o->wave - 1) / o->wave, per_cu = waves == 1 ? 40 : 40 / waves;
+  if (per_cu > 16) per_cu = 16;
+  if (o->lds_per_simd) {
+    long cu = (long)o->max_waves * 4;
+    per_cu = waves == 1 ? cu : cu / waves;
+    if (waves > 1 && per_cu > (long)o->barriers) per_cu = o->barriers;
+  }
+  long groups = (long)o->lds_bytes / (lds_bytes ? lds_bytes : 1);
+  if (groups == 0) return 1;
+  if (groups > per_cu) groups = per_cu;
+  long occ = groups * waves;
+  if (o->lds_per_simd) occ = (occ + 3) / 4;
+  return (unsigned)(occ > (long)o->max_waves ? (long)o->max_waves : occ);
+}
+
 /* The registers LLVM leaves a function with these launch bounds (llc-14 and llc-16, measured
  * with the MachineVerifier on every architecture: docs/emit.md, "The function's register
  * budget"). AMDGPUSubtarget::getWavesPerEU gives the minimum waves per SIMD W: a work-group of
@@ -163,6 +190,20 @@ void rs_amd_fn_budget(const rs_amd_occ *o, const rs_target *t, const rs_launch *
   unsigned v = n, a = 0;
   if (o->agprs == RS_AMD_AGPR_SEPARATE) {
     a = n;
+  } else if (o->agprs == RS_AMD_AGPR_SPLIT && o->agpr_alloc_attr) {
+    /* llc-22 (GCNSubtarget::getMaxNumVectorRegs): "amdgpu-agpr-alloc"="m[,M]" reserves at least
+     * alignTo(m, 4) AGPRs (at most M); absent, half the file each */
+    unsigned amin = n / 2, amax = n / 2;
+    if (l->agpr_alloc) {
+      amin = (l->agpr_min + 3) / 4 * 4;
+      amax = l->agpr_max ? l->agpr_max : ~0u;
+      if (amin > 256) amin = 256;
+    }
+    if (amax < amin) amax = amin;
+    if (amax > n) amax = n;
+    if (amin > amax) amin = amax;
+    v = n - amin > 256 ? 256 : n - amin;
+    a = n - v < amax ? n - v : amax;
   } else if (o->agprs == RS_AMD_AGPR_SPLIT) {
     if (l->uses_agpr) v = a = n / 2;
     else v = n > 256 ? 256 : n, a = n > 256 ? n - 256 : 0;

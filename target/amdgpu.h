@@ -1,9 +1,10 @@
 /* amdgpu.h - internal to target/: the register model every AMD target shares, so that each
- * per-architecture file (gfx908.c, gfx90a.c, gfx940.c, gfx1030.c, gfx1100.c) is data only.
+ * per-architecture file (gfx908.c, gfx90a.c, gfx940.c, gfx942.c, gfx950.c, gfx1030.c, gfx1100.c,
+ * gfx1200.c, gfx1201.c) is data only.
  *
  * All AMD targets number their units the same way: s0..s105, the special registers, v0..v255,
  * then a0..a255 on architectures with AGPRs (RDNA targets stop after v255, so "$agpr0" does not
- * parse there). The facts per architecture are what llc-14/llc-16 print in the .s metadata
+ * parse there). The facts per architecture are what llc-14/16/22 print in the .s metadata
  * (tests/test_archs.c checks them against the fixtures of every architecture). */
 #ifndef RS_AMDGPU_H
 #define RS_AMDGPU_H
@@ -43,6 +44,10 @@ enum { RS_AMD_F_SGPR, RS_AMD_F_SPEC, RS_AMD_F_VGPR, RS_AMD_F_AGPR };
 #define RS_AMD_SPECIALS_W32 {"vcc_lo", {RS_AMD_VCC_LO, 0x3}}
 #define RS_AMD_S32_W32 1u
 #define RS_AMD_S64_W32 0u
+/* llc-22 wave32 (gfx1200, gfx1201): VCC_HI is an allocatable SGPR (greedy gives it to sreg_32
+ * values, measured on fixture gfx1201/fa_hd96_bc16_f32_c2_d4); llc-14/16 reserve it */
+#define RS_AMD_SPECIALS_W32_HI {"vcc_lo", {RS_AMD_VCC_LO, 0x3}}, {"vcc_hi", {RS_AMD_VCC_HI, 0x3}}
+#define RS_AMD_S32_W32_HI 3u
 
 #define RS_AMD_FS (1u << RS_AMD_F_SGPR)
 #define RS_AMD_FV (1u << RS_AMD_F_VGPR)
@@ -90,6 +95,21 @@ enum { RS_AMD_F_SGPR, RS_AMD_F_SPEC, RS_AMD_F_VGPR, RS_AMD_F_AGPR };
   X(64, 2), X(96, 3), X(128, 4), X(160, 5), X(192, 6), X(224, 7), X(256, 8), X(512, 16), X(1024, 32)
 #define RS_AMD_TUPLES_16(X) X(288, 9), X(320, 10), X(352, 11), X(384, 12)
 
+/* New in llc-22: 64-bit scalars that may not be SGPR_NULL64 (VCC allowed). */
+#define RS_AMD_SCALAR_CLASSES_22(S64) {"sreg_64_xexec_xnull", 2, 2, 0, RS_AMD_FS, S64}
+
+/* The class lists of llc-16 and llc-22 (the same names): CDNA3 (gfx940, gfx942, gfx950), wave64,
+ * both files, _align2 tuples; RDNA3/4 (gfx1100, gfx1200, gfx1201), VGPRs only. */
+#define RS_AMD_CDNA3_CLASSES                                                                    \
+  RS_AMD_SCALAR_CLASSES(RS_AMD_S32_W64, RS_AMD_S64_W64), RS_AMD_SCALAR_CLASSES_16(RS_AMD_S32_W64), \
+  RS_AMD_VGPR_CLASSES(RS_AMD_S32_W64, RS_AMD_S64_W64), RS_AMD_AGPR_CLASSES,                     \
+  RS_AMD_TUPLES(RS_AMD_VR), RS_AMD_TUPLES(RS_AMD_AR), RS_AMD_TUPLES(RS_AMD_VR2), RS_AMD_TUPLES(RS_AMD_AR2), \
+  RS_AMD_TUPLES_16(RS_AMD_VR), RS_AMD_TUPLES_16(RS_AMD_AR), RS_AMD_TUPLES_16(RS_AMD_VR2),       \
+  RS_AMD_TUPLES_16(RS_AMD_AR2)
+#define RS_AMD_RDNA3_CLASSES(S32, S64)                                                          \
+  RS_AMD_SCALAR_CLASSES(S32, S64), RS_AMD_SCALAR_CLASSES_16(S32), RS_AMD_VGPR_CLASSES(S32, S64), \
+  RS_AMD_TUPLES(RS_AMD_VR), RS_AMD_TUPLES_16(RS_AMD_VR)
+
 /* Unit flags: SGPRs, VCC (both halves in wave64, vcc_lo only in wave32), SCC and the vector
  * registers are tracked; EXEC, M0, MODE and the other specials are reserved. */
 #define RS_AMD_UNIT_FLAGS(vcc_hi, nvec)                                                         \
@@ -111,9 +131,16 @@ typedef struct {
    * register budget"): */
   unsigned wave;         /* lanes per wave: 64, or 32 (gfx10+ default) */
   enum { RS_AMD_AGPR_NONE, RS_AMD_AGPR_SEPARATE, RS_AMD_AGPR_SPLIT } agprs;
+  bool agpr_alloc_attr;  /* llc-22's split: "amdgpu-agpr-alloc", else half each (llc-14/16: usesAGPRs) */
+  /* LDS bound (rs_amd_lds_occupancy): bytes a work-group may use, and whether llc counts the
+   * work-groups per SIMD (llc-16 and later; llc-14 per CU with the old 40-wave rule), with at
+   * most `barriers` groups of more than one wave per CU. */
+  unsigned lds_bytes, barriers;
+  bool lds_per_simd;
 } rs_amd_occ;
 
 unsigned rs_amd_occupancy(const rs_amd_occ *o, const rs_target *t, const unsigned *used);
+unsigned rs_amd_lds_occupancy(const rs_amd_occ *o, unsigned lds_bytes, unsigned wg_size);
 void rs_amd_fn_budget(const rs_amd_occ *o, const rs_target *t, const rs_launch *l, uint32_t *budget,
                       unsigned *waves);
 int rs_amd_parse_preg(const rs_target *t, const char *s, size_t n, rs_preg *out);
@@ -121,14 +148,24 @@ char *rs_amd_format_preg(const rs_target *t, rs_preg r, char *buf, size_t n);
 
 /* One rs_target from its data (the per-architecture files only fill tables). */
 #define RS_AMD_TARGET(NAME, FILES, SPECIALS, CLASSES, FLAGS, NUNITS, OCC_FN, BUDGET_FN)        \
-  {.name = NAME, .vendor = RS_AMD, .files = FILES, .nfiles = sizeof FILES / sizeof *FILES,       \
+  {RS_AMD_FIELDS(NAME, FILES, SPECIALS, CLASSES, FLAGS, NUNITS, OCC_FN, BUDGET_FN)}
+/* The same for an architecture whose MIR comes from llc-22 (rs_target.llvm). */
+#define RS_AMD_TARGET_22(NAME, FILES, SPECIALS, CLASSES, FLAGS, NUNITS, OCC_FN, BUDGET_FN)     \
+  {RS_AMD_FIELDS(NAME, FILES, SPECIALS, CLASSES, FLAGS, NUNITS, OCC_FN, BUDGET_FN), .llvm = 22}
+#define RS_AMD_FIELDS(NAME, FILES, SPECIALS, CLASSES, FLAGS, NUNITS, OCC_FN, BUDGET_FN)        \
+  .name = NAME, .vendor = RS_AMD, .files = FILES, .nfiles = sizeof FILES / sizeof *FILES,       \
    .nunits = NUNITS, .specials = SPECIALS, .nspecials = sizeof SPECIALS / sizeof *SPECIALS,      \
    .classes = CLASSES, .nclasses = sizeof CLASSES / sizeof *CLASSES, .unit_flags = FLAGS,        \
    .parse_preg = rs_amd_parse_preg, .format_preg = rs_amd_format_preg, .occupancy = OCC_FN,        \
-   .fn_budget = BUDGET_FN}
-/* The two hooks of one architecture's occupancy data. */
+   .fn_budget = BUDGET_FN, .lds_occupancy = LDS_##OCC_FN
+/* The three hooks of one architecture's occupancy data (RS_AMD_TARGET names the LDS one after
+ * the occupancy one: LDS_occupancy##SUFFIX). */
 #define RS_AMD_HOOKS(SUFFIX, OCC)                                                                \
   static unsigned occupancy##SUFFIX(const rs_target *t, const unsigned *u) { return rs_amd_occupancy(&OCC, t, u); } \
+  static unsigned LDS_occupancy##SUFFIX(const rs_target *t, unsigned lds, unsigned wg) {                \
+    (void)t;                                                                                     \
+    return rs_amd_lds_occupancy(&OCC, lds, wg);                                                  \
+  }                                                                                              \
   static void budget##SUFFIX(const rs_target *t, const rs_launch *l, uint32_t *b, unsigned *w) {              \
     rs_amd_fn_budget(&OCC, t, l, b, w);                                                          \
   }

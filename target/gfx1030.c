@@ -21,8 +21,8 @@ static const rs_regclass classes64[] = {
 };
 static const uint8_t flags32[RS_AMD_NUNITS_NOAGPR] = {RS_AMD_UNIT_FLAGS(RS_UNIT_RESERVED, RS_AMD_NVGPR)};
 static const uint8_t flags64[RS_AMD_NUNITS_NOAGPR] = {RS_AMD_UNIT_FLAGS(RS_UNIT_TRACKED, RS_AMD_NVGPR)};
-static const rs_amd_occ occ32 = {.max_waves = 16, .vgpr_total = 1024, .vgpr_granule = 16, .wave = 32};
-static const rs_amd_occ occ64 = {.max_waves = 16, .vgpr_total = 512, .vgpr_granule = 8, .wave = 64};
+static const rs_amd_occ occ32 = {.max_waves = 16, .vgpr_total = 1024, .vgpr_granule = 16, .wave = 32, .lds_bytes = 65536};
+static const rs_amd_occ occ64 = {.max_waves = 16, .vgpr_total = 512, .vgpr_granule = 8, .wave = 64, .lds_bytes = 65536};
 RS_AMD_HOOKS(32, occ32)
 RS_AMD_HOOKS(64, occ64)
 

@@ -9,22 +9,12 @@ static const rs_regfile files32[] = {RS_AMD_FILE_SGPR(106), RS_AMD_FILE_SPEC, RS
 static const rs_regfile files64[] = {RS_AMD_FILE_SGPR(106), RS_AMD_FILE_SPEC, RS_AMD_FILE_VGPR(12)};
 static const rs_special specials32[] = {RS_AMD_SPECIALS_W32};
 static const rs_special specials64[] = {RS_AMD_SPECIALS_W64};
-static const rs_regclass classes32[] = {
-    RS_AMD_SCALAR_CLASSES(RS_AMD_S32_W32, RS_AMD_S64_W32),
-    RS_AMD_SCALAR_CLASSES_16(RS_AMD_S32_W32),
-    RS_AMD_VGPR_CLASSES(RS_AMD_S32_W32, RS_AMD_S64_W32),
-    RS_AMD_TUPLES(RS_AMD_VR), RS_AMD_TUPLES_16(RS_AMD_VR),
-};
-static const rs_regclass classes64[] = {
-    RS_AMD_SCALAR_CLASSES(RS_AMD_S32_W64, RS_AMD_S64_W64),
-    RS_AMD_SCALAR_CLASSES_16(RS_AMD_S32_W64),
-    RS_AMD_VGPR_CLASSES(RS_AMD_S32_W64, RS_AMD_S64_W64),
-    RS_AMD_TUPLES(RS_AMD_VR), RS_AMD_TUPLES_16(RS_AMD_VR),
-};
+static const rs_regclass classes32[] = {RS_AMD_RDNA3_CLASSES(RS_AMD_S32_W32, RS_AMD_S64_W32)};
+static const rs_regclass classes64[] = {RS_AMD_RDNA3_CLASSES(RS_AMD_S32_W64, RS_AMD_S64_W64)};
 static const uint8_t flags32[RS_AMD_NUNITS_NOAGPR] = {RS_AMD_UNIT_FLAGS(RS_UNIT_RESERVED, RS_AMD_NVGPR)};
 static const uint8_t flags64[RS_AMD_NUNITS_NOAGPR] = {RS_AMD_UNIT_FLAGS(RS_UNIT_TRACKED, RS_AMD_NVGPR)};
-static const rs_amd_occ occ32 = {.max_waves = 16, .vgpr_total = 1536, .vgpr_granule = 24, .wave = 32};
-static const rs_amd_occ occ64 = {.max_waves = 16, .vgpr_total = 768, .vgpr_granule = 12, .wave = 64};
+static const rs_amd_occ occ32 = {.max_waves = 16, .vgpr_total = 1536, .vgpr_granule = 24, .wave = 32, .lds_bytes = 131072, .barriers = 32, .lds_per_simd = true};
+static const rs_amd_occ occ64 = {.max_waves = 16, .vgpr_total = 768, .vgpr_granule = 12, .wave = 64, .lds_bytes = 131072, .barriers = 32, .lds_per_simd = true};
 RS_AMD_HOOKS(32, occ32)
 RS_AMD_HOOKS(64, occ64)
 

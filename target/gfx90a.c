@@ -17,7 +17,7 @@ static const uint8_t unit_flags[RS_AMD_NUNITS] = {
     RS_AMD_UNIT_FLAGS(RS_UNIT_TRACKED, RS_AMD_NVGPR + RS_AMD_NAGPR)};
 static const rs_amd_occ occ = {.max_waves = 8, .vgpr_total = 512, .vgpr_granule = 8, .unified = true,
                                .sgpr_limits = true,
-                               .wave = 64, .agprs = RS_AMD_AGPR_SPLIT};
+                               .wave = 64, .lds_bytes = 65536, .agprs = RS_AMD_AGPR_SPLIT};
 RS_AMD_HOOKS(, occ)
 
 const rs_target rs_target_gfx90a =

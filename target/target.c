@@ -7,6 +7,9 @@ static const rs_target *const all[] = {&rs_target_gfx90a, &rs_target_sm89, &rs_t
                                        /* archs: more AMD architectures */
                                        &rs_target_gfx908, &rs_target_gfx940, &rs_target_gfx1030,
                                        &rs_target_gfx1030_w64, &rs_target_gfx1100, &rs_target_gfx1100_w64,
+                                       /* llc-22 */
+                                       &rs_target_gfx942, &rs_target_gfx950, &rs_target_gfx1200,
+                                       &rs_target_gfx1200_w64, &rs_target_gfx1201, &rs_target_gfx1201_w64,
                                        /* SASS only (PTX fixtures are sm_89/sm_90) */
                                        &rs_target_sm75, &rs_target_sm80, &rs_target_sm86};
 
@@ -31,12 +34,16 @@ const rs_target *rs_target_by_name(const char *name) {
   if (!name) return NULL;
   for (size_t i = 0; i < sizeof all / sizeof *all; i++)
     if (strcmp(all[i]->name, name) == 0) return all[i];
-  /* Accept the spellings users type: "sm89", "SM_90", "mi250x". */
+  /* Accept the spellings users type: "sm89", "SM_90", "mi250x" (MI300X/MI325X are gfx942;
+   * gfx940 is the pre-release MI300 ISA) */
   if (strcmp(name, "sm89") == 0) return &rs_target_sm89;
   if (strcmp(name, "sm90") == 0 || strcmp(name, "sm_90a") == 0) return &rs_target_sm90;
   if (strcmp(name, "mi250x") == 0 || strcmp(name, "mi210") == 0) return &rs_target_gfx90a;
   if (strcmp(name, "mi100") == 0) return &rs_target_gfx908;
-  if (strcmp(name, "mi300") == 0) return &rs_target_gfx940;
+  if (strcmp(name, "mi300") == 0 || strcmp(name, "mi300x") == 0 || strcmp(name, "mi300a") == 0 ||
+      strcmp(name, "mi325x") == 0)
+    return &rs_target_gfx942;
+  if (strcmp(name, "mi350x") == 0 || strcmp(name, "mi355x") == 0) return &rs_target_gfx950;
   return NULL;
 }
 

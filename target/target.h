@@ -1,4 +1,4 @@
-/* target.h - register files of the targets (AMD gfx908, gfx90a, gfx940, gfx1030, gfx1100; sm_75, sm_80, sm_86, sm_89, sm_90).
+/* target.h - register files of the targets (AMD gfx908, gfx90a, gfx940, gfx942, gfx950, gfx1030, gfx1100, gfx1200, gfx1201; sm_75, sm_80, sm_86, sm_89, sm_90).
  *
  * Every target numbers its physical 32-bit registers ("units") 0..nunits-1; a register file is a
  * contiguous range of units.  A physical register, possibly a tuple or a 16-bit half, is a first
@@ -51,6 +51,10 @@ typedef struct {
   uint32_t wg_min, wg_max;
   uint32_t wpe_min, wpe_max;
   bool uses_agpr;
+  /* "amdgpu-agpr-alloc"="min[,max]" (LLVM 20+; the attributor writes "0" when a kernel needs no
+   * AGPRs): how llc-22 splits the unified file of gfx942/gfx950 */
+  bool agpr_alloc;
+  uint32_t agpr_min, agpr_max; /* agpr_max 0 when absent */
 } rs_launch;
 
 typedef struct rs_target rs_target;
@@ -75,6 +79,12 @@ struct rs_target {
    * file (LLVM's getReservedRegs); budget[] starts as the files' budgets. *waves gets the
    * minimum waves per SIMD they imply. NULL: the file budgets hold (NVIDIA). */
   void (*fn_budget)(const rs_target *t, const rs_launch *l, uint32_t *budget, unsigned *waves);
+  /* Waves per SIMD that LDS use and the work-group size allow, whatever the registers (LLVM's
+   * getOccupancyWithWorkGroupSizes); NULL where it does not apply (NVIDIA). */
+  unsigned (*lds_occupancy)(const rs_target *t, unsigned lds_bytes, unsigned wg_size);
+  /* the LLVM major version whose MIR the target reads where it matters (22: llc-22 reserves
+   * sgprForEXECCopy, llc-16 does not, measured with the MachineVerifier); 0 otherwise */
+  uint8_t llvm;
 };
 
 enum {
@@ -88,6 +98,9 @@ extern const rs_target rs_target_gfx90a, rs_target_sm89, rs_target_sm90;
  * are gfx10+/gfx11 compiled with +wavefrontsize64 (wave32 is the default there). */
 extern const rs_target rs_target_gfx908, rs_target_gfx940, rs_target_gfx1030, rs_target_gfx1030_w64,
     rs_target_gfx1100, rs_target_gfx1100_w64;
+/* llc-22: MI300X/MI325X, MI350X/MI355X, RDNA4 */
+extern const rs_target rs_target_gfx942, rs_target_gfx950, rs_target_gfx1200, rs_target_gfx1200_w64, rs_target_gfx1201,
+    rs_target_gfx1201_w64;
 extern const rs_target rs_target_sm75, rs_target_sm80, rs_target_sm86; /* SASS only (PTX fixtures are sm_89/sm_90) */
 /* Every target, in a fixed order; *n gets the count. */
 const rs_target *const *rs_target_all(size_t *n);

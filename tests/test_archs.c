@@ -1,5 +1,6 @@
-/* test_archs.c - the AMD architectures beyond gfx90a on real llc-14 (gfx908, gfx1030) and
- * llc-16 (gfx940, gfx1100) output: tests/fixtures/ARCH/ (scripts/gen-arch-fixtures.sh).
+/* test_archs.c - the AMD architectures beyond gfx90a on real llc-14 (gfx908, gfx1030), llc-16
+ * (gfx940, gfx1100) and llc-22 (gfx942, gfx950, gfx1200, gfx1201: three allocation rounds)
+ * output: tests/fixtures/ARCH/ (scripts/gen-arch-fixtures.sh).
  * Per fixture:
  *  - the target comes from the file (target-cpu, +wavefrontsize64) and is the expected one;
  *  - parser accounting: instructions and operands equal an independent line-level count;
@@ -10,26 +11,41 @@
  *  - register facts against what llc printed in NAME.s: our registers-used count of the final MIR
  *    equals NumVgprs/NumAgprs; .vgpr_count is alignTo(V,4)+A with accum_offset = alignTo(V,4) on
  *    the unified-file CDNA2/3 targets and max(V,A) on gfx908 (separate files); the wave size is
- *    the target's; the target's occupancy from llc's register counts, bounded by the non-register
- *    limit llc records in the MIR (machineFunctionInfo occupancy: LDS and work-group size), equals
- *    llc's "; Occupancy"; register-bound cases are counted and required.
- * Bad input of the new kinds: a MIR of an unknown architecture and a class of another
- * architecture exit 2 naming it. Liveness against llc's liveins is in test_liveins.c. */
+ *    the target's; .sgpr_count is llc's NumSgprs (TotalNumSgprs in llc-22) and at least the SGPRs
+ *    the final MIR names; the target's occupancy from llc's register counts, bounded by the
+ *    non-register limit llc records in the MIR (machineFunctionInfo occupancy: LDS and work-group
+ *    size), equals llc's "; Occupancy", and so does the target's own LDS bound (lds_occupancy
+ *    hook) in its place; register-bound cases are counted and required.
+ *  - llc-22 architectures: the truth of both forms emitted through llc-22 (-start-after the last
+ *    round's rewriter, from its pipeline) passes LLVM's MachineVerifier with LLVM's counts equal
+ *    to the verifier's (whole-wave registers counted where LLVM moves them);
+ *  - the allocation rounds read from the real llc-14/16/22 pipelines (2, 2, 3), and a pipeline of
+ *    an unknown shape (a round without its rewriter, a fourth round) refused with its passes.
+ * Bad input of the new kinds: a MIR of an unknown architecture (gfx1250, which llc-22 compiles
+ * and we have no data for) and a class of another architecture exit 2 naming it. Liveness against llc's liveins is in test_liveins.c. */
 #include "check.h"
 #include "analysis/problem.h"
 #include "corpus/truth.h"
+#include "corpus/instance.h"
+#include "emit/emit.h"
+#include "mir/rounds.h"
 #include "verify/oracle.h"
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const struct {
   const char *dir, *target, *target_w64;
-  bool agprs, unified;
+  bool agprs, unified, emit; /* emit: the truths through llc (llc-22 architectures) */
 } archs[] = {
-    {"tests/fixtures/gfx908", "gfx908", NULL, true, false},
-    {"tests/fixtures/gfx940", "gfx940", NULL, true, true},
-    {"tests/fixtures/gfx1030", "gfx1030", "gfx1030w64", false, false},
-    {"tests/fixtures/gfx1100", "gfx1100", "gfx1100w64", false, false},
+    {"tests/fixtures/gfx908", "gfx908", NULL, true, false, false},
+    {"tests/fixtures/gfx940", "gfx940", NULL, true, true, false},
+    {"tests/fixtures/gfx1030", "gfx1030", "gfx1030w64", false, false, false},
+    {"tests/fixtures/gfx1100", "gfx1100", "gfx1100w64", false, false, false},
+    {"tests/fixtures/gfx942", "gfx942", NULL, true, true, true},
+    {"tests/fixtures/gfx950", "gfx950", NULL, true, true, true},
+    {"tests/fixtures/gfx1200", "gfx1200", "gfx1200w64", false, false, true},
+    {"tests/fixtures/gfx1201", "gfx1201", "gfx1201w64", false, false, true},
 };
 
 /* ---- independent accounting (the rules of test_mir_parse.c) ---- */
@@ -72,7 +88,8 @@ static void independent_count(const char *text, long *insts, long *ops) {
         }
         static const char *const flags[] = {"nofpexcept ", "nsw ", "nuw ", "exact ", "contract ", "afn ",
                                             "reassoc ", "nnan ", "ninf ", "nsz ", "arcp ", "frame-setup ",
-                                            "frame-destroy ", "nomerge "};
+                                            "frame-destroy ", "nomerge ", "unpredictable ", "noconvergent ",
+                                            "nneg ", "disjoint ", "nusw ", "samesign ", "inbounds "};
         for (bool again = true; again;) {
           again = false;
           for (size_t k = 0; k < sizeof flags / sizeof *flags; k++)
@@ -105,7 +122,7 @@ static void report(void *ctx, const char *line) {
 }
 
 typedef struct {
-  unsigned files, insts, ops, truths, prera_truths, reg_bound, occ_checked;
+  unsigned files, insts, ops, truths, prera_truths, reg_bound, occ_checked, emitted, emit_equal;
   rs_oracle_stats os;
 } tally;
 
@@ -119,7 +136,34 @@ static rs_module *load_stage(const char *stem, int s, char *path, size_t n) {
   return m;
 }
 
-static void check_variant(const char *stem, const char *want_target, bool agprs, bool unified, tally *t) {
+/* Emit a truth of one form through llc (the architecture's: llc-22 here) with the MachineVerifier. */
+static void emit_truth(const char *path, const char *json, tally *t) {
+  rs_loaded l;
+  rs_err e = {{0}};
+  if (rs_file_load(path, NULL, &l, &e)) {
+    CHECKF(0, "%s: %s", path, e.msg);
+    return;
+  }
+  char out[600];
+  const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+  snprintf(out, sizeof out, "%s/test_archs.%d.s", dir, (int)getpid());
+  rs_emit_opts o;
+  memset(&o, 0, sizeof o);
+  rs_llc_opts_default(&o.llc);
+  rs_emit_result r;
+  int rc = rs_emit_answer(&l, json, strlen(json), out, RS_EMIT_ASM, &o, &r, &e);
+  CHECKF(rc == 0 && !r.llc_rejected, "%s: emit %d: %s %.600s", path, rc, e.msg, r.llc_diag ? r.llc_diag : "");
+  if (rc == 0) {
+    t->emitted++;
+    CHECKF(r.counts_checked && !r.counts_diff[0], "%s: LLVM's counts differ from the verifier's: %s", path, r.counts_diff);
+    t->emit_equal += r.counts_checked && !r.counts_diff[0];
+  }
+  unlink(out);
+  rs_emit_result_free(&r);
+  rs_loaded_free(&l);
+}
+
+static void check_variant(const char *stem, const char *want_target, bool agprs, bool unified, bool emit, tally *t) {
   char path[1100];
   rs_module *m[3] = {NULL, NULL, NULL};
   for (int s = 0; s < 3; s++) {
@@ -150,6 +194,10 @@ static void check_variant(const char *stem, const char *want_target, bool agprs,
       char *json = rs_truth_json(pq, al.assign);
       uint32_t miss = rs_oracle_instance(pq, stem, json, 10, 7, 20000, &t->os, report, NULL);
       CHECKF(miss == 0, "%s: pinned oracle: %u misses", stem, miss);
+      if (emit) {
+        snprintf(path, sizeof path, "%s.postsplit.mir", stem);
+        emit_truth(path, json, t);
+      }
       free(json);
     }
     rs_preg *as = calloc(pre->nvregs + 1, sizeof *as);
@@ -157,6 +205,12 @@ static void check_variant(const char *stem, const char *want_target, bool agprs,
       bad = rs_truth_check(pp, as, &nm);
       CHECKF(bad == 0 && nm == 0, "%s: pre-RA truth violates %u constraints (%u class)", stem, bad, nm);
       t->prera_truths += bad == 0 && nm == 0;
+      if (emit && bad == 0 && nm == 0) {
+        char *json = rs_truth_json(pp, as);
+        snprintf(path, sizeof path, "%s.prera.mir", stem);
+        emit_truth(path, json, t);
+        free(json);
+      }
     }
     free(as);
     rs_alignment_free(&al);
@@ -170,10 +224,13 @@ static void check_variant(const char *stem, const char *want_target, bool agprs,
   char *s = slurp(path);
   if (s) {
     long V = asm_num(s, "; NumVgprs: "), A = asm_num(s, "; NumAgprs: "), S = asm_num(s, "; NumSgprs: ");
+    if (S < 0) S = asm_num(s, "; TotalNumSgprs: "); /* llc-22's name */
+    long sc = asm_num(s, ".sgpr_count:");
     long occ = asm_num(s, "; Occupancy: "), vc = asm_num(s, ".vgpr_count:"), acc = asm_num(s, ".amdhsa_accum_offset ");
     long wave = asm_num(s, ".wavefront_size:"), mfi = asm_num(m[2]->text, "\n  occupancy:");
     const rs_target *tg = fin->tgt;
-    CHECKF(V > 0 && S > 0 && occ > 0 && vc > 0 && mfi > 0, "%s: missing register facts", path);
+    CHECKF(V > 0 && S > 0 && occ > 0 && vc > 0 && mfi > 0 && sc > 0, "%s: missing register facts", path);
+    CHECKF(sc == S, "%s: .sgpr_count %ld, NumSgprs %ld", path, sc, S);
     CHECKF(agprs == (A >= 0), "%s: NumAgprs line %s, the target says %s AGPRs", path, A >= 0 ? "present" : "absent",
            agprs ? "has" : "no");
     bool has_afile = false;
@@ -204,6 +261,12 @@ static void check_variant(const char *stem, const char *want_target, bool agprs,
     unsigned reg = tg->occupancy(tg, cnt), want = reg < (unsigned)mfi ? reg : (unsigned)mfi;
     CHECKF(want == (unsigned)occ, "%s: occupancy: ours %u from %ld V / %ld A / %ld S (bounded by %ld), llc printed %ld",
            path, reg, V, A, S, mfi, occ);
+    long lds = asm_num(m[2]->text, "\n  ldsSize:");
+    const char *wg = strstr(m[2]->text, "\"amdgpu-flat-work-group-size\"=\"");
+    long wgs = wg && strchr(wg + 31, ',') ? strtol(strchr(wg + 31, ',') + 1, NULL, 10) : 256;
+    unsigned lo = tg->lds_occupancy ? tg->lds_occupancy(tg, (unsigned)lds, (unsigned)wgs) : 0;
+    CHECKF(lds >= 0 && (reg < lo ? reg : lo) == (unsigned)occ, "%s: occupancy: ours %u from registers, %u from %ld bytes of LDS "
+           "and %ld work-items, llc printed %ld", path, reg, lo, lds, wgs, occ);
     t->occ_checked++;
     unsigned zero[RS_MAX_FILES] = {0};
     t->reg_bound += reg == (unsigned)occ && reg < tg->occupancy(tg, zero); /* registers, not the cap, decide */
@@ -238,13 +301,14 @@ static void bad_input(void) {
            dir, rs_check_cli);
   rc = rs_check_run(cmd, out, sizeof out);
   CHECKF(rc == 2 && strstr(out, "agpr0"), "$agpr0 on gfx1100: rc %d: %s", rc, out);
-  /* an architecture we have no data for */
+  /* an architecture we have no data for: gfx1250, which llc-22 compiles (1024 VGPRs, wave32) */
   snprintf(cmd, sizeof cmd,
-           "d=$(mktemp -d %s/archs.XXXXXX) && sed 's/\"target-cpu\"=\"gfx940\"/\"target-cpu\"=\"gfx1200\"/' "
-           "tests/fixtures/gfx940/sgemm_f64_t8x4.prera.mir > $d/x.mir && %s inspect $d/x.mir 2>&1; rc=$?; rm -rf $d; exit $rc",
+           "d=$(mktemp -d %s/archs.XXXXXX) && sed 's/\"target-cpu\"=\"gfx1200\"/\"target-cpu\"=\"gfx1250\"/' "
+           "tests/fixtures/gfx1200/sgemm_f64_t8x4.prera.mir > $d/x.mir && %s inspect $d/x.mir 2>&1; rc=$?; rm -rf $d; exit $rc",
            dir, rs_check_cli);
   rc = rs_check_run(cmd, out, sizeof out);
-  CHECKF(rc == 2 && strstr(out, "gfx1200") && strstr(out, "x.mir:"), "unknown arch: rc %d: %s", rc, out);
+  CHECKF(rc == 2 && strstr(out, "unsupported target-cpu 'gfx1250'") && strstr(out, "x.mir:") && strstr(out, "gfx1201"),
+         "unknown arch: rc %d: %s", rc, out);
 }
 
 /* llc-16 spilled %2 of this kernel around a loop: greedy replaced the COPY that read it by a
@@ -310,9 +374,56 @@ static void rules(void) {
   CHECK(c->occupancy(c, big) == 8 && g->occupancy(g, big) == 8);
 }
 
+/* The allocation rounds of the real llc-14/16/22 pipelines, and pipelines of a shape we do not know. */
+static void rounds(void) {
+  static const struct { const char *llc, *cpu; unsigned n; } want[] = {
+      {"llc-14", "gfx90a", 2}, {"llc-16", "gfx940", 2}, {"llc-22", "gfx942", 3}, {"llc-22", "gfx1201", 3}};
+  for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+    rs_llc_opts o;
+    rs_llc_opts_default(&o);
+    o.llc = want[i].llc, o.mcpu = want[i].cpu;
+    rs_rounds r;
+    rs_err e = {{0}};
+    int rc = rs_llc_rounds(&o, &r, &e);
+    CHECKF(rc == 0 && r.n == want[i].n && r.kind[r.n - 1] == RS_ROUND_VECTOR && r.kind[0] == RS_ROUND_SGPR,
+           "%s %s: rc %d, %u rounds: %s", want[i].llc, want[i].cpu, rc, r.n, e.msg);
+    if (want[i].n == 3) {
+      CHECKF(r.kind[1] == RS_ROUND_WWM && !strcmp(r.greedy_last, "greedy,2") && !strcmp(r.rewriter_last, "virtregrewriter,2"),
+             "%s: %s %s", want[i].llc, r.greedy_last, r.rewriter_last);
+    }
+  }
+  /* llc-22's own listing, doctored */
+  char *argv[] = {"llc-22", "-march=amdgcn", "-mcpu=gfx942", "-O2", "-debug-pass=Structure", "-o", "/dev/null", "/dev/null", NULL};
+  char *text = NULL;
+  rs_err e = {{0}};
+  CHECK(rs_emit_run(argv, 60, &text, &e) == 0 && text);
+  if (!text) return;
+  char *v = strstr(text, "Virtual Register Rewriter"); /* the first round loses its rewriter */
+  CHECK(v != NULL);
+  if (v) {
+    char *bad = rs_xstrndup(text, strlen(text));
+    memcpy(bad + (v - text), "Virtual Register Rewritten", 26);
+    rs_rounds r;
+    int rc = rs_rounds_parse(bad, "llc-22", &r, &e);
+    CHECKF(rc != 0 && strstr(e.msg, "llc-22") && strstr(e.msg, "3 greedy rounds") &&
+               strstr(e.msg, "Greedy Register Allocator -> SI lower SGPR spill instructions"),
+           "a round without its rewriter: %s", e.msg);
+    free(bad);
+  }
+  size_t n = strlen(text); /* a fourth round at the end */
+  char *more = rs_xmalloc(n + 128);
+  snprintf(more, n + 128, "%s      Greedy Register Allocator\n      Virtual Register Rewriter\n", text);
+  rs_rounds r;
+  CHECKF(rs_rounds_parse(more, "llc-22", &r, &e) != 0 && strstr(e.msg, "4 greedy rounds"), "four rounds: %s", e.msg);
+  CHECKF(rs_rounds_parse("", "llc-x", &r, &e) != 0 && strstr(e.msg, "no register allocator"), "empty: %s", e.msg);
+  free(more);
+  free(text);
+}
+
 int main(int argc, char **argv) {
   rs_check_init(argc, argv);
   rules();
+  rounds();
   for (size_t a = 0; a < sizeof archs / sizeof *archs; a++) {
     char **files;
     int n = rs_check_list(archs[a].dir, ".final.mir", &files);
@@ -325,7 +436,7 @@ int main(int argc, char **argv) {
       bool w64 = strstr(stem, "_w64") != NULL;
       CHECKF(!w64 || archs[a].target_w64, "%s: wave64 fixture for a wave64-only target", stem);
       check_variant(stem, w64 && archs[a].target_w64 ? archs[a].target_w64 : archs[a].target, archs[a].agprs,
-                    archs[a].unified, &t);
+                    archs[a].unified, archs[a].emit, &t);
     }
     printf("%-8s %d variants, %u MIR files, %u instructions, %u operands; truths %u/%d postsplit, %u prera; "
            "oracle %u/%u truths, %u/%u mutants rejected with their category, %u disagreements; "
@@ -333,6 +444,10 @@ int main(int argc, char **argv) {
            archs[a].target, n, t.files, t.insts, t.ops, t.truths, n, t.prera_truths, t.os.truths_accepted,
            t.os.truths, t.os.mutants_rejected, t.os.mutants, t.os.disagreements, t.occ_checked, (unsigned)n,
            t.reg_bound);
+    if (archs[a].emit) {
+      printf("         emitted through llc-22: %u truths, MachineVerifier ok and counts equal on %u\n", t.emitted, t.emit_equal);
+      CHECKF(t.emitted == t.truths + t.prera_truths && t.emit_equal == t.emitted, "%s: emits", archs[a].target);
+    }
     printf("         mutants per kind:");
     for (int k = 0; k < RS_MUT__N; k++)
       if (t.os.per_kind[k]) printf(" %s %u/%u", rs_mutation_str((rs_mutation)k), t.os.per_kind_ok[k], t.os.per_kind[k]);

@@ -175,7 +175,7 @@ static void rule(void) {
     if (!t || !t->fn_budget) continue;
     uint32_t b[RS_MAX_FILES] = {0};
     for (uint32_t f = 0; f < t->nfiles; f++) b[f] = t->files[f].budget;
-    rs_launch ln = {rows[i].wg, rows[i].wg, rows[i].wpe, 0, rows[i].agpr};
+    rs_launch ln = {rows[i].wg, rows[i].wg, rows[i].wpe, 0, rows[i].agpr, false, 0, 0};
     unsigned w = 0;
     t->fn_budget(t, &ln, b, &w);
     int fv = file_index(t, "vgpr"), fa = file_index(t, "agpr"), fs = file_index(t, "sgpr");

@@ -31,6 +31,17 @@ static const char *const combos[] = {
     "scan/gfx908/postsplit", "scan/gfx940/postsplit", "scan/gfx1030/postsplit", "scan/gfx1100/postsplit",
     "conv2d/gfx908/postsplit", "conv2d/gfx940/postsplit", "conv2d/gfx1030/postsplit", "conv2d/gfx1100/postsplit",
     "gemv_pk/gfx940/postsplit",
+    /* llvm22: the llc-22 architectures, every family each compiles, both forms */
+    "sgemm/gfx942/prera", "sgemm/gfx942/postsplit", "sgemm/gfx950/prera", "sgemm/gfx950/postsplit",
+    "sgemm/gfx1200/prera", "sgemm/gfx1200/postsplit", "sgemm/gfx1201/prera", "sgemm/gfx1201/postsplit",
+    "hgemm_mfma/gfx942/prera", "hgemm_mfma/gfx942/postsplit", "hgemm_mfma/gfx950/prera", "hgemm_mfma/gfx950/postsplit",
+    "fa/gfx942/prera", "fa/gfx942/postsplit", "fa/gfx950/prera", "fa/gfx950/postsplit",
+    "fa/gfx1200/prera", "fa/gfx1200/postsplit", "fa/gfx1201/prera", "fa/gfx1201/postsplit",
+    "wmma/gfx1200/prera", "wmma/gfx1200/postsplit", "wmma/gfx1201/prera", "wmma/gfx1201/postsplit",
+    "reduce/gfx942/postsplit", "reduce/gfx950/postsplit", "reduce/gfx1200/postsplit", "reduce/gfx1201/postsplit",
+    "scan/gfx942/postsplit", "scan/gfx950/postsplit", "scan/gfx1200/postsplit", "scan/gfx1201/postsplit",
+    "conv2d/gfx942/postsplit", "conv2d/gfx950/postsplit", "conv2d/gfx1200/postsplit", "conv2d/gfx1201/postsplit",
+    "gemv_pk/gfx942/postsplit", "gemv_pk/gfx950/postsplit",
     /* sass-tools: form sass (completed nvdisasm listing, exact truth) for every NVIDIA arch */
     "sgemm/sm_75/sass", "sgemm/sm_80/sass", "sgemm/sm_86/sass", "sgemm/sm_89/sass", "sgemm/sm_90/sass",
     "wmma/sm_75/sass", "wmma/sm_80/sass", "wmma/sm_86/sass", "wmma/sm_89/sass", "wmma/sm_90/sass",

@@ -68,8 +68,10 @@ int main(int argc, char **argv) {
       gen(ch, &l, vn, 0, 1, 1, g);
       rs_verdict v = verdict_of(&l, g[0].text);
       if (v == RS_V_PASS) chaitin_ok++;
-      else if (!l.row.truth && !strcmp(l.row.form, "prera") && strstr(l.row.truth_reason, "split"))
-        /* at the function's budget (launch bounds) LLVM too had to split live ranges to fit */
+      else if ((!l.row.truth && !strcmp(l.row.form, "prera") && strstr(l.row.truth_reason, "split")) ||
+               (!strcmp(l.row.form, "postsplit") && l.row.raw && strstr(l.row.raw, "SI_SPILL_V")))
+        /* at the function's budget (launch bounds) LLVM too had to split live ranges to fit, or
+         * (postsplit) to spill: an llc-22 gfx1200 attention kernel leaves chaitin 2 values short */
         at_limit++, fprintf(stderr, "chaitin (%s): %s: %s (%s)\n", l.row.truth_reason, l.row.id, rs_verdict_str(v),
                             g[0].error);
       else fprintf(stderr, "chaitin: %s: %s (%s)\n", l.row.id, rs_verdict_str(v), g[0].error);

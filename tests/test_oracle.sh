@@ -3,7 +3,7 @@
 # verifiers, and every mutant (>= 10 per instance, 11 kinds) is rejected with the expected category
 # by both; zero misses, zero disagreements. Under the sanitizer build (RS_TEST_QUICK=1, set by
 # scripts/test.sh) the first 40 instances are checked, the full set in the normal build, where
-# every one of the 10 architectures must have its own line with truths and 0 misses.
+# every one of the 14 architectures must have its own line with truths and 0 misses.
 set -uo pipefail
 bin=$1
 limit=()
@@ -13,6 +13,6 @@ status=$?
 echo "$out" | tail -30
 echo "$out" | grep -q "oracle: 0 misses" && echo "$out" | grep -q "disagreements 0" && [ $status -eq 0 ] && \
   ! echo "$out" | grep -q "mutants rejected with the expected category 0/" && \
-  { [ "${RS_TEST_QUICK:-0}" = 1 ] || for t in gfx908 gfx90a gfx940 gfx1030 gfx1100 sm_75 sm_80 sm_86 sm_89 sm_90; do
+  { [ "${RS_TEST_QUICK:-0}" = 1 ] || for t in gfx908 gfx90a gfx940 gfx942 gfx950 gfx1030 gfx1100 gfx1200 gfx1201 sm_75 sm_80 sm_86 sm_89 sm_90; do
       echo "$out" | grep -Eq "^oracle: target $t +truths ([1-9][0-9]*)/\1, .* misses 0$" || { echo "no clean line for $t"; exit 1; }
     done; }

@@ -85,19 +85,24 @@ void rs_check_native(const rs_problem *p, const rs_candidate *c, rs_check_result
   /* registers used: the values' registers (a register past its file's end counts as far as it
    * names) and the fixed registers they live beside */
   memset(res->used, 0, sizeof res->used);
+  uint64_t taken[RS_MAX_FILES][RS_WWM_BITS / 64]; /* for the whole-wave registers LLVM moves */
+  if (p->nwwm) memset(taken, 0, sizeof taken);
   for (uint32_t v = 0; v < p->nvars; v++) {
     bool past = c->reg[v].unit == RS_UNIT_BEYOND; /* counts as far as it names */
     int f = past ? (int)c->beyond[v].file : rs_target_file_of(t, c->reg[v].unit);
     if (f < 0 || f >= RS_MAX_FILES || !t->files[f].pressure) continue;
-    unsigned top = (past ? c->beyond[v].index : c->reg[v].unit - t->files[f].first) + rs_lanes_units(c->reg[v].lanes);
+    unsigned lo = past ? c->beyond[v].index : c->reg[v].unit - t->files[f].first, top = lo + rs_lanes_units(c->reg[v].lanes);
     if (top > res->used[f]) res->used[f] = top;
+    for (unsigned u = lo; p->nwwm && u < top && u < RS_WWM_BITS; u++) taken[f][u / 64] |= 1ull << (u % 64);
   }
   for (uint32_t i = 0; i < p->nfixed; i++) {
     int f = rs_target_file_of(t, p->fixed[i].p.unit);
-    if (f < 0 || f >= RS_MAX_FILES || !t->files[f].pressure) continue;
-    unsigned top = p->fixed[i].p.unit - t->files[f].first + rs_lanes_units(p->fixed[i].p.lanes);
+    if (f < 0 || f >= RS_MAX_FILES || !t->files[f].pressure || rs_wwm_has(p->wwm, p->nwwm, p->fixed[i].p.unit)) continue;
+    unsigned lo = p->fixed[i].p.unit - t->files[f].first, top = lo + rs_lanes_units(p->fixed[i].p.lanes);
     if (top > res->used[f]) res->used[f] = top;
+    for (unsigned u = lo; p->nwwm && u < top && u < RS_WWM_BITS; u++) taken[f][u / 64] |= 1ull << (u % 64);
   }
+  if (p->nwwm) rs_wwm_count(t, p->wwm, p->nwwm, taken, res->used);
   res->occupancy = t->occupancy(t, res->used);
   res->seconds += rs_now() - t0;
 }

@@ -6,7 +6,8 @@
 // BM = WAVES_M*REP_M*16, BN = WAVES_N*REP_N*16.
 // Operand layout (RDNA3 ISA, wave32): lane l holds row l%16 of the A tile and column l%16 of the
 // B tile, all 16 k values (lanes 16..31 repeat lanes 0..15); accumulator element j of lane l is
-// row 2*j + l/16, column l%16.
+// row 2*j + l/16, column l%16. RDNA4 (gfx12, __GFX12__): the _gfx12 builtin; lane l holds k values
+// 8*(l/16)..+7 of its row / column, and accumulator element j is row j + 8*(l/16).
 // Macros (defaults): WAVES_M (2), WAVES_N (2), REP_M (1), REP_N (1), BK (16; multiple of 16),
 //                    KUNROLL (BK / 16).
 #pragma OPENCL EXTENSION cl_khr_fp16 : enable
@@ -34,6 +35,7 @@
 #endif
 
 typedef half half16 __attribute__((ext_vector_type(16)));
+typedef half half8 __attribute__((ext_vector_type(8)));
 typedef float float8_t __attribute__((ext_vector_type(8)));
 
 #define RS_STR(x) #x
@@ -88,6 +90,23 @@ void hgemm_wmma(__global const half *restrict A, __global const half *restrict B
 
     RS_UNROLL(KUNROLL)
     for (int kk = 0; kk < BK; kk += T) {
+#ifdef __GFX12__
+      /* RDNA4 (gfx12): a lane holds 8 of the 16 K values, lanes 16-31 the upper half */
+      const int k8 = 8 * (lane / T);
+      half8 a[REP_M], b[REP_N];
+      for (int i = 0; i < REP_M; ++i) {
+        const int r = (wm * REP_M + i) * T + lrc;
+        for (int k = 0; k < 8; ++k) a[i][k] = As[r][kk + k8 + k];
+      }
+      for (int j = 0; j < REP_N; ++j) {
+        const int c = (wn * REP_N + j) * T + lrc;
+        for (int k = 0; k < 8; ++k) b[j][k] = Bs[kk + k8 + k][c];
+      }
+      for (int i = 0; i < REP_M; ++i)
+        for (int j = 0; j < REP_N; ++j)
+          acc[i][j] = __builtin_amdgcn_wmma_f32_16x16x16_f16_w32_gfx12(a[i], b[j], acc[i][j]);
+#else
+      /* RDNA3 (gfx11): every lane holds all 16 K values of its row / column */
       half16 a[REP_M], b[REP_N];
       for (int i = 0; i < REP_M; ++i) {
         const int r = (wm * REP_M + i) * T + lrc;
@@ -100,6 +119,7 @@ void hgemm_wmma(__global const half *restrict A, __global const half *restrict B
       for (int i = 0; i < REP_M; ++i)
         for (int j = 0; j < REP_N; ++j)
           acc[i][j] = __builtin_amdgcn_wmma_f32_16x16x16_f16_w32(a[i], b[j], acc[i][j]);
+#endif
     }
     rs_barrier();
   }
@@ -108,7 +128,11 @@ void hgemm_wmma(__global const half *restrict A, __global const half *restrict B
     for (int j = 0; j < REP_N; ++j) {
       const int col = bx * BN + (wn * REP_N + j) * T + lane % T;
       for (int e = 0; e < 8; ++e) {
+#ifdef __GFX12__
+        const int row = by * BM + (wm * REP_M + i) * T + e + 8 * (lane / T); /* gfx12: rows 8 apart */
+#else
         const int row = by * BM + (wm * REP_M + i) * T + 2 * e + lane / T;
+#endif
         __global float *cp = C + (size_t)row * N + col;
         *cp = alpha * acc[i][j][e] + beta * *cp;
       }

@@ -119,17 +119,35 @@ void rs_color_free(rs_color *c) {
   free(c);
 }
 
-static bool fits(const rs_color *c, uint32_t v, uint32_t u, const rs_preg *out) {
+/* Marks in bad every unit where v may not start: one pass over v's placed neighbours and
+ * exclusions, each tried at the offsets where the two spans meet (one for two scalars).
+ * Scanning candidates against this is linear in the candidates; asking each candidate's
+ * neighbours again was 95% of builtin:chaitin's time on a 1,660-value gfx1200 attention kernel
+ * (every blocked value tried every register, then repair every pair: 150 s for one answer). */
+static int span_units(rs_lanes l) { return l ? (64 - __builtin_clzll(l) + 1) / 2 : 0; }
+
+static void forbid_at(rs_word *bad, uint32_t nunits, rs_lanes mine, uint32_t uo, rs_lanes theirs) {
+  /* v at uo + d can touch them only while the two spans meet: d in (-|mine|, |theirs|) */
+  for (int d = 1 - span_units(mine); d < span_units(theirs); d++) {
+    int64_t u = (int64_t)uo + d;
+    if (u >= 0 && u < nunits && rs_lanes_overlap((uint32_t)u, mine, uo, theirs)) rs_bs_set(bad, (size_t)u);
+  }
+}
+
+static void forbidden(const rs_color *c, uint32_t v, const rs_preg *out, rs_word *bad) {
+  uint32_t nunits = c->p->tgt->nunits;
+  memset(bad, 0, RS_WORDS(nunits) * sizeof *bad);
   for (uint32_t k = c->nstart[v]; k < c->nstart[v + 1]; k++) {
     const nbr *b = &c->adj[k];
-    if (out[b->other].lanes && rs_lanes_overlap(u, b->mine, out[b->other].unit, b->theirs)) return false;
+    if (out[b->other].lanes) forbid_at(bad, nunits, b->mine, out[b->other].unit, b->theirs);
   }
   for (uint32_t k = c->fstart[v]; k < c->fstart[v + 1]; k++) {
     const rs_fixed *x = &c->p->fixed[c->fidx[k]];
-    if (rs_lanes_overlap(u, x->lv, x->p.unit, x->p.lanes)) return false;
+    forbid_at(bad, nunits, x->lv, x->p.unit, x->p.lanes);
   }
-  return true;
 }
+
+static bool free_at(const rs_color *c, const rs_word *bad, uint32_t u) { return u < c->p->tgt->nunits && !rs_bs_get(bad, u); }
 
 static bool is_legal(const rs_color *c, uint32_t v, int64_t u) {
   const rs_problem *p = c->p;
@@ -212,7 +230,7 @@ static int64_t sole_blocker(const rs_color *c, uint32_t v, uint32_t u, const rs_
 
 /* Repair a blocked value: take a placement blocked by exactly one neighbour and move that
  * neighbour to another legal register where it fits (a one-step Kempe-style recolouring). */
-static bool repair(const rs_color *c, uint32_t v, rs_preg *out) {
+static bool repair(const rs_color *c, uint32_t v, rs_preg *out, rs_word *bad) {
   const rs_problem *p = c->p;
   int cls = p->vars[v].cls;
   for (uint32_t k = 0; k < c->nlegal[cls]; k++) {
@@ -223,9 +241,10 @@ static bool repair(const rs_color *c, uint32_t v, rs_preg *out) {
     out[v] = (rs_preg){u, p->vars[v].full};
     out[w].lanes = 0;
     int wc = p->vars[w].cls;
+    forbidden(c, (uint32_t)w, out, bad);
     for (uint32_t q = 0; q < c->nlegal[wc]; q++) {
       uint32_t uw = c->legal[wc][q];
-      if (uw != saved.unit && fits(c, (uint32_t)w, uw, out)) {
+      if (uw != saved.unit && free_at(c, bad, uw)) {
         out[w] = (rs_preg){uw, p->vars[w].full};
         return true;
       }
@@ -245,10 +264,12 @@ uint32_t rs_color_run(rs_color *c, enum rs_color_order order, bool hints, uint64
   uint32_t top = simplify_order(c, order, rng, stack);
   if (spread < 1) spread = 1;
   uint32_t *cand = rs_xmalloc(sizeof *cand * (spread + 1));
+  rs_word *bad = rs_xmalloc(RS_WORDS(p->tgt->nunits) * sizeof *bad + sizeof *bad);
   while (top > 0) {
     uint32_t v = stack[--top];
     int cls = p->vars[v].cls;
     bool done = false;
+    forbidden(c, v, out, bad);
     if (hints) /* coalesce: take a copy partner's register when it is legal and free */
       for (uint32_t h = 0; h < p->nhints && !done; h++) {
         const rs_hint *hh = &p->hints[h];
@@ -256,7 +277,7 @@ uint32_t rs_color_run(rs_color *c, enum rs_color_order order, bool hints, uint64
         if (hh->a == v && hh->b >= 0 && out[hh->b].lanes) u = (int64_t)out[hh->b].unit + hh->off;
         else if (hh->b == (int32_t)v && out[hh->a].lanes) u = (int64_t)out[hh->a].unit - hh->off;
         else if (hh->a == v && hh->b < 0) u = (int64_t)hh->unit + hh->off;
-        if (u >= 0 && is_legal(c, v, u) && fits(c, v, (uint32_t)u, out)) {
+        if (u >= 0 && is_legal(c, v, u) && free_at(c, bad, (uint32_t)u)) {
           out[v] = (rs_preg){(uint32_t)u, p->vars[v].full};
           done = true;
         }
@@ -264,16 +285,17 @@ uint32_t rs_color_run(rs_color *c, enum rs_color_order order, bool hints, uint64
     uint32_t nc = 0;
     for (uint32_t k = 0; k < c->nlegal[cls] && !done && nc < spread; k++) {
       uint32_t u = c->legal[cls][k];
-      if (fits(c, v, u, out)) cand[nc++] = u;
+      if (free_at(c, bad, u)) cand[nc++] = u;
     }
     if (!done && nc) {
       uint32_t pick = rng && nc > 1 ? (uint32_t)(rs_rng_next(rng) % nc) : 0;
       out[v] = (rs_preg){cand[pick], p->vars[v].full};
       done = true;
     }
-    if (!done && repair(c, v, out)) done = true;
+    if (!done && repair(c, v, out, bad)) done = true;
     if (!done) uncolored++;
   }
+  free(bad);
   free(cand);
   free(stack);
   return uncolored;
@@ -283,6 +305,7 @@ uint32_t rs_color_descend(rs_color *c, rs_preg *a) {
   const rs_problem *p = c->p;
   const rs_target *t = p->tgt;
   uint32_t n = p->nvars, moves = 0, *ord = rs_xmalloc(sizeof *ord * (n + 1));
+  rs_word *bad = rs_xmalloc(RS_WORDS(t->nunits) * sizeof *bad + sizeof *bad);
   for (bool moved = true; moved;) {
     moved = false;
     uint32_t m = 0;
@@ -296,12 +319,14 @@ uint32_t rs_color_descend(rs_color *c, rs_preg *a) {
     for (uint32_t i = 0; i < m; i++) {
       uint32_t v = ord[i], u0 = a[v].unit;
       int cls = p->vars[v].cls, f0 = rs_target_file_of(t, u0);
+      a[v].lanes = 0; /* not its own neighbour */
+      forbidden(c, v, a, bad);
+      a[v] = (rs_preg){u0, p->vars[v].full};
       for (uint32_t k = 0; k < c->nlegal[cls]; k++) {
         uint32_t u = c->legal[cls][k];
         if (u >= u0 || rs_target_file_of(t, u) != f0) continue;
-        a[v].lanes = 0; /* not its own neighbour */
-        bool ok = fits(c, v, u, a);
-        a[v] = (rs_preg){ok ? u : u0, p->vars[v].full};
+        bool ok = free_at(c, bad, u);
+        if (ok) a[v] = (rs_preg){u, p->vars[v].full};
         if (ok) {
           moves++;
           moved = true;
@@ -310,6 +335,7 @@ uint32_t rs_color_descend(rs_color *c, rs_preg *a) {
       }
     }
   }
+  free(bad);
   free(ord);
   return moves;
 }

@@ -5,12 +5,15 @@
  * edit by hand; docs/lower.md. */
 #include "sass/lower.h"
 
+/* Operand order: R fields in increasing bit order in 914 of 914 pairs, UR in 87 of 87: tied R/UR
+ * tokens are split in that order (both hold without exception). */
+
 static const int8_t o0[] = {12, 16, 32};
 static const int8_t o1[] = {16, 32};
 static const int8_t o2[] = {16, 24, 32, -1}; /* 3: 66 offsets fit, 1 values */
 static const int8_t o3[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 1 values */
-static const int8_t o4[] = {-1, -1, 24, 32, -1}; /* 0: 57 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
-static const int8_t o5[] = {81, -1, 24, 32, -1}; /* 1: 12 offsets fit, 1 values */ /* 4: 12 offsets fit, 1 values */
+static const int8_t o4[] = {-1, -1, 24, 32, -1}; /* 0: 56 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
+static const int8_t o5[] = {81, -1, 24, 32, -1}; /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
 static const int8_t o6[] = {12, 16, 81, 84, 24, 32, 64};
 static const int8_t o7[] = {12, 16, 81, 24, 32, 64};
 static const int8_t o8[] = {12, 16, 24, 32, -1}; /* 4: 8 offsets fit, 1 values */
@@ -27,19 +30,16 @@ static const int8_t o18[] = {16, 24, 32, 87};
 static const int8_t o19[] = {16, 24, 32, 64};
 static const int8_t o20[] = {16, 24, 32, 64, 87};
 static const int8_t o21[] = {-1, 16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
-static const int8_t o22[] = {16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 2 offsets fit, 2 values; tied */ /* 4: 10 offsets fit, 1 values */
-static const int8_t t22[] = {0, 0, -1, -1, -1};
+static const int8_t o22[] = {16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 6 values; tied, split in operand order */ /* 1: 2 offsets fit, 6 values; tied, split in operand order */ /* 4: 10 offsets fit, 1 values */
 static const int8_t o23[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
 static const int8_t o24[] = {16, 24, 32, 64};
-static const int8_t o25[] = {12, 16, 24, 32}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 6 values; tied */ /* 2: 3 offsets fit, 6 values; tied */ /* 3: 3 offsets fit, 6 values; tied */
-static const int8_t t25[] = {-1, 1, 1, 1};
+static const int8_t o25[] = {12, 16, 24, 32}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 26 values; tied, split in operand order */ /* 2: 3 offsets fit, 26 values; tied, split in operand order */ /* 3: 3 offsets fit, 26 values; tied, split in operand order */
 static const int8_t o26[] = {16, 24, 32};
 static const int8_t o27[] = {12, 16, 24, 32};
 static const int8_t o28[] = {16, 24, 32};
-static const int8_t o29[] = {12, 16, 24, 32, 64}; /* 0: 59 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 2 values; tied */ /* 2: 2 offsets fit, 2 values; tied */ /* 3: 2 offsets fit, 2 values; tied */ /* 4: 2 offsets fit, 2 values; tied */
-static const int8_t t29[] = {-1, 1, 2, 1, 2};
+static const int8_t o29[] = {12, 16, 24, 32, 64}; /* 0: 57 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 6 values; tied, split in operand order */ /* 2: 2 offsets fit, 7 values; tied, split in operand order */ /* 3: 2 offsets fit, 6 values; tied, split in operand order */ /* 4: 2 offsets fit, 7 values; tied, split in operand order */
 static const int8_t o30[] = {16, 24, 32, 64};
-static const int8_t o31[] = {12, 16, -1, -1, 64}; /* 2: 9 offsets fit, 1 values */ /* 3: 9 offsets fit, 1 values */
+static const int8_t o31[] = {12, 16, 24, 32, 64};
 static const int8_t o32[] = {16, 24, 32, 64};
 static const int8_t o33[] = {16, -1, -1, 64, 87}; /* 1: 9 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */
 static const int8_t o34[] = {16, 24, 32, 64};
@@ -47,1538 +47,1590 @@ static const int8_t o35[] = {16, 24, 32, 64};
 static const int8_t o36[] = {16, 24, 32};
 static const int8_t o37[] = {16, 24, 32, 64};
 static const int8_t o38[] = {-1, -1, -1, 32, -1}; /* 0: 57 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
-static const int8_t o39[] = {16, -1, 32, -1, -1, -1}; /* 0: 2 offsets fit, 1 values; tied */ /* 1: 7 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values; tied */ /* 3: 7 offsets fit, 1 values */ /* 4: 45 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */
-static const int8_t t39[] = {0, -1, 0, -1, -1, -1};
-static const int8_t o40[] = {16, 32};
-static const int8_t o41[] = {12, 16, 32}; /* 0: 71 offsets fit, 1 values; the guard's bit */
-static const int8_t o42[] = {16, 32};
-static const int8_t o43[] = {32};
-static const int8_t o44[] = {16, 24};
-static const int8_t o45[] = {12, 16, 24};
-static const int8_t o46[] = {16, 24};
-static const int8_t o47[] = {12, -1, 32}; /* 0: 66 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 1 values */
-static const int8_t o48[] = {24, 32};
-static const int8_t o49[] = {-1, 32}; /* 0: 4 offsets fit, 1 values */
-static const int8_t o50[] = {12, 24, 32};
+static const int8_t o39[] = {16, 24, 32, -1}; /* 3: 11 offsets fit, 1 values */
+static const int8_t o40[] = {16, -1, 32, -1, -1, -1}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 1: 7 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */ /* 3: 7 offsets fit, 1 values */ /* 4: 45 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */
+static const int8_t o41[] = {16, 24, 32, 64};
+static const int8_t o42[] = {16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */
+static const int8_t o43[] = {16, 32};
+static const int8_t o44[] = {12, 16, 32}; /* 0: 69 offsets fit, 1 values; the guard's bit */
+static const int8_t o45[] = {16, 32};
+static const int8_t o46[] = {32};
+static const int8_t o47[] = {16, 24};
+static const int8_t o48[] = {12, 16, 24};
+static const int8_t o49[] = {16, 24};
+static const int8_t o50[] = {12, -1, 32}; /* 0: 66 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 1 values */
 static const int8_t o51[] = {24, 32};
-static const int8_t o52[] = {-1, 16, -1, 32, 64}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; tied */ /* 2: 3 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values; tied */
-static const int8_t t52[] = {-1, 1, -1, 1, -1};
-static const int8_t o53[] = {12, 16, 24, 64}; /* 0: 59 offsets fit, 1 values; the guard's bit */
-static const int8_t o54[] = {16, 24, 64};
-static const int8_t o55[] = {12, 16, 24, 64};
-static const int8_t o56[] = {16, 24, 64};
-static const int8_t o57[] = {16, 24, 64}; /* 1: 2 offsets fit, 1 values; tied */ /* 2: 2 offsets fit, 1 values; tied */
-static const int8_t t57[] = {-1, 1, 1};
-static const int8_t o58[] = {-1, 24, 64, -1}; /* 0: 4 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; tied */ /* 2: 2 offsets fit, 1 values; tied */ /* 3: 9 offsets fit, 1 values */
-static const int8_t t58[] = {-1, 1, 1, -1};
+static const int8_t o52[] = {-1, 32}; /* 0: 4 offsets fit, 1 values */
+static const int8_t o53[] = {12, 24, 32};
+static const int8_t o54[] = {24, 32};
+static const int8_t o55[] = {-1, 16, -1, 32, 64}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 3 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values; tied, split in operand order */
+static const int8_t o56[] = {12, 16, 24, 64}; /* 0: 56 offsets fit, 1 values; the guard's bit */
+static const int8_t o57[] = {16, 24, 64};
+static const int8_t o58[] = {12, 16, 24, 64};
 static const int8_t o59[] = {16, 24, 64};
-static const int8_t o60[] = {16};
-static const int8_t o61[] = {16, 24};
-static const int8_t o62[] = {12, 16}; /* 0: 71 offsets fit, 1 values; the guard's bit */
-static const int8_t o63[] = {16};
-static const int8_t o64[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 36 offsets fit, 1 values */
-static const int8_t o65[] = {-1, -1, 24, -1}; /* 0: 51 offsets fit, 1 values */ /* 1: 10 offsets fit, 1 values */ /* 3: 10 offsets fit, 1 values */
-static const int8_t o66[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o67[] = {12, 16, 24, -1}; /* 0: 48 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 2 values; tied */ /* 2: 2 offsets fit, 2 values; tied */ /* 3: 8 offsets fit, 1 values */
-static const int8_t t67[] = {-1, 1, 1, -1};
-static const int8_t o68[] = {16, 81, 24, 64};
-static const int8_t o69[] = {16, 24, 64};
-static const int8_t o70[] = {12, 16, 24};
-static const int8_t o71[] = {16, 24};
-static const int8_t o72[] = {16, 24, 64};
-static const int8_t o73[] = {81, 16, 24, 64, -1}; /* 4: 9 offsets fit, 1 values */
-static const int8_t o74[] = {16, 24, 64, -1}; /* 3: 4 offsets fit, 1 values */
-static const int8_t o75[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
-static const int8_t o76[] = {12, 16, 24, 64};
+static const int8_t o60[] = {16, 24, 64};
+static const int8_t o61[] = {16, 24, 64}; /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */
+static const int8_t o62[] = {-1, 24, 64, -1}; /* 0: 4 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */ /* 3: 9 offsets fit, 1 values */
+static const int8_t o63[] = {16, 24, 64};
+static const int8_t o64[] = {16};
+static const int8_t o65[] = {16, 24};
+static const int8_t o66[] = {12, 16}; /* 0: 71 offsets fit, 1 values; the guard's bit */
+static const int8_t o67[] = {16};
+static const int8_t o68[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 36 offsets fit, 1 values */
+static const int8_t o69[] = {16, 24, -1}; /* 2: 57 offsets fit, 1 values */
+static const int8_t o70[] = {-1, -1, 24, -1}; /* 0: 51 offsets fit, 1 values */ /* 1: 10 offsets fit, 1 values */ /* 3: 10 offsets fit, 1 values */
+static const int8_t o71[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o72[] = {12, 16, 24, -1}; /* 0: 2 offsets fit, 2 values; the guard's bit */ /* 3: 8 offsets fit, 1 values */
+static const int8_t o73[] = {16, 81, 24, 64};
+static const int8_t o74[] = {16, 24, 64};
+static const int8_t o75[] = {12, 16, 24};
+static const int8_t o76[] = {16, 24};
 static const int8_t o77[] = {16, 24, 64};
-static const int8_t o78[] = {-1, -1, -1, -1, 68}; /* 0: 74 offsets fit, 1 values */ /* 1: 4 offsets fit, 1 values */ /* 2: 74 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
-static const int8_t o79[] = {-1, -1, -1, -1, -1}; /* 0: 71 offsets fit, 1 values */ /* 1: 7 offsets fit, 1 values */ /* 2: 7 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 71 offsets fit, 1 values */
-static const int8_t o80[] = {12, 16, 24}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 6 values; tied */ /* 2: 2 offsets fit, 6 values; tied */
-static const int8_t t80[] = {-1, 1, 1};
-static const int8_t o81[] = {16, 24};
-static const int8_t o82[] = {12, 16, 24, 64}; /* 0: 57 offsets fit, 1 values; the guard's bit */
-static const int8_t o83[] = {12, 16, 24, 64};
-static const int8_t o84[] = {16, 24, 64};
-static const int8_t o85[] = {16, 24, 64, -1}; /* 3: 52 offsets fit, 1 values */
-static const int8_t o86[] = {12, 16, 24, 64}; /* 0: 5 offsets fit, 1 values; the guard's bit */
-static const int8_t o87[] = {16, 24, 64};
-static const int8_t o88[] = {16, 24, -1}; /* 2: 2 offsets fit, 1 values */
-static const int8_t o89[] = {16, 24};
-static const int8_t o90[] = {-1, -1, 24, -1}; /* 0: 55 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
-static const int8_t o91[] = {-1, -1, -1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 55 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
-static const int8_t o92[] = {16, 24, -1}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 2 offsets fit, 2 values; tied */ /* 2: 11 offsets fit, 1 values */
-static const int8_t t92[] = {0, 0, -1};
-static const int8_t o93[] = {16, 24};
-static const int8_t o94[] = {16, 24, 64};
-static const int8_t o95[] = {0};
-static const int8_t o96[] = {16};
-static const int8_t o97[] = {16};
-static const int8_t o98[] = {0};
-static const int8_t o99[] = {16};
-static const int8_t o100[] = {0};
-static const int8_t o101[] = {12};
-static const int8_t o102[] = {0};
+static const int8_t o78[] = {81, 16, 24, 64, -1}; /* 4: 9 offsets fit, 1 values */
+static const int8_t o79[] = {16, 24, 64, -1}; /* 3: 4 offsets fit, 1 values */
+static const int8_t o80[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
+static const int8_t o81[] = {12, 16, 24, 64};
+static const int8_t o82[] = {16, 24, 64};
+static const int8_t o83[] = {-1, -1, -1, -1, 68}; /* 0: 74 offsets fit, 1 values */ /* 1: 4 offsets fit, 1 values */ /* 2: 74 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
+static const int8_t o84[] = {-1, -1, -1, -1, -1}; /* 0: 71 offsets fit, 1 values */ /* 1: 7 offsets fit, 1 values */ /* 2: 7 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 71 offsets fit, 1 values */
+static const int8_t o85[] = {12, 16, 24}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 19 values; tied, split in operand order */ /* 2: 2 offsets fit, 19 values; tied, split in operand order */
+static const int8_t o86[] = {16, 24};
+static const int8_t o87[] = {12, 16, 24, 64}; /* 0: 55 offsets fit, 1 values; the guard's bit */
+static const int8_t o88[] = {12, 16, 24, 64};
+static const int8_t o89[] = {16, 24, 64};
+static const int8_t o90[] = {16, 24, 64, 87};
+static const int8_t o91[] = {12, 16, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
+static const int8_t o92[] = {16, 24, 64};
+static const int8_t o93[] = {16, 24, 64};
+static const int8_t o94[] = {16, 24};
+static const int8_t o95[] = {16};
+static const int8_t o96[] = {-1, -1, 24, -1}; /* 0: 54 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
+static const int8_t o97[] = {-1, -1, -1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 55 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
+static const int8_t o98[] = {16, 24, 64};
+static const int8_t o99[] = {16, 24};
+static const int8_t o100[] = {16, 24, 64};
+static const int8_t o101[] = {16, 24, 64};
+static const int8_t o102[] = {-1, 24, 64}; /* 0: 2 offsets fit, 1 values */
 static const int8_t o103[] = {0};
-static const int8_t o104[] = {12};
-static const int8_t o105[] = {24};
-static const int8_t o106[] = {12, 16, 24, 32}; /* 0: 8 offsets fit, 1 values; the guard's bit */
-static const int8_t o107[] = {16, 24, 32};
-static const int8_t o108[] = {16, -1}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o109[] = {12, 16, 24};
-static const int8_t o110[] = {-1}; /* 0: 3 offsets fit, 1 values */
-static const int8_t o111[] = {16, 24};
-static const int8_t o112[] = {16, 24, 32};
-static const int8_t o113[] = {16, 32};
-static const int8_t o114[] = {24, 64, 32};
-static const int8_t o115[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
-static const int8_t o116[] = {16};
-static const int8_t o117[] = {16};
-static const int8_t o118[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o119[] = {12, 16, 81, 24};
-static const int8_t o120[] = {12, 16, 24, 64, 87};
-static const int8_t o121[] = {16, 81, 24};
-static const int8_t o122[] = {16, 24, 64, 87};
-static const int8_t o123[] = {16, 24};
-static const int8_t o124[] = {16, 24, 64};
-static const int8_t o125[] = {12, 16, 24, 64};
-static const int8_t o126[] = {16, 24, 64};
-static const int8_t o127[] = {12, 16, 24, 64};
-static const int8_t o128[] = {16, 24, 64};
-static const int8_t o129[] = {16, 24}; /* 0: 2 offsets fit, 15 values; tied */ /* 1: 2 offsets fit, 15 values; tied */
-static const int8_t t129[] = {0, 0};
-static const int8_t o130[] = {16, 24, 64}; /* 0: 2 offsets fit, 15 values; tied */ /* 2: 2 offsets fit, 15 values; tied */
-static const int8_t t130[] = {0, -1, 0};
-static const int8_t o131[] = {16};
-static const int8_t o132[] = {0};
-static const int8_t o133[] = {16, 32};
-static const int8_t o134[] = {12, 16, 81, 84, 24, 32, 64};
-static const int8_t o135[] = {12, 16, 81, 24, 32, -1}; /* 5: 2 offsets fit, 1 values */
-static const int8_t o136[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
-static const int8_t o137[] = {16, 81, 84, 24, 32, 64};
-static const int8_t o138[] = {16, 81, 24, 32, -1}; /* 4: 2 offsets fit, 1 values */
-static const int8_t o139[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
-static const int8_t o140[] = {16, 24, 32};
-static const int8_t o141[] = {12, 16, 24, 32, 64};
-static const int8_t o142[] = {16, 24, 32, 64};
-static const int8_t o143[] = {16, 32};
-static const int8_t o144[] = {16, 24, 64, 32}; /* 1: 2 offsets fit, 1 values; tied */ /* 2: 2 offsets fit, 1 values; tied */
-static const int8_t t144[] = {-1, 1, 1, -1};
-static const int8_t o145[] = {-1, 16, 24}; /* 0: 5 offsets fit, 1 values */
-static const int8_t o146[] = {12, 16, 32};
-static const int8_t o147[] = {16, 32};
-static const int8_t o148[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 2 values */
-static const int8_t o149[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 1 values */
-static const int8_t o150[] = {-1, -1, 24, 32, -1}; /* 0: 59 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
-static const int8_t o151[] = {81, -1, 24, 32, -1}; /* 1: 12 offsets fit, 1 values */ /* 4: 12 offsets fit, 1 values */
-static const int8_t o152[] = {12, 16, 81, 84, 24, 32, 64};
-static const int8_t o153[] = {12, 16, 81, 24, 32, 64};
-static const int8_t o154[] = {12, 16, 24, 32, -1}; /* 4: 8 offsets fit, 1 values */
-static const int8_t o155[] = {12, 16, 24, 32, 64, 87, 77};
-static const int8_t o156[] = {16, 81, 84, 24, 32, 64};
-static const int8_t o157[] = {16, 81, 24, 32, 64};
-static const int8_t o158[] = {16, 24, 32, -1}; /* 3: 8 offsets fit, 1 values */
-static const int8_t o159[] = {16, 24, 32, 64, 87, 77};
-static const int8_t o160[] = {12, 16, 24, 32};
-static const int8_t o161[] = {12, 16, 24, 32, 87};
-static const int8_t o162[] = {16, 81, 24, 32};
-static const int8_t o163[] = {16, 24, 32};
-static const int8_t o164[] = {16, 24, 32, 87};
-static const int8_t o165[] = {16, 24, 32, 64};
-static const int8_t o166[] = {16, 24, 32, 64, 87};
-static const int8_t o167[] = {-1, 16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
-static const int8_t o168[] = {16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 2 offsets fit, 2 values; tied */ /* 4: 10 offsets fit, 1 values */
-static const int8_t t168[] = {0, 0, -1, -1, -1};
-static const int8_t o169[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
-static const int8_t o170[] = {16, 24, 32, 64};
-static const int8_t o171[] = {12, 16, 24, 32}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 6 values; tied */ /* 2: 3 offsets fit, 6 values; tied */ /* 3: 3 offsets fit, 6 values; tied */
-static const int8_t t171[] = {-1, 1, 1, 1};
-static const int8_t o172[] = {16, 24, 32};
-static const int8_t o173[] = {12, 16, 24, 32};
+static const int8_t o104[] = {16};
+static const int8_t o105[] = {16};
+static const int8_t o106[] = {0};
+static const int8_t o107[] = {16};
+static const int8_t o108[] = {0};
+static const int8_t o109[] = {12};
+static const int8_t o110[] = {0};
+static const int8_t o111[] = {0};
+static const int8_t o112[] = {12};
+static const int8_t o113[] = {24};
+static const int8_t o114[] = {12, 16, 24, 32}; /* 0: 4 offsets fit, 1 values; the guard's bit */
+static const int8_t o115[] = {16, 24, 32};
+static const int8_t o116[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
+static const int8_t o117[] = {12, 16, 24};
+static const int8_t o118[] = {-1}; /* 0: 3 offsets fit, 1 values */
+static const int8_t o119[] = {16, 24};
+static const int8_t o120[] = {16, 24, 32};
+static const int8_t o121[] = {16, 32};
+static const int8_t o122[] = {24, 64, 32};
+static const int8_t o123[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
+static const int8_t o124[] = {16};
+static const int8_t o125[] = {16};
+static const int8_t o126[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o127[] = {12, 16, 81, 24};
+static const int8_t o128[] = {12, 16, 24, 64, 87};
+static const int8_t o129[] = {16, 81, 24};
+static const int8_t o130[] = {16, 24, 64, 87};
+static const int8_t o131[] = {16, 24};
+static const int8_t o132[] = {16, 24, 64};
+static const int8_t o133[] = {12, 16, 24, 64};
+static const int8_t o134[] = {16, 24, 64};
+static const int8_t o135[] = {12, 16, 24, 64};
+static const int8_t o136[] = {16, 24, 64};
+static const int8_t o137[] = {16, 24}; /* 0: 2 offsets fit, 15 values; tied, split in operand order */ /* 1: 2 offsets fit, 15 values; tied, split in operand order */
+static const int8_t o138[] = {16, 24, 64}; /* 0: 2 offsets fit, 15 values; tied, split in operand order */ /* 2: 2 offsets fit, 15 values; tied, split in operand order */
+static const int8_t o139[] = {16};
+static const int8_t o140[] = {0};
+static const int8_t o141[] = {16, 32};
+static const int8_t o142[] = {-1, -1, 24, 32, -1}; /* 0: 53 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
+static const int8_t o143[] = {12, 16, 81, 84, 24, 32, 64};
+static const int8_t o144[] = {12, 16, 81, 24, 32, -1}; /* 5: 2 offsets fit, 1 values */
+static const int8_t o145[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
+static const int8_t o146[] = {16, 81, 84, 24, 32, 64};
+static const int8_t o147[] = {16, 81, 24, 32, -1}; /* 4: 2 offsets fit, 1 values */
+static const int8_t o148[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
+static const int8_t o149[] = {12, 16, 24, 32, -1}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 4: 4 offsets fit, 1 values */
+static const int8_t o150[] = {16, 24, 32};
+static const int8_t o151[] = {16, 24, 32, 87};
+static const int8_t o152[] = {12, 16, 24, 32, 64};
+static const int8_t o153[] = {16, 24, 32, 64};
+static const int8_t o154[] = {16, 32};
+static const int8_t o155[] = {16, 24, 64, 32}; /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */
+static const int8_t o156[] = {-1, 16, 24}; /* 0: 5 offsets fit, 1 values */
+static const int8_t o157[] = {12, 16, 32};
+static const int8_t o158[] = {16, 32};
+static const int8_t o159[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 2 values */
+static const int8_t o160[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 1 values */
+static const int8_t o161[] = {-1, -1, 24, 32, -1}; /* 0: 56 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
+static const int8_t o162[] = {81, -1, 24, 32, -1}; /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
+static const int8_t o163[] = {12, 16, 81, 84, 24, 32, 64};
+static const int8_t o164[] = {12, 16, 81, 24, 32, 64};
+static const int8_t o165[] = {12, 16, 24, 32, -1}; /* 4: 8 offsets fit, 1 values */
+static const int8_t o166[] = {12, 16, 24, 32, 64, 87, 77};
+static const int8_t o167[] = {16, 81, 84, 24, 32, 64};
+static const int8_t o168[] = {16, 81, 24, 32, 64};
+static const int8_t o169[] = {16, 24, 32, -1}; /* 3: 8 offsets fit, 1 values */
+static const int8_t o170[] = {16, 24, 32, 64, 87, 77};
+static const int8_t o171[] = {12, 16, 24, 32};
+static const int8_t o172[] = {12, 16, 24, 32, 87};
+static const int8_t o173[] = {16, 81, 24, 32};
 static const int8_t o174[] = {16, 24, 32};
-static const int8_t o175[] = {12, 16, 24, 32, 64}; /* 0: 63 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 2 values; tied */ /* 2: 2 offsets fit, 2 values; tied */ /* 3: 2 offsets fit, 2 values; tied */ /* 4: 2 offsets fit, 2 values; tied */
-static const int8_t t175[] = {-1, 1, 2, 1, 2};
+static const int8_t o175[] = {16, 24, 32, 87};
 static const int8_t o176[] = {16, 24, 32, 64};
-static const int8_t o177[] = {12, 16, -1, -1, 64}; /* 2: 9 offsets fit, 1 values */ /* 3: 9 offsets fit, 1 values */
-static const int8_t o178[] = {16, 24, 32, 64};
-static const int8_t o179[] = {16, -1, -1, 64, 87}; /* 1: 9 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */
-static const int8_t o180[] = {16, 24, 32, 64};
+static const int8_t o177[] = {16, 24, 32, 64, 87};
+static const int8_t o178[] = {-1, 16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
+static const int8_t o179[] = {16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 7 values; tied, split in operand order */ /* 1: 2 offsets fit, 7 values; tied, split in operand order */ /* 4: 10 offsets fit, 1 values */
+static const int8_t o180[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
 static const int8_t o181[] = {16, 24, 32, 64};
-static const int8_t o182[] = {16, 24, 32};
-static const int8_t o183[] = {16, 24, 32, 64};
-static const int8_t o184[] = {16, -1, 32}; /* 0: 2 offsets fit, 138 values; tied */ /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 138 values; tied */
-static const int8_t t184[] = {0, -1, 0};
-static const int8_t o185[] = {-1, -1, -1, 32, -1}; /* 0: 57 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
-static const int8_t o186[] = {12, -1, -1, -1, -1}; /* 0: 33 offsets fit, 1 values; the guard's bit */ /* 1: 18 offsets fit, 1 values */ /* 2: 18 offsets fit, 1 values */ /* 3: 18 offsets fit, 1 values */ /* 4: 18 offsets fit, 1 values */
-static const int8_t o187[] = {-1, -1, -1, -1, -1, -1}; /* 0: 4 offsets fit, 1 values */ /* 1: 7 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 45 offsets fit, 1 values */ /* 5: 19 offsets fit, 1 values */
-static const int8_t o188[] = {12, 16, 32}; /* 0: 73 offsets fit, 1 values; the guard's bit */
-static const int8_t o189[] = {16, 32};
-static const int8_t o190[] = {32};
-static const int8_t o191[] = {-1, 32}; /* 0: 4 offsets fit, 1 values */
-static const int8_t o192[] = {12, 24, 32};
-static const int8_t o193[] = {24, 32};
-static const int8_t o194[] = {-1, 16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; tied */ /* 3: 2 offsets fit, 1 values; tied */
-static const int8_t t194[] = {-1, 1, -1, 1, -1};
-static const int8_t o195[] = {12, 16, 24, 64}; /* 0: 63 offsets fit, 1 values; the guard's bit */
-static const int8_t o196[] = {16, 24, 64};
-static const int8_t o197[] = {12, 16, 24, 64};
-static const int8_t o198[] = {16, 24, 64};
-static const int8_t o199[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */
-static const int8_t o200[] = {16, 24, 64}; /* 1: 2 offsets fit, 1 values; tied */ /* 2: 2 offsets fit, 1 values; tied */
-static const int8_t t200[] = {-1, 1, 1};
-static const int8_t o201[] = {-1, 24, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; tied */ /* 2: 2 offsets fit, 1 values; tied */ /* 3: 8 offsets fit, 1 values */
-static const int8_t t201[] = {-1, 1, 1, -1};
-static const int8_t o202[] = {16, 24, 64};
-static const int8_t o203[] = {16};
-static const int8_t o204[] = {16, 24};
-static const int8_t o205[] = {12, 16}; /* 0: 71 offsets fit, 1 values; the guard's bit */
-static const int8_t o206[] = {16};
-static const int8_t o207[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 37 offsets fit, 1 values */
-static const int8_t o208[] = {-1, -1, 24, -1}; /* 0: 51 offsets fit, 1 values */ /* 1: 10 offsets fit, 1 values */ /* 3: 10 offsets fit, 1 values */
-static const int8_t o209[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o210[] = {12, 16, 24, -1}; /* 0: 53 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 2 values; tied */ /* 2: 2 offsets fit, 2 values; tied */ /* 3: 8 offsets fit, 1 values */
-static const int8_t t210[] = {-1, 1, 1, -1};
-static const int8_t o211[] = {16, 81, 24, 64};
+static const int8_t o182[] = {12, 16, 24, 32}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 27 values; tied, split in operand order */ /* 2: 3 offsets fit, 27 values; tied, split in operand order */ /* 3: 3 offsets fit, 27 values; tied, split in operand order */
+static const int8_t o183[] = {16, 24, 32};
+static const int8_t o184[] = {12, 16, 24, 32};
+static const int8_t o185[] = {16, 24, 32};
+static const int8_t o186[] = {12, 16, 24, 32, 64}; /* 0: 57 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 7 values; tied, split in operand order */ /* 2: 2 offsets fit, 7 values; tied, split in operand order */ /* 3: 2 offsets fit, 7 values; tied, split in operand order */ /* 4: 2 offsets fit, 7 values; tied, split in operand order */
+static const int8_t o187[] = {16, 24, 32, 64};
+static const int8_t o188[] = {12, 16, 24, 32, 64};
+static const int8_t o189[] = {16, 24, 32, 64};
+static const int8_t o190[] = {16, -1, -1, 64, 87}; /* 1: 9 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */
+static const int8_t o191[] = {16, 24, 32, 64};
+static const int8_t o192[] = {16, 24, 32, 64};
+static const int8_t o193[] = {16, 24, 32};
+static const int8_t o194[] = {16, 24, 32, 64};
+static const int8_t o195[] = {16, -1, 32}; /* 1: 2 offsets fit, 1 values */
+static const int8_t o196[] = {-1, -1, -1, 32, -1}; /* 0: 57 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
+static const int8_t o197[] = {12, -1, -1, -1, -1}; /* 0: 33 offsets fit, 1 values; the guard's bit */ /* 1: 18 offsets fit, 1 values */ /* 2: 18 offsets fit, 1 values */ /* 3: 18 offsets fit, 1 values */ /* 4: 18 offsets fit, 1 values */
+static const int8_t o198[] = {16, 24, 32, -1}; /* 3: 11 offsets fit, 1 values */
+static const int8_t o199[] = {-1, -1, -1, -1, -1, -1}; /* 0: 4 offsets fit, 1 values */ /* 1: 7 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 45 offsets fit, 1 values */ /* 5: 19 offsets fit, 1 values */
+static const int8_t o200[] = {16, 24, 32, 64};
+static const int8_t o201[] = {16, 24, 32, 64};
+static const int8_t o202[] = {12, 16, 32}; /* 0: 68 offsets fit, 1 values; the guard's bit */
+static const int8_t o203[] = {16, 32};
+static const int8_t o204[] = {32};
+static const int8_t o205[] = {-1, 32}; /* 0: 4 offsets fit, 1 values */
+static const int8_t o206[] = {12, 24, 32};
+static const int8_t o207[] = {24, 32};
+static const int8_t o208[] = {-1, 16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 3: 2 offsets fit, 1 values; tied, split in operand order */
+static const int8_t o209[] = {12, 16, 24, 64}; /* 0: 56 offsets fit, 1 values; the guard's bit */
+static const int8_t o210[] = {16, 24, 64};
+static const int8_t o211[] = {12, 16, 24, 64};
 static const int8_t o212[] = {16, 24, 64};
-static const int8_t o213[] = {12, 16, 24};
-static const int8_t o214[] = {16, 24};
-static const int8_t o215[] = {16, 24, 64};
-static const int8_t o216[] = {81, 16, 24, 64, -1}; /* 4: 9 offsets fit, 1 values */
-static const int8_t o217[] = {16, 24, 64, -1}; /* 3: 4 offsets fit, 1 values */
-static const int8_t o218[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
-static const int8_t o219[] = {12, 16, 24, 64};
-static const int8_t o220[] = {16, 24, 64};
-static const int8_t o221[] = {-1, -1, -1, -1, 68}; /* 0: 74 offsets fit, 1 values */ /* 1: 4 offsets fit, 1 values */ /* 2: 74 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
-static const int8_t o222[] = {-1, -1, -1, -1, -1}; /* 0: 71 offsets fit, 1 values */ /* 1: 7 offsets fit, 1 values */ /* 2: 7 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 71 offsets fit, 1 values */
-static const int8_t o223[] = {12, 16, 24}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 6 values; tied */ /* 2: 2 offsets fit, 6 values; tied */
-static const int8_t t223[] = {-1, 1, 1};
-static const int8_t o224[] = {16, 24};
-static const int8_t o225[] = {12, 16, 24, 64}; /* 0: 60 offsets fit, 1 values; the guard's bit */
-static const int8_t o226[] = {12, 16, 24, 64};
-static const int8_t o227[] = {16, 24, 64};
-static const int8_t o228[] = {16, 24, 64, -1}; /* 3: 52 offsets fit, 1 values */
-static const int8_t o229[] = {12, 16, 24, 64}; /* 0: 6 offsets fit, 1 values; the guard's bit */
-static const int8_t o230[] = {16, 24, 64};
-static const int8_t o231[] = {16, 24, -1}; /* 2: 2 offsets fit, 1 values */
-static const int8_t o232[] = {16, 24};
-static const int8_t o233[] = {-1, -1, 24, -1}; /* 0: 55 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
-static const int8_t o234[] = {16, -1, 24, -1}; /* 0: 2 offsets fit, 1 values; tied */ /* 1: 53 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values; tied */ /* 3: 4 offsets fit, 1 values */
-static const int8_t t234[] = {0, -1, 0, -1};
-static const int8_t o235[] = {16, 24, -1}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 2 offsets fit, 2 values; tied */ /* 2: 11 offsets fit, 1 values */
-static const int8_t t235[] = {0, 0, -1};
-static const int8_t o236[] = {16, 24};
+static const int8_t o213[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */
+static const int8_t o214[] = {16, 24, 64};
+static const int8_t o215[] = {16, 24, 64}; /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */
+static const int8_t o216[] = {-1, 24, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */ /* 3: 8 offsets fit, 1 values */
+static const int8_t o217[] = {16, 24, 64};
+static const int8_t o218[] = {16};
+static const int8_t o219[] = {16, 24};
+static const int8_t o220[] = {12, 16}; /* 0: 71 offsets fit, 1 values; the guard's bit */
+static const int8_t o221[] = {16};
+static const int8_t o222[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 36 offsets fit, 1 values */
+static const int8_t o223[] = {16, 24, -1}; /* 2: 57 offsets fit, 1 values */
+static const int8_t o224[] = {-1, -1, 24, -1}; /* 0: 51 offsets fit, 1 values */ /* 1: 10 offsets fit, 1 values */ /* 3: 10 offsets fit, 1 values */
+static const int8_t o225[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o226[] = {12, 16, 24, -1}; /* 0: 2 offsets fit, 2 values; the guard's bit */ /* 3: 8 offsets fit, 1 values */
+static const int8_t o227[] = {16, 81, 24, 64};
+static const int8_t o228[] = {16, 24, 64};
+static const int8_t o229[] = {12, 16, 24};
+static const int8_t o230[] = {16, 24};
+static const int8_t o231[] = {16, 24, 64};
+static const int8_t o232[] = {81, 16, 24, 64, -1}; /* 4: 9 offsets fit, 1 values */
+static const int8_t o233[] = {16, 24, 64, -1}; /* 3: 4 offsets fit, 1 values */
+static const int8_t o234[] = {16, 24, 64}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 2: 2 offsets fit, 2 values; tied, split in operand order */
+static const int8_t o235[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
+static const int8_t o236[] = {12, 16, 24, 64};
 static const int8_t o237[] = {16, 24, 64};
-static const int8_t o238[] = {0};
-static const int8_t o239[] = {16};
-static const int8_t o240[] = {16};
-static const int8_t o241[] = {0};
-static const int8_t o242[] = {12}; /* 0: 79 offsets fit, 1 values; the guard's bit */
-static const int8_t o243[] = {16};
-static const int8_t o244[] = {0};
-static const int8_t o245[] = {12};
-static const int8_t o246[] = {-1}; /* 0: 2 offsets fit, 1 values */
-static const int8_t o247[] = {0};
-static const int8_t o248[] = {0};
-static const int8_t o249[] = {12};
-static const int8_t o250[] = {24};
-static const int8_t o251[] = {12, 16, 32, 24};
-static const int8_t o252[] = {16, 32, 24};
-static const int8_t o253[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
-static const int8_t o254[] = {12, 16, 24};
-static const int8_t o255[] = {16};
-static const int8_t o256[] = {16, 24};
-static const int8_t o257[] = {16, 24, 32};
-static const int8_t o258[] = {16, 32};
-static const int8_t o259[] = {12, -1, -1, 32}; /* 0: 63 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */
-static const int8_t o260[] = {64, 24, 32};
-static const int8_t o261[] = {24, 64, 32};
-static const int8_t o262[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
+static const int8_t o238[] = {-1, -1, -1, -1, 68}; /* 0: 74 offsets fit, 1 values */ /* 1: 4 offsets fit, 1 values */ /* 2: 74 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
+static const int8_t o239[] = {-1, -1, -1, -1, -1}; /* 0: 71 offsets fit, 1 values */ /* 1: 7 offsets fit, 1 values */ /* 2: 7 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 71 offsets fit, 1 values */
+static const int8_t o240[] = {12, 16, 24}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 19 values; tied, split in operand order */ /* 2: 2 offsets fit, 19 values; tied, split in operand order */
+static const int8_t o241[] = {16, 24};
+static const int8_t o242[] = {12, 16, 24, 64}; /* 0: 54 offsets fit, 1 values; the guard's bit */
+static const int8_t o243[] = {12, 16, 24, 64};
+static const int8_t o244[] = {16, 24, 64};
+static const int8_t o245[] = {16, 24, 64, 87};
+static const int8_t o246[] = {12, 16, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
+static const int8_t o247[] = {16, 24, 64};
+static const int8_t o248[] = {16, 24, 64};
+static const int8_t o249[] = {16, 24};
+static const int8_t o250[] = {16};
+static const int8_t o251[] = {-1, -1, 24, -1}; /* 0: 26 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
+static const int8_t o252[] = {16, -1, 24, -1}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 1: 53 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */ /* 3: 4 offsets fit, 1 values */
+static const int8_t o253[] = {16, 24, 64};
+static const int8_t o254[] = {16, 24};
+static const int8_t o255[] = {16, 24, 64};
+static const int8_t o256[] = {16, 24, 64};
+static const int8_t o257[] = {-1, 24, 64}; /* 0: 2 offsets fit, 1 values */
+static const int8_t o258[] = {0};
+static const int8_t o259[] = {16};
+static const int8_t o260[] = {16};
+static const int8_t o261[] = {0};
+static const int8_t o262[] = {12}; /* 0: 79 offsets fit, 1 values; the guard's bit */
 static const int8_t o263[] = {16};
-static const int8_t o264[] = {16};
-static const int8_t o265[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o266[] = {12, 16, 81, 24, 64}; /* 0: 5 offsets fit, 1 values; the guard's bit */
-static const int8_t o267[] = {12, 16, 24, -1, 87, -1}; /* 0: 6 offsets fit, 1 values; the guard's bit */ /* 3: 4 offsets fit, 1 values */ /* 5: 14 offsets fit, 1 values */
-static const int8_t o268[] = {16, 81, 24, 64};
-static const int8_t o269[] = {16, 24, -1, 87, -1}; /* 2: 4 offsets fit, 1 values */ /* 4: 15 offsets fit, 1 values */
-static const int8_t o270[] = {12, 16, 81, 24};
-static const int8_t o271[] = {12, 16, 24, 64, 87};
-static const int8_t o272[] = {16, 81, 24};
-static const int8_t o273[] = {16, 24, 64, 87};
-static const int8_t o274[] = {16, 24};
-static const int8_t o275[] = {16, 24, 64};
-static const int8_t o276[] = {12, 16, 24, 64};
-static const int8_t o277[] = {16, 24, 64};
-static const int8_t o278[] = {12, 16, 24, 64};
-static const int8_t o279[] = {16, 24, 64};
-static const int8_t o280[] = {16, 24}; /* 0: 2 offsets fit, 15 values; tied */ /* 1: 2 offsets fit, 15 values; tied */
-static const int8_t t280[] = {0, 0};
-static const int8_t o281[] = {16, 24, 64};
-static const int8_t o282[] = {16};
-static const int8_t o283[] = {0};
-static const int8_t o284[] = {16, 32};
-static const int8_t o285[] = {12, 16, 81, 84, 24, 32, 64};
-static const int8_t o286[] = {12, 16, 81, 24, 32, -1}; /* 5: 2 offsets fit, 1 values */
-static const int8_t o287[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
-static const int8_t o288[] = {16, 81, 84, 24, 32, 64};
-static const int8_t o289[] = {16, 81, 24, 32, -1}; /* 4: 2 offsets fit, 1 values */
-static const int8_t o290[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
-static const int8_t o291[] = {16, 24, 32};
-static const int8_t o292[] = {12, 16, 24, 32, 64};
-static const int8_t o293[] = {16, 24, 32, 64};
-static const int8_t o294[] = {16, 32};
-static const int8_t o295[] = {16, 24, 64, 32}; /* 1: 2 offsets fit, 1 values; tied */ /* 2: 2 offsets fit, 1 values; tied */
-static const int8_t t295[] = {-1, 1, 1, -1};
-static const int8_t o296[] = {-1, 16, 24}; /* 0: 5 offsets fit, 1 values */
-static const int8_t o297[] = {12, 16, 32};
-static const int8_t o298[] = {16, 32};
-static const int8_t o299[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 2 values */
-static const int8_t o300[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 1 values */
-static const int8_t o301[] = {-1, -1, 24, 32, -1}; /* 0: 59 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
-static const int8_t o302[] = {81, -1, 24, 32, -1}; /* 1: 12 offsets fit, 1 values */ /* 4: 12 offsets fit, 1 values */
-static const int8_t o303[] = {12, 16, 81, 84, 24, 32, 64};
-static const int8_t o304[] = {12, 16, 81, 24, 32, 64};
-static const int8_t o305[] = {12, 16, 24, 32, -1}; /* 4: 8 offsets fit, 1 values */
-static const int8_t o306[] = {12, 16, 24, 32, 64, 87, 77};
-static const int8_t o307[] = {16, 81, 84, 24, 32, 64};
-static const int8_t o308[] = {16, 81, 24, 32, 64};
-static const int8_t o309[] = {16, 24, 32, -1}; /* 3: 8 offsets fit, 1 values */
-static const int8_t o310[] = {16, 24, 32, 64, 87, 77};
-static const int8_t o311[] = {12, 16, 24, 32};
-static const int8_t o312[] = {12, 16, 24, 32, 87};
-static const int8_t o313[] = {16, 81, 24, 32};
-static const int8_t o314[] = {16, 24, 32};
-static const int8_t o315[] = {16, 24, 32, 87};
+static const int8_t o264[] = {0};
+static const int8_t o265[] = {12};
+static const int8_t o266[] = {-1}; /* 0: 2 offsets fit, 1 values */
+static const int8_t o267[] = {0};
+static const int8_t o268[] = {0};
+static const int8_t o269[] = {12};
+static const int8_t o270[] = {24};
+static const int8_t o271[] = {12, 16, 32, 24};
+static const int8_t o272[] = {16, 32, 24};
+static const int8_t o273[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
+static const int8_t o274[] = {12, 16, 24};
+static const int8_t o275[] = {16};
+static const int8_t o276[] = {16, 24};
+static const int8_t o277[] = {16, 24, 32};
+static const int8_t o278[] = {16, 32};
+static const int8_t o279[] = {12, -1, -1, 32}; /* 0: 63 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */
+static const int8_t o280[] = {64, 24, 32};
+static const int8_t o281[] = {24, 64, 32};
+static const int8_t o282[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
+static const int8_t o283[] = {16};
+static const int8_t o284[] = {16};
+static const int8_t o285[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o286[] = {12, 16, 81, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
+static const int8_t o287[] = {12, 16, 24, -1, 87, -1}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 3: 4 offsets fit, 1 values */ /* 5: 14 offsets fit, 1 values */
+static const int8_t o288[] = {16, 81, 24, 64};
+static const int8_t o289[] = {16, 24, -1, 87, -1}; /* 2: 4 offsets fit, 1 values */ /* 4: 15 offsets fit, 1 values */
+static const int8_t o290[] = {12, 16, 81, 24};
+static const int8_t o291[] = {12, 16, 24, 64, 87};
+static const int8_t o292[] = {16, 81, 24};
+static const int8_t o293[] = {16, 24, 64, 87};
+static const int8_t o294[] = {16, 24};
+static const int8_t o295[] = {16, 24, 64};
+static const int8_t o296[] = {12, 16, 24, 64};
+static const int8_t o297[] = {16, 24, 64};
+static const int8_t o298[] = {12, 16, 24, 64};
+static const int8_t o299[] = {16, 24, 64};
+static const int8_t o300[] = {16, 24}; /* 0: 2 offsets fit, 15 values; tied, split in operand order */ /* 1: 2 offsets fit, 15 values; tied, split in operand order */
+static const int8_t o301[] = {16, 24, 64};
+static const int8_t o302[] = {16};
+static const int8_t o303[] = {0};
+static const int8_t o304[] = {16, 32};
+static const int8_t o305[] = {-1, -1, 24, 32, -1}; /* 0: 53 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
+static const int8_t o306[] = {12, 16, 81, 84, 24, 32, 64};
+static const int8_t o307[] = {12, 16, 81, 24, 32, -1}; /* 5: 2 offsets fit, 1 values */
+static const int8_t o308[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
+static const int8_t o309[] = {16, 81, 84, 24, 32, 64};
+static const int8_t o310[] = {16, 81, 24, 32, -1}; /* 4: 2 offsets fit, 1 values */
+static const int8_t o311[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
+static const int8_t o312[] = {12, 16, 24, 32, 87}; /* 0: 5 offsets fit, 1 values; the guard's bit */
+static const int8_t o313[] = {16, 24, 32};
+static const int8_t o314[] = {16, 24, 32, 87};
+static const int8_t o315[] = {12, 16, 24, 32, 64};
 static const int8_t o316[] = {16, 24, 32, 64};
-static const int8_t o317[] = {16, 24, 32, 64, 87};
-static const int8_t o318[] = {-1, 16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
-static const int8_t o319[] = {16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 2 offsets fit, 2 values; tied */ /* 4: 10 offsets fit, 1 values */
-static const int8_t t319[] = {0, 0, -1, -1, -1};
-static const int8_t o320[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
-static const int8_t o321[] = {16, 24, 32, 64};
-static const int8_t o322[] = {12, 16, 24, 32}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 6 values; tied */ /* 2: 3 offsets fit, 6 values; tied */ /* 3: 3 offsets fit, 6 values; tied */
-static const int8_t t322[] = {-1, 1, 1, 1};
-static const int8_t o323[] = {16, 24, 32};
-static const int8_t o324[] = {12, 16, 24, 32};
-static const int8_t o325[] = {16, 24, 32};
-static const int8_t o326[] = {12, -1, 24, -1, 64}; /* 0: 69 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 2 values */ /* 2: 2 offsets fit, 2 values; tied */ /* 3: 3 offsets fit, 2 values */ /* 4: 2 offsets fit, 2 values; tied */
-static const int8_t t326[] = {-1, -1, 2, -1, 2};
-static const int8_t o327[] = {16, 24, 32, 64};
-static const int8_t o328[] = {12, 16, 24, 32, 64};
-static const int8_t o329[] = {16, 24, 32, 64};
-static const int8_t o330[] = {16, -1, -1, 64, 87}; /* 1: 9 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */
-static const int8_t o331[] = {16, 24, 32, 64};
-static const int8_t o332[] = {16, 24, 32, 64};
-static const int8_t o333[] = {16, 24, 32};
-static const int8_t o334[] = {16, 24, 32, 64};
-static const int8_t o335[] = {16, -1, 32}; /* 0: 2 offsets fit, 138 values; tied */ /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 138 values; tied */
-static const int8_t t335[] = {0, -1, 0};
-static const int8_t o336[] = {-1, -1, -1, 32, -1}; /* 0: 57 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
-static const int8_t o337[] = {12, -1, -1, -1, -1}; /* 0: 33 offsets fit, 1 values; the guard's bit */ /* 1: 18 offsets fit, 1 values */ /* 2: 18 offsets fit, 1 values */ /* 3: 18 offsets fit, 1 values */ /* 4: 18 offsets fit, 1 values */
-static const int8_t o338[] = {-1, -1, -1, -1, -1, -1}; /* 0: 4 offsets fit, 1 values */ /* 1: 7 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 45 offsets fit, 1 values */ /* 5: 19 offsets fit, 1 values */
-static const int8_t o339[] = {12, 16, 32}; /* 0: 73 offsets fit, 1 values; the guard's bit */
-static const int8_t o340[] = {16, 32};
-static const int8_t o341[] = {32};
-static const int8_t o342[] = {12, 24, 32};
-static const int8_t o343[] = {24, 32};
-static const int8_t o344[] = {-1, 16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; tied */ /* 3: 2 offsets fit, 1 values; tied */
-static const int8_t t344[] = {-1, 1, -1, 1, -1};
-static const int8_t o345[] = {12, -1, 24, 64}; /* 0: 64 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 2 values */
-static const int8_t o346[] = {16, 24, 64};
-static const int8_t o347[] = {12, 16, 24, 64};
-static const int8_t o348[] = {16, 24, 64};
-static const int8_t o349[] = {16, 24, 64}; /* 1: 2 offsets fit, 1 values; tied */ /* 2: 2 offsets fit, 1 values; tied */
-static const int8_t t349[] = {-1, 1, 1};
-static const int8_t o350[] = {-1, 24, 64, -1}; /* 0: 4 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; tied */ /* 2: 2 offsets fit, 1 values; tied */ /* 3: 9 offsets fit, 1 values */
-static const int8_t t350[] = {-1, 1, 1, -1};
-static const int8_t o351[] = {16, 24, 64};
-static const int8_t o352[] = {16};
-static const int8_t o353[] = {16, 24};
-static const int8_t o354[] = {12, 16}; /* 0: 71 offsets fit, 1 values; the guard's bit */
-static const int8_t o355[] = {16};
-static const int8_t o356[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 37 offsets fit, 1 values */
-static const int8_t o357[] = {-1, -1, 24, -1}; /* 0: 51 offsets fit, 1 values */ /* 1: 10 offsets fit, 1 values */ /* 3: 10 offsets fit, 1 values */
-static const int8_t o358[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o359[] = {12, 16, 24, -1}; /* 3: 8 offsets fit, 1 values */
-static const int8_t o360[] = {16, 81, 24, 64};
-static const int8_t o361[] = {16, 24, 64};
-static const int8_t o362[] = {12, 16, 24};
-static const int8_t o363[] = {16, 24};
-static const int8_t o364[] = {16, 24, 64};
-static const int8_t o365[] = {81, 16, 24, 64, -1}; /* 4: 9 offsets fit, 1 values */
-static const int8_t o366[] = {16, 24, 64, -1}; /* 3: 4 offsets fit, 1 values */
-static const int8_t o367[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
-static const int8_t o368[] = {12, 16, 24, 64};
-static const int8_t o369[] = {16, 24, 64};
-static const int8_t o370[] = {-1, -1, -1, -1, 68}; /* 0: 74 offsets fit, 1 values */ /* 1: 4 offsets fit, 1 values */ /* 2: 74 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
-static const int8_t o371[] = {-1, -1, -1, -1, -1}; /* 0: 71 offsets fit, 1 values */ /* 1: 7 offsets fit, 1 values */ /* 2: 7 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 71 offsets fit, 1 values */
-static const int8_t o372[] = {12, 16, 24}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 6 values; tied */ /* 2: 2 offsets fit, 6 values; tied */
-static const int8_t t372[] = {-1, 1, 1};
-static const int8_t o373[] = {16, 24}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 2 offsets fit, 2 values; tied */
-static const int8_t t373[] = {0, 0};
-static const int8_t o374[] = {12, 16, 24, 64}; /* 0: 58 offsets fit, 1 values; the guard's bit */
+static const int8_t o317[] = {16, 32};
+static const int8_t o318[] = {16, 24, 64, 32}; /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */
+static const int8_t o319[] = {16, 24, 64, 32}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 2 offsets fit, 2 values; tied, split in operand order */
+static const int8_t o320[] = {-1, 16, 24}; /* 0: 5 offsets fit, 1 values */
+static const int8_t o321[] = {12, 16, 32};
+static const int8_t o322[] = {16, 32};
+static const int8_t o323[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 2 values */
+static const int8_t o324[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 1 values */
+static const int8_t o325[] = {-1, -1, 24, 32, -1}; /* 0: 56 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
+static const int8_t o326[] = {81, -1, 24, 32, -1}; /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
+static const int8_t o327[] = {12, 16, 81, 84, 24, 32, 64};
+static const int8_t o328[] = {12, 16, 81, 24, 32, 64};
+static const int8_t o329[] = {12, 16, 24, 32, -1}; /* 4: 8 offsets fit, 1 values */
+static const int8_t o330[] = {12, 16, 24, 32, 64, 87, 77};
+static const int8_t o331[] = {16, 81, 84, 24, 32, 64};
+static const int8_t o332[] = {16, 81, 24, 32, 64};
+static const int8_t o333[] = {16, 24, 32, -1}; /* 3: 8 offsets fit, 1 values */
+static const int8_t o334[] = {16, 24, 32, 64, 87, 77};
+static const int8_t o335[] = {12, 16, 24, 32};
+static const int8_t o336[] = {12, 16, 24, 32, 87};
+static const int8_t o337[] = {16, 81, 24, 32};
+static const int8_t o338[] = {16, 24, 32};
+static const int8_t o339[] = {16, 24, 32, 87};
+static const int8_t o340[] = {16, 24, 32, 64};
+static const int8_t o341[] = {16, 24, 32, 64, 87};
+static const int8_t o342[] = {-1, 16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
+static const int8_t o343[] = {16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 7 values; tied, split in operand order */ /* 1: 2 offsets fit, 7 values; tied, split in operand order */ /* 4: 10 offsets fit, 1 values */
+static const int8_t o344[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
+static const int8_t o345[] = {16, 24, 32, 64};
+static const int8_t o346[] = {12, 16, 24, 32}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 25 values; tied, split in operand order */ /* 2: 3 offsets fit, 25 values; tied, split in operand order */ /* 3: 3 offsets fit, 25 values; tied, split in operand order */
+static const int8_t o347[] = {16, 24, 32};
+static const int8_t o348[] = {12, 16, 24, 32};
+static const int8_t o349[] = {16, 24, 32};
+static const int8_t o350[] = {12, 16, 24, 32, 64}; /* 0: 58 offsets fit, 1 values; the guard's bit */ /* 2: 2 offsets fit, 5 values; tied, split in operand order */ /* 4: 2 offsets fit, 5 values; tied, split in operand order */
+static const int8_t o351[] = {16, 24, 32, 64};
+static const int8_t o352[] = {12, 16, 24, 32, 64};
+static const int8_t o353[] = {16, 24, 32, 64};
+static const int8_t o354[] = {16, -1, -1, 64, 87}; /* 1: 9 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */
+static const int8_t o355[] = {16, 24, 32, 64};
+static const int8_t o356[] = {16, 24, 32, 64};
+static const int8_t o357[] = {16, 24, 32};
+static const int8_t o358[] = {16, 24, 32, 64};
+static const int8_t o359[] = {16, -1, 32}; /* 0: 2 offsets fit, 143 values; tied, split in operand order */ /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 143 values; tied, split in operand order */
+static const int8_t o360[] = {-1, -1, -1, 32, -1}; /* 0: 57 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
+static const int8_t o361[] = {12, -1, -1, -1, -1}; /* 0: 33 offsets fit, 1 values; the guard's bit */ /* 1: 18 offsets fit, 1 values */ /* 2: 18 offsets fit, 1 values */ /* 3: 18 offsets fit, 1 values */ /* 4: 18 offsets fit, 1 values */
+static const int8_t o362[] = {16, 24, 32, -1}; /* 3: 11 offsets fit, 1 values */
+static const int8_t o363[] = {-1, -1, -1, -1, -1, -1}; /* 0: 4 offsets fit, 1 values */ /* 1: 7 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 45 offsets fit, 1 values */ /* 5: 19 offsets fit, 1 values */
+static const int8_t o364[] = {16, 24, 32, 64};
+static const int8_t o365[] = {16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */
+static const int8_t o366[] = {12, 16, 32}; /* 0: 69 offsets fit, 1 values; the guard's bit */
+static const int8_t o367[] = {16, 32};
+static const int8_t o368[] = {32};
+static const int8_t o369[] = {-1, 32}; /* 0: 4 offsets fit, 1 values */
+static const int8_t o370[] = {12, 24, 32};
+static const int8_t o371[] = {24, 32};
+static const int8_t o372[] = {-1, 16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 3: 2 offsets fit, 1 values; tied, split in operand order */
+static const int8_t o373[] = {12, 16, 24, 64}; /* 0: 56 offsets fit, 1 values; the guard's bit */
+static const int8_t o374[] = {16, 24, 64};
 static const int8_t o375[] = {12, 16, 24, 64};
 static const int8_t o376[] = {16, 24, 64};
-static const int8_t o377[] = {16, 24, 64, -1}; /* 3: 52 offsets fit, 1 values */
-static const int8_t o378[] = {12, 16, 24, 64}; /* 0: 5 offsets fit, 1 values; the guard's bit */
-static const int8_t o379[] = {16, 24, 64};
-static const int8_t o380[] = {16, 24, -1}; /* 2: 2 offsets fit, 1 values */
-static const int8_t o381[] = {16, 24};
-static const int8_t o382[] = {-1, -1, 24, -1}; /* 0: 55 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
-static const int8_t o383[] = {16, -1, 24, -1}; /* 0: 2 offsets fit, 1 values; tied */ /* 1: 53 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values; tied */ /* 3: 4 offsets fit, 1 values */
-static const int8_t t383[] = {0, -1, 0, -1};
-static const int8_t o384[] = {16, 24, -1}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 2 offsets fit, 2 values; tied */ /* 2: 11 offsets fit, 1 values */
-static const int8_t t384[] = {0, 0, -1};
-static const int8_t o385[] = {16, 24};
-static const int8_t o386[] = {16, 24, 64};
-static const int8_t o387[] = {0};
-static const int8_t o388[] = {16};
-static const int8_t o389[] = {16};
-static const int8_t o390[] = {0};
-static const int8_t o391[] = {12}; /* 0: 79 offsets fit, 1 values; the guard's bit */
-static const int8_t o392[] = {16};
-static const int8_t o393[] = {0};
-static const int8_t o394[] = {12};
-static const int8_t o395[] = {-1}; /* 0: 2 offsets fit, 1 values */
-static const int8_t o396[] = {0};
-static const int8_t o397[] = {0};
-static const int8_t o398[] = {12};
-static const int8_t o399[] = {24};
-static const int8_t o400[] = {12, 16, 32, 24};
-static const int8_t o401[] = {16, 32, 24};
-static const int8_t o402[] = {12, 16, 24};
-static const int8_t o403[] = {16};
+static const int8_t o377[] = {16, 24, 64};
+static const int8_t o378[] = {16, 24, 64}; /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */
+static const int8_t o379[] = {-1, 24, 64, -1}; /* 0: 4 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */ /* 3: 9 offsets fit, 1 values */
+static const int8_t o380[] = {16, 24, 64};
+static const int8_t o381[] = {16};
+static const int8_t o382[] = {16, 24};
+static const int8_t o383[] = {12, 16}; /* 0: 71 offsets fit, 1 values; the guard's bit */
+static const int8_t o384[] = {16};
+static const int8_t o385[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 36 offsets fit, 1 values */
+static const int8_t o386[] = {16, 24, -1}; /* 2: 57 offsets fit, 1 values */
+static const int8_t o387[] = {-1, -1, 24, -1}; /* 0: 51 offsets fit, 1 values */ /* 1: 10 offsets fit, 1 values */ /* 3: 10 offsets fit, 1 values */
+static const int8_t o388[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o389[] = {12, 16, 24, -1}; /* 3: 8 offsets fit, 1 values */
+static const int8_t o390[] = {16, 81, 24, 64};
+static const int8_t o391[] = {16, 24, 64};
+static const int8_t o392[] = {12, 16, 24};
+static const int8_t o393[] = {16, 24};
+static const int8_t o394[] = {16, 24, 64};
+static const int8_t o395[] = {81, 16, 24, 64, -1}; /* 4: 9 offsets fit, 1 values */
+static const int8_t o396[] = {16, 24, 64, -1}; /* 3: 4 offsets fit, 1 values */
+static const int8_t o397[] = {16, -1, 64}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 44 offsets fit, 1 values */ /* 2: 2 offsets fit, 2 values; tied, split in operand order */
+static const int8_t o398[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
+static const int8_t o399[] = {12, 16, 24, 64};
+static const int8_t o400[] = {16, 24, 64};
+static const int8_t o401[] = {-1, -1, -1, -1, 68}; /* 0: 74 offsets fit, 1 values */ /* 1: 4 offsets fit, 1 values */ /* 2: 74 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
+static const int8_t o402[] = {-1, -1, -1, -1, -1}; /* 0: 71 offsets fit, 1 values */ /* 1: 7 offsets fit, 1 values */ /* 2: 7 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 71 offsets fit, 1 values */
+static const int8_t o403[] = {12, 16, 24}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 22 values; tied, split in operand order */ /* 2: 2 offsets fit, 22 values; tied, split in operand order */
 static const int8_t o404[] = {16, 24};
-static const int8_t o405[] = {16, 24, 32};
-static const int8_t o406[] = {16, 32};
-static const int8_t o407[] = {12, -1, -1, 32}; /* 0: 62 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */
-static const int8_t o408[] = {64, 24, 32};
-static const int8_t o409[] = {24, 64, 32};
-static const int8_t o410[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
-static const int8_t o411[] = {16};
-static const int8_t o412[] = {16};
-static const int8_t o413[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o414[] = {12, 16, 81, 24, 64}; /* 0: 5 offsets fit, 1 values; the guard's bit */
-static const int8_t o415[] = {12, 16, 24, -1, 87, -1}; /* 0: 6 offsets fit, 1 values; the guard's bit */ /* 3: 4 offsets fit, 1 values */ /* 5: 14 offsets fit, 1 values */
-static const int8_t o416[] = {16, 81, 24, 64};
-static const int8_t o417[] = {16, 24, -1, 87, -1}; /* 2: 4 offsets fit, 1 values */ /* 4: 15 offsets fit, 1 values */
-static const int8_t o418[] = {12, 16, 81, 24};
-static const int8_t o419[] = {12, 16, 24, 64, 87};
-static const int8_t o420[] = {16, 81, 24};
-static const int8_t o421[] = {16, 24, 64, 87};
-static const int8_t o422[] = {16, 24};
-static const int8_t o423[] = {16, 24, 64};
-static const int8_t o424[] = {12, 16, 24, 64};
-static const int8_t o425[] = {16, 24, 64};
-static const int8_t o426[] = {12, 16, 24, 64};
-static const int8_t o427[] = {16, 24, 64};
-static const int8_t o428[] = {16, 24}; /* 0: 2 offsets fit, 15 values; tied */ /* 1: 2 offsets fit, 15 values; tied */
-static const int8_t t428[] = {0, 0};
-static const int8_t o429[] = {16, 24, 64};
-static const int8_t o430[] = {16};
+static const int8_t o405[] = {12, 16, 24, 64}; /* 0: 57 offsets fit, 1 values; the guard's bit */
+static const int8_t o406[] = {12, 16, 24, 64};
+static const int8_t o407[] = {16, 24, 64};
+static const int8_t o408[] = {16, 24, 64, 87};
+static const int8_t o409[] = {12, 16, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
+static const int8_t o410[] = {16, 24, 64};
+static const int8_t o411[] = {16, 24, 64};
+static const int8_t o412[] = {16, 24};
+static const int8_t o413[] = {16};
+static const int8_t o414[] = {-1, -1, 24, -1}; /* 0: 54 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
+static const int8_t o415[] = {16, -1, 24, -1}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 1: 53 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */ /* 3: 4 offsets fit, 1 values */
+static const int8_t o416[] = {16, 24, 64};
+static const int8_t o417[] = {16, 24};
+static const int8_t o418[] = {16, 24, 64};
+static const int8_t o419[] = {16, 24, 64};
+static const int8_t o420[] = {-1, 24, 64}; /* 0: 2 offsets fit, 1 values */
+static const int8_t o421[] = {0};
+static const int8_t o422[] = {16};
+static const int8_t o423[] = {16};
+static const int8_t o424[] = {0};
+static const int8_t o425[] = {12}; /* 0: 79 offsets fit, 1 values; the guard's bit */
+static const int8_t o426[] = {16};
+static const int8_t o427[] = {0};
+static const int8_t o428[] = {12};
+static const int8_t o429[] = {-1}; /* 0: 2 offsets fit, 1 values */
+static const int8_t o430[] = {0};
 static const int8_t o431[] = {0};
-static const int8_t o432[] = {16, 32};
-static const int8_t o433[] = {12, 16, 81, 84, 24, 32, 64};
-static const int8_t o434[] = {12, 16, 81, 24, 32, -1}; /* 5: 2 offsets fit, 1 values */
-static const int8_t o435[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
-static const int8_t o436[] = {16, 81, 84, 24, 32, 64};
-static const int8_t o437[] = {16, 81, 24, 32, -1}; /* 4: 2 offsets fit, 1 values */
-static const int8_t o438[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
-static const int8_t o439[] = {16, 24, 32};
-static const int8_t o440[] = {12, 16, 24, 32, 64};
-static const int8_t o441[] = {16, 24, 32, 64};
-static const int8_t o442[] = {16, 32};
-static const int8_t o443[] = {16, 24, 64, 32}; /* 1: 2 offsets fit, 1 values; tied */ /* 2: 2 offsets fit, 1 values; tied */
-static const int8_t t443[] = {-1, 1, 1, -1};
-static const int8_t o444[] = {-1, 16, 24}; /* 0: 5 offsets fit, 1 values */
-static const int8_t o445[] = {12, 16, 32};
-static const int8_t o446[] = {16, 32};
-static const int8_t o447[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 2 values */
-static const int8_t o448[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 1 values */
-static const int8_t o449[] = {-1, -1, 24, 32, -1}; /* 0: 59 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
-static const int8_t o450[] = {81, -1, 24, 32, -1}; /* 1: 12 offsets fit, 1 values */ /* 4: 12 offsets fit, 1 values */
-static const int8_t o451[] = {12, 16, 81, 84, 24, 32, 64};
-static const int8_t o452[] = {12, 16, 81, 24, 32, 64};
-static const int8_t o453[] = {12, 16, 24, 32, -1}; /* 4: 8 offsets fit, 1 values */
-static const int8_t o454[] = {12, 16, 24, 32, 64, 87, 77};
-static const int8_t o455[] = {16, 81, 84, 24, 32, 64};
-static const int8_t o456[] = {16, 81, 24, 32, 64};
-static const int8_t o457[] = {16, 24, 32, -1}; /* 3: 8 offsets fit, 1 values */
-static const int8_t o458[] = {16, 24, 32, 64, 87, 77};
-static const int8_t o459[] = {12, 16, 24, 32};
-static const int8_t o460[] = {12, 16, 24, 32, 87};
-static const int8_t o461[] = {16, 81, 24, 32};
-static const int8_t o462[] = {16, 24, 32};
-static const int8_t o463[] = {16, 24, 32, 87};
-static const int8_t o464[] = {16, 24, 32, 64};
-static const int8_t o465[] = {16, 24, 32, 64, 87};
-static const int8_t o466[] = {-1, 16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
-static const int8_t o467[] = {16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 2 offsets fit, 2 values; tied */ /* 4: 10 offsets fit, 1 values */
-static const int8_t t467[] = {0, 0, -1, -1, -1};
-static const int8_t o468[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
-static const int8_t o469[] = {16, 24, 32, 64};
-static const int8_t o470[] = {12, 16, 24, 32}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 6 values; tied */ /* 2: 3 offsets fit, 6 values; tied */ /* 3: 3 offsets fit, 6 values; tied */
-static const int8_t t470[] = {-1, 1, 1, 1};
-static const int8_t o471[] = {16, 24, 32};
-static const int8_t o472[] = {12, 16, 24, 32};
-static const int8_t o473[] = {16, 24, 32};
-static const int8_t o474[] = {12, -1, 24, -1, 64}; /* 0: 69 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 2 values */ /* 2: 2 offsets fit, 2 values; tied */ /* 3: 3 offsets fit, 2 values */ /* 4: 2 offsets fit, 2 values; tied */
-static const int8_t t474[] = {-1, -1, 2, -1, 2};
-static const int8_t o475[] = {16, 24, 32, 64};
-static const int8_t o476[] = {12, 16, 24, 32, 64};
-static const int8_t o477[] = {16, 24, 32, 64};
-static const int8_t o478[] = {16, -1, -1, 64, 87}; /* 1: 9 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */
+static const int8_t o432[] = {12};
+static const int8_t o433[] = {24};
+static const int8_t o434[] = {12, 16, 32, 24};
+static const int8_t o435[] = {16, 32, 24};
+static const int8_t o436[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
+static const int8_t o437[] = {12, 16, 24};
+static const int8_t o438[] = {16};
+static const int8_t o439[] = {16, 24};
+static const int8_t o440[] = {16, 24, 32};
+static const int8_t o441[] = {16, 32};
+static const int8_t o442[] = {12, -1, -1, 32}; /* 0: 62 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */
+static const int8_t o443[] = {64, 24, 32};
+static const int8_t o444[] = {24, 64, 32};
+static const int8_t o445[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
+static const int8_t o446[] = {16};
+static const int8_t o447[] = {16};
+static const int8_t o448[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o449[] = {12, 16, 81, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
+static const int8_t o450[] = {12, 16, 24, -1, 87, -1}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 3: 4 offsets fit, 1 values */ /* 5: 14 offsets fit, 1 values */
+static const int8_t o451[] = {16, 81, 24, 64};
+static const int8_t o452[] = {16, 24, -1, 87, -1}; /* 2: 4 offsets fit, 1 values */ /* 4: 15 offsets fit, 1 values */
+static const int8_t o453[] = {12, 16, 81, 24};
+static const int8_t o454[] = {12, 16, 24, 64, 87};
+static const int8_t o455[] = {16, 81, 24};
+static const int8_t o456[] = {16, 24, 64, 87};
+static const int8_t o457[] = {16, 24};
+static const int8_t o458[] = {16, 24, 64};
+static const int8_t o459[] = {12, 16, 24, 64};
+static const int8_t o460[] = {16, 24, 64};
+static const int8_t o461[] = {12, 16, 24, 64};
+static const int8_t o462[] = {16, 24, 64};
+static const int8_t o463[] = {16, 24}; /* 0: 2 offsets fit, 15 values; tied, split in operand order */ /* 1: 2 offsets fit, 15 values; tied, split in operand order */
+static const int8_t o464[] = {16, 24, 64};
+static const int8_t o465[] = {16};
+static const int8_t o466[] = {0};
+static const int8_t o467[] = {16, 32};
+static const int8_t o468[] = {-1, -1, 24, 32, -1}; /* 0: 53 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
+static const int8_t o469[] = {12, 16, 81, 84, 24, 32, 64};
+static const int8_t o470[] = {12, 16, 81, 24, 32, -1}; /* 5: 2 offsets fit, 1 values */
+static const int8_t o471[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
+static const int8_t o472[] = {16, 81, 84, 24, 32, 64};
+static const int8_t o473[] = {16, 81, 24, 32, -1}; /* 4: 2 offsets fit, 1 values */
+static const int8_t o474[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
+static const int8_t o475[] = {12, 16, 24, 32, -1}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 4: 2 offsets fit, 1 values */
+static const int8_t o476[] = {16, 24, 32};
+static const int8_t o477[] = {16, 24, 32, 87};
+static const int8_t o478[] = {12, 16, 24, 32, 64};
 static const int8_t o479[] = {16, 24, 32, 64};
-static const int8_t o480[] = {16, 24, 32, 64};
-static const int8_t o481[] = {16, 24, 32};
-static const int8_t o482[] = {16, 24, 32, 64};
-static const int8_t o483[] = {16, -1, 32}; /* 0: 2 offsets fit, 138 values; tied */ /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 138 values; tied */
-static const int8_t t483[] = {0, -1, 0};
-static const int8_t o484[] = {-1, -1, -1, 32, -1}; /* 0: 57 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
-static const int8_t o485[] = {12, -1, -1, -1, -1}; /* 0: 33 offsets fit, 1 values; the guard's bit */ /* 1: 18 offsets fit, 1 values */ /* 2: 18 offsets fit, 1 values */ /* 3: 18 offsets fit, 1 values */ /* 4: 18 offsets fit, 1 values */
-static const int8_t o486[] = {-1, -1, -1, -1, -1, -1}; /* 0: 4 offsets fit, 1 values */ /* 1: 7 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 45 offsets fit, 1 values */ /* 5: 19 offsets fit, 1 values */
-static const int8_t o487[] = {12, 16, 32}; /* 0: 73 offsets fit, 1 values; the guard's bit */
-static const int8_t o488[] = {16, 32};
-static const int8_t o489[] = {32};
-static const int8_t o490[] = {-1, 32}; /* 0: 5 offsets fit, 1 values */
-static const int8_t o491[] = {12, 24, 32};
-static const int8_t o492[] = {24, 32};
-static const int8_t o493[] = {-1, 16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; tied */ /* 3: 2 offsets fit, 1 values; tied */
-static const int8_t t493[] = {-1, 1, -1, 1, -1};
-static const int8_t o494[] = {12, -1, 24, 64}; /* 0: 64 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 2 values */
-static const int8_t o495[] = {16, 24, 64};
-static const int8_t o496[] = {12, 16, 24, 64};
-static const int8_t o497[] = {16, 24, 64};
-static const int8_t o498[] = {16, 24, 64}; /* 1: 2 offsets fit, 1 values; tied */ /* 2: 2 offsets fit, 1 values; tied */
-static const int8_t t498[] = {-1, 1, 1};
-static const int8_t o499[] = {-1, 24, 64, -1}; /* 0: 4 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; tied */ /* 2: 2 offsets fit, 1 values; tied */ /* 3: 9 offsets fit, 1 values */
-static const int8_t t499[] = {-1, 1, 1, -1};
-static const int8_t o500[] = {16, 24, 64};
-static const int8_t o501[] = {16};
-static const int8_t o502[] = {16, 24};
-static const int8_t o503[] = {12, 16}; /* 0: 71 offsets fit, 1 values; the guard's bit */
-static const int8_t o504[] = {16};
-static const int8_t o505[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 37 offsets fit, 1 values */
-static const int8_t o506[] = {-1, -1, 24, -1}; /* 0: 51 offsets fit, 1 values */ /* 1: 10 offsets fit, 1 values */ /* 3: 10 offsets fit, 1 values */
-static const int8_t o507[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o508[] = {12, 16, 24, -1}; /* 3: 8 offsets fit, 1 values */
-static const int8_t o509[] = {16, 81, 24, 64};
-static const int8_t o510[] = {16, 24, 64};
-static const int8_t o511[] = {12, 16, 24};
-static const int8_t o512[] = {16, 24};
-static const int8_t o513[] = {16, 24, 64};
-static const int8_t o514[] = {81, 16, 24, 64, -1}; /* 4: 9 offsets fit, 1 values */
-static const int8_t o515[] = {16, 24, 64, -1}; /* 3: 4 offsets fit, 1 values */
-static const int8_t o516[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
-static const int8_t o517[] = {12, 16, 24, 64};
-static const int8_t o518[] = {16, 24, 64};
-static const int8_t o519[] = {-1, -1, -1, -1, 68}; /* 0: 74 offsets fit, 1 values */ /* 1: 4 offsets fit, 1 values */ /* 2: 74 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
-static const int8_t o520[] = {-1, -1, -1, -1, -1}; /* 0: 71 offsets fit, 1 values */ /* 1: 7 offsets fit, 1 values */ /* 2: 7 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 71 offsets fit, 1 values */
-static const int8_t o521[] = {12, 16, 24}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 6 values; tied */ /* 2: 2 offsets fit, 6 values; tied */
-static const int8_t t521[] = {-1, 1, 1};
-static const int8_t o522[] = {16, 24}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 2 offsets fit, 2 values; tied */
-static const int8_t t522[] = {0, 0};
-static const int8_t o523[] = {12, 16, 24, 64}; /* 0: 58 offsets fit, 1 values; the guard's bit */
-static const int8_t o524[] = {12, 16, 24, 64};
-static const int8_t o525[] = {16, 24, 64};
-static const int8_t o526[] = {16, 24, 64, -1}; /* 3: 52 offsets fit, 1 values */
-static const int8_t o527[] = {12, 16, 24, 64}; /* 0: 5 offsets fit, 1 values; the guard's bit */
-static const int8_t o528[] = {16, 24, 64};
-static const int8_t o529[] = {16, 24, -1}; /* 2: 2 offsets fit, 1 values */
-static const int8_t o530[] = {16, 24};
-static const int8_t o531[] = {-1, -1, 24, -1}; /* 0: 55 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
-static const int8_t o532[] = {16, -1, 24, -1}; /* 0: 2 offsets fit, 1 values; tied */ /* 1: 53 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values; tied */ /* 3: 4 offsets fit, 1 values */
-static const int8_t t532[] = {0, -1, 0, -1};
-static const int8_t o533[] = {16, 24, -1}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 2 offsets fit, 2 values; tied */ /* 2: 11 offsets fit, 1 values */
-static const int8_t t533[] = {0, 0, -1};
-static const int8_t o534[] = {16, 24};
-static const int8_t o535[] = {16, 24, 64};
-static const int8_t o536[] = {0};
-static const int8_t o537[] = {16};
-static const int8_t o538[] = {16};
-static const int8_t o539[] = {0};
-static const int8_t o540[] = {12}; /* 0: 79 offsets fit, 1 values; the guard's bit */
-static const int8_t o541[] = {16};
-static const int8_t o542[] = {0};
-static const int8_t o543[] = {12};
-static const int8_t o544[] = {-1}; /* 0: 2 offsets fit, 1 values */
-static const int8_t o545[] = {0};
-static const int8_t o546[] = {0};
-static const int8_t o547[] = {12};
-static const int8_t o548[] = {24};
-static const int8_t o549[] = {12, 16, 32, 24};
-static const int8_t o550[] = {16, 32, 24};
-static const int8_t o551[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */
-static const int8_t o552[] = {12, 16, 24};
-static const int8_t o553[] = {16};
-static const int8_t o554[] = {16, 24};
-static const int8_t o555[] = {16, 24, 32};
-static const int8_t o556[] = {16, 32};
-static const int8_t o557[] = {12, -1, -1, 32}; /* 0: 62 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */
-static const int8_t o558[] = {64, 24, 32};
-static const int8_t o559[] = {24, 64, 32};
-static const int8_t o560[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
-static const int8_t o561[] = {16};
-static const int8_t o562[] = {16};
-static const int8_t o563[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o564[] = {12, 16, 81, 24, 64}; /* 0: 5 offsets fit, 1 values; the guard's bit */
-static const int8_t o565[] = {12, 16, 24, -1, 87, -1}; /* 0: 6 offsets fit, 1 values; the guard's bit */ /* 3: 4 offsets fit, 1 values */ /* 5: 14 offsets fit, 1 values */
-static const int8_t o566[] = {16, 81, 24, 64};
-static const int8_t o567[] = {16, 24, -1, 87, -1}; /* 2: 4 offsets fit, 1 values */ /* 4: 15 offsets fit, 1 values */
-static const int8_t o568[] = {12, 16, 81, 24};
-static const int8_t o569[] = {12, 16, 24, 64, 87};
-static const int8_t o570[] = {16, 81, 24};
-static const int8_t o571[] = {16, 24, 64, 87};
-static const int8_t o572[] = {16, 24};
+static const int8_t o480[] = {16, 32};
+static const int8_t o481[] = {16, 24, 64, 32}; /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */
+static const int8_t o482[] = {-1, 16, 24}; /* 0: 5 offsets fit, 1 values */
+static const int8_t o483[] = {12, 16, 32};
+static const int8_t o484[] = {16, 32};
+static const int8_t o485[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 2 values */
+static const int8_t o486[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 1 values */
+static const int8_t o487[] = {-1, -1, 24, 32, -1}; /* 0: 56 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
+static const int8_t o488[] = {81, -1, 24, 32, -1}; /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
+static const int8_t o489[] = {12, 16, 81, 84, 24, 32, 64};
+static const int8_t o490[] = {12, 16, 81, 24, 32, 64};
+static const int8_t o491[] = {12, 16, 24, 32, -1}; /* 4: 8 offsets fit, 1 values */
+static const int8_t o492[] = {12, 16, 24, 32, 64, 87, 77};
+static const int8_t o493[] = {16, 81, 84, 24, 32, 64};
+static const int8_t o494[] = {16, 81, 24, 32, 64};
+static const int8_t o495[] = {16, 24, 32, -1}; /* 3: 8 offsets fit, 1 values */
+static const int8_t o496[] = {16, 24, 32, 64, 87, 77};
+static const int8_t o497[] = {12, 16, 24, 32};
+static const int8_t o498[] = {12, 16, 24, 32, 87};
+static const int8_t o499[] = {16, 81, 24, 32};
+static const int8_t o500[] = {16, 24, 32};
+static const int8_t o501[] = {16, 24, 32, 87};
+static const int8_t o502[] = {16, 24, 32, 64};
+static const int8_t o503[] = {16, 24, 32, 64, 87};
+static const int8_t o504[] = {-1, 16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
+static const int8_t o505[] = {16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 7 values; tied, split in operand order */ /* 1: 2 offsets fit, 7 values; tied, split in operand order */ /* 4: 10 offsets fit, 1 values */
+static const int8_t o506[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
+static const int8_t o507[] = {16, 24, 32, 64};
+static const int8_t o508[] = {12, 16, 24, 32}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 25 values; tied, split in operand order */ /* 2: 3 offsets fit, 25 values; tied, split in operand order */ /* 3: 3 offsets fit, 25 values; tied, split in operand order */
+static const int8_t o509[] = {16, 24, 32};
+static const int8_t o510[] = {12, 16, 24, 32};
+static const int8_t o511[] = {16, 24, 32};
+static const int8_t o512[] = {12, 16, 24, 32, 64}; /* 0: 58 offsets fit, 1 values; the guard's bit */ /* 2: 2 offsets fit, 5 values; tied, split in operand order */ /* 4: 2 offsets fit, 5 values; tied, split in operand order */
+static const int8_t o513[] = {16, 24, 32, 64};
+static const int8_t o514[] = {12, 16, 24, 32, 64};
+static const int8_t o515[] = {16, 24, 32, 64};
+static const int8_t o516[] = {16, -1, -1, 64, 87}; /* 1: 9 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */
+static const int8_t o517[] = {16, 24, 32, 64};
+static const int8_t o518[] = {16, 24, 32, 64};
+static const int8_t o519[] = {16, 24, 32};
+static const int8_t o520[] = {16, 24, 32, 64};
+static const int8_t o521[] = {16, -1, 32}; /* 0: 2 offsets fit, 143 values; tied, split in operand order */ /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 143 values; tied, split in operand order */
+static const int8_t o522[] = {-1, -1, -1, 32, -1}; /* 0: 57 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
+static const int8_t o523[] = {12, -1, -1, -1, -1}; /* 0: 33 offsets fit, 1 values; the guard's bit */ /* 1: 18 offsets fit, 1 values */ /* 2: 18 offsets fit, 1 values */ /* 3: 18 offsets fit, 1 values */ /* 4: 18 offsets fit, 1 values */
+static const int8_t o524[] = {16, 24, 32, -1}; /* 3: 11 offsets fit, 1 values */
+static const int8_t o525[] = {-1, -1, -1, -1, -1, -1}; /* 0: 4 offsets fit, 1 values */ /* 1: 7 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 45 offsets fit, 1 values */ /* 5: 19 offsets fit, 1 values */
+static const int8_t o526[] = {16, 24, 32, 64};
+static const int8_t o527[] = {16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */
+static const int8_t o528[] = {12, 16, 32}; /* 0: 69 offsets fit, 1 values; the guard's bit */
+static const int8_t o529[] = {16, 32};
+static const int8_t o530[] = {32};
+static const int8_t o531[] = {-1, 32}; /* 0: 4 offsets fit, 1 values */
+static const int8_t o532[] = {12, 24, 32};
+static const int8_t o533[] = {24, 32};
+static const int8_t o534[] = {-1, 16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 3: 2 offsets fit, 1 values; tied, split in operand order */
+static const int8_t o535[] = {12, 16, 24, 64}; /* 0: 56 offsets fit, 1 values; the guard's bit */
+static const int8_t o536[] = {16, 24, 64};
+static const int8_t o537[] = {12, 16, 24, 64};
+static const int8_t o538[] = {16, 24, 64};
+static const int8_t o539[] = {16, 24, 64};
+static const int8_t o540[] = {16, 24, 64}; /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */
+static const int8_t o541[] = {-1, 24, 64, -1}; /* 0: 4 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */ /* 3: 9 offsets fit, 1 values */
+static const int8_t o542[] = {16, 24, 64};
+static const int8_t o543[] = {16};
+static const int8_t o544[] = {16, 24};
+static const int8_t o545[] = {12, 16}; /* 0: 71 offsets fit, 1 values; the guard's bit */
+static const int8_t o546[] = {16};
+static const int8_t o547[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 36 offsets fit, 1 values */
+static const int8_t o548[] = {16, 24, -1}; /* 2: 57 offsets fit, 1 values */
+static const int8_t o549[] = {-1, -1, 24, -1}; /* 0: 51 offsets fit, 1 values */ /* 1: 10 offsets fit, 1 values */ /* 3: 10 offsets fit, 1 values */
+static const int8_t o550[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o551[] = {12, 16, 24, -1}; /* 3: 8 offsets fit, 1 values */
+static const int8_t o552[] = {16, 81, 24, 64};
+static const int8_t o553[] = {16, 24, 64};
+static const int8_t o554[] = {12, 16, 24};
+static const int8_t o555[] = {16, 24};
+static const int8_t o556[] = {16, 24, 64};
+static const int8_t o557[] = {81, 16, 24, 64, -1}; /* 4: 9 offsets fit, 1 values */
+static const int8_t o558[] = {16, 24, 64, -1}; /* 3: 4 offsets fit, 1 values */
+static const int8_t o559[] = {16, -1, 64}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 44 offsets fit, 1 values */ /* 2: 2 offsets fit, 2 values; tied, split in operand order */
+static const int8_t o560[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
+static const int8_t o561[] = {12, 16, 24, 64};
+static const int8_t o562[] = {16, 24, 64};
+static const int8_t o563[] = {-1, -1, -1, -1, 68}; /* 0: 74 offsets fit, 1 values */ /* 1: 4 offsets fit, 1 values */ /* 2: 74 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
+static const int8_t o564[] = {-1, -1, -1, -1, -1}; /* 0: 71 offsets fit, 1 values */ /* 1: 7 offsets fit, 1 values */ /* 2: 7 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 71 offsets fit, 1 values */
+static const int8_t o565[] = {12, 16, 24}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 22 values; tied, split in operand order */ /* 2: 2 offsets fit, 22 values; tied, split in operand order */
+static const int8_t o566[] = {16, 24};
+static const int8_t o567[] = {12, 16, 24, 64}; /* 0: 57 offsets fit, 1 values; the guard's bit */
+static const int8_t o568[] = {12, 16, 24, 64};
+static const int8_t o569[] = {16, 24, 64};
+static const int8_t o570[] = {16, 24, 64, 87};
+static const int8_t o571[] = {12, 16, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
+static const int8_t o572[] = {16, 24, 64};
 static const int8_t o573[] = {16, 24, 64};
-static const int8_t o574[] = {12, 16, 24, 64};
-static const int8_t o575[] = {16, 24, 64};
-static const int8_t o576[] = {12, 16, 24, 64};
-static const int8_t o577[] = {16, 24, 64};
-static const int8_t o578[] = {16, 24}; /* 0: 2 offsets fit, 15 values; tied */ /* 1: 2 offsets fit, 15 values; tied */
-static const int8_t t578[] = {0, 0};
-static const int8_t o579[] = {16, 24, 64};
-static const int8_t o580[] = {16};
-static const int8_t o581[] = {0};
-static const int8_t o582[] = {16, 32};
-static const int8_t o583[] = {12, 16, 81, 84, 24, 32, 64};
-static const int8_t o584[] = {12, 16, 81, 24, 32, -1}; /* 5: 2 offsets fit, 1 values */
-static const int8_t o585[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
-static const int8_t o586[] = {16, 81, 84, 24, 32, 64};
-static const int8_t o587[] = {16, 81, 24, 32, -1}; /* 4: 2 offsets fit, 1 values */
-static const int8_t o588[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
-static const int8_t o589[] = {16, 24, 32};
-static const int8_t o590[] = {12, 16, 24, 32, 64};
-static const int8_t o591[] = {16, 24, 32, 64};
-static const int8_t o592[] = {16, 32};
-static const int8_t o593[] = {16, 24, 64, 32}; /* 1: 2 offsets fit, 1 values; tied */ /* 2: 2 offsets fit, 1 values; tied */
-static const int8_t t593[] = {-1, 1, 1, -1};
-static const int8_t o594[] = {-1, 16, 24}; /* 0: 5 offsets fit, 1 values */
-static const int8_t o595[] = {12, 16, 32};
-static const int8_t o596[] = {16, 32};
-static const int8_t o597[] = {16, 24, -1, -1}; /* 2: 2 offsets fit, 1 values */ /* 3: 71 offsets fit, 1 values */
-static const int8_t o598[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 1 values */
-static const int8_t o599[] = {-1, -1, 24, 32, -1}; /* 0: 57 offsets fit, 1 values */ /* 1: 8 offsets fit, 1 values */ /* 4: 8 offsets fit, 1 values */
-static const int8_t o600[] = {81, -1, 24, 32, -1}; /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
-static const int8_t o601[] = {12, 16, 81, 84, 24, 32, 64};
-static const int8_t o602[] = {12, 16, 81, 24, 32, 64};
-static const int8_t o603[] = {12, 16, 24, 32, -1}; /* 4: 8 offsets fit, 1 values */
-static const int8_t o604[] = {12, 16, 24, 32, 64, 87, 77};
-static const int8_t o605[] = {16, 81, 84, 24, 32, 64};
-static const int8_t o606[] = {16, 81, 24, 32, 64};
-static const int8_t o607[] = {16, 24, 32, 64};
-static const int8_t o608[] = {16, 24, 32, 64, 87, 77};
-static const int8_t o609[] = {12, 16, 81, 24, 32};
-static const int8_t o610[] = {12, 16, 24, 32};
-static const int8_t o611[] = {12, 16, 24, -1, 87}; /* 3: 2 offsets fit, 1 values */
-static const int8_t o612[] = {12, 16, 24, 32, 64, 87};
-static const int8_t o613[] = {16, 81, 24, 32};
-static const int8_t o614[] = {16, 24, 32};
-static const int8_t o615[] = {16, 24, 32, 87};
-static const int8_t o616[] = {16, 24, 32, 64};
-static const int8_t o617[] = {16, 24, 32, 64, 87};
-static const int8_t o618[] = {-1, 16, 24, 32, 64, -1}; /* 0: 3 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
-static const int8_t o619[] = {16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 2 offsets fit, 2 values; tied */ /* 4: 10 offsets fit, 1 values */
-static const int8_t t619[] = {0, 0, -1, -1, -1};
-static const int8_t o620[] = {16, 24, 32, 64};
-static const int8_t o621[] = {12, 16, 24, 32}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 6 values; tied */ /* 2: 3 offsets fit, 6 values; tied */ /* 3: 3 offsets fit, 6 values; tied */
-static const int8_t t621[] = {-1, 1, 1, 1};
-static const int8_t o622[] = {16, 24, 32};
-static const int8_t o623[] = {12, 16, 24, 32};
-static const int8_t o624[] = {16, 24, 32};
-static const int8_t o625[] = {12, 16, 24, 32, 64}; /* 0: 65 offsets fit, 1 values; the guard's bit */ /* 2: 2 offsets fit, 2 values; tied */ /* 4: 2 offsets fit, 2 values; tied */
-static const int8_t t625[] = {-1, -1, 2, -1, 2};
-static const int8_t o626[] = {16, 24, 32, 64};
-static const int8_t o627[] = {12, 16, 24, 32, 64};
-static const int8_t o628[] = {16, 24, 32, 64};
-static const int8_t o629[] = {16, -1, -1, 64, 87}; /* 1: 9 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */
-static const int8_t o630[] = {12, 16, 24, 32, 64};
-static const int8_t o631[] = {16, 24, 32, 64};
-static const int8_t o632[] = {16, 24, 32, 64};
-static const int8_t o633[] = {16, 24, 32};
-static const int8_t o634[] = {16, 24, 32, 64};
-static const int8_t o635[] = {16, -1, 32}; /* 1: 2 offsets fit, 1 values */
-static const int8_t o636[] = {16, 24, 32, 64, -1}; /* 4: 2 offsets fit, 1 values */
-static const int8_t o637[] = {16, 24, 32, -1}; /* 3: 8 offsets fit, 1 values */
-static const int8_t o638[] = {-1, -1, -1, 32, -1}; /* 0: 57 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
-static const int8_t o639[] = {16, -1, 32, -1, -1, -1}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 7 offsets fit, 1 values */ /* 2: 2 offsets fit, 2 values; tied */ /* 3: 7 offsets fit, 1 values */ /* 4: 43 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */
-static const int8_t t639[] = {0, -1, 0, -1, -1, -1};
-static const int8_t o640[] = {16, 24, 32};
-static const int8_t o641[] = {-1, 24, -1, 64}; /* 0: 4 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */
-static const int8_t o642[] = {16, 24, 32, 64};
-static const int8_t o643[] = {12, 16, 32}; /* 0: 71 offsets fit, 1 values; the guard's bit */
-static const int8_t o644[] = {16, 32};
-static const int8_t o645[] = {24};
-static const int8_t o646[] = {-1, 32}; /* 0: 4 offsets fit, 1 values */
-static const int8_t o647[] = {12, 24, 32};
-static const int8_t o648[] = {24, 32};
-static const int8_t o649[] = {-1, -1, 24, 32, 64}; /* 0: 6 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */
-static const int8_t o650[] = {12, 16, 24, 64}; /* 0: 60 offsets fit, 1 values; the guard's bit */
-static const int8_t o651[] = {16, 24, 64};
-static const int8_t o652[] = {16, 24, 64}; /* 1: 2 offsets fit, 1 values; tied */ /* 2: 2 offsets fit, 1 values; tied */
-static const int8_t t652[] = {-1, 1, 1};
-static const int8_t o653[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */
-static const int8_t o654[] = {16, -1, 64, -1}; /* 0: 2 offsets fit, 1 values; tied */ /* 1: 45 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values; tied */ /* 3: 6 offsets fit, 1 values */
-static const int8_t t654[] = {0, -1, 0, -1};
-static const int8_t o655[] = {12, 16}; /* 0: 76 offsets fit, 1 values; the guard's bit */
-static const int8_t o656[] = {16};
-static const int8_t o657[] = {16, 24};
-static const int8_t o658[] = {12, 16}; /* 0: 71 offsets fit, 1 values; the guard's bit */
-static const int8_t o659[] = {16};
-static const int8_t o660[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 36 offsets fit, 1 values */
-static const int8_t o661[] = {-1, -1, 24, -1}; /* 0: 51 offsets fit, 1 values */ /* 1: 10 offsets fit, 1 values */ /* 3: 10 offsets fit, 1 values */
-static const int8_t o662[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o663[] = {12, 16, 24, -1}; /* 0: 2 offsets fit, 3 values; the guard's bit */ /* 3: 8 offsets fit, 1 values */
-static const int8_t o664[] = {16, 81, 24, 64};
-static const int8_t o665[] = {16, 24, 64};
-static const int8_t o666[] = {16, 24, 64};
-static const int8_t o667[] = {81, 16, 24, 64, -1}; /* 4: 9 offsets fit, 1 values */
-static const int8_t o668[] = {16, 24, 64, -1}; /* 3: 4 offsets fit, 1 values */
-static const int8_t o669[] = {12, 16, 24, 64};
-static const int8_t o670[] = {16, 24, 64};
-static const int8_t o671[] = {-1, -1, -1, -1, 68}; /* 0: 74 offsets fit, 1 values */ /* 1: 4 offsets fit, 1 values */ /* 2: 74 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
-static const int8_t o672[] = {-1, -1, -1, -1, -1}; /* 0: 71 offsets fit, 1 values */ /* 1: 7 offsets fit, 1 values */ /* 2: 7 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 71 offsets fit, 1 values */
-static const int8_t o673[] = {12, 16, 24}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 6 values; tied */ /* 2: 2 offsets fit, 6 values; tied */
-static const int8_t t673[] = {-1, 1, 1};
-static const int8_t o674[] = {16, 24};
-static const int8_t o675[] = {12, 16, 24, 64}; /* 0: 56 offsets fit, 1 values; the guard's bit */
-static const int8_t o676[] = {12, 16, 24, 64};
-static const int8_t o677[] = {16, 24, 64};
-static const int8_t o678[] = {16, 24, 64, -1}; /* 3: 52 offsets fit, 1 values */
-static const int8_t o679[] = {12, 16, 24, 64}; /* 0: 8 offsets fit, 1 values; the guard's bit */
-static const int8_t o680[] = {16, 24, 64};
-static const int8_t o681[] = {-1, 24, 64}; /* 0: 9 offsets fit, 1 values */
-static const int8_t o682[] = {12, 16, 24};
-static const int8_t o683[] = {16, 24};
-static const int8_t o684[] = {16, 24};
-static const int8_t o685[] = {-1, 24, -1, -1}; /* 0: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
-static const int8_t o686[] = {16, 24, -1}; /* 2: 8 offsets fit, 1 values */
-static const int8_t o687[] = {16};
-static const int8_t o688[] = {-1, -1, 24, -1}; /* 0: 53 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
-static const int8_t o689[] = {16, -1, 24, -1}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 51 offsets fit, 1 values */ /* 2: 2 offsets fit, 2 values; tied */ /* 3: 4 offsets fit, 1 values */
-static const int8_t t689[] = {0, -1, 0, -1};
-static const int8_t o690[] = {16, 24, -1}; /* 2: 11 offsets fit, 1 values */
-static const int8_t o691[] = {16, 24, 64};
-static const int8_t o692[] = {16, -1, 64}; /* 0: 2 offsets fit, 1 values; tied */ /* 1: 3 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values; tied */
-static const int8_t t692[] = {0, -1, 0};
-static const int8_t o693[] = {0};
-static const int8_t o694[] = {12, 16}; /* 0: 78 offsets fit, 1 values; the guard's bit */
-static const int8_t o695[] = {16};
-static const int8_t o696[] = {0};
-static const int8_t o697[] = {16};
-static const int8_t o698[] = {0};
-static const int8_t o699[] = {16};
-static const int8_t o700[] = {0};
-static const int8_t o701[] = {12};
-static const int8_t o702[] = {-1}; /* 0: 2 offsets fit, 1 values */
-static const int8_t o703[] = {0};
-static const int8_t o704[] = {0};
-static const int8_t o705[] = {12};
-static const int8_t o706[] = {24};
-static const int8_t o707[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */
-static const int8_t o708[] = {12, 16, 32, 24};
-static const int8_t o709[] = {16, 32, 24};
-static const int8_t o710[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
-static const int8_t o711[] = {12, 16, 24};
-static const int8_t o712[] = {16, 24};
-static const int8_t o713[] = {16, 32};
-static const int8_t o714[] = {-1, -1, 32}; /* 0: 5 offsets fit, 1 values */ /* 1: 5 offsets fit, 1 values */
-static const int8_t o715[] = {12, -1, -1, 32}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 5 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */
-static const int8_t o716[] = {64, 24, 32};
-static const int8_t o717[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
-static const int8_t o718[] = {-1, -1, -1}; /* 0: 4 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */
-static const int8_t o719[] = {-1, 16, -1, -1, 32}; /* 0: 5 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; tied */ /* 2: 5 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */ /* 4: 2 offsets fit, 1 values; tied */
-static const int8_t t719[] = {-1, 1, -1, -1, 1};
-static const int8_t o720[] = {16};
-static const int8_t o721[] = {16};
-static const int8_t o722[] = {0};
-static const int8_t o723[] = {16};
-static const int8_t o724[] = {16, 32};
-static const int8_t o725[] = {81, -1, 24, 32, 87}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o726[] = {12, 16, 81, 84, 24, 32, 64};
-static const int8_t o727[] = {12, 16, 81, 24, 32, -1}; /* 5: 2 offsets fit, 1 values */
-static const int8_t o728[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
-static const int8_t o729[] = {16, 81, 84, 24, 32, 64};
-static const int8_t o730[] = {16, 81, 24, 32, -1}; /* 4: 2 offsets fit, 1 values */
-static const int8_t o731[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
-static const int8_t o732[] = {16, 24, 32, -1, 87, -1}; /* 3: 4 offsets fit, 1 values */ /* 5: 15 offsets fit, 1 values */
-static const int8_t o733[] = {12, 16, 24, 32}; /* 0: 7 offsets fit, 1 values; the guard's bit */
-static const int8_t o734[] = {16, 81, 24, 32};
-static const int8_t o735[] = {16, 24, 32};
-static const int8_t o736[] = {16, 24, 32, 87};
-static const int8_t o737[] = {16, 24, 32, 64, 87};
-static const int8_t o738[] = {16, 24, 32};
-static const int8_t o739[] = {16, 24, 32, 64};
-static const int8_t o740[] = {12, 16, 24, 32, 64};
-static const int8_t o741[] = {16, 24, 32, 64};
-static const int8_t o742[] = {16, 24, 32, 64};
-static const int8_t o743[] = {16, 24, 32}; /* 0: 2 offsets fit, 20 values; tied */ /* 1: 2 offsets fit, 20 values; tied */
-static const int8_t t743[] = {0, 0, -1};
-static const int8_t o744[] = {16, 24, 32, 64};
-static const int8_t o745[] = {12, 16, 24, -1}; /* 3: 2 offsets fit, 1 values */
-static const int8_t o746[] = {16, 24, 32};
-static const int8_t o747[] = {-1, 24, 32, -1, -1}; /* 0: 2 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */
-static const int8_t o748[] = {16, 24, 32, -1}; /* 3: 8 offsets fit, 1 values */
-static const int8_t o749[] = {16, 32};
-static const int8_t o750[] = {12, 16, 24, 64, -1}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 4: 2 offsets fit, 2 values */
-static const int8_t o751[] = {16, 24, 64, 32};
-static const int8_t o752[] = {16, 24, 64, 32};
-static const int8_t o753[] = {-1, 24, -1, -1, -1}; /* 0: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 3: 3 offsets fit, 1 values */ /* 4: 4 offsets fit, 1 values */
-static const int8_t o754[] = {-1, 16, 24}; /* 0: 5 offsets fit, 1 values */
+static const int8_t o574[] = {16, 24};
+static const int8_t o575[] = {16};
+static const int8_t o576[] = {-1, -1, 24, -1}; /* 0: 54 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
+static const int8_t o577[] = {16, -1, 24, -1}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 1: 53 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */ /* 3: 4 offsets fit, 1 values */
+static const int8_t o578[] = {16, 24, 64};
+static const int8_t o579[] = {16, 24};
+static const int8_t o580[] = {16, 24, 64};
+static const int8_t o581[] = {16, 24, 64};
+static const int8_t o582[] = {-1, 24, 64}; /* 0: 2 offsets fit, 1 values */
+static const int8_t o583[] = {0};
+static const int8_t o584[] = {16};
+static const int8_t o585[] = {16};
+static const int8_t o586[] = {0};
+static const int8_t o587[] = {12}; /* 0: 79 offsets fit, 1 values; the guard's bit */
+static const int8_t o588[] = {16};
+static const int8_t o589[] = {0};
+static const int8_t o590[] = {12};
+static const int8_t o591[] = {-1}; /* 0: 2 offsets fit, 1 values */
+static const int8_t o592[] = {0};
+static const int8_t o593[] = {0};
+static const int8_t o594[] = {12};
+static const int8_t o595[] = {24};
+static const int8_t o596[] = {12, 16, 32, 24};
+static const int8_t o597[] = {16, 32, 24};
+static const int8_t o598[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
+static const int8_t o599[] = {12, 16, 24};
+static const int8_t o600[] = {16};
+static const int8_t o601[] = {16, 24};
+static const int8_t o602[] = {16, 24, 32};
+static const int8_t o603[] = {16, 32};
+static const int8_t o604[] = {12, -1, -1, 32}; /* 0: 62 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */
+static const int8_t o605[] = {64, 24, 32};
+static const int8_t o606[] = {24, 64, 32};
+static const int8_t o607[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
+static const int8_t o608[] = {16};
+static const int8_t o609[] = {16};
+static const int8_t o610[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o611[] = {12, 16, 81, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
+static const int8_t o612[] = {12, 16, 24, -1, 87, -1}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 3: 4 offsets fit, 1 values */ /* 5: 14 offsets fit, 1 values */
+static const int8_t o613[] = {16, 81, 24, 64};
+static const int8_t o614[] = {16, 24, -1, 87, -1}; /* 2: 4 offsets fit, 1 values */ /* 4: 15 offsets fit, 1 values */
+static const int8_t o615[] = {12, 16, 81, 24};
+static const int8_t o616[] = {12, 16, 24, 64, 87};
+static const int8_t o617[] = {16, 81, 24};
+static const int8_t o618[] = {16, 24, 64, 87};
+static const int8_t o619[] = {16, 24};
+static const int8_t o620[] = {16, 24, 64};
+static const int8_t o621[] = {12, 16, 24, 64};
+static const int8_t o622[] = {16, 24, 64};
+static const int8_t o623[] = {12, 16, 24, 64};
+static const int8_t o624[] = {16, 24, 64};
+static const int8_t o625[] = {16, 24}; /* 0: 2 offsets fit, 15 values; tied, split in operand order */ /* 1: 2 offsets fit, 15 values; tied, split in operand order */
+static const int8_t o626[] = {16, 24, 64};
+static const int8_t o627[] = {16};
+static const int8_t o628[] = {0};
+static const int8_t o629[] = {16, 32};
+static const int8_t o630[] = {-1, -1, 24, 32, -1}; /* 0: 53 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
+static const int8_t o631[] = {12, 16, 81, 84, 24, 32, 64};
+static const int8_t o632[] = {12, 16, 81, 24, 32, -1}; /* 5: 2 offsets fit, 1 values */
+static const int8_t o633[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
+static const int8_t o634[] = {16, 81, 84, 24, 32, 64};
+static const int8_t o635[] = {16, 81, 24, 32, -1}; /* 4: 2 offsets fit, 1 values */
+static const int8_t o636[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
+static const int8_t o637[] = {12, 16, 24, 32, -1}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 4: 2 offsets fit, 1 values */
+static const int8_t o638[] = {16, 24, 32};
+static const int8_t o639[] = {16, 24, 32, 87};
+static const int8_t o640[] = {12, 16, 24, 32, 64};
+static const int8_t o641[] = {16, 24, 32, 64};
+static const int8_t o642[] = {16, 32};
+static const int8_t o643[] = {16, 24, 64, 32}; /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */
+static const int8_t o644[] = {-1, 16, 24}; /* 0: 5 offsets fit, 1 values */
+static const int8_t o645[] = {12, 16, 32};
+static const int8_t o646[] = {16, 32};
+static const int8_t o647[] = {16, 24, -1, -1}; /* 2: 2 offsets fit, 1 values */ /* 3: 71 offsets fit, 1 values */
+static const int8_t o648[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 1 values */
+static const int8_t o649[] = {-1, -1, 24, 32, -1}; /* 0: 56 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
+static const int8_t o650[] = {81, -1, 24, 32, -1}; /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
+static const int8_t o651[] = {12, 16, 81, 84, 24, 32, 64};
+static const int8_t o652[] = {12, 16, 81, 24, 32, 64};
+static const int8_t o653[] = {12, 16, 24, 32, -1}; /* 4: 8 offsets fit, 1 values */
+static const int8_t o654[] = {12, 16, 24, 32, 64, 87, 77};
+static const int8_t o655[] = {16, 81, 84, 24, 32, 64};
+static const int8_t o656[] = {16, 81, 24, 32, 64};
+static const int8_t o657[] = {16, 24, 32, 64};
+static const int8_t o658[] = {16, 24, 32, 64, 87, 77};
+static const int8_t o659[] = {12, 16, 81, 24, 32};
+static const int8_t o660[] = {12, 16, 24, 32};
+static const int8_t o661[] = {12, 16, 24, 32, 87};
+static const int8_t o662[] = {12, 16, 24, 32, 64, 87};
+static const int8_t o663[] = {16, 81, 24, 32};
+static const int8_t o664[] = {16, 24, 32};
+static const int8_t o665[] = {16, 24, 32, 87};
+static const int8_t o666[] = {16, 24, 32, 64};
+static const int8_t o667[] = {16, 24, 32, 64, 87};
+static const int8_t o668[] = {-1, 16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
+static const int8_t o669[] = {16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 7 values; tied, split in operand order */ /* 1: 2 offsets fit, 7 values; tied, split in operand order */ /* 4: 10 offsets fit, 1 values */
+static const int8_t o670[] = {16, 24, 32, 64};
+static const int8_t o671[] = {12, 16, 24, 32}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 24 values; tied, split in operand order */ /* 2: 3 offsets fit, 24 values; tied, split in operand order */ /* 3: 3 offsets fit, 24 values; tied, split in operand order */
+static const int8_t o672[] = {16, 24, 32};
+static const int8_t o673[] = {12, 16, 24, 32};
+static const int8_t o674[] = {16, 24, 32};
+static const int8_t o675[] = {12, 16, 24, 32, 64}; /* 0: 57 offsets fit, 1 values; the guard's bit */ /* 2: 2 offsets fit, 7 values; tied, split in operand order */ /* 4: 2 offsets fit, 7 values; tied, split in operand order */
+static const int8_t o676[] = {16, 24, 32, 64};
+static const int8_t o677[] = {12, 16, 24, 32, 64};
+static const int8_t o678[] = {16, 24, 32, 64};
+static const int8_t o679[] = {16, -1, -1, 64, 87}; /* 1: 9 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */
+static const int8_t o680[] = {12, 16, 24, 32, 64};
+static const int8_t o681[] = {16, 24, 32, 64};
+static const int8_t o682[] = {16, 24, 32, 64};
+static const int8_t o683[] = {16, 24, 32};
+static const int8_t o684[] = {16, 24, 32, 64};
+static const int8_t o685[] = {16, -1, 32}; /* 1: 2 offsets fit, 1 values */
+static const int8_t o686[] = {16, 24, 32, 64, -1}; /* 4: 2 offsets fit, 1 values */
+static const int8_t o687[] = {16, 24, 32, -1}; /* 3: 8 offsets fit, 1 values */
+static const int8_t o688[] = {-1, -1, -1, 32, -1}; /* 0: 57 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
+static const int8_t o689[] = {16, 24, 32, -1}; /* 3: 11 offsets fit, 1 values */
+static const int8_t o690[] = {16, -1, 32, -1, -1, -1}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 7 offsets fit, 1 values */ /* 2: 2 offsets fit, 2 values; tied, split in operand order */ /* 3: 7 offsets fit, 1 values */ /* 4: 43 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */
+static const int8_t o691[] = {16, 24, 32};
+static const int8_t o692[] = {16, 24, 32, 64};
+static const int8_t o693[] = {16, 24, 32, 64};
+static const int8_t o694[] = {12, 16, 32}; /* 0: 68 offsets fit, 1 values; the guard's bit */
+static const int8_t o695[] = {16, 32};
+static const int8_t o696[] = {24};
+static const int8_t o697[] = {-1, 32}; /* 0: 4 offsets fit, 1 values */
+static const int8_t o698[] = {12, 24, 32};
+static const int8_t o699[] = {24, 32};
+static const int8_t o700[] = {-1, -1, 24, 32, 64}; /* 0: 6 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */
+static const int8_t o701[] = {12, 16, 24, 64}; /* 0: 56 offsets fit, 1 values; the guard's bit */
+static const int8_t o702[] = {16, 24, 64};
+static const int8_t o703[] = {16, 24, 64}; /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */
+static const int8_t o704[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */
+static const int8_t o705[] = {16, -1, 64, -1}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 1: 45 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */ /* 3: 6 offsets fit, 1 values */
+static const int8_t o706[] = {12, 16}; /* 0: 76 offsets fit, 1 values; the guard's bit */
+static const int8_t o707[] = {16};
+static const int8_t o708[] = {16, 24};
+static const int8_t o709[] = {12, 16}; /* 0: 71 offsets fit, 1 values; the guard's bit */
+static const int8_t o710[] = {16};
+static const int8_t o711[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 36 offsets fit, 1 values */
+static const int8_t o712[] = {16, 24, -1}; /* 2: 57 offsets fit, 1 values */
+static const int8_t o713[] = {-1, -1, 24, -1}; /* 0: 51 offsets fit, 1 values */ /* 1: 10 offsets fit, 1 values */ /* 3: 10 offsets fit, 1 values */
+static const int8_t o714[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o715[] = {12, 16, 24, -1}; /* 3: 8 offsets fit, 1 values */
+static const int8_t o716[] = {16, 81, 24, 64};
+static const int8_t o717[] = {16, 24, 64};
+static const int8_t o718[] = {16, 24};
+static const int8_t o719[] = {16, 24, 64};
+static const int8_t o720[] = {81, 16, 24, 64, -1}; /* 4: 9 offsets fit, 1 values */
+static const int8_t o721[] = {16, 24, 64, -1}; /* 3: 4 offsets fit, 1 values */
+static const int8_t o722[] = {16, -1, 64}; /* 0: 2 offsets fit, 3 values; tied, split in operand order */ /* 1: 2 offsets fit, 2 values */ /* 2: 2 offsets fit, 3 values; tied, split in operand order */
+static const int8_t o723[] = {12, 16, 24, 64};
+static const int8_t o724[] = {16, 24, 64};
+static const int8_t o725[] = {-1, -1, -1, -1, 68}; /* 0: 74 offsets fit, 1 values */ /* 1: 4 offsets fit, 1 values */ /* 2: 74 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
+static const int8_t o726[] = {-1, -1, -1, -1, -1}; /* 0: 71 offsets fit, 1 values */ /* 1: 7 offsets fit, 1 values */ /* 2: 7 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 71 offsets fit, 1 values */
+static const int8_t o727[] = {12, 16, 24}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 20 values; tied, split in operand order */ /* 2: 2 offsets fit, 20 values; tied, split in operand order */
+static const int8_t o728[] = {16, 24};
+static const int8_t o729[] = {12, 16, 24, 64}; /* 0: 54 offsets fit, 1 values; the guard's bit */
+static const int8_t o730[] = {12, 16, 24, 64};
+static const int8_t o731[] = {12, 16, 24, 64, 87}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 6 values; tied, split in operand order */ /* 3: 2 offsets fit, 6 values; tied, split in operand order */
+static const int8_t o732[] = {16, 24, 64};
+static const int8_t o733[] = {16, 24, 64, 87};
+static const int8_t o734[] = {12, 16, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
+static const int8_t o735[] = {16, 24, 64};
+static const int8_t o736[] = {16, 24, 64};
+static const int8_t o737[] = {12, 16, 24};
+static const int8_t o738[] = {16, 24};
+static const int8_t o739[] = {16, 24};
+static const int8_t o740[] = {-1, 24, -1, -1}; /* 0: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
+static const int8_t o741[] = {16, 24, -1}; /* 2: 8 offsets fit, 1 values */
+static const int8_t o742[] = {16};
+static const int8_t o743[] = {-1, -1, 24, -1}; /* 0: 26 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
+static const int8_t o744[] = {16, -1, 24, -1}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 51 offsets fit, 1 values */ /* 2: 2 offsets fit, 2 values; tied, split in operand order */ /* 3: 4 offsets fit, 1 values */
+static const int8_t o745[] = {16, 24, 64};
+static const int8_t o746[] = {16, 24, 64};
+static const int8_t o747[] = {-1, -1, 64}; /* 0: 2 offsets fit, 1 values */ /* 1: 4 offsets fit, 1 values */
+static const int8_t o748[] = {16, 24, 64};
+static const int8_t o749[] = {0};
+static const int8_t o750[] = {12, 16}; /* 0: 78 offsets fit, 1 values; the guard's bit */
+static const int8_t o751[] = {16};
+static const int8_t o752[] = {0};
+static const int8_t o753[] = {16};
+static const int8_t o754[] = {0};
+static const int8_t o755[] = {16};
+static const int8_t o756[] = {0};
+static const int8_t o757[] = {12};
+static const int8_t o758[] = {-1}; /* 0: 2 offsets fit, 1 values */
+static const int8_t o759[] = {0};
+static const int8_t o760[] = {0};
+static const int8_t o761[] = {12};
+static const int8_t o762[] = {24};
+static const int8_t o763[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */
+static const int8_t o764[] = {12, 16, 32, 24};
+static const int8_t o765[] = {16, 32, 24};
+static const int8_t o766[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
+static const int8_t o767[] = {12, 16, 24};
+static const int8_t o768[] = {16, 24};
+static const int8_t o769[] = {16, 32};
+static const int8_t o770[] = {-1, -1, 32}; /* 0: 5 offsets fit, 1 values */ /* 1: 5 offsets fit, 1 values */
+static const int8_t o771[] = {12, -1, -1, 32}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 5 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */
+static const int8_t o772[] = {64, 24, 32};
+static const int8_t o773[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
+static const int8_t o774[] = {-1, -1, -1}; /* 0: 4 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */
+static const int8_t o775[] = {-1, 16, -1, -1, 32}; /* 0: 5 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 5 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */ /* 4: 2 offsets fit, 1 values; tied, split in operand order */
+static const int8_t o776[] = {16};
+static const int8_t o777[] = {16};
+static const int8_t o778[] = {0};
+static const int8_t o779[] = {16};
+static const int8_t o780[] = {16, 32};
+static const int8_t o781[] = {81, -1, 24, 32, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o782[] = {12, 16, 81, 84, 24, 32, 64};
+static const int8_t o783[] = {12, 16, 81, 24, 32, -1}; /* 5: 2 offsets fit, 1 values */
+static const int8_t o784[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
+static const int8_t o785[] = {16, 81, 84, 24, 32, 64};
+static const int8_t o786[] = {16, 81, 24, 32, -1}; /* 4: 2 offsets fit, 1 values */
+static const int8_t o787[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
+static const int8_t o788[] = {16, 24, 32, -1, 87, -1}; /* 3: 4 offsets fit, 1 values */ /* 5: 15 offsets fit, 1 values */
+static const int8_t o789[] = {12, 16, 24, 32}; /* 0: 7 offsets fit, 1 values; the guard's bit */
+static const int8_t o790[] = {16, 81, 24, 32};
+static const int8_t o791[] = {16, 24, 32};
+static const int8_t o792[] = {16, 24, 32, 87};
+static const int8_t o793[] = {16, 24, 32, 64, 87};
+static const int8_t o794[] = {16, 24, 32};
+static const int8_t o795[] = {16, 24, 32, 64};
+static const int8_t o796[] = {12, 16, 24, 32, 64};
+static const int8_t o797[] = {16, 24, 32, 64};
+static const int8_t o798[] = {16, 24, 32, 64};
+static const int8_t o799[] = {16, 24, 32}; /* 0: 2 offsets fit, 20 values; tied, split in operand order */ /* 1: 2 offsets fit, 20 values; tied, split in operand order */
+static const int8_t o800[] = {16, 24, 32, 64};
+static const int8_t o801[] = {12, 16, 24, -1}; /* 3: 2 offsets fit, 1 values */
+static const int8_t o802[] = {16, 24, 32};
+static const int8_t o803[] = {-1, 24, 32, -1, -1}; /* 0: 2 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */
+static const int8_t o804[] = {16, 24, 32, -1}; /* 3: 8 offsets fit, 1 values */
+static const int8_t o805[] = {16, 32};
+static const int8_t o806[] = {12, 16, 24, 64, 32}; /* 0: 4 offsets fit, 1 values; the guard's bit */
+static const int8_t o807[] = {16, 24, 64, 32};
+static const int8_t o808[] = {16, 24, 64, 32};
+static const int8_t o809[] = {-1, 24, -1, -1, -1}; /* 0: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 3: 3 offsets fit, 1 values */ /* 4: 4 offsets fit, 1 values */
+static const int8_t o810[] = {-1, 16, 24}; /* 0: 5 offsets fit, 1 values */
 
 const rs_sass_form rs_sass_forms[] = {
-    {75, 0x202, "GRR", o0, NULL, 60},
-    {75, 0x202, "RR", o1, NULL, 349},
+    {75, 0x202, "GRR", o0, NULL, 85},
+    {75, 0x202, "RR", o1, NULL, 895},
     {75, 0x208, "RRRP", o2, NULL, 2},
-    {75, 0x209, "RRRP", o3, NULL, 4},
-    {75, 0x20b, "PPRRP", o4, NULL, 2},
-    {75, 0x20c, "PPRRP", o5, NULL, 128},
-    {75, 0x210, "GRPPRRR", o6, NULL, 79},
-    {75, 0x210, "GRPRRR", o7, NULL, 43},
-    {75, 0x210, "GRRRR", o8, NULL, 46},
-    {75, 0x210, "GRRRRPP", o9, NULL, 87},
-    {75, 0x210, "RPPRRR", o10, NULL, 144},
-    {75, 0x210, "RPRRR", o11, NULL, 645},
-    {75, 0x210, "RRRR", o12, NULL, 867},
-    {75, 0x210, "RRRRPP", o13, NULL, 182},
-    {75, 0x211, "GRRR", o14, NULL, 29},
-    {75, 0x211, "GRRRP", o15, NULL, 61},
-    {75, 0x211, "RPRR", o16, NULL, 110},
-    {75, 0x211, "RRR", o17, NULL, 418},
-    {75, 0x211, "RRRP", o18, NULL, 1615},
-    {75, 0x211, "RRRR", o19, NULL, 1333},
-    {75, 0x211, "RRRRP", o20, NULL, 70},
-    {75, 0x212, "PRRRRP", o21, NULL, 2},
-    {75, 0x212, "RRRRP", o22, t22, 2},
+    {75, 0x209, "RRRP", o3, NULL, 47},
+    {75, 0x20b, "PPRRP", o4, NULL, 9},
+    {75, 0x20c, "PPRRP", o5, NULL, 266},
+    {75, 0x210, "GRPPRRR", o6, NULL, 125},
+    {75, 0x210, "GRPRRR", o7, NULL, 75},
+    {75, 0x210, "GRRRR", o8, NULL, 73},
+    {75, 0x210, "GRRRRPP", o9, NULL, 133},
+    {75, 0x210, "RPPRRR", o10, NULL, 234},
+    {75, 0x210, "RPRRR", o11, NULL, 1201},
+    {75, 0x210, "RRRR", o12, NULL, 1388},
+    {75, 0x210, "RRRRPP", o13, NULL, 310},
+    {75, 0x211, "GRRR", o14, NULL, 54},
+    {75, 0x211, "GRRRP", o15, NULL, 110},
+    {75, 0x211, "RPRR", o16, NULL, 311},
+    {75, 0x211, "RRR", o17, NULL, 821},
+    {75, 0x211, "RRRP", o18, NULL, 2610},
+    {75, 0x211, "RRRR", o19, NULL, 2340},
+    {75, 0x211, "RRRRP", o20, NULL, 268},
+    {75, 0x212, "PRRRRP", o21, NULL, 9},
+    {75, 0x212, "RRRRP", o22, NULL, 9},
     {75, 0x217, "RRRP", o23, NULL, 28},
-    {75, 0x219, "RRRR", o24, NULL, 6},
-    {75, 0x220, "GRRR", o25, t25, 6},
-    {75, 0x220, "RRR", o26, NULL, 388},
-    {75, 0x221, "GRRR", o27, NULL, 10},
-    {75, 0x221, "RRR", o28, NULL, 84},
-    {75, 0x223, "GRRRR", o29, t29, 2},
-    {75, 0x223, "RRRR", o30, NULL, 10210},
-    {75, 0x224, "GRRRR", o31, NULL, 128},
-    {75, 0x224, "RRRR", o32, NULL, 532},
-    {75, 0x224, "RRRRP", o33, NULL, 8},
-    {75, 0x225, "RRRR", o34, NULL, 17},
+    {75, 0x219, "RRRR", o24, NULL, 27},
+    {75, 0x220, "GRRR", o25, NULL, 33},
+    {75, 0x220, "RRR", o26, NULL, 3247},
+    {75, 0x221, "GRRR", o27, NULL, 17},
+    {75, 0x221, "RRR", o28, NULL, 217},
+    {75, 0x223, "GRRRR", o29, NULL, 9},
+    {75, 0x223, "RRRR", o30, NULL, 12848},
+    {75, 0x224, "GRRRR", o31, NULL, 223},
+    {75, 0x224, "RRRR", o32, NULL, 1089},
+    {75, 0x224, "RRRRP", o33, NULL, 24},
+    {75, 0x225, "RRRR", o34, NULL, 67},
     {75, 0x22b, "RRRR", o35, NULL, 9504},
-    {75, 0x230, "RRR", o36, NULL, 448},
-    {75, 0x23c, "RRRR", o37, NULL, 672},
+    {75, 0x230, "RRR", o36, NULL, 2640},
+    {75, 0x23c, "RRRR", o37, NULL, 2732},
     {75, 0x28c, "QQUUQ", o38, NULL, 8},
-    {75, 0x290, "UUUUQQ", o39, t39, 1},
-    {75, 0x304, "RR", o40, NULL, 192},
-    {75, 0x308, "GRR", o41, NULL, 4},
-    {75, 0x308, "RR", o42, NULL, 12},
-    {75, 0x348, "R", o43, NULL, 1},
-    {75, 0x355, "RB", o44, NULL, 360},
-    {75, 0x381, "GRR", o45, NULL, 192},
-    {75, 0x381, "RR", o46, NULL, 3024},
-    {75, 0x386, "GRR", o47, NULL, 1},
-    {75, 0x386, "RR", o48, NULL, 2155},
-    {75, 0x387, "RR", o49, NULL, 10},
-    {75, 0x388, "GRR", o50, NULL, 181},
-    {75, 0x388, "RR", o51, NULL, 1078},
-    {75, 0x389, "PRRRR", o52, t52, 1},
-    {75, 0x423, "GRRR", o53, NULL, 2},
-    {75, 0x423, "RRR", o54, NULL, 4},
-    {75, 0x424, "GRRR", o55, NULL, 17},
-    {75, 0x424, "RRR", o56, NULL, 131},
-    {75, 0x624, "RRR", o57, t57, 100},
-    {75, 0x624, "RRRP", o58, t58, 1},
-    {75, 0x625, "RRR", o59, NULL, 10},
-    {75, 0x802, "R", o60, NULL, 30},
-    {75, 0x803, "RR", o61, NULL, 7},
-    {75, 0x805, "GR", o62, NULL, 13},
-    {75, 0x805, "R", o63, NULL, 3096},
-    {75, 0x807, "RRP", o64, NULL, 4},
-    {75, 0x80b, "PPRP", o65, NULL, 6},
-    {75, 0x80c, "PPRP", o66, NULL, 860},
-    {75, 0x810, "GRRR", o67, t67, 2},
-    {75, 0x810, "RPRR", o68, NULL, 6},
-    {75, 0x810, "RRR", o69, NULL, 1407},
-    {75, 0x811, "GRR", o70, NULL, 67},
-    {75, 0x811, "RR", o71, NULL, 436},
-    {75, 0x811, "RRR", o72, NULL, 166},
-    {75, 0x812, "PRRRP", o73, NULL, 106},
-    {75, 0x812, "RRRP", o74, NULL, 1548},
-    {75, 0x817, "RRP", o75, NULL, 148},
-    {75, 0x819, "GRRR", o76, NULL, 43},
-    {75, 0x819, "RRR", o77, NULL, 3191},
-    {75, 0x81c, "PPPPP", o78, NULL, 2},
-    {75, 0x81c, "PPPPQ", o79, NULL, 14},
-    {75, 0x820, "GRR", o80, t80, 6},
-    {75, 0x820, "RR", o81, NULL, 2},
-    {75, 0x823, "GRRR", o82, NULL, 4},
-    {75, 0x824, "GRRR", o83, NULL, 130},
-    {75, 0x824, "RRR", o84, NULL, 3022},
-    {75, 0x824, "RRRP", o85, NULL, 18},
-    {75, 0x825, "GRRR", o86, NULL, 2},
-    {75, 0x825, "RRR", o87, NULL, 360},
-    {75, 0x827, "RRR", o88, NULL, 1},
-    {75, 0x83b, "RR", o89, NULL, 298},
-    {75, 0x88c, "QQUQ", o90, NULL, 6},
-    {75, 0x890, "UQUU", o91, NULL, 1},
-    {75, 0x890, "UUU", o92, t92, 14},
-    {75, 0x891, "UU", o93, NULL, 7},
-    {75, 0x899, "UUU", o94, NULL, 258},
-    {75, 0x918, "", o95, NULL, 342},
-    {75, 0x919, "R", o96, NULL, 425},
-    {75, 0x941, "B", o97, NULL, 360},
-    {75, 0x944, "", o98, NULL, 5},
-    {75, 0x945, "B", o99, NULL, 360},
-    {75, 0x947, "", o100, NULL, 181},
-    {75, 0x947, "G", o101, NULL, 1065},
-    {75, 0x948, "", o102, NULL, 1},
-    {75, 0x94d, "", o103, NULL, 93},
-    {75, 0x94d, "G", o104, NULL, 5},
-    {75, 0x950, "R", o105, NULL, 3},
-    {75, 0x981, "GRRU", o106, NULL, 4},
-    {75, 0x981, "RRU", o107, NULL, 24},
-    {75, 0x983, "RR", o108, NULL, 10},
-    {75, 0x984, "GRR", o109, NULL, 3},
-    {75, 0x984, "R", o110, NULL, 1},
-    {75, 0x984, "RR", o111, NULL, 3120},
-    {75, 0x984, "RRU", o112, NULL, 12},
-    {75, 0x984, "RU", o113, NULL, 96},
-    {75, 0x988, "RUR", o114, NULL, 4},
-    {75, 0x989, "PRRR", o115, NULL, 8},
-    {75, 0x9c3, "U", o116, NULL, 139},
-    {75, 0xa02, "R", o117, NULL, 70},
-    {75, 0xa0c, "PPRP", o118, NULL, 195},
-    {75, 0xa11, "GRPR", o119, NULL, 174},
-    {75, 0xa11, "GRRRP", o120, NULL, 174},
-    {75, 0xa11, "RPR", o121, NULL, 1196},
-    {75, 0xa11, "RRRP", o122, NULL, 1196},
-    {75, 0xa20, "RR", o123, NULL, 1564},
-    {75, 0xa23, "RRR", o124, NULL, 1548},
-    {75, 0xa24, "GRRR", o125, NULL, 33},
-    {75, 0xa24, "RRR", o126, NULL, 818},
-    {75, 0xa25, "GRRR", o127, NULL, 87},
-    {75, 0xa25, "RRR", o128, NULL, 1255},
-    {75, 0xa28, "RR", o129, t129, 760},
-    {75, 0xa2b, "RRR", o130, t130, 760},
-    {75, 0xab9, "U", o131, NULL, 141},
-    {75, 0xb1d, "", o132, NULL, 181},
-    {75, 0xc02, "RU", o133, NULL, 9},
-    {75, 0xc10, "GRPPRUR", o134, NULL, 8},
-    {75, 0xc10, "GRPRUR", o135, NULL, 18},
-    {75, 0xc10, "GRRUR", o136, NULL, 8},
-    {75, 0xc10, "RPPRUR", o137, NULL, 16},
-    {75, 0xc10, "RPRUR", o138, NULL, 973},
-    {75, 0xc10, "RRUR", o139, NULL, 51},
-    {75, 0xc11, "RRU", o140, NULL, 45},
-    {75, 0xc24, "GRRUR", o141, NULL, 33},
-    {75, 0xc24, "RRUR", o142, NULL, 807},
-    {75, 0xc82, "UU", o143, NULL, 14},
-    {75, 0xe24, "RRRU", o144, t144, 20},
-    {75, 0xf89, "PRR", o145, NULL, 10},
-    {80, 0x202, "GRR", o146, NULL, 58},
-    {80, 0x202, "RR", o147, NULL, 271},
-    {80, 0x208, "RRRP", o148, NULL, 2},
-    {80, 0x209, "RRRP", o149, NULL, 4},
-    {80, 0x20b, "PPRRP", o150, NULL, 2},
-    {80, 0x20c, "PPRRP", o151, NULL, 128},
-    {80, 0x210, "GRPPRRR", o152, NULL, 68},
-    {80, 0x210, "GRPRRR", o153, NULL, 43},
-    {80, 0x210, "GRRRR", o154, NULL, 42},
-    {80, 0x210, "GRRRRPP", o155, NULL, 87},
-    {80, 0x210, "RPPRRR", o156, NULL, 123},
-    {80, 0x210, "RPRRR", o157, NULL, 600},
-    {80, 0x210, "RRRR", o158, NULL, 837},
-    {80, 0x210, "RRRRPP", o159, NULL, 182},
-    {80, 0x211, "GRRR", o160, NULL, 29},
-    {80, 0x211, "GRRRP", o161, NULL, 61},
-    {80, 0x211, "RPRR", o162, NULL, 110},
-    {80, 0x211, "RRR", o163, NULL, 428},
-    {80, 0x211, "RRRP", o164, NULL, 1615},
-    {80, 0x211, "RRRR", o165, NULL, 1361},
-    {80, 0x211, "RRRRP", o166, NULL, 70},
-    {80, 0x212, "PRRRRP", o167, NULL, 2},
-    {80, 0x212, "RRRRP", o168, t168, 2},
-    {80, 0x217, "RRRP", o169, NULL, 28},
-    {80, 0x219, "RRRR", o170, NULL, 6},
-    {80, 0x220, "GRRR", o171, t171, 6},
-    {80, 0x220, "RRR", o172, NULL, 388},
-    {80, 0x221, "GRRR", o173, NULL, 9},
-    {80, 0x221, "RRR", o174, NULL, 84},
-    {80, 0x223, "GRRRR", o175, t175, 2},
-    {80, 0x223, "RRRR", o176, NULL, 10210},
-    {80, 0x224, "GRRRR", o177, NULL, 126},
-    {80, 0x224, "RRRR", o178, NULL, 519},
-    {80, 0x224, "RRRRP", o179, NULL, 8},
-    {80, 0x225, "RRRR", o180, NULL, 17},
-    {80, 0x22b, "RRRR", o181, NULL, 9504},
-    {80, 0x230, "RRR", o182, NULL, 448},
-    {80, 0x23c, "RRRR", o183, NULL, 336},
-    {80, 0x23e, "RRR", o184, t184, 192},
-    {80, 0x28c, "QQUUQ", o185, NULL, 19},
-    {80, 0x290, "HUUUU", o186, NULL, 1},
-    {80, 0x290, "UUUUQQ", o187, NULL, 1},
-    {80, 0x308, "GRR", o188, NULL, 4},
-    {80, 0x308, "RR", o189, NULL, 12},
-    {80, 0x348, "R", o190, NULL, 1},
-    {80, 0x387, "RR", o191, NULL, 65},
-    {80, 0x388, "GRR", o192, NULL, 181},
-    {80, 0x388, "RR", o193, NULL, 1078},
-    {80, 0x389, "PRRRR", o194, t194, 1},
-    {80, 0x423, "GRRR", o195, NULL, 2},
-    {80, 0x423, "RRR", o196, NULL, 4},
-    {80, 0x424, "GRRR", o197, NULL, 17},
-    {80, 0x424, "RRR", o198, NULL, 134},
-    {80, 0x435, "RRR", o199, NULL, 113},
-    {80, 0x624, "RRR", o200, t200, 101},
-    {80, 0x624, "RRRP", o201, t201, 1},
-    {80, 0x625, "RRR", o202, NULL, 10},
-    {80, 0x802, "R", o203, NULL, 21},
-    {80, 0x803, "RR", o204, NULL, 7},
-    {80, 0x805, "GR", o205, NULL, 15},
-    {80, 0x805, "R", o206, NULL, 3077},
-    {80, 0x807, "RRP", o207, NULL, 4},
-    {80, 0x80b, "PPRP", o208, NULL, 6},
-    {80, 0x80c, "PPRP", o209, NULL, 860},
-    {80, 0x810, "GRRR", o210, t210, 2},
-    {80, 0x810, "RPRR", o211, NULL, 6},
-    {80, 0x810, "RRR", o212, NULL, 1470},
-    {80, 0x811, "GRR", o213, NULL, 70},
-    {80, 0x811, "RR", o214, NULL, 432},
-    {80, 0x811, "RRR", o215, NULL, 166},
-    {80, 0x812, "PRRRP", o216, NULL, 106},
-    {80, 0x812, "RRRP", o217, NULL, 1543},
-    {80, 0x817, "RRP", o218, NULL, 148},
-    {80, 0x819, "GRRR", o219, NULL, 43},
-    {80, 0x819, "RRR", o220, NULL, 3273},
-    {80, 0x81c, "PPPPP", o221, NULL, 2},
-    {80, 0x81c, "PPPPQ", o222, NULL, 25},
-    {80, 0x820, "GRR", o223, t223, 6},
-    {80, 0x820, "RR", o224, NULL, 2},
-    {80, 0x823, "GRRR", o225, NULL, 4},
-    {80, 0x824, "GRRR", o226, NULL, 126},
-    {80, 0x824, "RRR", o227, NULL, 3032},
-    {80, 0x824, "RRRP", o228, NULL, 18},
-    {80, 0x825, "GRRR", o229, NULL, 2},
-    {80, 0x825, "RRR", o230, NULL, 360},
-    {80, 0x827, "RRR", o231, NULL, 1},
-    {80, 0x83b, "RR", o232, NULL, 149},
-    {80, 0x88c, "QQUQ", o233, NULL, 6},
-    {80, 0x890, "UQUU", o234, t234, 1},
-    {80, 0x890, "UUU", o235, t235, 25},
-    {80, 0x891, "UU", o236, NULL, 7},
-    {80, 0x899, "UUU", o237, NULL, 258},
-    {80, 0x918, "", o238, NULL, 1087},
-    {80, 0x919, "R", o239, NULL, 468},
-    {80, 0x941, "B", o240, NULL, 360},
-    {80, 0x944, "", o241, NULL, 5},
-    {80, 0x944, "G", o242, NULL, 91},
-    {80, 0x945, "B", o243, NULL, 360},
-    {80, 0x947, "", o244, NULL, 272},
-    {80, 0x947, "G", o245, NULL, 974},
-    {80, 0x947, "U", o246, NULL, 2},
-    {80, 0x948, "", o247, NULL, 1},
-    {80, 0x94d, "", o248, NULL, 93},
-    {80, 0x94d, "G", o249, NULL, 5},
-    {80, 0x950, "R", o250, NULL, 3},
-    {80, 0x981, "GRUR", o251, NULL, 196},
-    {80, 0x981, "RUR", o252, NULL, 3048},
-    {80, 0x983, "RR", o253, NULL, 65},
-    {80, 0x984, "GRR", o254, NULL, 3},
-    {80, 0x984, "R", o255, NULL, 1},
-    {80, 0x984, "RR", o256, NULL, 3120},
-    {80, 0x984, "RRU", o257, NULL, 12},
-    {80, 0x984, "RU", o258, NULL, 96},
-    {80, 0x986, "GURR", o259, NULL, 1},
-    {80, 0x986, "URR", o260, NULL, 2155},
-    {80, 0x988, "RUR", o261, NULL, 4},
-    {80, 0x989, "PRRR", o262, NULL, 8},
-    {80, 0x9c3, "U", o263, NULL, 139},
-    {80, 0xa02, "R", o264, NULL, 69},
-    {80, 0xa0c, "PPRP", o265, NULL, 184},
-    {80, 0xa10, "GRPRR", o266, NULL, 4},
-    {80, 0xa10, "GRRRPP", o267, NULL, 4},
-    {80, 0xa10, "RPRR", o268, NULL, 24},
-    {80, 0xa10, "RRRPP", o269, NULL, 24},
-    {80, 0xa11, "GRPR", o270, NULL, 174},
-    {80, 0xa11, "GRRRP", o271, NULL, 174},
-    {80, 0xa11, "RPR", o272, NULL, 1196},
-    {80, 0xa11, "RRRP", o273, NULL, 1196},
-    {80, 0xa20, "RR", o274, NULL, 1564},
-    {80, 0xa23, "RRR", o275, NULL, 1548},
-    {80, 0xa24, "GRRR", o276, NULL, 33},
-    {80, 0xa24, "RRR", o277, NULL, 818},
-    {80, 0xa25, "GRRR", o278, NULL, 87},
-    {80, 0xa25, "RRR", o279, NULL, 1255},
-    {80, 0xa28, "RR", o280, t280, 760},
-    {80, 0xa2b, "RRR", o281, NULL, 760},
-    {80, 0xab9, "U", o282, NULL, 233},
-    {80, 0xb1d, "", o283, NULL, 181},
-    {80, 0xc02, "RU", o284, NULL, 11},
-    {80, 0xc10, "GRPPRUR", o285, NULL, 19},
-    {80, 0xc10, "GRPRUR", o286, NULL, 18},
-    {80, 0xc10, "GRRUR", o287, NULL, 19},
-    {80, 0xc10, "RPPRUR", o288, NULL, 37},
-    {80, 0xc10, "RPRUR", o289, NULL, 1018},
-    {80, 0xc10, "RRUR", o290, NULL, 117},
-    {80, 0xc11, "RRU", o291, NULL, 45},
-    {80, 0xc24, "GRRUR", o292, NULL, 33},
-    {80, 0xc24, "RRUR", o293, NULL, 807},
-    {80, 0xc82, "UU", o294, NULL, 25},
-    {80, 0xe24, "RRRU", o295, t295, 38},
-    {80, 0xf89, "PRR", o296, NULL, 10},
-    {86, 0x202, "GRR", o297, NULL, 52},
-    {86, 0x202, "RR", o298, NULL, 398},
-    {86, 0x208, "RRRP", o299, NULL, 2},
-    {86, 0x209, "RRRP", o300, NULL, 4},
-    {86, 0x20b, "PPRRP", o301, NULL, 2},
-    {86, 0x20c, "PPRRP", o302, NULL, 128},
-    {86, 0x210, "GRPPRRR", o303, NULL, 65},
-    {86, 0x210, "GRPRRR", o304, NULL, 43},
-    {86, 0x210, "GRRRR", o305, NULL, 37},
-    {86, 0x210, "GRRRRPP", o306, NULL, 87},
-    {86, 0x210, "RPPRRR", o307, NULL, 117},
-    {86, 0x210, "RPRRR", o308, NULL, 588},
-    {86, 0x210, "RRRR", o309, NULL, 842},
-    {86, 0x210, "RRRRPP", o310, NULL, 182},
-    {86, 0x211, "GRRR", o311, NULL, 24},
-    {86, 0x211, "GRRRP", o312, NULL, 61},
-    {86, 0x211, "RPRR", o313, NULL, 110},
-    {86, 0x211, "RRR", o314, NULL, 419},
-    {86, 0x211, "RRRP", o315, NULL, 1615},
-    {86, 0x211, "RRRR", o316, NULL, 1369},
-    {86, 0x211, "RRRRP", o317, NULL, 70},
-    {86, 0x212, "PRRRRP", o318, NULL, 2},
-    {86, 0x212, "RRRRP", o319, t319, 2},
-    {86, 0x217, "RRRP", o320, NULL, 28},
-    {86, 0x219, "RRRR", o321, NULL, 6},
-    {86, 0x220, "GRRR", o322, t322, 6},
-    {86, 0x220, "RRR", o323, NULL, 388},
-    {86, 0x221, "GRRR", o324, NULL, 9},
-    {86, 0x221, "RRR", o325, NULL, 84},
-    {86, 0x223, "GRRRR", o326, t326, 2},
-    {86, 0x223, "RRRR", o327, NULL, 10210},
-    {86, 0x224, "GRRRR", o328, NULL, 128},
-    {86, 0x224, "RRRR", o329, NULL, 571},
-    {86, 0x224, "RRRRP", o330, NULL, 8},
-    {86, 0x225, "RRRR", o331, NULL, 17},
-    {86, 0x22b, "RRRR", o332, NULL, 9504},
-    {86, 0x230, "RRR", o333, NULL, 448},
-    {86, 0x23c, "RRRR", o334, NULL, 336},
-    {86, 0x23e, "RRR", o335, t335, 192},
-    {86, 0x28c, "QQUUQ", o336, NULL, 22},
-    {86, 0x290, "HUUUU", o337, NULL, 2},
-    {86, 0x290, "UUUUQQ", o338, NULL, 1},
-    {86, 0x308, "GRR", o339, NULL, 4},
-    {86, 0x308, "RR", o340, NULL, 12},
-    {86, 0x348, "R", o341, NULL, 1},
-    {86, 0x388, "GRR", o342, NULL, 181},
-    {86, 0x388, "RR", o343, NULL, 1078},
-    {86, 0x389, "PRRRR", o344, t344, 1},
-    {86, 0x423, "GRRR", o345, NULL, 2},
-    {86, 0x423, "RRR", o346, NULL, 4},
-    {86, 0x424, "GRRR", o347, NULL, 17},
-    {86, 0x424, "RRR", o348, NULL, 132},
-    {86, 0x624, "RRR", o349, t349, 107},
-    {86, 0x624, "RRRP", o350, t350, 1},
-    {86, 0x625, "RRR", o351, NULL, 10},
-    {86, 0x802, "R", o352, NULL, 27},
-    {86, 0x803, "RR", o353, NULL, 7},
-    {86, 0x805, "GR", o354, NULL, 14},
-    {86, 0x805, "R", o355, NULL, 3057},
-    {86, 0x807, "RRP", o356, NULL, 4},
-    {86, 0x80b, "PPRP", o357, NULL, 6},
-    {86, 0x80c, "PPRP", o358, NULL, 860},
-    {86, 0x810, "GRRR", o359, NULL, 11},
-    {86, 0x810, "RPRR", o360, NULL, 6},
-    {86, 0x810, "RRR", o361, NULL, 1396},
-    {86, 0x811, "GRR", o362, NULL, 67},
-    {86, 0x811, "RR", o363, NULL, 439},
-    {86, 0x811, "RRR", o364, NULL, 166},
-    {86, 0x812, "PRRRP", o365, NULL, 106},
-    {86, 0x812, "RRRP", o366, NULL, 1529},
-    {86, 0x817, "RRP", o367, NULL, 148},
-    {86, 0x819, "GRRR", o368, NULL, 43},
-    {86, 0x819, "RRR", o369, NULL, 3295},
-    {86, 0x81c, "PPPPP", o370, NULL, 2},
-    {86, 0x81c, "PPPPQ", o371, NULL, 28},
-    {86, 0x820, "GRR", o372, t372, 6},
-    {86, 0x820, "RR", o373, t373, 2},
-    {86, 0x823, "GRRR", o374, NULL, 4},
-    {86, 0x824, "GRRR", o375, NULL, 130},
-    {86, 0x824, "RRR", o376, NULL, 2988},
-    {86, 0x824, "RRRP", o377, NULL, 18},
-    {86, 0x825, "GRRR", o378, NULL, 2},
-    {86, 0x825, "RRR", o379, NULL, 360},
-    {86, 0x827, "RRR", o380, NULL, 1},
-    {86, 0x83b, "RR", o381, NULL, 149},
-    {86, 0x88c, "QQUQ", o382, NULL, 6},
-    {86, 0x890, "UQUU", o383, t383, 1},
-    {86, 0x890, "UUU", o384, t384, 28},
-    {86, 0x891, "UU", o385, NULL, 7},
-    {86, 0x899, "UUU", o386, NULL, 253},
-    {86, 0x918, "", o387, NULL, 1103},
-    {86, 0x919, "R", o388, NULL, 425},
-    {86, 0x941, "B", o389, NULL, 360},
-    {86, 0x944, "", o390, NULL, 5},
-    {86, 0x944, "G", o391, NULL, 91},
-    {86, 0x945, "B", o392, NULL, 360},
-    {86, 0x947, "", o393, NULL, 272},
-    {86, 0x947, "G", o394, NULL, 974},
-    {86, 0x947, "U", o395, NULL, 2},
-    {86, 0x948, "", o396, NULL, 1},
-    {86, 0x94d, "", o397, NULL, 93},
-    {86, 0x94d, "G", o398, NULL, 5},
-    {86, 0x950, "R", o399, NULL, 3},
-    {86, 0x981, "GRUR", o400, NULL, 196},
-    {86, 0x981, "RUR", o401, NULL, 3048},
-    {86, 0x984, "GRR", o402, NULL, 3},
-    {86, 0x984, "R", o403, NULL, 1},
-    {86, 0x984, "RR", o404, NULL, 3120},
-    {86, 0x984, "RRU", o405, NULL, 12},
-    {86, 0x984, "RU", o406, NULL, 96},
-    {86, 0x986, "GURR", o407, NULL, 1},
-    {86, 0x986, "URR", o408, NULL, 2155},
-    {86, 0x988, "RUR", o409, NULL, 4},
-    {86, 0x989, "PRRR", o410, NULL, 8},
-    {86, 0x9c3, "U", o411, NULL, 139},
-    {86, 0xa02, "R", o412, NULL, 68},
-    {86, 0xa0c, "PPRP", o413, NULL, 181},
-    {86, 0xa10, "GRPRR", o414, NULL, 4},
-    {86, 0xa10, "GRRRPP", o415, NULL, 4},
-    {86, 0xa10, "RPRR", o416, NULL, 24},
-    {86, 0xa10, "RRRPP", o417, NULL, 24},
-    {86, 0xa11, "GRPR", o418, NULL, 174},
-    {86, 0xa11, "GRRRP", o419, NULL, 174},
-    {86, 0xa11, "RPR", o420, NULL, 1196},
-    {86, 0xa11, "RRRP", o421, NULL, 1196},
-    {86, 0xa20, "RR", o422, NULL, 1564},
-    {86, 0xa23, "RRR", o423, NULL, 1548},
-    {86, 0xa24, "GRRR", o424, NULL, 33},
-    {86, 0xa24, "RRR", o425, NULL, 829},
-    {86, 0xa25, "GRRR", o426, NULL, 87},
-    {86, 0xa25, "RRR", o427, NULL, 1255},
-    {86, 0xa28, "RR", o428, t428, 760},
-    {86, 0xa2b, "RRR", o429, NULL, 760},
-    {86, 0xab9, "U", o430, NULL, 262},
-    {86, 0xb1d, "", o431, NULL, 181},
-    {86, 0xc02, "RU", o432, NULL, 11},
-    {86, 0xc10, "GRPPRUR", o433, NULL, 22},
-    {86, 0xc10, "GRPRUR", o434, NULL, 18},
-    {86, 0xc10, "GRRUR", o435, NULL, 22},
-    {86, 0xc10, "RPPRUR", o436, NULL, 43},
-    {86, 0xc10, "RPRUR", o437, NULL, 1030},
-    {86, 0xc10, "RRUR", o438, NULL, 160},
-    {86, 0xc11, "RRU", o439, NULL, 45},
-    {86, 0xc24, "GRRUR", o440, NULL, 30},
-    {86, 0xc24, "RRUR", o441, NULL, 775},
-    {86, 0xc82, "UU", o442, NULL, 28},
-    {86, 0xe24, "RRRU", o443, t443, 44},
-    {86, 0xf89, "PRR", o444, NULL, 10},
-    {89, 0x202, "GRR", o445, NULL, 53},
-    {89, 0x202, "RR", o446, NULL, 411},
-    {89, 0x208, "RRRP", o447, NULL, 2},
-    {89, 0x209, "RRRP", o448, NULL, 4},
-    {89, 0x20b, "PPRRP", o449, NULL, 2},
-    {89, 0x20c, "PPRRP", o450, NULL, 128},
-    {89, 0x210, "GRPPRRR", o451, NULL, 65},
-    {89, 0x210, "GRPRRR", o452, NULL, 43},
-    {89, 0x210, "GRRRR", o453, NULL, 39},
-    {89, 0x210, "GRRRRPP", o454, NULL, 87},
-    {89, 0x210, "RPPRRR", o455, NULL, 117},
-    {89, 0x210, "RPRRR", o456, NULL, 588},
-    {89, 0x210, "RRRR", o457, NULL, 862},
-    {89, 0x210, "RRRRPP", o458, NULL, 182},
-    {89, 0x211, "GRRR", o459, NULL, 29},
-    {89, 0x211, "GRRRP", o460, NULL, 61},
-    {89, 0x211, "RPRR", o461, NULL, 108},
-    {89, 0x211, "RRR", o462, NULL, 425},
-    {89, 0x211, "RRRP", o463, NULL, 1615},
-    {89, 0x211, "RRRR", o464, NULL, 1368},
-    {89, 0x211, "RRRRP", o465, NULL, 68},
-    {89, 0x212, "PRRRRP", o466, NULL, 2},
-    {89, 0x212, "RRRRP", o467, t467, 2},
-    {89, 0x217, "RRRP", o468, NULL, 28},
-    {89, 0x219, "RRRR", o469, NULL, 6},
-    {89, 0x220, "GRRR", o470, t470, 6},
-    {89, 0x220, "RRR", o471, NULL, 388},
-    {89, 0x221, "GRRR", o472, NULL, 9},
-    {89, 0x221, "RRR", o473, NULL, 84},
-    {89, 0x223, "GRRRR", o474, t474, 2},
-    {89, 0x223, "RRRR", o475, NULL, 10338},
-    {89, 0x224, "GRRRR", o476, NULL, 126},
-    {89, 0x224, "RRRR", o477, NULL, 567},
-    {89, 0x224, "RRRRP", o478, NULL, 8},
-    {89, 0x225, "RRRR", o479, NULL, 16},
-    {89, 0x22b, "RRRR", o480, NULL, 9504},
-    {89, 0x230, "RRR", o481, NULL, 448},
-    {89, 0x23c, "RRRR", o482, NULL, 332},
-    {89, 0x23e, "RRR", o483, t483, 192},
-    {89, 0x28c, "QQUUQ", o484, NULL, 22},
-    {89, 0x290, "HUUUU", o485, NULL, 2},
-    {89, 0x290, "UUUUQQ", o486, NULL, 1},
-    {89, 0x308, "GRR", o487, NULL, 4},
-    {89, 0x308, "RR", o488, NULL, 12},
-    {89, 0x348, "R", o489, NULL, 1},
-    {89, 0x387, "RR", o490, NULL, 1},
-    {89, 0x388, "GRR", o491, NULL, 181},
-    {89, 0x388, "RR", o492, NULL, 1078},
-    {89, 0x389, "PRRRR", o493, t493, 1},
-    {89, 0x423, "GRRR", o494, NULL, 2},
-    {89, 0x423, "RRR", o495, NULL, 4},
-    {89, 0x424, "GRRR", o496, NULL, 16},
-    {89, 0x424, "RRR", o497, NULL, 124},
-    {89, 0x624, "RRR", o498, t498, 107},
-    {89, 0x624, "RRRP", o499, t499, 1},
-    {89, 0x625, "RRR", o500, NULL, 10},
-    {89, 0x802, "R", o501, NULL, 27},
-    {89, 0x803, "RR", o502, NULL, 7},
-    {89, 0x805, "GR", o503, NULL, 14},
-    {89, 0x805, "R", o504, NULL, 3051},
-    {89, 0x807, "RRP", o505, NULL, 4},
-    {89, 0x80b, "PPRP", o506, NULL, 6},
-    {89, 0x80c, "PPRP", o507, NULL, 860},
-    {89, 0x810, "GRRR", o508, NULL, 12},
-    {89, 0x810, "RPRR", o509, NULL, 6},
-    {89, 0x810, "RRR", o510, NULL, 1394},
-    {89, 0x811, "GRR", o511, NULL, 71},
-    {89, 0x811, "RR", o512, NULL, 440},
-    {89, 0x811, "RRR", o513, NULL, 166},
-    {89, 0x812, "PRRRP", o514, NULL, 106},
-    {89, 0x812, "RRRP", o515, NULL, 1526},
-    {89, 0x817, "RRP", o516, NULL, 148},
-    {89, 0x819, "GRRR", o517, NULL, 43},
-    {89, 0x819, "RRR", o518, NULL, 3290},
-    {89, 0x81c, "PPPPP", o519, NULL, 2},
-    {89, 0x81c, "PPPPQ", o520, NULL, 28},
-    {89, 0x820, "GRR", o521, t521, 6},
-    {89, 0x820, "RR", o522, t522, 2},
-    {89, 0x823, "GRRR", o523, NULL, 4},
-    {89, 0x824, "GRRR", o524, NULL, 126},
-    {89, 0x824, "RRR", o525, NULL, 2945},
-    {89, 0x824, "RRRP", o526, NULL, 18},
-    {89, 0x825, "GRRR", o527, NULL, 2},
-    {89, 0x825, "RRR", o528, NULL, 361},
-    {89, 0x827, "RRR", o529, NULL, 1},
-    {89, 0x83b, "RR", o530, NULL, 146},
-    {89, 0x88c, "QQUQ", o531, NULL, 6},
-    {89, 0x890, "UQUU", o532, t532, 1},
-    {89, 0x890, "UUU", o533, t533, 28},
-    {89, 0x891, "UU", o534, NULL, 7},
-    {89, 0x899, "UUU", o535, NULL, 253},
-    {89, 0x918, "", o536, NULL, 1094},
-    {89, 0x919, "R", o537, NULL, 422},
-    {89, 0x941, "B", o538, NULL, 360},
-    {89, 0x944, "", o539, NULL, 5},
-    {89, 0x944, "G", o540, NULL, 91},
-    {89, 0x945, "B", o541, NULL, 360},
-    {89, 0x947, "", o542, NULL, 272},
-    {89, 0x947, "G", o543, NULL, 974},
-    {89, 0x947, "U", o544, NULL, 2},
-    {89, 0x948, "", o545, NULL, 1},
-    {89, 0x94d, "", o546, NULL, 93},
-    {89, 0x94d, "G", o547, NULL, 5},
-    {89, 0x950, "R", o548, NULL, 3},
-    {89, 0x981, "GRUR", o549, NULL, 196},
-    {89, 0x981, "RUR", o550, NULL, 3056},
-    {89, 0x983, "RR", o551, NULL, 1},
-    {89, 0x984, "GRR", o552, NULL, 3},
-    {89, 0x984, "R", o553, NULL, 1},
-    {89, 0x984, "RR", o554, NULL, 3136},
-    {89, 0x984, "RRU", o555, NULL, 12},
-    {89, 0x984, "RU", o556, NULL, 96},
-    {89, 0x986, "GURR", o557, NULL, 1},
-    {89, 0x986, "URR", o558, NULL, 2163},
-    {89, 0x988, "RUR", o559, NULL, 4},
-    {89, 0x989, "PRRR", o560, NULL, 8},
-    {89, 0x9c3, "U", o561, NULL, 139},
-    {89, 0xa02, "R", o562, NULL, 68},
-    {89, 0xa0c, "PPRP", o563, NULL, 181},
-    {89, 0xa10, "GRPRR", o564, NULL, 4},
-    {89, 0xa10, "GRRRPP", o565, NULL, 4},
-    {89, 0xa10, "RPRR", o566, NULL, 24},
-    {89, 0xa10, "RRRPP", o567, NULL, 24},
-    {89, 0xa11, "GRPR", o568, NULL, 174},
-    {89, 0xa11, "GRRRP", o569, NULL, 174},
-    {89, 0xa11, "RPR", o570, NULL, 1195},
-    {89, 0xa11, "RRRP", o571, NULL, 1195},
-    {89, 0xa20, "RR", o572, NULL, 1564},
-    {89, 0xa23, "RRR", o573, NULL, 1548},
-    {89, 0xa24, "GRRR", o574, NULL, 33},
-    {89, 0xa24, "RRR", o575, NULL, 833},
-    {89, 0xa25, "GRRR", o576, NULL, 87},
-    {89, 0xa25, "RRR", o577, NULL, 1254},
-    {89, 0xa28, "RR", o578, t578, 760},
-    {89, 0xa2b, "RRR", o579, NULL, 760},
-    {89, 0xab9, "U", o580, NULL, 262},
-    {89, 0xb1d, "", o581, NULL, 181},
-    {89, 0xc02, "RU", o582, NULL, 12},
-    {89, 0xc10, "GRPPRUR", o583, NULL, 22},
-    {89, 0xc10, "GRPRUR", o584, NULL, 18},
-    {89, 0xc10, "GRRUR", o585, NULL, 22},
-    {89, 0xc10, "RPPRUR", o586, NULL, 43},
-    {89, 0xc10, "RPRUR", o587, NULL, 1030},
-    {89, 0xc10, "RRUR", o588, NULL, 166},
-    {89, 0xc11, "RRU", o589, NULL, 45},
-    {89, 0xc24, "GRRUR", o590, NULL, 30},
-    {89, 0xc24, "RRUR", o591, NULL, 775},
-    {89, 0xc82, "UU", o592, NULL, 28},
-    {89, 0xe24, "RRRU", o593, t593, 43},
-    {89, 0xf89, "PRR", o594, NULL, 10},
-    {90, 0x202, "GRR", o595, NULL, 49},
-    {90, 0x202, "RR", o596, NULL, 315},
-    {90, 0x208, "RRRP", o597, NULL, 1},
-    {90, 0x209, "RRRP", o598, NULL, 4},
-    {90, 0x20b, "PPRRP", o599, NULL, 2},
-    {90, 0x20c, "PPRRP", o600, NULL, 132},
-    {90, 0x210, "GRPPRRR", o601, NULL, 57},
-    {90, 0x210, "GRPRRR", o602, NULL, 44},
-    {90, 0x210, "GRRRR", o603, NULL, 31},
-    {90, 0x210, "GRRRRPP", o604, NULL, 90},
-    {90, 0x210, "RPPRRR", o605, NULL, 101},
-    {90, 0x210, "RPRRR", o606, NULL, 555},
-    {90, 0x210, "RRRR", o607, NULL, 788},
-    {90, 0x210, "RRRRPP", o608, NULL, 182},
-    {90, 0x211, "GRPRR", o609, NULL, 176},
-    {90, 0x211, "GRRR", o610, NULL, 55},
-    {90, 0x211, "GRRRP", o611, NULL, 60},
-    {90, 0x211, "GRRRRP", o612, NULL, 176},
-    {90, 0x211, "RPRR", o613, NULL, 463},
-    {90, 0x211, "RRR", o614, NULL, 806},
-    {90, 0x211, "RRRP", o615, NULL, 1623},
-    {90, 0x211, "RRRR", o616, NULL, 1445},
-    {90, 0x211, "RRRRP", o617, NULL, 423},
-    {90, 0x212, "PRRRRP", o618, NULL, 2},
-    {90, 0x212, "RRRRP", o619, t619, 2},
-    {90, 0x219, "RRRR", o620, NULL, 6},
-    {90, 0x220, "GRRR", o621, t621, 6},
-    {90, 0x220, "RRR", o622, NULL, 388},
-    {90, 0x221, "GRRR", o623, NULL, 11},
-    {90, 0x221, "RRR", o624, NULL, 83},
-    {90, 0x223, "GRRRR", o625, t625, 2},
-    {90, 0x223, "RRRR", o626, NULL, 10338},
-    {90, 0x224, "GRRRR", o627, NULL, 166},
-    {90, 0x224, "RRRR", o628, NULL, 657},
-    {90, 0x224, "RRRRP", o629, NULL, 10},
-    {90, 0x225, "GRRRR", o630, NULL, 88},
-    {90, 0x225, "RRRR", o631, NULL, 262},
-    {90, 0x22b, "RRRR", o632, NULL, 9504},
-    {90, 0x230, "RRR", o633, NULL, 448},
-    {90, 0x23c, "RRRR", o634, NULL, 336},
-    {90, 0x23e, "RRR", o635, NULL, 192},
-    {90, 0x246, "RRRRP", o636, NULL, 2},
-    {90, 0x248, "RRRP", o637, NULL, 32},
-    {90, 0x28c, "QQUUQ", o638, NULL, 31},
-    {90, 0x290, "UUUUQQ", o639, t639, 2},
-    {90, 0x291, "UUU", o640, NULL, 170},
-    {90, 0x2a4, "UUUU", o641, NULL, 1},
-    {90, 0x2a5, "UUUU", o642, NULL, 1},
-    {90, 0x308, "GRR", o643, NULL, 4},
-    {90, 0x308, "RR", o644, NULL, 12},
-    {90, 0x348, "R", o645, NULL, 3},
-    {90, 0x387, "RR", o646, NULL, 73},
-    {90, 0x388, "GRR", o647, NULL, 181},
-    {90, 0x388, "RR", o648, NULL, 1096},
-    {90, 0x389, "PRRRR", o649, NULL, 3},
-    {90, 0x423, "GRRR", o650, NULL, 2},
-    {90, 0x423, "RRR", o651, NULL, 4},
-    {90, 0x424, "RRR", o652, t652, 25},
-    {90, 0x435, "RRR", o653, NULL, 158},
-    {90, 0x446, "RRRP", o654, t654, 1},
-    {90, 0x802, "GR", o655, NULL, 2},
-    {90, 0x802, "R", o656, NULL, 210},
-    {90, 0x803, "RR", o657, NULL, 7},
-    {90, 0x805, "GR", o658, NULL, 12},
-    {90, 0x805, "R", o659, NULL, 3027},
-    {90, 0x807, "RRP", o660, NULL, 4},
-    {90, 0x80b, "PPRP", o661, NULL, 6},
-    {90, 0x80c, "PPRP", o662, NULL, 873},
-    {90, 0x810, "GRRR", o663, NULL, 9},
-    {90, 0x810, "RPRR", o664, NULL, 5},
-    {90, 0x810, "RRR", o665, NULL, 623},
-    {90, 0x811, "RRR", o666, NULL, 167},
-    {90, 0x812, "PRRRP", o667, NULL, 107},
-    {90, 0x812, "RRRP", o668, NULL, 1583},
-    {90, 0x819, "GRRR", o669, NULL, 39},
-    {90, 0x819, "RRR", o670, NULL, 3382},
-    {90, 0x81c, "PPPPP", o671, NULL, 2},
-    {90, 0x81c, "PPPPQ", o672, NULL, 34},
-    {90, 0x820, "GRR", o673, t673, 6},
-    {90, 0x820, "RR", o674, NULL, 2},
-    {90, 0x823, "GRRR", o675, NULL, 4},
-    {90, 0x824, "GRRR", o676, NULL, 191},
-    {90, 0x824, "RRR", o677, NULL, 3435},
-    {90, 0x824, "RRRP", o678, NULL, 28},
-    {90, 0x825, "GRRR", o679, NULL, 1},
-    {90, 0x825, "RRR", o680, NULL, 375},
-    {90, 0x827, "RRR", o681, NULL, 1},
-    {90, 0x836, "GRR", o682, NULL, 9},
-    {90, 0x836, "RR", o683, NULL, 1016},
-    {90, 0x83b, "RR", o684, NULL, 149},
-    {90, 0x846, "RRRP", o685, NULL, 1},
-    {90, 0x848, "RRP", o686, NULL, 162},
-    {90, 0x882, "U", o687, NULL, 159},
-    {90, 0x88c, "QQUQ", o688, NULL, 3},
-    {90, 0x890, "UQUU", o689, t689, 2},
-    {90, 0x890, "UUU", o690, NULL, 158},
-    {90, 0x899, "UUU", o691, NULL, 257},
-    {90, 0x8a5, "UUU", o692, t692, 1},
-    {90, 0x918, "", o693, NULL, 1179},
-    {90, 0x919, "GR", o694, NULL, 2},
-    {90, 0x919, "R", o695, NULL, 703},
-    {90, 0x91b, "", o696, NULL, 3},
-    {90, 0x941, "B", o697, NULL, 364},
-    {90, 0x944, "", o698, NULL, 2},
-    {90, 0x945, "B", o699, NULL, 364},
-    {90, 0x947, "", o700, NULL, 185},
-    {90, 0x947, "G", o701, NULL, 1077},
-    {90, 0x947, "U", o702, NULL, 1},
-    {90, 0x948, "", o703, NULL, 1},
-    {90, 0x94d, "", o704, NULL, 97},
-    {90, 0x94d, "G", o705, NULL, 5},
-    {90, 0x950, "R", o706, NULL, 2},
-    {90, 0x980, "RUR", o707, NULL, 1},
-    {90, 0x981, "GRUR", o708, NULL, 196},
-    {90, 0x981, "RUR", o709, NULL, 3079},
-    {90, 0x983, "RR", o710, NULL, 73},
-    {90, 0x984, "GRR", o711, NULL, 3},
-    {90, 0x984, "RR", o712, NULL, 3180},
-    {90, 0x984, "RU", o713, NULL, 65},
-    {90, 0x985, "URR", o714, NULL, 1},
-    {90, 0x986, "GURR", o715, NULL, 1},
-    {90, 0x986, "URR", o716, NULL, 2193},
-    {90, 0x989, "PRRR", o717, NULL, 8},
-    {90, 0x98e, "URR", o718, NULL, 1},
-    {90, 0x9a8, "PRURR", o719, t719, 1},
-    {90, 0x9c3, "U", o720, NULL, 300},
-    {90, 0xab9, "U", o721, NULL, 1066},
-    {90, 0xb1d, "", o722, NULL, 183},
-    {90, 0xb82, "R", o723, NULL, 472},
-    {90, 0xc02, "RU", o724, NULL, 11},
-    {90, 0xc0c, "PPRUP", o725, NULL, 171},
-    {90, 0xc10, "GRPPRUR", o726, NULL, 31},
-    {90, 0xc10, "GRPRUR", o727, NULL, 18},
-    {90, 0xc10, "GRRUR", o728, NULL, 7},
-    {90, 0xc10, "RPPRUR", o729, NULL, 61},
-    {90, 0xc10, "RPRUR", o730, NULL, 1109},
-    {90, 0xc10, "RRUR", o731, NULL, 57},
-    {90, 0xc10, "RRURPP", o732, NULL, 16},
-    {90, 0xc11, "GRRU", o733, NULL, 2},
-    {90, 0xc11, "RPRU", o734, NULL, 856},
-    {90, 0xc11, "RRU", o735, NULL, 768},
-    {90, 0xc11, "RRUP", o736, NULL, 12},
-    {90, 0xc11, "RRURP", o737, NULL, 856},
-    {90, 0xc20, "RRU", o738, NULL, 1580},
-    {90, 0xc23, "RRUR", o739, NULL, 1564},
-    {90, 0xc24, "GRRUR", o740, NULL, 29},
-    {90, 0xc24, "RRUR", o741, NULL, 1536},
-    {90, 0xc25, "RRUR", o742, NULL, 1003},
-    {90, 0xc28, "RRU", o743, t743, 760},
-    {90, 0xc2b, "RRUR", o744, NULL, 760},
-    {90, 0xc36, "GRRU", o745, NULL, 25},
-    {90, 0xc36, "RRU", o746, NULL, 189},
-    {90, 0xc46, "RRURP", o747, NULL, 1},
-    {90, 0xc48, "RRUP", o748, NULL, 2},
-    {90, 0xc82, "UU", o749, NULL, 51},
-    {90, 0xe24, "GRRRU", o750, NULL, 2},
-    {90, 0xe24, "RRRU", o751, NULL, 63},
-    {90, 0xe25, "RRRU", o752, NULL, 21},
-    {90, 0xe46, "RRRUP", o753, NULL, 1},
-    {90, 0xf89, "PRR", o754, NULL, 10},
+    {75, 0x290, "UUUU", o39, NULL, 2},
+    {75, 0x290, "UUUUQQ", o40, NULL, 1},
+    {75, 0x2a4, "UUUU", o41, NULL, 12},
+    {75, 0x2a5, "UUUU", o42, NULL, 12},
+    {75, 0x304, "RR", o43, NULL, 1248},
+    {75, 0x308, "GRR", o44, NULL, 18},
+    {75, 0x308, "RR", o45, NULL, 127},
+    {75, 0x348, "R", o46, NULL, 1},
+    {75, 0x355, "RB", o47, NULL, 658},
+    {75, 0x381, "GRR", o48, NULL, 292},
+    {75, 0x381, "RR", o49, NULL, 4676},
+    {75, 0x386, "GRR", o50, NULL, 1},
+    {75, 0x386, "RR", o51, NULL, 4515},
+    {75, 0x387, "RR", o52, NULL, 331},
+    {75, 0x388, "GRR", o53, NULL, 321},
+    {75, 0x388, "RR", o54, NULL, 2036},
+    {75, 0x389, "PRRRR", o55, NULL, 1},
+    {75, 0x423, "GRRR", o56, NULL, 9},
+    {75, 0x423, "RRR", o57, NULL, 22},
+    {75, 0x424, "GRRR", o58, NULL, 67},
+    {75, 0x424, "RRR", o59, NULL, 523},
+    {75, 0x4a4, "UUU", o60, NULL, 2},
+    {75, 0x624, "RRR", o61, NULL, 205},
+    {75, 0x624, "RRRP", o62, NULL, 1},
+    {75, 0x625, "RRR", o63, NULL, 20},
+    {75, 0x802, "R", o64, NULL, 100},
+    {75, 0x803, "RR", o65, NULL, 7},
+    {75, 0x805, "GR", o66, NULL, 13},
+    {75, 0x805, "R", o67, NULL, 6044},
+    {75, 0x807, "RRP", o68, NULL, 18},
+    {75, 0x808, "RRP", o69, NULL, 10},
+    {75, 0x80b, "PPRP", o70, NULL, 33},
+    {75, 0x80c, "PPRP", o71, NULL, 1554},
+    {75, 0x810, "GRRR", o72, NULL, 12},
+    {75, 0x810, "RPRR", o73, NULL, 11},
+    {75, 0x810, "RRR", o74, NULL, 2918},
+    {75, 0x811, "GRR", o75, NULL, 67},
+    {75, 0x811, "RR", o76, NULL, 508},
+    {75, 0x811, "RRR", o77, NULL, 310},
+    {75, 0x812, "PRRRP", o78, NULL, 200},
+    {75, 0x812, "RRRP", o79, NULL, 2858},
+    {75, 0x817, "RRP", o80, NULL, 303},
+    {75, 0x819, "GRRR", o81, NULL, 120},
+    {75, 0x819, "RRR", o82, NULL, 6108},
+    {75, 0x81c, "PPPPP", o83, NULL, 9},
+    {75, 0x81c, "PPPPQ", o84, NULL, 82},
+    {75, 0x820, "GRR", o85, NULL, 33},
+    {75, 0x820, "RR", o86, NULL, 22},
+    {75, 0x823, "GRRR", o87, NULL, 18},
+    {75, 0x824, "GRRR", o88, NULL, 271},
+    {75, 0x824, "RRR", o89, NULL, 6100},
+    {75, 0x824, "RRRP", o90, NULL, 67},
+    {75, 0x825, "GRRR", o91, NULL, 22},
+    {75, 0x825, "RRR", o92, NULL, 839},
+    {75, 0x827, "RRR", o93, NULL, 13},
+    {75, 0x83b, "RR", o94, NULL, 1304},
+    {75, 0x882, "U", o95, NULL, 1},
+    {75, 0x88c, "QQUQ", o96, NULL, 74},
+    {75, 0x890, "UQUU", o97, NULL, 1},
+    {75, 0x890, "UUU", o98, NULL, 86},
+    {75, 0x891, "UU", o99, NULL, 76},
+    {75, 0x899, "UUU", o100, NULL, 509},
+    {75, 0x8a4, "UUU", o101, NULL, 2},
+    {75, 0x8a5, "UUU", o102, NULL, 1},
+    {75, 0x918, "", o103, NULL, 588},
+    {75, 0x919, "R", o104, NULL, 800},
+    {75, 0x941, "B", o105, NULL, 658},
+    {75, 0x944, "", o106, NULL, 16},
+    {75, 0x945, "B", o107, NULL, 658},
+    {75, 0x947, "", o108, NULL, 338},
+    {75, 0x947, "G", o109, NULL, 2021},
+    {75, 0x948, "", o110, NULL, 1},
+    {75, 0x94d, "", o111, NULL, 163},
+    {75, 0x94d, "G", o112, NULL, 5},
+    {75, 0x950, "R", o113, NULL, 10},
+    {75, 0x981, "GRRU", o114, NULL, 44},
+    {75, 0x981, "RRU", o115, NULL, 264},
+    {75, 0x983, "RR", o116, NULL, 287},
+    {75, 0x984, "GRR", o117, NULL, 3},
+    {75, 0x984, "R", o118, NULL, 1},
+    {75, 0x984, "RR", o119, NULL, 3210},
+    {75, 0x984, "RRU", o120, NULL, 137},
+    {75, 0x984, "RU", o121, NULL, 656},
+    {75, 0x988, "RUR", o122, NULL, 29},
+    {75, 0x989, "PRRR", o123, NULL, 8},
+    {75, 0x9c3, "U", o124, NULL, 246},
+    {75, 0xa02, "R", o125, NULL, 125},
+    {75, 0xa0c, "PPRP", o126, NULL, 317},
+    {75, 0xa11, "GRPR", o127, NULL, 274},
+    {75, 0xa11, "GRRRP", o128, NULL, 274},
+    {75, 0xa11, "RPR", o129, NULL, 2053},
+    {75, 0xa11, "RRRP", o130, NULL, 2053},
+    {75, 0xa20, "RR", o131, NULL, 3468},
+    {75, 0xa23, "RRR", o132, NULL, 3452},
+    {75, 0xa24, "GRRR", o133, NULL, 61},
+    {75, 0xa24, "RRR", o134, NULL, 1316},
+    {75, 0xa25, "GRRR", o135, NULL, 141},
+    {75, 0xa25, "RRR", o136, NULL, 1977},
+    {75, 0xa28, "RR", o137, NULL, 760},
+    {75, 0xa2b, "RRR", o138, NULL, 760},
+    {75, 0xab9, "U", o139, NULL, 344},
+    {75, 0xb1d, "", o140, NULL, 321},
+    {75, 0xc02, "RU", o141, NULL, 43},
+    {75, 0xc0c, "PPRUP", o142, NULL, 5},
+    {75, 0xc10, "GRPPRUR", o143, NULL, 8},
+    {75, 0xc10, "GRPRUR", o144, NULL, 41},
+    {75, 0xc10, "GRRUR", o145, NULL, 11},
+    {75, 0xc10, "RPPRUR", o146, NULL, 16},
+    {75, 0xc10, "RPRUR", o147, NULL, 1645},
+    {75, 0xc10, "RRUR", o148, NULL, 78},
+    {75, 0xc11, "GRRUP", o149, NULL, 6},
+    {75, 0xc11, "RRU", o150, NULL, 105},
+    {75, 0xc11, "RRUP", o151, NULL, 138},
+    {75, 0xc24, "GRRUR", o152, NULL, 58},
+    {75, 0xc24, "RRUR", o153, NULL, 1279},
+    {75, 0xc82, "UU", o154, NULL, 88},
+    {75, 0xe24, "RRRU", o155, NULL, 61},
+    {75, 0xf89, "PRR", o156, NULL, 10},
+    {80, 0x202, "GRR", o157, NULL, 77},
+    {80, 0x202, "RR", o158, NULL, 553},
+    {80, 0x208, "RRRP", o159, NULL, 2},
+    {80, 0x209, "RRRP", o160, NULL, 47},
+    {80, 0x20b, "PPRRP", o161, NULL, 9},
+    {80, 0x20c, "PPRRP", o162, NULL, 265},
+    {80, 0x210, "GRPPRRR", o163, NULL, 115},
+    {80, 0x210, "GRPRRR", o164, NULL, 73},
+    {80, 0x210, "GRRRR", o165, NULL, 66},
+    {80, 0x210, "GRRRRPP", o166, NULL, 134},
+    {80, 0x210, "RPPRRR", o167, NULL, 215},
+    {80, 0x210, "RPRRR", o168, NULL, 1142},
+    {80, 0x210, "RRRR", o169, NULL, 1278},
+    {80, 0x210, "RRRRPP", o170, NULL, 312},
+    {80, 0x211, "GRRR", o171, NULL, 47},
+    {80, 0x211, "GRRRP", o172, NULL, 108},
+    {80, 0x211, "RPRR", o173, NULL, 318},
+    {80, 0x211, "RRR", o174, NULL, 788},
+    {80, 0x211, "RRRP", o175, NULL, 2608},
+    {80, 0x211, "RRRR", o176, NULL, 2386},
+    {80, 0x211, "RRRRP", o177, NULL, 275},
+    {80, 0x212, "PRRRRP", o178, NULL, 9},
+    {80, 0x212, "RRRRP", o179, NULL, 9},
+    {80, 0x217, "RRRP", o180, NULL, 28},
+    {80, 0x219, "RRRR", o181, NULL, 27},
+    {80, 0x220, "GRRR", o182, NULL, 33},
+    {80, 0x220, "RRR", o183, NULL, 3247},
+    {80, 0x221, "GRRR", o184, NULL, 16},
+    {80, 0x221, "RRR", o185, NULL, 217},
+    {80, 0x223, "GRRRR", o186, NULL, 9},
+    {80, 0x223, "RRRR", o187, NULL, 12848},
+    {80, 0x224, "GRRRR", o188, NULL, 229},
+    {80, 0x224, "RRRR", o189, NULL, 1135},
+    {80, 0x224, "RRRRP", o190, NULL, 26},
+    {80, 0x225, "RRRR", o191, NULL, 68},
+    {80, 0x22b, "RRRR", o192, NULL, 9504},
+    {80, 0x230, "RRR", o193, NULL, 2640},
+    {80, 0x23c, "RRRR", o194, NULL, 1398},
+    {80, 0x23e, "RRR", o195, NULL, 1248},
+    {80, 0x28c, "QQUUQ", o196, NULL, 22},
+    {80, 0x290, "HUUUU", o197, NULL, 9},
+    {80, 0x290, "UUUU", o198, NULL, 3},
+    {80, 0x290, "UUUUQQ", o199, NULL, 1},
+    {80, 0x2a4, "UUUU", o200, NULL, 14},
+    {80, 0x2a5, "UUUU", o201, NULL, 14},
+    {80, 0x308, "GRR", o202, NULL, 18},
+    {80, 0x308, "RR", o203, NULL, 127},
+    {80, 0x348, "R", o204, NULL, 1},
+    {80, 0x387, "RR", o205, NULL, 169},
+    {80, 0x388, "GRR", o206, NULL, 323},
+    {80, 0x388, "RR", o207, NULL, 2046},
+    {80, 0x389, "PRRRR", o208, NULL, 1},
+    {80, 0x423, "GRRR", o209, NULL, 9},
+    {80, 0x423, "RRR", o210, NULL, 22},
+    {80, 0x424, "GRRR", o211, NULL, 68},
+    {80, 0x424, "RRR", o212, NULL, 540},
+    {80, 0x435, "RRR", o213, NULL, 245},
+    {80, 0x4a4, "UUU", o214, NULL, 2},
+    {80, 0x624, "RRR", o215, NULL, 217},
+    {80, 0x624, "RRRP", o216, NULL, 1},
+    {80, 0x625, "RRR", o217, NULL, 21},
+    {80, 0x802, "R", o218, NULL, 78},
+    {80, 0x803, "RR", o219, NULL, 7},
+    {80, 0x805, "GR", o220, NULL, 15},
+    {80, 0x805, "R", o221, NULL, 6137},
+    {80, 0x807, "RRP", o222, NULL, 18},
+    {80, 0x808, "RRP", o223, NULL, 10},
+    {80, 0x80b, "PPRP", o224, NULL, 33},
+    {80, 0x80c, "PPRP", o225, NULL, 1560},
+    {80, 0x810, "GRRR", o226, NULL, 12},
+    {80, 0x810, "RPRR", o227, NULL, 11},
+    {80, 0x810, "RRR", o228, NULL, 3018},
+    {80, 0x811, "GRR", o229, NULL, 70},
+    {80, 0x811, "RR", o230, NULL, 501},
+    {80, 0x811, "RRR", o231, NULL, 309},
+    {80, 0x812, "PRRRP", o232, NULL, 200},
+    {80, 0x812, "RRRP", o233, NULL, 2820},
+    {80, 0x816, "RRR", o234, NULL, 3},
+    {80, 0x817, "RRP", o235, NULL, 302},
+    {80, 0x819, "GRRR", o236, NULL, 115},
+    {80, 0x819, "RRR", o237, NULL, 6214},
+    {80, 0x81c, "PPPPP", o238, NULL, 9},
+    {80, 0x81c, "PPPPQ", o239, NULL, 100},
+    {80, 0x820, "GRR", o240, NULL, 33},
+    {80, 0x820, "RR", o241, NULL, 23},
+    {80, 0x823, "GRRR", o242, NULL, 18},
+    {80, 0x824, "GRRR", o243, NULL, 283},
+    {80, 0x824, "RRR", o244, NULL, 6385},
+    {80, 0x824, "RRRP", o245, NULL, 67},
+    {80, 0x825, "GRRR", o246, NULL, 22},
+    {80, 0x825, "RRR", o247, NULL, 847},
+    {80, 0x827, "RRR", o248, NULL, 13},
+    {80, 0x83b, "RR", o249, NULL, 664},
+    {80, 0x882, "U", o250, NULL, 1},
+    {80, 0x88c, "QQUQ", o251, NULL, 78},
+    {80, 0x890, "UQUU", o252, NULL, 1},
+    {80, 0x890, "UUU", o253, NULL, 104},
+    {80, 0x891, "UU", o254, NULL, 80},
+    {80, 0x899, "UUU", o255, NULL, 520},
+    {80, 0x8a4, "UUU", o256, NULL, 2},
+    {80, 0x8a5, "UUU", o257, NULL, 1},
+    {80, 0x918, "", o258, NULL, 1900},
+    {80, 0x919, "R", o259, NULL, 852},
+    {80, 0x941, "B", o260, NULL, 662},
+    {80, 0x944, "", o261, NULL, 16},
+    {80, 0x944, "G", o262, NULL, 169},
+    {80, 0x945, "B", o263, NULL, 662},
+    {80, 0x947, "", o264, NULL, 509},
+    {80, 0x947, "G", o265, NULL, 1864},
+    {80, 0x947, "U", o266, NULL, 2},
+    {80, 0x948, "", o267, NULL, 1},
+    {80, 0x94d, "", o268, NULL, 164},
+    {80, 0x94d, "G", o269, NULL, 5},
+    {80, 0x950, "R", o270, NULL, 10},
+    {80, 0x981, "GRUR", o271, NULL, 338},
+    {80, 0x981, "RUR", o272, NULL, 4984},
+    {80, 0x983, "RR", o273, NULL, 141},
+    {80, 0x984, "GRR", o274, NULL, 3},
+    {80, 0x984, "R", o275, NULL, 1},
+    {80, 0x984, "RR", o276, NULL, 3210},
+    {80, 0x984, "RRU", o277, NULL, 137},
+    {80, 0x984, "RU", o278, NULL, 656},
+    {80, 0x986, "GURR", o279, NULL, 1},
+    {80, 0x986, "URR", o280, NULL, 4547},
+    {80, 0x988, "RUR", o281, NULL, 31},
+    {80, 0x989, "PRRR", o282, NULL, 8},
+    {80, 0x9c3, "U", o283, NULL, 251},
+    {80, 0xa02, "R", o284, NULL, 110},
+    {80, 0xa0c, "PPRP", o285, NULL, 306},
+    {80, 0xa10, "GRPRR", o286, NULL, 44},
+    {80, 0xa10, "GRRRPP", o287, NULL, 44},
+    {80, 0xa10, "RPRR", o288, NULL, 264},
+    {80, 0xa10, "RRRPP", o289, NULL, 264},
+    {80, 0xa11, "GRPR", o290, NULL, 276},
+    {80, 0xa11, "GRRRP", o291, NULL, 276},
+    {80, 0xa11, "RPR", o292, NULL, 2067},
+    {80, 0xa11, "RRRP", o293, NULL, 2067},
+    {80, 0xa20, "RR", o294, NULL, 3532},
+    {80, 0xa23, "RRR", o295, NULL, 3516},
+    {80, 0xa24, "GRRR", o296, NULL, 62},
+    {80, 0xa24, "RRR", o297, NULL, 1329},
+    {80, 0xa25, "GRRR", o298, NULL, 142},
+    {80, 0xa25, "RRR", o299, NULL, 1989},
+    {80, 0xa28, "RR", o300, NULL, 760},
+    {80, 0xa2b, "RRR", o301, NULL, 760},
+    {80, 0xab9, "U", o302, NULL, 393},
+    {80, 0xb1d, "", o303, NULL, 323},
+    {80, 0xc02, "RU", o304, NULL, 46},
+    {80, 0xc0c, "PPRUP", o305, NULL, 7},
+    {80, 0xc10, "GRPPRUR", o306, NULL, 19},
+    {80, 0xc10, "GRPRUR", o307, NULL, 43},
+    {80, 0xc10, "GRRUR", o308, NULL, 25},
+    {80, 0xc10, "RPPRUR", o309, NULL, 37},
+    {80, 0xc10, "RPRUR", o310, NULL, 1726},
+    {80, 0xc10, "RRUR", o311, NULL, 168},
+    {80, 0xc11, "GRRUP", o312, NULL, 8},
+    {80, 0xc11, "RRU", o313, NULL, 106},
+    {80, 0xc11, "RRUP", o314, NULL, 160},
+    {80, 0xc24, "GRRUR", o315, NULL, 59},
+    {80, 0xc24, "RRUR", o316, NULL, 1292},
+    {80, 0xc82, "UU", o317, NULL, 103},
+    {80, 0xe24, "RRRU", o318, NULL, 83},
+    {80, 0xe25, "RRRU", o319, NULL, 2},
+    {80, 0xf89, "PRR", o320, NULL, 10},
+    {86, 0x202, "GRR", o321, NULL, 72},
+    {86, 0x202, "RR", o322, NULL, 725},
+    {86, 0x208, "RRRP", o323, NULL, 2},
+    {86, 0x209, "RRRP", o324, NULL, 47},
+    {86, 0x20b, "PPRRP", o325, NULL, 9},
+    {86, 0x20c, "PPRRP", o326, NULL, 268},
+    {86, 0x210, "GRPPRRR", o327, NULL, 112},
+    {86, 0x210, "GRPRRR", o328, NULL, 75},
+    {86, 0x210, "GRRRR", o329, NULL, 64},
+    {86, 0x210, "GRRRRPP", o330, NULL, 134},
+    {86, 0x210, "RPPRRR", o331, NULL, 209},
+    {86, 0x210, "RPRRR", o332, NULL, 1152},
+    {86, 0x210, "RRRR", o333, NULL, 1294},
+    {86, 0x210, "RRRRPP", o334, NULL, 313},
+    {86, 0x211, "GRRR", o335, NULL, 42},
+    {86, 0x211, "GRRRP", o336, NULL, 110},
+    {86, 0x211, "RPRR", o337, NULL, 318},
+    {86, 0x211, "RRR", o338, NULL, 784},
+    {86, 0x211, "RRRP", o339, NULL, 2630},
+    {86, 0x211, "RRRR", o340, NULL, 2409},
+    {86, 0x211, "RRRRP", o341, NULL, 275},
+    {86, 0x212, "PRRRRP", o342, NULL, 9},
+    {86, 0x212, "RRRRP", o343, NULL, 9},
+    {86, 0x217, "RRRP", o344, NULL, 28},
+    {86, 0x219, "RRRR", o345, NULL, 27},
+    {86, 0x220, "GRRR", o346, NULL, 33},
+    {86, 0x220, "RRR", o347, NULL, 3247},
+    {86, 0x221, "GRRR", o348, NULL, 16},
+    {86, 0x221, "RRR", o349, NULL, 217},
+    {86, 0x223, "GRRRR", o350, NULL, 9},
+    {86, 0x223, "RRRR", o351, NULL, 12848},
+    {86, 0x224, "GRRRR", o352, NULL, 228},
+    {86, 0x224, "RRRR", o353, NULL, 1196},
+    {86, 0x224, "RRRRP", o354, NULL, 25},
+    {86, 0x225, "RRRR", o355, NULL, 68},
+    {86, 0x22b, "RRRR", o356, NULL, 9504},
+    {86, 0x230, "RRR", o357, NULL, 2640},
+    {86, 0x23c, "RRRR", o358, NULL, 1398},
+    {86, 0x23e, "RRR", o359, NULL, 1248},
+    {86, 0x28c, "QQUUQ", o360, NULL, 22},
+    {86, 0x290, "HUUUU", o361, NULL, 10},
+    {86, 0x290, "UUUU", o362, NULL, 2},
+    {86, 0x290, "UUUUQQ", o363, NULL, 1},
+    {86, 0x2a4, "UUUU", o364, NULL, 12},
+    {86, 0x2a5, "UUUU", o365, NULL, 12},
+    {86, 0x308, "GRR", o366, NULL, 18},
+    {86, 0x308, "RR", o367, NULL, 127},
+    {86, 0x348, "R", o368, NULL, 1},
+    {86, 0x387, "RR", o369, NULL, 98},
+    {86, 0x388, "GRR", o370, NULL, 323},
+    {86, 0x388, "RR", o371, NULL, 2048},
+    {86, 0x389, "PRRRR", o372, NULL, 1},
+    {86, 0x423, "GRRR", o373, NULL, 9},
+    {86, 0x423, "RRR", o374, NULL, 22},
+    {86, 0x424, "GRRR", o375, NULL, 68},
+    {86, 0x424, "RRR", o376, NULL, 535},
+    {86, 0x4a4, "UUU", o377, NULL, 2},
+    {86, 0x624, "RRR", o378, NULL, 224},
+    {86, 0x624, "RRRP", o379, NULL, 1},
+    {86, 0x625, "RRR", o380, NULL, 21},
+    {86, 0x802, "R", o381, NULL, 95},
+    {86, 0x803, "RR", o382, NULL, 7},
+    {86, 0x805, "GR", o383, NULL, 14},
+    {86, 0x805, "R", o384, NULL, 6159},
+    {86, 0x807, "RRP", o385, NULL, 18},
+    {86, 0x808, "RRP", o386, NULL, 10},
+    {86, 0x80b, "PPRP", o387, NULL, 33},
+    {86, 0x80c, "PPRP", o388, NULL, 1564},
+    {86, 0x810, "GRRR", o389, NULL, 25},
+    {86, 0x810, "RPRR", o390, NULL, 11},
+    {86, 0x810, "RRR", o391, NULL, 2938},
+    {86, 0x811, "GRR", o392, NULL, 67},
+    {86, 0x811, "RR", o393, NULL, 518},
+    {86, 0x811, "RRR", o394, NULL, 309},
+    {86, 0x812, "PRRRP", o395, NULL, 200},
+    {86, 0x812, "RRRP", o396, NULL, 2804},
+    {86, 0x816, "RRR", o397, NULL, 2},
+    {86, 0x817, "RRP", o398, NULL, 301},
+    {86, 0x819, "GRRR", o399, NULL, 113},
+    {86, 0x819, "RRR", o400, NULL, 6274},
+    {86, 0x81c, "PPPPP", o401, NULL, 9},
+    {86, 0x81c, "PPPPQ", o402, NULL, 96},
+    {86, 0x820, "GRR", o403, NULL, 33},
+    {86, 0x820, "RR", o404, NULL, 22},
+    {86, 0x823, "GRRR", o405, NULL, 18},
+    {86, 0x824, "GRRR", o406, NULL, 289},
+    {86, 0x824, "RRR", o407, NULL, 6366},
+    {86, 0x824, "RRRP", o408, NULL, 67},
+    {86, 0x825, "GRRR", o409, NULL, 22},
+    {86, 0x825, "RRR", o410, NULL, 849},
+    {86, 0x827, "RRR", o411, NULL, 13},
+    {86, 0x83b, "RR", o412, NULL, 664},
+    {86, 0x882, "U", o413, NULL, 1},
+    {86, 0x88c, "QQUQ", o414, NULL, 74},
+    {86, 0x890, "UQUU", o415, NULL, 1},
+    {86, 0x890, "UUU", o416, NULL, 100},
+    {86, 0x891, "UU", o417, NULL, 76},
+    {86, 0x899, "UUU", o418, NULL, 506},
+    {86, 0x8a4, "UUU", o419, NULL, 2},
+    {86, 0x8a5, "UUU", o420, NULL, 1},
+    {86, 0x918, "", o421, NULL, 1931},
+    {86, 0x919, "R", o422, NULL, 803},
+    {86, 0x941, "B", o423, NULL, 662},
+    {86, 0x944, "", o424, NULL, 16},
+    {86, 0x944, "G", o425, NULL, 169},
+    {86, 0x945, "B", o426, NULL, 662},
+    {86, 0x947, "", o427, NULL, 509},
+    {86, 0x947, "G", o428, NULL, 1864},
+    {86, 0x947, "U", o429, NULL, 2},
+    {86, 0x948, "", o430, NULL, 1},
+    {86, 0x94d, "", o431, NULL, 164},
+    {86, 0x94d, "G", o432, NULL, 5},
+    {86, 0x950, "R", o433, NULL, 10},
+    {86, 0x981, "GRUR", o434, NULL, 338},
+    {86, 0x981, "RUR", o435, NULL, 4984},
+    {86, 0x983, "RR", o436, NULL, 70},
+    {86, 0x984, "GRR", o437, NULL, 3},
+    {86, 0x984, "R", o438, NULL, 1},
+    {86, 0x984, "RR", o439, NULL, 3210},
+    {86, 0x984, "RRU", o440, NULL, 137},
+    {86, 0x984, "RU", o441, NULL, 656},
+    {86, 0x986, "GURR", o442, NULL, 1},
+    {86, 0x986, "URR", o443, NULL, 4547},
+    {86, 0x988, "RUR", o444, NULL, 29},
+    {86, 0x989, "PRRR", o445, NULL, 8},
+    {86, 0x9c3, "U", o446, NULL, 248},
+    {86, 0xa02, "R", o447, NULL, 111},
+    {86, 0xa0c, "PPRP", o448, NULL, 305},
+    {86, 0xa10, "GRPRR", o449, NULL, 44},
+    {86, 0xa10, "GRRRPP", o450, NULL, 44},
+    {86, 0xa10, "RPRR", o451, NULL, 264},
+    {86, 0xa10, "RRRPP", o452, NULL, 264},
+    {86, 0xa11, "GRPR", o453, NULL, 276},
+    {86, 0xa11, "GRRRP", o454, NULL, 276},
+    {86, 0xa11, "RPR", o455, NULL, 2067},
+    {86, 0xa11, "RRRP", o456, NULL, 2067},
+    {86, 0xa20, "RR", o457, NULL, 3532},
+    {86, 0xa23, "RRR", o458, NULL, 3516},
+    {86, 0xa24, "GRRR", o459, NULL, 62},
+    {86, 0xa24, "RRR", o460, NULL, 1351},
+    {86, 0xa25, "GRRR", o461, NULL, 142},
+    {86, 0xa25, "RRR", o462, NULL, 1991},
+    {86, 0xa28, "RR", o463, NULL, 760},
+    {86, 0xa2b, "RRR", o464, NULL, 760},
+    {86, 0xab9, "U", o465, NULL, 425},
+    {86, 0xb1d, "", o466, NULL, 323},
+    {86, 0xc02, "RU", o467, NULL, 43},
+    {86, 0xc0c, "PPRUP", o468, NULL, 5},
+    {86, 0xc10, "GRPPRUR", o469, NULL, 22},
+    {86, 0xc10, "GRPRUR", o470, NULL, 41},
+    {86, 0xc10, "GRRUR", o471, NULL, 25},
+    {86, 0xc10, "RPPRUR", o472, NULL, 43},
+    {86, 0xc10, "RPRUR", o473, NULL, 1716},
+    {86, 0xc10, "RRUR", o474, NULL, 212},
+    {86, 0xc11, "GRRUP", o475, NULL, 6},
+    {86, 0xc11, "RRU", o476, NULL, 106},
+    {86, 0xc11, "RRUP", o477, NULL, 138},
+    {86, 0xc24, "GRRUR", o478, NULL, 54},
+    {86, 0xc24, "RRUR", o479, NULL, 1248},
+    {86, 0xc82, "UU", o480, NULL, 99},
+    {86, 0xe24, "RRRU", o481, NULL, 88},
+    {86, 0xf89, "PRR", o482, NULL, 10},
+    {89, 0x202, "GRR", o483, NULL, 73},
+    {89, 0x202, "RR", o484, NULL, 738},
+    {89, 0x208, "RRRP", o485, NULL, 2},
+    {89, 0x209, "RRRP", o486, NULL, 47},
+    {89, 0x20b, "PPRRP", o487, NULL, 9},
+    {89, 0x20c, "PPRRP", o488, NULL, 268},
+    {89, 0x210, "GRPPRRR", o489, NULL, 111},
+    {89, 0x210, "GRPRRR", o490, NULL, 74},
+    {89, 0x210, "GRRRR", o491, NULL, 66},
+    {89, 0x210, "GRRRRPP", o492, NULL, 133},
+    {89, 0x210, "RPPRRR", o493, NULL, 207},
+    {89, 0x210, "RPRRR", o494, NULL, 1138},
+    {89, 0x210, "RRRR", o495, NULL, 1314},
+    {89, 0x210, "RRRRPP", o496, NULL, 311},
+    {89, 0x211, "GRRR", o497, NULL, 47},
+    {89, 0x211, "GRRRP", o498, NULL, 109},
+    {89, 0x211, "RPRR", o499, NULL, 312},
+    {89, 0x211, "RRR", o500, NULL, 790},
+    {89, 0x211, "RRRP", o501, NULL, 2613},
+    {89, 0x211, "RRRR", o502, NULL, 2391},
+    {89, 0x211, "RRRRP", o503, NULL, 269},
+    {89, 0x212, "PRRRRP", o504, NULL, 9},
+    {89, 0x212, "RRRRP", o505, NULL, 9},
+    {89, 0x217, "RRRP", o506, NULL, 28},
+    {89, 0x219, "RRRR", o507, NULL, 27},
+    {89, 0x220, "GRRR", o508, NULL, 33},
+    {89, 0x220, "RRR", o509, NULL, 3247},
+    {89, 0x221, "GRRR", o510, NULL, 16},
+    {89, 0x221, "RRR", o511, NULL, 217},
+    {89, 0x223, "GRRRR", o512, NULL, 9},
+    {89, 0x223, "RRRR", o513, NULL, 12976},
+    {89, 0x224, "GRRRR", o514, NULL, 224},
+    {89, 0x224, "RRRR", o515, NULL, 1181},
+    {89, 0x224, "RRRRP", o516, NULL, 25},
+    {89, 0x225, "RRRR", o517, NULL, 66},
+    {89, 0x22b, "RRRR", o518, NULL, 9504},
+    {89, 0x230, "RRR", o519, NULL, 2640},
+    {89, 0x23c, "RRRR", o520, NULL, 1378},
+    {89, 0x23e, "RRR", o521, NULL, 1248},
+    {89, 0x28c, "QQUUQ", o522, NULL, 22},
+    {89, 0x290, "HUUUU", o523, NULL, 9},
+    {89, 0x290, "UUUU", o524, NULL, 2},
+    {89, 0x290, "UUUUQQ", o525, NULL, 1},
+    {89, 0x2a4, "UUUU", o526, NULL, 12},
+    {89, 0x2a5, "UUUU", o527, NULL, 12},
+    {89, 0x308, "GRR", o528, NULL, 18},
+    {89, 0x308, "RR", o529, NULL, 127},
+    {89, 0x348, "R", o530, NULL, 1},
+    {89, 0x387, "RR", o531, NULL, 99},
+    {89, 0x388, "GRR", o532, NULL, 321},
+    {89, 0x388, "RR", o533, NULL, 2036},
+    {89, 0x389, "PRRRR", o534, NULL, 1},
+    {89, 0x423, "GRRR", o535, NULL, 9},
+    {89, 0x423, "RRR", o536, NULL, 22},
+    {89, 0x424, "GRRR", o537, NULL, 66},
+    {89, 0x424, "RRR", o538, NULL, 519},
+    {89, 0x4a4, "UUU", o539, NULL, 2},
+    {89, 0x624, "RRR", o540, NULL, 222},
+    {89, 0x624, "RRRP", o541, NULL, 1},
+    {89, 0x625, "RRR", o542, NULL, 21},
+    {89, 0x802, "R", o543, NULL, 95},
+    {89, 0x803, "RR", o544, NULL, 7},
+    {89, 0x805, "GR", o545, NULL, 14},
+    {89, 0x805, "R", o546, NULL, 6121},
+    {89, 0x807, "RRP", o547, NULL, 18},
+    {89, 0x808, "RRP", o548, NULL, 10},
+    {89, 0x80b, "PPRP", o549, NULL, 33},
+    {89, 0x80c, "PPRP", o550, NULL, 1555},
+    {89, 0x810, "GRRR", o551, NULL, 26},
+    {89, 0x810, "RPRR", o552, NULL, 11},
+    {89, 0x810, "RRR", o553, NULL, 2917},
+    {89, 0x811, "GRR", o554, NULL, 71},
+    {89, 0x811, "RR", o555, NULL, 517},
+    {89, 0x811, "RRR", o556, NULL, 307},
+    {89, 0x812, "PRRRP", o557, NULL, 198},
+    {89, 0x812, "RRRP", o558, NULL, 2781},
+    {89, 0x816, "RRR", o559, NULL, 2},
+    {89, 0x817, "RRP", o560, NULL, 299},
+    {89, 0x819, "GRRR", o561, NULL, 113},
+    {89, 0x819, "RRR", o562, NULL, 6225},
+    {89, 0x81c, "PPPPP", o563, NULL, 9},
+    {89, 0x81c, "PPPPQ", o564, NULL, 96},
+    {89, 0x820, "GRR", o565, NULL, 33},
+    {89, 0x820, "RR", o566, NULL, 22},
+    {89, 0x823, "GRRR", o567, NULL, 18},
+    {89, 0x824, "GRRR", o568, NULL, 283},
+    {89, 0x824, "RRR", o569, NULL, 6254},
+    {89, 0x824, "RRRP", o570, NULL, 63},
+    {89, 0x825, "GRRR", o571, NULL, 22},
+    {89, 0x825, "RRR", o572, NULL, 846},
+    {89, 0x827, "RRR", o573, NULL, 13},
+    {89, 0x83b, "RR", o574, NULL, 653},
+    {89, 0x882, "U", o575, NULL, 1},
+    {89, 0x88c, "QQUQ", o576, NULL, 74},
+    {89, 0x890, "UQUU", o577, NULL, 1},
+    {89, 0x890, "UUU", o578, NULL, 100},
+    {89, 0x891, "UU", o579, NULL, 76},
+    {89, 0x899, "UUU", o580, NULL, 503},
+    {89, 0x8a4, "UUU", o581, NULL, 2},
+    {89, 0x8a5, "UUU", o582, NULL, 1},
+    {89, 0x918, "", o583, NULL, 1903},
+    {89, 0x919, "R", o584, NULL, 792},
+    {89, 0x941, "B", o585, NULL, 658},
+    {89, 0x944, "", o586, NULL, 16},
+    {89, 0x944, "G", o587, NULL, 168},
+    {89, 0x945, "B", o588, NULL, 658},
+    {89, 0x947, "", o589, NULL, 506},
+    {89, 0x947, "G", o590, NULL, 1854},
+    {89, 0x947, "U", o591, NULL, 2},
+    {89, 0x948, "", o592, NULL, 1},
+    {89, 0x94d, "", o593, NULL, 163},
+    {89, 0x94d, "G", o594, NULL, 5},
+    {89, 0x950, "R", o595, NULL, 10},
+    {89, 0x981, "GRUR", o596, NULL, 336},
+    {89, 0x981, "RUR", o597, NULL, 4964},
+    {89, 0x983, "RR", o598, NULL, 71},
+    {89, 0x984, "GRR", o599, NULL, 3},
+    {89, 0x984, "R", o600, NULL, 1},
+    {89, 0x984, "RR", o601, NULL, 3226},
+    {89, 0x984, "RRU", o602, NULL, 137},
+    {89, 0x984, "RU", o603, NULL, 656},
+    {89, 0x986, "GURR", o604, NULL, 1},
+    {89, 0x986, "URR", o605, NULL, 4539},
+    {89, 0x988, "RUR", o606, NULL, 29},
+    {89, 0x989, "PRRR", o607, NULL, 8},
+    {89, 0x9c3, "U", o608, NULL, 246},
+    {89, 0xa02, "R", o609, NULL, 111},
+    {89, 0xa0c, "PPRP", o610, NULL, 303},
+    {89, 0xa10, "GRPRR", o611, NULL, 44},
+    {89, 0xa10, "GRRRPP", o612, NULL, 44},
+    {89, 0xa10, "RPRR", o613, NULL, 264},
+    {89, 0xa10, "RRRPP", o614, NULL, 264},
+    {89, 0xa11, "GRPR", o615, NULL, 274},
+    {89, 0xa11, "GRRRP", o616, NULL, 274},
+    {89, 0xa11, "RPR", o617, NULL, 2050},
+    {89, 0xa11, "RRRP", o618, NULL, 2050},
+    {89, 0xa20, "RR", o619, NULL, 3500},
+    {89, 0xa23, "RRR", o620, NULL, 3484},
+    {89, 0xa24, "GRRR", o621, NULL, 62},
+    {89, 0xa24, "RRR", o622, NULL, 1347},
+    {89, 0xa25, "GRRR", o623, NULL, 141},
+    {89, 0xa25, "RRR", o624, NULL, 1975},
+    {89, 0xa28, "RR", o625, NULL, 760},
+    {89, 0xa2b, "RRR", o626, NULL, 760},
+    {89, 0xab9, "U", o627, NULL, 423},
+    {89, 0xb1d, "", o628, NULL, 321},
+    {89, 0xc02, "RU", o629, NULL, 44},
+    {89, 0xc0c, "PPRUP", o630, NULL, 5},
+    {89, 0xc10, "GRPPRUR", o631, NULL, 22},
+    {89, 0xc10, "GRPRUR", o632, NULL, 41},
+    {89, 0xc10, "GRRUR", o633, NULL, 25},
+    {89, 0xc10, "RPPRUR", o634, NULL, 43},
+    {89, 0xc10, "RPRUR", o635, NULL, 1709},
+    {89, 0xc10, "RRUR", o636, NULL, 219},
+    {89, 0xc11, "GRRUP", o637, NULL, 6},
+    {89, 0xc11, "RRU", o638, NULL, 106},
+    {89, 0xc11, "RRUP", o639, NULL, 138},
+    {89, 0xc24, "GRRUR", o640, NULL, 54},
+    {89, 0xc24, "RRUR", o641, NULL, 1241},
+    {89, 0xc82, "UU", o642, NULL, 99},
+    {89, 0xe24, "RRRU", o643, NULL, 86},
+    {89, 0xf89, "PRR", o644, NULL, 10},
+    {90, 0x202, "GRR", o645, NULL, 63},
+    {90, 0x202, "RR", o646, NULL, 576},
+    {90, 0x208, "RRRP", o647, NULL, 1},
+    {90, 0x209, "RRRP", o648, NULL, 47},
+    {90, 0x20b, "PPRRP", o649, NULL, 9},
+    {90, 0x20c, "PPRRP", o650, NULL, 268},
+    {90, 0x210, "GRPPRRR", o651, NULL, 101},
+    {90, 0x210, "GRPRRR", o652, NULL, 86},
+    {90, 0x210, "GRRRR", o653, NULL, 40},
+    {90, 0x210, "GRRRRPP", o654, NULL, 145},
+    {90, 0x210, "RPPRRR", o655, NULL, 187},
+    {90, 0x210, "RPRRR", o656, NULL, 1157},
+    {90, 0x210, "RRRR", o657, NULL, 1068},
+    {90, 0x210, "RRRRPP", o658, NULL, 364},
+    {90, 0x211, "GRPRR", o659, NULL, 276},
+    {90, 0x211, "GRRR", o660, NULL, 74},
+    {90, 0x211, "GRRRP", o661, NULL, 103},
+    {90, 0x211, "GRRRRP", o662, NULL, 276},
+    {90, 0x211, "RPRR", o663, NULL, 870},
+    {90, 0x211, "RRR", o664, NULL, 1927},
+    {90, 0x211, "RRRP", o665, NULL, 2566},
+    {90, 0x211, "RRRR", o666, NULL, 2503},
+    {90, 0x211, "RRRRP", o667, NULL, 827},
+    {90, 0x212, "PRRRRP", o668, NULL, 9},
+    {90, 0x212, "RRRRP", o669, NULL, 9},
+    {90, 0x219, "RRRR", o670, NULL, 27},
+    {90, 0x220, "GRRR", o671, NULL, 33},
+    {90, 0x220, "RRR", o672, NULL, 3247},
+    {90, 0x221, "GRRR", o673, NULL, 18},
+    {90, 0x221, "RRR", o674, NULL, 216},
+    {90, 0x223, "GRRRR", o675, NULL, 9},
+    {90, 0x223, "RRRR", o676, NULL, 12976},
+    {90, 0x224, "GRRRR", o677, NULL, 273},
+    {90, 0x224, "RRRR", o678, NULL, 1305},
+    {90, 0x224, "RRRRP", o679, NULL, 30},
+    {90, 0x225, "GRRRR", o680, NULL, 142},
+    {90, 0x225, "RRRR", o681, NULL, 449},
+    {90, 0x22b, "RRRR", o682, NULL, 9504},
+    {90, 0x230, "RRR", o683, NULL, 2640},
+    {90, 0x23c, "RRRR", o684, NULL, 1394},
+    {90, 0x23e, "RRR", o685, NULL, 1248},
+    {90, 0x246, "RRRRP", o686, NULL, 2},
+    {90, 0x248, "RRRP", o687, NULL, 32},
+    {90, 0x28c, "QQUUQ", o688, NULL, 36},
+    {90, 0x290, "UUUU", o689, NULL, 4},
+    {90, 0x290, "UUUUQQ", o690, NULL, 2},
+    {90, 0x291, "UUU", o691, NULL, 343},
+    {90, 0x2a4, "UUUU", o692, NULL, 18},
+    {90, 0x2a5, "UUUU", o693, NULL, 18},
+    {90, 0x308, "GRR", o694, NULL, 18},
+    {90, 0x308, "RR", o695, NULL, 127},
+    {90, 0x348, "R", o696, NULL, 3},
+    {90, 0x387, "RR", o697, NULL, 175},
+    {90, 0x388, "GRR", o698, NULL, 297},
+    {90, 0x388, "RR", o699, NULL, 2103},
+    {90, 0x389, "PRRRR", o700, NULL, 3},
+    {90, 0x423, "GRRR", o701, NULL, 9},
+    {90, 0x423, "RRR", o702, NULL, 22},
+    {90, 0x424, "RRR", o703, NULL, 74},
+    {90, 0x435, "RRR", o704, NULL, 267},
+    {90, 0x446, "RRRP", o705, NULL, 1},
+    {90, 0x802, "GR", o706, NULL, 2},
+    {90, 0x802, "R", o707, NULL, 485},
+    {90, 0x803, "RR", o708, NULL, 7},
+    {90, 0x805, "GR", o709, NULL, 12},
+    {90, 0x805, "R", o710, NULL, 6111},
+    {90, 0x807, "RRP", o711, NULL, 18},
+    {90, 0x808, "RRP", o712, NULL, 10},
+    {90, 0x80b, "PPRP", o713, NULL, 33},
+    {90, 0x80c, "PPRP", o714, NULL, 1599},
+    {90, 0x810, "GRRR", o715, NULL, 18},
+    {90, 0x810, "RPRR", o716, NULL, 10},
+    {90, 0x810, "RRR", o717, NULL, 1228},
+    {90, 0x811, "RR", o718, NULL, 9},
+    {90, 0x811, "RRR", o719, NULL, 308},
+    {90, 0x812, "PRRRP", o720, NULL, 201},
+    {90, 0x812, "RRRP", o721, NULL, 2849},
+    {90, 0x816, "RRR", o722, NULL, 3},
+    {90, 0x819, "GRRR", o723, NULL, 81},
+    {90, 0x819, "RRR", o724, NULL, 6223},
+    {90, 0x81c, "PPPPP", o725, NULL, 9},
+    {90, 0x81c, "PPPPQ", o726, NULL, 75},
+    {90, 0x820, "GRR", o727, NULL, 33},
+    {90, 0x820, "RR", o728, NULL, 24},
+    {90, 0x823, "GRRR", o729, NULL, 18},
+    {90, 0x824, "GRRR", o730, NULL, 395},
+    {90, 0x824, "GRRRP", o731, NULL, 7},
+    {90, 0x824, "RRR", o732, NULL, 7341},
+    {90, 0x824, "RRRP", o733, NULL, 125},
+    {90, 0x825, "GRRR", o734, NULL, 9},
+    {90, 0x825, "RRR", o735, NULL, 884},
+    {90, 0x827, "RRR", o736, NULL, 13},
+    {90, 0x836, "GRR", o737, NULL, 25},
+    {90, 0x836, "RR", o738, NULL, 2185},
+    {90, 0x83b, "RR", o739, NULL, 660},
+    {90, 0x846, "RRRP", o740, NULL, 1},
+    {90, 0x848, "RRP", o741, NULL, 314},
+    {90, 0x882, "U", o742, NULL, 213},
+    {90, 0x88c, "QQUQ", o743, NULL, 39},
+    {90, 0x890, "UQUU", o744, NULL, 2},
+    {90, 0x890, "UUU", o745, NULL, 360},
+    {90, 0x899, "UUU", o746, NULL, 475},
+    {90, 0x8a4, "UUU", o747, NULL, 1},
+    {90, 0x8a5, "UUU", o748, NULL, 2},
+    {90, 0x918, "", o749, NULL, 2030},
+    {90, 0x919, "GR", o750, NULL, 2},
+    {90, 0x919, "R", o751, NULL, 1328},
+    {90, 0x91b, "", o752, NULL, 3},
+    {90, 0x941, "B", o753, NULL, 662},
+    {90, 0x944, "", o754, NULL, 13},
+    {90, 0x945, "B", o755, NULL, 662},
+    {90, 0x947, "", o756, NULL, 342},
+    {90, 0x947, "G", o757, NULL, 2045},
+    {90, 0x947, "U", o758, NULL, 1},
+    {90, 0x948, "", o759, NULL, 1},
+    {90, 0x94d, "", o760, NULL, 167},
+    {90, 0x94d, "G", o761, NULL, 5},
+    {90, 0x950, "R", o762, NULL, 9},
+    {90, 0x980, "RUR", o763, NULL, 1},
+    {90, 0x981, "GRUR", o764, NULL, 312},
+    {90, 0x981, "RUR", o765, NULL, 5023},
+    {90, 0x983, "RR", o766, NULL, 147},
+    {90, 0x984, "GRR", o767, NULL, 3},
+    {90, 0x984, "RR", o768, NULL, 3571},
+    {90, 0x984, "RU", o769, NULL, 449},
+    {90, 0x985, "URR", o770, NULL, 1},
+    {90, 0x986, "GURR", o771, NULL, 1},
+    {90, 0x986, "URR", o772, NULL, 4581},
+    {90, 0x989, "PRRR", o773, NULL, 8},
+    {90, 0x98e, "URR", o774, NULL, 1},
+    {90, 0x9a8, "PRURR", o775, NULL, 1},
+    {90, 0x9c3, "U", o776, NULL, 470},
+    {90, 0xab9, "U", o777, NULL, 1840},
+    {90, 0xb1d, "", o778, NULL, 323},
+    {90, 0xb82, "R", o779, NULL, 832},
+    {90, 0xc02, "RU", o780, NULL, 36},
+    {90, 0xc0c, "PPRUP", o781, NULL, 295},
+    {90, 0xc10, "GRPPRUR", o782, NULL, 33},
+    {90, 0xc10, "GRPRUR", o783, NULL, 35},
+    {90, 0xc10, "GRRUR", o784, NULL, 10},
+    {90, 0xc10, "RPPRUR", o785, NULL, 65},
+    {90, 0xc10, "RPRUR", o786, NULL, 2015},
+    {90, 0xc10, "RRUR", o787, NULL, 162},
+    {90, 0xc10, "RRURPP", o788, NULL, 176},
+    {90, 0xc11, "GRRU", o789, NULL, 2},
+    {90, 0xc11, "RPRU", o790, NULL, 1514},
+    {90, 0xc11, "RRU", o791, NULL, 986},
+    {90, 0xc11, "RRUP", o792, NULL, 216},
+    {90, 0xc11, "RRURP", o793, NULL, 1514},
+    {90, 0xc20, "RRU", o794, NULL, 3540},
+    {90, 0xc23, "RRUR", o795, NULL, 3524},
+    {90, 0xc24, "GRRUR", o796, NULL, 54},
+    {90, 0xc24, "RRUR", o797, NULL, 2435},
+    {90, 0xc25, "RRUR", o798, NULL, 1524},
+    {90, 0xc28, "RRU", o799, NULL, 760},
+    {90, 0xc2b, "RRUR", o800, NULL, 760},
+    {90, 0xc36, "GRRU", o801, NULL, 31},
+    {90, 0xc36, "RRU", o802, NULL, 252},
+    {90, 0xc46, "RRURP", o803, NULL, 1},
+    {90, 0xc48, "RRUP", o804, NULL, 2},
+    {90, 0xc82, "UU", o805, NULL, 145},
+    {90, 0xe24, "GRRRU", o806, NULL, 4},
+    {90, 0xe24, "RRRU", o807, NULL, 92},
+    {90, 0xe25, "RRRU", o808, NULL, 82},
+    {90, 0xe46, "RRRUP", o809, NULL, 1},
+    {90, 0xf89, "PRR", o810, NULL, 10},
 };
 const size_t rs_sass_nforms = sizeof rs_sass_forms / sizeof *rs_sass_forms;

@@ -5,7 +5,7 @@
  * edit by hand; docs/lower.md. */
 #include "sass/lower.h"
 
-/* Operand order: R fields in increasing bit order in 914 of 914 pairs, UR in 87 of 87: tied R/UR
+/* Operand order: R fields in increasing bit order in 914 of 914 pairs, UR in 89 of 89: tied R/UR
  * tokens are split in that order (both hold without exception). */
 
 static const int8_t o0[] = {12, 16, 32};
@@ -46,11 +46,11 @@ static const int8_t o34[] = {16, 24, 32, 64};
 static const int8_t o35[] = {16, 24, 32, 64};
 static const int8_t o36[] = {16, 24, 32};
 static const int8_t o37[] = {16, 24, 32, 64};
-static const int8_t o38[] = {-1, -1, -1, 32, -1}; /* 0: 57 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
+static const int8_t o38[] = {-1, -1, 24, 32, -1}; /* 0: 57 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 6 offsets fit, 1 values */
 static const int8_t o39[] = {16, 24, 32, -1}; /* 3: 11 offsets fit, 1 values */
-static const int8_t o40[] = {16, -1, 32, -1, -1, -1}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 1: 7 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */ /* 3: 7 offsets fit, 1 values */ /* 4: 45 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */
+static const int8_t o40[] = {16, 24, 32, -1, -1, -1}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 1: 7 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */ /* 3: 7 offsets fit, 1 values */ /* 4: 45 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */
 static const int8_t o41[] = {16, 24, 32, 64};
-static const int8_t o42[] = {16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */
+static const int8_t o42[] = {16, 24, 32, 64};
 static const int8_t o43[] = {16, 32};
 static const int8_t o44[] = {12, 16, 32}; /* 0: 69 offsets fit, 1 values; the guard's bit */
 static const int8_t o45[] = {16, 32};
@@ -58,19 +58,19 @@ static const int8_t o46[] = {32};
 static const int8_t o47[] = {16, 24};
 static const int8_t o48[] = {12, 16, 24};
 static const int8_t o49[] = {16, 24};
-static const int8_t o50[] = {12, -1, 32}; /* 0: 66 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 1 values */
+static const int8_t o50[] = {12, 24, 32}; /* 0: 66 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 1 values; narrowed (no overlap, operand order) */
 static const int8_t o51[] = {24, 32};
 static const int8_t o52[] = {-1, 32}; /* 0: 4 offsets fit, 1 values */
 static const int8_t o53[] = {12, 24, 32};
 static const int8_t o54[] = {24, 32};
-static const int8_t o55[] = {-1, 16, -1, 32, 64}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 3 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values; tied, split in operand order */
+static const int8_t o55[] = {-1, 16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 3 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 3: 2 offsets fit, 1 values; tied, split in operand order */
 static const int8_t o56[] = {12, 16, 24, 64}; /* 0: 56 offsets fit, 1 values; the guard's bit */
 static const int8_t o57[] = {16, 24, 64};
 static const int8_t o58[] = {12, 16, 24, 64};
 static const int8_t o59[] = {16, 24, 64};
 static const int8_t o60[] = {16, 24, 64};
 static const int8_t o61[] = {16, 24, 64}; /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */
-static const int8_t o62[] = {-1, 24, 64, -1}; /* 0: 4 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */ /* 3: 9 offsets fit, 1 values */
+static const int8_t o62[] = {16, 24, 64, -1}; /* 0: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */ /* 3: 9 offsets fit, 1 values */
 static const int8_t o63[] = {16, 24, 64};
 static const int8_t o64[] = {16};
 static const int8_t o65[] = {16, 24};
@@ -110,7 +110,7 @@ static const int8_t o98[] = {16, 24, 64};
 static const int8_t o99[] = {16, 24};
 static const int8_t o100[] = {16, 24, 64};
 static const int8_t o101[] = {16, 24, 64};
-static const int8_t o102[] = {-1, 24, 64}; /* 0: 2 offsets fit, 1 values */
+static const int8_t o102[] = {16, 24, 64}; /* 0: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
 static const int8_t o103[] = {0};
 static const int8_t o104[] = {16};
 static const int8_t o105[] = {16};
@@ -130,715 +130,716 @@ static const int8_t o118[] = {-1}; /* 0: 3 offsets fit, 1 values */
 static const int8_t o119[] = {16, 24};
 static const int8_t o120[] = {16, 24, 32};
 static const int8_t o121[] = {16, 32};
-static const int8_t o122[] = {24, 64, 32};
-static const int8_t o123[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
-static const int8_t o124[] = {16};
+static const int8_t o122[] = {-1, -1}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values */
+static const int8_t o123[] = {24, 64, 32};
+static const int8_t o124[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
 static const int8_t o125[] = {16};
-static const int8_t o126[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o127[] = {12, 16, 81, 24};
-static const int8_t o128[] = {12, 16, 24, 64, 87};
-static const int8_t o129[] = {16, 81, 24};
-static const int8_t o130[] = {16, 24, 64, 87};
-static const int8_t o131[] = {16, 24};
-static const int8_t o132[] = {16, 24, 64};
-static const int8_t o133[] = {12, 16, 24, 64};
-static const int8_t o134[] = {16, 24, 64};
-static const int8_t o135[] = {12, 16, 24, 64};
-static const int8_t o136[] = {16, 24, 64};
-static const int8_t o137[] = {16, 24}; /* 0: 2 offsets fit, 15 values; tied, split in operand order */ /* 1: 2 offsets fit, 15 values; tied, split in operand order */
-static const int8_t o138[] = {16, 24, 64}; /* 0: 2 offsets fit, 15 values; tied, split in operand order */ /* 2: 2 offsets fit, 15 values; tied, split in operand order */
-static const int8_t o139[] = {16};
-static const int8_t o140[] = {0};
-static const int8_t o141[] = {16, 32};
-static const int8_t o142[] = {-1, -1, 24, 32, -1}; /* 0: 53 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
-static const int8_t o143[] = {12, 16, 81, 84, 24, 32, 64};
-static const int8_t o144[] = {12, 16, 81, 24, 32, -1}; /* 5: 2 offsets fit, 1 values */
-static const int8_t o145[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
-static const int8_t o146[] = {16, 81, 84, 24, 32, 64};
-static const int8_t o147[] = {16, 81, 24, 32, -1}; /* 4: 2 offsets fit, 1 values */
-static const int8_t o148[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
-static const int8_t o149[] = {12, 16, 24, 32, -1}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 4: 4 offsets fit, 1 values */
-static const int8_t o150[] = {16, 24, 32};
-static const int8_t o151[] = {16, 24, 32, 87};
-static const int8_t o152[] = {12, 16, 24, 32, 64};
-static const int8_t o153[] = {16, 24, 32, 64};
-static const int8_t o154[] = {16, 32};
-static const int8_t o155[] = {16, 24, 64, 32}; /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */
-static const int8_t o156[] = {-1, 16, 24}; /* 0: 5 offsets fit, 1 values */
-static const int8_t o157[] = {12, 16, 32};
-static const int8_t o158[] = {16, 32};
-static const int8_t o159[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 2 values */
-static const int8_t o160[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 1 values */
-static const int8_t o161[] = {-1, -1, 24, 32, -1}; /* 0: 56 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
-static const int8_t o162[] = {81, -1, 24, 32, -1}; /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
-static const int8_t o163[] = {12, 16, 81, 84, 24, 32, 64};
-static const int8_t o164[] = {12, 16, 81, 24, 32, 64};
-static const int8_t o165[] = {12, 16, 24, 32, -1}; /* 4: 8 offsets fit, 1 values */
-static const int8_t o166[] = {12, 16, 24, 32, 64, 87, 77};
-static const int8_t o167[] = {16, 81, 84, 24, 32, 64};
-static const int8_t o168[] = {16, 81, 24, 32, 64};
-static const int8_t o169[] = {16, 24, 32, -1}; /* 3: 8 offsets fit, 1 values */
-static const int8_t o170[] = {16, 24, 32, 64, 87, 77};
-static const int8_t o171[] = {12, 16, 24, 32};
-static const int8_t o172[] = {12, 16, 24, 32, 87};
-static const int8_t o173[] = {16, 81, 24, 32};
-static const int8_t o174[] = {16, 24, 32};
-static const int8_t o175[] = {16, 24, 32, 87};
-static const int8_t o176[] = {16, 24, 32, 64};
-static const int8_t o177[] = {16, 24, 32, 64, 87};
-static const int8_t o178[] = {-1, 16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
-static const int8_t o179[] = {16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 7 values; tied, split in operand order */ /* 1: 2 offsets fit, 7 values; tied, split in operand order */ /* 4: 10 offsets fit, 1 values */
-static const int8_t o180[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
-static const int8_t o181[] = {16, 24, 32, 64};
-static const int8_t o182[] = {12, 16, 24, 32}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 27 values; tied, split in operand order */ /* 2: 3 offsets fit, 27 values; tied, split in operand order */ /* 3: 3 offsets fit, 27 values; tied, split in operand order */
-static const int8_t o183[] = {16, 24, 32};
-static const int8_t o184[] = {12, 16, 24, 32};
-static const int8_t o185[] = {16, 24, 32};
-static const int8_t o186[] = {12, 16, 24, 32, 64}; /* 0: 57 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 7 values; tied, split in operand order */ /* 2: 2 offsets fit, 7 values; tied, split in operand order */ /* 3: 2 offsets fit, 7 values; tied, split in operand order */ /* 4: 2 offsets fit, 7 values; tied, split in operand order */
-static const int8_t o187[] = {16, 24, 32, 64};
-static const int8_t o188[] = {12, 16, 24, 32, 64};
-static const int8_t o189[] = {16, 24, 32, 64};
-static const int8_t o190[] = {16, -1, -1, 64, 87}; /* 1: 9 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */
-static const int8_t o191[] = {16, 24, 32, 64};
+static const int8_t o126[] = {16};
+static const int8_t o127[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o128[] = {12, 16, 81, 24};
+static const int8_t o129[] = {12, 16, 24, 64, 87};
+static const int8_t o130[] = {16, 81, 24};
+static const int8_t o131[] = {16, 24, 64, 87};
+static const int8_t o132[] = {16, 24};
+static const int8_t o133[] = {16, 24, 64};
+static const int8_t o134[] = {12, 16, 24, 64};
+static const int8_t o135[] = {16, 24, 64};
+static const int8_t o136[] = {12, 16, 24, 64};
+static const int8_t o137[] = {16, 24, 64};
+static const int8_t o138[] = {16, 24}; /* 0: 2 offsets fit, 15 values; tied, split in operand order */ /* 1: 2 offsets fit, 15 values; tied, split in operand order */
+static const int8_t o139[] = {16, 24, 64}; /* 0: 2 offsets fit, 15 values; tied, split in operand order */ /* 2: 2 offsets fit, 15 values; tied, split in operand order */
+static const int8_t o140[] = {16};
+static const int8_t o141[] = {0};
+static const int8_t o142[] = {16, 32};
+static const int8_t o143[] = {-1, -1, 24, 32, -1}; /* 0: 53 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
+static const int8_t o144[] = {12, 16, 81, 84, 24, 32, 64};
+static const int8_t o145[] = {12, 16, 81, 24, 32, -1}; /* 5: 2 offsets fit, 1 values */
+static const int8_t o146[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
+static const int8_t o147[] = {16, 81, 84, 24, 32, 64};
+static const int8_t o148[] = {16, 81, 24, 32, -1}; /* 4: 2 offsets fit, 1 values */
+static const int8_t o149[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
+static const int8_t o150[] = {12, 16, 24, 32, -1}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 4: 4 offsets fit, 1 values */
+static const int8_t o151[] = {16, 24, 32};
+static const int8_t o152[] = {16, 24, 32, 87};
+static const int8_t o153[] = {12, 16, 24, 32, 64};
+static const int8_t o154[] = {16, 24, 32, 64};
+static const int8_t o155[] = {16, 32};
+static const int8_t o156[] = {16, 24, 64, 32}; /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */
+static const int8_t o157[] = {-1, 16, 24}; /* 0: 5 offsets fit, 1 values */
+static const int8_t o158[] = {12, 16, 32};
+static const int8_t o159[] = {16, 32};
+static const int8_t o160[] = {16, 24, 32, 87}; /* 3: 3 offsets fit, 2 values; narrowed (no overlap, operand order) */
+static const int8_t o161[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 1 values */
+static const int8_t o162[] = {-1, -1, 24, 32, -1}; /* 0: 56 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
+static const int8_t o163[] = {81, -1, 24, 32, -1}; /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
+static const int8_t o164[] = {12, 16, 81, 84, 24, 32, 64};
+static const int8_t o165[] = {12, 16, 81, 24, 32, 64};
+static const int8_t o166[] = {12, 16, 24, 32, -1}; /* 4: 8 offsets fit, 1 values */
+static const int8_t o167[] = {12, 16, 24, 32, 64, 87, 77};
+static const int8_t o168[] = {16, 81, 84, 24, 32, 64};
+static const int8_t o169[] = {16, 81, 24, 32, 64};
+static const int8_t o170[] = {16, 24, 32, -1}; /* 3: 8 offsets fit, 1 values */
+static const int8_t o171[] = {16, 24, 32, 64, 87, 77};
+static const int8_t o172[] = {12, 16, 24, 32};
+static const int8_t o173[] = {12, 16, 24, 32, 87};
+static const int8_t o174[] = {16, 81, 24, 32};
+static const int8_t o175[] = {16, 24, 32};
+static const int8_t o176[] = {16, 24, 32, 87};
+static const int8_t o177[] = {16, 24, 32, 64};
+static const int8_t o178[] = {16, 24, 32, 64, 87};
+static const int8_t o179[] = {-1, 16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
+static const int8_t o180[] = {16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 7 values; tied, split in operand order */ /* 1: 2 offsets fit, 7 values; tied, split in operand order */ /* 4: 10 offsets fit, 1 values */
+static const int8_t o181[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
+static const int8_t o182[] = {16, 24, 32, 64};
+static const int8_t o183[] = {12, 16, 24, 32}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 27 values; tied, split in operand order */ /* 2: 3 offsets fit, 27 values; tied, split in operand order */ /* 3: 3 offsets fit, 27 values; tied, split in operand order */
+static const int8_t o184[] = {16, 24, 32};
+static const int8_t o185[] = {12, 16, 24, 32};
+static const int8_t o186[] = {16, 24, 32};
+static const int8_t o187[] = {12, 16, 24, 32, 64}; /* 0: 57 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 7 values; tied, split in operand order */ /* 2: 2 offsets fit, 7 values; tied, split in operand order */ /* 3: 2 offsets fit, 7 values; tied, split in operand order */ /* 4: 2 offsets fit, 7 values; tied, split in operand order */
+static const int8_t o188[] = {16, 24, 32, 64};
+static const int8_t o189[] = {12, 16, 24, 32, 64};
+static const int8_t o190[] = {16, 24, 32, 64};
+static const int8_t o191[] = {16, -1, -1, 64, 87}; /* 1: 9 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */
 static const int8_t o192[] = {16, 24, 32, 64};
-static const int8_t o193[] = {16, 24, 32};
-static const int8_t o194[] = {16, 24, 32, 64};
-static const int8_t o195[] = {16, -1, 32}; /* 1: 2 offsets fit, 1 values */
-static const int8_t o196[] = {-1, -1, -1, 32, -1}; /* 0: 57 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
-static const int8_t o197[] = {12, -1, -1, -1, -1}; /* 0: 33 offsets fit, 1 values; the guard's bit */ /* 1: 18 offsets fit, 1 values */ /* 2: 18 offsets fit, 1 values */ /* 3: 18 offsets fit, 1 values */ /* 4: 18 offsets fit, 1 values */
-static const int8_t o198[] = {16, 24, 32, -1}; /* 3: 11 offsets fit, 1 values */
-static const int8_t o199[] = {-1, -1, -1, -1, -1, -1}; /* 0: 4 offsets fit, 1 values */ /* 1: 7 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 45 offsets fit, 1 values */ /* 5: 19 offsets fit, 1 values */
-static const int8_t o200[] = {16, 24, 32, 64};
+static const int8_t o193[] = {16, 24, 32, 64};
+static const int8_t o194[] = {16, 24, 32};
+static const int8_t o195[] = {16, 24, 32, 64};
+static const int8_t o196[] = {16, 24, 32}; /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o197[] = {-1, -1, 24, 32, -1}; /* 0: 57 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 6 offsets fit, 1 values */
+static const int8_t o198[] = {12, -1, -1, -1, -1}; /* 0: 33 offsets fit, 1 values; the guard's bit */ /* 1: 18 offsets fit, 1 values */ /* 2: 18 offsets fit, 1 values */ /* 3: 18 offsets fit, 1 values */ /* 4: 18 offsets fit, 1 values */
+static const int8_t o199[] = {16, 24, 32, -1}; /* 3: 11 offsets fit, 1 values */
+static const int8_t o200[] = {-1, -1, -1, -1, -1, -1}; /* 0: 4 offsets fit, 1 values */ /* 1: 7 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 45 offsets fit, 1 values */ /* 5: 19 offsets fit, 1 values */
 static const int8_t o201[] = {16, 24, 32, 64};
-static const int8_t o202[] = {12, 16, 32}; /* 0: 68 offsets fit, 1 values; the guard's bit */
-static const int8_t o203[] = {16, 32};
-static const int8_t o204[] = {32};
-static const int8_t o205[] = {-1, 32}; /* 0: 4 offsets fit, 1 values */
-static const int8_t o206[] = {12, 24, 32};
-static const int8_t o207[] = {24, 32};
-static const int8_t o208[] = {-1, 16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 3: 2 offsets fit, 1 values; tied, split in operand order */
-static const int8_t o209[] = {12, 16, 24, 64}; /* 0: 56 offsets fit, 1 values; the guard's bit */
-static const int8_t o210[] = {16, 24, 64};
-static const int8_t o211[] = {12, 16, 24, 64};
-static const int8_t o212[] = {16, 24, 64};
-static const int8_t o213[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */
-static const int8_t o214[] = {16, 24, 64};
-static const int8_t o215[] = {16, 24, 64}; /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */
-static const int8_t o216[] = {-1, 24, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */ /* 3: 8 offsets fit, 1 values */
-static const int8_t o217[] = {16, 24, 64};
-static const int8_t o218[] = {16};
-static const int8_t o219[] = {16, 24};
-static const int8_t o220[] = {12, 16}; /* 0: 71 offsets fit, 1 values; the guard's bit */
-static const int8_t o221[] = {16};
-static const int8_t o222[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 36 offsets fit, 1 values */
-static const int8_t o223[] = {16, 24, -1}; /* 2: 57 offsets fit, 1 values */
-static const int8_t o224[] = {-1, -1, 24, -1}; /* 0: 51 offsets fit, 1 values */ /* 1: 10 offsets fit, 1 values */ /* 3: 10 offsets fit, 1 values */
-static const int8_t o225[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o226[] = {12, 16, 24, -1}; /* 0: 2 offsets fit, 2 values; the guard's bit */ /* 3: 8 offsets fit, 1 values */
-static const int8_t o227[] = {16, 81, 24, 64};
-static const int8_t o228[] = {16, 24, 64};
-static const int8_t o229[] = {12, 16, 24};
-static const int8_t o230[] = {16, 24};
-static const int8_t o231[] = {16, 24, 64};
-static const int8_t o232[] = {81, 16, 24, 64, -1}; /* 4: 9 offsets fit, 1 values */
-static const int8_t o233[] = {16, 24, 64, -1}; /* 3: 4 offsets fit, 1 values */
-static const int8_t o234[] = {16, 24, 64}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 2: 2 offsets fit, 2 values; tied, split in operand order */
-static const int8_t o235[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
-static const int8_t o236[] = {12, 16, 24, 64};
-static const int8_t o237[] = {16, 24, 64};
-static const int8_t o238[] = {-1, -1, -1, -1, 68}; /* 0: 74 offsets fit, 1 values */ /* 1: 4 offsets fit, 1 values */ /* 2: 74 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
-static const int8_t o239[] = {-1, -1, -1, -1, -1}; /* 0: 71 offsets fit, 1 values */ /* 1: 7 offsets fit, 1 values */ /* 2: 7 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 71 offsets fit, 1 values */
-static const int8_t o240[] = {12, 16, 24}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 19 values; tied, split in operand order */ /* 2: 2 offsets fit, 19 values; tied, split in operand order */
-static const int8_t o241[] = {16, 24};
-static const int8_t o242[] = {12, 16, 24, 64}; /* 0: 54 offsets fit, 1 values; the guard's bit */
-static const int8_t o243[] = {12, 16, 24, 64};
-static const int8_t o244[] = {16, 24, 64};
-static const int8_t o245[] = {16, 24, 64, 87};
-static const int8_t o246[] = {12, 16, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
-static const int8_t o247[] = {16, 24, 64};
+static const int8_t o202[] = {16, 24, 32, 64};
+static const int8_t o203[] = {12, 16, 32}; /* 0: 68 offsets fit, 1 values; the guard's bit */
+static const int8_t o204[] = {16, 32};
+static const int8_t o205[] = {32};
+static const int8_t o206[] = {-1, 32}; /* 0: 4 offsets fit, 1 values */
+static const int8_t o207[] = {12, 24, 32};
+static const int8_t o208[] = {24, 32};
+static const int8_t o209[] = {-1, 16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 3: 2 offsets fit, 1 values; tied, split in operand order */
+static const int8_t o210[] = {12, 16, 24, 64}; /* 0: 56 offsets fit, 1 values; the guard's bit */
+static const int8_t o211[] = {16, 24, 64};
+static const int8_t o212[] = {12, 16, 24, 64};
+static const int8_t o213[] = {16, 24, 64};
+static const int8_t o214[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */
+static const int8_t o215[] = {16, 24, 64};
+static const int8_t o216[] = {16, 24, 64}; /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */
+static const int8_t o217[] = {16, 24, 64, -1}; /* 0: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */ /* 3: 8 offsets fit, 1 values */
+static const int8_t o218[] = {16, 24, 64};
+static const int8_t o219[] = {16};
+static const int8_t o220[] = {16, 24};
+static const int8_t o221[] = {12, 16}; /* 0: 71 offsets fit, 1 values; the guard's bit */
+static const int8_t o222[] = {16};
+static const int8_t o223[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 36 offsets fit, 1 values */
+static const int8_t o224[] = {16, 24, -1}; /* 2: 57 offsets fit, 1 values */
+static const int8_t o225[] = {-1, -1, 24, -1}; /* 0: 51 offsets fit, 1 values */ /* 1: 10 offsets fit, 1 values */ /* 3: 10 offsets fit, 1 values */
+static const int8_t o226[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o227[] = {12, 16, 24, -1}; /* 0: 2 offsets fit, 2 values; the guard's bit */ /* 3: 8 offsets fit, 1 values */
+static const int8_t o228[] = {16, 81, 24, 64};
+static const int8_t o229[] = {16, 24, 64};
+static const int8_t o230[] = {12, 16, 24};
+static const int8_t o231[] = {16, 24};
+static const int8_t o232[] = {16, 24, 64};
+static const int8_t o233[] = {81, 16, 24, 64, -1}; /* 4: 9 offsets fit, 1 values */
+static const int8_t o234[] = {16, 24, 64, -1}; /* 3: 4 offsets fit, 1 values */
+static const int8_t o235[] = {16, 24, 64}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 2: 2 offsets fit, 2 values; tied, split in operand order */
+static const int8_t o236[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
+static const int8_t o237[] = {12, 16, 24, 64};
+static const int8_t o238[] = {16, 24, 64};
+static const int8_t o239[] = {-1, -1, -1, -1, 68}; /* 0: 74 offsets fit, 1 values */ /* 1: 4 offsets fit, 1 values */ /* 2: 74 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
+static const int8_t o240[] = {-1, -1, -1, -1, -1}; /* 0: 71 offsets fit, 1 values */ /* 1: 7 offsets fit, 1 values */ /* 2: 7 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 71 offsets fit, 1 values */
+static const int8_t o241[] = {12, 16, 24}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 19 values; tied, split in operand order */ /* 2: 2 offsets fit, 19 values; tied, split in operand order */
+static const int8_t o242[] = {16, 24};
+static const int8_t o243[] = {12, 16, 24, 64}; /* 0: 54 offsets fit, 1 values; the guard's bit */
+static const int8_t o244[] = {12, 16, 24, 64};
+static const int8_t o245[] = {16, 24, 64};
+static const int8_t o246[] = {16, 24, 64, 87};
+static const int8_t o247[] = {12, 16, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
 static const int8_t o248[] = {16, 24, 64};
-static const int8_t o249[] = {16, 24};
-static const int8_t o250[] = {16};
-static const int8_t o251[] = {-1, -1, 24, -1}; /* 0: 26 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
-static const int8_t o252[] = {16, -1, 24, -1}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 1: 53 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */ /* 3: 4 offsets fit, 1 values */
-static const int8_t o253[] = {16, 24, 64};
-static const int8_t o254[] = {16, 24};
-static const int8_t o255[] = {16, 24, 64};
+static const int8_t o249[] = {16, 24, 64};
+static const int8_t o250[] = {16, 24};
+static const int8_t o251[] = {16};
+static const int8_t o252[] = {-1, -1, 24, -1}; /* 0: 26 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
+static const int8_t o253[] = {16, -1, 24, -1}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 1: 53 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */ /* 3: 4 offsets fit, 1 values */
+static const int8_t o254[] = {16, 24, 64};
+static const int8_t o255[] = {16, 24};
 static const int8_t o256[] = {16, 24, 64};
-static const int8_t o257[] = {-1, 24, 64}; /* 0: 2 offsets fit, 1 values */
-static const int8_t o258[] = {0};
-static const int8_t o259[] = {16};
+static const int8_t o257[] = {16, 24, 64};
+static const int8_t o258[] = {16, 24, 64}; /* 0: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o259[] = {0};
 static const int8_t o260[] = {16};
-static const int8_t o261[] = {0};
-static const int8_t o262[] = {12}; /* 0: 79 offsets fit, 1 values; the guard's bit */
-static const int8_t o263[] = {16};
-static const int8_t o264[] = {0};
-static const int8_t o265[] = {12};
-static const int8_t o266[] = {-1}; /* 0: 2 offsets fit, 1 values */
-static const int8_t o267[] = {0};
+static const int8_t o261[] = {16};
+static const int8_t o262[] = {0};
+static const int8_t o263[] = {12}; /* 0: 79 offsets fit, 1 values; the guard's bit */
+static const int8_t o264[] = {16};
+static const int8_t o265[] = {0};
+static const int8_t o266[] = {12};
+static const int8_t o267[] = {-1}; /* 0: 2 offsets fit, 1 values */
 static const int8_t o268[] = {0};
-static const int8_t o269[] = {12};
-static const int8_t o270[] = {24};
-static const int8_t o271[] = {12, 16, 32, 24};
-static const int8_t o272[] = {16, 32, 24};
-static const int8_t o273[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
-static const int8_t o274[] = {12, 16, 24};
-static const int8_t o275[] = {16};
-static const int8_t o276[] = {16, 24};
-static const int8_t o277[] = {16, 24, 32};
-static const int8_t o278[] = {16, 32};
-static const int8_t o279[] = {12, -1, -1, 32}; /* 0: 63 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */
-static const int8_t o280[] = {64, 24, 32};
-static const int8_t o281[] = {24, 64, 32};
-static const int8_t o282[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
-static const int8_t o283[] = {16};
+static const int8_t o269[] = {0};
+static const int8_t o270[] = {12};
+static const int8_t o271[] = {24};
+static const int8_t o272[] = {12, 16, 32, 24};
+static const int8_t o273[] = {16, 32, 24};
+static const int8_t o274[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
+static const int8_t o275[] = {12, 16, 24};
+static const int8_t o276[] = {16};
+static const int8_t o277[] = {16, 24};
+static const int8_t o278[] = {16, 24, 32};
+static const int8_t o279[] = {16, 32};
+static const int8_t o280[] = {12, -1, 24, 32}; /* 0: 63 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o281[] = {64, 24, 32};
+static const int8_t o282[] = {24, 64, 32};
+static const int8_t o283[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
 static const int8_t o284[] = {16};
-static const int8_t o285[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o286[] = {12, 16, 81, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
-static const int8_t o287[] = {12, 16, 24, -1, 87, -1}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 3: 4 offsets fit, 1 values */ /* 5: 14 offsets fit, 1 values */
-static const int8_t o288[] = {16, 81, 24, 64};
-static const int8_t o289[] = {16, 24, -1, 87, -1}; /* 2: 4 offsets fit, 1 values */ /* 4: 15 offsets fit, 1 values */
-static const int8_t o290[] = {12, 16, 81, 24};
-static const int8_t o291[] = {12, 16, 24, 64, 87};
-static const int8_t o292[] = {16, 81, 24};
-static const int8_t o293[] = {16, 24, 64, 87};
-static const int8_t o294[] = {16, 24};
-static const int8_t o295[] = {16, 24, 64};
-static const int8_t o296[] = {12, 16, 24, 64};
-static const int8_t o297[] = {16, 24, 64};
-static const int8_t o298[] = {12, 16, 24, 64};
-static const int8_t o299[] = {16, 24, 64};
-static const int8_t o300[] = {16, 24}; /* 0: 2 offsets fit, 15 values; tied, split in operand order */ /* 1: 2 offsets fit, 15 values; tied, split in operand order */
-static const int8_t o301[] = {16, 24, 64};
-static const int8_t o302[] = {16};
-static const int8_t o303[] = {0};
-static const int8_t o304[] = {16, 32};
-static const int8_t o305[] = {-1, -1, 24, 32, -1}; /* 0: 53 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
-static const int8_t o306[] = {12, 16, 81, 84, 24, 32, 64};
-static const int8_t o307[] = {12, 16, 81, 24, 32, -1}; /* 5: 2 offsets fit, 1 values */
-static const int8_t o308[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
-static const int8_t o309[] = {16, 81, 84, 24, 32, 64};
-static const int8_t o310[] = {16, 81, 24, 32, -1}; /* 4: 2 offsets fit, 1 values */
-static const int8_t o311[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
-static const int8_t o312[] = {12, 16, 24, 32, 87}; /* 0: 5 offsets fit, 1 values; the guard's bit */
-static const int8_t o313[] = {16, 24, 32};
-static const int8_t o314[] = {16, 24, 32, 87};
-static const int8_t o315[] = {12, 16, 24, 32, 64};
-static const int8_t o316[] = {16, 24, 32, 64};
-static const int8_t o317[] = {16, 32};
-static const int8_t o318[] = {16, 24, 64, 32}; /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */
-static const int8_t o319[] = {16, 24, 64, 32}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 2 offsets fit, 2 values; tied, split in operand order */
-static const int8_t o320[] = {-1, 16, 24}; /* 0: 5 offsets fit, 1 values */
-static const int8_t o321[] = {12, 16, 32};
-static const int8_t o322[] = {16, 32};
-static const int8_t o323[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 2 values */
-static const int8_t o324[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 1 values */
-static const int8_t o325[] = {-1, -1, 24, 32, -1}; /* 0: 56 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
-static const int8_t o326[] = {81, -1, 24, 32, -1}; /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
-static const int8_t o327[] = {12, 16, 81, 84, 24, 32, 64};
-static const int8_t o328[] = {12, 16, 81, 24, 32, 64};
-static const int8_t o329[] = {12, 16, 24, 32, -1}; /* 4: 8 offsets fit, 1 values */
-static const int8_t o330[] = {12, 16, 24, 32, 64, 87, 77};
-static const int8_t o331[] = {16, 81, 84, 24, 32, 64};
-static const int8_t o332[] = {16, 81, 24, 32, 64};
-static const int8_t o333[] = {16, 24, 32, -1}; /* 3: 8 offsets fit, 1 values */
-static const int8_t o334[] = {16, 24, 32, 64, 87, 77};
-static const int8_t o335[] = {12, 16, 24, 32};
-static const int8_t o336[] = {12, 16, 24, 32, 87};
-static const int8_t o337[] = {16, 81, 24, 32};
-static const int8_t o338[] = {16, 24, 32};
-static const int8_t o339[] = {16, 24, 32, 87};
-static const int8_t o340[] = {16, 24, 32, 64};
-static const int8_t o341[] = {16, 24, 32, 64, 87};
-static const int8_t o342[] = {-1, 16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
-static const int8_t o343[] = {16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 7 values; tied, split in operand order */ /* 1: 2 offsets fit, 7 values; tied, split in operand order */ /* 4: 10 offsets fit, 1 values */
-static const int8_t o344[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
-static const int8_t o345[] = {16, 24, 32, 64};
-static const int8_t o346[] = {12, 16, 24, 32}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 25 values; tied, split in operand order */ /* 2: 3 offsets fit, 25 values; tied, split in operand order */ /* 3: 3 offsets fit, 25 values; tied, split in operand order */
-static const int8_t o347[] = {16, 24, 32};
-static const int8_t o348[] = {12, 16, 24, 32};
-static const int8_t o349[] = {16, 24, 32};
-static const int8_t o350[] = {12, 16, 24, 32, 64}; /* 0: 58 offsets fit, 1 values; the guard's bit */ /* 2: 2 offsets fit, 5 values; tied, split in operand order */ /* 4: 2 offsets fit, 5 values; tied, split in operand order */
-static const int8_t o351[] = {16, 24, 32, 64};
-static const int8_t o352[] = {12, 16, 24, 32, 64};
-static const int8_t o353[] = {16, 24, 32, 64};
-static const int8_t o354[] = {16, -1, -1, 64, 87}; /* 1: 9 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */
-static const int8_t o355[] = {16, 24, 32, 64};
+static const int8_t o285[] = {16};
+static const int8_t o286[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o287[] = {12, 16, 81, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
+static const int8_t o288[] = {12, 16, 24, -1, 87, -1}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 3: 4 offsets fit, 1 values */ /* 5: 14 offsets fit, 1 values */
+static const int8_t o289[] = {16, 81, 24, 64};
+static const int8_t o290[] = {16, 24, -1, 87, -1}; /* 2: 4 offsets fit, 1 values */ /* 4: 15 offsets fit, 1 values */
+static const int8_t o291[] = {12, 16, 81, 24};
+static const int8_t o292[] = {12, 16, 24, 64, 87};
+static const int8_t o293[] = {16, 81, 24};
+static const int8_t o294[] = {16, 24, 64, 87};
+static const int8_t o295[] = {16, 24};
+static const int8_t o296[] = {16, 24, 64};
+static const int8_t o297[] = {12, 16, 24, 64};
+static const int8_t o298[] = {16, 24, 64};
+static const int8_t o299[] = {12, 16, 24, 64};
+static const int8_t o300[] = {16, 24, 64};
+static const int8_t o301[] = {16, 24}; /* 0: 2 offsets fit, 15 values; tied, split in operand order */ /* 1: 2 offsets fit, 15 values; tied, split in operand order */
+static const int8_t o302[] = {16, 24, 64};
+static const int8_t o303[] = {16};
+static const int8_t o304[] = {0};
+static const int8_t o305[] = {16, 32};
+static const int8_t o306[] = {-1, -1, 24, 32, -1}; /* 0: 53 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
+static const int8_t o307[] = {12, 16, 81, 84, 24, 32, 64};
+static const int8_t o308[] = {12, 16, 81, 24, 32, -1}; /* 5: 2 offsets fit, 1 values */
+static const int8_t o309[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
+static const int8_t o310[] = {16, 81, 84, 24, 32, 64};
+static const int8_t o311[] = {16, 81, 24, 32, -1}; /* 4: 2 offsets fit, 1 values */
+static const int8_t o312[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
+static const int8_t o313[] = {12, 16, 24, 32, 87}; /* 0: 5 offsets fit, 1 values; the guard's bit */
+static const int8_t o314[] = {16, 24, 32};
+static const int8_t o315[] = {16, 24, 32, 87};
+static const int8_t o316[] = {12, 16, 24, 32, 64};
+static const int8_t o317[] = {16, 24, 32, 64};
+static const int8_t o318[] = {16, 32};
+static const int8_t o319[] = {16, 24, 64, 32}; /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */
+static const int8_t o320[] = {16, 24, 64, 32}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 2 offsets fit, 2 values; tied, split in operand order */
+static const int8_t o321[] = {-1, 16, 24}; /* 0: 5 offsets fit, 1 values */
+static const int8_t o322[] = {12, 16, 32};
+static const int8_t o323[] = {16, 32};
+static const int8_t o324[] = {16, 24, 32, 87}; /* 3: 2 offsets fit, 2 values; narrowed (no overlap, operand order) */
+static const int8_t o325[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 1 values */
+static const int8_t o326[] = {-1, -1, 24, 32, -1}; /* 0: 56 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
+static const int8_t o327[] = {81, -1, 24, 32, -1}; /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
+static const int8_t o328[] = {12, 16, 81, 84, 24, 32, 64};
+static const int8_t o329[] = {12, 16, 81, 24, 32, 64};
+static const int8_t o330[] = {12, 16, 24, 32, -1}; /* 4: 8 offsets fit, 1 values */
+static const int8_t o331[] = {12, 16, 24, 32, 64, 87, 77};
+static const int8_t o332[] = {16, 81, 84, 24, 32, 64};
+static const int8_t o333[] = {16, 81, 24, 32, 64};
+static const int8_t o334[] = {16, 24, 32, -1}; /* 3: 8 offsets fit, 1 values */
+static const int8_t o335[] = {16, 24, 32, 64, 87, 77};
+static const int8_t o336[] = {12, 16, 24, 32};
+static const int8_t o337[] = {12, 16, 24, 32, 87};
+static const int8_t o338[] = {16, 81, 24, 32};
+static const int8_t o339[] = {16, 24, 32};
+static const int8_t o340[] = {16, 24, 32, 87};
+static const int8_t o341[] = {16, 24, 32, 64};
+static const int8_t o342[] = {16, 24, 32, 64, 87};
+static const int8_t o343[] = {-1, 16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
+static const int8_t o344[] = {16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 7 values; tied, split in operand order */ /* 1: 2 offsets fit, 7 values; tied, split in operand order */ /* 4: 10 offsets fit, 1 values */
+static const int8_t o345[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
+static const int8_t o346[] = {16, 24, 32, 64};
+static const int8_t o347[] = {12, 16, 24, 32}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 25 values; tied, split in operand order */ /* 2: 3 offsets fit, 25 values; tied, split in operand order */ /* 3: 3 offsets fit, 25 values; tied, split in operand order */
+static const int8_t o348[] = {16, 24, 32};
+static const int8_t o349[] = {12, 16, 24, 32};
+static const int8_t o350[] = {16, 24, 32};
+static const int8_t o351[] = {12, 16, 24, 32, 64}; /* 0: 58 offsets fit, 1 values; the guard's bit */ /* 2: 2 offsets fit, 5 values; tied, split in operand order */ /* 4: 2 offsets fit, 5 values; tied, split in operand order */
+static const int8_t o352[] = {16, 24, 32, 64};
+static const int8_t o353[] = {12, 16, 24, 32, 64};
+static const int8_t o354[] = {16, 24, 32, 64};
+static const int8_t o355[] = {16, -1, -1, 64, 87}; /* 1: 9 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */
 static const int8_t o356[] = {16, 24, 32, 64};
-static const int8_t o357[] = {16, 24, 32};
-static const int8_t o358[] = {16, 24, 32, 64};
-static const int8_t o359[] = {16, -1, 32}; /* 0: 2 offsets fit, 143 values; tied, split in operand order */ /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 143 values; tied, split in operand order */
-static const int8_t o360[] = {-1, -1, -1, 32, -1}; /* 0: 57 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
-static const int8_t o361[] = {12, -1, -1, -1, -1}; /* 0: 33 offsets fit, 1 values; the guard's bit */ /* 1: 18 offsets fit, 1 values */ /* 2: 18 offsets fit, 1 values */ /* 3: 18 offsets fit, 1 values */ /* 4: 18 offsets fit, 1 values */
-static const int8_t o362[] = {16, 24, 32, -1}; /* 3: 11 offsets fit, 1 values */
-static const int8_t o363[] = {-1, -1, -1, -1, -1, -1}; /* 0: 4 offsets fit, 1 values */ /* 1: 7 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 45 offsets fit, 1 values */ /* 5: 19 offsets fit, 1 values */
-static const int8_t o364[] = {16, 24, 32, 64};
-static const int8_t o365[] = {16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */
-static const int8_t o366[] = {12, 16, 32}; /* 0: 69 offsets fit, 1 values; the guard's bit */
-static const int8_t o367[] = {16, 32};
-static const int8_t o368[] = {32};
-static const int8_t o369[] = {-1, 32}; /* 0: 4 offsets fit, 1 values */
-static const int8_t o370[] = {12, 24, 32};
-static const int8_t o371[] = {24, 32};
-static const int8_t o372[] = {-1, 16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 3: 2 offsets fit, 1 values; tied, split in operand order */
-static const int8_t o373[] = {12, 16, 24, 64}; /* 0: 56 offsets fit, 1 values; the guard's bit */
-static const int8_t o374[] = {16, 24, 64};
-static const int8_t o375[] = {12, 16, 24, 64};
-static const int8_t o376[] = {16, 24, 64};
+static const int8_t o357[] = {16, 24, 32, 64};
+static const int8_t o358[] = {16, 24, 32};
+static const int8_t o359[] = {16, 24, 32, 64};
+static const int8_t o360[] = {16, 24, 32}; /* 0: 2 offsets fit, 143 values; tied, split in operand order */ /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 2: 2 offsets fit, 143 values; tied, split in operand order */
+static const int8_t o361[] = {-1, -1, 24, 32, -1}; /* 0: 57 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 6 offsets fit, 1 values */
+static const int8_t o362[] = {12, -1, -1, -1, -1}; /* 0: 33 offsets fit, 1 values; the guard's bit */ /* 1: 18 offsets fit, 1 values */ /* 2: 18 offsets fit, 1 values */ /* 3: 18 offsets fit, 1 values */ /* 4: 18 offsets fit, 1 values */
+static const int8_t o363[] = {16, 24, 32, -1}; /* 3: 11 offsets fit, 1 values */
+static const int8_t o364[] = {-1, -1, -1, -1, -1, -1}; /* 0: 4 offsets fit, 1 values */ /* 1: 7 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 45 offsets fit, 1 values */ /* 5: 19 offsets fit, 1 values */
+static const int8_t o365[] = {16, 24, 32, 64};
+static const int8_t o366[] = {16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */
+static const int8_t o367[] = {12, 16, 32}; /* 0: 69 offsets fit, 1 values; the guard's bit */
+static const int8_t o368[] = {16, 32};
+static const int8_t o369[] = {32};
+static const int8_t o370[] = {-1, 32}; /* 0: 4 offsets fit, 1 values */
+static const int8_t o371[] = {12, 24, 32};
+static const int8_t o372[] = {24, 32};
+static const int8_t o373[] = {-1, 16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 3: 2 offsets fit, 1 values; tied, split in operand order */
+static const int8_t o374[] = {12, 16, 24, 64}; /* 0: 56 offsets fit, 1 values; the guard's bit */
+static const int8_t o375[] = {16, 24, 64};
+static const int8_t o376[] = {12, 16, 24, 64};
 static const int8_t o377[] = {16, 24, 64};
-static const int8_t o378[] = {16, 24, 64}; /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */
-static const int8_t o379[] = {-1, 24, 64, -1}; /* 0: 4 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */ /* 3: 9 offsets fit, 1 values */
-static const int8_t o380[] = {16, 24, 64};
-static const int8_t o381[] = {16};
-static const int8_t o382[] = {16, 24};
-static const int8_t o383[] = {12, 16}; /* 0: 71 offsets fit, 1 values; the guard's bit */
-static const int8_t o384[] = {16};
-static const int8_t o385[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 36 offsets fit, 1 values */
-static const int8_t o386[] = {16, 24, -1}; /* 2: 57 offsets fit, 1 values */
-static const int8_t o387[] = {-1, -1, 24, -1}; /* 0: 51 offsets fit, 1 values */ /* 1: 10 offsets fit, 1 values */ /* 3: 10 offsets fit, 1 values */
-static const int8_t o388[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o389[] = {12, 16, 24, -1}; /* 3: 8 offsets fit, 1 values */
-static const int8_t o390[] = {16, 81, 24, 64};
-static const int8_t o391[] = {16, 24, 64};
-static const int8_t o392[] = {12, 16, 24};
-static const int8_t o393[] = {16, 24};
-static const int8_t o394[] = {16, 24, 64};
-static const int8_t o395[] = {81, 16, 24, 64, -1}; /* 4: 9 offsets fit, 1 values */
-static const int8_t o396[] = {16, 24, 64, -1}; /* 3: 4 offsets fit, 1 values */
-static const int8_t o397[] = {16, -1, 64}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 44 offsets fit, 1 values */ /* 2: 2 offsets fit, 2 values; tied, split in operand order */
-static const int8_t o398[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
-static const int8_t o399[] = {12, 16, 24, 64};
-static const int8_t o400[] = {16, 24, 64};
-static const int8_t o401[] = {-1, -1, -1, -1, 68}; /* 0: 74 offsets fit, 1 values */ /* 1: 4 offsets fit, 1 values */ /* 2: 74 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
-static const int8_t o402[] = {-1, -1, -1, -1, -1}; /* 0: 71 offsets fit, 1 values */ /* 1: 7 offsets fit, 1 values */ /* 2: 7 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 71 offsets fit, 1 values */
-static const int8_t o403[] = {12, 16, 24}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 22 values; tied, split in operand order */ /* 2: 2 offsets fit, 22 values; tied, split in operand order */
-static const int8_t o404[] = {16, 24};
-static const int8_t o405[] = {12, 16, 24, 64}; /* 0: 57 offsets fit, 1 values; the guard's bit */
-static const int8_t o406[] = {12, 16, 24, 64};
-static const int8_t o407[] = {16, 24, 64};
-static const int8_t o408[] = {16, 24, 64, 87};
-static const int8_t o409[] = {12, 16, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
-static const int8_t o410[] = {16, 24, 64};
+static const int8_t o378[] = {16, 24, 64};
+static const int8_t o379[] = {16, 24, 64}; /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */
+static const int8_t o380[] = {16, 24, 64, -1}; /* 0: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */ /* 3: 9 offsets fit, 1 values */
+static const int8_t o381[] = {16, 24, 64};
+static const int8_t o382[] = {16};
+static const int8_t o383[] = {16, 24};
+static const int8_t o384[] = {12, 16}; /* 0: 71 offsets fit, 1 values; the guard's bit */
+static const int8_t o385[] = {16};
+static const int8_t o386[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 36 offsets fit, 1 values */
+static const int8_t o387[] = {16, 24, -1}; /* 2: 57 offsets fit, 1 values */
+static const int8_t o388[] = {-1, -1, 24, -1}; /* 0: 51 offsets fit, 1 values */ /* 1: 10 offsets fit, 1 values */ /* 3: 10 offsets fit, 1 values */
+static const int8_t o389[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o390[] = {12, 16, 24, -1}; /* 3: 8 offsets fit, 1 values */
+static const int8_t o391[] = {16, 81, 24, 64};
+static const int8_t o392[] = {16, 24, 64};
+static const int8_t o393[] = {12, 16, 24};
+static const int8_t o394[] = {16, 24};
+static const int8_t o395[] = {16, 24, 64};
+static const int8_t o396[] = {81, 16, 24, 64, -1}; /* 4: 9 offsets fit, 1 values */
+static const int8_t o397[] = {16, 24, 64, -1}; /* 3: 4 offsets fit, 1 values */
+static const int8_t o398[] = {16, -1, 64}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 44 offsets fit, 1 values */ /* 2: 2 offsets fit, 2 values; tied, split in operand order */
+static const int8_t o399[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
+static const int8_t o400[] = {12, 16, 24, 64};
+static const int8_t o401[] = {16, 24, 64};
+static const int8_t o402[] = {-1, -1, -1, -1, 68}; /* 0: 74 offsets fit, 1 values */ /* 1: 4 offsets fit, 1 values */ /* 2: 74 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
+static const int8_t o403[] = {-1, -1, -1, -1, -1}; /* 0: 71 offsets fit, 1 values */ /* 1: 7 offsets fit, 1 values */ /* 2: 7 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 71 offsets fit, 1 values */
+static const int8_t o404[] = {12, 16, 24}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 22 values; tied, split in operand order */ /* 2: 2 offsets fit, 22 values; tied, split in operand order */
+static const int8_t o405[] = {16, 24};
+static const int8_t o406[] = {12, 16, 24, 64}; /* 0: 57 offsets fit, 1 values; the guard's bit */
+static const int8_t o407[] = {12, 16, 24, 64};
+static const int8_t o408[] = {16, 24, 64};
+static const int8_t o409[] = {16, 24, 64, 87};
+static const int8_t o410[] = {12, 16, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
 static const int8_t o411[] = {16, 24, 64};
-static const int8_t o412[] = {16, 24};
-static const int8_t o413[] = {16};
-static const int8_t o414[] = {-1, -1, 24, -1}; /* 0: 54 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
-static const int8_t o415[] = {16, -1, 24, -1}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 1: 53 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */ /* 3: 4 offsets fit, 1 values */
-static const int8_t o416[] = {16, 24, 64};
-static const int8_t o417[] = {16, 24};
-static const int8_t o418[] = {16, 24, 64};
+static const int8_t o412[] = {16, 24, 64};
+static const int8_t o413[] = {16, 24};
+static const int8_t o414[] = {16};
+static const int8_t o415[] = {-1, -1, 24, -1}; /* 0: 54 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
+static const int8_t o416[] = {16, -1, 24, -1}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 1: 53 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */ /* 3: 4 offsets fit, 1 values */
+static const int8_t o417[] = {16, 24, 64};
+static const int8_t o418[] = {16, 24};
 static const int8_t o419[] = {16, 24, 64};
-static const int8_t o420[] = {-1, 24, 64}; /* 0: 2 offsets fit, 1 values */
-static const int8_t o421[] = {0};
-static const int8_t o422[] = {16};
+static const int8_t o420[] = {16, 24, 64};
+static const int8_t o421[] = {16, 24, 64}; /* 0: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o422[] = {0};
 static const int8_t o423[] = {16};
-static const int8_t o424[] = {0};
-static const int8_t o425[] = {12}; /* 0: 79 offsets fit, 1 values; the guard's bit */
-static const int8_t o426[] = {16};
-static const int8_t o427[] = {0};
-static const int8_t o428[] = {12};
-static const int8_t o429[] = {-1}; /* 0: 2 offsets fit, 1 values */
-static const int8_t o430[] = {0};
+static const int8_t o424[] = {16};
+static const int8_t o425[] = {0};
+static const int8_t o426[] = {12}; /* 0: 79 offsets fit, 1 values; the guard's bit */
+static const int8_t o427[] = {16};
+static const int8_t o428[] = {0};
+static const int8_t o429[] = {12};
+static const int8_t o430[] = {-1}; /* 0: 2 offsets fit, 1 values */
 static const int8_t o431[] = {0};
-static const int8_t o432[] = {12};
-static const int8_t o433[] = {24};
-static const int8_t o434[] = {12, 16, 32, 24};
-static const int8_t o435[] = {16, 32, 24};
-static const int8_t o436[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
-static const int8_t o437[] = {12, 16, 24};
-static const int8_t o438[] = {16};
-static const int8_t o439[] = {16, 24};
-static const int8_t o440[] = {16, 24, 32};
-static const int8_t o441[] = {16, 32};
-static const int8_t o442[] = {12, -1, -1, 32}; /* 0: 62 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */
-static const int8_t o443[] = {64, 24, 32};
-static const int8_t o444[] = {24, 64, 32};
-static const int8_t o445[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
-static const int8_t o446[] = {16};
+static const int8_t o432[] = {0};
+static const int8_t o433[] = {12};
+static const int8_t o434[] = {24};
+static const int8_t o435[] = {12, 16, 32, 24};
+static const int8_t o436[] = {16, 32, 24};
+static const int8_t o437[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
+static const int8_t o438[] = {12, 16, 24};
+static const int8_t o439[] = {16};
+static const int8_t o440[] = {16, 24};
+static const int8_t o441[] = {16, 24, 32};
+static const int8_t o442[] = {16, 32};
+static const int8_t o443[] = {12, -1, 24, 32}; /* 0: 62 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o444[] = {64, 24, 32};
+static const int8_t o445[] = {24, 64, 32};
+static const int8_t o446[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
 static const int8_t o447[] = {16};
-static const int8_t o448[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o449[] = {12, 16, 81, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
-static const int8_t o450[] = {12, 16, 24, -1, 87, -1}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 3: 4 offsets fit, 1 values */ /* 5: 14 offsets fit, 1 values */
-static const int8_t o451[] = {16, 81, 24, 64};
-static const int8_t o452[] = {16, 24, -1, 87, -1}; /* 2: 4 offsets fit, 1 values */ /* 4: 15 offsets fit, 1 values */
-static const int8_t o453[] = {12, 16, 81, 24};
-static const int8_t o454[] = {12, 16, 24, 64, 87};
-static const int8_t o455[] = {16, 81, 24};
-static const int8_t o456[] = {16, 24, 64, 87};
-static const int8_t o457[] = {16, 24};
-static const int8_t o458[] = {16, 24, 64};
-static const int8_t o459[] = {12, 16, 24, 64};
-static const int8_t o460[] = {16, 24, 64};
-static const int8_t o461[] = {12, 16, 24, 64};
-static const int8_t o462[] = {16, 24, 64};
-static const int8_t o463[] = {16, 24}; /* 0: 2 offsets fit, 15 values; tied, split in operand order */ /* 1: 2 offsets fit, 15 values; tied, split in operand order */
-static const int8_t o464[] = {16, 24, 64};
-static const int8_t o465[] = {16};
-static const int8_t o466[] = {0};
-static const int8_t o467[] = {16, 32};
-static const int8_t o468[] = {-1, -1, 24, 32, -1}; /* 0: 53 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
-static const int8_t o469[] = {12, 16, 81, 84, 24, 32, 64};
-static const int8_t o470[] = {12, 16, 81, 24, 32, -1}; /* 5: 2 offsets fit, 1 values */
-static const int8_t o471[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
-static const int8_t o472[] = {16, 81, 84, 24, 32, 64};
-static const int8_t o473[] = {16, 81, 24, 32, -1}; /* 4: 2 offsets fit, 1 values */
-static const int8_t o474[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
-static const int8_t o475[] = {12, 16, 24, 32, -1}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 4: 2 offsets fit, 1 values */
-static const int8_t o476[] = {16, 24, 32};
-static const int8_t o477[] = {16, 24, 32, 87};
-static const int8_t o478[] = {12, 16, 24, 32, 64};
-static const int8_t o479[] = {16, 24, 32, 64};
-static const int8_t o480[] = {16, 32};
-static const int8_t o481[] = {16, 24, 64, 32}; /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */
-static const int8_t o482[] = {-1, 16, 24}; /* 0: 5 offsets fit, 1 values */
-static const int8_t o483[] = {12, 16, 32};
-static const int8_t o484[] = {16, 32};
-static const int8_t o485[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 2 values */
-static const int8_t o486[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 1 values */
-static const int8_t o487[] = {-1, -1, 24, 32, -1}; /* 0: 56 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
-static const int8_t o488[] = {81, -1, 24, 32, -1}; /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
-static const int8_t o489[] = {12, 16, 81, 84, 24, 32, 64};
-static const int8_t o490[] = {12, 16, 81, 24, 32, 64};
-static const int8_t o491[] = {12, 16, 24, 32, -1}; /* 4: 8 offsets fit, 1 values */
-static const int8_t o492[] = {12, 16, 24, 32, 64, 87, 77};
-static const int8_t o493[] = {16, 81, 84, 24, 32, 64};
-static const int8_t o494[] = {16, 81, 24, 32, 64};
-static const int8_t o495[] = {16, 24, 32, -1}; /* 3: 8 offsets fit, 1 values */
-static const int8_t o496[] = {16, 24, 32, 64, 87, 77};
-static const int8_t o497[] = {12, 16, 24, 32};
-static const int8_t o498[] = {12, 16, 24, 32, 87};
-static const int8_t o499[] = {16, 81, 24, 32};
-static const int8_t o500[] = {16, 24, 32};
-static const int8_t o501[] = {16, 24, 32, 87};
-static const int8_t o502[] = {16, 24, 32, 64};
-static const int8_t o503[] = {16, 24, 32, 64, 87};
-static const int8_t o504[] = {-1, 16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
-static const int8_t o505[] = {16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 7 values; tied, split in operand order */ /* 1: 2 offsets fit, 7 values; tied, split in operand order */ /* 4: 10 offsets fit, 1 values */
-static const int8_t o506[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
-static const int8_t o507[] = {16, 24, 32, 64};
-static const int8_t o508[] = {12, 16, 24, 32}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 25 values; tied, split in operand order */ /* 2: 3 offsets fit, 25 values; tied, split in operand order */ /* 3: 3 offsets fit, 25 values; tied, split in operand order */
-static const int8_t o509[] = {16, 24, 32};
-static const int8_t o510[] = {12, 16, 24, 32};
-static const int8_t o511[] = {16, 24, 32};
-static const int8_t o512[] = {12, 16, 24, 32, 64}; /* 0: 58 offsets fit, 1 values; the guard's bit */ /* 2: 2 offsets fit, 5 values; tied, split in operand order */ /* 4: 2 offsets fit, 5 values; tied, split in operand order */
-static const int8_t o513[] = {16, 24, 32, 64};
-static const int8_t o514[] = {12, 16, 24, 32, 64};
-static const int8_t o515[] = {16, 24, 32, 64};
-static const int8_t o516[] = {16, -1, -1, 64, 87}; /* 1: 9 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */
-static const int8_t o517[] = {16, 24, 32, 64};
+static const int8_t o448[] = {16};
+static const int8_t o449[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o450[] = {12, 16, 81, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
+static const int8_t o451[] = {12, 16, 24, -1, 87, -1}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 3: 4 offsets fit, 1 values */ /* 5: 14 offsets fit, 1 values */
+static const int8_t o452[] = {16, 81, 24, 64};
+static const int8_t o453[] = {16, 24, -1, 87, -1}; /* 2: 4 offsets fit, 1 values */ /* 4: 15 offsets fit, 1 values */
+static const int8_t o454[] = {12, 16, 81, 24};
+static const int8_t o455[] = {12, 16, 24, 64, 87};
+static const int8_t o456[] = {16, 81, 24};
+static const int8_t o457[] = {16, 24, 64, 87};
+static const int8_t o458[] = {16, 24};
+static const int8_t o459[] = {16, 24, 64};
+static const int8_t o460[] = {12, 16, 24, 64};
+static const int8_t o461[] = {16, 24, 64};
+static const int8_t o462[] = {12, 16, 24, 64};
+static const int8_t o463[] = {16, 24, 64};
+static const int8_t o464[] = {16, 24}; /* 0: 2 offsets fit, 15 values; tied, split in operand order */ /* 1: 2 offsets fit, 15 values; tied, split in operand order */
+static const int8_t o465[] = {16, 24, 64};
+static const int8_t o466[] = {16};
+static const int8_t o467[] = {0};
+static const int8_t o468[] = {16, 32};
+static const int8_t o469[] = {-1, -1, 24, 32, -1}; /* 0: 53 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
+static const int8_t o470[] = {12, 16, 81, 84, 24, 32, 64};
+static const int8_t o471[] = {12, 16, 81, 24, 32, -1}; /* 5: 2 offsets fit, 1 values */
+static const int8_t o472[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
+static const int8_t o473[] = {16, 81, 84, 24, 32, 64};
+static const int8_t o474[] = {16, 81, 24, 32, -1}; /* 4: 2 offsets fit, 1 values */
+static const int8_t o475[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
+static const int8_t o476[] = {12, 16, 24, 32, -1}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 4: 2 offsets fit, 1 values */
+static const int8_t o477[] = {16, 24, 32};
+static const int8_t o478[] = {16, 24, 32, 87};
+static const int8_t o479[] = {12, 16, 24, 32, 64};
+static const int8_t o480[] = {16, 24, 32, 64};
+static const int8_t o481[] = {16, 32};
+static const int8_t o482[] = {16, 24, 64, 32}; /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */
+static const int8_t o483[] = {-1, 16, 24}; /* 0: 5 offsets fit, 1 values */
+static const int8_t o484[] = {12, 16, 32};
+static const int8_t o485[] = {16, 32};
+static const int8_t o486[] = {16, 24, 32, 87}; /* 3: 2 offsets fit, 2 values; narrowed (no overlap, operand order) */
+static const int8_t o487[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 1 values */
+static const int8_t o488[] = {-1, -1, 24, 32, -1}; /* 0: 56 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
+static const int8_t o489[] = {81, -1, 24, 32, -1}; /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
+static const int8_t o490[] = {12, 16, 81, 84, 24, 32, 64};
+static const int8_t o491[] = {12, 16, 81, 24, 32, 64};
+static const int8_t o492[] = {12, 16, 24, 32, -1}; /* 4: 8 offsets fit, 1 values */
+static const int8_t o493[] = {12, 16, 24, 32, 64, 87, 77};
+static const int8_t o494[] = {16, 81, 84, 24, 32, 64};
+static const int8_t o495[] = {16, 81, 24, 32, 64};
+static const int8_t o496[] = {16, 24, 32, -1}; /* 3: 8 offsets fit, 1 values */
+static const int8_t o497[] = {16, 24, 32, 64, 87, 77};
+static const int8_t o498[] = {12, 16, 24, 32};
+static const int8_t o499[] = {12, 16, 24, 32, 87};
+static const int8_t o500[] = {16, 81, 24, 32};
+static const int8_t o501[] = {16, 24, 32};
+static const int8_t o502[] = {16, 24, 32, 87};
+static const int8_t o503[] = {16, 24, 32, 64};
+static const int8_t o504[] = {16, 24, 32, 64, 87};
+static const int8_t o505[] = {-1, 16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
+static const int8_t o506[] = {16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 7 values; tied, split in operand order */ /* 1: 2 offsets fit, 7 values; tied, split in operand order */ /* 4: 10 offsets fit, 1 values */
+static const int8_t o507[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
+static const int8_t o508[] = {16, 24, 32, 64};
+static const int8_t o509[] = {12, 16, 24, 32}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 25 values; tied, split in operand order */ /* 2: 3 offsets fit, 25 values; tied, split in operand order */ /* 3: 3 offsets fit, 25 values; tied, split in operand order */
+static const int8_t o510[] = {16, 24, 32};
+static const int8_t o511[] = {12, 16, 24, 32};
+static const int8_t o512[] = {16, 24, 32};
+static const int8_t o513[] = {12, 16, 24, 32, 64}; /* 0: 58 offsets fit, 1 values; the guard's bit */ /* 2: 2 offsets fit, 5 values; tied, split in operand order */ /* 4: 2 offsets fit, 5 values; tied, split in operand order */
+static const int8_t o514[] = {16, 24, 32, 64};
+static const int8_t o515[] = {12, 16, 24, 32, 64};
+static const int8_t o516[] = {16, 24, 32, 64};
+static const int8_t o517[] = {16, -1, -1, 64, 87}; /* 1: 9 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */
 static const int8_t o518[] = {16, 24, 32, 64};
-static const int8_t o519[] = {16, 24, 32};
-static const int8_t o520[] = {16, 24, 32, 64};
-static const int8_t o521[] = {16, -1, 32}; /* 0: 2 offsets fit, 143 values; tied, split in operand order */ /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 143 values; tied, split in operand order */
-static const int8_t o522[] = {-1, -1, -1, 32, -1}; /* 0: 57 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
-static const int8_t o523[] = {12, -1, -1, -1, -1}; /* 0: 33 offsets fit, 1 values; the guard's bit */ /* 1: 18 offsets fit, 1 values */ /* 2: 18 offsets fit, 1 values */ /* 3: 18 offsets fit, 1 values */ /* 4: 18 offsets fit, 1 values */
-static const int8_t o524[] = {16, 24, 32, -1}; /* 3: 11 offsets fit, 1 values */
-static const int8_t o525[] = {-1, -1, -1, -1, -1, -1}; /* 0: 4 offsets fit, 1 values */ /* 1: 7 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 45 offsets fit, 1 values */ /* 5: 19 offsets fit, 1 values */
-static const int8_t o526[] = {16, 24, 32, 64};
-static const int8_t o527[] = {16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */
-static const int8_t o528[] = {12, 16, 32}; /* 0: 69 offsets fit, 1 values; the guard's bit */
-static const int8_t o529[] = {16, 32};
-static const int8_t o530[] = {32};
-static const int8_t o531[] = {-1, 32}; /* 0: 4 offsets fit, 1 values */
-static const int8_t o532[] = {12, 24, 32};
-static const int8_t o533[] = {24, 32};
-static const int8_t o534[] = {-1, 16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 3: 2 offsets fit, 1 values; tied, split in operand order */
-static const int8_t o535[] = {12, 16, 24, 64}; /* 0: 56 offsets fit, 1 values; the guard's bit */
-static const int8_t o536[] = {16, 24, 64};
-static const int8_t o537[] = {12, 16, 24, 64};
-static const int8_t o538[] = {16, 24, 64};
+static const int8_t o519[] = {16, 24, 32, 64};
+static const int8_t o520[] = {16, 24, 32};
+static const int8_t o521[] = {16, 24, 32, 64};
+static const int8_t o522[] = {16, 24, 32}; /* 0: 2 offsets fit, 143 values; tied, split in operand order */ /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 2: 2 offsets fit, 143 values; tied, split in operand order */
+static const int8_t o523[] = {-1, -1, 24, 32, -1}; /* 0: 57 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 6 offsets fit, 1 values */
+static const int8_t o524[] = {12, -1, -1, -1, -1}; /* 0: 33 offsets fit, 1 values; the guard's bit */ /* 1: 18 offsets fit, 1 values */ /* 2: 18 offsets fit, 1 values */ /* 3: 18 offsets fit, 1 values */ /* 4: 18 offsets fit, 1 values */
+static const int8_t o525[] = {16, 24, 32, -1}; /* 3: 11 offsets fit, 1 values */
+static const int8_t o526[] = {-1, -1, -1, -1, -1, -1}; /* 0: 4 offsets fit, 1 values */ /* 1: 7 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 45 offsets fit, 1 values */ /* 5: 19 offsets fit, 1 values */
+static const int8_t o527[] = {16, 24, 32, 64};
+static const int8_t o528[] = {16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */
+static const int8_t o529[] = {12, 16, 32}; /* 0: 69 offsets fit, 1 values; the guard's bit */
+static const int8_t o530[] = {16, 32};
+static const int8_t o531[] = {32};
+static const int8_t o532[] = {-1, 32}; /* 0: 4 offsets fit, 1 values */
+static const int8_t o533[] = {12, 24, 32};
+static const int8_t o534[] = {24, 32};
+static const int8_t o535[] = {-1, 16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 3: 2 offsets fit, 1 values; tied, split in operand order */
+static const int8_t o536[] = {12, 16, 24, 64}; /* 0: 56 offsets fit, 1 values; the guard's bit */
+static const int8_t o537[] = {16, 24, 64};
+static const int8_t o538[] = {12, 16, 24, 64};
 static const int8_t o539[] = {16, 24, 64};
-static const int8_t o540[] = {16, 24, 64}; /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */
-static const int8_t o541[] = {-1, 24, 64, -1}; /* 0: 4 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */ /* 3: 9 offsets fit, 1 values */
-static const int8_t o542[] = {16, 24, 64};
-static const int8_t o543[] = {16};
-static const int8_t o544[] = {16, 24};
-static const int8_t o545[] = {12, 16}; /* 0: 71 offsets fit, 1 values; the guard's bit */
-static const int8_t o546[] = {16};
-static const int8_t o547[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 36 offsets fit, 1 values */
-static const int8_t o548[] = {16, 24, -1}; /* 2: 57 offsets fit, 1 values */
-static const int8_t o549[] = {-1, -1, 24, -1}; /* 0: 51 offsets fit, 1 values */ /* 1: 10 offsets fit, 1 values */ /* 3: 10 offsets fit, 1 values */
-static const int8_t o550[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o551[] = {12, 16, 24, -1}; /* 3: 8 offsets fit, 1 values */
-static const int8_t o552[] = {16, 81, 24, 64};
-static const int8_t o553[] = {16, 24, 64};
-static const int8_t o554[] = {12, 16, 24};
-static const int8_t o555[] = {16, 24};
-static const int8_t o556[] = {16, 24, 64};
-static const int8_t o557[] = {81, 16, 24, 64, -1}; /* 4: 9 offsets fit, 1 values */
-static const int8_t o558[] = {16, 24, 64, -1}; /* 3: 4 offsets fit, 1 values */
-static const int8_t o559[] = {16, -1, 64}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 44 offsets fit, 1 values */ /* 2: 2 offsets fit, 2 values; tied, split in operand order */
-static const int8_t o560[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
-static const int8_t o561[] = {12, 16, 24, 64};
-static const int8_t o562[] = {16, 24, 64};
-static const int8_t o563[] = {-1, -1, -1, -1, 68}; /* 0: 74 offsets fit, 1 values */ /* 1: 4 offsets fit, 1 values */ /* 2: 74 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
-static const int8_t o564[] = {-1, -1, -1, -1, -1}; /* 0: 71 offsets fit, 1 values */ /* 1: 7 offsets fit, 1 values */ /* 2: 7 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 71 offsets fit, 1 values */
-static const int8_t o565[] = {12, 16, 24}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 22 values; tied, split in operand order */ /* 2: 2 offsets fit, 22 values; tied, split in operand order */
-static const int8_t o566[] = {16, 24};
-static const int8_t o567[] = {12, 16, 24, 64}; /* 0: 57 offsets fit, 1 values; the guard's bit */
-static const int8_t o568[] = {12, 16, 24, 64};
-static const int8_t o569[] = {16, 24, 64};
-static const int8_t o570[] = {16, 24, 64, 87};
-static const int8_t o571[] = {12, 16, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
-static const int8_t o572[] = {16, 24, 64};
+static const int8_t o540[] = {16, 24, 64};
+static const int8_t o541[] = {16, 24, 64}; /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */
+static const int8_t o542[] = {16, 24, 64, -1}; /* 0: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */ /* 3: 9 offsets fit, 1 values */
+static const int8_t o543[] = {16, 24, 64};
+static const int8_t o544[] = {16};
+static const int8_t o545[] = {16, 24};
+static const int8_t o546[] = {12, 16}; /* 0: 71 offsets fit, 1 values; the guard's bit */
+static const int8_t o547[] = {16};
+static const int8_t o548[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 36 offsets fit, 1 values */
+static const int8_t o549[] = {16, 24, -1}; /* 2: 57 offsets fit, 1 values */
+static const int8_t o550[] = {-1, -1, 24, -1}; /* 0: 51 offsets fit, 1 values */ /* 1: 10 offsets fit, 1 values */ /* 3: 10 offsets fit, 1 values */
+static const int8_t o551[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o552[] = {12, 16, 24, -1}; /* 3: 8 offsets fit, 1 values */
+static const int8_t o553[] = {16, 81, 24, 64};
+static const int8_t o554[] = {16, 24, 64};
+static const int8_t o555[] = {12, 16, 24};
+static const int8_t o556[] = {16, 24};
+static const int8_t o557[] = {16, 24, 64};
+static const int8_t o558[] = {81, 16, 24, 64, -1}; /* 4: 9 offsets fit, 1 values */
+static const int8_t o559[] = {16, 24, 64, -1}; /* 3: 4 offsets fit, 1 values */
+static const int8_t o560[] = {16, -1, 64}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 44 offsets fit, 1 values */ /* 2: 2 offsets fit, 2 values; tied, split in operand order */
+static const int8_t o561[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
+static const int8_t o562[] = {12, 16, 24, 64};
+static const int8_t o563[] = {16, 24, 64};
+static const int8_t o564[] = {-1, -1, -1, -1, 68}; /* 0: 74 offsets fit, 1 values */ /* 1: 4 offsets fit, 1 values */ /* 2: 74 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
+static const int8_t o565[] = {-1, -1, -1, -1, -1}; /* 0: 71 offsets fit, 1 values */ /* 1: 7 offsets fit, 1 values */ /* 2: 7 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 71 offsets fit, 1 values */
+static const int8_t o566[] = {12, 16, 24}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 22 values; tied, split in operand order */ /* 2: 2 offsets fit, 22 values; tied, split in operand order */
+static const int8_t o567[] = {16, 24};
+static const int8_t o568[] = {12, 16, 24, 64}; /* 0: 57 offsets fit, 1 values; the guard's bit */
+static const int8_t o569[] = {12, 16, 24, 64};
+static const int8_t o570[] = {16, 24, 64};
+static const int8_t o571[] = {16, 24, 64, 87};
+static const int8_t o572[] = {12, 16, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
 static const int8_t o573[] = {16, 24, 64};
-static const int8_t o574[] = {16, 24};
-static const int8_t o575[] = {16};
-static const int8_t o576[] = {-1, -1, 24, -1}; /* 0: 54 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
-static const int8_t o577[] = {16, -1, 24, -1}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 1: 53 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */ /* 3: 4 offsets fit, 1 values */
-static const int8_t o578[] = {16, 24, 64};
-static const int8_t o579[] = {16, 24};
-static const int8_t o580[] = {16, 24, 64};
+static const int8_t o574[] = {16, 24, 64};
+static const int8_t o575[] = {16, 24};
+static const int8_t o576[] = {16};
+static const int8_t o577[] = {-1, -1, 24, -1}; /* 0: 54 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
+static const int8_t o578[] = {16, -1, 24, -1}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 1: 53 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */ /* 3: 4 offsets fit, 1 values */
+static const int8_t o579[] = {16, 24, 64};
+static const int8_t o580[] = {16, 24};
 static const int8_t o581[] = {16, 24, 64};
-static const int8_t o582[] = {-1, 24, 64}; /* 0: 2 offsets fit, 1 values */
-static const int8_t o583[] = {0};
-static const int8_t o584[] = {16};
+static const int8_t o582[] = {16, 24, 64};
+static const int8_t o583[] = {16, 24, 64}; /* 0: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o584[] = {0};
 static const int8_t o585[] = {16};
-static const int8_t o586[] = {0};
-static const int8_t o587[] = {12}; /* 0: 79 offsets fit, 1 values; the guard's bit */
-static const int8_t o588[] = {16};
-static const int8_t o589[] = {0};
-static const int8_t o590[] = {12};
-static const int8_t o591[] = {-1}; /* 0: 2 offsets fit, 1 values */
-static const int8_t o592[] = {0};
+static const int8_t o586[] = {16};
+static const int8_t o587[] = {0};
+static const int8_t o588[] = {12}; /* 0: 79 offsets fit, 1 values; the guard's bit */
+static const int8_t o589[] = {16};
+static const int8_t o590[] = {0};
+static const int8_t o591[] = {12};
+static const int8_t o592[] = {-1}; /* 0: 2 offsets fit, 1 values */
 static const int8_t o593[] = {0};
-static const int8_t o594[] = {12};
-static const int8_t o595[] = {24};
-static const int8_t o596[] = {12, 16, 32, 24};
-static const int8_t o597[] = {16, 32, 24};
-static const int8_t o598[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
-static const int8_t o599[] = {12, 16, 24};
-static const int8_t o600[] = {16};
-static const int8_t o601[] = {16, 24};
-static const int8_t o602[] = {16, 24, 32};
-static const int8_t o603[] = {16, 32};
-static const int8_t o604[] = {12, -1, -1, 32}; /* 0: 62 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */
-static const int8_t o605[] = {64, 24, 32};
-static const int8_t o606[] = {24, 64, 32};
-static const int8_t o607[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
-static const int8_t o608[] = {16};
+static const int8_t o594[] = {0};
+static const int8_t o595[] = {12};
+static const int8_t o596[] = {24};
+static const int8_t o597[] = {12, 16, 32, 24};
+static const int8_t o598[] = {16, 32, 24};
+static const int8_t o599[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
+static const int8_t o600[] = {12, 16, 24};
+static const int8_t o601[] = {16};
+static const int8_t o602[] = {16, 24};
+static const int8_t o603[] = {16, 24, 32};
+static const int8_t o604[] = {16, 32};
+static const int8_t o605[] = {12, -1, 24, 32}; /* 0: 62 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o606[] = {64, 24, 32};
+static const int8_t o607[] = {24, 64, 32};
+static const int8_t o608[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
 static const int8_t o609[] = {16};
-static const int8_t o610[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o611[] = {12, 16, 81, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
-static const int8_t o612[] = {12, 16, 24, -1, 87, -1}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 3: 4 offsets fit, 1 values */ /* 5: 14 offsets fit, 1 values */
-static const int8_t o613[] = {16, 81, 24, 64};
-static const int8_t o614[] = {16, 24, -1, 87, -1}; /* 2: 4 offsets fit, 1 values */ /* 4: 15 offsets fit, 1 values */
-static const int8_t o615[] = {12, 16, 81, 24};
-static const int8_t o616[] = {12, 16, 24, 64, 87};
-static const int8_t o617[] = {16, 81, 24};
-static const int8_t o618[] = {16, 24, 64, 87};
-static const int8_t o619[] = {16, 24};
-static const int8_t o620[] = {16, 24, 64};
-static const int8_t o621[] = {12, 16, 24, 64};
-static const int8_t o622[] = {16, 24, 64};
-static const int8_t o623[] = {12, 16, 24, 64};
-static const int8_t o624[] = {16, 24, 64};
-static const int8_t o625[] = {16, 24}; /* 0: 2 offsets fit, 15 values; tied, split in operand order */ /* 1: 2 offsets fit, 15 values; tied, split in operand order */
-static const int8_t o626[] = {16, 24, 64};
-static const int8_t o627[] = {16};
-static const int8_t o628[] = {0};
-static const int8_t o629[] = {16, 32};
-static const int8_t o630[] = {-1, -1, 24, 32, -1}; /* 0: 53 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
-static const int8_t o631[] = {12, 16, 81, 84, 24, 32, 64};
-static const int8_t o632[] = {12, 16, 81, 24, 32, -1}; /* 5: 2 offsets fit, 1 values */
-static const int8_t o633[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
-static const int8_t o634[] = {16, 81, 84, 24, 32, 64};
-static const int8_t o635[] = {16, 81, 24, 32, -1}; /* 4: 2 offsets fit, 1 values */
-static const int8_t o636[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
-static const int8_t o637[] = {12, 16, 24, 32, -1}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 4: 2 offsets fit, 1 values */
-static const int8_t o638[] = {16, 24, 32};
-static const int8_t o639[] = {16, 24, 32, 87};
-static const int8_t o640[] = {12, 16, 24, 32, 64};
-static const int8_t o641[] = {16, 24, 32, 64};
-static const int8_t o642[] = {16, 32};
-static const int8_t o643[] = {16, 24, 64, 32}; /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */
-static const int8_t o644[] = {-1, 16, 24}; /* 0: 5 offsets fit, 1 values */
-static const int8_t o645[] = {12, 16, 32};
-static const int8_t o646[] = {16, 32};
-static const int8_t o647[] = {16, 24, -1, -1}; /* 2: 2 offsets fit, 1 values */ /* 3: 71 offsets fit, 1 values */
-static const int8_t o648[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 1 values */
-static const int8_t o649[] = {-1, -1, 24, 32, -1}; /* 0: 56 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
-static const int8_t o650[] = {81, -1, 24, 32, -1}; /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
-static const int8_t o651[] = {12, 16, 81, 84, 24, 32, 64};
-static const int8_t o652[] = {12, 16, 81, 24, 32, 64};
-static const int8_t o653[] = {12, 16, 24, 32, -1}; /* 4: 8 offsets fit, 1 values */
-static const int8_t o654[] = {12, 16, 24, 32, 64, 87, 77};
-static const int8_t o655[] = {16, 81, 84, 24, 32, 64};
-static const int8_t o656[] = {16, 81, 24, 32, 64};
-static const int8_t o657[] = {16, 24, 32, 64};
-static const int8_t o658[] = {16, 24, 32, 64, 87, 77};
-static const int8_t o659[] = {12, 16, 81, 24, 32};
-static const int8_t o660[] = {12, 16, 24, 32};
-static const int8_t o661[] = {12, 16, 24, 32, 87};
-static const int8_t o662[] = {12, 16, 24, 32, 64, 87};
-static const int8_t o663[] = {16, 81, 24, 32};
-static const int8_t o664[] = {16, 24, 32};
-static const int8_t o665[] = {16, 24, 32, 87};
-static const int8_t o666[] = {16, 24, 32, 64};
-static const int8_t o667[] = {16, 24, 32, 64, 87};
-static const int8_t o668[] = {-1, 16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
-static const int8_t o669[] = {16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 7 values; tied, split in operand order */ /* 1: 2 offsets fit, 7 values; tied, split in operand order */ /* 4: 10 offsets fit, 1 values */
-static const int8_t o670[] = {16, 24, 32, 64};
-static const int8_t o671[] = {12, 16, 24, 32}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 24 values; tied, split in operand order */ /* 2: 3 offsets fit, 24 values; tied, split in operand order */ /* 3: 3 offsets fit, 24 values; tied, split in operand order */
-static const int8_t o672[] = {16, 24, 32};
-static const int8_t o673[] = {12, 16, 24, 32};
-static const int8_t o674[] = {16, 24, 32};
-static const int8_t o675[] = {12, 16, 24, 32, 64}; /* 0: 57 offsets fit, 1 values; the guard's bit */ /* 2: 2 offsets fit, 7 values; tied, split in operand order */ /* 4: 2 offsets fit, 7 values; tied, split in operand order */
-static const int8_t o676[] = {16, 24, 32, 64};
-static const int8_t o677[] = {12, 16, 24, 32, 64};
-static const int8_t o678[] = {16, 24, 32, 64};
-static const int8_t o679[] = {16, -1, -1, 64, 87}; /* 1: 9 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */
-static const int8_t o680[] = {12, 16, 24, 32, 64};
-static const int8_t o681[] = {16, 24, 32, 64};
+static const int8_t o610[] = {16};
+static const int8_t o611[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o612[] = {12, 16, 81, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
+static const int8_t o613[] = {12, 16, 24, -1, 87, -1}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 3: 4 offsets fit, 1 values */ /* 5: 14 offsets fit, 1 values */
+static const int8_t o614[] = {16, 81, 24, 64};
+static const int8_t o615[] = {16, 24, -1, 87, -1}; /* 2: 4 offsets fit, 1 values */ /* 4: 15 offsets fit, 1 values */
+static const int8_t o616[] = {12, 16, 81, 24};
+static const int8_t o617[] = {12, 16, 24, 64, 87};
+static const int8_t o618[] = {16, 81, 24};
+static const int8_t o619[] = {16, 24, 64, 87};
+static const int8_t o620[] = {16, 24};
+static const int8_t o621[] = {16, 24, 64};
+static const int8_t o622[] = {12, 16, 24, 64};
+static const int8_t o623[] = {16, 24, 64};
+static const int8_t o624[] = {12, 16, 24, 64};
+static const int8_t o625[] = {16, 24, 64};
+static const int8_t o626[] = {16, 24}; /* 0: 2 offsets fit, 15 values; tied, split in operand order */ /* 1: 2 offsets fit, 15 values; tied, split in operand order */
+static const int8_t o627[] = {16, 24, 64};
+static const int8_t o628[] = {16};
+static const int8_t o629[] = {0};
+static const int8_t o630[] = {16, 32};
+static const int8_t o631[] = {-1, -1, 24, 32, -1}; /* 0: 53 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
+static const int8_t o632[] = {12, 16, 81, 84, 24, 32, 64};
+static const int8_t o633[] = {12, 16, 81, 24, 32, -1}; /* 5: 2 offsets fit, 1 values */
+static const int8_t o634[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
+static const int8_t o635[] = {16, 81, 84, 24, 32, 64};
+static const int8_t o636[] = {16, 81, 24, 32, -1}; /* 4: 2 offsets fit, 1 values */
+static const int8_t o637[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
+static const int8_t o638[] = {12, 16, 24, 32, -1}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 4: 2 offsets fit, 1 values */
+static const int8_t o639[] = {16, 24, 32};
+static const int8_t o640[] = {16, 24, 32, 87};
+static const int8_t o641[] = {12, 16, 24, 32, 64};
+static const int8_t o642[] = {16, 24, 32, 64};
+static const int8_t o643[] = {16, 32};
+static const int8_t o644[] = {16, 24, 64, 32}; /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */
+static const int8_t o645[] = {-1, 16, 24}; /* 0: 5 offsets fit, 1 values */
+static const int8_t o646[] = {12, 16, 32};
+static const int8_t o647[] = {16, 32};
+static const int8_t o648[] = {16, 24, -1, -1}; /* 2: 2 offsets fit, 1 values */ /* 3: 71 offsets fit, 1 values */
+static const int8_t o649[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 1 values */
+static const int8_t o650[] = {-1, -1, 24, 32, -1}; /* 0: 56 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
+static const int8_t o651[] = {81, -1, 24, 32, -1}; /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
+static const int8_t o652[] = {12, 16, 81, 84, 24, 32, 64};
+static const int8_t o653[] = {12, 16, 81, 24, 32, 64};
+static const int8_t o654[] = {12, 16, 24, 32, -1}; /* 4: 8 offsets fit, 1 values */
+static const int8_t o655[] = {12, 16, 24, 32, 64, 87, 77};
+static const int8_t o656[] = {16, 81, 84, 24, 32, 64};
+static const int8_t o657[] = {16, 81, 24, 32, 64};
+static const int8_t o658[] = {16, 24, 32, 64};
+static const int8_t o659[] = {16, 24, 32, 64, 87, 77};
+static const int8_t o660[] = {12, 16, 81, 24, 32};
+static const int8_t o661[] = {12, 16, 24, 32};
+static const int8_t o662[] = {12, 16, 24, 32, 87};
+static const int8_t o663[] = {12, 16, 24, 32, 64, 87};
+static const int8_t o664[] = {16, 81, 24, 32};
+static const int8_t o665[] = {16, 24, 32};
+static const int8_t o666[] = {16, 24, 32, 87};
+static const int8_t o667[] = {16, 24, 32, 64};
+static const int8_t o668[] = {16, 24, 32, 64, 87};
+static const int8_t o669[] = {-1, 16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
+static const int8_t o670[] = {16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 7 values; tied, split in operand order */ /* 1: 2 offsets fit, 7 values; tied, split in operand order */ /* 4: 10 offsets fit, 1 values */
+static const int8_t o671[] = {16, 24, 32, 64};
+static const int8_t o672[] = {12, 16, 24, 32}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 24 values; tied, split in operand order */ /* 2: 3 offsets fit, 24 values; tied, split in operand order */ /* 3: 3 offsets fit, 24 values; tied, split in operand order */
+static const int8_t o673[] = {16, 24, 32};
+static const int8_t o674[] = {12, 16, 24, 32};
+static const int8_t o675[] = {16, 24, 32};
+static const int8_t o676[] = {12, 16, 24, 32, 64}; /* 0: 57 offsets fit, 1 values; the guard's bit */ /* 2: 2 offsets fit, 7 values; tied, split in operand order */ /* 4: 2 offsets fit, 7 values; tied, split in operand order */
+static const int8_t o677[] = {16, 24, 32, 64};
+static const int8_t o678[] = {12, 16, 24, 32, 64};
+static const int8_t o679[] = {16, 24, 32, 64};
+static const int8_t o680[] = {16, -1, -1, 64, 87}; /* 1: 9 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */
+static const int8_t o681[] = {12, 16, 24, 32, 64};
 static const int8_t o682[] = {16, 24, 32, 64};
-static const int8_t o683[] = {16, 24, 32};
-static const int8_t o684[] = {16, 24, 32, 64};
-static const int8_t o685[] = {16, -1, 32}; /* 1: 2 offsets fit, 1 values */
-static const int8_t o686[] = {16, 24, 32, 64, -1}; /* 4: 2 offsets fit, 1 values */
-static const int8_t o687[] = {16, 24, 32, -1}; /* 3: 8 offsets fit, 1 values */
-static const int8_t o688[] = {-1, -1, -1, 32, -1}; /* 0: 57 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
-static const int8_t o689[] = {16, 24, 32, -1}; /* 3: 11 offsets fit, 1 values */
-static const int8_t o690[] = {16, -1, 32, -1, -1, -1}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 7 offsets fit, 1 values */ /* 2: 2 offsets fit, 2 values; tied, split in operand order */ /* 3: 7 offsets fit, 1 values */ /* 4: 43 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */
-static const int8_t o691[] = {16, 24, 32};
-static const int8_t o692[] = {16, 24, 32, 64};
+static const int8_t o683[] = {16, 24, 32, 64};
+static const int8_t o684[] = {16, 24, 32};
+static const int8_t o685[] = {16, 24, 32, 64};
+static const int8_t o686[] = {16, 24, 32}; /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o687[] = {16, 24, 32, 64, -1}; /* 4: 2 offsets fit, 1 values */
+static const int8_t o688[] = {16, 24, 32, -1}; /* 3: 8 offsets fit, 1 values */
+static const int8_t o689[] = {-1, -1, 24, 32, -1}; /* 0: 57 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 6 offsets fit, 1 values */
+static const int8_t o690[] = {16, 24, 32, -1}; /* 3: 11 offsets fit, 1 values */
+static const int8_t o691[] = {16, 24, 32, -1, -1, -1}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 7 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 2: 2 offsets fit, 2 values; tied, split in operand order */ /* 3: 7 offsets fit, 1 values */ /* 4: 43 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */
+static const int8_t o692[] = {16, 24, 32};
 static const int8_t o693[] = {16, 24, 32, 64};
-static const int8_t o694[] = {12, 16, 32}; /* 0: 68 offsets fit, 1 values; the guard's bit */
-static const int8_t o695[] = {16, 32};
-static const int8_t o696[] = {24};
-static const int8_t o697[] = {-1, 32}; /* 0: 4 offsets fit, 1 values */
-static const int8_t o698[] = {12, 24, 32};
-static const int8_t o699[] = {24, 32};
-static const int8_t o700[] = {-1, -1, 24, 32, 64}; /* 0: 6 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */
-static const int8_t o701[] = {12, 16, 24, 64}; /* 0: 56 offsets fit, 1 values; the guard's bit */
-static const int8_t o702[] = {16, 24, 64};
-static const int8_t o703[] = {16, 24, 64}; /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */
-static const int8_t o704[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */
-static const int8_t o705[] = {16, -1, 64, -1}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 1: 45 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */ /* 3: 6 offsets fit, 1 values */
-static const int8_t o706[] = {12, 16}; /* 0: 76 offsets fit, 1 values; the guard's bit */
-static const int8_t o707[] = {16};
-static const int8_t o708[] = {16, 24};
-static const int8_t o709[] = {12, 16}; /* 0: 71 offsets fit, 1 values; the guard's bit */
-static const int8_t o710[] = {16};
-static const int8_t o711[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 36 offsets fit, 1 values */
-static const int8_t o712[] = {16, 24, -1}; /* 2: 57 offsets fit, 1 values */
-static const int8_t o713[] = {-1, -1, 24, -1}; /* 0: 51 offsets fit, 1 values */ /* 1: 10 offsets fit, 1 values */ /* 3: 10 offsets fit, 1 values */
-static const int8_t o714[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o715[] = {12, 16, 24, -1}; /* 3: 8 offsets fit, 1 values */
-static const int8_t o716[] = {16, 81, 24, 64};
-static const int8_t o717[] = {16, 24, 64};
-static const int8_t o718[] = {16, 24};
-static const int8_t o719[] = {16, 24, 64};
-static const int8_t o720[] = {81, 16, 24, 64, -1}; /* 4: 9 offsets fit, 1 values */
-static const int8_t o721[] = {16, 24, 64, -1}; /* 3: 4 offsets fit, 1 values */
-static const int8_t o722[] = {16, -1, 64}; /* 0: 2 offsets fit, 3 values; tied, split in operand order */ /* 1: 2 offsets fit, 2 values */ /* 2: 2 offsets fit, 3 values; tied, split in operand order */
-static const int8_t o723[] = {12, 16, 24, 64};
-static const int8_t o724[] = {16, 24, 64};
-static const int8_t o725[] = {-1, -1, -1, -1, 68}; /* 0: 74 offsets fit, 1 values */ /* 1: 4 offsets fit, 1 values */ /* 2: 74 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
-static const int8_t o726[] = {-1, -1, -1, -1, -1}; /* 0: 71 offsets fit, 1 values */ /* 1: 7 offsets fit, 1 values */ /* 2: 7 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 71 offsets fit, 1 values */
-static const int8_t o727[] = {12, 16, 24}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 20 values; tied, split in operand order */ /* 2: 2 offsets fit, 20 values; tied, split in operand order */
-static const int8_t o728[] = {16, 24};
-static const int8_t o729[] = {12, 16, 24, 64}; /* 0: 54 offsets fit, 1 values; the guard's bit */
-static const int8_t o730[] = {12, 16, 24, 64};
-static const int8_t o731[] = {12, 16, 24, 64, 87}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 6 values; tied, split in operand order */ /* 3: 2 offsets fit, 6 values; tied, split in operand order */
-static const int8_t o732[] = {16, 24, 64};
-static const int8_t o733[] = {16, 24, 64, 87};
-static const int8_t o734[] = {12, 16, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
-static const int8_t o735[] = {16, 24, 64};
+static const int8_t o694[] = {16, 24, 32, 64};
+static const int8_t o695[] = {12, 16, 32}; /* 0: 68 offsets fit, 1 values; the guard's bit */
+static const int8_t o696[] = {16, 32};
+static const int8_t o697[] = {24};
+static const int8_t o698[] = {-1, 32}; /* 0: 4 offsets fit, 1 values */
+static const int8_t o699[] = {12, 24, 32};
+static const int8_t o700[] = {24, 32};
+static const int8_t o701[] = {-1, 16, 24, 32, 64}; /* 0: 6 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o702[] = {12, 16, 24, 64}; /* 0: 56 offsets fit, 1 values; the guard's bit */
+static const int8_t o703[] = {16, 24, 64};
+static const int8_t o704[] = {16, 24, 64}; /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */
+static const int8_t o705[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */
+static const int8_t o706[] = {16, -1, 64, -1}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 1: 45 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */ /* 3: 6 offsets fit, 1 values */
+static const int8_t o707[] = {12, 16}; /* 0: 75 offsets fit, 1 values; the guard's bit */
+static const int8_t o708[] = {16};
+static const int8_t o709[] = {16, 24};
+static const int8_t o710[] = {12, 16}; /* 0: 71 offsets fit, 1 values; the guard's bit */
+static const int8_t o711[] = {16};
+static const int8_t o712[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 36 offsets fit, 1 values */
+static const int8_t o713[] = {16, 24, -1}; /* 2: 57 offsets fit, 1 values */
+static const int8_t o714[] = {-1, -1, 24, -1}; /* 0: 51 offsets fit, 1 values */ /* 1: 10 offsets fit, 1 values */ /* 3: 10 offsets fit, 1 values */
+static const int8_t o715[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o716[] = {12, 16, 24, -1}; /* 3: 8 offsets fit, 1 values */
+static const int8_t o717[] = {16, 81, 24, 64};
+static const int8_t o718[] = {16, 24, 64};
+static const int8_t o719[] = {16, 24};
+static const int8_t o720[] = {16, 24, 64};
+static const int8_t o721[] = {81, 16, 24, 64, -1}; /* 4: 9 offsets fit, 1 values */
+static const int8_t o722[] = {16, 24, 64, -1}; /* 3: 4 offsets fit, 1 values */
+static const int8_t o723[] = {16, 24, 64}; /* 0: 2 offsets fit, 3 values; tied, split in operand order */ /* 1: 2 offsets fit, 2 values; narrowed (no overlap, operand order) */ /* 2: 2 offsets fit, 3 values; tied, split in operand order */
+static const int8_t o724[] = {12, 16, 24, 64};
+static const int8_t o725[] = {16, 24, 64};
+static const int8_t o726[] = {-1, -1, -1, -1, 68}; /* 0: 74 offsets fit, 1 values */ /* 1: 4 offsets fit, 1 values */ /* 2: 74 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
+static const int8_t o727[] = {-1, -1, -1, -1, -1}; /* 0: 71 offsets fit, 1 values */ /* 1: 7 offsets fit, 1 values */ /* 2: 7 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 71 offsets fit, 1 values */
+static const int8_t o728[] = {12, 16, 24}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 20 values; tied, split in operand order */ /* 2: 2 offsets fit, 20 values; tied, split in operand order */
+static const int8_t o729[] = {16, 24};
+static const int8_t o730[] = {12, 16, 24, 64}; /* 0: 54 offsets fit, 1 values; the guard's bit */
+static const int8_t o731[] = {12, 16, 24, 64};
+static const int8_t o732[] = {12, 16, 24, 64, 87}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 6 values; tied, split in operand order */ /* 3: 2 offsets fit, 6 values; tied, split in operand order */
+static const int8_t o733[] = {16, 24, 64};
+static const int8_t o734[] = {16, 24, 64, 87};
+static const int8_t o735[] = {12, 16, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
 static const int8_t o736[] = {16, 24, 64};
-static const int8_t o737[] = {12, 16, 24};
-static const int8_t o738[] = {16, 24};
+static const int8_t o737[] = {16, 24, 64};
+static const int8_t o738[] = {12, 16, 24};
 static const int8_t o739[] = {16, 24};
-static const int8_t o740[] = {-1, 24, -1, -1}; /* 0: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
-static const int8_t o741[] = {16, 24, -1}; /* 2: 8 offsets fit, 1 values */
-static const int8_t o742[] = {16};
-static const int8_t o743[] = {-1, -1, 24, -1}; /* 0: 26 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
-static const int8_t o744[] = {16, -1, 24, -1}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 51 offsets fit, 1 values */ /* 2: 2 offsets fit, 2 values; tied, split in operand order */ /* 3: 4 offsets fit, 1 values */
-static const int8_t o745[] = {16, 24, 64};
+static const int8_t o740[] = {16, 24};
+static const int8_t o741[] = {16, 24, -1, -1}; /* 0: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 2: 2 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
+static const int8_t o742[] = {16, 24, -1}; /* 2: 8 offsets fit, 1 values */
+static const int8_t o743[] = {16};
+static const int8_t o744[] = {-1, -1, 24, -1}; /* 0: 26 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
+static const int8_t o745[] = {16, -1, 24, -1}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 51 offsets fit, 1 values */ /* 2: 2 offsets fit, 2 values; tied, split in operand order */ /* 3: 4 offsets fit, 1 values */
 static const int8_t o746[] = {16, 24, 64};
-static const int8_t o747[] = {-1, -1, 64}; /* 0: 2 offsets fit, 1 values */ /* 1: 4 offsets fit, 1 values */
-static const int8_t o748[] = {16, 24, 64};
-static const int8_t o749[] = {0};
-static const int8_t o750[] = {12, 16}; /* 0: 78 offsets fit, 1 values; the guard's bit */
-static const int8_t o751[] = {16};
-static const int8_t o752[] = {0};
-static const int8_t o753[] = {16};
-static const int8_t o754[] = {0};
-static const int8_t o755[] = {16};
-static const int8_t o756[] = {0};
-static const int8_t o757[] = {12};
-static const int8_t o758[] = {-1}; /* 0: 2 offsets fit, 1 values */
-static const int8_t o759[] = {0};
+static const int8_t o747[] = {16, 24, 64};
+static const int8_t o748[] = {16, 24, 64}; /* 0: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 1: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o749[] = {16, 24, 64};
+static const int8_t o750[] = {0};
+static const int8_t o751[] = {12, 16}; /* 0: 78 offsets fit, 1 values; the guard's bit */
+static const int8_t o752[] = {16};
+static const int8_t o753[] = {0};
+static const int8_t o754[] = {16};
+static const int8_t o755[] = {0};
+static const int8_t o756[] = {16};
+static const int8_t o757[] = {0};
+static const int8_t o758[] = {12};
+static const int8_t o759[] = {-1}; /* 0: 2 offsets fit, 1 values */
 static const int8_t o760[] = {0};
-static const int8_t o761[] = {12};
-static const int8_t o762[] = {24};
-static const int8_t o763[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */
-static const int8_t o764[] = {12, 16, 32, 24};
-static const int8_t o765[] = {16, 32, 24};
-static const int8_t o766[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
-static const int8_t o767[] = {12, 16, 24};
-static const int8_t o768[] = {16, 24};
-static const int8_t o769[] = {16, 32};
-static const int8_t o770[] = {-1, -1, 32}; /* 0: 5 offsets fit, 1 values */ /* 1: 5 offsets fit, 1 values */
-static const int8_t o771[] = {12, -1, -1, 32}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 5 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */
-static const int8_t o772[] = {64, 24, 32};
-static const int8_t o773[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
-static const int8_t o774[] = {-1, -1, -1}; /* 0: 4 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */
-static const int8_t o775[] = {-1, 16, -1, -1, 32}; /* 0: 5 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 5 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */ /* 4: 2 offsets fit, 1 values; tied, split in operand order */
-static const int8_t o776[] = {16};
+static const int8_t o761[] = {0};
+static const int8_t o762[] = {12};
+static const int8_t o763[] = {24};
+static const int8_t o764[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */
+static const int8_t o765[] = {12, 16, 32, 24};
+static const int8_t o766[] = {16, 32, 24};
+static const int8_t o767[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
+static const int8_t o768[] = {12, 16, 24};
+static const int8_t o769[] = {16, 24};
+static const int8_t o770[] = {16, 32};
+static const int8_t o771[] = {-1, 24, 32}; /* 0: 5 offsets fit, 1 values */ /* 1: 5 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o772[] = {12, -1, 24, 32}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 5 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o773[] = {64, 24, 32};
+static const int8_t o774[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
+static const int8_t o775[] = {-1, -1, -1}; /* 0: 4 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */
+static const int8_t o776[] = {-1, 16, -1, 24, 32}; /* 0: 5 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 5 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 2 offsets fit, 1 values; tied, split in operand order */
 static const int8_t o777[] = {16};
-static const int8_t o778[] = {0};
-static const int8_t o779[] = {16};
-static const int8_t o780[] = {16, 32};
-static const int8_t o781[] = {81, -1, 24, 32, 87}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o782[] = {12, 16, 81, 84, 24, 32, 64};
-static const int8_t o783[] = {12, 16, 81, 24, 32, -1}; /* 5: 2 offsets fit, 1 values */
-static const int8_t o784[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
-static const int8_t o785[] = {16, 81, 84, 24, 32, 64};
-static const int8_t o786[] = {16, 81, 24, 32, -1}; /* 4: 2 offsets fit, 1 values */
-static const int8_t o787[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
-static const int8_t o788[] = {16, 24, 32, -1, 87, -1}; /* 3: 4 offsets fit, 1 values */ /* 5: 15 offsets fit, 1 values */
-static const int8_t o789[] = {12, 16, 24, 32}; /* 0: 7 offsets fit, 1 values; the guard's bit */
-static const int8_t o790[] = {16, 81, 24, 32};
-static const int8_t o791[] = {16, 24, 32};
-static const int8_t o792[] = {16, 24, 32, 87};
-static const int8_t o793[] = {16, 24, 32, 64, 87};
-static const int8_t o794[] = {16, 24, 32};
-static const int8_t o795[] = {16, 24, 32, 64};
-static const int8_t o796[] = {12, 16, 24, 32, 64};
-static const int8_t o797[] = {16, 24, 32, 64};
+static const int8_t o778[] = {16};
+static const int8_t o779[] = {0};
+static const int8_t o780[] = {16};
+static const int8_t o781[] = {16, 32};
+static const int8_t o782[] = {81, -1, 24, 32, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o783[] = {12, 16, 81, 84, 24, 32, 64};
+static const int8_t o784[] = {12, 16, 81, 24, 32, -1}; /* 5: 2 offsets fit, 1 values */
+static const int8_t o785[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
+static const int8_t o786[] = {16, 81, 84, 24, 32, 64};
+static const int8_t o787[] = {16, 81, 24, 32, -1}; /* 4: 2 offsets fit, 1 values */
+static const int8_t o788[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
+static const int8_t o789[] = {16, 24, 32, -1, 87, -1}; /* 3: 4 offsets fit, 1 values */ /* 5: 15 offsets fit, 1 values */
+static const int8_t o790[] = {12, 16, 24, 32}; /* 0: 7 offsets fit, 1 values; the guard's bit */
+static const int8_t o791[] = {16, 81, 24, 32};
+static const int8_t o792[] = {16, 24, 32};
+static const int8_t o793[] = {16, 24, 32, 87};
+static const int8_t o794[] = {16, 24, 32, 64, 87};
+static const int8_t o795[] = {16, 24, 32};
+static const int8_t o796[] = {16, 24, 32, 64};
+static const int8_t o797[] = {12, 16, 24, 32, 64};
 static const int8_t o798[] = {16, 24, 32, 64};
-static const int8_t o799[] = {16, 24, 32}; /* 0: 2 offsets fit, 20 values; tied, split in operand order */ /* 1: 2 offsets fit, 20 values; tied, split in operand order */
-static const int8_t o800[] = {16, 24, 32, 64};
-static const int8_t o801[] = {12, 16, 24, -1}; /* 3: 2 offsets fit, 1 values */
-static const int8_t o802[] = {16, 24, 32};
-static const int8_t o803[] = {-1, 24, 32, -1, -1}; /* 0: 2 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */
-static const int8_t o804[] = {16, 24, 32, -1}; /* 3: 8 offsets fit, 1 values */
-static const int8_t o805[] = {16, 32};
-static const int8_t o806[] = {12, 16, 24, 64, 32}; /* 0: 4 offsets fit, 1 values; the guard's bit */
-static const int8_t o807[] = {16, 24, 64, 32};
+static const int8_t o799[] = {16, 24, 32, 64};
+static const int8_t o800[] = {16, 24, 32}; /* 0: 2 offsets fit, 20 values; tied, split in operand order */ /* 1: 2 offsets fit, 20 values; tied, split in operand order */
+static const int8_t o801[] = {16, 24, 32, 64};
+static const int8_t o802[] = {12, 16, 24, -1}; /* 3: 2 offsets fit, 1 values */
+static const int8_t o803[] = {16, 24, 32};
+static const int8_t o804[] = {16, 24, 32, -1, -1}; /* 0: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 3: 2 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */
+static const int8_t o805[] = {16, 24, 32, -1}; /* 3: 8 offsets fit, 1 values */
+static const int8_t o806[] = {16, 32};
+static const int8_t o807[] = {12, 16, 24, 64, 32}; /* 0: 4 offsets fit, 1 values; the guard's bit */
 static const int8_t o808[] = {16, 24, 64, 32};
-static const int8_t o809[] = {-1, 24, -1, -1, -1}; /* 0: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 3: 3 offsets fit, 1 values */ /* 4: 4 offsets fit, 1 values */
-static const int8_t o810[] = {-1, 16, 24}; /* 0: 5 offsets fit, 1 values */
+static const int8_t o809[] = {16, 24, 64, 32};
+static const int8_t o810[] = {16, 24, 64, 32, -1}; /* 0: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 2: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 3: 3 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 4 offsets fit, 1 values */
+static const int8_t o811[] = {-1, 16, 24}; /* 0: 5 offsets fit, 1 values */
 
 const rs_sass_form rs_sass_forms[] = {
     {75, 0x202, "GRR", o0, NULL, 85},
-    {75, 0x202, "RR", o1, NULL, 895},
+    {75, 0x202, "RR", o1, NULL, 936},
     {75, 0x208, "RRRP", o2, NULL, 2},
     {75, 0x209, "RRRP", o3, NULL, 47},
     {75, 0x20b, "PPRRP", o4, NULL, 9},
-    {75, 0x20c, "PPRRP", o5, NULL, 266},
+    {75, 0x20c, "PPRRP", o5, NULL, 272},
     {75, 0x210, "GRPPRRR", o6, NULL, 125},
     {75, 0x210, "GRPRRR", o7, NULL, 75},
     {75, 0x210, "GRRRR", o8, NULL, 73},
     {75, 0x210, "GRRRRPP", o9, NULL, 133},
     {75, 0x210, "RPPRRR", o10, NULL, 234},
     {75, 0x210, "RPRRR", o11, NULL, 1201},
-    {75, 0x210, "RRRR", o12, NULL, 1388},
+    {75, 0x210, "RRRR", o12, NULL, 1393},
     {75, 0x210, "RRRRPP", o13, NULL, 310},
     {75, 0x211, "GRRR", o14, NULL, 54},
     {75, 0x211, "GRRRP", o15, NULL, 110},
     {75, 0x211, "RPRR", o16, NULL, 311},
-    {75, 0x211, "RRR", o17, NULL, 821},
+    {75, 0x211, "RRR", o17, NULL, 824},
     {75, 0x211, "RRRP", o18, NULL, 2610},
     {75, 0x211, "RRRR", o19, NULL, 2340},
     {75, 0x211, "RRRRP", o20, NULL, 268},
@@ -849,11 +850,11 @@ const rs_sass_form rs_sass_forms[] = {
     {75, 0x220, "GRRR", o25, NULL, 33},
     {75, 0x220, "RRR", o26, NULL, 3247},
     {75, 0x221, "GRRR", o27, NULL, 17},
-    {75, 0x221, "RRR", o28, NULL, 217},
+    {75, 0x221, "RRR", o28, NULL, 420},
     {75, 0x223, "GRRRR", o29, NULL, 9},
     {75, 0x223, "RRRR", o30, NULL, 12848},
     {75, 0x224, "GRRRR", o31, NULL, 223},
-    {75, 0x224, "RRRR", o32, NULL, 1089},
+    {75, 0x224, "RRRR", o32, NULL, 1096},
     {75, 0x224, "RRRRP", o33, NULL, 24},
     {75, 0x225, "RRRR", o34, NULL, 67},
     {75, 0x22b, "RRRR", o35, NULL, 9504},
@@ -863,60 +864,60 @@ const rs_sass_form rs_sass_forms[] = {
     {75, 0x290, "UUUU", o39, NULL, 2},
     {75, 0x290, "UUUUQQ", o40, NULL, 1},
     {75, 0x2a4, "UUUU", o41, NULL, 12},
-    {75, 0x2a5, "UUUU", o42, NULL, 12},
+    {75, 0x2a5, "UUUU", o42, NULL, 13},
     {75, 0x304, "RR", o43, NULL, 1248},
     {75, 0x308, "GRR", o44, NULL, 18},
     {75, 0x308, "RR", o45, NULL, 127},
     {75, 0x348, "R", o46, NULL, 1},
     {75, 0x355, "RB", o47, NULL, 658},
-    {75, 0x381, "GRR", o48, NULL, 292},
+    {75, 0x381, "GRR", o48, NULL, 348},
     {75, 0x381, "RR", o49, NULL, 4676},
     {75, 0x386, "GRR", o50, NULL, 1},
-    {75, 0x386, "RR", o51, NULL, 4515},
+    {75, 0x386, "RR", o51, NULL, 4520},
     {75, 0x387, "RR", o52, NULL, 331},
-    {75, 0x388, "GRR", o53, NULL, 321},
+    {75, 0x388, "GRR", o53, NULL, 327},
     {75, 0x388, "RR", o54, NULL, 2036},
     {75, 0x389, "PRRRR", o55, NULL, 1},
     {75, 0x423, "GRRR", o56, NULL, 9},
     {75, 0x423, "RRR", o57, NULL, 22},
     {75, 0x424, "GRRR", o58, NULL, 67},
-    {75, 0x424, "RRR", o59, NULL, 523},
+    {75, 0x424, "RRR", o59, NULL, 528},
     {75, 0x4a4, "UUU", o60, NULL, 2},
-    {75, 0x624, "RRR", o61, NULL, 205},
+    {75, 0x624, "RRR", o61, NULL, 208},
     {75, 0x624, "RRRP", o62, NULL, 1},
-    {75, 0x625, "RRR", o63, NULL, 20},
-    {75, 0x802, "R", o64, NULL, 100},
+    {75, 0x625, "RRR", o63, NULL, 31},
+    {75, 0x802, "R", o64, NULL, 106},
     {75, 0x803, "RR", o65, NULL, 7},
     {75, 0x805, "GR", o66, NULL, 13},
-    {75, 0x805, "R", o67, NULL, 6044},
+    {75, 0x805, "R", o67, NULL, 6061},
     {75, 0x807, "RRP", o68, NULL, 18},
     {75, 0x808, "RRP", o69, NULL, 10},
     {75, 0x80b, "PPRP", o70, NULL, 33},
-    {75, 0x80c, "PPRP", o71, NULL, 1554},
+    {75, 0x80c, "PPRP", o71, NULL, 1566},
     {75, 0x810, "GRRR", o72, NULL, 12},
     {75, 0x810, "RPRR", o73, NULL, 11},
-    {75, 0x810, "RRR", o74, NULL, 2918},
+    {75, 0x810, "RRR", o74, NULL, 2968},
     {75, 0x811, "GRR", o75, NULL, 67},
     {75, 0x811, "RR", o76, NULL, 508},
     {75, 0x811, "RRR", o77, NULL, 310},
-    {75, 0x812, "PRRRP", o78, NULL, 200},
+    {75, 0x812, "PRRRP", o78, NULL, 206},
     {75, 0x812, "RRRP", o79, NULL, 2858},
     {75, 0x817, "RRP", o80, NULL, 303},
-    {75, 0x819, "GRRR", o81, NULL, 120},
-    {75, 0x819, "RRR", o82, NULL, 6108},
+    {75, 0x819, "GRRR", o81, NULL, 126},
+    {75, 0x819, "RRR", o82, NULL, 6111},
     {75, 0x81c, "PPPPP", o83, NULL, 9},
     {75, 0x81c, "PPPPQ", o84, NULL, 82},
     {75, 0x820, "GRR", o85, NULL, 33},
     {75, 0x820, "RR", o86, NULL, 22},
     {75, 0x823, "GRRR", o87, NULL, 18},
     {75, 0x824, "GRRR", o88, NULL, 271},
-    {75, 0x824, "RRR", o89, NULL, 6100},
+    {75, 0x824, "RRR", o89, NULL, 6107},
     {75, 0x824, "RRRP", o90, NULL, 67},
     {75, 0x825, "GRRR", o91, NULL, 22},
     {75, 0x825, "RRR", o92, NULL, 839},
     {75, 0x827, "RRR", o93, NULL, 13},
     {75, 0x83b, "RR", o94, NULL, 1304},
-    {75, 0x882, "U", o95, NULL, 1},
+    {75, 0x882, "U", o95, NULL, 2},
     {75, 0x88c, "QQUQ", o96, NULL, 74},
     {75, 0x890, "UQUU", o97, NULL, 1},
     {75, 0x890, "UUU", o98, NULL, 86},
@@ -924,713 +925,714 @@ const rs_sass_form rs_sass_forms[] = {
     {75, 0x899, "UUU", o100, NULL, 509},
     {75, 0x8a4, "UUU", o101, NULL, 2},
     {75, 0x8a5, "UUU", o102, NULL, 1},
-    {75, 0x918, "", o103, NULL, 588},
-    {75, 0x919, "R", o104, NULL, 800},
+    {75, 0x918, "", o103, NULL, 606},
+    {75, 0x919, "R", o104, NULL, 814},
     {75, 0x941, "B", o105, NULL, 658},
     {75, 0x944, "", o106, NULL, 16},
     {75, 0x945, "B", o107, NULL, 658},
-    {75, 0x947, "", o108, NULL, 338},
-    {75, 0x947, "G", o109, NULL, 2021},
+    {75, 0x947, "", o108, NULL, 344},
+    {75, 0x947, "G", o109, NULL, 2033},
     {75, 0x948, "", o110, NULL, 1},
-    {75, 0x94d, "", o111, NULL, 163},
-    {75, 0x94d, "G", o112, NULL, 5},
+    {75, 0x94d, "", o111, NULL, 169},
+    {75, 0x94d, "G", o112, NULL, 17},
     {75, 0x950, "R", o113, NULL, 10},
     {75, 0x981, "GRRU", o114, NULL, 44},
     {75, 0x981, "RRU", o115, NULL, 264},
     {75, 0x983, "RR", o116, NULL, 287},
-    {75, 0x984, "GRR", o117, NULL, 3},
+    {75, 0x984, "GRR", o117, NULL, 9},
     {75, 0x984, "R", o118, NULL, 1},
     {75, 0x984, "RR", o119, NULL, 3210},
     {75, 0x984, "RRU", o120, NULL, 137},
     {75, 0x984, "RU", o121, NULL, 656},
-    {75, 0x988, "RUR", o122, NULL, 29},
-    {75, 0x989, "PRRR", o123, NULL, 8},
-    {75, 0x9c3, "U", o124, NULL, 246},
-    {75, 0xa02, "R", o125, NULL, 125},
-    {75, 0xa0c, "PPRP", o126, NULL, 317},
-    {75, 0xa11, "GRPR", o127, NULL, 274},
-    {75, 0xa11, "GRRRP", o128, NULL, 274},
-    {75, 0xa11, "RPR", o129, NULL, 2053},
-    {75, 0xa11, "RRRP", o130, NULL, 2053},
-    {75, 0xa20, "RR", o131, NULL, 3468},
-    {75, 0xa23, "RRR", o132, NULL, 3452},
-    {75, 0xa24, "GRRR", o133, NULL, 61},
-    {75, 0xa24, "RRR", o134, NULL, 1316},
-    {75, 0xa25, "GRRR", o135, NULL, 141},
-    {75, 0xa25, "RRR", o136, NULL, 1977},
-    {75, 0xa28, "RR", o137, NULL, 760},
-    {75, 0xa2b, "RRR", o138, NULL, 760},
-    {75, 0xab9, "U", o139, NULL, 344},
-    {75, 0xb1d, "", o140, NULL, 321},
-    {75, 0xc02, "RU", o141, NULL, 43},
-    {75, 0xc0c, "PPRUP", o142, NULL, 5},
-    {75, 0xc10, "GRPPRUR", o143, NULL, 8},
-    {75, 0xc10, "GRPRUR", o144, NULL, 41},
-    {75, 0xc10, "GRRUR", o145, NULL, 11},
-    {75, 0xc10, "RPPRUR", o146, NULL, 16},
-    {75, 0xc10, "RPRUR", o147, NULL, 1645},
-    {75, 0xc10, "RRUR", o148, NULL, 78},
-    {75, 0xc11, "GRRUP", o149, NULL, 6},
-    {75, 0xc11, "RRU", o150, NULL, 105},
-    {75, 0xc11, "RRUP", o151, NULL, 138},
-    {75, 0xc24, "GRRUR", o152, NULL, 58},
-    {75, 0xc24, "RRUR", o153, NULL, 1279},
-    {75, 0xc82, "UU", o154, NULL, 88},
-    {75, 0xe24, "RRRU", o155, NULL, 61},
-    {75, 0xf89, "PRR", o156, NULL, 10},
-    {80, 0x202, "GRR", o157, NULL, 77},
-    {80, 0x202, "RR", o158, NULL, 553},
-    {80, 0x208, "RRRP", o159, NULL, 2},
-    {80, 0x209, "RRRP", o160, NULL, 47},
-    {80, 0x20b, "PPRRP", o161, NULL, 9},
-    {80, 0x20c, "PPRRP", o162, NULL, 265},
-    {80, 0x210, "GRPPRRR", o163, NULL, 115},
-    {80, 0x210, "GRPRRR", o164, NULL, 73},
-    {80, 0x210, "GRRRR", o165, NULL, 66},
-    {80, 0x210, "GRRRRPP", o166, NULL, 134},
-    {80, 0x210, "RPPRRR", o167, NULL, 215},
-    {80, 0x210, "RPRRR", o168, NULL, 1142},
-    {80, 0x210, "RRRR", o169, NULL, 1278},
-    {80, 0x210, "RRRRPP", o170, NULL, 312},
-    {80, 0x211, "GRRR", o171, NULL, 47},
-    {80, 0x211, "GRRRP", o172, NULL, 108},
-    {80, 0x211, "RPRR", o173, NULL, 318},
-    {80, 0x211, "RRR", o174, NULL, 788},
-    {80, 0x211, "RRRP", o175, NULL, 2608},
-    {80, 0x211, "RRRR", o176, NULL, 2386},
-    {80, 0x211, "RRRRP", o177, NULL, 275},
-    {80, 0x212, "PRRRRP", o178, NULL, 9},
-    {80, 0x212, "RRRRP", o179, NULL, 9},
-    {80, 0x217, "RRRP", o180, NULL, 28},
-    {80, 0x219, "RRRR", o181, NULL, 27},
-    {80, 0x220, "GRRR", o182, NULL, 33},
-    {80, 0x220, "RRR", o183, NULL, 3247},
-    {80, 0x221, "GRRR", o184, NULL, 16},
-    {80, 0x221, "RRR", o185, NULL, 217},
-    {80, 0x223, "GRRRR", o186, NULL, 9},
-    {80, 0x223, "RRRR", o187, NULL, 12848},
-    {80, 0x224, "GRRRR", o188, NULL, 229},
-    {80, 0x224, "RRRR", o189, NULL, 1135},
-    {80, 0x224, "RRRRP", o190, NULL, 26},
-    {80, 0x225, "RRRR", o191, NULL, 68},
-    {80, 0x22b, "RRRR", o192, NULL, 9504},
-    {80, 0x230, "RRR", o193, NULL, 2640},
-    {80, 0x23c, "RRRR", o194, NULL, 1398},
-    {80, 0x23e, "RRR", o195, NULL, 1248},
-    {80, 0x28c, "QQUUQ", o196, NULL, 22},
-    {80, 0x290, "HUUUU", o197, NULL, 9},
-    {80, 0x290, "UUUU", o198, NULL, 3},
-    {80, 0x290, "UUUUQQ", o199, NULL, 1},
-    {80, 0x2a4, "UUUU", o200, NULL, 14},
-    {80, 0x2a5, "UUUU", o201, NULL, 14},
-    {80, 0x308, "GRR", o202, NULL, 18},
-    {80, 0x308, "RR", o203, NULL, 127},
-    {80, 0x348, "R", o204, NULL, 1},
-    {80, 0x387, "RR", o205, NULL, 169},
-    {80, 0x388, "GRR", o206, NULL, 323},
-    {80, 0x388, "RR", o207, NULL, 2046},
-    {80, 0x389, "PRRRR", o208, NULL, 1},
-    {80, 0x423, "GRRR", o209, NULL, 9},
-    {80, 0x423, "RRR", o210, NULL, 22},
-    {80, 0x424, "GRRR", o211, NULL, 68},
-    {80, 0x424, "RRR", o212, NULL, 540},
-    {80, 0x435, "RRR", o213, NULL, 245},
-    {80, 0x4a4, "UUU", o214, NULL, 2},
-    {80, 0x624, "RRR", o215, NULL, 217},
-    {80, 0x624, "RRRP", o216, NULL, 1},
-    {80, 0x625, "RRR", o217, NULL, 21},
-    {80, 0x802, "R", o218, NULL, 78},
-    {80, 0x803, "RR", o219, NULL, 7},
-    {80, 0x805, "GR", o220, NULL, 15},
-    {80, 0x805, "R", o221, NULL, 6137},
-    {80, 0x807, "RRP", o222, NULL, 18},
-    {80, 0x808, "RRP", o223, NULL, 10},
-    {80, 0x80b, "PPRP", o224, NULL, 33},
-    {80, 0x80c, "PPRP", o225, NULL, 1560},
-    {80, 0x810, "GRRR", o226, NULL, 12},
-    {80, 0x810, "RPRR", o227, NULL, 11},
-    {80, 0x810, "RRR", o228, NULL, 3018},
-    {80, 0x811, "GRR", o229, NULL, 70},
-    {80, 0x811, "RR", o230, NULL, 501},
-    {80, 0x811, "RRR", o231, NULL, 309},
-    {80, 0x812, "PRRRP", o232, NULL, 200},
-    {80, 0x812, "RRRP", o233, NULL, 2820},
-    {80, 0x816, "RRR", o234, NULL, 3},
-    {80, 0x817, "RRP", o235, NULL, 302},
-    {80, 0x819, "GRRR", o236, NULL, 115},
-    {80, 0x819, "RRR", o237, NULL, 6214},
-    {80, 0x81c, "PPPPP", o238, NULL, 9},
-    {80, 0x81c, "PPPPQ", o239, NULL, 100},
-    {80, 0x820, "GRR", o240, NULL, 33},
-    {80, 0x820, "RR", o241, NULL, 23},
-    {80, 0x823, "GRRR", o242, NULL, 18},
-    {80, 0x824, "GRRR", o243, NULL, 283},
-    {80, 0x824, "RRR", o244, NULL, 6385},
-    {80, 0x824, "RRRP", o245, NULL, 67},
-    {80, 0x825, "GRRR", o246, NULL, 22},
-    {80, 0x825, "RRR", o247, NULL, 847},
-    {80, 0x827, "RRR", o248, NULL, 13},
-    {80, 0x83b, "RR", o249, NULL, 664},
-    {80, 0x882, "U", o250, NULL, 1},
-    {80, 0x88c, "QQUQ", o251, NULL, 78},
-    {80, 0x890, "UQUU", o252, NULL, 1},
-    {80, 0x890, "UUU", o253, NULL, 104},
-    {80, 0x891, "UU", o254, NULL, 80},
-    {80, 0x899, "UUU", o255, NULL, 520},
-    {80, 0x8a4, "UUU", o256, NULL, 2},
-    {80, 0x8a5, "UUU", o257, NULL, 1},
-    {80, 0x918, "", o258, NULL, 1900},
-    {80, 0x919, "R", o259, NULL, 852},
-    {80, 0x941, "B", o260, NULL, 662},
-    {80, 0x944, "", o261, NULL, 16},
-    {80, 0x944, "G", o262, NULL, 169},
-    {80, 0x945, "B", o263, NULL, 662},
-    {80, 0x947, "", o264, NULL, 509},
-    {80, 0x947, "G", o265, NULL, 1864},
-    {80, 0x947, "U", o266, NULL, 2},
-    {80, 0x948, "", o267, NULL, 1},
-    {80, 0x94d, "", o268, NULL, 164},
-    {80, 0x94d, "G", o269, NULL, 5},
-    {80, 0x950, "R", o270, NULL, 10},
-    {80, 0x981, "GRUR", o271, NULL, 338},
-    {80, 0x981, "RUR", o272, NULL, 4984},
-    {80, 0x983, "RR", o273, NULL, 141},
-    {80, 0x984, "GRR", o274, NULL, 3},
-    {80, 0x984, "R", o275, NULL, 1},
-    {80, 0x984, "RR", o276, NULL, 3210},
-    {80, 0x984, "RRU", o277, NULL, 137},
-    {80, 0x984, "RU", o278, NULL, 656},
-    {80, 0x986, "GURR", o279, NULL, 1},
-    {80, 0x986, "URR", o280, NULL, 4547},
-    {80, 0x988, "RUR", o281, NULL, 31},
-    {80, 0x989, "PRRR", o282, NULL, 8},
-    {80, 0x9c3, "U", o283, NULL, 251},
-    {80, 0xa02, "R", o284, NULL, 110},
-    {80, 0xa0c, "PPRP", o285, NULL, 306},
-    {80, 0xa10, "GRPRR", o286, NULL, 44},
-    {80, 0xa10, "GRRRPP", o287, NULL, 44},
-    {80, 0xa10, "RPRR", o288, NULL, 264},
-    {80, 0xa10, "RRRPP", o289, NULL, 264},
-    {80, 0xa11, "GRPR", o290, NULL, 276},
-    {80, 0xa11, "GRRRP", o291, NULL, 276},
-    {80, 0xa11, "RPR", o292, NULL, 2067},
-    {80, 0xa11, "RRRP", o293, NULL, 2067},
-    {80, 0xa20, "RR", o294, NULL, 3532},
-    {80, 0xa23, "RRR", o295, NULL, 3516},
-    {80, 0xa24, "GRRR", o296, NULL, 62},
-    {80, 0xa24, "RRR", o297, NULL, 1329},
-    {80, 0xa25, "GRRR", o298, NULL, 142},
-    {80, 0xa25, "RRR", o299, NULL, 1989},
-    {80, 0xa28, "RR", o300, NULL, 760},
-    {80, 0xa2b, "RRR", o301, NULL, 760},
-    {80, 0xab9, "U", o302, NULL, 393},
-    {80, 0xb1d, "", o303, NULL, 323},
-    {80, 0xc02, "RU", o304, NULL, 46},
-    {80, 0xc0c, "PPRUP", o305, NULL, 7},
-    {80, 0xc10, "GRPPRUR", o306, NULL, 19},
-    {80, 0xc10, "GRPRUR", o307, NULL, 43},
-    {80, 0xc10, "GRRUR", o308, NULL, 25},
-    {80, 0xc10, "RPPRUR", o309, NULL, 37},
-    {80, 0xc10, "RPRUR", o310, NULL, 1726},
-    {80, 0xc10, "RRUR", o311, NULL, 168},
-    {80, 0xc11, "GRRUP", o312, NULL, 8},
-    {80, 0xc11, "RRU", o313, NULL, 106},
-    {80, 0xc11, "RRUP", o314, NULL, 160},
-    {80, 0xc24, "GRRUR", o315, NULL, 59},
-    {80, 0xc24, "RRUR", o316, NULL, 1292},
-    {80, 0xc82, "UU", o317, NULL, 103},
-    {80, 0xe24, "RRRU", o318, NULL, 83},
-    {80, 0xe25, "RRRU", o319, NULL, 2},
-    {80, 0xf89, "PRR", o320, NULL, 10},
-    {86, 0x202, "GRR", o321, NULL, 72},
-    {86, 0x202, "RR", o322, NULL, 725},
-    {86, 0x208, "RRRP", o323, NULL, 2},
-    {86, 0x209, "RRRP", o324, NULL, 47},
-    {86, 0x20b, "PPRRP", o325, NULL, 9},
-    {86, 0x20c, "PPRRP", o326, NULL, 268},
-    {86, 0x210, "GRPPRRR", o327, NULL, 112},
-    {86, 0x210, "GRPRRR", o328, NULL, 75},
-    {86, 0x210, "GRRRR", o329, NULL, 64},
-    {86, 0x210, "GRRRRPP", o330, NULL, 134},
-    {86, 0x210, "RPPRRR", o331, NULL, 209},
-    {86, 0x210, "RPRRR", o332, NULL, 1152},
-    {86, 0x210, "RRRR", o333, NULL, 1294},
-    {86, 0x210, "RRRRPP", o334, NULL, 313},
-    {86, 0x211, "GRRR", o335, NULL, 42},
-    {86, 0x211, "GRRRP", o336, NULL, 110},
-    {86, 0x211, "RPRR", o337, NULL, 318},
-    {86, 0x211, "RRR", o338, NULL, 784},
-    {86, 0x211, "RRRP", o339, NULL, 2630},
-    {86, 0x211, "RRRR", o340, NULL, 2409},
-    {86, 0x211, "RRRRP", o341, NULL, 275},
-    {86, 0x212, "PRRRRP", o342, NULL, 9},
-    {86, 0x212, "RRRRP", o343, NULL, 9},
-    {86, 0x217, "RRRP", o344, NULL, 28},
-    {86, 0x219, "RRRR", o345, NULL, 27},
-    {86, 0x220, "GRRR", o346, NULL, 33},
-    {86, 0x220, "RRR", o347, NULL, 3247},
-    {86, 0x221, "GRRR", o348, NULL, 16},
-    {86, 0x221, "RRR", o349, NULL, 217},
-    {86, 0x223, "GRRRR", o350, NULL, 9},
-    {86, 0x223, "RRRR", o351, NULL, 12848},
-    {86, 0x224, "GRRRR", o352, NULL, 228},
-    {86, 0x224, "RRRR", o353, NULL, 1196},
-    {86, 0x224, "RRRRP", o354, NULL, 25},
-    {86, 0x225, "RRRR", o355, NULL, 68},
-    {86, 0x22b, "RRRR", o356, NULL, 9504},
-    {86, 0x230, "RRR", o357, NULL, 2640},
-    {86, 0x23c, "RRRR", o358, NULL, 1398},
-    {86, 0x23e, "RRR", o359, NULL, 1248},
-    {86, 0x28c, "QQUUQ", o360, NULL, 22},
-    {86, 0x290, "HUUUU", o361, NULL, 10},
-    {86, 0x290, "UUUU", o362, NULL, 2},
-    {86, 0x290, "UUUUQQ", o363, NULL, 1},
-    {86, 0x2a4, "UUUU", o364, NULL, 12},
-    {86, 0x2a5, "UUUU", o365, NULL, 12},
-    {86, 0x308, "GRR", o366, NULL, 18},
-    {86, 0x308, "RR", o367, NULL, 127},
-    {86, 0x348, "R", o368, NULL, 1},
-    {86, 0x387, "RR", o369, NULL, 98},
-    {86, 0x388, "GRR", o370, NULL, 323},
-    {86, 0x388, "RR", o371, NULL, 2048},
-    {86, 0x389, "PRRRR", o372, NULL, 1},
-    {86, 0x423, "GRRR", o373, NULL, 9},
-    {86, 0x423, "RRR", o374, NULL, 22},
-    {86, 0x424, "GRRR", o375, NULL, 68},
-    {86, 0x424, "RRR", o376, NULL, 535},
-    {86, 0x4a4, "UUU", o377, NULL, 2},
-    {86, 0x624, "RRR", o378, NULL, 224},
-    {86, 0x624, "RRRP", o379, NULL, 1},
-    {86, 0x625, "RRR", o380, NULL, 21},
-    {86, 0x802, "R", o381, NULL, 95},
-    {86, 0x803, "RR", o382, NULL, 7},
-    {86, 0x805, "GR", o383, NULL, 14},
-    {86, 0x805, "R", o384, NULL, 6159},
-    {86, 0x807, "RRP", o385, NULL, 18},
-    {86, 0x808, "RRP", o386, NULL, 10},
-    {86, 0x80b, "PPRP", o387, NULL, 33},
-    {86, 0x80c, "PPRP", o388, NULL, 1564},
-    {86, 0x810, "GRRR", o389, NULL, 25},
-    {86, 0x810, "RPRR", o390, NULL, 11},
-    {86, 0x810, "RRR", o391, NULL, 2938},
-    {86, 0x811, "GRR", o392, NULL, 67},
-    {86, 0x811, "RR", o393, NULL, 518},
-    {86, 0x811, "RRR", o394, NULL, 309},
-    {86, 0x812, "PRRRP", o395, NULL, 200},
-    {86, 0x812, "RRRP", o396, NULL, 2804},
-    {86, 0x816, "RRR", o397, NULL, 2},
-    {86, 0x817, "RRP", o398, NULL, 301},
-    {86, 0x819, "GRRR", o399, NULL, 113},
-    {86, 0x819, "RRR", o400, NULL, 6274},
-    {86, 0x81c, "PPPPP", o401, NULL, 9},
-    {86, 0x81c, "PPPPQ", o402, NULL, 96},
-    {86, 0x820, "GRR", o403, NULL, 33},
-    {86, 0x820, "RR", o404, NULL, 22},
-    {86, 0x823, "GRRR", o405, NULL, 18},
-    {86, 0x824, "GRRR", o406, NULL, 289},
-    {86, 0x824, "RRR", o407, NULL, 6366},
-    {86, 0x824, "RRRP", o408, NULL, 67},
-    {86, 0x825, "GRRR", o409, NULL, 22},
-    {86, 0x825, "RRR", o410, NULL, 849},
-    {86, 0x827, "RRR", o411, NULL, 13},
-    {86, 0x83b, "RR", o412, NULL, 664},
-    {86, 0x882, "U", o413, NULL, 1},
-    {86, 0x88c, "QQUQ", o414, NULL, 74},
-    {86, 0x890, "UQUU", o415, NULL, 1},
-    {86, 0x890, "UUU", o416, NULL, 100},
-    {86, 0x891, "UU", o417, NULL, 76},
-    {86, 0x899, "UUU", o418, NULL, 506},
-    {86, 0x8a4, "UUU", o419, NULL, 2},
-    {86, 0x8a5, "UUU", o420, NULL, 1},
-    {86, 0x918, "", o421, NULL, 1931},
-    {86, 0x919, "R", o422, NULL, 803},
-    {86, 0x941, "B", o423, NULL, 662},
-    {86, 0x944, "", o424, NULL, 16},
-    {86, 0x944, "G", o425, NULL, 169},
-    {86, 0x945, "B", o426, NULL, 662},
-    {86, 0x947, "", o427, NULL, 509},
-    {86, 0x947, "G", o428, NULL, 1864},
-    {86, 0x947, "U", o429, NULL, 2},
-    {86, 0x948, "", o430, NULL, 1},
-    {86, 0x94d, "", o431, NULL, 164},
-    {86, 0x94d, "G", o432, NULL, 5},
-    {86, 0x950, "R", o433, NULL, 10},
-    {86, 0x981, "GRUR", o434, NULL, 338},
-    {86, 0x981, "RUR", o435, NULL, 4984},
-    {86, 0x983, "RR", o436, NULL, 70},
-    {86, 0x984, "GRR", o437, NULL, 3},
-    {86, 0x984, "R", o438, NULL, 1},
-    {86, 0x984, "RR", o439, NULL, 3210},
-    {86, 0x984, "RRU", o440, NULL, 137},
-    {86, 0x984, "RU", o441, NULL, 656},
-    {86, 0x986, "GURR", o442, NULL, 1},
-    {86, 0x986, "URR", o443, NULL, 4547},
-    {86, 0x988, "RUR", o444, NULL, 29},
-    {86, 0x989, "PRRR", o445, NULL, 8},
-    {86, 0x9c3, "U", o446, NULL, 248},
-    {86, 0xa02, "R", o447, NULL, 111},
-    {86, 0xa0c, "PPRP", o448, NULL, 305},
-    {86, 0xa10, "GRPRR", o449, NULL, 44},
-    {86, 0xa10, "GRRRPP", o450, NULL, 44},
-    {86, 0xa10, "RPRR", o451, NULL, 264},
-    {86, 0xa10, "RRRPP", o452, NULL, 264},
-    {86, 0xa11, "GRPR", o453, NULL, 276},
-    {86, 0xa11, "GRRRP", o454, NULL, 276},
-    {86, 0xa11, "RPR", o455, NULL, 2067},
-    {86, 0xa11, "RRRP", o456, NULL, 2067},
-    {86, 0xa20, "RR", o457, NULL, 3532},
-    {86, 0xa23, "RRR", o458, NULL, 3516},
-    {86, 0xa24, "GRRR", o459, NULL, 62},
-    {86, 0xa24, "RRR", o460, NULL, 1351},
-    {86, 0xa25, "GRRR", o461, NULL, 142},
-    {86, 0xa25, "RRR", o462, NULL, 1991},
-    {86, 0xa28, "RR", o463, NULL, 760},
-    {86, 0xa2b, "RRR", o464, NULL, 760},
-    {86, 0xab9, "U", o465, NULL, 425},
-    {86, 0xb1d, "", o466, NULL, 323},
-    {86, 0xc02, "RU", o467, NULL, 43},
-    {86, 0xc0c, "PPRUP", o468, NULL, 5},
-    {86, 0xc10, "GRPPRUR", o469, NULL, 22},
-    {86, 0xc10, "GRPRUR", o470, NULL, 41},
-    {86, 0xc10, "GRRUR", o471, NULL, 25},
-    {86, 0xc10, "RPPRUR", o472, NULL, 43},
-    {86, 0xc10, "RPRUR", o473, NULL, 1716},
-    {86, 0xc10, "RRUR", o474, NULL, 212},
-    {86, 0xc11, "GRRUP", o475, NULL, 6},
-    {86, 0xc11, "RRU", o476, NULL, 106},
-    {86, 0xc11, "RRUP", o477, NULL, 138},
-    {86, 0xc24, "GRRUR", o478, NULL, 54},
-    {86, 0xc24, "RRUR", o479, NULL, 1248},
-    {86, 0xc82, "UU", o480, NULL, 99},
-    {86, 0xe24, "RRRU", o481, NULL, 88},
-    {86, 0xf89, "PRR", o482, NULL, 10},
-    {89, 0x202, "GRR", o483, NULL, 73},
-    {89, 0x202, "RR", o484, NULL, 738},
-    {89, 0x208, "RRRP", o485, NULL, 2},
-    {89, 0x209, "RRRP", o486, NULL, 47},
-    {89, 0x20b, "PPRRP", o487, NULL, 9},
-    {89, 0x20c, "PPRRP", o488, NULL, 268},
-    {89, 0x210, "GRPPRRR", o489, NULL, 111},
-    {89, 0x210, "GRPRRR", o490, NULL, 74},
-    {89, 0x210, "GRRRR", o491, NULL, 66},
-    {89, 0x210, "GRRRRPP", o492, NULL, 133},
-    {89, 0x210, "RPPRRR", o493, NULL, 207},
-    {89, 0x210, "RPRRR", o494, NULL, 1138},
-    {89, 0x210, "RRRR", o495, NULL, 1314},
-    {89, 0x210, "RRRRPP", o496, NULL, 311},
-    {89, 0x211, "GRRR", o497, NULL, 47},
-    {89, 0x211, "GRRRP", o498, NULL, 109},
-    {89, 0x211, "RPRR", o499, NULL, 312},
-    {89, 0x211, "RRR", o500, NULL, 790},
-    {89, 0x211, "RRRP", o501, NULL, 2613},
-    {89, 0x211, "RRRR", o502, NULL, 2391},
-    {89, 0x211, "RRRRP", o503, NULL, 269},
-    {89, 0x212, "PRRRRP", o504, NULL, 9},
-    {89, 0x212, "RRRRP", o505, NULL, 9},
-    {89, 0x217, "RRRP", o506, NULL, 28},
-    {89, 0x219, "RRRR", o507, NULL, 27},
-    {89, 0x220, "GRRR", o508, NULL, 33},
-    {89, 0x220, "RRR", o509, NULL, 3247},
-    {89, 0x221, "GRRR", o510, NULL, 16},
-    {89, 0x221, "RRR", o511, NULL, 217},
-    {89, 0x223, "GRRRR", o512, NULL, 9},
-    {89, 0x223, "RRRR", o513, NULL, 12976},
-    {89, 0x224, "GRRRR", o514, NULL, 224},
-    {89, 0x224, "RRRR", o515, NULL, 1181},
-    {89, 0x224, "RRRRP", o516, NULL, 25},
-    {89, 0x225, "RRRR", o517, NULL, 66},
-    {89, 0x22b, "RRRR", o518, NULL, 9504},
-    {89, 0x230, "RRR", o519, NULL, 2640},
-    {89, 0x23c, "RRRR", o520, NULL, 1378},
-    {89, 0x23e, "RRR", o521, NULL, 1248},
-    {89, 0x28c, "QQUUQ", o522, NULL, 22},
-    {89, 0x290, "HUUUU", o523, NULL, 9},
-    {89, 0x290, "UUUU", o524, NULL, 2},
-    {89, 0x290, "UUUUQQ", o525, NULL, 1},
-    {89, 0x2a4, "UUUU", o526, NULL, 12},
-    {89, 0x2a5, "UUUU", o527, NULL, 12},
-    {89, 0x308, "GRR", o528, NULL, 18},
-    {89, 0x308, "RR", o529, NULL, 127},
-    {89, 0x348, "R", o530, NULL, 1},
-    {89, 0x387, "RR", o531, NULL, 99},
-    {89, 0x388, "GRR", o532, NULL, 321},
-    {89, 0x388, "RR", o533, NULL, 2036},
-    {89, 0x389, "PRRRR", o534, NULL, 1},
-    {89, 0x423, "GRRR", o535, NULL, 9},
-    {89, 0x423, "RRR", o536, NULL, 22},
-    {89, 0x424, "GRRR", o537, NULL, 66},
-    {89, 0x424, "RRR", o538, NULL, 519},
-    {89, 0x4a4, "UUU", o539, NULL, 2},
-    {89, 0x624, "RRR", o540, NULL, 222},
-    {89, 0x624, "RRRP", o541, NULL, 1},
-    {89, 0x625, "RRR", o542, NULL, 21},
-    {89, 0x802, "R", o543, NULL, 95},
-    {89, 0x803, "RR", o544, NULL, 7},
-    {89, 0x805, "GR", o545, NULL, 14},
-    {89, 0x805, "R", o546, NULL, 6121},
-    {89, 0x807, "RRP", o547, NULL, 18},
-    {89, 0x808, "RRP", o548, NULL, 10},
-    {89, 0x80b, "PPRP", o549, NULL, 33},
-    {89, 0x80c, "PPRP", o550, NULL, 1555},
-    {89, 0x810, "GRRR", o551, NULL, 26},
-    {89, 0x810, "RPRR", o552, NULL, 11},
-    {89, 0x810, "RRR", o553, NULL, 2917},
-    {89, 0x811, "GRR", o554, NULL, 71},
-    {89, 0x811, "RR", o555, NULL, 517},
-    {89, 0x811, "RRR", o556, NULL, 307},
-    {89, 0x812, "PRRRP", o557, NULL, 198},
-    {89, 0x812, "RRRP", o558, NULL, 2781},
-    {89, 0x816, "RRR", o559, NULL, 2},
-    {89, 0x817, "RRP", o560, NULL, 299},
-    {89, 0x819, "GRRR", o561, NULL, 113},
-    {89, 0x819, "RRR", o562, NULL, 6225},
-    {89, 0x81c, "PPPPP", o563, NULL, 9},
-    {89, 0x81c, "PPPPQ", o564, NULL, 96},
-    {89, 0x820, "GRR", o565, NULL, 33},
-    {89, 0x820, "RR", o566, NULL, 22},
-    {89, 0x823, "GRRR", o567, NULL, 18},
-    {89, 0x824, "GRRR", o568, NULL, 283},
-    {89, 0x824, "RRR", o569, NULL, 6254},
-    {89, 0x824, "RRRP", o570, NULL, 63},
-    {89, 0x825, "GRRR", o571, NULL, 22},
-    {89, 0x825, "RRR", o572, NULL, 846},
-    {89, 0x827, "RRR", o573, NULL, 13},
-    {89, 0x83b, "RR", o574, NULL, 653},
-    {89, 0x882, "U", o575, NULL, 1},
-    {89, 0x88c, "QQUQ", o576, NULL, 74},
-    {89, 0x890, "UQUU", o577, NULL, 1},
-    {89, 0x890, "UUU", o578, NULL, 100},
-    {89, 0x891, "UU", o579, NULL, 76},
-    {89, 0x899, "UUU", o580, NULL, 503},
-    {89, 0x8a4, "UUU", o581, NULL, 2},
-    {89, 0x8a5, "UUU", o582, NULL, 1},
-    {89, 0x918, "", o583, NULL, 1903},
-    {89, 0x919, "R", o584, NULL, 792},
-    {89, 0x941, "B", o585, NULL, 658},
-    {89, 0x944, "", o586, NULL, 16},
-    {89, 0x944, "G", o587, NULL, 168},
-    {89, 0x945, "B", o588, NULL, 658},
-    {89, 0x947, "", o589, NULL, 506},
-    {89, 0x947, "G", o590, NULL, 1854},
-    {89, 0x947, "U", o591, NULL, 2},
-    {89, 0x948, "", o592, NULL, 1},
-    {89, 0x94d, "", o593, NULL, 163},
-    {89, 0x94d, "G", o594, NULL, 5},
-    {89, 0x950, "R", o595, NULL, 10},
-    {89, 0x981, "GRUR", o596, NULL, 336},
-    {89, 0x981, "RUR", o597, NULL, 4964},
-    {89, 0x983, "RR", o598, NULL, 71},
-    {89, 0x984, "GRR", o599, NULL, 3},
-    {89, 0x984, "R", o600, NULL, 1},
-    {89, 0x984, "RR", o601, NULL, 3226},
-    {89, 0x984, "RRU", o602, NULL, 137},
-    {89, 0x984, "RU", o603, NULL, 656},
-    {89, 0x986, "GURR", o604, NULL, 1},
-    {89, 0x986, "URR", o605, NULL, 4539},
-    {89, 0x988, "RUR", o606, NULL, 29},
-    {89, 0x989, "PRRR", o607, NULL, 8},
-    {89, 0x9c3, "U", o608, NULL, 246},
-    {89, 0xa02, "R", o609, NULL, 111},
-    {89, 0xa0c, "PPRP", o610, NULL, 303},
-    {89, 0xa10, "GRPRR", o611, NULL, 44},
-    {89, 0xa10, "GRRRPP", o612, NULL, 44},
-    {89, 0xa10, "RPRR", o613, NULL, 264},
-    {89, 0xa10, "RRRPP", o614, NULL, 264},
-    {89, 0xa11, "GRPR", o615, NULL, 274},
-    {89, 0xa11, "GRRRP", o616, NULL, 274},
-    {89, 0xa11, "RPR", o617, NULL, 2050},
-    {89, 0xa11, "RRRP", o618, NULL, 2050},
-    {89, 0xa20, "RR", o619, NULL, 3500},
-    {89, 0xa23, "RRR", o620, NULL, 3484},
-    {89, 0xa24, "GRRR", o621, NULL, 62},
-    {89, 0xa24, "RRR", o622, NULL, 1347},
-    {89, 0xa25, "GRRR", o623, NULL, 141},
-    {89, 0xa25, "RRR", o624, NULL, 1975},
-    {89, 0xa28, "RR", o625, NULL, 760},
-    {89, 0xa2b, "RRR", o626, NULL, 760},
-    {89, 0xab9, "U", o627, NULL, 423},
-    {89, 0xb1d, "", o628, NULL, 321},
-    {89, 0xc02, "RU", o629, NULL, 44},
-    {89, 0xc0c, "PPRUP", o630, NULL, 5},
-    {89, 0xc10, "GRPPRUR", o631, NULL, 22},
-    {89, 0xc10, "GRPRUR", o632, NULL, 41},
-    {89, 0xc10, "GRRUR", o633, NULL, 25},
-    {89, 0xc10, "RPPRUR", o634, NULL, 43},
-    {89, 0xc10, "RPRUR", o635, NULL, 1709},
-    {89, 0xc10, "RRUR", o636, NULL, 219},
-    {89, 0xc11, "GRRUP", o637, NULL, 6},
-    {89, 0xc11, "RRU", o638, NULL, 106},
-    {89, 0xc11, "RRUP", o639, NULL, 138},
-    {89, 0xc24, "GRRUR", o640, NULL, 54},
-    {89, 0xc24, "RRUR", o641, NULL, 1241},
-    {89, 0xc82, "UU", o642, NULL, 99},
-    {89, 0xe24, "RRRU", o643, NULL, 86},
-    {89, 0xf89, "PRR", o644, NULL, 10},
-    {90, 0x202, "GRR", o645, NULL, 63},
-    {90, 0x202, "RR", o646, NULL, 576},
-    {90, 0x208, "RRRP", o647, NULL, 1},
-    {90, 0x209, "RRRP", o648, NULL, 47},
-    {90, 0x20b, "PPRRP", o649, NULL, 9},
-    {90, 0x20c, "PPRRP", o650, NULL, 268},
-    {90, 0x210, "GRPPRRR", o651, NULL, 101},
-    {90, 0x210, "GRPRRR", o652, NULL, 86},
-    {90, 0x210, "GRRRR", o653, NULL, 40},
-    {90, 0x210, "GRRRRPP", o654, NULL, 145},
-    {90, 0x210, "RPPRRR", o655, NULL, 187},
-    {90, 0x210, "RPRRR", o656, NULL, 1157},
-    {90, 0x210, "RRRR", o657, NULL, 1068},
-    {90, 0x210, "RRRRPP", o658, NULL, 364},
-    {90, 0x211, "GRPRR", o659, NULL, 276},
-    {90, 0x211, "GRRR", o660, NULL, 74},
-    {90, 0x211, "GRRRP", o661, NULL, 103},
-    {90, 0x211, "GRRRRP", o662, NULL, 276},
-    {90, 0x211, "RPRR", o663, NULL, 870},
-    {90, 0x211, "RRR", o664, NULL, 1927},
-    {90, 0x211, "RRRP", o665, NULL, 2566},
-    {90, 0x211, "RRRR", o666, NULL, 2503},
-    {90, 0x211, "RRRRP", o667, NULL, 827},
-    {90, 0x212, "PRRRRP", o668, NULL, 9},
-    {90, 0x212, "RRRRP", o669, NULL, 9},
-    {90, 0x219, "RRRR", o670, NULL, 27},
-    {90, 0x220, "GRRR", o671, NULL, 33},
-    {90, 0x220, "RRR", o672, NULL, 3247},
-    {90, 0x221, "GRRR", o673, NULL, 18},
-    {90, 0x221, "RRR", o674, NULL, 216},
-    {90, 0x223, "GRRRR", o675, NULL, 9},
-    {90, 0x223, "RRRR", o676, NULL, 12976},
-    {90, 0x224, "GRRRR", o677, NULL, 273},
-    {90, 0x224, "RRRR", o678, NULL, 1305},
-    {90, 0x224, "RRRRP", o679, NULL, 30},
-    {90, 0x225, "GRRRR", o680, NULL, 142},
-    {90, 0x225, "RRRR", o681, NULL, 449},
-    {90, 0x22b, "RRRR", o682, NULL, 9504},
-    {90, 0x230, "RRR", o683, NULL, 2640},
-    {90, 0x23c, "RRRR", o684, NULL, 1394},
-    {90, 0x23e, "RRR", o685, NULL, 1248},
-    {90, 0x246, "RRRRP", o686, NULL, 2},
-    {90, 0x248, "RRRP", o687, NULL, 32},
-    {90, 0x28c, "QQUUQ", o688, NULL, 36},
-    {90, 0x290, "UUUU", o689, NULL, 4},
-    {90, 0x290, "UUUUQQ", o690, NULL, 2},
-    {90, 0x291, "UUU", o691, NULL, 343},
-    {90, 0x2a4, "UUUU", o692, NULL, 18},
-    {90, 0x2a5, "UUUU", o693, NULL, 18},
-    {90, 0x308, "GRR", o694, NULL, 18},
-    {90, 0x308, "RR", o695, NULL, 127},
-    {90, 0x348, "R", o696, NULL, 3},
-    {90, 0x387, "RR", o697, NULL, 175},
-    {90, 0x388, "GRR", o698, NULL, 297},
-    {90, 0x388, "RR", o699, NULL, 2103},
-    {90, 0x389, "PRRRR", o700, NULL, 3},
-    {90, 0x423, "GRRR", o701, NULL, 9},
-    {90, 0x423, "RRR", o702, NULL, 22},
-    {90, 0x424, "RRR", o703, NULL, 74},
-    {90, 0x435, "RRR", o704, NULL, 267},
-    {90, 0x446, "RRRP", o705, NULL, 1},
-    {90, 0x802, "GR", o706, NULL, 2},
-    {90, 0x802, "R", o707, NULL, 485},
-    {90, 0x803, "RR", o708, NULL, 7},
-    {90, 0x805, "GR", o709, NULL, 12},
-    {90, 0x805, "R", o710, NULL, 6111},
-    {90, 0x807, "RRP", o711, NULL, 18},
-    {90, 0x808, "RRP", o712, NULL, 10},
-    {90, 0x80b, "PPRP", o713, NULL, 33},
-    {90, 0x80c, "PPRP", o714, NULL, 1599},
-    {90, 0x810, "GRRR", o715, NULL, 18},
-    {90, 0x810, "RPRR", o716, NULL, 10},
-    {90, 0x810, "RRR", o717, NULL, 1228},
-    {90, 0x811, "RR", o718, NULL, 9},
-    {90, 0x811, "RRR", o719, NULL, 308},
-    {90, 0x812, "PRRRP", o720, NULL, 201},
-    {90, 0x812, "RRRP", o721, NULL, 2849},
-    {90, 0x816, "RRR", o722, NULL, 3},
-    {90, 0x819, "GRRR", o723, NULL, 81},
-    {90, 0x819, "RRR", o724, NULL, 6223},
-    {90, 0x81c, "PPPPP", o725, NULL, 9},
-    {90, 0x81c, "PPPPQ", o726, NULL, 75},
-    {90, 0x820, "GRR", o727, NULL, 33},
-    {90, 0x820, "RR", o728, NULL, 24},
-    {90, 0x823, "GRRR", o729, NULL, 18},
-    {90, 0x824, "GRRR", o730, NULL, 395},
-    {90, 0x824, "GRRRP", o731, NULL, 7},
-    {90, 0x824, "RRR", o732, NULL, 7341},
-    {90, 0x824, "RRRP", o733, NULL, 125},
-    {90, 0x825, "GRRR", o734, NULL, 9},
-    {90, 0x825, "RRR", o735, NULL, 884},
-    {90, 0x827, "RRR", o736, NULL, 13},
-    {90, 0x836, "GRR", o737, NULL, 25},
-    {90, 0x836, "RR", o738, NULL, 2185},
-    {90, 0x83b, "RR", o739, NULL, 660},
-    {90, 0x846, "RRRP", o740, NULL, 1},
-    {90, 0x848, "RRP", o741, NULL, 314},
-    {90, 0x882, "U", o742, NULL, 213},
-    {90, 0x88c, "QQUQ", o743, NULL, 39},
-    {90, 0x890, "UQUU", o744, NULL, 2},
-    {90, 0x890, "UUU", o745, NULL, 360},
-    {90, 0x899, "UUU", o746, NULL, 475},
-    {90, 0x8a4, "UUU", o747, NULL, 1},
-    {90, 0x8a5, "UUU", o748, NULL, 2},
-    {90, 0x918, "", o749, NULL, 2030},
-    {90, 0x919, "GR", o750, NULL, 2},
-    {90, 0x919, "R", o751, NULL, 1328},
-    {90, 0x91b, "", o752, NULL, 3},
-    {90, 0x941, "B", o753, NULL, 662},
-    {90, 0x944, "", o754, NULL, 13},
-    {90, 0x945, "B", o755, NULL, 662},
-    {90, 0x947, "", o756, NULL, 342},
-    {90, 0x947, "G", o757, NULL, 2045},
-    {90, 0x947, "U", o758, NULL, 1},
-    {90, 0x948, "", o759, NULL, 1},
-    {90, 0x94d, "", o760, NULL, 167},
-    {90, 0x94d, "G", o761, NULL, 5},
-    {90, 0x950, "R", o762, NULL, 9},
-    {90, 0x980, "RUR", o763, NULL, 1},
-    {90, 0x981, "GRUR", o764, NULL, 312},
-    {90, 0x981, "RUR", o765, NULL, 5023},
-    {90, 0x983, "RR", o766, NULL, 147},
-    {90, 0x984, "GRR", o767, NULL, 3},
-    {90, 0x984, "RR", o768, NULL, 3571},
-    {90, 0x984, "RU", o769, NULL, 449},
-    {90, 0x985, "URR", o770, NULL, 1},
-    {90, 0x986, "GURR", o771, NULL, 1},
-    {90, 0x986, "URR", o772, NULL, 4581},
-    {90, 0x989, "PRRR", o773, NULL, 8},
-    {90, 0x98e, "URR", o774, NULL, 1},
-    {90, 0x9a8, "PRURR", o775, NULL, 1},
-    {90, 0x9c3, "U", o776, NULL, 470},
-    {90, 0xab9, "U", o777, NULL, 1840},
-    {90, 0xb1d, "", o778, NULL, 323},
-    {90, 0xb82, "R", o779, NULL, 832},
-    {90, 0xc02, "RU", o780, NULL, 36},
-    {90, 0xc0c, "PPRUP", o781, NULL, 295},
-    {90, 0xc10, "GRPPRUR", o782, NULL, 33},
-    {90, 0xc10, "GRPRUR", o783, NULL, 35},
-    {90, 0xc10, "GRRUR", o784, NULL, 10},
-    {90, 0xc10, "RPPRUR", o785, NULL, 65},
-    {90, 0xc10, "RPRUR", o786, NULL, 2015},
-    {90, 0xc10, "RRUR", o787, NULL, 162},
-    {90, 0xc10, "RRURPP", o788, NULL, 176},
-    {90, 0xc11, "GRRU", o789, NULL, 2},
-    {90, 0xc11, "RPRU", o790, NULL, 1514},
-    {90, 0xc11, "RRU", o791, NULL, 986},
-    {90, 0xc11, "RRUP", o792, NULL, 216},
-    {90, 0xc11, "RRURP", o793, NULL, 1514},
-    {90, 0xc20, "RRU", o794, NULL, 3540},
-    {90, 0xc23, "RRUR", o795, NULL, 3524},
-    {90, 0xc24, "GRRUR", o796, NULL, 54},
-    {90, 0xc24, "RRUR", o797, NULL, 2435},
-    {90, 0xc25, "RRUR", o798, NULL, 1524},
-    {90, 0xc28, "RRU", o799, NULL, 760},
-    {90, 0xc2b, "RRUR", o800, NULL, 760},
-    {90, 0xc36, "GRRU", o801, NULL, 31},
-    {90, 0xc36, "RRU", o802, NULL, 252},
-    {90, 0xc46, "RRURP", o803, NULL, 1},
-    {90, 0xc48, "RRUP", o804, NULL, 2},
-    {90, 0xc82, "UU", o805, NULL, 145},
-    {90, 0xe24, "GRRRU", o806, NULL, 4},
-    {90, 0xe24, "RRRU", o807, NULL, 92},
-    {90, 0xe25, "RRRU", o808, NULL, 82},
-    {90, 0xe46, "RRRUP", o809, NULL, 1},
-    {90, 0xf89, "PRR", o810, NULL, 10},
+    {75, 0x986, "UR", o122, NULL, 1},
+    {75, 0x988, "RUR", o123, NULL, 29},
+    {75, 0x989, "PRRR", o124, NULL, 8},
+    {75, 0x9c3, "U", o125, NULL, 247},
+    {75, 0xa02, "R", o126, NULL, 134},
+    {75, 0xa0c, "PPRP", o127, NULL, 385},
+    {75, 0xa11, "GRPR", o128, NULL, 274},
+    {75, 0xa11, "GRRRP", o129, NULL, 274},
+    {75, 0xa11, "RPR", o130, NULL, 2053},
+    {75, 0xa11, "RRRP", o131, NULL, 2053},
+    {75, 0xa20, "RR", o132, NULL, 3468},
+    {75, 0xa23, "RRR", o133, NULL, 3452},
+    {75, 0xa24, "GRRR", o134, NULL, 61},
+    {75, 0xa24, "RRR", o135, NULL, 1316},
+    {75, 0xa25, "GRRR", o136, NULL, 141},
+    {75, 0xa25, "RRR", o137, NULL, 1977},
+    {75, 0xa28, "RR", o138, NULL, 760},
+    {75, 0xa2b, "RRR", o139, NULL, 760},
+    {75, 0xab9, "U", o140, NULL, 345},
+    {75, 0xb1d, "", o141, NULL, 327},
+    {75, 0xc02, "RU", o142, NULL, 43},
+    {75, 0xc0c, "PPRUP", o143, NULL, 5},
+    {75, 0xc10, "GRPPRUR", o144, NULL, 8},
+    {75, 0xc10, "GRPRUR", o145, NULL, 41},
+    {75, 0xc10, "GRRUR", o146, NULL, 11},
+    {75, 0xc10, "RPPRUR", o147, NULL, 16},
+    {75, 0xc10, "RPRUR", o148, NULL, 1645},
+    {75, 0xc10, "RRUR", o149, NULL, 78},
+    {75, 0xc11, "GRRUP", o150, NULL, 6},
+    {75, 0xc11, "RRU", o151, NULL, 105},
+    {75, 0xc11, "RRUP", o152, NULL, 138},
+    {75, 0xc24, "GRRUR", o153, NULL, 58},
+    {75, 0xc24, "RRUR", o154, NULL, 1279},
+    {75, 0xc82, "UU", o155, NULL, 88},
+    {75, 0xe24, "RRRU", o156, NULL, 61},
+    {75, 0xf89, "PRR", o157, NULL, 70},
+    {80, 0x202, "GRR", o158, NULL, 77},
+    {80, 0x202, "RR", o159, NULL, 575},
+    {80, 0x208, "RRRP", o160, NULL, 2},
+    {80, 0x209, "RRRP", o161, NULL, 47},
+    {80, 0x20b, "PPRRP", o162, NULL, 9},
+    {80, 0x20c, "PPRRP", o163, NULL, 271},
+    {80, 0x210, "GRPPRRR", o164, NULL, 115},
+    {80, 0x210, "GRPRRR", o165, NULL, 73},
+    {80, 0x210, "GRRRR", o166, NULL, 66},
+    {80, 0x210, "GRRRRPP", o167, NULL, 134},
+    {80, 0x210, "RPPRRR", o168, NULL, 215},
+    {80, 0x210, "RPRRR", o169, NULL, 1142},
+    {80, 0x210, "RRRR", o170, NULL, 1283},
+    {80, 0x210, "RRRRPP", o171, NULL, 312},
+    {80, 0x211, "GRRR", o172, NULL, 47},
+    {80, 0x211, "GRRRP", o173, NULL, 108},
+    {80, 0x211, "RPRR", o174, NULL, 318},
+    {80, 0x211, "RRR", o175, NULL, 791},
+    {80, 0x211, "RRRP", o176, NULL, 2608},
+    {80, 0x211, "RRRR", o177, NULL, 2386},
+    {80, 0x211, "RRRRP", o178, NULL, 275},
+    {80, 0x212, "PRRRRP", o179, NULL, 9},
+    {80, 0x212, "RRRRP", o180, NULL, 9},
+    {80, 0x217, "RRRP", o181, NULL, 28},
+    {80, 0x219, "RRRR", o182, NULL, 27},
+    {80, 0x220, "GRRR", o183, NULL, 33},
+    {80, 0x220, "RRR", o184, NULL, 3247},
+    {80, 0x221, "GRRR", o185, NULL, 16},
+    {80, 0x221, "RRR", o186, NULL, 420},
+    {80, 0x223, "GRRRR", o187, NULL, 9},
+    {80, 0x223, "RRRR", o188, NULL, 12848},
+    {80, 0x224, "GRRRR", o189, NULL, 229},
+    {80, 0x224, "RRRR", o190, NULL, 1142},
+    {80, 0x224, "RRRRP", o191, NULL, 26},
+    {80, 0x225, "RRRR", o192, NULL, 68},
+    {80, 0x22b, "RRRR", o193, NULL, 9504},
+    {80, 0x230, "RRR", o194, NULL, 2640},
+    {80, 0x23c, "RRRR", o195, NULL, 1398},
+    {80, 0x23e, "RRR", o196, NULL, 1248},
+    {80, 0x28c, "QQUUQ", o197, NULL, 22},
+    {80, 0x290, "HUUUU", o198, NULL, 9},
+    {80, 0x290, "UUUU", o199, NULL, 3},
+    {80, 0x290, "UUUUQQ", o200, NULL, 1},
+    {80, 0x2a4, "UUUU", o201, NULL, 14},
+    {80, 0x2a5, "UUUU", o202, NULL, 14},
+    {80, 0x308, "GRR", o203, NULL, 18},
+    {80, 0x308, "RR", o204, NULL, 127},
+    {80, 0x348, "R", o205, NULL, 1},
+    {80, 0x387, "RR", o206, NULL, 169},
+    {80, 0x388, "GRR", o207, NULL, 329},
+    {80, 0x388, "RR", o208, NULL, 2046},
+    {80, 0x389, "PRRRR", o209, NULL, 1},
+    {80, 0x423, "GRRR", o210, NULL, 9},
+    {80, 0x423, "RRR", o211, NULL, 22},
+    {80, 0x424, "GRRR", o212, NULL, 68},
+    {80, 0x424, "RRR", o213, NULL, 545},
+    {80, 0x435, "RRR", o214, NULL, 271},
+    {80, 0x4a4, "UUU", o215, NULL, 2},
+    {80, 0x624, "RRR", o216, NULL, 220},
+    {80, 0x624, "RRRP", o217, NULL, 1},
+    {80, 0x625, "RRR", o218, NULL, 33},
+    {80, 0x802, "R", o219, NULL, 82},
+    {80, 0x803, "RR", o220, NULL, 7},
+    {80, 0x805, "GR", o221, NULL, 15},
+    {80, 0x805, "R", o222, NULL, 6151},
+    {80, 0x807, "RRP", o223, NULL, 18},
+    {80, 0x808, "RRP", o224, NULL, 10},
+    {80, 0x80b, "PPRP", o225, NULL, 33},
+    {80, 0x80c, "PPRP", o226, NULL, 1572},
+    {80, 0x810, "GRRR", o227, NULL, 12},
+    {80, 0x810, "RPRR", o228, NULL, 11},
+    {80, 0x810, "RRR", o229, NULL, 3068},
+    {80, 0x811, "GRR", o230, NULL, 70},
+    {80, 0x811, "RR", o231, NULL, 501},
+    {80, 0x811, "RRR", o232, NULL, 309},
+    {80, 0x812, "PRRRP", o233, NULL, 206},
+    {80, 0x812, "RRRP", o234, NULL, 2820},
+    {80, 0x816, "RRR", o235, NULL, 3},
+    {80, 0x817, "RRP", o236, NULL, 302},
+    {80, 0x819, "GRRR", o237, NULL, 121},
+    {80, 0x819, "RRR", o238, NULL, 6217},
+    {80, 0x81c, "PPPPP", o239, NULL, 9},
+    {80, 0x81c, "PPPPQ", o240, NULL, 100},
+    {80, 0x820, "GRR", o241, NULL, 33},
+    {80, 0x820, "RR", o242, NULL, 23},
+    {80, 0x823, "GRRR", o243, NULL, 18},
+    {80, 0x824, "GRRR", o244, NULL, 283},
+    {80, 0x824, "RRR", o245, NULL, 6392},
+    {80, 0x824, "RRRP", o246, NULL, 67},
+    {80, 0x825, "GRRR", o247, NULL, 22},
+    {80, 0x825, "RRR", o248, NULL, 847},
+    {80, 0x827, "RRR", o249, NULL, 13},
+    {80, 0x83b, "RR", o250, NULL, 664},
+    {80, 0x882, "U", o251, NULL, 1},
+    {80, 0x88c, "QQUQ", o252, NULL, 78},
+    {80, 0x890, "UQUU", o253, NULL, 1},
+    {80, 0x890, "UUU", o254, NULL, 104},
+    {80, 0x891, "UU", o255, NULL, 80},
+    {80, 0x899, "UUU", o256, NULL, 520},
+    {80, 0x8a4, "UUU", o257, NULL, 2},
+    {80, 0x8a5, "UUU", o258, NULL, 1},
+    {80, 0x918, "", o259, NULL, 1960},
+    {80, 0x919, "R", o260, NULL, 867},
+    {80, 0x941, "B", o261, NULL, 662},
+    {80, 0x944, "", o262, NULL, 16},
+    {80, 0x944, "G", o263, NULL, 169},
+    {80, 0x945, "B", o264, NULL, 662},
+    {80, 0x947, "", o265, NULL, 515},
+    {80, 0x947, "G", o266, NULL, 1876},
+    {80, 0x947, "U", o267, NULL, 2},
+    {80, 0x948, "", o268, NULL, 1},
+    {80, 0x94d, "", o269, NULL, 170},
+    {80, 0x94d, "G", o270, NULL, 17},
+    {80, 0x950, "R", o271, NULL, 10},
+    {80, 0x981, "GRUR", o272, NULL, 394},
+    {80, 0x981, "RUR", o273, NULL, 4984},
+    {80, 0x983, "RR", o274, NULL, 141},
+    {80, 0x984, "GRR", o275, NULL, 9},
+    {80, 0x984, "R", o276, NULL, 1},
+    {80, 0x984, "RR", o277, NULL, 3210},
+    {80, 0x984, "RRU", o278, NULL, 137},
+    {80, 0x984, "RU", o279, NULL, 656},
+    {80, 0x986, "GURR", o280, NULL, 1},
+    {80, 0x986, "URR", o281, NULL, 4553},
+    {80, 0x988, "RUR", o282, NULL, 31},
+    {80, 0x989, "PRRR", o283, NULL, 8},
+    {80, 0x9c3, "U", o284, NULL, 251},
+    {80, 0xa02, "R", o285, NULL, 119},
+    {80, 0xa0c, "PPRP", o286, NULL, 374},
+    {80, 0xa10, "GRPRR", o287, NULL, 44},
+    {80, 0xa10, "GRRRPP", o288, NULL, 44},
+    {80, 0xa10, "RPRR", o289, NULL, 264},
+    {80, 0xa10, "RRRPP", o290, NULL, 264},
+    {80, 0xa11, "GRPR", o291, NULL, 276},
+    {80, 0xa11, "GRRRP", o292, NULL, 276},
+    {80, 0xa11, "RPR", o293, NULL, 2067},
+    {80, 0xa11, "RRRP", o294, NULL, 2067},
+    {80, 0xa20, "RR", o295, NULL, 3532},
+    {80, 0xa23, "RRR", o296, NULL, 3516},
+    {80, 0xa24, "GRRR", o297, NULL, 62},
+    {80, 0xa24, "RRR", o298, NULL, 1329},
+    {80, 0xa25, "GRRR", o299, NULL, 142},
+    {80, 0xa25, "RRR", o300, NULL, 1989},
+    {80, 0xa28, "RR", o301, NULL, 760},
+    {80, 0xa2b, "RRR", o302, NULL, 760},
+    {80, 0xab9, "U", o303, NULL, 399},
+    {80, 0xb1d, "", o304, NULL, 329},
+    {80, 0xc02, "RU", o305, NULL, 46},
+    {80, 0xc0c, "PPRUP", o306, NULL, 7},
+    {80, 0xc10, "GRPPRUR", o307, NULL, 19},
+    {80, 0xc10, "GRPRUR", o308, NULL, 43},
+    {80, 0xc10, "GRRUR", o309, NULL, 25},
+    {80, 0xc10, "RPPRUR", o310, NULL, 37},
+    {80, 0xc10, "RPRUR", o311, NULL, 1726},
+    {80, 0xc10, "RRUR", o312, NULL, 168},
+    {80, 0xc11, "GRRUP", o313, NULL, 8},
+    {80, 0xc11, "RRU", o314, NULL, 106},
+    {80, 0xc11, "RRUP", o315, NULL, 160},
+    {80, 0xc24, "GRRUR", o316, NULL, 59},
+    {80, 0xc24, "RRUR", o317, NULL, 1292},
+    {80, 0xc82, "UU", o318, NULL, 103},
+    {80, 0xe24, "RRRU", o319, NULL, 83},
+    {80, 0xe25, "RRRU", o320, NULL, 2},
+    {80, 0xf89, "PRR", o321, NULL, 70},
+    {86, 0x202, "GRR", o322, NULL, 72},
+    {86, 0x202, "RR", o323, NULL, 766},
+    {86, 0x208, "RRRP", o324, NULL, 2},
+    {86, 0x209, "RRRP", o325, NULL, 47},
+    {86, 0x20b, "PPRRP", o326, NULL, 9},
+    {86, 0x20c, "PPRRP", o327, NULL, 274},
+    {86, 0x210, "GRPPRRR", o328, NULL, 112},
+    {86, 0x210, "GRPRRR", o329, NULL, 75},
+    {86, 0x210, "GRRRR", o330, NULL, 64},
+    {86, 0x210, "GRRRRPP", o331, NULL, 134},
+    {86, 0x210, "RPPRRR", o332, NULL, 209},
+    {86, 0x210, "RPRRR", o333, NULL, 1152},
+    {86, 0x210, "RRRR", o334, NULL, 1299},
+    {86, 0x210, "RRRRPP", o335, NULL, 313},
+    {86, 0x211, "GRRR", o336, NULL, 42},
+    {86, 0x211, "GRRRP", o337, NULL, 110},
+    {86, 0x211, "RPRR", o338, NULL, 318},
+    {86, 0x211, "RRR", o339, NULL, 787},
+    {86, 0x211, "RRRP", o340, NULL, 2630},
+    {86, 0x211, "RRRR", o341, NULL, 2409},
+    {86, 0x211, "RRRRP", o342, NULL, 275},
+    {86, 0x212, "PRRRRP", o343, NULL, 9},
+    {86, 0x212, "RRRRP", o344, NULL, 9},
+    {86, 0x217, "RRRP", o345, NULL, 28},
+    {86, 0x219, "RRRR", o346, NULL, 27},
+    {86, 0x220, "GRRR", o347, NULL, 33},
+    {86, 0x220, "RRR", o348, NULL, 3247},
+    {86, 0x221, "GRRR", o349, NULL, 16},
+    {86, 0x221, "RRR", o350, NULL, 420},
+    {86, 0x223, "GRRRR", o351, NULL, 9},
+    {86, 0x223, "RRRR", o352, NULL, 12848},
+    {86, 0x224, "GRRRR", o353, NULL, 228},
+    {86, 0x224, "RRRR", o354, NULL, 1203},
+    {86, 0x224, "RRRRP", o355, NULL, 25},
+    {86, 0x225, "RRRR", o356, NULL, 68},
+    {86, 0x22b, "RRRR", o357, NULL, 9504},
+    {86, 0x230, "RRR", o358, NULL, 2640},
+    {86, 0x23c, "RRRR", o359, NULL, 1398},
+    {86, 0x23e, "RRR", o360, NULL, 1248},
+    {86, 0x28c, "QQUUQ", o361, NULL, 22},
+    {86, 0x290, "HUUUU", o362, NULL, 10},
+    {86, 0x290, "UUUU", o363, NULL, 2},
+    {86, 0x290, "UUUUQQ", o364, NULL, 1},
+    {86, 0x2a4, "UUUU", o365, NULL, 12},
+    {86, 0x2a5, "UUUU", o366, NULL, 12},
+    {86, 0x308, "GRR", o367, NULL, 18},
+    {86, 0x308, "RR", o368, NULL, 127},
+    {86, 0x348, "R", o369, NULL, 1},
+    {86, 0x387, "RR", o370, NULL, 98},
+    {86, 0x388, "GRR", o371, NULL, 329},
+    {86, 0x388, "RR", o372, NULL, 2048},
+    {86, 0x389, "PRRRR", o373, NULL, 1},
+    {86, 0x423, "GRRR", o374, NULL, 9},
+    {86, 0x423, "RRR", o375, NULL, 22},
+    {86, 0x424, "GRRR", o376, NULL, 68},
+    {86, 0x424, "RRR", o377, NULL, 540},
+    {86, 0x4a4, "UUU", o378, NULL, 2},
+    {86, 0x624, "RRR", o379, NULL, 227},
+    {86, 0x624, "RRRP", o380, NULL, 1},
+    {86, 0x625, "RRR", o381, NULL, 33},
+    {86, 0x802, "R", o382, NULL, 102},
+    {86, 0x803, "RR", o383, NULL, 7},
+    {86, 0x805, "GR", o384, NULL, 14},
+    {86, 0x805, "R", o385, NULL, 6176},
+    {86, 0x807, "RRP", o386, NULL, 18},
+    {86, 0x808, "RRP", o387, NULL, 10},
+    {86, 0x80b, "PPRP", o388, NULL, 33},
+    {86, 0x80c, "PPRP", o389, NULL, 1576},
+    {86, 0x810, "GRRR", o390, NULL, 25},
+    {86, 0x810, "RPRR", o391, NULL, 11},
+    {86, 0x810, "RRR", o392, NULL, 2988},
+    {86, 0x811, "GRR", o393, NULL, 67},
+    {86, 0x811, "RR", o394, NULL, 518},
+    {86, 0x811, "RRR", o395, NULL, 309},
+    {86, 0x812, "PRRRP", o396, NULL, 206},
+    {86, 0x812, "RRRP", o397, NULL, 2804},
+    {86, 0x816, "RRR", o398, NULL, 2},
+    {86, 0x817, "RRP", o399, NULL, 301},
+    {86, 0x819, "GRRR", o400, NULL, 119},
+    {86, 0x819, "RRR", o401, NULL, 6277},
+    {86, 0x81c, "PPPPP", o402, NULL, 9},
+    {86, 0x81c, "PPPPQ", o403, NULL, 96},
+    {86, 0x820, "GRR", o404, NULL, 33},
+    {86, 0x820, "RR", o405, NULL, 22},
+    {86, 0x823, "GRRR", o406, NULL, 18},
+    {86, 0x824, "GRRR", o407, NULL, 289},
+    {86, 0x824, "RRR", o408, NULL, 6373},
+    {86, 0x824, "RRRP", o409, NULL, 67},
+    {86, 0x825, "GRRR", o410, NULL, 22},
+    {86, 0x825, "RRR", o411, NULL, 849},
+    {86, 0x827, "RRR", o412, NULL, 13},
+    {86, 0x83b, "RR", o413, NULL, 664},
+    {86, 0x882, "U", o414, NULL, 1},
+    {86, 0x88c, "QQUQ", o415, NULL, 74},
+    {86, 0x890, "UQUU", o416, NULL, 1},
+    {86, 0x890, "UUU", o417, NULL, 100},
+    {86, 0x891, "UU", o418, NULL, 76},
+    {86, 0x899, "UUU", o419, NULL, 506},
+    {86, 0x8a4, "UUU", o420, NULL, 2},
+    {86, 0x8a5, "UUU", o421, NULL, 1},
+    {86, 0x918, "", o422, NULL, 1992},
+    {86, 0x919, "R", o423, NULL, 818},
+    {86, 0x941, "B", o424, NULL, 662},
+    {86, 0x944, "", o425, NULL, 16},
+    {86, 0x944, "G", o426, NULL, 169},
+    {86, 0x945, "B", o427, NULL, 662},
+    {86, 0x947, "", o428, NULL, 515},
+    {86, 0x947, "G", o429, NULL, 1876},
+    {86, 0x947, "U", o430, NULL, 2},
+    {86, 0x948, "", o431, NULL, 1},
+    {86, 0x94d, "", o432, NULL, 170},
+    {86, 0x94d, "G", o433, NULL, 17},
+    {86, 0x950, "R", o434, NULL, 10},
+    {86, 0x981, "GRUR", o435, NULL, 394},
+    {86, 0x981, "RUR", o436, NULL, 4984},
+    {86, 0x983, "RR", o437, NULL, 70},
+    {86, 0x984, "GRR", o438, NULL, 9},
+    {86, 0x984, "R", o439, NULL, 1},
+    {86, 0x984, "RR", o440, NULL, 3210},
+    {86, 0x984, "RRU", o441, NULL, 137},
+    {86, 0x984, "RU", o442, NULL, 656},
+    {86, 0x986, "GURR", o443, NULL, 1},
+    {86, 0x986, "URR", o444, NULL, 4553},
+    {86, 0x988, "RUR", o445, NULL, 29},
+    {86, 0x989, "PRRR", o446, NULL, 8},
+    {86, 0x9c3, "U", o447, NULL, 248},
+    {86, 0xa02, "R", o448, NULL, 120},
+    {86, 0xa0c, "PPRP", o449, NULL, 373},
+    {86, 0xa10, "GRPRR", o450, NULL, 44},
+    {86, 0xa10, "GRRRPP", o451, NULL, 44},
+    {86, 0xa10, "RPRR", o452, NULL, 264},
+    {86, 0xa10, "RRRPP", o453, NULL, 264},
+    {86, 0xa11, "GRPR", o454, NULL, 276},
+    {86, 0xa11, "GRRRP", o455, NULL, 276},
+    {86, 0xa11, "RPR", o456, NULL, 2067},
+    {86, 0xa11, "RRRP", o457, NULL, 2067},
+    {86, 0xa20, "RR", o458, NULL, 3532},
+    {86, 0xa23, "RRR", o459, NULL, 3516},
+    {86, 0xa24, "GRRR", o460, NULL, 62},
+    {86, 0xa24, "RRR", o461, NULL, 1351},
+    {86, 0xa25, "GRRR", o462, NULL, 142},
+    {86, 0xa25, "RRR", o463, NULL, 1991},
+    {86, 0xa28, "RR", o464, NULL, 760},
+    {86, 0xa2b, "RRR", o465, NULL, 760},
+    {86, 0xab9, "U", o466, NULL, 431},
+    {86, 0xb1d, "", o467, NULL, 329},
+    {86, 0xc02, "RU", o468, NULL, 43},
+    {86, 0xc0c, "PPRUP", o469, NULL, 5},
+    {86, 0xc10, "GRPPRUR", o470, NULL, 22},
+    {86, 0xc10, "GRPRUR", o471, NULL, 41},
+    {86, 0xc10, "GRRUR", o472, NULL, 25},
+    {86, 0xc10, "RPPRUR", o473, NULL, 43},
+    {86, 0xc10, "RPRUR", o474, NULL, 1716},
+    {86, 0xc10, "RRUR", o475, NULL, 212},
+    {86, 0xc11, "GRRUP", o476, NULL, 6},
+    {86, 0xc11, "RRU", o477, NULL, 106},
+    {86, 0xc11, "RRUP", o478, NULL, 138},
+    {86, 0xc24, "GRRUR", o479, NULL, 54},
+    {86, 0xc24, "RRUR", o480, NULL, 1248},
+    {86, 0xc82, "UU", o481, NULL, 99},
+    {86, 0xe24, "RRRU", o482, NULL, 88},
+    {86, 0xf89, "PRR", o483, NULL, 70},
+    {89, 0x202, "GRR", o484, NULL, 73},
+    {89, 0x202, "RR", o485, NULL, 785},
+    {89, 0x208, "RRRP", o486, NULL, 2},
+    {89, 0x209, "RRRP", o487, NULL, 47},
+    {89, 0x20b, "PPRRP", o488, NULL, 9},
+    {89, 0x20c, "PPRRP", o489, NULL, 274},
+    {89, 0x210, "GRPPRRR", o490, NULL, 111},
+    {89, 0x210, "GRPRRR", o491, NULL, 74},
+    {89, 0x210, "GRRRR", o492, NULL, 66},
+    {89, 0x210, "GRRRRPP", o493, NULL, 133},
+    {89, 0x210, "RPPRRR", o494, NULL, 207},
+    {89, 0x210, "RPRRR", o495, NULL, 1138},
+    {89, 0x210, "RRRR", o496, NULL, 1319},
+    {89, 0x210, "RRRRPP", o497, NULL, 311},
+    {89, 0x211, "GRRR", o498, NULL, 47},
+    {89, 0x211, "GRRRP", o499, NULL, 109},
+    {89, 0x211, "RPRR", o500, NULL, 312},
+    {89, 0x211, "RRR", o501, NULL, 794},
+    {89, 0x211, "RRRP", o502, NULL, 2613},
+    {89, 0x211, "RRRR", o503, NULL, 2391},
+    {89, 0x211, "RRRRP", o504, NULL, 269},
+    {89, 0x212, "PRRRRP", o505, NULL, 9},
+    {89, 0x212, "RRRRP", o506, NULL, 9},
+    {89, 0x217, "RRRP", o507, NULL, 28},
+    {89, 0x219, "RRRR", o508, NULL, 27},
+    {89, 0x220, "GRRR", o509, NULL, 33},
+    {89, 0x220, "RRR", o510, NULL, 3247},
+    {89, 0x221, "GRRR", o511, NULL, 16},
+    {89, 0x221, "RRR", o512, NULL, 420},
+    {89, 0x223, "GRRRR", o513, NULL, 9},
+    {89, 0x223, "RRRR", o514, NULL, 12976},
+    {89, 0x224, "GRRRR", o515, NULL, 224},
+    {89, 0x224, "RRRR", o516, NULL, 1198},
+    {89, 0x224, "RRRRP", o517, NULL, 25},
+    {89, 0x225, "RRRR", o518, NULL, 66},
+    {89, 0x22b, "RRRR", o519, NULL, 9504},
+    {89, 0x230, "RRR", o520, NULL, 2640},
+    {89, 0x23c, "RRRR", o521, NULL, 1378},
+    {89, 0x23e, "RRR", o522, NULL, 1248},
+    {89, 0x28c, "QQUUQ", o523, NULL, 22},
+    {89, 0x290, "HUUUU", o524, NULL, 9},
+    {89, 0x290, "UUUU", o525, NULL, 2},
+    {89, 0x290, "UUUUQQ", o526, NULL, 1},
+    {89, 0x2a4, "UUUU", o527, NULL, 12},
+    {89, 0x2a5, "UUUU", o528, NULL, 12},
+    {89, 0x308, "GRR", o529, NULL, 18},
+    {89, 0x308, "RR", o530, NULL, 127},
+    {89, 0x348, "R", o531, NULL, 1},
+    {89, 0x387, "RR", o532, NULL, 99},
+    {89, 0x388, "GRR", o533, NULL, 327},
+    {89, 0x388, "RR", o534, NULL, 2036},
+    {89, 0x389, "PRRRR", o535, NULL, 1},
+    {89, 0x423, "GRRR", o536, NULL, 9},
+    {89, 0x423, "RRR", o537, NULL, 22},
+    {89, 0x424, "GRRR", o538, NULL, 66},
+    {89, 0x424, "RRR", o539, NULL, 522},
+    {89, 0x4a4, "UUU", o540, NULL, 2},
+    {89, 0x624, "RRR", o541, NULL, 225},
+    {89, 0x624, "RRRP", o542, NULL, 1},
+    {89, 0x625, "RRR", o543, NULL, 33},
+    {89, 0x802, "R", o544, NULL, 104},
+    {89, 0x803, "RR", o545, NULL, 7},
+    {89, 0x805, "GR", o546, NULL, 14},
+    {89, 0x805, "R", o547, NULL, 6129},
+    {89, 0x807, "RRP", o548, NULL, 18},
+    {89, 0x808, "RRP", o549, NULL, 10},
+    {89, 0x80b, "PPRP", o550, NULL, 33},
+    {89, 0x80c, "PPRP", o551, NULL, 1567},
+    {89, 0x810, "GRRR", o552, NULL, 26},
+    {89, 0x810, "RPRR", o553, NULL, 11},
+    {89, 0x810, "RRR", o554, NULL, 2967},
+    {89, 0x811, "GRR", o555, NULL, 71},
+    {89, 0x811, "RR", o556, NULL, 517},
+    {89, 0x811, "RRR", o557, NULL, 307},
+    {89, 0x812, "PRRRP", o558, NULL, 204},
+    {89, 0x812, "RRRP", o559, NULL, 2781},
+    {89, 0x816, "RRR", o560, NULL, 2},
+    {89, 0x817, "RRP", o561, NULL, 299},
+    {89, 0x819, "GRRR", o562, NULL, 119},
+    {89, 0x819, "RRR", o563, NULL, 6228},
+    {89, 0x81c, "PPPPP", o564, NULL, 9},
+    {89, 0x81c, "PPPPQ", o565, NULL, 96},
+    {89, 0x820, "GRR", o566, NULL, 33},
+    {89, 0x820, "RR", o567, NULL, 22},
+    {89, 0x823, "GRRR", o568, NULL, 18},
+    {89, 0x824, "GRRR", o569, NULL, 283},
+    {89, 0x824, "RRR", o570, NULL, 6260},
+    {89, 0x824, "RRRP", o571, NULL, 63},
+    {89, 0x825, "GRRR", o572, NULL, 22},
+    {89, 0x825, "RRR", o573, NULL, 846},
+    {89, 0x827, "RRR", o574, NULL, 13},
+    {89, 0x83b, "RR", o575, NULL, 653},
+    {89, 0x882, "U", o576, NULL, 1},
+    {89, 0x88c, "QQUQ", o577, NULL, 74},
+    {89, 0x890, "UQUU", o578, NULL, 1},
+    {89, 0x890, "UUU", o579, NULL, 100},
+    {89, 0x891, "UU", o580, NULL, 76},
+    {89, 0x899, "UUU", o581, NULL, 503},
+    {89, 0x8a4, "UUU", o582, NULL, 2},
+    {89, 0x8a5, "UUU", o583, NULL, 1},
+    {89, 0x918, "", o584, NULL, 1965},
+    {89, 0x919, "R", o585, NULL, 807},
+    {89, 0x941, "B", o586, NULL, 658},
+    {89, 0x944, "", o587, NULL, 16},
+    {89, 0x944, "G", o588, NULL, 168},
+    {89, 0x945, "B", o589, NULL, 658},
+    {89, 0x947, "", o590, NULL, 512},
+    {89, 0x947, "G", o591, NULL, 1866},
+    {89, 0x947, "U", o592, NULL, 2},
+    {89, 0x948, "", o593, NULL, 1},
+    {89, 0x94d, "", o594, NULL, 169},
+    {89, 0x94d, "G", o595, NULL, 17},
+    {89, 0x950, "R", o596, NULL, 10},
+    {89, 0x981, "GRUR", o597, NULL, 392},
+    {89, 0x981, "RUR", o598, NULL, 4964},
+    {89, 0x983, "RR", o599, NULL, 71},
+    {89, 0x984, "GRR", o600, NULL, 9},
+    {89, 0x984, "R", o601, NULL, 1},
+    {89, 0x984, "RR", o602, NULL, 3226},
+    {89, 0x984, "RRU", o603, NULL, 137},
+    {89, 0x984, "RU", o604, NULL, 656},
+    {89, 0x986, "GURR", o605, NULL, 1},
+    {89, 0x986, "URR", o606, NULL, 4545},
+    {89, 0x988, "RUR", o607, NULL, 29},
+    {89, 0x989, "PRRR", o608, NULL, 8},
+    {89, 0x9c3, "U", o609, NULL, 246},
+    {89, 0xa02, "R", o610, NULL, 120},
+    {89, 0xa0c, "PPRP", o611, NULL, 371},
+    {89, 0xa10, "GRPRR", o612, NULL, 44},
+    {89, 0xa10, "GRRRPP", o613, NULL, 44},
+    {89, 0xa10, "RPRR", o614, NULL, 264},
+    {89, 0xa10, "RRRPP", o615, NULL, 264},
+    {89, 0xa11, "GRPR", o616, NULL, 274},
+    {89, 0xa11, "GRRRP", o617, NULL, 274},
+    {89, 0xa11, "RPR", o618, NULL, 2050},
+    {89, 0xa11, "RRRP", o619, NULL, 2050},
+    {89, 0xa20, "RR", o620, NULL, 3500},
+    {89, 0xa23, "RRR", o621, NULL, 3484},
+    {89, 0xa24, "GRRR", o622, NULL, 62},
+    {89, 0xa24, "RRR", o623, NULL, 1347},
+    {89, 0xa25, "GRRR", o624, NULL, 141},
+    {89, 0xa25, "RRR", o625, NULL, 1975},
+    {89, 0xa28, "RR", o626, NULL, 760},
+    {89, 0xa2b, "RRR", o627, NULL, 760},
+    {89, 0xab9, "U", o628, NULL, 429},
+    {89, 0xb1d, "", o629, NULL, 327},
+    {89, 0xc02, "RU", o630, NULL, 44},
+    {89, 0xc0c, "PPRUP", o631, NULL, 5},
+    {89, 0xc10, "GRPPRUR", o632, NULL, 22},
+    {89, 0xc10, "GRPRUR", o633, NULL, 41},
+    {89, 0xc10, "GRRUR", o634, NULL, 25},
+    {89, 0xc10, "RPPRUR", o635, NULL, 43},
+    {89, 0xc10, "RPRUR", o636, NULL, 1709},
+    {89, 0xc10, "RRUR", o637, NULL, 219},
+    {89, 0xc11, "GRRUP", o638, NULL, 6},
+    {89, 0xc11, "RRU", o639, NULL, 106},
+    {89, 0xc11, "RRUP", o640, NULL, 138},
+    {89, 0xc24, "GRRUR", o641, NULL, 54},
+    {89, 0xc24, "RRUR", o642, NULL, 1241},
+    {89, 0xc82, "UU", o643, NULL, 99},
+    {89, 0xe24, "RRRU", o644, NULL, 86},
+    {89, 0xf89, "PRR", o645, NULL, 70},
+    {90, 0x202, "GRR", o646, NULL, 63},
+    {90, 0x202, "RR", o647, NULL, 601},
+    {90, 0x208, "RRRP", o648, NULL, 1},
+    {90, 0x209, "RRRP", o649, NULL, 47},
+    {90, 0x20b, "PPRRP", o650, NULL, 9},
+    {90, 0x20c, "PPRRP", o651, NULL, 290},
+    {90, 0x210, "GRPPRRR", o652, NULL, 101},
+    {90, 0x210, "GRPRRR", o653, NULL, 86},
+    {90, 0x210, "GRRRR", o654, NULL, 40},
+    {90, 0x210, "GRRRRPP", o655, NULL, 145},
+    {90, 0x210, "RPPRRR", o656, NULL, 187},
+    {90, 0x210, "RPRRR", o657, NULL, 1157},
+    {90, 0x210, "RRRR", o658, NULL, 1072},
+    {90, 0x210, "RRRRPP", o659, NULL, 364},
+    {90, 0x211, "GRPRR", o660, NULL, 276},
+    {90, 0x211, "GRRR", o661, NULL, 94},
+    {90, 0x211, "GRRRP", o662, NULL, 103},
+    {90, 0x211, "GRRRRP", o663, NULL, 276},
+    {90, 0x211, "RPRR", o664, NULL, 870},
+    {90, 0x211, "RRR", o665, NULL, 1931},
+    {90, 0x211, "RRRP", o666, NULL, 2566},
+    {90, 0x211, "RRRR", o667, NULL, 2503},
+    {90, 0x211, "RRRRP", o668, NULL, 827},
+    {90, 0x212, "PRRRRP", o669, NULL, 9},
+    {90, 0x212, "RRRRP", o670, NULL, 9},
+    {90, 0x219, "RRRR", o671, NULL, 27},
+    {90, 0x220, "GRRR", o672, NULL, 33},
+    {90, 0x220, "RRR", o673, NULL, 3247},
+    {90, 0x221, "GRRR", o674, NULL, 18},
+    {90, 0x221, "RRR", o675, NULL, 419},
+    {90, 0x223, "GRRRR", o676, NULL, 9},
+    {90, 0x223, "RRRR", o677, NULL, 12976},
+    {90, 0x224, "GRRRR", o678, NULL, 273},
+    {90, 0x224, "RRRR", o679, NULL, 1317},
+    {90, 0x224, "RRRRP", o680, NULL, 30},
+    {90, 0x225, "GRRRR", o681, NULL, 142},
+    {90, 0x225, "RRRR", o682, NULL, 449},
+    {90, 0x22b, "RRRR", o683, NULL, 9504},
+    {90, 0x230, "RRR", o684, NULL, 2640},
+    {90, 0x23c, "RRRR", o685, NULL, 1394},
+    {90, 0x23e, "RRR", o686, NULL, 1248},
+    {90, 0x246, "RRRRP", o687, NULL, 2},
+    {90, 0x248, "RRRP", o688, NULL, 32},
+    {90, 0x28c, "QQUUQ", o689, NULL, 36},
+    {90, 0x290, "UUUU", o690, NULL, 4},
+    {90, 0x290, "UUUUQQ", o691, NULL, 2},
+    {90, 0x291, "UUU", o692, NULL, 344},
+    {90, 0x2a4, "UUUU", o693, NULL, 18},
+    {90, 0x2a5, "UUUU", o694, NULL, 18},
+    {90, 0x308, "GRR", o695, NULL, 18},
+    {90, 0x308, "RR", o696, NULL, 127},
+    {90, 0x348, "R", o697, NULL, 3},
+    {90, 0x387, "RR", o698, NULL, 175},
+    {90, 0x388, "GRR", o699, NULL, 303},
+    {90, 0x388, "RR", o700, NULL, 2103},
+    {90, 0x389, "PRRRR", o701, NULL, 3},
+    {90, 0x423, "GRRR", o702, NULL, 9},
+    {90, 0x423, "RRR", o703, NULL, 22},
+    {90, 0x424, "RRR", o704, NULL, 74},
+    {90, 0x435, "RRR", o705, NULL, 290},
+    {90, 0x446, "RRRP", o706, NULL, 1},
+    {90, 0x802, "GR", o707, NULL, 14},
+    {90, 0x802, "R", o708, NULL, 485},
+    {90, 0x803, "RR", o709, NULL, 7},
+    {90, 0x805, "GR", o710, NULL, 12},
+    {90, 0x805, "R", o711, NULL, 6121},
+    {90, 0x807, "RRP", o712, NULL, 18},
+    {90, 0x808, "RRP", o713, NULL, 10},
+    {90, 0x80b, "PPRP", o714, NULL, 33},
+    {90, 0x80c, "PPRP", o715, NULL, 1611},
+    {90, 0x810, "GRRR", o716, NULL, 18},
+    {90, 0x810, "RPRR", o717, NULL, 10},
+    {90, 0x810, "RRR", o718, NULL, 1266},
+    {90, 0x811, "RR", o719, NULL, 9},
+    {90, 0x811, "RRR", o720, NULL, 308},
+    {90, 0x812, "PRRRP", o721, NULL, 207},
+    {90, 0x812, "RRRP", o722, NULL, 2849},
+    {90, 0x816, "RRR", o723, NULL, 3},
+    {90, 0x819, "GRRR", o724, NULL, 87},
+    {90, 0x819, "RRR", o725, NULL, 6227},
+    {90, 0x81c, "PPPPP", o726, NULL, 9},
+    {90, 0x81c, "PPPPQ", o727, NULL, 75},
+    {90, 0x820, "GRR", o728, NULL, 33},
+    {90, 0x820, "RR", o729, NULL, 24},
+    {90, 0x823, "GRRR", o730, NULL, 18},
+    {90, 0x824, "GRRR", o731, NULL, 399},
+    {90, 0x824, "GRRRP", o732, NULL, 7},
+    {90, 0x824, "RRR", o733, NULL, 7344},
+    {90, 0x824, "RRRP", o734, NULL, 125},
+    {90, 0x825, "GRRR", o735, NULL, 9},
+    {90, 0x825, "RRR", o736, NULL, 896},
+    {90, 0x827, "RRR", o737, NULL, 13},
+    {90, 0x836, "GRR", o738, NULL, 25},
+    {90, 0x836, "RR", o739, NULL, 2197},
+    {90, 0x83b, "RR", o740, NULL, 660},
+    {90, 0x846, "RRRP", o741, NULL, 1},
+    {90, 0x848, "RRP", o742, NULL, 314},
+    {90, 0x882, "U", o743, NULL, 213},
+    {90, 0x88c, "QQUQ", o744, NULL, 39},
+    {90, 0x890, "UQUU", o745, NULL, 2},
+    {90, 0x890, "UUU", o746, NULL, 360},
+    {90, 0x899, "UUU", o747, NULL, 476},
+    {90, 0x8a4, "UUU", o748, NULL, 1},
+    {90, 0x8a5, "UUU", o749, NULL, 2},
+    {90, 0x918, "", o750, NULL, 2090},
+    {90, 0x919, "GR", o751, NULL, 14},
+    {90, 0x919, "R", o752, NULL, 1342},
+    {90, 0x91b, "", o753, NULL, 3},
+    {90, 0x941, "B", o754, NULL, 662},
+    {90, 0x944, "", o755, NULL, 13},
+    {90, 0x945, "B", o756, NULL, 662},
+    {90, 0x947, "", o757, NULL, 348},
+    {90, 0x947, "G", o758, NULL, 2057},
+    {90, 0x947, "U", o759, NULL, 1},
+    {90, 0x948, "", o760, NULL, 1},
+    {90, 0x94d, "", o761, NULL, 173},
+    {90, 0x94d, "G", o762, NULL, 17},
+    {90, 0x950, "R", o763, NULL, 9},
+    {90, 0x980, "RUR", o764, NULL, 1},
+    {90, 0x981, "GRUR", o765, NULL, 368},
+    {90, 0x981, "RUR", o766, NULL, 5023},
+    {90, 0x983, "RR", o767, NULL, 147},
+    {90, 0x984, "GRR", o768, NULL, 9},
+    {90, 0x984, "RR", o769, NULL, 3571},
+    {90, 0x984, "RU", o770, NULL, 449},
+    {90, 0x985, "URR", o771, NULL, 1},
+    {90, 0x986, "GURR", o772, NULL, 1},
+    {90, 0x986, "URR", o773, NULL, 4587},
+    {90, 0x989, "PRRR", o774, NULL, 8},
+    {90, 0x98e, "URR", o775, NULL, 1},
+    {90, 0x9a8, "PRURR", o776, NULL, 1},
+    {90, 0x9c3, "U", o777, NULL, 471},
+    {90, 0xab9, "U", o778, NULL, 1857},
+    {90, 0xb1d, "", o779, NULL, 329},
+    {90, 0xb82, "R", o780, NULL, 857},
+    {90, 0xc02, "RU", o781, NULL, 36},
+    {90, 0xc0c, "PPRUP", o782, NULL, 347},
+    {90, 0xc10, "GRPPRUR", o783, NULL, 33},
+    {90, 0xc10, "GRPRUR", o784, NULL, 35},
+    {90, 0xc10, "GRRUR", o785, NULL, 10},
+    {90, 0xc10, "RPPRUR", o786, NULL, 65},
+    {90, 0xc10, "RPRUR", o787, NULL, 2015},
+    {90, 0xc10, "RRUR", o788, NULL, 163},
+    {90, 0xc10, "RRURPP", o789, NULL, 176},
+    {90, 0xc11, "GRRU", o790, NULL, 2},
+    {90, 0xc11, "RPRU", o791, NULL, 1514},
+    {90, 0xc11, "RRU", o792, NULL, 986},
+    {90, 0xc11, "RRUP", o793, NULL, 216},
+    {90, 0xc11, "RRURP", o794, NULL, 1514},
+    {90, 0xc20, "RRU", o795, NULL, 3540},
+    {90, 0xc23, "RRUR", o796, NULL, 3524},
+    {90, 0xc24, "GRRUR", o797, NULL, 54},
+    {90, 0xc24, "RRUR", o798, NULL, 2435},
+    {90, 0xc25, "RRUR", o799, NULL, 1524},
+    {90, 0xc28, "RRU", o800, NULL, 760},
+    {90, 0xc2b, "RRUR", o801, NULL, 760},
+    {90, 0xc36, "GRRU", o802, NULL, 31},
+    {90, 0xc36, "RRU", o803, NULL, 252},
+    {90, 0xc46, "RRURP", o804, NULL, 1},
+    {90, 0xc48, "RRUP", o805, NULL, 2},
+    {90, 0xc82, "UU", o806, NULL, 145},
+    {90, 0xe24, "GRRRU", o807, NULL, 4},
+    {90, 0xe24, "RRRU", o808, NULL, 92},
+    {90, 0xe25, "RRRU", o809, NULL, 82},
+    {90, 0xe46, "RRRUP", o810, NULL, 1},
+    {90, 0xf89, "PRR", o811, NULL, 70},
 };
 const size_t rs_sass_nforms = sizeof rs_sass_forms / sizeof *rs_sass_forms;

@@ -7,9 +7,11 @@
  * bits 0-11 and the scheduling/reuse bits 105-127 are never candidates). A token's field is
  * trusted when exactly one candidate is left; a token that left several (a register that never
  * varied, say) or none (the operand is not one plain field) stays untrusted and a lowering that
- * would change it refuses the kernel. Two exceptions, both checked on the samples: the guard (see
- * rs_sass_learn_emit) and tied tokens (operands that always held the same register). rs_sass_fields_check then re-encodes every instruction
- * and compares the words: the table in fields.c is only regenerated from runs where it holds. */
+ * would change it refuses the kernel. Three refinements, each checked on the samples and the table
+ * (rs_sass_learn_emit): the guard's bit, tied tokens (operands that always held the same
+ * register), and narrowing (fields do not overlap; R and UR fields follow operand order).
+ * rs_sass_fields_check then re-encodes every instruction and compares the words: the table in
+ * fields.c is only regenerated from runs where it holds. */
 #include "sass/lower.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -247,6 +249,35 @@ char *rs_sass_learn_emit(const rs_sass_learner *L, uint32_t *forms, uint32_t *to
       }
       if (!ordered[kind]) has_tie[i] = 1;
     }
+    /* Narrowing, to a fixpoint: an operand's field cannot overlap another operand's known field,
+     * and an R or UR operand's lies between the fields of the same-kind operands printed before
+     * and after it (the order rule). Exactly one fitting offset left: trusted ("narrowed"). */
+    bool narrowed[RS_MAX_TOKENS] = {0};
+    for (bool again = true; again;) {
+      again = false;
+      for (size_t k = 0; k < nt; k++) {
+        if (off[k] >= 0) continue;
+        int kind = (int)(strchr(rs_tk_letter, g[i].shape[k]) - rs_tk_letter);
+        unsigned w = rs_tk_width[kind];
+        int lo = -1, hi = 128, found = -1, count = 0;
+        for (size_t j = 0; j < nt && ordered[kind]; j++)
+          if (j != k && off[j] >= 0 && g[i].shape[j] == g[i].shape[k]) {
+            if (j < k && off[j] > lo) lo = off[j];
+            if (j > k && off[j] < hi) hi = off[j];
+          }
+        for (unsigned o = 12; o + w <= 105; o++) {
+          if (!(g[i].cand[k][o >> 6] >> (o & 63) & 1) || (int)o <= lo || (int)o >= hi) continue;
+          bool clash = false;
+          for (size_t j = 0; j < nt && !clash; j++) {
+            if (j == k || off[j] < 0) continue;
+            unsigned wj = rs_tk_width[strchr(rs_tk_letter, g[i].shape[j]) - rs_tk_letter];
+            clash = o < (unsigned)off[j] + wj && (unsigned)off[j] < o + w;
+          }
+          if (!clash) found = (int)o, count++;
+        }
+        if (count == 1) off[k] = found, narrowed[k] = again = true;
+      }
+    }
     P("static const int8_t o%u[] = {", i);
     for (size_t k = 0; k < nt; k++) {
       (*tokens)++;
@@ -260,6 +291,7 @@ char *rs_sass_learn_emit(const rs_sass_learner *L, uint32_t *forms, uint32_t *to
       if (pc != 1) P(" /* %zu: %u offsets fit, %u values%s */", k, pc,
                      popcount2(g[i].vals[k]) + popcount2(g[i].vals[k] + 2),
                      tie[k] >= 0 ? "; tied" : tie[k] == -2 ? "; tied, split in operand order" :
+                     narrowed[k] ? "; narrowed (no overlap, operand order)" :
                      guard && off[k] >= 0 ? "; the guard's bit" : "");
     }
     P("\n");

@@ -1,7 +1,8 @@
 /* bench_chaitin.c - builtin:chaitin per family: time per instance, validity, and registers used
  * against the compiler's count (LLVM's final allocation on AMD, ptxas -v on NVIDIA) and the
  * max-pressure lower bound, over a corpus (default: the mini corpus).
- *   build-release/bench/bench_chaitin [corpus.h5] */
+ *   build-release/bench/bench_chaitin [--quick] [corpus.h5]     (--quick: the first 24 instances) */
+#include "bench/bench.h"
 #include "corpus/instance.h"
 #include "model/model.h"
 #include "report/passk.h"
@@ -19,22 +20,27 @@ typedef struct {
 } row;
 
 int main(int argc, char **argv) {
+  uint64_t limit = rs_bench_take_flag(&argc, argv, "--quick") ? 24 : UINT64_MAX;
   const char *path = argc > 1 ? argv[1] : "data/corpus-mini.h5";
   rs_err e = {{0}};
   rs_corpus *c = rs_corpus_open(path, &e);
   if (!c) return fprintf(stderr, "%s\n", e.msg), 2;
   rs_model *m = rs_model_open("builtin:chaitin", &e);
-  row rows[32];
-  uint32_t nr = 0;
-  memset(rows, 0, sizeof rows);
-  for (uint64_t i = 0; i < rs_corpus_count(c); i++) {
+  if (!m) return fprintf(stderr, "%s\n", e.msg), 2;
+  row *rows = NULL; /* one per family x target x form: as many as the corpus has */
+  uint32_t nr = 0, cap = 0;
+  for (uint64_t i = 0; i < rs_corpus_count(c) && i < limit; i++) {
     rs_loaded l;
     if (rs_instance_load(c, i, &l, &e)) return fprintf(stderr, "%s\n", e.msg), 2;
     char key[96];
     snprintf(key, sizeof key, "%s/%s/%s", l.row.family, l.row.target, l.row.form);
     uint32_t k;
     for (k = 0; k < nr && strcmp(rows[k].key, key); k++) {}
-    if (k == nr && nr < 32) snprintf(rows[nr++].key, sizeof rows[0].key, "%s", key);
+    if (k == nr) {
+      if (nr == cap) rows = rs_xrealloc(rows, sizeof *rows * (cap = cap ? cap * 2 : 32));
+      memset(&rows[nr], 0, sizeof *rows);
+      snprintf(rows[nr++].key, sizeof rows[0].key, "%s", key);
+    }
     row *R = &rows[k];
     const char **vn = rs_value_names(l.p, &l.names);
     rs_gen_input in = {l.row.id, l.row.target, l.p, l.row.norm, &l.names, vn, NULL, NULL, NULL, NULL};
@@ -85,6 +91,7 @@ int main(int argc, char **argv) {
            R->valid, R->feasible, R->ours / v, R->ref / v, R->bound / v, R->fewer, R->equal, R->more, R->at_bound);
     free(R->t);
   }
+  free(rows);
   rs_model_close(m);
   rs_corpus_close(c, &e);
   return 0;

@@ -1,8 +1,10 @@
 /* bench_coord.c - coordinator capacity: how many shards per second rank 0 hands to idle
  * workers that finish instantly (the worst case for the coordinator). Run it oversubscribed:
- *   mpirun -np 33 build-release/bench/bench_coord [shards]
+ *   mpirun -np 33 build-release/bench/bench_coord [--quick] [shards]   (--quick: 2,000 shards)
+ * (scripts/bench.sh runs it so: bench/benches.tsv says how each bench is launched).
  * Rank 0 is the real coordinator (rs_coordinate); workers speak the same protocol as rs_work
  * (REQ for one shard, WORK, DONE, ... BYE) but report each shard done at once. */
+#include "bench/bench.h"
 #include "coordinator/coord.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +16,13 @@ int main(int argc, char **argv) {
   int rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  uint32_t nshards = argc > 1 ? (uint32_t)strtoul(argv[1], NULL, 10) : 200000;
+  bool quick = rs_bench_take_flag(&argc, argv, "--quick");
+  if (size < 2) { /* a coordinator with no worker would wait for ever */
+    if (rank == 0) fprintf(stderr, "bench_coord: needs workers: mpirun -np 33 %s (got %d process)\n", argv[0], size);
+    MPI_Finalize();
+    return 2;
+  }
+  uint32_t nshards = argc > 1 ? (uint32_t)strtoul(argv[1], NULL, 10) : quick ? 2000 : 200000;
   /* a plan of nshards one-instance shards */
   uint32_t *inst = malloc(sizeof *inst * nshards);
   uint64_t *cost = malloc(sizeof *cost * nshards);

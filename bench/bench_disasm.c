@@ -10,7 +10,9 @@
  * Prints medians and minima and the ratio nvdisasm / ours (goal >= 5x). Without nvdisasm or
  * ptxas it says so and exits 0 (benchmarks are not tests).
  *
- * usage: bench_disasm [--rounds N] [--nvdisasm PATH] [--ptxas PATH]   (from the repository root) */
+ * usage: bench_disasm [--quick] [--rounds N] [--nvdisasm PATH] [--ptxas PATH]   (from the repository root;
+ * --quick: one round) */
+#include "bench/bench.h"
 #include "analysis/problem.h"
 #include "ir/ir.h"
 #include "sass/disasm.h"
@@ -39,6 +41,7 @@ static double median(double *v, int n) {
 }
 
 int main(int argc, char **argv) {
+  bool quick = rs_bench_take_flag(&argc, argv, "--quick");
   int rounds = 9;
   const char *nvd = NULL, *ptxas = "/usr/local/cuda/bin/ptxas";
   for (int i = 1; i + 1 < argc; i += 2) {
@@ -47,6 +50,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--ptxas")) ptxas = argv[i + 1];
   }
   if (rounds < 1 || rounds > 1000) rounds = 9;
+  if (quick) rounds = 1;
   /* the largest listing */
   DIR *d = opendir("tests/fixtures/sass");
   if (!d) {

@@ -4,7 +4,9 @@
  *   llc:   llc-14 -start-before=greedy,0 on the kernel's prera MIR: LLVM allocating registers itself
  *          and finishing the same pipeline (no MachineVerifier), i.e. what emit replaces.
  * Both alternate per round (the machine is noisy); the best of REPS rounds is printed, then the ratio.
- * usage: bench_emit [REPS] (run from the repository root; uses tests/fixtures/amd). */
+ * usage: bench_emit [--quick] [REPS] (run from the repository root; uses tests/fixtures/amd;
+ * --quick: one round of the first kernel). */
+#include "bench/bench.h"
 #include "corpus/truth.h"
 #include "emit/emit.h"
 #include <dirent.h>
@@ -16,7 +18,8 @@
 static int cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 int main(int argc, char **argv) {
-  int reps = argc > 1 ? atoi(argv[1]) : 3;
+  bool quick = rs_bench_take_flag(&argc, argv, "--quick");
+  int reps = quick ? 1 : argc > 1 ? atoi(argv[1]) : 3;
   if (reps < 1) reps = 1;
   const char *dir = "tests/fixtures/amd";
   DIR *d = opendir(dir);
@@ -34,12 +37,14 @@ int main(int argc, char **argv) {
   }
   closedir(d);
   qsort(names, (size_t)n, sizeof *names, cmp);
+  int todo = quick && n > 1 ? 1 : n;
   char tmp[] = "/tmp/rs-bench-emit-XXXXXX";
   if (!mkdtemp(tmp)) return 2;
   printf("%-36s %9s %9s %9s %9s %7s\n", "kernel", "rewrite", "emit", "llc-own", "", "ratio");
   printf("%-36s %9s %9s %9s %9s %7s\n", "", "ms", "ms", "ms", "", "emit/own");
   double sum_e = 0, sum_o = 0;
-  for (int i = 0; i < n; i++) {
+  int failed = 0;
+  for (int i = 0; i < todo; i++) {
     char ps[512], fin[512], pre[512], out[600], own[600];
     snprintf(ps, sizeof ps, "%s/%s.postsplit.mir", dir, names[i]);
     snprintf(fin, sizeof fin, "%s/%s.final.mir", dir, names[i]);
@@ -52,6 +57,7 @@ int main(int argc, char **argv) {
     if (!mf || rs_file_load(ps, NULL, &l, &e)) {
       fprintf(stderr, "bench_emit: %s\n", e.msg);
       rs_module_free(mf);
+      failed++;
       continue;
     }
     rs_alignment a;
@@ -91,6 +97,7 @@ int main(int argc, char **argv) {
       if (te < best_e) best_e = te;
       if (to < best_o) best_o = to;
     }
+    failed += !ok;
     if (ok) {
       printf("%-36.36s %9.1f %9.1f %9.1f %9s %7.2f\n", names[i], best_rw * 1e3, best_e * 1e3, best_o * 1e3, "",
              best_e / best_o);
@@ -105,5 +112,5 @@ int main(int argc, char **argv) {
   for (int i = 0; i < n; i++) free(names[i]);
   char cmd[128];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
-  return system(cmd) ? 1 : 0;
+  return system(cmd) || failed ? 1 : 0;
 }

@@ -7,8 +7,9 @@
 # X.sass --pinned -o OUT.cubin` (byte-identical, crosschecked) and free: `regalloc X.sass --free`,
 # then `lower --encoder-check` on its listing (crosschecked even where scoreboard hazards make
 # `regalloc --free -o OUT.cubin` refuse the kernel: "hazard"), and the totals per architecture.
-#   bench/bench_lower.sh [--quick] [--every N] [WORK_DIR]   (--quick: sgemm_t4x4.sm_89 only;
-#   --every N: every N-th pair of the sorted list, a deterministic sample of a large corpus)
+#   bench/bench_lower.sh [BIN] [--quick] [--every N] [WORK_DIR]   (--quick: sgemm_t4x4.sm_89 only;
+#   --every N: every N-th pair of the sorted list, a deterministic sample of a large corpus;
+#   BIN, the regsweep executable, as scripts/run-bench.sh passes it; default $REGSWEEP or build/regsweep)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bin=${REGSWEEP:-build/regsweep}
@@ -17,7 +18,11 @@ quick=0
 work=
 every=1
 while [ $# -gt 0 ]; do
-  case $1 in --quick) quick=1 ;; --every) every=$2; shift ;; *) work=$1 ;; esac
+  case $1 in
+    --quick) quick=1 ;;
+    --every) every=$2; shift ;;
+    *) if [ -f "$1" ] && [ -x "$1" ]; then bin=$1; else work=$1; fi ;;
+  esac
   shift
 done
 tmp=$(mktemp -d)

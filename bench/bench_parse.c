@@ -14,7 +14,7 @@
  * Ours is timed twice: in-process (rs_module_load + rs_problem_build per function + frees) and
  * as a process (`regsweep inspect FILE`), so start-up cost is counted on both sides.
  *
- * usage: bench_parse [--rounds N] [--fixtures DIR] [--regsweep PATH] [--llc PATH] [--ptxas PATH]
+ * usage: bench_parse [--quick] [--rounds N] [--fixtures DIR] [--regsweep PATH] [--llc PATH] [--ptxas PATH]
  * Run from the repository root (scripts/bench.sh does). Exits 0 unless something fails. */
 #include <dirent.h>
 #include <errno.h>
@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench/bench.h"
 #include "ir/ir.h"
 #include "analysis/liveness.h"
 #include "analysis/problem.h"
@@ -317,6 +318,7 @@ static char *default_regsweep(void) {
 }
 
 int main(int argc, char **argv) {
+  bool quick = rs_bench_take_flag(&argc, argv, "--quick");
   int rounds = 15;
   const char *fixtures = "tests/fixtures", *llc = "llc-14", *ptxas = "/usr/local/cuda/bin/ptxas";
   char *regsweep = NULL;
@@ -336,7 +338,7 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
-  if (rounds < 1) rounds = 1;
+  if (rounds < 1 || quick) rounds = 1;
   if (!regsweep) regsweep = default_regsweep();
   int status = 0;
   printf("bench_parse: %d rounds per file, contenders alternate within each round\n", rounds);

@@ -1,7 +1,9 @@
 /* bench_report.c - `regsweep report` over 1,000,000 attempt rows: a synthetic run file (5,000
  * instances x 2 models x 100 samples, random verdicts) is written by a child process, then this
  * process loads, groups (with bootstrap), compares and prints it, and reports time and peak RSS
- * (VmHWM, which the writer's memory does not inflate). Usage: bench_report [ROWS] */
+ * (VmHWM, which the writer's memory does not inflate). Usage: bench_report [--quick] [ROWS]
+ * (--quick: 20,000 rows) */
+#include "bench/bench.h"
 #include "report/compare.h"
 #include "report/table.h"
 #include <stdio.h>
@@ -51,7 +53,8 @@ static int write_run(const char *path, uint64_t rows) {
 }
 
 int main(int argc, char **argv) {
-  uint64_t rows = argc > 1 ? strtoull(argv[1], NULL, 10) : 1000000;
+  bool quick = rs_bench_take_flag(&argc, argv, "--quick");
+  uint64_t rows = argc > 1 ? strtoull(argv[1], NULL, 10) : quick ? 20000 : 1000000;
   char path[] = "/tmp/bench_report_XXXXXX";
   int fd = mkstemp(path);
   if (fd < 0) return 1;

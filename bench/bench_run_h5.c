@@ -7,7 +7,9 @@
  * Texts are drawn from a pre-built pool (1024 distinct ones) so generation is not timed.
  * Figures: rows/s written, rows/s read (sequential, random), file bytes per attempt.
  *
- * usage: bench_run_h5 [--rows N] [--text-rows N] [--dir DIR]   (defaults 1000000, 200000, /tmp) */
+ * usage: bench_run_h5 [--quick] [--rows N] [--text-rows N] [--dir DIR]   (defaults 1000000, 200000, /tmp;
+ *        --quick: 20000, 2000) */
+#include "bench/bench.h"
 #include "storage/run.h"
 #include <inttypes.h>
 #include <stdio.h>
@@ -157,7 +159,8 @@ static int run(const char *dir, const char *label, uint64_t n, char **cands, cha
 }
 
 int main(int argc, char **argv) {
-  uint64_t rows = 1000000, text_rows = 200000;
+  bool quick = rs_bench_take_flag(&argc, argv, "--quick");
+  uint64_t rows = quick ? 20000 : 1000000, text_rows = quick ? 2000 : 200000;
   const char *dir = "/tmp";
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!strcmp(argv[i], "--rows"))
@@ -167,7 +170,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--dir"))
       dir = argv[i + 1];
     else {
-      fprintf(stderr, "usage: %s [--rows N] [--text-rows N] [--dir DIR]\n", argv[0]);
+      fprintf(stderr, "usage: %s [--quick] [--rows N] [--text-rows N] [--dir DIR]\n", argv[0]);
       return 2;
     }
   }

@@ -1,75 +1,160 @@
 #!/usr/bin/env bash
-# regalloc --free over every SASS kernel: the listings of the fixtures (or the .sass files given)
-# and every form-sass instance of a corpus (`regsweep regalloc C.h5 --free`; default
-# data/corpus-mini.h5 when it exists). Per kernel: R registers before (ptxas) and after,
-# occupancy before and after, ms (parse + lift + Problem + colouring rounds + write-back +
-# re-lift check, wall clock); then per family x arch and in total: kernels with fewer, equal or
-# more registers than ptxas (goal: <= ptxas on >= 90%, fewer on >= 30%). A listing --free
-# refuses or whose validation fails counts as a failure.
-#   bench/bench_sass_free.sh [BIN] [--corpus C.h5 | --no-corpus] [FILE.sass...]   BIN default build/regsweep
+# regalloc --free over SASS, side by side with ptxas, in one run: the listings of the fixtures
+# (tests/fixtures/sass, sass/front, sass-real: CUDA kernels written for the tests) or the .sass
+# files given, and every form-sass instance of a corpus (default data/corpus-mini.h5).
+#   bench/bench_sass_free.sh [BIN] [--quick] [--corpus C.h5 | --no-corpus] [FILE.sass...]
+#     BIN default build/regsweep; --quick: the warp_ops listings of sass-real only (seconds)
+# Prints, per kernel family (function) x arch:
+#   listings parsed / refused (reasons below), functions valid under --free, fewer / equal /
+#   more R than ptxas BEFORE the floor (our colouring alone), floors (ptxas's own colouring,
+#   lowered, was the result), fewer / equal / more AFTER it, occupancy gained / lost, the most
+#   colouring rounds (must be 1), mean ms per function (parse + lift + Problem + colouring +
+#   write-back + re-lift check);
+# then the totals, the opcode coverage of the same listings (`regsweep corpus forms`: forms
+# seen vs known) and, for listings with nvdisasm's `-lrm count` table beside them (NAME.lrm),
+# how many rows `regsweep inspect --live` gives the same counts as nvdisasm.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=build/regsweep
 if [ $# -gt 0 ] && [ "${1%.sass}" = "$1" ] && [ "${1#--}" = "$1" ]; then bin=$1; shift; fi
 corpus=data/corpus-mini.h5
+quick=0
 files=()
 while [ $# -gt 0 ]; do
   case $1 in
     --corpus) corpus=$2; shift 2 ;;
     --no-corpus) corpus=; shift ;;
+    --quick) quick=1; shift ;;
     *) files+=("$1"); shift ;;
   esac
 done
-[ ${#files[@]} -gt 0 ] || files=(tests/fixtures/sass/front/*.sass tests/fixtures/sass/*.sass)
-rows=$(mktemp)
-trap 'rm -f "$rows"' EXIT
-fail=0
-# one row per kernel: family arch before after occ-before occ-after ms
+if [ ${#files[@]} -eq 0 ]; then
+  if [ $quick = 1 ]; then
+    files=(tests/fixtures/sass-real/warp_ops.*.sass)
+    corpus=
+  else
+    files=(tests/fixtures/sass/front/*.sass tests/fixtures/sass/*.sass tests/fixtures/sass-real/*.sass)
+  fi
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+rows=$tmp/rows refused=$tmp/refused
+: >"$rows"
+: >"$refused"
+# one row per function: family arch before ours after occ-before occ-after rounds ms valid floor
+# (ours = R of our colouring before the floor; 999 when it left values uncoloured)
+parse_free() { # arch-or-empty, stdin: regalloc --free output
+  awk -v arch="$1" '
+    /^regalloc\(free\): .*: R: [0-9]+ -> [0-9]+ registers/ {
+      fn = $2; sub(/:$/, "", fn)
+      match($0, /R: [0-9]+ -> [0-9]+ registers, occupancy [0-9]+ -> [0-9]+/)
+      split(substr($0, RSTART, RLENGTH), w, " ")
+      rounds = 1; if (match($0, /values, [0-9]+ round/)) { split(substr($0, RSTART, RLENGTH), q, " "); rounds = q[2] }
+      ms = 0; if (match($0, /round[s]?, [0-9.]+ ms/)) { split(substr($0, RSTART, RLENGTH), q, " "); ms = q[2] }
+      ours = w[4]
+      if (match($0, /ours needed [0-9]+ R/)) { split(substr($0, RSTART, RLENGTH), q, " "); ours = q[3] }
+      if ($0 ~ /ours left [0-9]+ values/) ours = 999
+      valid = ($0 ~ /contributor sets equivalent/ && $0 ~ /verifier: pass/) ? 1 : 0
+      a = arch; if (a == "") a = "?"
+      print fn, a, w[2], ours, w[4], w[7], w[9], rounds, ms, valid, ($0 ~ /ptxas.s own colouring/) ? 1 : 0
+    }'
+}
 for f in "${files[@]}"; do
   base=$(basename "$f" .sass)
-  fam=${base%.sm_*} arch=sm_${base##*.sm_}
-  t0=$(date +%s%N)
-  if ! out=$("$bin" regalloc "$f" --free 2>&1); then
-    echo "$fam $arch: FAILED: $(echo "$out" | grep -m1 -v '^regalloc(free)')"
-    fail=$((fail + 1))
-    continue
+  arch=sm_${base##*.sm_}
+  if out=$("$bin" regalloc "$f" --free 2>&1); then
+    echo "$out" | parse_free "$arch" >>"$rows"
+  else
+    rc=$?
+    if [ $rc = 2 ]; then
+      echo "$base $arch $(echo "$out" | grep -m1 'regsweep regalloc' | sed 's/^regsweep regalloc: [^:]*:[0-9]*: //')" >>"$refused"
+    else # parsed, but a function failed: its lines count as not valid
+      echo "$out" | parse_free "$arch" | awk '{ $10 = 0; print }' >>"$rows"
+      echo "$out" | grep '^FAIL' | head -3 | sed "s|^|$base $arch: |"
+    fi
   fi
-  ms=$((($(date +%s%N) - t0) / 1000000))
-  echo "$out" | sed -n "s/.*R: \([0-9]*\) -> \([0-9]*\) registers, occupancy \([0-9]*\) -> \([0-9]*\) .*/$fam $arch \1 \2 \3 \4 $ms/p" >> "$rows"
 done
 if [ -n "$corpus" ] && [ -f "$corpus" ]; then
-  # regalloc(free) lines of an instance come before its "instance ID: valid, T ms" line
-  out=$("$bin" regalloc "$corpus" --free 2>&1) || true
-  fail=$((fail + $(echo "$out" | grep -c '^instance .*: \(FAILED\|bad input\)' || true)))
-  echo "$out" | grep '^instance .*: \(FAILED\|bad input\)' || true
-  echo "$out" | awk '
-    /^regalloc\(free\): .*R: [0-9]+ -> [0-9]+ registers, occupancy/ {
-      match($0, /R: [0-9]+ -> [0-9]+ registers, occupancy [0-9]+ -> [0-9]+/); split(substr($0, RSTART, RLENGTH), w, " ")
-      pend = pend w[2] " " w[4] " " w[7] " " w[9] "\n"; next }
-    /^instance .*: valid, / {
-      id = $2; sub(/:$/, "", id); n = split(id, p, "/"); ms = $(NF - 1)
-      m = split(pend, ls, "\n")
-      for (i = 1; i < m; i++) if (ls[i] != "") print "corpus:" p[1], p[n - 1], ls[i], int(ms + 0.5)
-      pend = ""; next }
-    /^instance / { pend = "" }' >> "$rows"
+  # the regalloc(free) lines of an instance come before its "instance ID: valid|FAILED" line
+  "$bin" regalloc "$corpus" --free 2>&1 | awk '
+    /^regalloc\(free\): .*: R: / { pend = pend $0 "\n"; next }
+    /^instance / { id = $2; sub(/:$/, "", id); n = split(id, p, "/")
+                   ok = ($0 ~ /: valid, /) ? "" : " FAILED"
+                   m = split(pend, ls, "\n")
+                   for (i = 1; i < m; i++) print p[n - 1] "\t" ls[i] ok
+                   if ($0 ~ /bad input/) print p[n - 1] "\tREFUSED " id " " $0
+                   pend = "" }' >"$tmp/corpus"
+  grep 'REFUSED' "$tmp/corpus" | awk -F'\t' '{print "corpus " $1 " " $2}' >>"$refused" || true
+  grep -v 'REFUSED' "$tmp/corpus" | while IFS=$'\t' read -r arch line; do
+    echo "$line" | parse_free "$arch" | awk -v bad="$([[ $line == *FAILED ]] && echo 1 || echo 0)" \
+      '{ $1 = "corpus:" $1; if (bad) $10 = 0; print }'
+  done >>"$rows"
 fi
-printf '%-34s %-6s %8s %8s %6s %6s %9s\n' family arch R-ptxas R-ours occ-b occ-a ms
-sort -k1,1 -k2,2 "$rows" | while read -r fam arch b a ob oa ms; do
-  printf '%-34s %-6s %8s %8s %6s %6s %9s\n' "$fam" "$arch" "$b" "$a" "$ob" "$oa" "$ms"
-done
+
+printf '%-32s %-6s %5s %5s  %-13s %5s  %-13s %5s %5s %6s %8s\n' family arch fns valid \
+  "before:f/e/m" floor "after:f/e/m" occ+ occ- rounds ms/fn
+awk '{ k = $1 " " $2; n[k]++; v[k] += $10
+       if ($4 < $3) bf[k]++; else if ($4 == $3) be[k]++; else bm[k]++
+       if ($11) fl[k]++
+       if ($5 < $3) af[k]++; else if ($5 == $3) ae[k]++; else am[k]++
+       if ($7 > $6) og[k]++; if ($7 < $6) ol[k]++
+       if ($8 > r[k]) r[k] = $8; t[k] += $9 }
+     END { for (k in n) { split(k, q, " ")
+             printf "%-32s %-6s %5d %5d  %3d/%3d/%3d   %5d  %3d/%3d/%3d   %5d %5d %6d %8.1f\n", q[1], q[2], n[k], v[k],
+                    bf[k], be[k], bm[k], fl[k], af[k], ae[k], am[k], og[k], ol[k], r[k], t[k] / n[k] } }' "$rows" | sort
 echo
-echo "per family x arch: kernels, fewer / equal / more R than ptxas, mean R before -> after, mean ms"
-awk '{k = $1 " " $2; n[k]++; if ($4 < $3) f[k]++; else if ($4 == $3) e[k]++; else m[k]++
-      b[k] += $3; a[k] += $4; t[k] += $7}
-     END {for (k in n) printf "%-40s %3d  %3d / %3d / %3d  %6.1f -> %6.1f  %8.1f\n", k, n[k], f[k], e[k], m[k],
-            b[k] / n[k], a[k] / n[k], t[k] / n[k]}' "$rows" | sort
-total() { # label, which rows: fixtures | corpus | all
-  awk -v label="$1" '(label == "all" || (label == "corpus") == ($1 ~ /^corpus:/)) {n++; if ($4 < $3) f++; else if ($4 == $3) e++; else m++; t += $7; if ($6 > $5) o++}
-     END {if (!n) n = 1e-9
-          printf "%s: kernels %d: fewer R than ptxas %d (%.1f%%), equal %d, more %d; <= ptxas %.1f%%; occupancy up on %d; mean %.1f ms per kernel\n",
-                 label, n, f, 100 * f / n, e, m, 100 * (f + e) / n, o, t / n}' "$rows"
+nref=$(wc -l <"$refused")
+ncorp=0
+[ -f "$tmp/corpus" ] && ncorp=$(awk -F'\t' '{print $2}' "$tmp/corpus" | grep -c '^regalloc' || true)
+echo "listings: ${#files[@]} files, $nref refused$([ -f "$tmp/corpus" ] && echo "; corpus $corpus: $ncorp functions")"
+for a in sm_75 sm_80 sm_86 sm_89 sm_90; do
+  np=0
+  for f in "${files[@]}"; do [[ $f == *."$a".sass ]] && np=$((np + 1)); done
+  nr=$(grep -c " $a " "$refused" || true)
+  [ "$np" = 0 ] || echo "  $a: $((np - nr)) listings parsed, $nr refused"
+done
+[ "$nref" = 0 ] || sed 's/^/  refused: /' "$refused"
+total() { # label, which: files | corpus | all
+  awk -v label="$1" -v which="$2" '(which == "all" || (which == "corpus") == ($1 ~ /^corpus:/)) {
+      n++; v += $10; if ($4 < $3) bf++; else if ($4 == $3) be++; else bm++
+      if ($11) fl++; if ($5 < $3) af++; else if ($5 == $3) ae++; else am++
+      if ($7 > $6) og++; if ($7 < $6) ol++; if ($8 > r) r = $8; t += $9 }
+    END { if (!n) { printf "%s: no functions\n", label; exit }
+          printf "%s: %d functions, %d valid; before the floor: fewer R than ptxas %d (%.1f%%), equal %d, more %d; floors %d; after: fewer %d (%.1f%%), equal %d, more %d; occupancy up %d, down %d; rounds max %d; %.1f ms per function\n",
+                 label, n, v, bf, 100 * bf / n, be, bm, fl, af, 100 * af / n, ae, am, og, ol, r, t / n }' "$rows"
 }
-total fixtures
-total corpus
-total all
-echo "failed (refused or validation failed): $fail"
+total "listings" files
+total "corpus" corpus
+total "all" all
+
+# opcode coverage over the same listings (and the corpus): forms seen vs known
+cov_args=("${files[@]}")
+[ -n "$corpus" ] && [ -f "$corpus" ] && cov_args+=("$corpus")
+"$bin" corpus forms "${cov_args[@]}" >"$tmp/forms" || true
+grep '^refused\|unknown' "$tmp/forms" | grep -v '^forms:' | sed 's/^/  coverage: /' || true
+echo "coverage: $(tail -1 "$tmp/forms")"
+
+# inspect --live against nvdisasm -lrm count, row by row, where a NAME.lrm table is beside NAME.sass
+lrm_rows=0 lrm_equal=0
+for f in "${files[@]}"; do
+  t=${f%.sass}.lrm
+  [ -f "$t" ] || continue
+  "$bin" inspect "$f" --live >"$tmp/live" 2>/dev/null || continue
+  read -r r e < <(awk '
+    FNR == NR { if (/^# /) { fn = $2; sub(/:$/, "", fn); next } if (NF == 5) ours[fn " " $1] = $2 " " $3 " " $4 " " $5; next }
+    /\.section[ \t]+\.text\./ { fn = $2; sub(/^\.text\./, "", fn); sub(/,.*/, "", fn); ncol = 0; next }
+    /\/\/ \|/ && /GPR/ { s = $0; sub(/.*\/\/ \|/, "", s); ncol = split(s, h, "|"); for (i = 1; i <= ncol; i++) gsub(/ /, "", h[i]); next }
+    /^ *\/\*[0-9a-f]+\*\/ \/\/ \|/ {
+      a = $1; gsub(/[\/*]/, "", a); s = $0; sub(/.*\/\/ \|/, "", s); split(s, c, "|")
+      g = p = u = up = 0
+      for (i = 1; i <= ncol; i++) { x = c[i]; gsub(/ /, "", x); x += 0
+        if (h[i] == "GPR") g = x; else if (h[i] == "PRED") p = x; else if (h[i] == "UGPR") u = x; else if (h[i] == "UPRED") up = x }
+      rows++; if (ours[fn " " a] == g " " p " " u " " up) eq++ }
+    END { print rows + 0, eq + 0 }' "$tmp/live" "$t")
+  lrm_rows=$((lrm_rows + r)) lrm_equal=$((lrm_equal + e))
+done
+if [ "$lrm_rows" -gt 0 ]; then
+  awk -v r="$lrm_rows" -v e="$lrm_equal" 'BEGIN { printf "inspect --live vs nvdisasm -lrm count: %d of %d rows equal (%.1f%%)\n", e, r, 100 * e / r }'
+else
+  echo "inspect --live vs nvdisasm -lrm count: no .lrm tables beside these listings"
+fi

@@ -11,13 +11,24 @@
 # server per decode step (max, median), and the worker's CPU per answered attempt.
 # Last row: the window's AIMD against a server that sheds load (429 beyond a queue of 16) with
 # --inflight 4x its capacity.
-#   bench/bench_serve.sh [build/regsweep]     (WARMUP=s MEASURE=s CORPUS=file to change)
+#   bench/bench_serve.sh [build/regsweep] [--quick]     (WARMUP=s MEASURE=s CORPUS=file to change;
+#   --quick: C = 64, samples mode, both window modes, 1 s + 2 s: CI's smoke run, no speed asserted)
+# Exits 1 when a run got no token at all (a broken client or simulator, not a slow one).
 set -uo pipefail
-bin=$(realpath "${1:-build/regsweep}")
+bin=build/regsweep quick=0
+for a in "$@"; do
+  case $a in
+    --quick) quick=1 ;;
+    *) bin=$a ;;
+  esac
+done
+bin=$(realpath "$bin")
 sim=$(dirname "$bin")/bench/serve_sim
 corpus=$(realpath "${CORPUS:-data/corpus-mini.h5}")
 warm=${WARMUP:-4}
 meas=${MEASURE:-12}
+[ $quick = 1 ] && warm=${WARMUP:-1} meas=${MEASURE:-2}
+failed=0
 A=2 B=0.02 P=0.05 # step = 2 ms + 0.02 ms per sequence; prefill 0.05 ms per 1000 prompt tokens
 tmp=$(mktemp -d)
 srv=""
@@ -57,6 +68,9 @@ one() {
   kill "$srv" 2>/dev/null; wait "$srv" 2>/dev/null; srv=""
   local n ratio
   n=$(val answers "$tmp/st")
+  # a long answer may take longer than a quick run's window: tokens, not answers, show life
+  [ "$(val tokens_per_s "$tmp/st" | cut -d. -f1)" -gt 0 ] 2>/dev/null ||
+    { echo "no tokens served (C=$C $mode $wm): server log and sweep log follow"; tail -n 3 "$tmp/srv.log" "$d.log"; failed=1; }
   ratio=$(val ratio "$tmp/st")
   local cpa=-
   [ "${n:-0}" -gt 0 ] && cpa=$(printf '%.2f' "$(echo "($c1 - $c0) / $tick * 1000 / $n" | bc -l)")
@@ -70,9 +84,14 @@ one() {
 echo "bench_serve: simulated server step $A ms + $B ms/sequence, prefill $P ms/ktok; warm-up $warm s, measured $meas s"
 echo "C    mode       window   infl. |  tok/s  capacity  ratio | at server   | answers  429s | CPU ms/att | window at the end"
 echo "                                |                         |  max median |               |            |"
+if [ $quick = 1 ]; then
+  for wm in instance window; do one 64 samples $wm; done
+  exit $failed
+fi
 for C in 64 256; do
   for mode in samples until-pass; do
     for wm in instance window; do one $C $mode $wm; done
   done
 done
 one 64 until-pass window 256 16
+exit $failed

@@ -2,7 +2,8 @@
  * every ground truth of the mini corpus and one conflict mutant of each (a value moved onto a
  * register of a value live at the same time). Per family: median, p95, max of each and the ratio
  * of medians; plus Z3's one-off context build per instance.
- *   build-release/bench/bench_verify [corpus.h5] [max instances per family] */
+ *   build-release/bench/bench_verify [--quick] [corpus.h5] [max instances per family]   (--quick: 2) */
+#include "bench/bench.h"
 #include "corpus/instance.h"
 #include "report/passk.h"
 #include "verify/verifier.h"
@@ -18,17 +19,17 @@ typedef struct {
 } fam;
 
 int main(int argc, char **argv) {
+  bool quick = rs_bench_take_flag(&argc, argv, "--quick");
   const char *path = argc > 1 ? argv[1] : "data/corpus-mini.h5";
-  uint32_t per = argc > 2 ? (uint32_t)strtoul(argv[2], NULL, 10) : 1000;
+  uint32_t per = argc > 2 ? (uint32_t)strtoul(argv[2], NULL, 10) : quick ? 2 : 1000;
   rs_err e = {{0}};
   rs_corpus *c = rs_corpus_open(path, &e);
   if (!c) {
     fprintf(stderr, "%s\n", e.msg);
     return 2;
   }
-  fam fams[8];
-  uint32_t nf = 0;
-  memset(fams, 0, sizeof fams);
+  fam *fams = NULL; /* one per family: as many as the corpus has */
+  uint32_t nf = 0, fcap = 0, disagree = 0;
   for (uint64_t i = 0; i < rs_corpus_count(c); i++) {
     rs_loaded l;
     if (rs_instance_load(c, i, &l, &e)) return fprintf(stderr, "%s\n", e.msg), 2;
@@ -38,7 +39,11 @@ int main(int argc, char **argv) {
     }
     uint32_t k;
     for (k = 0; k < nf && strcmp(fams[k].family, l.row.family); k++) {}
-    if (k == nf) snprintf(fams[nf++].family, 32, "%s", l.row.family);
+    if (k == nf) {
+      if (nf == fcap) fams = rs_xrealloc(fams, sizeof *fams * (fcap = fcap ? fcap * 2 : 16));
+      memset(&fams[nf], 0, sizeof *fams);
+      snprintf(fams[nf++].family, sizeof fams[0].family, "%s", l.row.family);
+    }
     fam *F = &fams[k];
     if (F->nb >= per) {
       rs_loaded_free(&l);
@@ -46,6 +51,7 @@ int main(int argc, char **argv) {
     }
     double t0 = rs_now();
     rs_z3 *z = rs_z3_new(l.p, 60000, &e);
+    if (!z) return fprintf(stderr, "%s: %s\n", l.row.id, e.msg), 2;
     double tb = rs_now() - t0;
     if (F->nb % 64 == 0) F->build = realloc(F->build, sizeof *F->build * (F->nb + 64));
     F->build[F->nb++] = tb;
@@ -73,13 +79,14 @@ int main(int argc, char **argv) {
       }
       F->nat[F->n] = b - a;
       F->z3[F->n++] = d - b;
-      if (rn.verdict != rz.verdict) fprintf(stderr, "DISAGREEMENT %s\n", l.row.id);
+      if (rn.verdict != rz.verdict) fprintf(stderr, "DISAGREEMENT %s\n", l.row.id), disagree++;
     }
     rs_candidate_free(&cand);
     rs_z3_free(z);
     rs_loaded_free(&l);
   }
   rs_corpus_close(c, &e);
+  if (disagree) printf("%u disagreements between native and Z3 (listed on stderr)\n", disagree);
   printf("verification latency per candidate (ms), truths and conflict mutants of %s\n", path);
   printf("| family | candidates | native median | native p95 | native max | z3 median | z3 p95 | z3 max | z3/native (median) | z3 context build median / max |\n");
   printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
@@ -94,5 +101,6 @@ int main(int argc, char **argv) {
     free(F->z3);
     free(F->build);
   }
-  return 0;
+  free(fams);
+  return disagree ? 1 : 0;
 }

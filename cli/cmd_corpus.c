@@ -20,6 +20,7 @@ void rs_usage_corpus(void) {
        "       regsweep corpus disasm FILE.cubin [-o OUT.sass] [--nvdisasm PATH] [--hex]\n"
        "       regsweep corpus disasm --check FILE.sass\n"
        "       regsweep corpus disasm FILE.cubin --rewrite OUT.cubin   (header for nvdisasm 11.8 only)\n"
+       "       regsweep corpus forms FILE.cubin|FILE.sass|CORPUS.h5... [--nvdisasm PATH] [--unused]\n"
        "\n"
        "build   compiles every grid point (corpus/recipes/grid.tsv) of the kernels in corpus/kernels\n"
        "        with clang-14/llc-14 (gfx908, gfx90a, gfx1030) and clang-16/llc-16 (gfx940, gfx1100): forms\n"
@@ -37,7 +38,11 @@ void rs_usage_corpus(void) {
        "disasm  the complete SASS listing of a cubin (ptxas 12.8+/13 headers rewritten for nvdisasm 11.8,\n"
        "        sm_90 instructions 11.8 drops decoded from the encoding, hidden desc[URx] written);\n"
        "        nvdisasm: --nvdisasm, else PATH, else /opt/nvidia-cuda-11.8/usr/bin. --check: refuse a\n"
-       "        listing with an address hole. Bad input exits 2 with file: message.");
+       "        listing with an address hole. Bad input exits 2 with file: message.\n"
+       "forms   opcode coverage: every form (mnemonic with its modifiers, operand count) the instructions\n"
+       "        of the cubins (disassembled as by disasm), listings or a corpus's sass rows have, its count and the row of\n"
+       "        sass/optable.c it matches or why none does; --unused lists rows no instruction matched.\n"
+       "        Exit 1 when a form is unknown or a file is refused.");
 }
 
 static int have_tool(const char *name) {
@@ -555,6 +560,7 @@ int rs_cmd_corpus(int argc, char **argv) {
   if (!strcmp(argv[1], "export")) return export_(argc, argv);
   if (!strcmp(argv[1], "list")) return list(argc, argv);
   if (!strcmp(argv[1], "disasm")) return disasm(argc, argv);
-  fprintf(stderr, "regsweep corpus: unknown subcommand '%s' (build, info, export, list, disasm)\n", argv[1]);
+  if (!strcmp(argv[1], "forms")) return rs_cmd_corpus_forms(argc, argv);
+  fprintf(stderr, "regsweep corpus: unknown subcommand '%s' (build, info, export, list, disasm, forms)\n", argv[1]);
   return 2;
 }

@@ -8,7 +8,11 @@
  * registers.
  *
  * Free: Chaitin-Briggs (model/chaitin.c, free mode) over every file at once (R, UR, P, UP, B),
- * minimising R; the recoloured listing is written and checked independently of the colouring:
+ * minimising R, on the Problem plus the conflicts that keep values apart on a re-lift
+ * (sass/joins.c: one colouring, never a second round), each value then lowered to the lowest
+ * register that fits; where that needs more than ptxas's own colouring lowered the same way, the
+ * latter is the result and the line says so. The listing is written and checked
+ * independently of the colouring:
  * re-lifted, every operand must belong to the same value as before (same def-use partition:
  * every use reads the same original definitions, its contributor set) and the assignment must
  * pass the verifier's checks against the original Problem; the line printed says both
@@ -22,7 +26,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-uint32_t rs_chaitin_allocate(const rs_problem *p, bool free_mode, rs_preg *out); /* model/chaitin.c */
+/* model/chaitin.c: free mode from ptxas's colouring (never worse than it) */
+uint32_t rs_chaitin_allocate_from(const rs_problem *p, const rs_preg *start, rs_preg *mine, rs_preg *out,
+                                  bool *from_start);
 
 void rs_usage_regalloc(void) {
   puts("usage: regsweep regalloc FILE.sass --pinned [-q] [--function NAME] [--target T]\n"
@@ -36,10 +42,14 @@ void rs_usage_regalloc(void) {
        "input register for register. Prints per function 'identical' (or, with -q, nothing); a\n"
        "failure names the function, the instruction address and the expected and actual register.\n"
        "--free: recolour every function with Chaitin-Briggs over R, UR, P, UP and B together,\n"
-       "minimising R; print 'R: N -> M registers, occupancy A -> B warps/SM' (N, M as ptxas counts:\n"
-       "highest R + 3); write the recoloured listing to OUT; check it by re-lifting it (same values,\n"
-       "every use reading the same definitions: 'contributor sets equivalent (N uses)') and against\n"
-       "the verifier's checks ('verifier: pass').\n"
+       "minimising R, each value then moved to the lowest register that fits; print 'R: N -> M\n"
+       "registers, occupancy A -> B warps/SM' (N, M as ptxas counts: highest R + 3). Never worse\n"
+       "than ptxas: where ptxas's own colouring, lowered the same way, is cheaper, it is the result\n"
+       "and the line says \"ptxas's own colouring kept|lowered (ours needed K R)\" (or \"ours left K\n"
+       "values without a register\"). Write the recoloured listing to OUT;\n"
+       "check it by re-lifting it (same values, every use reading the same definitions: 'contributor\n"
+       "sets equivalent (N uses)') and against the verifier's checks ('verifier: pass'). One colouring\n"
+       "('1 round'): the Problem keeps apart what a re-lift would join; a join is a failure.\n"
        "A cubin: its completed nvdisasm listing (or L.sass) is allocated as above; with -o the result is\n"
        "lowered into a copy of the cubin (regsweep lower: changed instructions re-encoded, register count\n"
        "set; pinned must be byte-identical) and crosschecked by nvdisasm; a mismatch removes OUT.\n"
@@ -171,64 +181,79 @@ static uint32_t same_partition(const rs_func *a, const rs_func *b, uint32_t *sho
   return bad;
 }
 
-/* Values of `a` whose operands the re-lifted `b` puts in one value: a write-back that joins two
- * values (a def of one now reaches a use of the other where our liveness left the register
- * free because no def of the other reached it). Adds a conflict for every such pair to p and
- * returns how many it added. */
-static uint32_t add_merges(const rs_func *a, const rs_func *b, rs_problem *p) {
+/* Does the function call an external function (CALL.ABS.NOINC Rx, e.g. vprintf)? */
+static bool calls_extern(const rs_func *f) {
+  for (uint32_t i = 0; i < f->ninsts; i++)
+    if (!strncmp(rs_func_opcode(f, &f->insts[i]), "CALL.ABS.", 9)) return true;
+  return false;
+}
+
+/* Values of `a` that the re-lifted `b` puts in one value (a def of one reaching a read of the
+ * other): named, as a failure, since rs_sass_join_conflicts should have kept them apart. */
+static uint32_t joined(const rs_func *a, const rs_func *b, uint32_t *shown) {
   if (a->ninsts != b->ninsts || a->nops != b->nops) return 0;
-  uint32_t *var = rs_xmalloc(sizeof *var * (a->nvregs + 1)), *first = rs_xmalloc(sizeof *first * (b->nvregs + 1));
-  for (uint32_t v = 0; v < a->nvregs; v++) var[v] = UINT32_MAX;
-  for (uint32_t v = 0; v < p->nvars; v++) var[p->vars[v].fvreg] = v;
+  uint32_t *first = rs_xmalloc(sizeof *first * (b->nvregs + 1)), bad = 0;
   for (uint32_t v = 0; v < b->nvregs; v++) first[v] = UINT32_MAX;
-  uint32_t added = 0;
   for (uint32_t i = 0; i < a->nops; i++) {
     const rs_operand *x = &a->ops[i], *y = &b->ops[i];
     if (x->kind != RS_OP_VREG || y->kind != RS_OP_VREG) continue;
     if (first[y->reg] == UINT32_MAX) first[y->reg] = x->reg;
-    uint32_t u = var[first[y->reg]], w = var[x->reg];
-    if (u == w || u == UINT32_MAX || w == UINT32_MAX) continue;
-    rs_conflict c = {u < w ? u : w, u < w ? w : u, p->vars[u < w ? u : w].full, p->vars[u < w ? w : u].full, 0};
-    RS_PUSH(p->conf, p->nconf, p->capconf, c);
-    added++;
+    if (first[y->reg] == x->reg) continue;
+    if (bad++ < 1 && (*shown)++ < MAX_SHOWN)
+      fprintf(stderr, "FAIL %s: the write-back joins values %s and %s (a conflict the Problem lacks)\n", a->name,
+              a->vregs[first[y->reg]].name, a->vregs[x->reg].name);
   }
-  free(var);
   free(first);
-  return added;
+  return bad;
 }
 
-/* Free run of a module; returns failures, UINT32_MAX on bad input. */
+/* Free run of a module; returns failures, UINT32_MAX on bad input. One colouring per function:
+ * the Problem carries the conflicts that keep values apart on the re-lift (sass/joins.c), so
+ * the written listing is checked, never re-coloured. Ours and ptxas's own colouring are each
+ * lowered value by value; where ours is the dearer, ptxas's (lowered) is the result (the floor),
+ * said on the function's line. */
 static uint32_t free_mode(const rs_module *m, const char *out_path, bool quiet, rs_err *e) {
-  uint32_t nf = m->nfuncs, fails = 0, shown = 0, rounds = 0;
+  uint32_t nf = m->nfuncs, fails = 0, shown = 0;
   rs_preg **as = rs_xcalloc(nf + 1, sizeof *as);
   rs_problem **ps = rs_xcalloc(nf + 1, sizeof *ps);
   double *secs = rs_xcalloc(nf + 1, sizeof *secs);
   uint32_t *uses = rs_xcalloc(nf + 1, sizeof *uses), *differ = rs_xcalloc(nf + 1, sizeof *differ);
-  bool checked = false; /* the final write-back was re-lifted and compared */
-  for (uint32_t k = 0; k < nf; k++) {
-    if (!(ps[k] = rs_problem_build(m->funcs[k], e))) fails = UINT32_MAX;
-    as[k] = rs_xcalloc(m->funcs[k]->nvregs + 1, sizeof *as[k]);
+  unsigned *ours = rs_xcalloc(nf + 1, sizeof *ours); /* R of our colouring, before the floor */
+  uint32_t *uncoloured = rs_xcalloc(nf + 1, sizeof *uncoloured);
+  bool *floored = rs_xcalloc(nf + 1, sizeof *floored); /* the result is ptxas's colouring, lowered */
+  bool *extern_call = rs_xcalloc(nf + 1, sizeof *extern_call);
+  bool checked = false; /* the write-back was re-lifted and compared */
+  for (uint32_t k = 0; k < nf && fails != UINT32_MAX; k++) {
+    const rs_func *f = m->funcs[k];
+    if (!(ps[k] = rs_problem_build(f, e))) {
+      fails = UINT32_MAX;
+      break;
+    }
+    as[k] = rs_xcalloc(f->nvregs + 1, sizeof *as[k]);
+    rs_problem *p = ps[k];
+    double t0 = rs_now();
+    rs_sass_join_conflicts(f, p);
+    /* ptxas's colouring is a valid one of this Problem (tests/test_sass_real.c): the floor */
+    rs_preg *start = rs_xcalloc(p->nvars + 1, sizeof *start), *mine = rs_xcalloc(p->nvars + 1, sizeof *mine),
+            *best = rs_xcalloc(p->nvars + 1, sizeof *best);
+    for (uint32_t v = 0; v < p->nvars; v++) start[v] = f->truth[p->vars[v].fvreg];
+    uncoloured[k] = rs_chaitin_allocate_from(p, start, mine, best, &floored[k]);
+    extern_call[k] = calls_extern(f);
+    if (extern_call[k]) { /* the callee's ABI (arguments, clobbers) is not in the Problem: ptxas's */
+      memcpy(best, start, sizeof *best * p->nvars);
+      floored[k] = true;
+    }
+    secs[k] = rs_now() - t0;
+    for (uint32_t v = 0; v < f->nvregs; v++) as[k][v] = f->truth[v]; /* values the Problem lacks keep theirs */
+    for (uint32_t v = 0; v < p->nvars; v++) as[k][p->vars[v].fvreg] = mine[v];
+    ours[k] = r_used(f, as[k]) + 2;
+    for (uint32_t v = 0; v < p->nvars; v++) as[k][p->vars[v].fvreg] = best[v];
+    free(start);
+    free(mine);
+    free(best);
   }
   char *text = NULL;
-  /* colour, write, re-lift; where the write-back joined values, forbid that and colour again */
-  for (bool again = fails != UINT32_MAX; again && rounds < 50; rounds++) {
-    again = false;
-    for (uint32_t k = 0; k < nf; k++) {
-      const rs_func *f = m->funcs[k];
-      rs_problem *p = ps[k];
-      rs_preg *pv = rs_xcalloc(p->nvars + 1, sizeof *pv);
-      double t0 = rs_now();
-      uint32_t spill = rs_chaitin_allocate(p, true, pv);
-      secs[k] += rs_now() - t0;
-      for (uint32_t v = 0; v < f->nvregs; v++) as[k][v] = f->truth[v]; /* values the Problem lacks keep theirs */
-      for (uint32_t v = 0; v < p->nvars; v++) as[k][p->vars[v].fvreg] = pv[v];
-      free(pv);
-      if (spill) {
-        fprintf(stderr, "FAIL %s: %u values could not be coloured (would need to spill)\n", f->name, spill);
-        fails++;
-      }
-    }
-    free(text);
+  if (fails != UINT32_MAX && !fails) {
     text = rs_sass_write_module(m, as);
     rs_module *n = rs_xcalloc(1, sizeof *n);
     n->path = rs_xstrndup("(recoloured)", 12);
@@ -240,26 +265,18 @@ static uint32_t free_mode(const rs_module *m, const char *out_path, bool quiet, 
     if (rs_sass_parse(n, &ne) || n->nfuncs != nf) {
       fprintf(stderr, "FAIL: the recoloured listing does not parse: %s\n", ne.msg);
       fails++;
-    } else {
-      for (uint32_t k = 0; k < nf; k++) again |= add_merges(m->funcs[k], n->funcs[k], ps[k]) > 0;
-      if (!again) { /* the independent check of the final write-back */
-        checked = true;
-        for (uint32_t k = 0; k < nf; k++) {
-          uses[k] = 0;
-          fails += differ[k] = same_partition(m->funcs[k], n->funcs[k], &shown, &uses[k]);
-        }
+    } else { /* the independent check of the write-back */
+      checked = true;
+      for (uint32_t k = 0; k < nf; k++) {
+        fails += joined(m->funcs[k], n->funcs[k], &shown);
+        fails += differ[k] = same_partition(m->funcs[k], n->funcs[k], &shown, &uses[k]);
       }
     }
     rs_module_free(n);
-    if (fails) break;
-    if (again && rounds + 1 == 50) {
-      fprintf(stderr, "FAIL: the write-back still joins values after 50 rounds\n");
-      fails++;
-    }
   }
   for (uint32_t k = 0; k < nf && fails != UINT32_MAX; k++) {
     const rs_func *f = m->funcs[k];
-    /* the verifier's checks against the original Problem (conflicts added above only add) */
+    /* the verifier's checks against the original Problem (the conflicts joins.c added only add) */
     uint32_t nonmember = 0, viol = rs_truth_check(ps[k], as[k], &nonmember);
     bool vpass = !viol && !nonmember;
     if (!vpass) {
@@ -278,15 +295,23 @@ static uint32_t free_mode(const rs_module *m, const char *out_path, bool quiet, 
       }
     }
     unsigned before = r_used(f, f->truth) + 2, after = r_used(f, as[k]) + 2;
-    char contrib[96];
-    if (!checked) snprintf(contrib, sizeof contrib, "contributor sets not checked (the write-back kept joining values)");
+    char contrib[96], floor[128] = "";
+    if (!checked) snprintf(contrib, sizeof contrib, "contributor sets not checked (no written listing)");
     else if (differ[k]) snprintf(contrib, sizeof contrib, "contributor sets DIFFER (%u of %u uses)", differ[k], uses[k]);
     else snprintf(contrib, sizeof contrib, "contributor sets equivalent (%u uses)", uses[k]);
+    if (extern_call[k])
+      snprintf(floor, sizeof floor, "; ptxas's own colouring kept (an external call, CALL.ABS.NOINC: its ABI is not modelled)");
+    else if (floored[k] && uncoloured[k])
+      snprintf(floor, sizeof floor, "; ptxas's own colouring %s (ours left %u values without a register)",
+               after < before ? "lowered" : "kept", uncoloured[k]);
+    else if (floored[k])
+      snprintf(floor, sizeof floor, "; ptxas's own colouring %s (ours needed %u R)", after < before ? "lowered" : "kept",
+               ours[k]);
     if (!quiet)
-      printf("regalloc(free): %s: R: %u -> %u registers, occupancy %u -> %u warps/SM (%u values, %u round%s, %.1f ms); "
-             "%s, verifier: %s\n",
-             f->name, before, after, occupancy_of(f->tgt, before), occupancy_of(f->tgt, after), ps[k]->nvars, rounds,
-             rounds == 1 ? "" : "s", secs[k] * 1e3, contrib, vpass ? "pass" : "FAIL");
+      printf("regalloc(free): %s: R: %u -> %u registers, occupancy %u -> %u warps/SM (%u values, 1 round, %.1f ms); "
+             "%s, verifier: %s%s\n",
+             f->name, before, after, occupancy_of(f->tgt, before), occupancy_of(f->tgt, after), ps[k]->nvars,
+             secs[k] * 1e3, contrib, vpass ? "pass" : "FAIL", floor);
   }
   if (out_path && !fails && text) {
     FILE *fp = fopen(out_path, "w");
@@ -298,13 +323,17 @@ static uint32_t free_mode(const rs_module *m, const char *out_path, bool quiet, 
   free(text);
   for (uint32_t k = 0; k < nf; k++) {
     free(as[k]);
-    rs_problem_free(ps[k]);
+    if (ps[k]) rs_problem_free(ps[k]);
   }
   free(as);
   free(ps);
   free(secs);
   free(uses);
   free(differ);
+  free(ours);
+  free(uncoloured);
+  free(floored);
+  free(extern_call);
   return fails;
 }
 

@@ -63,6 +63,25 @@ uint32_t rs_chaitin_allocate(const rs_problem *p, bool free_mode, rs_preg *out) 
   return bad;
 }
 
+/* Free mode from a valid colouring `start` (SASS: ptxas's own). `mine` gets our colouring,
+ * lowered value by value (rs_color_descend); `out` the cheaper of it and `start` lowered the
+ * same way, so never worse than `start`. Returns the values `mine` leaves uncoloured; *from_start
+ * says which one `out` is. */
+uint32_t rs_chaitin_allocate_from(const rs_problem *p, const rs_preg *start, rs_preg *mine, rs_preg *out,
+                                  bool *from_start);
+uint32_t rs_chaitin_allocate_from(const rs_problem *p, const rs_preg *start, rs_preg *mine, rs_preg *out,
+                                  bool *from_start) {
+  uint32_t bad = rs_chaitin_allocate(p, true, mine);
+  rs_color *c = rs_color_new(p);
+  if (!bad) rs_color_descend(c, mine);
+  memcpy(out, start, sizeof *out * p->nvars);
+  rs_color_descend(c, out);
+  *from_start = bad || rs_color_cost(p, out) < rs_color_cost(p, mine);
+  if (!*from_start) memcpy(out, mine, sizeof *out * p->nvars);
+  rs_color_free(c);
+  return bad;
+}
+
 static int generate(rs_model *m, const rs_gen_input *in, uint32_t first, uint32_t n, const uint64_t *seeds,
                     rs_gen *out, rs_err *e) {
   (void)first, (void)seeds, (void)e;

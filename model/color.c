@@ -279,6 +279,41 @@ uint32_t rs_color_run(rs_color *c, enum rs_color_order order, bool hints, uint64
   return uncolored;
 }
 
+uint32_t rs_color_descend(rs_color *c, rs_preg *a) {
+  const rs_problem *p = c->p;
+  const rs_target *t = p->tgt;
+  uint32_t n = p->nvars, moves = 0, *ord = rs_xmalloc(sizeof *ord * (n + 1));
+  for (bool moved = true; moved;) {
+    moved = false;
+    uint32_t m = 0;
+    for (uint32_t v = 0; v < n; v++)
+      if (a[v].lanes) ord[m++] = v;
+    /* highest registers first: they decide the count (insertion sort by unit, descending) */
+    for (uint32_t i = 1; i < m; i++)
+      for (uint32_t j = i; j > 0 && a[ord[j]].unit > a[ord[j - 1]].unit; j--) {
+        uint32_t x = ord[j]; ord[j] = ord[j - 1]; ord[j - 1] = x;
+      }
+    for (uint32_t i = 0; i < m; i++) {
+      uint32_t v = ord[i], u0 = a[v].unit;
+      int cls = p->vars[v].cls, f0 = rs_target_file_of(t, u0);
+      for (uint32_t k = 0; k < c->nlegal[cls]; k++) {
+        uint32_t u = c->legal[cls][k];
+        if (u >= u0 || rs_target_file_of(t, u) != f0) continue;
+        a[v].lanes = 0; /* not its own neighbour */
+        bool ok = fits(c, v, u, a);
+        a[v] = (rs_preg){ok ? u : u0, p->vars[v].full};
+        if (ok) {
+          moves++;
+          moved = true;
+          break;
+        }
+      }
+    }
+  }
+  free(ord);
+  return moves;
+}
+
 void rs_color_used(const rs_problem *p, const rs_preg *a, unsigned *used) {
   const rs_target *t = p->tgt;
   memset(used, 0, sizeof *used * RS_MAX_FILES);

@@ -17,6 +17,10 @@ enum rs_color_order { RS_ORDER_BRIGGS, RS_ORDER_WIDE_FIRST, RS_ORDER_PROGRAM };
  * Returns the number of uncoloured values. */
 uint32_t rs_color_run(rs_color *c, enum rs_color_order order, bool hints, uint64_t *rng, uint32_t spread,
                       rs_preg *out);
+/* Lower a complete, valid assignment in place: each value, highest registers first, moves to the
+ * lowest legal register of its file below its own that fits, until none moves (it stays valid;
+ * from ptxas's own colouring this can only lower the count). Returns the number of moves. */
+uint32_t rs_color_descend(rs_color *c, rs_preg *a);
 /* Registers used per file by an assignment: highest unit + 1 (values and fixed registers). */
 void rs_color_used(const rs_problem *p, const rs_preg *a, unsigned *used);
 /* One number to minimize: registers of the file that limits occupancy most (vector files on

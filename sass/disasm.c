@@ -38,13 +38,25 @@ static void sb_add(sbuf *b, const char *s, size_t n) {
 }
 
 static void sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Whatever the length: a line cut at a fixed buffer would lose its newline and swallow the next
+ * line into a comment (the first `// regsweep:` line of a listing with many fills did). */
 static void sb_printf(sbuf *b, const char *fmt, ...) {
   char tmp[1024];
   va_list ap;
   va_start(ap, fmt);
   int k = vsnprintf(tmp, sizeof tmp, fmt, ap);
   va_end(ap);
-  sb_add(b, tmp, k < 0 ? 0 : (size_t)k < sizeof tmp ? (size_t)k : sizeof tmp - 1);
+  if (k < 0) return;
+  if ((size_t)k < sizeof tmp) {
+    sb_add(b, tmp, (size_t)k);
+    return;
+  }
+  char *big = rs_xmalloc((size_t)k + 1);
+  va_start(ap, fmt);
+  vsnprintf(big, (size_t)k + 1, fmt, ap);
+  va_end(ap);
+  sb_add(b, big, (size_t)k);
+  free(big);
 }
 
 /* ------------------------------------------------------------------ running nvdisasm */
@@ -513,6 +525,10 @@ static int copy_inst(C *x, const line *l, size_t rest, uint64_t a, rs_err *e) {
   rs_cubin_words(x->f, a, w);
   int ur = has_mod(s + op_at, op_len, "E") ? rs_sass_desc_ur(x->c->sm, base, w) : -2;
   const char *br = ur == -2 ? NULL : memchr(s + op_at + op_len, '[', ilen - op_at - op_len);
+  if (br && !strcmp(base, "LDGSTS")) { /* LDGSTS.E [Rshared], [Rglobal.64]: the global one, as CUDA 12 prints */
+    const char *g = find(br, ilen - (size_t)(br - s), ", [");
+    br = g ? g + 2 : NULL;
+  }
   bool listed = find(s, ilen, "desc[") != NULL;
   if (listed && ur != -2) x->st->descs_listed++;
   if (ur == -2 || listed || !br) {

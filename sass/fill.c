@@ -22,7 +22,8 @@ typedef struct {
   uint8_t ops[3];       /* printed source operands after Ra, in order: which slot kind ... */
   uint8_t at[3];        /* ... and where: 32 (b) or 64 (c) */
   uint8_t nops;
-  uint8_t neg_b;        /* bit 63 negates a UR in the b slot */
+  uint8_t neg_b;        /* bit 63 negates the R or UR in the b slot */
+  uint8_t neg_c;        /* word 1 bit 11 negates the R in the c slot when it is added */
   uint64_t w1_fixed;    /* word 1 bits 0-40 outside the decoded fields must equal this */
 } form;
 
@@ -30,18 +31,18 @@ typedef struct {
 
 static const form forms[] = {
     /* VIADD Rd, Ra, b */
-    {0x836, 90, "VIADD", 0, {S_IMM}, {32}, 1, 0, 0},
-    {0xc36, 90, "VIADD", 0, {S_UR}, {32}, 1, 1, 1ull << 27},
+    {0x836, 90, "VIADD", 0, {S_IMM}, {32}, 1, 0, 0, 0},
+    {0xc36, 90, "VIADD", 0, {S_UR}, {32}, 1, 1, 0, 1ull << 27},
     /* VIMNMX Rd, Ra, b, {PT|!PT}: bits 81-86 hold 0x3f (no predicate outputs) */
-    {0x248, 90, "VIMNMX", 1, {S_R}, {32}, 1, 0, 0x3full << 17},
-    {0x848, 90, "VIMNMX", 1, {S_IMM}, {32}, 1, 0, 0x3full << 17},
-    {0xc48, 90, "VIMNMX", 1, {S_UR}, {32}, 1, 0, 0x3full << 17 | 1ull << 27},
-    /* VIADDMNMX Rd, Ra, b, c, {PT|!PT}: minmax(Ra + b, c) */
-    {0x246, 90, "VIADDMNMX", 1, {S_R, S_R}, {32, 64}, 2, 0, 0},
-    {0x846, 90, "VIADDMNMX", 1, {S_IMM, S_R}, {32, 64}, 2, 0, 0},
-    {0xc46, 90, "VIADDMNMX", 1, {S_UR, S_R}, {32, 64}, 2, 0, 1ull << 27},
-    {0x446, 90, "VIADDMNMX", 1, {S_R, S_IMM}, {64, 32}, 2, 0, 0},
-    {0xe46, 90, "VIADDMNMX", 1, {S_R, S_UR}, {64, 32}, 2, 0, 1ull << 27},
+    {0x248, 90, "VIMNMX", 1, {S_R}, {32}, 1, 0, 0, 0x3full << 17},
+    {0x848, 90, "VIMNMX", 1, {S_IMM}, {32}, 1, 0, 0, 0x3full << 17},
+    {0xc48, 90, "VIMNMX", 1, {S_UR}, {32}, 1, 0, 0, 0x3full << 17 | 1ull << 27},
+    /* VIADDMNMX Rd, Ra, b, c, {PT|!PT}: minmax(Ra + b, c); the added R may be negated */
+    {0x246, 90, "VIADDMNMX", 1, {S_R, S_R}, {32, 64}, 2, 1, 0, 0},
+    {0x846, 90, "VIADDMNMX", 1, {S_IMM, S_R}, {32, 64}, 2, 0, 0, 0},
+    {0xc46, 90, "VIADDMNMX", 1, {S_UR, S_R}, {32, 64}, 2, 1, 0, 1ull << 27},
+    {0x446, 90, "VIADDMNMX", 1, {S_R, S_IMM}, {64, 32}, 2, 0, 1, 0},
+    {0xe46, 90, "VIADDMNMX", 1, {S_R, S_UR}, {64, 32}, 2, 0, 1, 1ull << 27},
 };
 
 static int reg(char *b, size_t n, unsigned r, bool reuse) {
@@ -73,12 +74,16 @@ int rs_sass_fill(unsigned sm, const uint64_t w[2], char *buf, size_t n) {
     unsigned reuse_bit = in_b ? 59 : 60;
     switch (f->ops[k]) {
     case S_R:
-      if (in_b) {
-        reg(ops[k], sizeof ops[k], (unsigned)(w[0] >> 32 & 0xff), w[1] >> reuse_bit & 1);
-        w0_used |= 0xffull << 32;
-      } else {
-        reg(ops[k], sizeof ops[k], (unsigned)(w[1] & 0xff), w[1] >> reuse_bit & 1);
-        w1_used |= 0xff;
+      if (in_b) { /* bit 63 negates it as it does a UR there (VIADDMNMX R10, R0, -R20, R21: min(x - y, z)) */
+        bool neg = f->neg_b && (w[0] >> 63 & 1);
+        reg(ops[k] + neg, sizeof ops[k] - neg, (unsigned)(w[0] >> 32 & 0xff), w[1] >> reuse_bit & 1);
+        if (neg) ops[k][0] = '-';
+        w0_used |= 0xffull << 32 | (f->neg_b ? 1ull << 63 : 0);
+      } else { /* word 1 bit 11 negates the c slot (as IADD3's third source) */
+        bool neg = f->neg_c && (w[1] >> 11 & 1);
+        reg(ops[k] + neg, sizeof ops[k] - neg, (unsigned)(w[1] & 0xff), w[1] >> reuse_bit & 1);
+        if (neg) ops[k][0] = '-';
+        w1_used |= 0xff | (f->neg_c ? 1ull << 11 : 0);
       }
       break;
     case S_UR: { /* always the b slot */
@@ -132,14 +137,30 @@ static const struct {
     {"LDG", 0x981, 0, 32}, {"LD", 0x980, 0, 32}, {"STG", 0x986, 1, 0},
     {"ST", 0x985, 1, 0},   {"REDG", 0x98e, 1, 0}, {"RED", 0x98e, 1, 0}, /* 11.8: RED on sm_80-89 */
     {"ATOMG", 0x9a8, 1, 0},
+    {"ATOM", 0x98a, 1, 0},  /* generic ATOM.E.* (cooperative groups, cuda::barrier) */
+    {"ATOM", 0x9a2, 1, 0},  /* sm_90 ATOM.E.ADD.F16x2.RN (atomicAdd(__half2 *)): -plr reads the pair */
+    {"REDG", 0x9a6, 1, 0},  /* sm_90 REDG.E.ADD.F64.RN */
+    {"RED", 0x9a6, 1, 0},
+    {"LDGSTS", 0xfae, 1, 0}, /* cp.async: -plr marks the pair read (async_copy sm_80/sm_90) */
 };
-static const char *const desc_ops[] = {"LDG", "LD", "STG", "ST", "RED", "REDG", "ATOM", "ATOMG"};
+/* .E accesses that read no descriptor: -plr shows the pair live through, not read. */
+static const struct {
+  const char *base;
+  uint16_t op;
+} no_descs[] = {
+    {"ATOMG", 0x3a9}, /* ATOMG.E.CAS R,[R],R,R: a 64-bit address printed without .64 */
+};
+static const char *const desc_ops[] = {"LDG", "LD", "STG", "ST", "RED", "REDG", "ATOM", "ATOMG", "LDGSTS"};
 
 int rs_sass_desc_ur(unsigned sm, const char *base, const uint64_t w[2]) {
   bool access = false;
   for (size_t i = 0; i < sizeof desc_ops / sizeof *desc_ops; i++) access |= !strcmp(base, desc_ops[i]);
   if (sm < 80 || !access) return -2;
   unsigned op = (unsigned)(w[0] & 0xfff);
+  for (size_t i = 0; i < sizeof no_descs / sizeof *no_descs; i++)
+    if (no_descs[i].op == op && !strcmp(no_descs[i].base, base)) return -2;
+  for (size_t i = 0; i < sizeof no_descs / sizeof *no_descs; i++)
+    if (no_descs[i].op == op && !strcmp(no_descs[i].base, base)) return -2;
   for (size_t i = 0; i < sizeof descs / sizeof *descs; i++)
     if (descs[i].op == op && !strcmp(descs[i].base, base)) return (int)(w[descs[i].word] >> descs[i].bit & 0x3f);
   return -1;

@@ -395,6 +395,16 @@ static void tables(plr *p) {
   /* the call convention: R0, R1 read; all but the callee-saved written; after a RET the
    * callee-saved registers of the function's allocation (SHI_REGISTERS, the 2 reserved too) */
   uint32_t nregs = f->declared_regs;
+  if (!nregs && rf >= 0) { /* sm_90 cubins carry no SHI_REGISTERS: ptxas's count, highest R + 3 */
+    const rs_regfile *R = &t->files[rf];
+    for (uint32_t i = 0; i < f->nops; i++) {
+      const rs_operand *op = &f->ops[i];
+      rs_preg r = op->kind == RS_OP_VREG ? f->truth[op->reg] : op->kind == RS_OP_PREG ? (rs_preg){op->reg, op->lanes} : (rs_preg){0, 0};
+      if (!r.lanes || r.unit < R->first || r.unit >= R->first + R->count - 1) continue; /* RZ is not counted */
+      uint32_t top = r.unit - R->first + rs_lanes_units(r.lanes) + 2;
+      if (top > nregs) nregs = top;
+    }
+  }
   for (uint32_t fi = 0; fi < t->nfiles; fi++) {
     const char *n = t->files[fi].name;
     bool r = (int)fi == rf;

@@ -15,7 +15,8 @@
 #define FRND "FTZ RN RM RP RZ SAT NTZ "
 #define MEMQ "CONSTANT SYS GPU CTA SM STRONG WEAK MMIO VOLATILE PRIVATE EF EL LU EU NA ZFILL LTC64B LTC128B LTC256B U "
 #define SUB32 "U8 S8 U16 S16 "
-#define ATOMOP "ADD MIN MAX INC DEC AND OR XOR EXCH SAFE F32 F16x2 BF16x2 FTZ RN S32 U32 64 "
+/* 64 and F64 are not here: they make the data operands pairs (rows of their own) */
+#define ATOMOP "ADD MIN MAX INC DEC AND OR XOR EXCH SAFE F32 F16x2 BF16x2 FTZ RN S32 U32 "
 
 #define B RS_SOP_BRANCH
 #define X RS_SOP_EXIT
@@ -46,8 +47,14 @@ const rs_sass_op rs_sass_optable[] = {
     {"PRMT", "F4E B4E RC8 ECL ECR RC16", "d1 s1 s1 s1", 0},
     {"UPRMT", "", "d1 s1 s1 s1", 0},
     {"SHFL", "IDX UP DOWN BFLY", "d1 d1 s1 s1 s1", 0}, /* SHFL.BFLY PT, R3, R2, 0x1, 0x1f */
-    {"VOTE", "ANY ALL EQ", "d1 s1 s1|d1 d1 s1 s1", 0},
-    {"VOTEU", "ANY ALL EQ", "d1 s1 s1|d1 d1 s1 s1", 0},
+    {"VOTE", "ANY ALL EQ", "d1 s1|d1 s1 s1|d1 d1 s1 s1", 0}, /* VOTE.ALL P1, P0 */
+    {"VOTEU", "ANY ALL EQ", "d1 s1|d1 s1 s1|d1 d1 s1 s1", 0}, /* VOTEU.ALL UP0, P0 */
+    /* warp reductions and matches (sm_80+; __reduce_*_sync, __match_any_sync): REDUX.SUM.S32 UR4, R7 */
+    {"REDUX", "SUM MIN MAX AND OR XOR S32 U32", "d1 s1", 0},
+    {"MATCH.ANY", "", "d1 s1", 0},
+    {"MATCH.ANY.U64", "", "d1 s2", 0},      /* MATCH.ANY.U64 R6, R6: a 64-bit key, a 32-bit mask */
+    {"MATCH.ALL", "", "d1 s1|d1 d1 s1", 0}, /* MATCH.ALL P0, R3, R2 */
+    {"MATCH.ALL.U64", "", "d1 s2|d1 d1 s2", 0},
     {"POPC", "", "d1 s1", 0},
     {"FLO", "U32 S32 SH", "d1 s1|d1 d1 s1", 0},
     {"BREV", "", "d1 s1", 0},
@@ -74,9 +81,9 @@ const rs_sass_op rs_sass_optable[] = {
     {"VIADD", "", "d1 s1 s1", 0},
     {"VIMNMX", "U32 S32 RELU", "d1 s1 s1 s1", 0},
     {"VIADDMNMX", "U32 S32 RELU", "d1 s1 s1 s1 s1", 0},
-    {"IMAD", "U32 S32 SHL MOV IADD HI", "d1 s1 s1 s1", 0},
+    {"IMAD", "U32 S32 SHL MOV IADD HI", "d1 s1 s1 s1|d1 d1 s1 s1 s1", 0}, /* IMAD.HI.U32 R10, P1, ... */
     {"IMAD.X", "U32 S32 HI", "d1 s1 s1 s1 s1", 0},
-    {"IMAD.WIDE", "U32 S32", "d2 s1 s1 s2", 0},     /* destination and addend are pairs */
+    {"IMAD.WIDE", "U32 S32", "d2 s1 s1 s2|d2 d1 s1 s1 s2", 0}, /* destination and addend pairs; P carry */
     {"IMAD.WIDE.X", "U32 S32", "d2 s1 s1 s2 s1", 0},
     {"UIMAD", "U32 S32 SHL MOV IADD HI", "d1 s1 s1 s1", 0},
     {"UIMAD.WIDE", "U32 S32", "d2 s1 s1 s2", 0},
@@ -98,6 +105,11 @@ const rs_sass_op rs_sass_optable[] = {
     {"UISETP", CMP BOOL, "d1 d1 s1 s1 s1|d1 d1 s1 s1 s1 s1", 0},
     {"IMNMX", "U32 S32", "d1 s1 s1 s1", 0},
     {"IABS", "", "d1 s1", 0},
+    /* dot products and sums of absolute differences (__dp4a, __dp2a_lo, __sad, __vabsdiffu4) */
+    {"IDP.4A", "U8 S8", "d1 s1 s1 s1", 0},
+    {"IDP.2A", "LO HI U16 S16 U8 S8", "d1 s1 s1 s1", 0},
+    {"VABSDIFF", "U32 S32", "d1 s1 s1 s1", 0},
+    {"VABSDIFF4", "U8 S8", "d1 s1 s1 s1", 0},
     {"I2I", SUB32 "SAT", "d1 s1", 0},
 
     /* ---- floating point ---- */
@@ -116,8 +128,8 @@ const rs_sass_op rs_sass_optable[] = {
     {"DMUL", FRND, "d2 s2 s2", 0},
     {"DADD", FRND, "d2 s2 s2", 0},
     {"DSETP", CMP BOOL, "d1 d1 s2 s2 s1", 0},
-    {"HADD2", "F32 FTZ SAT F16 BF16", "d1 s1 s1", 0},
-    {"HMUL2", "F32 FTZ SAT F16 BF16", "d1 s1 s1", 0},
+    {"HADD2", "F32 FTZ SAT F16 BF16 BF16_V2", "d1 s1 s1|d1 s1 s1 s1", 0}, /* HADD2 R7, R6.H0_H0, 1, 1: an immediate pair */
+    {"HMUL2", "F32 FTZ SAT F16 BF16 BF16_V2", "d1 s1 s1", 0},
     {"HFMA2", "F32 FTZ SAT MMA RELU BF16_V2", "d1 s1 s1 s1|d1 s1 s1 s1 s1", 0}, /* imm pair: 2 ops */
     {"HMNMX2", "FTZ NAN BF16_V2", "d1 s1 s1 s1", 0},
     {"HSETP2", CMP BOOL "FTZ H_AND BF16_V2", "d1 d1 s1 s1 s1", 0},
@@ -133,7 +145,11 @@ const rs_sass_op rs_sass_optable[] = {
     {"I2F.F64", FRND "U32 S32", "d2 s1", 0},
     {"I2F.S64", FRND "F32", "d1 s2", 0},
     {"I2F.U64", FRND "F32", "d1 s2", 0},
-    {"I2FP.F32", "U32 S32", "d1 s1", 0},
+    {"I2F.F64.S64", FRND, "d2 s2", 0},
+    {"I2F.F64.U64", FRND, "d2 s2", 0},
+    {"F2I.F64.S64", FRND "TRUNC FLOOR CEIL", "d2 s2", 0},
+    {"F2I.F64.U64", FRND "TRUNC FLOOR CEIL", "d2 s2", 0},
+    {"I2FP.F32", "U32 S32 " FRND, "d1 s1", 0}, /* I2FP.F32.U32.RZ (__uint2float_rz) */
     {"F2IP", "U8 S8 F32 NTZ PACK_B", "d1 s1 s1", 0},
 
     /* ---- tensor cores: D A B C ---- */
@@ -160,10 +176,27 @@ const rs_sass_op rs_sass_optable[] = {
     {"ST.E.64", MEMQ, "m s2", D},
     {"ST.E.128", MEMQ, "m s4", D},
     {"RED.E", ATOMOP MEMQ, "m s1", D},
+    {"RED.E.64", ATOMOP MEMQ, "m s2", D},
+    {"RED.E.F64", ATOMOP MEMQ, "m s2", D}, /* RED.E.ADD.F64.RN: atomicAdd(double *) */
     {"REDG.E", ATOMOP MEMQ, "m s1", D},
+    {"REDG.E.64", ATOMOP MEMQ, "m s2", D},
+    {"REDG.E.F64", ATOMOP MEMQ, "m s2", D},
     {"ATOM.E", ATOMOP MEMQ, "d1 m s1|d1 d1 m s1", D},   /* [PT,] R, [addr], R */
+    {"ATOM.E.64", ATOMOP MEMQ, "d2 m s2|d1 d2 m s2", D}, /* ATOM.E.ADD.64 P0, R6, [R4], R12 */
+    {"ATOM.E.F64", ATOMOP MEMQ, "d2 m s2|d1 d2 m s2", D},
     {"ATOMG.E", ATOMOP MEMQ, "d1 m s1|d1 d1 m s1", D},
-    {"ATOMG.E.CAS", "STRONG GPU SYS", "d1 m s1 s1", D},
+    {"ATOMG.E.64", ATOMOP MEMQ, "d2 m s2|d1 d2 m s2", D},
+    {"ATOMG.E.F64", ATOMOP MEMQ, "d2 m s2|d1 d2 m s2", D},
+    /* ATOMG.E.CAS PT, R10, [R10], R12, R13: compare and swap values in two registers; -plr
+     * marks the address a pair (R10:R11, printed without .64) and no descriptor read (fill.c) */
+    {"ATOMG.E.CAS", "STRONG GPU SYS SM CTA", "d1 M s1 s1|d1 d1 M s1 s1", 0},
+    {"ATOMG.E.CAS.64", "STRONG GPU SYS SM CTA", "d2 M s2 s2|d1 d2 M s2 s2", 0},
+    /* QSPC.E.S P0, RZ, [R4]: is the generic 64-bit address shared (the ATOM.E fallback) */
+    {"QSPC.E", "S G L", "d1 d1 M", 0},
+    /* cp.async: LDGSTS.E [Rshared], desc[UR4][Rglobal.64]; the copy size is no register width */
+    {"LDGSTS.E", "BYPASS LTC64B LTC128B LTC256B ZFILL 64 128 CONSTANT", "m m|m m s1", D},
+    {"LDGDEPBAR", "", "", 0},
+    {"ARRIVES.LDGSTSBAR.64", "TRANSCNT", "m", 0},
     {"LDS", SUB32 "U", "d1 m", 0},
     {"LDS.64", "U", "d2 m", 0},
     {"LDS.128", "U", "d4 m", 0},
@@ -177,7 +210,18 @@ const rs_sass_op rs_sass_optable[] = {
     {"STL.64", MEMQ, "m s2", 0},
     {"STL.128", MEMQ, "m s4", 0},
     {"ATOMS", ATOMOP, "d1 m s1", 0},
+    {"ATOMS.64", ATOMOP, "d2 m s2", 0},
     {"ATOMS.CAS", "", "d1 m s1 s1", 0},
+    {"ATOMS.CAS.64", "", "d2 m s2 s2", 0},
+    {"ATOMS.CAST.SPIN", "", "d1 m s1 s1", 0},
+    {"ATOMS.CAST.SPIN.64", "", "d2 m s2 s2", 0}, /* R10 (pair: .EQ 1 and .EQ RZ), [R3], R8:R9, R10:R11 */
+    {"ATOMS.POPC.INC.32", "", "d1 m", 0},        /* ATOMS.POPC.INC.32 RZ, [R2+UR4]: warp-aggregated +1 */
+    {"ATOMS.ARRIVE.64", "", "d2 m", 0},          /* mbarrier arrive: the 64-bit token R4:R5 */
+    /* mbarrier on sm_90 (cuda::barrier): SYNCS.ARRIVE.TRANS64.A1T0 R8, [UR4], RZ writes the token
+     * pair; SYNCS.PHASECHK.TRANS64.TRYWAIT P0, [UR4], R9 reads its high half */
+    {"SYNCS.ARRIVE.TRANS64", "A1T0 A0T1 A1TR RED", "d2 m s1", 0},
+    {"SYNCS.PHASECHK.TRANS64", "TRYWAIT", "d1 m s1", 0},
+    {"SYNCS.EXCH.64", "", "d2 m s2", 0},
     {"LDSM.16.M88", "", "d1 m", 0},
     {"LDSM.16.M88.2", "", "d2 m", 0},
     {"LDSM.16.M88.4", "", "d4 m", 0},
@@ -188,12 +232,14 @@ const rs_sass_op rs_sass_optable[] = {
     /* ---- barriers and synchronisation (no register written) ---- */
     {"BAR", "SYNC ARV RED POPC AND OR DEFER_BLOCKING ALL", "s1|s1 s1", 0},
     {"MEMBAR", "SC CTA GPU SYS ALL", "", 0},
-    {"DEPBAR", "LE", "s1 s1", 0},
+    {"DEPBAR", "LE", "s1 s1|s1 s1 s1", 0}, /* DEPBAR.LE SB0, 0x1[, {1}] */
     {"ERRBAR", "", "", 0},
+    {"CGAERRBAR", "", "", 0},
+    {"FENCE.VIEW.ASYNC", "S G T", "", 0},
     {"CCTL", "IVALL E", "", 0},
     {"NOP", "", "", 0},
     {"YIELD", "", "", 0},
-    {"NANOSLEEP", "", "s1", 0},
+    {"NANOSLEEP", "WARP", "s1", 0},
     {"WARPSYNC", "", "s1", 0},
     {"WARPSYNC.ALL", "", "", 0},
     /* WARPSYNC.COLLECTIVE R16, `(.L_x_2): the collective fallback of BRA.DIV code; the label
@@ -216,7 +262,11 @@ const rs_sass_op rs_sass_optable[] = {
     {"RET.REL.NODEC", "", "s2 l", R | S}, /* RET.REL.NODEC R2 `(kernel): returns through R2:R3 */
     {"RET.ABS.NODEC", "", "s2 l", R | S},
     {"CALL.REL.NOINC", "", "l", C | S},
-    {"CALL.ABS.NOINC", "", "l", C | S},
+    /* CALL.ABS.NOINC R8: to an external function (vprintf) at the address in R8:R9, after LEPC
+     * R2 (the PC, a pair) set up the return address; its ABI (arguments, clobbers) is not
+     * modelled: regalloc --free keeps ptxas's colouring for such a function */
+    {"CALL.ABS.NOINC", "", "l|s2", C | S},
+    {"LEPC", "", "d2|d2 l", 0}, /* LEPC R20, `(.L_x_15): that label's address */
     {"BSSY", "", "d1 l", 0},   /* BSSY B0, `(.L_x_3): B0 holds the reconvergence state */
     {"BSYNC", "", "s1", 0},
     {"BREAK", "", "s1|s1 s1", 0}, /* BREAK [!P0,] B1 */

@@ -30,10 +30,29 @@ typedef struct {
   uint8_t ur;
 } rs_sass_desc;
 
+/* Coverage (`regsweep corpus forms`): every opcode form an instruction of a listing has, as
+ * printed (mnemonic with all its modifiers, operand count), with the table row it matched or
+ * why none did. */
+typedef struct {
+  char *form;          /* "LDG.E.U16.CONSTANT" */
+  uint32_t nops;
+  uint64_t count;      /* instructions */
+  const char *row;     /* the optable row's form, NULL when unknown */
+  char *why;           /* the lookup's error when unknown */
+} rs_sass_form_seen;
+typedef struct {
+  rs_sass_form_seen *v;
+  uint32_t n, cap;
+} rs_sass_seen;
+void rs_sass_seen_free(rs_sass_seen *fs);
+
 typedef struct {
   const rs_sass_desc *desc;
   size_t ndesc;
   bool no_lift; /* keep physical operands (tests of the parser alone) */
+  /* when set, every instruction's form is counted here and an unknown one is left out instead
+   * of ending the parse (no lift follows): the coverage scan, never an allocation */
+  rs_sass_seen *forms;
 } rs_sass_opts;
 
 /* Parse with options (rs_sass_parse = this with no options). */
@@ -81,6 +100,14 @@ const rs_sass_op *rs_sass_lookup(const char *mn, size_t n, uint32_t nops, const 
 int rs_sass_lift(rs_func *f, rs_err *e);
 /* Is unit u one the lift turns into values (R0..R254 but R1, P0..P6, UR0..UR62, UP0..UP6, B)? */
 bool rs_sass_allocatable(const rs_target *t, uint32_t u);
+
+/* ---- free recolouring (joins.c) ---- */
+
+struct rs_problem;
+/* Add to the function's Problem the conflicts that keep a recoloured listing's values apart on
+ * its re-lift (a def may reach a read of another value, a predicated def, the entry value of a
+ * register): any valid colouring then re-lifts to the same values. Returns how many it added. */
+uint32_t rs_sass_join_conflicts(const rs_func *f, struct rs_problem *p);
 
 /* ---- liveness as nvdisasm -plr shows it (live.c) ---- */
 

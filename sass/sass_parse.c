@@ -300,7 +300,8 @@ static int operand(P *p, size_t off, size_t len, role r, uint16_t dflags, const 
     push_op(p, RS_OP_OTHER, 0, 0, 0, i, end - i);
     return 0;
   }
-  if (r.role == 'm') {
+  if (r.role == 'm' || r.role == 'M') {
+    mem64 |= r.role == 'M';
     if (end - i > 5 && starts(s + i, end - i, "desc[")) {
       size_t c = close_bracket(s, i + 5, end);
       if (c == SIZE_MAX) return perr(p, p->line, "unterminated desc[ in %.*s", (int)mnl, mn);
@@ -320,11 +321,13 @@ static int operand(P *p, size_t off, size_t len, role r, uint16_t dflags, const 
     return address(p, i + 1, end - i - 2, mem64, mn, mnl);
   }
   /* register, constant, immediate or special register, with decorations */
-  while (i < end && (s[i] == '-' || s[i] == '!' || s[i] == '~' || s[i] == '|')) i++;
+  bool abs_bar = false;
+  while (i < end && (s[i] == '-' || s[i] == '!' || s[i] == '~' || s[i] == '|')) abs_bar |= s[i++] == '|';
   if (end > i && s[end - 1] == '|') end--;
   size_t k = reg_token(s + i, end - i);
   if (k) {
     size_t j = reg_suffix(s, i + k, end, NULL);
+    if (abs_bar && j < end && s[j] == '|') j = reg_suffix(s, j + 1, end, NULL); /* |R12|.reuse */
     if (j != end)
       return perr(p, p->line, "unexpected '%s' after register in %.*s", excerpt(s + j, end - j, b, sizeof b), (int)mnl, mn);
     uint32_t unit;
@@ -359,11 +362,23 @@ static int operand(P *p, size_t off, size_t len, role r, uint16_t dflags, const 
       }
       parts++;
       j = c + 1;
+      /* `c[0x2] [0x0].F32` (HADD2 on sm_75): a blank between the parts, a type suffix after */
+      while (j < end && s[j] == ' ' && parts == 1) j++;
+      if (parts == 2 && j < end && s[j] == '.') j = reg_suffix(s, j, end, NULL);
       if (j >= end) break;
       if (s[j] != '[' || parts == 2) return perr(p, p->line, "malformed constant '%s'", excerpt(s + i, end - i, b, sizeof b));
       j++;
     }
     if (parts != 2) return perr(p, p->line, "malformed constant '%s'", excerpt(s + i, end - i, b, sizeof b));
+    return 0;
+  }
+  /* DEPBAR.LE SB0, 0x0, {1}: a scoreboard and a set of scoreboards, no register */
+  if ((end - i == 3 && s[i] == 'S' && s[i + 1] == 'B' && is_digit(s[i + 2])) ||
+      (end - i >= 2 && s[i] == '{' && s[end - 1] == '}')) {
+    for (size_t j = i + 1; j + 1 < end && s[i] == '{'; j++)
+      if (!is_digit(s[j]) && s[j] != ',')
+        return perr(p, p->line, "malformed scoreboard set '%s'", excerpt(s + i, end - i, b, sizeof b));
+    push_op(p, RS_OP_OTHER, 0, 0, 0, i, end - i);
     return 0;
   }
   if ((end - i >= 3 && starts(s + i, end - i, "SR_")) || (end - i == 3 && starts(s + i, 3, "SRZ"))) {
@@ -390,8 +405,8 @@ static int split_operands(P *p, size_t off, size_t end, size_t *so, size_t *sl, 
   *n = 0;
   while (i <= end) {
     char c = i < end ? p->s[i] : ',';
-    if (c == '[') depth++;
-    if (c == ']') depth--;
+    if (c == '[' || c == '{') depth++;
+    if (c == ']' || c == '}') depth--;
     bool content = false;
     for (size_t t = start; t < i && c == '`' && !content; t++) content = p->s[t] != ' ';
     bool cut = (c == ',' && depth == 0) || (c == '`' && depth == 0 && content);
@@ -492,6 +507,24 @@ static const rs_sass_op *lookup(P *p, const char *mn, size_t mnl, uint32_t nops,
   return p->form_row[id];
 }
 
+/* Count one instruction's form in the coverage table (rs_sass_seen). */
+static void seen_form(rs_sass_seen *fs, const char *mn, size_t mnl, uint32_t nops, const rs_sass_op *row,
+                      const char *why) {
+  for (uint32_t i = 0; i < fs->n; i++)
+    if (fs->v[i].nops == nops && strlen(fs->v[i].form) == mnl && !memcmp(fs->v[i].form, mn, mnl)) {
+      fs->v[i].count++;
+      return;
+    }
+  rs_sass_form_seen f = {rs_xstrndup(mn, mnl), nops, 1, row ? row->form : NULL, row ? NULL : rs_xstrndup(why, strlen(why))};
+  RS_PUSH(fs->v, fs->n, fs->cap, f);
+}
+
+void rs_sass_seen_free(rs_sass_seen *fs) {
+  for (uint32_t i = 0; i < fs->n; i++) free(fs->v[i].form), free(fs->v[i].why);
+  free(fs->v);
+  memset(fs, 0, sizeof *fs);
+}
+
 /* ---- blocks and instructions ---- */
 
 static void start_block(P *p, uint32_t addr) {
@@ -507,6 +540,13 @@ static void start_block(P *p, uint32_t addr) {
   for (uint32_t i = 0; i < p->npending; i++) p->lab_block[p->pending[i]] = (int32_t)bi;
   p->npending = 0;
   p->new_block = false;
+}
+
+/* Are the label roles exactly the operands that are labels? */
+static bool label_fits(const P *p, const role *r, uint32_t n, const size_t *so) {
+  for (uint32_t k = 0; k < n; k++)
+    if ((r[k].role == 'l') != (p->s[so[k]] == '`')) return false;
+  return true;
 }
 
 /* One instruction line s[off..end): address comment, guard, opcode, operands, ";". */
@@ -574,10 +614,26 @@ static int parse_inst(P *p, size_t off, size_t end) {
   const char *variant = NULL;
   char why[300];
   const rs_sass_op *row = lookup(p, mn, mnl, nops, &variant, why, sizeof why);
+  if (p->o && p->o->forms) {
+    seen_form(p->o->forms, mn, mnl, nops, row, why);
+    if (!row) { /* counted; the instruction is left out (no lift follows a forms scan) */
+      p->last_addr = addr;
+      return 0;
+    }
+  }
   if (!row) return perr(p, p->line, "%s", why);
   role roles[MAX_ROLES];
   uint32_t nroles;
   if (parse_roles(variant, roles, &nroles) || nroles != nops) return perr(p, p->line, "bad table row for %s", row->form);
+  /* variants with as many operands differ in kind: a label `(...) or not (CALL.ABS.NOINC R8) */
+  for (const char *v = variant; !label_fits(p, roles, nops, so);) {
+    v = strchr(v, '|');
+    if (!v) break;
+    v++;
+    role alt[MAX_ROLES];
+    uint32_t na;
+    if (!parse_roles(v, alt, &na) && na == nops) memcpy(roles, alt, sizeof *alt * na);
+  }
   bool pred = guard && !guard_always;
   uint16_t dflags = RS_F_DEF | (pred ? RS_F_COND : 0);
   bool mem64 = (row->flags & RS_SOP_DESC) && p->sm < 80; /* sm_75 .E: 64-bit address without .64 */
@@ -911,7 +967,7 @@ int rs_sass_parse_opts(rs_module *m, const rs_sass_opts *o, rs_err *e) {
   rs_intern_free(&p.forms);
   free(p.form_row);
   free(p.form_variant);
-  if (!rc && !(o && o->no_lift))
+  if (!rc && !(o && (o->no_lift || o->forms)))
     for (uint32_t k = 0; k < m->nfuncs && !rc; k++) rc = rs_sass_lift(m->funcs[k], e);
   return rc;
 }

@@ -1,21 +1,28 @@
 #!/usr/bin/env bash
-# Build a Release tree in build-release/ and run every bench/bench_* executable from the repo
-# root (benches find fixtures by relative path). Extra arguments go to every bench, e.g.
-#   scripts/bench.sh --rounds 31
-# Exits non-zero if any bench fails; a bench whose reference tool is missing skips itself.
+# Build a Release tree in build-release/ and run every bench of bench/ (bench/benches.tsv says how
+# each is launched: scripts/run-bench.sh), from the repository root.
+#   scripts/bench.sh [--quick] [NAME...]     all benches, or the ones named; --quick: CI's smoke run
+# Exits non-zero naming each bench that failed; a bench whose reference tool is missing says so in
+# its own table and still runs to its end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+quick=()
+[ "${1:-}" = --quick ] && { quick=(--quick); shift; }
 bash scripts/install-deps.sh
+bash scripts/run-bench.sh --check
 cmake -S . -B build-release -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build-release -j"$(nproc)" >/dev/null
-status=0
-found=0
-for b in build-release/bench/bench_*; do
-  [ -f "$b" ] && [ -x "$b" ] || continue
-  found=1
-  echo "### $(basename "$b")"
-  "$b" "$@" || { echo "### $(basename "$b") failed (exit $?)"; status=1; }
+[ $# -gt 0 ] || set -- $(bash scripts/run-bench.sh --list)
+failed=()
+for n in "$@"; do
+  echo "### $n ($(date -u '+%Y-%m-%d %H:%M UTC'), load $(cut -d' ' -f1-3 /proc/loadavg))"
+  rc=0
+  bash scripts/run-bench.sh --bin-dir build-release "${quick[@]}" "$n" || rc=$?
+  [ $rc = 0 ] || { echo "### $n FAILED (exit $rc)"; failed+=("$n"); }
   echo
 done
-[ "$found" -eq 1 ] || { echo "bench.sh: no bench executables in build-release/bench" >&2; exit 1; }
-exit "$status"
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "bench.sh: ${#failed[@]} of $# benches failed: ${failed[*]}" >&2
+  exit 1
+fi
+echo "bench.sh: all $# benches ran to their end"

@@ -1,0 +1,426 @@
+/* test_sass_real.c - SASS of CUDA code written for these tests, not for the parser
+ * (tests/fixtures/sass-real/ NAME.cu by scripts/gen-sass-real.sh, ptxas 13, sm_75-sm_90): cp.async,
+ * cuda::barrier, cooperative groups, warp votes/reductions/matches, atomics on shared, global
+ * and generic memory, fp64, |x| operands with .reuse, and 7 kernel families.
+ *   - every listing parses and `regalloc --pinned` reproduces it register for register;
+ *   - `corpus forms` finds every form of them in the table (0 unknown) and the forms the issue
+ *     named among them; an unknown form is named by `corpus forms` (exit 1) and refused by the
+ *     parser with file:line and its name (exit 2), never guessed;
+ *   - the listing `corpus disasm` writes is one its parser reads whatever the length of its first
+ *     `// regsweep:` line (every fixture; at least one over 1,023 characters);
+ *   - widths the table gives the new rows, read from the parsed operands (pairs of the 64-bit
+ *     atomics, mbarrier tokens and descriptors);
+ *   - sass/joins.c: on a small listing, a value whose def is predicated (no def before it) and a
+ *     value dead before it do not interfere by the Problem's rule, but putting them on one
+ *     register joins them on the re-lift; joins.c adds exactly that conflict; on every listing
+ *     of the fixtures the listing's own colouring satisfies all it adds (pinned stays valid);
+ *   - `inspect --live` against nvdisasm 11.8's `-lrm count` (NAME.lrm) row by row: equal on every
+ *     row of warp_ops (all archs); the rows that still differ elsewhere are an open gap of the
+ *     -plr emulation (sass/live.c), pinned per listing in LIVE_GAP so a change either way shows. */
+#include "check.h"
+#include "analysis/problem.h"
+#include "corpus/truth.h"
+#include "sass/sass.h"
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *const DIRS[] = {"tests/fixtures/sass-real", "tests/fixtures/sass", "tests/fixtures/sass/front"};
+
+static void test_pinned(void) {
+  char **list;
+  int n = rs_check_list(DIRS[0], ".sass", &list), funcs = 0;
+  CHECKF(n == 30, "%d listings (6 sources x 5 archs)", n);
+  for (int i = 0; i < n; i++) {
+    char cmd[1200], out[4096];
+    snprintf(cmd, sizeof cmd, "%s regalloc %s --pinned", rs_check_cli, list[i]);
+    int rc = rs_check_run(cmd, out, sizeof out);
+    CHECKF(rc == 0 && strstr(out, ": identical ("), "%s: rc %d: %.400s", list[i], rc, out);
+    for (const char *p = out; (p = strstr(p, ": identical (")); p++) funcs++;
+  }
+  printf("pinned: %d listings, %d functions identical\n", n, funcs);
+  /* an external call (printf -> vprintf): its ABI is not in the Problem, so --free keeps ptxas's */
+  char cmd[1200], out[8192];
+  snprintf(cmd, sizeof cmd, "%s regalloc %s/intrinsics.sm_89.sass --free", rs_check_cli, DIRS[0]);
+  int rc = rs_check_run(cmd, out, sizeof out);
+  const char *im = strstr(out, "intrinsics_mix: R: ");
+  unsigned b = 0, a = 1;
+  if (im) sscanf(im, "intrinsics_mix: R: %u -> %u", &b, &a);
+  CHECKF(rc == 0 && im && a == b && strstr(im, "ptxas's own colouring kept (an external call"), "rc %d: %.600s", rc, out);
+  CHECKF(funcs >= 5 * 16, "%d functions", funcs); /* 16 kernels per arch at least */
+  rs_check_free_list(list, n);
+}
+
+static void test_forms(const char *tmp) {
+  char cmd[1200], *out = malloc(1 << 20);
+  snprintf(cmd, sizeof cmd, "%s corpus forms %s/*.sass", rs_check_cli, DIRS[0]);
+  int rc = rs_check_run(cmd, out, 1 << 20);
+  CHECKF(rc == 0 && strstr(out, " 0 unknown (0 instructions)"), "rc %d: %.300s", rc, out);
+  /* what ptxas 13 emits for these sources that the table lacked before (issue 23) */
+  static const char *const want[] = {"LDGSTS.E.BYPASS.128 ", "LDGDEPBAR ", "DEPBAR.LE ", "ATOMS.POPC.INC.32 ",
+                                     "I2FP.F32.U32.RZ ", "REDUX.SUM.S32 ", "MATCH.ANY ", "MATCH.ANY.U64 ",
+                                     "CGAERRBAR ", "ATOM.E.ADD.STRONG.GPU ", "ATOM.E.ADD.64.STRONG.CTA ",
+                                     "ATOMG.E.CAS.STRONG.GPU ", "REDG.E.ADD.F64.RN.STRONG.GPU ", "VOTEU.ANY ",
+                                     "SYNCS.ARRIVE.TRANS64.A1T0 ", "ATOMS.ARRIVE.64 ", "ATOMS.CAST.SPIN.64 ",
+                                     "I2F.F64.S64 ", "QSPC.E.S ", "NANOSLEEP.WARP ", "CALL.ABS.NOINC ", "LEPC ",
+                                     "IDP.4A.S8.S8 ", "VABSDIFF4.U8 ", "ATOMG.E.CAS.STRONG.SM ",
+                                     "ATOM.E.ADD.F16x2.RN.STRONG.GPU ", "IMAD.WIDE.U32 "};
+  for (size_t k = 0; k < sizeof want / sizeof *want; k++) {
+    char line[80];
+    snprintf(line, sizeof line, "\n%s", want[k]);
+    CHECKF(strstr(out, line) != NULL, "form %s not seen", want[k]);
+  }
+  const char *tot = strstr(out, "forms: ");
+  unsigned listings = 0, seen = 0;
+  if (tot) sscanf(tot, "forms: %u listings (%*u refused before the table: disassembly or operands), %*u instructions; %u forms seen", &listings, &seen);
+  CHECKF(listings == 30 && seen >= 300, "%u listings, %u forms", listings, seen);
+
+  /* an opcode nobody knows: named by the coverage tool and by the parser, file:line */
+  char *t = rs_read_file("tests/fixtures/sass-real/warp_ops.sm_80.sass", NULL, &(rs_err){{0}});
+  char *at = t ? strstr(t, "REDUX.SUM.S32") : NULL;
+  CHECK(at != NULL);
+  if (at) {
+    memcpy(at, "REDUX.SUM.Q77", 13);
+    char path[700];
+    snprintf(path, sizeof path, "%s/unknown.sass", tmp);
+    FILE *fp = fopen(path, "w");
+    CHECK(fp && fputs(t, fp) >= 0 && !fclose(fp));
+    snprintf(cmd, sizeof cmd, "%s corpus forms %s", rs_check_cli, path);
+    rc = rs_check_run(cmd, out, 1 << 20);
+    CHECKF(rc == 1 && strstr(out, "REDUX.SUM.Q77") && strstr(out, "unknown form 'REDUX.SUM.Q77' of opcode REDUX") &&
+               strstr(out, " 1 unknown (1 instructions)"),
+           "rc %d: %.2000s", rc, out);
+    snprintf(cmd, sizeof cmd, "%s regalloc %s --pinned", rs_check_cli, path);
+    rc = rs_check_run(cmd, out, 1 << 20);
+    char want_at[760];
+    snprintf(want_at, sizeof want_at, "%s:%u: unknown form 'REDUX.SUM.Q77'", path, rs_line_of(t, (size_t)(at - t)));
+    CHECKF(rc == 2 && strstr(out, want_at), "rc %d: %.400s (want %s)", rc, out, want_at);
+    unlink(path);
+  }
+  free(t);
+  free(out);
+}
+
+/* The first line `corpus disasm` writes is whole (ends in a newline before `.headerflags`) and the
+ * listing parses, on every fixture; one of them has a first line over 1,023 characters. */
+static void test_long_notes(void) {
+  unsigned longest = 0, files = 0;
+  for (size_t d = 0; d < sizeof DIRS / sizeof *DIRS; d++) {
+    char **list;
+    int n = rs_check_list(DIRS[d], ".sass", &list);
+    for (int i = 0; i < n; i++) {
+      rs_err e = {{0}};
+      char *t = rs_read_file(list[i], NULL, &e);
+      if (!t) continue;
+      char *nl = strchr(t, '\n');
+      if (!strncmp(t, "\t// regsweep: listing completed", 31)) {
+        CHECKF(nl && !strstr(nl + 1, "\t// regsweep:") && strstr(nl + 1, ".headerflags") &&
+                   strchr(t, '.') != NULL && (!strstr(t, ".headerflags") || strstr(t, ".headerflags") > nl),
+               "%s: first line not whole", list[i]);
+        if (nl && (unsigned)(nl - t) > longest) longest = (unsigned)(nl - t);
+      }
+      free(t);
+      rs_sass_opts o = {NULL, 0, true, NULL};
+      rs_module *m = rs_sass_load(list[i], NULL, &o, &e);
+      CHECKF(m != NULL, "%s: %s", list[i], e.msg);
+      rs_module_free(m);
+      files++;
+    }
+    rs_check_free_list(list, n);
+  }
+  printf("%u listings parse; longest first line %u characters\n", files, longest);
+  CHECKF(longest > 1023, "longest first line %u", longest);
+}
+
+/* Widths of the new rows, from the parsed operands of one instruction. */
+static void width_of(const rs_module *m, const char *mnem, const char *lanes_want) {
+  for (uint32_t k = 0; k < m->nfuncs; k++) {
+    const rs_func *f = m->funcs[k];
+    for (uint32_t i = 0; i < f->ninsts; i++) {
+      const rs_inst *in = &f->insts[i];
+      if (strcmp(f->names.strs[in->opcode], mnem)) continue;
+      char got[32] = "";
+      size_t g = 0;
+      for (uint32_t o = 0; o < in->nops && g + 3 < sizeof got; o++) {
+        const rs_operand *op = &f->ops[in->first_op + o];
+        if (op->kind != RS_OP_PREG && op->kind != RS_OP_VREG) continue;
+        got[g++] = (char)('0' + rs_lanes_units(op->lanes));
+        got[g++] = op->flags & RS_F_DEF ? 'd' : 's';
+      }
+      got[g] = 0;
+      CHECKF(!strcmp(got, lanes_want), "%s: %s operands %s, want %s", m->path, mnem, got, lanes_want);
+      return;
+    }
+  }
+  CHECKF(0, "%s: no %s", m->path, mnem);
+}
+
+/* sm_90 VIADDMNMX with a negated added register, which 11.8 drops: filled from the encoding
+ * (b slot: word 0 bit 63; c slot: word 1 bit 11) and checked against the source's arithmetic:
+ * max(x - z, y) and, in the loop, max(y - x, j) with j in a UR (clamps.cu). */
+static void test_fill_negated(void) {
+  rs_err e = {{0}};
+  char *t = rs_read_file("tests/fixtures/sass-real/clamps.sm_90.sass", NULL, &e);
+  CHECKF(t != NULL, "%s", e.msg);
+  unsigned neg_b = 0, neg_c = 0;
+  for (const char *l = t; t && (l = strstr(l, "VIADDMNMX")); l++) {
+    const char *end = strchr(l, ';');
+    unsigned d, a, b, c;
+    char tail[16];
+    if (sscanf(l, "VIADDMNMX R%u, R%u, -R%u, R%u, %15[!PT]", &d, &a, &b, &c, tail) == 5 ||
+        sscanf(l, "VIADDMNMX.U32 R%u, R%u, -R%u, R%u, %15[!PT]", &d, &a, &b, &c, tail) == 5)
+      neg_b++;
+    else if (sscanf(l, "VIADDMNMX R%u, R%u, -R%u, UR%u, %15[!PT]", &d, &a, &b, &c, tail) == 5)
+      neg_c++;
+    if (!end) break;
+  }
+  bool filled = t && strstr(t, "holes filled: clamp_sums");
+  printf("fill: clamps sm_90: %u VIADDMNMX with -R in the b slot, %u with -R in the c slot\n", neg_b, neg_c);
+  CHECK(filled && neg_b >= 1 && neg_c >= 2);
+  free(t);
+}
+
+static void test_widths(void) {
+  rs_err e = {{0}};
+  rs_sass_opts o = {NULL, 0, true, NULL};
+  rs_module *a75 = rs_sass_load("tests/fixtures/sass-real/async_copy.sm_75.sass", NULL, &o, &e);
+  rs_module *a80 = rs_sass_load("tests/fixtures/sass-real/async_copy.sm_80.sass", NULL, &o, &e);
+  rs_module *a90 = rs_sass_load("tests/fixtures/sass-real/async_copy.sm_90.sass", NULL, &o, &e);
+  rs_module *f90 = rs_sass_load("tests/fixtures/sass-real/families.sm_90.sass", NULL, &o, &e);
+  CHECK(a75 && a80 && a90 && f90);
+  if (a75 && a80 && a90 && f90) {
+    /* P0, R6:R7 written; R4:R5 generic address (sm_75 .E: 64-bit); R12:R13 added */
+    width_of(a75, "ATOM.E.ADD.64.STRONG.CTA", "1d2d2s2s");
+    width_of(a75, "ATOMS.CAST.SPIN.64", "2d1s2s2s"); /* R10:R11 <- [R3], R8:R9, R10:R11 */
+    width_of(a75, "QSPC.E.S", "1d1d2s");
+    width_of(a80, "ATOMS.ARRIVE.64", "2d1s"); /* token R4:R5 <- [URZ+0x400] */
+    /* PT, R10 <- [R10:R11], R12, R13: no descriptor (-plr) */
+    width_of(a80, "ATOMG.E.CAS.STRONG.GPU", "1d1d2s1s1s");
+    /* [R3] shared, desc[UR4] pair, [R6.64] global */
+    width_of(a80, "LDGSTS.E", "1s2s2s");
+    width_of(a90, "SYNCS.ARRIVE.TRANS64.A1T0", "2d1s1s");
+    width_of(f90, "REDG.E.ADD.F64.RN.STRONG.GPU", "2s2s2s"); /* desc pair, [R2.64], R6:R7 */
+    rs_module *i89 = rs_sass_load("tests/fixtures/sass-real/intrinsics.sm_89.sass", NULL, &o, &e);
+    CHECKF(i89 != NULL, "%s", e.msg);
+    if (i89) {
+      width_of(i89, "LEPC", "2d");           /* LEPC R2: the PC, a pair */
+      width_of(i89, "CALL.ABS.NOINC", "2s1s"); /* R8:R9 the callee's address; R1 */
+      rs_module_free(i89);
+    }
+  }
+  rs_module_free(a75);
+  rs_module_free(a80);
+  rs_module_free(a90);
+  rs_module_free(f90);
+}
+
+/* Rows of `inspect --live` that differ from -lrm count, per listing (the open gap, measured
+ * 2026-12-02). Mostly one GPR or one to four predicates around predicated code and loops (the
+ * region rule of live.c does not reproduce them yet), and on sm_90 rows beside the instructions
+ * 11.8 drops (its liveness misses their defs). */
+static const struct {
+  const char *name;
+  unsigned differ;
+} LIVE_GAP[] = {
+    {"clamps.sm_75", 0},      {"clamps.sm_80", 0},      {"clamps.sm_86", 0},      {"clamps.sm_89", 0},
+    {"clamps.sm_90", 0},      {"intrinsics.sm_75", 169}, {"intrinsics.sm_80", 165}, {"intrinsics.sm_86", 165},
+    {"intrinsics.sm_89", 165}, {"intrinsics.sm_90", 170}, {"async_copy.sm_75", 51}, {"async_copy.sm_80", 24}, {"async_copy.sm_86", 34}, {"async_copy.sm_89", 34},
+    {"async_copy.sm_90", 3},  {"big.sm_75", 172},       {"big.sm_80", 188},       {"big.sm_86", 183},
+    {"big.sm_89", 183},       {"big.sm_90", 479},       {"families.sm_75", 153},  {"families.sm_80", 170},
+    {"families.sm_86", 205},  {"families.sm_89", 205},  {"families.sm_90", 201},  {"warp_ops.sm_75", 0},
+    {"warp_ops.sm_80", 0},    {"warp_ops.sm_86", 0},    {"warp_ops.sm_89", 0},    {"warp_ops.sm_90", 0},
+};
+
+/* One listing: rows of NAME.lrm (function, address, GPR PRED UGPR UPRED) against `inspect --live`. */
+static void live_one(const char *sass, unsigned *rows, unsigned *differ) {
+  char lrm[700], cmd[1200];
+  snprintf(lrm, sizeof lrm, "%.*s.lrm", (int)(strlen(sass) - 5), sass);
+  snprintf(cmd, sizeof cmd, "%s inspect %s --live", rs_check_cli, sass);
+  char *ours = malloc(1 << 22);
+  int rc = rs_check_run(cmd, ours, 1 << 22);
+  CHECKF(rc == 0, "%s: inspect --live rc %d", sass, rc);
+  rs_err e = {{0}};
+  char *t = rs_read_file(lrm, NULL, &e);
+  CHECKF(t != NULL, "%s: %s", lrm, e.msg);
+  char fn[200] = "", cols[8][8];
+  unsigned ncol = 0;
+  *rows = *differ = 0;
+  for (char *l = t; t && l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+    char *end = strchr(l, '\n'), *bar = strstr(l, "// |");
+    size_t n = end ? (size_t)(end - l) : strlen(l);
+    const char *sec = strstr(l, ".section\t.text.");
+    if (sec && sec < l + n) {
+      sscanf(sec + 15, "%199[^,]", fn);
+      continue;
+    }
+    if (!bar || bar > l + n) continue;
+    unsigned a, c[4] = {0, 0, 0, 0};
+    bool row = sscanf(l, " /*%x*/", &a) == 1;
+    char *q = bar + 4;
+    if (!row) { /* the header naming the columns */
+      if (!strstr(l, "GPR") || strstr(l, "GPR") > l + n) continue;
+      ncol = 0;
+      for (char *x = q; x < l + n && ncol < 8; ncol++) {
+        char *y = memchr(x, '|', (size_t)(l + n - x));
+        if (!y) break;
+        size_t k = 0;
+        for (char *z = x; z < y; z++)
+          if (*z != ' ' && k < 7) cols[ncol][k++] = *z;
+        cols[ncol][k] = 0;
+        x = y + 1;
+      }
+      continue;
+    }
+    for (unsigned i = 0; i < ncol; i++) {
+      char *y = memchr(q, '|', (size_t)(l + n - q));
+      if (!y) break;
+      unsigned v = 0;
+      sscanf(q, " %u", &v);
+      int f = !strcmp(cols[i], "GPR") ? 0 : !strcmp(cols[i], "PRED") ? 1 : !strcmp(cols[i], "UGPR") ? 2 : !strcmp(cols[i], "UPRED") ? 3 : -1;
+      if (f >= 0) c[f] = v;
+      q = y + 1;
+    }
+    char want[300], head[240];
+    snprintf(head, sizeof head, "# %s: address", fn);
+    snprintf(want, sizeof want, "\n%04x %u %u %u %u\n", a, c[0], c[1], c[2], c[3]);
+    const char *sec_ours = strstr(ours, head), *next = sec_ours ? strstr(sec_ours + 1, "\n# ") : NULL;
+    const char *hit = sec_ours ? strstr(sec_ours, want) : NULL;
+    (*rows)++;
+    if (!hit || (next && hit > next)) (*differ)++;
+  }
+  free(t);
+  free(ours);
+}
+
+static void test_live(void) {
+  unsigned rows = 0, differ = 0;
+  for (size_t k = 0; k < sizeof LIVE_GAP / sizeof *LIVE_GAP; k++) {
+    char sass[300];
+    snprintf(sass, sizeof sass, "%s/%s.sass", DIRS[0], LIVE_GAP[k].name);
+    unsigned r = 0, d = 0;
+    live_one(sass, &r, &d);
+    CHECKF(r > 80 && d == LIVE_GAP[k].differ, "%s: %u of %u -lrm rows differ (pinned: %u)", sass, d, r,
+           LIVE_GAP[k].differ);
+    rows += r;
+    differ += d;
+  }
+  printf("inspect --live vs -lrm count: %u of %u rows equal (%.1f%%)\n", rows - differ, rows,
+         rows ? 100.0 * (rows - differ) / rows : 0.0);
+}
+
+static const char JOIN_LISTING[] =
+    "\t.headerflags\t@\"EF_CUDA_TEXMODE_UNIFIED EF_CUDA_64BIT_ADDRESS EF_CUDA_SM89 EF_CUDA_VIRTUAL_SM(EF_CUDA_SM89)\"\n"
+    "\t.section\t.text.k,\"ax\",@progbits\n"
+    "k:\n"
+    ".text.k:\n"
+    "        /*0000*/                   S2R R0, SR_TID.X ;\n"
+    "        /*0010*/                   ISETP.GE.AND P0, PT, R0, 0x10, PT ;\n"
+    "        /*0020*/                   IADD3 R2, R0, 0x1, RZ ;\n"
+    "        /*0030*/                   STS [R0], R2 ;\n"
+    "        /*0040*/               @P0 MOV R3, 0x5 ;\n"
+    "        /*0050*/                   STS [R0+0x4], R3 ;\n"
+    "        /*0060*/                   EXIT ;\n"
+    ".L_x_0:\n"
+    "        /*0070*/                   BRA `(.L_x_0);\n";
+
+/* Is there a conflict between the values first defined at these addresses? */
+static bool conflicts(const rs_func *f, const rs_problem *p, const char *a, const char *b) {
+  for (uint32_t i = 0; i < p->nconf; i++) {
+    const char *x = f->vregs[p->vars[p->conf[i].a].fvreg].name, *y = f->vregs[p->vars[p->conf[i].b].fvreg].name;
+    if ((!strcmp(x, a) && !strcmp(y, b)) || (!strcmp(x, b) && !strcmp(y, a))) return true;
+  }
+  return false;
+}
+
+static void test_joins(void) {
+  rs_err e = {{0}};
+  rs_module *m = rs_xcalloc(1, sizeof *m);
+  m->path = rs_xstrndup("join.sass", 9);
+  m->text = rs_xstrndup(JOIN_LISTING, strlen(JOIN_LISTING));
+  m->len = strlen(JOIN_LISTING);
+  m->kind = RS_SRC_SASS;
+  int rc = rs_sass_parse(m, &e);
+  CHECKF(rc == 0 && m->nfuncs == 1, "%s", e.msg);
+  rs_problem *p = rc ? NULL : rs_problem_build(m->funcs[0], &e);
+  CHECKF(p != NULL, "%s", e.msg);
+  if (p) {
+    const rs_func *f = m->funcs[0];
+    /* R2@0020 is dead from 0x0030; R3@0040 (predicated, entry value before it) by the Problem's
+     * rule starts at 0x0040: no conflict, one register would do ... */
+    CHECK(!conflicts(f, p, "R2@0020", "R3@0040"));
+    /* ... but on R2 the re-lift joins them: the def at 0x0020 reaches the predicated def */
+    uint32_t a = UINT32_MAX, b = UINT32_MAX;
+    for (uint32_t v = 0; v < f->nvregs; v++) {
+      if (!strcmp(f->vregs[v].name, "R2@0020")) a = v;
+      if (!strcmp(f->vregs[v].name, "R3@0040")) b = v;
+    }
+    CHECK(a != UINT32_MAX && b != UINT32_MAX);
+    if (a != UINT32_MAX && b != UINT32_MAX) {
+      rs_preg *as[1] = {rs_xcalloc(f->nvregs + 1, sizeof **as)};
+      for (uint32_t v = 0; v < f->nvregs; v++) as[0][v] = f->truth[v];
+      as[0][b] = f->truth[a];
+      char *text = rs_sass_write_module(m, as);
+      rs_module *n = rs_xcalloc(1, sizeof *n);
+      n->path = rs_xstrndup("written", 7);
+      n->text = text;
+      n->len = strlen(text);
+      n->kind = RS_SRC_SASS;
+      CHECK(rs_sass_parse(n, &e) == 0 && n->nfuncs == 1 && n->funcs[0]->nvregs == f->nvregs - 1);
+      rs_module_free(n);
+      free(as[0]);
+    }
+    uint32_t added = rs_sass_join_conflicts(f, p);
+    CHECKF(added >= 1 && conflicts(f, p, "R2@0020", "R3@0040"), "%u added", added);
+    uint32_t nonmember = 0;
+    CHECK(rs_truth_check(p, f->truth, &nonmember) == 0 && !nonmember);
+    rs_problem_free(p);
+  }
+  rs_module_free(m);
+
+  /* ptxas's colouring satisfies every added conflict, on every fixture listing */
+  uint32_t funcs = 0, added = 0;
+  for (size_t d = 0; d < sizeof DIRS / sizeof *DIRS; d++) {
+    char **list;
+    int n = rs_check_list(DIRS[d], ".sass", &list);
+    for (int i = 0; i < n; i++) {
+      rs_module *mm = rs_sass_load(list[i], NULL, NULL, &e);
+      for (uint32_t k = 0; mm && k < mm->nfuncs; k++) {
+        rs_problem *pp = rs_problem_build(mm->funcs[k], &e);
+        if (!pp) continue;
+        added += rs_sass_join_conflicts(mm->funcs[k], pp);
+        uint32_t nonmember = 0, viol = rs_truth_check(pp, mm->funcs[k]->truth, &nonmember);
+        CHECKF(!viol && !nonmember, "%s %s: ptxas's colouring violates %u added conflicts", list[i], mm->funcs[k]->name,
+               viol);
+        for (uint32_t c = 0; viol && c < pp->nconf; c++) {
+          const rs_conflict *x = &pp->conf[c];
+          const rs_func *ff = mm->funcs[k];
+          rs_preg ra = ff->truth[pp->vars[x->a].fvreg], rb = ff->truth[pp->vars[x->b].fvreg];
+          if (rs_lanes_overlap(ra.unit, x->la, rb.unit, x->lb))
+            printf("  %s and %s at /*%04x*/\n", ff->vregs[pp->vars[x->a].fvreg].name, ff->vregs[pp->vars[x->b].fvreg].name,
+                   (unsigned)ff->insts[x->inst].addr);
+        }
+        funcs++;
+        rs_problem_free(pp);
+      }
+      rs_module_free(mm);
+    }
+    rs_check_free_list(list, n);
+  }
+  printf("joins: %u functions, %u conflicts added, ptxas's colouring satisfies them all\n", funcs, added);
+  CHECK(funcs >= 140 && added > 0);
+}
+
+int main(int argc, char **argv) {
+  rs_check_init(argc, argv);
+  char tmp[] = "/tmp/rs_test_sass_real.XXXXXX";
+  CHECK(mkdtemp(tmp) != NULL);
+  test_pinned();
+  test_forms(tmp);
+  test_long_notes();
+  test_widths();
+  test_fill_negated();
+  test_joins();
+  test_live();
+  rmdir(tmp);
+  return rs_check_done("test_sass_real");
+}

@@ -69,6 +69,9 @@ static void nv_one(const rs_loaded *l, const rs_attempt *a, const char *work, rs
   } else if (r.refused && r.verdict.verdict != RS_V_PASS) {
     what = 4;
     snprintf(msg, n, "recorded as pass, verifier now says %s", rs_verdict_str(r.verdict.verdict));
+  } else if (r.refused && strstr(r.why, "is not printed")) {
+    what = 1; /* a hidden descriptor's value moved: it cannot be written */
+    snprintf(msg, n, "%s", r.why);
   } else if (r.refused) {
     what = 2; /* passes our verifier, but written back it reads other definitions: a verifier gap */
     snprintf(msg, n, "our verifier: pass; written back: %s", r.why);

@@ -122,7 +122,9 @@ uint32_t rs_sass_hazards(const rs_func *f, const uint64_t (*ctl)[2], char *first
         uint32_t k = stack[--sp];
         unsigned wait = (unsigned)(ctl[k][1] >> 52 & 0x3f);
         const char *on = opname(f, k);
-        if (wait >> sb & 1 || !strncmp(on, "DEPBAR", 6)) continue; /* k waits: protected from here */
+        /* k waits: protected from here. A wait on i's write barrier covers its reads too (they are
+         * done before its result is) */
+        if (wait >> sb & 1 || (!kind && wb <= 5 && (wait >> wb & 1)) || !strncmp(on, "DEPBAR", 6)) continue;
         rw_sets(f, k, krd, kwr, words, nunits);
         bool bad = kind ? overlaps(kwr, armed, words) || overlaps(krd, armed, words) : overlaps(kwr, armed, words);
         if (bad && !kind && pipe >= 0 && pipe_of(on) == pipe) bad = false; /* in order behind i's reads */

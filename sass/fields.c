@@ -5,15 +5,15 @@
  * edit by hand; docs/lower.md. */
 #include "sass/lower.h"
 
-/* Operand order: R fields in increasing bit order in 914 of 914 pairs, UR in 89 of 89: tied R/UR
+/* Operand order: R fields in increasing bit order in 943 of 943 pairs, UR in 101 of 101: tied R/UR
  * tokens are split in that order (both hold without exception). */
 
 static const int8_t o0[] = {12, 16, 32};
 static const int8_t o1[] = {16, 32};
-static const int8_t o2[] = {16, 24, 32, -1}; /* 3: 66 offsets fit, 1 values */
+static const int8_t o2[] = {16, 24, 32, 87};
 static const int8_t o3[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 1 values */
 static const int8_t o4[] = {-1, -1, 24, 32, -1}; /* 0: 56 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
-static const int8_t o5[] = {81, -1, 24, 32, -1}; /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
+static const int8_t o5[] = {81, -1, 24, 32, 87}; /* 1: 3 offsets fit, 1 values */
 static const int8_t o6[] = {12, 16, 81, 84, 24, 32, 64};
 static const int8_t o7[] = {12, 16, 81, 24, 32, 64};
 static const int8_t o8[] = {12, 16, 24, 32, -1}; /* 4: 8 offsets fit, 1 values */
@@ -48,7 +48,7 @@ static const int8_t o36[] = {16, 24, 32};
 static const int8_t o37[] = {16, 24, 32, 64};
 static const int8_t o38[] = {-1, -1, 24, 32, -1}; /* 0: 57 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 6 offsets fit, 1 values */
 static const int8_t o39[] = {16, 24, 32, -1}; /* 3: 11 offsets fit, 1 values */
-static const int8_t o40[] = {16, 24, 32, -1, -1, -1}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 1: 7 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */ /* 3: 7 offsets fit, 1 values */ /* 4: 45 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */
+static const int8_t o40[] = {16, 24, 32, -1, 87, -1}; /* 0: 2 offsets fit, 4 values; tied, split in operand order */ /* 1: 7 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 2: 2 offsets fit, 4 values; tied, split in operand order */ /* 3: 7 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */
 static const int8_t o41[] = {16, 24, 32, 64};
 static const int8_t o42[] = {16, 24, 32, 64};
 static const int8_t o43[] = {16, 32};
@@ -58,1581 +58,1641 @@ static const int8_t o46[] = {32};
 static const int8_t o47[] = {16, 24};
 static const int8_t o48[] = {12, 16, 24};
 static const int8_t o49[] = {16, 24};
-static const int8_t o50[] = {12, 24, 32}; /* 0: 66 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o50[] = {12, 24, 32}; /* 0: 2 offsets fit, 3 values; the guard's bit */
 static const int8_t o51[] = {24, 32};
 static const int8_t o52[] = {-1, 32}; /* 0: 4 offsets fit, 1 values */
 static const int8_t o53[] = {12, 24, 32};
 static const int8_t o54[] = {24, 32};
-static const int8_t o55[] = {-1, 16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 3 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 3: 2 offsets fit, 1 values; tied, split in operand order */
+static const int8_t o55[] = {-1, 16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 3 values; tied, split in operand order */ /* 3: 2 offsets fit, 3 values; tied, split in operand order */
 static const int8_t o56[] = {12, 16, 24, 64}; /* 0: 56 offsets fit, 1 values; the guard's bit */
 static const int8_t o57[] = {16, 24, 64};
 static const int8_t o58[] = {12, 16, 24, 64};
 static const int8_t o59[] = {16, 24, 64};
 static const int8_t o60[] = {16, 24, 64};
 static const int8_t o61[] = {16, 24, 64}; /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */
-static const int8_t o62[] = {16, 24, 64, -1}; /* 0: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */ /* 3: 9 offsets fit, 1 values */
-static const int8_t o63[] = {16, 24, 64};
-static const int8_t o64[] = {16};
-static const int8_t o65[] = {16, 24};
-static const int8_t o66[] = {12, 16}; /* 0: 71 offsets fit, 1 values; the guard's bit */
-static const int8_t o67[] = {16};
-static const int8_t o68[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 36 offsets fit, 1 values */
-static const int8_t o69[] = {16, 24, -1}; /* 2: 57 offsets fit, 1 values */
-static const int8_t o70[] = {-1, -1, 24, -1}; /* 0: 51 offsets fit, 1 values */ /* 1: 10 offsets fit, 1 values */ /* 3: 10 offsets fit, 1 values */
-static const int8_t o71[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o72[] = {12, 16, 24, -1}; /* 0: 2 offsets fit, 2 values; the guard's bit */ /* 3: 8 offsets fit, 1 values */
-static const int8_t o73[] = {16, 81, 24, 64};
-static const int8_t o74[] = {16, 24, 64};
-static const int8_t o75[] = {12, 16, 24};
-static const int8_t o76[] = {16, 24};
-static const int8_t o77[] = {16, 24, 64};
-static const int8_t o78[] = {81, 16, 24, 64, -1}; /* 4: 9 offsets fit, 1 values */
-static const int8_t o79[] = {16, 24, 64, -1}; /* 3: 4 offsets fit, 1 values */
-static const int8_t o80[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
-static const int8_t o81[] = {12, 16, 24, 64};
-static const int8_t o82[] = {16, 24, 64};
-static const int8_t o83[] = {-1, -1, -1, -1, 68}; /* 0: 74 offsets fit, 1 values */ /* 1: 4 offsets fit, 1 values */ /* 2: 74 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
-static const int8_t o84[] = {-1, -1, -1, -1, -1}; /* 0: 71 offsets fit, 1 values */ /* 1: 7 offsets fit, 1 values */ /* 2: 7 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 71 offsets fit, 1 values */
-static const int8_t o85[] = {12, 16, 24}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 19 values; tied, split in operand order */ /* 2: 2 offsets fit, 19 values; tied, split in operand order */
-static const int8_t o86[] = {16, 24};
-static const int8_t o87[] = {12, 16, 24, 64}; /* 0: 55 offsets fit, 1 values; the guard's bit */
-static const int8_t o88[] = {12, 16, 24, 64};
-static const int8_t o89[] = {16, 24, 64};
-static const int8_t o90[] = {16, 24, 64, 87};
-static const int8_t o91[] = {12, 16, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
+static const int8_t o62[] = {16, 24, 64, 87}; /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */
+static const int8_t o63[] = {12, 16, 24, 64}; /* 1: 2 offsets fit, 4 values; tied, split in operand order */ /* 3: 2 offsets fit, 4 values; tied, split in operand order */
+static const int8_t o64[] = {16, 24, 64};
+static const int8_t o65[] = {12, 16};
+static const int8_t o66[] = {16};
+static const int8_t o67[] = {16, 24};
+static const int8_t o68[] = {12, 16};
+static const int8_t o69[] = {16};
+static const int8_t o70[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 36 offsets fit, 1 values */
+static const int8_t o71[] = {16, 24, -1}; /* 2: 57 offsets fit, 1 values */
+static const int8_t o72[] = {-1, -1, 24, -1}; /* 0: 51 offsets fit, 1 values */ /* 1: 10 offsets fit, 1 values */ /* 3: 10 offsets fit, 1 values */
+static const int8_t o73[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o74[] = {12, 16, 24, -1}; /* 0: 2 offsets fit, 2 values; the guard's bit */ /* 3: 8 offsets fit, 1 values */
+static const int8_t o75[] = {16, 81, 24, 64};
+static const int8_t o76[] = {16, 24, 64};
+static const int8_t o77[] = {12, 16, 24};
+static const int8_t o78[] = {16, 24};
+static const int8_t o79[] = {16, 24, 64};
+static const int8_t o80[] = {12, 16, 24, 64, -1}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 4: 12 offsets fit, 1 values */
+static const int8_t o81[] = {81, 16, 24, 64, -1}; /* 4: 9 offsets fit, 1 values */
+static const int8_t o82[] = {16, 24, 64, -1}; /* 3: 4 offsets fit, 1 values */
+static const int8_t o83[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
+static const int8_t o84[] = {12, 16, 24, 64};
+static const int8_t o85[] = {16, 24, 64};
+static const int8_t o86[] = {-1, -1, -1, -1, 68}; /* 0: 74 offsets fit, 1 values */ /* 1: 4 offsets fit, 1 values */ /* 2: 74 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
+static const int8_t o87[] = {81, -1, -1, -1, -1}; /* 1: 7 offsets fit, 1 values */ /* 2: 7 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 69 offsets fit, 1 values */
+static const int8_t o88[] = {12, 16, 24}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 19 values; tied, split in operand order */ /* 2: 2 offsets fit, 19 values; tied, split in operand order */
+static const int8_t o89[] = {16, 24};
+static const int8_t o90[] = {12, 16, 24, 64}; /* 0: 55 offsets fit, 1 values; the guard's bit */
+static const int8_t o91[] = {12, 16, 24, 64};
 static const int8_t o92[] = {16, 24, 64};
-static const int8_t o93[] = {16, 24, 64};
-static const int8_t o94[] = {16, 24};
-static const int8_t o95[] = {16};
-static const int8_t o96[] = {-1, -1, 24, -1}; /* 0: 54 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
-static const int8_t o97[] = {-1, -1, -1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 55 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
-static const int8_t o98[] = {16, 24, 64};
-static const int8_t o99[] = {16, 24};
-static const int8_t o100[] = {16, 24, 64};
+static const int8_t o93[] = {16, 24, 64, 87};
+static const int8_t o94[] = {12, 16, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
+static const int8_t o95[] = {16, 24, 64};
+static const int8_t o96[] = {16, 24, 64};
+static const int8_t o97[] = {16, 24};
+static const int8_t o98[] = {16};
+static const int8_t o99[] = {-1, -1, 24, -1}; /* 0: 50 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
+static const int8_t o100[] = {16, 81, 24, -1}; /* 0: 2 offsets fit, 4 values; tied, split in operand order */ /* 2: 2 offsets fit, 4 values; tied, split in operand order */ /* 3: 4 offsets fit, 1 values */
 static const int8_t o101[] = {16, 24, 64};
-static const int8_t o102[] = {16, 24, 64}; /* 0: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o103[] = {0};
-static const int8_t o104[] = {16};
-static const int8_t o105[] = {16};
-static const int8_t o106[] = {0};
-static const int8_t o107[] = {16};
-static const int8_t o108[] = {0};
-static const int8_t o109[] = {12};
+static const int8_t o102[] = {16, 24};
+static const int8_t o103[] = {16, 24, 64, -1}; /* 0: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 3: 10 offsets fit, 1 values */
+static const int8_t o104[] = {16, 24, 64};
+static const int8_t o105[] = {16, 24, 64};
+static const int8_t o106[] = {16, 24, 64};
+static const int8_t o107[] = {0};
+static const int8_t o108[] = {16};
+static const int8_t o109[] = {16};
 static const int8_t o110[] = {0};
-static const int8_t o111[] = {0};
-static const int8_t o112[] = {12};
-static const int8_t o113[] = {24};
-static const int8_t o114[] = {12, 16, 24, 32}; /* 0: 4 offsets fit, 1 values; the guard's bit */
-static const int8_t o115[] = {16, 24, 32};
-static const int8_t o116[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
-static const int8_t o117[] = {12, 16, 24};
-static const int8_t o118[] = {-1}; /* 0: 3 offsets fit, 1 values */
-static const int8_t o119[] = {16, 24};
-static const int8_t o120[] = {16, 24, 32};
-static const int8_t o121[] = {16, 32};
-static const int8_t o122[] = {-1, -1}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values */
-static const int8_t o123[] = {24, 64, 32};
-static const int8_t o124[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
-static const int8_t o125[] = {16};
-static const int8_t o126[] = {16};
-static const int8_t o127[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o128[] = {12, 16, 81, 24};
-static const int8_t o129[] = {12, 16, 24, 64, 87};
-static const int8_t o130[] = {16, 81, 24};
-static const int8_t o131[] = {16, 24, 64, 87};
-static const int8_t o132[] = {16, 24};
-static const int8_t o133[] = {16, 24, 64};
-static const int8_t o134[] = {12, 16, 24, 64};
-static const int8_t o135[] = {16, 24, 64};
-static const int8_t o136[] = {12, 16, 24, 64};
-static const int8_t o137[] = {16, 24, 64};
-static const int8_t o138[] = {16, 24}; /* 0: 2 offsets fit, 15 values; tied, split in operand order */ /* 1: 2 offsets fit, 15 values; tied, split in operand order */
-static const int8_t o139[] = {16, 24, 64}; /* 0: 2 offsets fit, 15 values; tied, split in operand order */ /* 2: 2 offsets fit, 15 values; tied, split in operand order */
-static const int8_t o140[] = {16};
-static const int8_t o141[] = {0};
-static const int8_t o142[] = {16, 32};
-static const int8_t o143[] = {-1, -1, 24, 32, -1}; /* 0: 53 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
-static const int8_t o144[] = {12, 16, 81, 84, 24, 32, 64};
-static const int8_t o145[] = {12, 16, 81, 24, 32, -1}; /* 5: 2 offsets fit, 1 values */
-static const int8_t o146[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
-static const int8_t o147[] = {16, 81, 84, 24, 32, 64};
-static const int8_t o148[] = {16, 81, 24, 32, -1}; /* 4: 2 offsets fit, 1 values */
-static const int8_t o149[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
-static const int8_t o150[] = {12, 16, 24, 32, -1}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 4: 4 offsets fit, 1 values */
-static const int8_t o151[] = {16, 24, 32};
-static const int8_t o152[] = {16, 24, 32, 87};
-static const int8_t o153[] = {12, 16, 24, 32, 64};
-static const int8_t o154[] = {16, 24, 32, 64};
-static const int8_t o155[] = {16, 32};
-static const int8_t o156[] = {16, 24, 64, 32}; /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */
-static const int8_t o157[] = {-1, 16, 24}; /* 0: 5 offsets fit, 1 values */
-static const int8_t o158[] = {12, 16, 32};
-static const int8_t o159[] = {16, 32};
-static const int8_t o160[] = {16, 24, 32, 87}; /* 3: 3 offsets fit, 2 values; narrowed (no overlap, operand order) */
-static const int8_t o161[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 1 values */
-static const int8_t o162[] = {-1, -1, 24, 32, -1}; /* 0: 56 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
-static const int8_t o163[] = {81, -1, 24, 32, -1}; /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
-static const int8_t o164[] = {12, 16, 81, 84, 24, 32, 64};
-static const int8_t o165[] = {12, 16, 81, 24, 32, 64};
-static const int8_t o166[] = {12, 16, 24, 32, -1}; /* 4: 8 offsets fit, 1 values */
-static const int8_t o167[] = {12, 16, 24, 32, 64, 87, 77};
-static const int8_t o168[] = {16, 81, 84, 24, 32, 64};
-static const int8_t o169[] = {16, 81, 24, 32, 64};
-static const int8_t o170[] = {16, 24, 32, -1}; /* 3: 8 offsets fit, 1 values */
-static const int8_t o171[] = {16, 24, 32, 64, 87, 77};
-static const int8_t o172[] = {12, 16, 24, 32};
-static const int8_t o173[] = {12, 16, 24, 32, 87};
-static const int8_t o174[] = {16, 81, 24, 32};
-static const int8_t o175[] = {16, 24, 32};
-static const int8_t o176[] = {16, 24, 32, 87};
-static const int8_t o177[] = {16, 24, 32, 64};
-static const int8_t o178[] = {16, 24, 32, 64, 87};
-static const int8_t o179[] = {-1, 16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
-static const int8_t o180[] = {16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 7 values; tied, split in operand order */ /* 1: 2 offsets fit, 7 values; tied, split in operand order */ /* 4: 10 offsets fit, 1 values */
-static const int8_t o181[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
-static const int8_t o182[] = {16, 24, 32, 64};
-static const int8_t o183[] = {12, 16, 24, 32}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 27 values; tied, split in operand order */ /* 2: 3 offsets fit, 27 values; tied, split in operand order */ /* 3: 3 offsets fit, 27 values; tied, split in operand order */
-static const int8_t o184[] = {16, 24, 32};
-static const int8_t o185[] = {12, 16, 24, 32};
-static const int8_t o186[] = {16, 24, 32};
-static const int8_t o187[] = {12, 16, 24, 32, 64}; /* 0: 57 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 7 values; tied, split in operand order */ /* 2: 2 offsets fit, 7 values; tied, split in operand order */ /* 3: 2 offsets fit, 7 values; tied, split in operand order */ /* 4: 2 offsets fit, 7 values; tied, split in operand order */
-static const int8_t o188[] = {16, 24, 32, 64};
-static const int8_t o189[] = {12, 16, 24, 32, 64};
-static const int8_t o190[] = {16, 24, 32, 64};
-static const int8_t o191[] = {16, -1, -1, 64, 87}; /* 1: 9 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */
+static const int8_t o111[] = {16};
+static const int8_t o112[] = {0};
+static const int8_t o113[] = {12};
+static const int8_t o114[] = {0};
+static const int8_t o115[] = {0};
+static const int8_t o116[] = {12};
+static const int8_t o117[] = {24};
+static const int8_t o118[] = {12, 16, 24, 32}; /* 0: 4 offsets fit, 1 values; the guard's bit */
+static const int8_t o119[] = {16, 24, 32};
+static const int8_t o120[] = {16, 32};
+static const int8_t o121[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
+static const int8_t o122[] = {12, 16, 24};
+static const int8_t o123[] = {16};
+static const int8_t o124[] = {16, 24};
+static const int8_t o125[] = {16, 24, 32};
+static const int8_t o126[] = {16, 32};
+static const int8_t o127[] = {24, -1, 32}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o128[] = {-1, -1}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values */
+static const int8_t o129[] = {24, 64, 32};
+static const int8_t o130[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
+static const int8_t o131[] = {16};
+static const int8_t o132[] = {16};
+static const int8_t o133[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o134[] = {16, 24, -1}; /* 2: 8 offsets fit, 1 values */
+static const int8_t o135[] = {12, 16, 81, 24};
+static const int8_t o136[] = {12, 16, 24, 64, 87};
+static const int8_t o137[] = {16, 81, 24};
+static const int8_t o138[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
+static const int8_t o139[] = {16, 24, 64, 87};
+static const int8_t o140[] = {16, 24};
+static const int8_t o141[] = {16, 24, 64};
+static const int8_t o142[] = {12, 16, 24, 64};
+static const int8_t o143[] = {16, 24, 64};
+static const int8_t o144[] = {12, 16, 24, 64};
+static const int8_t o145[] = {16, 24, 64};
+static const int8_t o146[] = {16, 24}; /* 0: 2 offsets fit, 15 values; tied, split in operand order */ /* 1: 2 offsets fit, 15 values; tied, split in operand order */
+static const int8_t o147[] = {16, 24, 64}; /* 0: 2 offsets fit, 15 values; tied, split in operand order */ /* 2: 2 offsets fit, 15 values; tied, split in operand order */
+static const int8_t o148[] = {16};
+static const int8_t o149[] = {0};
+static const int8_t o150[] = {16, 32};
+static const int8_t o151[] = {81, -1, 24, 32, -1}; /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
+static const int8_t o152[] = {12, 16, 81, 84, 24, 32, 64};
+static const int8_t o153[] = {12, 16, 81, 24, 32, -1}; /* 5: 2 offsets fit, 1 values */
+static const int8_t o154[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
+static const int8_t o155[] = {16, 81, 84, 24, 32, 64};
+static const int8_t o156[] = {16, 81, 24, 32, -1}; /* 4: 2 offsets fit, 1 values */
+static const int8_t o157[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
+static const int8_t o158[] = {16, 24, 32, -1, 87, -1}; /* 3: 4 offsets fit, 1 values */ /* 5: 15 offsets fit, 1 values */
+static const int8_t o159[] = {12, 16, 24, 32, -1}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 4: 4 offsets fit, 1 values */
+static const int8_t o160[] = {16, 24, 32};
+static const int8_t o161[] = {16, 24, 32, 87};
+static const int8_t o162[] = {12, 16, 24, 32, 64};
+static const int8_t o163[] = {16, 24, 32, 64};
+static const int8_t o164[] = {16, 24, 32, 64};
+static const int8_t o165[] = {16, 32};
+static const int8_t o166[] = {16, 24, 64, 32}; /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */
+static const int8_t o167[] = {-1, 16, 24}; /* 0: 5 offsets fit, 1 values */
+static const int8_t o168[] = {12, 16, 32};
+static const int8_t o169[] = {16, 32};
+static const int8_t o170[] = {16, 24, 32, 87};
+static const int8_t o171[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 1 values */
+static const int8_t o172[] = {-1, -1, 24, 32, -1}; /* 0: 56 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
+static const int8_t o173[] = {81, -1, 24, 32, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o174[] = {12, 16, 81, 84, 24, 32, 64};
+static const int8_t o175[] = {12, 16, 81, 24, 32, 64};
+static const int8_t o176[] = {12, 16, 24, 32, -1}; /* 4: 8 offsets fit, 1 values */
+static const int8_t o177[] = {12, 16, 24, 32, 64, 87, 77};
+static const int8_t o178[] = {16, 81, 84, 24, 32, 64};
+static const int8_t o179[] = {16, 81, 24, 32, 64};
+static const int8_t o180[] = {16, 24, 32, -1}; /* 3: 8 offsets fit, 1 values */
+static const int8_t o181[] = {16, 24, 32, 64, 87, 77};
+static const int8_t o182[] = {12, 16, 24, 32};
+static const int8_t o183[] = {12, 16, 24, 32, 87};
+static const int8_t o184[] = {16, 81, 24, 32};
+static const int8_t o185[] = {16, 24, 32};
+static const int8_t o186[] = {16, 24, 32, 87};
+static const int8_t o187[] = {16, 24, 32, 64};
+static const int8_t o188[] = {16, 24, 32, 64, 87};
+static const int8_t o189[] = {-1, 16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
+static const int8_t o190[] = {16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 7 values; tied, split in operand order */ /* 1: 2 offsets fit, 7 values; tied, split in operand order */ /* 4: 10 offsets fit, 1 values */
+static const int8_t o191[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
 static const int8_t o192[] = {16, 24, 32, 64};
-static const int8_t o193[] = {16, 24, 32, 64};
+static const int8_t o193[] = {12, 16, 24, 32}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 27 values; tied, split in operand order */ /* 2: 3 offsets fit, 27 values; tied, split in operand order */ /* 3: 3 offsets fit, 27 values; tied, split in operand order */
 static const int8_t o194[] = {16, 24, 32};
-static const int8_t o195[] = {16, 24, 32, 64};
-static const int8_t o196[] = {16, 24, 32}; /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o197[] = {-1, -1, 24, 32, -1}; /* 0: 57 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 6 offsets fit, 1 values */
-static const int8_t o198[] = {12, -1, -1, -1, -1}; /* 0: 33 offsets fit, 1 values; the guard's bit */ /* 1: 18 offsets fit, 1 values */ /* 2: 18 offsets fit, 1 values */ /* 3: 18 offsets fit, 1 values */ /* 4: 18 offsets fit, 1 values */
-static const int8_t o199[] = {16, 24, 32, -1}; /* 3: 11 offsets fit, 1 values */
-static const int8_t o200[] = {-1, -1, -1, -1, -1, -1}; /* 0: 4 offsets fit, 1 values */ /* 1: 7 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 45 offsets fit, 1 values */ /* 5: 19 offsets fit, 1 values */
-static const int8_t o201[] = {16, 24, 32, 64};
+static const int8_t o195[] = {12, 16, 24, 32};
+static const int8_t o196[] = {16, 24, 32};
+static const int8_t o197[] = {12, 16, 24, 32, 64}; /* 0: 57 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 7 values; tied, split in operand order */ /* 2: 2 offsets fit, 7 values; tied, split in operand order */ /* 3: 2 offsets fit, 7 values; tied, split in operand order */ /* 4: 2 offsets fit, 7 values; tied, split in operand order */
+static const int8_t o198[] = {16, 24, 32, 64};
+static const int8_t o199[] = {12, 16, 24, 32, 64};
+static const int8_t o200[] = {16, 24, 32, 64};
+static const int8_t o201[] = {16, -1, -1, 64, 87}; /* 1: 9 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */
 static const int8_t o202[] = {16, 24, 32, 64};
-static const int8_t o203[] = {12, 16, 32}; /* 0: 68 offsets fit, 1 values; the guard's bit */
-static const int8_t o204[] = {16, 32};
-static const int8_t o205[] = {32};
-static const int8_t o206[] = {-1, 32}; /* 0: 4 offsets fit, 1 values */
-static const int8_t o207[] = {12, 24, 32};
-static const int8_t o208[] = {24, 32};
-static const int8_t o209[] = {-1, 16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 3: 2 offsets fit, 1 values; tied, split in operand order */
-static const int8_t o210[] = {12, 16, 24, 64}; /* 0: 56 offsets fit, 1 values; the guard's bit */
-static const int8_t o211[] = {16, 24, 64};
-static const int8_t o212[] = {12, 16, 24, 64};
-static const int8_t o213[] = {16, 24, 64};
-static const int8_t o214[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */
-static const int8_t o215[] = {16, 24, 64};
-static const int8_t o216[] = {16, 24, 64}; /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */
-static const int8_t o217[] = {16, 24, 64, -1}; /* 0: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */ /* 3: 8 offsets fit, 1 values */
-static const int8_t o218[] = {16, 24, 64};
-static const int8_t o219[] = {16};
-static const int8_t o220[] = {16, 24};
-static const int8_t o221[] = {12, 16}; /* 0: 71 offsets fit, 1 values; the guard's bit */
-static const int8_t o222[] = {16};
-static const int8_t o223[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 36 offsets fit, 1 values */
-static const int8_t o224[] = {16, 24, -1}; /* 2: 57 offsets fit, 1 values */
-static const int8_t o225[] = {-1, -1, 24, -1}; /* 0: 51 offsets fit, 1 values */ /* 1: 10 offsets fit, 1 values */ /* 3: 10 offsets fit, 1 values */
-static const int8_t o226[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o227[] = {12, 16, 24, -1}; /* 0: 2 offsets fit, 2 values; the guard's bit */ /* 3: 8 offsets fit, 1 values */
-static const int8_t o228[] = {16, 81, 24, 64};
+static const int8_t o203[] = {16, 24, 32, 64};
+static const int8_t o204[] = {16, 24, 32};
+static const int8_t o205[] = {16, 24, 32, 64};
+static const int8_t o206[] = {16, 24, 32}; /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o207[] = {-1, -1, 24, 32, -1}; /* 0: 57 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 6 offsets fit, 1 values */
+static const int8_t o208[] = {12, -1, -1, -1, -1}; /* 0: 33 offsets fit, 1 values; the guard's bit */ /* 1: 18 offsets fit, 1 values */ /* 2: 18 offsets fit, 1 values */ /* 3: 18 offsets fit, 1 values */ /* 4: 18 offsets fit, 1 values */
+static const int8_t o209[] = {16, 24, 32, -1}; /* 3: 11 offsets fit, 1 values */
+static const int8_t o210[] = {16, 24, 32, -1, -1, -1}; /* 0: 2 offsets fit, 4 values; tied, split in operand order */ /* 1: 7 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 2: 2 offsets fit, 4 values; tied, split in operand order */ /* 3: 7 offsets fit, 1 values */ /* 4: 43 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */
+static const int8_t o211[] = {16, 24, 32, 64};
+static const int8_t o212[] = {16, 24, 32, 64};
+static const int8_t o213[] = {12, 16, 32}; /* 0: 68 offsets fit, 1 values; the guard's bit */
+static const int8_t o214[] = {16, 32};
+static const int8_t o215[] = {32};
+static const int8_t o216[] = {-1, 32}; /* 0: 4 offsets fit, 1 values */
+static const int8_t o217[] = {12, 24, 32};
+static const int8_t o218[] = {24, 32};
+static const int8_t o219[] = {-1, 16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 3 values; tied, split in operand order */ /* 3: 2 offsets fit, 3 values; tied, split in operand order */
+static const int8_t o220[] = {12, 16, 24, 64}; /* 0: 56 offsets fit, 1 values; the guard's bit */
+static const int8_t o221[] = {16, 24, 64};
+static const int8_t o222[] = {12, 16, 24, 64};
+static const int8_t o223[] = {16, 24, 64};
+static const int8_t o224[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */
+static const int8_t o225[] = {16, 24, 64};
+static const int8_t o226[] = {16, 24, 64}; /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */
+static const int8_t o227[] = {16, 24, 64, -1}; /* 0: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */ /* 3: 8 offsets fit, 1 values */
+static const int8_t o228[] = {12, 16, 24, 64}; /* 1: 2 offsets fit, 4 values; tied, split in operand order */ /* 3: 2 offsets fit, 4 values; tied, split in operand order */
 static const int8_t o229[] = {16, 24, 64};
-static const int8_t o230[] = {12, 16, 24};
-static const int8_t o231[] = {16, 24};
-static const int8_t o232[] = {16, 24, 64};
-static const int8_t o233[] = {81, 16, 24, 64, -1}; /* 4: 9 offsets fit, 1 values */
-static const int8_t o234[] = {16, 24, 64, -1}; /* 3: 4 offsets fit, 1 values */
-static const int8_t o235[] = {16, 24, 64}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 2: 2 offsets fit, 2 values; tied, split in operand order */
-static const int8_t o236[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
-static const int8_t o237[] = {12, 16, 24, 64};
-static const int8_t o238[] = {16, 24, 64};
-static const int8_t o239[] = {-1, -1, -1, -1, 68}; /* 0: 74 offsets fit, 1 values */ /* 1: 4 offsets fit, 1 values */ /* 2: 74 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
-static const int8_t o240[] = {-1, -1, -1, -1, -1}; /* 0: 71 offsets fit, 1 values */ /* 1: 7 offsets fit, 1 values */ /* 2: 7 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 71 offsets fit, 1 values */
-static const int8_t o241[] = {12, 16, 24}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 19 values; tied, split in operand order */ /* 2: 2 offsets fit, 19 values; tied, split in operand order */
-static const int8_t o242[] = {16, 24};
-static const int8_t o243[] = {12, 16, 24, 64}; /* 0: 54 offsets fit, 1 values; the guard's bit */
-static const int8_t o244[] = {12, 16, 24, 64};
-static const int8_t o245[] = {16, 24, 64};
-static const int8_t o246[] = {16, 24, 64, 87};
-static const int8_t o247[] = {12, 16, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
-static const int8_t o248[] = {16, 24, 64};
-static const int8_t o249[] = {16, 24, 64};
-static const int8_t o250[] = {16, 24};
-static const int8_t o251[] = {16};
-static const int8_t o252[] = {-1, -1, 24, -1}; /* 0: 26 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
-static const int8_t o253[] = {16, -1, 24, -1}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 1: 53 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */ /* 3: 4 offsets fit, 1 values */
-static const int8_t o254[] = {16, 24, 64};
-static const int8_t o255[] = {16, 24};
-static const int8_t o256[] = {16, 24, 64};
+static const int8_t o230[] = {12, 16};
+static const int8_t o231[] = {16};
+static const int8_t o232[] = {16, 24};
+static const int8_t o233[] = {12, 16};
+static const int8_t o234[] = {16};
+static const int8_t o235[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 36 offsets fit, 1 values */
+static const int8_t o236[] = {16, 24, -1}; /* 2: 57 offsets fit, 1 values */
+static const int8_t o237[] = {-1, -1, 24, -1}; /* 0: 51 offsets fit, 1 values */ /* 1: 10 offsets fit, 1 values */ /* 3: 10 offsets fit, 1 values */
+static const int8_t o238[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o239[] = {12, 16, 24, -1}; /* 0: 2 offsets fit, 2 values; the guard's bit */ /* 3: 8 offsets fit, 1 values */
+static const int8_t o240[] = {16, 81, 24, 64};
+static const int8_t o241[] = {16, 24, 64};
+static const int8_t o242[] = {12, 16, 24};
+static const int8_t o243[] = {16, 24};
+static const int8_t o244[] = {16, 24, 64};
+static const int8_t o245[] = {81, 16, 24, 64, -1}; /* 4: 9 offsets fit, 1 values */
+static const int8_t o246[] = {16, 24, 64, -1}; /* 3: 4 offsets fit, 1 values */
+static const int8_t o247[] = {16, 24, 64}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 2: 2 offsets fit, 2 values; tied, split in operand order */
+static const int8_t o248[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
+static const int8_t o249[] = {12, 16, 24, 64};
+static const int8_t o250[] = {16, 24, 64};
+static const int8_t o251[] = {-1, -1, -1, -1, 68}; /* 0: 74 offsets fit, 1 values */ /* 1: 4 offsets fit, 1 values */ /* 2: 74 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
+static const int8_t o252[] = {81, -1, -1, -1, -1}; /* 1: 6 offsets fit, 1 values */ /* 2: 6 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */ /* 4: 68 offsets fit, 1 values */
+static const int8_t o253[] = {12, 16, 24}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 19 values; tied, split in operand order */ /* 2: 2 offsets fit, 19 values; tied, split in operand order */
+static const int8_t o254[] = {16, 24};
+static const int8_t o255[] = {12, 16, 24, 64}; /* 0: 54 offsets fit, 1 values; the guard's bit */
+static const int8_t o256[] = {12, 16, 24, 64};
 static const int8_t o257[] = {16, 24, 64};
-static const int8_t o258[] = {16, 24, 64}; /* 0: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o259[] = {0};
-static const int8_t o260[] = {16};
-static const int8_t o261[] = {16};
-static const int8_t o262[] = {0};
-static const int8_t o263[] = {12}; /* 0: 79 offsets fit, 1 values; the guard's bit */
-static const int8_t o264[] = {16};
-static const int8_t o265[] = {0};
-static const int8_t o266[] = {12};
-static const int8_t o267[] = {-1}; /* 0: 2 offsets fit, 1 values */
-static const int8_t o268[] = {0};
-static const int8_t o269[] = {0};
-static const int8_t o270[] = {12};
-static const int8_t o271[] = {24};
-static const int8_t o272[] = {12, 16, 32, 24};
-static const int8_t o273[] = {16, 32, 24};
-static const int8_t o274[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
-static const int8_t o275[] = {12, 16, 24};
+static const int8_t o258[] = {16, 24, 64, 87};
+static const int8_t o259[] = {12, 16, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
+static const int8_t o260[] = {16, 24, 64};
+static const int8_t o261[] = {16, 24, 64};
+static const int8_t o262[] = {16, 24};
+static const int8_t o263[] = {16};
+static const int8_t o264[] = {-1, -1, 24, -1}; /* 0: 26 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
+static const int8_t o265[] = {16, -1, 24, -1}; /* 1: 46 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
+static const int8_t o266[] = {16, 24, 64};
+static const int8_t o267[] = {16, 24};
+static const int8_t o268[] = {16, 24, 64};
+static const int8_t o269[] = {16, 24, 64};
+static const int8_t o270[] = {16, 24, 64};
+static const int8_t o271[] = {0};
+static const int8_t o272[] = {16};
+static const int8_t o273[] = {16};
+static const int8_t o274[] = {0};
+static const int8_t o275[] = {12};
 static const int8_t o276[] = {16};
-static const int8_t o277[] = {16, 24};
-static const int8_t o278[] = {16, 24, 32};
-static const int8_t o279[] = {16, 32};
-static const int8_t o280[] = {12, -1, 24, 32}; /* 0: 63 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o281[] = {64, 24, 32};
-static const int8_t o282[] = {24, 64, 32};
-static const int8_t o283[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
-static const int8_t o284[] = {16};
-static const int8_t o285[] = {16};
-static const int8_t o286[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o287[] = {12, 16, 81, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
-static const int8_t o288[] = {12, 16, 24, -1, 87, -1}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 3: 4 offsets fit, 1 values */ /* 5: 14 offsets fit, 1 values */
-static const int8_t o289[] = {16, 81, 24, 64};
-static const int8_t o290[] = {16, 24, -1, 87, -1}; /* 2: 4 offsets fit, 1 values */ /* 4: 15 offsets fit, 1 values */
-static const int8_t o291[] = {12, 16, 81, 24};
-static const int8_t o292[] = {12, 16, 24, 64, 87};
-static const int8_t o293[] = {16, 81, 24};
-static const int8_t o294[] = {16, 24, 64, 87};
-static const int8_t o295[] = {16, 24};
-static const int8_t o296[] = {16, 24, 64};
-static const int8_t o297[] = {12, 16, 24, 64};
-static const int8_t o298[] = {16, 24, 64};
-static const int8_t o299[] = {12, 16, 24, 64};
-static const int8_t o300[] = {16, 24, 64};
-static const int8_t o301[] = {16, 24}; /* 0: 2 offsets fit, 15 values; tied, split in operand order */ /* 1: 2 offsets fit, 15 values; tied, split in operand order */
-static const int8_t o302[] = {16, 24, 64};
-static const int8_t o303[] = {16};
-static const int8_t o304[] = {0};
-static const int8_t o305[] = {16, 32};
-static const int8_t o306[] = {-1, -1, 24, 32, -1}; /* 0: 53 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
-static const int8_t o307[] = {12, 16, 81, 84, 24, 32, 64};
-static const int8_t o308[] = {12, 16, 81, 24, 32, -1}; /* 5: 2 offsets fit, 1 values */
-static const int8_t o309[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
-static const int8_t o310[] = {16, 81, 84, 24, 32, 64};
-static const int8_t o311[] = {16, 81, 24, 32, -1}; /* 4: 2 offsets fit, 1 values */
-static const int8_t o312[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
-static const int8_t o313[] = {12, 16, 24, 32, 87}; /* 0: 5 offsets fit, 1 values; the guard's bit */
-static const int8_t o314[] = {16, 24, 32};
-static const int8_t o315[] = {16, 24, 32, 87};
-static const int8_t o316[] = {12, 16, 24, 32, 64};
-static const int8_t o317[] = {16, 24, 32, 64};
-static const int8_t o318[] = {16, 32};
-static const int8_t o319[] = {16, 24, 64, 32}; /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */
-static const int8_t o320[] = {16, 24, 64, 32}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 2 offsets fit, 2 values; tied, split in operand order */
-static const int8_t o321[] = {-1, 16, 24}; /* 0: 5 offsets fit, 1 values */
-static const int8_t o322[] = {12, 16, 32};
-static const int8_t o323[] = {16, 32};
-static const int8_t o324[] = {16, 24, 32, 87}; /* 3: 2 offsets fit, 2 values; narrowed (no overlap, operand order) */
-static const int8_t o325[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 1 values */
-static const int8_t o326[] = {-1, -1, 24, 32, -1}; /* 0: 56 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
-static const int8_t o327[] = {81, -1, 24, 32, -1}; /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
-static const int8_t o328[] = {12, 16, 81, 84, 24, 32, 64};
-static const int8_t o329[] = {12, 16, 81, 24, 32, 64};
-static const int8_t o330[] = {12, 16, 24, 32, -1}; /* 4: 8 offsets fit, 1 values */
-static const int8_t o331[] = {12, 16, 24, 32, 64, 87, 77};
-static const int8_t o332[] = {16, 81, 84, 24, 32, 64};
-static const int8_t o333[] = {16, 81, 24, 32, 64};
-static const int8_t o334[] = {16, 24, 32, -1}; /* 3: 8 offsets fit, 1 values */
-static const int8_t o335[] = {16, 24, 32, 64, 87, 77};
-static const int8_t o336[] = {12, 16, 24, 32};
-static const int8_t o337[] = {12, 16, 24, 32, 87};
-static const int8_t o338[] = {16, 81, 24, 32};
-static const int8_t o339[] = {16, 24, 32};
+static const int8_t o277[] = {0};
+static const int8_t o278[] = {12};
+static const int8_t o279[] = {-1}; /* 0: 2 offsets fit, 1 values */
+static const int8_t o280[] = {0};
+static const int8_t o281[] = {0};
+static const int8_t o282[] = {12};
+static const int8_t o283[] = {24};
+static const int8_t o284[] = {12, 16, 32, 24};
+static const int8_t o285[] = {16, 32, 24};
+static const int8_t o286[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
+static const int8_t o287[] = {12, 16, 24};
+static const int8_t o288[] = {16};
+static const int8_t o289[] = {16, 24};
+static const int8_t o290[] = {16, 24, 32};
+static const int8_t o291[] = {16, 32};
+static const int8_t o292[] = {12, 64, 24, 32}; /* 0: 2 offsets fit, 3 values; the guard's bit */
+static const int8_t o293[] = {64, 24, 32};
+static const int8_t o294[] = {24, 64, 32};
+static const int8_t o295[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
+static const int8_t o296[] = {16};
+static const int8_t o297[] = {16};
+static const int8_t o298[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o299[] = {12, 16, 81, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
+static const int8_t o300[] = {12, 16, 24, -1, 87, -1}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 3: 4 offsets fit, 1 values */ /* 5: 14 offsets fit, 1 values */
+static const int8_t o301[] = {16, 81, 24, 64};
+static const int8_t o302[] = {16, 24, -1}; /* 2: 8 offsets fit, 1 values */
+static const int8_t o303[] = {16, 24, -1, 87, -1}; /* 2: 4 offsets fit, 1 values */ /* 4: 15 offsets fit, 1 values */
+static const int8_t o304[] = {12, 16, 81, 24};
+static const int8_t o305[] = {12, 16, 24, 64, 87};
+static const int8_t o306[] = {16, 81, 24};
+static const int8_t o307[] = {16, 24}; /* 0: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o308[] = {16, 24, 64, 87};
+static const int8_t o309[] = {16, 24};
+static const int8_t o310[] = {16, 24, 64};
+static const int8_t o311[] = {12, 16, 24, 64};
+static const int8_t o312[] = {16, 24, 64};
+static const int8_t o313[] = {12, 16, 24, 64};
+static const int8_t o314[] = {16, 24, 64};
+static const int8_t o315[] = {16, 24}; /* 0: 2 offsets fit, 15 values; tied, split in operand order */ /* 1: 2 offsets fit, 15 values; tied, split in operand order */
+static const int8_t o316[] = {16, 24, 64};
+static const int8_t o317[] = {16};
+static const int8_t o318[] = {0};
+static const int8_t o319[] = {16, 32};
+static const int8_t o320[] = {-1, -1, 24, 32, -1}; /* 0: 53 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
+static const int8_t o321[] = {12, 16, 81, 84, 24, 32, 64};
+static const int8_t o322[] = {12, 16, 81, 24, 32, -1}; /* 5: 2 offsets fit, 1 values */
+static const int8_t o323[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
+static const int8_t o324[] = {16, 81, 84, 24, 32, 64};
+static const int8_t o325[] = {16, 81, 24, 32, -1}; /* 4: 2 offsets fit, 1 values */
+static const int8_t o326[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
+static const int8_t o327[] = {16, 24, 32, -1, -1, -1}; /* 3: 4 offsets fit, 1 values */ /* 4: 3 offsets fit, 1 values */ /* 5: 15 offsets fit, 1 values */
+static const int8_t o328[] = {12, 16, 24, 32, 87}; /* 0: 5 offsets fit, 1 values; the guard's bit */
+static const int8_t o329[] = {16, 24, 32};
+static const int8_t o330[] = {16, 24, 32, 87};
+static const int8_t o331[] = {12, 16, 24, 32, 64};
+static const int8_t o332[] = {16, 24, 32, 64};
+static const int8_t o333[] = {16, 24, 32, 64};
+static const int8_t o334[] = {16, 32};
+static const int8_t o335[] = {16, 24, 64, 32}; /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */
+static const int8_t o336[] = {16, 24, 64, 32}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 2 offsets fit, 2 values; tied, split in operand order */
+static const int8_t o337[] = {-1, 16, 24}; /* 0: 5 offsets fit, 1 values */
+static const int8_t o338[] = {12, 16, 32};
+static const int8_t o339[] = {16, 32};
 static const int8_t o340[] = {16, 24, 32, 87};
-static const int8_t o341[] = {16, 24, 32, 64};
-static const int8_t o342[] = {16, 24, 32, 64, 87};
-static const int8_t o343[] = {-1, 16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
-static const int8_t o344[] = {16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 7 values; tied, split in operand order */ /* 1: 2 offsets fit, 7 values; tied, split in operand order */ /* 4: 10 offsets fit, 1 values */
-static const int8_t o345[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
-static const int8_t o346[] = {16, 24, 32, 64};
-static const int8_t o347[] = {12, 16, 24, 32}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 25 values; tied, split in operand order */ /* 2: 3 offsets fit, 25 values; tied, split in operand order */ /* 3: 3 offsets fit, 25 values; tied, split in operand order */
-static const int8_t o348[] = {16, 24, 32};
-static const int8_t o349[] = {12, 16, 24, 32};
-static const int8_t o350[] = {16, 24, 32};
-static const int8_t o351[] = {12, 16, 24, 32, 64}; /* 0: 58 offsets fit, 1 values; the guard's bit */ /* 2: 2 offsets fit, 5 values; tied, split in operand order */ /* 4: 2 offsets fit, 5 values; tied, split in operand order */
-static const int8_t o352[] = {16, 24, 32, 64};
-static const int8_t o353[] = {12, 16, 24, 32, 64};
-static const int8_t o354[] = {16, 24, 32, 64};
-static const int8_t o355[] = {16, -1, -1, 64, 87}; /* 1: 9 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */
-static const int8_t o356[] = {16, 24, 32, 64};
+static const int8_t o341[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 1 values */
+static const int8_t o342[] = {-1, -1, 24, 32, -1}; /* 0: 56 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
+static const int8_t o343[] = {81, -1, 24, 32, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o344[] = {12, 16, 81, 84, 24, 32, 64};
+static const int8_t o345[] = {12, 16, 81, 24, 32, 64};
+static const int8_t o346[] = {12, 16, 24, 32, -1}; /* 4: 8 offsets fit, 1 values */
+static const int8_t o347[] = {12, 16, 24, 32, 64, 87, 77};
+static const int8_t o348[] = {16, 81, 84, 24, 32, 64};
+static const int8_t o349[] = {16, 81, 24, 32, 64};
+static const int8_t o350[] = {16, 24, 32, -1}; /* 3: 8 offsets fit, 1 values */
+static const int8_t o351[] = {16, 24, 32, 64, 87, 77};
+static const int8_t o352[] = {12, 16, 24, 32};
+static const int8_t o353[] = {12, 16, 24, 32, 87};
+static const int8_t o354[] = {16, 81, 24, 32};
+static const int8_t o355[] = {16, 24, 32};
+static const int8_t o356[] = {16, 24, 32, 87};
 static const int8_t o357[] = {16, 24, 32, 64};
-static const int8_t o358[] = {16, 24, 32};
-static const int8_t o359[] = {16, 24, 32, 64};
-static const int8_t o360[] = {16, 24, 32}; /* 0: 2 offsets fit, 143 values; tied, split in operand order */ /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 2: 2 offsets fit, 143 values; tied, split in operand order */
-static const int8_t o361[] = {-1, -1, 24, 32, -1}; /* 0: 57 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 6 offsets fit, 1 values */
-static const int8_t o362[] = {12, -1, -1, -1, -1}; /* 0: 33 offsets fit, 1 values; the guard's bit */ /* 1: 18 offsets fit, 1 values */ /* 2: 18 offsets fit, 1 values */ /* 3: 18 offsets fit, 1 values */ /* 4: 18 offsets fit, 1 values */
-static const int8_t o363[] = {16, 24, 32, -1}; /* 3: 11 offsets fit, 1 values */
-static const int8_t o364[] = {-1, -1, -1, -1, -1, -1}; /* 0: 4 offsets fit, 1 values */ /* 1: 7 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 45 offsets fit, 1 values */ /* 5: 19 offsets fit, 1 values */
-static const int8_t o365[] = {16, 24, 32, 64};
-static const int8_t o366[] = {16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */
-static const int8_t o367[] = {12, 16, 32}; /* 0: 69 offsets fit, 1 values; the guard's bit */
-static const int8_t o368[] = {16, 32};
-static const int8_t o369[] = {32};
-static const int8_t o370[] = {-1, 32}; /* 0: 4 offsets fit, 1 values */
-static const int8_t o371[] = {12, 24, 32};
-static const int8_t o372[] = {24, 32};
-static const int8_t o373[] = {-1, 16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 3: 2 offsets fit, 1 values; tied, split in operand order */
-static const int8_t o374[] = {12, 16, 24, 64}; /* 0: 56 offsets fit, 1 values; the guard's bit */
-static const int8_t o375[] = {16, 24, 64};
-static const int8_t o376[] = {12, 16, 24, 64};
-static const int8_t o377[] = {16, 24, 64};
-static const int8_t o378[] = {16, 24, 64};
-static const int8_t o379[] = {16, 24, 64}; /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */
-static const int8_t o380[] = {16, 24, 64, -1}; /* 0: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */ /* 3: 9 offsets fit, 1 values */
-static const int8_t o381[] = {16, 24, 64};
-static const int8_t o382[] = {16};
-static const int8_t o383[] = {16, 24};
-static const int8_t o384[] = {12, 16}; /* 0: 71 offsets fit, 1 values; the guard's bit */
-static const int8_t o385[] = {16};
-static const int8_t o386[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 36 offsets fit, 1 values */
-static const int8_t o387[] = {16, 24, -1}; /* 2: 57 offsets fit, 1 values */
-static const int8_t o388[] = {-1, -1, 24, -1}; /* 0: 51 offsets fit, 1 values */ /* 1: 10 offsets fit, 1 values */ /* 3: 10 offsets fit, 1 values */
-static const int8_t o389[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o390[] = {12, 16, 24, -1}; /* 3: 8 offsets fit, 1 values */
-static const int8_t o391[] = {16, 81, 24, 64};
-static const int8_t o392[] = {16, 24, 64};
-static const int8_t o393[] = {12, 16, 24};
-static const int8_t o394[] = {16, 24};
-static const int8_t o395[] = {16, 24, 64};
-static const int8_t o396[] = {81, 16, 24, 64, -1}; /* 4: 9 offsets fit, 1 values */
-static const int8_t o397[] = {16, 24, 64, -1}; /* 3: 4 offsets fit, 1 values */
-static const int8_t o398[] = {16, -1, 64}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 44 offsets fit, 1 values */ /* 2: 2 offsets fit, 2 values; tied, split in operand order */
-static const int8_t o399[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
-static const int8_t o400[] = {12, 16, 24, 64};
-static const int8_t o401[] = {16, 24, 64};
-static const int8_t o402[] = {-1, -1, -1, -1, 68}; /* 0: 74 offsets fit, 1 values */ /* 1: 4 offsets fit, 1 values */ /* 2: 74 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
-static const int8_t o403[] = {-1, -1, -1, -1, -1}; /* 0: 71 offsets fit, 1 values */ /* 1: 7 offsets fit, 1 values */ /* 2: 7 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 71 offsets fit, 1 values */
-static const int8_t o404[] = {12, 16, 24}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 22 values; tied, split in operand order */ /* 2: 2 offsets fit, 22 values; tied, split in operand order */
-static const int8_t o405[] = {16, 24};
-static const int8_t o406[] = {12, 16, 24, 64}; /* 0: 57 offsets fit, 1 values; the guard's bit */
-static const int8_t o407[] = {12, 16, 24, 64};
-static const int8_t o408[] = {16, 24, 64};
-static const int8_t o409[] = {16, 24, 64, 87};
-static const int8_t o410[] = {12, 16, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
-static const int8_t o411[] = {16, 24, 64};
-static const int8_t o412[] = {16, 24, 64};
-static const int8_t o413[] = {16, 24};
-static const int8_t o414[] = {16};
-static const int8_t o415[] = {-1, -1, 24, -1}; /* 0: 54 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
-static const int8_t o416[] = {16, -1, 24, -1}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 1: 53 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */ /* 3: 4 offsets fit, 1 values */
-static const int8_t o417[] = {16, 24, 64};
-static const int8_t o418[] = {16, 24};
-static const int8_t o419[] = {16, 24, 64};
+static const int8_t o358[] = {16, 24, 32, 64, 87};
+static const int8_t o359[] = {-1, 16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
+static const int8_t o360[] = {16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 7 values; tied, split in operand order */ /* 1: 2 offsets fit, 7 values; tied, split in operand order */ /* 4: 10 offsets fit, 1 values */
+static const int8_t o361[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
+static const int8_t o362[] = {16, 24, 32, 64};
+static const int8_t o363[] = {12, 16, 24, 32}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 25 values; tied, split in operand order */ /* 2: 3 offsets fit, 25 values; tied, split in operand order */ /* 3: 3 offsets fit, 25 values; tied, split in operand order */
+static const int8_t o364[] = {16, 24, 32};
+static const int8_t o365[] = {12, 16, 24, 32};
+static const int8_t o366[] = {16, 24, 32};
+static const int8_t o367[] = {12, 16, 24, 32, 64}; /* 0: 58 offsets fit, 1 values; the guard's bit */ /* 2: 2 offsets fit, 5 values; tied, split in operand order */ /* 4: 2 offsets fit, 5 values; tied, split in operand order */
+static const int8_t o368[] = {16, 24, 32, 64};
+static const int8_t o369[] = {12, 16, 24, 32, 64};
+static const int8_t o370[] = {16, 24, 32, 64};
+static const int8_t o371[] = {16, -1, -1, 64, 87}; /* 1: 9 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */
+static const int8_t o372[] = {16, 24, 32, 64};
+static const int8_t o373[] = {16, 24, 32, 64};
+static const int8_t o374[] = {16, 24, 32};
+static const int8_t o375[] = {16, 24, 32, 64};
+static const int8_t o376[] = {16, 24, 32}; /* 0: 2 offsets fit, 143 values; tied, split in operand order */ /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 2: 2 offsets fit, 143 values; tied, split in operand order */
+static const int8_t o377[] = {-1, -1, 24, 32, -1}; /* 0: 57 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 6 offsets fit, 1 values */
+static const int8_t o378[] = {12, -1, -1, -1, -1}; /* 0: 33 offsets fit, 1 values; the guard's bit */ /* 1: 18 offsets fit, 1 values */ /* 2: 18 offsets fit, 1 values */ /* 3: 18 offsets fit, 1 values */ /* 4: 18 offsets fit, 1 values */
+static const int8_t o379[] = {16, 24, 32, -1}; /* 3: 11 offsets fit, 1 values */
+static const int8_t o380[] = {16, 24, 32, -1, -1, -1}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 7 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 2: 2 offsets fit, 2 values; tied, split in operand order */ /* 3: 7 offsets fit, 1 values */ /* 4: 45 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */
+static const int8_t o381[] = {16, 24, 32, 64};
+static const int8_t o382[] = {16, 24, 32, 64};
+static const int8_t o383[] = {12, 16, 32}; /* 0: 69 offsets fit, 1 values; the guard's bit */
+static const int8_t o384[] = {16, 32};
+static const int8_t o385[] = {32};
+static const int8_t o386[] = {-1, 32}; /* 0: 4 offsets fit, 1 values */
+static const int8_t o387[] = {12, 24, 32};
+static const int8_t o388[] = {24, 32};
+static const int8_t o389[] = {-1, 16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 3 values; tied, split in operand order */ /* 3: 2 offsets fit, 3 values; tied, split in operand order */
+static const int8_t o390[] = {12, 16, 24, 64}; /* 0: 56 offsets fit, 1 values; the guard's bit */
+static const int8_t o391[] = {16, 24, 64};
+static const int8_t o392[] = {12, 16, 24, 64};
+static const int8_t o393[] = {16, 24, 64};
+static const int8_t o394[] = {16, 24, 64};
+static const int8_t o395[] = {16, 24, 64}; /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */
+static const int8_t o396[] = {16, 24, 64, 87}; /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */
+static const int8_t o397[] = {12, 16, 24, 64}; /* 1: 2 offsets fit, 4 values; tied, split in operand order */ /* 3: 2 offsets fit, 4 values; tied, split in operand order */
+static const int8_t o398[] = {16, 24, 64};
+static const int8_t o399[] = {12, 16};
+static const int8_t o400[] = {16};
+static const int8_t o401[] = {16, 24};
+static const int8_t o402[] = {12, 16};
+static const int8_t o403[] = {16};
+static const int8_t o404[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 36 offsets fit, 1 values */
+static const int8_t o405[] = {16, 24, -1}; /* 2: 57 offsets fit, 1 values */
+static const int8_t o406[] = {-1, -1, 24, -1}; /* 0: 51 offsets fit, 1 values */ /* 1: 10 offsets fit, 1 values */ /* 3: 10 offsets fit, 1 values */
+static const int8_t o407[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o408[] = {12, 16, 24, -1}; /* 3: 8 offsets fit, 1 values */
+static const int8_t o409[] = {16, 81, 24, 64};
+static const int8_t o410[] = {16, 24, 64};
+static const int8_t o411[] = {12, 16, 24};
+static const int8_t o412[] = {16, 24};
+static const int8_t o413[] = {16, 24, 64};
+static const int8_t o414[] = {12, 16, 24, 64, -1}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 4: 12 offsets fit, 1 values */
+static const int8_t o415[] = {81, 16, 24, 64, -1}; /* 4: 9 offsets fit, 1 values */
+static const int8_t o416[] = {16, 24, 64, -1}; /* 3: 4 offsets fit, 1 values */
+static const int8_t o417[] = {16, -1, 64}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 44 offsets fit, 1 values */ /* 2: 2 offsets fit, 2 values; tied, split in operand order */
+static const int8_t o418[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
+static const int8_t o419[] = {12, 16, 24, 64};
 static const int8_t o420[] = {16, 24, 64};
-static const int8_t o421[] = {16, 24, 64}; /* 0: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o422[] = {0};
-static const int8_t o423[] = {16};
-static const int8_t o424[] = {16};
-static const int8_t o425[] = {0};
-static const int8_t o426[] = {12}; /* 0: 79 offsets fit, 1 values; the guard's bit */
-static const int8_t o427[] = {16};
-static const int8_t o428[] = {0};
-static const int8_t o429[] = {12};
-static const int8_t o430[] = {-1}; /* 0: 2 offsets fit, 1 values */
-static const int8_t o431[] = {0};
-static const int8_t o432[] = {0};
-static const int8_t o433[] = {12};
-static const int8_t o434[] = {24};
-static const int8_t o435[] = {12, 16, 32, 24};
-static const int8_t o436[] = {16, 32, 24};
-static const int8_t o437[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
-static const int8_t o438[] = {12, 16, 24};
-static const int8_t o439[] = {16};
-static const int8_t o440[] = {16, 24};
-static const int8_t o441[] = {16, 24, 32};
-static const int8_t o442[] = {16, 32};
-static const int8_t o443[] = {12, -1, 24, 32}; /* 0: 62 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o444[] = {64, 24, 32};
-static const int8_t o445[] = {24, 64, 32};
-static const int8_t o446[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
-static const int8_t o447[] = {16};
-static const int8_t o448[] = {16};
-static const int8_t o449[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o450[] = {12, 16, 81, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
-static const int8_t o451[] = {12, 16, 24, -1, 87, -1}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 3: 4 offsets fit, 1 values */ /* 5: 14 offsets fit, 1 values */
-static const int8_t o452[] = {16, 81, 24, 64};
-static const int8_t o453[] = {16, 24, -1, 87, -1}; /* 2: 4 offsets fit, 1 values */ /* 4: 15 offsets fit, 1 values */
-static const int8_t o454[] = {12, 16, 81, 24};
-static const int8_t o455[] = {12, 16, 24, 64, 87};
-static const int8_t o456[] = {16, 81, 24};
-static const int8_t o457[] = {16, 24, 64, 87};
-static const int8_t o458[] = {16, 24};
-static const int8_t o459[] = {16, 24, 64};
-static const int8_t o460[] = {12, 16, 24, 64};
-static const int8_t o461[] = {16, 24, 64};
-static const int8_t o462[] = {12, 16, 24, 64};
-static const int8_t o463[] = {16, 24, 64};
-static const int8_t o464[] = {16, 24}; /* 0: 2 offsets fit, 15 values; tied, split in operand order */ /* 1: 2 offsets fit, 15 values; tied, split in operand order */
-static const int8_t o465[] = {16, 24, 64};
+static const int8_t o421[] = {-1, -1, -1, -1, 68}; /* 0: 74 offsets fit, 1 values */ /* 1: 4 offsets fit, 1 values */ /* 2: 74 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
+static const int8_t o422[] = {-1, -1, -1, -1, -1}; /* 0: 71 offsets fit, 1 values */ /* 1: 7 offsets fit, 1 values */ /* 2: 7 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 71 offsets fit, 1 values */
+static const int8_t o423[] = {12, 16, 24}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 22 values; tied, split in operand order */ /* 2: 2 offsets fit, 22 values; tied, split in operand order */
+static const int8_t o424[] = {16, 24};
+static const int8_t o425[] = {12, 16, 24, 64}; /* 0: 57 offsets fit, 1 values; the guard's bit */
+static const int8_t o426[] = {12, 16, 24, 64};
+static const int8_t o427[] = {16, 24, 64};
+static const int8_t o428[] = {16, 24, 64, 87};
+static const int8_t o429[] = {12, 16, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
+static const int8_t o430[] = {16, 24, 64};
+static const int8_t o431[] = {16, 24, 64};
+static const int8_t o432[] = {16, 24};
+static const int8_t o433[] = {16};
+static const int8_t o434[] = {-1, -1, 24, -1}; /* 0: 54 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
+static const int8_t o435[] = {16, -1, 24, -1}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 49 offsets fit, 1 values */ /* 2: 2 offsets fit, 2 values; tied, split in operand order */ /* 3: 4 offsets fit, 1 values */
+static const int8_t o436[] = {16, 24, 64};
+static const int8_t o437[] = {16, 24};
+static const int8_t o438[] = {16, 24, 64};
+static const int8_t o439[] = {16, 24, 64};
+static const int8_t o440[] = {16, 24, 64};
+static const int8_t o441[] = {0};
+static const int8_t o442[] = {16};
+static const int8_t o443[] = {16};
+static const int8_t o444[] = {0};
+static const int8_t o445[] = {12};
+static const int8_t o446[] = {16};
+static const int8_t o447[] = {0};
+static const int8_t o448[] = {12};
+static const int8_t o449[] = {-1}; /* 0: 2 offsets fit, 1 values */
+static const int8_t o450[] = {0};
+static const int8_t o451[] = {0};
+static const int8_t o452[] = {12};
+static const int8_t o453[] = {24};
+static const int8_t o454[] = {12, 16, 32, 24};
+static const int8_t o455[] = {16, 32, 24};
+static const int8_t o456[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
+static const int8_t o457[] = {12, 16, 24};
+static const int8_t o458[] = {16};
+static const int8_t o459[] = {16, 24};
+static const int8_t o460[] = {16, 24, 32};
+static const int8_t o461[] = {16, 32};
+static const int8_t o462[] = {12, 64, 24, 32}; /* 0: 2 offsets fit, 3 values; the guard's bit */
+static const int8_t o463[] = {64, 24, 32};
+static const int8_t o464[] = {24, 64, 32};
+static const int8_t o465[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
 static const int8_t o466[] = {16};
-static const int8_t o467[] = {0};
-static const int8_t o468[] = {16, 32};
-static const int8_t o469[] = {-1, -1, 24, 32, -1}; /* 0: 53 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
-static const int8_t o470[] = {12, 16, 81, 84, 24, 32, 64};
-static const int8_t o471[] = {12, 16, 81, 24, 32, -1}; /* 5: 2 offsets fit, 1 values */
-static const int8_t o472[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
-static const int8_t o473[] = {16, 81, 84, 24, 32, 64};
-static const int8_t o474[] = {16, 81, 24, 32, -1}; /* 4: 2 offsets fit, 1 values */
-static const int8_t o475[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
-static const int8_t o476[] = {12, 16, 24, 32, -1}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 4: 2 offsets fit, 1 values */
-static const int8_t o477[] = {16, 24, 32};
-static const int8_t o478[] = {16, 24, 32, 87};
-static const int8_t o479[] = {12, 16, 24, 32, 64};
-static const int8_t o480[] = {16, 24, 32, 64};
-static const int8_t o481[] = {16, 32};
-static const int8_t o482[] = {16, 24, 64, 32}; /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */
-static const int8_t o483[] = {-1, 16, 24}; /* 0: 5 offsets fit, 1 values */
-static const int8_t o484[] = {12, 16, 32};
-static const int8_t o485[] = {16, 32};
-static const int8_t o486[] = {16, 24, 32, 87}; /* 3: 2 offsets fit, 2 values; narrowed (no overlap, operand order) */
-static const int8_t o487[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 1 values */
-static const int8_t o488[] = {-1, -1, 24, 32, -1}; /* 0: 56 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
-static const int8_t o489[] = {81, -1, 24, 32, -1}; /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
-static const int8_t o490[] = {12, 16, 81, 84, 24, 32, 64};
-static const int8_t o491[] = {12, 16, 81, 24, 32, 64};
-static const int8_t o492[] = {12, 16, 24, 32, -1}; /* 4: 8 offsets fit, 1 values */
-static const int8_t o493[] = {12, 16, 24, 32, 64, 87, 77};
+static const int8_t o467[] = {16};
+static const int8_t o468[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o469[] = {12, 16, 81, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
+static const int8_t o470[] = {12, 16, 24, -1, 87, -1}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 3: 4 offsets fit, 1 values */ /* 5: 14 offsets fit, 1 values */
+static const int8_t o471[] = {16, 81, 24, 64};
+static const int8_t o472[] = {16, 24, -1}; /* 2: 8 offsets fit, 1 values */
+static const int8_t o473[] = {16, 24, -1, 87, -1}; /* 2: 4 offsets fit, 1 values */ /* 4: 15 offsets fit, 1 values */
+static const int8_t o474[] = {12, 16, 81, 24};
+static const int8_t o475[] = {12, 16, 24, 64, 87};
+static const int8_t o476[] = {16, 81, 24};
+static const int8_t o477[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
+static const int8_t o478[] = {16, 24, 64, 87};
+static const int8_t o479[] = {16, 24};
+static const int8_t o480[] = {16, 24, 64};
+static const int8_t o481[] = {12, 16, 24, 64};
+static const int8_t o482[] = {16, 24, 64};
+static const int8_t o483[] = {12, 16, 24, 64};
+static const int8_t o484[] = {16, 24, 64};
+static const int8_t o485[] = {16, 24}; /* 0: 2 offsets fit, 15 values; tied, split in operand order */ /* 1: 2 offsets fit, 15 values; tied, split in operand order */
+static const int8_t o486[] = {16, 24, 64};
+static const int8_t o487[] = {16};
+static const int8_t o488[] = {0};
+static const int8_t o489[] = {16, 32};
+static const int8_t o490[] = {-1, -1, 24, 32, -1}; /* 0: 53 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
+static const int8_t o491[] = {12, 16, 81, 84, 24, 32, 64};
+static const int8_t o492[] = {12, 16, 81, 24, 32, -1}; /* 5: 2 offsets fit, 1 values */
+static const int8_t o493[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
 static const int8_t o494[] = {16, 81, 84, 24, 32, 64};
-static const int8_t o495[] = {16, 81, 24, 32, 64};
-static const int8_t o496[] = {16, 24, 32, -1}; /* 3: 8 offsets fit, 1 values */
-static const int8_t o497[] = {16, 24, 32, 64, 87, 77};
-static const int8_t o498[] = {12, 16, 24, 32};
-static const int8_t o499[] = {12, 16, 24, 32, 87};
-static const int8_t o500[] = {16, 81, 24, 32};
-static const int8_t o501[] = {16, 24, 32};
-static const int8_t o502[] = {16, 24, 32, 87};
+static const int8_t o495[] = {16, 81, 24, 32, -1}; /* 4: 2 offsets fit, 1 values */
+static const int8_t o496[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
+static const int8_t o497[] = {16, 24, 32, -1, -1, -1}; /* 3: 4 offsets fit, 1 values */ /* 4: 3 offsets fit, 1 values */ /* 5: 15 offsets fit, 1 values */
+static const int8_t o498[] = {12, 16, 24, 32, -1}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 4: 2 offsets fit, 1 values */
+static const int8_t o499[] = {16, 24, 32};
+static const int8_t o500[] = {16, 24, 32, 87};
+static const int8_t o501[] = {12, 16, 24, 32, 64};
+static const int8_t o502[] = {16, 24, 32, 64};
 static const int8_t o503[] = {16, 24, 32, 64};
-static const int8_t o504[] = {16, 24, 32, 64, 87};
-static const int8_t o505[] = {-1, 16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
-static const int8_t o506[] = {16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 7 values; tied, split in operand order */ /* 1: 2 offsets fit, 7 values; tied, split in operand order */ /* 4: 10 offsets fit, 1 values */
-static const int8_t o507[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
-static const int8_t o508[] = {16, 24, 32, 64};
-static const int8_t o509[] = {12, 16, 24, 32}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 25 values; tied, split in operand order */ /* 2: 3 offsets fit, 25 values; tied, split in operand order */ /* 3: 3 offsets fit, 25 values; tied, split in operand order */
-static const int8_t o510[] = {16, 24, 32};
-static const int8_t o511[] = {12, 16, 24, 32};
-static const int8_t o512[] = {16, 24, 32};
-static const int8_t o513[] = {12, 16, 24, 32, 64}; /* 0: 58 offsets fit, 1 values; the guard's bit */ /* 2: 2 offsets fit, 5 values; tied, split in operand order */ /* 4: 2 offsets fit, 5 values; tied, split in operand order */
-static const int8_t o514[] = {16, 24, 32, 64};
-static const int8_t o515[] = {12, 16, 24, 32, 64};
-static const int8_t o516[] = {16, 24, 32, 64};
-static const int8_t o517[] = {16, -1, -1, 64, 87}; /* 1: 9 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */
-static const int8_t o518[] = {16, 24, 32, 64};
-static const int8_t o519[] = {16, 24, 32, 64};
-static const int8_t o520[] = {16, 24, 32};
-static const int8_t o521[] = {16, 24, 32, 64};
-static const int8_t o522[] = {16, 24, 32}; /* 0: 2 offsets fit, 143 values; tied, split in operand order */ /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 2: 2 offsets fit, 143 values; tied, split in operand order */
-static const int8_t o523[] = {-1, -1, 24, 32, -1}; /* 0: 57 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 6 offsets fit, 1 values */
-static const int8_t o524[] = {12, -1, -1, -1, -1}; /* 0: 33 offsets fit, 1 values; the guard's bit */ /* 1: 18 offsets fit, 1 values */ /* 2: 18 offsets fit, 1 values */ /* 3: 18 offsets fit, 1 values */ /* 4: 18 offsets fit, 1 values */
-static const int8_t o525[] = {16, 24, 32, -1}; /* 3: 11 offsets fit, 1 values */
-static const int8_t o526[] = {-1, -1, -1, -1, -1, -1}; /* 0: 4 offsets fit, 1 values */ /* 1: 7 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 45 offsets fit, 1 values */ /* 5: 19 offsets fit, 1 values */
-static const int8_t o527[] = {16, 24, 32, 64};
-static const int8_t o528[] = {16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */
-static const int8_t o529[] = {12, 16, 32}; /* 0: 69 offsets fit, 1 values; the guard's bit */
-static const int8_t o530[] = {16, 32};
-static const int8_t o531[] = {32};
-static const int8_t o532[] = {-1, 32}; /* 0: 4 offsets fit, 1 values */
-static const int8_t o533[] = {12, 24, 32};
-static const int8_t o534[] = {24, 32};
-static const int8_t o535[] = {-1, 16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 3: 2 offsets fit, 1 values; tied, split in operand order */
-static const int8_t o536[] = {12, 16, 24, 64}; /* 0: 56 offsets fit, 1 values; the guard's bit */
-static const int8_t o537[] = {16, 24, 64};
-static const int8_t o538[] = {12, 16, 24, 64};
-static const int8_t o539[] = {16, 24, 64};
-static const int8_t o540[] = {16, 24, 64};
-static const int8_t o541[] = {16, 24, 64}; /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */
-static const int8_t o542[] = {16, 24, 64, -1}; /* 0: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */ /* 3: 9 offsets fit, 1 values */
-static const int8_t o543[] = {16, 24, 64};
-static const int8_t o544[] = {16};
-static const int8_t o545[] = {16, 24};
-static const int8_t o546[] = {12, 16}; /* 0: 71 offsets fit, 1 values; the guard's bit */
-static const int8_t o547[] = {16};
-static const int8_t o548[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 36 offsets fit, 1 values */
-static const int8_t o549[] = {16, 24, -1}; /* 2: 57 offsets fit, 1 values */
-static const int8_t o550[] = {-1, -1, 24, -1}; /* 0: 51 offsets fit, 1 values */ /* 1: 10 offsets fit, 1 values */ /* 3: 10 offsets fit, 1 values */
-static const int8_t o551[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o552[] = {12, 16, 24, -1}; /* 3: 8 offsets fit, 1 values */
-static const int8_t o553[] = {16, 81, 24, 64};
-static const int8_t o554[] = {16, 24, 64};
-static const int8_t o555[] = {12, 16, 24};
-static const int8_t o556[] = {16, 24};
-static const int8_t o557[] = {16, 24, 64};
-static const int8_t o558[] = {81, 16, 24, 64, -1}; /* 4: 9 offsets fit, 1 values */
-static const int8_t o559[] = {16, 24, 64, -1}; /* 3: 4 offsets fit, 1 values */
-static const int8_t o560[] = {16, -1, 64}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 44 offsets fit, 1 values */ /* 2: 2 offsets fit, 2 values; tied, split in operand order */
-static const int8_t o561[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
-static const int8_t o562[] = {12, 16, 24, 64};
+static const int8_t o504[] = {16, 32};
+static const int8_t o505[] = {16, 24, 64, 32}; /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */
+static const int8_t o506[] = {-1, 16, 24}; /* 0: 5 offsets fit, 1 values */
+static const int8_t o507[] = {12, 16, 32};
+static const int8_t o508[] = {16, 32};
+static const int8_t o509[] = {16, 24, 32, 87};
+static const int8_t o510[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 1 values */
+static const int8_t o511[] = {-1, -1, 24, 32, -1}; /* 0: 56 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
+static const int8_t o512[] = {81, -1, 24, 32, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o513[] = {12, 16, 81, 84, 24, 32, 64};
+static const int8_t o514[] = {12, 16, 81, 24, 32, 64};
+static const int8_t o515[] = {12, 16, 24, 32, -1}; /* 4: 8 offsets fit, 1 values */
+static const int8_t o516[] = {12, 16, 24, 32, 64, 87, 77};
+static const int8_t o517[] = {16, 81, 84, 24, 32, 64};
+static const int8_t o518[] = {16, 81, 24, 32, 64};
+static const int8_t o519[] = {16, 24, 32, -1}; /* 3: 8 offsets fit, 1 values */
+static const int8_t o520[] = {16, 24, 32, 64, 87, 77};
+static const int8_t o521[] = {12, 16, 24, 32};
+static const int8_t o522[] = {12, 16, 24, 32, 87};
+static const int8_t o523[] = {16, 81, 24, 32};
+static const int8_t o524[] = {16, 24, 32};
+static const int8_t o525[] = {16, 24, 32, 87};
+static const int8_t o526[] = {16, 24, 32, 64};
+static const int8_t o527[] = {16, 24, 32, 64, 87};
+static const int8_t o528[] = {-1, 16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
+static const int8_t o529[] = {16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 7 values; tied, split in operand order */ /* 1: 2 offsets fit, 7 values; tied, split in operand order */ /* 4: 10 offsets fit, 1 values */
+static const int8_t o530[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
+static const int8_t o531[] = {16, 24, 32, 64};
+static const int8_t o532[] = {12, 16, 24, 32}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 25 values; tied, split in operand order */ /* 2: 3 offsets fit, 25 values; tied, split in operand order */ /* 3: 3 offsets fit, 25 values; tied, split in operand order */
+static const int8_t o533[] = {16, 24, 32};
+static const int8_t o534[] = {12, 16, 24, 32};
+static const int8_t o535[] = {16, 24, 32};
+static const int8_t o536[] = {12, 16, 24, 32, 64}; /* 0: 58 offsets fit, 1 values; the guard's bit */ /* 2: 2 offsets fit, 5 values; tied, split in operand order */ /* 4: 2 offsets fit, 5 values; tied, split in operand order */
+static const int8_t o537[] = {16, 24, 32, 64};
+static const int8_t o538[] = {12, 16, 24, 32, 64};
+static const int8_t o539[] = {16, 24, 32, 64};
+static const int8_t o540[] = {16, -1, -1, 64, 87}; /* 1: 9 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */
+static const int8_t o541[] = {16, 24, 32, 64};
+static const int8_t o542[] = {16, 24, 32, 64};
+static const int8_t o543[] = {16, 24, 32};
+static const int8_t o544[] = {16, 24, 32, 64};
+static const int8_t o545[] = {16, 24, 32}; /* 0: 2 offsets fit, 143 values; tied, split in operand order */ /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 2: 2 offsets fit, 143 values; tied, split in operand order */
+static const int8_t o546[] = {-1, -1, 24, 32, -1}; /* 0: 57 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 6 offsets fit, 1 values */
+static const int8_t o547[] = {12, -1, -1, -1, -1}; /* 0: 33 offsets fit, 1 values; the guard's bit */ /* 1: 18 offsets fit, 1 values */ /* 2: 18 offsets fit, 1 values */ /* 3: 18 offsets fit, 1 values */ /* 4: 18 offsets fit, 1 values */
+static const int8_t o548[] = {16, 24, 32, -1}; /* 3: 11 offsets fit, 1 values */
+static const int8_t o549[] = {16, 24, 32, -1, -1, -1}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 7 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 2: 2 offsets fit, 2 values; tied, split in operand order */ /* 3: 7 offsets fit, 1 values */ /* 4: 45 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */
+static const int8_t o550[] = {16, 24, 32, 64};
+static const int8_t o551[] = {16, 24, 32, 64};
+static const int8_t o552[] = {12, 16, 32}; /* 0: 69 offsets fit, 1 values; the guard's bit */
+static const int8_t o553[] = {16, 32};
+static const int8_t o554[] = {32};
+static const int8_t o555[] = {-1, 32}; /* 0: 4 offsets fit, 1 values */
+static const int8_t o556[] = {12, 24, 32};
+static const int8_t o557[] = {24, 32};
+static const int8_t o558[] = {-1, 16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 3 values; tied, split in operand order */ /* 3: 2 offsets fit, 3 values; tied, split in operand order */
+static const int8_t o559[] = {12, 16, 24, 64}; /* 0: 56 offsets fit, 1 values; the guard's bit */
+static const int8_t o560[] = {16, 24, 64};
+static const int8_t o561[] = {12, 16, 24, 64};
+static const int8_t o562[] = {16, 24, 64};
 static const int8_t o563[] = {16, 24, 64};
-static const int8_t o564[] = {-1, -1, -1, -1, 68}; /* 0: 74 offsets fit, 1 values */ /* 1: 4 offsets fit, 1 values */ /* 2: 74 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
-static const int8_t o565[] = {-1, -1, -1, -1, -1}; /* 0: 71 offsets fit, 1 values */ /* 1: 7 offsets fit, 1 values */ /* 2: 7 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 71 offsets fit, 1 values */
-static const int8_t o566[] = {12, 16, 24}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 22 values; tied, split in operand order */ /* 2: 2 offsets fit, 22 values; tied, split in operand order */
-static const int8_t o567[] = {16, 24};
-static const int8_t o568[] = {12, 16, 24, 64}; /* 0: 57 offsets fit, 1 values; the guard's bit */
-static const int8_t o569[] = {12, 16, 24, 64};
-static const int8_t o570[] = {16, 24, 64};
-static const int8_t o571[] = {16, 24, 64, 87};
-static const int8_t o572[] = {12, 16, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
-static const int8_t o573[] = {16, 24, 64};
-static const int8_t o574[] = {16, 24, 64};
-static const int8_t o575[] = {16, 24};
-static const int8_t o576[] = {16};
-static const int8_t o577[] = {-1, -1, 24, -1}; /* 0: 54 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
-static const int8_t o578[] = {16, -1, 24, -1}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 1: 53 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */ /* 3: 4 offsets fit, 1 values */
+static const int8_t o564[] = {16, 24, 64}; /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */
+static const int8_t o565[] = {16, 24, 64, 87}; /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */
+static const int8_t o566[] = {12, 16, 24, 64}; /* 1: 2 offsets fit, 4 values; tied, split in operand order */ /* 3: 2 offsets fit, 4 values; tied, split in operand order */
+static const int8_t o567[] = {16, 24, 64};
+static const int8_t o568[] = {12, 16};
+static const int8_t o569[] = {16};
+static const int8_t o570[] = {16, 24};
+static const int8_t o571[] = {12, 16};
+static const int8_t o572[] = {16};
+static const int8_t o573[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 36 offsets fit, 1 values */
+static const int8_t o574[] = {16, 24, -1}; /* 2: 57 offsets fit, 1 values */
+static const int8_t o575[] = {-1, -1, 24, -1}; /* 0: 51 offsets fit, 1 values */ /* 1: 10 offsets fit, 1 values */ /* 3: 10 offsets fit, 1 values */
+static const int8_t o576[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o577[] = {12, 16, 24, -1}; /* 3: 8 offsets fit, 1 values */
+static const int8_t o578[] = {16, 81, 24, 64};
 static const int8_t o579[] = {16, 24, 64};
-static const int8_t o580[] = {16, 24};
-static const int8_t o581[] = {16, 24, 64};
+static const int8_t o580[] = {12, 16, 24};
+static const int8_t o581[] = {16, 24};
 static const int8_t o582[] = {16, 24, 64};
-static const int8_t o583[] = {16, 24, 64}; /* 0: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o584[] = {0};
-static const int8_t o585[] = {16};
-static const int8_t o586[] = {16};
-static const int8_t o587[] = {0};
-static const int8_t o588[] = {12}; /* 0: 79 offsets fit, 1 values; the guard's bit */
-static const int8_t o589[] = {16};
-static const int8_t o590[] = {0};
-static const int8_t o591[] = {12};
-static const int8_t o592[] = {-1}; /* 0: 2 offsets fit, 1 values */
-static const int8_t o593[] = {0};
-static const int8_t o594[] = {0};
-static const int8_t o595[] = {12};
-static const int8_t o596[] = {24};
-static const int8_t o597[] = {12, 16, 32, 24};
-static const int8_t o598[] = {16, 32, 24};
-static const int8_t o599[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
-static const int8_t o600[] = {12, 16, 24};
+static const int8_t o583[] = {81, 16, 24, 64, -1}; /* 4: 9 offsets fit, 1 values */
+static const int8_t o584[] = {16, 24, 64, -1}; /* 3: 4 offsets fit, 1 values */
+static const int8_t o585[] = {16, -1, 64}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 44 offsets fit, 1 values */ /* 2: 2 offsets fit, 2 values; tied, split in operand order */
+static const int8_t o586[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
+static const int8_t o587[] = {12, 16, 24, 64};
+static const int8_t o588[] = {16, 24, 64};
+static const int8_t o589[] = {-1, -1, -1, -1, 68}; /* 0: 74 offsets fit, 1 values */ /* 1: 4 offsets fit, 1 values */ /* 2: 74 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
+static const int8_t o590[] = {-1, -1, -1, -1, -1}; /* 0: 71 offsets fit, 1 values */ /* 1: 7 offsets fit, 1 values */ /* 2: 7 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 71 offsets fit, 1 values */
+static const int8_t o591[] = {12, 16, 24}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 22 values; tied, split in operand order */ /* 2: 2 offsets fit, 22 values; tied, split in operand order */
+static const int8_t o592[] = {16, 24};
+static const int8_t o593[] = {12, 16, 24, 64}; /* 0: 57 offsets fit, 1 values; the guard's bit */
+static const int8_t o594[] = {12, 16, 24, 64};
+static const int8_t o595[] = {16, 24, 64};
+static const int8_t o596[] = {16, 24, 64, 87};
+static const int8_t o597[] = {12, 16, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
+static const int8_t o598[] = {16, 24, 64};
+static const int8_t o599[] = {16, 24, 64};
+static const int8_t o600[] = {16, 24};
 static const int8_t o601[] = {16};
-static const int8_t o602[] = {16, 24};
-static const int8_t o603[] = {16, 24, 32};
-static const int8_t o604[] = {16, 32};
-static const int8_t o605[] = {12, -1, 24, 32}; /* 0: 62 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o606[] = {64, 24, 32};
-static const int8_t o607[] = {24, 64, 32};
-static const int8_t o608[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
-static const int8_t o609[] = {16};
+static const int8_t o602[] = {-1, -1, 24, -1}; /* 0: 54 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
+static const int8_t o603[] = {16, -1, 24, -1}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 49 offsets fit, 1 values */ /* 2: 2 offsets fit, 2 values; tied, split in operand order */ /* 3: 4 offsets fit, 1 values */
+static const int8_t o604[] = {16, 24, 64};
+static const int8_t o605[] = {16, 24};
+static const int8_t o606[] = {16, 24, 64};
+static const int8_t o607[] = {16, 24, 64};
+static const int8_t o608[] = {16, 24, 64};
+static const int8_t o609[] = {0};
 static const int8_t o610[] = {16};
-static const int8_t o611[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o612[] = {12, 16, 81, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
-static const int8_t o613[] = {12, 16, 24, -1, 87, -1}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 3: 4 offsets fit, 1 values */ /* 5: 14 offsets fit, 1 values */
-static const int8_t o614[] = {16, 81, 24, 64};
-static const int8_t o615[] = {16, 24, -1, 87, -1}; /* 2: 4 offsets fit, 1 values */ /* 4: 15 offsets fit, 1 values */
-static const int8_t o616[] = {12, 16, 81, 24};
-static const int8_t o617[] = {12, 16, 24, 64, 87};
-static const int8_t o618[] = {16, 81, 24};
-static const int8_t o619[] = {16, 24, 64, 87};
-static const int8_t o620[] = {16, 24};
-static const int8_t o621[] = {16, 24, 64};
-static const int8_t o622[] = {12, 16, 24, 64};
-static const int8_t o623[] = {16, 24, 64};
-static const int8_t o624[] = {12, 16, 24, 64};
-static const int8_t o625[] = {16, 24, 64};
-static const int8_t o626[] = {16, 24}; /* 0: 2 offsets fit, 15 values; tied, split in operand order */ /* 1: 2 offsets fit, 15 values; tied, split in operand order */
-static const int8_t o627[] = {16, 24, 64};
-static const int8_t o628[] = {16};
-static const int8_t o629[] = {0};
-static const int8_t o630[] = {16, 32};
-static const int8_t o631[] = {-1, -1, 24, 32, -1}; /* 0: 53 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
-static const int8_t o632[] = {12, 16, 81, 84, 24, 32, 64};
-static const int8_t o633[] = {12, 16, 81, 24, 32, -1}; /* 5: 2 offsets fit, 1 values */
-static const int8_t o634[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
-static const int8_t o635[] = {16, 81, 84, 24, 32, 64};
-static const int8_t o636[] = {16, 81, 24, 32, -1}; /* 4: 2 offsets fit, 1 values */
-static const int8_t o637[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
-static const int8_t o638[] = {12, 16, 24, 32, -1}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 4: 2 offsets fit, 1 values */
-static const int8_t o639[] = {16, 24, 32};
-static const int8_t o640[] = {16, 24, 32, 87};
-static const int8_t o641[] = {12, 16, 24, 32, 64};
-static const int8_t o642[] = {16, 24, 32, 64};
-static const int8_t o643[] = {16, 32};
-static const int8_t o644[] = {16, 24, 64, 32}; /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */
-static const int8_t o645[] = {-1, 16, 24}; /* 0: 5 offsets fit, 1 values */
-static const int8_t o646[] = {12, 16, 32};
-static const int8_t o647[] = {16, 32};
-static const int8_t o648[] = {16, 24, -1, -1}; /* 2: 2 offsets fit, 1 values */ /* 3: 71 offsets fit, 1 values */
-static const int8_t o649[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 1 values */
-static const int8_t o650[] = {-1, -1, 24, 32, -1}; /* 0: 56 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
-static const int8_t o651[] = {81, -1, 24, 32, -1}; /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
-static const int8_t o652[] = {12, 16, 81, 84, 24, 32, 64};
-static const int8_t o653[] = {12, 16, 81, 24, 32, 64};
-static const int8_t o654[] = {12, 16, 24, 32, -1}; /* 4: 8 offsets fit, 1 values */
-static const int8_t o655[] = {12, 16, 24, 32, 64, 87, 77};
-static const int8_t o656[] = {16, 81, 84, 24, 32, 64};
-static const int8_t o657[] = {16, 81, 24, 32, 64};
-static const int8_t o658[] = {16, 24, 32, 64};
-static const int8_t o659[] = {16, 24, 32, 64, 87, 77};
-static const int8_t o660[] = {12, 16, 81, 24, 32};
-static const int8_t o661[] = {12, 16, 24, 32};
-static const int8_t o662[] = {12, 16, 24, 32, 87};
-static const int8_t o663[] = {12, 16, 24, 32, 64, 87};
-static const int8_t o664[] = {16, 81, 24, 32};
-static const int8_t o665[] = {16, 24, 32};
-static const int8_t o666[] = {16, 24, 32, 87};
-static const int8_t o667[] = {16, 24, 32, 64};
-static const int8_t o668[] = {16, 24, 32, 64, 87};
-static const int8_t o669[] = {-1, 16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
-static const int8_t o670[] = {16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 7 values; tied, split in operand order */ /* 1: 2 offsets fit, 7 values; tied, split in operand order */ /* 4: 10 offsets fit, 1 values */
+static const int8_t o611[] = {16};
+static const int8_t o612[] = {0};
+static const int8_t o613[] = {12};
+static const int8_t o614[] = {16};
+static const int8_t o615[] = {0};
+static const int8_t o616[] = {12};
+static const int8_t o617[] = {-1}; /* 0: 2 offsets fit, 1 values */
+static const int8_t o618[] = {0};
+static const int8_t o619[] = {0};
+static const int8_t o620[] = {12};
+static const int8_t o621[] = {24};
+static const int8_t o622[] = {12, 16, 32, 24};
+static const int8_t o623[] = {16, 32, 24};
+static const int8_t o624[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
+static const int8_t o625[] = {12, 16, 24};
+static const int8_t o626[] = {16};
+static const int8_t o627[] = {16, 24};
+static const int8_t o628[] = {16, 24, 32};
+static const int8_t o629[] = {16, 32};
+static const int8_t o630[] = {12, 64, 24, 32}; /* 0: 2 offsets fit, 3 values; the guard's bit */
+static const int8_t o631[] = {64, 24, 32};
+static const int8_t o632[] = {24, 64, 32};
+static const int8_t o633[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
+static const int8_t o634[] = {16};
+static const int8_t o635[] = {16};
+static const int8_t o636[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o637[] = {12, 16, 81, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
+static const int8_t o638[] = {12, 16, 24, -1, 87, -1}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 3: 4 offsets fit, 1 values */ /* 5: 14 offsets fit, 1 values */
+static const int8_t o639[] = {16, 81, 24, 64};
+static const int8_t o640[] = {16, 24, -1}; /* 2: 8 offsets fit, 1 values */
+static const int8_t o641[] = {16, 24, -1, 87, -1}; /* 2: 4 offsets fit, 1 values */ /* 4: 15 offsets fit, 1 values */
+static const int8_t o642[] = {12, 16, 81, 24};
+static const int8_t o643[] = {12, 16, 24, 64, 87};
+static const int8_t o644[] = {16, 81, 24};
+static const int8_t o645[] = {16, 24}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 2 offsets fit, 2 values; tied, split in operand order */
+static const int8_t o646[] = {16, 24, 64, 87};
+static const int8_t o647[] = {16, 24};
+static const int8_t o648[] = {16, 24, 64};
+static const int8_t o649[] = {12, 16, 24, 64};
+static const int8_t o650[] = {16, 24, 64};
+static const int8_t o651[] = {12, 16, 24, 64};
+static const int8_t o652[] = {16, 24, 64};
+static const int8_t o653[] = {16, 24}; /* 0: 2 offsets fit, 15 values; tied, split in operand order */ /* 1: 2 offsets fit, 15 values; tied, split in operand order */
+static const int8_t o654[] = {16, 24, 64};
+static const int8_t o655[] = {16};
+static const int8_t o656[] = {0};
+static const int8_t o657[] = {16, 32};
+static const int8_t o658[] = {-1, -1, 24, 32, -1}; /* 0: 53 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
+static const int8_t o659[] = {12, 16, 81, 84, 24, 32, 64};
+static const int8_t o660[] = {12, 16, 81, 24, 32, -1}; /* 5: 2 offsets fit, 1 values */
+static const int8_t o661[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
+static const int8_t o662[] = {16, 81, 84, 24, 32, 64};
+static const int8_t o663[] = {16, 81, 24, 32, -1}; /* 4: 2 offsets fit, 1 values */
+static const int8_t o664[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
+static const int8_t o665[] = {16, 24, 32, -1, 87, -1}; /* 3: 4 offsets fit, 1 values */ /* 5: 15 offsets fit, 1 values */
+static const int8_t o666[] = {12, 16, 24, 32, -1}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 4: 2 offsets fit, 1 values */
+static const int8_t o667[] = {16, 24, 32};
+static const int8_t o668[] = {16, 24, 32, 87};
+static const int8_t o669[] = {12, 16, 24, 32, 64};
+static const int8_t o670[] = {16, 24, 32, 64};
 static const int8_t o671[] = {16, 24, 32, 64};
-static const int8_t o672[] = {12, 16, 24, 32}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 24 values; tied, split in operand order */ /* 2: 3 offsets fit, 24 values; tied, split in operand order */ /* 3: 3 offsets fit, 24 values; tied, split in operand order */
-static const int8_t o673[] = {16, 24, 32};
-static const int8_t o674[] = {12, 16, 24, 32};
-static const int8_t o675[] = {16, 24, 32};
-static const int8_t o676[] = {12, 16, 24, 32, 64}; /* 0: 57 offsets fit, 1 values; the guard's bit */ /* 2: 2 offsets fit, 7 values; tied, split in operand order */ /* 4: 2 offsets fit, 7 values; tied, split in operand order */
-static const int8_t o677[] = {16, 24, 32, 64};
-static const int8_t o678[] = {12, 16, 24, 32, 64};
-static const int8_t o679[] = {16, 24, 32, 64};
-static const int8_t o680[] = {16, -1, -1, 64, 87}; /* 1: 9 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */
-static const int8_t o681[] = {12, 16, 24, 32, 64};
-static const int8_t o682[] = {16, 24, 32, 64};
-static const int8_t o683[] = {16, 24, 32, 64};
-static const int8_t o684[] = {16, 24, 32};
-static const int8_t o685[] = {16, 24, 32, 64};
-static const int8_t o686[] = {16, 24, 32}; /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o687[] = {16, 24, 32, 64, -1}; /* 4: 2 offsets fit, 1 values */
-static const int8_t o688[] = {16, 24, 32, -1}; /* 3: 8 offsets fit, 1 values */
-static const int8_t o689[] = {-1, -1, 24, 32, -1}; /* 0: 57 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 6 offsets fit, 1 values */
-static const int8_t o690[] = {16, 24, 32, -1}; /* 3: 11 offsets fit, 1 values */
-static const int8_t o691[] = {16, 24, 32, -1, -1, -1}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 7 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 2: 2 offsets fit, 2 values; tied, split in operand order */ /* 3: 7 offsets fit, 1 values */ /* 4: 43 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */
-static const int8_t o692[] = {16, 24, 32};
-static const int8_t o693[] = {16, 24, 32, 64};
-static const int8_t o694[] = {16, 24, 32, 64};
-static const int8_t o695[] = {12, 16, 32}; /* 0: 68 offsets fit, 1 values; the guard's bit */
-static const int8_t o696[] = {16, 32};
-static const int8_t o697[] = {24};
-static const int8_t o698[] = {-1, 32}; /* 0: 4 offsets fit, 1 values */
-static const int8_t o699[] = {12, 24, 32};
-static const int8_t o700[] = {24, 32};
-static const int8_t o701[] = {-1, 16, 24, 32, 64}; /* 0: 6 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o702[] = {12, 16, 24, 64}; /* 0: 56 offsets fit, 1 values; the guard's bit */
-static const int8_t o703[] = {16, 24, 64};
-static const int8_t o704[] = {16, 24, 64}; /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */
-static const int8_t o705[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */
-static const int8_t o706[] = {16, -1, 64, -1}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 1: 45 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */ /* 3: 6 offsets fit, 1 values */
-static const int8_t o707[] = {12, 16}; /* 0: 75 offsets fit, 1 values; the guard's bit */
-static const int8_t o708[] = {16};
-static const int8_t o709[] = {16, 24};
-static const int8_t o710[] = {12, 16}; /* 0: 71 offsets fit, 1 values; the guard's bit */
-static const int8_t o711[] = {16};
-static const int8_t o712[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 36 offsets fit, 1 values */
-static const int8_t o713[] = {16, 24, -1}; /* 2: 57 offsets fit, 1 values */
-static const int8_t o714[] = {-1, -1, 24, -1}; /* 0: 51 offsets fit, 1 values */ /* 1: 10 offsets fit, 1 values */ /* 3: 10 offsets fit, 1 values */
-static const int8_t o715[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o716[] = {12, 16, 24, -1}; /* 3: 8 offsets fit, 1 values */
-static const int8_t o717[] = {16, 81, 24, 64};
-static const int8_t o718[] = {16, 24, 64};
-static const int8_t o719[] = {16, 24};
-static const int8_t o720[] = {16, 24, 64};
-static const int8_t o721[] = {81, 16, 24, 64, -1}; /* 4: 9 offsets fit, 1 values */
-static const int8_t o722[] = {16, 24, 64, -1}; /* 3: 4 offsets fit, 1 values */
-static const int8_t o723[] = {16, 24, 64}; /* 0: 2 offsets fit, 3 values; tied, split in operand order */ /* 1: 2 offsets fit, 2 values; narrowed (no overlap, operand order) */ /* 2: 2 offsets fit, 3 values; tied, split in operand order */
-static const int8_t o724[] = {12, 16, 24, 64};
-static const int8_t o725[] = {16, 24, 64};
-static const int8_t o726[] = {-1, -1, -1, -1, 68}; /* 0: 74 offsets fit, 1 values */ /* 1: 4 offsets fit, 1 values */ /* 2: 74 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
-static const int8_t o727[] = {-1, -1, -1, -1, -1}; /* 0: 71 offsets fit, 1 values */ /* 1: 7 offsets fit, 1 values */ /* 2: 7 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 71 offsets fit, 1 values */
-static const int8_t o728[] = {12, 16, 24}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 20 values; tied, split in operand order */ /* 2: 2 offsets fit, 20 values; tied, split in operand order */
-static const int8_t o729[] = {16, 24};
-static const int8_t o730[] = {12, 16, 24, 64}; /* 0: 54 offsets fit, 1 values; the guard's bit */
-static const int8_t o731[] = {12, 16, 24, 64};
-static const int8_t o732[] = {12, 16, 24, 64, 87}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 6 values; tied, split in operand order */ /* 3: 2 offsets fit, 6 values; tied, split in operand order */
-static const int8_t o733[] = {16, 24, 64};
-static const int8_t o734[] = {16, 24, 64, 87};
-static const int8_t o735[] = {12, 16, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
-static const int8_t o736[] = {16, 24, 64};
-static const int8_t o737[] = {16, 24, 64};
-static const int8_t o738[] = {12, 16, 24};
-static const int8_t o739[] = {16, 24};
-static const int8_t o740[] = {16, 24};
-static const int8_t o741[] = {16, 24, -1, -1}; /* 0: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 2: 2 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
-static const int8_t o742[] = {16, 24, -1}; /* 2: 8 offsets fit, 1 values */
-static const int8_t o743[] = {16};
-static const int8_t o744[] = {-1, -1, 24, -1}; /* 0: 26 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
-static const int8_t o745[] = {16, -1, 24, -1}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 51 offsets fit, 1 values */ /* 2: 2 offsets fit, 2 values; tied, split in operand order */ /* 3: 4 offsets fit, 1 values */
-static const int8_t o746[] = {16, 24, 64};
+static const int8_t o672[] = {16, 32};
+static const int8_t o673[] = {16, 24, 64, 32}; /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */
+static const int8_t o674[] = {-1, 16, 24}; /* 0: 5 offsets fit, 1 values */
+static const int8_t o675[] = {12, 16, 32};
+static const int8_t o676[] = {16, 32};
+static const int8_t o677[] = {16, 24, 32, -1}; /* 3: 65 offsets fit, 1 values */
+static const int8_t o678[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 1 values */
+static const int8_t o679[] = {-1, -1, 24, 32, -1}; /* 0: 56 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
+static const int8_t o680[] = {81, -1, 24, 32, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o681[] = {12, 16, 81, 84, 24, 32, 64};
+static const int8_t o682[] = {12, 16, 81, 24, 32, 64};
+static const int8_t o683[] = {12, 16, 24, 32, -1}; /* 4: 8 offsets fit, 1 values */
+static const int8_t o684[] = {12, 16, 24, 32, 64, 87, 77};
+static const int8_t o685[] = {16, 81, 84, 24, 32, 64};
+static const int8_t o686[] = {16, 81, 24, 32, 64};
+static const int8_t o687[] = {16, 24, 32, 64};
+static const int8_t o688[] = {16, 24, 32, 64, 87, 77};
+static const int8_t o689[] = {12, 16, 81, 24, 32};
+static const int8_t o690[] = {12, 16, 24, 32};
+static const int8_t o691[] = {12, 16, 24, 32, 87};
+static const int8_t o692[] = {12, 16, 24, 32, 64, 87};
+static const int8_t o693[] = {16, 81, 24, 32};
+static const int8_t o694[] = {16, 24, 32};
+static const int8_t o695[] = {16, 24, 32, 87};
+static const int8_t o696[] = {16, 24, 32, 64};
+static const int8_t o697[] = {16, 24, 32, 64, 87};
+static const int8_t o698[] = {-1, 16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
+static const int8_t o699[] = {16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 7 values; tied, split in operand order */ /* 1: 2 offsets fit, 7 values; tied, split in operand order */ /* 4: 10 offsets fit, 1 values */
+static const int8_t o700[] = {16, 24, 32, 64};
+static const int8_t o701[] = {12, 16, 24, 32}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 24 values; tied, split in operand order */ /* 2: 3 offsets fit, 24 values; tied, split in operand order */ /* 3: 3 offsets fit, 24 values; tied, split in operand order */
+static const int8_t o702[] = {16, 24, 32};
+static const int8_t o703[] = {12, 16, 24, 32};
+static const int8_t o704[] = {16, 24, 32};
+static const int8_t o705[] = {12, 16, 24, 32, 64}; /* 0: 57 offsets fit, 1 values; the guard's bit */ /* 2: 2 offsets fit, 7 values; tied, split in operand order */ /* 4: 2 offsets fit, 7 values; tied, split in operand order */
+static const int8_t o706[] = {16, 24, 32, 64};
+static const int8_t o707[] = {12, 16, 24, 32, 64};
+static const int8_t o708[] = {16, 24, 32, 64};
+static const int8_t o709[] = {16, -1, -1, 64, 87}; /* 1: 9 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */
+static const int8_t o710[] = {12, 16, 24, 32, 64};
+static const int8_t o711[] = {16, 24, 32, 64};
+static const int8_t o712[] = {16, 24, 32, 64};
+static const int8_t o713[] = {16, 24, 32};
+static const int8_t o714[] = {16, 24, 32, 64};
+static const int8_t o715[] = {16, 24, 32}; /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o716[] = {16, 24, 32, 64, -1}; /* 4: 2 offsets fit, 1 values */
+static const int8_t o717[] = {16, 24, 32, -1}; /* 3: 8 offsets fit, 1 values */
+static const int8_t o718[] = {-1, -1, 24, 32, -1}; /* 0: 57 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 6 offsets fit, 1 values */
+static const int8_t o719[] = {16, 24, 32, -1}; /* 3: 11 offsets fit, 1 values */
+static const int8_t o720[] = {16, 24, 32, -1, -1, -1}; /* 1: 7 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 3: 7 offsets fit, 1 values */ /* 4: 43 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */
+static const int8_t o721[] = {16, 24, 32};
+static const int8_t o722[] = {16, 24, 32, 64};
+static const int8_t o723[] = {16, 24, 32, 64};
+static const int8_t o724[] = {12, 16, 32}; /* 0: 68 offsets fit, 1 values; the guard's bit */
+static const int8_t o725[] = {16, 32};
+static const int8_t o726[] = {24};
+static const int8_t o727[] = {-1, 32}; /* 0: 4 offsets fit, 1 values */
+static const int8_t o728[] = {12, 24, 32};
+static const int8_t o729[] = {24, 32};
+static const int8_t o730[] = {-1, 16, 24, 32, 64}; /* 0: 3 offsets fit, 1 values */
+static const int8_t o731[] = {12, 16, 24, 64}; /* 0: 56 offsets fit, 1 values; the guard's bit */
+static const int8_t o732[] = {16, 24, 64};
+static const int8_t o733[] = {16, 24, 64}; /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */
+static const int8_t o734[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */
+static const int8_t o735[] = {16, -1, 64, -1}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 1: 45 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */ /* 3: 6 offsets fit, 1 values */
+static const int8_t o736[] = {12, 16}; /* 0: 75 offsets fit, 1 values; the guard's bit */
+static const int8_t o737[] = {16};
+static const int8_t o738[] = {16, 24};
+static const int8_t o739[] = {12, 16};
+static const int8_t o740[] = {16};
+static const int8_t o741[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 36 offsets fit, 1 values */
+static const int8_t o742[] = {16, 24, -1}; /* 2: 57 offsets fit, 1 values */
+static const int8_t o743[] = {-1, -1, 24, -1}; /* 0: 51 offsets fit, 1 values */ /* 1: 10 offsets fit, 1 values */ /* 3: 10 offsets fit, 1 values */
+static const int8_t o744[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o745[] = {12, 16, 24, -1}; /* 3: 8 offsets fit, 1 values */
+static const int8_t o746[] = {16, 81, 24, 64};
 static const int8_t o747[] = {16, 24, 64};
-static const int8_t o748[] = {16, 24, 64}; /* 0: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 1: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o748[] = {16, 24};
 static const int8_t o749[] = {16, 24, 64};
-static const int8_t o750[] = {0};
-static const int8_t o751[] = {12, 16}; /* 0: 78 offsets fit, 1 values; the guard's bit */
-static const int8_t o752[] = {16};
-static const int8_t o753[] = {0};
-static const int8_t o754[] = {16};
-static const int8_t o755[] = {0};
-static const int8_t o756[] = {16};
-static const int8_t o757[] = {0};
-static const int8_t o758[] = {12};
-static const int8_t o759[] = {-1}; /* 0: 2 offsets fit, 1 values */
-static const int8_t o760[] = {0};
-static const int8_t o761[] = {0};
-static const int8_t o762[] = {12};
-static const int8_t o763[] = {24};
-static const int8_t o764[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */
-static const int8_t o765[] = {12, 16, 32, 24};
-static const int8_t o766[] = {16, 32, 24};
-static const int8_t o767[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
-static const int8_t o768[] = {12, 16, 24};
+static const int8_t o750[] = {81, 16, 24, 64, -1}; /* 4: 9 offsets fit, 1 values */
+static const int8_t o751[] = {16, 24, 64, -1}; /* 3: 4 offsets fit, 1 values */
+static const int8_t o752[] = {16, 24, 64}; /* 0: 2 offsets fit, 3 values; tied, split in operand order */ /* 1: 2 offsets fit, 2 values; narrowed (no overlap, operand order) */ /* 2: 2 offsets fit, 3 values; tied, split in operand order */
+static const int8_t o753[] = {12, 16, 24, 64};
+static const int8_t o754[] = {16, 24, 64};
+static const int8_t o755[] = {-1, -1, -1, -1, 68}; /* 0: 74 offsets fit, 1 values */ /* 1: 4 offsets fit, 1 values */ /* 2: 74 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
+static const int8_t o756[] = {-1, -1, -1, -1, -1}; /* 0: 71 offsets fit, 1 values */ /* 1: 7 offsets fit, 1 values */ /* 2: 7 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 71 offsets fit, 1 values */
+static const int8_t o757[] = {12, 16, 24}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 20 values; tied, split in operand order */ /* 2: 2 offsets fit, 20 values; tied, split in operand order */
+static const int8_t o758[] = {16, 24};
+static const int8_t o759[] = {12, 16, 24, 64}; /* 0: 54 offsets fit, 1 values; the guard's bit */
+static const int8_t o760[] = {12, 16, 24, 64};
+static const int8_t o761[] = {12, 16, 24, 64, 87}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 6 values; tied, split in operand order */ /* 3: 2 offsets fit, 6 values; tied, split in operand order */
+static const int8_t o762[] = {16, 24, 64};
+static const int8_t o763[] = {16, 24, 64, 87};
+static const int8_t o764[] = {12, 16, 24, 64};
+static const int8_t o765[] = {16, 24, 64};
+static const int8_t o766[] = {16, 24, 64};
+static const int8_t o767[] = {12, 16, 24};
+static const int8_t o768[] = {16, 24};
 static const int8_t o769[] = {16, 24};
-static const int8_t o770[] = {16, 32};
-static const int8_t o771[] = {-1, 24, 32}; /* 0: 5 offsets fit, 1 values */ /* 1: 5 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o772[] = {12, -1, 24, 32}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 5 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o773[] = {64, 24, 32};
-static const int8_t o774[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
-static const int8_t o775[] = {-1, -1, -1}; /* 0: 4 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */
-static const int8_t o776[] = {-1, 16, -1, 24, 32}; /* 0: 5 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 5 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 2 offsets fit, 1 values; tied, split in operand order */
-static const int8_t o777[] = {16};
-static const int8_t o778[] = {16};
+static const int8_t o770[] = {16, 24, -1, -1}; /* 0: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 2: 2 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
+static const int8_t o771[] = {16, 24, -1}; /* 2: 8 offsets fit, 1 values */
+static const int8_t o772[] = {16};
+static const int8_t o773[] = {-1, -1, 24, -1}; /* 0: 26 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
+static const int8_t o774[] = {16, -1, 24, -1}; /* 1: 44 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
+static const int8_t o775[] = {16, 24, 64};
+static const int8_t o776[] = {16, 24, 64};
+static const int8_t o777[] = {16, 24, 64}; /* 0: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 1: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o778[] = {16, 24, 64};
 static const int8_t o779[] = {0};
-static const int8_t o780[] = {16};
-static const int8_t o781[] = {16, 32};
-static const int8_t o782[] = {81, -1, 24, 32, 87}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o783[] = {12, 16, 81, 84, 24, 32, 64};
-static const int8_t o784[] = {12, 16, 81, 24, 32, -1}; /* 5: 2 offsets fit, 1 values */
-static const int8_t o785[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
-static const int8_t o786[] = {16, 81, 84, 24, 32, 64};
-static const int8_t o787[] = {16, 81, 24, 32, -1}; /* 4: 2 offsets fit, 1 values */
-static const int8_t o788[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
-static const int8_t o789[] = {16, 24, 32, -1, 87, -1}; /* 3: 4 offsets fit, 1 values */ /* 5: 15 offsets fit, 1 values */
-static const int8_t o790[] = {12, 16, 24, 32}; /* 0: 7 offsets fit, 1 values; the guard's bit */
-static const int8_t o791[] = {16, 81, 24, 32};
-static const int8_t o792[] = {16, 24, 32};
-static const int8_t o793[] = {16, 24, 32, 87};
-static const int8_t o794[] = {16, 24, 32, 64, 87};
-static const int8_t o795[] = {16, 24, 32};
-static const int8_t o796[] = {16, 24, 32, 64};
-static const int8_t o797[] = {12, 16, 24, 32, 64};
-static const int8_t o798[] = {16, 24, 32, 64};
-static const int8_t o799[] = {16, 24, 32, 64};
-static const int8_t o800[] = {16, 24, 32}; /* 0: 2 offsets fit, 20 values; tied, split in operand order */ /* 1: 2 offsets fit, 20 values; tied, split in operand order */
-static const int8_t o801[] = {16, 24, 32, 64};
-static const int8_t o802[] = {12, 16, 24, -1}; /* 3: 2 offsets fit, 1 values */
-static const int8_t o803[] = {16, 24, 32};
-static const int8_t o804[] = {16, 24, 32, -1, -1}; /* 0: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 3: 2 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */
-static const int8_t o805[] = {16, 24, 32, -1}; /* 3: 8 offsets fit, 1 values */
-static const int8_t o806[] = {16, 32};
-static const int8_t o807[] = {12, 16, 24, 64, 32}; /* 0: 4 offsets fit, 1 values; the guard's bit */
-static const int8_t o808[] = {16, 24, 64, 32};
-static const int8_t o809[] = {16, 24, 64, 32};
-static const int8_t o810[] = {16, 24, 64, 32, -1}; /* 0: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 2: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 3: 3 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 4 offsets fit, 1 values */
-static const int8_t o811[] = {-1, 16, 24}; /* 0: 5 offsets fit, 1 values */
+static const int8_t o780[] = {12, 16}; /* 0: 78 offsets fit, 1 values; the guard's bit */
+static const int8_t o781[] = {16};
+static const int8_t o782[] = {0};
+static const int8_t o783[] = {16};
+static const int8_t o784[] = {0};
+static const int8_t o785[] = {16};
+static const int8_t o786[] = {0};
+static const int8_t o787[] = {12};
+static const int8_t o788[] = {-1}; /* 0: 2 offsets fit, 1 values */
+static const int8_t o789[] = {0};
+static const int8_t o790[] = {0};
+static const int8_t o791[] = {12};
+static const int8_t o792[] = {24};
+static const int8_t o793[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */
+static const int8_t o794[] = {12, 16, 32, 24};
+static const int8_t o795[] = {16, 32, 24};
+static const int8_t o796[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
+static const int8_t o797[] = {12, 16, 24};
+static const int8_t o798[] = {16, 24};
+static const int8_t o799[] = {16, 32};
+static const int8_t o800[] = {-1, 24, 32}; /* 0: 5 offsets fit, 1 values */ /* 1: 5 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o801[] = {12, 64, 24, 32}; /* 0: 2 offsets fit, 3 values; the guard's bit */
+static const int8_t o802[] = {64, 24, 32};
+static const int8_t o803[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
+static const int8_t o804[] = {-1, -1, -1}; /* 0: 4 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */
+static const int8_t o805[] = {-1, 16, -1, 24, 32}; /* 0: 5 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 5 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 2 offsets fit, 1 values; tied, split in operand order */
+static const int8_t o806[] = {16};
+static const int8_t o807[] = {16};
+static const int8_t o808[] = {0};
+static const int8_t o809[] = {12, 16};
+static const int8_t o810[] = {16};
+static const int8_t o811[] = {16, 32};
+static const int8_t o812[] = {81, -1, 24, 32, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o813[] = {12, 16, 81, 84, 24, 32, 64};
+static const int8_t o814[] = {12, 16, 81, 24, 32, -1}; /* 5: 2 offsets fit, 1 values */
+static const int8_t o815[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
+static const int8_t o816[] = {16, 81, 84, 24, 32, 64};
+static const int8_t o817[] = {16, 81, 24, 32, -1}; /* 4: 2 offsets fit, 1 values */
+static const int8_t o818[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
+static const int8_t o819[] = {16, 24, 32, -1, 87, -1}; /* 3: 4 offsets fit, 1 values */ /* 5: 15 offsets fit, 1 values */
+static const int8_t o820[] = {12, 16, 24, 32}; /* 0: 7 offsets fit, 1 values; the guard's bit */
+static const int8_t o821[] = {16, 81, 24, 32};
+static const int8_t o822[] = {16, 24, 32};
+static const int8_t o823[] = {16, 24, 32, 87};
+static const int8_t o824[] = {16, 24, 32, 64, 87};
+static const int8_t o825[] = {16, 24, 32};
+static const int8_t o826[] = {16, 24, 32, 64};
+static const int8_t o827[] = {12, 16, 24, 32, 64};
+static const int8_t o828[] = {16, 24, 32, 64};
+static const int8_t o829[] = {16, 24, 32, 64};
+static const int8_t o830[] = {16, 24, 32}; /* 0: 2 offsets fit, 20 values; tied, split in operand order */ /* 1: 2 offsets fit, 20 values; tied, split in operand order */
+static const int8_t o831[] = {16, 24, 32, 64};
+static const int8_t o832[] = {12, 16, 24, -1}; /* 3: 2 offsets fit, 1 values */
+static const int8_t o833[] = {16, 24, 32};
+static const int8_t o834[] = {16, 24, 32, -1, -1}; /* 0: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 3: 2 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */
+static const int8_t o835[] = {16, 24, 32, -1}; /* 3: 8 offsets fit, 1 values */
+static const int8_t o836[] = {16, 32};
+static const int8_t o837[] = {12, 16, 24, 64, 32}; /* 0: 4 offsets fit, 1 values; the guard's bit */
+static const int8_t o838[] = {16, 24, 64, 32};
+static const int8_t o839[] = {16, 24, 64, 32};
+static const int8_t o840[] = {16, 24, 64, 32, -1}; /* 0: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 2: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 3: 3 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 4 offsets fit, 1 values */
+static const int8_t o841[] = {-1, 16, 24}; /* 0: 5 offsets fit, 1 values */
 
 const rs_sass_form rs_sass_forms[] = {
-    {75, 0x202, "GRR", o0, NULL, 85},
-    {75, 0x202, "RR", o1, NULL, 936},
-    {75, 0x208, "RRRP", o2, NULL, 2},
+    {75, 0x202, "GRR", o0, NULL, 87},
+    {75, 0x202, "RR", o1, NULL, 1122},
+    {75, 0x208, "RRRP", o2, NULL, 11},
     {75, 0x209, "RRRP", o3, NULL, 47},
     {75, 0x20b, "PPRRP", o4, NULL, 9},
-    {75, 0x20c, "PPRRP", o5, NULL, 272},
+    {75, 0x20c, "PPRRP", o5, NULL, 371},
     {75, 0x210, "GRPPRRR", o6, NULL, 125},
     {75, 0x210, "GRPRRR", o7, NULL, 75},
     {75, 0x210, "GRRRR", o8, NULL, 73},
     {75, 0x210, "GRRRRPP", o9, NULL, 133},
     {75, 0x210, "RPPRRR", o10, NULL, 234},
     {75, 0x210, "RPRRR", o11, NULL, 1201},
-    {75, 0x210, "RRRR", o12, NULL, 1393},
-    {75, 0x210, "RRRRPP", o13, NULL, 310},
+    {75, 0x210, "RRRR", o12, NULL, 1420},
+    {75, 0x210, "RRRRPP", o13, NULL, 321},
     {75, 0x211, "GRRR", o14, NULL, 54},
     {75, 0x211, "GRRRP", o15, NULL, 110},
-    {75, 0x211, "RPRR", o16, NULL, 311},
-    {75, 0x211, "RRR", o17, NULL, 824},
+    {75, 0x211, "RPRR", o16, NULL, 317},
+    {75, 0x211, "RRR", o17, NULL, 848},
     {75, 0x211, "RRRP", o18, NULL, 2610},
-    {75, 0x211, "RRRR", o19, NULL, 2340},
-    {75, 0x211, "RRRRP", o20, NULL, 268},
+    {75, 0x211, "RRRR", o19, NULL, 2342},
+    {75, 0x211, "RRRRP", o20, NULL, 274},
     {75, 0x212, "PRRRRP", o21, NULL, 9},
     {75, 0x212, "RRRRP", o22, NULL, 9},
     {75, 0x217, "RRRP", o23, NULL, 28},
     {75, 0x219, "RRRR", o24, NULL, 27},
     {75, 0x220, "GRRR", o25, NULL, 33},
     {75, 0x220, "RRR", o26, NULL, 3247},
-    {75, 0x221, "GRRR", o27, NULL, 17},
-    {75, 0x221, "RRR", o28, NULL, 420},
+    {75, 0x221, "GRRR", o27, NULL, 56},
+    {75, 0x221, "RRR", o28, NULL, 854},
     {75, 0x223, "GRRRR", o29, NULL, 9},
-    {75, 0x223, "RRRR", o30, NULL, 12848},
-    {75, 0x224, "GRRRR", o31, NULL, 223},
-    {75, 0x224, "RRRR", o32, NULL, 1096},
-    {75, 0x224, "RRRRP", o33, NULL, 24},
+    {75, 0x223, "RRRR", o30, NULL, 13855},
+    {75, 0x224, "GRRRR", o31, NULL, 237},
+    {75, 0x224, "RRRR", o32, NULL, 1260},
+    {75, 0x224, "RRRRP", o33, NULL, 42},
     {75, 0x225, "RRRR", o34, NULL, 67},
     {75, 0x22b, "RRRR", o35, NULL, 9504},
     {75, 0x230, "RRR", o36, NULL, 2640},
     {75, 0x23c, "RRRR", o37, NULL, 2732},
     {75, 0x28c, "QQUUQ", o38, NULL, 8},
-    {75, 0x290, "UUUU", o39, NULL, 2},
-    {75, 0x290, "UUUUQQ", o40, NULL, 1},
-    {75, 0x2a4, "UUUU", o41, NULL, 12},
-    {75, 0x2a5, "UUUU", o42, NULL, 13},
+    {75, 0x290, "UUUU", o39, NULL, 7},
+    {75, 0x290, "UUUUQQ", o40, NULL, 18},
+    {75, 0x2a4, "UUUU", o41, NULL, 18},
+    {75, 0x2a5, "UUUU", o42, NULL, 22},
     {75, 0x304, "RR", o43, NULL, 1248},
     {75, 0x308, "GRR", o44, NULL, 18},
     {75, 0x308, "RR", o45, NULL, 127},
-    {75, 0x348, "R", o46, NULL, 1},
+    {75, 0x348, "R", o46, NULL, 4},
     {75, 0x355, "RB", o47, NULL, 658},
-    {75, 0x381, "GRR", o48, NULL, 348},
-    {75, 0x381, "RR", o49, NULL, 4676},
-    {75, 0x386, "GRR", o50, NULL, 1},
-    {75, 0x386, "RR", o51, NULL, 4520},
+    {75, 0x381, "GRR", o48, NULL, 583},
+    {75, 0x381, "RR", o49, NULL, 4964},
+    {75, 0x386, "GRR", o50, NULL, 17},
+    {75, 0x386, "RR", o51, NULL, 4695},
     {75, 0x387, "RR", o52, NULL, 331},
-    {75, 0x388, "GRR", o53, NULL, 327},
+    {75, 0x388, "GRR", o53, NULL, 345},
     {75, 0x388, "RR", o54, NULL, 2036},
-    {75, 0x389, "PRRRR", o55, NULL, 1},
+    {75, 0x389, "PRRRR", o55, NULL, 4},
     {75, 0x423, "GRRR", o56, NULL, 9},
     {75, 0x423, "RRR", o57, NULL, 22},
-    {75, 0x424, "GRRR", o58, NULL, 67},
-    {75, 0x424, "RRR", o59, NULL, 528},
+    {75, 0x424, "GRRR", o58, NULL, 68},
+    {75, 0x424, "RRR", o59, NULL, 553},
     {75, 0x4a4, "UUU", o60, NULL, 2},
-    {75, 0x624, "RRR", o61, NULL, 208},
-    {75, 0x624, "RRRP", o62, NULL, 1},
-    {75, 0x625, "RRR", o63, NULL, 31},
-    {75, 0x802, "R", o64, NULL, 106},
-    {75, 0x803, "RR", o65, NULL, 7},
-    {75, 0x805, "GR", o66, NULL, 13},
-    {75, 0x805, "R", o67, NULL, 6061},
-    {75, 0x807, "RRP", o68, NULL, 18},
-    {75, 0x808, "RRP", o69, NULL, 10},
-    {75, 0x80b, "PPRP", o70, NULL, 33},
-    {75, 0x80c, "PPRP", o71, NULL, 1566},
-    {75, 0x810, "GRRR", o72, NULL, 12},
-    {75, 0x810, "RPRR", o73, NULL, 11},
-    {75, 0x810, "RRR", o74, NULL, 2968},
-    {75, 0x811, "GRR", o75, NULL, 67},
-    {75, 0x811, "RR", o76, NULL, 508},
-    {75, 0x811, "RRR", o77, NULL, 310},
-    {75, 0x812, "PRRRP", o78, NULL, 206},
-    {75, 0x812, "RRRP", o79, NULL, 2858},
-    {75, 0x817, "RRP", o80, NULL, 303},
-    {75, 0x819, "GRRR", o81, NULL, 126},
-    {75, 0x819, "RRR", o82, NULL, 6111},
-    {75, 0x81c, "PPPPP", o83, NULL, 9},
-    {75, 0x81c, "PPPPQ", o84, NULL, 82},
-    {75, 0x820, "GRR", o85, NULL, 33},
-    {75, 0x820, "RR", o86, NULL, 22},
-    {75, 0x823, "GRRR", o87, NULL, 18},
-    {75, 0x824, "GRRR", o88, NULL, 271},
-    {75, 0x824, "RRR", o89, NULL, 6107},
-    {75, 0x824, "RRRP", o90, NULL, 67},
-    {75, 0x825, "GRRR", o91, NULL, 22},
-    {75, 0x825, "RRR", o92, NULL, 839},
-    {75, 0x827, "RRR", o93, NULL, 13},
-    {75, 0x83b, "RR", o94, NULL, 1304},
-    {75, 0x882, "U", o95, NULL, 2},
-    {75, 0x88c, "QQUQ", o96, NULL, 74},
-    {75, 0x890, "UQUU", o97, NULL, 1},
-    {75, 0x890, "UUU", o98, NULL, 86},
-    {75, 0x891, "UU", o99, NULL, 76},
-    {75, 0x899, "UUU", o100, NULL, 509},
-    {75, 0x8a4, "UUU", o101, NULL, 2},
-    {75, 0x8a5, "UUU", o102, NULL, 1},
-    {75, 0x918, "", o103, NULL, 606},
-    {75, 0x919, "R", o104, NULL, 814},
-    {75, 0x941, "B", o105, NULL, 658},
-    {75, 0x944, "", o106, NULL, 16},
-    {75, 0x945, "B", o107, NULL, 658},
-    {75, 0x947, "", o108, NULL, 344},
-    {75, 0x947, "G", o109, NULL, 2033},
-    {75, 0x948, "", o110, NULL, 1},
-    {75, 0x94d, "", o111, NULL, 169},
-    {75, 0x94d, "G", o112, NULL, 17},
-    {75, 0x950, "R", o113, NULL, 10},
-    {75, 0x981, "GRRU", o114, NULL, 44},
-    {75, 0x981, "RRU", o115, NULL, 264},
-    {75, 0x983, "RR", o116, NULL, 287},
-    {75, 0x984, "GRR", o117, NULL, 9},
-    {75, 0x984, "R", o118, NULL, 1},
-    {75, 0x984, "RR", o119, NULL, 3210},
-    {75, 0x984, "RRU", o120, NULL, 137},
-    {75, 0x984, "RU", o121, NULL, 656},
-    {75, 0x986, "UR", o122, NULL, 1},
-    {75, 0x988, "RUR", o123, NULL, 29},
-    {75, 0x989, "PRRR", o124, NULL, 8},
-    {75, 0x9c3, "U", o125, NULL, 247},
-    {75, 0xa02, "R", o126, NULL, 134},
-    {75, 0xa0c, "PPRP", o127, NULL, 385},
-    {75, 0xa11, "GRPR", o128, NULL, 274},
-    {75, 0xa11, "GRRRP", o129, NULL, 274},
-    {75, 0xa11, "RPR", o130, NULL, 2053},
-    {75, 0xa11, "RRRP", o131, NULL, 2053},
-    {75, 0xa20, "RR", o132, NULL, 3468},
-    {75, 0xa23, "RRR", o133, NULL, 3452},
-    {75, 0xa24, "GRRR", o134, NULL, 61},
-    {75, 0xa24, "RRR", o135, NULL, 1316},
-    {75, 0xa25, "GRRR", o136, NULL, 141},
-    {75, 0xa25, "RRR", o137, NULL, 1977},
-    {75, 0xa28, "RR", o138, NULL, 760},
-    {75, 0xa2b, "RRR", o139, NULL, 760},
-    {75, 0xab9, "U", o140, NULL, 345},
-    {75, 0xb1d, "", o141, NULL, 327},
-    {75, 0xc02, "RU", o142, NULL, 43},
-    {75, 0xc0c, "PPRUP", o143, NULL, 5},
-    {75, 0xc10, "GRPPRUR", o144, NULL, 8},
-    {75, 0xc10, "GRPRUR", o145, NULL, 41},
-    {75, 0xc10, "GRRUR", o146, NULL, 11},
-    {75, 0xc10, "RPPRUR", o147, NULL, 16},
-    {75, 0xc10, "RPRUR", o148, NULL, 1645},
-    {75, 0xc10, "RRUR", o149, NULL, 78},
-    {75, 0xc11, "GRRUP", o150, NULL, 6},
-    {75, 0xc11, "RRU", o151, NULL, 105},
-    {75, 0xc11, "RRUP", o152, NULL, 138},
-    {75, 0xc24, "GRRUR", o153, NULL, 58},
-    {75, 0xc24, "RRUR", o154, NULL, 1279},
-    {75, 0xc82, "UU", o155, NULL, 88},
-    {75, 0xe24, "RRRU", o156, NULL, 61},
-    {75, 0xf89, "PRR", o157, NULL, 70},
-    {80, 0x202, "GRR", o158, NULL, 77},
-    {80, 0x202, "RR", o159, NULL, 575},
-    {80, 0x208, "RRRP", o160, NULL, 2},
-    {80, 0x209, "RRRP", o161, NULL, 47},
-    {80, 0x20b, "PPRRP", o162, NULL, 9},
-    {80, 0x20c, "PPRRP", o163, NULL, 271},
-    {80, 0x210, "GRPPRRR", o164, NULL, 115},
-    {80, 0x210, "GRPRRR", o165, NULL, 73},
-    {80, 0x210, "GRRRR", o166, NULL, 66},
-    {80, 0x210, "GRRRRPP", o167, NULL, 134},
-    {80, 0x210, "RPPRRR", o168, NULL, 215},
-    {80, 0x210, "RPRRR", o169, NULL, 1142},
-    {80, 0x210, "RRRR", o170, NULL, 1283},
-    {80, 0x210, "RRRRPP", o171, NULL, 312},
-    {80, 0x211, "GRRR", o172, NULL, 47},
-    {80, 0x211, "GRRRP", o173, NULL, 108},
-    {80, 0x211, "RPRR", o174, NULL, 318},
-    {80, 0x211, "RRR", o175, NULL, 791},
-    {80, 0x211, "RRRP", o176, NULL, 2608},
-    {80, 0x211, "RRRR", o177, NULL, 2386},
-    {80, 0x211, "RRRRP", o178, NULL, 275},
-    {80, 0x212, "PRRRRP", o179, NULL, 9},
-    {80, 0x212, "RRRRP", o180, NULL, 9},
-    {80, 0x217, "RRRP", o181, NULL, 28},
-    {80, 0x219, "RRRR", o182, NULL, 27},
-    {80, 0x220, "GRRR", o183, NULL, 33},
-    {80, 0x220, "RRR", o184, NULL, 3247},
-    {80, 0x221, "GRRR", o185, NULL, 16},
-    {80, 0x221, "RRR", o186, NULL, 420},
-    {80, 0x223, "GRRRR", o187, NULL, 9},
-    {80, 0x223, "RRRR", o188, NULL, 12848},
-    {80, 0x224, "GRRRR", o189, NULL, 229},
-    {80, 0x224, "RRRR", o190, NULL, 1142},
-    {80, 0x224, "RRRRP", o191, NULL, 26},
-    {80, 0x225, "RRRR", o192, NULL, 68},
-    {80, 0x22b, "RRRR", o193, NULL, 9504},
-    {80, 0x230, "RRR", o194, NULL, 2640},
-    {80, 0x23c, "RRRR", o195, NULL, 1398},
-    {80, 0x23e, "RRR", o196, NULL, 1248},
-    {80, 0x28c, "QQUUQ", o197, NULL, 22},
-    {80, 0x290, "HUUUU", o198, NULL, 9},
-    {80, 0x290, "UUUU", o199, NULL, 3},
-    {80, 0x290, "UUUUQQ", o200, NULL, 1},
-    {80, 0x2a4, "UUUU", o201, NULL, 14},
-    {80, 0x2a5, "UUUU", o202, NULL, 14},
-    {80, 0x308, "GRR", o203, NULL, 18},
-    {80, 0x308, "RR", o204, NULL, 127},
-    {80, 0x348, "R", o205, NULL, 1},
-    {80, 0x387, "RR", o206, NULL, 169},
-    {80, 0x388, "GRR", o207, NULL, 329},
-    {80, 0x388, "RR", o208, NULL, 2046},
-    {80, 0x389, "PRRRR", o209, NULL, 1},
-    {80, 0x423, "GRRR", o210, NULL, 9},
-    {80, 0x423, "RRR", o211, NULL, 22},
-    {80, 0x424, "GRRR", o212, NULL, 68},
-    {80, 0x424, "RRR", o213, NULL, 545},
-    {80, 0x435, "RRR", o214, NULL, 271},
-    {80, 0x4a4, "UUU", o215, NULL, 2},
-    {80, 0x624, "RRR", o216, NULL, 220},
-    {80, 0x624, "RRRP", o217, NULL, 1},
-    {80, 0x625, "RRR", o218, NULL, 33},
-    {80, 0x802, "R", o219, NULL, 82},
-    {80, 0x803, "RR", o220, NULL, 7},
-    {80, 0x805, "GR", o221, NULL, 15},
-    {80, 0x805, "R", o222, NULL, 6151},
-    {80, 0x807, "RRP", o223, NULL, 18},
-    {80, 0x808, "RRP", o224, NULL, 10},
-    {80, 0x80b, "PPRP", o225, NULL, 33},
-    {80, 0x80c, "PPRP", o226, NULL, 1572},
-    {80, 0x810, "GRRR", o227, NULL, 12},
-    {80, 0x810, "RPRR", o228, NULL, 11},
-    {80, 0x810, "RRR", o229, NULL, 3068},
-    {80, 0x811, "GRR", o230, NULL, 70},
-    {80, 0x811, "RR", o231, NULL, 501},
-    {80, 0x811, "RRR", o232, NULL, 309},
-    {80, 0x812, "PRRRP", o233, NULL, 206},
-    {80, 0x812, "RRRP", o234, NULL, 2820},
-    {80, 0x816, "RRR", o235, NULL, 3},
-    {80, 0x817, "RRP", o236, NULL, 302},
-    {80, 0x819, "GRRR", o237, NULL, 121},
-    {80, 0x819, "RRR", o238, NULL, 6217},
-    {80, 0x81c, "PPPPP", o239, NULL, 9},
-    {80, 0x81c, "PPPPQ", o240, NULL, 100},
-    {80, 0x820, "GRR", o241, NULL, 33},
-    {80, 0x820, "RR", o242, NULL, 23},
-    {80, 0x823, "GRRR", o243, NULL, 18},
-    {80, 0x824, "GRRR", o244, NULL, 283},
-    {80, 0x824, "RRR", o245, NULL, 6392},
-    {80, 0x824, "RRRP", o246, NULL, 67},
-    {80, 0x825, "GRRR", o247, NULL, 22},
-    {80, 0x825, "RRR", o248, NULL, 847},
-    {80, 0x827, "RRR", o249, NULL, 13},
-    {80, 0x83b, "RR", o250, NULL, 664},
-    {80, 0x882, "U", o251, NULL, 1},
-    {80, 0x88c, "QQUQ", o252, NULL, 78},
-    {80, 0x890, "UQUU", o253, NULL, 1},
-    {80, 0x890, "UUU", o254, NULL, 104},
-    {80, 0x891, "UU", o255, NULL, 80},
-    {80, 0x899, "UUU", o256, NULL, 520},
-    {80, 0x8a4, "UUU", o257, NULL, 2},
-    {80, 0x8a5, "UUU", o258, NULL, 1},
-    {80, 0x918, "", o259, NULL, 1960},
-    {80, 0x919, "R", o260, NULL, 867},
-    {80, 0x941, "B", o261, NULL, 662},
-    {80, 0x944, "", o262, NULL, 16},
-    {80, 0x944, "G", o263, NULL, 169},
-    {80, 0x945, "B", o264, NULL, 662},
-    {80, 0x947, "", o265, NULL, 515},
-    {80, 0x947, "G", o266, NULL, 1876},
-    {80, 0x947, "U", o267, NULL, 2},
-    {80, 0x948, "", o268, NULL, 1},
-    {80, 0x94d, "", o269, NULL, 170},
-    {80, 0x94d, "G", o270, NULL, 17},
-    {80, 0x950, "R", o271, NULL, 10},
-    {80, 0x981, "GRUR", o272, NULL, 394},
-    {80, 0x981, "RUR", o273, NULL, 4984},
-    {80, 0x983, "RR", o274, NULL, 141},
-    {80, 0x984, "GRR", o275, NULL, 9},
-    {80, 0x984, "R", o276, NULL, 1},
-    {80, 0x984, "RR", o277, NULL, 3210},
-    {80, 0x984, "RRU", o278, NULL, 137},
-    {80, 0x984, "RU", o279, NULL, 656},
-    {80, 0x986, "GURR", o280, NULL, 1},
-    {80, 0x986, "URR", o281, NULL, 4553},
-    {80, 0x988, "RUR", o282, NULL, 31},
-    {80, 0x989, "PRRR", o283, NULL, 8},
-    {80, 0x9c3, "U", o284, NULL, 251},
-    {80, 0xa02, "R", o285, NULL, 119},
-    {80, 0xa0c, "PPRP", o286, NULL, 374},
-    {80, 0xa10, "GRPRR", o287, NULL, 44},
-    {80, 0xa10, "GRRRPP", o288, NULL, 44},
-    {80, 0xa10, "RPRR", o289, NULL, 264},
-    {80, 0xa10, "RRRPP", o290, NULL, 264},
-    {80, 0xa11, "GRPR", o291, NULL, 276},
-    {80, 0xa11, "GRRRP", o292, NULL, 276},
-    {80, 0xa11, "RPR", o293, NULL, 2067},
-    {80, 0xa11, "RRRP", o294, NULL, 2067},
-    {80, 0xa20, "RR", o295, NULL, 3532},
-    {80, 0xa23, "RRR", o296, NULL, 3516},
-    {80, 0xa24, "GRRR", o297, NULL, 62},
-    {80, 0xa24, "RRR", o298, NULL, 1329},
-    {80, 0xa25, "GRRR", o299, NULL, 142},
-    {80, 0xa25, "RRR", o300, NULL, 1989},
-    {80, 0xa28, "RR", o301, NULL, 760},
-    {80, 0xa2b, "RRR", o302, NULL, 760},
-    {80, 0xab9, "U", o303, NULL, 399},
-    {80, 0xb1d, "", o304, NULL, 329},
-    {80, 0xc02, "RU", o305, NULL, 46},
-    {80, 0xc0c, "PPRUP", o306, NULL, 7},
-    {80, 0xc10, "GRPPRUR", o307, NULL, 19},
-    {80, 0xc10, "GRPRUR", o308, NULL, 43},
-    {80, 0xc10, "GRRUR", o309, NULL, 25},
-    {80, 0xc10, "RPPRUR", o310, NULL, 37},
-    {80, 0xc10, "RPRUR", o311, NULL, 1726},
-    {80, 0xc10, "RRUR", o312, NULL, 168},
-    {80, 0xc11, "GRRUP", o313, NULL, 8},
-    {80, 0xc11, "RRU", o314, NULL, 106},
-    {80, 0xc11, "RRUP", o315, NULL, 160},
-    {80, 0xc24, "GRRUR", o316, NULL, 59},
-    {80, 0xc24, "RRUR", o317, NULL, 1292},
-    {80, 0xc82, "UU", o318, NULL, 103},
-    {80, 0xe24, "RRRU", o319, NULL, 83},
-    {80, 0xe25, "RRRU", o320, NULL, 2},
-    {80, 0xf89, "PRR", o321, NULL, 70},
-    {86, 0x202, "GRR", o322, NULL, 72},
-    {86, 0x202, "RR", o323, NULL, 766},
-    {86, 0x208, "RRRP", o324, NULL, 2},
-    {86, 0x209, "RRRP", o325, NULL, 47},
-    {86, 0x20b, "PPRRP", o326, NULL, 9},
-    {86, 0x20c, "PPRRP", o327, NULL, 274},
-    {86, 0x210, "GRPPRRR", o328, NULL, 112},
-    {86, 0x210, "GRPRRR", o329, NULL, 75},
-    {86, 0x210, "GRRRR", o330, NULL, 64},
-    {86, 0x210, "GRRRRPP", o331, NULL, 134},
-    {86, 0x210, "RPPRRR", o332, NULL, 209},
-    {86, 0x210, "RPRRR", o333, NULL, 1152},
-    {86, 0x210, "RRRR", o334, NULL, 1299},
-    {86, 0x210, "RRRRPP", o335, NULL, 313},
-    {86, 0x211, "GRRR", o336, NULL, 42},
-    {86, 0x211, "GRRRP", o337, NULL, 110},
-    {86, 0x211, "RPRR", o338, NULL, 318},
-    {86, 0x211, "RRR", o339, NULL, 787},
-    {86, 0x211, "RRRP", o340, NULL, 2630},
-    {86, 0x211, "RRRR", o341, NULL, 2409},
-    {86, 0x211, "RRRRP", o342, NULL, 275},
-    {86, 0x212, "PRRRRP", o343, NULL, 9},
-    {86, 0x212, "RRRRP", o344, NULL, 9},
-    {86, 0x217, "RRRP", o345, NULL, 28},
-    {86, 0x219, "RRRR", o346, NULL, 27},
-    {86, 0x220, "GRRR", o347, NULL, 33},
-    {86, 0x220, "RRR", o348, NULL, 3247},
-    {86, 0x221, "GRRR", o349, NULL, 16},
-    {86, 0x221, "RRR", o350, NULL, 420},
-    {86, 0x223, "GRRRR", o351, NULL, 9},
-    {86, 0x223, "RRRR", o352, NULL, 12848},
-    {86, 0x224, "GRRRR", o353, NULL, 228},
-    {86, 0x224, "RRRR", o354, NULL, 1203},
-    {86, 0x224, "RRRRP", o355, NULL, 25},
-    {86, 0x225, "RRRR", o356, NULL, 68},
-    {86, 0x22b, "RRRR", o357, NULL, 9504},
-    {86, 0x230, "RRR", o358, NULL, 2640},
-    {86, 0x23c, "RRRR", o359, NULL, 1398},
-    {86, 0x23e, "RRR", o360, NULL, 1248},
-    {86, 0x28c, "QQUUQ", o361, NULL, 22},
-    {86, 0x290, "HUUUU", o362, NULL, 10},
-    {86, 0x290, "UUUU", o363, NULL, 2},
-    {86, 0x290, "UUUUQQ", o364, NULL, 1},
-    {86, 0x2a4, "UUUU", o365, NULL, 12},
-    {86, 0x2a5, "UUUU", o366, NULL, 12},
-    {86, 0x308, "GRR", o367, NULL, 18},
-    {86, 0x308, "RR", o368, NULL, 127},
-    {86, 0x348, "R", o369, NULL, 1},
-    {86, 0x387, "RR", o370, NULL, 98},
-    {86, 0x388, "GRR", o371, NULL, 329},
-    {86, 0x388, "RR", o372, NULL, 2048},
-    {86, 0x389, "PRRRR", o373, NULL, 1},
-    {86, 0x423, "GRRR", o374, NULL, 9},
-    {86, 0x423, "RRR", o375, NULL, 22},
-    {86, 0x424, "GRRR", o376, NULL, 68},
-    {86, 0x424, "RRR", o377, NULL, 540},
-    {86, 0x4a4, "UUU", o378, NULL, 2},
-    {86, 0x624, "RRR", o379, NULL, 227},
-    {86, 0x624, "RRRP", o380, NULL, 1},
-    {86, 0x625, "RRR", o381, NULL, 33},
-    {86, 0x802, "R", o382, NULL, 102},
-    {86, 0x803, "RR", o383, NULL, 7},
-    {86, 0x805, "GR", o384, NULL, 14},
-    {86, 0x805, "R", o385, NULL, 6176},
-    {86, 0x807, "RRP", o386, NULL, 18},
-    {86, 0x808, "RRP", o387, NULL, 10},
-    {86, 0x80b, "PPRP", o388, NULL, 33},
-    {86, 0x80c, "PPRP", o389, NULL, 1576},
-    {86, 0x810, "GRRR", o390, NULL, 25},
-    {86, 0x810, "RPRR", o391, NULL, 11},
-    {86, 0x810, "RRR", o392, NULL, 2988},
-    {86, 0x811, "GRR", o393, NULL, 67},
-    {86, 0x811, "RR", o394, NULL, 518},
-    {86, 0x811, "RRR", o395, NULL, 309},
-    {86, 0x812, "PRRRP", o396, NULL, 206},
-    {86, 0x812, "RRRP", o397, NULL, 2804},
-    {86, 0x816, "RRR", o398, NULL, 2},
-    {86, 0x817, "RRP", o399, NULL, 301},
-    {86, 0x819, "GRRR", o400, NULL, 119},
-    {86, 0x819, "RRR", o401, NULL, 6277},
-    {86, 0x81c, "PPPPP", o402, NULL, 9},
-    {86, 0x81c, "PPPPQ", o403, NULL, 96},
-    {86, 0x820, "GRR", o404, NULL, 33},
-    {86, 0x820, "RR", o405, NULL, 22},
-    {86, 0x823, "GRRR", o406, NULL, 18},
-    {86, 0x824, "GRRR", o407, NULL, 289},
-    {86, 0x824, "RRR", o408, NULL, 6373},
-    {86, 0x824, "RRRP", o409, NULL, 67},
-    {86, 0x825, "GRRR", o410, NULL, 22},
-    {86, 0x825, "RRR", o411, NULL, 849},
-    {86, 0x827, "RRR", o412, NULL, 13},
-    {86, 0x83b, "RR", o413, NULL, 664},
-    {86, 0x882, "U", o414, NULL, 1},
-    {86, 0x88c, "QQUQ", o415, NULL, 74},
-    {86, 0x890, "UQUU", o416, NULL, 1},
-    {86, 0x890, "UUU", o417, NULL, 100},
-    {86, 0x891, "UU", o418, NULL, 76},
-    {86, 0x899, "UUU", o419, NULL, 506},
-    {86, 0x8a4, "UUU", o420, NULL, 2},
-    {86, 0x8a5, "UUU", o421, NULL, 1},
-    {86, 0x918, "", o422, NULL, 1992},
-    {86, 0x919, "R", o423, NULL, 818},
-    {86, 0x941, "B", o424, NULL, 662},
-    {86, 0x944, "", o425, NULL, 16},
-    {86, 0x944, "G", o426, NULL, 169},
-    {86, 0x945, "B", o427, NULL, 662},
-    {86, 0x947, "", o428, NULL, 515},
-    {86, 0x947, "G", o429, NULL, 1876},
-    {86, 0x947, "U", o430, NULL, 2},
-    {86, 0x948, "", o431, NULL, 1},
-    {86, 0x94d, "", o432, NULL, 170},
-    {86, 0x94d, "G", o433, NULL, 17},
-    {86, 0x950, "R", o434, NULL, 10},
-    {86, 0x981, "GRUR", o435, NULL, 394},
-    {86, 0x981, "RUR", o436, NULL, 4984},
-    {86, 0x983, "RR", o437, NULL, 70},
-    {86, 0x984, "GRR", o438, NULL, 9},
-    {86, 0x984, "R", o439, NULL, 1},
-    {86, 0x984, "RR", o440, NULL, 3210},
-    {86, 0x984, "RRU", o441, NULL, 137},
-    {86, 0x984, "RU", o442, NULL, 656},
-    {86, 0x986, "GURR", o443, NULL, 1},
-    {86, 0x986, "URR", o444, NULL, 4553},
-    {86, 0x988, "RUR", o445, NULL, 29},
-    {86, 0x989, "PRRR", o446, NULL, 8},
-    {86, 0x9c3, "U", o447, NULL, 248},
-    {86, 0xa02, "R", o448, NULL, 120},
-    {86, 0xa0c, "PPRP", o449, NULL, 373},
-    {86, 0xa10, "GRPRR", o450, NULL, 44},
-    {86, 0xa10, "GRRRPP", o451, NULL, 44},
-    {86, 0xa10, "RPRR", o452, NULL, 264},
-    {86, 0xa10, "RRRPP", o453, NULL, 264},
-    {86, 0xa11, "GRPR", o454, NULL, 276},
-    {86, 0xa11, "GRRRP", o455, NULL, 276},
-    {86, 0xa11, "RPR", o456, NULL, 2067},
-    {86, 0xa11, "RRRP", o457, NULL, 2067},
-    {86, 0xa20, "RR", o458, NULL, 3532},
-    {86, 0xa23, "RRR", o459, NULL, 3516},
-    {86, 0xa24, "GRRR", o460, NULL, 62},
-    {86, 0xa24, "RRR", o461, NULL, 1351},
-    {86, 0xa25, "GRRR", o462, NULL, 142},
-    {86, 0xa25, "RRR", o463, NULL, 1991},
-    {86, 0xa28, "RR", o464, NULL, 760},
-    {86, 0xa2b, "RRR", o465, NULL, 760},
-    {86, 0xab9, "U", o466, NULL, 431},
-    {86, 0xb1d, "", o467, NULL, 329},
-    {86, 0xc02, "RU", o468, NULL, 43},
-    {86, 0xc0c, "PPRUP", o469, NULL, 5},
-    {86, 0xc10, "GRPPRUR", o470, NULL, 22},
-    {86, 0xc10, "GRPRUR", o471, NULL, 41},
-    {86, 0xc10, "GRRUR", o472, NULL, 25},
-    {86, 0xc10, "RPPRUR", o473, NULL, 43},
-    {86, 0xc10, "RPRUR", o474, NULL, 1716},
-    {86, 0xc10, "RRUR", o475, NULL, 212},
-    {86, 0xc11, "GRRUP", o476, NULL, 6},
-    {86, 0xc11, "RRU", o477, NULL, 106},
-    {86, 0xc11, "RRUP", o478, NULL, 138},
-    {86, 0xc24, "GRRUR", o479, NULL, 54},
-    {86, 0xc24, "RRUR", o480, NULL, 1248},
-    {86, 0xc82, "UU", o481, NULL, 99},
-    {86, 0xe24, "RRRU", o482, NULL, 88},
-    {86, 0xf89, "PRR", o483, NULL, 70},
-    {89, 0x202, "GRR", o484, NULL, 73},
-    {89, 0x202, "RR", o485, NULL, 785},
-    {89, 0x208, "RRRP", o486, NULL, 2},
-    {89, 0x209, "RRRP", o487, NULL, 47},
-    {89, 0x20b, "PPRRP", o488, NULL, 9},
-    {89, 0x20c, "PPRRP", o489, NULL, 274},
-    {89, 0x210, "GRPPRRR", o490, NULL, 111},
-    {89, 0x210, "GRPRRR", o491, NULL, 74},
-    {89, 0x210, "GRRRR", o492, NULL, 66},
-    {89, 0x210, "GRRRRPP", o493, NULL, 133},
-    {89, 0x210, "RPPRRR", o494, NULL, 207},
-    {89, 0x210, "RPRRR", o495, NULL, 1138},
-    {89, 0x210, "RRRR", o496, NULL, 1319},
-    {89, 0x210, "RRRRPP", o497, NULL, 311},
-    {89, 0x211, "GRRR", o498, NULL, 47},
-    {89, 0x211, "GRRRP", o499, NULL, 109},
-    {89, 0x211, "RPRR", o500, NULL, 312},
-    {89, 0x211, "RRR", o501, NULL, 794},
-    {89, 0x211, "RRRP", o502, NULL, 2613},
-    {89, 0x211, "RRRR", o503, NULL, 2391},
-    {89, 0x211, "RRRRP", o504, NULL, 269},
-    {89, 0x212, "PRRRRP", o505, NULL, 9},
-    {89, 0x212, "RRRRP", o506, NULL, 9},
-    {89, 0x217, "RRRP", o507, NULL, 28},
-    {89, 0x219, "RRRR", o508, NULL, 27},
-    {89, 0x220, "GRRR", o509, NULL, 33},
-    {89, 0x220, "RRR", o510, NULL, 3247},
-    {89, 0x221, "GRRR", o511, NULL, 16},
-    {89, 0x221, "RRR", o512, NULL, 420},
-    {89, 0x223, "GRRRR", o513, NULL, 9},
-    {89, 0x223, "RRRR", o514, NULL, 12976},
-    {89, 0x224, "GRRRR", o515, NULL, 224},
-    {89, 0x224, "RRRR", o516, NULL, 1198},
-    {89, 0x224, "RRRRP", o517, NULL, 25},
-    {89, 0x225, "RRRR", o518, NULL, 66},
-    {89, 0x22b, "RRRR", o519, NULL, 9504},
-    {89, 0x230, "RRR", o520, NULL, 2640},
-    {89, 0x23c, "RRRR", o521, NULL, 1378},
-    {89, 0x23e, "RRR", o522, NULL, 1248},
-    {89, 0x28c, "QQUUQ", o523, NULL, 22},
-    {89, 0x290, "HUUUU", o524, NULL, 9},
-    {89, 0x290, "UUUU", o525, NULL, 2},
-    {89, 0x290, "UUUUQQ", o526, NULL, 1},
-    {89, 0x2a4, "UUUU", o527, NULL, 12},
-    {89, 0x2a5, "UUUU", o528, NULL, 12},
-    {89, 0x308, "GRR", o529, NULL, 18},
-    {89, 0x308, "RR", o530, NULL, 127},
-    {89, 0x348, "R", o531, NULL, 1},
-    {89, 0x387, "RR", o532, NULL, 99},
-    {89, 0x388, "GRR", o533, NULL, 327},
-    {89, 0x388, "RR", o534, NULL, 2036},
-    {89, 0x389, "PRRRR", o535, NULL, 1},
-    {89, 0x423, "GRRR", o536, NULL, 9},
-    {89, 0x423, "RRR", o537, NULL, 22},
-    {89, 0x424, "GRRR", o538, NULL, 66},
-    {89, 0x424, "RRR", o539, NULL, 522},
-    {89, 0x4a4, "UUU", o540, NULL, 2},
-    {89, 0x624, "RRR", o541, NULL, 225},
-    {89, 0x624, "RRRP", o542, NULL, 1},
-    {89, 0x625, "RRR", o543, NULL, 33},
-    {89, 0x802, "R", o544, NULL, 104},
-    {89, 0x803, "RR", o545, NULL, 7},
-    {89, 0x805, "GR", o546, NULL, 14},
-    {89, 0x805, "R", o547, NULL, 6129},
-    {89, 0x807, "RRP", o548, NULL, 18},
-    {89, 0x808, "RRP", o549, NULL, 10},
-    {89, 0x80b, "PPRP", o550, NULL, 33},
-    {89, 0x80c, "PPRP", o551, NULL, 1567},
-    {89, 0x810, "GRRR", o552, NULL, 26},
-    {89, 0x810, "RPRR", o553, NULL, 11},
-    {89, 0x810, "RRR", o554, NULL, 2967},
-    {89, 0x811, "GRR", o555, NULL, 71},
-    {89, 0x811, "RR", o556, NULL, 517},
-    {89, 0x811, "RRR", o557, NULL, 307},
-    {89, 0x812, "PRRRP", o558, NULL, 204},
-    {89, 0x812, "RRRP", o559, NULL, 2781},
-    {89, 0x816, "RRR", o560, NULL, 2},
-    {89, 0x817, "RRP", o561, NULL, 299},
-    {89, 0x819, "GRRR", o562, NULL, 119},
-    {89, 0x819, "RRR", o563, NULL, 6228},
-    {89, 0x81c, "PPPPP", o564, NULL, 9},
-    {89, 0x81c, "PPPPQ", o565, NULL, 96},
-    {89, 0x820, "GRR", o566, NULL, 33},
-    {89, 0x820, "RR", o567, NULL, 22},
-    {89, 0x823, "GRRR", o568, NULL, 18},
-    {89, 0x824, "GRRR", o569, NULL, 283},
-    {89, 0x824, "RRR", o570, NULL, 6260},
-    {89, 0x824, "RRRP", o571, NULL, 63},
-    {89, 0x825, "GRRR", o572, NULL, 22},
-    {89, 0x825, "RRR", o573, NULL, 846},
-    {89, 0x827, "RRR", o574, NULL, 13},
-    {89, 0x83b, "RR", o575, NULL, 653},
-    {89, 0x882, "U", o576, NULL, 1},
-    {89, 0x88c, "QQUQ", o577, NULL, 74},
-    {89, 0x890, "UQUU", o578, NULL, 1},
-    {89, 0x890, "UUU", o579, NULL, 100},
-    {89, 0x891, "UU", o580, NULL, 76},
-    {89, 0x899, "UUU", o581, NULL, 503},
-    {89, 0x8a4, "UUU", o582, NULL, 2},
-    {89, 0x8a5, "UUU", o583, NULL, 1},
-    {89, 0x918, "", o584, NULL, 1965},
-    {89, 0x919, "R", o585, NULL, 807},
-    {89, 0x941, "B", o586, NULL, 658},
-    {89, 0x944, "", o587, NULL, 16},
-    {89, 0x944, "G", o588, NULL, 168},
-    {89, 0x945, "B", o589, NULL, 658},
-    {89, 0x947, "", o590, NULL, 512},
-    {89, 0x947, "G", o591, NULL, 1866},
-    {89, 0x947, "U", o592, NULL, 2},
-    {89, 0x948, "", o593, NULL, 1},
-    {89, 0x94d, "", o594, NULL, 169},
-    {89, 0x94d, "G", o595, NULL, 17},
-    {89, 0x950, "R", o596, NULL, 10},
-    {89, 0x981, "GRUR", o597, NULL, 392},
-    {89, 0x981, "RUR", o598, NULL, 4964},
-    {89, 0x983, "RR", o599, NULL, 71},
-    {89, 0x984, "GRR", o600, NULL, 9},
-    {89, 0x984, "R", o601, NULL, 1},
-    {89, 0x984, "RR", o602, NULL, 3226},
-    {89, 0x984, "RRU", o603, NULL, 137},
-    {89, 0x984, "RU", o604, NULL, 656},
-    {89, 0x986, "GURR", o605, NULL, 1},
-    {89, 0x986, "URR", o606, NULL, 4545},
-    {89, 0x988, "RUR", o607, NULL, 29},
-    {89, 0x989, "PRRR", o608, NULL, 8},
-    {89, 0x9c3, "U", o609, NULL, 246},
-    {89, 0xa02, "R", o610, NULL, 120},
-    {89, 0xa0c, "PPRP", o611, NULL, 371},
-    {89, 0xa10, "GRPRR", o612, NULL, 44},
-    {89, 0xa10, "GRRRPP", o613, NULL, 44},
-    {89, 0xa10, "RPRR", o614, NULL, 264},
-    {89, 0xa10, "RRRPP", o615, NULL, 264},
-    {89, 0xa11, "GRPR", o616, NULL, 274},
-    {89, 0xa11, "GRRRP", o617, NULL, 274},
-    {89, 0xa11, "RPR", o618, NULL, 2050},
-    {89, 0xa11, "RRRP", o619, NULL, 2050},
-    {89, 0xa20, "RR", o620, NULL, 3500},
-    {89, 0xa23, "RRR", o621, NULL, 3484},
-    {89, 0xa24, "GRRR", o622, NULL, 62},
-    {89, 0xa24, "RRR", o623, NULL, 1347},
-    {89, 0xa25, "GRRR", o624, NULL, 141},
-    {89, 0xa25, "RRR", o625, NULL, 1975},
-    {89, 0xa28, "RR", o626, NULL, 760},
-    {89, 0xa2b, "RRR", o627, NULL, 760},
-    {89, 0xab9, "U", o628, NULL, 429},
-    {89, 0xb1d, "", o629, NULL, 327},
-    {89, 0xc02, "RU", o630, NULL, 44},
-    {89, 0xc0c, "PPRUP", o631, NULL, 5},
-    {89, 0xc10, "GRPPRUR", o632, NULL, 22},
-    {89, 0xc10, "GRPRUR", o633, NULL, 41},
-    {89, 0xc10, "GRRUR", o634, NULL, 25},
-    {89, 0xc10, "RPPRUR", o635, NULL, 43},
-    {89, 0xc10, "RPRUR", o636, NULL, 1709},
-    {89, 0xc10, "RRUR", o637, NULL, 219},
-    {89, 0xc11, "GRRUP", o638, NULL, 6},
-    {89, 0xc11, "RRU", o639, NULL, 106},
-    {89, 0xc11, "RRUP", o640, NULL, 138},
-    {89, 0xc24, "GRRUR", o641, NULL, 54},
-    {89, 0xc24, "RRUR", o642, NULL, 1241},
-    {89, 0xc82, "UU", o643, NULL, 99},
-    {89, 0xe24, "RRRU", o644, NULL, 86},
-    {89, 0xf89, "PRR", o645, NULL, 70},
-    {90, 0x202, "GRR", o646, NULL, 63},
-    {90, 0x202, "RR", o647, NULL, 601},
-    {90, 0x208, "RRRP", o648, NULL, 1},
-    {90, 0x209, "RRRP", o649, NULL, 47},
-    {90, 0x20b, "PPRRP", o650, NULL, 9},
-    {90, 0x20c, "PPRRP", o651, NULL, 290},
-    {90, 0x210, "GRPPRRR", o652, NULL, 101},
-    {90, 0x210, "GRPRRR", o653, NULL, 86},
-    {90, 0x210, "GRRRR", o654, NULL, 40},
-    {90, 0x210, "GRRRRPP", o655, NULL, 145},
-    {90, 0x210, "RPPRRR", o656, NULL, 187},
-    {90, 0x210, "RPRRR", o657, NULL, 1157},
-    {90, 0x210, "RRRR", o658, NULL, 1072},
-    {90, 0x210, "RRRRPP", o659, NULL, 364},
-    {90, 0x211, "GRPRR", o660, NULL, 276},
-    {90, 0x211, "GRRR", o661, NULL, 94},
-    {90, 0x211, "GRRRP", o662, NULL, 103},
-    {90, 0x211, "GRRRRP", o663, NULL, 276},
-    {90, 0x211, "RPRR", o664, NULL, 870},
-    {90, 0x211, "RRR", o665, NULL, 1931},
-    {90, 0x211, "RRRP", o666, NULL, 2566},
-    {90, 0x211, "RRRR", o667, NULL, 2503},
-    {90, 0x211, "RRRRP", o668, NULL, 827},
-    {90, 0x212, "PRRRRP", o669, NULL, 9},
-    {90, 0x212, "RRRRP", o670, NULL, 9},
-    {90, 0x219, "RRRR", o671, NULL, 27},
-    {90, 0x220, "GRRR", o672, NULL, 33},
-    {90, 0x220, "RRR", o673, NULL, 3247},
-    {90, 0x221, "GRRR", o674, NULL, 18},
-    {90, 0x221, "RRR", o675, NULL, 419},
-    {90, 0x223, "GRRRR", o676, NULL, 9},
-    {90, 0x223, "RRRR", o677, NULL, 12976},
-    {90, 0x224, "GRRRR", o678, NULL, 273},
-    {90, 0x224, "RRRR", o679, NULL, 1317},
-    {90, 0x224, "RRRRP", o680, NULL, 30},
-    {90, 0x225, "GRRRR", o681, NULL, 142},
-    {90, 0x225, "RRRR", o682, NULL, 449},
-    {90, 0x22b, "RRRR", o683, NULL, 9504},
-    {90, 0x230, "RRR", o684, NULL, 2640},
-    {90, 0x23c, "RRRR", o685, NULL, 1394},
-    {90, 0x23e, "RRR", o686, NULL, 1248},
-    {90, 0x246, "RRRRP", o687, NULL, 2},
-    {90, 0x248, "RRRP", o688, NULL, 32},
-    {90, 0x28c, "QQUUQ", o689, NULL, 36},
-    {90, 0x290, "UUUU", o690, NULL, 4},
-    {90, 0x290, "UUUUQQ", o691, NULL, 2},
-    {90, 0x291, "UUU", o692, NULL, 344},
-    {90, 0x2a4, "UUUU", o693, NULL, 18},
-    {90, 0x2a5, "UUUU", o694, NULL, 18},
-    {90, 0x308, "GRR", o695, NULL, 18},
-    {90, 0x308, "RR", o696, NULL, 127},
-    {90, 0x348, "R", o697, NULL, 3},
-    {90, 0x387, "RR", o698, NULL, 175},
-    {90, 0x388, "GRR", o699, NULL, 303},
-    {90, 0x388, "RR", o700, NULL, 2103},
-    {90, 0x389, "PRRRR", o701, NULL, 3},
-    {90, 0x423, "GRRR", o702, NULL, 9},
-    {90, 0x423, "RRR", o703, NULL, 22},
-    {90, 0x424, "RRR", o704, NULL, 74},
-    {90, 0x435, "RRR", o705, NULL, 290},
-    {90, 0x446, "RRRP", o706, NULL, 1},
-    {90, 0x802, "GR", o707, NULL, 14},
-    {90, 0x802, "R", o708, NULL, 485},
-    {90, 0x803, "RR", o709, NULL, 7},
-    {90, 0x805, "GR", o710, NULL, 12},
-    {90, 0x805, "R", o711, NULL, 6121},
-    {90, 0x807, "RRP", o712, NULL, 18},
-    {90, 0x808, "RRP", o713, NULL, 10},
-    {90, 0x80b, "PPRP", o714, NULL, 33},
-    {90, 0x80c, "PPRP", o715, NULL, 1611},
-    {90, 0x810, "GRRR", o716, NULL, 18},
-    {90, 0x810, "RPRR", o717, NULL, 10},
-    {90, 0x810, "RRR", o718, NULL, 1266},
-    {90, 0x811, "RR", o719, NULL, 9},
-    {90, 0x811, "RRR", o720, NULL, 308},
-    {90, 0x812, "PRRRP", o721, NULL, 207},
-    {90, 0x812, "RRRP", o722, NULL, 2849},
-    {90, 0x816, "RRR", o723, NULL, 3},
-    {90, 0x819, "GRRR", o724, NULL, 87},
-    {90, 0x819, "RRR", o725, NULL, 6227},
-    {90, 0x81c, "PPPPP", o726, NULL, 9},
-    {90, 0x81c, "PPPPQ", o727, NULL, 75},
-    {90, 0x820, "GRR", o728, NULL, 33},
-    {90, 0x820, "RR", o729, NULL, 24},
-    {90, 0x823, "GRRR", o730, NULL, 18},
-    {90, 0x824, "GRRR", o731, NULL, 399},
-    {90, 0x824, "GRRRP", o732, NULL, 7},
-    {90, 0x824, "RRR", o733, NULL, 7344},
-    {90, 0x824, "RRRP", o734, NULL, 125},
-    {90, 0x825, "GRRR", o735, NULL, 9},
-    {90, 0x825, "RRR", o736, NULL, 896},
-    {90, 0x827, "RRR", o737, NULL, 13},
-    {90, 0x836, "GRR", o738, NULL, 25},
-    {90, 0x836, "RR", o739, NULL, 2197},
-    {90, 0x83b, "RR", o740, NULL, 660},
-    {90, 0x846, "RRRP", o741, NULL, 1},
-    {90, 0x848, "RRP", o742, NULL, 314},
-    {90, 0x882, "U", o743, NULL, 213},
-    {90, 0x88c, "QQUQ", o744, NULL, 39},
-    {90, 0x890, "UQUU", o745, NULL, 2},
-    {90, 0x890, "UUU", o746, NULL, 360},
-    {90, 0x899, "UUU", o747, NULL, 476},
-    {90, 0x8a4, "UUU", o748, NULL, 1},
-    {90, 0x8a5, "UUU", o749, NULL, 2},
-    {90, 0x918, "", o750, NULL, 2090},
-    {90, 0x919, "GR", o751, NULL, 14},
-    {90, 0x919, "R", o752, NULL, 1342},
-    {90, 0x91b, "", o753, NULL, 3},
-    {90, 0x941, "B", o754, NULL, 662},
-    {90, 0x944, "", o755, NULL, 13},
-    {90, 0x945, "B", o756, NULL, 662},
-    {90, 0x947, "", o757, NULL, 348},
-    {90, 0x947, "G", o758, NULL, 2057},
-    {90, 0x947, "U", o759, NULL, 1},
-    {90, 0x948, "", o760, NULL, 1},
-    {90, 0x94d, "", o761, NULL, 173},
-    {90, 0x94d, "G", o762, NULL, 17},
-    {90, 0x950, "R", o763, NULL, 9},
-    {90, 0x980, "RUR", o764, NULL, 1},
-    {90, 0x981, "GRUR", o765, NULL, 368},
-    {90, 0x981, "RUR", o766, NULL, 5023},
-    {90, 0x983, "RR", o767, NULL, 147},
-    {90, 0x984, "GRR", o768, NULL, 9},
-    {90, 0x984, "RR", o769, NULL, 3571},
-    {90, 0x984, "RU", o770, NULL, 449},
-    {90, 0x985, "URR", o771, NULL, 1},
-    {90, 0x986, "GURR", o772, NULL, 1},
-    {90, 0x986, "URR", o773, NULL, 4587},
-    {90, 0x989, "PRRR", o774, NULL, 8},
-    {90, 0x98e, "URR", o775, NULL, 1},
-    {90, 0x9a8, "PRURR", o776, NULL, 1},
-    {90, 0x9c3, "U", o777, NULL, 471},
-    {90, 0xab9, "U", o778, NULL, 1857},
-    {90, 0xb1d, "", o779, NULL, 329},
-    {90, 0xb82, "R", o780, NULL, 857},
-    {90, 0xc02, "RU", o781, NULL, 36},
-    {90, 0xc0c, "PPRUP", o782, NULL, 347},
-    {90, 0xc10, "GRPPRUR", o783, NULL, 33},
-    {90, 0xc10, "GRPRUR", o784, NULL, 35},
-    {90, 0xc10, "GRRUR", o785, NULL, 10},
-    {90, 0xc10, "RPPRUR", o786, NULL, 65},
-    {90, 0xc10, "RPRUR", o787, NULL, 2015},
-    {90, 0xc10, "RRUR", o788, NULL, 163},
-    {90, 0xc10, "RRURPP", o789, NULL, 176},
-    {90, 0xc11, "GRRU", o790, NULL, 2},
-    {90, 0xc11, "RPRU", o791, NULL, 1514},
-    {90, 0xc11, "RRU", o792, NULL, 986},
-    {90, 0xc11, "RRUP", o793, NULL, 216},
-    {90, 0xc11, "RRURP", o794, NULL, 1514},
-    {90, 0xc20, "RRU", o795, NULL, 3540},
-    {90, 0xc23, "RRUR", o796, NULL, 3524},
-    {90, 0xc24, "GRRUR", o797, NULL, 54},
-    {90, 0xc24, "RRUR", o798, NULL, 2435},
-    {90, 0xc25, "RRUR", o799, NULL, 1524},
-    {90, 0xc28, "RRU", o800, NULL, 760},
-    {90, 0xc2b, "RRUR", o801, NULL, 760},
-    {90, 0xc36, "GRRU", o802, NULL, 31},
-    {90, 0xc36, "RRU", o803, NULL, 252},
-    {90, 0xc46, "RRURP", o804, NULL, 1},
-    {90, 0xc48, "RRUP", o805, NULL, 2},
-    {90, 0xc82, "UU", o806, NULL, 145},
-    {90, 0xe24, "GRRRU", o807, NULL, 4},
-    {90, 0xe24, "RRRU", o808, NULL, 92},
-    {90, 0xe25, "RRRU", o809, NULL, 82},
-    {90, 0xe46, "RRRUP", o810, NULL, 1},
-    {90, 0xf89, "PRR", o811, NULL, 70},
+    {75, 0x624, "RRR", o61, NULL, 239},
+    {75, 0x624, "RRRP", o62, NULL, 3},
+    {75, 0x625, "GRRR", o63, NULL, 4},
+    {75, 0x625, "RRR", o64, NULL, 62},
+    {75, 0x802, "GR", o65, NULL, 3},
+    {75, 0x802, "R", o66, NULL, 149},
+    {75, 0x803, "RR", o67, NULL, 57},
+    {75, 0x805, "GR", o68, NULL, 17},
+    {75, 0x805, "R", o69, NULL, 6280},
+    {75, 0x807, "RRP", o70, NULL, 18},
+    {75, 0x808, "RRP", o71, NULL, 10},
+    {75, 0x80b, "PPRP", o72, NULL, 33},
+    {75, 0x80c, "PPRP", o73, NULL, 1738},
+    {75, 0x810, "GRRR", o74, NULL, 12},
+    {75, 0x810, "RPRR", o75, NULL, 42},
+    {75, 0x810, "RRR", o76, NULL, 3171},
+    {75, 0x811, "GRR", o77, NULL, 67},
+    {75, 0x811, "RR", o78, NULL, 508},
+    {75, 0x811, "RRR", o79, NULL, 310},
+    {75, 0x812, "GRRRP", o80, NULL, 4},
+    {75, 0x812, "PRRRP", o81, NULL, 213},
+    {75, 0x812, "RRRP", o82, NULL, 2864},
+    {75, 0x817, "RRP", o83, NULL, 303},
+    {75, 0x819, "GRRR", o84, NULL, 136},
+    {75, 0x819, "RRR", o85, NULL, 6215},
+    {75, 0x81c, "PPPPP", o86, NULL, 9},
+    {75, 0x81c, "PPPPQ", o87, NULL, 86},
+    {75, 0x820, "GRR", o88, NULL, 33},
+    {75, 0x820, "RR", o89, NULL, 22},
+    {75, 0x823, "GRRR", o90, NULL, 18},
+    {75, 0x824, "GRRR", o91, NULL, 271},
+    {75, 0x824, "RRR", o92, NULL, 6170},
+    {75, 0x824, "RRRP", o93, NULL, 67},
+    {75, 0x825, "GRRR", o94, NULL, 22},
+    {75, 0x825, "RRR", o95, NULL, 965},
+    {75, 0x827, "RRR", o96, NULL, 21},
+    {75, 0x83b, "RR", o97, NULL, 1304},
+    {75, 0x882, "U", o98, NULL, 3},
+    {75, 0x88c, "QQUQ", o99, NULL, 78},
+    {75, 0x890, "UQUU", o100, NULL, 18},
+    {75, 0x890, "UUU", o101, NULL, 92},
+    {75, 0x891, "UU", o102, NULL, 76},
+    {75, 0x892, "UUUQ", o103, NULL, 2},
+    {75, 0x899, "UUU", o104, NULL, 527},
+    {75, 0x8a4, "UUU", o105, NULL, 2},
+    {75, 0x8a5, "UUU", o106, NULL, 3},
+    {75, 0x918, "", o107, NULL, 707},
+    {75, 0x919, "R", o108, NULL, 913},
+    {75, 0x941, "B", o109, NULL, 658},
+    {75, 0x944, "", o110, NULL, 28},
+    {75, 0x945, "B", o111, NULL, 658},
+    {75, 0x947, "", o112, NULL, 390},
+    {75, 0x947, "G", o113, NULL, 2132},
+    {75, 0x948, "", o114, NULL, 10},
+    {75, 0x94d, "", o115, NULL, 201},
+    {75, 0x94d, "G", o116, NULL, 55},
+    {75, 0x950, "R", o117, NULL, 16},
+    {75, 0x981, "GRRU", o118, NULL, 44},
+    {75, 0x981, "RRU", o119, NULL, 274},
+    {75, 0x981, "RU", o120, NULL, 52},
+    {75, 0x983, "RR", o121, NULL, 287},
+    {75, 0x984, "GRR", o122, NULL, 27},
+    {75, 0x984, "R", o123, NULL, 7},
+    {75, 0x984, "RR", o124, NULL, 3210},
+    {75, 0x984, "RRU", o125, NULL, 137},
+    {75, 0x984, "RU", o126, NULL, 656},
+    {75, 0x986, "RUR", o127, NULL, 8},
+    {75, 0x986, "UR", o128, NULL, 2},
+    {75, 0x988, "RUR", o129, NULL, 29},
+    {75, 0x989, "PRRR", o130, NULL, 53},
+    {75, 0x9c3, "U", o131, NULL, 248},
+    {75, 0xa02, "R", o132, NULL, 164},
+    {75, 0xa0c, "PPRP", o133, NULL, 631},
+    {75, 0xa10, "RRR", o134, NULL, 4},
+    {75, 0xa11, "GRPR", o135, NULL, 274},
+    {75, 0xa11, "GRRRP", o136, NULL, 274},
+    {75, 0xa11, "RPR", o137, NULL, 2115},
+    {75, 0xa11, "RR", o138, NULL, 2},
+    {75, 0xa11, "RRRP", o139, NULL, 2115},
+    {75, 0xa20, "RR", o140, NULL, 3572},
+    {75, 0xa23, "RRR", o141, NULL, 3452},
+    {75, 0xa24, "GRRR", o142, NULL, 61},
+    {75, 0xa24, "RRR", o143, NULL, 1340},
+    {75, 0xa25, "GRRR", o144, NULL, 141},
+    {75, 0xa25, "RRR", o145, NULL, 2030},
+    {75, 0xa28, "RR", o146, NULL, 760},
+    {75, 0xa2b, "RRR", o147, NULL, 760},
+    {75, 0xab9, "U", o148, NULL, 373},
+    {75, 0xb1d, "", o149, NULL, 345},
+    {75, 0xc02, "RU", o150, NULL, 55},
+    {75, 0xc0c, "PPRUP", o151, NULL, 11},
+    {75, 0xc10, "GRPPRUR", o152, NULL, 8},
+    {75, 0xc10, "GRPRUR", o153, NULL, 41},
+    {75, 0xc10, "GRRUR", o154, NULL, 11},
+    {75, 0xc10, "RPPRUR", o155, NULL, 16},
+    {75, 0xc10, "RPRUR", o156, NULL, 1665},
+    {75, 0xc10, "RRUR", o157, NULL, 78},
+    {75, 0xc10, "RRURPP", o158, NULL, 20},
+    {75, 0xc11, "GRRUP", o159, NULL, 6},
+    {75, 0xc11, "RRU", o160, NULL, 105},
+    {75, 0xc11, "RRUP", o161, NULL, 138},
+    {75, 0xc24, "GRRUR", o162, NULL, 58},
+    {75, 0xc24, "RRUR", o163, NULL, 1291},
+    {75, 0xc25, "RRUR", o164, NULL, 6},
+    {75, 0xc82, "UU", o165, NULL, 98},
+    {75, 0xe24, "RRRU", o166, NULL, 67},
+    {75, 0xf89, "PRR", o167, NULL, 130},
+    {80, 0x202, "GRR", o168, NULL, 81},
+    {80, 0x202, "RR", o169, NULL, 680},
+    {80, 0x208, "RRRP", o170, NULL, 11},
+    {80, 0x209, "RRRP", o171, NULL, 47},
+    {80, 0x20b, "PPRRP", o172, NULL, 9},
+    {80, 0x20c, "PPRRP", o173, NULL, 376},
+    {80, 0x210, "GRPPRRR", o174, NULL, 115},
+    {80, 0x210, "GRPRRR", o175, NULL, 73},
+    {80, 0x210, "GRRRR", o176, NULL, 66},
+    {80, 0x210, "GRRRRPP", o177, NULL, 134},
+    {80, 0x210, "RPPRRR", o178, NULL, 215},
+    {80, 0x210, "RPRRR", o179, NULL, 1148},
+    {80, 0x210, "RRRR", o180, NULL, 1311},
+    {80, 0x210, "RRRRPP", o181, NULL, 330},
+    {80, 0x211, "GRRR", o182, NULL, 47},
+    {80, 0x211, "GRRRP", o183, NULL, 108},
+    {80, 0x211, "RPRR", o184, NULL, 324},
+    {80, 0x211, "RRR", o185, NULL, 814},
+    {80, 0x211, "RRRP", o186, NULL, 2608},
+    {80, 0x211, "RRRR", o187, NULL, 2388},
+    {80, 0x211, "RRRRP", o188, NULL, 281},
+    {80, 0x212, "PRRRRP", o189, NULL, 9},
+    {80, 0x212, "RRRRP", o190, NULL, 9},
+    {80, 0x217, "RRRP", o191, NULL, 28},
+    {80, 0x219, "RRRR", o192, NULL, 27},
+    {80, 0x220, "GRRR", o193, NULL, 33},
+    {80, 0x220, "RRR", o194, NULL, 3247},
+    {80, 0x221, "GRRR", o195, NULL, 52},
+    {80, 0x221, "RRR", o196, NULL, 854},
+    {80, 0x223, "GRRRR", o197, NULL, 9},
+    {80, 0x223, "RRRR", o198, NULL, 13855},
+    {80, 0x224, "GRRRR", o199, NULL, 237},
+    {80, 0x224, "RRRR", o200, NULL, 1313},
+    {80, 0x224, "RRRRP", o201, NULL, 47},
+    {80, 0x225, "RRRR", o202, NULL, 68},
+    {80, 0x22b, "RRRR", o203, NULL, 9504},
+    {80, 0x230, "RRR", o204, NULL, 2640},
+    {80, 0x23c, "RRRR", o205, NULL, 1398},
+    {80, 0x23e, "RRR", o206, NULL, 1248},
+    {80, 0x28c, "QQUUQ", o207, NULL, 24},
+    {80, 0x290, "HUUUU", o208, NULL, 9},
+    {80, 0x290, "UUUU", o209, NULL, 7},
+    {80, 0x290, "UUUUQQ", o210, NULL, 15},
+    {80, 0x2a4, "UUUU", o211, NULL, 22},
+    {80, 0x2a5, "UUUU", o212, NULL, 24},
+    {80, 0x308, "GRR", o213, NULL, 18},
+    {80, 0x308, "RR", o214, NULL, 127},
+    {80, 0x348, "R", o215, NULL, 4},
+    {80, 0x387, "RR", o216, NULL, 170},
+    {80, 0x388, "GRR", o217, NULL, 347},
+    {80, 0x388, "RR", o218, NULL, 2046},
+    {80, 0x389, "PRRRR", o219, NULL, 4},
+    {80, 0x423, "GRRR", o220, NULL, 9},
+    {80, 0x423, "RRR", o221, NULL, 22},
+    {80, 0x424, "GRRR", o222, NULL, 69},
+    {80, 0x424, "RRR", o223, NULL, 573},
+    {80, 0x435, "RRR", o224, NULL, 342},
+    {80, 0x4a4, "UUU", o225, NULL, 2},
+    {80, 0x624, "RRR", o226, NULL, 255},
+    {80, 0x624, "RRRP", o227, NULL, 2},
+    {80, 0x625, "GRRR", o228, NULL, 4},
+    {80, 0x625, "RRR", o229, NULL, 63},
+    {80, 0x802, "GR", o230, NULL, 3},
+    {80, 0x802, "R", o231, NULL, 109},
+    {80, 0x803, "RR", o232, NULL, 57},
+    {80, 0x805, "GR", o233, NULL, 21},
+    {80, 0x805, "R", o234, NULL, 6367},
+    {80, 0x807, "RRP", o235, NULL, 18},
+    {80, 0x808, "RRP", o236, NULL, 10},
+    {80, 0x80b, "PPRP", o237, NULL, 33},
+    {80, 0x80c, "PPRP", o238, NULL, 1748},
+    {80, 0x810, "GRRR", o239, NULL, 12},
+    {80, 0x810, "RPRR", o240, NULL, 45},
+    {80, 0x810, "RRR", o241, NULL, 3275},
+    {80, 0x811, "GRR", o242, NULL, 70},
+    {80, 0x811, "RR", o243, NULL, 501},
+    {80, 0x811, "RRR", o244, NULL, 309},
+    {80, 0x812, "PRRRP", o245, NULL, 213},
+    {80, 0x812, "RRRP", o246, NULL, 2828},
+    {80, 0x816, "RRR", o247, NULL, 3},
+    {80, 0x817, "RRP", o248, NULL, 302},
+    {80, 0x819, "GRRR", o249, NULL, 127},
+    {80, 0x819, "RRR", o250, NULL, 6327},
+    {80, 0x81c, "PPPPP", o251, NULL, 9},
+    {80, 0x81c, "PPPPQ", o252, NULL, 102},
+    {80, 0x820, "GRR", o253, NULL, 33},
+    {80, 0x820, "RR", o254, NULL, 23},
+    {80, 0x823, "GRRR", o255, NULL, 18},
+    {80, 0x824, "GRRR", o256, NULL, 283},
+    {80, 0x824, "RRR", o257, NULL, 6454},
+    {80, 0x824, "RRRP", o258, NULL, 67},
+    {80, 0x825, "GRRR", o259, NULL, 22},
+    {80, 0x825, "RRR", o260, NULL, 971},
+    {80, 0x827, "RRR", o261, NULL, 21},
+    {80, 0x83b, "RR", o262, NULL, 664},
+    {80, 0x882, "U", o263, NULL, 1},
+    {80, 0x88c, "QQUQ", o264, NULL, 78},
+    {80, 0x890, "UQUU", o265, NULL, 15},
+    {80, 0x890, "UUU", o266, NULL, 107},
+    {80, 0x891, "UU", o267, NULL, 80},
+    {80, 0x899, "UUU", o268, NULL, 534},
+    {80, 0x8a4, "UUU", o269, NULL, 2},
+    {80, 0x8a5, "UUU", o270, NULL, 5},
+    {80, 0x918, "", o271, NULL, 2301},
+    {80, 0x919, "R", o272, NULL, 968},
+    {80, 0x941, "B", o273, NULL, 662},
+    {80, 0x944, "", o274, NULL, 28},
+    {80, 0x944, "G", o275, NULL, 170},
+    {80, 0x945, "B", o276, NULL, 662},
+    {80, 0x947, "", o277, NULL, 559},
+    {80, 0x947, "G", o278, NULL, 1974},
+    {80, 0x947, "U", o279, NULL, 11},
+    {80, 0x948, "", o280, NULL, 10},
+    {80, 0x94d, "", o281, NULL, 202},
+    {80, 0x94d, "G", o282, NULL, 55},
+    {80, 0x950, "R", o283, NULL, 16},
+    {80, 0x981, "GRUR", o284, NULL, 629},
+    {80, 0x981, "RUR", o285, NULL, 5334},
+    {80, 0x983, "RR", o286, NULL, 142},
+    {80, 0x984, "GRR", o287, NULL, 27},
+    {80, 0x984, "R", o288, NULL, 7},
+    {80, 0x984, "RR", o289, NULL, 3210},
+    {80, 0x984, "RRU", o290, NULL, 137},
+    {80, 0x984, "RU", o291, NULL, 656},
+    {80, 0x986, "GURR", o292, NULL, 17},
+    {80, 0x986, "URR", o293, NULL, 4737},
+    {80, 0x988, "RUR", o294, NULL, 31},
+    {80, 0x989, "PRRR", o295, NULL, 53},
+    {80, 0x9c3, "U", o296, NULL, 252},
+    {80, 0xa02, "R", o297, NULL, 156},
+    {80, 0xa0c, "PPRP", o298, NULL, 618},
+    {80, 0xa10, "GRPRR", o299, NULL, 44},
+    {80, 0xa10, "GRRRPP", o300, NULL, 44},
+    {80, 0xa10, "RPRR", o301, NULL, 264},
+    {80, 0xa10, "RRR", o302, NULL, 6},
+    {80, 0xa10, "RRRPP", o303, NULL, 264},
+    {80, 0xa11, "GRPR", o304, NULL, 276},
+    {80, 0xa11, "GRRRP", o305, NULL, 276},
+    {80, 0xa11, "RPR", o306, NULL, 2133},
+    {80, 0xa11, "RR", o307, NULL, 2},
+    {80, 0xa11, "RRRP", o308, NULL, 2133},
+    {80, 0xa20, "RR", o309, NULL, 3636},
+    {80, 0xa23, "RRR", o310, NULL, 3516},
+    {80, 0xa24, "GRRR", o311, NULL, 62},
+    {80, 0xa24, "RRR", o312, NULL, 1352},
+    {80, 0xa25, "GRRR", o313, NULL, 142},
+    {80, 0xa25, "RRR", o314, NULL, 2040},
+    {80, 0xa28, "RR", o315, NULL, 760},
+    {80, 0xa2b, "RRR", o316, NULL, 760},
+    {80, 0xab9, "U", o317, NULL, 452},
+    {80, 0xb1d, "", o318, NULL, 347},
+    {80, 0xc02, "RU", o319, NULL, 60},
+    {80, 0xc0c, "PPRUP", o320, NULL, 7},
+    {80, 0xc10, "GRPPRUR", o321, NULL, 19},
+    {80, 0xc10, "GRPRUR", o322, NULL, 43},
+    {80, 0xc10, "GRRUR", o323, NULL, 25},
+    {80, 0xc10, "RPPRUR", o324, NULL, 37},
+    {80, 0xc10, "RPRUR", o325, NULL, 1742},
+    {80, 0xc10, "RRUR", o326, NULL, 168},
+    {80, 0xc10, "RRURPP", o327, NULL, 16},
+    {80, 0xc11, "GRRUP", o328, NULL, 8},
+    {80, 0xc11, "RRU", o329, NULL, 106},
+    {80, 0xc11, "RRUP", o330, NULL, 160},
+    {80, 0xc24, "GRRUR", o331, NULL, 59},
+    {80, 0xc24, "RRUR", o332, NULL, 1304},
+    {80, 0xc25, "RRUR", o333, NULL, 6},
+    {80, 0xc82, "UU", o334, NULL, 116},
+    {80, 0xe24, "RRRU", o335, NULL, 98},
+    {80, 0xe25, "RRRU", o336, NULL, 2},
+    {80, 0xf89, "PRR", o337, NULL, 130},
+    {86, 0x202, "GRR", o338, NULL, 75},
+    {86, 0x202, "RR", o339, NULL, 953},
+    {86, 0x208, "RRRP", o340, NULL, 11},
+    {86, 0x209, "RRRP", o341, NULL, 47},
+    {86, 0x20b, "PPRRP", o342, NULL, 9},
+    {86, 0x20c, "PPRRP", o343, NULL, 379},
+    {86, 0x210, "GRPPRRR", o344, NULL, 112},
+    {86, 0x210, "GRPRRR", o345, NULL, 75},
+    {86, 0x210, "GRRRR", o346, NULL, 64},
+    {86, 0x210, "GRRRRPP", o347, NULL, 134},
+    {86, 0x210, "RPPRRR", o348, NULL, 209},
+    {86, 0x210, "RPRRR", o349, NULL, 1158},
+    {86, 0x210, "RRRR", o350, NULL, 1325},
+    {86, 0x210, "RRRRPP", o351, NULL, 330},
+    {86, 0x211, "GRRR", o352, NULL, 42},
+    {86, 0x211, "GRRRP", o353, NULL, 110},
+    {86, 0x211, "RPRR", o354, NULL, 324},
+    {86, 0x211, "RRR", o355, NULL, 811},
+    {86, 0x211, "RRRP", o356, NULL, 2630},
+    {86, 0x211, "RRRR", o357, NULL, 2411},
+    {86, 0x211, "RRRRP", o358, NULL, 281},
+    {86, 0x212, "PRRRRP", o359, NULL, 9},
+    {86, 0x212, "RRRRP", o360, NULL, 9},
+    {86, 0x217, "RRRP", o361, NULL, 28},
+    {86, 0x219, "RRRR", o362, NULL, 27},
+    {86, 0x220, "GRRR", o363, NULL, 33},
+    {86, 0x220, "RRR", o364, NULL, 3247},
+    {86, 0x221, "GRRR", o365, NULL, 52},
+    {86, 0x221, "RRR", o366, NULL, 854},
+    {86, 0x223, "GRRRR", o367, NULL, 9},
+    {86, 0x223, "RRRR", o368, NULL, 13855},
+    {86, 0x224, "GRRRR", o369, NULL, 241},
+    {86, 0x224, "RRRR", o370, NULL, 1375},
+    {86, 0x224, "RRRRP", o371, NULL, 46},
+    {86, 0x225, "RRRR", o372, NULL, 68},
+    {86, 0x22b, "RRRR", o373, NULL, 9504},
+    {86, 0x230, "RRR", o374, NULL, 2640},
+    {86, 0x23c, "RRRR", o375, NULL, 1398},
+    {86, 0x23e, "RRR", o376, NULL, 1248},
+    {86, 0x28c, "QQUUQ", o377, NULL, 22},
+    {86, 0x290, "HUUUU", o378, NULL, 10},
+    {86, 0x290, "UUUU", o379, NULL, 5},
+    {86, 0x290, "UUUUQQ", o380, NULL, 14},
+    {86, 0x2a4, "UUUU", o381, NULL, 18},
+    {86, 0x2a5, "UUUU", o382, NULL, 19},
+    {86, 0x308, "GRR", o383, NULL, 18},
+    {86, 0x308, "RR", o384, NULL, 127},
+    {86, 0x348, "R", o385, NULL, 4},
+    {86, 0x387, "RR", o386, NULL, 98},
+    {86, 0x388, "GRR", o387, NULL, 347},
+    {86, 0x388, "RR", o388, NULL, 2048},
+    {86, 0x389, "PRRRR", o389, NULL, 4},
+    {86, 0x423, "GRRR", o390, NULL, 9},
+    {86, 0x423, "RRR", o391, NULL, 22},
+    {86, 0x424, "GRRR", o392, NULL, 69},
+    {86, 0x424, "RRR", o393, NULL, 565},
+    {86, 0x4a4, "UUU", o394, NULL, 2},
+    {86, 0x624, "RRR", o395, NULL, 266},
+    {86, 0x624, "RRRP", o396, NULL, 4},
+    {86, 0x625, "GRRR", o397, NULL, 4},
+    {86, 0x625, "RRR", o398, NULL, 65},
+    {86, 0x802, "GR", o399, NULL, 3},
+    {86, 0x802, "R", o400, NULL, 140},
+    {86, 0x803, "RR", o401, NULL, 57},
+    {86, 0x805, "GR", o402, NULL, 18},
+    {86, 0x805, "R", o403, NULL, 6378},
+    {86, 0x807, "RRP", o404, NULL, 18},
+    {86, 0x808, "RRP", o405, NULL, 10},
+    {86, 0x80b, "PPRP", o406, NULL, 33},
+    {86, 0x80c, "PPRP", o407, NULL, 1752},
+    {86, 0x810, "GRRR", o408, NULL, 25},
+    {86, 0x810, "RPRR", o409, NULL, 46},
+    {86, 0x810, "RRR", o410, NULL, 3197},
+    {86, 0x811, "GRR", o411, NULL, 67},
+    {86, 0x811, "RR", o412, NULL, 518},
+    {86, 0x811, "RRR", o413, NULL, 309},
+    {86, 0x812, "GRRRP", o414, NULL, 4},
+    {86, 0x812, "PRRRP", o415, NULL, 213},
+    {86, 0x812, "RRRP", o416, NULL, 2812},
+    {86, 0x816, "RRR", o417, NULL, 2},
+    {86, 0x817, "RRP", o418, NULL, 301},
+    {86, 0x819, "GRRR", o419, NULL, 129},
+    {86, 0x819, "RRR", o420, NULL, 6389},
+    {86, 0x81c, "PPPPP", o421, NULL, 9},
+    {86, 0x81c, "PPPPQ", o422, NULL, 96},
+    {86, 0x820, "GRR", o423, NULL, 33},
+    {86, 0x820, "RR", o424, NULL, 22},
+    {86, 0x823, "GRRR", o425, NULL, 18},
+    {86, 0x824, "GRRR", o426, NULL, 289},
+    {86, 0x824, "RRR", o427, NULL, 6437},
+    {86, 0x824, "RRRP", o428, NULL, 67},
+    {86, 0x825, "GRRR", o429, NULL, 22},
+    {86, 0x825, "RRR", o430, NULL, 975},
+    {86, 0x827, "RRR", o431, NULL, 23},
+    {86, 0x83b, "RR", o432, NULL, 664},
+    {86, 0x882, "U", o433, NULL, 1},
+    {86, 0x88c, "QQUQ", o434, NULL, 74},
+    {86, 0x890, "UQUU", o435, NULL, 14},
+    {86, 0x890, "UUU", o436, NULL, 100},
+    {86, 0x891, "UU", o437, NULL, 76},
+    {86, 0x899, "UUU", o438, NULL, 518},
+    {86, 0x8a4, "UUU", o439, NULL, 2},
+    {86, 0x8a5, "UUU", o440, NULL, 3},
+    {86, 0x918, "", o441, NULL, 2344},
+    {86, 0x919, "R", o442, NULL, 918},
+    {86, 0x941, "B", o443, NULL, 662},
+    {86, 0x944, "", o444, NULL, 28},
+    {86, 0x944, "G", o445, NULL, 170},
+    {86, 0x945, "B", o446, NULL, 662},
+    {86, 0x947, "", o447, NULL, 559},
+    {86, 0x947, "G", o448, NULL, 1974},
+    {86, 0x947, "U", o449, NULL, 11},
+    {86, 0x948, "", o450, NULL, 10},
+    {86, 0x94d, "", o451, NULL, 202},
+    {86, 0x94d, "G", o452, NULL, 55},
+    {86, 0x950, "R", o453, NULL, 16},
+    {86, 0x981, "GRUR", o454, NULL, 629},
+    {86, 0x981, "RUR", o455, NULL, 5334},
+    {86, 0x983, "RR", o456, NULL, 70},
+    {86, 0x984, "GRR", o457, NULL, 27},
+    {86, 0x984, "R", o458, NULL, 7},
+    {86, 0x984, "RR", o459, NULL, 3210},
+    {86, 0x984, "RRU", o460, NULL, 137},
+    {86, 0x984, "RU", o461, NULL, 656},
+    {86, 0x986, "GURR", o462, NULL, 17},
+    {86, 0x986, "URR", o463, NULL, 4737},
+    {86, 0x988, "RUR", o464, NULL, 29},
+    {86, 0x989, "PRRR", o465, NULL, 53},
+    {86, 0x9c3, "U", o466, NULL, 248},
+    {86, 0xa02, "R", o467, NULL, 154},
+    {86, 0xa0c, "PPRP", o468, NULL, 619},
+    {86, 0xa10, "GRPRR", o469, NULL, 44},
+    {86, 0xa10, "GRRRPP", o470, NULL, 44},
+    {86, 0xa10, "RPRR", o471, NULL, 266},
+    {86, 0xa10, "RRR", o472, NULL, 6},
+    {86, 0xa10, "RRRPP", o473, NULL, 266},
+    {86, 0xa11, "GRPR", o474, NULL, 276},
+    {86, 0xa11, "GRRRP", o475, NULL, 276},
+    {86, 0xa11, "RPR", o476, NULL, 2129},
+    {86, 0xa11, "RR", o477, NULL, 2},
+    {86, 0xa11, "RRRP", o478, NULL, 2129},
+    {86, 0xa20, "RR", o479, NULL, 3636},
+    {86, 0xa23, "RRR", o480, NULL, 3516},
+    {86, 0xa24, "GRRR", o481, NULL, 62},
+    {86, 0xa24, "RRR", o482, NULL, 1375},
+    {86, 0xa25, "GRRR", o483, NULL, 142},
+    {86, 0xa25, "RRR", o484, NULL, 2045},
+    {86, 0xa28, "RR", o485, NULL, 760},
+    {86, 0xa2b, "RRR", o486, NULL, 760},
+    {86, 0xab9, "U", o487, NULL, 480},
+    {86, 0xb1d, "", o488, NULL, 347},
+    {86, 0xc02, "RU", o489, NULL, 56},
+    {86, 0xc0c, "PPRUP", o490, NULL, 5},
+    {86, 0xc10, "GRPPRUR", o491, NULL, 22},
+    {86, 0xc10, "GRPRUR", o492, NULL, 41},
+    {86, 0xc10, "GRRUR", o493, NULL, 25},
+    {86, 0xc10, "RPPRUR", o494, NULL, 43},
+    {86, 0xc10, "RPRUR", o495, NULL, 1732},
+    {86, 0xc10, "RRUR", o496, NULL, 212},
+    {86, 0xc10, "RRURPP", o497, NULL, 16},
+    {86, 0xc11, "GRRUP", o498, NULL, 6},
+    {86, 0xc11, "RRU", o499, NULL, 106},
+    {86, 0xc11, "RRUP", o500, NULL, 138},
+    {86, 0xc24, "GRRUR", o501, NULL, 54},
+    {86, 0xc24, "RRUR", o502, NULL, 1260},
+    {86, 0xc25, "RRUR", o503, NULL, 6},
+    {86, 0xc82, "UU", o504, NULL, 109},
+    {86, 0xe24, "RRRU", o505, NULL, 91},
+    {86, 0xf89, "PRR", o506, NULL, 130},
+    {89, 0x202, "GRR", o507, NULL, 76},
+    {89, 0x202, "RR", o508, NULL, 961},
+    {89, 0x208, "RRRP", o509, NULL, 11},
+    {89, 0x209, "RRRP", o510, NULL, 47},
+    {89, 0x20b, "PPRRP", o511, NULL, 9},
+    {89, 0x20c, "PPRRP", o512, NULL, 379},
+    {89, 0x210, "GRPPRRR", o513, NULL, 111},
+    {89, 0x210, "GRPRRR", o514, NULL, 74},
+    {89, 0x210, "GRRRR", o515, NULL, 66},
+    {89, 0x210, "GRRRRPP", o516, NULL, 133},
+    {89, 0x210, "RPPRRR", o517, NULL, 207},
+    {89, 0x210, "RPRRR", o518, NULL, 1138},
+    {89, 0x210, "RRRR", o519, NULL, 1345},
+    {89, 0x210, "RRRRPP", o520, NULL, 322},
+    {89, 0x211, "GRRR", o521, NULL, 47},
+    {89, 0x211, "GRRRP", o522, NULL, 109},
+    {89, 0x211, "RPRR", o523, NULL, 318},
+    {89, 0x211, "RRR", o524, NULL, 818},
+    {89, 0x211, "RRRP", o525, NULL, 2613},
+    {89, 0x211, "RRRR", o526, NULL, 2393},
+    {89, 0x211, "RRRRP", o527, NULL, 275},
+    {89, 0x212, "PRRRRP", o528, NULL, 9},
+    {89, 0x212, "RRRRP", o529, NULL, 9},
+    {89, 0x217, "RRRP", o530, NULL, 28},
+    {89, 0x219, "RRRR", o531, NULL, 27},
+    {89, 0x220, "GRRR", o532, NULL, 33},
+    {89, 0x220, "RRR", o533, NULL, 3247},
+    {89, 0x221, "GRRR", o534, NULL, 52},
+    {89, 0x221, "RRR", o535, NULL, 854},
+    {89, 0x223, "GRRRR", o536, NULL, 9},
+    {89, 0x223, "RRRR", o537, NULL, 13983},
+    {89, 0x224, "GRRRR", o538, NULL, 237},
+    {89, 0x224, "RRRR", o539, NULL, 1369},
+    {89, 0x224, "RRRRP", o540, NULL, 46},
+    {89, 0x225, "RRRR", o541, NULL, 66},
+    {89, 0x22b, "RRRR", o542, NULL, 9504},
+    {89, 0x230, "RRR", o543, NULL, 2640},
+    {89, 0x23c, "RRRR", o544, NULL, 1378},
+    {89, 0x23e, "RRR", o545, NULL, 1248},
+    {89, 0x28c, "QQUUQ", o546, NULL, 22},
+    {89, 0x290, "HUUUU", o547, NULL, 9},
+    {89, 0x290, "UUUU", o548, NULL, 5},
+    {89, 0x290, "UUUUQQ", o549, NULL, 14},
+    {89, 0x2a4, "UUUU", o550, NULL, 18},
+    {89, 0x2a5, "UUUU", o551, NULL, 19},
+    {89, 0x308, "GRR", o552, NULL, 18},
+    {89, 0x308, "RR", o553, NULL, 127},
+    {89, 0x348, "R", o554, NULL, 4},
+    {89, 0x387, "RR", o555, NULL, 100},
+    {89, 0x388, "GRR", o556, NULL, 345},
+    {89, 0x388, "RR", o557, NULL, 2036},
+    {89, 0x389, "PRRRR", o558, NULL, 4},
+    {89, 0x423, "GRRR", o559, NULL, 9},
+    {89, 0x423, "RRR", o560, NULL, 22},
+    {89, 0x424, "GRRR", o561, NULL, 67},
+    {89, 0x424, "RRR", o562, NULL, 548},
+    {89, 0x4a4, "UUU", o563, NULL, 2},
+    {89, 0x624, "RRR", o564, NULL, 264},
+    {89, 0x624, "RRRP", o565, NULL, 4},
+    {89, 0x625, "GRRR", o566, NULL, 4},
+    {89, 0x625, "RRR", o567, NULL, 63},
+    {89, 0x802, "GR", o568, NULL, 3},
+    {89, 0x802, "R", o569, NULL, 141},
+    {89, 0x803, "RR", o570, NULL, 57},
+    {89, 0x805, "GR", o571, NULL, 18},
+    {89, 0x805, "R", o572, NULL, 6337},
+    {89, 0x807, "RRP", o573, NULL, 18},
+    {89, 0x808, "RRP", o574, NULL, 10},
+    {89, 0x80b, "PPRP", o575, NULL, 33},
+    {89, 0x80c, "PPRP", o576, NULL, 1743},
+    {89, 0x810, "GRRR", o577, NULL, 26},
+    {89, 0x810, "RPRR", o578, NULL, 46},
+    {89, 0x810, "RRR", o579, NULL, 3177},
+    {89, 0x811, "GRR", o580, NULL, 71},
+    {89, 0x811, "RR", o581, NULL, 517},
+    {89, 0x811, "RRR", o582, NULL, 307},
+    {89, 0x812, "PRRRP", o583, NULL, 211},
+    {89, 0x812, "RRRP", o584, NULL, 2789},
+    {89, 0x816, "RRR", o585, NULL, 2},
+    {89, 0x817, "RRP", o586, NULL, 299},
+    {89, 0x819, "GRRR", o587, NULL, 125},
+    {89, 0x819, "RRR", o588, NULL, 6336},
+    {89, 0x81c, "PPPPP", o589, NULL, 9},
+    {89, 0x81c, "PPPPQ", o590, NULL, 96},
+    {89, 0x820, "GRR", o591, NULL, 33},
+    {89, 0x820, "RR", o592, NULL, 22},
+    {89, 0x823, "GRRR", o593, NULL, 18},
+    {89, 0x824, "GRRR", o594, NULL, 283},
+    {89, 0x824, "RRR", o595, NULL, 6324},
+    {89, 0x824, "RRRP", o596, NULL, 63},
+    {89, 0x825, "GRRR", o597, NULL, 22},
+    {89, 0x825, "RRR", o598, NULL, 972},
+    {89, 0x827, "RRR", o599, NULL, 23},
+    {89, 0x83b, "RR", o600, NULL, 653},
+    {89, 0x882, "U", o601, NULL, 1},
+    {89, 0x88c, "QQUQ", o602, NULL, 74},
+    {89, 0x890, "UQUU", o603, NULL, 14},
+    {89, 0x890, "UUU", o604, NULL, 100},
+    {89, 0x891, "UU", o605, NULL, 76},
+    {89, 0x899, "UUU", o606, NULL, 521},
+    {89, 0x8a4, "UUU", o607, NULL, 2},
+    {89, 0x8a5, "UUU", o608, NULL, 3},
+    {89, 0x918, "", o609, NULL, 2323},
+    {89, 0x919, "R", o610, NULL, 907},
+    {89, 0x941, "B", o611, NULL, 658},
+    {89, 0x944, "", o612, NULL, 28},
+    {89, 0x944, "G", o613, NULL, 169},
+    {89, 0x945, "B", o614, NULL, 658},
+    {89, 0x947, "", o615, NULL, 556},
+    {89, 0x947, "G", o616, NULL, 1964},
+    {89, 0x947, "U", o617, NULL, 11},
+    {89, 0x948, "", o618, NULL, 10},
+    {89, 0x94d, "", o619, NULL, 201},
+    {89, 0x94d, "G", o620, NULL, 55},
+    {89, 0x950, "R", o621, NULL, 16},
+    {89, 0x981, "GRUR", o622, NULL, 627},
+    {89, 0x981, "RUR", o623, NULL, 5314},
+    {89, 0x983, "RR", o624, NULL, 72},
+    {89, 0x984, "GRR", o625, NULL, 27},
+    {89, 0x984, "R", o626, NULL, 7},
+    {89, 0x984, "RR", o627, NULL, 3226},
+    {89, 0x984, "RRU", o628, NULL, 137},
+    {89, 0x984, "RU", o629, NULL, 656},
+    {89, 0x986, "GURR", o630, NULL, 17},
+    {89, 0x986, "URR", o631, NULL, 4729},
+    {89, 0x988, "RUR", o632, NULL, 29},
+    {89, 0x989, "PRRR", o633, NULL, 53},
+    {89, 0x9c3, "U", o634, NULL, 246},
+    {89, 0xa02, "R", o635, NULL, 157},
+    {89, 0xa0c, "PPRP", o636, NULL, 617},
+    {89, 0xa10, "GRPRR", o637, NULL, 44},
+    {89, 0xa10, "GRRRPP", o638, NULL, 44},
+    {89, 0xa10, "RPRR", o639, NULL, 264},
+    {89, 0xa10, "RRR", o640, NULL, 6},
+    {89, 0xa10, "RRRPP", o641, NULL, 264},
+    {89, 0xa11, "GRPR", o642, NULL, 274},
+    {89, 0xa11, "GRRRP", o643, NULL, 274},
+    {89, 0xa11, "RPR", o644, NULL, 2116},
+    {89, 0xa11, "RR", o645, NULL, 2},
+    {89, 0xa11, "RRRP", o646, NULL, 2116},
+    {89, 0xa20, "RR", o647, NULL, 3604},
+    {89, 0xa23, "RRR", o648, NULL, 3484},
+    {89, 0xa24, "GRRR", o649, NULL, 62},
+    {89, 0xa24, "RRR", o650, NULL, 1371},
+    {89, 0xa25, "GRRR", o651, NULL, 141},
+    {89, 0xa25, "RRR", o652, NULL, 2029},
+    {89, 0xa28, "RR", o653, NULL, 760},
+    {89, 0xa2b, "RRR", o654, NULL, 760},
+    {89, 0xab9, "U", o655, NULL, 484},
+    {89, 0xb1d, "", o656, NULL, 345},
+    {89, 0xc02, "RU", o657, NULL, 57},
+    {89, 0xc0c, "PPRUP", o658, NULL, 5},
+    {89, 0xc10, "GRPPRUR", o659, NULL, 22},
+    {89, 0xc10, "GRPRUR", o660, NULL, 41},
+    {89, 0xc10, "GRRUR", o661, NULL, 25},
+    {89, 0xc10, "RPPRUR", o662, NULL, 43},
+    {89, 0xc10, "RPRUR", o663, NULL, 1731},
+    {89, 0xc10, "RRUR", o664, NULL, 219},
+    {89, 0xc10, "RRURPP", o665, NULL, 22},
+    {89, 0xc11, "GRRUP", o666, NULL, 6},
+    {89, 0xc11, "RRU", o667, NULL, 106},
+    {89, 0xc11, "RRUP", o668, NULL, 138},
+    {89, 0xc24, "GRRUR", o669, NULL, 54},
+    {89, 0xc24, "RRUR", o670, NULL, 1253},
+    {89, 0xc25, "RRUR", o671, NULL, 6},
+    {89, 0xc82, "UU", o672, NULL, 109},
+    {89, 0xe24, "RRRU", o673, NULL, 89},
+    {89, 0xf89, "PRR", o674, NULL, 130},
+    {90, 0x202, "GRR", o675, NULL, 71},
+    {90, 0x202, "RR", o676, NULL, 747},
+    {90, 0x208, "RRRP", o677, NULL, 7},
+    {90, 0x209, "RRRP", o678, NULL, 47},
+    {90, 0x20b, "PPRRP", o679, NULL, 9},
+    {90, 0x20c, "PPRRP", o680, NULL, 455},
+    {90, 0x210, "GRPPRRR", o681, NULL, 101},
+    {90, 0x210, "GRPRRR", o682, NULL, 86},
+    {90, 0x210, "GRRRR", o683, NULL, 40},
+    {90, 0x210, "GRRRRPP", o684, NULL, 145},
+    {90, 0x210, "RPPRRR", o685, NULL, 187},
+    {90, 0x210, "RPRRR", o686, NULL, 1175},
+    {90, 0x210, "RRRR", o687, NULL, 1099},
+    {90, 0x210, "RRRRPP", o688, NULL, 390},
+    {90, 0x211, "GRPRR", o689, NULL, 276},
+    {90, 0x211, "GRRR", o690, NULL, 115},
+    {90, 0x211, "GRRRP", o691, NULL, 103},
+    {90, 0x211, "GRRRRP", o692, NULL, 276},
+    {90, 0x211, "RPRR", o693, NULL, 882},
+    {90, 0x211, "RRR", o694, NULL, 1956},
+    {90, 0x211, "RRRP", o695, NULL, 2566},
+    {90, 0x211, "RRRR", o696, NULL, 2505},
+    {90, 0x211, "RRRRP", o697, NULL, 839},
+    {90, 0x212, "PRRRRP", o698, NULL, 9},
+    {90, 0x212, "RRRRP", o699, NULL, 9},
+    {90, 0x219, "RRRR", o700, NULL, 27},
+    {90, 0x220, "GRRR", o701, NULL, 33},
+    {90, 0x220, "RRR", o702, NULL, 3247},
+    {90, 0x221, "GRRR", o703, NULL, 60},
+    {90, 0x221, "RRR", o704, NULL, 850},
+    {90, 0x223, "GRRRR", o705, NULL, 9},
+    {90, 0x223, "RRRR", o706, NULL, 13983},
+    {90, 0x224, "GRRRR", o707, NULL, 283},
+    {90, 0x224, "RRRR", o708, NULL, 1481},
+    {90, 0x224, "RRRRP", o709, NULL, 43},
+    {90, 0x225, "GRRRR", o710, NULL, 142},
+    {90, 0x225, "RRRR", o711, NULL, 463},
+    {90, 0x22b, "RRRR", o712, NULL, 9504},
+    {90, 0x230, "RRR", o713, NULL, 2640},
+    {90, 0x23c, "RRRR", o714, NULL, 1394},
+    {90, 0x23e, "RRR", o715, NULL, 1248},
+    {90, 0x246, "RRRRP", o716, NULL, 2},
+    {90, 0x248, "RRRP", o717, NULL, 32},
+    {90, 0x28c, "QQUUQ", o718, NULL, 36},
+    {90, 0x290, "UUUU", o719, NULL, 6},
+    {90, 0x290, "UUUUQQ", o720, NULL, 21},
+    {90, 0x291, "UUU", o721, NULL, 351},
+    {90, 0x2a4, "UUUU", o722, NULL, 23},
+    {90, 0x2a5, "UUUU", o723, NULL, 21},
+    {90, 0x308, "GRR", o724, NULL, 18},
+    {90, 0x308, "RR", o725, NULL, 127},
+    {90, 0x348, "R", o726, NULL, 12},
+    {90, 0x387, "RR", o727, NULL, 175},
+    {90, 0x388, "GRR", o728, NULL, 321},
+    {90, 0x388, "RR", o729, NULL, 2103},
+    {90, 0x389, "PRRRR", o730, NULL, 12},
+    {90, 0x423, "GRRR", o731, NULL, 9},
+    {90, 0x423, "RRR", o732, NULL, 22},
+    {90, 0x424, "RRR", o733, NULL, 83},
+    {90, 0x435, "RRR", o734, NULL, 371},
+    {90, 0x446, "RRRP", o735, NULL, 1},
+    {90, 0x802, "GR", o736, NULL, 26},
+    {90, 0x802, "R", o737, NULL, 495},
+    {90, 0x803, "RR", o738, NULL, 57},
+    {90, 0x805, "GR", o739, NULL, 15},
+    {90, 0x805, "R", o740, NULL, 6308},
+    {90, 0x807, "RRP", o741, NULL, 18},
+    {90, 0x808, "RRP", o742, NULL, 10},
+    {90, 0x80b, "PPRP", o743, NULL, 33},
+    {90, 0x80c, "PPRP", o744, NULL, 1786},
+    {90, 0x810, "GRRR", o745, NULL, 18},
+    {90, 0x810, "RPRR", o746, NULL, 39},
+    {90, 0x810, "RRR", o747, NULL, 1360},
+    {90, 0x811, "RR", o748, NULL, 9},
+    {90, 0x811, "RRR", o749, NULL, 308},
+    {90, 0x812, "PRRRP", o750, NULL, 219},
+    {90, 0x812, "RRRP", o751, NULL, 2852},
+    {90, 0x816, "RRR", o752, NULL, 3},
+    {90, 0x819, "GRRR", o753, NULL, 93},
+    {90, 0x819, "RRR", o754, NULL, 6339},
+    {90, 0x81c, "PPPPP", o755, NULL, 9},
+    {90, 0x81c, "PPPPQ", o756, NULL, 75},
+    {90, 0x820, "GRR", o757, NULL, 33},
+    {90, 0x820, "RR", o758, NULL, 24},
+    {90, 0x823, "GRRR", o759, NULL, 18},
+    {90, 0x824, "GRRR", o760, NULL, 402},
+    {90, 0x824, "GRRRP", o761, NULL, 7},
+    {90, 0x824, "RRR", o762, NULL, 7407},
+    {90, 0x824, "RRRP", o763, NULL, 133},
+    {90, 0x825, "GRRR", o764, NULL, 13},
+    {90, 0x825, "RRR", o765, NULL, 1043},
+    {90, 0x827, "RRR", o766, NULL, 23},
+    {90, 0x836, "GRR", o767, NULL, 25},
+    {90, 0x836, "RR", o768, NULL, 2286},
+    {90, 0x83b, "RR", o769, NULL, 660},
+    {90, 0x846, "RRRP", o770, NULL, 1},
+    {90, 0x848, "RRP", o771, NULL, 314},
+    {90, 0x882, "U", o772, NULL, 222},
+    {90, 0x88c, "QQUQ", o773, NULL, 39},
+    {90, 0x890, "UQUU", o774, NULL, 21},
+    {90, 0x890, "UUU", o775, NULL, 389},
+    {90, 0x899, "UUU", o776, NULL, 489},
+    {90, 0x8a4, "UUU", o777, NULL, 1},
+    {90, 0x8a5, "UUU", o778, NULL, 11},
+    {90, 0x918, "", o779, NULL, 2462},
+    {90, 0x919, "GR", o780, NULL, 26},
+    {90, 0x919, "R", o781, NULL, 1431},
+    {90, 0x91b, "", o782, NULL, 12},
+    {90, 0x941, "B", o783, NULL, 662},
+    {90, 0x944, "", o784, NULL, 13},
+    {90, 0x945, "B", o785, NULL, 662},
+    {90, 0x947, "", o786, NULL, 385},
+    {90, 0x947, "G", o787, NULL, 2156},
+    {90, 0x947, "U", o788, NULL, 4},
+    {90, 0x948, "", o789, NULL, 10},
+    {90, 0x94d, "", o790, NULL, 205},
+    {90, 0x94d, "G", o791, NULL, 55},
+    {90, 0x950, "R", o792, NULL, 9},
+    {90, 0x980, "RUR", o793, NULL, 1},
+    {90, 0x981, "GRUR", o794, NULL, 603},
+    {90, 0x981, "RUR", o795, NULL, 5373},
+    {90, 0x983, "RR", o796, NULL, 147},
+    {90, 0x984, "GRR", o797, NULL, 27},
+    {90, 0x984, "RR", o798, NULL, 3571},
+    {90, 0x984, "RU", o799, NULL, 455},
+    {90, 0x985, "URR", o800, NULL, 1},
+    {90, 0x986, "GURR", o801, NULL, 17},
+    {90, 0x986, "URR", o802, NULL, 4771},
+    {90, 0x989, "PRRR", o803, NULL, 50},
+    {90, 0x98e, "URR", o804, NULL, 1},
+    {90, 0x9a8, "PRURR", o805, NULL, 1},
+    {90, 0x9c3, "U", o806, NULL, 488},
+    {90, 0xab9, "U", o807, NULL, 2008},
+    {90, 0xb1d, "", o808, NULL, 347},
+    {90, 0xb82, "GR", o809, NULL, 4},
+    {90, 0xb82, "R", o810, NULL, 985},
+    {90, 0xc02, "RU", o811, NULL, 62},
+    {90, 0xc0c, "PPRUP", o812, NULL, 527},
+    {90, 0xc10, "GRPPRUR", o813, NULL, 33},
+    {90, 0xc10, "GRPRUR", o814, NULL, 35},
+    {90, 0xc10, "GRRUR", o815, NULL, 10},
+    {90, 0xc10, "RPPRUR", o816, NULL, 65},
+    {90, 0xc10, "RPRUR", o817, NULL, 2019},
+    {90, 0xc10, "RRUR", o818, NULL, 170},
+    {90, 0xc10, "RRURPP", o819, NULL, 180},
+    {90, 0xc11, "GRRU", o820, NULL, 2},
+    {90, 0xc11, "RPRU", o821, NULL, 1574},
+    {90, 0xc11, "RRU", o822, NULL, 1001},
+    {90, 0xc11, "RRUP", o823, NULL, 216},
+    {90, 0xc11, "RRURP", o824, NULL, 1574},
+    {90, 0xc20, "RRU", o825, NULL, 3644},
+    {90, 0xc23, "RRUR", o826, NULL, 3524},
+    {90, 0xc24, "GRRUR", o827, NULL, 54},
+    {90, 0xc24, "RRUR", o828, NULL, 2452},
+    {90, 0xc25, "RRUR", o829, NULL, 1570},
+    {90, 0xc28, "RRU", o830, NULL, 760},
+    {90, 0xc2b, "RRUR", o831, NULL, 760},
+    {90, 0xc36, "GRRU", o832, NULL, 31},
+    {90, 0xc36, "RRU", o833, NULL, 252},
+    {90, 0xc46, "RRURP", o834, NULL, 1},
+    {90, 0xc48, "RRUP", o835, NULL, 2},
+    {90, 0xc82, "UU", o836, NULL, 178},
+    {90, 0xe24, "GRRRU", o837, NULL, 4},
+    {90, 0xe24, "RRRU", o838, NULL, 124},
+    {90, 0xe25, "RRRU", o839, NULL, 86},
+    {90, 0xe46, "RRRUP", o840, NULL, 1},
+    {90, 0xf89, "PRR", o841, NULL, 130},
 };
 const size_t rs_sass_nforms = sizeof rs_sass_forms / sizeof *rs_sass_forms;

@@ -65,10 +65,17 @@ static void rw_sets(const rs_func *f, uint32_t i, rs_word *rd, rs_word *wr, size
 
 /* The pipe an opcode issues to, for the in-order rule: a later instruction of the same
  * variable-latency pipe cannot overtake an earlier one's operand reads (ptxas's own DFMA and
- * sm_75 HMMA.1688 chains overwrite registers an earlier DFMA/HMMA still reads, without a wait).
+ * sm_75 HMMA.1688 chains, and global loads, overwrite registers an earlier one of the same pipe
+ * still reads, without a wait).
  * Returns a small id, or -1 for none of them. */
 static int pipe_of(const char *op) {
-  static const char *const pipes[][4] = {{"DFMA", "DADD", "DMUL", NULL}, {"HMMA", NULL}, {"IMMA", NULL}};
+  static const char *const pipes[][16] = {
+      {"DFMA", "DADD", "DMUL", NULL},
+      {"HMMA", NULL},
+      {"IMMA", NULL},
+      /* global/local memory: a later access's result lands after an earlier one read its address
+       * (conv2d sm_90: LDG R21 right after an LDG reading R20:R21) */
+      {"LDG", "LD", "LDL", "STG", "ST", "STL", "ATOMG", "ATOM", "RED", "REDG", NULL}};
   size_t n = strcspn(op, ".");
   for (int p = 0; p < (int)(sizeof pipes / sizeof *pipes); p++)
     for (int k = 0; pipes[p][k]; k++)
@@ -122,7 +129,9 @@ uint32_t rs_sass_hazards(const rs_func *f, const uint64_t (*ctl)[2], char *first
         uint32_t k = stack[--sp];
         unsigned wait = (unsigned)(ctl[k][1] >> 52 & 0x3f);
         const char *on = opname(f, k);
-        if (wait >> sb & 1 || !strncmp(on, "DEPBAR", 6)) continue; /* k waits: protected from here */
+        /* k waits: protected from here. A wait on i's write barrier covers its reads too (they are
+         * done before its result is) */
+        if (wait >> sb & 1 || (!kind && wb <= 5 && (wait >> wb & 1)) || !strncmp(on, "DEPBAR", 6)) continue;
         rw_sets(f, k, krd, kwr, words, nunits);
         bool bad = kind ? overlaps(kwr, armed, words) || overlaps(krd, armed, words) : overlaps(kwr, armed, words);
         if (bad && !kind && pipe >= 0 && pipe_of(on) == pipe) bad = false; /* in order behind i's reads */

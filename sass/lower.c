@@ -19,18 +19,6 @@ static unsigned bits_at(const uint64_t w[2], unsigned off, unsigned width) {
   return v;
 }
 
-uint32_t rs_sass_listing_regcount(const rs_sass_ilines *l, const char *func) {
-  int top = -1;
-  for (uint32_t i = 0; i < l->n; i++) {
-    if (strcmp(l->v[i].func, func)) continue;
-    rs_sass_tokens t;
-    if (rs_sass_tokens_of(l->v[i].text, l->v[i].len, &t, NULL, 0)) continue;
-    for (unsigned k = 0; k < t.n; k++)
-      if (t.kind[k] == RS_TK_R && t.val[k] != 255 && (int)t.val[k] > top) top = t.val[k];
-  }
-  return (uint32_t)(top + 3); /* ptxas: highest R + 1, and 2 reserved */
-}
-
 int rs_sass_lower(rs_cubin *c, const char *orig, const char *next, const uint32_t *regcount, const char *name,
                   rs_lower_stats *st, rs_err *e) {
   memset(st, 0, sizeof *st);
@@ -167,3 +155,35 @@ int rs_sass_hazards_listing(const rs_cubin *c, const char *listing, const char *
   rs_module_free(m);
   return rc;
 }
+
+uint32_t rs_sass_same_values(const rs_func *a, const rs_func *b, int32_t *map, char *why, size_t n) {
+  if (a->ninsts != b->ninsts || a->nops != b->nops) {
+    snprintf(why, n, "the new listing re-lifts to %u instructions/%u operands (was %u/%u)", b->ninsts, b->nops,
+             a->ninsts, a->nops);
+    return 1;
+  }
+  int32_t *fw = rs_xmalloc(sizeof *fw * (a->nvregs + 1)), *bw = rs_xmalloc(sizeof *bw * (b->nvregs + 1));
+  for (uint32_t v = 0; v < a->nvregs; v++) fw[v] = -1;
+  for (uint32_t v = 0; v < b->nvregs; v++) bw[v] = -1;
+  uint32_t bad = 0;
+  for (uint32_t i = 0; i < a->ninsts; i++) {
+    const rs_inst *ia = &a->insts[i];
+    for (uint32_t o = 0; o < ia->nops; o++) {
+      const rs_operand *x = &a->ops[ia->first_op + o], *y = &b->ops[ia->first_op + o];
+      bool ok = x->kind == y->kind && (x->kind != RS_OP_VREG || x->lanes == y->lanes);
+      if (ok && x->kind == RS_OP_VREG) {
+        if (fw[x->reg] < 0 && bw[y->reg] < 0) fw[x->reg] = (int32_t)y->reg, bw[y->reg] = (int32_t)x->reg;
+        ok = fw[x->reg] == (int32_t)y->reg && bw[y->reg] == (int32_t)x->reg;
+      }
+      if (!ok && !bad++)
+        snprintf(why, n, "/*%04x*/ operand %u reads another definition under the new registers",
+                 (unsigned)ia->addr, o);
+    }
+  }
+  if (map)
+    for (uint32_t v = 0; v < a->nvregs; v++) map[v] = fw[v];
+  free(fw);
+  free(bw);
+  return bad;
+}
+

@@ -365,9 +365,9 @@ int rs_cmd_lower(int argc, char **argv) {
  * Pinned must give a cubin byte-identical to the input. */
 int rs_regalloc_cubin(int argc, char **argv) {
   const char *cubin = NULL, *listing = NULL, *out = NULL, *nvd = NULL;
-  char **av = rs_xcalloc((size_t)argc + 4, sizeof *av);
+  char **av = rs_xcalloc((size_t)argc + 6, sizeof *av);
   int ac = 0;
-  bool pin = false;
+  bool pin = false, scoreboards = true;
   for (int i = 0; i < argc; i++) {
     const char *a = argv[i];
     size_t n = strlen(a);
@@ -382,7 +382,8 @@ int rs_regalloc_cubin(int argc, char **argv) {
       av[ac++] = argv[i];
       continue;
     }
-    if (i && a[0] != '-' && n > 6 && !strcmp(a + n - 6, ".cubin")) cubin = a;
+    if (!strcmp(a, "--no-scoreboards")) scoreboards = false;
+    else if (i && a[0] != '-' && n > 6 && !strcmp(a + n - 6, ".cubin")) cubin = a;
     else if (i && a[0] != '-' && !listing) listing = a;
     else av[ac++] = argv[i];
     pin |= !strcmp(a, "--pinned");
@@ -420,6 +421,10 @@ int rs_regalloc_cubin(int argc, char **argv) {
   if (fo >= 0) close(fo);
   /* the ordinary run on the listing (its output, messages and status) */
   av[ac++] = tin;
+  if (scoreboards) { /* ptxas's control bits are kept: its scoreboards join the Problem */
+    av[ac++] = "--scoreboards";
+    av[ac++] = (char *)cubin;
+  }
   if (!pin && out) {
     av[ac++] = "-o";
     av[ac++] = tout;

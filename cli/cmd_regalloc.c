@@ -19,6 +19,7 @@
  * ("contributor sets equivalent (N uses), verifier: pass"). */
 #include "cli/cli.h"
 #include "analysis/problem.h"
+#include "sass/lower.h"
 #include "sass/sass.h"
 #include "corpus/truth.h"
 #include "storage/corpus.h"
@@ -35,7 +36,7 @@ void rs_usage_regalloc(void) {
        "       regsweep regalloc FILE.sass --free [-o OUT.sass] [-q] [--target T]\n"
        "       regsweep regalloc CORPUS.h5 --pinned|--free [-q]   (every form-sass instance)\n"
        "       regsweep regalloc FILE.cubin [--listing L.sass] --pinned|--free [-o OUT.cubin] [--nvdisasm P]\n"
-       "       regsweep regalloc FILE.sass --cubin C.cubin --pinned|--free [-o OUT.cubin]\n"
+       "       regsweep regalloc FILE.sass --cubin C.cubin --pinned|--free [-o OUT.cubin] [--no-scoreboards]\n"
        "\n"
        "--pinned: rebuild liveness and interference, colour with the listing's own registers (they\n"
        "must be a valid colouring of the Problem), write the listing back and compare it with the\n"
@@ -53,6 +54,11 @@ void rs_usage_regalloc(void) {
        "A cubin: its completed nvdisasm listing (or L.sass) is allocated as above; with -o the result is\n"
        "lowered into a copy of the cubin (regsweep lower: changed instructions re-encoded, register count\n"
        "set; pinned must be byte-identical) and crosschecked by nvdisasm; a mismatch removes OUT.\n"
+       "With a cubin, ptxas's control bits are kept, so its scoreboards join the Problem: a value an\n"
+       "in-flight load, store or MUFU still reads or writes conflicts with every value written (or\n"
+       "touched) before the wait on it (sass/scoreboard.c; 'S scoreboard conflicts' on the line; pinned\n"
+       "checks ptxas's colouring against them too). --no-scoreboards leaves them out (to measure what\n"
+       "they cost: lowering then refuses a kernel with a race).\n"
        "Exit status: 0 identical / valid, 1 a failure, 2 bad input (file:line: message).");
 }
 
@@ -102,10 +108,19 @@ static uint32_t check_colouring(const rs_func *f, const rs_problem *p, const rs_
   return bad;
 }
 
-/* Pinned run of one function; returns the number of failures, or UINT32_MAX on bad input. */
-static uint32_t pinned(const rs_func *f, bool quiet, rs_err *e) {
+/* ptxas's control bits of f from cubin c (NULL: none, or --no-scoreboards); -1 on bad input. */
+static int ctl_for(const rs_cubin *c, const char *cpath, const rs_func *f, uint64_t (**ctl)[2], rs_err *e) {
+  *ctl = NULL;
+  return c ? rs_sass_ctl_of(c, f, cpath, ctl, e) : 0;
+}
+
+/* Pinned run of one function; returns the number of failures, or UINT32_MAX on bad input. With
+ * control bits, the listing's colouring must also satisfy the free Problem's added conflicts
+ * (joins and scoreboards): ptxas's colouring is the floor free mode starts from. */
+static uint32_t pinned(const rs_func *f, const uint64_t (*ctl)[2], bool quiet, rs_err *e) {
   rs_problem *p = rs_problem_build(f, e);
   if (!p) return UINT32_MAX;
+  if (ctl) rs_sass_free_conflicts(f, ctl, p, NULL);
   rs_preg *a = colour_pinned(f);
   uint32_t shown = 0, bad = check_colouring(f, p, a, &shown);
   char *text = NULL;
@@ -212,7 +227,8 @@ static uint32_t joined(const rs_func *a, const rs_func *b, uint32_t *shown) {
  * the written listing is checked, never re-coloured. Ours and ptxas's own colouring are each
  * lowered value by value; where ours is the dearer, ptxas's (lowered) is the result (the floor),
  * said on the function's line. */
-static uint32_t free_mode(const rs_module *m, const char *out_path, bool quiet, rs_err *e) {
+static uint32_t free_mode(const rs_module *m, const rs_cubin *cub, const char *cpath, const char *out_path, bool quiet,
+                          rs_err *e) {
   uint32_t nf = m->nfuncs, fails = 0, shown = 0;
   rs_preg **as = rs_xcalloc(nf + 1, sizeof *as);
   rs_problem **ps = rs_xcalloc(nf + 1, sizeof *ps);
@@ -222,6 +238,7 @@ static uint32_t free_mode(const rs_module *m, const char *out_path, bool quiet, 
   uint32_t *uncoloured = rs_xcalloc(nf + 1, sizeof *uncoloured);
   bool *floored = rs_xcalloc(nf + 1, sizeof *floored); /* the result is ptxas's colouring, lowered */
   bool *extern_call = rs_xcalloc(nf + 1, sizeof *extern_call);
+  uint32_t *nsb = rs_xcalloc(nf + 1, sizeof *nsb); /* scoreboard conflicts added */
   bool checked = false; /* the write-back was re-lifted and compared */
   for (uint32_t k = 0; k < nf && fails != UINT32_MAX; k++) {
     const rs_func *f = m->funcs[k];
@@ -232,7 +249,13 @@ static uint32_t free_mode(const rs_module *m, const char *out_path, bool quiet, 
     as[k] = rs_xcalloc(f->nvregs + 1, sizeof *as[k]);
     rs_problem *p = ps[k];
     double t0 = rs_now();
-    rs_sass_join_conflicts(f, p);
+    uint64_t (*ctl)[2] = NULL;
+    if (ctl_for(cub, cpath, f, &ctl, e)) {
+      fails = UINT32_MAX;
+      break;
+    }
+    rs_sass_free_conflicts(f, (const uint64_t(*)[2])ctl, p, &nsb[k]);
+    free(ctl);
     /* ptxas's colouring is a valid one of this Problem (tests/test_sass_real.c): the floor */
     rs_preg *start = rs_xcalloc(p->nvars + 1, sizeof *start), *mine = rs_xcalloc(p->nvars + 1, sizeof *mine),
             *best = rs_xcalloc(p->nvars + 1, sizeof *best);
@@ -295,7 +318,8 @@ static uint32_t free_mode(const rs_module *m, const char *out_path, bool quiet, 
       }
     }
     unsigned before = r_used(f, f->truth) + 2, after = r_used(f, as[k]) + 2;
-    char contrib[96], floor[128] = "";
+    char contrib[96], floor[128] = "", sb[48] = "";
+    if (cub) snprintf(sb, sizeof sb, " %u scoreboard conflicts,", nsb[k]);
     if (!checked) snprintf(contrib, sizeof contrib, "contributor sets not checked (no written listing)");
     else if (differ[k]) snprintf(contrib, sizeof contrib, "contributor sets DIFFER (%u of %u uses)", differ[k], uses[k]);
     else snprintf(contrib, sizeof contrib, "contributor sets equivalent (%u uses)", uses[k]);
@@ -308,9 +332,9 @@ static uint32_t free_mode(const rs_module *m, const char *out_path, bool quiet, 
       snprintf(floor, sizeof floor, "; ptxas's own colouring %s (ours needed %u R)", after < before ? "lowered" : "kept",
                ours[k]);
     if (!quiet)
-      printf("regalloc(free): %s: R: %u -> %u registers, occupancy %u -> %u warps/SM (%u values, 1 round, %.1f ms); "
+      printf("regalloc(free): %s: R: %u -> %u registers, occupancy %u -> %u warps/SM (%u values, 1 round,%s %.1f ms); "
              "%s, verifier: %s%s\n",
-             f->name, before, after, occupancy_of(f->tgt, before), occupancy_of(f->tgt, after), ps[k]->nvars,
+             f->name, before, after, occupancy_of(f->tgt, before), occupancy_of(f->tgt, after), ps[k]->nvars, sb,
              secs[k] * 1e3, contrib, vpass ? "pass" : "FAIL", floor);
   }
   if (out_path && !fails && text) {
@@ -334,6 +358,7 @@ static uint32_t free_mode(const rs_module *m, const char *out_path, bool quiet, 
   free(uncoloured);
   free(floored);
   free(extern_call);
+  free(nsb);
   return fails;
 }
 
@@ -365,10 +390,10 @@ static int corpus_mode(const char *path, bool pin, bool quiet) {
     rs_module *m = rs_module_parse(in.id, rs_xstrndup(in.raw, strlen(in.raw)), strlen(in.raw), RS_SRC_SASS, in.target, &pe);
     uint32_t fails = m ? 0 : UINT32_MAX;
     for (uint32_t k = 0; m && pin && k < m->nfuncs && fails != UINT32_MAX; k++) {
-      uint32_t b = pinned(m->funcs[k], quiet, &pe);
+      uint32_t b = pinned(m->funcs[k], NULL, quiet, &pe);
       fails = b == UINT32_MAX ? b : fails + b;
     }
-    if (m && !pin) fails = free_mode(m, NULL, quiet, &pe);
+    if (m && !pin) fails = free_mode(m, NULL, NULL, NULL, quiet, &pe);
     double ms = (rs_now() - t0) * 1e3;
     done++;
     if (fails == UINT32_MAX) fprintf(stderr, "instance %s: bad input: %s\n", in.id, pe.msg), bad++;
@@ -386,10 +411,14 @@ static int corpus_mode(const char *path, bool pin, bool quiet) {
 
 int rs_cmd_regalloc(int argc, char **argv) {
   for (int i = 1; i < argc; i++) { /* a cubin in or out: cli/cmd_lower.c lowers around this command */
+    if (!strcmp(argv[i], "--scoreboards")) { /* its own, below */
+      i++;
+      continue;
+    }
     size_t n = strlen(argv[i]);
     if ((n > 6 && !strcmp(argv[i] + n - 6, ".cubin")) || !strcmp(argv[i], "--cubin")) return rs_regalloc_cubin(argc, argv);
   }
-  const char *file = NULL, *function = NULL, *target = NULL, *out = NULL;
+  const char *file = NULL, *function = NULL, *target = NULL, *out = NULL, *cpath = NULL;
   bool pin = false, quiet = false, recolour = false;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
@@ -399,6 +428,7 @@ int rs_cmd_regalloc(int argc, char **argv) {
     else if (!strcmp(a, "-q")) quiet = true;
     else if (!strcmp(a, "--function") && i + 1 < argc) function = argv[++i];
     else if (!strcmp(a, "--target") && i + 1 < argc) target = argv[++i];
+    else if (!strcmp(a, "--scoreboards") && i + 1 < argc) cpath = argv[++i]; /* from rs_regalloc_cubin */
     else if (a[0] != '-' && !file) file = a;
     else {
       fprintf(stderr, "regsweep regalloc: unexpected argument '%s'\n", a);
@@ -425,9 +455,19 @@ int rs_cmd_regalloc(int argc, char **argv) {
   }
   uint32_t fails = 0, done = 0;
   int status = 0;
+  rs_cubin cub, *cb = NULL; /* ptxas's control bits, where the listing's cubin is known */
+  memset(&cub, 0, sizeof cub);
+  if (cpath && rs_cubin_load(cpath, &cub, &e)) {
+    fprintf(stderr, "regsweep regalloc: %s\n", e.msg);
+    rs_cubin_free(&cub);
+    rs_module_free(m);
+    return 2;
+  }
+  if (cpath) cb = &cub;
   if (recolour) {
-    fails = free_mode(m, out, quiet, &e);
+    fails = free_mode(m, cb, cpath, out, quiet, &e);
     if (fails == UINT32_MAX) fprintf(stderr, "regsweep regalloc: %s\n", e.msg);
+    rs_cubin_free(&cub);
     rs_module_free(m);
     return fails == UINT32_MAX ? 2 : fails ? 1 : 0;
   }
@@ -435,7 +475,9 @@ int rs_cmd_regalloc(int argc, char **argv) {
     const rs_func *f = m->funcs[k];
     if (function && strcmp(f->name, function)) continue;
     done++;
-    uint32_t b = pinned(f, quiet, &e);
+    uint64_t (*ctl)[2] = NULL;
+    uint32_t b = ctl_for(cb, cpath, f, &ctl, &e) ? UINT32_MAX : pinned(f, (const uint64_t(*)[2])ctl, quiet, &e);
+    free(ctl);
     if (b == UINT32_MAX) {
       fprintf(stderr, "regsweep regalloc: %s\n", e.msg);
       status = 2;
@@ -447,6 +489,7 @@ int rs_cmd_regalloc(int argc, char **argv) {
     fprintf(stderr, "regsweep regalloc: %s: no function '%s'\n", file, function);
     status = 2;
   }
+  rs_cubin_free(&cub);
   rs_module_free(m);
   return status ? status : fails ? 1 : 0;
 }

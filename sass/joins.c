@@ -218,7 +218,16 @@ static void entry_reads(J *j, rs_word *scratch) {
   free(entry);
 }
 
-uint32_t rs_sass_join_conflicts(const rs_func *f, rs_problem *p) {
+/* A pair of operands sass/scoreboard.c says must not share a register. */
+static void scoreboard_pair(void *ctx, const rs_operand *a, const rs_operand *b, uint32_t inst) {
+  J *j = ctx;
+  uint32_t fa, ua, fb, ub;
+  if (op_owner(j, a, &fa, &ua) && op_owner(j, b, &fb, &ub)) forbid(j, j->owner[fa], ua, j->owner[fb], ub, inst);
+}
+
+uint32_t rs_sass_join_conflicts(const rs_func *f, rs_problem *p) { return rs_sass_free_conflicts(f, NULL, p, NULL); }
+
+uint32_t rs_sass_free_conflicts(const rs_func *f, const uint64_t (*ctl)[2], rs_problem *p, uint32_t *scoreboard) {
   const rs_target *t = f->tgt;
   J j = {0};
   j.f = f;
@@ -276,6 +285,9 @@ uint32_t rs_sass_join_conflicts(const rs_func *f, rs_problem *p) {
     }
   }
   entry_reads(&j, in);
+  uint32_t joins = j.added;
+  if (ctl) rs_sass_scoreboard_pairs(f, ctl, scoreboard_pair, &j); /* ptxas's control bits kept */
+  if (scoreboard) *scoreboard = j.added - joins;
   free(in);
   free(live);
   free(j.off);

@@ -108,6 +108,14 @@ struct rs_problem;
  * its re-lift (a def may reach a read of another value, a predicated def, the entry value of a
  * register): any valid colouring then re-lifts to the same values. Returns how many it added. */
 uint32_t rs_sass_join_conflicts(const rs_func *f, struct rs_problem *p);
+/* The same, plus (ctl: the instructions' words, ptxas's control bits, NULL for none) the
+ * conflicts that keep a recolouring lowered under those bits free of scoreboard races
+ * (sass/scoreboard.c); *scoreboard (may be NULL) gets how many of the added are those. */
+uint32_t rs_sass_free_conflicts(const rs_func *f, const uint64_t (*ctl)[2], struct rs_problem *p, uint32_t *scoreboard);
+/* scoreboard.c: every pair of operands (a of an instruction in flight, b of a later one not
+ * waiting for it) that must not share a register for ptxas's scoreboards to stay sound; inst is b's. */
+typedef void (*rs_sass_pair_fn)(void *ctx, const rs_operand *a, const rs_operand *b, uint32_t inst);
+void rs_sass_scoreboard_pairs(const rs_func *f, const uint64_t (*ctl)[2], rs_sass_pair_fn pair, void *ctx);
 
 /* ---- liveness as nvdisasm -plr shows it (live.c) ---- */
 

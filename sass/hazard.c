@@ -15,7 +15,8 @@
  * R registers count for a read barrier; a write barrier covers every destination.
  *
  * rs_sass_hazards walks forward from every instruction that arms a barrier, along the CFG, until
- * an instruction waits on that barrier (its wait mask, or a DEPBAR naming it): on the way, an
+ * an instruction waits on that barrier (its wait mask, or a DEPBAR naming it; a read barrier also
+ * ends at a wait on the same instruction's write barrier): on the way, an
  * instruction that writes a register the armed one reads (read barrier), or reads or writes one
  * it writes (write barrier), is a hazard. ptxas's own listings have none (test_sass_lower);
  * lowering refuses a recolouring that has any. The walk (rs_sass_sb_walk) is shared with
@@ -95,6 +96,10 @@ void rs_sass_sb_walk(const rs_func *f, const uint64_t (*ctl)[2], rs_sass_sb_visi
     for (int kind = 0; kind < 2; kind++) { /* RS_SB_READ, RS_SB_WRITE */
       unsigned sb = kind ? wb : rb;
       if (sb > 5) continue;
+      /* a read barrier also ends at a wait on i's write barrier: its result is written after its
+       * operands were read (ptxas relies on it: a SHFL in a called subroutine, RET waiting only on
+       * its write barrier, the caller then overwriting the SHFL's source) */
+      unsigned ends = 1u << sb | (kind == RS_SB_READ && wb <= 5 ? 1u << wb : 0);
       memset(seen, 0, (RS_WORDS(ni) + 1) * sizeof *seen);
       uint32_t sp = 0;
       int pipe = pipe_of(opname(f, i));
@@ -112,7 +117,7 @@ void rs_sass_sb_walk(const rs_func *f, const uint64_t (*ctl)[2], rs_sass_sb_visi
         uint32_t k = stack[--sp];
         unsigned wait = (unsigned)(ctl[k][1] >> 52 & 0x3f);
         const char *on = opname(f, k);
-        if (wait >> sb & 1 || !strncmp(on, "DEPBAR", 6)) continue; /* k waits: protected from here */
+        if (wait & ends || !strncmp(on, "DEPBAR", 6)) continue; /* k waits: protected from here */
         bool in_order = kind == RS_SB_READ && pipe >= 0 && pipe_of(on) == pipe; /* behind i's reads */
         if (!in_order && visit(ctx, i, k, kind, sb)) continue;
         uint32_t kb = blk[k];

@@ -150,7 +150,8 @@ uint32_t rs_sass_regcount_of(const rs_func *f);
 uint32_t rs_sass_hazards(const rs_func *f, const uint64_t (*ctl)[2], char *first, size_t n);
 /* The walk behind it (and behind sass/scoreboard.c's conflicts): visit(ctx, i, k, kind, sb) for
  * every instruction i arming scoreboard sb (kind RS_SB_READ: its read barrier, RS_SB_WRITE: its
- * write barrier) and every k reachable from i before an instruction waits on sb; for a read
+ * write barrier) and every k reachable from i before an instruction waits on sb (a read barrier:
+ * or on i's write barrier, written after i's reads); for a read
  * barrier, k of i's in-order pipe (DFMA after DFMA, HMMA after HMMA) is walked through, not
  * visited. visit returning true ends the walk past k. */
 enum { RS_SB_READ, RS_SB_WRITE };

@@ -68,10 +68,12 @@ static void rw_sets(const rs_func *f, uint32_t i, rs_word *rd, rs_word *wr, size
 
 /* The pipe an opcode issues to, for the in-order rule: a later instruction of the same
  * variable-latency pipe cannot overtake an earlier one's operand reads (ptxas's own DFMA and
- * sm_75 HMMA.1688 chains overwrite registers an earlier DFMA/HMMA still reads, without a wait).
+ * sm_75 HMMA.1688 chains overwrite registers an earlier DFMA/HMMA still reads, without a wait; so
+ * does a global load's result the address of an earlier global load: conv2d kw5_opt4 sm_90).
  * Returns a small id, or -1 for none of them. */
 static int pipe_of(const char *op) {
-  static const char *const pipes[][4] = {{"DFMA", "DADD", "DMUL", NULL}, {"HMMA", NULL}, {"IMMA", NULL}};
+  static const char *const pipes[][4] = {{"DFMA", "DADD", "DMUL", NULL}, {"HMMA", NULL}, {"IMMA", NULL},
+                                         {"LDG", NULL}};
   size_t n = strcspn(op, ".");
   for (int p = 0; p < (int)(sizeof pipes / sizeof *pipes); p++)
     for (int k = 0; pipes[p][k]; k++)

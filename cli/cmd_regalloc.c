@@ -389,11 +389,23 @@ static int corpus_mode(const char *path, bool pin, bool quiet) {
     rs_err pe = {{0}};
     rs_module *m = rs_module_parse(in.id, rs_xstrndup(in.raw, strlen(in.raw)), strlen(in.raw), RS_SRC_SASS, in.target, &pe);
     uint32_t fails = m ? 0 : UINT32_MAX;
+    rs_cubin cub, *cb = NULL; /* the row's cubin: ptxas's control bits, its scoreboards in the Problem */
+    memset(&cub, 0, sizeof cub);
+    if (m && in.cubin && in.cubin_len) {
+      uint8_t *bytes = rs_xmalloc(in.cubin_len);
+      memcpy(bytes, in.cubin, in.cubin_len);
+      if (rs_cubin_parse(bytes, in.cubin_len, in.id, &cub, &pe)) fails = UINT32_MAX;
+      else cb = &cub;
+    }
     for (uint32_t k = 0; m && pin && k < m->nfuncs && fails != UINT32_MAX; k++) {
-      uint32_t b = pinned(m->funcs[k], NULL, quiet, &pe);
+      uint64_t (*ctl)[2] = NULL;
+      uint32_t b = ctl_for(cb, in.id, m->funcs[k], &ctl, &pe) ? UINT32_MAX
+                                                               : pinned(m->funcs[k], (const uint64_t(*)[2])ctl, quiet, &pe);
+      free(ctl);
       fails = b == UINT32_MAX ? b : fails + b;
     }
-    if (m && !pin) fails = free_mode(m, NULL, NULL, NULL, quiet, &pe);
+    if (m && !pin && fails != UINT32_MAX) fails = free_mode(m, cb, in.id, NULL, quiet, &pe);
+    rs_cubin_free(&cub);
     double ms = (rs_now() - t0) * 1e3;
     done++;
     if (fails == UINT32_MAX) fprintf(stderr, "instance %s: bad input: %s\n", in.id, pe.msg), bad++;

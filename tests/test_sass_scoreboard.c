@@ -6,15 +6,18 @@
  *     floor of free mode stays available.
  *  2. Our free colouring (before the floor) of the Problem with the scoreboard conflicts has no
  *     hazard under ptxas's control bits; without them it has some on sgemm_t4x4 (sm_89, sm_90):
- *     the conflicts are what removes them, not luck; on sgemm it is lowered into the cubin's words. */
+ *     the conflicts are what removes them, not luck; on sgemm it is lowered into the cubin's words.
+ *  3. A corpus row that keeps its cubin: `regalloc C.h5 --free|--pinned` takes its control bits. */
 #include "check.h"
 #include "analysis/problem.h"
 #include "corpus/truth.h"
 #include "sass/lower.h"
 #include "sass/sass.h"
+#include "storage/corpus.h"
 #include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define FIXDIR "tests/fixtures/sass/"
 
@@ -95,6 +98,50 @@ static void test_fixture(const char *k, bool races_without) {
          k, without, sb);
 }
 
+/* A one-row corpus (sgemm_t4x4 sm_90's listing and cubin) through the CLI. */
+static void test_corpus_row(const char *cli) {
+  char dir[] = "/tmp/test_sass_scoreboard-XXXXXX", path[300], cmd[1200], line[1024];
+  CHECK(mkdtemp(dir) != NULL);
+  snprintf(path, sizeof path, "%s/c.h5", dir);
+  rs_err e = {{0}};
+  size_t n = 0, cn = 0;
+  rs_instance in;
+  memset(&in, 0, sizeof in);
+  snprintf(in.id, sizeof in.id, "sgemm/t4x4/sm_90/sass");
+  snprintf(in.family, sizeof in.family, "sgemm");
+  snprintf(in.target, sizeof in.target, "sm_90");
+  snprintf(in.form, sizeof in.form, "sass");
+  snprintf(in.function, sizeof in.function, "sgemm_tiled");
+  in.raw = rs_read_file(FIXDIR "sgemm_t4x4.sm_90.sass", &n, &e);
+  in.cubin = (uint8_t *)rs_read_file(FIXDIR "sgemm_t4x4.sm_90.cubin", &cn, &e);
+  in.cubin_len = cn;
+  rs_corpus *c = in.raw && in.cubin ? rs_corpus_create(path, &e) : NULL;
+  CHECKF(c && !rs_corpus_append(c, &in, &e) && !rs_corpus_close(c, &e), "%s", e.msg);
+  free(in.raw);
+  free(in.cubin);
+  unsigned conflicts = 0, valid = 0, identical = 0;
+  for (int pin = 0; pin < 2; pin++) {
+    snprintf(cmd, sizeof cmd, "'%s' regalloc '%s' %s 2>&1", cli, path, pin ? "--pinned" : "--free");
+    FILE *p = popen(cmd, "r");
+    while (p && fgets(line, sizeof line, p)) {
+      unsigned s = 0;
+      const char *q = strstr(line, " scoreboard conflicts,");
+      if (q) {
+        while (q > line && q[-1] >= '0' && q[-1] <= '9') q--;
+        s = (unsigned)atoi(q);
+      }
+      conflicts += s;
+      valid += !pin && strstr(line, ": valid,") != NULL;
+      identical += pin && strstr(line, ": identical,") != NULL;
+    }
+    CHECKF(p && pclose(p) == 0, "%s", cmd);
+  }
+  CHECKF(conflicts > 100 && valid == 1 && identical == 1, "corpus row: %u scoreboard conflicts, %u valid, %u identical",
+         conflicts, valid, identical);
+  unlink(path);
+  rmdir(dir);
+}
+
 int main(int argc, char **argv) {
   rs_check_init(argc, argv);
   DIR *d = opendir(FIXDIR);
@@ -110,5 +157,6 @@ int main(int argc, char **argv) {
   }
   if (d) closedir(d);
   CHECKF(n >= 3, "only %u fixture cubins", n);
+  if (argc > 1) test_corpus_row(argv[1]);
   return rs_check_done("test_sass_scoreboard");
 }

@@ -54,11 +54,12 @@ void rs_usage_regalloc(void) {
        "A cubin: its completed nvdisasm listing (or L.sass) is allocated as above; with -o the result is\n"
        "lowered into a copy of the cubin (regsweep lower: changed instructions re-encoded, register count\n"
        "set; pinned must be byte-identical) and crosschecked by nvdisasm; a mismatch removes OUT.\n"
-       "With a cubin, ptxas's control bits are kept, so its scoreboards join the Problem: a value an\n"
-       "in-flight load, store or MUFU still reads or writes conflicts with every value written (or\n"
-       "touched) before the wait on it (sass/scoreboard.c; 'S scoreboard conflicts' on the line; pinned\n"
-       "checks ptxas's colouring against them too). --no-scoreboards leaves them out (to measure what\n"
-       "they cost: lowering then refuses a kernel with a race).\n"
+       "With a cubin (or a corpus row that keeps one), ptxas's control bits are kept, so its\n"
+       "scoreboards join the Problem: a value an in-flight load, store or MUFU still reads or writes\n"
+       "conflicts with every value written (or touched) before the wait on it (sass/scoreboard.c;\n"
+       "'S scoreboard conflicts' on the line; pinned checks ptxas's colouring against them too).\n"
+       "--no-scoreboards leaves them out (to measure what they cost: lowering then refuses a kernel\n"
+       "with a race).\n"
        "Exit status: 0 identical / valid, 1 a failure, 2 bad input (file:line: message).");
 }
 

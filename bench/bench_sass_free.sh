@@ -10,7 +10,7 @@
 #   lowered, was the result), fewer / equal / more AFTER it, occupancy gained / lost, the most
 #   colouring rounds (must be 1), mean ms per function (parse + lift + Problem + colouring +
 #   write-back + re-lift check);
-# then the totals, the opcode coverage of the same listings (`regsweep corpus forms`: forms
+# then the totals (and per arch), the opcode coverage of the same listings (`regsweep corpus forms`: forms
 # seen vs known) and, for listings with nvdisasm's `-lrm count` table beside them (NAME.lrm),
 # how many rows `regsweep inspect --live` gives the same counts as nvdisasm.
 set -euo pipefail
@@ -114,8 +114,8 @@ for a in sm_75 sm_80 sm_86 sm_89 sm_90; do
   [ "$np" = 0 ] || echo "  $a: $((np - nr)) listings parsed, $nr refused"
 done
 [ "$nref" = 0 ] || sed 's/^/  refused: /' "$refused"
-total() { # label, which: files | corpus | all
-  awk -v label="$1" -v which="$2" '(which == "all" || (which == "corpus") == ($1 ~ /^corpus:/)) {
+total() { # label, which: files | corpus | all, [arch]
+  awk -v label="$1" -v which="$2" -v arch="${3:-}" '(which == "all" || (which == "corpus") == ($1 ~ /^corpus:/)) && (arch == "" || $2 == arch) {
       n++; v += $10; if ($4 < $3) bf++; else if ($4 == $3) be++; else bm++
       if ($11) fl++; if ($5 < $3) af++; else if ($5 == $3) ae++; else am++
       if ($7 > $6) og++; if ($7 < $6) ol++; if ($8 > r) r = $8; t += $9 }
@@ -126,6 +126,7 @@ total() { # label, which: files | corpus | all
 total "listings" files
 total "corpus" corpus
 total "all" all
+for a in sm_75 sm_80 sm_86 sm_89 sm_90; do total "  $a" all "$a"; done
 
 # opcode coverage over the same listings (and the corpus): forms seen vs known
 cov_args=("${files[@]}")

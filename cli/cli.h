@@ -44,6 +44,8 @@ int rs_lower_file(const char *cubin, const char *orig, const char *next, const u
 int rs_lower_counts(const char *path, const char *lname, const char *listing, uint32_t **out);
 /* `regalloc FILE.cubin|FILE.sass --cubin C ... [-o OUT.cubin]` (cmd_lower.c). */
 int rs_regalloc_cubin(int argc, char **argv);
+int rs_cmd_ptxtruth(int argc, char **argv); /* cmd_ptxtruth.c (PTX -> SASS labels) */
+void rs_usage_ptxtruth(void);
 
 /* True if argv[i] is -h/--help. */
 int rs_cli_wants_help(int argc, char **argv);

@@ -13,8 +13,21 @@ void rs_usage_attempts(void) {
        "\n"
        "One line per attempt: instance, model, attempt, seed, verdict, violation counts, registers\n"
        "used, occupancy, tokens, finish, and a hash of the candidate text. --timings adds inference\n"
-       "and verification seconds and the worker rank; --texts the first diagnostic and the candidate;\n"
+       "and verification seconds and the worker rank; --texts the first diagnostic and the candidate\n"
+       "(newlines, tabs and backslashes escaped as \\n, \\t and \\\\: one line per attempt);\n"
        "--provenance prints the run's attributes.");
+}
+
+/* A text as one TSV field: a model's newlines and tabs (and the backslash) escaped as \n, \t,
+ * \r and \\, so each attempt stays one line and two runs diff line by line. */
+static void put_escaped(const char *s) {
+  for (; s && *s; s++) {
+    if (*s == '\n') fputs("\\n", stdout);
+    else if (*s == '\t') fputs("\\t", stdout);
+    else if (*s == '\r') fputs("\\r", stdout);
+    else if (*s == '\\') fputs("\\\\", stdout);
+    else putchar(*s);
+  }
 }
 
 int rs_cmd_attempts(int argc, char **argv) {
@@ -68,7 +81,12 @@ int rs_cmd_attempts(int argc, char **argv) {
     printf("\t%u\t%u\t%u\t%u\t%016llx", a.occupancy, a.prompt_tokens, a.completion_tokens, a.finish,
            (unsigned long long)(a.candidate ? rs_hash_bytes(a.candidate, strlen(a.candidate), 0) : 0));
     if (timings) printf("\t%.6f\t%.6f\t%u", a.infer_s, a.verify_s, a.rank);
-    if (texts) printf("\t%s\t%s", a.diag ? a.diag : "", a.candidate ? a.candidate : "");
+    if (texts) {
+      printf("\t");
+      put_escaped(a.diag);
+      printf("\t");
+      put_escaped(a.candidate);
+    }
     printf("\n");
     rs_attempt_clear(&a);
   }

@@ -1,6 +1,7 @@
 /* cmd_corpus.c - `regsweep corpus build|info|export`. */
 #include "cli/cli.h"
 #include "corpus/assemble.h"
+#include "corpus/instance.h"
 #include "sass/disasm.h"
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -15,7 +16,8 @@ void rs_usage_corpus(void) {
        "                             [--nvdisasm PATH]\n"
        "       regsweep corpus info corpus.h5\n"
        "       regsweep corpus list corpus.h5      (one line per instance: id, IR hash, split, truth)\n"
-       "       regsweep corpus export corpus.h5 --split train|test [--subset mixed|same-amd|same-nv]\n"
+       "       regsweep corpus export corpus.h5 --split train|test [--subset mixed|same-amd|same-nv|\n"
+       "                             verilocc-nv|verilocc-amd|verilocc-mixed]\n"
        "                             [--holdout-arch T] [--format jsonl] [--out FILE]\n"
        "       regsweep corpus disasm FILE.cubin [-o OUT.sass] [--nvdisasm PATH] [--hex]\n"
        "       regsweep corpus disasm --check FILE.sass\n"
@@ -25,9 +27,10 @@ void rs_usage_corpus(void) {
        "build   compiles every grid point (corpus/recipes/grid.tsv) of the kernels in corpus/kernels\n"
        "        with clang-14/llc-14 (gfx908, gfx90a, gfx1030) and clang-16/llc-16 (gfx940, gfx1100): forms\n"
        "        prera and postsplit, ground truth from LLVM's final allocation; the grid's `arch` axis says\n"
-       "        which architectures a family compiles for; and nvcc/ptxas (form ptx: sm_89, sm_90; form sass:\n"
-       "        the completed nvdisasm listing of sm_75, sm_80, sm_86, sm_89, sm_90 with its exact truth, when\n"
-       "        an nvdisasm is found), then writes one row per distinct instance.\n"
+       "        which architectures a family compiles for; and nvcc/ptxas on sm_75, sm_80, sm_86, sm_89, sm_90\n"
+       "        (form sass: the completed nvdisasm listing with its exact truth, when an nvdisasm is found;\n"
+       "        form ptx: truth = ptxas's registers matched back to the PTX values, `regsweep ptxtruth`),\n"
+       "        then writes one row per distinct instance.\n"
        "        --limit N takes a seeded sample spread over the families. Compiler outputs are cached in\n"
        "        --work (default OUT.work): an interrupted build resumes where it stopped.\n"
        "info    counts per family x target x form, truth coverage, build failures, size reduction.\n"
@@ -35,6 +38,8 @@ void rs_usage_corpus(void) {
        "        ground-truth map, one JSON object per line (instances with a ground truth only).\n"
        "        --holdout-arch T: the unseen-architecture split instead of the seeded 80/20 one\n"
        "        (test = every instance of target T, train = every other target's).\n"
+       "        --subset verilocc-nv|verilocc-amd|verilocc-mixed: VeriLocc's settings (sm_89 form ptx: the\n"
+       "        normalized PTX and ptxas's SASS registers; gfx90a form prera; both), same 80/20 split.\n"
        "disasm  the complete SASS listing of a cubin (ptxas 12.8+/13 headers rewritten for nvdisasm 11.8,\n"
        "        sm_90 instructions 11.8 drops decoded from the encoding, hidden desc[URx] written);\n"
        "        nvdisasm: --nvdisasm, else PATH, else /opt/nvidia-cuda-11.8/usr/bin. --check: refuse a\n"
@@ -375,9 +380,17 @@ static int export_(int argc, char **argv) {
       return 2;
     }
   }
+  /* VeriLocc's own settings (§4.2): one NVIDIA architecture (its RTX 4090, sm_89) with the
+   * normalized PTX as input and ptxas's SASS registers as answer, one AMD one (its MI250x,
+   * gfx90a) with the pre-RA MIR, and both mixed; the same seeded 80/20 split column */
+  static const char *const vl[][2] = {{"verilocc-nv", "target=sm_89,form=ptx"},
+                                      {"verilocc-amd", "target=gfx90a,form=prera"}};
+  bool verilocc = !strncmp(subset, "verilocc-", 9);
   if (!split || (strcmp(split, "train") && strcmp(split, "test")) || strcmp(format, "jsonl") ||
-      (strcmp(subset, "mixed") && strcmp(subset, "same-amd") && strcmp(subset, "same-nv"))) {
-    fprintf(stderr, "regsweep corpus export: need --split train|test; --format jsonl; --subset mixed|same-amd|same-nv\n");
+      (strcmp(subset, "mixed") && strcmp(subset, "same-amd") && strcmp(subset, "same-nv") &&
+       strcmp(subset, "verilocc-nv") && strcmp(subset, "verilocc-amd") && strcmp(subset, "verilocc-mixed"))) {
+    fprintf(stderr, "regsweep corpus export: need --split train|test; --format jsonl; --subset "
+                    "mixed|same-amd|same-nv|verilocc-nv|verilocc-amd|verilocc-mixed\n");
     return 2;
   }
   if (holdout && !rs_target_by_name(holdout)) {
@@ -400,6 +413,10 @@ static int export_(int argc, char **argv) {
     if ((rc = rs_corpus_get(c, i, &in, 1, &e))) break;
     bool take = (int)rs_instance_split(&in, holdout) == want && (!strcmp(subset, "mixed") || (!strcmp(subset, "same-amd") && in.same_amd) ||
                                      (!strcmp(subset, "same-nv") && in.same_nv));
+    if (verilocc)
+      take = (int)rs_instance_split(&in, holdout) == want &&
+             ((strcmp(subset, "verilocc-amd") && rs_filter_match(vl[0][1], &in)) ||
+              (strcmp(subset, "verilocc-nv") && rs_filter_match(vl[1][1], &in)));
     if (take && !in.truth) no_truth++;
     if (take && in.truth) {
       /* completion: the truth in normalized names (name_map is normalized -> original) */

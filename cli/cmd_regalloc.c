@@ -33,7 +33,7 @@ uint32_t rs_chaitin_allocate_from(const rs_problem *p, const rs_preg *start, rs_
 
 void rs_usage_regalloc(void) {
   puts("usage: regsweep regalloc FILE.sass --pinned [-q] [--function NAME] [--target T]\n"
-       "       regsweep regalloc FILE.sass --free [-o OUT.sass] [-q] [--target T]\n"
+       "       regsweep regalloc FILE.sass --free [-o OUT.sass] [-q] [--target T] [--scoreboards C.cubin]\n"
        "       regsweep regalloc CORPUS.h5 --pinned|--free [-q]   (every form-sass instance)\n"
        "       regsweep regalloc FILE.cubin [--listing L.sass] --pinned|--free [-o OUT.cubin] [--nvdisasm P]\n"
        "       regsweep regalloc FILE.sass --cubin C.cubin --pinned|--free [-o OUT.cubin] [--no-scoreboards]\n"
@@ -54,10 +54,11 @@ void rs_usage_regalloc(void) {
        "A cubin: its completed nvdisasm listing (or L.sass) is allocated as above; with -o the result is\n"
        "lowered into a copy of the cubin (regsweep lower: changed instructions re-encoded, register count\n"
        "set; pinned must be byte-identical) and crosschecked by nvdisasm; a mismatch removes OUT.\n"
-       "With a cubin (or a corpus row that keeps one), ptxas's control bits are kept, so its\n"
-       "scoreboards join the Problem: a value an in-flight load, store or MUFU still reads or writes\n"
-       "conflicts with every value written (or touched) before the wait on it (sass/scoreboard.c;\n"
-       "'S scoreboard conflicts' on the line; pinned checks ptxas's colouring against them too).\n"
+       "--scoreboards C.cubin lends a listing its cubin's control bits (a cubin input, or a corpus row\n"
+       "that keeps one, passes its own). Lowering keeps them, so ptxas's scoreboards join the Problem:\n"
+       "a value an in-flight load, store or MUFU still reads or writes conflicts with every value\n"
+       "written (or touched) before the wait on it (sass/scoreboard.c, sass/hazard.c's walk; 'S\n"
+       "scoreboard conflicts' on the line; pinned checks ptxas's colouring against them too).\n"
        "--no-scoreboards leaves them out (to measure what they cost: lowering then refuses a kernel\n"
        "with a race).\n"
        "Exit status: 0 identical / valid, 1 a failure, 2 bad input (file:line: message).");
@@ -121,7 +122,7 @@ static int ctl_for(const rs_cubin *c, const char *cpath, const rs_func *f, uint6
 static uint32_t pinned(const rs_func *f, const uint64_t (*ctl)[2], bool quiet, rs_err *e) {
   rs_problem *p = rs_problem_build(f, e);
   if (!p) return UINT32_MAX;
-  if (ctl) rs_sass_free_conflicts(f, ctl, p, NULL);
+  if (ctl) rs_sass_join_conflicts(f, p), rs_sass_scoreboard_conflicts(f, ctl, p);
   rs_preg *a = colour_pinned(f);
   uint32_t shown = 0, bad = check_colouring(f, p, a, &shown);
   char *text = NULL;
@@ -255,7 +256,8 @@ static uint32_t free_mode(const rs_module *m, const rs_cubin *cub, const char *c
       fails = UINT32_MAX;
       break;
     }
-    rs_sass_free_conflicts(f, (const uint64_t(*)[2])ctl, p, &nsb[k]);
+    rs_sass_join_conflicts(f, p);
+    if (ctl) nsb[k] = rs_sass_scoreboard_conflicts(f, (const uint64_t(*)[2])ctl, p); /* ptxas's control bits stay */
     free(ctl);
     /* ptxas's colouring is a valid one of this Problem (tests/test_sass_real.c): the floor */
     rs_preg *start = rs_xcalloc(p->nvars + 1, sizeof *start), *mine = rs_xcalloc(p->nvars + 1, sizeof *mine),

@@ -1,5 +1,6 @@
 /* cmd_report.c - `regsweep report RUN_DIR [RUN_DIR2 ...]`: per-group tables (report/table.c, the
  * same code as the end-of-sweep summary), paired comparisons of variants, and plots. */
+#include "report/infra.h"
 #include "report/compare.h"
 #include "report/plots.h"
 #include "report/table.h"
@@ -83,6 +84,7 @@ int rs_cmd_report(int argc, char **argv) {
   }
   rs_results res;
   memset(&res, 0, sizeof res);
+  rs_infra inf = {0}; /* why infra attempts got no answer, by reason */
   rs_err e = {{0}};
   for (int i = 0; i < nruns; i++) {
     char buf[1200], lab[256];
@@ -94,11 +96,14 @@ int rs_cmd_report(int argc, char **argv) {
       return 2;
     }
     run_label(runs[i], lab, sizeof lab);
+    uint16_t base = (uint16_t)res.nvar;
     int rc = rs_results_load_run(&res, f, nruns > 1 ? lab : NULL, &e);
+    if (!rc) rc = rs_infra_load(&inf, f, base, &e);
     rs_runfile_close(f, &e);
     if (rc) {
       fprintf(stderr, "regsweep report: %s: %s\n", p, e.msg);
       rs_results_free(&res);
+      rs_infra_free(&inf);
       return 2;
     }
   }
@@ -119,6 +124,13 @@ int rs_cmd_report(int argc, char **argv) {
     cJSON_Delete(doc);
   } else {
     rs_groups_print(&res, g, ng, (unsigned)by, fmt, stdout);
+    if (fmt == RS_FMT_MD && inf.total) {
+      const char **names = rs_xcalloc(res.nvar + 1, sizeof *names);
+      for (uint32_t v = 0; v < res.nvar; v++) names[v] = res.var[v].name;
+      printf("\n");
+      rs_infra_print(&inf, names, res.nvar, 20, stdout);
+      free(names);
+    }
     if (nc) {
       printf("\n");
       if (fmt == RS_FMT_MD) printf("## Comparisons (each variant against the first)\n\n");
@@ -136,5 +148,6 @@ int rs_cmd_report(int argc, char **argv) {
     } else fprintf(stderr, "regsweep report: %d figures in %s (PNG + SVG)\n", n, plots);
   }
   rs_results_free(&res);
+  rs_infra_free(&inf);
   return status;
 }

@@ -4,6 +4,8 @@
 #include "coordinator/coord.h"
 #include "corpus/instance.h"
 #include "emit/emit.h"
+#include "report/infra.h"
+#include "storage/run_lock.h"
 #include "report/table.h"
 #include "verify/verifier.h"
 #include "worker/bind.h"
@@ -43,10 +45,14 @@ void rs_usage_sweep(void) {
        "finished shards stay in RUN_DIR/shards, so --resume redoes only what is missing or corrupt, and\n"
        "extending --samples from 10 to 20 reuses the first 10 attempts. A worker stops the sweep after\n"
        "--max-infra (default 20) attempts in a row that the model server did not answer (down, timing\n"
-       "out, 429/5xx after retries); --resume also redoes finished shards holding such attempts.\n"
+       "out, 429/5xx after retries); --resume also redoes finished shards holding such attempts. A\n"
+       "server that refuses every request the same way (no such model, a context too small: 3 in a row\n"
+       "of 2 instances) stops it at once with the reason and what to change. Infra attempts are listed\n"
+       "by reason in the summary. A run directory a live sweep holds (RUN_DIR/lock) is refused.\n"
        "A shard file that exists but cannot be read stops a resume: it is never overwritten.\n"
        "Each worker keeps up to a model's window of requests in flight (openai: inflight=, default 64,\n"
-       "or --inflight N, which is not part of the model's identity; backed off on 429/503 or rising\n"
+       "or --inflight N, which is not part of the model's identity; never more than the server runs at\n"
+       "once where it says so (llama.cpp slots, SGLang, a vLLM queue); backed off on 429/503 or rising\n"
        "latency) across instances and shards: --until-pass interleaves\n"
        "many instances' loops, --samples sends the blocks of several instances together; results do not\n"
        "depend on it. --window-mode instance runs one instance at a time (the old way, for comparison).\n"
@@ -245,8 +251,9 @@ static void read_start(const char *out, char *buf, size_t n, const char *fallbac
   free(s);
 }
 
-/* Rank 0's checks of the run directory; returns 0 or an exit status. */
-static int prepare_dir(const opts *o, const char *cfg) {
+/* Rank 0's checks of the run directory, and its lock (*lk, held until the sweep ends); returns
+ * 0 or an exit status. */
+static int prepare_dir(const opts *o, const char *cfg, rs_runlock **lk) {
   char p[1200];
   struct stat sb;
   snprintf(p, sizeof p, "%s/config.json", o->out);
@@ -255,6 +262,17 @@ static int prepare_dir(const opts *o, const char *cfg) {
     fprintf(stderr, "regsweep sweep: %s exists; add --resume to continue it, or choose another --out\n", o->out);
     return 2;
   }
+  if (!exists && mkdir(o->out, 0755)) {
+    fprintf(stderr, "regsweep sweep: cannot create %s: %s\n", o->out, strerror(errno));
+    return 2;
+  }
+  rs_err le;
+  char stale[400];
+  if (!(*lk = rs_run_lock(o->out, stale, sizeof stale, &le))) {
+    fprintf(stderr, "regsweep sweep: %s\n", le.msg);
+    return 2;
+  }
+  if (stale[0]) fprintf(stderr, "regsweep sweep: %s: took over the lock of a sweep that is gone (%s)\n", o->out, stale);
   if (exists) {
     rs_err e;
     char *old = rs_read_file(p, NULL, &e), why[256];
@@ -268,9 +286,6 @@ static int prepare_dir(const opts *o, const char *cfg) {
       fprintf(stderr, "regsweep sweep: cannot resume %s: %s\n", o->out, why);
       return 2;
     }
-  } else if (mkdir(o->out, 0755)) {
-    fprintf(stderr, "regsweep sweep: cannot create %s: %s\n", o->out, strerror(errno));
-    return 2;
   }
   snprintf(p, sizeof p, "%s/shards", o->out);
   if (mkdir(p, 0755) && errno != EEXIST) {
@@ -315,10 +330,11 @@ int rs_cmd_sweep(int argc, char **argv) {
   char corpus_abs[PATH_MAX];
   if (!realpath(o.corpus, corpus_abs)) snprintf(corpus_abs, sizeof corpus_abs, "%s", o.corpus);
   char *hash = NULL, *cfg = NULL;
+  rs_runlock *lock = NULL; /* rank 0's, while the sweep runs */
   if (rank == 0) {
     hash = file_hash(o.corpus);
     cfg = config_json(&o, corpus_abs, hash);
-    status = hash ? prepare_dir(&o, cfg) : (fprintf(stderr, "regsweep sweep: cannot read %s\n", o.corpus), 2);
+    status = hash ? prepare_dir(&o, cfg, &lock) : (fprintf(stderr, "regsweep sweep: cannot read %s\n", o.corpus), 2);
     if (!status) note_start(o.out, start_time);
   }
   MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
@@ -408,8 +424,9 @@ int rs_cmd_sweep(int argc, char **argv) {
   MPI_Gather(mdesc, sizeof mdesc, MPI_CHAR, mall, sizeof mdesc, MPI_CHAR, 0, MPI_COMM_WORLD);
   rs_worker_ctx w = {corpus, models, o.models, o.nmodels, kind, o.z3_ms, o.seed, o.until_pass, o.feedback,
                      !strcmp(o.keep, "all") ? RS_KEEP_ALL : !strcmp(o.keep, "none") ? RS_KEEP_NONE : RS_KEEP_FAILED,
-                     o.out, rank, o.max_infra, 0, fault, o.one_instance, o.verify_threads};
+                     o.out, rank, o.max_infra, 0, fault, o.one_instance, o.verify_threads, 0, 0, NULL};
   rs_term_install(rank);
+  rs_term_lock(rs_run_lock_path(lock)); /* SIGTERM removes it as well */
   if (!status) {
     if (rank == 0) {
       /* resume: finished shards are skipped; a corrupt or partial one, or one with attempts the
@@ -543,20 +560,26 @@ int rs_cmd_sweep(int argc, char **argv) {
           res.nmodels = o.nmodels;
           res.samples = o.samples;
           res.until_pass = o.until_pass;
-          if (rs_results_load(&res, rf, &e) == 0) {
+          rs_infra inf = {0}; /* infra attempts by reason, after the tables */
+          if (rs_results_load(&res, rf, &e) == 0 && rs_infra_load(&inf, rf, 0, &e) == 0) {
             char sp2[1200];
             snprintf(sp2, sizeof sp2, "%s/summary.md", o.out);
             FILE *sf = fopen(sp2, "w");
             if (sf) {
               rs_results_print(&res, sf);
+              if (inf.total) fprintf(sf, "\n");
+              rs_infra_print(&inf, o.models, o.nmodels, 20, sf);
               fclose(sf);
             }
             printf("\n");
             rs_results_print(&res, stdout);
+            if (inf.total) printf("\n");
+            rs_infra_print(&inf, o.models, o.nmodels, 20, stdout);
             printf("\n%llu attempts in %.1f s; results: %s (summary: %s)\n",
                    (unsigned long long)rs_runfile_count(rf), rs_now() - t_start, path, sp2);
           }
           rs_results_free(&res);
+          rs_infra_free(&inf);
           rs_runfile_close(rf, &e);
         }
         int ec = status || !o.emit_check ? 0 : rs_emit_check_sweep(path, o.corpus, o.models, o.nmodels, o.emit_check, o.out, stdout, &e);
@@ -574,6 +597,8 @@ int rs_cmd_sweep(int argc, char **argv) {
   free(mall);
   free(hash);
   free(cfg);
+  rs_term_lock(NULL);
+  rs_run_unlock(lock);
   MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
   MPI_Comm_free(&local);
   MPI_Finalize();

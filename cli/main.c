@@ -20,6 +20,8 @@ static const rs_cmd commands[] = {
      rs_usage_regalloc},
     {"lower", "SASS: a recoloured listing back into its cubin (learned fields), crosschecked by nvdisasm", rs_cmd_lower,
      rs_usage_lower},
+    {"ptxtruth", "PTX: the SASS register ptxas gave each PTX value (matching), coverage, truth check",
+     rs_cmd_ptxtruth, rs_usage_ptxtruth},
 };
 #define NCMDS (sizeof commands / sizeof *commands)
 

@@ -25,8 +25,14 @@ static void print_line(rs_progress *pg, bool final) {
   pg->last_print = t;
   double el = t - pg->start;
   uint64_t att = 0, tok = 0, passes = 0;
-  uint32_t infl = 0, win = 0, wmax = 0;
+  uint32_t infl = 0, win = 0, wmax = 0, cap = 0, waiting = 0;
+  double oldest = 0;
+  const char *learned = "";
   for (int r = 0; r < pg->nlive; r++) {
+    cap += pg->live[r].capacity;
+    waiting += pg->live[r].srv_waiting;
+    if (pg->live[r].oldest_s > oldest) oldest = pg->live[r].oldest_s;
+    if (!learned[0]) learned = pg->live[r].learned;
     att += pg->live[r].attempts;
     tok += pg->live[r].completion_tokens;
     passes += pg->live[r].passes;
@@ -37,17 +43,25 @@ static void print_line(rs_progress *pg, bool final) {
   if (att < pg->attempts) att = pg->attempts; /* live counters lag the committed shards */
   double frac = pg->cost_total ? (double)pg->cost_done / (double)pg->cost_total : 1;
   double eta = frac > 0 && frac < 1 ? el * (1 - frac) / frac : 0;
-  char ar[32], tr[32], es[32], ets[32], line[400];
+  char ar[32], tr[32], es[32], ets[32], line[600], srv[160] = "", old[32];
   rs_fmt_rate(ar, sizeof ar, el > 0 ? (double)att / el : 0);
   rs_fmt_rate(tr, sizeof tr, el > 0 ? (double)tok / el : 0);
   fmt_time(es, sizeof es, el);
   fmt_time(ets, sizeof ets, eta);
+  /* what the servers said of themselves, and while no answer has come, how long they have had
+   * the oldest request: minutes of "0 attempts" are then not a hang */
+  if (cap) snprintf(srv, sizeof srv, "; server: %.90s%s", pg->nlive > 2 ? "per rank, " : "", learned);
+  if (waiting) snprintf(srv + strlen(srv), sizeof srv - strlen(srv), ", %u queued there", waiting);
+  fmt_time(old, sizeof old, oldest);
+  char eta_s[96];
+  if (frac > 0) snprintf(eta_s, sizeof eta_s, "%s", ets);
+  else if (infl) snprintf(eta_s, sizeof eta_s, "unknown (first answers pending: oldest request %s at the server)", old);
+  else snprintf(eta_s, sizeof eta_s, "unknown");
   snprintf(line, sizeof line,
-           "sweep: %u/%u shards, %llu attempts (%s), %s completion tokens, %u in flight (window %u of %u), "
+           "sweep: %u/%u shards, %llu attempts (%s), %s completion tokens, %u in flight (window %u of %u%s), "
            "%llu passes, pass@1 so far %.1f%%, elapsed %s, ETA %s",
-           pg->shards_done, pg->shards_total, (unsigned long long)att, ar, tr, infl, win, wmax,
-           (unsigned long long)passes, pg->attempt0 ? 100.0 * pg->attempt0_pass / pg->attempt0 : 0.0, es,
-           frac > 0 ? ets : "unknown");
+           pg->shards_done, pg->shards_total, (unsigned long long)att, ar, tr, infl, win, wmax, srv,
+           (unsigned long long)passes, pg->attempt0 ? 100.0 * pg->attempt0_pass / pg->attempt0 : 0.0, es, eta_s);
   /* one refreshing line on a terminal, plain log lines otherwise (Slurm logs) */
   if (pg->tty) fprintf(stderr, "\r%-150s%s", line, final ? "\n" : "");
   else fprintf(stderr, "%s\n", line);

@@ -1,6 +1,7 @@
 /* assemble.c - compiled variant directories -> corpus rows. */
 #include "corpus/assemble.h"
 #include "corpus/truth.h"
+#include "corpus/ptxtruth.h"
 #include "corpus/normalize.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -366,8 +367,14 @@ static int nv_variant(A *a, const rs_variant *v, const char *dir, rs_err *e) {
         double t0 = rs_now();
         rs_problem *p = rs_problem_build(m->funcs[0], e);
         a->st->analyze_s += rs_now() - t0;
-        rc = p ? emit(a, v, tg[i], "ptx", m->funcs[0], p, rs_xstrndup(m->text, m->len), NULL,
-                      "NVIDIA PTX: ptxas allocates SASS, not PTX (form sass carries the truth)", ref, spill, e)
+        /* truth: ptxas's SASS registers matched back to the PTX values (corpus/ptxtruth.c) */
+        char reason[128];
+        int broken = 0;
+        t0 = rs_now();
+        char *truth = p ? rs_ptxtruth_for_dir(dir, tg[i], m->funcs[0], p, reason, sizeof reason, &broken) : NULL;
+        a->st->align_s += rs_now() - t0;
+        a->st->truth_violations += (uint32_t)broken;
+        rc = p ? emit(a, v, tg[i], "ptx", m->funcs[0], p, rs_xstrndup(m->text, m->len), truth, reason, ref, spill, e)
                : -1;
         rs_problem_free(p);
         rs_module_free(m);

@@ -32,7 +32,7 @@ void rs_grid_sample(rs_variant *v, uint32_t *n, uint32_t limit, uint64_t seed);
  * form ptx on rs_grid_ptx_target ones). */
 #define RS_GRID_MAX_TARGETS 8
 int rs_grid_targets(const char *vendor, const char *targets, const char *out[RS_GRID_MAX_TARGETS]);
-/* NVIDIA targets whose PTX is also an instance (form ptx): sm_89, sm_90. */
+/* NVIDIA targets whose PTX is also an instance (form ptx): all of them (sm_75-sm_90). */
 bool rs_grid_ptx_target(const char *target);
 /* Does a comma-separated list contain word? (NULL list contains everything.) */
 int rs_list_has(const char *list, const char *word);

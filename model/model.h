@@ -20,6 +20,9 @@ typedef struct {
   bool infra;            /* could not be obtained: verdict `infra`, never a model failure */
   bool transient;        /* infra that may pass on a later try (server down, timeout, 429/5xx):
                           * the sweep stops after a run of these and --resume redoes them */
+  bool refused;          /* infra the server would answer the same way to every such request (HTTP
+                          * 400/401/403/404, a prompt beyond its context): the sweep stops on a run
+                          * of these with the reason and what to change (rs_refusal_advice) */
   char error[256];       /* why, when infra */
 } rs_gen;
 
@@ -52,6 +55,10 @@ typedef struct {
   uint32_t now, max, min_seen; /* current window, its cap (inflight=), the smallest it came down to */
   uint32_t inflight;           /* requests at the server right now */
   uint32_t cuts;               /* times it was backed off (429/503, rising latency) */
+  uint32_t capacity;           /* requests the server runs at once, as it said or as learnt; 0: unknown */
+  uint32_t srv_running, srv_waiting; /* what the server last said runs and waits (all clients) */
+  double oldest_s;             /* age of the oldest request in flight */
+  char learned[96];            /* where the capacity came from, for the progress line */
 } rs_window;
 
 typedef struct {
@@ -112,6 +119,8 @@ void rs_model_window(const rs_model *m, rs_window *w);
  * it changes no seed and a --resume may change it). */
 void rs_model_limit(rs_model *m, uint32_t max);
 void rs_gen_clear(rs_gen *g);
+/* What to change about a refusal (rs_gen.refused) whose error is `err`: a sentence. */
+const char *rs_refusal_advice(const char *err);
 /* Value of key in the spec's query (URL-decoded), or NULL. */
 const char *rs_model_param(const rs_model *m, const char *key, char *buf, size_t n);
 

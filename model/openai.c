@@ -9,8 +9,10 @@
  * One HTTP request per attempt (n=1, the attempt's seed; attempt 0 is greedy; n=K: one request
  * per K attempts, rs_oa_group), up to a window of them at once through curl multi so the server
  * batches them: the asynchronous interface (submit/poll, model.h) lets a worker keep the window
- * full across instances; the window starts at `inflight` (or the sweep's --inflight), halves on
- * 429/503, shrinks when the time per token rises, and grows back (AIMD). Connection errors, 429
+ * full across instances; the window starts at `inflight` (or the sweep's --inflight) but no
+ * higher than the server's capacity where it says it (its slots: requests beyond them would wait
+ * in its queue while their timeout runs; openai_probe.c), comes down to what runs when the server
+ * shows a queue, halves on 429/503, shrinks when the time per token rises, and grows back (AIMD). Connection errors, 429
  * and 5xx are retried with capped exponential backoff and a jitter derived from the attempt seed
  * (deterministic); a timeout is not (the server would start the generation over); a request that
  * finally fails is an `infra` candidate, never a model failure. The response body is untrusted and parsed defensively. The API key is read from the
@@ -41,6 +43,12 @@ typedef struct {
    * answers, never above inflight */
   double win, last_cut, lat_base, lat_ewma;
   uint32_t win_min, cuts, nlat;
+  /* the server's capacity (said at open, or learnt from its queue while running): the window
+   * fills it, not its queue */
+  uint32_t inflight_cfg, cap, srv_running, srv_waiting;
+  double next_watch, svc_ewma;
+  uint32_t nsvc;
+  char learned[96];
 } oa_state;
 
 /* transport parameters; the request-shaping ones are rs_oa_body_knows' */
@@ -70,7 +78,7 @@ static int oa_configure(rs_model *m, oa_state *s, rs_err *e) {
       if (strlen(known_params[i]) == kl && !strncmp(c, known_params[i], kl)) ok = true;
     if (!ok && l)
       return rs_errf(e, NULL, 0, "openai: unknown parameter '%.*s' (model, api, temperature, top_p, top_k, min_p, "
-                     "repetition_penalty, presence_penalty, frequency_penalty, sampling, n, max_tokens, stop, schema, "
+                     "repetition_penalty, presence_penalty, frequency_penalty, sampling, n, max_tokens, stop, schema, schema_strict, "
                      "probe, timeout, retries, inflight, key_env, template, feedback, backoff, backoff_cap, max_body)",
                      (int)(kl < 64 ? kl : 64), c);
     c = amp ? amp + 1 : NULL;
@@ -94,7 +102,7 @@ static int oa_configure(rs_model *m, oa_state *s, rs_err *e) {
   s->retries = (uint32_t)d;
   d = 64; /* a GPU server batches 64-256 sequences at once */
   if (rs_oa_param_num(m, "inflight", 1, 1024, &d, e)) return -1;
-  s->inflight = (uint32_t)d;
+  s->inflight = s->inflight_cfg = (uint32_t)d;
   s->backoff_s = 0.5;
   if (rs_oa_param_num(m, "backoff", 0, 3600, &s->backoff_s, e)) return -1;
   s->backoff_cap_s = 8;
@@ -105,6 +113,25 @@ static int oa_configure(rs_model *m, oa_state *s, rs_err *e) {
   if (!rs_model_param(m, "key_env", s->key_env, sizeof s->key_env) || !s->key_env[0])
     snprintf(s->key_env, sizeof s->key_env, "OPENAI_API_KEY");
   return 0;
+}
+
+/* The window's cap: inflight=, but no more than the server runs at once (n choices a request
+ * take n of its sequences), so requests do not wait in its queue while their timeout runs. */
+static void apply_capacity(oa_state *s) {
+  uint32_t cap = s->inflight_cfg;
+  if (!s->cap && s->b.slots) {
+    s->cap = s->b.slots;
+    snprintf(s->learned, sizeof s->learned, "%u at once (%s)", (unsigned)s->cap, s->b.slots_src);
+  }
+  if (s->cap) {
+    uint32_t per = s->cap / (s->b.n > 1 ? s->b.n : 1);
+    if (per < 1) per = 1;
+    if (per < cap) cap = per;
+  }
+  s->inflight = cap;
+  if (s->win > cap) s->win = cap;
+  if (s->win_min > cap) s->win_min = cap;
+  if (s->multi) curl_multi_setopt(s->multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, (long)cap);
 }
 
 static int oa_open(rs_model *m, rs_err *e) {
@@ -135,6 +162,7 @@ static int oa_open(rs_model *m, rs_err *e) {
     curl_global_cleanup();
     return -1;
   }
+  apply_capacity(s);
   m->state = s;
   return 0;
 }
@@ -161,6 +189,8 @@ typedef struct oa_job {
   int state;
   uint32_t tries;
   double start, next_at;
+  double timeout_s;  /* this try's: timeout= plus the wait the server's queue was expected to cost */
+  bool queued;       /* started while the server was full (its service time includes a wait) */
   char *body;      /* request body, printed once for all tries */
   CURL *h;
   struct curl_slist *hdr; /* this transfer's headers (the key lives here only while it runs) */
@@ -242,9 +272,20 @@ static int start_job(oa_state *s, oa_job *j, double now) {
   curl_easy_setopt(h, CURLOPT_PRIVATE, j);
   curl_easy_setopt(h, CURLOPT_ERRORBUFFER, j->errbuf);
   curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L); /* timeouts without SIGALRM: safe in a worker */
-  long to = (long)(s->timeout_s * 1000);
+  /* timeout= counts from when the server starts the request: with the window at its capacity
+   * that is now; a request that must queue (capacity unknown or learnt late, other clients) gets
+   * the wait its place in the queue implies at the observed service time on top */
+  uint32_t cap = s->cap ? s->cap : (uint32_t)s->win;
+  uint32_t ahead = s->srv_waiting;
+  if (s->running + 1 > cap && s->running + 1 - cap > ahead) ahead = s->running + 1 - cap;
+  double extra = cap && ahead && s->nsvc ? s->svc_ewma * ((double)ahead / cap + 1) : 0;
+  if (extra > 10 * s->timeout_s) extra = 10 * s->timeout_s;
+  j->queued = ahead > 0;
+  j->timeout_s = s->timeout_s + extra;
+  long to = (long)(j->timeout_s * 1000);
   curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, to > 0 ? to : 1L);
-  curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, to < 10000 ? (to > 0 ? to : 1L) : 10000L);
+  long cto = (long)(s->timeout_s * 1000);
+  curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, cto < 10000 ? (cto > 0 ? cto : 1L) : 10000L);
   j->tries++;
   j->start = now;
   j->state = J_RUNNING;
@@ -296,6 +337,10 @@ static void window_cut(oa_state *s, double now, double factor, uint32_t floor) {
 }
 
 static void window_answer(oa_state *s, const oa_job *j, double now) {
+  if (!j->queued) { /* the service time of a request that did not wait: the queue's unit */
+    s->svc_ewma = s->nsvc ? 0.8 * s->svc_ewma + 0.2 * j->g[0].infer_s : j->g[0].infer_s;
+    s->nsvc++;
+  }
   uint32_t tok = 0;
   for (uint32_t i = 0; i < j->cnt; i++) tok += j->g[i].completion_tokens;
   double per = j->g[0].infer_s / (tok ? tok : 1);
@@ -318,12 +363,16 @@ static void finish_job(oa_state *s, oa_job *j, CURLcode res, double now) {
   s->running--;
   for (uint32_t i = 0; i < j->cnt; i++) j->g[i].infer_s = now - j->start; /* backoff waits are not inference */
   char why[220], msg[160];
-  bool retry = false, transient = false;
+  bool retry = false, transient = false, refused = false;
   if (j->too_big) {
     snprintf(why, sizeof why, "response too large (over %zu bytes)", s->max_body);
   } else if (res == CURLE_OPERATION_TIMEDOUT) {
     /* not retried: the server would start the generation over (raise timeout=; --resume redoes it) */
-    snprintf(why, sizeof why, "%.150s (not retried)", j->errbuf[0] ? j->errbuf : curl_easy_strerror(res));
+    if (j->timeout_s > s->timeout_s + 0.5)
+      snprintf(why, sizeof why, "%.120s (timeout %.0f s: %.0f s plus %.0f s expected in the server's queue; not retried)",
+               j->errbuf[0] ? j->errbuf : curl_easy_strerror(res), j->timeout_s, s->timeout_s, j->timeout_s - s->timeout_s);
+    else
+      snprintf(why, sizeof why, "%.150s (not retried)", j->errbuf[0] ? j->errbuf : curl_easy_strerror(res));
     transient = true;
   } else if (res != CURLE_OK) {
     snprintf(why, sizeof why, "%.190s", j->errbuf[0] ? j->errbuf : curl_easy_strerror(res));
@@ -333,6 +382,9 @@ static void finish_job(oa_state *s, oa_job *j, CURLcode res, double now) {
     snprintf(why, sizeof why, "HTTP %ld%s%s", code, msg[0] ? ": " : "", msg);
     /* context too small: futile to retry or to redo on --resume */
     retry = transient = (code == 429 || code >= 500) && !rs_oa_deterministic_error(msg);
+    /* every request meets these again: bad request, credentials, no such model, no room */
+    refused = code == 400 || code == 401 || code == 403 || code == 404 || code == 413 || code == 422 ||
+              rs_oa_deterministic_error(msg);
     if (code == 429 || code == 503) window_cut(s, now, 0.5, 1);
   } else if (!rs_oa_parse_reply(&s->b, j->in, j->resp, j->len, j->g, j->cnt, why, sizeof why)) {
     j->state = J_DONE;
@@ -345,6 +397,7 @@ static void finish_job(oa_state *s, oa_job *j, CURLcode res, double now) {
     return;
   }
   job_error(j, s, why, transient);
+  for (uint32_t i = 0; i < j->cnt; i++) j->g[i].refused = refused;
 }
 
 static void job_free(oa_state *s, oa_job *j) {
@@ -372,7 +425,10 @@ static int oa_submit(rs_model *m, const rs_gen_input *in, uint32_t first, uint32
   if (!n) return 0;
   if (!in || !in->p) return rs_errf(e, NULL, 0, "openai: no problem to prompt with");
   rs_oa_link link = {m->arg, s->endpoint, s->key_env, s->timeout_s};
-  if (s->b.probe_state == RS_OA_PROBE_PENDING && rs_oa_probe(&s->b, &link, e)) return -1;
+  if (s->b.probe_state == RS_OA_PROBE_PENDING) {
+    if (rs_oa_probe(&s->b, &link, e)) return -1;
+    apply_capacity(s); /* the server's facts may have come with the answer */
+  }
   cJSON *req = rs_oa_build_request(&s->b, in);
   /* one request per group of attempts (rs_oa_group: n=K, attempt 0 alone) */
   for (uint32_t k = 0; k < n;) {
@@ -452,10 +508,35 @@ static bool any_done(const oa_state *s) {
   return false;
 }
 
+/* Every 2 s while requests run, where the server tells (rs_oa_watch): what runs and waits there.
+ * A queue while we have requests beyond what runs means the server is full: its capacity is what
+ * runs (the most seen while others waited), and the window comes down to it (and grows no
+ * further). A capacity the server said at open (its slots) is not second-guessed. */
+static void watch(rs_model *m, oa_state *s, double now) {
+  if (!s->b.watch || !s->running || now < s->next_watch) return;
+  s->next_watch = now + 2;
+  uint32_t ru, wa;
+  rs_oa_link link = {m->arg, s->endpoint, s->key_env, s->timeout_s};
+  if (rs_oa_watch(&s->b, &link, &ru, &wa)) return;
+  if (s->b.watch == RS_OA_WATCH_SLOTS && s->running > ru) wa = s->running - ru; /* ours beyond its slots */
+  s->srv_running = ru;
+  s->srv_waiting = wa;
+  /* the most that ran while others waited: a sample taken while a slot changed hands shows one
+   * fewer, so the capacity only rises with later samples */
+  if (wa && ru && !s->b.slots && ru > s->cap) {
+    s->cap = ru;
+    snprintf(s->learned, sizeof s->learned, "%u at once (learnt: %u running, %u waiting)", (unsigned)ru,
+             (unsigned)ru, (unsigned)wa);
+    apply_capacity(s);
+    s->cuts++;
+  }
+}
+
 static int oa_poll(rs_model *m, double timeout_s, rs_done *out, uint32_t max, rs_err *e) {
   oa_state *s = m->state;
   if (!s->njobs) return 0;
   double now = rs_now();
+  watch(m, s, now);
   start_jobs(s, now);
   if (s->running && collect(s, e)) return -1;
   if (!any_done(s) && timeout_s > 0) {
@@ -492,13 +573,20 @@ static void oa_window(const rs_model *m, rs_window *w) {
   w->min_seen = s->win_min;
   w->inflight = s->running;
   w->cuts = s->cuts;
+  w->capacity = s->cap;
+  w->srv_running = s->srv_running;
+  w->srv_waiting = s->srv_waiting;
+  double now = rs_now();
+  for (const oa_job *j = s->jobs; j; j = j->next)
+    if (j->state == J_RUNNING && now - j->start > w->oldest_s) w->oldest_s = now - j->start;
+  snprintf(w->learned, sizeof w->learned, "%s", s->learned);
 }
 
 static void oa_limit(rs_model *m, uint32_t max) {
   oa_state *s = m->state;
-  s->inflight = max;
+  s->inflight_cfg = max;
   s->win = s->win_min = max;
-  curl_multi_setopt(s->multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, (long)max);
+  apply_capacity(s);
 }
 
 /* The synchronous interface over the asynchronous one (a call's own candidates: callers do not

@@ -61,6 +61,7 @@ static const struct {
     {"stop", "", P_STR, true},          {"schema", "1", P_SCHEMA, true},
     {"template", "", P_STR, true},      {"feedback", "1", P_STR, true},
     {"sampling", "explicit", P_STR, true}, {"n", "1", P_NUM, true},
+    {"schema_strict", "0", P_STR, true},
     {"probe", "1", P_STR, false},
 };
 
@@ -176,7 +177,9 @@ int rs_oa_body_configure(const rs_model *m, rs_oa_body *s, rs_err *e) {
   }
   s->feedback = true;
   s->probe = true;
-  if (rs_oa_param_bool(m, "feedback", &s->feedback, e) || rs_oa_param_bool(m, "probe", &s->probe, e)) return -1;
+  if (rs_oa_param_bool(m, "feedback", &s->feedback, e) || rs_oa_param_bool(m, "probe", &s->probe, e) ||
+      rs_oa_param_bool(m, "schema_strict", &s->strict, e))
+    return -1;
   if (rs_model_param(m, "stop", buf, sizeof buf) && buf[0]) s->stop = rs_xstrndup(buf, strlen(buf));
   if (rs_model_param(m, "template", buf, sizeof buf)) {
     size_t len;
@@ -291,7 +294,7 @@ cJSON *rs_oa_build_request(const rs_oa_body *s, const rs_gen_input *in) {
     cJSON *st = cJSON_AddArrayToObject(r, "stop");
     cJSON_AddItemToArray(st, cJSON_CreateString(s->stop));
   }
-  if (s->dialect != RS_OA_SCHEMA_NONE) rs_oa_add_schema(r, s->dialect, rs_oa_schema(in->p, in->vnames));
+  if (s->dialect != RS_OA_SCHEMA_NONE) rs_oa_add_schema(r, s->dialect, rs_oa_schema_ex(in->p, in->vnames, s->strict));
   /* per-attempt fields, replaced for each attempt */
   cJSON_AddNumberToObject(r, "temperature", 0);
   cJSON_AddNumberToObject(r, "seed", 0);

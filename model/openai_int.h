@@ -13,6 +13,9 @@
 enum { RS_OA_SCHEMA_NONE, RS_OA_SCHEMA_OPENAI, RS_OA_SCHEMA_LLAMACPP, RS_OA_SCHEMA_VLLM, RS_OA_NDIALECTS };
 extern const char *const rs_oa_dialect_name[RS_OA_NDIALECTS]; /* "0", "openai", "llamacpp", "vllm" */
 
+/* Where the server says how many requests run and wait (rs_oa_watch). */
+enum { RS_OA_WATCH_NONE, RS_OA_WATCH_SLOTS, RS_OA_WATCH_VLLM, RS_OA_WATCH_SGLANG };
+
 /* What the probe at open found out (openai_probe.c). */
 enum { RS_OA_PROBE_OFF, RS_OA_PROBE_PENDING, RS_OA_PROBE_OK };
 
@@ -32,6 +35,7 @@ typedef struct {
   bool samp_set[RS_OA_NSAMP]; /* given in the spec */
   bool explicit_sampling;   /* sampling=explicit: send every parameter, neutral when not given */
   bool chat, feedback, probe;
+  bool strict;    /* schema_strict=1: each value's schema admits exactly its class's registers */
   int dialect;    /* RS_OA_SCHEMA_* */
   uint32_t max_tokens;
   uint32_t n;     /* choices per request (n=K; attempt 0 always alone) */
@@ -40,6 +44,12 @@ typedef struct {
   char probe_note[240];
   uint32_t n_ctx;         /* the server's context in tokens (llama.cpp /props, vLLM /v1/models), 0: unknown */
   char server_note[240];  /* server facts and defaults read at open */
+  /* the server's capacity: requests it runs at once (llama.cpp /props total_slots or /slots,
+   * SGLang's server info max_running_requests; vLLM's only from its queue while running), 0: not
+   * said; and where the running and waiting requests can be read while a sweep runs */
+  uint32_t slots;
+  char slots_src[48];
+  int watch;              /* RS_OA_WATCH_* */
   /* prompt tokens per instance seen so far (openai_reply.c: silent truncation) */
   struct rs_oa_seen {
     uint64_t key;
@@ -93,6 +103,9 @@ typedef struct {
   double timeout_s;
 } rs_oa_link;
 int rs_oa_probe(rs_oa_body *b, const rs_oa_link *l, rs_err *e);
+/* Requests the server runs and queues now (b->watch says where to read them: llama.cpp's /slots,
+ * vLLM's or SGLang's /metrics gauges); 0, or -1 when it did not say. One short blocking GET. */
+int rs_oa_watch(const rs_oa_body *b, const rs_oa_link *l, uint32_t *running, uint32_t *waiting);
 /* One line for the run's provenance: dialect, probe outcome, sampling sent, server facts. */
 void rs_oa_describe(const rs_oa_body *b, char *out, size_t n);
 /* The same for an open openai: model (openai.c; rs_model_describe calls it). */

@@ -75,16 +75,120 @@ static double num(const cJSON *o, const char *k) {
   return cJSON_IsNumber(v) ? v->valuedouble : -1;
 }
 
+/* The server's root (the API base without a trailing /v1) + path. */
+static void root_url(const rs_oa_link *l, const char *path, char *url, size_t n) {
+  size_t ul = strlen(l->url);
+  while (ul && l->url[ul - 1] == '/') ul--;
+  size_t rl = ul >= 3 && !strncmp(l->url + ul - 3, "/v1", 3) ? ul - 3 : ul;
+  snprintf(url, n, "%.*s%s", (int)(rl < 2000 ? rl : 2000), l->url, path);
+}
+
+/* GET a JSON document of the server's root; NULL when absent or not JSON. */
+static cJSON *get_json(const rs_oa_link *l, const char *path, double to) {
+  char url[2200], why[200];
+  root_url(l, path, url, sizeof url);
+  buf_t r = {0};
+  cJSON *j = http(l, url, NULL, to, &r, why, sizeof why) == 200 && r.s ? cJSON_Parse(r.s) : NULL;
+  free(r.s);
+  return j;
+}
+
+/* A Prometheus gauge's value (the first sample of `name`, any labels), -1 if absent. */
+static double gauge(const char *text, const char *name) {
+  size_t nl = strlen(name);
+  for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+    if (strncmp(p, name, nl) || (p[nl] != '{' && p[nl] != ' ')) continue;
+    const char *v = p + nl;
+    if (*v == '{') v = strchr(v, '}');
+    if (!v) return -1;
+    return strtod(v + 1, NULL);
+  }
+  return -1;
+}
+
+/* Capacity where the server says it: llama.cpp's /props total_slots (read by the caller) or the
+ * length of /slots; SGLang's /get_server_info (or /server_info) max_running_requests; vLLM says
+ * none (max_num_seqs is not in /metrics), but its gauges show the queue while a sweep runs. */
+static void read_capacity(rs_oa_body *b, const rs_oa_link *l, const cJSON *props, double to) {
+  double ts = num(props, "total_slots");
+  cJSON *j = NULL;
+  if (props && ts < 1 && (j = get_json(l, "/slots", to)) && cJSON_IsArray(j) && cJSON_GetArraySize(j) > 0) {
+    ts = cJSON_GetArraySize(j);
+    snprintf(b->slots_src, sizeof b->slots_src, "llama.cpp /slots");
+  } else if (props && ts >= 1) {
+    snprintf(b->slots_src, sizeof b->slots_src, "llama.cpp /props total_slots");
+  }
+  cJSON_Delete(j);
+  if (props) {
+    if (ts >= 1 && ts < 1e6) b->slots = (uint32_t)ts;
+    b->watch = RS_OA_WATCH_SLOTS;
+    return;
+  }
+  const char *info[] = {"/get_server_info", "/server_info"};
+  for (int i = 0; i < 2 && !b->slots; i++) {
+    j = get_json(l, info[i], to);
+    double mr = num(j, "max_running_requests");
+    const cJSON *st = cJSON_GetObjectItemCaseSensitive(j, "internal_states");
+    if (mr < 1 && cJSON_IsArray(st)) mr = num(cJSON_GetArrayItem(st, 0), "max_running_requests");
+    if (mr >= 1 && mr < 1e6) {
+      b->slots = (uint32_t)mr;
+      snprintf(b->slots_src, sizeof b->slots_src, "SGLang %s max_running_requests", info[i]);
+    }
+    cJSON_Delete(j);
+  }
+  char url[2200], why[200];
+  root_url(l, "/metrics", url, sizeof url);
+  buf_t r = {0};
+  if (http(l, url, NULL, to, &r, why, sizeof why) == 200 && r.s) {
+    if (gauge(r.s, "vllm:num_requests_running") >= 0) b->watch = RS_OA_WATCH_VLLM;
+    else if (gauge(r.s, "sglang:num_running_reqs") >= 0) b->watch = RS_OA_WATCH_SGLANG;
+  }
+  free(r.s);
+}
+
+int rs_oa_watch(const rs_oa_body *b, const rs_oa_link *l, uint32_t *running, uint32_t *waiting) {
+  if (b->watch == RS_OA_WATCH_NONE) return -1;
+  double to = l->timeout_s < 2 ? l->timeout_s : 2;
+  if (b->watch == RS_OA_WATCH_SLOTS) { /* llama.cpp says what runs; what waits is ours beyond it */
+    cJSON *j = get_json(l, "/slots", to), *sl;
+    if (!cJSON_IsArray(j)) {
+      cJSON_Delete(j);
+      return -1;
+    }
+    uint32_t r = 0;
+    cJSON_ArrayForEach(sl, j) r += cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(sl, "is_processing"));
+    cJSON_Delete(j);
+    *running = r;
+    *waiting = 0;
+    return 0;
+  }
+  char url[2200], why[200];
+  root_url(l, "/metrics", url, sizeof url);
+  buf_t r = {0};
+  int rc = -1;
+  if (http(l, url, NULL, to, &r, why, sizeof why) == 200 && r.s) {
+    bool v = b->watch == RS_OA_WATCH_VLLM;
+    double ru = gauge(r.s, v ? "vllm:num_requests_running" : "sglang:num_running_reqs");
+    double wa = gauge(r.s, v ? "vllm:num_requests_waiting" : "sglang:num_queue_reqs");
+    if (ru >= 0 && wa >= 0 && ru < 1e7 && wa < 1e7) {
+      *running = (uint32_t)ru;
+      *waiting = (uint32_t)wa;
+      rc = 0;
+    }
+  }
+  free(r.s);
+  return rc;
+}
+
 /* llama.cpp: GET <root>/props; vLLM (and SGLang): GET <url>/models. */
 static void read_facts(rs_oa_body *b, const rs_oa_link *l) {
   if (b->server_note[0]) return; /* once */
   size_t ul = strlen(l->url);
   while (ul && l->url[ul - 1] == '/') ul--;
-  size_t rl = ul >= 3 && !strncmp(l->url + ul - 3, "/v1", 3) ? ul - 3 : ul;
   char url[2200], why[200];
   double to = l->timeout_s < 10 ? l->timeout_s : 10;
   buf_t r = {0};
-  snprintf(url, sizeof url, "%.*s/props", (int)(rl < 2000 ? rl : 2000), l->url);
+  root_url(l, "/props", url, sizeof url);
   cJSON *j = http(l, url, NULL, to, &r, why, sizeof why) == 200 && r.s ? cJSON_Parse(r.s) : NULL;
   free(r.s);
   const cJSON *dg = j ? cJSON_GetObjectItemCaseSensitive(j, "default_generation_settings") : NULL;
@@ -98,6 +202,8 @@ static void read_facts(rs_oa_body *b, const rs_oa_link *l) {
     const char *keys[] = {"temperature", "top_k", "top_p", "min_p", "repeat_penalty", "presence_penalty"};
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
       if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(pa, keys[i]))) rs_sb_printf(&s, " %s=%g", keys[i], num(pa, keys[i]));
+    read_capacity(b, l, j, to);
+    if (b->slots) rs_sb_printf(&s, "; %u slots", (unsigned)b->slots);
     snprintf(b->server_note, sizeof b->server_note, "%s", s.s);
     free(s.s);
     cJSON_Delete(j);
@@ -120,6 +226,12 @@ static void read_facts(rs_oa_body *b, const rs_oa_link *l) {
   }
   cJSON_Delete(j);
   if (!b->server_note[0]) snprintf(b->server_note, sizeof b->server_note, "no /props or /models context size");
+  read_capacity(b, l, NULL, to);
+  size_t k = strlen(b->server_note);
+  if (b->slots)
+    snprintf(b->server_note + k, sizeof b->server_note - k, "; %u at once (%s)", (unsigned)b->slots, b->slots_src);
+  else if (b->watch)
+    snprintf(b->server_note + k, sizeof b->server_note - k, "; capacity not said, its queue read from /metrics");
 }
 
 static cJSON *probe_schema(void) {
@@ -142,8 +254,29 @@ static bool conforms(const char *text) {
   return ok;
 }
 
-/* 1: conformed; 0: answered otherwise (what in `said`); -1: no answer (why in `said`). */
-static int probe_one(const rs_oa_body *b, const rs_oa_link *l, int dialect, char *said, size_t sn) {
+/* What one probe request found out. */
+enum { P_NOANSWER = -1, P_IGNORED = 0, P_APPLIED = 1, P_CUT = 2 };
+
+/* Is the answer, whitespace outside strings aside, a non-empty proper prefix of the only
+ * admissible answer {"regsweep_probe":"zq7"}? A grammar-constrained answer cut by max_tokens is
+ * (a byte-level model spends tokens on the whitespace the JSON grammar admits); an ignored schema
+ * gives prose, which is not. */
+static bool cut_prefix(const char *text) {
+  static const char want[] = "{\"" PROBE_KEY "\":\"" PROBE_VALUE "\"}";
+  size_t k = 0;
+  bool in_str = false;
+  for (const char *t = text ? text : ""; *t; t++) {
+    if (!in_str && (*t == ' ' || *t == '\n' || *t == '\t' || *t == '\r')) continue;
+    if (k >= sizeof want - 1 || *t != want[k]) return false;
+    if (*t == '"') in_str = !in_str;
+    k++;
+  }
+  return k > 0 && k < sizeof want - 1;
+}
+
+/* One probe request in `dialect` with max_tokens `maxt`; what the server answered goes to
+ * `said` (an excerpt, or the HTTP status and message, or curl's error). */
+static int probe_one(const rs_oa_body *b, const rs_oa_link *l, int dialect, unsigned maxt, char *said, size_t sn) {
   cJSON *r = cJSON_CreateObject();
   cJSON_AddStringToObject(r, "model", b->model);
   const char *ask = "Say hello in one word.";
@@ -155,7 +288,7 @@ static int probe_one(const rs_oa_body *b, const rs_oa_link *l, int dialect, char
   } else {
     cJSON_AddStringToObject(r, "prompt", ask);
   }
-  cJSON_AddNumberToObject(r, "max_tokens", 24);
+  cJSON_AddNumberToObject(r, "max_tokens", maxt);
   cJSON_AddNumberToObject(r, "temperature", 0);
   cJSON_AddNumberToObject(r, "seed", 0);
   cJSON_AddNumberToObject(r, "n", 1);
@@ -170,28 +303,48 @@ static int probe_one(const rs_oa_body *b, const rs_oa_link *l, int dialect, char
   if (code < 0 || code == 429 || code >= 500) {
     if (code >= 0) snprintf(why, sizeof why, "HTTP %ld", code);
     snprintf(said, sn, "%s", why);
-    out = -1;
+    out = P_NOANSWER;
   } else if (code / 100 != 2) { /* the server refused the form outright */
     char msg[160];
     rs_oa_server_message(resp.s, resp.n, msg, sizeof msg);
     snprintf(said, sn, "HTTP %ld: %s", code, msg);
-    out = 0;
+    out = P_IGNORED;
   } else {
     rs_gen g;
     memset(&g, 0, sizeof g);
     if (rs_openai_parse_response(resp.s, resp.n, b->chat, &g, why, sizeof why)) {
       snprintf(said, sn, "%s", why);
-      out = -1;
+      out = P_NOANSWER;
     } else {
-      out = conforms(g.text);
+      out = conforms(g.text) ? P_APPLIED : g.finish == RS_FINISH_LENGTH && cut_prefix(g.text) ? P_CUT : P_IGNORED;
       size_t k = 0;
-      for (const char *t = g.text; t && *t && k + 1 < sn && k < 60; t++) said[k++] = *t >= 32 && *t < 127 ? *t : ' ';
-      said[k] = 0;
+      if (!g.text || !g.text[0]) k = (size_t)snprintf(said, sn, "%s", "an empty answer");
+      else said[k++] = '\'';
+      for (const char *t = g.text; t && *t && k + 2 < sn && k < 60; t++) said[k++] = *t >= 32 && *t < 127 ? *t : ' ';
+      if (g.text && g.text[0]) said[k++] = '\'';
+      said[k < sn ? k : sn - 1] = 0;
+      if (g.finish == RS_FINISH_LENGTH && k + 30 < sn)
+        snprintf(said + k, sn - k, " (cut at max_tokens %u)", maxt);
     }
     rs_gen_clear(&g);
   }
   free(resp.s);
   return out;
+}
+
+/* max_tokens of the probe: the answer is 24 bytes, but the JSON grammar lets a weak model put
+ * whitespace around every token (up to 20 blanks per gap in llama.cpp's), and a byte-level
+ * vocabulary spends a token per byte. A cut answer that is a prefix of the admissible one is
+ * asked again once with PROBE_TOKENS_RETRY. */
+#define PROBE_TOKENS 96
+#define PROBE_TOKENS_RETRY 1024
+
+/* A dialect's verdict: applied, cut twice while still a prefix (applied: an ignored schema does
+ * not write a prefix of {"regsweep_probe":...}), ignored or no answer. */
+static int probe_dialect(const rs_oa_body *b, const rs_oa_link *l, int dialect, char *said, size_t sn) {
+  int r = probe_one(b, l, dialect, PROBE_TOKENS, said, sn);
+  if (r == P_CUT) r = probe_one(b, l, dialect, PROBE_TOKENS_RETRY, said, sn);
+  return r;
 }
 
 int rs_oa_probe(rs_oa_body *b, const rs_oa_link *l, rs_err *e) {
@@ -201,33 +354,49 @@ int rs_oa_probe(rs_oa_body *b, const rs_oa_link *l, rs_err *e) {
     snprintf(b->probe_note, sizeof b->probe_note, "%s", b->dialect == RS_OA_SCHEMA_NONE ? "no schema" : "not run (probe=0)");
     return 0;
   }
-  char said[200];
-  int r = probe_one(b, l, b->dialect, said, sizeof said);
-  if (r < 0) { /* the server is down or busy: the sweep's own requests will say so; probe (and
-               * read its facts) again before the next call, one request's timeout at most */
+  char said[RS_OA_NDIALECTS][200];
+  int r = probe_dialect(b, l, b->dialect, said[b->dialect], sizeof said[0]);
+  if (r == P_NOANSWER) { /* the server is down or busy: the sweep's own requests will say so;
+                          * probe (and read its facts) again before the next call */
     b->probe_state = RS_OA_PROBE_PENDING;
-    snprintf(b->probe_note, sizeof b->probe_note, "no answer yet (%.150s)", said);
+    snprintf(b->probe_note, sizeof b->probe_note, "no answer yet (%.150s)", said[b->dialect]);
     return 0;
   }
   read_facts(b, l);
-  if (r > 0) {
+  if (r != P_IGNORED) {
     b->probe_state = RS_OA_PROBE_OK;
-    snprintf(b->probe_note, sizeof b->probe_note, "the server applied it");
+    if (r == P_APPLIED) snprintf(b->probe_note, sizeof b->probe_note, "the server applied it");
+    else snprintf(b->probe_note, sizeof b->probe_note, "the server applied it (its answer, cut at %u tokens, was a "
+                  "prefix of the only admissible one)", PROBE_TOKENS_RETRY);
     return 0;
   }
-  /* ignored or refused: which dialect does this server read? */
+  /* ignored or refused: which dialect does this server read? Each is named with its answer. */
   int found = -1;
-  char other[200];
-  for (int d = RS_OA_SCHEMA_OPENAI; d < RS_OA_NDIALECTS && found < 0; d++)
-    if (d != b->dialect && probe_one(b, l, d, other, sizeof other) > 0) found = d;
-  snprintf(b->probe_note, sizeof b->probe_note, "ignored (answered '%.80s')", said);
-  if (found > 0)
-    return rs_errf(e, NULL, 0, "openai %s: schema=%s: the server does not apply the structured-output request (the "
-                   "probe's schema admits only {\"" PROBE_KEY "\":\"" PROBE_VALUE "\"}; it answered '%.80s'); "
-                   "schema=%s does: use it (schema=0 sweeps unconstrained on purpose, probe=0 skips this check)",
-                   l->endpoint, rs_oa_dialect_name[b->dialect], said, rs_oa_dialect_name[found]);
-  return rs_errf(e, NULL, 0, "openai %s: schema=%s: the server does not apply the structured-output request (the "
-                 "probe's schema admits only {\"" PROBE_KEY "\":\"" PROBE_VALUE "\"}; it answered '%.80s'), and "
-                 "neither do schema=openai, llamacpp or vllm: use schema=0 to sweep unconstrained on purpose",
-                 l->endpoint, rs_oa_dialect_name[b->dialect], said);
+  bool tried[RS_OA_NDIALECTS] = {false};
+  tried[b->dialect] = true;
+  for (int d = RS_OA_SCHEMA_OPENAI; d < RS_OA_NDIALECTS && found < 0; d++) {
+    if (d == b->dialect) continue;
+    tried[d] = true;
+    if (probe_dialect(b, l, d, said[d], sizeof said[d]) > 0) found = d;
+  }
+  snprintf(b->probe_note, sizeof b->probe_note, "ignored (answered %.80s)", said[b->dialect]);
+  rs_sb m = {0};
+  rs_sb_printf(&m, "openai %s: schema=%s: the server does not apply the structured-output request (the probe's schema "
+               "admits only {\"" PROBE_KEY "\":\"" PROBE_VALUE "\"}; it answered %.70s)", l->endpoint,
+               rs_oa_dialect_name[b->dialect], said[b->dialect]);
+  if (found > 0) {
+    for (int d = RS_OA_SCHEMA_OPENAI; d < found; d++) /* the others tried before the one that works */
+      if (tried[d] && d != b->dialect)
+        rs_sb_printf(&m, "; nor does schema=%s (answered %.70s)", rs_oa_dialect_name[d], said[d]);
+    rs_sb_printf(&m, "; schema=%s does: use it (schema=0 sweeps unconstrained on purpose, probe=0 skips this check)",
+                 rs_oa_dialect_name[found]);
+  } else {
+    rs_sb_puts(&m, "; nor does");
+    for (int d = RS_OA_SCHEMA_OPENAI; d < RS_OA_NDIALECTS; d++)
+      if (tried[d] && d != b->dialect) rs_sb_printf(&m, " schema=%s (answered %.70s);", rs_oa_dialect_name[d], said[d]);
+    rs_sb_puts(&m, " use schema=0 to sweep unconstrained on purpose");
+  }
+  rs_errf(e, NULL, 0, "%s", m.s);
+  free(m.s);
+  return -1;
 }

@@ -45,8 +45,11 @@ static void take_choice(const cJSON *c, bool chat, rs_gen *g) {
 }
 
 /* n choices into g[0..n-1] by their index (position if absent); usage: the prompt is shared, the
- * completion tokens (a total over the choices) are split in proportion to the texts. */
-static int parse_choices(const char *body, size_t len, bool chat, rs_gen *g, uint32_t n, char *why, size_t wn) {
+ * completion tokens (a total over the choices) are split in proportion to the texts. llama.cpp
+ * (one_choice) counts the first choice only: its tokens per byte then give every choice its
+ * count (an estimate, said in docs/models.md). */
+static int parse_choices(const char *body, size_t len, bool chat, rs_gen *g, uint32_t n, bool one_choice, char *why,
+                         size_t wn) {
   cJSON *r = body ? cJSON_ParseWithLength(body, len) : NULL;
   if (!r) {
     snprintf(why, wn, "malformed response: not JSON (%zu bytes)", len);
@@ -85,6 +88,8 @@ static int parse_choices(const char *body, size_t len, bool chat, rs_gen *g, uin
   }
   size_t total = 0;
   for (uint32_t k = 0; k < n; k++) total += g[k].text ? strlen(g[k].text) + 1 : 0;
+  if (one_choice && n > 1 && g[0].text && total) /* scale one choice's count to all of them */
+    ct = (uint32_t)((double)ct * (double)total / (double)(strlen(g[0].text) + 1) + 0.5);
   uint32_t left = ct;
   for (uint32_t k = 0; k < n; k++) {
     if (!g[k].text) continue;
@@ -106,7 +111,7 @@ static int parse_choices(const char *body, size_t len, bool chat, rs_gen *g, uin
 }
 
 int rs_openai_parse_response(const char *body, size_t len, bool chat, rs_gen *g, char *why, size_t wn) {
-  return parse_choices(body, len, chat, g, 1, why, wn);
+  return parse_choices(body, len, chat, g, 1, false, why, wn);
 }
 
 int rs_oa_parse_reply(rs_oa_body *b, const rs_gen_input *in, const char *body, size_t len, rs_gen *g, uint32_t n,
@@ -115,7 +120,8 @@ int rs_oa_parse_reply(rs_oa_body *b, const rs_gen_input *in, const char *body, s
     free(g[k].text);
     g[k].text = NULL;
   }
-  if (parse_choices(body, len, b->chat, g, n ? n : 1, why, wn)) return -1;
+  /* a llama.cpp server (it has /props) counts one choice in usage */
+  if (parse_choices(body, len, b->chat, g, n ? n : 1, b->watch == RS_OA_WATCH_SLOTS, why, wn)) return -1;
   for (uint32_t k = 0; k < (n ? n : 1); k++) rs_oa_check_prompt(b, in, &g[k]);
   return 0;
 }
@@ -195,4 +201,18 @@ bool rs_oa_deterministic_error(const char *msg) {
   for (size_t i = 0; i < sizeof pats / sizeof *pats; i++)
     if (strcasestr_(msg, pats[i])) return true;
   return false;
+}
+
+const char *rs_refusal_advice(const char *err) {
+  if (!err) err = "";
+  if (rs_oa_deterministic_error(err))
+    return "the prompts do not fit the server's context: start it with a larger one (llama.cpp: --ctx-size is shared "
+           "by its --parallel slots; vLLM: --max-model-len; SGLang: --context-length), or lower max_tokens=";
+  if (strstr(err, "HTTP 404"))
+    return "the server does not serve this model or endpoint: model= must be a name GET URL/models lists, and the URL "
+           "the API base (http://host:port/v1)";
+  if (strstr(err, "HTTP 401") || strstr(err, "HTTP 403"))
+    return "the server refuses the credentials: put its API key in the environment variable key_env= names";
+  return "the server rejects the request itself: check api=, the schema= dialect, and sampling=server for endpoints "
+         "that reject parameters they do not know";
 }

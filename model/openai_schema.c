@@ -2,6 +2,7 @@
  * answer (structured output), the register description of the prompt, and template rendering.
  * Kept apart from the HTTP client so each can be read (and tested) on its own. */
 #include "model/openai_schema.h"
+#include "analysis/problem.h"
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,6 +81,79 @@ char *rs_oa_class_pattern(const rs_target *t, int cls) {
   rs_sb_puts(&b, nalt > 1 ? ")$" : "$");
   free(alt.s);
   return b.s;
+}
+
+cJSON *rs_oa_class_enum(const rs_problem *p, int cls) {
+  const rs_target *t = p->tgt;
+  if (cls < 0 || (uint32_t)cls >= t->nclasses || !t->format_preg) return NULL;
+  const rs_regclass *c = &t->classes[cls];
+  rs_lanes lanes = 0; /* the lanes a value of the class takes (a 16-bit half: one lane) */
+  for (uint32_t v = 0; v < p->nvars && !lanes; v++)
+    if (p->vars[v].cls == cls) lanes = p->vars[v].full;
+  if (!lanes) lanes = c->half ? (c->half == 1 ? 1 : 2) : rs_lanes_full(c->width);
+  cJSON *en = cJSON_CreateArray();
+  char buf[48];
+  for (uint32_t f = 0; f < t->nfiles && f < 32; f++) {
+    if (!(c->files >> f & 1) || !t->files[f].asm_prefix) continue;
+    for (uint32_t u = 0; u < t->files[f].count; u++) {
+      rs_preg r = {t->files[f].first + u, lanes};
+      /* the class's width and alignment, inside the file, off reserved units, within the
+       * function's budget: exactly what the verifier accepts for this value alone */
+      if (rs_problem_member(p, cls, r) != RS_MEMBER_OK) continue;
+      cJSON_AddItemToArray(en, cJSON_CreateString(t->format_preg(t, r, buf, sizeof buf)));
+    }
+  }
+  for (uint32_t sp = 0; sp < t->nspecials && sp < 32; sp++)
+    if (c->specials >> sp & 1 && rs_problem_member(p, cls, t->specials[sp].reg) == RS_MEMBER_OK)
+      cJSON_AddItemToArray(en, cJSON_CreateString(t->specials[sp].name));
+  if (!cJSON_GetArraySize(en)) {
+    cJSON_Delete(en);
+    return NULL;
+  }
+  return en;
+}
+
+/* schema_strict: one "$defs" entry per class used, an enumeration of its registers, referenced
+ * by every value of the class (1,500 values cost 1,500 short references, not 1,500 lists). A
+ * regex cannot say "v[N:N+3] with N a multiple of 2"; an enumeration says it exactly. */
+static cJSON *strict_schema(const rs_problem *p, const char *const *vnames) {
+  const rs_target *t = p->tgt;
+  cJSON *schema = cJSON_CreateObject();
+  cJSON_AddStringToObject(schema, "type", "object");
+  cJSON *defs = cJSON_AddObjectToObject(schema, "$defs");
+  cJSON *props = cJSON_AddObjectToObject(schema, "properties");
+  cJSON *req = cJSON_AddArrayToObject(schema, "required");
+  signed char *have = rs_xcalloc(t->nclasses + 1, 1); /* 1: in $defs, -1: no register at all */
+  for (uint32_t v = 0; v < p->nvars; v++) {
+    const char *name = vnames ? vnames[v] : p->vars[v].name;
+    int cls = p->vars[v].cls;
+    cJSON *prop = cJSON_CreateObject();
+    char ref[80];
+    if (cls >= 0 && (uint32_t)cls < t->nclasses && !have[cls]) {
+      cJSON *en = rs_oa_class_enum(p, cls);
+      have[cls] = en ? 1 : -1;
+      if (en) {
+        cJSON *d = cJSON_AddObjectToObject(defs, t->classes[cls].name);
+        cJSON_AddStringToObject(d, "type", "string");
+        cJSON_AddItemToObject(d, "enum", en);
+      }
+    }
+    if (cls >= 0 && (uint32_t)cls < t->nclasses && have[cls] > 0) {
+      snprintf(ref, sizeof ref, "#/$defs/%s", t->classes[cls].name);
+      cJSON_AddStringToObject(prop, "$ref", ref);
+    } else {
+      cJSON_AddStringToObject(prop, "type", "string");
+    }
+    cJSON_AddItemToObject(props, name, prop);
+    cJSON_AddItemToArray(req, cJSON_CreateString(name));
+  }
+  cJSON_AddFalseToObject(schema, "additionalProperties");
+  free(have);
+  return schema;
+}
+
+cJSON *rs_oa_schema_ex(const rs_problem *p, const char *const *vnames, bool strict) {
+  return strict ? strict_schema(p, vnames) : rs_oa_schema(p, vnames);
 }
 
 cJSON *rs_oa_schema(const rs_problem *p, const char *const *vnames) {

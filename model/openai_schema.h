@@ -22,6 +22,13 @@ char *rs_oa_class_pattern(const rs_target *t, int cls);
 /* {"type":"object","properties":{name:{"type":"string","pattern":...}},"required":[every name],
  * "additionalProperties":false}; vnames may be NULL (original names). Linear in the values. */
 cJSON *rs_oa_schema(const rs_problem *p, const char *const *vnames);
+/* schema_strict=1: each value's string is one of exactly the registers of its class the
+ * function may use (width, alignment, inside the file, off reserved units, within its budget:
+ * rs_problem_member), an enumeration in "$defs" per class, referenced by "$ref" from each value.
+ * strict=false: rs_oa_schema. */
+cJSON *rs_oa_schema_ex(const rs_problem *p, const char *const *vnames, bool strict);
+/* The enumeration of one class (a JSON array of spellings), NULL if it has no register. */
+cJSON *rs_oa_class_enum(const rs_problem *p, int cls);
 /* A few lines on the register files and classes the Problem's values use. */
 void rs_oa_describe_registers(rs_sb *b, const rs_problem *p);
 

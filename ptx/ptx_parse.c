@@ -777,7 +777,7 @@ static int target_directive(P *p, uint32_t line) {
   snprintf(name, sizeof name, "%.*s", (int)(k < 32 ? k : 32), w);
   const rs_target *t = rs_target_by_name(name);
   if (!t || t->vendor != RS_NV)
-    return perr(p, line, "unknown PTX target '%s' (supported: sm_89, sm_90)", name);
+    return perr(p, line, "unknown PTX target '%s' (supported: sm_75, sm_80, sm_86, sm_89, sm_90)", name);
   p->m->tgt = t;
   return 0;
 }

@@ -168,6 +168,36 @@ static void step_back(const J *j, const rs_inst *in, rs_word *live) {
   }
 }
 
+/* Owners of f's values and units, and the Problem's conflicts and exclusions already there. */
+static void j_init(J *j, const rs_func *f, rs_problem *p) {
+  const rs_target *t = f->tgt;
+  memset(j, 0, sizeof *j);
+  j->f = f;
+  j->p = p;
+  j->off = rs_xmalloc(sizeof *j->off * (f->nvregs + 1));
+  for (uint32_t v = 0; v < f->nvregs; v++) j->off[v] = j->nv, j->nv += f->vregs[v].width ? f->vregs[v].width : 1;
+  j->owner = rs_xmalloc(sizeof *j->owner * (j->nv + t->nunits + 1));
+  for (uint32_t v = 0; v < f->nvregs; v++)
+    for (uint32_t k = j->off[v]; k < (v + 1 < f->nvregs ? j->off[v + 1] : j->nv); k++) j->owner[k] = v;
+  for (uint32_t u = 0; u < t->nunits; u++) j->owner[j->nv + u] = f->nvregs + u;
+  j->var_of = rs_xmalloc(sizeof *j->var_of * (f->nvregs + 1));
+  for (uint32_t v = 0; v < f->nvregs; v++) j->var_of[v] = UINT32_MAX;
+  for (uint32_t v = 0; v < p->nvars; v++) j->var_of[p->vars[v].fvreg] = v;
+  for (uint32_t i = 0; i < p->nconf; i++) put(j, conf_key(p->conf[i].a, p->conf[i].la, p->conf[i].b, p->conf[i].lb));
+  for (uint32_t i = 0; i < p->nfixed; i++)
+    if (p->fixed[i].p.lanes == 3) put(j, fix_key(p->fixed[i].v, p->fixed[i].lv, p->fixed[i].p.unit));
+  j->words = (uint32_t)RS_WORDS(j->nv + t->nunits) + 1;
+}
+
+/* Frees j; returns how many conflicts and exclusions it added. */
+static uint32_t j_free(J *j) {
+  free(j->off);
+  free(j->owner);
+  free(j->var_of);
+  free(j->keys);
+  return j->added;
+}
+
 /* Reads no def of their value reaches (forward, as lift.c walks): the lift gives each of them
  * its register's entry value, so two such values on one register would become one. They must
  * not share a register; `scratch` (W * (nblocks + 1) words) is reused. */
@@ -218,35 +248,9 @@ static void entry_reads(J *j, rs_word *scratch) {
   free(entry);
 }
 
-/* A pair of operands sass/scoreboard.c says must not share a register. */
-static void scoreboard_pair(void *ctx, const rs_operand *a, const rs_operand *b, uint32_t inst) {
-  J *j = ctx;
-  uint32_t fa, ua, fb, ub;
-  if (op_owner(j, a, &fa, &ua) && op_owner(j, b, &fb, &ub)) forbid(j, j->owner[fa], ua, j->owner[fb], ub, inst);
-}
-
-uint32_t rs_sass_join_conflicts(const rs_func *f, rs_problem *p) { return rs_sass_free_conflicts(f, NULL, p, NULL); }
-
-uint32_t rs_sass_free_conflicts(const rs_func *f, const uint64_t (*ctl)[2], rs_problem *p, uint32_t *scoreboard) {
-  const rs_target *t = f->tgt;
-  J j = {0};
-  j.f = f;
-  j.p = p;
-  j.off = rs_xmalloc(sizeof *j.off * (f->nvregs + 1));
-  for (uint32_t v = 0; v < f->nvregs; v++) j.off[v] = j.nv, j.nv += f->vregs[v].width ? f->vregs[v].width : 1;
-  uint32_t nowners = j.nv + t->nunits;
-  j.owner = rs_xmalloc(sizeof *j.owner * (nowners + 1));
-  for (uint32_t v = 0; v < f->nvregs; v++)
-    for (uint32_t k = j.off[v]; k < (v + 1 < f->nvregs ? j.off[v + 1] : j.nv); k++) j.owner[k] = v;
-  for (uint32_t u = 0; u < t->nunits; u++) j.owner[j.nv + u] = f->nvregs + u;
-  j.var_of = rs_xmalloc(sizeof *j.var_of * (f->nvregs + 1));
-  for (uint32_t v = 0; v < f->nvregs; v++) j.var_of[v] = UINT32_MAX;
-  for (uint32_t v = 0; v < p->nvars; v++) j.var_of[p->vars[v].fvreg] = v;
-  for (uint32_t i = 0; i < p->nconf; i++)
-    put(&j, conf_key(p->conf[i].a, p->conf[i].la, p->conf[i].b, p->conf[i].lb));
-  for (uint32_t i = 0; i < p->nfixed; i++)
-    if (p->fixed[i].p.lanes == 3) put(&j, fix_key(p->fixed[i].v, p->fixed[i].lv, p->fixed[i].p.unit));
-  j.words = (uint32_t)RS_WORDS(nowners) + 1;
+uint32_t rs_sass_join_conflicts(const rs_func *f, rs_problem *p) {
+  J j;
+  j_init(&j, f, p);
   uint32_t W = j.words, nb = f->nblocks;
   rs_word *in = rs_xcalloc((size_t)W * (nb + 1), sizeof *in), *live = rs_xcalloc(W, sizeof *live);
   /* plain backward liveness to a fixed point */
@@ -285,14 +289,23 @@ uint32_t rs_sass_free_conflicts(const rs_func *f, const uint64_t (*ctl)[2], rs_p
     }
   }
   entry_reads(&j, in);
-  uint32_t joins = j.added;
-  if (ctl) rs_sass_scoreboard_pairs(f, ctl, scoreboard_pair, &j); /* ptxas's control bits kept */
-  if (scoreboard) *scoreboard = j.added - joins;
   free(in);
   free(live);
-  free(j.off);
-  free(j.owner);
-  free(j.var_of);
-  free(j.keys);
-  return j.added;
+  return j_free(&j);
+}
+
+/* ---- scoreboards: what a recolouring must keep for ptxas's control bits to stay right ---- */
+
+/* A pair of operands sass/scoreboard.c says must not share a register. */
+static void scoreboard_pair(void *ctx, const rs_operand *a, const rs_operand *b, uint32_t inst) {
+  J *j = ctx;
+  uint32_t fa, ua, fb, ub;
+  if (op_owner(j, a, &fa, &ua) && op_owner(j, b, &fb, &ub)) forbid(j, j->owner[fa], ua, j->owner[fb], ub, inst);
+}
+
+uint32_t rs_sass_scoreboard_conflicts(const rs_func *f, const uint64_t (*ctl)[2], rs_problem *p) {
+  J j;
+  j_init(&j, f, p);
+  rs_sass_scoreboard_pairs(f, ctl, scoreboard_pair, &j); /* hazard.c's walk, one pair at a time */
+  return j_free(&j);
 }

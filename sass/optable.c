@@ -161,6 +161,12 @@ const rs_sass_op rs_sass_optable[] = {
     {"IMMA.16832.S8.S8", "SAT", "d4 s4 s2 s4", 0},
     {"IMMA.16832.U8.U8", "SAT", "d4 s4 s2 s4", 0},
     {"IMMA.8816.S8.S8", "SAT", "d2 s1 s1 s2", 0},
+    /* measured against -plr (tensor_cluster.cu, sm_80): m16n8k4 tf32 and m16n8k16 s8 read A 2, B 1 */
+    {"HMMA.1684.F32.TF32", "", "d4 s2 s1 s4", 0},
+    {"IMMA.16816.S8.S8", "SAT", "d4 s2 s1 s4", 0},
+    {"IMMA.16816.U8.U8", "SAT", "d4 s2 s1 s4", 0},
+    {"DMMA.884", "", "d4 s2 s2 s4", 0},   /* C, D two doubles, A, B one (-plr: DMMA.884 R4, R4, R6, RZ marks R4-R7 x) */
+    {"DMMA.8x8x4", "", "d4 s2 s2 s4", 0}, /* sm_90 spelling */
 
     /* ---- memory: the address register is a pair with .64 (or M); widths by size ---- */
     {"LDG.E", SUB32 MEMQ, "d1 m", D},
@@ -235,6 +241,8 @@ const rs_sass_op rs_sass_optable[] = {
     {"DEPBAR", "LE", "s1 s1|s1 s1 s1", 0}, /* DEPBAR.LE SB0, 0x1[, {1}] */
     {"ERRBAR", "", "", 0},
     {"CGAERRBAR", "", "", 0},
+    {"UCGABAR_ARV", "", "", 0}, /* thread-block cluster barrier (cluster.sync(), sm_90) */
+    {"UCGABAR_WAIT", "", "", 0},
     {"FENCE.VIEW.ASYNC", "S G T", "", 0},
     {"CCTL", "IVALL E", "", 0},
     {"NOP", "", "", 0},

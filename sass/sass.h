@@ -108,12 +108,15 @@ struct rs_problem;
  * its re-lift (a def may reach a read of another value, a predicated def, the entry value of a
  * register): any valid colouring then re-lifts to the same values. Returns how many it added. */
 uint32_t rs_sass_join_conflicts(const rs_func *f, struct rs_problem *p);
-/* The same, plus (ctl: the instructions' words, ptxas's control bits, NULL for none) the
- * conflicts that keep a recolouring lowered under those bits free of scoreboard races
- * (sass/scoreboard.c); *scoreboard (may be NULL) gets how many of the added are those. */
-uint32_t rs_sass_free_conflicts(const rs_func *f, const uint64_t (*ctl)[2], struct rs_problem *p, uint32_t *scoreboard);
+/* With ptxas's control bits kept (lowering into its cubin): the values an instruction still reads
+ * (read barrier: its R sources) or writes (write barrier) after it issues, apart from every value
+ * an instruction writes (or, for a write barrier, touches) before one waits on that barrier
+ * (sass/hazard.c's rule, so a lowered recolouring has no scoreboard hazard). ctl[i]: the words
+ * of instruction i (word 1 bits 46-57). Returns how many conflicts it added. */
+uint32_t rs_sass_scoreboard_conflicts(const rs_func *f, const uint64_t (*ctl)[2], struct rs_problem *p);
 /* scoreboard.c: every pair of operands (a of an instruction in flight, b of a later one not
- * waiting for it) that must not share a register for ptxas's scoreboards to stay sound; inst is b's. */
+ * waiting for it) that must not share a register for ptxas's scoreboards to stay sound; inst is
+ * b's. The walk is sass/hazard.c's (rs_sass_sb_walk): the conflicts and the check cannot drift. */
 typedef void (*rs_sass_pair_fn)(void *ctx, const rs_operand *a, const rs_operand *b, uint32_t inst);
 void rs_sass_scoreboard_pairs(const rs_func *f, const uint64_t (*ctl)[2], rs_sass_pair_fn pair, void *ctx);
 

@@ -19,7 +19,8 @@
  *
  * The request's "model" field selects the behaviour:
  *   ok            200 with the answer (chat: choices[0].message.content; completions: .text)
- *   n1only        the same, one choice whatever n asks for
+ *   n1only        the same, one choice whatever n asks for (with /props, as llama.cpp, n > 1
+ *                 choices report usage.completion_tokens of the first choice only)
  *   cutN          the same, reporting N prompt tokens (a silently truncated prompt)
  *   shrinkxK      the same; from the (K+1)-th request of a seed on, 4/5 of the prompt tokens
  *   delayN        the same after N milliseconds
@@ -35,6 +36,13 @@
  *   drop          close the connection without a response
  *   length        200 with half the answer and finish_reason "length"
  *   big           200 with a valid body padded to 64 KiB
+ *   ctx400        400 "request (5994 tokens) exceeds the available context size (4096 tokens)" (llama.cpp)
+ * With standin_start_ex's `ws` it answers like a byte-level model under a JSON grammar: the single
+ * admissible answer with whitespace in it, one token per byte, cut at max_tokens with
+ * finish_reason "length". With `slots` it runs that many requests at once and queues the rest
+ * (a request waits for a slot, as llama.cpp's and vLLM's do), counting running, waiting and the
+ * peaks in memory the test reads, and counting answers whose client hung up while they waited or
+ * ran (`aborted`: the server noticed, as a server that cancels abandoned work does).
  * The child exits on SIGTERM (standin_stop) or after 60 s at the latest. */
 #include <arpa/inet.h>
 #include <cjson/cJSON.h>
@@ -47,6 +55,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/types.h>
@@ -61,6 +70,14 @@ typedef struct {
   char honour[64];  /* schema dialects applied (sd_schema_in); others silently ignored */
   int props;        /* 0: no facts endpoint; 1: llama.cpp GET /props; 2: vLLM GET /v1/models */
   unsigned n_ctx;   /* context reported there and enforced (0: unlimited) */
+  /* standin_start_ex: */
+  unsigned ws;      /* byte-level answers: the single-answer JSON with ws blanks in it, cut at max_tokens bytes */
+  unsigned slots;   /* > 0: that many requests run at once, the rest wait in a queue (llama.cpp's slots,
+                     * vLLM's max_num_seqs); /props says total_slots, /slots lists them, /metrics
+                     * (vLLM's gauges) says running and waiting */
+  struct sd_shared {          /* shared with every answering process and with the test */
+    int running, waiting, peak_running, peak_waiting, aborted;
+  } *sh;
 } rs_standin;
 
 #include "tests/standin_http.c"
@@ -71,28 +88,102 @@ typedef struct {
   unsigned count;
 } sd_count;
 
-/* Answer one request on fd (runs in its own process). */
-static void sd_answer(int fd, const rs_standin *cfg, const char *answer, const char *req, size_t hlen, size_t len,
+/* Has the client closed its end (a cancelled or timed-out request)? */
+static bool sd_hungup(int fd) {
+  char c;
+  ssize_t r = recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+  return r == 0 || (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK);
+}
+
+/* Sleep ms, watching the client: false if it hung up meanwhile (counted as aborted). */
+static bool sd_sleep_watch(int fd, const rs_standin *cfg, long ms) {
+  for (long t = 0; t < ms; t += 5) {
+    if (sd_hungup(fd)) {
+      __atomic_add_fetch(&cfg->sh->aborted, 1, __ATOMIC_SEQ_CST);
+      return false;
+    }
+    sd_sleep_ms(ms - t < 5 ? ms - t : 5);
+  }
+  return true;
+}
+
+static void sd_peak(int *peak, int v) {
+  int p = __atomic_load_n(peak, __ATOMIC_SEQ_CST);
+  while (v > p && !__atomic_compare_exchange_n(peak, &p, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+  }
+}
+
+/* Wait for one of cfg->slots (the server's queue); false if the client hung up while waiting. */
+static bool sd_take_slot(int fd, const rs_standin *cfg) {
+  struct sd_shared *h = cfg->sh;
+  int r0 = __atomic_load_n(&h->running, __ATOMIC_SEQ_CST);
+  if (r0 < (int)cfg->slots &&
+      __atomic_compare_exchange_n(&h->running, &r0, r0 + 1, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+    sd_peak(&h->peak_running, r0 + 1);
+    return true;
+  }
+  sd_peak(&h->peak_waiting, __atomic_add_fetch(&h->waiting, 1, __ATOMIC_SEQ_CST));
+  for (;;) {
+    int r = __atomic_load_n(&h->running, __ATOMIC_SEQ_CST);
+    if (r < (int)cfg->slots &&
+        __atomic_compare_exchange_n(&h->running, &r, r + 1, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+      break;
+    if (sd_hungup(fd)) {
+      __atomic_sub_fetch(&h->waiting, 1, __ATOMIC_SEQ_CST);
+      __atomic_add_fetch(&h->aborted, 1, __ATOMIC_SEQ_CST);
+      return false;
+    }
+    sd_sleep_ms(2);
+  }
+  __atomic_sub_fetch(&h->waiting, 1, __ATOMIC_SEQ_CST);
+  sd_peak(&h->peak_running, __atomic_load_n(&h->running, __ATOMIC_SEQ_CST));
+  return true;
+}
+
+/* Answer one request on fd (runs in its own process). True if it gave its slot back before the
+ * answer went out (as a server frees a slot before the client reads the answer). */
+static bool sd_answer(int fd, const rs_standin *cfg, const char *answer, const char *req, size_t hlen, size_t len,
                       unsigned seen) {
   if (!strncmp(req, "GET /props ", 11) && cfg->props == 1) {
     char b[400];
     snprintf(b, sizeof b, "{\"default_generation_settings\":{\"n_ctx\":%u,\"params\":{\"top_k\":40,\"top_p\":0.95,"
-             "\"min_p\":0.05,\"temperature\":0.8}},\"total_slots\":1}", cfg->n_ctx);
+             "\"min_p\":0.05,\"temperature\":0.8}}%s%u}", cfg->n_ctx, cfg->slots ? ",\"total_slots\":" : ",\"x\":",
+             cfg->slots);
     sd_respond(fd, 200, b, strlen(b), strlen(b));
-    return;
+    return false;
+  }
+  if (!strncmp(req, "GET /slots ", 11) && cfg->props == 1 && cfg->slots) {
+    char b[4096];
+    size_t k = (size_t)snprintf(b, sizeof b, "[");
+    int run = __atomic_load_n(&cfg->sh->running, __ATOMIC_SEQ_CST);
+    for (unsigned i = 0; i < cfg->slots && k + 80 < sizeof b; i++)
+      k += (size_t)snprintf(b + k, sizeof b - k, "%s{\"id\":%u,\"is_processing\":%s}", i ? "," : "", i,
+                            (int)i < run ? "true" : "false");
+    snprintf(b + k, sizeof b - k, "]");
+    sd_respond(fd, 200, b, strlen(b), strlen(b));
+    return false;
+  }
+  if (!strncmp(req, "GET /metrics ", 13) && cfg->props == 2 && cfg->slots) {
+    char b[600];
+    snprintf(b, sizeof b, "# HELP vllm:num_requests_running Number of requests currently running on GPU.\n"
+             "# TYPE vllm:num_requests_running gauge\nvllm:num_requests_running{model_name=\"ok\"} %d.0\n"
+             "# TYPE vllm:num_requests_waiting gauge\nvllm:num_requests_waiting{model_name=\"ok\"} %d.0\n",
+             __atomic_load_n(&cfg->sh->running, __ATOMIC_SEQ_CST), __atomic_load_n(&cfg->sh->waiting, __ATOMIC_SEQ_CST));
+    sd_respond(fd, 200, b, strlen(b), strlen(b));
+    return false;
   }
   if (!strncmp(req, "GET /v1/models ", 15) && cfg->props == 2) {
     char b[400];
     snprintf(b, sizeof b, "{\"object\":\"list\",\"data\":[{\"id\":\"other\",\"max_model_len\":1},"
              "{\"id\":\"ok\",\"object\":\"model\",\"max_model_len\":%u}]}", cfg->n_ctx);
     sd_respond(fd, 200, b, strlen(b), strlen(b));
-    return;
+    return false;
   }
   bool chat = strstr(req, " /v1/chat/completions ") != NULL && strstr(req, " /v1/chat/completions ") < strstr(req, "\r\n");
   bool compl = !chat && strstr(req, " /v1/completions ") && strstr(req, " /v1/completions ") < strstr(req, "\r\n");
   if (!chat && !compl) {
     sd_error(fd, 404, "no such endpoint");
-    return;
+    return false;
   }
   cJSON *body = cJSON_ParseWithLength(req + hlen, len - hlen);
   cJSON *mj = cJSON_GetObjectItemCaseSensitive(body, "model");
@@ -100,7 +191,7 @@ static void sd_answer(int fd, const rs_standin *cfg, const char *answer, const c
   if (cJSON_IsString(mj)) snprintf(model, sizeof model, "%s", mj->valuestring);
   if (!body) {
     sd_error(fd, 400, "request body is not JSON");
-    return;
+    return false;
   }
   /* what a well-behaved server answers: the schema applied where it reads the dialect (only a
    * single-answer schema is "applied": the client's probe), n choices, usage from the prompt */
@@ -112,6 +203,22 @@ static void sd_answer(int fd, const rs_standin *cfg, const char *answer, const c
   const cJSON *mt = cJSON_GetObjectItemCaseSensitive(body, "max_tokens");
   unsigned maxt = cJSON_IsNumber(mt) ? (unsigned)mt->valuedouble : 4096;
   cJSON_Delete(body);
+  char *spaced = NULL;
+  if (lit && cfg->ws) { /* {<ws blanks>"key": "value"} as a weak byte-level model writes it */
+    spaced = malloc(strlen(lit) + cfg->ws + 8);
+    size_t q = 0;
+    for (const char *c = lit; *c; c++) {
+      spaced[q++] = *c;
+      if (*c == '{')
+        for (unsigned w = 0; w < cfg->ws; w++) spaced[q++] = w % 7 == 6 ? '\n' : ' ';
+      if (*c == ':') spaced[q++] = ' ';
+    }
+    spaced[q] = 0;
+    free(lit);
+    lit = spaced;
+  }
+  bool cut = cfg->ws && lit && strlen(lit) > maxt;
+  if (cut) lit[maxt] = 0; /* one token per byte */
   const char *ans = lit ? lit : answer;
   unsigned ctok = (unsigned)strlen(ans) / 4 + 1;
   if (cfg->n_ctx && ptok + (ctok < maxt ? ctok : maxt) > cfg->n_ctx) /* llama.cpp's context shift: cut, answer 200 */
@@ -122,14 +229,26 @@ static void sd_answer(int fd, const rs_standin *cfg, const char *answer, const c
   unsigned k;
   if (!strcmp(model, "ok") || !strncmp(model, "delay", 5) || !strcmp(model, "slow") || !strcmp(model, "n1only") ||
       !strncmp(model, "cut", 3) || !strncmp(model, "shrinkx", 7)) {
-    if (!strncmp(model, "delay", 5)) sd_sleep_ms(atol(model + 5));
+    if (!strncmp(model, "delay", 5) && !cfg->slots) sd_sleep_ms(atol(model + 5));
+    if (!strncmp(model, "delay", 5) && cfg->slots && !sd_sleep_watch(fd, cfg, atol(model + 5))) {
+      free(lit);
+      return false;
+    }
     if (!strcmp(model, "slow")) sd_sleep_ms(3000);
     if (!strcmp(model, "n1only")) nch = 1; /* a server that ignores n */
     if (!strncmp(model, "cut", 3)) ptok = (unsigned)atoi(model + 3);
     if (!strncmp(model, "shrinkx", 7) && seen >= (unsigned)atoi(model + 7)) ptok = ptok * 4 / 5;
     const char *cs[64];
     for (unsigned i = 0; i < nch; i++) cs[i] = ans;
-    ok = sd_ok_body_n(chat, cs, nch, "stop", 0, ptok);
+    ok = sd_ok_body_n(chat, cs, nch, cut ? "length" : "stop", 0, ptok);
+    if (cfg->props == 1 && nch > 1) { /* llama.cpp: usage counts the first choice only */
+      cJSON *j = cJSON_Parse(ok);
+      cJSON *u = cJSON_GetObjectItem(j, "usage");
+      cJSON_ReplaceItemInObject(u, "completion_tokens", cJSON_CreateNumber((double)(strlen(ans) / 4 + 1)));
+      cJSON_free(ok);
+      ok = cJSON_PrintUnformatted(j);
+      cJSON_Delete(j);
+    }
   } else if (!strcmp(model, "e401leak")) {
     char auth[300] = "no authorization header";
     const char *a = NULL;
@@ -143,6 +262,8 @@ static void sd_answer(int fd, const rs_standin *cfg, const char *answer, const c
       snprintf(auth, sizeof auth, "invalid credentials: %.*s", (int)(e - a - 2), a + 2);
     }
     sd_error(fd, 401, auth);
+  } else if (!strcmp(model, "ctx400")) { /* llama.cpp's refusal of a prompt beyond its context */
+    sd_error(fd, 400, "request (5994 tokens) exceeds the available context size (4096 tokens), try increasing it");
   } else if (!strcmp(model, "ectx")) { /* llama.cpp's answer to a prompt beyond its context */
     sd_error(fd, 500, "the request exceeds the available context size, try increasing it");
   } else if (sscanf(model, "e%d", &code) == 1) {
@@ -178,11 +299,17 @@ static void sd_answer(int fd, const rs_standin *cfg, const char *answer, const c
   } else {
     sd_error(fd, 404, "the model does not exist");
   }
+  bool released = false;
   if (ok) {
+    if (cfg->slots && !strncmp(req, "POST ", 5)) {
+      __atomic_sub_fetch(&cfg->sh->running, 1, __ATOMIC_SEQ_CST);
+      released = true;
+    }
     sd_respond(fd, 200, ok, strlen(ok), strlen(ok));
     cJSON_free(ok);
   }
   free(lit);
+  return released;
 }
 
 static void sd_serve(int ls, const rs_standin *cfg, const char *answer, const char *dir) {
@@ -240,7 +367,9 @@ static void sd_serve(int ls, const rs_standin *cfg, const char *answer, const ch
     if (pid == 0) {
       close(ls);
       alarm(10);
-      sd_answer(c, cfg, answer, req, hlen, (size_t)len, seen);
+      bool post = !strncmp(req, "POST ", 5), slot = cfg->slots && post;
+      if ((!slot || sd_take_slot(c, cfg)) && !sd_answer(c, cfg, answer, req, hlen, (size_t)len, seen) && slot)
+        __atomic_sub_fetch(&cfg->sh->running, 1, __ATOMIC_SEQ_CST);
       shutdown(c, SHUT_WR);
       close(c);
       _exit(0);
@@ -253,9 +382,22 @@ static void sd_serve(int ls, const rs_standin *cfg, const char *answer, const ch
 /* Start the stand-in answering `answer`, recording requests under `dir`, applying schemas in
  * the dialects `honour` names, with a facts endpoint (props: 0 none, 1 /props, 2 /v1/models)
  * reporting and enforcing n_ctx. 0 on success. */
-static int standin_start_cfg(rs_standin *sd, const char *answer, const char *dir, const char *honour, int props,
-                             unsigned n_ctx) {
+static int standin_start_ex(rs_standin *sd, const char *answer, const char *dir, const char *honour, int props,
+                            unsigned n_ctx, unsigned ws, unsigned slots) {
   memset(sd, 0, sizeof *sd);
+  sd->ws = ws;
+  sd->slots = slots;
+  /* counters shared with the answering processes and the test: a mapped file (POSIX, no
+   * MAP_ANONYMOUS under _POSIX_C_SOURCE), removed at once; the mapping stays */
+  char shp[300];
+  snprintf(shp, sizeof shp, "%s/shared.%d", dir, (int)getpid());
+  int shfd = open(shp, O_RDWR | O_CREAT | O_TRUNC, 0600);
+  if (shfd < 0 || ftruncate(shfd, sizeof *sd->sh)) return -1;
+  sd->sh = mmap(NULL, sizeof *sd->sh, PROT_READ | PROT_WRITE, MAP_SHARED, shfd, 0);
+  close(shfd);
+  unlink(shp);
+  if (sd->sh == MAP_FAILED) return -1;
+  memset(sd->sh, 0, sizeof *sd->sh);
   snprintf(sd->dir, sizeof sd->dir, "%s", dir);
   snprintf(sd->honour, sizeof sd->honour, "%s", honour);
   sd->props = props;
@@ -287,8 +429,13 @@ static int standin_start_cfg(rs_standin *sd, const char *answer, const char *dir
   return 0;
 }
 
+static inline int standin_start_cfg(rs_standin *sd, const char *answer, const char *dir, const char *honour, int props,
+                             unsigned n_ctx) {
+  return standin_start_ex(sd, answer, dir, honour, props, n_ctx, 0, 0);
+}
+
 /* The default: a server that reads OpenAI's response_format (vLLM, SGLang), no facts endpoint. */
-static int standin_start(rs_standin *sd, const char *answer, const char *dir) {
+static inline int standin_start(rs_standin *sd, const char *answer, const char *dir) {
   return standin_start_cfg(sd, answer, dir, "openai", 0, 0);
 }
 
@@ -298,4 +445,6 @@ static void standin_stop(rs_standin *sd) {
     waitpid(sd->pid, NULL, 0);
     sd->pid = 0;
   }
+  if (sd->sh && sd->sh != MAP_FAILED) munmap(sd->sh, sizeof *sd->sh);
+  sd->sh = NULL;
 }

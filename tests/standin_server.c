@@ -8,13 +8,17 @@
  * now and then a pass on tiny kernels) so a lost or duplicated attempt changes the attempt table.
  *
  *   standin_server --port-file FILE [--port N] [--delay-file FILE] [--count-file FILE]
- *                  [--schema openai|llamacpp|vllm|all|none]
+ *                  [--schema openai|llamacpp|vllm|all|none] [--refuse-file FILE]
+ *                  [--prompt-dir DIR]
  *
  * Listens on 127.0.0.1:N (N = 0: an ephemeral port), writes the port to FILE once it listens
  * (written aside and renamed, so a reader never sees half of it), answers POST /v1/chat/completions
  * and /v1/completions, one process per request. If the delay file exists, each answer waits the
  * milliseconds it contains first (slow the server down without restarting it). With --count-file
- * it appends one line per answered request. Like a real server it reads structured-output
+ * it appends one line per answered request (seed, prompt tokens). While the refuse file exists
+ * ("MIN_TOKENS MESSAGE"), every attempt (not the probe) whose prompt has MIN_TOKENS or more is
+ * refused with HTTP 400 and MESSAGE, as llama.cpp refuses a prompt beyond its context. With
+ * --prompt-dir each attempt's prompt is written to DIR/SEED.txt (what the feedback said). Like a real server it reads structured-output
  * schemas only in the dialects --schema names (default openai: response_format) and silently
  * ignores the others; it "applies" one only where it admits a single answer (the client's probe).
  * An n > 1 request gets n choices, choice i scrambled with seed + i (vLLM's child seeds).
@@ -123,7 +127,7 @@ static long ss_delay_ms(const char *file) {
 }
 
 static void ss_answer(int fd, const char *req, size_t hlen, size_t len, const char *delay_file, const char *count_file,
-                      const char *honour) {
+                      const char *honour, const char *refuse_file, const char *prompt_dir) {
   const char *eol = strstr(req, "\r\n");
   const char *c1 = strstr(req, " /v1/chat/completions "), *c2 = strstr(req, " /v1/completions ");
   bool chat = c1 && c1 < eol, compl = c2 && c2 < eol;
@@ -145,6 +149,27 @@ static void ss_answer(int fd, const char *req, size_t hlen, size_t len, const ch
   const cJSON *sc = sd_schema_in(body, honour);
   char *lit = sc ? sd_literal_answer(sc) : NULL;
   cJSON_Delete(body);
+  FILE *rf = !lit && refuse_file ? fopen(refuse_file, "r") : NULL;
+  if (rf) {
+    char line[300] = "0 refused";
+    if (fgets(line, sizeof line, rf)) line[strcspn(line, "\n")] = 0;
+    fclose(rf);
+    char *msg = strchr(line, ' ');
+    if ((unsigned)atol(line) <= ptok) {
+      sd_error(fd, 400, msg ? msg + 1 : "refused");
+      free(prompt);
+      return;
+    }
+  }
+  if (prompt_dir && !lit) {
+    char pp[1200];
+    snprintf(pp, sizeof pp, "%s/%llu.txt", prompt_dir, (unsigned long long)seed);
+    FILE *pf = fopen(pp, "w");
+    if (pf) {
+      fputs(prompt, pf);
+      fclose(pf);
+    }
+  }
   long ms = ss_delay_ms(delay_file);
   if (ms > 0) sd_sleep_ms(ms);
   /* choice i is sampled with seed + i, as vLLM seeds the children of an n > 1 request */
@@ -157,7 +182,7 @@ static void ss_answer(int fd, const char *req, size_t hlen, size_t len, const ch
   if (count_file) {
     FILE *f = fopen(count_file, "a");
     if (f) {
-      fprintf(f, "%llu\n", (unsigned long long)seed);
+      fprintf(f, "%llu %u\n", (unsigned long long)seed, ptok);
       fclose(f);
     }
   }
@@ -166,7 +191,8 @@ static void ss_answer(int fd, const char *req, size_t hlen, size_t len, const ch
 }
 
 int main(int argc, char **argv) {
-  const char *port_file = NULL, *delay_file = NULL, *count_file = NULL, *honour = "openai";
+  const char *port_file = NULL, *delay_file = NULL, *count_file = NULL, *honour = "openai", *refuse_file = NULL,
+             *prompt_dir = NULL;
   int port = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!strcmp(argv[i], "--port-file")) port_file = argv[i + 1];
@@ -174,6 +200,8 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--delay-file")) delay_file = argv[i + 1];
     else if (!strcmp(argv[i], "--count-file")) count_file = argv[i + 1];
     else if (!strcmp(argv[i], "--schema")) honour = argv[i + 1];
+    else if (!strcmp(argv[i], "--refuse-file")) refuse_file = argv[i + 1];
+    else if (!strcmp(argv[i], "--prompt-dir")) prompt_dir = argv[i + 1];
     else {
       fprintf(stderr, "standin_server: unknown option %s\n", argv[i]);
       return 2;
@@ -181,7 +209,7 @@ int main(int argc, char **argv) {
   }
   if (!port_file) {
     fprintf(stderr, "usage: standin_server --port-file FILE [--port N] [--delay-file FILE] [--count-file FILE] "
-                    "[--schema openai|llamacpp|vllm|all|none]\n");
+                    "[--schema openai|llamacpp|vllm|all|none] [--refuse-file FILE] [--prompt-dir DIR]\n");
     return 2;
   }
   int ls = socket(AF_INET, SOCK_STREAM, 0), one = 1;
@@ -220,7 +248,7 @@ int main(int argc, char **argv) {
       char *req = NULL;
       size_t hlen;
       ssize_t len = sd_read_request(c, &req, &hlen);
-      if (len >= 0) ss_answer(c, req, hlen, (size_t)len, delay_file, count_file, honour);
+      if (len >= 0) ss_answer(c, req, hlen, (size_t)len, delay_file, count_file, honour, refuse_file, prompt_dir);
       free(req);
       shutdown(c, SHUT_WR);
       close(c);

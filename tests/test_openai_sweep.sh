@@ -9,6 +9,11 @@
 #     records the dialect and the probe's outcome
 #   4 n=2: 3 requests for 4 attempts, the same attempts on a rerun against another server, n in
 #     the run's config
+#   5 a server that refuses every attempt (HTTP 400, context too small) stops the sweep early
+#     with the reason and what to change; summary.md and `report` group infra by reason
+#   6 --feedback carries every diagnostic the verifier kept, not only the first
+#   7 a run directory in use by a live sweep is locked: a --resume meanwhile is refused with the
+#     holder's host and PID; once that sweep is killed, its stale lock is taken over
 set -uo pipefail
 bin=$(realpath "$1")
 standin=$(dirname "$bin")/tests/standin_server
@@ -76,6 +81,55 @@ check 'same_as "$tmp/n1.tsv" "$tmp/n2"' "n=2 rerun on another server: the same a
 check 'grep -q "openai?model=standin&temperature=0.8&n=2" "$tmp/n1/config.json"' "n=2 is part of the model identity in config.json"
 check '[ "$(cut -f5 "$tmp/n1.tsv" | sort -u | wc -l)" -ge 2 ] && ! grep -q infra "$tmp/n1.tsv"' \
   "n=2 candidates get several verdicts, no infra: $(cut -f5 "$tmp/n1.tsv" | sort | uniq -c | tr '\n' ' ')"
+
+# 5: refusals every request meets ("MIN_PROMPT_TOKENS MESSAGE": prompts from that size on)
+pr=$(start r --refuse-file "$tmp/refuse")
+echo "0 request (5994 tokens) exceeds the available context size (4096 tokens), try increasing it" > "$tmp/refuse"
+"$bin" sweep "${args[@]}" --samples 2 --model "$(spec "$pr")" --out "$tmp/x1" > "$tmp/x1.log" 2>&1
+st=$?
+check '[ $st -ne 0 ] && grep -q "the server refused 3 attempts in a row, of 2 instances" "$tmp/x1.log" && grep -q "larger one (llama.cpp: --ctx-size" "$tmp/x1.log"' \
+  "context refusals stop the sweep (status $st): $(grep -m1 -o 'the server refused.\{0,60\}' "$tmp/x1.log")"
+check '[ "$(wc -l < "$tmp/r.count")" -le 1 ]' "... after a few requests (answered: $(wc -l < "$tmp/r.count"), the probe)"
+# one instance too long for the server (sgemm's ~10,000-token prompt) among fitting ones (reduce,
+# gemv: under 2,000) does not stop a sweep; its reason is in the summaries
+echo "5000 the model does not fit: request exceeds the available context size" > "$tmp/refuse"
+"$bin" sweep --corpus "$PWD/data/corpus-mini.h5" --filter 'family=reduce|gemv|sgemm,target=sm_90,form=ptx' --split test \
+  --samples 2 --model "$(spec "$pr")" --out "$tmp/x2" > "$tmp/x2.log" 2>&1
+st=$?
+check '[ $st -eq 0 ] && [ "$(grep -c infra <("$bin" attempts "$tmp/x2"))" -eq 2 ]' \
+  "one refused instance among answered ones: the sweep ends normally (status $st), 2 infra attempts"
+check 'grep -q "## Infra attempts by reason" "$tmp/x2/summary.md" && grep -q "| 2 | HTTP 400: the model does not fit: request exceeds the available context size |" "$tmp/x2/summary.md"' \
+  "summary.md: $(grep -m1 'HTTP 400' "$tmp/x2/summary.md")"
+check '"$bin" report "$tmp/x2" | grep -q "| 2 | HTTP 400: the model does not fit"' "report groups infra by reason"
+check 'grep -q "| 2 | HTTP 400: the model does not fit" "$tmp/x2.log"' "the sweep's end summary says it"
+
+# 6: the feedback of a rejected answer lists its diagnostics (the stand-in's scrambles break
+# many values), and says how many there were when the verifier kept fewer
+mkdir -p "$tmp/prompts"
+pf=$(start f --prompt-dir "$tmp/prompts")
+"$bin" sweep --corpus "$PWD/data/corpus-mini.h5" --filter 'family=gemv,target=sm_90,form=ptx' --split test --samples 2 \
+  --until-pass --feedback --model "$(spec "$pf")" --out "$tmp/fb" > "$tmp/fb.log" 2>&1
+fbp=$(grep -l "rejected by the verifier" "$tmp/prompts"/*.txt | head -1)
+nd=$([ -n "$fbp" ] && sed -n '/rejected by the verifier:/,/Correct these problems/p' "$fbp" | wc -l || echo 0)
+check '[ -n "$fbp" ] && [ "$nd" -ge 4 ]' "the second prompt's feedback has $((nd - 2)) lines: $(sed -n '/rejected by the verifier:/{n;p;}' "$fbp" 2>/dev/null | cut -c1-80)"
+
+# 7: the run directory's lock
+pd=$(start d --delay-file "$tmp/delay")
+echo 2500 > "$tmp/delay" # longer than the 5 s a live holder on this host is given to exit
+"$bin" sweep "${args[@]}" --samples 2 --model "$(spec "$pd" "&inflight=1")" --out "$tmp/lk" > "$tmp/lk1.log" 2>&1 &
+sw=$!
+for _ in $(seq 1 200); do [ -s "$tmp/lk/lock" ] && break; sleep 0.05; done
+"$bin" sweep "${args[@]}" --samples 2 --model "$(spec "$pd")" --out "$tmp/lk" --resume > "$tmp/lk2.log" 2>&1
+st=$?
+check '[ $st -eq 2 ] && grep -q "is in use by a live sweep (host $(hostname) pid $sw since" "$tmp/lk2.log"' \
+  "a --resume during a live sweep is refused: $(cut -c1-160 "$tmp/lk2.log")"
+kill -9 $sw 2>/dev/null
+wait $sw 2>/dev/null
+rm -f "$tmp/delay"
+"$bin" sweep "${args[@]}" --samples 2 --model "$(spec "$pd")" --out "$tmp/lk" --resume > "$tmp/lk3.log" 2>&1
+st=$?
+check '[ $st -eq 0 ] && grep -q "took over the lock of a sweep that is gone (host $(hostname) pid $sw" "$tmp/lk3.log" && [ ! -e "$tmp/lk/lock" ]' \
+  "after a kill -9 the stale lock is taken over (status $st): $(grep -m1 -o 'took over.\{0,60\}' "$tmp/lk3.log")"
 
 echo "test_openai_sweep: $fail failed"
 [ "$fail" -eq 0 ]

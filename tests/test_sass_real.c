@@ -14,12 +14,15 @@
  *     value dead before it do not interfere by the Problem's rule, but putting them on one
  *     register joins them on the re-lift; joins.c adds exactly that conflict; on every listing
  *     of the fixtures the listing's own colouring satisfies all it adds (pinned stays valid);
+ *   - --scoreboards: a recolouring of sgemm_t4x4 sm_90 has scoreboard hazards with ptxas's control
+ *     bits (lower's check, sass/hazard.c) unless free mode is given the cubin; with it, none;
  *   - `inspect --live` against nvdisasm 11.8's `-lrm count` (NAME.lrm) row by row: equal on every
  *     row of warp_ops (all archs); the rows that still differ elsewhere are an open gap of the
  *     -plr emulation (sass/live.c), pinned per listing in LIVE_GAP so a change either way shows. */
 #include "check.h"
 #include "analysis/problem.h"
 #include "corpus/truth.h"
+#include "sass/lower.h"
 #include "sass/sass.h"
 #include <stdlib.h>
 #include <string.h>
@@ -30,7 +33,7 @@ static const char *const DIRS[] = {"tests/fixtures/sass-real", "tests/fixtures/s
 static void test_pinned(void) {
   char **list;
   int n = rs_check_list(DIRS[0], ".sass", &list), funcs = 0;
-  CHECKF(n == 30, "%d listings (6 sources x 5 archs)", n);
+  CHECKF(n == 35, "%d listings (7 sources x 5 archs)", n);
   for (int i = 0; i < n; i++) {
     char cmd[1200], out[4096];
     snprintf(cmd, sizeof cmd, "%s regalloc %s --pinned", rs_check_cli, list[i]);
@@ -64,7 +67,8 @@ static void test_forms(const char *tmp) {
                                      "SYNCS.ARRIVE.TRANS64.A1T0 ", "ATOMS.ARRIVE.64 ", "ATOMS.CAST.SPIN.64 ",
                                      "I2F.F64.S64 ", "QSPC.E.S ", "NANOSLEEP.WARP ", "CALL.ABS.NOINC ", "LEPC ",
                                      "IDP.4A.S8.S8 ", "VABSDIFF4.U8 ", "ATOMG.E.CAS.STRONG.SM ",
-                                     "ATOM.E.ADD.F16x2.RN.STRONG.GPU ", "IMAD.WIDE.U32 "};
+                                     "ATOM.E.ADD.F16x2.RN.STRONG.GPU ", "IMAD.WIDE.U32 ", "DMMA.884 ",
+                                     "DMMA.8x8x4 ", "HMMA.1684.F32.TF32 ", "IMMA.16816.S8.S8 ", "UCGABAR_ARV "};
   for (size_t k = 0; k < sizeof want / sizeof *want; k++) {
     char line[80];
     snprintf(line, sizeof line, "\n%s", want[k]);
@@ -73,7 +77,7 @@ static void test_forms(const char *tmp) {
   const char *tot = strstr(out, "forms: ");
   unsigned listings = 0, seen = 0;
   if (tot) sscanf(tot, "forms: %u listings (%*u refused before the table: disassembly or operands), %*u instructions; %u forms seen", &listings, &seen);
-  CHECKF(listings == 30 && seen >= 300, "%u listings, %u forms", listings, seen);
+  CHECKF(listings == 35 && seen >= 300, "%u listings, %u forms", listings, seen);
 
   /* an opcode nobody knows: named by the coverage tool and by the parser, file:line */
   char *t = rs_read_file("tests/fixtures/sass-real/warp_ops.sm_80.sass", NULL, &(rs_err){{0}});
@@ -207,6 +211,13 @@ static void test_widths(void) {
       width_of(i89, "CALL.ABS.NOINC", "2s1s"); /* R8:R9 the callee's address; R1 */
       rs_module_free(i89);
     }
+    rs_module *t80 = rs_sass_load("tests/fixtures/sass-real/tensor_cluster.sm_80.sass", NULL, &o, &e);
+    CHECKF(t80 != NULL, "%s", e.msg);
+    if (t80) { /* as -plr marks them */
+      width_of(t80, "DMMA.884", "4d2s2s1s");           /* D quad, A and B one double, C RZ */
+      width_of(t80, "HMMA.1684.F32.TF32", "4d2s1s4s"); /* D 4, A 2, B 1, C 4 */
+      rs_module_free(t80);
+    }
   }
   rs_module_free(a75);
   rs_module_free(a80);
@@ -215,16 +226,18 @@ static void test_widths(void) {
 }
 
 /* Rows of `inspect --live` that differ from -lrm count, per listing (the open gap, measured
- * 2026-12-02). Mostly one GPR or one to four predicates around predicated code and loops (the
- * region rule of live.c does not reproduce them yet), and on sm_90 rows beside the instructions
- * 11.8 drops (its liveness misses their defs). */
+ * 2026-12-02). On sm_90, rows after an instruction 11.8 drops (its liveness misses that
+ * instruction): all but 7 of sm_90's (test_live counts them). Elsewhere mostly one GPR or one to
+ * four predicates around predicated code and loops (the region rule of live.c does not reproduce
+ * them yet). */
 static const struct {
   const char *name;
   unsigned differ;
 } LIVE_GAP[] = {
     {"clamps.sm_75", 0},      {"clamps.sm_80", 0},      {"clamps.sm_86", 0},      {"clamps.sm_89", 0},
     {"clamps.sm_90", 0},      {"intrinsics.sm_75", 169}, {"intrinsics.sm_80", 165}, {"intrinsics.sm_86", 165},
-    {"intrinsics.sm_89", 165}, {"intrinsics.sm_90", 170}, {"async_copy.sm_75", 51}, {"async_copy.sm_80", 24}, {"async_copy.sm_86", 34}, {"async_copy.sm_89", 34},
+    {"intrinsics.sm_89", 165}, {"intrinsics.sm_90", 170}, {"tensor_cluster.sm_75", 0}, {"tensor_cluster.sm_80", 0},
+    {"tensor_cluster.sm_86", 0}, {"tensor_cluster.sm_89", 0}, {"tensor_cluster.sm_90", 0}, {"async_copy.sm_75", 51}, {"async_copy.sm_80", 24}, {"async_copy.sm_86", 34}, {"async_copy.sm_89", 34},
     {"async_copy.sm_90", 3},  {"big.sm_75", 172},       {"big.sm_80", 188},       {"big.sm_86", 183},
     {"big.sm_89", 183},       {"big.sm_90", 479},       {"families.sm_75", 153},  {"families.sm_80", 170},
     {"families.sm_86", 205},  {"families.sm_89", 205},  {"families.sm_90", 201},  {"warp_ops.sm_75", 0},
@@ -232,7 +245,22 @@ static const struct {
 };
 
 /* One listing: rows of NAME.lrm (function, address, GPR PRED UGPR UPRED) against `inspect --live`. */
-static void live_one(const char *sass, unsigned *rows, unsigned *differ) {
+/* The first address of function fn that 11.8 dropped (the listing's first line names the holes
+ * `corpus disasm` filled: "... holes filled: fn 0x00f0 VIADD, 0x03b0 VIADD; fn2 ..."), or ~0. */
+static unsigned first_hole(const char *listing, const char *fn) {
+  const char *nl = strchr(listing, '\n'), *p = strstr(listing, "holes filled: ");
+  if (!p || (nl && p > nl)) return ~0u;
+  for (p += 14; p && (!nl || p < nl);) {
+    size_t n = strlen(fn);
+    unsigned a;
+    if (!strncmp(p, fn, n) && p[n] == ' ' && sscanf(p + n, " 0x%x", &a) == 1) return a;
+    p = strstr(p, "; ");
+    if (p) p += 2;
+  }
+  return ~0u;
+}
+
+static void live_one(const char *sass, unsigned *rows, unsigned *differ, unsigned *after_hole) {
   char lrm[700], cmd[1200];
   snprintf(lrm, sizeof lrm, "%.*s.lrm", (int)(strlen(sass) - 5), sass);
   snprintf(cmd, sizeof cmd, "%s inspect %s --live", rs_check_cli, sass);
@@ -240,8 +268,10 @@ static void live_one(const char *sass, unsigned *rows, unsigned *differ) {
   int rc = rs_check_run(cmd, ours, 1 << 22);
   CHECKF(rc == 0, "%s: inspect --live rc %d", sass, rc);
   rs_err e = {{0}};
-  char *t = rs_read_file(lrm, NULL, &e);
-  CHECKF(t != NULL, "%s: %s", lrm, e.msg);
+  char *t = rs_read_file(lrm, NULL, &e), *listing = rs_read_file(sass, NULL, &e);
+  CHECKF(t != NULL && listing != NULL, "%s: %s", lrm, e.msg);
+  unsigned hole = ~0u;
+  *after_hole = 0;
   char fn[200] = "", cols[8][8];
   unsigned ncol = 0;
   *rows = *differ = 0;
@@ -251,6 +281,7 @@ static void live_one(const char *sass, unsigned *rows, unsigned *differ) {
     const char *sec = strstr(l, ".section\t.text.");
     if (sec && sec < l + n) {
       sscanf(sec + 15, "%199[^,]", fn);
+      hole = listing ? first_hole(listing, fn) : ~0u;
       continue;
     }
     if (!bar || bar > l + n) continue;
@@ -286,26 +317,34 @@ static void live_one(const char *sass, unsigned *rows, unsigned *differ) {
     const char *sec_ours = strstr(ours, head), *next = sec_ours ? strstr(sec_ours + 1, "\n# ") : NULL;
     const char *hit = sec_ours ? strstr(sec_ours, want) : NULL;
     (*rows)++;
-    if (!hit || (next && hit > next)) (*differ)++;
+    if (!hit || (next && hit > next)) {
+      (*differ)++;
+      *after_hole += a > hole;
+    }
   }
+  free(listing);
   free(t);
   free(ours);
 }
 
 static void test_live(void) {
-  unsigned rows = 0, differ = 0;
+  unsigned rows = 0, differ = 0, sm90 = 0, sm90_hole = 0;
   for (size_t k = 0; k < sizeof LIVE_GAP / sizeof *LIVE_GAP; k++) {
     char sass[300];
     snprintf(sass, sizeof sass, "%s/%s.sass", DIRS[0], LIVE_GAP[k].name);
-    unsigned r = 0, d = 0;
-    live_one(sass, &r, &d);
-    CHECKF(r > 80 && d == LIVE_GAP[k].differ, "%s: %u of %u -lrm rows differ (pinned: %u)", sass, d, r,
+    unsigned r = 0, d = 0, h = 0;
+    live_one(sass, &r, &d, &h);
+    if (strstr(sass, ".sm_90.")) sm90 += d, sm90_hole += h;
+    CHECKF(r > 10 && d == LIVE_GAP[k].differ, "%s: %u of %u -lrm rows differ (pinned: %u)", sass, d, r,
            LIVE_GAP[k].differ);
     rows += r;
     differ += d;
   }
-  printf("inspect --live vs -lrm count: %u of %u rows equal (%.1f%%)\n", rows - differ, rows,
-         rows ? 100.0 * (rows - differ) / rows : 0.0);
+  printf("inspect --live vs -lrm count: %u of %u rows equal (%.1f%%); on sm_90 %u of the %u rows that differ follow an "
+         "instruction nvdisasm 11.8 dropped (its liveness misses that instruction)\n",
+         rows - differ, rows, rows ? 100.0 * (rows - differ) / rows : 0.0, sm90_hole, sm90);
+  /* the named convention: on sm_90 nearly every differing row lies after a hole */
+  CHECKF(sm90 - sm90_hole <= 7, "%u sm_90 rows differ before any hole (pinned: 7)", sm90 - sm90_hole);
 }
 
 static const char JOIN_LISTING[] =
@@ -410,6 +449,33 @@ static void test_joins(void) {
   CHECK(funcs >= 140 && added > 0);
 }
 
+static void test_scoreboards(const char *tmp) {
+  static const char *const names[] = {"sgemm_t4x4.sm_90", "sgemm_t4x4.sm_89"};
+  for (size_t k = 0; k < 2; k++) {
+    uint32_t count[2] = {0, 0};
+    for (int with = 0; with < 2; with++) {
+      char cmd[1600], out[4096], res[700], cub[300], first[400] = "";
+      snprintf(res, sizeof res, "%s/sb.sass", tmp);
+      snprintf(cub, sizeof cub, "tests/fixtures/sass/%s.cubin", names[k]);
+      snprintf(cmd, sizeof cmd, "%s regalloc tests/fixtures/sass/%s.sass --free -q -o %s%s%s", rs_check_cli, names[k], res,
+               with ? " --scoreboards " : "", with ? cub : "");
+      int rc = rs_check_run(cmd, out, sizeof out);
+      CHECKF(rc == 0, "%s: rc %d: %.300s", cmd, rc, out);
+      rs_err e = {{0}};
+      rs_cubin c;
+      char *text = rs_read_file(res, NULL, &e);
+      CHECK(rs_cubin_load(cub, &c, &e) == 0 && text);
+      if (text) CHECKF(rs_sass_hazards_listing(&c, text, res, &count[with], first, sizeof first, &e) == 0, "%s", e.msg);
+      if (with) CHECKF(count[with] == 0, "%s with --scoreboards: %u hazards, first %s", names[k], count[with], first);
+      rs_cubin_free(&c);
+      free(text);
+      unlink(res);
+    }
+    printf("scoreboards: %s recoloured: %u hazards without the control bits, %u with\n", names[k], count[0], count[1]);
+    if (k == 0) CHECK(count[0] > 0); /* the conflicts are needed: without them the same colouring has some */
+  }
+}
+
 int main(int argc, char **argv) {
   rs_check_init(argc, argv);
   char tmp[] = "/tmp/rs_test_sass_real.XXXXXX";
@@ -421,6 +487,7 @@ int main(int argc, char **argv) {
   test_fill_negated();
   test_joins();
   test_live();
+  test_scoreboards(tmp);
   rmdir(tmp);
   return rs_check_done("test_sass_real");
 }

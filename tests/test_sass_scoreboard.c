@@ -53,7 +53,8 @@ static uint32_t free_hazards(const char *k, bool scoreboards, uint32_t *sb) {
     CHECKF(p != NULL, "%s", e.msg);
     if (!p || !ctl) continue;
     uint32_t added = 0;
-    rs_sass_free_conflicts(f, scoreboards ? (const uint64_t(*)[2])ctl : NULL, p, &added);
+    rs_sass_join_conflicts(f, p);
+    if (scoreboards) added = rs_sass_scoreboard_conflicts(f, (const uint64_t(*)[2])ctl, p);
     *sb += added;
     uint32_t nonmember = 0, viol = rs_truth_check(p, f->truth, &nonmember);
     CHECKF(!viol && !nonmember, "%s %s: ptxas's colouring violates %u added conflicts", k, f->name, viol);

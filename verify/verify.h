@@ -37,7 +37,7 @@ const char *rs_vkind_str(rs_vkind k);
 /* The verdict category of a violation kind. */
 rs_verdict rs_vkind_verdict(rs_vkind k);
 
-#define RS_MAX_DIAG 4
+#define RS_MAX_DIAG 12 /* enough for the feedback of an answer with a dozen wrong values (worker/engine.c) */
 typedef struct {
   rs_verdict verdict;
   uint32_t counts[RS_VK__N];

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 enum { A_NONE, A_SENT, A_GEN, A_QUEUED };
+#define RS_FEEDBACK_MAX 3200 /* every diagnostic the verifier kept (RS_MAX_DIAG lines of 256 at most) */
 #define PREPARE UINT32_MAX /* the pool job that parses an instance and builds its Problem */
 
 typedef struct eshard eshard;
@@ -41,7 +42,7 @@ typedef struct einst {
   uint8_t *st;            /* per attempt: A_* */
   uint32_t sent, queued, verified;
   bool passed, finished;
-  char feedback[1200];
+  char feedback[RS_FEEDBACK_MAX];
   rs_attempt *rows;
   uint32_t nrows;
 } einst;
@@ -387,11 +388,47 @@ static int arrived(engine *E, rs_done *d) {
             w->specs[s->model], w->transient_run, x->l.row.id, d->attempt, g->error);
     return E->rc = -1;
   }
+  /* a server that refuses every request (no such model, context too small, bad request) would
+   * turn the sweep into infra rows as well: stop at once with its reason and what to change. Two
+   * instances at least, so one over-long prompt among fitting ones does not stop a sweep */
+  if (g->infra && g->refused) {
+    if (w->refused_last != x) w->refused_insts++;
+    w->refused_last = x;
+    w->refused_run++;
+  } else {
+    w->refused_run = w->refused_insts = 0;
+    w->refused_last = NULL;
+  }
+  if (w->refused_run >= RS_REFUSED_STOP && w->refused_insts >= 2) {
+    rs_errf(E->e, NULL, 0,
+            "model %s: the server refused %u attempts in a row, of %u instances (last: instance %s, attempt %u: %s); "
+            "stopping: %s; then --resume",
+            w->specs[s->model], w->refused_run, w->refused_insts, x->l.row.id, d->attempt, g->error,
+            rs_refusal_advice(g->error));
+    return E->rc = -1;
+  }
   while (x->queued < x->sent && x->st[x->queued] == A_GEN) {
     x->st[x->queued] = A_QUEUED;
     rs_vpool_push(E->pool, x, x->queued++);
   }
   return 0;
+}
+
+/* The next prompt's feedback: every diagnostic the verifier kept, one per line, and how many
+ * violations there were in all when it kept fewer (a model told of one wrong value of seven
+ * fixes one). Bounded by the buffer. */
+static void feedback_of(const rs_check_result *r, char *out, size_t n) {
+  uint32_t total = 0;
+  for (int k = 0; k < RS_VK__N; k++) total += r->counts[k];
+  size_t u = 0;
+  out[0] = 0;
+  for (uint32_t i = 0; i < r->ndiag && u + 1 < n; i++) {
+    int k = snprintf(out + u, n - u, "%s%s", i ? "\n" : "", r->diag[i]);
+    if (k < 0) break;
+    u += (size_t)k < n - u ? (size_t)k : n - u - 1;
+  }
+  if (total > r->ndiag && u + 1 < n)
+    snprintf(out + u, n - u, "\n(%u violations in all; the first %u are listed)", total, r->ndiag);
 }
 
 /* A candidate's verdict is known (per instance in attempt order). */
@@ -426,7 +463,7 @@ static int verified(engine *E, einst *x, uint32_t k) {
     E->lv.passes++;
     if (w->until_pass) x->passed = true;
   } else if (!g->infra && r->ndiag) {
-    snprintf(x->feedback, sizeof x->feedback, "%s", r->diag[0]);
+    feedback_of(r, x->feedback, sizeof x->feedback);
   }
   if (s->att_first + k == 0) {
     st->attempt0++;
@@ -516,7 +553,9 @@ static void live(engine *E, bool force, double *last) {
   if (!force && now - *last < 1.0) return;
   *last = now;
   rs_live *lv = &E->lv;
-  lv->inflight = lv->window = lv->window_max = lv->cuts = 0;
+  lv->inflight = lv->window = lv->window_max = lv->cuts = lv->capacity = lv->srv_waiting = 0;
+  lv->oldest_s = 0;
+  lv->learned[0] = 0;
   lv->window_min = UINT32_MAX;
   for (uint32_t m = 0; m < E->w->nmodels; m++)
     if (E->w->models[m]) {
@@ -526,6 +565,10 @@ static void live(engine *E, bool force, double *last) {
       lv->window += wi.now;
       lv->window_max += wi.max;
       lv->cuts += wi.cuts;
+      lv->capacity += wi.capacity;
+      lv->srv_waiting += wi.srv_waiting;
+      if (wi.oldest_s > lv->oldest_s) lv->oldest_s = wi.oldest_s;
+      if (!lv->learned[0]) snprintf(lv->learned, sizeof lv->learned, "%s", wi.learned);
       if (wi.min_seen < lv->window_min) lv->window_min = wi.min_seen;
     }
   if (lv->window_min == UINT32_MAX) lv->window_min = 0;

@@ -10,6 +10,8 @@
 
 enum rs_keep { RS_KEEP_ALL, RS_KEEP_FAILED, RS_KEEP_NONE };
 
+#define RS_REFUSED_STOP 3
+
 typedef struct {
   rs_corpus *corpus;
   rs_model **models;
@@ -29,6 +31,10 @@ typedef struct {
   /* the window (worker/engine.c) */
   bool one_instance;      /* --window-mode=instance: one instance at a time, no prefetch (the old way) */
   uint32_t verify_threads; /* 0: verify on the main thread */
+  /* refusals every request meets (rs_gen.refused) in a row, and of how many instances: a run
+   * over RS_REFUSED_STOP attempts of 2 instances or more stops the sweep with the reason */
+  uint32_t refused_run, refused_insts;
+  const void *refused_last;
 } rs_worker_ctx;
 
 typedef struct {
@@ -40,7 +46,10 @@ typedef struct {
 typedef struct {
   uint64_t attempts, passes, completion_tokens, prompt_tokens;
   uint32_t inflight, window, window_max, window_min, cuts, instances, shards;
+  uint32_t capacity, srv_waiting; /* the servers' capacity (as said or learnt; 0 unknown), their queue */
   double gen_s, verify_s, main_cpu_s, cpu_s, wall_s;
+  double oldest_s;                /* the oldest request in flight, seconds */
+  char learned[96];               /* where the first model's capacity came from */
 } rs_live;
 
 /* Where a worker's shards come from and where its results go (MPI, or the one process). */

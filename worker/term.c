@@ -10,6 +10,8 @@
 static char term_paths[RS_TERM_SLOTS][1300];
 static volatile sig_atomic_t term_used[RS_TERM_SLOTS];
 static int term_rank;
+static char term_lock[1300];
+static volatile sig_atomic_t term_lock_set;
 
 static void put(const char *s) {
   ssize_t r = write(2, s, strlen(s));
@@ -20,6 +22,7 @@ static void on_term(int sig) {
   unsigned n = 0;
   for (int i = 0; i < RS_TERM_SLOTS; i++)
     if (term_used[i] && unlink(term_paths[i]) == 0) n++;
+  if (term_lock_set) unlink(term_lock);
   /* no printf here: digits by hand */
   char num[16], rk[16];
   int k = 0, r = 0;
@@ -74,5 +77,15 @@ void rs_term_forget(int slot) {
   if (slot < 0 || slot >= RS_TERM_SLOTS) return;
   block(SIG_BLOCK);
   term_used[slot] = 0;
+  block(SIG_UNBLOCK);
+}
+
+void rs_term_lock(const char *path) {
+  block(SIG_BLOCK);
+  term_lock_set = 0;
+  if (path) {
+    snprintf(term_lock, sizeof term_lock, "%s", path);
+    term_lock_set = 1;
+  }
   block(SIG_UNBLOCK);
 }

@@ -9,5 +9,8 @@ void rs_term_install(int rank);
 #define RS_TERM_SLOTS 512
 int rs_term_track(const char *path);   /* returns a slot, or -1 when all are taken */
 void rs_term_forget(int slot);
+/* The run directory's lock (storage/run_lock.h), removed by the handler too (NULL: none), so
+ * a --resume right after mpirun ended the job does not meet it. */
+void rs_term_lock(const char *path);
 
 #endif

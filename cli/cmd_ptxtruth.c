@@ -1,0 +1,236 @@
+/* cmd_ptxtruth.c - `regsweep ptxtruth FILE.ptx FILE.sass`: ptxas's registers for the PTX values
+ * (ptx/match.c), each value's label or the reason it has none, and whether the map is a truth. */
+#include "cli/cli.h"
+#include "corpus/grid.h"
+#include "corpus/ptxtruth.h"
+#include "storage/corpus.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void rs_usage_ptxtruth(void) {
+  puts("usage: regsweep ptxtruth FILE.ptx FILE.sass [--quiet] [--json MAP.json]\n"
+       "       regsweep ptxtruth --corpus corpus.h5 [--families F,..] [--targets T,..]\n"
+       "\n"
+       "Labels every PTX virtual register with the SASS register ptxas gave it, by matching the two\n"
+       "(one ptxas compile: `nvcc -ptx`, `ptxas`, `regsweep corpus disasm`): values by what they\n"
+       "compute (the PTX<->SASS correspondence table, ptx/ptx2sass.c), a label only when every def\n"
+       "and use that matched names one register. Prints one line per value (name, status, register,\n"
+       "evidence), the counts per status, and whether the map is a ground truth for the PTX Problem\n"
+       "(every value labelled, or folded/dead and completed, and no PTX-level constraint broken).\n"
+       "--quiet: counts and verdict only. --json: write the complete map (labels and completions,\n"
+       "for `regsweep verify FILE.ptx MAP.json`) even when it breaks constraints.\n"
+       "Exit 0 when a truth exists, 1 when not, 2 on bad input.\n"
+       "--corpus: the same for every ptx instance of a corpus against the sass row of the same\n"
+       "variant and target (both raw texts are in the file), as a coverage table per family x\n"
+       "target: values labelled, completed (folded/dead/fused), instances with a complete map, maps\n"
+       "that pass the PTX-level verifier (the truths), and why the rest have none.");
+}
+
+typedef struct {
+  char family[32], target[16];
+  uint32_t inst, nosass, values, labelled, completed, maps, truths, broken;
+  uint32_t miss_inst[RS_LBL_NSTATUS]; /* instances with at least one value of that status */
+  double match_s;
+} cov;
+
+static cov *cov_row(cov **rows, uint32_t *n, uint32_t *cap, const char *fam, const char *tg) {
+  for (uint32_t i = 0; i < *n; i++)
+    if (!strcmp((*rows)[i].family, fam) && !strcmp((*rows)[i].target, tg)) return &(*rows)[i];
+  cov c;
+  memset(&c, 0, sizeof c);
+  snprintf(c.family, sizeof c.family, "%s", fam);
+  snprintf(c.target, sizeof c.target, "%s", tg);
+  RS_PUSH(*rows, *n, *cap, c);
+  return &(*rows)[*n - 1];
+}
+
+static void cov_add(cov *t, const cov *r) {
+  t->inst += r->inst, t->nosass += r->nosass, t->values += r->values, t->labelled += r->labelled;
+  t->completed += r->completed, t->maps += r->maps, t->truths += r->truths, t->broken += r->broken;
+  t->match_s += r->match_s;
+  for (int s = 0; s < RS_LBL_NSTATUS; s++) t->miss_inst[s] += r->miss_inst[s];
+}
+
+static void cov_print(const cov *c) {
+  uint32_t with = c->inst - c->nosass;
+  printf("| %s | %s | %u | %u | %u | %.1f | %.1f | %u | %u | %u |", c->family, c->target, c->inst, with, c->values,
+         c->values ? 100.0 * c->labelled / c->values : 0.0, c->values ? 100.0 * c->completed / c->values : 0.0,
+         c->maps, c->truths, c->broken);
+  for (int s = RS_LBL_AWAY; s < RS_LBL_NSTATUS; s++)
+    if (s != RS_LBL_FUSED) printf(" %u |", c->miss_inst[s]);
+  printf(" %.1f |\n", with ? c->match_s * 1e3 / with : 0.0);
+}
+
+/* Coverage of the whole corpus's ptx instances (read-only). */
+static int corpus_coverage(const char *path, const char *families, const char *targets) {
+  rs_err e = {{0}};
+  rs_corpus *c = rs_corpus_open(path, &e);
+  if (!c) {
+    fprintf(stderr, "regsweep ptxtruth: %s\n", e.msg);
+    return 2;
+  }
+  cov *rows = NULL, tot;
+  uint32_t nrows = 0, cap = 0;
+  memset(&tot, 0, sizeof tot);
+  snprintf(tot.family, sizeof tot.family, "all");
+  snprintf(tot.target, sizeof tot.target, "all");
+  int rc = 0;
+  uint64_t n = rs_corpus_count(c);
+  for (uint64_t i = 0; i < n && !rc; i++) {
+    rs_instance in;
+    if (rs_corpus_get(c, i, &in, 0, &e)) {
+      rc = 2;
+      break;
+    }
+    bool take = !strcmp(in.form, "ptx") && rs_list_has(families, in.family) && rs_list_has(targets, in.target);
+    if (!take) {
+      rs_instance_clear(&in);
+      continue;
+    }
+    cov *r = cov_row(&rows, &nrows, &cap, in.family, in.target);
+    r->inst++;
+    char sid[200];
+    snprintf(sid, sizeof sid, "%s/%s/%s/sass", in.family, in.variant, in.target);
+    rs_instance_clear(&in);
+    int64_t si = rs_corpus_find(c, sid, &e);
+    rs_instance pi, sx;
+    if (si < 0) {
+      r->nosass++;
+      continue;
+    }
+    if (rs_corpus_get(c, i, &pi, 1, &e) || rs_corpus_get(c, (uint64_t)si, &sx, 1, &e)) {
+      rc = 2;
+      break;
+    }
+    rs_module *pm = pi.raw ? rs_module_parse(pi.id, rs_xstrndup(pi.raw, strlen(pi.raw)), strlen(pi.raw), RS_SRC_PTX,
+                                             pi.target, &e)
+                           : NULL;
+    rs_module *sm = pm && sx.raw ? rs_ptxtruth_parse_sass(sx.id, rs_xstrndup(sx.raw, strlen(sx.raw)), strlen(sx.raw),
+                                                         sx.target, &e)
+                                 : NULL;
+    rs_problem *p = sm ? rs_problem_build(pm->funcs[0], &e) : NULL;
+    rs_ptxtruth t;
+    if (!p || rs_ptxtruth_with(pm->funcs[0], p, sm, &t, &e)) {
+      fprintf(stderr, "regsweep ptxtruth: %s: %s\n", pi.id, e.msg);
+      rc = 2;
+    } else {
+      r->values += t.nvalues;
+      r->labelled += t.labelled;
+      r->completed += t.completed;
+      r->maps += t.map != NULL;
+      r->truths += t.truth != NULL;
+      r->broken += t.map && !t.truth;
+      r->match_s += t.match_s;
+      for (int s = 0; s < RS_LBL_NSTATUS; s++) r->miss_inst[s] += t.missing[s] > 0;
+      rs_ptxtruth_free(&t);
+    }
+    rs_problem_free(p);
+    rs_module_free(pm);
+    rs_module_free(sm);
+    rs_instance_clear(&pi);
+    rs_instance_clear(&sx);
+  }
+  if (!rc) {
+    printf("%s: ptx instances matched with the sass row of the same compile\n\n", path);
+    printf("| family | target | ptx | with sass | values | labelled %% | completed %% | complete maps | truths "
+           "(pass PTX Problem) | maps breaking it |");
+    for (int s = RS_LBL_AWAY; s < RS_LBL_NSTATUS; s++)
+      if (s != RS_LBL_FUSED) printf(" %s |", rs_label_status_name[s]);
+    printf(" ms/instance |\n|---|---|");
+    for (int k = 0; k < 8 + RS_LBL_NSTATUS - RS_LBL_AWAY - 1 + 1; k++) printf("---:|");
+    printf("\n");
+    for (uint32_t i = 0; i < nrows; i++) {
+      cov_print(&rows[i]);
+      cov_add(&tot, &rows[i]);
+    }
+    cov_print(&tot);
+    printf("\nColumns after the truths: instances with at least one value of that status (no map).\n");
+  } else if (e.msg[0]) fprintf(stderr, "regsweep ptxtruth: %s\n", e.msg);
+  free(rows);
+  rs_err ce = {{0}};
+  rs_corpus_close(c, &ce);
+  return rc;
+}
+
+int rs_cmd_ptxtruth(int argc, char **argv) {
+  for (int i = 1; i < argc; i++)
+    if (!strcmp(argv[i], "--corpus") && i + 1 < argc) {
+      const char *fam = NULL, *tg = NULL;
+      for (int k = 1; k + 1 < argc; k++) {
+        if (!strcmp(argv[k], "--families")) fam = argv[k + 1];
+        if (!strcmp(argv[k], "--targets")) tg = argv[k + 1];
+      }
+      return corpus_coverage(argv[i + 1], fam, tg);
+    }
+  const char *files[2] = {NULL, NULL}, *json = NULL;
+  bool quiet = false;
+  int nf = 0;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--quiet")) quiet = true;
+    else if (!strcmp(argv[i], "--json") && i + 1 < argc) json = argv[++i];
+    else if (argv[i][0] == '-' || nf == 2) {
+      rs_usage_ptxtruth();
+      return 2;
+    } else files[nf++] = argv[i];
+  }
+  if (nf != 2) {
+    rs_usage_ptxtruth();
+    return 2;
+  }
+  rs_err e = {{0}};
+  rs_module *sm = rs_ptxtruth_load_sass(files[1], NULL, &e), *pm = NULL;
+  if (sm) pm = rs_module_load(files[0], sm->tgt->name, &e);
+  if (!sm || !pm) {
+    fprintf(stderr, "regsweep ptxtruth: %s\n", e.msg);
+    rs_module_free(sm);
+    return 2;
+  }
+  int rc = 2;
+  for (uint32_t i = 0; i < pm->nfuncs; i++) {
+    const rs_func *pf = pm->funcs[i], *sf = NULL;
+    for (uint32_t j = 0; j < sm->nfuncs; j++)
+      if (!strcmp(sm->funcs[j]->name, pf->name)) sf = sm->funcs[j];
+    if (!sf) {
+      fprintf(stderr, "regsweep ptxtruth: %s: no function %s in %s\n", files[0], pf->name, files[1]);
+      rc = 2;
+      break;
+    }
+    rs_problem *p = rs_problem_build(pf, &e);
+    rs_ptxtruth t;
+    if (!p || rs_ptxtruth_build(pf, p, sf, &t, &e)) {
+      fprintf(stderr, "regsweep ptxtruth: %s\n", e.msg);
+      rs_problem_free(p);
+      rc = 2;
+      break;
+    }
+    printf("# %s (%s): %u values\n", pf->name, sf->tgt->name, p->nvars);
+    if (!quiet)
+      for (uint32_t v = 0; v < p->nvars; v++) {
+        const rs_label *l = &t.m.lbl[p->vars[v].fvreg];
+        char reg[32] = "-";
+        if (l->status == RS_LBL_LABELLED) sf->tgt->format_preg(sf->tgt, l->reg, reg, sizeof reg);
+        printf("%-10s %-15s %-6s %u\n", p->vars[v].name, rs_label_status_name[l->status], reg, l->evidence);
+      }
+    printf("labelled %u, completed %u (folded/dead/fused)", t.labelled, t.completed);
+    for (int s = 0; s < RS_LBL_NSTATUS; s++)
+      if (t.missing[s]) printf(", %s %u", rs_label_status_name[s], t.missing[s]);
+    printf("; %u colouring rounds, %u of %u PTX nodes matched, %.1f ms\n", t.m.rounds, t.m.matched_nodes, t.m.ptx_nodes,
+           t.match_s * 1e3);
+    if (t.m.unknown[0]) printf("no correspondence for: %s\n", t.m.unknown);
+    printf("%s\n", t.truth ? "truth: complete, passes the PTX Problem" : t.reason);
+    if (json && t.map) {
+      FILE *o = fopen(json, "w");
+      if (!o || fputs(t.map, o) < 0 || fclose(o)) {
+        fprintf(stderr, "regsweep ptxtruth: cannot write %s\n", json);
+        rc = 2;
+      }
+    }
+    rc = rc == 1 || !t.truth ? 1 : 0;
+    rs_ptxtruth_free(&t);
+    rs_problem_free(p);
+  }
+  rs_module_free(pm);
+  rs_module_free(sm);
+  return rc;
+}

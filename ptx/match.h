@@ -1,0 +1,145 @@
+/* match.h - PTX values to the SASS registers ptxas gave them (VeriLocc §3.2.1's label
+ * reconstruction): both functions become one semantic data-flow graph each (ptx/sem.c, through
+ * the PTX<->SASS correspondence table ptx/ptx2sass.c), nodes are coloured jointly until the
+ * partition is stable (ptx/match.c), and a PTX value gets a label only when every piece of
+ * evidence (its defs, its uses in matched instructions) names one register.
+ *
+ * Why colours and not block-by-block walking: ptxas if-converts short branches, hoists and
+ * interleaves, so blocks rarely correspond one to one; values computed from the same inputs by
+ * the same operations do, and the control flow reaches the colours through the phis of the defs
+ * that reach each read (docs/ptxtruth.md). */
+#ifndef RS_MATCH_H
+#define RS_MATCH_H
+#include "ir/ir.h"
+
+/* ---- the correspondence table (ptx2sass.c) ----
+ * One row per PTX or SASS instruction form: `pattern` is space-separated alternatives, each a
+ * base opcode and the modifiers it must carry (`ld.global` matches ld.global.nc.v4.f32),
+ * optionally `/N` (N printed operands). `sem` is what the instruction computes, in the small
+ * language of sem.c: statements `$k=EXPR` (operand k written; `$k.e` element e of a vector or
+ * `|` group) or `_=EXPR` (nothing written: stores), EXPR = `op(args)`, `$k` (operand k read),
+ * `#n` (a constant), `@name(...)` (a rule of sem.c: compares, LOP3 tables, carry halves);
+ * `-` = defines no value. `note` names the ptxas substitution the row accounts for. */
+typedef struct {
+  const char *pattern;
+  char type; /* how immediates read: 'i' integer, 'f' f32, 'd' f64, 'h' packed f16x2 */
+  const char *sem;
+  const char *note;
+} rs_p2s_row;
+
+extern const rs_p2s_row rs_p2s_ptx[], rs_p2s_sass[];
+extern const size_t rs_p2s_nptx, rs_p2s_nsass;
+/* The first row of t that matches opcode op (printed operands nops), or NULL. */
+const rs_p2s_row *rs_p2s_find(const rs_p2s_row *t, size_t n, const char *op, uint32_t nops);
+/* Byte offset of the kernel parameters in constant bank 0 (0x160 sm_75-sm_89, 0x210 sm_90). */
+uint32_t rs_p2s_param_base(const rs_target *t);
+
+/* ---- semantic graphs (sem.c) ---- */
+enum { RS_SA_LEAF, RS_SA_USE, RS_SA_NODE };
+typedef struct {
+  uint8_t kind;
+  bool num;       /* RS_SA_LEAF: a numeric constant (val) rather than a parameter or symbol */
+  uint64_t leaf;  /* RS_SA_LEAF: its colour */
+  uint64_t val;
+  uint32_t idx;   /* RS_SA_USE: use index; RS_SA_NODE: node index */
+} rs_sarg;
+
+typedef struct {
+  uint64_t op;     /* hash of the operation (name + modifiers that matter) */
+  rs_sarg a[4];
+  uint8_t na;
+  uint8_t width;   /* 32-bit units produced */
+  bool comm;       /* the first two arguments commute */
+  bool copy;       /* transparent: the value of a[0] */
+  bool internal;   /* part of a fused SASS instruction: no register holds it */
+  bool phi;        /* a select of two registers (selp, FSEL): its uses see either value, as
+                    * they see either def of a register ptxas writes under a predicate */
+  uint8_t leaf;    /* 0 computed; 1 a numeric constant (val); 2 a parameter, special register or
+                    * symbol (op is then the leaf's colour) */
+  uint64_t val;
+  uint32_t inst;
+} rs_snode;
+
+typedef struct {
+  uint32_t node;
+  uint8_t part, len;  /* units [part, part+len) of the node's value; part 0xff: a carry-out */
+  uint32_t loc;       /* PTX: vreg; SASS: physical unit */
+  uint32_t inst;
+} rs_ssite;
+
+typedef struct {
+  uint32_t inst;
+  uint32_t loc;       /* PTX: vreg; SASS: first physical unit */
+  uint8_t w;          /* units read (SASS, 1-4); 1 on PTX (a location is a whole value) */
+  uint32_t raw[5];    /* unit k's reaching sites: srcs[raw[k] .. raw[k+1]] */
+  uint32_t res[5];    /* the same with copies looked through: ress[res[k] .. res[k+1]] */
+} rs_suse;
+
+typedef struct {
+  const rs_func *f;
+  bool sass;
+  rs_snode *nodes;
+  uint32_t nnodes, capnodes;
+  rs_ssite *sites;
+  uint32_t nsites, capsites;
+  rs_suse *uses;
+  uint32_t nuses, capuses;
+  uint32_t *srcs, *ress;
+  uint32_t nsrcs, capsrcs, nress, capress;
+  uint32_t *ref_node, *ref_arg; /* per node argument that is a use: node, position (nrefs) */
+  uint32_t *ref_use;
+  uint32_t nrefs, caprefs;
+  uint32_t nlocs;
+  /* opcodes the table has no row for, with counts (why values stay unmatched) */
+  char **unknown;
+  uint32_t *nunknown_of;
+  uint32_t nunknown, capunknown;
+} rs_sgraph;
+
+/* Build the graph of a PTX function (vregs) or a SASS function parsed without lifting
+ * (physical registers). The parsers have already refused bad input, so this does not fail: an
+ * opcode the table lacks, or an operand it cannot read, gives values colours nothing else has
+ * (never a guessed correspondence), and the opcodes without a row are listed (unknown). */
+int rs_sgraph_build(rs_sgraph *g, const rs_func *f, rs_err *e);
+void rs_sgraph_free(rs_sgraph *g);
+/* reach.c: the sites reaching every use (raw), given each instruction's guard location
+ * (UINT32_MAX: none) and negation; then those sources with copies and selects looked through
+ * (res), redone whenever the nodes change. */
+void rs_sgraph_reaching(rs_sgraph *g, const uint32_t *gloc, const uint8_t *gneg);
+void rs_sgraph_resolve(rs_sgraph *g);
+
+/* ---- matching (match.c) ---- */
+enum rs_label_status {
+  RS_LBL_LABELLED,      /* one register */
+  RS_LBL_FOLDED,        /* a constant, parameter or special register ptxas reads in place */
+  RS_LBL_DEAD,          /* defined, never read (ptxas deletes it) */
+  RS_LBL_AWAY,          /* optimised away: no SASS value computes it */
+  RS_LBL_FUSED,         /* computed inside a fused SASS instruction (IMAD.WIDE, LEA, .X4) */
+  RS_LBL_SPLIT,         /* the evidence names several registers (copies, moves) */
+  RS_LBL_REMAT,         /* ptxas computes it several times into different registers */
+  RS_LBL_AMBIGUOUS,     /* several PTX and SASS values alike: which is which is unknown */
+  RS_LBL_UNIFORM,       /* in a uniform register (UR/UP), which no PTX class offers */
+  RS_LBL_NSTATUS
+};
+extern const char *const rs_label_status_name[RS_LBL_NSTATUS];
+
+typedef struct {
+  uint8_t status;
+  rs_preg reg;       /* RS_LBL_LABELLED: the register (lanes = the value's full lanes) */
+  uint16_t evidence; /* def and use sites that named it */
+} rs_label;
+
+typedef struct {
+  rs_label *lbl;     /* per PTX vreg */
+  uint32_t nvregs;
+  uint32_t count[RS_LBL_NSTATUS]; /* over the PTX function's used vregs */
+  uint32_t rounds;   /* colouring rounds to a stable partition */
+  uint32_t ptx_nodes, sass_nodes, matched_nodes;
+  char unknown[200]; /* "OPCODE xN, ..." without a table row (both sides), empty if none */
+} rs_match;
+
+/* Match PTX function ptx against SASS function sass (parsed with no_lift). */
+int rs_match_run(const rs_func *ptx, const rs_func *sass, rs_match *m, rs_err *e);
+void rs_match_free(rs_match *m);
+
+#endif

@@ -2,6 +2,8 @@
  * register fields (learn, check), the register counts, and nvdisasm's crosscheck. Also the
  * cubin side of `regalloc FILE.cubin ... -o OUT.cubin` (rs_regalloc_cubin). */
 #include "cli/cli.h"
+#include "analysis/problem.h"
+#include "corpus/truth.h"
 #include "sass/lower.h"
 #include "sass/sass.h"
 #include <errno.h>
@@ -18,7 +20,8 @@ void rs_usage_lower(void) {
        "       regsweep lower crosscheck WRITTEN.cubin ORIG.cubin INTENDED.sass [--nvdisasm PATH]\n"
        "       regsweep lower regcounts FILE.cubin...\n"
        "\n"
-       "lower      write NEW.sass (ORIG.sass, the completed listing of FILE.cubin, with registers changed)\n"
+       "lower      write NEW.sass (ORIG.sass, the completed listing of FILE.cubin, with registers changed: it\n"
+       "           must be a recolouring, same definitions at every use and a valid colouring of ORIG's Problem)\n"
        "           into a copy of the cubin: the .text words of every changed instruction re-encoded through\n"
        "           the learned fields (every other bit kept), each function's register count (EIATTR_REGCOUNT,\n"
        "           and sh_info on sm_75-89) set to what NEW.sass needs; then crosschecked with nvdisasm. A\n"
@@ -280,6 +283,58 @@ int rs_lower_counts(const char *path, const char *lname, const char *listing, ui
   return status;
 }
 
+/* NEW must be a recolouring of ORIG: both lifted, every operand reads the same definitions, and
+ * NEW's registers colour ORIG's Problem (the verifier's checks: classes, conflicts, fixed
+ * registers). A cubin is never written from an unverified assignment. 0, 1 (not a valid
+ * recolouring, with the reason) or 2 (a listing that does not parse). */
+static int verify_recolouring(const char *on, const char *orig, const char *nn, const char *next) {
+  rs_err e = {{0}};
+  rs_module *a = rs_module_parse(on, rs_xstrndup(orig, strlen(orig)), strlen(orig), RS_SRC_SASS, NULL, &e);
+  rs_module *b = a ? rs_module_parse(nn, rs_xstrndup(next, strlen(next)), strlen(next), RS_SRC_SASS, NULL, &e) : NULL;
+  int status = 0;
+  if (!b) {
+    fprintf(stderr, "regsweep lower: %s\n", e.msg);
+    status = 2;
+  } else if (a->nfuncs != b->nfuncs) {
+    fprintf(stderr, "regsweep lower: %s has %u functions, %s %u\n", nn, b->nfuncs, on, a->nfuncs);
+    status = 1;
+  }
+  uint32_t values = 0;
+  for (uint32_t k = 0; !status && k < a->nfuncs; k++) {
+    const rs_func *f = a->funcs[k], *g = b->funcs[k];
+    int32_t *map = rs_xmalloc(sizeof *map * (f->nvregs + 1));
+    char why[300];
+    rs_problem *p = NULL;
+    if (strcmp(f->name, g->name) || rs_sass_same_values(f, g, map, why, sizeof why)) {
+      fprintf(stderr, "regsweep lower: %s: %s: not a recolouring of %s: %s\n", nn, g->name, on,
+              strcmp(f->name, g->name) ? "another function" : why);
+      status = 1;
+    } else if (!(p = rs_problem_build(f, &e))) {
+      fprintf(stderr, "regsweep lower: %s\n", e.msg);
+      status = 2;
+    } else {
+      rs_preg *as = rs_xcalloc(f->nvregs + 1, sizeof *as);
+      for (uint32_t v = 0; v < f->nvregs; v++)
+        if (map[v] >= 0 && g->truth) as[v] = g->truth[map[v]];
+      uint32_t nonmember = 0, viol = rs_truth_check(p, as, &nonmember);
+      if (viol || nonmember) {
+        fprintf(stderr, "regsweep lower: %s: %s: the new registers violate %u constraints of %s's Problem (%u outside "
+                        "their class)\n", nn, g->name, viol == UINT32_MAX ? 0 : viol, on, nonmember);
+        status = 1;
+      }
+      values += p->nvars;
+      free(as);
+    }
+    rs_problem_free(p);
+    free(map);
+  }
+  if (!status) printf("lower: %s is a recolouring of %s: %u values, the same definitions, the verifier's checks pass\n",
+                      nn, on, values);
+  rs_module_free(a);
+  rs_module_free(b);
+  return status;
+}
+
 static int lower_cmd(int argc, char **argv) {
   const char *pos[3] = {0}, *out = NULL, *nvd = NULL;
   int np = 0;
@@ -308,7 +363,8 @@ static int lower_cmd(int argc, char **argv) {
     return 2;
   }
   uint32_t *rc = NULL;
-  int status = rs_lower_counts(pos[0], pos[2], next, &rc);
+  int status = verify_recolouring(pos[1], orig, pos[2], next);
+  if (!status) status = rs_lower_counts(pos[0], pos[2], next, &rc);
   if (!status) status = rs_lower_file(pos[0], orig, next, rc, out, nvd, xc, !strcmp(orig, next));
   free(rc);
   free(orig);

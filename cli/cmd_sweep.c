@@ -58,7 +58,10 @@ void rs_usage_sweep(void) {
        "depend on it. --window-mode instance runs one instance at a time (the old way, for comparison).\n"
        "--verify-threads (default 2) verifies candidates off the network thread.\n"
        "--emit-check N: after the merge, emit up to N passing AMD answers per model with llc-14 and its\n"
-       "MachineVerifier (docs/emit.md; implies --keep all); a rejection is a verifier bug (RUN_DIR/emit-check.tsv).");
+       "MachineVerifier (docs/emit.md; implies --keep all); a rejection is a verifier bug (RUN_DIR/emit-check.tsv).\n"
+       "NVIDIA (form sass) answers are lowered into their instance's cubin and read back by nvdisasm\n"
+       "(docs/lower.md): a passing answer that joins values on write-back is a verifier gap, a\n"
+       "crosscheck mismatch an encoder bug; both fail the sweep like an LLVM rejection.");
 }
 
 typedef struct {

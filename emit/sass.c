@@ -18,36 +18,6 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Same values in both functions, operand by operand (a bijection between their values). */
-static uint32_t same_values(const rs_func *a, const rs_func *b, char *why, size_t n) {
-  if (a->ninsts != b->ninsts || a->nops != b->nops) {
-    snprintf(why, n, "the written listing re-lifts to %u instructions/%u operands (was %u/%u)", b->ninsts, b->nops,
-             a->ninsts, a->nops);
-    return 1;
-  }
-  int32_t *fw = rs_xmalloc(sizeof *fw * (a->nvregs + 1)), *bw = rs_xmalloc(sizeof *bw * (b->nvregs + 1));
-  for (uint32_t v = 0; v < a->nvregs; v++) fw[v] = -1;
-  for (uint32_t v = 0; v < b->nvregs; v++) bw[v] = -1;
-  uint32_t bad = 0;
-  for (uint32_t i = 0; i < a->ninsts; i++) {
-    const rs_inst *ia = &a->insts[i];
-    for (uint32_t o = 0; o < ia->nops; o++) {
-      const rs_operand *x = &a->ops[ia->first_op + o], *y = &b->ops[ia->first_op + o];
-      bool ok = x->kind == y->kind && (x->kind != RS_OP_VREG || x->lanes == y->lanes);
-      if (ok && x->kind == RS_OP_VREG) {
-        if (fw[x->reg] < 0 && bw[y->reg] < 0) fw[x->reg] = (int32_t)y->reg, bw[y->reg] = (int32_t)x->reg;
-        ok = fw[x->reg] == (int32_t)y->reg && bw[y->reg] == (int32_t)x->reg;
-      }
-      if (!ok && !bad++)
-        snprintf(why, n, "/*%04x*/ operand %u reads another definition once the answer's registers are written",
-                 (unsigned)ia->addr, o);
-    }
-  }
-  free(fw);
-  free(bw);
-  return bad;
-}
-
 static int write_temp(const uint8_t *b, size_t n, char *path, rs_err *e) {
   int fd = mkstemp(path);
   if (fd < 0) return rs_errf(e, path, 0, "cannot create a temporary file: %s", strerror(errno));
@@ -116,7 +86,7 @@ int rs_emit_sass(const rs_loaded *l, const char *answer, size_t len, const uint8
     n = rs_module_parse("(answer written back)", rs_xstrndup(text, strlen(text)), strlen(text), RS_SRC_SASS,
                         l->row.target[0] ? l->row.target : NULL, e);
     if (!n || n->nfuncs != m->nfuncs) rc = n ? rs_errf(e, f->path, 0, "the written listing has other functions") : -1;
-    else if (same_values(f, n->funcs[fk], r->why, sizeof r->why)) r->refused = true;
+    else if (rs_sass_same_values(f, n->funcs[fk], NULL, r->why, sizeof r->why)) r->refused = true;
   }
   uint8_t *bytes = NULL;
   if (text && !rc && !r->refused) {

@@ -5,12 +5,15 @@
  * edit by hand; docs/lower.md. */
 #include "sass/lower.h"
 
+/* Operand order: R fields in increasing bit order in 943 of 943 pairs, UR in 101 of 101: tied R/UR
+ * tokens are split in that order (both hold without exception). */
+
 static const int8_t o0[] = {12, 16, 32};
 static const int8_t o1[] = {16, 32};
-static const int8_t o2[] = {16, 24, 32, -1}; /* 3: 66 offsets fit, 1 values */
+static const int8_t o2[] = {16, 24, 32, 87};
 static const int8_t o3[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 1 values */
-static const int8_t o4[] = {-1, -1, 24, 32, -1}; /* 0: 57 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
-static const int8_t o5[] = {81, -1, 24, 32, -1}; /* 1: 12 offsets fit, 1 values */ /* 4: 12 offsets fit, 1 values */
+static const int8_t o4[] = {-1, -1, 24, 32, -1}; /* 0: 56 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
+static const int8_t o5[] = {81, -1, 24, 32, 87}; /* 1: 3 offsets fit, 1 values */
 static const int8_t o6[] = {12, 16, 81, 84, 24, 32, 64};
 static const int8_t o7[] = {12, 16, 81, 24, 32, 64};
 static const int8_t o8[] = {12, 16, 24, 32, -1}; /* 4: 8 offsets fit, 1 values */
@@ -27,1558 +30,1669 @@ static const int8_t o18[] = {16, 24, 32, 87};
 static const int8_t o19[] = {16, 24, 32, 64};
 static const int8_t o20[] = {16, 24, 32, 64, 87};
 static const int8_t o21[] = {-1, 16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
-static const int8_t o22[] = {16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 2 offsets fit, 2 values; tied */ /* 4: 10 offsets fit, 1 values */
-static const int8_t t22[] = {0, 0, -1, -1, -1};
+static const int8_t o22[] = {16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 6 values; tied, split in operand order */ /* 1: 2 offsets fit, 6 values; tied, split in operand order */ /* 4: 10 offsets fit, 1 values */
 static const int8_t o23[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
 static const int8_t o24[] = {16, 24, 32, 64};
-static const int8_t o25[] = {12, 16, 24, 32}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 6 values; tied */ /* 2: 3 offsets fit, 6 values; tied */ /* 3: 3 offsets fit, 6 values; tied */
-static const int8_t t25[] = {-1, 1, 1, 1};
+static const int8_t o25[] = {12, 16, 24, 32}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 26 values; tied, split in operand order */ /* 2: 3 offsets fit, 26 values; tied, split in operand order */ /* 3: 3 offsets fit, 26 values; tied, split in operand order */
 static const int8_t o26[] = {16, 24, 32};
 static const int8_t o27[] = {12, 16, 24, 32};
 static const int8_t o28[] = {16, 24, 32};
-static const int8_t o29[] = {12, 16, 24, 32, 64}; /* 0: 59 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 2 values; tied */ /* 2: 2 offsets fit, 2 values; tied */ /* 3: 2 offsets fit, 2 values; tied */ /* 4: 2 offsets fit, 2 values; tied */
-static const int8_t t29[] = {-1, 1, 2, 1, 2};
+static const int8_t o29[] = {12, 16, 24, 32, 64}; /* 0: 57 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 6 values; tied, split in operand order */ /* 2: 2 offsets fit, 7 values; tied, split in operand order */ /* 3: 2 offsets fit, 6 values; tied, split in operand order */ /* 4: 2 offsets fit, 7 values; tied, split in operand order */
 static const int8_t o30[] = {16, 24, 32, 64};
-static const int8_t o31[] = {12, 16, -1, -1, 64}; /* 2: 9 offsets fit, 1 values */ /* 3: 9 offsets fit, 1 values */
+static const int8_t o31[] = {12, 16, 24, 32, 64};
 static const int8_t o32[] = {16, 24, 32, 64};
 static const int8_t o33[] = {16, -1, -1, 64, 87}; /* 1: 9 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */
 static const int8_t o34[] = {16, 24, 32, 64};
 static const int8_t o35[] = {16, 24, 32, 64};
 static const int8_t o36[] = {16, 24, 32};
 static const int8_t o37[] = {16, 24, 32, 64};
-static const int8_t o38[] = {-1, -1, -1, 32, -1}; /* 0: 57 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
-static const int8_t o39[] = {16, -1, 32, -1, -1, -1}; /* 0: 2 offsets fit, 1 values; tied */ /* 1: 7 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values; tied */ /* 3: 7 offsets fit, 1 values */ /* 4: 45 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */
-static const int8_t t39[] = {0, -1, 0, -1, -1, -1};
-static const int8_t o40[] = {16, 32};
-static const int8_t o41[] = {12, 16, 32}; /* 0: 71 offsets fit, 1 values; the guard's bit */
-static const int8_t o42[] = {16, 32};
-static const int8_t o43[] = {32};
-static const int8_t o44[] = {16, 24};
-static const int8_t o45[] = {12, 16, 24};
-static const int8_t o46[] = {16, 24};
-static const int8_t o47[] = {12, -1, 32}; /* 0: 66 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 1 values */
-static const int8_t o48[] = {24, 32};
-static const int8_t o49[] = {-1, 32}; /* 0: 4 offsets fit, 1 values */
-static const int8_t o50[] = {12, 24, 32};
+static const int8_t o38[] = {-1, -1, 24, 32, -1}; /* 0: 57 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 6 offsets fit, 1 values */
+static const int8_t o39[] = {16, 24, 32, -1}; /* 3: 11 offsets fit, 1 values */
+static const int8_t o40[] = {16, 24, 32, -1, 87, -1}; /* 0: 2 offsets fit, 4 values; tied, split in operand order */ /* 1: 7 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 2: 2 offsets fit, 4 values; tied, split in operand order */ /* 3: 7 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */
+static const int8_t o41[] = {16, 24, 32, 64};
+static const int8_t o42[] = {16, 24, 32, 64};
+static const int8_t o43[] = {16, 32};
+static const int8_t o44[] = {12, 16, 32}; /* 0: 69 offsets fit, 1 values; the guard's bit */
+static const int8_t o45[] = {16, 32};
+static const int8_t o46[] = {32};
+static const int8_t o47[] = {16, 24};
+static const int8_t o48[] = {12, 16, 24};
+static const int8_t o49[] = {16, 24};
+static const int8_t o50[] = {12, 24, 32}; /* 0: 2 offsets fit, 3 values; the guard's bit */
 static const int8_t o51[] = {24, 32};
-static const int8_t o52[] = {-1, 16, -1, 32, 64}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; tied */ /* 2: 3 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values; tied */
-static const int8_t t52[] = {-1, 1, -1, 1, -1};
-static const int8_t o53[] = {12, 16, 24, 64}; /* 0: 59 offsets fit, 1 values; the guard's bit */
-static const int8_t o54[] = {16, 24, 64};
-static const int8_t o55[] = {12, 16, 24, 64};
-static const int8_t o56[] = {16, 24, 64};
-static const int8_t o57[] = {16, 24, 64}; /* 1: 2 offsets fit, 1 values; tied */ /* 2: 2 offsets fit, 1 values; tied */
-static const int8_t t57[] = {-1, 1, 1};
-static const int8_t o58[] = {-1, 24, 64, -1}; /* 0: 4 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; tied */ /* 2: 2 offsets fit, 1 values; tied */ /* 3: 9 offsets fit, 1 values */
-static const int8_t t58[] = {-1, 1, 1, -1};
+static const int8_t o52[] = {-1, 32}; /* 0: 4 offsets fit, 1 values */
+static const int8_t o53[] = {12, 24, 32};
+static const int8_t o54[] = {24, 32};
+static const int8_t o55[] = {-1, 16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 3 values; tied, split in operand order */ /* 3: 2 offsets fit, 3 values; tied, split in operand order */
+static const int8_t o56[] = {12, 16, 24, 64}; /* 0: 56 offsets fit, 1 values; the guard's bit */
+static const int8_t o57[] = {16, 24, 64};
+static const int8_t o58[] = {12, 16, 24, 64};
 static const int8_t o59[] = {16, 24, 64};
-static const int8_t o60[] = {16};
-static const int8_t o61[] = {16, 24};
-static const int8_t o62[] = {12, 16}; /* 0: 71 offsets fit, 1 values; the guard's bit */
-static const int8_t o63[] = {16};
-static const int8_t o64[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 36 offsets fit, 1 values */
-static const int8_t o65[] = {-1, -1, 24, -1}; /* 0: 51 offsets fit, 1 values */ /* 1: 10 offsets fit, 1 values */ /* 3: 10 offsets fit, 1 values */
-static const int8_t o66[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o67[] = {12, 16, 24, -1}; /* 0: 48 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 2 values; tied */ /* 2: 2 offsets fit, 2 values; tied */ /* 3: 8 offsets fit, 1 values */
-static const int8_t t67[] = {-1, 1, 1, -1};
-static const int8_t o68[] = {16, 81, 24, 64};
-static const int8_t o69[] = {16, 24, 64};
-static const int8_t o70[] = {12, 16, 24};
-static const int8_t o71[] = {16, 24};
-static const int8_t o72[] = {16, 24, 64};
-static const int8_t o73[] = {81, 16, 24, 64, -1}; /* 4: 9 offsets fit, 1 values */
-static const int8_t o74[] = {16, 24, 64, -1}; /* 3: 4 offsets fit, 1 values */
-static const int8_t o75[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
-static const int8_t o76[] = {12, 16, 24, 64};
-static const int8_t o77[] = {16, 24, 64};
-static const int8_t o78[] = {-1, -1, -1, -1, 68}; /* 0: 74 offsets fit, 1 values */ /* 1: 4 offsets fit, 1 values */ /* 2: 74 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
-static const int8_t o79[] = {-1, -1, -1, -1, -1}; /* 0: 71 offsets fit, 1 values */ /* 1: 7 offsets fit, 1 values */ /* 2: 7 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 71 offsets fit, 1 values */
-static const int8_t o80[] = {12, 16, 24}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 6 values; tied */ /* 2: 2 offsets fit, 6 values; tied */
-static const int8_t t80[] = {-1, 1, 1};
-static const int8_t o81[] = {16, 24};
-static const int8_t o82[] = {12, 16, 24, 64}; /* 0: 57 offsets fit, 1 values; the guard's bit */
-static const int8_t o83[] = {12, 16, 24, 64};
-static const int8_t o84[] = {16, 24, 64};
-static const int8_t o85[] = {16, 24, 64, -1}; /* 3: 52 offsets fit, 1 values */
-static const int8_t o86[] = {12, 16, 24, 64}; /* 0: 5 offsets fit, 1 values; the guard's bit */
-static const int8_t o87[] = {16, 24, 64};
-static const int8_t o88[] = {16, 24, -1}; /* 2: 2 offsets fit, 1 values */
+static const int8_t o60[] = {16, 24, 64};
+static const int8_t o61[] = {16, 24, 64}; /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */
+static const int8_t o62[] = {16, 24, 64, 87}; /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */
+static const int8_t o63[] = {12, 16, 24, 64}; /* 1: 2 offsets fit, 4 values; tied, split in operand order */ /* 3: 2 offsets fit, 4 values; tied, split in operand order */
+static const int8_t o64[] = {16, 24, 64};
+static const int8_t o65[] = {12, 16};
+static const int8_t o66[] = {16};
+static const int8_t o67[] = {16, 24};
+static const int8_t o68[] = {12, 16};
+static const int8_t o69[] = {16};
+static const int8_t o70[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 36 offsets fit, 1 values */
+static const int8_t o71[] = {16, 24, -1}; /* 2: 57 offsets fit, 1 values */
+static const int8_t o72[] = {-1, -1, 24, -1}; /* 0: 51 offsets fit, 1 values */ /* 1: 10 offsets fit, 1 values */ /* 3: 10 offsets fit, 1 values */
+static const int8_t o73[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o74[] = {12, 16, 24, -1}; /* 0: 2 offsets fit, 2 values; the guard's bit */ /* 3: 8 offsets fit, 1 values */
+static const int8_t o75[] = {16, 81, 24, 64};
+static const int8_t o76[] = {16, 24, 64};
+static const int8_t o77[] = {12, 16, 24};
+static const int8_t o78[] = {16, 24};
+static const int8_t o79[] = {16, 24, 64};
+static const int8_t o80[] = {12, 16, 24, 64, -1}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 4: 12 offsets fit, 1 values */
+static const int8_t o81[] = {81, 16, 24, 64, -1}; /* 4: 9 offsets fit, 1 values */
+static const int8_t o82[] = {16, 24, 64, -1}; /* 3: 4 offsets fit, 1 values */
+static const int8_t o83[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
+static const int8_t o84[] = {12, 16, 24, 64};
+static const int8_t o85[] = {16, 24, 64};
+static const int8_t o86[] = {-1, -1, -1, -1, 68}; /* 0: 74 offsets fit, 1 values */ /* 1: 4 offsets fit, 1 values */ /* 2: 74 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
+static const int8_t o87[] = {81, -1, -1, -1, -1}; /* 1: 7 offsets fit, 1 values */ /* 2: 7 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 69 offsets fit, 1 values */
+static const int8_t o88[] = {12, 16, 24}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 19 values; tied, split in operand order */ /* 2: 2 offsets fit, 19 values; tied, split in operand order */
 static const int8_t o89[] = {16, 24};
-static const int8_t o90[] = {-1, -1, 24, -1}; /* 0: 55 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
-static const int8_t o91[] = {-1, -1, -1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 55 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
-static const int8_t o92[] = {16, 24, -1}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 2 offsets fit, 2 values; tied */ /* 2: 11 offsets fit, 1 values */
-static const int8_t t92[] = {0, 0, -1};
-static const int8_t o93[] = {16, 24};
-static const int8_t o94[] = {16, 24, 64};
-static const int8_t o95[] = {0};
-static const int8_t o96[] = {16};
-static const int8_t o97[] = {16};
-static const int8_t o98[] = {0};
-static const int8_t o99[] = {16};
-static const int8_t o100[] = {0};
-static const int8_t o101[] = {12};
-static const int8_t o102[] = {0};
-static const int8_t o103[] = {0};
-static const int8_t o104[] = {12};
-static const int8_t o105[] = {24};
-static const int8_t o106[] = {12, 16, 24, 32}; /* 0: 8 offsets fit, 1 values; the guard's bit */
-static const int8_t o107[] = {16, 24, 32};
-static const int8_t o108[] = {16, -1}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o109[] = {12, 16, 24};
-static const int8_t o110[] = {-1}; /* 0: 3 offsets fit, 1 values */
-static const int8_t o111[] = {16, 24};
-static const int8_t o112[] = {16, 24, 32};
-static const int8_t o113[] = {16, 32};
-static const int8_t o114[] = {24, 64, 32};
-static const int8_t o115[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
-static const int8_t o116[] = {16};
-static const int8_t o117[] = {16};
-static const int8_t o118[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o119[] = {12, 16, 81, 24};
-static const int8_t o120[] = {12, 16, 24, 64, 87};
-static const int8_t o121[] = {16, 81, 24};
-static const int8_t o122[] = {16, 24, 64, 87};
-static const int8_t o123[] = {16, 24};
-static const int8_t o124[] = {16, 24, 64};
-static const int8_t o125[] = {12, 16, 24, 64};
-static const int8_t o126[] = {16, 24, 64};
-static const int8_t o127[] = {12, 16, 24, 64};
-static const int8_t o128[] = {16, 24, 64};
-static const int8_t o129[] = {16, 24}; /* 0: 2 offsets fit, 15 values; tied */ /* 1: 2 offsets fit, 15 values; tied */
-static const int8_t t129[] = {0, 0};
-static const int8_t o130[] = {16, 24, 64}; /* 0: 2 offsets fit, 15 values; tied */ /* 2: 2 offsets fit, 15 values; tied */
-static const int8_t t130[] = {0, -1, 0};
+static const int8_t o90[] = {12, 16, 24, 64}; /* 0: 55 offsets fit, 1 values; the guard's bit */
+static const int8_t o91[] = {12, 16, 24, 64};
+static const int8_t o92[] = {16, 24, 64};
+static const int8_t o93[] = {16, 24, 64, 87};
+static const int8_t o94[] = {12, 16, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
+static const int8_t o95[] = {16, 24, 64};
+static const int8_t o96[] = {16, 24, 64};
+static const int8_t o97[] = {16, 24};
+static const int8_t o98[] = {16};
+static const int8_t o99[] = {-1, -1, 24, -1}; /* 0: 50 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
+static const int8_t o100[] = {16, 81, 24, -1}; /* 0: 2 offsets fit, 4 values; tied, split in operand order */ /* 2: 2 offsets fit, 4 values; tied, split in operand order */ /* 3: 4 offsets fit, 1 values */
+static const int8_t o101[] = {16, 24, 64};
+static const int8_t o102[] = {16, 24};
+static const int8_t o103[] = {16, 24, 64, -1}; /* 0: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 3: 10 offsets fit, 1 values */
+static const int8_t o104[] = {16, 24, 64};
+static const int8_t o105[] = {16, 24, 64};
+static const int8_t o106[] = {16, 24, 64};
+static const int8_t o107[] = {0};
+static const int8_t o108[] = {16};
+static const int8_t o109[] = {16};
+static const int8_t o110[] = {0};
+static const int8_t o111[] = {16};
+static const int8_t o112[] = {0};
+static const int8_t o113[] = {12};
+static const int8_t o114[] = {0};
+static const int8_t o115[] = {0};
+static const int8_t o116[] = {12};
+static const int8_t o117[] = {24};
+static const int8_t o118[] = {12, 16, 24, 32}; /* 0: 4 offsets fit, 1 values; the guard's bit */
+static const int8_t o119[] = {16, 24, 32};
+static const int8_t o120[] = {16, 32};
+static const int8_t o121[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
+static const int8_t o122[] = {12, 16, 24};
+static const int8_t o123[] = {16};
+static const int8_t o124[] = {16, 24};
+static const int8_t o125[] = {16, 24, 32};
+static const int8_t o126[] = {16, 32};
+static const int8_t o127[] = {24, -1, 32}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o128[] = {-1, -1}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values */
+static const int8_t o129[] = {24, 64, 32};
+static const int8_t o130[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
 static const int8_t o131[] = {16};
-static const int8_t o132[] = {0};
-static const int8_t o133[] = {16, 32};
-static const int8_t o134[] = {12, 16, 81, 84, 24, 32, 64};
-static const int8_t o135[] = {12, 16, 81, 24, 32, -1}; /* 5: 2 offsets fit, 1 values */
-static const int8_t o136[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
-static const int8_t o137[] = {16, 81, 84, 24, 32, 64};
-static const int8_t o138[] = {16, 81, 24, 32, -1}; /* 4: 2 offsets fit, 1 values */
-static const int8_t o139[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
-static const int8_t o140[] = {16, 24, 32};
-static const int8_t o141[] = {12, 16, 24, 32, 64};
-static const int8_t o142[] = {16, 24, 32, 64};
-static const int8_t o143[] = {16, 32};
-static const int8_t o144[] = {16, 24, 64, 32}; /* 1: 2 offsets fit, 1 values; tied */ /* 2: 2 offsets fit, 1 values; tied */
-static const int8_t t144[] = {-1, 1, 1, -1};
-static const int8_t o145[] = {-1, 16, 24}; /* 0: 5 offsets fit, 1 values */
-static const int8_t o146[] = {12, 16, 32};
-static const int8_t o147[] = {16, 32};
-static const int8_t o148[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 2 values */
-static const int8_t o149[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 1 values */
-static const int8_t o150[] = {-1, -1, 24, 32, -1}; /* 0: 59 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
-static const int8_t o151[] = {81, -1, 24, 32, -1}; /* 1: 12 offsets fit, 1 values */ /* 4: 12 offsets fit, 1 values */
+static const int8_t o132[] = {16};
+static const int8_t o133[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o134[] = {16, 24, -1}; /* 2: 8 offsets fit, 1 values */
+static const int8_t o135[] = {12, 16, 81, 24};
+static const int8_t o136[] = {12, 16, 24, 64, 87};
+static const int8_t o137[] = {16, 81, 24};
+static const int8_t o138[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
+static const int8_t o139[] = {16, 24, 64, 87};
+static const int8_t o140[] = {16, 24};
+static const int8_t o141[] = {16, 24, 64};
+static const int8_t o142[] = {12, 16, 24, 64};
+static const int8_t o143[] = {16, 24, 64};
+static const int8_t o144[] = {12, 16, 24, 64};
+static const int8_t o145[] = {16, 24, 64};
+static const int8_t o146[] = {16, 24}; /* 0: 2 offsets fit, 15 values; tied, split in operand order */ /* 1: 2 offsets fit, 15 values; tied, split in operand order */
+static const int8_t o147[] = {16, 24, 64}; /* 0: 2 offsets fit, 15 values; tied, split in operand order */ /* 2: 2 offsets fit, 15 values; tied, split in operand order */
+static const int8_t o148[] = {16};
+static const int8_t o149[] = {0};
+static const int8_t o150[] = {16, 32};
+static const int8_t o151[] = {81, -1, 24, 32, -1}; /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
 static const int8_t o152[] = {12, 16, 81, 84, 24, 32, 64};
-static const int8_t o153[] = {12, 16, 81, 24, 32, 64};
-static const int8_t o154[] = {12, 16, 24, 32, -1}; /* 4: 8 offsets fit, 1 values */
-static const int8_t o155[] = {12, 16, 24, 32, 64, 87, 77};
-static const int8_t o156[] = {16, 81, 84, 24, 32, 64};
-static const int8_t o157[] = {16, 81, 24, 32, 64};
-static const int8_t o158[] = {16, 24, 32, -1}; /* 3: 8 offsets fit, 1 values */
-static const int8_t o159[] = {16, 24, 32, 64, 87, 77};
-static const int8_t o160[] = {12, 16, 24, 32};
-static const int8_t o161[] = {12, 16, 24, 32, 87};
-static const int8_t o162[] = {16, 81, 24, 32};
-static const int8_t o163[] = {16, 24, 32};
-static const int8_t o164[] = {16, 24, 32, 87};
-static const int8_t o165[] = {16, 24, 32, 64};
-static const int8_t o166[] = {16, 24, 32, 64, 87};
-static const int8_t o167[] = {-1, 16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
-static const int8_t o168[] = {16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 2 offsets fit, 2 values; tied */ /* 4: 10 offsets fit, 1 values */
-static const int8_t t168[] = {0, 0, -1, -1, -1};
-static const int8_t o169[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
-static const int8_t o170[] = {16, 24, 32, 64};
-static const int8_t o171[] = {12, 16, 24, 32}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 6 values; tied */ /* 2: 3 offsets fit, 6 values; tied */ /* 3: 3 offsets fit, 6 values; tied */
-static const int8_t t171[] = {-1, 1, 1, 1};
-static const int8_t o172[] = {16, 24, 32};
-static const int8_t o173[] = {12, 16, 24, 32};
-static const int8_t o174[] = {16, 24, 32};
-static const int8_t o175[] = {12, 16, 24, 32, 64}; /* 0: 63 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 2 values; tied */ /* 2: 2 offsets fit, 2 values; tied */ /* 3: 2 offsets fit, 2 values; tied */ /* 4: 2 offsets fit, 2 values; tied */
-static const int8_t t175[] = {-1, 1, 2, 1, 2};
-static const int8_t o176[] = {16, 24, 32, 64};
-static const int8_t o177[] = {12, 16, -1, -1, 64}; /* 2: 9 offsets fit, 1 values */ /* 3: 9 offsets fit, 1 values */
-static const int8_t o178[] = {16, 24, 32, 64};
-static const int8_t o179[] = {16, -1, -1, 64, 87}; /* 1: 9 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */
-static const int8_t o180[] = {16, 24, 32, 64};
-static const int8_t o181[] = {16, 24, 32, 64};
-static const int8_t o182[] = {16, 24, 32};
-static const int8_t o183[] = {16, 24, 32, 64};
-static const int8_t o184[] = {16, -1, 32}; /* 0: 2 offsets fit, 138 values; tied */ /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 138 values; tied */
-static const int8_t t184[] = {0, -1, 0};
-static const int8_t o185[] = {-1, -1, -1, 32, -1}; /* 0: 57 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
-static const int8_t o186[] = {12, -1, -1, -1, -1}; /* 0: 33 offsets fit, 1 values; the guard's bit */ /* 1: 18 offsets fit, 1 values */ /* 2: 18 offsets fit, 1 values */ /* 3: 18 offsets fit, 1 values */ /* 4: 18 offsets fit, 1 values */
-static const int8_t o187[] = {-1, -1, -1, -1, -1, -1}; /* 0: 4 offsets fit, 1 values */ /* 1: 7 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 45 offsets fit, 1 values */ /* 5: 19 offsets fit, 1 values */
-static const int8_t o188[] = {12, 16, 32}; /* 0: 73 offsets fit, 1 values; the guard's bit */
-static const int8_t o189[] = {16, 32};
-static const int8_t o190[] = {32};
-static const int8_t o191[] = {-1, 32}; /* 0: 4 offsets fit, 1 values */
-static const int8_t o192[] = {12, 24, 32};
-static const int8_t o193[] = {24, 32};
-static const int8_t o194[] = {-1, 16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; tied */ /* 3: 2 offsets fit, 1 values; tied */
-static const int8_t t194[] = {-1, 1, -1, 1, -1};
-static const int8_t o195[] = {12, 16, 24, 64}; /* 0: 63 offsets fit, 1 values; the guard's bit */
-static const int8_t o196[] = {16, 24, 64};
-static const int8_t o197[] = {12, 16, 24, 64};
-static const int8_t o198[] = {16, 24, 64};
-static const int8_t o199[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */
-static const int8_t o200[] = {16, 24, 64}; /* 1: 2 offsets fit, 1 values; tied */ /* 2: 2 offsets fit, 1 values; tied */
-static const int8_t t200[] = {-1, 1, 1};
-static const int8_t o201[] = {-1, 24, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; tied */ /* 2: 2 offsets fit, 1 values; tied */ /* 3: 8 offsets fit, 1 values */
-static const int8_t t201[] = {-1, 1, 1, -1};
-static const int8_t o202[] = {16, 24, 64};
-static const int8_t o203[] = {16};
-static const int8_t o204[] = {16, 24};
-static const int8_t o205[] = {12, 16}; /* 0: 71 offsets fit, 1 values; the guard's bit */
-static const int8_t o206[] = {16};
-static const int8_t o207[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 37 offsets fit, 1 values */
-static const int8_t o208[] = {-1, -1, 24, -1}; /* 0: 51 offsets fit, 1 values */ /* 1: 10 offsets fit, 1 values */ /* 3: 10 offsets fit, 1 values */
-static const int8_t o209[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o210[] = {12, 16, 24, -1}; /* 0: 53 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 2 values; tied */ /* 2: 2 offsets fit, 2 values; tied */ /* 3: 8 offsets fit, 1 values */
-static const int8_t t210[] = {-1, 1, 1, -1};
-static const int8_t o211[] = {16, 81, 24, 64};
-static const int8_t o212[] = {16, 24, 64};
-static const int8_t o213[] = {12, 16, 24};
-static const int8_t o214[] = {16, 24};
-static const int8_t o215[] = {16, 24, 64};
-static const int8_t o216[] = {81, 16, 24, 64, -1}; /* 4: 9 offsets fit, 1 values */
-static const int8_t o217[] = {16, 24, 64, -1}; /* 3: 4 offsets fit, 1 values */
-static const int8_t o218[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
-static const int8_t o219[] = {12, 16, 24, 64};
-static const int8_t o220[] = {16, 24, 64};
-static const int8_t o221[] = {-1, -1, -1, -1, 68}; /* 0: 74 offsets fit, 1 values */ /* 1: 4 offsets fit, 1 values */ /* 2: 74 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
-static const int8_t o222[] = {-1, -1, -1, -1, -1}; /* 0: 71 offsets fit, 1 values */ /* 1: 7 offsets fit, 1 values */ /* 2: 7 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 71 offsets fit, 1 values */
-static const int8_t o223[] = {12, 16, 24}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 6 values; tied */ /* 2: 2 offsets fit, 6 values; tied */
-static const int8_t t223[] = {-1, 1, 1};
-static const int8_t o224[] = {16, 24};
-static const int8_t o225[] = {12, 16, 24, 64}; /* 0: 60 offsets fit, 1 values; the guard's bit */
-static const int8_t o226[] = {12, 16, 24, 64};
-static const int8_t o227[] = {16, 24, 64};
-static const int8_t o228[] = {16, 24, 64, -1}; /* 3: 52 offsets fit, 1 values */
-static const int8_t o229[] = {12, 16, 24, 64}; /* 0: 6 offsets fit, 1 values; the guard's bit */
-static const int8_t o230[] = {16, 24, 64};
-static const int8_t o231[] = {16, 24, -1}; /* 2: 2 offsets fit, 1 values */
+static const int8_t o153[] = {12, 16, 81, 24, 32, -1}; /* 5: 2 offsets fit, 1 values */
+static const int8_t o154[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
+static const int8_t o155[] = {16, 81, 84, 24, 32, 64};
+static const int8_t o156[] = {16, 81, 24, 32, -1}; /* 4: 2 offsets fit, 1 values */
+static const int8_t o157[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
+static const int8_t o158[] = {16, 24, 32, -1, 87, -1}; /* 3: 4 offsets fit, 1 values */ /* 5: 15 offsets fit, 1 values */
+static const int8_t o159[] = {12, 16, 24, 32, -1}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 4: 4 offsets fit, 1 values */
+static const int8_t o160[] = {16, 24, 32};
+static const int8_t o161[] = {16, 24, 32, 87};
+static const int8_t o162[] = {12, 16, 24, 32, 64};
+static const int8_t o163[] = {16, 24, 32, 64};
+static const int8_t o164[] = {16, 24, 32, 64};
+static const int8_t o165[] = {16, 32};
+static const int8_t o166[] = {16, 24, 64, 32}; /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */
+static const int8_t o167[] = {-1, 16, 24}; /* 0: 5 offsets fit, 1 values */
+static const int8_t o168[] = {12, 16, 32};
+static const int8_t o169[] = {16, 32};
+static const int8_t o170[] = {16, 24, 32, 87};
+static const int8_t o171[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 1 values */
+static const int8_t o172[] = {-1, -1, 24, 32, -1}; /* 0: 56 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
+static const int8_t o173[] = {81, -1, 24, 32, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o174[] = {12, 16, 81, 84, 24, 32, 64};
+static const int8_t o175[] = {12, 16, 81, 24, 32, 64};
+static const int8_t o176[] = {12, 16, 24, 32, -1}; /* 4: 8 offsets fit, 1 values */
+static const int8_t o177[] = {12, 16, 24, 32, 64, 87, 77};
+static const int8_t o178[] = {16, 81, 84, 24, 32, 64};
+static const int8_t o179[] = {16, 81, 24, 32, 64};
+static const int8_t o180[] = {16, 24, 32, -1}; /* 3: 8 offsets fit, 1 values */
+static const int8_t o181[] = {16, 24, 32, 64, 87, 77};
+static const int8_t o182[] = {12, 16, 24, 32};
+static const int8_t o183[] = {12, 16, 24, 32, 87};
+static const int8_t o184[] = {16, 81, 24, 32};
+static const int8_t o185[] = {16, 24, 32};
+static const int8_t o186[] = {16, 24, 32, 87};
+static const int8_t o187[] = {16, 24, 32, 64};
+static const int8_t o188[] = {16, 24, 32, 64, 87};
+static const int8_t o189[] = {-1, 16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
+static const int8_t o190[] = {16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 7 values; tied, split in operand order */ /* 1: 2 offsets fit, 7 values; tied, split in operand order */ /* 4: 10 offsets fit, 1 values */
+static const int8_t o191[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
+static const int8_t o192[] = {16, 24, 32, 64};
+static const int8_t o193[] = {12, 16, 24, 32}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 27 values; tied, split in operand order */ /* 2: 3 offsets fit, 27 values; tied, split in operand order */ /* 3: 3 offsets fit, 27 values; tied, split in operand order */
+static const int8_t o194[] = {16, 24, 32};
+static const int8_t o195[] = {12, 16, 24, 32};
+static const int8_t o196[] = {16, 24, 32};
+static const int8_t o197[] = {12, 16, 24, 32, 64}; /* 0: 57 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 7 values; tied, split in operand order */ /* 2: 2 offsets fit, 7 values; tied, split in operand order */ /* 3: 2 offsets fit, 7 values; tied, split in operand order */ /* 4: 2 offsets fit, 7 values; tied, split in operand order */
+static const int8_t o198[] = {16, 24, 32, 64};
+static const int8_t o199[] = {12, 16, 24, 32, 64};
+static const int8_t o200[] = {16, 24, 32, 64};
+static const int8_t o201[] = {16, -1, -1, 64, 87}; /* 1: 9 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */
+static const int8_t o202[] = {16, 24, 32, 64};
+static const int8_t o203[] = {16, 24, 32, 64};
+static const int8_t o204[] = {16, 24, 32};
+static const int8_t o205[] = {16, 24, 32, 64};
+static const int8_t o206[] = {16, 24, 32}; /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o207[] = {-1, -1, 24, 32, -1}; /* 0: 57 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 6 offsets fit, 1 values */
+static const int8_t o208[] = {12, -1, -1, -1, -1}; /* 0: 33 offsets fit, 1 values; the guard's bit */ /* 1: 18 offsets fit, 1 values */ /* 2: 18 offsets fit, 1 values */ /* 3: 18 offsets fit, 1 values */ /* 4: 18 offsets fit, 1 values */
+static const int8_t o209[] = {16, 24, 32, -1}; /* 3: 11 offsets fit, 1 values */
+static const int8_t o210[] = {16, 24, 32, -1, -1, -1}; /* 0: 2 offsets fit, 4 values; tied, split in operand order */ /* 1: 7 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 2: 2 offsets fit, 4 values; tied, split in operand order */ /* 3: 7 offsets fit, 1 values */ /* 4: 43 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */
+static const int8_t o211[] = {16, 24, 32, 64};
+static const int8_t o212[] = {16, 24, 32, 64};
+static const int8_t o213[] = {12, 16, 32}; /* 0: 68 offsets fit, 1 values; the guard's bit */
+static const int8_t o214[] = {16, 32};
+static const int8_t o215[] = {32};
+static const int8_t o216[] = {-1, 32}; /* 0: 4 offsets fit, 1 values */
+static const int8_t o217[] = {12, 24, 32};
+static const int8_t o218[] = {24, 32};
+static const int8_t o219[] = {-1, 16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 3 values; tied, split in operand order */ /* 3: 2 offsets fit, 3 values; tied, split in operand order */
+static const int8_t o220[] = {12, 16, 24, 64}; /* 0: 56 offsets fit, 1 values; the guard's bit */
+static const int8_t o221[] = {16, 24, 64};
+static const int8_t o222[] = {12, 16, 24, 64};
+static const int8_t o223[] = {16, 24, 64};
+static const int8_t o224[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */
+static const int8_t o225[] = {16, 24, 64};
+static const int8_t o226[] = {16, 24, 64}; /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */
+static const int8_t o227[] = {16, 24, 64, -1}; /* 0: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */ /* 3: 8 offsets fit, 1 values */
+static const int8_t o228[] = {12, 16, 24, 64}; /* 1: 2 offsets fit, 4 values; tied, split in operand order */ /* 3: 2 offsets fit, 4 values; tied, split in operand order */
+static const int8_t o229[] = {16, 24, 64};
+static const int8_t o230[] = {12, 16};
+static const int8_t o231[] = {16};
 static const int8_t o232[] = {16, 24};
-static const int8_t o233[] = {-1, -1, 24, -1}; /* 0: 55 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
-static const int8_t o234[] = {16, -1, 24, -1}; /* 0: 2 offsets fit, 1 values; tied */ /* 1: 53 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values; tied */ /* 3: 4 offsets fit, 1 values */
-static const int8_t t234[] = {0, -1, 0, -1};
-static const int8_t o235[] = {16, 24, -1}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 2 offsets fit, 2 values; tied */ /* 2: 11 offsets fit, 1 values */
-static const int8_t t235[] = {0, 0, -1};
-static const int8_t o236[] = {16, 24};
-static const int8_t o237[] = {16, 24, 64};
-static const int8_t o238[] = {0};
-static const int8_t o239[] = {16};
-static const int8_t o240[] = {16};
-static const int8_t o241[] = {0};
-static const int8_t o242[] = {12}; /* 0: 79 offsets fit, 1 values; the guard's bit */
-static const int8_t o243[] = {16};
-static const int8_t o244[] = {0};
-static const int8_t o245[] = {12};
-static const int8_t o246[] = {-1}; /* 0: 2 offsets fit, 1 values */
-static const int8_t o247[] = {0};
-static const int8_t o248[] = {0};
-static const int8_t o249[] = {12};
-static const int8_t o250[] = {24};
-static const int8_t o251[] = {12, 16, 32, 24};
-static const int8_t o252[] = {16, 32, 24};
-static const int8_t o253[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
-static const int8_t o254[] = {12, 16, 24};
-static const int8_t o255[] = {16};
-static const int8_t o256[] = {16, 24};
-static const int8_t o257[] = {16, 24, 32};
-static const int8_t o258[] = {16, 32};
-static const int8_t o259[] = {12, -1, -1, 32}; /* 0: 63 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */
-static const int8_t o260[] = {64, 24, 32};
-static const int8_t o261[] = {24, 64, 32};
-static const int8_t o262[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
+static const int8_t o233[] = {12, 16};
+static const int8_t o234[] = {16};
+static const int8_t o235[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 36 offsets fit, 1 values */
+static const int8_t o236[] = {16, 24, -1}; /* 2: 57 offsets fit, 1 values */
+static const int8_t o237[] = {-1, -1, 24, -1}; /* 0: 51 offsets fit, 1 values */ /* 1: 10 offsets fit, 1 values */ /* 3: 10 offsets fit, 1 values */
+static const int8_t o238[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o239[] = {12, 16, 24, -1}; /* 0: 2 offsets fit, 2 values; the guard's bit */ /* 3: 8 offsets fit, 1 values */
+static const int8_t o240[] = {16, 81, 24, 64};
+static const int8_t o241[] = {16, 24, 64};
+static const int8_t o242[] = {12, 16, 24};
+static const int8_t o243[] = {16, 24};
+static const int8_t o244[] = {16, 24, 64};
+static const int8_t o245[] = {81, 16, 24, 64, -1}; /* 4: 9 offsets fit, 1 values */
+static const int8_t o246[] = {16, 24, 64, -1}; /* 3: 4 offsets fit, 1 values */
+static const int8_t o247[] = {16, 24, 64}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 2: 2 offsets fit, 2 values; tied, split in operand order */
+static const int8_t o248[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
+static const int8_t o249[] = {12, 16, 24, 64};
+static const int8_t o250[] = {16, 24, 64};
+static const int8_t o251[] = {-1, -1, -1, -1, 68}; /* 0: 74 offsets fit, 1 values */ /* 1: 4 offsets fit, 1 values */ /* 2: 74 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
+static const int8_t o252[] = {81, -1, -1, -1, -1}; /* 1: 6 offsets fit, 1 values */ /* 2: 6 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */ /* 4: 68 offsets fit, 1 values */
+static const int8_t o253[] = {12, 16, 24}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 19 values; tied, split in operand order */ /* 2: 2 offsets fit, 19 values; tied, split in operand order */
+static const int8_t o254[] = {16, 24};
+static const int8_t o255[] = {12, 16, 24, 64}; /* 0: 54 offsets fit, 1 values; the guard's bit */
+static const int8_t o256[] = {12, 16, 24, 64};
+static const int8_t o257[] = {16, 24, 64};
+static const int8_t o258[] = {16, 24, 64, 87};
+static const int8_t o259[] = {12, 16, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
+static const int8_t o260[] = {16, 24, 64};
+static const int8_t o261[] = {16, 24, 64};
+static const int8_t o262[] = {16, 24};
 static const int8_t o263[] = {16};
-static const int8_t o264[] = {16};
-static const int8_t o265[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o266[] = {12, 16, 81, 24, 64}; /* 0: 5 offsets fit, 1 values; the guard's bit */
-static const int8_t o267[] = {12, 16, 24, -1, 87, -1}; /* 0: 6 offsets fit, 1 values; the guard's bit */ /* 3: 4 offsets fit, 1 values */ /* 5: 14 offsets fit, 1 values */
-static const int8_t o268[] = {16, 81, 24, 64};
-static const int8_t o269[] = {16, 24, -1, 87, -1}; /* 2: 4 offsets fit, 1 values */ /* 4: 15 offsets fit, 1 values */
-static const int8_t o270[] = {12, 16, 81, 24};
-static const int8_t o271[] = {12, 16, 24, 64, 87};
-static const int8_t o272[] = {16, 81, 24};
-static const int8_t o273[] = {16, 24, 64, 87};
-static const int8_t o274[] = {16, 24};
-static const int8_t o275[] = {16, 24, 64};
-static const int8_t o276[] = {12, 16, 24, 64};
-static const int8_t o277[] = {16, 24, 64};
-static const int8_t o278[] = {12, 16, 24, 64};
-static const int8_t o279[] = {16, 24, 64};
-static const int8_t o280[] = {16, 24}; /* 0: 2 offsets fit, 15 values; tied */ /* 1: 2 offsets fit, 15 values; tied */
-static const int8_t t280[] = {0, 0};
-static const int8_t o281[] = {16, 24, 64};
-static const int8_t o282[] = {16};
-static const int8_t o283[] = {0};
-static const int8_t o284[] = {16, 32};
-static const int8_t o285[] = {12, 16, 81, 84, 24, 32, 64};
-static const int8_t o286[] = {12, 16, 81, 24, 32, -1}; /* 5: 2 offsets fit, 1 values */
-static const int8_t o287[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
-static const int8_t o288[] = {16, 81, 84, 24, 32, 64};
-static const int8_t o289[] = {16, 81, 24, 32, -1}; /* 4: 2 offsets fit, 1 values */
-static const int8_t o290[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
-static const int8_t o291[] = {16, 24, 32};
-static const int8_t o292[] = {12, 16, 24, 32, 64};
-static const int8_t o293[] = {16, 24, 32, 64};
-static const int8_t o294[] = {16, 32};
-static const int8_t o295[] = {16, 24, 64, 32}; /* 1: 2 offsets fit, 1 values; tied */ /* 2: 2 offsets fit, 1 values; tied */
-static const int8_t t295[] = {-1, 1, 1, -1};
-static const int8_t o296[] = {-1, 16, 24}; /* 0: 5 offsets fit, 1 values */
-static const int8_t o297[] = {12, 16, 32};
-static const int8_t o298[] = {16, 32};
-static const int8_t o299[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 2 values */
-static const int8_t o300[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 1 values */
-static const int8_t o301[] = {-1, -1, 24, 32, -1}; /* 0: 59 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
-static const int8_t o302[] = {81, -1, 24, 32, -1}; /* 1: 12 offsets fit, 1 values */ /* 4: 12 offsets fit, 1 values */
-static const int8_t o303[] = {12, 16, 81, 84, 24, 32, 64};
-static const int8_t o304[] = {12, 16, 81, 24, 32, 64};
-static const int8_t o305[] = {12, 16, 24, 32, -1}; /* 4: 8 offsets fit, 1 values */
-static const int8_t o306[] = {12, 16, 24, 32, 64, 87, 77};
-static const int8_t o307[] = {16, 81, 84, 24, 32, 64};
-static const int8_t o308[] = {16, 81, 24, 32, 64};
-static const int8_t o309[] = {16, 24, 32, -1}; /* 3: 8 offsets fit, 1 values */
-static const int8_t o310[] = {16, 24, 32, 64, 87, 77};
-static const int8_t o311[] = {12, 16, 24, 32};
-static const int8_t o312[] = {12, 16, 24, 32, 87};
-static const int8_t o313[] = {16, 81, 24, 32};
-static const int8_t o314[] = {16, 24, 32};
-static const int8_t o315[] = {16, 24, 32, 87};
-static const int8_t o316[] = {16, 24, 32, 64};
-static const int8_t o317[] = {16, 24, 32, 64, 87};
-static const int8_t o318[] = {-1, 16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
-static const int8_t o319[] = {16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 2 offsets fit, 2 values; tied */ /* 4: 10 offsets fit, 1 values */
-static const int8_t t319[] = {0, 0, -1, -1, -1};
-static const int8_t o320[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
-static const int8_t o321[] = {16, 24, 32, 64};
-static const int8_t o322[] = {12, 16, 24, 32}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 6 values; tied */ /* 2: 3 offsets fit, 6 values; tied */ /* 3: 3 offsets fit, 6 values; tied */
-static const int8_t t322[] = {-1, 1, 1, 1};
-static const int8_t o323[] = {16, 24, 32};
-static const int8_t o324[] = {12, 16, 24, 32};
-static const int8_t o325[] = {16, 24, 32};
-static const int8_t o326[] = {12, -1, 24, -1, 64}; /* 0: 69 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 2 values */ /* 2: 2 offsets fit, 2 values; tied */ /* 3: 3 offsets fit, 2 values */ /* 4: 2 offsets fit, 2 values; tied */
-static const int8_t t326[] = {-1, -1, 2, -1, 2};
-static const int8_t o327[] = {16, 24, 32, 64};
-static const int8_t o328[] = {12, 16, 24, 32, 64};
-static const int8_t o329[] = {16, 24, 32, 64};
-static const int8_t o330[] = {16, -1, -1, 64, 87}; /* 1: 9 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */
-static const int8_t o331[] = {16, 24, 32, 64};
+static const int8_t o264[] = {-1, -1, 24, -1}; /* 0: 26 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
+static const int8_t o265[] = {16, -1, 24, -1}; /* 1: 46 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
+static const int8_t o266[] = {16, 24, 64};
+static const int8_t o267[] = {16, 24};
+static const int8_t o268[] = {16, 24, 64};
+static const int8_t o269[] = {16, 24, 64};
+static const int8_t o270[] = {16, 24, 64};
+static const int8_t o271[] = {0};
+static const int8_t o272[] = {16};
+static const int8_t o273[] = {16};
+static const int8_t o274[] = {0};
+static const int8_t o275[] = {12};
+static const int8_t o276[] = {16};
+static const int8_t o277[] = {0};
+static const int8_t o278[] = {12};
+static const int8_t o279[] = {-1}; /* 0: 2 offsets fit, 1 values */
+static const int8_t o280[] = {0};
+static const int8_t o281[] = {0};
+static const int8_t o282[] = {12};
+static const int8_t o283[] = {24};
+static const int8_t o284[] = {12, 16, 32, 24};
+static const int8_t o285[] = {16, 32, 24};
+static const int8_t o286[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
+static const int8_t o287[] = {12, 16, 24};
+static const int8_t o288[] = {16};
+static const int8_t o289[] = {16, 24};
+static const int8_t o290[] = {16, 24, 32};
+static const int8_t o291[] = {16, 32};
+static const int8_t o292[] = {12, 64, 24, 32}; /* 0: 2 offsets fit, 3 values; the guard's bit */
+static const int8_t o293[] = {64, 24, 32};
+static const int8_t o294[] = {24, 64, 32};
+static const int8_t o295[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
+static const int8_t o296[] = {16};
+static const int8_t o297[] = {16};
+static const int8_t o298[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o299[] = {12, 16, 81, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
+static const int8_t o300[] = {12, 16, 24, -1, 87, -1}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 3: 4 offsets fit, 1 values */ /* 5: 14 offsets fit, 1 values */
+static const int8_t o301[] = {16, 81, 24, 64};
+static const int8_t o302[] = {16, 24, -1}; /* 2: 8 offsets fit, 1 values */
+static const int8_t o303[] = {16, 24, -1, 87, -1}; /* 2: 4 offsets fit, 1 values */ /* 4: 15 offsets fit, 1 values */
+static const int8_t o304[] = {12, 16, 81, 24};
+static const int8_t o305[] = {12, 16, 24, 64, 87};
+static const int8_t o306[] = {16, 81, 24};
+static const int8_t o307[] = {16, 24}; /* 0: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o308[] = {16, 24, 64, 87};
+static const int8_t o309[] = {16, 24};
+static const int8_t o310[] = {16, 24, 64};
+static const int8_t o311[] = {12, 16, 24, 64};
+static const int8_t o312[] = {16, 24, 64};
+static const int8_t o313[] = {12, 16, 24, 64};
+static const int8_t o314[] = {16, 24, 64};
+static const int8_t o315[] = {16, 24}; /* 0: 2 offsets fit, 15 values; tied, split in operand order */ /* 1: 2 offsets fit, 15 values; tied, split in operand order */
+static const int8_t o316[] = {16, 24, 64};
+static const int8_t o317[] = {16};
+static const int8_t o318[] = {0};
+static const int8_t o319[] = {16, 32};
+static const int8_t o320[] = {-1, -1, 24, 32, -1}; /* 0: 53 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
+static const int8_t o321[] = {12, 16, 81, 84, 24, 32, 64};
+static const int8_t o322[] = {12, 16, 81, 24, 32, -1}; /* 5: 2 offsets fit, 1 values */
+static const int8_t o323[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
+static const int8_t o324[] = {16, 81, 84, 24, 32, 64};
+static const int8_t o325[] = {16, 81, 24, 32, -1}; /* 4: 2 offsets fit, 1 values */
+static const int8_t o326[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
+static const int8_t o327[] = {16, 24, 32, -1, -1, -1}; /* 3: 4 offsets fit, 1 values */ /* 4: 3 offsets fit, 1 values */ /* 5: 15 offsets fit, 1 values */
+static const int8_t o328[] = {12, 16, 24, 32, 87}; /* 0: 5 offsets fit, 1 values; the guard's bit */
+static const int8_t o329[] = {16, 24, 32};
+static const int8_t o330[] = {16, 24, 32, 87};
+static const int8_t o331[] = {12, 16, 24, 32, 64};
 static const int8_t o332[] = {16, 24, 32, 64};
-static const int8_t o333[] = {16, 24, 32};
-static const int8_t o334[] = {16, 24, 32, 64};
-static const int8_t o335[] = {16, -1, 32}; /* 0: 2 offsets fit, 138 values; tied */ /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 138 values; tied */
-static const int8_t t335[] = {0, -1, 0};
-static const int8_t o336[] = {-1, -1, -1, 32, -1}; /* 0: 57 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
-static const int8_t o337[] = {12, -1, -1, -1, -1}; /* 0: 33 offsets fit, 1 values; the guard's bit */ /* 1: 18 offsets fit, 1 values */ /* 2: 18 offsets fit, 1 values */ /* 3: 18 offsets fit, 1 values */ /* 4: 18 offsets fit, 1 values */
-static const int8_t o338[] = {-1, -1, -1, -1, -1, -1}; /* 0: 4 offsets fit, 1 values */ /* 1: 7 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 45 offsets fit, 1 values */ /* 5: 19 offsets fit, 1 values */
-static const int8_t o339[] = {12, 16, 32}; /* 0: 73 offsets fit, 1 values; the guard's bit */
-static const int8_t o340[] = {16, 32};
-static const int8_t o341[] = {32};
-static const int8_t o342[] = {12, 24, 32};
-static const int8_t o343[] = {24, 32};
-static const int8_t o344[] = {-1, 16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; tied */ /* 3: 2 offsets fit, 1 values; tied */
-static const int8_t t344[] = {-1, 1, -1, 1, -1};
-static const int8_t o345[] = {12, -1, 24, 64}; /* 0: 64 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 2 values */
-static const int8_t o346[] = {16, 24, 64};
-static const int8_t o347[] = {12, 16, 24, 64};
-static const int8_t o348[] = {16, 24, 64};
-static const int8_t o349[] = {16, 24, 64}; /* 1: 2 offsets fit, 1 values; tied */ /* 2: 2 offsets fit, 1 values; tied */
-static const int8_t t349[] = {-1, 1, 1};
-static const int8_t o350[] = {-1, 24, 64, -1}; /* 0: 4 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; tied */ /* 2: 2 offsets fit, 1 values; tied */ /* 3: 9 offsets fit, 1 values */
-static const int8_t t350[] = {-1, 1, 1, -1};
-static const int8_t o351[] = {16, 24, 64};
-static const int8_t o352[] = {16};
-static const int8_t o353[] = {16, 24};
-static const int8_t o354[] = {12, 16}; /* 0: 71 offsets fit, 1 values; the guard's bit */
-static const int8_t o355[] = {16};
-static const int8_t o356[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 37 offsets fit, 1 values */
-static const int8_t o357[] = {-1, -1, 24, -1}; /* 0: 51 offsets fit, 1 values */ /* 1: 10 offsets fit, 1 values */ /* 3: 10 offsets fit, 1 values */
-static const int8_t o358[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o359[] = {12, 16, 24, -1}; /* 3: 8 offsets fit, 1 values */
-static const int8_t o360[] = {16, 81, 24, 64};
-static const int8_t o361[] = {16, 24, 64};
-static const int8_t o362[] = {12, 16, 24};
-static const int8_t o363[] = {16, 24};
-static const int8_t o364[] = {16, 24, 64};
-static const int8_t o365[] = {81, 16, 24, 64, -1}; /* 4: 9 offsets fit, 1 values */
-static const int8_t o366[] = {16, 24, 64, -1}; /* 3: 4 offsets fit, 1 values */
-static const int8_t o367[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
-static const int8_t o368[] = {12, 16, 24, 64};
-static const int8_t o369[] = {16, 24, 64};
-static const int8_t o370[] = {-1, -1, -1, -1, 68}; /* 0: 74 offsets fit, 1 values */ /* 1: 4 offsets fit, 1 values */ /* 2: 74 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
-static const int8_t o371[] = {-1, -1, -1, -1, -1}; /* 0: 71 offsets fit, 1 values */ /* 1: 7 offsets fit, 1 values */ /* 2: 7 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 71 offsets fit, 1 values */
-static const int8_t o372[] = {12, 16, 24}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 6 values; tied */ /* 2: 2 offsets fit, 6 values; tied */
-static const int8_t t372[] = {-1, 1, 1};
-static const int8_t o373[] = {16, 24}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 2 offsets fit, 2 values; tied */
-static const int8_t t373[] = {0, 0};
-static const int8_t o374[] = {12, 16, 24, 64}; /* 0: 58 offsets fit, 1 values; the guard's bit */
-static const int8_t o375[] = {12, 16, 24, 64};
-static const int8_t o376[] = {16, 24, 64};
-static const int8_t o377[] = {16, 24, 64, -1}; /* 3: 52 offsets fit, 1 values */
-static const int8_t o378[] = {12, 16, 24, 64}; /* 0: 5 offsets fit, 1 values; the guard's bit */
-static const int8_t o379[] = {16, 24, 64};
-static const int8_t o380[] = {16, 24, -1}; /* 2: 2 offsets fit, 1 values */
-static const int8_t o381[] = {16, 24};
-static const int8_t o382[] = {-1, -1, 24, -1}; /* 0: 55 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
-static const int8_t o383[] = {16, -1, 24, -1}; /* 0: 2 offsets fit, 1 values; tied */ /* 1: 53 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values; tied */ /* 3: 4 offsets fit, 1 values */
-static const int8_t t383[] = {0, -1, 0, -1};
-static const int8_t o384[] = {16, 24, -1}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 2 offsets fit, 2 values; tied */ /* 2: 11 offsets fit, 1 values */
-static const int8_t t384[] = {0, 0, -1};
-static const int8_t o385[] = {16, 24};
-static const int8_t o386[] = {16, 24, 64};
-static const int8_t o387[] = {0};
-static const int8_t o388[] = {16};
-static const int8_t o389[] = {16};
-static const int8_t o390[] = {0};
-static const int8_t o391[] = {12}; /* 0: 79 offsets fit, 1 values; the guard's bit */
-static const int8_t o392[] = {16};
-static const int8_t o393[] = {0};
-static const int8_t o394[] = {12};
-static const int8_t o395[] = {-1}; /* 0: 2 offsets fit, 1 values */
-static const int8_t o396[] = {0};
-static const int8_t o397[] = {0};
-static const int8_t o398[] = {12};
-static const int8_t o399[] = {24};
-static const int8_t o400[] = {12, 16, 32, 24};
-static const int8_t o401[] = {16, 32, 24};
-static const int8_t o402[] = {12, 16, 24};
+static const int8_t o333[] = {16, 24, 32, 64};
+static const int8_t o334[] = {16, 32};
+static const int8_t o335[] = {16, 24, 64, 32}; /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */
+static const int8_t o336[] = {16, 24, 64, 32}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 2 offsets fit, 2 values; tied, split in operand order */
+static const int8_t o337[] = {-1, 16, 24}; /* 0: 5 offsets fit, 1 values */
+static const int8_t o338[] = {12, 16, 32};
+static const int8_t o339[] = {16, 32};
+static const int8_t o340[] = {16, 24, 32, 87};
+static const int8_t o341[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 1 values */
+static const int8_t o342[] = {-1, -1, 24, 32, -1}; /* 0: 56 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
+static const int8_t o343[] = {81, -1, 24, 32, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o344[] = {12, 16, 81, 84, 24, 32, 64};
+static const int8_t o345[] = {12, 16, 81, 24, 32, 64};
+static const int8_t o346[] = {12, 16, 24, 32, -1}; /* 4: 8 offsets fit, 1 values */
+static const int8_t o347[] = {12, 16, 24, 32, 64, 87, 77};
+static const int8_t o348[] = {16, 81, 84, 24, 32, 64};
+static const int8_t o349[] = {16, 81, 24, 32, 64};
+static const int8_t o350[] = {16, 24, 32, -1}; /* 3: 8 offsets fit, 1 values */
+static const int8_t o351[] = {16, 24, 32, 64, 87, 77};
+static const int8_t o352[] = {12, 16, 24, 32};
+static const int8_t o353[] = {12, 16, 24, 32, 87};
+static const int8_t o354[] = {16, 81, 24, 32};
+static const int8_t o355[] = {16, 24, 32};
+static const int8_t o356[] = {16, 24, 32, 87};
+static const int8_t o357[] = {16, 24, 32, 64};
+static const int8_t o358[] = {16, 24, 32, 64, 87};
+static const int8_t o359[] = {-1, 16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
+static const int8_t o360[] = {16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 7 values; tied, split in operand order */ /* 1: 2 offsets fit, 7 values; tied, split in operand order */ /* 4: 10 offsets fit, 1 values */
+static const int8_t o361[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
+static const int8_t o362[] = {16, 24, 32, 64};
+static const int8_t o363[] = {12, 16, 24, 32}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 25 values; tied, split in operand order */ /* 2: 3 offsets fit, 25 values; tied, split in operand order */ /* 3: 3 offsets fit, 25 values; tied, split in operand order */
+static const int8_t o364[] = {16, 24, 32};
+static const int8_t o365[] = {12, 16, 24, 32};
+static const int8_t o366[] = {16, 24, 32};
+static const int8_t o367[] = {12, 16, 24, 32, 64}; /* 0: 58 offsets fit, 1 values; the guard's bit */ /* 2: 2 offsets fit, 5 values; tied, split in operand order */ /* 4: 2 offsets fit, 5 values; tied, split in operand order */
+static const int8_t o368[] = {16, 24, 32, 64};
+static const int8_t o369[] = {12, 16, 24, 32, 64};
+static const int8_t o370[] = {16, 24, 32, 64};
+static const int8_t o371[] = {16, -1, -1, 64, 87}; /* 1: 9 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */
+static const int8_t o372[] = {16, 24, 32, 64};
+static const int8_t o373[] = {16, 24, 32, 64};
+static const int8_t o374[] = {16, 24, 32};
+static const int8_t o375[] = {16, 24, 32, 64};
+static const int8_t o376[] = {16, 24, 32}; /* 0: 2 offsets fit, 143 values; tied, split in operand order */ /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 2: 2 offsets fit, 143 values; tied, split in operand order */
+static const int8_t o377[] = {-1, -1, 24, 32, -1}; /* 0: 57 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 6 offsets fit, 1 values */
+static const int8_t o378[] = {12, -1, -1, -1, -1}; /* 0: 33 offsets fit, 1 values; the guard's bit */ /* 1: 18 offsets fit, 1 values */ /* 2: 18 offsets fit, 1 values */ /* 3: 18 offsets fit, 1 values */ /* 4: 18 offsets fit, 1 values */
+static const int8_t o379[] = {16, 24, 32, -1}; /* 3: 11 offsets fit, 1 values */
+static const int8_t o380[] = {16, 24, 32, -1, -1, -1}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 7 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 2: 2 offsets fit, 2 values; tied, split in operand order */ /* 3: 7 offsets fit, 1 values */ /* 4: 45 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */
+static const int8_t o381[] = {16, 24, 32, 64};
+static const int8_t o382[] = {16, 24, 32, 64};
+static const int8_t o383[] = {12, 16, 32}; /* 0: 69 offsets fit, 1 values; the guard's bit */
+static const int8_t o384[] = {16, 32};
+static const int8_t o385[] = {32};
+static const int8_t o386[] = {-1, 32}; /* 0: 4 offsets fit, 1 values */
+static const int8_t o387[] = {12, 24, 32};
+static const int8_t o388[] = {24, 32};
+static const int8_t o389[] = {-1, 16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 3 values; tied, split in operand order */ /* 3: 2 offsets fit, 3 values; tied, split in operand order */
+static const int8_t o390[] = {12, 16, 24, 64}; /* 0: 56 offsets fit, 1 values; the guard's bit */
+static const int8_t o391[] = {16, 24, 64};
+static const int8_t o392[] = {12, 16, 24, 64};
+static const int8_t o393[] = {16, 24, 64};
+static const int8_t o394[] = {16, 24, 64};
+static const int8_t o395[] = {16, 24, 64}; /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */
+static const int8_t o396[] = {16, 24, 64, 87}; /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */
+static const int8_t o397[] = {12, 16, 24, 64}; /* 1: 2 offsets fit, 4 values; tied, split in operand order */ /* 3: 2 offsets fit, 4 values; tied, split in operand order */
+static const int8_t o398[] = {16, 24, 64};
+static const int8_t o399[] = {12, 16};
+static const int8_t o400[] = {16};
+static const int8_t o401[] = {16, 24};
+static const int8_t o402[] = {12, 16};
 static const int8_t o403[] = {16};
-static const int8_t o404[] = {16, 24};
-static const int8_t o405[] = {16, 24, 32};
-static const int8_t o406[] = {16, 32};
-static const int8_t o407[] = {12, -1, -1, 32}; /* 0: 62 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */
-static const int8_t o408[] = {64, 24, 32};
-static const int8_t o409[] = {24, 64, 32};
-static const int8_t o410[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
-static const int8_t o411[] = {16};
-static const int8_t o412[] = {16};
-static const int8_t o413[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o414[] = {12, 16, 81, 24, 64}; /* 0: 5 offsets fit, 1 values; the guard's bit */
-static const int8_t o415[] = {12, 16, 24, -1, 87, -1}; /* 0: 6 offsets fit, 1 values; the guard's bit */ /* 3: 4 offsets fit, 1 values */ /* 5: 14 offsets fit, 1 values */
-static const int8_t o416[] = {16, 81, 24, 64};
-static const int8_t o417[] = {16, 24, -1, 87, -1}; /* 2: 4 offsets fit, 1 values */ /* 4: 15 offsets fit, 1 values */
-static const int8_t o418[] = {12, 16, 81, 24};
-static const int8_t o419[] = {12, 16, 24, 64, 87};
-static const int8_t o420[] = {16, 81, 24};
-static const int8_t o421[] = {16, 24, 64, 87};
-static const int8_t o422[] = {16, 24};
-static const int8_t o423[] = {16, 24, 64};
-static const int8_t o424[] = {12, 16, 24, 64};
-static const int8_t o425[] = {16, 24, 64};
+static const int8_t o404[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 36 offsets fit, 1 values */
+static const int8_t o405[] = {16, 24, -1}; /* 2: 57 offsets fit, 1 values */
+static const int8_t o406[] = {-1, -1, 24, -1}; /* 0: 51 offsets fit, 1 values */ /* 1: 10 offsets fit, 1 values */ /* 3: 10 offsets fit, 1 values */
+static const int8_t o407[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o408[] = {12, 16, 24, -1}; /* 3: 8 offsets fit, 1 values */
+static const int8_t o409[] = {16, 81, 24, 64};
+static const int8_t o410[] = {16, 24, 64};
+static const int8_t o411[] = {12, 16, 24};
+static const int8_t o412[] = {16, 24};
+static const int8_t o413[] = {16, 24, 64};
+static const int8_t o414[] = {12, 16, 24, 64, -1}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 4: 12 offsets fit, 1 values */
+static const int8_t o415[] = {81, 16, 24, 64, -1}; /* 4: 9 offsets fit, 1 values */
+static const int8_t o416[] = {16, 24, 64, -1}; /* 3: 4 offsets fit, 1 values */
+static const int8_t o417[] = {16, -1, 64}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 44 offsets fit, 1 values */ /* 2: 2 offsets fit, 2 values; tied, split in operand order */
+static const int8_t o418[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
+static const int8_t o419[] = {12, 16, 24, 64};
+static const int8_t o420[] = {16, 24, 64};
+static const int8_t o421[] = {-1, -1, -1, -1, 68}; /* 0: 74 offsets fit, 1 values */ /* 1: 4 offsets fit, 1 values */ /* 2: 74 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
+static const int8_t o422[] = {-1, -1, -1, -1, -1}; /* 0: 71 offsets fit, 1 values */ /* 1: 7 offsets fit, 1 values */ /* 2: 7 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 71 offsets fit, 1 values */
+static const int8_t o423[] = {12, 16, 24}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 22 values; tied, split in operand order */ /* 2: 2 offsets fit, 22 values; tied, split in operand order */
+static const int8_t o424[] = {16, 24};
+static const int8_t o425[] = {12, 16, 24, 64}; /* 0: 57 offsets fit, 1 values; the guard's bit */
 static const int8_t o426[] = {12, 16, 24, 64};
 static const int8_t o427[] = {16, 24, 64};
-static const int8_t o428[] = {16, 24}; /* 0: 2 offsets fit, 15 values; tied */ /* 1: 2 offsets fit, 15 values; tied */
-static const int8_t t428[] = {0, 0};
-static const int8_t o429[] = {16, 24, 64};
-static const int8_t o430[] = {16};
-static const int8_t o431[] = {0};
-static const int8_t o432[] = {16, 32};
-static const int8_t o433[] = {12, 16, 81, 84, 24, 32, 64};
-static const int8_t o434[] = {12, 16, 81, 24, 32, -1}; /* 5: 2 offsets fit, 1 values */
-static const int8_t o435[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
-static const int8_t o436[] = {16, 81, 84, 24, 32, 64};
-static const int8_t o437[] = {16, 81, 24, 32, -1}; /* 4: 2 offsets fit, 1 values */
-static const int8_t o438[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
-static const int8_t o439[] = {16, 24, 32};
-static const int8_t o440[] = {12, 16, 24, 32, 64};
-static const int8_t o441[] = {16, 24, 32, 64};
-static const int8_t o442[] = {16, 32};
-static const int8_t o443[] = {16, 24, 64, 32}; /* 1: 2 offsets fit, 1 values; tied */ /* 2: 2 offsets fit, 1 values; tied */
-static const int8_t t443[] = {-1, 1, 1, -1};
-static const int8_t o444[] = {-1, 16, 24}; /* 0: 5 offsets fit, 1 values */
-static const int8_t o445[] = {12, 16, 32};
-static const int8_t o446[] = {16, 32};
-static const int8_t o447[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 2 values */
-static const int8_t o448[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 1 values */
-static const int8_t o449[] = {-1, -1, 24, 32, -1}; /* 0: 59 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
-static const int8_t o450[] = {81, -1, 24, 32, -1}; /* 1: 12 offsets fit, 1 values */ /* 4: 12 offsets fit, 1 values */
-static const int8_t o451[] = {12, 16, 81, 84, 24, 32, 64};
-static const int8_t o452[] = {12, 16, 81, 24, 32, 64};
-static const int8_t o453[] = {12, 16, 24, 32, -1}; /* 4: 8 offsets fit, 1 values */
-static const int8_t o454[] = {12, 16, 24, 32, 64, 87, 77};
-static const int8_t o455[] = {16, 81, 84, 24, 32, 64};
-static const int8_t o456[] = {16, 81, 24, 32, 64};
-static const int8_t o457[] = {16, 24, 32, -1}; /* 3: 8 offsets fit, 1 values */
-static const int8_t o458[] = {16, 24, 32, 64, 87, 77};
-static const int8_t o459[] = {12, 16, 24, 32};
-static const int8_t o460[] = {12, 16, 24, 32, 87};
-static const int8_t o461[] = {16, 81, 24, 32};
-static const int8_t o462[] = {16, 24, 32};
-static const int8_t o463[] = {16, 24, 32, 87};
-static const int8_t o464[] = {16, 24, 32, 64};
-static const int8_t o465[] = {16, 24, 32, 64, 87};
-static const int8_t o466[] = {-1, 16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
-static const int8_t o467[] = {16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 2 offsets fit, 2 values; tied */ /* 4: 10 offsets fit, 1 values */
-static const int8_t t467[] = {0, 0, -1, -1, -1};
-static const int8_t o468[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
-static const int8_t o469[] = {16, 24, 32, 64};
-static const int8_t o470[] = {12, 16, 24, 32}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 6 values; tied */ /* 2: 3 offsets fit, 6 values; tied */ /* 3: 3 offsets fit, 6 values; tied */
-static const int8_t t470[] = {-1, 1, 1, 1};
-static const int8_t o471[] = {16, 24, 32};
-static const int8_t o472[] = {12, 16, 24, 32};
-static const int8_t o473[] = {16, 24, 32};
-static const int8_t o474[] = {12, -1, 24, -1, 64}; /* 0: 69 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 2 values */ /* 2: 2 offsets fit, 2 values; tied */ /* 3: 3 offsets fit, 2 values */ /* 4: 2 offsets fit, 2 values; tied */
-static const int8_t t474[] = {-1, -1, 2, -1, 2};
-static const int8_t o475[] = {16, 24, 32, 64};
-static const int8_t o476[] = {12, 16, 24, 32, 64};
-static const int8_t o477[] = {16, 24, 32, 64};
-static const int8_t o478[] = {16, -1, -1, 64, 87}; /* 1: 9 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */
-static const int8_t o479[] = {16, 24, 32, 64};
-static const int8_t o480[] = {16, 24, 32, 64};
-static const int8_t o481[] = {16, 24, 32};
-static const int8_t o482[] = {16, 24, 32, 64};
-static const int8_t o483[] = {16, -1, 32}; /* 0: 2 offsets fit, 138 values; tied */ /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 138 values; tied */
-static const int8_t t483[] = {0, -1, 0};
-static const int8_t o484[] = {-1, -1, -1, 32, -1}; /* 0: 57 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
-static const int8_t o485[] = {12, -1, -1, -1, -1}; /* 0: 33 offsets fit, 1 values; the guard's bit */ /* 1: 18 offsets fit, 1 values */ /* 2: 18 offsets fit, 1 values */ /* 3: 18 offsets fit, 1 values */ /* 4: 18 offsets fit, 1 values */
-static const int8_t o486[] = {-1, -1, -1, -1, -1, -1}; /* 0: 4 offsets fit, 1 values */ /* 1: 7 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 45 offsets fit, 1 values */ /* 5: 19 offsets fit, 1 values */
-static const int8_t o487[] = {12, 16, 32}; /* 0: 73 offsets fit, 1 values; the guard's bit */
-static const int8_t o488[] = {16, 32};
-static const int8_t o489[] = {32};
-static const int8_t o490[] = {-1, 32}; /* 0: 5 offsets fit, 1 values */
-static const int8_t o491[] = {12, 24, 32};
-static const int8_t o492[] = {24, 32};
-static const int8_t o493[] = {-1, 16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; tied */ /* 3: 2 offsets fit, 1 values; tied */
-static const int8_t t493[] = {-1, 1, -1, 1, -1};
-static const int8_t o494[] = {12, -1, 24, 64}; /* 0: 64 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 2 values */
-static const int8_t o495[] = {16, 24, 64};
-static const int8_t o496[] = {12, 16, 24, 64};
-static const int8_t o497[] = {16, 24, 64};
-static const int8_t o498[] = {16, 24, 64}; /* 1: 2 offsets fit, 1 values; tied */ /* 2: 2 offsets fit, 1 values; tied */
-static const int8_t t498[] = {-1, 1, 1};
-static const int8_t o499[] = {-1, 24, 64, -1}; /* 0: 4 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; tied */ /* 2: 2 offsets fit, 1 values; tied */ /* 3: 9 offsets fit, 1 values */
-static const int8_t t499[] = {-1, 1, 1, -1};
-static const int8_t o500[] = {16, 24, 64};
-static const int8_t o501[] = {16};
-static const int8_t o502[] = {16, 24};
-static const int8_t o503[] = {12, 16}; /* 0: 71 offsets fit, 1 values; the guard's bit */
-static const int8_t o504[] = {16};
-static const int8_t o505[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 37 offsets fit, 1 values */
-static const int8_t o506[] = {-1, -1, 24, -1}; /* 0: 51 offsets fit, 1 values */ /* 1: 10 offsets fit, 1 values */ /* 3: 10 offsets fit, 1 values */
-static const int8_t o507[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o508[] = {12, 16, 24, -1}; /* 3: 8 offsets fit, 1 values */
-static const int8_t o509[] = {16, 81, 24, 64};
-static const int8_t o510[] = {16, 24, 64};
-static const int8_t o511[] = {12, 16, 24};
-static const int8_t o512[] = {16, 24};
-static const int8_t o513[] = {16, 24, 64};
-static const int8_t o514[] = {81, 16, 24, 64, -1}; /* 4: 9 offsets fit, 1 values */
-static const int8_t o515[] = {16, 24, 64, -1}; /* 3: 4 offsets fit, 1 values */
-static const int8_t o516[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
-static const int8_t o517[] = {12, 16, 24, 64};
-static const int8_t o518[] = {16, 24, 64};
-static const int8_t o519[] = {-1, -1, -1, -1, 68}; /* 0: 74 offsets fit, 1 values */ /* 1: 4 offsets fit, 1 values */ /* 2: 74 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
-static const int8_t o520[] = {-1, -1, -1, -1, -1}; /* 0: 71 offsets fit, 1 values */ /* 1: 7 offsets fit, 1 values */ /* 2: 7 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 71 offsets fit, 1 values */
-static const int8_t o521[] = {12, 16, 24}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 6 values; tied */ /* 2: 2 offsets fit, 6 values; tied */
-static const int8_t t521[] = {-1, 1, 1};
-static const int8_t o522[] = {16, 24}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 2 offsets fit, 2 values; tied */
-static const int8_t t522[] = {0, 0};
-static const int8_t o523[] = {12, 16, 24, 64}; /* 0: 58 offsets fit, 1 values; the guard's bit */
-static const int8_t o524[] = {12, 16, 24, 64};
-static const int8_t o525[] = {16, 24, 64};
-static const int8_t o526[] = {16, 24, 64, -1}; /* 3: 52 offsets fit, 1 values */
-static const int8_t o527[] = {12, 16, 24, 64}; /* 0: 5 offsets fit, 1 values; the guard's bit */
-static const int8_t o528[] = {16, 24, 64};
-static const int8_t o529[] = {16, 24, -1}; /* 2: 2 offsets fit, 1 values */
-static const int8_t o530[] = {16, 24};
-static const int8_t o531[] = {-1, -1, 24, -1}; /* 0: 55 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
-static const int8_t o532[] = {16, -1, 24, -1}; /* 0: 2 offsets fit, 1 values; tied */ /* 1: 53 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values; tied */ /* 3: 4 offsets fit, 1 values */
-static const int8_t t532[] = {0, -1, 0, -1};
-static const int8_t o533[] = {16, 24, -1}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 2 offsets fit, 2 values; tied */ /* 2: 11 offsets fit, 1 values */
-static const int8_t t533[] = {0, 0, -1};
-static const int8_t o534[] = {16, 24};
-static const int8_t o535[] = {16, 24, 64};
-static const int8_t o536[] = {0};
-static const int8_t o537[] = {16};
-static const int8_t o538[] = {16};
-static const int8_t o539[] = {0};
-static const int8_t o540[] = {12}; /* 0: 79 offsets fit, 1 values; the guard's bit */
-static const int8_t o541[] = {16};
-static const int8_t o542[] = {0};
-static const int8_t o543[] = {12};
-static const int8_t o544[] = {-1}; /* 0: 2 offsets fit, 1 values */
-static const int8_t o545[] = {0};
-static const int8_t o546[] = {0};
-static const int8_t o547[] = {12};
-static const int8_t o548[] = {24};
-static const int8_t o549[] = {12, 16, 32, 24};
-static const int8_t o550[] = {16, 32, 24};
-static const int8_t o551[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */
-static const int8_t o552[] = {12, 16, 24};
-static const int8_t o553[] = {16};
-static const int8_t o554[] = {16, 24};
-static const int8_t o555[] = {16, 24, 32};
-static const int8_t o556[] = {16, 32};
-static const int8_t o557[] = {12, -1, -1, 32}; /* 0: 62 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */
-static const int8_t o558[] = {64, 24, 32};
-static const int8_t o559[] = {24, 64, 32};
-static const int8_t o560[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
-static const int8_t o561[] = {16};
-static const int8_t o562[] = {16};
-static const int8_t o563[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o564[] = {12, 16, 81, 24, 64}; /* 0: 5 offsets fit, 1 values; the guard's bit */
-static const int8_t o565[] = {12, 16, 24, -1, 87, -1}; /* 0: 6 offsets fit, 1 values; the guard's bit */ /* 3: 4 offsets fit, 1 values */ /* 5: 14 offsets fit, 1 values */
-static const int8_t o566[] = {16, 81, 24, 64};
-static const int8_t o567[] = {16, 24, -1, 87, -1}; /* 2: 4 offsets fit, 1 values */ /* 4: 15 offsets fit, 1 values */
-static const int8_t o568[] = {12, 16, 81, 24};
-static const int8_t o569[] = {12, 16, 24, 64, 87};
-static const int8_t o570[] = {16, 81, 24};
-static const int8_t o571[] = {16, 24, 64, 87};
-static const int8_t o572[] = {16, 24};
-static const int8_t o573[] = {16, 24, 64};
-static const int8_t o574[] = {12, 16, 24, 64};
-static const int8_t o575[] = {16, 24, 64};
-static const int8_t o576[] = {12, 16, 24, 64};
-static const int8_t o577[] = {16, 24, 64};
-static const int8_t o578[] = {16, 24}; /* 0: 2 offsets fit, 15 values; tied */ /* 1: 2 offsets fit, 15 values; tied */
-static const int8_t t578[] = {0, 0};
+static const int8_t o428[] = {16, 24, 64, 87};
+static const int8_t o429[] = {12, 16, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
+static const int8_t o430[] = {16, 24, 64};
+static const int8_t o431[] = {16, 24, 64};
+static const int8_t o432[] = {16, 24};
+static const int8_t o433[] = {16};
+static const int8_t o434[] = {-1, -1, 24, -1}; /* 0: 54 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
+static const int8_t o435[] = {16, -1, 24, -1}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 49 offsets fit, 1 values */ /* 2: 2 offsets fit, 2 values; tied, split in operand order */ /* 3: 4 offsets fit, 1 values */
+static const int8_t o436[] = {16, 24, 64};
+static const int8_t o437[] = {16, 24};
+static const int8_t o438[] = {16, 24, 64};
+static const int8_t o439[] = {16, 24, 64};
+static const int8_t o440[] = {16, 24, 64};
+static const int8_t o441[] = {0};
+static const int8_t o442[] = {16};
+static const int8_t o443[] = {16};
+static const int8_t o444[] = {0};
+static const int8_t o445[] = {12};
+static const int8_t o446[] = {16};
+static const int8_t o447[] = {0};
+static const int8_t o448[] = {12};
+static const int8_t o449[] = {-1}; /* 0: 2 offsets fit, 1 values */
+static const int8_t o450[] = {0};
+static const int8_t o451[] = {0};
+static const int8_t o452[] = {12};
+static const int8_t o453[] = {24};
+static const int8_t o454[] = {12, 16, 32, 24};
+static const int8_t o455[] = {16, 32, 24};
+static const int8_t o456[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
+static const int8_t o457[] = {12, 16, 24};
+static const int8_t o458[] = {16};
+static const int8_t o459[] = {16, 24};
+static const int8_t o460[] = {16, 24, 32};
+static const int8_t o461[] = {16, 32};
+static const int8_t o462[] = {12, 64, 24, 32}; /* 0: 2 offsets fit, 3 values; the guard's bit */
+static const int8_t o463[] = {64, 24, 32};
+static const int8_t o464[] = {24, 64, 32};
+static const int8_t o465[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
+static const int8_t o466[] = {16};
+static const int8_t o467[] = {16};
+static const int8_t o468[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o469[] = {12, 16, 81, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
+static const int8_t o470[] = {12, 16, 24, -1, 87, -1}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 3: 4 offsets fit, 1 values */ /* 5: 14 offsets fit, 1 values */
+static const int8_t o471[] = {16, 81, 24, 64};
+static const int8_t o472[] = {16, 24, -1}; /* 2: 8 offsets fit, 1 values */
+static const int8_t o473[] = {16, 24, -1, 87, -1}; /* 2: 4 offsets fit, 1 values */ /* 4: 15 offsets fit, 1 values */
+static const int8_t o474[] = {12, 16, 81, 24};
+static const int8_t o475[] = {12, 16, 24, 64, 87};
+static const int8_t o476[] = {16, 81, 24};
+static const int8_t o477[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
+static const int8_t o478[] = {16, 24, 64, 87};
+static const int8_t o479[] = {16, 24};
+static const int8_t o480[] = {16, 24, 64};
+static const int8_t o481[] = {12, 16, 24, 64};
+static const int8_t o482[] = {16, 24, 64};
+static const int8_t o483[] = {12, 16, 24, 64};
+static const int8_t o484[] = {16, 24, 64};
+static const int8_t o485[] = {16, 24}; /* 0: 2 offsets fit, 15 values; tied, split in operand order */ /* 1: 2 offsets fit, 15 values; tied, split in operand order */
+static const int8_t o486[] = {16, 24, 64};
+static const int8_t o487[] = {16};
+static const int8_t o488[] = {0};
+static const int8_t o489[] = {16, 32};
+static const int8_t o490[] = {-1, -1, 24, 32, -1}; /* 0: 53 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
+static const int8_t o491[] = {12, 16, 81, 84, 24, 32, 64};
+static const int8_t o492[] = {12, 16, 81, 24, 32, -1}; /* 5: 2 offsets fit, 1 values */
+static const int8_t o493[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
+static const int8_t o494[] = {16, 81, 84, 24, 32, 64};
+static const int8_t o495[] = {16, 81, 24, 32, -1}; /* 4: 2 offsets fit, 1 values */
+static const int8_t o496[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
+static const int8_t o497[] = {16, 24, 32, -1, -1, -1}; /* 3: 4 offsets fit, 1 values */ /* 4: 3 offsets fit, 1 values */ /* 5: 15 offsets fit, 1 values */
+static const int8_t o498[] = {12, 16, 24, 32, -1}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 4: 2 offsets fit, 1 values */
+static const int8_t o499[] = {16, 24, 32};
+static const int8_t o500[] = {16, 24, 32, 87};
+static const int8_t o501[] = {12, 16, 24, 32, 64};
+static const int8_t o502[] = {16, 24, 32, 64};
+static const int8_t o503[] = {16, 24, 32, 64};
+static const int8_t o504[] = {16, 32};
+static const int8_t o505[] = {16, 24, 64, 32}; /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */
+static const int8_t o506[] = {-1, 16, 24}; /* 0: 5 offsets fit, 1 values */
+static const int8_t o507[] = {12, 16, 32};
+static const int8_t o508[] = {16, 32};
+static const int8_t o509[] = {16, 24, 32, 87};
+static const int8_t o510[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 1 values */
+static const int8_t o511[] = {-1, -1, 24, 32, -1}; /* 0: 56 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
+static const int8_t o512[] = {81, -1, 24, 32, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o513[] = {12, 16, 81, 84, 24, 32, 64};
+static const int8_t o514[] = {12, 16, 81, 24, 32, 64};
+static const int8_t o515[] = {12, 16, 24, 32, -1}; /* 4: 8 offsets fit, 1 values */
+static const int8_t o516[] = {12, 16, 24, 32, 64, 87, 77};
+static const int8_t o517[] = {16, 81, 84, 24, 32, 64};
+static const int8_t o518[] = {16, 81, 24, 32, 64};
+static const int8_t o519[] = {16, 24, 32, -1}; /* 3: 8 offsets fit, 1 values */
+static const int8_t o520[] = {16, 24, 32, 64, 87, 77};
+static const int8_t o521[] = {12, 16, 24, 32};
+static const int8_t o522[] = {12, 16, 24, 32, 87};
+static const int8_t o523[] = {16, 81, 24, 32};
+static const int8_t o524[] = {16, 24, 32};
+static const int8_t o525[] = {16, 24, 32, 87};
+static const int8_t o526[] = {16, 24, 32, 64};
+static const int8_t o527[] = {16, 24, 32, 64, 87};
+static const int8_t o528[] = {-1, 16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
+static const int8_t o529[] = {16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 7 values; tied, split in operand order */ /* 1: 2 offsets fit, 7 values; tied, split in operand order */ /* 4: 10 offsets fit, 1 values */
+static const int8_t o530[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
+static const int8_t o531[] = {16, 24, 32, 64};
+static const int8_t o532[] = {12, 16, 24, 32}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 25 values; tied, split in operand order */ /* 2: 3 offsets fit, 25 values; tied, split in operand order */ /* 3: 3 offsets fit, 25 values; tied, split in operand order */
+static const int8_t o533[] = {16, 24, 32};
+static const int8_t o534[] = {12, 16, 24, 32};
+static const int8_t o535[] = {16, 24, 32};
+static const int8_t o536[] = {12, 16, 24, 32, 64}; /* 0: 58 offsets fit, 1 values; the guard's bit */ /* 2: 2 offsets fit, 5 values; tied, split in operand order */ /* 4: 2 offsets fit, 5 values; tied, split in operand order */
+static const int8_t o537[] = {16, 24, 32, 64};
+static const int8_t o538[] = {12, 16, 24, 32, 64};
+static const int8_t o539[] = {16, 24, 32, 64};
+static const int8_t o540[] = {16, -1, -1, 64, 87}; /* 1: 9 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */
+static const int8_t o541[] = {16, 24, 32, 64};
+static const int8_t o542[] = {16, 24, 32, 64};
+static const int8_t o543[] = {16, 24, 32};
+static const int8_t o544[] = {16, 24, 32, 64};
+static const int8_t o545[] = {16, 24, 32}; /* 0: 2 offsets fit, 143 values; tied, split in operand order */ /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 2: 2 offsets fit, 143 values; tied, split in operand order */
+static const int8_t o546[] = {-1, -1, 24, 32, -1}; /* 0: 57 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 6 offsets fit, 1 values */
+static const int8_t o547[] = {12, -1, -1, -1, -1}; /* 0: 33 offsets fit, 1 values; the guard's bit */ /* 1: 18 offsets fit, 1 values */ /* 2: 18 offsets fit, 1 values */ /* 3: 18 offsets fit, 1 values */ /* 4: 18 offsets fit, 1 values */
+static const int8_t o548[] = {16, 24, 32, -1}; /* 3: 11 offsets fit, 1 values */
+static const int8_t o549[] = {16, 24, 32, -1, -1, -1}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 7 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 2: 2 offsets fit, 2 values; tied, split in operand order */ /* 3: 7 offsets fit, 1 values */ /* 4: 45 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */
+static const int8_t o550[] = {16, 24, 32, 64};
+static const int8_t o551[] = {16, 24, 32, 64};
+static const int8_t o552[] = {12, 16, 32}; /* 0: 69 offsets fit, 1 values; the guard's bit */
+static const int8_t o553[] = {16, 32};
+static const int8_t o554[] = {32};
+static const int8_t o555[] = {-1, 32}; /* 0: 4 offsets fit, 1 values */
+static const int8_t o556[] = {12, 24, 32};
+static const int8_t o557[] = {24, 32};
+static const int8_t o558[] = {-1, 16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 3 values; tied, split in operand order */ /* 3: 2 offsets fit, 3 values; tied, split in operand order */
+static const int8_t o559[] = {12, 16, 24, 64}; /* 0: 56 offsets fit, 1 values; the guard's bit */
+static const int8_t o560[] = {16, 24, 64};
+static const int8_t o561[] = {12, 16, 24, 64};
+static const int8_t o562[] = {16, 24, 64};
+static const int8_t o563[] = {16, 24, 64};
+static const int8_t o564[] = {16, 24, 64}; /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */
+static const int8_t o565[] = {16, 24, 64, 87}; /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */
+static const int8_t o566[] = {12, 16, 24, 64}; /* 1: 2 offsets fit, 4 values; tied, split in operand order */ /* 3: 2 offsets fit, 4 values; tied, split in operand order */
+static const int8_t o567[] = {16, 24, 64};
+static const int8_t o568[] = {12, 16};
+static const int8_t o569[] = {16};
+static const int8_t o570[] = {16, 24};
+static const int8_t o571[] = {12, 16};
+static const int8_t o572[] = {16};
+static const int8_t o573[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 36 offsets fit, 1 values */
+static const int8_t o574[] = {16, 24, -1}; /* 2: 57 offsets fit, 1 values */
+static const int8_t o575[] = {-1, -1, 24, -1}; /* 0: 51 offsets fit, 1 values */ /* 1: 10 offsets fit, 1 values */ /* 3: 10 offsets fit, 1 values */
+static const int8_t o576[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o577[] = {12, 16, 24, -1}; /* 3: 8 offsets fit, 1 values */
+static const int8_t o578[] = {16, 81, 24, 64};
 static const int8_t o579[] = {16, 24, 64};
-static const int8_t o580[] = {16};
-static const int8_t o581[] = {0};
-static const int8_t o582[] = {16, 32};
-static const int8_t o583[] = {12, 16, 81, 84, 24, 32, 64};
-static const int8_t o584[] = {12, 16, 81, 24, 32, -1}; /* 5: 2 offsets fit, 1 values */
-static const int8_t o585[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
-static const int8_t o586[] = {16, 81, 84, 24, 32, 64};
-static const int8_t o587[] = {16, 81, 24, 32, -1}; /* 4: 2 offsets fit, 1 values */
-static const int8_t o588[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
-static const int8_t o589[] = {16, 24, 32};
-static const int8_t o590[] = {12, 16, 24, 32, 64};
-static const int8_t o591[] = {16, 24, 32, 64};
-static const int8_t o592[] = {16, 32};
-static const int8_t o593[] = {16, 24, 64, 32}; /* 1: 2 offsets fit, 1 values; tied */ /* 2: 2 offsets fit, 1 values; tied */
-static const int8_t t593[] = {-1, 1, 1, -1};
-static const int8_t o594[] = {-1, 16, 24}; /* 0: 5 offsets fit, 1 values */
-static const int8_t o595[] = {12, 16, 32};
-static const int8_t o596[] = {16, 32};
-static const int8_t o597[] = {16, 24, -1, -1}; /* 2: 2 offsets fit, 1 values */ /* 3: 71 offsets fit, 1 values */
-static const int8_t o598[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 1 values */
-static const int8_t o599[] = {-1, -1, 24, 32, -1}; /* 0: 57 offsets fit, 1 values */ /* 1: 8 offsets fit, 1 values */ /* 4: 8 offsets fit, 1 values */
-static const int8_t o600[] = {81, -1, 24, 32, -1}; /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
-static const int8_t o601[] = {12, 16, 81, 84, 24, 32, 64};
-static const int8_t o602[] = {12, 16, 81, 24, 32, 64};
-static const int8_t o603[] = {12, 16, 24, 32, -1}; /* 4: 8 offsets fit, 1 values */
-static const int8_t o604[] = {12, 16, 24, 32, 64, 87, 77};
-static const int8_t o605[] = {16, 81, 84, 24, 32, 64};
-static const int8_t o606[] = {16, 81, 24, 32, 64};
-static const int8_t o607[] = {16, 24, 32, 64};
-static const int8_t o608[] = {16, 24, 32, 64, 87, 77};
-static const int8_t o609[] = {12, 16, 81, 24, 32};
-static const int8_t o610[] = {12, 16, 24, 32};
-static const int8_t o611[] = {12, 16, 24, -1, 87}; /* 3: 2 offsets fit, 1 values */
-static const int8_t o612[] = {12, 16, 24, 32, 64, 87};
-static const int8_t o613[] = {16, 81, 24, 32};
-static const int8_t o614[] = {16, 24, 32};
-static const int8_t o615[] = {16, 24, 32, 87};
-static const int8_t o616[] = {16, 24, 32, 64};
-static const int8_t o617[] = {16, 24, 32, 64, 87};
-static const int8_t o618[] = {-1, 16, 24, 32, 64, -1}; /* 0: 3 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
-static const int8_t o619[] = {16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 2 offsets fit, 2 values; tied */ /* 4: 10 offsets fit, 1 values */
-static const int8_t t619[] = {0, 0, -1, -1, -1};
-static const int8_t o620[] = {16, 24, 32, 64};
-static const int8_t o621[] = {12, 16, 24, 32}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 6 values; tied */ /* 2: 3 offsets fit, 6 values; tied */ /* 3: 3 offsets fit, 6 values; tied */
-static const int8_t t621[] = {-1, 1, 1, 1};
-static const int8_t o622[] = {16, 24, 32};
-static const int8_t o623[] = {12, 16, 24, 32};
-static const int8_t o624[] = {16, 24, 32};
-static const int8_t o625[] = {12, 16, 24, 32, 64}; /* 0: 65 offsets fit, 1 values; the guard's bit */ /* 2: 2 offsets fit, 2 values; tied */ /* 4: 2 offsets fit, 2 values; tied */
-static const int8_t t625[] = {-1, -1, 2, -1, 2};
-static const int8_t o626[] = {16, 24, 32, 64};
-static const int8_t o627[] = {12, 16, 24, 32, 64};
-static const int8_t o628[] = {16, 24, 32, 64};
-static const int8_t o629[] = {16, -1, -1, 64, 87}; /* 1: 9 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */
-static const int8_t o630[] = {12, 16, 24, 32, 64};
-static const int8_t o631[] = {16, 24, 32, 64};
-static const int8_t o632[] = {16, 24, 32, 64};
-static const int8_t o633[] = {16, 24, 32};
-static const int8_t o634[] = {16, 24, 32, 64};
-static const int8_t o635[] = {16, -1, 32}; /* 1: 2 offsets fit, 1 values */
-static const int8_t o636[] = {16, 24, 32, 64, -1}; /* 4: 2 offsets fit, 1 values */
-static const int8_t o637[] = {16, 24, 32, -1}; /* 3: 8 offsets fit, 1 values */
-static const int8_t o638[] = {-1, -1, -1, 32, -1}; /* 0: 57 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
-static const int8_t o639[] = {16, -1, 32, -1, -1, -1}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 7 offsets fit, 1 values */ /* 2: 2 offsets fit, 2 values; tied */ /* 3: 7 offsets fit, 1 values */ /* 4: 43 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */
-static const int8_t t639[] = {0, -1, 0, -1, -1, -1};
-static const int8_t o640[] = {16, 24, 32};
-static const int8_t o641[] = {-1, 24, -1, 64}; /* 0: 4 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */
-static const int8_t o642[] = {16, 24, 32, 64};
-static const int8_t o643[] = {12, 16, 32}; /* 0: 71 offsets fit, 1 values; the guard's bit */
-static const int8_t o644[] = {16, 32};
-static const int8_t o645[] = {24};
-static const int8_t o646[] = {-1, 32}; /* 0: 4 offsets fit, 1 values */
-static const int8_t o647[] = {12, 24, 32};
-static const int8_t o648[] = {24, 32};
-static const int8_t o649[] = {-1, -1, 24, 32, 64}; /* 0: 6 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */
-static const int8_t o650[] = {12, 16, 24, 64}; /* 0: 60 offsets fit, 1 values; the guard's bit */
-static const int8_t o651[] = {16, 24, 64};
-static const int8_t o652[] = {16, 24, 64}; /* 1: 2 offsets fit, 1 values; tied */ /* 2: 2 offsets fit, 1 values; tied */
-static const int8_t t652[] = {-1, 1, 1};
-static const int8_t o653[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */
-static const int8_t o654[] = {16, -1, 64, -1}; /* 0: 2 offsets fit, 1 values; tied */ /* 1: 45 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values; tied */ /* 3: 6 offsets fit, 1 values */
-static const int8_t t654[] = {0, -1, 0, -1};
-static const int8_t o655[] = {12, 16}; /* 0: 76 offsets fit, 1 values; the guard's bit */
-static const int8_t o656[] = {16};
-static const int8_t o657[] = {16, 24};
-static const int8_t o658[] = {12, 16}; /* 0: 71 offsets fit, 1 values; the guard's bit */
-static const int8_t o659[] = {16};
-static const int8_t o660[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 36 offsets fit, 1 values */
-static const int8_t o661[] = {-1, -1, 24, -1}; /* 0: 51 offsets fit, 1 values */ /* 1: 10 offsets fit, 1 values */ /* 3: 10 offsets fit, 1 values */
-static const int8_t o662[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o663[] = {12, 16, 24, -1}; /* 0: 2 offsets fit, 3 values; the guard's bit */ /* 3: 8 offsets fit, 1 values */
-static const int8_t o664[] = {16, 81, 24, 64};
-static const int8_t o665[] = {16, 24, 64};
-static const int8_t o666[] = {16, 24, 64};
-static const int8_t o667[] = {81, 16, 24, 64, -1}; /* 4: 9 offsets fit, 1 values */
-static const int8_t o668[] = {16, 24, 64, -1}; /* 3: 4 offsets fit, 1 values */
-static const int8_t o669[] = {12, 16, 24, 64};
-static const int8_t o670[] = {16, 24, 64};
-static const int8_t o671[] = {-1, -1, -1, -1, 68}; /* 0: 74 offsets fit, 1 values */ /* 1: 4 offsets fit, 1 values */ /* 2: 74 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
-static const int8_t o672[] = {-1, -1, -1, -1, -1}; /* 0: 71 offsets fit, 1 values */ /* 1: 7 offsets fit, 1 values */ /* 2: 7 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 71 offsets fit, 1 values */
-static const int8_t o673[] = {12, 16, 24}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 6 values; tied */ /* 2: 2 offsets fit, 6 values; tied */
-static const int8_t t673[] = {-1, 1, 1};
-static const int8_t o674[] = {16, 24};
-static const int8_t o675[] = {12, 16, 24, 64}; /* 0: 56 offsets fit, 1 values; the guard's bit */
-static const int8_t o676[] = {12, 16, 24, 64};
-static const int8_t o677[] = {16, 24, 64};
-static const int8_t o678[] = {16, 24, 64, -1}; /* 3: 52 offsets fit, 1 values */
-static const int8_t o679[] = {12, 16, 24, 64}; /* 0: 8 offsets fit, 1 values; the guard's bit */
-static const int8_t o680[] = {16, 24, 64};
-static const int8_t o681[] = {-1, 24, 64}; /* 0: 9 offsets fit, 1 values */
-static const int8_t o682[] = {12, 16, 24};
-static const int8_t o683[] = {16, 24};
-static const int8_t o684[] = {16, 24};
-static const int8_t o685[] = {-1, 24, -1, -1}; /* 0: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
-static const int8_t o686[] = {16, 24, -1}; /* 2: 8 offsets fit, 1 values */
-static const int8_t o687[] = {16};
-static const int8_t o688[] = {-1, -1, 24, -1}; /* 0: 53 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
-static const int8_t o689[] = {16, -1, 24, -1}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 51 offsets fit, 1 values */ /* 2: 2 offsets fit, 2 values; tied */ /* 3: 4 offsets fit, 1 values */
-static const int8_t t689[] = {0, -1, 0, -1};
-static const int8_t o690[] = {16, 24, -1}; /* 2: 11 offsets fit, 1 values */
-static const int8_t o691[] = {16, 24, 64};
-static const int8_t o692[] = {16, -1, 64}; /* 0: 2 offsets fit, 1 values; tied */ /* 1: 3 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values; tied */
-static const int8_t t692[] = {0, -1, 0};
-static const int8_t o693[] = {0};
-static const int8_t o694[] = {12, 16}; /* 0: 78 offsets fit, 1 values; the guard's bit */
-static const int8_t o695[] = {16};
-static const int8_t o696[] = {0};
-static const int8_t o697[] = {16};
-static const int8_t o698[] = {0};
-static const int8_t o699[] = {16};
-static const int8_t o700[] = {0};
-static const int8_t o701[] = {12};
-static const int8_t o702[] = {-1}; /* 0: 2 offsets fit, 1 values */
-static const int8_t o703[] = {0};
-static const int8_t o704[] = {0};
-static const int8_t o705[] = {12};
-static const int8_t o706[] = {24};
-static const int8_t o707[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */
-static const int8_t o708[] = {12, 16, 32, 24};
-static const int8_t o709[] = {16, 32, 24};
-static const int8_t o710[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
-static const int8_t o711[] = {12, 16, 24};
-static const int8_t o712[] = {16, 24};
-static const int8_t o713[] = {16, 32};
-static const int8_t o714[] = {-1, -1, 32}; /* 0: 5 offsets fit, 1 values */ /* 1: 5 offsets fit, 1 values */
-static const int8_t o715[] = {12, -1, -1, 32}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 5 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */
-static const int8_t o716[] = {64, 24, 32};
-static const int8_t o717[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
-static const int8_t o718[] = {-1, -1, -1}; /* 0: 4 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */
-static const int8_t o719[] = {-1, 16, -1, -1, 32}; /* 0: 5 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; tied */ /* 2: 5 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */ /* 4: 2 offsets fit, 1 values; tied */
-static const int8_t t719[] = {-1, 1, -1, -1, 1};
-static const int8_t o720[] = {16};
-static const int8_t o721[] = {16};
-static const int8_t o722[] = {0};
-static const int8_t o723[] = {16};
-static const int8_t o724[] = {16, 32};
-static const int8_t o725[] = {81, -1, 24, 32, 87}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o726[] = {12, 16, 81, 84, 24, 32, 64};
-static const int8_t o727[] = {12, 16, 81, 24, 32, -1}; /* 5: 2 offsets fit, 1 values */
-static const int8_t o728[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
-static const int8_t o729[] = {16, 81, 84, 24, 32, 64};
-static const int8_t o730[] = {16, 81, 24, 32, -1}; /* 4: 2 offsets fit, 1 values */
-static const int8_t o731[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
-static const int8_t o732[] = {16, 24, 32, -1, 87, -1}; /* 3: 4 offsets fit, 1 values */ /* 5: 15 offsets fit, 1 values */
-static const int8_t o733[] = {12, 16, 24, 32}; /* 0: 7 offsets fit, 1 values; the guard's bit */
-static const int8_t o734[] = {16, 81, 24, 32};
-static const int8_t o735[] = {16, 24, 32};
-static const int8_t o736[] = {16, 24, 32, 87};
-static const int8_t o737[] = {16, 24, 32, 64, 87};
-static const int8_t o738[] = {16, 24, 32};
-static const int8_t o739[] = {16, 24, 32, 64};
-static const int8_t o740[] = {12, 16, 24, 32, 64};
-static const int8_t o741[] = {16, 24, 32, 64};
-static const int8_t o742[] = {16, 24, 32, 64};
-static const int8_t o743[] = {16, 24, 32}; /* 0: 2 offsets fit, 20 values; tied */ /* 1: 2 offsets fit, 20 values; tied */
-static const int8_t t743[] = {0, 0, -1};
-static const int8_t o744[] = {16, 24, 32, 64};
-static const int8_t o745[] = {12, 16, 24, -1}; /* 3: 2 offsets fit, 1 values */
-static const int8_t o746[] = {16, 24, 32};
-static const int8_t o747[] = {-1, 24, 32, -1, -1}; /* 0: 2 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */
-static const int8_t o748[] = {16, 24, 32, -1}; /* 3: 8 offsets fit, 1 values */
-static const int8_t o749[] = {16, 32};
-static const int8_t o750[] = {12, 16, 24, 64, -1}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 4: 2 offsets fit, 2 values */
-static const int8_t o751[] = {16, 24, 64, 32};
-static const int8_t o752[] = {16, 24, 64, 32};
-static const int8_t o753[] = {-1, 24, -1, -1, -1}; /* 0: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 3: 3 offsets fit, 1 values */ /* 4: 4 offsets fit, 1 values */
-static const int8_t o754[] = {-1, 16, 24}; /* 0: 5 offsets fit, 1 values */
+static const int8_t o580[] = {12, 16, 24};
+static const int8_t o581[] = {16, 24};
+static const int8_t o582[] = {16, 24, 64};
+static const int8_t o583[] = {81, 16, 24, 64, -1}; /* 4: 9 offsets fit, 1 values */
+static const int8_t o584[] = {16, 24, 64, -1}; /* 3: 4 offsets fit, 1 values */
+static const int8_t o585[] = {16, -1, 64}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 44 offsets fit, 1 values */ /* 2: 2 offsets fit, 2 values; tied, split in operand order */
+static const int8_t o586[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
+static const int8_t o587[] = {12, 16, 24, 64};
+static const int8_t o588[] = {16, 24, 64};
+static const int8_t o589[] = {-1, -1, -1, -1, 68}; /* 0: 74 offsets fit, 1 values */ /* 1: 4 offsets fit, 1 values */ /* 2: 74 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
+static const int8_t o590[] = {-1, -1, -1, -1, -1}; /* 0: 71 offsets fit, 1 values */ /* 1: 7 offsets fit, 1 values */ /* 2: 7 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 71 offsets fit, 1 values */
+static const int8_t o591[] = {12, 16, 24}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 22 values; tied, split in operand order */ /* 2: 2 offsets fit, 22 values; tied, split in operand order */
+static const int8_t o592[] = {16, 24};
+static const int8_t o593[] = {12, 16, 24, 64}; /* 0: 57 offsets fit, 1 values; the guard's bit */
+static const int8_t o594[] = {12, 16, 24, 64};
+static const int8_t o595[] = {16, 24, 64};
+static const int8_t o596[] = {16, 24, 64, 87};
+static const int8_t o597[] = {12, 16, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
+static const int8_t o598[] = {16, 24, 64};
+static const int8_t o599[] = {16, 24, 64};
+static const int8_t o600[] = {16, 24};
+static const int8_t o601[] = {16};
+static const int8_t o602[] = {-1, -1, 24, -1}; /* 0: 54 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
+static const int8_t o603[] = {16, -1, 24, -1}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 49 offsets fit, 1 values */ /* 2: 2 offsets fit, 2 values; tied, split in operand order */ /* 3: 4 offsets fit, 1 values */
+static const int8_t o604[] = {16, 24, 64};
+static const int8_t o605[] = {16, 24};
+static const int8_t o606[] = {16, 24, 64};
+static const int8_t o607[] = {16, 24, 64};
+static const int8_t o608[] = {16, 24, 64};
+static const int8_t o609[] = {0};
+static const int8_t o610[] = {16};
+static const int8_t o611[] = {16};
+static const int8_t o612[] = {0};
+static const int8_t o613[] = {12};
+static const int8_t o614[] = {16};
+static const int8_t o615[] = {0};
+static const int8_t o616[] = {12};
+static const int8_t o617[] = {-1}; /* 0: 2 offsets fit, 1 values */
+static const int8_t o618[] = {0};
+static const int8_t o619[] = {0};
+static const int8_t o620[] = {12};
+static const int8_t o621[] = {24};
+static const int8_t o622[] = {12, 16, 32, 24};
+static const int8_t o623[] = {16, 32, 24};
+static const int8_t o624[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
+static const int8_t o625[] = {12, 16, 24};
+static const int8_t o626[] = {16};
+static const int8_t o627[] = {16, 24};
+static const int8_t o628[] = {16, 24, 32};
+static const int8_t o629[] = {16, 32};
+static const int8_t o630[] = {12, 64, 24, 32}; /* 0: 2 offsets fit, 3 values; the guard's bit */
+static const int8_t o631[] = {64, 24, 32};
+static const int8_t o632[] = {24, 64, 32};
+static const int8_t o633[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
+static const int8_t o634[] = {16};
+static const int8_t o635[] = {16};
+static const int8_t o636[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o637[] = {12, 16, 81, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
+static const int8_t o638[] = {12, 16, 24, -1, 87, -1}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 3: 4 offsets fit, 1 values */ /* 5: 14 offsets fit, 1 values */
+static const int8_t o639[] = {16, 81, 24, 64};
+static const int8_t o640[] = {16, 24, -1}; /* 2: 8 offsets fit, 1 values */
+static const int8_t o641[] = {16, 24, -1, 87, -1}; /* 2: 4 offsets fit, 1 values */ /* 4: 15 offsets fit, 1 values */
+static const int8_t o642[] = {12, 16, 81, 24};
+static const int8_t o643[] = {12, 16, 24, 64, 87};
+static const int8_t o644[] = {16, 81, 24};
+static const int8_t o645[] = {16, 24}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 2 offsets fit, 2 values; tied, split in operand order */
+static const int8_t o646[] = {16, 24, 64, 87};
+static const int8_t o647[] = {16, 24};
+static const int8_t o648[] = {16, 24, 64};
+static const int8_t o649[] = {12, 16, 24, 64};
+static const int8_t o650[] = {16, 24, 64};
+static const int8_t o651[] = {12, 16, 24, 64};
+static const int8_t o652[] = {16, 24, 64};
+static const int8_t o653[] = {16, 24}; /* 0: 2 offsets fit, 15 values; tied, split in operand order */ /* 1: 2 offsets fit, 15 values; tied, split in operand order */
+static const int8_t o654[] = {16, 24, 64};
+static const int8_t o655[] = {16};
+static const int8_t o656[] = {0};
+static const int8_t o657[] = {16, 32};
+static const int8_t o658[] = {-1, -1, 24, 32, -1}; /* 0: 53 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
+static const int8_t o659[] = {12, 16, 81, 84, 24, 32, 64};
+static const int8_t o660[] = {12, 16, 81, 24, 32, -1}; /* 5: 2 offsets fit, 1 values */
+static const int8_t o661[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
+static const int8_t o662[] = {16, 81, 84, 24, 32, 64};
+static const int8_t o663[] = {16, 81, 24, 32, -1}; /* 4: 2 offsets fit, 1 values */
+static const int8_t o664[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
+static const int8_t o665[] = {16, 24, 32, -1, 87, -1}; /* 3: 4 offsets fit, 1 values */ /* 5: 15 offsets fit, 1 values */
+static const int8_t o666[] = {12, 16, 24, 32, -1}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 4: 2 offsets fit, 1 values */
+static const int8_t o667[] = {16, 24, 32};
+static const int8_t o668[] = {16, 24, 32, 87};
+static const int8_t o669[] = {12, 16, 24, 32, 64};
+static const int8_t o670[] = {16, 24, 32, 64};
+static const int8_t o671[] = {16, 24, 32, 64};
+static const int8_t o672[] = {16, 32};
+static const int8_t o673[] = {16, 24, 64, 32}; /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */
+static const int8_t o674[] = {-1, 16, 24}; /* 0: 5 offsets fit, 1 values */
+static const int8_t o675[] = {12, 16, 32};
+static const int8_t o676[] = {16, 32};
+static const int8_t o677[] = {16, 24, 32, -1}; /* 3: 65 offsets fit, 1 values */
+static const int8_t o678[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 1 values */
+static const int8_t o679[] = {-1, -1, 24, 32, -1}; /* 0: 56 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
+static const int8_t o680[] = {81, -1, 24, 32, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o681[] = {12, 16, 81, 84, 24, 32, 64};
+static const int8_t o682[] = {12, 16, 81, 24, 32, 64};
+static const int8_t o683[] = {12, 16, 24, 32, -1}; /* 4: 8 offsets fit, 1 values */
+static const int8_t o684[] = {12, 16, 24, 32, 64, 87, 77};
+static const int8_t o685[] = {16, 81, 84, 24, 32, 64};
+static const int8_t o686[] = {16, 81, 24, 32, 64};
+static const int8_t o687[] = {16, 24, 32, 64};
+static const int8_t o688[] = {16, 24, 32, 64, 87, 77};
+static const int8_t o689[] = {12, 16, 81, 24, 32};
+static const int8_t o690[] = {12, 16, 24, 32};
+static const int8_t o691[] = {12, 16, 24, 32, 87};
+static const int8_t o692[] = {12, 16, 24, 32, 64, 87};
+static const int8_t o693[] = {16, 81, 24, 32};
+static const int8_t o694[] = {16, 24, 32};
+static const int8_t o695[] = {16, 24, 32, 87};
+static const int8_t o696[] = {16, 24, 32, 64};
+static const int8_t o697[] = {16, 24, 32, 64, 87};
+static const int8_t o698[] = {-1, 16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
+static const int8_t o699[] = {16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 7 values; tied, split in operand order */ /* 1: 2 offsets fit, 7 values; tied, split in operand order */ /* 4: 10 offsets fit, 1 values */
+static const int8_t o700[] = {16, 24, 32, 64};
+static const int8_t o701[] = {12, 16, 24, 32}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 24 values; tied, split in operand order */ /* 2: 3 offsets fit, 24 values; tied, split in operand order */ /* 3: 3 offsets fit, 24 values; tied, split in operand order */
+static const int8_t o702[] = {16, 24, 32};
+static const int8_t o703[] = {12, 16, 24, 32};
+static const int8_t o704[] = {16, 24, 32};
+static const int8_t o705[] = {12, 16, 24, 32, 64}; /* 0: 57 offsets fit, 1 values; the guard's bit */ /* 2: 2 offsets fit, 7 values; tied, split in operand order */ /* 4: 2 offsets fit, 7 values; tied, split in operand order */
+static const int8_t o706[] = {16, 24, 32, 64};
+static const int8_t o707[] = {12, 16, 24, 32, 64};
+static const int8_t o708[] = {16, 24, 32, 64};
+static const int8_t o709[] = {16, -1, -1, 64, 87}; /* 1: 9 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */
+static const int8_t o710[] = {12, 16, 24, 32, 64};
+static const int8_t o711[] = {16, 24, 32, 64};
+static const int8_t o712[] = {16, 24, 32, 64};
+static const int8_t o713[] = {16, 24, 32};
+static const int8_t o714[] = {16, 24, 32, 64};
+static const int8_t o715[] = {16, 24, 32}; /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o716[] = {16, 24, 32, 64, -1}; /* 4: 2 offsets fit, 1 values */
+static const int8_t o717[] = {16, 24, 32, -1}; /* 3: 8 offsets fit, 1 values */
+static const int8_t o718[] = {-1, -1, 24, 32, -1}; /* 0: 57 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 6 offsets fit, 1 values */
+static const int8_t o719[] = {16, 24, 32, -1}; /* 3: 11 offsets fit, 1 values */
+static const int8_t o720[] = {16, 24, 32, -1, -1, -1}; /* 1: 7 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 3: 7 offsets fit, 1 values */ /* 4: 43 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */
+static const int8_t o721[] = {16, 24, 32};
+static const int8_t o722[] = {16, 24, 32, 64};
+static const int8_t o723[] = {16, 24, 32, 64};
+static const int8_t o724[] = {12, 16, 32}; /* 0: 68 offsets fit, 1 values; the guard's bit */
+static const int8_t o725[] = {16, 32};
+static const int8_t o726[] = {24};
+static const int8_t o727[] = {-1, 32}; /* 0: 4 offsets fit, 1 values */
+static const int8_t o728[] = {12, 24, 32};
+static const int8_t o729[] = {24, 32};
+static const int8_t o730[] = {-1, 16, 24, 32, 64}; /* 0: 3 offsets fit, 1 values */
+static const int8_t o731[] = {12, 16, 24, 64}; /* 0: 56 offsets fit, 1 values; the guard's bit */
+static const int8_t o732[] = {16, 24, 64};
+static const int8_t o733[] = {16, 24, 64}; /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */
+static const int8_t o734[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */
+static const int8_t o735[] = {16, -1, 64, -1}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 1: 45 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */ /* 3: 6 offsets fit, 1 values */
+static const int8_t o736[] = {12, 16}; /* 0: 75 offsets fit, 1 values; the guard's bit */
+static const int8_t o737[] = {16};
+static const int8_t o738[] = {16, 24};
+static const int8_t o739[] = {12, 16};
+static const int8_t o740[] = {16};
+static const int8_t o741[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 36 offsets fit, 1 values */
+static const int8_t o742[] = {16, 24, -1}; /* 2: 57 offsets fit, 1 values */
+static const int8_t o743[] = {-1, -1, 24, -1}; /* 0: 51 offsets fit, 1 values */ /* 1: 10 offsets fit, 1 values */ /* 3: 10 offsets fit, 1 values */
+static const int8_t o744[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o745[] = {12, 16, 24, -1}; /* 3: 8 offsets fit, 1 values */
+static const int8_t o746[] = {16, 81, 24, 64};
+static const int8_t o747[] = {16, 24, 64};
+static const int8_t o748[] = {16, 24};
+static const int8_t o749[] = {16, 24, 64};
+static const int8_t o750[] = {81, 16, 24, 64, -1}; /* 4: 9 offsets fit, 1 values */
+static const int8_t o751[] = {16, 24, 64, -1}; /* 3: 4 offsets fit, 1 values */
+static const int8_t o752[] = {16, 24, 64}; /* 0: 2 offsets fit, 3 values; tied, split in operand order */ /* 1: 2 offsets fit, 2 values; narrowed (no overlap, operand order) */ /* 2: 2 offsets fit, 3 values; tied, split in operand order */
+static const int8_t o753[] = {12, 16, 24, 64};
+static const int8_t o754[] = {16, 24, 64};
+static const int8_t o755[] = {-1, -1, -1, -1, 68}; /* 0: 74 offsets fit, 1 values */ /* 1: 4 offsets fit, 1 values */ /* 2: 74 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
+static const int8_t o756[] = {-1, -1, -1, -1, -1}; /* 0: 71 offsets fit, 1 values */ /* 1: 7 offsets fit, 1 values */ /* 2: 7 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */ /* 4: 71 offsets fit, 1 values */
+static const int8_t o757[] = {12, 16, 24}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 20 values; tied, split in operand order */ /* 2: 2 offsets fit, 20 values; tied, split in operand order */
+static const int8_t o758[] = {16, 24};
+static const int8_t o759[] = {12, 16, 24, 64}; /* 0: 54 offsets fit, 1 values; the guard's bit */
+static const int8_t o760[] = {12, 16, 24, 64};
+static const int8_t o761[] = {12, 16, 24, 64, 87}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 6 values; tied, split in operand order */ /* 3: 2 offsets fit, 6 values; tied, split in operand order */
+static const int8_t o762[] = {16, 24, 64};
+static const int8_t o763[] = {16, 24, 64, 87};
+static const int8_t o764[] = {12, 16, 24, 64};
+static const int8_t o765[] = {16, 24, 64};
+static const int8_t o766[] = {16, 24, 64};
+static const int8_t o767[] = {12, 16, 24};
+static const int8_t o768[] = {16, 24};
+static const int8_t o769[] = {16, 24};
+static const int8_t o770[] = {16, 24, -1, -1}; /* 0: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 2: 2 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
+static const int8_t o771[] = {16, 24, -1}; /* 2: 8 offsets fit, 1 values */
+static const int8_t o772[] = {16};
+static const int8_t o773[] = {-1, -1, 24, -1}; /* 0: 26 offsets fit, 1 values */ /* 1: 6 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
+static const int8_t o774[] = {16, -1, 24, -1}; /* 1: 44 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
+static const int8_t o775[] = {16, 24, 64};
+static const int8_t o776[] = {16, 24, 64};
+static const int8_t o777[] = {16, 24, 64}; /* 0: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 1: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o778[] = {16, 24, 64};
+static const int8_t o779[] = {0};
+static const int8_t o780[] = {12, 16}; /* 0: 78 offsets fit, 1 values; the guard's bit */
+static const int8_t o781[] = {16};
+static const int8_t o782[] = {0};
+static const int8_t o783[] = {16};
+static const int8_t o784[] = {0};
+static const int8_t o785[] = {16};
+static const int8_t o786[] = {0};
+static const int8_t o787[] = {12};
+static const int8_t o788[] = {-1}; /* 0: 2 offsets fit, 1 values */
+static const int8_t o789[] = {0};
+static const int8_t o790[] = {0};
+static const int8_t o791[] = {12};
+static const int8_t o792[] = {24};
+static const int8_t o793[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */
+static const int8_t o794[] = {12, 16, 32, 24};
+static const int8_t o795[] = {16, 32, 24};
+static const int8_t o796[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
+static const int8_t o797[] = {12, 16, 24};
+static const int8_t o798[] = {16, 24};
+static const int8_t o799[] = {16, 32};
+static const int8_t o800[] = {-1, 24, 32}; /* 0: 5 offsets fit, 1 values */ /* 1: 5 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o801[] = {12, 64, 24, 32}; /* 0: 2 offsets fit, 3 values; the guard's bit */
+static const int8_t o802[] = {64, 24, 32};
+static const int8_t o803[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
+static const int8_t o804[] = {-1, -1, -1}; /* 0: 4 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */
+static const int8_t o805[] = {-1, 16, -1, 24, 32}; /* 0: 5 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 5 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 2 offsets fit, 1 values; tied, split in operand order */
+static const int8_t o806[] = {16};
+static const int8_t o807[] = {16};
+static const int8_t o808[] = {0};
+static const int8_t o809[] = {12, 16};
+static const int8_t o810[] = {16};
+static const int8_t o811[] = {16, 32};
+static const int8_t o812[] = {81, -1, 24, 32, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o813[] = {12, 16, 81, 84, 24, 32, 64};
+static const int8_t o814[] = {12, 16, 81, 24, 32, -1}; /* 5: 2 offsets fit, 1 values */
+static const int8_t o815[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
+static const int8_t o816[] = {16, 81, 84, 24, 32, 64};
+static const int8_t o817[] = {16, 81, 24, 32, -1}; /* 4: 2 offsets fit, 1 values */
+static const int8_t o818[] = {16, 24, 32, -1}; /* 3: 9 offsets fit, 1 values */
+static const int8_t o819[] = {16, 24, 32, -1, 87, -1}; /* 3: 4 offsets fit, 1 values */ /* 5: 15 offsets fit, 1 values */
+static const int8_t o820[] = {12, 16, 24, 32}; /* 0: 7 offsets fit, 1 values; the guard's bit */
+static const int8_t o821[] = {16, 81, 24, 32};
+static const int8_t o822[] = {16, 24, 32};
+static const int8_t o823[] = {16, 24, 32, 87};
+static const int8_t o824[] = {16, 24, 32, 64, 87};
+static const int8_t o825[] = {16, 24, 32};
+static const int8_t o826[] = {16, 24, 32, 64};
+static const int8_t o827[] = {12, 16, 24, 32, 64};
+static const int8_t o828[] = {16, 24, 32, 64};
+static const int8_t o829[] = {16, 24, 32, 64};
+static const int8_t o830[] = {16, 24, 32}; /* 0: 2 offsets fit, 20 values; tied, split in operand order */ /* 1: 2 offsets fit, 20 values; tied, split in operand order */
+static const int8_t o831[] = {16, 24, 32, 64};
+static const int8_t o832[] = {12, 16, 24, -1}; /* 3: 2 offsets fit, 1 values */
+static const int8_t o833[] = {16, 24, 32};
+static const int8_t o834[] = {16, 24, 32, -1, -1}; /* 0: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 3: 2 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */
+static const int8_t o835[] = {16, 24, 32, -1}; /* 3: 8 offsets fit, 1 values */
+static const int8_t o836[] = {16, 32};
+static const int8_t o837[] = {12, 16, 24, 64, 32}; /* 0: 4 offsets fit, 1 values; the guard's bit */
+static const int8_t o838[] = {16, 24, 64, 32};
+static const int8_t o839[] = {16, 24, 64, 32};
+static const int8_t o840[] = {16, 24, 64, 32, -1}; /* 0: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 2: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 3: 3 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 4 offsets fit, 1 values */
+static const int8_t o841[] = {-1, 16, 24}; /* 0: 5 offsets fit, 1 values */
 
 const rs_sass_form rs_sass_forms[] = {
-    {75, 0x202, "GRR", o0, NULL, 60},
-    {75, 0x202, "RR", o1, NULL, 349},
-    {75, 0x208, "RRRP", o2, NULL, 2},
-    {75, 0x209, "RRRP", o3, NULL, 4},
-    {75, 0x20b, "PPRRP", o4, NULL, 2},
-    {75, 0x20c, "PPRRP", o5, NULL, 128},
-    {75, 0x210, "GRPPRRR", o6, NULL, 79},
-    {75, 0x210, "GRPRRR", o7, NULL, 43},
-    {75, 0x210, "GRRRR", o8, NULL, 46},
-    {75, 0x210, "GRRRRPP", o9, NULL, 87},
-    {75, 0x210, "RPPRRR", o10, NULL, 144},
-    {75, 0x210, "RPRRR", o11, NULL, 645},
-    {75, 0x210, "RRRR", o12, NULL, 867},
-    {75, 0x210, "RRRRPP", o13, NULL, 182},
-    {75, 0x211, "GRRR", o14, NULL, 29},
-    {75, 0x211, "GRRRP", o15, NULL, 61},
-    {75, 0x211, "RPRR", o16, NULL, 110},
-    {75, 0x211, "RRR", o17, NULL, 418},
-    {75, 0x211, "RRRP", o18, NULL, 1615},
-    {75, 0x211, "RRRR", o19, NULL, 1333},
-    {75, 0x211, "RRRRP", o20, NULL, 70},
-    {75, 0x212, "PRRRRP", o21, NULL, 2},
-    {75, 0x212, "RRRRP", o22, t22, 2},
+    {75, 0x202, "GRR", o0, NULL, 87},
+    {75, 0x202, "RR", o1, NULL, 1122},
+    {75, 0x208, "RRRP", o2, NULL, 11},
+    {75, 0x209, "RRRP", o3, NULL, 47},
+    {75, 0x20b, "PPRRP", o4, NULL, 9},
+    {75, 0x20c, "PPRRP", o5, NULL, 371},
+    {75, 0x210, "GRPPRRR", o6, NULL, 125},
+    {75, 0x210, "GRPRRR", o7, NULL, 75},
+    {75, 0x210, "GRRRR", o8, NULL, 73},
+    {75, 0x210, "GRRRRPP", o9, NULL, 133},
+    {75, 0x210, "RPPRRR", o10, NULL, 234},
+    {75, 0x210, "RPRRR", o11, NULL, 1201},
+    {75, 0x210, "RRRR", o12, NULL, 1420},
+    {75, 0x210, "RRRRPP", o13, NULL, 321},
+    {75, 0x211, "GRRR", o14, NULL, 54},
+    {75, 0x211, "GRRRP", o15, NULL, 110},
+    {75, 0x211, "RPRR", o16, NULL, 317},
+    {75, 0x211, "RRR", o17, NULL, 848},
+    {75, 0x211, "RRRP", o18, NULL, 2610},
+    {75, 0x211, "RRRR", o19, NULL, 2342},
+    {75, 0x211, "RRRRP", o20, NULL, 274},
+    {75, 0x212, "PRRRRP", o21, NULL, 9},
+    {75, 0x212, "RRRRP", o22, NULL, 9},
     {75, 0x217, "RRRP", o23, NULL, 28},
-    {75, 0x219, "RRRR", o24, NULL, 6},
-    {75, 0x220, "GRRR", o25, t25, 6},
-    {75, 0x220, "RRR", o26, NULL, 388},
-    {75, 0x221, "GRRR", o27, NULL, 10},
-    {75, 0x221, "RRR", o28, NULL, 84},
-    {75, 0x223, "GRRRR", o29, t29, 2},
-    {75, 0x223, "RRRR", o30, NULL, 10210},
-    {75, 0x224, "GRRRR", o31, NULL, 128},
-    {75, 0x224, "RRRR", o32, NULL, 532},
-    {75, 0x224, "RRRRP", o33, NULL, 8},
-    {75, 0x225, "RRRR", o34, NULL, 17},
+    {75, 0x219, "RRRR", o24, NULL, 27},
+    {75, 0x220, "GRRR", o25, NULL, 33},
+    {75, 0x220, "RRR", o26, NULL, 3247},
+    {75, 0x221, "GRRR", o27, NULL, 56},
+    {75, 0x221, "RRR", o28, NULL, 854},
+    {75, 0x223, "GRRRR", o29, NULL, 9},
+    {75, 0x223, "RRRR", o30, NULL, 13855},
+    {75, 0x224, "GRRRR", o31, NULL, 237},
+    {75, 0x224, "RRRR", o32, NULL, 1260},
+    {75, 0x224, "RRRRP", o33, NULL, 42},
+    {75, 0x225, "RRRR", o34, NULL, 67},
     {75, 0x22b, "RRRR", o35, NULL, 9504},
-    {75, 0x230, "RRR", o36, NULL, 448},
-    {75, 0x23c, "RRRR", o37, NULL, 672},
+    {75, 0x230, "RRR", o36, NULL, 2640},
+    {75, 0x23c, "RRRR", o37, NULL, 2732},
     {75, 0x28c, "QQUUQ", o38, NULL, 8},
-    {75, 0x290, "UUUUQQ", o39, t39, 1},
-    {75, 0x304, "RR", o40, NULL, 192},
-    {75, 0x308, "GRR", o41, NULL, 4},
-    {75, 0x308, "RR", o42, NULL, 12},
-    {75, 0x348, "R", o43, NULL, 1},
-    {75, 0x355, "RB", o44, NULL, 360},
-    {75, 0x381, "GRR", o45, NULL, 192},
-    {75, 0x381, "RR", o46, NULL, 3024},
-    {75, 0x386, "GRR", o47, NULL, 1},
-    {75, 0x386, "RR", o48, NULL, 2155},
-    {75, 0x387, "RR", o49, NULL, 10},
-    {75, 0x388, "GRR", o50, NULL, 181},
-    {75, 0x388, "RR", o51, NULL, 1078},
-    {75, 0x389, "PRRRR", o52, t52, 1},
-    {75, 0x423, "GRRR", o53, NULL, 2},
-    {75, 0x423, "RRR", o54, NULL, 4},
-    {75, 0x424, "GRRR", o55, NULL, 17},
-    {75, 0x424, "RRR", o56, NULL, 131},
-    {75, 0x624, "RRR", o57, t57, 100},
-    {75, 0x624, "RRRP", o58, t58, 1},
-    {75, 0x625, "RRR", o59, NULL, 10},
-    {75, 0x802, "R", o60, NULL, 30},
-    {75, 0x803, "RR", o61, NULL, 7},
-    {75, 0x805, "GR", o62, NULL, 13},
-    {75, 0x805, "R", o63, NULL, 3096},
-    {75, 0x807, "RRP", o64, NULL, 4},
-    {75, 0x80b, "PPRP", o65, NULL, 6},
-    {75, 0x80c, "PPRP", o66, NULL, 860},
-    {75, 0x810, "GRRR", o67, t67, 2},
-    {75, 0x810, "RPRR", o68, NULL, 6},
-    {75, 0x810, "RRR", o69, NULL, 1407},
-    {75, 0x811, "GRR", o70, NULL, 67},
-    {75, 0x811, "RR", o71, NULL, 436},
-    {75, 0x811, "RRR", o72, NULL, 166},
-    {75, 0x812, "PRRRP", o73, NULL, 106},
-    {75, 0x812, "RRRP", o74, NULL, 1548},
-    {75, 0x817, "RRP", o75, NULL, 148},
-    {75, 0x819, "GRRR", o76, NULL, 43},
-    {75, 0x819, "RRR", o77, NULL, 3191},
-    {75, 0x81c, "PPPPP", o78, NULL, 2},
-    {75, 0x81c, "PPPPQ", o79, NULL, 14},
-    {75, 0x820, "GRR", o80, t80, 6},
-    {75, 0x820, "RR", o81, NULL, 2},
-    {75, 0x823, "GRRR", o82, NULL, 4},
-    {75, 0x824, "GRRR", o83, NULL, 130},
-    {75, 0x824, "RRR", o84, NULL, 3022},
-    {75, 0x824, "RRRP", o85, NULL, 18},
-    {75, 0x825, "GRRR", o86, NULL, 2},
-    {75, 0x825, "RRR", o87, NULL, 360},
-    {75, 0x827, "RRR", o88, NULL, 1},
-    {75, 0x83b, "RR", o89, NULL, 298},
-    {75, 0x88c, "QQUQ", o90, NULL, 6},
-    {75, 0x890, "UQUU", o91, NULL, 1},
-    {75, 0x890, "UUU", o92, t92, 14},
-    {75, 0x891, "UU", o93, NULL, 7},
-    {75, 0x899, "UUU", o94, NULL, 258},
-    {75, 0x918, "", o95, NULL, 342},
-    {75, 0x919, "R", o96, NULL, 425},
-    {75, 0x941, "B", o97, NULL, 360},
-    {75, 0x944, "", o98, NULL, 5},
-    {75, 0x945, "B", o99, NULL, 360},
-    {75, 0x947, "", o100, NULL, 181},
-    {75, 0x947, "G", o101, NULL, 1065},
-    {75, 0x948, "", o102, NULL, 1},
-    {75, 0x94d, "", o103, NULL, 93},
-    {75, 0x94d, "G", o104, NULL, 5},
-    {75, 0x950, "R", o105, NULL, 3},
-    {75, 0x981, "GRRU", o106, NULL, 4},
-    {75, 0x981, "RRU", o107, NULL, 24},
-    {75, 0x983, "RR", o108, NULL, 10},
-    {75, 0x984, "GRR", o109, NULL, 3},
-    {75, 0x984, "R", o110, NULL, 1},
-    {75, 0x984, "RR", o111, NULL, 3120},
-    {75, 0x984, "RRU", o112, NULL, 12},
-    {75, 0x984, "RU", o113, NULL, 96},
-    {75, 0x988, "RUR", o114, NULL, 4},
-    {75, 0x989, "PRRR", o115, NULL, 8},
-    {75, 0x9c3, "U", o116, NULL, 139},
-    {75, 0xa02, "R", o117, NULL, 70},
-    {75, 0xa0c, "PPRP", o118, NULL, 195},
-    {75, 0xa11, "GRPR", o119, NULL, 174},
-    {75, 0xa11, "GRRRP", o120, NULL, 174},
-    {75, 0xa11, "RPR", o121, NULL, 1196},
-    {75, 0xa11, "RRRP", o122, NULL, 1196},
-    {75, 0xa20, "RR", o123, NULL, 1564},
-    {75, 0xa23, "RRR", o124, NULL, 1548},
-    {75, 0xa24, "GRRR", o125, NULL, 33},
-    {75, 0xa24, "RRR", o126, NULL, 818},
-    {75, 0xa25, "GRRR", o127, NULL, 87},
-    {75, 0xa25, "RRR", o128, NULL, 1255},
-    {75, 0xa28, "RR", o129, t129, 760},
-    {75, 0xa2b, "RRR", o130, t130, 760},
-    {75, 0xab9, "U", o131, NULL, 141},
-    {75, 0xb1d, "", o132, NULL, 181},
-    {75, 0xc02, "RU", o133, NULL, 9},
-    {75, 0xc10, "GRPPRUR", o134, NULL, 8},
-    {75, 0xc10, "GRPRUR", o135, NULL, 18},
-    {75, 0xc10, "GRRUR", o136, NULL, 8},
-    {75, 0xc10, "RPPRUR", o137, NULL, 16},
-    {75, 0xc10, "RPRUR", o138, NULL, 973},
-    {75, 0xc10, "RRUR", o139, NULL, 51},
-    {75, 0xc11, "RRU", o140, NULL, 45},
-    {75, 0xc24, "GRRUR", o141, NULL, 33},
-    {75, 0xc24, "RRUR", o142, NULL, 807},
-    {75, 0xc82, "UU", o143, NULL, 14},
-    {75, 0xe24, "RRRU", o144, t144, 20},
-    {75, 0xf89, "PRR", o145, NULL, 10},
-    {80, 0x202, "GRR", o146, NULL, 58},
-    {80, 0x202, "RR", o147, NULL, 271},
-    {80, 0x208, "RRRP", o148, NULL, 2},
-    {80, 0x209, "RRRP", o149, NULL, 4},
-    {80, 0x20b, "PPRRP", o150, NULL, 2},
-    {80, 0x20c, "PPRRP", o151, NULL, 128},
-    {80, 0x210, "GRPPRRR", o152, NULL, 68},
-    {80, 0x210, "GRPRRR", o153, NULL, 43},
-    {80, 0x210, "GRRRR", o154, NULL, 42},
-    {80, 0x210, "GRRRRPP", o155, NULL, 87},
-    {80, 0x210, "RPPRRR", o156, NULL, 123},
-    {80, 0x210, "RPRRR", o157, NULL, 600},
-    {80, 0x210, "RRRR", o158, NULL, 837},
-    {80, 0x210, "RRRRPP", o159, NULL, 182},
-    {80, 0x211, "GRRR", o160, NULL, 29},
-    {80, 0x211, "GRRRP", o161, NULL, 61},
-    {80, 0x211, "RPRR", o162, NULL, 110},
-    {80, 0x211, "RRR", o163, NULL, 428},
-    {80, 0x211, "RRRP", o164, NULL, 1615},
-    {80, 0x211, "RRRR", o165, NULL, 1361},
-    {80, 0x211, "RRRRP", o166, NULL, 70},
-    {80, 0x212, "PRRRRP", o167, NULL, 2},
-    {80, 0x212, "RRRRP", o168, t168, 2},
-    {80, 0x217, "RRRP", o169, NULL, 28},
-    {80, 0x219, "RRRR", o170, NULL, 6},
-    {80, 0x220, "GRRR", o171, t171, 6},
-    {80, 0x220, "RRR", o172, NULL, 388},
-    {80, 0x221, "GRRR", o173, NULL, 9},
-    {80, 0x221, "RRR", o174, NULL, 84},
-    {80, 0x223, "GRRRR", o175, t175, 2},
-    {80, 0x223, "RRRR", o176, NULL, 10210},
-    {80, 0x224, "GRRRR", o177, NULL, 126},
-    {80, 0x224, "RRRR", o178, NULL, 519},
-    {80, 0x224, "RRRRP", o179, NULL, 8},
-    {80, 0x225, "RRRR", o180, NULL, 17},
-    {80, 0x22b, "RRRR", o181, NULL, 9504},
-    {80, 0x230, "RRR", o182, NULL, 448},
-    {80, 0x23c, "RRRR", o183, NULL, 336},
-    {80, 0x23e, "RRR", o184, t184, 192},
-    {80, 0x28c, "QQUUQ", o185, NULL, 19},
-    {80, 0x290, "HUUUU", o186, NULL, 1},
-    {80, 0x290, "UUUUQQ", o187, NULL, 1},
-    {80, 0x308, "GRR", o188, NULL, 4},
-    {80, 0x308, "RR", o189, NULL, 12},
-    {80, 0x348, "R", o190, NULL, 1},
-    {80, 0x387, "RR", o191, NULL, 65},
-    {80, 0x388, "GRR", o192, NULL, 181},
-    {80, 0x388, "RR", o193, NULL, 1078},
-    {80, 0x389, "PRRRR", o194, t194, 1},
-    {80, 0x423, "GRRR", o195, NULL, 2},
-    {80, 0x423, "RRR", o196, NULL, 4},
-    {80, 0x424, "GRRR", o197, NULL, 17},
-    {80, 0x424, "RRR", o198, NULL, 134},
-    {80, 0x435, "RRR", o199, NULL, 113},
-    {80, 0x624, "RRR", o200, t200, 101},
-    {80, 0x624, "RRRP", o201, t201, 1},
-    {80, 0x625, "RRR", o202, NULL, 10},
-    {80, 0x802, "R", o203, NULL, 21},
-    {80, 0x803, "RR", o204, NULL, 7},
-    {80, 0x805, "GR", o205, NULL, 15},
-    {80, 0x805, "R", o206, NULL, 3077},
-    {80, 0x807, "RRP", o207, NULL, 4},
-    {80, 0x80b, "PPRP", o208, NULL, 6},
-    {80, 0x80c, "PPRP", o209, NULL, 860},
-    {80, 0x810, "GRRR", o210, t210, 2},
-    {80, 0x810, "RPRR", o211, NULL, 6},
-    {80, 0x810, "RRR", o212, NULL, 1470},
-    {80, 0x811, "GRR", o213, NULL, 70},
-    {80, 0x811, "RR", o214, NULL, 432},
-    {80, 0x811, "RRR", o215, NULL, 166},
-    {80, 0x812, "PRRRP", o216, NULL, 106},
-    {80, 0x812, "RRRP", o217, NULL, 1543},
-    {80, 0x817, "RRP", o218, NULL, 148},
-    {80, 0x819, "GRRR", o219, NULL, 43},
-    {80, 0x819, "RRR", o220, NULL, 3273},
-    {80, 0x81c, "PPPPP", o221, NULL, 2},
-    {80, 0x81c, "PPPPQ", o222, NULL, 25},
-    {80, 0x820, "GRR", o223, t223, 6},
-    {80, 0x820, "RR", o224, NULL, 2},
-    {80, 0x823, "GRRR", o225, NULL, 4},
-    {80, 0x824, "GRRR", o226, NULL, 126},
-    {80, 0x824, "RRR", o227, NULL, 3032},
-    {80, 0x824, "RRRP", o228, NULL, 18},
-    {80, 0x825, "GRRR", o229, NULL, 2},
-    {80, 0x825, "RRR", o230, NULL, 360},
-    {80, 0x827, "RRR", o231, NULL, 1},
-    {80, 0x83b, "RR", o232, NULL, 149},
-    {80, 0x88c, "QQUQ", o233, NULL, 6},
-    {80, 0x890, "UQUU", o234, t234, 1},
-    {80, 0x890, "UUU", o235, t235, 25},
-    {80, 0x891, "UU", o236, NULL, 7},
-    {80, 0x899, "UUU", o237, NULL, 258},
-    {80, 0x918, "", o238, NULL, 1087},
-    {80, 0x919, "R", o239, NULL, 468},
-    {80, 0x941, "B", o240, NULL, 360},
-    {80, 0x944, "", o241, NULL, 5},
-    {80, 0x944, "G", o242, NULL, 91},
-    {80, 0x945, "B", o243, NULL, 360},
-    {80, 0x947, "", o244, NULL, 272},
-    {80, 0x947, "G", o245, NULL, 974},
-    {80, 0x947, "U", o246, NULL, 2},
-    {80, 0x948, "", o247, NULL, 1},
-    {80, 0x94d, "", o248, NULL, 93},
-    {80, 0x94d, "G", o249, NULL, 5},
-    {80, 0x950, "R", o250, NULL, 3},
-    {80, 0x981, "GRUR", o251, NULL, 196},
-    {80, 0x981, "RUR", o252, NULL, 3048},
-    {80, 0x983, "RR", o253, NULL, 65},
-    {80, 0x984, "GRR", o254, NULL, 3},
-    {80, 0x984, "R", o255, NULL, 1},
-    {80, 0x984, "RR", o256, NULL, 3120},
-    {80, 0x984, "RRU", o257, NULL, 12},
-    {80, 0x984, "RU", o258, NULL, 96},
-    {80, 0x986, "GURR", o259, NULL, 1},
-    {80, 0x986, "URR", o260, NULL, 2155},
-    {80, 0x988, "RUR", o261, NULL, 4},
-    {80, 0x989, "PRRR", o262, NULL, 8},
-    {80, 0x9c3, "U", o263, NULL, 139},
-    {80, 0xa02, "R", o264, NULL, 69},
-    {80, 0xa0c, "PPRP", o265, NULL, 184},
-    {80, 0xa10, "GRPRR", o266, NULL, 4},
-    {80, 0xa10, "GRRRPP", o267, NULL, 4},
-    {80, 0xa10, "RPRR", o268, NULL, 24},
-    {80, 0xa10, "RRRPP", o269, NULL, 24},
-    {80, 0xa11, "GRPR", o270, NULL, 174},
-    {80, 0xa11, "GRRRP", o271, NULL, 174},
-    {80, 0xa11, "RPR", o272, NULL, 1196},
-    {80, 0xa11, "RRRP", o273, NULL, 1196},
-    {80, 0xa20, "RR", o274, NULL, 1564},
-    {80, 0xa23, "RRR", o275, NULL, 1548},
-    {80, 0xa24, "GRRR", o276, NULL, 33},
-    {80, 0xa24, "RRR", o277, NULL, 818},
-    {80, 0xa25, "GRRR", o278, NULL, 87},
-    {80, 0xa25, "RRR", o279, NULL, 1255},
-    {80, 0xa28, "RR", o280, t280, 760},
-    {80, 0xa2b, "RRR", o281, NULL, 760},
-    {80, 0xab9, "U", o282, NULL, 233},
-    {80, 0xb1d, "", o283, NULL, 181},
-    {80, 0xc02, "RU", o284, NULL, 11},
-    {80, 0xc10, "GRPPRUR", o285, NULL, 19},
-    {80, 0xc10, "GRPRUR", o286, NULL, 18},
-    {80, 0xc10, "GRRUR", o287, NULL, 19},
-    {80, 0xc10, "RPPRUR", o288, NULL, 37},
-    {80, 0xc10, "RPRUR", o289, NULL, 1018},
-    {80, 0xc10, "RRUR", o290, NULL, 117},
-    {80, 0xc11, "RRU", o291, NULL, 45},
-    {80, 0xc24, "GRRUR", o292, NULL, 33},
-    {80, 0xc24, "RRUR", o293, NULL, 807},
-    {80, 0xc82, "UU", o294, NULL, 25},
-    {80, 0xe24, "RRRU", o295, t295, 38},
-    {80, 0xf89, "PRR", o296, NULL, 10},
-    {86, 0x202, "GRR", o297, NULL, 52},
-    {86, 0x202, "RR", o298, NULL, 398},
-    {86, 0x208, "RRRP", o299, NULL, 2},
-    {86, 0x209, "RRRP", o300, NULL, 4},
-    {86, 0x20b, "PPRRP", o301, NULL, 2},
-    {86, 0x20c, "PPRRP", o302, NULL, 128},
-    {86, 0x210, "GRPPRRR", o303, NULL, 65},
-    {86, 0x210, "GRPRRR", o304, NULL, 43},
-    {86, 0x210, "GRRRR", o305, NULL, 37},
-    {86, 0x210, "GRRRRPP", o306, NULL, 87},
-    {86, 0x210, "RPPRRR", o307, NULL, 117},
-    {86, 0x210, "RPRRR", o308, NULL, 588},
-    {86, 0x210, "RRRR", o309, NULL, 842},
-    {86, 0x210, "RRRRPP", o310, NULL, 182},
-    {86, 0x211, "GRRR", o311, NULL, 24},
-    {86, 0x211, "GRRRP", o312, NULL, 61},
-    {86, 0x211, "RPRR", o313, NULL, 110},
-    {86, 0x211, "RRR", o314, NULL, 419},
-    {86, 0x211, "RRRP", o315, NULL, 1615},
-    {86, 0x211, "RRRR", o316, NULL, 1369},
-    {86, 0x211, "RRRRP", o317, NULL, 70},
-    {86, 0x212, "PRRRRP", o318, NULL, 2},
-    {86, 0x212, "RRRRP", o319, t319, 2},
-    {86, 0x217, "RRRP", o320, NULL, 28},
-    {86, 0x219, "RRRR", o321, NULL, 6},
-    {86, 0x220, "GRRR", o322, t322, 6},
-    {86, 0x220, "RRR", o323, NULL, 388},
-    {86, 0x221, "GRRR", o324, NULL, 9},
-    {86, 0x221, "RRR", o325, NULL, 84},
-    {86, 0x223, "GRRRR", o326, t326, 2},
-    {86, 0x223, "RRRR", o327, NULL, 10210},
-    {86, 0x224, "GRRRR", o328, NULL, 128},
-    {86, 0x224, "RRRR", o329, NULL, 571},
-    {86, 0x224, "RRRRP", o330, NULL, 8},
-    {86, 0x225, "RRRR", o331, NULL, 17},
-    {86, 0x22b, "RRRR", o332, NULL, 9504},
-    {86, 0x230, "RRR", o333, NULL, 448},
-    {86, 0x23c, "RRRR", o334, NULL, 336},
-    {86, 0x23e, "RRR", o335, t335, 192},
-    {86, 0x28c, "QQUUQ", o336, NULL, 22},
-    {86, 0x290, "HUUUU", o337, NULL, 2},
-    {86, 0x290, "UUUUQQ", o338, NULL, 1},
-    {86, 0x308, "GRR", o339, NULL, 4},
-    {86, 0x308, "RR", o340, NULL, 12},
-    {86, 0x348, "R", o341, NULL, 1},
-    {86, 0x388, "GRR", o342, NULL, 181},
-    {86, 0x388, "RR", o343, NULL, 1078},
-    {86, 0x389, "PRRRR", o344, t344, 1},
-    {86, 0x423, "GRRR", o345, NULL, 2},
-    {86, 0x423, "RRR", o346, NULL, 4},
-    {86, 0x424, "GRRR", o347, NULL, 17},
-    {86, 0x424, "RRR", o348, NULL, 132},
-    {86, 0x624, "RRR", o349, t349, 107},
-    {86, 0x624, "RRRP", o350, t350, 1},
-    {86, 0x625, "RRR", o351, NULL, 10},
-    {86, 0x802, "R", o352, NULL, 27},
-    {86, 0x803, "RR", o353, NULL, 7},
-    {86, 0x805, "GR", o354, NULL, 14},
-    {86, 0x805, "R", o355, NULL, 3057},
-    {86, 0x807, "RRP", o356, NULL, 4},
-    {86, 0x80b, "PPRP", o357, NULL, 6},
-    {86, 0x80c, "PPRP", o358, NULL, 860},
-    {86, 0x810, "GRRR", o359, NULL, 11},
-    {86, 0x810, "RPRR", o360, NULL, 6},
-    {86, 0x810, "RRR", o361, NULL, 1396},
-    {86, 0x811, "GRR", o362, NULL, 67},
-    {86, 0x811, "RR", o363, NULL, 439},
-    {86, 0x811, "RRR", o364, NULL, 166},
-    {86, 0x812, "PRRRP", o365, NULL, 106},
-    {86, 0x812, "RRRP", o366, NULL, 1529},
-    {86, 0x817, "RRP", o367, NULL, 148},
-    {86, 0x819, "GRRR", o368, NULL, 43},
-    {86, 0x819, "RRR", o369, NULL, 3295},
-    {86, 0x81c, "PPPPP", o370, NULL, 2},
-    {86, 0x81c, "PPPPQ", o371, NULL, 28},
-    {86, 0x820, "GRR", o372, t372, 6},
-    {86, 0x820, "RR", o373, t373, 2},
-    {86, 0x823, "GRRR", o374, NULL, 4},
-    {86, 0x824, "GRRR", o375, NULL, 130},
-    {86, 0x824, "RRR", o376, NULL, 2988},
-    {86, 0x824, "RRRP", o377, NULL, 18},
-    {86, 0x825, "GRRR", o378, NULL, 2},
-    {86, 0x825, "RRR", o379, NULL, 360},
-    {86, 0x827, "RRR", o380, NULL, 1},
-    {86, 0x83b, "RR", o381, NULL, 149},
-    {86, 0x88c, "QQUQ", o382, NULL, 6},
-    {86, 0x890, "UQUU", o383, t383, 1},
-    {86, 0x890, "UUU", o384, t384, 28},
-    {86, 0x891, "UU", o385, NULL, 7},
-    {86, 0x899, "UUU", o386, NULL, 253},
-    {86, 0x918, "", o387, NULL, 1103},
-    {86, 0x919, "R", o388, NULL, 425},
-    {86, 0x941, "B", o389, NULL, 360},
-    {86, 0x944, "", o390, NULL, 5},
-    {86, 0x944, "G", o391, NULL, 91},
-    {86, 0x945, "B", o392, NULL, 360},
-    {86, 0x947, "", o393, NULL, 272},
-    {86, 0x947, "G", o394, NULL, 974},
-    {86, 0x947, "U", o395, NULL, 2},
-    {86, 0x948, "", o396, NULL, 1},
-    {86, 0x94d, "", o397, NULL, 93},
-    {86, 0x94d, "G", o398, NULL, 5},
-    {86, 0x950, "R", o399, NULL, 3},
-    {86, 0x981, "GRUR", o400, NULL, 196},
-    {86, 0x981, "RUR", o401, NULL, 3048},
-    {86, 0x984, "GRR", o402, NULL, 3},
-    {86, 0x984, "R", o403, NULL, 1},
-    {86, 0x984, "RR", o404, NULL, 3120},
-    {86, 0x984, "RRU", o405, NULL, 12},
-    {86, 0x984, "RU", o406, NULL, 96},
-    {86, 0x986, "GURR", o407, NULL, 1},
-    {86, 0x986, "URR", o408, NULL, 2155},
-    {86, 0x988, "RUR", o409, NULL, 4},
-    {86, 0x989, "PRRR", o410, NULL, 8},
-    {86, 0x9c3, "U", o411, NULL, 139},
-    {86, 0xa02, "R", o412, NULL, 68},
-    {86, 0xa0c, "PPRP", o413, NULL, 181},
-    {86, 0xa10, "GRPRR", o414, NULL, 4},
-    {86, 0xa10, "GRRRPP", o415, NULL, 4},
-    {86, 0xa10, "RPRR", o416, NULL, 24},
-    {86, 0xa10, "RRRPP", o417, NULL, 24},
-    {86, 0xa11, "GRPR", o418, NULL, 174},
-    {86, 0xa11, "GRRRP", o419, NULL, 174},
-    {86, 0xa11, "RPR", o420, NULL, 1196},
-    {86, 0xa11, "RRRP", o421, NULL, 1196},
-    {86, 0xa20, "RR", o422, NULL, 1564},
-    {86, 0xa23, "RRR", o423, NULL, 1548},
-    {86, 0xa24, "GRRR", o424, NULL, 33},
-    {86, 0xa24, "RRR", o425, NULL, 829},
-    {86, 0xa25, "GRRR", o426, NULL, 87},
-    {86, 0xa25, "RRR", o427, NULL, 1255},
-    {86, 0xa28, "RR", o428, t428, 760},
-    {86, 0xa2b, "RRR", o429, NULL, 760},
-    {86, 0xab9, "U", o430, NULL, 262},
-    {86, 0xb1d, "", o431, NULL, 181},
-    {86, 0xc02, "RU", o432, NULL, 11},
-    {86, 0xc10, "GRPPRUR", o433, NULL, 22},
-    {86, 0xc10, "GRPRUR", o434, NULL, 18},
-    {86, 0xc10, "GRRUR", o435, NULL, 22},
-    {86, 0xc10, "RPPRUR", o436, NULL, 43},
-    {86, 0xc10, "RPRUR", o437, NULL, 1030},
-    {86, 0xc10, "RRUR", o438, NULL, 160},
-    {86, 0xc11, "RRU", o439, NULL, 45},
-    {86, 0xc24, "GRRUR", o440, NULL, 30},
-    {86, 0xc24, "RRUR", o441, NULL, 775},
-    {86, 0xc82, "UU", o442, NULL, 28},
-    {86, 0xe24, "RRRU", o443, t443, 44},
-    {86, 0xf89, "PRR", o444, NULL, 10},
-    {89, 0x202, "GRR", o445, NULL, 53},
-    {89, 0x202, "RR", o446, NULL, 411},
-    {89, 0x208, "RRRP", o447, NULL, 2},
-    {89, 0x209, "RRRP", o448, NULL, 4},
-    {89, 0x20b, "PPRRP", o449, NULL, 2},
-    {89, 0x20c, "PPRRP", o450, NULL, 128},
-    {89, 0x210, "GRPPRRR", o451, NULL, 65},
-    {89, 0x210, "GRPRRR", o452, NULL, 43},
-    {89, 0x210, "GRRRR", o453, NULL, 39},
-    {89, 0x210, "GRRRRPP", o454, NULL, 87},
-    {89, 0x210, "RPPRRR", o455, NULL, 117},
-    {89, 0x210, "RPRRR", o456, NULL, 588},
-    {89, 0x210, "RRRR", o457, NULL, 862},
-    {89, 0x210, "RRRRPP", o458, NULL, 182},
-    {89, 0x211, "GRRR", o459, NULL, 29},
-    {89, 0x211, "GRRRP", o460, NULL, 61},
-    {89, 0x211, "RPRR", o461, NULL, 108},
-    {89, 0x211, "RRR", o462, NULL, 425},
-    {89, 0x211, "RRRP", o463, NULL, 1615},
-    {89, 0x211, "RRRR", o464, NULL, 1368},
-    {89, 0x211, "RRRRP", o465, NULL, 68},
-    {89, 0x212, "PRRRRP", o466, NULL, 2},
-    {89, 0x212, "RRRRP", o467, t467, 2},
-    {89, 0x217, "RRRP", o468, NULL, 28},
-    {89, 0x219, "RRRR", o469, NULL, 6},
-    {89, 0x220, "GRRR", o470, t470, 6},
-    {89, 0x220, "RRR", o471, NULL, 388},
-    {89, 0x221, "GRRR", o472, NULL, 9},
-    {89, 0x221, "RRR", o473, NULL, 84},
-    {89, 0x223, "GRRRR", o474, t474, 2},
-    {89, 0x223, "RRRR", o475, NULL, 10338},
-    {89, 0x224, "GRRRR", o476, NULL, 126},
-    {89, 0x224, "RRRR", o477, NULL, 567},
-    {89, 0x224, "RRRRP", o478, NULL, 8},
-    {89, 0x225, "RRRR", o479, NULL, 16},
-    {89, 0x22b, "RRRR", o480, NULL, 9504},
-    {89, 0x230, "RRR", o481, NULL, 448},
-    {89, 0x23c, "RRRR", o482, NULL, 332},
-    {89, 0x23e, "RRR", o483, t483, 192},
-    {89, 0x28c, "QQUUQ", o484, NULL, 22},
-    {89, 0x290, "HUUUU", o485, NULL, 2},
-    {89, 0x290, "UUUUQQ", o486, NULL, 1},
-    {89, 0x308, "GRR", o487, NULL, 4},
-    {89, 0x308, "RR", o488, NULL, 12},
-    {89, 0x348, "R", o489, NULL, 1},
-    {89, 0x387, "RR", o490, NULL, 1},
-    {89, 0x388, "GRR", o491, NULL, 181},
-    {89, 0x388, "RR", o492, NULL, 1078},
-    {89, 0x389, "PRRRR", o493, t493, 1},
-    {89, 0x423, "GRRR", o494, NULL, 2},
-    {89, 0x423, "RRR", o495, NULL, 4},
-    {89, 0x424, "GRRR", o496, NULL, 16},
-    {89, 0x424, "RRR", o497, NULL, 124},
-    {89, 0x624, "RRR", o498, t498, 107},
-    {89, 0x624, "RRRP", o499, t499, 1},
-    {89, 0x625, "RRR", o500, NULL, 10},
-    {89, 0x802, "R", o501, NULL, 27},
-    {89, 0x803, "RR", o502, NULL, 7},
-    {89, 0x805, "GR", o503, NULL, 14},
-    {89, 0x805, "R", o504, NULL, 3051},
-    {89, 0x807, "RRP", o505, NULL, 4},
-    {89, 0x80b, "PPRP", o506, NULL, 6},
-    {89, 0x80c, "PPRP", o507, NULL, 860},
-    {89, 0x810, "GRRR", o508, NULL, 12},
-    {89, 0x810, "RPRR", o509, NULL, 6},
-    {89, 0x810, "RRR", o510, NULL, 1394},
-    {89, 0x811, "GRR", o511, NULL, 71},
-    {89, 0x811, "RR", o512, NULL, 440},
-    {89, 0x811, "RRR", o513, NULL, 166},
-    {89, 0x812, "PRRRP", o514, NULL, 106},
-    {89, 0x812, "RRRP", o515, NULL, 1526},
-    {89, 0x817, "RRP", o516, NULL, 148},
-    {89, 0x819, "GRRR", o517, NULL, 43},
-    {89, 0x819, "RRR", o518, NULL, 3290},
-    {89, 0x81c, "PPPPP", o519, NULL, 2},
-    {89, 0x81c, "PPPPQ", o520, NULL, 28},
-    {89, 0x820, "GRR", o521, t521, 6},
-    {89, 0x820, "RR", o522, t522, 2},
-    {89, 0x823, "GRRR", o523, NULL, 4},
-    {89, 0x824, "GRRR", o524, NULL, 126},
-    {89, 0x824, "RRR", o525, NULL, 2945},
-    {89, 0x824, "RRRP", o526, NULL, 18},
-    {89, 0x825, "GRRR", o527, NULL, 2},
-    {89, 0x825, "RRR", o528, NULL, 361},
-    {89, 0x827, "RRR", o529, NULL, 1},
-    {89, 0x83b, "RR", o530, NULL, 146},
-    {89, 0x88c, "QQUQ", o531, NULL, 6},
-    {89, 0x890, "UQUU", o532, t532, 1},
-    {89, 0x890, "UUU", o533, t533, 28},
-    {89, 0x891, "UU", o534, NULL, 7},
-    {89, 0x899, "UUU", o535, NULL, 253},
-    {89, 0x918, "", o536, NULL, 1094},
-    {89, 0x919, "R", o537, NULL, 422},
-    {89, 0x941, "B", o538, NULL, 360},
-    {89, 0x944, "", o539, NULL, 5},
-    {89, 0x944, "G", o540, NULL, 91},
-    {89, 0x945, "B", o541, NULL, 360},
-    {89, 0x947, "", o542, NULL, 272},
-    {89, 0x947, "G", o543, NULL, 974},
-    {89, 0x947, "U", o544, NULL, 2},
-    {89, 0x948, "", o545, NULL, 1},
-    {89, 0x94d, "", o546, NULL, 93},
-    {89, 0x94d, "G", o547, NULL, 5},
-    {89, 0x950, "R", o548, NULL, 3},
-    {89, 0x981, "GRUR", o549, NULL, 196},
-    {89, 0x981, "RUR", o550, NULL, 3056},
-    {89, 0x983, "RR", o551, NULL, 1},
-    {89, 0x984, "GRR", o552, NULL, 3},
-    {89, 0x984, "R", o553, NULL, 1},
-    {89, 0x984, "RR", o554, NULL, 3136},
-    {89, 0x984, "RRU", o555, NULL, 12},
-    {89, 0x984, "RU", o556, NULL, 96},
-    {89, 0x986, "GURR", o557, NULL, 1},
-    {89, 0x986, "URR", o558, NULL, 2163},
-    {89, 0x988, "RUR", o559, NULL, 4},
-    {89, 0x989, "PRRR", o560, NULL, 8},
-    {89, 0x9c3, "U", o561, NULL, 139},
-    {89, 0xa02, "R", o562, NULL, 68},
-    {89, 0xa0c, "PPRP", o563, NULL, 181},
-    {89, 0xa10, "GRPRR", o564, NULL, 4},
-    {89, 0xa10, "GRRRPP", o565, NULL, 4},
-    {89, 0xa10, "RPRR", o566, NULL, 24},
-    {89, 0xa10, "RRRPP", o567, NULL, 24},
-    {89, 0xa11, "GRPR", o568, NULL, 174},
-    {89, 0xa11, "GRRRP", o569, NULL, 174},
-    {89, 0xa11, "RPR", o570, NULL, 1195},
-    {89, 0xa11, "RRRP", o571, NULL, 1195},
-    {89, 0xa20, "RR", o572, NULL, 1564},
-    {89, 0xa23, "RRR", o573, NULL, 1548},
-    {89, 0xa24, "GRRR", o574, NULL, 33},
-    {89, 0xa24, "RRR", o575, NULL, 833},
-    {89, 0xa25, "GRRR", o576, NULL, 87},
-    {89, 0xa25, "RRR", o577, NULL, 1254},
-    {89, 0xa28, "RR", o578, t578, 760},
-    {89, 0xa2b, "RRR", o579, NULL, 760},
-    {89, 0xab9, "U", o580, NULL, 262},
-    {89, 0xb1d, "", o581, NULL, 181},
-    {89, 0xc02, "RU", o582, NULL, 12},
-    {89, 0xc10, "GRPPRUR", o583, NULL, 22},
-    {89, 0xc10, "GRPRUR", o584, NULL, 18},
-    {89, 0xc10, "GRRUR", o585, NULL, 22},
-    {89, 0xc10, "RPPRUR", o586, NULL, 43},
-    {89, 0xc10, "RPRUR", o587, NULL, 1030},
-    {89, 0xc10, "RRUR", o588, NULL, 166},
-    {89, 0xc11, "RRU", o589, NULL, 45},
-    {89, 0xc24, "GRRUR", o590, NULL, 30},
-    {89, 0xc24, "RRUR", o591, NULL, 775},
-    {89, 0xc82, "UU", o592, NULL, 28},
-    {89, 0xe24, "RRRU", o593, t593, 43},
-    {89, 0xf89, "PRR", o594, NULL, 10},
-    {90, 0x202, "GRR", o595, NULL, 49},
-    {90, 0x202, "RR", o596, NULL, 315},
-    {90, 0x208, "RRRP", o597, NULL, 1},
-    {90, 0x209, "RRRP", o598, NULL, 4},
-    {90, 0x20b, "PPRRP", o599, NULL, 2},
-    {90, 0x20c, "PPRRP", o600, NULL, 132},
-    {90, 0x210, "GRPPRRR", o601, NULL, 57},
-    {90, 0x210, "GRPRRR", o602, NULL, 44},
-    {90, 0x210, "GRRRR", o603, NULL, 31},
-    {90, 0x210, "GRRRRPP", o604, NULL, 90},
-    {90, 0x210, "RPPRRR", o605, NULL, 101},
-    {90, 0x210, "RPRRR", o606, NULL, 555},
-    {90, 0x210, "RRRR", o607, NULL, 788},
-    {90, 0x210, "RRRRPP", o608, NULL, 182},
-    {90, 0x211, "GRPRR", o609, NULL, 176},
-    {90, 0x211, "GRRR", o610, NULL, 55},
-    {90, 0x211, "GRRRP", o611, NULL, 60},
-    {90, 0x211, "GRRRRP", o612, NULL, 176},
-    {90, 0x211, "RPRR", o613, NULL, 463},
-    {90, 0x211, "RRR", o614, NULL, 806},
-    {90, 0x211, "RRRP", o615, NULL, 1623},
-    {90, 0x211, "RRRR", o616, NULL, 1445},
-    {90, 0x211, "RRRRP", o617, NULL, 423},
-    {90, 0x212, "PRRRRP", o618, NULL, 2},
-    {90, 0x212, "RRRRP", o619, t619, 2},
-    {90, 0x219, "RRRR", o620, NULL, 6},
-    {90, 0x220, "GRRR", o621, t621, 6},
-    {90, 0x220, "RRR", o622, NULL, 388},
-    {90, 0x221, "GRRR", o623, NULL, 11},
-    {90, 0x221, "RRR", o624, NULL, 83},
-    {90, 0x223, "GRRRR", o625, t625, 2},
-    {90, 0x223, "RRRR", o626, NULL, 10338},
-    {90, 0x224, "GRRRR", o627, NULL, 166},
-    {90, 0x224, "RRRR", o628, NULL, 657},
-    {90, 0x224, "RRRRP", o629, NULL, 10},
-    {90, 0x225, "GRRRR", o630, NULL, 88},
-    {90, 0x225, "RRRR", o631, NULL, 262},
-    {90, 0x22b, "RRRR", o632, NULL, 9504},
-    {90, 0x230, "RRR", o633, NULL, 448},
-    {90, 0x23c, "RRRR", o634, NULL, 336},
-    {90, 0x23e, "RRR", o635, NULL, 192},
-    {90, 0x246, "RRRRP", o636, NULL, 2},
-    {90, 0x248, "RRRP", o637, NULL, 32},
-    {90, 0x28c, "QQUUQ", o638, NULL, 31},
-    {90, 0x290, "UUUUQQ", o639, t639, 2},
-    {90, 0x291, "UUU", o640, NULL, 170},
-    {90, 0x2a4, "UUUU", o641, NULL, 1},
-    {90, 0x2a5, "UUUU", o642, NULL, 1},
-    {90, 0x308, "GRR", o643, NULL, 4},
-    {90, 0x308, "RR", o644, NULL, 12},
-    {90, 0x348, "R", o645, NULL, 3},
-    {90, 0x387, "RR", o646, NULL, 73},
-    {90, 0x388, "GRR", o647, NULL, 181},
-    {90, 0x388, "RR", o648, NULL, 1096},
-    {90, 0x389, "PRRRR", o649, NULL, 3},
-    {90, 0x423, "GRRR", o650, NULL, 2},
-    {90, 0x423, "RRR", o651, NULL, 4},
-    {90, 0x424, "RRR", o652, t652, 25},
-    {90, 0x435, "RRR", o653, NULL, 158},
-    {90, 0x446, "RRRP", o654, t654, 1},
-    {90, 0x802, "GR", o655, NULL, 2},
-    {90, 0x802, "R", o656, NULL, 210},
-    {90, 0x803, "RR", o657, NULL, 7},
-    {90, 0x805, "GR", o658, NULL, 12},
-    {90, 0x805, "R", o659, NULL, 3027},
-    {90, 0x807, "RRP", o660, NULL, 4},
-    {90, 0x80b, "PPRP", o661, NULL, 6},
-    {90, 0x80c, "PPRP", o662, NULL, 873},
-    {90, 0x810, "GRRR", o663, NULL, 9},
-    {90, 0x810, "RPRR", o664, NULL, 5},
-    {90, 0x810, "RRR", o665, NULL, 623},
-    {90, 0x811, "RRR", o666, NULL, 167},
-    {90, 0x812, "PRRRP", o667, NULL, 107},
-    {90, 0x812, "RRRP", o668, NULL, 1583},
-    {90, 0x819, "GRRR", o669, NULL, 39},
-    {90, 0x819, "RRR", o670, NULL, 3382},
-    {90, 0x81c, "PPPPP", o671, NULL, 2},
-    {90, 0x81c, "PPPPQ", o672, NULL, 34},
-    {90, 0x820, "GRR", o673, t673, 6},
-    {90, 0x820, "RR", o674, NULL, 2},
-    {90, 0x823, "GRRR", o675, NULL, 4},
-    {90, 0x824, "GRRR", o676, NULL, 191},
-    {90, 0x824, "RRR", o677, NULL, 3435},
-    {90, 0x824, "RRRP", o678, NULL, 28},
-    {90, 0x825, "GRRR", o679, NULL, 1},
-    {90, 0x825, "RRR", o680, NULL, 375},
-    {90, 0x827, "RRR", o681, NULL, 1},
-    {90, 0x836, "GRR", o682, NULL, 9},
-    {90, 0x836, "RR", o683, NULL, 1016},
-    {90, 0x83b, "RR", o684, NULL, 149},
-    {90, 0x846, "RRRP", o685, NULL, 1},
-    {90, 0x848, "RRP", o686, NULL, 162},
-    {90, 0x882, "U", o687, NULL, 159},
-    {90, 0x88c, "QQUQ", o688, NULL, 3},
-    {90, 0x890, "UQUU", o689, t689, 2},
-    {90, 0x890, "UUU", o690, NULL, 158},
-    {90, 0x899, "UUU", o691, NULL, 257},
-    {90, 0x8a5, "UUU", o692, t692, 1},
-    {90, 0x918, "", o693, NULL, 1179},
-    {90, 0x919, "GR", o694, NULL, 2},
-    {90, 0x919, "R", o695, NULL, 703},
-    {90, 0x91b, "", o696, NULL, 3},
-    {90, 0x941, "B", o697, NULL, 364},
-    {90, 0x944, "", o698, NULL, 2},
-    {90, 0x945, "B", o699, NULL, 364},
-    {90, 0x947, "", o700, NULL, 185},
-    {90, 0x947, "G", o701, NULL, 1077},
-    {90, 0x947, "U", o702, NULL, 1},
-    {90, 0x948, "", o703, NULL, 1},
-    {90, 0x94d, "", o704, NULL, 97},
-    {90, 0x94d, "G", o705, NULL, 5},
-    {90, 0x950, "R", o706, NULL, 2},
-    {90, 0x980, "RUR", o707, NULL, 1},
-    {90, 0x981, "GRUR", o708, NULL, 196},
-    {90, 0x981, "RUR", o709, NULL, 3079},
-    {90, 0x983, "RR", o710, NULL, 73},
-    {90, 0x984, "GRR", o711, NULL, 3},
-    {90, 0x984, "RR", o712, NULL, 3180},
-    {90, 0x984, "RU", o713, NULL, 65},
-    {90, 0x985, "URR", o714, NULL, 1},
-    {90, 0x986, "GURR", o715, NULL, 1},
-    {90, 0x986, "URR", o716, NULL, 2193},
-    {90, 0x989, "PRRR", o717, NULL, 8},
-    {90, 0x98e, "URR", o718, NULL, 1},
-    {90, 0x9a8, "PRURR", o719, t719, 1},
-    {90, 0x9c3, "U", o720, NULL, 300},
-    {90, 0xab9, "U", o721, NULL, 1066},
-    {90, 0xb1d, "", o722, NULL, 183},
-    {90, 0xb82, "R", o723, NULL, 472},
-    {90, 0xc02, "RU", o724, NULL, 11},
-    {90, 0xc0c, "PPRUP", o725, NULL, 171},
-    {90, 0xc10, "GRPPRUR", o726, NULL, 31},
-    {90, 0xc10, "GRPRUR", o727, NULL, 18},
-    {90, 0xc10, "GRRUR", o728, NULL, 7},
-    {90, 0xc10, "RPPRUR", o729, NULL, 61},
-    {90, 0xc10, "RPRUR", o730, NULL, 1109},
-    {90, 0xc10, "RRUR", o731, NULL, 57},
-    {90, 0xc10, "RRURPP", o732, NULL, 16},
-    {90, 0xc11, "GRRU", o733, NULL, 2},
-    {90, 0xc11, "RPRU", o734, NULL, 856},
-    {90, 0xc11, "RRU", o735, NULL, 768},
-    {90, 0xc11, "RRUP", o736, NULL, 12},
-    {90, 0xc11, "RRURP", o737, NULL, 856},
-    {90, 0xc20, "RRU", o738, NULL, 1580},
-    {90, 0xc23, "RRUR", o739, NULL, 1564},
-    {90, 0xc24, "GRRUR", o740, NULL, 29},
-    {90, 0xc24, "RRUR", o741, NULL, 1536},
-    {90, 0xc25, "RRUR", o742, NULL, 1003},
-    {90, 0xc28, "RRU", o743, t743, 760},
-    {90, 0xc2b, "RRUR", o744, NULL, 760},
-    {90, 0xc36, "GRRU", o745, NULL, 25},
-    {90, 0xc36, "RRU", o746, NULL, 189},
-    {90, 0xc46, "RRURP", o747, NULL, 1},
-    {90, 0xc48, "RRUP", o748, NULL, 2},
-    {90, 0xc82, "UU", o749, NULL, 51},
-    {90, 0xe24, "GRRRU", o750, NULL, 2},
-    {90, 0xe24, "RRRU", o751, NULL, 63},
-    {90, 0xe25, "RRRU", o752, NULL, 21},
-    {90, 0xe46, "RRRUP", o753, NULL, 1},
-    {90, 0xf89, "PRR", o754, NULL, 10},
+    {75, 0x290, "UUUU", o39, NULL, 7},
+    {75, 0x290, "UUUUQQ", o40, NULL, 18},
+    {75, 0x2a4, "UUUU", o41, NULL, 18},
+    {75, 0x2a5, "UUUU", o42, NULL, 22},
+    {75, 0x304, "RR", o43, NULL, 1248},
+    {75, 0x308, "GRR", o44, NULL, 18},
+    {75, 0x308, "RR", o45, NULL, 127},
+    {75, 0x348, "R", o46, NULL, 4},
+    {75, 0x355, "RB", o47, NULL, 658},
+    {75, 0x381, "GRR", o48, NULL, 583},
+    {75, 0x381, "RR", o49, NULL, 4964},
+    {75, 0x386, "GRR", o50, NULL, 17},
+    {75, 0x386, "RR", o51, NULL, 4695},
+    {75, 0x387, "RR", o52, NULL, 331},
+    {75, 0x388, "GRR", o53, NULL, 345},
+    {75, 0x388, "RR", o54, NULL, 2036},
+    {75, 0x389, "PRRRR", o55, NULL, 4},
+    {75, 0x423, "GRRR", o56, NULL, 9},
+    {75, 0x423, "RRR", o57, NULL, 22},
+    {75, 0x424, "GRRR", o58, NULL, 68},
+    {75, 0x424, "RRR", o59, NULL, 553},
+    {75, 0x4a4, "UUU", o60, NULL, 2},
+    {75, 0x624, "RRR", o61, NULL, 239},
+    {75, 0x624, "RRRP", o62, NULL, 3},
+    {75, 0x625, "GRRR", o63, NULL, 4},
+    {75, 0x625, "RRR", o64, NULL, 62},
+    {75, 0x802, "GR", o65, NULL, 3},
+    {75, 0x802, "R", o66, NULL, 149},
+    {75, 0x803, "RR", o67, NULL, 57},
+    {75, 0x805, "GR", o68, NULL, 17},
+    {75, 0x805, "R", o69, NULL, 6280},
+    {75, 0x807, "RRP", o70, NULL, 18},
+    {75, 0x808, "RRP", o71, NULL, 10},
+    {75, 0x80b, "PPRP", o72, NULL, 33},
+    {75, 0x80c, "PPRP", o73, NULL, 1738},
+    {75, 0x810, "GRRR", o74, NULL, 12},
+    {75, 0x810, "RPRR", o75, NULL, 42},
+    {75, 0x810, "RRR", o76, NULL, 3171},
+    {75, 0x811, "GRR", o77, NULL, 67},
+    {75, 0x811, "RR", o78, NULL, 508},
+    {75, 0x811, "RRR", o79, NULL, 310},
+    {75, 0x812, "GRRRP", o80, NULL, 4},
+    {75, 0x812, "PRRRP", o81, NULL, 213},
+    {75, 0x812, "RRRP", o82, NULL, 2864},
+    {75, 0x817, "RRP", o83, NULL, 303},
+    {75, 0x819, "GRRR", o84, NULL, 136},
+    {75, 0x819, "RRR", o85, NULL, 6215},
+    {75, 0x81c, "PPPPP", o86, NULL, 9},
+    {75, 0x81c, "PPPPQ", o87, NULL, 86},
+    {75, 0x820, "GRR", o88, NULL, 33},
+    {75, 0x820, "RR", o89, NULL, 22},
+    {75, 0x823, "GRRR", o90, NULL, 18},
+    {75, 0x824, "GRRR", o91, NULL, 271},
+    {75, 0x824, "RRR", o92, NULL, 6170},
+    {75, 0x824, "RRRP", o93, NULL, 67},
+    {75, 0x825, "GRRR", o94, NULL, 22},
+    {75, 0x825, "RRR", o95, NULL, 965},
+    {75, 0x827, "RRR", o96, NULL, 21},
+    {75, 0x83b, "RR", o97, NULL, 1304},
+    {75, 0x882, "U", o98, NULL, 3},
+    {75, 0x88c, "QQUQ", o99, NULL, 78},
+    {75, 0x890, "UQUU", o100, NULL, 18},
+    {75, 0x890, "UUU", o101, NULL, 92},
+    {75, 0x891, "UU", o102, NULL, 76},
+    {75, 0x892, "UUUQ", o103, NULL, 2},
+    {75, 0x899, "UUU", o104, NULL, 527},
+    {75, 0x8a4, "UUU", o105, NULL, 2},
+    {75, 0x8a5, "UUU", o106, NULL, 3},
+    {75, 0x918, "", o107, NULL, 707},
+    {75, 0x919, "R", o108, NULL, 913},
+    {75, 0x941, "B", o109, NULL, 658},
+    {75, 0x944, "", o110, NULL, 28},
+    {75, 0x945, "B", o111, NULL, 658},
+    {75, 0x947, "", o112, NULL, 390},
+    {75, 0x947, "G", o113, NULL, 2132},
+    {75, 0x948, "", o114, NULL, 10},
+    {75, 0x94d, "", o115, NULL, 201},
+    {75, 0x94d, "G", o116, NULL, 55},
+    {75, 0x950, "R", o117, NULL, 16},
+    {75, 0x981, "GRRU", o118, NULL, 44},
+    {75, 0x981, "RRU", o119, NULL, 274},
+    {75, 0x981, "RU", o120, NULL, 52},
+    {75, 0x983, "RR", o121, NULL, 287},
+    {75, 0x984, "GRR", o122, NULL, 27},
+    {75, 0x984, "R", o123, NULL, 7},
+    {75, 0x984, "RR", o124, NULL, 3210},
+    {75, 0x984, "RRU", o125, NULL, 137},
+    {75, 0x984, "RU", o126, NULL, 656},
+    {75, 0x986, "RUR", o127, NULL, 8},
+    {75, 0x986, "UR", o128, NULL, 2},
+    {75, 0x988, "RUR", o129, NULL, 29},
+    {75, 0x989, "PRRR", o130, NULL, 53},
+    {75, 0x9c3, "U", o131, NULL, 248},
+    {75, 0xa02, "R", o132, NULL, 164},
+    {75, 0xa0c, "PPRP", o133, NULL, 631},
+    {75, 0xa10, "RRR", o134, NULL, 4},
+    {75, 0xa11, "GRPR", o135, NULL, 274},
+    {75, 0xa11, "GRRRP", o136, NULL, 274},
+    {75, 0xa11, "RPR", o137, NULL, 2115},
+    {75, 0xa11, "RR", o138, NULL, 2},
+    {75, 0xa11, "RRRP", o139, NULL, 2115},
+    {75, 0xa20, "RR", o140, NULL, 3572},
+    {75, 0xa23, "RRR", o141, NULL, 3452},
+    {75, 0xa24, "GRRR", o142, NULL, 61},
+    {75, 0xa24, "RRR", o143, NULL, 1340},
+    {75, 0xa25, "GRRR", o144, NULL, 141},
+    {75, 0xa25, "RRR", o145, NULL, 2030},
+    {75, 0xa28, "RR", o146, NULL, 760},
+    {75, 0xa2b, "RRR", o147, NULL, 760},
+    {75, 0xab9, "U", o148, NULL, 373},
+    {75, 0xb1d, "", o149, NULL, 345},
+    {75, 0xc02, "RU", o150, NULL, 55},
+    {75, 0xc0c, "PPRUP", o151, NULL, 11},
+    {75, 0xc10, "GRPPRUR", o152, NULL, 8},
+    {75, 0xc10, "GRPRUR", o153, NULL, 41},
+    {75, 0xc10, "GRRUR", o154, NULL, 11},
+    {75, 0xc10, "RPPRUR", o155, NULL, 16},
+    {75, 0xc10, "RPRUR", o156, NULL, 1665},
+    {75, 0xc10, "RRUR", o157, NULL, 78},
+    {75, 0xc10, "RRURPP", o158, NULL, 20},
+    {75, 0xc11, "GRRUP", o159, NULL, 6},
+    {75, 0xc11, "RRU", o160, NULL, 105},
+    {75, 0xc11, "RRUP", o161, NULL, 138},
+    {75, 0xc24, "GRRUR", o162, NULL, 58},
+    {75, 0xc24, "RRUR", o163, NULL, 1291},
+    {75, 0xc25, "RRUR", o164, NULL, 6},
+    {75, 0xc82, "UU", o165, NULL, 98},
+    {75, 0xe24, "RRRU", o166, NULL, 67},
+    {75, 0xf89, "PRR", o167, NULL, 130},
+    {80, 0x202, "GRR", o168, NULL, 81},
+    {80, 0x202, "RR", o169, NULL, 680},
+    {80, 0x208, "RRRP", o170, NULL, 11},
+    {80, 0x209, "RRRP", o171, NULL, 47},
+    {80, 0x20b, "PPRRP", o172, NULL, 9},
+    {80, 0x20c, "PPRRP", o173, NULL, 376},
+    {80, 0x210, "GRPPRRR", o174, NULL, 115},
+    {80, 0x210, "GRPRRR", o175, NULL, 73},
+    {80, 0x210, "GRRRR", o176, NULL, 66},
+    {80, 0x210, "GRRRRPP", o177, NULL, 134},
+    {80, 0x210, "RPPRRR", o178, NULL, 215},
+    {80, 0x210, "RPRRR", o179, NULL, 1148},
+    {80, 0x210, "RRRR", o180, NULL, 1311},
+    {80, 0x210, "RRRRPP", o181, NULL, 330},
+    {80, 0x211, "GRRR", o182, NULL, 47},
+    {80, 0x211, "GRRRP", o183, NULL, 108},
+    {80, 0x211, "RPRR", o184, NULL, 324},
+    {80, 0x211, "RRR", o185, NULL, 814},
+    {80, 0x211, "RRRP", o186, NULL, 2608},
+    {80, 0x211, "RRRR", o187, NULL, 2388},
+    {80, 0x211, "RRRRP", o188, NULL, 281},
+    {80, 0x212, "PRRRRP", o189, NULL, 9},
+    {80, 0x212, "RRRRP", o190, NULL, 9},
+    {80, 0x217, "RRRP", o191, NULL, 28},
+    {80, 0x219, "RRRR", o192, NULL, 27},
+    {80, 0x220, "GRRR", o193, NULL, 33},
+    {80, 0x220, "RRR", o194, NULL, 3247},
+    {80, 0x221, "GRRR", o195, NULL, 52},
+    {80, 0x221, "RRR", o196, NULL, 854},
+    {80, 0x223, "GRRRR", o197, NULL, 9},
+    {80, 0x223, "RRRR", o198, NULL, 13855},
+    {80, 0x224, "GRRRR", o199, NULL, 237},
+    {80, 0x224, "RRRR", o200, NULL, 1313},
+    {80, 0x224, "RRRRP", o201, NULL, 47},
+    {80, 0x225, "RRRR", o202, NULL, 68},
+    {80, 0x22b, "RRRR", o203, NULL, 9504},
+    {80, 0x230, "RRR", o204, NULL, 2640},
+    {80, 0x23c, "RRRR", o205, NULL, 1398},
+    {80, 0x23e, "RRR", o206, NULL, 1248},
+    {80, 0x28c, "QQUUQ", o207, NULL, 24},
+    {80, 0x290, "HUUUU", o208, NULL, 9},
+    {80, 0x290, "UUUU", o209, NULL, 7},
+    {80, 0x290, "UUUUQQ", o210, NULL, 15},
+    {80, 0x2a4, "UUUU", o211, NULL, 22},
+    {80, 0x2a5, "UUUU", o212, NULL, 24},
+    {80, 0x308, "GRR", o213, NULL, 18},
+    {80, 0x308, "RR", o214, NULL, 127},
+    {80, 0x348, "R", o215, NULL, 4},
+    {80, 0x387, "RR", o216, NULL, 170},
+    {80, 0x388, "GRR", o217, NULL, 347},
+    {80, 0x388, "RR", o218, NULL, 2046},
+    {80, 0x389, "PRRRR", o219, NULL, 4},
+    {80, 0x423, "GRRR", o220, NULL, 9},
+    {80, 0x423, "RRR", o221, NULL, 22},
+    {80, 0x424, "GRRR", o222, NULL, 69},
+    {80, 0x424, "RRR", o223, NULL, 573},
+    {80, 0x435, "RRR", o224, NULL, 342},
+    {80, 0x4a4, "UUU", o225, NULL, 2},
+    {80, 0x624, "RRR", o226, NULL, 255},
+    {80, 0x624, "RRRP", o227, NULL, 2},
+    {80, 0x625, "GRRR", o228, NULL, 4},
+    {80, 0x625, "RRR", o229, NULL, 63},
+    {80, 0x802, "GR", o230, NULL, 3},
+    {80, 0x802, "R", o231, NULL, 109},
+    {80, 0x803, "RR", o232, NULL, 57},
+    {80, 0x805, "GR", o233, NULL, 21},
+    {80, 0x805, "R", o234, NULL, 6367},
+    {80, 0x807, "RRP", o235, NULL, 18},
+    {80, 0x808, "RRP", o236, NULL, 10},
+    {80, 0x80b, "PPRP", o237, NULL, 33},
+    {80, 0x80c, "PPRP", o238, NULL, 1748},
+    {80, 0x810, "GRRR", o239, NULL, 12},
+    {80, 0x810, "RPRR", o240, NULL, 45},
+    {80, 0x810, "RRR", o241, NULL, 3275},
+    {80, 0x811, "GRR", o242, NULL, 70},
+    {80, 0x811, "RR", o243, NULL, 501},
+    {80, 0x811, "RRR", o244, NULL, 309},
+    {80, 0x812, "PRRRP", o245, NULL, 213},
+    {80, 0x812, "RRRP", o246, NULL, 2828},
+    {80, 0x816, "RRR", o247, NULL, 3},
+    {80, 0x817, "RRP", o248, NULL, 302},
+    {80, 0x819, "GRRR", o249, NULL, 127},
+    {80, 0x819, "RRR", o250, NULL, 6327},
+    {80, 0x81c, "PPPPP", o251, NULL, 9},
+    {80, 0x81c, "PPPPQ", o252, NULL, 102},
+    {80, 0x820, "GRR", o253, NULL, 33},
+    {80, 0x820, "RR", o254, NULL, 23},
+    {80, 0x823, "GRRR", o255, NULL, 18},
+    {80, 0x824, "GRRR", o256, NULL, 283},
+    {80, 0x824, "RRR", o257, NULL, 6454},
+    {80, 0x824, "RRRP", o258, NULL, 67},
+    {80, 0x825, "GRRR", o259, NULL, 22},
+    {80, 0x825, "RRR", o260, NULL, 971},
+    {80, 0x827, "RRR", o261, NULL, 21},
+    {80, 0x83b, "RR", o262, NULL, 664},
+    {80, 0x882, "U", o263, NULL, 1},
+    {80, 0x88c, "QQUQ", o264, NULL, 78},
+    {80, 0x890, "UQUU", o265, NULL, 15},
+    {80, 0x890, "UUU", o266, NULL, 107},
+    {80, 0x891, "UU", o267, NULL, 80},
+    {80, 0x899, "UUU", o268, NULL, 534},
+    {80, 0x8a4, "UUU", o269, NULL, 2},
+    {80, 0x8a5, "UUU", o270, NULL, 5},
+    {80, 0x918, "", o271, NULL, 2301},
+    {80, 0x919, "R", o272, NULL, 968},
+    {80, 0x941, "B", o273, NULL, 662},
+    {80, 0x944, "", o274, NULL, 28},
+    {80, 0x944, "G", o275, NULL, 170},
+    {80, 0x945, "B", o276, NULL, 662},
+    {80, 0x947, "", o277, NULL, 559},
+    {80, 0x947, "G", o278, NULL, 1974},
+    {80, 0x947, "U", o279, NULL, 11},
+    {80, 0x948, "", o280, NULL, 10},
+    {80, 0x94d, "", o281, NULL, 202},
+    {80, 0x94d, "G", o282, NULL, 55},
+    {80, 0x950, "R", o283, NULL, 16},
+    {80, 0x981, "GRUR", o284, NULL, 629},
+    {80, 0x981, "RUR", o285, NULL, 5334},
+    {80, 0x983, "RR", o286, NULL, 142},
+    {80, 0x984, "GRR", o287, NULL, 27},
+    {80, 0x984, "R", o288, NULL, 7},
+    {80, 0x984, "RR", o289, NULL, 3210},
+    {80, 0x984, "RRU", o290, NULL, 137},
+    {80, 0x984, "RU", o291, NULL, 656},
+    {80, 0x986, "GURR", o292, NULL, 17},
+    {80, 0x986, "URR", o293, NULL, 4737},
+    {80, 0x988, "RUR", o294, NULL, 31},
+    {80, 0x989, "PRRR", o295, NULL, 53},
+    {80, 0x9c3, "U", o296, NULL, 252},
+    {80, 0xa02, "R", o297, NULL, 156},
+    {80, 0xa0c, "PPRP", o298, NULL, 618},
+    {80, 0xa10, "GRPRR", o299, NULL, 44},
+    {80, 0xa10, "GRRRPP", o300, NULL, 44},
+    {80, 0xa10, "RPRR", o301, NULL, 264},
+    {80, 0xa10, "RRR", o302, NULL, 6},
+    {80, 0xa10, "RRRPP", o303, NULL, 264},
+    {80, 0xa11, "GRPR", o304, NULL, 276},
+    {80, 0xa11, "GRRRP", o305, NULL, 276},
+    {80, 0xa11, "RPR", o306, NULL, 2133},
+    {80, 0xa11, "RR", o307, NULL, 2},
+    {80, 0xa11, "RRRP", o308, NULL, 2133},
+    {80, 0xa20, "RR", o309, NULL, 3636},
+    {80, 0xa23, "RRR", o310, NULL, 3516},
+    {80, 0xa24, "GRRR", o311, NULL, 62},
+    {80, 0xa24, "RRR", o312, NULL, 1352},
+    {80, 0xa25, "GRRR", o313, NULL, 142},
+    {80, 0xa25, "RRR", o314, NULL, 2040},
+    {80, 0xa28, "RR", o315, NULL, 760},
+    {80, 0xa2b, "RRR", o316, NULL, 760},
+    {80, 0xab9, "U", o317, NULL, 452},
+    {80, 0xb1d, "", o318, NULL, 347},
+    {80, 0xc02, "RU", o319, NULL, 60},
+    {80, 0xc0c, "PPRUP", o320, NULL, 7},
+    {80, 0xc10, "GRPPRUR", o321, NULL, 19},
+    {80, 0xc10, "GRPRUR", o322, NULL, 43},
+    {80, 0xc10, "GRRUR", o323, NULL, 25},
+    {80, 0xc10, "RPPRUR", o324, NULL, 37},
+    {80, 0xc10, "RPRUR", o325, NULL, 1742},
+    {80, 0xc10, "RRUR", o326, NULL, 168},
+    {80, 0xc10, "RRURPP", o327, NULL, 16},
+    {80, 0xc11, "GRRUP", o328, NULL, 8},
+    {80, 0xc11, "RRU", o329, NULL, 106},
+    {80, 0xc11, "RRUP", o330, NULL, 160},
+    {80, 0xc24, "GRRUR", o331, NULL, 59},
+    {80, 0xc24, "RRUR", o332, NULL, 1304},
+    {80, 0xc25, "RRUR", o333, NULL, 6},
+    {80, 0xc82, "UU", o334, NULL, 116},
+    {80, 0xe24, "RRRU", o335, NULL, 98},
+    {80, 0xe25, "RRRU", o336, NULL, 2},
+    {80, 0xf89, "PRR", o337, NULL, 130},
+    {86, 0x202, "GRR", o338, NULL, 75},
+    {86, 0x202, "RR", o339, NULL, 953},
+    {86, 0x208, "RRRP", o340, NULL, 11},
+    {86, 0x209, "RRRP", o341, NULL, 47},
+    {86, 0x20b, "PPRRP", o342, NULL, 9},
+    {86, 0x20c, "PPRRP", o343, NULL, 379},
+    {86, 0x210, "GRPPRRR", o344, NULL, 112},
+    {86, 0x210, "GRPRRR", o345, NULL, 75},
+    {86, 0x210, "GRRRR", o346, NULL, 64},
+    {86, 0x210, "GRRRRPP", o347, NULL, 134},
+    {86, 0x210, "RPPRRR", o348, NULL, 209},
+    {86, 0x210, "RPRRR", o349, NULL, 1158},
+    {86, 0x210, "RRRR", o350, NULL, 1325},
+    {86, 0x210, "RRRRPP", o351, NULL, 330},
+    {86, 0x211, "GRRR", o352, NULL, 42},
+    {86, 0x211, "GRRRP", o353, NULL, 110},
+    {86, 0x211, "RPRR", o354, NULL, 324},
+    {86, 0x211, "RRR", o355, NULL, 811},
+    {86, 0x211, "RRRP", o356, NULL, 2630},
+    {86, 0x211, "RRRR", o357, NULL, 2411},
+    {86, 0x211, "RRRRP", o358, NULL, 281},
+    {86, 0x212, "PRRRRP", o359, NULL, 9},
+    {86, 0x212, "RRRRP", o360, NULL, 9},
+    {86, 0x217, "RRRP", o361, NULL, 28},
+    {86, 0x219, "RRRR", o362, NULL, 27},
+    {86, 0x220, "GRRR", o363, NULL, 33},
+    {86, 0x220, "RRR", o364, NULL, 3247},
+    {86, 0x221, "GRRR", o365, NULL, 52},
+    {86, 0x221, "RRR", o366, NULL, 854},
+    {86, 0x223, "GRRRR", o367, NULL, 9},
+    {86, 0x223, "RRRR", o368, NULL, 13855},
+    {86, 0x224, "GRRRR", o369, NULL, 241},
+    {86, 0x224, "RRRR", o370, NULL, 1375},
+    {86, 0x224, "RRRRP", o371, NULL, 46},
+    {86, 0x225, "RRRR", o372, NULL, 68},
+    {86, 0x22b, "RRRR", o373, NULL, 9504},
+    {86, 0x230, "RRR", o374, NULL, 2640},
+    {86, 0x23c, "RRRR", o375, NULL, 1398},
+    {86, 0x23e, "RRR", o376, NULL, 1248},
+    {86, 0x28c, "QQUUQ", o377, NULL, 22},
+    {86, 0x290, "HUUUU", o378, NULL, 10},
+    {86, 0x290, "UUUU", o379, NULL, 5},
+    {86, 0x290, "UUUUQQ", o380, NULL, 14},
+    {86, 0x2a4, "UUUU", o381, NULL, 18},
+    {86, 0x2a5, "UUUU", o382, NULL, 19},
+    {86, 0x308, "GRR", o383, NULL, 18},
+    {86, 0x308, "RR", o384, NULL, 127},
+    {86, 0x348, "R", o385, NULL, 4},
+    {86, 0x387, "RR", o386, NULL, 98},
+    {86, 0x388, "GRR", o387, NULL, 347},
+    {86, 0x388, "RR", o388, NULL, 2048},
+    {86, 0x389, "PRRRR", o389, NULL, 4},
+    {86, 0x423, "GRRR", o390, NULL, 9},
+    {86, 0x423, "RRR", o391, NULL, 22},
+    {86, 0x424, "GRRR", o392, NULL, 69},
+    {86, 0x424, "RRR", o393, NULL, 565},
+    {86, 0x4a4, "UUU", o394, NULL, 2},
+    {86, 0x624, "RRR", o395, NULL, 266},
+    {86, 0x624, "RRRP", o396, NULL, 4},
+    {86, 0x625, "GRRR", o397, NULL, 4},
+    {86, 0x625, "RRR", o398, NULL, 65},
+    {86, 0x802, "GR", o399, NULL, 3},
+    {86, 0x802, "R", o400, NULL, 140},
+    {86, 0x803, "RR", o401, NULL, 57},
+    {86, 0x805, "GR", o402, NULL, 18},
+    {86, 0x805, "R", o403, NULL, 6378},
+    {86, 0x807, "RRP", o404, NULL, 18},
+    {86, 0x808, "RRP", o405, NULL, 10},
+    {86, 0x80b, "PPRP", o406, NULL, 33},
+    {86, 0x80c, "PPRP", o407, NULL, 1752},
+    {86, 0x810, "GRRR", o408, NULL, 25},
+    {86, 0x810, "RPRR", o409, NULL, 46},
+    {86, 0x810, "RRR", o410, NULL, 3197},
+    {86, 0x811, "GRR", o411, NULL, 67},
+    {86, 0x811, "RR", o412, NULL, 518},
+    {86, 0x811, "RRR", o413, NULL, 309},
+    {86, 0x812, "GRRRP", o414, NULL, 4},
+    {86, 0x812, "PRRRP", o415, NULL, 213},
+    {86, 0x812, "RRRP", o416, NULL, 2812},
+    {86, 0x816, "RRR", o417, NULL, 2},
+    {86, 0x817, "RRP", o418, NULL, 301},
+    {86, 0x819, "GRRR", o419, NULL, 129},
+    {86, 0x819, "RRR", o420, NULL, 6389},
+    {86, 0x81c, "PPPPP", o421, NULL, 9},
+    {86, 0x81c, "PPPPQ", o422, NULL, 96},
+    {86, 0x820, "GRR", o423, NULL, 33},
+    {86, 0x820, "RR", o424, NULL, 22},
+    {86, 0x823, "GRRR", o425, NULL, 18},
+    {86, 0x824, "GRRR", o426, NULL, 289},
+    {86, 0x824, "RRR", o427, NULL, 6437},
+    {86, 0x824, "RRRP", o428, NULL, 67},
+    {86, 0x825, "GRRR", o429, NULL, 22},
+    {86, 0x825, "RRR", o430, NULL, 975},
+    {86, 0x827, "RRR", o431, NULL, 23},
+    {86, 0x83b, "RR", o432, NULL, 664},
+    {86, 0x882, "U", o433, NULL, 1},
+    {86, 0x88c, "QQUQ", o434, NULL, 74},
+    {86, 0x890, "UQUU", o435, NULL, 14},
+    {86, 0x890, "UUU", o436, NULL, 100},
+    {86, 0x891, "UU", o437, NULL, 76},
+    {86, 0x899, "UUU", o438, NULL, 518},
+    {86, 0x8a4, "UUU", o439, NULL, 2},
+    {86, 0x8a5, "UUU", o440, NULL, 3},
+    {86, 0x918, "", o441, NULL, 2344},
+    {86, 0x919, "R", o442, NULL, 918},
+    {86, 0x941, "B", o443, NULL, 662},
+    {86, 0x944, "", o444, NULL, 28},
+    {86, 0x944, "G", o445, NULL, 170},
+    {86, 0x945, "B", o446, NULL, 662},
+    {86, 0x947, "", o447, NULL, 559},
+    {86, 0x947, "G", o448, NULL, 1974},
+    {86, 0x947, "U", o449, NULL, 11},
+    {86, 0x948, "", o450, NULL, 10},
+    {86, 0x94d, "", o451, NULL, 202},
+    {86, 0x94d, "G", o452, NULL, 55},
+    {86, 0x950, "R", o453, NULL, 16},
+    {86, 0x981, "GRUR", o454, NULL, 629},
+    {86, 0x981, "RUR", o455, NULL, 5334},
+    {86, 0x983, "RR", o456, NULL, 70},
+    {86, 0x984, "GRR", o457, NULL, 27},
+    {86, 0x984, "R", o458, NULL, 7},
+    {86, 0x984, "RR", o459, NULL, 3210},
+    {86, 0x984, "RRU", o460, NULL, 137},
+    {86, 0x984, "RU", o461, NULL, 656},
+    {86, 0x986, "GURR", o462, NULL, 17},
+    {86, 0x986, "URR", o463, NULL, 4737},
+    {86, 0x988, "RUR", o464, NULL, 29},
+    {86, 0x989, "PRRR", o465, NULL, 53},
+    {86, 0x9c3, "U", o466, NULL, 248},
+    {86, 0xa02, "R", o467, NULL, 154},
+    {86, 0xa0c, "PPRP", o468, NULL, 619},
+    {86, 0xa10, "GRPRR", o469, NULL, 44},
+    {86, 0xa10, "GRRRPP", o470, NULL, 44},
+    {86, 0xa10, "RPRR", o471, NULL, 266},
+    {86, 0xa10, "RRR", o472, NULL, 6},
+    {86, 0xa10, "RRRPP", o473, NULL, 266},
+    {86, 0xa11, "GRPR", o474, NULL, 276},
+    {86, 0xa11, "GRRRP", o475, NULL, 276},
+    {86, 0xa11, "RPR", o476, NULL, 2129},
+    {86, 0xa11, "RR", o477, NULL, 2},
+    {86, 0xa11, "RRRP", o478, NULL, 2129},
+    {86, 0xa20, "RR", o479, NULL, 3636},
+    {86, 0xa23, "RRR", o480, NULL, 3516},
+    {86, 0xa24, "GRRR", o481, NULL, 62},
+    {86, 0xa24, "RRR", o482, NULL, 1375},
+    {86, 0xa25, "GRRR", o483, NULL, 142},
+    {86, 0xa25, "RRR", o484, NULL, 2045},
+    {86, 0xa28, "RR", o485, NULL, 760},
+    {86, 0xa2b, "RRR", o486, NULL, 760},
+    {86, 0xab9, "U", o487, NULL, 480},
+    {86, 0xb1d, "", o488, NULL, 347},
+    {86, 0xc02, "RU", o489, NULL, 56},
+    {86, 0xc0c, "PPRUP", o490, NULL, 5},
+    {86, 0xc10, "GRPPRUR", o491, NULL, 22},
+    {86, 0xc10, "GRPRUR", o492, NULL, 41},
+    {86, 0xc10, "GRRUR", o493, NULL, 25},
+    {86, 0xc10, "RPPRUR", o494, NULL, 43},
+    {86, 0xc10, "RPRUR", o495, NULL, 1732},
+    {86, 0xc10, "RRUR", o496, NULL, 212},
+    {86, 0xc10, "RRURPP", o497, NULL, 16},
+    {86, 0xc11, "GRRUP", o498, NULL, 6},
+    {86, 0xc11, "RRU", o499, NULL, 106},
+    {86, 0xc11, "RRUP", o500, NULL, 138},
+    {86, 0xc24, "GRRUR", o501, NULL, 54},
+    {86, 0xc24, "RRUR", o502, NULL, 1260},
+    {86, 0xc25, "RRUR", o503, NULL, 6},
+    {86, 0xc82, "UU", o504, NULL, 109},
+    {86, 0xe24, "RRRU", o505, NULL, 91},
+    {86, 0xf89, "PRR", o506, NULL, 130},
+    {89, 0x202, "GRR", o507, NULL, 76},
+    {89, 0x202, "RR", o508, NULL, 961},
+    {89, 0x208, "RRRP", o509, NULL, 11},
+    {89, 0x209, "RRRP", o510, NULL, 47},
+    {89, 0x20b, "PPRRP", o511, NULL, 9},
+    {89, 0x20c, "PPRRP", o512, NULL, 379},
+    {89, 0x210, "GRPPRRR", o513, NULL, 111},
+    {89, 0x210, "GRPRRR", o514, NULL, 74},
+    {89, 0x210, "GRRRR", o515, NULL, 66},
+    {89, 0x210, "GRRRRPP", o516, NULL, 133},
+    {89, 0x210, "RPPRRR", o517, NULL, 207},
+    {89, 0x210, "RPRRR", o518, NULL, 1138},
+    {89, 0x210, "RRRR", o519, NULL, 1345},
+    {89, 0x210, "RRRRPP", o520, NULL, 322},
+    {89, 0x211, "GRRR", o521, NULL, 47},
+    {89, 0x211, "GRRRP", o522, NULL, 109},
+    {89, 0x211, "RPRR", o523, NULL, 318},
+    {89, 0x211, "RRR", o524, NULL, 818},
+    {89, 0x211, "RRRP", o525, NULL, 2613},
+    {89, 0x211, "RRRR", o526, NULL, 2393},
+    {89, 0x211, "RRRRP", o527, NULL, 275},
+    {89, 0x212, "PRRRRP", o528, NULL, 9},
+    {89, 0x212, "RRRRP", o529, NULL, 9},
+    {89, 0x217, "RRRP", o530, NULL, 28},
+    {89, 0x219, "RRRR", o531, NULL, 27},
+    {89, 0x220, "GRRR", o532, NULL, 33},
+    {89, 0x220, "RRR", o533, NULL, 3247},
+    {89, 0x221, "GRRR", o534, NULL, 52},
+    {89, 0x221, "RRR", o535, NULL, 854},
+    {89, 0x223, "GRRRR", o536, NULL, 9},
+    {89, 0x223, "RRRR", o537, NULL, 13983},
+    {89, 0x224, "GRRRR", o538, NULL, 237},
+    {89, 0x224, "RRRR", o539, NULL, 1369},
+    {89, 0x224, "RRRRP", o540, NULL, 46},
+    {89, 0x225, "RRRR", o541, NULL, 66},
+    {89, 0x22b, "RRRR", o542, NULL, 9504},
+    {89, 0x230, "RRR", o543, NULL, 2640},
+    {89, 0x23c, "RRRR", o544, NULL, 1378},
+    {89, 0x23e, "RRR", o545, NULL, 1248},
+    {89, 0x28c, "QQUUQ", o546, NULL, 22},
+    {89, 0x290, "HUUUU", o547, NULL, 9},
+    {89, 0x290, "UUUU", o548, NULL, 5},
+    {89, 0x290, "UUUUQQ", o549, NULL, 14},
+    {89, 0x2a4, "UUUU", o550, NULL, 18},
+    {89, 0x2a5, "UUUU", o551, NULL, 19},
+    {89, 0x308, "GRR", o552, NULL, 18},
+    {89, 0x308, "RR", o553, NULL, 127},
+    {89, 0x348, "R", o554, NULL, 4},
+    {89, 0x387, "RR", o555, NULL, 100},
+    {89, 0x388, "GRR", o556, NULL, 345},
+    {89, 0x388, "RR", o557, NULL, 2036},
+    {89, 0x389, "PRRRR", o558, NULL, 4},
+    {89, 0x423, "GRRR", o559, NULL, 9},
+    {89, 0x423, "RRR", o560, NULL, 22},
+    {89, 0x424, "GRRR", o561, NULL, 67},
+    {89, 0x424, "RRR", o562, NULL, 548},
+    {89, 0x4a4, "UUU", o563, NULL, 2},
+    {89, 0x624, "RRR", o564, NULL, 264},
+    {89, 0x624, "RRRP", o565, NULL, 4},
+    {89, 0x625, "GRRR", o566, NULL, 4},
+    {89, 0x625, "RRR", o567, NULL, 63},
+    {89, 0x802, "GR", o568, NULL, 3},
+    {89, 0x802, "R", o569, NULL, 141},
+    {89, 0x803, "RR", o570, NULL, 57},
+    {89, 0x805, "GR", o571, NULL, 18},
+    {89, 0x805, "R", o572, NULL, 6337},
+    {89, 0x807, "RRP", o573, NULL, 18},
+    {89, 0x808, "RRP", o574, NULL, 10},
+    {89, 0x80b, "PPRP", o575, NULL, 33},
+    {89, 0x80c, "PPRP", o576, NULL, 1743},
+    {89, 0x810, "GRRR", o577, NULL, 26},
+    {89, 0x810, "RPRR", o578, NULL, 46},
+    {89, 0x810, "RRR", o579, NULL, 3177},
+    {89, 0x811, "GRR", o580, NULL, 71},
+    {89, 0x811, "RR", o581, NULL, 517},
+    {89, 0x811, "RRR", o582, NULL, 307},
+    {89, 0x812, "PRRRP", o583, NULL, 211},
+    {89, 0x812, "RRRP", o584, NULL, 2789},
+    {89, 0x816, "RRR", o585, NULL, 2},
+    {89, 0x817, "RRP", o586, NULL, 299},
+    {89, 0x819, "GRRR", o587, NULL, 125},
+    {89, 0x819, "RRR", o588, NULL, 6336},
+    {89, 0x81c, "PPPPP", o589, NULL, 9},
+    {89, 0x81c, "PPPPQ", o590, NULL, 96},
+    {89, 0x820, "GRR", o591, NULL, 33},
+    {89, 0x820, "RR", o592, NULL, 22},
+    {89, 0x823, "GRRR", o593, NULL, 18},
+    {89, 0x824, "GRRR", o594, NULL, 283},
+    {89, 0x824, "RRR", o595, NULL, 6324},
+    {89, 0x824, "RRRP", o596, NULL, 63},
+    {89, 0x825, "GRRR", o597, NULL, 22},
+    {89, 0x825, "RRR", o598, NULL, 972},
+    {89, 0x827, "RRR", o599, NULL, 23},
+    {89, 0x83b, "RR", o600, NULL, 653},
+    {89, 0x882, "U", o601, NULL, 1},
+    {89, 0x88c, "QQUQ", o602, NULL, 74},
+    {89, 0x890, "UQUU", o603, NULL, 14},
+    {89, 0x890, "UUU", o604, NULL, 100},
+    {89, 0x891, "UU", o605, NULL, 76},
+    {89, 0x899, "UUU", o606, NULL, 521},
+    {89, 0x8a4, "UUU", o607, NULL, 2},
+    {89, 0x8a5, "UUU", o608, NULL, 3},
+    {89, 0x918, "", o609, NULL, 2323},
+    {89, 0x919, "R", o610, NULL, 907},
+    {89, 0x941, "B", o611, NULL, 658},
+    {89, 0x944, "", o612, NULL, 28},
+    {89, 0x944, "G", o613, NULL, 169},
+    {89, 0x945, "B", o614, NULL, 658},
+    {89, 0x947, "", o615, NULL, 556},
+    {89, 0x947, "G", o616, NULL, 1964},
+    {89, 0x947, "U", o617, NULL, 11},
+    {89, 0x948, "", o618, NULL, 10},
+    {89, 0x94d, "", o619, NULL, 201},
+    {89, 0x94d, "G", o620, NULL, 55},
+    {89, 0x950, "R", o621, NULL, 16},
+    {89, 0x981, "GRUR", o622, NULL, 627},
+    {89, 0x981, "RUR", o623, NULL, 5314},
+    {89, 0x983, "RR", o624, NULL, 72},
+    {89, 0x984, "GRR", o625, NULL, 27},
+    {89, 0x984, "R", o626, NULL, 7},
+    {89, 0x984, "RR", o627, NULL, 3226},
+    {89, 0x984, "RRU", o628, NULL, 137},
+    {89, 0x984, "RU", o629, NULL, 656},
+    {89, 0x986, "GURR", o630, NULL, 17},
+    {89, 0x986, "URR", o631, NULL, 4729},
+    {89, 0x988, "RUR", o632, NULL, 29},
+    {89, 0x989, "PRRR", o633, NULL, 53},
+    {89, 0x9c3, "U", o634, NULL, 246},
+    {89, 0xa02, "R", o635, NULL, 157},
+    {89, 0xa0c, "PPRP", o636, NULL, 617},
+    {89, 0xa10, "GRPRR", o637, NULL, 44},
+    {89, 0xa10, "GRRRPP", o638, NULL, 44},
+    {89, 0xa10, "RPRR", o639, NULL, 264},
+    {89, 0xa10, "RRR", o640, NULL, 6},
+    {89, 0xa10, "RRRPP", o641, NULL, 264},
+    {89, 0xa11, "GRPR", o642, NULL, 274},
+    {89, 0xa11, "GRRRP", o643, NULL, 274},
+    {89, 0xa11, "RPR", o644, NULL, 2116},
+    {89, 0xa11, "RR", o645, NULL, 2},
+    {89, 0xa11, "RRRP", o646, NULL, 2116},
+    {89, 0xa20, "RR", o647, NULL, 3604},
+    {89, 0xa23, "RRR", o648, NULL, 3484},
+    {89, 0xa24, "GRRR", o649, NULL, 62},
+    {89, 0xa24, "RRR", o650, NULL, 1371},
+    {89, 0xa25, "GRRR", o651, NULL, 141},
+    {89, 0xa25, "RRR", o652, NULL, 2029},
+    {89, 0xa28, "RR", o653, NULL, 760},
+    {89, 0xa2b, "RRR", o654, NULL, 760},
+    {89, 0xab9, "U", o655, NULL, 484},
+    {89, 0xb1d, "", o656, NULL, 345},
+    {89, 0xc02, "RU", o657, NULL, 57},
+    {89, 0xc0c, "PPRUP", o658, NULL, 5},
+    {89, 0xc10, "GRPPRUR", o659, NULL, 22},
+    {89, 0xc10, "GRPRUR", o660, NULL, 41},
+    {89, 0xc10, "GRRUR", o661, NULL, 25},
+    {89, 0xc10, "RPPRUR", o662, NULL, 43},
+    {89, 0xc10, "RPRUR", o663, NULL, 1731},
+    {89, 0xc10, "RRUR", o664, NULL, 219},
+    {89, 0xc10, "RRURPP", o665, NULL, 22},
+    {89, 0xc11, "GRRUP", o666, NULL, 6},
+    {89, 0xc11, "RRU", o667, NULL, 106},
+    {89, 0xc11, "RRUP", o668, NULL, 138},
+    {89, 0xc24, "GRRUR", o669, NULL, 54},
+    {89, 0xc24, "RRUR", o670, NULL, 1253},
+    {89, 0xc25, "RRUR", o671, NULL, 6},
+    {89, 0xc82, "UU", o672, NULL, 109},
+    {89, 0xe24, "RRRU", o673, NULL, 89},
+    {89, 0xf89, "PRR", o674, NULL, 130},
+    {90, 0x202, "GRR", o675, NULL, 71},
+    {90, 0x202, "RR", o676, NULL, 747},
+    {90, 0x208, "RRRP", o677, NULL, 7},
+    {90, 0x209, "RRRP", o678, NULL, 47},
+    {90, 0x20b, "PPRRP", o679, NULL, 9},
+    {90, 0x20c, "PPRRP", o680, NULL, 455},
+    {90, 0x210, "GRPPRRR", o681, NULL, 101},
+    {90, 0x210, "GRPRRR", o682, NULL, 86},
+    {90, 0x210, "GRRRR", o683, NULL, 40},
+    {90, 0x210, "GRRRRPP", o684, NULL, 145},
+    {90, 0x210, "RPPRRR", o685, NULL, 187},
+    {90, 0x210, "RPRRR", o686, NULL, 1175},
+    {90, 0x210, "RRRR", o687, NULL, 1099},
+    {90, 0x210, "RRRRPP", o688, NULL, 390},
+    {90, 0x211, "GRPRR", o689, NULL, 276},
+    {90, 0x211, "GRRR", o690, NULL, 115},
+    {90, 0x211, "GRRRP", o691, NULL, 103},
+    {90, 0x211, "GRRRRP", o692, NULL, 276},
+    {90, 0x211, "RPRR", o693, NULL, 882},
+    {90, 0x211, "RRR", o694, NULL, 1956},
+    {90, 0x211, "RRRP", o695, NULL, 2566},
+    {90, 0x211, "RRRR", o696, NULL, 2505},
+    {90, 0x211, "RRRRP", o697, NULL, 839},
+    {90, 0x212, "PRRRRP", o698, NULL, 9},
+    {90, 0x212, "RRRRP", o699, NULL, 9},
+    {90, 0x219, "RRRR", o700, NULL, 27},
+    {90, 0x220, "GRRR", o701, NULL, 33},
+    {90, 0x220, "RRR", o702, NULL, 3247},
+    {90, 0x221, "GRRR", o703, NULL, 60},
+    {90, 0x221, "RRR", o704, NULL, 850},
+    {90, 0x223, "GRRRR", o705, NULL, 9},
+    {90, 0x223, "RRRR", o706, NULL, 13983},
+    {90, 0x224, "GRRRR", o707, NULL, 283},
+    {90, 0x224, "RRRR", o708, NULL, 1481},
+    {90, 0x224, "RRRRP", o709, NULL, 43},
+    {90, 0x225, "GRRRR", o710, NULL, 142},
+    {90, 0x225, "RRRR", o711, NULL, 463},
+    {90, 0x22b, "RRRR", o712, NULL, 9504},
+    {90, 0x230, "RRR", o713, NULL, 2640},
+    {90, 0x23c, "RRRR", o714, NULL, 1394},
+    {90, 0x23e, "RRR", o715, NULL, 1248},
+    {90, 0x246, "RRRRP", o716, NULL, 2},
+    {90, 0x248, "RRRP", o717, NULL, 32},
+    {90, 0x28c, "QQUUQ", o718, NULL, 36},
+    {90, 0x290, "UUUU", o719, NULL, 6},
+    {90, 0x290, "UUUUQQ", o720, NULL, 21},
+    {90, 0x291, "UUU", o721, NULL, 351},
+    {90, 0x2a4, "UUUU", o722, NULL, 23},
+    {90, 0x2a5, "UUUU", o723, NULL, 21},
+    {90, 0x308, "GRR", o724, NULL, 18},
+    {90, 0x308, "RR", o725, NULL, 127},
+    {90, 0x348, "R", o726, NULL, 12},
+    {90, 0x387, "RR", o727, NULL, 175},
+    {90, 0x388, "GRR", o728, NULL, 321},
+    {90, 0x388, "RR", o729, NULL, 2103},
+    {90, 0x389, "PRRRR", o730, NULL, 12},
+    {90, 0x423, "GRRR", o731, NULL, 9},
+    {90, 0x423, "RRR", o732, NULL, 22},
+    {90, 0x424, "RRR", o733, NULL, 83},
+    {90, 0x435, "RRR", o734, NULL, 371},
+    {90, 0x446, "RRRP", o735, NULL, 1},
+    {90, 0x802, "GR", o736, NULL, 26},
+    {90, 0x802, "R", o737, NULL, 495},
+    {90, 0x803, "RR", o738, NULL, 57},
+    {90, 0x805, "GR", o739, NULL, 15},
+    {90, 0x805, "R", o740, NULL, 6308},
+    {90, 0x807, "RRP", o741, NULL, 18},
+    {90, 0x808, "RRP", o742, NULL, 10},
+    {90, 0x80b, "PPRP", o743, NULL, 33},
+    {90, 0x80c, "PPRP", o744, NULL, 1786},
+    {90, 0x810, "GRRR", o745, NULL, 18},
+    {90, 0x810, "RPRR", o746, NULL, 39},
+    {90, 0x810, "RRR", o747, NULL, 1360},
+    {90, 0x811, "RR", o748, NULL, 9},
+    {90, 0x811, "RRR", o749, NULL, 308},
+    {90, 0x812, "PRRRP", o750, NULL, 219},
+    {90, 0x812, "RRRP", o751, NULL, 2852},
+    {90, 0x816, "RRR", o752, NULL, 3},
+    {90, 0x819, "GRRR", o753, NULL, 93},
+    {90, 0x819, "RRR", o754, NULL, 6339},
+    {90, 0x81c, "PPPPP", o755, NULL, 9},
+    {90, 0x81c, "PPPPQ", o756, NULL, 75},
+    {90, 0x820, "GRR", o757, NULL, 33},
+    {90, 0x820, "RR", o758, NULL, 24},
+    {90, 0x823, "GRRR", o759, NULL, 18},
+    {90, 0x824, "GRRR", o760, NULL, 402},
+    {90, 0x824, "GRRRP", o761, NULL, 7},
+    {90, 0x824, "RRR", o762, NULL, 7407},
+    {90, 0x824, "RRRP", o763, NULL, 133},
+    {90, 0x825, "GRRR", o764, NULL, 13},
+    {90, 0x825, "RRR", o765, NULL, 1043},
+    {90, 0x827, "RRR", o766, NULL, 23},
+    {90, 0x836, "GRR", o767, NULL, 25},
+    {90, 0x836, "RR", o768, NULL, 2286},
+    {90, 0x83b, "RR", o769, NULL, 660},
+    {90, 0x846, "RRRP", o770, NULL, 1},
+    {90, 0x848, "RRP", o771, NULL, 314},
+    {90, 0x882, "U", o772, NULL, 222},
+    {90, 0x88c, "QQUQ", o773, NULL, 39},
+    {90, 0x890, "UQUU", o774, NULL, 21},
+    {90, 0x890, "UUU", o775, NULL, 389},
+    {90, 0x899, "UUU", o776, NULL, 489},
+    {90, 0x8a4, "UUU", o777, NULL, 1},
+    {90, 0x8a5, "UUU", o778, NULL, 11},
+    {90, 0x918, "", o779, NULL, 2462},
+    {90, 0x919, "GR", o780, NULL, 26},
+    {90, 0x919, "R", o781, NULL, 1431},
+    {90, 0x91b, "", o782, NULL, 12},
+    {90, 0x941, "B", o783, NULL, 662},
+    {90, 0x944, "", o784, NULL, 13},
+    {90, 0x945, "B", o785, NULL, 662},
+    {90, 0x947, "", o786, NULL, 385},
+    {90, 0x947, "G", o787, NULL, 2156},
+    {90, 0x947, "U", o788, NULL, 4},
+    {90, 0x948, "", o789, NULL, 10},
+    {90, 0x94d, "", o790, NULL, 205},
+    {90, 0x94d, "G", o791, NULL, 55},
+    {90, 0x950, "R", o792, NULL, 9},
+    {90, 0x980, "RUR", o793, NULL, 1},
+    {90, 0x981, "GRUR", o794, NULL, 603},
+    {90, 0x981, "RUR", o795, NULL, 5373},
+    {90, 0x983, "RR", o796, NULL, 147},
+    {90, 0x984, "GRR", o797, NULL, 27},
+    {90, 0x984, "RR", o798, NULL, 3571},
+    {90, 0x984, "RU", o799, NULL, 455},
+    {90, 0x985, "URR", o800, NULL, 1},
+    {90, 0x986, "GURR", o801, NULL, 17},
+    {90, 0x986, "URR", o802, NULL, 4771},
+    {90, 0x989, "PRRR", o803, NULL, 50},
+    {90, 0x98e, "URR", o804, NULL, 1},
+    {90, 0x9a8, "PRURR", o805, NULL, 1},
+    {90, 0x9c3, "U", o806, NULL, 488},
+    {90, 0xab9, "U", o807, NULL, 2008},
+    {90, 0xb1d, "", o808, NULL, 347},
+    {90, 0xb82, "GR", o809, NULL, 4},
+    {90, 0xb82, "R", o810, NULL, 985},
+    {90, 0xc02, "RU", o811, NULL, 62},
+    {90, 0xc0c, "PPRUP", o812, NULL, 527},
+    {90, 0xc10, "GRPPRUR", o813, NULL, 33},
+    {90, 0xc10, "GRPRUR", o814, NULL, 35},
+    {90, 0xc10, "GRRUR", o815, NULL, 10},
+    {90, 0xc10, "RPPRUR", o816, NULL, 65},
+    {90, 0xc10, "RPRUR", o817, NULL, 2019},
+    {90, 0xc10, "RRUR", o818, NULL, 170},
+    {90, 0xc10, "RRURPP", o819, NULL, 180},
+    {90, 0xc11, "GRRU", o820, NULL, 2},
+    {90, 0xc11, "RPRU", o821, NULL, 1574},
+    {90, 0xc11, "RRU", o822, NULL, 1001},
+    {90, 0xc11, "RRUP", o823, NULL, 216},
+    {90, 0xc11, "RRURP", o824, NULL, 1574},
+    {90, 0xc20, "RRU", o825, NULL, 3644},
+    {90, 0xc23, "RRUR", o826, NULL, 3524},
+    {90, 0xc24, "GRRUR", o827, NULL, 54},
+    {90, 0xc24, "RRUR", o828, NULL, 2452},
+    {90, 0xc25, "RRUR", o829, NULL, 1570},
+    {90, 0xc28, "RRU", o830, NULL, 760},
+    {90, 0xc2b, "RRUR", o831, NULL, 760},
+    {90, 0xc36, "GRRU", o832, NULL, 31},
+    {90, 0xc36, "RRU", o833, NULL, 252},
+    {90, 0xc46, "RRURP", o834, NULL, 1},
+    {90, 0xc48, "RRUP", o835, NULL, 2},
+    {90, 0xc82, "UU", o836, NULL, 178},
+    {90, 0xe24, "GRRRU", o837, NULL, 4},
+    {90, 0xe24, "RRRU", o838, NULL, 124},
+    {90, 0xe25, "RRRU", o839, NULL, 86},
+    {90, 0xe46, "RRRUP", o840, NULL, 1},
+    {90, 0xf89, "PRR", o841, NULL, 130},
 };
 const size_t rs_sass_nforms = sizeof rs_sass_forms / sizeof *rs_sass_forms;

@@ -7,9 +7,11 @@
  * bits 0-11 and the scheduling/reuse bits 105-127 are never candidates). A token's field is
  * trusted when exactly one candidate is left; a token that left several (a register that never
  * varied, say) or none (the operand is not one plain field) stays untrusted and a lowering that
- * would change it refuses the kernel. Two exceptions, both checked on the samples: the guard (see
- * rs_sass_learn_emit) and tied tokens (operands that always held the same register). rs_sass_fields_check then re-encodes every instruction
- * and compares the words: the table in fields.c is only regenerated from runs where it holds. */
+ * would change it refuses the kernel. Three refinements, each checked on the samples and the table
+ * (rs_sass_learn_emit): the guard's bit, tied tokens (operands that always held the same
+ * register), and narrowing (fields do not overlap; R and UR fields follow operand order).
+ * rs_sass_fields_check then re-encodes every instruction and compares the words: the table in
+ * fields.c is only regenerated from runs where it holds. */
 #include "sass/lower.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -191,6 +193,27 @@ char *rs_sass_learn_emit(const rs_sass_learner *L, uint32_t *forms, uint32_t *to
         int o = g[i].cand[k][0] ? __builtin_ctzll(g[i].cand[k][0]) : 64 + __builtin_ctzll(g[i].cand[k][1]);
         guard_at = guard_at == -2 || guard_at == o ? o : -1;
       }
+  /* R and UR operands are printed in the order of their fields: checked over every pair of
+   * uniquely learned tokens of one kind in one form (any exception turns the rule off for that
+   * kind, and its tied tokens stay tied) */
+  uint32_t in_order[RS_TK__N] = {0}, out_of_order[RS_TK__N] = {0};
+  for (uint32_t i = 0; i < L->n; i++) {
+    int last[RS_TK__N];
+    for (int k = 0; k < RS_TK__N; k++) last[k] = -1;
+    for (size_t k = 0; g[i].shape[k]; k++) {
+      if (popcount2(g[i].cand[k]) != 1) continue;
+      int o = g[i].cand[k][0] ? __builtin_ctzll(g[i].cand[k][0]) : 64 + __builtin_ctzll(g[i].cand[k][1]);
+      int kind = (int)(strchr(rs_tk_letter, g[i].shape[k]) - rs_tk_letter);
+      if (last[kind] >= 0) (o > last[kind] ? in_order : out_of_order)[kind]++;
+      last[kind] = o;
+    }
+  }
+  bool ordered[RS_TK__N];
+  for (int k = 0; k < RS_TK__N; k++) ordered[k] = (k == RS_TK_R || k == RS_TK_UR) && in_order[k] && !out_of_order[k];
+  P("/* Operand order: R fields in increasing bit order in %u of %u pairs, UR in %u of %u: tied R/UR\n"
+    " * tokens are split in that order (%s). */\n\n", in_order[RS_TK_R], in_order[RS_TK_R] + out_of_order[RS_TK_R],
+    in_order[RS_TK_UR], in_order[RS_TK_UR] + out_of_order[RS_TK_UR],
+    ordered[RS_TK_R] && ordered[RS_TK_UR] ? "both hold without exception" : "only where it held without exception");
   uint8_t *has_tie = rs_xcalloc(L->n + 1, 1);
   for (uint32_t i = 0; i < L->n; i++) {
     size_t nt = strlen(g[i].shape);
@@ -216,14 +239,44 @@ char *rs_sass_learn_emit(const rs_sass_learner *L, uint32_t *forms, uint32_t *to
           same = g[i].cand[j][0] == g[i].cand[k][0] && g[i].cand[j][1] == g[i].cand[k][1] && g[i].eq[j] == grp;
       if (!same) continue;
       uint64_t c[2] = {g[i].cand[k][0], g[i].cand[k][1]};
+      int kind = (int)(strchr(rs_tk_letter, g[i].shape[k]) - rs_tk_letter);
       for (size_t j = 0; j < nt; j++) {
         if (!(grp >> j & 1)) continue;
         int o = c[0] ? __builtin_ctzll(c[0]) : 64 + __builtin_ctzll(c[1]);
         c[o >> 6] &= ~(1ull << (o & 63));
         off[j] = o;
-        tie[j] = (int)k;
+        tie[j] = ordered[kind] ? -2 : (int)k; /* -2: split by the order rule */
       }
-      has_tie[i] = 1;
+      if (!ordered[kind]) has_tie[i] = 1;
+    }
+    /* Narrowing, to a fixpoint: an operand's field cannot overlap another operand's known field,
+     * and an R or UR operand's lies between the fields of the same-kind operands printed before
+     * and after it (the order rule). Exactly one fitting offset left: trusted ("narrowed"). */
+    bool narrowed[RS_MAX_TOKENS] = {0};
+    for (bool again = true; again;) {
+      again = false;
+      for (size_t k = 0; k < nt; k++) {
+        if (off[k] >= 0) continue;
+        int kind = (int)(strchr(rs_tk_letter, g[i].shape[k]) - rs_tk_letter);
+        unsigned w = rs_tk_width[kind];
+        int lo = -1, hi = 128, found = -1, count = 0;
+        for (size_t j = 0; j < nt && ordered[kind]; j++)
+          if (j != k && off[j] >= 0 && g[i].shape[j] == g[i].shape[k]) {
+            if (j < k && off[j] > lo) lo = off[j];
+            if (j > k && off[j] < hi) hi = off[j];
+          }
+        for (unsigned o = 12; o + w <= 105; o++) {
+          if (!(g[i].cand[k][o >> 6] >> (o & 63) & 1) || (int)o <= lo || (int)o >= hi) continue;
+          bool clash = false;
+          for (size_t j = 0; j < nt && !clash; j++) {
+            if (j == k || off[j] < 0) continue;
+            unsigned wj = rs_tk_width[strchr(rs_tk_letter, g[i].shape[j]) - rs_tk_letter];
+            clash = o < (unsigned)off[j] + wj && (unsigned)off[j] < o + w;
+          }
+          if (!clash) found = (int)o, count++;
+        }
+        if (count == 1) off[k] = found, narrowed[k] = again = true;
+      }
     }
     P("static const int8_t o%u[] = {", i);
     for (size_t k = 0; k < nt; k++) {
@@ -237,12 +290,14 @@ char *rs_sass_learn_emit(const rs_sass_learner *L, uint32_t *forms, uint32_t *to
       bool guard = g[i].shape[k] == 'G' || g[i].shape[k] == 'H';
       if (pc != 1) P(" /* %zu: %u offsets fit, %u values%s */", k, pc,
                      popcount2(g[i].vals[k]) + popcount2(g[i].vals[k] + 2),
-                     tie[k] >= 0 ? "; tied" : guard && off[k] >= 0 ? "; the guard's bit" : "");
+                     tie[k] >= 0 ? "; tied" : tie[k] == -2 ? "; tied, split in operand order" :
+                     narrowed[k] ? "; narrowed (no overlap, operand order)" :
+                     guard && off[k] >= 0 ? "; the guard's bit" : "");
     }
     P("\n");
     if (has_tie[i]) {
       P("static const int8_t t%u[] = {", i);
-      for (size_t k = 0; k < nt; k++) P("%s%d", k ? ", " : "", tie[k]);
+      for (size_t k = 0; k < nt; k++) P("%s%d", k ? ", " : "", tie[k] < 0 ? -1 : tie[k]);
       P("};\n");
     }
   }

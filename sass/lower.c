@@ -158,3 +158,35 @@ int rs_sass_hazards_listing(const rs_cubin *c, const char *listing, const char *
   rs_module_free(m);
   return rc;
 }
+
+uint32_t rs_sass_same_values(const rs_func *a, const rs_func *b, int32_t *map, char *why, size_t n) {
+  if (a->ninsts != b->ninsts || a->nops != b->nops) {
+    snprintf(why, n, "the new listing re-lifts to %u instructions/%u operands (was %u/%u)", b->ninsts, b->nops,
+             a->ninsts, a->nops);
+    return 1;
+  }
+  int32_t *fw = rs_xmalloc(sizeof *fw * (a->nvregs + 1)), *bw = rs_xmalloc(sizeof *bw * (b->nvregs + 1));
+  for (uint32_t v = 0; v < a->nvregs; v++) fw[v] = -1;
+  for (uint32_t v = 0; v < b->nvregs; v++) bw[v] = -1;
+  uint32_t bad = 0;
+  for (uint32_t i = 0; i < a->ninsts; i++) {
+    const rs_inst *ia = &a->insts[i];
+    for (uint32_t o = 0; o < ia->nops; o++) {
+      const rs_operand *x = &a->ops[ia->first_op + o], *y = &b->ops[ia->first_op + o];
+      bool ok = x->kind == y->kind && (x->kind != RS_OP_VREG || x->lanes == y->lanes);
+      if (ok && x->kind == RS_OP_VREG) {
+        if (fw[x->reg] < 0 && bw[y->reg] < 0) fw[x->reg] = (int32_t)y->reg, bw[y->reg] = (int32_t)x->reg;
+        ok = fw[x->reg] == (int32_t)y->reg && bw[y->reg] == (int32_t)x->reg;
+      }
+      if (!ok && !bad++)
+        snprintf(why, n, "/*%04x*/ operand %u reads another definition under the new registers",
+                 (unsigned)ia->addr, o);
+    }
+  }
+  if (map)
+    for (uint32_t v = 0; v < a->nvregs; v++) map[v] = fw[v];
+  free(fw);
+  free(bw);
+  return bad;
+}
+

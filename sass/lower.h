@@ -140,6 +140,12 @@ uint32_t rs_sass_listing_regcount(const rs_sass_ilines *l, const char *func);
  * listings (test_sass_lower). */
 uint32_t rs_sass_regcount_of(const rs_func *f);
 
+/* Same values in both functions (b: a re-lift of a's listing under other registers), operand by
+ * operand: a bijection between their values with the same lanes, so every use reads the same
+ * definitions. Returns the operands that differ (the first in why); map (may be NULL, a->nvregs
+ * entries) receives each value of a's value in b, -1 where unused. */
+uint32_t rs_sass_same_values(const rs_func *a, const rs_func *b, int32_t *map, char *why, size_t n);
+
 /* ---- scoreboard hazards (hazard.c) ---- */
 
 /* Instructions of f (a lifted listing: registers through truth) that write a register an earlier

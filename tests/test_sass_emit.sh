@@ -9,7 +9,8 @@
 #  3. emit FILE.sass truth -o OUT.cubin --cubin: identical; a builtin:chaitin?free=1 answer:
 #     written and crosschecked, or refused with the reason and no cubin;
 #  4. bad input: a truncated cubin, another kernel's listing, an old corpus without its cubin
-#     column (exit 2, named), an answer the verifier rejects (exit 1, no cubin written).
+#     column (exit 2, named); a listing that joins two values, an answer the verifier rejects
+#     (exit 1, no cubin written).
 set -uo pipefail
 cli="$1"
 nd="${NVDISASM:-$(command -v nvdisasm || echo /opt/nvidia-cuda-11.8/usr/bin/nvdisasm)}"
@@ -65,6 +66,9 @@ head -c 3000 "$c" >"$t/trunc.cubin"
 grep -q "trunc.cubin: truncated" "$t/log" || fail "truncated cubin named"
 "$cli" lower "$c" $F/sgemm_t4x4.sm_90.sass $F/sgemm_t4x4.sm_90.sass -o "$t/x.cubin" >"$t/log" 2>&1; [ $? = 2 ] || fail "another listing: exit 2"
 [ -e "$t/x.cubin" ] && fail "a cubin was written from another kernel's listing"
+sed -E 's/\bR36\b/R37/g' "$s" >"$t/merge.sass" # joins two values: not a recolouring
+"$cli" lower "$c" "$s" "$t/merge.sass" -o "$t/x.cubin" --nvdisasm "$nd" >"$t/log" 2>&1; [ $? = 1 ] || fail "merged values: exit 1"
+grep -q "not a recolouring" "$t/log" && [ ! -e "$t/x.cubin" ] || fail "merged values: refused, no cubin"
 id=$("$cli" corpus list data/corpus-mini.h5 | awk '$1 ~ /sm_89\/sass$/ {print $1; exit}')
 "$cli" emit --corpus data/corpus-mini.h5 --instance "$id" truth -o "$t/x.cubin" >"$t/log" 2>&1; [ $? = 2 ] || fail "old corpus: exit 2"
 grep -q "predates its /text/cubin column" "$t/log" || fail "old corpus: reason"

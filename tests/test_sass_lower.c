@@ -9,10 +9,10 @@
  *  4. A renaming of one register (a value's whole web would do the same per instruction):
  *     exactly the words of the instructions naming it change, only in the learned field's bits,
  *     and the field then holds the new register; the register count follows the listing.
- *  6. Scoreboard hazards (sass/hazard.c): none in ptxas's own listings; an ALU result moved onto the
- *     register an in-flight store still reads is one.
  *  5. Refusals, the cubin untouched: a listing that changes more than registers, one that is not
- *     the listing of this cubin, a form whose field is not trusted, a truncated .nv.info. */
+ *     the listing of this cubin, a form whose field is not trusted, a truncated .nv.info.
+ *  6. Scoreboard hazards (sass/hazard.c): none in ptxas's own listings; an ALU result moved onto the
+ *     register an in-flight store still reads is one. */
 #include "check.h"
 #include "sass/lower.h"
 #include "sass/sass.h"

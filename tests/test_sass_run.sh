@@ -17,6 +17,7 @@ c=tests/fixtures/sass/sgemm_t4x4.sm_90.cubin
 # ptxas's scoreboards are in the free Problem: nvdisasm's listing of the written cubin races none
 "$cli" lower hazards "$t/free.cubin" >"$t/log" 2>&1 && grep -q "^hazards: 1 listings, 0 hazards" "$t/log" || { cat "$t/log"; echo "FAIL: scoreboard hazards"; exit 1; }
 after=$("$cli" lower regcounts "$t/free.cubin" | sed -n 's/.*EIATTR_REGCOUNT \([0-9]*\).*/\1/p')
+[ -n "$after" ] || { echo "FAIL: no register count in the written cubin"; exit 1; }
 "$run" --recipe corpus/kernels/sgemm_tiled.launch --params "-DTM=4 -DTN=4" "$c" "$t/free.cubin" --rounds 3 >"$t/out" 2>&1
 rc=$?
 cat "$t/out"

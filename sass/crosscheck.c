@@ -254,10 +254,6 @@ int rs_sass_crosscheck(const rs_nvdisasm *nd, const char *written, const char *o
   rs_sass_stats ss;
   if (!rc) {
     tp = text_part(fw);
-    if (getenv("RS_XCHECK_DUMP")) { /* debugging: what rs_sass_complete is given */
-      FILE *df = fopen(getenv("RS_XCHECK_DUMP"), "w");
-      if (df) fputs(tp, df), fclose(df);
-    }
     rc = rs_sass_complete(&cw, tp, written, &done, &ss, e);
   }
   rs_sass_ilines got = {0}, want = {0};

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char rs_tk_letter[RS_TK__N] = {'R', 'U', 'P', 'Q', 'B', 'G', 'H'};
+const char rs_tk_letter[RS_TK__N + 1] = "RUPQBGH"; /* a string: learn.c looks letters up with strchr */
 const uint8_t rs_tk_width[RS_TK__N] = {8, 6, 3, 3, 4, 3, 3};
 
 static bool ident(int c) { return isalnum(c) || c == '_'; }

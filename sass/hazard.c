@@ -68,12 +68,17 @@ static void rw_sets(const rs_func *f, uint32_t i, rs_word *rd, rs_word *wr, size
 
 /* The pipe an opcode issues to, for the in-order rule: a later instruction of the same
  * variable-latency pipe cannot overtake an earlier one's operand reads (ptxas's own DFMA and
- * sm_75 HMMA.1688 chains overwrite registers an earlier DFMA/HMMA still reads, without a wait; so
- * does a global load's result the address of an earlier global load: conv2d kw5_opt4 sm_90).
+ * sm_75 HMMA.1688 chains, and global loads, overwrite registers an earlier one of the same pipe
+ * still reads, without a wait).
  * Returns a small id, or -1 for none of them. */
 static int pipe_of(const char *op) {
-  static const char *const pipes[][4] = {{"DFMA", "DADD", "DMUL", NULL}, {"HMMA", NULL}, {"IMMA", NULL},
-                                         {"LDG", NULL}};
+  static const char *const pipes[][16] = {
+      {"DFMA", "DADD", "DMUL", NULL},
+      {"HMMA", NULL},
+      {"IMMA", NULL},
+      /* global/local memory: a later access's result lands after an earlier one read its address
+       * (conv2d sm_90: LDG R21 right after an LDG reading R20:R21) */
+      {"LDG", "LD", "LDL", "STG", "ST", "STL", "ATOMG", "ATOM", "RED", "REDG", NULL}};
   size_t n = strcspn(op, ".");
   for (int p = 0; p < (int)(sizeof pipes / sizeof *pipes); p++)
     for (int k = 0; pipes[p][k]; k++)

@@ -19,18 +19,6 @@ static unsigned bits_at(const uint64_t w[2], unsigned off, unsigned width) {
   return v;
 }
 
-uint32_t rs_sass_listing_regcount(const rs_sass_ilines *l, const char *func) {
-  int top = -1;
-  for (uint32_t i = 0; i < l->n; i++) {
-    if (strcmp(l->v[i].func, func)) continue;
-    rs_sass_tokens t;
-    if (rs_sass_tokens_of(l->v[i].text, l->v[i].len, &t, NULL, 0)) continue;
-    for (unsigned k = 0; k < t.n; k++)
-      if (t.kind[k] == RS_TK_R && t.val[k] != 255 && (int)t.val[k] > top) top = t.val[k];
-  }
-  return (uint32_t)(top + 3); /* ptxas: highest R + 1, and 2 reserved */
-}
-
 int rs_sass_lower(rs_cubin *c, const char *orig, const char *next, const uint32_t *regcount, const char *name,
                   rs_lower_stats *st, rs_err *e) {
   memset(st, 0, sizeof *st);

@@ -14,7 +14,7 @@
 /* Kinds of register token, with the width of their field: R 8 bits (RZ = 255), UR 6 (URZ = 63),
  * P/UP 3 (PT/UPT = 7), B 4, and the guard predicate (P or UP). Letters as in a form's shape. */
 enum { RS_TK_R, RS_TK_UR, RS_TK_P, RS_TK_UP, RS_TK_B, RS_TK_GP, RS_TK_GUP, RS_TK__N };
-extern const char rs_tk_letter[RS_TK__N]; /* "RUPQBGH" */
+extern const char rs_tk_letter[RS_TK__N + 1]; /* "RUPQBGH" */
 extern const uint8_t rs_tk_width[RS_TK__N];
 
 enum { RS_MAX_TOKENS = 24 };
@@ -132,9 +132,6 @@ typedef struct {
  * field, an instruction whose words are not what `orig` was listed from. */
 int rs_sass_lower(rs_cubin *c, const char *orig, const char *next, const uint32_t *regcount, const char *name,
                   rs_lower_stats *st, rs_err *e);
-/* ptxas's register count of a listing's function: highest R printed + 3 (../shared/NVIDIA-SASS.md);
- * a pair or quad at the top counts only its first register here: rs_sass_regcount_of knows widths. */
-uint32_t rs_sass_listing_regcount(const rs_sass_ilines *l, const char *func);
 /* The register count a lifted function needs: highest R any operand touches (widths included,
  * values through their truth) + 1, + 2 as ptxas reserves. Equal to EIATTR_REGCOUNT on ptxas's own
  * listings (test_sass_lower). */

@@ -423,7 +423,7 @@ int rs_regalloc_cubin(int argc, char **argv) {
   const char *cubin = NULL, *listing = NULL, *out = NULL, *nvd = NULL;
   char **av = rs_xcalloc((size_t)argc + 6, sizeof *av);
   int ac = 0;
-  bool pin = false;
+  bool pin = false, scoreboards = true;
   for (int i = 0; i < argc; i++) {
     const char *a = argv[i];
     size_t n = strlen(a);
@@ -438,7 +438,8 @@ int rs_regalloc_cubin(int argc, char **argv) {
       av[ac++] = argv[i];
       continue;
     }
-    if (i && a[0] != '-' && n > 6 && !strcmp(a + n - 6, ".cubin")) cubin = a;
+    if (!strcmp(a, "--no-scoreboards")) scoreboards = false;
+    else if (i && a[0] != '-' && n > 6 && !strcmp(a + n - 6, ".cubin")) cubin = a;
     else if (i && a[0] != '-' && !listing) listing = a;
     else av[ac++] = argv[i];
     pin |= !strcmp(a, "--pinned");
@@ -476,11 +477,13 @@ int rs_regalloc_cubin(int argc, char **argv) {
   if (fo >= 0) close(fo);
   /* the ordinary run on the listing (its output, messages and status) */
   av[ac++] = tin;
+  if (scoreboards) { /* ptxas's control bits are kept: its scoreboards join the Problem */
+    av[ac++] = "--scoreboards";
+    av[ac++] = (char *)cubin;
+  }
   if (!pin && out) {
     av[ac++] = "-o";
     av[ac++] = tout;
-    av[ac++] = "--scoreboards"; /* its control bits are kept: --free keeps their windows apart */
-    av[ac++] = (char *)cubin;
   }
   av[ac] = NULL;
   if (!status) status = rs_cmd_regalloc(ac, av);

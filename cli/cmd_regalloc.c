@@ -19,7 +19,7 @@
  * ("contributor sets equivalent (N uses), verifier: pass"). */
 #include "cli/cli.h"
 #include "analysis/problem.h"
-#include "sass/cubin.h"
+#include "sass/lower.h"
 #include "sass/sass.h"
 #include "corpus/truth.h"
 #include "storage/corpus.h"
@@ -36,7 +36,7 @@ void rs_usage_regalloc(void) {
        "       regsweep regalloc FILE.sass --free [-o OUT.sass] [-q] [--target T] [--scoreboards C.cubin]\n"
        "       regsweep regalloc CORPUS.h5 --pinned|--free [-q]   (every form-sass instance)\n"
        "       regsweep regalloc FILE.cubin [--listing L.sass] --pinned|--free [-o OUT.cubin] [--nvdisasm P]\n"
-       "       regsweep regalloc FILE.sass --cubin C.cubin --pinned|--free [-o OUT.cubin]\n"
+       "       regsweep regalloc FILE.sass --cubin C.cubin --pinned|--free [-o OUT.cubin] [--no-scoreboards]\n"
        "\n"
        "--pinned: rebuild liveness and interference, colour with the listing's own registers (they\n"
        "must be a valid colouring of the Problem), write the listing back and compare it with the\n"
@@ -51,12 +51,16 @@ void rs_usage_regalloc(void) {
        "check it by re-lifting it (same values, every use reading the same definitions: 'contributor\n"
        "sets equivalent (N uses)') and against the verifier's checks ('verifier: pass'). One colouring\n"
        "('1 round'): the Problem keeps apart what a re-lift would join; a join is a failure.\n"
-       "--scoreboards C.cubin: the listing's cubin lends ptxas's control bits, which lowering keeps:\n"
-       "what a variable-latency instruction still reads or writes after it issues stays apart from\n"
-       "what runs before the wait on its scoreboard (no hazard; a cubin input passes it itself).\n"
        "A cubin: its completed nvdisasm listing (or L.sass) is allocated as above; with -o the result is\n"
        "lowered into a copy of the cubin (regsweep lower: changed instructions re-encoded, register count\n"
        "set; pinned must be byte-identical) and crosschecked by nvdisasm; a mismatch removes OUT.\n"
+       "--scoreboards C.cubin lends a listing its cubin's control bits (a cubin input, or a corpus row\n"
+       "that keeps one, passes its own). Lowering keeps them, so ptxas's scoreboards join the Problem:\n"
+       "a value an in-flight load, store or MUFU still reads or writes conflicts with every value\n"
+       "written (or touched) before the wait on it (sass/scoreboard.c, sass/hazard.c's walk; 'S\n"
+       "scoreboard conflicts' on the line; pinned checks ptxas's colouring against them too).\n"
+       "--no-scoreboards leaves them out (to measure what they cost: lowering then refuses a kernel\n"
+       "with a race).\n"
        "Exit status: 0 identical / valid, 1 a failure, 2 bad input (file:line: message).");
 }
 
@@ -106,10 +110,19 @@ static uint32_t check_colouring(const rs_func *f, const rs_problem *p, const rs_
   return bad;
 }
 
-/* Pinned run of one function; returns the number of failures, or UINT32_MAX on bad input. */
-static uint32_t pinned(const rs_func *f, bool quiet, rs_err *e) {
+/* ptxas's control bits of f from cubin c (NULL: none, or --no-scoreboards); -1 on bad input. */
+static int ctl_for(const rs_cubin *c, const char *cpath, const rs_func *f, uint64_t (**ctl)[2], rs_err *e) {
+  *ctl = NULL;
+  return c ? rs_sass_ctl_of(c, f, cpath, ctl, e) : 0;
+}
+
+/* Pinned run of one function; returns the number of failures, or UINT32_MAX on bad input. With
+ * control bits, the listing's colouring must also satisfy the free Problem's added conflicts
+ * (joins and scoreboards): ptxas's colouring is the floor free mode starts from. */
+static uint32_t pinned(const rs_func *f, const uint64_t (*ctl)[2], bool quiet, rs_err *e) {
   rs_problem *p = rs_problem_build(f, e);
   if (!p) return UINT32_MAX;
+  if (ctl) rs_sass_join_conflicts(f, p), rs_sass_scoreboard_conflicts(f, ctl, p);
   rs_preg *a = colour_pinned(f);
   uint32_t shown = 0, bad = check_colouring(f, p, a, &shown);
   char *text = NULL;
@@ -211,33 +224,13 @@ static uint32_t joined(const rs_func *a, const rs_func *b, uint32_t *shown) {
   return bad;
 }
 
-/* The control bits of f's instructions in cubin c (its .text section by name), or NULL with the
- * reason in e when the cubin does not hold this listing's code. */
-static uint64_t (*ctl_of(const rs_cubin *c, const rs_func *f, rs_err *e))[2] {
-  const rs_cubin_func *cf = rs_cubin_find(c, f->name);
-  if (!cf) {
-    rs_errf(e, f->path, 0, "--scoreboards: the cubin has no function %s", f->name);
-    return NULL;
-  }
-  uint64_t (*ctl)[2] = rs_xcalloc(f->ninsts + 1, sizeof *ctl);
-  for (uint32_t i = 0; i < f->ninsts; i++) {
-    if (f->insts[i].addr + 16 > cf->size) {
-      free(ctl);
-      rs_errf(e, f->path, f->insts[i].line, "--scoreboards: %s /*%04x*/ is past the cubin's code", f->name,
-              (unsigned)f->insts[i].addr);
-      return NULL;
-    }
-    rs_cubin_words(cf, f->insts[i].addr, ctl[i]);
-  }
-  return ctl;
-}
-
 /* Free run of a module; returns failures, UINT32_MAX on bad input. One colouring per function:
  * the Problem carries the conflicts that keep values apart on the re-lift (sass/joins.c), so
  * the written listing is checked, never re-coloured. Ours and ptxas's own colouring are each
  * lowered value by value; where ours is the dearer, ptxas's (lowered) is the result (the floor),
  * said on the function's line. */
-static uint32_t free_mode(const rs_module *m, const rs_cubin *sbc, const char *out_path, bool quiet, rs_err *e) {
+static uint32_t free_mode(const rs_module *m, const rs_cubin *cub, const char *cpath, const char *out_path, bool quiet,
+                          rs_err *e) {
   uint32_t nf = m->nfuncs, fails = 0, shown = 0;
   rs_preg **as = rs_xcalloc(nf + 1, sizeof *as);
   rs_problem **ps = rs_xcalloc(nf + 1, sizeof *ps);
@@ -247,6 +240,7 @@ static uint32_t free_mode(const rs_module *m, const rs_cubin *sbc, const char *o
   uint32_t *uncoloured = rs_xcalloc(nf + 1, sizeof *uncoloured);
   bool *floored = rs_xcalloc(nf + 1, sizeof *floored); /* the result is ptxas's colouring, lowered */
   bool *extern_call = rs_xcalloc(nf + 1, sizeof *extern_call);
+  uint32_t *nsb = rs_xcalloc(nf + 1, sizeof *nsb); /* scoreboard conflicts added */
   bool checked = false; /* the write-back was re-lifted and compared */
   for (uint32_t k = 0; k < nf && fails != UINT32_MAX; k++) {
     const rs_func *f = m->funcs[k];
@@ -257,16 +251,14 @@ static uint32_t free_mode(const rs_module *m, const rs_cubin *sbc, const char *o
     as[k] = rs_xcalloc(f->nvregs + 1, sizeof *as[k]);
     rs_problem *p = ps[k];
     double t0 = rs_now();
-    rs_sass_join_conflicts(f, p);
-    if (sbc) { /* ptxas's control bits stay: keep apart what its scoreboards protect */
-      uint64_t(*ctl)[2] = ctl_of(sbc, f, e);
-      if (!ctl) {
-        fails = UINT32_MAX;
-        break;
-      }
-      rs_sass_scoreboard_conflicts(f, (const uint64_t(*)[2])ctl, p);
-      free(ctl);
+    uint64_t (*ctl)[2] = NULL;
+    if (ctl_for(cub, cpath, f, &ctl, e)) {
+      fails = UINT32_MAX;
+      break;
     }
+    rs_sass_join_conflicts(f, p);
+    if (ctl) nsb[k] = rs_sass_scoreboard_conflicts(f, (const uint64_t(*)[2])ctl, p); /* ptxas's control bits stay */
+    free(ctl);
     /* ptxas's colouring is a valid one of this Problem (tests/test_sass_real.c): the floor */
     rs_preg *start = rs_xcalloc(p->nvars + 1, sizeof *start), *mine = rs_xcalloc(p->nvars + 1, sizeof *mine),
             *best = rs_xcalloc(p->nvars + 1, sizeof *best);
@@ -329,7 +321,8 @@ static uint32_t free_mode(const rs_module *m, const rs_cubin *sbc, const char *o
       }
     }
     unsigned before = r_used(f, f->truth) + 2, after = r_used(f, as[k]) + 2;
-    char contrib[96], floor[128] = "";
+    char contrib[96], floor[128] = "", sb[48] = "";
+    if (cub) snprintf(sb, sizeof sb, " %u scoreboard conflicts,", nsb[k]);
     if (!checked) snprintf(contrib, sizeof contrib, "contributor sets not checked (no written listing)");
     else if (differ[k]) snprintf(contrib, sizeof contrib, "contributor sets DIFFER (%u of %u uses)", differ[k], uses[k]);
     else snprintf(contrib, sizeof contrib, "contributor sets equivalent (%u uses)", uses[k]);
@@ -342,9 +335,9 @@ static uint32_t free_mode(const rs_module *m, const rs_cubin *sbc, const char *o
       snprintf(floor, sizeof floor, "; ptxas's own colouring %s (ours needed %u R)", after < before ? "lowered" : "kept",
                ours[k]);
     if (!quiet)
-      printf("regalloc(free): %s: R: %u -> %u registers, occupancy %u -> %u warps/SM (%u values, 1 round, %.1f ms); "
+      printf("regalloc(free): %s: R: %u -> %u registers, occupancy %u -> %u warps/SM (%u values, 1 round,%s %.1f ms); "
              "%s, verifier: %s%s\n",
-             f->name, before, after, occupancy_of(f->tgt, before), occupancy_of(f->tgt, after), ps[k]->nvars,
+             f->name, before, after, occupancy_of(f->tgt, before), occupancy_of(f->tgt, after), ps[k]->nvars, sb,
              secs[k] * 1e3, contrib, vpass ? "pass" : "FAIL", floor);
   }
   if (out_path && !fails && text) {
@@ -368,6 +361,7 @@ static uint32_t free_mode(const rs_module *m, const rs_cubin *sbc, const char *o
   free(uncoloured);
   free(floored);
   free(extern_call);
+  free(nsb);
   return fails;
 }
 
@@ -398,11 +392,23 @@ static int corpus_mode(const char *path, bool pin, bool quiet) {
     rs_err pe = {{0}};
     rs_module *m = rs_module_parse(in.id, rs_xstrndup(in.raw, strlen(in.raw)), strlen(in.raw), RS_SRC_SASS, in.target, &pe);
     uint32_t fails = m ? 0 : UINT32_MAX;
+    rs_cubin cub, *cb = NULL; /* the row's cubin: ptxas's control bits, its scoreboards in the Problem */
+    memset(&cub, 0, sizeof cub);
+    if (m && in.cubin && in.cubin_len) {
+      uint8_t *bytes = rs_xmalloc(in.cubin_len);
+      memcpy(bytes, in.cubin, in.cubin_len);
+      if (rs_cubin_parse(bytes, in.cubin_len, in.id, &cub, &pe)) fails = UINT32_MAX;
+      else cb = &cub;
+    }
     for (uint32_t k = 0; m && pin && k < m->nfuncs && fails != UINT32_MAX; k++) {
-      uint32_t b = pinned(m->funcs[k], quiet, &pe);
+      uint64_t (*ctl)[2] = NULL;
+      uint32_t b = ctl_for(cb, in.id, m->funcs[k], &ctl, &pe) ? UINT32_MAX
+                                                               : pinned(m->funcs[k], (const uint64_t(*)[2])ctl, quiet, &pe);
+      free(ctl);
       fails = b == UINT32_MAX ? b : fails + b;
     }
-    if (m && !pin) fails = free_mode(m, NULL, NULL, quiet, &pe);
+    if (m && !pin && fails != UINT32_MAX) fails = free_mode(m, cb, in.id, NULL, quiet, &pe);
+    rs_cubin_free(&cub);
     double ms = (rs_now() - t0) * 1e3;
     done++;
     if (fails == UINT32_MAX) fprintf(stderr, "instance %s: bad input: %s\n", in.id, pe.msg), bad++;
@@ -420,14 +426,14 @@ static int corpus_mode(const char *path, bool pin, bool quiet) {
 
 int rs_cmd_regalloc(int argc, char **argv) {
   for (int i = 1; i < argc; i++) { /* a cubin in or out: cli/cmd_lower.c lowers around this command */
-    if (!strcmp(argv[i], "--scoreboards")) { /* a cubin that only lends its control bits */
+    if (!strcmp(argv[i], "--scoreboards")) { /* its own, below */
       i++;
       continue;
     }
     size_t n = strlen(argv[i]);
     if ((n > 6 && !strcmp(argv[i] + n - 6, ".cubin")) || !strcmp(argv[i], "--cubin")) return rs_regalloc_cubin(argc, argv);
   }
-  const char *file = NULL, *function = NULL, *target = NULL, *out = NULL, *sb = NULL;
+  const char *file = NULL, *function = NULL, *target = NULL, *out = NULL, *cpath = NULL;
   bool pin = false, quiet = false, recolour = false;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
@@ -437,14 +443,14 @@ int rs_cmd_regalloc(int argc, char **argv) {
     else if (!strcmp(a, "-q")) quiet = true;
     else if (!strcmp(a, "--function") && i + 1 < argc) function = argv[++i];
     else if (!strcmp(a, "--target") && i + 1 < argc) target = argv[++i];
-    else if (!strcmp(a, "--scoreboards") && i + 1 < argc) sb = argv[++i];
+    else if (!strcmp(a, "--scoreboards") && i + 1 < argc) cpath = argv[++i]; /* from rs_regalloc_cubin */
     else if (a[0] != '-' && !file) file = a;
     else {
       fprintf(stderr, "regsweep regalloc: unexpected argument '%s'\n", a);
       return 2;
     }
   }
-  if (!file || pin == recolour || (out && !recolour) || (sb && !recolour)) {
+  if (!file || pin == recolour || (out && !recolour)) {
     rs_usage_regalloc();
     return 2;
   }
@@ -464,17 +470,19 @@ int rs_cmd_regalloc(int argc, char **argv) {
   }
   uint32_t fails = 0, done = 0;
   int status = 0;
+  rs_cubin cub, *cb = NULL; /* ptxas's control bits, where the listing's cubin is known */
+  memset(&cub, 0, sizeof cub);
+  if (cpath && rs_cubin_load(cpath, &cub, &e)) {
+    fprintf(stderr, "regsweep regalloc: %s\n", e.msg);
+    rs_cubin_free(&cub);
+    rs_module_free(m);
+    return 2;
+  }
+  if (cpath) cb = &cub;
   if (recolour) {
-    rs_cubin c = {0};
-    if (sb && rs_cubin_load(sb, &c, &e)) {
-      fprintf(stderr, "regsweep regalloc: %s\n", e.msg);
-      rs_cubin_free(&c);
-      rs_module_free(m);
-      return 2;
-    }
-    fails = free_mode(m, sb ? &c : NULL, out, quiet, &e);
-    rs_cubin_free(&c);
+    fails = free_mode(m, cb, cpath, out, quiet, &e);
     if (fails == UINT32_MAX) fprintf(stderr, "regsweep regalloc: %s\n", e.msg);
+    rs_cubin_free(&cub);
     rs_module_free(m);
     return fails == UINT32_MAX ? 2 : fails ? 1 : 0;
   }
@@ -482,7 +490,9 @@ int rs_cmd_regalloc(int argc, char **argv) {
     const rs_func *f = m->funcs[k];
     if (function && strcmp(f->name, function)) continue;
     done++;
-    uint32_t b = pinned(f, quiet, &e);
+    uint64_t (*ctl)[2] = NULL;
+    uint32_t b = ctl_for(cb, cpath, f, &ctl, &e) ? UINT32_MAX : pinned(f, (const uint64_t(*)[2])ctl, quiet, &e);
+    free(ctl);
     if (b == UINT32_MAX) {
       fprintf(stderr, "regsweep regalloc: %s\n", e.msg);
       status = 2;
@@ -494,6 +504,7 @@ int rs_cmd_regalloc(int argc, char **argv) {
     fprintf(stderr, "regsweep regalloc: %s: no function '%s'\n", file, function);
     status = 2;
   }
+  rs_cubin_free(&cub);
   rs_module_free(m);
   return status ? status : fails ? 1 : 0;
 }

@@ -15,10 +15,13 @@
  * R registers count for a read barrier; a write barrier covers every destination.
  *
  * rs_sass_hazards walks forward from every instruction that arms a barrier, along the CFG, until
- * an instruction waits on that barrier (its wait mask, or a DEPBAR naming it): on the way, an
+ * an instruction waits on that barrier (its wait mask, or a DEPBAR naming it; a read barrier also
+ * ends at a wait on the same instruction's write barrier): on the way, an
  * instruction that writes a register the armed one reads (read barrier), or reads or writes one
  * it writes (write barrier), is a hazard. ptxas's own listings have none (test_sass_lower);
- * lowering refuses a recolouring that has any. */
+ * lowering refuses a recolouring that has any. The walk (rs_sass_sb_walk) is shared with
+ * sass/scoreboard.c, which turns the same (armed, unprotected) pairs into conflicts of the free
+ * Problem, so that a recolouring with a hazard is not a valid colouring in the first place. */
 #include "sass/lower.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,33 +88,25 @@ static int pipe_of(const char *op) {
 
 static const char *opname(const rs_func *f, uint32_t i) { return f->names.strs[f->insts[i].opcode]; }
 
-uint32_t rs_sass_hazards(const rs_func *f, const uint64_t (*ctl)[2], char *first, size_t n) {
-  const rs_target *t = f->tgt;
-  uint32_t nunits = t->nunits, ni = f->ninsts, found = 0;
-  size_t words = RS_WORDS(nunits);
-  rs_word *rd = rs_xcalloc(words + 1, sizeof *rd), *wr = rs_xcalloc(words + 1, sizeof *wr);
-  rs_word *krd = rs_xcalloc(words + 1, sizeof *krd), *kwr = rs_xcalloc(words + 1, sizeof *kwr);
+/* The walk (hazard.c's and scoreboard.c's): for every instruction i arming a barrier sb of a
+ * kind, every instruction k reachable from i along the CFG before one waits on sb (its wait mask,
+ * or a DEPBAR), is visited once; a read barrier skips (but walks through) a k of i's in-order pipe.
+ * visit returning true stops the walk past that k. */
+void rs_sass_sb_walk(const rs_func *f, const uint64_t (*ctl)[2], rs_sass_sb_visit visit, void *ctx) {
+  uint32_t ni = f->ninsts;
   uint32_t *blk = rs_xmalloc(sizeof *blk * (ni + 1)), *stack = rs_xmalloc(sizeof *stack * (ni + 1));
   rs_word *seen = rs_xcalloc(RS_WORDS(ni) + 1, sizeof *seen);
   for (uint32_t b = 0; b < f->nblocks; b++)
     for (uint32_t k = 0; k < f->blocks[b].ninsts; k++) blk[f->blocks[b].first_inst + k] = b;
-  if (first && n) first[0] = 0;
-  uint32_t r_first = 0, r_count = 0;
-  for (uint32_t fi = 0; fi < t->nfiles; fi++)
-    if (!strcmp(t->files[fi].name, "r")) r_first = t->files[fi].first, r_count = t->files[fi].count;
   for (uint32_t i = 0; i < ni; i++) {
     unsigned wb = (unsigned)(ctl[i][1] >> 46 & 7), rb = (unsigned)(ctl[i][1] >> 49 & 7);
-    for (int kind = 0; kind < 2; kind++) { /* 0: read barrier, 1: write barrier */
+    for (int kind = 0; kind < 2; kind++) { /* RS_SB_READ, RS_SB_WRITE */
       unsigned sb = kind ? wb : rb;
       if (sb > 5) continue;
-      rw_sets(f, i, rd, wr, words, nunits);
-      if (!kind) /* only R operands are read late (predicates and uniform operands at issue) */
-        for (uint32_t u = 0; u < nunits; u++)
-          if (u < r_first || u >= r_first + r_count) rs_bs_clr(rd, u);
-      const rs_word *armed = kind ? wr : rd;
-      bool any = false;
-      for (size_t w = 0; w < words && !any; w++) any = armed[w] != 0;
-      if (!any) continue;
+      /* a read barrier also ends at a wait on i's write barrier: its result is written after its
+       * operands were read (ptxas relies on it: a SHFL in a called subroutine, RET waiting only on
+       * its write barrier, the caller then overwriting the SHFL's source) */
+      unsigned ends = 1u << sb | (kind == RS_SB_READ && wb <= 5 ? 1u << wb : 0);
       memset(seen, 0, (RS_WORDS(ni) + 1) * sizeof *seen);
       uint32_t sp = 0;
       int pipe = pipe_of(opname(f, i));
@@ -129,19 +124,9 @@ uint32_t rs_sass_hazards(const rs_func *f, const uint64_t (*ctl)[2], char *first
         uint32_t k = stack[--sp];
         unsigned wait = (unsigned)(ctl[k][1] >> 52 & 0x3f);
         const char *on = opname(f, k);
-        /* k waits: protected from here. A wait on i's write barrier covers its reads too (they are
-         * done before its result is) */
-        if (wait >> sb & 1 || (!kind && wb <= 5 && (wait >> wb & 1)) || !strncmp(on, "DEPBAR", 6)) continue;
-        rw_sets(f, k, krd, kwr, words, nunits);
-        bool bad = kind ? overlaps(kwr, armed, words) || overlaps(krd, armed, words) : overlaps(kwr, armed, words);
-        if (bad && !kind && pipe >= 0 && pipe_of(on) == pipe) bad = false; /* in order behind i's reads */
-        if (bad) {
-          if (!found++ && first)
-            snprintf(first, n, "%s /*%04x*/ %s %s a register that /*%04x*/ %s still %s (scoreboard %u, no wait between)",
-                     f->name, (unsigned)f->insts[k].addr, on, kind ? "touches" : "overwrites",
-                     (unsigned)f->insts[i].addr, opname(f, i), kind ? "writes" : "reads", sb);
-          continue;
-        }
+        if (wait & ends || !strncmp(on, "DEPBAR", 6)) continue; /* k waits: protected from here */
+        bool in_order = kind == RS_SB_READ && pipe >= 0 && pipe_of(on) == pipe; /* behind i's reads */
+        if (!in_order && visit(ctx, i, k, kind, sb)) continue;
         uint32_t kb = blk[k];
         if (k + 1 < f->blocks[kb].first_inst + f->blocks[kb].ninsts) PUSH(k + 1);
         else
@@ -150,12 +135,57 @@ uint32_t rs_sass_hazards(const rs_func *f, const uint64_t (*ctl)[2], char *first
 #undef PUSH
     }
   }
-  free(rd);
-  free(wr);
-  free(krd);
-  free(kwr);
   free(blk);
   free(stack);
   free(seen);
-  return found;
+}
+
+typedef struct {
+  const rs_func *f;
+  uint32_t nunits, r_first, r_count;
+  size_t words;
+  rs_word *armed, *krd, *kwr; /* armed: the registers of (at, kind) */
+  uint32_t at, found;
+  int kind;
+  char *first;
+  size_t n;
+} H;
+
+/* A hazard at k: it writes a register `at` still reads (read barrier), or touches one it still
+ * writes (write barrier). */
+static bool hazard_at(void *ctx, uint32_t i, uint32_t k, int kind, unsigned sb) {
+  H *h = ctx;
+  const rs_func *f = h->f;
+  size_t words = h->words;
+  if (i != h->at || kind != h->kind) {
+    rw_sets(f, i, h->krd, h->kwr, words, h->nunits);
+    memcpy(h->armed, kind ? h->kwr : h->krd, words * sizeof *h->armed);
+    if (!kind) /* only R operands are read late (predicates and uniform operands at issue) */
+      for (uint32_t u = 0; u < h->nunits; u++)
+        if (u < h->r_first || u >= h->r_first + h->r_count) rs_bs_clr(h->armed, u);
+    h->at = i, h->kind = kind;
+  }
+  rw_sets(f, k, h->krd, h->kwr, words, h->nunits);
+  bool bad = overlaps(h->kwr, h->armed, words) || (kind && overlaps(h->krd, h->armed, words));
+  if (bad && !h->found++ && h->first)
+    snprintf(h->first, h->n, "%s /*%04x*/ %s %s a register that /*%04x*/ %s still %s (scoreboard %u, no wait between)",
+             f->name, (unsigned)f->insts[k].addr, opname(f, k), kind ? "touches" : "overwrites",
+             (unsigned)f->insts[i].addr, opname(f, i), kind ? "writes" : "reads", sb);
+  return bad;
+}
+
+uint32_t rs_sass_hazards(const rs_func *f, const uint64_t (*ctl)[2], char *first, size_t n) {
+  const rs_target *t = f->tgt;
+  H h = {.f = f, .nunits = t->nunits, .words = RS_WORDS(t->nunits), .at = UINT32_MAX, .first = first, .n = n};
+  h.armed = rs_xcalloc(h.words + 1, sizeof *h.armed);
+  h.krd = rs_xcalloc(h.words + 1, sizeof *h.krd);
+  h.kwr = rs_xcalloc(h.words + 1, sizeof *h.kwr);
+  if (first && n) first[0] = 0;
+  for (uint32_t fi = 0; fi < t->nfiles; fi++)
+    if (!strcmp(t->files[fi].name, "r")) h.r_first = t->files[fi].first, h.r_count = t->files[fi].count;
+  rs_sass_sb_walk(f, ctl, hazard_at, &h);
+  free(h.armed);
+  free(h.krd);
+  free(h.kwr);
+  return h.found;
 }

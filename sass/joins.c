@@ -296,81 +296,16 @@ uint32_t rs_sass_join_conflicts(const rs_func *f, rs_problem *p) {
 
 /* ---- scoreboards: what a recolouring must keep for ptxas's control bits to stay right ---- */
 
-/* The pipe of an opcode whose later instructions cannot overtake an earlier one's operand reads
- * (sass/hazard.c's in-order rule: DFMA/DADD/DMUL, HMMA, IMMA), or -1. */
-static int sb_pipe(const char *op) {
-  static const char *const pipes[] = {"DFMA", "DADD", "DMUL", "HMMA", "IMMA"};
-  static const int id[] = {0, 0, 0, 1, 2};
-  size_t n = strcspn(op, ".");
-  for (size_t p = 0; p < sizeof pipes / sizeof *pipes; p++)
-    if (strlen(pipes[p]) == n && !strncmp(op, pipes[p], n)) return id[p];
-  return -1;
-}
-
-/* Is operand op of an R register (a value of the R file, or a physical R)? */
-static bool sb_is_r(const J *j, const rs_operand *op) {
-  const rs_target *t = j->f->tgt;
-  uint32_t u = op->kind == RS_OP_VREG ? j->f->truth[op->reg].unit : op->reg;
-  int fi = rs_target_file_of(t, u);
-  return fi >= 0 && !strcmp(t->files[fi].name, "r");
+/* A pair of operands sass/scoreboard.c says must not share a register. */
+static void scoreboard_pair(void *ctx, const rs_operand *a, const rs_operand *b, uint32_t inst) {
+  J *j = ctx;
+  uint32_t fa, ua, fb, ub;
+  if (op_owner(j, a, &fa, &ua) && op_owner(j, b, &fb, &ub)) forbid(j, j->owner[fa], ua, j->owner[fb], ub, inst);
 }
 
 uint32_t rs_sass_scoreboard_conflicts(const rs_func *f, const uint64_t (*ctl)[2], rs_problem *p) {
   J j;
   j_init(&j, f, p);
-  uint32_t ni = f->ninsts, *blk = rs_xmalloc(sizeof *blk * (ni + 1)), *stack = rs_xmalloc(sizeof *stack * (ni + 1));
-  rs_word *seen = rs_xcalloc(RS_WORDS(ni) + 1, sizeof *seen);
-  for (uint32_t b = 0; b < f->nblocks; b++)
-    for (uint32_t k = 0; k < f->blocks[b].ninsts; k++) blk[f->blocks[b].first_inst + k] = b;
-  for (uint32_t i = 0; i < ni; i++) {
-    const rs_inst *in = &f->insts[i];
-    unsigned barrier[2] = {(unsigned)(ctl[i][1] >> 49 & 7), (unsigned)(ctl[i][1] >> 46 & 7)}; /* read, write */
-    int pipe = sb_pipe(f->names.strs[in->opcode]);
-    for (int kind = 0; kind < 2; kind++) {
-      unsigned sb = barrier[kind];
-      if (sb > 5) continue;
-      memset(seen, 0, (RS_WORDS(ni) + 1) * sizeof *seen);
-      uint32_t sp = 0;
-#define SB_NEXT(x)                                                                                               \
-  do {                                                                                                           \
-    uint32_t x_ = (x), b_ = blk[x_];                                                                             \
-    if (x_ + 1 < f->blocks[b_].first_inst + f->blocks[b_].ninsts) {                                              \
-      if (!rs_bs_get(seen, x_ + 1)) rs_bs_set(seen, x_ + 1), stack[sp++] = x_ + 1;                               \
-    } else {                                                                                                     \
-      for (uint32_t s_ = 0; s_ < f->blocks[b_].nsuccs; s_++) {                                                   \
-        uint32_t y_ = f->blocks[f->blocks[b_].succs[s_]].first_inst;                                             \
-        if (y_ < ni && !rs_bs_get(seen, y_)) rs_bs_set(seen, y_), stack[sp++] = y_;                              \
-      }                                                                                                          \
-    }                                                                                                            \
-  } while (0)
-      SB_NEXT(i);
-      while (sp) { /* every instruction before the one that waits on sb: its registers stay apart */
-        uint32_t k = stack[--sp];
-        const rs_inst *kn = &f->insts[k];
-        const char *on = f->names.strs[kn->opcode];
-        if ((ctl[k][1] >> 52 & 0x3f) >> sb & 1 || !strncmp(on, "DEPBAR", 6)) continue;
-        bool in_order = !kind && pipe >= 0 && sb_pipe(on) == pipe;
-        for (uint32_t o = 0; o < in->nops && !in_order; o++) {
-          const rs_operand *a = &f->ops[in->first_op + o];
-          uint32_t fa, ua;
-          /* read barrier: i's R sources are read late; write barrier: all its destinations */
-          if (!(kind ? (a->flags & RS_F_DEF) != 0 : !(a->flags & RS_F_DEF) && sb_is_r(&j, a))) continue;
-          if (!op_owner(&j, a, &fa, &ua)) continue;
-          for (uint32_t q = 0; q < kn->nops; q++) {
-            const rs_operand *b = &f->ops[kn->first_op + q];
-            uint32_t fb, ub;
-            if (!kind && !(b->flags & RS_F_DEF)) continue; /* a late read fears only writes */
-            if (!op_owner(&j, b, &fb, &ub)) continue;
-            forbid(&j, j.owner[fa], fa < j.nv ? ua : 1, j.owner[fb], fb < j.nv ? ub : 1, k);
-          }
-        }
-        SB_NEXT(k);
-      }
-#undef SB_NEXT
-    }
-  }
-  free(blk);
-  free(stack);
-  free(seen);
+  rs_sass_scoreboard_pairs(f, ctl, scoreboard_pair, &j); /* hazard.c's walk, one pair at a time */
   return j_free(&j);
 }

@@ -135,17 +135,8 @@ int rs_sass_hazards_listing(const rs_cubin *c, const char *listing, const char *
   int rc = 0;
   for (uint32_t k = 0; k < m->nfuncs && !rc; k++) {
     const rs_func *f = m->funcs[k];
-    const rs_cubin_func *cf = rs_cubin_find(c, f->name);
-    if (!cf) {
-      rc = rs_errf(e, name, 0, "function %s is not in the cubin", f->name);
-      break;
-    }
-    uint64_t (*ctl)[2] = rs_xmalloc(sizeof *ctl * (f->ninsts + 1));
-    for (uint32_t i = 0; i < f->ninsts && !rc; i++) {
-      if (f->insts[i].addr % 16 || f->insts[i].addr >= cf->size)
-        rc = rs_errf(e, name, f->insts[i].line, "%s /*%04x*/ outside its .text section", f->name, f->insts[i].addr);
-      else rs_cubin_words(cf, f->insts[i].addr, ctl[i]);
-    }
+    uint64_t (*ctl)[2] = NULL;
+    rc = rs_sass_ctl_of(c, f, name, &ctl, e);
     char one[400];
     uint32_t h = rc ? 0 : rs_sass_hazards(f, (const uint64_t(*)[2])ctl, one, sizeof one);
     if (h && !*count && first) snprintf(first, n, "%s", one);

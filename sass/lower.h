@@ -151,6 +151,18 @@ uint32_t rs_sass_same_values(const rs_func *a, const rs_func *b, int32_t *map, c
  * control bits of word 1 are used). Returns how many; the first in `first`. 0 on ptxas's own
  * listings; lowering refuses a recolouring with any (hazard.c says why). */
 uint32_t rs_sass_hazards(const rs_func *f, const uint64_t (*ctl)[2], char *first, size_t n);
+/* The walk behind it (and behind sass/scoreboard.c's conflicts): visit(ctx, i, k, kind, sb) for
+ * every instruction i arming scoreboard sb (kind RS_SB_READ: its read barrier, RS_SB_WRITE: its
+ * write barrier) and every k reachable from i before an instruction waits on sb (a read barrier:
+ * or on i's write barrier, written after i's reads); for a read
+ * barrier, k of i's in-order pipe (DFMA after DFMA, HMMA after HMMA) is walked through, not
+ * visited. visit returning true ends the walk past k. */
+enum { RS_SB_READ, RS_SB_WRITE };
+typedef bool (*rs_sass_sb_visit)(void *ctx, uint32_t i, uint32_t k, int kind, unsigned sb);
+void rs_sass_sb_walk(const rs_func *f, const uint64_t (*ctl)[2], rs_sass_sb_visit visit, void *ctx);
+/* Instruction i's words, for every instruction of f, from its .text section in c (malloc'd in
+ * *ctl). Errors name the file: a function not in the cubin, an address outside its section. */
+int rs_sass_ctl_of(const rs_cubin *c, const rs_func *f, const char *name, uint64_t (**ctl)[2], rs_err *e);
 /* The same for every function of a listing of cubin c (control bits from c's words). */
 int rs_sass_hazards_listing(const rs_cubin *c, const char *listing, const char *name, uint32_t *count, char *first,
                             size_t n, rs_err *e);

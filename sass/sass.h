@@ -114,6 +114,11 @@ uint32_t rs_sass_join_conflicts(const rs_func *f, struct rs_problem *p);
  * (sass/hazard.c's rule, so a lowered recolouring has no scoreboard hazard). ctl[i]: the words
  * of instruction i (word 1 bits 46-57). Returns how many conflicts it added. */
 uint32_t rs_sass_scoreboard_conflicts(const rs_func *f, const uint64_t (*ctl)[2], struct rs_problem *p);
+/* scoreboard.c: every pair of operands (a of an instruction in flight, b of a later one not
+ * waiting for it) that must not share a register for ptxas's scoreboards to stay sound; inst is
+ * b's. The walk is sass/hazard.c's (rs_sass_sb_walk): the conflicts and the check cannot drift. */
+typedef void (*rs_sass_pair_fn)(void *ctx, const rs_operand *a, const rs_operand *b, uint32_t inst);
+void rs_sass_scoreboard_pairs(const rs_func *f, const uint64_t (*ctl)[2], rs_sass_pair_fn pair, void *ctx);
 
 /* ---- liveness as nvdisasm -plr shows it (live.c) ---- */
 

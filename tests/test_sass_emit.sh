@@ -3,7 +3,9 @@
 #  1. regalloc FILE.cubin --pinned -o OUT.cubin: byte-identical to the input, crosscheck ok;
 #  2. lower with one register renamed to an unused one (sm_89, sm_90): crosscheck ok, the count
 #     written (EIATTR_REGCOUNT, and sh_info on sm_89, 0 on sm_90) is the listing's; regalloc
-#     --free -o: crosschecked with the count it printed, or refused (exit 1) leaving no cubin;
+#     --free -o: written (scoreboards in the Problem), crosschecked with the count it printed,
+#     0 scoreboard hazards in nvdisasm's listing of it; --no-scoreboards on sm_90: refused (exit 1)
+#     for its races, no cubin left;
 #  3. emit FILE.sass truth -o OUT.cubin --cubin: identical; a builtin:chaitin?free=1 answer:
 #     written and crosschecked, or refused with the reason and no cubin;
 #  4. bad input: a truncated cubin, another kernel's listing, an old corpus without its cubin
@@ -30,18 +32,23 @@ for a in 89 90; do
   "$cli" lower regcounts "$t/r.cubin" >"$t/rc" || fail "regcounts"
   sh=73; [ $a = 90 ] && sh=0
   grep -q "EIATTR_REGCOUNT 73	sh_info registers $sh\$" "$t/rc" || { cat "$t/rc"; fail "rename sm_$a count"; }
-  # --free: crosschecked with the count it printed, or refused (scoreboard races, untrusted
-  # fields) with no cubin left behind
+  # --free: ptxas's scoreboards are in the Problem (sass/scoreboard.c), so the recolouring is
+  # written: crosschecked with the count it printed, and nvdisasm's listing of the written cubin
+  # has no scoreboard hazard under the kept control bits
   rm -f "$t/f.cubin"
-  "$cli" regalloc "$c" --free -o "$t/f.cubin" --nvdisasm "$nd" >"$t/log" 2>&1
-  rc=$?
-  if [ $rc = 0 ]; then
-    after=$(sed -n 's/.*R: [0-9]* -> \([0-9]*\) registers.*/\1/p' "$t/log")
-    grep -q "crosscheck (nvdisasm): 1 functions, [0-9]* instructions, 0 mismatches; other lines [0-9]*, 0 differ.*: ok" "$t/log" || fail "free crosscheck sm_$a"
-    "$cli" lower regcounts "$t/f.cubin" | grep -q "EIATTR_REGCOUNT $after	" || fail "free sm_$a count $after"
-  else
-    [ $rc = 1 ] && grep -q "scoreboard hazard\|no trusted field" "$t/log" || fail "free sm_$a: exit $rc"
-    [ -e "$t/f.cubin" ] && fail "free sm_$a: a refused kernel left a cubin"
+  "$cli" regalloc "$c" --free -o "$t/f.cubin" --nvdisasm "$nd" >"$t/log" 2>&1 || fail "free sm_$a: exit $?"
+  grep -q "scoreboard conflicts" "$t/log" || fail "free sm_$a: no scoreboard conflicts in the Problem"
+  after=$(sed -n 's/.*R: [0-9]* -> \([0-9]*\) registers.*/\1/p' "$t/log")
+  grep -q "crosscheck (nvdisasm): 1 functions, [0-9]* instructions, 0 mismatches; other lines [0-9]*, 0 differ.*: ok" "$t/log" || fail "free crosscheck sm_$a"
+  "$cli" lower regcounts "$t/f.cubin" | grep -q "EIATTR_REGCOUNT $after	" || fail "free sm_$a count $after"
+  "$cli" lower hazards "$t/f.cubin" >"$t/log" 2>&1 || fail "free sm_$a: hazards in the written cubin"
+  grep -q "^hazards: 1 listings, 0 hazards" "$t/log" || fail "free sm_$a: hazards in the written cubin"
+  # without them (--no-scoreboards) sm_90's recolouring races: refused, no cubin left behind
+  if [ $a = 90 ]; then
+    "$cli" regalloc "$c" --free --no-scoreboards -o "$t/n.cubin" --nvdisasm "$nd" >"$t/log" 2>&1
+    rc=$?
+    [ $rc = 1 ] && grep -q "scoreboard hazards with ptxas's control bits" "$t/log" || fail "--no-scoreboards sm_90: exit $rc"
+    [ -e "$t/n.cubin" ] && fail "--no-scoreboards: a refused kernel left a cubin"
   fi
 done
 c=$F/sgemm_t4x4.sm_89.cubin; s=$F/sgemm_t4x4.sm_89.sass
@@ -68,4 +75,9 @@ grep -q "predates its /text/cubin column" "$t/log" || fail "old corpus: reason"
 echo '{"%r0": "R0"}' >"$t/bad.json"
 "$cli" emit "$s" "$t/bad.json" -o "$t/x.cubin" --cubin "$c" --nvdisasm "$nd" >"$t/log" 2>&1; [ $? = 1 ] || fail "rejected answer: exit 1"
 [ -e "$t/x.cubin" ] && fail "a cubin was written from a rejected answer"
+# control bits from the wrong cubin, or from no cubin at all: bad input, named
+"$cli" regalloc $F/calib.sm_90.sass --cubin $F/sgemm_t4x4.sm_90.cubin --free >"$t/log" 2>&1; [ $? = 2 ] || fail "wrong cubin: exit 2"
+grep -q "sgemm_t4x4.sm_90.cubin: function cal_desc is not in the cubin" "$t/log" || fail "wrong cubin: reason"
+"$cli" regalloc $F/calib.sm_90.sass --cubin $F/calib.sm_90.sass --free >"$t/log" 2>&1; [ $? = 2 ] || fail "not a cubin: exit 2"
+grep -q "calib.sm_90.sass: not an ELF file" "$t/log" || fail "not a cubin: reason"
 echo "test_sass_emit: ok"

@@ -62,6 +62,40 @@ static void cov_print(const cov *c) {
   printf(" %.1f |\n", with ? c->match_s * 1e3 / with : 0.0);
 }
 
+/* The opcodes without a table row, over the corpus: name -> instances naming it. */
+typedef struct {
+  char op[48];
+  uint32_t inst, count;
+} gap;
+
+static void gaps_add(gap **g, uint32_t *n, uint32_t *cap, const char *list) {
+  /* list: "OPCODE xN, OPCODE xN" as rs_match.unknown writes it */
+  for (const char *p = list; *p;) {
+    const char *sp = strstr(p, " x");
+    if (!sp) break;
+    char op[48];
+    snprintf(op, sizeof op, "%.*s", (int)(sp - p), p);
+    uint32_t cnt = (uint32_t)strtoul(sp + 2, NULL, 10), i = 0;
+    while (i < *n && strcmp((*g)[i].op, op)) i++;
+    if (i == *n) {
+      gap z;
+      memset(&z, 0, sizeof z);
+      snprintf(z.op, sizeof z.op, "%s", op);
+      RS_PUSH(*g, *n, *cap, z);
+    }
+    (*g)[i].inst++;
+    (*g)[i].count += cnt;
+    const char *nx = strstr(sp, ", ");
+    if (!nx) break;
+    p = nx + 2;
+  }
+}
+
+static int gap_cmp(const void *a, const void *b) {
+  const gap *x = a, *y = b;
+  return x->inst != y->inst ? (x->inst < y->inst ? 1 : -1) : strcmp(x->op, y->op);
+}
+
 /* Coverage of the whole corpus's ptx instances (read-only). */
 static int corpus_coverage(const char *path, const char *families, const char *targets) {
   rs_err e = {{0}};
@@ -72,6 +106,8 @@ static int corpus_coverage(const char *path, const char *families, const char *t
   }
   cov *rows = NULL, tot;
   uint32_t nrows = 0, cap = 0;
+  gap *gaps = NULL;
+  uint32_t ngaps = 0, capgaps = 0;
   memset(&tot, 0, sizeof tot);
   snprintf(tot.family, sizeof tot.family, "all");
   snprintf(tot.target, sizeof tot.target, "all");
@@ -123,6 +159,7 @@ static int corpus_coverage(const char *path, const char *families, const char *t
       r->broken += t.map && !t.truth;
       r->match_s += t.match_s;
       for (int s = 0; s < RS_LBL_NSTATUS; s++) r->miss_inst[s] += t.missing[s] > 0;
+      gaps_add(&gaps, &ngaps, &capgaps, t.m.unknown);
       rs_ptxtruth_free(&t);
     }
     rs_problem_free(p);
@@ -146,8 +183,15 @@ static int corpus_coverage(const char *path, const char *families, const char *t
     }
     cov_print(&tot);
     printf("\nColumns after the truths: instances with at least one value of that status (no map).\n");
+    if (ngaps) {
+      qsort(gaps, ngaps, sizeof *gaps, gap_cmp);
+      printf("\nNo table row (ptx/ptx2sass.c) for, by instances naming it (instructions):");
+      for (uint32_t i = 0; i < ngaps; i++) printf("%s %s %u (%u)", i ? "," : "", gaps[i].op, gaps[i].inst, gaps[i].count);
+      printf("\n");
+    }
   } else if (e.msg[0]) fprintf(stderr, "regsweep ptxtruth: %s\n", e.msg);
   free(rows);
+  free(gaps);
   rs_err ce = {{0}};
   rs_corpus_close(c, &ce);
   return rc;

@@ -121,6 +121,9 @@ const rs_p2s_row rs_p2s_sass[] = {
     {"LEA/4 ULEA/4", 'i', "$0=add(shl($1,$3),$2)", "shl + add fused"},
     {"LEA/5 ULEA/5", 'i', "$0=@lo(add(mul(@x($2),@pow2($4)),@w($3)),$1)",
      "mul.wide by 2^k + add.s64 as a shift (the paper's mul.wide -> shift), low half"},
+    {"SHF.L.U64.HI USHF.L.U64.HI", 'i', "$0=@hi64(mul(@w($1),@pow2($2)))",
+     "shl.b64 (or mul.lo.s64 by 2^k) as two 32-bit shifts: the high half; the low half is the shift "
+     "of the same register by the same amount (rs_p2s_sass_pair)"},
     {"SHF.L.U32 USHF.L.U32", 'i', "$0=shl($1,$2)", NULL},
     {"SHF.R.S32.HI USHF.R.S32.HI", 'i', "$0=shrs($3,$2)", NULL},
     {"SHF.R.U32.HI USHF.R.U32.HI", 'i', "$0=shru($3,$2)", NULL},
@@ -176,6 +179,16 @@ const rs_p2s_row rs_p2s_sass[] = {
      NULL},
 };
 const size_t rs_p2s_nsass = sizeof rs_p2s_sass / sizeof *rs_p2s_sass;
+
+/* Rows that replace an instruction's own row when a partner instruction makes it one half of a
+ * 64-bit value (sem.c pairs them: same source register with the same reaching defs, same shift). */
+const rs_p2s_row rs_p2s_sass_pair[] = {
+    {"IMAD.SHL.U32 IMAD.SHL", 'i', "$0=@lo64(mul(@w($1),$2))",
+     "the low half of shl.b64 by k (x*2^k), paired with SHF.L.U64.HI of the same register and k"},
+    {"SHF.L.U32", 'i', "$0=@lo64(mul(@w($1),@pow2($2)))",
+     "the low half of shl.b64 by k, paired with SHF.L.U64.HI of the same register and k"},
+};
+const size_t rs_p2s_nsass_pair = sizeof rs_p2s_sass_pair / sizeof *rs_p2s_sass_pair;
 
 /* Does the opcode (base + '.'-separated modifiers) carry the tokens of alternative a, in order?
  * (In order: cvt.u64.u32 is an extension, cvt.u32.u64 a truncation.) The first row that matches

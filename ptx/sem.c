@@ -994,7 +994,19 @@ static void eval_inst(B *b, uint32_t ii, bool count_unknown) {
     if (!width) width = 1;
     size_t at = t.i;
     bool lo = !strncmp(t.s + at, "@lo(", 4), hi = !strncmp(t.s + at, "@hi(", 4);
+    bool half = !strncmp(t.s + at, "@lo64(", 6) || !strncmp(t.s + at, "@hi64(", 6);
     if (lo) t.i += 4;
+    if (half) { /* one 32-bit half of a 64-bit value the template computes whole */
+      t.i += 6;
+      rs_sarg w = expr(b, &t, in, 2);
+      skip_sp(&t);
+      if (t.s[t.i] == ')') t.i++;
+      assign(b, d, as_node(b, w, 2), t.s[at + 1] == 'h');
+      if (t.bad) break;
+      skip_sp(&t);
+      if (t.s[t.i] == ';') t.i++;
+      continue;
+    }
     rs_sarg v = hi ? leaf_other(0) : expr(b, &t, in, lo ? 2 : width);
     if (hi) {
       while (t.s[t.i] && t.s[t.i] != ';') t.i++;
@@ -1040,6 +1052,45 @@ static void eval_inst(B *b, uint32_t ii, bool count_unknown) {
         rs_sarg v = base < 0 ? leaf_other(hs("param?")) : leaf_other(hmix(hs("param"), (uint64_t)at));
         assign(b, &el[e], as_node(b, v, el[e].w), 0);
         at += 4 * el[e].w;
+      }
+    }
+  }
+}
+
+/* Shift amount of instruction ii under row r's template (`@pow2($2)`: operand 2 is k; else 2^k). */
+static int shift_of(B *b, uint32_t ii, const rs_p2s_row *r) {
+  const pop *p = opnd(b, ii, 2);
+  uint64_t v;
+  if (!p || p->kind != PK_IMM || !imm_bits(b->src + p->off, p->len, 'i', &v)) return -1;
+  if (strstr(r->sem, "@pow2")) return v < 32 ? (int)v : -1;
+  for (int k = 0; k < 32; k++)
+    if (v == 1ull << k) return k;
+  return -1;
+}
+
+/* Do operands 1 of instructions i and j read the same register with the same reaching defs? */
+static bool same_source(B *b, uint32_t i, uint32_t j) {
+  const pop *p = opnd(b, i, 1), *q = opnd(b, j, 1);
+  if (!p || !q || p->kind != PK_REG || q->kind != PK_REG || p->use < 0 || q->use < 0) return false;
+  const rs_suse *u = &b->g->uses[p->use], *v = &b->g->uses[q->use];
+  uint32_t nu = u->raw[1] - u->raw[0], nv = v->raw[1] - v->raw[0];
+  return u->loc == v->loc && nu == nv && !memcmp(b->g->srcs + u->raw[0], b->g->srcs + v->raw[0], nu * sizeof *b->g->srcs);
+}
+
+/* A 64-bit shift ptxas wrote as SHF.L.U64.HI (high) and a 32-bit shift (low): give the low one its
+ * pair row, so both halves are one 64-bit value. Without a partner the low shift stays 32-bit. */
+static void pair_halves(B *b) {
+  const rs_func *f = b->f;
+  for (uint32_t ii = 0; ii < f->ninsts; ii++) {
+    const rs_p2s_row *r = b->row[ii];
+    if (!r || strncmp(r->sem, "$0=@hi64(", 9)) continue;
+    int k = shift_of(b, ii, r);
+    for (uint32_t jj = 0; jj < f->ninsts && k >= 0; jj++) {
+      const rs_p2s_row *pr = rs_p2s_find(rs_p2s_sass_pair, rs_p2s_nsass_pair, rs_func_opcode(f, &f->insts[jj]),
+                                         b->inpop[jj]);
+      if (pr && b->row[jj] != pr && shift_of(b, jj, pr) == k && same_source(b, ii, jj)) {
+        b->row[jj] = pr;
+        break;
       }
     }
   }
@@ -1103,6 +1154,7 @@ int rs_sgraph_build(rs_sgraph *g, const rs_func *f, rs_err *e) {
                         : rs_p2s_find(rs_p2s_ptx, rs_p2s_nptx, rs_func_opcode(f, in), ntop);
   }
   rs_sgraph_reaching(g, b.gloc, b.gneg);
+  if (g->sass) pair_halves(&b);
   /* evaluate until no new constant is found through a register (at most a few rounds) */
   uint64_t prev = 0;
   for (int pass = 0; pass < 6; pass++) {

@@ -217,7 +217,13 @@ static void test_partial(void) {
   LBL(&r, "%rd9", "R[4:5]");   /* IMAD.WIDE.U32 R4, R7, 0x40, R2   (R2:R3 = tid, R3 = tid >> 31: cvt.s64.s32) */
   LBL(&r, "%f1", "R11");       /* LDG.E.CONSTANT R11, desc[UR4][R8.64] */
   LBL(&r, "%f11", "R0");       /* LDG.E.CONSTANT R0, desc[UR4][R8.64+0x4] */
-  CHECKF(r.ok && !r.t.map && r.t.labelled == 56, "scan sm_89 (pinned): %u labelled", r.t.labelled);
+  /* shl.b64 %rd2, %rd9, 2 as two 32-bit shifts (rs_p2s_sass_pair): SHF.L.U64.HI R17, R4, 0x2, R5
+   * (high) and IMAD.SHL.U32 R14, R4, 0x4, RZ (low), one 64-bit value in R14 and R17: no pair */
+  LBL(&r, "%rd2", "split");
+  LBL(&r, "%rd13", "fused");   /* shl.b64 %rd13, %rd2, 2 inside LEA R4, P1, R14, c[0x0][0x168], 0x2 */
+  LBL(&r, "%rd14", "R[4:5]");  /* LEA R4, P1, R14, c[0x0][0x168], 0x2 + LEA.HI.X R5, R14, c[0x0][0x16c], R17 */
+  CHECKF(r.ok && !r.t.map && r.t.labelled == 57, "scan sm_89 (pinned): %u labelled", r.t.labelled);
+  CHECKF(r.ok && !strstr(r.t.m.unknown, "SHF.L.U64.HI"), "scan: %s", r.t.m.unknown);
   run_close(&r);
   run_open(&r, "sgemm_32x32", "sm_89", "sgemm_tiled");
   LBL(&r, "%r1", "R2");        /* S2R R2, SR_TID.X */

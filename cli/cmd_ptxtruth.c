@@ -31,6 +31,8 @@ typedef struct {
   char family[32], target[16];
   uint32_t inst, nosass, values, labelled, completed, maps, truths, broken;
   uint32_t miss_inst[RS_LBL_NSTATUS]; /* instances with at least one value of that status */
+  uint32_t brk[RS_BRK_N];             /* broken conflicts of the complete maps, by cause */
+  uint32_t reorder_only;              /* maps every break of which is a copy or a reordering */
   double match_s;
 } cov;
 
@@ -50,6 +52,8 @@ static void cov_add(cov *t, const cov *r) {
   t->completed += r->completed, t->maps += r->maps, t->truths += r->truths, t->broken += r->broken;
   t->match_s += r->match_s;
   for (int s = 0; s < RS_LBL_NSTATUS; s++) t->miss_inst[s] += r->miss_inst[s];
+  for (int k = 0; k < RS_BRK_N; k++) t->brk[k] += r->brk[k];
+  t->reorder_only += r->reorder_only;
 }
 
 static void cov_print(const cov *c) {
@@ -59,7 +63,9 @@ static void cov_print(const cov *c) {
          c->maps, c->truths, c->broken);
   for (int s = RS_LBL_AWAY; s < RS_LBL_NSTATUS; s++)
     if (s != RS_LBL_FUSED) printf(" %u |", c->miss_inst[s]);
-  printf(" %.1f |\n", with ? c->match_s * 1e3 / with : 0.0);
+  printf(" %.1f |", with ? c->match_s * 1e3 / with : 0.0);
+  for (int k = 0; k < RS_BRK_N; k++) printf(" %u |", c->brk[k]);
+  printf(" %u |\n", c->reorder_only);
 }
 
 /* The opcodes without a table row, over the corpus: name -> instances naming it. */
@@ -159,6 +165,8 @@ static int corpus_coverage(const char *path, const char *families, const char *t
       r->broken += t.map && !t.truth;
       r->match_s += t.match_s;
       for (int s = 0; s < RS_LBL_NSTATUS; s++) r->miss_inst[s] += t.missing[s] > 0;
+      for (int k = 0; k < RS_BRK_N; k++) r->brk[k] += t.ncause[k];
+      r->reorder_only += t.nbrk && t.ncause[RS_BRK_NOTREAD] + t.ncause[RS_BRK_NODEF] + t.ncause[RS_BRK_OTHER] == 0;
       gaps_add(&gaps, &ngaps, &capgaps, t.m.unknown);
       rs_ptxtruth_free(&t);
     }
@@ -174,15 +182,19 @@ static int corpus_coverage(const char *path, const char *families, const char *t
            "(pass PTX Problem) | maps breaking it |");
     for (int s = RS_LBL_AWAY; s < RS_LBL_NSTATUS; s++)
       if (s != RS_LBL_FUSED) printf(" %s |", rs_label_status_name[s]);
-    printf(" ms/instance |\n|---|---|");
-    for (int k = 0; k < 8 + RS_LBL_NSTATUS - RS_LBL_AWAY - 1 + 1; k++) printf("---:|");
+    printf(" ms/instance |");
+    for (int k = 0; k < RS_BRK_N; k++) printf(" broken: %s |", rs_break_cause_name[k]);
+    printf(" maps broken only by copies/reordering |\n|---|---|");
+    for (int k = 0; k < 8 + RS_LBL_NSTATUS - RS_LBL_AWAY - 1 + 1 + RS_BRK_N + 1; k++) printf("---:|");
     printf("\n");
     for (uint32_t i = 0; i < nrows; i++) {
       cov_print(&rows[i]);
       cov_add(&tot, &rows[i]);
     }
     cov_print(&tot);
-    printf("\nColumns after the truths: instances with at least one value of that status (no map).\n");
+    printf("\nColumns after the truths: instances with at least one value of that status (no map). "
+           "\"broken\": conflicts of the complete maps with the PTX Problem, by cause (docs/ptxtruth.md); such "
+           "maps stay out of the truths.\n");
     if (ngaps) {
       qsort(gaps, ngaps, sizeof *gaps, gap_cmp);
       printf("\nNo table row (ptx/ptx2sass.c) for, by instances naming it (instructions):");
@@ -262,6 +274,13 @@ int rs_cmd_ptxtruth(int argc, char **argv) {
     printf("; %u colouring rounds, %u of %u PTX nodes matched, %.1f ms\n", t.m.rounds, t.m.matched_nodes, t.m.ptx_nodes,
            t.match_s * 1e3);
     if (t.m.unknown[0]) printf("no correspondence for: %s\n", t.m.unknown);
+    for (uint32_t k = 0; k < t.nbrk && !quiet; k++) {
+      const rs_break *x = &t.brk[k];
+      char reg[32];
+      sf->tgt->format_preg(sf->tgt, t.m.lbl[p->vars[x->d].fvreg].reg, reg, sizeof reg);
+      printf("broken: %s defined at line %u while %s is live, both in %s: %s\n", p->vars[x->d].name,
+             pf->insts[p->conf[x->conf].inst].line, p->vars[x->o].name, reg, rs_break_cause_name[x->cause]);
+    }
     printf("%s\n", t.truth ? "truth: complete, passes the PTX Problem" : t.reason);
     if (json && t.map) {
       FILE *o = fopen(json, "w");

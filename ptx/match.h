@@ -133,8 +133,17 @@ typedef struct {
   uint16_t evidence; /* def and use sites that named it */
 } rs_label;
 
+/* One piece of evidence that named a value's register: the PTX instruction that defines or reads
+ * the value and the SASS instruction matched with it (for the causes of broken maps). */
+typedef struct {
+  uint32_t vreg, ptx_inst, sass_inst;
+  bool def;
+} rs_lsite;
+
 typedef struct {
   rs_label *lbl;     /* per PTX vreg */
+  rs_lsite *ev;      /* the evidence, in no particular order */
+  uint32_t nev, capev;
   uint32_t nvregs;
   uint32_t count[RS_LBL_NSTATUS]; /* over the PTX function's used vregs */
   uint32_t rounds;   /* colouring rounds to a stable partition */

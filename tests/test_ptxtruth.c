@@ -191,6 +191,28 @@ static void test_reduce(void) {
                (r.p->conf[c].a == (uint32_t)b && r.p->conf[c].b == (uint32_t)a);
     CHECKF(a >= 0 && b >= 0 && found, "%%r6 and %%rd2 interfere in the PTX Problem");
   }
+  /* the causes of the 14, each checked by hand on the listings:
+   * - same value: `mov.b32 %r19, %f26` (line 98) while add.f32 %f28, %f26, .. still reads %f26;
+   *   ptxas keeps the one value in R3 (FADD R3 ... ; SHFL.DOWN PT, R4, R3, 0x8): 8 such copies;
+   * - def moved below the last read: %r10 = %r6 + 64 (line 57) while %f45 (mov.f32 %f45, %f17 at
+   *   line 51) is live; ptxas reads R7 (IADD3 R7, R5, 0x40 / ISETP.GE.AND P1, PT, R7) before
+   *   writing %f45's zero into it (MOV R7, RZ at 0x120): %r10/%f45, %r11/%f47, %r12/%f47;
+   * - read moved above the def: %rd2 (line 50) while %r6 is live (read at lines 57-73); ptxas
+   *   reads R5 (IADD3 R7/R8, R5, 0x40/0x80/0xc0) before IMAD.WIDE R4, R5, R4 writes R[4:5];
+   * - other: %r13 = mov.b32 of %f49 and %r38 of %f50, copies of values defined more than once
+   *   (the loop's sum), so "same value" is not shown. */
+  CHECKF(r.ok && r.t.nbrk == 14 && r.t.ncause[RS_BRK_SAMEVAL] == 8 && r.t.ncause[RS_BRK_OTHER] == 2 &&
+             r.t.ncause[RS_BRK_READ_ABOVE] + r.t.ncause[RS_BRK_DEF_BELOW] == 4,
+         "reduce sm_89 causes: %u breaks: %s", r.ok ? r.t.nbrk : 0, r.t.reason);
+  bool seen_def_below = false, seen_same = false;
+  for (uint32_t k = 0; r.ok && k < r.t.nbrk; k++) {
+    const rs_break *x = &r.t.brk[k];
+    const char *d = r.p->vars[x->d].name, *o = r.p->vars[x->o].name;
+    if (!strcmp(d, "%r10") && !strcmp(o, "%f45")) seen_def_below = x->cause == RS_BRK_DEF_BELOW;
+    if (!strcmp(d, "%r19") && !strcmp(o, "%f26")) seen_same = x->cause == RS_BRK_SAMEVAL;
+  }
+  CHECKF(seen_def_below, "%%r10 vs %%f45: def moved below the last read");
+  CHECKF(seen_same, "%%r19 vs %%f26: same value");
   run_close(&r);
   run_open(&r, "reduce_t64_v4", "sm_90", "reduce_sum");
   LBL(&r, "%r8", "R0");        /* S2R R0, SR_CTAID.X */

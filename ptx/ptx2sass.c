@@ -53,6 +53,8 @@ const rs_p2s_row rs_p2s_ptx[] = {
     {"cos.approx.ftz", 'f', "$0=mufu.cos($1)", NULL},
     /* conversions */
     {"cvt.s64.s32 cvt.u64.u32", 'i', "$0=ext($1)", NULL},
+    {"cvt.u32.u64 cvt.s32.s64", 'i', "$0=@low($1)",
+     "a 64-bit value truncated: SASS reads its low register, no instruction"},
     {"cvt.rn.f32.s32", 'i', "$0=i2f.s($1)", NULL},
     {"cvt.rn.f32.u32", 'i', "$0=i2f.u($1)", NULL},
     {"cvt.rzi.s32.f32", 'f', "$0=f2i.s.trunc($1)", NULL},

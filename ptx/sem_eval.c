@@ -285,6 +285,30 @@ void rs_sem_note_unknown(rs_sgraph *g, const char *op) {
   g->nunknown_of[g->nunknown - 1] = 1;
 }
 
+/* Point the 32-bit destination d at unit 0 of the 64-bit value operand sp reads, when every def
+ * reaching it is that one computed value (cvt.u32.u64: SASS reads the low register itself). */
+static bool take_low(B *b, const pop *d, const pop *sp) {
+  if (!sp || sp->kind != PK_REG || sp->use < 0 || d->kind != PK_REG || d->w != 1) return false;
+  uint32_t n, node = UINT32_MAX;
+  const uint32_t *r = res(b, (uint32_t)sp->use, 0, &n);
+  for (uint32_t i = 0; i < n; i++) {
+    const rs_ssite *st = &b->g->sites[r[i]];
+    if (st->node == UINT32_MAX || st->part != 0 || b->g->nodes[st->node].width != 2 || b->g->nodes[st->node].leaf ||
+        (node != UINT32_MAX && st->node != node))
+      return false;
+    node = st->node;
+  }
+  if (node == UINT32_MAX) return false;
+  const rs_snode *x = &b->g->nodes[node];
+  if (x->op == hs("ext") && x->na == 1) { /* the low unit of an extension is what was extended */
+    rs_sarg a = x->a[0];
+    assign(b, d, as_node(b, a, 1), 0);
+    return true;
+  }
+  assign(b, d, node, 0);
+  return true;
+}
+
 /* Evaluate instruction ii's row: nodes for its values, sites pointed at them. */
 void rs_sem_eval_inst(B *b, uint32_t ii, bool count_unknown) {
   const rs_inst *in = &b->f->insts[ii];
@@ -338,6 +362,14 @@ void rs_sem_eval_inst(B *b, uint32_t ii, bool count_unknown) {
       if (t.bad) break;
       skip_sp(&t);
       if (t.s[t.i] == ';') t.i++;
+      continue;
+    }
+    if (!strncmp(t.s + at, "@low($", 6)) { /* the low unit of a 64-bit value, no instruction */
+      t.i += 6;
+      const pop *sp = rs_sem_opnd(b, ii, read_num(&t));
+      while (t.s[t.i] && t.s[t.i] != ';') t.i++;
+      if (t.s[t.i] == ';') t.i++;
+      if (!take_low(b, d, sp)) opaque_dests(b, ii, "low?");
       continue;
     }
     rs_sarg v = hi ? rs_sem_leaf_other(0) : expr(b, &t, in, lo ? 2 : width);

@@ -253,7 +253,15 @@ static void test_partial(void) {
   LBL(&r, "%r2", "R35");       /* IMAD.IADD R35, R2, 0x1, -R35   (tid % 16: sub.s32 as IMAD) */
   LBL(&r, "%rd15", "split");   /* add.s64 of two extended ints: IADD3 R0, P0, R8, UR4, RZ (low half) and
                                 * LEA.HI.X.SX32 R4, R8, RZ, 0x1, P0 (high half): no register pair */
-  CHECKF(r.ok && !r.t.map && r.t.labelled == 145 && r.t.nvalues == 435, "sgemm sm_89 (pinned): %u of %u labelled",
+  /* cvt.u32.u64 %r247, %rd1 (rd1 = cvt.u64.u32 of ctaid << 5): SASS reads the low unit itself,
+   * here the uniform register of ctaid << 5 (USHF.L.U32 UR4 ...), so %r248 = (%r3 << 1) + %r247
+   * is LEA R7, R34, UR4, 0x1, and what depends on it is matched too: */
+  LBL(&r, "%r247", "uniform"); /* UR4 */
+  LBL(&r, "%r248", "R7");      /* LEA R7, R34, UR4, 0x1 */
+  LBL(&r, "%r250", "R7");      /* IADD3 R7, R7, 0x1, RZ   (add.s32 %r250, %r248, 1) */
+  LBL(&r, "%f97", "R0");       /* LDG.E R0, desc[UR8][R4.64] */
+  LBL(&r, "%f100", "R8");      /* LDG.E R8, desc[UR8][R4.64+0x4] */
+  CHECKF(r.ok && !r.t.map && r.t.labelled == 159 && r.t.nvalues == 435, "sgemm sm_89 (pinned): %u of %u labelled",
          r.t.labelled, r.t.nvalues);
   CHECKF(r.ok && strstr(r.t.m.unknown, "IADD3 x3"), "sgemm: %s", r.t.m.unknown); /* IADD3 R, P, P, ... */
   run_close(&r);

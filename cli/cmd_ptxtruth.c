@@ -18,13 +18,17 @@ void rs_usage_ptxtruth(void) {
        "and use that matched names one register. Prints one line per value (name, status, register,\n"
        "evidence), the counts per status, and whether the map is a ground truth for the PTX Problem\n"
        "(every value labelled, or folded/dead and completed, and no PTX-level constraint broken).\n"
+       "A complete map that breaks constraints lists each broken conflict with its cause: same value\n"
+       "(a copy and its source in one register), read moved above the def / def moved below the last\n"
+       "read (ptxas's schedule), read elsewhere (rematerialised or folded), def not located, other.\n"
        "--quiet: counts and verdict only. --json: write the complete map (labels and completions,\n"
        "for `regsweep verify FILE.ptx MAP.json`) even when it breaks constraints.\n"
        "Exit 0 when a truth exists, 1 when not, 2 on bad input.\n"
        "--corpus: the same for every ptx instance of a corpus against the sass row of the same\n"
        "variant and target (both raw texts are in the file), as a coverage table per family x\n"
        "target: values labelled, completed (folded/dead/fused), instances with a complete map, maps\n"
-       "that pass the PTX-level verifier (the truths), and why the rest have none.");
+       "that pass the PTX-level verifier (the truths), why the rest have none, the broken conflicts\n"
+       "by cause, and the opcodes the table has no row for (instances naming each).");
 }
 
 typedef struct {

@@ -118,7 +118,7 @@ static bool complete_one(const rs_problem *p, uint32_t v, rs_preg *as, const boo
   return false;
 }
 
-const char *const rs_break_cause_name[RS_BRK_N] = {"same value (a copy)", "read moved above the def", "def moved below the last read",
+const char *const rs_break_cause_name[RS_BRK_N] = {"same value (a copy)", "a copy of a value defined twice", "read moved above the def", "def moved below the last read",
                                                     "read elsewhere", "def not located", "other"};
 
 static bool defines(const rs_func *f, uint32_t ii, uint32_t vreg) {
@@ -171,8 +171,8 @@ static uint8_t break_cause(const rs_func *ptx, const rs_problem *p, const rs_mat
   uint32_t d = db ? fb : fa, o = db ? fa : fb, dlo, dhi, rlo, rhi, olo, ohi;
   const rs_inst *ci = &ptx->insts[c->inst];
   if ((ci->flags & RS_I_COPY) && ci->nops == 2 && ptx->ops[ci->first_op + 1].kind == RS_OP_VREG &&
-      ptx->ops[ci->first_op + 1].reg == o && ndefs(ptx, d) == 1 && ndefs(ptx, o) == 1)
-    return RS_BRK_SAMEVAL;
+      ptx->ops[ci->first_op + 1].reg == o)
+    return ndefs(ptx, d) == 1 && ndefs(ptx, o) == 1 ? RS_BRK_SAMEVAL : RS_BRK_COPY_MULTI;
   if (!sass_span(m, d, true, c->inst, &dlo, &dhi)) return RS_BRK_NODEF;
   bool later = false, unread = false;
   uint32_t nreads = 0;
@@ -249,7 +249,7 @@ int rs_ptxtruth_build(const rs_func *ptx, const rs_problem *p, const rs_func *sa
         snprintf(t->reason, sizeof t->reason,
                  "ptxas's registers break the PTX-level constraints: %u conflicts (%u same value, %u reordered, "
                  "%u read elsewhere, %u other), %u outside the class",
-                 t->conflicts == UINT32_MAX ? 0 : t->conflicts, t->ncause[RS_BRK_SAMEVAL],
+                 t->conflicts == UINT32_MAX ? 0 : t->conflicts, t->ncause[RS_BRK_SAMEVAL] + t->ncause[RS_BRK_COPY_MULTI],
                  t->ncause[RS_BRK_READ_ABOVE] + t->ncause[RS_BRK_DEF_BELOW], t->ncause[RS_BRK_NOTREAD],
                  t->ncause[RS_BRK_NODEF] + t->ncause[RS_BRK_OTHER], t->nonmember);
       }

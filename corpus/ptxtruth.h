@@ -12,6 +12,8 @@ enum rs_break_cause {
   RS_BRK_SAMEVAL,    /* d is a copy of o (`mov.b32 %r19, %f26`), each defined once: one value under
                       * two names, which ptxas keeps in one register; the PTX Problem exempts a
                       * copy's destination from its source only at the copy, not while both live */
+  RS_BRK_COPY_MULTI, /* d is a copy of o, but one of them is defined more than once (a loop's
+                      * value): equal at the copy, not shown equal wherever both are live */
   RS_BRK_READ_ABOVE, /* every later PTX read of o is matched with a SASS read above d's SASS def:
                       * ptxas scheduled o's reads before d's def */
   RS_BRK_DEF_BELOW,  /* every SASS def of o lies below d's last SASS read: ptxas sank o's def (a

@@ -199,9 +199,9 @@ static void test_reduce(void) {
    *   writing %f45's zero into it (MOV R7, RZ at 0x120): %r10/%f45, %r11/%f47, %r12/%f47;
    * - read moved above the def: %rd2 (line 50) while %r6 is live (read at lines 57-73); ptxas
    *   reads R5 (IADD3 R7/R8, R5, 0x40/0x80/0xc0) before IMAD.WIDE R4, R5, R4 writes R[4:5];
-   * - other: %r13 = mov.b32 of %f49 and %r38 of %f50, copies of values defined more than once
-   *   (the loop's sum), so "same value" is not shown. */
-  CHECKF(r.ok && r.t.nbrk == 14 && r.t.ncause[RS_BRK_SAMEVAL] == 8 && r.t.ncause[RS_BRK_OTHER] == 2 &&
+   * - a copy of a value defined twice: %r13 = mov.b32 of %f49 and %r38 of %f50 (the loop's sum
+   *   and the block sum, each with more than one def), so "same value" is not shown. */
+  CHECKF(r.ok && r.t.nbrk == 14 && r.t.ncause[RS_BRK_SAMEVAL] == 8 && r.t.ncause[RS_BRK_COPY_MULTI] == 2 &&
              r.t.ncause[RS_BRK_READ_ABOVE] + r.t.ncause[RS_BRK_DEF_BELOW] == 4,
          "reduce sm_89 causes: %u breaks: %s", r.ok ? r.t.nbrk : 0, r.t.reason);
   bool seen_def_below = false, seen_same = false;

@@ -118,8 +118,9 @@ static bool complete_one(const rs_problem *p, uint32_t v, rs_preg *as, const boo
   return false;
 }
 
-const char *const rs_break_cause_name[RS_BRK_N] = {"same value (a copy)", "a copy of a value defined twice", "read moved above the def", "def moved below the last read",
-                                                    "read elsewhere", "def not located", "other"};
+const char *const rs_break_cause_name[RS_BRK_N] = {
+    "same value (a copy)", "a copy of a value defined twice", "read moved above the def", "def moved below the last read",
+    "read elsewhere",      "def not located",                 "other"};
 
 static bool defines(const rs_func *f, uint32_t ii, uint32_t vreg) {
   const rs_inst *in = &f->insts[ii];

@@ -158,7 +158,7 @@ const rs_p2s_row rs_p2s_sass[] = {
     {"F2F.F32.F64", 'd', "$0=d2f($1)", NULL},
     {"HADD2.F32", 'f', "$0=@h2f($1,$2)", "cvt.f32.f16 as an f16 add of -0 into f32"},
     /* compare and select: dests P, PT; the combining predicate last */
-    {"ISETP UISETP", 'i', "$0=pand(@cmp($2,$3),$4)", NULL},
+    {"ISETP", 'i', "$0=pand(@cmp($2,$3),$4)", NULL},
     {"FSETP", 'f', "$0=pand(@cmp($2,$3),$4)", NULL},
     {"DSETP", 'd', "$0=pand(@cmp($2,$3),$4)", NULL},
     {"SEL", 'i', "$0=sel($3,$1,$2)", NULL},

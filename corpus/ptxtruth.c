@@ -247,12 +247,14 @@ int rs_ptxtruth_build(const rs_func *ptx, const rs_problem *p, const rs_func *sa
       if (t->conflicts == 0 && t->nonmember == 0) t->truth = rs_xstrndup(t->map, strlen(t->map));
       else {
         classify_breaks(ptx, p, as, t);
+        /* fits the corpus's 128-byte truth_reason with 3-digit counts */
         snprintf(t->reason, sizeof t->reason,
-                 "ptxas's registers break the PTX-level constraints: %u conflicts (%u same value, %u reordered, "
-                 "%u read elsewhere, %u other), %u outside the class",
-                 t->conflicts == UINT32_MAX ? 0 : t->conflicts, t->ncause[RS_BRK_SAMEVAL] + t->ncause[RS_BRK_COPY_MULTI],
-                 t->ncause[RS_BRK_READ_ABOVE] + t->ncause[RS_BRK_DEF_BELOW], t->ncause[RS_BRK_NOTREAD],
-                 t->ncause[RS_BRK_NODEF] + t->ncause[RS_BRK_OTHER], t->nonmember);
+                 "ptxas's registers break the PTX-level constraints: %u conflicts, %u outside the class (%u copies, "
+                 "%u reordered, %u other)",
+                 t->conflicts == UINT32_MAX ? 0 : t->conflicts, t->nonmember,
+                 t->ncause[RS_BRK_SAMEVAL] + t->ncause[RS_BRK_COPY_MULTI],
+                 t->ncause[RS_BRK_READ_ABOVE] + t->ncause[RS_BRK_DEF_BELOW],
+                 t->ncause[RS_BRK_NOTREAD] + t->ncause[RS_BRK_NODEF] + t->ncause[RS_BRK_OTHER]);
       }
     }
   }

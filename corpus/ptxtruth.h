@@ -41,7 +41,7 @@ typedef struct {
   uint32_t conflicts, nonmember;    /* of the complete map, against the PTX Problem */
   char *truth;          /* the complete map (JSON, as corpus/truth.c writes it), or NULL */
   char *map;            /* the complete map even when it breaks constraints (NULL if incomplete) */
-  char reason[200];     /* why there is no truth (empty when there is one) */
+  char reason[128];     /* why there is no truth (empty when there is one) */
   rs_break *brk;        /* the complete map's broken conflicts with their causes */
   uint32_t nbrk, capbrk;
   uint32_t ncause[RS_BRK_N];

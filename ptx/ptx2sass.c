@@ -116,7 +116,10 @@ const rs_p2s_row rs_p2s_sass[] = {
      "mul.wide + add.s64 fused (a 64-bit address)"},
     {"IMAD.SHL.U32 IMAD.SHL", 'i', "$0=add(mul($1,$2),$3)", "shl lowered to IMAD (x*2^k)"},
     {"IMAD.IADD", 'i', "$0=add(mul($1,$2),$3)", "add lowered to IMAD (x*1+y)"},
-    {"IMAD.HI.U32 IMAD.HI", 'i', "$0=add(mulhi($1,$2),$3)", NULL},
+    {"IMAD.HI.U32 IMAD.HI", 'i', "$0=@imadhi($1,$2,$3)",
+     "mul.hi, or mul.hi + add fused: the addend is the pair Rc:Rc+1 (x*M + (r1 << 32), with Rc = 0 "
+     "and Rc+1 = r1: the signed division by a constant), which sass/optable.c reads as one unit; so "
+     "only an RZ addend is matched"},
     {"IMAD IMAD.U32 UIMAD", 'i', "$0=add(mul($1,$2),$3)", "mul.lo/mad.lo, or a fused multiply-add of two PTX instructions"},
     {"LEA.HI.X LEA.HI.X.SX32 ULEA.HI.X ULEA.HI.X.SX32", 'i', "$0=@hi()", "the high half of LEA's 64-bit shift-add (below)"},
     {"LEA.HI/5 ULEA.HI/5", 'i', "$0=add(shru($1,@sub32($4)),$2)", "shr.u + add fused (the sign fix of a signed division)"},

@@ -179,6 +179,11 @@ static rs_sarg call(B *b, T *t, const rs_inst *in, const char *name, size_t nl, 
   if (!strcmp(op, "@lop3") && na == 4) return rs_sem_lop3(b, a, a[3]);
   if (!strcmp(op, "@sub32") && na == 1 && num(a[0]) && a[0].val <= 32) return rs_sem_leaf_const(32 - a[0].val);
   if (!strcmp(op, "@pow2") && na == 1 && num(a[0]) && a[0].val < 32) return rs_sem_leaf_const(1ull << a[0].val);
+  if (!strcmp(op, "@imadhi") && na == 3) { /* an addend other than RZ names a pair: no guess */
+    const pop *c = rs_sem_opnd(b, ii, 3);
+    if (c && c->kind == PK_CONST && c->imm == 0) return rs_sem_mk(b, "mulhi", a, 2, width);
+    return rs_sem_node(b, NULL, hmix(hs("opaque"), hmix(hs("imadhi"), ii)), NULL, 0, width);
+  }
   if (!strcmp(op, "@w") && na == 1) return wide(b, a[0]);
   if (!strcmp(op, "@x") && na == 1) { /* a LEA index: 64-bit when its register is the low half of one */
     if (a[0].kind == RS_SA_USE) { /* any def reaching it (a loop's pointer: several) 64-bit? */
@@ -206,7 +211,6 @@ static rs_sarg call(B *b, T *t, const rs_inst *in, const char *name, size_t nl, 
   if (!strcmp(op, "@param") && na == 1) return a[0];
   if (!strcmp(op, "@lo") || !strcmp(op, "@hi")) return rs_sem_leaf_other(hs("@lohi")); /* handled by the statement */
   if (op[0] == '@') return rs_sem_node(b, NULL, hmix(hs("opaque"), hs(rs_func_opcode(b->f, in))), NULL, 0, width);
-  (void)ii;
   return rs_sem_mk(b, op, a, na, width);
 }
 

@@ -265,6 +265,18 @@ static void test_partial(void) {
          r.t.labelled, r.t.nvalues);
   CHECKF(r.ok && strstr(r.t.m.unknown, "IADD3 x3"), "sgemm: %s", r.t.m.unknown); /* IADD3 R, P, P, ... */
   run_close(&r);
+  /* gemv: i / 60 as the signed magic-number division. PTX: %r21 = mul.hi.s32 %r1, -2004318071;
+   * %r22 = %r21 + %r1. SASS: MOV R42, RZ ; IMAD.HI R0, R43, -0x77777777, R42 with R43 = %r1 (LEA
+   * R43, R42, R43, 0x6): the addend is the pair R42:R43 = %r1 << 32, so R0 holds %r22, not %r21.
+   * sass/optable.c reads that addend as one unit, so the row matches only an RZ addend: neither
+   * value is labelled (before, %r21 was wrongly labelled R0). */
+  run_open(&r, "gemv_r240_rpt4", "sm_89", "gemv_batched");
+  LBL(&r, "%r1", "R43");       /* LEA R43, R42, R43, 0x6   (ctaid << 6 + tid) */
+  LBL(&r, "%r18", "R42");      /* S2R R42, SR_CTAID.X */
+  LBL(&r, "%r21", "optimised away");
+  LBL(&r, "%r22", "optimised away");
+  CHECKF(r.ok && !r.t.map && r.t.labelled == 89, "gemv sm_89 (pinned): %u labelled", r.ok ? r.t.labelled : 0);
+  run_close(&r);
 }
 
 /* The table: rows are found by opcode form and operand count; an unknown form has none. */

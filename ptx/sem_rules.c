@@ -17,7 +17,7 @@ rs_sarg rs_sem_leaf_other(uint64_t colour) {
 
 static bool commutes(const char *op) {
   static const char *const c[] = {"add", "mul", "mulw", "and", "or", "xor", "fadd", "fmul", "dadd", "dmul", "ffma",
-                                  "dfma", "imax", "imin", "umax", "umin", "fmax", "fmin", "pand", "mulhi"};
+                                  "dfma", "imax", "imin", "umax", "umin", "fmax", "fmin", "pand", "por", "pxor", "mulhi"};
   for (size_t i = 0; i < sizeof c / sizeof *c; i++)
     if (!strcmp(op, c[i])) return true;
   return false;
@@ -73,6 +73,18 @@ static bool shared_base(const B *b, rs_sarg x, rs_sarg y) {
   return false;
 }
 
+/* Does use a read only compares (every def reaching it a compare node)? */
+static bool reads_cmp(const B *b, rs_sarg a) {
+  if (a.kind != RS_SA_USE) return false;
+  const rs_suse *u = &b->g->uses[a.idx];
+  if (u->w != 1 || u->res[1] == u->res[0]) return false;
+  for (uint32_t k = u->res[0]; k < u->res[1]; k++) {
+    const rs_ssite *st = &b->g->sites[b->g->ress[k]];
+    if (st->node == UINT32_MAX || b->g->nodes[st->node].val != CMP_MARK) return false;
+  }
+  return true;
+}
+
 /* op(args) after the rules; width is the value's units. */
 rs_sarg rs_sem_mk(B *b, const char *op, rs_sarg *a, unsigned na, unsigned width) {
   if (!strcmp(op, "shl") && na == 2 && num(a[1]) && a[1].val < 64) {
@@ -101,6 +113,11 @@ rs_sarg rs_sem_mk(B *b, const char *op, rs_sarg *a, unsigned na, unsigned width)
     if (is_const(a[1], UINT64_MAX)) return a[0];
     if (is_const(a[0], UINT64_MAX)) return a[1];
   }
+  if (!strcmp(op, "por") && na == 2) { /* p | false (!PT) is p; p | true is true */
+    if (is_const(a[1], 0)) return a[0];
+    if (is_const(a[0], 0)) return a[1];
+    if (is_const(a[0], UINT64_MAX) || is_const(a[1], UINT64_MAX)) return rs_sem_leaf_const(UINT64_MAX);
+  }
   if ((!strcmp(op, "ineg") || !strcmp(op, "fneg") || !strcmp(op, "not")) && na == 1) {
     const rs_snode *x = N(b, a[0]);
     if (x && x->op == hs(op) && x->na == 1) return x->a[0];
@@ -108,6 +125,7 @@ rs_sarg rs_sem_mk(B *b, const char *op, rs_sarg *a, unsigned na, unsigned width)
     if (num(a[0]) && !strcmp(op, "fneg")) return rs_sem_leaf_const(a[0].val ^ (a[0].val > 0xffffffffull ? 1ull << 63 : 0x80000000ull));
     if (num(a[0]) && !strcmp(op, "not")) return rs_sem_leaf_const((uint32_t)~a[0].val);
     if (!strcmp(op, "not") && x && x->val == CMP_MARK) return a[0]; /* compares are kept up to negation */
+    if (!strcmp(op, "not") && reads_cmp(b, a[0])) return a[0];     /* also through a register: !P2 */
   }
   if (!strcmp(op, "sel") && na == 3) { /* polarity-free like the compares: sel(p,a,b) ~ sel(!p,b,a) */
     const rs_snode *x = N(b, a[0]);

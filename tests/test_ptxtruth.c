@@ -277,6 +277,17 @@ static void test_partial(void) {
   LBL(&r, "%r22", "optimised away");
   CHECKF(r.ok && !r.t.map && r.t.labelled == 89, "gemv sm_89 (pinned): %u labelled", r.ok ? r.t.labelled : 0);
   run_close(&r);
+  /* conv2d: setp + and.pred fused into ISETP's combining predicate (ISETP.AND -> pand, a negated
+   * compare read through its register is the compare: compares are kept up to negation) */
+  run_open(&r, "conv2d_kw3", "sm_89", "conv2d");
+  LBL(&r, "%p8", "P2");        /* ISETP.GT.AND P2, PT, R2, c[0x0][0x17c], PT   (setp.le %r1, %r5, negated) */
+  LBL(&r, "%p1", "P2");        /* ISETP.GT.AND P2, PT, R2, RZ, !P2   (setp.gt %r1, 0 + and.pred %p7, %p8) */
+  LBL(&r, "%p10", "P4");       /* ISETP.GE.AND P4, PT, R2, c[0x0][0x17c], PT   (setp.lt, negated) */
+  LBL(&r, "%p2", "P4");        /* ISETP.GT.AND P4, PT, R2.reuse, -0x1, !P4   (and.pred %p9, %p10) */
+  LBL(&r, "%p3", "P3");        /* ISETP.GT.AND P3, PT, R2, -0x2, !P3   (and.pred %p11, %p12) */
+  LBL(&r, "%p7", "fused");     /* setp.gt %r1, 0: inside the ISETP.AND above */
+  CHECKF(r.ok && !r.t.map && r.t.labelled == 26, "conv2d sm_89 (pinned): %u labelled", r.ok ? r.t.labelled : 0);
+  run_close(&r);
 }
 
 /* The table: rows are found by opcode form and operand count; an unknown form has none. */

@@ -18,19 +18,25 @@ void rs_usage_ptxtruth(void) {
        "and use that matched names one register. Prints one line per value (name, status, register,\n"
        "evidence), the counts per status, and whether the map is a ground truth for the PTX Problem\n"
        "(every value labelled, or folded/dead and completed, and no PTX-level constraint broken).\n"
+       "A complete map that breaks constraints lists each broken conflict with its cause: same value\n"
+       "(a copy and its source in one register), read moved above the def / def moved below the last\n"
+       "read (ptxas's schedule), read elsewhere (rematerialised or folded), def not located, other.\n"
        "--quiet: counts and verdict only. --json: write the complete map (labels and completions,\n"
        "for `regsweep verify FILE.ptx MAP.json`) even when it breaks constraints.\n"
        "Exit 0 when a truth exists, 1 when not, 2 on bad input.\n"
        "--corpus: the same for every ptx instance of a corpus against the sass row of the same\n"
        "variant and target (both raw texts are in the file), as a coverage table per family x\n"
        "target: values labelled, completed (folded/dead/fused), instances with a complete map, maps\n"
-       "that pass the PTX-level verifier (the truths), and why the rest have none.");
+       "that pass the PTX-level verifier (the truths), why the rest have none, the broken conflicts\n"
+       "by cause, and the opcodes the table has no row for (instances naming each).");
 }
 
 typedef struct {
   char family[32], target[16];
   uint32_t inst, nosass, values, labelled, completed, maps, truths, broken;
   uint32_t miss_inst[RS_LBL_NSTATUS]; /* instances with at least one value of that status */
+  uint32_t brk[RS_BRK_N];             /* broken conflicts of the complete maps, by cause */
+  uint32_t reorder_only;              /* maps every break of which is a copy or a reordering */
   double match_s;
 } cov;
 
@@ -50,6 +56,8 @@ static void cov_add(cov *t, const cov *r) {
   t->completed += r->completed, t->maps += r->maps, t->truths += r->truths, t->broken += r->broken;
   t->match_s += r->match_s;
   for (int s = 0; s < RS_LBL_NSTATUS; s++) t->miss_inst[s] += r->miss_inst[s];
+  for (int k = 0; k < RS_BRK_N; k++) t->brk[k] += r->brk[k];
+  t->reorder_only += r->reorder_only;
 }
 
 static void cov_print(const cov *c) {
@@ -59,7 +67,43 @@ static void cov_print(const cov *c) {
          c->maps, c->truths, c->broken);
   for (int s = RS_LBL_AWAY; s < RS_LBL_NSTATUS; s++)
     if (s != RS_LBL_FUSED) printf(" %u |", c->miss_inst[s]);
-  printf(" %.1f |\n", with ? c->match_s * 1e3 / with : 0.0);
+  printf(" %.1f |", with ? c->match_s * 1e3 / with : 0.0);
+  for (int k = 0; k < RS_BRK_N; k++) printf(" %u |", c->brk[k]);
+  printf(" %u |\n", c->reorder_only);
+}
+
+/* The opcodes without a table row, over the corpus: name -> instances naming it. */
+typedef struct {
+  char op[48];
+  uint32_t inst, count;
+} gap;
+
+static void gaps_add(gap **g, uint32_t *n, uint32_t *cap, const char *list) {
+  /* list: "OPCODE xN, OPCODE xN" as rs_match.unknown writes it */
+  for (const char *p = list; *p;) {
+    const char *sp = strstr(p, " x");
+    if (!sp) break;
+    char op[48];
+    snprintf(op, sizeof op, "%.*s", (int)(sp - p), p);
+    uint32_t cnt = (uint32_t)strtoul(sp + 2, NULL, 10), i = 0;
+    while (i < *n && strcmp((*g)[i].op, op)) i++;
+    if (i == *n) {
+      gap z;
+      memset(&z, 0, sizeof z);
+      snprintf(z.op, sizeof z.op, "%s", op);
+      RS_PUSH(*g, *n, *cap, z);
+    }
+    (*g)[i].inst++;
+    (*g)[i].count += cnt;
+    const char *nx = strstr(sp, ", ");
+    if (!nx) break;
+    p = nx + 2;
+  }
+}
+
+static int gap_cmp(const void *a, const void *b) {
+  const gap *x = a, *y = b;
+  return x->inst != y->inst ? (x->inst < y->inst ? 1 : -1) : strcmp(x->op, y->op);
 }
 
 /* Coverage of the whole corpus's ptx instances (read-only). */
@@ -72,6 +116,8 @@ static int corpus_coverage(const char *path, const char *families, const char *t
   }
   cov *rows = NULL, tot;
   uint32_t nrows = 0, cap = 0;
+  gap *gaps = NULL;
+  uint32_t ngaps = 0, capgaps = 0;
   memset(&tot, 0, sizeof tot);
   snprintf(tot.family, sizeof tot.family, "all");
   snprintf(tot.target, sizeof tot.target, "all");
@@ -123,6 +169,9 @@ static int corpus_coverage(const char *path, const char *families, const char *t
       r->broken += t.map && !t.truth;
       r->match_s += t.match_s;
       for (int s = 0; s < RS_LBL_NSTATUS; s++) r->miss_inst[s] += t.missing[s] > 0;
+      for (int k = 0; k < RS_BRK_N; k++) r->brk[k] += t.ncause[k];
+      r->reorder_only += t.nbrk && t.ncause[RS_BRK_NOTREAD] + t.ncause[RS_BRK_NODEF] + t.ncause[RS_BRK_OTHER] == 0;
+      gaps_add(&gaps, &ngaps, &capgaps, t.m.unknown);
       rs_ptxtruth_free(&t);
     }
     rs_problem_free(p);
@@ -137,17 +186,28 @@ static int corpus_coverage(const char *path, const char *families, const char *t
            "(pass PTX Problem) | maps breaking it |");
     for (int s = RS_LBL_AWAY; s < RS_LBL_NSTATUS; s++)
       if (s != RS_LBL_FUSED) printf(" %s |", rs_label_status_name[s]);
-    printf(" ms/instance |\n|---|---|");
-    for (int k = 0; k < 8 + RS_LBL_NSTATUS - RS_LBL_AWAY - 1 + 1; k++) printf("---:|");
+    printf(" ms/instance |");
+    for (int k = 0; k < RS_BRK_N; k++) printf(" broken: %s |", rs_break_cause_name[k]);
+    printf(" maps broken only by copies/reordering |\n|---|---|");
+    for (int k = 0; k < 8 + RS_LBL_NSTATUS - RS_LBL_AWAY - 1 + 1 + RS_BRK_N + 1; k++) printf("---:|");
     printf("\n");
     for (uint32_t i = 0; i < nrows; i++) {
       cov_print(&rows[i]);
       cov_add(&tot, &rows[i]);
     }
     cov_print(&tot);
-    printf("\nColumns after the truths: instances with at least one value of that status (no map).\n");
+    printf("\nColumns after the truths: instances with at least one value of that status (no map). "
+           "\"broken\": conflicts of the complete maps with the PTX Problem, by cause (docs/ptxtruth.md); such "
+           "maps stay out of the truths.\n");
+    if (ngaps) {
+      qsort(gaps, ngaps, sizeof *gaps, gap_cmp);
+      printf("\nNo table row (ptx/ptx2sass.c) for, by instances naming it (instructions):");
+      for (uint32_t i = 0; i < ngaps; i++) printf("%s %s %u (%u)", i ? "," : "", gaps[i].op, gaps[i].inst, gaps[i].count);
+      printf("\n");
+    }
   } else if (e.msg[0]) fprintf(stderr, "regsweep ptxtruth: %s\n", e.msg);
   free(rows);
+  free(gaps);
   rs_err ce = {{0}};
   rs_corpus_close(c, &ce);
   return rc;
@@ -218,6 +278,13 @@ int rs_cmd_ptxtruth(int argc, char **argv) {
     printf("; %u colouring rounds, %u of %u PTX nodes matched, %.1f ms\n", t.m.rounds, t.m.matched_nodes, t.m.ptx_nodes,
            t.match_s * 1e3);
     if (t.m.unknown[0]) printf("no correspondence for: %s\n", t.m.unknown);
+    for (uint32_t k = 0; k < t.nbrk && !quiet; k++) {
+      const rs_break *x = &t.brk[k];
+      char reg[32];
+      sf->tgt->format_preg(sf->tgt, t.m.lbl[p->vars[x->d].fvreg].reg, reg, sizeof reg);
+      printf("broken: %s defined at line %u while %s is live, both in %s: %s\n", p->vars[x->d].name,
+             pf->insts[p->conf[x->conf].inst].line, p->vars[x->o].name, reg, rs_break_cause_name[x->cause]);
+    }
     printf("%s\n", t.truth ? "truth: complete, passes the PTX Problem" : t.reason);
     if (json && t.map) {
       FILE *o = fopen(json, "w");

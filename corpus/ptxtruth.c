@@ -118,6 +118,90 @@ static bool complete_one(const rs_problem *p, uint32_t v, rs_preg *as, const boo
   return false;
 }
 
+const char *const rs_break_cause_name[RS_BRK_N] = {
+    "same value (a copy)", "a copy of a value defined twice", "read moved above the def", "def moved below the last read",
+    "read elsewhere",      "def not located",                 "other"};
+
+static bool defines(const rs_func *f, uint32_t ii, uint32_t vreg) {
+  const rs_inst *in = &f->insts[ii];
+  for (uint32_t k = 0; k < in->nops; k++) {
+    const rs_operand *o = &f->ops[in->first_op + k];
+    if (o->kind == RS_OP_VREG && (o->flags & RS_F_DEF) && o->reg == vreg) return true;
+  }
+  return false;
+}
+
+static uint32_t ndefs(const rs_func *f, uint32_t vreg) {
+  uint32_t n = 0;
+  for (uint32_t ii = 0; ii < f->ninsts; ii++) n += defines(f, ii, vreg);
+  return n;
+}
+
+static bool reads(const rs_func *f, uint32_t ii, uint32_t vreg) {
+  const rs_inst *in = &f->insts[ii];
+  for (uint32_t k = 0; k < in->nops; k++) {
+    const rs_operand *o = &f->ops[in->first_op + k];
+    if (o->kind == RS_OP_VREG && !(o->flags & RS_F_DEF) && o->reg == vreg) return true;
+  }
+  return false;
+}
+
+/* The SASS instructions of vreg v's evidence (defs or reads; of PTX instruction pi, or any:
+ * UINT32_MAX): lowest and highest, false if none. */
+static bool sass_span(const rs_match *m, uint32_t v, bool def, uint32_t pi, uint32_t *lo, uint32_t *hi) {
+  *lo = UINT32_MAX, *hi = 0;
+  for (uint32_t i = 0; i < m->nev; i++) {
+    const rs_lsite *x = &m->ev[i];
+    if (x->def != def || x->vreg != v || (pi != UINT32_MAX && x->ptx_inst != pi)) continue;
+    if (x->sass_inst < *lo) *lo = x->sass_inst;
+    if (x->sass_inst > *hi) *hi = x->sass_inst;
+  }
+  return *lo != UINT32_MAX;
+}
+
+/* The cause of broken conflict c (docs/ptxtruth.md): d is defined at the PTX point while o is
+ * live; in SASS their live ranges (defs to reads of the matched evidence) are disjoint when ptxas
+ * reordered. Order is each listing's text order (exact in straight-line code; in a loop a read
+ * above may be the next trip's). */
+static uint8_t break_cause(const rs_func *ptx, const rs_problem *p, const rs_match *m, const rs_conflict *c,
+                           uint32_t *dv, uint32_t *ov) {
+  uint32_t a = c->a, b = c->b, fa = p->vars[a].fvreg, fb = p->vars[b].fvreg;
+  bool da = defines(ptx, c->inst, fa), db = defines(ptx, c->inst, fb);
+  *dv = db ? b : a, *ov = db ? a : b;
+  if (!da && !db) return RS_BRK_OTHER;
+  uint32_t d = db ? fb : fa, o = db ? fa : fb, dlo, dhi, rlo, rhi, olo, ohi;
+  const rs_inst *ci = &ptx->insts[c->inst];
+  if ((ci->flags & RS_I_COPY) && ci->nops == 2 && ptx->ops[ci->first_op + 1].kind == RS_OP_VREG &&
+      ptx->ops[ci->first_op + 1].reg == o)
+    return ndefs(ptx, d) == 1 && ndefs(ptx, o) == 1 ? RS_BRK_SAMEVAL : RS_BRK_COPY_MULTI;
+  if (!sass_span(m, d, true, c->inst, &dlo, &dhi)) return RS_BRK_NODEF;
+  bool later = false, unread = false;
+  uint32_t nreads = 0;
+  for (uint32_t ii = c->inst + 1; ii < ptx->ninsts; ii++) {
+    if (!reads(ptx, ii, o)) continue;
+    nreads++;
+    uint32_t lo, hi;
+    if (!sass_span(m, o, false, ii, &lo, &hi)) unread = true;
+    else later |= hi > dlo;
+  }
+  if (nreads && !later && !unread) return RS_BRK_READ_ABOVE;
+  /* o's defs all below d's last read: o's range starts after d's ends */
+  if (sass_span(m, d, false, UINT32_MAX, &rlo, &rhi) && sass_span(m, o, true, UINT32_MAX, &olo, &ohi) && olo > rhi)
+    return RS_BRK_DEF_BELOW;
+  return unread ? RS_BRK_NOTREAD : RS_BRK_OTHER;
+}
+
+static void classify_breaks(const rs_func *ptx, const rs_problem *p, const rs_preg *as, rs_ptxtruth *t) {
+  for (uint32_t i = 0; i < p->nconf; i++) {
+    const rs_conflict *c = &p->conf[i];
+    if (!overlap(c->la, as[p->vars[c->a].fvreg].unit, c->lb, as[p->vars[c->b].fvreg].unit)) continue;
+    rs_break k = {i, 0, 0, 0};
+    k.cause = break_cause(ptx, p, &t->m, c, &k.d, &k.o);
+    t->ncause[k.cause]++;
+    RS_PUSH(t->brk, t->nbrk, t->capbrk, k);
+  }
+}
+
 int rs_ptxtruth_build(const rs_func *ptx, const rs_problem *p, const rs_func *sass, rs_ptxtruth *t, rs_err *e) {
   memset(t, 0, sizeof *t);
   double t0 = rs_now();
@@ -161,10 +245,17 @@ int rs_ptxtruth_build(const rs_func *ptx, const rs_problem *p, const rs_func *sa
       t->conflicts = rs_truth_check(p, as, &t->nonmember);
       t->map = rs_truth_json(p, as);
       if (t->conflicts == 0 && t->nonmember == 0) t->truth = rs_xstrndup(t->map, strlen(t->map));
-      else
+      else {
+        classify_breaks(ptx, p, as, t);
+        /* fits the corpus's 128-byte truth_reason with 3-digit counts */
         snprintf(t->reason, sizeof t->reason,
-                 "ptxas's registers break the PTX-level constraints: %u conflicts, %u outside the class",
-                 t->conflicts == UINT32_MAX ? 0 : t->conflicts, t->nonmember);
+                 "ptxas's registers break the PTX-level constraints: %u conflicts, %u outside the class (%u copies, "
+                 "%u reordered, %u other)",
+                 t->conflicts == UINT32_MAX ? 0 : t->conflicts, t->nonmember,
+                 t->ncause[RS_BRK_SAMEVAL] + t->ncause[RS_BRK_COPY_MULTI],
+                 t->ncause[RS_BRK_READ_ABOVE] + t->ncause[RS_BRK_DEF_BELOW],
+                 t->ncause[RS_BRK_NOTREAD] + t->ncause[RS_BRK_NODEF] + t->ncause[RS_BRK_OTHER]);
+      }
     }
   }
   free(as);
@@ -176,5 +267,6 @@ void rs_ptxtruth_free(rs_ptxtruth *t) {
   rs_match_free(&t->m);
   free(t->truth);
   free(t->map);
+  free(t->brk);
   memset(t, 0, sizeof *t);
 }

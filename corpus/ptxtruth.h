@@ -5,6 +5,33 @@
 #include "analysis/problem.h"
 #include "ptx/match.h"
 
+/* Why a PTX-level conflict of a complete map is not one in ptxas's code: at the PTX point where
+ * value d is defined while value o is live (o read later in PTX order), ptxas gave both one
+ * register because ... */
+enum rs_break_cause {
+  RS_BRK_SAMEVAL,    /* d is a copy of o (`mov.b32 %r19, %f26`), each defined once: one value under
+                      * two names, which ptxas keeps in one register; the PTX Problem exempts a
+                      * copy's destination from its source only at the copy, not while both live */
+  RS_BRK_COPY_MULTI, /* d is a copy of o, but one of them is defined more than once (a loop's
+                      * value): equal at the copy, not shown equal wherever both are live */
+  RS_BRK_READ_ABOVE, /* every later PTX read of o is matched with a SASS read above d's SASS def:
+                      * ptxas scheduled o's reads before d's def */
+  RS_BRK_DEF_BELOW,  /* every SASS def of o lies below d's last SASS read: ptxas sank o's def (a
+                      * constant, a load) past d's live range */
+  RS_BRK_NOTREAD,    /* a later PTX read of o has no SASS read of o's register: ptxas reads that
+                      * operand elsewhere (rematerialised, folded into a fused instruction, a copy) */
+  RS_BRK_NODEF,      /* d's SASS def was not located (labelled from its reads only) */
+  RS_BRK_OTHER,      /* none of these: the live ranges overlap in SASS too, or no def at the point */
+  RS_BRK_N
+};
+extern const char *const rs_break_cause_name[RS_BRK_N];
+
+typedef struct {
+  uint32_t conf;        /* index into the Problem's conflicts */
+  uint32_t d, o;        /* the Problem values: defined at the point, live across it */
+  uint8_t cause;
+} rs_break;
+
 typedef struct {
   rs_match m;
   uint32_t nvalues;     /* values of the Problem */
@@ -15,6 +42,9 @@ typedef struct {
   char *truth;          /* the complete map (JSON, as corpus/truth.c writes it), or NULL */
   char *map;            /* the complete map even when it breaks constraints (NULL if incomplete) */
   char reason[128];     /* why there is no truth (empty when there is one) */
+  rs_break *brk;        /* the complete map's broken conflicts with their causes */
+  uint32_t nbrk, capbrk;
+  uint32_t ncause[RS_BRK_N];
   double match_s;       /* time of the matching itself */
 } rs_ptxtruth;
 

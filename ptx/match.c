@@ -319,7 +319,7 @@ int rs_match_run(const rs_func *ptx, const rs_func *sass, rs_match *m, rs_err *e
     else computed[t0->loc] = true;
     uint64_t key = site_key(&P, s);
     uint32_t j = lower(ss, S.g.nsites, key), j2 = j;
-    uint32_t first = UINT32_MAX;
+    uint32_t first = UINT32_MAX, first_inst = 0;
     bool multi = false;
     while (j2 < S.g.nsites && ss[j2].key == key) {
       uint32_t u = S.g.sites[ss[j2].idx].loc;
@@ -327,7 +327,7 @@ int rs_match_run(const rs_func *ptx, const rs_func *sass, rs_match *m, rs_err *e
         j2++;
         continue;
       }
-      if (first == UINT32_MAX) first = u;
+      if (first == UINT32_MAX) first = u, first_inst = S.g.sites[ss[j2].idx].inst;
       else if (u != first) multi = true;
       j2++;
     }
@@ -340,6 +340,8 @@ int rs_match_run(const rs_func *ptx, const rs_func *sass, rs_match *m, rs_err *e
     }
     if (!multi) {
       add_unit(v, first);
+      rs_lsite ls = {t0->loc, t0->inst, first_inst, true};
+      RS_PUSH(m->ev, m->nev, m->capev, ls);
       /* a 64-bit value: its high half must be the next register (ptxas may keep the halves of
        * an IADD3 / IADD3.X or LEA / LEA.HI.X pair in unrelated registers: then it is split) */
       if (t->len == 2 && t->part != 0xff) {
@@ -383,8 +385,11 @@ int rs_match_run(const rs_func *ptx, const rs_func *sass, rs_match *m, rs_err *e
         if (arg_colour(&S, S.col, a, lo64) != ca) continue;
         /* a parameter or special register ptxas keeps in uniform registers (ULDC, S2UR) is
          * read in place as far as the PTX classes go */
-        if (!(leafdef[vreg] && !computed[vreg] && uniform(sass->tgt, S.g.uses[a.idx].loc)))
+        if (!(leafdef[vreg] && !computed[vreg] && uniform(sass->tgt, S.g.uses[a.idx].loc))) {
           add_unit(&ev[vreg], S.g.uses[a.idx].loc);
+          rs_lsite ls = {vreg, P.g.uses[u].inst, S.g.uses[a.idx].inst, false};
+          RS_PUSH(m->ev, m->nev, m->capev, ls);
+        }
         break;
       }
     }
@@ -435,5 +440,6 @@ int rs_match_run(const rs_func *ptx, const rs_func *sass, rs_match *m, rs_err *e
 
 void rs_match_free(rs_match *m) {
   free(m->lbl);
+  free(m->ev);
   memset(m, 0, sizeof *m);
 }

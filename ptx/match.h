@@ -29,6 +29,10 @@ typedef struct {
 
 extern const rs_p2s_row rs_p2s_ptx[], rs_p2s_sass[];
 extern const size_t rs_p2s_nptx, rs_p2s_nsass;
+/* SASS rows for one half of a 64-bit value, chosen when the other half's instruction is found
+ * (`@lo64(E)`/`@hi64(E)`: the destination is unit 0/1 of the 64-bit value E). */
+extern const rs_p2s_row rs_p2s_sass_pair[];
+extern const size_t rs_p2s_nsass_pair;
 /* The first row of t that matches opcode op (printed operands nops), or NULL. */
 const rs_p2s_row *rs_p2s_find(const rs_p2s_row *t, size_t n, const char *op, uint32_t nops);
 /* Byte offset of the kernel parameters in constant bank 0 (0x160 sm_75-sm_89, 0x210 sm_90). */
@@ -129,8 +133,17 @@ typedef struct {
   uint16_t evidence; /* def and use sites that named it */
 } rs_label;
 
+/* One piece of evidence that named a value's register: the PTX instruction that defines or reads
+ * the value and the SASS instruction matched with it (for the causes of broken maps). */
+typedef struct {
+  uint32_t vreg, ptx_inst, sass_inst;
+  bool def;
+} rs_lsite;
+
 typedef struct {
   rs_label *lbl;     /* per PTX vreg */
+  rs_lsite *ev;      /* the evidence, in no particular order */
+  uint32_t nev, capev;
   uint32_t nvregs;
   uint32_t count[RS_LBL_NSTATUS]; /* over the PTX function's used vregs */
   uint32_t rounds;   /* colouring rounds to a stable partition */

@@ -22,6 +22,9 @@ const rs_p2s_row rs_p2s_ptx[] = {
     {"shl", 'i', "$0=shl($1,$2)", NULL},
     {"shr.s32 shr.s64", 'i', "$0=shrs($1,$2)", NULL},
     {"shr", 'i', "$0=shru($1,$2)", NULL},
+    {"and.pred", 'i', "$0=pand($1,$2)", NULL},
+    {"or.pred", 'i', "$0=por($1,$2)", NULL},
+    {"xor.pred", 'i', "$0=pxor($1,$2)", NULL},
     {"and", 'i', "$0=and($1,$2)", NULL},
     {"or", 'i', "$0=or($1,$2)", NULL},
     {"xor", 'i', "$0=xor($1,$2)", NULL},
@@ -53,6 +56,8 @@ const rs_p2s_row rs_p2s_ptx[] = {
     {"cos.approx.ftz", 'f', "$0=mufu.cos($1)", NULL},
     /* conversions */
     {"cvt.s64.s32 cvt.u64.u32", 'i', "$0=ext($1)", NULL},
+    {"cvt.u32.u64 cvt.s32.s64", 'i', "$0=@low($1)",
+     "a 64-bit value truncated: SASS reads its low register, no instruction"},
     {"cvt.rn.f32.s32", 'i', "$0=i2f.s($1)", NULL},
     {"cvt.rn.f32.u32", 'i', "$0=i2f.u($1)", NULL},
     {"cvt.rzi.s32.f32", 'f', "$0=f2i.s.trunc($1)", NULL},
@@ -114,13 +119,19 @@ const rs_p2s_row rs_p2s_sass[] = {
      "mul.wide + add.s64 fused (a 64-bit address)"},
     {"IMAD.SHL.U32 IMAD.SHL", 'i', "$0=add(mul($1,$2),$3)", "shl lowered to IMAD (x*2^k)"},
     {"IMAD.IADD", 'i', "$0=add(mul($1,$2),$3)", "add lowered to IMAD (x*1+y)"},
-    {"IMAD.HI.U32 IMAD.HI", 'i', "$0=add(mulhi($1,$2),$3)", NULL},
+    {"IMAD.HI.U32 IMAD.HI", 'i', "$0=@imadhi($1,$2,$3)",
+     "mul.hi, or mul.hi + add fused: the addend is the pair Rc:Rc+1 (x*M + (r1 << 32), with Rc = 0 "
+     "and Rc+1 = r1: the signed division by a constant), which sass/optable.c reads as one unit; so "
+     "only an RZ addend is matched"},
     {"IMAD IMAD.U32 UIMAD", 'i', "$0=add(mul($1,$2),$3)", "mul.lo/mad.lo, or a fused multiply-add of two PTX instructions"},
     {"LEA.HI.X LEA.HI.X.SX32 ULEA.HI.X ULEA.HI.X.SX32", 'i', "$0=@hi()", "the high half of LEA's 64-bit shift-add (below)"},
     {"LEA.HI/5 ULEA.HI/5", 'i', "$0=add(shru($1,@sub32($4)),$2)", "shr.u + add fused (the sign fix of a signed division)"},
     {"LEA/4 ULEA/4", 'i', "$0=add(shl($1,$3),$2)", "shl + add fused"},
     {"LEA/5 ULEA/5", 'i', "$0=@lo(add(mul(@x($2),@pow2($4)),@w($3)),$1)",
      "mul.wide by 2^k + add.s64 as a shift (the paper's mul.wide -> shift), low half"},
+    {"SHF.L.U64.HI USHF.L.U64.HI", 'i', "$0=@hi64(mul(@w($1),@pow2($2)))",
+     "shl.b64 (or mul.lo.s64 by 2^k) as two 32-bit shifts: the high half; the low half is the shift "
+     "of the same register by the same amount (rs_p2s_sass_pair)"},
     {"SHF.L.U32 USHF.L.U32", 'i', "$0=shl($1,$2)", NULL},
     {"SHF.R.S32.HI USHF.R.S32.HI", 'i', "$0=shrs($3,$2)", NULL},
     {"SHF.R.U32.HI USHF.R.U32.HI", 'i', "$0=shru($3,$2)", NULL},
@@ -153,9 +164,15 @@ const rs_p2s_row rs_p2s_sass[] = {
     {"F2F.F32.F64", 'd', "$0=d2f($1)", NULL},
     {"HADD2.F32", 'f', "$0=@h2f($1,$2)", "cvt.f32.f16 as an f16 add of -0 into f32"},
     /* compare and select: dests P, PT; the combining predicate last */
-    {"ISETP", 'i', "$0=pand(@cmp($2,$3),$4)", NULL},
-    {"FSETP", 'f', "$0=pand(@cmp($2,$3),$4)", NULL},
-    {"DSETP", 'd', "$0=pand(@cmp($2,$3),$4)", NULL},
+    {"ISETP.AND", 'i', "$0=pand(@cmp($2,$3),$4)", "setp, or setp + and.pred fused (the combining predicate)"},
+    {"ISETP.OR", 'i', "$0=por(@cmp($2,$3),$4)", "setp + or.pred fused"},
+    {"ISETP.XOR", 'i', "$0=pxor(@cmp($2,$3),$4)", "setp + xor.pred fused"},
+    {"FSETP.AND", 'f', "$0=pand(@cmp($2,$3),$4)", "setp, or setp + and.pred fused"},
+    {"FSETP.OR", 'f', "$0=por(@cmp($2,$3),$4)", "setp + or.pred fused"},
+    {"FSETP.XOR", 'f', "$0=pxor(@cmp($2,$3),$4)", "setp + xor.pred fused"},
+    {"DSETP.AND", 'd', "$0=pand(@cmp($2,$3),$4)", NULL},
+    {"DSETP.OR", 'd', "$0=por(@cmp($2,$3),$4)", NULL},
+    {"DSETP.XOR", 'd', "$0=pxor(@cmp($2,$3),$4)", NULL},
     {"SEL", 'i', "$0=sel($3,$1,$2)", NULL},
     {"FSEL", 'f', "$0=sel($3,$1,$2)", NULL},
     /* memory */
@@ -176,6 +193,16 @@ const rs_p2s_row rs_p2s_sass[] = {
      NULL},
 };
 const size_t rs_p2s_nsass = sizeof rs_p2s_sass / sizeof *rs_p2s_sass;
+
+/* Rows that replace an instruction's own row when a partner instruction makes it one half of a
+ * 64-bit value (sem.c pairs them: same source register with the same reaching defs, same shift). */
+const rs_p2s_row rs_p2s_sass_pair[] = {
+    {"IMAD.SHL.U32 IMAD.SHL", 'i', "$0=@lo64(mul(@w($1),$2))",
+     "the low half of shl.b64 by k (x*2^k), paired with SHF.L.U64.HI of the same register and k"},
+    {"SHF.L.U32", 'i', "$0=@lo64(mul(@w($1),@pow2($2)))",
+     "the low half of shl.b64 by k, paired with SHF.L.U64.HI of the same register and k"},
+};
+const size_t rs_p2s_nsass_pair = sizeof rs_p2s_sass_pair / sizeof *rs_p2s_sass_pair;
 
 /* Does the opcode (base + '.'-separated modifiers) carry the tokens of alternative a, in order?
  * (In order: cvt.u64.u32 is an extension, cvt.u32.u64 a truncation.) The first row that matches

@@ -191,6 +191,28 @@ static void test_reduce(void) {
                (r.p->conf[c].a == (uint32_t)b && r.p->conf[c].b == (uint32_t)a);
     CHECKF(a >= 0 && b >= 0 && found, "%%r6 and %%rd2 interfere in the PTX Problem");
   }
+  /* the causes of the 14, each checked by hand on the listings:
+   * - same value: `mov.b32 %r19, %f26` (line 98) while add.f32 %f28, %f26, .. still reads %f26;
+   *   ptxas keeps the one value in R3 (FADD R3 ... ; SHFL.DOWN PT, R4, R3, 0x8): 8 such copies;
+   * - def moved below the last read: %r10 = %r6 + 64 (line 57) while %f45 (mov.f32 %f45, %f17 at
+   *   line 51) is live; ptxas reads R7 (IADD3 R7, R5, 0x40 / ISETP.GE.AND P1, PT, R7) before
+   *   writing %f45's zero into it (MOV R7, RZ at 0x120): %r10/%f45, %r11/%f47, %r12/%f47;
+   * - read moved above the def: %rd2 (line 50) while %r6 is live (read at lines 57-73); ptxas
+   *   reads R5 (IADD3 R7/R8, R5, 0x40/0x80/0xc0) before IMAD.WIDE R4, R5, R4 writes R[4:5];
+   * - a copy of a value defined twice: %r13 = mov.b32 of %f49 and %r38 of %f50 (the loop's sum
+   *   and the block sum, each with more than one def), so "same value" is not shown. */
+  CHECKF(r.ok && r.t.nbrk == 14 && r.t.ncause[RS_BRK_SAMEVAL] == 8 && r.t.ncause[RS_BRK_COPY_MULTI] == 2 &&
+             r.t.ncause[RS_BRK_READ_ABOVE] + r.t.ncause[RS_BRK_DEF_BELOW] == 4,
+         "reduce sm_89 causes: %u breaks: %s", r.ok ? r.t.nbrk : 0, r.t.reason);
+  bool seen_def_below = false, seen_same = false;
+  for (uint32_t k = 0; r.ok && k < r.t.nbrk; k++) {
+    const rs_break *x = &r.t.brk[k];
+    const char *d = r.p->vars[x->d].name, *o = r.p->vars[x->o].name;
+    if (!strcmp(d, "%r10") && !strcmp(o, "%f45")) seen_def_below = x->cause == RS_BRK_DEF_BELOW;
+    if (!strcmp(d, "%r19") && !strcmp(o, "%f26")) seen_same = x->cause == RS_BRK_SAMEVAL;
+  }
+  CHECKF(seen_def_below, "%%r10 vs %%f45: def moved below the last read");
+  CHECKF(seen_same, "%%r19 vs %%f26: same value");
   run_close(&r);
   run_open(&r, "reduce_t64_v4", "sm_90", "reduce_sum");
   LBL(&r, "%r8", "R0");        /* S2R R0, SR_CTAID.X */
@@ -217,7 +239,13 @@ static void test_partial(void) {
   LBL(&r, "%rd9", "R[4:5]");   /* IMAD.WIDE.U32 R4, R7, 0x40, R2   (R2:R3 = tid, R3 = tid >> 31: cvt.s64.s32) */
   LBL(&r, "%f1", "R11");       /* LDG.E.CONSTANT R11, desc[UR4][R8.64] */
   LBL(&r, "%f11", "R0");       /* LDG.E.CONSTANT R0, desc[UR4][R8.64+0x4] */
-  CHECKF(r.ok && !r.t.map && r.t.labelled == 56, "scan sm_89 (pinned): %u labelled", r.t.labelled);
+  /* shl.b64 %rd2, %rd9, 2 as two 32-bit shifts (rs_p2s_sass_pair): SHF.L.U64.HI R17, R4, 0x2, R5
+   * (high) and IMAD.SHL.U32 R14, R4, 0x4, RZ (low), one 64-bit value in R14 and R17: no pair */
+  LBL(&r, "%rd2", "split");
+  LBL(&r, "%rd13", "fused");   /* shl.b64 %rd13, %rd2, 2 inside LEA R4, P1, R14, c[0x0][0x168], 0x2 */
+  LBL(&r, "%rd14", "R[4:5]");  /* LEA R4, P1, R14, c[0x0][0x168], 0x2 + LEA.HI.X R5, R14, c[0x0][0x16c], R17 */
+  CHECKF(r.ok && !r.t.map && r.t.labelled == 57, "scan sm_89 (pinned): %u labelled", r.t.labelled);
+  CHECKF(r.ok && !strstr(r.t.m.unknown, "SHF.L.U64.HI"), "scan: %s", r.t.m.unknown);
   run_close(&r);
   run_open(&r, "sgemm_32x32", "sm_89", "sgemm_tiled");
   LBL(&r, "%r1", "R2");        /* S2R R2, SR_TID.X */
@@ -225,9 +253,40 @@ static void test_partial(void) {
   LBL(&r, "%r2", "R35");       /* IMAD.IADD R35, R2, 0x1, -R35   (tid % 16: sub.s32 as IMAD) */
   LBL(&r, "%rd15", "split");   /* add.s64 of two extended ints: IADD3 R0, P0, R8, UR4, RZ (low half) and
                                 * LEA.HI.X.SX32 R4, R8, RZ, 0x1, P0 (high half): no register pair */
-  CHECKF(r.ok && !r.t.map && r.t.labelled == 145 && r.t.nvalues == 435, "sgemm sm_89 (pinned): %u of %u labelled",
+  /* cvt.u32.u64 %r247, %rd1 (rd1 = cvt.u64.u32 of ctaid << 5): SASS reads the low unit itself,
+   * here the uniform register of ctaid << 5 (USHF.L.U32 UR4 ...), so %r248 = (%r3 << 1) + %r247
+   * is LEA R7, R34, UR4, 0x1, and what depends on it is matched too: */
+  LBL(&r, "%r247", "uniform"); /* UR4 */
+  LBL(&r, "%r248", "R7");      /* LEA R7, R34, UR4, 0x1 */
+  LBL(&r, "%r250", "R7");      /* IADD3 R7, R7, 0x1, RZ   (add.s32 %r250, %r248, 1) */
+  LBL(&r, "%f97", "R0");       /* LDG.E R0, desc[UR8][R4.64] */
+  LBL(&r, "%f100", "R8");      /* LDG.E R8, desc[UR8][R4.64+0x4] */
+  CHECKF(r.ok && !r.t.map && r.t.labelled == 159 && r.t.nvalues == 435, "sgemm sm_89 (pinned): %u of %u labelled",
          r.t.labelled, r.t.nvalues);
   CHECKF(r.ok && strstr(r.t.m.unknown, "IADD3 x3"), "sgemm: %s", r.t.m.unknown); /* IADD3 R, P, P, ... */
+  run_close(&r);
+  /* gemv: i / 60 as the signed magic-number division. PTX: %r21 = mul.hi.s32 %r1, -2004318071;
+   * %r22 = %r21 + %r1. SASS: MOV R42, RZ ; IMAD.HI R0, R43, -0x77777777, R42 with R43 = %r1 (LEA
+   * R43, R42, R43, 0x6): the addend is the pair R42:R43 = %r1 << 32, so R0 holds %r22, not %r21.
+   * sass/optable.c reads that addend as one unit, so the row matches only an RZ addend: neither
+   * value is labelled (before, %r21 was wrongly labelled R0). */
+  run_open(&r, "gemv_r240_rpt4", "sm_89", "gemv_batched");
+  LBL(&r, "%r1", "R43");       /* LEA R43, R42, R43, 0x6   (ctaid << 6 + tid) */
+  LBL(&r, "%r18", "R42");      /* S2R R42, SR_CTAID.X */
+  LBL(&r, "%r21", "optimised away");
+  LBL(&r, "%r22", "optimised away");
+  CHECKF(r.ok && !r.t.map && r.t.labelled == 89, "gemv sm_89 (pinned): %u labelled", r.ok ? r.t.labelled : 0);
+  run_close(&r);
+  /* conv2d: setp + and.pred fused into ISETP's combining predicate (ISETP.AND -> pand, a negated
+   * compare read through its register is the compare: compares are kept up to negation) */
+  run_open(&r, "conv2d_kw3", "sm_89", "conv2d");
+  LBL(&r, "%p8", "P2");        /* ISETP.GT.AND P2, PT, R2, c[0x0][0x17c], PT   (setp.le %r1, %r5, negated) */
+  LBL(&r, "%p1", "P2");        /* ISETP.GT.AND P2, PT, R2, RZ, !P2   (setp.gt %r1, 0 + and.pred %p7, %p8) */
+  LBL(&r, "%p10", "P4");       /* ISETP.GE.AND P4, PT, R2, c[0x0][0x17c], PT   (setp.lt, negated) */
+  LBL(&r, "%p2", "P4");        /* ISETP.GT.AND P4, PT, R2.reuse, -0x1, !P4   (and.pred %p9, %p10) */
+  LBL(&r, "%p3", "P3");        /* ISETP.GT.AND P3, PT, R2, -0x2, !P3   (and.pred %p11, %p12) */
+  LBL(&r, "%p7", "fused");     /* setp.gt %r1, 0: inside the ISETP.AND above */
+  CHECKF(r.ok && !r.t.map && r.t.labelled == 26, "conv2d sm_89 (pinned): %u labelled", r.ok ? r.t.labelled : 0);
   run_close(&r);
 }
 

@@ -1,0 +1,428 @@
+/* sem_eval.c - the correspondence table's templates (ptx/match.h's small language) evaluated
+ * for one instruction: operands as arguments, rules (`@cmp`, `@lop3`, carry halves `@lo`/`@hi`,
+ * 64-bit halves `@lo64`/`@hi64`), nodes for the values and sites pointed at them. */
+#include "ptx/sem_int.h"
+#include <stdio.h>
+#include <stdlib.h>
+
+/* ---- template evaluation ---- */
+typedef struct {
+  const char *s;
+  size_t i;
+  bool bad;
+} T;
+
+static rs_sarg expr(B *b, T *t, const rs_inst *in, unsigned width);
+
+/* Operand k of the instruction (printed order), or element e of a group (-1: whole). */
+const pop *rs_sem_opnd(const B *b, uint32_t ii, unsigned k) {
+  return k < b->inpop[ii] ? &b->pops[b->ipop[ii] + k] : NULL;
+}
+
+/* The resolved sources of use u's unit k. */
+static const uint32_t *res(const B *b, uint32_t u, unsigned k, uint32_t *n) {
+  const rs_suse *x = &b->g->uses[u];
+  if (k >= x->w) {
+    *n = 0;
+    return NULL;
+  }
+  *n = x->res[k + 1] - x->res[k];
+  return b->g->ress + x->res[k];
+}
+
+/* A use read as its constant when every resolved source is the same numeric constant. */
+static rs_sarg use_arg(B *b, int32_t u) {
+  rs_sarg a = {RS_SA_USE, false, 0, 0, (uint32_t)u};
+  if (u < 0) return rs_sem_leaf_other(hs("?"));
+  uint32_t n;
+  const uint32_t *r = res(b, (uint32_t)u, 0, &n);
+  if (!n || b->g->uses[u].w != 1) return a;
+  uint64_t v = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    const rs_ssite *s = &b->g->sites[r[i]];
+    if (s->node == UINT32_MAX) return a;
+    const rs_snode *x = &b->g->nodes[s->node];
+    if (x->leaf != 1 || (s->part != 0 && x->val != 0)) return a; /* any unit of a zero is zero */
+    if (i && x->val != v) return a;
+    v = x->val;
+  }
+  return rs_sem_leaf_const(v);
+}
+
+static rs_sarg pop_arg(B *b, const pop *p, unsigned width) {
+  switch (p->kind) {
+  case PK_REG: {
+    rs_sarg a = use_arg(b, p->use);
+    if (p->flags & PF_H1) a = rs_sem_mk(b, "hi16", &a, 1, 1);
+    if (p->flags & PF_ABS) a = rs_sem_mk(b, b->type == 'i' ? "iabs" : "fabs", &a, 1, width);
+    if (p->flags & PF_NEG) a = rs_sem_mk(b, b->type == 'i' ? "ineg" : "fneg", &a, 1, width);
+    if (p->flags & PF_NOT) a = rs_sem_mk(b, "not", &a, 1, 1);
+    return a;
+  }
+  case PK_CONST:
+    return rs_sem_leaf_const((uint64_t)p->imm);
+  case PK_IMM: {
+    uint64_t v;
+    if (!rs_sem_imm_bits(b->src + p->off, p->len, b->type, &v)) return rs_sem_leaf_other(hs("badimm"));
+    rs_sarg a = rs_sem_leaf_const(v);
+    if (p->flags & PF_NEG) a = rs_sem_mk(b, b->type == 'i' ? "ineg" : "fneg", &a, 1, width);
+    return a;
+  }
+  case PK_CB: {
+    rs_sarg a = rs_sem_leaf_other(p->imm < 0 ? hs("cbank?") : rs_sem_cb_colour(b, p->bank, (uint32_t)p->imm));
+    if (p->flags & PF_NEG) a = rs_sem_mk(b, b->type == 'i' ? "ineg" : "fneg", &a, 1, width);
+    return a;
+  }
+  case PK_SREG:
+    return rs_sem_leaf_other(rs_sem_sreg_colour(b->src + p->off, p->len));
+  case PK_SYM: { /* PTX symbol address: a .shared variable's offset */
+    int64_t so = rs_sem_shared_off(b, b->src + p->off, p->len);
+    if (so >= 0) return rs_sem_leaf_const((uint32_t)so);
+    return rs_sem_leaf_other(hmix(hs("sym"), rs_hash_bytes(b->src + p->off, p->len, 0)));
+  }
+  case PK_MEM: {
+    rs_sarg t[3];
+    unsigned n = 0;
+    if (p->use >= 0) {
+      t[n] = use_arg(b, p->use);
+      if (p->scale > 1) {
+        rs_sarg m[2] = {t[n], rs_sem_leaf_const(p->scale)};
+        t[n] = rs_sem_mk(b, "mul", m, 2, 1);
+      }
+      n++;
+    }
+    if (p->use2 >= 0) t[n++] = use_arg(b, p->use2);
+    int64_t po = p->sym && !b->g->sass ? rs_sem_param_off(b, b->src + p->sym, p->symlen) : -1;
+    if (po >= 0) return rs_sem_leaf_other(hmix(hs("param"), (uint64_t)(po + p->imm)));
+    int64_t so = p->sym && !b->g->sass ? rs_sem_shared_off(b, b->src + p->sym, p->symlen) : -1;
+    if (so >= 0) t[n++] = rs_sem_leaf_const((uint32_t)so);
+    else if (p->sym && !b->g->sass) t[n++] = rs_sem_leaf_other(hmix(hs("sym"), rs_hash_bytes(b->src + p->sym, p->symlen, 0)));
+    t[n++] = rs_sem_leaf_const((uint32_t)p->imm);
+    if (n == 3) {
+      rs_sarg x = rs_sem_mk(b, "add", t, 2, 2);
+      rs_sarg y[2] = {x, t[2]};
+      return rs_sem_mk(b, "add", y, 2, 2);
+    }
+    return rs_sem_mk(b, "add", t, n, 2);
+  }
+  default:
+    return rs_sem_leaf_other(hmix(hs("other"), rs_hash_bytes(b->src + p->off, p->len, 0)));
+  }
+}
+
+static void skip_sp(T *t) {
+  while (t->s[t->i] == ' ') t->i++;
+}
+
+static unsigned read_num(T *t) {
+  unsigned v = 0;
+  while (t->s[t->i] >= '0' && t->s[t->i] <= '9') v = v * 10 + (unsigned)(t->s[t->i++] - '0');
+  return v;
+}
+
+
+/* The carry producer of the carry-in predicate read by instruction ii: its node, or -1. */
+static int64_t carry_node(B *b, uint32_t ii) {
+  for (unsigned k = b->inpop[ii]; k-- > 0;) {
+    const pop *p = rs_sem_opnd(b, ii, k);
+    if (p->kind != PK_REG || p->use < 0) continue;
+    int fi = rs_target_file_of(b->f->tgt, b->g->uses[p->use].loc);
+    if (fi < 0 || (strcmp(b->f->tgt->files[fi].name, "p") && strcmp(b->f->tgt->files[fi].name, "up"))) continue;
+    uint32_t n;
+    const uint32_t *r = res(b, (uint32_t)p->use, 0, &n);
+    if (n != 1 || b->g->sites[r[0]].part != 0xff) return -1;
+    return b->g->sites[r[0]].node;
+  }
+  return -1;
+}
+
+/* A 64-bit value read by its low unit (the low half of a 64-bit add or LEA). */
+static rs_sarg wide(B *b, rs_sarg a) {
+  if (a.kind != RS_SA_USE) return a;
+  rs_sarg r = rs_sem_node(b, NULL, hs("@w"), &a, 1, 2);
+  return r;
+}
+
+static rs_sarg call(B *b, T *t, const rs_inst *in, const char *name, size_t nl, unsigned width) {
+  rs_sarg a[4];
+  unsigned na = 0;
+  char op[32];
+  snprintf(op, sizeof op, "%.*s", (int)(nl < 31 ? nl : 31), name);
+  if (t->s[t->i] == '(') {
+    t->i++;
+    skip_sp(t);
+    while (t->s[t->i] && t->s[t->i] != ')') {
+      if (na == 4) {
+        t->bad = true;
+        break;
+      }
+      /* the halves of mulw and the operands of a compare are 32-bit; @w reads 64 */
+      unsigned w = (!strcmp(op, "mulw") || !strcmp(op, "@cmp") || !strcmp(op, "@lop3") || !strcmp(op, "ext") ||
+                    !strcmp(op, "@x")) ? 1 : width;
+      a[na++] = expr(b, t, in, w);
+      skip_sp(t);
+      if (t->s[t->i] == ',') t->i++;
+      skip_sp(t);
+    }
+    if (t->s[t->i] == ')') t->i++;
+  }
+  uint32_t ii = (uint32_t)(in - b->f->insts);
+  if (!strcmp(op, "copy") && na == 1) return a[0];
+  if (!strcmp(op, "@cmp") && na == 2) return rs_sem_cmp(b, in, a[0], a[1]);
+  if (!strcmp(op, "@cmpz") && na == 1) {
+    rs_sarg x[2] = {a[0], rs_sem_leaf_const(0)};
+    rs_sarg r = rs_sem_node(b, NULL, hmix(hmix(hs("@cmp"), hs("@cmp.eq")), (uint64_t)'i'), x, 2, 1);
+    b->g->nodes[r.idx].comm = true;
+    b->g->nodes[r.idx].val = CMP_MARK;
+    return r;
+  }
+  if (!strcmp(op, "@lop3") && na == 4) return rs_sem_lop3(b, a, a[3]);
+  if (!strcmp(op, "@sub32") && na == 1 && num(a[0]) && a[0].val <= 32) return rs_sem_leaf_const(32 - a[0].val);
+  if (!strcmp(op, "@pow2") && na == 1 && num(a[0]) && a[0].val < 32) return rs_sem_leaf_const(1ull << a[0].val);
+  if (!strcmp(op, "@imadhi") && na == 3) { /* an addend other than RZ names a pair: no guess */
+    const pop *c = rs_sem_opnd(b, ii, 3);
+    if (c && c->kind == PK_CONST && c->imm == 0) return rs_sem_mk(b, "mulhi", a, 2, width);
+    return rs_sem_node(b, NULL, hmix(hs("opaque"), hmix(hs("imadhi"), ii)), NULL, 0, width);
+  }
+  if (!strcmp(op, "@w") && na == 1) return wide(b, a[0]);
+  if (!strcmp(op, "@x") && na == 1) { /* a LEA index: 64-bit when its register is the low half of one */
+    if (a[0].kind == RS_SA_USE) { /* any def reaching it (a loop's pointer: several) 64-bit? */
+      const rs_suse *u = &b->g->uses[a[0].idx];
+      for (uint32_t k = u->res[0]; k < u->res[1]; k++) {
+        const rs_ssite *st = &b->g->sites[b->g->ress[k]];
+        if (st->node != UINT32_MAX && st->part == 0 && b->g->nodes[st->node].width == 2) return wide(b, a[0]);
+      }
+      return rs_sem_node(b, NULL, hs("ext"), a, 1, 2);
+    }
+    return a[0]; /* a constant or a 64-bit parameter as it is */
+  }
+  if (!strcmp(op, "ext") && na == 1) {
+    if (num(a[0])) return a[0]; /* a small constant reads the same at 64 bits */
+    return rs_sem_node(b, NULL, hs("ext"), a, 1, 2);
+  }
+  if (!strncmp(op, "@minmax.", 8) && na == 3 && num(a[2])) {
+    char nm[16];
+    snprintf(nm, sizeof nm, "%c%s", op[8] == 's' ? 'i' : op[8], a[2].val ? "min" : "max");
+    return rs_sem_mk(b, nm, a, 2, width);
+  }
+  if (!strcmp(op, "@h2f") && na == 2 && num(a[0]) && (a[0].val & 0x7fffffff) == 0) return rs_sem_mk(b, "h2f", &a[1], 1, 1);
+  if (!strcmp(op, "@hconst") && na == 4 && num(a[0]) && (a[0].val & 0x7fff) == 0 && is_const(a[1], 0) && num(a[2]) && num(a[3]))
+    return rs_sem_leaf_const(((a[2].val & 0xffff) << 16) | (a[3].val & 0xffff));
+  if (!strcmp(op, "@param") && na == 1) return a[0];
+  if (!strcmp(op, "@lo") || !strcmp(op, "@hi")) return rs_sem_leaf_other(hs("@lohi")); /* handled by the statement */
+  if (op[0] == '@') return rs_sem_node(b, NULL, hmix(hs("opaque"), hs(rs_func_opcode(b->f, in))), NULL, 0, width);
+  return rs_sem_mk(b, op, a, na, width);
+}
+
+static rs_sarg expr(B *b, T *t, const rs_inst *in, unsigned width) {
+  skip_sp(t);
+  const char *s = t->s + t->i;
+  uint32_t ii = (uint32_t)(in - b->f->insts);
+  if (s[0] == '$') {
+    t->i++;
+    unsigned k = read_num(t);
+    const pop *p = rs_sem_opnd(b, ii, k);
+    if (!p) {
+      t->bad = true;
+      return rs_sem_leaf_other(hs("?"));
+    }
+    return pop_arg(b, p, width);
+  }
+  if (s[0] == '#') {
+    t->i++;
+    return rs_sem_leaf_const(read_num(t));
+  }
+  size_t n = 0;
+  while (s[n] && s[n] != '(' && s[n] != ',' && s[n] != ')' && s[n] != ';') n++;
+  t->i += n;
+  return call(b, t, in, s, n, width);
+}
+
+/* The value of a destination: a rs_sem_node (marked not internal), or a leaf/use as a node of its own. */
+static uint32_t as_node(B *b, rs_sarg v, unsigned width) {
+  if (v.kind == RS_SA_NODE) {
+    b->g->nodes[v.idx].internal = false;
+    return v.idx;
+  }
+  rs_sarg r = rs_sem_node(b, NULL, v.kind == RS_SA_LEAF ? v.leaf : hs("copy"), &v, v.kind == RS_SA_USE, width);
+  rs_snode *x = &b->g->nodes[r.idx];
+  x->internal = false;
+  if (v.kind == RS_SA_LEAF) x->leaf = v.num ? 1 : 2, x->val = v.val, x->na = 0;
+  else x->copy = true;
+  return r.idx;
+}
+
+/* Give every site of pop p (element e, or all) node n from unit part on. */
+static void assign(B *b, const pop *p, uint32_t n, unsigned part) {
+  if (p->site < 0) return;
+  for (unsigned k = 0; k < p->nsites; k++) {
+    rs_ssite *s = &b->g->sites[p->site + (int32_t)k];
+    s->node = n;
+    s->part = (uint8_t)(b->g->sass ? part + k : part);
+    s->len = (uint8_t)(b->g->sass ? 1 : p->w);
+  }
+}
+
+static void opaque_dests(B *b, uint32_t ii, const char *why) {
+  for (unsigned k = 0; k < b->inpop[ii]; k++) {
+    const pop *p = rs_sem_opnd(b, ii, k);
+    const pop *el = p->kind == PK_GROUP ? &b->pops[p->elt] : p;
+    unsigned ne = p->kind == PK_GROUP ? p->nelt : 1, part = 0;
+    for (unsigned e = 0; e < ne; e++) {
+      if (el[e].site < 0) continue;
+      rs_sarg r = rs_sem_node(b, NULL, hmix(hmix(hs("opaque"), hs(why)), ((uint64_t)ii << 8) | (k << 4) | e), NULL, 0, el[e].w);
+      assign(b, &el[e], r.idx, part);
+      b->g->nodes[r.idx].internal = false;
+      part += el[e].w;
+    }
+  }
+}
+
+void rs_sem_note_unknown(rs_sgraph *g, const char *op) {
+  for (uint32_t i = 0; i < g->nunknown; i++)
+    if (!strcmp(g->unknown[i], op)) {
+      g->nunknown_of[i]++;
+      return;
+    }
+  RS_PUSH(g->unknown, g->nunknown, g->capunknown, rs_xstrndup(op, strlen(op)));
+  g->nunknown_of = rs_xrealloc(g->nunknown_of, sizeof *g->nunknown_of * g->capunknown);
+  g->nunknown_of[g->nunknown - 1] = 1;
+}
+
+/* Point the 32-bit destination d at unit 0 of the 64-bit value operand sp reads, when every def
+ * reaching it is that one computed value (cvt.u32.u64: SASS reads the low register itself). */
+static bool take_low(B *b, const pop *d, const pop *sp) {
+  if (!sp || sp->kind != PK_REG || sp->use < 0 || d->kind != PK_REG || d->w != 1) return false;
+  uint32_t n, node = UINT32_MAX;
+  const uint32_t *r = res(b, (uint32_t)sp->use, 0, &n);
+  for (uint32_t i = 0; i < n; i++) {
+    const rs_ssite *st = &b->g->sites[r[i]];
+    if (st->node == UINT32_MAX || st->part != 0 || b->g->nodes[st->node].width != 2 || b->g->nodes[st->node].leaf ||
+        (node != UINT32_MAX && st->node != node))
+      return false;
+    node = st->node;
+  }
+  if (node == UINT32_MAX) return false;
+  const rs_snode *x = &b->g->nodes[node];
+  if (x->op == hs("ext") && x->na == 1) { /* the low unit of an extension is what was extended */
+    rs_sarg a = x->a[0];
+    assign(b, d, as_node(b, a, 1), 0);
+    return true;
+  }
+  assign(b, d, node, 0);
+  return true;
+}
+
+/* Evaluate instruction ii's row: nodes for its values, sites pointed at them. */
+void rs_sem_eval_inst(B *b, uint32_t ii, bool count_unknown) {
+  const rs_inst *in = &b->f->insts[ii];
+  const rs_p2s_row *row = b->row[ii];
+  b->cur_inst = ii;
+  if (!row) {
+    if (count_unknown) rs_sem_note_unknown(b->g, rs_func_opcode(b->f, in));
+    opaque_dests(b, ii, rs_func_opcode(b->f, in));
+    return;
+  }
+  b->type = row->type;
+  if (!strcmp(row->sem, "-")) {
+    opaque_dests(b, ii, "nosem");
+    return;
+  }
+  T t = {row->sem, 0, false};
+  while (t.s[t.i]) {
+    skip_sp(&t);
+    if (t.s[t.i] == '_' && t.s[t.i + 1] == '=') { /* a value nobody holds (a store): a node for the matching */
+      t.i += 2;
+      rs_sarg v = expr(b, &t, in, 1);
+      if (v.kind == RS_SA_NODE) b->g->nodes[v.idx].internal = false;
+      skip_sp(&t);
+      if (t.s[t.i] == ';') t.i++;
+      continue;
+    }
+    if (t.s[t.i] != '$') break;
+    t.i++;
+    unsigned k = read_num(&t), e = UINT32_MAX;
+    if (t.s[t.i] == '.') t.i++, e = read_num(&t);
+    if (t.s[t.i] == '=') t.i++;
+    const pop *p = rs_sem_opnd(b, ii, k);
+    if (!p) break;
+    const pop *d = p;
+    unsigned part = 0;
+    if (p->kind == PK_GROUP && e != UINT32_MAX && e < p->nelt) d = &b->pops[p->elt + e];
+    unsigned width = p->w;
+    if (p->kind == PK_GROUP && e == UINT32_MAX)
+      for (unsigned x = 0; x < p->nelt; x++) width += b->pops[p->elt + x].w;
+    if (!width) width = 1;
+    size_t at = t.i;
+    bool lo = !strncmp(t.s + at, "@lo(", 4), hi = !strncmp(t.s + at, "@hi(", 4);
+    bool half = !strncmp(t.s + at, "@lo64(", 6) || !strncmp(t.s + at, "@hi64(", 6);
+    if (lo) t.i += 4;
+    if (half) { /* one 32-bit half of a 64-bit value the template computes whole */
+      t.i += 6;
+      rs_sarg w = expr(b, &t, in, 2);
+      skip_sp(&t);
+      if (t.s[t.i] == ')') t.i++;
+      assign(b, d, as_node(b, w, 2), t.s[at + 1] == 'h');
+      if (t.bad) break;
+      skip_sp(&t);
+      if (t.s[t.i] == ';') t.i++;
+      continue;
+    }
+    if (!strncmp(t.s + at, "@low($", 6)) { /* the low unit of a 64-bit value, no instruction */
+      t.i += 6;
+      const pop *sp = rs_sem_opnd(b, ii, read_num(&t));
+      while (t.s[t.i] && t.s[t.i] != ';') t.i++;
+      if (t.s[t.i] == ';') t.i++;
+      if (!take_low(b, d, sp)) opaque_dests(b, ii, "low?");
+      continue;
+    }
+    rs_sarg v = hi ? rs_sem_leaf_other(0) : expr(b, &t, in, lo ? 2 : width);
+    if (hi) {
+      while (t.s[t.i] && t.s[t.i] != ';') t.i++;
+      int64_t cn = carry_node(b, ii);
+      if (cn >= 0) assign(b, d, (uint32_t)cn, 1);
+      else opaque_dests(b, ii, "carry?");
+    } else if (lo) {
+      skip_sp(&t);
+      if (t.s[t.i] == ',') t.i++;
+      rs_sarg c = expr(b, &t, in, 1);
+      (void)c;
+      if (t.s[t.i] == ')') t.i++;
+      uint32_t n = as_node(b, v, 2);
+      assign(b, d, n, 0);
+      /* the carry-out predicate: operand of the @lo's second argument */
+      const char *q = strrchr(row->sem, '$');
+      const pop *cp = q ? rs_sem_opnd(b, ii, (unsigned)strtoul(q + 1, NULL, 10)) : NULL;
+      if (cp && cp->site >= 0)
+        for (unsigned u = 0; u < cp->nsites; u++) b->g->sites[cp->site + (int32_t)u].node = n,
+                                                  b->g->sites[cp->site + (int32_t)u].part = 0xff;
+    } else if (p->kind == PK_GROUP && e == UINT32_MAX) { /* a vector: elements are slices */
+      uint32_t n = as_node(b, v, width);
+      for (unsigned x = 0; x < p->nelt; x++) {
+        assign(b, &b->pops[p->elt + x], n, part);
+        part += b->pops[p->elt + x].w;
+      }
+    } else {
+      assign(b, d, as_node(b, v, width), 0);
+    }
+    if (t.bad) break;
+    skip_sp(&t);
+    if (t.s[t.i] == ';') t.i++;
+  }
+  /* PTX ld.param of a vector or with an offset: every element its own parameter slot */
+  if (!b->g->sass && !strncmp(row->sem, "$0=@param", 9)) {
+    const pop *d = rs_sem_opnd(b, ii, 0), *m = rs_sem_opnd(b, ii, 1);
+    if (d && m && m->kind == PK_MEM && m->sym) {
+      int64_t base = rs_sem_param_off(b, b->src + m->sym, m->symlen);
+      const pop *el = d->kind == PK_GROUP ? &b->pops[d->elt] : d;
+      unsigned ne = d->kind == PK_GROUP ? d->nelt : 1;
+      int64_t at = base + m->imm;
+      for (unsigned e = 0; e < ne; e++) {
+        rs_sarg v = base < 0 ? rs_sem_leaf_other(hs("param?")) : rs_sem_leaf_other(hmix(hs("param"), (uint64_t)at));
+        assign(b, &el[e], as_node(b, v, el[e].w), 0);
+        at += 4 * el[e].w;
+      }
+    }
+  }
+}
+

@@ -12,6 +12,7 @@
  *
  * usage: bench_disasm [--quick] [--rounds N] [--nvdisasm PATH] [--ptxas PATH]   (from the repository root;
  * --quick: one round) */
+#include "front/front.h"
 #include "bench/bench.h"
 #include "analysis/problem.h"
 #include "ir/ir.h"

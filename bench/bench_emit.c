@@ -6,6 +6,7 @@
  * Both alternate per round (the machine is noisy); the best of REPS rounds is printed, then the ratio.
  * usage: bench_emit [--quick] [REPS] (run from the repository root; uses tests/fixtures/amd;
  * --quick: one round of the first kernel). */
+#include "front/front.h"
 #include "bench/bench.h"
 #include "corpus/truth.h"
 #include "emit/emit.h"

@@ -8,6 +8,7 @@
  *         the embedded IR module, print nothing), a process.
  * Prints medians, minima and the ratio llc / ours (> 1: ours is faster).
  * usage: bench_mir22 [--quick] [--rounds N] [--llc PATH] [FILE]   (from the repository root) */
+#include "front/front.h"
 #include "analysis/problem.h"
 #include "ir/ir.h"
 #include <dirent.h>

@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "front/front.h"
 #include "bench/bench.h"
 #include "ir/ir.h"
 #include "analysis/liveness.h"

@@ -1,4 +1,5 @@
 /* cmd_inspect.c - `regsweep inspect FILE...`: what the parsers and liveness see. */
+#include "front/front.h"
 #include "cli/cli.h"
 #include "analysis/problem.h"
 #include "sass/sass.h"

@@ -1,6 +1,7 @@
 /* cmd_lower.c - `regsweep lower`: SASS listings back into cubins (sass/lower.h), the learned
  * register fields (learn, check), the register counts, and nvdisasm's crosscheck. Also the
  * cubin side of `regalloc FILE.cubin ... -o OUT.cubin` (rs_regalloc_cubin). */
+#include "front/front.h"
 #include "cli/cli.h"
 #include "analysis/problem.h"
 #include "corpus/truth.h"

@@ -1,5 +1,6 @@
 /* cmd_ptxtruth.c - `regsweep ptxtruth FILE.ptx FILE.sass`: ptxas's registers for the PTX values
  * (ptx/match.c), each value's label or the reason it has none, and whether the map is a truth. */
+#include "front/front.h"
 #include "cli/cli.h"
 #include "corpus/grid.h"
 #include "corpus/ptxtruth.h"

@@ -17,6 +17,7 @@
  * every use reads the same original definitions, its contributor set) and the assignment must
  * pass the verifier's checks against the original Problem; the line printed says both
  * ("contributor sets equivalent (N uses), verifier: pass"). */
+#include "front/front.h"
 #include "cli/cli.h"
 #include "analysis/problem.h"
 #include "sass/lower.h"

@@ -1,4 +1,5 @@
 /* assemble.c - compiled variant directories -> corpus rows. */
+#include "front/front.h"
 #include "corpus/assemble.h"
 #include "corpus/truth.h"
 #include "corpus/ptxtruth.h"

@@ -1,4 +1,5 @@
 /* instance.c - load an instance (corpus row or file) into IR, Problem and name map. */
+#include "front/front.h"
 #include "corpus/instance.h"
 #include "corpus/normalize.h"
 #include "corpus/truth.h"

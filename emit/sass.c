@@ -8,6 +8,7 @@
  * an in-flight instruction under ptxas's scoreboards (sass/hazard.c); then sass/lower.c
  * re-encodes the changed instructions into a copy of the instance's cubin and sets the register
  * count, and nvdisasm, not our encoder, reads the result back (sass/crosscheck.c). */
+#include "front/front.h"
 #include "emit/emit.h"
 #include "sass/lower.h"
 #include "sass/sass.h"

@@ -4,6 +4,7 @@
  *
  * Seeds: with RS_FUZZ_WRITE_SEEDS=DIR, LLVMFuzzerInitialize writes a few valid and invalid JSON
  * maps for that Problem into DIR (scripts/fuzz.sh does this before fuzzing). */
+#include "front/front.h"
 #include "ir/ir.h"
 #include "corpus/normalize.h"
 #include "analysis/problem.h"

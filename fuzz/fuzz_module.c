@@ -3,6 +3,7 @@
  * conflicts) on every function it yields. Any input may be
  * rejected with an error; none may crash, leak, read out of bounds or hit undefined behaviour.
  * Build and run: scripts/fuzz.sh (fuzz/README.md). */
+#include "front/front.h"
 #include "ir/ir.h"
 #include "analysis/problem.h"
 #include <stdint.h>

@@ -3,6 +3,7 @@
  * rs_problem_build, the -plr live rows (both call conventions) and the write-back under the
  * listing's own registers. Any input may be rejected with an error; none may crash, leak, read
  * out of bounds or hit undefined behaviour. Build and run: scripts/fuzz.sh 60 sass. */
+#include "front/front.h"
 #include "ir/ir.h"
 #include "analysis/problem.h"
 #include "sass/sass.h"

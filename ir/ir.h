@@ -131,16 +131,8 @@ typedef struct {
   uint32_t nfuncs, capfuncs;
 } rs_module;
 
-/* Parse a file (kind from its extension/content; target from --target or the file). */
-rs_module *rs_module_load(const char *path, const char *target_override, rs_err *e);
-/* Parse text already in memory; takes ownership of text (malloc'd, NUL-terminated). */
-rs_module *rs_module_parse(const char *path, char *text, size_t len, enum rs_srckind kind,
-                           const char *target_override, rs_err *e);
+/* Loading a file picks a front end: front/front.h (rs_module_load), above mir/, ptx/, sass/. */
 void rs_module_free(rs_module *m);
-
-int rs_mir_parse(rs_module *m, rs_err *e);
-int rs_ptx_parse(rs_module *m, rs_err *e);
-int rs_sass_parse(rs_module *m, rs_err *e); /* sass/sass_parse.c (options: sass/sass.h) */
 
 /* Helpers the parsers share. */
 rs_func *rs_func_new(rs_module *m, const char *name, size_t n, uint32_t line);

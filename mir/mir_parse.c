@@ -3,6 +3,7 @@
  * The YAML around the body is read line by line for the few keys allocation needs (name,
  * registers, liveins, machineFunctionInfo's reserved registers); the body is parsed fully:
  * every operand of every instruction is classified or the file is rejected with file:line. */
+#include "front/front.h"
 #include "ir/ir.h"
 #include "mir/vop3p.h"
 #include <ctype.h>

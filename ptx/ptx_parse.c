@@ -6,6 +6,7 @@
  * and after each branch/ret/exit/trap (a mid-block conditional branch would otherwise hide a
  * value that is live only on the taken path).  Anything not understood is an error with
  * file:line; the scanner is bounded by the text length, so no input can crash it. */
+#include "front/front.h"
 #include "ir/ir.h"
 #include <stdarg.h>
 #include <stdio.h>

@@ -6,6 +6,7 @@
  * Before writing, every instruction's current words must list as `orig` says: each of its
  * tokens with a trusted field must hold the listed register, so a listing that is not of this
  * cubin is refused rather than patched. */
+#include "front/front.h"
 #include "sass/lower.h"
 #include <stdio.h>
 #include <stdlib.h>

@@ -21,6 +21,7 @@
  * instruction that needs no descriptor is an error too, so a decoder bug cannot hide. */
 #ifndef RS_SASS_H
 #define RS_SASS_H
+#include "front/front.h"
 #include "ir/ir.h"
 
 /* One decoded descriptor: instruction `addr` of function `func` reads UR[ur]:UR[ur+1]. */

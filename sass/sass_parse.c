@@ -7,6 +7,7 @@
  * operands are physical registers until lift.c makes register webs of them. Blocks start at
  * labels and after control flow; see sass.h for calls, returns and the hidden descriptor.
  * Every malformed input is an error `file:line: message`; scanning is bounded by line ends. */
+#include "front/front.h"
 #include "sass/sass.h"
 #include <stdarg.h>
 #include <stdio.h>

@@ -23,6 +23,7 @@
  *    an unknown shape (a round without its rewriter, a fourth round) refused with its passes.
  * Bad input of the new kinds: a MIR of an unknown architecture (gfx1250, which llc-22 compiles
  * and we have no data for) and a class of another architecture exit 2 naming it. Liveness against llc's liveins is in test_liveins.c. */
+#include "front/front.h"
 #include "check.h"
 #include "analysis/problem.h"
 #include "corpus/truth.h"

@@ -11,6 +11,7 @@
  *  6. SASS listings (issue 14): truncated, garbage, an unknown opcode, operands of the wrong
  *     width, address holes, an undefined label, CRLF.
  * Temporary files live in a mkdtemp() directory that is removed at the end. */
+#include "front/front.h"
 #include "check.h"
 #include "analysis/problem.h"
 #include <ctype.h>

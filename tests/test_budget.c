@@ -11,6 +11,7 @@
  *  - builtin:chaitin allocates the prera form within the budget;
  *  - the rule (target fn_budget) against the reserved sets measured with llc-14/llc-16 on every
  *    AMD architecture (docs/emit.md, "The function's register budget"). */
+#include "front/front.h"
 #include "check.h"
 #include "corpus/instance.h"
 #include "emit/emit.h"

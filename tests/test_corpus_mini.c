@@ -8,6 +8,7 @@
  *    byte for byte, and the name map is an exact bijection (normalized <-> original);
  *  - no two instances of one target and form share an IR hash (dedup).
  * RS_MINI=PATH checks another build of it (e.g. before replacing data/corpus-mini.h5). */
+#include "front/front.h"
 #include "check.h"
 #include "corpus/truth.h"
 #include "corpus/normalize.h"

@@ -13,6 +13,7 @@
  *  - a refused listing (T.sass.FAILED) and a failed target (T.FAILED) are build failures;
  *  - `corpus export --subset same-nv` writes the SASS truths (the Same-NV training set).
  * The nvdisasm path given to the assembler is never run (every variant is in the work dir). */
+#include "front/front.h"
 #include "check.h"
 #include "corpus/assemble.h"
 #include "corpus/normalize.h"

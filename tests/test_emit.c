@@ -12,6 +12,7 @@
  *  - a rejected answer is refused (CLI exit 1 with the verdict); --force emits it, marked, unless
  *    LLVM's MachineVerifier refuses it too (a hardware violation), which then exits 1 as well;
  *  - --emit-check's library half on a real run file. */
+#include "front/front.h"
 #include "check.h"
 #include "corpus/truth.h"
 #include "emit/emit.h"

@@ -9,6 +9,7 @@
  *     chaitin's answer passes, keeps P registers first and puts the rest in R, where they count as
  *     R registers used; putting a predicate on the R register of a b32 value live with it is
  *     dataflow, on PT or RZ hardware (reserved). */
+#include "front/front.h"
 #include "check.h"
 #include "analysis/liveness.h"
 #include "corpus/truth.h"

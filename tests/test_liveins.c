@@ -11,6 +11,7 @@
  *    virtual register's sub-ranges. We recover the same fact mechanically: align the final MIR
  *    with the same function after greedy,1 (mir/align.c), run our liveness there, and drop from
  *    each aligned read the lanes no definition reaches. The test counts these lanes. */
+#include "front/front.h"
 #include "check.h"
 #include "mir/align.h"
 #include "analysis/liveness.h"

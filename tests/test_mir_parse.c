@@ -2,6 +2,7 @@
  * operands the parser produced equals an independent line-level count made here with simpler
  * rules (one instruction per body line; operands = top-level comma-separated items on both
  * sides of " = ", memory operands and debug annotations excluded). */
+#include "front/front.h"
 #include "check.h"
 #include "ir/ir.h"
 #include <stdlib.h>

@@ -1,6 +1,7 @@
 /* test_normalize.c - the normalizer on every fixture (AMD prera + postsplit, PTX sm_89 + sm_90):
  * exact one-to-one name map, one line per instruction whose register sequence maps back to the
  * instruction's vreg operands (checked against the IR), determinism, and the size table. */
+#include "front/front.h"
 #include "corpus/normalize.h"
 #include "tests/check.h"
 #include <stdlib.h>

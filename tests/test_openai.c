@@ -4,6 +4,7 @@
  * retried, persistent errors, timeouts, truncated / non-JSON / oversized bodies, dropped
  * connections, finish_reason length), concurrency (curl multi), a 1,500-value schema, bad specs,
  * and that the API key never shows up in a candidate or an error. Loopback only, bounded. */
+#include "front/front.h"
 #include "corpus/normalize.h"
 #include "model/model.h"
 #include "model/openai_schema.h"

@@ -14,6 +14,7 @@
  *    the function may use (checked on a real gfx90a instance: every entry parses back to a
  *    member of the class, tuples aligned, nothing past the budget, the count per class as the
  *    file, width and alignment say), sent only when asked for, part of the model's identity. */
+#include "front/front.h"
 #include "analysis/problem.h"
 #include "ir/ir.h"
 #include "model/model.h"

@@ -13,6 +13,7 @@
  *    alive only the lanes some restore brings back into live lanes; a slot another instruction
  *    touches stays opaque. Hand-written, and on the llc output where LLVM relies on it.
  * 5. Alignment keeps deleted copies identities while it searches (hand-written pair). */
+#include "front/front.h"
 #include "check.h"
 #include "mir/align.h"
 #include "analysis/liveness.h"

@@ -2,6 +2,7 @@
  * Fixtures: parser accounting against an independent line-level count, classes, resolved
  * branches.  A hand-written snippet: def/use/flags of each construct.  Bad input: clean errors
  * naming file:line. */
+#include "front/front.h"
 #include "check.h"
 #include "ir/ir.h"
 #include <stdlib.h>

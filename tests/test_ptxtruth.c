@@ -8,6 +8,7 @@
  * change of the matcher either way must show here). Also: the corpus build's entry
  * (rs_ptxtruth_for_dir) and `corpus export --subset verilocc-*` on data/corpus-mini.h5 (counts
  * of the file as shipped: re-assembling it changes them). */
+#include "front/front.h"
 #include "check.h"
 #include "corpus/ptxtruth.h"
 #include "sass/sass.h"

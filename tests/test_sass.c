@@ -3,6 +3,7 @@
  * bad input (file:line, exit 2, never a crash), the pinned oracle (`regsweep regalloc
  * --pinned`: identical on every fixture, and a wrong register is caught), --free and
  * inspect --live. */
+#include "front/front.h"
 #include "check.h"
 #include "analysis/problem.h"
 #include "sass/sass.h"

@@ -15,6 +15,7 @@
  * A listing the parser refuses is refused by --free with exit 2 and file:line. Mutated outputs
  * (one register of one instruction; a whole web moved onto a register of a value it interferes
  * with; a pair moved to an odd register) are caught with function, address and register. */
+#include "front/front.h"
 #include "check.h"
 #include "analysis/problem.h"
 #include "sass/sass.h"

@@ -26,6 +26,7 @@
  * The Problem's liveness (real CFG) is not this emulation: the pinned oracle reproduces ptxas's
  * allocation on all four (tests/test_sass.c).
  * RS_PLR_DIFF=1 prints every row that differs (a debugging aid). */
+#include "front/front.h"
 #include "check.h"
 #include "sass/sass.h"
 #include <stdlib.h>

@@ -13,6 +13,7 @@
  *     the listing of this cubin, a form whose field is not trusted, a truncated .nv.info.
  *  6. Scoreboard hazards (sass/hazard.c): none in ptxas's own listings; an ALU result moved onto the
  *     register an in-flight store still reads is one. */
+#include "front/front.h"
 #include "check.h"
 #include "sass/lower.h"
 #include "sass/sass.h"

@@ -19,6 +19,7 @@
  *   - `inspect --live` against nvdisasm 11.8's `-lrm count` (NAME.lrm) row by row: equal on every
  *     row of warp_ops (all archs); the rows that still differ elsewhere are an open gap of the
  *     -plr emulation (sass/live.c), pinned per listing in LIVE_GAP so a change either way shows. */
+#include "front/front.h"
 #include "check.h"
 #include "analysis/problem.h"
 #include "corpus/truth.h"

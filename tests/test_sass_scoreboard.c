@@ -8,6 +8,7 @@
  *     hazard under ptxas's control bits; without them it has some on sgemm_t4x4 (sm_89, sm_90):
  *     the conflicts are what removes them, not luck; on sgemm it is lowered into the cubin's words.
  *  3. A corpus row that keeps its cubin: `regalloc C.h5 --free|--pinned` takes its control bits. */
+#include "front/front.h"
 #include "check.h"
 #include "analysis/problem.h"
 #include "corpus/truth.h"

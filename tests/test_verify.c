@@ -1,5 +1,6 @@
 /* test_verify.c - candidate parsing and the checkers on small hand-written MIR, one rule each,
  * with both verifiers (any disagreement fails the test). */
+#include "front/front.h"
 #include "check.h"
 #include "corpus/instance.h"
 #include "model/model.h"

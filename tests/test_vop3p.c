@@ -10,6 +10,7 @@
  *  3. mutants of the MIR text: set op_sel_hi (8), op_sel (4) or both (12) on those sources, so
  *     the hardware reads the high register: the same allocation must now fail with dataflow,
  *     one operand at a time too (a real read of a clobbered lane is still caught). */
+#include "front/front.h"
 #include "check.h"
 #include "corpus/truth.h"
 #include "verify/verifier.h"

@@ -9,6 +9,7 @@
  *    semantics give (rs_target_member + function-reserved registers + rs_problem_violations,
  *    recomputed here) and that rs_check_native gives.
  * Prints the context build time and per-check latencies (median / p95 / max). */
+#include "front/front.h"
 #include "check.h"
 #include "mir/align.h"
 #include "analysis/problem.h"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The README's main command: install dependencies, build, and run a real sweep on the shipped
-# mini corpus (data/corpus-mini.h5: 553 instances of real clang-14/16/22, llc-14/16/22 and nvcc/ptxas output) with
+# mini corpus (data/corpus-mini.h5: 616 instances of real clang-14/16/22, llc-14/16/22 and nvcc/ptxas output) with
 # the built-in synthetic baseline model, on 3 MPI ranks (1 coordinator + 2 workers). Prints the
 # pass@k table and where run.h5 is. Extra arguments are passed to `regsweep sweep`.
 set -euo pipefail

@@ -6,6 +6,8 @@
 #include "check.h"
 #include "storage/corpus.h"
 #include <hdf5.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -70,19 +72,57 @@ int main(int argc, char **argv) {
   CHECKF(!c && strstr(e.msg, "cubin_index") && strstr(e.msg, path), "%s", e.msg);
   if (c) rs_corpus_close(c, NULL);
   unlink(path);
-  /* 2. the mini corpus predates the column */
+  /* 2. the mini corpus as shipped keeps every sass row's cubin, and no other row has one */
   c = rs_corpus_open("data/corpus-mini.h5", &e);
   CHECKF(c != NULL, "%s", e.msg);
-  uint64_t n = c ? rs_corpus_count(c) : 0, sass = 0;
+  uint64_t n = c ? rs_corpus_count(c) : 0, sass = 0, with = 0, other = 0;
   for (uint64_t i = 0; i < n; i++) {
     rs_instance in;
     if (rs_corpus_get(c, i, &in, 1, &e)) break;
-    sass += !strcmp(in.form, "sass");
-    CHECK(!in.cubin);
+    bool is_sass = !strcmp(in.form, "sass");
+    sass += is_sass;
+    with += is_sass && in.cubin && in.cubin_len > 52 && !memcmp(in.cubin, "\177ELF", 4);
+    other += !is_sass && in.cubin;
     rs_instance_clear(&in);
   }
-  CHECK(sass > 100);
+  CHECKF(sass > 100 && with == sass && !other, "%" PRIu64 " sass rows, %" PRIu64 " with an ELF cubin, %" PRIu64 " others with one",
+         sass, with, other);
   if (c) rs_corpus_close(c, &e);
+  /* 4. a corpus written before the column (both datasets removed from a copy): rows read
+   * without a cubin, nothing refused */
+  char old[] = "/tmp/rs_cubin_old_XXXXXX";
+  int ofd = mkstemp(old);
+  CHECK(ofd >= 0);
+  if (ofd >= 0) close(ofd);
+  char cmd[256];
+  snprintf(cmd, sizeof cmd, "cp data/corpus-mini.h5 %s", old);
+  CHECK(system(cmd) == 0);
+  f = H5Fopen(old, H5F_ACC_RDWR, H5P_DEFAULT);
+  CHECK(f >= 0 && H5Ldelete(f, "cubin_index", H5P_DEFAULT) >= 0 && H5Ldelete(f, "text/cubin", H5P_DEFAULT) >= 0);
+  if (f >= 0) H5Fclose(f);
+  c = rs_corpus_open(old, &e);
+  CHECKF(c != NULL, "%s", e.msg);
+  uint64_t none = 0;
+  n = c ? rs_corpus_count(c) : 0;
+  for (uint64_t i = 0; i < n; i++) {
+    rs_instance in;
+    if (rs_corpus_get(c, i, &in, 1, &e)) break;
+    none += !in.cubin;
+    rs_instance_clear(&in);
+  }
+  CHECKF(n > 0 && none == n, "%" PRIu64 " of %" PRIu64 " rows without a cubin", none, n);
+  if (c) rs_corpus_close(c, &e);
+  /* emit to a cubin from such a corpus: bad input (2), the missing column named */
+  char out[2048], ecmd[1024];
+  snprintf(ecmd, sizeof ecmd,
+           "id=$(%s corpus list %s | awk '$1 ~ /sm_89\\/sass$/ {print $1; exit}'); %s emit --corpus %s --instance \"$id\" truth "
+           "-o %s.cubin 2>&1; echo \"exit $?\"",
+           rs_check_cli, old, rs_check_cli, old, old);
+  rs_check_run(ecmd, out, sizeof out);
+  CHECKF(strstr(out, "predates its /text/cubin column") && strstr(out, "exit 2"), "old corpus emit: %s", out);
+  snprintf(ecmd, sizeof ecmd, "%s.cubin", old);
+  CHECKF(access(ecmd, F_OK) != 0, "a cubin was written from an old corpus");
+  unlink(old);
   free(cub);
   free(want);
   return rs_check_done("test_corpus_cubin");

@@ -340,8 +340,9 @@ static void test_dir(void) {
   rs_module_free(pm);
 }
 
-/* VeriLocc's settings as export subsets, on the mini corpus as shipped (ptx on sm_89/sm_90 only,
- * no ptx truth yet): verilocc-amd = gfx90a prera rows, verilocc-nv = sm_89 ptx rows. */
+/* VeriLocc's settings as export subsets, on the mini corpus as shipped (ptx on sm_75-sm_90, no ptx
+ * truth: every complete map breaks the PTX Problem): verilocc-amd = gfx90a prera rows, verilocc-nv =
+ * sm_89 ptx rows. */
 static void test_export(void) {
   char cmd[512], out[4096];
   snprintf(cmd, sizeof cmd,
@@ -349,11 +350,11 @@ static void test_export(void) {
            "grep -c '\"id\":\"[a-z0-9_]*/[^/]*/gfx90a/prera\"' /tmp/rs_ptxtruth_x.jsonl && wc -l < /tmp/rs_ptxtruth_x.jsonl",
            rs_check_cli);
   int rc = rs_check_run(cmd, out, sizeof out);
-  CHECKF(rc == 0 && strstr(out, "12 pairs written (test, verilocc-amd)") && strstr(out, "\n12\n12"), "verilocc-amd: %s", out);
+  CHECKF(rc == 0 && strstr(out, "8 pairs written (test, verilocc-amd)") && strstr(out, "\n8\n8"), "verilocc-amd: %s", out);
   snprintf(cmd, sizeof cmd, "%s corpus export data/corpus-mini.h5 --split test --subset verilocc-nv --out /tmp/rs_ptxtruth_x.jsonl 2>&1",
            rs_check_cli);
   rc = rs_check_run(cmd, out, sizeof out);
-  CHECKF(rc == 0 && strstr(out, "0 pairs written (test, verilocc-nv); 4 instances"), "verilocc-nv: %s", out);
+  CHECKF(rc == 0 && strstr(out, "0 pairs written (test, verilocc-nv); 2 instances"), "verilocc-nv: %s", out);
   unlink("/tmp/rs_ptxtruth_x.jsonl");
 }
 

@@ -96,7 +96,7 @@ int rs_cmd_corpus_import(int argc, char **argv) {
       if (targets) {
         rs_imp_unit probe;
         rs_err pe = {{0}};
-        bool amd = rs_imp_unit_file(files[i], "gfx90a", &probe, &pe) == 0 && rs_imp_lang_amd(probe.lang);
+        bool amd = rs_imp_unit_file(files[i], NULL, &probe, &pe) == 0 && rs_imp_lang_amd(probe.lang);
         for (const char *t = targets; *t;) {
           const char *c = strchr(t, ',');
           int k = (int)(c ? c - t : (long)strlen(t));

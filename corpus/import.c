@@ -37,8 +37,9 @@ static void shq(char *out, size_t n, const char *s) {
 }
 
 /* OpenCL without rocm-device-libs (-nogpulib, as the grid compiles): the work-item functions and
- * barriers real kernels call, defined over the amdgcn builtins (`-include`d); any other library
- * call is left a call, which the MIR reader refuses by name. */
+ * barriers real kernels call and the common float/int math, defined over the amdgcn and LLVM
+ * builtins (`-include`d); any other library call is left a call, which the MIR reader refuses by
+ * name. */
 static const char prelude[] =
     "/* regsweep corpus import: OpenCL work-item functions and barriers for -nogpulib compiles */\n"
     "#define RS_OVL __attribute__((overloadable, always_inline))\n"
@@ -60,7 +61,23 @@ static const char prelude[] =
     "  __builtin_amdgcn_s_barrier();\n"
     "  __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, \"workgroup\");\n"
     "}\n"
-    "RS_OVL void work_group_barrier(cl_mem_fence_flags f) { barrier(f); }\n";
+    "RS_OVL void work_group_barrier(cl_mem_fence_flags f) { barrier(f); }\n"
+    "RS_OVL float fmin(float a, float b) { return __builtin_fminf(a, b); }\n"
+    "RS_OVL float fmax(float a, float b) { return __builtin_fmaxf(a, b); }\n"
+    "RS_OVL float fabs(float a) { return __builtin_fabsf(a); }\n"
+    "RS_OVL float sqrt(float a) { return __builtin_sqrtf(a); }\n"
+    "RS_OVL float rsqrt(float a) { return 1.0f / __builtin_sqrtf(a); }\n"
+    "RS_OVL float fma(float a, float b, float c) { return __builtin_fmaf(a, b, c); }\n"
+    "RS_OVL float mad(float a, float b, float c) { return __builtin_fmaf(a, b, c); }\n"
+    "RS_OVL float exp2(float a) { return __builtin_exp2f(a); }\n"
+    "RS_OVL float exp(float a) { return __builtin_expf(a); }\n"
+    "RS_OVL float log2(float a) { return __builtin_log2f(a); }\n"
+    "RS_OVL float floor(float a) { return __builtin_floorf(a); }\n"
+    "RS_OVL float ceil(float a) { return __builtin_ceilf(a); }\n"
+    "RS_OVL int min(int a, int b) { return a < b ? a : b; }\n"
+    "RS_OVL int max(int a, int b) { return a > b ? a : b; }\n"
+    "RS_OVL uint min(uint a, uint b) { return a < b ? a : b; }\n"
+    "RS_OVL uint max(uint a, uint b) { return a > b ? a : b; }\n";
 
 static char *script(const rs_import_opts *o, const rs_imp_unit *u, const char *dir, const char *cubin_target);
 
@@ -145,12 +162,24 @@ static char *script(const rs_import_opts *o, const rs_imp_unit *u, const char *d
       else if (u->lang == RS_IMP_HIP) {
         char qdl[1100];
         shq(qdl, sizeof qdl, o->devlibs);
-        add(&b, "if ! clang-16 -x hip --cuda-device-only --offload-arch=%s -O%d -emit-llvm -c -nogpuinc -I/usr/include "
+        add(&b, "if [ ! -f /usr/include/hip/hip_runtime.h ] && echo '/usr/include/hip/hip_runtime.h missing (apt-get "
+                "install libamdhip64-dev)' > \"$t/err\"; then tfail \"$f\" hip \"$t/err\"\n");
+        add(&b, "elif ! clang-16 -x hip --cuda-device-only --offload-arch=%s -O%d -emit-llvm -c -nogpuinc -I/usr/include "
                 "-I\"$(clang-16 -print-resource-dir)\" --rocm-device-lib-path=%s %s %s -o \"$t/k.bc\" 2>\"$t/err\"; "
                 "then tfail \"$f\" clang-16 \"$t/err\"\n",
             t, u->opt, qdl, u->flags, qs);
-      } else if (u->lang == RS_IMP_LLVM)
-        add(&b, "if ! cp %s \"$t/k.bc\" 2>\"$t/err\"; then tfail \"$f\" cp \"$t/err\"\n", qs);
+      } else if (u->lang == RS_IMP_LLVM) {
+        /* the IR's own "target-cpu"/"target-features" would override -mcpu: dropped, so that
+         * one IR compiles for every architecture asked (an IR of a newer LLVM fails here, named) */
+        size_t sl = strlen(u->source);
+        if (sl > 3 && !strcmp(u->source + sl - 3, ".ll"))
+          add(&b, "if ! cp %s \"$t/k.ll\" 2>\"$t/err\"; then tfail \"$f\" cp \"$t/err\"\n", qs);
+        else
+          add(&b, "if ! llvm-dis-%d %s -o \"$t/k.ll\" 2>\"$t/err\"; then tfail \"$f\" llvm-dis-%d \"$t/err\"\n", ver, qs,
+              ver);
+        add(&b, "elif ! sed -E 's/\"target-(cpu|features)\"=\"[^\"]*\"//g' \"$t/k.ll\" > \"$t/k.bc\" 2>\"$t/err\"; then "
+                "tfail \"$f\" sed \"$t/err\"\n");
+      }
       if (u->lang == RS_IMP_MIR) {
         /* X.prera.mir names the other two stages: X.postsplit.mir, X.final.mir */
         char base[600], qb[1300];
@@ -164,7 +193,7 @@ static char *script(const rs_import_opts *o, const rs_imp_unit *u, const char *d
       add(&b, "elif ! %s -stop-before=greedy \"$t/k.bc\" -o \"$t/%s/prera.mir\" 2>\"$t/err\"; then tfail \"$f\" llc-%d \"$t/err\"\n"
               "elif ! %s -stop-after=greedy,1 \"$t/k.bc\" -o \"$t/%s/postsplit.mir\" 2>\"$t/err\"; then tfail \"$f\" llc-%d \"$t/err\"\n"
               "elif ! %s -stop-after=virtregrewriter,1 \"$t/k.bc\" -o \"$t/%s/final.mir\" 2>\"$t/err\"; then tfail \"$f\" llc-%d \"$t/err\"\n"
-              "fi; rm -f \"$t/k.bc\"\n",
+              "fi; rm -f \"$t/k.bc\" \"$t/k.ll\"\n",
           llc, t, ver, llc, t, ver, llc, t, ver);
     } else {
       char qn[1100] = "''", px[1024] = "ptxas";
@@ -214,6 +243,28 @@ static int cubin_target(const char *path, char *tg, size_t n, rs_err *e) {
   if (rs_cubin_load(path, &c, e)) return -1;
   snprintf(tg, n, "sm_%u", c.sm);
   rs_cubin_free(&c);
+  return 0;
+}
+
+/* MIR stages belong to the one architecture llc wrote them for: the IR's "target-cpu" when the
+ * module has one (it must be asked for, or nothing was asked), else the first target asked. */
+static int mir_target(rs_imp_unit *u, rs_err *e) {
+  char *text = rs_read_file(u->source, NULL, e);
+  if (!text) return -1;
+  const char *c = strstr(text, "\"target-cpu\"=\"");
+  char cpu[32] = "";
+  if (c) snprintf(cpu, sizeof cpu, "%.*s", (int)strcspn(c + 14, "\""), c + 14);
+  free(text);
+  if (!cpu[0]) {
+    u->targets[strcspn(u->targets, ",")] = 0;
+    return 0;
+  }
+  if (!rs_arch_llvm(cpu))
+    return rs_errf(e, u->source, 0, "MIR for %s, not an architecture the corpus reads (gfx908, gfx90a, gfx940, "
+                                    "gfx1030, gfx1100)", cpu);
+  if (!rs_list_has(u->targets, cpu))
+    return rs_errf(e, u->source, 0, "MIR for %s, but the targets asked are %s", cpu, u->targets);
+  snprintf(u->targets, sizeof u->targets, "%s", cpu);
   return 0;
 }
 
@@ -366,6 +417,7 @@ static rs_variant *new_variant(vlist *l, const rs_import_opts *o, const rs_imp_u
 static int amd_split(const rs_import_opts *o, const rs_imp_unit *u, const char *ud, const rs_compile_opts *co,
                      vlist *l, uint32_t *nk, rs_err *e) {
   char vd[1100], name[128];
+  uint32_t most = 0; /* kernels: the most any architecture has, not their sum */
   for (const char *tg = u->targets; *tg;) {
     const char *c = strchr(tg, ',');
     char t[16], ad[1200];
@@ -375,6 +427,7 @@ static int amd_split(const rs_import_opts *o, const rs_imp_unit *u, const char *
     char *failed = rfile(ad, "FAILED"), *st[3] = {rfile(ad, "prera.mir"), rfile(ad, "postsplit.mir"), rfile(ad, "final.mir")};
     char *ks = failed || !st[0] ? NULL : rs_split_kernels(st[0], 'm');
     int rc = 0;
+    uint32_t ks_n = 0;
     if (!ks || !*ks) { /* the unit failed here, or has no kernel: one failure row names it */
       if (!new_variant(l, o, u, u->name, t, co, vd, sizeof vd, e)) rc = -1;
       else rc = wfile(vd, "FAILED", failed ? failed : !st[0] ? "no MIR\n" : "no kernel (entry function) in the module\n", e);
@@ -387,7 +440,7 @@ static int amd_split(const rs_import_opts *o, const rs_imp_unit *u, const char *
         rc = -1;
         break;
       }
-      (*nk)++;
+      ks_n++;
       static const char *const files[3] = {"prera.mir", "postsplit.mir", "final.mir"};
       for (int s = 0; s < 3 && !rc; s++) {
         char *part = st[s] ? rs_split_mir(st[s], k) : NULL;
@@ -404,8 +457,10 @@ static int amd_split(const rs_import_opts *o, const rs_imp_unit *u, const char *
     free(ks);
     free(failed);
     for (int s = 0; s < 3; s++) free(st[s]);
+    if (ks_n > most) most = ks_n;
     if (rc) return rc;
   }
+  *nk += most;
   return 0;
 }
 
@@ -594,6 +649,8 @@ int rs_import(const rs_imp_unit *uin, uint32_t n, const rs_import_opts *o, const
       rc = cubin_target(u[i].source, ctg[i], sizeof ctg[i], e);
       if (!rc) snprintf(u[i].targets, sizeof u[i].targets, "%s", ctg[i]);
     }
+  for (uint32_t i = 0; i < nu && !rc; i++)
+    if (u[i].lang == RS_IMP_MIR) rc = mir_target(&u[i], e);
   rs_imp_name_units(u, nu);
   st->units = nu;
   double t0 = rs_now();

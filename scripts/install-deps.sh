@@ -6,7 +6,8 @@ PKGS=(build-essential cmake pkg-config git
       libopenmpi-dev openmpi-bin libz3-dev libcjson-dev libhwloc-dev hwloc
       libhdf5-dev hdf5-tools libcurl4-openssl-dev gnuplot-nox clang-14 llvm-14 lld-14 libclang-rt-14-dev
       valgrind python3 curl bc
-      clang-16 llvm-16)  # archs: llc-16 for gfx940 (MI300) and gfx1100 (RDNA3)
+      clang-16 llvm-16  # archs: llc-16 for gfx940 (MI300) and gfx1100 (RDNA3)
+      rocm-device-libs)  # corpus import: OpenCL library on gfx940, HIP (3 MB; HIP also needs libamdhip64-dev)
 # The Slurm test runs a real slurmctld/slurmd: their recommended plugins (PMIx) are needed too.
 WITH_RECOMMENDS=(slurm-wlm munge)
 # ---- nvdisasm (sass-tools) ------------------------------------------------------------------

@@ -276,13 +276,30 @@ static int extract_cubins(const char *path, const char *work, rs_imp_unit **unit
   int found = 0;
   for (size_t i = 1; i + 64 <= len; i++) {
     if (memcmp(b + i, "\x7f" "ELF\x02\x01", 6) || (b[i + 18] | b[i + 19] << 8) != 190) continue;
-    uint64_t shoff, eh;
-    memcpy(&shoff, b + i + 0x28, 8);
-    uint16_t shentsize, shnum;
-    memcpy(&shentsize, b + i + 0x3a, 2);
-    memcpy(&shnum, b + i + 0x3c, 2);
+    /* its length: the furthest of the section table, the program header table and every
+     * section's bytes */
+    const uint8_t *h = b + i;
+    uint64_t shoff, phoff, eh;
+    uint16_t shentsize, shnum, phentsize, phnum;
+    memcpy(&phoff, h + 0x20, 8);
+    memcpy(&shoff, h + 0x28, 8);
+    memcpy(&phentsize, h + 0x36, 2);
+    memcpy(&phnum, h + 0x38, 2);
+    memcpy(&shentsize, h + 0x3a, 2);
+    memcpy(&shnum, h + 0x3c, 2);
     eh = shoff + (uint64_t)shentsize * shnum;
-    if (!shoff || eh > len - i) continue;
+    if (!shoff || shentsize < 64 || eh > len - i) continue;
+    if (phoff + (uint64_t)phentsize * phnum > eh) eh = phoff + (uint64_t)phentsize * phnum;
+    for (uint16_t k = 0; k < shnum; k++) {
+      const uint8_t *sh = h + shoff + (uint64_t)k * shentsize;
+      uint32_t type;
+      uint64_t off, size;
+      memcpy(&type, sh + 4, 4);
+      memcpy(&off, sh + 0x18, 8);
+      memcpy(&size, sh + 0x20, 8);
+      if (type != 8 /* SHT_NOBITS */ && off + size > eh) eh = off + size;
+    }
+    if (eh > len - i) continue;
     char dir[1100], out[1200];
     snprintf(dir, sizeof dir, "%s/cubins", work);
     if (mkdirs(dir)) return rs_errf(e, dir, 0, "cannot create: %s", strerror(errno));
@@ -302,8 +319,8 @@ static int extract_cubins(const char *path, const char *work, rs_imp_unit **unit
   }
   free(b);
   if (!found)
-    return rs_errf(e, path, 0, "no cubin found in this ELF object (a compressed fatbin? give the .cubin, or "
-                               "nvcc -Xfatbin -compress-all=false / cuobjdump -xelf all)");
+    return rs_errf(e, path, 0, "no uncompressed cubin found in this ELF object (a compressed fatbin?): give the "
+                               "cubin itself (nvcc -cubin, or cuobjdump -xelf all)");
   return 0;
 }
 

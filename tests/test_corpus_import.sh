@@ -66,6 +66,15 @@ check 'grep -q "^files/axpb.axpb_half/sm_80/sass	.*truth$" "$tmp/4.list"' "PTX -
 check 'grep -q "^files/axpb.axpb/sm_80/ptx	" "$tmp/4.list"' "PTX form row"
 check '[ "$(grep -c "^mylib/" "$tmp/4.list")" -eq 16 ]' "the first family's 16 rows are all there"
 
+# an ELF object (nvcc -c): its embedded cubin found, form sass; a non-CUDA ELF object refused
+"$nvcc" -arch=sm_80 -c "$fx/axpb.cu" -o "$tmp/axpb.o"
+"$bin" corpus import --out "$tmp/O.h5" "$tmp/axpb.o" --family obj > "$tmp/o.log" 2>&1 || cat "$tmp/o.log"
+"$bin" corpus list "$tmp/O.h5" > "$tmp/o.list"
+check '[ "$(grep -c "^obj/axpb.axpb.*/sm_80/sass	.*truth$" "$tmp/o.list")" -eq 2 ]' "cubin inside an ELF object: 2 kernels"
+cc -c -x c /dev/null -o "$tmp/host.o"
+check '! "$bin" corpus import --out "$tmp/X.h5" "$tmp/host.o" 2> "$tmp/e5"' "ELF object without cubin refused"
+check 'grep -q "host.o: no uncompressed cubin found" "$tmp/e5"' "named: $(cat "$tmp/e5")"
+
 # re-import of a family replaces its rows
 "$bin" corpus import --out "$C" "$fx/vecops.cl" --family mylib --targets gfx90a -j2 > "$tmp/5.log" 2>&1
 "$bin" corpus list "$C" > "$tmp/5.list"

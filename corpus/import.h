@@ -33,6 +33,12 @@ typedef struct {
 int rs_import(const rs_imp_unit *u, uint32_t n, const rs_import_opts *o, const char *out, rs_import_stats *st,
               rs_err *e);
 
+/* The unit's shell job (corpus/import_job.c): compiles it into DIR (written aside as DIR.tmp.PID,
+ * renamed when complete); cubin_target: a cubin unit's architecture. */
+char *rs_import_job(const rs_import_opts *o, const rs_imp_unit *u, const char *dir, const char *cubin_target);
+/* OpenCL -nogpulib compiles include it (written to WORK/prelude.cl). */
+extern const char rs_import_prelude[];
+
 /* Splitters (corpus/import_split.c): the part of a compiler output that belongs to one kernel.
  * Each returns a malloc'd text, or NULL when the kernel is not in it. */
 /* Names of the kernels (entry functions) of a MIR module, a PTX module or an nvdisasm listing,

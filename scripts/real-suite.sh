@@ -75,7 +75,7 @@ recipe_magma() { # magmablas: every precision generated (tools/codegen.py), one 
 }
 
 recipe_clblast() { # CLBlast's OpenCL kernels: each kernel file with the common and level headers it is
-  # compiled with at run time (its R"( )" wrappers dropped), single and double precision, all AMD archs
+  # compiled with at run time (its R"( )" wrappers dropped), real and complex, single and double, all AMD archs
   local c=$1 r=$dir/recipes/clblast.tsv u=$dir/src/clblast-units K=$1/src/kernels
   strip() { grep -v -E '^R"\($|^\)"$' "$1"; }
   mkdir -p "$u"
@@ -93,7 +93,7 @@ recipe_clblast() { # CLBlast's OpenCL kernels: each kernel file with the common 
   done
   { echo "# CLBlast $(basename "$c") OpenCL kernels: source, language, flags, targets"
     for f in $(cd "$u" && ls ./*.cl | sed 's|./||' | sort | pick); do
-      for p in 32 64; do printf '%s\topencl\t-DPRECISION=%s\t%s\n' "$u/$f" "$p" "$amd_cl"; done
+      for p in 32 64 3232 6464; do printf '%s\topencl\t-DPRECISION=%s\t%s\n' "$u/$f" "$p" "$amd_cl"; done
     done; } > "$r"
   echo "$r"
 }

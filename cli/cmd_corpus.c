@@ -585,6 +585,7 @@ int rs_cmd_corpus(int argc, char **argv) {
   if (!strcmp(argv[1], "list")) return list(argc, argv);
   if (!strcmp(argv[1], "disasm")) return disasm(argc, argv);
   if (!strcmp(argv[1], "forms")) return rs_cmd_corpus_forms(argc, argv);
-  fprintf(stderr, "regsweep corpus: unknown subcommand '%s' (build, info, export, list, disasm, forms)\n", argv[1]);
+  if (!strcmp(argv[1], "import")) return rs_cmd_corpus_import(argc, argv);
+  fprintf(stderr, "regsweep corpus: unknown subcommand '%s' (build, import, info, export, list, disasm, forms)\n", argv[1]);
   return 2;
 }

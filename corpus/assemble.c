@@ -358,7 +358,7 @@ static int nv_variant(A *a, const rs_variant *v, const char *dir, rs_err *e) {
     }
     unsigned ref[RS_MAX_FILES], spill;
     ptxas_counts(dir, tg[i], ref, &spill);
-    if (rs_grid_ptx_target(tg[i])) {
+    if (rs_grid_ptx_target(tg[i]) && !v->sass_only) {
       snprintf(file, sizeof file, "%s.ptx", tg[i]);
       rs_err pe = {{0}};
       rs_module *m = load_stage(dir, file, tg[i], &pe);

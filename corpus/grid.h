@@ -13,6 +13,7 @@ typedef struct {
   int opt;           /* AMD: clang/llc -O level */
   int fastmath;      /* NVIDIA: nvcc -use_fast_math */
   char arch[16];     /* AMD: the `arch` axis (gfx908 ...); "" = gfx90a (grids without the axis) */
+  bool sass_only;    /* corpus import of a cubin: no PTX beside it, form sass only */
 } rs_variant;
 /* archs: the AMD architecture a variant compiles for (NULL for NVIDIA, which compiles for every
  * target of rs_grid_targets), and the LLVM major version that compiles it (14 or 16). */

@@ -7,7 +7,8 @@ PKGS=(build-essential cmake pkg-config git
       libhdf5-dev hdf5-tools libcurl4-openssl-dev gnuplot-nox clang-14 llvm-14 lld-14 libclang-rt-14-dev
       valgrind python3 curl bc
       clang-16 llvm-16   # archs: llc-16 for gfx940 (MI300) and gfx1100 (RDNA3)
-      clang-22 llvm-22 lld-22)  # llc-22: gfx942, gfx950 (MI300X/MI355X), gfx1200/gfx1201 (RDNA4); bookworm-security
+      clang-22 llvm-22 lld-22  # llc-22: gfx942, gfx950 (MI300X/MI355X), gfx1200/gfx1201 (RDNA4); bookworm-security
+      rocm-device-libs)  # corpus import: OpenCL library on gfx940, HIP (3 MB; HIP also needs libamdhip64-dev)
 # The Slurm test runs a real slurmctld/slurmd: their recommended plugins (PMIx) are needed too.
 WITH_RECOMMENDS=(slurm-wlm munge)
 # ---- nvdisasm (sass-tools) ------------------------------------------------------------------

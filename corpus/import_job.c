@@ -1,0 +1,209 @@
+/* import_job.c - the shell job that compiles one import unit (corpus/import.h), and the OpenCL
+ * prelude its -nogpulib compiles include. */
+#include "corpus/import.h"
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void shq(char *out, size_t n, const char *s) {
+  size_t k = 0;
+  out[k++] = '\'';
+  for (; *s && k + 6 < n; s++) {
+    if (*s == '\'') {
+      memcpy(out + k, "'\\''", 4);
+      k += 4;
+    } else out[k++] = *s;
+  }
+  out[k++] = '\'';
+  out[k] = 0;
+}
+
+/* OpenCL without rocm-device-libs (-nogpulib, as the grid compiles): the work-item functions and
+ * barriers real kernels call and the common float/int math, defined over the amdgcn and LLVM
+ * builtins (`-include`d); any other library call is left a call, which the MIR reader refuses by
+ * name. */
+const char rs_import_prelude[] =
+    "/* regsweep corpus import: OpenCL work-item functions and barriers for -nogpulib compiles */\n"
+    "#define RS_OVL __attribute__((overloadable, always_inline))\n"
+    "RS_OVL size_t get_local_id(uint d) { return d == 0 ? __builtin_amdgcn_workitem_id_x() : d == 1 ? __builtin_amdgcn_workitem_id_y() : d == 2 ? __builtin_amdgcn_workitem_id_z() : 0; }\n"
+    "RS_OVL size_t get_group_id(uint d) { return d == 0 ? __builtin_amdgcn_workgroup_id_x() : d == 1 ? __builtin_amdgcn_workgroup_id_y() : d == 2 ? __builtin_amdgcn_workgroup_id_z() : 0; }\n"
+    "RS_OVL size_t get_local_size(uint d) {\n"
+    "  __constant ushort *p = (__constant ushort *)__builtin_amdgcn_dispatch_ptr();\n"
+    "  return d < 3 ? p[2 + d] : 1;\n"
+    "}\n"
+    "RS_OVL size_t get_num_groups(uint d) {\n"
+    "  __constant uint *p = (__constant uint *)__builtin_amdgcn_dispatch_ptr();\n"
+    "  return d < 3 ? (p[3 + d] + get_local_size(d) - 1) / get_local_size(d) : 1;\n"
+    "}\n"
+    "RS_OVL size_t get_global_size(uint d) { __constant uint *p = (__constant uint *)__builtin_amdgcn_dispatch_ptr(); return d < 3 ? p[3 + d] : 1; }\n"
+    "RS_OVL size_t get_global_id(uint d) { return get_group_id(d) * get_local_size(d) + get_local_id(d); }\n"
+    "RS_OVL uint get_work_dim(void) { __constant ushort *p = (__constant ushort *)__builtin_amdgcn_dispatch_ptr(); return p[0] & 3; }\n"
+    "RS_OVL void barrier(cl_mem_fence_flags f) {\n"
+    "  __builtin_amdgcn_fence(__ATOMIC_RELEASE, \"workgroup\");\n"
+    "  __builtin_amdgcn_s_barrier();\n"
+    "  __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, \"workgroup\");\n"
+    "}\n"
+    "RS_OVL void work_group_barrier(cl_mem_fence_flags f) { barrier(f); }\n"
+    "RS_OVL float fmin(float a, float b) { return __builtin_fminf(a, b); }\n"
+    "RS_OVL float fmax(float a, float b) { return __builtin_fmaxf(a, b); }\n"
+    "RS_OVL float fabs(float a) { return __builtin_fabsf(a); }\n"
+    "RS_OVL float sqrt(float a) { return __builtin_sqrtf(a); }\n"
+    "RS_OVL float rsqrt(float a) { return 1.0f / __builtin_sqrtf(a); }\n"
+    "RS_OVL float fma(float a, float b, float c) { return __builtin_fmaf(a, b, c); }\n"
+    "RS_OVL float mad(float a, float b, float c) { return __builtin_fmaf(a, b, c); }\n"
+    "RS_OVL float exp2(float a) { return __builtin_exp2f(a); }\n"
+    "RS_OVL float exp(float a) { return __builtin_expf(a); }\n"
+    "RS_OVL float log2(float a) { return __builtin_log2f(a); }\n"
+    "RS_OVL float floor(float a) { return __builtin_floorf(a); }\n"
+    "RS_OVL float ceil(float a) { return __builtin_ceilf(a); }\n"
+    "RS_OVL int min(int a, int b) { return a < b ? a : b; }\n"
+    "RS_OVL int max(int a, int b) { return a > b ? a : b; }\n"
+    "RS_OVL uint min(uint a, uint b) { return a < b ? a : b; }\n"
+    "RS_OVL uint max(uint a, uint b) { return a > b ? a : b; }\n";
+
+typedef struct {
+  char *s;
+  size_t n, cap;
+} sb;
+
+static void add(sb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add(sb *b, const char *fmt, ...) {
+  va_list ap;
+  for (;;) {
+    va_start(ap, fmt);
+    int k = vsnprintf(b->s ? b->s + b->n : NULL, b->s ? b->cap - b->n : 0, fmt, ap);
+    va_end(ap);
+    if (b->s && b->n + (size_t)k < b->cap) {
+      b->n += (size_t)k;
+      return;
+    }
+    b->cap = (b->cap + (size_t)k + 1) * 2;
+    b->s = rs_xrealloc(b->s, b->cap);
+  }
+}
+
+/* The unit's shell job. Per target it leaves what the grid's compile leaves (AMD: ARCH/{prera,
+ * postsplit,final}.mir for the whole module; NVIDIA: T.ptx, T.cubin, T.ptxas.txt, T.sass), or
+ * ARCH/FAILED, T.FAILED, T.sass.FAILED with the tool and its first error lines. */
+char *rs_import_job(const rs_import_opts *o, const rs_imp_unit *u, const char *dir, const char *cubin_target) {
+  sb b = {0};
+  char qd[1100], qs[1100], t[16];
+  shq(qd, sizeof qd, dir);
+  shq(qs, sizeof qs, u->source);
+  add(&b, "d=%s; t=\"$d.tmp.$$\"; rm -rf \"$t\"; mkdir -p \"$t\" || exit 3\n"
+          "tfail() { { echo \"$2\"; grep -m3 -i 'error' \"$3\" || tail -n 3 \"$3\"; } > \"$1\"; }\n",
+      qd);
+  char pre[1100], qpre[1200];
+  snprintf(pre, sizeof pre, "%s/prelude.cl", o->work);
+  shq(qpre, sizeof qpre, pre);
+  if (u->lang == RS_IMP_CUBIN) {
+    snprintf(t, sizeof t, "%s", cubin_target);
+    add(&b, "cp %s \"$t/%s.cubin\" 2>\"$t/err\" || tfail \"$t/%s.FAILED\" cp \"$t/err\"\n", qs, t, t);
+  }
+  for (const char *tg = u->targets; *tg && u->lang != RS_IMP_CUBIN;) {
+    const char *c = strchr(tg, ',');
+    snprintf(t, sizeof t, "%.*s", (int)(c ? c - tg : (long)strlen(tg)), tg);
+    tg = c ? c + 1 : tg + strlen(tg);
+    if (rs_imp_lang_amd(u->lang)) {
+      /* HIP, and OpenCL when rocm-device-libs is there (get_global_id, math: its opencl/ocml/ockl
+       * bitcode, LLVM 15, which clang-14 cannot read): clang-16, so llc-16, on every arch. Without
+       * it OpenCL goes as the grid's (-nogpulib: a library call is left, and named as such). */
+      char isa[1300];
+      snprintf(isa, sizeof isa, "%s/oclc_isa_version_%s.bc", o->devlibs ? o->devlibs : "", t + 3);
+      bool dl = o->devlibs && (u->lang == RS_IMP_HIP ||
+                               (u->lang == RS_IMP_OPENCL && rs_arch_llvm(t) == 16 && access(isa, R_OK) == 0));
+      int ver = dl ? 16 : rs_arch_llvm(t);
+      char llc[128];
+      snprintf(llc, sizeof llc, "llc-%d -march=amdgcn -mcpu=%s -O%d", ver, t, u->opt);
+      add(&b, "mkdir -p \"$t/%s\"; f=\"$t/%s/FAILED\"\n", t, t);
+      if (u->lang == RS_IMP_OPENCL && dl) {
+        char qdl[1100];
+        shq(qdl, sizeof qdl, o->devlibs);
+        add(&b, "if ! clang-16 -x cl -cl-std=CL2.0 -target amdgcn-amd-amdhsa -mcpu=%s --rocm-device-lib-path=%s -O%d "
+                "-emit-llvm -c %s %s -o \"$t/k.bc\" 2>\"$t/err\"; then tfail \"$f\" clang-16 \"$t/err\"\n",
+            t, qdl, u->opt, u->flags, qs);
+      } else if (u->lang == RS_IMP_OPENCL)
+        add(&b, "if ! clang-%d -x cl -cl-std=CL2.0 -target amdgcn-amd-amdhsa -mcpu=%s -nogpulib -O%d -emit-llvm -c "
+                "-include %s %s %s -o \"$t/k.bc\" 2>\"$t/err\"; then tfail \"$f\" clang-%d \"$t/err\"\n",
+            ver, t, u->opt, qpre, u->flags, qs, ver);
+      else if (u->lang == RS_IMP_HIP && !o->devlibs)
+        add(&b, "if echo 'rocm-device-libs not installed (apt-get install rocm-device-libs libamdhip64-dev)' > \"$t/err\"; "
+                "then tfail \"$f\" hip \"$t/err\"\n");
+      else if (u->lang == RS_IMP_HIP) {
+        char qdl[1100];
+        shq(qdl, sizeof qdl, o->devlibs);
+        add(&b, "if [ ! -f /usr/include/hip/hip_runtime.h ] && echo '/usr/include/hip/hip_runtime.h missing (apt-get "
+                "install libamdhip64-dev)' > \"$t/err\"; then tfail \"$f\" hip \"$t/err\"\n");
+        add(&b, "elif ! clang-16 -x hip --cuda-device-only --offload-arch=%s -O%d -emit-llvm -c -nogpuinc -I/usr/include "
+                "-I\"$(clang-16 -print-resource-dir)\" --rocm-device-lib-path=%s %s %s -o \"$t/k.bc\" 2>\"$t/err\"; "
+                "then tfail \"$f\" clang-16 \"$t/err\"\n",
+            t, u->opt, qdl, u->flags, qs);
+      } else if (u->lang == RS_IMP_LLVM) {
+        /* the IR's own "target-cpu"/"target-features" would override -mcpu: dropped, so that
+         * one IR compiles for every architecture asked (an IR of a newer LLVM fails here, named) */
+        size_t sl = strlen(u->source);
+        if (sl > 3 && !strcmp(u->source + sl - 3, ".ll"))
+          add(&b, "if ! cp %s \"$t/k.ll\" 2>\"$t/err\"; then tfail \"$f\" cp \"$t/err\"\n", qs);
+        else
+          add(&b, "if ! llvm-dis-%d %s -o \"$t/k.ll\" 2>\"$t/err\"; then tfail \"$f\" llvm-dis-%d \"$t/err\"\n", ver, qs,
+              ver);
+        add(&b, "elif ! sed -E 's/\"target-(cpu|features)\"=\"[^\"]*\"//g' \"$t/k.ll\" > \"$t/k.bc\" 2>\"$t/err\"; then "
+                "tfail \"$f\" sed \"$t/err\"\n");
+      }
+      if (u->lang == RS_IMP_MIR) {
+        /* X.prera.mir names the other two stages: X.postsplit.mir, X.final.mir */
+        char base[600], qb[1300];
+        snprintf(base, sizeof base, "%.*s", (int)(strlen(u->source) - strlen(".prera.mir")), u->source);
+        shq(qb, sizeof qb, base);
+        add(&b, "b=%s; for s in prera postsplit final; do cp \"$b.$s.mir\" \"$t/%s/$s.mir\" 2>\"$t/err\" || "
+                "{ tfail \"$f\" \"missing stage $s\" \"$t/err\"; break; }; done\n",
+            qb, t);
+        continue;
+      }
+      add(&b, "elif ! %s -stop-before=greedy \"$t/k.bc\" -o \"$t/%s/prera.mir\" 2>\"$t/err\"; then tfail \"$f\" llc-%d \"$t/err\"\n"
+              "elif ! %s -stop-after=greedy,1 \"$t/k.bc\" -o \"$t/%s/postsplit.mir\" 2>\"$t/err\"; then tfail \"$f\" llc-%d \"$t/err\"\n"
+              "elif ! %s -stop-after=virtregrewriter,1 \"$t/k.bc\" -o \"$t/%s/final.mir\" 2>\"$t/err\"; then tfail \"$f\" llc-%d \"$t/err\"\n"
+              "fi; rm -f \"$t/k.bc\" \"$t/k.ll\"\n",
+          llc, t, ver, llc, t, ver, llc, t, ver);
+    } else {
+      char qn[1100] = "''", px[1024] = "ptxas";
+      if (o->nvcc) {
+        shq(qn, sizeof qn, o->nvcc);
+        snprintf(px, sizeof px, "%.*s/ptxas", (int)(strrchr(o->nvcc, '/') - o->nvcc), o->nvcc);
+      }
+      char qpx[1100];
+      shq(qpx, sizeof qpx, px);
+      add(&b, "f=\"$t/%s.FAILED\"\n", t);
+      if (!o->nvcc)
+        add(&b, "if echo 'nvcc not found (CUDA toolkit; $NVCC)' > \"$t/err\"; then tfail \"$f\" nvcc \"$t/err\"\n");
+      else if (u->lang == RS_IMP_CUDA)
+        add(&b, "if ! %s -arch=%s -ptx %s %s -o \"$t/%s.ptx\" 2>\"$t/err\"; then tfail \"$f\" nvcc \"$t/err\"\n", qn, t,
+            u->flags, qs, t);
+      else
+        add(&b, "if ! cp %s \"$t/%s.ptx\" 2>\"$t/err\"; then tfail \"$f\" cp \"$t/err\"\n", qs, t);
+      add(&b, "elif ! %s -v -arch=%s \"$t/%s.ptx\" -o \"$t/%s.cubin\" 2>\"$t/%s.ptxas.txt\"; then tfail \"$f\" ptxas "
+              "\"$t/%s.ptxas.txt\"\nfi\n",
+          qpx, t, t, t, t, t);
+    }
+    if (!rs_imp_lang_amd(u->lang)) continue;
+  }
+  if (!rs_imp_lang_amd(u->lang)) {
+    /* form sass for every target that has a cubin */
+    if (o->self && o->nvdisasm) {
+      char qself[1100], qnd[1100];
+      shq(qself, sizeof qself, o->self);
+      shq(qnd, sizeof qnd, o->nvdisasm);
+      add(&b, "for c in \"$t\"/*.cubin; do [ -f \"$c\" ] || continue; s=\"${c%%.cubin}\"\n"
+              "  %s corpus disasm \"$c\" --nvdisasm %s -o \"$s.sass\" 2>\"$t/err\" || "
+              "{ sed \"s|$t/||g\" \"$t/err\" > \"$s.sass.FAILED\"; rm -f \"$s.sass\"; }\ndone\n",
+          qself, qnd);
+    } else {
+      add(&b, "for c in \"$t\"/*.cubin; do [ -f \"$c\" ] || continue; echo 'no nvdisasm: form sass not made' > "
+              "\"${c%%.cubin}.sass.FAILED\"; done\n");
+    }
+  }
+  add(&b, "rm -f \"$t/err\"; mv -T \"$t\" \"$d\" 2>/dev/null || rm -rf \"$t\"\n");
+  return b.s;
+}

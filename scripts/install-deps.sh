@@ -8,7 +8,7 @@ PKGS=(build-essential cmake pkg-config git
       valgrind python3 curl bc
       clang-16 llvm-16   # archs: llc-16 for gfx940 (MI300) and gfx1100 (RDNA3)
       clang-22 llvm-22 lld-22  # llc-22: gfx942, gfx950 (MI300X/MI355X), gfx1200/gfx1201 (RDNA4); bookworm-security
-      rocm-device-libs)  # corpus import: OpenCL library on gfx940, HIP (3 MB; HIP also needs libamdhip64-dev)
+      rocm-device-libs libamdhip64-dev)  # corpus import: OpenCL library on gfx940, HIP device-only compiles (test_corpus_import_hip)
 # The Slurm test runs a real slurmctld/slurmd: their recommended plugins (PMIx) are needed too.
 WITH_RECOMMENDS=(slurm-wlm munge)
 # ---- nvdisasm (sass-tools) ------------------------------------------------------------------

@@ -1,6 +1,6 @@
 /* amdgpu.h - internal to target/: the register model every AMD target shares, so that each
  * per-architecture file (gfx908.c, gfx90a.c, gfx940.c, gfx942.c, gfx950.c, gfx1030.c, gfx1100.c,
- * gfx1200.c, gfx1201.c) is data only.
+ * gfx120x.c) is data only.
  *
  * All AMD targets number their units the same way: s0..s105, the special registers, v0..v255,
  * then a0..a255 on architectures with AGPRs (RDNA targets stop after v255, so "$agpr0" does not

@@ -1,9 +1,11 @@
-/* gfx1201.c - AMD RDNA4 (Navi 48: RX 9070, 9070 XT, AI PRO R9700) as llc-22 models it: data only (target/amdgpu.h).
+/* gfx120x.c - AMD RDNA4, gfx1200 (Navi 44: RX 9060 XT) and gfx1201 (Navi 48: RX 9070, 9070 XT,
+ * AI PRO R9700), as llc-22 models them: data only (target/amdgpu.h), one set for both.
  * gfx1100's register model, measured again on llc-22's .s: no AGPRs, s0..s105, SGPRs never
  * limit occupancy, no alignment rule for vector tuples, the large VGPR file (wave32 1536 per
  * lane with granule 24, wave64 768 / 12; 16 waves per SIMD), 128 KiB of LDS per WGP. New in
  * llc-22: VCC_HI is allocatable in wave32 (RS_AMD_SPECIALS_W32_HI).
- * gfx1200 and gfx1201 compile to the same code; they stay two targets for the holdout splits. */
+ * gfx1200 and gfx1201 compile to the same code; they stay two targets (same data, two names) for
+ * the holdout splits. */
 #include "target/amdgpu.h"
 
 static const rs_regfile files32[] = {RS_AMD_FILE_SGPR(106), RS_AMD_FILE_SPEC, RS_AMD_FILE_VGPR(24)};
@@ -21,6 +23,10 @@ static const rs_amd_occ occ64 = {.max_waves = 16, .vgpr_total = 768, .vgpr_granu
 RS_AMD_HOOKS(32, occ32)
 RS_AMD_HOOKS(64, occ64)
 
+const rs_target rs_target_gfx1200 =
+    RS_AMD_TARGET_22("gfx1200", files32, specials32, classes32, flags32, RS_AMD_NUNITS_NOAGPR, occupancy32, budget32);
+const rs_target rs_target_gfx1200_w64 =
+    RS_AMD_TARGET_22("gfx1200w64", files64, specials64, classes64, flags64, RS_AMD_NUNITS_NOAGPR, occupancy64, budget64);
 const rs_target rs_target_gfx1201 =
     RS_AMD_TARGET_22("gfx1201", files32, specials32, classes32, flags32, RS_AMD_NUNITS_NOAGPR, occupancy32, budget32);
 const rs_target rs_target_gfx1201_w64 =

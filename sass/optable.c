@@ -266,7 +266,7 @@ const rs_sass_op rs_sass_optable[] = {
     {"BRA.CONV", "U", "l|s1 l", C},
     {"BRX", "", "s1 l|s1", I},
     {"JMX", "", "s1 l|s1", I},
-    {"EXIT", "", "", X | S},
+    {"EXIT", "", "|s1", X | S}, /* EXIT !P2: also reads a predicate (MAGMA, ptxas 13) */
     {"RET.REL.NODEC", "", "s2 l", R | S}, /* RET.REL.NODEC R2 `(kernel): returns through R2:R3 */
     {"RET.ABS.NODEC", "", "s2 l", R | S},
     {"CALL.REL.NOINC", "", "l", C | S},

@@ -419,6 +419,34 @@ static void test_ops(void) {
   }
 }
 
+/* `@P0 EXIT !P2` (MAGMA's gesvj kernel, ptxas 13 sm_75): EXIT reads its predicate operand; the
+ * listing was refused before ("EXIT with 1 operands"), pinned identical and --free valid now. */
+static void test_exit_pred(void) {
+  char path[256], cmd[800], out[8192];
+  snprintf(path, sizeof path, "%s/ops/magma_gesvj_exit_pred.sm_75.sass", DIR);
+  rs_err e = {{0}};
+  rs_module *m = rs_module_load(path, NULL, &e);
+  CHECKF(m && m->nfuncs == 1, "%s: %s", path, e.msg);
+  if (!m) return;
+  const rs_func *f = m->funcs[0];
+  uint32_t exits = 0, with_pred = 0;
+  for (uint32_t i = 0; i < f->ninsts; i++) {
+    const rs_inst *in = &f->insts[i];
+    if (strcmp(f->names.strs[in->opcode], "EXIT")) continue;
+    exits++;
+    /* the guard is an operand too: `@P0 EXIT !P2` reads two predicates, `@P2 EXIT` one, `EXIT` none */
+    uint32_t reads = 0;
+    for (uint32_t o = 0; o < in->nops; o++) reads += !(f->ops[in->first_op + o].flags & RS_F_DEF);
+    with_pred += reads == 2;
+  }
+  CHECKF(exits == 3 && with_pred == 1, "EXIT: %u, reading two predicates: %u", exits, with_pred);
+  snprintf(cmd, sizeof cmd, "%s regalloc %s --pinned 2>&1", rs_check_cli, path);
+  CHECKF(rs_check_run(cmd, out, sizeof out) == 0 && strstr(out, "identical"), "pinned: %s", out);
+  snprintf(cmd, sizeof cmd, "%s regalloc %s --free -q 2>&1", rs_check_cli, path);
+  CHECKF(rs_check_run(cmd, out, sizeof out) == 0, "free: %s", out);
+  rs_module_free(m);
+}
+
 /* R2P PR, Ra[.Bn], mask on real ptxas 13 output (front/r2p_mask.*, from src/r2p_mask.cu): it
  * reads Ra and writes exactly the predicates of its mask (R2P PR, R6, 0x7e: P1-P6, not P0), which
  * stay physical (write-back cannot reprint a mask); pinned and --free hold (test_pinned, test_free
@@ -503,6 +531,7 @@ int main(int argc, char **argv) {
   test_bad_input();
   test_pinned();
   test_ops();
+  test_exit_pred();
   test_r2p();
   test_corpus_pinned();
   test_free();

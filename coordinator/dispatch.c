@@ -50,7 +50,7 @@ static void print_line(rs_progress *pg, bool final) {
   fmt_time(ets, sizeof ets, eta);
   /* what the servers said of themselves, and while no answer has come, how long they have had
    * the oldest request: minutes of "0 attempts" are then not a hang */
-  if (cap) snprintf(srv, sizeof srv, "; server: %.90s%s", pg->nlive > 2 ? "per rank, " : "", learned);
+  if (cap) snprintf(srv, sizeof srv, "; server: %s%.100s", pg->nlive > 2 ? "per rank, " : "", learned);
   if (waiting) snprintf(srv + strlen(srv), sizeof srv - strlen(srv), ", %u queued there", waiting);
   fmt_time(old, sizeof old, oldest);
   char eta_s[96];

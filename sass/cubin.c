@@ -93,7 +93,9 @@ int rs_cubin_load(const char *path, rs_cubin *c, rs_err *e) {
     memset(c, 0, sizeof *c);
     return -1;
   }
-  return rs_cubin_parse((uint8_t *)b, len, path, c, e);
+  int rc = rs_cubin_parse((uint8_t *)b, len, path, c, e);
+  if (rc) rs_cubin_free(c); /* all or nothing: a refused file leaves nothing to free */
+  return rc;
 }
 
 void rs_cubin_rewrite(rs_cubin *c) {

@@ -26,7 +26,7 @@ typedef struct {
  * on error). `name` is used in messages. Every offset is checked against the length: a
  * truncated file is an error, never a read past the end. */
 int rs_cubin_parse(uint8_t *bytes, size_t len, const char *name, rs_cubin *c, rs_err *e);
-int rs_cubin_load(const char *path, rs_cubin *c, rs_err *e);
+int rs_cubin_load(const char *path, rs_cubin *c, rs_err *e); /* on error nothing is left to free */
 /* The architecture from e_flags: new layout sm in bits 8-15 (low byte 0x04, bits 16-23 zero,
  * high byte one of the seen flag sets), old layout sm | 0x500 | sm << 16. Returns 0 when the
  * flags are not one of those. */

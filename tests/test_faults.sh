@@ -35,8 +35,8 @@ check() { if eval "$1"; then echo "ok: $2"; else echo "FAIL: $2"; fail=$((fail +
 source "$(dirname "$0")/sweep_wait.sh"
 # the train split of the small GEMMs and reductions of gfx90a and sm_90 (about 20 instances, 40 shards)
 filter='family=sgemm|reduce,target=gfx90a|sm_90,form=postsplit|ptx' split=train disk=128k
-if [ "${RS_TEST_QUICK:-0}" = 1 ]; then # sanitizer build: the same faults on 7 small GEMMs (14 shards)
-  filter='family=sgemm,target=gfx90a,form=postsplit' split=all disk=64k
+if [ "${RS_TEST_QUICK:-0}" = 1 ]; then # sanitizer build: the same faults on 8 small GEMMs (16 shards)
+  filter='family=sgemm,target=gfx90a|gfx942,form=postsplit' split=all disk=64k
 fi
 args=(--corpus "$PWD/data/corpus-mini.h5" --filter "$filter" --split "$split" --samples 4 --block 2 --progress-every 5)
 sampled=(--model 'builtin:sampled?temp=0.8')

@@ -21,8 +21,8 @@ source "$(dirname "$0")/sweep_wait.sh"
 filter='family=sgemm|wmma,form=postsplit|ptx' # the test split: 29 GEMMs, AMD and NVIDIA (58 shards)
 split=test
 nps="2 4"
-if [ "${RS_TEST_QUICK:-0}" = 1 ]; then # sanitizer build: same checks on 7 small GEMMs (14 shards)
-  filter='family=sgemm,target=gfx90a,form=postsplit'
+if [ "${RS_TEST_QUICK:-0}" = 1 ]; then # sanitizer build: same checks on 8 small GEMMs (16 shards)
+  filter='family=sgemm,target=gfx90a|gfx942,form=postsplit'
   split=all
   nps="2"
 fi

@@ -36,7 +36,7 @@ trap cleanup EXIT
 fail=0
 check() { if eval "$1"; then echo "ok: $2"; else echo "FAIL: $2"; fail=$((fail + 1)); fi; }
 filter='family=wmma|sgemm|reduce,target=sm_90,form=ptx'
-[ "${RS_TEST_QUICK:-0}" = 1 ] && filter='family=sgemm|reduce,target=sm_90,form=ptx' # sanitizer build: 12 instances
+[ "${RS_TEST_QUICK:-0}" = 1 ] && filter='family=sgemm|reduce|scan,target=sm_90,form=ptx' # sanitizer build: 10 instances
 # table DIR: DIR.tsv (one line per attempt) and DIR.txt (with texts and diagnostics)
 table() { "$bin" attempts "$1" > "$1.tsv" 2>&1; "$bin" attempts "$1" --texts > "$1.txt" 2>&1; }
 same() { cmp -s "$1" "$2" || { diff "$1" "$2" | head -3 | cut -c1-200; return 1; }; }

@@ -27,41 +27,13 @@ const char *rs_find_nvcc(void) {
   return NULL;
 }
 
-static int mkdirs(const char *path) {
-  char buf[1024];
-  snprintf(buf, sizeof buf, "%s", path);
-  for (char *c = buf + 1; *c; c++)
-    if (*c == '/') {
-      *c = 0;
-      if (mkdir(buf, 0755) && errno != EEXIST) return -1;
-      *c = '/';
-    }
-  return mkdir(buf, 0755) && errno != EEXIST ? -1 : 0;
-}
-
-/* Single-quote for sh. */
-static void shq(char *out, size_t n, const char *s) {
-  size_t k = 0;
-  if (k < n - 1) out[k++] = '\'';
-  for (; *s && k + 5 < n; s++) {
-    if (*s == '\'') {
-      memcpy(out + k, "'\\''", 4);
-      k += 4;
-    } else {
-      out[k++] = *s;
-    }
-  }
-  if (k < n - 1) out[k++] = '\'';
-  out[k] = 0;
-}
-
 /* The script compiles into $t and renames it to the variant directory; on failure it keeps the
  * compiler's message in FAILED (a failure is a result too: it is not retried on resume). */
 static void script(const rs_compile_opts *o, const rs_variant *v, const rs_rounds *r, const char *dir, char *s, size_t n) {
   char qdir[1200], qsrc[1200], src[1024];
   snprintf(src, sizeof src, "%s/%s", o->kernels, v->source);
-  shq(qdir, sizeof qdir, dir);
-  shq(qsrc, sizeof qsrc, src);
+  rs_shell_quote(qdir, sizeof qdir, dir);
+  rs_shell_quote(qsrc, sizeof qsrc, src);
   size_t k = (size_t)snprintf(s, n,
                               "d=%s; t=\"$d.tmp.$$\"; rm -rf \"$t\"; mkdir -p \"$t\" || exit 3\n"
                               "fail() { { echo \"$1\"; grep -m3 -i 'error' \"$t/err\" || tail -n 3 \"$t/err\"; } > \"$t/FAILED\"; "
@@ -92,12 +64,12 @@ static void script(const rs_compile_opts *o, const rs_variant *v, const rs_round
     const char *tg[RS_GRID_MAX_TARGETS];
     int nt = rs_grid_targets(v->vendor, o->targets, tg);
     char qnvcc[1100], ptxas[1024], qptxas[1100], qself[1100] = "", qnd[1100] = "";
-    shq(qnvcc, sizeof qnvcc, o->nvcc);
+    rs_shell_quote(qnvcc, sizeof qnvcc, o->nvcc);
     snprintf(ptxas, sizeof ptxas, "%.*s/ptxas", (int)(strrchr(o->nvcc, '/') - o->nvcc), o->nvcc);
-    shq(qptxas, sizeof qptxas, ptxas);
+    rs_shell_quote(qptxas, sizeof qptxas, ptxas);
     if (o->self && o->nvdisasm) {
-      shq(qself, sizeof qself, o->self);
-      shq(qnd, sizeof qnd, o->nvdisasm);
+      rs_shell_quote(qself, sizeof qself, o->self);
+      rs_shell_quote(qnd, sizeof qnd, o->nvdisasm);
     }
     k += (size_t)snprintf(s + k, n - k,
                           "tfail() { { echo \"$2\"; grep -m3 -i 'error' \"$3\" || tail -n 3 \"$3\"; } > \"$t/$1.FAILED\"; }\n");
@@ -181,7 +153,7 @@ int rs_compile_all(const rs_variant *v, uint32_t n, const rs_compile_opts *o, rs
       char parent[1024];
       snprintf(parent, sizeof parent, "%s", dir);
       *strrchr(parent, '/') = 0;
-      if (mkdirs(parent)) {
+      if (rs_mkdirs(parent)) {
         rc = rs_errf(e, parent, 0, "cannot create: %s", strerror(errno));
         break;
       }

@@ -17,18 +17,6 @@ static int rm_one(const char *path, const struct stat *sb, int flag, struct FTW 
   return remove(path);
 }
 
-static int mkdirs(const char *path) {
-  char buf[1024];
-  snprintf(buf, sizeof buf, "%s", path);
-  for (char *c = buf + 1; *c; c++)
-    if (*c == '/') {
-      *c = 0;
-      if (mkdir(buf, 0755) && errno != EEXIST) return -1;
-      *c = '/';
-    }
-  return mkdir(buf, 0755) && errno != EEXIST ? -1 : 0;
-}
-
 /* The unit's directory: its name plus a hash of its job (every command and flag) and the
  * prelude, so that a changed recipe line or pipeline compiles again while an unchanged one is
  * taken as done. */
@@ -105,7 +93,7 @@ static int extract_cubins(const char *path, const char *work, rs_imp_unit **unit
     if (eh > len - i) continue;
     char dir[1100], out[1200];
     snprintf(dir, sizeof dir, "%s/cubins", work);
-    if (mkdirs(dir)) return rs_errf(e, dir, 0, "cannot create: %s", strerror(errno));
+    if (rs_mkdirs(dir)) return rs_errf(e, dir, 0, "cannot create: %s", strerror(errno));
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
     snprintf(out, sizeof out, "%s/%.*s.%d.cubin", dir, (int)strcspn(base, "."), base, found);
@@ -144,7 +132,7 @@ static int compile_units(rs_imp_unit *u, uint32_t n, char (*cubin_tg)[16], const
       }
       char parent[1100];
       snprintf(parent, sizeof parent, "%s/units", o->work);
-      if (mkdirs(parent)) {
+      if (rs_mkdirs(parent)) {
         rc = rs_errf(e, parent, 0, "cannot create: %s", strerror(errno));
         break;
       }
@@ -226,7 +214,7 @@ static rs_variant *new_variant(vlist *l, const rs_import_opts *o, const rs_imp_u
   rs_variant_dir(co, &v, dir, dn);
   char cmd[1300];
   snprintf(cmd, sizeof cmd, "%s", dir);
-  if (mkdirs(cmd)) {
+  if (rs_mkdirs(cmd)) {
     rs_errf(e, dir, 0, "cannot create: %s", strerror(errno));
     return NULL;
   }
@@ -476,7 +464,7 @@ int rs_import(const rs_imp_unit *uin, uint32_t n, const rs_import_opts *o, const
   double t0 = rs_now();
   char pp[1100];
   snprintf(pp, sizeof pp, "%s/prelude.cl", o->work);
-  if (!rc && (mkdirs(o->work) || wfile(o->work, "prelude.cl", rs_import_prelude, e)))
+  if (!rc && (rs_mkdirs(o->work) || wfile(o->work, "prelude.cl", rs_import_prelude, e)))
     rc = rs_errf(e, pp, 0, "cannot write");
   if (!rc) rc = compile_units(u, nu, ctg, o, st, e);
   st->compile_s = rs_now() - t0;

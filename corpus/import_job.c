@@ -7,19 +7,6 @@
 #include <string.h>
 #include <unistd.h>
 
-static void shq(char *out, size_t n, const char *s) {
-  size_t k = 0;
-  out[k++] = '\'';
-  for (; *s && k + 6 < n; s++) {
-    if (*s == '\'') {
-      memcpy(out + k, "'\\''", 4);
-      k += 4;
-    } else out[k++] = *s;
-  }
-  out[k++] = '\'';
-  out[k] = 0;
-}
-
 /* OpenCL without rocm-device-libs (-nogpulib, as the grid compiles): the work-item functions and
  * barriers real kernels call and the common float/int math, defined over the amdgcn and LLVM
  * builtins (`-include`d); any other library call is left a call, which the MIR reader refuses by
@@ -90,14 +77,14 @@ static void add(sb *b, const char *fmt, ...) {
 char *rs_import_job(const rs_import_opts *o, const rs_imp_unit *u, const char *dir, const char *cubin_target) {
   sb b = {0};
   char qd[1100], qs[1100], t[16];
-  shq(qd, sizeof qd, dir);
-  shq(qs, sizeof qs, u->source);
+  rs_shell_quote(qd, sizeof qd, dir);
+  rs_shell_quote(qs, sizeof qs, u->source);
   add(&b, "d=%s; t=\"$d.tmp.$$\"; rm -rf \"$t\"; mkdir -p \"$t\" || exit 3\n"
           "tfail() { { echo \"$2\"; grep -m3 -i 'error' \"$3\" || tail -n 3 \"$3\"; } > \"$1\"; }\n",
       qd);
   char pre[1100], qpre[1200];
   snprintf(pre, sizeof pre, "%s/prelude.cl", o->work);
-  shq(qpre, sizeof qpre, pre);
+  rs_shell_quote(qpre, sizeof qpre, pre);
   if (u->lang == RS_IMP_CUBIN) {
     snprintf(t, sizeof t, "%s", cubin_target);
     add(&b, "cp %s \"$t/%s.cubin\" 2>\"$t/err\" || tfail \"$t/%s.FAILED\" cp \"$t/err\"\n", qs, t, t);
@@ -120,7 +107,7 @@ char *rs_import_job(const rs_import_opts *o, const rs_imp_unit *u, const char *d
       add(&b, "mkdir -p \"$t/%s\"; f=\"$t/%s/FAILED\"\n", t, t);
       if (u->lang == RS_IMP_OPENCL && dl) {
         char qdl[1100];
-        shq(qdl, sizeof qdl, o->devlibs);
+        rs_shell_quote(qdl, sizeof qdl, o->devlibs);
         add(&b, "if ! clang-16 -x cl -cl-std=CL2.0 -target amdgcn-amd-amdhsa -mcpu=%s --rocm-device-lib-path=%s -O%d "
                 "-emit-llvm -c %s %s -o \"$t/k.bc\" 2>\"$t/err\"; then tfail \"$f\" clang-16 \"$t/err\"\n",
             t, qdl, u->opt, u->flags, qs);
@@ -133,7 +120,7 @@ char *rs_import_job(const rs_import_opts *o, const rs_imp_unit *u, const char *d
                 "then tfail \"$f\" hip \"$t/err\"\n");
       else if (u->lang == RS_IMP_HIP) {
         char qdl[1100];
-        shq(qdl, sizeof qdl, o->devlibs);
+        rs_shell_quote(qdl, sizeof qdl, o->devlibs);
         add(&b, "if [ ! -f /usr/include/hip/hip_runtime.h ] && echo '/usr/include/hip/hip_runtime.h missing (apt-get "
                 "install libamdhip64-dev)' > \"$t/err\"; then tfail \"$f\" hip \"$t/err\"\n");
         add(&b, "elif ! clang-16 -x hip --cuda-device-only --offload-arch=%s -O%d -emit-llvm -c -nogpuinc -I/usr/include "
@@ -156,7 +143,7 @@ char *rs_import_job(const rs_import_opts *o, const rs_imp_unit *u, const char *d
         /* X.prera.mir names the other two stages: X.postsplit.mir, X.final.mir */
         char base[600], qb[1300];
         snprintf(base, sizeof base, "%.*s", (int)(strlen(u->source) - strlen(".prera.mir")), u->source);
-        shq(qb, sizeof qb, base);
+        rs_shell_quote(qb, sizeof qb, base);
         add(&b, "b=%s; for s in prera postsplit final; do cp \"$b.$s.mir\" \"$t/%s/$s.mir\" 2>\"$t/err\" || "
                 "{ tfail \"$f\" \"missing stage $s\" \"$t/err\"; break; }; done\n",
             qb, t);
@@ -170,11 +157,11 @@ char *rs_import_job(const rs_import_opts *o, const rs_imp_unit *u, const char *d
     } else {
       char qn[1100] = "''", px[1024] = "ptxas";
       if (o->nvcc) {
-        shq(qn, sizeof qn, o->nvcc);
+        rs_shell_quote(qn, sizeof qn, o->nvcc);
         snprintf(px, sizeof px, "%.*s/ptxas", (int)(strrchr(o->nvcc, '/') - o->nvcc), o->nvcc);
       }
       char qpx[1100];
-      shq(qpx, sizeof qpx, px);
+      rs_shell_quote(qpx, sizeof qpx, px);
       add(&b, "f=\"$t/%s.FAILED\"\n", t);
       if (!o->nvcc)
         add(&b, "if echo 'nvcc not found (CUDA toolkit; $NVCC)' > \"$t/err\"; then tfail \"$f\" nvcc \"$t/err\"\n");
@@ -193,8 +180,8 @@ char *rs_import_job(const rs_import_opts *o, const rs_imp_unit *u, const char *d
     /* form sass for every target that has a cubin */
     if (o->self && o->nvdisasm) {
       char qself[1100], qnd[1100];
-      shq(qself, sizeof qself, o->self);
-      shq(qnd, sizeof qnd, o->nvdisasm);
+      rs_shell_quote(qself, sizeof qself, o->self);
+      rs_shell_quote(qnd, sizeof qnd, o->nvdisasm);
       add(&b, "for c in \"$t\"/*.cubin; do [ -f \"$c\" ] || continue; s=\"${c%%.cubin}\"\n"
               "  %s corpus disasm \"$c\" --nvdisasm %s -o \"$s.sass\" 2>\"$t/err\" || "
               "{ sed \"s|$t/||g\" \"$t/err\" > \"$s.sass.FAILED\"; rm -f \"$s.sass\"; }\ndone\n",

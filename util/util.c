@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 int rs_errf(rs_err *e, const char *file, unsigned line, const char *fmt, ...) {
@@ -173,4 +174,31 @@ void rs_uf_union(uint32_t *par, uint32_t a, uint32_t b) {
   a = rs_uf_find(par, a);
   b = rs_uf_find(par, b);
   if (a != b) par[a < b ? b : a] = a < b ? a : b;
+}
+
+int rs_mkdirs(const char *path) {
+  char buf[1024];
+  snprintf(buf, sizeof buf, "%s", path);
+  for (char *c = buf + 1; *c; c++)
+    if (*c == '/') {
+      *c = 0;
+      if (mkdir(buf, 0755) && errno != EEXIST) return -1;
+      *c = '/';
+    }
+  return mkdir(buf, 0755) && errno != EEXIST ? -1 : 0;
+}
+
+void rs_shell_quote(char *out, size_t n, const char *s) {
+  size_t k = 0;
+  if (k < n - 1) out[k++] = '\'';
+  for (; *s && k + 5 < n; s++) {
+    if (*s == '\'') {
+      memcpy(out + k, "'\\''", 4);
+      k += 4;
+    } else {
+      out[k++] = *s;
+    }
+  }
+  if (k < n - 1) out[k++] = '\'';
+  out[k] = 0;
 }

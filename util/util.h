@@ -29,6 +29,10 @@ void rs_grow(void **p, size_t sz, uint32_t *cap, size_t n);
 
 /* Read a whole file; returns NUL-terminated buffer or NULL with e set. */
 char *rs_read_file(const char *path, size_t *len, rs_err *e);
+/* mkdir -p (mode 0755); -1 with errno set on failure. */
+int rs_mkdirs(const char *path);
+/* s single-quoted for sh into out (n bytes; cut, still quoted, when it does not fit). */
+void rs_shell_quote(char *out, size_t n, const char *s);
 
 /* Bitsets of 64-bit words. */
 typedef uint64_t rs_word;

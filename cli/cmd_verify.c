@@ -298,7 +298,7 @@ int rs_cmd_oracle(int argc, char **argv) {
     }
   }
   if (!rs_filter_valid(filter)) {
-    fprintf(stderr, "regsweep oracle: --filter %s: takes family=, target=, form=, kind= (values joined by '|')\n", filter);
+    fprintf(stderr, "regsweep oracle: --filter %s: takes family=, target=, form=, kind= (values joined by '|'), sample=K\n", filter);
     return 2;
   }
   if (!path || !jobs || jobs > 64) {

@@ -174,15 +174,25 @@ echo "AMD: the registers substituted into the MIR, llc finishes with its Machine
 echo "kernel's register counts against the verifier's. NVIDIA (form sass): lowered into the"
 echo "instance's cubin, read back by nvdisasm (crosscheck)."
 echo
-echo "| library | target | form | checked | ok | counts differ | rejected / gaps / encoder bugs | refused to encode | errors |"
-echo "|---|---|---|---:|---:|---:|---:|---:|---:|"
+echo "| library | target | form | checked | ok | counts differ | rejected / gaps / encoder bugs | refused: form not learned | refused: scoreboard race | errors |"
+echo "|---|---|---|---:|---:|---:|---:|---:|---:|---:|"
 tsv="$work/chaitin/emit-check.tsv"
 if [ -e "$tsv" ]; then
   awk -F'\t' 'NR > 1 { split($1, a, "/"); k = a[1] "\t" a[3] "\t" a[4]; n[k]++; o = $4
       if (o == "ok") ok[k]++; else if (o == "counts-differ") { ok[k]++; cd[k]++ }
-      else if (o ~ /^(VERIFIER|ENCODER)/) bug[k]++; else if (o == "encode-refused") ref[k]++; else err[k]++ }
-    END { for (k in n) { split(k, b, "\t"); printf "| %s | %s | %s | %d | %d | %d | %d | %d | %d |\n", b[1], b[2], b[3], n[k], ok[k], cd[k], bug[k], ref[k], err[k] } }' "$tsv" | sort
-  awk -F'\t' 'NR > 1 && $4 != "ok" { print "    " $4 ": " $1 ": " substr($12, 1, 160) }' "$tsv" | sort | uniq | head -12
+      else if (o ~ /^(VERIFIER|ENCODER)/) bug[k]++; else if (o == "encode-refused" && $12 ~ /still reads|scoreboard/) race[k]++
+      else if (o == "encode-refused") ref[k]++; else err[k]++ }
+    END { for (k in n) { split(k, b, "\t"); printf "| %s | %s | %s | %d | %d | %d | %d | %d | %d | %d |\n", b[1], b[2], b[3], n[k], ok[k], cd[k], bug[k], ref[k], race[k], err[k] } }' "$tsv" | sort
+  echo
+  echo "Outcomes other than ok, by kind (forms the learned field table lacks; answers that overwrite a"
+  echo "register an in-flight load still reads under ptxas's scoreboards; write-back gaps; two instances each):"
+  echo
+  awk -F'\t' 'NR > 1 && $4 != "ok" { m = $12; if (m ~ /still reads/) k = "scoreboard race"
+      else if (m ~ /not in the learned field table/) { sub(/.*: form /, "form ", m); sub(/ is not in the learned.*/, "", m); k = m " not learned" }
+      else if (m ~ /no trusted field/) { sub(/.*no trusted field/, "no trusted field", m); sub(/, learned.*/, "", m); k = m }
+      else k = $4 ": " substr(m, 1, 100)
+      gsub(/ ?\(?sm_[0-9]+\)?/, "", k); gsub(/\/\*[0-9a-f]+\*\/ /, "", k); c[k]++; if (c[k] <= 2) ex[k] = ex[k] "; " $1 }
+    END { for (k in c) printf "- %s: %d (e.g. %s)\n", k, c[k], substr(ex[k], 3, 300) }' "$tsv" | sort
 else
   echo "| (no emit-check: $(basename "$work")/chaitin.txt) ||||||||"
 fi

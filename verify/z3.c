@@ -1,9 +1,10 @@
 /* z3.c - the Z3 checker: VeriLocc's SMT formulation (arXiv 2506.17506) over the Problem.
  *
  * One context per instance, built once, with two solvers. The constraints come in groups, each
- * guarded by one Boolean group literal g so that an unsat core names the rules a candidate breaks:
- *   hardware (solver hs, integer arithmetic): per value an integer x_v (base unit in the target's
- *             numbering) and y_v (its lane mask); class (lanes of the class; an allowed file or an
+ * guarded by a Boolean group literal (per prototype on hs, see below) so that a check names the
+ * rules a candidate breaks:
+ *   hardware (solver hs, integer arithmetic): per prototype an integer x_k (base unit in the
+ *             target's numbering) and y_k (its lane mask); class (lanes of the class; an allowed file or an
  *             allowed special register), range (inside the file), align, reserved (target and
  *             function), budget (the file's, or the function's from its launch bounds);
  *   dataflow (solver ds, uninterpreted functions): conflict (lane-aware interference), fixed

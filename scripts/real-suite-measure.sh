@@ -246,14 +246,15 @@ norm() { # corpus-info file, label
     /^\| family \| target \| form \| raw lines/ { sec = 2; next }
     /^$/ { sec = 0 }
     sec == 1 && $5 ~ /^[0-9]+$/ { n[$2 "\t" $3 "\t" $4] = $5 }
-    sec == 2 && $5 ~ /^[0-9]+$/ { k = $2 "\t" $3 "\t" $4; w = n[k]; g = $2 "\t" $4
-      N[g] += w; rl[g] += w * $5; nl[g] += w * $6; rt[g] += w * $8; nt[g] += w * $9 }
+    sec == 2 && $5 ~ /^[0-9]+$/ { k = $2 "\t" $3 "\t" $4; w = n[k]
+      for (q = 0; q < 2; q++) { g = (q ? "(all)" : $2) "\t" $4  # per family, and all families together
+        N[g] += w; rl[g] += w * $5; nl[g] += w * $6; rt[g] += w * $8; nt[g] += w * $9 } }
     END { for (g in N) if (N[g]) { split(g, b, "\t")
       printf "| %s | %s | %s | %d | %.0f | %.0f | %.1f | %.0f | %.0f | %.1f |\n", lab, b[1], b[2], N[g], rl[g] / N[g], nl[g] / N[g],
         100 * (1 - nl[g] / rl[g]), rt[g] / N[g], nt[g] / N[g], 100 * (1 - nt[g] / rt[g]) } }' "$1" | sort
 }
-norm "$work/info.txt" real
-norm "$work/mini-info.txt" template
+{ norm "$work/info.txt" real; norm "$work/mini-info.txt" template; } | grep '(all)'
+{ norm "$work/info.txt" real; norm "$work/mini-info.txt" template; } | grep -v '(all)'
 echo
 
 echo "## 8. builtin:sampled (synthetic baseline, not a model): Table 2, real suite beside the template families"

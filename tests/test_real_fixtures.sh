@@ -71,5 +71,15 @@ tail -qn1 "$tmp/pinned" "$tmp/free"
 check 'grep -q "regalloc(pinned): .*: $sass sass instances, 0 failures, 0 refused" "$tmp/pinned"' "pinned identical on $sass sass rows"
 check 'grep -q "regalloc(free): .*: $sass sass instances, 0 failures, 0 refused" "$tmp/free"' "free valid on $sass sass rows"
 
+# --filter sample=K (scripts/real-suite-measure.sh --sample): some kernels, each on all its rows
+"$bin" sweep --corpus "$C" --model builtin:chaitin --samples 1 --bind none --out "$tmp/s2" --filter sample=2 > "$tmp/s2.log" 2>&1 ||
+  { tail -5 "$tmp/s2.log"; echo "FAIL: sweep --filter sample=2"; exit 1; }
+"$bin" attempts "$tmp/s2" | cut -f1 | sort -u > "$tmp/s2.ids"
+kept=$(cut -d/ -f1,2 "$tmp/s2.ids" | sort -u)
+all_rows=$(for k in $kept; do awk -F'\t' -v k="$k/" 'index($1, k) == 1' "$tmp/list" | wc -l; done | awk '{ s += $1 } END { print s + 0 }')
+check '[ "$(wc -l < "$tmp/s2.ids")" -gt 0 ] && [ "$(wc -l < "$tmp/s2.ids")" -lt "$(grep -vc ^FAILED "$tmp/list")" ]' "sample=2 keeps some rows: $(wc -l < "$tmp/s2.ids")"
+check '[ "$(wc -l < "$tmp/s2.ids")" -eq "$all_rows" ]' "sample=2 keeps each kept kernel on all its targets and forms ($(wc -l < "$tmp/s2.ids") of $all_rows)"
+check '! "$bin" oracle "$C" --filter sample=0 2> "$tmp/e1"' "sample=0 refused"
+
 [ "$fail" -eq 0 ] && echo "test_real_fixtures: all checks passed"
 exit $((fail > 0))

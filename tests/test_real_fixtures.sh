@@ -4,7 +4,7 @@
 # row and every sass row, the gesvj kernel's `@P0 EXIT !P2` included), the oracle (every truth
 # accepted by both verifiers, mutants of each category rejected), builtin:chaitin verified on every
 # feasible row, its answers emitted (AMD: llc's MachineVerifier accepts them with the verifier's
-# register counts, the OpenCL prelude's functions in the module; NVIDIA: lowered into the cubin,
+# register counts, the OpenCL prelude's functions in the module, gfx1030's wave32 carry chains; NVIDIA: lowered into the cubin,
 # nvdisasm crosscheck, or refused by name), and ptxas's own registers rebuilt identically (regalloc --pinned) and
 # recoloured validly (--free) on the sass rows.
 set -euo pipefail
@@ -23,14 +23,14 @@ C="$tmp/R.h5"
 if grep -q "form sass skipped" "$tmp/import.log"; then echo "SKIP: no nvdisasm (form sass)"; exit 77; fi
 tail -2 "$tmp/import.log"
 "$bin" corpus list "$C" > "$tmp/list"
-check 'grep -q "6 kernels -> 18 instances" "$tmp/import.log"' "18 instances from 6 kernels"
+check 'grep -q "6 kernels -> 22 instances" "$tmp/import.log"' "22 instances from 6 kernels"
 check '[ "$(grep -c ^FAILED "$tmp/list")" -eq 0 ]' "no build failure: $(grep ^FAILED "$tmp/list" | cut -c1-200)"
 for k in Xcopy XcopyFast; do for t in gfx90a gfx1100; do for f in prera postsplit; do
   check 'grep -q "^real/clblast_xcopy.$k/$t/$f	.*truth$" "$tmp/list"' "CLBlast $k $t $f with exact truth"
 done; done; done
-for k in Xdot XdotEpilogue; do for f in prera postsplit; do
-  check 'grep -q "^real/clblast_xdot.$k/gfx90a/$f	.*truth$" "$tmp/list"' "CLBlast $k (double) gfx90a $f with exact truth"
-done; done
+for k in Xdot XdotEpilogue; do for t in gfx90a gfx1030; do for f in prera postsplit; do
+  check 'grep -q "^real/clblast_xdot.$k/$t/$f	.*truth$" "$tmp/list"' "CLBlast $k (double) $t $f with exact truth"
+done; done; done
 for t in sm_80 sm_90; do
   check 'grep -q "^real/magma_zlacpy_conj\..*/$t/sass	.*truth$" "$tmp/list"' "MAGMA zlacpy_conj $t sass with exact truth"
 done
@@ -42,7 +42,7 @@ truths=$(grep -c 'truth$' "$tmp/list")
 grep -E "^oracle: (truths|target|verifier)" "$tmp/oracle"
 check 'grep -q "^oracle: truths accepted $truths/$truths; .* disagreements 0" "$tmp/oracle"' "oracle: all $truths truths accepted"
 check 'grep -q "^oracle: 0 misses" "$tmp/oracle"' "oracle: 0 misses"
-for t in gfx90a gfx1100 sm_80 sm_90; do
+for t in gfx90a gfx1030 gfx1100 sm_80 sm_90; do
   check 'grep -Eq "^oracle: target $t +truths ([1-9][0-9]*)/\1, mutants ([1-9][0-9]*)/\2 \(syntax ([1-9][0-9]*)/\3, dataflow ([1-9][0-9]*)/\4, hardware ([1-9][0-9]*)/\5\), misses 0$" "$tmp/oracle"' \
     "oracle on $t: truths and mutants of each category, no miss"
 done

@@ -229,7 +229,8 @@ echo "Instances without an exact truth (kept in the corpus, not in the oracle), 
 echo
 echo "| library | target | form | count | reason |"
 echo "|---|---|---|---:|---|"
-grep -v -e '^FAILED' -e '^exit ' "$work/list.txt" | awk -F'\t' '$NF != "truth" { split($1, a, "/"); r = $NF; gsub(/[0-9]+/, "N", r)
+grep -v -e '^FAILED' -e '^exit ' "$work/list.txt" | awk -F'\t' '$NF != "truth" { split($1, a, "/"); r = $NF
+    gsub(/\/[^ ]*\/[^ :]*:?/, "FILE:", r); gsub(/_Z[0-9A-Za-z_~]+/, "KERNEL", r); gsub(/[0-9]+/, "N", r)
     print a[1] "\t" a[3] "\t" a[4] "\t" substr(r, 1, 120) }' | sort | uniq -c |
   awk '{ c = $1; sub(/^ *[0-9]+ /, ""); split($0, f, "\t"); printf "| %s | %s | %s | %d | %s |\n", f[1], f[2], f[3], c, f[4] }'
 echo

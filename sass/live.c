@@ -17,7 +17,8 @@
  *  - a register an instruction writes is shown at it, even when dead;
  *  - the region rule (region_rule) over label-to-label regions.
  * With RS_PLR_R2P, R2P reads and writes all of P0-P6 whatever its mask (-plr shows `x` for every
- * predicate at it); really it writes the mask's predicates only (the lift's view).
+ * predicate at it), and P2R reads all of them; really R2P writes and P2R reads the mask's
+ * predicates only (the lift's view).
  * With RS_PLR_CALLS, CALL.REL.NOINC is what nvdisasm 11.8 takes it for (the quirk the test names),
  * whatever its target (a `$__internal` subroutine or a `.L` label ptxas jumps to):
  *  - an ABI call that returns to its next instruction; nothing flows along its edge to the
@@ -42,7 +43,8 @@ typedef struct {
   rs_word *use, *def, *cdef, *call_w; /* per instruction (units): read, written, written under a
                                        * predicate, written by the call convention */
   rs_word *kill;                /* per instruction (units): writes that kill */
-  rs_word *entry, *clob, *call_use, *ret_out; /* the ABI -plr assumes (units) */
+  rs_word *entry, *clob, *call_use, *ret_out, *ret_ur; /* the ABI -plr assumes (units) */
+  bool *sub_ur;                 /* per block: its function (kernel or subroutine) names a UR */
   rs_word *in, *rin;            /* per block: live in, reached in (units, -plr's CFG) */
   /* def sites for the region rule: one per written unit of an instruction, then one per unit
    * for its value at the kernel's entry (site_unit[nsites0 + u] = u) */
@@ -51,7 +53,7 @@ typedef struct {
                                              * per instruction: its first site */
   uint32_t *par;                /* union-find over sites: -plr's values (webs) */
   uint32_t *usite, *usite_first; /* sites of each unit (CSR) */
-  rs_word *rd_in;               /* per block: def sites reaching its start (the real CFG) */
+  rs_word *rd_in;               /* per block: def sites reaching its start (-plr's CFG) */
 } plr;
 
 static rs_word *set_at(rs_word *base, uint32_t W, uint32_t i) { return base + (size_t)W * i; }
@@ -122,7 +124,7 @@ static void block_out(const plr *p, uint32_t b, rs_word *cur) {
   for (uint32_t k = 0; k < n; k++)
     for (uint32_t w = 0; w < p->W; w++) cur[w] |= p->in[(size_t)p->W * sl[k] + w];
   if (is_ret(p, last_inst(p->f, b)))
-    for (uint32_t w = 0; w < p->W; w++) cur[w] |= p->ret_out[w];
+    for (uint32_t w = 0; w < p->W; w++) cur[w] |= p->ret_out[w] | (p->sub_ur[b] ? p->ret_ur[w] : 0);
 }
 
 /* One instruction backward: killing writes go, reads come. */
@@ -168,7 +170,8 @@ static void reach(plr *p) {
   free(wr);
 }
 
-/* ---- def sites (reaching definitions over the real CFG, for the region rule) ---- */
+/* ---- def sites (reaching definitions over -plr's CFG, for the region rule; over the real CFG a
+ * RET returning to every call site joined values of different calls) ---- */
 
 
 static void sites_build(plr *p) {
@@ -214,7 +217,9 @@ static void sites_build(plr *p) {
   /* forward to a fixed point: a killing write replaces its unit's sites, a predicated one adds */
   uint32_t SW = p->SW;
   p->rd_in = rs_xcalloc((size_t)SW * (p->NB + 1), sizeof *p->rd_in);
-  for (uint32_t u = 0; u < p->NU; u++) rs_bs_set(p->rd_in, p->nsites0 + u);
+  for (uint32_t b = 0; b < p->NB; b++)
+    if (is_entry(p, b))
+      for (uint32_t u = 0; u < p->NU; u++) rs_bs_set(set_at(p->rd_in, p->SW, b), p->nsites0 + u);
   rs_word *cur = rs_xcalloc(SW + 1, sizeof *cur);
   for (bool changed = true; changed;) {
     changed = false;
@@ -230,8 +235,15 @@ static void sites_build(plr *p) {
         }
         for (uint32_t s = p->inst_site[ii]; s < p->inst_site[ii + 1]; s++) rs_bs_set(cur, s);
       }
-      for (uint32_t k = 0; k < blk->nsuccs; k++) {
-        rs_word *ri = set_at(p->rd_in, SW, blk->succs[k]);
+      /* over -plr's CFG: a call returns to its next instruction and kills what it clobbers */
+      const uint32_t *sl;
+      uint32_t one, nsl = succs(p, b, &sl, &one);
+      if (is_call(p, last_inst(f, b)) && !(last_inst(f, b)->flags & RS_I_PREDICATED))
+        for (uint32_t u = 0; u < p->NU; u++)
+          if (rs_bs_get(p->clob, u))
+            for (uint32_t j = p->usite_first[u]; j < p->usite_first[u + 1]; j++) rs_bs_clr(cur, p->usite[j]);
+      for (uint32_t k = 0; k < nsl; k++) {
+        rs_word *ri = set_at(p->rd_in, SW, sl[k]);
         for (uint32_t w = 0; w < SW; w++)
           if (cur[w] & ~ri[w]) ri[w] |= cur[w], changed = true;
       }
@@ -277,7 +289,7 @@ static void sites_build(plr *p) {
   free(cur);
 }
 
-/* Sites reaching the end of block b (the real CFG). */
+/* Sites reaching the end of block b (-plr's CFG). */
 static void rd_out(const plr *p, uint32_t b, rs_word *cur) {
   const rs_block *blk = &p->f->blocks[b];
   memcpy(cur, cset_at(p->rd_in, p->SW, b), p->SW * sizeof *cur);
@@ -341,12 +353,13 @@ static void region_rule(const plr *p, rs_word *rows) {
     uint32_t b1 = b0 + 1;
     while (b1 < p->NB && !labelled(f, b1)) b1++;
     block_out(p, b1 - 1, out);
-    /* the sites reaching where the region goes on (by any of its exits to there): the real CFG's */
-    const rs_block *be = &f->blocks[b1 - 1];
-    if (be->nsuccs) {
+    /* the sites reaching where the region goes on (by any of its exits to there): -plr's CFG's */
+    const uint32_t *bsl;
+    uint32_t bone, bn = succs(p, b1 - 1, &bsl, &bone);
+    if (bn) {
       memset(rd, 0, p->SW * sizeof *rd);
-      for (uint32_t k = 0; k < be->nsuccs; k++)
-        for (uint32_t w = 0; w < p->SW; w++) rd[w] |= p->rd_in[(size_t)p->SW * be->succs[k] + w];
+      for (uint32_t k = 0; k < bn; k++)
+        for (uint32_t w = 0; w < p->SW; w++) rd[w] |= p->rd_in[(size_t)p->SW * bsl[k] + w];
     } else {
       rd_out(p, b1 - 1, rd);
     }
@@ -383,15 +396,39 @@ static void tables(plr *p) {
     }
   }
   /* -plr's R2P: PR read and written whole (P0-P6) whatever the mask, where really only the
-   * predicates of the mask are written and the others left alone (what the lift takes) */
+   * predicates of the mask are written and the others left alone (what the lift takes); -plr's
+   * P2R reads all of P0-P6 too, where really it reads the mask's (conv2d of the mini corpus) */
   int pf = file_named(t, "p");
-  for (uint32_t ii = 0; ii < p->NI && pf >= 0 && p->r2p; ii++)
+  for (uint32_t ii = 0; ii < p->NI && pf >= 0 && p->r2p; ii++) {
+    if (op_is(f, &f->insts[ii], "P2R")) /* and P2R reads all of them, whatever its mask */
+      for (uint32_t k = 0; k < 7 && k < t->files[pf].count; k++) rs_bs_set(set_at(p->use, W, ii), t->files[pf].first + k);
     if (op_is(f, &f->insts[ii], "R2P"))
       for (uint32_t k = 0; k < 7 && k < t->files[pf].count; k++) {
         uint32_t u = t->files[pf].first + k;
         rs_bs_set(set_at(p->use, W, ii), u);
         rs_bs_set(set_at(f->insts[ii].flags & RS_I_PREDICATED ? p->cdef : p->def, W, ii), u);
       }
+  }
+  /* per function (the kernel, each subroutine: blocks from its entry to the next): whether it
+   * names a UR; -plr takes UR36-UR62 as callee-saved, live after the RETs of such a function only
+   * (measured: the UR-using subroutines of async_copy and intrinsics in tests/fixtures/sass-real) */
+  int uf = file_named(t, "ur");
+  for (uint32_t b0 = 0; b0 < p->NB && uf >= 0;) {
+    uint32_t b1 = b0 + 1;
+    while (b1 < p->NB && !is_entry(p, b1)) b1++;
+    bool any = false;
+    const rs_regfile *U = &t->files[uf];
+    for (uint32_t ii = f->blocks[b0].first_inst; ii < f->blocks[b1 - 1].first_inst + f->blocks[b1 - 1].ninsts; ii++)
+      for (uint32_t w = 0; w < W && !any; w++) {
+        rs_word x = set_at(p->use, W, ii)[w] | set_at(p->def, W, ii)[w] | set_at(p->cdef, W, ii)[w];
+        for (; x && !any; x &= x - 1) {
+          uint32_t u = w * 64 + (uint32_t)__builtin_ctzll(x);
+          any = u >= U->first && u < U->first + U->count;
+        }
+      }
+    for (uint32_t b = b0; b < b1; b++) p->sub_ur[b] = any;
+    b0 = b1;
+  }
   /* the call convention: R0, R1 read; all but the callee-saved written; after a RET the
    * callee-saved registers of the function's allocation (SHI_REGISTERS, the 2 reserved too) */
   uint32_t nregs = f->declared_regs;
@@ -416,6 +453,7 @@ static void tables(plr *p) {
       if (r && k <= 1) rs_bs_set(p->call_use, u);
       if (!r || !plr_saved(k)) rs_bs_set(p->clob, u);
       else if (k < nregs || !nregs) rs_bs_set(p->ret_out, u);
+      if (!strcmp(n, "ur") && k >= 36 && k < 63) rs_bs_set(p->ret_ur, u), rs_bs_set(p->entry, u);
     }
   }
   for (uint32_t ii = 0; ii < p->NI; ii++) {
@@ -444,10 +482,11 @@ int rs_sass_live_rows(const rs_func *f, rs_word **rows, uint32_t *words, unsigne
   uint32_t W = p.W, NI = p.NI;
   rs_word **per_inst[] = {&p.use, &p.def, &p.cdef, &p.call_w, &p.kill};
   for (size_t k = 0; k < sizeof per_inst / sizeof *per_inst; k++) *per_inst[k] = rs_xcalloc((size_t)W * (NI + 1), sizeof(rs_word));
-  rs_word **sets[] = {&p.entry, &p.clob, &p.call_use, &p.ret_out};
+  rs_word **sets[] = {&p.entry, &p.clob, &p.call_use, &p.ret_out, &p.ret_ur};
   for (size_t k = 0; k < sizeof sets / sizeof *sets; k++) *sets[k] = rs_xcalloc(W + 1, sizeof(rs_word));
   p.in = rs_xcalloc((size_t)W * (p.NB + 1), sizeof *p.in);
   p.rin = rs_xcalloc((size_t)W * (p.NB + 1), sizeof *p.rin);
+  p.sub_ur = rs_xcalloc(p.NB + 1, sizeof *p.sub_ur);
   tables(&p);
   /* backward liveness over -plr's CFG */
   rs_word *cur = rs_xcalloc(W + 1, sizeof *cur);
@@ -509,6 +548,7 @@ int rs_sass_live_rows(const rs_func *f, rs_word **rows, uint32_t *words, unsigne
   free(p.usite);
   free(p.usite_first);
   free(p.rd_in);
+  free(p.sub_ur);
   *rows = out;
   *words = W;
   return 0;

@@ -126,7 +126,7 @@ void rs_sass_scoreboard_pairs(const rs_func *f, const uint64_t (*ctl)[2], rs_sas
 /* nvdisasm 11.8's quirks rs_sass_live_rows can take (live.c says what each is). */
 enum {
   RS_PLR_CALLS = 1, /* CALL.REL.NOINC as an ABI call (callee-saved set, RET returning nowhere) */
-  RS_PLR_R2P = 2,   /* R2P reads and writes all of P0-P6 whatever its mask */
+  RS_PLR_R2P = 2,   /* R2P reads and writes, P2R reads, all of P0-P6 whatever the mask */
   RS_PLR_ALL = 3,   /* as -plr shows it */
 };
 /* Per instruction, the physical registers live at it as -plr marks them: those live before it

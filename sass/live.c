@@ -96,11 +96,13 @@ static bool is_ret(const plr *p, const rs_inst *in) { return p->calls && in && o
  * RET has live after it, on all six fixtures that call (sm_75 to sm_89). */
 static bool plr_saved(unsigned r) { return r == 1 || r == 2 || (r >= 16 && r < 32) || (r >= 32 && (r >> 2 & 1)); }
 
-/* -plr's registers defined at a function's entry: the callee-saved ones and R4-R15 (not R0, R3,
- * nor an R32+ a call clobbers). Measured: R10 of wmma_w2x2_r2x2 sm_75 is shown live from the
- * kernel's entry (no def reaches it), R97 of fa_hd64 sm_75 only from the loop head its def
- * reaches around the back edge, R3 in fa_hd64 sm_80's subroutine not before its first def. */
-static bool plr_at_entry(unsigned r) { return plr_saved(r) || (r >= 4 && r < 16); }
+/* -plr's registers defined at a function's entry: R0 (the return address of the MOV R0, RET ;
+ * CALL idiom), the callee-saved ones and R4-R15 (not R3, nor an R32+ a call clobbers).
+ * Measured: R10 of wmma_w2x2_r2x2 sm_75 is shown live from the kernel's entry (no def reaches
+ * it), R97 of fa_hd64 sm_75 only from the loop head its def reaches around the back edge, R3 in
+ * fa_hd64 sm_80's subroutine not before its first def; R0 live from the entry of the subroutines
+ * that return through it (reduce_f64, layernorm, the 64-bit division of tests/fixtures/sass-real). */
+static bool plr_at_entry(unsigned r) { return r == 0 || plr_saved(r) || (r >= 4 && r < 16); }
 
 /* Successors of block b in the CFG -plr sees: the block's own, or (a call, a predicated RET)
  * its next block, or (a RET) none. */

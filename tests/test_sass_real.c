@@ -16,9 +16,10 @@
  *     of the fixtures the listing's own colouring satisfies all it adds (pinned stays valid);
  *   - --scoreboards: a recolouring of sgemm_t4x4 sm_90 has scoreboard hazards with ptxas's control
  *     bits (lower's check, sass/hazard.c) unless free mode is given the cubin; with it, none;
- *   - `inspect --live` against nvdisasm 11.8's `-lrm count` (NAME.lrm) row by row: equal on every
- *     row of warp_ops (all archs); the rows that still differ elsewhere are an open gap of the
- *     -plr emulation (sass/live.c), pinned per listing in LIVE_GAP so a change either way shows. */
+ *   - `inspect --live` against nvdisasm 11.8's `-lrm count` (NAME.lrm) row by row: 99.5% of rows
+ *     equal; each differing row is counted by cause (LIVE_CAUSE: 11.8's dropped sm_90
+ *     instructions, -plr's call convention) and pinned per listing (LIVE_GAP), so a change either
+ *     way shows. */
 #include "front/front.h"
 #include "check.h"
 #include "analysis/problem.h"
@@ -226,22 +227,21 @@ static void test_widths(void) {
   rs_module_free(f90);
 }
 
-/* Rows of `inspect --live` that differ from -lrm count, per listing (the open gap, measured
- * 2026-12-02). On sm_90, rows after an instruction 11.8 drops (its liveness misses that
- * instruction): all but 7 of sm_90's (test_live counts them). Elsewhere mostly one GPR or one to
- * four predicates around predicated code and loops (the region rule of live.c does not reproduce
- * them yet). */
+/* Rows of `inspect --live` that differ from -lrm count, per listing (measured 2026-12-02 against
+ * nvdisasm 11.8, after IMAD.HI's pair addend, -plr's def sites over its own CFG, UR36-UR62
+ * callee-saved, P2R reading all of PR and R0 defined at a function's entry). Each differing
+ * row is counted by cause in test_live (LIVE_CAUSE): none lies outside a function that calls. */
 static const struct {
   const char *name;
   unsigned differ;
 } LIVE_GAP[] = {
     {"clamps.sm_75", 0},      {"clamps.sm_80", 0},      {"clamps.sm_86", 0},      {"clamps.sm_89", 0},
-    {"clamps.sm_90", 0},      {"intrinsics.sm_75", 169}, {"intrinsics.sm_80", 165}, {"intrinsics.sm_86", 165},
-    {"intrinsics.sm_89", 165}, {"intrinsics.sm_90", 170}, {"tensor_cluster.sm_75", 0}, {"tensor_cluster.sm_80", 0},
-    {"tensor_cluster.sm_86", 0}, {"tensor_cluster.sm_89", 0}, {"tensor_cluster.sm_90", 0}, {"async_copy.sm_75", 51}, {"async_copy.sm_80", 24}, {"async_copy.sm_86", 34}, {"async_copy.sm_89", 34},
-    {"async_copy.sm_90", 3},  {"big.sm_75", 172},       {"big.sm_80", 188},       {"big.sm_86", 183},
-    {"big.sm_89", 183},       {"big.sm_90", 479},       {"families.sm_75", 153},  {"families.sm_80", 170},
-    {"families.sm_86", 205},  {"families.sm_89", 205},  {"families.sm_90", 201},  {"warp_ops.sm_75", 0},
+    {"clamps.sm_90", 0},      {"intrinsics.sm_75", 1}, {"intrinsics.sm_80", 1}, {"intrinsics.sm_86", 1},
+    {"intrinsics.sm_89", 1}, {"intrinsics.sm_90", 1}, {"tensor_cluster.sm_75", 0}, {"tensor_cluster.sm_80", 0},
+    {"tensor_cluster.sm_86", 0}, {"tensor_cluster.sm_89", 0}, {"tensor_cluster.sm_90", 0}, {"async_copy.sm_75", 25}, {"async_copy.sm_80", 3}, {"async_copy.sm_86", 21}, {"async_copy.sm_89", 21},
+    {"async_copy.sm_90", 3},  {"big.sm_75", 7},       {"big.sm_80", 7},       {"big.sm_86", 5},
+    {"big.sm_89", 5},       {"big.sm_90", 9},       {"families.sm_75", 5},  {"families.sm_80", 12},
+    {"families.sm_86", 5},  {"families.sm_89", 5},  {"families.sm_90", 7},  {"warp_ops.sm_75", 0},
     {"warp_ops.sm_80", 0},    {"warp_ops.sm_86", 0},    {"warp_ops.sm_89", 0},    {"warp_ops.sm_90", 0},
 };
 
@@ -261,7 +261,24 @@ static unsigned first_hole(const char *listing, const char *fn) {
   return ~0u;
 }
 
-static void live_one(const char *sass, unsigned *rows, unsigned *differ, unsigned *after_hole) {
+/* The instruction at address a of function fn in a listing ("" if absent), and whether fn calls. */
+static void inst_at(const char *listing, const char *fn, unsigned a, char *out, size_t cap, bool *calls) {
+  char sec[300], at[32];
+  snprintf(sec, sizeof sec, "\t.section\t.text.%s,", fn);
+  snprintf(at, sizeof at, "/*%04x*/", a);
+  const char *p = listing ? strstr(listing, sec) : NULL, *end = p ? strstr(p + 1, "\t.section\t") : NULL;
+  const char *hit = p ? strstr(p, at) : NULL, *c = p ? strstr(p, "CALL.") : NULL;
+  *calls = c && (!end || c < end);
+  out[0] = 0;
+  if (hit && (!end || hit < end)) snprintf(out, cap, "%.*s", (int)strcspn(hit, ";\n"), hit);
+}
+
+/* Causes of a differing row, each counted: */
+enum { C_HOLE, C_CALL_ROW, C_CALL_FN, C_OTHER, NCAUSE };
+static const char *const CAUSE[NCAUSE] = {"sm_90 after a dropped instruction", "at a CALL.REL.NOINC",
+                                          "elsewhere in a function that calls", "elsewhere"};
+
+static void live_one(const char *sass, unsigned *rows, unsigned *differ, unsigned *cause) {
   char lrm[700], cmd[1200];
   snprintf(lrm, sizeof lrm, "%.*s.lrm", (int)(strlen(sass) - 5), sass);
   snprintf(cmd, sizeof cmd, "%s inspect %s --live", rs_check_cli, sass);
@@ -272,7 +289,6 @@ static void live_one(const char *sass, unsigned *rows, unsigned *differ, unsigne
   char *t = rs_read_file(lrm, NULL, &e), *listing = rs_read_file(sass, NULL, &e);
   CHECKF(t != NULL && listing != NULL, "%s: %s", lrm, e.msg);
   unsigned hole = ~0u;
-  *after_hole = 0;
   char fn[200] = "", cols[8][8];
   unsigned ncol = 0;
   *rows = *differ = 0;
@@ -320,7 +336,10 @@ static void live_one(const char *sass, unsigned *rows, unsigned *differ, unsigne
     (*rows)++;
     if (!hit || (next && hit > next)) {
       (*differ)++;
-      *after_hole += a > hole;
+      char ins[200];
+      bool calls;
+      inst_at(listing, fn, a, ins, sizeof ins, &calls);
+      cause[a > hole ? C_HOLE : strstr(ins, "CALL.REL.NOINC") ? C_CALL_ROW : calls ? C_CALL_FN : C_OTHER]++;
     }
   }
   free(listing);
@@ -328,24 +347,35 @@ static void live_one(const char *sass, unsigned *rows, unsigned *differ, unsigne
   free(ours);
 }
 
+/* The causes' totals over the 35 listings, pinned (a change either way fails):
+ *  - sm_90 after a dropped instruction: nvdisasm 11.8 drops VIADD/VIMNMX/VIADDMNMX, so its own
+ *    liveness misses them (nvdisasm is wrong there; rows after the function's first hole);
+ *  - at a CALL.REL.NOINC: -plr shows some calls (the shflsync subroutines of barrier_copy)
+ *    writing their whole clobber set (R3-R15 but the callee-saved, P0-P6, UR4-UR35, UP0-UP6)
+ *    where live.c shows what is live after the call or written next (right on every fixture);
+ *  - elsewhere in a function that calls: R0 or one GPR across a call (cg_grid_atomics' grid
+ *    sync, barrier_copy), the rest of -plr's call convention live.c does not reproduce;
+ *  - elsewhere: nothing (every other row of these listings is equal). */
+static const unsigned LIVE_CAUSE[NCAUSE] = {20, 18, 107, 0};
+
 static void test_live(void) {
-  unsigned rows = 0, differ = 0, sm90 = 0, sm90_hole = 0;
+  unsigned rows = 0, differ = 0, cause[NCAUSE] = {0};
   for (size_t k = 0; k < sizeof LIVE_GAP / sizeof *LIVE_GAP; k++) {
     char sass[300];
     snprintf(sass, sizeof sass, "%s/%s.sass", DIRS[0], LIVE_GAP[k].name);
-    unsigned r = 0, d = 0, h = 0;
-    live_one(sass, &r, &d, &h);
-    if (strstr(sass, ".sm_90.")) sm90 += d, sm90_hole += h;
+    unsigned r = 0, d = 0;
+    live_one(sass, &r, &d, cause);
     CHECKF(r > 10 && d == LIVE_GAP[k].differ, "%s: %u of %u -lrm rows differ (pinned: %u)", sass, d, r,
            LIVE_GAP[k].differ);
     rows += r;
     differ += d;
   }
-  printf("inspect --live vs -lrm count: %u of %u rows equal (%.1f%%); on sm_90 %u of the %u rows that differ follow an "
-         "instruction nvdisasm 11.8 dropped (its liveness misses that instruction)\n",
-         rows - differ, rows, rows ? 100.0 * (rows - differ) / rows : 0.0, sm90_hole, sm90);
-  /* the named convention: on sm_90 nearly every differing row lies after a hole */
-  CHECKF(sm90 - sm90_hole <= 7, "%u sm_90 rows differ before any hole (pinned: 7)", sm90 - sm90_hole);
+  printf("inspect --live vs -lrm count: %u of %u rows equal (%.2f%%); differing rows by cause:", rows - differ, rows,
+         rows ? 100.0 * (rows - differ) / rows : 0.0);
+  for (int c = 0; c < NCAUSE; c++) printf("%s %s %u", c ? ";" : "", CAUSE[c], cause[c]);
+  printf("\n");
+  for (int c = 0; c < NCAUSE; c++)
+    CHECKF(cause[c] == LIVE_CAUSE[c], "%s: %u rows (pinned: %u)", CAUSE[c], cause[c], LIVE_CAUSE[c]);
 }
 
 static const char JOIN_LISTING[] =

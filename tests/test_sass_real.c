@@ -211,6 +211,26 @@ static void test_widths(void) {
     if (i89) {
       width_of(i89, "LEPC", "2d");           /* LEPC R2: the PC, a pair */
       width_of(i89, "CALL.ABS.NOINC", "2s1s"); /* R8:R9 the callee's address; R1 */
+      /* IMAD.HI's addend is a pair (Rc+1:Rc, -plr marks Rc+1 read): every register addend of
+       * the 64-bit division's IMAD.HI.U32 (with a carry-out or not) is read as two units */
+      unsigned pairs = 0, singles = 0;
+      for (uint32_t k = 0; k < i89->nfuncs; k++) {
+        const rs_func *f = i89->funcs[k];
+        for (uint32_t i = 0; i < f->ninsts; i++) {
+          const rs_inst *in = &f->insts[i];
+          if (strncmp(f->names.strs[in->opcode], "IMAD.HI", 7)) continue;
+          const rs_operand *last = NULL; /* the last operand written in the text: the addend */
+          for (uint32_t o = 0; o < in->nops; o++) {
+            const rs_operand *op = &f->ops[in->first_op + o];
+            if (op->text_len && (!last || op->text_off > last->text_off)) last = op;
+          }
+          if (last && (last->kind == RS_OP_VREG || last->kind == RS_OP_PREG) && !(last->flags & RS_F_DEF) &&
+              !(last->text_len == 2 && !memcmp(f->src + last->text_off, "RZ", 2)))
+            rs_lanes_units(last->lanes) == 2 ? pairs++ : singles++;
+        }
+      }
+      printf("IMAD.HI with a register addend: %u read as a pair, %u as one register\n", pairs, singles);
+      CHECKF(pairs >= 4 && singles == 0, "IMAD.HI addends: %u pairs, %u single", pairs, singles);
       rs_module_free(i89);
     }
     rs_module *t80 = rs_sass_load("tests/fixtures/sass-real/tensor_cluster.sm_80.sass", NULL, &o, &e);

@@ -27,6 +27,11 @@
  *    (plr_saved), uniform registers and predicates included; the writes kill unless predicated,
  *    and show at the call where live after it or written by the next instruction;
  *  - RET returns nowhere: the callee-saved registers below SHI_REGISTERS are live after it.
+ * With RS_PLR_CHAIN (and RS_PLR_CALLS), an unpredicated call whose straight-line code reaches
+ * another unpredicated call before any label or branch (the shflsync chains of a BRA.DIV
+ * fallback) shows its whole clobber set written at it: R3-R15 and the R32+ not callee-saved
+ * below SHI_REGISTERS, P0-P6, and UR4-UR35, UP0-UP6 where the function names a uniform register;
+ * any other call shows its writes where live after it or written next.
  * This is -plr's view, not the truth: really a subroutine reads its arguments (R10 in the rcp
  * slowpath), returns to its callers, clobbers only what it writes, and a CALL.REL.NOINC to a
  * `.L` label is a jump. analysis/liveness.c (interference, the Problem) keeps the real CFG that
@@ -39,11 +44,12 @@
 typedef struct {
   const rs_func *f;
   uint32_t W, NB, NI, NU;       /* words per unit set; blocks; instructions; units */
-  bool calls, r2p;              /* the quirks taken: RS_PLR_CALLS, RS_PLR_R2P */
+  bool calls, r2p, chain;       /* the quirks taken: RS_PLR_CALLS, RS_PLR_R2P, RS_PLR_CHAIN */
   rs_word *use, *def, *cdef, *call_w; /* per instruction (units): read, written, written under a
                                        * predicate, written by the call convention */
   rs_word *kill;                /* per instruction (units): writes that kill */
   rs_word *entry, *clob, *call_use, *ret_out, *ret_ur; /* the ABI -plr assumes (units) */
+  rs_word *call_full;           /* a call followed by another one: what -plr shows written at it */
   bool *sub_ur;                 /* per block: its function (kernel or subroutine) names a UR */
   rs_word *in, *rin;            /* per block: live in, reached in (units, -plr's CFG) */
   /* def sites for the region rule: one per written unit of an instruction, then one per unit
@@ -444,6 +450,15 @@ static void tables(plr *p) {
       if (top > nregs) nregs = top;
     }
   }
+  bool *named = rs_xcalloc(t->nfiles + 1, sizeof *named); /* per file: the function names one */
+  for (uint32_t ii = 0; ii < p->NI; ii++)
+    for (uint32_t w = 0; w < W; w++)
+      for (rs_word x = set_at(p->use, W, ii)[w] | set_at(p->def, W, ii)[w] | set_at(p->cdef, W, ii)[w]; x; x &= x - 1)
+        if (rs_target_file_of(t, w * 64 + (uint32_t)__builtin_ctzll(x)) >= 0)
+          named[rs_target_file_of(t, w * 64 + (uint32_t)__builtin_ctzll(x))] = true;
+  bool uniform = false;
+  for (uint32_t fi = 0; fi < t->nfiles; fi++)
+    uniform |= named[fi] && (!strcmp(t->files[fi].name, "ur") || !strcmp(t->files[fi].name, "up"));
   for (uint32_t fi = 0; fi < t->nfiles; fi++) {
     const char *n = t->files[fi].name;
     bool r = (int)fi == rf;
@@ -455,9 +470,16 @@ static void tables(plr *p) {
       if (r && k <= 1) rs_bs_set(p->call_use, u);
       if (!r || !plr_saved(k)) rs_bs_set(p->clob, u);
       else if (k < nregs || !nregs) rs_bs_set(p->ret_out, u);
+      /* shown at a chained call: R3-R15 and R32+ (not callee-saved) below the allocation, P0-P6,
+       * UR4-UR35, UP0-UP6; the uniform ones only where the function names a UR or UP (-plr has
+       * no uniform columns otherwise: scan_t256_i8 sm_75) */
+      if ((r && !plr_saved(k) && k < nregs) || !strcmp(n, "p") ||
+          (uniform && (!strcmp(n, "up") || (!strcmp(n, "ur") && k >= 4 && k < 36))))
+        rs_bs_set(p->call_full, u);
       if (!strcmp(n, "ur") && k >= 36 && k < 63) rs_bs_set(p->ret_ur, u), rs_bs_set(p->entry, u);
     }
   }
+  free(named);
   for (uint32_t ii = 0; ii < p->NI; ii++) {
     const rs_inst *in = &f->insts[ii];
     rs_word *use = set_at(p->use, W, ii), *kill = set_at(p->kill, W, ii);
@@ -481,10 +503,11 @@ int rs_sass_live_rows(const rs_func *f, rs_word **rows, uint32_t *words, unsigne
   p.W = (uint32_t)RS_WORDS(p.NU);
   p.calls = (quirks & RS_PLR_CALLS) != 0;
   p.r2p = (quirks & RS_PLR_R2P) != 0;
+  p.chain = (quirks & RS_PLR_CHAIN) != 0;
   uint32_t W = p.W, NI = p.NI;
   rs_word **per_inst[] = {&p.use, &p.def, &p.cdef, &p.call_w, &p.kill};
   for (size_t k = 0; k < sizeof per_inst / sizeof *per_inst; k++) *per_inst[k] = rs_xcalloc((size_t)W * (NI + 1), sizeof(rs_word));
-  rs_word **sets[] = {&p.entry, &p.clob, &p.call_use, &p.ret_out, &p.ret_ur};
+  rs_word **sets[] = {&p.entry, &p.clob, &p.call_use, &p.ret_out, &p.ret_ur, &p.call_full};
   for (size_t k = 0; k < sizeof sets / sizeof *sets; k++) *sets[k] = rs_xcalloc(W + 1, sizeof(rs_word));
   p.in = rs_xcalloc((size_t)W * (p.NB + 1), sizeof *p.in);
   p.rin = rs_xcalloc((size_t)W * (p.NB + 1), sizeof *p.rin);
@@ -519,12 +542,31 @@ int rs_sass_live_rows(const rs_func *f, rs_word **rows, uint32_t *words, unsigne
       for (uint32_t w = 0; w < W; w++) wr[w] |= x[w];
     }
   }
+  /* a call whose straight-line code reaches another call before any label or branch: -plr
+   * shows its whole clobber set written at it (call_full) */
+  bool *chained = rs_xcalloc(NI + 1, sizeof *chained);
+  for (uint32_t b = p.NB, next_call = 0; b-- > 0;) {
+    const rs_block *blk = &f->blocks[b];
+    for (uint32_t k = blk->ninsts; k-- > 0;) {
+      const rs_inst *in = &f->insts[blk->first_inst + k];
+      if (is_call(&p, in)) {
+        bool plain = !(in->flags & RS_I_PREDICATED);
+        chained[blk->first_inst + k] = p.chain && plain && next_call;
+        next_call = plain;
+      } else if (in->flags & (RS_I_BRANCH | RS_I_BARRIER)) {
+        next_call = 0;
+      }
+    }
+    if (labelled(f, b)) next_call = 0;
+  }
   for (uint32_t b = 0; b < p.NB; b++) {
     const rs_block *blk = &f->blocks[b];
     block_out(&p, b, cur);
     for (uint32_t k = blk->ninsts; k-- > 0;) {
       uint32_t ii = blk->first_inst + k;
       rs_word *row = set_at(out, W, ii);
+      if (chained[ii])
+        for (uint32_t w = 0; w < W; w++) row[w] |= p.call_full[w];
       const rs_word *next_def = ii + 1 < NI ? set_at(p.def, W, ii + 1) : NULL, *next_cdef = ii + 1 < NI ? set_at(p.cdef, W, ii + 1) : NULL;
       for (uint32_t w = 0; w < W; w++) { /* written here: shown even when dead; a call's where live after or written next */
         rs_word after = cur[w] | (next_def ? next_def[w] | next_cdef[w] : 0);
@@ -536,6 +578,7 @@ int rs_sass_live_rows(const rs_func *f, rs_word **rows, uint32_t *words, unsigne
     }
   }
   region_rule(&p, out);
+  free(chained);
   free(rb);
   free(wr);
   free(cur);

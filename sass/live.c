@@ -15,7 +15,8 @@
  *    predicated def reaching too); a function's entry (the kernel, each `$__internal` symbol)
  *    defines the registers of plr_at_entry, no predicate and no uniform register;
  *  - a register an instruction writes is shown at it, even when dead;
- *  - the region rule (region_rule) over label-to-label regions.
+ *  - the region rule (region_rule) over label-to-label regions; its values (webs) are joined at
+ *    reads, a call's R0/R1 reads included.
  * With RS_PLR_R2P, R2P reads and writes all of P0-P6 whatever its mask (-plr shows `x` for every
  * predicate at it), and P2R reads all of them; really R2P writes and P2R reads the mask's
  * predicates only (the lift's view).
@@ -284,6 +285,17 @@ static void sites_build(plr *p) {
             if (first == UINT32_MAX) first = s;
             else rs_uf_union(p->par, first, s);
           }
+        }
+      }
+      /* a call's reads of the convention (R0, R1) join too (cg_grid_atomics: R0 of two paths) */
+      for (uint32_t u = 0; is_call(p, in) && u < p->NU; u++) {
+        if (!rs_bs_get(p->call_use, u)) continue;
+        uint32_t first = UINT32_MAX;
+        for (uint32_t j = p->usite_first[u]; j < p->usite_first[u + 1]; j++) {
+          uint32_t s = p->usite[j];
+          if (!rs_bs_get(cur, s) || p->site_w[s] > 1) continue;
+          if (first == UINT32_MAX) first = s;
+          else rs_uf_union(p->par, first, s);
         }
       }
       for (uint32_t s = p->inst_site[ii]; s < p->inst_site[ii + 1]; s++) {

@@ -28,6 +28,7 @@
  *    (plr_saved), uniform registers and predicates included; the writes kill unless predicated,
  *    and show at the call where live after it or written by the next instruction;
  *  - RET returns nowhere: the callee-saved registers below SHI_REGISTERS are live after it.
+ * With RS_PLR_UPGUARD, a def under a uniform predicate (@UPn) kills as if unconditional.
  * With RS_PLR_CHAIN (and RS_PLR_CALLS), an unpredicated call whose straight-line code reaches
  * another unpredicated call before any label or branch (the shflsync chains of a BRA.DIV
  * fallback) shows its whole clobber set written at it: R3-R15 and the R32+ not callee-saved
@@ -45,7 +46,7 @@
 typedef struct {
   const rs_func *f;
   uint32_t W, NB, NI, NU;       /* words per unit set; blocks; instructions; units */
-  bool calls, r2p, chain;       /* the quirks taken: RS_PLR_CALLS, RS_PLR_R2P, RS_PLR_CHAIN */
+  bool calls, r2p, chain, upguard; /* the quirks taken: RS_PLR_CALLS, _R2P, _CHAIN, _UPGUARD */
   rs_word *use, *def, *cdef, *call_w; /* per instruction (units): read, written, written under a
                                        * predicate, written by the call convention */
   rs_word *kill;                /* per instruction (units): writes that kill */
@@ -398,6 +399,23 @@ static void region_rule(const plr *p, rs_word *rows) {
   free(from);
 }
 
+/* Whether instruction in is guarded by a uniform predicate (@UPn / @!UPn): its guard is the
+ * operand written before every other. -plr takes such a def as unconditional (it kills): UR4 of
+ * `@!UP0 UMOV UR4, URZ` in MAGMA's hemm_vbatched kernels is dead before it in -plr (2,574 rows
+ * of them agree with it so, none without). */
+static bool up_guard(const rs_func *f, const rs_inst *in) {
+  const rs_operand *g = NULL;
+  for (uint32_t o = 0; o < in->nops; o++) {
+    const rs_operand *op = &f->ops[in->first_op + o];
+    if (op->text_len && (!g || op->text_off < g->text_off)) g = op;
+  }
+  if (!g || (g->flags & RS_F_DEF)) return false;
+  const char *t = f->src + g->text_off;
+  if (*t == '@') t++;
+  if (*t == '!') t++;
+  return t[0] == 'U' && t[1] == 'P' && t[2] != 'T';
+}
+
 /* Per instruction: reads, writes (killing or predicated), the call convention; the ABI sets. */
 static void tables(plr *p) {
   const rs_func *f = p->f;
@@ -410,7 +428,7 @@ static void tables(plr *p) {
       const rs_operand *op = &f->ops[in->first_op + o];
       uint32_t u0 = op_base(f, op);
       if (u0 == UINT32_MAX) continue;
-      rs_word *s = !(op->flags & RS_F_DEF) ? p->use : (op->flags & RS_F_COND) ? p->cdef : p->def;
+      rs_word *s = !(op->flags & RS_F_DEF) ? p->use : (op->flags & RS_F_COND) && !(p->upguard && up_guard(f, in)) ? p->cdef : p->def;
       for (unsigned k = 0; k < 32 && (op->lanes >> (2 * k)); k++)
         if (op_unit(f, op, k, u0)) rs_bs_set(set_at(s, W, ii), u0 + k);
     }
@@ -516,6 +534,7 @@ int rs_sass_live_rows(const rs_func *f, rs_word **rows, uint32_t *words, unsigne
   p.calls = (quirks & RS_PLR_CALLS) != 0;
   p.r2p = (quirks & RS_PLR_R2P) != 0;
   p.chain = (quirks & RS_PLR_CHAIN) != 0;
+  p.upguard = (quirks & RS_PLR_UPGUARD) != 0;
   uint32_t W = p.W, NI = p.NI;
   rs_word **per_inst[] = {&p.use, &p.def, &p.cdef, &p.call_w, &p.kill};
   for (size_t k = 0; k < sizeof per_inst / sizeof *per_inst; k++) *per_inst[k] = rs_xcalloc((size_t)W * (NI + 1), sizeof(rs_word));

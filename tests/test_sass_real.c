@@ -400,6 +400,36 @@ static void test_live(void) {
     CHECKF(cause[c] == LIVE_CAUSE[c], "%s: %u rows (pinned: %u)", CAUSE[c], cause[c], LIVE_CAUSE[c]);
 }
 
+/* RS_PLR_UPGUARD on real code: MAGMA's hemm_vbatched_ll sm_80 (tests/fixtures/sass/front/ops,
+ * with nvdisasm 11.8's -lrm count table) guards `UMOV UR4, URZ` with @!UP0; -plr takes that def
+ * as killing UR4. With the quirk every row equals -lrm count; without it 1,272 rows differ. */
+static void test_upguard(void) {
+  const char *sass = "tests/fixtures/sass/front/ops/magma_hemm_upguard.sm_80.sass";
+  unsigned r = 0, d = 0, cause[NCAUSE] = {0};
+  live_one(sass, &r, &d, cause);
+  rs_err e = {{0}};
+  rs_module *m = rs_module_load(sass, NULL, &e);
+  CHECKF(m != NULL, "%s: %s", sass, e.msg);
+  unsigned decided = 0, guarded = 0;
+  if (m) {
+    const rs_func *f = m->funcs[0];
+    rs_word *with = NULL, *without = NULL;
+    uint32_t W = 0, W2 = 0;
+    CHECK(rs_sass_live_rows(f, &with, &W, RS_PLR_ALL, &e) == 0);
+    CHECK(rs_sass_live_rows(f, &without, &W2, RS_PLR_ALL & ~RS_PLR_UPGUARD, &e) == 0 && W2 == W);
+    for (uint32_t i = 0; with && without && i < f->ninsts; i++) {
+      decided += memcmp(with + (size_t)W * i, without + (size_t)W * i, W * sizeof *with) != 0;
+      guarded += (f->insts[i].flags & RS_I_PREDICATED) && strstr(rs_func_opcode(f, &f->insts[i]), "UMOV") != NULL;
+    }
+    free(with);
+    free(without);
+    rs_module_free(m);
+  }
+  printf("@UP-guarded defs (RS_PLR_UPGUARD): %s: %u of %u -lrm rows differ; the quirk decides %u rows (%u guarded UMOV)\n",
+         sass, d, r, decided, guarded);
+  CHECKF(r == 2902 && d == 0 && decided == 1272 && guarded > 0, "upguard: %u rows, %u differ, %u decided", r, d, decided);
+}
+
 static const char JOIN_LISTING[] =
     "\t.headerflags\t@\"EF_CUDA_TEXMODE_UNIFIED EF_CUDA_64BIT_ADDRESS EF_CUDA_SM89 EF_CUDA_VIRTUAL_SM(EF_CUDA_SM89)\"\n"
     "\t.section\t.text.k,\"ax\",@progbits\n"
@@ -537,6 +567,7 @@ int main(int argc, char **argv) {
   test_forms(tmp);
   test_long_notes();
   test_widths();
+  test_upguard();
   test_fill_negated();
   test_joins();
   test_live();

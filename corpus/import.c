@@ -494,6 +494,7 @@ int rs_import(const rs_imp_unit *uin, uint32_t n, const rs_import_opts *o, const
     RS_PUSH(u, nu, cap, a);
   }
   char(*ctg)[16] = rs_xcalloc(nu + 1, sizeof *ctg);
+  uint32_t *kmax = rs_xcalloc(nu + 1, sizeof *kmax);
   for (uint32_t i = 0; i < nu && !rc; i++)
     if (u[i].lang == RS_IMP_CUBIN) {
       rc = cubin_target(u[i].source, ctg[i], sizeof ctg[i], e);
@@ -542,8 +543,12 @@ int rs_import(const rs_imp_unit *uin, uint32_t n, const rs_import_opts *o, const
                           1, 0, o->self, o->nvdisasm};
     vlist l = {0};
     unit_dir(o, &u[i], ctg[i], rcache, ud, sizeof ud);
-    rc = rs_imp_lang_amd(u[i].lang) ? amd_split(o, &u[i], ud, &co, &l, &st->kernels, e)
-                                    : nv_split(o, &u[i], ud, u[i].targets, &co, &l, &st->kernels, e);
+    uint32_t nk = 0, first = 0;
+    rc = rs_imp_lang_amd(u[i].lang) ? amd_split(o, &u[i], ud, &co, &l, &nk, e)
+                                    : nv_split(o, &u[i], ud, u[i].targets, &co, &l, &nk, e);
+    /* kernels: a kernel set split into several units (rs_imp_name_units) counts once, at its most */
+    while (strcmp(u[first].name, u[i].name)) first++;
+    if (nk > kmax[first]) st->kernels += nk - kmax[first], kmax[first] = nk;
     rs_assemble_stats as;
     if (!rc) rc = rs_assemble(l.v, l.n, &co, o->seed, sc, &as, e);
     if (!rc) {
@@ -587,6 +592,7 @@ int rs_import(const rs_imp_unit *uin, uint32_t n, const rs_import_opts *o, const
   st->assemble_s = rs_now() - t0;
   free(seen.k);
   free(rcache);
+  free(kmax);
   free(ctg);
   free(u);
   return rc;

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# `regsweep corpus import` for an LLVM-22 architecture (gfx942), on real clang-22/llc-22 output:
+#  - OpenCL through clang-22 -nogpulib + -amdgpu-internalize-symbols (the grid's route), HIP through
+#    clang-22 with Debian's HIP 5.2 headers and device libraries (ISA version, wave size, code
+#    object v5 supplied): rows per kernel and form, exact truths, the route in each row's params;
+#  - the stages are llc-22's third allocation round (greedy,2 / virtregrewriter,2): the three
+#    stage files pass llc-22's MachineVerifier and the module has no call left;
+#  - a recipe line mixing gfx90a and gfx942 is two jobs with one name (one variant across
+#    architectures); a re-run compiles nothing; a kernel set listed twice for one target and a
+#    HIP target at LLVM 14 are refused by name.
+# Skipped (77) without clang-22/llc-22, rocm-device-libs or libamdhip64-dev.
+set -euo pipefail
+bin=$(realpath "$1")
+for t in clang-22 llc-22 llvm-as-22 llvm-dis-22 clang-14 llc-14; do
+  command -v $t >/dev/null || { echo "SKIP: $t missing"; exit 77; }
+done
+[ -f /usr/include/hip/hip_runtime.h ] || { echo "SKIP: libamdhip64-dev missing (HIP headers)"; exit 77; }
+ls /usr/lib/*/amdgcn/bitcode/oclc_isa_version_940.bc >/dev/null 2>&1 || { echo "SKIP: rocm-device-libs missing"; exit 77; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+check() { if eval "$1"; then :; else echo "FAIL: $2"; fail=$((fail + 1)); fi; }
+fx=tests/fixtures/import
+C="$tmp/C.h5"
+
+"$bin" corpus import --out "$C" "$fx/llvm22.tsv" --family l22 -j2 > "$tmp/1.log" 2>&1 || { cat "$tmp/1.log"; exit 1; }
+"$bin" corpus list "$C" --params > "$tmp/list"
+cat "$tmp/1.log"
+check 'grep -q "3 units (3 compiled, 0 cached), 3 kernels -> 10 instances" "$tmp/1.log"' "10 instances from 3 kernels"
+check 'grep -q "0 build failures, 0 prera truths split by LLVM, 0 truths inconsistent" "$tmp/1.log"' "no failure, no inconsistent truth"
+for k in saxpy block_sum; do
+  for f in prera postsplit; do
+    check 'grep -q "^l22/vecops.$k/gfx942/$f	.*	truth	file=vecops.cl via=clang-22+prelude+internalize -O3$" "$tmp/list"' \
+      "OpenCL $k gfx942 $f: exact truth, clang-22 route in params"
+    check 'grep -q "^l22/vecops.$k/gfx90a/$f	.*	truth	file=vecops.cl via=clang-14+prelude -O3$" "$tmp/list"' \
+      "OpenCL $k gfx90a $f: the same variant name, clang-14 route"
+  done
+done
+for f in prera postsplit; do
+  check 'grep -q "^l22/saxpy._Z9hip_saxpyPfPKffi/gfx942/$f	.*	truth	file=saxpy.hip via=clang-22+rocm-device-libs+isa9402+cov5+wave64 -O3$" "$tmp/list"' \
+    "HIP gfx942 $f: exact truth, route in params"
+done
+check '[ "$(grep -c . "$tmp/list")" -eq 10 ]' "10 rows, no failure row"
+
+# the gfx942 stages: llc-22's MachineVerifier takes them, no call left, greedy ran three rounds
+n=0
+for d in "$C.work"/units/*/gfx942; do
+  for s in prera postsplit final; do
+    n=$((n + 1))
+    if ! llc-22 -march=amdgcn -mcpu=gfx942 -run-pass=none -verify-machineinstrs "$d/$s.mir" -o /dev/null 2> "$tmp/v"; then
+      echo "FAIL: MachineVerifier on $d/$s.mir: $(head -3 "$tmp/v")"; fail=$((fail + 1))
+    fi
+    check '! grep -qE "SI_CALL|S_SETPC_B64" "$d/$s.mir"' "no call in $d/$s.mir"
+  done
+done
+check '[ "$n" -eq 6 ]' "two gfx942 jobs with three stages each ($n)"
+# final = virtregrewriter,2: vectors allocated (after virtregrewriter,1 they would still be virtual)
+check 'grep -q "renamable \$vgpr" "$(ls "$C.work"/units/saxpy-*/gfx942/final.mir)"' "final stage has vectors allocated"
+check '! grep -q "renamable \$vgpr" "$(ls "$C.work"/units/saxpy-*/gfx942/postsplit.mir)"' "postsplit (greedy,2) still has vectors virtual"
+check 'grep -q "renamable \$sgpr" "$(ls "$C.work"/units/saxpy-*/gfx942/postsplit.mir)"' "postsplit has SGPRs physical"
+
+# resume: nothing compiles again
+"$bin" corpus import --out "$C" "$fx/llvm22.tsv" --family l22 -j2 > "$tmp/2.log" 2>&1
+check 'grep -q "(0 compiled, 3 cached)" "$tmp/2.log"' "re-run compiles nothing: $(grep units "$tmp/2.log")"
+
+# refused by name: one kernel set twice for one target; HIP at LLVM 14
+printf '%s/vecops.cl\topencl\t-\tgfx942\n%s/vecops.cl\topencl\t-\tgfx1200,gfx942\n' "$PWD/$fx" "$PWD/$fx" > "$tmp/twice.tsv"
+check '! "$bin" corpus import --out "$tmp/X.h5" "$tmp/twice.tsv" 2> "$tmp/e1"' "a kernel set twice for gfx942 refused"
+check 'grep -q "vecops.cl:2: listed twice for target gfx942 (opencl lines 1 and 2" "$tmp/e1"' "named: $(cat "$tmp/e1")"
+check '! "$bin" corpus import --out "$tmp/X.h5" "$fx/saxpy.hip" --targets gfx942,gfx1030 2> "$tmp/e2"' "HIP on gfx1030 refused"
+check 'grep -q "target .gfx1030.: HIP compiles with clang-16 or clang-22.*HIP targets: gfx940, gfx942, gfx950" "$tmp/e2"' "named: $(cat "$tmp/e2")"
+check '[ ! -e "$tmp/X.h5" ]' "nothing written on refusal"
+
+[ "$fail" -eq 0 ] && echo "test_corpus_import_llvm22: all checks passed"
+exit $((fail > 0))

@@ -227,12 +227,26 @@ char *rs_import_job(const rs_import_opts *o, const rs_imp_unit *u, const char *d
                 "\"$t/err\"\nfi\n", ver, t, u->opt, ver);
         continue;
       }
-      add(&b, "elif ! %s -stop-before=greedy \"$t/k.bc\" -o \"$t/%s/prera.mir\" 2>\"$t/err\"; then tfail \"$f\" llc-%d \"$t/err\"\n"
-              "elif ! %s -stop-after=%s \"$t/k.bc\" -o \"$t/%s/postsplit.mir\" 2>\"$t/err\"; then tfail \"$f\" llc-%d \"$t/err\"\n"
+      bool hip22 = u->lang == RS_IMP_HIP && ver == 22;
+      if (hip22) {
+        /* llc-22 deletes a function whose target features the architecture lacks (AMDGPU's
+         * remove-incompatible-functions; e.g. 5.2's __ockl_sdot2 needs dot2-insts, which gfx12
+         * has not) and the call with it, silently: the kernel would lose its computation. Its
+         * remark makes that a named failure. */
+        add(&b, "elif ! %s -pass-remarks=amdgpu-remove-incompatible-functions -stop-before=greedy \"$t/k.bc\" -o "
+                "\"$t/%s/prera.mir\" 2>\"$t/err\"; then tfail \"$f\" llc-%d \"$t/err\"\n"
+                "elif grep -q 'removing function' \"$t/err\" && { printf 'error: llc-22 removed a rocm-device-libs 5.2 "
+                "function %s cannot run, and its calls: '; grep -m1 'removing function' \"$t/err\"; } > \"$t/err2\"; then "
+                "tfail \"$f\" llc-22 \"$t/err2\"\n",
+            llc, t, ver, t);
+      } else
+        add(&b, "elif ! %s -stop-before=greedy \"$t/k.bc\" -o \"$t/%s/prera.mir\" 2>\"$t/err\"; then tfail \"$f\" llc-%d "
+                "\"$t/err\"\n", llc, t, ver);
+      add(&b, "elif ! %s -stop-after=%s \"$t/k.bc\" -o \"$t/%s/postsplit.mir\" 2>\"$t/err\"; then tfail \"$f\" llc-%d \"$t/err\"\n"
               "elif ! %s -stop-after=%s \"$t/k.bc\" -o \"$t/%s/final.mir\" 2>\"$t/err\"; then tfail \"$f\" llc-%d \"$t/err\"\n"
               "fi; rm -f \"$t/k.bc\" \"$t/k.ll\"\n",
-          llc, t, ver, llc, r->greedy_last, t, ver, llc, r->rewriter_last, t, ver);
-      if (u->lang == RS_IMP_HIP && ver == 22) add(&b, "rm -rf \"$t/dl\"\n");
+          llc, r->greedy_last, t, ver, llc, r->rewriter_last, t, ver);
+      if (hip22) add(&b, "rm -rf \"$t/dl\" \"$t/err2\"\n");
     } else {
       char qn[1100] = "''", px[1024] = "ptxas";
       if (o->nvcc) {

@@ -6,7 +6,8 @@
 #  - the stages are llc-22's third allocation round (greedy,2 / virtregrewriter,2): the three
 #    stage files pass llc-22's MachineVerifier and the module has no call left;
 #  - a recipe line mixing gfx90a and gfx942 is two jobs with one name (one variant across
-#    architectures); a re-run compiles nothing; a kernel set listed twice for one target and a
+#    architectures); a 5.2 device-library function the target cannot run (llc-22 deletes it and
+#    its call) is a named failure; a re-run compiles nothing; a kernel set listed twice for one target and a
 #    HIP target at LLVM 14 are refused by name.
 # Skipped (77) without clang-22/llc-22, rocm-device-libs or libamdhip64-dev.
 set -euo pipefail
@@ -58,6 +59,14 @@ check '[ "$n" -eq 6 ]' "two gfx942 jobs with three stages each ($n)"
 check 'grep -q "renamable \$vgpr" "$(ls "$C.work"/units/saxpy-*/gfx942/final.mir)"' "final stage has vectors allocated"
 check '! grep -q "renamable \$vgpr" "$(ls "$C.work"/units/saxpy-*/gfx942/postsplit.mir)"' "postsplit (greedy,2) still has vectors virtual"
 check 'grep -q "renamable \$sgpr" "$(ls "$C.work"/units/saxpy-*/gfx942/postsplit.mir)"' "postsplit has SGPRs physical"
+
+# a device-library function the target cannot run: llc-22 would delete it with its call; named
+"$bin" corpus import --out "$tmp/D.h5" "$fx/sdot2.hip" --targets gfx942,gfx1200 --family d > "$tmp/d.log" 2>&1 || cat "$tmp/d.log"
+"$bin" corpus list "$tmp/D.h5" > "$tmp/d.list"
+check 'grep -q "^d/sdot2._Z5dot2kPii/gfx942/prera	.*truth$" "$tmp/d.list"' "sdot2 on gfx942: a row with truth"
+check 'grep -q "^FAILED d/sdot2/gfx1200	llc-22 error: llc-22 removed a rocm-device-libs 5.2 function gfx1200 cannot run.*+dot2-insts is not supported" "$tmp/d.list"' \
+  "sdot2 on gfx1200: named failure: $(grep FAILED "$tmp/d.list")"
+check '! grep -q "gfx1200/prera" "$tmp/d.list"' "no gfx1200 row without the computation"
 
 # resume: nothing compiles again
 "$bin" corpus import --out "$C" "$fx/llvm22.tsv" --family l22 -j2 > "$tmp/2.log" 2>&1

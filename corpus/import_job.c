@@ -71,18 +71,6 @@ static void add(sb *b, const char *fmt, ...) {
   }
 }
 
-/* HIP for an LLVM-22 architecture. clang-16 does not know gfx942/gfx950/gfx1200/gfx1201, so clang-22
- * compiles it for the real target; Debian's HIP 5.2 headers and device libraries need three
- * things clang-22 no longer gives them, each supplied exactly:
- *  - __AMDGCN_WAVEFRONT_SIZE (warpSize; clang-22 dropped the macro): the target's wave size, 64
- *    on gfx9, 32 on gfx12 (64 with -mwavefrontsize64 in the flags);
- *  - oclc_isa_version_NNN.bc (5.2 ships none for them): the 940 file with the target's ISA
- *    version (major*1000 + minor*100 + stepping: 9402, 9500, 12000, 12001, as ROCm 6 defines
- *    it), in a per-job folder beside links to every 5.2 library;
- *  - code object v5 (-mcode-object-version=5): clang-22's default v6 needs oclc_abi_version_600,
- *    which 5.2 lacks.
- * A library function that does not suit the target (5.2 predates gfx12) stays a call or fails
- * in llc, named, never guessed. */
 static int hexdigit(char c) { return c >= 'a' ? c - 'a' + 10 : c - '0'; }
 
 /* ROCm's ISA version of gfxNNN: major digits, then minor and stepping (hex): 942 -> 9402 */
@@ -98,13 +86,27 @@ static int hip_wave(const char *t, const rs_imp_unit *u) {
   return isa_version(t) >= 10000 && !strstr(u->flags, "-mwavefrontsize64") ? 32 : 64;
 }
 
+/* HIP for an LLVM-22 architecture. clang-16 does not know gfx942/gfx950/gfx1200/gfx1201, so clang-22
+ * compiles it for the real target; Debian's HIP 5.2 headers and device libraries need three
+ * things clang-22 no longer gives them, each supplied exactly:
+ *  - __AMDGCN_WAVEFRONT_SIZE (warpSize; clang-22 dropped the macro): the target's wave size, 64
+ *    on gfx9, 32 on gfx12 (64 with -mwavefrontsize64 in the flags);
+ *  - oclc_isa_version_NNN.bc (5.2 ships none for them): the 940 file with the target's ISA
+ *    version (major*1000 + minor*100 + stepping: 9402, 9500, 12000, 12001, as ROCm 6 defines
+ *    it), in a per-job folder beside links to every 5.2 library;
+ *  - code object v5 (-mcode-object-version=5): clang-22's default v6 needs oclc_abi_version_600,
+ *    which 5.2 lacks.
+ * A library function that does not suit the target (5.2 predates gfx12) stays a call (the MIR
+ * reader refuses it) or llc-22 deletes it (refused below): named, never guessed. */
 static void hip_devlibs22(sb *b, const char *qdl, const char *qs, const char *t, const rs_imp_unit *u) {
   const char *g = t + 3;
   int wave = hip_wave(t, u);
-  add(b, "elif ! { mkdir -p \"$t/dl\" && ln -sf %s/*.bc \"$t/dl/\" && rm -f \"$t/dl/oclc_isa_version_%s.bc\" && "
+  add(b, "elif ! { { mkdir -p \"$t/dl\" && ln -sf %s/*.bc \"$t/dl/\" && rm -f \"$t/dl/oclc_isa_version_%s.bc\" && "
          "llvm-dis-22 %s/oclc_isa_version_940.bc -o - | sed 's/constant i32 9400,/constant i32 %d,/' | "
-         "llvm-as-22 -o \"$t/dl/oclc_isa_version_%s.bc\"; } 2>\"$t/err\"; then tfail \"$f\" devlibs \"$t/err\"\n",
-      qdl, g, qdl, isa_version(t), g);
+         "llvm-as-22 -o \"$t/dl/oclc_isa_version_%s.bc\" && llvm-dis-22 \"$t/dl/oclc_isa_version_%s.bc\" -o - | "
+         "grep -q '@__oclc_ISA_version = .* constant i32 %d,'; } 2>\"$t/err\" || { echo 'error: oclc_isa_version_%s.bc "
+         "(ISA version %d) not made from the 940 one' >> \"$t/err\"; false; }; }; then tfail \"$f\" devlibs \"$t/err\"\n",
+      qdl, g, qdl, isa_version(t), g, g, isa_version(t), g, isa_version(t));
   add(b, "elif ! clang-22 -x hip --cuda-device-only --offload-arch=%s -mcode-object-version=5 -D__AMDGCN_WAVEFRONT_SIZE=%d "
          "-O%d -emit-llvm -c -nogpuinc -I/usr/include -I\"$(clang-22 -print-resource-dir)\" --rocm-device-lib-path=\"$t/dl\" "
          "%s %s -o \"$t/k.bc\" 2>\"$t/err\"; then tfail \"$f\" clang-22 \"$t/err\"\n",

@@ -54,7 +54,8 @@ extern const char rs_import_prelude[];
 /* Names of the kernels (entry functions) of a MIR module, a PTX module or an nvdisasm listing,
  * one per line (malloc'd; "" when none). */
 char *rs_split_kernels(const char *text, char kind);
-/* MIR: the module's IR document (if any) and the kernel's machine function document. */
+/* MIR: the module's IR document without the other functions' definitions (if any) and the kernel's
+ * machine function document. */
 char *rs_split_mir(const char *text, const char *kernel);
 /* PTX: the module without the other kernels' .entry definitions. */
 char *rs_split_ptx(const char *text, const char *kernel);

@@ -7,6 +7,7 @@
 #    stage files pass llc-22's MachineVerifier and the module has no call left;
 #  - llc-22's rewriter appends implicit defs of the lanes an undef sub-register def leaves
 #    undefined (rank1.cl): the stages align all the same, with exact truth;
+#  - builtin:chaitin's answers emitted through llc-22 with its MachineVerifier (emit-check);
 #  - a recipe line mixing gfx90a and gfx942 is two jobs with one name (one variant across
 #    architectures); a 5.2 device-library function the target cannot run (llc-22 deletes it and
 #    its call) is a named failure; a re-run compiles nothing; a kernel set listed twice for one target and a
@@ -75,6 +76,15 @@ check 'grep -q "^d/sdot2._Z5dot2kPii/gfx942/prera	.*truth$" "$tmp/d.list"' "sdot
 check 'grep -q "^FAILED d/sdot2/gfx1200	llc-22 error: llc-22 removed a rocm-device-libs 5.2 function gfx1200 cannot run.*+dot2-insts is not supported" "$tmp/d.list"' \
   "sdot2 on gfx1200: named failure: $(grep FAILED "$tmp/d.list")"
 check '! grep -q "gfx1200/prera" "$tmp/d.list"' "no gfx1200 row without the computation"
+
+# emit: builtin:chaitin's answers on the gfx942 rows through llc-22 (-start-after=virtregrewriter,2,
+# MachineVerifier on); vecops' rows come from a two-kernel module (each row's IR holds its own)
+"$bin" sweep --corpus "$C" --model builtin:chaitin --filter target=gfx942 --samples 1 --bind none --out "$tmp/run" \
+  --emit-check 100 > "$tmp/s.log" 2>&1 || cat "$tmp/s.log"
+check 'grep -Eq "builtin:chaitin *checked 8: llc accepted 8, REJECTED 0 \(verifier bugs\), counts differ 0, errors 0" "$tmp/s.log"' \
+  "emit through llc-22: $(grep "checked" "$tmp/s.log")"
+m="$C.work/v/amd/gfx942/l22/vecops.saxpy/prera.mir"
+check 'grep -q "define .*@saxpy" "$m" && ! grep -q "define .*@block_sum" "$m"' "saxpy's row holds its IR and no other kernel's"
 
 # resume: nothing compiles again
 "$bin" corpus import --out "$C" "$fx/llvm22.tsv" --family l22 -j2 > "$tmp/2.log" 2>&1

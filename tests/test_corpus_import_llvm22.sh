@@ -5,6 +5,8 @@
 #    object v5 supplied): rows per kernel and form, exact truths, the route in each row's params;
 #  - the stages are llc-22's third allocation round (greedy,2 / virtregrewriter,2): the three
 #    stage files pass llc-22's MachineVerifier and the module has no call left;
+#  - LLVM IR (scale.ll: clang-14's, its target-cpu dropped) and the three MIR stages llc-22 wrote,
+#    as inputs for gfx942;
 #  - llc-22's rewriter appends implicit defs of the lanes an undef sub-register def leaves
 #    undefined (rank1.cl): the stages align all the same, with exact truth;
 #  - builtin:chaitin's answers emitted through llc-22 with its MachineVerifier (emit-check);
@@ -30,7 +32,7 @@ C="$tmp/C.h5"
 "$bin" corpus import --out "$C" "$fx/llvm22.tsv" --family l22 -j2 > "$tmp/1.log" 2>&1 || { cat "$tmp/1.log"; exit 1; }
 "$bin" corpus list "$C" --params > "$tmp/list"
 cat "$tmp/1.log"
-check 'grep -q "4 units (4 compiled, 0 cached), 4 kernels -> 12 instances" "$tmp/1.log"' "12 instances from 4 kernels"
+check 'grep -q "5 units (5 compiled, 0 cached), 5 kernels -> 14 instances" "$tmp/1.log"' "14 instances from 5 kernels"
 check 'grep -q "0 build failures, 0 prera truths split by LLVM, 0 truths inconsistent" "$tmp/1.log"' "no failure, no inconsistent truth"
 for k in saxpy block_sum; do
   for f in prera postsplit; do
@@ -50,7 +52,10 @@ check 'grep -q "IMPLICIT_DEF implicit-def \$vgpr" "$(ls "$C.work"/units/rank1-*/
 for f in prera postsplit; do
   check 'grep -q "^l22/rank1.rank1/gfx942/$f	.*	truth	" "$tmp/list"' "rank1 gfx942 $f: exact truth"
 done
-check '[ "$(grep -c . "$tmp/list")" -eq 12 ]' "12 rows, no failure row"
+for f in prera postsplit; do
+  check 'grep -q "^l22/scale.scale_clamp/gfx942/$f	.*	truth	file=scale.ll via=llc-22 -O3$" "$tmp/list"' "LLVM IR (clang-14's, target-cpu dropped) on gfx942 $f: exact truth"
+done
+check '[ "$(grep -c . "$tmp/list")" -eq 14 ]' "14 rows, no failure row"
 
 # the gfx942 stages: llc-22's MachineVerifier takes them, no call left, greedy ran three rounds
 n=0
@@ -63,7 +68,7 @@ for d in "$C.work"/units/*/gfx942; do
     check '! grep -qE "SI_CALL|S_SETPC_B64" "$d/$s.mir"' "no call in $d/$s.mir"
   done
 done
-check '[ "$n" -eq 9 ]' "three gfx942 jobs with three stages each ($n)"
+check '[ "$n" -eq 12 ]' "four gfx942 jobs with three stages each ($n)"
 # final = virtregrewriter,2: vectors allocated (after virtregrewriter,1 they would still be virtual)
 check 'grep -q "renamable \$vgpr" "$(ls "$C.work"/units/saxpy-*/gfx942/final.mir)"' "final stage has vectors allocated"
 check '! grep -q "renamable \$vgpr" "$(ls "$C.work"/units/saxpy-*/gfx942/postsplit.mir)"' "postsplit (greedy,2) still has vectors virtual"
@@ -81,14 +86,24 @@ check '! grep -q "gfx1200/prera" "$tmp/d.list"' "no gfx1200 row without the comp
 # MachineVerifier on); vecops' rows come from a two-kernel module (each row's IR holds its own)
 "$bin" sweep --corpus "$C" --model builtin:chaitin --filter target=gfx942 --samples 1 --bind none --out "$tmp/run" \
   --emit-check 100 > "$tmp/s.log" 2>&1 || cat "$tmp/s.log"
-check 'grep -Eq "builtin:chaitin *checked 8: llc accepted 8, REJECTED 0 \(verifier bugs\), counts differ 0, errors 0" "$tmp/s.log"' \
+check 'grep -Eq "builtin:chaitin *checked 10: llc accepted 10, REJECTED 0 \(verifier bugs\), counts differ 0, errors 0" "$tmp/s.log"' \
   "emit through llc-22: $(grep "checked" "$tmp/s.log")"
 m="$C.work/v/amd/gfx942/l22/vecops.saxpy/prera.mir"
 check 'grep -q "define .*@saxpy" "$m" && ! grep -q "define .*@block_sum" "$m"' "saxpy's row holds its IR and no other kernel's"
 
 # resume: nothing compiles again
 "$bin" corpus import --out "$C" "$fx/llvm22.tsv" --family l22 -j2 > "$tmp/2.log" 2>&1
-check 'grep -q "(0 compiled, 4 cached)" "$tmp/2.log"' "re-run compiles nothing: $(grep units "$tmp/2.log")"
+check 'grep -q "(0 compiled, 5 cached)" "$tmp/2.log"' "re-run compiles nothing: $(grep units "$tmp/2.log")"
+
+# the three MIR stages llc-22 wrote (the rank1 unit's) as input: gfx942 from their target-cpu
+for s in prera postsplit final; do cp "$(ls "$C.work"/units/rank1-*/gfx942/$s.mir)" "$tmp/r1.$s.mir"; done
+"$bin" corpus import --out "$tmp/M.h5" "$tmp/r1.prera.mir" --targets gfx942 --family mir > "$tmp/m.log" 2>&1 || cat "$tmp/m.log"
+"$bin" corpus list "$tmp/M.h5" --params > "$tmp/m.list"
+for f in prera postsplit; do
+  check 'grep -q "^mir/r1.rank1/gfx942/$f	.*	truth	file=r1.prera.mir via=mir -O3$" "$tmp/m.list"' "MIR stages for gfx942 $f: exact truth"
+  check '[ "$(grep "^mir/r1.rank1/gfx942/$f	" "$tmp/m.list" | cut -f2)" = "$(grep "^l22/rank1.rank1/gfx942/$f	" "$tmp/list" | cut -f2)" ]' \
+    "MIR input $f: the same IR hash as the compiled row"
+done
 
 # refused by name: one kernel set twice for one target; HIP at LLVM 14
 printf '%s/vecops.cl\topencl\t-\tgfx942\n%s/vecops.cl\topencl\t-\tgfx1200,gfx942\n' "$PWD/$fx" "$PWD/$fx" > "$tmp/twice.tsv"

@@ -87,7 +87,7 @@ static int hip_wave(const char *t, const rs_imp_unit *u) {
 }
 
 /* HIP for an LLVM-22 architecture. clang-16 does not know gfx942/gfx950/gfx1200/gfx1201, so clang-22
- * compiles it for the real target; Debian's HIP 5.2 headers and device libraries need three
+ * compiles it for the real target; Debian's HIP 5.2 headers and device libraries need four
  * things clang-22 no longer gives them, each supplied exactly:
  *  - __AMDGCN_WAVEFRONT_SIZE (warpSize; clang-22 dropped the macro): the target's wave size, 64
  *    on gfx9, 32 on gfx12 (64 with -mwavefrontsize64 in the flags);
@@ -95,7 +95,10 @@ static int hip_wave(const char *t, const rs_imp_unit *u) {
  *    version (major*1000 + minor*100 + stepping: 9402, 9500, 12000, 12001, as ROCm 6 defines
  *    it), in a per-job folder beside links to every 5.2 library;
  *  - code object v5 (-mcode-object-version=5): clang-22's default v6 needs oclc_abi_version_600,
- *    which 5.2 lacks.
+ *    which 5.2 lacks;
+ *  - hip.bc and oclc_daz_opt_{off,on}.bc, which clang-16 linked and clang-22 no longer does (ROCm 6
+ *    moved them into the headers): the 5.2 headers call __atomic_work_item_fence (__syncthreads)
+ *    and 5.2's ocml reads __oclc_daz_opt; daz on with -fgpu-flush-denormals-to-zero, as clang-16.
  * A library function that does not suit the target (5.2 predates gfx12) stays a call (the MIR
  * reader refuses it) or llc-22 deletes it (refused below): named, never guessed. */
 static void hip_devlibs22(sb *b, const char *qdl, const char *qs, const char *t, const rs_imp_unit *u) {
@@ -107,10 +110,17 @@ static void hip_devlibs22(sb *b, const char *qdl, const char *qs, const char *t,
          "grep -q '@__oclc_ISA_version = .* constant i32 %d,'; } 2>\"$t/err\" || { echo 'error: oclc_isa_version_%s.bc "
          "(ISA version %d) not made from the 940 one' >> \"$t/err\"; false; }; }; then tfail \"$f\" devlibs \"$t/err\"\n",
       qdl, g, qdl, isa_version(t), g, g, isa_version(t), g, isa_version(t));
+  bool daz = strstr(u->flags, "-fgpu-flush-denormals-to-zero") || strstr(u->flags, "-fcuda-flush-denormals-to-zero");
   add(b, "elif ! clang-22 -x hip --cuda-device-only --offload-arch=%s -mcode-object-version=5 -D__AMDGCN_WAVEFRONT_SIZE=%d "
          "-O%d -emit-llvm -c -nogpuinc -I/usr/include -I\"$(clang-22 -print-resource-dir)\" --rocm-device-lib-path=\"$t/dl\" "
-         "%s %s -o \"$t/k.bc\" 2>\"$t/err\"; then tfail \"$f\" clang-22 \"$t/err\"\n",
-      t, wave, u->opt, u->flags, qs);
+         "-Xclang -mlink-builtin-bitcode -Xclang \"$t/dl/hip.bc\" -Xclang -mlink-builtin-bitcode -Xclang "
+         "\"$t/dl/oclc_daz_opt_%s.bc\" %s %s -o \"$t/k.bc\" 2>\"$t/err\"; then tfail \"$f\" clang-22 \"$t/err\"\n",
+      t, wave, u->opt, daz ? "on" : "off", u->flags, qs);
+  /* anything still undefined (a function or global no library defined) is named, not left to
+   * run as a call or a load of nothing */
+  add(b, "elif llvm-dis-22 \"$t/k.bc\" -o - | grep -E '^declare |= external ' | grep -v '@llvm\\.' > \"$t/ext\" && "
+         "{ printf 'error: undefined after linking rocm-device-libs 5.2: '; grep -oE '@[^ (]+' \"$t/ext\" | tr '\\n' ' '; } "
+         "> \"$t/err\"; then tfail \"$f\" clang-22 \"$t/err\"\n");
 }
 
 int rs_import_llvm(const rs_import_opts *o, const rs_imp_unit *u, const char *t, bool *devlibs) {
@@ -248,7 +258,7 @@ char *rs_import_job(const rs_import_opts *o, const rs_imp_unit *u, const char *d
               "elif ! %s -stop-after=%s \"$t/k.bc\" -o \"$t/%s/final.mir\" 2>\"$t/err\"; then tfail \"$f\" llc-%d \"$t/err\"\n"
               "fi; rm -f \"$t/k.bc\" \"$t/k.ll\"\n",
           llc, r->greedy_last, t, ver, llc, r->rewriter_last, t, ver);
-      if (hip22) add(&b, "rm -rf \"$t/dl\" \"$t/err2\"\n");
+      if (hip22) add(&b, "rm -rf \"$t/dl\" \"$t/err2\" \"$t/ext\"\n");
     } else {
       char qn[1100] = "''", px[1024] = "ptxas";
       if (o->nvcc) {

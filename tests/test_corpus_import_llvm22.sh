@@ -2,7 +2,8 @@
 # `regsweep corpus import` for an LLVM-22 architecture (gfx942), on real clang-22/llc-22 output:
 #  - OpenCL through clang-22 -nogpulib + -amdgpu-internalize-symbols (the grid's route), HIP through
 #    clang-22 with Debian's HIP 5.2 headers and device libraries (ISA version, wave size, code
-#    object v5 supplied): rows per kernel and form, exact truths, the route in each row's params;
+#    object v5, hip.bc and oclc_daz_opt supplied; reduce.hip calls ocml, __syncthreads and atomics):
+#    rows per kernel and form, exact truths, the route in each row's params;
 #  - the stages are llc-22's third allocation round (greedy,2 / virtregrewriter,2): the three
 #    stage files pass llc-22's MachineVerifier and the module has no call left;
 #  - LLVM IR (scale.ll: clang-14's, its target-cpu dropped) and the three MIR stages llc-22 wrote,
@@ -32,7 +33,7 @@ C="$tmp/C.h5"
 "$bin" corpus import --out "$C" "$fx/llvm22.tsv" --family l22 -j2 > "$tmp/1.log" 2>&1 || { cat "$tmp/1.log"; exit 1; }
 "$bin" corpus list "$C" --params > "$tmp/list"
 cat "$tmp/1.log"
-check 'grep -q "5 units (5 compiled, 0 cached), 5 kernels -> 14 instances" "$tmp/1.log"' "14 instances from 5 kernels"
+check 'grep -q "6 units (6 compiled, 0 cached), 6 kernels -> 16 instances" "$tmp/1.log"' "16 instances from 6 kernels"
 check 'grep -q "0 build failures, 0 prera truths split by LLVM, 0 truths inconsistent" "$tmp/1.log"' "no failure, no inconsistent truth"
 for k in saxpy block_sum; do
   for f in prera postsplit; do
@@ -55,7 +56,11 @@ done
 for f in prera postsplit; do
   check 'grep -q "^l22/scale.scale_clamp/gfx942/$f	.*	truth	file=scale.ll via=llc-22 -O3$" "$tmp/list"' "LLVM IR (clang-14's, target-cpu dropped) on gfx942 $f: exact truth"
 done
-check '[ "$(grep -c . "$tmp/list")" -eq 14 ]' "14 rows, no failure row"
+for f in prera postsplit; do
+  check 'grep -q "^l22/reduce._Z6reducePfPKfiS_/gfx942/$f	.*	truth	file=reduce.hip via=clang-22+rocm-device-libs+isa9402+cov5+wave64 -O3$" "$tmp/list"' \
+    "HIP with library calls (ocml, __syncthreads, atomics) gfx942 $f: exact truth"
+done
+check '[ "$(grep -c . "$tmp/list")" -eq 16 ]' "16 rows, no failure row"
 
 # the gfx942 stages: llc-22's MachineVerifier takes them, no call left, greedy ran three rounds
 n=0
@@ -68,32 +73,36 @@ for d in "$C.work"/units/*/gfx942; do
     check '! grep -qE "SI_CALL|S_SETPC_B64" "$d/$s.mir"' "no call in $d/$s.mir"
   done
 done
-check '[ "$n" -eq 12 ]' "four gfx942 jobs with three stages each ($n)"
+check '[ "$n" -eq 15 ]' "five gfx942 jobs with three stages each ($n)"
 # final = virtregrewriter,2: vectors allocated (after virtregrewriter,1 they would still be virtual)
 check 'grep -q "renamable \$vgpr" "$(ls "$C.work"/units/saxpy-*/gfx942/final.mir)"' "final stage has vectors allocated"
 check '! grep -q "renamable \$vgpr" "$(ls "$C.work"/units/saxpy-*/gfx942/postsplit.mir)"' "postsplit (greedy,2) still has vectors virtual"
 check 'grep -q "renamable \$sgpr" "$(ls "$C.work"/units/saxpy-*/gfx942/postsplit.mir)"' "postsplit has SGPRs physical"
 
 # a device-library function the target cannot run: llc-22 would delete it with its call; named
-"$bin" corpus import --out "$tmp/D.h5" "$fx/sdot2.hip" --targets gfx942,gfx1200 --family d > "$tmp/d.log" 2>&1 || cat "$tmp/d.log"
+# and a function no library defines: named, not left as a call
+printf '#include <hip/hip_runtime.h>\nextern "C" __device__ float mystery(float);\n__global__ void ext(float *y) { y[threadIdx.x] = mystery(y[threadIdx.x]); }\n' > "$tmp/ext.hip"
+"$bin" corpus import --out "$tmp/D.h5" "$fx/sdot2.hip" "$tmp/ext.hip" --targets gfx942,gfx1200 --family d > "$tmp/d.log" 2>&1 || cat "$tmp/d.log"
 "$bin" corpus list "$tmp/D.h5" > "$tmp/d.list"
 check 'grep -q "^d/sdot2._Z5dot2kPii/gfx942/prera	.*truth$" "$tmp/d.list"' "sdot2 on gfx942: a row with truth"
 check 'grep -q "^FAILED d/sdot2/gfx1200	llc-22 error: llc-22 removed a rocm-device-libs 5.2 function gfx1200 cannot run.*+dot2-insts is not supported" "$tmp/d.list"' \
   "sdot2 on gfx1200: named failure: $(grep FAILED "$tmp/d.list")"
-check '! grep -q "gfx1200/prera" "$tmp/d.list"' "no gfx1200 row without the computation"
+check '! grep -q "sdot2.*gfx1200/prera" "$tmp/d.list"' "no gfx1200 row without the computation"
+check 'grep -q "^FAILED d/ext/gfx942	clang-22 error: undefined after linking rocm-device-libs 5.2: @mystery" "$tmp/d.list"' \
+  "an undefined function named: $(grep "FAILED d/ext/gfx942" "$tmp/d.list")"
 
 # emit: builtin:chaitin's answers on the gfx942 rows through llc-22 (-start-after=virtregrewriter,2,
 # MachineVerifier on); vecops' rows come from a two-kernel module (each row's IR holds its own)
 "$bin" sweep --corpus "$C" --model builtin:chaitin --filter target=gfx942 --samples 1 --bind none --out "$tmp/run" \
   --emit-check 100 > "$tmp/s.log" 2>&1 || cat "$tmp/s.log"
-check 'grep -Eq "builtin:chaitin *checked 10: llc accepted 10, REJECTED 0 \(verifier bugs\), counts differ 0, errors 0" "$tmp/s.log"' \
+check 'grep -Eq "builtin:chaitin *checked 12: llc accepted 12, REJECTED 0 \(verifier bugs\), counts differ 0, errors 0" "$tmp/s.log"' \
   "emit through llc-22: $(grep "checked" "$tmp/s.log")"
 m="$C.work/v/amd/gfx942/l22/vecops.saxpy/prera.mir"
 check 'grep -q "define .*@saxpy" "$m" && ! grep -q "define .*@block_sum" "$m"' "saxpy's row holds its IR and no other kernel's"
 
 # resume: nothing compiles again
 "$bin" corpus import --out "$C" "$fx/llvm22.tsv" --family l22 -j2 > "$tmp/2.log" 2>&1
-check 'grep -q "(0 compiled, 5 cached)" "$tmp/2.log"' "re-run compiles nothing: $(grep units "$tmp/2.log")"
+check 'grep -q "(0 compiled, 6 cached)" "$tmp/2.log"' "re-run compiles nothing: $(grep units "$tmp/2.log")"
 
 # the three MIR stages llc-22 wrote (the rank1 unit's) as input: gfx942 from their target-cpu
 for s in prera postsplit final; do cp "$(ls "$C.work"/units/rank1-*/gfx942/$s.mir)" "$tmp/r1.$s.mir"; done

@@ -112,8 +112,8 @@ static bool extras_ok(const S *s, const rs_inst *pi, const rs_inst *fi) {
         continue;
       const rs_preg *r = &s->a->assign[po->reg];
       if (!r->lanes || fo->reg < r->unit || fo->reg - r->unit >= 32) continue;
-      uint32_t d = 2 * (fo->reg - r->unit); /* fo's lanes start d lanes into the register */
-      inside = (d == 0 || fo->lanes >> (64 - d) == 0) && ((fo->lanes << d) & ~r->lanes) == 0;
+      uint32_t off = 2 * (fo->reg - r->unit); /* fo's lanes start off lanes into the register */
+      inside = (off == 0 || fo->lanes >> (64 - off) == 0) && ((fo->lanes << off) & ~r->lanes) == 0;
     }
     if (!inside) return false;
   }

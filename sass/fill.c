@@ -1,4 +1,4 @@
-/* fill.c - encodings nvdisasm 11.8 does not print (sm_90 VIADD/VIMNMX/VIADDMNMX) and the
+/* fill.c - encodings nvdisasm 11.8 does not print (sm_90 VIADD/VIMNMX/VIADDMNMX/VIMNMX3) and the
  * hidden descriptor field of .E accesses. Tables, one row per opcode form; every layout was
  * worked out by compiling PTX whose dataflow fixes each field (docs/sass.md, "Calibration").
  *
@@ -43,6 +43,12 @@ static const form forms[] = {
     {0xc46, 90, "VIADDMNMX", 1, {S_UR, S_R}, {32, 64}, 2, 1, 0, 1ull << 27},
     {0x446, 90, "VIADDMNMX", 1, {S_R, S_IMM}, {64, 32}, 2, 0, 1, 0},
     {0xe46, 90, "VIADDMNMX", 1, {S_R, S_UR}, {64, 32}, 2, 0, 1, 1ull << 27},
+    /* VIMNMX3 Rd, Ra, b, c, {PT|!PT}: minmax(Ra, b, c), the three-input DPX min/max ptxas 13 makes
+     * of max(max(x, y), z) on sm_90 (CUDA 12+ nvdisasm names it; 11.8 prints nothing). Fields read
+     * off tests/fixtures/sass-real/minmax3.cu: signed/unsigned, min/max, each slot kind. */
+    {0x20f, 90, "VIMNMX3", 1, {S_R, S_R}, {32, 64}, 2, 0, 0, 0},
+    {0x80f, 90, "VIMNMX3", 1, {S_IMM, S_R}, {32, 64}, 2, 0, 0, 0},
+    {0xc0f, 90, "VIMNMX3", 1, {S_UR, S_R}, {32, 64}, 2, 0, 0, 1ull << 27},
 };
 
 static int reg(char *b, size_t n, unsigned r, bool reuse) {

@@ -81,6 +81,7 @@ const rs_sass_op rs_sass_optable[] = {
     {"VIADD", "", "d1 s1 s1", 0},
     {"VIMNMX", "U32 S32 RELU", "d1 s1 s1 s1", 0},
     {"VIADDMNMX", "U32 S32 RELU", "d1 s1 s1 s1 s1", 0},
+    {"VIMNMX3", "U32 S32 RELU", "d1 s1 s1 s1 s1", 0}, /* VIMNMX3 R9, R0, UR6, R7, !PT (sm_90, sass/fill.c) */
     {"IMAD", "U32 S32 SHL MOV IADD HI", "d1 s1 s1 s1|d1 d1 s1 s1 s1", 0}, /* IMAD.HI.U32 R10, P1, ... */
     {"IMAD.X", "U32 S32 HI", "d1 s1 s1 s1 s1", 0},
     {"IMAD.WIDE", "U32 S32", "d2 s1 s1 s2|d2 d1 s1 s1 s2", 0}, /* destination and addend pairs; P carry */
@@ -118,6 +119,9 @@ const rs_sass_op rs_sass_optable[] = {
     {"FADD", FRND, "d1 s1 s1", 0},
     {"FMNMX", "FTZ NAN", "d1 s1 s1 s1", 0},
     {"FSETP", CMP BOOL "FTZ", "d1 d1 s1 s1 s1", 0},
+    /* FSET.BF.NEU.AND R5, R2, R3, PT: a comparison into a register, 1.0f/0 with .BF
+     * ((float)(x != y); MAGMA), all ones/0 without */
+    {"FSET", CMP BOOL "FTZ BF", "d1 s1 s1 s1", 0},
     {"FCHK", "DIVIDE", "d1 s1 s1", 0},
     {"FRND", FRND "FLOOR CEIL TRUNC", "d1 s1", 0},
     {"FSWZADD", "", "d1 s1 s1 s1", 0},

@@ -712,7 +712,9 @@ static int parse_inst(P *p, size_t off, size_t end) {
     uint32_t na;
     if (!parse_roles(v, alt, &na) && na == nops) memcpy(roles, alt, sizeof *alt * na);
   }
-  if (!kinds_fit(p, roles, nops, so, sl))
+  bool new_kinds = false; /* roles whose operands operand() takes on kinds_fit's word */
+  for (uint32_t k = 0; k < nops; k++) new_kinds |= strchr("gkPtuabc", roles[k].role) != NULL;
+  if (new_kinds && !kinds_fit(p, roles, nops, so, sl))
     return perr(p, p->line, "%.*s: no variant of %s has operands of these kinds", (int)mnl, mn, row->form);
   if (tex_roles(p, roles, nops, so, sl, mn, mnl)) return -1;
   bool pred = guard && !guard_always;

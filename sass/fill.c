@@ -4,7 +4,8 @@
  *
  * Word 0: bits 0-11 opcode and operand form, 12-14 guard predicate (7 = PT), 15 guard negated,
  * 16-23 Rd, 24-31 Ra, 32-63 the "b" slot (R in 32-39, UR in 32-37 with 63 = negate, or a 32-bit
- * immediate). Word 1: 0-7 the "c" slot R, 8 signed (min/max), 23-25 the min/max selector
+ * immediate). Word 1: 0-7 the "c" slot R, 8 signed (min/max), 12 .RELU (min/max: the result
+ * clamped at 0, compares.cu's max(max(x - y, z), 0)), 23-25 the min/max selector
  * predicate and 26 its negation (PT = min, !PT = max), 27 "a UR operand", 41-63 scheduling
  * control with reuse flags 58 (a), 59 (b slot), 60 (c slot). Operand forms follow the FFMA
  * scheme: 0x2 R,R  0x8 R,imm  0xc R,UR  0x4 R@c,imm@b  0xe R@c,UR@b. */
@@ -66,13 +67,14 @@ int rs_sass_fill(unsigned sm, const uint64_t w[2], char *buf, size_t n) {
     return -1;
   }
   uint64_t w0_used = 0xffffffffull, w1_used = 0; /* opcode, guard, Rd, Ra */
-  bool is_signed = true, sel_not = false;
+  bool is_signed = true, sel_not = false, relu = false;
   unsigned sel = 7;
   if (f->minmax) {
     is_signed = w[1] >> 8 & 1;
+    relu = w[1] >> 12 & 1; /* .RELU: the result clamped at 0 (max(max(x - y, z), 0) in one) */
     sel = (unsigned)(w[1] >> 23 & 7);
     sel_not = w[1] >> 26 & 1;
-    w1_used |= 1ull << 8 | 0xfull << 23;
+    w1_used |= 1ull << 8 | 1ull << 12 | 0xfull << 23;
   }
   char ops[3][48];
   for (unsigned k = 0; k < f->nops; k++) {
@@ -124,8 +126,8 @@ int rs_sass_fill(unsigned sm, const uint64_t w[2], char *buf, size_t n) {
   if (g != 7) snprintf(guard, sizeof guard, "@%sP%u ", w[0] >> 15 & 1 ? "!" : "", g);
   reg(rds, sizeof rds, rd, false);
   reg(ras, sizeof ras, ra, w[1] >> 58 & 1);
-  size_t k = (size_t)snprintf(buf, n, "%s%s%s %s, %s", guard, f->mnem, f->minmax && !is_signed ? ".U32" : "", rds,
-                              ras);
+  size_t k = (size_t)snprintf(buf, n, "%s%s%s%s %s, %s", guard, f->mnem, relu ? ".RELU" : "",
+                              f->minmax && !is_signed ? ".U32" : "", rds, ras);
   for (unsigned i = 0; i < f->nops && k < n; i++) k += (size_t)snprintf(buf + k, n - k, ", %s", ops[i]);
   if (f->minmax && k < n) {
     if (sel == 7) snprintf(buf + k, n - k, ", %sPT", sel_not ? "!" : "");

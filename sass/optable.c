@@ -16,6 +16,7 @@
 #define MEMQ "CONSTANT SYS GPU CTA SM STRONG WEAK MMIO VOLATILE PRIVATE EF EL LU EU NA ZFILL LTC64B LTC128B LTC256B U "
 #define SUB32 "U8 S8 U16 S16 "
 /* 64 and F64 are not here: they make the data operands pairs (rows of their own) */
+#define ATOMOP "ADD MIN MAX INC DEC AND OR XOR EXCH SAFE F32 F16x2 BF16x2 FTZ RN S32 U32 "
 /* surface accesses: memory order, scope, out-of-bounds mode; reductions: their operation */
 #define SURF "STRONG WEAK CTA SM GPU SYS TRAP IGN "
 #define SURED "ADD MIN MAX INC DEC AND OR XOR S32 U32 "
@@ -24,8 +25,6 @@
 #define TEXOPS \
   "t u a s2 s1 g|t u a b s2 s1 g|t u a s2 s1 g c|t u a b s2 s1 g c|P t u a s2 s1 g|P t u a b s2 s1 g|P t u a s2 s1 g c|" \
   "P t u a b s2 s1 g c"
-
-#define ATOMOP "ADD MIN MAX INC DEC AND OR XOR EXCH SAFE F32 F16x2 BF16x2 FTZ RN S32 U32 "
 
 #define B RS_SOP_BRANCH
 #define X RS_SOP_EXIT
@@ -253,7 +252,7 @@ const rs_sass_op rs_sass_optable[] = {
      * both), two c[0x0] offsets before. TEX.LL P0, R42, R44, R4, R30, UR4, 0x0, 2D: a residency
      * predicate (sparse texture) first. */
     {"TEX", "SCR LL LZ AOFFI NDV F16 RN", TEXOPS, 0},
-    {"TLD", "SCR LL LZ CL", TEXOPS, 0},
+    {"TLD", "SCR LL LZ CL MS", TEXOPS, 0},
     {"TLD4", "SCR R G B A AOFFI", TEXOPS, 0},
     {"TXD", "", TEXOPS, 0},
     {"TXQ", "", "t u s1 k s2 s1 c", 0}, /* TXQ RZ, R6, R6, TEX_HEADER_DIMENSION, UR4, 0x0, 0x1: Ra the level */

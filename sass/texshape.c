@@ -7,8 +7,8 @@
  *   - results: n = components in the mask (none printed: 0xf); Rd1 holds the first two (a pair,
  *     or one), Rd0 the rest (RZ when n <= 2). .F16 packs two halves a register: Rd1 one, Rd0 one
  *     when n > 2.
- *   - sources: T = coordinates (array index included) + extras (.LL level, .AOFFI offsets, TXD
- *     gradients: two per coordinate). Without .SCR, Ra holds the coordinates and Rb the extras
+ *   - sources: T = coordinates (array index included) + extras (.LL level, .AOFFI offsets, .MS
+ *     sample, TXD gradients: two per coordinate). Without .SCR, Ra holds the coordinates and Rb the extras
  *     (not printed when none); with .SCR (sm_75-89) they are split evenly, Ra ceil(T/2) and Rb
  *     the rest (TLD4.SCR 2D: R2, R7 one register each).
  * Anything unmeasured (a TLD without .LZ or .LL, TXD other than 2D, a mask above 0xf) is an error
@@ -29,7 +29,7 @@ static const struct {
 static const struct {
   const char *name;
   uint8_t extra;
-} extras[] = {{"LL", 1}, {"AOFFI", 1}};
+} extras[] = {{"LL", 1}, {"AOFFI", 1}, {"MS", 1}}; /* MS: the sample index (tex.2dms) */
 
 /* the families: which geometries were measured, gradients per coordinate, whether a level
  * modifier is required (TLD: .LZ or .LL) */
@@ -40,7 +40,7 @@ static const struct {
   bool level;
 } families[] = {
     {"TEX", "2D 3D CUBE ARRAY_1D ARRAY_2D ARRAY_CUBE", 0, false},
-    {"TLD", "1D 2D", 0, true},
+    {"TLD", "1D 2D ARRAY_2D", 0, true},
     {"TLD4", "2D", 0, false},
     {"TXD", "2D", 2, false},
     {"TXQ", NULL, 0, false},

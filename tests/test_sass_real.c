@@ -604,10 +604,11 @@ static void test_tex_plr(void) {
   CHECKF(n == 10 && rows >= 250 && differ == 0, "%d listings, %u rows, %u differ", n, rows, differ);
 }
 
-/* sm_90 VIMNMX3 (opcode 0x?0f), which 11.8 drops, filled from the encoding and read against the
- * source (compares.cu minmax3): x = a[t] R0, y = a[t+32] R7, z = a[t+64] R9, p = UR6, q = UR7;
- * each result stored to out[t + 32k] (offset 0x80 k). Signedness (word 1 bit 8), min/max (bit
- * 26), and the b slot as UR, R and immediate: each line is one the source's arithmetic fixes. */
+/* sm_90 VIMNMX3 (opcode 0x?0f) and VIADDMNMX.RELU, which 11.8 drops, filled from the encoding and
+ * read against the source (compares.cu minmax3, minmax3_more). minmax3: x = a[t] R0,
+ * y = a[t+32] R7, z = a[t+64] R9, p = UR6, q = UR7; each result stored to out[t + 32k] (offset
+ * 0x80 k). Signedness (word 1 bit 8), min/max (bit 26), .RELU (bit 12) and the b slot as UR, R
+ * and immediate: each line is one the source's arithmetic fixes. */
 static void test_fill_vimnmx3(void) {
   char *t = rs_read_file("tests/fixtures/sass-real/compares.sm_90.sass", NULL, &(rs_err){{0}});
   static const char *const want[] = {
@@ -622,8 +623,26 @@ static void test_fill_vimnmx3(void) {
       "VIMNMX3 R7, R0, 0x7, R7, !PT ;",                  /* max(max(x, 7), y) */
       "STG.E desc[UR4][R4.64+0x200], R7 ;",              /* out[t + 128] */
   };
-  CHECK(t && strstr(t, "5 holes filled: minmax3 0x00b0 VIMNMX3, 0x00c0 VIMNMX3, 0x00d0 VIMNMX3, 0x00f0 VIMNMX3, 0x0100 VIMNMX3"));
+  /* minmax3_more: x = R7, y = R0, z = R6, p:q = R12:R13 (LDC.64 c[0x220]), r = R8 */
+  static const char *const more[] = {
+      "VIMNMX3 R13, R12, R13, R7, !PT ;",                /* max(max(p, q), x) ... */
+      "STG.E desc[UR4][R4.64+0x180], R13 ;",             /* ... out[t + 96] */
+      "VIMNMX3 R3, R7, R0.reuse, R12, PT ;",             /* min(min(x, y), p) */
+      "STG.E desc[UR4][R4.64+0x80], R3 ;",               /* out[t + 32] */
+      "VIMNMX3 R9, R7.reuse, -0x5, R12, PT ;",           /* min(min(x, -5), p): a signed immediate */
+      "STG.E desc[UR4][R4.64+0x100], R9 ;",              /* out[t + 64] */
+      "VIMNMX3.U32 R7, R7, 0x64, R8, PT ;",              /* unsigned min(min(x, r), 100) */
+      "STG.E desc[UR4][R4.64+0x200], R7 ;",              /* out[t + 128] */
+      "VIADDMNMX.RELU R15, R7.reuse, -R0, R6, !PT ;",    /* max(max(x - y, z), 0) */
+      "STG.E desc[UR4][R4.64+0x280], R15 ;",             /* out[t + 160] */
+  };
+  CHECK(t && strstr(t, "13 holes filled: minmax3_more 0x00c0 VIMNMX3, 0x00d0 VIMNMX, 0x00f0 VIMNMX3, 0x0100 VIMNMX, "
+                      "0x0110 VIMNMX, 0x0130 VIADDMNMX, 0x0140 VIMNMX3, 0x0160 VIMNMX3; minmax3 0x00b0 VIMNMX3, "
+                      "0x00c0 VIMNMX3, 0x00d0 VIMNMX3, 0x00f0 VIMNMX3, 0x0100 VIMNMX3,"));
   for (size_t k = 0; t && k < sizeof want / sizeof *want; k++) CHECKF(strstr(t, want[k]) != NULL, "no '%s'", want[k]);
+  const char *mm = t ? strstr(t, ".text.minmax3_more:") : NULL;
+  CHECK(mm != NULL);
+  for (size_t k = 0; mm && k < sizeof more / sizeof *more; k++) CHECKF(strstr(mm, more[k]) != NULL, "no '%s'", more[k]);
   free(t);
 }
 
@@ -692,7 +711,7 @@ static void test_tex_free(const char *tmp) {
   snprintf(path, sizeof path, "%s/free.sass", tmp);
   unlink(path);
   printf("textures, surfaces, compares --free: %u functions valid, %u with fewer R than ptxas\n", funcs, fewer);
-  CHECKF(funcs == 5 * 11, "%u functions", funcs);
+  CHECKF(funcs == 5 * 13, "%u functions", funcs);
 }
 
 int main(int argc, char **argv) {

@@ -127,9 +127,9 @@ const rs_sass_op rs_sass_optable[] = {
     {"FADD", FRND, "d1 s1 s1", 0},
     {"FMNMX", "FTZ NAN", "d1 s1 s1 s1", 0},
     {"FSETP", CMP BOOL "FTZ", "d1 d1 s1 s1 s1", 0},
-    /* FSET.BF.NEU.AND R5, R2, R3, PT: a comparison into a register, 1.0f/0 with .BF
-     * ((float)(x != y); MAGMA), all ones/0 without */
-    {"FSET", CMP BOOL "FTZ BF", "d1 s1 s1 s1", 0},
+    /* FSET.BF.NEU.AND R5, R2, R3, PT: a comparison into a register, 1.0f or 0 ((float)(x != y);
+     * MAGMA). Without .BF (all ones) ptxas 13 writes FSETP + SEL: never seen, not listed */
+    {"FSET.BF", CMP BOOL "FTZ", "d1 s1 s1 s1", 0},
     {"FCHK", "DIVIDE", "d1 s1 s1", 0},
     {"FRND", FRND "FLOOR CEIL TRUNC", "d1 s1", 0},
     {"FSWZADD", "", "d1 s1 s1 s1", 0},

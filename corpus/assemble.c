@@ -2,6 +2,7 @@
 #include "front/front.h"
 #include "corpus/assemble.h"
 #include "corpus/truth.h"
+#include "sass/lower.h"
 #include "corpus/ptxtruth.h"
 #include "corpus/normalize.h"
 #include <stdio.h>
@@ -316,11 +317,19 @@ static int sass_instance(A *a, const rs_variant *v, const char *dir, const char 
     return fail(a, v, tg, msg, e);
   }
   const rs_func *f = m->funcs[0];
+  char cp[1200];
+  snprintf(cp, sizeof cp, "%s/%s.cubin", dir, tg);
+  rs_err ce = {{0}};
+  a->cubin = (uint8_t *)rs_read_file(cp, &a->cubin_len, &ce); /* NULL: the row has none */
   double t0 = rs_now();
-  rs_problem *p = rs_problem_build(f, e);
+  /* the Problem as written back: the truth is checked against what every consumer verifies */
+  rs_problem *p = rs_sass_problem(f, a->cubin, a->cubin_len, cp, NULL, &pe);
   a->st->analyze_s += rs_now() - t0;
   int rc = -1;
-  if (p) {
+  if (!p) {
+    snprintf(msg, sizeof msg, "sass: %s", pe.msg);
+    rc = fail(a, v, tg, msg, e);
+  } else {
     t0 = rs_now();
     char *truth = NULL, reason[128] = "";
     uint32_t nm = 0, bad = f->truth ? rs_truth_check(p, f->truth, &nm) : UINT32_MAX;
@@ -331,14 +340,10 @@ static int sass_instance(A *a, const rs_variant *v, const char *dir, const char 
       a->st->truth_violations++;
     }
     a->st->align_s += rs_now() - t0;
-    char cp[1200];
-    snprintf(cp, sizeof cp, "%s/%s.cubin", dir, tg);
-    rs_err ce = {{0}};
-    a->cubin = (uint8_t *)rs_read_file(cp, &a->cubin_len, &ce); /* NULL: the row has none */
     rc = emit(a, v, tg, "sass", f, p, rs_xstrndup(m->text, m->len), truth, reason, ref, spill, e);
-    free(a->cubin);
-    a->cubin = NULL;
   }
+  free(a->cubin);
+  a->cubin = NULL;
   rs_problem_free(p);
   rs_module_free(m);
   return rc;

@@ -3,6 +3,7 @@
 #include "corpus/instance.h"
 #include "corpus/normalize.h"
 #include "corpus/truth.h"
+#include "sass/lower.h"
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,7 +41,9 @@ int rs_instance_prepare(rs_loaded *l, rs_err *e) {
     return -1;
   }
   l->f = l->m->funcs[0];
-  l->p = rs_problem_build(l->f, e);
+  /* SASS: the Problem as written back (joins, and scoreboards when the row keeps its cubin) */
+  l->p = l->f->kind == RS_SRC_SASS ? rs_sass_problem(l->f, l->row.cubin, l->row.cubin_len, l->row.id, NULL, e)
+                                   : rs_problem_build(l->f, e);
   if (!l->p) {
     rs_loaded_free(l);
     return -1;
@@ -62,7 +65,7 @@ int rs_file_load(const char *path, const char *function, rs_loaded *l, rs_err *e
     rs_loaded_free(l);
     return -1;
   }
-  l->p = rs_problem_build(l->f, e);
+  l->p = l->f->kind == RS_SRC_SASS ? rs_sass_problem(l->f, NULL, 0, path, NULL, e) : rs_problem_build(l->f, e);
   rs_norm *nm = l->p ? rs_normalize(l->f, e) : NULL;
   if (!nm) {
     rs_loaded_free(l);

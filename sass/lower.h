@@ -163,6 +163,13 @@ void rs_sass_sb_walk(const rs_func *f, const uint64_t (*ctl)[2], rs_sass_sb_visi
 /* Instruction i's words, for every instruction of f, from its .text section in c (malloc'd in
  * *ctl). Errors name the file: a function not in the cubin, an address outside its section. */
 int rs_sass_ctl_of(const rs_cubin *c, const rs_func *f, const char *name, uint64_t (**ctl)[2], rs_err *e);
+/* problem.c: the Problem of a SASS function as it is written back (the one every form-sass
+ * consumer verifies against): analysis/problem.c's, plus joins.c's conflicts and, with the
+ * function's cubin (bytes copied, not kept), scoreboard.c's. *nsb (may be NULL): how many
+ * scoreboard conflicts were added. Errors name `name` (a cubin that does not parse or lacks f). */
+struct rs_problem;
+struct rs_problem *rs_sass_problem(const rs_func *f, const uint8_t *cubin, size_t cubin_len, const char *name,
+                                   uint32_t *nsb, rs_err *e);
 /* The same for every function of a listing of cubin c (control bits from c's words). */
 int rs_sass_hazards_listing(const rs_cubin *c, const char *listing, const char *name, uint32_t *count, char *first,
                             size_t n, rs_err *e);

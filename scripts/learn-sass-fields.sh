@@ -3,17 +3,25 @@
 # opcode form, from (cubin, completed listing) pairs of real ptxas 13 output, then check that
 # every instruction of every pair re-encodes byte-identically through the new table.
 #
-# Usage: scripts/learn-sass-fields.sh [WORK_DIR...]
-#   WORK_DIR: a `corpus build --work` directory (its nv/<family>/<variant>/sm_XX.cubin + .sass
-#   pairs are used as they are); the PTX fixtures tests/fixtures/nv/*.ptx are always compiled for
-#   sm_75 sm_80 sm_86 sm_89 sm_90 (sm_75-89 from the sm_89 PTX with `.target` changed) and the
-#   kept fixture cubins (tests/fixtures/sass/*.cubin) used with their listings.
-# Env: PTXAS (/usr/local/cuda/bin/ptxas), REGSWEEP (build/regsweep), NVDISASM (as regsweep finds it).
+# Usage: scripts/learn-sass-fields.sh [DIR...]
+#   DIR: any tree of sm_XX.cubin files (a `corpus build --work` directory, a real-suite work dir
+#   such as /work/rc-real/work/magma with its units/*/ and v/nv/*/*/, multi-kernel cubins too):
+#   each cubin's completed listing is the .sass beside it, else `regsweep corpus disasm` writes
+#   one into the cache. Always used: the PTX fixtures tests/fixtures/nv/*.ptx compiled for
+#   sm_75 sm_80 sm_86 sm_89 sm_90 (sm_75-89 from the sm_89 PTX with `.target` changed), the kept
+#   fixture cubins (tests/fixtures/sass/*.cubin) with their listings, and the CUDA sources
+#   tests/fixtures/sass-real/*.cu compiled as scripts/gen-sass-real.sh does (`nvcc -cubin -O3`).
+# Env: PTXAS (/usr/local/cuda/bin/ptxas), NVCC (/usr/local/cuda/bin/nvcc), REGSWEEP
+#   (build/regsweep), NVDISASM (as regsweep finds it), CACHE (build/learn-fields: compiled
+#   fixture cubins and listings written for DIR cubins; a rerun reuses what is newer than its
+#   source, so an interrupted run resumes).
 # After a rebuild, run it again: the check line must say 0 mismatches ("reproduced" = instructions).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 PTXAS="${PTXAS:-/usr/local/cuda/bin/ptxas}"
+NVCC="${NVCC:-/usr/local/cuda/bin/nvcc}"
+CACHE="${CACHE:-build/learn-fields}"
 REGSWEEP="${REGSWEEP:-build/regsweep}"
 ND=()
 [[ -n "${NVDISASM:-}" ]] && ND=(--nvdisasm "$NVDISASM")
@@ -32,11 +40,38 @@ for p in tests/fixtures/nv/*.sm_89.ptx; do
   done
 done
 for c in tests/fixtures/sass/*.cubin; do pairs+=("$c=${c%.cubin}.sass"); done
-for w in "$@"; do
-  while IFS= read -r c; do
-    [[ -s "${c%.cubin}.sass" ]] && pairs+=("$c=${c%.cubin}.sass")
-  done < <(find "$w" -name 'sm_*.cubin' -not -path '*.tmp.*' | sort)
+# listing for cubin $1 into $2 unless a newer one is there (cache: resumable)
+disasm() {
+  [[ -s "$2" && "$2" -nt "$1" ]] && return 0
+  mkdir -p "$(dirname "$2")"
+  "$REGSWEEP" corpus disasm "$1" "${ND[@]}" -o "$2.part" && mv "$2.part" "$2"
+}
+mkdir -p "$CACHE/sass-real"
+for src in tests/fixtures/sass-real/*.cu; do
+  k="$(basename "$src" .cu)"
+  for t in sm_75 sm_80 sm_86 sm_89 sm_90; do
+    c="$CACHE/sass-real/$k.$t.cubin"
+    if ! [[ -s "$c" && "$c" -nt "$src" ]]; then
+      "$NVCC" -cubin -O3 -arch="$t" "$src" -o "$c.part" && mv "$c.part" "$c"
+    fi
+    disasm "$c" "${c%.cubin}.sass"
+    pairs+=("$c=${c%.cubin}.sass")
+  done
 done
+for w in "$@"; do
+  [[ -d "$w" ]] || { echo "learn-sass-fields: $w: not a directory" >&2; exit 2; }
+  wa="$(cd "$w" && pwd)"
+  while IFS= read -r c; do
+    l="${c%.cubin}.sass"
+    if ! [[ -s "$l" ]]; then
+      l="$CACHE/dirs$wa/${c#"$wa"/}"
+      l="${l%.cubin}.sass"
+      disasm "$c" "$l" || { echo "learn-sass-fields: $c: no listing, skipped" >&2; continue; }
+    fi
+    pairs+=("$c=$l")
+  done < <(find "$wa" -name 'sm_[0-9]*.cubin' -not -path '*.tmp.*' | sort)
+done
+echo "learn-sass-fields: ${#pairs[@]} (cubin, listing) pairs" >&2
 "$REGSWEEP" lower learn -o sass/fields.c "${pairs[@]}"
 echo "rebuild (cmake --build build) and check: $REGSWEEP lower check ... (run by this script's second pass)"
 cmake --build build --target regsweep >/dev/null

@@ -3,21 +3,21 @@
 # packages, imported with `regsweep corpus import` (docs/import.md). Not used by CI.
 #
 #   scripts/real-suite.sh [--out real.h5] [--dir DIR] [--max-files N] [--nv-targets T,..]
-#                         [--amd-targets T,..] [-j N] [--regsweep BIN] [--src SRC] [LIB...]
+#                         [--amd-targets T,..] [-j N] [--regsweep BIN] [--src LIB=TREE]... [LIB...]
 #
 # LIB: magma (CUDA magmablas kernels, sm_75-sm_90), clblast (OpenCL, gfx908-gfx1100), rocprim,
 # rocrand, rocsparse (HIP, device only, gfx940: docs/import.md says why only gfx940). Default:
 # all five. Sources: `apt-get source` into DIR/src (deb-src lines for bookworm main/contrib are
 # added to apt's sources when missing); a library already extracted under DIR/src/LIB is used as
-# it is; --src SRC takes every library's tree from SRC/LIB instead (e.g. the upstream git tags of
-# Debian's versions, for a mirror without source tarballs). What a library's CMake would generate
+# it is; --src LIB=TREE takes LIB's tree from TREE instead (e.g. a `git archive` of Debian's
+# version, for a mirror without source tarballs). What a library's CMake would generate
 # (version and export headers) is written into its tree when missing. Each library is its own
 # family in one corpus; everything is resumable (the import's work directory DIR/work/LIB keeps
 # every compiled unit, a re-run imports only what is missing).
 set -euo pipefail
 out=real.h5 dir=real-suite max=0 nvt=sm_75,sm_80,sm_86,sm_89,sm_90 amdt=gfx940 jobs=2 bin=build/regsweep
 amd_cl=gfx908,gfx90a,gfx940,gfx1030,gfx1100
-libs=() src=
+libs=() srcs=()
 here=$(cd "$(dirname "$0")" && pwd)
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -28,7 +28,7 @@ while [ $# -gt 0 ]; do
     --amd-targets) amdt=$2; shift 2 ;;
     -j) jobs=$2; shift 2 ;;
     --regsweep) bin=$2; shift 2 ;;
-    --src) src=$(realpath "$2"); shift 2 ;;
+    --src) case $2 in *=?*) srcs+=("$2") ;; *) echo "real-suite: --src wants LIB=TREE" >&2; exit 2 ;; esac; shift 2 ;;
     -h|--help) sed -n 2,17p "$0"; exit 0 ;;
     -*) echo "real-suite: unknown option $1" >&2; exit 2 ;;
     *) libs+=("$1"); shift ;;
@@ -47,12 +47,14 @@ debsrc() { # deb-src lines for bookworm main + contrib (magma is in contrib)
   $S apt-get update -qq
 }
 
-source_of() { # $1 = Debian source package: SRC/$1 with --src, else DIR/src/$1, extracted once
-  if [ -n "$src" ]; then
-    [ -d "$src/$1" ] || { echo "real-suite: --src: $src/$1 missing" >&2; return 1; }
-    echo "$src/$1"; return 0
-  fi
-  local d="$dir/src/$1"
+source_of() { # $1 = Debian source package: its --src tree, else DIR/src/$1, extracted once
+  local d="$dir/src/$1" s
+  for s in ${srcs[@]+"${srcs[@]}"}; do
+    [ "${s%%=*}" = "$1" ] || continue
+    d=$(realpath "${s#*=}")
+    [ -d "$d" ] && [ -n "$(ls -A "$d")" ] || { echo "real-suite: --src $s: no tree there" >&2; return 1; }
+    echo "$d"; return 0
+  done
   if [ -d "$d" ] && [ -n "$(ls -A "$d")" ]; then echo "$d"; return 0; fi
   debsrc
   mkdir -p "$dir/src/.apt-$1"

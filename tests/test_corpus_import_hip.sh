@@ -27,6 +27,12 @@ for m in "$tmp"/R.h5.work/v/amd/gfx940/rocsparse/*/*.mir; do
   [ "$(grep -c '^  define ' "$m")" -eq 1 ] || { echo "not cut to one IR definition: $m"; n=$((n + 1)); }
 done
 check '[ "$n" -eq 0 ] && [ "$(ls "$tmp"/R.h5.work/v/amd/gfx940/rocsparse/*/*.mir | wc -l)" -eq 12 ]' "each stage file holds its own kernel's IR only"
+# INLINEASM from the device library (a ';' inside its asm string, MIRPrinter comments on its
+# operand-kind immediates): read, with truth
+"$bin" corpus import --out "$tmp/V.h5" tests/fixtures/import/vote.hip --family hip -j2 > "$tmp/log" 2>&1 || cat "$tmp/log"
+check 'grep -q "INLINEASM &\"; ockl ballot" "$tmp"/V.h5.work/v/amd/gfx940/hip/*/prera.mir' "vote.hip has the ockl INLINEASM"
+check '[ "$(grep -c "^hip/vote._Z4votePKiPy/gfx940/\(prera\|postsplit\)	.*truth$" <("$bin" corpus list "$tmp/V.h5"))" -eq 2 ]' \
+  "INLINEASM kernel: 2 rows with truth: $("$bin" corpus list "$tmp/V.h5")"
 check '! "$bin" corpus import --out "$tmp/X.h5" tests/fixtures/import/saxpy.hip --targets gfx90a 2> "$tmp/e"' "HIP on gfx90a refused"
 check 'grep -q "target .gfx90a.: HIP compiles with clang-16" "$tmp/e"' "named: $(cat "$tmp/e")"
 [ "$fail" -eq 0 ] && echo "test_corpus_import_hip: all checks passed"

@@ -387,6 +387,11 @@ static int parse_inst(P *p, span s) {
   if (ops.s < ops.e) {
     int n = split_top(ops, pieces, 1024, ',');
     if (n < 0) return perr(p, "malformed operand list in '%s'", s);
+    /* a call: name its callee (a library function left unresolved, a device assert) */
+    if (sp_starts(opc, "SI_CALL") || sp_starts(opc, "SI_TCRETURN"))
+      for (int i = 0; i < n; i++)
+        if (pieces[i].s < pieces[i].e && *pieces[i].s == '@')
+          return perr(p, "call to %s (calls are not supported)", pieces[i]);
     for (int i = 0; i < n; i++) {
       span o = pieces[i];
       /* INLINEASM operand-kind immediates carry a MIRPrinter comment (1769482, then regdef:VGPR_32) */

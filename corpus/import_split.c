@@ -64,16 +64,15 @@ static void mir_kernels(const char *text, sbuf *b) {
 
 /* A MIR module indexed once (a library module holds hundreds of kernels and tens of MB per stage:
  * cutting each kernel by rescanning the text was quadratic): its function documents, and in its
- * IR document the definitions of its entry functions. */
+ * IR document the function definitions. */
 typedef struct {
   const char *start, *end;
   char *name;
-  bool entry;
 } mdoc;
 
 struct rs_mir_index {
   const char *ir, *ir_end; /* the IR document, NULL if none */
-  mdoc *docs, *defs;       /* function documents; entry-function definitions inside the IR */
+  mdoc *docs, *defs;       /* function documents; function definitions inside the IR */
   uint32_t ndocs, ndefs;
 };
 
@@ -94,7 +93,7 @@ rs_mir_index *rs_mir_index_build(const char *text) {
   for (const char *d = !strncmp(text, "---", 3) ? text : next_doc(text); d; d = next_doc(d)) {
     const char *end = next_doc(d);
     if (!end) end = d + strlen(d);
-    char name[512], entry[16];
+    char name[512];
     if (!strncmp(d, "--- |", 5)) {
       x->ir = d;
       x->ir_end = end;
@@ -105,16 +104,12 @@ rs_mir_index *rs_mir_index_build(const char *text) {
       cap = cap ? cap * 2 : 16;
       x->docs = rs_xrealloc(x->docs, cap * sizeof *x->docs);
     }
-    x->docs[x->ndocs++] = (mdoc){d, end, rs_xstrndup(name, strlen(name)),
-                                 field(d, end, "isEntryFunction:", entry, sizeof entry) && !strcmp(entry, "true")};
+    x->docs[x->ndocs++] = (mdoc){d, end, rs_xstrndup(name, strlen(name))};
   }
   cap = 0;
   for (const char *l = x->ir; l && l < x->ir_end; l = line_end(l)) {
     char name[512];
     if (!ir_define(l, name, sizeof name)) continue;
-    bool entry = false;
-    for (uint32_t i = 0; i < x->ndocs && !entry; i++) entry = x->docs[i].entry && !strcmp(x->docs[i].name, name);
-    if (!entry) continue; /* a device function: a kernel may call it, it stays */
     const char *e = l;
     while (e < x->ir_end && strncmp(e, "  }\n", 4)) e = line_end(e);
     if (e >= x->ir_end) break; /* no closing brace: keep the rest as it is */
@@ -122,7 +117,7 @@ rs_mir_index *rs_mir_index_build(const char *text) {
       cap = cap ? cap * 2 : 16;
       x->defs = rs_xrealloc(x->defs, cap * sizeof *x->defs);
     }
-    x->defs[x->ndefs++] = (mdoc){l, line_end(e), rs_xstrndup(name, strlen(name)), true};
+    x->defs[x->ndefs++] = (mdoc){l, line_end(e), rs_xstrndup(name, strlen(name))};
     l = e;
   }
   return x;
@@ -145,9 +140,11 @@ char *rs_mir_index_cut(const rs_mir_index *x, const char *kernel) {
   sbuf b = {0};
   put(&b, "", 0);
   if (x->ir) {
-    /* the other kernels' IR bodies go (nothing calls a kernel): each row keeps its own function,
-     * the globals, declarations and attributes; without this every row of a module carried the
-     * whole module's IR (MBs per row) */
+    /* the other functions' IR definitions go: each row keeps its own function, the globals,
+     * declarations and attributes. Without this every row of a library module carried the whole
+     * module's IR (MBs per row), and llc restarted on a row's MIR (emit) compiles an IR function
+     * that has no machine function from nothing and crashes in prologue/epilogue insertion
+     * (llc-22 on CLBlast's copy_pad). A kernel that calls one is refused by the MIR reader. */
     const char *at = x->ir;
     for (uint32_t i = 0; i < x->ndefs; i++) {
       if (!strcmp(x->defs[i].name, kernel)) continue;

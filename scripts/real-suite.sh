@@ -5,18 +5,18 @@
 #   scripts/real-suite.sh [--out real.h5] [--dir DIR] [--max-files N] [--nv-targets T,..]
 #                         [--amd-targets T,..] [-j N] [--regsweep BIN] [--src LIB=TREE]... [LIB...]
 #
-# LIB: magma (CUDA magmablas kernels, sm_75-sm_90), clblast (OpenCL, gfx908-gfx1100), rocprim,
-# rocrand, rocsparse (HIP, device only, gfx940: docs/import.md says why only gfx940). Default:
-# all five. Sources: `apt-get source` into DIR/src (deb-src lines for bookworm main/contrib are
-# added to apt's sources when missing); a library already extracted under DIR/src/LIB is used as
-# it is; --src LIB=TREE takes LIB's tree from TREE instead (e.g. a `git archive` of Debian's
-# version, for a mirror without source tarballs). What a library's CMake would generate
-# (version and export headers) is written into its tree when missing. Each library is its own
-# family in one corpus; everything is resumable (the import's work directory DIR/work/LIB keeps
-# every compiled unit, a re-run imports only what is missing).
+# LIB: magma (CUDA magmablas kernels, sm_75-sm_90), clblast (OpenCL, gfx908-gfx1201), rocprim,
+# rocrand, rocsparse (HIP, device only, gfx940 by default: docs/import.md). Default: all five.
+# Sources: `apt-get source` into DIR/src (deb-src lines for bookworm main/contrib are added to
+# apt's sources when missing); a library already extracted under DIR/src/LIB is used as it is;
+# --src LIB=TREE takes LIB's tree from TREE instead (e.g. a `git archive` of Debian's version,
+# for a mirror without source tarballs). What a library's CMake would generate (version and
+# export headers) is written into its tree when missing. Each library is its own family in one
+# corpus; everything is resumable (the import's work directory DIR/work/LIB keeps every compiled
+# unit, a re-run imports only what is missing).
 set -euo pipefail
 out=real.h5 dir=real-suite max=0 nvt=sm_75,sm_80,sm_86,sm_89,sm_90 amdt=gfx940 jobs=2 bin=build/regsweep
-amd_cl=gfx908,gfx90a,gfx940,gfx1030,gfx1100
+amd_cl=gfx908,gfx90a,gfx940,gfx1030,gfx1100,gfx942,gfx950,gfx1200,gfx1201
 libs=() srcs=()
 here=$(cd "$(dirname "$0")" && pwd)
 while [ $# -gt 0 ]; do

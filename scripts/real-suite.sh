@@ -109,8 +109,11 @@ recipe_clblast() { # CLBlast's OpenCL kernels: each kernel file with the common 
   echo "$r"
 }
 
-hipline() { # $1 source, $2 include flags: one HIP recipe line
-  printf '%s\thip\t%s -O3\t%s\n' "$1" "$2" "$amdt"
+hipline() { # $1 source, $2 include flags: one HIP recipe line. clang-22 (the LLVM-22 archs) makes
+  # `x.template f` without an argument list an error by default; the 5.3 libraries have it
+  local w=
+  case ",$amdt," in *,gfx942,*|*,gfx950,*|*,gfx1200,*|*,gfx1201,*) w=" -Wno-error=missing-template-arg-list-after-template-kw" ;; esac
+  printf '%s\thip\t%s%s -O3\t%s\n' "$1" "$2" "$w" "$amdt"
 }
 
 ver_of() { # $1 CMakeLists.txt: the project's version (rocm_setup_version / VERSION_STRING)

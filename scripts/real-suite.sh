@@ -29,7 +29,7 @@ while [ $# -gt 0 ]; do
     -j) jobs=$2; shift 2 ;;
     --regsweep) bin=$2; shift 2 ;;
     --src) case $2 in *=?*) srcs+=("$2") ;; *) echo "real-suite: --src wants LIB=TREE" >&2; exit 2 ;; esac; shift 2 ;;
-    -h|--help) sed -n 2,17p "$0"; exit 0 ;;
+    -h|--help) sed -n 2,16p "$0"; exit 0 ;;
     -*) echo "real-suite: unknown option $1" >&2; exit 2 ;;
     *) libs+=("$1"); shift ;;
   esac

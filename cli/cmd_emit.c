@@ -195,9 +195,9 @@ int rs_cmd_emit(int argc, char **argv) {
       status = 1;
     } else {
       printf("rewrite: %u operands, %u identity copies removed, %u kept as KILL, %u block live-ins, %u spill slots "
-             "renumbered, %u wave32 implicit $vcc_lo spelled $vcc (%.1f ms)\n",
+             "renumbered, %u wave32 implicit $vcc_lo spelled $vcc, %u IR functions without MIR declared (%.1f ms)\n",
              r.rw.operands, r.rw.copies_removed, r.rw.copies_killed, r.rw.liveins_added, r.rw.slots_moved,
-             r.rw.vcc_respelled, r.rewrite_s * 1e3);
+             r.rw.vcc_respelled, r.rw.ir_declared, r.rewrite_s * 1e3);
       if (r.llc_rejected) {
         char sum[4096];
         printf("llc REJECTED the rewritten kernel%s:\n%s\n",

@@ -33,6 +33,8 @@ void rs_usage_sweep(void) {
        "       [--block N] [--progress-every SECONDS] [--z3-timeout-ms N] [--max-infra N] [--feedback]\n"
        "       [--inflight N] [--window-mode window|instance] [--verify-threads N]\n"
        "       [--emit-check N]\n"
+       "--filter keys family, target, form, kind (values joined by '|'), and sample=K: about one kernel\n"
+       "in K (by a hash of family and variant: kept on all its targets and forms, the same in oracle).\n"
        "\n"
        "Rank 0 coordinates (hands out shards, tracks progress, merges); ranks 1..N-1 generate, verify\n"
        "and record every attempt; one process does both. Attempt k of an instance is seeded by\n"
@@ -316,7 +318,7 @@ int rs_cmd_sweep(int argc, char **argv) {
     return 2;
   }
   if (!rs_filter_valid(o.filter)) {
-    fprintf(stderr, "regsweep sweep: --filter takes family=, target=, form=, kind= (values joined by '|')\n");
+    fprintf(stderr, "regsweep sweep: --filter takes family=, target=, form=, kind= (values joined by '|'), sample=K\n");
     return 2;
   }
   MPI_Init(NULL, NULL);

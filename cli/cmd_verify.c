@@ -143,9 +143,10 @@ static void report_line(void *ctx, const char *line) {
 /* One process's totals, sent whole through a pipe under -j: the grand total and the same per
  * architecture, family and form (so one run says where a miss is, and 0 misses "on each"). */
 enum { GROUPS = 56 };
+static const rs_verdict cats[3] = {RS_V_SYNTAX, RS_V_DATAFLOW, RS_V_HARDWARE}; /* mutants per category */
 typedef struct {
   char key[8], name[32];
-  uint32_t truths, truths_ok, mutants, mutants_ok, misses;
+  uint32_t truths, truths_ok, mutants, mutants_ok, misses, cat[3], cat_ok[3];
 } group;
 typedef struct {
   rs_oracle_stats st;
@@ -171,6 +172,12 @@ static void group_add(group *g, const rs_oracle_stats *before, const rs_oracle_s
   g->mutants += after->mutants - before->mutants;
   g->mutants_ok += after->mutants_rejected - before->mutants_rejected;
   g->misses += misses;
+  for (int m = 0; m < RS_MUT__N; m++)
+    for (int k = 0; k < 3; k++)
+      if (rs_mutation_expected((rs_mutation)m) == cats[k]) {
+        g->cat[k] += after->per_kind[m] - before->per_kind[m];
+        g->cat_ok[k] += after->per_kind_ok[m] - before->per_kind_ok[m];
+      }
 }
 
 static void part_merge(part *to, const part *from) {
@@ -187,6 +194,7 @@ static void part_merge(part *to, const part *from) {
     if (!d) continue;
     d->truths += s->truths, d->truths_ok += s->truths_ok, d->mutants += s->mutants;
     d->mutants_ok += s->mutants_ok, d->misses += s->misses;
+    for (int k = 0; k < 3; k++) d->cat[k] += s->cat[k], d->cat_ok[k] += s->cat_ok[k];
   }
 }
 
@@ -265,8 +273,9 @@ static void print_groups(const part *pt, const char *key) {
   for (uint32_t i = 0; i < pt->ngroups; i++) {
     const group *g = &pt->g[i];
     if (strcmp(g->key, key)) continue;
-    printf("oracle: %-6s %-16s truths %u/%u, mutants %u/%u, misses %u\n", key, g->name, g->truths_ok, g->truths,
-           g->mutants_ok, g->mutants, g->misses);
+    printf("oracle: %-6s %-16s truths %u/%u, mutants %u/%u (syntax %u/%u, dataflow %u/%u, hardware %u/%u), misses %u\n",
+           key, g->name, g->truths_ok, g->truths, g->mutants_ok, g->mutants, g->cat_ok[0], g->cat[0], g->cat_ok[1],
+           g->cat[1], g->cat_ok[2], g->cat[2], g->misses);
   }
 }
 
@@ -289,7 +298,7 @@ int rs_cmd_oracle(int argc, char **argv) {
     }
   }
   if (!rs_filter_valid(filter)) {
-    fprintf(stderr, "regsweep oracle: --filter %s: takes family=, target=, form=, kind= (values joined by '|')\n", filter);
+    fprintf(stderr, "regsweep oracle: --filter %s: takes family=, target=, form=, kind= (values joined by '|'), sample=K\n", filter);
     return 2;
   }
   if (!path || !jobs || jobs > 64) {

@@ -107,7 +107,15 @@ void rs_loaded_free(rs_loaded *l) {
   memset(l, 0, sizeof *l);
 }
 
-/* "family=fa|sgemm,target=gfx90a": does the instance match? */
+/* sample=K: about one kernel in K, by a hash of (family, variant), so that a kernel kept is kept
+ * on every target and form (and in every command given the same K). */
+static bool sampled(const char *k, const rs_instance *in) {
+  unsigned long n = strtoul(k, NULL, 10);
+  uint64_t h = rs_hash_bytes(in->variant, strlen(in->variant), rs_hash_bytes(in->family, strlen(in->family), 0));
+  return n <= 1 || h % n == 0;
+}
+
+/* "family=fa|sgemm,target=gfx90a,sample=4": does the instance match? */
 bool rs_filter_match(const char *filter, const rs_instance *in) {
   if (!filter || !*filter) return true;
   char buf[512];
@@ -117,6 +125,10 @@ bool rs_filter_match(const char *filter, const rs_instance *in) {
     char *eq = strchr(kv, '=');
     if (!eq) return false;
     *eq = 0;
+    if (!strcmp(kv, "sample")) {
+      if (!sampled(eq + 1, in)) return false;
+      continue;
+    }
     const char *val = !strcmp(kv, "family") ? in->family : !strcmp(kv, "target") ? in->target
                     : !strcmp(kv, "form") ? in->form : !strcmp(kv, "kind") ? in->kind : NULL;
     if (!val) return false;
@@ -137,6 +149,11 @@ bool rs_filter_valid(const char *filter) {
     char *eq = strchr(kv, '=');
     if (!eq) return false;
     *eq = 0;
+    if (!strcmp(kv, "sample")) { /* a positive number */
+      char *end;
+      if (strtoul(eq + 1, &end, 10) < 1 || *end || eq[1] == '-') return false;
+      continue;
+    }
     if (strcmp(kv, "family") && strcmp(kv, "target") && strcmp(kv, "form") && strcmp(kv, "kind")) return false;
   }
   return true;

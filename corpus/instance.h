@@ -25,7 +25,8 @@ int rs_load_named(const char *corpus, const char *instance, const char *file, co
 void rs_loaded_free(rs_loaded *l);
 
 /* Instance filters "family=fa|sgemm,target=gfx90a,form=prera" (keys family, target, form, kind;
- * values joined by '|'), shared by sweep and oracle. */
+ * values joined by '|'; sample=K keeps about one kernel in K, on all its targets and forms),
+ * shared by sweep and oracle. */
 bool rs_filter_valid(const char *filter);
 bool rs_filter_match(const char *filter, const rs_instance *in);
 

@@ -164,7 +164,8 @@ int rs_emit_answer(const rs_loaded *l, const char *answer, size_t len, const cha
   if (mir) { /* wave32: what llc's MIR parser needs to read it back (wave32.c) */
     char *fx = rs_emit_wave32_fixup(mir, &res->rw.vcc_respelled);
     free(mir);
-    mir = fx;
+    mir = rs_emit_declare_unlowered(fx, &res->rw.ir_declared);
+    free(fx);
   }
   res->rewrite_s = rs_now() - t0;
   if (!mir) return -1;

@@ -21,6 +21,7 @@ typedef struct {
   uint32_t liveins_added; /* block live-in entries added for virtual registers */
   uint32_t slots_moved;   /* spill slots renumbered as StackSlotColoring would (slots.c) */
   uint32_t vcc_respelled; /* wave32: implicit $vcc_lo operands spelled $vcc for the MIR parser */
+  uint32_t ir_declared;   /* IR functions without a machine function made declarations (irstubs.c) */
   unsigned named[RS_MAX_FILES]; /* per file: highest register + 1 that an instruction names after
                                  * the rewrite (LLVM counts these; a tuple lane no instruction
                                  * touches is not counted, the verifier counts it) */
@@ -37,6 +38,12 @@ char *rs_emit_rewrite(const rs_func *f, const rs_preg *assign, rs_rewrite_stats 
  * S_CBRANCH_VCCZ) spelled `$vcc`, as their descriptors say; LLVM's own wave32 post-RA MIR needs
  * it too. *fixed = operands changed (may be NULL). Wave64 MIR has none: it comes back unchanged. */
 char *rs_emit_wave32_fixup(const char *mir, uint32_t *fixed);
+
+/* ---- irstubs.c: IR functions the MIR has no machine function for, as declarations ---- */
+/* A copy of mir (malloc'd) whose IR document declares, instead of defining, every function
+ * without a machine function (an imported module's inlined helpers: llc -start-after crashes on
+ * their empty machine functions). *declared = functions changed (may be NULL). */
+char *rs_emit_declare_unlowered(const char *mir, uint32_t *declared);
 
 /* MIR spelling of a physical register without '$' ("vgpr4_vgpr5", "sgpr7", "vcc", "vgpr3_hi16"). */
 char *rs_emit_mir_name(const rs_target *t, rs_preg r, char *buf, size_t n);

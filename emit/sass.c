@@ -7,7 +7,12 @@
  * listing does not print (the hidden .E descriptor) must keep its register; no register may race
  * an in-flight instruction under ptxas's scoreboards (sass/hazard.c); then sass/lower.c
  * re-encodes the changed instructions into a copy of the instance's cubin and sets the register
- * count, and nvdisasm, not our encoder, reads the result back (sass/crosscheck.c). */
+ * count, and nvdisasm, not our encoder, reads the result back (sass/crosscheck.c).
+ *
+ * An imported unit's cubin holds all its kernels while the instance's listing holds its own
+ * (corpus/import_split.c): lowering, the hazard check and the crosscheck work on whole cubins, so
+ * the other kernels' listing is read from the cubin (nvdisasm, as `corpus disasm` does) and they
+ * keep ptxas's registers. */
 #include "front/front.h"
 #include "emit/emit.h"
 #include "sass/lower.h"
@@ -28,6 +33,49 @@ static int write_temp(const uint8_t *b, size_t n, char *path, rs_err *e) {
     unlink(path);
     return rs_errf(e, path, 0, "cannot write a temporary file");
   }
+  return 0;
+}
+
+/* The module of the whole cubin when it holds functions the instance's listing lacks (*out NULL
+ * when it holds none), its function of the instance's name in *fk. */
+static int whole_cubin(const rs_loaded *l, const uint8_t *cubin, size_t cubin_len, const char *nvdisasm,
+                       rs_module **out, uint32_t *fk, rs_err *e) {
+  *out = NULL;
+  const char *id = l->row.id[0] ? l->row.id : l->f->path;
+  uint8_t *bytes = rs_xmalloc(cubin_len);
+  memcpy(bytes, cubin, cubin_len);
+  rs_cubin c;
+  int rc = rs_cubin_parse(bytes, cubin_len, id, &c, e);
+  bool missing = false;
+  for (uint32_t k = 0; !rc && k < c.nfuncs && !missing; k++) {
+    uint32_t j = 0;
+    while (j < l->m->nfuncs && strcmp(l->m->funcs[j]->name, c.funcs[k].name)) j++;
+    missing = j == l->m->nfuncs;
+  }
+  rs_cubin_free(&c);
+  if (rc || !missing) return rc;
+  char tmp[] = "/tmp/regsweep-emit-unit-XXXXXX";
+  rs_nvdisasm nd;
+  char *text = NULL;
+  rs_sass_stats st;
+  const char *args[] = {"-c", NULL};
+  rc = rs_nvdisasm_open(nvdisasm, &nd, e);
+  if (!rc) rc = write_temp(cubin, cubin_len, tmp, e);
+  if (!rc) {
+    rc = rs_sass_disasm(&nd, tmp, args, &text, &st, e);
+    unlink(tmp);
+  }
+  rs_module *m = rc ? NULL : rs_module_parse(id, text, strlen(text), RS_SRC_SASS, l->row.target[0] ? l->row.target : NULL, e);
+  if (!rc && !m) rc = -1;
+  uint32_t j = 0;
+  while (m && j < m->nfuncs && strcmp(m->funcs[j]->name, l->f->name)) j++;
+  if (m && (j == m->nfuncs || m->funcs[j]->nvregs != l->f->nvregs || m->funcs[j]->ninsts != l->f->ninsts))
+    rc = rs_errf(e, id, 0, "the cubin's own listing of %s differs from the instance's", l->f->name);
+  if (rc) {
+    rs_module_free(m);
+    return -1;
+  }
+  *out = m, *fk = j;
   return 0;
 }
 
@@ -54,8 +102,14 @@ int rs_emit_sass(const rs_loaded *l, const char *answer, size_t len, const uint8
   }
   /* per function of the module: the answer for the instance's, the listing's own elsewhere */
   const rs_module *m = l->m;
-  rs_preg **as = rs_xcalloc(m->nfuncs + 1, sizeof *as);
+  rs_module *whole = NULL;
   uint32_t fk = 0;
+  if (whole_cubin(l, cubin, cubin_len, nvdisasm, &whole, &fk, e)) {
+    rs_candidate_free(&cand);
+    return -1;
+  }
+  if (whole) m = whole, f = whole->funcs[fk];
+  rs_preg **as = rs_xcalloc(m->nfuncs + 1, sizeof *as);
   for (uint32_t k = 0; k < m->nfuncs; k++) {
     const rs_func *g = m->funcs[k];
     as[k] = rs_xcalloc(g->nvregs + 1, sizeof *as[k]);
@@ -136,6 +190,7 @@ int rs_emit_sass(const rs_loaded *l, const char *answer, size_t len, const uint8
   free(counts);
   rs_cubin_free(&c);
   rs_module_free(n);
+  rs_module_free(whole);
   free(text);
   if (rc) return -1;
   return r->refused || r->encode_refused || (r->crosschecked && !rs_crosscheck_ok(&r->x)) ? 1 : 0;

@@ -16,10 +16,13 @@
 #include <string.h>
 
 /* Opcodes whose descriptor implicitly uses (or defines) VCC and that LLVM leaves in the post-RA
- * MIR with the wave32 spelling $vcc_lo. */
+ * MIR with the wave32 spelling $vcc_lo. The VOP2 carry forms came with real code: CLBlast's
+ * 64-bit index arithmetic on gfx1030 (`V_ADDC_U32_e32 ..., implicit-def $vcc_lo, implicit
+ * $vcc_lo`: "missing implicit register operand 'implicit-def $vcc'"). VOPC (V_CMP*_e32) define
+ * VCC the same way (below). */
 static const char *const vcc_implicit_ops[] = {
-    "S_CBRANCH_VCCNZ",
-    "S_CBRANCH_VCCZ",
+    "S_CBRANCH_VCCNZ", "S_CBRANCH_VCCZ", "V_ADDC_U32_e32", "V_SUBB_U32_e32", "V_SUBBREV_U32_e32",
+    "V_ADD_CO_U32_e32", "V_SUB_CO_U32_e32", "V_SUBREV_CO_U32_e32", "V_CNDMASK_B32_e32",
 };
 
 /* Is the instruction on this line one of the table's? (its opcode is the first word after " = "
@@ -33,6 +36,9 @@ static bool table_op(const char *line, size_t n) {
     }
   const char *op = eq ? eq : line;
   while (op < line + n && *op == ' ') op++;
+  size_t w = 0; /* VOPC e32: V_CMP_..._e32, V_CMPX_..._e32 */
+  while (op + w < line + n && op[w] != ' ' && op[w] != ',') w++;
+  if (w > 9 && !memcmp(op, "V_CMP", 5) && !memcmp(op + w - 4, "_e32", 4)) return true;
   for (size_t k = 0; k < sizeof vcc_implicit_ops / sizeof *vcc_implicit_ops; k++) {
     size_t l = strlen(vcc_implicit_ops[k]);
     if ((size_t)(line + n - op) > l && !memcmp(op, vcc_implicit_ops[k], l) && (op[l] == ' ' || op[l] == ','))
@@ -50,16 +56,15 @@ char *rs_emit_wave32_fixup(const char *mir, uint32_t *fixed) {
     const char *nl = strchr(p, '\n');
     size_t len = nl ? (size_t)(nl - p + 1) : strlen(p);
     if (table_op(p, len)) {
-      /* " implicit [flags] $vcc_lo" -> " implicit [flags] $vcc" (not implicit-def: no table
-       * opcode defines VCC) */
+      /* " implicit[-def] [flags] $vcc_lo" -> " implicit[-def] [flags] $vcc" */
       const char *q = p, *end = p + len;
       while (q < end) {
         const char *hit = NULL;
         for (const char *s = q; s + 17 <= end; s++)
-          if (!memcmp(s, " implicit ", 10)) {
-            const char *r = s + 10;
-            while (r + 7 <= end && (!memcmp(r, "killed ", 7) || !memcmp(r, "undef ", 6)))
-              r += !memcmp(r, "killed ", 7) ? 7 : 6;
+          if (!memcmp(s, " implicit ", 10) || (s + 21 <= end && !memcmp(s, " implicit-def ", 14))) {
+            const char *r = s + (s[9] == ' ' ? 10 : 14);
+            while (r + 7 <= end && (!memcmp(r, "killed ", 7) || !memcmp(r, "undef ", 6) || !memcmp(r, "dead ", 5)))
+              r += !memcmp(r, "killed ", 7) ? 7 : !memcmp(r, "undef ", 6) ? 6 : 5;
             if (r + 7 <= end && !memcmp(r, "$vcc_lo", 7) && (r + 7 == end || r[7] == ',' || r[7] == '\n' || r[7] == ' ')) {
               hit = r;
               break;

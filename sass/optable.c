@@ -90,11 +90,16 @@ const rs_sass_op rs_sass_optable[] = {
     {"VIMNMX", "U32 S32 RELU", "d1 s1 s1 s1", 0},
     {"VIADDMNMX", "U32 S32 RELU", "d1 s1 s1 s1 s1", 0},
     {"VIMNMX3", "U32 S32 RELU", "d1 s1 s1 s1 s1", 0}, /* VIMNMX3 R9, R0, UR6, R7, !PT (sm_90, sass/fill.c) */
-    {"IMAD", "U32 S32 SHL MOV IADD HI", "d1 s1 s1 s1|d1 d1 s1 s1 s1", 0}, /* IMAD.HI.U32 R10, P1, ... */
-    {"IMAD.X", "U32 S32 HI", "d1 s1 s1 s1 s1", 0},
+    {"IMAD", "U32 S32 SHL MOV IADD", "d1 s1 s1 s1|d1 d1 s1 s1 s1", 0},
+    /* IMAD.HI Rd, Ra, Rb, Rc = hi32(Ra * Rb + Rc+1:Rc): the addend is a pair (ptxas zeroes Rc to
+     * add Rc+1 << 32, `MOV R2, RZ ; IMAD.HI.U32 R3, R3, R5, R2` of the 32-bit division); -plr
+     * marks Rc+1 read on every IMAD.HI (mad.hi, __umulhi, __mulhi, __mul64hi, 32/64-bit division;
+     * sm_75, sm_89) whose Rc+1 is no other operand; parsed widths: tests/test_sass_real.c */
+    {"IMAD.HI", "U32 S32", "d1 s1 s1 s2|d1 d1 s1 s1 s2", 0}, /* IMAD.HI.U32 R10, P1, ...: carry-out */
+    {"IMAD.X", "U32 S32", "d1 s1 s1 s1 s1", 0},
     {"IMAD.WIDE", "U32 S32", "d2 s1 s1 s2|d2 d1 s1 s1 s2", 0}, /* destination and addend pairs; P carry */
     {"IMAD.WIDE.X", "U32 S32", "d2 s1 s1 s2 s1", 0},
-    {"UIMAD", "U32 S32 SHL MOV IADD HI", "d1 s1 s1 s1", 0},
+    {"UIMAD", "U32 S32 SHL MOV IADD", "d1 s1 s1 s1", 0}, /* UIMAD.HI never seen: unknown, not guessed */
     {"UIMAD.WIDE", "U32 S32", "d2 s1 s1 s2", 0},
     {"LEA", "", "d1 s1 s1 s1|d1 d1 s1 s1 s1", 0},
     {"LEA.HI", "SX32", "d1 s1 s1 s1 s1|d1 d1 s1 s1 s1 s1", 0},

@@ -144,8 +144,10 @@ void rs_sass_scoreboard_pairs(const rs_func *f, const uint64_t (*ctl)[2], rs_sas
 /* nvdisasm 11.8's quirks rs_sass_live_rows can take (live.c says what each is). */
 enum {
   RS_PLR_CALLS = 1, /* CALL.REL.NOINC as an ABI call (callee-saved set, RET returning nowhere) */
-  RS_PLR_R2P = 2,   /* R2P reads and writes all of P0-P6 whatever its mask */
-  RS_PLR_ALL = 3,   /* as -plr shows it */
+  RS_PLR_R2P = 2,   /* R2P reads and writes, P2R reads, all of P0-P6 whatever the mask */
+  RS_PLR_CHAIN = 4, /* a call followed by another before any label or branch: its whole clobber set shown */
+  RS_PLR_UPGUARD = 8, /* a def under a uniform predicate (@UPn) kills as if unconditional */
+  RS_PLR_ALL = 15,  /* as -plr shows it */
 };
 /* Per instruction, the physical registers live at it as -plr marks them: those live before it
  * plus those it writes. rows[i * words ...] is a bitset over the target's units (values mapped

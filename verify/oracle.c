@@ -11,7 +11,7 @@ const char *rs_mutation_str(rs_mutation m) {
   return m < RS_MUT__N ? s[m] : "?";
 }
 
-static rs_verdict expected(rs_mutation m) {
+rs_verdict rs_mutation_expected(rs_mutation m) {
   switch (m) {
   case RS_MUT_CONFLICT: case RS_MUT_FIXED: case RS_MUT_LANE: return RS_V_DATAFLOW;
   case RS_MUT_DROP: case RS_MUT_UNKNOWN: case RS_MUT_BADREG: return RS_V_SYNTAX;
@@ -260,7 +260,7 @@ uint32_t rs_oracle_instance(const rs_problem *p, const char *id, const char *tru
         char *json = to_json(p, mut, drop, unknown, badreg);
         char what[64];
         snprintf(what, sizeof what, "mutant %s #%u", rs_mutation_str((rs_mutation)m), made);
-        uint32_t miss = check_one(&vf, p, id, json, expected((rs_mutation)m), what, st, report, ctx);
+        uint32_t miss = check_one(&vf, p, id, json, rs_mutation_expected((rs_mutation)m), what, st, report, ctx);
         free(json);
         st->mutants++;
         st->per_kind[m]++;

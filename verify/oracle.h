@@ -20,6 +20,8 @@ typedef enum {
   RS_MUT__N
 } rs_mutation;
 const char *rs_mutation_str(rs_mutation m);
+/* The category a mutant of kind m must be rejected with (syntax, dataflow or hardware). */
+rs_verdict rs_mutation_expected(rs_mutation m);
 
 typedef struct {
   uint32_t instances, truths, truths_accepted;

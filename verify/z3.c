@@ -1,9 +1,10 @@
 /* z3.c - the Z3 checker: VeriLocc's SMT formulation (arXiv 2506.17506) over the Problem.
  *
  * One context per instance, built once, with two solvers. The constraints come in groups, each
- * guarded by one Boolean group literal g so that an unsat core names the rules a candidate breaks:
- *   hardware (solver hs, integer arithmetic): per value an integer x_v (base unit in the target's
- *             numbering) and y_v (its lane mask); class (lanes of the class; an allowed file or an
+ * guarded by a Boolean group literal (per prototype on hs, see below) so that a check names the
+ * rules a candidate breaks:
+ *   hardware (solver hs, integer arithmetic): per prototype an integer x_k (base unit in the
+ *             target's numbering) and y_k (its lane mask); class (lanes of the class; an allowed file or an
  *             allowed special register), range (inside the file), align, reserved (target and
  *             function), budget (the file's, or the function's from its launch bounds);
  *   dataflow (solver ds, uninterpreted functions): conflict (lane-aware interference), fixed
@@ -30,14 +31,22 @@
  * difference-logic encoding (x_b - x_a outside [lo, hi]) cost O(values^2) time and memory per
  * check under Z3's dense solver (Floyd-Warshall) and searched under the sparse one.
  *
- * A check passes the candidate as assumptions (one literal per value and solver, see cand_lit)
- * plus the group literals. Deciding the category (the native checker reports hardware over
- * dataflow): hs is checked first with every hardware group; unsat: each hardware group is checked
- * alone (the candidate fixes every variable, so "a group alone is unsat" <=> "the candidate breaks
- * it"), verdict hardware with every broken hardware kind counted, and the dataflow groups are not
- * consulted. Sat: ds is checked with both dataflow groups; unsat: the core's dataflow group when
- * it names one, else each is re-checked alone. Counts are 1 per broken kind: Z3 proves that a kind
- * is broken, not how often. */
+ * The hardware rules of a value name only its own variables and depend only on its class and
+ * lanes (and the function's budget and reserved registers), so hs holds them once per kind of value
+ * (a prototype: class and full lanes), not per value: a few dozen sets of rules where a MAGMA
+ * kernel has 2,900 values, whose every check cost 0.1-0.5 s in Z3's per-check work over the whole
+ * context. What hs decides is then a property of (prototype, register), kept once decided: a
+ * candidate checks only the pairs not seen before, one per prototype per check.
+ *
+ * A check passes the candidate as assumptions (Boolean literals, see cand_lit) plus group
+ * literals. Deciding the category (the native checker reports hardware over dataflow): hs is
+ * checked first, every hardware group on for the prototypes checked (guards of the others off);
+ * unsat: each pair of that check is checked alone, then each hardware group alone (the literal
+ * fixes every variable, so "a group alone is unsat" <=> "the register breaks it"); verdict hardware
+ * with every broken hardware kind counted, and the dataflow groups are not consulted. Sat: ds is
+ * checked with both dataflow groups and one literal per value; unsat: the core's dataflow group
+ * when it names one, else each is re-checked alone. Counts are 1 per broken kind: Z3 proves that a
+ * kind is broken, not how often. */
 #include "verify/verify.h"
 #include <assert.h>
 #include <stdio.h>
@@ -65,10 +74,19 @@ static const char *const group_what[G__N] = {
  * gets a fresh proxy, an implication asserted and internalized on every check and popped after
  * it (about 40 us per assumption, 0.2 s per check on 1000 values). */
 typedef struct {
-  uint32_t v, unit; /* v == UINT32_MAX: empty */
+  uint32_t v, unit; /* v == UINT32_MAX: empty; v is a value (ds) or a prototype (hs) */
   rs_lanes lanes;
-  Z3_ast h, d;      /* the literals on hs and ds (referenced) */
+  Z3_ast lit;       /* the literal (referenced) */
+  uint8_t hw;       /* hs: HW_UNKNOWN, HW_OK, or HW_BROKEN with the broken groups in `broken` */
+  uint8_t broken;
 } cand_lit;
+enum { HW_UNKNOWN, HW_OK, HW_BROKEN };
+
+/* Open-addressing table of literals keyed by (value or prototype, register). */
+typedef struct {
+  cand_lit *e;
+  uint32_t n, cap;
+} lit_table;
 
 /* A sort whose constants c_0, c_1, ... are ordered by an uninterpreted successor
  * (succ(c_i) = c_{i+1}), and per value a term t_v of the sort with its chain succ^k(t_v). */
@@ -93,20 +111,27 @@ struct rs_z3 {
   Z3_solver ds;      /* the dataflow groups (uninterpreted functions) */
   Z3_solver hs;      /* the hardware groups (integer arithmetic) */
   Z3_sort int_sort;
-  Z3_ast *x, *y;     /* hs, per value: base unit, lanes (referenced) */
-  Z3_ast *bf, *bi;   /* hs, per value: file and first register of a name past its file's end
-                      * (made with the value's first such candidate; referenced) */
+  uint32_t nproto;   /* hs: kinds of value (class, full lanes) */
+  uint32_t *proto;   /* per value: its prototype */
+  uint32_t *rep;     /* per prototype: its first value (the facts its rules read) */
+  Z3_ast *x, *y;     /* hs, per prototype: base unit, lanes (referenced) */
+  Z3_ast *bf, *bi;   /* hs, per prototype: file and first register of a name past its file's end
+                      * (made with the prototype's first such candidate; referenced) */
+  Z3_ast *gv, *gvoff; /* hs, per prototype: guard of group g at [k * G__HW + g], its negation
+                      * (assumed for the prototypes a check leaves out; referenced) */
   ladder unit, pair; /* ds: registers (r_u, p_v) and even-aligned register pairs (q_k, pair(p_v)) */
   Z3_func_decl pair_of; /* Reg -> Pair, pair(r_u) = q_{u/2} */
-  Z3_ast g[G__N];    /* group literals (referenced) */
+  Z3_ast g[G__N];    /* group literals of ds (referenced) */
   conj rules[G__N];  /* the dataflow groups, asserted as "g -> and(rules)" by the end of rs_z3_new */
   Z3_ast *tmp;       /* scratch references released by flush() */
   uint32_t ntmp, captmp;
   bool failed;       /* a Z3 call returned no term (error) */
-  Z3_ast *hassume;   /* per check on hs: groups + one literal per value */
+  Z3_ast *hassume;   /* per check on hs: guards of every prototype, then the pairs' literals */
+  uint32_t *hval;    /* per value: its hl entry in the check */
+  uint32_t *pending; /* per check: hl entries not decided yet (each once) */
+  uint32_t *round;   /* per prototype: the check round that took one of its pairs */
   Z3_ast *dassume;   /* per check on ds: groups + one literal per value */
-  cand_lit *lits;    /* open-addressing table of the candidate literals made so far */
-  uint32_t nlits, caplits;
+  lit_table hl, dl;  /* literals made so far: hs (prototype, register), ds (value, register) */
   conj newlits[2];   /* per solver, definitions of new candidate literals (and, on ds, the axioms
                       * of new registers), asserted at the start of the next check */
 };
@@ -174,12 +199,13 @@ static Z3_ast or_(rs_z3 *z, unsigned n, const Z3_ast *a) {
 static Z3_ast and2(rs_z3 *z, Z3_ast a, Z3_ast b) { Z3_ast v[2] = {a, b}; return and_(z, 2, v); }
 static Z3_ast or2(rs_z3 *z, Z3_ast a, Z3_ast b) { Z3_ast v[2] = {a, b}; return or_(z, 2, v); }
 static Z3_ast implies(rs_z3 *z, Z3_ast a, Z3_ast b) { return T(z, Z3_mk_implies(z->ctx, a, b)); }
-/* Rule c of group g where pre (NULL: always) holds. Hardware rules are asserted one by one:
- * as one conjunction per group, hs spent 4x longer internalizing them. */
-static void rule(rs_z3 *z, int g, Z3_ast pre, Z3_ast c) {
+/* Rule c of group g (of prototype k, for a hardware group) where pre (NULL: always) holds.
+ * Hardware rules are asserted one by one: as one conjunction per group, hs spent 4x longer
+ * internalizing them. */
+static void rule(rs_z3 *z, int g, uint32_t k, Z3_ast pre, Z3_ast c) {
   Z3_ast body = pre ? implies(z, pre, c) : c;
   if (g < G__HW)
-    Z3_solver_assert(z->ctx, z->hs, implies(z, z->g[g], body));
+    Z3_solver_assert(z->ctx, z->hs, implies(z, z->gv[(size_t)k * G__HW + g], body));
   else
     conj_add(z, &z->rules[g], body);
 }
@@ -231,14 +257,16 @@ static bool member_base(const rs_target *t, const rs_regclass *c, int64_t b) {
   return false;
 }
 
-/* The hardware groups for value v, in rs_target_member's order; each rule holds only where the
- * earlier ones do, so a register breaks exactly one rule, as in the native checker. */
-static void hardware(rs_z3 *z, uint32_t v) {
+/* The hardware groups for prototype k (the class and lanes of value v = rep[k]), in
+ * rs_target_member's order; each rule holds only where the earlier ones do, so a register breaks
+ * exactly one rule, as in the native checker. */
+static void hardware(rs_z3 *z, uint32_t k) {
   const rs_problem *p = z->p;
   const rs_target *t = p->tgt;
+  uint32_t v = z->rep[k];
   const rs_regclass *c = &t->classes[p->vars[v].cls];
   rs_lanes L = class_lanes(c);
-  Z3_ast x = z->x[v], lanes_ok = T(z, Z3_mk_eq(z->ctx, z->y[v], unum(z, L)));
+  Z3_ast x = z->x[k], lanes_ok = T(z, Z3_mk_eq(z->ctx, z->y[k], unum(z, L)));
   Z3_ast spec[32], infile[32];
   unsigned ns = 0, nf = 0;
   for (uint32_t s = 0; s < t->nspecials && ns < 32; s++)
@@ -255,14 +283,14 @@ static void hardware(rs_z3 *z, uint32_t v) {
     Z3_ast pre_v[3] = {lanes_ok, not_spec, infile[nf]};
     Z3_ast pre = and_(z, 3, pre_v);
     Z3_ast in_range = le(z, x, end - w);
-    rule(z, G_RANGE, pre, in_range);
+    rule(z, G_RANGE, k, pre, in_range);
     pre = and2(z, pre, in_range);
     Z3_ast fails[4]; /* how v fails to be a member in this file (for the function's reserved) */
     unsigned nfail = 0;
     fails[nfail++] = not_(z, pre);
     Z3_ast mis = NULL; /* x is misaligned (NULL: alignment 1) */
     if (a > 1) {
-      rule(z, G_ALIGN, pre, aligned(z, x, a, first % a));
+      rule(z, G_ALIGN, k, pre, aligned(z, x, a, first % a));
       mis = misaligned(z, x, a, first % a);
       fails[nfail++] = mis;
     }
@@ -289,7 +317,7 @@ static void hardware(rs_z3 *z, uint32_t v) {
     }
     if (nne) {
       not_res = and_(z, nne, ne);
-      rule(z, G_RESERVED, pre, not_res);
+      rule(z, G_RESERVED, k, pre, not_res);
       fails[nfail++] = not_(z, not_res);
       pre = and2(z, pre, not_res);
     }
@@ -298,15 +326,15 @@ static void hardware(rs_z3 *z, uint32_t v) {
     if (bud < rf->count) {
       int64_t top = first + bud - w;
       if (mis) /* aligned -> x <= top, as: above top -> misaligned */
-        rule(z, G_BUDGET, and2(z, pre, ge(z, x, top + 1)), mis);
+        rule(z, G_BUDGET, k, and2(z, pre, ge(z, x, top + 1)), mis);
       else
-        rule(z, G_BUDGET, pre, le(z, x, top));
+        rule(z, G_BUDGET, k, pre, le(z, x, top));
       fails[nfail++] = ge(z, x, top + 1);
     }
     not_member[nf++] = or_(z, nfail, fails);
   }
   Z3_ast where[2] = {is_spec, or_(z, nf, infile)};
-  rule(z, G_CLASS, NULL, and2(z, lanes_ok, or_(z, 2, where)));
+  rule(z, G_CLASS, k, NULL, and2(z, lanes_ok, or_(z, 2, where)));
   /* registers the function reserves (lane-aware, with the class's full lanes), checked by the
    * native checker only for registers that are members of the class: "member -> x avoids them",
    * stated as "x on one -> no member". Only bases where a member may start are listed (the rule
@@ -315,14 +343,14 @@ static void hardware(rs_z3 *z, uint32_t v) {
   if (p->nreserved) {
     not_member[nf] = not_(z, and2(z, lanes_ok, is_spec));
     Z3_ast no_member = and_(z, nf + 1, not_member);
-    for (uint32_t k = 0; k < p->nreserved; k++) {
-      rs_preg r = p->reserved[k];
+    for (uint32_t q = 0; q < p->nreserved; q++) {
+      rs_preg r = p->reserved[q];
       int d[2 * MAX_OFF + 1];
       unsigned n = 0;
       for (int64_t b = (int64_t)r.unit - MAX_OFF; b <= (int64_t)r.unit + MAX_OFF; b++)
         if (b >= 0 && rs_lanes_overlap((uint32_t)b, p->vars[v].full, r.unit, r.lanes) && member_base(t, c, b))
           d[n++] = (int)b;
-      if (n) rule(z, G_RESERVED, in_runs(z, x, d, n), no_member);
+      if (n) rule(z, G_RESERVED, k, in_runs(z, x, d, n), no_member);
     }
   }
   flush(z);
@@ -407,7 +435,7 @@ static Z3_ast step(rs_z3 *z, ladder *l, uint32_t v, int k) {
 /* The clause "t_b != succ^d(t_a)" (d >= 0) or "t_a != succ^-d(t_b)" of group g on ladder l. */
 static void apart(rs_z3 *z, ladder *l, int g, uint32_t a, uint32_t b, int d) {
   Z3_ast eq = d >= 0 ? Z3_mk_eq(z->ctx, step(z, l, b, 0), step(z, l, a, d)) : Z3_mk_eq(z->ctx, step(z, l, a, 0), step(z, l, b, -d));
-  rule(z, g, NULL, not_(z, T(z, eq)));
+  rule(z, g, 0, NULL, not_(z, T(z, eq)));
   flush(z);
 }
 
@@ -507,7 +535,7 @@ static void dataflow(rs_z3 *z) {
   for (uint32_t i = 0; i < nfb; i++) {
     if (i && fb[i] == fb[i - 1]) continue;
     uint32_t v = (uint32_t)(fb[i] >> 32), b = (uint32_t)(fb[i] & 0xffffffff);
-    rule(z, G_FIXED, NULL, not_(z, T(z, Z3_mk_eq(ctx, step(z, &z->unit, v, 0), reg(z, b)))));
+    rule(z, G_FIXED, 0, NULL, not_(z, T(z, Z3_mk_eq(ctx, step(z, &z->unit, v, 0), reg(z, b)))));
     flush(z);
   }
   free(fb);
@@ -559,36 +587,55 @@ rs_z3 *rs_z3_new(const rs_problem *p, unsigned timeout_ms, rs_err *e) {
     z->g[g] = Z3_mk_const(ctx, Z3_mk_string_symbol(ctx, gname[g]), bs);
     Z3_inc_ref(ctx, z->g[g]);
   }
-  z->x = rs_xcalloc(p->nvars + 1, sizeof *z->x);
-  z->y = rs_xcalloc(p->nvars + 1, sizeof *z->y);
-  z->bf = rs_xcalloc(p->nvars + 1, sizeof *z->bf);
-  z->bi = rs_xcalloc(p->nvars + 1, sizeof *z->bi);
-  z->hassume = rs_xcalloc(G__N + (size_t)p->nvars, sizeof *z->hassume);
+  /* prototypes: values of one class and full lanes share their hardware rules */
+  z->proto = rs_xcalloc(p->nvars + 1, sizeof *z->proto);
+  z->rep = rs_xcalloc(p->nvars + 1, sizeof *z->rep);
+  for (uint32_t v = 0; v < p->nvars; v++) {
+    uint32_t k = 0;
+    while (k < z->nproto && (p->vars[z->rep[k]].cls != p->vars[v].cls || p->vars[z->rep[k]].full != p->vars[v].full)) k++;
+    if (k == z->nproto) z->rep[z->nproto++] = v;
+    z->proto[v] = k;
+  }
+  z->x = rs_xcalloc(z->nproto + 1, sizeof *z->x);
+  z->y = rs_xcalloc(z->nproto + 1, sizeof *z->y);
+  z->bf = rs_xcalloc(z->nproto + 1, sizeof *z->bf);
+  z->bi = rs_xcalloc(z->nproto + 1, sizeof *z->bi);
+  z->gv = rs_xcalloc((size_t)G__HW * z->nproto + 1, sizeof *z->gv);
+  z->gvoff = rs_xcalloc((size_t)G__HW * z->nproto + 1, sizeof *z->gvoff);
+  z->hassume = rs_xcalloc((size_t)(G__HW + 1) * z->nproto + 1, sizeof *z->hassume);
+  z->round = rs_xcalloc(z->nproto + 1, sizeof *z->round);
+  z->hval = rs_xcalloc(p->nvars + 1, sizeof *z->hval);
+  z->pending = rs_xcalloc(p->nvars + 1, sizeof *z->pending);
   z->dassume = rs_xcalloc(G__N + (size_t)p->nvars, sizeof *z->dassume);
+  for (uint32_t k = 0; k < z->nproto; k++) {
+    char nm[48];
+    snprintf(nm, sizeof nm, "x%u", k);
+    z->x[k] = keep(z, Z3_mk_const(ctx, Z3_mk_string_symbol(ctx, nm), z->int_sort));
+    snprintf(nm, sizeof nm, "y%u", k);
+    z->y[k] = keep(z, Z3_mk_const(ctx, Z3_mk_string_symbol(ctx, nm), z->int_sort));
+    for (int g = 0; g < G__HW; g++) {
+      snprintf(nm, sizeof nm, "%s_%u", gname[g], k);
+      z->gv[(size_t)k * G__HW + g] = keep(z, Z3_mk_const(ctx, Z3_mk_string_symbol(ctx, nm), bs));
+      z->gvoff[(size_t)k * G__HW + g] = keep(z, Z3_mk_not(ctx, z->gv[(size_t)k * G__HW + g]));
+    }
+    flush(z);
+  }
   for (uint32_t v = 0; v < p->nvars; v++) {
     char nm[32];
-    snprintf(nm, sizeof nm, "x%u", v);
-    z->x[v] = keep(z, Z3_mk_const(ctx, Z3_mk_string_symbol(ctx, nm), z->int_sort));
-    snprintf(nm, sizeof nm, "y%u", v);
-    z->y[v] = keep(z, Z3_mk_const(ctx, Z3_mk_string_symbol(ctx, nm), z->int_sort));
     snprintf(nm, sizeof nm, "p%u", v);
     z->unit.chain[(size_t)v * (MAX_OFF + 1)] = keep(z, Z3_mk_const(ctx, Z3_mk_string_symbol(ctx, nm), z->unit.sort));
     flush(z);
   }
   reg(z, p->tgt->nunits + MAX_OFF); /* every unit a candidate or a fixed exclusion names */
   conj_assert(z, z->ds, NULL, &z->newlits[1]);
-  for (uint32_t v = 0; v < p->nvars; v++) hardware(z, v);
+  for (uint32_t k = 0; k < z->nproto; k++) hardware(z, k);
   dataflow(z);
   for (int g = G__HW; g < G__N; g++) conj_assert(z, z->ds, z->g[g], &z->rules[g]);
   /* internalize every constraint now, so candidates see only the incremental cost: ds with its
    * groups on (no candidate: the disequalities hold at once), hs with its groups off (no search) */
-  {
-    Z3_ast off[G__HW];
-    for (int g = 0; g < G__HW; g++) off[g] = not_(z, z->g[g]);
-    Z3_solver_check_assumptions(ctx, z->ds, 2, &z->g[G__HW]);
-    Z3_solver_check_assumptions(ctx, z->hs, G__HW, off);
-    flush(z);
-  }
+  Z3_solver_check_assumptions(ctx, z->ds, 2, &z->g[G__HW]);
+  Z3_solver_check_assumptions(ctx, z->hs, G__HW * z->nproto, z->gvoff);
+  flush(z);
   if (z->failed || Z3_get_error_code(ctx) != Z3_OK) {
     rs_errf(e, NULL, 0, "z3: cannot build the constraints of %s", p->func ? p->func : "?");
     rs_z3_free(z);
@@ -603,10 +650,13 @@ void rs_z3_free(rs_z3 *z) {
   flush(z);
   for (int g = 0; g < G__N; g++) conj_free(z, &z->rules[g]);
   for (int s = 0; s < 2; s++) conj_free(z, &z->newlits[s]);
-  for (uint32_t v = 0; v < z->p->nvars; v++) {
-    if (z->x[v]) Z3_dec_ref(ctx, z->x[v]);
-    if (z->y[v]) Z3_dec_ref(ctx, z->y[v]);
-    if (z->bf[v]) Z3_dec_ref(ctx, z->bf[v]), Z3_dec_ref(ctx, z->bi[v]);
+  for (uint32_t k = 0; k < z->nproto; k++) {
+    if (z->x[k]) Z3_dec_ref(ctx, z->x[k]);
+    if (z->y[k]) Z3_dec_ref(ctx, z->y[k]);
+    if (z->bf[k]) Z3_dec_ref(ctx, z->bf[k]), Z3_dec_ref(ctx, z->bi[k]);
+    for (int g = 0; g < G__HW; g++)
+      if (z->gv[(size_t)k * G__HW + g])
+        Z3_dec_ref(ctx, z->gv[(size_t)k * G__HW + g]), Z3_dec_ref(ctx, z->gvoff[(size_t)k * G__HW + g]);
   }
   ladder_free(z, &z->unit);
   ladder_free(z, &z->pair);
@@ -616,10 +666,20 @@ void rs_z3_free(rs_z3 *z) {
   Z3_solver_dec_ref(ctx, z->ds);
   Z3_solver_dec_ref(ctx, z->hs);
   Z3_dec_ref(ctx, Z3_sort_to_ast(ctx, z->int_sort));
-  for (uint32_t i = 0; i < z->caplits; i++)
-    if (z->lits[i].v != UINT32_MAX) Z3_dec_ref(ctx, z->lits[i].h), Z3_dec_ref(ctx, z->lits[i].d);
+  lit_table *tb[2] = {&z->hl, &z->dl};
+  for (int q = 0; q < 2; q++) {
+    for (uint32_t i = 0; i < tb[q]->cap; i++)
+      if (tb[q]->e[i].v != UINT32_MAX && tb[q]->e[i].lit) Z3_dec_ref(ctx, tb[q]->e[i].lit);
+    free(tb[q]->e);
+  }
   Z3_del_context(ctx);
-  free(z->lits);
+  free(z->proto);
+  free(z->rep);
+  free(z->gv);
+  free(z->gvoff);
+  free(z->hval);
+  free(z->pending);
+  free(z->round);
   free(z->x);
   free(z->y);
   free(z->bf);
@@ -630,25 +690,25 @@ void rs_z3_free(rs_z3 *z) {
   free(z);
 }
 
-/* Check the candidate's literals (assume[G__N..], per literals per value) on solver sv under the
- * groups in mask. When unsat: ci->groups = the groups in the core, vals (at most 2) the values
- * whose literals it holds. */
+/* Check the candidate's literals on ds (dassume[G__N..], one per value) under the dataflow groups
+ * in mask. When unsat: ci->groups = the groups in the core, vals (at most 2) the values whose
+ * literals it holds. */
 typedef struct {
   unsigned groups;
   uint32_t vals[2];
   unsigned nvals;
 } core_info;
 
-static Z3_lbool check_groups(rs_z3 *z, Z3_solver sv, Z3_ast *assume, unsigned mask, core_info *ci) {
+static Z3_lbool check_groups(rs_z3 *z, unsigned mask, core_info *ci) {
   uint32_t nl = z->p->nvars;
-  Z3_ast *as = assume + G__N - __builtin_popcount(mask);
+  Z3_ast *assume = z->dassume, *as = assume + G__N - __builtin_popcount(mask);
   unsigned k = 0;
   for (int g = 0; g < G__N; g++)
     if (mask >> g & 1) as[k++] = z->g[g];
-  Z3_lbool r = Z3_solver_check_assumptions(z->ctx, sv, k + nl, as);
+  Z3_lbool r = Z3_solver_check_assumptions(z->ctx, z->ds, k + nl, as);
   memset(ci, 0, sizeof *ci);
   if (r != Z3_L_FALSE) return r;
-  Z3_ast_vector core = Z3_solver_get_unsat_core(z->ctx, sv);
+  Z3_ast_vector core = Z3_solver_get_unsat_core(z->ctx, z->ds);
   Z3_ast_vector_inc_ref(z->ctx, core);
   unsigned nc = Z3_ast_vector_size(z->ctx, core);
   for (unsigned i = 0; i < nc; i++) {
@@ -665,6 +725,21 @@ static Z3_lbool check_groups(rs_z3 *z, Z3_solver sv, Z3_ast *assume, unsigned ma
   }
   Z3_ast_vector_dec_ref(z->ctx, core);
   return r;
+}
+
+/* hs: the n (prototype, register) pairs z->hl.e[pairs[..]] (distinct prototypes) under the
+ * hardware groups in mask; the guards of every other prototype and group are assumed off. */
+static Z3_lbool check_hw(rs_z3 *z, const uint32_t *pairs, uint32_t n, unsigned mask) {
+  size_t ng = (size_t)G__HW * z->nproto;
+  Z3_ast *as = z->hassume;
+  memcpy(as, z->gvoff, ng * sizeof *as);
+  for (uint32_t i = 0; i < n; i++) {
+    const cand_lit *e = &z->hl.e[pairs[i]];
+    for (int g = 0; g < G__HW; g++)
+      if (mask >> g & 1) as[(size_t)e->v * G__HW + g] = z->gv[(size_t)e->v * G__HW + g];
+    as[ng + i] = e->lit;
+  }
+  return Z3_solver_check_assumptions(z->ctx, z->hs, (unsigned)(ng + n), as);
 }
 
 static void timeout(rs_check_result *res, const char *why) {
@@ -688,25 +763,25 @@ static void finding(rs_z3 *z, const rs_candidate *c, int g, const core_info *ci,
 }
 
 /* A register named past its file's end (rs_candidate.beyond) has no unit: its literal states the
- * file and register it names (bf_v, bi_v), and, made with the value's first such literal, the
- * rules on them take rs_target_member's order: class (a file the class may not use) and range
- * (where the lanes match, the named tuple must end inside an allowed file). The literal leaves
- * x_v free, so the other rules hold; so no other group fails, as in the native checker. ds never
- * sees such a candidate: its hardware check is always unsat. */
-static void beyond_rules(rs_z3 *z, uint32_t v) {
-  if (z->bf[v]) return;
+ * file and register it names (bf_k, bi_k of the value's prototype k), and, made with the
+ * prototype's first such literal, the rules on them take rs_target_member's order: class (a file
+ * the class may not use) and range (where the lanes match, the named tuple must end inside an
+ * allowed file). The literal leaves x_k free, so the other rules hold; so no other group fails, as
+ * in the native checker. ds never sees such a candidate: its hardware check is always unsat. */
+static void beyond_rules(rs_z3 *z, uint32_t k) {
+  if (z->bf[k]) return;
   const rs_target *t = z->p->tgt;
-  const rs_regclass *c = &t->classes[z->p->vars[v].cls];
+  const rs_regclass *c = &t->classes[z->p->vars[z->rep[k]].cls];
   char nm[32];
-  snprintf(nm, sizeof nm, "bf%u", v);
-  z->bf[v] = keep(z, Z3_mk_const(z->ctx, Z3_mk_string_symbol(z->ctx, nm), z->int_sort));
-  snprintf(nm, sizeof nm, "bi%u", v);
-  z->bi[v] = keep(z, Z3_mk_const(z->ctx, Z3_mk_string_symbol(z->ctx, nm), z->int_sort));
-  Z3_ast lanes_ok = T(z, Z3_mk_eq(z->ctx, z->y[v], unum(z, class_lanes(c))));
+  snprintf(nm, sizeof nm, "bf%u", k);
+  z->bf[k] = keep(z, Z3_mk_const(z->ctx, Z3_mk_string_symbol(z->ctx, nm), z->int_sort));
+  snprintf(nm, sizeof nm, "bi%u", k);
+  z->bi[k] = keep(z, Z3_mk_const(z->ctx, Z3_mk_string_symbol(z->ctx, nm), z->int_sort));
+  Z3_ast lanes_ok = T(z, Z3_mk_eq(z->ctx, z->y[k], unum(z, class_lanes(c))));
   for (uint32_t f = 0; f < t->nfiles && f < 32; f++) {
-    Z3_ast in_f = eqn(z, z->bf[v], f);
-    if (!(c->files >> f & 1)) rule(z, G_CLASS, NULL, not_(z, in_f));
-    else rule(z, G_RANGE, and2(z, lanes_ok, in_f), le(z, z->bi[v], (int64_t)t->files[f].count - c->width));
+    Z3_ast in_f = eqn(z, z->bf[k], f);
+    if (!(c->files >> f & 1)) rule(z, G_CLASS, k, NULL, not_(z, in_f));
+    else rule(z, G_RANGE, k, and2(z, lanes_ok, in_f), le(z, z->bi[k], (int64_t)t->files[f].count - c->width));
   }
   flush(z);
 }
@@ -716,101 +791,173 @@ static uint64_t cand_hash(uint32_t v, rs_preg r) {
   return (h ^ (h >> 29) ^ r.lanes * 0xC2B2AE3D27D4EB4Full) * 0x165667B19E3779F9ull;
 }
 
-/* The literals "v takes r" (made on first use; their definitions wait in newlits). b: r names a
- * register past its file's end (r.unit is then a key: RS_UNIT_BEYOND is not unique). */
-static const cand_lit *cand(rs_z3 *z, uint32_t v, rs_preg r, const rs_beyond *b) {
-  if (b) r.unit = 0x80000000u | b->file << 20 | b->index; /* index < RS_BEYOND_MAX < 2^20 */
-  if (2 * (z->nlits + 1) > z->caplits) { /* rehash at half load */
-    uint32_t oc = z->caplits, nc = oc ? 2 * oc : 1024;
-    cand_lit *old = z->lits;
-    z->lits = rs_xcalloc(nc, sizeof *z->lits);
-    for (uint32_t i = 0; i < nc; i++) z->lits[i].v = UINT32_MAX;
-    z->caplits = nc;
-    for (uint32_t i = 0; i < oc; i++) {
-      if (old[i].v == UINT32_MAX) continue;
-      uint32_t k = (uint32_t)(cand_hash(old[i].v, (rs_preg){old[i].unit, old[i].lanes}) >> 32) & (nc - 1);
-      while (z->lits[k].v != UINT32_MAX) k = (k + 1) & (nc - 1);
-      z->lits[k] = old[i];
-    }
-    free(old);
+/* Room for `more` new entries at most half full, so that indices stay put while a check adds them. */
+static void lit_reserve(lit_table *tb, uint32_t more) {
+  if (2 * ((uint64_t)tb->n + more) <= tb->cap) return;
+  uint32_t oc = tb->cap, nc = oc ? oc : 1024;
+  while (2 * ((uint64_t)tb->n + more) > nc) nc *= 2;
+  cand_lit *old = tb->e;
+  tb->e = rs_xcalloc(nc, sizeof *tb->e);
+  for (uint32_t i = 0; i < nc; i++) tb->e[i].v = UINT32_MAX;
+  tb->cap = nc;
+  for (uint32_t i = 0; i < oc; i++) {
+    if (old[i].v == UINT32_MAX) continue;
+    uint32_t k = (uint32_t)(cand_hash(old[i].v, (rs_preg){old[i].unit, old[i].lanes}) >> 32) & (nc - 1);
+    while (tb->e[k].v != UINT32_MAX) k = (k + 1) & (nc - 1);
+    tb->e[k] = old[i];
   }
-  uint32_t k = (uint32_t)(cand_hash(v, r) >> 32) & (z->caplits - 1);
-  for (; z->lits[k].v != UINT32_MAX; k = (k + 1) & (z->caplits - 1))
-    if (z->lits[k].v == v && z->lits[k].unit == r.unit && z->lits[k].lanes == r.lanes) return &z->lits[k];
+  free(old);
+}
+
+/* The entry of (key, r), made empty (no literal yet) when new. b: r names a register past its
+ * file's end (r.unit is then a key: RS_UNIT_BEYOND is not unique). */
+static uint32_t lit_get(lit_table *tb, uint32_t key, rs_preg r, const rs_beyond *b) {
+  if (b) r.unit = 0x80000000u | b->file << 20 | b->index; /* index < RS_BEYOND_MAX < 2^20 */
+  uint32_t k = (uint32_t)(cand_hash(key, r) >> 32) & (tb->cap - 1);
+  for (; tb->e[k].v != UINT32_MAX; k = (k + 1) & (tb->cap - 1))
+    if (tb->e[k].v == key && tb->e[k].unit == r.unit && tb->e[k].lanes == r.lanes) return k;
+  tb->e[k] = (cand_lit){key, r.unit, r.lanes, NULL, HW_UNKNOWN, 0};
+  tb->n++;
+  return k;
+}
+
+/* hs: the literal "prototype k takes r" (made on first use, its definition waiting in newlits[0]),
+ * as its index in z->hl. */
+static uint32_t hw_lit(rs_z3 *z, uint32_t k, rs_preg r, const rs_beyond *b) {
+  uint32_t i = lit_get(&z->hl, k, r, b);
+  if (z->hl.e[i].lit) return i;
   Z3_context ctx = z->ctx;
-  Z3_sort bs = Z3_mk_bool_sort(ctx);
   char nm[64];
-  snprintf(nm, sizeof nm, "v%u@%u:%llx", v, r.unit, (unsigned long long)r.lanes);
-  if (b) beyond_rules(z, v);
-  Z3_ast u = b ? num(z, b->file) : num(z, r.unit), l = unum(z, r.lanes), bx = b ? z->bf[v] : z->x[v];
-  Z3_ast hb[6] = {T(z, Z3_mk_le(ctx, bx, u)), T(z, Z3_mk_ge(ctx, bx, u)), T(z, Z3_mk_le(ctx, z->y[v], l)),
-                  T(z, Z3_mk_ge(ctx, z->y[v], l)), NULL, NULL};
-  if (b) hb[4] = le(z, z->bi[v], b->index), hb[5] = ge(z, z->bi[v], b->index);
-  cand_lit *e = &z->lits[k];
-  nm[0] = 'h';
-  e->h = Z3_mk_const(ctx, Z3_mk_string_symbol(ctx, nm), bs);
-  Z3_inc_ref(ctx, e->h);
-  nm[0] = 'd';
-  e->d = Z3_mk_const(ctx, Z3_mk_string_symbol(ctx, nm), bs);
-  Z3_inc_ref(ctx, e->d);
-  e->v = v, e->unit = r.unit, e->lanes = r.lanes;
-  z->nlits++;
-  conj_add(z, &z->newlits[0], implies(z, e->h, and_(z, b ? 6 : 4, hb)));
-  if (!b) /* b: d stays free (never consulted, see beyond_rules) */
-    conj_add(z, &z->newlits[1], implies(z, e->d, T(z, Z3_mk_eq(ctx, step(z, &z->unit, v, 0), reg(z, r.unit)))));
-  return e;
+  snprintf(nm, sizeof nm, "h%u@%u:%llx", k, z->hl.e[i].unit, (unsigned long long)r.lanes);
+  if (b) beyond_rules(z, k);
+  Z3_ast u = b ? num(z, b->file) : num(z, r.unit), l = unum(z, r.lanes), bx = b ? z->bf[k] : z->x[k];
+  Z3_ast hb[6] = {T(z, Z3_mk_le(ctx, bx, u)), T(z, Z3_mk_ge(ctx, bx, u)), T(z, Z3_mk_le(ctx, z->y[k], l)),
+                  T(z, Z3_mk_ge(ctx, z->y[k], l)), NULL, NULL};
+  if (b) hb[4] = le(z, z->bi[k], b->index), hb[5] = ge(z, z->bi[k], b->index);
+  Z3_ast h = Z3_mk_const(ctx, Z3_mk_string_symbol(ctx, nm), Z3_mk_bool_sort(ctx));
+  Z3_inc_ref(ctx, h);
+  z->hl.e[i].lit = h;
+  conj_add(z, &z->newlits[0], implies(z, h, and_(z, b ? 6 : 4, hb)));
+  return i;
+}
+
+/* ds: the literal "v takes r" (made on first use, its definition waiting in newlits[1]; for a
+ * register past its file's end it stays free: ds never sees such a candidate). */
+static Z3_ast df_lit(rs_z3 *z, uint32_t v, rs_preg r, const rs_beyond *b) {
+  uint32_t i = lit_get(&z->dl, v, r, b);
+  if (z->dl.e[i].lit) return z->dl.e[i].lit;
+  char nm[64];
+  snprintf(nm, sizeof nm, "d%u@%u:%llx", v, z->dl.e[i].unit, (unsigned long long)r.lanes);
+  Z3_ast d = Z3_mk_const(z->ctx, Z3_mk_string_symbol(z->ctx, nm), Z3_mk_bool_sort(z->ctx));
+  Z3_inc_ref(z->ctx, d);
+  z->dl.e[i].lit = d;
+  if (!b) conj_add(z, &z->newlits[1], implies(z, d, T(z, Z3_mk_eq(z->ctx, step(z, &z->unit, v, 0), reg(z, r.unit)))));
+  return d;
+}
+
+enum { HW_PENDING = HW_BROKEN + 1 }; /* an entry this check decides (listed once) */
+
+/* Decide the hs entries pending[0..n): in rounds of one pair per prototype; a round that is
+ * unsat is decided pair by pair, and a broken pair group by group. false: Z3 gave no answer
+ * (the reason in res); the undecided entries are unknown again. */
+static bool decide_hw(rs_z3 *z, uint32_t *pending, uint32_t n, rs_check_result *res) {
+  const unsigned hw = (1u << G__HW) - 1;
+  uint32_t done = 0, r = 0;
+  memset(z->round, 0, sizeof *z->round * z->nproto);
+  bool ok = true;
+  while (done < n && ok) {
+    uint32_t nh = 0;
+    r++;
+    for (uint32_t i = done; i < n; i++) { /* take one pending pair per prototype to the front */
+      uint32_t k = z->hl.e[pending[i]].v;
+      if (z->round[k] == r) continue;
+      z->round[k] = r;
+      uint32_t t = pending[done + nh];
+      pending[done + nh++] = pending[i], pending[i] = t;
+    }
+    Z3_lbool all = check_hw(z, pending + done, nh, hw);
+    for (uint32_t j = 0; j < nh && ok; j++) {
+      cand_lit *e = &z->hl.e[pending[done + j]];
+      Z3_lbool one = all == Z3_L_TRUE ? Z3_L_TRUE : all == Z3_L_UNDEF ? all : check_hw(z, pending + done + j, 1, hw);
+      if (one == Z3_L_TRUE) {
+        e->hw = HW_OK;
+        continue;
+      }
+      unsigned broken = 0;
+      for (int g = 0; g < G__HW && one == Z3_L_FALSE; g++) {
+        Z3_lbool rg = check_hw(z, pending + done + j, 1, 1u << g);
+        if (rg == Z3_L_FALSE) broken |= 1u << g;
+        if (rg == Z3_L_UNDEF) one = rg;
+      }
+      if (one == Z3_L_UNDEF) {
+        timeout(res, Z3_solver_get_reason_unknown(z->ctx, z->hs));
+        ok = false;
+      } else if (!broken) { /* unsat, yet no group alone: impossible with every variable fixed */
+        timeout(res, "unsat without a failing group");
+        ok = false;
+      } else {
+        e->hw = HW_BROKEN, e->broken = (uint8_t)broken;
+      }
+    }
+    done += nh;
+  }
+  for (uint32_t i = 0; i < n; i++)
+    if (z->hl.e[pending[i]].hw == HW_PENDING) z->hl.e[pending[i]].hw = HW_UNKNOWN;
+  return ok;
 }
 
 void rs_z3_check(rs_z3 *z, const rs_candidate *c, rs_check_result *res) {
   double t0 = rs_now();
   const rs_problem *p = z->p;
   assert(c->n == p->nvars); /* parsing failures never reach a checker */
+  lit_reserve(&z->hl, p->nvars);
+  lit_reserve(&z->dl, p->nvars);
+  uint32_t npend = 0;
   for (uint32_t v = 0; v < p->nvars; v++) {
     assert(c->reg[v].lanes != 0);
-    const cand_lit *l = cand(z, v, c->reg[v], c->reg[v].unit == RS_UNIT_BEYOND ? &c->beyond[v] : NULL);
-    z->hassume[G__N + v] = l->h;
-    z->dassume[G__N + v] = l->d;
+    const rs_beyond *b = c->reg[v].unit == RS_UNIT_BEYOND ? &c->beyond[v] : NULL;
+    uint32_t h = hw_lit(z, z->proto[v], c->reg[v], b);
+    z->hval[v] = h;
+    if (z->hl.e[h].hw == HW_UNKNOWN) z->hl.e[h].hw = HW_PENDING, z->pending[npend++] = h;
+    z->dassume[G__N + v] = df_lit(z, v, c->reg[v], b);
     flush(z);
   }
   conj_assert(z, z->hs, NULL, &z->newlits[0]);
   conj_assert(z, z->ds, NULL, &z->newlits[1]);
-  const unsigned hw = (1u << G__HW) - 1, df = ((1u << G__N) - 1) & ~hw;
-  core_info full, ci;
+  const unsigned df = ((1u << G__N) - 1) & ~((1u << G__HW) - 1);
   /* hardware first: it decides the verdict whenever it is broken */
-  Z3_lbool r = check_groups(z, z->hs, z->hassume, hw, &full);
-  if (r == Z3_L_UNDEF) {
-    timeout(res, Z3_solver_get_reason_unknown(z->ctx, z->hs));
-  } else if (r == Z3_L_FALSE) {
-    bool hard = false;
-    for (int g = 0; g < G__HW; g++) {
-      Z3_lbool rg = check_groups(z, z->hs, z->hassume, 1u << g, &ci);
-      if (rg == Z3_L_UNDEF) {
-        timeout(res, Z3_solver_get_reason_unknown(z->ctx, z->hs));
-        break;
-      }
-      if (rg == Z3_L_FALSE) finding(z, c, g, &ci, res), hard = true;
+  if (decide_hw(z, z->pending, npend, res)) {
+    unsigned broken = 0;
+    core_info ci[G__HW];
+    for (uint32_t v = 0; v < p->nvars; v++) {
+      const cand_lit *e = &z->hl.e[z->hval[v]];
+      if (e->hw != HW_BROKEN) continue;
+      for (int g = 0; g < G__HW; g++)
+        if ((e->broken >> g & 1) && !(broken >> g & 1)) broken |= 1u << g, ci[g] = (core_info){1u << g, {v, 0}, 1};
     }
-    /* unsat overall, yet nothing alone: impossible with every variable fixed */
-    if (!hard && res->verdict == RS_V_PASS) timeout(res, "unsat without a failing group");
-  } else {
-    r = check_groups(z, z->ds, z->dassume, df, &full);
-    if (r == Z3_L_UNDEF) {
-      timeout(res, Z3_solver_get_reason_unknown(z->ctx, z->ds));
-    } else if (r == Z3_L_FALSE) {
-      unsigned d = full.groups & df;
-      if (__builtin_popcount(d) == 1) {
-        finding(z, c, __builtin_ctz(d), &full, res);
-      } else {
-        for (int g = G__HW; g < G__N; g++) {
-          Z3_lbool rg = check_groups(z, z->ds, z->dassume, 1u << g, &ci);
-          if (rg == Z3_L_UNDEF) {
-            timeout(res, Z3_solver_get_reason_unknown(z->ctx, z->ds));
-            break;
+    for (int g = 0; g < G__HW; g++)
+      if (broken >> g & 1) finding(z, c, g, &ci[g], res);
+    if (!broken) {
+      core_info full, one;
+      Z3_lbool r = check_groups(z, df, &full);
+      if (r == Z3_L_UNDEF) {
+        timeout(res, Z3_solver_get_reason_unknown(z->ctx, z->ds));
+      } else if (r == Z3_L_FALSE) {
+        unsigned d = full.groups & df;
+        if (__builtin_popcount(d) == 1) {
+          finding(z, c, __builtin_ctz(d), &full, res);
+        } else {
+          for (int g = G__HW; g < G__N; g++) {
+            Z3_lbool rg = check_groups(z, 1u << g, &one);
+            if (rg == Z3_L_UNDEF) {
+              timeout(res, Z3_solver_get_reason_unknown(z->ctx, z->ds));
+              break;
+            }
+            if (rg == Z3_L_FALSE) finding(z, c, g, &one, res);
           }
-          if (rg == Z3_L_FALSE) finding(z, c, g, &ci, res);
         }
+        if (res->verdict == RS_V_PASS) timeout(res, "unsat without a failing group");
       }
-      if (res->verdict == RS_V_PASS) timeout(res, "unsat without a failing group");
     }
   }
   if (z->failed) timeout(res, "z3 API error");

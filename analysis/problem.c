@@ -248,7 +248,7 @@ static bool implicit_def(const rs_func *f, const rs_inst *in) {
 /* The lanes a def occupies at its instruction. IMPLICIT_DEF writes nothing: only the lanes live
  * after it hold a (undefined) value, its dead lanes overlap nothing. LLVM allocates so (rocPRIM
  * 5.3 scans and sorts on gfx940: `%2176:vreg_128_align2 = IMPLICIT_DEF`, lanes sub0_sub1 dead,
- * in the registers of a live `%1810.sub0_sub1`; 20 kernels had a truth our rule refused). */
+ * in the registers of a live `%1810.sub0_sub1`: 14 rows had a truth our rule refused). */
 static rs_lanes def_lanes(const rs_live *l, const rs_operand *op, const rs_word *live, bool idef) {
   rs_lanes d = rs_live_op_lanes(l, op);
   if (!idef || op->kind != RS_OP_VREG || !d) return d;

@@ -274,6 +274,8 @@ static int amd_split(const rs_import_opts *o, const rs_imp_unit *u, const char *
     snprintf(ad, sizeof ad, "%s/%s", ud, t);
     char *failed = rfile(ad, "FAILED"), *st[3] = {rfile(ad, "prera.mir"), rfile(ad, "postsplit.mir"), rfile(ad, "final.mir")};
     char *ks = failed || !st[0] ? NULL : rs_split_kernels(st[0], 'm');
+    rs_mir_index *ix[3] = {NULL, NULL, NULL};
+    for (int s = 0; s < 3 && ks; s++) ix[s] = st[s] ? rs_mir_index_build(st[s]) : NULL;
     int rc = 0;
     uint32_t ks_n = 0;
     if (!ks || !*ks) { /* the unit failed here, or has no kernel: one failure row names it */
@@ -291,7 +293,7 @@ static int amd_split(const rs_import_opts *o, const rs_imp_unit *u, const char *
       ks_n++;
       static const char *const files[3] = {"prera.mir", "postsplit.mir", "final.mir"};
       for (int s = 0; s < 3 && !rc; s++) {
-        char *part = st[s] ? rs_split_mir(st[s], k) : NULL;
+        char *part = ix[s] ? rs_mir_index_cut(ix[s], k) : NULL;
         if (!part) {
           char msg[700];
           snprintf(msg, sizeof msg, "kernel %s missing from stage %s\n", k, files[s]);
@@ -304,7 +306,10 @@ static int amd_split(const rs_import_opts *o, const rs_imp_unit *u, const char *
     }
     free(ks);
     free(failed);
-    for (int s = 0; s < 3; s++) free(st[s]);
+    for (int s = 0; s < 3; s++) {
+      rs_mir_index_free(ix[s]);
+      free(st[s]);
+    }
     if (ks_n > most) most = ks_n;
     if (rc) return rc;
   }

@@ -573,13 +573,9 @@ int rs_import(const rs_imp_unit *uin, uint32_t n, const rs_import_opts *o, const
   if (!rc) rc = copy_rows(sc, c, NULL, &seen, &st->instances, &dropped, &st->duplicates, &st->with_truth, e);
   if (sc) rs_corpus_close(sc, &(rs_err){{0}});
   unlink(scratch);
-  /* attributes: those of the corpus imported into, then what this import was */
-  static const char *const attrs[] = {"seed", "grid", "targets", "tools", "created", "nvidia_truth"};
-  for (size_t k = 0; old && k < sizeof attrs / sizeof *attrs && !rc; k++) {
-    char *v = rs_corpus_get_attr(old, attrs[k]);
-    if (v) rc = rs_corpus_set_attr(c, attrs[k], v, e);
-    free(v);
-  }
+  /* attributes: those of the corpus imported into (the other families' import:NAME too), then
+   * what this import was */
+  if (old && !rc) rc = rs_corpus_copy_attrs(old, c, e);
   if (old) rs_corpus_close(old, &(rs_err){{0}});
   if (!rc) {
     char key[64], val[256];

@@ -17,6 +17,7 @@ void rs_usage_inspect(void);
 int rs_cmd_corpus(int argc, char **argv);
 int rs_cmd_corpus_forms(int argc, char **argv); /* cmd_forms.c: `corpus forms` (SASS opcode coverage) */
 int rs_cmd_corpus_import(int argc, char **argv); /* cmd_import.c: `corpus import` (a user's kernels) */
+int rs_cmd_corpus_merge(int argc, char **argv);  /* cmd_merge.c: `corpus merge` (corpora built apart) */
 int rs_cmd_verify(int argc, char **argv);
 void rs_usage_verify(void);
 int rs_cmd_oracle(int argc, char **argv);

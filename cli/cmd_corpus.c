@@ -23,6 +23,7 @@ void rs_usage_corpus(void) {
        "       regsweep corpus disasm --check FILE.sass\n"
        "       regsweep corpus disasm FILE.cubin --rewrite OUT.cubin   (header for nvdisasm 11.8 only)\n"
        "       regsweep corpus forms FILE.cubin|FILE.sass|CORPUS.h5... [--nvdisasm PATH] [--unused]\n"
+       "       regsweep corpus merge --out OUT.h5 IN.h5 IN2.h5 ...  (corpora built apart into one)\n"
        "\n"
        "build   compiles every grid point (corpus/recipes/grid.tsv) of the kernels in corpus/kernels\n"
        "        with clang-14/llc-14 (gfx908, gfx90a, gfx1030), clang-16/llc-16 (gfx940, gfx1100) and\n"
@@ -589,6 +590,7 @@ int rs_cmd_corpus(int argc, char **argv) {
   if (!strcmp(argv[1], "disasm")) return disasm(argc, argv);
   if (!strcmp(argv[1], "forms")) return rs_cmd_corpus_forms(argc, argv);
   if (!strcmp(argv[1], "import")) return rs_cmd_corpus_import(argc, argv);
-  fprintf(stderr, "regsweep corpus: unknown subcommand '%s' (build, import, info, export, list, disasm, forms)\n", argv[1]);
+  if (!strcmp(argv[1], "merge")) return rs_cmd_corpus_merge(argc, argv);
+  fprintf(stderr, "regsweep corpus: unknown subcommand '%s' (build, import, merge, info, export, list, disasm, forms)\n", argv[1]);
   return 2;
 }

@@ -274,6 +274,8 @@ static int amd_split(const rs_import_opts *o, const rs_imp_unit *u, const char *
     snprintf(ad, sizeof ad, "%s/%s", ud, t);
     char *failed = rfile(ad, "FAILED"), *st[3] = {rfile(ad, "prera.mir"), rfile(ad, "postsplit.mir"), rfile(ad, "final.mir")};
     char *ks = failed || !st[0] ? NULL : rs_split_kernels(st[0], 'm');
+    rs_mir_index *ix[3] = {NULL, NULL, NULL};
+    for (int s = 0; s < 3 && ks; s++) ix[s] = st[s] ? rs_mir_index_build(st[s]) : NULL;
     int rc = 0;
     uint32_t ks_n = 0;
     if (!ks || !*ks) { /* the unit failed here, or has no kernel: one failure row names it */
@@ -291,7 +293,7 @@ static int amd_split(const rs_import_opts *o, const rs_imp_unit *u, const char *
       ks_n++;
       static const char *const files[3] = {"prera.mir", "postsplit.mir", "final.mir"};
       for (int s = 0; s < 3 && !rc; s++) {
-        char *part = st[s] ? rs_split_mir(st[s], k) : NULL;
+        char *part = ix[s] ? rs_mir_index_cut(ix[s], k) : NULL;
         if (!part) {
           char msg[700];
           snprintf(msg, sizeof msg, "kernel %s missing from stage %s\n", k, files[s]);
@@ -304,7 +306,10 @@ static int amd_split(const rs_import_opts *o, const rs_imp_unit *u, const char *
     }
     free(ks);
     free(failed);
-    for (int s = 0; s < 3; s++) free(st[s]);
+    for (int s = 0; s < 3; s++) {
+      rs_mir_index_free(ix[s]);
+      free(st[s]);
+    }
     if (ks_n > most) most = ks_n;
     if (rc) return rc;
   }
@@ -568,13 +573,9 @@ int rs_import(const rs_imp_unit *uin, uint32_t n, const rs_import_opts *o, const
   if (!rc) rc = copy_rows(sc, c, NULL, &seen, &st->instances, &dropped, &st->duplicates, &st->with_truth, e);
   if (sc) rs_corpus_close(sc, &(rs_err){{0}});
   unlink(scratch);
-  /* attributes: those of the corpus imported into, then what this import was */
-  static const char *const attrs[] = {"seed", "grid", "targets", "tools", "created", "nvidia_truth"};
-  for (size_t k = 0; old && k < sizeof attrs / sizeof *attrs && !rc; k++) {
-    char *v = rs_corpus_get_attr(old, attrs[k]);
-    if (v) rc = rs_corpus_set_attr(c, attrs[k], v, e);
-    free(v);
-  }
+  /* attributes: those of the corpus imported into (the other families' import:NAME too), then
+   * what this import was */
+  if (old && !rc) rc = rs_corpus_copy_attrs(old, c, e);
   if (old) rs_corpus_close(old, &(rs_err){{0}});
   if (!rc) {
     char key[64], val[256];

@@ -54,9 +54,12 @@ extern const char rs_import_prelude[];
 /* Names of the kernels (entry functions) of a MIR module, a PTX module or an nvdisasm listing,
  * one per line (malloc'd; "" when none). */
 char *rs_split_kernels(const char *text, char kind);
-/* MIR: the module's IR document without the other functions' definitions (if any) and the kernel's
- * machine function document. */
-char *rs_split_mir(const char *text, const char *kernel);
+/* MIR: the module's IR document without the other functions' definitions (if any) and the
+ * kernel's machine function document; the index cuts many kernels out of one module in one scan. */
+typedef struct rs_mir_index rs_mir_index;
+rs_mir_index *rs_mir_index_build(const char *text);
+char *rs_mir_index_cut(const rs_mir_index *x, const char *kernel);
+void rs_mir_index_free(rs_mir_index *x);
 /* PTX: the module without the other kernels' .entry definitions. */
 char *rs_split_ptx(const char *text, const char *kernel);
 /* nvdisasm listing: the header and the kernel's .text section. */

@@ -205,9 +205,12 @@ char *rs_import_job(const rs_import_opts *o, const rs_imp_unit *u, const char *d
         rs_shell_quote(qdl, sizeof qdl, o->devlibs);
         add(&b, "if [ ! -f /usr/include/hip/hip_runtime.h ] && echo '/usr/include/hip/hip_runtime.h missing (apt-get "
                 "install libamdhip64-dev)' > \"$t/err\"; then tfail \"$f\" hip \"$t/err\"\n");
+        /* --hip-path, not -nogpuinc: clang's HIP runtime wrapper is then included first, so the
+         * C++ headers it wraps (cuda_wrappers/<algorithm>, <complex>, <new>) see __host__ and
+         * __device__ as library code (rocSPARSE, rocPRIM) needs them */
         if (ver == 22) hip_devlibs22(&b, qdl, qs, t, u);
-        else add(&b, "elif ! clang-16 -x hip --cuda-device-only --offload-arch=%s -O%d -emit-llvm -c -nogpuinc -I/usr/include "
-                "-I\"$(clang-16 -print-resource-dir)\" --rocm-device-lib-path=%s %s %s -o \"$t/k.bc\" 2>\"$t/err\"; "
+        else add(&b, "elif ! clang-16 -x hip --cuda-device-only --offload-arch=%s -O%d -emit-llvm -c --hip-path=/usr "
+                "--rocm-device-lib-path=%s %s %s -o \"$t/k.bc\" 2>\"$t/err\"; "
                 "then tfail \"$f\" clang-16 \"$t/err\"\n",
             t, u->opt, qdl, u->flags, qs);
       } else if (u->lang == RS_IMP_LLVM) {

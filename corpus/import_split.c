@@ -62,45 +62,99 @@ static void mir_kernels(const char *text, sbuf *b) {
   }
 }
 
-/* The IR document without the other functions' definitions: llc, restarted on a row's MIR (emit:
- * -start-after=virtregrewriter,N), compiles an IR function that has no machine function from
- * nothing and crashes in prologue/epilogue insertion (llc-22 on CLBlast's copy_pad, two kernels
- * per module). A kernel that calls one of them is refused by the MIR reader anyway. */
-static void ir_doc(sbuf *b, const char *d, const char *end, const char *kernel) {
-  size_t kl = strlen(kernel);
-  bool skip = false;
-  for (const char *l = d; l < end; l = line_end(l)) {
-    const char *le = line_end(l);
-    if (!skip && !strncmp(l, "  define ", 9)) {
-      const char *at = strchr(l, '@');
-      if (at && at < le) {
-        const char *nm = at + 1 + (at[1] == '"');
-        skip = !(!strncmp(nm, kernel, kl) && (nm[kl] == '(' || nm[kl] == '"'));
-      }
-    }
-    if (!skip) put(b, l, (size_t)(le - l));
-    else if (!strncmp(l, "  }", 3) && (l[3] == '\n' || l[3] == '\r')) skip = false;
-  }
+/* A MIR module indexed once (a library module holds hundreds of kernels and tens of MB per stage:
+ * cutting each kernel by rescanning the text was quadratic): its function documents, and in its
+ * IR document the function definitions. */
+typedef struct {
+  const char *start, *end;
+  char *name;
+} mdoc;
+
+struct rs_mir_index {
+  const char *ir, *ir_end; /* the IR document, NULL if none */
+  mdoc *docs, *defs;       /* function documents; function definitions inside the IR */
+  uint32_t ndocs, ndefs;
+};
+
+/* The function an IR line "  define ... @NAME(" defines (quotes dropped), or false. */
+static bool ir_define(const char *l, char *name, size_t n) {
+  if (strncmp(l, "  define ", 9)) return false;
+  const char *at = strchr(l, '@'), *nl = strchr(l, '\n');
+  if (!at || (nl && at > nl)) return false;
+  at++;
+  size_t k = *at == '"' ? strcspn(++at, "\"") : strcspn(at, "(");
+  snprintf(name, n, "%.*s", (int)k, at);
+  return true;
 }
 
-char *rs_split_mir(const char *text, const char *kernel) {
-  sbuf b = {0};
-  const char *first = !strncmp(text, "---", 3) ? text : next_doc(text);
-  char *found = NULL;
-  for (const char *d = first; d; d = next_doc(d)) {
+rs_mir_index *rs_mir_index_build(const char *text) {
+  rs_mir_index *x = rs_xcalloc(1, sizeof *x);
+  uint32_t cap = 0;
+  for (const char *d = !strncmp(text, "---", 3) ? text : next_doc(text); d; d = next_doc(d)) {
     const char *end = next_doc(d);
     if (!end) end = d + strlen(d);
     char name[512];
-    if (!strncmp(d, "--- |", 5)) ir_doc(&b, d, end, kernel);
-    else if (!found && field(d, end, "name:", name, sizeof name) && !strcmp(name, kernel)) {
-      put(&b, d, (size_t)(end - d));
-      found = b.s;
+    if (!strncmp(d, "--- |", 5)) {
+      x->ir = d;
+      x->ir_end = end;
+      continue;
     }
+    if (!field(d, end, "name:", name, sizeof name)) continue;
+    if (x->ndocs == cap) {
+      cap = cap ? cap * 2 : 16;
+      x->docs = rs_xrealloc(x->docs, cap * sizeof *x->docs);
+    }
+    x->docs[x->ndocs++] = (mdoc){d, end, rs_xstrndup(name, strlen(name))};
   }
-  if (!found) {
-    free(b.s);
-    return NULL;
+  cap = 0;
+  for (const char *l = x->ir; l && l < x->ir_end; l = line_end(l)) {
+    char name[512];
+    if (!ir_define(l, name, sizeof name)) continue;
+    const char *e = l;
+    while (e < x->ir_end && strncmp(e, "  }\n", 4)) e = line_end(e);
+    if (e >= x->ir_end) break; /* no closing brace: keep the rest as it is */
+    if (x->ndefs == cap) {
+      cap = cap ? cap * 2 : 16;
+      x->defs = rs_xrealloc(x->defs, cap * sizeof *x->defs);
+    }
+    x->defs[x->ndefs++] = (mdoc){l, line_end(e), rs_xstrndup(name, strlen(name))};
+    l = e;
   }
+  return x;
+}
+
+void rs_mir_index_free(rs_mir_index *x) {
+  if (!x) return;
+  for (uint32_t i = 0; i < x->ndocs; i++) free(x->docs[i].name);
+  for (uint32_t i = 0; i < x->ndefs; i++) free(x->defs[i].name);
+  free(x->docs);
+  free(x->defs);
+  free(x);
+}
+
+char *rs_mir_index_cut(const rs_mir_index *x, const char *kernel) {
+  const mdoc *k = NULL;
+  for (uint32_t i = 0; i < x->ndocs && !k; i++)
+    if (!strcmp(x->docs[i].name, kernel)) k = &x->docs[i];
+  if (!k) return NULL;
+  sbuf b = {0};
+  put(&b, "", 0);
+  if (x->ir) {
+    /* the other functions' IR definitions go: each row keeps its own function, the globals,
+     * declarations and attributes. Without this every row of a library module carried the whole
+     * module's IR (MBs per row), and llc restarted on a row's MIR (emit) compiles an IR function
+     * that has no machine function from nothing and crashes in prologue/epilogue insertion
+     * (llc-22 on CLBlast's copy_pad). A kernel that calls one is refused by the MIR reader. */
+    const char *at = x->ir;
+    for (uint32_t i = 0; i < x->ndefs; i++) {
+      if (!strcmp(x->defs[i].name, kernel)) continue;
+      put(&b, at, (size_t)(x->defs[i].start - at));
+      at = x->defs[i].end;
+      if (*at == '\n') at++; /* the blank line after the body */
+    }
+    put(&b, at, (size_t)(x->ir_end - at));
+  }
+  put(&b, k->start, (size_t)(k->end - k->start));
   if (b.n && b.s[b.n - 1] != '\n') put(&b, "\n", 1);
   if (b.n < 4 || strcmp(b.s + b.n - 4, "...\n")) put(&b, "...\n", 4);
   return b.s;

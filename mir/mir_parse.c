@@ -387,8 +387,20 @@ static int parse_inst(P *p, span s) {
   if (ops.s < ops.e) {
     int n = split_top(ops, pieces, 1024, ',');
     if (n < 0) return perr(p, "malformed operand list in '%s'", s);
+    /* a call: name its callee (a library function left unresolved, a device assert) */
+    if (sp_starts(opc, "SI_CALL") || sp_starts(opc, "SI_TCRETURN"))
+      for (int i = 0; i < n; i++)
+        if (pieces[i].s < pieces[i].e && *pieces[i].s == '@')
+          return perr(p, "call to %s (calls are not supported)", pieces[i]);
     for (int i = 0; i < n; i++) {
       span o = pieces[i];
+      /* INLINEASM operand-kind immediates carry a MIRPrinter comment (1769482, then regdef:VGPR_32) */
+      for (const char *c = o.s; c + 1 < o.e; c++)
+        if (*c == '"') break;
+        else if (c[0] == '/' && c[1] == '*') {
+          o = sp_trim((span){o.s, c});
+          break;
+        }
       /* trailing annotations are not operands */
       if (sp_starts(o, "debug-location ") || sp_starts(o, "debug-instr-number ") ||
           sp_starts(o, "pre-instr-symbol ") || sp_starts(o, "post-instr-symbol ") ||
@@ -762,8 +774,12 @@ int rs_mir_parse(rs_module *m, rs_err *e) {
         if (!p.in_bundle) rc = perr(&p, "unmatched '%s'", t);
         p.in_bundle = false;
       } else {
-        /* strip a trailing comment */
-        const char *sc = memchr(t.s, ';', (size_t)(t.e - t.s));
+        /* strip a trailing comment: a ';' outside quotes (INLINEASM's asm string holds the ones
+         * of the asm text: `INLINEASM &"; ockl ballot hoisting hack $0"`, rocPRIM scans) */
+        const char *sc = NULL;
+        for (const char *c = t.s, *q = NULL; c < t.e && !sc; c++)
+          if (*c == '"' && (!q || c[-1] != '\\')) q = q ? NULL : c;
+          else if (*c == ';' && !q) sc = c;
         if (sc) t = sp_trim((span){t.s, sc});
         bool opens = t.e > t.s && t.e[-1] == '{';
         if (opens) t = sp_trim((span){t.s, t.e - 1});

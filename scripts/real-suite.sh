@@ -3,18 +3,22 @@
 # packages, imported with `regsweep corpus import` (docs/import.md). Not used by CI.
 #
 #   scripts/real-suite.sh [--out real.h5] [--dir DIR] [--max-files N] [--nv-targets T,..]
-#                         [--amd-targets T,..] [-j N] [--regsweep BIN] [LIB...]
+#                         [--amd-targets T,..] [-j N] [--regsweep BIN] [--src LIB=TREE]... [LIB...]
 #
 # LIB: magma (CUDA magmablas kernels, sm_75-sm_90), clblast (OpenCL, gfx908-gfx1201), rocprim,
-# rocsparse (HIP, device only, gfx940: docs/import.md says why only gfx940). Default: all four. Sources: `apt-get source` into
-# DIR/src (deb-src lines for bookworm main/contrib are added to apt's sources when missing); a
-# library already extracted under DIR/src/LIB (e.g. from the project's upstream git) is used as
-# it is. Each library is its own family in one corpus; everything is resumable (the import's work
-# directory DIR/work/LIB keeps every compiled unit, a re-run imports only what is missing).
+# rocrand, rocsparse (HIP, device only, gfx940 by default: docs/import.md). Default: all five.
+# Sources: `apt-get source` into DIR/src (deb-src lines for bookworm main/contrib are added to
+# apt's sources when missing); a library already extracted under DIR/src/LIB is used as it is;
+# --src LIB=TREE takes LIB's tree from TREE instead (e.g. a `git archive` of Debian's version,
+# for a mirror without source tarballs). What a library's CMake would generate (version and
+# export headers) is written into its tree when missing. Each library is its own family in one
+# corpus; everything is resumable (the import's work directory DIR/work/LIB keeps every compiled
+# unit, a re-run imports only what is missing).
 set -euo pipefail
 out=real.h5 dir=real-suite max=0 nvt=sm_75,sm_80,sm_86,sm_89,sm_90 amdt=gfx940 jobs=2 bin=build/regsweep
 amd_cl=gfx908,gfx90a,gfx940,gfx1030,gfx1100,gfx942,gfx950,gfx1200,gfx1201
-libs=()
+libs=() srcs=()
+here=$(cd "$(dirname "$0")" && pwd)
 while [ $# -gt 0 ]; do
   case "$1" in
     --out) out=$2; shift 2 ;;
@@ -24,12 +28,13 @@ while [ $# -gt 0 ]; do
     --amd-targets) amdt=$2; shift 2 ;;
     -j) jobs=$2; shift 2 ;;
     --regsweep) bin=$2; shift 2 ;;
-    -h|--help) sed -n 2,14p "$0"; exit 0 ;;
+    --src) case $2 in *=?*) srcs+=("$2") ;; *) echo "real-suite: --src wants LIB=TREE" >&2; exit 2 ;; esac; shift 2 ;;
+    -h|--help) sed -n 2,16p "$0"; exit 0 ;;
     -*) echo "real-suite: unknown option $1" >&2; exit 2 ;;
     *) libs+=("$1"); shift ;;
   esac
 done
-[ ${#libs[@]} -gt 0 ] || libs=(magma clblast rocprim rocsparse)
+[ ${#libs[@]} -gt 0 ] || libs=(magma clblast rocprim rocrand rocsparse)
 mkdir -p "$dir/src" "$dir/recipes"
 dir=$(realpath "$dir")
 S=""; [ "$(id -u)" -eq 0 ] || S=sudo
@@ -42,8 +47,14 @@ debsrc() { # deb-src lines for bookworm main + contrib (magma is in contrib)
   $S apt-get update -qq
 }
 
-source_of() { # $1 = Debian source package: DIR/src/$1, extracted once
-  local d="$dir/src/$1"
+source_of() { # $1 = Debian source package: its --src tree, else DIR/src/$1, extracted once
+  local d="$dir/src/$1" s
+  for s in ${srcs[@]+"${srcs[@]}"}; do
+    [ "${s%%=*}" = "$1" ] || continue
+    d=$(realpath "${s#*=}")
+    [ -d "$d" ] && [ -n "$(ls -A "$d")" ] || { echo "real-suite: --src $s: no tree there" >&2; return 1; }
+    echo "$d"; return 0
+  done
   if [ -d "$d" ] && [ -n "$(ls -A "$d")" ]; then echo "$d"; return 0; fi
   debsrc
   mkdir -p "$dir/src/.apt-$1"
@@ -98,11 +109,64 @@ recipe_clblast() { # CLBlast's OpenCL kernels: each kernel file with the common 
   echo "$r"
 }
 
-recipe_hip() { # $1 lib, $2 tree, $3 find roots (HIP sources with kernels), $4 include flags
-  local r=$dir/recipes/$1.tsv
-  { echo "# $1 (HIP, device only): source, language, flags, targets"
-    (cd "$2" && grep -rlE '__global__|ROCPRIM_KERNEL|__launch_bounds__' $3 --include='*.cpp' --include='*.hip' 2>/dev/null | sort | pick) |
-      while read -r f; do printf '%s\thip\t%s -O3\t%s\n' "$2/$f" "$4" "$amdt"; done; } > "$r"
+hipline() { # $1 source, $2 include flags: one HIP recipe line. clang-22 (the LLVM-22 archs) makes
+  # `x.template f` without an argument list an error by default; the 5.3 libraries have it
+  local w=
+  case ",$amdt," in *,gfx942,*|*,gfx950,*|*,gfx1200,*|*,gfx1201,*) w=" -Wno-error=missing-template-arg-list-after-template-kw" ;; esac
+  printf '%s\thip\t%s%s -O3\t%s\n' "$1" "$2" "$w" "$amdt"
+}
+
+ver_of() { # $1 CMakeLists.txt: the project's version (rocm_setup_version / VERSION_STRING)
+  grep -oE '(VERSION_STRING|rocm_setup_version\( *VERSION) *"[0-9.]+"' "$1" | grep -oE '[0-9]+\.[0-9]+\.[0-9]+' | head -1
+}
+
+cfg_sub() { # $1 .in file, $2 output, $3 project, $4 version: CMake's configure_file for @X_VERSION_*@
+  [ -f "$2" ] && return 0
+  local M m p; IFS=. read -r M m p <<<"$4"
+  sed -e "s/@$3_VERSION_MAJOR@/$M/g;s/@$3_VERSION_MINOR@/$m/g;s/@$3_VERSION_PATCH@/$p/g;s/@$3_VERSION_TWEAK@/0/g" \
+      -e "s/@$3_VERSION_NUMBER@/$((M * 100000 + m * 100 + p))/g" "$1" > "$2"
+}
+
+recipe_rocprim() { # rocPRIM is header templates: our scripts/real-suite/rocprim/*.hip call its device
+  # algorithms (as its tests and benchmarks do), which instantiates the kernels they launch
+  local t=$1 r=$dir/recipes/rocprim.tsv I=$1/rocprim/include
+  cfg_sub "$I/rocprim/rocprim_version.hpp.in" "$I/rocprim/rocprim_version.hpp" rocprim "$(ver_of "$t/CMakeLists.txt")"
+  { echo "# rocPRIM $(ver_of "$t/CMakeLists.txt") device algorithms (HIP, device only): source, language, flags, targets"
+    for f in $(ls "$here"/real-suite/rocprim/*.hip | pick); do hipline "$f" "-I$I"; done; } > "$r"
+  echo "$r"
+}
+
+recipe_rocrand() { # the library (every generator's kernels, rocrand.cpp), its device-API kernel tests
+  # and benchmark (curand's left out)
+  local t=$1 r=$dir/recipes/rocrand.tsv I=$1/library/include/rocrand
+  cfg_sub "$I/rocrand_version.h.in" "$I/rocrand_version.h" rocrand "$(ver_of "$t/CMakeLists.txt")"
+  sed -i 's/^@rocrand_ENABLE_INLINE_ASM@$/#if !defined(ROCRAND_ENABLE_INLINE_ASM) \&\& !defined(ROCRAND_DISABLE_INLINE_ASM)\n#define ROCRAND_ENABLE_INLINE_ASM\n#endif/' "$I/rocrand_version.h"
+  local n ty
+  for n in 32 64; do # generated from data the source tree lacks (tools/sobol*_generator); host-side
+    # tables copied to the device at run time: a device-only compile needs their declarations only
+    [ -f "$I/rocrand_sobol${n}_precomputed.h" ] && continue
+    ty=int; [ $n = 64 ] && ty="long long int"
+    printf '// written by regsweep scripts/real-suite.sh: declarations only (device-only compiles read no table)\n#ifndef ROCRAND_SOBOL%s_PRECOMPUTED_H_\n#define ROCRAND_SOBOL%s_PRECOMPUTED_H_\n#ifndef SOBOL_DIM\n#define SOBOL_DIM 20000\n#endif\n#define SOBOL%s_N %s\nextern const unsigned %s h_sobol%s_direction_vectors[SOBOL%s_N];\n#endif\n' \
+      $n $n $n $((20000 * n)) "$ty" $n $n > "$I/rocrand_sobol${n}_precomputed.h"
+  done
+  { echo "# rocRAND $(ver_of "$t/CMakeLists.txt") (HIP, device only): source, language, flags, targets"
+    (cd "$t" && { echo library/src/rocrand.cpp; grep -lE '__global__' test/*.cpp benchmark/benchmark_rocrand_*.cpp | sort; } | pick) |
+      while read -r f; do hipline "$t/$f" "-I$t/library/include -I$I -I$t/library/src -I$t/test -I$t/benchmark"; done; } > "$r"
+  echo "$r"
+}
+
+recipe_rocsparse() { # every library source with a kernel, smallest first (--max-files N: the N quickest)
+  local t=$1 r=$dir/recipes/rocsparse.tsv I=$1/library/include P
+  P=$(source_of rocprim) || return 1
+  cfg_sub "$I/rocsparse-version.h.in" "$I/rocsparse-version.h" rocsparse "$(ver_of "$t/CMakeLists.txt")"
+  cfg_sub "$P/rocprim/include/rocprim/rocprim_version.hpp.in" "$P/rocprim/include/rocprim/rocprim_version.hpp" rocprim \
+    "$(ver_of "$P/CMakeLists.txt")"
+  [ -f "$I/rocsparse-export.h" ] || printf '%s\n' '#ifndef ROCSPARSE_EXPORT_H' '#define ROCSPARSE_EXPORT_H' '#define ROCSPARSE_EXPORT' \
+    '#define ROCSPARSE_NO_EXPORT' '#define ROCSPARSE_DEPRECATED __attribute__((__deprecated__))' \
+    '#define ROCSPARSE_DEPRECATED_EXPORT ROCSPARSE_DEPRECATED' '#endif' > "$I/rocsparse-export.h"
+  { echo "# rocSPARSE $(ver_of "$t/CMakeLists.txt") (HIP, device only): source, language, flags, targets"
+    (cd "$t" && grep -rlE '__global__|__launch_bounds__' library/src --include='*.cpp' | xargs ls -Sr | pick) |
+      while read -r f; do hipline "$t/$f" "-I$I -I$t/library/src/include -I$t/library/src -I$P/rocprim/include"; done; } > "$r"
   echo "$r"
 }
 
@@ -110,11 +174,10 @@ for lib in "${libs[@]}"; do
   case "$lib" in
     magma) t=$(source_of magma) || continue; r=$(recipe_magma "$t") ;;
     clblast) t=$(source_of clblast) || continue; r=$(recipe_clblast "$t") ;;
-    rocprim) t=$(source_of rocprim) || continue
-      r=$(recipe_hip rocprim "$t" "test/rocprim benchmark" "-I$t/rocprim/include -I$t/test -I$t/test/rocprim -I$t/benchmark -DROCPRIM_HIP_API=1") ;;
-    rocsparse) t=$(source_of rocsparse) || continue
-      r=$(recipe_hip rocsparse "$t" "library/src" "-I$t/library/include -I$t/library/src/include -I$t/library/src -I$dir/src/rocprim/rocprim/include") ;;
-    *) echo "real-suite: unknown library '$lib' (magma, clblast, rocprim, rocsparse)" >&2; exit 2 ;;
+    rocprim) t=$(source_of rocprim) || continue; r=$(recipe_rocprim "$t") ;;
+    rocrand) t=$(source_of rocrand) || continue; r=$(recipe_rocrand "$t") ;;
+    rocsparse) t=$(source_of rocsparse) || continue; r=$(recipe_rocsparse "$t") || continue ;;
+    *) echo "real-suite: unknown library '$lib' (magma, clblast, rocprim, rocrand, rocsparse)" >&2; exit 2 ;;
   esac
   echo "real-suite: $lib: $(grep -vc '^#' "$r") units ($r)"
   nice "$bin" corpus import --out "$out" "$r" --family "$lib" --work "$dir/work/$lib" -j "$jobs"

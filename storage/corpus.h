@@ -69,6 +69,10 @@ int rs_corpus_get_failure(rs_corpus *c, uint64_t i, rs_build_failure *out, rs_er
 int64_t rs_corpus_find(rs_corpus *c, const char *id, rs_err *e);
 /* Attribute value (malloc'd) or NULL. */
 char *rs_corpus_get_attr(rs_corpus *c, const char *key);
+/* Every string attribute's name (malloc'd array of malloc'd names, *n of them). */
+char **rs_corpus_attr_names(rs_corpus *c, uint32_t *n);
+/* Copy every string attribute of from onto to (a key already on to is overwritten). */
+int rs_corpus_copy_attrs(rs_corpus *from, rs_corpus *to, rs_err *e);
 
 int rs_corpus_close(rs_corpus *c, rs_err *e); /* flushes; reports write errors */
 

@@ -643,6 +643,28 @@ char *rs_corpus_get_attr(rs_corpus *c, const char *key) {
   return val;
 }
 
+char **rs_corpus_attr_names(rs_corpus *c, uint32_t *n) {
+  rs_h5_quiet q;
+  rs_h5_quiet_on(&q);
+  char **v = rs_h5_str_attr_names(c->root, n);
+  rs_h5_quiet_off(&q);
+  return v;
+}
+
+int rs_corpus_copy_attrs(rs_corpus *from, rs_corpus *to, rs_err *e) {
+  uint32_t n = 0;
+  char **k = rs_corpus_attr_names(from, &n);
+  int rc = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    char *v = rc ? NULL : rs_corpus_get_attr(from, k[i]);
+    if (v) rc = rs_corpus_set_attr(to, k[i], v, e);
+    free(v);
+    free(k[i]);
+  }
+  free(k);
+  return rc;
+}
+
 int rs_corpus_close(rs_corpus *c, rs_err *e) {
   if (!c) return 0;
   rs_h5_quiet q;

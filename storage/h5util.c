@@ -250,6 +250,30 @@ out:
   return val;
 }
 
+typedef struct {
+  char **v;
+  uint32_t n, cap;
+} names;
+
+static herr_t name_one(hid_t loc, const char *name, const H5A_info_t *info, void *op) {
+  (void)info;
+  names *l = op;
+  hid_t a = H5Aopen(loc, name, H5P_DEFAULT), t = a >= 0 ? H5Aget_type(a) : -1;
+  if (t >= 0 && H5Tget_class(t) == H5T_STRING) RS_PUSH(l->v, l->n, l->cap, rs_xstrndup(name, strlen(name)));
+  if (t >= 0) H5Tclose(t);
+  if (a >= 0) H5Aclose(a);
+  return 0;
+}
+
+char **rs_h5_str_attr_names(hid_t loc, uint32_t *n) {
+  names l = {0};
+  hsize_t at = 0;
+  H5Aiterate2(loc, H5_INDEX_NAME, H5_ITER_INC, &at, name_one, &l);
+  H5Eclear2(H5E_DEFAULT);
+  *n = l.n;
+  return l.v;
+}
+
 int rs_h5_check_schema(hid_t loc, const char *path, const char *kind, int want, rs_err *e) {
   htri_t has = H5Aexists(loc, "schema_version");
   if (has < 0) return rs_h5_err(e, path, "cannot read the file attributes (corrupt file?)");

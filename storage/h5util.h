@@ -51,6 +51,8 @@ int rs_h5_check_members(hid_t ds, hid_t mt, const char *dsname, const char *path
 int rs_h5_set_int_attr(hid_t loc, const char *key, int value);
 int rs_h5_set_str_attr(hid_t loc, const char *key, const char *value);
 char *rs_h5_get_str_attr(hid_t loc, const char *key); /* malloc'd, NULL if absent / not a string */
+/* The names of loc's string attributes (malloc'd array of malloc'd names; *n of them). */
+char **rs_h5_str_attr_names(hid_t loc, uint32_t *n);
 /* The int attribute schema_version of loc must equal want; messages name path and kind. */
 int rs_h5_check_schema(hid_t loc, const char *path, const char *kind, int want, rs_err *e);
 

@@ -533,6 +533,13 @@ static void small_files(void) {
   reject_subst("lane mask zero", "_sgpr3:0x00000000000000FF", "_sgpr3:0x0000000000000000", 13);
   reject_subst("register mask operand", "S_ENDPGM 0, ", "S_ENDPGM 0, csr_amdgpu_highregs, ", 22);
   reject_subst("CustomRegMask operand", "S_ENDPGM 0, ", "S_ENDPGM 0, CustomRegMask($vgpr0,$vgpr1), ", 22);
+  { /* a call names its callee (rocPRIM 5.3's device assert: SI_CALL to @__assert_fail) */
+    size_t n;
+    char *t = subst("S_ENDPGM 0, ", "dead $sgpr30_sgpr31 = SI_CALL $sgpr4_sgpr5, @__assert_fail, csr_amdgpu_gfx90ainsts, ", &n);
+    outcome o = expect1("a call", "call.mir", t, n, RS_SRC_MIR, REJECT, 22, true);
+    CHECKF(strstr(o.msg, "call to @__assert_fail (calls are not supported)") != NULL, "call not named: %s", o.msg);
+    free(t);
+  }
   reject_subst("overflowing vreg number", "= COPY %1\n", "= COPY %99999999999\n", 17);
   reject_subst("vreg number past 2^32", "= COPY %1\n", "= COPY %4294967297\n", 17);
   reject_subst("overflowing vreg in registers:", "id: 1, class", "id: 99999999999, class", 6);

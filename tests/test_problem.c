@@ -147,6 +147,56 @@ static void early_clobber_case(void) {
   rs_module_free(m);
 }
 
+/* IMPLICIT_DEF writes nothing: its dead lanes may lie over a live value, its live lanes may not
+ * (the rocPRIM 5.3 scan shape: `undef %1.sub0_sub1 = IMPLICIT_DEF` live on, then a full
+ * `%2 = IMPLICIT_DEF` of which only sub2_sub3 is read). A V_MOV def of the same lanes still must. */
+static const char *idef_mir =
+    "---\n"
+    "name: idef\n"
+    "tracksRegLiveness: true\n"
+    "registers:\n"
+    "  - { id: 1, class: vreg_128_align2, preferred-register: '' }\n"
+    "  - { id: 2, class: vreg_128_align2, preferred-register: '' }\n"
+    "  - { id: 3, class: vreg_128_align2, preferred-register: '' }\n"
+    "body: |\n"
+    "  bb.0:\n"
+    "    undef %1.sub0_sub1:vreg_128_align2 = IMPLICIT_DEF\n"
+    "    %2:vreg_128_align2 = IMPLICIT_DEF\n"
+    "    %3:vreg_128_align2 = V_MOV_B32_e32 0, implicit $exec\n"
+    "    S_ENDPGM 0, implicit %1.sub0_sub1, implicit %2.sub2_sub3, implicit %3.sub2_sub3\n"
+    "...\n";
+
+static void implicit_def_case(void) {
+  rs_err e = {{0}};
+  rs_module *m = rs_module_parse("idef.mir", strdup(idef_mir), strlen(idef_mir), RS_SRC_MIR, "gfx940", &e);
+  CHECKF(m != NULL, "%s", e.msg);
+  if (!m) return;
+  rs_problem *p = rs_problem_build(m->funcs[0], &e);
+  CHECKF(p != NULL, "%s", e.msg);
+  if (!p) {
+    rs_module_free(m);
+    return;
+  }
+  int v1 = rs_problem_find(p, "%1", 2), v2 = rs_problem_find(p, "%2", 2), v3 = rs_problem_find(p, "%3", 2);
+  CHECK(v1 >= 0 && v2 >= 0 && v3 >= 0);
+  uint32_t base[3], v = p->tgt->files[2].first;
+  base[v1] = v + 0;
+  base[v3] = v + 8;
+  base[v2] = v + 0; /* %2's dead sub0_sub1 over %1.sub0_sub1, its live sub2_sub3 beside */
+  CHECKF(violations(p, base) == 0, "an IMPLICIT_DEF's dead lanes may lie over a live value");
+  base[v2] = v + 2; /* dead sub0_sub1 = v[2:3] (%1 leaves them undefined), live sub2_sub3 = v[4:5] */
+  CHECK(violations(p, base) == 0);
+  base[v2] = v + 4;
+  base[v3] = v + 0; /* a real def's dead lanes over %1.sub0_sub1: the write clobbers it */
+  CHECKF(violations(p, base) > 0, "a V_MOV def's dead lanes must not lie over a live value");
+  base[v3] = v + 12;
+  base[v2] = v + 0;
+  base[v1] = v + 2; /* %1.sub0_sub1 = v[2:3] over %2's live sub2_sub3: a conflict */
+  CHECKF(violations(p, base) > 0, "an IMPLICIT_DEF's live lanes must not lie over a live value");
+  rs_problem_free(p);
+  rs_module_free(m);
+}
+
 static void subreg_case(void) {
   rs_err e = {{0}};
   rs_module *m = rs_module_parse("subreg.mir", strdup(subreg_mir), strlen(subreg_mir), RS_SRC_MIR, "gfx90a", &e);
@@ -470,6 +520,7 @@ int main(int argc, char **argv) {
   rs_check_init(argc, argv);
   subreg_case();
   early_clobber_case();
+  implicit_def_case();
   simt_case("", false);
   simt_case(", implicit %1", true);
   spill_case("", "sub0", "", 0x3);  /* sub1 is stored, never brought back: %1 may take it */

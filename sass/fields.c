@@ -5,8 +5,8 @@
  * edit by hand; docs/lower.md. */
 #include "sass/lower.h"
 
-/* Operand order: R fields in increasing bit order in 1578 of 1603 pairs, UR in 199 of 199: tied R/UR
- * tokens are split in that order (only where it held without exception). */
+/* Operand order: R fields in increasing bit order in 1537 of 1537 pairs, UR in 199 of 199, apart from
+ * the opcodes with an exception (their tied tokens stay tied): R 0xb60 R 0xb63 R 0xb66 R 0xb6c R 0xf60 R 0xf63 R 0xf66 R 0xf6c. Tied tokens are split in that order (the rule holds for both kinds). */
 
 static const int8_t o0[] = {12, 16, 32};
 static const int8_t o1[] = {16, 32};
@@ -33,12 +33,11 @@ static const int8_t o21[] = {16, 24, 32};
 static const int8_t o22[] = {16, 24, 32, 87};
 static const int8_t o23[] = {16, 24, 32, 64};
 static const int8_t o24[] = {16, 24, 32, 64, 87};
-static const int8_t o25[] = {12, 16, -1, 32, -1, -1}; /* 0: 44 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 4 values; tied */ /* 2: 4 offsets fit, 1 values */ /* 3: 2 offsets fit, 4 values; tied */ /* 4: 4 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */
-static const int8_t t25[] = {-1, 1, -1, 1, -1, -1};
+static const int8_t o25[] = {12, 16, 24, 32, -1, -1}; /* 0: 44 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 4 values; tied, split in operand order */ /* 2: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 3: 2 offsets fit, 4 values; tied, split in operand order */ /* 4: 4 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */
 static const int8_t o26[] = {-1, 16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
 static const int8_t o27[] = {16, 24, 32, 64, -1}; /* 4: 4 offsets fit, 1 values */
 static const int8_t o28[] = {16, 32};
-static const int8_t o29[] = {-1, 24, -1, 64}; /* 0: 3 offsets fit, 1 values */ /* 2: 45 offsets fit, 1 values */
+static const int8_t o29[] = {16, 24, -1, 64}; /* 0: 3 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 2: 45 offsets fit, 1 values */
 static const int8_t o30[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */
 static const int8_t o31[] = {12, 16, 24, 32, 64}; /* 0: 53 offsets fit, 1 values; the guard's bit */
 static const int8_t o32[] = {16, 24, 32, 64};
@@ -51,8 +50,7 @@ static const int8_t o38[] = {16, 24, 32, 64};
 static const int8_t o39[] = {12, 16, 24, 32, 64};
 static const int8_t o40[] = {16, 24, 32, 64};
 static const int8_t o41[] = {16, -1, -1, 64, 87}; /* 1: 9 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */
-static const int8_t o42[] = {16, -1, 24, 32, 64}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 60 offsets fit, 1 values */ /* 4: 2 offsets fit, 2 values; tied */
-static const int8_t t42[] = {0, -1, -1, -1, 0};
+static const int8_t o42[] = {16, -1, 24, 32, 64}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 60 offsets fit, 1 values */ /* 4: 2 offsets fit, 2 values; tied, split in operand order */
 static const int8_t o43[] = {16, 24, 32, 64};
 static const int8_t o44[] = {16, 24, -1, 64}; /* 2: 51 offsets fit, 1 values */
 static const int8_t o45[] = {16, 81, 24, 32, 64};
@@ -106,14 +104,13 @@ static const int8_t o92[] = {24, 32};
 static const int8_t o93[] = {12, 24, 32};
 static const int8_t o94[] = {-1}; /* 0: 2 offsets fit, 1 values */
 static const int8_t o95[] = {24, 32};
-static const int8_t o96[] = {-1, 16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 3 values; tied */ /* 3: 2 offsets fit, 3 values; tied */
-static const int8_t t96[] = {-1, 1, -1, 1, -1};
+static const int8_t o96[] = {-1, 16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 3 values; tied, split in operand order */ /* 3: 2 offsets fit, 3 values; tied, split in operand order */
 static const int8_t o97[] = {-1, 16, 24, 32}; /* 0: 47 offsets fit, 1 values */
 static const int8_t o98[] = {12, -1, -1, -1}; /* 0: 3 offsets fit, 1 values; the guard's bit */ /* 1: 13 offsets fit, 1 values */ /* 2: 13 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values */
-static const int8_t o99[] = {-1, 24, 32}; /* 0: 2 offsets fit, 1 values */
+static const int8_t o99[] = {16, 24, 32}; /* 0: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
 static const int8_t o100[] = {16, 24, 32, 64};
 static const int8_t o101[] = {16, 24};
-static const int8_t o102[] = {-1, -1, 24, 32}; /* 0: 18 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */
+static const int8_t o102[] = {-1, 16, 24, 32}; /* 0: 18 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values; narrowed (no overlap, operand order) */
 static const int8_t o103[] = {-1, 16, 24, 32, 64}; /* 0: 4 offsets fit, 1 values */
 static const int8_t o104[] = {-1, 16, 24}; /* 0: 70 offsets fit, 1 values */
 static const int8_t o105[] = {16, 24};
@@ -124,16 +121,14 @@ static const int8_t o109[] = {12, 16, 24, 64};
 static const int8_t o110[] = {16, 24, 64};
 static const int8_t o111[] = {12, 16, 24, 64};
 static const int8_t o112[] = {16, 24, 64};
-static const int8_t o113[] = {16, 24, 64}; /* 0: 2 offsets fit, 3 values; tied */ /* 2: 2 offsets fit, 3 values; tied */
-static const int8_t t113[] = {0, -1, 0};
-static const int8_t o114[] = {-1, 24}; /* 0: 3 offsets fit, 1 values */
+static const int8_t o113[] = {16, 24, 64}; /* 0: 2 offsets fit, 3 values; tied, split in operand order */ /* 2: 2 offsets fit, 3 values; tied, split in operand order */
+static const int8_t o114[] = {16, 24}; /* 0: 3 offsets fit, 1 values; narrowed (no overlap, operand order) */
 static const int8_t o115[] = {16, 24, 64};
 static const int8_t o116[] = {-1, 16, 24, 32}; /* 0: 5 offsets fit, 1 values */
 static const int8_t o117[] = {24, -1}; /* 1: 2 offsets fit, 1 values */
 static const int8_t o118[] = {16, 24, 64};
 static const int8_t o119[] = {16, 24, 64};
-static const int8_t o120[] = {16, 24, 64, 87}; /* 1: 2 offsets fit, 1 values; tied */ /* 2: 2 offsets fit, 1 values; tied */
-static const int8_t t120[] = {-1, 1, 1, -1};
+static const int8_t o120[] = {16, 24, 64, 87}; /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */
 static const int8_t o121[] = {12, 16, 24, 64};
 static const int8_t o122[] = {16, 24, 64};
 static const int8_t o123[] = {16, 24}; /* 0: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
@@ -153,16 +148,14 @@ static const int8_t o136[] = {-1, -1, 24, -1, -1}; /* 0: 34 offsets fit, 1 value
 static const int8_t o137[] = {12, 16, 24, -1}; /* 3: 8 offsets fit, 1 values */
 static const int8_t o138[] = {16, 81, 24, 64};
 static const int8_t o139[] = {16, 24, 64};
-static const int8_t o140[] = {16, 24, -1, 87, -1}; /* 0: 2 offsets fit, 40 values; tied */ /* 1: 2 offsets fit, 40 values; tied */ /* 2: 36 offsets fit, 1 values */ /* 4: 47 offsets fit, 1 values */
-static const int8_t t140[] = {0, 0, -1, -1, -1};
+static const int8_t o140[] = {16, 24, -1, 87, -1}; /* 0: 2 offsets fit, 40 values; tied, split in operand order */ /* 1: 2 offsets fit, 40 values; tied, split in operand order */ /* 2: 36 offsets fit, 1 values */ /* 4: 47 offsets fit, 1 values */
 static const int8_t o141[] = {12, 16, 24};
 static const int8_t o142[] = {16, 24};
 static const int8_t o143[] = {16, 24, 64};
 static const int8_t o144[] = {12, 16, 24, 64, -1}; /* 4: 3 offsets fit, 1 values */
 static const int8_t o145[] = {81, 16, 24, 64, -1}; /* 4: 3 offsets fit, 1 values */
 static const int8_t o146[] = {16, 24, 64, -1}; /* 3: 4 offsets fit, 1 values */
-static const int8_t o147[] = {12, 16, -1, 64}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values; tied */ /* 2: 2 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values; tied */
-static const int8_t t147[] = {-1, 1, -1, 1};
+static const int8_t o147[] = {12, 16, -1, 64}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values; tied, split in operand order */
 static const int8_t o148[] = {16, 24, 64};
 static const int8_t o149[] = {16, 24, -1}; /* 2: 2 offsets fit, 1 values */
 static const int8_t o150[] = {12, 16, 24, 64};
@@ -236,7 +229,7 @@ static const int8_t o217[] = {24, 32};
 static const int8_t o218[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */
 static const int8_t o219[] = {0};
 static const int8_t o220[] = {0};
-static const int8_t o221[] = {12, -1, -1, -1, 32}; /* 0: 43 offsets fit, 1 values; the guard's bit */ /* 1: 9 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values */
+static const int8_t o221[] = {12, -1, 16, -1, 32}; /* 0: 43 offsets fit, 1 values; the guard's bit */ /* 1: 9 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 3: 2 offsets fit, 1 values */
 static const int8_t o222[] = {-1, -1, -1, 32}; /* 0: 19 offsets fit, 1 values */ /* 1: 10 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */
 static const int8_t o223[] = {0};
 static const int8_t o224[] = {16};
@@ -245,8 +238,7 @@ static const int8_t o226[] = {16, 24, 87};
 static const int8_t o227[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
 static const int8_t o228[] = {68, -1, 24, -1, 81}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 11 offsets fit, 1 values */ /* 3: 11 offsets fit, 1 values */ /* 4: 2 offsets fit, 2 values; tied */
 static const int8_t t228[] = {0, -1, -1, -1, 0};
-static const int8_t o229[] = {12, 16, 24, -1}; /* 0: 52 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 2 values; tied */ /* 2: 2 offsets fit, 2 values; tied */ /* 3: 9 offsets fit, 1 values */
-static const int8_t t229[] = {-1, 1, 1, -1};
+static const int8_t o229[] = {12, 16, 24, -1}; /* 0: 52 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 2 values; tied, split in operand order */ /* 2: 2 offsets fit, 2 values; tied, split in operand order */ /* 3: 9 offsets fit, 1 values */
 static const int8_t o230[] = {16, 81, 84, 24, 64};
 static const int8_t o231[] = {16, 81, 24, 64};
 static const int8_t o232[] = {16, 24, 64};
@@ -271,8 +263,7 @@ static const int8_t o250[] = {16, 24, 64};
 static const int8_t o251[] = {12, 16, 24};
 static const int8_t o252[] = {16, 24};
 static const int8_t o253[] = {12, 16, 24, 64};
-static const int8_t o254[] = {16, 24, 64}; /* 0: 2 offsets fit, 15 values; tied */ /* 2: 2 offsets fit, 15 values; tied */
-static const int8_t t254[] = {0, -1, 0};
+static const int8_t o254[] = {16, 24, 64}; /* 0: 2 offsets fit, 15 values; tied, split in operand order */ /* 2: 2 offsets fit, 15 values; tied, split in operand order */
 static const int8_t o255[] = {16};
 static const int8_t o256[] = {16};
 static const int8_t o257[] = {-1}; /* 0: 3 offsets fit, 1 values */
@@ -284,8 +275,7 @@ static const int8_t o262[] = {64, 16, 24};
 static const int8_t o263[] = {64, 16, 24, 32};
 static const int8_t o264[] = {64, 16, 24, 32}; /* 1: 2 offsets fit, 2 values; tied */ /* 3: 2 offsets fit, 2 values; tied */
 static const int8_t t264[] = {-1, 1, -1, 1};
-static const int8_t o265[] = {64, 16, 24}; /* 1: 2 offsets fit, 3 values; tied */ /* 2: 2 offsets fit, 3 values; tied */
-static const int8_t t265[] = {-1, 1, 1};
+static const int8_t o265[] = {64, 16, 24}; /* 1: 2 offsets fit, 3 values; tied, split in operand order */ /* 2: 2 offsets fit, 3 values; tied, split in operand order */
 static const int8_t o266[] = {-1, -1}; /* 0: 2 offsets fit, 1 values */ /* 1: 60 offsets fit, 1 values */
 static const int8_t o267[] = {16, 24};
 static const int8_t o268[] = {24, 32};
@@ -307,8 +297,7 @@ static const int8_t o283[] = {16, 24, 32};
 static const int8_t o284[] = {16, 24, 32, 87};
 static const int8_t o285[] = {16, 24, 32, 64, 87};
 static const int8_t o286[] = {12, 16, -1, 32, -1, -1}; /* 2: 4 offsets fit, 1 values */ /* 4: 4 offsets fit, 1 values */ /* 5: 18 offsets fit, 1 values */
-static const int8_t o287[] = {-1, 16, 24, 32, 64, -1}; /* 0: 51 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; tied */ /* 4: 2 offsets fit, 1 values; tied */ /* 5: 16 offsets fit, 1 values */
-static const int8_t t287[] = {-1, 1, -1, -1, 1, -1};
+static const int8_t o287[] = {-1, 16, 24, 32, 64, -1}; /* 0: 51 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 4: 2 offsets fit, 1 values; tied, split in operand order */ /* 5: 16 offsets fit, 1 values */
 static const int8_t o288[] = {16, 24, 32, 64, -1}; /* 4: 11 offsets fit, 1 values */
 static const int8_t o289[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */
 static const int8_t o290[] = {12, 16, 24, 32, 64};
@@ -347,11 +336,11 @@ static const int8_t o322[] = {16, 24, 32};
 static const int8_t o323[] = {16, 24, 32, 87};
 static const int8_t o324[] = {16, 24, 32, 64};
 static const int8_t o325[] = {16, 24, 32, 64, 87};
-static const int8_t o326[] = {12, 16, -1, 32, -1, -1}; /* 2: 4 offsets fit, 1 values */ /* 4: 4 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */
+static const int8_t o326[] = {12, 16, 24, 32, -1, -1}; /* 2: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 4 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */
 static const int8_t o327[] = {-1, 16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
 static const int8_t o328[] = {16, 24, 32, 64, -1}; /* 4: 4 offsets fit, 1 values */
 static const int8_t o329[] = {16, 32};
-static const int8_t o330[] = {-1, -1, 32, 64}; /* 0: 3 offsets fit, 1 values */ /* 1: 45 offsets fit, 1 values */
+static const int8_t o330[] = {16, 24, 32, 64}; /* 0: 3 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 1: 45 offsets fit, 1 values; narrowed (no overlap, operand order) */
 static const int8_t o331[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */
 static const int8_t o332[] = {12, 16, 24, 32, 64}; /* 0: 55 offsets fit, 1 values; the guard's bit */
 static const int8_t o333[] = {16, 24, 32, 64};
@@ -364,10 +353,9 @@ static const int8_t o339[] = {16, 24, 32, 64};
 static const int8_t o340[] = {12, 16, 24, 32, 64};
 static const int8_t o341[] = {16, 24, 32, 64};
 static const int8_t o342[] = {16, -1, -1, 64, 87}; /* 1: 9 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */
-static const int8_t o343[] = {16, -1, 24, 32, 64}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 59 offsets fit, 1 values */ /* 4: 2 offsets fit, 2 values; tied */
-static const int8_t t343[] = {0, -1, -1, -1, 0};
+static const int8_t o343[] = {16, -1, 24, 32, 64}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 59 offsets fit, 1 values */ /* 4: 2 offsets fit, 2 values; tied, split in operand order */
 static const int8_t o344[] = {16, 24, 32, 64};
-static const int8_t o345[] = {16, -1, 32, 64}; /* 1: 51 offsets fit, 1 values */
+static const int8_t o345[] = {16, 24, 32, 64}; /* 1: 51 offsets fit, 1 values; narrowed (no overlap, operand order) */
 static const int8_t o346[] = {16, 81, 24, 32, 64};
 static const int8_t o347[] = {16, 24, 32, 64};
 static const int8_t o348[] = {16, 24, 32};
@@ -380,8 +368,7 @@ static const int8_t o354[] = {16, 24, 32, 64};
 static const int8_t o355[] = {16, 24, 32, 64};
 static const int8_t o356[] = {16, 24, 32, 64};
 static const int8_t o357[] = {16, 24, 32};
-static const int8_t o358[] = {16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values; tied */ /* 1: 2 offsets fit, 1 values; tied */
-static const int8_t t358[] = {0, 0, -1, -1};
+static const int8_t o358[] = {16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */
 static const int8_t o359[] = {-1, -1, -1, -1}; /* 0: 5 offsets fit, 1 values */ /* 1: 5 offsets fit, 1 values */ /* 2: 5 offsets fit, 1 values */ /* 3: 3 offsets fit, 1 values */
 static const int8_t o360[] = {16, 24, 32, 87};
 static const int8_t o361[] = {81, -1, 24, 32, 87}; /* 1: 3 offsets fit, 1 values */
@@ -415,8 +402,7 @@ static const int8_t o388[] = {24, 32};
 static const int8_t o389[] = {12, -1}; /* 0: 67 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 1 values */
 static const int8_t o390[] = {12, 24, 32};
 static const int8_t o391[] = {24, 32};
-static const int8_t o392[] = {-1, 16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 4 values; tied */ /* 3: 2 offsets fit, 4 values; tied */
-static const int8_t t392[] = {-1, 1, -1, 1, -1};
+static const int8_t o392[] = {-1, 16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 4 values; tied, split in operand order */ /* 3: 2 offsets fit, 4 values; tied, split in operand order */
 static const int8_t o393[] = {12, -1, -1}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 9 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */
 static const int8_t o394[] = {16, 24, 32};
 static const int8_t o395[] = {16, 24, 32, 64};
@@ -432,18 +418,15 @@ static const int8_t o404[] = {12, 16, 24, 64};
 static const int8_t o405[] = {16, 24, 64};
 static const int8_t o406[] = {12, 16, 24, 64};
 static const int8_t o407[] = {16, 24, 64};
-static const int8_t o408[] = {16, 24, 64}; /* 0: 2 offsets fit, 2 values; tied */ /* 2: 2 offsets fit, 2 values; tied */
-static const int8_t t408[] = {0, -1, 0};
+static const int8_t o408[] = {16, 24, 64}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 2: 2 offsets fit, 2 values; tied, split in operand order */
 static const int8_t o409[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */
 static const int8_t o410[] = {16, 24, 64};
 static const int8_t o411[] = {-1, 16, 24, 32}; /* 0: 5 offsets fit, 1 values */
 static const int8_t o412[] = {24, -1}; /* 1: 2 offsets fit, 1 values */
 static const int8_t o413[] = {16, 24, 64};
-static const int8_t o414[] = {12, -1, 24, 64}; /* 0: 55 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values; tied */ /* 3: 2 offsets fit, 1 values; tied */
-static const int8_t t414[] = {-1, -1, 2, 2};
+static const int8_t o414[] = {12, 16, 24, 64}; /* 0: 55 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */ /* 3: 2 offsets fit, 1 values; tied, split in operand order */
 static const int8_t o415[] = {16, 24, 64};
-static const int8_t o416[] = {-1, 24, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; tied */ /* 2: 2 offsets fit, 1 values; tied */ /* 3: 8 offsets fit, 1 values */
-static const int8_t t416[] = {-1, 1, 1, -1};
+static const int8_t o416[] = {16, 24, 64, -1}; /* 0: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */ /* 3: 8 offsets fit, 1 values */
 static const int8_t o417[] = {12, 16, 24, 64};
 static const int8_t o418[] = {16, 24, 64};
 static const int8_t o419[] = {12, 16};
@@ -463,8 +446,7 @@ static const int8_t o431[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
 static const int8_t o432[] = {12, 16, 24, -1}; /* 3: 8 offsets fit, 1 values */
 static const int8_t o433[] = {16, 81, 24, 64};
 static const int8_t o434[] = {16, 24, 64};
-static const int8_t o435[] = {16, 24, -1, 87, -1}; /* 0: 2 offsets fit, 36 values; tied */ /* 1: 2 offsets fit, 36 values; tied */ /* 2: 36 offsets fit, 1 values */ /* 4: 47 offsets fit, 1 values */
-static const int8_t t435[] = {0, 0, -1, -1, -1};
+static const int8_t o435[] = {16, 24, -1, 87, -1}; /* 0: 2 offsets fit, 36 values; tied, split in operand order */ /* 1: 2 offsets fit, 36 values; tied, split in operand order */ /* 2: 36 offsets fit, 1 values */ /* 4: 47 offsets fit, 1 values */
 static const int8_t o436[] = {12, 16, 24};
 static const int8_t o437[] = {16, 24};
 static const int8_t o438[] = {16, 24, 64};
@@ -539,13 +521,13 @@ static const int8_t o506[] = {64, 24, 32};
 static const int8_t o507[] = {12, 24, -1, 32}; /* 0: 8 offsets fit, 1 values; the guard's bit */ /* 2: 4 offsets fit, 1 values */
 static const int8_t o508[] = {24, 64, 32};
 static const int8_t o509[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
-static const int8_t o510[] = {12, -1, 16, 64, -1, 32}; /* 0: 51 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 4 offsets fit, 1 values */
+static const int8_t o510[] = {12, -1, 16, 64, 24, 32}; /* 0: 51 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */
 static const int8_t o511[] = {-1, 16, -1, 24, 32}; /* 0: 8 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */
 static const int8_t o512[] = {12, 64, 24, 32}; /* 0: 56 offsets fit, 1 values; the guard's bit */
 static const int8_t o513[] = {64, 24, 32};
 static const int8_t o514[] = {0};
 static const int8_t o515[] = {0};
-static const int8_t o516[] = {12, -1, 16, 64, -1, 32}; /* 0: 45 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values */ /* 4: 2 offsets fit, 1 values */
+static const int8_t o516[] = {12, -1, 16, 64, 24, 32}; /* 0: 45 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values */ /* 4: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
 static const int8_t o517[] = {-1, 16, 64, 24, 32}; /* 0: 11 offsets fit, 1 values */
 static const int8_t o518[] = {0};
 static const int8_t o519[] = {0};
@@ -556,8 +538,7 @@ static const int8_t o523[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
 static const int8_t o524[] = {68, -1, 24, -1, 81}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 11 offsets fit, 1 values */ /* 3: 11 offsets fit, 1 values */ /* 4: 2 offsets fit, 2 values; tied */
 static const int8_t t524[] = {0, -1, -1, -1, 0};
 static const int8_t o525[] = {12, 16, 81, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
-static const int8_t o526[] = {12, 16, 24, -1}; /* 0: 54 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 2 values; tied */ /* 2: 2 offsets fit, 2 values; tied */ /* 3: 9 offsets fit, 1 values */
-static const int8_t t526[] = {-1, 1, 1, -1};
+static const int8_t o526[] = {12, 16, 24, -1}; /* 0: 54 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 2 values; tied, split in operand order */ /* 2: 2 offsets fit, 2 values; tied, split in operand order */ /* 3: 9 offsets fit, 1 values */
 static const int8_t o527[] = {12, 16, 24, -1, 87, -1}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 3: 4 offsets fit, 1 values */ /* 5: 14 offsets fit, 1 values */
 static const int8_t o528[] = {16, 81, 84, 24, 64};
 static const int8_t o529[] = {16, 81, 24, 64};
@@ -567,7 +548,7 @@ static const int8_t o532[] = {12, 16, 81, 24};
 static const int8_t o533[] = {12, 16, 24, 64, 87};
 static const int8_t o534[] = {16, 81, 24};
 static const int8_t o535[] = {16, 24};
-static const int8_t o536[] = {-1, 24, -1}; /* 0: 2 offsets fit, 1 values */ /* 2: 53 offsets fit, 1 values */
+static const int8_t o536[] = {16, 24, -1}; /* 0: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 2: 53 offsets fit, 1 values */
 static const int8_t o537[] = {16, 24, 64, 87};
 static const int8_t o538[] = {12, 16, -1, -1, -1}; /* 2: 4 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */ /* 4: 17 offsets fit, 1 values */
 static const int8_t o539[] = {16, 24, 64, -1}; /* 3: 10 offsets fit, 1 values */
@@ -596,8 +577,7 @@ static const int8_t o560[] = {64, 16, 24, 32};
 static const int8_t o561[] = {64, 16, 24};
 static const int8_t o562[] = {64, 16, 24, 32};
 static const int8_t o563[] = {64, 16, 24, 32};
-static const int8_t o564[] = {64, 16, 24}; /* 1: 2 offsets fit, 3 values; tied */ /* 2: 2 offsets fit, 3 values; tied */
-static const int8_t t564[] = {-1, 1, 1};
+static const int8_t o564[] = {64, 16, 24}; /* 1: 2 offsets fit, 3 values; tied, split in operand order */ /* 2: 2 offsets fit, 3 values; tied, split in operand order */
 static const int8_t o565[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */
 static const int8_t o566[] = {16, 24};
 static const int8_t o567[] = {24, 32};
@@ -631,8 +611,7 @@ static const int8_t o594[] = {16, 32};
 static const int8_t o595[] = {16, 32};
 static const int8_t o596[] = {16, -1}; /* 1: 3 offsets fit, 1 values */
 static const int8_t o597[] = {16, 24, 64, 32};
-static const int8_t o598[] = {16, 24, 64, 32}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 2 offsets fit, 2 values; tied */
-static const int8_t t598[] = {0, 0, -1, -1};
+static const int8_t o598[] = {16, 24, 64, 32}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 2 offsets fit, 2 values; tied, split in operand order */
 static const int8_t o599[] = {-1, 16, 24}; /* 0: 5 offsets fit, 1 values */
 static const int8_t o600[] = {16, 24, 64}; /* 2: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */
 static const int8_t o601[] = {16, -1}; /* 1: 4 offsets fit, 1 values */
@@ -663,11 +642,11 @@ static const int8_t o625[] = {16, 24, 32};
 static const int8_t o626[] = {16, 24, 32, 87};
 static const int8_t o627[] = {16, 24, 32, 64};
 static const int8_t o628[] = {16, 24, 32, 64, 87};
-static const int8_t o629[] = {12, 16, -1, 32, -1, -1}; /* 2: 4 offsets fit, 1 values */ /* 4: 4 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */
+static const int8_t o629[] = {12, 16, 24, 32, -1, -1}; /* 2: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 4 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */
 static const int8_t o630[] = {-1, 16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
 static const int8_t o631[] = {16, 24, 32, 64, -1}; /* 4: 4 offsets fit, 1 values */
 static const int8_t o632[] = {16, 32};
-static const int8_t o633[] = {-1, -1, 32, 64}; /* 0: 3 offsets fit, 1 values */ /* 1: 45 offsets fit, 1 values */
+static const int8_t o633[] = {16, 24, 32, 64}; /* 0: 3 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 1: 45 offsets fit, 1 values; narrowed (no overlap, operand order) */
 static const int8_t o634[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */
 static const int8_t o635[] = {12, 16, 24, 32, 64}; /* 0: 55 offsets fit, 1 values; the guard's bit */
 static const int8_t o636[] = {16, 24, 32, 64};
@@ -680,10 +659,9 @@ static const int8_t o642[] = {16, 24, 32, 64};
 static const int8_t o643[] = {12, 16, 24, 32, 64};
 static const int8_t o644[] = {16, 24, 32, 64};
 static const int8_t o645[] = {16, -1, -1, 64, 87}; /* 1: 9 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */
-static const int8_t o646[] = {16, -1, 24, 32, 64}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 59 offsets fit, 1 values */ /* 4: 2 offsets fit, 2 values; tied */
-static const int8_t t646[] = {0, -1, -1, -1, 0};
+static const int8_t o646[] = {16, -1, 24, 32, 64}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 59 offsets fit, 1 values */ /* 4: 2 offsets fit, 2 values; tied, split in operand order */
 static const int8_t o647[] = {16, 24, 32, 64};
-static const int8_t o648[] = {16, -1, 32, 64}; /* 1: 51 offsets fit, 1 values */
+static const int8_t o648[] = {16, 24, 32, 64}; /* 1: 51 offsets fit, 1 values; narrowed (no overlap, operand order) */
 static const int8_t o649[] = {16, 81, 24, 32, 64};
 static const int8_t o650[] = {16, 24, 32, 64};
 static const int8_t o651[] = {16, 24, 32};
@@ -693,11 +671,10 @@ static const int8_t o654[] = {-1, -1, 24, 32, -1}; /* 0: 62 offsets fit, 1 value
 static const int8_t o655[] = {16, 24, 32, 64};
 static const int8_t o656[] = {16, 24, 32};
 static const int8_t o657[] = {16, 24, 32, 64};
-static const int8_t o658[] = {16, -1, 32, 64}; /* 1: 2 offsets fit, 1 values */
+static const int8_t o658[] = {16, 24, 32, 64}; /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
 static const int8_t o659[] = {16, 24, 32, 64};
 static const int8_t o660[] = {16, 24, 32};
-static const int8_t o661[] = {16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values; tied */ /* 1: 2 offsets fit, 1 values; tied */
-static const int8_t t661[] = {0, 0, -1, -1};
+static const int8_t o661[] = {16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */
 static const int8_t o662[] = {16, -1, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* 3: 3 offsets fit, 1 values */
 static const int8_t o663[] = {16, 32};
 static const int8_t o664[] = {16, 24, 32, 87};
@@ -715,7 +692,7 @@ static const int8_t o675[] = {16, 24, 32, 64};
 static const int8_t o676[] = {16, 32};
 static const int8_t o677[] = {16, 32};
 static const int8_t o678[] = {16, 32};
-static const int8_t o679[] = {-1, 24, -1}; /* 0: 77 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */
+static const int8_t o679[] = {-1, 24, 32}; /* 0: 77 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
 static const int8_t o680[] = {16, 32};
 static const int8_t o681[] = {16, 32};
 static const int8_t o682[] = {12, 16, 32};
@@ -732,8 +709,7 @@ static const int8_t o692[] = {24, 32};
 static const int8_t o693[] = {12, -1}; /* 0: 67 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 1 values */
 static const int8_t o694[] = {12, 24, 32};
 static const int8_t o695[] = {24, 32};
-static const int8_t o696[] = {-1, 16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 4 values; tied */ /* 3: 2 offsets fit, 4 values; tied */
-static const int8_t t696[] = {-1, 1, -1, 1, -1};
+static const int8_t o696[] = {-1, 16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 4 values; tied, split in operand order */ /* 3: 2 offsets fit, 4 values; tied, split in operand order */
 static const int8_t o697[] = {12, -1, -1}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 9 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */
 static const int8_t o698[] = {16, 24, 32};
 static const int8_t o699[] = {16, 24, 32, 64};
@@ -749,17 +725,14 @@ static const int8_t o708[] = {12, 16, 24, 64};
 static const int8_t o709[] = {16, 24, 64};
 static const int8_t o710[] = {12, 16, 24, 64};
 static const int8_t o711[] = {16, 24, 64};
-static const int8_t o712[] = {16, 24, 64}; /* 0: 2 offsets fit, 3 values; tied */ /* 2: 2 offsets fit, 3 values; tied */
-static const int8_t t712[] = {0, -1, 0};
+static const int8_t o712[] = {16, 24, 64}; /* 0: 2 offsets fit, 3 values; tied, split in operand order */ /* 2: 2 offsets fit, 3 values; tied, split in operand order */
 static const int8_t o713[] = {16, 24, 64};
 static const int8_t o714[] = {-1, 16, 24, 32}; /* 0: 5 offsets fit, 1 values */
 static const int8_t o715[] = {24, -1}; /* 1: 2 offsets fit, 1 values */
 static const int8_t o716[] = {-1, 24, 64}; /* 0: 42 offsets fit, 1 values */
-static const int8_t o717[] = {12, -1, 24, 64}; /* 0: 55 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values; tied */ /* 3: 2 offsets fit, 1 values; tied */
-static const int8_t t717[] = {-1, -1, 2, 2};
+static const int8_t o717[] = {12, 16, 24, 64}; /* 0: 55 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */ /* 3: 2 offsets fit, 1 values; tied, split in operand order */
 static const int8_t o718[] = {16, 24, 64};
-static const int8_t o719[] = {16, 24, 64, 87}; /* 1: 2 offsets fit, 1 values; tied */ /* 2: 2 offsets fit, 1 values; tied */
-static const int8_t t719[] = {-1, 1, 1, -1};
+static const int8_t o719[] = {16, 24, 64, 87}; /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */
 static const int8_t o720[] = {12, 16, 24, 64};
 static const int8_t o721[] = {16, 24, 64};
 static const int8_t o722[] = {12, 16};
@@ -858,7 +831,7 @@ static const int8_t o813[] = {12, 64, 24, 32}; /* 0: 55 offsets fit, 1 values; t
 static const int8_t o814[] = {64, 24, 32};
 static const int8_t o815[] = {0};
 static const int8_t o816[] = {0};
-static const int8_t o817[] = {12, -1, 16, 64, -1, 32}; /* 0: 46 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values */ /* 4: 2 offsets fit, 1 values */
+static const int8_t o817[] = {12, -1, 16, 64, 24, 32}; /* 0: 46 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values */ /* 4: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
 static const int8_t o818[] = {-1, 16, 64, 24, 32}; /* 0: 11 offsets fit, 1 values */
 static const int8_t o819[] = {0};
 static const int8_t o820[] = {0};
@@ -869,8 +842,7 @@ static const int8_t o824[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
 static const int8_t o825[] = {68, -1, 24, -1, 81}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 11 offsets fit, 1 values */ /* 3: 11 offsets fit, 1 values */ /* 4: 2 offsets fit, 2 values; tied */
 static const int8_t t825[] = {0, -1, -1, -1, 0};
 static const int8_t o826[] = {12, 16, 81, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
-static const int8_t o827[] = {12, 16, 24, -1}; /* 0: 52 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 2 values; tied */ /* 2: 2 offsets fit, 2 values; tied */ /* 3: 9 offsets fit, 1 values */
-static const int8_t t827[] = {-1, 1, 1, -1};
+static const int8_t o827[] = {12, 16, 24, -1}; /* 0: 52 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 2 values; tied, split in operand order */ /* 2: 2 offsets fit, 2 values; tied, split in operand order */ /* 3: 9 offsets fit, 1 values */
 static const int8_t o828[] = {12, 16, 24, -1, 87, -1}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 3: 4 offsets fit, 1 values */ /* 5: 14 offsets fit, 1 values */
 static const int8_t o829[] = {16, 81, 84, 24, 64};
 static const int8_t o830[] = {16, 81, 24, 64};
@@ -880,7 +852,7 @@ static const int8_t o833[] = {12, 16, 81, 24};
 static const int8_t o834[] = {12, 16, 24, 64, 87};
 static const int8_t o835[] = {16, 81, 24};
 static const int8_t o836[] = {16, 24};
-static const int8_t o837[] = {-1, 24, -1}; /* 0: 2 offsets fit, 1 values */ /* 2: 53 offsets fit, 1 values */
+static const int8_t o837[] = {16, 24, -1}; /* 0: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 2: 53 offsets fit, 1 values */
 static const int8_t o838[] = {16, 24, 64, 87};
 static const int8_t o839[] = {12, 16, -1, -1, -1}; /* 2: 4 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */ /* 4: 17 offsets fit, 1 values */
 static const int8_t o840[] = {16, 24, 64, -1}; /* 3: 10 offsets fit, 1 values */
@@ -909,8 +881,7 @@ static const int8_t o862[] = {64, 16, 24, 32};
 static const int8_t o863[] = {64, 16, 24};
 static const int8_t o864[] = {64, 16, 24, 32};
 static const int8_t o865[] = {64, 16, 24, 32};
-static const int8_t o866[] = {64, 16, 24}; /* 1: 2 offsets fit, 3 values; tied */ /* 2: 2 offsets fit, 3 values; tied */
-static const int8_t t866[] = {-1, 1, 1};
+static const int8_t o866[] = {64, 16, 24}; /* 1: 2 offsets fit, 3 values; tied, split in operand order */ /* 2: 2 offsets fit, 3 values; tied, split in operand order */
 static const int8_t o867[] = {-1, -1}; /* 0: 2 offsets fit, 1 values */ /* 1: 60 offsets fit, 1 values */
 static const int8_t o868[] = {16, 24};
 static const int8_t o869[] = {24, 32};
@@ -975,11 +946,11 @@ static const int8_t o927[] = {16, 24, 32};
 static const int8_t o928[] = {16, 24, 32, 87};
 static const int8_t o929[] = {16, 24, 32, 64};
 static const int8_t o930[] = {16, 24, 32, 64, 87};
-static const int8_t o931[] = {12, 16, -1, 32, -1, -1}; /* 2: 4 offsets fit, 1 values */ /* 4: 4 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */
+static const int8_t o931[] = {12, 16, 24, 32, -1, -1}; /* 2: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 4 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */
 static const int8_t o932[] = {-1, 16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
 static const int8_t o933[] = {16, 24, 32, 64, -1}; /* 4: 4 offsets fit, 1 values */
 static const int8_t o934[] = {16, 32};
-static const int8_t o935[] = {-1, -1, 32, 64}; /* 0: 3 offsets fit, 1 values */ /* 1: 45 offsets fit, 1 values */
+static const int8_t o935[] = {16, 24, 32, 64}; /* 0: 3 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 1: 45 offsets fit, 1 values; narrowed (no overlap, operand order) */
 static const int8_t o936[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */
 static const int8_t o937[] = {12, 16, 24, 32, 64}; /* 0: 55 offsets fit, 1 values; the guard's bit */
 static const int8_t o938[] = {16, 24, 32, 64};
@@ -992,10 +963,9 @@ static const int8_t o944[] = {16, 24, 32, 64};
 static const int8_t o945[] = {12, 16, 24, 32, 64};
 static const int8_t o946[] = {16, 24, 32, 64};
 static const int8_t o947[] = {16, -1, -1, 64, 87}; /* 1: 9 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */
-static const int8_t o948[] = {16, -1, 24, 32, 64}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 59 offsets fit, 1 values */ /* 4: 2 offsets fit, 2 values; tied */
-static const int8_t t948[] = {0, -1, -1, -1, 0};
+static const int8_t o948[] = {16, -1, 24, 32, 64}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 59 offsets fit, 1 values */ /* 4: 2 offsets fit, 2 values; tied, split in operand order */
 static const int8_t o949[] = {16, 24, 32, 64};
-static const int8_t o950[] = {16, -1, 32, 64}; /* 1: 51 offsets fit, 1 values */
+static const int8_t o950[] = {16, 24, 32, 64}; /* 1: 51 offsets fit, 1 values; narrowed (no overlap, operand order) */
 static const int8_t o951[] = {16, 81, 24, 32, 64};
 static const int8_t o952[] = {16, 24, 32, 64};
 static const int8_t o953[] = {16, 24, 32};
@@ -1005,11 +975,10 @@ static const int8_t o956[] = {-1, -1, 24, 32, -1}; /* 0: 62 offsets fit, 1 value
 static const int8_t o957[] = {16, 24, 32, 64};
 static const int8_t o958[] = {16, 24, 32};
 static const int8_t o959[] = {16, 24, 32, 64};
-static const int8_t o960[] = {16, -1, 32, 64}; /* 1: 2 offsets fit, 1 values */
+static const int8_t o960[] = {16, 24, 32, 64}; /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
 static const int8_t o961[] = {16, 24, 32, 64};
 static const int8_t o962[] = {16, 24, 32};
-static const int8_t o963[] = {16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values; tied */ /* 1: 2 offsets fit, 1 values; tied */
-static const int8_t t963[] = {0, 0, -1, -1};
+static const int8_t o963[] = {16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */
 static const int8_t o964[] = {16, -1, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* 3: 3 offsets fit, 1 values */
 static const int8_t o965[] = {16, 32};
 static const int8_t o966[] = {16, 24, 32, 87};
@@ -1027,7 +996,7 @@ static const int8_t o977[] = {16, 24, 32, 64};
 static const int8_t o978[] = {16, 32};
 static const int8_t o979[] = {16, 32};
 static const int8_t o980[] = {16, 32};
-static const int8_t o981[] = {-1, 24, -1}; /* 0: 77 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */
+static const int8_t o981[] = {-1, 24, 32}; /* 0: 77 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
 static const int8_t o982[] = {16, 32};
 static const int8_t o983[] = {16, 32};
 static const int8_t o984[] = {12, 16, 32};
@@ -1044,8 +1013,7 @@ static const int8_t o994[] = {24, 32};
 static const int8_t o995[] = {12, -1}; /* 0: 67 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 1 values */
 static const int8_t o996[] = {12, 24, 32};
 static const int8_t o997[] = {24, 32};
-static const int8_t o998[] = {-1, 16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 4 values; tied */ /* 3: 2 offsets fit, 4 values; tied */
-static const int8_t t998[] = {-1, 1, -1, 1, -1};
+static const int8_t o998[] = {-1, 16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 4 values; tied, split in operand order */ /* 3: 2 offsets fit, 4 values; tied, split in operand order */
 static const int8_t o999[] = {12, -1, -1}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 9 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */
 static const int8_t o1000[] = {16, 24, 32};
 static const int8_t o1001[] = {16, 24, 32, 64};
@@ -1061,17 +1029,14 @@ static const int8_t o1010[] = {12, 16, 24, 64};
 static const int8_t o1011[] = {16, 24, 64};
 static const int8_t o1012[] = {12, 16, 24, 64};
 static const int8_t o1013[] = {16, 24, 64};
-static const int8_t o1014[] = {16, 24, 64}; /* 0: 2 offsets fit, 3 values; tied */ /* 2: 2 offsets fit, 3 values; tied */
-static const int8_t t1014[] = {0, -1, 0};
+static const int8_t o1014[] = {16, 24, 64}; /* 0: 2 offsets fit, 3 values; tied, split in operand order */ /* 2: 2 offsets fit, 3 values; tied, split in operand order */
 static const int8_t o1015[] = {16, 24, 64};
 static const int8_t o1016[] = {-1, 16, 24, 32}; /* 0: 5 offsets fit, 1 values */
 static const int8_t o1017[] = {24, -1}; /* 1: 2 offsets fit, 1 values */
 static const int8_t o1018[] = {-1, 24, 64}; /* 0: 42 offsets fit, 1 values */
-static const int8_t o1019[] = {12, -1, 24, 64}; /* 0: 55 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values; tied */ /* 3: 2 offsets fit, 1 values; tied */
-static const int8_t t1019[] = {-1, -1, 2, 2};
+static const int8_t o1019[] = {12, 16, 24, 64}; /* 0: 55 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */ /* 3: 2 offsets fit, 1 values; tied, split in operand order */
 static const int8_t o1020[] = {16, 24, 64};
-static const int8_t o1021[] = {16, 24, 64, 87}; /* 1: 2 offsets fit, 1 values; tied */ /* 2: 2 offsets fit, 1 values; tied */
-static const int8_t t1021[] = {-1, 1, 1, -1};
+static const int8_t o1021[] = {16, 24, 64, 87}; /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */
 static const int8_t o1022[] = {12, 16, 24, 64};
 static const int8_t o1023[] = {16, 24, 64};
 static const int8_t o1024[] = {12, 16};
@@ -1170,7 +1135,7 @@ static const int8_t o1115[] = {12, 64, 24, 32}; /* 0: 55 offsets fit, 1 values; 
 static const int8_t o1116[] = {64, 24, 32};
 static const int8_t o1117[] = {0};
 static const int8_t o1118[] = {0};
-static const int8_t o1119[] = {12, -1, 16, 64, -1, 32}; /* 0: 46 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values */ /* 4: 2 offsets fit, 1 values */
+static const int8_t o1119[] = {12, -1, 16, 64, 24, 32}; /* 0: 46 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values */ /* 4: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
 static const int8_t o1120[] = {-1, 16, 64, 24, 32}; /* 0: 11 offsets fit, 1 values */
 static const int8_t o1121[] = {0};
 static const int8_t o1122[] = {0};
@@ -1181,8 +1146,7 @@ static const int8_t o1126[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
 static const int8_t o1127[] = {68, -1, 24, -1, 81}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 11 offsets fit, 1 values */ /* 3: 11 offsets fit, 1 values */ /* 4: 2 offsets fit, 2 values; tied */
 static const int8_t t1127[] = {0, -1, -1, -1, 0};
 static const int8_t o1128[] = {12, 16, 81, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
-static const int8_t o1129[] = {12, 16, 24, -1}; /* 0: 52 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 2 values; tied */ /* 2: 2 offsets fit, 2 values; tied */ /* 3: 9 offsets fit, 1 values */
-static const int8_t t1129[] = {-1, 1, 1, -1};
+static const int8_t o1129[] = {12, 16, 24, -1}; /* 0: 52 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 2 values; tied, split in operand order */ /* 2: 2 offsets fit, 2 values; tied, split in operand order */ /* 3: 9 offsets fit, 1 values */
 static const int8_t o1130[] = {12, 16, 24, -1, 87, -1}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 3: 4 offsets fit, 1 values */ /* 5: 14 offsets fit, 1 values */
 static const int8_t o1131[] = {16, 81, 84, 24, 64};
 static const int8_t o1132[] = {16, 81, 24, 64};
@@ -1192,7 +1156,7 @@ static const int8_t o1135[] = {12, 16, 81, 24};
 static const int8_t o1136[] = {12, 16, 24, 64, 87};
 static const int8_t o1137[] = {16, 81, 24};
 static const int8_t o1138[] = {16, 24};
-static const int8_t o1139[] = {-1, 24, -1}; /* 0: 2 offsets fit, 1 values */ /* 2: 53 offsets fit, 1 values */
+static const int8_t o1139[] = {16, 24, -1}; /* 0: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 2: 53 offsets fit, 1 values */
 static const int8_t o1140[] = {16, 24, 64, 87};
 static const int8_t o1141[] = {12, 16, -1, -1, -1}; /* 2: 4 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */ /* 4: 17 offsets fit, 1 values */
 static const int8_t o1142[] = {16, 24, 64, -1}; /* 3: 10 offsets fit, 1 values */
@@ -1221,8 +1185,7 @@ static const int8_t o1164[] = {64, 16, 24, 32};
 static const int8_t o1165[] = {64, 16, 24};
 static const int8_t o1166[] = {64, 16, 24, 32};
 static const int8_t o1167[] = {64, 16, 24, 32};
-static const int8_t o1168[] = {64, 16, 24}; /* 1: 2 offsets fit, 3 values; tied */ /* 2: 2 offsets fit, 3 values; tied */
-static const int8_t t1168[] = {-1, 1, 1};
+static const int8_t o1168[] = {64, 16, 24}; /* 1: 2 offsets fit, 3 values; tied, split in operand order */ /* 2: 2 offsets fit, 3 values; tied, split in operand order */
 static const int8_t o1169[] = {-1, -1}; /* 0: 2 offsets fit, 1 values */ /* 1: 60 offsets fit, 1 values */
 static const int8_t o1170[] = {16, 24};
 static const int8_t o1171[] = {24, 32};
@@ -1290,11 +1253,11 @@ static const int8_t o1232[] = {16, 24, 32};
 static const int8_t o1233[] = {16, 24, 32, 87};
 static const int8_t o1234[] = {16, 24, 32, 64};
 static const int8_t o1235[] = {16, 24, 32, 64, 87};
-static const int8_t o1236[] = {12, 16, -1, 32, -1, -1}; /* 2: 4 offsets fit, 1 values */ /* 4: 4 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */
+static const int8_t o1236[] = {12, 16, 24, 32, -1, -1}; /* 2: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 4 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */
 static const int8_t o1237[] = {-1, 16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
 static const int8_t o1238[] = {16, 24, 32, 64, -1}; /* 4: 4 offsets fit, 1 values */
 static const int8_t o1239[] = {16, 32};
-static const int8_t o1240[] = {-1, -1, 32, 64}; /* 0: 3 offsets fit, 1 values */ /* 1: 45 offsets fit, 1 values */
+static const int8_t o1240[] = {16, 24, 32, 64}; /* 0: 3 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 1: 45 offsets fit, 1 values; narrowed (no overlap, operand order) */
 static const int8_t o1241[] = {12, 16, 24, 32, 64}; /* 0: 52 offsets fit, 1 values; the guard's bit */
 static const int8_t o1242[] = {16, 24, 32, 64};
 static const int8_t o1243[] = {12, 16, 24, 32};
@@ -1307,10 +1270,9 @@ static const int8_t o1249[] = {12, 16, 24, 32, 64};
 static const int8_t o1250[] = {16, 24, 32, 64};
 static const int8_t o1251[] = {16, -1, -1, 64, 87}; /* 1: 9 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */
 static const int8_t o1252[] = {12, 16, 24, 32, 64};
-static const int8_t o1253[] = {16, -1, 24, 32, 64}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 60 offsets fit, 1 values */ /* 4: 2 offsets fit, 2 values; tied */
-static const int8_t t1253[] = {0, -1, -1, -1, 0};
+static const int8_t o1253[] = {16, -1, 24, 32, 64}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 60 offsets fit, 1 values */ /* 4: 2 offsets fit, 2 values; tied, split in operand order */
 static const int8_t o1254[] = {16, 24, 32, 64};
-static const int8_t o1255[] = {16, -1, 32, 64}; /* 1: 51 offsets fit, 1 values */
+static const int8_t o1255[] = {16, 24, 32, 64}; /* 1: 51 offsets fit, 1 values; narrowed (no overlap, operand order) */
 static const int8_t o1256[] = {16, 81, 24, 32, 64};
 static const int8_t o1257[] = {16, 24, 32, 64};
 static const int8_t o1258[] = {12, 16, 24, 32};
@@ -1321,17 +1283,13 @@ static const int8_t o1262[] = {-1, -1, 24, 32, -1}; /* 0: 62 offsets fit, 1 valu
 static const int8_t o1263[] = {12, 16, 24, 32, 64};
 static const int8_t o1264[] = {16, 24, 32, 64};
 static const int8_t o1265[] = {16, 24, 32};
-static const int8_t o1266[] = {16, 24, -1, 64}; /* 0: 2 offsets fit, 1 values; tied */ /* 1: 2 offsets fit, 1 values; tied */ /* 2: 53 offsets fit, 1 values */
-static const int8_t t1266[] = {0, 0, -1, -1};
-static const int8_t o1267[] = {16, 24, 32}; /* 0: 3 offsets fit, 1 values; tied */ /* 1: 3 offsets fit, 1 values; tied */ /* 2: 3 offsets fit, 1 values; tied */
-static const int8_t t1267[] = {0, 0, 0};
-static const int8_t o1268[] = {16, -1, 32, 64}; /* 1: 2 offsets fit, 1 values */
+static const int8_t o1266[] = {16, 24, -1, 64}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 53 offsets fit, 1 values */
+static const int8_t o1267[] = {16, 24, 32}; /* 0: 3 offsets fit, 1 values; tied, split in operand order */ /* 1: 3 offsets fit, 1 values; tied, split in operand order */ /* 2: 3 offsets fit, 1 values; tied, split in operand order */
+static const int8_t o1268[] = {16, 24, 32, 64}; /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
 static const int8_t o1269[] = {16, 24, 32, 64};
 static const int8_t o1270[] = {16, 24, 32};
-static const int8_t o1271[] = {16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values; tied */ /* 1: 2 offsets fit, 1 values; tied */
-static const int8_t t1271[] = {0, 0, -1, -1};
-static const int8_t o1272[] = {16, 24, 32, -1}; /* 0: 3 offsets fit, 1 values; tied */ /* 1: 3 offsets fit, 1 values; tied */ /* 2: 3 offsets fit, 1 values; tied */ /* 3: 3 offsets fit, 1 values */
-static const int8_t t1272[] = {0, 0, 0, -1};
+static const int8_t o1271[] = {16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */
+static const int8_t o1272[] = {16, 24, 32, -1}; /* 0: 3 offsets fit, 1 values; tied, split in operand order */ /* 1: 3 offsets fit, 1 values; tied, split in operand order */ /* 2: 3 offsets fit, 1 values; tied, split in operand order */ /* 3: 3 offsets fit, 1 values */
 static const int8_t o1273[] = {16, 32};
 static const int8_t o1274[] = {16, 24, 32, 64, -1}; /* 4: 2 offsets fit, 1 values */
 static const int8_t o1275[] = {16, 24, 32, -1}; /* 3: 8 offsets fit, 1 values */
@@ -1377,11 +1335,9 @@ static const int8_t o1314[] = {12, 16, 24}; /* 0: 4 offsets fit, 2 values; the g
 static const int8_t o1315[] = {16, 24};
 static const int8_t o1316[] = {12, 16, 24, 64};
 static const int8_t o1317[] = {16, 24, 64};
-static const int8_t o1318[] = {12, 16, 24, 64}; /* 2: 2 offsets fit, 1 values; tied */ /* 3: 2 offsets fit, 1 values; tied */
-static const int8_t t1318[] = {-1, -1, 2, 2};
+static const int8_t o1318[] = {12, 16, 24, 64}; /* 2: 2 offsets fit, 1 values; tied, split in operand order */ /* 3: 2 offsets fit, 1 values; tied, split in operand order */
 static const int8_t o1319[] = {16, 24, 64};
-static const int8_t o1320[] = {16, 24, 64}; /* 0: 2 offsets fit, 2 values; tied */ /* 2: 2 offsets fit, 2 values; tied */
-static const int8_t t1320[] = {0, -1, 0};
+static const int8_t o1320[] = {16, 24, 64}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 2: 2 offsets fit, 2 values; tied, split in operand order */
 static const int8_t o1321[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */
 static const int8_t o1322[] = {16, 24, 64, -1}; /* 3: 2 offsets fit, 1 values */
 static const int8_t o1323[] = {16, 24, 64};
@@ -1406,8 +1362,7 @@ static const int8_t o1340[] = {81, -1, 24, -1}; /* 1: 5 offsets fit, 1 values */
 static const int8_t o1341[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
 static const int8_t o1342[] = {16, 24, 64, -1}; /* 3: 2 offsets fit, 1 values */
 static const int8_t o1343[] = {12, 16, 24, -1}; /* 3: 8 offsets fit, 1 values */
-static const int8_t o1344[] = {16, -1, -1, -1, 64}; /* 0: 2 offsets fit, 1 values; tied */ /* 1: 59 offsets fit, 1 values */ /* 2: 8 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */ /* 4: 2 offsets fit, 1 values; tied */
-static const int8_t t1344[] = {0, -1, -1, -1, 0};
+static const int8_t o1344[] = {16, -1, -1, -1, 64}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 1: 59 offsets fit, 1 values */ /* 2: 8 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */ /* 4: 2 offsets fit, 1 values; tied, split in operand order */
 static const int8_t o1345[] = {16, 81, 24, 64};
 static const int8_t o1346[] = {16, 24, 64};
 static const int8_t o1347[] = {16, 24, -1, 87, -1}; /* 2: 36 offsets fit, 1 values */ /* 4: 47 offsets fit, 1 values */
@@ -1426,8 +1381,7 @@ static const int8_t o1359[] = {16, 24};
 static const int8_t o1360[] = {12, 16, 24, 64};
 static const int8_t o1361[] = {16, 24, 64};
 static const int8_t o1362[] = {12, 16, 24, 64};
-static const int8_t o1363[] = {12, 16, 24, 64, 87}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 6 values; tied */ /* 3: 2 offsets fit, 6 values; tied */
-static const int8_t t1363[] = {-1, 1, -1, 1, -1};
+static const int8_t o1363[] = {12, 16, 24, 64, 87}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 6 values; tied, split in operand order */ /* 3: 2 offsets fit, 6 values; tied, split in operand order */
 static const int8_t o1364[] = {16, 24, 64};
 static const int8_t o1365[] = {16, 24, 64, 87};
 static const int8_t o1366[] = {12, 16, 24, 64};
@@ -1491,14 +1445,14 @@ static const int8_t o1423[] = {12, 64, 24, 32};
 static const int8_t o1424[] = {64, 24, 32};
 static const int8_t o1425[] = {12, 24, 64, 32}; /* 0: 6 offsets fit, 1 values; the guard's bit */ /* 2: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
 static const int8_t o1426[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
-static const int8_t o1427[] = {12, -1, -1, 64, -1, 32}; /* 0: 54 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 4 offsets fit, 1 values */
+static const int8_t o1427[] = {12, -1, 16, 64, 24, 32}; /* 0: 54 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 3: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */
 static const int8_t o1428[] = {16, 24, 64, 32};
 static const int8_t o1429[] = {12, 64, 24, 32}; /* 0: 55 offsets fit, 1 values; the guard's bit */
 static const int8_t o1430[] = {64, 24, 32};
 static const int8_t o1431[] = {0};
 static const int8_t o1432[] = {0};
 static const int8_t o1433[] = {12}; /* 0: 86 offsets fit, 1 values; the guard's bit */
-static const int8_t o1434[] = {-1, 16, -1, -1, 32}; /* 0: 7 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values */
+static const int8_t o1434[] = {-1, 16, -1, 24, 32}; /* 0: 7 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
 static const int8_t o1435[] = {64, 24, 32};
 static const int8_t o1436[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */
 static const int8_t o1437[] = {12, -1, -1, 64, -1, 32}; /* 0: 50 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* 4: 3 offsets fit, 1 values */
@@ -1567,8 +1521,7 @@ static const int8_t o1498[] = {64, 16, 24, 32, -1}; /* 4: 2 offsets fit, 1 value
 static const int8_t o1499[] = {64, 16, 24, 40};
 static const int8_t o1500[] = {64, 16, 24, 32, 40}; /* 1: 2 offsets fit, 2 values; tied */ /* 3: 2 offsets fit, 2 values; tied */
 static const int8_t t1500[] = {-1, 1, -1, 1, -1};
-static const int8_t o1501[] = {64, 16, 24, 40}; /* 1: 2 offsets fit, 3 values; tied */ /* 2: 2 offsets fit, 3 values; tied */
-static const int8_t t1501[] = {-1, 1, 1, -1};
+static const int8_t o1501[] = {64, 16, 24, 40}; /* 1: 2 offsets fit, 3 values; tied, split in operand order */ /* 2: 2 offsets fit, 3 values; tied, split in operand order */
 static const int8_t o1502[] = {-1, 16, 24}; /* 0: 5 offsets fit, 1 values */
 static const int8_t o1503[] = {16, 24, 64};
 static const int8_t o1504[] = {-1, 64}; /* 0: 9 offsets fit, 1 values */
@@ -1605,7 +1558,7 @@ const rs_sass_form rs_sass_forms[] = {
     {75, 0x211, "RRRP", o22, NULL, 2991},
     {75, 0x211, "RRRR", o23, NULL, 2563},
     {75, 0x211, "RRRRP", o24, NULL, 2290},
-    {75, 0x212, "GRRRRP", o25, t25, 4},
+    {75, 0x212, "GRRRRP", o25, NULL, 4},
     {75, 0x212, "PRRRRP", o26, NULL, 12},
     {75, 0x212, "RRRRP", o27, NULL, 294},
     {75, 0x213, "RR", o28, NULL, 15},
@@ -1622,7 +1575,7 @@ const rs_sass_form rs_sass_forms[] = {
     {75, 0x224, "GRRRR", o39, NULL, 326},
     {75, 0x224, "RRRR", o40, NULL, 2170},
     {75, 0x224, "RRRRP", o41, NULL, 97},
-    {75, 0x225, "RPRRR", o42, t42, 4},
+    {75, 0x225, "RPRRR", o42, NULL, 4},
     {75, 0x225, "RRRR", o43, NULL, 84},
     {75, 0x226, "RRRR", o44, NULL, 2},
     {75, 0x227, "RPRRR", o45, NULL, 6},
@@ -1676,7 +1629,7 @@ const rs_sass_form rs_sass_forms[] = {
     {75, 0x388, "GRR", o93, NULL, 523},
     {75, 0x388, "R", o94, NULL, 1},
     {75, 0x388, "RR", o95, NULL, 4783},
-    {75, 0x389, "PRRRR", o96, t96, 7},
+    {75, 0x389, "PRRRR", o96, NULL, 7},
     {75, 0x38a, "PRRR", o97, NULL, 3},
     {75, 0x38c, "GRRR", o98, NULL, 1},
     {75, 0x38c, "RRR", o99, NULL, 12},
@@ -1693,14 +1646,14 @@ const rs_sass_form rs_sass_forms[] = {
     {75, 0x423, "RRR", o110, NULL, 68},
     {75, 0x424, "GRRR", o111, NULL, 121},
     {75, 0x424, "RRR", o112, NULL, 766},
-    {75, 0x42b, "RRR", o113, t113, 4},
+    {75, 0x42b, "RRR", o113, NULL, 4},
     {75, 0x430, "RR", o114, NULL, 1},
     {75, 0x4a4, "UUU", o115, NULL, 35},
     {75, 0x589, "PRRR", o116, NULL, 13},
     {75, 0x59f, "RR", o117, NULL, 5},
     {75, 0x623, "RRR", o118, NULL, 3},
     {75, 0x624, "RRR", o119, NULL, 413},
-    {75, 0x624, "RRRP", o120, t120, 4},
+    {75, 0x624, "RRRP", o120, NULL, 4},
     {75, 0x625, "GRRR", o121, NULL, 80},
     {75, 0x625, "RRR", o122, NULL, 324},
     {75, 0x630, "RR", o123, NULL, 1},
@@ -1720,14 +1673,14 @@ const rs_sass_form rs_sass_forms[] = {
     {75, 0x810, "GRRR", o137, NULL, 66},
     {75, 0x810, "RPRR", o138, NULL, 283},
     {75, 0x810, "RRR", o139, NULL, 5026},
-    {75, 0x810, "RRRPP", o140, t140, 162},
+    {75, 0x810, "RRRPP", o140, NULL, 162},
     {75, 0x811, "GRR", o141, NULL, 71},
     {75, 0x811, "RR", o142, NULL, 665},
     {75, 0x811, "RRR", o143, NULL, 332},
     {75, 0x812, "GRRRP", o144, NULL, 12},
     {75, 0x812, "PRRRP", o145, NULL, 338},
     {75, 0x812, "RRRP", o146, NULL, 3336},
-    {75, 0x816, "GRRR", o147, t147, 1},
+    {75, 0x816, "GRRR", o147, NULL, 1},
     {75, 0x816, "RRR", o148, NULL, 7},
     {75, 0x817, "RRP", o149, NULL, 679},
     {75, 0x819, "GRRR", o150, NULL, 149},
@@ -1809,7 +1762,7 @@ const rs_sass_form rs_sass_forms[] = {
     {75, 0xa07, "RRP", o226, NULL, 36},
     {75, 0xa0c, "PPRP", o227, NULL, 1619},
     {75, 0xa0c, "PPRPP", o228, t228, 66},
-    {75, 0xa10, "GRRR", o229, t229, 2},
+    {75, 0xa10, "GRRR", o229, NULL, 2},
     {75, 0xa10, "RPPRR", o230, NULL, 33},
     {75, 0xa10, "RPRR", o231, NULL, 77},
     {75, 0xa10, "RRR", o232, NULL, 153},
@@ -1834,7 +1787,7 @@ const rs_sass_form rs_sass_forms[] = {
     {75, 0xa28, "GRR", o251, NULL, 112},
     {75, 0xa28, "RR", o252, NULL, 878},
     {75, 0xa2b, "GRRR", o253, NULL, 112},
-    {75, 0xa2b, "RRR", o254, t254, 876},
+    {75, 0xa2b, "RRR", o254, NULL, 876},
     {75, 0xab9, "U", o255, NULL, 1301},
     {75, 0xb06, "R", o256, NULL, 12},
     {75, 0xb08, "R", o257, NULL, 1},
@@ -1845,7 +1798,7 @@ const rs_sass_form rs_sass_forms[] = {
     {75, 0xb66, "RRR", o262, NULL, 5},
     {75, 0xb66, "RRRR", o263, NULL, 4},
     {75, 0xb6c, "RRRR", o264, t264, 2},
-    {75, 0xb6f, "RRR", o265, t265, 3},
+    {75, 0xb6f, "RRR", o265, NULL, 3},
     {75, 0xb82, "RR", o266, NULL, 1},
     {75, 0xb99, "RR", o267, NULL, 10},
     {75, 0xb9b, "RR", o268, NULL, 4},
@@ -1867,7 +1820,7 @@ const rs_sass_form rs_sass_forms[] = {
     {75, 0xc11, "RRUP", o284, NULL, 171},
     {75, 0xc11, "RRURP", o285, NULL, 156},
     {75, 0xc12, "GRRURP", o286, NULL, 3},
-    {75, 0xc12, "PRRURP", o287, t287, 4},
+    {75, 0xc12, "PRRURP", o287, NULL, 4},
     {75, 0xc12, "RRURP", o288, NULL, 92},
     {75, 0xc17, "RRUP", o289, NULL, 205},
     {75, 0xc24, "GRRUR", o290, NULL, 60},
@@ -1923,7 +1876,7 @@ const rs_sass_form rs_sass_forms[] = {
     {80, 0x224, "GRRRR", o340, NULL, 331},
     {80, 0x224, "RRRR", o341, NULL, 2054},
     {80, 0x224, "RRRRP", o342, NULL, 104},
-    {80, 0x225, "RPRRR", o343, t343, 4},
+    {80, 0x225, "RPRRR", o343, NULL, 4},
     {80, 0x225, "RRRR", o344, NULL, 85},
     {80, 0x226, "RRRR", o345, NULL, 2},
     {80, 0x227, "RPRRR", o346, NULL, 6},
@@ -1938,7 +1891,7 @@ const rs_sass_form rs_sass_forms[] = {
     {80, 0x237, "RRRR", o355, NULL, 2},
     {80, 0x23c, "RRRR", o356, NULL, 1478},
     {80, 0x23e, "RRR", o357, NULL, 1378},
-    {80, 0x23f, "RRRR", o358, t358, 1},
+    {80, 0x23f, "RRRR", o358, NULL, 1},
     {80, 0x240, "RRRP", o359, NULL, 1},
     {80, 0x287, "UUUQ", o360, NULL, 200},
     {80, 0x28c, "QQUUQ", o361, NULL, 513},
@@ -1972,7 +1925,7 @@ const rs_sass_form rs_sass_forms[] = {
     {80, 0x388, "GR", o389, NULL, 1},
     {80, 0x388, "GRR", o390, NULL, 519},
     {80, 0x388, "RR", o391, NULL, 4715},
-    {80, 0x389, "PRRRR", o392, t392, 7},
+    {80, 0x389, "PRRRR", o392, NULL, 7},
     {80, 0x38c, "GRR", o393, NULL, 1},
     {80, 0x38c, "RRR", o394, NULL, 10},
     {80, 0x38d, "RRRR", o395, NULL, 6},
@@ -1988,15 +1941,15 @@ const rs_sass_form rs_sass_forms[] = {
     {80, 0x423, "RRR", o405, NULL, 68},
     {80, 0x424, "GRRR", o406, NULL, 125},
     {80, 0x424, "RRR", o407, NULL, 810},
-    {80, 0x42b, "RRR", o408, t408, 4},
+    {80, 0x42b, "RRR", o408, NULL, 4},
     {80, 0x435, "RRR", o409, NULL, 588},
     {80, 0x4a4, "UUU", o410, NULL, 36},
     {80, 0x589, "PRRR", o411, NULL, 12},
     {80, 0x59f, "RR", o412, NULL, 5},
     {80, 0x623, "RRR", o413, NULL, 3},
-    {80, 0x624, "GRRR", o414, t414, 1},
+    {80, 0x624, "GRRR", o414, NULL, 1},
     {80, 0x624, "RRR", o415, NULL, 391},
-    {80, 0x624, "RRRP", o416, t416, 2},
+    {80, 0x624, "RRRP", o416, NULL, 2},
     {80, 0x625, "GRRR", o417, NULL, 84},
     {80, 0x625, "RRR", o418, NULL, 395},
     {80, 0x802, "GR", o419, NULL, 46},
@@ -2015,7 +1968,7 @@ const rs_sass_form rs_sass_forms[] = {
     {80, 0x810, "GRRR", o432, NULL, 69},
     {80, 0x810, "RPRR", o433, NULL, 290},
     {80, 0x810, "RRR", o434, NULL, 4851},
-    {80, 0x810, "RRRPP", o435, t435, 162},
+    {80, 0x810, "RRRPP", o435, NULL, 162},
     {80, 0x811, "GRR", o436, NULL, 74},
     {80, 0x811, "RR", o437, NULL, 673},
     {80, 0x811, "RRR", o438, NULL, 329},
@@ -2106,7 +2059,7 @@ const rs_sass_form rs_sass_forms[] = {
     {80, 0xa0c, "PPRP", o523, NULL, 1458},
     {80, 0xa0c, "PPRPP", o524, t524, 66},
     {80, 0xa10, "GRPRR", o525, NULL, 46},
-    {80, 0xa10, "GRRR", o526, t526, 2},
+    {80, 0xa10, "GRRR", o526, NULL, 2},
     {80, 0xa10, "GRRRPP", o527, NULL, 46},
     {80, 0xa10, "RPPRR", o528, NULL, 35},
     {80, 0xa10, "RPRR", o529, NULL, 500},
@@ -2144,7 +2097,7 @@ const rs_sass_form rs_sass_forms[] = {
     {80, 0xb66, "RRR", o561, NULL, 5},
     {80, 0xb66, "RRRR", o562, NULL, 4},
     {80, 0xb6c, "RRRR", o563, NULL, 2},
-    {80, 0xb6f, "RRR", o564, t564, 3},
+    {80, 0xb6f, "RRR", o564, NULL, 3},
     {80, 0xb82, "RR", o565, NULL, 1},
     {80, 0xb99, "RR", o566, NULL, 10},
     {80, 0xb9b, "RR", o567, NULL, 4},
@@ -2178,7 +2131,7 @@ const rs_sass_form rs_sass_forms[] = {
     {80, 0xd09, "RU", o595, NULL, 1},
     {80, 0xd12, "RU", o596, NULL, 2},
     {80, 0xe24, "RRRU", o597, NULL, 435},
-    {80, 0xe25, "RRRU", o598, t598, 2},
+    {80, 0xe25, "RRRU", o598, NULL, 2},
     {80, 0xf89, "PRR", o599, NULL, 215},
     {80, 0xf8c, "RRU", o600, NULL, 2},
     {80, 0xf8c, "RU", o601, NULL, 2},
@@ -2226,7 +2179,7 @@ const rs_sass_form rs_sass_forms[] = {
     {86, 0x224, "GRRRR", o643, NULL, 333},
     {86, 0x224, "RRRR", o644, NULL, 2207},
     {86, 0x224, "RRRRP", o645, NULL, 107},
-    {86, 0x225, "RPRRR", o646, t646, 4},
+    {86, 0x225, "RPRRR", o646, NULL, 4},
     {86, 0x225, "RRRR", o647, NULL, 85},
     {86, 0x226, "RRRR", o648, NULL, 2},
     {86, 0x227, "RPRRR", o649, NULL, 6},
@@ -2241,7 +2194,7 @@ const rs_sass_form rs_sass_forms[] = {
     {86, 0x237, "RRRR", o658, NULL, 2},
     {86, 0x23c, "RRRR", o659, NULL, 1478},
     {86, 0x23e, "RRR", o660, NULL, 1378},
-    {86, 0x23f, "RRRR", o661, t661, 1},
+    {86, 0x23f, "RRRR", o661, NULL, 1},
     {86, 0x240, "RRRP", o662, NULL, 1},
     {86, 0x245, "RR", o663, NULL, 59},
     {86, 0x287, "UUUQ", o664, NULL, 200},
@@ -2276,7 +2229,7 @@ const rs_sass_form rs_sass_forms[] = {
     {86, 0x388, "GR", o693, NULL, 1},
     {86, 0x388, "GRR", o694, NULL, 519},
     {86, 0x388, "RR", o695, NULL, 4717},
-    {86, 0x389, "PRRRR", o696, t696, 7},
+    {86, 0x389, "PRRRR", o696, NULL, 7},
     {86, 0x38c, "GRR", o697, NULL, 1},
     {86, 0x38c, "RRR", o698, NULL, 10},
     {86, 0x38d, "RRRR", o699, NULL, 6},
@@ -2292,14 +2245,14 @@ const rs_sass_form rs_sass_forms[] = {
     {86, 0x423, "RRR", o709, NULL, 68},
     {86, 0x424, "GRRR", o710, NULL, 124},
     {86, 0x424, "RRR", o711, NULL, 790},
-    {86, 0x42b, "RRR", o712, t712, 4},
+    {86, 0x42b, "RRR", o712, NULL, 4},
     {86, 0x4a4, "UUU", o713, NULL, 36},
     {86, 0x589, "PRRR", o714, NULL, 12},
     {86, 0x59f, "RR", o715, NULL, 5},
     {86, 0x623, "RRR", o716, NULL, 3},
-    {86, 0x624, "GRRR", o717, t717, 1},
+    {86, 0x624, "GRRR", o717, NULL, 1},
     {86, 0x624, "RRR", o718, NULL, 534},
-    {86, 0x624, "RRRP", o719, t719, 4},
+    {86, 0x624, "RRRP", o719, NULL, 4},
     {86, 0x625, "GRRR", o720, NULL, 84},
     {86, 0x625, "RRR", o721, NULL, 406},
     {86, 0x802, "GR", o722, NULL, 47},
@@ -2407,7 +2360,7 @@ const rs_sass_form rs_sass_forms[] = {
     {86, 0xa0c, "PPRP", o824, NULL, 1459},
     {86, 0xa0c, "PPRPP", o825, t825, 66},
     {86, 0xa10, "GRPRR", o826, NULL, 46},
-    {86, 0xa10, "GRRR", o827, t827, 2},
+    {86, 0xa10, "GRRR", o827, NULL, 2},
     {86, 0xa10, "GRRRPP", o828, NULL, 46},
     {86, 0xa10, "RPPRR", o829, NULL, 35},
     {86, 0xa10, "RPRR", o830, NULL, 518},
@@ -2446,7 +2399,7 @@ const rs_sass_form rs_sass_forms[] = {
     {86, 0xb66, "RRR", o863, NULL, 5},
     {86, 0xb66, "RRRR", o864, NULL, 4},
     {86, 0xb6c, "RRRR", o865, NULL, 2},
-    {86, 0xb6f, "RRR", o866, t866, 3},
+    {86, 0xb6f, "RRR", o866, NULL, 3},
     {86, 0xb82, "RR", o867, NULL, 1},
     {86, 0xb99, "RR", o868, NULL, 10},
     {86, 0xb9b, "RR", o869, NULL, 4},
@@ -2528,7 +2481,7 @@ const rs_sass_form rs_sass_forms[] = {
     {89, 0x224, "GRRRR", o945, NULL, 332},
     {89, 0x224, "RRRR", o946, NULL, 2255},
     {89, 0x224, "RRRRP", o947, NULL, 107},
-    {89, 0x225, "RPRRR", o948, t948, 4},
+    {89, 0x225, "RPRRR", o948, NULL, 4},
     {89, 0x225, "RRRR", o949, NULL, 85},
     {89, 0x226, "RRRR", o950, NULL, 2},
     {89, 0x227, "RPRRR", o951, NULL, 6},
@@ -2543,7 +2496,7 @@ const rs_sass_form rs_sass_forms[] = {
     {89, 0x237, "RRRR", o960, NULL, 2},
     {89, 0x23c, "RRRR", o961, NULL, 1478},
     {89, 0x23e, "RRR", o962, NULL, 1378},
-    {89, 0x23f, "RRRR", o963, t963, 1},
+    {89, 0x23f, "RRRR", o963, NULL, 1},
     {89, 0x240, "RRRP", o964, NULL, 1},
     {89, 0x245, "RR", o965, NULL, 59},
     {89, 0x287, "UUUQ", o966, NULL, 200},
@@ -2578,7 +2531,7 @@ const rs_sass_form rs_sass_forms[] = {
     {89, 0x388, "GR", o995, NULL, 1},
     {89, 0x388, "GRR", o996, NULL, 521},
     {89, 0x388, "RR", o997, NULL, 4729},
-    {89, 0x389, "PRRRR", o998, t998, 7},
+    {89, 0x389, "PRRRR", o998, NULL, 7},
     {89, 0x38c, "GRR", o999, NULL, 1},
     {89, 0x38c, "RRR", o1000, NULL, 10},
     {89, 0x38d, "RRRR", o1001, NULL, 6},
@@ -2594,14 +2547,14 @@ const rs_sass_form rs_sass_forms[] = {
     {89, 0x423, "RRR", o1011, NULL, 68},
     {89, 0x424, "GRRR", o1012, NULL, 126},
     {89, 0x424, "RRR", o1013, NULL, 785},
-    {89, 0x42b, "RRR", o1014, t1014, 4},
+    {89, 0x42b, "RRR", o1014, NULL, 4},
     {89, 0x4a4, "UUU", o1015, NULL, 36},
     {89, 0x589, "PRRR", o1016, NULL, 12},
     {89, 0x59f, "RR", o1017, NULL, 5},
     {89, 0x623, "RRR", o1018, NULL, 3},
-    {89, 0x624, "GRRR", o1019, t1019, 1},
+    {89, 0x624, "GRRR", o1019, NULL, 1},
     {89, 0x624, "RRR", o1020, NULL, 536},
-    {89, 0x624, "RRRP", o1021, t1021, 4},
+    {89, 0x624, "RRRP", o1021, NULL, 4},
     {89, 0x625, "GRRR", o1022, NULL, 84},
     {89, 0x625, "RRR", o1023, NULL, 403},
     {89, 0x802, "GR", o1024, NULL, 45},
@@ -2709,7 +2662,7 @@ const rs_sass_form rs_sass_forms[] = {
     {89, 0xa0c, "PPRP", o1126, NULL, 1461},
     {89, 0xa0c, "PPRPP", o1127, t1127, 66},
     {89, 0xa10, "GRPRR", o1128, NULL, 46},
-    {89, 0xa10, "GRRR", o1129, t1129, 2},
+    {89, 0xa10, "GRRR", o1129, NULL, 2},
     {89, 0xa10, "GRRRPP", o1130, NULL, 46},
     {89, 0xa10, "RPPRR", o1131, NULL, 35},
     {89, 0xa10, "RPRR", o1132, NULL, 516},
@@ -2748,7 +2701,7 @@ const rs_sass_form rs_sass_forms[] = {
     {89, 0xb66, "RRR", o1165, NULL, 5},
     {89, 0xb66, "RRRR", o1166, NULL, 4},
     {89, 0xb6c, "RRRR", o1167, NULL, 2},
-    {89, 0xb6f, "RRR", o1168, t1168, 3},
+    {89, 0xb6f, "RRR", o1168, NULL, 3},
     {89, 0xb82, "RR", o1169, NULL, 1},
     {89, 0xb99, "RR", o1170, NULL, 10},
     {89, 0xb9b, "RR", o1171, NULL, 4},
@@ -2833,7 +2786,7 @@ const rs_sass_form rs_sass_forms[] = {
     {90, 0x224, "RRRR", o1250, NULL, 2400},
     {90, 0x224, "RRRRP", o1251, NULL, 99},
     {90, 0x225, "GRRRR", o1252, NULL, 151},
-    {90, 0x225, "RPRRR", o1253, t1253, 4},
+    {90, 0x225, "RPRRR", o1253, NULL, 4},
     {90, 0x225, "RRRR", o1254, NULL, 523},
     {90, 0x226, "RRRR", o1255, NULL, 2},
     {90, 0x227, "RPRRR", o1256, NULL, 6},
@@ -2846,13 +2799,13 @@ const rs_sass_form rs_sass_forms[] = {
     {90, 0x22b, "GRRRR", o1263, NULL, 280},
     {90, 0x22b, "RRRR", o1264, NULL, 57481},
     {90, 0x230, "RRR", o1265, NULL, 2806},
-    {90, 0x231, "RRRR", o1266, t1266, 1},
-    {90, 0x232, "RRR", o1267, t1267, 1},
+    {90, 0x231, "RRRR", o1266, NULL, 1},
+    {90, 0x232, "RRR", o1267, NULL, 1},
     {90, 0x237, "RRRR", o1268, NULL, 2},
     {90, 0x23c, "RRRR", o1269, NULL, 1478},
     {90, 0x23e, "RRR", o1270, NULL, 1380},
-    {90, 0x23f, "RRRR", o1271, t1271, 1},
-    {90, 0x240, "RRRP", o1272, t1272, 1},
+    {90, 0x23f, "RRRR", o1271, NULL, 1},
+    {90, 0x240, "RRRP", o1272, NULL, 1},
     {90, 0x245, "RR", o1273, NULL, 62},
     {90, 0x246, "RRRRP", o1274, NULL, 14},
     {90, 0x248, "RRRP", o1275, NULL, 155},
@@ -2898,9 +2851,9 @@ const rs_sass_form rs_sass_forms[] = {
     {90, 0x421, "RR", o1315, NULL, 12},
     {90, 0x423, "GRRR", o1316, NULL, 14},
     {90, 0x423, "RRR", o1317, NULL, 68},
-    {90, 0x424, "GRRR", o1318, t1318, 11},
+    {90, 0x424, "GRRR", o1318, NULL, 11},
     {90, 0x424, "RRR", o1319, NULL, 246},
-    {90, 0x42b, "RRR", o1320, t1320, 4},
+    {90, 0x42b, "RRR", o1320, NULL, 4},
     {90, 0x435, "RRR", o1321, NULL, 650},
     {90, 0x446, "RRRP", o1322, NULL, 211},
     {90, 0x4a4, "UUU", o1323, NULL, 3},
@@ -2924,7 +2877,7 @@ const rs_sass_form rs_sass_forms[] = {
     {90, 0x80c, "PPRP", o1341, NULL, 5892},
     {90, 0x80f, "RRRP", o1342, NULL, 3},
     {90, 0x810, "GRRR", o1343, NULL, 41},
-    {90, 0x810, "RPPRR", o1344, t1344, 1},
+    {90, 0x810, "RPPRR", o1344, NULL, 1},
     {90, 0x810, "RPRR", o1345, NULL, 425},
     {90, 0x810, "RRR", o1346, NULL, 2453},
     {90, 0x810, "RRRPP", o1347, NULL, 306},
@@ -2943,7 +2896,7 @@ const rs_sass_form rs_sass_forms[] = {
     {90, 0x823, "GRRR", o1360, NULL, 43},
     {90, 0x823, "RRR", o1361, NULL, 34},
     {90, 0x824, "GRRR", o1362, NULL, 458},
-    {90, 0x824, "GRRRP", o1363, t1363, 7},
+    {90, 0x824, "GRRRP", o1363, NULL, 7},
     {90, 0x824, "RRR", o1364, NULL, 10082},
     {90, 0x824, "RRRP", o1365, NULL, 241},
     {90, 0x825, "GRRR", o1366, NULL, 95},
@@ -3081,7 +3034,7 @@ const rs_sass_form rs_sass_forms[] = {
     {90, 0xf66, "RRRRU", o1498, NULL, 3},
     {90, 0xf66, "RRRU", o1499, NULL, 6},
     {90, 0xf6c, "RRRRU", o1500, t1500, 2},
-    {90, 0xf6f, "RRRU", o1501, t1501, 3},
+    {90, 0xf6f, "RRRU", o1501, NULL, 3},
     {90, 0xf89, "PRR", o1502, NULL, 215},
     {90, 0xf8c, "RRU", o1503, NULL, 2},
     {90, 0xf8c, "RU", o1504, NULL, 1},

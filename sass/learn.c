@@ -194,26 +194,37 @@ char *rs_sass_learn_emit(const rs_sass_learner *L, uint32_t *forms, uint32_t *to
         guard_at = guard_at == -2 || guard_at == o ? o : -1;
       }
   /* R and UR operands are printed in the order of their fields: checked over every pair of
-   * uniquely learned tokens of one kind in one form (any exception turns the rule off for that
-   * kind, and its tied tokens stay tied) */
+   * uniquely learned tokens of one kind in one form. An opcode with an exception (TEX, TLD, TLD4
+   * print their second destination first) is left out of the rule for that kind, its tied tokens
+   * staying tied; the rule holds for the others only while they have no exception (one opcode's
+   * quirk used to turn it off for every form: DFMA's tied accumulators could not be split). */
   uint32_t in_order[RS_TK__N] = {0}, out_of_order[RS_TK__N] = {0};
-  for (uint32_t i = 0; i < L->n; i++) {
-    int last[RS_TK__N];
-    for (int k = 0; k < RS_TK__N; k++) last[k] = -1;
-    for (size_t k = 0; g[i].shape[k]; k++) {
-      if (popcount2(g[i].cand[k]) != 1) continue;
-      int o = g[i].cand[k][0] ? __builtin_ctzll(g[i].cand[k][0]) : 64 + __builtin_ctzll(g[i].cand[k][1]);
-      int kind = (int)(strchr(rs_tk_letter, g[i].shape[k]) - rs_tk_letter);
-      if (last[kind] >= 0) (o > last[kind] ? in_order : out_of_order)[kind]++;
-      last[kind] = o;
+  uint64_t(*odd)[4096 / 64] = rs_xcalloc(RS_TK__N, sizeof *odd); /* per kind: opcodes with an exception */
+  for (int pass = 0; pass < 2; pass++)
+    for (uint32_t i = 0; i < L->n; i++) {
+      int last[RS_TK__N];
+      for (int k = 0; k < RS_TK__N; k++) last[k] = -1;
+      for (size_t k = 0; g[i].shape[k]; k++) {
+        if (popcount2(g[i].cand[k]) != 1) continue;
+        int o = g[i].cand[k][0] ? __builtin_ctzll(g[i].cand[k][0]) : 64 + __builtin_ctzll(g[i].cand[k][1]);
+        int kind = (int)(strchr(rs_tk_letter, g[i].shape[k]) - rs_tk_letter);
+        bool skip = odd[kind][g[i].opc >> 6] >> (g[i].opc & 63) & 1;
+        if (last[kind] >= 0 && pass == 0 && o < last[kind]) odd[kind][g[i].opc >> 6] |= 1ull << (g[i].opc & 63);
+        if (last[kind] >= 0 && pass == 1 && !skip) (o > last[kind] ? in_order : out_of_order)[kind]++;
+        last[kind] = o;
+      }
     }
-  }
   bool ordered[RS_TK__N];
   for (int k = 0; k < RS_TK__N; k++) ordered[k] = (k == RS_TK_R || k == RS_TK_UR) && in_order[k] && !out_of_order[k];
-  P("/* Operand order: R fields in increasing bit order in %u of %u pairs, UR in %u of %u: tied R/UR\n"
-    " * tokens are split in that order (%s). */\n\n", in_order[RS_TK_R], in_order[RS_TK_R] + out_of_order[RS_TK_R],
-    in_order[RS_TK_UR], in_order[RS_TK_UR] + out_of_order[RS_TK_UR],
-    ordered[RS_TK_R] && ordered[RS_TK_UR] ? "both hold without exception" : "only where it held without exception");
+#define ORDERED(kind, opc) (ordered[kind] && !(odd[kind][(opc) >> 6] >> ((opc) & 63) & 1))
+  P("/* Operand order: R fields in increasing bit order in %u of %u pairs, UR in %u of %u, apart from\n"
+    " * the opcodes with an exception (their tied tokens stay tied):", in_order[RS_TK_R],
+    in_order[RS_TK_R] + out_of_order[RS_TK_R], in_order[RS_TK_UR], in_order[RS_TK_UR] + out_of_order[RS_TK_UR]);
+  for (int k = 0; k < RS_TK__N; k++)
+    for (unsigned opc = 0; opc < 4096 && (k == RS_TK_R || k == RS_TK_UR); opc++)
+      if (odd[k][opc >> 6] >> (opc & 63) & 1) P(" %c 0x%03x", rs_tk_letter[k], opc);
+  P(". Tied tokens are split in that order (%s). */\n\n",
+    ordered[RS_TK_R] && ordered[RS_TK_UR] ? "the rule holds for both kinds" : "only for a kind where it held");
   uint8_t *has_tie = rs_xcalloc(L->n + 1, 1);
   for (uint32_t i = 0; i < L->n; i++) {
     size_t nt = strlen(g[i].shape);
@@ -245,9 +256,9 @@ char *rs_sass_learn_emit(const rs_sass_learner *L, uint32_t *forms, uint32_t *to
         int o = c[0] ? __builtin_ctzll(c[0]) : 64 + __builtin_ctzll(c[1]);
         c[o >> 6] &= ~(1ull << (o & 63));
         off[j] = o;
-        tie[j] = ordered[kind] ? -2 : (int)k; /* -2: split by the order rule */
+        tie[j] = ORDERED(kind, g[i].opc) ? -2 : (int)k; /* -2: split by the order rule */
       }
-      if (!ordered[kind]) has_tie[i] = 1;
+      if (!ORDERED(kind, g[i].opc)) has_tie[i] = 1;
     }
     /* Narrowing, to a fixpoint: an operand's field cannot overlap another operand's known field,
      * and an R or UR operand's lies between the fields of the same-kind operands printed before
@@ -260,7 +271,7 @@ char *rs_sass_learn_emit(const rs_sass_learner *L, uint32_t *forms, uint32_t *to
         int kind = (int)(strchr(rs_tk_letter, g[i].shape[k]) - rs_tk_letter);
         unsigned w = rs_tk_width[kind];
         int lo = -1, hi = 128, found = -1, count = 0;
-        for (size_t j = 0; j < nt && ordered[kind]; j++)
+        for (size_t j = 0; j < nt && ORDERED(kind, g[i].opc); j++)
           if (j != k && off[j] >= 0 && g[i].shape[j] == g[i].shape[k]) {
             if (j < k && off[j] > lo) lo = off[j];
             if (j > k && off[j] < hi) hi = off[j];
@@ -306,7 +317,9 @@ char *rs_sass_learn_emit(const rs_sass_learner *L, uint32_t *forms, uint32_t *to
     if (has_tie[i]) P("    {%u, 0x%03x, \"%s\", o%u, t%u, %u},\n", g[i].sm, g[i].opc, g[i].shape, i, i, g[i].samples);
     else P("    {%u, 0x%03x, \"%s\", o%u, NULL, %u},\n", g[i].sm, g[i].opc, g[i].shape, i, g[i].samples);
   P("};\nconst size_t rs_sass_nforms = sizeof rs_sass_forms / sizeof *rs_sass_forms;\n");
+#undef ORDERED
 #undef P
+  free(odd);
   free(has_tie);
   free(g);
   return out;

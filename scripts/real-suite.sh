@@ -2,29 +2,31 @@
 # real-suite.sh - the `real` suite: GPU kernels of public libraries that Debian 12 ships as source
 # packages, imported with `regsweep corpus import` (docs/import.md). Not used by CI.
 #
-#   scripts/real-suite.sh [--out real.h5] [--dir DIR] [--max-files N] [--nv-targets T,..]
-#                         [--amd-targets T,..] [-j N] [--regsweep BIN] [LIB...]
+#   scripts/real-suite.sh [--out real.h5] [--dir DIR] [--src LIB=TREE]... [--max-files N]
+#                         [--nv-targets T,..] [--amd-targets T,..] [-j N] [--regsweep BIN] [LIB...]
 #
 # LIB: magma (CUDA magmablas kernels, sm_75-sm_90), clblast (OpenCL, gfx908-gfx1100), rocprim,
 # rocsparse (HIP, device only, gfx940: docs/import.md says why only gfx940). Default: all four. Sources: `apt-get source` into
 # DIR/src (deb-src lines for bookworm main/contrib are added to apt's sources when missing); a
 # library already extracted under DIR/src/LIB (e.g. from the project's upstream git) is used as
-# it is. Each library is its own family in one corpus; everything is resumable (the import's work
+# it is; --src LIB=TREE takes LIB's tree from TREE instead (e.g. a `git archive` of Debian's
+# version). Each library is its own family in one corpus; everything is resumable (the import's work
 # directory DIR/work/LIB keeps every compiled unit, a re-run imports only what is missing).
 set -euo pipefail
 out=real.h5 dir=real-suite max=0 nvt=sm_75,sm_80,sm_86,sm_89,sm_90 amdt=gfx940 jobs=2 bin=build/regsweep
 amd_cl=gfx908,gfx90a,gfx940,gfx1030,gfx1100
-libs=()
+libs=() srcs=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --out) out=$2; shift 2 ;;
     --dir) dir=$2; shift 2 ;;
     --max-files) max=$2; shift 2 ;;
+    --src) case $2 in *=?*) srcs+=("$2") ;; *) echo "real-suite: --src wants LIB=TREE" >&2; exit 2 ;; esac; shift 2 ;;
     --nv-targets) nvt=$2; shift 2 ;;
     --amd-targets) amdt=$2; shift 2 ;;
     -j) jobs=$2; shift 2 ;;
     --regsweep) bin=$2; shift 2 ;;
-    -h|--help) sed -n 2,14p "$0"; exit 0 ;;
+    -h|--help) sed -n 2,16p "$0"; exit 0 ;;
     -*) echo "real-suite: unknown option $1" >&2; exit 2 ;;
     *) libs+=("$1"); shift ;;
   esac
@@ -42,8 +44,14 @@ debsrc() { # deb-src lines for bookworm main + contrib (magma is in contrib)
   $S apt-get update -qq
 }
 
-source_of() { # $1 = Debian source package: DIR/src/$1, extracted once
-  local d="$dir/src/$1"
+source_of() { # $1 = Debian source package: its --src tree, else DIR/src/$1, extracted once
+  local d="$dir/src/$1" s
+  for s in ${srcs[@]+"${srcs[@]}"}; do
+    [ "${s%%=*}" = "$1" ] || continue
+    d=$(realpath "${s#*=}")
+    [ -d "$d" ] && [ -n "$(ls -A "$d")" ] || { echo "real-suite: --src $s: no tree there" >&2; return 1; }
+    echo "$d"; return 0
+  done
   if [ -d "$d" ] && [ -n "$(ls -A "$d")" ]; then echo "$d"; return 0; fi
   debsrc
   mkdir -p "$dir/src/.apt-$1"

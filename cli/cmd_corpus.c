@@ -15,7 +15,7 @@ void rs_usage_corpus(void) {
        "                             [--limit N] [--seed S] [-j N] [--grid FILE] [--kernels DIR] [--work DIR]\n"
        "                             [--nvdisasm PATH]\n"
        "       regsweep corpus info corpus.h5\n"
-       "       regsweep corpus list corpus.h5      (one line per instance: id, IR hash, split, truth)\n"
+       "       regsweep corpus list corpus.h5 [--params]  (one line per instance: id, IR hash, split, truth[, params])\n"
        "       regsweep corpus export corpus.h5 --split train|test [--subset mixed|same-amd|same-nv|\n"
        "                             verilocc-nv|verilocc-amd|verilocc-mixed]\n"
        "                             [--holdout-arch T] [--format jsonl] [--out FILE]\n"
@@ -463,7 +463,9 @@ static int export_(int argc, char **argv) {
 }
 
 static int list(int argc, char **argv) {
-  if (argc < 3) {
+  /* --params: the row's params (grid macros; an import's file, route and flags) as a last column */
+  bool params = argc == 4 && !strcmp(argv[3], "--params");
+  if (argc < 3 || (argc > 3 && !params)) {
     rs_usage_corpus();
     return 2;
   }
@@ -474,14 +476,15 @@ static int list(int argc, char **argv) {
   for (uint64_t i = 0; i < rs_corpus_count(c) && !rc; i++) {
     rs_instance in;
     if ((rc = rs_corpus_get(c, i, &in, 0, &e))) break;
-    printf("%s\t%016llx\t%s\t%u vregs\t%s\n", in.id, (unsigned long long)in.ir_hash,
-           in.split == RS_SPLIT_TEST ? "test" : "train", in.nvregs, in.truth_reason[0] ? in.truth_reason : "truth");
+    printf("%s\t%016llx\t%s\t%u vregs\t%s%s%s\n", in.id, (unsigned long long)in.ir_hash,
+           in.split == RS_SPLIT_TEST ? "test" : "train", in.nvregs, in.truth_reason[0] ? in.truth_reason : "truth",
+           params ? "\t" : "", params ? in.params : "");
     rs_instance_clear(&in);
   }
   for (uint64_t i = 0; i < rs_corpus_failure_count(c) && !rc; i++) {
     rs_build_failure f;
     if ((rc = rs_corpus_get_failure(c, i, &f, &e))) break;
-    printf("FAILED %s/%s/%s\t%s\n", f.family, f.variant, f.target, f.message);
+    printf("FAILED %s/%s/%s\t%s%s%s\n", f.family, f.variant, f.target, f.message, params ? "\t" : "", params ? f.params : "");
   }
   if (rc) fprintf(stderr, "regsweep corpus list: %s\n", e.msg);
   rs_corpus_close(c, &e);

@@ -144,14 +144,17 @@ static uint32_t pinned(const rs_func *f, const uint64_t (*ctl)[2], bool quiet, r
   return bad;
 }
 
-/* R registers used (highest + 1) by an assignment over the function's values, and fixed R1. */
+/* R registers used (highest + 1) by an assignment over the function's values, and fixed R1: the
+ * registers operands touch (a TEX coordinate triple R4:R6 is a quad whose R7 no operand uses). */
 static unsigned r_used(const rs_func *f, const rs_preg *a) {
   const rs_target *t = f->tgt;
   unsigned top = 2; /* R1, the stack pointer, is always there */
-  for (uint32_t v = 0; v < f->nvregs; v++) {
-    int fi = a[v].lanes ? rs_target_file_of(t, a[v].unit) : -1;
+  for (uint32_t o = 0; o < f->nops; o++) {
+    const rs_operand *op = &f->ops[o];
+    if (op->kind != RS_OP_VREG || !op->lanes || !a[op->reg].lanes) continue;
+    int fi = rs_target_file_of(t, a[op->reg].unit);
     if (fi < 0 || strcmp(t->files[fi].name, "r")) continue;
-    unsigned hi = a[v].unit - t->files[fi].first + rs_lanes_units(a[v].lanes);
+    unsigned hi = a[op->reg].unit - t->files[fi].first + (unsigned)(63 - __builtin_clzll(op->lanes)) / 2 + 1;
     if (hi > top) top = hi;
   }
   return top;

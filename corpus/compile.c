@@ -93,6 +93,32 @@ static void script(const rs_compile_opts *o, const rs_variant *v, const rs_round
   snprintf(s + k, n - k, "mv -T \"$t\" \"$d\" 2>/dev/null || rm -rf \"$t\"\n");
 }
 
+const rs_rounds *rs_rounds_find(const rs_rounds_cache *c, int ver, const char *arch, int opt) {
+  for (uint32_t p = 0; p < c->n; p++)
+    if (c->p[p].ver == ver && c->p[p].opt == opt && !strcmp(c->p[p].arch, arch)) return &c->p[p].r;
+  return NULL;
+}
+
+const rs_rounds *rs_rounds_probe(rs_rounds_cache *c, int ver, const char *arch, int opt, rs_err *e) {
+  const rs_rounds *r = rs_rounds_find(c, ver, arch, opt);
+  if (r) return r;
+  if (c->n == sizeof c->p / sizeof *c->p) {
+    rs_errf(e, arch, 0, "too many (llc, architecture, -O) combinations");
+    return NULL;
+  }
+  char llc[16];
+  snprintf(llc, sizeof llc, "llc-%d", ver);
+  rs_llc_opts lo;
+  rs_llc_opts_default(&lo);
+  lo.llc = llc;
+  lo.mcpu = arch;
+  lo.opt = opt;
+  if (rs_llc_rounds(&lo, &c->p[c->n].r, e)) return NULL;
+  c->p[c->n].ver = ver, c->p[c->n].opt = opt;
+  snprintf(c->p[c->n].arch, sizeof c->p[c->n].arch, "%s", arch);
+  return &c->p[c->n++].r;
+}
+
 int rs_compile_all(const rs_variant *v, uint32_t n, const rs_compile_opts *o, rs_compile_stats *st, rs_err *e) {
   memset(st, 0, sizeof *st);
   st->total = n;
@@ -104,37 +130,12 @@ int rs_compile_all(const rs_variant *v, uint32_t n, const rs_compile_opts *o, rs
   pid_t *pids = rs_xcalloc((size_t)jobs, sizeof *pids);
   /* the allocation rounds of each (llc, architecture, -O) the variants use, read from llc's
    * pipeline once: an llc whose rounds we do not know stops the build here, naming its passes */
-  struct { int ver, opt; char arch[16]; rs_rounds r; } probed[32];
-  uint32_t nprobed = 0;
-  int32_t *round_of = rs_xcalloc(n + 1, sizeof *round_of);
+  rs_rounds_cache *probed = rs_xcalloc(1, sizeof *probed);
+  const rs_rounds **round_of = rs_xcalloc(n + 1, sizeof *round_of);
   for (uint32_t i = 0; i < n && !rc; i++) {
-    round_of[i] = -1;
     if (strcmp(v[i].vendor, "amd")) continue;
     const char *arch = rs_variant_arch(&v[i]);
-    int ver = rs_arch_llvm(arch);
-    uint32_t p;
-    for (p = 0; p < nprobed && !(probed[p].ver == ver && probed[p].opt == v[i].opt && !strcmp(probed[p].arch, arch)); p++) {}
-    if (p == nprobed) {
-      if (nprobed == sizeof probed / sizeof *probed) {
-        rc = rs_errf(e, o->work, 0, "too many (llc, architecture, -O) combinations");
-        break;
-      }
-      char llc[16];
-      snprintf(llc, sizeof llc, "llc-%d", ver);
-      rs_llc_opts lo;
-      rs_llc_opts_default(&lo);
-      lo.llc = llc;
-      lo.mcpu = arch;
-      lo.opt = v[i].opt;
-      probed[p].ver = ver, probed[p].opt = v[i].opt;
-      snprintf(probed[p].arch, sizeof probed[p].arch, "%s", arch);
-      if (rs_llc_rounds(&lo, &probed[p].r, e)) {
-        rc = -1;
-        break;
-      }
-      nprobed++;
-    }
-    round_of[i] = (int32_t)p;
+    if (!(round_of[i] = rs_rounds_probe(probed, rs_arch_llvm(arch), arch, v[i].opt, e))) rc = -1;
   }
   uint32_t *which = rs_xcalloc((size_t)jobs, sizeof *which);
   while ((next < n || running) && !rc) {
@@ -157,7 +158,7 @@ int rs_compile_all(const rs_variant *v, uint32_t n, const rs_compile_opts *o, rs
         rc = rs_errf(e, parent, 0, "cannot create: %s", strerror(errno));
         break;
       }
-      script(o, &v[i], round_of[i] >= 0 ? &probed[round_of[i]].r : NULL, dir, sc, cap);
+      script(o, &v[i], round_of[i], dir, sc, cap);
       pid_t pid = fork();
       if (pid < 0) {
         rc = rs_errf(e, o->work, 0, "fork: %s", strerror(errno));
@@ -208,6 +209,7 @@ int rs_compile_all(const rs_variant *v, uint32_t n, const rs_compile_opts *o, rs
   }
   free(sc);
   free(round_of);
+  free(probed);
   free(pids);
   free(which);
   st->wall_s = rs_now() - t0;

@@ -4,6 +4,7 @@
 #ifndef RS_COMPILE_H
 #define RS_COMPILE_H
 #include "corpus/grid.h"
+#include "mir/rounds.h"
 
 typedef struct {
   const char *kernels;  /* directory of the kernel sources (corpus/kernels) */
@@ -20,6 +21,18 @@ typedef struct {
   uint32_t total, cached, compiled, failed;
   double wall_s;
 } rs_compile_stats;
+
+/* The allocation rounds of each (llc-VER, architecture, -O), read from llc's pipeline once
+ * (rs_llc_rounds): the stages are the last round's greedy and rewriter. */
+typedef struct {
+  struct { int ver, opt; char arch[16]; rs_rounds r; } p[32];
+  uint32_t n;
+} rs_rounds_cache;
+/* The entry for (ver, arch, opt), probing llc-VER the first time; NULL with e set when llc's
+ * pipeline is one regsweep does not know (named by its passes) or the cache is full. */
+const rs_rounds *rs_rounds_probe(rs_rounds_cache *c, int ver, const char *arch, int opt, rs_err *e);
+/* The entry if probed already, else NULL. */
+const rs_rounds *rs_rounds_find(const rs_rounds_cache *c, int ver, const char *arch, int opt);
 
 int rs_compile_all(const rs_variant *v, uint32_t n, const rs_compile_opts *o, rs_compile_stats *st, rs_err *e);
 void rs_variant_dir(const rs_compile_opts *o, const rs_variant *v, char *buf, size_t n);

@@ -21,8 +21,9 @@ static int rm_one(const char *path, const struct stat *sb, int flag, struct FTW 
 /* The unit's directory: its name plus a hash of its job (every command and flag) and the
  * prelude, so that a changed recipe line or pipeline compiles again while an unchanged one is
  * taken as done. */
-static void unit_dir(const rs_import_opts *o, const rs_imp_unit *u, const char *cubin_target, char *buf, size_t n) {
-  char *sc = rs_import_job(o, u, "", cubin_target);
+static void unit_dir(const rs_import_opts *o, const rs_imp_unit *u, const char *cubin_target, const rs_rounds_cache *rc,
+                     char *buf, size_t n) {
+  char *sc = rs_import_job(o, u, "", cubin_target, rc);
   uint64_t h = rs_hash_bytes(sc, strlen(sc), rs_hash_bytes(rs_import_prelude, strlen(rs_import_prelude), 0));
   free(sc);
   snprintf(buf, n, "%s/units/%s-%08x", o->work, u->name, (unsigned)(h & 0xffffffffu));
@@ -52,8 +53,7 @@ static int mir_target(rs_imp_unit *u, rs_err *e) {
     return 0;
   }
   if (!rs_arch_llvm(cpu))
-    return rs_errf(e, u->source, 0, "MIR for %s, not an architecture the corpus reads (gfx908, gfx90a, gfx940, "
-                                    "gfx1030, gfx1100)", cpu);
+    return rs_errf(e, u->source, 0, "MIR for %s, not an architecture the corpus reads (%s)", cpu, rs_amd_archs);
   if (!rs_list_has(u->targets, cpu))
     return rs_errf(e, u->source, 0, "MIR for %s, but the targets asked are %s", cpu, u->targets);
   snprintf(u->targets, sizeof u->targets, "%s", cpu);
@@ -116,16 +116,53 @@ static int extract_cubins(const char *path, const char *work, rs_imp_unit **unit
   return 0;
 }
 
+/* A compiled unit is one job for all its targets, cached by the job's hash: a unit whose targets
+ * mix the LLVM-22 architectures with earlier ones becomes two (the earlier ones first, in
+ * their order; then the LLVM-22 ones), so that adding the new architectures to a recipe line
+ * leaves the earlier ones' cached job as it was. Both keep one name (rs_imp_name_units). */
+static bool split_llvm22(rs_imp_unit *a, rs_imp_unit *b) {
+  if (!rs_imp_lang_amd(a->lang) || a->lang == RS_IMP_MIR) return false;
+  char old[sizeof a->targets] = "", new22[sizeof a->targets] = "";
+  for (const char *tg = a->targets; *tg;) {
+    const char *c = strchr(tg, ',');
+    int k = (int)(c ? c - tg : (long)strlen(tg));
+    char t[16];
+    snprintf(t, sizeof t, "%.*s", k, tg);
+    char *to = rs_arch_llvm(t) == 22 ? new22 : old;
+    snprintf(to + strlen(to), sizeof old - strlen(to), "%s%s", to[0] ? "," : "", t);
+    tg = c ? c + 1 : tg + k;
+  }
+  if (!old[0] || !new22[0]) return false;
+  *b = *a;
+  snprintf(b->targets, sizeof b->targets, "%s", old);
+  snprintf(a->targets, sizeof a->targets, "%s", new22);
+  return true;
+}
+
+/* The llc each target of an AMD unit runs (as rs_import_job picks it) and its allocation rounds. */
+static int probe_unit(const rs_imp_unit *u, const rs_import_opts *o, rs_rounds_cache *c, rs_err *e) {
+  for (const char *tg = u->targets; *tg;) {
+    const char *cm = strchr(tg, ',');
+    char t[16];
+    snprintf(t, sizeof t, "%.*s", (int)(cm ? cm - tg : (long)strlen(tg)), tg);
+    tg = cm ? cm + 1 : tg + strlen(tg);
+    bool dl;
+    int ver = rs_import_llvm(o, u, t, &dl);
+    if (!rs_rounds_probe(c, ver, t, u->opt, e)) return -1;
+  }
+  return 0;
+}
+
 /* Compile every unit, N jobs at a time; a unit's directory present = done. */
-static int compile_units(rs_imp_unit *u, uint32_t n, char (*cubin_tg)[16], const rs_import_opts *o,
-                         rs_import_stats *st, rs_err *e) {
+static int compile_units(rs_imp_unit *u, uint32_t n, char (*cubin_tg)[16], const rs_rounds_cache *rcache,
+                         const rs_import_opts *o, rs_import_stats *st, rs_err *e) {
   int jobs = o->jobs > 0 ? o->jobs : 1, running = 0, rc = 0;
   uint32_t next = 0;
   char dir[1100];
   while ((next < n || running) && !rc) {
     while (running < jobs && next < n && !rc) {
       uint32_t i = next++;
-      unit_dir(o, &u[i], cubin_tg[i], dir, sizeof dir);
+      unit_dir(o, &u[i], cubin_tg[i], rcache, dir, sizeof dir);
       struct stat sbuf;
       if (stat(dir, &sbuf) == 0) {
         st->cached++;
@@ -137,7 +174,7 @@ static int compile_units(rs_imp_unit *u, uint32_t n, char (*cubin_tg)[16], const
         rc = rs_errf(e, parent, 0, "cannot create: %s", strerror(errno));
         break;
       }
-      char *sc = rs_import_job(o, &u[i], dir, cubin_tg[i]);
+      char *sc = rs_import_job(o, &u[i], dir, cubin_tg[i], rcache);
       pid_t pid = fork();
       if (pid == 0) {
         execl("/bin/sh", "sh", "-c", sc, (char *)NULL);
@@ -208,7 +245,10 @@ static rs_variant *new_variant(vlist *l, const rs_import_opts *o, const rs_imp_u
   snprintf(v.kind, sizeof v.kind, "%s", rs_imp_lang_name(u->lang));
   snprintf(v.name, sizeof v.name, "%s", name);
   const char *base = strrchr(u->source, '/');
-  snprintf(v.params, sizeof v.params, "file=%.80s%s%.110s", base ? base + 1 : u->source, u->flags[0] ? " " : "", u->flags);
+  char via[80];
+  rs_import_route(o, u, arch, via, sizeof via);
+  snprintf(v.params, sizeof v.params, "file=%.60s %.60s%s%.70s", base ? base + 1 : u->source, via, u->flags[0] ? " " : "",
+           u->flags);
   v.opt = u->opt;
   snprintf(v.arch, sizeof v.arch, "%s", arch ? arch : "");
   v.sass_only = u->lang == RS_IMP_CUBIN;
@@ -497,9 +537,12 @@ int rs_import(const rs_imp_unit *uin, uint32_t n, const rs_import_opts *o, const
       continue;
     }
     if (uin[i].lang == RS_IMP_CUBIN) rs_cubin_free(&c);
-    RS_PUSH(u, nu, cap, uin[i]);
+    rs_imp_unit a = uin[i], b;
+    if (split_llvm22(&a, &b)) RS_PUSH(u, nu, cap, b);
+    RS_PUSH(u, nu, cap, a);
   }
   char(*ctg)[16] = rs_xcalloc(nu + 1, sizeof *ctg);
+  uint32_t *kmax = rs_xcalloc(nu + 1, sizeof *kmax);
   for (uint32_t i = 0; i < nu && !rc; i++)
     if (u[i].lang == RS_IMP_CUBIN) {
       rc = cubin_target(u[i].source, ctg[i], sizeof ctg[i], e);
@@ -508,13 +551,18 @@ int rs_import(const rs_imp_unit *uin, uint32_t n, const rs_import_opts *o, const
   for (uint32_t i = 0; i < nu && !rc; i++)
     if (u[i].lang == RS_IMP_MIR) rc = mir_target(&u[i], e);
   rs_imp_name_units(u, nu);
+  if (!rc) rc = rs_imp_check_overlap(u, nu, e);
   st->units = nu;
   double t0 = rs_now();
   char pp[1100];
   snprintf(pp, sizeof pp, "%s/prelude.cl", o->work);
   if (!rc && (rs_mkdirs(o->work) || wfile(o->work, "prelude.cl", rs_import_prelude, e)))
     rc = rs_errf(e, pp, 0, "cannot write");
-  if (!rc) rc = compile_units(u, nu, ctg, o, st, e);
+  /* the llc of each AMD target, and the allocation rounds it runs (the stages), read once */
+  rs_rounds_cache *rcache = rs_xcalloc(1, sizeof *rcache);
+  for (uint32_t i = 0; i < nu && !rc; i++)
+    if (rs_imp_lang_amd(u[i].lang) && u[i].lang != RS_IMP_MIR) rc = probe_unit(&u[i], o, rcache, e);
+  if (!rc) rc = compile_units(u, nu, ctg, rcache, o, st, e);
   st->compile_s = rs_now() - t0;
   t0 = rs_now();
   char vroot[1100], tmp[1100], ud[1100];
@@ -544,10 +592,14 @@ int rs_import(const rs_imp_unit *uin, uint32_t n, const rs_import_opts *o, const
     rs_compile_opts co = {NULL, vroot, rs_imp_lang_amd(u[i].lang) ? NULL : u[i].targets, o->nvcc ? o->nvcc : "",
                           1, 0, o->self, o->nvdisasm};
     vlist l = {0};
-    unit_dir(o, &u[i], ctg[i], ud, sizeof ud);
+    unit_dir(o, &u[i], ctg[i], rcache, ud, sizeof ud);
+    uint32_t nk = 0, first = 0;
     if (!rs_imp_lang_amd(u[i].lang)) rc = redo_disasm(o, ud, u[i].targets, &nd, &nd_state, &st->disasm_redone, e);
-    rc = rc ? rc : rs_imp_lang_amd(u[i].lang) ? amd_split(o, &u[i], ud, &co, &l, &st->kernels, e)
-                                    : nv_split(o, &u[i], ud, u[i].targets, &co, &l, &st->kernels, e);
+    rc = rc ? rc : rs_imp_lang_amd(u[i].lang) ? amd_split(o, &u[i], ud, &co, &l, &nk, e)
+                                              : nv_split(o, &u[i], ud, u[i].targets, &co, &l, &nk, e);
+    /* kernels: a kernel set split into several units (rs_imp_name_units) counts once, at its most */
+    while (strcmp(u[first].name, u[i].name)) first++;
+    if (nk > kmax[first]) st->kernels += nk - kmax[first], kmax[first] = nk;
     rs_assemble_stats as;
     if (!rc) rc = rs_assemble(l.v, l.n, &co, o->seed, sc, &as, e);
     if (!rc) {
@@ -590,6 +642,8 @@ int rs_import(const rs_imp_unit *uin, uint32_t n, const rs_import_opts *o, const
   if (rc) unlink(tmp);
   st->assemble_s = rs_now() - t0;
   free(seen.k);
+  free(rcache);
+  free(kmax);
   free(ctg);
   free(u);
   return rc;

@@ -8,6 +8,7 @@
 #ifndef RS_IMPORT_H
 #define RS_IMPORT_H
 #include "corpus/assemble.h"
+#include "corpus/compile.h"
 #include "corpus/recipe.h"
 
 typedef struct {
@@ -36,8 +37,17 @@ int rs_import(const rs_imp_unit *u, uint32_t n, const rs_import_opts *o, const c
               rs_err *e);
 
 /* The unit's shell job (corpus/import_job.c): compiles it into DIR (written aside as DIR.tmp.PID,
- * renamed when complete); cubin_target: a cubin unit's architecture. */
-char *rs_import_job(const rs_import_opts *o, const rs_imp_unit *u, const char *dir, const char *cubin_target);
+ * renamed when complete); cubin_target: a cubin unit's architecture; rounds: the allocation
+ * rounds of every (llc, architecture, -O) its AMD targets use (rs_import probes them). */
+char *rs_import_job(const rs_import_opts *o, const rs_imp_unit *u, const char *dir, const char *cubin_target,
+                    const rs_rounds_cache *rounds);
+/* The LLVM (clang-N, llc-N) the job of an AMD unit runs for target t; *devlibs: it links
+ * rocm-device-libs (HIP and, where it has the target's library, OpenCL). */
+int rs_import_llvm(const rs_import_opts *o, const rs_imp_unit *u, const char *t, bool *devlibs);
+/* The compile route of the unit for target t (NULL for NVIDIA units: one route for all), as its
+ * rows' params name it: "via=clang-22+prelude+internalize", "via=clang-22+rocm-device-libs+
+ * isa9402+cov5+wave64", "via=llc-22", "via=nvcc", ... */
+void rs_import_route(const rs_import_opts *o, const rs_imp_unit *u, const char *t, char *buf, size_t n);
 /* OpenCL -nogpulib compiles include it (written to WORK/prelude.cl). */
 extern const char rs_import_prelude[];
 
@@ -46,7 +56,8 @@ extern const char rs_import_prelude[];
 /* Names of the kernels (entry functions) of a MIR module, a PTX module or an nvdisasm listing,
  * one per line (malloc'd; "" when none). */
 char *rs_split_kernels(const char *text, char kind);
-/* MIR: the module's IR document (if any) and the kernel's machine function document. */
+/* MIR: the module's IR document without the other functions' definitions (if any) and the kernel's
+ * machine function document. */
 char *rs_split_mir(const char *text, const char *kernel);
 /* PTX: the module without the other kernels' .entry definitions. */
 char *rs_split_ptx(const char *text, const char *kernel);

@@ -71,10 +71,97 @@ static void add(sb *b, const char *fmt, ...) {
   }
 }
 
+static int hexdigit(char c) { return c >= 'a' ? c - 'a' + 10 : c - '0'; }
+
+/* ROCm's ISA version of gfxNNN: major digits, then minor and stepping (hex): 942 -> 9402 */
+static int isa_version(const char *t) {
+  const char *g = t + 3;
+  size_t gl = strlen(g);
+  char mj[8];
+  snprintf(mj, sizeof mj, "%.*s", (int)(gl - 2), g);
+  return atoi(mj) * 1000 + hexdigit(g[gl - 2]) * 100 + hexdigit(g[gl - 1]);
+}
+
+static int hip_wave(const char *t, const rs_imp_unit *u) {
+  return isa_version(t) >= 10000 && !strstr(u->flags, "-mwavefrontsize64") ? 32 : 64;
+}
+
+/* HIP for an LLVM-22 architecture. clang-16 does not know gfx942/gfx950/gfx1200/gfx1201, so clang-22
+ * compiles it for the real target; Debian's HIP 5.2 headers and device libraries need four
+ * things clang-22 no longer gives them, each supplied exactly:
+ *  - __AMDGCN_WAVEFRONT_SIZE (warpSize; clang-22 dropped the macro): the target's wave size, 64
+ *    on gfx9, 32 on gfx12 (64 with -mwavefrontsize64 in the flags);
+ *  - oclc_isa_version_NNN.bc (5.2 ships none for them): the 940 file with the target's ISA
+ *    version (major*1000 + minor*100 + stepping: 9402, 9500, 12000, 12001, as ROCm 6 defines
+ *    it), in a per-job folder beside links to every 5.2 library;
+ *  - code object v5 (-mcode-object-version=5): clang-22's default v6 needs oclc_abi_version_600,
+ *    which 5.2 lacks;
+ *  - hip.bc and oclc_daz_opt_{off,on}.bc, which clang-16 linked and clang-22 no longer does (ROCm 6
+ *    moved them into the headers): the 5.2 headers call __atomic_work_item_fence (__syncthreads)
+ *    and 5.2's ocml reads __oclc_daz_opt; daz on with -fgpu-flush-denormals-to-zero, as clang-16.
+ * A library function that does not suit the target (5.2 predates gfx12) stays a call (the MIR
+ * reader refuses it) or llc-22 deletes it (refused below): named, never guessed. */
+static void hip_devlibs22(sb *b, const char *qdl, const char *qs, const char *t, const rs_imp_unit *u) {
+  const char *g = t + 3;
+  int wave = hip_wave(t, u);
+  add(b, "elif ! { { mkdir -p \"$t/dl\" && ln -sf %s/*.bc \"$t/dl/\" && rm -f \"$t/dl/oclc_isa_version_%s.bc\" && "
+         "llvm-dis-22 %s/oclc_isa_version_940.bc -o - | sed 's/constant i32 9400,/constant i32 %d,/' | "
+         "llvm-as-22 -o \"$t/dl/oclc_isa_version_%s.bc\" && llvm-dis-22 \"$t/dl/oclc_isa_version_%s.bc\" -o - | "
+         "grep -q '@__oclc_ISA_version = .* constant i32 %d,'; } 2>\"$t/err\" || { echo 'error: oclc_isa_version_%s.bc "
+         "(ISA version %d) not made from the 940 one' >> \"$t/err\"; false; }; }; then tfail \"$f\" devlibs \"$t/err\"\n",
+      qdl, g, qdl, isa_version(t), g, g, isa_version(t), g, isa_version(t));
+  bool daz = strstr(u->flags, "-fgpu-flush-denormals-to-zero") || strstr(u->flags, "-fcuda-flush-denormals-to-zero");
+  add(b, "elif ! clang-22 -x hip --cuda-device-only --offload-arch=%s -mcode-object-version=5 -D__AMDGCN_WAVEFRONT_SIZE=%d "
+         "-O%d -emit-llvm -c -nogpuinc -I/usr/include -I\"$(clang-22 -print-resource-dir)\" --rocm-device-lib-path=\"$t/dl\" "
+         "-Xclang -mlink-builtin-bitcode -Xclang \"$t/dl/hip.bc\" -Xclang -mlink-builtin-bitcode -Xclang "
+         "\"$t/dl/oclc_daz_opt_%s.bc\" %s %s -o \"$t/k.bc\" 2>\"$t/err\"; then tfail \"$f\" clang-22 \"$t/err\"\n",
+      t, wave, u->opt, daz ? "on" : "off", u->flags, qs);
+  /* anything still undefined (a function or global no library defined) is named, not left to
+   * run as a call or a load of nothing */
+  add(b, "elif llvm-dis-22 \"$t/k.bc\" -o - | grep -E '^declare |= external ' | grep -v '@llvm\\.' > \"$t/ext\" && "
+         "{ printf 'error: undefined after linking rocm-device-libs 5.2: '; grep -oE '@[^ (]+' \"$t/ext\" | tr '\\n' ' '; } "
+         "> \"$t/err\"; then tfail \"$f\" clang-22 \"$t/err\"\n");
+}
+
+int rs_import_llvm(const rs_import_opts *o, const rs_imp_unit *u, const char *t, bool *devlibs) {
+  /* HIP, and OpenCL when rocm-device-libs is there (get_global_id, math: its opencl/ocml/ockl
+   * bitcode, LLVM 15, which clang-14 cannot read): clang-16, so llc-16, on the LLVM-16 archs.
+   * HIP on the LLVM-22 archs: clang-22 (clang-16 does not know them; hip_devlibs22). Without
+   * rocm-device-libs OpenCL goes as the grid's (-nogpulib: a library call is left, and named as
+   * such); on the LLVM-22 archs it always does (clang-22 + internalize, as the grid). */
+  char isa[1300];
+  snprintf(isa, sizeof isa, "%s/oclc_isa_version_%s.bc", o->devlibs ? o->devlibs : "", t + 3);
+  int av = rs_arch_llvm(t);
+  *devlibs = o->devlibs && ((u->lang == RS_IMP_HIP && av != 22) ||
+                            (u->lang == RS_IMP_OPENCL && av == 16 && access(isa, R_OK) == 0));
+  return *devlibs || (u->lang == RS_IMP_HIP && av != 22) ? 16 : av;
+}
+
+void rs_import_route(const rs_import_opts *o, const rs_imp_unit *u, const char *t, char *buf, size_t n) {
+  bool dl = false;
+  int ver = t && rs_imp_lang_amd(u->lang) ? rs_import_llvm(o, u, t, &dl) : 0;
+  switch (u->lang) {
+  case RS_IMP_OPENCL:
+    snprintf(buf, n, "via=clang-%d+%s", ver, dl ? "rocm-device-libs" : ver >= 22 ? "prelude+internalize" : "prelude");
+    break;
+  case RS_IMP_HIP:
+    if (ver == 22)
+      snprintf(buf, n, "via=clang-22+rocm-device-libs+isa%d+cov5+wave%d", isa_version(t), hip_wave(t, u));
+    else snprintf(buf, n, "via=clang-16+rocm-device-libs");
+    break;
+  case RS_IMP_LLVM: snprintf(buf, n, "via=llc-%d", ver); break;
+  case RS_IMP_MIR: snprintf(buf, n, "via=mir"); break;
+  case RS_IMP_CUDA: snprintf(buf, n, "via=nvcc"); break;
+  case RS_IMP_PTX: snprintf(buf, n, "via=ptxas"); break;
+  default: snprintf(buf, n, "via=cubin"); break;
+  }
+}
+
 /* The unit's shell job. Per target it leaves what the grid's compile leaves (AMD: ARCH/{prera,
  * postsplit,final}.mir for the whole module; NVIDIA: T.ptx, T.cubin, T.ptxas.txt, T.sass), or
  * ARCH/FAILED, T.FAILED, T.sass.FAILED with the tool and its first error lines. */
-char *rs_import_job(const rs_import_opts *o, const rs_imp_unit *u, const char *dir, const char *cubin_target) {
+char *rs_import_job(const rs_import_opts *o, const rs_imp_unit *u, const char *dir, const char *cubin_target,
+                    const rs_rounds_cache *rounds) {
   sb b = {0};
   char qd[1100], qs[1100], t[16];
   rs_shell_quote(qd, sizeof qd, dir);
@@ -94,14 +181,9 @@ char *rs_import_job(const rs_import_opts *o, const rs_imp_unit *u, const char *d
     snprintf(t, sizeof t, "%.*s", (int)(c ? c - tg : (long)strlen(tg)), tg);
     tg = c ? c + 1 : tg + strlen(tg);
     if (rs_imp_lang_amd(u->lang)) {
-      /* HIP, and OpenCL when rocm-device-libs is there (get_global_id, math: its opencl/ocml/ockl
-       * bitcode, LLVM 15, which clang-14 cannot read): clang-16, so llc-16, on every arch. Without
-       * it OpenCL goes as the grid's (-nogpulib: a library call is left, and named as such). */
-      char isa[1300];
-      snprintf(isa, sizeof isa, "%s/oclc_isa_version_%s.bc", o->devlibs ? o->devlibs : "", t + 3);
-      bool dl = o->devlibs && (u->lang == RS_IMP_HIP ||
-                               (u->lang == RS_IMP_OPENCL && rs_arch_llvm(t) == 16 && access(isa, R_OK) == 0));
-      int ver = dl ? 16 : rs_arch_llvm(t);
+      bool dl;
+      int ver = rs_import_llvm(o, u, t, &dl);
+      const rs_rounds *r = u->lang == RS_IMP_MIR ? NULL : rs_rounds_find(rounds, ver, t, u->opt);
       char llc[128];
       snprintf(llc, sizeof llc, "llc-%d -march=amdgcn -mcpu=%s -O%d", ver, t, u->opt);
       add(&b, "mkdir -p \"$t/%s\"; f=\"$t/%s/FAILED\"\n", t, t);
@@ -112,9 +194,9 @@ char *rs_import_job(const rs_import_opts *o, const rs_imp_unit *u, const char *d
                 "-emit-llvm -c %s %s -o \"$t/k.bc\" 2>\"$t/err\"; then tfail \"$f\" clang-16 \"$t/err\"\n",
             t, qdl, u->opt, u->flags, qs);
       } else if (u->lang == RS_IMP_OPENCL)
-        add(&b, "if ! clang-%d -x cl -cl-std=CL2.0 -target amdgcn-amd-amdhsa -mcpu=%s -nogpulib -O%d -emit-llvm -c "
+        add(&b, "if ! clang-%d -x cl -cl-std=CL2.0 -target amdgcn-amd-amdhsa -mcpu=%s -nogpulib -O%d %s-emit-llvm -c "
                 "-include %s %s %s -o \"$t/k.bc\" 2>\"$t/err\"; then tfail \"$f\" clang-%d \"$t/err\"\n",
-            ver, t, u->opt, qpre, u->flags, qs, ver);
+            ver, t, u->opt, ver >= 22 ? "-mllvm -amdgpu-internalize-symbols " : "", qpre, u->flags, qs, ver);
       else if (u->lang == RS_IMP_HIP && !o->devlibs)
         add(&b, "if echo 'rocm-device-libs not installed (apt-get install rocm-device-libs libamdhip64-dev)' > \"$t/err\"; "
                 "then tfail \"$f\" hip \"$t/err\"\n");
@@ -123,7 +205,8 @@ char *rs_import_job(const rs_import_opts *o, const rs_imp_unit *u, const char *d
         rs_shell_quote(qdl, sizeof qdl, o->devlibs);
         add(&b, "if [ ! -f /usr/include/hip/hip_runtime.h ] && echo '/usr/include/hip/hip_runtime.h missing (apt-get "
                 "install libamdhip64-dev)' > \"$t/err\"; then tfail \"$f\" hip \"$t/err\"\n");
-        add(&b, "elif ! clang-16 -x hip --cuda-device-only --offload-arch=%s -O%d -emit-llvm -c -nogpuinc -I/usr/include "
+        if (ver == 22) hip_devlibs22(&b, qdl, qs, t, u);
+        else add(&b, "elif ! clang-16 -x hip --cuda-device-only --offload-arch=%s -O%d -emit-llvm -c -nogpuinc -I/usr/include "
                 "-I\"$(clang-16 -print-resource-dir)\" --rocm-device-lib-path=%s %s %s -o \"$t/k.bc\" 2>\"$t/err\"; "
                 "then tfail \"$f\" clang-16 \"$t/err\"\n",
             t, u->opt, qdl, u->flags, qs);
@@ -149,11 +232,33 @@ char *rs_import_job(const rs_import_opts *o, const rs_imp_unit *u, const char *d
             qb, t);
         continue;
       }
-      add(&b, "elif ! %s -stop-before=greedy \"$t/k.bc\" -o \"$t/%s/prera.mir\" 2>\"$t/err\"; then tfail \"$f\" llc-%d \"$t/err\"\n"
-              "elif ! %s -stop-after=greedy,1 \"$t/k.bc\" -o \"$t/%s/postsplit.mir\" 2>\"$t/err\"; then tfail \"$f\" llc-%d \"$t/err\"\n"
-              "elif ! %s -stop-after=virtregrewriter,1 \"$t/k.bc\" -o \"$t/%s/final.mir\" 2>\"$t/err\"; then tfail \"$f\" llc-%d \"$t/err\"\n"
+      /* the stages: the last allocation round's greedy and rewriter (2 rounds at LLVM 14/16, 3 at
+       * 22), as probed by rs_import; never assumed */
+      if (!r) {
+        add(&b, "elif echo 'llc-%d: allocation rounds for %s -O%d not probed' > \"$t/err\"; then tfail \"$f\" llc-%d "
+                "\"$t/err\"\nfi\n", ver, t, u->opt, ver);
+        continue;
+      }
+      bool hip22 = u->lang == RS_IMP_HIP && ver == 22;
+      if (hip22) {
+        /* llc-22 deletes a function whose target features the architecture lacks (AMDGPU's
+         * remove-incompatible-functions; e.g. 5.2's __ockl_sdot2 needs dot2-insts, which gfx12
+         * has not) and the call with it, silently: the kernel would lose its computation. Its
+         * remark makes that a named failure. */
+        add(&b, "elif ! %s -pass-remarks=amdgpu-remove-incompatible-functions -stop-before=greedy \"$t/k.bc\" -o "
+                "\"$t/%s/prera.mir\" 2>\"$t/err\"; then tfail \"$f\" llc-%d \"$t/err\"\n"
+                "elif grep -q 'removing function' \"$t/err\" && { printf 'error: llc-22 removed a rocm-device-libs 5.2 "
+                "function %s cannot run, and its calls: '; grep -m1 'removing function' \"$t/err\"; } > \"$t/err2\"; then "
+                "tfail \"$f\" llc-22 \"$t/err2\"\n",
+            llc, t, ver, t);
+      } else
+        add(&b, "elif ! %s -stop-before=greedy \"$t/k.bc\" -o \"$t/%s/prera.mir\" 2>\"$t/err\"; then tfail \"$f\" llc-%d "
+                "\"$t/err\"\n", llc, t, ver);
+      add(&b, "elif ! %s -stop-after=%s \"$t/k.bc\" -o \"$t/%s/postsplit.mir\" 2>\"$t/err\"; then tfail \"$f\" llc-%d \"$t/err\"\n"
+              "elif ! %s -stop-after=%s \"$t/k.bc\" -o \"$t/%s/final.mir\" 2>\"$t/err\"; then tfail \"$f\" llc-%d \"$t/err\"\n"
               "fi; rm -f \"$t/k.bc\" \"$t/k.ll\"\n",
-          llc, t, ver, llc, t, ver, llc, t, ver);
+          llc, r->greedy_last, t, ver, llc, r->rewriter_last, t, ver);
+      if (hip22) add(&b, "rm -rf \"$t/dl\" \"$t/err2\" \"$t/ext\"\n");
     } else {
       char qn[1100] = "''", px[1024] = "ptxas";
       if (o->nvcc) {

@@ -8,6 +8,8 @@
 
 static const char *const lang_names[RS_IMP_NLANG] = {"opencl", "hip", "llvm", "mir", "cuda", "ptx", "cubin"};
 static const char *const amd_all = "gfx90a", *const nv_all = "sm_75,sm_80,sm_86,sm_89,sm_90";
+const char rs_amd_archs[] = "gfx908, gfx90a, gfx940, gfx942, gfx950, gfx1030, gfx1100, gfx1200, gfx1201";
+const char rs_hip_archs[] = "gfx940, gfx942, gfx950, gfx1100, gfx1200, gfx1201";
 
 const char *rs_imp_lang_name(rs_imp_lang l) { return l < RS_IMP_NLANG ? lang_names[l] : "?"; }
 bool rs_imp_lang_amd(rs_imp_lang l) { return l <= RS_IMP_MIR; }
@@ -22,15 +24,15 @@ static int check_targets(rs_imp_unit *u, const char *targets, const char *where,
     char one[32];
     snprintf(one, sizeof one, "%.*s", (int)(c ? c - t : (long)strlen(t)), t);
     bool ok = amd ? rs_arch_llvm(one) != 0 : rs_grid_ptx_target(one) && rs_list_has(nv_all, one);
-    /* HIP needs rocm-device-libs (5.2: LLVM 15 bitcode), so clang-16 and llc-16: the corpus reads
-     * gfx908/gfx90a/gfx1030 MIR at LLVM 14, so those are refused here rather than misread */
-    if (ok && u->lang == RS_IMP_HIP && rs_arch_llvm(one) != 16)
-      return rs_errf(e, where, line, "target '%s': HIP compiles with clang-16 (rocm-device-libs 5.2 is LLVM 15 "
-                     "bitcode) and the corpus reads %s at LLVM %d; HIP targets: gfx940, gfx1100", one, one,
-                     rs_arch_llvm(one));
+    /* HIP needs rocm-device-libs (5.2: LLVM 15 bitcode), so clang-16 (or clang-22 on its
+     * architectures): the corpus reads gfx908/gfx90a/gfx1030 MIR at LLVM 14, so those are refused
+     * here rather than misread */
+    if (ok && u->lang == RS_IMP_HIP && rs_arch_llvm(one) == 14)
+      return rs_errf(e, where, line, "target '%s': HIP compiles with clang-16 or clang-22 (rocm-device-libs 5.2 is "
+                     "LLVM 15 bitcode) and the corpus reads %s at LLVM 14; HIP targets: %s", one, one, rs_hip_archs);
     if (!ok)
       return rs_errf(e, where, line, "target '%s' is not one %s compiles for (%s)", one, lang_names[u->lang],
-                     amd ? "gfx908, gfx90a, gfx940, gfx1030, gfx1100" : nv_all);
+                     amd ? rs_amd_archs : nv_all);
     if (!c) break;
     t = c + 1;
   }
@@ -125,8 +127,20 @@ int rs_recipe_load(const char *path, const char *targets_default, rs_imp_unit **
   return rc;
 }
 
+static bool same_set(const rs_imp_unit *a, const rs_imp_unit *b) {
+  return a->lang == b->lang && !strcmp(a->source, b->source) && !strcmp(a->flags, b->flags);
+}
+
 void rs_imp_name_units(rs_imp_unit *u, uint32_t n) {
   for (uint32_t i = 0; i < n; i++) {
+    /* the same kernel set (language, source, flags) for other targets keeps its name, so that
+     * its rows are one variant across architectures */
+    uint32_t j = 0;
+    while (j < i && !same_set(&u[j], &u[i])) j++;
+    if (j < i) {
+      snprintf(u[i].name, sizeof u[i].name, "%s", u[j].name);
+      continue;
+    }
     const char *b = strrchr(u[i].source, '/');
     b = b ? b + 1 : u[i].source;
     char stem[40];
@@ -142,4 +156,22 @@ void rs_imp_name_units(rs_imp_unit *u, uint32_t n) {
       snprintf(u[i].name, sizeof u[i].name, "%.36s-%d", stem, k % 1000);
     }
   }
+}
+
+int rs_imp_check_overlap(const rs_imp_unit *u, uint32_t n, rs_err *e) {
+  for (uint32_t i = 0; i < n; i++)
+    for (uint32_t j = 0; j < i; j++) {
+      if (!same_set(&u[i], &u[j])) continue;
+      for (const char *t = u[i].targets; *t;) {
+        const char *c = strchr(t, ',');
+        char one[32];
+        snprintf(one, sizeof one, "%.*s", (int)(c ? c - t : (long)strlen(t)), t);
+        if (rs_list_has(u[j].targets, one))
+          return rs_errf(e, u[i].source, u[i].line, "listed twice for target %s (%s lines %d and %d, same flags)", one,
+                         rs_imp_lang_name(u[i].lang), u[j].line, u[i].line);
+        if (!c) break;
+        t = c + 1;
+      }
+    }
+  return 0;
 }

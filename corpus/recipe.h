@@ -26,6 +26,9 @@ typedef struct {
   int opt;           /* AMD: -O level found in flags (3 if none) */
 } rs_imp_unit;
 
+/* The AMD architectures import compiles for, and those HIP compiles for (for messages). */
+extern const char rs_amd_archs[], rs_hip_archs[];
+
 const char *rs_imp_lang_name(rs_imp_lang l);
 bool rs_imp_lang_amd(rs_imp_lang l);
 /* Read a recipe: `source<TAB>language<TAB>flags<TAB>targets`, '#' comments, flags and targets
@@ -36,7 +39,12 @@ int rs_recipe_load(const char *path, const char *targets_default, rs_imp_unit **
 /* One unit per file: the language from the extension (.cl .hip .ll .bc .prera.mir .cu .ptx
  * .cubin .o); an unknown extension is an error naming the file. */
 int rs_imp_unit_file(const char *path, const char *targets, rs_imp_unit *u, rs_err *e);
-/* Give every unit a distinct work-directory name (stem, then stem-2 ...). */
+/* Give every kernel set a distinct name (stem, then stem-2 ...): units of the same language,
+ * source and flags (one recipe line split by LLVM generation, or listed again for other
+ * targets) share it; their work directories differ by their job's hash. */
 void rs_imp_name_units(rs_imp_unit *u, uint32_t n);
+/* Units of one kernel set must not share a target (its rows would be made twice): the error
+ * names the file and both lines. */
+int rs_imp_check_overlap(const rs_imp_unit *u, uint32_t n, rs_err *e);
 
 #endif

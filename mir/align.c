@@ -98,6 +98,28 @@ static int bind(S *s, const rs_inst *pi, const rs_inst *fi) {
   return 0;
 }
 
+/* Operands the rewriter appended: llc-22 marks the lanes an undef sub-register def leaves
+ * undefined (`undef %1.sub1:vreg_64_align2 = IMPLICIT_DEF` -> `$vgpr3 = IMPLICIT_DEF implicit-def
+ * $vgpr2`). Each must be an implicit def inside the register of such a def, as bound. */
+static bool extras_ok(const S *s, const rs_inst *pi, const rs_inst *fi) {
+  for (uint32_t k = pi->nops; k < fi->nops; k++) {
+    const rs_operand *fo = &s->to->ops[fi->first_op + k];
+    if (fo->kind != RS_OP_PREG || (fo->flags & (RS_F_DEF | RS_F_IMPLICIT)) != (RS_F_DEF | RS_F_IMPLICIT)) return false;
+    bool inside = false;
+    for (uint32_t d = 0; d < pi->nops && !inside; d++) {
+      const rs_operand *po = &s->from->ops[pi->first_op + d];
+      if (po->kind != RS_OP_VREG || (po->flags & (RS_F_DEF | RS_F_UNDEF | RS_F_SUBREG)) != (RS_F_DEF | RS_F_UNDEF | RS_F_SUBREG))
+        continue;
+      const rs_preg *r = &s->a->assign[po->reg];
+      if (!r->lanes || fo->reg < r->unit || fo->reg - r->unit >= 32) continue;
+      uint32_t off = 2 * (fo->reg - r->unit); /* fo's lanes start off lanes into the register */
+      inside = (off == 0 || fo->lanes >> (64 - off) == 0) && ((fo->lanes << off) & ~r->lanes) == 0;
+    }
+    if (!inside) return false;
+  }
+  return true;
+}
+
 static void undo_to(S *s, uint32_t mark) {
   while (s->nundo > mark) s->a->assign[s->undo[--s->nundo]].lanes = 0;
 }
@@ -117,8 +139,8 @@ static bool align_block(S *s, const rs_block *pb, const rs_block *fb, uint32_t i
   const rs_inst *pi = &s->from->insts[pb->first_inst + i];
   const rs_inst *fi = j < fb->ninsts ? &s->to->insts[fb->first_inst + j] : NULL;
   uint32_t mark = s->nundo, dmark = s->ndropped;
-  if (fi && fi->nops == pi->nops && !strcmp(rs_func_opcode(s->from, pi), rs_func_opcode(s->to, fi))) {
-    if (bind(s, pi, fi) == 0 && align_block(s, pb, fb, i + 1, j + 1)) {
+  if (fi && fi->nops >= pi->nops && !strcmp(rs_func_opcode(s->from, pi), rs_func_opcode(s->to, fi))) {
+    if (bind(s, pi, fi) == 0 && (fi->nops == pi->nops || extras_ok(s, pi, fi)) && align_block(s, pb, fb, i + 1, j + 1)) {
       s->a->matched++;
       return true;
     }

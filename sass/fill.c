@@ -1,10 +1,11 @@
-/* fill.c - encodings nvdisasm 11.8 does not print (sm_90 VIADD/VIMNMX/VIADDMNMX) and the
+/* fill.c - encodings nvdisasm 11.8 does not print (sm_90 VIADD/VIMNMX/VIADDMNMX/VIMNMX3) and the
  * hidden descriptor field of .E accesses. Tables, one row per opcode form; every layout was
  * worked out by compiling PTX whose dataflow fixes each field (docs/sass.md, "Calibration").
  *
  * Word 0: bits 0-11 opcode and operand form, 12-14 guard predicate (7 = PT), 15 guard negated,
  * 16-23 Rd, 24-31 Ra, 32-63 the "b" slot (R in 32-39, UR in 32-37 with 63 = negate, or a 32-bit
- * immediate). Word 1: 0-7 the "c" slot R, 8 signed (min/max), 23-25 the min/max selector
+ * immediate). Word 1: 0-7 the "c" slot R, 8 signed (min/max), 12 .RELU (min/max: the result
+ * clamped at 0, compares.cu's max(max(x - y, z), 0)), 23-25 the min/max selector
  * predicate and 26 its negation (PT = min, !PT = max), 27 "a UR operand", 41-63 scheduling
  * control with reuse flags 58 (a), 59 (b slot), 60 (c slot). Operand forms follow the FFMA
  * scheme: 0x2 R,R  0x8 R,imm  0xc R,UR  0x4 R@c,imm@b  0xe R@c,UR@b. */
@@ -43,6 +44,12 @@ static const form forms[] = {
     {0xc46, 90, "VIADDMNMX", 1, {S_UR, S_R}, {32, 64}, 2, 1, 0, 1ull << 27},
     {0x446, 90, "VIADDMNMX", 1, {S_R, S_IMM}, {64, 32}, 2, 0, 1, 0},
     {0xe46, 90, "VIADDMNMX", 1, {S_R, S_UR}, {64, 32}, 2, 0, 1, 1ull << 27},
+    /* VIMNMX3 Rd, Ra, b, c, {PT|!PT}: minmax(Ra, b, c), the three-input DPX min/max ptxas 13 makes
+     * of max(max(x, y), z) on sm_90 (CUDA 12+ nvdisasm names it; 11.8 prints nothing). Fields read
+     * off tests/fixtures/sass-real/minmax3.cu: signed/unsigned, min/max, each slot kind. */
+    {0x20f, 90, "VIMNMX3", 1, {S_R, S_R}, {32, 64}, 2, 0, 0, 0},
+    {0x80f, 90, "VIMNMX3", 1, {S_IMM, S_R}, {32, 64}, 2, 0, 0, 0},
+    {0xc0f, 90, "VIMNMX3", 1, {S_UR, S_R}, {32, 64}, 2, 0, 0, 1ull << 27},
 };
 
 static int reg(char *b, size_t n, unsigned r, bool reuse) {
@@ -60,13 +67,14 @@ int rs_sass_fill(unsigned sm, const uint64_t w[2], char *buf, size_t n) {
     return -1;
   }
   uint64_t w0_used = 0xffffffffull, w1_used = 0; /* opcode, guard, Rd, Ra */
-  bool is_signed = true, sel_not = false;
+  bool is_signed = true, sel_not = false, relu = false;
   unsigned sel = 7;
   if (f->minmax) {
     is_signed = w[1] >> 8 & 1;
+    relu = w[1] >> 12 & 1; /* .RELU: the result clamped at 0 (max(max(x - y, z), 0) in one) */
     sel = (unsigned)(w[1] >> 23 & 7);
     sel_not = w[1] >> 26 & 1;
-    w1_used |= 1ull << 8 | 0xfull << 23;
+    w1_used |= 1ull << 8 | 1ull << 12 | 0xfull << 23;
   }
   char ops[3][48];
   for (unsigned k = 0; k < f->nops; k++) {
@@ -118,8 +126,8 @@ int rs_sass_fill(unsigned sm, const uint64_t w[2], char *buf, size_t n) {
   if (g != 7) snprintf(guard, sizeof guard, "@%sP%u ", w[0] >> 15 & 1 ? "!" : "", g);
   reg(rds, sizeof rds, rd, false);
   reg(ras, sizeof ras, ra, w[1] >> 58 & 1);
-  size_t k = (size_t)snprintf(buf, n, "%s%s%s %s, %s", guard, f->mnem, f->minmax && !is_signed ? ".U32" : "", rds,
-                              ras);
+  size_t k = (size_t)snprintf(buf, n, "%s%s%s%s %s, %s", guard, f->mnem, relu ? ".RELU" : "",
+                              f->minmax && !is_signed ? ".U32" : "", rds, ras);
   for (unsigned i = 0; i < f->nops && k < n; i++) k += (size_t)snprintf(buf + k, n - k, ", %s", ops[i]);
   if (f->minmax && k < n) {
     if (sel == 7) snprintf(buf + k, n - k, ", %sPT", sel_not ? "!" : "");

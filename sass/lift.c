@@ -227,6 +227,10 @@ int rs_sass_lift(rs_func *f, rs_err *e) {
       if (keep[r]) continue;
       if (vreg_of[r] == UINT32_MAX) {
         unsigned w = hi[r] - lo[r] + 1;
+        int fi = rs_target_file_of(t, lo[r]);
+        /* three registers (TEX CUBE coordinates R4:R6) are an aligned quad whose last lane no
+         * operand touches: r128, so the colouring keeps the alignment the hardware needs */
+        if (w == 3 && fi >= 0 && (lo[r] - t->files[fi].first) % 4 == 0) w = 4;
         char a[24], b[24], nm[64];
         const char *cn = class_name(t, lo[r], w);
         if (!cn) {

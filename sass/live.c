@@ -15,9 +15,11 @@
  *    predicated def reaching too); a function's entry (the kernel, each `$__internal` symbol)
  *    defines the registers of plr_at_entry, no predicate and no uniform register;
  *  - a register an instruction writes is shown at it, even when dead;
- *  - the region rule (region_rule) over label-to-label regions.
+ *  - the region rule (region_rule) over label-to-label regions; its values (webs) are joined at
+ *    reads, a call's R0/R1 reads included.
  * With RS_PLR_R2P, R2P reads and writes all of P0-P6 whatever its mask (-plr shows `x` for every
- * predicate at it); really it writes the mask's predicates only (the lift's view).
+ * predicate at it), and P2R reads all of them; really R2P writes and P2R reads the mask's
+ * predicates only (the lift's view).
  * With RS_PLR_CALLS, CALL.REL.NOINC is what nvdisasm 11.8 takes it for (the quirk the test names),
  * whatever its target (a `$__internal` subroutine or a `.L` label ptxas jumps to):
  *  - an ABI call that returns to its next instruction; nothing flows along its edge to the
@@ -26,6 +28,12 @@
  *    (plr_saved), uniform registers and predicates included; the writes kill unless predicated,
  *    and show at the call where live after it or written by the next instruction;
  *  - RET returns nowhere: the callee-saved registers below SHI_REGISTERS are live after it.
+ * With RS_PLR_UPGUARD, a def under a uniform predicate (@UPn) kills as if unconditional.
+ * With RS_PLR_CHAIN (and RS_PLR_CALLS), an unpredicated call whose straight-line code reaches
+ * another unpredicated call before any label or branch (the shflsync chains of a BRA.DIV
+ * fallback) shows its whole clobber set written at it: R3-R15 and the R32+ not callee-saved
+ * below SHI_REGISTERS, P0-P6, and UR4-UR35, UP0-UP6 where the function names a uniform register;
+ * any other call shows its writes where live after it or written next.
  * This is -plr's view, not the truth: really a subroutine reads its arguments (R10 in the rcp
  * slowpath), returns to its callers, clobbers only what it writes, and a CALL.REL.NOINC to a
  * `.L` label is a jump. analysis/liveness.c (interference, the Problem) keeps the real CFG that
@@ -38,11 +46,13 @@
 typedef struct {
   const rs_func *f;
   uint32_t W, NB, NI, NU;       /* words per unit set; blocks; instructions; units */
-  bool calls, r2p;              /* the quirks taken: RS_PLR_CALLS, RS_PLR_R2P */
+  bool calls, r2p, chain, upguard; /* the quirks taken: RS_PLR_CALLS, _R2P, _CHAIN, _UPGUARD */
   rs_word *use, *def, *cdef, *call_w; /* per instruction (units): read, written, written under a
                                        * predicate, written by the call convention */
   rs_word *kill;                /* per instruction (units): writes that kill */
-  rs_word *entry, *clob, *call_use, *ret_out; /* the ABI -plr assumes (units) */
+  rs_word *entry, *clob, *call_use, *ret_out, *ret_ur; /* the ABI -plr assumes (units) */
+  rs_word *call_full;           /* a call followed by another one: what -plr shows written at it */
+  bool *sub_ur;                 /* per block: its function (kernel or subroutine) names a UR */
   rs_word *in, *rin;            /* per block: live in, reached in (units, -plr's CFG) */
   /* def sites for the region rule: one per written unit of an instruction, then one per unit
    * for its value at the kernel's entry (site_unit[nsites0 + u] = u) */
@@ -51,7 +61,7 @@ typedef struct {
                                              * per instruction: its first site */
   uint32_t *par;                /* union-find over sites: -plr's values (webs) */
   uint32_t *usite, *usite_first; /* sites of each unit (CSR) */
-  rs_word *rd_in;               /* per block: def sites reaching its start (the real CFG) */
+  rs_word *rd_in;               /* per block: def sites reaching its start (-plr's CFG) */
 } plr;
 
 static rs_word *set_at(rs_word *base, uint32_t W, uint32_t i) { return base + (size_t)W * i; }
@@ -94,11 +104,13 @@ static bool is_ret(const plr *p, const rs_inst *in) { return p->calls && in && o
  * RET has live after it, on all six fixtures that call (sm_75 to sm_89). */
 static bool plr_saved(unsigned r) { return r == 1 || r == 2 || (r >= 16 && r < 32) || (r >= 32 && (r >> 2 & 1)); }
 
-/* -plr's registers defined at a function's entry: the callee-saved ones and R4-R15 (not R0, R3,
- * nor an R32+ a call clobbers). Measured: R10 of wmma_w2x2_r2x2 sm_75 is shown live from the
- * kernel's entry (no def reaches it), R97 of fa_hd64 sm_75 only from the loop head its def
- * reaches around the back edge, R3 in fa_hd64 sm_80's subroutine not before its first def. */
-static bool plr_at_entry(unsigned r) { return plr_saved(r) || (r >= 4 && r < 16); }
+/* -plr's registers defined at a function's entry: R0 (the return address of the MOV R0, RET ;
+ * CALL idiom), the callee-saved ones and R4-R15 (not R3, nor an R32+ a call clobbers).
+ * Measured: R10 of wmma_w2x2_r2x2 sm_75 is shown live from the kernel's entry (no def reaches
+ * it), R97 of fa_hd64 sm_75 only from the loop head its def reaches around the back edge, R3 in
+ * fa_hd64 sm_80's subroutine not before its first def; R0 live from the entry of the subroutines
+ * that return through it (reduce_f64, layernorm, the 64-bit division of tests/fixtures/sass-real). */
+static bool plr_at_entry(unsigned r) { return r == 0 || plr_saved(r) || (r >= 4 && r < 16); }
 
 /* Successors of block b in the CFG -plr sees: the block's own, or (a call, a predicated RET)
  * its next block, or (a RET) none. */
@@ -122,7 +134,7 @@ static void block_out(const plr *p, uint32_t b, rs_word *cur) {
   for (uint32_t k = 0; k < n; k++)
     for (uint32_t w = 0; w < p->W; w++) cur[w] |= p->in[(size_t)p->W * sl[k] + w];
   if (is_ret(p, last_inst(p->f, b)))
-    for (uint32_t w = 0; w < p->W; w++) cur[w] |= p->ret_out[w];
+    for (uint32_t w = 0; w < p->W; w++) cur[w] |= p->ret_out[w] | (p->sub_ur[b] ? p->ret_ur[w] : 0);
 }
 
 /* One instruction backward: killing writes go, reads come. */
@@ -168,7 +180,8 @@ static void reach(plr *p) {
   free(wr);
 }
 
-/* ---- def sites (reaching definitions over the real CFG, for the region rule) ---- */
+/* ---- def sites (reaching definitions over -plr's CFG, for the region rule; over the real CFG a
+ * RET returning to every call site joined values of different calls) ---- */
 
 
 static void sites_build(plr *p) {
@@ -214,7 +227,9 @@ static void sites_build(plr *p) {
   /* forward to a fixed point: a killing write replaces its unit's sites, a predicated one adds */
   uint32_t SW = p->SW;
   p->rd_in = rs_xcalloc((size_t)SW * (p->NB + 1), sizeof *p->rd_in);
-  for (uint32_t u = 0; u < p->NU; u++) rs_bs_set(p->rd_in, p->nsites0 + u);
+  for (uint32_t b = 0; b < p->NB; b++)
+    if (is_entry(p, b))
+      for (uint32_t u = 0; u < p->NU; u++) rs_bs_set(set_at(p->rd_in, p->SW, b), p->nsites0 + u);
   rs_word *cur = rs_xcalloc(SW + 1, sizeof *cur);
   for (bool changed = true; changed;) {
     changed = false;
@@ -230,8 +245,15 @@ static void sites_build(plr *p) {
         }
         for (uint32_t s = p->inst_site[ii]; s < p->inst_site[ii + 1]; s++) rs_bs_set(cur, s);
       }
-      for (uint32_t k = 0; k < blk->nsuccs; k++) {
-        rs_word *ri = set_at(p->rd_in, SW, blk->succs[k]);
+      /* over -plr's CFG: a call returns to its next instruction and kills what it clobbers */
+      const uint32_t *sl;
+      uint32_t one, nsl = succs(p, b, &sl, &one);
+      if (is_call(p, last_inst(f, b)) && !(last_inst(f, b)->flags & RS_I_PREDICATED))
+        for (uint32_t u = 0; u < p->NU; u++)
+          if (rs_bs_get(p->clob, u))
+            for (uint32_t j = p->usite_first[u]; j < p->usite_first[u + 1]; j++) rs_bs_clr(cur, p->usite[j]);
+      for (uint32_t k = 0; k < nsl; k++) {
+        rs_word *ri = set_at(p->rd_in, SW, sl[k]);
         for (uint32_t w = 0; w < SW; w++)
           if (cur[w] & ~ri[w]) ri[w] |= cur[w], changed = true;
       }
@@ -266,6 +288,17 @@ static void sites_build(plr *p) {
           }
         }
       }
+      /* a call's reads of the convention (R0, R1) join too (cg_grid_atomics: R0 of two paths) */
+      for (uint32_t u = 0; is_call(p, in) && u < p->NU; u++) {
+        if (!rs_bs_get(p->call_use, u)) continue;
+        uint32_t first = UINT32_MAX;
+        for (uint32_t j = p->usite_first[u]; j < p->usite_first[u + 1]; j++) {
+          uint32_t s = p->usite[j];
+          if (!rs_bs_get(cur, s) || p->site_w[s] > 1) continue;
+          if (first == UINT32_MAX) first = s;
+          else rs_uf_union(p->par, first, s);
+        }
+      }
       for (uint32_t s = p->inst_site[ii]; s < p->inst_site[ii + 1]; s++) {
         uint32_t u = p->site_unit[s];
         if (rs_bs_get(cset_at(p->def, p->W, ii), u))
@@ -277,7 +310,7 @@ static void sites_build(plr *p) {
   free(cur);
 }
 
-/* Sites reaching the end of block b (the real CFG). */
+/* Sites reaching the end of block b (-plr's CFG). */
 static void rd_out(const plr *p, uint32_t b, rs_word *cur) {
   const rs_block *blk = &p->f->blocks[b];
   memcpy(cur, cset_at(p->rd_in, p->SW, b), p->SW * sizeof *cur);
@@ -341,12 +374,13 @@ static void region_rule(const plr *p, rs_word *rows) {
     uint32_t b1 = b0 + 1;
     while (b1 < p->NB && !labelled(f, b1)) b1++;
     block_out(p, b1 - 1, out);
-    /* the sites reaching where the region goes on (by any of its exits to there): the real CFG's */
-    const rs_block *be = &f->blocks[b1 - 1];
-    if (be->nsuccs) {
+    /* the sites reaching where the region goes on (by any of its exits to there): -plr's CFG's */
+    const uint32_t *bsl;
+    uint32_t bone, bn = succs(p, b1 - 1, &bsl, &bone);
+    if (bn) {
       memset(rd, 0, p->SW * sizeof *rd);
-      for (uint32_t k = 0; k < be->nsuccs; k++)
-        for (uint32_t w = 0; w < p->SW; w++) rd[w] |= p->rd_in[(size_t)p->SW * be->succs[k] + w];
+      for (uint32_t k = 0; k < bn; k++)
+        for (uint32_t w = 0; w < p->SW; w++) rd[w] |= p->rd_in[(size_t)p->SW * bsl[k] + w];
     } else {
       rd_out(p, b1 - 1, rd);
     }
@@ -365,6 +399,23 @@ static void region_rule(const plr *p, rs_word *rows) {
   free(from);
 }
 
+/* Whether instruction in is guarded by a uniform predicate (@UPn / @!UPn): its guard is the
+ * operand written before every other. -plr takes such a def as unconditional (it kills): UR4 of
+ * `@!UP0 UMOV UR4, URZ` in MAGMA's hemm_vbatched kernels is dead before it in -plr (2,574 rows
+ * of them agree with it so, none without). */
+static bool up_guard(const rs_func *f, const rs_inst *in) {
+  const rs_operand *g = NULL;
+  for (uint32_t o = 0; o < in->nops; o++) {
+    const rs_operand *op = &f->ops[in->first_op + o];
+    if (op->text_len && (!g || op->text_off < g->text_off)) g = op;
+  }
+  if (!g || (g->flags & RS_F_DEF)) return false;
+  const char *t = f->src + g->text_off;
+  if (*t == '@') t++;
+  if (*t == '!') t++;
+  return t[0] == 'U' && t[1] == 'P' && t[2] != 'T';
+}
+
 /* Per instruction: reads, writes (killing or predicated), the call convention; the ABI sets. */
 static void tables(plr *p) {
   const rs_func *f = p->f;
@@ -377,21 +428,45 @@ static void tables(plr *p) {
       const rs_operand *op = &f->ops[in->first_op + o];
       uint32_t u0 = op_base(f, op);
       if (u0 == UINT32_MAX) continue;
-      rs_word *s = !(op->flags & RS_F_DEF) ? p->use : (op->flags & RS_F_COND) ? p->cdef : p->def;
+      rs_word *s = !(op->flags & RS_F_DEF) ? p->use : (op->flags & RS_F_COND) && !(p->upguard && up_guard(f, in)) ? p->cdef : p->def;
       for (unsigned k = 0; k < 32 && (op->lanes >> (2 * k)); k++)
         if (op_unit(f, op, k, u0)) rs_bs_set(set_at(s, W, ii), u0 + k);
     }
   }
   /* -plr's R2P: PR read and written whole (P0-P6) whatever the mask, where really only the
-   * predicates of the mask are written and the others left alone (what the lift takes) */
+   * predicates of the mask are written and the others left alone (what the lift takes); -plr's
+   * P2R reads all of P0-P6 too, where really it reads the mask's (conv2d of the mini corpus) */
   int pf = file_named(t, "p");
-  for (uint32_t ii = 0; ii < p->NI && pf >= 0 && p->r2p; ii++)
+  for (uint32_t ii = 0; ii < p->NI && pf >= 0 && p->r2p; ii++) {
+    if (op_is(f, &f->insts[ii], "P2R")) /* and P2R reads all of them, whatever its mask */
+      for (uint32_t k = 0; k < 7 && k < t->files[pf].count; k++) rs_bs_set(set_at(p->use, W, ii), t->files[pf].first + k);
     if (op_is(f, &f->insts[ii], "R2P"))
       for (uint32_t k = 0; k < 7 && k < t->files[pf].count; k++) {
         uint32_t u = t->files[pf].first + k;
         rs_bs_set(set_at(p->use, W, ii), u);
         rs_bs_set(set_at(f->insts[ii].flags & RS_I_PREDICATED ? p->cdef : p->def, W, ii), u);
       }
+  }
+  /* per function (the kernel, each subroutine: blocks from its entry to the next): whether it
+   * names a UR; -plr takes UR36-UR62 as callee-saved, live after the RETs of such a function only
+   * (measured: the UR-using subroutines of async_copy and intrinsics in tests/fixtures/sass-real) */
+  int uf = file_named(t, "ur");
+  for (uint32_t b0 = 0; b0 < p->NB && uf >= 0;) {
+    uint32_t b1 = b0 + 1;
+    while (b1 < p->NB && !is_entry(p, b1)) b1++;
+    bool any = false;
+    const rs_regfile *U = &t->files[uf];
+    for (uint32_t ii = f->blocks[b0].first_inst; ii < f->blocks[b1 - 1].first_inst + f->blocks[b1 - 1].ninsts; ii++)
+      for (uint32_t w = 0; w < W && !any; w++) {
+        rs_word x = set_at(p->use, W, ii)[w] | set_at(p->def, W, ii)[w] | set_at(p->cdef, W, ii)[w];
+        for (; x && !any; x &= x - 1) {
+          uint32_t u = w * 64 + (uint32_t)__builtin_ctzll(x);
+          any = u >= U->first && u < U->first + U->count;
+        }
+      }
+    for (uint32_t b = b0; b < b1; b++) p->sub_ur[b] = any;
+    b0 = b1;
+  }
   /* the call convention: R0, R1 read; all but the callee-saved written; after a RET the
    * callee-saved registers of the function's allocation (SHI_REGISTERS, the 2 reserved too) */
   uint32_t nregs = f->declared_regs;
@@ -405,6 +480,15 @@ static void tables(plr *p) {
       if (top > nregs) nregs = top;
     }
   }
+  bool *named = rs_xcalloc(t->nfiles + 1, sizeof *named); /* per file: the function names one */
+  for (uint32_t ii = 0; ii < p->NI; ii++)
+    for (uint32_t w = 0; w < W; w++)
+      for (rs_word x = set_at(p->use, W, ii)[w] | set_at(p->def, W, ii)[w] | set_at(p->cdef, W, ii)[w]; x; x &= x - 1)
+        if (rs_target_file_of(t, w * 64 + (uint32_t)__builtin_ctzll(x)) >= 0)
+          named[rs_target_file_of(t, w * 64 + (uint32_t)__builtin_ctzll(x))] = true;
+  bool uniform = false;
+  for (uint32_t fi = 0; fi < t->nfiles; fi++)
+    uniform |= named[fi] && (!strcmp(t->files[fi].name, "ur") || !strcmp(t->files[fi].name, "up"));
   for (uint32_t fi = 0; fi < t->nfiles; fi++) {
     const char *n = t->files[fi].name;
     bool r = (int)fi == rf;
@@ -416,8 +500,16 @@ static void tables(plr *p) {
       if (r && k <= 1) rs_bs_set(p->call_use, u);
       if (!r || !plr_saved(k)) rs_bs_set(p->clob, u);
       else if (k < nregs || !nregs) rs_bs_set(p->ret_out, u);
+      /* shown at a chained call: R3-R15 and R32+ (not callee-saved) below the allocation, P0-P6,
+       * UR4-UR35, UP0-UP6; the uniform ones only where the function names a UR or UP (-plr has
+       * no uniform columns otherwise: scan_t256_i8 sm_75) */
+      if ((r && !plr_saved(k) && k < nregs) || !strcmp(n, "p") ||
+          (uniform && (!strcmp(n, "up") || (!strcmp(n, "ur") && k >= 4 && k < 36))))
+        rs_bs_set(p->call_full, u);
+      if (!strcmp(n, "ur") && k >= 36 && k < 63) rs_bs_set(p->ret_ur, u), rs_bs_set(p->entry, u);
     }
   }
+  free(named);
   for (uint32_t ii = 0; ii < p->NI; ii++) {
     const rs_inst *in = &f->insts[ii];
     rs_word *use = set_at(p->use, W, ii), *kill = set_at(p->kill, W, ii);
@@ -441,13 +533,16 @@ int rs_sass_live_rows(const rs_func *f, rs_word **rows, uint32_t *words, unsigne
   p.W = (uint32_t)RS_WORDS(p.NU);
   p.calls = (quirks & RS_PLR_CALLS) != 0;
   p.r2p = (quirks & RS_PLR_R2P) != 0;
+  p.chain = (quirks & RS_PLR_CHAIN) != 0;
+  p.upguard = (quirks & RS_PLR_UPGUARD) != 0;
   uint32_t W = p.W, NI = p.NI;
   rs_word **per_inst[] = {&p.use, &p.def, &p.cdef, &p.call_w, &p.kill};
   for (size_t k = 0; k < sizeof per_inst / sizeof *per_inst; k++) *per_inst[k] = rs_xcalloc((size_t)W * (NI + 1), sizeof(rs_word));
-  rs_word **sets[] = {&p.entry, &p.clob, &p.call_use, &p.ret_out};
+  rs_word **sets[] = {&p.entry, &p.clob, &p.call_use, &p.ret_out, &p.ret_ur, &p.call_full};
   for (size_t k = 0; k < sizeof sets / sizeof *sets; k++) *sets[k] = rs_xcalloc(W + 1, sizeof(rs_word));
   p.in = rs_xcalloc((size_t)W * (p.NB + 1), sizeof *p.in);
   p.rin = rs_xcalloc((size_t)W * (p.NB + 1), sizeof *p.rin);
+  p.sub_ur = rs_xcalloc(p.NB + 1, sizeof *p.sub_ur);
   tables(&p);
   /* backward liveness over -plr's CFG */
   rs_word *cur = rs_xcalloc(W + 1, sizeof *cur);
@@ -478,12 +573,31 @@ int rs_sass_live_rows(const rs_func *f, rs_word **rows, uint32_t *words, unsigne
       for (uint32_t w = 0; w < W; w++) wr[w] |= x[w];
     }
   }
+  /* a call whose straight-line code reaches another call before any label or branch: -plr
+   * shows its whole clobber set written at it (call_full) */
+  bool *chained = rs_xcalloc(NI + 1, sizeof *chained);
+  for (uint32_t b = p.NB, next_call = 0; b-- > 0;) {
+    const rs_block *blk = &f->blocks[b];
+    for (uint32_t k = blk->ninsts; k-- > 0;) {
+      const rs_inst *in = &f->insts[blk->first_inst + k];
+      if (is_call(&p, in)) {
+        bool plain = !(in->flags & RS_I_PREDICATED);
+        chained[blk->first_inst + k] = p.chain && plain && next_call;
+        next_call = plain;
+      } else if (in->flags & (RS_I_BRANCH | RS_I_BARRIER)) {
+        next_call = 0;
+      }
+    }
+    if (labelled(f, b)) next_call = 0;
+  }
   for (uint32_t b = 0; b < p.NB; b++) {
     const rs_block *blk = &f->blocks[b];
     block_out(&p, b, cur);
     for (uint32_t k = blk->ninsts; k-- > 0;) {
       uint32_t ii = blk->first_inst + k;
       rs_word *row = set_at(out, W, ii);
+      if (chained[ii])
+        for (uint32_t w = 0; w < W; w++) row[w] |= p.call_full[w];
       const rs_word *next_def = ii + 1 < NI ? set_at(p.def, W, ii + 1) : NULL, *next_cdef = ii + 1 < NI ? set_at(p.cdef, W, ii + 1) : NULL;
       for (uint32_t w = 0; w < W; w++) { /* written here: shown even when dead; a call's where live after or written next */
         rs_word after = cur[w] | (next_def ? next_def[w] | next_cdef[w] : 0);
@@ -495,6 +609,7 @@ int rs_sass_live_rows(const rs_func *f, rs_word **rows, uint32_t *words, unsigne
     }
   }
   region_rule(&p, out);
+  free(chained);
   free(rb);
   free(wr);
   free(cur);
@@ -509,6 +624,7 @@ int rs_sass_live_rows(const rs_func *f, rs_word **rows, uint32_t *words, unsigne
   free(p.usite);
   free(p.usite_first);
   free(p.rd_in);
+  free(p.sub_ur);
   *rows = out;
   *words = W;
   return 0;

@@ -17,6 +17,14 @@
 #define SUB32 "U8 S8 U16 S16 "
 /* 64 and F64 are not here: they make the data operands pairs (rows of their own) */
 #define ATOMOP "ADD MIN MAX INC DEC AND OR XOR EXCH SAFE F32 F16x2 BF16x2 FTZ RN S32 U32 "
+/* surface accesses: memory order, scope, out-of-bounds mode; reductions: their operation */
+#define SURF "STRONG WEAK CTA SM GPU SYS TRAP IGN "
+#define SURED "ADD MIN MAX INC DEC AND OR XOR S32 U32 "
+/* texture operand variants: [residency P,] results t u, coordinates a [, extras b], handle,
+ * geometry [, component mask] (sass.h, texshape.c) */
+#define TEXOPS \
+  "t u a s2 s1 g|t u a b s2 s1 g|t u a s2 s1 g c|t u a b s2 s1 g c|P t u a s2 s1 g|P t u a b s2 s1 g|P t u a s2 s1 g c|" \
+  "P t u a b s2 s1 g c"
 
 #define B RS_SOP_BRANCH
 #define X RS_SOP_EXIT
@@ -29,9 +37,9 @@
 
 const rs_sass_op rs_sass_optable[] = {
     /* ---- moves, constants, special registers ---- */
-    {"MOV", "", "d1 s1|d1 s1 s1", K},
+    {"MOV", "", "d1 s1|d1 s1 s1|d1 l", K}, /* MOV R6, `(.nv.unified.texrefDescSize): a symbol's value */
     {"MOV32I", "", "d1 s1", 0},
-    {"UMOV", "", "d1 s1", K},
+    {"UMOV", "", "d1 s1|d1 l", K},
     {"S2R", "", "d1 s1", 0},
     {"S2UR", "", "d1 s1", 0},
     {"CS2R", "", "d2 s1", 0},      /* CS2R R4, SRZ writes R4:R5 */
@@ -81,11 +89,17 @@ const rs_sass_op rs_sass_optable[] = {
     {"VIADD", "", "d1 s1 s1", 0},
     {"VIMNMX", "U32 S32 RELU", "d1 s1 s1 s1", 0},
     {"VIADDMNMX", "U32 S32 RELU", "d1 s1 s1 s1 s1", 0},
-    {"IMAD", "U32 S32 SHL MOV IADD HI", "d1 s1 s1 s1|d1 d1 s1 s1 s1", 0}, /* IMAD.HI.U32 R10, P1, ... */
-    {"IMAD.X", "U32 S32 HI", "d1 s1 s1 s1 s1", 0},
+    {"VIMNMX3", "U32 S32 RELU", "d1 s1 s1 s1 s1", 0}, /* VIMNMX3 R9, R0, UR6, R7, !PT (sm_90, sass/fill.c) */
+    {"IMAD", "U32 S32 SHL MOV IADD", "d1 s1 s1 s1|d1 d1 s1 s1 s1", 0},
+    /* IMAD.HI Rd, Ra, Rb, Rc = hi32(Ra * Rb + Rc+1:Rc): the addend is a pair (ptxas zeroes Rc to
+     * add Rc+1 << 32, `MOV R2, RZ ; IMAD.HI.U32 R3, R3, R5, R2` of the 32-bit division); -plr
+     * marks Rc+1 read on every IMAD.HI (mad.hi, __umulhi, __mulhi, __mul64hi, 32/64-bit division;
+     * sm_75, sm_89) whose Rc+1 is no other operand; parsed widths: tests/test_sass_real.c */
+    {"IMAD.HI", "U32 S32", "d1 s1 s1 s2|d1 d1 s1 s1 s2", 0}, /* IMAD.HI.U32 R10, P1, ...: carry-out */
+    {"IMAD.X", "U32 S32", "d1 s1 s1 s1 s1", 0},
     {"IMAD.WIDE", "U32 S32", "d2 s1 s1 s2|d2 d1 s1 s1 s2", 0}, /* destination and addend pairs; P carry */
     {"IMAD.WIDE.X", "U32 S32", "d2 s1 s1 s2 s1", 0},
-    {"UIMAD", "U32 S32 SHL MOV IADD HI", "d1 s1 s1 s1", 0},
+    {"UIMAD", "U32 S32 SHL MOV IADD", "d1 s1 s1 s1", 0}, /* UIMAD.HI never seen: unknown, not guessed */
     {"UIMAD.WIDE", "U32 S32", "d2 s1 s1 s2", 0},
     {"LEA", "", "d1 s1 s1 s1|d1 d1 s1 s1 s1", 0},
     {"LEA.HI", "SX32", "d1 s1 s1 s1 s1|d1 d1 s1 s1 s1 s1", 0},
@@ -118,6 +132,9 @@ const rs_sass_op rs_sass_optable[] = {
     {"FADD", FRND, "d1 s1 s1", 0},
     {"FMNMX", "FTZ NAN", "d1 s1 s1 s1", 0},
     {"FSETP", CMP BOOL "FTZ", "d1 d1 s1 s1 s1", 0},
+    /* FSET.BF.NEU.AND R5, R2, R3, PT: a comparison into a register, 1.0f or 0 ((float)(x != y);
+     * MAGMA). Without .BF (all ones) ptxas 13 writes FSETP + SEL: never seen, not listed */
+    {"FSET.BF", CMP BOOL "FTZ", "d1 s1 s1 s1", 0},
     {"FCHK", "DIVIDE", "d1 s1 s1", 0},
     {"FRND", FRND "FLOOR CEIL TRUNC", "d1 s1", 0},
     {"FSWZADD", "", "d1 s1 s1 s1", 0},
@@ -234,6 +251,50 @@ const rs_sass_op rs_sass_optable[] = {
     {"LDSM.16.MT88", "", "d1 m", 0},
     {"LDSM.16.MT88.2", "", "d2 m", 0},
     {"LDSM.16.MT88.4", "", "d4 m", 0},
+
+    /* ---- textures (TEX TLD TLD4 TXD TXQ): the widths of t u a b come from the geometry, the
+     * component mask and the modifiers (texshape.c); the handle is a UR pair on sm_90 (-plr reads
+     * both), two c[0x0] offsets before. TEX.LL P0, R42, R44, R4, R30, UR4, 0x0, 2D: a residency
+     * predicate (sparse texture) first. */
+    {"TEX", "SCR LL LZ AOFFI NDV F16 RN", TEXOPS, 0},
+    {"TLD", "SCR LL LZ CL MS", TEXOPS, 0},
+    {"TLD4", "SCR R G B A AOFFI", TEXOPS, 0},
+    {"TXD", "", TEXOPS, 0},
+    {"TXQ", "", "t u s1 k s2 s1 c", 0}, /* TXQ RZ, R6, R6, TEX_HEADER_DIMENSION, UR4, 0x0, 0x1: Ra the level */
+
+    /* ---- surfaces: [Ra] a tuple of the geometry's coordinates (2D: x, y; 2D_ARRAY and 3D three),
+     * data by size; the handle is one UR on sm_90 (-plr), c[0x0] offsets before. SUST.P
+     * (formatted) stores four components, two with .RG, one with .R. */
+    {"SULD.D.BA.1D", SUB32 SURF, "d1 m1 s1 s1", 0}, {"SULD.D.BA.1D.64", SURF, "d2 m1 s1 s1", 0},
+    {"SULD.D.BA.1D.128", SURF, "d4 m1 s1 s1", 0}, {"SULD.D.BA.1D_ARRAY", SUB32 SURF, "d1 m2 s1 s1", 0},
+    {"SULD.D.BA.1D_ARRAY.64", SURF, "d2 m2 s1 s1", 0}, {"SULD.D.BA.1D_ARRAY.128", SURF, "d4 m2 s1 s1", 0},
+    {"SULD.D.BA.2D", SUB32 SURF, "d1 m2 s1 s1", 0}, {"SULD.D.BA.2D.64", SURF, "d2 m2 s1 s1", 0},
+    {"SULD.D.BA.2D.128", SURF, "d4 m2 s1 s1", 0}, {"SULD.D.BA.2D_ARRAY", SUB32 SURF, "d1 m3 s1 s1", 0},
+    {"SULD.D.BA.2D_ARRAY.64", SURF, "d2 m3 s1 s1", 0}, {"SULD.D.BA.2D_ARRAY.128", SURF, "d4 m3 s1 s1", 0},
+    {"SULD.D.BA.3D", SUB32 SURF, "d1 m3 s1 s1", 0}, {"SULD.D.BA.3D.64", SURF, "d2 m3 s1 s1", 0},
+    {"SULD.D.BA.3D.128", SURF, "d4 m3 s1 s1", 0}, {"SUST.D.BA.1D", SUB32 SURF, "m1 s1 s1 s1", 0},
+    {"SUST.D.BA.1D.64", SURF, "m1 s2 s1 s1", 0}, {"SUST.D.BA.1D.128", SURF, "m1 s4 s1 s1", 0},
+    {"SUST.D.BA.1D_ARRAY", SUB32 SURF, "m2 s1 s1 s1", 0}, {"SUST.D.BA.1D_ARRAY.64", SURF, "m2 s2 s1 s1", 0},
+    {"SUST.D.BA.1D_ARRAY.128", SURF, "m2 s4 s1 s1", 0}, {"SUST.D.BA.2D", SUB32 SURF, "m2 s1 s1 s1", 0},
+    {"SUST.D.BA.2D.64", SURF, "m2 s2 s1 s1", 0}, {"SUST.D.BA.2D.128", SURF, "m2 s4 s1 s1", 0},
+    {"SUST.D.BA.2D_ARRAY", SUB32 SURF, "m3 s1 s1 s1", 0}, {"SUST.D.BA.2D_ARRAY.64", SURF, "m3 s2 s1 s1", 0},
+    {"SUST.D.BA.2D_ARRAY.128", SURF, "m3 s4 s1 s1", 0}, {"SUST.D.BA.3D", SUB32 SURF, "m3 s1 s1 s1", 0},
+    {"SUST.D.BA.3D.64", SURF, "m3 s2 s1 s1", 0}, {"SUST.D.BA.3D.128", SURF, "m3 s4 s1 s1", 0},
+    {"SUST.P.1D", SURF, "m1 s4 s1 s1", 0}, {"SUST.P.1D.RG", SURF, "m1 s2 s1 s1", 0},
+    {"SUST.P.1D.R", SURF, "m1 s1 s1 s1", 0}, {"SUST.P.1D_ARRAY", SURF, "m2 s4 s1 s1", 0},
+    {"SUST.P.1D_ARRAY.RG", SURF, "m2 s2 s1 s1", 0}, {"SUST.P.1D_ARRAY.R", SURF, "m2 s1 s1 s1", 0},
+    {"SUST.P.2D", SURF, "m2 s4 s1 s1", 0}, {"SUST.P.2D.RG", SURF, "m2 s2 s1 s1", 0},
+    {"SUST.P.2D.R", SURF, "m2 s1 s1 s1", 0}, {"SUST.P.2D_ARRAY", SURF, "m3 s4 s1 s1", 0},
+    {"SUST.P.2D_ARRAY.RG", SURF, "m3 s2 s1 s1", 0}, {"SUST.P.2D_ARRAY.R", SURF, "m3 s1 s1 s1", 0},
+    {"SUST.P.3D", SURF, "m3 s4 s1 s1", 0}, {"SUST.P.3D.RG", SURF, "m3 s2 s1 s1", 0},
+    {"SUST.P.3D.R", SURF, "m3 s1 s1 s1", 0}, {"SURED.D.BA.1D", SURF SURED, "m1 s1 s1 s1", 0},
+    {"SURED.D.BA.1D.U64", SURF SURED, "m1 s2 s1 s1", 0}, {"SURED.D.1D", SURF SURED, "m1 s1 s1 s1", 0},
+    {"SURED.D.BA.1D_ARRAY", SURF SURED, "m2 s1 s1 s1", 0}, {"SURED.D.BA.1D_ARRAY.U64", SURF SURED, "m2 s2 s1 s1", 0},
+    {"SURED.D.1D_ARRAY", SURF SURED, "m2 s1 s1 s1", 0}, {"SURED.D.BA.2D", SURF SURED, "m2 s1 s1 s1", 0},
+    {"SURED.D.BA.2D.U64", SURF SURED, "m2 s2 s1 s1", 0}, {"SURED.D.2D", SURF SURED, "m2 s1 s1 s1", 0},
+    {"SURED.D.BA.2D_ARRAY", SURF SURED, "m3 s1 s1 s1", 0}, {"SURED.D.BA.2D_ARRAY.U64", SURF SURED, "m3 s2 s1 s1", 0},
+    {"SURED.D.2D_ARRAY", SURF SURED, "m3 s1 s1 s1", 0}, {"SURED.D.BA.3D", SURF SURED, "m3 s1 s1 s1", 0},
+    {"SURED.D.BA.3D.U64", SURF SURED, "m3 s2 s1 s1", 0}, {"SURED.D.3D", SURF SURED, "m3 s1 s1 s1", 0},
 
     /* ---- barriers and synchronisation (no register written) ---- */
     {"BAR", "SYNC ARV RED POPC AND OR DEFER_BLOCKING ALL", "s1|s1 s1", 0},

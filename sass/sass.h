@@ -77,8 +77,12 @@ enum {
 /* One opcode form: the mnemonic with the modifiers that decide operand widths, the other
  * modifiers it may carry, and its operands as roles, one variant per operand count.
  * Roles: dN written (N 32-bit registers), sN read, xN read and written, m memory address,
- * M memory address whose base is 64-bit even without `.64` (sm_75 `.E`), l label, p the
- * predicate file PR read (P2R) and q PR written (R2P), the predicates named by the mask. */
+ * M memory address whose base is 64-bit even without `.64` (sm_75 `.E`), mN a surface address
+ * [Ra] whose Ra is a tuple of N coordinates, l label, p the predicate file PR read (P2R) and q PR
+ * written (R2P), the predicates named by the mask, P a predicate written (TEX's residency).
+ * Texture rows (texshape.c gives the widths): t and u the two result tuples, a coordinates, b
+ * extras, g the geometry operand (2D, ARRAY_CUBE ...), c the component mask, k a keyword
+ * operand (TXQ's TEX_HEADER_DIMENSION). */
 typedef struct {
   const char *form;     /* "IMAD.WIDE" */
   const char *optional; /* "U32 X" */
@@ -93,6 +97,20 @@ extern const size_t rs_sass_noptable;
  * with why (unknown opcode, unknown form, no variant with that many operands) in e. */
 const rs_sass_op *rs_sass_lookup(const char *mn, size_t n, uint32_t nops, const char **variant, char *why,
                                  size_t whylen);
+
+/* ---- texture instructions (texshape.c) ---- */
+
+/* Tuple widths of a texture instruction's registers (0: not there; a result of width 0 is
+ * printed RZ): first and second printed results, coordinates Ra, extras Rb. */
+typedef struct {
+  uint8_t dst_hi, dst_lo, coords, extra;
+} rs_sass_texshape;
+/* From the mnemonic ("TEX.SCR.LL"), the geometry operand ("ARRAY_2D"; none for TXQ) and the
+ * component mask (0xf when none is printed); -1 with why for anything never measured. */
+int rs_sass_tex_shape(const char *mn, size_t mnl, const char *geom, size_t geoml, uint32_t mask, rs_sass_texshape *out,
+                      char *why, size_t whylen);
+/* Is s[0..n) a geometry operand (1D 2D 3D CUBE ARRAY_1D ARRAY_2D ARRAY_CUBE)? */
+bool rs_sass_is_geometry(const char *s, size_t n);
 
 /* ---- lifting (lift.c) ---- */
 
@@ -126,8 +144,10 @@ void rs_sass_scoreboard_pairs(const rs_func *f, const uint64_t (*ctl)[2], rs_sas
 /* nvdisasm 11.8's quirks rs_sass_live_rows can take (live.c says what each is). */
 enum {
   RS_PLR_CALLS = 1, /* CALL.REL.NOINC as an ABI call (callee-saved set, RET returning nowhere) */
-  RS_PLR_R2P = 2,   /* R2P reads and writes all of P0-P6 whatever its mask */
-  RS_PLR_ALL = 3,   /* as -plr shows it */
+  RS_PLR_R2P = 2,   /* R2P reads and writes, P2R reads, all of P0-P6 whatever the mask */
+  RS_PLR_CHAIN = 4, /* a call followed by another before any label or branch: its whole clobber set shown */
+  RS_PLR_UPGUARD = 8, /* a def under a uniform predicate (@UPn) kills as if unconditional */
+  RS_PLR_ALL = 15,  /* as -plr shows it */
 };
 /* Per instruction, the physical registers live at it as -plr marks them: those live before it
  * plus those it writes. rows[i * words ...] is a bitset over the target's units (values mapped

@@ -174,7 +174,8 @@ static int reg_operand(P *p, const char *s, size_t k, unsigned width, const char
     if (!wide)
       return perr(p, p->line, "operand of the wrong width: %s where %.*s needs %u registers",
                   excerpt(s, k, b, sizeof b), (int)mnl, mn, width);
-    if (idx % width)
+    unsigned align = width == 3 ? 4 : width; /* a triple (TEX CUBE coordinates) sits in an aligned quad */
+    if (idx % align)
       return perr(p, p->line, "operand of the wrong width: %s is not an aligned %s of %u registers (%.*s)",
                   excerpt(s, k, b, sizeof b), width == 2 ? "pair" : "tuple", width, (int)mnl, mn);
     if (idx + width > rf->count - 1)
@@ -223,8 +224,9 @@ static bool is_number(const char *s, size_t n) {
   return digit;
 }
 
-/* The registers inside a memory address [a+b+imm] (already stripped of brackets). */
-static int address(P *p, size_t off, size_t len, bool base64, const char *mn, size_t mnl) {
+/* The registers inside a memory address [a+b+imm] (already stripped of brackets). tuple > 1: the
+ * R term is a tuple of that many coordinates (a surface address). */
+static int address(P *p, size_t off, size_t len, bool base64, unsigned tuple, const char *mn, size_t mnl) {
   const char *s = p->s;
   size_t i = off, end = off + len;
   char b[80];
@@ -242,6 +244,9 @@ static int address(P *p, size_t off, size_t len, bool base64, const char *mn, si
       size_t j = reg_suffix(s, i + k, end, &w64);
       bool ur = s[i] == 'U';
       unsigned w = (w64 || (any64 && (ur || base64))) ? 2 : 1;
+      if (tuple > 1 && !ur) w = tuple;
+      /* [R5.U32+UR4] (sm_75 .E): a 32-bit unsigned offset to the 64-bit UR base (-plr) */
+      if (!ur && j - (i + k) >= 4 && !memcmp(s + i + k, ".U32", 4)) w = 1;
       uint32_t unit;
       rs_lanes lanes;
       if (reg_operand(p, s + i, k, w, mn, mnl, &unit, &lanes)) return -1;
@@ -295,6 +300,12 @@ static int operand(P *p, size_t off, size_t len, role r, uint16_t dflags, const 
     push_op(p, RS_OP_BLOCK, 0, 0, 0, i + 2, end - i - 3);
     return 0;
   }
+  if (r.role == 'P') r.role = 'd';      /* a predicate result (kinds_fit checked it is one) */
+  else if (r.role == 'c') r.role = 's'; /* the component mask: an immediate */
+  if (r.role == 'g' || r.role == 'k') { /* a geometry or keyword operand (kinds_fit checked it) */
+    push_op(p, RS_OP_OTHER, 0, 0, 0, i, end - i);
+    return 0;
+  }
   if (r.role == 'p' || r.role == 'q') { /* the predicate file PR: what it reads or writes comes from the mask (pr_mask) */
     if (end - i != 2 || s[i] != 'P' || s[i + 1] != 'R')
       return perr(p, p->line, "expected PR in %.*s, found '%s'", (int)mnl, mn, excerpt(s + i, end - i, b, sizeof b));
@@ -319,7 +330,7 @@ static int operand(P *p, size_t off, size_t len, role r, uint16_t dflags, const 
     if (i >= end || s[i] != '[' || s[end - 1] != ']')
       return perr(p, p->line, "expected a memory address [...] in %.*s, found '%s'", (int)mnl, mn,
                   excerpt(s + i, end - i, b, sizeof b));
-    return address(p, i + 1, end - i - 2, mem64, mn, mnl);
+    return address(p, i + 1, end - i - 2, mem64, r.role == 'm' ? r.width : 1, mn, mnl);
   }
   /* register, constant, immediate or special register, with decorations */
   bool abs_bar = false;
@@ -543,11 +554,77 @@ static void start_block(P *p, uint32_t addr) {
   p->new_block = false;
 }
 
-/* Are the label roles exactly the operands that are labels? */
-static bool label_fits(const P *p, const role *r, uint32_t n, const size_t *so) {
-  for (uint32_t k = 0; k < n; k++)
-    if ((r[k].role == 'l') != (p->s[so[k]] == '`')) return false;
+/* A keyword operand: an upper-case word that is no register, geometry or special register
+ * (TXQ's TEX_HEADER_DIMENSION). */
+static bool is_keyword(const char *s, size_t n) {
+  if (!n || !(s[0] >= 'A' && s[0] <= 'Z') || reg_token(s, n) == n || rs_sass_is_geometry(s, n) ||
+      starts(s, n, "SR_") || (n == 3 && starts(s, n, "SRZ")))
+    return false;
+  for (size_t i = 0; i < n; i++)
+    if (!((s[i] >= 'A' && s[i] <= 'Z') || is_digit(s[i]) || s[i] == '_')) return false;
   return true;
+}
+
+/* Do the operands have the kinds the roles need? Labels `(...), geometries, keywords and the
+ * registers of texture rows (a predicate P, R tuples t u a b) tell variants with as many
+ * operands apart (CALL.ABS.NOINC R8; TEX with or without Rb, mask, residency predicate). */
+static bool kinds_fit(const P *p, const role *r, uint32_t n, const size_t *so, const size_t *sl) {
+  for (uint32_t k = 0; k < n; k++) {
+    const char *s = p->s + so[k];
+    size_t len = sl[k], rt = reg_token(s, len);
+    if ((r[k].role == 'l') != (s[0] == '`')) return false;
+    if ((r[k].role == 'g') != rs_sass_is_geometry(s, len)) return false;
+    if (r[k].role == 'k' && !is_keyword(s, len)) return false;
+    if (r[k].role == 'P' && !(rt && s[0] == 'P')) return false;
+    if (strchr("tuab", r[k].role) && !(rt && s[0] == 'R')) return false;
+  }
+  return true;
+}
+
+/* Texture rows: the roles t u a b become results and sources of the widths texshape.c gives
+ * for this mnemonic, geometry and mask; a result of width 0 must be RZ, an Rb the shape lacks
+ * (or lacking one it needs) is an error. */
+static int tex_roles(P *p, role *r, uint32_t n, const size_t *so, const size_t *sl, const char *mn, size_t mnl) {
+  const char *geom = NULL;
+  size_t geoml = 0;
+  uint32_t mask = 0xf;
+  bool tex = false, has_b = false;
+  for (uint32_t k = 0; k < n; k++) {
+    tex |= strchr("tuab", r[k].role) != NULL;
+    has_b |= r[k].role == 'b';
+    if (r[k].role == 'g') geom = p->s + so[k], geoml = sl[k];
+    if (r[k].role == 'c') {
+      const char *s = p->s + so[k];
+      char b[40];
+      unsigned long v = 0;
+      bool ok = sl[k] > 2 && sl[k] <= 4 && s[0] == '0' && s[1] == 'x';
+      for (size_t j = 2; ok && j < sl[k]; j++) {
+        ok = is_hex(s[j]);
+        if (ok) v = v * 16 + (unsigned long)(is_digit(s[j]) ? s[j] - '0' : (s[j] | 0x20) - 'a' + 10);
+      }
+      if (!ok) return perr(p, p->line, "%.*s needs a component mask, found '%s'", (int)mnl, mn, excerpt(s, sl[k], b, sizeof b));
+      mask = (uint32_t)v;
+    }
+  }
+  if (!tex) return 0;
+  rs_sass_texshape sh;
+  char why[200];
+  if (rs_sass_tex_shape(mn, mnl, geom, geoml, mask, &sh, why, sizeof why)) return perr(p, p->line, "%s", why);
+  if (has_b != (sh.extra > 0))
+    return perr(p, p->line, "%.*s %s a register of extra operands, but its shape has %u", (int)mnl, mn,
+                has_b ? "prints" : "lacks", sh.extra);
+  for (uint32_t k = 0; k < n; k++) {
+    unsigned w = r[k].role == 't' ? sh.dst_hi : r[k].role == 'u' ? sh.dst_lo : r[k].role == 'a' ? sh.coords
+               : r[k].role == 'b' ? sh.extra : 1;
+    if (!strchr("tuab", r[k].role)) continue;
+    bool zero = sl[k] == 2 && !memcmp(p->s + so[k], "RZ", 2);
+    if (w == 0 && !zero)
+      return perr(p, p->line, "%.*s with mask 0x%x writes no register there, found '%.*s' (RZ expected)", (int)mnl, mn,
+                  mask, (int)(sl[k] > 20 ? 20 : sl[k]), p->s + so[k]);
+    r[k].role = r[k].role == 't' || r[k].role == 'u' ? 'd' : 's';
+    r[k].width = w ? w : 1;
+  }
+  return 0;
 }
 
 /* One instruction line s[off..end): address comment, guard, opcode, operands, ";". */
@@ -627,7 +704,7 @@ static int parse_inst(P *p, size_t off, size_t end) {
   uint32_t nroles;
   if (parse_roles(variant, roles, &nroles) || nroles != nops) return perr(p, p->line, "bad table row for %s", row->form);
   /* variants with as many operands differ in kind: a label `(...) or not (CALL.ABS.NOINC R8) */
-  for (const char *v = variant; !label_fits(p, roles, nops, so);) {
+  for (const char *v = variant; !kinds_fit(p, roles, nops, so, sl);) {
     v = strchr(v, '|');
     if (!v) break;
     v++;
@@ -635,6 +712,11 @@ static int parse_inst(P *p, size_t off, size_t end) {
     uint32_t na;
     if (!parse_roles(v, alt, &na) && na == nops) memcpy(roles, alt, sizeof *alt * na);
   }
+  bool new_kinds = false; /* roles whose operands operand() takes on kinds_fit's word */
+  for (uint32_t k = 0; k < nops; k++) new_kinds |= strchr("gkPtuabc", roles[k].role) != NULL;
+  if (new_kinds && !kinds_fit(p, roles, nops, so, sl))
+    return perr(p, p->line, "%.*s: no variant of %s has operands of these kinds", (int)mnl, mn, row->form);
+  if (tex_roles(p, roles, nops, so, sl, mn, mnl)) return -1;
   bool pred = guard && !guard_always;
   uint16_t dflags = RS_F_DEF | (pred ? RS_F_COND : 0);
   bool mem64 = (row->flags & RS_SOP_DESC) && p->sm < 80; /* sm_75 .E: 64-bit address without .64 */

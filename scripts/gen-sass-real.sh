@@ -2,7 +2,7 @@
 # gen-sass-real.sh -- regenerate tests/fixtures/sass-real/ from the CUDA kernels there (*.cu,
 # written for regsweep's tests: cp.async, cuda::barrier, cooperative groups, warp votes,
 # reductions and matches, atomics of every kind, histograms, layernorm, softmax, transposes,
-# fp64 reductions, an FDTD stencil, Monte Carlo).
+# fp64 reductions, an FDTD stencil, Monte Carlo, textures and surfaces, three-input min/max).
 #
 # Usage: scripts/gen-sass-real.sh      (after building: it uses build/regsweep)
 # Env:   NVCC (/usr/local/cuda/bin/nvcc, CUDA 13)  NVDISASM (PATH, else CUDA 11.8's in
@@ -13,6 +13,9 @@
 #   NAME.T.sass  regsweep corpus disasm (the completed listing, as the corpus stores it)
 #   NAME.T.lrm   nvdisasm -c -lrm count on the header-rewritten cubin, rows cut to address and
 #                counts as scripts/gen-sass-fixtures.sh does
+#   NAME.T.texplr  nvdisasm -c -plr -lrm narrow: the column headers and the rows of texture and
+#                surface instructions only (their tuple widths are checked against it), when
+#                the listing has any
 # and FORMS.txt: `regsweep corpus forms` over the cubins (the coverage these kernels give).
 # Reruns are identical except the "Compile time" lines of *.ptxas-v.txt.
 set -euo pipefail
@@ -27,11 +30,16 @@ fi
 OUT=tests/fixtures/sass-real
 TARGETS=(sm_75 sm_80 sm_86 sm_89 sm_90)
 table() { sed -E -e 's#^( +/\*[0-9a-f]+\*/) .*(// \|)#\1 \2#' -e 's/ *$//'; }
+# -plr rows of texture/surface instructions, with the section lines and column headers
+texrows() {
+  grep -E '^\s+\.section|^\s+// [+|]|/\*[0-9a-f]+\*/ +(@!?U?P[0-9T] +)?(TEX|TLD|TLD4|TXD|TXQ|TMML|SULD|SUST|SURED|SUATOM)[. ]' |
+    sed -e 's/ *$//'
+}
 die() { echo "gen-sass-real: ERROR: $*" >&2; exit 1; }
 for t in "$NVCC" "$NVDISASM" "$REGSWEEP"; do [[ -x "$t" ]] || die "not executable: $t"; done
 TMP="$(mktemp -d)"
 trap 'rm -rf "$TMP"' EXIT
-rm -f "$OUT"/*.sass "$OUT"/*.lrm "$OUT"/*.ptxas-v.txt
+rm -f "$OUT"/*.sass "$OUT"/*.lrm "$OUT"/*.texplr "$OUT"/*.ptxas-v.txt
 for src in "$OUT"/*.cu; do
   name="$(basename "$src" .cu)"
   for t in "${TARGETS[@]}"; do
@@ -43,6 +51,8 @@ for src in "$OUT"/*.cu; do
       { cat "$TMP/log" >&2; die "$id: disasm failed"; }
     "$REGSWEEP" corpus disasm "$cub" --rewrite "$TMP/$id.old.cubin"
     "$NVDISASM" -c -lrm count "$TMP/$id.old.cubin" | table >"$OUT/$id.lrm"
+    "$NVDISASM" -c -plr -lrm narrow "$TMP/$id.old.cubin" | texrows >"$TMP/$id.texplr"
+    if grep -q '/\*[0-9a-f]*\*/' "$TMP/$id.texplr"; then mv "$TMP/$id.texplr" "$OUT/$id.texplr"; fi
   done
 done
 "$REGSWEEP" corpus forms --nvdisasm "$NVDISASM" "$TMP"/*.sm_[0-9][0-9].cubin | sed "s|$TMP/||" >"$OUT/FORMS.txt" ||

@@ -5,7 +5,7 @@
 #   scripts/real-suite.sh [--out real.h5] [--dir DIR] [--src LIB=TREE]... [--max-files N]
 #                         [--nv-targets T,..] [--amd-targets T,..] [-j N] [--regsweep BIN] [LIB...]
 #
-# LIB: magma (CUDA magmablas kernels, sm_75-sm_90), clblast (OpenCL, gfx908-gfx1100), rocprim,
+# LIB: magma (CUDA magmablas kernels, sm_75-sm_90), clblast (OpenCL, gfx908-gfx1201), rocprim,
 # rocsparse (HIP, device only, gfx940: docs/import.md says why only gfx940). Default: all four. Sources: `apt-get source` into
 # DIR/src (deb-src lines for bookworm main/contrib are added to apt's sources when missing); a
 # library already extracted under DIR/src/LIB (e.g. from the project's upstream git) is used as
@@ -14,7 +14,7 @@
 # directory DIR/work/LIB keeps every compiled unit, a re-run imports only what is missing).
 set -euo pipefail
 out=real.h5 dir=real-suite max=0 nvt=sm_75,sm_80,sm_86,sm_89,sm_90 amdt=gfx940 jobs=2 bin=build/regsweep
-amd_cl=gfx908,gfx90a,gfx940,gfx1030,gfx1100
+amd_cl=gfx908,gfx90a,gfx940,gfx1030,gfx1100,gfx942,gfx950,gfx1200,gfx1201
 libs=() srcs=()
 while [ $# -gt 0 ]; do
   case "$1" in

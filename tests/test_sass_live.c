@@ -2,7 +2,7 @@
  * register, on every listing of tests/fixtures/sass/front (real ptxas 13 output; the -plr
  * tables are nvdisasm 11.8's raw output, committed, so the test needs no nvdisasm).
  *
- * What is asserted, per fixture and instruction, on the 24 fixtures but the open gaps below:
+ * What is asserted, per fixture and instruction, on every fixture (28 listings):
  *  - our live registers (rs_sass_live_rows, sass/live.c) are exactly -plr's, register for
  *    register, in every file (GPR, PRED, UGPR, UPRED);
  *  - -plr's own count column equals the registers it marks (the table is read right);
@@ -19,12 +19,13 @@
  *  - R2P: -plr takes `R2P PR, Ra, mask` as reading and writing all of P0-P6, whatever the mask
  *    (RS_PLR_R2P; the lift writes only the mask's predicates, which is what R2P does); counted,
  *    > 0 exactly on the fixtures with an R2P (r2p_mask, from src/r2p_mask.cu).
- * Open gaps, named and pinned to their exact counts (so a change either way fails the test): the
- * emulation does not yet reproduce -plr on scan_t256_i8 (a BRA.DIV shuffle scan whose diverged
- * fallback makes three shflsync calls): on sm_80-sm_89 one row (the second call) where -plr
- * shows the call clobbering R3-R15 and more; on sm_75 15 rows (R8 around the first BRA.DIV).
+ *  - chained calls: -plr shows an unpredicated call followed by another before any label or
+ *    branch (the shflsync chain of scan_t256_i8's BRA.DIV fallback) writing its whole clobber
+ *    set (RS_PLR_CHAIN); counted, > 0 exactly on the fixtures with such a chain.
+ * No open gap is left: every row of the 24 fixtures is equal (the scan_t256_i8 rows that
+ * differed were the chained calls and -plr's def sites over its own CFG).
  * The Problem's liveness (real CFG) is not this emulation: the pinned oracle reproduces ptxas's
- * allocation on all four (tests/test_sass.c).
+ * allocation on all of them (tests/test_sass.c).
  * RS_PLR_DIFF=1 prints every row that differs (a debugging aid). */
 #include "front/front.h"
 #include "check.h"
@@ -145,22 +146,21 @@ static unsigned ptxas_regs(const char *path) {
   return n;
 }
 
-/* The open gaps above: rows and registers that differ, exactly. */
-static const struct {
-  const char *name;
-  unsigned rows_differ, ours_only, plr_only;
-} open_gaps[] = {
-    {"scan_t256_i8.sm_75.sass", 15, 13, 35},
-    {"scan_t256_i8.sm_80.sass", 1, 0, 58},
-    {"scan_t256_i8.sm_86.sass", 1, 0, 58},
-    {"scan_t256_i8.sm_89.sass", 1, 0, 58},
-};
-
-static int open_gap(const char *path) {
-  const char *b = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-  for (int g = 0; g < (int)(sizeof open_gaps / sizeof open_gaps[0]); g++)
-    if (!strcmp(open_gaps[g].name, b)) return g;
-  return -1;
+/* Fixtures with a chain of calls (RS_PLR_CHAIN must decide rows there, and only there). */
+static bool has_chain(const rs_func *f) {
+  for (uint32_t k = 0; k + 1 < f->ninsts; k++) {
+    if (strncmp(rs_func_opcode(f, &f->insts[k]), "CALL.REL", 8) || (f->insts[k].flags & RS_I_PREDICATED)) continue;
+    for (uint32_t j = k + 1; j < f->ninsts; j++) {
+      const char *op = rs_func_opcode(f, &f->insts[j]);
+      if (!strncmp(op, "CALL.REL", 8) && !(f->insts[j].flags & RS_I_PREDICATED)) return true;
+      if (f->insts[j].flags & (RS_I_BRANCH | RS_I_BARRIER)) break;
+      bool lab = false; /* a label starts a block named .L or $ */
+      for (uint32_t b = 0; b < f->nblocks; b++)
+        lab |= f->blocks[b].first_inst == j && (f->blocks[b].name[0] == '.' || f->blocks[b].name[0] == '$');
+      if (lab) break;
+    }
+  }
+  return false;
 }
 
 int main(int argc, char **argv) {
@@ -169,7 +169,7 @@ int main(int argc, char **argv) {
   char **list;
   int nl = rs_check_list(dir, ".sass", &list);
   CHECKF(nl >= 24, "only %d listings in %s", nl, dir);
-  unsigned long tot_rows = 0, tot_equal = 0, tot_diff = 0, tot_r63 = 0, tot_call = 0, tot_r2p = 0, tot_gap_rows = 0;
+  unsigned long tot_rows = 0, tot_equal = 0, tot_diff = 0, tot_r63 = 0, tot_call = 0, tot_r2p = 0, tot_chain = 0;
   for (int i = 0; i < nl; i++) {
     char path[700], base[600];
     snprintf(base, sizeof base, "%s", list[i]);
@@ -198,13 +198,15 @@ int main(int argc, char **argv) {
     plr_row *rows = read_plr(path, &nrows);
     /* -plr leaves out the padding after the kernel's end; every row must be an instruction */
     CHECKF(rows && nrows > 0 && nrows <= f->ninsts, "%s: %u -plr rows for %u instructions", path, nrows, f->ninsts);
-    rs_word *ours, *nocall, *nor2p;
-    uint32_t W, W2, W3;
+    rs_word *ours, *nocall, *nor2p, *nochain;
+    uint32_t W, W2, W3, W4;
     CHECK(rs_sass_live_rows(f, &ours, &W, RS_PLR_ALL, &e) == 0);
     CHECK(rs_sass_live_rows(f, &nocall, &W2, RS_PLR_ALL & ~RS_PLR_CALLS, &e) == 0 && W2 == W);
     CHECK(rs_sass_live_rows(f, &nor2p, &W3, RS_PLR_ALL & ~RS_PLR_R2P, &e) == 0 && W3 == W);
+    CHECK(rs_sass_live_rows(f, &nochain, &W4, RS_PLR_ALL & ~RS_PLR_CHAIN, &e) == 0 && W4 == W);
     unsigned nr2p = 0;
-    for (uint32_t k = 0; k < f->ninsts; k++) nr2p += !strncmp(rs_func_opcode(f, &f->insts[k]), "R2P", 3);
+    for (uint32_t k = 0; k < f->ninsts; k++)
+      nr2p += !strncmp(rs_func_opcode(f, &f->insts[k]), "R2P", 3) || !strncmp(rs_func_opcode(f, &f->insts[k]), "P2R", 3);
     int first[NF];
     unsigned fcount[NF];
     for (int k = 0; k < NF; k++) {
@@ -212,7 +214,8 @@ int main(int argc, char **argv) {
       for (uint32_t fi = 0; fi < t->nfiles; fi++)
         if (!strcmp(t->files[fi].name, our_files[k])) first[k] = (int)t->files[fi].first, fcount[k] = t->files[fi].count;
     }
-    unsigned equal = 0, ours_only = 0, plr_only = 0, bad_count = 0, shown = 0, r63_plr = 0, r63_ours = 0, call_rows = 0, r2p_rows = 0;
+    unsigned equal = 0, ours_only = 0, plr_only = 0, bad_count = 0, shown = 0, r63_plr = 0, r63_ours = 0, call_rows = 0, r2p_rows = 0,
+             chain_rows = 0;
     for (uint32_t r = 0; r < nrows && rows && r < f->ninsts; r++) {
       CHECKF(rows[r].addr == f->insts[r].addr, "%s: row %u at %04x, instruction at %04x", path, r, rows[r].addr,
              f->insts[r].addr);
@@ -220,6 +223,7 @@ int main(int argc, char **argv) {
       r63_ours += first[0] >= 0 && rs_bs_get(ours + (size_t)W * r, (size_t)first[0] + 63);
       call_rows += memcmp(ours + (size_t)W * r, nocall + (size_t)W * r, W * sizeof *ours) != 0;
       r2p_rows += memcmp(ours + (size_t)W * r, nor2p + (size_t)W * r, W * sizeof *ours) != 0;
+      chain_rows += memcmp(ours + (size_t)W * r, nochain + (size_t)W * r, W * sizeof *ours) != 0;
       bool same = true;
       for (int k = 0; k < NF; k++) {
         if (rows[r].count[k] != popcount4(rows[r].set[k])) bad_count++;
@@ -271,49 +275,38 @@ int main(int argc, char **argv) {
           fprintf(stderr, "%s: inspect --live %04x %u %u %u %u, -plr %04x %u %u %u %u\n", list[i], a, c[0], c[1], c[2],
                   c[3], pr->addr, pr->count[0], pr->count[1], pr->count[2], pr->count[3]);
       }
-      int g = open_gap(list[i]);
-      unsigned want = g >= 0 ? open_gaps[g].rows_differ : 0;
-      CHECKF(rc == 0 && lrm_rows == nrows && lrm_bad == want,
-             "%s: inspect --live: rc %d, %u rows, %u differ from -plr's counts (expected %u)", list[i], rc, lrm_rows,
-             lrm_bad, want);
+      CHECKF(rc == 0 && lrm_rows == nrows && lrm_bad == 0, "%s: inspect --live: rc %d, %u rows, %u differ from -plr's counts",
+             list[i], rc, lrm_rows, lrm_bad);
       free(out);
     }
     CHECKF(r63_plr == 0, "%s: -plr shows R63 in %u rows (the quirk named here is gone)", path, r63_plr);
-    int gap = open_gap(list[i]);
-    if (gap < 0)
-      CHECKF(ours_only == 0 && plr_only == 0 && equal == nrows,
-             "%s: %u registers live for us and not for nvdisasm, %u the other way; %u/%u rows equal", list[i], ours_only,
-             plr_only, equal, nrows);
-    else {
-      CHECKF(ours_only == open_gaps[gap].ours_only && plr_only == open_gaps[gap].plr_only &&
-                 nrows - equal == open_gaps[gap].rows_differ,
-             "%s (open gap): %u registers live for us and not for nvdisasm, %u the other way, %u rows differ; "
-             "expected %u, %u, %u (update open_gaps when it moves)",
-             list[i], ours_only, plr_only, nrows - equal, open_gaps[gap].ours_only, open_gaps[gap].plr_only,
-             open_gaps[gap].rows_differ);
-      tot_gap_rows += nrows - equal;
-    }
+    CHECKF(ours_only == 0 && plr_only == 0 && equal == nrows,
+           "%s: %u registers live for us and not for nvdisasm, %u the other way; %u/%u rows equal", list[i], ours_only,
+           plr_only, equal, nrows);
     bool subs = false; /* a $__internal subroutine: there the convention must matter */
     for (uint32_t b = 0; b < f->nblocks; b++) subs |= f->blocks[b].name[0] == '$';
     CHECKF(!subs || call_rows > 0, "%s: calls a subroutine, but -plr's call convention decides no row", list[i]);
     CHECKF(ncalls || !call_rows, "%s: no CALL.REL.NOINC, yet %u rows depend on the call convention", list[i], call_rows);
-    CHECKF((nr2p > 0) == (r2p_rows > 0), "%s: %u R2P, %u rows where -plr's whole-PR R2P matters", list[i], nr2p,
+    CHECKF((nr2p > 0) == (r2p_rows > 0), "%s: %u R2P/P2R, %u rows where -plr's whole PR matters", list[i], nr2p,
            r2p_rows);
-    printf("%-30s rows %4u equal %4u differ %u; quirks: R63 live %4u rows, CALL.REL.NOINC x%u %4u rows, R2P x%u %3u rows\n",
-           strrchr(list[i], '/') + 1, nrows, equal, ours_only + plr_only, r63_ours, ncalls, call_rows, nr2p, r2p_rows);
+    CHECKF(has_chain(f) == (chain_rows > 0), "%s: a chain of calls %s, %u rows where RS_PLR_CHAIN matters", list[i],
+           has_chain(f) ? "yes" : "no", chain_rows);
+    printf("%-30s rows %4u equal %4u differ %u; quirks: R63 live %4u rows, CALL.REL.NOINC x%u %4u rows, R2P/P2R x%u %3u rows, "
+           "chained calls %u rows\n",
+           strrchr(list[i], '/') + 1, nrows, equal, ours_only + plr_only, r63_ours, ncalls, call_rows, nr2p, r2p_rows, chain_rows);
     tot_rows += nrows, tot_equal += equal, tot_diff += ours_only + plr_only, tot_r63 += r63_ours, tot_call += call_rows;
-    tot_r2p += r2p_rows;
+    tot_r2p += r2p_rows, tot_chain += chain_rows;
     free(ours);
     free(nocall);
     free(nor2p);
+    free(nochain);
     free(rows);
     rs_module_free(m);
   }
   printf("total: %d listings, %lu instructions, %lu rows equal register for register, %lu registers differ; "
          "quirks: R63 live in %lu rows (never shown by -plr), CALL.REL.NOINC convention decides %lu rows, "
-         "whole-PR R2P %lu rows; OPEN GAP: %lu rows differ on %d named listings\n",
-         nl, tot_rows, tot_equal, tot_diff, tot_r63, tot_call, tot_r2p, tot_gap_rows,
-         (int)(sizeof open_gaps / sizeof open_gaps[0]));
+         "whole-PR R2P/P2R %lu rows, chained calls %lu rows\n",
+         nl, tot_rows, tot_equal, tot_diff, tot_r63, tot_call, tot_r2p, tot_chain);
   rs_check_free_list(list, nl);
   return rs_check_done("test_sass_live");
 }

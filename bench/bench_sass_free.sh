@@ -89,7 +89,8 @@ done
 for corpus in ${corpora[@]+"${corpora[@]}"}; do
   # the regalloc(free) lines of an instance come before its "instance ID: valid|FAILED" line;
   # ID = family/variant/arch/form
-  "$bin" regalloc "$corpus" --free 2>&1 | awk -v fam="$family" '
+  # stderr apart: its FAIL lines, unbuffered, would land inside the buffered stdout lines
+  "$bin" regalloc "$corpus" --free 2>"$tmp/corpus-err" | awk -v fam="$family" '
     /^regalloc\(free\): .*: R: / { pend = pend $0 "\n"; next }
     /^instance / { id = $2; sub(/:$/, "", id); n = split(id, p, "/")
                    if (fam != "" && p[1] != fam) { pend = ""; next }
@@ -99,6 +100,10 @@ for corpus in ${corpora[@]+"${corpora[@]}"}; do
                    if ($0 ~ /bad input/) print p[1] "\t" p[n - 1] "\tREFUSED " id " " $0
                    pend = "" }' >"$tmp/corpus1" || true # a failed instance is a row marked FAILED
   cat "$tmp/corpus1" >>"$tmp/corpus"
+  if grep -q '^FAIL' "$tmp/corpus-err"; then # why instances failed, folded: numbers and names out
+    echo "$corpus: functions not valid under --free, by reason:"
+    grep '^FAIL' "$tmp/corpus-err" | sed -E 's/^FAIL [^ ]*: //; s/[0-9]+/N/g' | sort | uniq -c | sort -rn | head -5 | sed 's/^/  /'
+  fi
   grep 'REFUSED' "$tmp/corpus1" | awk -F'\t' '{print "corpus:" $1 " " $2 " " $3}' >>"$refused" || true
   grep -v 'REFUSED' "$tmp/corpus1" | while IFS=$'\t' read -r fam arch line; do
     echo "$line" | parse_free "$arch" | awk -v fam="$fam" -v bad="$([[ $line == *FAILED ]] && echo 1 || echo 0)" \

@@ -89,8 +89,9 @@ done
 for corpus in ${corpora[@]+"${corpora[@]}"}; do
   # the regalloc(free) lines of an instance come before its "instance ID: valid|FAILED" line;
   # ID = family/variant/arch/form
-  # stderr apart: its FAIL lines, unbuffered, would land inside the buffered stdout lines
-  "$bin" regalloc "$corpus" --free 2>"$tmp/corpus-err" | awk -v fam="$family" '
+  # both streams in order (regalloc writes them line by line): a failed instance's own line is
+  # on stderr; the FAIL detail lines are kept apart for the reasons below
+  "$bin" regalloc "$corpus" --free 2>&1 | tee "$tmp/corpus-err" | awk -v fam="$family" '
     /^regalloc\(free\): .*: R: / { pend = pend $0 "\n"; next }
     /^instance / { id = $2; sub(/:$/, "", id); n = split(id, p, "/")
                    if (fam != "" && p[1] != fam) { pend = ""; next }

@@ -32,7 +32,10 @@ echo "## NVIDIA per library x target: instances ptx/sass, exact truths ptx/sass,
   sort >/tmp/real-suite-nv.$$
 if [ -s /tmp/real-suite-nv.$$ ]; then
   for m in pinned free; do # instance LIB/VARIANT/TARGET/sass: identical|valid|...
-    "$bin" regalloc "$h5" --$m 2>&1 | awk -v m=$m '/^instance / { id = $2; sub(/:$/, "", id); n = split(id, a, "/")
+    # a failed instance's line goes to stderr: both streams whole, one after the other (2>&1
+    # would let unbuffered stderr lines land inside buffered stdout lines)
+    "$bin" regalloc "$h5" --$m >/tmp/real-suite-$m.out.$$ 2>/tmp/real-suite-$m.err.$$ || true
+    cat /tmp/real-suite-$m.out.$$ /tmp/real-suite-$m.err.$$ | awk -v m=$m '/^instance / { id = $2; sub(/:$/, "", id); n = split(id, a, "/")
         ok = (m == "pinned") ? ($0 ~ /: identical/) : ($0 ~ /: valid/); k = a[1] "\t" a[n - 1]; g[k] += ok; keys[k] = 1 }
       END { for (k in keys) print k "\t" g[k] }' | sort >/tmp/real-suite-$m.$$ || true
   done
@@ -43,4 +46,4 @@ if [ -s /tmp/real-suite-nv.$$ ]; then
     awk -F'\t' -v OFS='\t' '{ print; for (i = 3; i <= 8; i++) s[i] += $i }
       END { printf "all\tall"; for (i = 3; i <= 8; i++) printf "\t%d", s[i]; print "" }'
 fi
-rm -f /tmp/real-suite-nv.$$ /tmp/real-suite-pinned.$$ /tmp/real-suite-free.$$
+rm -f /tmp/real-suite-nv.$$ /tmp/real-suite-{pinned,free}.$$ /tmp/real-suite-{pinned,free}.{out,err}.$$

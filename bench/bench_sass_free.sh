@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
 # regalloc --free over SASS, side by side with ptxas, in one run: the listings of the fixtures
 # (tests/fixtures/sass, sass/front, sass-real: CUDA kernels written for the tests) or the .sass
-# files given, and every form-sass instance of a corpus (default data/corpus-mini.h5).
-#   bench/bench_sass_free.sh [BIN] [--quick] [--corpus C.h5 | --no-corpus] [FILE.sass...]
+# files given, and every form-sass instance of one or more corpora (default data/corpus-mini.h5).
+#   bench/bench_sass_free.sh [BIN] [--quick] [--corpus C.h5]... [--no-corpus] [--family NAME]
+#                            [--work DIR]... [FILE.sass...]
 #     BIN default build/regsweep; --quick: the warp_ops listings of sass-real only (seconds)
-# Prints, per kernel family (function) x arch:
+#     --corpus (repeatable; the first replaces the default): e.g. the real suite's magma.h5
+#     --family NAME: only the corpora's rows (and failure rows) of that family
+#     --work DIR: an import work directory (corpus import --work): its units' cubins join the
+#       opcode coverage count, so listings the import refused are counted too
+# Prints, per family x arch (a listing: its function; a corpus row: corpus:FAMILY):
 #   listings parsed / refused (reasons below), functions valid under --free, fewer / equal /
 #   more R than ptxas BEFORE the floor (our colouring alone), floors (ptxas's own colouring,
 #   lowered, was the result), fewer / equal / more AFTER it, occupancy gained / lost, the most
@@ -12,26 +17,33 @@
 #   write-back + re-lift check);
 # then the totals (and per arch), the opcode coverage of the same listings (`regsweep corpus forms`: forms
 # seen vs known) and, for listings with nvdisasm's `-lrm count` table beside them (NAME.lrm),
-# how many rows `regsweep inspect --live` gives the same counts as nvdisasm.
+# how many rows `regsweep inspect --live` gives the same counts as nvdisasm. A corpus's
+# failure rows of its sass listings (e.g. an unknown form) count as refused listings.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=build/regsweep
 if [ $# -gt 0 ] && [ "${1%.sass}" = "$1" ] && [ "${1#--}" = "$1" ]; then bin=$1; shift; fi
-corpus=data/corpus-mini.h5
-quick=0
+corpora=(data/corpus-mini.h5) corpus_given=0
+quick=0 family= works=()
 files=()
 while [ $# -gt 0 ]; do
   case $1 in
-    --corpus) corpus=$2; shift 2 ;;
-    --no-corpus) corpus=; shift ;;
+    --corpus) [ $corpus_given = 1 ] || corpora=(); corpus_given=1; corpora+=("$2"); shift 2 ;;
+    --no-corpus) corpora=(); corpus_given=1; shift ;;
+    --family) family=$2; shift 2 ;;
+    --work) works+=("$2"); shift 2 ;;
     --quick) quick=1; shift ;;
+    -*) echo "bench_sass_free: unknown option $1" >&2; exit 2 ;;
     *) files+=("$1"); shift ;;
   esac
+done
+for c in ${corpora[@]+"${corpora[@]}"}; do
+  [ -f "$c" ] || { echo "bench_sass_free: no corpus $c" >&2; exit 2; }
 done
 if [ ${#files[@]} -eq 0 ]; then
   if [ $quick = 1 ]; then
     files=(tests/fixtures/sass-real/warp_ops.*.sass)
-    corpus=
+    [ $corpus_given = 1 ] || corpora=()
   else
     files=(tests/fixtures/sass/front/*.sass tests/fixtures/sass/*.sass tests/fixtures/sass-real/*.sass)
   fi
@@ -50,7 +62,7 @@ parse_free() { # arch-or-empty, stdin: regalloc --free output
       match($0, /R: [0-9]+ -> [0-9]+ registers, occupancy [0-9]+ -> [0-9]+/)
       split(substr($0, RSTART, RLENGTH), w, " ")
       rounds = 1; if (match($0, /values, [0-9]+ round/)) { split(substr($0, RSTART, RLENGTH), q, " "); rounds = q[2] }
-      ms = 0; if (match($0, /round[s]?, [0-9.]+ ms/)) { split(substr($0, RSTART, RLENGTH), q, " "); ms = q[2] }
+      ms = 0; if (match($0, /[0-9.]+ ms\)/)) ms = substr($0, RSTART, RLENGTH - 4)
       ours = w[4]
       if (match($0, /ours needed [0-9]+ R/)) { split(substr($0, RSTART, RLENGTH), q, " "); ours = q[3] }
       if ($0 ~ /ours left [0-9]+ values/) ours = 999
@@ -74,22 +86,42 @@ for f in "${files[@]}"; do
     fi
   fi
 done
-if [ -n "$corpus" ] && [ -f "$corpus" ]; then
-  # the regalloc(free) lines of an instance come before its "instance ID: valid|FAILED" line
-  "$bin" regalloc "$corpus" --free 2>&1 | awk '
+for corpus in ${corpora[@]+"${corpora[@]}"}; do
+  # the regalloc(free) lines of an instance come before its "instance ID: valid|FAILED" line;
+  # ID = family/variant/arch/form
+  # both streams in order (regalloc writes them line by line): a failed instance's own line is
+  # on stderr; the FAIL detail lines are kept apart for the reasons below
+  "$bin" regalloc "$corpus" --free 2>&1 | tee "$tmp/corpus-err" | awk -v fam="$family" '
     /^regalloc\(free\): .*: R: / { pend = pend $0 "\n"; next }
     /^instance / { id = $2; sub(/:$/, "", id); n = split(id, p, "/")
+                   if (fam != "" && p[1] != fam) { pend = ""; next }
                    ok = ($0 ~ /: valid, /) ? "" : " FAILED"
                    m = split(pend, ls, "\n")
-                   for (i = 1; i < m; i++) print p[n - 1] "\t" ls[i] ok
-                   if ($0 ~ /bad input/) print p[n - 1] "\tREFUSED " id " " $0
-                   pend = "" }' >"$tmp/corpus"
-  grep 'REFUSED' "$tmp/corpus" | awk -F'\t' '{print "corpus " $1 " " $2}' >>"$refused" || true
-  grep -v 'REFUSED' "$tmp/corpus" | while IFS=$'\t' read -r arch line; do
-    echo "$line" | parse_free "$arch" | awk -v bad="$([[ $line == *FAILED ]] && echo 1 || echo 0)" \
-      '{ $1 = "corpus:" $1; if (bad) $10 = 0; print }'
+                   for (i = 1; i < m; i++) print p[1] "\t" p[n - 1] "\t" ls[i] ok
+                   if ($0 ~ /bad input/) print p[1] "\t" p[n - 1] "\tREFUSED " id " " $0
+                   pend = "" }' >"$tmp/corpus1" || true # a failed instance is a row marked FAILED
+  cat "$tmp/corpus1" >>"$tmp/corpus"
+  if grep -q '^FAIL' "$tmp/corpus-err"; then # why instances failed, folded: numbers and names out
+    echo "$corpus: functions not valid under --free, by reason:"
+    grep '^FAIL' "$tmp/corpus-err" | sed -E 's/^FAIL [^ ]*: //; s/[0-9]+/N/g' | sort | uniq -c | sort -rn | head -5 | sed 's/^/  /'
+  fi
+  grep 'REFUSED' "$tmp/corpus1" | awk -F'\t' '{print "corpus:" $1 " " $2 " " $3}' >>"$refused" || true
+  grep -v 'REFUSED' "$tmp/corpus1" | while IFS=$'\t' read -r fam arch line; do
+    echo "$line" | parse_free "$arch" | awk -v fam="$fam" -v bad="$([[ $line == *FAILED ]] && echo 1 || echo 0)" \
+      '{ $1 = "corpus:" fam; if (bad) $10 = 0; print }'
   done >>"$rows"
-fi
+  # listings the import refused are failure rows: FAILED FAMILY/VARIANT/ARCH <tab> sass: REASON
+  "$bin" corpus list "$corpus" | awk -F'\t' -v fam="$family" '/^FAILED / && $2 ~ /^sass: / {
+      id = $1; sub(/^FAILED /, "", id); n = split(id, p, "/")
+      if (fam != "" && p[1] != fam) next
+      r = $2; gsub(/\/[^ :]*\//, "", r)
+      print "corpus:" p[1] " " p[n] " " p[2] ": " r }' >>"$refused"
+  "$bin" corpus list "$corpus" | awk -v fam="$family" '!/^FAILED / { n = split($1, p, "/")
+      if (p[n] == "sass" && (fam == "" || p[1] == fam)) c[p[n - 1]]++ }
+    END { for (a in c) print a, c[a] }' >>"$tmp/corpus-listings"
+done
+: >>"$tmp/corpus-listings"
+: >>"$tmp/corpus"
 
 printf '%-32s %-6s %5s %5s  %-13s %5s  %-13s %5s %5s %6s %8s\n' family arch fns valid \
   "before:f/e/m" floor "after:f/e/m" occ+ occ- rounds ms/fn
@@ -104,18 +136,25 @@ awk '{ k = $1 " " $2; n[k]++; v[k] += $10
                     bf[k], be[k], bm[k], fl[k], af[k], ae[k], am[k], og[k], ol[k], r[k], t[k] / n[k] } }' "$rows" | sort
 echo
 nref=$(wc -l <"$refused")
-ncorp=0
-[ -f "$tmp/corpus" ] && ncorp=$(awk -F'\t' '{print $2}' "$tmp/corpus" | grep -c '^regalloc' || true)
-echo "listings: ${#files[@]} files, $nref refused$([ -f "$tmp/corpus" ] && echo "; corpus $corpus: $ncorp functions")"
+ncorp=$(awk -F'\t' '$3 ~ /^regalloc/' "$tmp/corpus" | wc -l)
+echo "listings: ${#files[@]} files, $(grep -vc '^corpus:' "$refused" || true) refused$([ ${#corpora[@]} = 0 ] ||
+  echo "; corpus ${corpora[*]}${family:+ (family $family)}: $(awk '{ n += $2 } END { print n + 0 }' "$tmp/corpus-listings") sass rows ($ncorp functions), $(grep -c '^corpus:' "$refused" || true) listings refused")"
 for a in sm_75 sm_80 sm_86 sm_89 sm_90; do
   np=0
   for f in "${files[@]}"; do [[ $f == *."$a".sass ]] && np=$((np + 1)); done
+  np=$((np + $(awk -v a="$a" '$1 == a { n += $2 } END { print n + 0 }' "$tmp/corpus-listings")))
   nr=$(grep -c " $a " "$refused" || true)
-  [ "$np" = 0 ] || echo "  $a: $((np - nr)) listings parsed, $nr refused"
+  nrc=$(grep '^corpus:' "$refused" | grep -c " $a " || true)
+  [ "$np" = 0 ] && [ "$nr" = 0 ] || echo "  $a: $((np - nr + nrc)) listings parsed, $nr refused"
 done
-[ "$nref" = 0 ] || sed 's/^/  refused: /' "$refused"
-total() { # label, which: files | corpus | all, [arch]
-  awk -v label="$1" -v which="$2" -v arch="${3:-}" '(which == "all" || (which == "corpus") == ($1 ~ /^corpus:/)) && (arch == "" || $2 == arch) {
+if [ "$nref" != 0 ]; then # the reasons, numbers and names folded so that one cause is one line
+  echo "refused listings by reason:"
+  sed -E 's/^[^ ]+ [^ ]+ //; s/^[^ ]*: //; s/0x[0-9a-f]+/0xN/g; s/[0-9]+/N/g; s/ _Z[^ ]*//g' "$refused" | cut -c1-160 |
+    sort | uniq -c | sort -rn | sed 's/^/  /'
+  [ "$nref" -gt 40 ] || sed 's/^/  refused: /' "$refused"
+fi
+total() { # label, which: files | corpus | all | corpus:FAMILY, [arch]
+  awk -v label="$1" -v which="$2" -v arch="${3:-}" '(which == "all" || which == $1 || (which !~ /:/ && (which == "corpus") == ($1 ~ /^corpus:/))) && (arch == "" || $2 == arch) {
       n++; v += $10; if ($4 < $3) bf++; else if ($4 == $3) be++; else bm++
       if ($11) fl++; if ($5 < $3) af++; else if ($5 == $3) ae++; else am++
       if ($7 > $6) og++; if ($7 < $6) ol++; if ($8 > r) r = $8; t += $9 }
@@ -125,12 +164,15 @@ total() { # label, which: files | corpus | all, [arch]
 }
 total "listings" files
 total "corpus" corpus
+for fam in $(awk '$1 ~ /^corpus:/ { print $1 }' "$rows" | sort -u); do total "  $fam" "$fam"; done
 total "all" all
 for a in sm_75 sm_80 sm_86 sm_89 sm_90; do total "  $a" all "$a"; done
 
 # opcode coverage over the same listings (and the corpus): forms seen vs known
-cov_args=("${files[@]}")
-[ -n "$corpus" ] && [ -f "$corpus" ] && cov_args+=("$corpus")
+cov_args=("${files[@]}" ${corpora[@]+"${corpora[@]}"})
+for w in ${works[@]+"${works[@]}"}; do
+  while IFS= read -r c; do cov_args+=("$c"); done < <(find "$w/units" -name '*.cubin' | sort)
+done
 "$bin" corpus forms "${cov_args[@]}" >"$tmp/forms" || true
 grep '^refused\|unknown' "$tmp/forms" | grep -v '^forms:' | sed 's/^/  coverage: /' || true
 echo "coverage: $(tail -1 "$tmp/forms")"
@@ -158,4 +200,10 @@ if [ "$lrm_rows" -gt 0 ]; then
   awk -v r="$lrm_rows" -v e="$lrm_equal" 'BEGIN { printf "inspect --live vs nvdisasm -lrm count: %d of %d rows equal (%.1f%%)\n", e, r, 100 * e / r }'
 else
   echo "inspect --live vs nvdisasm -lrm count: no .lrm tables beside these listings"
+fi
+# what the bench measures went wrong: a refused listing, a function not valid, more than one round
+bad=$(awk '!$10 { b++ } $8 > 1 { b++ } END { print b + 0 }' "$rows")
+if [ "$nref" != 0 ] || [ "$bad" != 0 ]; then
+  echo "bench_sass_free: $nref listings refused, $bad functions not valid in one round" >&2
+  exit 1
 fi

@@ -373,6 +373,9 @@ static uint32_t free_mode(const rs_module *m, const rs_cubin *cub, const char *c
  * ("instance ID: identical|valid|FAILED, T ms": wall clock of parse + lift + the run), then the
  * totals. Returns 0, 1 (a failure) or 2 (bad input). */
 static int corpus_mode(const char *path, bool pin, bool quiet) {
+  /* line by line: a failed instance's lines go to stderr, and a reader of both streams
+   * (2>&1) must get whole lines in order, each instance's function lines before its own */
+  setvbuf(stdout, NULL, _IOLBF, 0);
   rs_err e = {{0}};
   rs_corpus *c = rs_corpus_open(path, &e);
   if (!c) {

@@ -3,6 +3,7 @@
 #define _XOPEN_SOURCE 700 /* nftw */
 #include "corpus/import.h"
 #include "sass/cubin.h"
+#include "sass/disasm.h"
 #include <ftw.h>
 #include <errno.h>
 #include <stdio.h>
@@ -317,6 +318,53 @@ static int amd_split(const rs_import_opts *o, const rs_imp_unit *u, const char *
   return 0;
 }
 
+/* A listing `corpus disasm` refused when the unit compiled (T.sass.FAILED beside T.cubin) is
+ * disassembled again by this binary: the cubin cannot have changed, but the SASS tables grow
+ * between runs (forms, fill rows), so a re-run picks up what was added without compiling
+ * again. Success replaces the failure by T.sass; a failure keeps today's reason. nd is opened
+ * on first use (*nd_state: 0 not yet, 1 open, -1 no nvdisasm). */
+static int redo_disasm(const rs_import_opts *o, const char *ud, const char *targets, rs_nvdisasm *nd,
+                       int *nd_state, uint32_t *redone, rs_err *e) {
+  int rc = 0;
+  for (const char *tg = targets; *tg && !rc;) {
+    const char *c = strchr(tg, ',');
+    char t[16], f[64], cubin[1200];
+    snprintf(t, sizeof t, "%.*s", (int)(c ? c - tg : (long)strlen(tg)), tg);
+    tg = c ? c + 1 : tg + strlen(tg);
+    snprintf(f, sizeof f, "%s.sass.FAILED", t);
+    snprintf(cubin, sizeof cubin, "%s/%s.cubin", ud, t);
+    char *old = rfile(ud, f);
+    if (!old || access(cubin, R_OK)) {
+      free(old);
+      continue;
+    }
+    if (!*nd_state) *nd_state = rs_nvdisasm_open(o->nvdisasm, nd, &(rs_err){{0}}) ? -1 : 1;
+    if (*nd_state < 0) {
+      free(old);
+      return 0;
+    }
+    const char *args[] = {"-c", NULL};
+    char *text = NULL;
+    rs_sass_stats st;
+    rs_err de = {{0}};
+    if (!rs_sass_disasm(nd, cubin, args, &text, &st, &de)) {
+      snprintf(f, sizeof f, "%s.sass", t);
+      rc = wfile(ud, f, text, e);
+      snprintf(cubin, sizeof cubin, "%s/%s.sass.FAILED", ud, t);
+      if (!rc) unlink(cubin), (*redone)++;
+    } else { /* the job's wording: paths relative to the unit */
+      char msg[sizeof de.msg + 64];
+      size_t ul = strlen(ud);
+      const char *m = strncmp(de.msg, ud, ul) || de.msg[ul] != '/' ? de.msg : de.msg + ul + 1;
+      snprintf(msg, sizeof msg, "regsweep corpus disasm: %s\n", m);
+      if (strcmp(msg, old)) rc = wfile(ud, f, msg, e);
+    }
+    free(text);
+    free(old);
+  }
+  return rc;
+}
+
 static int nv_split(const rs_import_opts *o, const rs_imp_unit *u, const char *ud, const char *targets,
                     const rs_compile_opts *co, vlist *l, uint32_t *nk, rs_err *e) {
   /* kernels: the union over targets (a kernel may exist for some architectures only) */
@@ -543,14 +591,17 @@ int rs_import(const rs_imp_unit *uin, uint32_t n, const rs_import_opts *o, const
   snprintf(scratch, sizeof scratch, "%s/scratch.h5", o->work);
   rs_corpus *sc = rc ? NULL : rs_corpus_create(scratch, e);
   if (!rc && !sc) rc = -1;
+  rs_nvdisasm nd;
+  int nd_state = o->nvdisasm ? 0 : -1;
   for (uint32_t i = 0; i < nu && !rc; i++) {
     rs_compile_opts co = {NULL, vroot, rs_imp_lang_amd(u[i].lang) ? NULL : u[i].targets, o->nvcc ? o->nvcc : "",
                           1, 0, o->self, o->nvdisasm};
     vlist l = {0};
     unit_dir(o, &u[i], ctg[i], rcache, ud, sizeof ud);
     uint32_t nk = 0, first = 0;
-    rc = rs_imp_lang_amd(u[i].lang) ? amd_split(o, &u[i], ud, &co, &l, &nk, e)
-                                    : nv_split(o, &u[i], ud, u[i].targets, &co, &l, &nk, e);
+    if (!rs_imp_lang_amd(u[i].lang)) rc = redo_disasm(o, ud, u[i].targets, &nd, &nd_state, &st->disasm_redone, e);
+    rc = rc ? rc : rs_imp_lang_amd(u[i].lang) ? amd_split(o, &u[i], ud, &co, &l, &nk, e)
+                                              : nv_split(o, &u[i], ud, u[i].targets, &co, &l, &nk, e);
     /* kernels: a kernel set split into several units (rs_imp_name_units) counts once, at its most */
     while (strcmp(u[first].name, u[i].name)) first++;
     if (nk > kmax[first]) st->kernels += nk - kmax[first], kmax[first] = nk;

@@ -1,7 +1,8 @@
 /* import.h - `corpus import`: a user's kernels through the grid's pipeline. Each unit (a recipe
  * line or a file) is compiled once per target into WORK/units/NAME-HASH/ (a shell job, written
  * aside and renamed: an interrupted import redoes only unfinished units; a failure is a result
- * and is not retried), then split into one grid-style variant directory per kernel
+ * and is not retried, except a SASS listing our own disassembler refused, which every run
+ * redoes from the unit's cubin), then split into one grid-style variant directory per kernel
  * (WORK/v/<vendor>/[arch/]<family>/<unit>.<kernel>/) that corpus/assemble.c turns into rows:
  * stages, exact truth, normalization, dedup and split exactly as for `corpus build`. */
 #ifndef RS_IMPORT_H
@@ -26,6 +27,7 @@ typedef struct {
   uint32_t units, cached, compiled, kernels;
   uint32_t kept, replaced;          /* rows of an existing corpus kept / dropped (same family) */
   uint32_t instances, duplicates, failures, with_truth, truth_split, truth_violations;
+  uint32_t disasm_redone;           /* listings refused when compiled, disassembled now */
   double compile_s, assemble_s;
 } rs_import_stats;
 

@@ -64,7 +64,10 @@ char *rs_ptxtruth_for_dir(const char *dir, const char *target, const rs_func *pt
   rs_module *sm = rs_ptxtruth_load_sass(path, target, &e);
   rs_ptxtruth t;
   if (!sm || rs_ptxtruth_with(ptx, p, sm, &t, &e)) {
-    snprintf(reason, n, "PTX->SASS match: %.100s", e.msg);
+    /* the message, not the work directory's path in front of it (a reason is short) */
+    size_t dl = strlen(dir);
+    const char *m = strncmp(e.msg, dir, dl) || e.msg[dl] != '/' ? e.msg : e.msg + dl + 1;
+    snprintf(reason, n, "PTX->SASS match: %.100s", m);
     rs_module_free(sm);
     return NULL;
   }

@@ -6,8 +6,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Room for a function name: C++ template kernels (MAGMA's herk/syrk vbatched) mangle to 140+
+ * characters, so the limit is well above any name seen. */
+#define RS_CUBIN_NAME_MAX 1024
+
 typedef struct {
-  char name[128];       /* function name (the section is .text.<name>) */
+  char name[RS_CUBIN_NAME_MAX]; /* function name (the section is .text.<name>) */
   uint64_t size;        /* bytes of code: 16 per instruction */
   const uint8_t *code;  /* into rs_cubin.bytes */
 } rs_cubin_func;

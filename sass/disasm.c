@@ -347,7 +347,7 @@ static int fill_one(C *x, uint64_t a, unsigned lineno, rs_err *e) {
   bool first = x->noted != x->f;
   x->noted = x->f;
   if (k < sizeof x->filled_note - 160)
-    snprintf(x->filled_note + k, sizeof x->filled_note - k, "%s%s%s 0x%04llx %.*s", k ? (first ? ";" : ",") : "",
+    snprintf(x->filled_note + k, sizeof x->filled_note - k, "%s%s%.150s 0x%04llx %.*s", k ? (first ? ";" : ",") : "",
              first ? " " : "", first ? x->f->name : "", (unsigned long long)a, (int)strcspn(op, " ."), op);
   else if (!strstr(x->filled_note, "..."))
     snprintf(x->filled_note + k, sizeof x->filled_note - k, " ...");
@@ -435,7 +435,7 @@ static int scan_labels(C *x, const char *listing, rs_err *e) {
   line l = {0};
   const rs_cubin_func *f = NULL;
   while (next_line(&cur, &l)) {
-    char fn[160], nm[48];
+    char fn[RS_CUBIN_NAME_MAX], nm[48];
     uint64_t a;
     size_t rest;
     if (section_name(&l, fn, sizeof fn)) {
@@ -579,7 +579,7 @@ int rs_sass_complete(const rs_cubin *c, const char *listing, const char *name, c
   sb_add(&body, "", 0);
   rc = scan_labels(&x, listing, e);
   while (!rc && next_line(&cur, &l)) {
-    char fn[160];
+    char fn[RS_CUBIN_NAME_MAX];
     uint64_t a;
     size_t rest;
     if (section_name(&l, fn, sizeof fn)) {
@@ -660,7 +660,7 @@ int rs_sass_check_listing(const char *listing, const char *name, rs_err *e) {
   bool in = false;
   uint64_t next = 0;
   while (next_line(&cur, &l)) {
-    char fn[160];
+    char fn[RS_CUBIN_NAME_MAX];
     uint64_t a;
     size_t rest;
     if (section_name(&l, fn, sizeof fn)) {

@@ -99,7 +99,7 @@ int rs_sass_fields_check(const rs_cubin *c, const char *listing, const char *nam
 /* ---- .nv.info and the register count (nvinfo.c) ---- */
 
 typedef struct {
-  char name[128];
+  char name[RS_CUBIN_NAME_MAX];
   uint32_t regcount;   /* EIATTR_REGCOUNT */
   uint32_t rec_off;    /* file offset of its u32 count */
   uint64_t shdr;       /* file offset of the .text section header */

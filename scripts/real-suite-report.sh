@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # real-suite-report.sh - the numbers of a real-suite corpus (scripts/real-suite.sh): instances and
 # exact truths per library x target x form, build failures per library x target grouped by reason,
-# and the SASS opcode forms our table refuses in the suite's cubins (`corpus forms`).
+# the SASS opcode forms our table refuses in the suite's cubins (`corpus forms`) and, per
+# NVIDIA library x target, the sass rows `regalloc --pinned` rebuilds identically and `--free`
+# recolours validly.
 #   scripts/real-suite-report.sh REAL.h5 [WORKDIR] [--regsweep BIN]
 set -euo pipefail
 h5=$1 work=${2:-} bin=build/regsweep
@@ -23,3 +25,25 @@ if [ -n "$work" ]; then
   fi
   rm -f /tmp/real-suite-cubins.$$
 fi
+echo "## NVIDIA per library x target: instances ptx/sass, exact truths ptx/sass, pinned identical, free valid"
+"$bin" corpus list "$h5" | grep -v ^FAILED | awk -F'\t' '{ n = split($1, a, "/"); if (a[n - 1] !~ /^sm_/) next
+    k = a[1] "\t" a[n - 1]; c[k "\t" a[n]]++; if ($NF == "truth") t[k "\t" a[n]]++; keys[k] = 1 }
+  END { for (k in keys) print k "\t" c[k "\tptx"] + 0 "\t" c[k "\tsass"] + 0 "\t" t[k "\tptx"] + 0 "\t" t[k "\tsass"] + 0 }' |
+  sort >/tmp/real-suite-nv.$$
+if [ -s /tmp/real-suite-nv.$$ ]; then
+  for m in pinned free; do # instance LIB/VARIANT/TARGET/sass: identical|valid|...
+    # a failed instance's line goes to stderr: both streams whole, one after the other (2>&1
+    # would let unbuffered stderr lines land inside buffered stdout lines)
+    "$bin" regalloc "$h5" --$m >/tmp/real-suite-$m.out.$$ 2>/tmp/real-suite-$m.err.$$ || true
+    cat /tmp/real-suite-$m.out.$$ /tmp/real-suite-$m.err.$$ | awk -v m=$m '/^instance / { id = $2; sub(/:$/, "", id); n = split(id, a, "/")
+        ok = (m == "pinned") ? ($0 ~ /: identical/) : ($0 ~ /: valid/); k = a[1] "\t" a[n - 1]; g[k] += ok; keys[k] = 1 }
+      END { for (k in keys) print k "\t" g[k] }' | sort >/tmp/real-suite-$m.$$ || true
+  done
+  printf 'library\ttarget\tptx\tsass\ttruth-ptx\ttruth-sass\tpinned\tfree\n'
+  join -t$'\t' -a1 -e0 -o auto <(awk -F'\t' '{ print $1 "/" $2 "\t" $3 "\t" $4 "\t" $5 "\t" $6 }' /tmp/real-suite-nv.$$) \
+    <(awk -F'\t' '{ print $1 "/" $2 "\t" $3 }' /tmp/real-suite-pinned.$$) |
+    join -t$'\t' -a1 -e0 -o auto - <(awk -F'\t' '{ print $1 "/" $2 "\t" $3 }' /tmp/real-suite-free.$$) | sed 's|/|\t|' |
+    awk -F'\t' -v OFS='\t' '{ print; for (i = 3; i <= 8; i++) s[i] += $i }
+      END { printf "all\tall"; for (i = 3; i <= 8; i++) printf "\t%d", s[i]; print "" }'
+fi
+rm -f /tmp/real-suite-nv.$$ /tmp/real-suite-{pinned,free}.$$ /tmp/real-suite-{pinned,free}.{out,err}.$$

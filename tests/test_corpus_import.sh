@@ -3,6 +3,7 @@
 #  - a recipe (OpenCL for gfx90a+gfx1100, CUDA for sm_80+sm_90, one CUDA file that does not
 #    compile): instances per target and form, exact truths, the failure named with its kernel set;
 #  - resume: a second run compiles nothing and gives the same rows; a removed unit alone recompiles;
+#    a listing refused when its unit compiled (T.sass.FAILED) is disassembled again;
 #  - compiler outputs into the existing corpus (.ll, .ptx, a cubin, the three MIR stages): the
 #    first family's rows kept, the cubin's rows dropped as duplicates of the PTX's sm_80 rows;
 #  - re-importing a family replaces its rows; bad recipe lines and files are refused by name.
@@ -49,6 +50,15 @@ check 'diff -q <(sort "$tmp/1.list") <(sort "$tmp/2.list") >/dev/null' "second r
 rm -rf "$C.work"/units/vecops-*
 "$bin" corpus import --out "$C" "$fx/recipe.tsv" --family mylib -j2 > "$tmp/3.log" 2>&1
 check 'grep -q "(1 compiled, 2 cached)" "$tmp/3.log"' "a removed unit alone recompiles"
+# a listing our disassembler refused when the unit compiled is disassembled again by this run
+su=$(ls -d "$C.work"/units/stencil-* | head -1)
+mv "$su/sm_80.sass" "$tmp/sm_80.sass.orig"
+echo "regsweep corpus disasm: sm_80.cubin: a refusal of an older regsweep" > "$su/sm_80.sass.FAILED"
+"$bin" corpus import --out "$C" "$fx/recipe.tsv" --family mylib -j2 > "$tmp/3b.log" 2>&1
+"$bin" corpus list "$C" > "$tmp/3b.list"
+check 'grep -q "1 SASS listings refused when their unit compiled were disassembled now" "$tmp/3b.log"' "refused listing redone: $(grep -i sass "$tmp/3b.log")"
+check '[ ! -e "$su/sm_80.sass.FAILED" ] && cmp -s "$su/sm_80.sass" "$tmp/sm_80.sass.orig"' "the redone listing is the one the job wrote"
+check 'diff -q <(sort "$tmp/1.list") <(sort "$tmp/3b.list") >/dev/null' "and the rows are those of the first run"
 
 # compiler outputs into the existing corpus, another family
 "$bin" corpus import --out "$C" "$fx/scale.ll" "$fx/axpb.ptx" "$fx/axpb.sm_80.cubin" \

@@ -5,7 +5,8 @@
 #   scripts/real-suite.sh [--out real.h5] [--dir DIR] [--max-files N] [--nv-targets T,..]
 #                         [--amd-targets T,..] [-j N] [--regsweep BIN] [--src LIB=TREE]... [LIB...]
 #
-# LIB: magma (CUDA magmablas kernels, sm_75-sm_90), clblast (OpenCL, gfx908-gfx1201), rocprim,
+# LIB: magma (CUDA magmablas kernels, sm_75-sm_90), magma-hip (its HIP port, hipified; not in the
+# default list: wants a tree of its own, --src magma-hip=TREE), clblast (OpenCL, gfx908-gfx1201), rocprim,
 # rocrand, rocsparse (HIP, device only, gfx940 by default: docs/import.md). Default: all five.
 # Sources: `apt-get source` into DIR/src (deb-src lines for bookworm main/contrib are added to
 # apt's sources when missing); a library already extracted under DIR/src/LIB is used as it is;
@@ -29,7 +30,7 @@ while [ $# -gt 0 ]; do
     -j) jobs=$2; shift 2 ;;
     --regsweep) bin=$2; shift 2 ;;
     --src) case $2 in *=?*) srcs+=("$2") ;; *) echo "real-suite: --src wants LIB=TREE" >&2; exit 2 ;; esac; shift 2 ;;
-    -h|--help) sed -n 2,16p "$0"; exit 0 ;;
+    -h|--help) sed -n 2,17p "$0"; exit 0 ;;
     -*) echo "real-suite: unknown option $1" >&2; exit 2 ;;
     *) libs+=("$1"); shift ;;
   esac
@@ -81,6 +82,49 @@ recipe_magma() { # magmablas: every precision generated (tools/codegen.py), one 
     # smallest files first: --max-files N takes the N quickest to compile (deterministic)
     (cd "$m/magmablas" && ls -Sr ./*.cu | sed 's|./||' | pick) | while read -r f; do
       printf '%s\tcuda\t-I%s/include -I%s/control -I%s/magmablas -DADD_ -DNDEBUG -O3\t%s\n' "$m/magmablas/$f" "$m" "$m" "$m" "$nvt"
+    done; } > "$r"
+  echo "$r"
+}
+
+recipe_magma_hip() { # MAGMA's HIP port: magmablas/*.cu through its tools/hipify-perl (make.gen.hipMAGMA) after
+  # every precision is generated, one HIP line per magmablas_hip file, smallest first
+  local m=$1 r=$dir/recipes/magma_hip.tsv c=$1/include/magma_config.h
+  [ -f "$c" ] || printf '#ifndef MAGMA_CONFIG_H\n#define MAGMA_CONFIG_H\n#define MAGMA_HAVE_HIP\n#endif\n' > "$c"
+  grep -q MAGMA_HAVE_HIP "$c" || { echo "real-suite: magma-hip: $c is not a HIP config (a tree configured for CUDA? use a copy)" >&2; return 1; }
+  if [ ! -f "$m/include/magma_s.h" ]; then
+    (cd "$m/include" && python3 ../tools/codegen.py $(grep -l "@precisions" ./*.h | sed "s|./||") >/dev/null)
+    (cd "$m/magmablas" && python3 ../tools/codegen.py $(grep -l "@precisions" ./*.cu ./*.cuh ./*.h | sed "s|./||") >/dev/null)
+    (cd "$m/control" && python3 ../tools/codegen.py $(grep -l "@precisions" ./*.h | sed "s|./||") >/dev/null || true)
+  fi
+  # hipify is slow (minutes): make redoes only what is missing
+  (cd "$m" && nice make -s -f make.gen.hipMAGMA -j "$jobs" magmablas_hip >/dev/null) || return 1
+  # magma_types.h includes hipblas.h and hipsparse.h, which Debian 12 lacks: stand-ins declaring
+  # the host types its prototypes name (a device-only compile calls nothing of them)
+  mkdir -p "$m/hipstub"
+  [ -f "$m/hipstub/hipblas.h" ] || cat > "$m/hipstub/hipblas.h" <<'H'
+// written by regsweep scripts/real-suite.sh: a stand-in for hipBLAS's header (Debian 12 lacks it),
+// declarations only -- host types for MAGMA's prototypes; a device-only compile calls none of them
+#ifndef HIPBLAS_H
+#define HIPBLAS_H
+typedef void *hipblasHandle_t;
+typedef enum { HIPBLAS_STATUS_SUCCESS = 0, HIPBLAS_STATUS_NOT_SUPPORTED = 10 } hipblasStatus_t;
+typedef enum { HIPBLAS_OP_N = 111, HIPBLAS_OP_T = 112, HIPBLAS_OP_C = 113 } hipblasOperation_t;
+typedef enum { HIPBLAS_FILL_MODE_UPPER = 121, HIPBLAS_FILL_MODE_LOWER = 122, HIPBLAS_FILL_MODE_FULL = 123 } hipblasFillMode_t;
+typedef enum { HIPBLAS_DIAG_NON_UNIT = 131, HIPBLAS_DIAG_UNIT = 132 } hipblasDiagType_t;
+typedef enum { HIPBLAS_SIDE_LEFT = 141, HIPBLAS_SIDE_RIGHT = 142, HIPBLAS_SIDE_BOTH = 143 } hipblasSideMode_t;
+#endif
+H
+  [ -f "$m/hipstub/hipsparse.h" ] || cat > "$m/hipstub/hipsparse.h" <<'H'
+// written by regsweep scripts/real-suite.sh: a stand-in for hipSPARSE's header (Debian 12 lacks it),
+// declarations only -- the handle type of MAGMA's queue prototypes
+#ifndef HIPSPARSE_H
+#define HIPSPARSE_H
+typedef void *hipsparseHandle_t;
+#endif
+H
+  { echo "# magmablas_hip (MAGMA $(basename "$m"), hipified; HIP, device only): source, language, flags, targets"
+    (cd "$m/magmablas_hip" && ls -Sr ./*.hip.cpp | sed 's|./||' | pick) | while read -r f; do
+      hipline "$m/magmablas_hip/$f" "-I$m/include -I$m/control -I$m/magmablas_hip -I$m/hipstub -DADD_ -DNDEBUG"
     done; } > "$r"
   echo "$r"
 }
@@ -173,13 +217,14 @@ recipe_rocsparse() { # every library source with a kernel, smallest first (--max
 for lib in "${libs[@]}"; do
   case "$lib" in
     magma) t=$(source_of magma) || continue; r=$(recipe_magma "$t") ;;
+    magma-hip) t=$(source_of magma-hip) || continue; r=$(recipe_magma_hip "$t") || continue ;;
     clblast) t=$(source_of clblast) || continue; r=$(recipe_clblast "$t") ;;
     rocprim) t=$(source_of rocprim) || continue; r=$(recipe_rocprim "$t") ;;
     rocrand) t=$(source_of rocrand) || continue; r=$(recipe_rocrand "$t") ;;
     rocsparse) t=$(source_of rocsparse) || continue; r=$(recipe_rocsparse "$t") || continue ;;
-    *) echo "real-suite: unknown library '$lib' (magma, clblast, rocprim, rocrand, rocsparse)" >&2; exit 2 ;;
+    *) echo "real-suite: unknown library '$lib' (magma, magma-hip, clblast, rocprim, rocrand, rocsparse)" >&2; exit 2 ;;
   esac
   echo "real-suite: $lib: $(grep -vc '^#' "$r") units ($r)"
-  nice "$bin" corpus import --out "$out" "$r" --family "$lib" --work "$dir/work/$lib" -j "$jobs"
+  nice "$bin" corpus import --out "$out" "$r" --family "${lib//-/_}" --work "$dir/work/$lib" -j "$jobs"
 done
 "$bin" corpus info "$out"

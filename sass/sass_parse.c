@@ -627,6 +627,20 @@ static int tex_roles(P *p, role *r, uint32_t n, const size_t *so, const size_t *
   return 0;
 }
 
+/* Are the memory operands bare [Rn...] (none with desc[] or .64; LDGSTS's shared one is bare)? */
+static bool plain_address(const P *p, const role *roles, uint32_t nops, const size_t *so, const size_t *sl) {
+  bool any = false;
+  for (uint32_t k = 0; k < nops; k++) {
+    if (roles[k].role != 'm') continue;
+    const char *a = p->s + so[k];
+    if (!sl[k] || a[0] != '[') return false;
+    for (size_t i = 0; i + 2 < sl[k]; i++)
+      if (a[i] == '.' && a[i + 1] == '6' && a[i + 2] == '4') return false;
+    any = true;
+  }
+  return any;
+}
+
 /* One instruction line s[off..end): address comment, guard, opcode, operands, ";". */
 static int parse_inst(P *p, size_t off, size_t end) {
   rs_func *f = p->f;
@@ -720,6 +734,10 @@ static int parse_inst(P *p, size_t off, size_t end) {
   bool pred = guard && !guard_always;
   uint16_t dflags = RS_F_DEF | (pred ? RS_F_COND : 0);
   bool mem64 = (row->flags & RS_SOP_DESC) && p->sm < 80; /* sm_75 .E: 64-bit address without .64 */
+  /* sm_80+: an .E access printed [Ra] with neither desc[] nor .64 reads the pair Ra and no
+   * descriptor (-plr: the local fallback LD.E.64/ST.E.64 [R8] of a generic CAS; fill.c no_descs) */
+  bool plain64 = (row->flags & RS_SOP_DESC) && p->sm >= 80 && plain_address(p, roles, nops, so, sl);
+  mem64 |= plain64;
   bool target_label = (row->flags & (RS_SOP_BRANCH | RS_SOP_CALL | RS_SOP_INDIRECT)) != 0;
   int desc = -1;
   for (uint32_t k = 0; k < nops; k++)
@@ -728,7 +746,7 @@ static int parse_inst(P *p, size_t off, size_t end) {
     if ((roles[k].role == 'p' || roles[k].role == 'q') &&
         pr_mask(p, so[nops - 1], sl[nops - 1], roles[k].role == 'q' ? dflags : 0, mn, mnl))
       return -1;
-  if ((row->flags & RS_SOP_DESC) && p->sm >= 80) {
+  if ((row->flags & RS_SOP_DESC) && p->sm >= 80 && !plain64) {
     int td = table_desc(p, addr);
     if (desc < 0 && td < 0)
       return perr(p, p->line,

@@ -76,9 +76,11 @@ static int pipe_of(const char *op) {
       {"DFMA", "DADD", "DMUL", NULL},
       {"HMMA", NULL},
       {"IMMA", NULL},
-      /* global/local memory: a later access's result lands after an earlier one read its address
-       * (conv2d sm_90: LDG R21 right after an LDG reading R20:R21) */
-      {"LDG", "LD", "LDL", "STG", "ST", "STL", "ATOMG", "ATOM", "RED", "REDG", NULL}};
+      /* memory: a later access's result lands after an earlier one read its address (conv2d
+       * sm_90: LDG R21 right after an LDG reading R20:R21); shared accesses queue behind global
+       * ones (MAGMA trsm sm_90: LDS R59 overwrites what STG.E [R34.64], R59 stores, and that STG
+       * arms no read barrier at all) */
+      {"LDG", "LD", "LDL", "STG", "ST", "STL", "ATOMG", "ATOM", "RED", "REDG", "LDS", "STS", "LDSM", "ATOMS", NULL}};
   size_t n = strcspn(op, ".");
   for (int p = 0; p < (int)(sizeof pipes / sizeof *pipes); p++)
     for (int k = 0; pipes[p][k]; k++)

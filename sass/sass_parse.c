@@ -832,9 +832,8 @@ static void ret_edges(P *p, const uint32_t *callee, const uint32_t *ret_to, uint
       uint32_t li = bl->first_inst + bl->ninsts - 1;
       if (p->sflags[li] & RS_SOP_RET) { /* returns to the calls of e (edges added below) */
         owned[b] = 1;
-        uint32_t pr[2] = {b, e};
-        RS_PUSH(rets, nrets, caprets, pr[0]);
-        RS_PUSH(rets, nrets, caprets, pr[1]);
+        RS_PUSH(rets, nrets, caprets, b);
+        RS_PUSH(rets, nrets, caprets, e);
       }
       for (uint32_t s = 0; s < bl->nsuccs; s++) {
         uint32_t t = callee[b] != UINT32_MAX && bl->succs[s] == callee[b] ? b + 1 : bl->succs[s];

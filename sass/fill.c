@@ -151,12 +151,19 @@ static const struct {
     {"RED", 0x9a6, 1, 0},
     {"LDGSTS", 0xfae, 1, 0}, /* cp.async: -plr marks the pair read (async_copy sm_80/sm_90) */
 };
-/* .E accesses that read no descriptor: -plr shows the pair live through, not read. */
+/* .E accesses that read no descriptor: -plr shows the pair live through, not read. A row with
+ * w1_clear set matches only when those bits of word 1 are clear: LD.E 0x980 with bit 76 clear is
+ * the generic CAS's fallback load [R8] (-plr: R8:R9 read, UR4:UR5 not; every desc[] LD/LDG/STG
+ * seen has the bit set). */
 static const struct {
   const char *base;
   uint16_t op;
+  uint64_t w1_clear;
 } no_descs[] = {
-    {"ATOMG", 0x3a9}, /* ATOMG.E.CAS R,[R],R,R: a 64-bit address printed without .64 */
+    {"ATOMG", 0x3a9, 0}, /* ATOMG.E.CAS R,[R],R,R: a 64-bit address printed without .64 */
+    {"ATOM", 0x38b, 0},  /* generic ATOM.E.CAS(.64) P0, R, [R], R, R (MAGMA hemv/symv vbatched) */
+    {"ST", 0x385, 0},    /* the CAS's fallback ST.E.64 [R8], R2 (-plr: pair R8 read, UR4:UR5 not) */
+    {"LD", 0x980, 1ull << 12},
 };
 static const char *const desc_ops[] = {"LDG", "LD", "STG", "ST", "RED", "REDG", "ATOM", "ATOMG", "LDGSTS"};
 
@@ -166,9 +173,7 @@ int rs_sass_desc_ur(unsigned sm, const char *base, const uint64_t w[2]) {
   if (sm < 80 || !access) return -2;
   unsigned op = (unsigned)(w[0] & 0xfff);
   for (size_t i = 0; i < sizeof no_descs / sizeof *no_descs; i++)
-    if (no_descs[i].op == op && !strcmp(no_descs[i].base, base)) return -2;
-  for (size_t i = 0; i < sizeof no_descs / sizeof *no_descs; i++)
-    if (no_descs[i].op == op && !strcmp(no_descs[i].base, base)) return -2;
+    if (no_descs[i].op == op && !strcmp(no_descs[i].base, base) && !(w[1] & no_descs[i].w1_clear)) return -2;
   for (size_t i = 0; i < sizeof descs / sizeof *descs; i++)
     if (descs[i].op == op && !strcmp(descs[i].base, base)) return (int)(w[descs[i].word] >> descs[i].bit & 0x3f);
   return -1;

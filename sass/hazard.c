@@ -76,13 +76,25 @@ static int pipe_of(const char *op) {
       {"DFMA", "DADD", "DMUL", NULL},
       {"HMMA", NULL},
       {"IMMA", NULL},
-      /* global/local memory: a later access's result lands after an earlier one read its address
-       * (conv2d sm_90: LDG R21 right after an LDG reading R20:R21) */
-      {"LDG", "LD", "LDL", "STG", "ST", "STL", "ATOMG", "ATOM", "RED", "REDG", NULL}};
+      /* memory: a later access's result lands after an earlier one read its address (conv2d
+       * sm_90: LDG R21 right after an LDG reading R20:R21); shared accesses queue behind global
+       * ones (MAGMA trsm sm_90: LDS R59 overwrites what STG.E [R34.64], R59 stores, and that STG
+       * arms no read barrier at all) */
+      {"LDG", "LD", "LDL", "STG", "ST", "STL", "ATOMG", "ATOM", "RED", "REDG", "LDS", "STS", "LDSM", "ATOMS", NULL}};
   size_t n = strcspn(op, ".");
   for (int p = 0; p < (int)(sizeof pipes / sizeof *pipes); p++)
     for (int k = 0; pipes[p][k]; k++)
       if (strlen(pipes[p][k]) == n && !strncmp(op, pipes[p][k], n)) return p;
+  return -1;
+}
+
+/* The pipe whose results land in issue order, for the write rule: a later shared-memory load
+ * may write a register an earlier one still writes, without a wait (MAGMA trsm sm_90: LDS R47
+ * issued while LDS.128 R44 is in flight, its R47 never read; R47 read after both are waited on,
+ * so ptxas relies on the later write landing last). Returns a small id, or -1. */
+static int wpipe_of(const char *op) {
+  size_t n = strcspn(op, ".");
+  if ((n == 3 && !strncmp(op, "LDS", 3)) || (n == 4 && !strncmp(op, "LDSM", 4))) return 0;
   return -1;
 }
 
@@ -109,7 +121,7 @@ void rs_sass_sb_walk(const rs_func *f, const uint64_t (*ctl)[2], rs_sass_sb_visi
       unsigned ends = 1u << sb | (kind == RS_SB_READ && wb <= 5 ? 1u << wb : 0);
       memset(seen, 0, (RS_WORDS(ni) + 1) * sizeof *seen);
       uint32_t sp = 0;
-      int pipe = pipe_of(opname(f, i));
+      int pipe = pipe_of(opname(f, i)), wpipe = kind == RS_SB_WRITE ? wpipe_of(opname(f, i)) : -1;
 #define PUSH(x)                                                                                                    \
   do {                                                                                                             \
     uint32_t x_ = (x);                                                                                             \
@@ -126,7 +138,8 @@ void rs_sass_sb_walk(const rs_func *f, const uint64_t (*ctl)[2], rs_sass_sb_visi
         const char *on = opname(f, k);
         if (wait & ends || !strncmp(on, "DEPBAR", 6)) continue; /* k waits: protected from here */
         bool in_order = kind == RS_SB_READ && pipe >= 0 && pipe_of(on) == pipe; /* behind i's reads */
-        if (!in_order && visit(ctx, i, k, kind, sb)) continue;
+        int as = wpipe >= 0 && wpipe_of(on) == wpipe ? RS_SB_WRITE_READS : kind; /* k's writes land after i's */
+        if (!in_order && visit(ctx, i, k, as, sb)) continue;
         uint32_t kb = blk[k];
         if (k + 1 < f->blocks[kb].first_inst + f->blocks[kb].ninsts) PUSH(k + 1);
         else
@@ -157,6 +170,8 @@ static bool hazard_at(void *ctx, uint32_t i, uint32_t k, int kind, unsigned sb) 
   H *h = ctx;
   const rs_func *f = h->f;
   size_t words = h->words;
+  bool reads_only = false; /* k's writes land after i's */
+  if (kind == RS_SB_WRITE_READS) kind = RS_SB_WRITE, reads_only = true;
   if (i != h->at || kind != h->kind) {
     rw_sets(f, i, h->krd, h->kwr, words, h->nunits);
     memcpy(h->armed, kind ? h->kwr : h->krd, words * sizeof *h->armed);
@@ -166,7 +181,7 @@ static bool hazard_at(void *ctx, uint32_t i, uint32_t k, int kind, unsigned sb) 
     h->at = i, h->kind = kind;
   }
   rw_sets(f, k, h->krd, h->kwr, words, h->nunits);
-  bool bad = overlaps(h->kwr, h->armed, words) || (kind && overlaps(h->krd, h->armed, words));
+  bool bad = (!reads_only && overlaps(h->kwr, h->armed, words)) || (kind && overlaps(h->krd, h->armed, words));
   if (bad && !h->found++ && h->first)
     snprintf(h->first, h->n, "%s /*%04x*/ %s %s a register that /*%04x*/ %s still %s (scoreboard %u, no wait between)",
              f->name, (unsigned)f->insts[k].addr, opname(f, k), kind ? "touches" : "overwrites",

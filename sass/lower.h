@@ -156,8 +156,10 @@ uint32_t rs_sass_hazards(const rs_func *f, const uint64_t (*ctl)[2], char *first
  * write barrier) and every k reachable from i before an instruction waits on sb (a read barrier:
  * or on i's write barrier, written after i's reads); for a read
  * barrier, k of i's in-order pipe (DFMA after DFMA, HMMA after HMMA) is walked through, not
- * visited. visit returning true ends the walk past k. */
-enum { RS_SB_READ, RS_SB_WRITE };
+ * visited; for a write barrier, k whose writes land after i's (a shared-memory load behind
+ * another) is visited as RS_SB_WRITE_READS: only what k reads counts. visit returning true ends
+ * the walk past k. */
+enum { RS_SB_READ, RS_SB_WRITE, RS_SB_WRITE_READS };
 typedef bool (*rs_sass_sb_visit)(void *ctx, uint32_t i, uint32_t k, int kind, unsigned sb);
 void rs_sass_sb_walk(const rs_func *f, const uint64_t (*ctl)[2], rs_sass_sb_visit visit, void *ctx);
 /* Instruction i's words, for every instruction of f, from its .text section in c (malloc'd in

@@ -108,6 +108,9 @@ const rs_sass_op rs_sass_optable[] = {
     {"LEA.X", "", "d1 s1 s1 s1 s1", 0},
     {"ULEA", "", "d1 s1 s1 s1|d1 d1 s1 s1 s1", 0},
     {"ULEA.HI", "SX32", "d1 s1 s1 s1 s1|d1 d1 s1 s1 s1 s1", 0},
+    /* ULEA.HI.SX32 UR5, UR5, 0xffffffff, 0x1b: no high-word source, as LEA.HI.SX32 (MAGMA
+     * trsm_small_batched); the 5- and 6-operand forms of the row above stay valid */
+    {"ULEA.HI.SX32", "", "d1 s1 s1 s1|d1 s1 s1 s1 s1|d1 d1 s1 s1 s1 s1", 0},
     {"ULEA.HI.X", "SX32", "d1 s1 s1 s1 s1|d1 s1 s1 s1 s1 s1", 0},
     {"SHF", "L R U32 S32 U64 S64 HI W", "d1 s1 s1 s1", 0},
     {"USHF", "L R U32 S32 U64 S64 HI W", "d1 s1 s1 s1", 0},
@@ -214,6 +217,10 @@ const rs_sass_op rs_sass_optable[] = {
      * marks the address a pair (R10:R11, printed without .64) and no descriptor read (fill.c) */
     {"ATOMG.E.CAS", "STRONG GPU SYS SM CTA", "d1 M s1 s1|d1 d1 M s1 s1", 0},
     {"ATOMG.E.CAS.64", "STRONG GPU SYS SM CTA", "d2 M s2 s2|d1 d2 M s2 s2", 0},
+    /* generic CAS (MAGMA hemv/symv vbatched: atomicCAS on a generic double *): -plr on sm_75
+     * and sm_80 marks P0, R6:R7 written, R4:R5 (address), R8:R9, R10:R11 read; no descriptor */
+    {"ATOM.E.CAS", "32 STRONG GPU SYS SM CTA", "d1 M s1 s1|d1 d1 M s1 s1", 0},
+    {"ATOM.E.CAS.64", "STRONG GPU SYS SM CTA", "d2 M s2 s2|d1 d2 M s2 s2", 0},
     /* QSPC.E.S P0, RZ, [R4]: is the generic 64-bit address shared (the ATOM.E fallback) */
     {"QSPC.E", "S G L", "d1 d1 M", 0},
     /* cp.async: LDGSTS.E [Rshared], desc[UR4][Rglobal.64]; the copy size is no register width */
@@ -389,22 +396,29 @@ static bool split(const char *mn, size_t len, size_t *base, mods *md) {
 }
 
 /* Does the mnemonic match the row? Each form modifier must be present (used once), every other
- * modifier optional. Returns the number of form modifiers (more = more specific), -1 if not. */
+ * modifier optional. Returns twice the number of form modifiers (more = more specific), plus one
+ * when they appear in the row's order: F2F.F32.F64 (to F32 from F64) also has the modifiers of
+ * F2F.F64.F32, and only their order tells the widths apart. -1 if no match. */
 static int match(const rs_sass_op *r, const char *mn, size_t base, const mods *md) {
   mods fm;
   size_t fb;
   if (!split(r->form, strlen(r->form), &fb, &fm)) return -1;
   if (fb != base || memcmp(r->form, mn, base)) return -1;
-  bool used[24] = {false};
+  bool used[24] = {false}, ordered = true;
+  uint32_t last = 0;
   for (uint32_t k = 0; k < fm.count; k++) {
     bool found = false;
     for (uint32_t j = 0; j < md->count && !found; j++)
-      if (!used[j] && md->n[j] == fm.n[k] && !memcmp(md->s[j], fm.s[k], fm.n[k])) used[j] = found = true;
+      if (!used[j] && md->n[j] == fm.n[k] && !memcmp(md->s[j], fm.s[k], fm.n[k])) {
+        used[j] = found = true;
+        if (k && j < last) ordered = false;
+        last = j;
+      }
     if (!found) return -1;
   }
   for (uint32_t j = 0; j < md->count; j++)
     if (!used[j] && !in_list(r->optional, md->s[j], md->n[j])) return -1;
-  return (int)fm.count;
+  return 2 * (int)fm.count + ordered;
 }
 
 /* Number of roles in one variant [p, q). */

@@ -627,6 +627,20 @@ static int tex_roles(P *p, role *r, uint32_t n, const size_t *so, const size_t *
   return 0;
 }
 
+/* Are the memory operands bare [Rn...] (none with desc[] or .64; LDGSTS's shared one is bare)? */
+static bool plain_address(const P *p, const role *roles, uint32_t nops, const size_t *so, const size_t *sl) {
+  bool any = false;
+  for (uint32_t k = 0; k < nops; k++) {
+    if (roles[k].role != 'm') continue;
+    const char *a = p->s + so[k];
+    if (!sl[k] || a[0] != '[') return false;
+    for (size_t i = 0; i + 2 < sl[k]; i++)
+      if (a[i] == '.' && a[i + 1] == '6' && a[i + 2] == '4') return false;
+    any = true;
+  }
+  return any;
+}
+
 /* One instruction line s[off..end): address comment, guard, opcode, operands, ";". */
 static int parse_inst(P *p, size_t off, size_t end) {
   rs_func *f = p->f;
@@ -720,6 +734,10 @@ static int parse_inst(P *p, size_t off, size_t end) {
   bool pred = guard && !guard_always;
   uint16_t dflags = RS_F_DEF | (pred ? RS_F_COND : 0);
   bool mem64 = (row->flags & RS_SOP_DESC) && p->sm < 80; /* sm_75 .E: 64-bit address without .64 */
+  /* sm_80+: an .E access printed [Ra] with neither desc[] nor .64 reads the pair Ra and no
+   * descriptor (-plr: the local fallback LD.E.64/ST.E.64 [R8] of a generic CAS; fill.c no_descs) */
+  bool plain64 = (row->flags & RS_SOP_DESC) && p->sm >= 80 && plain_address(p, roles, nops, so, sl);
+  mem64 |= plain64;
   bool target_label = (row->flags & (RS_SOP_BRANCH | RS_SOP_CALL | RS_SOP_INDIRECT)) != 0;
   int desc = -1;
   for (uint32_t k = 0; k < nops; k++)
@@ -728,7 +746,7 @@ static int parse_inst(P *p, size_t off, size_t end) {
     if ((roles[k].role == 'p' || roles[k].role == 'q') &&
         pr_mask(p, so[nops - 1], sl[nops - 1], roles[k].role == 'q' ? dflags : 0, mn, mnl))
       return -1;
-  if ((row->flags & RS_SOP_DESC) && p->sm >= 80) {
+  if ((row->flags & RS_SOP_DESC) && p->sm >= 80 && !plain64) {
     int td = table_desc(p, addr);
     if (desc < 0 && td < 0)
       return perr(p, p->line,
@@ -803,6 +821,59 @@ static void add_succ_fall(rs_func *f, uint32_t bi) {
   if (bi + 1 < f->nblocks) rs_block_add_succ(&f->blocks[bi], bi + 1);
 }
 
+/* A RET returns to the instructions after the calls of its own subroutine, not to every return
+ * point: with every RET going everywhere, a value the kernel reads before its second call looked
+ * live inside the first callee (slarfg sm_80: the rcp slowpath, called after the last STG through
+ * R[6:7], reached the STG again through the RET to the sqrt slowpath's call site, and its writes
+ * of R6 conflicted with ptxas's own colouring). A subroutine's RETs are those its entry reaches
+ * by branches and fall-through, a call inside it stepping over to its return point. A RET no
+ * entry reaches keeps every return point. */
+static void ret_edges(P *p, const uint32_t *callee, const uint32_t *ret_to, uint32_t nret) {
+  rs_func *f = p->f;
+  uint32_t nb = f->nblocks;
+  if (!nret) return;
+  uint8_t *seen = rs_xmalloc(nb + 1), *owned = rs_xcalloc(nb + 1, 1);
+  uint32_t *rets = NULL, nrets = 0, caprets = 0; /* (RET block, entry) pairs */
+  uint32_t *stack = rs_xmalloc(sizeof *stack * (nb + 1));
+  uint8_t *called = rs_xcalloc(nb + 1, 1);
+  for (uint32_t c = 0; c < nb; c++)
+    if (callee[c] < nb) called[callee[c]] = 1;
+  for (uint32_t e = 0; e < nb; e++) {
+    if (!called[e]) continue;
+    memset(seen, 0, nb + 1);
+    uint32_t sp = 0;
+    stack[sp++] = e;
+    seen[e] = 1;
+    while (sp) {
+      uint32_t b = stack[--sp];
+      const rs_block *bl = &f->blocks[b];
+      uint32_t li = bl->first_inst + bl->ninsts - 1;
+      if (p->sflags[li] & RS_SOP_RET) { /* returns to the calls of e (edges added below) */
+        owned[b] = 1;
+        RS_PUSH(rets, nrets, caprets, b);
+        RS_PUSH(rets, nrets, caprets, e);
+      }
+      for (uint32_t s = 0; s < bl->nsuccs; s++) {
+        uint32_t t = callee[b] != UINT32_MAX && bl->succs[s] == callee[b] ? b + 1 : bl->succs[s];
+        if (t < nb && !seen[t]) seen[t] = 1, stack[sp++] = t;
+      }
+    }
+  }
+  for (uint32_t k = 0; k < nrets; k += 2)
+    for (uint32_t c = 0; c < nb; c++)
+      if (callee[c] == rets[k + 1] && c + 1 < nb) rs_block_add_succ(&f->blocks[rets[k]], c + 1);
+  for (uint32_t b = 0; b < nb; b++) {
+    const rs_block *bl = &f->blocks[b];
+    if (!owned[b] && (p->sflags[bl->first_inst + bl->ninsts - 1] & RS_SOP_RET))
+      for (uint32_t r = 0; r < nret; r++) rs_block_add_succ(&f->blocks[b], ret_to[r]);
+  }
+  free(stack);
+  free(seen);
+  free(owned);
+  free(rets);
+  free(called);
+}
+
 static int finish_func(P *p) {
   rs_func *f = p->f;
   if (!f) return 0;
@@ -826,9 +897,11 @@ static int finish_func(P *p) {
   }
   /* return points: the instruction after every call to a subroutine */
   uint32_t *ret_to = NULL, nret = 0, capret = 0;
+  uint32_t *callee = rs_xmalloc(sizeof *callee * (f->nblocks + 1)); /* per block: the entry it calls */
   for (uint32_t bi = 0; bi < f->nblocks; bi++) {
     rs_block *bl = &f->blocks[bi];
     uint32_t li = bl->first_inst + bl->ninsts - 1;
+    callee[bi] = UINT32_MAX;
     if (!(p->sflags[li] & RS_SOP_CALL)) continue;
     const rs_inst *in = &f->insts[li];
     for (uint32_t o = 0; o < in->nops; o++) {
@@ -838,9 +911,9 @@ static int finish_func(P *p) {
       const char *tn = f->src + op->text_off;
       bool sym = !(op->text_len > 3 && !memcmp(tn, ".L_", 3));
       for (uint32_t t = 0; t < p->labels.n && sym; t++)
-        if (p->lab_block[t] == (int32_t)op->reg && p->lab_func[t]) is_sub_call[li] = 1;
+        if (p->lab_block[t] == (int32_t)op->reg && p->lab_func[t]) is_sub_call[li] = 1, callee[bi] = op->reg;
       if (sym && !is_sub_call[li])
-        return free(is_sub_call), free(ret_to),
+        return free(is_sub_call), free(ret_to), free(callee),
                perr(p, in->line, "call to %.*s, which is not a subroutine of %s (calls across kernels are not modelled)",
                     (int)op->text_len, tn, f->name);
     }
@@ -865,12 +938,13 @@ static int finish_func(P *p) {
     } else if (fl & RS_SOP_EXIT) {
       fall = pred;
     } else if (fl & RS_SOP_RET) {
-      for (uint32_t r = 0; r < nret; r++) rs_block_add_succ(bl, ret_to[r]);
-      fall = pred;
+      fall = pred; /* where it returns to: below, once every other edge is known */
     }
     if (fall) add_succ_fall(f, bi);
     bl->has_succs = true;
   }
+  ret_edges(p, callee, ret_to, nret);
+  free(callee);
   free(ret_to);
   free(is_sub_call);
   rs_func_finish_cfg(f);

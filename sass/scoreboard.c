@@ -65,7 +65,8 @@ static bool pairs_at(void *ctx, uint32_t i, uint32_t k, int kind, unsigned sb) {
     if (!is_reg(ox) || (kind == RS_SB_READ ? def || !is_r(f, ox) : !def)) continue;
     for (uint32_t y = 0; y < b->nops; y++) {
       const rs_operand *oy = &f->ops[b->first_op + y];
-      if (is_reg(oy) && (kind == RS_SB_WRITE || (oy->flags & RS_F_DEF))) s->pair(s->ctx, ox, oy, k);
+      bool kdef = (oy->flags & RS_F_DEF) != 0; /* write: all of k; write behind i: k's reads; read: k's defs */
+      if (is_reg(oy) && (kind == RS_SB_WRITE || (kind == RS_SB_READ ? kdef : !kdef))) s->pair(s->ctx, ox, oy, k);
     }
   }
   return false; /* every k up to the wait */

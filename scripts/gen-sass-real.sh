@@ -16,6 +16,8 @@
 #   NAME.T.texplr  nvdisasm -c -plr -lrm narrow: the column headers and the rows of texture and
 #                surface instructions only (their tuple widths are checked against it), when
 #                the listing has any
+#   NAME.T.formplr  the same, for the forms MAGMA 2.6.2 showed the table lacked (F2F.F32.F64,
+#                ULEA.HI.SX32, generic ATOM.E.CAS and its LD.E/ST.E fallback), when it has any
 # and FORMS.txt: `regsweep corpus forms` over the cubins (the coverage these kernels give).
 # Reruns are identical except the "Compile time" lines of *.ptxas-v.txt.
 set -euo pipefail
@@ -35,11 +37,15 @@ texrows() {
   grep -E '^\s+\.section|^\s+// [+|]|/\*[0-9a-f]+\*/ +(@!?U?P[0-9T] +)?(TEX|TLD|TLD4|TXD|TXQ|TMML|SULD|SUST|SURED|SUATOM)[. ]' |
     sed -e 's/ *$//'
 }
+formrows() {
+  grep -E '^\s+\.section|^\s+// [+|]|/\*[0-9a-f]+\*/ +(@!?U?P[0-9T] +)?(F2F\.F32\.F64|ULEA\.HI\.SX32|ATOM\.E\.CAS|LD\.E|ST\.E)[. ]' |
+    sed -e 's/ *$//'
+}
 die() { echo "gen-sass-real: ERROR: $*" >&2; exit 1; }
 for t in "$NVCC" "$NVDISASM" "$REGSWEEP"; do [[ -x "$t" ]] || die "not executable: $t"; done
 TMP="$(mktemp -d)"
 trap 'rm -rf "$TMP"' EXIT
-rm -f "$OUT"/*.sass "$OUT"/*.lrm "$OUT"/*.texplr "$OUT"/*.ptxas-v.txt
+rm -f "$OUT"/*.sass "$OUT"/*.lrm "$OUT"/*.texplr "$OUT"/*.formplr "$OUT"/*.ptxas-v.txt
 for src in "$OUT"/*.cu; do
   name="$(basename "$src" .cu)"
   for t in "${TARGETS[@]}"; do
@@ -53,6 +59,8 @@ for src in "$OUT"/*.cu; do
     "$NVDISASM" -c -lrm count "$TMP/$id.old.cubin" | table >"$OUT/$id.lrm"
     "$NVDISASM" -c -plr -lrm narrow "$TMP/$id.old.cubin" | texrows >"$TMP/$id.texplr"
     if grep -q '/\*[0-9a-f]*\*/' "$TMP/$id.texplr"; then mv "$TMP/$id.texplr" "$OUT/$id.texplr"; fi
+    "$NVDISASM" -c -plr -lrm narrow "$TMP/$id.old.cubin" | formrows >"$TMP/$id.formplr"
+    if [[ $name == magma_forms ]]; then mv "$TMP/$id.formplr" "$OUT/$id.formplr"; fi
   done
 done
 "$REGSWEEP" corpus forms --nvdisasm "$NVDISASM" "$TMP"/*.sm_[0-9][0-9].cubin | sed "s|$TMP/||" >"$OUT/FORMS.txt" ||

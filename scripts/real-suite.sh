@@ -69,15 +69,20 @@ source_of() { # $1 = Debian source package: its --src tree, else DIR/src/$1, ext
 
 pick() { if [ "$max" -gt 0 ]; then head -n "$max"; else cat; fi; }
 
-recipe_magma() { # magmablas: every precision generated (tools/codegen.py), one CUDA line per file
-  local m=$1 r=$dir/recipes/magma.tsv
-  [ -f "$m/include/magma_config.h" ] ||
-    printf '#ifndef MAGMA_CONFIG_H\n#define MAGMA_CONFIG_H\n#define MAGMA_HAVE_CUDA\n#define MAGMA_CUDA_ARCH_MIN 750\n#endif\n' > "$m/include/magma_config.h"
+magma_codegen() { # $1 MAGMA tree: its tools/codegen.py makes the s/d/c precisions from the z sources, once
+  local m=$1
   if [ ! -f "$m/include/magma_s.h" ]; then
     (cd "$m/include" && python3 ../tools/codegen.py $(grep -l "@precisions" ./*.h | sed "s|./||") >/dev/null)
     (cd "$m/magmablas" && python3 ../tools/codegen.py $(grep -l "@precisions" ./*.cu ./*.cuh ./*.h | sed "s|./||") >/dev/null)
     (cd "$m/control" && python3 ../tools/codegen.py $(grep -l "@precisions" ./*.h | sed "s|./||") >/dev/null || true)
   fi
+}
+
+recipe_magma() { # magmablas: every precision generated (tools/codegen.py), one CUDA line per file
+  local m=$1 r=$dir/recipes/magma.tsv
+  [ -f "$m/include/magma_config.h" ] ||
+    printf '#ifndef MAGMA_CONFIG_H\n#define MAGMA_CONFIG_H\n#define MAGMA_HAVE_CUDA\n#define MAGMA_CUDA_ARCH_MIN 750\n#endif\n' > "$m/include/magma_config.h"
+  magma_codegen "$m"
   { echo "# magmablas (MAGMA $(basename "$m")): source, language, flags, targets"
     # smallest files first: --max-files N takes the N quickest to compile (deterministic)
     (cd "$m/magmablas" && ls -Sr ./*.cu | sed 's|./||' | pick) | while read -r f; do
@@ -91,11 +96,7 @@ recipe_magma_hip() { # MAGMA's HIP port: magmablas/*.cu through its tools/hipify
   local m=$1 r=$dir/recipes/magma_hip.tsv c=$1/include/magma_config.h
   [ -f "$c" ] || printf '#ifndef MAGMA_CONFIG_H\n#define MAGMA_CONFIG_H\n#define MAGMA_HAVE_HIP\n#endif\n' > "$c"
   grep -q MAGMA_HAVE_HIP "$c" || { echo "real-suite: magma-hip: $c is not a HIP config (a tree configured for CUDA? use a copy)" >&2; return 1; }
-  if [ ! -f "$m/include/magma_s.h" ]; then
-    (cd "$m/include" && python3 ../tools/codegen.py $(grep -l "@precisions" ./*.h | sed "s|./||") >/dev/null)
-    (cd "$m/magmablas" && python3 ../tools/codegen.py $(grep -l "@precisions" ./*.cu ./*.cuh ./*.h | sed "s|./||") >/dev/null)
-    (cd "$m/control" && python3 ../tools/codegen.py $(grep -l "@precisions" ./*.h | sed "s|./||") >/dev/null || true)
-  fi
+  magma_codegen "$m"
   # hipify is slow (minutes): make redoes only what is missing
   (cd "$m" && nice make -s -f make.gen.hipMAGMA -j "$jobs" magmablas_hip >/dev/null) || return 1
   # magma_types.h includes hipblas.h and hipsparse.h, which Debian 12 lacks: stand-ins declaring

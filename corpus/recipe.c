@@ -138,7 +138,7 @@ void rs_imp_name_units(rs_imp_unit *u, uint32_t n) {
     uint32_t j = 0;
     while (j < i && !same_set(&u[j], &u[i])) j++;
     if (j < i) {
-      snprintf(u[i].name, sizeof u[i].name, "%s", u[j].name);
+      memcpy(u[i].name, u[j].name, sizeof u[i].name); /* j < i: two units (snprintf from u to u trips -Wrestrict) */
       continue;
     }
     const char *b = strrchr(u[i].source, '/');

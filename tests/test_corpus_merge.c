@@ -50,7 +50,7 @@ int main(int argc, char **argv) {
     }
     if (!strcmp(in.family, "sgemm") && !copied_from[0]) { /* same IR, target and form, new id */
       snprintf(copied_from, sizeof copied_from, "%s", in.id);
-      snprintf(in.id, sizeof in.id, "copy/%s", copied_from);
+      snprintf(in.id, sizeof in.id, "copy/%.150s", copied_from);
       CHECK(!rs_corpus_append(b, &in, &e));
       nb++;
     }
@@ -96,7 +96,7 @@ int main(int argc, char **argv) {
   CHECKF(m && rs_corpus_count(m) == nunion, "%llu rows, %llu expected", m ? (unsigned long long)rs_corpus_count(m) : 0,
          (unsigned long long)nunion);
   char id[200];
-  snprintf(id, sizeof id, "copy/%s", copied_from);
+  snprintf(id, sizeof id, "copy/%.150s", copied_from);
   CHECK(m && rs_corpus_find(m, id, &e) == -1);
   CHECK(m && st.failures == 2 && rs_corpus_failure_count(m) == 2);
   for (uint64_t k = 0; m && k < rs_corpus_failure_count(m); k++)

@@ -13,21 +13,6 @@
 #include <stdbool.h>
 #include <string.h>
 
-typedef struct {
-  char *p;
-  size_t n, cap;
-} sbuf;
-
-static void put(sbuf *b, const char *s, size_t n) {
-  if (b->n + n + 1 > b->cap) {
-    b->cap = (b->n + n + 1) * 2;
-    b->p = rs_xrealloc(b->p, b->cap);
-  }
-  memcpy(b->p + b->n, s, n);
-  b->n += n;
-  b->p[b->n] = 0;
-}
-
 static size_t line_end(const char *s, size_t o, size_t len) {
   const char *nl = memchr(s + o, '\n', len - o);
   return nl ? (size_t)(nl - s) : len;
@@ -62,7 +47,7 @@ static bool decl_forbidden(const char *w, size_t n) {
 
 char *rs_emit_declare_unlowered(const char *mir, uint32_t *declared) {
   size_t len = strlen(mir);
-  sbuf b = {0};
+  rs_sbuf b = {0};
   uint32_t nd = 0;
   /* the IR document: "--- |" then lines indented by two spaces, up to the first "---" or "..." */
   size_t ir = 0, ir_end = 0;
@@ -79,7 +64,7 @@ char *rs_emit_declare_unlowered(const char *mir, uint32_t *declared) {
     if (declared) *declared = 0;
     return rs_xstrndup(mir, len);
   }
-  put(&b, mir, ir);
+  rs_sbuf_put(&b, mir, ir);
   for (size_t o = ir; o < ir_end;) {
     size_t e = line_end(mir, o, len), next = e < len ? e + 1 : e;
     const char *l = mir + o;
@@ -89,7 +74,7 @@ char *rs_emit_declare_unlowered(const char *mir, uint32_t *declared) {
     size_t nm = paren ? (size_t)(paren - at - 1) : 0;
     if (nm && at[1] == '"' && nm >= 2) at++, nm -= 2; /* @"quoted name" */
     if (!paren || l[n - 1] != '{' || has_machine_function(mir, len, ir_end, at + 1, nm)) {
-      put(&b, l, next - o);
+      rs_sbuf_put(&b, l, next - o);
       o = next;
       continue;
     }
@@ -101,23 +86,23 @@ char *rs_emit_declare_unlowered(const char *mir, uint32_t *declared) {
       else if (*close == ')' && --depth == 0) break;
     }
     if (close == l + n) { /* not a one-line header: leave it as it is */
-      put(&b, l, next - o);
+      rs_sbuf_put(&b, l, next - o);
       o = next;
       continue;
     }
-    put(&b, "  declare", 9);
+    rs_sbuf_put(&b, "  declare", 9);
     for (const char *w = l + 8; w < paren;) { /* the words before the parameter list, linkage dropped */
       while (w < paren && *w == ' ') w++;
       const char *we = w;
       while (we < paren && *we != ' ') we++;
       if (we > w && !decl_forbidden(w, (size_t)(we - w))) {
-        put(&b, " ", 1);
-        put(&b, w, (size_t)(we - w));
+        rs_sbuf_put(&b, " ", 1);
+        rs_sbuf_put(&b, w, (size_t)(we - w));
       }
       w = we;
     }
-    put(&b, paren, (size_t)(close - paren) + 1);
-    put(&b, "\n", 1);
+    rs_sbuf_put(&b, paren, (size_t)(close - paren) + 1);
+    rs_sbuf_put(&b, "\n", 1);
     nd++;
     /* skip the body, up to its closing "  }" */
     for (o = next; o < ir_end;) {
@@ -127,7 +112,7 @@ char *rs_emit_declare_unlowered(const char *mir, uint32_t *declared) {
       if (last) break;
     }
   }
-  put(&b, mir + ir_end, len - ir_end);
+  rs_sbuf_put(&b, mir + ir_end, len - ir_end);
   if (declared) *declared = nd;
-  return b.p;
+  return b.s;
 }

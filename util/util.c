@@ -202,3 +202,13 @@ void rs_shell_quote(char *out, size_t n, const char *s) {
   if (k < n - 1) out[k++] = '\'';
   out[k] = 0;
 }
+
+void rs_sbuf_put(rs_sbuf *b, const char *s, size_t n) {
+  if (b->n + n + 1 > b->cap) {
+    b->cap = (b->n + n + 1) * 2;
+    b->s = rs_xrealloc(b->s, b->cap);
+  }
+  memcpy(b->s + b->n, s, n);
+  b->n += n;
+  b->s[b->n] = 0;
+}

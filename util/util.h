@@ -17,6 +17,12 @@ int rs_errf(rs_err *e, const char *file, unsigned line, const char *fmt, ...)
 void *rs_xmalloc(size_t n);
 void *rs_xcalloc(size_t n, size_t sz);
 void *rs_xrealloc(void *p, size_t n);
+/* A growing NUL-terminated string: {0} is empty; s is NULL until the first append (owned). */
+typedef struct {
+  char *s;
+  size_t n, cap;
+} rs_sbuf;
+void rs_sbuf_put(rs_sbuf *b, const char *s, size_t n);
 char *rs_xstrndup(const char *s, size_t n);
 
 /* Grow *p (element size sz, capacity *cap) to hold at least n elements. */

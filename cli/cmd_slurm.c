@@ -33,10 +33,12 @@ void rs_usage_slurm(void) {
        "--server-cmd starts, on every node, one inference server per GPU (--server-per node: one per\n"
        "node) with that GPU alone visible (CUDA_VISIBLE_DEVICES, or ROCR_VISIBLE_DEVICES and\n"
        "HIP_VISIBLE_DEVICES with --gpu-vendor amd); {port}, {gpu}, {ngpus}, {model} in CMD are replaced\n"
-       "(server g listens on --port + g, default 8000). Each worker waits for its server's health\n"
-       "URL, and openai: specs are pointed at http://localhost:<port>. The servers are stopped at\n"
-       "the end. A run directory with a config.json is always resumed, so `sbatch DIR/job.sbatch`\n"
-       "(or the same submit again) after a cancel continues it; --requeue adds #SBATCH --requeue.\n"
+       "(server g listens on --port + g, default 8000; array task i adds i times its server count, so\n"
+       "tasks sharing a node never share a port; a port in use is refused). Each worker waits for its\n"
+       "server's health URL, and openai: specs are pointed at http://localhost:<port>. The servers are\n"
+       "stopped at the end. A run directory with a config.json is always resumed, so\n"
+       "`sbatch DIR/job.sbatch` (or the same submit again) after a cancel continues it; --requeue\n"
+       "adds #SBATCH --requeue.\n"
        "API keys stay in the environment (the spec's key_env=); none is written into the script.");
 }
 
@@ -203,7 +205,6 @@ static int parse(int argc, char **argv, sopts *o) {
   if (o->workers < 0) o->workers = o->gpus > 0 ? o->gpus : 1;
   if (o->workers < 1 || o->workers > 1024) return fprintf(stderr, "regsweep slurm: 1 <= --workers-per-node <= 1024\n"), -1;
   if (o->gpus > 64) return fprintf(stderr, "regsweep slurm: --gpus-per-node <= 64\n"), -1;
-  if (o->port < 1 || o->port + o->gpus > 65535) return fprintf(stderr, "regsweep slurm: bad --port\n"), -1;
   if (strcmp(o->vendor, "nvidia") && strcmp(o->vendor, "amd"))
     return fprintf(stderr, "regsweep slurm: --gpu-vendor nvidia|amd\n"), -1;
   if (strcmp(o->launcher, "srun") && strcmp(o->launcher, "mpirun"))
@@ -212,6 +213,13 @@ static int parse(int argc, char **argv, sopts *o) {
     return fprintf(stderr, "regsweep slurm: --server-per gpu|node\n"), -1;
   if (o->array_over && strcmp(o->array_over, "models"))
     return fprintf(stderr, "regsweep slurm: --array-over models (the only kind)\n"), -1;
+  /* The job script's ports: NSERV per array task (one per GPU, else per worker; one with
+   * --server-per node), array task i from --port + i*NSERV. */
+  long nserv = !strcmp(o->server_per, "node") ? 1 : o->gpus > 0 ? o->gpus : o->workers;
+  long nport = nserv * (o->array_over ? o->nmodels : 1);
+  if (o->port < 1 || o->port + nport - 1 > 65535)
+    return fprintf(stderr, "regsweep slurm: --port %ld needs %ld ports up to %ld (> 65535)\n", o->port, nport,
+                   o->port + nport - 1), -1;
   if (o->health_path[0] != '/') return fprintf(stderr, "regsweep slurm: --health-path starts with '/'\n"), -1;
   if (o->server_cmd && !*o->server_cmd) o->server_cmd = NULL;
   const char *names[] = {"--partition", "--time", "--account", "--job-name"};

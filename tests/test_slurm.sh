@@ -49,6 +49,24 @@ trap cleanup EXIT
 free_port() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
 }
+# The first of $1 consecutive free ports (an array job's servers use --port, --port + 1, ...).
+free_ports() {
+  python3 - "$1" << 'EOF'
+import socket, sys
+n = int(sys.argv[1])
+for _ in range(200):
+    s = socket.socket(); s.bind(("127.0.0.1", 0)); p = s.getsockname()[1]; s.close()
+    socks = [socket.socket() for _ in range(n)]
+    try:
+        for i, t in enumerate(socks): t.bind(("127.0.0.1", p + i))
+        print(p); sys.exit(0)
+    except OSError:
+        pass
+    finally:
+        for t in socks: t.close()
+sys.exit(1)
+EOF
+}
 
 # ---- munge ----
 mkdir -p "$tmp/munge" "$tmp/state" "$tmp/spool" "$tmp/www"
@@ -151,7 +169,7 @@ check '[ $? -eq 2 ]' "a partition with a space is refused"
 
 # ---- an array over two models, with a stand-in server per node ----
 echo ok > "$tmp/www/health"
-port=$(free_port)
+port=$(free_ports 2)
 arr="$tmp/array it's"
 sel=(--corpus data/corpus-mini.h5 --filter 'family=sgemm|reduce|fa,target=sm_90,form=ptx' --split test --samples 4 --gpus-per-node 0)
 small=(--filter 'family=sgemm|wmma' --split test)
@@ -173,7 +191,23 @@ check '[ "$(scontrol show job "$id" 2> /dev/null | grep -c "JobState=COMPLETED")
 "$bin" report "$d0" "$d1" > "$tmp/report.txt" 2>&1
 check '[ $? -eq 0 ] && grep -q "temp=0.3" "$tmp/report.txt" && grep -q "temp=0.9" "$tmp/report.txt"' "report compares the two runs: $(head -20 "$tmp/report.txt")"
 check 'ls "$arr"/logs/server-*-0.log > /dev/null 2>&1 && grep -q "GET /health" "$arr"/logs/server-*-0.log' "the stand-in server was health-checked: $(cat "$arr"/logs/server-* 2>&1 | tail -3)"
-check '! pgrep -f "http.server $port" > /dev/null' "the stand-in server was stopped"
+check '! pgrep -f "http.server $port" > /dev/null && ! pgrep -f "http.server $((port + 1))" > /dev/null' "the stand-in servers were stopped"
+# array task i serves on --port + i (one server per node here): two tasks on one node never collide
+check 'grep -q "port $port)" "$arr"/logs/slurm-*_0.out && grep -q "port $((port + 1)))" "$arr"/logs/slurm-*_1.out' "array tasks' ports: $(grep -h "server 0" "$arr"/logs/slurm-*.out)"
+
+# ---- a port something else listens on is refused, not shared ----
+busy=$(free_port)
+python3 -m http.server "$busy" --bind 127.0.0.1 --directory "$tmp/www" > "$tmp/busy.log" 2>&1 &
+busy_pid=$!
+for _ in $(seq 1 50); do (exec 3<> "/dev/tcp/127.0.0.1/$busy") 2> /dev/null && break; sleep 0.1; done
+"$bin" slurm submit "${sel[@]}" --model 'builtin:sampled?temp=0.3' --out "$tmp/busy run" --port "$busy" \
+  --server-cmd "cd '$tmp/www' && exec python3 -m http.server {port} --bind 127.0.0.1" > "$tmp/sub4.log" 2>&1
+id=$(job_id "$tmp/sub4.log")
+check '[ -n "$id" ]' "busy-port submit: $(cat "$tmp/sub4.log")"
+wait_job "$id" 200 || fail=$((fail + 1))
+check 'grep -q "port $busy is already in use" "$tmp/busy run"/logs/slurm-*.out && [ ! -e "$tmp/busy run/run/run.h5" ]' "a busy port is refused: $(tail -n 5 "$tmp/busy run"/logs/slurm-*.out)"
+check '! grep -q "GET /health" "$tmp/busy.log"' "a worker health-checked the other job's server: $(tail -3 "$tmp/busy.log")"
+kill "$busy_pid" 2> /dev/null
 check '[ "$(grep -c "ranks on 1 node" "$arr"/logs/slurm-*.out | awk -F: "{s+=\$NF} END {print s}")" -eq 2 ]' "the sweep ran through srun: $(cat "$arr"/logs/slurm-*.out | tail -5)"
 
 # ---- cancel mid-run, submit again: resumes, and equals an uninterrupted run ----

@@ -6,59 +6,38 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct {
-  char *s;
-  size_t n, cap;
-} sbuf;
-
-static void sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sb_printf(sbuf *b, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  int k = vsnprintf(NULL, 0, fmt, ap);
-  va_end(ap);
-  if (k < 0) return;
-  if (b->n + (size_t)k + 1 > b->cap) {
-    b->cap = (b->n + (size_t)k + 1) * 2;
-    b->s = rs_xrealloc(b->s, b->cap);
-  }
-  va_start(ap, fmt);
-  vsnprintf(b->s + b->n, (size_t)k + 1, fmt, ap);
-  va_end(ap);
-  b->n += (size_t)k;
-}
 
 char *rs_problem_text(const rs_problem *p) {
   const rs_target *t = p->tgt;
-  sbuf b = {0};
-  sb_printf(&b, "problem %s target %s values %u conflicts %u fixed %u hints %u\n", p->func,
+  rs_sbuf b = {0};
+  rs_sbuf_printf(&b, "problem %s target %s values %u conflicts %u fixed %u hints %u\n", p->func,
             t->name, p->nvars, p->nconf, p->nfixed, p->nhints);
-  sb_printf(&b, "maxpressure");
+  rs_sbuf_printf(&b, "maxpressure");
   for (uint32_t f = 0; f < t->nfiles && f < RS_MAX_FILES; f++)
-    if (t->files[f].pressure) sb_printf(&b, " %s=%u", t->files[f].name, p->maxp[f]);
-  if (p->flex_files) sb_printf(&b, " union=%u", p->maxp_flex);
-  sb_printf(&b, "\n");
+    if (t->files[f].pressure) rs_sbuf_printf(&b, " %s=%u", t->files[f].name, p->maxp[f]);
+  if (p->flex_files) rs_sbuf_printf(&b, " union=%u", p->maxp_flex);
+  rs_sbuf_printf(&b, "\n");
   char buf[64];
   for (uint32_t i = 0; i < p->nreserved; i++)
-    sb_printf(&b, "reserved %s\n", t->format_preg(t, p->reserved[i], buf, sizeof buf));
+    rs_sbuf_printf(&b, "reserved %s\n", t->format_preg(t, p->reserved[i], buf, sizeof buf));
   for (uint32_t i = 0; i < p->nvars; i++)
-    sb_printf(&b, "value %s %s\n", p->vars[i].name, t->classes[p->vars[i].cls].name);
+    rs_sbuf_printf(&b, "value %s %s\n", p->vars[i].name, t->classes[p->vars[i].cls].name);
   for (uint32_t i = 0; i < p->nconf; i++) {
     const rs_conflict *c = &p->conf[i];
-    sb_printf(&b, "conflict %s:%llx %s:%llx\n", p->vars[c->a].name, (unsigned long long)c->la,
+    rs_sbuf_printf(&b, "conflict %s:%llx %s:%llx\n", p->vars[c->a].name, (unsigned long long)c->la,
               p->vars[c->b].name, (unsigned long long)c->lb);
   }
   for (uint32_t i = 0; i < p->nfixed; i++) {
     const rs_fixed *x = &p->fixed[i];
-    sb_printf(&b, "fixed %s:%llx %s\n", p->vars[x->v].name, (unsigned long long)x->lv,
+    rs_sbuf_printf(&b, "fixed %s:%llx %s\n", p->vars[x->v].name, (unsigned long long)x->lv,
               t->format_preg(t, x->p, buf, sizeof buf));
   }
   for (uint32_t i = 0; i < p->nhints; i++) {
     const rs_hint *h = &p->hints[i];
     if (h->b >= 0)
-      sb_printf(&b, "hint %s %s %+d\n", p->vars[h->a].name, p->vars[h->b].name, h->off);
+      rs_sbuf_printf(&b, "hint %s %s %+d\n", p->vars[h->a].name, p->vars[h->b].name, h->off);
     else
-      sb_printf(&b, "hint %s %s %+d\n", p->vars[h->a].name,
+      rs_sbuf_printf(&b, "hint %s %s %+d\n", p->vars[h->a].name,
                 t->format_preg(t, (rs_preg){h->unit, 3}, buf, sizeof buf), h->off);
   }
   if (!b.s) b.s = rs_xstrndup("", 0);

@@ -55,46 +55,19 @@ typedef struct {
   bool dry_run, requeue, samples_given;
 } sopts;
 
-/* ---- a growable string ---- */
-typedef struct {
-  char *s;
-  size_t n, cap;
-} sbuf;
-
-static void sb_add(sbuf *b, const char *s, size_t n) {
-  if (b->n + n + 1 > b->cap) {
-    b->cap = (b->n + n + 1) * 2;
-    char *p = realloc(b->s, b->cap);
-    if (!p) abort();
-    b->s = p;
-  }
-  memcpy(b->s + b->n, s, n);
-  b->n += n;
-  b->s[b->n] = 0;
-}
-static void sb_puts(sbuf *b, const char *s) { sb_add(b, s, strlen(s)); }
-static void sb_printf(sbuf *b, const char *fmt, ...) {
-  char tmp[4096];
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-  va_end(ap);
-  if (n >= (int)sizeof tmp) abort(); /* only short, already-checked strings go through here */
-  sb_add(b, tmp, (size_t)n);
-}
 
 /* Shell single quoting: 'it'\''s' - safe for any byte string. */
-static void sb_quote(sbuf *b, const char *s) {
-  sb_puts(b, "'");
+static void sb_quote(rs_sbuf *b, const char *s) {
+  rs_sbuf_puts(b, "'");
   for (const char *p = s; *p; p++)
-    if (*p == '\'') sb_puts(b, "'\\''");
-    else sb_add(b, p, 1);
-  sb_puts(b, "'");
+    if (*p == '\'') rs_sbuf_puts(b, "'\\''");
+    else rs_sbuf_put(b, p, 1);
+  rs_sbuf_puts(b, "'");
 }
-static void sb_var(sbuf *b, const char *name, const char *val) {
-  sb_printf(b, "%s=", name);
+static void sb_var(rs_sbuf *b, const char *name, const char *val) {
+  rs_sbuf_printf(b, "%s=", name);
   sb_quote(b, val ? val : "");
-  sb_puts(b, "\n");
+  rs_sbuf_puts(b, "\n");
 }
 
 /* Values of #SBATCH lines that are not paths: names, times, accounts. */
@@ -237,58 +210,58 @@ static int parse(int argc, char **argv, sopts *o) {
 }
 
 static void build_script(const sopts *o, const char *tmpl, const char *bin, const char *corpus, const char *dir,
-                         const char *script, char names[][128], sbuf *out, char *log_pat, size_t log_n) {
+                         const char *script, char names[][128], rs_sbuf *out, char *log_pat, size_t log_n) {
   bool array = o->array_over != NULL;
-  sbuf sb = {0}, cfg = {0};
-  sb_printf(&sb, "#SBATCH --job-name=%s\n", o->job_name);
-  sb_printf(&sb, "#SBATCH --nodes=%ld\n", o->nodes);
-  sb_printf(&sb, "#SBATCH --ntasks-per-node=%ld\n", o->workers + 1); /* +1: room for rank 0 on node 1 */
-  if (o->gpus > 0) sb_printf(&sb, "#SBATCH --gpus-per-node=%ld\n", o->gpus);
-  if (o->partition) sb_printf(&sb, "#SBATCH --partition=%s\n", o->partition);
-  if (o->time) sb_printf(&sb, "#SBATCH --time=%s\n", o->time);
-  if (o->account) sb_printf(&sb, "#SBATCH --account=%s\n", o->account);
-  if (array) sb_printf(&sb, "#SBATCH --array=0-%d\n", o->nmodels - 1);
-  if (o->requeue) sb_puts(&sb, "#SBATCH --requeue\n");
-  sb_puts(&sb, "#SBATCH --open-mode=append\n");
+  rs_sbuf sb = {0}, cfg = {0};
+  rs_sbuf_printf(&sb, "#SBATCH --job-name=%s\n", o->job_name);
+  rs_sbuf_printf(&sb, "#SBATCH --nodes=%ld\n", o->nodes);
+  rs_sbuf_printf(&sb, "#SBATCH --ntasks-per-node=%ld\n", o->workers + 1); /* +1: room for rank 0 on node 1 */
+  if (o->gpus > 0) rs_sbuf_printf(&sb, "#SBATCH --gpus-per-node=%ld\n", o->gpus);
+  if (o->partition) rs_sbuf_printf(&sb, "#SBATCH --partition=%s\n", o->partition);
+  if (o->time) rs_sbuf_printf(&sb, "#SBATCH --time=%s\n", o->time);
+  if (o->account) rs_sbuf_printf(&sb, "#SBATCH --account=%s\n", o->account);
+  if (array) rs_sbuf_printf(&sb, "#SBATCH --array=0-%d\n", o->nmodels - 1);
+  if (o->requeue) rs_sbuf_puts(&sb, "#SBATCH --requeue\n");
+  rs_sbuf_puts(&sb, "#SBATCH --open-mode=append\n");
   snprintf(log_pat, log_n, "%s/logs/slurm-%s.out", dir, array ? "%A_%a" : "%j");
   char lp[PATH_MAX + 64];
   snprintf(lp, sizeof lp, "%s/logs/slurm-", dir);
-  sbuf tmp = {0};
+  rs_sbuf tmp = {0};
   /* the log path: escape '%' in the directory part, keep the job-id pattern */
   if (!strpbrk(dir, "\"\n\r")) {
-    sb_puts(&tmp, "#SBATCH --output=\"");
+    rs_sbuf_puts(&tmp, "#SBATCH --output=\"");
     for (const char *p = lp; *p; p++)
-      if (*p == '%') sb_puts(&tmp, "%%");
-      else sb_add(&tmp, p, 1);
-    sb_printf(&tmp, "%s.out\"\n", array ? "%A_%a" : "%j");
-    sb_puts(&sb, tmp.s);
+      if (*p == '%') rs_sbuf_puts(&tmp, "%%");
+      else rs_sbuf_put(&tmp, p, 1);
+    rs_sbuf_printf(&tmp, "%s.out\"\n", array ? "%A_%a" : "%j");
+    rs_sbuf_puts(&sb, tmp.s);
   } else {
-    sb_puts(&sb, "# (the log path has a double quote or newline: sbatch is given --output instead)\n");
+    rs_sbuf_puts(&sb, "# (the log path has a double quote or newline: sbatch is given --output instead)\n");
   }
   free(tmp.s);
-  for (int k = 0; k < o->nsbatch; k++) sb_printf(&sb, "#SBATCH %s\n", o->sbatch_args[k]);
+  for (int k = 0; k < o->nsbatch; k++) rs_sbuf_printf(&sb, "#SBATCH %s\n", o->sbatch_args[k]);
 
-  sb_puts(&cfg, "# ---- written by regsweep slurm submit ----\n");
+  rs_sbuf_puts(&cfg, "# ---- written by regsweep slurm submit ----\n");
   sb_var(&cfg, "REGSWEEP", bin);
   sb_var(&cfg, "CORPUS", corpus);
   sb_var(&cfg, "JOB_DIR", dir);
   sb_var(&cfg, "JOB_SCRIPT", script);
-  sb_puts(&cfg, "MODELS=(");
+  rs_sbuf_puts(&cfg, "MODELS=(");
   for (int k = 0; k < o->nmodels; k++) {
-    sb_puts(&cfg, k ? " " : "");
+    rs_sbuf_puts(&cfg, k ? " " : "");
     sb_quote(&cfg, o->models[k]);
   }
-  sb_puts(&cfg, ")\nRUN_NAMES=(");
+  rs_sbuf_puts(&cfg, ")\nRUN_NAMES=(");
   for (int k = 0; array && k < o->nmodels; k++) {
-    sb_puts(&cfg, k ? " " : "");
+    rs_sbuf_puts(&cfg, k ? " " : "");
     sb_quote(&cfg, names[k]);
   }
-  sb_puts(&cfg, ")\nSWEEP_ARGS=(");
+  rs_sbuf_puts(&cfg, ")\nSWEEP_ARGS=(");
   for (int k = 0; k < o->nsweep; k++) {
-    sb_puts(&cfg, k ? " " : "");
+    rs_sbuf_puts(&cfg, k ? " " : "");
     sb_quote(&cfg, o->sweep_args[k]);
   }
-  sb_puts(&cfg, ")\n");
+  rs_sbuf_puts(&cfg, ")\n");
   sb_var(&cfg, "ARRAY", array ? "1" : "0");
   char num[32];
   snprintf(num, sizeof num, "%ld", o->gpus);
@@ -304,16 +277,16 @@ static void build_script(const sopts *o, const char *tmpl, const char *bin, cons
   snprintf(num, sizeof num, "%ld", o->health_timeout);
   sb_var(&cfg, "HEALTH_TIMEOUT", num);
   sb_var(&cfg, "LAUNCHER", o->launcher);
-  sb_puts(&cfg, "# ---- end ----");
+  rs_sbuf_puts(&cfg, "# ---- end ----");
 
   /* the template, line by line: a line that is exactly @SBATCH@ or @CONFIG@ is replaced */
   for (const char *p = tmpl; *p;) {
     const char *nl = strchr(p, '\n');
     size_t len = nl ? (size_t)(nl - p) : strlen(p);
-    if (len == 8 && !strncmp(p, "@SBATCH@", 8)) sb_add(out, sb.s, sb.n ? sb.n - 1 : 0);
-    else if (len == 8 && !strncmp(p, "@CONFIG@", 8)) sb_puts(out, cfg.s);
-    else sb_add(out, p, len);
-    if (nl) sb_puts(out, "\n");
+    if (len == 8 && !strncmp(p, "@SBATCH@", 8)) rs_sbuf_put(out, sb.s, sb.n ? sb.n - 1 : 0);
+    else if (len == 8 && !strncmp(p, "@CONFIG@", 8)) rs_sbuf_puts(out, cfg.s);
+    else rs_sbuf_put(out, p, len);
+    if (nl) rs_sbuf_puts(out, "\n");
     p += len + (nl ? 1 : 0);
   }
   free(sb.s);
@@ -416,7 +389,7 @@ int rs_cmd_slurm(int argc, char **argv) {
     rs_err e;
     if (!(tmpl = rs_read_file(o.template_file, NULL, &e))) return fprintf(stderr, "regsweep slurm: %s\n", e.msg), 2;
   }
-  sbuf out = {0};
+  rs_sbuf out = {0};
   char log_pat[PATH_MAX + 64];
   build_script(&o, tmpl ? tmpl : rs_slurm_template, bin, corpus, dir, script, names, &out, log_pat, sizeof log_pat);
   free(tmpl);

@@ -5,21 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct {
-  char *s;
-  size_t n, cap;
-} sbuf;
-
-static void put(sbuf *b, const char *s, size_t n) {
-  if (b->n + n + 1 > b->cap) {
-    b->cap = (b->n + n + 1) * 2;
-    b->s = rs_xrealloc(b->s, b->cap);
-  }
-  memcpy(b->s + b->n, s, n);
-  b->n += n;
-  b->s[b->n] = 0;
-}
-
 static const char *line_end(const char *s) {
   const char *nl = strchr(s, '\n');
   return nl ? nl + 1 : s + strlen(s);
@@ -48,7 +33,7 @@ static bool field(const char *s, const char *end, const char *key, char *out, si
   return false;
 }
 
-static void mir_kernels(const char *text, sbuf *b) {
+static void mir_kernels(const char *text, rs_sbuf *b) {
   for (const char *d = !strncmp(text, "---", 3) ? text : next_doc(text); d; d = next_doc(d)) {
     const char *end = next_doc(d);
     if (!end) end = d + strlen(d);
@@ -56,8 +41,8 @@ static void mir_kernels(const char *text, sbuf *b) {
     if (!strncmp(d, "--- |", 5)) continue;
     if (field(d, end, "name:", name, sizeof name) && field(d, end, "isEntryFunction:", entry, sizeof entry) &&
         !strcmp(entry, "true")) {
-      put(b, name, strlen(name));
-      put(b, "\n", 1);
+      rs_sbuf_put(b, name, strlen(name));
+      rs_sbuf_put(b, "\n", 1);
     }
   }
 }
@@ -137,8 +122,8 @@ char *rs_mir_index_cut(const rs_mir_index *x, const char *kernel) {
   for (uint32_t i = 0; i < x->ndocs && !k; i++)
     if (!strcmp(x->docs[i].name, kernel)) k = &x->docs[i];
   if (!k) return NULL;
-  sbuf b = {0};
-  put(&b, "", 0);
+  rs_sbuf b = {0};
+  rs_sbuf_put(&b, "", 0);
   if (x->ir) {
     /* the other functions' IR definitions go: each row keeps its own function, the globals,
      * declarations and attributes. Without this every row of a library module carried the whole
@@ -148,15 +133,15 @@ char *rs_mir_index_cut(const rs_mir_index *x, const char *kernel) {
     const char *at = x->ir;
     for (uint32_t i = 0; i < x->ndefs; i++) {
       if (!strcmp(x->defs[i].name, kernel)) continue;
-      put(&b, at, (size_t)(x->defs[i].start - at));
+      rs_sbuf_put(&b, at, (size_t)(x->defs[i].start - at));
       at = x->defs[i].end;
       if (*at == '\n') at++; /* the blank line after the body */
     }
-    put(&b, at, (size_t)(x->ir_end - at));
+    rs_sbuf_put(&b, at, (size_t)(x->ir_end - at));
   }
-  put(&b, k->start, (size_t)(k->end - k->start));
-  if (b.n && b.s[b.n - 1] != '\n') put(&b, "\n", 1);
-  if (b.n < 4 || strcmp(b.s + b.n - 4, "...\n")) put(&b, "...\n", 4);
+  rs_sbuf_put(&b, k->start, (size_t)(k->end - k->start));
+  if (b.n && b.s[b.n - 1] != '\n') rs_sbuf_put(&b, "\n", 1);
+  if (b.n < 4 || strcmp(b.s + b.n - 4, "...\n")) rs_sbuf_put(&b, "...\n", 4);
   return b.s;
 }
 
@@ -225,14 +210,14 @@ char *rs_split_ptx(const char *text, const char *kernel) {
     free(r);
     return NULL;
   }
-  sbuf b = {0};
+  rs_sbuf b = {0};
   const char *at = text;
   for (int i = 0; i < n; i++) {
     if (i == self) continue;
-    put(&b, at, (size_t)(r[i].start - at));
+    rs_sbuf_put(&b, at, (size_t)(r[i].start - at));
     at = r[i].end;
   }
-  put(&b, at, strlen(at));
+  rs_sbuf_put(&b, at, strlen(at));
   free(r);
   return b.s;
 }
@@ -261,9 +246,9 @@ char *rs_split_sass(const char *text, const char *kernel) {
     if (text_section(s, name, sizeof name) && !strcmp(name, kernel)) {
       const char *end = next_section(s);
       if (!end) end = s + strlen(s);
-      sbuf b = {0};
-      put(&b, text, (size_t)(first - text));
-      put(&b, s, (size_t)(end - s));
+      rs_sbuf b = {0};
+      rs_sbuf_put(&b, text, (size_t)(first - text));
+      rs_sbuf_put(&b, s, (size_t)(end - s));
       return b.s;
     }
   }
@@ -283,15 +268,15 @@ char *rs_split_ptxas(const char *text, const char *kernel) {
 }
 
 char *rs_split_kernels(const char *text, char kind) {
-  sbuf b = {0};
-  put(&b, "", 0);
+  rs_sbuf b = {0};
+  rs_sbuf_put(&b, "", 0);
   if (kind == 'm') mir_kernels(text, &b);
   else if (kind == 'p') {
     region *r;
     int n = ptx_entries(text, &r);
     for (int i = 0; i < n; i++) {
-      put(&b, r[i].name, strlen(r[i].name));
-      put(&b, "\n", 1);
+      rs_sbuf_put(&b, r[i].name, strlen(r[i].name));
+      rs_sbuf_put(&b, "\n", 1);
     }
     free(r);
   } else {
@@ -299,8 +284,8 @@ char *rs_split_kernels(const char *text, char kind) {
     for (const char *s = next_section(text); s; s = next_section(s)) {
       char name[512];
       if (!text_section(s, name, sizeof name)) continue;
-      put(&b, name, strlen(name));
-      put(&b, "\n", 1);
+      rs_sbuf_put(&b, name, strlen(name));
+      rs_sbuf_put(&b, "\n", 1);
     }
   }
   return b.s;

@@ -15,22 +15,6 @@
 #include <string.h>
 
 typedef struct {
-  char *s;
-  size_t n, cap;
-} sbuf;
-
-static void sb_put(sbuf *b, const char *s, size_t n) {
-  if (b->n + n + 1 > b->cap) {
-    b->cap = (b->n + n + 1) * 2;
-    b->s = rs_xrealloc(b->s, b->cap);
-  }
-  memcpy(b->s + b->n, s, n);
-  b->n += n;
-  b->s[b->n] = 0;
-}
-static void sb_str(sbuf *b, const char *s) { sb_put(b, s, strlen(s)); }
-
-typedef struct {
   const char *s;
   size_t n;
 } span;
@@ -82,7 +66,7 @@ static int op_preg(const rs_func *f, const rs_preg *assign, const rs_operand *o,
 
 /* New text for one virtual register operand: flags (minus `undef` on a sub-register def, plus
  * `renamable`), the register, and a `(tied-def N)` if it had one. */
-static void op_text(sbuf *b, const rs_func *f, const rs_operand *o, const char *flags, size_t nflags, rs_preg r,
+static void op_text(rs_sbuf *b, const rs_func *f, const rs_operand *o, const char *flags, size_t nflags, rs_preg r,
                     bool kill) {
   bool renamable = false, placed = !kill;
   for (size_t i = 0; i < nflags;) {
@@ -92,28 +76,28 @@ static void op_text(sbuf *b, const rs_func *f, const rs_operand *o, const char *
     drop |= j - i == 6 && !memcmp(flags + i, "killed", 6); /* recomputed */
     bool lead = (j - i == 8 && !memcmp(flags + i, "implicit", 8)) || (j - i == 4 && !memcmp(flags + i, "dead", 4));
     if (!placed && !lead) {
-      sb_str(b, "killed "); /* LLVM's order: implicit, dead, killed, undef, ..., renamable */
+      rs_sbuf_puts(b, "killed "); /* LLVM's order: implicit, dead, killed, undef, ..., renamable */
       placed = true;
     }
     if (j - i == 9 && !memcmp(flags + i, "renamable", 9)) renamable = true;
     if (!drop && j > i) {
-      sb_put(b, flags + i, j - i);
-      sb_put(b, " ", 1);
+      rs_sbuf_put(b, flags + i, j - i);
+      rs_sbuf_put(b, " ", 1);
     }
     i = j + 1;
   }
-  if (!placed) sb_str(b, "killed ");
-  if (!renamable) sb_str(b, "renamable ");
+  if (!placed) rs_sbuf_puts(b, "killed ");
+  if (!renamable) rs_sbuf_puts(b, "renamable ");
   char nm[320]; /* a 32-register tuple: 32 x "vgpr255_" */
-  sb_put(b, "$", 1);
-  sb_str(b, rs_emit_mir_name(f->tgt, r, nm, sizeof nm));
+  rs_sbuf_put(b, "$", 1);
+  rs_sbuf_puts(b, rs_emit_mir_name(f->tgt, r, nm, sizeof nm));
   const char *t = f->src + o->text_off, *end = t + o->text_len;
   const char *tied = NULL;
   for (const char *c = t; c + 10 <= end; c++)
     if (!memcmp(c, "(tied-def ", 10)) tied = c;
   if (tied) {
     const char *q = memchr(tied, ')', (size_t)(end - tied));
-    if (q) sb_put(b, tied, (size_t)(q - tied + 1));
+    if (q) rs_sbuf_put(b, tied, (size_t)(q - tied + 1));
   }
 }
 
@@ -160,18 +144,18 @@ static void parse_liveins(const char *s, size_t n, livein **v, uint32_t *cnt, ui
   }
 }
 
-static void print_liveins(sbuf *b, const char *indent, size_t nind, livein *v, uint32_t n) {
+static void print_liveins(rs_sbuf *b, const char *indent, size_t nind, livein *v, uint32_t n) {
   qsort(v, n, sizeof *v, cmp_livein);
-  sb_put(b, indent, nind);
-  sb_str(b, "liveins: ");
+  rs_sbuf_put(b, indent, nind);
+  rs_sbuf_puts(b, "liveins: ");
   for (uint32_t i = 0; i < n; i++) {
     char m[32];
-    if (i) sb_str(b, ", ");
-    sb_put(b, "$", 1);
-    sb_str(b, v[i].name);
+    if (i) rs_sbuf_puts(b, ", ");
+    rs_sbuf_put(b, "$", 1);
+    rs_sbuf_puts(b, v[i].name);
     if (v[i].mask) {
       snprintf(m, sizeof m, ":0x%016llX", (unsigned long long)v[i].mask);
-      sb_str(b, m);
+      rs_sbuf_puts(b, m);
     }
   }
 }
@@ -405,7 +389,7 @@ char *rs_emit_rewrite(const rs_func *f, const rs_preg *assign, rs_rewrite_stats 
   char **repl = rs_xcalloc(nlines + 1, sizeof *repl), **after = rs_xcalloc(nlines + 1, sizeof *after);
   bool *del = rs_xcalloc(nlines + 1, 1);
   int rc = 0;
-  sbuf b = {0};
+  rs_sbuf b = {0};
 
   /* the function's YAML document: empty the registers table, forget virtual-reg links */
   uint32_t fl = f->line ? f->line - 1 : 0, fend = fl;
@@ -424,9 +408,9 @@ char *rs_emit_rewrite(const rs_func *f, const rs_preg *assign, rs_rewrite_stats 
         const char *q = memchr(v + 15, '\'', n - (size_t)(v + 15 - t));
         if (q) {
           b.n = 0;
-          sb_put(&b, t, (size_t)(v - t));
-          sb_str(&b, "virtual-reg: ''");
-          sb_put(&b, q + 1, n - (size_t)(q + 1 - t));
+          rs_sbuf_put(&b, t, (size_t)(v - t));
+          rs_sbuf_puts(&b, "virtual-reg: ''");
+          rs_sbuf_put(&b, q + 1, n - (size_t)(q + 1 - t));
           repl[i] = rs_xstrndup(b.s, b.n);
         }
       }
@@ -495,13 +479,13 @@ char *rs_emit_rewrite(const rs_func *f, const rs_preg *assign, rs_rewrite_stats 
         rc = -1;
         break;
       }
-      sb_put(&b, src + at, fs - at);
+      rs_sbuf_put(&b, src + at, fs - at);
       op_text(&b, f, o, src + fs, o->text_off > fs ? o->text_off - fs - 1 : 0, r, killop[in->first_op + k]);
       at = o->text_off + o->text_len;
       st->operands++;
     }
     if (rc) break;
-    sb_put(&b, src + at, hi - at);
+    rs_sbuf_put(&b, src + at, hi - at);
     if (to_kill) {
       /* identity copy with an undef source: LLVM keeps it as a KILL (liveness information) */
       char *c = strstr(b.s, "= COPY ");
@@ -587,13 +571,13 @@ char *rs_emit_rewrite(const rs_func *f, const rs_preg *assign, rs_rewrite_stats 
     b.n = 0;
     for (uint32_t i = 0; i < nlines; i++) {
       if (!del[i]) {
-        if (repl[i]) sb_str(&b, repl[i]);
-        else sb_put(&b, src + ls[i], LEND(i) - ls[i]);
-        sb_put(&b, "\n", 1);
+        if (repl[i]) rs_sbuf_puts(&b, repl[i]);
+        else rs_sbuf_put(&b, src + ls[i], LEND(i) - ls[i]);
+        rs_sbuf_put(&b, "\n", 1);
       }
       if (after[i]) {
-        sb_str(&b, after[i]);
-        sb_put(&b, "\n", 1);
+        rs_sbuf_puts(&b, after[i]);
+        rs_sbuf_put(&b, "\n", 1);
       }
     }
     out = b.s ? b.s : rs_xstrndup("", 0);

@@ -22,42 +22,6 @@ static const char *find(const char *s, size_t n, const char *pat) {
   return NULL;
 }
 
-typedef struct {
-  char *p;
-  size_t n, cap;
-} sbuf;
-
-static void sb_add(sbuf *b, const char *s, size_t n) {
-  if (b->n + n + 1 > b->cap) {
-    b->cap = (b->n + n + 1) * 2;
-    b->p = rs_xrealloc(b->p, b->cap);
-  }
-  memcpy(b->p + b->n, s, n);
-  b->n += n;
-  b->p[b->n] = 0;
-}
-
-static void sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Whatever the length: a line cut at a fixed buffer would lose its newline and swallow the next
- * line into a comment (the first `// regsweep:` line of a listing with many fills did). */
-static void sb_printf(sbuf *b, const char *fmt, ...) {
-  char tmp[1024];
-  va_list ap;
-  va_start(ap, fmt);
-  int k = vsnprintf(tmp, sizeof tmp, fmt, ap);
-  va_end(ap);
-  if (k < 0) return;
-  if ((size_t)k < sizeof tmp) {
-    sb_add(b, tmp, (size_t)k);
-    return;
-  }
-  char *big = rs_xmalloc((size_t)k + 1);
-  va_start(ap, fmt);
-  vsnprintf(big, (size_t)k + 1, fmt, ap);
-  va_end(ap);
-  sb_add(b, big, (size_t)k);
-  free(big);
-}
 
 /* ------------------------------------------------------------------ running nvdisasm */
 
@@ -87,9 +51,9 @@ static int run_capture(char *const *argv, char **out, char **err, rs_err *e) {
   }
   close(po[1]);
   close(pe[1]);
-  sbuf so = {0}, se = {0};
-  sb_add(&so, "", 0);
-  sb_add(&se, "", 0);
+  rs_sbuf so = {0}, se = {0};
+  rs_sbuf_put(&so, "", 0);
+  rs_sbuf_put(&se, "", 0);
   struct pollfd fds[2] = {{po[0], POLLIN, 0}, {pe[0], POLLIN, 0}};
   int open_fds = 2;
   while (open_fds) {
@@ -101,7 +65,7 @@ static int run_capture(char *const *argv, char **out, char **err, rs_err *e) {
       if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
       char buf[65536];
       ssize_t r = read(fds[i].fd, buf, sizeof buf);
-      if (r > 0) sb_add(i ? &se : &so, buf, (size_t)r);
+      if (r > 0) rs_sbuf_put(i ? &se : &so, buf, (size_t)r);
       else if (r == 0 || errno != EINTR) {
         close(fds[i].fd);
         fds[i].fd = -1;
@@ -114,12 +78,12 @@ static int run_capture(char *const *argv, char **out, char **err, rs_err *e) {
   int status;
   while (waitpid(pid, &status, 0) < 0)
     if (errno != EINTR) {
-      free(so.p);
-      free(se.p);
+      free(so.s);
+      free(se.s);
       return rs_errf(e, argv[0], 0, "waitpid: %s", strerror(errno));
     }
-  *out = so.p;
-  *err = se.p;
+  *out = so.s;
+  *err = se.s;
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
@@ -293,7 +257,7 @@ static size_t label_name(const char *s, size_t n, char *out, size_t cap) {
 typedef struct {
   const rs_cubin *c;
   const char *name;
-  sbuf out;
+  rs_sbuf out;
   rs_sass_stats *st;
   const rs_cubin_func *f;   /* current function */
   uint64_t next;            /* next expected address */
@@ -306,10 +270,10 @@ typedef struct {
   const rs_cubin_func *noted; /* function the note names last */
 } C;
 
-static void pad_to(sbuf *b, size_t line_start, size_t col) {
+static void pad_to(rs_sbuf *b, size_t line_start, size_t col) {
   size_t have = b->n - line_start;
   while (have < col) {
-    sb_add(b, " ", 1);
+    rs_sbuf_put(b, " ", 1);
     have++;
   }
 }
@@ -332,15 +296,15 @@ static int fill_one(C *x, uint64_t a, unsigned lineno, rs_err *e) {
     op = sp + 1;
   }
   size_t start = x->out.n;
-  sb_printf(&x->out, "        /*%04llx*/%*s%s%s ;", (unsigned long long)a, (int)(19 - strlen(guard)), "", guard, op);
+  rs_sbuf_printf(&x->out, "        /*%04llx*/%*s%s%s ;", (unsigned long long)a, (int)(19 - strlen(guard)), "", guard, op);
   if (x->hex_col) {
     pad_to(&x->out, start, (size_t)x->hex_col);
-    if (x->out.p[x->out.n - 1] != ' ') sb_add(&x->out, " ", 1);
-    sb_printf(&x->out, "/* 0x%016llx */\n", (unsigned long long)w[0]);
+    if (x->out.s[x->out.n - 1] != ' ') rs_sbuf_put(&x->out, " ", 1);
+    rs_sbuf_printf(&x->out, "/* 0x%016llx */\n", (unsigned long long)w[0]);
     pad_to(&x->out, x->out.n, (size_t)x->hex_col);
-    sb_printf(&x->out, "/* 0x%016llx */", (unsigned long long)w[1]);
+    rs_sbuf_printf(&x->out, "/* 0x%016llx */", (unsigned long long)w[1]);
   }
-  sb_add(&x->out, "\n", 1);
+  rs_sbuf_put(&x->out, "\n", 1);
   x->st->filled++;
   x->st->insts++;
   size_t k = strlen(x->filled_note);
@@ -363,8 +327,8 @@ static int find_lab(const C *x, const rs_cubin_func *f, const char *name) {
 }
 
 static void emit_pending(C *x, uint32_t i) {
-  sb_add(&x->out, x->pending[i].s, x->pending[i].len);
-  sb_add(&x->out, "\n", 1);
+  rs_sbuf_put(&x->out, x->pending[i].s, x->pending[i].len);
+  rs_sbuf_put(&x->out, "\n", 1);
   if (x->pending[i].label >= 0) x->labs[x->pending[i].label].emitted = true;
 }
 
@@ -391,7 +355,7 @@ static int place(C *x, uint64_t a, unsigned lineno, rs_err *e) {
       emit_pending(x, k++);
     for (uint32_t i = 0; i < x->nlabs; i++) /* labels nvdisasm dropped with their instruction */
       if (x->labs[i].f == x->f && !x->labs[i].defined && x->labs[i].addr == x->next && !x->labs[i].emitted) {
-        sb_printf(&x->out, "%s:\n", x->labs[i].name);
+        rs_sbuf_printf(&x->out, "%s:\n", x->labs[i].name);
         x->labs[i].emitted = true;
         x->st->labels++;
       }
@@ -532,8 +496,8 @@ static int copy_inst(C *x, const line *l, size_t rest, uint64_t a, rs_err *e) {
   bool listed = find(s, ilen, "desc[") != NULL;
   if (listed && ur != -2) x->st->descs_listed++;
   if (ur == -2 || listed || !br) {
-    sb_add(&x->out, l->s, l->len);
-    sb_add(&x->out, "\n", 1);
+    rs_sbuf_put(&x->out, l->s, l->len);
+    rs_sbuf_put(&x->out, "\n", 1);
     return 0;
   }
   if (ur < 0 || ur % 2 || ur > 61)
@@ -542,21 +506,21 @@ static int copy_inst(C *x, const line *l, size_t rest, uint64_t a, rs_err *e) {
                    x->f->name, (unsigned long long)a, (int)op_len, s + op_at, (unsigned long long)w[0],
                    (unsigned long long)w[1]);
   size_t at = (size_t)(br - l->s);
-  sb_add(&x->out, l->s, at);
-  sb_printf(&x->out, "desc[UR%d]", ur);
+  rs_sbuf_put(&x->out, l->s, at);
+  rs_sbuf_printf(&x->out, "desc[UR%d]", ur);
   /* keep the -hex / -plr columns where they were: eat as many spaces before them as we added */
   size_t added = (size_t)snprintf(NULL, 0, "desc[UR%d]", ur), tail = at;
   const char *sc = memchr(l->s + at, ';', l->len - at);
   if (sc) {
     size_t after = (size_t)(sc - l->s) + 1;
-    sb_add(&x->out, l->s + at, after - at);
+    rs_sbuf_put(&x->out, l->s + at, after - at);
     size_t sp = 0;
     while (after + sp < l->len && l->s[after + sp] == ' ') sp++;
     size_t eat = sp > added + 1 ? added : sp > 1 ? sp - 1 : 0;
     tail = after + eat;
   }
-  sb_add(&x->out, l->s + tail, l->len - tail);
-  sb_add(&x->out, "\n", 1);
+  rs_sbuf_put(&x->out, l->s + tail, l->len - tail);
+  rs_sbuf_put(&x->out, "\n", 1);
   x->st->descs++;
   return 0;
 }
@@ -575,8 +539,8 @@ int rs_sass_complete(const rs_cubin *c, const char *listing, const char *name, c
   line l = {0};
   int rc = 0;
   /* header comment, written first so a reader sees the listing was completed */
-  sbuf body = {0};
-  sb_add(&body, "", 0);
+  rs_sbuf body = {0};
+  rs_sbuf_put(&body, "", 0);
   rc = scan_labels(&x, listing, e);
   while (!rc && next_line(&cur, &l)) {
     char fn[RS_CUBIN_NAME_MAX];
@@ -584,8 +548,8 @@ int rs_sass_complete(const rs_cubin *c, const char *listing, const char *name, c
     size_t rest;
     if (section_name(&l, fn, sizeof fn)) {
       if ((rc = end_func(&x, l.no, e))) break;
-      sb_add(&x.out, l.s, l.len);
-      sb_add(&x.out, "\n", 1);
+      rs_sbuf_put(&x.out, l.s, l.len);
+      rs_sbuf_put(&x.out, "\n", 1);
       if (fn[0]) {
         x.f = rs_cubin_find(c, fn);
         if (!x.f) {
@@ -630,8 +594,8 @@ int rs_sass_complete(const rs_cubin *c, const char *listing, const char *name, c
       }
       RS_PUSH(x.pending, x.npending, x.cappending, P);
     } else {
-      sb_add(&x.out, l.s, l.len);
-      sb_add(&x.out, "\n", 1);
+      rs_sbuf_put(&x.out, l.s, l.len);
+      rs_sbuf_put(&x.out, "\n", 1);
     }
   }
   if (!rc) rc = end_func(&x, l.no, e);
@@ -641,16 +605,16 @@ int rs_sass_complete(const rs_cubin *c, const char *listing, const char *name, c
   free(x.pending);
   free(x.labs);
   if (rc) {
-    free(x.out.p);
-    free(body.p);
+    free(x.out.s);
+    free(body.s);
     return -1;
   }
-  sb_printf(&body, "\t// regsweep: listing completed from the cubin (sm_%u): %u instructions, %u holes filled%s%s, "
+  rs_sbuf_printf(&body, "\t// regsweep: listing completed from the cubin (sm_%u): %u instructions, %u holes filled%s%s, "
                    "%u desc[] written from the encoding, %u labels restored\n",
             c->sm, st->insts, st->filled, st->filled ? ":" : "", x.filled_note, st->descs, st->labels);
-  sb_add(&body, x.out.p ? x.out.p : "", x.out.n);
-  free(x.out.p);
-  *out = body.p;
+  rs_sbuf_put(&body, x.out.s ? x.out.s : "", x.out.n);
+  free(x.out.s);
+  *out = body.s;
   return 0;
 }
 

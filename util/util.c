@@ -212,3 +212,21 @@ void rs_sbuf_put(rs_sbuf *b, const char *s, size_t n) {
   b->n += n;
   b->s[b->n] = 0;
 }
+
+void rs_sbuf_puts(rs_sbuf *b, const char *s) { rs_sbuf_put(b, s, strlen(s)); }
+
+void rs_sbuf_printf(rs_sbuf *b, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int k = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  if (k < 0) return;
+  if (b->n + (size_t)k + 1 > b->cap) {
+    b->cap = (b->n + (size_t)k + 1) * 2;
+    b->s = rs_xrealloc(b->s, b->cap);
+  }
+  va_start(ap, fmt);
+  vsnprintf(b->s + b->n, (size_t)k + 1, fmt, ap);
+  va_end(ap);
+  b->n += (size_t)k;
+}

@@ -23,6 +23,9 @@ typedef struct {
   size_t n, cap;
 } rs_sbuf;
 void rs_sbuf_put(rs_sbuf *b, const char *s, size_t n);
+void rs_sbuf_puts(rs_sbuf *b, const char *s);
+/* Appends the formatted text whatever its length (a fixed buffer would cut a line). */
+void rs_sbuf_printf(rs_sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 char *rs_xstrndup(const char *s, size_t n);
 
 /* Grow *p (element size sz, capacity *cap) to hold at least n elements. */

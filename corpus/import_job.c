@@ -50,26 +50,6 @@ const char rs_import_prelude[] =
     "RS_OVL uint min(uint a, uint b) { return a < b ? a : b; }\n"
     "RS_OVL uint max(uint a, uint b) { return a > b ? a : b; }\n";
 
-typedef struct {
-  char *s;
-  size_t n, cap;
-} sb;
-
-static void add(sb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void add(sb *b, const char *fmt, ...) {
-  va_list ap;
-  for (;;) {
-    va_start(ap, fmt);
-    int k = vsnprintf(b->s ? b->s + b->n : NULL, b->s ? b->cap - b->n : 0, fmt, ap);
-    va_end(ap);
-    if (b->s && b->n + (size_t)k < b->cap) {
-      b->n += (size_t)k;
-      return;
-    }
-    b->cap = (b->cap + (size_t)k + 1) * 2;
-    b->s = rs_xrealloc(b->s, b->cap);
-  }
-}
 
 static int hexdigit(char c) { return c >= 'a' ? c - 'a' + 10 : c - '0'; }
 
@@ -101,24 +81,24 @@ static int hip_wave(const char *t, const rs_imp_unit *u) {
  *    and 5.2's ocml reads __oclc_daz_opt; daz on with -fgpu-flush-denormals-to-zero, as clang-16.
  * A library function that does not suit the target (5.2 predates gfx12) stays a call (the MIR
  * reader refuses it) or llc-22 deletes it (refused below): named, never guessed. */
-static void hip_devlibs22(sb *b, const char *qdl, const char *qs, const char *t, const rs_imp_unit *u) {
+static void hip_devlibs22(rs_sbuf *b, const char *qdl, const char *qs, const char *t, const rs_imp_unit *u) {
   const char *g = t + 3;
   int wave = hip_wave(t, u);
-  add(b, "elif ! { { mkdir -p \"$t/dl\" && ln -sf %s/*.bc \"$t/dl/\" && rm -f \"$t/dl/oclc_isa_version_%s.bc\" && "
+  rs_sbuf_printf(b, "elif ! { { mkdir -p \"$t/dl\" && ln -sf %s/*.bc \"$t/dl/\" && rm -f \"$t/dl/oclc_isa_version_%s.bc\" && "
          "llvm-dis-22 %s/oclc_isa_version_940.bc -o - | sed 's/constant i32 9400,/constant i32 %d,/' | "
          "llvm-as-22 -o \"$t/dl/oclc_isa_version_%s.bc\" && llvm-dis-22 \"$t/dl/oclc_isa_version_%s.bc\" -o - | "
          "grep -q '@__oclc_ISA_version = .* constant i32 %d,'; } 2>\"$t/err\" || { echo 'error: oclc_isa_version_%s.bc "
          "(ISA version %d) not made from the 940 one' >> \"$t/err\"; false; }; }; then tfail \"$f\" devlibs \"$t/err\"\n",
       qdl, g, qdl, isa_version(t), g, g, isa_version(t), g, isa_version(t));
   bool daz = strstr(u->flags, "-fgpu-flush-denormals-to-zero") || strstr(u->flags, "-fcuda-flush-denormals-to-zero");
-  add(b, "elif ! clang-22 -x hip --cuda-device-only --offload-arch=%s -mcode-object-version=5 -D__AMDGCN_WAVEFRONT_SIZE=%d "
+  rs_sbuf_printf(b, "elif ! clang-22 -x hip --cuda-device-only --offload-arch=%s -mcode-object-version=5 -D__AMDGCN_WAVEFRONT_SIZE=%d "
          "-O%d -emit-llvm -c -nogpuinc -I/usr/include -I\"$(clang-22 -print-resource-dir)\" --rocm-device-lib-path=\"$t/dl\" "
          "-Xclang -mlink-builtin-bitcode -Xclang \"$t/dl/hip.bc\" -Xclang -mlink-builtin-bitcode -Xclang "
          "\"$t/dl/oclc_daz_opt_%s.bc\" %s %s -o \"$t/k.bc\" 2>\"$t/err\"; then tfail \"$f\" clang-22 \"$t/err\"\n",
       t, wave, u->opt, daz ? "on" : "off", u->flags, qs);
   /* anything still undefined (a function or global no library defined) is named, not left to
    * run as a call or a load of nothing */
-  add(b, "elif llvm-dis-22 \"$t/k.bc\" -o - | grep -E '^declare |= external ' | grep -v '@llvm\\.' > \"$t/ext\" && "
+  rs_sbuf_printf(b, "elif llvm-dis-22 \"$t/k.bc\" -o - | grep -E '^declare |= external ' | grep -v '@llvm\\.' > \"$t/ext\" && "
          "{ printf 'error: undefined after linking rocm-device-libs 5.2: '; grep -oE '@[^ (]+' \"$t/ext\" | tr '\\n' ' '; } "
          "> \"$t/err\"; then tfail \"$f\" clang-22 \"$t/err\"\n");
 }
@@ -162,11 +142,11 @@ void rs_import_route(const rs_import_opts *o, const rs_imp_unit *u, const char *
  * ARCH/FAILED, T.FAILED, T.sass.FAILED with the tool and its first error lines. */
 char *rs_import_job(const rs_import_opts *o, const rs_imp_unit *u, const char *dir, const char *cubin_target,
                     const rs_rounds_cache *rounds) {
-  sb b = {0};
+  rs_sbuf b = {0};
   char qd[1100], qs[1100], t[16];
   rs_shell_quote(qd, sizeof qd, dir);
   rs_shell_quote(qs, sizeof qs, u->source);
-  add(&b, "d=%s; t=\"$d.tmp.$$\"; rm -rf \"$t\"; mkdir -p \"$t\" || exit 3\n"
+  rs_sbuf_printf(&b, "d=%s; t=\"$d.tmp.$$\"; rm -rf \"$t\"; mkdir -p \"$t\" || exit 3\n"
           "tfail() { { echo \"$2\"; grep -m3 -i 'error' \"$3\" || tail -n 3 \"$3\"; } > \"$1\"; }\n",
       qd);
   char pre[1100], qpre[1200];
@@ -174,7 +154,7 @@ char *rs_import_job(const rs_import_opts *o, const rs_imp_unit *u, const char *d
   rs_shell_quote(qpre, sizeof qpre, pre);
   if (u->lang == RS_IMP_CUBIN) {
     snprintf(t, sizeof t, "%s", cubin_target);
-    add(&b, "cp %s \"$t/%s.cubin\" 2>\"$t/err\" || tfail \"$t/%s.FAILED\" cp \"$t/err\"\n", qs, t, t);
+    rs_sbuf_printf(&b, "cp %s \"$t/%s.cubin\" 2>\"$t/err\" || tfail \"$t/%s.FAILED\" cp \"$t/err\"\n", qs, t, t);
   }
   for (const char *tg = u->targets; *tg && u->lang != RS_IMP_CUBIN;) {
     const char *c = strchr(tg, ',');
@@ -186,30 +166,30 @@ char *rs_import_job(const rs_import_opts *o, const rs_imp_unit *u, const char *d
       const rs_rounds *r = u->lang == RS_IMP_MIR ? NULL : rs_rounds_find(rounds, ver, t, u->opt);
       char llc[128];
       snprintf(llc, sizeof llc, "llc-%d -march=amdgcn -mcpu=%s -O%d", ver, t, u->opt);
-      add(&b, "mkdir -p \"$t/%s\"; f=\"$t/%s/FAILED\"\n", t, t);
+      rs_sbuf_printf(&b, "mkdir -p \"$t/%s\"; f=\"$t/%s/FAILED\"\n", t, t);
       if (u->lang == RS_IMP_OPENCL && dl) {
         char qdl[1100];
         rs_shell_quote(qdl, sizeof qdl, o->devlibs);
-        add(&b, "if ! clang-16 -x cl -cl-std=CL2.0 -target amdgcn-amd-amdhsa -mcpu=%s --rocm-device-lib-path=%s -O%d "
+        rs_sbuf_printf(&b, "if ! clang-16 -x cl -cl-std=CL2.0 -target amdgcn-amd-amdhsa -mcpu=%s --rocm-device-lib-path=%s -O%d "
                 "-emit-llvm -c %s %s -o \"$t/k.bc\" 2>\"$t/err\"; then tfail \"$f\" clang-16 \"$t/err\"\n",
             t, qdl, u->opt, u->flags, qs);
       } else if (u->lang == RS_IMP_OPENCL)
-        add(&b, "if ! clang-%d -x cl -cl-std=CL2.0 -target amdgcn-amd-amdhsa -mcpu=%s -nogpulib -O%d %s-emit-llvm -c "
+        rs_sbuf_printf(&b, "if ! clang-%d -x cl -cl-std=CL2.0 -target amdgcn-amd-amdhsa -mcpu=%s -nogpulib -O%d %s-emit-llvm -c "
                 "-include %s %s %s -o \"$t/k.bc\" 2>\"$t/err\"; then tfail \"$f\" clang-%d \"$t/err\"\n",
             ver, t, u->opt, ver >= 22 ? "-mllvm -amdgpu-internalize-symbols " : "", qpre, u->flags, qs, ver);
       else if (u->lang == RS_IMP_HIP && !o->devlibs)
-        add(&b, "if echo 'rocm-device-libs not installed (apt-get install rocm-device-libs libamdhip64-dev)' > \"$t/err\"; "
+        rs_sbuf_printf(&b, "if echo 'rocm-device-libs not installed (apt-get install rocm-device-libs libamdhip64-dev)' > \"$t/err\"; "
                 "then tfail \"$f\" hip \"$t/err\"\n");
       else if (u->lang == RS_IMP_HIP) {
         char qdl[1100];
         rs_shell_quote(qdl, sizeof qdl, o->devlibs);
-        add(&b, "if [ ! -f /usr/include/hip/hip_runtime.h ] && echo '/usr/include/hip/hip_runtime.h missing (apt-get "
+        rs_sbuf_printf(&b, "if [ ! -f /usr/include/hip/hip_runtime.h ] && echo '/usr/include/hip/hip_runtime.h missing (apt-get "
                 "install libamdhip64-dev)' > \"$t/err\"; then tfail \"$f\" hip \"$t/err\"\n");
         /* --hip-path, not -nogpuinc: clang's HIP runtime wrapper is then included first, so the
          * C++ headers it wraps (cuda_wrappers/<algorithm>, <complex>, <new>) see __host__ and
          * __device__ as library code (rocSPARSE, rocPRIM) needs them */
         if (ver == 22) hip_devlibs22(&b, qdl, qs, t, u);
-        else add(&b, "elif ! clang-16 -x hip --cuda-device-only --offload-arch=%s -O%d -emit-llvm -c --hip-path=/usr "
+        else rs_sbuf_printf(&b, "elif ! clang-16 -x hip --cuda-device-only --offload-arch=%s -O%d -emit-llvm -c --hip-path=/usr "
                 "--rocm-device-lib-path=%s %s %s -o \"$t/k.bc\" 2>\"$t/err\"; "
                 "then tfail \"$f\" clang-16 \"$t/err\"\n",
             t, u->opt, qdl, u->flags, qs);
@@ -218,11 +198,11 @@ char *rs_import_job(const rs_import_opts *o, const rs_imp_unit *u, const char *d
          * one IR compiles for every architecture asked (an IR of a newer LLVM fails here, named) */
         size_t sl = strlen(u->source);
         if (sl > 3 && !strcmp(u->source + sl - 3, ".ll"))
-          add(&b, "if ! cp %s \"$t/k.ll\" 2>\"$t/err\"; then tfail \"$f\" cp \"$t/err\"\n", qs);
+          rs_sbuf_printf(&b, "if ! cp %s \"$t/k.ll\" 2>\"$t/err\"; then tfail \"$f\" cp \"$t/err\"\n", qs);
         else
-          add(&b, "if ! llvm-dis-%d %s -o \"$t/k.ll\" 2>\"$t/err\"; then tfail \"$f\" llvm-dis-%d \"$t/err\"\n", ver, qs,
+          rs_sbuf_printf(&b, "if ! llvm-dis-%d %s -o \"$t/k.ll\" 2>\"$t/err\"; then tfail \"$f\" llvm-dis-%d \"$t/err\"\n", ver, qs,
               ver);
-        add(&b, "elif ! sed -E 's/\"target-(cpu|features)\"=\"[^\"]*\"//g' \"$t/k.ll\" > \"$t/k.bc\" 2>\"$t/err\"; then "
+        rs_sbuf_printf(&b, "elif ! sed -E 's/\"target-(cpu|features)\"=\"[^\"]*\"//g' \"$t/k.ll\" > \"$t/k.bc\" 2>\"$t/err\"; then "
                 "tfail \"$f\" sed \"$t/err\"\n");
       }
       if (u->lang == RS_IMP_MIR) {
@@ -230,7 +210,7 @@ char *rs_import_job(const rs_import_opts *o, const rs_imp_unit *u, const char *d
         char base[600], qb[1300];
         snprintf(base, sizeof base, "%.*s", (int)(strlen(u->source) - strlen(".prera.mir")), u->source);
         rs_shell_quote(qb, sizeof qb, base);
-        add(&b, "b=%s; for s in prera postsplit final; do cp \"$b.$s.mir\" \"$t/%s/$s.mir\" 2>\"$t/err\" || "
+        rs_sbuf_printf(&b, "b=%s; for s in prera postsplit final; do cp \"$b.$s.mir\" \"$t/%s/$s.mir\" 2>\"$t/err\" || "
                 "{ tfail \"$f\" \"missing stage $s\" \"$t/err\"; break; }; done\n",
             qb, t);
         continue;
@@ -238,7 +218,7 @@ char *rs_import_job(const rs_import_opts *o, const rs_imp_unit *u, const char *d
       /* the stages: the last allocation round's greedy and rewriter (2 rounds at LLVM 14/16, 3 at
        * 22), as probed by rs_import; never assumed */
       if (!r) {
-        add(&b, "elif echo 'llc-%d: allocation rounds for %s -O%d not probed' > \"$t/err\"; then tfail \"$f\" llc-%d "
+        rs_sbuf_printf(&b, "elif echo 'llc-%d: allocation rounds for %s -O%d not probed' > \"$t/err\"; then tfail \"$f\" llc-%d "
                 "\"$t/err\"\nfi\n", ver, t, u->opt, ver);
         continue;
       }
@@ -248,20 +228,20 @@ char *rs_import_job(const rs_import_opts *o, const rs_imp_unit *u, const char *d
          * remove-incompatible-functions; e.g. 5.2's __ockl_sdot2 needs dot2-insts, which gfx12
          * has not) and the call with it, silently: the kernel would lose its computation. Its
          * remark makes that a named failure. */
-        add(&b, "elif ! %s -pass-remarks=amdgpu-remove-incompatible-functions -stop-before=greedy \"$t/k.bc\" -o "
+        rs_sbuf_printf(&b, "elif ! %s -pass-remarks=amdgpu-remove-incompatible-functions -stop-before=greedy \"$t/k.bc\" -o "
                 "\"$t/%s/prera.mir\" 2>\"$t/err\"; then tfail \"$f\" llc-%d \"$t/err\"\n"
                 "elif grep -q 'removing function' \"$t/err\" && { printf 'error: llc-22 removed a rocm-device-libs 5.2 "
                 "function %s cannot run, and its calls: '; grep -m1 'removing function' \"$t/err\"; } > \"$t/err2\"; then "
                 "tfail \"$f\" llc-22 \"$t/err2\"\n",
             llc, t, ver, t);
       } else
-        add(&b, "elif ! %s -stop-before=greedy \"$t/k.bc\" -o \"$t/%s/prera.mir\" 2>\"$t/err\"; then tfail \"$f\" llc-%d "
+        rs_sbuf_printf(&b, "elif ! %s -stop-before=greedy \"$t/k.bc\" -o \"$t/%s/prera.mir\" 2>\"$t/err\"; then tfail \"$f\" llc-%d "
                 "\"$t/err\"\n", llc, t, ver);
-      add(&b, "elif ! %s -stop-after=%s \"$t/k.bc\" -o \"$t/%s/postsplit.mir\" 2>\"$t/err\"; then tfail \"$f\" llc-%d \"$t/err\"\n"
+      rs_sbuf_printf(&b, "elif ! %s -stop-after=%s \"$t/k.bc\" -o \"$t/%s/postsplit.mir\" 2>\"$t/err\"; then tfail \"$f\" llc-%d \"$t/err\"\n"
               "elif ! %s -stop-after=%s \"$t/k.bc\" -o \"$t/%s/final.mir\" 2>\"$t/err\"; then tfail \"$f\" llc-%d \"$t/err\"\n"
               "fi; rm -f \"$t/k.bc\" \"$t/k.ll\"\n",
           llc, r->greedy_last, t, ver, llc, r->rewriter_last, t, ver);
-      if (hip22) add(&b, "rm -rf \"$t/dl\" \"$t/err2\" \"$t/ext\"\n");
+      if (hip22) rs_sbuf_printf(&b, "rm -rf \"$t/dl\" \"$t/err2\" \"$t/ext\"\n");
     } else {
       char qn[1100] = "''", px[1024] = "ptxas";
       if (o->nvcc) {
@@ -270,15 +250,15 @@ char *rs_import_job(const rs_import_opts *o, const rs_imp_unit *u, const char *d
       }
       char qpx[1100];
       rs_shell_quote(qpx, sizeof qpx, px);
-      add(&b, "f=\"$t/%s.FAILED\"\n", t);
+      rs_sbuf_printf(&b, "f=\"$t/%s.FAILED\"\n", t);
       if (!o->nvcc)
-        add(&b, "if echo 'nvcc not found (CUDA toolkit; $NVCC)' > \"$t/err\"; then tfail \"$f\" nvcc \"$t/err\"\n");
+        rs_sbuf_printf(&b, "if echo 'nvcc not found (CUDA toolkit; $NVCC)' > \"$t/err\"; then tfail \"$f\" nvcc \"$t/err\"\n");
       else if (u->lang == RS_IMP_CUDA)
-        add(&b, "if ! %s -arch=%s -ptx %s %s -o \"$t/%s.ptx\" 2>\"$t/err\"; then tfail \"$f\" nvcc \"$t/err\"\n", qn, t,
+        rs_sbuf_printf(&b, "if ! %s -arch=%s -ptx %s %s -o \"$t/%s.ptx\" 2>\"$t/err\"; then tfail \"$f\" nvcc \"$t/err\"\n", qn, t,
             u->flags, qs, t);
       else
-        add(&b, "if ! cp %s \"$t/%s.ptx\" 2>\"$t/err\"; then tfail \"$f\" cp \"$t/err\"\n", qs, t);
-      add(&b, "elif ! %s -v -arch=%s \"$t/%s.ptx\" -o \"$t/%s.cubin\" 2>\"$t/%s.ptxas.txt\"; then tfail \"$f\" ptxas "
+        rs_sbuf_printf(&b, "if ! cp %s \"$t/%s.ptx\" 2>\"$t/err\"; then tfail \"$f\" cp \"$t/err\"\n", qs, t);
+      rs_sbuf_printf(&b, "elif ! %s -v -arch=%s \"$t/%s.ptx\" -o \"$t/%s.cubin\" 2>\"$t/%s.ptxas.txt\"; then tfail \"$f\" ptxas "
               "\"$t/%s.ptxas.txt\"\nfi\n",
           qpx, t, t, t, t, t);
     }
@@ -290,15 +270,15 @@ char *rs_import_job(const rs_import_opts *o, const rs_imp_unit *u, const char *d
       char qself[1100], qnd[1100];
       rs_shell_quote(qself, sizeof qself, o->self);
       rs_shell_quote(qnd, sizeof qnd, o->nvdisasm);
-      add(&b, "for c in \"$t\"/*.cubin; do [ -f \"$c\" ] || continue; s=\"${c%%.cubin}\"\n"
+      rs_sbuf_printf(&b, "for c in \"$t\"/*.cubin; do [ -f \"$c\" ] || continue; s=\"${c%%.cubin}\"\n"
               "  %s corpus disasm \"$c\" --nvdisasm %s -o \"$s.sass\" 2>\"$t/err\" || "
               "{ sed \"s|$t/||g\" \"$t/err\" > \"$s.sass.FAILED\"; rm -f \"$s.sass\"; }\ndone\n",
           qself, qnd);
     } else {
-      add(&b, "for c in \"$t\"/*.cubin; do [ -f \"$c\" ] || continue; echo 'no nvdisasm: form sass not made' > "
+      rs_sbuf_printf(&b, "for c in \"$t\"/*.cubin; do [ -f \"$c\" ] || continue; echo 'no nvdisasm: form sass not made' > "
               "\"${c%%.cubin}.sass.FAILED\"; done\n");
     }
   }
-  add(&b, "rm -f \"$t/err\"; mv -T \"$t\" \"$d\" 2>/dev/null || rm -rf \"$t\"\n");
+  rs_sbuf_printf(&b, "rm -f \"$t/err\"; mv -T \"$t\" \"$d\" 2>/dev/null || rm -rf \"$t\"\n");
   return b.s;
 }

@@ -8,36 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- string builder ---- */
-typedef struct {
-  char *s;
-  size_t n, cap;
-} sb;
-
-static void sb_put(sb *b, const char *s, size_t n) {
-  if (b->n + n + 1 > b->cap) {
-    size_t c = b->cap ? b->cap : 256;
-    while (c < b->n + n + 1) c *= 2;
-    b->s = rs_xrealloc(b->s, c);
-    b->cap = c;
-  }
-  memcpy(b->s + b->n, s, n);
-  b->n += n;
-  b->s[b->n] = 0;
-}
-static void sb_str(sb *b, const char *s) { sb_put(b, s, strlen(s)); }
-__attribute__((format(printf, 2, 3))) static void sb_fmt(sb *b, const char *fmt, ...) {
-  char buf[512];
-  va_list ap;
-  va_start(ap, fmt);
-  int k = vsnprintf(buf, sizeof buf, fmt, ap);
-  va_end(ap);
-  if (k > 0) sb_put(b, buf, (size_t)k < sizeof buf ? (size_t)k : sizeof buf - 1);
-}
-static void sb_lower(sb *b, const char *s, size_t n) {
+static void sb_lower(rs_sbuf *b, const char *s, size_t n) {
   for (size_t i = 0; i < n; i++) {
     char c = (char)tolower((unsigned char)s[i]);
-    sb_put(b, &c, 1);
+    rs_sbuf_put(b, &c, 1);
   }
 }
 
@@ -281,28 +255,28 @@ static void compute_types(ctx *c) {
 
 /* ---- opcode vocabulary ---- */
 /* AMD width suffix from DWORDXn / Bnn / SHORT / UBYTE ... ("" for one dword). */
-static void amd_width(sb *b, const char *o) {
+static void amd_width(rs_sbuf *b, const char *o) {
   const char *p;
-  if ((p = strstr(o, "DWORDX"))) sb_fmt(b, ".x%c", p[6]);
-  else if ((p = strstr(o, "_B128"))) sb_str(b, ".x4");
-  else if ((p = strstr(o, "_B96"))) sb_str(b, ".x3");
-  else if ((p = strstr(o, "_B64"))) sb_str(b, ".x2");
-  else if (has(o, "SHORT_D16_HI")) sb_str(b, ".h16hi");
-  else if (has(o, "SHORT") || has(o, "_U16") || has(o, "_B16") || has(o, "_I16")) sb_str(b, ".16");
-  else if (has(o, "BYTE") || has(o, "_U8") || has(o, "_B8") || has(o, "_I8")) sb_str(b, ".8");
-  if (has(o, "READ2") || has(o, "WRITE2")) sb_str(b, ".2addr");
+  if ((p = strstr(o, "DWORDX"))) rs_sbuf_printf(b, ".x%c", p[6]);
+  else if ((p = strstr(o, "_B128"))) rs_sbuf_puts(b, ".x4");
+  else if ((p = strstr(o, "_B96"))) rs_sbuf_puts(b, ".x3");
+  else if ((p = strstr(o, "_B64"))) rs_sbuf_puts(b, ".x2");
+  else if (has(o, "SHORT_D16_HI")) rs_sbuf_puts(b, ".h16hi");
+  else if (has(o, "SHORT") || has(o, "_U16") || has(o, "_B16") || has(o, "_I16")) rs_sbuf_puts(b, ".16");
+  else if (has(o, "BYTE") || has(o, "_U8") || has(o, "_B8") || has(o, "_I8")) rs_sbuf_puts(b, ".8");
+  if (has(o, "READ2") || has(o, "WRITE2")) rs_sbuf_puts(b, ".2addr");
 }
 
 /* Type suffixes: floats keep their width; integers are ".i64"/".i16"; 32-bit integers (the
  * default, and what the value annotation already says) print nothing. Signedness is dropped:
  * allocation does not depend on it (arithmetic shifts are SRA, conversions keep their types). */
-static void put_type(sb *b, char kind, int bits) {
-  if (kind == 'f') sb_fmt(b, ".f%d", bits);
-  else if (bits != 32) sb_fmt(b, ".i%d", bits);
+static void put_type(rs_sbuf *b, char kind, int bits) {
+  if (kind == 'f') rs_sbuf_printf(b, ".f%d", bits);
+  else if (bits != 32) rs_sbuf_printf(b, ".i%d", bits);
 }
 
 /* Type suffix from the first AMD type field (_F32, _U32, _B64 ...): .f32 .i32 .b64. */
-static void amd_type(sb *b, const char *o) {
+static void amd_type(rs_sbuf *b, const char *o) {
   for (const char *p = strchr(o, '_'); p; p = strchr(p + 1, '_')) {
     char t = p[1];
     if ((t == 'F' || t == 'I' || t == 'U' || t == 'B') && isdigit((unsigned char)p[2])) {
@@ -313,7 +287,7 @@ static void amd_type(sb *b, const char *o) {
   }
 }
 
-static void amd_opcode(const ctx *c, uint32_t i, sb *b) {
+static void amd_opcode(const ctx *c, uint32_t i, rs_sbuf *b) {
   const char *o = opname(c, i);
   struct { const char *pre, *to; } alu[] = {
       {"V_ADDC", "ADDC"}, {"V_SUBB", "SUBC"}, {"V_ADD_", "ADD"}, {"S_ADD_", "ADD"},
@@ -331,21 +305,21 @@ static void amd_opcode(const ctx *c, uint32_t i, sb *b) {
       {"S_BFE_", "BFE"}, {"V_BFI_", "BFI"}, {"V_PERM_", "PERM"}, {"V_ALIGNBIT", "ALIGNBIT"},
       {"V_READFIRSTLANE", "RDLANE0"}, {"V_READLANE", "RDLANE"}, {"V_WRITELANE", "WRLANE"},
       {"V_DIV_", "DIV"}, {"V_ABS", "ABS"}, {"S_ABS", "ABS"}};
-  if (!strcmp(o, "COPY")) { sb_str(b, "MOV"); return; }
-  if (!strcmp(o, "IMPLICIT_DEF")) { sb_str(b, "UNDEF"); return; }
-  if (!strcmp(o, "REG_SEQUENCE")) { sb_str(b, "SEQ"); return; }
-  if (!strcmp(o, "INSERT_SUBREG")) { sb_str(b, "INSSUB"); return; }
-  if (starts(o, "V_MFMA")) { sb_str(b, "MMA"); amd_type(b, o + 6); return; }
+  if (!strcmp(o, "COPY")) { rs_sbuf_puts(b, "MOV"); return; }
+  if (!strcmp(o, "IMPLICIT_DEF")) { rs_sbuf_puts(b, "UNDEF"); return; }
+  if (!strcmp(o, "REG_SEQUENCE")) { rs_sbuf_puts(b, "SEQ"); return; }
+  if (!strcmp(o, "INSERT_SUBREG")) { rs_sbuf_puts(b, "INSSUB"); return; }
+  if (starts(o, "V_MFMA")) { rs_sbuf_puts(b, "MMA"); amd_type(b, o + 6); return; }
   if (has(o, "FMA") || has(o, "FMAC") || starts(o, "V_MAC_") || starts(o, "V_PK_MAC")) {
-    sb_str(b, "FMA");
+    rs_sbuf_puts(b, "FMA");
     amd_type(b, o);
-    if (starts(o, "V_PK_")) sb_str(b, "x2");
+    if (starts(o, "V_PK_")) rs_sbuf_puts(b, "x2");
     return;
   }
   if (starts(o, "V_CMP") || starts(o, "S_CMP")) {
     const char *p = o + 5 + (o[5] == 'X');
     if (*p == '_') p++;
-    sb_str(b, "CMP.");
+    rs_sbuf_puts(b, "CMP.");
     const char *q = p;
     while (*q && *q != '_') q++;
     sb_lower(b, p, (size_t)(q - p));
@@ -353,12 +327,12 @@ static void amd_opcode(const ctx *c, uint32_t i, sb *b) {
     return;
   }
   if (starts(o, "V_CVT_")) {
-    sb_str(b, "CVT");
+    rs_sbuf_puts(b, "CVT");
     const char *p = o + 5;
     for (int k = 0; k < 2 && p && *p == '_'; k++) {
       const char *q = p + 1;
       while (*q && *q != '_') q++;
-      sb_put(b, ".", 1);
+      rs_sbuf_put(b, ".", 1);
       sb_lower(b, p + 1, (size_t)(q - p - 1));
       p = q;
     }
@@ -366,22 +340,22 @@ static void amd_opcode(const ctx *c, uint32_t i, sb *b) {
   }
   bool ld = has(o, "_LOAD_") || starts(o, "DS_READ"), st = has(o, "_STORE_") || starts(o, "DS_WRITE");
   if ((ld || st) && !has(o, "ATOMIC")) {
-    sb_str(b, ld ? "LD" : "ST");
-    if (starts(o, "GLOBAL_") || starts(o, "BUFFER_")) sb_str(b, ".global");
-    else if (starts(o, "DS_")) sb_str(b, ".shared");
-    else if (starts(o, "SCRATCH_")) sb_str(b, ".local");
-    else if (starts(o, "S_LOAD") || starts(o, "S_BUFFER")) sb_str(b, is_karg_load(c, i) ? ".param" : ".const");
+    rs_sbuf_puts(b, ld ? "LD" : "ST");
+    if (starts(o, "GLOBAL_") || starts(o, "BUFFER_")) rs_sbuf_puts(b, ".global");
+    else if (starts(o, "DS_")) rs_sbuf_puts(b, ".shared");
+    else if (starts(o, "SCRATCH_")) rs_sbuf_puts(b, ".local");
+    else if (starts(o, "S_LOAD") || starts(o, "S_BUFFER")) rs_sbuf_puts(b, is_karg_load(c, i) ? ".param" : ".const");
     amd_width(b, o);
     return;
   }
-  if (starts(o, "S_BRANCH")) { sb_str(b, "BR"); return; }
-  if (starts(o, "S_CBRANCH_")) { sb_str(b, "BR."); sb_lower(b, o + 10, strlen(o + 10)); return; }
-  if (starts(o, "S_ENDPGM")) { sb_str(b, "EXIT"); return; }
-  if (starts(o, "S_BARRIER")) { sb_str(b, "BAR"); return; }
+  if (starts(o, "S_BRANCH")) { rs_sbuf_puts(b, "BR"); return; }
+  if (starts(o, "S_CBRANCH_")) { rs_sbuf_puts(b, "BR."); sb_lower(b, o + 10, strlen(o + 10)); return; }
+  if (starts(o, "S_ENDPGM")) { rs_sbuf_puts(b, "EXIT"); return; }
+  if (starts(o, "S_BARRIER")) { rs_sbuf_puts(b, "BAR"); return; }
   for (size_t k = 0; k < sizeof alu / sizeof *alu; k++)
     if (starts(o, alu[k].pre)) {
-      sb_str(b, alu[k].to);
-      if (has(o, "_PK_")) sb_str(b, "x2");
+      rs_sbuf_puts(b, alu[k].to);
+      if (has(o, "_PK_")) rs_sbuf_puts(b, "x2");
       amd_type(b, o + strlen(alu[k].pre) - 1);
       return;
     }
@@ -394,7 +368,7 @@ static void amd_opcode(const ctx *c, uint32_t i, sb *b) {
 }
 
 /* PTX: modifiers that do not change what is read or written are dropped. */
-static void ptx_opcode(const ctx *c, uint32_t i, sb *b) {
+static void ptx_opcode(const ctx *c, uint32_t i, rs_sbuf *b) {
   const char *o = opname(c, i);
   const char *dot = strchr(o, '.');
   size_t base = dot ? (size_t)(dot - o) : strlen(o);
@@ -417,19 +391,19 @@ static void ptx_opcode(const ctx *c, uint32_t i, sb *b) {
 #define BASE(s) (base == strlen(s) && !strncmp(o, s, base))
   bool wmma = starts(o, "wmma.") || starts(o, "mma.") || starts(o, "wgmma.");
   if (wmma && (has(o, ".load") || has(o, ".store"))) {
-    sb_str(b, has(o, ".load") ? "LD" : "ST");
-    if (space) { sb_put(b, ".", 1); sb_put(b, space, space[5] == 'l' || space[5] == 'd' ? 6 : 5); }
-    sb_str(b, ".frag");
+    rs_sbuf_puts(b, has(o, ".load") ? "LD" : "ST");
+    if (space) { rs_sbuf_put(b, ".", 1); rs_sbuf_put(b, space, space[5] == 'l' || space[5] == 'd' ? 6 : 5); }
+    rs_sbuf_puts(b, ".frag");
     return;
   }
-  if (wmma) { sb_str(b, "MMA"); if (type) put_type(b, type[0] == 'f' ? 'f' : 'i', atoi(type + 1)); return; }
+  if (wmma) { rs_sbuf_puts(b, "MMA"); if (type) put_type(b, type[0] == 'f' ? 'f' : 'i', atoi(type + 1)); return; }
   if (BASE("ld") || BASE("st") || BASE("ldu")) {
-    sb_str(b, o[0] == 'l' ? "LD" : "ST");
-    if (space) { sb_put(b, ".", 1); sb_put(b, space, space[0] == 'l' || space[0] == 'p' || space[0] == 'c' ? 5 : 6); }
+    rs_sbuf_puts(b, o[0] == 'l' ? "LD" : "ST");
+    if (space) { rs_sbuf_put(b, ".", 1); rs_sbuf_put(b, space, space[0] == 'l' || space[0] == 'p' || space[0] == 'c' ? 5 : 6); }
     unsigned bits = type ? (unsigned)atoi(type + 1) : 32;
     unsigned words = (unsigned)vec * bits / 32;
-    if (words >= 2) sb_fmt(b, ".x%u", words);
-    else if (bits < 32) sb_fmt(b, ".%u", bits);
+    if (words >= 2) rs_sbuf_printf(b, ".x%u", words);
+    else if (bits < 32) rs_sbuf_printf(b, ".%u", bits);
     return;
   }
   struct { const char *from, *to; } tab[] = {
@@ -441,22 +415,22 @@ static void ptx_opcode(const ctx *c, uint32_t i, sb *b) {
       {"ret", "EXIT"}, {"exit", "EXIT"}, {"div", "DIV"}, {"abs", "ABS"}, {"neg", "NEG"}};
   for (size_t k = 0; k < sizeof tab / sizeof *tab; k++)
     if (BASE(tab[k].from)) {
-      if (BASE("shr") && type && type[0] == 's') sb_str(b, "SRA");
-      else sb_str(b, tab[k].to);
+      if (BASE("shr") && type && type[0] == 's') rs_sbuf_puts(b, "SRA");
+      else rs_sbuf_puts(b, tab[k].to);
       if (BASE("setp")) { /* CMP.cond.type */
         const char *q = dot + 1, *e = strchr(q, '.');
-        if (e) { sb_put(b, ".", 1); sb_put(b, q, (size_t)(e - q)); }
+        if (e) { rs_sbuf_put(b, ".", 1); rs_sbuf_put(b, q, (size_t)(e - q)); }
       }
-      if ((BASE("mul") || BASE("mad")) && has(o, ".hi")) sb_str(b, "HI");
-      if ((BASE("mul") || BASE("mad")) && has(o, ".wide")) sb_str(b, "W");
+      if ((BASE("mul") || BASE("mad")) && has(o, ".hi")) rs_sbuf_puts(b, "HI");
+      if ((BASE("mul") || BASE("mad")) && has(o, ".wide")) rs_sbuf_puts(b, "W");
       if (BASE("cvt")) { /* CVT.dst.src: the two type fields */
         int nt = 0;
         for (const char *p = dot; p && nt < 2; p = strchr(p + 1, '.')) {
           const char *w = p + 1, *q = w;
           while (*q && *q != '.') q++;
           if ((w[0] == 'f' || w[0] == 's' || w[0] == 'u' || w[0] == 'b') && isdigit((unsigned char)w[1])) {
-            sb_put(b, ".", 1);
-            sb_put(b, w, (size_t)(q - w));
+            rs_sbuf_put(b, ".", 1);
+            rs_sbuf_put(b, w, (size_t)(q - w));
             nt++;
           }
         }
@@ -467,7 +441,7 @@ static void ptx_opcode(const ctx *c, uint32_t i, sb *b) {
       return;
     }
 #undef BASE
-  sb_str(b, o); /* unknown: already lower case and compact */
+  rs_sbuf_puts(b, o); /* unknown: already lower case and compact */
 }
 
 /* ---- SASS (nvdisasm listings) onto the same vocabulary ----
@@ -539,7 +513,7 @@ static char sass_type(const char *o) {
   return sass_ops[k].type || sass_ops[k].how == SX_MUFU ? 'f' : 'i';
 }
 
-static void sass_opcode(const char *o, sb *b) {
+static void sass_opcode(const char *o, rs_sbuf *b) {
   size_t base;
   int k;
   const char *dot = sass_row(o, &base, &k);
@@ -550,136 +524,136 @@ static void sass_opcode(const char *o, sb *b) {
   const char *ty = sass_ops[k].type;
   switch (sass_ops[k].how) {
   case SX_MEM: { /* LD/ST.space, width .xN (words), .16/.8 sub-word */
-    sb_str(b, sass_ops[k].word);
-    if (sass_mod(o, "128")) sb_str(b, ".x4");
-    else if (sass_mod(o, "64")) sb_str(b, ".x2");
-    else if (sass_mod(o, "U16") || sass_mod(o, "S16")) sb_str(b, ".16");
-    else if (sass_mod(o, "U8") || sass_mod(o, "S8")) sb_str(b, ".8");
+    rs_sbuf_puts(b, sass_ops[k].word);
+    if (sass_mod(o, "128")) rs_sbuf_puts(b, ".x4");
+    else if (sass_mod(o, "64")) rs_sbuf_puts(b, ".x2");
+    else if (sass_mod(o, "U16") || sass_mod(o, "S16")) rs_sbuf_puts(b, ".16");
+    else if (sass_mod(o, "U8") || sass_mod(o, "S8")) rs_sbuf_puts(b, ".8");
     if (!strcmp(sass_ops[k].sass, "LDSM")) { /* .x4: four 8x8 matrices */
       for (const char *p = dot; p; p = strchr(p + 1, '.'))
-        if (p[1] == 'x' && isdigit((unsigned char)p[2])) sb_fmt(b, ".m%c", p[2]);
-      if (sass_mod(o, "T")) sb_str(b, ".trans");
+        if (p[1] == 'x' && isdigit((unsigned char)p[2])) rs_sbuf_printf(b, ".m%c", p[2]);
+      if (sass_mod(o, "T")) rs_sbuf_puts(b, ".trans");
     }
     return;
   }
   case SX_CMP: { /* CMP.cond[.type]: the first modifier is the condition */
-    sb_str(b, "CMP");
+    rs_sbuf_puts(b, "CMP");
     if (dot) {
       const char *q = dot + 1, *e = strchr(q, '.');
       size_t l = e ? (size_t)(e - q) : strlen(q);
-      sb_put(b, ".", 1);
+      rs_sbuf_put(b, ".", 1);
       sb_lower(b, q, l);
     }
-    if (ty) sb_str(b, ty);
-    if (sass_mod(o, "U32")) sb_str(b, ".u32");
+    if (ty) rs_sbuf_puts(b, ty);
+    if (sass_mod(o, "U32")) rs_sbuf_puts(b, ".u32");
     return;
   }
   case SX_SHF: /* funnel shift: SHF.L = SHL, SHF.R.U32 = SHR, SHF.R.S32 = SRA; .HI reads the pair */
-    sb_str(b, sass_mod(o, "L") ? "SHL" : sass_mod(o, "S32") ? "SRA" : "SHR");
-    if (sass_mod(o, "HI")) sb_str(b, ".hi");
+    rs_sbuf_puts(b, sass_mod(o, "L") ? "SHL" : sass_mod(o, "S32") ? "SRA" : "SHR");
+    if (sass_mod(o, "HI")) rs_sbuf_puts(b, ".hi");
     return;
   case SX_MUFU: { /* MUFU.EX2 = EXP ... */
     static const char *const m[][2] = {{"EX2", "EXP"}, {"LG2", "LOG"}, {"RCP", "RCP"},  {"RSQ", "RSQ"},
                                        {"SQRT", "SQRT"}, {"SIN", "SIN"}, {"COS", "COS"}, {"TANH", "TANH"}};
     for (size_t i = 0; i < sizeof m / sizeof *m; i++)
       if (sass_mod(o, m[i][0])) {
-        sb_str(b, m[i][1]);
-        sb_str(b, sass_mod(o, "F16") ? ".f16" : ".f32");
+        rs_sbuf_puts(b, m[i][1]);
+        rs_sbuf_puts(b, sass_mod(o, "F16") ? ".f16" : ".f32");
         return;
       }
     sb_lower(b, o, strlen(o));
     return;
   }
   case SX_CVT: { /* CVT.dst.src from the type modifiers (F2F.F16.F32, I2F.U32, F2FP.F16.F32.PACK_AB) */
-    sb_str(b, "CVT");
+    rs_sbuf_puts(b, "CVT");
     int nt = 0;
     for (const char *p = dot; p && nt < 2; p = strchr(p + 1, '.')) {
       const char *w = p + 1, *q = w;
       while (*q && *q != '.') q++;
       if ((w[0] == 'F' || w[0] == 'S' || w[0] == 'U' || (w[0] == 'B' && w[1] == 'F')) && isdigit((unsigned char)w[w[0] == 'B' ? 2 : 1])) {
-        sb_put(b, ".", 1);
+        rs_sbuf_put(b, ".", 1);
         sb_lower(b, w, (size_t)(q - w));
         nt++;
       }
     }
-    if (!strcmp(sass_ops[k].sass, "F2FP")) sb_str(b, ".pack");
+    if (!strcmp(sass_ops[k].sass, "F2FP")) rs_sbuf_puts(b, ".pack");
     return;
   }
   case SX_IMAD: /* IMAD.MOV = MOV, .SHL = SHL, .IADD = ADD, .WIDE = MADW, .HI = MADHI, .X = MADC */
-    if (sass_mod(o, "MOV")) sb_str(b, "MOV");
-    else if (sass_mod(o, "SHL")) sb_str(b, "SHL");
-    else if (sass_mod(o, "IADD")) sb_str(b, "ADD");
-    else sb_str(b, sass_mod(o, "WIDE") ? "MADW" : sass_mod(o, "HI") ? "MADHI" : sass_mod(o, "X") ? "MADC" : "MAD");
+    if (sass_mod(o, "MOV")) rs_sbuf_puts(b, "MOV");
+    else if (sass_mod(o, "SHL")) rs_sbuf_puts(b, "SHL");
+    else if (sass_mod(o, "IADD")) rs_sbuf_puts(b, "ADD");
+    else rs_sbuf_puts(b, sass_mod(o, "WIDE") ? "MADW" : sass_mod(o, "HI") ? "MADHI" : sass_mod(o, "X") ? "MADC" : "MAD");
     return;
   default:
-    sb_str(b, sass_ops[k].word);
-    if (!strcmp(sass_ops[k].word, "ADD") && sass_mod(o, "X")) sb_str(b, "C"); /* carry in */
+    rs_sbuf_puts(b, sass_ops[k].word);
+    if (!strcmp(sass_ops[k].word, "ADD") && sass_mod(o, "X")) rs_sbuf_puts(b, "C"); /* carry in */
     if (!strcmp(sass_ops[k].sass, "HMMA")) { /* HMMA.16816.F32: shape and accumulator type */
       for (const char *p = dot; p; p = strchr(p + 1, '.'))
         if (isdigit((unsigned char)p[1])) {
           const char *q = p + 1;
           while (isdigit((unsigned char)*q)) q++;
-          sb_put(b, ".", 1);
-          sb_put(b, p + 1, (size_t)(q - p - 1));
+          rs_sbuf_put(b, ".", 1);
+          rs_sbuf_put(b, p + 1, (size_t)(q - p - 1));
         }
       ty = sass_mod(o, "F32") ? ".f32" : ".f16";
     }
     if (!strcmp(sass_ops[k].word, "LOP3") && sass_mod(o, "LUT")) ty = NULL;
-    if (ty) sb_str(b, ty);
+    if (ty) rs_sbuf_puts(b, ty);
     if (sass_mod(o, "U32") && (!strcmp(sass_ops[k].word, "MNMX") || !strcmp(sass_ops[k].word, "ADDMNMX")))
-      sb_str(b, ".u32");
+      rs_sbuf_puts(b, ".u32");
     return;
   }
 }
 
 /* Kernel parameters in constant bank 0 (sm_90: from 0x210, earlier archs: from 0x160):
  * c[0x0][0x218] -> param+8. Other constants keep their spelling. */
-static bool sass_param(const rs_func *f, const char *s, size_t n, sb *b) {
+static bool sass_param(const rs_func *f, const char *s, size_t n, rs_sbuf *b) {
   if (n < 10 || strncmp(s, "c[0x0][0x", 9) || s[n - 1] != ']') return false;
   char *end;
   unsigned long off = strtoul(s + 7, &end, 16);
   if ((size_t)(end - s) != n - 1) return false;
   unsigned long base = strstr(f->tgt->name, "sm_9") ? 0x210 : 0x160;
   if (off < base) return false;
-  sb_fmt(b, "param+%lu", off - base);
+  rs_sbuf_printf(b, "param+%lu", off - base);
   return true;
 }
 
 /* ---- operands ---- */
-static void put_subreg(const ctx *c, sb *b, const rs_operand *o) {
+static void put_subreg(const ctx *c, rs_sbuf *b, const rs_operand *o) {
   const char *s = c->f->names.strs[o->subreg - 1];
-  sb_put(b, ".", 1);
+  rs_sbuf_put(b, ".", 1);
   bool first = true;
   while (*s) {
     const char *e = strchr(s, '_');
     size_t n = e ? (size_t)(e - s) : strlen(s);
-    if (!first) sb_put(b, "_", 1);
-    if (n > 3 && !strncmp(s, "sub", 3)) sb_put(b, s + 3, n - 3);
-    else sb_put(b, s, n);
+    if (!first) rs_sbuf_put(b, "_", 1);
+    if (n > 3 && !strncmp(s, "sub", 3)) rs_sbuf_put(b, s + 3, n - 3);
+    else rs_sbuf_put(b, s, n);
     first = false;
     s += n + (e != NULL);
   }
 }
 
-static void put_vreg(ctx *c, sb *b, const rs_operand *o, bool def_after_eq) {
+static void put_vreg(ctx *c, rs_sbuf *b, const rs_operand *o, bool def_after_eq) {
   uint32_t v = o->reg;
-  if (o->flags & RS_F_UNDEF) sb_str(b, "undef ");
-  if ((o->flags & RS_F_EARLY) && c->amd) sb_str(b, "early ");
-  if (def_after_eq) sb_put(b, "=", 1);
-  sb_fmt(b, "%c%u", c->kind[v], c->num[v]);
+  if (o->flags & RS_F_UNDEF) rs_sbuf_puts(b, "undef ");
+  if ((o->flags & RS_F_EARLY) && c->amd) rs_sbuf_puts(b, "early ");
+  if (def_after_eq) rs_sbuf_put(b, "=", 1);
+  rs_sbuf_printf(b, "%c%u", c->kind[v], c->num[v]);
   if (o->flags & RS_F_SUBREG) put_subreg(c, b, o);
   if (!c->annotated[v]) {
     const rs_vreg *vr = &c->f->vregs[v];
     const rs_regclass *rc = &c->f->tgt->classes[vr->cls];
     /* int, one full register is the default and is not written */
     if (c->type[v] != 'i' || rc->half || vr->width > 1) {
-      sb_fmt(b, ":%c", c->type[v]);
-      if (rc->half) sb_str(b, "h");
-      else if (vr->width > 1) sb_fmt(b, "%u", vr->width);
+      rs_sbuf_printf(b, ":%c", c->type[v]);
+      if (rc->half) rs_sbuf_puts(b, "h");
+      else if (vr->width > 1) rs_sbuf_printf(b, "%u", vr->width);
     }
     c->annotated[v] = true;
   }
-  if ((o->flags & RS_F_TIED) && !(o->flags & RS_F_DEF)) sb_put(b, "^", 1);
+  if ((o->flags & RS_F_TIED) && !(o->flags & RS_F_DEF)) rs_sbuf_put(b, "^", 1);
 }
 
 /* Physical operands that say nothing about allocation: reserved units (exec, mode) and dead
@@ -699,21 +673,21 @@ static bool skip_preg(const ctx *c, const rs_operand *o) {
   return false;
 }
 
-static void put_arg(const ctx *c, sb *b, const rs_operand *o) {
+static void put_arg(const ctx *c, rs_sbuf *b, const rs_operand *o) {
   const char *s = c->f->src + o->text_off;
   long off = strtol(s, NULL, 0);
   if (c->args_ok && off >= 0) {
     for (uint32_t k = c->narg; k-- > 0;)
       if ((long)c->arg_off[k] <= off) {
-        if ((long)c->arg_off[k] == off) sb_fmt(b, "arg%u", k);
-        else sb_fmt(b, "arg%u+%ld", k, off - (long)c->arg_off[k]);
+        if ((long)c->arg_off[k] == off) rs_sbuf_printf(b, "arg%u", k);
+        else rs_sbuf_printf(b, "arg%u+%ld", k, off - (long)c->arg_off[k]);
         return;
       }
   }
-  sb_fmt(b, "kernarg+%ld", off);
+  rs_sbuf_printf(b, "kernarg+%ld", off);
 }
 
-static void put_other(const ctx *c, sb *b, const rs_operand *o) {
+static void put_other(const ctx *c, rs_sbuf *b, const rs_operand *o) {
   const char *s = c->f->src + o->text_off;
   size_t n = o->text_len;
   if (c->f->kind == RS_SRC_SASS && sass_param(c->f, s, n, b)) return;
@@ -721,42 +695,42 @@ static void put_other(const ctx *c, sb *b, const rs_operand *o) {
     /* NAME_param_K -> argK */
     size_t fl = strlen(c->f->name);
     if (n > fl + 7 && !strncmp(s, c->f->name, fl) && !strncmp(s + fl, "_param_", 7)) {
-      sb_str(b, "arg");
-      sb_put(b, s + fl + 7, n - fl - 7);
+      rs_sbuf_puts(b, "arg");
+      rs_sbuf_put(b, s + fl + 7, n - fl - 7);
       return;
     }
     if (n > 1 && s[0] == '%') s++, n--; /* %tid.x */
   } else if (n == 6 && !strncmp(s, "$noreg", 6)) {
-    sb_put(b, "_", 1);
+    rs_sbuf_put(b, "_", 1);
     return;
   }
-  for (size_t i = 0; i < n; i++) sb_put(b, isspace((unsigned char)s[i]) ? "_" : s + i, 1);
+  for (size_t i = 0; i < n; i++) rs_sbuf_put(b, isspace((unsigned char)s[i]) ? "_" : s + i, 1);
 }
 
-static void put_imm(const ctx *c, sb *b, const rs_operand *o) {
+static void put_imm(const ctx *c, rs_sbuf *b, const rs_operand *o) {
   const char *s = c->f->src + o->text_off;
   size_t n = o->text_len;
   const char *sp = memchr(s, ' ', n); /* MIR "float 1.0" -> "1.0" */
   if (sp) n -= (size_t)(sp + 1 - s), s = sp + 1;
-  sb_put(b, s, n);
+  rs_sbuf_put(b, s, n);
 }
 
-static void put_inst(ctx *c, sb *b, uint32_t i) {
+static void put_inst(ctx *c, rs_sbuf *b, uint32_t i) {
   const rs_func *f = c->f;
   const rs_inst *in = &f->insts[i];
   uint32_t n = in->nops;
   uint32_t first = in->first_op;
   if (in->flags & RS_I_PREDICATED) { /* the guard is the last operand */
     const rs_operand *g = &f->ops[first + n - 1];
-    sb_put(b, "@", 1);
-    if (g->text_off > 0 && f->src[g->text_off - 1] == '!') sb_put(b, "!", 1);
+    rs_sbuf_put(b, "@", 1);
+    if (g->text_off > 0 && f->src[g->text_off - 1] == '!') rs_sbuf_put(b, "!", 1);
     if (g->kind == RS_OP_VREG) put_vreg(c, b, g, false);
     else { /* a fixed guard (SASS: a predicate a P2R mask reads stays physical) */
       char buf[64];
-      sb_put(b, "$", 1);
-      sb_str(b, f->tgt->format_preg(f->tgt, (rs_preg){g->reg, g->lanes}, buf, sizeof buf));
+      rs_sbuf_put(b, "$", 1);
+      rs_sbuf_puts(b, f->tgt->format_preg(f->tgt, (rs_preg){g->reg, g->lanes}, buf, sizeof buf));
     }
-    sb_put(b, " ", 1);
+    rs_sbuf_put(b, " ", 1);
     n--;
   }
   uint32_t ndef = 0;
@@ -766,16 +740,16 @@ static void put_inst(ctx *c, sb *b, uint32_t i) {
   for (uint32_t k = 0; k < ndef; k++) {
     const rs_operand *o = &f->ops[first + k];
     if (o->kind == RS_OP_PREG && skip_preg(c, o)) continue;
-    if (sp) sb_put(b, " ", 1);
+    if (sp) rs_sbuf_put(b, " ", 1);
     sp = true;
     if (o->kind == RS_OP_VREG) put_vreg(c, b, o, false);
     else if (o->kind == RS_OP_PREG) {
       char buf[64];
-      sb_put(b, "$", 1);
-      sb_str(b, f->tgt->format_preg(f->tgt, (rs_preg){o->reg, o->lanes}, buf, sizeof buf));
+      rs_sbuf_put(b, "$", 1);
+      rs_sbuf_puts(b, f->tgt->format_preg(f->tgt, (rs_preg){o->reg, o->lanes}, buf, sizeof buf));
     } else put_other(c, b, o);
   }
-  if (sp) sb_str(b, " = ");
+  if (sp) rs_sbuf_puts(b, " = ");
   if (c->amd) amd_opcode(c, i, b);
   else if (f->kind == RS_SRC_SASS) sass_opcode(opname(c, i), b);
   else ptx_opcode(c, i, b);
@@ -802,16 +776,16 @@ static void put_inst(ctx *c, sb *b, uint32_t i) {
     if (c->amd && k > last && o->kind == RS_OP_IMM && !(karg && !off_done) && o->text_len == 1 &&
         f->src[o->text_off] == '0')
       continue;
-    sb_put(b, " ", 1);
+    rs_sbuf_put(b, " ", 1);
     switch (o->kind) {
     case RS_OP_VREG: put_vreg(c, b, o, (o->flags & RS_F_DEF) != 0); break;
     case RS_OP_PREG: {
       char buf[64];
-      if (o->flags & RS_F_DEF) sb_put(b, "=", 1);
-      if (c->karg.lanes && preg_eq(c->karg, o)) sb_str(b, "kernarg");
+      if (o->flags & RS_F_DEF) rs_sbuf_put(b, "=", 1);
+      if (c->karg.lanes && preg_eq(c->karg, o)) rs_sbuf_puts(b, "kernarg");
       else {
-        sb_put(b, "$", 1);
-        sb_str(b, f->tgt->format_preg(f->tgt, (rs_preg){o->reg, o->lanes}, buf, sizeof buf));
+        rs_sbuf_put(b, "$", 1);
+        rs_sbuf_puts(b, f->tgt->format_preg(f->tgt, (rs_preg){o->reg, o->lanes}, buf, sizeof buf));
       }
       break;
     }
@@ -819,11 +793,11 @@ static void put_inst(ctx *c, sb *b, uint32_t i) {
       if (karg && !off_done) { put_arg(c, b, o); off_done = true; }
       else put_imm(c, b, o);
       break;
-    case RS_OP_BLOCK: sb_fmt(b, "bb%u", o->reg); break;
+    case RS_OP_BLOCK: rs_sbuf_printf(b, "bb%u", o->reg); break;
     default: put_other(c, b, o); break;
     }
   }
-  sb_put(b, "\n", 1);
+  rs_sbuf_put(b, "\n", 1);
 }
 
 /* ---- raw sizes ---- */
@@ -958,24 +932,24 @@ rs_norm *rs_normalize(const rs_func *f, rs_err *e) {
     find_args(&c);
   }
 
-  sb b = {0};
-  sb_fmt(&b, "fn %s %s", f->name, f->tgt->name);
+  rs_sbuf b = {0};
+  rs_sbuf_printf(&b, "fn %s %s", f->name, f->tgt->name);
   if (c.karg.lanes) {
     char buf[64];
-    sb_fmt(&b, " kernarg=$%s", f->tgt->format_preg(f->tgt, c.karg, buf, sizeof buf));
+    rs_sbuf_printf(&b, " kernarg=$%s", f->tgt->format_preg(f->tgt, c.karg, buf, sizeof buf));
   }
-  sb_put(&b, "\n", 1);
+  rs_sbuf_put(&b, "\n", 1);
   for (uint32_t bi = 0; bi < f->nblocks; bi++) {
     const rs_block *bl = &f->blocks[bi];
-    sb_fmt(&b, "bb%u:", bi);
+    rs_sbuf_printf(&b, "bb%u:", bi);
     if (bl->nsuccs) {
-      sb_str(&b, " ->");
-      for (uint32_t s = 0; s < bl->nsuccs; s++) sb_fmt(&b, " bb%u", bl->succs[s]);
+      rs_sbuf_puts(&b, " ->");
+      for (uint32_t s = 0; s < bl->nsuccs; s++) rs_sbuf_printf(&b, " bb%u", bl->succs[s]);
     }
-    sb_put(&b, "\n", 1);
+    rs_sbuf_put(&b, "\n", 1);
     for (uint32_t i = bl->first_inst; i < bl->first_inst + bl->ninsts; i++) put_inst(&c, &b, i);
   }
-  if (!b.s) sb_put(&b, "", 0);
+  if (!b.s) rs_sbuf_put(&b, "", 0);
   n->text = b.s;
   n->len = b.n;
 
@@ -1014,26 +988,26 @@ const char *rs_norm_normalized(const rs_norm *n, const char *name) {
   return n && name ? lookup(n->by_orig, n->nnames, n->orig, n->norm, name) : NULL;
 }
 
-static void json_str(sb *b, const char *s) {
-  sb_put(b, "\"", 1);
+static void json_str(rs_sbuf *b, const char *s) {
+  rs_sbuf_put(b, "\"", 1);
   for (; *s; s++) {
-    if (*s == '"' || *s == '\\') sb_put(b, "\\", 1);
-    if ((unsigned char)*s < 0x20) sb_fmt(b, "\\u%04x", (unsigned char)*s);
-    else sb_put(b, s, 1);
+    if (*s == '"' || *s == '\\') rs_sbuf_put(b, "\\", 1);
+    if ((unsigned char)*s < 0x20) rs_sbuf_printf(b, "\\u%04x", (unsigned char)*s);
+    else rs_sbuf_put(b, s, 1);
   }
-  sb_put(b, "\"", 1);
+  rs_sbuf_put(b, "\"", 1);
 }
 
 char *rs_norm_map_json(const rs_norm *n) {
-  sb b = {0};
-  sb_put(&b, "{", 1);
+  rs_sbuf b = {0};
+  rs_sbuf_put(&b, "{", 1);
   for (uint32_t k = 0; n && k < n->nnames; k++) {
-    if (k) sb_put(&b, ",", 1);
+    if (k) rs_sbuf_put(&b, ",", 1);
     json_str(&b, n->norm[k]);
-    sb_put(&b, ":", 1);
+    rs_sbuf_put(&b, ":", 1);
     json_str(&b, n->orig[k]);
   }
-  sb_put(&b, "}", 1);
+  rs_sbuf_put(&b, "}", 1);
   return b.s;
 }
 

@@ -84,16 +84,16 @@ static void write_seeds(const char *dir) {
   put_seed(dir, "valid_norm.json", norm, strlen(norm));
   put_seed(dir, "valid_orig.json", orig, strlen(orig));
   put_seed(dir, "truncated.json", norm, strlen(norm) / 2);
-  rs_sb b = {0};
-  rs_sb_printf(&b, "Here is the allocation:\n```json\n%s\n```\nDone.", norm); /* wrapped */
+  rs_sbuf b = {0};
+  rs_sbuf_printf(&b, "Here is the allocation:\n```json\n%s\n```\nDone.", norm); /* wrapped */
   put_seed(dir, "fenced.txt", b.s, b.n);
   free(b.s);
-  b = (rs_sb){0};
+  b = (rs_sbuf){0};
   if (p->nvars) { /* duplicate: value 0 through both spellings */
-    rs_sb_printf(&b, "{\"%s\":\"v0\",%s", p->vars[0].name, norm + 1);
+    rs_sbuf_printf(&b, "{\"%s\":\"v0\",%s", p->vars[0].name, norm + 1);
     put_seed(dir, "duplicate.json", b.s, b.n);
     free(b.s);
-    b = (rs_sb){0};
+    b = (rs_sbuf){0};
   }
   rs_preg keep = p->nvars ? reg[0] : (rs_preg){0};
   if (p->nvars) { /* missing: value 0 left out */
@@ -109,7 +109,7 @@ static void write_seeds(const char *dir) {
   put_seed(dir, "conflict.json", conf, strlen(conf));
   free(conf);
   if (p->nvars) { /* unknown key, bad register, register tuples and odd spellings */
-    rs_sb_printf(&b, "{\"%s\":\"q99\",\"nosuch\":\"v1\",\"%s\":\"v[4:5]\",\"%s\":\"$vgpr4_vgpr5\","
+    rs_sbuf_printf(&b, "{\"%s\":\"q99\",\"nosuch\":\"v1\",\"%s\":\"v[4:5]\",\"%s\":\"$vgpr4_vgpr5\","
                      "\"%s\":\"s[8:11]\",\"%s\":\"a[0:15]\"}",
                  vn[0], vn[p->nvars > 1 ? 1 : 0], vn[p->nvars > 2 ? 2 : 0], vn[p->nvars > 3 ? 3 : 0],
                  vn[p->nvars > 4 ? 4 : 0]);

@@ -12,7 +12,7 @@
 char *rs_model_identity(const char *spec) {
   if (!strncmp(spec, "openai:", 7) || !strncmp(spec, "openai?", 7)) {
     const char *q = strchr(spec, '?');
-    rs_sb b = {0};
+    rs_sbuf b = {0};
     rs_oa_identity(q ? q + 1 : "", &b);
     return b.s;
   }

@@ -75,8 +75,8 @@ static int hexv(char c) {
   return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
 }
 
-void rs_oa_identity(const char *query, rs_sb *out) {
-  rs_sb_puts(out, "openai");
+void rs_oa_identity(const char *query, rs_sbuf *out) {
+  rs_sbuf_puts(out, "openai");
   unsigned nout = 0;
   for (size_t i = 0; i < sizeof body_params / sizeof *body_params; i++) {
     if (!body_params[i].ident) continue;
@@ -93,17 +93,17 @@ void rs_oa_identity(const char *query, rs_sb *out) {
       c = amp ? amp + 1 : NULL;
     }
     if (!v) continue;
-    rs_sb val = {0};
+    rs_sbuf val = {0};
     for (size_t k = 0; k < vl; k++) { /* URL-decoded, so %2F and / are one identity */
       if (v[k] == '%' && k + 2 < vl && hexv(v[k + 1]) >= 0 && hexv(v[k + 2]) >= 0) {
         char ch = (char)(hexv(v[k + 1]) * 16 + hexv(v[k + 2]));
-        rs_sb_add(&val, &ch, 1);
+        rs_sbuf_put(&val, &ch, 1);
         k += 2;
       } else {
-        rs_sb_add(&val, v[k] == '+' ? " " : &v[k], 1);
+        rs_sbuf_put(&val, v[k] == '+' ? " " : &v[k], 1);
       }
     }
-    if (!val.s) rs_sb_add(&val, "", 0);
+    if (!val.s) rs_sbuf_put(&val, "", 0);
     char num[64];
     const char *norm = val.s;
     if (body_params[i].kind == P_NUM) {
@@ -118,9 +118,9 @@ void rs_oa_identity(const char *query, rs_sb *out) {
       norm = strcmp(val.s, "0") ? "1" : "0";
     }
     if (strcmp(norm, body_params[i].dflt)) {
-      rs_sb_puts(out, nout++ ? "&" : "?");
-      rs_sb_printf(out, "%s=", body_params[i].name);
-      rs_sb_puts(out, norm);
+      rs_sbuf_puts(out, nout++ ? "&" : "?");
+      rs_sbuf_printf(out, "%s=", body_params[i].name);
+      rs_sbuf_puts(out, norm);
     }
     free(val.s);
   }
@@ -203,12 +203,12 @@ void rs_oa_body_free(rs_oa_body *s) {
 /* ---- prompt and request ------------------------------------------------------------------ */
 
 static void render_prompt(const rs_oa_body *s, const rs_gen_input *in, char **sys, char **user) {
-  rs_sb regs = {0}, fb = {0};
+  rs_sbuf regs = {0}, fb = {0};
   rs_oa_describe_registers(&regs, in->p);
   if (s->feedback && in->feedback && in->feedback[0]) {
-    rs_sb_puts(&fb, "Your previous answer was rejected by the verifier:\n");
-    rs_sb_puts(&fb, in->feedback);
-    rs_sb_puts(&fb, "\nCorrect these problems in your new answer.\n");
+    rs_sbuf_puts(&fb, "Your previous answer was rejected by the verifier:\n");
+    rs_sbuf_puts(&fb, in->feedback);
+    rs_sbuf_puts(&fb, "\nCorrect these problems in your new answer.\n");
   }
   const char *target = in->target ? in->target : in->p->tgt->name;
   const char *keys[] = {"target", "ir", "registers", "feedback", "instance"};
@@ -217,7 +217,7 @@ static void render_prompt(const rs_oa_body *s, const rs_gen_input *in, char **sy
   rs_oa_vars vars = {keys, vals, 5};
   /* {{user}} splits the template: the system message before it, the user message after it */
   const char *split = strstr(s->tmpl, "{{user}}");
-  rs_sb a = {0}, b = {0};
+  rs_sbuf a = {0}, b = {0};
   if (split) {
     size_t sl = (size_t)(split - s->tmpl);
     while (sl && (s->tmpl[sl - 1] == '\n' || s->tmpl[sl - 1] == ' ')) sl--;
@@ -270,12 +270,12 @@ cJSON *rs_oa_build_request(const rs_oa_body *s, const rs_gen_input *in) {
     cJSON_AddStringToObject(mm, "content", user);
     cJSON_AddItemToArray(msgs, mm);
   } else {
-    rs_sb t = {0};
+    rs_sbuf t = {0};
     if (sys && sys[0]) {
-      rs_sb_puts(&t, sys);
-      rs_sb_puts(&t, "\n");
+      rs_sbuf_puts(&t, sys);
+      rs_sbuf_puts(&t, "\n");
     }
-    rs_sb_puts(&t, user);
+    rs_sbuf_puts(&t, user);
     cJSON_AddStringToObject(r, "prompt", t.s);
     free(t.s);
   }
@@ -314,16 +314,16 @@ char *rs_oa_attempt_body(cJSON *req, const rs_oa_body *s, uint32_t attempt, uint
 }
 
 void rs_oa_describe(const rs_oa_body *s, char *out, size_t n) {
-  rs_sb b = {0};
-  rs_sb_printf(&b, "schema=%s", rs_oa_dialect_name[s->dialect]);
+  rs_sbuf b = {0};
+  rs_sbuf_printf(&b, "schema=%s", rs_oa_dialect_name[s->dialect]);
   if (s->dialect != RS_OA_SCHEMA_NONE)
-    rs_sb_printf(&b, " (probe: %s)", s->probe_note[0] ? s->probe_note : "not run");
-  rs_sb_puts(&b, s->explicit_sampling ? "; sampling sent:" : "; sampling sent (else the server's defaults):");
-  rs_sb_printf(&b, " temperature=%g", s->temperature);
+    rs_sbuf_printf(&b, " (probe: %s)", s->probe_note[0] ? s->probe_note : "not run");
+  rs_sbuf_puts(&b, s->explicit_sampling ? "; sampling sent:" : "; sampling sent (else the server's defaults):");
+  rs_sbuf_printf(&b, " temperature=%g", s->temperature);
   for (int k = 0; k < RS_OA_NSAMP; k++)
-    if (s->explicit_sampling || s->samp_set[k]) rs_sb_printf(&b, " %s=%g", samp_params[k].name, s->samp[k]);
-  if (s->n > 1) rs_sb_printf(&b, "; n=%u per request", (unsigned)s->n);
-  if (s->server_note[0]) rs_sb_printf(&b, "; server: %s", s->server_note);
+    if (s->explicit_sampling || s->samp_set[k]) rs_sbuf_printf(&b, " %s=%g", samp_params[k].name, s->samp[k]);
+  if (s->n > 1) rs_sbuf_printf(&b, "; n=%u per request", (unsigned)s->n);
+  if (s->server_note[0]) rs_sbuf_printf(&b, "; server: %s", s->server_note);
   snprintf(out, n, "%s", b.s ? b.s : "");
   free(b.s);
 }

@@ -67,7 +67,7 @@ bool rs_oa_body_knows(const char *key, size_t kl);
 /* The model's identity from its spec's query: "openai" plus the request-shaping parameters that
  * differ from their defaults, in a fixed order, URL-decoded, numbers normalized (0.70 = 0.7), the
  * schema dialect reduced to 0/1. No I/O: cheap enough for every attempt seed. */
-void rs_oa_identity(const char *query, rs_sb *out);
+void rs_oa_identity(const char *query, rs_sbuf *out);
 /* The request-shaping parameters of m's spec; 0, or -1 with e (b is then freed by the caller). */
 int rs_oa_body_configure(const rs_model *m, rs_oa_body *b, rs_err *e);
 void rs_oa_body_free(rs_oa_body *b);

@@ -197,13 +197,13 @@ static void read_facts(rs_oa_body *b, const rs_oa_link *l) {
     if (nc > 0 && nc < 4e9) b->n_ctx = (uint32_t)nc;
     const cJSON *pa = cJSON_GetObjectItemCaseSensitive(dg, "params");
     if (!cJSON_IsObject(pa)) pa = dg;
-    rs_sb s = {0};
-    rs_sb_printf(&s, "/props n_ctx %u; its defaults:", (unsigned)b->n_ctx);
+    rs_sbuf s = {0};
+    rs_sbuf_printf(&s, "/props n_ctx %u; its defaults:", (unsigned)b->n_ctx);
     const char *keys[] = {"temperature", "top_k", "top_p", "min_p", "repeat_penalty", "presence_penalty"};
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
-      if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(pa, keys[i]))) rs_sb_printf(&s, " %s=%g", keys[i], num(pa, keys[i]));
+      if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(pa, keys[i]))) rs_sbuf_printf(&s, " %s=%g", keys[i], num(pa, keys[i]));
     read_capacity(b, l, j, to);
-    if (b->slots) rs_sb_printf(&s, "; %u slots", (unsigned)b->slots);
+    if (b->slots) rs_sbuf_printf(&s, "; %u slots", (unsigned)b->slots);
     snprintf(b->server_note, sizeof b->server_note, "%s", s.s);
     free(s.s);
     cJSON_Delete(j);
@@ -380,21 +380,21 @@ int rs_oa_probe(rs_oa_body *b, const rs_oa_link *l, rs_err *e) {
     if (probe_dialect(b, l, d, said[d], sizeof said[d]) > 0) found = d;
   }
   snprintf(b->probe_note, sizeof b->probe_note, "ignored (answered %.80s)", said[b->dialect]);
-  rs_sb m = {0};
-  rs_sb_printf(&m, "openai %s: schema=%s: the server does not apply the structured-output request (the probe's schema "
+  rs_sbuf m = {0};
+  rs_sbuf_printf(&m, "openai %s: schema=%s: the server does not apply the structured-output request (the probe's schema "
                "admits only {\"" PROBE_KEY "\":\"" PROBE_VALUE "\"}; it answered %.70s)", l->endpoint,
                rs_oa_dialect_name[b->dialect], said[b->dialect]);
   if (found > 0) {
     for (int d = RS_OA_SCHEMA_OPENAI; d < found; d++) /* the others tried before the one that works */
       if (tried[d] && d != b->dialect)
-        rs_sb_printf(&m, "; nor does schema=%s (answered %.70s)", rs_oa_dialect_name[d], said[d]);
-    rs_sb_printf(&m, "; schema=%s does: use it (schema=0 sweeps unconstrained on purpose, probe=0 skips this check)",
+        rs_sbuf_printf(&m, "; nor does schema=%s (answered %.70s)", rs_oa_dialect_name[d], said[d]);
+    rs_sbuf_printf(&m, "; schema=%s does: use it (schema=0 sweeps unconstrained on purpose, probe=0 skips this check)",
                  rs_oa_dialect_name[found]);
   } else {
-    rs_sb_puts(&m, "; nor does");
+    rs_sbuf_puts(&m, "; nor does");
     for (int d = RS_OA_SCHEMA_OPENAI; d < RS_OA_NDIALECTS; d++)
-      if (tried[d] && d != b->dialect) rs_sb_printf(&m, " schema=%s (answered %.70s);", rs_oa_dialect_name[d], said[d]);
-    rs_sb_puts(&m, " use schema=0 to sweep unconstrained on purpose");
+      if (tried[d] && d != b->dialect) rs_sbuf_printf(&m, " schema=%s (answered %.70s);", rs_oa_dialect_name[d], said[d]);
+    rs_sbuf_puts(&m, " use schema=0 to sweep unconstrained on purpose");
   }
   rs_errf(e, NULL, 0, "%s", m.s);
   free(m.s);

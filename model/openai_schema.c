@@ -8,30 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-void rs_sb_add(rs_sb *b, const char *s, size_t n) {
-  if (b->n + n + 1 > b->cap) {
-    size_t cap = b->cap ? b->cap : 256;
-    while (b->n + n + 1 > cap) cap *= 2;
-    b->s = rs_xrealloc(b->s, cap);
-    b->cap = cap;
-  }
-  memcpy(b->s + b->n, s, n);
-  b->n += n;
-  b->s[b->n] = 0;
-}
-
-void rs_sb_puts(rs_sb *b, const char *s) { rs_sb_add(b, s, strlen(s)); }
-
-void rs_sb_printf(rs_sb *b, const char *fmt, ...) {
-  char buf[512];
-  va_list ap;
-  va_start(ap, fmt);
-  int k = vsnprintf(buf, sizeof buf, fmt, ap);
-  va_end(ap);
-  if (k < 0) return;
-  rs_sb_add(b, buf, (size_t)k < sizeof buf ? (size_t)k : sizeof buf - 1);
-}
-
 /* Decimal digits of the largest register number of a file: the bound of a pattern's numbers. A
  * bound at all keeps a weak model from running on with "v64212942637..." until max_tokens; the
  * file's digits (not its budget) still admit out-of-budget names like v300, which the verifier
@@ -43,42 +19,42 @@ static unsigned file_digits(const rs_regfile *rf) {
 }
 
 /* One spelling alternative of a class in one file, as regex (re=true) or as prose. */
-static void spelling(rs_sb *b, const rs_regfile *rf, const rs_regclass *c, bool re) {
+static void spelling(rs_sbuf *b, const rs_regfile *rf, const rs_regclass *c, bool re) {
   const char *pre = rf->asm_prefix;
   unsigned d = file_digits(rf);
   if (c->width <= 1) {
-    rs_sb_puts(b, pre);
-    if (re) rs_sb_printf(b, "[0-9]{1,%u}", d);
-    else rs_sb_puts(b, "N");
-    if (c->half) rs_sb_puts(b, c->half == 1 ? (re ? "\\.l" : ".l") : (re ? "\\.h" : ".h"));
+    rs_sbuf_puts(b, pre);
+    if (re) rs_sbuf_printf(b, "[0-9]{1,%u}", d);
+    else rs_sbuf_puts(b, "N");
+    if (c->half) rs_sbuf_puts(b, c->half == 1 ? (re ? "\\.l" : ".l") : (re ? "\\.h" : ".h"));
   } else if (re) {
-    rs_sb_printf(b, "%s\\[[0-9]{1,%u}:[0-9]{1,%u}\\]", pre, d, d);
+    rs_sbuf_printf(b, "%s\\[[0-9]{1,%u}:[0-9]{1,%u}\\]", pre, d, d);
   } else {
-    rs_sb_printf(b, "%s[N:N+%u]", pre, (unsigned)c->width - 1);
+    rs_sbuf_printf(b, "%s[N:N+%u]", pre, (unsigned)c->width - 1);
   }
 }
 
 char *rs_oa_class_pattern(const rs_target *t, int cls) {
   if (cls < 0 || (uint32_t)cls >= t->nclasses) return NULL;
   const rs_regclass *c = &t->classes[cls];
-  rs_sb alt = {0};
+  rs_sbuf alt = {0};
   unsigned nalt = 0;
   for (uint32_t f = 0; f < t->nfiles && f < 32; f++) {
     if (!(c->files >> f & 1) || !t->files[f].asm_prefix) continue;
-    if (nalt++) rs_sb_puts(&alt, "|");
+    if (nalt++) rs_sbuf_puts(&alt, "|");
     spelling(&alt, &t->files[f], c, true);
   }
   /* allocatable specials (vcc for sreg_64) are legal answers too; their names are plain words */
   for (uint32_t s = 0; s < t->nspecials && s < 32; s++) {
     if (!(c->specials >> s & 1)) continue;
-    if (nalt++) rs_sb_puts(&alt, "|");
-    rs_sb_puts(&alt, t->specials[s].name);
+    if (nalt++) rs_sbuf_puts(&alt, "|");
+    rs_sbuf_puts(&alt, t->specials[s].name);
   }
   if (!nalt) return NULL;
-  rs_sb b = {0};
-  rs_sb_puts(&b, nalt > 1 ? "^(" : "^");
-  rs_sb_puts(&b, alt.s);
-  rs_sb_puts(&b, nalt > 1 ? ")$" : "$");
+  rs_sbuf b = {0};
+  rs_sbuf_puts(&b, nalt > 1 ? "^(" : "^");
+  rs_sbuf_puts(&b, alt.s);
+  rs_sbuf_puts(&b, nalt > 1 ? ")$" : "$");
   free(alt.s);
   return b.s;
 }
@@ -187,7 +163,7 @@ cJSON *rs_oa_schema(const rs_problem *p, const char *const *vnames) {
   return schema;
 }
 
-void rs_oa_describe_registers(rs_sb *b, const rs_problem *p) {
+void rs_oa_describe_registers(rs_sbuf *b, const rs_problem *p) {
   const rs_target *t = p->tgt;
   uint32_t used_files = 0;
   uint32_t *ncls = rs_xcalloc(t->nclasses + 1, sizeof *ncls);
@@ -198,39 +174,39 @@ void rs_oa_describe_registers(rs_sb *b, const rs_problem *p) {
   for (uint32_t f = 0; f < t->nfiles && f < 32; f++) {
     const rs_regfile *rf = &t->files[f];
     if (!(used_files >> f & 1) || !rf->asm_prefix) continue;
-    rs_sb_printf(b, "- %s: 32-bit registers %s0 to %s%u", rf->name, rf->asm_prefix, rf->asm_prefix, rf->count - 1);
+    rs_sbuf_printf(b, "- %s: 32-bit registers %s0 to %s%u", rf->name, rf->asm_prefix, rf->asm_prefix, rf->count - 1);
     /* the function's budget (launch bounds may lower the file's) is what the verifier enforces */
     uint32_t budget = p->budget[f] ? p->budget[f] : rf->budget;
     if (budget && budget < rf->count)
-      rs_sb_printf(b, "; use only %s0 to %s%u", rf->asm_prefix, rf->asm_prefix, budget - 1);
-    rs_sb_puts(b, "\n");
+      rs_sbuf_printf(b, "; use only %s0 to %s%u", rf->asm_prefix, rf->asm_prefix, budget - 1);
+    rs_sbuf_puts(b, "\n");
   }
   for (uint32_t c = 0; c < t->nclasses; c++) {
     if (!ncls[c]) continue;
     const rs_regclass *rc = &t->classes[c];
-    rs_sb_printf(b, "- class %s (%u value%s): ", rc->name, ncls[c], ncls[c] == 1 ? "" : "s");
-    if (rc->half) rs_sb_puts(b, rc->half == 1 ? "low 16 bits of one register, " : "high 16 bits of one register, ");
-    else if (rc->width == 1) rs_sb_puts(b, "one register, ");
-    else rs_sb_printf(b, "%u consecutive registers, ", (unsigned)rc->width);
-    rs_sb_puts(b, "spelled ");
+    rs_sbuf_printf(b, "- class %s (%u value%s): ", rc->name, ncls[c], ncls[c] == 1 ? "" : "s");
+    if (rc->half) rs_sbuf_puts(b, rc->half == 1 ? "low 16 bits of one register, " : "high 16 bits of one register, ");
+    else if (rc->width == 1) rs_sbuf_puts(b, "one register, ");
+    else rs_sbuf_printf(b, "%u consecutive registers, ", (unsigned)rc->width);
+    rs_sbuf_puts(b, "spelled ");
     unsigned nalt = 0;
     for (uint32_t f = 0; f < t->nfiles && f < 32; f++) {
       if (!(rc->files >> f & 1) || !t->files[f].asm_prefix) continue;
-      if (nalt++) rs_sb_puts(b, " or ");
+      if (nalt++) rs_sbuf_puts(b, " or ");
       spelling(b, &t->files[f], rc, false);
     }
     for (uint32_t s = 0; s < t->nspecials && s < 32; s++) {
       if (!(rc->specials >> s & 1)) continue;
-      if (nalt++) rs_sb_puts(b, " or ");
-      rs_sb_puts(b, t->specials[s].name);
+      if (nalt++) rs_sbuf_puts(b, " or ");
+      rs_sbuf_puts(b, t->specials[s].name);
     }
-    if (rc->align > 1) rs_sb_printf(b, ", N a multiple of %u", (unsigned)rc->align);
-    rs_sb_puts(b, "\n");
+    if (rc->align > 1) rs_sbuf_printf(b, ", N a multiple of %u", (unsigned)rc->align);
+    rs_sbuf_puts(b, "\n");
   }
   free(ncls);
 }
 
-void rs_oa_render(rs_sb *b, const char *tmpl, size_t len, const rs_oa_vars *vars) {
+void rs_oa_render(rs_sbuf *b, const char *tmpl, size_t len, const rs_oa_vars *vars) {
   const char *s = tmpl, *end = tmpl + len;
   while (s < end) {
     const char *o = NULL;
@@ -240,10 +216,10 @@ void rs_oa_render(rs_sb *b, const char *tmpl, size_t len, const rs_oa_vars *vars
         break;
       }
     if (!o) {
-      rs_sb_add(b, s, (size_t)(end - s));
+      rs_sbuf_put(b, s, (size_t)(end - s));
       break;
     }
-    rs_sb_add(b, s, (size_t)(o - s));
+    rs_sbuf_put(b, s, (size_t)(o - s));
     const char *cl = NULL;
     for (const char *c = o + 2; c + 1 < end && c - o < 40; c++)
       if (c[0] == '}' && c[1] == '}') {
@@ -257,12 +233,12 @@ void rs_oa_render(rs_sb *b, const char *tmpl, size_t len, const rs_oa_vars *vars
         if (strlen(vars->key[i]) == kl && !memcmp(vars->key[i], o + 2, kl)) val = vars->val[i] ? vars->val[i] : "";
     }
     if (val) {
-      rs_sb_puts(b, val);
+      rs_sbuf_puts(b, val);
       s = cl + 2;
     } else { /* not a placeholder we know: keep the text as written */
-      rs_sb_add(b, o, 2);
+      rs_sbuf_put(b, o, 2);
       s = o + 2;
     }
   }
-  if (!b->s) rs_sb_add(b, "", 0);
+  if (!b->s) rs_sbuf_put(b, "", 0);
 }

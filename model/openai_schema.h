@@ -1,18 +1,9 @@
 /* openai_schema.h - pieces of the openai: back end that depend only on the Problem (no HTTP):
- * a string builder, the answer's JSON schema, the register description and template rendering. */
+ * the answer's JSON schema, the register description and template rendering. */
 #ifndef RS_OPENAI_SCHEMA_H
 #define RS_OPENAI_SCHEMA_H
 #include "model/model.h"
 #include <cjson/cJSON.h>
-
-/* Growable NUL-terminated string; s is NULL until the first add. Free s. */
-typedef struct {
-  char *s;
-  size_t n, cap;
-} rs_sb;
-void rs_sb_add(rs_sb *b, const char *s, size_t n);
-void rs_sb_puts(rs_sb *b, const char *s);
-void rs_sb_printf(rs_sb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Regex (JSON Schema / ECMA, also valid POSIX ERE) of the legal spellings of a class: by register
  * file and width, numbers bounded to the file's digits ("^v[0-9]{1,3}$",
@@ -30,7 +21,7 @@ cJSON *rs_oa_schema_ex(const rs_problem *p, const char *const *vnames, bool stri
 /* The enumeration of one class (a JSON array of spellings), NULL if it has no register. */
 cJSON *rs_oa_class_enum(const rs_problem *p, int cls);
 /* A few lines on the register files and classes the Problem's values use. */
-void rs_oa_describe_registers(rs_sb *b, const rs_problem *p);
+void rs_oa_describe_registers(rs_sbuf *b, const rs_problem *p);
 
 /* Replace {{key}} by its value; unknown placeholders stay as written. */
 typedef struct {
@@ -38,7 +29,7 @@ typedef struct {
   const char *const *val;
   uint32_t n;
 } rs_oa_vars;
-void rs_oa_render(rs_sb *b, const char *tmpl, size_t len, const rs_oa_vars *vars);
+void rs_oa_render(rs_sbuf *b, const char *tmpl, size_t len, const rs_oa_vars *vars);
 
 /* Fill g from the body of a 200 response (chat: choices[0].message.content, else
  * choices[0].text; finish_reason, usage). Returns 0, or -1 with the reason in why. The body is

@@ -4,13 +4,14 @@
  * field's lowest bit, -1 when not trusted (several or no offsets fit every sample). Do not
  * edit by hand; docs/lower.md.
  * Merged (`regsweep lower learn --merge`) from 25 new (cubin, listing) pairs and the base table
- * build/learn-fields/fields-2a5cea2.c (its header names no pair count), 1511 forms:
+ * build/learn-fields/fields-2a5cea2.c (Learned from 1533 (cubin, listing) pairs), 1511 forms:
  * 894 kept as the base had them (unseen in the new pairs; their comments are the base's),
  * 617 seen in both (the base's trusted fields fit every new sample; the new pairs decide the
  * base's untrusted ones), 112 new: 1623 forms. */
 #include "sass/lower.h"
 
-/* Operand order: R fields (learned uniquely here or in the base table) in increasing bit order in 1612 of 1612 pairs, UR in 204 of 204, apart from
+/* Operand order: R fields in increasing bit order in 1612 of 1612 pairs, UR in 204 of 204
+ * (fields learned as the one offset that fits, here or in the base table), apart from
  * the opcodes with an exception (their tied tokens stay tied): R 0x361 R 0x364 R 0x367 R 0x36d R 0x370 R 0xb60 R 0xb63 R 0xb66 R 0xb6c R 0xf60 R 0xf63 R 0xf66 R 0xf6c. Tied tokens are split in that order (the rule holds for both kinds). */
 
 static const int8_t o0[] = {12, 16, 32}; /* merged: 120 samples in the base, 177 new */

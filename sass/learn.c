@@ -22,6 +22,7 @@ typedef struct {
   uint16_t opc;
   char shape[RS_MAX_TOKENS + 1];
   uint32_t samples;
+  char op[32];                     /* the mnemonic of its first sample (for messages) */
   uint64_t cand[RS_MAX_TOKENS][2]; /* bit o: offset o still fits */
   uint64_t vals[RS_MAX_TOKENS][4]; /* distinct values seen */
   uint32_t eq[RS_MAX_TOKENS];      /* tokens of the same kind that always held the same register */
@@ -147,6 +148,7 @@ static int learn_one(void *ctx, unsigned sm, const uint64_t w[2], const rs_sass_
                      const char *name, rs_err *e) {
   (void)l, (void)name, (void)e;
   group *g = find_group(ctx, sm, (unsigned)(w[0] & 0xfff), t->shape, true);
+  if (!g->op[0]) snprintf(g->op, sizeof g->op, "%s", t->op);
   for (unsigned k = 0; k < t->n; k++) {
     uint32_t same = 0;
     for (unsigned j = 0; j < t->n; j++) same |= (uint32_t)(t->kind[j] == t->kind[k] && t->val[j] == t->val[k]) << j;
@@ -235,7 +237,7 @@ static int parse_base(const char *src, const char *name, brow **rows, uint32_t *
    * table) or "Merged (...) from N new ..." (a merged one) */
   const char *lf = strstr(src, "Learned from "), *mf = strstr(src, "Merged (");
   const char *hdr_end = strstr(src, "*/");
-  if (lf && hdr_end && lf < hdr_end) snprintf(from, fromn, "%.*s", (int)strcspn(lf, ":\n"), lf);
+  if (lf && hdr_end && lf < hdr_end) snprintf(from, fromn, "%.*s", (int)strcspn(lf, ":*\n"), lf);
   else if (mf && hdr_end && mf < hdr_end) snprintf(from, fromn, "itself a merged table");
   else snprintf(from, fromn, "its header names no pair count");
   unsigned line = 0;
@@ -365,9 +367,9 @@ int rs_sass_learn_merge(rs_sass_learner *L, const char *base_src, const char *na
         char fit[128];
         offsets_str(g->cand[k], fit, sizeof fit);
         rc = rs_errf(e, name, r[i].line,
-                     "form 0x%03x '%s' (sm_%u): the new samples (%u) contradict the base table (%u samples): operand "
-                     "%zu (%c) is at bit %d there%s, the new samples fit bits %s",
-                     r[i].opc, r[i].shape, r[i].sm, g->samples, r[i].samples, k, r[i].shape[k], r[i].off[k],
+                     "form %s 0x%03x '%s' (sm_%u): the new samples (%u) contradict the base table (%u samples): "
+                     "operand %zu (%c) is at bit %d there%s, the new samples fit bits %s",
+                     g->op, r[i].opc, r[i].shape, r[i].sm, g->samples, r[i].samples, k, r[i].shape[k], r[i].off[k],
                      r[i].tie[k] >= 0 ? " (tied)" : "", fit);
         break;
       }
@@ -475,10 +477,10 @@ char *rs_sass_learn_emit(const rs_sass_learner *L, rs_sass_learn_stats *st) {
   bool ordered[RS_TK__N];
   for (int k = 0; k < RS_TK__N; k++) ordered[k] = (k == RS_TK_R || k == RS_TK_UR) && in_order[k] && !out_of_order[k];
 #define ORDERED(kind, opc) (ordered[kind] && !(odd[kind][(opc) >> 6] >> ((opc) & 63) & 1))
-  P("/* Operand order: R fields%s in increasing bit order in %u of %u pairs, UR in %u of %u, apart from\n"
-    " * the opcodes with an exception (their tied tokens stay tied):",
-    L->merged ? " (learned uniquely here or in the base table)" : "", in_order[RS_TK_R],
-    in_order[RS_TK_R] + out_of_order[RS_TK_R], in_order[RS_TK_UR], in_order[RS_TK_UR] + out_of_order[RS_TK_UR]);
+  P("/* Operand order: R fields in increasing bit order in %u of %u pairs, UR in %u of %u%s, apart from\n"
+    " * the opcodes with an exception (their tied tokens stay tied):", in_order[RS_TK_R],
+    in_order[RS_TK_R] + out_of_order[RS_TK_R], in_order[RS_TK_UR], in_order[RS_TK_UR] + out_of_order[RS_TK_UR],
+    L->merged ? "\n * (fields learned as the one offset that fits, here or in the base table)" : "");
   for (int k = 0; k < RS_TK__N; k++)
     for (unsigned opc = 0; opc < 4096 && (k == RS_TK_R || k == RS_TK_UR); opc++)
       if (odd[k][opc >> 6] >> (opc & 63) & 1) P(" %c 0x%03x", rs_tk_letter[k], opc);

@@ -25,7 +25,8 @@
 # Env: PTXAS (/usr/local/cuda/bin/ptxas), NVCC (/usr/local/cuda/bin/nvcc), REGSWEEP
 #   (build/regsweep), NVDISASM (as regsweep finds it), CACHE (build/learn-fields: compiled
 #   fixture cubins and listings written for DIR cubins; a rerun reuses what is newer than its
-#   source, so an interrupted run resumes), BASE_COMMIT (2a5cea2), FRESH (unset).
+#   source, so an interrupted run resumes), BASE_COMMIT (2a5cea2), BASE_PAIRS (the base's pair
+#   count where its header lacks it: 1533 for 2a5cea2), FRESH (unset).
 # After a rebuild, run it again: the check line must say 0 mismatches ("reproduced" = instructions).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -35,6 +36,7 @@ NVCC="${NVCC:-/usr/local/cuda/bin/nvcc}"
 CACHE="${CACHE:-build/learn-fields}"
 REGSWEEP="${REGSWEEP:-build/regsweep}"
 BASE_COMMIT="${BASE_COMMIT:-2a5cea2}"
+[[ $BASE_COMMIT == 2a5cea2 ]] && BASE_PAIRS="${BASE_PAIRS:-1533}"
 ND=()
 [[ -n "${NVDISASM:-}" ]] && ND=(--nvdisasm "$NVDISASM")
 TMP="$(mktemp -d)"
@@ -97,7 +99,11 @@ if [[ -n "${FRESH:-}" ]]; then
   "$REGSWEEP" lower learn -o sass/fields.c "${pairs[@]}"
 else
   base="$CACHE/fields-$BASE_COMMIT.c"
+  # the base's header names its pair count where learn wrote one; 2a5cea2's predates that line
   git show "$BASE_COMMIT:sass/fields.c" >"$base"
+  if [[ -n "${BASE_PAIRS:-}" ]] && ! grep -q '^ \* Learned from ' "$base"; then
+    sed -i "s|^ \* edit by hand; docs/lower.md. \*/| * edit by hand; docs/lower.md.\n * Learned from $BASE_PAIRS (cubin, listing) pairs: its commit says so (BASE_PAIRS). */|" "$base"
+  fi
   echo "learn-sass-fields: ${#newpairs[@]} new pairs merged into sass/fields.c at $BASE_COMMIT" >&2
   "$REGSWEEP" lower learn --merge "$base" -o sass/fields.c "${newpairs[@]}"
 fi

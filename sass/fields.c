@@ -7,10 +7,10 @@
  * build/learn-fields/fields-2a5cea2.c (Learned from 1533 (cubin, listing) pairs), 1511 forms:
  * 894 kept as the base had them (unseen in the new pairs; their comments are the base's),
  * 617 seen in both (the base's trusted fields fit every new sample; the new pairs decide the
- * base's untrusted ones), 112 new: 1623 forms. */
+ * base's untrusted ones), 113 new: 1624 forms. */
 #include "sass/lower.h"
 
-/* Operand order: R fields in increasing bit order in 1612 of 1612 pairs, UR in 204 of 204
+/* Operand order: R fields in increasing bit order in 1618 of 1618 pairs, UR in 204 of 204
  * (fields learned as the one offset that fits, here or in the base table), apart from
  * the opcodes with an exception (their tied tokens stay tied): R 0x361 R 0x364 R 0x367 R 0x36d R 0x370 R 0xb60 R 0xb63 R 0xb66 R 0xb6c R 0xf60 R 0xf63 R 0xf66 R 0xf6c. Tied tokens are split in that order (the rule holds for both kinds). */
 
@@ -19,7 +19,7 @@ static const int8_t o1[] = {16, 32}; /* merged: 1709 samples in the base, 997 ne
 static const int8_t o2[] = {16, 24, 32, 87}; /* merged: 1811 samples in the base, 240 new */
 static const int8_t o3[] = {16, 24, 32, 87}; /* merged: 116 samples in the base, 40 new */
 static const int8_t o4[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 1 values */ /* merged: 90 samples in the base, 320 new */
-static const int8_t o5[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */ /* merged: 6 samples in the base, 18 new */
+static const int8_t o5[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */ /* merged: 6 samples in the base, 238 new */
 static const int8_t o6[] = {81, -1, 24, 32, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 55 samples in the base, 343 new; 4: untrusted in the base */
 static const int8_t o7[] = {81, -1, 24, 32, 87}; /* 1: 3 offsets fit, 1 values */ /* merged: 2045 samples in the base, 1226 new */
 static const int8_t o8[] = {81, -1, 24, 32, -1, 68}; /* 1: 5 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */ /* merged: 1315 samples in the base, 2 new */
@@ -35,7 +35,7 @@ static const int8_t o17[] = {12, 16, 24, 32};
 static const int8_t o18[] = {12, 16, 24, 32, 87};
 static const int8_t o19[] = {16, 81, 24, 32}; /* merged: 2337 samples in the base, 1 new */
 static const int8_t o20[] = {-1, -1, -1, -1, 64}; /* 0: 4 offsets fit, 1 values */ /* 1: 55 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */ /* 3: 3 offsets fit, 1 values */
-static const int8_t o21[] = {16, 24, 32}; /* merged: 1101 samples in the base, 122 new */
+static const int8_t o21[] = {16, 24, 32}; /* merged: 1101 samples in the base, 158 new */
 static const int8_t o22[] = {16, 24, 32, 87};
 static const int8_t o23[] = {16, 24, 32, 64};
 static const int8_t o24[] = {16, 24, 32, 64, 87}; /* merged: 2290 samples in the base, 1 new */
@@ -48,11 +48,11 @@ static const int8_t o30[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */
 static const int8_t o31[] = {12, 16, 24, 32, 64}; /* 0: 53 offsets fit, 1 values; the guard's bit */
 static const int8_t o32[] = {16, 24, 32, 64}; /* merged: 61 samples in the base, 480 new */
 static const int8_t o33[] = {12, 16, 24, 32}; /* merged: 43 samples in the base, 12 new */
-static const int8_t o34[] = {16, 24, 32}; /* merged: 3741 samples in the base, 598 new */
+static const int8_t o34[] = {16, 24, 32}; /* merged: 3741 samples in the base, 970 new */
 static const int8_t o35[] = {12, 16, 24, 32}; /* merged: 129 samples in the base, 169 new */
-static const int8_t o36[] = {16, 24, 32}; /* merged: 1709 samples in the base, 1966 new */
+static const int8_t o36[] = {16, 24, 32}; /* merged: 1709 samples in the base, 2038 new */
 static const int8_t o37[] = {12, 16, 24, 32, 64};
-static const int8_t o38[] = {16, 24, 32, 64}; /* merged: 61979 samples in the base, 4320 new */
+static const int8_t o38[] = {16, 24, 32, 64}; /* merged: 61979 samples in the base, 4356 new */
 static const int8_t o39[] = {12, 16, 24, 32, 64}; /* merged: 326 samples in the base, 299 new */
 static const int8_t o40[] = {16, 24, 32, 64}; /* merged: 2170 samples in the base, 1251 new */
 static const int8_t o41[] = {16, -1, -1, 64, 87}; /* 1: 9 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */ /* merged: 97 samples in the base, 9 new */
@@ -112,10 +112,10 @@ static const int8_t o92[] = {64, 16, 24, 32};
 static const int8_t o93[] = {64, 16, 24, 32};
 static const int8_t o94[] = {64, 16, 24};
 static const int8_t o95[] = {12, 16, 24};
-static const int8_t o96[] = {16, 24}; /* merged: 8338 samples in the base, 291 new */
+static const int8_t o96[] = {16, 24}; /* merged: 8338 samples in the base, 399 new */
 static const int8_t o97[] = {24, 64}; /* merged: 3 samples in the base, 1 new */
 static const int8_t o98[] = {12, 24, 32};
-static const int8_t o99[] = {24, 32}; /* merged: 5391 samples in the base, 409 new */
+static const int8_t o99[] = {24, 32}; /* merged: 5391 samples in the base, 445 new */
 static const int8_t o100[] = {24, 32};
 static const int8_t o101[] = {12, 24, 32};
 static const int8_t o102[] = {-1}; /* 0: 2 offsets fit, 1 values */
@@ -134,7 +134,7 @@ static const int8_t o114[] = {-1, 16, 24}; /* 0: 70 offsets fit, 1 values */
 static const int8_t o115[] = {16, 24};
 static const int8_t o116[] = {16, 24, -1}; /* 2: 46 offsets fit, 1 values */
 static const int8_t o117[] = {12, 16, 24}; /* 0: 2 offsets fit, 2 values; the guard's bit */
-static const int8_t o118[] = {16, 24}; /* merged: 12 samples in the base, 2597 new */
+static const int8_t o118[] = {16, 24}; /* merged: 12 samples in the base, 2777 new */
 static const int8_t o119[] = {12, 16, 24, 64};
 static const int8_t o120[] = {16, 24, 64}; /* merged: 68 samples in the base, 1876 new */
 static const int8_t o121[] = {12, 16, 24, 64}; /* merged: 121 samples in the base, 158 new */
@@ -149,10 +149,10 @@ static const int8_t o129[] = {16, 24, 64};
 static const int8_t o130[] = {16, 24, 64}; /* merged: 413 samples in the base, 294 new */
 static const int8_t o131[] = {16, 24, 64, 87}; /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */
 static const int8_t o132[] = {12, 16, 24, 64};
-static const int8_t o133[] = {16, 24, 64}; /* merged: 324 samples in the base, 510 new */
+static const int8_t o133[] = {16, 24, 64}; /* merged: 324 samples in the base, 618 new */
 static const int8_t o134[] = {16, 24}; /* 0: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
 static const int8_t o135[] = {12, 16}; /* merged: 46 samples in the base, 80 new */
-static const int8_t o136[] = {16}; /* merged: 353 samples in the base, 1018 new */
+static const int8_t o136[] = {16}; /* merged: 353 samples in the base, 1150 new */
 static const int8_t o137[] = {16, 24}; /* merged: 92 samples in the base, 18 new */
 static const int8_t o138[] = {12, 16};
 static const int8_t o139[] = {16}; /* merged: 7691 samples in the base, 21 new */
@@ -183,10 +183,10 @@ static const int8_t o163[] = {16, 24, 64}; /* merged: 7838 samples in the base, 
 static const int8_t o164[] = {81, -1, 87, 77, 68}; /* 1: 3 offsets fit, 1 values */ /* merged: 108 samples in the base, 952 new */
 static const int8_t o165[] = {81, -1, -1, -1, 68}; /* 1: 7 offsets fit, 1 values */ /* 2: 7 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */
 static const int8_t o166[] = {12, 16, 24};
-static const int8_t o167[] = {16, 24}; /* merged: 40 samples in the base, 416 new */
+static const int8_t o167[] = {16, 24}; /* merged: 40 samples in the base, 536 new */
 static const int8_t o168[] = {16, 24, 64};
 static const int8_t o169[] = {12, 16, 24, 64}; /* merged: 43 samples in the base, 476 new */
-static const int8_t o170[] = {16, 24, 64}; /* merged: 34 samples in the base, 64 new */
+static const int8_t o170[] = {16, 24, 64}; /* merged: 34 samples in the base, 416 new */
 static const int8_t o171[] = {12, 16, 24, 64};
 static const int8_t o172[] = {16, 24, 64}; /* merged: 8043 samples in the base, 1772 new */
 static const int8_t o173[] = {16, 24, 64, 87}; /* merged: 339 samples in the base, 8 new */
@@ -210,20 +210,20 @@ static const int8_t o190[] = {16, 24, 64}; /* merged: 1907 samples in the base, 
 static const int8_t o191[] = {16, 24, 64};
 static const int8_t o192[] = {16, 24, 64};
 static const int8_t o193[] = {16}; /* merged: 9 samples in the base, 238 new */
-static const int8_t o194[] = {0}; /* merged: 1287 samples in the base, 1525 new */
-static const int8_t o195[] = {16}; /* merged: 1436 samples in the base, 939 new */
+static const int8_t o194[] = {0}; /* merged: 1287 samples in the base, 1625 new */
+static const int8_t o195[] = {16}; /* merged: 1436 samples in the base, 1011 new */
 static const int8_t o196[] = {0}; /* merged: 14 samples in the base, 521 new */
 static const int8_t o197[] = {16}; /* merged: 885 samples in the base, 762 new */
 static const int8_t o198[] = {16};
 static const int8_t o199[] = {0}; /* merged: 71 samples in the base, 264 new */
 static const int8_t o200[] = {16}; /* merged: 885 samples in the base, 762 new */
 static const int8_t o201[] = {0}; /* merged: 6 samples in the base, 2 new */
-static const int8_t o202[] = {0}; /* merged: 712 samples in the base, 1840 new */
+static const int8_t o202[] = {0}; /* merged: 712 samples in the base, 1876 new */
 static const int8_t o203[] = {12}; /* merged: 4885 samples in the base, 2427 new */
 static const int8_t o204[] = {12, 87}; /* merged: 9 samples in the base, 238 new */
 static const int8_t o205[] = {0};
-static const int8_t o206[] = {0}; /* merged: 357 samples in the base, 409 new */
-static const int8_t o207[] = {12}; /* merged: 496 samples in the base, 410 new */
+static const int8_t o206[] = {0}; /* merged: 357 samples in the base, 445 new */
+static const int8_t o207[] = {12}; /* merged: 496 samples in the base, 446 new */
 static const int8_t o208[] = {12, -1}; /* 0: 86 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values */
 static const int8_t o209[] = {24}; /* merged: 37 samples in the base, 238 new */
 static const int8_t o210[] = {0};
@@ -259,11 +259,11 @@ static const int8_t o239[] = {12, -1, 16, -1, 32}; /* 0: 43 offsets fit, 1 value
 static const int8_t o240[] = {-1, -1, -1, 32}; /* 0: 19 offsets fit, 1 values */ /* 1: 10 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */
 static const int8_t o241[] = {0};
 static const int8_t o242[] = {16}; /* merged: 333 samples in the base, 5 new */
-static const int8_t o243[] = {16}; /* merged: 336 samples in the base, 196 new */
+static const int8_t o243[] = {16}; /* merged: 336 samples in the base, 304 new */
 static const int8_t o244[] = {16, 24, 87};
-static const int8_t o245[] = {16, 24, -1}; /* 0: 2 offsets fit, 6 values; tied, split in operand order */ /* 1: 2 offsets fit, 6 values; tied, split in operand order */ /* 2: 3 offsets fit, 1 values */
+static const int8_t o245[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
 static const int8_t o246[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o247[] = {81, -1, 24, 87}; /* 1: 7 offsets fit, 1 values */ /* merged: 1619 samples in the base, 408 new */
+static const int8_t o247[] = {81, -1, 24, 87}; /* 1: 6 offsets fit, 1 values */ /* merged: 1619 samples in the base, 444 new */
 static const int8_t o248[] = {68, -1, 24, -1, 81}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 11 offsets fit, 1 values */ /* 3: 11 offsets fit, 1 values */ /* 4: 2 offsets fit, 2 values; tied */
 static const int8_t t248[] = {0, -1, -1, -1, 0};
 static const int8_t o249[] = {12, 16, 24, -1}; /* 0: 52 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 2 values; tied, split in operand order */ /* 2: 2 offsets fit, 2 values; tied, split in operand order */ /* 3: 9 offsets fit, 1 values */
@@ -283,11 +283,11 @@ static const int8_t o262[] = {16, 24, -1}; /* 2: 2 offsets fit, 1 values */
 static const int8_t o263[] = {12, 16, 24};
 static const int8_t o264[] = {16, 24}; /* merged: 3924 samples in the base, 31 new */
 static const int8_t o265[] = {12, 16, 24, 64};
-static const int8_t o266[] = {16, 24, 64}; /* merged: 3752 samples in the base, 24 new */
+static const int8_t o266[] = {16, 24, 64}; /* merged: 3752 samples in the base, 156 new */
 static const int8_t o267[] = {12, 16, 24, 64};
-static const int8_t o268[] = {16, 24, 64}; /* merged: 1789 samples in the base, 408 new */
+static const int8_t o268[] = {16, 24, 64}; /* merged: 1789 samples in the base, 444 new */
 static const int8_t o269[] = {12, 16, 24, 64};
-static const int8_t o270[] = {16, 24, 64}; /* merged: 2351 samples in the base, 107 new */
+static const int8_t o270[] = {16, 24, 64}; /* merged: 2351 samples in the base, 143 new */
 static const int8_t o271[] = {12, 16, 24};
 static const int8_t o272[] = {16, 24};
 static const int8_t o273[] = {12, 16, 24, 64};
@@ -347,7 +347,7 @@ static const int8_t o326[] = {16, 32}; /* merged: 1083 samples in the base, 816 
 static const int8_t o327[] = {16, 24, 32, 87}; /* merged: 1225 samples in the base, 240 new */
 static const int8_t o328[] = {16, 24, 32, 87}; /* merged: 116 samples in the base, 40 new */
 static const int8_t o329[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 1 values */ /* merged: 88 samples in the base, 320 new */
-static const int8_t o330[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */ /* merged: 6 samples in the base, 18 new */
+static const int8_t o330[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */ /* merged: 6 samples in the base, 238 new */
 static const int8_t o331[] = {81, -1, 24, 32, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 55 samples in the base, 343 new; 4: untrusted in the base */
 static const int8_t o332[] = {81, -1, 24, 32, 87}; /* 1: 3 offsets fit, 1 values */ /* merged: 1524 samples in the base, 1226 new */
 static const int8_t o333[] = {81, -1, 24, 32, -1, 68}; /* 1: 5 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */ /* merged: 889 samples in the base, 2 new */
@@ -363,7 +363,7 @@ static const int8_t o342[] = {12, 16, 24, 32};
 static const int8_t o343[] = {12, 16, 24, 32, 87};
 static const int8_t o344[] = {16, 81, 24, 32}; /* merged: 1505 samples in the base, 1 new */
 static const int8_t o345[] = {-1, -1, -1, -1, 64}; /* 0: 4 offsets fit, 1 values */ /* 1: 55 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */ /* 3: 3 offsets fit, 1 values */
-static const int8_t o346[] = {16, 24, 32}; /* merged: 1026 samples in the base, 131 new */
+static const int8_t o346[] = {16, 24, 32}; /* merged: 1026 samples in the base, 167 new */
 static const int8_t o347[] = {16, 24, 32, 87};
 static const int8_t o348[] = {16, 24, 32, 64};
 static const int8_t o349[] = {16, 24, 32, 64, 87}; /* merged: 1458 samples in the base, 1 new */
@@ -376,11 +376,11 @@ static const int8_t o355[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */
 static const int8_t o356[] = {12, 16, 24, 32, 64}; /* 0: 55 offsets fit, 1 values; the guard's bit */
 static const int8_t o357[] = {16, 24, 32, 64}; /* merged: 61 samples in the base, 480 new */
 static const int8_t o358[] = {12, 16, 24, 32}; /* merged: 43 samples in the base, 12 new */
-static const int8_t o359[] = {16, 24, 32}; /* merged: 3741 samples in the base, 598 new */
+static const int8_t o359[] = {16, 24, 32}; /* merged: 3741 samples in the base, 970 new */
 static const int8_t o360[] = {12, 16, 24, 32}; /* merged: 123 samples in the base, 169 new */
-static const int8_t o361[] = {16, 24, 32}; /* merged: 1708 samples in the base, 1966 new */
+static const int8_t o361[] = {16, 24, 32}; /* merged: 1708 samples in the base, 2038 new */
 static const int8_t o362[] = {12, 16, 24, 32, 64};
-static const int8_t o363[] = {16, 24, 32, 64}; /* merged: 61978 samples in the base, 4320 new */
+static const int8_t o363[] = {16, 24, 32, 64}; /* merged: 61978 samples in the base, 4356 new */
 static const int8_t o364[] = {12, 16, 24, 32, 64}; /* merged: 331 samples in the base, 291 new */
 static const int8_t o365[] = {16, 24, 32, 64}; /* merged: 2054 samples in the base, 1209 new */
 static const int8_t o366[] = {16, -1, -1, 64, 87}; /* 1: 9 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */ /* merged: 104 samples in the base, 9 new */
@@ -455,13 +455,13 @@ static const int8_t o434[] = {16, 24};
 static const int8_t o435[] = {16, 24};
 static const int8_t o436[] = {16, -1, 64}; /* 0: 2 offsets fit, 2 values; narrowed (no overlap, operand order) */ /* 1: 42 offsets fit, 1 values */
 static const int8_t o437[] = {12, 16, 24}; /* 0: 3 offsets fit, 2 values; the guard's bit */
-static const int8_t o438[] = {16, 24}; /* merged: 12 samples in the base, 2597 new */
+static const int8_t o438[] = {16, 24}; /* merged: 12 samples in the base, 2777 new */
 static const int8_t o439[] = {12, 16, 24, 64};
 static const int8_t o440[] = {16, 24, 64}; /* merged: 68 samples in the base, 1876 new */
 static const int8_t o441[] = {12, 16, 24, 64}; /* merged: 125 samples in the base, 136 new */
 static const int8_t o442[] = {16, 24, 64}; /* merged: 810 samples in the base, 1043 new */
 static const int8_t o443[] = {16, 24, 64}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 2: 2 offsets fit, 2 values; tied, split in operand order */
-static const int8_t o444[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* merged: 588 samples in the base, 566 new */
+static const int8_t o444[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* merged: 588 samples in the base, 662 new */
 static const int8_t o445[] = {16, 24, 64}; /* merged: 36 samples in the base, 30 new */
 static const int8_t o446[] = {-1, 16, 24, 32}; /* 0: 11 offsets fit, 1 values */ /* merged: 12 samples in the base, 424 new */
 static const int8_t o447[] = {24, 32}; /* merged: 5 samples in the base, 128 new; 1: untrusted in the base */
@@ -471,9 +471,9 @@ static const int8_t o450[] = {12, 16, 24, 64}; /* 0: 55 offsets fit, 1 values; t
 static const int8_t o451[] = {16, 24, 64}; /* merged: 391 samples in the base, 299 new */
 static const int8_t o452[] = {16, 24, 64, 87}; /* merged: 2 samples in the base, 154 new; 3: untrusted in the base */
 static const int8_t o453[] = {12, 16, 24, 64};
-static const int8_t o454[] = {16, 24, 64}; /* merged: 395 samples in the base, 510 new */
+static const int8_t o454[] = {16, 24, 64}; /* merged: 395 samples in the base, 618 new */
 static const int8_t o455[] = {12, 16}; /* merged: 46 samples in the base, 102 new */
-static const int8_t o456[] = {16}; /* merged: 190 samples in the base, 490 new */
+static const int8_t o456[] = {16}; /* merged: 190 samples in the base, 526 new */
 static const int8_t o457[] = {16, 24}; /* merged: 92 samples in the base, 18 new */
 static const int8_t o458[] = {12, 16};
 static const int8_t o459[] = {16}; /* merged: 7712 samples in the base, 23 new */
@@ -504,10 +504,10 @@ static const int8_t o482[] = {16, 24, 64}; /* merged: 7451 samples in the base, 
 static const int8_t o483[] = {81, -1, 87, 77, 68}; /* 1: 3 offsets fit, 1 values */ /* merged: 108 samples in the base, 952 new */
 static const int8_t o484[] = {81, -1, -1, -1, 68}; /* 1: 6 offsets fit, 1 values */ /* 2: 6 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
 static const int8_t o485[] = {12, 16, 24};
-static const int8_t o486[] = {16, 24}; /* merged: 41 samples in the base, 416 new */
+static const int8_t o486[] = {16, 24}; /* merged: 41 samples in the base, 536 new */
 static const int8_t o487[] = {16, 24, 64};
 static const int8_t o488[] = {12, 16, 24, 64}; /* merged: 43 samples in the base, 476 new */
-static const int8_t o489[] = {16, 24, 64}; /* merged: 34 samples in the base, 64 new */
+static const int8_t o489[] = {16, 24, 64}; /* merged: 34 samples in the base, 416 new */
 static const int8_t o490[] = {12, 16, 24, 64};
 static const int8_t o491[] = {16, 24, 64}; /* merged: 8166 samples in the base, 1814 new */
 static const int8_t o492[] = {16, 24, 64, 87}; /* merged: 125 samples in the base, 8 new */
@@ -532,8 +532,8 @@ static const int8_t o510[] = {16, 24, 64}; /* merged: 2404 samples in the base, 
 static const int8_t o511[] = {16, 24, 64};
 static const int8_t o512[] = {16, 24, 64};
 static const int8_t o513[] = {16}; /* merged: 9 samples in the base, 238 new */
-static const int8_t o514[] = {0}; /* merged: 4129 samples in the base, 4683 new */
-static const int8_t o515[] = {16}; /* merged: 1521 samples in the base, 939 new */
+static const int8_t o514[] = {0}; /* merged: 4129 samples in the base, 5099 new */
+static const int8_t o515[] = {16}; /* merged: 1521 samples in the base, 1011 new */
 static const int8_t o516[] = {0}; /* merged: 17 samples in the base, 526 new */
 static const int8_t o517[] = {16}; /* merged: 883 samples in the base, 762 new */
 static const int8_t o518[] = {16};
@@ -541,13 +541,13 @@ static const int8_t o519[] = {0}; /* merged: 67 samples in the base, 264 new */
 static const int8_t o520[] = {12};
 static const int8_t o521[] = {16}; /* merged: 883 samples in the base, 762 new */
 static const int8_t o522[] = {0}; /* merged: 4 samples in the base, 2 new */
-static const int8_t o523[] = {0}; /* merged: 994 samples in the base, 1838 new */
+static const int8_t o523[] = {0}; /* merged: 994 samples in the base, 1874 new */
 static const int8_t o524[] = {12}; /* merged: 4515 samples in the base, 2426 new */
 static const int8_t o525[] = {12, 87}; /* merged: 9 samples in the base, 238 new */
 static const int8_t o526[] = {-1}; /* 0: 2 offsets fit, 1 values */
 static const int8_t o527[] = {0};
-static const int8_t o528[] = {0}; /* merged: 358 samples in the base, 410 new */
-static const int8_t o529[] = {12}; /* merged: 495 samples in the base, 409 new */
+static const int8_t o528[] = {0}; /* merged: 358 samples in the base, 446 new */
+static const int8_t o529[] = {12}; /* merged: 495 samples in the base, 445 new */
 static const int8_t o530[] = {12, -1}; /* 0: 86 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values */
 static const int8_t o531[] = {24}; /* merged: 38 samples in the base, 238 new */
 static const int8_t o532[] = {0};
@@ -555,7 +555,7 @@ static const int8_t o533[] = {0};
 static const int8_t o534[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
 static const int8_t o535[] = {16, 32, 24}; /* merged: 20 samples in the base, 2 new */
 static const int8_t o536[] = {12, 16, 32, 24};
-static const int8_t o537[] = {16, 32, 24}; /* merged: 8960 samples in the base, 515 new */
+static const int8_t o537[] = {16, 32, 24}; /* merged: 8960 samples in the base, 623 new */
 static const int8_t o538[] = {12, 16, 24}; /* 0: 73 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
 static const int8_t o539[] = {16, 24};
 static const int8_t o540[] = {12, 16, 24};
@@ -565,7 +565,7 @@ static const int8_t o543[] = {16, 24, 32};
 static const int8_t o544[] = {16, 32};
 static const int8_t o545[] = {64, 24, 32};
 static const int8_t o546[] = {12, 64, 24, 32};
-static const int8_t o547[] = {64, 24, 32}; /* merged: 5496 samples in the base, 409 new */
+static const int8_t o547[] = {64, 24, 32}; /* merged: 5496 samples in the base, 445 new */
 static const int8_t o548[] = {12, 24, -1, 32}; /* 0: 8 offsets fit, 1 values; the guard's bit */ /* 2: 4 offsets fit, 1 values */
 static const int8_t o549[] = {24, 64, 32};
 static const int8_t o550[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
@@ -584,10 +584,10 @@ static const int8_t o562[] = {0};
 static const int8_t o563[] = {0};
 static const int8_t o564[] = {-1}; /* 0: 4 offsets fit, 1 values */
 static const int8_t o565[] = {16}; /* merged: 310 samples in the base, 5 new */
-static const int8_t o566[] = {16}; /* merged: 272 samples in the base, 185 new */
-static const int8_t o567[] = {16, 24, -1}; /* 0: 2 offsets fit, 6 values; tied, split in operand order */ /* 1: 2 offsets fit, 6 values; tied, split in operand order */ /* 2: 3 offsets fit, 1 values */
+static const int8_t o566[] = {16}; /* merged: 272 samples in the base, 293 new */
+static const int8_t o567[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
 static const int8_t o568[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o569[] = {81, -1, 24, 87}; /* 1: 7 offsets fit, 1 values */ /* merged: 1458 samples in the base, 408 new */
+static const int8_t o569[] = {81, -1, 24, 87}; /* 1: 6 offsets fit, 1 values */ /* merged: 1458 samples in the base, 444 new */
 static const int8_t o570[] = {68, -1, 24, -1, 81}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 11 offsets fit, 1 values */ /* 3: 11 offsets fit, 1 values */ /* 4: 2 offsets fit, 2 values; tied */
 static const int8_t t570[] = {0, -1, -1, -1, 0};
 static const int8_t o571[] = {12, 16, 81, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
@@ -610,16 +610,16 @@ static const int8_t o587[] = {16, 24, -1}; /* 2: 2 offsets fit, 1 values */
 static const int8_t o588[] = {12, 16, 24};
 static const int8_t o589[] = {16, 24}; /* merged: 3924 samples in the base, 31 new */
 static const int8_t o590[] = {12, 16, 24, 64};
-static const int8_t o591[] = {16, 24, 64}; /* merged: 3752 samples in the base, 24 new */
+static const int8_t o591[] = {16, 24, 64}; /* merged: 3752 samples in the base, 156 new */
 static const int8_t o592[] = {12, 16, 24, 64};
-static const int8_t o593[] = {16, 24, 64}; /* merged: 1722 samples in the base, 408 new */
+static const int8_t o593[] = {16, 24, 64}; /* merged: 1722 samples in the base, 444 new */
 static const int8_t o594[] = {12, 16, 24, 64};
-static const int8_t o595[] = {16, 24, 64}; /* merged: 2350 samples in the base, 107 new */
+static const int8_t o595[] = {16, 24, 64}; /* merged: 2350 samples in the base, 143 new */
 static const int8_t o596[] = {12, 16, 24};
 static const int8_t o597[] = {16, 24};
 static const int8_t o598[] = {12, 16, 24, 64};
 static const int8_t o599[] = {16, 24, 64};
-static const int8_t o600[] = {16}; /* merged: 1314 samples in the base, 420 new */
+static const int8_t o600[] = {16}; /* merged: 1314 samples in the base, 456 new */
 static const int8_t o601[] = {16}; /* merged: 12 samples in the base, 232 new */
 static const int8_t o602[] = {-1}; /* 0: 60 offsets fit, 1 values */
 static const int8_t o603[] = {0};
@@ -678,7 +678,7 @@ static const int8_t o655[] = {16, 32}; /* merged: 1472 samples in the base, 774 
 static const int8_t o656[] = {16, 24, 32, 87}; /* merged: 1441 samples in the base, 240 new */
 static const int8_t o657[] = {16, 24, 32, 87}; /* merged: 116 samples in the base, 40 new */
 static const int8_t o658[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 1 values */ /* merged: 88 samples in the base, 320 new */
-static const int8_t o659[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */ /* merged: 6 samples in the base, 18 new */
+static const int8_t o659[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */ /* merged: 6 samples in the base, 238 new */
 static const int8_t o660[] = {81, -1, 24, 32, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 55 samples in the base, 343 new; 4: untrusted in the base */
 static const int8_t o661[] = {81, -1, 24, 32, 87}; /* 1: 3 offsets fit, 1 values */ /* merged: 1699 samples in the base, 1226 new */
 static const int8_t o662[] = {81, -1, 24, 32, -1, 68}; /* 1: 5 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */ /* merged: 979 samples in the base, 2 new */
@@ -694,7 +694,7 @@ static const int8_t o671[] = {12, 16, 24, 32};
 static const int8_t o672[] = {12, 16, 24, 32, 87};
 static const int8_t o673[] = {16, 81, 24, 32}; /* merged: 2111 samples in the base, 1 new */
 static const int8_t o674[] = {-1, -1, -1, -1, 64}; /* 0: 4 offsets fit, 1 values */ /* 1: 55 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */ /* 3: 3 offsets fit, 1 values */
-static const int8_t o675[] = {16, 24, 32}; /* merged: 1039 samples in the base, 114 new */
+static const int8_t o675[] = {16, 24, 32}; /* merged: 1039 samples in the base, 150 new */
 static const int8_t o676[] = {16, 24, 32, 87};
 static const int8_t o677[] = {16, 24, 32, 64};
 static const int8_t o678[] = {16, 24, 32, 64, 87}; /* merged: 2056 samples in the base, 1 new */
@@ -707,11 +707,11 @@ static const int8_t o684[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */
 static const int8_t o685[] = {12, 16, 24, 32, 64}; /* 0: 55 offsets fit, 1 values; the guard's bit */
 static const int8_t o686[] = {16, 24, 32, 64}; /* merged: 61 samples in the base, 480 new */
 static const int8_t o687[] = {12, 16, 24, 32}; /* merged: 43 samples in the base, 12 new */
-static const int8_t o688[] = {16, 24, 32}; /* merged: 3741 samples in the base, 598 new */
+static const int8_t o688[] = {16, 24, 32}; /* merged: 3741 samples in the base, 970 new */
 static const int8_t o689[] = {12, 16, 24, 32}; /* merged: 123 samples in the base, 169 new */
-static const int8_t o690[] = {16, 24, 32}; /* merged: 1708 samples in the base, 1966 new */
+static const int8_t o690[] = {16, 24, 32}; /* merged: 1708 samples in the base, 2038 new */
 static const int8_t o691[] = {12, 16, 24, 32, 64};
-static const int8_t o692[] = {16, 24, 32, 64}; /* merged: 61978 samples in the base, 4320 new */
+static const int8_t o692[] = {16, 24, 32, 64}; /* merged: 61978 samples in the base, 4356 new */
 static const int8_t o693[] = {12, 16, 24, 32, 64}; /* merged: 333 samples in the base, 332 new */
 static const int8_t o694[] = {16, 24, 32, 64}; /* merged: 2207 samples in the base, 1164 new */
 static const int8_t o695[] = {16, -1, -1, 64, 87}; /* 1: 9 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */ /* merged: 107 samples in the base, 9 new */
@@ -787,7 +787,7 @@ static const int8_t o764[] = {16, 24};
 static const int8_t o765[] = {16, 24};
 static const int8_t o766[] = {16, -1, 64}; /* 1: 43 offsets fit, 1 values */
 static const int8_t o767[] = {12, 16, 24}; /* 0: 3 offsets fit, 2 values; the guard's bit */
-static const int8_t o768[] = {16, 24}; /* merged: 12 samples in the base, 2597 new */
+static const int8_t o768[] = {16, 24}; /* merged: 12 samples in the base, 2777 new */
 static const int8_t o769[] = {12, 16, 24, 64};
 static const int8_t o770[] = {16, 24, 64}; /* merged: 68 samples in the base, 1876 new */
 static const int8_t o771[] = {12, 16, 24, 64}; /* merged: 124 samples in the base, 148 new */
@@ -802,9 +802,9 @@ static const int8_t o779[] = {12, 16, 24, 64}; /* 0: 55 offsets fit, 1 values; t
 static const int8_t o780[] = {16, 24, 64}; /* merged: 534 samples in the base, 325 new */
 static const int8_t o781[] = {16, 24, 64, 87}; /* merged: 4 samples in the base, 164 new */
 static const int8_t o782[] = {12, 16, 24, 64};
-static const int8_t o783[] = {16, 24, 64}; /* merged: 406 samples in the base, 510 new */
+static const int8_t o783[] = {16, 24, 64}; /* merged: 406 samples in the base, 618 new */
 static const int8_t o784[] = {12, 16}; /* merged: 47 samples in the base, 90 new */
-static const int8_t o785[] = {16}; /* merged: 324 samples in the base, 949 new */
+static const int8_t o785[] = {16}; /* merged: 324 samples in the base, 1081 new */
 static const int8_t o786[] = {16, 24}; /* merged: 92 samples in the base, 18 new */
 static const int8_t o787[] = {12, 16};
 static const int8_t o788[] = {16}; /* merged: 7755 samples in the base, 22 new */
@@ -835,10 +835,10 @@ static const int8_t o811[] = {16, 24, 64}; /* merged: 7945 samples in the base, 
 static const int8_t o812[] = {81, -1, 87, 77, 68}; /* 1: 3 offsets fit, 1 values */ /* merged: 108 samples in the base, 952 new */
 static const int8_t o813[] = {81, -1, -1, -1, 68}; /* 1: 7 offsets fit, 1 values */ /* 2: 7 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */
 static const int8_t o814[] = {12, 16, 24};
-static const int8_t o815[] = {16, 24}; /* merged: 40 samples in the base, 416 new */
+static const int8_t o815[] = {16, 24}; /* merged: 40 samples in the base, 536 new */
 static const int8_t o816[] = {16, 24, 64};
 static const int8_t o817[] = {12, 16, 24, 64}; /* merged: 43 samples in the base, 476 new */
-static const int8_t o818[] = {16, 24, 64}; /* merged: 34 samples in the base, 64 new */
+static const int8_t o818[] = {16, 24, 64}; /* merged: 34 samples in the base, 416 new */
 static const int8_t o819[] = {12, 16, 24, 64};
 static const int8_t o820[] = {16, 24, 64}; /* merged: 8429 samples in the base, 1855 new */
 static const int8_t o821[] = {16, 24, 64, 87}; /* merged: 257 samples in the base, 8 new */
@@ -861,8 +861,8 @@ static const int8_t o837[] = {16, 24, 64}; /* merged: 2136 samples in the base, 
 static const int8_t o838[] = {16, 24, 64};
 static const int8_t o839[] = {16, 24, 64};
 static const int8_t o840[] = {16}; /* merged: 9 samples in the base, 238 new */
-static const int8_t o841[] = {0}; /* merged: 4154 samples in the base, 4632 new */
-static const int8_t o842[] = {16}; /* merged: 1527 samples in the base, 939 new */
+static const int8_t o841[] = {0}; /* merged: 4154 samples in the base, 5048 new */
+static const int8_t o842[] = {16}; /* merged: 1527 samples in the base, 1011 new */
 static const int8_t o843[] = {0}; /* merged: 15 samples in the base, 422 new */
 static const int8_t o844[] = {16}; /* merged: 883 samples in the base, 762 new */
 static const int8_t o845[] = {16};
@@ -870,13 +870,13 @@ static const int8_t o846[] = {0}; /* merged: 67 samples in the base, 264 new */
 static const int8_t o847[] = {12};
 static const int8_t o848[] = {16}; /* merged: 883 samples in the base, 762 new */
 static const int8_t o849[] = {0}; /* merged: 4 samples in the base, 2 new */
-static const int8_t o850[] = {0}; /* merged: 994 samples in the base, 1838 new */
+static const int8_t o850[] = {0}; /* merged: 994 samples in the base, 1874 new */
 static const int8_t o851[] = {12}; /* merged: 4515 samples in the base, 2426 new */
 static const int8_t o852[] = {12, 87}; /* merged: 9 samples in the base, 238 new */
 static const int8_t o853[] = {-1}; /* 0: 2 offsets fit, 1 values */
 static const int8_t o854[] = {0};
-static const int8_t o855[] = {0}; /* merged: 358 samples in the base, 410 new */
-static const int8_t o856[] = {12}; /* merged: 495 samples in the base, 409 new */
+static const int8_t o855[] = {0}; /* merged: 358 samples in the base, 446 new */
+static const int8_t o856[] = {12}; /* merged: 495 samples in the base, 445 new */
 static const int8_t o857[] = {12, -1}; /* 0: 86 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values */
 static const int8_t o858[] = {24}; /* merged: 38 samples in the base, 238 new */
 static const int8_t o859[] = {0};
@@ -884,7 +884,7 @@ static const int8_t o860[] = {0};
 static const int8_t o861[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
 static const int8_t o862[] = {16, 32, 24}; /* merged: 20 samples in the base, 2 new */
 static const int8_t o863[] = {12, 16, 32, 24};
-static const int8_t o864[] = {16, 32, 24}; /* merged: 8968 samples in the base, 515 new */
+static const int8_t o864[] = {16, 32, 24}; /* merged: 8968 samples in the base, 623 new */
 static const int8_t o865[] = {12, 16, 24}; /* 0: 73 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
 static const int8_t o866[] = {16, 24};
 static const int8_t o867[] = {12, 16, 24};
@@ -894,7 +894,7 @@ static const int8_t o870[] = {16, 24, 32};
 static const int8_t o871[] = {16, 32};
 static const int8_t o872[] = {64, 24, 32};
 static const int8_t o873[] = {12, 64, 24, 32};
-static const int8_t o874[] = {64, 24, 32}; /* merged: 5496 samples in the base, 409 new */
+static const int8_t o874[] = {64, 24, 32}; /* merged: 5496 samples in the base, 445 new */
 static const int8_t o875[] = {12, 24, -1, -1}; /* 0: 9 offsets fit, 1 values; the guard's bit */ /* 2: 7 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
 static const int8_t o876[] = {24, 64, 32};
 static const int8_t o877[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
@@ -913,10 +913,10 @@ static const int8_t o889[] = {0};
 static const int8_t o890[] = {0};
 static const int8_t o891[] = {-1}; /* 0: 4 offsets fit, 1 values */
 static const int8_t o892[] = {16}; /* merged: 276 samples in the base, 5 new */
-static const int8_t o893[] = {16}; /* merged: 336 samples in the base, 159 new */
-static const int8_t o894[] = {16, 24, -1}; /* 0: 2 offsets fit, 6 values; tied, split in operand order */ /* 1: 2 offsets fit, 6 values; tied, split in operand order */ /* 2: 3 offsets fit, 1 values */
+static const int8_t o893[] = {16}; /* merged: 336 samples in the base, 267 new */
+static const int8_t o894[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
 static const int8_t o895[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o896[] = {81, -1, 24, 87}; /* 1: 7 offsets fit, 1 values */ /* merged: 1459 samples in the base, 408 new */
+static const int8_t o896[] = {81, -1, 24, 87}; /* 1: 6 offsets fit, 1 values */ /* merged: 1459 samples in the base, 444 new */
 static const int8_t o897[] = {68, -1, 24, -1, 81}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 11 offsets fit, 1 values */ /* 3: 11 offsets fit, 1 values */ /* 4: 2 offsets fit, 2 values; tied */
 static const int8_t t897[] = {0, -1, -1, -1, 0};
 static const int8_t o898[] = {12, 16, 81, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
@@ -939,17 +939,17 @@ static const int8_t o914[] = {16, 24, -1}; /* 2: 2 offsets fit, 1 values */
 static const int8_t o915[] = {12, 16, 24};
 static const int8_t o916[] = {16, 24}; /* merged: 3924 samples in the base, 31 new */
 static const int8_t o917[] = {12, 16, 24, 64};
-static const int8_t o918[] = {16, 24, 64}; /* merged: 3752 samples in the base, 24 new */
+static const int8_t o918[] = {16, 24, 64}; /* merged: 3752 samples in the base, 156 new */
 static const int8_t o919[] = {12, 16, 24, 64};
-static const int8_t o920[] = {16, 24, 64}; /* merged: 1930 samples in the base, 408 new */
+static const int8_t o920[] = {16, 24, 64}; /* merged: 1930 samples in the base, 444 new */
 static const int8_t o921[] = {12, 16, 24, 64};
-static const int8_t o922[] = {16, 24, 64}; /* merged: 2358 samples in the base, 107 new */
+static const int8_t o922[] = {16, 24, 64}; /* merged: 2358 samples in the base, 143 new */
 static const int8_t o923[] = {12, 16, 24};
 static const int8_t o924[] = {16, 24};
 static const int8_t o925[] = {12, 16, 24, 64};
 static const int8_t o926[] = {16, 24, 64};
 static const int8_t o927[] = {16}; /* merged: 10 samples in the base, 232 new */
-static const int8_t o928[] = {16}; /* merged: 1279 samples in the base, 420 new */
+static const int8_t o928[] = {16}; /* merged: 1279 samples in the base, 456 new */
 static const int8_t o929[] = {16};
 static const int8_t o930[] = {-1}; /* 0: 60 offsets fit, 1 values */
 static const int8_t o931[] = {0};
@@ -1008,7 +1008,7 @@ static const int8_t o983[] = {16, 32}; /* merged: 1509 samples in the base, 774 
 static const int8_t o984[] = {16, 24, 32, 87}; /* merged: 1441 samples in the base, 240 new */
 static const int8_t o985[] = {16, 24, 32, 87}; /* merged: 116 samples in the base, 40 new */
 static const int8_t o986[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 1 values */ /* merged: 88 samples in the base, 320 new */
-static const int8_t o987[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */ /* merged: 6 samples in the base, 18 new */
+static const int8_t o987[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */ /* merged: 6 samples in the base, 238 new */
 static const int8_t o988[] = {81, -1, 24, 32, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 55 samples in the base, 343 new; 4: untrusted in the base */
 static const int8_t o989[] = {81, -1, 24, 32, 87}; /* 1: 3 offsets fit, 1 values */ /* merged: 1699 samples in the base, 1226 new */
 static const int8_t o990[] = {81, -1, 24, 32, -1, 68}; /* 1: 5 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */ /* merged: 979 samples in the base, 2 new */
@@ -1024,7 +1024,7 @@ static const int8_t o999[] = {12, 16, 24, 32};
 static const int8_t o1000[] = {12, 16, 24, 32, 87};
 static const int8_t o1001[] = {16, 81, 24, 32}; /* merged: 2103 samples in the base, 1 new */
 static const int8_t o1002[] = {-1, -1, -1, -1, 64}; /* 0: 4 offsets fit, 1 values */ /* 1: 55 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */ /* 3: 3 offsets fit, 1 values */
-static const int8_t o1003[] = {16, 24, 32}; /* merged: 1053 samples in the base, 114 new */
+static const int8_t o1003[] = {16, 24, 32}; /* merged: 1053 samples in the base, 150 new */
 static const int8_t o1004[] = {16, 24, 32, 87};
 static const int8_t o1005[] = {16, 24, 32, 64};
 static const int8_t o1006[] = {16, 24, 32, 64, 87}; /* merged: 2048 samples in the base, 1 new */
@@ -1037,11 +1037,11 @@ static const int8_t o1012[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */
 static const int8_t o1013[] = {12, 16, 24, 32, 64}; /* 0: 55 offsets fit, 1 values; the guard's bit */
 static const int8_t o1014[] = {16, 24, 32, 64}; /* merged: 61 samples in the base, 480 new */
 static const int8_t o1015[] = {12, 16, 24, 32}; /* merged: 43 samples in the base, 12 new */
-static const int8_t o1016[] = {16, 24, 32}; /* merged: 3741 samples in the base, 598 new */
+static const int8_t o1016[] = {16, 24, 32}; /* merged: 3741 samples in the base, 970 new */
 static const int8_t o1017[] = {12, 16, 24, 32}; /* merged: 123 samples in the base, 169 new */
-static const int8_t o1018[] = {16, 24, 32}; /* merged: 1708 samples in the base, 1966 new */
+static const int8_t o1018[] = {16, 24, 32}; /* merged: 1708 samples in the base, 2038 new */
 static const int8_t o1019[] = {12, 16, 24, 32, 64};
-static const int8_t o1020[] = {16, 24, 32, 64}; /* merged: 62106 samples in the base, 4320 new */
+static const int8_t o1020[] = {16, 24, 32, 64}; /* merged: 62106 samples in the base, 4356 new */
 static const int8_t o1021[] = {12, 16, 24, 32, 64}; /* merged: 332 samples in the base, 332 new */
 static const int8_t o1022[] = {16, 24, 32, 64}; /* merged: 2255 samples in the base, 1164 new */
 static const int8_t o1023[] = {16, -1, -1, 64, 87}; /* 1: 9 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */ /* merged: 107 samples in the base, 9 new */
@@ -1117,7 +1117,7 @@ static const int8_t o1092[] = {16, 24};
 static const int8_t o1093[] = {16, 24};
 static const int8_t o1094[] = {16, -1, 64}; /* 1: 43 offsets fit, 1 values */
 static const int8_t o1095[] = {12, 16, 24}; /* 0: 3 offsets fit, 2 values; the guard's bit */
-static const int8_t o1096[] = {16, 24}; /* merged: 12 samples in the base, 2597 new */
+static const int8_t o1096[] = {16, 24}; /* merged: 12 samples in the base, 2777 new */
 static const int8_t o1097[] = {12, 16, 24, 64};
 static const int8_t o1098[] = {16, 24, 64}; /* merged: 68 samples in the base, 1876 new */
 static const int8_t o1099[] = {12, 16, 24, 64}; /* merged: 126 samples in the base, 148 new */
@@ -1132,9 +1132,9 @@ static const int8_t o1107[] = {12, 16, 24, 64}; /* 0: 55 offsets fit, 1 values; 
 static const int8_t o1108[] = {16, 24, 64}; /* merged: 536 samples in the base, 325 new */
 static const int8_t o1109[] = {16, 24, 64, 87}; /* merged: 4 samples in the base, 164 new */
 static const int8_t o1110[] = {12, 16, 24, 64};
-static const int8_t o1111[] = {16, 24, 64}; /* merged: 403 samples in the base, 510 new */
+static const int8_t o1111[] = {16, 24, 64}; /* merged: 403 samples in the base, 618 new */
 static const int8_t o1112[] = {12, 16}; /* merged: 45 samples in the base, 90 new */
-static const int8_t o1113[] = {16}; /* merged: 328 samples in the base, 949 new */
+static const int8_t o1113[] = {16}; /* merged: 328 samples in the base, 1081 new */
 static const int8_t o1114[] = {16, 24}; /* merged: 92 samples in the base, 18 new */
 static const int8_t o1115[] = {12, 16};
 static const int8_t o1116[] = {16}; /* merged: 7733 samples in the base, 22 new */
@@ -1165,10 +1165,10 @@ static const int8_t o1139[] = {16, 24, 64}; /* merged: 7983 samples in the base,
 static const int8_t o1140[] = {81, -1, 87, 77, 68}; /* 1: 3 offsets fit, 1 values */ /* merged: 108 samples in the base, 952 new */
 static const int8_t o1141[] = {81, -1, -1, -1, 68}; /* 1: 7 offsets fit, 1 values */ /* 2: 7 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */
 static const int8_t o1142[] = {12, 16, 24};
-static const int8_t o1143[] = {16, 24}; /* merged: 40 samples in the base, 416 new */
+static const int8_t o1143[] = {16, 24}; /* merged: 40 samples in the base, 536 new */
 static const int8_t o1144[] = {16, 24, 64};
 static const int8_t o1145[] = {12, 16, 24, 64}; /* merged: 43 samples in the base, 476 new */
-static const int8_t o1146[] = {16, 24, 64}; /* merged: 34 samples in the base, 64 new */
+static const int8_t o1146[] = {16, 24, 64}; /* merged: 34 samples in the base, 416 new */
 static const int8_t o1147[] = {12, 16, 24, 64};
 static const int8_t o1148[] = {16, 24, 64}; /* merged: 8460 samples in the base, 1855 new */
 static const int8_t o1149[] = {16, 24, 64, 87}; /* merged: 265 samples in the base, 8 new */
@@ -1191,8 +1191,8 @@ static const int8_t o1165[] = {16, 24, 64}; /* merged: 2151 samples in the base,
 static const int8_t o1166[] = {16, 24, 64};
 static const int8_t o1167[] = {16, 24, 64};
 static const int8_t o1168[] = {16}; /* merged: 9 samples in the base, 238 new */
-static const int8_t o1169[] = {0}; /* merged: 4170 samples in the base, 4632 new */
-static const int8_t o1170[] = {16}; /* merged: 1532 samples in the base, 939 new */
+static const int8_t o1169[] = {0}; /* merged: 4170 samples in the base, 5048 new */
+static const int8_t o1170[] = {16}; /* merged: 1532 samples in the base, 1011 new */
 static const int8_t o1171[] = {0}; /* merged: 15 samples in the base, 422 new */
 static const int8_t o1172[] = {16}; /* merged: 887 samples in the base, 762 new */
 static const int8_t o1173[] = {16};
@@ -1200,13 +1200,13 @@ static const int8_t o1174[] = {0}; /* merged: 67 samples in the base, 264 new */
 static const int8_t o1175[] = {12};
 static const int8_t o1176[] = {16}; /* merged: 887 samples in the base, 762 new */
 static const int8_t o1177[] = {0}; /* merged: 4 samples in the base, 2 new */
-static const int8_t o1178[] = {0}; /* merged: 997 samples in the base, 1838 new */
+static const int8_t o1178[] = {0}; /* merged: 997 samples in the base, 1874 new */
 static const int8_t o1179[] = {12}; /* merged: 4525 samples in the base, 2426 new */
 static const int8_t o1180[] = {12, 87}; /* merged: 9 samples in the base, 238 new */
 static const int8_t o1181[] = {-1}; /* 0: 2 offsets fit, 1 values */
 static const int8_t o1182[] = {0};
-static const int8_t o1183[] = {0}; /* merged: 359 samples in the base, 410 new */
-static const int8_t o1184[] = {12}; /* merged: 495 samples in the base, 409 new */
+static const int8_t o1183[] = {0}; /* merged: 359 samples in the base, 446 new */
+static const int8_t o1184[] = {12}; /* merged: 495 samples in the base, 445 new */
 static const int8_t o1185[] = {12, -1}; /* 0: 86 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values */
 static const int8_t o1186[] = {24}; /* merged: 38 samples in the base, 238 new */
 static const int8_t o1187[] = {0};
@@ -1214,7 +1214,7 @@ static const int8_t o1188[] = {0};
 static const int8_t o1189[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
 static const int8_t o1190[] = {16, 32, 24}; /* merged: 20 samples in the base, 2 new */
 static const int8_t o1191[] = {12, 16, 32, 24};
-static const int8_t o1192[] = {16, 32, 24}; /* merged: 8996 samples in the base, 515 new */
+static const int8_t o1192[] = {16, 32, 24}; /* merged: 8996 samples in the base, 623 new */
 static const int8_t o1193[] = {12, 16, 24}; /* 0: 73 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
 static const int8_t o1194[] = {16, 24};
 static const int8_t o1195[] = {12, 16, 24};
@@ -1224,7 +1224,7 @@ static const int8_t o1198[] = {16, 24, 32};
 static const int8_t o1199[] = {16, 32};
 static const int8_t o1200[] = {64, 24, 32};
 static const int8_t o1201[] = {12, 64, 24, 32};
-static const int8_t o1202[] = {64, 24, 32}; /* merged: 5512 samples in the base, 409 new */
+static const int8_t o1202[] = {64, 24, 32}; /* merged: 5512 samples in the base, 445 new */
 static const int8_t o1203[] = {12, 24, -1, -1}; /* 0: 9 offsets fit, 1 values; the guard's bit */ /* 2: 7 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
 static const int8_t o1204[] = {24, 64, 32};
 static const int8_t o1205[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
@@ -1243,10 +1243,10 @@ static const int8_t o1217[] = {0};
 static const int8_t o1218[] = {0};
 static const int8_t o1219[] = {-1}; /* 0: 4 offsets fit, 1 values */
 static const int8_t o1220[] = {16}; /* merged: 278 samples in the base, 5 new */
-static const int8_t o1221[] = {16}; /* merged: 347 samples in the base, 159 new */
-static const int8_t o1222[] = {16, 24, -1}; /* 0: 2 offsets fit, 6 values; tied, split in operand order */ /* 1: 2 offsets fit, 6 values; tied, split in operand order */ /* 2: 3 offsets fit, 1 values */
+static const int8_t o1221[] = {16}; /* merged: 347 samples in the base, 267 new */
+static const int8_t o1222[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
 static const int8_t o1223[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o1224[] = {81, -1, 24, 87}; /* 1: 7 offsets fit, 1 values */ /* merged: 1461 samples in the base, 408 new */
+static const int8_t o1224[] = {81, -1, 24, 87}; /* 1: 6 offsets fit, 1 values */ /* merged: 1461 samples in the base, 444 new */
 static const int8_t o1225[] = {68, -1, 24, -1, 81}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 11 offsets fit, 1 values */ /* 3: 11 offsets fit, 1 values */ /* 4: 2 offsets fit, 2 values; tied */
 static const int8_t t1225[] = {0, -1, -1, -1, 0};
 static const int8_t o1226[] = {12, 16, 81, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
@@ -1269,17 +1269,17 @@ static const int8_t o1242[] = {16, 24, -1}; /* 2: 2 offsets fit, 1 values */
 static const int8_t o1243[] = {12, 16, 24};
 static const int8_t o1244[] = {16, 24}; /* merged: 3940 samples in the base, 31 new */
 static const int8_t o1245[] = {12, 16, 24, 64};
-static const int8_t o1246[] = {16, 24, 64}; /* merged: 3768 samples in the base, 24 new */
+static const int8_t o1246[] = {16, 24, 64}; /* merged: 3768 samples in the base, 156 new */
 static const int8_t o1247[] = {12, 16, 24, 64};
-static const int8_t o1248[] = {16, 24, 64}; /* merged: 1957 samples in the base, 408 new */
+static const int8_t o1248[] = {16, 24, 64}; /* merged: 1957 samples in the base, 444 new */
 static const int8_t o1249[] = {12, 16, 24, 64};
-static const int8_t o1250[] = {16, 24, 64}; /* merged: 2372 samples in the base, 107 new */
+static const int8_t o1250[] = {16, 24, 64}; /* merged: 2372 samples in the base, 143 new */
 static const int8_t o1251[] = {12, 16, 24};
 static const int8_t o1252[] = {16, 24};
 static const int8_t o1253[] = {12, 16, 24, 64};
 static const int8_t o1254[] = {16, 24, 64};
 static const int8_t o1255[] = {16}; /* merged: 10 samples in the base, 232 new */
-static const int8_t o1256[] = {16}; /* merged: 1299 samples in the base, 420 new */
+static const int8_t o1256[] = {16}; /* merged: 1299 samples in the base, 456 new */
 static const int8_t o1257[] = {16};
 static const int8_t o1258[] = {-1}; /* 0: 60 offsets fit, 1 values */
 static const int8_t o1259[] = {0};
@@ -1338,9 +1338,9 @@ static const int8_t o1311[] = {16, 32}; /* merged: 1249 samples in the base, 468
 static const int8_t o1312[] = {16, 24, 32, 87}; /* merged: 2425 samples in the base, 182 new */
 static const int8_t o1313[] = {16, 24, 32, 87}; /* merged: 110 samples in the base, 40 new */
 static const int8_t o1314[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 1 values */ /* merged: 88 samples in the base, 128 new */
-static const int8_t o1315[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */ /* merged: 6 samples in the base, 30 new */
+static const int8_t o1315[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */ /* merged: 6 samples in the base, 374 new */
 static const int8_t o1316[] = {81, -1, 24, 32, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 55 samples in the base, 297 new; 4: untrusted in the base */
-static const int8_t o1317[] = {81, -1, 24, 32, 87}; /* 1: 3 offsets fit, 1 values */ /* merged: 2543 samples in the base, 959 new */
+static const int8_t o1317[] = {81, -1, 24, 32, 87}; /* 1: 3 offsets fit, 1 values */ /* merged: 2543 samples in the base, 995 new */
 static const int8_t o1318[] = {81, -1, 24, 32, -1, 68}; /* 1: 5 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */ /* merged: 1769 samples in the base, 2 new */
 static const int8_t o1319[] = {16, 24, 32, 64, -1}; /* 4: 2 offsets fit, 1 values */
 static const int8_t o1320[] = {12, 16, 81, 84, 24, 32, 64};
@@ -1357,7 +1357,7 @@ static const int8_t o1330[] = {12, 16, 24, 32, 87};
 static const int8_t o1331[] = {12, 16, 24, 32, 64, 87};
 static const int8_t o1332[] = {16, 81, 24, 32}; /* merged: 2541 samples in the base, 2 new */
 static const int8_t o1333[] = {-1, -1, -1, -1, 64}; /* 0: 4 offsets fit, 1 values */ /* 1: 55 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */ /* 3: 3 offsets fit, 1 values */
-static const int8_t o1334[] = {16, 24, 32}; /* merged: 2866 samples in the base, 117 new */
+static const int8_t o1334[] = {16, 24, 32}; /* merged: 2866 samples in the base, 153 new */
 static const int8_t o1335[] = {16, 24, 32, 87};
 static const int8_t o1336[] = {16, 24, 32, 64};
 static const int8_t o1337[] = {16, 24, 32, 64, 87}; /* merged: 2494 samples in the base, 2 new */
@@ -1369,11 +1369,11 @@ static const int8_t o1342[] = {16, 24, 32, 64}; /* 0: 3 offsets fit, 1 values; n
 static const int8_t o1343[] = {12, 16, 24, 32, 64}; /* 0: 52 offsets fit, 1 values; the guard's bit */
 static const int8_t o1344[] = {16, 24, 32, 64}; /* merged: 61 samples in the base, 360 new */
 static const int8_t o1345[] = {12, 16, 24, 32}; /* merged: 323 samples in the base, 12 new */
-static const int8_t o1346[] = {16, 24, 32}; /* merged: 3744 samples in the base, 317 new */
+static const int8_t o1346[] = {16, 24, 32}; /* merged: 3744 samples in the base, 689 new */
 static const int8_t o1347[] = {12, 16, 24, 32}; /* merged: 207 samples in the base, 169 new */
-static const int8_t o1348[] = {16, 24, 32}; /* merged: 1832 samples in the base, 1576 new */
+static const int8_t o1348[] = {16, 24, 32}; /* merged: 1832 samples in the base, 1704 new */
 static const int8_t o1349[] = {12, 16, 24, 32, 64};
-static const int8_t o1350[] = {16, 24, 32, 64}; /* merged: 99549 samples in the base, 3344 new */
+static const int8_t o1350[] = {16, 24, 32, 64}; /* merged: 99549 samples in the base, 3400 new */
 static const int8_t o1351[] = {12, 16, 24, 32, 64}; /* merged: 394 samples in the base, 183 new */
 static const int8_t o1352[] = {16, 24, 32, 64}; /* merged: 2400 samples in the base, 750 new */
 static const int8_t o1353[] = {16, -1, -1, 64, 87}; /* 1: 9 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */ /* merged: 99 samples in the base, 7 new */
@@ -1442,7 +1442,7 @@ static const int8_t o1415[] = {16, 24};
 static const int8_t o1416[] = {0};
 static const int8_t o1417[] = {16, -1, 64}; /* 0: 2 offsets fit, 2 values; narrowed (no overlap, operand order) */ /* 1: 42 offsets fit, 1 values */
 static const int8_t o1418[] = {12, 16, 24}; /* 0: 4 offsets fit, 2 values; the guard's bit */
-static const int8_t o1419[] = {16, 24}; /* merged: 12 samples in the base, 2121 new */
+static const int8_t o1419[] = {16, 24}; /* merged: 12 samples in the base, 2301 new */
 static const int8_t o1420[] = {12, 16, 24, 64};
 static const int8_t o1421[] = {16, 24, 64}; /* merged: 68 samples in the base, 1522 new */
 static const int8_t o1422[] = {12, 16, 24, 64}; /* merged: 11 samples in the base, 116 new */
@@ -1487,15 +1487,15 @@ static const int8_t o1459[] = {16, 24, 64}; /* merged: 7999 samples in the base,
 static const int8_t o1460[] = {81, -1, 87, 77, 68}; /* 1: 3 offsets fit, 1 values */ /* merged: 108 samples in the base, 720 new */
 static const int8_t o1461[] = {81, -1, -1, -1, 68}; /* 1: 7 offsets fit, 1 values */ /* 2: 7 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */
 static const int8_t o1462[] = {12, 16, 24};
-static const int8_t o1463[] = {16, 24}; /* merged: 42 samples in the base, 354 new */
+static const int8_t o1463[] = {16, 24}; /* merged: 42 samples in the base, 474 new */
 static const int8_t o1464[] = {12, 16, 24, 64}; /* merged: 43 samples in the base, 360 new */
-static const int8_t o1465[] = {16, 24, 64}; /* merged: 34 samples in the base, 62 new */
+static const int8_t o1465[] = {16, 24, 64}; /* merged: 34 samples in the base, 510 new */
 static const int8_t o1466[] = {12, 16, 24, 64};
 static const int8_t o1467[] = {12, 16, 24, 64, 87}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 6 values; tied, split in operand order */ /* 3: 2 offsets fit, 6 values; tied, split in operand order */
 static const int8_t o1468[] = {16, 24, 64}; /* merged: 10082 samples in the base, 1134 new */
 static const int8_t o1469[] = {16, 24, 64, 87}; /* merged: 241 samples in the base, 7 new */
 static const int8_t o1470[] = {12, 16, 24, 64};
-static const int8_t o1471[] = {16, 24, 64}; /* merged: 2384 samples in the base, 616 new */
+static const int8_t o1471[] = {16, 24, 64}; /* merged: 2384 samples in the base, 760 new */
 static const int8_t o1472[] = {16, 24, 64};
 static const int8_t o1473[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */
 static const int8_t o1474[] = {12, 16, 24}; /* merged: 58 samples in the base, 81 new */
@@ -1520,9 +1520,9 @@ static const int8_t o1492[] = {16, 24, 64}; /* merged: 4093 samples in the base,
 static const int8_t o1493[] = {16, 24, 64};
 static const int8_t o1494[] = {16, 24, 64};
 static const int8_t o1495[] = {16}; /* merged: 9 samples in the base, 180 new */
-static const int8_t o1496[] = {0}; /* merged: 4744 samples in the base, 3680 new */
+static const int8_t o1496[] = {0}; /* merged: 4744 samples in the base, 4052 new */
 static const int8_t o1497[] = {12, 16};
-static const int8_t o1498[] = {16}; /* merged: 2635 samples in the base, 445 new */
+static const int8_t o1498[] = {16}; /* merged: 2635 samples in the base, 517 new */
 static const int8_t o1499[] = {0}; /* merged: 21 samples in the base, 478 new */
 static const int8_t o1500[] = {0};
 static const int8_t o1501[] = {16}; /* merged: 965 samples in the base, 568 new */
@@ -1531,13 +1531,13 @@ static const int8_t o1503[] = {0};
 static const int8_t o1504[] = {0}; /* merged: 38 samples in the base, 206 new */
 static const int8_t o1505[] = {16}; /* merged: 965 samples in the base, 568 new */
 static const int8_t o1506[] = {0}; /* merged: 1 samples in the base, 2 new */
-static const int8_t o1507[] = {0}; /* merged: 841 samples in the base, 1398 new */
+static const int8_t o1507[] = {0}; /* merged: 841 samples in the base, 1434 new */
 static const int8_t o1508[] = {12}; /* merged: 7142 samples in the base, 1830 new */
 static const int8_t o1509[] = {12, 87}; /* merged: 9 samples in the base, 180 new */
 static const int8_t o1510[] = {-1}; /* 0: 2 offsets fit, 1 values */
 static const int8_t o1511[] = {0};
-static const int8_t o1512[] = {0}; /* merged: 410 samples in the base, 318 new */
-static const int8_t o1513[] = {12}; /* merged: 975 samples in the base, 317 new */
+static const int8_t o1512[] = {0}; /* merged: 410 samples in the base, 354 new */
+static const int8_t o1513[] = {12}; /* merged: 975 samples in the base, 353 new */
 static const int8_t o1514[] = {12, -1}; /* 0: 86 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values */
 static const int8_t o1515[] = {16};
 static const int8_t o1516[] = {24}; /* merged: 25 samples in the base, 180 new */
@@ -1546,7 +1546,7 @@ static const int8_t o1518[] = {0};
 static const int8_t o1519[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
 static const int8_t o1520[] = {16, 32, 24}; /* merged: 22 samples in the base, 2 new */
 static const int8_t o1521[] = {12, 16, 32, 24};
-static const int8_t o1522[] = {16, 32, 24}; /* merged: 11012 samples in the base, 321 new */
+static const int8_t o1522[] = {16, 32, 24}; /* merged: 11012 samples in the base, 429 new */
 static const int8_t o1523[] = {12, 16, 24}; /* 0: 76 offsets fit, 1 values; the guard's bit */
 static const int8_t o1524[] = {16, 24};
 static const int8_t o1525[] = {12, 16, 24};
@@ -1555,7 +1555,7 @@ static const int8_t o1527[] = {16, 24, 32};
 static const int8_t o1528[] = {16, 32};
 static const int8_t o1529[] = {64, 24, 32};
 static const int8_t o1530[] = {12, 64, 24, 32};
-static const int8_t o1531[] = {64, 24, 32}; /* merged: 5606 samples in the base, 317 new */
+static const int8_t o1531[] = {64, 24, 32}; /* merged: 5606 samples in the base, 353 new */
 static const int8_t o1532[] = {12, 24, 64, 32}; /* 0: 6 offsets fit, 1 values; the guard's bit */ /* 2: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
 static const int8_t o1533[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
 static const int8_t o1534[] = {12, -1, 16, 64, 24, 32}; /* 0: 54 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 3: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */
@@ -1576,14 +1576,14 @@ static const int8_t o1548[] = {0};
 static const int8_t o1549[] = {-1}; /* 0: 2 offsets fit, 1 values */
 static const int8_t o1550[] = {16}; /* merged: 649 samples in the base, 281 new */
 static const int8_t o1551[] = {0};
-static const int8_t o1552[] = {16}; /* merged: 3849 samples in the base, 1215 new */
+static const int8_t o1552[] = {16}; /* merged: 3849 samples in the base, 1303 new */
 static const int8_t o1553[] = {0};
 static const int8_t o1554[] = {12, 16};
-static const int8_t o1555[] = {16}; /* merged: 1814 samples in the base, 753 new */
+static const int8_t o1555[] = {16}; /* merged: 1814 samples in the base, 953 new */
 static const int8_t o1556[] = {16, 24}; /* merged: 29 samples in the base, 277 new */
 static const int8_t o1557[] = {16, 32}; /* merged: 554 samples in the base, 58 new */
 static const int8_t o1558[] = {16, 24, 32, 87};
-static const int8_t o1559[] = {-1, -1, 32, -1}; /* 0: 2 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values */
+static const int8_t o1559[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */
 static const int8_t o1560[] = {81, -1, 24, 32, -1}; /* 0: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 1: 3 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */
 static const int8_t o1561[] = {81, -1, 24, 32, 87}; /* 1: 6 offsets fit, 1 values */ /* merged: 3743 samples in the base, 279 new */
 static const int8_t o1562[] = {81, -1, 24, 32, -1, 68}; /* 1: 5 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */
@@ -1603,9 +1603,9 @@ static const int8_t o1575[] = {16, 24, 32, 64, 87};
 static const int8_t o1576[] = {12, 16, -1, -1, -1, -1}; /* 2: 4 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values */ /* 4: 4 offsets fit, 1 values */ /* 5: 18 offsets fit, 1 values */
 static const int8_t o1577[] = {16, 24, 32, 64, -1}; /* 4: 11 offsets fit, 1 values */
 static const int8_t o1578[] = {16, 24, 32}; /* merged: 4010 samples in the base, 12 new */
-static const int8_t o1579[] = {16, 24, 32, 64}; /* merged: 3840 samples in the base, 11 new */
+static const int8_t o1579[] = {16, 24, 32, 64}; /* merged: 3840 samples in the base, 27 new */
 static const int8_t o1580[] = {12, 16, 24, 32, 64};
-static const int8_t o1581[] = {16, 24, 32, 64}; /* merged: 3262 samples in the base, 316 new */
+static const int8_t o1581[] = {16, 24, 32, 64}; /* merged: 3262 samples in the base, 352 new */
 static const int8_t o1582[] = {16, 24, 32, 64};
 static const int8_t o1583[] = {16, 24, 32};
 static const int8_t o1584[] = {16, 24, 32, 64};
@@ -1621,34 +1621,35 @@ static const int8_t o1593[] = {16, 32};
 static const int8_t o1594[] = {16, 32};
 static const int8_t o1595[] = {16, -1}; /* 1: 3 offsets fit, 1 values */
 static const int8_t o1596[] = {0};
-static const int8_t o1597[] = {12, 16, 24, 64, 32}; /* 0: 4 offsets fit, 1 values; the guard's bit */
-static const int8_t o1598[] = {16, 24, 64, 32}; /* merged: 733 samples in the base, 66 new */
-static const int8_t o1599[] = {-1, -1, -1, 32, -1}; /* 0: 2 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* 4: 3 offsets fit, 1 values */
-static const int8_t o1600[] = {16, 24, 64, 32}; /* merged: 91 samples in the base, 16 new */
-static const int8_t o1601[] = {16, 24, 64, 32, -1}; /* 4: 2 offsets fit, 1 values */
-static const int8_t o1602[] = {81, 64, 16, 24, 32, 40}; /* merged: 1 samples in the base, 48 new; 0: untrusted in the base; 1: untrusted in the base; 3: untrusted in the base; 5: untrusted in the base */
-static const int8_t o1603[] = {64, 16, 24, 32, 40}; /* merged: 32 samples in the base, 384 new */
-static const int8_t o1604[] = {-1, 16, 24, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; tied */ /* 2: 2 offsets fit, 1 values; tied */ /* 3: 5 offsets fit, 1 values */
-static const int8_t t1604[] = {-1, 1, 1, -1};
-static const int8_t o1605[] = {81, 64, 16, 24, 40};
-static const int8_t o1606[] = {64, 16, 24, 32, 40}; /* merged: 1 samples in the base, 32 new; 0: untrusted in the base; 1: untrusted in the base; 2: untrusted in the base; 3: untrusted in the base; 4: untrusted in the base */
-static const int8_t o1607[] = {64, 16, 24, 40}; /* merged: 5 samples in the base, 112 new; 3: untrusted in the base */
-static const int8_t o1608[] = {81, 64, 16, 24, 32, 40};
-static const int8_t o1609[] = {81, 24, 16, 64, 40}; /* 0: 2 offsets fit, 2 values; narrowed (no overlap, operand order) */ /* 1: 2 offsets fit, 2 values; tied */ /* 3: 2 offsets fit, 2 values; tied */
-static const int8_t t1609[] = {-1, 1, -1, 1, -1};
-static const int8_t o1610[] = {64, 16, 24, 32, 40}; /* merged: 3 samples in the base, 120 new; 4: untrusted in the base */
-static const int8_t o1611[] = {64, 16, 24, 40}; /* merged: 6 samples in the base, 72 new */
-static const int8_t o1612[] = {64, 16, 24, 32, 40}; /* merged: 2 samples in the base, 96 new */
-static const int8_t o1613[] = {64, 16, 24, 40}; /* merged: 3 samples in the base, 60 new */
-static const int8_t o1614[] = {-1, 16, 24}; /* 0: 5 offsets fit, 1 values */
-static const int8_t o1615[] = {16, 24, 64};
-static const int8_t o1616[] = {-1, 64}; /* 0: 9 offsets fit, 1 values */
-static const int8_t o1617[] = {16, 24, 40}; /* merged: 10 samples in the base, 208 new */
-static const int8_t o1618[] = {24, 32, 40}; /* merged: 4 samples in the base, 48 new */
-static const int8_t o1619[] = {24, 32, 40}; /* merged: 8 samples in the base, 144 new */
-static const int8_t o1620[] = {24, 32, 40}; /* merged: 5 samples in the base, 128 new; 1: untrusted in the base */
-static const int8_t o1621[] = {12, 16, 64, 24};
-static const int8_t o1622[] = {16, 64, 24};
+static const int8_t o1597[] = {16, 24, 32};
+static const int8_t o1598[] = {12, 16, 24, 64, 32}; /* 0: 4 offsets fit, 1 values; the guard's bit */
+static const int8_t o1599[] = {16, 24, 64, 32}; /* merged: 733 samples in the base, 66 new */
+static const int8_t o1600[] = {-1, -1, -1, 32, -1}; /* 0: 2 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* 4: 3 offsets fit, 1 values */
+static const int8_t o1601[] = {16, 24, 64, 32}; /* merged: 91 samples in the base, 16 new */
+static const int8_t o1602[] = {16, 24, 64, 32, -1}; /* 4: 2 offsets fit, 1 values */
+static const int8_t o1603[] = {81, 64, 16, 24, 32, 40}; /* merged: 1 samples in the base, 48 new; 0: untrusted in the base; 1: untrusted in the base; 3: untrusted in the base; 5: untrusted in the base */
+static const int8_t o1604[] = {64, 16, 24, 32, 40}; /* merged: 32 samples in the base, 384 new */
+static const int8_t o1605[] = {-1, 16, 24, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; tied */ /* 2: 2 offsets fit, 1 values; tied */ /* 3: 5 offsets fit, 1 values */
+static const int8_t t1605[] = {-1, 1, 1, -1};
+static const int8_t o1606[] = {81, 64, 16, 24, 40};
+static const int8_t o1607[] = {64, 16, 24, 32, 40}; /* merged: 1 samples in the base, 32 new; 0: untrusted in the base; 1: untrusted in the base; 2: untrusted in the base; 3: untrusted in the base; 4: untrusted in the base */
+static const int8_t o1608[] = {64, 16, 24, 40}; /* merged: 5 samples in the base, 112 new; 3: untrusted in the base */
+static const int8_t o1609[] = {81, 64, 16, 24, 32, 40};
+static const int8_t o1610[] = {81, 24, 16, 64, 40}; /* 0: 2 offsets fit, 2 values; narrowed (no overlap, operand order) */ /* 1: 2 offsets fit, 2 values; tied */ /* 3: 2 offsets fit, 2 values; tied */
+static const int8_t t1610[] = {-1, 1, -1, 1, -1};
+static const int8_t o1611[] = {64, 16, 24, 32, 40}; /* merged: 3 samples in the base, 120 new; 4: untrusted in the base */
+static const int8_t o1612[] = {64, 16, 24, 40}; /* merged: 6 samples in the base, 72 new */
+static const int8_t o1613[] = {64, 16, 24, 32, 40}; /* merged: 2 samples in the base, 96 new */
+static const int8_t o1614[] = {64, 16, 24, 40}; /* merged: 3 samples in the base, 60 new */
+static const int8_t o1615[] = {-1, 16, 24}; /* 0: 5 offsets fit, 1 values */
+static const int8_t o1616[] = {16, 24, 64};
+static const int8_t o1617[] = {-1, 64}; /* 0: 9 offsets fit, 1 values */
+static const int8_t o1618[] = {16, 24, 40}; /* merged: 10 samples in the base, 208 new */
+static const int8_t o1619[] = {24, 32, 40}; /* merged: 4 samples in the base, 48 new */
+static const int8_t o1620[] = {24, 32, 40}; /* merged: 8 samples in the base, 144 new */
+static const int8_t o1621[] = {24, 32, 40}; /* merged: 5 samples in the base, 128 new; 1: untrusted in the base */
+static const int8_t o1622[] = {12, 16, 64, 24};
+static const int8_t o1623[] = {16, 64, 24};
 
 const rs_sass_form rs_sass_forms[] = {
     {75, 0x202, "GRR", o0, NULL, 297},
@@ -1656,7 +1657,7 @@ const rs_sass_form rs_sass_forms[] = {
     {75, 0x207, "RRRP", o2, NULL, 2051},
     {75, 0x208, "RRRP", o3, NULL, 156},
     {75, 0x209, "RRRP", o4, NULL, 410},
-    {75, 0x20a, "RRRP", o5, NULL, 24},
+    {75, 0x20a, "RRRP", o5, NULL, 244},
     {75, 0x20b, "PPRRP", o6, NULL, 398},
     {75, 0x20c, "PPRRP", o7, NULL, 3271},
     {75, 0x20c, "PPRRPP", o8, NULL, 1317},
@@ -1672,7 +1673,7 @@ const rs_sass_form rs_sass_forms[] = {
     {75, 0x211, "GRRRP", o18, NULL, 117},
     {75, 0x211, "RPRR", o19, NULL, 2338},
     {75, 0x211, "RPRRR", o20, NULL, 1},
-    {75, 0x211, "RRR", o21, NULL, 1223},
+    {75, 0x211, "RRR", o21, NULL, 1259},
     {75, 0x211, "RRRP", o22, NULL, 2991},
     {75, 0x211, "RRRR", o23, NULL, 2563},
     {75, 0x211, "RRRRP", o24, NULL, 2291},
@@ -1685,11 +1686,11 @@ const rs_sass_form rs_sass_forms[] = {
     {75, 0x219, "GRRRR", o31, NULL, 4},
     {75, 0x219, "RRRR", o32, NULL, 541},
     {75, 0x220, "GRRR", o33, NULL, 55},
-    {75, 0x220, "RRR", o34, NULL, 4339},
+    {75, 0x220, "RRR", o34, NULL, 4711},
     {75, 0x221, "GRRR", o35, NULL, 298},
-    {75, 0x221, "RRR", o36, NULL, 3675},
+    {75, 0x221, "RRR", o36, NULL, 3747},
     {75, 0x223, "GRRRR", o37, NULL, 15},
-    {75, 0x223, "RRRR", o38, NULL, 66299},
+    {75, 0x223, "RRRR", o38, NULL, 66335},
     {75, 0x224, "GRRRR", o39, NULL, 625},
     {75, 0x224, "RRRR", o40, NULL, 3421},
     {75, 0x224, "RRRRP", o41, NULL, 106},
@@ -1747,10 +1748,10 @@ const rs_sass_form rs_sass_forms[] = {
     {75, 0x36d, "RRRR", o93, NULL, 24},
     {75, 0x370, "RRR", o94, NULL, 18},
     {75, 0x381, "GRR", o95, NULL, 821},
-    {75, 0x381, "RR", o96, NULL, 8629},
+    {75, 0x381, "RR", o96, NULL, 8737},
     {75, 0x385, "RR", o97, NULL, 4},
     {75, 0x386, "GRR", o98, NULL, 653},
-    {75, 0x386, "RR", o99, NULL, 5800},
+    {75, 0x386, "RR", o99, NULL, 5836},
     {75, 0x387, "RR", o100, NULL, 346},
     {75, 0x388, "GRR", o101, NULL, 523},
     {75, 0x388, "R", o102, NULL, 1},
@@ -1769,7 +1770,7 @@ const rs_sass_form rs_sass_forms[] = {
     {75, 0x3c2, "UR", o115, NULL, 148},
     {75, 0x414, "RRR", o116, NULL, 2},
     {75, 0x421, "GRR", o117, NULL, 2},
-    {75, 0x421, "RR", o118, NULL, 2609},
+    {75, 0x421, "RR", o118, NULL, 2789},
     {75, 0x423, "GRRR", o119, NULL, 14},
     {75, 0x423, "RRR", o120, NULL, 1944},
     {75, 0x424, "GRRR", o121, NULL, 279},
@@ -1779,15 +1780,15 @@ const rs_sass_form rs_sass_forms[] = {
     {75, 0x4a4, "UUU", o125, NULL, 35},
     {75, 0x589, "PRRR", o126, NULL, 437},
     {75, 0x59f, "RR", o127, NULL, 133},
-    {75, 0x621, "RR", o128, NULL, 17},
+    {75, 0x621, "RR", o128, NULL, 89},
     {75, 0x623, "RRR", o129, NULL, 3},
     {75, 0x624, "RRR", o130, NULL, 707},
     {75, 0x624, "RRRP", o131, NULL, 4},
     {75, 0x625, "GRRR", o132, NULL, 80},
-    {75, 0x625, "RRR", o133, NULL, 834},
+    {75, 0x625, "RRR", o133, NULL, 942},
     {75, 0x630, "RR", o134, NULL, 1},
     {75, 0x802, "GR", o135, NULL, 126},
-    {75, 0x802, "R", o136, NULL, 1371},
+    {75, 0x802, "R", o136, NULL, 1503},
     {75, 0x803, "RR", o137, NULL, 110},
     {75, 0x805, "GR", o138, NULL, 24},
     {75, 0x805, "R", o139, NULL, 7712},
@@ -1818,10 +1819,10 @@ const rs_sass_form rs_sass_forms[] = {
     {75, 0x81c, "PPPPP", o164, NULL, 1060},
     {75, 0x81c, "PPPPQ", o165, NULL, 321},
     {75, 0x820, "GRR", o166, NULL, 47},
-    {75, 0x820, "RR", o167, NULL, 456},
+    {75, 0x820, "RR", o167, NULL, 576},
     {75, 0x822, "RRR", o168, NULL, 480},
     {75, 0x823, "GRRR", o169, NULL, 519},
-    {75, 0x823, "RRR", o170, NULL, 98},
+    {75, 0x823, "RRR", o170, NULL, 450},
     {75, 0x824, "GRRR", o171, NULL, 318},
     {75, 0x824, "RRR", o172, NULL, 9815},
     {75, 0x824, "RRRP", o173, NULL, 347},
@@ -1845,20 +1846,20 @@ const rs_sass_form rs_sass_forms[] = {
     {75, 0x8a4, "UUU", o191, NULL, 87},
     {75, 0x8a5, "UUU", o192, NULL, 4},
     {75, 0x908, "R", o193, NULL, 247},
-    {75, 0x918, "", o194, NULL, 2812},
-    {75, 0x919, "R", o195, NULL, 2375},
+    {75, 0x918, "", o194, NULL, 2912},
+    {75, 0x919, "R", o195, NULL, 2447},
     {75, 0x91a, "", o196, NULL, 535},
     {75, 0x941, "B", o197, NULL, 1647},
     {75, 0x942, "B", o198, NULL, 4},
     {75, 0x944, "", o199, NULL, 335},
     {75, 0x945, "B", o200, NULL, 1647},
     {75, 0x946, "", o201, NULL, 8},
-    {75, 0x947, "", o202, NULL, 2552},
+    {75, 0x947, "", o202, NULL, 2588},
     {75, 0x947, "G", o203, NULL, 7312},
     {75, 0x947, "GP", o204, NULL, 247},
     {75, 0x948, "", o205, NULL, 22},
-    {75, 0x94d, "", o206, NULL, 766},
-    {75, 0x94d, "G", o207, NULL, 906},
+    {75, 0x94d, "", o206, NULL, 802},
+    {75, 0x94d, "G", o207, NULL, 942},
     {75, 0x94d, "GP", o208, NULL, 32},
     {75, 0x950, "R", o209, NULL, 275},
     {75, 0x95c, "", o210, NULL, 1},
@@ -1894,11 +1895,11 @@ const rs_sass_form rs_sass_forms[] = {
     {75, 0x9a8, "PRUR", o240, NULL, 1},
     {75, 0x9ab, "", o241, NULL, 2},
     {75, 0x9c3, "U", o242, NULL, 338},
-    {75, 0xa02, "R", o243, NULL, 532},
+    {75, 0xa02, "R", o243, NULL, 640},
     {75, 0xa07, "RRP", o244, NULL, 36},
-    {75, 0xa0a, "RRP", o245, NULL, 14},
+    {75, 0xa0a, "RRP", o245, NULL, 166},
     {75, 0xa0b, "PPRP", o246, NULL, 14},
-    {75, 0xa0c, "PPRP", o247, NULL, 2027},
+    {75, 0xa0c, "PPRP", o247, NULL, 2063},
     {75, 0xa0c, "PPRPP", o248, t248, 66},
     {75, 0xa10, "GRRR", o249, NULL, 2},
     {75, 0xa10, "RPPRR", o250, NULL, 33},
@@ -1917,11 +1918,11 @@ const rs_sass_form rs_sass_forms[] = {
     {75, 0xa20, "GRR", o263, NULL, 112},
     {75, 0xa20, "RR", o264, NULL, 3955},
     {75, 0xa23, "GRRR", o265, NULL, 112},
-    {75, 0xa23, "RRR", o266, NULL, 3776},
+    {75, 0xa23, "RRR", o266, NULL, 3908},
     {75, 0xa24, "GRRR", o267, NULL, 71},
-    {75, 0xa24, "RRR", o268, NULL, 2197},
+    {75, 0xa24, "RRR", o268, NULL, 2233},
     {75, 0xa25, "GRRR", o269, NULL, 150},
-    {75, 0xa25, "RRR", o270, NULL, 2458},
+    {75, 0xa25, "RRR", o270, NULL, 2494},
     {75, 0xa28, "GRR", o271, NULL, 112},
     {75, 0xa28, "RR", o272, NULL, 878},
     {75, 0xa2b, "GRRR", o273, NULL, 112},
@@ -1981,7 +1982,7 @@ const rs_sass_form rs_sass_forms[] = {
     {80, 0x207, "RRRP", o327, NULL, 1465},
     {80, 0x208, "RRRP", o328, NULL, 156},
     {80, 0x209, "RRRP", o329, NULL, 408},
-    {80, 0x20a, "RRRP", o330, NULL, 24},
+    {80, 0x20a, "RRRP", o330, NULL, 244},
     {80, 0x20b, "PPRRP", o331, NULL, 398},
     {80, 0x20c, "PPRRP", o332, NULL, 2750},
     {80, 0x20c, "PPRRPP", o333, NULL, 891},
@@ -1997,7 +1998,7 @@ const rs_sass_form rs_sass_forms[] = {
     {80, 0x211, "GRRRP", o343, NULL, 115},
     {80, 0x211, "RPRR", o344, NULL, 1506},
     {80, 0x211, "RPRRR", o345, NULL, 1},
-    {80, 0x211, "RRR", o346, NULL, 1157},
+    {80, 0x211, "RRR", o346, NULL, 1193},
     {80, 0x211, "RRRP", o347, NULL, 2880},
     {80, 0x211, "RRRR", o348, NULL, 2561},
     {80, 0x211, "RRRRP", o349, NULL, 1459},
@@ -2010,11 +2011,11 @@ const rs_sass_form rs_sass_forms[] = {
     {80, 0x219, "GRRRR", o356, NULL, 4},
     {80, 0x219, "RRRR", o357, NULL, 541},
     {80, 0x220, "GRRR", o358, NULL, 55},
-    {80, 0x220, "RRR", o359, NULL, 4339},
+    {80, 0x220, "RRR", o359, NULL, 4711},
     {80, 0x221, "GRRR", o360, NULL, 292},
-    {80, 0x221, "RRR", o361, NULL, 3674},
+    {80, 0x221, "RRR", o361, NULL, 3746},
     {80, 0x223, "GRRRR", o362, NULL, 15},
-    {80, 0x223, "RRRR", o363, NULL, 66298},
+    {80, 0x223, "RRRR", o363, NULL, 66334},
     {80, 0x224, "GRRRR", o364, NULL, 622},
     {80, 0x224, "RRRR", o365, NULL, 3263},
     {80, 0x224, "RRRRP", o366, NULL, 113},
@@ -2089,25 +2090,25 @@ const rs_sass_form rs_sass_forms[] = {
     {80, 0x3c4, "UR", o435, NULL, 7},
     {80, 0x414, "RRR", o436, NULL, 2},
     {80, 0x421, "GRR", o437, NULL, 2},
-    {80, 0x421, "RR", o438, NULL, 2609},
+    {80, 0x421, "RR", o438, NULL, 2789},
     {80, 0x423, "GRRR", o439, NULL, 14},
     {80, 0x423, "RRR", o440, NULL, 1944},
     {80, 0x424, "GRRR", o441, NULL, 261},
     {80, 0x424, "RRR", o442, NULL, 1853},
     {80, 0x42b, "RRR", o443, NULL, 4},
-    {80, 0x435, "RRR", o444, NULL, 1154},
+    {80, 0x435, "RRR", o444, NULL, 1250},
     {80, 0x4a4, "UUU", o445, NULL, 66},
     {80, 0x589, "PRRR", o446, NULL, 436},
     {80, 0x59f, "RR", o447, NULL, 133},
-    {80, 0x621, "RR", o448, NULL, 17},
+    {80, 0x621, "RR", o448, NULL, 89},
     {80, 0x623, "RRR", o449, NULL, 3},
     {80, 0x624, "GRRR", o450, NULL, 1},
     {80, 0x624, "RRR", o451, NULL, 690},
     {80, 0x624, "RRRP", o452, NULL, 156},
     {80, 0x625, "GRRR", o453, NULL, 84},
-    {80, 0x625, "RRR", o454, NULL, 905},
+    {80, 0x625, "RRR", o454, NULL, 1013},
     {80, 0x802, "GR", o455, NULL, 148},
-    {80, 0x802, "R", o456, NULL, 680},
+    {80, 0x802, "R", o456, NULL, 716},
     {80, 0x803, "RR", o457, NULL, 110},
     {80, 0x805, "GR", o458, NULL, 28},
     {80, 0x805, "R", o459, NULL, 7735},
@@ -2137,10 +2138,10 @@ const rs_sass_form rs_sass_forms[] = {
     {80, 0x81c, "PPPPP", o483, NULL, 1060},
     {80, 0x81c, "PPPPQ", o484, NULL, 1003},
     {80, 0x820, "GRR", o485, NULL, 47},
-    {80, 0x820, "RR", o486, NULL, 457},
+    {80, 0x820, "RR", o486, NULL, 577},
     {80, 0x822, "RRR", o487, NULL, 480},
     {80, 0x823, "GRRR", o488, NULL, 519},
-    {80, 0x823, "RRR", o489, NULL, 98},
+    {80, 0x823, "RRR", o489, NULL, 450},
     {80, 0x824, "GRRR", o490, NULL, 331},
     {80, 0x824, "RRR", o491, NULL, 9980},
     {80, 0x824, "RRRP", o492, NULL, 133},
@@ -2165,8 +2166,8 @@ const rs_sass_form rs_sass_forms[] = {
     {80, 0x8a4, "UUU", o511, NULL, 103},
     {80, 0x8a5, "UUU", o512, NULL, 7},
     {80, 0x908, "R", o513, NULL, 247},
-    {80, 0x918, "", o514, NULL, 8812},
-    {80, 0x919, "R", o515, NULL, 2460},
+    {80, 0x918, "", o514, NULL, 9228},
+    {80, 0x919, "R", o515, NULL, 2532},
     {80, 0x91a, "", o516, NULL, 543},
     {80, 0x941, "B", o517, NULL, 1645},
     {80, 0x942, "B", o518, NULL, 4},
@@ -2174,13 +2175,13 @@ const rs_sass_form rs_sass_forms[] = {
     {80, 0x944, "G", o520, NULL, 292},
     {80, 0x945, "B", o521, NULL, 1645},
     {80, 0x946, "", o522, NULL, 6},
-    {80, 0x947, "", o523, NULL, 2832},
+    {80, 0x947, "", o523, NULL, 2868},
     {80, 0x947, "G", o524, NULL, 6941},
     {80, 0x947, "GP", o525, NULL, 247},
     {80, 0x947, "U", o526, NULL, 20},
     {80, 0x948, "", o527, NULL, 23},
-    {80, 0x94d, "", o528, NULL, 768},
-    {80, 0x94d, "G", o529, NULL, 904},
+    {80, 0x94d, "", o528, NULL, 804},
+    {80, 0x94d, "G", o529, NULL, 940},
     {80, 0x94d, "GP", o530, NULL, 32},
     {80, 0x950, "R", o531, NULL, 276},
     {80, 0x95c, "", o532, NULL, 1},
@@ -2188,7 +2189,7 @@ const rs_sass_form rs_sass_forms[] = {
     {80, 0x980, "RR", o534, NULL, 1},
     {80, 0x980, "RUR", o535, NULL, 22},
     {80, 0x981, "GRUR", o536, NULL, 927},
-    {80, 0x981, "RUR", o537, NULL, 9475},
+    {80, 0x981, "RUR", o537, NULL, 9583},
     {80, 0x983, "GRR", o538, NULL, 1},
     {80, 0x983, "RR", o539, NULL, 167},
     {80, 0x984, "GRR", o540, NULL, 109},
@@ -2198,7 +2199,7 @@ const rs_sass_form rs_sass_forms[] = {
     {80, 0x984, "RU", o544, NULL, 707},
     {80, 0x985, "URR", o545, NULL, 6},
     {80, 0x986, "GURR", o546, NULL, 655},
-    {80, 0x986, "URR", o547, NULL, 5905},
+    {80, 0x986, "URR", o547, NULL, 5941},
     {80, 0x988, "GRUR", o548, NULL, 1},
     {80, 0x988, "RUR", o549, NULL, 33},
     {80, 0x989, "PRRR", o550, NULL, 76},
@@ -2217,10 +2218,10 @@ const rs_sass_form rs_sass_forms[] = {
     {80, 0x9af, "", o563, NULL, 6},
     {80, 0x9b0, "U", o564, NULL, 1},
     {80, 0x9c3, "U", o565, NULL, 315},
-    {80, 0xa02, "R", o566, NULL, 457},
-    {80, 0xa0a, "RRP", o567, NULL, 14},
+    {80, 0xa02, "R", o566, NULL, 565},
+    {80, 0xa0a, "RRP", o567, NULL, 166},
     {80, 0xa0b, "PPRP", o568, NULL, 14},
-    {80, 0xa0c, "PPRP", o569, NULL, 1866},
+    {80, 0xa0c, "PPRP", o569, NULL, 1902},
     {80, 0xa0c, "PPRPP", o570, t570, 66},
     {80, 0xa10, "GRPRR", o571, NULL, 46},
     {80, 0xa10, "GRRR", o572, NULL, 2},
@@ -2242,16 +2243,16 @@ const rs_sass_form rs_sass_forms[] = {
     {80, 0xa20, "GRR", o588, NULL, 112},
     {80, 0xa20, "RR", o589, NULL, 3955},
     {80, 0xa23, "GRRR", o590, NULL, 112},
-    {80, 0xa23, "RRR", o591, NULL, 3776},
+    {80, 0xa23, "RRR", o591, NULL, 3908},
     {80, 0xa24, "GRRR", o592, NULL, 73},
-    {80, 0xa24, "RRR", o593, NULL, 2130},
+    {80, 0xa24, "RRR", o593, NULL, 2166},
     {80, 0xa25, "GRRR", o594, NULL, 150},
-    {80, 0xa25, "RRR", o595, NULL, 2457},
+    {80, 0xa25, "RRR", o595, NULL, 2493},
     {80, 0xa28, "GRR", o596, NULL, 112},
     {80, 0xa28, "RR", o597, NULL, 878},
     {80, 0xa2b, "GRRR", o598, NULL, 112},
     {80, 0xa2b, "RRR", o599, NULL, 876},
-    {80, 0xab9, "U", o600, NULL, 1734},
+    {80, 0xab9, "U", o600, NULL, 1770},
     {80, 0xb06, "R", o601, NULL, 244},
     {80, 0xb08, "R", o602, NULL, 1},
     {80, 0xb1d, "", o603, NULL, 996},
@@ -2310,7 +2311,7 @@ const rs_sass_form rs_sass_forms[] = {
     {86, 0x207, "RRRP", o656, NULL, 1681},
     {86, 0x208, "RRRP", o657, NULL, 156},
     {86, 0x209, "RRRP", o658, NULL, 408},
-    {86, 0x20a, "RRRP", o659, NULL, 24},
+    {86, 0x20a, "RRRP", o659, NULL, 244},
     {86, 0x20b, "PPRRP", o660, NULL, 398},
     {86, 0x20c, "PPRRP", o661, NULL, 2925},
     {86, 0x20c, "PPRRPP", o662, NULL, 981},
@@ -2326,7 +2327,7 @@ const rs_sass_form rs_sass_forms[] = {
     {86, 0x211, "GRRRP", o672, NULL, 117},
     {86, 0x211, "RPRR", o673, NULL, 2112},
     {86, 0x211, "RPRRR", o674, NULL, 1},
-    {86, 0x211, "RRR", o675, NULL, 1153},
+    {86, 0x211, "RRR", o675, NULL, 1189},
     {86, 0x211, "RRRP", o676, NULL, 2978},
     {86, 0x211, "RRRR", o677, NULL, 2613},
     {86, 0x211, "RRRRP", o678, NULL, 2057},
@@ -2339,11 +2340,11 @@ const rs_sass_form rs_sass_forms[] = {
     {86, 0x219, "GRRRR", o685, NULL, 4},
     {86, 0x219, "RRRR", o686, NULL, 541},
     {86, 0x220, "GRRR", o687, NULL, 55},
-    {86, 0x220, "RRR", o688, NULL, 4339},
+    {86, 0x220, "RRR", o688, NULL, 4711},
     {86, 0x221, "GRRR", o689, NULL, 292},
-    {86, 0x221, "RRR", o690, NULL, 3674},
+    {86, 0x221, "RRR", o690, NULL, 3746},
     {86, 0x223, "GRRRR", o691, NULL, 15},
-    {86, 0x223, "RRRR", o692, NULL, 66298},
+    {86, 0x223, "RRRR", o692, NULL, 66334},
     {86, 0x224, "GRRRR", o693, NULL, 665},
     {86, 0x224, "RRRR", o694, NULL, 3371},
     {86, 0x224, "RRRRP", o695, NULL, 116},
@@ -2419,7 +2420,7 @@ const rs_sass_form rs_sass_forms[] = {
     {86, 0x3c4, "UR", o765, NULL, 7},
     {86, 0x414, "RRR", o766, NULL, 2},
     {86, 0x421, "GRR", o767, NULL, 2},
-    {86, 0x421, "RR", o768, NULL, 2609},
+    {86, 0x421, "RR", o768, NULL, 2789},
     {86, 0x423, "GRRR", o769, NULL, 14},
     {86, 0x423, "RRR", o770, NULL, 1944},
     {86, 0x424, "GRRR", o771, NULL, 272},
@@ -2428,15 +2429,15 @@ const rs_sass_form rs_sass_forms[] = {
     {86, 0x4a4, "UUU", o774, NULL, 66},
     {86, 0x589, "PRRR", o775, NULL, 436},
     {86, 0x59f, "RR", o776, NULL, 133},
-    {86, 0x621, "RR", o777, NULL, 17},
+    {86, 0x621, "RR", o777, NULL, 89},
     {86, 0x623, "RRR", o778, NULL, 3},
     {86, 0x624, "GRRR", o779, NULL, 1},
     {86, 0x624, "RRR", o780, NULL, 859},
     {86, 0x624, "RRRP", o781, NULL, 168},
     {86, 0x625, "GRRR", o782, NULL, 84},
-    {86, 0x625, "RRR", o783, NULL, 916},
+    {86, 0x625, "RRR", o783, NULL, 1024},
     {86, 0x802, "GR", o784, NULL, 137},
-    {86, 0x802, "R", o785, NULL, 1273},
+    {86, 0x802, "R", o785, NULL, 1405},
     {86, 0x803, "RR", o786, NULL, 110},
     {86, 0x805, "GR", o787, NULL, 25},
     {86, 0x805, "R", o788, NULL, 7777},
@@ -2466,10 +2467,10 @@ const rs_sass_form rs_sass_forms[] = {
     {86, 0x81c, "PPPPP", o812, NULL, 1060},
     {86, 0x81c, "PPPPQ", o813, NULL, 866},
     {86, 0x820, "GRR", o814, NULL, 47},
-    {86, 0x820, "RR", o815, NULL, 456},
+    {86, 0x820, "RR", o815, NULL, 576},
     {86, 0x822, "RRR", o816, NULL, 480},
     {86, 0x823, "GRRR", o817, NULL, 519},
-    {86, 0x823, "RRR", o818, NULL, 98},
+    {86, 0x823, "RRR", o818, NULL, 450},
     {86, 0x824, "GRRR", o819, NULL, 337},
     {86, 0x824, "RRR", o820, NULL, 10284},
     {86, 0x824, "RRRP", o821, NULL, 265},
@@ -2492,8 +2493,8 @@ const rs_sass_form rs_sass_forms[] = {
     {86, 0x8a4, "UUU", o838, NULL, 75},
     {86, 0x8a5, "UUU", o839, NULL, 4},
     {86, 0x908, "R", o840, NULL, 247},
-    {86, 0x918, "", o841, NULL, 8786},
-    {86, 0x919, "R", o842, NULL, 2466},
+    {86, 0x918, "", o841, NULL, 9202},
+    {86, 0x919, "R", o842, NULL, 2538},
     {86, 0x91a, "", o843, NULL, 437},
     {86, 0x941, "B", o844, NULL, 1645},
     {86, 0x942, "B", o845, NULL, 4},
@@ -2501,13 +2502,13 @@ const rs_sass_form rs_sass_forms[] = {
     {86, 0x944, "G", o847, NULL, 292},
     {86, 0x945, "B", o848, NULL, 1645},
     {86, 0x946, "", o849, NULL, 6},
-    {86, 0x947, "", o850, NULL, 2832},
+    {86, 0x947, "", o850, NULL, 2868},
     {86, 0x947, "G", o851, NULL, 6941},
     {86, 0x947, "GP", o852, NULL, 247},
     {86, 0x947, "U", o853, NULL, 20},
     {86, 0x948, "", o854, NULL, 23},
-    {86, 0x94d, "", o855, NULL, 768},
-    {86, 0x94d, "G", o856, NULL, 904},
+    {86, 0x94d, "", o855, NULL, 804},
+    {86, 0x94d, "G", o856, NULL, 940},
     {86, 0x94d, "GP", o857, NULL, 32},
     {86, 0x950, "R", o858, NULL, 276},
     {86, 0x95c, "", o859, NULL, 1},
@@ -2515,7 +2516,7 @@ const rs_sass_form rs_sass_forms[] = {
     {86, 0x980, "RR", o861, NULL, 1},
     {86, 0x980, "RUR", o862, NULL, 22},
     {86, 0x981, "GRUR", o863, NULL, 927},
-    {86, 0x981, "RUR", o864, NULL, 9483},
+    {86, 0x981, "RUR", o864, NULL, 9591},
     {86, 0x983, "GRR", o865, NULL, 1},
     {86, 0x983, "RR", o866, NULL, 85},
     {86, 0x984, "GRR", o867, NULL, 109},
@@ -2525,7 +2526,7 @@ const rs_sass_form rs_sass_forms[] = {
     {86, 0x984, "RU", o871, NULL, 707},
     {86, 0x985, "URR", o872, NULL, 6},
     {86, 0x986, "GURR", o873, NULL, 655},
-    {86, 0x986, "URR", o874, NULL, 5905},
+    {86, 0x986, "URR", o874, NULL, 5941},
     {86, 0x988, "GRUR", o875, NULL, 1},
     {86, 0x988, "RUR", o876, NULL, 31},
     {86, 0x989, "PRRR", o877, NULL, 76},
@@ -2544,10 +2545,10 @@ const rs_sass_form rs_sass_forms[] = {
     {86, 0x9af, "", o890, NULL, 6},
     {86, 0x9b0, "U", o891, NULL, 1},
     {86, 0x9c3, "U", o892, NULL, 281},
-    {86, 0xa02, "R", o893, NULL, 495},
-    {86, 0xa0a, "RRP", o894, NULL, 14},
+    {86, 0xa02, "R", o893, NULL, 603},
+    {86, 0xa0a, "RRP", o894, NULL, 166},
     {86, 0xa0b, "PPRP", o895, NULL, 14},
-    {86, 0xa0c, "PPRP", o896, NULL, 1867},
+    {86, 0xa0c, "PPRP", o896, NULL, 1903},
     {86, 0xa0c, "PPRPP", o897, t897, 66},
     {86, 0xa10, "GRPRR", o898, NULL, 46},
     {86, 0xa10, "GRRR", o899, NULL, 2},
@@ -2569,17 +2570,17 @@ const rs_sass_form rs_sass_forms[] = {
     {86, 0xa20, "GRR", o915, NULL, 112},
     {86, 0xa20, "RR", o916, NULL, 3955},
     {86, 0xa23, "GRRR", o917, NULL, 112},
-    {86, 0xa23, "RRR", o918, NULL, 3776},
+    {86, 0xa23, "RRR", o918, NULL, 3908},
     {86, 0xa24, "GRRR", o919, NULL, 73},
-    {86, 0xa24, "RRR", o920, NULL, 2338},
+    {86, 0xa24, "RRR", o920, NULL, 2374},
     {86, 0xa25, "GRRR", o921, NULL, 150},
-    {86, 0xa25, "RRR", o922, NULL, 2465},
+    {86, 0xa25, "RRR", o922, NULL, 2501},
     {86, 0xa28, "GRR", o923, NULL, 112},
     {86, 0xa28, "RR", o924, NULL, 878},
     {86, 0xa2b, "GRRR", o925, NULL, 112},
     {86, 0xa2b, "RRR", o926, NULL, 876},
     {86, 0xa45, "R", o927, NULL, 242},
-    {86, 0xab9, "U", o928, NULL, 1699},
+    {86, 0xab9, "U", o928, NULL, 1735},
     {86, 0xb06, "R", o929, NULL, 2},
     {86, 0xb08, "R", o930, NULL, 1},
     {86, 0xb1d, "", o931, NULL, 996},
@@ -2638,7 +2639,7 @@ const rs_sass_form rs_sass_forms[] = {
     {89, 0x207, "RRRP", o984, NULL, 1681},
     {89, 0x208, "RRRP", o985, NULL, 156},
     {89, 0x209, "RRRP", o986, NULL, 408},
-    {89, 0x20a, "RRRP", o987, NULL, 24},
+    {89, 0x20a, "RRRP", o987, NULL, 244},
     {89, 0x20b, "PPRRP", o988, NULL, 398},
     {89, 0x20c, "PPRRP", o989, NULL, 2925},
     {89, 0x20c, "PPRRPP", o990, NULL, 981},
@@ -2654,7 +2655,7 @@ const rs_sass_form rs_sass_forms[] = {
     {89, 0x211, "GRRRP", o1000, NULL, 117},
     {89, 0x211, "RPRR", o1001, NULL, 2104},
     {89, 0x211, "RPRRR", o1002, NULL, 1},
-    {89, 0x211, "RRR", o1003, NULL, 1167},
+    {89, 0x211, "RRR", o1003, NULL, 1203},
     {89, 0x211, "RRRP", o1004, NULL, 2999},
     {89, 0x211, "RRRR", o1005, NULL, 2631},
     {89, 0x211, "RRRRP", o1006, NULL, 2049},
@@ -2667,11 +2668,11 @@ const rs_sass_form rs_sass_forms[] = {
     {89, 0x219, "GRRRR", o1013, NULL, 4},
     {89, 0x219, "RRRR", o1014, NULL, 541},
     {89, 0x220, "GRRR", o1015, NULL, 55},
-    {89, 0x220, "RRR", o1016, NULL, 4339},
+    {89, 0x220, "RRR", o1016, NULL, 4711},
     {89, 0x221, "GRRR", o1017, NULL, 292},
-    {89, 0x221, "RRR", o1018, NULL, 3674},
+    {89, 0x221, "RRR", o1018, NULL, 3746},
     {89, 0x223, "GRRRR", o1019, NULL, 15},
-    {89, 0x223, "RRRR", o1020, NULL, 66426},
+    {89, 0x223, "RRRR", o1020, NULL, 66462},
     {89, 0x224, "GRRRR", o1021, NULL, 664},
     {89, 0x224, "RRRR", o1022, NULL, 3419},
     {89, 0x224, "RRRRP", o1023, NULL, 116},
@@ -2747,7 +2748,7 @@ const rs_sass_form rs_sass_forms[] = {
     {89, 0x3c4, "UR", o1093, NULL, 7},
     {89, 0x414, "RRR", o1094, NULL, 2},
     {89, 0x421, "GRR", o1095, NULL, 2},
-    {89, 0x421, "RR", o1096, NULL, 2609},
+    {89, 0x421, "RR", o1096, NULL, 2789},
     {89, 0x423, "GRRR", o1097, NULL, 14},
     {89, 0x423, "RRR", o1098, NULL, 1944},
     {89, 0x424, "GRRR", o1099, NULL, 274},
@@ -2756,15 +2757,15 @@ const rs_sass_form rs_sass_forms[] = {
     {89, 0x4a4, "UUU", o1102, NULL, 66},
     {89, 0x589, "PRRR", o1103, NULL, 436},
     {89, 0x59f, "RR", o1104, NULL, 133},
-    {89, 0x621, "RR", o1105, NULL, 17},
+    {89, 0x621, "RR", o1105, NULL, 89},
     {89, 0x623, "RRR", o1106, NULL, 3},
     {89, 0x624, "GRRR", o1107, NULL, 1},
     {89, 0x624, "RRR", o1108, NULL, 861},
     {89, 0x624, "RRRP", o1109, NULL, 168},
     {89, 0x625, "GRRR", o1110, NULL, 84},
-    {89, 0x625, "RRR", o1111, NULL, 913},
+    {89, 0x625, "RRR", o1111, NULL, 1021},
     {89, 0x802, "GR", o1112, NULL, 135},
-    {89, 0x802, "R", o1113, NULL, 1277},
+    {89, 0x802, "R", o1113, NULL, 1409},
     {89, 0x803, "RR", o1114, NULL, 110},
     {89, 0x805, "GR", o1115, NULL, 25},
     {89, 0x805, "R", o1116, NULL, 7755},
@@ -2794,10 +2795,10 @@ const rs_sass_form rs_sass_forms[] = {
     {89, 0x81c, "PPPPP", o1140, NULL, 1060},
     {89, 0x81c, "PPPPQ", o1141, NULL, 866},
     {89, 0x820, "GRR", o1142, NULL, 47},
-    {89, 0x820, "RR", o1143, NULL, 456},
+    {89, 0x820, "RR", o1143, NULL, 576},
     {89, 0x822, "RRR", o1144, NULL, 480},
     {89, 0x823, "GRRR", o1145, NULL, 519},
-    {89, 0x823, "RRR", o1146, NULL, 98},
+    {89, 0x823, "RRR", o1146, NULL, 450},
     {89, 0x824, "GRRR", o1147, NULL, 336},
     {89, 0x824, "RRR", o1148, NULL, 10315},
     {89, 0x824, "RRRP", o1149, NULL, 273},
@@ -2820,8 +2821,8 @@ const rs_sass_form rs_sass_forms[] = {
     {89, 0x8a4, "UUU", o1166, NULL, 75},
     {89, 0x8a5, "UUU", o1167, NULL, 4},
     {89, 0x908, "R", o1168, NULL, 247},
-    {89, 0x918, "", o1169, NULL, 8802},
-    {89, 0x919, "R", o1170, NULL, 2471},
+    {89, 0x918, "", o1169, NULL, 9218},
+    {89, 0x919, "R", o1170, NULL, 2543},
     {89, 0x91a, "", o1171, NULL, 437},
     {89, 0x941, "B", o1172, NULL, 1649},
     {89, 0x942, "B", o1173, NULL, 4},
@@ -2829,13 +2830,13 @@ const rs_sass_form rs_sass_forms[] = {
     {89, 0x944, "G", o1175, NULL, 293},
     {89, 0x945, "B", o1176, NULL, 1649},
     {89, 0x946, "", o1177, NULL, 6},
-    {89, 0x947, "", o1178, NULL, 2835},
+    {89, 0x947, "", o1178, NULL, 2871},
     {89, 0x947, "G", o1179, NULL, 6951},
     {89, 0x947, "GP", o1180, NULL, 247},
     {89, 0x947, "U", o1181, NULL, 20},
     {89, 0x948, "", o1182, NULL, 23},
-    {89, 0x94d, "", o1183, NULL, 769},
-    {89, 0x94d, "G", o1184, NULL, 904},
+    {89, 0x94d, "", o1183, NULL, 805},
+    {89, 0x94d, "G", o1184, NULL, 940},
     {89, 0x94d, "GP", o1185, NULL, 32},
     {89, 0x950, "R", o1186, NULL, 276},
     {89, 0x95c, "", o1187, NULL, 1},
@@ -2843,7 +2844,7 @@ const rs_sass_form rs_sass_forms[] = {
     {89, 0x980, "RR", o1189, NULL, 1},
     {89, 0x980, "RUR", o1190, NULL, 22},
     {89, 0x981, "GRUR", o1191, NULL, 929},
-    {89, 0x981, "RUR", o1192, NULL, 9511},
+    {89, 0x981, "RUR", o1192, NULL, 9619},
     {89, 0x983, "GRR", o1193, NULL, 1},
     {89, 0x983, "RR", o1194, NULL, 87},
     {89, 0x984, "GRR", o1195, NULL, 109},
@@ -2853,7 +2854,7 @@ const rs_sass_form rs_sass_forms[] = {
     {89, 0x984, "RU", o1199, NULL, 707},
     {89, 0x985, "URR", o1200, NULL, 6},
     {89, 0x986, "GURR", o1201, NULL, 655},
-    {89, 0x986, "URR", o1202, NULL, 5921},
+    {89, 0x986, "URR", o1202, NULL, 5957},
     {89, 0x988, "GRUR", o1203, NULL, 1},
     {89, 0x988, "RUR", o1204, NULL, 31},
     {89, 0x989, "PRRR", o1205, NULL, 76},
@@ -2872,10 +2873,10 @@ const rs_sass_form rs_sass_forms[] = {
     {89, 0x9af, "", o1218, NULL, 6},
     {89, 0x9b0, "U", o1219, NULL, 1},
     {89, 0x9c3, "U", o1220, NULL, 283},
-    {89, 0xa02, "R", o1221, NULL, 506},
-    {89, 0xa0a, "RRP", o1222, NULL, 14},
+    {89, 0xa02, "R", o1221, NULL, 614},
+    {89, 0xa0a, "RRP", o1222, NULL, 166},
     {89, 0xa0b, "PPRP", o1223, NULL, 14},
-    {89, 0xa0c, "PPRP", o1224, NULL, 1869},
+    {89, 0xa0c, "PPRP", o1224, NULL, 1905},
     {89, 0xa0c, "PPRPP", o1225, t1225, 66},
     {89, 0xa10, "GRPRR", o1226, NULL, 46},
     {89, 0xa10, "GRRR", o1227, NULL, 2},
@@ -2897,17 +2898,17 @@ const rs_sass_form rs_sass_forms[] = {
     {89, 0xa20, "GRR", o1243, NULL, 112},
     {89, 0xa20, "RR", o1244, NULL, 3971},
     {89, 0xa23, "GRRR", o1245, NULL, 112},
-    {89, 0xa23, "RRR", o1246, NULL, 3792},
+    {89, 0xa23, "RRR", o1246, NULL, 3924},
     {89, 0xa24, "GRRR", o1247, NULL, 74},
-    {89, 0xa24, "RRR", o1248, NULL, 2365},
+    {89, 0xa24, "RRR", o1248, NULL, 2401},
     {89, 0xa25, "GRRR", o1249, NULL, 151},
-    {89, 0xa25, "RRR", o1250, NULL, 2479},
+    {89, 0xa25, "RRR", o1250, NULL, 2515},
     {89, 0xa28, "GRR", o1251, NULL, 112},
     {89, 0xa28, "RR", o1252, NULL, 878},
     {89, 0xa2b, "GRRR", o1253, NULL, 112},
     {89, 0xa2b, "RRR", o1254, NULL, 876},
     {89, 0xa45, "R", o1255, NULL, 242},
-    {89, 0xab9, "U", o1256, NULL, 1719},
+    {89, 0xab9, "U", o1256, NULL, 1755},
     {89, 0xb06, "R", o1257, NULL, 2},
     {89, 0xb08, "R", o1258, NULL, 1},
     {89, 0xb1d, "", o1259, NULL, 998},
@@ -2966,9 +2967,9 @@ const rs_sass_form rs_sass_forms[] = {
     {90, 0x207, "RRRP", o1312, NULL, 2607},
     {90, 0x208, "RRRP", o1313, NULL, 150},
     {90, 0x209, "RRRP", o1314, NULL, 216},
-    {90, 0x20a, "RRRP", o1315, NULL, 36},
+    {90, 0x20a, "RRRP", o1315, NULL, 380},
     {90, 0x20b, "PPRRP", o1316, NULL, 352},
-    {90, 0x20c, "PPRRP", o1317, NULL, 3502},
+    {90, 0x20c, "PPRRP", o1317, NULL, 3538},
     {90, 0x20c, "PPRRPP", o1318, NULL, 1771},
     {90, 0x20f, "RRRRP", o1319, NULL, 3},
     {90, 0x210, "GRPPRRR", o1320, NULL, 107},
@@ -2985,7 +2986,7 @@ const rs_sass_form rs_sass_forms[] = {
     {90, 0x211, "GRRRRP", o1331, NULL, 296},
     {90, 0x211, "RPRR", o1332, NULL, 2543},
     {90, 0x211, "RPRRR", o1333, NULL, 1},
-    {90, 0x211, "RRR", o1334, NULL, 2983},
+    {90, 0x211, "RRR", o1334, NULL, 3019},
     {90, 0x211, "RRRP", o1335, NULL, 2898},
     {90, 0x211, "RRRR", o1336, NULL, 2726},
     {90, 0x211, "RRRRP", o1337, NULL, 2496},
@@ -2997,11 +2998,11 @@ const rs_sass_form rs_sass_forms[] = {
     {90, 0x219, "GRRRR", o1343, NULL, 4},
     {90, 0x219, "RRRR", o1344, NULL, 421},
     {90, 0x220, "GRRR", o1345, NULL, 335},
-    {90, 0x220, "RRR", o1346, NULL, 4061},
+    {90, 0x220, "RRR", o1346, NULL, 4433},
     {90, 0x221, "GRRR", o1347, NULL, 376},
-    {90, 0x221, "RRR", o1348, NULL, 3408},
+    {90, 0x221, "RRR", o1348, NULL, 3536},
     {90, 0x223, "GRRRR", o1349, NULL, 295},
-    {90, 0x223, "RRRR", o1350, NULL, 102893},
+    {90, 0x223, "RRRR", o1350, NULL, 102949},
     {90, 0x224, "GRRRR", o1351, NULL, 577},
     {90, 0x224, "RRRR", o1352, NULL, 3150},
     {90, 0x224, "RRRRP", o1353, NULL, 106},
@@ -3070,7 +3071,7 @@ const rs_sass_form rs_sass_forms[] = {
     {90, 0x3c6, "", o1416, NULL, 1},
     {90, 0x414, "RRR", o1417, NULL, 2},
     {90, 0x421, "GRR", o1418, NULL, 2},
-    {90, 0x421, "RR", o1419, NULL, 2133},
+    {90, 0x421, "RR", o1419, NULL, 2313},
     {90, 0x423, "GRRR", o1420, NULL, 14},
     {90, 0x423, "RRR", o1421, NULL, 1590},
     {90, 0x424, "GRRR", o1422, NULL, 127},
@@ -3114,15 +3115,15 @@ const rs_sass_form rs_sass_forms[] = {
     {90, 0x81c, "PPPPP", o1460, NULL, 828},
     {90, 0x81c, "PPPPQ", o1461, NULL, 1061},
     {90, 0x820, "GRR", o1462, NULL, 47},
-    {90, 0x820, "RR", o1463, NULL, 396},
+    {90, 0x820, "RR", o1463, NULL, 516},
     {90, 0x823, "GRRR", o1464, NULL, 403},
-    {90, 0x823, "RRR", o1465, NULL, 96},
+    {90, 0x823, "RRR", o1465, NULL, 544},
     {90, 0x824, "GRRR", o1466, NULL, 458},
     {90, 0x824, "GRRRP", o1467, NULL, 7},
     {90, 0x824, "RRR", o1468, NULL, 11216},
     {90, 0x824, "RRRP", o1469, NULL, 248},
     {90, 0x825, "GRRR", o1470, NULL, 95},
-    {90, 0x825, "RRR", o1471, NULL, 3000},
+    {90, 0x825, "RRR", o1471, NULL, 3144},
     {90, 0x827, "RRR", o1472, NULL, 57},
     {90, 0x828, "RR", o1473, NULL, 1},
     {90, 0x836, "GRR", o1474, NULL, 139},
@@ -3147,9 +3148,9 @@ const rs_sass_form rs_sass_forms[] = {
     {90, 0x8a4, "UUU", o1493, NULL, 172},
     {90, 0x8a5, "UUU", o1494, NULL, 15},
     {90, 0x908, "R", o1495, NULL, 189},
-    {90, 0x918, "", o1496, NULL, 8424},
+    {90, 0x918, "", o1496, NULL, 8796},
     {90, 0x919, "GR", o1497, NULL, 37},
-    {90, 0x919, "R", o1498, NULL, 3080},
+    {90, 0x919, "R", o1498, NULL, 3152},
     {90, 0x91a, "", o1499, NULL, 499},
     {90, 0x91b, "", o1500, NULL, 18},
     {90, 0x941, "B", o1501, NULL, 1533},
@@ -3158,13 +3159,13 @@ const rs_sass_form rs_sass_forms[] = {
     {90, 0x944, "", o1504, NULL, 244},
     {90, 0x945, "B", o1505, NULL, 1533},
     {90, 0x946, "", o1506, NULL, 3},
-    {90, 0x947, "", o1507, NULL, 2239},
+    {90, 0x947, "", o1507, NULL, 2275},
     {90, 0x947, "G", o1508, NULL, 8972},
     {90, 0x947, "GP", o1509, NULL, 189},
     {90, 0x947, "U", o1510, NULL, 6},
     {90, 0x948, "", o1511, NULL, 22},
-    {90, 0x94d, "", o1512, NULL, 728},
-    {90, 0x94d, "G", o1513, NULL, 1292},
+    {90, 0x94d, "", o1512, NULL, 764},
+    {90, 0x94d, "G", o1513, NULL, 1328},
     {90, 0x94d, "GP", o1514, NULL, 32},
     {90, 0x94e, "R", o1515, NULL, 1},
     {90, 0x950, "R", o1516, NULL, 205},
@@ -3173,7 +3174,7 @@ const rs_sass_form rs_sass_forms[] = {
     {90, 0x980, "RR", o1519, NULL, 1},
     {90, 0x980, "RUR", o1520, NULL, 24},
     {90, 0x981, "GRUR", o1521, NULL, 1022},
-    {90, 0x981, "RUR", o1522, NULL, 11333},
+    {90, 0x981, "RUR", o1522, NULL, 11441},
     {90, 0x983, "GRR", o1523, NULL, 1},
     {90, 0x983, "RR", o1524, NULL, 176},
     {90, 0x984, "GRR", o1525, NULL, 156},
@@ -3182,7 +3183,7 @@ const rs_sass_form rs_sass_forms[] = {
     {90, 0x984, "RU", o1528, NULL, 511},
     {90, 0x985, "URR", o1529, NULL, 7},
     {90, 0x986, "GURR", o1530, NULL, 775},
-    {90, 0x986, "URR", o1531, NULL, 5923},
+    {90, 0x986, "URR", o1531, NULL, 5959},
     {90, 0x988, "GRUR", o1532, NULL, 2},
     {90, 0x989, "PRRR", o1533, NULL, 72},
     {90, 0x98a, "GPRURR", o1534, NULL, 1},
@@ -3203,14 +3204,14 @@ const rs_sass_form rs_sass_forms[] = {
     {90, 0x9b0, "U", o1549, NULL, 1},
     {90, 0x9c3, "U", o1550, NULL, 930},
     {90, 0x9c7, "", o1551, NULL, 2},
-    {90, 0xab9, "U", o1552, NULL, 5064},
+    {90, 0xab9, "U", o1552, NULL, 5152},
     {90, 0xb1d, "", o1553, NULL, 1383},
     {90, 0xb82, "GR", o1554, NULL, 567},
-    {90, 0xb82, "R", o1555, NULL, 2567},
+    {90, 0xb82, "R", o1555, NULL, 2767},
     {90, 0xb82, "RR", o1556, NULL, 306},
     {90, 0xc02, "RU", o1557, NULL, 612},
     {90, 0xc07, "RRUP", o1558, NULL, 3224},
-    {90, 0xc0a, "RRUP", o1559, NULL, 2},
+    {90, 0xc0a, "RRUP", o1559, NULL, 30},
     {90, 0xc0b, "PPRUP", o1560, NULL, 2},
     {90, 0xc0c, "PPRUP", o1561, NULL, 4022},
     {90, 0xc0c, "PPRUPP", o1562, NULL, 1748},
@@ -3230,9 +3231,9 @@ const rs_sass_form rs_sass_forms[] = {
     {90, 0xc12, "GRRURP", o1576, NULL, 2},
     {90, 0xc12, "RRURP", o1577, NULL, 65},
     {90, 0xc20, "RRU", o1578, NULL, 4022},
-    {90, 0xc23, "RRUR", o1579, NULL, 3851},
+    {90, 0xc23, "RRUR", o1579, NULL, 3867},
     {90, 0xc24, "GRRUR", o1580, NULL, 63},
-    {90, 0xc24, "RRUR", o1581, NULL, 3578},
+    {90, 0xc24, "RRUR", o1581, NULL, 3614},
     {90, 0xc25, "RRUR", o1582, NULL, 1818},
     {90, 0xc28, "RRU", o1583, NULL, 950},
     {90, 0xc2b, "RRUR", o1584, NULL, 948},
@@ -3248,31 +3249,32 @@ const rs_sass_form rs_sass_forms[] = {
     {90, 0xd09, "RU", o1594, NULL, 1},
     {90, 0xd12, "RU", o1595, NULL, 2},
     {90, 0xdc7, "", o1596, NULL, 2},
-    {90, 0xe24, "GRRRU", o1597, NULL, 4},
-    {90, 0xe24, "RRRU", o1598, NULL, 799},
-    {90, 0xe24, "RRRUP", o1599, NULL, 1},
-    {90, 0xe25, "RRRU", o1600, NULL, 107},
-    {90, 0xe46, "RRRUP", o1601, NULL, 8},
-    {90, 0xf60, "PRRRRU", o1602, NULL, 49},
-    {90, 0xf60, "RRRRU", o1603, NULL, 416},
-    {90, 0xf60, "RRRU", o1604, t1604, 1},
-    {90, 0xf63, "PRRRU", o1605, NULL, 16},
-    {90, 0xf63, "RRRRU", o1606, NULL, 33},
-    {90, 0xf63, "RRRU", o1607, NULL, 117},
-    {90, 0xf66, "PRRRRU", o1608, NULL, 14},
-    {90, 0xf66, "PRRRU", o1609, t1609, 2},
-    {90, 0xf66, "RRRRU", o1610, NULL, 123},
-    {90, 0xf66, "RRRU", o1611, NULL, 78},
-    {90, 0xf6c, "RRRRU", o1612, NULL, 98},
-    {90, 0xf6f, "RRRU", o1613, NULL, 63},
-    {90, 0xf89, "PRR", o1614, NULL, 215},
-    {90, 0xf8c, "RRU", o1615, NULL, 2},
-    {90, 0xf8c, "RU", o1616, NULL, 1},
-    {90, 0xf99, "RRU", o1617, NULL, 218},
-    {90, 0xf9b, "RRU", o1618, NULL, 52},
-    {90, 0xf9d, "RRU", o1619, NULL, 152},
-    {90, 0xf9f, "RRU", o1620, NULL, 133},
-    {90, 0xfae, "GRUR", o1621, NULL, 5},
-    {90, 0xfae, "RUR", o1622, NULL, 2},
+    {90, 0xe21, "RRU", o1597, NULL, 16},
+    {90, 0xe24, "GRRRU", o1598, NULL, 4},
+    {90, 0xe24, "RRRU", o1599, NULL, 799},
+    {90, 0xe24, "RRRUP", o1600, NULL, 1},
+    {90, 0xe25, "RRRU", o1601, NULL, 107},
+    {90, 0xe46, "RRRUP", o1602, NULL, 8},
+    {90, 0xf60, "PRRRRU", o1603, NULL, 49},
+    {90, 0xf60, "RRRRU", o1604, NULL, 416},
+    {90, 0xf60, "RRRU", o1605, t1605, 1},
+    {90, 0xf63, "PRRRU", o1606, NULL, 16},
+    {90, 0xf63, "RRRRU", o1607, NULL, 33},
+    {90, 0xf63, "RRRU", o1608, NULL, 117},
+    {90, 0xf66, "PRRRRU", o1609, NULL, 14},
+    {90, 0xf66, "PRRRU", o1610, t1610, 2},
+    {90, 0xf66, "RRRRU", o1611, NULL, 123},
+    {90, 0xf66, "RRRU", o1612, NULL, 78},
+    {90, 0xf6c, "RRRRU", o1613, NULL, 98},
+    {90, 0xf6f, "RRRU", o1614, NULL, 63},
+    {90, 0xf89, "PRR", o1615, NULL, 215},
+    {90, 0xf8c, "RRU", o1616, NULL, 2},
+    {90, 0xf8c, "RU", o1617, NULL, 1},
+    {90, 0xf99, "RRU", o1618, NULL, 218},
+    {90, 0xf9b, "RRU", o1619, NULL, 52},
+    {90, 0xf9d, "RRU", o1620, NULL, 152},
+    {90, 0xf9f, "RRU", o1621, NULL, 133},
+    {90, 0xfae, "GRUR", o1622, NULL, 5},
+    {90, 0xfae, "RUR", o1623, NULL, 2},
 };
 const size_t rs_sass_nforms = sizeof rs_sass_forms / sizeof *rs_sass_forms;

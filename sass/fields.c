@@ -3,70 +3,70 @@
  * from (encoding, listing) pairs of ptxas 13 output (sass/learn.c says how). Per token: the
  * field's lowest bit, -1 when not trusted (several or no offsets fit every sample). Do not
  * edit by hand; docs/lower.md.
- * Merged (`regsweep lower learn --merge`) from 25 new (cubin, listing) pairs and the base table
+ * Merged (`regsweep lower learn --merge`) from 30 new (cubin, listing) pairs and the base table
  * build/learn-fields/fields-2a5cea2.c (Learned from 1533 (cubin, listing) pairs), 1511 forms:
- * 894 kept as the base had them (unseen in the new pairs; their comments are the base's),
- * 617 seen in both (the base's trusted fields fit every new sample; the new pairs decide the
- * base's untrusted ones), 113 new: 1624 forms. */
+ * 805 kept as the base had them (unseen in the new pairs; their comments are the base's),
+ * 706 seen in both (the base's trusted fields fit every new sample; the new pairs decide the
+ * base's untrusted ones), 122 new: 1633 forms. */
 #include "sass/lower.h"
 
-/* Operand order: R fields in increasing bit order in 1618 of 1618 pairs, UR in 204 of 204
+/* Operand order: R fields in increasing bit order in 1623 of 1623 pairs, UR in 204 of 204
  * (fields learned as the one offset that fits, here or in the base table), apart from
  * the opcodes with an exception (their tied tokens stay tied): R 0x361 R 0x364 R 0x367 R 0x36d R 0x370 R 0xb60 R 0xb63 R 0xb66 R 0xb6c R 0xf60 R 0xf63 R 0xf66 R 0xf6c. Tied tokens are split in that order (the rule holds for both kinds). */
 
 static const int8_t o0[] = {12, 16, 32}; /* merged: 120 samples in the base, 177 new */
-static const int8_t o1[] = {16, 32}; /* merged: 1709 samples in the base, 997 new */
+static const int8_t o1[] = {16, 32}; /* merged: 1709 samples in the base, 1033 new */
 static const int8_t o2[] = {16, 24, 32, 87}; /* merged: 1811 samples in the base, 240 new */
 static const int8_t o3[] = {16, 24, 32, 87}; /* merged: 116 samples in the base, 40 new */
 static const int8_t o4[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 1 values */ /* merged: 90 samples in the base, 320 new */
 static const int8_t o5[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */ /* merged: 6 samples in the base, 238 new */
 static const int8_t o6[] = {81, -1, 24, 32, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 55 samples in the base, 343 new; 4: untrusted in the base */
-static const int8_t o7[] = {81, -1, 24, 32, 87}; /* 1: 3 offsets fit, 1 values */ /* merged: 2045 samples in the base, 1226 new */
+static const int8_t o7[] = {81, -1, 24, 32, 87}; /* 1: 3 offsets fit, 1 values */ /* merged: 2045 samples in the base, 1334 new */
 static const int8_t o8[] = {81, -1, 24, 32, -1, 68}; /* 1: 5 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */ /* merged: 1315 samples in the base, 2 new */
 static const int8_t o9[] = {12, 16, 81, 84, 24, 32, 64};
 static const int8_t o10[] = {12, 16, 81, 24, 32, 64};
-static const int8_t o11[] = {12, 16, 24, 32, -1}; /* 4: 8 offsets fit, 1 values */
+static const int8_t o11[] = {12, 16, 24, 32, -1}; /* 4: 8 offsets fit, 1 values */ /* merged: 80 samples in the base, 97 new */
 static const int8_t o12[] = {12, 16, 24, 32, 64, 87, 77};
 static const int8_t o13[] = {16, 81, 84, 24, 32, 64};
 static const int8_t o14[] = {16, 81, 24, 32, 64}; /* merged: 2188 samples in the base, 8 new */
-static const int8_t o15[] = {16, 24, 32, 64}; /* merged: 1846 samples in the base, 555 new */
+static const int8_t o15[] = {16, 24, 32, 64}; /* merged: 1846 samples in the base, 612 new */
 static const int8_t o16[] = {16, 24, 32, 64, 87, 77}; /* merged: 848 samples in the base, 3 new */
 static const int8_t o17[] = {12, 16, 24, 32};
 static const int8_t o18[] = {12, 16, 24, 32, 87};
 static const int8_t o19[] = {16, 81, 24, 32}; /* merged: 2337 samples in the base, 1 new */
 static const int8_t o20[] = {-1, -1, -1, -1, 64}; /* 0: 4 offsets fit, 1 values */ /* 1: 55 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */ /* 3: 3 offsets fit, 1 values */
-static const int8_t o21[] = {16, 24, 32}; /* merged: 1101 samples in the base, 158 new */
+static const int8_t o21[] = {16, 24, 32}; /* merged: 1101 samples in the base, 167 new */
 static const int8_t o22[] = {16, 24, 32, 87};
 static const int8_t o23[] = {16, 24, 32, 64};
 static const int8_t o24[] = {16, 24, 32, 64, 87}; /* merged: 2290 samples in the base, 1 new */
 static const int8_t o25[] = {12, 16, 24, 32, -1, -1}; /* 0: 44 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 4 values; tied, split in operand order */ /* 2: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 3: 2 offsets fit, 4 values; tied, split in operand order */ /* 4: 4 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */
 static const int8_t o26[] = {-1, 16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
 static const int8_t o27[] = {16, 24, 32, 64, -1}; /* 4: 10 offsets fit, 1 values */ /* merged: 294 samples in the base, 540 new */
-static const int8_t o28[] = {16, 32};
+static const int8_t o28[] = {16, 32}; /* merged: 15 samples in the base, 36 new */
 static const int8_t o29[] = {16, 24, -1, 64}; /* 0: 3 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 2: 45 offsets fit, 1 values */
 static const int8_t o30[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */
 static const int8_t o31[] = {12, 16, 24, 32, 64}; /* 0: 53 offsets fit, 1 values; the guard's bit */
 static const int8_t o32[] = {16, 24, 32, 64}; /* merged: 61 samples in the base, 480 new */
-static const int8_t o33[] = {12, 16, 24, 32}; /* merged: 43 samples in the base, 12 new */
-static const int8_t o34[] = {16, 24, 32}; /* merged: 3741 samples in the base, 970 new */
+static const int8_t o33[] = {12, 16, 24, 32}; /* merged: 43 samples in the base, 28 new */
+static const int8_t o34[] = {16, 24, 32}; /* merged: 3741 samples in the base, 986 new */
 static const int8_t o35[] = {12, 16, 24, 32}; /* merged: 129 samples in the base, 169 new */
-static const int8_t o36[] = {16, 24, 32}; /* merged: 1709 samples in the base, 2038 new */
+static const int8_t o36[] = {16, 24, 32}; /* merged: 1709 samples in the base, 2144 new */
 static const int8_t o37[] = {12, 16, 24, 32, 64};
-static const int8_t o38[] = {16, 24, 32, 64}; /* merged: 61979 samples in the base, 4356 new */
-static const int8_t o39[] = {12, 16, 24, 32, 64}; /* merged: 326 samples in the base, 299 new */
-static const int8_t o40[] = {16, 24, 32, 64}; /* merged: 2170 samples in the base, 1251 new */
+static const int8_t o38[] = {16, 24, 32, 64}; /* merged: 61979 samples in the base, 4392 new */
+static const int8_t o39[] = {12, 16, 24, 32, 64}; /* merged: 326 samples in the base, 302 new */
+static const int8_t o40[] = {16, 24, 32, 64}; /* merged: 2170 samples in the base, 1338 new */
 static const int8_t o41[] = {16, -1, -1, 64, 87}; /* 1: 9 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */ /* merged: 97 samples in the base, 9 new */
 static const int8_t o42[] = {16, -1, 24, 32, 64}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 60 offsets fit, 1 values */ /* 4: 2 offsets fit, 2 values; tied, split in operand order */
 static const int8_t o43[] = {16, 24, 32, 64};
 static const int8_t o44[] = {16, 24, -1, 64}; /* 2: 51 offsets fit, 1 values */
 static const int8_t o45[] = {16, 81, 24, 32, 64};
-static const int8_t o46[] = {16, 24, 32, 64};
+static const int8_t o46[] = {16, 24, 32, 64}; /* merged: 41 samples in the base, 72 new */
 static const int8_t o47[] = {16, 24, 32};
 static const int8_t o48[] = {12, 16, 24, 64};
-static const int8_t o49[] = {16, 24, 64}; /* merged: 114 samples in the base, 1 new */
+static const int8_t o49[] = {16, 24, 64}; /* merged: 114 samples in the base, 7 new */
 static const int8_t o50[] = {-1, -1, 24, 32, -1}; /* 0: 62 offsets fit, 1 values */ /* 1: 11 offsets fit, 1 values */ /* 4: 11 offsets fit, 1 values */
 static const int8_t o51[] = {16, 24, 32, 64};
-static const int8_t o52[] = {16, 24, 32};
+static const int8_t o52[] = {16, 24, 32}; /* merged: 2805 samples in the base, 16 new */
 static const int8_t o53[] = {-1, -1, -1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 3: 3 offsets fit, 1 values */
 static const int8_t o54[] = {16, 24, 32, 64};
 static const int8_t o55[] = {16, 24, 32, 87};
@@ -87,13 +87,13 @@ static const int8_t o69[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
 static const int8_t o70[] = {16, 32};
 static const int8_t o71[] = {16, 32};
 static const int8_t o72[] = {81, 24, 32}; /* merged: 14 samples in the base, 264 new; 0: untrusted in the base */
-static const int8_t o73[] = {16, 32}; /* merged: 1380 samples in the base, 16 new */
-static const int8_t o74[] = {16, 32}; /* merged: 13 samples in the base, 460 new */
-static const int8_t o75[] = {16, 32}; /* merged: 63 samples in the base, 484 new */
+static const int8_t o73[] = {16, 32}; /* merged: 1380 samples in the base, 32 new */
+static const int8_t o74[] = {16, 32}; /* merged: 13 samples in the base, 496 new */
+static const int8_t o75[] = {16, 32}; /* merged: 63 samples in the base, 584 new */
 static const int8_t o76[] = {12, 16, 32};
-static const int8_t o77[] = {16, 32}; /* merged: 194 samples in the base, 662 new */
-static const int8_t o78[] = {16, 32};
-static const int8_t o79[] = {16, 32}; /* merged: 9 samples in the base, 1 new */
+static const int8_t o77[] = {16, 32}; /* merged: 194 samples in the base, 730 new */
+static const int8_t o78[] = {16, 32}; /* merged: 8 samples in the base, 16 new */
+static const int8_t o79[] = {16, 32}; /* merged: 9 samples in the base, 65 new */
 static const int8_t o80[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */
 static const int8_t o81[] = {16, 32};
 static const int8_t o82[] = {24};
@@ -112,14 +112,14 @@ static const int8_t o92[] = {64, 16, 24, 32};
 static const int8_t o93[] = {64, 16, 24, 32};
 static const int8_t o94[] = {64, 16, 24};
 static const int8_t o95[] = {12, 16, 24};
-static const int8_t o96[] = {16, 24}; /* merged: 8338 samples in the base, 399 new */
+static const int8_t o96[] = {16, 24}; /* merged: 8338 samples in the base, 435 new */
 static const int8_t o97[] = {24, 64}; /* merged: 3 samples in the base, 1 new */
 static const int8_t o98[] = {12, 24, 32};
-static const int8_t o99[] = {24, 32}; /* merged: 5391 samples in the base, 445 new */
+static const int8_t o99[] = {24, 32}; /* merged: 5391 samples in the base, 497 new */
 static const int8_t o100[] = {24, 32};
 static const int8_t o101[] = {12, 24, 32};
 static const int8_t o102[] = {-1}; /* 0: 2 offsets fit, 1 values */
-static const int8_t o103[] = {24, 32};
+static const int8_t o103[] = {24, 32}; /* merged: 4783 samples in the base, 16 new */
 static const int8_t o104[] = {-1, 16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 3 values; tied, split in operand order */ /* 3: 2 offsets fit, 3 values; tied, split in operand order */
 static const int8_t o105[] = {-1, 16, 24, 32}; /* 0: 47 offsets fit, 1 values */
 static const int8_t o106[] = {81, 16, 24, 32, 64};
@@ -127,73 +127,73 @@ static const int8_t o107[] = {12, -1, -1, -1}; /* 0: 3 offsets fit, 1 values; th
 static const int8_t o108[] = {16, 24, 32}; /* 0: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
 static const int8_t o109[] = {16, 24, 32, 64};
 static const int8_t o110[] = {24, 32, 64};
-static const int8_t o111[] = {16, 24};
-static const int8_t o112[] = {-1, 16, 24, 32}; /* 0: 18 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o111[] = {16, 24}; /* merged: 3 samples in the base, 16 new */
+static const int8_t o112[] = {-1, 16, 24, 32}; /* 0: 17 offsets fit, 1 values */ /* merged: 2 samples in the base, 16 new */
 static const int8_t o113[] = {-1, 16, 24, 32, 64}; /* 0: 4 offsets fit, 1 values */
 static const int8_t o114[] = {-1, 16, 24}; /* 0: 70 offsets fit, 1 values */
 static const int8_t o115[] = {16, 24};
 static const int8_t o116[] = {16, 24, -1}; /* 2: 46 offsets fit, 1 values */
 static const int8_t o117[] = {12, 16, 24}; /* 0: 2 offsets fit, 2 values; the guard's bit */
-static const int8_t o118[] = {16, 24}; /* merged: 12 samples in the base, 2777 new */
+static const int8_t o118[] = {16, 24}; /* merged: 12 samples in the base, 2949 new */
 static const int8_t o119[] = {12, 16, 24, 64};
-static const int8_t o120[] = {16, 24, 64}; /* merged: 68 samples in the base, 1876 new */
+static const int8_t o120[] = {16, 24, 64}; /* merged: 68 samples in the base, 2032 new */
 static const int8_t o121[] = {12, 16, 24, 64}; /* merged: 121 samples in the base, 158 new */
 static const int8_t o122[] = {16, 24, 64}; /* merged: 766 samples in the base, 1080 new */
-static const int8_t o123[] = {16, 24, 64}; /* 0: 2 offsets fit, 3 values; tied, split in operand order */ /* 2: 2 offsets fit, 3 values; tied, split in operand order */
+static const int8_t o123[] = {16, 24, 64}; /* merged: 4 samples in the base, 16 new */
 static const int8_t o124[] = {16, 24}; /* 0: 3 offsets fit, 1 values; narrowed (no overlap, operand order) */
 static const int8_t o125[] = {16, 24, 64};
 static const int8_t o126[] = {-1, 16, 24, 32}; /* 0: 11 offsets fit, 1 values */ /* merged: 13 samples in the base, 424 new */
 static const int8_t o127[] = {24, 32}; /* merged: 5 samples in the base, 128 new; 1: untrusted in the base */
 static const int8_t o128[] = {16, 24};
 static const int8_t o129[] = {16, 24, 64};
-static const int8_t o130[] = {16, 24, 64}; /* merged: 413 samples in the base, 294 new */
+static const int8_t o130[] = {16, 24, 64}; /* merged: 413 samples in the base, 297 new */
 static const int8_t o131[] = {16, 24, 64, 87}; /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */
 static const int8_t o132[] = {12, 16, 24, 64};
-static const int8_t o133[] = {16, 24, 64}; /* merged: 324 samples in the base, 618 new */
+static const int8_t o133[] = {16, 24, 64}; /* merged: 324 samples in the base, 702 new */
 static const int8_t o134[] = {16, 24}; /* 0: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
 static const int8_t o135[] = {12, 16}; /* merged: 46 samples in the base, 80 new */
-static const int8_t o136[] = {16}; /* merged: 353 samples in the base, 1150 new */
+static const int8_t o136[] = {16}; /* merged: 353 samples in the base, 1192 new */
 static const int8_t o137[] = {16, 24}; /* merged: 92 samples in the base, 18 new */
 static const int8_t o138[] = {12, 16};
 static const int8_t o139[] = {16}; /* merged: 7691 samples in the base, 21 new */
-static const int8_t o140[] = {16, -1, 87}; /* 1: 3 offsets fit, 1 values */ /* merged: 10 samples in the base, 6 new */
+static const int8_t o140[] = {16, -1, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 10 samples in the base, 22 new */
 static const int8_t o141[] = {16, 24, 87}; /* merged: 588 samples in the base, 369 new */
 static const int8_t o142[] = {16, 24, 87}; /* merged: 27 samples in the base, 96 new */
 static const int8_t o143[] = {16, 24, -1}; /* 2: 8 offsets fit, 1 values */
 static const int8_t o144[] = {16, 24, -1}; /* 2: 6 offsets fit, 1 values */ /* merged: 1 samples in the base, 16 new; 1: untrusted in the base */
-static const int8_t o145[] = {81, -1, 24, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 96 samples in the base, 1406 new; 3: untrusted in the base */
+static const int8_t o145[] = {81, -1, 24, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 96 samples in the base, 1454 new; 3: untrusted in the base */
 static const int8_t o146[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */ /* merged: 4139 samples in the base, 1428 new */
 static const int8_t o147[] = {-1, -1, 24, -1, -1}; /* 0: 34 offsets fit, 1 values */ /* 1: 35 offsets fit, 1 values */ /* 3: 35 offsets fit, 1 values */ /* 4: 34 offsets fit, 1 values */
 static const int8_t o148[] = {12, 16, 24, -1}; /* 3: 8 offsets fit, 1 values */ /* merged: 66 samples in the base, 238 new */
 static const int8_t o149[] = {16, 81, 84, 24, 64};
 static const int8_t o150[] = {16, 81, 24, 64}; /* merged: 283 samples in the base, 9 new */
-static const int8_t o151[] = {16, 24, 64}; /* merged: 5026 samples in the base, 2396 new */
+static const int8_t o151[] = {16, 24, 64}; /* merged: 5026 samples in the base, 2464 new */
 static const int8_t o152[] = {16, 24, 64, 87, -1}; /* 2: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 4 offsets fit, 1 values */ /* merged: 162 samples in the base, 1 new; 2: untrusted in the base */
 static const int8_t o153[] = {12, 16, 24};
 static const int8_t o154[] = {16, 24}; /* merged: 665 samples in the base, 246 new */
 static const int8_t o155[] = {16, 24, 64};
 static const int8_t o156[] = {12, 16, 24, 64, -1}; /* 4: 3 offsets fit, 1 values */
 static const int8_t o157[] = {81, 16, 24, 64, -1}; /* 4: 38 offsets fit, 1 values */ /* merged: 338 samples in the base, 714 new */
-static const int8_t o158[] = {16, 24, 64, -1}; /* 3: 4 offsets fit, 1 values */ /* merged: 3336 samples in the base, 3712 new */
+static const int8_t o158[] = {16, 24, 64, -1}; /* 3: 4 offsets fit, 1 values */ /* merged: 3336 samples in the base, 3718 new */
 static const int8_t o159[] = {12, 16, -1, 64}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values; tied, split in operand order */
-static const int8_t o160[] = {16, 24, 64}; /* merged: 7 samples in the base, 96 new */
+static const int8_t o160[] = {16, 24, 64}; /* merged: 7 samples in the base, 112 new */
 static const int8_t o161[] = {16, 24, -1}; /* 2: 2 offsets fit, 1 values */
 static const int8_t o162[] = {12, 16, 24, 64};
-static const int8_t o163[] = {16, 24, 64}; /* merged: 7838 samples in the base, 1096 new */
+static const int8_t o163[] = {16, 24, 64}; /* merged: 7838 samples in the base, 1133 new */
 static const int8_t o164[] = {81, -1, 87, 77, 68}; /* 1: 3 offsets fit, 1 values */ /* merged: 108 samples in the base, 952 new */
 static const int8_t o165[] = {81, -1, -1, -1, 68}; /* 1: 7 offsets fit, 1 values */ /* 2: 7 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */
-static const int8_t o166[] = {12, 16, 24};
-static const int8_t o167[] = {16, 24}; /* merged: 40 samples in the base, 536 new */
+static const int8_t o166[] = {12, 16, 24}; /* merged: 47 samples in the base, 45 new */
+static const int8_t o167[] = {16, 24}; /* merged: 40 samples in the base, 569 new */
 static const int8_t o168[] = {16, 24, 64};
 static const int8_t o169[] = {12, 16, 24, 64}; /* merged: 43 samples in the base, 476 new */
 static const int8_t o170[] = {16, 24, 64}; /* merged: 34 samples in the base, 416 new */
-static const int8_t o171[] = {12, 16, 24, 64};
-static const int8_t o172[] = {16, 24, 64}; /* merged: 8043 samples in the base, 1772 new */
+static const int8_t o171[] = {12, 16, 24, 64}; /* merged: 318 samples in the base, 8 new */
+static const int8_t o172[] = {16, 24, 64}; /* merged: 8043 samples in the base, 1808 new */
 static const int8_t o173[] = {16, 24, 64, 87}; /* merged: 339 samples in the base, 8 new */
 static const int8_t o174[] = {12, 16, 24, 64};
-static const int8_t o175[] = {16, 24, 64}; /* merged: 1946 samples in the base, 112 new */
+static const int8_t o175[] = {16, 24, 64}; /* merged: 1946 samples in the base, 128 new */
 static const int8_t o176[] = {16, 24, 64};
-static const int8_t o177[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */
+static const int8_t o177[] = {16, 24}; /* merged: 1 samples in the base, 36 new; 0: untrusted in the base; 1: untrusted in the base */
 static const int8_t o178[] = {16, 24};
 static const int8_t o179[] = {16};
 static const int8_t o180[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* merged: 8 samples in the base, 2 new */
@@ -210,19 +210,19 @@ static const int8_t o190[] = {16, 24, 64}; /* merged: 1907 samples in the base, 
 static const int8_t o191[] = {16, 24, 64};
 static const int8_t o192[] = {16, 24, 64};
 static const int8_t o193[] = {16}; /* merged: 9 samples in the base, 238 new */
-static const int8_t o194[] = {0}; /* merged: 1287 samples in the base, 1625 new */
-static const int8_t o195[] = {16}; /* merged: 1436 samples in the base, 1011 new */
+static const int8_t o194[] = {0}; /* merged: 1287 samples in the base, 1778 new */
+static const int8_t o195[] = {16}; /* merged: 1436 samples in the base, 1083 new */
 static const int8_t o196[] = {0}; /* merged: 14 samples in the base, 521 new */
 static const int8_t o197[] = {16}; /* merged: 885 samples in the base, 762 new */
 static const int8_t o198[] = {16};
 static const int8_t o199[] = {0}; /* merged: 71 samples in the base, 264 new */
 static const int8_t o200[] = {16}; /* merged: 885 samples in the base, 762 new */
 static const int8_t o201[] = {0}; /* merged: 6 samples in the base, 2 new */
-static const int8_t o202[] = {0}; /* merged: 712 samples in the base, 1876 new */
+static const int8_t o202[] = {0}; /* merged: 712 samples in the base, 1912 new */
 static const int8_t o203[] = {12}; /* merged: 4885 samples in the base, 2427 new */
 static const int8_t o204[] = {12, 87}; /* merged: 9 samples in the base, 238 new */
 static const int8_t o205[] = {0};
-static const int8_t o206[] = {0}; /* merged: 357 samples in the base, 445 new */
+static const int8_t o206[] = {0}; /* merged: 357 samples in the base, 481 new */
 static const int8_t o207[] = {12}; /* merged: 496 samples in the base, 446 new */
 static const int8_t o208[] = {12, -1}; /* 0: 86 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values */
 static const int8_t o209[] = {24}; /* merged: 37 samples in the base, 238 new */
@@ -237,7 +237,7 @@ static const int8_t o217[] = {12, 16, 24}; /* 0: 76 offsets fit, 1 values; the g
 static const int8_t o218[] = {16, 24};
 static const int8_t o219[] = {12, 16, 24};
 static const int8_t o220[] = {16};
-static const int8_t o221[] = {16, 24};
+static const int8_t o221[] = {16, 24}; /* merged: 31649 samples in the base, 16 new */
 static const int8_t o222[] = {16, 24, 32};
 static const int8_t o223[] = {16, 32};
 static const int8_t o224[] = {12, 24, -1, 32}; /* 2: 2 offsets fit, 1 values */
@@ -248,7 +248,7 @@ static const int8_t o228[] = {24, 64, 32};
 static const int8_t o229[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
 static const int8_t o230[] = {12, -1, -1, 64, -1}; /* 0: 52 offsets fit, 1 values; the guard's bit */ /* 1: 9 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */ /* 4: 4 offsets fit, 1 values */
 static const int8_t o231[] = {12, -1, 32}; /* 0: 2 offsets fit, 2 values; the guard's bit */ /* 1: 2 offsets fit, 1 values */
-static const int8_t o232[] = {24, 32};
+static const int8_t o232[] = {24, 32}; /* merged: 15 samples in the base, 32 new */
 static const int8_t o233[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */
 static const int8_t o234[] = {0};
 static const int8_t o235[] = {0};
@@ -259,1452 +259,1461 @@ static const int8_t o239[] = {12, -1, 16, -1, 32}; /* 0: 43 offsets fit, 1 value
 static const int8_t o240[] = {-1, -1, -1, 32}; /* 0: 19 offsets fit, 1 values */ /* 1: 10 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */
 static const int8_t o241[] = {0};
 static const int8_t o242[] = {16}; /* merged: 333 samples in the base, 5 new */
-static const int8_t o243[] = {16}; /* merged: 336 samples in the base, 304 new */
+static const int8_t o243[] = {16}; /* merged: 336 samples in the base, 343 new */
 static const int8_t o244[] = {16, 24, 87};
-static const int8_t o245[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
-static const int8_t o246[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o247[] = {81, -1, 24, 87}; /* 1: 6 offsets fit, 1 values */ /* merged: 1619 samples in the base, 444 new */
-static const int8_t o248[] = {68, -1, 24, -1, 81}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 11 offsets fit, 1 values */ /* 3: 11 offsets fit, 1 values */ /* 4: 2 offsets fit, 2 values; tied */
-static const int8_t t248[] = {0, -1, -1, -1, 0};
-static const int8_t o249[] = {12, 16, 24, -1}; /* 0: 52 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 2 values; tied, split in operand order */ /* 2: 2 offsets fit, 2 values; tied, split in operand order */ /* 3: 9 offsets fit, 1 values */
-static const int8_t o250[] = {16, 81, 84, 24, 64};
-static const int8_t o251[] = {16, 81, 24, 64};
-static const int8_t o252[] = {16, 24, 64}; /* merged: 153 samples in the base, 33 new */
-static const int8_t o253[] = {16, 24, 64, 87, 77};
-static const int8_t o254[] = {12, 16, 81, 24};
-static const int8_t o255[] = {12, 16, 24, 64, 87};
-static const int8_t o256[] = {16, 81, 24}; /* merged: 2296 samples in the base, 1 new */
-static const int8_t o257[] = {16, 24};
-static const int8_t o258[] = {16, 24, 64, 87}; /* merged: 2296 samples in the base, 1 new */
-static const int8_t o259[] = {12, 16, -1, -1, -1}; /* 2: 4 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */ /* 4: 17 offsets fit, 1 values */
-static const int8_t o260[] = {16, 24, 64, -1}; /* 3: 10 offsets fit, 1 values */
-static const int8_t o261[] = {16};
-static const int8_t o262[] = {16, 24, -1}; /* 2: 2 offsets fit, 1 values */
-static const int8_t o263[] = {12, 16, 24};
-static const int8_t o264[] = {16, 24}; /* merged: 3924 samples in the base, 31 new */
-static const int8_t o265[] = {12, 16, 24, 64};
-static const int8_t o266[] = {16, 24, 64}; /* merged: 3752 samples in the base, 156 new */
-static const int8_t o267[] = {12, 16, 24, 64};
-static const int8_t o268[] = {16, 24, 64}; /* merged: 1789 samples in the base, 444 new */
-static const int8_t o269[] = {12, 16, 24, 64};
-static const int8_t o270[] = {16, 24, 64}; /* merged: 2351 samples in the base, 143 new */
-static const int8_t o271[] = {12, 16, 24};
-static const int8_t o272[] = {16, 24};
-static const int8_t o273[] = {12, 16, 24, 64};
-static const int8_t o274[] = {16, 24, 64}; /* 0: 2 offsets fit, 15 values; tied, split in operand order */ /* 2: 2 offsets fit, 15 values; tied, split in operand order */
-static const int8_t o275[] = {16}; /* merged: 1301 samples in the base, 97 new */
-static const int8_t o276[] = {16}; /* merged: 12 samples in the base, 232 new */
-static const int8_t o277[] = {-1}; /* 0: 3 offsets fit, 1 values */
-static const int8_t o278[] = {0};
-static const int8_t o279[] = {81, 64, 16, 24, 32}; /* merged: 1 samples in the base, 48 new; 0: untrusted in the base; 1: untrusted in the base; 3: untrusted in the base; 4: untrusted in the base */
-static const int8_t o280[] = {64, 16, 24, 32}; /* merged: 33 samples in the base, 448 new */
-static const int8_t o281[] = {81, 64, 16, 24, 32};
-static const int8_t o282[] = {64, 16, 24, 32}; /* merged: 6 samples in the base, 144 new */
+static const int8_t o245[] = {16, 24, 87}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */
+static const int8_t o246[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
+static const int8_t o247[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o248[] = {81, -1, 24, 87}; /* 1: 6 offsets fit, 1 values */ /* merged: 1619 samples in the base, 480 new */
+static const int8_t o249[] = {68, -1, 24, -1, 81}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 11 offsets fit, 1 values */ /* 3: 11 offsets fit, 1 values */ /* 4: 2 offsets fit, 2 values; tied */
+static const int8_t t249[] = {0, -1, -1, -1, 0};
+static const int8_t o250[] = {12, 16, 24, -1}; /* 0: 52 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 2 values; tied, split in operand order */ /* 2: 2 offsets fit, 2 values; tied, split in operand order */ /* 3: 9 offsets fit, 1 values */
+static const int8_t o251[] = {16, 81, 84, 24, 64};
+static const int8_t o252[] = {16, 81, 24, 64};
+static const int8_t o253[] = {16, 24, 64}; /* merged: 153 samples in the base, 33 new */
+static const int8_t o254[] = {16, 24, 64, 87, 77};
+static const int8_t o255[] = {12, 16, 81, 24};
+static const int8_t o256[] = {12, 16, 24, 64, 87};
+static const int8_t o257[] = {16, 81, 24}; /* merged: 2296 samples in the base, 1 new */
+static const int8_t o258[] = {16, 24};
+static const int8_t o259[] = {16, 24, 64, 87}; /* merged: 2296 samples in the base, 1 new */
+static const int8_t o260[] = {12, 16, -1, -1, -1}; /* 2: 4 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */ /* 4: 17 offsets fit, 1 values */ /* merged: 4 samples in the base, 36 new */
+static const int8_t o261[] = {16, 24, 64, -1}; /* 3: 12 offsets fit, 1 values */ /* merged: 3 samples in the base, 16 new */
+static const int8_t o262[] = {16}; /* merged: 4 samples in the base, 36 new */
+static const int8_t o263[] = {16, 24, -1}; /* 2: 2 offsets fit, 1 values */
+static const int8_t o264[] = {12, 16, 24};
+static const int8_t o265[] = {16, 24}; /* merged: 3924 samples in the base, 31 new */
+static const int8_t o266[] = {12, 16, 24, 64};
+static const int8_t o267[] = {16, 24, 64}; /* merged: 3752 samples in the base, 156 new */
+static const int8_t o268[] = {12, 16, 24, 64};
+static const int8_t o269[] = {16, 24, 64}; /* merged: 1789 samples in the base, 480 new */
+static const int8_t o270[] = {12, 16, 24, 64};
+static const int8_t o271[] = {16, 24, 64}; /* merged: 2351 samples in the base, 143 new */
+static const int8_t o272[] = {12, 16, 24};
+static const int8_t o273[] = {16, 24};
+static const int8_t o274[] = {12, 16, 24, 64};
+static const int8_t o275[] = {16, 24, 64}; /* 0: 2 offsets fit, 15 values; tied, split in operand order */ /* 2: 2 offsets fit, 15 values; tied, split in operand order */
+static const int8_t o276[] = {16}; /* merged: 1301 samples in the base, 97 new */
+static const int8_t o277[] = {16}; /* merged: 12 samples in the base, 232 new */
+static const int8_t o278[] = {-1}; /* 0: 3 offsets fit, 1 values */
+static const int8_t o279[] = {-1}; /* 0: 2 offsets fit, 1 values */
+static const int8_t o280[] = {0};
+static const int8_t o281[] = {81, 64, 16, 24, 32}; /* merged: 1 samples in the base, 48 new; 0: untrusted in the base; 1: untrusted in the base; 3: untrusted in the base; 4: untrusted in the base */
+static const int8_t o282[] = {64, 16, 24, 32}; /* merged: 33 samples in the base, 448 new */
 static const int8_t o283[] = {81, 64, 16, 24, 32};
-static const int8_t o284[] = {64, 16, 24}; /* merged: 5 samples in the base, 64 new */
-static const int8_t o285[] = {64, 16, 24, 32}; /* merged: 4 samples in the base, 128 new */
-static const int8_t o286[] = {64, 16, 24, 32}; /* merged: 2 samples in the base, 96 new */
-static const int8_t o287[] = {64, 16, 24}; /* merged: 3 samples in the base, 60 new */
-static const int8_t o288[] = {-1, -1}; /* 0: 2 offsets fit, 1 values */ /* 1: 60 offsets fit, 1 values */
-static const int8_t o289[] = {16, 24}; /* merged: 10 samples in the base, 208 new */
-static const int8_t o290[] = {24, 32}; /* merged: 4 samples in the base, 48 new */
-static const int8_t o291[] = {24, 32}; /* merged: 8 samples in the base, 144 new */
-static const int8_t o292[] = {16, 32}; /* merged: 418 samples in the base, 17 new */
-static const int8_t o293[] = {16, 24, 32, 87};
-static const int8_t o294[] = {81, -1, 24, 32, 87}; /* 1: 6 offsets fit, 1 values */ /* merged: 805 samples in the base, 2 new */
-static const int8_t o295[] = {81, -1, 24, 32, -1, 68}; /* 1: 5 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */
-static const int8_t o296[] = {12, 16, 81, 84, 24, 32, 64};
-static const int8_t o297[] = {12, 16, 81, 24, 32, -1}; /* 5: 2 offsets fit, 1 values */
-static const int8_t o298[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
-static const int8_t o299[] = {16, 81, 84, 24, 32, 64};
-static const int8_t o300[] = {16, 81, 24, 32, -1}; /* 4: 2 offsets fit, 1 values */
-static const int8_t o301[] = {16, 24, 32, 64};
-static const int8_t o302[] = {16, 24, 32, 64, 87, 77};
-static const int8_t o303[] = {12, 16, 24, 32, -1}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 4: 4 offsets fit, 1 values */
-static const int8_t o304[] = {16, 81, 24, 32};
-static const int8_t o305[] = {16, 24, 32};
-static const int8_t o306[] = {16, 24, 32, 87};
-static const int8_t o307[] = {16, 24, 32, 64, 87};
-static const int8_t o308[] = {12, 16, -1, 32, -1, -1}; /* 2: 4 offsets fit, 1 values */ /* 4: 4 offsets fit, 1 values */ /* 5: 18 offsets fit, 1 values */
-static const int8_t o309[] = {-1, 16, 24, 32, 64, -1}; /* 0: 53 offsets fit, 1 values */ /* 5: 16 offsets fit, 1 values */ /* merged: 4 samples in the base, 2 new */
-static const int8_t o310[] = {16, 24, 32, 64, -1}; /* 4: 11 offsets fit, 1 values */
-static const int8_t o311[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */
-static const int8_t o312[] = {12, 16, 24, 32, 64};
-static const int8_t o313[] = {16, 24, 32, 64};
-static const int8_t o314[] = {16, 24, 32, 64};
-static const int8_t o315[] = {16, 32};
-static const int8_t o316[] = {16, 32};
+static const int8_t o284[] = {64, 16, 24, 32}; /* merged: 6 samples in the base, 144 new */
+static const int8_t o285[] = {81, 64, 16, 24, 32};
+static const int8_t o286[] = {64, 16, 24}; /* merged: 5 samples in the base, 64 new */
+static const int8_t o287[] = {64, 16, 24, 32}; /* merged: 4 samples in the base, 128 new */
+static const int8_t o288[] = {64, 16, 24, 32}; /* merged: 2 samples in the base, 96 new */
+static const int8_t o289[] = {64, 16, 24}; /* merged: 3 samples in the base, 60 new */
+static const int8_t o290[] = {-1, -1}; /* 0: 2 offsets fit, 1 values */ /* 1: 60 offsets fit, 1 values */
+static const int8_t o291[] = {16, 24}; /* merged: 10 samples in the base, 208 new */
+static const int8_t o292[] = {24, 32}; /* merged: 4 samples in the base, 48 new */
+static const int8_t o293[] = {24, 32}; /* merged: 8 samples in the base, 144 new */
+static const int8_t o294[] = {16, 32}; /* merged: 418 samples in the base, 17 new */
+static const int8_t o295[] = {16, 24, 32, 87};
+static const int8_t o296[] = {81, -1, 24, 32, 87}; /* 1: 6 offsets fit, 1 values */ /* merged: 805 samples in the base, 2 new */
+static const int8_t o297[] = {81, -1, 24, 32, -1, 68}; /* 1: 5 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */
+static const int8_t o298[] = {12, 16, 81, 84, 24, 32, 64};
+static const int8_t o299[] = {12, 16, 81, 24, 32, -1}; /* 5: 2 offsets fit, 1 values */
+static const int8_t o300[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
+static const int8_t o301[] = {16, 81, 84, 24, 32, 64};
+static const int8_t o302[] = {16, 81, 24, 32, -1}; /* 4: 2 offsets fit, 1 values */
+static const int8_t o303[] = {16, 24, 32, 64};
+static const int8_t o304[] = {16, 24, 32, 64, 87, 77};
+static const int8_t o305[] = {12, 16, 24, 32, -1}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 4: 4 offsets fit, 1 values */
+static const int8_t o306[] = {16, 81, 24, 32};
+static const int8_t o307[] = {16, 24, 32};
+static const int8_t o308[] = {16, 24, 32, 87};
+static const int8_t o309[] = {16, 24, 32, 64, 87};
+static const int8_t o310[] = {12, 16, -1, 32, -1, -1}; /* 2: 4 offsets fit, 1 values */ /* 4: 4 offsets fit, 1 values */ /* 5: 18 offsets fit, 1 values */
+static const int8_t o311[] = {-1, 16, 24, 32, 64, -1}; /* 0: 53 offsets fit, 1 values */ /* 5: 16 offsets fit, 1 values */ /* merged: 4 samples in the base, 2 new */
+static const int8_t o312[] = {16, 24, 32, 64, -1}; /* 4: 11 offsets fit, 1 values */
+static const int8_t o313[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */
+static const int8_t o314[] = {12, 16, 24, 32, 64};
+static const int8_t o315[] = {16, 24, 32, 64};
+static const int8_t o316[] = {16, 24, 32, 64};
 static const int8_t o317[] = {16, 32};
 static const int8_t o318[] = {16, 32};
-static const int8_t o319[] = {16, -1}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o320[] = {16, 24, 64, 32}; /* merged: 509 samples in the base, 23 new */
-static const int8_t o321[] = {16, -1, -1, -1, -1}; /* 1: 4 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
-static const int8_t o322[] = {16};
-static const int8_t o323[] = {16};
-static const int8_t o324[] = {-1, 16, 24}; /* 0: 3 offsets fit, 1 values */ /* merged: 243 samples in the base, 552 new */
-static const int8_t o325[] = {12, 16, 32}; /* merged: 99 samples in the base, 185 new */
-static const int8_t o326[] = {16, 32}; /* merged: 1083 samples in the base, 816 new */
-static const int8_t o327[] = {16, 24, 32, 87}; /* merged: 1225 samples in the base, 240 new */
-static const int8_t o328[] = {16, 24, 32, 87}; /* merged: 116 samples in the base, 40 new */
-static const int8_t o329[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 1 values */ /* merged: 88 samples in the base, 320 new */
-static const int8_t o330[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */ /* merged: 6 samples in the base, 238 new */
-static const int8_t o331[] = {81, -1, 24, 32, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 55 samples in the base, 343 new; 4: untrusted in the base */
-static const int8_t o332[] = {81, -1, 24, 32, 87}; /* 1: 3 offsets fit, 1 values */ /* merged: 1524 samples in the base, 1226 new */
-static const int8_t o333[] = {81, -1, 24, 32, -1, 68}; /* 1: 5 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */ /* merged: 889 samples in the base, 2 new */
-static const int8_t o334[] = {12, 16, 81, 84, 24, 32, 64};
-static const int8_t o335[] = {12, 16, 81, 24, 32, 64};
-static const int8_t o336[] = {12, 16, 24, 32, -1}; /* 4: 8 offsets fit, 1 values */
-static const int8_t o337[] = {12, 16, 24, 32, 64, 87, 77};
-static const int8_t o338[] = {16, 81, 84, 24, 32, 64};
-static const int8_t o339[] = {16, 81, 24, 32, 64}; /* merged: 1418 samples in the base, 8 new */
-static const int8_t o340[] = {16, 24, 32, 64}; /* merged: 1608 samples in the base, 532 new */
-static const int8_t o341[] = {16, 24, 32, 64, 87, 77}; /* merged: 406 samples in the base, 3 new */
-static const int8_t o342[] = {12, 16, 24, 32};
-static const int8_t o343[] = {12, 16, 24, 32, 87};
-static const int8_t o344[] = {16, 81, 24, 32}; /* merged: 1505 samples in the base, 1 new */
-static const int8_t o345[] = {-1, -1, -1, -1, 64}; /* 0: 4 offsets fit, 1 values */ /* 1: 55 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */ /* 3: 3 offsets fit, 1 values */
-static const int8_t o346[] = {16, 24, 32}; /* merged: 1026 samples in the base, 167 new */
-static const int8_t o347[] = {16, 24, 32, 87};
-static const int8_t o348[] = {16, 24, 32, 64};
-static const int8_t o349[] = {16, 24, 32, 64, 87}; /* merged: 1458 samples in the base, 1 new */
-static const int8_t o350[] = {12, 16, 24, 32, -1, -1}; /* 2: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 4 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */
-static const int8_t o351[] = {-1, 16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
-static const int8_t o352[] = {16, 24, 32, 64, -1}; /* 4: 10 offsets fit, 1 values */ /* merged: 259 samples in the base, 540 new */
-static const int8_t o353[] = {16, 32};
-static const int8_t o354[] = {16, 24, 32, 64}; /* 0: 3 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 1: 45 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o355[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */
-static const int8_t o356[] = {12, 16, 24, 32, 64}; /* 0: 55 offsets fit, 1 values; the guard's bit */
-static const int8_t o357[] = {16, 24, 32, 64}; /* merged: 61 samples in the base, 480 new */
-static const int8_t o358[] = {12, 16, 24, 32}; /* merged: 43 samples in the base, 12 new */
-static const int8_t o359[] = {16, 24, 32}; /* merged: 3741 samples in the base, 970 new */
-static const int8_t o360[] = {12, 16, 24, 32}; /* merged: 123 samples in the base, 169 new */
-static const int8_t o361[] = {16, 24, 32}; /* merged: 1708 samples in the base, 2038 new */
-static const int8_t o362[] = {12, 16, 24, 32, 64};
-static const int8_t o363[] = {16, 24, 32, 64}; /* merged: 61978 samples in the base, 4356 new */
-static const int8_t o364[] = {12, 16, 24, 32, 64}; /* merged: 331 samples in the base, 291 new */
-static const int8_t o365[] = {16, 24, 32, 64}; /* merged: 2054 samples in the base, 1209 new */
-static const int8_t o366[] = {16, -1, -1, 64, 87}; /* 1: 9 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */ /* merged: 104 samples in the base, 9 new */
-static const int8_t o367[] = {16, -1, 24, 32, 64}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 59 offsets fit, 1 values */ /* 4: 2 offsets fit, 2 values; tied, split in operand order */
-static const int8_t o368[] = {16, 24, 32, 64};
-static const int8_t o369[] = {16, 24, 32, 64}; /* 1: 51 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o370[] = {16, 81, 24, 32, 64};
-static const int8_t o371[] = {16, 24, 32, 64};
-static const int8_t o372[] = {16, 24, 32};
-static const int8_t o373[] = {12, 16, 24, 64};
-static const int8_t o374[] = {16, 24, 64}; /* merged: 114 samples in the base, 1 new */
-static const int8_t o375[] = {-1, -1, 24, 32, -1}; /* 0: 62 offsets fit, 1 values */ /* 1: 11 offsets fit, 1 values */ /* 4: 11 offsets fit, 1 values */
-static const int8_t o376[] = {16, 24, 32, 64};
-static const int8_t o377[] = {16, 24, 32};
+static const int8_t o319[] = {16, 32};
+static const int8_t o320[] = {16, 32};
+static const int8_t o321[] = {16, -1}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o322[] = {16, 24, 64, 32}; /* merged: 509 samples in the base, 23 new */
+static const int8_t o323[] = {16, -1, -1, -1, -1}; /* 1: 4 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
+static const int8_t o324[] = {16};
+static const int8_t o325[] = {16};
+static const int8_t o326[] = {-1, 16, 24}; /* 0: 3 offsets fit, 1 values */ /* merged: 243 samples in the base, 552 new */
+static const int8_t o327[] = {12, 16, 32}; /* merged: 99 samples in the base, 185 new */
+static const int8_t o328[] = {16, 32}; /* merged: 1083 samples in the base, 822 new */
+static const int8_t o329[] = {16, 24, 32, 87}; /* merged: 1225 samples in the base, 240 new */
+static const int8_t o330[] = {16, 24, 32, 87}; /* merged: 116 samples in the base, 40 new */
+static const int8_t o331[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 1 values */ /* merged: 88 samples in the base, 320 new */
+static const int8_t o332[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */ /* merged: 6 samples in the base, 238 new */
+static const int8_t o333[] = {81, -1, 24, 32, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 55 samples in the base, 343 new; 4: untrusted in the base */
+static const int8_t o334[] = {81, -1, 24, 32, 87}; /* 1: 3 offsets fit, 1 values */ /* merged: 1524 samples in the base, 1334 new */
+static const int8_t o335[] = {81, -1, 24, 32, -1, 68}; /* 1: 5 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */ /* merged: 889 samples in the base, 2 new */
+static const int8_t o336[] = {12, 16, 81, 84, 24, 32, 64};
+static const int8_t o337[] = {12, 16, 81, 24, 32, 64};
+static const int8_t o338[] = {12, 16, 24, 32, -1}; /* 4: 8 offsets fit, 1 values */ /* merged: 74 samples in the base, 97 new */
+static const int8_t o339[] = {12, 16, 24, 32, 64, 87, 77};
+static const int8_t o340[] = {16, 81, 84, 24, 32, 64};
+static const int8_t o341[] = {16, 81, 24, 32, 64}; /* merged: 1418 samples in the base, 8 new */
+static const int8_t o342[] = {16, 24, 32, 64}; /* merged: 1608 samples in the base, 589 new */
+static const int8_t o343[] = {16, 24, 32, 64, 87, 77}; /* merged: 406 samples in the base, 3 new */
+static const int8_t o344[] = {12, 16, 24, 32};
+static const int8_t o345[] = {12, 16, 24, 32, 87};
+static const int8_t o346[] = {16, 81, 24, 32}; /* merged: 1505 samples in the base, 1 new */
+static const int8_t o347[] = {-1, -1, -1, -1, 64}; /* 0: 4 offsets fit, 1 values */ /* 1: 55 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */ /* 3: 3 offsets fit, 1 values */
+static const int8_t o348[] = {16, 24, 32}; /* merged: 1026 samples in the base, 176 new */
+static const int8_t o349[] = {16, 24, 32, 87};
+static const int8_t o350[] = {16, 24, 32, 64};
+static const int8_t o351[] = {16, 24, 32, 64, 87}; /* merged: 1458 samples in the base, 1 new */
+static const int8_t o352[] = {12, 16, 24, 32, -1, -1}; /* 2: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 4 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */
+static const int8_t o353[] = {-1, 16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
+static const int8_t o354[] = {16, 24, 32, 64, -1}; /* 4: 10 offsets fit, 1 values */ /* merged: 259 samples in the base, 540 new */
+static const int8_t o355[] = {16, 32}; /* merged: 15 samples in the base, 36 new */
+static const int8_t o356[] = {16, 24, 32, 64}; /* 0: 3 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 1: 45 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o357[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */
+static const int8_t o358[] = {12, 16, 24, 32, 64}; /* 0: 55 offsets fit, 1 values; the guard's bit */
+static const int8_t o359[] = {16, 24, 32, 64}; /* merged: 61 samples in the base, 480 new */
+static const int8_t o360[] = {12, 16, 24, 32}; /* merged: 43 samples in the base, 28 new */
+static const int8_t o361[] = {16, 24, 32}; /* merged: 3741 samples in the base, 986 new */
+static const int8_t o362[] = {12, 16, 24, 32}; /* merged: 123 samples in the base, 169 new */
+static const int8_t o363[] = {16, 24, 32}; /* merged: 1708 samples in the base, 2144 new */
+static const int8_t o364[] = {12, 16, 24, 32, 64};
+static const int8_t o365[] = {16, 24, 32, 64}; /* merged: 61978 samples in the base, 4392 new */
+static const int8_t o366[] = {12, 16, 24, 32, 64}; /* merged: 331 samples in the base, 294 new */
+static const int8_t o367[] = {16, 24, 32, 64}; /* merged: 2054 samples in the base, 1296 new */
+static const int8_t o368[] = {16, -1, -1, 64, 87}; /* 1: 9 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */ /* merged: 104 samples in the base, 9 new */
+static const int8_t o369[] = {16, -1, 24, 32, 64}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 59 offsets fit, 1 values */ /* 4: 2 offsets fit, 2 values; tied, split in operand order */
+static const int8_t o370[] = {16, 24, 32, 64};
+static const int8_t o371[] = {16, 24, 32, 64}; /* 1: 51 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o372[] = {16, 81, 24, 32, 64};
+static const int8_t o373[] = {16, 24, 32, 64}; /* merged: 41 samples in the base, 72 new */
+static const int8_t o374[] = {16, 24, 32};
+static const int8_t o375[] = {12, 16, 24, 64};
+static const int8_t o376[] = {16, 24, 64}; /* merged: 114 samples in the base, 7 new */
+static const int8_t o377[] = {-1, -1, 24, 32, -1}; /* 0: 62 offsets fit, 1 values */ /* 1: 11 offsets fit, 1 values */ /* 4: 11 offsets fit, 1 values */
 static const int8_t o378[] = {16, 24, 32, 64};
-static const int8_t o379[] = {16, 24, 32, 64};
+static const int8_t o379[] = {16, 24, 32}; /* merged: 2806 samples in the base, 16 new */
 static const int8_t o380[] = {16, 24, 32, 64};
-static const int8_t o381[] = {16, 24, 32}; /* merged: 1378 samples in the base, 8 new */
-static const int8_t o382[] = {16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */
-static const int8_t o383[] = {-1, -1, -1, -1}; /* 0: 5 offsets fit, 1 values */ /* 1: 5 offsets fit, 1 values */ /* 2: 5 offsets fit, 1 values */ /* 3: 3 offsets fit, 1 values */
-static const int8_t o384[] = {16, 24, 32, 87};
-static const int8_t o385[] = {81, -1, 24, 32, 87}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o386[] = {12, -1, -1, -1, -1}; /* 0: 33 offsets fit, 1 values; the guard's bit */ /* 1: 18 offsets fit, 1 values */ /* 2: 18 offsets fit, 1 values */ /* 3: 18 offsets fit, 1 values */ /* 4: 18 offsets fit, 1 values */
-static const int8_t o387[] = {16, 81, 24, 32, -1}; /* 4: 4 offsets fit, 1 values */ /* merged: 94 samples in the base, 30 new */
-static const int8_t o388[] = {16, 24, 32, 64}; /* merged: 381 samples in the base, 1 new */
-static const int8_t o389[] = {16, 24, 32, -1, 87, -1}; /* 3: 7 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */ /* merged: 33 samples in the base, 30 new */
-static const int8_t o390[] = {16, 24, 32};
-static const int8_t o391[] = {16, 24, 32, 87};
-static const int8_t o392[] = {16, 24, 32, 64}; /* merged: 64 samples in the base, 1 new */
-static const int8_t o393[] = {16, 24, 32, 64, -1}; /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 3: 2 offsets fit, 1 values; tied, split in operand order */ /* 4: 13 offsets fit, 1 values */
-static const int8_t o394[] = {16, 24, 32, 64}; /* merged: 324 samples in the base, 1 new */
-static const int8_t o395[] = {16, 24, 32, 64};
-static const int8_t o396[] = {16, 32};
-static const int8_t o397[] = {16, 32};
+static const int8_t o381[] = {16, 24, 32, 64};
+static const int8_t o382[] = {16, 24, 32, 64};
+static const int8_t o383[] = {16, 24, 32}; /* merged: 1378 samples in the base, 24 new */
+static const int8_t o384[] = {16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */
+static const int8_t o385[] = {-1, -1, -1, -1}; /* 0: 5 offsets fit, 1 values */ /* 1: 5 offsets fit, 1 values */ /* 2: 5 offsets fit, 1 values */ /* 3: 3 offsets fit, 1 values */
+static const int8_t o386[] = {16, 24, 32, 87};
+static const int8_t o387[] = {81, -1, 24, 32, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o388[] = {12, -1, -1, -1, -1}; /* 0: 33 offsets fit, 1 values; the guard's bit */ /* 1: 18 offsets fit, 1 values */ /* 2: 18 offsets fit, 1 values */ /* 3: 18 offsets fit, 1 values */ /* 4: 18 offsets fit, 1 values */
+static const int8_t o389[] = {16, 81, 24, 32, -1}; /* 4: 4 offsets fit, 1 values */ /* merged: 94 samples in the base, 30 new */
+static const int8_t o390[] = {16, 24, 32, 64}; /* merged: 381 samples in the base, 1 new */
+static const int8_t o391[] = {16, 24, 32, -1, 87, -1}; /* 3: 7 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */ /* merged: 33 samples in the base, 30 new */
+static const int8_t o392[] = {16, 24, 32};
+static const int8_t o393[] = {16, 24, 32, 87};
+static const int8_t o394[] = {16, 24, 32, 64}; /* merged: 64 samples in the base, 1 new */
+static const int8_t o395[] = {16, 24, 32, 64, -1}; /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 3: 2 offsets fit, 1 values; tied, split in operand order */ /* 4: 13 offsets fit, 1 values */
+static const int8_t o396[] = {16, 24, 32, 64}; /* merged: 324 samples in the base, 1 new */
+static const int8_t o397[] = {16, 24, 32, 64};
 static const int8_t o398[] = {16, 32};
-static const int8_t o399[] = {81, 24, 32}; /* merged: 14 samples in the base, 264 new; 0: untrusted in the base */
-static const int8_t o400[] = {16, 32}; /* merged: 12 samples in the base, 460 new */
-static const int8_t o401[] = {16, 32}; /* merged: 64 samples in the base, 484 new */
-static const int8_t o402[] = {12, 16, 32};
-static const int8_t o403[] = {16, 32}; /* merged: 194 samples in the base, 662 new */
-static const int8_t o404[] = {16, 32};
-static const int8_t o405[] = {16, 32}; /* merged: 9 samples in the base, 1 new */
-static const int8_t o406[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */
-static const int8_t o407[] = {16, 32};
-static const int8_t o408[] = {24};
-static const int8_t o409[] = {32};
-static const int8_t o410[] = {16};
-static const int8_t o411[] = {-1}; /* 0: 3 offsets fit, 1 values */
-static const int8_t o412[] = {81, 64, 16, 24, 32};
-static const int8_t o413[] = {64, 16, 24, 32};
+static const int8_t o399[] = {16, 32};
+static const int8_t o400[] = {16, 32};
+static const int8_t o401[] = {81, 24, 32}; /* merged: 14 samples in the base, 264 new; 0: untrusted in the base */
+static const int8_t o402[] = {16, 32}; /* merged: 12 samples in the base, 496 new */
+static const int8_t o403[] = {16, 32}; /* merged: 64 samples in the base, 584 new */
+static const int8_t o404[] = {12, 16, 32};
+static const int8_t o405[] = {16, 32}; /* merged: 194 samples in the base, 730 new */
+static const int8_t o406[] = {16, 32}; /* merged: 7 samples in the base, 16 new */
+static const int8_t o407[] = {16, 32}; /* merged: 9 samples in the base, 65 new */
+static const int8_t o408[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */
+static const int8_t o409[] = {16, 32};
+static const int8_t o410[] = {24};
+static const int8_t o411[] = {32};
+static const int8_t o412[] = {16};
+static const int8_t o413[] = {-1}; /* 0: 3 offsets fit, 1 values */
 static const int8_t o414[] = {81, 64, 16, 24, 32};
 static const int8_t o415[] = {64, 16, 24, 32};
 static const int8_t o416[] = {81, 64, 16, 24, 32};
 static const int8_t o417[] = {64, 16, 24, 32};
-static const int8_t o418[] = {64, 16, 24, 32};
-static const int8_t o419[] = {64, 16, 24};
-static const int8_t o420[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 4 offsets fit, 1 values */
-static const int8_t o421[] = {24, 32};
-static const int8_t o422[] = {12, -1}; /* 0: 67 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 1 values */
-static const int8_t o423[] = {12, 24, 32};
-static const int8_t o424[] = {24, 32};
-static const int8_t o425[] = {-1, 16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 4 values; tied, split in operand order */ /* 3: 2 offsets fit, 4 values; tied, split in operand order */
-static const int8_t o426[] = {81, 16, 24, 32, 64};
-static const int8_t o427[] = {12, -1, -1}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 9 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */
-static const int8_t o428[] = {16, 24, 32};
-static const int8_t o429[] = {16, 24, 32, 64};
-static const int8_t o430[] = {24, 32, 64};
-static const int8_t o431[] = {16, 24}; /* 0: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o432[] = {-1, 16, 24, 32, 64}; /* 0: 3 offsets fit, 1 values */
-static const int8_t o433[] = {-1, 16, 24}; /* 0: 4 offsets fit, 1 values */
-static const int8_t o434[] = {16, 24};
-static const int8_t o435[] = {16, 24};
-static const int8_t o436[] = {16, -1, 64}; /* 0: 2 offsets fit, 2 values; narrowed (no overlap, operand order) */ /* 1: 42 offsets fit, 1 values */
-static const int8_t o437[] = {12, 16, 24}; /* 0: 3 offsets fit, 2 values; the guard's bit */
-static const int8_t o438[] = {16, 24}; /* merged: 12 samples in the base, 2777 new */
-static const int8_t o439[] = {12, 16, 24, 64};
-static const int8_t o440[] = {16, 24, 64}; /* merged: 68 samples in the base, 1876 new */
-static const int8_t o441[] = {12, 16, 24, 64}; /* merged: 125 samples in the base, 136 new */
-static const int8_t o442[] = {16, 24, 64}; /* merged: 810 samples in the base, 1043 new */
-static const int8_t o443[] = {16, 24, 64}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 2: 2 offsets fit, 2 values; tied, split in operand order */
-static const int8_t o444[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* merged: 588 samples in the base, 662 new */
-static const int8_t o445[] = {16, 24, 64}; /* merged: 36 samples in the base, 30 new */
-static const int8_t o446[] = {-1, 16, 24, 32}; /* 0: 11 offsets fit, 1 values */ /* merged: 12 samples in the base, 424 new */
-static const int8_t o447[] = {24, 32}; /* merged: 5 samples in the base, 128 new; 1: untrusted in the base */
-static const int8_t o448[] = {16, 24};
-static const int8_t o449[] = {16, 24, 64};
-static const int8_t o450[] = {12, 16, 24, 64}; /* 0: 55 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */ /* 3: 2 offsets fit, 1 values; tied, split in operand order */
-static const int8_t o451[] = {16, 24, 64}; /* merged: 391 samples in the base, 299 new */
-static const int8_t o452[] = {16, 24, 64, 87}; /* merged: 2 samples in the base, 154 new; 3: untrusted in the base */
-static const int8_t o453[] = {12, 16, 24, 64};
-static const int8_t o454[] = {16, 24, 64}; /* merged: 395 samples in the base, 618 new */
-static const int8_t o455[] = {12, 16}; /* merged: 46 samples in the base, 102 new */
-static const int8_t o456[] = {16}; /* merged: 190 samples in the base, 526 new */
-static const int8_t o457[] = {16, 24}; /* merged: 92 samples in the base, 18 new */
-static const int8_t o458[] = {12, 16};
-static const int8_t o459[] = {16}; /* merged: 7712 samples in the base, 23 new */
-static const int8_t o460[] = {81, 87}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 2 offsets fit, 2 values; tied */
-static const int8_t t460[] = {0, 0};
-static const int8_t o461[] = {16, -1, 87}; /* 1: 3 offsets fit, 1 values */ /* merged: 2 samples in the base, 4 new */
-static const int8_t o462[] = {16, 24, 87}; /* merged: 584 samples in the base, 369 new */
-static const int8_t o463[] = {16, 24, 87}; /* merged: 27 samples in the base, 96 new */
-static const int8_t o464[] = {16, 24, -1}; /* 2: 8 offsets fit, 1 values */
-static const int8_t o465[] = {16, 24, -1}; /* 2: 6 offsets fit, 1 values */ /* merged: 1 samples in the base, 16 new */
-static const int8_t o466[] = {81, -1, 24, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 100 samples in the base, 1406 new; 3: untrusted in the base */
-static const int8_t o467[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */ /* merged: 3435 samples in the base, 1428 new */
-static const int8_t o468[] = {12, 16, 24, -1}; /* 3: 8 offsets fit, 1 values */ /* merged: 69 samples in the base, 238 new */
-static const int8_t o469[] = {16, -1, 84, 24, 64}; /* 1: 3 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o470[] = {16, 81, 24, 64}; /* merged: 290 samples in the base, 9 new */
-static const int8_t o471[] = {16, 24, 64}; /* merged: 4851 samples in the base, 2396 new */
-static const int8_t o472[] = {16, 24, 64, 87, -1}; /* 2: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 7 offsets fit, 1 values */ /* merged: 162 samples in the base, 1 new; 2: untrusted in the base */
-static const int8_t o473[] = {12, 16, 24};
-static const int8_t o474[] = {16, 24}; /* merged: 673 samples in the base, 246 new */
-static const int8_t o475[] = {16, 24, 64};
-static const int8_t o476[] = {12, 16, 24, 64, -1}; /* 4: 3 offsets fit, 1 values */
-static const int8_t o477[] = {81, 16, 24, 64, -1}; /* 4: 38 offsets fit, 1 values */ /* merged: 338 samples in the base, 714 new */
-static const int8_t o478[] = {16, 24, 64, -1}; /* 3: 4 offsets fit, 1 values */ /* merged: 3255 samples in the base, 3706 new */
-static const int8_t o479[] = {16, 24, 64}; /* merged: 7 samples in the base, 88 new */
-static const int8_t o480[] = {16, 24, -1}; /* 2: 2 offsets fit, 1 values */
-static const int8_t o481[] = {12, 16, 24, 64};
-static const int8_t o482[] = {16, 24, 64}; /* merged: 7451 samples in the base, 1088 new */
-static const int8_t o483[] = {81, -1, 87, 77, 68}; /* 1: 3 offsets fit, 1 values */ /* merged: 108 samples in the base, 952 new */
-static const int8_t o484[] = {81, -1, -1, -1, 68}; /* 1: 6 offsets fit, 1 values */ /* 2: 6 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
-static const int8_t o485[] = {12, 16, 24};
-static const int8_t o486[] = {16, 24}; /* merged: 41 samples in the base, 536 new */
-static const int8_t o487[] = {16, 24, 64};
-static const int8_t o488[] = {12, 16, 24, 64}; /* merged: 43 samples in the base, 476 new */
-static const int8_t o489[] = {16, 24, 64}; /* merged: 34 samples in the base, 416 new */
-static const int8_t o490[] = {12, 16, 24, 64};
-static const int8_t o491[] = {16, 24, 64}; /* merged: 8166 samples in the base, 1814 new */
-static const int8_t o492[] = {16, 24, 64, 87}; /* merged: 125 samples in the base, 8 new */
-static const int8_t o493[] = {12, 16, 24, 64};
-static const int8_t o494[] = {16, 24, 64}; /* merged: 1840 samples in the base, 112 new */
-static const int8_t o495[] = {16, 24, 64};
-static const int8_t o496[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */
-static const int8_t o497[] = {16, 24};
-static const int8_t o498[] = {16, 24};
-static const int8_t o499[] = {16}; /* merged: 44 samples in the base, 3 new */
-static const int8_t o500[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */
-static const int8_t o501[] = {16, 24, 87};
-static const int8_t o502[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o503[] = {16, 81, 24, -1}; /* 3: 32 offsets fit, 1 values */ /* merged: 30 samples in the base, 20 new */
-static const int8_t o504[] = {16, 24, 64}; /* merged: 847 samples in the base, 1 new */
-static const int8_t o505[] = {16, 24, -1, 87, -1}; /* 0: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 2: 38 offsets fit, 1 values */ /* 4: 46 offsets fit, 1 values */
-static const int8_t o506[] = {16, 24}; /* merged: 88 samples in the base, 1 new */
-static const int8_t o507[] = {16, 24, 87};
-static const int8_t o508[] = {-1, 16, 24, 64, -1}; /* 0: 55 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 8 offsets fit, 1 values */
-static const int8_t o509[] = {16, 24, 64, -1}; /* 3: 9 offsets fit, 1 values */ /* merged: 104 samples in the base, 22 new */
-static const int8_t o510[] = {16, 24, 64}; /* merged: 2404 samples in the base, 2 new */
-static const int8_t o511[] = {16, 24, 64};
-static const int8_t o512[] = {16, 24, 64};
-static const int8_t o513[] = {16}; /* merged: 9 samples in the base, 238 new */
-static const int8_t o514[] = {0}; /* merged: 4129 samples in the base, 5099 new */
-static const int8_t o515[] = {16}; /* merged: 1521 samples in the base, 1011 new */
-static const int8_t o516[] = {0}; /* merged: 17 samples in the base, 526 new */
-static const int8_t o517[] = {16}; /* merged: 883 samples in the base, 762 new */
-static const int8_t o518[] = {16};
-static const int8_t o519[] = {0}; /* merged: 67 samples in the base, 264 new */
-static const int8_t o520[] = {12};
-static const int8_t o521[] = {16}; /* merged: 883 samples in the base, 762 new */
-static const int8_t o522[] = {0}; /* merged: 4 samples in the base, 2 new */
-static const int8_t o523[] = {0}; /* merged: 994 samples in the base, 1874 new */
-static const int8_t o524[] = {12}; /* merged: 4515 samples in the base, 2426 new */
-static const int8_t o525[] = {12, 87}; /* merged: 9 samples in the base, 238 new */
-static const int8_t o526[] = {-1}; /* 0: 2 offsets fit, 1 values */
-static const int8_t o527[] = {0};
-static const int8_t o528[] = {0}; /* merged: 358 samples in the base, 446 new */
-static const int8_t o529[] = {12}; /* merged: 495 samples in the base, 445 new */
-static const int8_t o530[] = {12, -1}; /* 0: 86 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values */
-static const int8_t o531[] = {24}; /* merged: 38 samples in the base, 238 new */
-static const int8_t o532[] = {0};
-static const int8_t o533[] = {0};
-static const int8_t o534[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
-static const int8_t o535[] = {16, 32, 24}; /* merged: 20 samples in the base, 2 new */
-static const int8_t o536[] = {12, 16, 32, 24};
-static const int8_t o537[] = {16, 32, 24}; /* merged: 8960 samples in the base, 623 new */
-static const int8_t o538[] = {12, 16, 24}; /* 0: 73 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o539[] = {16, 24};
-static const int8_t o540[] = {12, 16, 24};
-static const int8_t o541[] = {16};
-static const int8_t o542[] = {16, 24};
-static const int8_t o543[] = {16, 24, 32};
-static const int8_t o544[] = {16, 32};
-static const int8_t o545[] = {64, 24, 32};
-static const int8_t o546[] = {12, 64, 24, 32};
-static const int8_t o547[] = {64, 24, 32}; /* merged: 5496 samples in the base, 445 new */
-static const int8_t o548[] = {12, 24, -1, 32}; /* 0: 8 offsets fit, 1 values; the guard's bit */ /* 2: 4 offsets fit, 1 values */
-static const int8_t o549[] = {24, 64, 32};
-static const int8_t o550[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
-static const int8_t o551[] = {12, -1, 16, 64, 24, 32}; /* 0: 51 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o552[] = {-1, 16, -1, 24, 32}; /* 0: 8 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */
-static const int8_t o553[] = {12, 64, 24, 32}; /* 0: 56 offsets fit, 1 values; the guard's bit */
-static const int8_t o554[] = {64, 24, 32};
-static const int8_t o555[] = {0};
-static const int8_t o556[] = {0};
-static const int8_t o557[] = {16, 24, 64};
-static const int8_t o558[] = {24, 32, 64};
-static const int8_t o559[] = {24, 32, 64};
-static const int8_t o560[] = {12, -1, 16, 64, 24, 32}; /* 0: 45 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values */ /* 4: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o561[] = {-1, 16, 64, 24, 32}; /* 0: 11 offsets fit, 1 values */
-static const int8_t o562[] = {0};
-static const int8_t o563[] = {0};
-static const int8_t o564[] = {-1}; /* 0: 4 offsets fit, 1 values */
-static const int8_t o565[] = {16}; /* merged: 310 samples in the base, 5 new */
-static const int8_t o566[] = {16}; /* merged: 272 samples in the base, 293 new */
-static const int8_t o567[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
-static const int8_t o568[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o569[] = {81, -1, 24, 87}; /* 1: 6 offsets fit, 1 values */ /* merged: 1458 samples in the base, 444 new */
-static const int8_t o570[] = {68, -1, 24, -1, 81}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 11 offsets fit, 1 values */ /* 3: 11 offsets fit, 1 values */ /* 4: 2 offsets fit, 2 values; tied */
-static const int8_t t570[] = {0, -1, -1, -1, 0};
-static const int8_t o571[] = {12, 16, 81, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
-static const int8_t o572[] = {12, 16, 24, -1}; /* 0: 54 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 2 values; tied, split in operand order */ /* 2: 2 offsets fit, 2 values; tied, split in operand order */ /* 3: 9 offsets fit, 1 values */
-static const int8_t o573[] = {12, 16, 24, -1, 87, -1}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 3: 4 offsets fit, 1 values */ /* 5: 14 offsets fit, 1 values */
-static const int8_t o574[] = {16, 81, 84, 24, 64};
-static const int8_t o575[] = {16, 81, 24, 64}; /* merged: 500 samples in the base, 194 new */
-static const int8_t o576[] = {16, 24, 64}; /* merged: 169 samples in the base, 33 new */
-static const int8_t o577[] = {16, 24, 64, 87, 77}; /* merged: 489 samples in the base, 40 new */
-static const int8_t o578[] = {12, 16, 81, 24};
-static const int8_t o579[] = {12, 16, 24, 64, 87};
-static const int8_t o580[] = {16, 81, 24}; /* merged: 2309 samples in the base, 1 new */
-static const int8_t o581[] = {16, 24};
-static const int8_t o582[] = {16, 24, -1}; /* 0: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 2: 53 offsets fit, 1 values */
-static const int8_t o583[] = {16, 24, 64, 87}; /* merged: 2309 samples in the base, 1 new */
-static const int8_t o584[] = {12, 16, -1, -1, -1}; /* 2: 4 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */ /* 4: 17 offsets fit, 1 values */
-static const int8_t o585[] = {16, 24, 64, -1}; /* 3: 10 offsets fit, 1 values */
-static const int8_t o586[] = {16};
-static const int8_t o587[] = {16, 24, -1}; /* 2: 2 offsets fit, 1 values */
-static const int8_t o588[] = {12, 16, 24};
-static const int8_t o589[] = {16, 24}; /* merged: 3924 samples in the base, 31 new */
-static const int8_t o590[] = {12, 16, 24, 64};
-static const int8_t o591[] = {16, 24, 64}; /* merged: 3752 samples in the base, 156 new */
-static const int8_t o592[] = {12, 16, 24, 64};
-static const int8_t o593[] = {16, 24, 64}; /* merged: 1722 samples in the base, 444 new */
-static const int8_t o594[] = {12, 16, 24, 64};
-static const int8_t o595[] = {16, 24, 64}; /* merged: 2350 samples in the base, 143 new */
-static const int8_t o596[] = {12, 16, 24};
-static const int8_t o597[] = {16, 24};
-static const int8_t o598[] = {12, 16, 24, 64};
-static const int8_t o599[] = {16, 24, 64};
-static const int8_t o600[] = {16}; /* merged: 1314 samples in the base, 456 new */
-static const int8_t o601[] = {16}; /* merged: 12 samples in the base, 232 new */
-static const int8_t o602[] = {-1}; /* 0: 60 offsets fit, 1 values */
-static const int8_t o603[] = {0};
-static const int8_t o604[] = {81, 64, 16, 24, 32}; /* merged: 1 samples in the base, 48 new; 0: untrusted in the base */
-static const int8_t o605[] = {64, 16, 24, 32}; /* merged: 33 samples in the base, 448 new */
-static const int8_t o606[] = {81, 64, 16, 24, 32};
-static const int8_t o607[] = {64, 16, 24, 32}; /* merged: 6 samples in the base, 144 new */
-static const int8_t o608[] = {81, 64, 16, 24, 32};
-static const int8_t o609[] = {64, 16, 24}; /* merged: 5 samples in the base, 64 new */
-static const int8_t o610[] = {64, 16, 24, 32}; /* merged: 4 samples in the base, 128 new */
-static const int8_t o611[] = {64, 16, 24, 32}; /* merged: 2 samples in the base, 96 new */
-static const int8_t o612[] = {64, 16, 24}; /* merged: 3 samples in the base, 60 new */
-static const int8_t o613[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */
-static const int8_t o614[] = {16, 24}; /* merged: 10 samples in the base, 208 new */
-static const int8_t o615[] = {24, 32}; /* merged: 4 samples in the base, 48 new */
-static const int8_t o616[] = {24, 32}; /* merged: 8 samples in the base, 144 new */
-static const int8_t o617[] = {16, 32}; /* merged: 356 samples in the base, 50 new */
-static const int8_t o618[] = {16, 24, 32, 87};
-static const int8_t o619[] = {81, -1, 24, 32, 87}; /* 1: 6 offsets fit, 1 values */ /* merged: 1283 samples in the base, 2 new */
-static const int8_t o620[] = {81, -1, 24, 32, -1, 68}; /* 1: 5 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */
-static const int8_t o621[] = {12, 16, 81, 84, 24, 32, 64};
-static const int8_t o622[] = {12, 16, 81, 24, 32, -1}; /* 5: 2 offsets fit, 1 values */
-static const int8_t o623[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
-static const int8_t o624[] = {16, 81, 84, 24, 32, 64};
-static const int8_t o625[] = {16, 81, 24, 32, -1}; /* 4: 2 offsets fit, 1 values */
-static const int8_t o626[] = {16, 24, 32, 64};
-static const int8_t o627[] = {16, 24, 32, 64, 87, 77};
-static const int8_t o628[] = {12, 16, 24, 32, 87}; /* 0: 5 offsets fit, 1 values; the guard's bit */
-static const int8_t o629[] = {16, 81, 24, 32};
-static const int8_t o630[] = {16, 24, 32};
-static const int8_t o631[] = {16, 24, 32, 87};
-static const int8_t o632[] = {16, 24, 32, 64, 87};
-static const int8_t o633[] = {12, 16, -1, -1, -1, -1}; /* 2: 4 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values */ /* 4: 4 offsets fit, 1 values */ /* 5: 18 offsets fit, 1 values */
-static const int8_t o634[] = {16, 24, 32, 64, -1}; /* 4: 11 offsets fit, 1 values */
-static const int8_t o635[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */
-static const int8_t o636[] = {12, 16, 24, 32, 64};
-static const int8_t o637[] = {16, 24, 32, 64};
-static const int8_t o638[] = {16, 24, 32, 64};
-static const int8_t o639[] = {12, 16, 32}; /* 0: 74 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o640[] = {16, 32};
-static const int8_t o641[] = {16, 32};
-static const int8_t o642[] = {16, 32};
-static const int8_t o643[] = {16, 32};
-static const int8_t o644[] = {16, -1}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o645[] = {16, 24, 64, 32}; /* merged: 435 samples in the base, 50 new */
-static const int8_t o646[] = {16, 24, 64, 32}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 2 offsets fit, 2 values; tied, split in operand order */
-static const int8_t o647[] = {16};
-static const int8_t o648[] = {16};
-static const int8_t o649[] = {-1, 16, 24}; /* 0: 3 offsets fit, 1 values */ /* merged: 215 samples in the base, 550 new */
-static const int8_t o650[] = {16, 24, 64}; /* 2: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o651[] = {16, -1}; /* 1: 4 offsets fit, 1 values */
-static const int8_t o652[] = {12, 16, -1, 24}; /* 0: 2 offsets fit, 2 values; the guard's bit */ /* 2: 2 offsets fit, 1 values */
-static const int8_t o653[] = {16, -1, 24}; /* 1: 2 offsets fit, 1 values */
-static const int8_t o654[] = {12, 16, 32}; /* merged: 93 samples in the base, 144 new */
-static const int8_t o655[] = {16, 32}; /* merged: 1472 samples in the base, 774 new */
-static const int8_t o656[] = {16, 24, 32, 87}; /* merged: 1441 samples in the base, 240 new */
-static const int8_t o657[] = {16, 24, 32, 87}; /* merged: 116 samples in the base, 40 new */
-static const int8_t o658[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 1 values */ /* merged: 88 samples in the base, 320 new */
-static const int8_t o659[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */ /* merged: 6 samples in the base, 238 new */
-static const int8_t o660[] = {81, -1, 24, 32, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 55 samples in the base, 343 new; 4: untrusted in the base */
-static const int8_t o661[] = {81, -1, 24, 32, 87}; /* 1: 3 offsets fit, 1 values */ /* merged: 1699 samples in the base, 1226 new */
-static const int8_t o662[] = {81, -1, 24, 32, -1, 68}; /* 1: 5 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */ /* merged: 979 samples in the base, 2 new */
-static const int8_t o663[] = {12, 16, 81, 84, 24, 32, 64};
-static const int8_t o664[] = {12, 16, 81, 24, 32, 64};
-static const int8_t o665[] = {12, 16, 24, 32, -1}; /* 4: 8 offsets fit, 1 values */
-static const int8_t o666[] = {12, 16, 24, 32, 64, 87, 77};
-static const int8_t o667[] = {16, 81, 84, 24, 32, 64};
-static const int8_t o668[] = {16, 81, 24, 32, 64}; /* merged: 1740 samples in the base, 8 new */
-static const int8_t o669[] = {16, 24, 32, 64}; /* merged: 1749 samples in the base, 479 new */
-static const int8_t o670[] = {16, 24, 32, 64, 87, 77}; /* merged: 593 samples in the base, 3 new */
-static const int8_t o671[] = {12, 16, 24, 32};
-static const int8_t o672[] = {12, 16, 24, 32, 87};
-static const int8_t o673[] = {16, 81, 24, 32}; /* merged: 2111 samples in the base, 1 new */
-static const int8_t o674[] = {-1, -1, -1, -1, 64}; /* 0: 4 offsets fit, 1 values */ /* 1: 55 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */ /* 3: 3 offsets fit, 1 values */
-static const int8_t o675[] = {16, 24, 32}; /* merged: 1039 samples in the base, 150 new */
-static const int8_t o676[] = {16, 24, 32, 87};
-static const int8_t o677[] = {16, 24, 32, 64};
-static const int8_t o678[] = {16, 24, 32, 64, 87}; /* merged: 2056 samples in the base, 1 new */
-static const int8_t o679[] = {12, 16, 24, 32, -1, -1}; /* 2: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 4 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */
-static const int8_t o680[] = {-1, 16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
-static const int8_t o681[] = {16, 24, 32, 64, -1}; /* 4: 10 offsets fit, 1 values */ /* merged: 347 samples in the base, 540 new */
-static const int8_t o682[] = {16, 32};
-static const int8_t o683[] = {16, 24, 32, 64}; /* 0: 3 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 1: 45 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o684[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */
-static const int8_t o685[] = {12, 16, 24, 32, 64}; /* 0: 55 offsets fit, 1 values; the guard's bit */
-static const int8_t o686[] = {16, 24, 32, 64}; /* merged: 61 samples in the base, 480 new */
-static const int8_t o687[] = {12, 16, 24, 32}; /* merged: 43 samples in the base, 12 new */
-static const int8_t o688[] = {16, 24, 32}; /* merged: 3741 samples in the base, 970 new */
-static const int8_t o689[] = {12, 16, 24, 32}; /* merged: 123 samples in the base, 169 new */
-static const int8_t o690[] = {16, 24, 32}; /* merged: 1708 samples in the base, 2038 new */
-static const int8_t o691[] = {12, 16, 24, 32, 64};
-static const int8_t o692[] = {16, 24, 32, 64}; /* merged: 61978 samples in the base, 4356 new */
-static const int8_t o693[] = {12, 16, 24, 32, 64}; /* merged: 333 samples in the base, 332 new */
-static const int8_t o694[] = {16, 24, 32, 64}; /* merged: 2207 samples in the base, 1164 new */
-static const int8_t o695[] = {16, -1, -1, 64, 87}; /* 1: 9 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */ /* merged: 107 samples in the base, 9 new */
-static const int8_t o696[] = {16, -1, 24, 32, 64}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 59 offsets fit, 1 values */ /* 4: 2 offsets fit, 2 values; tied, split in operand order */
-static const int8_t o697[] = {16, 24, 32, 64};
-static const int8_t o698[] = {16, 24, 32, 64}; /* 1: 51 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o699[] = {16, 81, 24, 32, 64};
-static const int8_t o700[] = {16, 24, 32, 64};
-static const int8_t o701[] = {16, 24, 32};
-static const int8_t o702[] = {12, 16, 24, 64};
-static const int8_t o703[] = {16, 24, 64}; /* merged: 114 samples in the base, 1 new */
-static const int8_t o704[] = {-1, -1, 24, 32, -1}; /* 0: 62 offsets fit, 1 values */ /* 1: 11 offsets fit, 1 values */ /* 4: 11 offsets fit, 1 values */
-static const int8_t o705[] = {16, 24, 32, 64};
-static const int8_t o706[] = {16, 24, 32};
-static const int8_t o707[] = {16, 24, 32, 64};
-static const int8_t o708[] = {16, 24, 32, 64}; /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o418[] = {81, 64, 16, 24, 32};
+static const int8_t o419[] = {64, 16, 24, 32};
+static const int8_t o420[] = {64, 16, 24, 32};
+static const int8_t o421[] = {64, 16, 24};
+static const int8_t o422[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 4 offsets fit, 1 values */
+static const int8_t o423[] = {24, 32};
+static const int8_t o424[] = {12, -1}; /* 0: 67 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 1 values */
+static const int8_t o425[] = {12, 24, 32};
+static const int8_t o426[] = {24, 32}; /* merged: 4715 samples in the base, 16 new */
+static const int8_t o427[] = {-1, 16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 4 values; tied, split in operand order */ /* 3: 2 offsets fit, 4 values; tied, split in operand order */
+static const int8_t o428[] = {81, 16, 24, 32, 64};
+static const int8_t o429[] = {12, -1, -1}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 9 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */
+static const int8_t o430[] = {16, 24, 32};
+static const int8_t o431[] = {16, 24, 32, 64};
+static const int8_t o432[] = {24, 32, 64};
+static const int8_t o433[] = {16, 24}; /* merged: 1 samples in the base, 16 new */
+static const int8_t o434[] = {-1, 16, 24, 32, 64}; /* 0: 3 offsets fit, 1 values */
+static const int8_t o435[] = {-1, 16, 24}; /* 0: 4 offsets fit, 1 values */
+static const int8_t o436[] = {16, 24};
+static const int8_t o437[] = {16, 24};
+static const int8_t o438[] = {16, -1, 64}; /* 0: 2 offsets fit, 2 values; narrowed (no overlap, operand order) */ /* 1: 42 offsets fit, 1 values */
+static const int8_t o439[] = {12, 16, 24}; /* 0: 3 offsets fit, 2 values; the guard's bit */
+static const int8_t o440[] = {16, 24}; /* merged: 12 samples in the base, 2949 new */
+static const int8_t o441[] = {12, 16, 24, 64};
+static const int8_t o442[] = {16, 24, 64}; /* merged: 68 samples in the base, 2032 new */
+static const int8_t o443[] = {12, 16, 24, 64}; /* merged: 125 samples in the base, 136 new */
+static const int8_t o444[] = {16, 24, 64}; /* merged: 810 samples in the base, 1043 new */
+static const int8_t o445[] = {16, 24, 64}; /* merged: 4 samples in the base, 16 new */
+static const int8_t o446[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* merged: 588 samples in the base, 708 new */
+static const int8_t o447[] = {16, 24, 64}; /* merged: 36 samples in the base, 30 new */
+static const int8_t o448[] = {-1, 16, 24, 32}; /* 0: 11 offsets fit, 1 values */ /* merged: 12 samples in the base, 424 new */
+static const int8_t o449[] = {24, 32}; /* merged: 5 samples in the base, 128 new; 1: untrusted in the base */
+static const int8_t o450[] = {16, 24};
+static const int8_t o451[] = {16, 24, 64};
+static const int8_t o452[] = {12, 16, 24, 64}; /* 0: 55 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */ /* 3: 2 offsets fit, 1 values; tied, split in operand order */
+static const int8_t o453[] = {16, 24, 64}; /* merged: 391 samples in the base, 302 new */
+static const int8_t o454[] = {16, 24, 64, 87}; /* merged: 2 samples in the base, 154 new; 3: untrusted in the base */
+static const int8_t o455[] = {12, 16, 24, 64};
+static const int8_t o456[] = {16, 24, 64}; /* merged: 395 samples in the base, 702 new */
+static const int8_t o457[] = {12, 16}; /* merged: 46 samples in the base, 102 new */
+static const int8_t o458[] = {16}; /* merged: 190 samples in the base, 558 new */
+static const int8_t o459[] = {16, 24}; /* merged: 92 samples in the base, 18 new */
+static const int8_t o460[] = {12, 16};
+static const int8_t o461[] = {16}; /* merged: 7712 samples in the base, 23 new */
+static const int8_t o462[] = {81, 87}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 2 offsets fit, 2 values; tied */
+static const int8_t t462[] = {0, 0};
+static const int8_t o463[] = {16, -1, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 2 samples in the base, 20 new */
+static const int8_t o464[] = {16, 24, 87}; /* merged: 584 samples in the base, 369 new */
+static const int8_t o465[] = {16, 24, 87}; /* merged: 27 samples in the base, 96 new */
+static const int8_t o466[] = {16, 24, -1}; /* 2: 8 offsets fit, 1 values */
+static const int8_t o467[] = {16, 24, -1}; /* 2: 6 offsets fit, 1 values */ /* merged: 1 samples in the base, 16 new */
+static const int8_t o468[] = {81, -1, 24, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 100 samples in the base, 1454 new; 3: untrusted in the base */
+static const int8_t o469[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */ /* merged: 3435 samples in the base, 1428 new */
+static const int8_t o470[] = {12, 16, 24, -1}; /* 3: 8 offsets fit, 1 values */ /* merged: 69 samples in the base, 238 new */
+static const int8_t o471[] = {16, -1, 84, 24, 64}; /* 1: 3 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o472[] = {16, 81, 24, 64}; /* merged: 290 samples in the base, 9 new */
+static const int8_t o473[] = {16, 24, 64}; /* merged: 4851 samples in the base, 2464 new */
+static const int8_t o474[] = {16, 24, 64, 87, -1}; /* 2: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 7 offsets fit, 1 values */ /* merged: 162 samples in the base, 1 new; 2: untrusted in the base */
+static const int8_t o475[] = {12, 16, 24};
+static const int8_t o476[] = {16, 24}; /* merged: 673 samples in the base, 246 new */
+static const int8_t o477[] = {16, 24, 64};
+static const int8_t o478[] = {12, 16, 24, 64, -1}; /* 4: 3 offsets fit, 1 values */
+static const int8_t o479[] = {81, 16, 24, 64, -1}; /* 4: 38 offsets fit, 1 values */ /* merged: 338 samples in the base, 714 new */
+static const int8_t o480[] = {16, 24, 64, -1}; /* 3: 4 offsets fit, 1 values */ /* merged: 3255 samples in the base, 3712 new */
+static const int8_t o481[] = {16, 24, 64}; /* merged: 7 samples in the base, 88 new */
+static const int8_t o482[] = {16, 24, -1}; /* 2: 2 offsets fit, 1 values */
+static const int8_t o483[] = {12, 16, 24, 64};
+static const int8_t o484[] = {16, 24, 64}; /* merged: 7451 samples in the base, 1125 new */
+static const int8_t o485[] = {81, -1, 87, 77, 68}; /* 1: 3 offsets fit, 1 values */ /* merged: 108 samples in the base, 952 new */
+static const int8_t o486[] = {81, -1, -1, -1, 68}; /* 1: 6 offsets fit, 1 values */ /* 2: 6 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
+static const int8_t o487[] = {12, 16, 24}; /* merged: 47 samples in the base, 45 new */
+static const int8_t o488[] = {16, 24}; /* merged: 41 samples in the base, 569 new */
+static const int8_t o489[] = {16, 24, 64};
+static const int8_t o490[] = {12, 16, 24, 64}; /* merged: 43 samples in the base, 476 new */
+static const int8_t o491[] = {16, 24, 64}; /* merged: 34 samples in the base, 416 new */
+static const int8_t o492[] = {12, 16, 24, 64}; /* merged: 331 samples in the base, 8 new */
+static const int8_t o493[] = {16, 24, 64}; /* merged: 8166 samples in the base, 1850 new */
+static const int8_t o494[] = {16, 24, 64, 87}; /* merged: 125 samples in the base, 8 new */
+static const int8_t o495[] = {12, 16, 24, 64};
+static const int8_t o496[] = {16, 24, 64}; /* merged: 1840 samples in the base, 128 new */
+static const int8_t o497[] = {16, 24, 64};
+static const int8_t o498[] = {16, 24}; /* merged: 1 samples in the base, 36 new; 0: untrusted in the base; 1: untrusted in the base */
+static const int8_t o499[] = {16, 24};
+static const int8_t o500[] = {16, 24};
+static const int8_t o501[] = {16}; /* merged: 44 samples in the base, 3 new */
+static const int8_t o502[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */
+static const int8_t o503[] = {16, 24, 87};
+static const int8_t o504[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o505[] = {16, 81, 24, -1}; /* 3: 32 offsets fit, 1 values */ /* merged: 30 samples in the base, 20 new */
+static const int8_t o506[] = {16, 24, 64}; /* merged: 847 samples in the base, 1 new */
+static const int8_t o507[] = {16, 24, -1, 87, -1}; /* 0: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 2: 38 offsets fit, 1 values */ /* 4: 46 offsets fit, 1 values */
+static const int8_t o508[] = {16, 24}; /* merged: 88 samples in the base, 1 new */
+static const int8_t o509[] = {16, 24, 87};
+static const int8_t o510[] = {-1, 16, 24, 64, -1}; /* 0: 55 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 8 offsets fit, 1 values */
+static const int8_t o511[] = {16, 24, 64, -1}; /* 3: 9 offsets fit, 1 values */ /* merged: 104 samples in the base, 22 new */
+static const int8_t o512[] = {16, 24, 64}; /* merged: 2404 samples in the base, 2 new */
+static const int8_t o513[] = {16, 24, 64};
+static const int8_t o514[] = {16, 24, 64};
+static const int8_t o515[] = {16}; /* merged: 9 samples in the base, 238 new */
+static const int8_t o516[] = {0}; /* merged: 4129 samples in the base, 5538 new */
+static const int8_t o517[] = {16}; /* merged: 1521 samples in the base, 1083 new */
+static const int8_t o518[] = {0}; /* merged: 17 samples in the base, 526 new */
+static const int8_t o519[] = {16}; /* merged: 883 samples in the base, 762 new */
+static const int8_t o520[] = {16};
+static const int8_t o521[] = {0}; /* merged: 67 samples in the base, 264 new */
+static const int8_t o522[] = {12};
+static const int8_t o523[] = {16}; /* merged: 883 samples in the base, 762 new */
+static const int8_t o524[] = {0}; /* merged: 4 samples in the base, 2 new */
+static const int8_t o525[] = {0}; /* merged: 994 samples in the base, 1910 new */
+static const int8_t o526[] = {12}; /* merged: 4515 samples in the base, 2426 new */
+static const int8_t o527[] = {12, 87}; /* merged: 9 samples in the base, 238 new */
+static const int8_t o528[] = {-1}; /* 0: 2 offsets fit, 1 values */
+static const int8_t o529[] = {0};
+static const int8_t o530[] = {0}; /* merged: 358 samples in the base, 482 new */
+static const int8_t o531[] = {12}; /* merged: 495 samples in the base, 445 new */
+static const int8_t o532[] = {12, -1}; /* 0: 86 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values */
+static const int8_t o533[] = {24}; /* merged: 38 samples in the base, 238 new */
+static const int8_t o534[] = {0};
+static const int8_t o535[] = {0};
+static const int8_t o536[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
+static const int8_t o537[] = {16, 32, 24}; /* merged: 20 samples in the base, 2 new */
+static const int8_t o538[] = {12, 16, 32, 24};
+static const int8_t o539[] = {16, 32, 24}; /* merged: 8960 samples in the base, 659 new */
+static const int8_t o540[] = {12, 16, 24}; /* 0: 73 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o541[] = {16, 24};
+static const int8_t o542[] = {12, 16, 24};
+static const int8_t o543[] = {16};
+static const int8_t o544[] = {16, 24}; /* merged: 31649 samples in the base, 16 new */
+static const int8_t o545[] = {16, 24, 32};
+static const int8_t o546[] = {16, 32};
+static const int8_t o547[] = {64, 24, 32};
+static const int8_t o548[] = {12, 64, 24, 32};
+static const int8_t o549[] = {64, 24, 32}; /* merged: 5496 samples in the base, 497 new */
+static const int8_t o550[] = {12, 24, -1, 32}; /* 0: 8 offsets fit, 1 values; the guard's bit */ /* 2: 4 offsets fit, 1 values */
+static const int8_t o551[] = {24, 64, 32};
+static const int8_t o552[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
+static const int8_t o553[] = {12, -1, 16, 64, 24, 32}; /* 0: 51 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o554[] = {-1, 16, -1, 24, 32}; /* 0: 8 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */
+static const int8_t o555[] = {12, 64, 24, 32}; /* 0: 56 offsets fit, 1 values; the guard's bit */
+static const int8_t o556[] = {64, 24, 32}; /* merged: 16 samples in the base, 32 new */
+static const int8_t o557[] = {0};
+static const int8_t o558[] = {0};
+static const int8_t o559[] = {16, 24, 64};
+static const int8_t o560[] = {24, 32, 64};
+static const int8_t o561[] = {24, 32, 64};
+static const int8_t o562[] = {12, -1, 16, 64, 24, 32}; /* 0: 45 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values */ /* 4: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o563[] = {-1, 16, 64, 24, 32}; /* 0: 11 offsets fit, 1 values */ /* merged: 3 samples in the base, 16 new */
+static const int8_t o564[] = {0};
+static const int8_t o565[] = {0};
+static const int8_t o566[] = {-1}; /* 0: 4 offsets fit, 1 values */
+static const int8_t o567[] = {16}; /* merged: 310 samples in the base, 5 new */
+static const int8_t o568[] = {16}; /* merged: 272 samples in the base, 332 new */
+static const int8_t o569[] = {16, 24, 87}; /* 0: 2 offsets fit, 3 values; tied, split in operand order */ /* 1: 2 offsets fit, 3 values; tied, split in operand order */
+static const int8_t o570[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
+static const int8_t o571[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o572[] = {81, -1, 24, 87}; /* 1: 6 offsets fit, 1 values */ /* merged: 1458 samples in the base, 480 new */
+static const int8_t o573[] = {68, -1, 24, -1, 81}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 11 offsets fit, 1 values */ /* 3: 11 offsets fit, 1 values */ /* 4: 2 offsets fit, 2 values; tied */
+static const int8_t t573[] = {0, -1, -1, -1, 0};
+static const int8_t o574[] = {12, 16, 81, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
+static const int8_t o575[] = {12, 16, 24, -1}; /* 0: 54 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 2 values; tied, split in operand order */ /* 2: 2 offsets fit, 2 values; tied, split in operand order */ /* 3: 9 offsets fit, 1 values */
+static const int8_t o576[] = {12, 16, 24, -1, 87, -1}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 3: 4 offsets fit, 1 values */ /* 5: 14 offsets fit, 1 values */
+static const int8_t o577[] = {16, 81, 84, 24, 64};
+static const int8_t o578[] = {16, 81, 24, 64}; /* merged: 500 samples in the base, 194 new */
+static const int8_t o579[] = {16, 24, 64}; /* merged: 169 samples in the base, 33 new */
+static const int8_t o580[] = {16, 24, 64, 87, 77}; /* merged: 489 samples in the base, 40 new */
+static const int8_t o581[] = {12, 16, 81, 24};
+static const int8_t o582[] = {12, 16, 24, 64, 87};
+static const int8_t o583[] = {16, 81, 24}; /* merged: 2309 samples in the base, 1 new */
+static const int8_t o584[] = {16, 24};
+static const int8_t o585[] = {16, 24, -1}; /* 0: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 2: 53 offsets fit, 1 values */
+static const int8_t o586[] = {16, 24, 64, 87}; /* merged: 2309 samples in the base, 1 new */
+static const int8_t o587[] = {12, 16, -1, -1, -1}; /* 2: 4 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */ /* 4: 17 offsets fit, 1 values */ /* merged: 4 samples in the base, 36 new */
+static const int8_t o588[] = {16, 24, 64, -1}; /* 3: 12 offsets fit, 1 values */ /* merged: 4 samples in the base, 16 new */
+static const int8_t o589[] = {16}; /* merged: 4 samples in the base, 36 new */
+static const int8_t o590[] = {16, 24, -1}; /* 2: 2 offsets fit, 1 values */
+static const int8_t o591[] = {12, 16, 24};
+static const int8_t o592[] = {16, 24}; /* merged: 3924 samples in the base, 31 new */
+static const int8_t o593[] = {12, 16, 24, 64};
+static const int8_t o594[] = {16, 24, 64}; /* merged: 3752 samples in the base, 156 new */
+static const int8_t o595[] = {12, 16, 24, 64};
+static const int8_t o596[] = {16, 24, 64}; /* merged: 1722 samples in the base, 480 new */
+static const int8_t o597[] = {12, 16, 24, 64};
+static const int8_t o598[] = {16, 24, 64}; /* merged: 2350 samples in the base, 143 new */
+static const int8_t o599[] = {12, 16, 24};
+static const int8_t o600[] = {16, 24};
+static const int8_t o601[] = {12, 16, 24, 64};
+static const int8_t o602[] = {16, 24, 64};
+static const int8_t o603[] = {16}; /* merged: 1314 samples in the base, 492 new */
+static const int8_t o604[] = {16}; /* merged: 12 samples in the base, 232 new */
+static const int8_t o605[] = {-1}; /* 0: 60 offsets fit, 1 values */
+static const int8_t o606[] = {16};
+static const int8_t o607[] = {0};
+static const int8_t o608[] = {81, 64, 16, 24, 32}; /* merged: 1 samples in the base, 48 new; 0: untrusted in the base */
+static const int8_t o609[] = {64, 16, 24, 32}; /* merged: 33 samples in the base, 448 new */
+static const int8_t o610[] = {81, 64, 16, 24, 32};
+static const int8_t o611[] = {64, 16, 24, 32}; /* merged: 6 samples in the base, 144 new */
+static const int8_t o612[] = {81, 64, 16, 24, 32};
+static const int8_t o613[] = {64, 16, 24}; /* merged: 5 samples in the base, 64 new */
+static const int8_t o614[] = {64, 16, 24, 32}; /* merged: 4 samples in the base, 128 new */
+static const int8_t o615[] = {64, 16, 24, 32}; /* merged: 2 samples in the base, 96 new */
+static const int8_t o616[] = {64, 16, 24}; /* merged: 3 samples in the base, 60 new */
+static const int8_t o617[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */
+static const int8_t o618[] = {16, 24}; /* merged: 10 samples in the base, 208 new */
+static const int8_t o619[] = {24, 32}; /* merged: 4 samples in the base, 48 new */
+static const int8_t o620[] = {24, 32}; /* merged: 8 samples in the base, 144 new */
+static const int8_t o621[] = {16, 32}; /* merged: 356 samples in the base, 50 new */
+static const int8_t o622[] = {16, 24, 32, 87};
+static const int8_t o623[] = {81, -1, 24, 32, 87}; /* 1: 6 offsets fit, 1 values */ /* merged: 1283 samples in the base, 2 new */
+static const int8_t o624[] = {81, -1, 24, 32, -1, 68}; /* 1: 5 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */
+static const int8_t o625[] = {12, 16, 81, 84, 24, 32, 64};
+static const int8_t o626[] = {12, 16, 81, 24, 32, -1}; /* 5: 2 offsets fit, 1 values */
+static const int8_t o627[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
+static const int8_t o628[] = {16, 81, 84, 24, 32, 64};
+static const int8_t o629[] = {16, 81, 24, 32, -1}; /* 4: 2 offsets fit, 1 values */
+static const int8_t o630[] = {16, 24, 32, 64};
+static const int8_t o631[] = {16, 24, 32, 64, 87, 77};
+static const int8_t o632[] = {12, 16, 24, 32, 87}; /* 0: 5 offsets fit, 1 values; the guard's bit */
+static const int8_t o633[] = {16, 81, 24, 32};
+static const int8_t o634[] = {16, 24, 32};
+static const int8_t o635[] = {16, 24, 32, 87};
+static const int8_t o636[] = {16, 24, 32, 64, 87};
+static const int8_t o637[] = {12, 16, -1, -1, -1, -1}; /* 2: 4 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values */ /* 4: 4 offsets fit, 1 values */ /* 5: 18 offsets fit, 1 values */
+static const int8_t o638[] = {16, 24, 32, 64, -1}; /* 4: 11 offsets fit, 1 values */
+static const int8_t o639[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */
+static const int8_t o640[] = {12, 16, 24, 32, 64};
+static const int8_t o641[] = {16, 24, 32, 64};
+static const int8_t o642[] = {16, 24, 32, 64};
+static const int8_t o643[] = {12, 16, 32}; /* 0: 74 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o644[] = {16, 32};
+static const int8_t o645[] = {16, 32};
+static const int8_t o646[] = {16, 32};
+static const int8_t o647[] = {16, 32};
+static const int8_t o648[] = {16, -1}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o649[] = {16, 24, 64, 32}; /* merged: 435 samples in the base, 50 new */
+static const int8_t o650[] = {16, 24, 64, 32}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 2 offsets fit, 2 values; tied, split in operand order */
+static const int8_t o651[] = {16};
+static const int8_t o652[] = {16};
+static const int8_t o653[] = {-1, 16, 24}; /* 0: 3 offsets fit, 1 values */ /* merged: 215 samples in the base, 550 new */
+static const int8_t o654[] = {16, 24, 64}; /* 2: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o655[] = {16, -1}; /* 1: 4 offsets fit, 1 values */
+static const int8_t o656[] = {12, 16, -1, 24}; /* 0: 2 offsets fit, 2 values; the guard's bit */ /* 2: 2 offsets fit, 1 values */
+static const int8_t o657[] = {16, -1, 24}; /* 1: 2 offsets fit, 1 values */
+static const int8_t o658[] = {12, 16, 32}; /* merged: 93 samples in the base, 144 new */
+static const int8_t o659[] = {16, 32}; /* merged: 1472 samples in the base, 812 new */
+static const int8_t o660[] = {16, 24, 32, 87}; /* merged: 1441 samples in the base, 240 new */
+static const int8_t o661[] = {16, 24, 32, 87}; /* merged: 116 samples in the base, 40 new */
+static const int8_t o662[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 1 values */ /* merged: 88 samples in the base, 320 new */
+static const int8_t o663[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */ /* merged: 6 samples in the base, 238 new */
+static const int8_t o664[] = {81, -1, 24, 32, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 55 samples in the base, 343 new; 4: untrusted in the base */
+static const int8_t o665[] = {81, -1, 24, 32, 87}; /* 1: 3 offsets fit, 1 values */ /* merged: 1699 samples in the base, 1334 new */
+static const int8_t o666[] = {81, -1, 24, 32, -1, 68}; /* 1: 5 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */ /* merged: 979 samples in the base, 2 new */
+static const int8_t o667[] = {12, 16, 81, 84, 24, 32, 64};
+static const int8_t o668[] = {12, 16, 81, 24, 32, 64};
+static const int8_t o669[] = {12, 16, 24, 32, -1}; /* 4: 8 offsets fit, 1 values */ /* merged: 73 samples in the base, 92 new */
+static const int8_t o670[] = {12, 16, 24, 32, 64, 87, 77};
+static const int8_t o671[] = {16, 81, 84, 24, 32, 64};
+static const int8_t o672[] = {16, 81, 24, 32, 64}; /* merged: 1740 samples in the base, 8 new */
+static const int8_t o673[] = {16, 24, 32, 64}; /* merged: 1749 samples in the base, 533 new */
+static const int8_t o674[] = {16, 24, 32, 64, 87, 77}; /* merged: 593 samples in the base, 3 new */
+static const int8_t o675[] = {12, 16, 24, 32};
+static const int8_t o676[] = {12, 16, 24, 32, 87};
+static const int8_t o677[] = {16, 81, 24, 32}; /* merged: 2111 samples in the base, 1 new */
+static const int8_t o678[] = {-1, -1, -1, -1, 64}; /* 0: 4 offsets fit, 1 values */ /* 1: 55 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */ /* 3: 3 offsets fit, 1 values */
+static const int8_t o679[] = {16, 24, 32}; /* merged: 1039 samples in the base, 158 new */
+static const int8_t o680[] = {16, 24, 32, 87};
+static const int8_t o681[] = {16, 24, 32, 64};
+static const int8_t o682[] = {16, 24, 32, 64, 87}; /* merged: 2056 samples in the base, 1 new */
+static const int8_t o683[] = {12, 16, 24, 32, -1, -1}; /* 2: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 4 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */
+static const int8_t o684[] = {-1, 16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
+static const int8_t o685[] = {16, 24, 32, 64, -1}; /* 4: 10 offsets fit, 1 values */ /* merged: 347 samples in the base, 540 new */
+static const int8_t o686[] = {16, 32}; /* merged: 15 samples in the base, 36 new */
+static const int8_t o687[] = {16, 24, 32, 64}; /* 0: 3 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 1: 45 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o688[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */
+static const int8_t o689[] = {12, 16, 24, 32, 64}; /* 0: 55 offsets fit, 1 values; the guard's bit */
+static const int8_t o690[] = {16, 24, 32, 64}; /* merged: 61 samples in the base, 480 new */
+static const int8_t o691[] = {12, 16, 24, 32}; /* merged: 43 samples in the base, 28 new */
+static const int8_t o692[] = {16, 24, 32}; /* merged: 3741 samples in the base, 986 new */
+static const int8_t o693[] = {12, 16, 24, 32}; /* merged: 123 samples in the base, 169 new */
+static const int8_t o694[] = {16, 24, 32}; /* merged: 1708 samples in the base, 2144 new */
+static const int8_t o695[] = {12, 16, 24, 32, 64};
+static const int8_t o696[] = {16, 24, 32, 64}; /* merged: 61978 samples in the base, 4392 new */
+static const int8_t o697[] = {12, 16, 24, 32, 64}; /* merged: 333 samples in the base, 337 new */
+static const int8_t o698[] = {16, 24, 32, 64}; /* merged: 2207 samples in the base, 1257 new */
+static const int8_t o699[] = {16, -1, -1, 64, 87}; /* 1: 9 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */ /* merged: 107 samples in the base, 9 new */
+static const int8_t o700[] = {16, -1, 24, 32, 64}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 59 offsets fit, 1 values */ /* 4: 2 offsets fit, 2 values; tied, split in operand order */
+static const int8_t o701[] = {16, 24, 32, 64};
+static const int8_t o702[] = {16, 24, 32, 64}; /* 1: 51 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o703[] = {16, 81, 24, 32, 64};
+static const int8_t o704[] = {16, 24, 32, 64}; /* merged: 41 samples in the base, 72 new */
+static const int8_t o705[] = {16, 24, 32};
+static const int8_t o706[] = {12, 16, 24, 64};
+static const int8_t o707[] = {16, 24, 64}; /* merged: 114 samples in the base, 7 new */
+static const int8_t o708[] = {-1, -1, 24, 32, -1}; /* 0: 62 offsets fit, 1 values */ /* 1: 11 offsets fit, 1 values */ /* 4: 11 offsets fit, 1 values */
 static const int8_t o709[] = {16, 24, 32, 64};
-static const int8_t o710[] = {16, 24, 32}; /* merged: 1378 samples in the base, 8 new */
-static const int8_t o711[] = {16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */
-static const int8_t o712[] = {16, -1, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* 3: 3 offsets fit, 1 values */
-static const int8_t o713[] = {16, 32}; /* merged: 59 samples in the base, 484 new */
-static const int8_t o714[] = {16, 24, 32, 87};
-static const int8_t o715[] = {81, -1, 24, 32, 87}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o716[] = {12, -1, -1, -1, -1}; /* 0: 33 offsets fit, 1 values; the guard's bit */ /* 1: 18 offsets fit, 1 values */ /* 2: 18 offsets fit, 1 values */ /* 3: 18 offsets fit, 1 values */ /* 4: 18 offsets fit, 1 values */
-static const int8_t o717[] = {16, 81, 24, 32, -1}; /* 4: 4 offsets fit, 1 values */ /* merged: 76 samples in the base, 30 new */
-static const int8_t o718[] = {16, 24, 32, 64}; /* merged: 267 samples in the base, 1 new */
-static const int8_t o719[] = {16, 24, 32, -1, 87, -1}; /* 3: 7 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */ /* merged: 29 samples in the base, 30 new */
-static const int8_t o720[] = {16, 24, 32};
-static const int8_t o721[] = {16, 24, 32, 87};
-static const int8_t o722[] = {16, 24, 32, 64}; /* merged: 64 samples in the base, 1 new */
-static const int8_t o723[] = {16, 24, 32, 64, -1}; /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 3: 2 offsets fit, 1 values; tied, split in operand order */ /* 4: 13 offsets fit, 1 values */
-static const int8_t o724[] = {16, 24, 32, 64}; /* merged: 204 samples in the base, 1 new */
-static const int8_t o725[] = {16, 24, 32, 64};
-static const int8_t o726[] = {16, 32};
-static const int8_t o727[] = {16, 32};
-static const int8_t o728[] = {16, 32};
-static const int8_t o729[] = {81, 24, 32}; /* merged: 14 samples in the base, 264 new; 0: untrusted in the base */
-static const int8_t o730[] = {16, 32}; /* merged: 12 samples in the base, 460 new */
+static const int8_t o710[] = {16, 24, 32}; /* merged: 2806 samples in the base, 16 new */
+static const int8_t o711[] = {16, 24, 32, 64};
+static const int8_t o712[] = {16, 24, 32, 64}; /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o713[] = {16, 24, 32, 64};
+static const int8_t o714[] = {16, 24, 32}; /* merged: 1378 samples in the base, 24 new */
+static const int8_t o715[] = {16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */
+static const int8_t o716[] = {16, -1, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* 3: 3 offsets fit, 1 values */
+static const int8_t o717[] = {16, 32}; /* merged: 59 samples in the base, 548 new */
+static const int8_t o718[] = {16, 24, 32, 87};
+static const int8_t o719[] = {81, -1, 24, 32, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o720[] = {12, -1, -1, -1, -1}; /* 0: 33 offsets fit, 1 values; the guard's bit */ /* 1: 18 offsets fit, 1 values */ /* 2: 18 offsets fit, 1 values */ /* 3: 18 offsets fit, 1 values */ /* 4: 18 offsets fit, 1 values */
+static const int8_t o721[] = {16, 81, 24, 32, -1}; /* 4: 4 offsets fit, 1 values */ /* merged: 76 samples in the base, 30 new */
+static const int8_t o722[] = {16, 24, 32, 64}; /* merged: 267 samples in the base, 1 new */
+static const int8_t o723[] = {16, 24, 32, -1, 87, -1}; /* 3: 7 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */ /* merged: 29 samples in the base, 30 new */
+static const int8_t o724[] = {16, 24, 32};
+static const int8_t o725[] = {16, 24, 32, 87};
+static const int8_t o726[] = {16, 24, 32, 64}; /* merged: 64 samples in the base, 1 new */
+static const int8_t o727[] = {16, 24, 32, 64, -1}; /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 3: 2 offsets fit, 1 values; tied, split in operand order */ /* 4: 13 offsets fit, 1 values */
+static const int8_t o728[] = {16, 24, 32, 64}; /* merged: 204 samples in the base, 1 new */
+static const int8_t o729[] = {16, 24, 32, 64};
+static const int8_t o730[] = {16, 32};
 static const int8_t o731[] = {16, 32};
-static const int8_t o732[] = {12, 16, 32};
-static const int8_t o733[] = {16, 32}; /* merged: 194 samples in the base, 662 new */
-static const int8_t o734[] = {16, 32};
-static const int8_t o735[] = {16, 32}; /* merged: 9 samples in the base, 1 new */
-static const int8_t o736[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */
-static const int8_t o737[] = {16, 32};
-static const int8_t o738[] = {24};
-static const int8_t o739[] = {32};
-static const int8_t o740[] = {16};
-static const int8_t o741[] = {-1}; /* 0: 3 offsets fit, 1 values */
-static const int8_t o742[] = {81, 64, 16, 24, 32};
-static const int8_t o743[] = {64, 16, 24, 32};
-static const int8_t o744[] = {81, 64, 16, 24, 32};
-static const int8_t o745[] = {64, 16, 24, 32};
+static const int8_t o732[] = {16, 32};
+static const int8_t o733[] = {81, 24, 32}; /* merged: 14 samples in the base, 264 new; 0: untrusted in the base */
+static const int8_t o734[] = {16, 32}; /* merged: 12 samples in the base, 496 new */
+static const int8_t o735[] = {16, 32}; /* merged: 5 samples in the base, 36 new */
+static const int8_t o736[] = {12, 16, 32};
+static const int8_t o737[] = {16, 32}; /* merged: 194 samples in the base, 730 new */
+static const int8_t o738[] = {16, 32}; /* merged: 7 samples in the base, 16 new */
+static const int8_t o739[] = {16, 32}; /* merged: 9 samples in the base, 65 new */
+static const int8_t o740[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */
+static const int8_t o741[] = {16, 32};
+static const int8_t o742[] = {24};
+static const int8_t o743[] = {32};
+static const int8_t o744[] = {16};
+static const int8_t o745[] = {-1}; /* 0: 3 offsets fit, 1 values */
 static const int8_t o746[] = {81, 64, 16, 24, 32};
 static const int8_t o747[] = {64, 16, 24, 32};
-static const int8_t o748[] = {64, 16, 24, 32};
-static const int8_t o749[] = {64, 16, 24};
-static const int8_t o750[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 4 offsets fit, 1 values */
-static const int8_t o751[] = {24, 32};
-static const int8_t o752[] = {12, -1}; /* 0: 67 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 1 values */
-static const int8_t o753[] = {12, 24, 32};
-static const int8_t o754[] = {24, 32};
-static const int8_t o755[] = {-1, 16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 4 values; tied, split in operand order */ /* 3: 2 offsets fit, 4 values; tied, split in operand order */
-static const int8_t o756[] = {81, 16, 24, 32, 64};
-static const int8_t o757[] = {12, -1, -1}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 9 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */
-static const int8_t o758[] = {16, 24, 32};
-static const int8_t o759[] = {16, 24, 32, 64};
-static const int8_t o760[] = {24, 32, 64};
-static const int8_t o761[] = {16, -1}; /* 1: 66 offsets fit, 1 values */
-static const int8_t o762[] = {-1, 16, 24, 32, 64}; /* 0: 3 offsets fit, 1 values */
-static const int8_t o763[] = {-1, 16, 24}; /* 0: 4 offsets fit, 1 values */
-static const int8_t o764[] = {16, 24};
-static const int8_t o765[] = {16, 24};
-static const int8_t o766[] = {16, -1, 64}; /* 1: 43 offsets fit, 1 values */
-static const int8_t o767[] = {12, 16, 24}; /* 0: 3 offsets fit, 2 values; the guard's bit */
-static const int8_t o768[] = {16, 24}; /* merged: 12 samples in the base, 2777 new */
-static const int8_t o769[] = {12, 16, 24, 64};
-static const int8_t o770[] = {16, 24, 64}; /* merged: 68 samples in the base, 1876 new */
-static const int8_t o771[] = {12, 16, 24, 64}; /* merged: 124 samples in the base, 148 new */
-static const int8_t o772[] = {16, 24, 64}; /* merged: 790 samples in the base, 1110 new */
-static const int8_t o773[] = {16, 24, 64}; /* 0: 2 offsets fit, 3 values; tied, split in operand order */ /* 2: 2 offsets fit, 3 values; tied, split in operand order */
-static const int8_t o774[] = {16, 24, 64}; /* merged: 36 samples in the base, 30 new */
-static const int8_t o775[] = {-1, 16, 24, 32}; /* 0: 11 offsets fit, 1 values */ /* merged: 12 samples in the base, 424 new */
-static const int8_t o776[] = {24, 32}; /* merged: 5 samples in the base, 128 new; 1: untrusted in the base */
-static const int8_t o777[] = {16, 24};
-static const int8_t o778[] = {-1, 24, 64}; /* 0: 42 offsets fit, 1 values */
-static const int8_t o779[] = {12, 16, 24, 64}; /* 0: 55 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */ /* 3: 2 offsets fit, 1 values; tied, split in operand order */
-static const int8_t o780[] = {16, 24, 64}; /* merged: 534 samples in the base, 325 new */
-static const int8_t o781[] = {16, 24, 64, 87}; /* merged: 4 samples in the base, 164 new */
-static const int8_t o782[] = {12, 16, 24, 64};
-static const int8_t o783[] = {16, 24, 64}; /* merged: 406 samples in the base, 618 new */
-static const int8_t o784[] = {12, 16}; /* merged: 47 samples in the base, 90 new */
-static const int8_t o785[] = {16}; /* merged: 324 samples in the base, 1081 new */
-static const int8_t o786[] = {16, 24}; /* merged: 92 samples in the base, 18 new */
-static const int8_t o787[] = {12, 16};
-static const int8_t o788[] = {16}; /* merged: 7755 samples in the base, 22 new */
-static const int8_t o789[] = {81, 87}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 2 offsets fit, 2 values; tied */
-static const int8_t t789[] = {0, 0};
-static const int8_t o790[] = {16, -1, 87}; /* 1: 3 offsets fit, 1 values */ /* merged: 2 samples in the base, 4 new */
-static const int8_t o791[] = {16, 24, 87}; /* merged: 584 samples in the base, 369 new */
-static const int8_t o792[] = {16, 24, 87}; /* merged: 27 samples in the base, 96 new */
-static const int8_t o793[] = {16, 24, -1}; /* 2: 8 offsets fit, 1 values */
-static const int8_t o794[] = {16, 24, -1}; /* 2: 6 offsets fit, 1 values */ /* merged: 1 samples in the base, 16 new; 1: untrusted in the base */
-static const int8_t o795[] = {81, -1, 24, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 100 samples in the base, 1406 new; 3: untrusted in the base */
-static const int8_t o796[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */ /* merged: 3520 samples in the base, 1428 new */
-static const int8_t o797[] = {12, 16, 24, -1}; /* 3: 8 offsets fit, 1 values */ /* merged: 82 samples in the base, 238 new */
-static const int8_t o798[] = {16, -1, 84, 24, 64}; /* 1: 2 offsets fit, 1 values */
-static const int8_t o799[] = {16, 81, 24, 64}; /* merged: 294 samples in the base, 9 new */
-static const int8_t o800[] = {16, 24, 64}; /* merged: 4963 samples in the base, 2397 new */
-static const int8_t o801[] = {16, 24, 64, 87, -1}; /* 2: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 7 offsets fit, 1 values */ /* merged: 164 samples in the base, 1 new; 2: untrusted in the base */
-static const int8_t o802[] = {12, 16, 24};
-static const int8_t o803[] = {16, 24}; /* merged: 674 samples in the base, 246 new */
-static const int8_t o804[] = {16, 24, 64};
-static const int8_t o805[] = {12, 16, 24, 64, -1}; /* 4: 3 offsets fit, 1 values */
-static const int8_t o806[] = {81, 16, 24, 64, -1}; /* 4: 38 offsets fit, 1 values */ /* merged: 346 samples in the base, 714 new */
-static const int8_t o807[] = {16, 24, 64, -1}; /* 3: 4 offsets fit, 1 values */ /* merged: 3343 samples in the base, 3706 new */
-static const int8_t o808[] = {16, 24, 64}; /* merged: 6 samples in the base, 88 new */
-static const int8_t o809[] = {16, 24, -1}; /* 2: 2 offsets fit, 1 values */
-static const int8_t o810[] = {12, 16, 24, 64};
-static const int8_t o811[] = {16, 24, 64}; /* merged: 7945 samples in the base, 1093 new */
-static const int8_t o812[] = {81, -1, 87, 77, 68}; /* 1: 3 offsets fit, 1 values */ /* merged: 108 samples in the base, 952 new */
-static const int8_t o813[] = {81, -1, -1, -1, 68}; /* 1: 7 offsets fit, 1 values */ /* 2: 7 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */
-static const int8_t o814[] = {12, 16, 24};
-static const int8_t o815[] = {16, 24}; /* merged: 40 samples in the base, 536 new */
-static const int8_t o816[] = {16, 24, 64};
-static const int8_t o817[] = {12, 16, 24, 64}; /* merged: 43 samples in the base, 476 new */
-static const int8_t o818[] = {16, 24, 64}; /* merged: 34 samples in the base, 416 new */
-static const int8_t o819[] = {12, 16, 24, 64};
-static const int8_t o820[] = {16, 24, 64}; /* merged: 8429 samples in the base, 1855 new */
-static const int8_t o821[] = {16, 24, 64, 87}; /* merged: 257 samples in the base, 8 new */
-static const int8_t o822[] = {12, 16, 24, 64};
-static const int8_t o823[] = {16, 24, 64}; /* merged: 1829 samples in the base, 112 new */
-static const int8_t o824[] = {16, 24, 64};
-static const int8_t o825[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */
-static const int8_t o826[] = {16, 24};
-static const int8_t o827[] = {-1, -1}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values */
-static const int8_t o828[] = {16}; /* merged: 44 samples in the base, 3 new */
-static const int8_t o829[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */
-static const int8_t o830[] = {16, 24, 87};
-static const int8_t o831[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o832[] = {16, 81, 24, -1}; /* 3: 32 offsets fit, 1 values */ /* merged: 26 samples in the base, 20 new; 1: untrusted in the base */
-static const int8_t o833[] = {16, 24, 64}; /* merged: 717 samples in the base, 1 new */
-static const int8_t o834[] = {16, 24}; /* merged: 84 samples in the base, 1 new */
-static const int8_t o835[] = {16, 24, 87};
-static const int8_t o836[] = {16, 24, 64, -1}; /* 3: 9 offsets fit, 1 values */ /* merged: 31 samples in the base, 22 new */
-static const int8_t o837[] = {16, 24, 64}; /* merged: 2136 samples in the base, 2 new */
-static const int8_t o838[] = {16, 24, 64};
-static const int8_t o839[] = {16, 24, 64};
-static const int8_t o840[] = {16}; /* merged: 9 samples in the base, 238 new */
-static const int8_t o841[] = {0}; /* merged: 4154 samples in the base, 5048 new */
-static const int8_t o842[] = {16}; /* merged: 1527 samples in the base, 1011 new */
-static const int8_t o843[] = {0}; /* merged: 15 samples in the base, 422 new */
-static const int8_t o844[] = {16}; /* merged: 883 samples in the base, 762 new */
-static const int8_t o845[] = {16};
-static const int8_t o846[] = {0}; /* merged: 67 samples in the base, 264 new */
-static const int8_t o847[] = {12};
+static const int8_t o748[] = {81, 64, 16, 24, 32};
+static const int8_t o749[] = {64, 16, 24, 32};
+static const int8_t o750[] = {81, 64, 16, 24, 32};
+static const int8_t o751[] = {64, 16, 24, 32};
+static const int8_t o752[] = {64, 16, 24, 32};
+static const int8_t o753[] = {64, 16, 24};
+static const int8_t o754[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 4 offsets fit, 1 values */
+static const int8_t o755[] = {24, 32};
+static const int8_t o756[] = {12, -1}; /* 0: 67 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 1 values */
+static const int8_t o757[] = {12, 24, 32};
+static const int8_t o758[] = {24, 32}; /* merged: 4717 samples in the base, 16 new */
+static const int8_t o759[] = {-1, 16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 4 values; tied, split in operand order */ /* 3: 2 offsets fit, 4 values; tied, split in operand order */
+static const int8_t o760[] = {81, 16, 24, 32, 64};
+static const int8_t o761[] = {12, -1, -1}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 9 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */
+static const int8_t o762[] = {16, 24, 32};
+static const int8_t o763[] = {16, 24, 32, 64};
+static const int8_t o764[] = {24, 32, 64};
+static const int8_t o765[] = {16, 24}; /* 1: 2 offsets fit, 10 values; narrowed (no overlap, operand order) */ /* merged: 1 samples in the base, 16 new; 1: untrusted in the base */
+static const int8_t o766[] = {-1, 16, 24, 32, 64}; /* 0: 3 offsets fit, 1 values */
+static const int8_t o767[] = {-1, 16, 24}; /* 0: 4 offsets fit, 1 values */
+static const int8_t o768[] = {16, 24};
+static const int8_t o769[] = {16, 24};
+static const int8_t o770[] = {16, -1, 64}; /* 1: 43 offsets fit, 1 values */
+static const int8_t o771[] = {12, 16, 24}; /* 0: 3 offsets fit, 2 values; the guard's bit */
+static const int8_t o772[] = {16, 24}; /* merged: 12 samples in the base, 2949 new */
+static const int8_t o773[] = {12, 16, 24, 64};
+static const int8_t o774[] = {16, 24, 64}; /* merged: 68 samples in the base, 2032 new */
+static const int8_t o775[] = {12, 16, 24, 64}; /* merged: 124 samples in the base, 148 new */
+static const int8_t o776[] = {16, 24, 64}; /* merged: 790 samples in the base, 1112 new */
+static const int8_t o777[] = {16, 24, 64}; /* merged: 4 samples in the base, 16 new */
+static const int8_t o778[] = {16, 24, 64}; /* merged: 36 samples in the base, 30 new */
+static const int8_t o779[] = {-1, 16, 24, 32}; /* 0: 11 offsets fit, 1 values */ /* merged: 12 samples in the base, 424 new */
+static const int8_t o780[] = {24, 32}; /* merged: 5 samples in the base, 128 new; 1: untrusted in the base */
+static const int8_t o781[] = {16, 24};
+static const int8_t o782[] = {-1, 24, 64}; /* 0: 42 offsets fit, 1 values */
+static const int8_t o783[] = {12, 16, 24, 64}; /* 0: 55 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */ /* 3: 2 offsets fit, 1 values; tied, split in operand order */
+static const int8_t o784[] = {16, 24, 64}; /* merged: 534 samples in the base, 331 new */
+static const int8_t o785[] = {16, 24, 64, 87}; /* merged: 4 samples in the base, 164 new */
+static const int8_t o786[] = {12, 16, 24, 64};
+static const int8_t o787[] = {16, 24, 64}; /* merged: 406 samples in the base, 702 new */
+static const int8_t o788[] = {12, 16}; /* merged: 47 samples in the base, 90 new */
+static const int8_t o789[] = {16}; /* merged: 324 samples in the base, 1121 new */
+static const int8_t o790[] = {16, 24}; /* merged: 92 samples in the base, 18 new */
+static const int8_t o791[] = {12, 16};
+static const int8_t o792[] = {16}; /* merged: 7755 samples in the base, 22 new */
+static const int8_t o793[] = {81, 87}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 2 offsets fit, 2 values; tied */
+static const int8_t t793[] = {0, 0};
+static const int8_t o794[] = {16, -1, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 2 samples in the base, 20 new */
+static const int8_t o795[] = {16, 24, 87}; /* merged: 584 samples in the base, 369 new */
+static const int8_t o796[] = {16, 24, 87}; /* merged: 27 samples in the base, 96 new */
+static const int8_t o797[] = {16, 24, -1}; /* 2: 8 offsets fit, 1 values */
+static const int8_t o798[] = {16, 24, -1}; /* 2: 6 offsets fit, 1 values */ /* merged: 1 samples in the base, 16 new; 1: untrusted in the base */
+static const int8_t o799[] = {81, -1, 24, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 100 samples in the base, 1454 new; 3: untrusted in the base */
+static const int8_t o800[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */ /* merged: 3520 samples in the base, 1428 new */
+static const int8_t o801[] = {12, 16, 24, -1}; /* 3: 8 offsets fit, 1 values */ /* merged: 82 samples in the base, 238 new */
+static const int8_t o802[] = {16, -1, 84, 24, 64}; /* 1: 2 offsets fit, 1 values */
+static const int8_t o803[] = {16, 81, 24, 64}; /* merged: 294 samples in the base, 9 new */
+static const int8_t o804[] = {16, 24, 64}; /* merged: 4963 samples in the base, 2465 new */
+static const int8_t o805[] = {16, 24, 64, 87, -1}; /* 2: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 7 offsets fit, 1 values */ /* merged: 164 samples in the base, 1 new; 2: untrusted in the base */
+static const int8_t o806[] = {12, 16, 24};
+static const int8_t o807[] = {16, 24}; /* merged: 674 samples in the base, 246 new */
+static const int8_t o808[] = {16, 24, 64};
+static const int8_t o809[] = {12, 16, 24, 64, -1}; /* 4: 3 offsets fit, 1 values */
+static const int8_t o810[] = {81, 16, 24, 64, -1}; /* 4: 38 offsets fit, 1 values */ /* merged: 346 samples in the base, 714 new */
+static const int8_t o811[] = {16, 24, 64, -1}; /* 3: 4 offsets fit, 1 values */ /* merged: 3343 samples in the base, 3712 new */
+static const int8_t o812[] = {16, 24, 64}; /* merged: 6 samples in the base, 88 new */
+static const int8_t o813[] = {16, 24, -1}; /* 2: 2 offsets fit, 1 values */
+static const int8_t o814[] = {12, 16, 24, 64};
+static const int8_t o815[] = {16, 24, 64}; /* merged: 7945 samples in the base, 1130 new */
+static const int8_t o816[] = {81, -1, 87, 77, 68}; /* 1: 3 offsets fit, 1 values */ /* merged: 108 samples in the base, 952 new */
+static const int8_t o817[] = {81, -1, -1, -1, 68}; /* 1: 7 offsets fit, 1 values */ /* 2: 7 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */
+static const int8_t o818[] = {12, 16, 24}; /* merged: 47 samples in the base, 45 new */
+static const int8_t o819[] = {16, 24}; /* merged: 40 samples in the base, 569 new */
+static const int8_t o820[] = {16, 24, 64};
+static const int8_t o821[] = {12, 16, 24, 64}; /* merged: 43 samples in the base, 476 new */
+static const int8_t o822[] = {16, 24, 64}; /* merged: 34 samples in the base, 416 new */
+static const int8_t o823[] = {12, 16, 24, 64}; /* merged: 337 samples in the base, 11 new */
+static const int8_t o824[] = {16, 24, 64}; /* merged: 8429 samples in the base, 1892 new */
+static const int8_t o825[] = {16, 24, 64, 87}; /* merged: 257 samples in the base, 8 new */
+static const int8_t o826[] = {12, 16, 24, 64};
+static const int8_t o827[] = {16, 24, 64}; /* merged: 1829 samples in the base, 128 new */
+static const int8_t o828[] = {16, 24, 64};
+static const int8_t o829[] = {16, 24}; /* merged: 1 samples in the base, 36 new; 0: untrusted in the base; 1: untrusted in the base */
+static const int8_t o830[] = {16, 24};
+static const int8_t o831[] = {-1, -1}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values */
+static const int8_t o832[] = {16}; /* merged: 44 samples in the base, 3 new */
+static const int8_t o833[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */
+static const int8_t o834[] = {16, 24, 87};
+static const int8_t o835[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o836[] = {16, 81, 24, -1}; /* 3: 32 offsets fit, 1 values */ /* merged: 26 samples in the base, 20 new; 1: untrusted in the base */
+static const int8_t o837[] = {16, 24, 64}; /* merged: 717 samples in the base, 1 new */
+static const int8_t o838[] = {16, 24}; /* merged: 84 samples in the base, 1 new */
+static const int8_t o839[] = {16, 24, 87};
+static const int8_t o840[] = {16, 24, 64, -1}; /* 3: 9 offsets fit, 1 values */ /* merged: 31 samples in the base, 22 new */
+static const int8_t o841[] = {16, 24, 64}; /* merged: 2136 samples in the base, 2 new */
+static const int8_t o842[] = {16, 24, 64};
+static const int8_t o843[] = {16, 24, 64};
+static const int8_t o844[] = {16}; /* merged: 9 samples in the base, 238 new */
+static const int8_t o845[] = {0}; /* merged: 4154 samples in the base, 5488 new */
+static const int8_t o846[] = {16}; /* merged: 1527 samples in the base, 1083 new */
+static const int8_t o847[] = {0}; /* merged: 15 samples in the base, 422 new */
 static const int8_t o848[] = {16}; /* merged: 883 samples in the base, 762 new */
-static const int8_t o849[] = {0}; /* merged: 4 samples in the base, 2 new */
-static const int8_t o850[] = {0}; /* merged: 994 samples in the base, 1874 new */
-static const int8_t o851[] = {12}; /* merged: 4515 samples in the base, 2426 new */
-static const int8_t o852[] = {12, 87}; /* merged: 9 samples in the base, 238 new */
-static const int8_t o853[] = {-1}; /* 0: 2 offsets fit, 1 values */
-static const int8_t o854[] = {0};
-static const int8_t o855[] = {0}; /* merged: 358 samples in the base, 446 new */
-static const int8_t o856[] = {12}; /* merged: 495 samples in the base, 445 new */
-static const int8_t o857[] = {12, -1}; /* 0: 86 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values */
-static const int8_t o858[] = {24}; /* merged: 38 samples in the base, 238 new */
-static const int8_t o859[] = {0};
-static const int8_t o860[] = {0};
-static const int8_t o861[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
-static const int8_t o862[] = {16, 32, 24}; /* merged: 20 samples in the base, 2 new */
-static const int8_t o863[] = {12, 16, 32, 24};
-static const int8_t o864[] = {16, 32, 24}; /* merged: 8968 samples in the base, 623 new */
-static const int8_t o865[] = {12, 16, 24}; /* 0: 73 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o866[] = {16, 24};
-static const int8_t o867[] = {12, 16, 24};
-static const int8_t o868[] = {16};
-static const int8_t o869[] = {16, 24};
-static const int8_t o870[] = {16, 24, 32};
-static const int8_t o871[] = {16, 32};
-static const int8_t o872[] = {64, 24, 32};
-static const int8_t o873[] = {12, 64, 24, 32};
-static const int8_t o874[] = {64, 24, 32}; /* merged: 5496 samples in the base, 445 new */
-static const int8_t o875[] = {12, 24, -1, -1}; /* 0: 9 offsets fit, 1 values; the guard's bit */ /* 2: 7 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
-static const int8_t o876[] = {24, 64, 32};
-static const int8_t o877[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
-static const int8_t o878[] = {12, -1, 16, 64, -1, -1}; /* 0: 53 offsets fit, 1 values; the guard's bit */ /* 1: 5 offsets fit, 1 values */ /* 4: 3 offsets fit, 1 values */ /* 5: 2 offsets fit, 1 values */
-static const int8_t o879[] = {-1, 16, -1, 24, 32}; /* 0: 8 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */
-static const int8_t o880[] = {12, 64, 24, 32}; /* 0: 55 offsets fit, 1 values; the guard's bit */
-static const int8_t o881[] = {64, 24, 32};
-static const int8_t o882[] = {0};
-static const int8_t o883[] = {0};
-static const int8_t o884[] = {16, 24, 64};
-static const int8_t o885[] = {24, 32, 64};
-static const int8_t o886[] = {24, 32, 64};
-static const int8_t o887[] = {12, -1, 16, 64, 24, 32}; /* 0: 46 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values */ /* 4: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o888[] = {-1, 16, 64, 24, 32}; /* 0: 11 offsets fit, 1 values */
-static const int8_t o889[] = {0};
-static const int8_t o890[] = {0};
-static const int8_t o891[] = {-1}; /* 0: 4 offsets fit, 1 values */
-static const int8_t o892[] = {16}; /* merged: 276 samples in the base, 5 new */
-static const int8_t o893[] = {16}; /* merged: 336 samples in the base, 267 new */
-static const int8_t o894[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
-static const int8_t o895[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o896[] = {81, -1, 24, 87}; /* 1: 6 offsets fit, 1 values */ /* merged: 1459 samples in the base, 444 new */
-static const int8_t o897[] = {68, -1, 24, -1, 81}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 11 offsets fit, 1 values */ /* 3: 11 offsets fit, 1 values */ /* 4: 2 offsets fit, 2 values; tied */
-static const int8_t t897[] = {0, -1, -1, -1, 0};
-static const int8_t o898[] = {12, 16, 81, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
-static const int8_t o899[] = {12, 16, 24, -1}; /* 0: 52 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 2 values; tied, split in operand order */ /* 2: 2 offsets fit, 2 values; tied, split in operand order */ /* 3: 9 offsets fit, 1 values */
-static const int8_t o900[] = {12, 16, 24, -1, 87, -1}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 3: 4 offsets fit, 1 values */ /* 5: 14 offsets fit, 1 values */
-static const int8_t o901[] = {16, 81, 84, 24, 64};
-static const int8_t o902[] = {16, 81, 24, 64}; /* merged: 518 samples in the base, 194 new */
-static const int8_t o903[] = {16, 24, 64}; /* merged: 276 samples in the base, 33 new */
-static const int8_t o904[] = {16, 24, 64, 87, 77}; /* merged: 491 samples in the base, 30 new */
-static const int8_t o905[] = {12, 16, 81, 24};
-static const int8_t o906[] = {12, 16, 24, 64, 87};
-static const int8_t o907[] = {16, 81, 24}; /* merged: 2305 samples in the base, 1 new */
-static const int8_t o908[] = {16, 24};
-static const int8_t o909[] = {16, 24, -1}; /* 0: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 2: 53 offsets fit, 1 values */
-static const int8_t o910[] = {16, 24, 64, 87}; /* merged: 2305 samples in the base, 1 new */
-static const int8_t o911[] = {12, 16, -1, -1, -1}; /* 2: 4 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */ /* 4: 17 offsets fit, 1 values */
-static const int8_t o912[] = {16, 24, 64, -1}; /* 3: 10 offsets fit, 1 values */
-static const int8_t o913[] = {16};
-static const int8_t o914[] = {16, 24, -1}; /* 2: 2 offsets fit, 1 values */
-static const int8_t o915[] = {12, 16, 24};
-static const int8_t o916[] = {16, 24}; /* merged: 3924 samples in the base, 31 new */
-static const int8_t o917[] = {12, 16, 24, 64};
-static const int8_t o918[] = {16, 24, 64}; /* merged: 3752 samples in the base, 156 new */
-static const int8_t o919[] = {12, 16, 24, 64};
-static const int8_t o920[] = {16, 24, 64}; /* merged: 1930 samples in the base, 444 new */
-static const int8_t o921[] = {12, 16, 24, 64};
-static const int8_t o922[] = {16, 24, 64}; /* merged: 2358 samples in the base, 143 new */
-static const int8_t o923[] = {12, 16, 24};
-static const int8_t o924[] = {16, 24};
-static const int8_t o925[] = {12, 16, 24, 64};
-static const int8_t o926[] = {16, 24, 64};
-static const int8_t o927[] = {16}; /* merged: 10 samples in the base, 232 new */
-static const int8_t o928[] = {16}; /* merged: 1279 samples in the base, 456 new */
-static const int8_t o929[] = {16};
-static const int8_t o930[] = {-1}; /* 0: 60 offsets fit, 1 values */
-static const int8_t o931[] = {0};
-static const int8_t o932[] = {81, 64, 16, 24, 32}; /* merged: 1 samples in the base, 48 new; 0: untrusted in the base; 1: untrusted in the base; 2: untrusted in the base; 3: untrusted in the base; 4: untrusted in the base */
-static const int8_t o933[] = {64, 16, 24, 32}; /* merged: 33 samples in the base, 448 new */
-static const int8_t o934[] = {81, 64, 16, 24, 32};
-static const int8_t o935[] = {64, 16, 24, 32}; /* merged: 6 samples in the base, 144 new */
-static const int8_t o936[] = {81, 64, 16, 24, 32};
-static const int8_t o937[] = {64, 16, 24}; /* merged: 5 samples in the base, 64 new */
-static const int8_t o938[] = {64, 16, 24, 32}; /* merged: 4 samples in the base, 128 new */
-static const int8_t o939[] = {64, 16, 24, 32}; /* merged: 2 samples in the base, 96 new */
-static const int8_t o940[] = {64, 16, 24}; /* merged: 3 samples in the base, 60 new */
-static const int8_t o941[] = {-1, -1}; /* 0: 2 offsets fit, 1 values */ /* 1: 60 offsets fit, 1 values */
-static const int8_t o942[] = {16, 24}; /* merged: 10 samples in the base, 208 new */
-static const int8_t o943[] = {24, 32}; /* merged: 4 samples in the base, 48 new */
-static const int8_t o944[] = {24, 32}; /* merged: 8 samples in the base, 144 new */
-static const int8_t o945[] = {16, 32}; /* merged: 139 samples in the base, 45 new */
-static const int8_t o946[] = {16, 24, 32, 87};
-static const int8_t o947[] = {81, -1, 24, 32, 87}; /* 1: 6 offsets fit, 1 values */ /* merged: 1151 samples in the base, 2 new */
-static const int8_t o948[] = {81, -1, 24, 32, -1, 68}; /* 1: 5 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */
-static const int8_t o949[] = {12, 16, 81, 84, 24, 32, 64};
-static const int8_t o950[] = {12, 16, 81, 24, 32, -1}; /* 5: 2 offsets fit, 1 values */
-static const int8_t o951[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
-static const int8_t o952[] = {16, 81, 84, 24, 32, 64};
-static const int8_t o953[] = {16, 81, 24, 32, -1}; /* 4: 2 offsets fit, 1 values */
-static const int8_t o954[] = {16, 24, 32, 64};
-static const int8_t o955[] = {16, 24, 32, 64, 87, 77};
-static const int8_t o956[] = {12, 16, 24, 32, -1}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 4: 2 offsets fit, 1 values */
-static const int8_t o957[] = {16, 81, 24, 32};
-static const int8_t o958[] = {16, 24, 32};
-static const int8_t o959[] = {16, 24, 32, 87};
-static const int8_t o960[] = {16, 24, 32, 64, 87};
-static const int8_t o961[] = {12, 16, -1, -1, -1, -1}; /* 2: 4 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values */ /* 4: 4 offsets fit, 1 values */ /* 5: 18 offsets fit, 1 values */
-static const int8_t o962[] = {16, 24, 32, 64, -1}; /* 4: 11 offsets fit, 1 values */
-static const int8_t o963[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */
-static const int8_t o964[] = {12, 16, 24, 32, 64};
-static const int8_t o965[] = {16, 24, 32, 64};
-static const int8_t o966[] = {16, 24, 32, 64};
-static const int8_t o967[] = {16, 32};
-static const int8_t o968[] = {12, 16, 32}; /* 0: 74 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o969[] = {16, 32};
-static const int8_t o970[] = {16, 32};
-static const int8_t o971[] = {16, 32};
-static const int8_t o972[] = {-1, 32}; /* 0: 66 offsets fit, 1 values */
-static const int8_t o973[] = {16, -1}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o974[] = {16, 24, 64, 32}; /* merged: 207 samples in the base, 55 new */
-static const int8_t o975[] = {16};
-static const int8_t o976[] = {16};
-static const int8_t o977[] = {-1, 16, 24}; /* 0: 3 offsets fit, 1 values */ /* merged: 215 samples in the base, 552 new */
-static const int8_t o978[] = {16, -1, 64}; /* 1: 2 offsets fit, 2 values */ /* 2: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o979[] = {16, -1}; /* 1: 4 offsets fit, 1 values */
-static const int8_t o980[] = {12, 16, -1, 24}; /* 2: 2 offsets fit, 1 values */
-static const int8_t o981[] = {-1, -1, -1}; /* 0: 2 offsets fit, 2 values */ /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 2 values */
-static const int8_t o982[] = {12, 16, 32}; /* merged: 94 samples in the base, 144 new */
-static const int8_t o983[] = {16, 32}; /* merged: 1509 samples in the base, 774 new */
-static const int8_t o984[] = {16, 24, 32, 87}; /* merged: 1441 samples in the base, 240 new */
-static const int8_t o985[] = {16, 24, 32, 87}; /* merged: 116 samples in the base, 40 new */
-static const int8_t o986[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 1 values */ /* merged: 88 samples in the base, 320 new */
-static const int8_t o987[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */ /* merged: 6 samples in the base, 238 new */
-static const int8_t o988[] = {81, -1, 24, 32, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 55 samples in the base, 343 new; 4: untrusted in the base */
-static const int8_t o989[] = {81, -1, 24, 32, 87}; /* 1: 3 offsets fit, 1 values */ /* merged: 1699 samples in the base, 1226 new */
-static const int8_t o990[] = {81, -1, 24, 32, -1, 68}; /* 1: 5 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */ /* merged: 979 samples in the base, 2 new */
-static const int8_t o991[] = {12, 16, 81, 84, 24, 32, 64};
-static const int8_t o992[] = {12, 16, 81, 24, 32, 64};
-static const int8_t o993[] = {12, 16, 24, 32, -1}; /* 4: 8 offsets fit, 1 values */
-static const int8_t o994[] = {12, 16, 24, 32, 64, 87, 77};
-static const int8_t o995[] = {16, 81, 84, 24, 32, 64};
-static const int8_t o996[] = {16, 81, 24, 32, 64}; /* merged: 1740 samples in the base, 8 new */
-static const int8_t o997[] = {16, 24, 32, 64}; /* merged: 1765 samples in the base, 479 new */
-static const int8_t o998[] = {16, 24, 32, 64, 87, 77}; /* merged: 579 samples in the base, 3 new */
-static const int8_t o999[] = {12, 16, 24, 32};
-static const int8_t o1000[] = {12, 16, 24, 32, 87};
-static const int8_t o1001[] = {16, 81, 24, 32}; /* merged: 2103 samples in the base, 1 new */
-static const int8_t o1002[] = {-1, -1, -1, -1, 64}; /* 0: 4 offsets fit, 1 values */ /* 1: 55 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */ /* 3: 3 offsets fit, 1 values */
-static const int8_t o1003[] = {16, 24, 32}; /* merged: 1053 samples in the base, 150 new */
-static const int8_t o1004[] = {16, 24, 32, 87};
-static const int8_t o1005[] = {16, 24, 32, 64};
-static const int8_t o1006[] = {16, 24, 32, 64, 87}; /* merged: 2048 samples in the base, 1 new */
-static const int8_t o1007[] = {12, 16, 24, 32, -1, -1}; /* 2: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 4 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */
-static const int8_t o1008[] = {-1, 16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
-static const int8_t o1009[] = {16, 24, 32, 64, -1}; /* 4: 10 offsets fit, 1 values */ /* merged: 349 samples in the base, 540 new */
-static const int8_t o1010[] = {16, 32};
-static const int8_t o1011[] = {16, 24, 32, 64}; /* 0: 3 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 1: 45 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o1012[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */
-static const int8_t o1013[] = {12, 16, 24, 32, 64}; /* 0: 55 offsets fit, 1 values; the guard's bit */
-static const int8_t o1014[] = {16, 24, 32, 64}; /* merged: 61 samples in the base, 480 new */
-static const int8_t o1015[] = {12, 16, 24, 32}; /* merged: 43 samples in the base, 12 new */
-static const int8_t o1016[] = {16, 24, 32}; /* merged: 3741 samples in the base, 970 new */
-static const int8_t o1017[] = {12, 16, 24, 32}; /* merged: 123 samples in the base, 169 new */
-static const int8_t o1018[] = {16, 24, 32}; /* merged: 1708 samples in the base, 2038 new */
-static const int8_t o1019[] = {12, 16, 24, 32, 64};
-static const int8_t o1020[] = {16, 24, 32, 64}; /* merged: 62106 samples in the base, 4356 new */
-static const int8_t o1021[] = {12, 16, 24, 32, 64}; /* merged: 332 samples in the base, 332 new */
-static const int8_t o1022[] = {16, 24, 32, 64}; /* merged: 2255 samples in the base, 1164 new */
-static const int8_t o1023[] = {16, -1, -1, 64, 87}; /* 1: 9 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */ /* merged: 107 samples in the base, 9 new */
-static const int8_t o1024[] = {16, -1, 24, 32, 64}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 59 offsets fit, 1 values */ /* 4: 2 offsets fit, 2 values; tied, split in operand order */
-static const int8_t o1025[] = {16, 24, 32, 64};
-static const int8_t o1026[] = {16, 24, 32, 64}; /* 1: 51 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o1027[] = {16, 81, 24, 32, 64};
-static const int8_t o1028[] = {16, 24, 32, 64};
-static const int8_t o1029[] = {16, 24, 32};
-static const int8_t o1030[] = {12, 16, 24, 64};
-static const int8_t o1031[] = {16, 24, 64}; /* merged: 114 samples in the base, 1 new */
-static const int8_t o1032[] = {-1, -1, 24, 32, -1}; /* 0: 62 offsets fit, 1 values */ /* 1: 11 offsets fit, 1 values */ /* 4: 11 offsets fit, 1 values */
-static const int8_t o1033[] = {16, 24, 32, 64};
-static const int8_t o1034[] = {16, 24, 32};
-static const int8_t o1035[] = {16, 24, 32, 64};
-static const int8_t o1036[] = {16, 24, 32, 64}; /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o1037[] = {16, 24, 32, 64};
-static const int8_t o1038[] = {16, 24, 32}; /* merged: 1378 samples in the base, 8 new */
-static const int8_t o1039[] = {16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */
-static const int8_t o1040[] = {16, -1, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* 3: 3 offsets fit, 1 values */
-static const int8_t o1041[] = {16, 32}; /* merged: 59 samples in the base, 484 new */
-static const int8_t o1042[] = {16, 24, 32, 87};
-static const int8_t o1043[] = {81, -1, 24, 32, 87}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o1044[] = {12, -1, -1, -1, -1}; /* 0: 33 offsets fit, 1 values; the guard's bit */ /* 1: 18 offsets fit, 1 values */ /* 2: 18 offsets fit, 1 values */ /* 3: 18 offsets fit, 1 values */ /* 4: 18 offsets fit, 1 values */
-static const int8_t o1045[] = {16, 81, 24, 32, -1}; /* 4: 4 offsets fit, 1 values */ /* merged: 76 samples in the base, 30 new */
-static const int8_t o1046[] = {16, 24, 32, 64}; /* merged: 267 samples in the base, 1 new */
-static const int8_t o1047[] = {16, 24, 32, -1, 87, -1}; /* 3: 7 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */ /* merged: 29 samples in the base, 30 new */
-static const int8_t o1048[] = {16, 24, 32};
-static const int8_t o1049[] = {16, 24, 32, 87};
-static const int8_t o1050[] = {16, 24, 32, 64}; /* merged: 64 samples in the base, 1 new */
-static const int8_t o1051[] = {16, 24, 32, 64, -1}; /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 3: 2 offsets fit, 1 values; tied, split in operand order */ /* 4: 13 offsets fit, 1 values */
-static const int8_t o1052[] = {16, 24, 32, 64}; /* merged: 204 samples in the base, 1 new */
-static const int8_t o1053[] = {16, 24, 32, 64};
-static const int8_t o1054[] = {16, 32};
-static const int8_t o1055[] = {16, 32};
-static const int8_t o1056[] = {16, 32};
-static const int8_t o1057[] = {81, 24, 32}; /* merged: 14 samples in the base, 264 new; 0: untrusted in the base */
-static const int8_t o1058[] = {16, 32}; /* merged: 12 samples in the base, 460 new */
-static const int8_t o1059[] = {16, 32};
-static const int8_t o1060[] = {12, 16, 32};
-static const int8_t o1061[] = {16, 32}; /* merged: 194 samples in the base, 662 new */
+static const int8_t o849[] = {16};
+static const int8_t o850[] = {0}; /* merged: 67 samples in the base, 264 new */
+static const int8_t o851[] = {12};
+static const int8_t o852[] = {16}; /* merged: 883 samples in the base, 762 new */
+static const int8_t o853[] = {0}; /* merged: 4 samples in the base, 2 new */
+static const int8_t o854[] = {0}; /* merged: 994 samples in the base, 1910 new */
+static const int8_t o855[] = {12}; /* merged: 4515 samples in the base, 2426 new */
+static const int8_t o856[] = {12, 87}; /* merged: 9 samples in the base, 238 new */
+static const int8_t o857[] = {-1}; /* 0: 2 offsets fit, 1 values */
+static const int8_t o858[] = {0};
+static const int8_t o859[] = {0}; /* merged: 358 samples in the base, 482 new */
+static const int8_t o860[] = {12}; /* merged: 495 samples in the base, 445 new */
+static const int8_t o861[] = {12, -1}; /* 0: 86 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values */
+static const int8_t o862[] = {24}; /* merged: 38 samples in the base, 238 new */
+static const int8_t o863[] = {0};
+static const int8_t o864[] = {0};
+static const int8_t o865[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
+static const int8_t o866[] = {16, 32, 24}; /* merged: 20 samples in the base, 2 new */
+static const int8_t o867[] = {12, 16, 32, 24};
+static const int8_t o868[] = {16, 32, 24}; /* merged: 8968 samples in the base, 659 new */
+static const int8_t o869[] = {12, 16, 24}; /* 0: 73 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o870[] = {16, 24};
+static const int8_t o871[] = {12, 16, 24};
+static const int8_t o872[] = {16};
+static const int8_t o873[] = {16, 24}; /* merged: 31649 samples in the base, 16 new */
+static const int8_t o874[] = {16, 24, 32};
+static const int8_t o875[] = {16, 32};
+static const int8_t o876[] = {64, 24, 32};
+static const int8_t o877[] = {12, 64, 24, 32};
+static const int8_t o878[] = {64, 24, 32}; /* merged: 5496 samples in the base, 497 new */
+static const int8_t o879[] = {12, 24, -1, -1}; /* 0: 9 offsets fit, 1 values; the guard's bit */ /* 2: 7 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
+static const int8_t o880[] = {24, 64, 32};
+static const int8_t o881[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
+static const int8_t o882[] = {12, -1, 16, 64, -1, -1}; /* 0: 53 offsets fit, 1 values; the guard's bit */ /* 1: 5 offsets fit, 1 values */ /* 4: 3 offsets fit, 1 values */ /* 5: 2 offsets fit, 1 values */
+static const int8_t o883[] = {-1, 16, -1, 24, 32}; /* 0: 8 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */
+static const int8_t o884[] = {12, 64, 24, 32}; /* 0: 55 offsets fit, 1 values; the guard's bit */
+static const int8_t o885[] = {64, 24, 32}; /* merged: 16 samples in the base, 32 new */
+static const int8_t o886[] = {0};
+static const int8_t o887[] = {0};
+static const int8_t o888[] = {16, 24, 64};
+static const int8_t o889[] = {24, 32, 64};
+static const int8_t o890[] = {24, 32, 64};
+static const int8_t o891[] = {12, -1, 16, 64, 24, 32}; /* 0: 46 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values */ /* 4: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o892[] = {-1, 16, 64, 24, 32}; /* 0: 11 offsets fit, 1 values */ /* merged: 3 samples in the base, 16 new */
+static const int8_t o893[] = {0};
+static const int8_t o894[] = {0};
+static const int8_t o895[] = {-1}; /* 0: 4 offsets fit, 1 values */
+static const int8_t o896[] = {16}; /* merged: 276 samples in the base, 5 new */
+static const int8_t o897[] = {16}; /* merged: 336 samples in the base, 303 new */
+static const int8_t o898[] = {16, 24, 87}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 2 offsets fit, 2 values; tied, split in operand order */
+static const int8_t o899[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
+static const int8_t o900[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o901[] = {81, -1, 24, 87}; /* 1: 6 offsets fit, 1 values */ /* merged: 1459 samples in the base, 480 new */
+static const int8_t o902[] = {68, -1, 24, -1, 81}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 11 offsets fit, 1 values */ /* 3: 11 offsets fit, 1 values */ /* 4: 2 offsets fit, 2 values; tied */
+static const int8_t t902[] = {0, -1, -1, -1, 0};
+static const int8_t o903[] = {12, 16, 81, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
+static const int8_t o904[] = {12, 16, 24, -1}; /* 0: 52 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 2 values; tied, split in operand order */ /* 2: 2 offsets fit, 2 values; tied, split in operand order */ /* 3: 9 offsets fit, 1 values */
+static const int8_t o905[] = {12, 16, 24, -1, 87, -1}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 3: 4 offsets fit, 1 values */ /* 5: 14 offsets fit, 1 values */
+static const int8_t o906[] = {16, 81, 84, 24, 64};
+static const int8_t o907[] = {16, 81, 24, 64}; /* merged: 518 samples in the base, 194 new */
+static const int8_t o908[] = {16, 24, 64}; /* merged: 276 samples in the base, 33 new */
+static const int8_t o909[] = {16, 24, 64, 87, 77}; /* merged: 491 samples in the base, 30 new */
+static const int8_t o910[] = {12, 16, 81, 24};
+static const int8_t o911[] = {12, 16, 24, 64, 87};
+static const int8_t o912[] = {16, 81, 24}; /* merged: 2305 samples in the base, 1 new */
+static const int8_t o913[] = {16, 24};
+static const int8_t o914[] = {16, 24, -1}; /* 0: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 2: 53 offsets fit, 1 values */
+static const int8_t o915[] = {16, 24, 64, 87}; /* merged: 2305 samples in the base, 1 new */
+static const int8_t o916[] = {12, 16, -1, -1, -1}; /* 2: 4 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */ /* 4: 17 offsets fit, 1 values */ /* merged: 4 samples in the base, 36 new */
+static const int8_t o917[] = {16, 24, 64, -1}; /* 3: 12 offsets fit, 1 values */ /* merged: 4 samples in the base, 16 new */
+static const int8_t o918[] = {16}; /* merged: 4 samples in the base, 36 new */
+static const int8_t o919[] = {16, 24, -1}; /* 2: 2 offsets fit, 1 values */
+static const int8_t o920[] = {12, 16, 24};
+static const int8_t o921[] = {16, 24}; /* merged: 3924 samples in the base, 31 new */
+static const int8_t o922[] = {12, 16, 24, 64};
+static const int8_t o923[] = {16, 24, 64}; /* merged: 3752 samples in the base, 156 new */
+static const int8_t o924[] = {12, 16, 24, 64};
+static const int8_t o925[] = {16, 24, 64}; /* merged: 1930 samples in the base, 480 new */
+static const int8_t o926[] = {12, 16, 24, 64};
+static const int8_t o927[] = {16, 24, 64}; /* merged: 2358 samples in the base, 143 new */
+static const int8_t o928[] = {12, 16, 24};
+static const int8_t o929[] = {16, 24};
+static const int8_t o930[] = {12, 16, 24, 64};
+static const int8_t o931[] = {16, 24, 64};
+static const int8_t o932[] = {16}; /* merged: 10 samples in the base, 232 new */
+static const int8_t o933[] = {16}; /* merged: 1279 samples in the base, 492 new */
+static const int8_t o934[] = {16};
+static const int8_t o935[] = {-1}; /* 0: 60 offsets fit, 1 values */
+static const int8_t o936[] = {16};
+static const int8_t o937[] = {0};
+static const int8_t o938[] = {81, 64, 16, 24, 32}; /* merged: 1 samples in the base, 48 new; 0: untrusted in the base; 1: untrusted in the base; 2: untrusted in the base; 3: untrusted in the base; 4: untrusted in the base */
+static const int8_t o939[] = {64, 16, 24, 32}; /* merged: 33 samples in the base, 448 new */
+static const int8_t o940[] = {81, 64, 16, 24, 32};
+static const int8_t o941[] = {64, 16, 24, 32}; /* merged: 6 samples in the base, 144 new */
+static const int8_t o942[] = {81, 64, 16, 24, 32};
+static const int8_t o943[] = {64, 16, 24}; /* merged: 5 samples in the base, 64 new */
+static const int8_t o944[] = {64, 16, 24, 32}; /* merged: 4 samples in the base, 128 new */
+static const int8_t o945[] = {64, 16, 24, 32}; /* merged: 2 samples in the base, 96 new */
+static const int8_t o946[] = {64, 16, 24}; /* merged: 3 samples in the base, 60 new */
+static const int8_t o947[] = {-1, -1}; /* 0: 2 offsets fit, 1 values */ /* 1: 60 offsets fit, 1 values */
+static const int8_t o948[] = {16, 24}; /* merged: 10 samples in the base, 208 new */
+static const int8_t o949[] = {24, 32}; /* merged: 4 samples in the base, 48 new */
+static const int8_t o950[] = {24, 32}; /* merged: 8 samples in the base, 144 new */
+static const int8_t o951[] = {16, 32}; /* merged: 139 samples in the base, 45 new */
+static const int8_t o952[] = {16, 24, 32, 87};
+static const int8_t o953[] = {81, -1, 24, 32, 87}; /* 1: 6 offsets fit, 1 values */ /* merged: 1151 samples in the base, 2 new */
+static const int8_t o954[] = {81, -1, 24, 32, -1, 68}; /* 1: 5 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */
+static const int8_t o955[] = {12, 16, 81, 84, 24, 32, 64};
+static const int8_t o956[] = {12, 16, 81, 24, 32, -1}; /* 5: 2 offsets fit, 1 values */
+static const int8_t o957[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
+static const int8_t o958[] = {16, 81, 84, 24, 32, 64};
+static const int8_t o959[] = {16, 81, 24, 32, -1}; /* 4: 2 offsets fit, 1 values */
+static const int8_t o960[] = {16, 24, 32, 64};
+static const int8_t o961[] = {16, 24, 32, 64, 87, 77};
+static const int8_t o962[] = {12, 16, 24, 32, -1}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 4: 2 offsets fit, 1 values */
+static const int8_t o963[] = {16, 81, 24, 32};
+static const int8_t o964[] = {16, 24, 32};
+static const int8_t o965[] = {16, 24, 32, 87};
+static const int8_t o966[] = {16, 24, 32, 64, 87};
+static const int8_t o967[] = {12, 16, -1, -1, -1, -1}; /* 2: 4 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values */ /* 4: 4 offsets fit, 1 values */ /* 5: 18 offsets fit, 1 values */
+static const int8_t o968[] = {16, 24, 32, 64, -1}; /* 4: 11 offsets fit, 1 values */
+static const int8_t o969[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */
+static const int8_t o970[] = {12, 16, 24, 32, 64};
+static const int8_t o971[] = {16, 24, 32, 64};
+static const int8_t o972[] = {16, 24, 32, 64};
+static const int8_t o973[] = {16, 32};
+static const int8_t o974[] = {12, 16, 32}; /* 0: 74 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o975[] = {16, 32};
+static const int8_t o976[] = {16, 32};
+static const int8_t o977[] = {16, 32};
+static const int8_t o978[] = {-1, 32}; /* 0: 66 offsets fit, 1 values */
+static const int8_t o979[] = {16, -1}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o980[] = {16, 24, 64, 32}; /* merged: 207 samples in the base, 55 new */
+static const int8_t o981[] = {16};
+static const int8_t o982[] = {16};
+static const int8_t o983[] = {-1, 16, 24}; /* 0: 3 offsets fit, 1 values */ /* merged: 215 samples in the base, 552 new */
+static const int8_t o984[] = {16, -1, 64}; /* 1: 2 offsets fit, 2 values */ /* 2: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o985[] = {16, -1}; /* 1: 4 offsets fit, 1 values */
+static const int8_t o986[] = {12, 16, -1, 24}; /* 2: 2 offsets fit, 1 values */
+static const int8_t o987[] = {-1, -1, -1}; /* 0: 2 offsets fit, 2 values */ /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 2 values */
+static const int8_t o988[] = {12, 16, 32}; /* merged: 94 samples in the base, 144 new */
+static const int8_t o989[] = {16, 32}; /* merged: 1509 samples in the base, 812 new */
+static const int8_t o990[] = {16, 24, 32, 87}; /* merged: 1441 samples in the base, 240 new */
+static const int8_t o991[] = {16, 24, 32, 87}; /* merged: 116 samples in the base, 40 new */
+static const int8_t o992[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 1 values */ /* merged: 88 samples in the base, 320 new */
+static const int8_t o993[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */ /* merged: 6 samples in the base, 238 new */
+static const int8_t o994[] = {81, -1, 24, 32, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 55 samples in the base, 343 new; 4: untrusted in the base */
+static const int8_t o995[] = {81, -1, 24, 32, 87}; /* 1: 3 offsets fit, 1 values */ /* merged: 1699 samples in the base, 1334 new */
+static const int8_t o996[] = {81, -1, 24, 32, -1, 68}; /* 1: 5 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */ /* merged: 979 samples in the base, 2 new */
+static const int8_t o997[] = {12, 16, 81, 84, 24, 32, 64};
+static const int8_t o998[] = {12, 16, 81, 24, 32, 64};
+static const int8_t o999[] = {12, 16, 24, 32, -1}; /* 4: 8 offsets fit, 1 values */ /* merged: 75 samples in the base, 92 new */
+static const int8_t o1000[] = {12, 16, 24, 32, 64, 87, 77};
+static const int8_t o1001[] = {16, 81, 84, 24, 32, 64};
+static const int8_t o1002[] = {16, 81, 24, 32, 64}; /* merged: 1740 samples in the base, 8 new */
+static const int8_t o1003[] = {16, 24, 32, 64}; /* merged: 1765 samples in the base, 533 new */
+static const int8_t o1004[] = {16, 24, 32, 64, 87, 77}; /* merged: 579 samples in the base, 3 new */
+static const int8_t o1005[] = {12, 16, 24, 32};
+static const int8_t o1006[] = {12, 16, 24, 32, 87};
+static const int8_t o1007[] = {16, 81, 24, 32}; /* merged: 2103 samples in the base, 1 new */
+static const int8_t o1008[] = {-1, -1, -1, -1, 64}; /* 0: 4 offsets fit, 1 values */ /* 1: 55 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */ /* 3: 3 offsets fit, 1 values */
+static const int8_t o1009[] = {16, 24, 32}; /* merged: 1053 samples in the base, 158 new */
+static const int8_t o1010[] = {16, 24, 32, 87};
+static const int8_t o1011[] = {16, 24, 32, 64};
+static const int8_t o1012[] = {16, 24, 32, 64, 87}; /* merged: 2048 samples in the base, 1 new */
+static const int8_t o1013[] = {12, 16, 24, 32, -1, -1}; /* 2: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 4 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */
+static const int8_t o1014[] = {-1, 16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
+static const int8_t o1015[] = {16, 24, 32, 64, -1}; /* 4: 10 offsets fit, 1 values */ /* merged: 349 samples in the base, 540 new */
+static const int8_t o1016[] = {16, 32}; /* merged: 15 samples in the base, 36 new */
+static const int8_t o1017[] = {16, 24, 32, 64}; /* 0: 3 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 1: 45 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o1018[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */
+static const int8_t o1019[] = {12, 16, 24, 32, 64}; /* 0: 55 offsets fit, 1 values; the guard's bit */
+static const int8_t o1020[] = {16, 24, 32, 64}; /* merged: 61 samples in the base, 480 new */
+static const int8_t o1021[] = {12, 16, 24, 32}; /* merged: 43 samples in the base, 28 new */
+static const int8_t o1022[] = {16, 24, 32}; /* merged: 3741 samples in the base, 986 new */
+static const int8_t o1023[] = {12, 16, 24, 32}; /* merged: 123 samples in the base, 169 new */
+static const int8_t o1024[] = {16, 24, 32}; /* merged: 1708 samples in the base, 2144 new */
+static const int8_t o1025[] = {12, 16, 24, 32, 64};
+static const int8_t o1026[] = {16, 24, 32, 64}; /* merged: 62106 samples in the base, 4392 new */
+static const int8_t o1027[] = {12, 16, 24, 32, 64}; /* merged: 332 samples in the base, 337 new */
+static const int8_t o1028[] = {16, 24, 32, 64}; /* merged: 2255 samples in the base, 1257 new */
+static const int8_t o1029[] = {16, -1, -1, 64, 87}; /* 1: 9 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */ /* merged: 107 samples in the base, 9 new */
+static const int8_t o1030[] = {16, -1, 24, 32, 64}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 59 offsets fit, 1 values */ /* 4: 2 offsets fit, 2 values; tied, split in operand order */
+static const int8_t o1031[] = {16, 24, 32, 64};
+static const int8_t o1032[] = {16, 24, 32, 64}; /* 1: 51 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o1033[] = {16, 81, 24, 32, 64};
+static const int8_t o1034[] = {16, 24, 32, 64}; /* merged: 41 samples in the base, 72 new */
+static const int8_t o1035[] = {16, 24, 32};
+static const int8_t o1036[] = {12, 16, 24, 64};
+static const int8_t o1037[] = {16, 24, 64}; /* merged: 114 samples in the base, 7 new */
+static const int8_t o1038[] = {-1, -1, 24, 32, -1}; /* 0: 62 offsets fit, 1 values */ /* 1: 11 offsets fit, 1 values */ /* 4: 11 offsets fit, 1 values */
+static const int8_t o1039[] = {16, 24, 32, 64};
+static const int8_t o1040[] = {16, 24, 32}; /* merged: 2806 samples in the base, 16 new */
+static const int8_t o1041[] = {16, 24, 32, 64};
+static const int8_t o1042[] = {16, 24, 32, 64}; /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o1043[] = {16, 24, 32, 64};
+static const int8_t o1044[] = {16, 24, 32}; /* merged: 1378 samples in the base, 24 new */
+static const int8_t o1045[] = {16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */
+static const int8_t o1046[] = {16, -1, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* 3: 3 offsets fit, 1 values */
+static const int8_t o1047[] = {16, 32}; /* merged: 59 samples in the base, 548 new */
+static const int8_t o1048[] = {16, 24, 32, 87};
+static const int8_t o1049[] = {81, -1, 24, 32, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o1050[] = {12, -1, -1, -1, -1}; /* 0: 33 offsets fit, 1 values; the guard's bit */ /* 1: 18 offsets fit, 1 values */ /* 2: 18 offsets fit, 1 values */ /* 3: 18 offsets fit, 1 values */ /* 4: 18 offsets fit, 1 values */
+static const int8_t o1051[] = {16, 81, 24, 32, -1}; /* 4: 4 offsets fit, 1 values */ /* merged: 76 samples in the base, 30 new */
+static const int8_t o1052[] = {16, 24, 32, 64}; /* merged: 267 samples in the base, 1 new */
+static const int8_t o1053[] = {16, 24, 32, -1, 87, -1}; /* 3: 7 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */ /* merged: 29 samples in the base, 30 new */
+static const int8_t o1054[] = {16, 24, 32};
+static const int8_t o1055[] = {16, 24, 32, 87};
+static const int8_t o1056[] = {16, 24, 32, 64}; /* merged: 64 samples in the base, 1 new */
+static const int8_t o1057[] = {16, 24, 32, 64, -1}; /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 3: 2 offsets fit, 1 values; tied, split in operand order */ /* 4: 13 offsets fit, 1 values */
+static const int8_t o1058[] = {16, 24, 32, 64}; /* merged: 204 samples in the base, 1 new */
+static const int8_t o1059[] = {16, 24, 32, 64};
+static const int8_t o1060[] = {16, 32};
+static const int8_t o1061[] = {16, 32};
 static const int8_t o1062[] = {16, 32};
-static const int8_t o1063[] = {16, 32}; /* merged: 9 samples in the base, 1 new */
-static const int8_t o1064[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */
-static const int8_t o1065[] = {16, 32};
-static const int8_t o1066[] = {24};
-static const int8_t o1067[] = {32};
-static const int8_t o1068[] = {16};
-static const int8_t o1069[] = {-1}; /* 0: 3 offsets fit, 1 values */
-static const int8_t o1070[] = {81, 64, 16, 24, 32};
-static const int8_t o1071[] = {64, 16, 24, 32};
-static const int8_t o1072[] = {81, 64, 16, 24, 32};
-static const int8_t o1073[] = {64, 16, 24, 32};
-static const int8_t o1074[] = {81, 64, 16, 24, 32};
-static const int8_t o1075[] = {64, 16, 24, 32};
-static const int8_t o1076[] = {64, 16, 24, 32};
-static const int8_t o1077[] = {64, 16, 24};
-static const int8_t o1078[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 4 offsets fit, 1 values */
-static const int8_t o1079[] = {24, 32};
-static const int8_t o1080[] = {12, -1}; /* 0: 67 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 1 values */
-static const int8_t o1081[] = {12, 24, 32};
-static const int8_t o1082[] = {24, 32};
-static const int8_t o1083[] = {-1, 16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 4 values; tied, split in operand order */ /* 3: 2 offsets fit, 4 values; tied, split in operand order */
-static const int8_t o1084[] = {81, 16, 24, 32, 64};
-static const int8_t o1085[] = {12, -1, -1}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 9 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */
-static const int8_t o1086[] = {16, 24, 32};
-static const int8_t o1087[] = {16, 24, 32, 64};
-static const int8_t o1088[] = {24, 32, 64};
-static const int8_t o1089[] = {16, -1}; /* 1: 66 offsets fit, 1 values */
-static const int8_t o1090[] = {-1, 16, 24, 32, 64}; /* 0: 3 offsets fit, 1 values */
-static const int8_t o1091[] = {-1, 16, 24}; /* 0: 4 offsets fit, 1 values */
-static const int8_t o1092[] = {16, 24};
-static const int8_t o1093[] = {16, 24};
-static const int8_t o1094[] = {16, -1, 64}; /* 1: 43 offsets fit, 1 values */
-static const int8_t o1095[] = {12, 16, 24}; /* 0: 3 offsets fit, 2 values; the guard's bit */
-static const int8_t o1096[] = {16, 24}; /* merged: 12 samples in the base, 2777 new */
-static const int8_t o1097[] = {12, 16, 24, 64};
-static const int8_t o1098[] = {16, 24, 64}; /* merged: 68 samples in the base, 1876 new */
-static const int8_t o1099[] = {12, 16, 24, 64}; /* merged: 126 samples in the base, 148 new */
-static const int8_t o1100[] = {16, 24, 64}; /* merged: 785 samples in the base, 1110 new */
-static const int8_t o1101[] = {16, 24, 64}; /* 0: 2 offsets fit, 3 values; tied, split in operand order */ /* 2: 2 offsets fit, 3 values; tied, split in operand order */
-static const int8_t o1102[] = {16, 24, 64}; /* merged: 36 samples in the base, 30 new */
-static const int8_t o1103[] = {-1, 16, 24, 32}; /* 0: 11 offsets fit, 1 values */ /* merged: 12 samples in the base, 424 new */
-static const int8_t o1104[] = {24, 32}; /* merged: 5 samples in the base, 128 new; 1: untrusted in the base */
-static const int8_t o1105[] = {16, 24};
-static const int8_t o1106[] = {-1, 24, 64}; /* 0: 42 offsets fit, 1 values */
-static const int8_t o1107[] = {12, 16, 24, 64}; /* 0: 55 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */ /* 3: 2 offsets fit, 1 values; tied, split in operand order */
-static const int8_t o1108[] = {16, 24, 64}; /* merged: 536 samples in the base, 325 new */
-static const int8_t o1109[] = {16, 24, 64, 87}; /* merged: 4 samples in the base, 164 new */
-static const int8_t o1110[] = {12, 16, 24, 64};
-static const int8_t o1111[] = {16, 24, 64}; /* merged: 403 samples in the base, 618 new */
-static const int8_t o1112[] = {12, 16}; /* merged: 45 samples in the base, 90 new */
-static const int8_t o1113[] = {16}; /* merged: 328 samples in the base, 1081 new */
-static const int8_t o1114[] = {16, 24}; /* merged: 92 samples in the base, 18 new */
-static const int8_t o1115[] = {12, 16};
-static const int8_t o1116[] = {16}; /* merged: 7733 samples in the base, 22 new */
-static const int8_t o1117[] = {81, 87}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 2 offsets fit, 2 values; tied */
-static const int8_t t1117[] = {0, 0};
-static const int8_t o1118[] = {16, -1, 87}; /* 1: 3 offsets fit, 1 values */ /* merged: 2 samples in the base, 4 new */
-static const int8_t o1119[] = {16, 24, 87}; /* merged: 584 samples in the base, 369 new */
-static const int8_t o1120[] = {16, 24, 87}; /* merged: 27 samples in the base, 96 new */
-static const int8_t o1121[] = {16, 24, -1}; /* 2: 8 offsets fit, 1 values */
-static const int8_t o1122[] = {16, 24, -1}; /* 2: 6 offsets fit, 1 values */ /* merged: 1 samples in the base, 16 new; 1: untrusted in the base */
-static const int8_t o1123[] = {81, -1, 24, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 100 samples in the base, 1406 new; 3: untrusted in the base */
-static const int8_t o1124[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */ /* merged: 3529 samples in the base, 1428 new */
-static const int8_t o1125[] = {12, 16, 24, -1}; /* 3: 8 offsets fit, 1 values */ /* merged: 84 samples in the base, 238 new */
-static const int8_t o1126[] = {16, -1, 84, 24, 64}; /* 1: 2 offsets fit, 1 values */
-static const int8_t o1127[] = {16, 81, 24, 64}; /* merged: 294 samples in the base, 9 new */
-static const int8_t o1128[] = {16, 24, 64}; /* merged: 4982 samples in the base, 2397 new */
-static const int8_t o1129[] = {16, 24, 64, 87, -1}; /* 2: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 7 offsets fit, 1 values */ /* merged: 164 samples in the base, 1 new; 2: untrusted in the base */
-static const int8_t o1130[] = {12, 16, 24};
-static const int8_t o1131[] = {16, 24}; /* merged: 676 samples in the base, 246 new */
-static const int8_t o1132[] = {16, 24, 64};
-static const int8_t o1133[] = {12, 16, 24, 64, -1}; /* 4: 3 offsets fit, 1 values */
-static const int8_t o1134[] = {81, 16, 24, 64, -1}; /* 4: 38 offsets fit, 1 values */ /* merged: 346 samples in the base, 714 new */
-static const int8_t o1135[] = {16, 24, 64, -1}; /* 3: 4 offsets fit, 1 values */ /* merged: 3361 samples in the base, 3706 new */
-static const int8_t o1136[] = {16, 24, 64}; /* merged: 6 samples in the base, 88 new */
-static const int8_t o1137[] = {16, 24, -1}; /* 2: 2 offsets fit, 1 values */
-static const int8_t o1138[] = {12, 16, 24, 64};
-static const int8_t o1139[] = {16, 24, 64}; /* merged: 7983 samples in the base, 1093 new */
-static const int8_t o1140[] = {81, -1, 87, 77, 68}; /* 1: 3 offsets fit, 1 values */ /* merged: 108 samples in the base, 952 new */
-static const int8_t o1141[] = {81, -1, -1, -1, 68}; /* 1: 7 offsets fit, 1 values */ /* 2: 7 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */
-static const int8_t o1142[] = {12, 16, 24};
-static const int8_t o1143[] = {16, 24}; /* merged: 40 samples in the base, 536 new */
-static const int8_t o1144[] = {16, 24, 64};
-static const int8_t o1145[] = {12, 16, 24, 64}; /* merged: 43 samples in the base, 476 new */
-static const int8_t o1146[] = {16, 24, 64}; /* merged: 34 samples in the base, 416 new */
-static const int8_t o1147[] = {12, 16, 24, 64};
-static const int8_t o1148[] = {16, 24, 64}; /* merged: 8460 samples in the base, 1855 new */
-static const int8_t o1149[] = {16, 24, 64, 87}; /* merged: 265 samples in the base, 8 new */
-static const int8_t o1150[] = {12, 16, 24, 64};
-static const int8_t o1151[] = {16, 24, 64}; /* merged: 1840 samples in the base, 112 new */
-static const int8_t o1152[] = {16, 24, 64};
-static const int8_t o1153[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */
-static const int8_t o1154[] = {16, 24};
-static const int8_t o1155[] = {-1, -1}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values */
-static const int8_t o1156[] = {16}; /* merged: 44 samples in the base, 3 new */
-static const int8_t o1157[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */
-static const int8_t o1158[] = {16, 24, 87};
-static const int8_t o1159[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o1160[] = {16, 81, 24, -1}; /* 3: 32 offsets fit, 1 values */ /* merged: 26 samples in the base, 20 new; 1: untrusted in the base */
-static const int8_t o1161[] = {16, 24, 64}; /* merged: 719 samples in the base, 1 new */
-static const int8_t o1162[] = {16, 24}; /* merged: 84 samples in the base, 1 new */
-static const int8_t o1163[] = {16, 24, 87};
-static const int8_t o1164[] = {16, 24, 64, -1}; /* 3: 9 offsets fit, 1 values */ /* merged: 31 samples in the base, 22 new */
-static const int8_t o1165[] = {16, 24, 64}; /* merged: 2151 samples in the base, 2 new */
-static const int8_t o1166[] = {16, 24, 64};
-static const int8_t o1167[] = {16, 24, 64};
-static const int8_t o1168[] = {16}; /* merged: 9 samples in the base, 238 new */
-static const int8_t o1169[] = {0}; /* merged: 4170 samples in the base, 5048 new */
-static const int8_t o1170[] = {16}; /* merged: 1532 samples in the base, 1011 new */
-static const int8_t o1171[] = {0}; /* merged: 15 samples in the base, 422 new */
-static const int8_t o1172[] = {16}; /* merged: 887 samples in the base, 762 new */
-static const int8_t o1173[] = {16};
-static const int8_t o1174[] = {0}; /* merged: 67 samples in the base, 264 new */
-static const int8_t o1175[] = {12};
-static const int8_t o1176[] = {16}; /* merged: 887 samples in the base, 762 new */
-static const int8_t o1177[] = {0}; /* merged: 4 samples in the base, 2 new */
-static const int8_t o1178[] = {0}; /* merged: 997 samples in the base, 1874 new */
-static const int8_t o1179[] = {12}; /* merged: 4525 samples in the base, 2426 new */
-static const int8_t o1180[] = {12, 87}; /* merged: 9 samples in the base, 238 new */
-static const int8_t o1181[] = {-1}; /* 0: 2 offsets fit, 1 values */
-static const int8_t o1182[] = {0};
-static const int8_t o1183[] = {0}; /* merged: 359 samples in the base, 446 new */
-static const int8_t o1184[] = {12}; /* merged: 495 samples in the base, 445 new */
-static const int8_t o1185[] = {12, -1}; /* 0: 86 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values */
-static const int8_t o1186[] = {24}; /* merged: 38 samples in the base, 238 new */
-static const int8_t o1187[] = {0};
+static const int8_t o1063[] = {81, 24, 32}; /* merged: 14 samples in the base, 264 new; 0: untrusted in the base */
+static const int8_t o1064[] = {16, 32}; /* merged: 12 samples in the base, 496 new */
+static const int8_t o1065[] = {16, 32}; /* merged: 5 samples in the base, 36 new */
+static const int8_t o1066[] = {12, 16, 32};
+static const int8_t o1067[] = {16, 32}; /* merged: 194 samples in the base, 730 new */
+static const int8_t o1068[] = {16, 32}; /* merged: 7 samples in the base, 16 new */
+static const int8_t o1069[] = {16, 32}; /* merged: 9 samples in the base, 65 new */
+static const int8_t o1070[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */
+static const int8_t o1071[] = {16, 32};
+static const int8_t o1072[] = {24};
+static const int8_t o1073[] = {32};
+static const int8_t o1074[] = {16};
+static const int8_t o1075[] = {-1}; /* 0: 3 offsets fit, 1 values */
+static const int8_t o1076[] = {81, 64, 16, 24, 32};
+static const int8_t o1077[] = {64, 16, 24, 32};
+static const int8_t o1078[] = {81, 64, 16, 24, 32};
+static const int8_t o1079[] = {64, 16, 24, 32};
+static const int8_t o1080[] = {81, 64, 16, 24, 32};
+static const int8_t o1081[] = {64, 16, 24, 32};
+static const int8_t o1082[] = {64, 16, 24, 32};
+static const int8_t o1083[] = {64, 16, 24};
+static const int8_t o1084[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 4 offsets fit, 1 values */
+static const int8_t o1085[] = {24, 32};
+static const int8_t o1086[] = {12, -1}; /* 0: 67 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 1 values */
+static const int8_t o1087[] = {12, 24, 32};
+static const int8_t o1088[] = {24, 32}; /* merged: 4729 samples in the base, 16 new */
+static const int8_t o1089[] = {-1, 16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 4 values; tied, split in operand order */ /* 3: 2 offsets fit, 4 values; tied, split in operand order */
+static const int8_t o1090[] = {81, 16, 24, 32, 64};
+static const int8_t o1091[] = {12, -1, -1}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 9 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */
+static const int8_t o1092[] = {16, 24, 32};
+static const int8_t o1093[] = {16, 24, 32, 64};
+static const int8_t o1094[] = {24, 32, 64};
+static const int8_t o1095[] = {16, 24}; /* 1: 2 offsets fit, 10 values; narrowed (no overlap, operand order) */ /* merged: 1 samples in the base, 16 new; 1: untrusted in the base */
+static const int8_t o1096[] = {-1, 16, 24, 32, 64}; /* 0: 3 offsets fit, 1 values */
+static const int8_t o1097[] = {-1, 16, 24}; /* 0: 4 offsets fit, 1 values */
+static const int8_t o1098[] = {16, 24};
+static const int8_t o1099[] = {16, 24};
+static const int8_t o1100[] = {16, -1, 64}; /* 1: 43 offsets fit, 1 values */
+static const int8_t o1101[] = {12, 16, 24}; /* 0: 3 offsets fit, 2 values; the guard's bit */
+static const int8_t o1102[] = {16, 24}; /* merged: 12 samples in the base, 2949 new */
+static const int8_t o1103[] = {12, 16, 24, 64};
+static const int8_t o1104[] = {16, 24, 64}; /* merged: 68 samples in the base, 2032 new */
+static const int8_t o1105[] = {12, 16, 24, 64}; /* merged: 126 samples in the base, 148 new */
+static const int8_t o1106[] = {16, 24, 64}; /* merged: 785 samples in the base, 1112 new */
+static const int8_t o1107[] = {16, 24, 64}; /* merged: 4 samples in the base, 16 new */
+static const int8_t o1108[] = {16, 24, 64}; /* merged: 36 samples in the base, 30 new */
+static const int8_t o1109[] = {-1, 16, 24, 32}; /* 0: 11 offsets fit, 1 values */ /* merged: 12 samples in the base, 424 new */
+static const int8_t o1110[] = {24, 32}; /* merged: 5 samples in the base, 128 new; 1: untrusted in the base */
+static const int8_t o1111[] = {16, 24};
+static const int8_t o1112[] = {-1, 24, 64}; /* 0: 42 offsets fit, 1 values */
+static const int8_t o1113[] = {12, 16, 24, 64}; /* 0: 55 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */ /* 3: 2 offsets fit, 1 values; tied, split in operand order */
+static const int8_t o1114[] = {16, 24, 64}; /* merged: 536 samples in the base, 331 new */
+static const int8_t o1115[] = {16, 24, 64, 87}; /* merged: 4 samples in the base, 164 new */
+static const int8_t o1116[] = {12, 16, 24, 64};
+static const int8_t o1117[] = {16, 24, 64}; /* merged: 403 samples in the base, 702 new */
+static const int8_t o1118[] = {12, 16}; /* merged: 45 samples in the base, 90 new */
+static const int8_t o1119[] = {16}; /* merged: 328 samples in the base, 1121 new */
+static const int8_t o1120[] = {16, 24}; /* merged: 92 samples in the base, 18 new */
+static const int8_t o1121[] = {12, 16};
+static const int8_t o1122[] = {16}; /* merged: 7733 samples in the base, 22 new */
+static const int8_t o1123[] = {81, 87}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 2 offsets fit, 2 values; tied */
+static const int8_t t1123[] = {0, 0};
+static const int8_t o1124[] = {16, -1, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 2 samples in the base, 20 new */
+static const int8_t o1125[] = {16, 24, 87}; /* merged: 584 samples in the base, 369 new */
+static const int8_t o1126[] = {16, 24, 87}; /* merged: 27 samples in the base, 96 new */
+static const int8_t o1127[] = {16, 24, -1}; /* 2: 8 offsets fit, 1 values */
+static const int8_t o1128[] = {16, 24, -1}; /* 2: 6 offsets fit, 1 values */ /* merged: 1 samples in the base, 16 new; 1: untrusted in the base */
+static const int8_t o1129[] = {81, -1, 24, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 100 samples in the base, 1454 new; 3: untrusted in the base */
+static const int8_t o1130[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */ /* merged: 3529 samples in the base, 1428 new */
+static const int8_t o1131[] = {12, 16, 24, -1}; /* 3: 8 offsets fit, 1 values */ /* merged: 84 samples in the base, 238 new */
+static const int8_t o1132[] = {16, -1, 84, 24, 64}; /* 1: 2 offsets fit, 1 values */
+static const int8_t o1133[] = {16, 81, 24, 64}; /* merged: 294 samples in the base, 9 new */
+static const int8_t o1134[] = {16, 24, 64}; /* merged: 4982 samples in the base, 2465 new */
+static const int8_t o1135[] = {16, 24, 64, 87, -1}; /* 2: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 7 offsets fit, 1 values */ /* merged: 164 samples in the base, 1 new; 2: untrusted in the base */
+static const int8_t o1136[] = {12, 16, 24};
+static const int8_t o1137[] = {16, 24}; /* merged: 676 samples in the base, 246 new */
+static const int8_t o1138[] = {16, 24, 64};
+static const int8_t o1139[] = {12, 16, 24, 64, -1}; /* 4: 3 offsets fit, 1 values */
+static const int8_t o1140[] = {81, 16, 24, 64, -1}; /* 4: 38 offsets fit, 1 values */ /* merged: 346 samples in the base, 714 new */
+static const int8_t o1141[] = {16, 24, 64, -1}; /* 3: 4 offsets fit, 1 values */ /* merged: 3361 samples in the base, 3712 new */
+static const int8_t o1142[] = {16, 24, 64}; /* merged: 6 samples in the base, 88 new */
+static const int8_t o1143[] = {16, 24, -1}; /* 2: 2 offsets fit, 1 values */
+static const int8_t o1144[] = {12, 16, 24, 64};
+static const int8_t o1145[] = {16, 24, 64}; /* merged: 7983 samples in the base, 1130 new */
+static const int8_t o1146[] = {81, -1, 87, 77, 68}; /* 1: 3 offsets fit, 1 values */ /* merged: 108 samples in the base, 952 new */
+static const int8_t o1147[] = {81, -1, -1, -1, 68}; /* 1: 7 offsets fit, 1 values */ /* 2: 7 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */
+static const int8_t o1148[] = {12, 16, 24}; /* merged: 47 samples in the base, 45 new */
+static const int8_t o1149[] = {16, 24}; /* merged: 40 samples in the base, 569 new */
+static const int8_t o1150[] = {16, 24, 64};
+static const int8_t o1151[] = {12, 16, 24, 64}; /* merged: 43 samples in the base, 476 new */
+static const int8_t o1152[] = {16, 24, 64}; /* merged: 34 samples in the base, 416 new */
+static const int8_t o1153[] = {12, 16, 24, 64}; /* merged: 336 samples in the base, 11 new */
+static const int8_t o1154[] = {16, 24, 64}; /* merged: 8460 samples in the base, 1892 new */
+static const int8_t o1155[] = {16, 24, 64, 87}; /* merged: 265 samples in the base, 8 new */
+static const int8_t o1156[] = {12, 16, 24, 64};
+static const int8_t o1157[] = {16, 24, 64}; /* merged: 1840 samples in the base, 128 new */
+static const int8_t o1158[] = {16, 24, 64};
+static const int8_t o1159[] = {16, 24}; /* merged: 1 samples in the base, 36 new; 0: untrusted in the base; 1: untrusted in the base */
+static const int8_t o1160[] = {16, 24};
+static const int8_t o1161[] = {-1, -1}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values */
+static const int8_t o1162[] = {16}; /* merged: 44 samples in the base, 3 new */
+static const int8_t o1163[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */
+static const int8_t o1164[] = {16, 24, 87};
+static const int8_t o1165[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o1166[] = {16, 81, 24, -1}; /* 3: 32 offsets fit, 1 values */ /* merged: 26 samples in the base, 20 new; 1: untrusted in the base */
+static const int8_t o1167[] = {16, 24, 64}; /* merged: 719 samples in the base, 1 new */
+static const int8_t o1168[] = {16, 24}; /* merged: 84 samples in the base, 1 new */
+static const int8_t o1169[] = {16, 24, 87};
+static const int8_t o1170[] = {16, 24, 64, -1}; /* 3: 9 offsets fit, 1 values */ /* merged: 31 samples in the base, 22 new */
+static const int8_t o1171[] = {16, 24, 64}; /* merged: 2151 samples in the base, 2 new */
+static const int8_t o1172[] = {16, 24, 64};
+static const int8_t o1173[] = {16, 24, 64};
+static const int8_t o1174[] = {16}; /* merged: 9 samples in the base, 238 new */
+static const int8_t o1175[] = {0}; /* merged: 4170 samples in the base, 5488 new */
+static const int8_t o1176[] = {16}; /* merged: 1532 samples in the base, 1083 new */
+static const int8_t o1177[] = {0}; /* merged: 15 samples in the base, 422 new */
+static const int8_t o1178[] = {16}; /* merged: 887 samples in the base, 762 new */
+static const int8_t o1179[] = {16};
+static const int8_t o1180[] = {0}; /* merged: 67 samples in the base, 264 new */
+static const int8_t o1181[] = {12};
+static const int8_t o1182[] = {16}; /* merged: 887 samples in the base, 762 new */
+static const int8_t o1183[] = {0}; /* merged: 4 samples in the base, 2 new */
+static const int8_t o1184[] = {0}; /* merged: 997 samples in the base, 1910 new */
+static const int8_t o1185[] = {12}; /* merged: 4525 samples in the base, 2426 new */
+static const int8_t o1186[] = {12, 87}; /* merged: 9 samples in the base, 238 new */
+static const int8_t o1187[] = {-1}; /* 0: 2 offsets fit, 1 values */
 static const int8_t o1188[] = {0};
-static const int8_t o1189[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
-static const int8_t o1190[] = {16, 32, 24}; /* merged: 20 samples in the base, 2 new */
-static const int8_t o1191[] = {12, 16, 32, 24};
-static const int8_t o1192[] = {16, 32, 24}; /* merged: 8996 samples in the base, 623 new */
-static const int8_t o1193[] = {12, 16, 24}; /* 0: 73 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o1194[] = {16, 24};
-static const int8_t o1195[] = {12, 16, 24};
-static const int8_t o1196[] = {16};
-static const int8_t o1197[] = {16, 24};
-static const int8_t o1198[] = {16, 24, 32};
-static const int8_t o1199[] = {16, 32};
-static const int8_t o1200[] = {64, 24, 32};
-static const int8_t o1201[] = {12, 64, 24, 32};
-static const int8_t o1202[] = {64, 24, 32}; /* merged: 5512 samples in the base, 445 new */
-static const int8_t o1203[] = {12, 24, -1, -1}; /* 0: 9 offsets fit, 1 values; the guard's bit */ /* 2: 7 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
-static const int8_t o1204[] = {24, 64, 32};
-static const int8_t o1205[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
-static const int8_t o1206[] = {12, -1, 16, 64, -1, -1}; /* 0: 53 offsets fit, 1 values; the guard's bit */ /* 1: 5 offsets fit, 1 values */ /* 4: 3 offsets fit, 1 values */ /* 5: 2 offsets fit, 1 values */
-static const int8_t o1207[] = {-1, 16, -1, 24, 32}; /* 0: 8 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */
-static const int8_t o1208[] = {12, 64, 24, 32}; /* 0: 55 offsets fit, 1 values; the guard's bit */
-static const int8_t o1209[] = {64, 24, 32};
-static const int8_t o1210[] = {0};
-static const int8_t o1211[] = {0};
-static const int8_t o1212[] = {16, 24, 64};
-static const int8_t o1213[] = {24, 32, 64};
-static const int8_t o1214[] = {24, 32, 64};
-static const int8_t o1215[] = {12, -1, 16, 64, 24, 32}; /* 0: 46 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values */ /* 4: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o1216[] = {-1, 16, 64, 24, 32}; /* 0: 11 offsets fit, 1 values */
+static const int8_t o1189[] = {0}; /* merged: 359 samples in the base, 482 new */
+static const int8_t o1190[] = {12}; /* merged: 495 samples in the base, 445 new */
+static const int8_t o1191[] = {12, -1}; /* 0: 86 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values */
+static const int8_t o1192[] = {24}; /* merged: 38 samples in the base, 238 new */
+static const int8_t o1193[] = {0};
+static const int8_t o1194[] = {0};
+static const int8_t o1195[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
+static const int8_t o1196[] = {16, 32, 24}; /* merged: 20 samples in the base, 2 new */
+static const int8_t o1197[] = {12, 16, 32, 24};
+static const int8_t o1198[] = {16, 32, 24}; /* merged: 8996 samples in the base, 659 new */
+static const int8_t o1199[] = {12, 16, 24}; /* 0: 73 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o1200[] = {16, 24};
+static const int8_t o1201[] = {12, 16, 24};
+static const int8_t o1202[] = {16};
+static const int8_t o1203[] = {16, 24}; /* merged: 31665 samples in the base, 16 new */
+static const int8_t o1204[] = {16, 24, 32};
+static const int8_t o1205[] = {16, 32};
+static const int8_t o1206[] = {64, 24, 32};
+static const int8_t o1207[] = {12, 64, 24, 32};
+static const int8_t o1208[] = {64, 24, 32}; /* merged: 5512 samples in the base, 497 new */
+static const int8_t o1209[] = {12, 24, -1, -1}; /* 0: 9 offsets fit, 1 values; the guard's bit */ /* 2: 7 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
+static const int8_t o1210[] = {24, 64, 32};
+static const int8_t o1211[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
+static const int8_t o1212[] = {12, -1, 16, 64, -1, -1}; /* 0: 53 offsets fit, 1 values; the guard's bit */ /* 1: 5 offsets fit, 1 values */ /* 4: 3 offsets fit, 1 values */ /* 5: 2 offsets fit, 1 values */
+static const int8_t o1213[] = {-1, 16, -1, 24, 32}; /* 0: 8 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */
+static const int8_t o1214[] = {12, 64, 24, 32}; /* 0: 55 offsets fit, 1 values; the guard's bit */
+static const int8_t o1215[] = {64, 24, 32}; /* merged: 16 samples in the base, 32 new */
+static const int8_t o1216[] = {0};
 static const int8_t o1217[] = {0};
-static const int8_t o1218[] = {0};
-static const int8_t o1219[] = {-1}; /* 0: 4 offsets fit, 1 values */
-static const int8_t o1220[] = {16}; /* merged: 278 samples in the base, 5 new */
-static const int8_t o1221[] = {16}; /* merged: 347 samples in the base, 267 new */
-static const int8_t o1222[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
-static const int8_t o1223[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o1224[] = {81, -1, 24, 87}; /* 1: 6 offsets fit, 1 values */ /* merged: 1461 samples in the base, 444 new */
-static const int8_t o1225[] = {68, -1, 24, -1, 81}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 11 offsets fit, 1 values */ /* 3: 11 offsets fit, 1 values */ /* 4: 2 offsets fit, 2 values; tied */
-static const int8_t t1225[] = {0, -1, -1, -1, 0};
-static const int8_t o1226[] = {12, 16, 81, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
-static const int8_t o1227[] = {12, 16, 24, -1}; /* 0: 52 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 2 values; tied, split in operand order */ /* 2: 2 offsets fit, 2 values; tied, split in operand order */ /* 3: 9 offsets fit, 1 values */
-static const int8_t o1228[] = {12, 16, 24, -1, 87, -1}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 3: 4 offsets fit, 1 values */ /* 5: 14 offsets fit, 1 values */
-static const int8_t o1229[] = {16, 81, 84, 24, 64};
-static const int8_t o1230[] = {16, 81, 24, 64}; /* merged: 516 samples in the base, 194 new */
-static const int8_t o1231[] = {16, 24, 64}; /* merged: 284 samples in the base, 33 new */
-static const int8_t o1232[] = {16, 24, 64, 87, 77}; /* merged: 489 samples in the base, 30 new */
-static const int8_t o1233[] = {12, 16, 81, 24};
-static const int8_t o1234[] = {12, 16, 24, 64, 87};
-static const int8_t o1235[] = {16, 81, 24}; /* merged: 2323 samples in the base, 1 new */
-static const int8_t o1236[] = {16, 24};
-static const int8_t o1237[] = {16, 24, -1}; /* 0: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 2: 53 offsets fit, 1 values */
-static const int8_t o1238[] = {16, 24, 64, 87}; /* merged: 2323 samples in the base, 1 new */
-static const int8_t o1239[] = {12, 16, -1, -1, -1}; /* 2: 4 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */ /* 4: 17 offsets fit, 1 values */
-static const int8_t o1240[] = {16, 24, 64, -1}; /* 3: 10 offsets fit, 1 values */
-static const int8_t o1241[] = {16};
-static const int8_t o1242[] = {16, 24, -1}; /* 2: 2 offsets fit, 1 values */
-static const int8_t o1243[] = {12, 16, 24};
-static const int8_t o1244[] = {16, 24}; /* merged: 3940 samples in the base, 31 new */
-static const int8_t o1245[] = {12, 16, 24, 64};
-static const int8_t o1246[] = {16, 24, 64}; /* merged: 3768 samples in the base, 156 new */
-static const int8_t o1247[] = {12, 16, 24, 64};
-static const int8_t o1248[] = {16, 24, 64}; /* merged: 1957 samples in the base, 444 new */
-static const int8_t o1249[] = {12, 16, 24, 64};
-static const int8_t o1250[] = {16, 24, 64}; /* merged: 2372 samples in the base, 143 new */
-static const int8_t o1251[] = {12, 16, 24};
-static const int8_t o1252[] = {16, 24};
-static const int8_t o1253[] = {12, 16, 24, 64};
-static const int8_t o1254[] = {16, 24, 64};
-static const int8_t o1255[] = {16}; /* merged: 10 samples in the base, 232 new */
-static const int8_t o1256[] = {16}; /* merged: 1299 samples in the base, 456 new */
-static const int8_t o1257[] = {16};
-static const int8_t o1258[] = {-1}; /* 0: 60 offsets fit, 1 values */
-static const int8_t o1259[] = {0};
-static const int8_t o1260[] = {81, 64, 16, 24, 32}; /* merged: 1 samples in the base, 48 new; 0: untrusted in the base; 1: untrusted in the base; 2: untrusted in the base; 3: untrusted in the base; 4: untrusted in the base */
-static const int8_t o1261[] = {64, 16, 24, 32}; /* merged: 33 samples in the base, 448 new */
-static const int8_t o1262[] = {81, 64, 16, 24, 32};
-static const int8_t o1263[] = {64, 16, 24, 32}; /* merged: 6 samples in the base, 144 new */
-static const int8_t o1264[] = {81, 64, 16, 24, 32};
-static const int8_t o1265[] = {64, 16, 24}; /* merged: 5 samples in the base, 64 new */
-static const int8_t o1266[] = {64, 16, 24, 32}; /* merged: 4 samples in the base, 128 new */
-static const int8_t o1267[] = {64, 16, 24, 32}; /* merged: 2 samples in the base, 96 new */
-static const int8_t o1268[] = {64, 16, 24}; /* merged: 3 samples in the base, 60 new */
-static const int8_t o1269[] = {-1, -1}; /* 0: 2 offsets fit, 1 values */ /* 1: 60 offsets fit, 1 values */
-static const int8_t o1270[] = {16, 24}; /* merged: 10 samples in the base, 208 new */
-static const int8_t o1271[] = {24, 32}; /* merged: 4 samples in the base, 48 new */
-static const int8_t o1272[] = {24, 32}; /* merged: 8 samples in the base, 144 new */
-static const int8_t o1273[] = {16, 32}; /* merged: 140 samples in the base, 45 new */
-static const int8_t o1274[] = {16, 24, 32, 87};
-static const int8_t o1275[] = {81, -1, 24, 32, 87}; /* 1: 6 offsets fit, 1 values */ /* merged: 1153 samples in the base, 2 new */
-static const int8_t o1276[] = {81, -1, 24, 32, -1, 68}; /* 1: 5 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */
-static const int8_t o1277[] = {12, 16, 81, 84, 24, 32, 64};
-static const int8_t o1278[] = {12, 16, 81, 24, 32, -1}; /* 5: 2 offsets fit, 1 values */
-static const int8_t o1279[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
-static const int8_t o1280[] = {16, 81, 84, 24, 32, 64};
-static const int8_t o1281[] = {16, 81, 24, 32, -1}; /* 4: 2 offsets fit, 1 values */
-static const int8_t o1282[] = {16, 24, 32, 64};
-static const int8_t o1283[] = {16, 24, 32, 64, 87, 77};
-static const int8_t o1284[] = {12, 16, 24, 32, -1}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 4: 2 offsets fit, 1 values */
-static const int8_t o1285[] = {16, 81, 24, 32};
-static const int8_t o1286[] = {16, 24, 32};
-static const int8_t o1287[] = {16, 24, 32, 87};
-static const int8_t o1288[] = {16, 24, 32, 64, 87};
-static const int8_t o1289[] = {12, 16, -1, -1, -1, -1}; /* 2: 4 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values */ /* 4: 4 offsets fit, 1 values */ /* 5: 18 offsets fit, 1 values */
-static const int8_t o1290[] = {16, 24, 32, 64, -1}; /* 4: 11 offsets fit, 1 values */
-static const int8_t o1291[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */
-static const int8_t o1292[] = {12, 16, 24, 32, 64};
-static const int8_t o1293[] = {16, 24, 32, 64};
-static const int8_t o1294[] = {16, 24, 32, 64};
-static const int8_t o1295[] = {16, 32};
-static const int8_t o1296[] = {12, 16, 32}; /* 0: 74 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o1297[] = {16, 32};
-static const int8_t o1298[] = {16, 32};
-static const int8_t o1299[] = {16, 32};
-static const int8_t o1300[] = {-1, 32}; /* 0: 66 offsets fit, 1 values */
-static const int8_t o1301[] = {16, -1}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o1302[] = {16, 24, 64, 32}; /* merged: 206 samples in the base, 55 new */
-static const int8_t o1303[] = {16};
-static const int8_t o1304[] = {16};
-static const int8_t o1305[] = {-1, 16, 24}; /* 0: 3 offsets fit, 1 values */ /* merged: 215 samples in the base, 552 new */
-static const int8_t o1306[] = {16, -1, 64}; /* 1: 2 offsets fit, 2 values */ /* 2: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o1307[] = {16, -1}; /* 1: 4 offsets fit, 1 values */
-static const int8_t o1308[] = {12, 16, -1, 24}; /* 2: 2 offsets fit, 1 values */
-static const int8_t o1309[] = {-1, -1, -1}; /* 0: 2 offsets fit, 2 values */ /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 2 values */
-static const int8_t o1310[] = {12, 16, 32}; /* merged: 113 samples in the base, 177 new */
-static const int8_t o1311[] = {16, 32}; /* merged: 1249 samples in the base, 468 new */
-static const int8_t o1312[] = {16, 24, 32, 87}; /* merged: 2425 samples in the base, 182 new */
-static const int8_t o1313[] = {16, 24, 32, 87}; /* merged: 110 samples in the base, 40 new */
-static const int8_t o1314[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 1 values */ /* merged: 88 samples in the base, 128 new */
-static const int8_t o1315[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */ /* merged: 6 samples in the base, 374 new */
-static const int8_t o1316[] = {81, -1, 24, 32, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 55 samples in the base, 297 new; 4: untrusted in the base */
-static const int8_t o1317[] = {81, -1, 24, 32, 87}; /* 1: 3 offsets fit, 1 values */ /* merged: 2543 samples in the base, 995 new */
-static const int8_t o1318[] = {81, -1, 24, 32, -1, 68}; /* 1: 5 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */ /* merged: 1769 samples in the base, 2 new */
-static const int8_t o1319[] = {16, 24, 32, 64, -1}; /* 4: 2 offsets fit, 1 values */
-static const int8_t o1320[] = {12, 16, 81, 84, 24, 32, 64};
-static const int8_t o1321[] = {12, 16, 81, 24, 32, 64};
-static const int8_t o1322[] = {12, 16, 24, 32, -1}; /* 4: 8 offsets fit, 1 values */
-static const int8_t o1323[] = {12, 16, 24, 32, 64, 87, 77};
-static const int8_t o1324[] = {16, 81, 84, 24, 32, 64};
-static const int8_t o1325[] = {16, 81, 24, 32, 64}; /* merged: 1592 samples in the base, 7 new */
-static const int8_t o1326[] = {16, 24, 32, 64}; /* merged: 1667 samples in the base, 582 new */
-static const int8_t o1327[] = {16, 24, 32, 64, 87, 77}; /* merged: 544 samples in the base, 3 new */
-static const int8_t o1328[] = {12, 16, 81, 24, 32};
-static const int8_t o1329[] = {12, 16, 24, 32};
-static const int8_t o1330[] = {12, 16, 24, 32, 87};
-static const int8_t o1331[] = {12, 16, 24, 32, 64, 87};
-static const int8_t o1332[] = {16, 81, 24, 32}; /* merged: 2541 samples in the base, 2 new */
-static const int8_t o1333[] = {-1, -1, -1, -1, 64}; /* 0: 4 offsets fit, 1 values */ /* 1: 55 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */ /* 3: 3 offsets fit, 1 values */
-static const int8_t o1334[] = {16, 24, 32}; /* merged: 2866 samples in the base, 153 new */
-static const int8_t o1335[] = {16, 24, 32, 87};
-static const int8_t o1336[] = {16, 24, 32, 64};
-static const int8_t o1337[] = {16, 24, 32, 64, 87}; /* merged: 2494 samples in the base, 2 new */
-static const int8_t o1338[] = {12, 16, 24, 32, -1, -1}; /* 2: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 4 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */
-static const int8_t o1339[] = {-1, 16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
-static const int8_t o1340[] = {16, 24, 32, 64, -1}; /* 4: 10 offsets fit, 1 values */ /* merged: 374 samples in the base, 411 new */
-static const int8_t o1341[] = {16, 32};
-static const int8_t o1342[] = {16, 24, 32, 64}; /* 0: 3 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 1: 45 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o1343[] = {12, 16, 24, 32, 64}; /* 0: 52 offsets fit, 1 values; the guard's bit */
-static const int8_t o1344[] = {16, 24, 32, 64}; /* merged: 61 samples in the base, 360 new */
-static const int8_t o1345[] = {12, 16, 24, 32}; /* merged: 323 samples in the base, 12 new */
-static const int8_t o1346[] = {16, 24, 32}; /* merged: 3744 samples in the base, 689 new */
-static const int8_t o1347[] = {12, 16, 24, 32}; /* merged: 207 samples in the base, 169 new */
-static const int8_t o1348[] = {16, 24, 32}; /* merged: 1832 samples in the base, 1704 new */
-static const int8_t o1349[] = {12, 16, 24, 32, 64};
-static const int8_t o1350[] = {16, 24, 32, 64}; /* merged: 99549 samples in the base, 3400 new */
-static const int8_t o1351[] = {12, 16, 24, 32, 64}; /* merged: 394 samples in the base, 183 new */
-static const int8_t o1352[] = {16, 24, 32, 64}; /* merged: 2400 samples in the base, 750 new */
-static const int8_t o1353[] = {16, -1, -1, 64, 87}; /* 1: 9 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */ /* merged: 99 samples in the base, 7 new */
-static const int8_t o1354[] = {12, 16, 24, 32, 64};
-static const int8_t o1355[] = {16, -1, 24, 32, 64}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 60 offsets fit, 1 values */ /* 4: 2 offsets fit, 2 values; tied, split in operand order */
-static const int8_t o1356[] = {16, 24, 32, 64};
-static const int8_t o1357[] = {16, 24, 32, 64}; /* 1: 51 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o1358[] = {16, 81, 24, 32, 64};
-static const int8_t o1359[] = {16, 24, 32, 64};
-static const int8_t o1360[] = {12, 16, 24, 32};
-static const int8_t o1361[] = {16, 24, 32};
-static const int8_t o1362[] = {12, 16, 24, 64};
-static const int8_t o1363[] = {16, 24, 64}; /* merged: 246 samples in the base, 1 new */
-static const int8_t o1364[] = {-1, -1, 24, 32, -1}; /* 0: 62 offsets fit, 1 values */ /* 1: 11 offsets fit, 1 values */ /* 4: 11 offsets fit, 1 values */
-static const int8_t o1365[] = {12, 16, 24, 32, 64};
-static const int8_t o1366[] = {16, 24, 32, 64};
-static const int8_t o1367[] = {16, 24, 32};
-static const int8_t o1368[] = {16, 24, -1, 64}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 53 offsets fit, 1 values */
-static const int8_t o1369[] = {16, 24, 32}; /* 0: 3 offsets fit, 1 values; tied, split in operand order */ /* 1: 3 offsets fit, 1 values; tied, split in operand order */ /* 2: 3 offsets fit, 1 values; tied, split in operand order */
-static const int8_t o1370[] = {16, 24, 32, 64}; /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o1371[] = {16, 24, 32, 64};
-static const int8_t o1372[] = {16, 24, 32}; /* merged: 1380 samples in the base, 64 new */
-static const int8_t o1373[] = {16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */
-static const int8_t o1374[] = {16, 24, 32, -1}; /* 0: 3 offsets fit, 1 values; tied, split in operand order */ /* 1: 3 offsets fit, 1 values; tied, split in operand order */ /* 2: 3 offsets fit, 1 values; tied, split in operand order */ /* 3: 3 offsets fit, 1 values */
-static const int8_t o1375[] = {16, 32}; /* merged: 62 samples in the base, 382 new */
-static const int8_t o1376[] = {16, 24, 32, 64, -1}; /* 4: 2 offsets fit, 1 values */
-static const int8_t o1377[] = {16, 24, 32, -1}; /* 3: 8 offsets fit, 1 values */
-static const int8_t o1378[] = {16, 24, 32, 87};
-static const int8_t o1379[] = {81, -1, 24, 32, 87}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o1380[] = {16, 81, 24, 32, -1}; /* 4: 4 offsets fit, 1 values */ /* merged: 226 samples in the base, 30 new */
-static const int8_t o1381[] = {16, 24, 32, 64}; /* merged: 456 samples in the base, 1 new */
-static const int8_t o1382[] = {16, 24, 32, -1, 87, -1}; /* 3: 7 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */ /* merged: 42 samples in the base, 30 new */
-static const int8_t o1383[] = {16, 24, 32};
-static const int8_t o1384[] = {16, 24, 32, 87};
-static const int8_t o1385[] = {16, 24, 32, 64}; /* merged: 160 samples in the base, 1 new */
-static const int8_t o1386[] = {16, 24, 32, 64, -1}; /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 3: 2 offsets fit, 1 values; tied, split in operand order */ /* 4: 13 offsets fit, 1 values */
-static const int8_t o1387[] = {16, 24, 32, 64}; /* merged: 518 samples in the base, 1 new */
-static const int8_t o1388[] = {16, 24, 32, 64};
-static const int8_t o1389[] = {16, 32};
-static const int8_t o1390[] = {16, 24}; /* merged: 912 samples in the base, 6 new */
-static const int8_t o1391[] = {16, 32};
-static const int8_t o1392[] = {16, 32};
-static const int8_t o1393[] = {81, 24, 32}; /* merged: 14 samples in the base, 206 new; 0: untrusted in the base */
-static const int8_t o1394[] = {16, 32}; /* merged: 12 samples in the base, 368 new */
-static const int8_t o1395[] = {16, 32};
-static const int8_t o1396[] = {12, 16, 32};
-static const int8_t o1397[] = {16, 32}; /* merged: 195 samples in the base, 450 new */
-static const int8_t o1398[] = {16, 32};
-static const int8_t o1399[] = {16, 32}; /* merged: 9 samples in the base, 1 new */
-static const int8_t o1400[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */
-static const int8_t o1401[] = {16, 32};
-static const int8_t o1402[] = {24};
-static const int8_t o1403[] = {24};
-static const int8_t o1404[] = {-1}; /* 0: 3 offsets fit, 1 values */
-static const int8_t o1405[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */
-static const int8_t o1406[] = {24, 32}; /* merged: 204 samples in the base, 16 new */
-static const int8_t o1407[] = {12, 24, 32};
-static const int8_t o1408[] = {24, 32};
-static const int8_t o1409[] = {-1, 16, 24, 32, 64}; /* 0: 3 offsets fit, 1 values */
-static const int8_t o1410[] = {81, 16, 24, 32, 64}; /* 1: 2 offsets fit, 2 values; narrowed (no overlap, operand order) */
-static const int8_t o1411[] = {16, 24, 32, 64};
-static const int8_t o1412[] = {16, 24};
-static const int8_t o1413[] = {-1, 16, 24, 32, 64}; /* 0: 3 offsets fit, 1 values */
-static const int8_t o1414[] = {-1, 16, 24}; /* 0: 3 offsets fit, 1 values */
-static const int8_t o1415[] = {16, 24};
-static const int8_t o1416[] = {0};
-static const int8_t o1417[] = {16, -1, 64}; /* 0: 2 offsets fit, 2 values; narrowed (no overlap, operand order) */ /* 1: 42 offsets fit, 1 values */
-static const int8_t o1418[] = {12, 16, 24}; /* 0: 4 offsets fit, 2 values; the guard's bit */
-static const int8_t o1419[] = {16, 24}; /* merged: 12 samples in the base, 2301 new */
-static const int8_t o1420[] = {12, 16, 24, 64};
-static const int8_t o1421[] = {16, 24, 64}; /* merged: 68 samples in the base, 1522 new */
-static const int8_t o1422[] = {12, 16, 24, 64}; /* merged: 11 samples in the base, 116 new */
-static const int8_t o1423[] = {16, 24, 64}; /* merged: 246 samples in the base, 477 new */
-static const int8_t o1424[] = {16, 24, 64}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 2: 2 offsets fit, 2 values; tied, split in operand order */
-static const int8_t o1425[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* merged: 650 samples in the base, 413 new */
-static const int8_t o1426[] = {16, 24, 64, -1}; /* 3: 2 offsets fit, 1 values */
-static const int8_t o1427[] = {16, 24, 64}; /* merged: 3 samples in the base, 30 new */
-static const int8_t o1428[] = {-1, 16, 24, 32}; /* 0: 5 offsets fit, 1 values */
-static const int8_t o1429[] = {-1, -1, 32}; /* 0: 63 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */
-static const int8_t o1430[] = {0};
-static const int8_t o1431[] = {12}; /* 0: 91 offsets fit, 1 values; the guard's bit */
-static const int8_t o1432[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
-static const int8_t o1433[] = {12, 16}; /* merged: 41 samples in the base, 64 new */
-static const int8_t o1434[] = {16}; /* merged: 769 samples in the base, 415 new */
-static const int8_t o1435[] = {16, 24}; /* merged: 92 samples in the base, 18 new */
-static const int8_t o1436[] = {12, 16};
-static const int8_t o1437[] = {16}; /* merged: 7886 samples in the base, 19 new */
-static const int8_t o1438[] = {81, 87}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 2 offsets fit, 2 values; tied */
-static const int8_t t1438[] = {0, 0};
-static const int8_t o1439[] = {-1, -1, -1}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */
-static const int8_t o1440[] = {16, 24, 87}; /* merged: 968 samples in the base, 291 new */
-static const int8_t o1441[] = {16, 24, 87}; /* merged: 27 samples in the base, 96 new */
-static const int8_t o1442[] = {16, 24, -1}; /* 2: 8 offsets fit, 1 values */
-static const int8_t o1443[] = {16, 24, -1}; /* 2: 6 offsets fit, 1 values */ /* merged: 1 samples in the base, 16 new; 1: untrusted in the base */
-static const int8_t o1444[] = {81, -1, 24, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 100 samples in the base, 1116 new; 3: untrusted in the base */
-static const int8_t o1445[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */ /* merged: 5892 samples in the base, 1080 new */
-static const int8_t o1446[] = {16, 24, 64, -1}; /* 3: 2 offsets fit, 1 values */
-static const int8_t o1447[] = {12, 16, 24, -1}; /* 3: 8 offsets fit, 1 values */ /* merged: 41 samples in the base, 99 new */
-static const int8_t o1448[] = {16, -1, 84, 24, 64}; /* 1: 3 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* merged: 1 samples in the base, 3 new; 2: untrusted in the base; 3: untrusted in the base */
-static const int8_t o1449[] = {16, 81, 24, 64}; /* merged: 425 samples in the base, 8 new */
-static const int8_t o1450[] = {16, 24, 64}; /* merged: 2453 samples in the base, 964 new */
-static const int8_t o1451[] = {16, 24, 64, 87, -1}; /* 2: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 7 offsets fit, 1 values */ /* merged: 306 samples in the base, 1 new; 2: untrusted in the base */
-static const int8_t o1452[] = {16, 24}; /* merged: 22 samples in the base, 186 new */
-static const int8_t o1453[] = {16, 24, 64};
-static const int8_t o1454[] = {12, 16, 24, 64, -1}; /* 4: 3 offsets fit, 1 values */
-static const int8_t o1455[] = {81, 16, 24, 64, -1}; /* 4: 38 offsets fit, 1 values */ /* merged: 346 samples in the base, 540 new */
-static const int8_t o1456[] = {16, 24, 64, -1}; /* 3: 4 offsets fit, 1 values */ /* merged: 3381 samples in the base, 2682 new */
-static const int8_t o1457[] = {16, 24, 64}; /* merged: 6 samples in the base, 71 new */
-static const int8_t o1458[] = {12, 16, 24, 64};
-static const int8_t o1459[] = {16, 24, 64}; /* merged: 7999 samples in the base, 899 new */
-static const int8_t o1460[] = {81, -1, 87, 77, 68}; /* 1: 3 offsets fit, 1 values */ /* merged: 108 samples in the base, 720 new */
-static const int8_t o1461[] = {81, -1, -1, -1, 68}; /* 1: 7 offsets fit, 1 values */ /* 2: 7 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */
-static const int8_t o1462[] = {12, 16, 24};
-static const int8_t o1463[] = {16, 24}; /* merged: 42 samples in the base, 474 new */
-static const int8_t o1464[] = {12, 16, 24, 64}; /* merged: 43 samples in the base, 360 new */
-static const int8_t o1465[] = {16, 24, 64}; /* merged: 34 samples in the base, 510 new */
+static const int8_t o1218[] = {16, 24, 64};
+static const int8_t o1219[] = {24, 32, 64};
+static const int8_t o1220[] = {24, 32, 64};
+static const int8_t o1221[] = {12, -1, 16, 64, 24, 32}; /* 0: 46 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values */ /* 4: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o1222[] = {-1, 16, 64, 24, 32}; /* 0: 11 offsets fit, 1 values */ /* merged: 3 samples in the base, 16 new */
+static const int8_t o1223[] = {0};
+static const int8_t o1224[] = {0};
+static const int8_t o1225[] = {-1}; /* 0: 4 offsets fit, 1 values */
+static const int8_t o1226[] = {16}; /* merged: 278 samples in the base, 5 new */
+static const int8_t o1227[] = {16}; /* merged: 347 samples in the base, 303 new */
+static const int8_t o1228[] = {16, 24, 87}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 2 offsets fit, 2 values; tied, split in operand order */
+static const int8_t o1229[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
+static const int8_t o1230[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o1231[] = {81, -1, 24, 87}; /* 1: 6 offsets fit, 1 values */ /* merged: 1461 samples in the base, 480 new */
+static const int8_t o1232[] = {68, -1, 24, -1, 81}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 11 offsets fit, 1 values */ /* 3: 11 offsets fit, 1 values */ /* 4: 2 offsets fit, 2 values; tied */
+static const int8_t t1232[] = {0, -1, -1, -1, 0};
+static const int8_t o1233[] = {12, 16, 81, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
+static const int8_t o1234[] = {12, 16, 24, -1}; /* 0: 52 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 2 values; tied, split in operand order */ /* 2: 2 offsets fit, 2 values; tied, split in operand order */ /* 3: 9 offsets fit, 1 values */
+static const int8_t o1235[] = {12, 16, 24, -1, 87, -1}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 3: 4 offsets fit, 1 values */ /* 5: 14 offsets fit, 1 values */
+static const int8_t o1236[] = {16, 81, 84, 24, 64};
+static const int8_t o1237[] = {16, 81, 24, 64}; /* merged: 516 samples in the base, 194 new */
+static const int8_t o1238[] = {16, 24, 64}; /* merged: 284 samples in the base, 33 new */
+static const int8_t o1239[] = {16, 24, 64, 87, 77}; /* merged: 489 samples in the base, 30 new */
+static const int8_t o1240[] = {12, 16, 81, 24};
+static const int8_t o1241[] = {12, 16, 24, 64, 87};
+static const int8_t o1242[] = {16, 81, 24}; /* merged: 2323 samples in the base, 1 new */
+static const int8_t o1243[] = {16, 24};
+static const int8_t o1244[] = {16, 24, -1}; /* 0: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 2: 53 offsets fit, 1 values */
+static const int8_t o1245[] = {16, 24, 64, 87}; /* merged: 2323 samples in the base, 1 new */
+static const int8_t o1246[] = {12, 16, -1, -1, -1}; /* 2: 4 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */ /* 4: 17 offsets fit, 1 values */ /* merged: 4 samples in the base, 36 new */
+static const int8_t o1247[] = {16, 24, 64, -1}; /* 3: 12 offsets fit, 1 values */ /* merged: 4 samples in the base, 16 new */
+static const int8_t o1248[] = {16}; /* merged: 4 samples in the base, 36 new */
+static const int8_t o1249[] = {16, 24, -1}; /* 2: 2 offsets fit, 1 values */
+static const int8_t o1250[] = {12, 16, 24};
+static const int8_t o1251[] = {16, 24}; /* merged: 3940 samples in the base, 31 new */
+static const int8_t o1252[] = {12, 16, 24, 64};
+static const int8_t o1253[] = {16, 24, 64}; /* merged: 3768 samples in the base, 156 new */
+static const int8_t o1254[] = {12, 16, 24, 64};
+static const int8_t o1255[] = {16, 24, 64}; /* merged: 1957 samples in the base, 480 new */
+static const int8_t o1256[] = {12, 16, 24, 64};
+static const int8_t o1257[] = {16, 24, 64}; /* merged: 2372 samples in the base, 143 new */
+static const int8_t o1258[] = {12, 16, 24};
+static const int8_t o1259[] = {16, 24};
+static const int8_t o1260[] = {12, 16, 24, 64};
+static const int8_t o1261[] = {16, 24, 64};
+static const int8_t o1262[] = {16}; /* merged: 10 samples in the base, 232 new */
+static const int8_t o1263[] = {16}; /* merged: 1299 samples in the base, 492 new */
+static const int8_t o1264[] = {16};
+static const int8_t o1265[] = {-1}; /* 0: 60 offsets fit, 1 values */
+static const int8_t o1266[] = {16};
+static const int8_t o1267[] = {0};
+static const int8_t o1268[] = {81, 64, 16, 24, 32}; /* merged: 1 samples in the base, 48 new; 0: untrusted in the base; 1: untrusted in the base; 2: untrusted in the base; 3: untrusted in the base; 4: untrusted in the base */
+static const int8_t o1269[] = {64, 16, 24, 32}; /* merged: 33 samples in the base, 448 new */
+static const int8_t o1270[] = {81, 64, 16, 24, 32};
+static const int8_t o1271[] = {64, 16, 24, 32}; /* merged: 6 samples in the base, 144 new */
+static const int8_t o1272[] = {81, 64, 16, 24, 32};
+static const int8_t o1273[] = {64, 16, 24}; /* merged: 5 samples in the base, 64 new */
+static const int8_t o1274[] = {64, 16, 24, 32}; /* merged: 4 samples in the base, 128 new */
+static const int8_t o1275[] = {64, 16, 24, 32}; /* merged: 2 samples in the base, 96 new */
+static const int8_t o1276[] = {64, 16, 24}; /* merged: 3 samples in the base, 60 new */
+static const int8_t o1277[] = {-1, -1}; /* 0: 2 offsets fit, 1 values */ /* 1: 60 offsets fit, 1 values */
+static const int8_t o1278[] = {16, 24}; /* merged: 10 samples in the base, 208 new */
+static const int8_t o1279[] = {24, 32}; /* merged: 4 samples in the base, 48 new */
+static const int8_t o1280[] = {24, 32}; /* merged: 8 samples in the base, 144 new */
+static const int8_t o1281[] = {16, 32}; /* merged: 140 samples in the base, 45 new */
+static const int8_t o1282[] = {16, 24, 32, 87};
+static const int8_t o1283[] = {81, -1, 24, 32, 87}; /* 1: 6 offsets fit, 1 values */ /* merged: 1153 samples in the base, 2 new */
+static const int8_t o1284[] = {81, -1, 24, 32, -1, 68}; /* 1: 5 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */
+static const int8_t o1285[] = {12, 16, 81, 84, 24, 32, 64};
+static const int8_t o1286[] = {12, 16, 81, 24, 32, -1}; /* 5: 2 offsets fit, 1 values */
+static const int8_t o1287[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
+static const int8_t o1288[] = {16, 81, 84, 24, 32, 64};
+static const int8_t o1289[] = {16, 81, 24, 32, -1}; /* 4: 2 offsets fit, 1 values */
+static const int8_t o1290[] = {16, 24, 32, 64};
+static const int8_t o1291[] = {16, 24, 32, 64, 87, 77};
+static const int8_t o1292[] = {12, 16, 24, 32, -1}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 4: 2 offsets fit, 1 values */
+static const int8_t o1293[] = {16, 81, 24, 32};
+static const int8_t o1294[] = {16, 24, 32};
+static const int8_t o1295[] = {16, 24, 32, 87};
+static const int8_t o1296[] = {16, 24, 32, 64, 87};
+static const int8_t o1297[] = {12, 16, -1, -1, -1, -1}; /* 2: 4 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values */ /* 4: 4 offsets fit, 1 values */ /* 5: 18 offsets fit, 1 values */
+static const int8_t o1298[] = {16, 24, 32, 64, -1}; /* 4: 11 offsets fit, 1 values */
+static const int8_t o1299[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */
+static const int8_t o1300[] = {12, 16, 24, 32, 64};
+static const int8_t o1301[] = {16, 24, 32, 64};
+static const int8_t o1302[] = {16, 24, 32, 64};
+static const int8_t o1303[] = {16, 32};
+static const int8_t o1304[] = {12, 16, 32}; /* 0: 74 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o1305[] = {16, 32};
+static const int8_t o1306[] = {16, 32};
+static const int8_t o1307[] = {16, 32};
+static const int8_t o1308[] = {-1, 32}; /* 0: 66 offsets fit, 1 values */
+static const int8_t o1309[] = {16, -1}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o1310[] = {16, 24, 64, 32}; /* merged: 206 samples in the base, 55 new */
+static const int8_t o1311[] = {16};
+static const int8_t o1312[] = {16};
+static const int8_t o1313[] = {-1, 16, 24}; /* 0: 3 offsets fit, 1 values */ /* merged: 215 samples in the base, 552 new */
+static const int8_t o1314[] = {16, -1, 64}; /* 1: 2 offsets fit, 2 values */ /* 2: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o1315[] = {16, -1}; /* 1: 4 offsets fit, 1 values */
+static const int8_t o1316[] = {12, 16, -1, 24}; /* 2: 2 offsets fit, 1 values */
+static const int8_t o1317[] = {-1, -1, -1}; /* 0: 2 offsets fit, 2 values */ /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 2 values */
+static const int8_t o1318[] = {12, 16, 32}; /* merged: 113 samples in the base, 177 new */
+static const int8_t o1319[] = {16, 32}; /* merged: 1249 samples in the base, 469 new */
+static const int8_t o1320[] = {16, 24, 32, 87}; /* merged: 2425 samples in the base, 182 new */
+static const int8_t o1321[] = {16, 24, 32, 87}; /* merged: 110 samples in the base, 43 new */
+static const int8_t o1322[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 1 values */ /* merged: 88 samples in the base, 128 new */
+static const int8_t o1323[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */ /* merged: 6 samples in the base, 374 new */
+static const int8_t o1324[] = {81, -1, 24, 32, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 55 samples in the base, 297 new; 4: untrusted in the base */
+static const int8_t o1325[] = {81, -1, 24, 32, 87}; /* 1: 3 offsets fit, 1 values */ /* merged: 2543 samples in the base, 1139 new */
+static const int8_t o1326[] = {81, -1, 24, 32, -1, 68}; /* 1: 5 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */ /* merged: 1769 samples in the base, 2 new */
+static const int8_t o1327[] = {16, 24, 32, 64, -1}; /* 4: 2 offsets fit, 1 values */
+static const int8_t o1328[] = {12, 16, 81, 84, 24, 32, 64};
+static const int8_t o1329[] = {12, 16, 81, 24, 32, 64};
+static const int8_t o1330[] = {12, 16, 24, 32, -1}; /* 4: 8 offsets fit, 1 values */ /* merged: 57 samples in the base, 95 new */
+static const int8_t o1331[] = {12, 16, 24, 32, 64, 87, 77};
+static const int8_t o1332[] = {16, 81, 84, 24, 32, 64};
+static const int8_t o1333[] = {16, 81, 24, 32, 64}; /* merged: 1592 samples in the base, 7 new */
+static const int8_t o1334[] = {16, 24, 32, 64}; /* merged: 1667 samples in the base, 651 new */
+static const int8_t o1335[] = {16, 24, 32, 64, 87, 77}; /* merged: 544 samples in the base, 3 new */
+static const int8_t o1336[] = {12, 16, 81, 24, 32};
+static const int8_t o1337[] = {12, 16, 24, 32};
+static const int8_t o1338[] = {12, 16, 24, 32, 87};
+static const int8_t o1339[] = {12, 16, 24, 32, 64, 87};
+static const int8_t o1340[] = {16, 81, 24, 32}; /* merged: 2541 samples in the base, 2 new */
+static const int8_t o1341[] = {-1, -1, -1, -1, 64}; /* 0: 4 offsets fit, 1 values */ /* 1: 55 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */ /* 3: 3 offsets fit, 1 values */
+static const int8_t o1342[] = {16, 24, 32}; /* merged: 2866 samples in the base, 181 new */
+static const int8_t o1343[] = {16, 24, 32, 87};
+static const int8_t o1344[] = {16, 24, 32, 64};
+static const int8_t o1345[] = {16, 24, 32, 64, 87}; /* merged: 2494 samples in the base, 2 new */
+static const int8_t o1346[] = {12, 16, 24, 32, -1, -1}; /* 4: 4 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */ /* merged: 9 samples in the base, 36 new */
+static const int8_t o1347[] = {-1, 16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
+static const int8_t o1348[] = {16, 24, 32, 64, -1}; /* 4: 10 offsets fit, 1 values */ /* merged: 374 samples in the base, 411 new */
+static const int8_t o1349[] = {16, 32}; /* merged: 19 samples in the base, 72 new */
+static const int8_t o1350[] = {16, 24, 32, 64}; /* 0: 3 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 1: 45 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o1351[] = {12, 16, 24, 32, 64}; /* 0: 52 offsets fit, 1 values; the guard's bit */
+static const int8_t o1352[] = {16, 24, 32, 64}; /* merged: 61 samples in the base, 360 new */
+static const int8_t o1353[] = {12, 16, 24, 32}; /* merged: 323 samples in the base, 28 new */
+static const int8_t o1354[] = {16, 24, 32}; /* merged: 3744 samples in the base, 705 new */
+static const int8_t o1355[] = {12, 16, 24, 32}; /* merged: 207 samples in the base, 169 new */
+static const int8_t o1356[] = {16, 24, 32}; /* merged: 1832 samples in the base, 1813 new */
+static const int8_t o1357[] = {12, 16, 24, 32, 64};
+static const int8_t o1358[] = {16, 24, 32, 64}; /* merged: 99549 samples in the base, 3436 new */
+static const int8_t o1359[] = {12, 16, 24, 32, 64}; /* merged: 394 samples in the base, 188 new */
+static const int8_t o1360[] = {16, 24, 32, 64}; /* merged: 2400 samples in the base, 831 new */
+static const int8_t o1361[] = {16, -1, -1, 64, 87}; /* 1: 9 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */ /* merged: 99 samples in the base, 7 new */
+static const int8_t o1362[] = {12, 16, 24, 32, 64};
+static const int8_t o1363[] = {16, -1, 24, 32, 64}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 60 offsets fit, 1 values */ /* 4: 2 offsets fit, 2 values; tied, split in operand order */
+static const int8_t o1364[] = {16, 24, 32, 64};
+static const int8_t o1365[] = {16, 24, 32, 64}; /* 1: 51 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o1366[] = {16, 81, 24, 32, 64};
+static const int8_t o1367[] = {16, 24, 32, 64}; /* merged: 41 samples in the base, 72 new */
+static const int8_t o1368[] = {12, 16, 24, 32};
+static const int8_t o1369[] = {16, 24, 32};
+static const int8_t o1370[] = {12, 16, 24, 64};
+static const int8_t o1371[] = {16, 24, 64}; /* merged: 246 samples in the base, 7 new */
+static const int8_t o1372[] = {-1, -1, 24, 32, -1}; /* 0: 62 offsets fit, 1 values */ /* 1: 11 offsets fit, 1 values */ /* 4: 11 offsets fit, 1 values */
+static const int8_t o1373[] = {12, 16, 24, 32, 64};
+static const int8_t o1374[] = {16, 24, 32, 64};
+static const int8_t o1375[] = {16, 24, 32}; /* merged: 2806 samples in the base, 16 new */
+static const int8_t o1376[] = {16, 24, -1, 64}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 53 offsets fit, 1 values */
+static const int8_t o1377[] = {16, 24, 32}; /* 0: 3 offsets fit, 1 values; tied, split in operand order */ /* 1: 3 offsets fit, 1 values; tied, split in operand order */ /* 2: 3 offsets fit, 1 values; tied, split in operand order */
+static const int8_t o1378[] = {16, 24, 32, 64}; /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o1379[] = {16, 24, 32, 64};
+static const int8_t o1380[] = {16, 24, 32}; /* merged: 1380 samples in the base, 80 new */
+static const int8_t o1381[] = {16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */
+static const int8_t o1382[] = {16, 24, 32, -1}; /* 0: 3 offsets fit, 1 values; tied, split in operand order */ /* 1: 3 offsets fit, 1 values; tied, split in operand order */ /* 2: 3 offsets fit, 1 values; tied, split in operand order */ /* 3: 3 offsets fit, 1 values */
+static const int8_t o1383[] = {16, 32}; /* merged: 62 samples in the base, 430 new */
+static const int8_t o1384[] = {16, 24, 32, 64, -1}; /* 4: 2 offsets fit, 1 values */
+static const int8_t o1385[] = {16, 24, 32, -1}; /* 3: 8 offsets fit, 1 values */
+static const int8_t o1386[] = {16, 24, 32, 87};
+static const int8_t o1387[] = {81, -1, 24, 32, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o1388[] = {16, 81, 24, 32, -1}; /* 4: 4 offsets fit, 1 values */ /* merged: 226 samples in the base, 30 new */
+static const int8_t o1389[] = {16, 24, 32, 64}; /* merged: 456 samples in the base, 1 new */
+static const int8_t o1390[] = {16, 24, 32, -1, 87, -1}; /* 3: 7 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */ /* merged: 42 samples in the base, 30 new */
+static const int8_t o1391[] = {16, 24, 32};
+static const int8_t o1392[] = {16, 24, 32, 87};
+static const int8_t o1393[] = {16, 24, 32, 64}; /* merged: 160 samples in the base, 1 new */
+static const int8_t o1394[] = {16, 24, 32, 64, -1}; /* 4: 11 offsets fit, 1 values */ /* merged: 103 samples in the base, 16 new */
+static const int8_t o1395[] = {16, 24, 32, 64}; /* merged: 518 samples in the base, 1 new */
+static const int8_t o1396[] = {16, 24, 32, 64};
+static const int8_t o1397[] = {16, 32}; /* merged: 1 samples in the base, 16 new */
+static const int8_t o1398[] = {16, 24}; /* merged: 912 samples in the base, 6 new */
+static const int8_t o1399[] = {16, 32};
+static const int8_t o1400[] = {16, 32};
+static const int8_t o1401[] = {81, 24, 32}; /* merged: 14 samples in the base, 206 new; 0: untrusted in the base */
+static const int8_t o1402[] = {16, 32}; /* merged: 12 samples in the base, 404 new */
+static const int8_t o1403[] = {16, 32}; /* merged: 7 samples in the base, 36 new */
+static const int8_t o1404[] = {12, 16, 32};
+static const int8_t o1405[] = {16, 32}; /* merged: 195 samples in the base, 518 new */
+static const int8_t o1406[] = {16, 32};
+static const int8_t o1407[] = {16, 32}; /* merged: 9 samples in the base, 65 new */
+static const int8_t o1408[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */
+static const int8_t o1409[] = {16, 32};
+static const int8_t o1410[] = {24};
+static const int8_t o1411[] = {24};
+static const int8_t o1412[] = {-1}; /* 0: 3 offsets fit, 1 values */
+static const int8_t o1413[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */
+static const int8_t o1414[] = {24, 32}; /* merged: 204 samples in the base, 16 new */
+static const int8_t o1415[] = {12, 24, 32};
+static const int8_t o1416[] = {24, 32}; /* merged: 6471 samples in the base, 16 new */
+static const int8_t o1417[] = {-1, 16, 24, 32, 64}; /* 0: 3 offsets fit, 1 values */
+static const int8_t o1418[] = {81, 16, 24, 32, 64}; /* 1: 2 offsets fit, 2 values; narrowed (no overlap, operand order) */
+static const int8_t o1419[] = {16, 24, 32, 64};
+static const int8_t o1420[] = {16, 24}; /* merged: 1 samples in the base, 16 new */
+static const int8_t o1421[] = {-1, 16, 24, 32, 64}; /* 0: 3 offsets fit, 1 values */
+static const int8_t o1422[] = {-1, 16, 24}; /* 0: 3 offsets fit, 1 values */
+static const int8_t o1423[] = {16, 24};
+static const int8_t o1424[] = {0};
+static const int8_t o1425[] = {16, -1, 64}; /* 0: 2 offsets fit, 2 values; narrowed (no overlap, operand order) */ /* 1: 42 offsets fit, 1 values */
+static const int8_t o1426[] = {12, 16, 24}; /* 0: 4 offsets fit, 2 values; the guard's bit */
+static const int8_t o1427[] = {16, 24}; /* merged: 12 samples in the base, 2473 new */
+static const int8_t o1428[] = {12, 16, 24, 64};
+static const int8_t o1429[] = {16, 24, 64}; /* merged: 68 samples in the base, 1678 new */
+static const int8_t o1430[] = {12, 16, 24, 64}; /* merged: 11 samples in the base, 116 new */
+static const int8_t o1431[] = {16, 24, 64}; /* merged: 246 samples in the base, 477 new */
+static const int8_t o1432[] = {16, 24, 64}; /* merged: 4 samples in the base, 16 new */
+static const int8_t o1433[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* merged: 650 samples in the base, 443 new */
+static const int8_t o1434[] = {16, 24, 64, -1}; /* 3: 2 offsets fit, 1 values */
+static const int8_t o1435[] = {16, 24, 64}; /* merged: 3 samples in the base, 30 new */
+static const int8_t o1436[] = {-1, 16, 24, 32}; /* 0: 5 offsets fit, 1 values */
+static const int8_t o1437[] = {-1, -1, 32}; /* 0: 63 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */
+static const int8_t o1438[] = {0};
+static const int8_t o1439[] = {12}; /* 0: 91 offsets fit, 1 values; the guard's bit */
+static const int8_t o1440[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
+static const int8_t o1441[] = {12, 16}; /* merged: 41 samples in the base, 64 new */
+static const int8_t o1442[] = {16}; /* merged: 769 samples in the base, 418 new */
+static const int8_t o1443[] = {16, 24}; /* merged: 92 samples in the base, 18 new */
+static const int8_t o1444[] = {12, 16};
+static const int8_t o1445[] = {16}; /* merged: 7886 samples in the base, 19 new */
+static const int8_t o1446[] = {81, 87}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 2 offsets fit, 2 values; tied */
+static const int8_t t1446[] = {0, 0};
+static const int8_t o1447[] = {16, -1, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 1 samples in the base, 16 new; 0: untrusted in the base; 2: untrusted in the base */
+static const int8_t o1448[] = {16, 24, 87}; /* merged: 968 samples in the base, 291 new */
+static const int8_t o1449[] = {16, 24, 87}; /* merged: 27 samples in the base, 96 new */
+static const int8_t o1450[] = {16, 24, -1}; /* 2: 8 offsets fit, 1 values */
+static const int8_t o1451[] = {16, 24, -1}; /* 2: 6 offsets fit, 1 values */ /* merged: 1 samples in the base, 16 new; 1: untrusted in the base */
+static const int8_t o1452[] = {81, -1, 24, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 100 samples in the base, 1164 new; 3: untrusted in the base */
+static const int8_t o1453[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */ /* merged: 5892 samples in the base, 1080 new */
+static const int8_t o1454[] = {16, 24, 64, -1}; /* 3: 2 offsets fit, 1 values */
+static const int8_t o1455[] = {12, 16, 24, -1}; /* 3: 8 offsets fit, 1 values */ /* merged: 41 samples in the base, 99 new */
+static const int8_t o1456[] = {16, -1, 84, 24, 64}; /* 1: 3 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* merged: 1 samples in the base, 3 new; 2: untrusted in the base; 3: untrusted in the base */
+static const int8_t o1457[] = {16, 81, 24, 64}; /* merged: 425 samples in the base, 8 new */
+static const int8_t o1458[] = {16, 24, 64}; /* merged: 2453 samples in the base, 1029 new */
+static const int8_t o1459[] = {16, 24, 64, 87, -1}; /* 2: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 7 offsets fit, 1 values */ /* merged: 306 samples in the base, 1 new; 2: untrusted in the base */
+static const int8_t o1460[] = {16, 24}; /* merged: 22 samples in the base, 186 new */
+static const int8_t o1461[] = {16, 24, 64};
+static const int8_t o1462[] = {12, 16, 24, 64, -1}; /* 4: 3 offsets fit, 1 values */
+static const int8_t o1463[] = {81, 16, 24, 64, -1}; /* 4: 38 offsets fit, 1 values */ /* merged: 346 samples in the base, 540 new */
+static const int8_t o1464[] = {16, 24, 64, -1}; /* 3: 4 offsets fit, 1 values */ /* merged: 3381 samples in the base, 2688 new */
+static const int8_t o1465[] = {16, 24, 64}; /* merged: 6 samples in the base, 71 new */
 static const int8_t o1466[] = {12, 16, 24, 64};
-static const int8_t o1467[] = {12, 16, 24, 64, 87}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 6 values; tied, split in operand order */ /* 3: 2 offsets fit, 6 values; tied, split in operand order */
-static const int8_t o1468[] = {16, 24, 64}; /* merged: 10082 samples in the base, 1134 new */
-static const int8_t o1469[] = {16, 24, 64, 87}; /* merged: 241 samples in the base, 7 new */
-static const int8_t o1470[] = {12, 16, 24, 64};
-static const int8_t o1471[] = {16, 24, 64}; /* merged: 2384 samples in the base, 760 new */
-static const int8_t o1472[] = {16, 24, 64};
-static const int8_t o1473[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */
-static const int8_t o1474[] = {12, 16, 24}; /* merged: 58 samples in the base, 81 new */
-static const int8_t o1475[] = {16, 24}; /* merged: 3440 samples in the base, 904 new */
-static const int8_t o1476[] = {16, 24};
-static const int8_t o1477[] = {16, 24};
-static const int8_t o1478[] = {16, 24, 64, -1}; /* 3: 2 offsets fit, 1 values */
-static const int8_t o1479[] = {16, 24, -1}; /* 2: 8 offsets fit, 1 values */
-static const int8_t o1480[] = {16}; /* merged: 317 samples in the base, 31 new */
-static const int8_t o1481[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */
-static const int8_t o1482[] = {16, 24, -1}; /* 0: 2 offsets fit, 3 values; tied, split in operand order */ /* 1: 2 offsets fit, 3 values; tied, split in operand order */ /* 2: 41 offsets fit, 1 values */
-static const int8_t o1483[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o1484[] = {16, 81, 24, -1}; /* 3: 32 offsets fit, 1 values */ /* merged: 39 samples in the base, 16 new */
-static const int8_t o1485[] = {16, 24, 64}; /* merged: 1861 samples in the base, 1 new */
-static const int8_t o1486[] = {16, 24, -1, 87, -1}; /* 2: 38 offsets fit, 1 values */ /* 4: 45 offsets fit, 1 values */
-static const int8_t o1487[] = {16, 24}; /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* merged: 6 samples in the base, 1 new; 1: untrusted in the base */
-static const int8_t o1488[] = {16, 24, 87};
-static const int8_t o1489[] = {-1, 16, 24, 64, -1}; /* 0: 6 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 8 offsets fit, 1 values */
-static const int8_t o1490[] = {16, 24, 64, -1}; /* 3: 11 offsets fit, 1 values */ /* merged: 99 samples in the base, 13 new */
-static const int8_t o1491[] = {-1, -1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */
-static const int8_t o1492[] = {16, 24, 64}; /* merged: 4093 samples in the base, 2 new */
-static const int8_t o1493[] = {16, 24, 64};
-static const int8_t o1494[] = {16, 24, 64};
-static const int8_t o1495[] = {16}; /* merged: 9 samples in the base, 180 new */
-static const int8_t o1496[] = {0}; /* merged: 4744 samples in the base, 4052 new */
-static const int8_t o1497[] = {12, 16};
-static const int8_t o1498[] = {16}; /* merged: 2635 samples in the base, 517 new */
-static const int8_t o1499[] = {0}; /* merged: 21 samples in the base, 478 new */
-static const int8_t o1500[] = {0};
-static const int8_t o1501[] = {16}; /* merged: 965 samples in the base, 568 new */
-static const int8_t o1502[] = {12, -1}; /* 0: 83 offsets fit, 1 values; the guard's bit */ /* 1: 80 offsets fit, 1 values */
-static const int8_t o1503[] = {0};
-static const int8_t o1504[] = {0}; /* merged: 38 samples in the base, 206 new */
-static const int8_t o1505[] = {16}; /* merged: 965 samples in the base, 568 new */
-static const int8_t o1506[] = {0}; /* merged: 1 samples in the base, 2 new */
-static const int8_t o1507[] = {0}; /* merged: 841 samples in the base, 1434 new */
-static const int8_t o1508[] = {12}; /* merged: 7142 samples in the base, 1830 new */
-static const int8_t o1509[] = {12, 87}; /* merged: 9 samples in the base, 180 new */
-static const int8_t o1510[] = {-1}; /* 0: 2 offsets fit, 1 values */
+static const int8_t o1467[] = {16, 24, 64}; /* merged: 7999 samples in the base, 931 new */
+static const int8_t o1468[] = {81, -1, 87, 77, 68}; /* 1: 3 offsets fit, 1 values */ /* merged: 108 samples in the base, 720 new */
+static const int8_t o1469[] = {81, -1, -1, -1, 68}; /* 1: 7 offsets fit, 1 values */ /* 2: 7 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */
+static const int8_t o1470[] = {12, 16, 24}; /* merged: 47 samples in the base, 45 new */
+static const int8_t o1471[] = {16, 24}; /* merged: 42 samples in the base, 507 new */
+static const int8_t o1472[] = {12, 16, 24, 64}; /* merged: 43 samples in the base, 360 new */
+static const int8_t o1473[] = {16, 24, 64}; /* merged: 34 samples in the base, 510 new */
+static const int8_t o1474[] = {12, 16, 24, 64}; /* merged: 458 samples in the base, 8 new */
+static const int8_t o1475[] = {12, 16, 24, 64, 87}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 6 values; tied, split in operand order */ /* 3: 2 offsets fit, 6 values; tied, split in operand order */
+static const int8_t o1476[] = {16, 24, 64}; /* merged: 10082 samples in the base, 1159 new */
+static const int8_t o1477[] = {16, 24, 64, 87}; /* merged: 241 samples in the base, 7 new */
+static const int8_t o1478[] = {12, 16, 24, 64};
+static const int8_t o1479[] = {16, 24, 64}; /* merged: 2384 samples in the base, 860 new */
+static const int8_t o1480[] = {16, 24, 64};
+static const int8_t o1481[] = {16, 24}; /* merged: 1 samples in the base, 36 new; 0: untrusted in the base; 1: untrusted in the base */
+static const int8_t o1482[] = {12, 16, 24}; /* merged: 58 samples in the base, 81 new */
+static const int8_t o1483[] = {16, 24}; /* merged: 3440 samples in the base, 907 new */
+static const int8_t o1484[] = {16, 24};
+static const int8_t o1485[] = {16, 24};
+static const int8_t o1486[] = {16, 24, 64, -1}; /* 3: 2 offsets fit, 1 values */
+static const int8_t o1487[] = {16, 24, -1}; /* 2: 8 offsets fit, 1 values */
+static const int8_t o1488[] = {16}; /* merged: 317 samples in the base, 31 new */
+static const int8_t o1489[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */
+static const int8_t o1490[] = {16, 24, -1}; /* 0: 2 offsets fit, 3 values; tied, split in operand order */ /* 1: 2 offsets fit, 3 values; tied, split in operand order */ /* 2: 41 offsets fit, 1 values */
+static const int8_t o1491[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o1492[] = {16, 81, 24, -1}; /* 3: 32 offsets fit, 1 values */ /* merged: 39 samples in the base, 16 new */
+static const int8_t o1493[] = {16, 24, 64}; /* merged: 1861 samples in the base, 1 new */
+static const int8_t o1494[] = {16, 24, -1, 87, -1}; /* 2: 38 offsets fit, 1 values */ /* 4: 45 offsets fit, 1 values */
+static const int8_t o1495[] = {16, 24}; /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* merged: 6 samples in the base, 1 new; 1: untrusted in the base */
+static const int8_t o1496[] = {16, 24, 87};
+static const int8_t o1497[] = {-1, 16, 24, 64, -1}; /* 0: 6 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 8 offsets fit, 1 values */
+static const int8_t o1498[] = {16, 24, 64, -1}; /* 3: 11 offsets fit, 1 values */ /* merged: 99 samples in the base, 13 new */
+static const int8_t o1499[] = {-1, -1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */
+static const int8_t o1500[] = {16, 24, 64}; /* merged: 4093 samples in the base, 7 new */
+static const int8_t o1501[] = {16, 24, 64}; /* merged: 172 samples in the base, 11 new */
+static const int8_t o1502[] = {16, 24, 64};
+static const int8_t o1503[] = {16}; /* merged: 9 samples in the base, 180 new */
+static const int8_t o1504[] = {0}; /* merged: 4744 samples in the base, 4479 new */
+static const int8_t o1505[] = {12, 16};
+static const int8_t o1506[] = {16}; /* merged: 2635 samples in the base, 556 new */
+static const int8_t o1507[] = {0}; /* merged: 21 samples in the base, 478 new */
+static const int8_t o1508[] = {0};
+static const int8_t o1509[] = {16}; /* merged: 965 samples in the base, 568 new */
+static const int8_t o1510[] = {12, -1}; /* 0: 83 offsets fit, 1 values; the guard's bit */ /* 1: 80 offsets fit, 1 values */
 static const int8_t o1511[] = {0};
-static const int8_t o1512[] = {0}; /* merged: 410 samples in the base, 354 new */
-static const int8_t o1513[] = {12}; /* merged: 975 samples in the base, 353 new */
-static const int8_t o1514[] = {12, -1}; /* 0: 86 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values */
-static const int8_t o1515[] = {16};
-static const int8_t o1516[] = {24}; /* merged: 25 samples in the base, 180 new */
-static const int8_t o1517[] = {0};
-static const int8_t o1518[] = {0};
-static const int8_t o1519[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
-static const int8_t o1520[] = {16, 32, 24}; /* merged: 22 samples in the base, 2 new */
-static const int8_t o1521[] = {12, 16, 32, 24};
-static const int8_t o1522[] = {16, 32, 24}; /* merged: 11012 samples in the base, 429 new */
-static const int8_t o1523[] = {12, 16, 24}; /* 0: 76 offsets fit, 1 values; the guard's bit */
-static const int8_t o1524[] = {16, 24};
-static const int8_t o1525[] = {12, 16, 24};
-static const int8_t o1526[] = {16, 24};
-static const int8_t o1527[] = {16, 24, 32};
-static const int8_t o1528[] = {16, 32};
-static const int8_t o1529[] = {64, 24, 32};
-static const int8_t o1530[] = {12, 64, 24, 32};
-static const int8_t o1531[] = {64, 24, 32}; /* merged: 5606 samples in the base, 353 new */
-static const int8_t o1532[] = {12, 24, 64, 32}; /* 0: 6 offsets fit, 1 values; the guard's bit */ /* 2: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o1533[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
-static const int8_t o1534[] = {12, -1, 16, 64, 24, 32}; /* 0: 54 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 3: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o1535[] = {16, 24, 64, 32};
-static const int8_t o1536[] = {12, 64, 24, 32}; /* 0: 55 offsets fit, 1 values; the guard's bit */
+static const int8_t o1512[] = {0}; /* merged: 38 samples in the base, 206 new */
+static const int8_t o1513[] = {16}; /* merged: 965 samples in the base, 568 new */
+static const int8_t o1514[] = {0}; /* merged: 1 samples in the base, 2 new */
+static const int8_t o1515[] = {0}; /* merged: 841 samples in the base, 1470 new */
+static const int8_t o1516[] = {12}; /* merged: 7142 samples in the base, 1830 new */
+static const int8_t o1517[] = {12, 87}; /* merged: 9 samples in the base, 180 new */
+static const int8_t o1518[] = {-1}; /* 0: 2 offsets fit, 1 values */
+static const int8_t o1519[] = {0};
+static const int8_t o1520[] = {0}; /* merged: 410 samples in the base, 390 new */
+static const int8_t o1521[] = {12}; /* merged: 975 samples in the base, 353 new */
+static const int8_t o1522[] = {12, -1}; /* 0: 86 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values */
+static const int8_t o1523[] = {16};
+static const int8_t o1524[] = {24}; /* merged: 25 samples in the base, 180 new */
+static const int8_t o1525[] = {0};
+static const int8_t o1526[] = {0};
+static const int8_t o1527[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
+static const int8_t o1528[] = {16, 32, 24}; /* merged: 22 samples in the base, 2 new */
+static const int8_t o1529[] = {12, 16, 32, 24};
+static const int8_t o1530[] = {16, 32, 24}; /* merged: 11012 samples in the base, 465 new */
+static const int8_t o1531[] = {12, 16, 24}; /* 0: 76 offsets fit, 1 values; the guard's bit */
+static const int8_t o1532[] = {16, 24};
+static const int8_t o1533[] = {12, 16, 24};
+static const int8_t o1534[] = {16, 24}; /* merged: 60445 samples in the base, 16 new */
+static const int8_t o1535[] = {16, 24, 32};
+static const int8_t o1536[] = {16, 32};
 static const int8_t o1537[] = {64, 24, 32};
-static const int8_t o1538[] = {0};
-static const int8_t o1539[] = {0};
-static const int8_t o1540[] = {12}; /* 0: 86 offsets fit, 1 values; the guard's bit */
-static const int8_t o1541[] = {-1, 16, -1, 24, 32}; /* 0: 7 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o1542[] = {64, 24, 32};
-static const int8_t o1543[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */
-static const int8_t o1544[] = {12, -1, -1, 64, -1, 32}; /* 0: 50 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* 4: 3 offsets fit, 1 values */
-static const int8_t o1545[] = {-1, 16, 64, 24, 32}; /* 0: 5 offsets fit, 1 values */
+static const int8_t o1538[] = {12, 64, 24, 32};
+static const int8_t o1539[] = {64, 24, 32}; /* merged: 5606 samples in the base, 405 new */
+static const int8_t o1540[] = {12, 24, 64, 32}; /* 0: 6 offsets fit, 1 values; the guard's bit */ /* 2: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o1541[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
+static const int8_t o1542[] = {12, -1, 16, 64, 24, 32}; /* 0: 54 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 3: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o1543[] = {16, 24, 64, 32};
+static const int8_t o1544[] = {12, 64, 24, 32}; /* 0: 55 offsets fit, 1 values; the guard's bit */
+static const int8_t o1545[] = {64, 24, 32};
 static const int8_t o1546[] = {0};
-static const int8_t o1547[] = {12}; /* 0: 91 offsets fit, 1 values; the guard's bit */
-static const int8_t o1548[] = {0};
-static const int8_t o1549[] = {-1}; /* 0: 2 offsets fit, 1 values */
-static const int8_t o1550[] = {16}; /* merged: 649 samples in the base, 281 new */
-static const int8_t o1551[] = {0};
-static const int8_t o1552[] = {16}; /* merged: 3849 samples in the base, 1303 new */
-static const int8_t o1553[] = {0};
-static const int8_t o1554[] = {12, 16};
-static const int8_t o1555[] = {16}; /* merged: 1814 samples in the base, 953 new */
-static const int8_t o1556[] = {16, 24}; /* merged: 29 samples in the base, 277 new */
-static const int8_t o1557[] = {16, 32}; /* merged: 554 samples in the base, 58 new */
-static const int8_t o1558[] = {16, 24, 32, 87};
-static const int8_t o1559[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */
-static const int8_t o1560[] = {81, -1, 24, 32, -1}; /* 0: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 1: 3 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */
-static const int8_t o1561[] = {81, -1, 24, 32, 87}; /* 1: 6 offsets fit, 1 values */ /* merged: 3743 samples in the base, 279 new */
-static const int8_t o1562[] = {81, -1, 24, 32, -1, 68}; /* 1: 5 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */
-static const int8_t o1563[] = {16, 24, 32, 64, -1}; /* 4: 2 offsets fit, 1 values */
-static const int8_t o1564[] = {12, 16, 81, 84, 24, 32, 64};
-static const int8_t o1565[] = {12, 16, 81, 24, 32, -1}; /* 5: 2 offsets fit, 1 values */
-static const int8_t o1566[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
-static const int8_t o1567[] = {16, 81, 84, 24, 32, 64};
-static const int8_t o1568[] = {16, 81, 24, 32, -1}; /* 4: 2 offsets fit, 1 values */
-static const int8_t o1569[] = {16, 24, 32, 64}; /* merged: 629 samples in the base, 1 new */
-static const int8_t o1570[] = {16, 24, 32, 64, 87, 77};
-static const int8_t o1571[] = {12, 16, 24, 32};
-static const int8_t o1572[] = {16, 81, 24, 32};
-static const int8_t o1573[] = {16, 24, 32};
-static const int8_t o1574[] = {16, 24, 32, 87};
-static const int8_t o1575[] = {16, 24, 32, 64, 87};
-static const int8_t o1576[] = {12, 16, -1, -1, -1, -1}; /* 2: 4 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values */ /* 4: 4 offsets fit, 1 values */ /* 5: 18 offsets fit, 1 values */
-static const int8_t o1577[] = {16, 24, 32, 64, -1}; /* 4: 11 offsets fit, 1 values */
-static const int8_t o1578[] = {16, 24, 32}; /* merged: 4010 samples in the base, 12 new */
-static const int8_t o1579[] = {16, 24, 32, 64}; /* merged: 3840 samples in the base, 27 new */
-static const int8_t o1580[] = {12, 16, 24, 32, 64};
-static const int8_t o1581[] = {16, 24, 32, 64}; /* merged: 3262 samples in the base, 352 new */
-static const int8_t o1582[] = {16, 24, 32, 64};
-static const int8_t o1583[] = {16, 24, 32};
-static const int8_t o1584[] = {16, 24, 32, 64};
-static const int8_t o1585[] = {12, 16, 24, 32};
-static const int8_t o1586[] = {16, 24, 32};
-static const int8_t o1587[] = {16, 32}; /* merged: 13 samples in the base, 174 new */
-static const int8_t o1588[] = {16, 24, 32, 64, -1}; /* 4: 2 offsets fit, 1 values */
-static const int8_t o1589[] = {16, 24, 32, -1}; /* 3: 8 offsets fit, 1 values */
-static const int8_t o1590[] = {12, 16, 32}; /* 0: 74 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o1591[] = {16, 32}; /* merged: 531 samples in the base, 348 new */
-static const int8_t o1592[] = {16, 32};
-static const int8_t o1593[] = {16, 32};
-static const int8_t o1594[] = {16, 32};
-static const int8_t o1595[] = {16, -1}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o1596[] = {0};
-static const int8_t o1597[] = {16, 24, 32};
-static const int8_t o1598[] = {12, 16, 24, 64, 32}; /* 0: 4 offsets fit, 1 values; the guard's bit */
-static const int8_t o1599[] = {16, 24, 64, 32}; /* merged: 733 samples in the base, 66 new */
-static const int8_t o1600[] = {-1, -1, -1, 32, -1}; /* 0: 2 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* 4: 3 offsets fit, 1 values */
-static const int8_t o1601[] = {16, 24, 64, 32}; /* merged: 91 samples in the base, 16 new */
-static const int8_t o1602[] = {16, 24, 64, 32, -1}; /* 4: 2 offsets fit, 1 values */
-static const int8_t o1603[] = {81, 64, 16, 24, 32, 40}; /* merged: 1 samples in the base, 48 new; 0: untrusted in the base; 1: untrusted in the base; 3: untrusted in the base; 5: untrusted in the base */
-static const int8_t o1604[] = {64, 16, 24, 32, 40}; /* merged: 32 samples in the base, 384 new */
-static const int8_t o1605[] = {-1, 16, 24, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; tied */ /* 2: 2 offsets fit, 1 values; tied */ /* 3: 5 offsets fit, 1 values */
-static const int8_t t1605[] = {-1, 1, 1, -1};
-static const int8_t o1606[] = {81, 64, 16, 24, 40};
-static const int8_t o1607[] = {64, 16, 24, 32, 40}; /* merged: 1 samples in the base, 32 new; 0: untrusted in the base; 1: untrusted in the base; 2: untrusted in the base; 3: untrusted in the base; 4: untrusted in the base */
-static const int8_t o1608[] = {64, 16, 24, 40}; /* merged: 5 samples in the base, 112 new; 3: untrusted in the base */
-static const int8_t o1609[] = {81, 64, 16, 24, 32, 40};
-static const int8_t o1610[] = {81, 24, 16, 64, 40}; /* 0: 2 offsets fit, 2 values; narrowed (no overlap, operand order) */ /* 1: 2 offsets fit, 2 values; tied */ /* 3: 2 offsets fit, 2 values; tied */
-static const int8_t t1610[] = {-1, 1, -1, 1, -1};
-static const int8_t o1611[] = {64, 16, 24, 32, 40}; /* merged: 3 samples in the base, 120 new; 4: untrusted in the base */
-static const int8_t o1612[] = {64, 16, 24, 40}; /* merged: 6 samples in the base, 72 new */
-static const int8_t o1613[] = {64, 16, 24, 32, 40}; /* merged: 2 samples in the base, 96 new */
-static const int8_t o1614[] = {64, 16, 24, 40}; /* merged: 3 samples in the base, 60 new */
-static const int8_t o1615[] = {-1, 16, 24}; /* 0: 5 offsets fit, 1 values */
-static const int8_t o1616[] = {16, 24, 64};
-static const int8_t o1617[] = {-1, 64}; /* 0: 9 offsets fit, 1 values */
-static const int8_t o1618[] = {16, 24, 40}; /* merged: 10 samples in the base, 208 new */
-static const int8_t o1619[] = {24, 32, 40}; /* merged: 4 samples in the base, 48 new */
-static const int8_t o1620[] = {24, 32, 40}; /* merged: 8 samples in the base, 144 new */
-static const int8_t o1621[] = {24, 32, 40}; /* merged: 5 samples in the base, 128 new; 1: untrusted in the base */
-static const int8_t o1622[] = {12, 16, 64, 24};
-static const int8_t o1623[] = {16, 64, 24};
+static const int8_t o1547[] = {0};
+static const int8_t o1548[] = {12}; /* 0: 86 offsets fit, 1 values; the guard's bit */
+static const int8_t o1549[] = {-1, 16, -1, 24, 32}; /* 0: 7 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o1550[] = {64, 24, 32}; /* merged: 4 samples in the base, 32 new */
+static const int8_t o1551[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */
+static const int8_t o1552[] = {12, -1, -1, 64, -1, 32}; /* 0: 50 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* 4: 3 offsets fit, 1 values */
+static const int8_t o1553[] = {-1, 16, 64, 24, 32}; /* 0: 11 offsets fit, 1 values */ /* merged: 4 samples in the base, 16 new */
+static const int8_t o1554[] = {0};
+static const int8_t o1555[] = {12}; /* 0: 91 offsets fit, 1 values; the guard's bit */
+static const int8_t o1556[] = {0};
+static const int8_t o1557[] = {-1}; /* 0: 2 offsets fit, 1 values */
+static const int8_t o1558[] = {16}; /* merged: 649 samples in the base, 317 new */
+static const int8_t o1559[] = {0};
+static const int8_t o1560[] = {16}; /* merged: 3849 samples in the base, 1345 new */
+static const int8_t o1561[] = {0};
+static const int8_t o1562[] = {12, 16};
+static const int8_t o1563[] = {16}; /* merged: 1814 samples in the base, 1115 new */
+static const int8_t o1564[] = {16, 24}; /* merged: 29 samples in the base, 313 new */
+static const int8_t o1565[] = {16, 32}; /* merged: 554 samples in the base, 58 new */
+static const int8_t o1566[] = {16, 24, 32, 87};
+static const int8_t o1567[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */
+static const int8_t o1568[] = {81, -1, 24, 32, -1}; /* 0: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 1: 3 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */
+static const int8_t o1569[] = {81, -1, 24, 32, 87}; /* 1: 6 offsets fit, 1 values */ /* merged: 3743 samples in the base, 279 new */
+static const int8_t o1570[] = {81, -1, 24, 32, -1, 68}; /* 1: 5 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */
+static const int8_t o1571[] = {16, 24, 32, 64, -1}; /* 4: 2 offsets fit, 1 values */
+static const int8_t o1572[] = {12, 16, 81, 84, 24, 32, 64};
+static const int8_t o1573[] = {12, 16, 81, 24, 32, -1}; /* 5: 2 offsets fit, 1 values */
+static const int8_t o1574[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
+static const int8_t o1575[] = {16, 81, 84, 24, 32, 64};
+static const int8_t o1576[] = {16, 81, 24, 32, -1}; /* 4: 2 offsets fit, 1 values */
+static const int8_t o1577[] = {16, 24, 32, 64}; /* merged: 629 samples in the base, 1 new */
+static const int8_t o1578[] = {16, 24, 32, 64, 87, 77};
+static const int8_t o1579[] = {12, 16, 24, 32};
+static const int8_t o1580[] = {16, 81, 24, 32};
+static const int8_t o1581[] = {16, 24, 32};
+static const int8_t o1582[] = {16, 24, 32, 87};
+static const int8_t o1583[] = {16, 24, 32, 64, 87};
+static const int8_t o1584[] = {12, 16, -1, -1, -1, -1}; /* 2: 4 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values */ /* 4: 4 offsets fit, 1 values */ /* 5: 18 offsets fit, 1 values */
+static const int8_t o1585[] = {16, 24, 32, 64, -1}; /* 4: 11 offsets fit, 1 values */
+static const int8_t o1586[] = {16, 24, 32}; /* merged: 4010 samples in the base, 12 new */
+static const int8_t o1587[] = {16, 24, 32, 64}; /* merged: 3840 samples in the base, 27 new */
+static const int8_t o1588[] = {12, 16, 24, 32, 64};
+static const int8_t o1589[] = {16, 24, 32, 64}; /* merged: 3262 samples in the base, 388 new */
+static const int8_t o1590[] = {16, 24, 32, 64};
+static const int8_t o1591[] = {16, 24, 32};
+static const int8_t o1592[] = {16, 24, 32, 64};
+static const int8_t o1593[] = {12, 16, 24, 32};
+static const int8_t o1594[] = {16, 24, 32};
+static const int8_t o1595[] = {16, 32}; /* merged: 13 samples in the base, 190 new */
+static const int8_t o1596[] = {16, 24, 32, 64, -1}; /* 4: 2 offsets fit, 1 values */
+static const int8_t o1597[] = {16, 24, 32, -1}; /* 3: 8 offsets fit, 1 values */
+static const int8_t o1598[] = {12, 16, 32}; /* 0: 74 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o1599[] = {16, 32}; /* merged: 531 samples in the base, 348 new */
+static const int8_t o1600[] = {16, 32};
+static const int8_t o1601[] = {16, 32};
+static const int8_t o1602[] = {16, 32};
+static const int8_t o1603[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
+static const int8_t o1604[] = {16, -1}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o1605[] = {0};
+static const int8_t o1606[] = {16, 24, 32};
+static const int8_t o1607[] = {12, 16, 24, 64, 32}; /* 0: 4 offsets fit, 1 values; the guard's bit */
+static const int8_t o1608[] = {16, 24, 64, 32}; /* merged: 733 samples in the base, 66 new */
+static const int8_t o1609[] = {-1, -1, -1, 32, -1}; /* 0: 2 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* 4: 3 offsets fit, 1 values */
+static const int8_t o1610[] = {16, 24, 64, 32}; /* merged: 91 samples in the base, 16 new */
+static const int8_t o1611[] = {16, 24, 64, 32, -1}; /* 4: 2 offsets fit, 1 values */
+static const int8_t o1612[] = {81, 64, 16, 24, 32, 40}; /* merged: 1 samples in the base, 48 new; 0: untrusted in the base; 1: untrusted in the base; 3: untrusted in the base; 5: untrusted in the base */
+static const int8_t o1613[] = {64, 16, 24, 32, 40}; /* merged: 32 samples in the base, 384 new */
+static const int8_t o1614[] = {-1, 16, 24, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; tied */ /* 2: 2 offsets fit, 1 values; tied */ /* 3: 5 offsets fit, 1 values */
+static const int8_t t1614[] = {-1, 1, 1, -1};
+static const int8_t o1615[] = {81, 64, 16, 24, 40};
+static const int8_t o1616[] = {64, 16, 24, 32, 40}; /* merged: 1 samples in the base, 32 new; 0: untrusted in the base; 1: untrusted in the base; 2: untrusted in the base; 3: untrusted in the base; 4: untrusted in the base */
+static const int8_t o1617[] = {64, 16, 24, 40}; /* merged: 5 samples in the base, 112 new; 3: untrusted in the base */
+static const int8_t o1618[] = {81, 64, 16, 24, 32, 40};
+static const int8_t o1619[] = {81, 24, 16, 64, 40}; /* 0: 2 offsets fit, 2 values; narrowed (no overlap, operand order) */ /* 1: 2 offsets fit, 2 values; tied */ /* 3: 2 offsets fit, 2 values; tied */
+static const int8_t t1619[] = {-1, 1, -1, 1, -1};
+static const int8_t o1620[] = {64, 16, 24, 32, 40}; /* merged: 3 samples in the base, 120 new; 4: untrusted in the base */
+static const int8_t o1621[] = {64, 16, 24, 40}; /* merged: 6 samples in the base, 72 new */
+static const int8_t o1622[] = {64, 16, 24, 32, 40}; /* merged: 2 samples in the base, 96 new */
+static const int8_t o1623[] = {64, 16, 24, 40}; /* merged: 3 samples in the base, 60 new */
+static const int8_t o1624[] = {-1, 16, 24}; /* 0: 5 offsets fit, 1 values */
+static const int8_t o1625[] = {16, 24, 64};
+static const int8_t o1626[] = {-1, 64}; /* 0: 9 offsets fit, 1 values */
+static const int8_t o1627[] = {16, 24, 40}; /* merged: 10 samples in the base, 208 new */
+static const int8_t o1628[] = {24, 32, 40}; /* merged: 4 samples in the base, 48 new */
+static const int8_t o1629[] = {24, 32, 40}; /* merged: 8 samples in the base, 144 new */
+static const int8_t o1630[] = {24, 32, 40}; /* merged: 5 samples in the base, 128 new; 1: untrusted in the base */
+static const int8_t o1631[] = {12, 16, 64, 24};
+static const int8_t o1632[] = {16, 64, 24};
 
 const rs_sass_form rs_sass_forms[] = {
     {75, 0x202, "GRR", o0, NULL, 297},
-    {75, 0x202, "RR", o1, NULL, 2706},
+    {75, 0x202, "RR", o1, NULL, 2742},
     {75, 0x207, "RRRP", o2, NULL, 2051},
     {75, 0x208, "RRRP", o3, NULL, 156},
     {75, 0x209, "RRRP", o4, NULL, 410},
     {75, 0x20a, "RRRP", o5, NULL, 244},
     {75, 0x20b, "PPRRP", o6, NULL, 398},
-    {75, 0x20c, "PPRRP", o7, NULL, 3271},
+    {75, 0x20c, "PPRRP", o7, NULL, 3379},
     {75, 0x20c, "PPRRPP", o8, NULL, 1317},
     {75, 0x210, "GRPPRRR", o9, NULL, 134},
     {75, 0x210, "GRPRRR", o10, NULL, 80},
-    {75, 0x210, "GRRRR", o11, NULL, 80},
+    {75, 0x210, "GRRRR", o11, NULL, 177},
     {75, 0x210, "GRRRRPP", o12, NULL, 142},
     {75, 0x210, "RPPRRR", o13, NULL, 254},
     {75, 0x210, "RPRRR", o14, NULL, 2196},
-    {75, 0x210, "RRRR", o15, NULL, 2401},
+    {75, 0x210, "RRRR", o15, NULL, 2458},
     {75, 0x210, "RRRRPP", o16, NULL, 851},
     {75, 0x211, "GRRR", o17, NULL, 57},
     {75, 0x211, "GRRRP", o18, NULL, 117},
     {75, 0x211, "RPRR", o19, NULL, 2338},
     {75, 0x211, "RPRRR", o20, NULL, 1},
-    {75, 0x211, "RRR", o21, NULL, 1259},
+    {75, 0x211, "RRR", o21, NULL, 1268},
     {75, 0x211, "RRRP", o22, NULL, 2991},
     {75, 0x211, "RRRR", o23, NULL, 2563},
     {75, 0x211, "RRRRP", o24, NULL, 2291},
     {75, 0x212, "GRRRRP", o25, NULL, 4},
     {75, 0x212, "PRRRRP", o26, NULL, 12},
     {75, 0x212, "RRRRP", o27, NULL, 834},
-    {75, 0x213, "RR", o28, NULL, 15},
+    {75, 0x213, "RR", o28, NULL, 51},
     {75, 0x215, "RRRR", o29, NULL, 1},
     {75, 0x217, "RRRP", o30, NULL, 155},
     {75, 0x219, "GRRRR", o31, NULL, 4},
     {75, 0x219, "RRRR", o32, NULL, 541},
-    {75, 0x220, "GRRR", o33, NULL, 55},
-    {75, 0x220, "RRR", o34, NULL, 4711},
+    {75, 0x220, "GRRR", o33, NULL, 71},
+    {75, 0x220, "RRR", o34, NULL, 4727},
     {75, 0x221, "GRRR", o35, NULL, 298},
-    {75, 0x221, "RRR", o36, NULL, 3747},
+    {75, 0x221, "RRR", o36, NULL, 3853},
     {75, 0x223, "GRRRR", o37, NULL, 15},
-    {75, 0x223, "RRRR", o38, NULL, 66335},
-    {75, 0x224, "GRRRR", o39, NULL, 625},
-    {75, 0x224, "RRRR", o40, NULL, 3421},
+    {75, 0x223, "RRRR", o38, NULL, 66371},
+    {75, 0x224, "GRRRR", o39, NULL, 628},
+    {75, 0x224, "RRRR", o40, NULL, 3508},
     {75, 0x224, "RRRRP", o41, NULL, 106},
     {75, 0x225, "RPRRR", o42, NULL, 4},
     {75, 0x225, "RRRR", o43, NULL, 84},
     {75, 0x226, "RRRR", o44, NULL, 2},
     {75, 0x227, "RPRRR", o45, NULL, 6},
-    {75, 0x227, "RRRR", o46, NULL, 41},
+    {75, 0x227, "RRRR", o46, NULL, 113},
     {75, 0x228, "RRR", o47, NULL, 6},
     {75, 0x229, "GRRR", o48, NULL, 48},
-    {75, 0x229, "RRR", o49, NULL, 115},
+    {75, 0x229, "RRR", o49, NULL, 121},
     {75, 0x22a, "PPRRP", o50, NULL, 2},
     {75, 0x22b, "RRRR", o51, NULL, 38473},
-    {75, 0x230, "RRR", o52, NULL, 2805},
+    {75, 0x230, "RRR", o52, NULL, 2821},
     {75, 0x231, "RRRR", o53, NULL, 1},
     {75, 0x23c, "RRRR", o54, NULL, 2944},
     {75, 0x287, "UUUQ", o55, NULL, 135},
@@ -1725,13 +1734,13 @@ const rs_sass_form rs_sass_forms[] = {
     {75, 0x300, "RR", o70, NULL, 4},
     {75, 0x301, "RR", o71, NULL, 3},
     {75, 0x302, "PRR", o72, NULL, 278},
-    {75, 0x304, "RR", o73, NULL, 1396},
-    {75, 0x305, "RR", o74, NULL, 473},
-    {75, 0x306, "RR", o75, NULL, 547},
+    {75, 0x304, "RR", o73, NULL, 1412},
+    {75, 0x305, "RR", o74, NULL, 509},
+    {75, 0x306, "RR", o75, NULL, 647},
     {75, 0x308, "GRR", o76, NULL, 25},
-    {75, 0x308, "RR", o77, NULL, 856},
-    {75, 0x309, "RR", o78, NULL, 8},
-    {75, 0x310, "RR", o79, NULL, 10},
+    {75, 0x308, "RR", o77, NULL, 924},
+    {75, 0x309, "RR", o78, NULL, 24},
+    {75, 0x310, "RR", o79, NULL, 74},
     {75, 0x311, "RR", o80, NULL, 2},
     {75, 0x312, "RR", o81, NULL, 6},
     {75, 0x343, "R", o82, NULL, 1},
@@ -1748,14 +1757,14 @@ const rs_sass_form rs_sass_forms[] = {
     {75, 0x36d, "RRRR", o93, NULL, 24},
     {75, 0x370, "RRR", o94, NULL, 18},
     {75, 0x381, "GRR", o95, NULL, 821},
-    {75, 0x381, "RR", o96, NULL, 8737},
+    {75, 0x381, "RR", o96, NULL, 8773},
     {75, 0x385, "RR", o97, NULL, 4},
     {75, 0x386, "GRR", o98, NULL, 653},
-    {75, 0x386, "RR", o99, NULL, 5836},
+    {75, 0x386, "RR", o99, NULL, 5888},
     {75, 0x387, "RR", o100, NULL, 346},
     {75, 0x388, "GRR", o101, NULL, 523},
     {75, 0x388, "R", o102, NULL, 1},
-    {75, 0x388, "RR", o103, NULL, 4783},
+    {75, 0x388, "RR", o103, NULL, 4799},
     {75, 0x389, "PRRRR", o104, NULL, 7},
     {75, 0x38a, "PRRR", o105, NULL, 3},
     {75, 0x38b, "PRRRR", o106, NULL, 2},
@@ -1763,73 +1772,73 @@ const rs_sass_form rs_sass_forms[] = {
     {75, 0x38c, "RRR", o108, NULL, 12},
     {75, 0x38d, "RRRR", o109, NULL, 8},
     {75, 0x3a0, "RRR", o110, NULL, 32},
-    {75, 0x3a1, "RR", o111, NULL, 3},
-    {75, 0x3a8, "PRRR", o112, NULL, 2},
+    {75, 0x3a1, "RR", o111, NULL, 19},
+    {75, 0x3a8, "PRRR", o112, NULL, 18},
     {75, 0x3a9, "PRRRR", o113, NULL, 3},
     {75, 0x3aa, "PRR", o114, NULL, 3},
     {75, 0x3c2, "UR", o115, NULL, 148},
     {75, 0x414, "RRR", o116, NULL, 2},
     {75, 0x421, "GRR", o117, NULL, 2},
-    {75, 0x421, "RR", o118, NULL, 2789},
+    {75, 0x421, "RR", o118, NULL, 2961},
     {75, 0x423, "GRRR", o119, NULL, 14},
-    {75, 0x423, "RRR", o120, NULL, 1944},
+    {75, 0x423, "RRR", o120, NULL, 2100},
     {75, 0x424, "GRRR", o121, NULL, 279},
     {75, 0x424, "RRR", o122, NULL, 1846},
-    {75, 0x42b, "RRR", o123, NULL, 4},
+    {75, 0x42b, "RRR", o123, NULL, 20},
     {75, 0x430, "RR", o124, NULL, 1},
     {75, 0x4a4, "UUU", o125, NULL, 35},
     {75, 0x589, "PRRR", o126, NULL, 437},
     {75, 0x59f, "RR", o127, NULL, 133},
-    {75, 0x621, "RR", o128, NULL, 89},
+    {75, 0x621, "RR", o128, NULL, 92},
     {75, 0x623, "RRR", o129, NULL, 3},
-    {75, 0x624, "RRR", o130, NULL, 707},
+    {75, 0x624, "RRR", o130, NULL, 710},
     {75, 0x624, "RRRP", o131, NULL, 4},
     {75, 0x625, "GRRR", o132, NULL, 80},
-    {75, 0x625, "RRR", o133, NULL, 942},
+    {75, 0x625, "RRR", o133, NULL, 1026},
     {75, 0x630, "RR", o134, NULL, 1},
     {75, 0x802, "GR", o135, NULL, 126},
-    {75, 0x802, "R", o136, NULL, 1503},
+    {75, 0x802, "R", o136, NULL, 1545},
     {75, 0x803, "RR", o137, NULL, 110},
     {75, 0x805, "GR", o138, NULL, 24},
     {75, 0x805, "R", o139, NULL, 7712},
-    {75, 0x806, "RPP", o140, NULL, 16},
+    {75, 0x806, "RPP", o140, NULL, 32},
     {75, 0x807, "RRP", o141, NULL, 957},
     {75, 0x808, "RRP", o142, NULL, 123},
     {75, 0x809, "RRP", o143, NULL, 2},
     {75, 0x80a, "RRP", o144, NULL, 17},
-    {75, 0x80b, "PPRP", o145, NULL, 1502},
+    {75, 0x80b, "PPRP", o145, NULL, 1550},
     {75, 0x80c, "PPRP", o146, NULL, 5567},
     {75, 0x80c, "PPRPP", o147, NULL, 2},
     {75, 0x810, "GRRR", o148, NULL, 304},
     {75, 0x810, "RPPRR", o149, NULL, 4},
     {75, 0x810, "RPRR", o150, NULL, 292},
-    {75, 0x810, "RRR", o151, NULL, 7422},
+    {75, 0x810, "RRR", o151, NULL, 7490},
     {75, 0x810, "RRRPP", o152, NULL, 163},
     {75, 0x811, "GRR", o153, NULL, 71},
     {75, 0x811, "RR", o154, NULL, 911},
     {75, 0x811, "RRR", o155, NULL, 332},
     {75, 0x812, "GRRRP", o156, NULL, 12},
     {75, 0x812, "PRRRP", o157, NULL, 1052},
-    {75, 0x812, "RRRP", o158, NULL, 7048},
+    {75, 0x812, "RRRP", o158, NULL, 7054},
     {75, 0x816, "GRRR", o159, NULL, 1},
-    {75, 0x816, "RRR", o160, NULL, 103},
+    {75, 0x816, "RRR", o160, NULL, 119},
     {75, 0x817, "RRP", o161, NULL, 679},
     {75, 0x819, "GRRR", o162, NULL, 149},
-    {75, 0x819, "RRR", o163, NULL, 8934},
+    {75, 0x819, "RRR", o163, NULL, 8971},
     {75, 0x81c, "PPPPP", o164, NULL, 1060},
     {75, 0x81c, "PPPPQ", o165, NULL, 321},
-    {75, 0x820, "GRR", o166, NULL, 47},
-    {75, 0x820, "RR", o167, NULL, 576},
+    {75, 0x820, "GRR", o166, NULL, 92},
+    {75, 0x820, "RR", o167, NULL, 609},
     {75, 0x822, "RRR", o168, NULL, 480},
     {75, 0x823, "GRRR", o169, NULL, 519},
     {75, 0x823, "RRR", o170, NULL, 450},
-    {75, 0x824, "GRRR", o171, NULL, 318},
-    {75, 0x824, "RRR", o172, NULL, 9815},
+    {75, 0x824, "GRRR", o171, NULL, 326},
+    {75, 0x824, "RRR", o172, NULL, 9851},
     {75, 0x824, "RRRP", o173, NULL, 347},
     {75, 0x825, "GRRR", o174, NULL, 24},
-    {75, 0x825, "RRR", o175, NULL, 2058},
+    {75, 0x825, "RRR", o175, NULL, 2074},
     {75, 0x827, "RRR", o176, NULL, 55},
-    {75, 0x828, "RR", o177, NULL, 1},
+    {75, 0x828, "RR", o177, NULL, 37},
     {75, 0x83b, "RR", o178, NULL, 1386},
     {75, 0x882, "U", o179, NULL, 81},
     {75, 0x886, "UQP", o180, NULL, 10},
@@ -1846,19 +1855,19 @@ const rs_sass_form rs_sass_forms[] = {
     {75, 0x8a4, "UUU", o191, NULL, 87},
     {75, 0x8a5, "UUU", o192, NULL, 4},
     {75, 0x908, "R", o193, NULL, 247},
-    {75, 0x918, "", o194, NULL, 2912},
-    {75, 0x919, "R", o195, NULL, 2447},
+    {75, 0x918, "", o194, NULL, 3065},
+    {75, 0x919, "R", o195, NULL, 2519},
     {75, 0x91a, "", o196, NULL, 535},
     {75, 0x941, "B", o197, NULL, 1647},
     {75, 0x942, "B", o198, NULL, 4},
     {75, 0x944, "", o199, NULL, 335},
     {75, 0x945, "B", o200, NULL, 1647},
     {75, 0x946, "", o201, NULL, 8},
-    {75, 0x947, "", o202, NULL, 2588},
+    {75, 0x947, "", o202, NULL, 2624},
     {75, 0x947, "G", o203, NULL, 7312},
     {75, 0x947, "GP", o204, NULL, 247},
     {75, 0x948, "", o205, NULL, 22},
-    {75, 0x94d, "", o206, NULL, 802},
+    {75, 0x94d, "", o206, NULL, 838},
     {75, 0x94d, "G", o207, NULL, 942},
     {75, 0x94d, "GP", o208, NULL, 32},
     {75, 0x950, "R", o209, NULL, 275},
@@ -1873,7 +1882,7 @@ const rs_sass_form rs_sass_forms[] = {
     {75, 0x983, "RR", o218, NULL, 302},
     {75, 0x984, "GRR", o219, NULL, 83},
     {75, 0x984, "R", o220, NULL, 10},
-    {75, 0x984, "RR", o221, NULL, 31649},
+    {75, 0x984, "RR", o221, NULL, 31665},
     {75, 0x984, "RRU", o222, NULL, 264},
     {75, 0x984, "RU", o223, NULL, 709},
     {75, 0x986, "GRUR", o224, NULL, 2},
@@ -1884,7 +1893,7 @@ const rs_sass_form rs_sass_forms[] = {
     {75, 0x989, "PRRR", o229, NULL, 76},
     {75, 0x98a, "GPRUR", o230, NULL, 1},
     {75, 0x98e, "GUR", o231, NULL, 4},
-    {75, 0x98e, "RR", o232, NULL, 15},
+    {75, 0x98e, "RR", o232, NULL, 47},
     {75, 0x98e, "UR", o233, NULL, 1},
     {75, 0x98f, "", o234, NULL, 2},
     {75, 0x992, "", o235, NULL, 4},
@@ -1895,1386 +1904,1395 @@ const rs_sass_form rs_sass_forms[] = {
     {75, 0x9a8, "PRUR", o240, NULL, 1},
     {75, 0x9ab, "", o241, NULL, 2},
     {75, 0x9c3, "U", o242, NULL, 338},
-    {75, 0xa02, "R", o243, NULL, 640},
+    {75, 0xa02, "R", o243, NULL, 679},
     {75, 0xa07, "RRP", o244, NULL, 36},
-    {75, 0xa0a, "RRP", o245, NULL, 166},
-    {75, 0xa0b, "PPRP", o246, NULL, 14},
-    {75, 0xa0c, "PPRP", o247, NULL, 2063},
-    {75, 0xa0c, "PPRPP", o248, t248, 66},
-    {75, 0xa10, "GRRR", o249, NULL, 2},
-    {75, 0xa10, "RPPRR", o250, NULL, 33},
-    {75, 0xa10, "RPRR", o251, NULL, 77},
-    {75, 0xa10, "RRR", o252, NULL, 186},
-    {75, 0xa10, "RRRPP", o253, NULL, 5},
-    {75, 0xa11, "GRPR", o254, NULL, 294},
-    {75, 0xa11, "GRRRP", o255, NULL, 294},
-    {75, 0xa11, "RPR", o256, NULL, 2297},
-    {75, 0xa11, "RR", o257, NULL, 3},
-    {75, 0xa11, "RRRP", o258, NULL, 2297},
-    {75, 0xa12, "GRRRP", o259, NULL, 4},
-    {75, 0xa12, "RRRP", o260, NULL, 3},
-    {75, 0xa13, "R", o261, NULL, 4},
-    {75, 0xa17, "RRP", o262, NULL, 41},
-    {75, 0xa20, "GRR", o263, NULL, 112},
-    {75, 0xa20, "RR", o264, NULL, 3955},
-    {75, 0xa23, "GRRR", o265, NULL, 112},
-    {75, 0xa23, "RRR", o266, NULL, 3908},
-    {75, 0xa24, "GRRR", o267, NULL, 71},
-    {75, 0xa24, "RRR", o268, NULL, 2233},
-    {75, 0xa25, "GRRR", o269, NULL, 150},
-    {75, 0xa25, "RRR", o270, NULL, 2494},
-    {75, 0xa28, "GRR", o271, NULL, 112},
-    {75, 0xa28, "RR", o272, NULL, 878},
-    {75, 0xa2b, "GRRR", o273, NULL, 112},
-    {75, 0xa2b, "RRR", o274, NULL, 876},
-    {75, 0xab9, "U", o275, NULL, 1398},
-    {75, 0xb06, "R", o276, NULL, 244},
-    {75, 0xb08, "R", o277, NULL, 1},
-    {75, 0xb1d, "", o278, NULL, 996},
-    {75, 0xb60, "PRRRR", o279, NULL, 49},
-    {75, 0xb60, "RRRR", o280, NULL, 481},
-    {75, 0xb63, "PRRRR", o281, NULL, 16},
-    {75, 0xb63, "RRRR", o282, NULL, 150},
-    {75, 0xb66, "PRRRR", o283, NULL, 16},
-    {75, 0xb66, "RRR", o284, NULL, 69},
-    {75, 0xb66, "RRRR", o285, NULL, 132},
-    {75, 0xb6c, "RRRR", o286, NULL, 98},
-    {75, 0xb6f, "RRR", o287, NULL, 63},
-    {75, 0xb82, "RR", o288, NULL, 1},
-    {75, 0xb99, "RR", o289, NULL, 218},
-    {75, 0xb9b, "RR", o290, NULL, 52},
-    {75, 0xb9d, "RR", o291, NULL, 152},
-    {75, 0xc02, "RU", o292, NULL, 435},
-    {75, 0xc07, "RRUP", o293, NULL, 1152},
-    {75, 0xc0c, "PPRUP", o294, NULL, 807},
-    {75, 0xc0c, "PPRUPP", o295, NULL, 522},
-    {75, 0xc10, "GRPPRUR", o296, NULL, 8},
-    {75, 0xc10, "GRPRUR", o297, NULL, 44},
-    {75, 0xc10, "GRRUR", o298, NULL, 16},
-    {75, 0xc10, "RPPRUR", o299, NULL, 52},
-    {75, 0xc10, "RPRUR", o300, NULL, 2547},
-    {75, 0xc10, "RRUR", o301, NULL, 338},
-    {75, 0xc10, "RRURPP", o302, NULL, 879},
-    {75, 0xc11, "GRRUP", o303, NULL, 7},
-    {75, 0xc11, "RPRU", o304, NULL, 164},
-    {75, 0xc11, "RRU", o305, NULL, 121},
-    {75, 0xc11, "RRUP", o306, NULL, 171},
-    {75, 0xc11, "RRURP", o307, NULL, 156},
-    {75, 0xc12, "GRRURP", o308, NULL, 3},
-    {75, 0xc12, "PRRURP", o309, NULL, 6},
-    {75, 0xc12, "RRURP", o310, NULL, 92},
-    {75, 0xc17, "RRUP", o311, NULL, 205},
-    {75, 0xc24, "GRRUR", o312, NULL, 60},
-    {75, 0xc24, "RRUR", o313, NULL, 1502},
-    {75, 0xc25, "RRUR", o314, NULL, 15},
-    {75, 0xc82, "UU", o315, NULL, 334},
-    {75, 0xd00, "RU", o316, NULL, 2},
-    {75, 0xd06, "RU", o317, NULL, 8},
-    {75, 0xd09, "RU", o318, NULL, 2},
-    {75, 0xd12, "RU", o319, NULL, 2},
-    {75, 0xe24, "RRRU", o320, NULL, 532},
-    {75, 0xe24, "RRRUP", o321, NULL, 1},
-    {75, 0xf55, "B", o322, NULL, 80},
-    {75, 0xf56, "B", o323, NULL, 160},
-    {75, 0xf89, "PRR", o324, NULL, 795},
-    {80, 0x202, "GRR", o325, NULL, 284},
-    {80, 0x202, "RR", o326, NULL, 1899},
-    {80, 0x207, "RRRP", o327, NULL, 1465},
-    {80, 0x208, "RRRP", o328, NULL, 156},
-    {80, 0x209, "RRRP", o329, NULL, 408},
-    {80, 0x20a, "RRRP", o330, NULL, 244},
-    {80, 0x20b, "PPRRP", o331, NULL, 398},
-    {80, 0x20c, "PPRRP", o332, NULL, 2750},
-    {80, 0x20c, "PPRRPP", o333, NULL, 891},
-    {80, 0x210, "GRPPRRR", o334, NULL, 121},
-    {80, 0x210, "GRPRRR", o335, NULL, 78},
-    {80, 0x210, "GRRRR", o336, NULL, 74},
-    {80, 0x210, "GRRRRPP", o337, NULL, 142},
-    {80, 0x210, "RPPRRR", o338, NULL, 227},
-    {80, 0x210, "RPRRR", o339, NULL, 1426},
-    {80, 0x210, "RRRR", o340, NULL, 2140},
-    {80, 0x210, "RRRRPP", o341, NULL, 409},
-    {80, 0x211, "GRRR", o342, NULL, 49},
-    {80, 0x211, "GRRRP", o343, NULL, 115},
-    {80, 0x211, "RPRR", o344, NULL, 1506},
-    {80, 0x211, "RPRRR", o345, NULL, 1},
-    {80, 0x211, "RRR", o346, NULL, 1193},
-    {80, 0x211, "RRRP", o347, NULL, 2880},
-    {80, 0x211, "RRRR", o348, NULL, 2561},
-    {80, 0x211, "RRRRP", o349, NULL, 1459},
-    {80, 0x212, "GRRRRP", o350, NULL, 5},
-    {80, 0x212, "PRRRRP", o351, NULL, 12},
-    {80, 0x212, "RRRRP", o352, NULL, 799},
-    {80, 0x213, "RR", o353, NULL, 15},
-    {80, 0x215, "RRRR", o354, NULL, 1},
-    {80, 0x217, "RRRP", o355, NULL, 134},
-    {80, 0x219, "GRRRR", o356, NULL, 4},
-    {80, 0x219, "RRRR", o357, NULL, 541},
-    {80, 0x220, "GRRR", o358, NULL, 55},
-    {80, 0x220, "RRR", o359, NULL, 4711},
-    {80, 0x221, "GRRR", o360, NULL, 292},
-    {80, 0x221, "RRR", o361, NULL, 3746},
-    {80, 0x223, "GRRRR", o362, NULL, 15},
-    {80, 0x223, "RRRR", o363, NULL, 66334},
-    {80, 0x224, "GRRRR", o364, NULL, 622},
-    {80, 0x224, "RRRR", o365, NULL, 3263},
-    {80, 0x224, "RRRRP", o366, NULL, 113},
-    {80, 0x225, "RPRRR", o367, NULL, 4},
-    {80, 0x225, "RRRR", o368, NULL, 85},
-    {80, 0x226, "RRRR", o369, NULL, 2},
-    {80, 0x227, "RPRRR", o370, NULL, 6},
-    {80, 0x227, "RRRR", o371, NULL, 41},
-    {80, 0x228, "RRR", o372, NULL, 6},
-    {80, 0x229, "GRRR", o373, NULL, 48},
-    {80, 0x229, "RRR", o374, NULL, 115},
-    {80, 0x22a, "PPRRP", o375, NULL, 2},
-    {80, 0x22b, "RRRR", o376, NULL, 38473},
-    {80, 0x230, "RRR", o377, NULL, 2806},
-    {80, 0x231, "RRRR", o378, NULL, 2},
-    {80, 0x237, "RRRR", o379, NULL, 2},
-    {80, 0x23c, "RRRR", o380, NULL, 1478},
-    {80, 0x23e, "RRR", o381, NULL, 1386},
-    {80, 0x23f, "RRRR", o382, NULL, 1},
-    {80, 0x240, "RRRP", o383, NULL, 1},
-    {80, 0x287, "UUUQ", o384, NULL, 200},
-    {80, 0x28c, "QQUUQ", o385, NULL, 513},
-    {80, 0x290, "HUUUU", o386, NULL, 15},
-    {80, 0x290, "UQUUU", o387, NULL, 124},
-    {80, 0x290, "UUUU", o388, NULL, 382},
-    {80, 0x290, "UUUUQQ", o389, NULL, 63},
-    {80, 0x291, "UUU", o390, NULL, 11},
-    {80, 0x291, "UUUQ", o391, NULL, 89},
-    {80, 0x291, "UUUU", o392, NULL, 65},
-    {80, 0x292, "UUUUQ", o393, NULL, 12},
-    {80, 0x2a4, "UUUU", o394, NULL, 325},
-    {80, 0x2a5, "UUUU", o395, NULL, 32},
-    {80, 0x2bf, "UU", o396, NULL, 1},
-    {80, 0x300, "RR", o397, NULL, 3},
-    {80, 0x301, "RR", o398, NULL, 2},
-    {80, 0x302, "PRR", o399, NULL, 278},
-    {80, 0x305, "RR", o400, NULL, 472},
-    {80, 0x306, "RR", o401, NULL, 548},
-    {80, 0x308, "GRR", o402, NULL, 25},
-    {80, 0x308, "RR", o403, NULL, 856},
-    {80, 0x309, "RR", o404, NULL, 7},
-    {80, 0x310, "RR", o405, NULL, 10},
-    {80, 0x311, "RR", o406, NULL, 2},
-    {80, 0x312, "RR", o407, NULL, 6},
-    {80, 0x343, "R", o408, NULL, 1},
-    {80, 0x348, "R", o409, NULL, 7},
-    {80, 0x34e, "R", o410, NULL, 1},
-    {80, 0x35d, "R", o411, NULL, 1},
-    {80, 0x361, "PRRRR", o412, NULL, 12},
-    {80, 0x361, "RRRR", o413, NULL, 112},
-    {80, 0x364, "PRRRR", o414, NULL, 4},
-    {80, 0x364, "RRRR", o415, NULL, 36},
-    {80, 0x367, "PRRRR", o416, NULL, 4},
-    {80, 0x367, "RRRR", o417, NULL, 48},
-    {80, 0x36d, "RRRR", o418, NULL, 24},
-    {80, 0x370, "RRR", o419, NULL, 18},
-    {80, 0x385, "RR", o420, NULL, 1},
-    {80, 0x387, "RR", o421, NULL, 195},
-    {80, 0x388, "GR", o422, NULL, 1},
-    {80, 0x388, "GRR", o423, NULL, 519},
-    {80, 0x388, "RR", o424, NULL, 4715},
-    {80, 0x389, "PRRRR", o425, NULL, 7},
-    {80, 0x38b, "PRRRR", o426, NULL, 2},
-    {80, 0x38c, "GRR", o427, NULL, 1},
-    {80, 0x38c, "RRR", o428, NULL, 10},
-    {80, 0x38d, "RRRR", o429, NULL, 6},
-    {80, 0x3a0, "RRR", o430, NULL, 32},
-    {80, 0x3a1, "RR", o431, NULL, 1},
-    {80, 0x3a9, "PRRRR", o432, NULL, 3},
-    {80, 0x3aa, "PRR", o433, NULL, 1},
-    {80, 0x3c2, "UR", o434, NULL, 389},
-    {80, 0x3c4, "UR", o435, NULL, 7},
-    {80, 0x414, "RRR", o436, NULL, 2},
-    {80, 0x421, "GRR", o437, NULL, 2},
-    {80, 0x421, "RR", o438, NULL, 2789},
-    {80, 0x423, "GRRR", o439, NULL, 14},
-    {80, 0x423, "RRR", o440, NULL, 1944},
-    {80, 0x424, "GRRR", o441, NULL, 261},
-    {80, 0x424, "RRR", o442, NULL, 1853},
-    {80, 0x42b, "RRR", o443, NULL, 4},
-    {80, 0x435, "RRR", o444, NULL, 1250},
-    {80, 0x4a4, "UUU", o445, NULL, 66},
-    {80, 0x589, "PRRR", o446, NULL, 436},
-    {80, 0x59f, "RR", o447, NULL, 133},
-    {80, 0x621, "RR", o448, NULL, 89},
-    {80, 0x623, "RRR", o449, NULL, 3},
-    {80, 0x624, "GRRR", o450, NULL, 1},
-    {80, 0x624, "RRR", o451, NULL, 690},
-    {80, 0x624, "RRRP", o452, NULL, 156},
-    {80, 0x625, "GRRR", o453, NULL, 84},
-    {80, 0x625, "RRR", o454, NULL, 1013},
-    {80, 0x802, "GR", o455, NULL, 148},
-    {80, 0x802, "R", o456, NULL, 716},
-    {80, 0x803, "RR", o457, NULL, 110},
-    {80, 0x805, "GR", o458, NULL, 28},
-    {80, 0x805, "R", o459, NULL, 7735},
-    {80, 0x806, "PP", o460, t460, 2},
-    {80, 0x806, "RPP", o461, NULL, 6},
-    {80, 0x807, "RRP", o462, NULL, 953},
-    {80, 0x808, "RRP", o463, NULL, 123},
-    {80, 0x809, "RRP", o464, NULL, 2},
-    {80, 0x80a, "RRP", o465, NULL, 17},
-    {80, 0x80b, "PPRP", o466, NULL, 1506},
-    {80, 0x80c, "PPRP", o467, NULL, 4863},
-    {80, 0x810, "GRRR", o468, NULL, 307},
-    {80, 0x810, "RPPRR", o469, NULL, 4},
-    {80, 0x810, "RPRR", o470, NULL, 299},
-    {80, 0x810, "RRR", o471, NULL, 7247},
-    {80, 0x810, "RRRPP", o472, NULL, 163},
-    {80, 0x811, "GRR", o473, NULL, 74},
-    {80, 0x811, "RR", o474, NULL, 919},
-    {80, 0x811, "RRR", o475, NULL, 329},
-    {80, 0x812, "GRRRP", o476, NULL, 6},
-    {80, 0x812, "PRRRP", o477, NULL, 1052},
-    {80, 0x812, "RRRP", o478, NULL, 6961},
-    {80, 0x816, "RRR", o479, NULL, 95},
-    {80, 0x817, "RRP", o480, NULL, 660},
-    {80, 0x819, "GRRR", o481, NULL, 138},
-    {80, 0x819, "RRR", o482, NULL, 8539},
-    {80, 0x81c, "PPPPP", o483, NULL, 1060},
-    {80, 0x81c, "PPPPQ", o484, NULL, 1003},
-    {80, 0x820, "GRR", o485, NULL, 47},
-    {80, 0x820, "RR", o486, NULL, 577},
-    {80, 0x822, "RRR", o487, NULL, 480},
-    {80, 0x823, "GRRR", o488, NULL, 519},
-    {80, 0x823, "RRR", o489, NULL, 450},
-    {80, 0x824, "GRRR", o490, NULL, 331},
-    {80, 0x824, "RRR", o491, NULL, 9980},
-    {80, 0x824, "RRRP", o492, NULL, 133},
-    {80, 0x825, "GRRR", o493, NULL, 24},
-    {80, 0x825, "RRR", o494, NULL, 1952},
-    {80, 0x827, "RRR", o495, NULL, 55},
-    {80, 0x828, "RR", o496, NULL, 1},
-    {80, 0x83b, "RR", o497, NULL, 693},
-    {80, 0x83e, "RR", o498, NULL, 1},
-    {80, 0x882, "U", o499, NULL, 47},
-    {80, 0x886, "UQP", o500, NULL, 3},
-    {80, 0x887, "UUQ", o501, NULL, 17},
-    {80, 0x88c, "QQUQ", o502, NULL, 889},
-    {80, 0x890, "UQUU", o503, NULL, 50},
-    {80, 0x890, "UUU", o504, NULL, 848},
-    {80, 0x890, "UUUQQ", o505, NULL, 2},
-    {80, 0x891, "UU", o506, NULL, 89},
-    {80, 0x891, "UUQ", o507, NULL, 20},
-    {80, 0x892, "QUUUQ", o508, NULL, 8},
-    {80, 0x892, "UUUQ", o509, NULL, 126},
-    {80, 0x899, "UUU", o510, NULL, 2406},
-    {80, 0x8a4, "UUU", o511, NULL, 103},
-    {80, 0x8a5, "UUU", o512, NULL, 7},
-    {80, 0x908, "R", o513, NULL, 247},
-    {80, 0x918, "", o514, NULL, 9228},
-    {80, 0x919, "R", o515, NULL, 2532},
-    {80, 0x91a, "", o516, NULL, 543},
-    {80, 0x941, "B", o517, NULL, 1645},
-    {80, 0x942, "B", o518, NULL, 4},
-    {80, 0x944, "", o519, NULL, 331},
-    {80, 0x944, "G", o520, NULL, 292},
-    {80, 0x945, "B", o521, NULL, 1645},
-    {80, 0x946, "", o522, NULL, 6},
-    {80, 0x947, "", o523, NULL, 2868},
-    {80, 0x947, "G", o524, NULL, 6941},
-    {80, 0x947, "GP", o525, NULL, 247},
-    {80, 0x947, "U", o526, NULL, 20},
-    {80, 0x948, "", o527, NULL, 23},
-    {80, 0x94d, "", o528, NULL, 804},
-    {80, 0x94d, "G", o529, NULL, 940},
-    {80, 0x94d, "GP", o530, NULL, 32},
-    {80, 0x950, "R", o531, NULL, 276},
-    {80, 0x95c, "", o532, NULL, 1},
-    {80, 0x95d, "", o533, NULL, 1},
-    {80, 0x980, "RR", o534, NULL, 1},
-    {80, 0x980, "RUR", o535, NULL, 22},
-    {80, 0x981, "GRUR", o536, NULL, 927},
-    {80, 0x981, "RUR", o537, NULL, 9583},
-    {80, 0x983, "GRR", o538, NULL, 1},
-    {80, 0x983, "RR", o539, NULL, 167},
-    {80, 0x984, "GRR", o540, NULL, 109},
-    {80, 0x984, "R", o541, NULL, 12},
-    {80, 0x984, "RR", o542, NULL, 31649},
-    {80, 0x984, "RRU", o543, NULL, 264},
-    {80, 0x984, "RU", o544, NULL, 707},
-    {80, 0x985, "URR", o545, NULL, 6},
-    {80, 0x986, "GURR", o546, NULL, 655},
-    {80, 0x986, "URR", o547, NULL, 5941},
-    {80, 0x988, "GRUR", o548, NULL, 1},
-    {80, 0x988, "RUR", o549, NULL, 33},
-    {80, 0x989, "PRRR", o550, NULL, 76},
-    {80, 0x98a, "GPRURR", o551, NULL, 1},
-    {80, 0x98a, "PRURR", o552, NULL, 1},
-    {80, 0x98e, "GURR", o553, NULL, 2},
-    {80, 0x98e, "URR", o554, NULL, 16},
-    {80, 0x98f, "", o555, NULL, 2},
-    {80, 0x992, "", o556, NULL, 4},
-    {80, 0x99a, "RRR", o557, NULL, 52},
-    {80, 0x99c, "RRR", o558, NULL, 12},
-    {80, 0x99e, "RRR", o559, NULL, 36},
-    {80, 0x9a8, "GPRURR", o560, NULL, 2},
-    {80, 0x9a8, "PRURR", o561, NULL, 3},
-    {80, 0x9ab, "", o562, NULL, 2},
-    {80, 0x9af, "", o563, NULL, 6},
-    {80, 0x9b0, "U", o564, NULL, 1},
-    {80, 0x9c3, "U", o565, NULL, 315},
-    {80, 0xa02, "R", o566, NULL, 565},
-    {80, 0xa0a, "RRP", o567, NULL, 166},
-    {80, 0xa0b, "PPRP", o568, NULL, 14},
-    {80, 0xa0c, "PPRP", o569, NULL, 1902},
-    {80, 0xa0c, "PPRPP", o570, t570, 66},
-    {80, 0xa10, "GRPRR", o571, NULL, 46},
-    {80, 0xa10, "GRRR", o572, NULL, 2},
-    {80, 0xa10, "GRRRPP", o573, NULL, 46},
-    {80, 0xa10, "RPPRR", o574, NULL, 35},
-    {80, 0xa10, "RPRR", o575, NULL, 694},
-    {80, 0xa10, "RRR", o576, NULL, 202},
-    {80, 0xa10, "RRRPP", o577, NULL, 529},
-    {80, 0xa11, "GRPR", o578, NULL, 294},
-    {80, 0xa11, "GRRRP", o579, NULL, 294},
-    {80, 0xa11, "RPR", o580, NULL, 2310},
-    {80, 0xa11, "RR", o581, NULL, 3},
-    {80, 0xa11, "RRP", o582, NULL, 1},
-    {80, 0xa11, "RRRP", o583, NULL, 2310},
-    {80, 0xa12, "GRRRP", o584, NULL, 4},
-    {80, 0xa12, "RRRP", o585, NULL, 4},
-    {80, 0xa13, "R", o586, NULL, 4},
-    {80, 0xa17, "RRP", o587, NULL, 18},
-    {80, 0xa20, "GRR", o588, NULL, 112},
-    {80, 0xa20, "RR", o589, NULL, 3955},
-    {80, 0xa23, "GRRR", o590, NULL, 112},
-    {80, 0xa23, "RRR", o591, NULL, 3908},
-    {80, 0xa24, "GRRR", o592, NULL, 73},
-    {80, 0xa24, "RRR", o593, NULL, 2166},
-    {80, 0xa25, "GRRR", o594, NULL, 150},
-    {80, 0xa25, "RRR", o595, NULL, 2493},
-    {80, 0xa28, "GRR", o596, NULL, 112},
-    {80, 0xa28, "RR", o597, NULL, 878},
-    {80, 0xa2b, "GRRR", o598, NULL, 112},
-    {80, 0xa2b, "RRR", o599, NULL, 876},
-    {80, 0xab9, "U", o600, NULL, 1770},
-    {80, 0xb06, "R", o601, NULL, 244},
-    {80, 0xb08, "R", o602, NULL, 1},
-    {80, 0xb1d, "", o603, NULL, 996},
-    {80, 0xb60, "PRRRR", o604, NULL, 49},
-    {80, 0xb60, "RRRR", o605, NULL, 481},
-    {80, 0xb63, "PRRRR", o606, NULL, 16},
-    {80, 0xb63, "RRRR", o607, NULL, 150},
-    {80, 0xb66, "PRRRR", o608, NULL, 16},
-    {80, 0xb66, "RRR", o609, NULL, 69},
-    {80, 0xb66, "RRRR", o610, NULL, 132},
-    {80, 0xb6c, "RRRR", o611, NULL, 98},
-    {80, 0xb6f, "RRR", o612, NULL, 63},
-    {80, 0xb82, "RR", o613, NULL, 1},
-    {80, 0xb99, "RR", o614, NULL, 218},
-    {80, 0xb9b, "RR", o615, NULL, 52},
-    {80, 0xb9d, "RR", o616, NULL, 152},
-    {80, 0xc02, "RU", o617, NULL, 406},
-    {80, 0xc07, "RRUP", o618, NULL, 1736},
-    {80, 0xc0c, "PPRUP", o619, NULL, 1285},
-    {80, 0xc0c, "PPRUPP", o620, NULL, 882},
-    {80, 0xc10, "GRPPRUR", o621, NULL, 21},
-    {80, 0xc10, "GRPRUR", o622, NULL, 46},
-    {80, 0xc10, "GRRUR", o623, NULL, 31},
-    {80, 0xc10, "RPPRUR", o624, NULL, 79},
-    {80, 0xc10, "RPRUR", o625, NULL, 3322},
-    {80, 0xc10, "RRUR", o626, NULL, 512},
-    {80, 0xc10, "RRURPP", o627, NULL, 1540},
-    {80, 0xc11, "GRRUP", o628, NULL, 9},
-    {80, 0xc11, "RPRU", o629, NULL, 983},
-    {80, 0xc11, "RRU", o630, NULL, 121},
-    {80, 0xc11, "RRUP", o631, NULL, 223},
-    {80, 0xc11, "RRURP", o632, NULL, 975},
-    {80, 0xc12, "GRRURP", o633, NULL, 2},
-    {80, 0xc12, "RRURP", o634, NULL, 107},
-    {80, 0xc17, "RRUP", o635, NULL, 205},
-    {80, 0xc24, "GRRUR", o636, NULL, 60},
-    {80, 0xc24, "RRUR", o637, NULL, 1546},
-    {80, 0xc25, "RRUR", o638, NULL, 15},
-    {80, 0xc82, "HUU", o639, NULL, 8},
-    {80, 0xc82, "UU", o640, NULL, 367},
-    {80, 0xd00, "RU", o641, NULL, 3},
-    {80, 0xd06, "RU", o642, NULL, 7},
-    {80, 0xd09, "RU", o643, NULL, 1},
-    {80, 0xd12, "RU", o644, NULL, 2},
-    {80, 0xe24, "RRRU", o645, NULL, 485},
-    {80, 0xe25, "RRRU", o646, NULL, 2},
-    {80, 0xf55, "B", o647, NULL, 80},
-    {80, 0xf56, "B", o648, NULL, 160},
-    {80, 0xf89, "PRR", o649, NULL, 765},
-    {80, 0xf8c, "RRU", o650, NULL, 2},
-    {80, 0xf8c, "RU", o651, NULL, 2},
-    {80, 0xfae, "GRUR", o652, NULL, 5},
-    {80, 0xfae, "RUR", o653, NULL, 2},
-    {86, 0x202, "GRR", o654, NULL, 237},
-    {86, 0x202, "RR", o655, NULL, 2246},
-    {86, 0x207, "RRRP", o656, NULL, 1681},
-    {86, 0x208, "RRRP", o657, NULL, 156},
-    {86, 0x209, "RRRP", o658, NULL, 408},
-    {86, 0x20a, "RRRP", o659, NULL, 244},
-    {86, 0x20b, "PPRRP", o660, NULL, 398},
-    {86, 0x20c, "PPRRP", o661, NULL, 2925},
-    {86, 0x20c, "PPRRPP", o662, NULL, 981},
-    {86, 0x210, "GRPPRRR", o663, NULL, 118},
-    {86, 0x210, "GRPRRR", o664, NULL, 80},
-    {86, 0x210, "GRRRR", o665, NULL, 73},
-    {86, 0x210, "GRRRRPP", o666, NULL, 142},
-    {86, 0x210, "RPPRRR", o667, NULL, 257},
-    {86, 0x210, "RPRRR", o668, NULL, 1748},
-    {86, 0x210, "RRRR", o669, NULL, 2228},
-    {86, 0x210, "RRRRPP", o670, NULL, 596},
-    {86, 0x211, "GRRR", o671, NULL, 44},
-    {86, 0x211, "GRRRP", o672, NULL, 117},
-    {86, 0x211, "RPRR", o673, NULL, 2112},
-    {86, 0x211, "RPRRR", o674, NULL, 1},
-    {86, 0x211, "RRR", o675, NULL, 1189},
-    {86, 0x211, "RRRP", o676, NULL, 2978},
-    {86, 0x211, "RRRR", o677, NULL, 2613},
-    {86, 0x211, "RRRRP", o678, NULL, 2057},
-    {86, 0x212, "GRRRRP", o679, NULL, 5},
-    {86, 0x212, "PRRRRP", o680, NULL, 12},
-    {86, 0x212, "RRRRP", o681, NULL, 887},
-    {86, 0x213, "RR", o682, NULL, 15},
-    {86, 0x215, "RRRR", o683, NULL, 1},
-    {86, 0x217, "RRRP", o684, NULL, 196},
-    {86, 0x219, "GRRRR", o685, NULL, 4},
-    {86, 0x219, "RRRR", o686, NULL, 541},
-    {86, 0x220, "GRRR", o687, NULL, 55},
-    {86, 0x220, "RRR", o688, NULL, 4711},
-    {86, 0x221, "GRRR", o689, NULL, 292},
-    {86, 0x221, "RRR", o690, NULL, 3746},
-    {86, 0x223, "GRRRR", o691, NULL, 15},
-    {86, 0x223, "RRRR", o692, NULL, 66334},
-    {86, 0x224, "GRRRR", o693, NULL, 665},
-    {86, 0x224, "RRRR", o694, NULL, 3371},
-    {86, 0x224, "RRRRP", o695, NULL, 116},
-    {86, 0x225, "RPRRR", o696, NULL, 4},
-    {86, 0x225, "RRRR", o697, NULL, 85},
-    {86, 0x226, "RRRR", o698, NULL, 2},
-    {86, 0x227, "RPRRR", o699, NULL, 6},
-    {86, 0x227, "RRRR", o700, NULL, 41},
-    {86, 0x228, "RRR", o701, NULL, 6},
-    {86, 0x229, "GRRR", o702, NULL, 48},
-    {86, 0x229, "RRR", o703, NULL, 115},
-    {86, 0x22a, "PPRRP", o704, NULL, 2},
-    {86, 0x22b, "RRRR", o705, NULL, 38473},
-    {86, 0x230, "RRR", o706, NULL, 2806},
-    {86, 0x231, "RRRR", o707, NULL, 2},
-    {86, 0x237, "RRRR", o708, NULL, 2},
-    {86, 0x23c, "RRRR", o709, NULL, 1478},
-    {86, 0x23e, "RRR", o710, NULL, 1386},
-    {86, 0x23f, "RRRR", o711, NULL, 1},
-    {86, 0x240, "RRRP", o712, NULL, 1},
-    {86, 0x245, "RR", o713, NULL, 543},
-    {86, 0x287, "UUUQ", o714, NULL, 200},
-    {86, 0x28c, "QQUUQ", o715, NULL, 469},
-    {86, 0x290, "HUUUU", o716, NULL, 16},
-    {86, 0x290, "UQUUU", o717, NULL, 106},
-    {86, 0x290, "UUUU", o718, NULL, 268},
-    {86, 0x290, "UUUUQQ", o719, NULL, 59},
-    {86, 0x291, "UUU", o720, NULL, 11},
-    {86, 0x291, "UUUQ", o721, NULL, 73},
-    {86, 0x291, "UUUU", o722, NULL, 65},
-    {86, 0x292, "UUUUQ", o723, NULL, 12},
-    {86, 0x2a4, "UUUU", o724, NULL, 205},
-    {86, 0x2a5, "UUUU", o725, NULL, 24},
-    {86, 0x2bf, "UU", o726, NULL, 1},
-    {86, 0x300, "RR", o727, NULL, 3},
-    {86, 0x301, "RR", o728, NULL, 2},
-    {86, 0x302, "PRR", o729, NULL, 278},
-    {86, 0x305, "RR", o730, NULL, 472},
-    {86, 0x306, "RR", o731, NULL, 5},
-    {86, 0x308, "GRR", o732, NULL, 25},
-    {86, 0x308, "RR", o733, NULL, 856},
-    {86, 0x309, "RR", o734, NULL, 7},
-    {86, 0x310, "RR", o735, NULL, 10},
-    {86, 0x311, "RR", o736, NULL, 2},
-    {86, 0x312, "RR", o737, NULL, 6},
-    {86, 0x343, "R", o738, NULL, 1},
-    {86, 0x348, "R", o739, NULL, 7},
-    {86, 0x34e, "R", o740, NULL, 1},
-    {86, 0x35d, "R", o741, NULL, 1},
-    {86, 0x361, "PRRRR", o742, NULL, 12},
-    {86, 0x361, "RRRR", o743, NULL, 112},
-    {86, 0x364, "PRRRR", o744, NULL, 4},
-    {86, 0x364, "RRRR", o745, NULL, 36},
-    {86, 0x367, "PRRRR", o746, NULL, 4},
-    {86, 0x367, "RRRR", o747, NULL, 48},
-    {86, 0x36d, "RRRR", o748, NULL, 24},
-    {86, 0x370, "RRR", o749, NULL, 18},
-    {86, 0x385, "RR", o750, NULL, 1},
-    {86, 0x387, "RR", o751, NULL, 113},
-    {86, 0x388, "GR", o752, NULL, 1},
-    {86, 0x388, "GRR", o753, NULL, 519},
-    {86, 0x388, "RR", o754, NULL, 4717},
-    {86, 0x389, "PRRRR", o755, NULL, 7},
-    {86, 0x38b, "PRRRR", o756, NULL, 2},
-    {86, 0x38c, "GRR", o757, NULL, 1},
-    {86, 0x38c, "RRR", o758, NULL, 10},
-    {86, 0x38d, "RRRR", o759, NULL, 6},
-    {86, 0x3a0, "RRR", o760, NULL, 32},
-    {86, 0x3a1, "RR", o761, NULL, 1},
-    {86, 0x3a9, "PRRRR", o762, NULL, 3},
-    {86, 0x3aa, "PRR", o763, NULL, 1},
-    {86, 0x3c2, "UR", o764, NULL, 261},
-    {86, 0x3c4, "UR", o765, NULL, 7},
-    {86, 0x414, "RRR", o766, NULL, 2},
-    {86, 0x421, "GRR", o767, NULL, 2},
-    {86, 0x421, "RR", o768, NULL, 2789},
-    {86, 0x423, "GRRR", o769, NULL, 14},
-    {86, 0x423, "RRR", o770, NULL, 1944},
-    {86, 0x424, "GRRR", o771, NULL, 272},
-    {86, 0x424, "RRR", o772, NULL, 1900},
-    {86, 0x42b, "RRR", o773, NULL, 4},
-    {86, 0x4a4, "UUU", o774, NULL, 66},
-    {86, 0x589, "PRRR", o775, NULL, 436},
-    {86, 0x59f, "RR", o776, NULL, 133},
-    {86, 0x621, "RR", o777, NULL, 89},
-    {86, 0x623, "RRR", o778, NULL, 3},
-    {86, 0x624, "GRRR", o779, NULL, 1},
-    {86, 0x624, "RRR", o780, NULL, 859},
-    {86, 0x624, "RRRP", o781, NULL, 168},
-    {86, 0x625, "GRRR", o782, NULL, 84},
-    {86, 0x625, "RRR", o783, NULL, 1024},
-    {86, 0x802, "GR", o784, NULL, 137},
-    {86, 0x802, "R", o785, NULL, 1405},
-    {86, 0x803, "RR", o786, NULL, 110},
-    {86, 0x805, "GR", o787, NULL, 25},
-    {86, 0x805, "R", o788, NULL, 7777},
-    {86, 0x806, "PP", o789, t789, 2},
-    {86, 0x806, "RPP", o790, NULL, 6},
-    {86, 0x807, "RRP", o791, NULL, 953},
-    {86, 0x808, "RRP", o792, NULL, 123},
-    {86, 0x809, "RRP", o793, NULL, 2},
-    {86, 0x80a, "RRP", o794, NULL, 17},
-    {86, 0x80b, "PPRP", o795, NULL, 1506},
-    {86, 0x80c, "PPRP", o796, NULL, 4948},
-    {86, 0x810, "GRRR", o797, NULL, 320},
-    {86, 0x810, "RPPRR", o798, NULL, 4},
-    {86, 0x810, "RPRR", o799, NULL, 303},
-    {86, 0x810, "RRR", o800, NULL, 7360},
-    {86, 0x810, "RRRPP", o801, NULL, 165},
-    {86, 0x811, "GRR", o802, NULL, 71},
-    {86, 0x811, "RR", o803, NULL, 920},
-    {86, 0x811, "RRR", o804, NULL, 329},
-    {86, 0x812, "GRRRP", o805, NULL, 12},
-    {86, 0x812, "PRRRP", o806, NULL, 1060},
-    {86, 0x812, "RRRP", o807, NULL, 7049},
-    {86, 0x816, "RRR", o808, NULL, 94},
-    {86, 0x817, "RRP", o809, NULL, 663},
-    {86, 0x819, "GRRR", o810, NULL, 143},
-    {86, 0x819, "RRR", o811, NULL, 9038},
-    {86, 0x81c, "PPPPP", o812, NULL, 1060},
-    {86, 0x81c, "PPPPQ", o813, NULL, 866},
-    {86, 0x820, "GRR", o814, NULL, 47},
-    {86, 0x820, "RR", o815, NULL, 576},
-    {86, 0x822, "RRR", o816, NULL, 480},
-    {86, 0x823, "GRRR", o817, NULL, 519},
-    {86, 0x823, "RRR", o818, NULL, 450},
-    {86, 0x824, "GRRR", o819, NULL, 337},
-    {86, 0x824, "RRR", o820, NULL, 10284},
-    {86, 0x824, "RRRP", o821, NULL, 265},
-    {86, 0x825, "GRRR", o822, NULL, 24},
-    {86, 0x825, "RRR", o823, NULL, 1941},
-    {86, 0x827, "RRR", o824, NULL, 57},
-    {86, 0x828, "RR", o825, NULL, 1},
-    {86, 0x83b, "RR", o826, NULL, 693},
-    {86, 0x83e, "RR", o827, NULL, 1},
-    {86, 0x882, "U", o828, NULL, 47},
-    {86, 0x886, "UQP", o829, NULL, 3},
-    {86, 0x887, "UUQ", o830, NULL, 29},
-    {86, 0x88c, "QQUQ", o831, NULL, 816},
-    {86, 0x890, "UQUU", o832, NULL, 46},
-    {86, 0x890, "UUU", o833, NULL, 718},
-    {86, 0x891, "UU", o834, NULL, 85},
-    {86, 0x891, "UUQ", o835, NULL, 20},
-    {86, 0x892, "UUUQ", o836, NULL, 53},
-    {86, 0x899, "UUU", o837, NULL, 2138},
-    {86, 0x8a4, "UUU", o838, NULL, 75},
-    {86, 0x8a5, "UUU", o839, NULL, 4},
-    {86, 0x908, "R", o840, NULL, 247},
-    {86, 0x918, "", o841, NULL, 9202},
-    {86, 0x919, "R", o842, NULL, 2538},
-    {86, 0x91a, "", o843, NULL, 437},
-    {86, 0x941, "B", o844, NULL, 1645},
-    {86, 0x942, "B", o845, NULL, 4},
-    {86, 0x944, "", o846, NULL, 331},
-    {86, 0x944, "G", o847, NULL, 292},
-    {86, 0x945, "B", o848, NULL, 1645},
-    {86, 0x946, "", o849, NULL, 6},
-    {86, 0x947, "", o850, NULL, 2868},
-    {86, 0x947, "G", o851, NULL, 6941},
-    {86, 0x947, "GP", o852, NULL, 247},
-    {86, 0x947, "U", o853, NULL, 20},
-    {86, 0x948, "", o854, NULL, 23},
-    {86, 0x94d, "", o855, NULL, 804},
-    {86, 0x94d, "G", o856, NULL, 940},
-    {86, 0x94d, "GP", o857, NULL, 32},
-    {86, 0x950, "R", o858, NULL, 276},
-    {86, 0x95c, "", o859, NULL, 1},
-    {86, 0x95d, "", o860, NULL, 1},
-    {86, 0x980, "RR", o861, NULL, 1},
-    {86, 0x980, "RUR", o862, NULL, 22},
-    {86, 0x981, "GRUR", o863, NULL, 927},
-    {86, 0x981, "RUR", o864, NULL, 9591},
-    {86, 0x983, "GRR", o865, NULL, 1},
-    {86, 0x983, "RR", o866, NULL, 85},
-    {86, 0x984, "GRR", o867, NULL, 109},
-    {86, 0x984, "R", o868, NULL, 12},
-    {86, 0x984, "RR", o869, NULL, 31649},
-    {86, 0x984, "RRU", o870, NULL, 264},
-    {86, 0x984, "RU", o871, NULL, 707},
-    {86, 0x985, "URR", o872, NULL, 6},
-    {86, 0x986, "GURR", o873, NULL, 655},
-    {86, 0x986, "URR", o874, NULL, 5941},
-    {86, 0x988, "GRUR", o875, NULL, 1},
-    {86, 0x988, "RUR", o876, NULL, 31},
-    {86, 0x989, "PRRR", o877, NULL, 76},
-    {86, 0x98a, "GPRURR", o878, NULL, 1},
-    {86, 0x98a, "PRURR", o879, NULL, 1},
-    {86, 0x98e, "GURR", o880, NULL, 2},
-    {86, 0x98e, "URR", o881, NULL, 16},
-    {86, 0x98f, "", o882, NULL, 2},
-    {86, 0x992, "", o883, NULL, 4},
-    {86, 0x99a, "RRR", o884, NULL, 52},
-    {86, 0x99c, "RRR", o885, NULL, 12},
-    {86, 0x99e, "RRR", o886, NULL, 36},
-    {86, 0x9a8, "GPRURR", o887, NULL, 2},
-    {86, 0x9a8, "PRURR", o888, NULL, 3},
-    {86, 0x9ab, "", o889, NULL, 2},
-    {86, 0x9af, "", o890, NULL, 6},
-    {86, 0x9b0, "U", o891, NULL, 1},
-    {86, 0x9c3, "U", o892, NULL, 281},
-    {86, 0xa02, "R", o893, NULL, 603},
-    {86, 0xa0a, "RRP", o894, NULL, 166},
-    {86, 0xa0b, "PPRP", o895, NULL, 14},
-    {86, 0xa0c, "PPRP", o896, NULL, 1903},
-    {86, 0xa0c, "PPRPP", o897, t897, 66},
-    {86, 0xa10, "GRPRR", o898, NULL, 46},
-    {86, 0xa10, "GRRR", o899, NULL, 2},
-    {86, 0xa10, "GRRRPP", o900, NULL, 46},
-    {86, 0xa10, "RPPRR", o901, NULL, 35},
-    {86, 0xa10, "RPRR", o902, NULL, 712},
-    {86, 0xa10, "RRR", o903, NULL, 309},
-    {86, 0xa10, "RRRPP", o904, NULL, 521},
-    {86, 0xa11, "GRPR", o905, NULL, 294},
-    {86, 0xa11, "GRRRP", o906, NULL, 294},
-    {86, 0xa11, "RPR", o907, NULL, 2306},
-    {86, 0xa11, "RR", o908, NULL, 3},
-    {86, 0xa11, "RRP", o909, NULL, 1},
-    {86, 0xa11, "RRRP", o910, NULL, 2306},
-    {86, 0xa12, "GRRRP", o911, NULL, 4},
-    {86, 0xa12, "RRRP", o912, NULL, 4},
-    {86, 0xa13, "R", o913, NULL, 4},
-    {86, 0xa17, "RRP", o914, NULL, 19},
-    {86, 0xa20, "GRR", o915, NULL, 112},
-    {86, 0xa20, "RR", o916, NULL, 3955},
-    {86, 0xa23, "GRRR", o917, NULL, 112},
-    {86, 0xa23, "RRR", o918, NULL, 3908},
-    {86, 0xa24, "GRRR", o919, NULL, 73},
-    {86, 0xa24, "RRR", o920, NULL, 2374},
-    {86, 0xa25, "GRRR", o921, NULL, 150},
-    {86, 0xa25, "RRR", o922, NULL, 2501},
-    {86, 0xa28, "GRR", o923, NULL, 112},
-    {86, 0xa28, "RR", o924, NULL, 878},
-    {86, 0xa2b, "GRRR", o925, NULL, 112},
-    {86, 0xa2b, "RRR", o926, NULL, 876},
-    {86, 0xa45, "R", o927, NULL, 242},
-    {86, 0xab9, "U", o928, NULL, 1735},
-    {86, 0xb06, "R", o929, NULL, 2},
-    {86, 0xb08, "R", o930, NULL, 1},
-    {86, 0xb1d, "", o931, NULL, 996},
-    {86, 0xb60, "PRRRR", o932, NULL, 49},
-    {86, 0xb60, "RRRR", o933, NULL, 481},
-    {86, 0xb63, "PRRRR", o934, NULL, 16},
-    {86, 0xb63, "RRRR", o935, NULL, 150},
-    {86, 0xb66, "PRRRR", o936, NULL, 16},
-    {86, 0xb66, "RRR", o937, NULL, 69},
-    {86, 0xb66, "RRRR", o938, NULL, 132},
-    {86, 0xb6c, "RRRR", o939, NULL, 98},
-    {86, 0xb6f, "RRR", o940, NULL, 63},
-    {86, 0xb82, "RR", o941, NULL, 1},
-    {86, 0xb99, "RR", o942, NULL, 218},
-    {86, 0xb9b, "RR", o943, NULL, 52},
-    {86, 0xb9d, "RR", o944, NULL, 152},
-    {86, 0xc02, "RU", o945, NULL, 184},
-    {86, 0xc07, "RRUP", o946, NULL, 1520},
-    {86, 0xc0c, "PPRUP", o947, NULL, 1153},
-    {86, 0xc0c, "PPRUPP", o948, NULL, 792},
-    {86, 0xc10, "GRPPRUR", o949, NULL, 24},
-    {86, 0xc10, "GRPRUR", o950, NULL, 44},
-    {86, 0xc10, "GRRUR", o951, NULL, 31},
-    {86, 0xc10, "RPPRUR", o952, NULL, 49},
-    {86, 0xc10, "RPRUR", o953, NULL, 3030},
-    {86, 0xc10, "RRUR", o954, NULL, 467},
-    {86, 0xc10, "RRURPP", o955, NULL, 1220},
-    {86, 0xc11, "GRRUP", o956, NULL, 7},
-    {86, 0xc11, "RPRU", o957, NULL, 393},
-    {86, 0xc11, "RRU", o958, NULL, 121},
-    {86, 0xc11, "RRUP", o959, NULL, 169},
-    {86, 0xc11, "RRURP", o960, NULL, 393},
-    {86, 0xc12, "GRRURP", o961, NULL, 2},
-    {86, 0xc12, "RRURP", o962, NULL, 43},
-    {86, 0xc17, "RRUP", o963, NULL, 255},
-    {86, 0xc24, "GRRUR", o964, NULL, 55},
-    {86, 0xc24, "RRUR", o965, NULL, 1478},
-    {86, 0xc25, "RRUR", o966, NULL, 16},
-    {86, 0xc45, "RU", o967, NULL, 5},
-    {86, 0xc82, "HUU", o968, NULL, 8},
-    {86, 0xc82, "UU", o969, NULL, 256},
-    {86, 0xd00, "RU", o970, NULL, 3},
-    {86, 0xd06, "RU", o971, NULL, 2},
-    {86, 0xd09, "RU", o972, NULL, 1},
-    {86, 0xd12, "RU", o973, NULL, 2},
-    {86, 0xe24, "RRRU", o974, NULL, 262},
-    {86, 0xf55, "B", o975, NULL, 80},
-    {86, 0xf56, "B", o976, NULL, 160},
-    {86, 0xf89, "PRR", o977, NULL, 767},
-    {86, 0xf8c, "RRU", o978, NULL, 2},
-    {86, 0xf8c, "RU", o979, NULL, 2},
-    {86, 0xfae, "GRUR", o980, NULL, 5},
-    {86, 0xfae, "RUR", o981, NULL, 2},
-    {89, 0x202, "GRR", o982, NULL, 238},
-    {89, 0x202, "RR", o983, NULL, 2283},
-    {89, 0x207, "RRRP", o984, NULL, 1681},
-    {89, 0x208, "RRRP", o985, NULL, 156},
-    {89, 0x209, "RRRP", o986, NULL, 408},
-    {89, 0x20a, "RRRP", o987, NULL, 244},
-    {89, 0x20b, "PPRRP", o988, NULL, 398},
-    {89, 0x20c, "PPRRP", o989, NULL, 2925},
-    {89, 0x20c, "PPRRPP", o990, NULL, 981},
-    {89, 0x210, "GRPPRRR", o991, NULL, 119},
-    {89, 0x210, "GRPRRR", o992, NULL, 80},
-    {89, 0x210, "GRRRR", o993, NULL, 75},
-    {89, 0x210, "GRRRRPP", o994, NULL, 143},
-    {89, 0x210, "RPPRRR", o995, NULL, 259},
-    {89, 0x210, "RPRRR", o996, NULL, 1748},
-    {89, 0x210, "RRRR", o997, NULL, 2244},
-    {89, 0x210, "RRRRPP", o998, NULL, 582},
-    {89, 0x211, "GRRR", o999, NULL, 49},
-    {89, 0x211, "GRRRP", o1000, NULL, 117},
-    {89, 0x211, "RPRR", o1001, NULL, 2104},
-    {89, 0x211, "RPRRR", o1002, NULL, 1},
-    {89, 0x211, "RRR", o1003, NULL, 1203},
-    {89, 0x211, "RRRP", o1004, NULL, 2999},
-    {89, 0x211, "RRRR", o1005, NULL, 2631},
-    {89, 0x211, "RRRRP", o1006, NULL, 2049},
-    {89, 0x212, "GRRRRP", o1007, NULL, 5},
-    {89, 0x212, "PRRRRP", o1008, NULL, 12},
-    {89, 0x212, "RRRRP", o1009, NULL, 889},
-    {89, 0x213, "RR", o1010, NULL, 15},
-    {89, 0x215, "RRRR", o1011, NULL, 1},
-    {89, 0x217, "RRRP", o1012, NULL, 198},
-    {89, 0x219, "GRRRR", o1013, NULL, 4},
-    {89, 0x219, "RRRR", o1014, NULL, 541},
-    {89, 0x220, "GRRR", o1015, NULL, 55},
-    {89, 0x220, "RRR", o1016, NULL, 4711},
-    {89, 0x221, "GRRR", o1017, NULL, 292},
-    {89, 0x221, "RRR", o1018, NULL, 3746},
-    {89, 0x223, "GRRRR", o1019, NULL, 15},
-    {89, 0x223, "RRRR", o1020, NULL, 66462},
-    {89, 0x224, "GRRRR", o1021, NULL, 664},
-    {89, 0x224, "RRRR", o1022, NULL, 3419},
-    {89, 0x224, "RRRRP", o1023, NULL, 116},
-    {89, 0x225, "RPRRR", o1024, NULL, 4},
-    {89, 0x225, "RRRR", o1025, NULL, 85},
-    {89, 0x226, "RRRR", o1026, NULL, 2},
-    {89, 0x227, "RPRRR", o1027, NULL, 6},
-    {89, 0x227, "RRRR", o1028, NULL, 41},
-    {89, 0x228, "RRR", o1029, NULL, 6},
-    {89, 0x229, "GRRR", o1030, NULL, 48},
-    {89, 0x229, "RRR", o1031, NULL, 115},
-    {89, 0x22a, "PPRRP", o1032, NULL, 2},
-    {89, 0x22b, "RRRR", o1033, NULL, 38473},
-    {89, 0x230, "RRR", o1034, NULL, 2806},
-    {89, 0x231, "RRRR", o1035, NULL, 2},
-    {89, 0x237, "RRRR", o1036, NULL, 2},
-    {89, 0x23c, "RRRR", o1037, NULL, 1478},
-    {89, 0x23e, "RRR", o1038, NULL, 1386},
-    {89, 0x23f, "RRRR", o1039, NULL, 1},
-    {89, 0x240, "RRRP", o1040, NULL, 1},
-    {89, 0x245, "RR", o1041, NULL, 543},
-    {89, 0x287, "UUUQ", o1042, NULL, 200},
-    {89, 0x28c, "QQUUQ", o1043, NULL, 469},
-    {89, 0x290, "HUUUU", o1044, NULL, 15},
-    {89, 0x290, "UQUUU", o1045, NULL, 106},
-    {89, 0x290, "UUUU", o1046, NULL, 268},
-    {89, 0x290, "UUUUQQ", o1047, NULL, 59},
-    {89, 0x291, "UUU", o1048, NULL, 11},
-    {89, 0x291, "UUUQ", o1049, NULL, 73},
-    {89, 0x291, "UUUU", o1050, NULL, 65},
-    {89, 0x292, "UUUUQ", o1051, NULL, 12},
-    {89, 0x2a4, "UUUU", o1052, NULL, 205},
-    {89, 0x2a5, "UUUU", o1053, NULL, 24},
-    {89, 0x2bf, "UU", o1054, NULL, 1},
-    {89, 0x300, "RR", o1055, NULL, 3},
-    {89, 0x301, "RR", o1056, NULL, 2},
-    {89, 0x302, "PRR", o1057, NULL, 278},
-    {89, 0x305, "RR", o1058, NULL, 472},
-    {89, 0x306, "RR", o1059, NULL, 5},
-    {89, 0x308, "GRR", o1060, NULL, 25},
-    {89, 0x308, "RR", o1061, NULL, 856},
-    {89, 0x309, "RR", o1062, NULL, 7},
-    {89, 0x310, "RR", o1063, NULL, 10},
-    {89, 0x311, "RR", o1064, NULL, 2},
-    {89, 0x312, "RR", o1065, NULL, 6},
-    {89, 0x343, "R", o1066, NULL, 1},
-    {89, 0x348, "R", o1067, NULL, 7},
-    {89, 0x34e, "R", o1068, NULL, 1},
-    {89, 0x35d, "R", o1069, NULL, 1},
-    {89, 0x361, "PRRRR", o1070, NULL, 12},
-    {89, 0x361, "RRRR", o1071, NULL, 112},
-    {89, 0x364, "PRRRR", o1072, NULL, 4},
-    {89, 0x364, "RRRR", o1073, NULL, 36},
-    {89, 0x367, "PRRRR", o1074, NULL, 4},
-    {89, 0x367, "RRRR", o1075, NULL, 48},
-    {89, 0x36d, "RRRR", o1076, NULL, 24},
-    {89, 0x370, "RRR", o1077, NULL, 18},
-    {89, 0x385, "RR", o1078, NULL, 1},
-    {89, 0x387, "RR", o1079, NULL, 115},
-    {89, 0x388, "GR", o1080, NULL, 1},
-    {89, 0x388, "GRR", o1081, NULL, 521},
-    {89, 0x388, "RR", o1082, NULL, 4729},
-    {89, 0x389, "PRRRR", o1083, NULL, 7},
-    {89, 0x38b, "PRRRR", o1084, NULL, 2},
-    {89, 0x38c, "GRR", o1085, NULL, 1},
-    {89, 0x38c, "RRR", o1086, NULL, 10},
-    {89, 0x38d, "RRRR", o1087, NULL, 6},
-    {89, 0x3a0, "RRR", o1088, NULL, 32},
-    {89, 0x3a1, "RR", o1089, NULL, 1},
-    {89, 0x3a9, "PRRRR", o1090, NULL, 3},
-    {89, 0x3aa, "PRR", o1091, NULL, 1},
-    {89, 0x3c2, "UR", o1092, NULL, 261},
-    {89, 0x3c4, "UR", o1093, NULL, 7},
-    {89, 0x414, "RRR", o1094, NULL, 2},
-    {89, 0x421, "GRR", o1095, NULL, 2},
-    {89, 0x421, "RR", o1096, NULL, 2789},
-    {89, 0x423, "GRRR", o1097, NULL, 14},
-    {89, 0x423, "RRR", o1098, NULL, 1944},
-    {89, 0x424, "GRRR", o1099, NULL, 274},
-    {89, 0x424, "RRR", o1100, NULL, 1895},
-    {89, 0x42b, "RRR", o1101, NULL, 4},
-    {89, 0x4a4, "UUU", o1102, NULL, 66},
-    {89, 0x589, "PRRR", o1103, NULL, 436},
-    {89, 0x59f, "RR", o1104, NULL, 133},
-    {89, 0x621, "RR", o1105, NULL, 89},
-    {89, 0x623, "RRR", o1106, NULL, 3},
-    {89, 0x624, "GRRR", o1107, NULL, 1},
-    {89, 0x624, "RRR", o1108, NULL, 861},
-    {89, 0x624, "RRRP", o1109, NULL, 168},
-    {89, 0x625, "GRRR", o1110, NULL, 84},
-    {89, 0x625, "RRR", o1111, NULL, 1021},
-    {89, 0x802, "GR", o1112, NULL, 135},
-    {89, 0x802, "R", o1113, NULL, 1409},
-    {89, 0x803, "RR", o1114, NULL, 110},
-    {89, 0x805, "GR", o1115, NULL, 25},
-    {89, 0x805, "R", o1116, NULL, 7755},
-    {89, 0x806, "PP", o1117, t1117, 2},
-    {89, 0x806, "RPP", o1118, NULL, 6},
-    {89, 0x807, "RRP", o1119, NULL, 953},
-    {89, 0x808, "RRP", o1120, NULL, 123},
-    {89, 0x809, "RRP", o1121, NULL, 2},
-    {89, 0x80a, "RRP", o1122, NULL, 17},
-    {89, 0x80b, "PPRP", o1123, NULL, 1506},
-    {89, 0x80c, "PPRP", o1124, NULL, 4957},
-    {89, 0x810, "GRRR", o1125, NULL, 322},
-    {89, 0x810, "RPPRR", o1126, NULL, 4},
-    {89, 0x810, "RPRR", o1127, NULL, 303},
-    {89, 0x810, "RRR", o1128, NULL, 7379},
-    {89, 0x810, "RRRPP", o1129, NULL, 165},
-    {89, 0x811, "GRR", o1130, NULL, 75},
-    {89, 0x811, "RR", o1131, NULL, 922},
-    {89, 0x811, "RRR", o1132, NULL, 330},
-    {89, 0x812, "GRRRP", o1133, NULL, 6},
-    {89, 0x812, "PRRRP", o1134, NULL, 1060},
-    {89, 0x812, "RRRP", o1135, NULL, 7067},
-    {89, 0x816, "RRR", o1136, NULL, 94},
-    {89, 0x817, "RRP", o1137, NULL, 664},
-    {89, 0x819, "GRRR", o1138, NULL, 138},
-    {89, 0x819, "RRR", o1139, NULL, 9076},
-    {89, 0x81c, "PPPPP", o1140, NULL, 1060},
-    {89, 0x81c, "PPPPQ", o1141, NULL, 866},
-    {89, 0x820, "GRR", o1142, NULL, 47},
-    {89, 0x820, "RR", o1143, NULL, 576},
-    {89, 0x822, "RRR", o1144, NULL, 480},
-    {89, 0x823, "GRRR", o1145, NULL, 519},
-    {89, 0x823, "RRR", o1146, NULL, 450},
-    {89, 0x824, "GRRR", o1147, NULL, 336},
-    {89, 0x824, "RRR", o1148, NULL, 10315},
-    {89, 0x824, "RRRP", o1149, NULL, 273},
-    {89, 0x825, "GRRR", o1150, NULL, 24},
-    {89, 0x825, "RRR", o1151, NULL, 1952},
-    {89, 0x827, "RRR", o1152, NULL, 57},
-    {89, 0x828, "RR", o1153, NULL, 1},
-    {89, 0x83b, "RR", o1154, NULL, 693},
-    {89, 0x83e, "RR", o1155, NULL, 1},
-    {89, 0x882, "U", o1156, NULL, 47},
-    {89, 0x886, "UQP", o1157, NULL, 3},
-    {89, 0x887, "UUQ", o1158, NULL, 29},
-    {89, 0x88c, "QQUQ", o1159, NULL, 816},
-    {89, 0x890, "UQUU", o1160, NULL, 46},
-    {89, 0x890, "UUU", o1161, NULL, 720},
-    {89, 0x891, "UU", o1162, NULL, 85},
-    {89, 0x891, "UUQ", o1163, NULL, 20},
-    {89, 0x892, "UUUQ", o1164, NULL, 53},
-    {89, 0x899, "UUU", o1165, NULL, 2153},
-    {89, 0x8a4, "UUU", o1166, NULL, 75},
-    {89, 0x8a5, "UUU", o1167, NULL, 4},
-    {89, 0x908, "R", o1168, NULL, 247},
-    {89, 0x918, "", o1169, NULL, 9218},
-    {89, 0x919, "R", o1170, NULL, 2543},
-    {89, 0x91a, "", o1171, NULL, 437},
-    {89, 0x941, "B", o1172, NULL, 1649},
-    {89, 0x942, "B", o1173, NULL, 4},
-    {89, 0x944, "", o1174, NULL, 331},
-    {89, 0x944, "G", o1175, NULL, 293},
-    {89, 0x945, "B", o1176, NULL, 1649},
-    {89, 0x946, "", o1177, NULL, 6},
-    {89, 0x947, "", o1178, NULL, 2871},
-    {89, 0x947, "G", o1179, NULL, 6951},
-    {89, 0x947, "GP", o1180, NULL, 247},
-    {89, 0x947, "U", o1181, NULL, 20},
-    {89, 0x948, "", o1182, NULL, 23},
-    {89, 0x94d, "", o1183, NULL, 805},
-    {89, 0x94d, "G", o1184, NULL, 940},
-    {89, 0x94d, "GP", o1185, NULL, 32},
-    {89, 0x950, "R", o1186, NULL, 276},
-    {89, 0x95c, "", o1187, NULL, 1},
-    {89, 0x95d, "", o1188, NULL, 1},
-    {89, 0x980, "RR", o1189, NULL, 1},
-    {89, 0x980, "RUR", o1190, NULL, 22},
-    {89, 0x981, "GRUR", o1191, NULL, 929},
-    {89, 0x981, "RUR", o1192, NULL, 9619},
-    {89, 0x983, "GRR", o1193, NULL, 1},
-    {89, 0x983, "RR", o1194, NULL, 87},
-    {89, 0x984, "GRR", o1195, NULL, 109},
-    {89, 0x984, "R", o1196, NULL, 12},
-    {89, 0x984, "RR", o1197, NULL, 31665},
-    {89, 0x984, "RRU", o1198, NULL, 264},
-    {89, 0x984, "RU", o1199, NULL, 707},
-    {89, 0x985, "URR", o1200, NULL, 6},
-    {89, 0x986, "GURR", o1201, NULL, 655},
-    {89, 0x986, "URR", o1202, NULL, 5957},
-    {89, 0x988, "GRUR", o1203, NULL, 1},
-    {89, 0x988, "RUR", o1204, NULL, 31},
-    {89, 0x989, "PRRR", o1205, NULL, 76},
-    {89, 0x98a, "GPRURR", o1206, NULL, 1},
-    {89, 0x98a, "PRURR", o1207, NULL, 1},
-    {89, 0x98e, "GURR", o1208, NULL, 2},
-    {89, 0x98e, "URR", o1209, NULL, 16},
-    {89, 0x98f, "", o1210, NULL, 2},
-    {89, 0x992, "", o1211, NULL, 4},
-    {89, 0x99a, "RRR", o1212, NULL, 52},
-    {89, 0x99c, "RRR", o1213, NULL, 12},
-    {89, 0x99e, "RRR", o1214, NULL, 36},
-    {89, 0x9a8, "GPRURR", o1215, NULL, 2},
-    {89, 0x9a8, "PRURR", o1216, NULL, 3},
-    {89, 0x9ab, "", o1217, NULL, 2},
-    {89, 0x9af, "", o1218, NULL, 6},
-    {89, 0x9b0, "U", o1219, NULL, 1},
-    {89, 0x9c3, "U", o1220, NULL, 283},
-    {89, 0xa02, "R", o1221, NULL, 614},
-    {89, 0xa0a, "RRP", o1222, NULL, 166},
-    {89, 0xa0b, "PPRP", o1223, NULL, 14},
-    {89, 0xa0c, "PPRP", o1224, NULL, 1905},
-    {89, 0xa0c, "PPRPP", o1225, t1225, 66},
-    {89, 0xa10, "GRPRR", o1226, NULL, 46},
-    {89, 0xa10, "GRRR", o1227, NULL, 2},
-    {89, 0xa10, "GRRRPP", o1228, NULL, 46},
-    {89, 0xa10, "RPPRR", o1229, NULL, 35},
-    {89, 0xa10, "RPRR", o1230, NULL, 710},
-    {89, 0xa10, "RRR", o1231, NULL, 317},
-    {89, 0xa10, "RRRPP", o1232, NULL, 519},
-    {89, 0xa11, "GRPR", o1233, NULL, 296},
-    {89, 0xa11, "GRRRP", o1234, NULL, 296},
-    {89, 0xa11, "RPR", o1235, NULL, 2324},
-    {89, 0xa11, "RR", o1236, NULL, 3},
-    {89, 0xa11, "RRP", o1237, NULL, 1},
-    {89, 0xa11, "RRRP", o1238, NULL, 2324},
-    {89, 0xa12, "GRRRP", o1239, NULL, 4},
-    {89, 0xa12, "RRRP", o1240, NULL, 4},
-    {89, 0xa13, "R", o1241, NULL, 4},
-    {89, 0xa17, "RRP", o1242, NULL, 19},
-    {89, 0xa20, "GRR", o1243, NULL, 112},
-    {89, 0xa20, "RR", o1244, NULL, 3971},
-    {89, 0xa23, "GRRR", o1245, NULL, 112},
-    {89, 0xa23, "RRR", o1246, NULL, 3924},
-    {89, 0xa24, "GRRR", o1247, NULL, 74},
-    {89, 0xa24, "RRR", o1248, NULL, 2401},
-    {89, 0xa25, "GRRR", o1249, NULL, 151},
-    {89, 0xa25, "RRR", o1250, NULL, 2515},
-    {89, 0xa28, "GRR", o1251, NULL, 112},
-    {89, 0xa28, "RR", o1252, NULL, 878},
-    {89, 0xa2b, "GRRR", o1253, NULL, 112},
-    {89, 0xa2b, "RRR", o1254, NULL, 876},
-    {89, 0xa45, "R", o1255, NULL, 242},
-    {89, 0xab9, "U", o1256, NULL, 1755},
-    {89, 0xb06, "R", o1257, NULL, 2},
-    {89, 0xb08, "R", o1258, NULL, 1},
-    {89, 0xb1d, "", o1259, NULL, 998},
-    {89, 0xb60, "PRRRR", o1260, NULL, 49},
-    {89, 0xb60, "RRRR", o1261, NULL, 481},
-    {89, 0xb63, "PRRRR", o1262, NULL, 16},
-    {89, 0xb63, "RRRR", o1263, NULL, 150},
-    {89, 0xb66, "PRRRR", o1264, NULL, 16},
-    {89, 0xb66, "RRR", o1265, NULL, 69},
-    {89, 0xb66, "RRRR", o1266, NULL, 132},
-    {89, 0xb6c, "RRRR", o1267, NULL, 98},
-    {89, 0xb6f, "RRR", o1268, NULL, 63},
-    {89, 0xb82, "RR", o1269, NULL, 1},
-    {89, 0xb99, "RR", o1270, NULL, 218},
-    {89, 0xb9b, "RR", o1271, NULL, 52},
-    {89, 0xb9d, "RR", o1272, NULL, 152},
-    {89, 0xc02, "RU", o1273, NULL, 185},
-    {89, 0xc07, "RRUP", o1274, NULL, 1520},
-    {89, 0xc0c, "PPRUP", o1275, NULL, 1155},
-    {89, 0xc0c, "PPRUPP", o1276, NULL, 792},
-    {89, 0xc10, "GRPPRUR", o1277, NULL, 24},
-    {89, 0xc10, "GRPRUR", o1278, NULL, 44},
-    {89, 0xc10, "GRRUR", o1279, NULL, 31},
-    {89, 0xc10, "RPPRUR", o1280, NULL, 49},
-    {89, 0xc10, "RPRUR", o1281, NULL, 3051},
-    {89, 0xc10, "RRUR", o1282, NULL, 476},
-    {89, 0xc10, "RRURPP", o1283, NULL, 1228},
-    {89, 0xc11, "GRRUP", o1284, NULL, 7},
-    {89, 0xc11, "RPRU", o1285, NULL, 393},
-    {89, 0xc11, "RRU", o1286, NULL, 122},
-    {89, 0xc11, "RRUP", o1287, NULL, 169},
-    {89, 0xc11, "RRURP", o1288, NULL, 393},
-    {89, 0xc12, "GRRURP", o1289, NULL, 2},
-    {89, 0xc12, "RRURP", o1290, NULL, 43},
-    {89, 0xc17, "RRUP", o1291, NULL, 257},
-    {89, 0xc24, "GRRUR", o1292, NULL, 56},
-    {89, 0xc24, "RRUR", o1293, NULL, 1491},
-    {89, 0xc25, "RRUR", o1294, NULL, 16},
-    {89, 0xc45, "RU", o1295, NULL, 5},
-    {89, 0xc82, "HUU", o1296, NULL, 8},
-    {89, 0xc82, "UU", o1297, NULL, 256},
-    {89, 0xd00, "RU", o1298, NULL, 3},
-    {89, 0xd06, "RU", o1299, NULL, 2},
-    {89, 0xd09, "RU", o1300, NULL, 1},
-    {89, 0xd12, "RU", o1301, NULL, 2},
-    {89, 0xe24, "RRRU", o1302, NULL, 261},
-    {89, 0xf55, "B", o1303, NULL, 80},
-    {89, 0xf56, "B", o1304, NULL, 160},
-    {89, 0xf89, "PRR", o1305, NULL, 767},
-    {89, 0xf8c, "RRU", o1306, NULL, 2},
-    {89, 0xf8c, "RU", o1307, NULL, 2},
-    {89, 0xfae, "GRUR", o1308, NULL, 5},
-    {89, 0xfae, "RUR", o1309, NULL, 2},
-    {90, 0x202, "GRR", o1310, NULL, 290},
-    {90, 0x202, "RR", o1311, NULL, 1717},
-    {90, 0x207, "RRRP", o1312, NULL, 2607},
-    {90, 0x208, "RRRP", o1313, NULL, 150},
-    {90, 0x209, "RRRP", o1314, NULL, 216},
-    {90, 0x20a, "RRRP", o1315, NULL, 380},
-    {90, 0x20b, "PPRRP", o1316, NULL, 352},
-    {90, 0x20c, "PPRRP", o1317, NULL, 3538},
-    {90, 0x20c, "PPRRPP", o1318, NULL, 1771},
-    {90, 0x20f, "RRRRP", o1319, NULL, 3},
-    {90, 0x210, "GRPPRRR", o1320, NULL, 107},
-    {90, 0x210, "GRPRRR", o1321, NULL, 91},
-    {90, 0x210, "GRRRR", o1322, NULL, 57},
-    {90, 0x210, "GRRRRPP", o1323, NULL, 154},
-    {90, 0x210, "RPPRRR", o1324, NULL, 230},
-    {90, 0x210, "RPRRR", o1325, NULL, 1599},
-    {90, 0x210, "RRRR", o1326, NULL, 2249},
-    {90, 0x210, "RRRRPP", o1327, NULL, 547},
-    {90, 0x211, "GRPRR", o1328, NULL, 296},
-    {90, 0x211, "GRRR", o1329, NULL, 134},
-    {90, 0x211, "GRRRP", o1330, NULL, 110},
-    {90, 0x211, "GRRRRP", o1331, NULL, 296},
-    {90, 0x211, "RPRR", o1332, NULL, 2543},
-    {90, 0x211, "RPRRR", o1333, NULL, 1},
-    {90, 0x211, "RRR", o1334, NULL, 3019},
-    {90, 0x211, "RRRP", o1335, NULL, 2898},
-    {90, 0x211, "RRRR", o1336, NULL, 2726},
-    {90, 0x211, "RRRRP", o1337, NULL, 2496},
-    {90, 0x212, "GRRRRP", o1338, NULL, 9},
-    {90, 0x212, "PRRRRP", o1339, NULL, 12},
-    {90, 0x212, "RRRRP", o1340, NULL, 785},
-    {90, 0x213, "RR", o1341, NULL, 19},
-    {90, 0x215, "RRRR", o1342, NULL, 1},
-    {90, 0x219, "GRRRR", o1343, NULL, 4},
-    {90, 0x219, "RRRR", o1344, NULL, 421},
-    {90, 0x220, "GRRR", o1345, NULL, 335},
-    {90, 0x220, "RRR", o1346, NULL, 4433},
-    {90, 0x221, "GRRR", o1347, NULL, 376},
-    {90, 0x221, "RRR", o1348, NULL, 3536},
-    {90, 0x223, "GRRRR", o1349, NULL, 295},
-    {90, 0x223, "RRRR", o1350, NULL, 102949},
-    {90, 0x224, "GRRRR", o1351, NULL, 577},
-    {90, 0x224, "RRRR", o1352, NULL, 3150},
-    {90, 0x224, "RRRRP", o1353, NULL, 106},
-    {90, 0x225, "GRRRR", o1354, NULL, 151},
-    {90, 0x225, "RPRRR", o1355, NULL, 4},
-    {90, 0x225, "RRRR", o1356, NULL, 523},
-    {90, 0x226, "RRRR", o1357, NULL, 2},
-    {90, 0x227, "RPRRR", o1358, NULL, 6},
-    {90, 0x227, "RRRR", o1359, NULL, 41},
-    {90, 0x228, "GRRR", o1360, NULL, 280},
-    {90, 0x228, "RRR", o1361, NULL, 6},
-    {90, 0x229, "GRRR", o1362, NULL, 120},
-    {90, 0x229, "RRR", o1363, NULL, 247},
-    {90, 0x22a, "PPRRP", o1364, NULL, 2},
-    {90, 0x22b, "GRRRR", o1365, NULL, 280},
-    {90, 0x22b, "RRRR", o1366, NULL, 57481},
-    {90, 0x230, "RRR", o1367, NULL, 2806},
-    {90, 0x231, "RRRR", o1368, NULL, 1},
-    {90, 0x232, "RRR", o1369, NULL, 1},
-    {90, 0x237, "RRRR", o1370, NULL, 2},
-    {90, 0x23c, "RRRR", o1371, NULL, 1478},
-    {90, 0x23e, "RRR", o1372, NULL, 1444},
-    {90, 0x23f, "RRRR", o1373, NULL, 1},
-    {90, 0x240, "RRRP", o1374, NULL, 1},
-    {90, 0x245, "RR", o1375, NULL, 444},
-    {90, 0x246, "RRRRP", o1376, NULL, 14},
-    {90, 0x248, "RRRP", o1377, NULL, 155},
-    {90, 0x287, "UUUQ", o1378, NULL, 325},
-    {90, 0x28c, "QQUUQ", o1379, NULL, 961},
-    {90, 0x290, "UQUUU", o1380, NULL, 256},
-    {90, 0x290, "UUUU", o1381, NULL, 457},
-    {90, 0x290, "UUUUQQ", o1382, NULL, 72},
-    {90, 0x291, "UUU", o1383, NULL, 491},
-    {90, 0x291, "UUUQ", o1384, NULL, 221},
-    {90, 0x291, "UUUU", o1385, NULL, 161},
-    {90, 0x292, "UUUUQ", o1386, NULL, 103},
-    {90, 0x2a4, "UUUU", o1387, NULL, 519},
-    {90, 0x2a5, "UUUU", o1388, NULL, 26},
-    {90, 0x2bf, "UU", o1389, NULL, 1},
-    {90, 0x2ca, "UR", o1390, NULL, 918},
-    {90, 0x300, "RR", o1391, NULL, 2},
-    {90, 0x301, "RR", o1392, NULL, 2},
-    {90, 0x302, "PRR", o1393, NULL, 220},
-    {90, 0x305, "RR", o1394, NULL, 380},
-    {90, 0x306, "RR", o1395, NULL, 7},
-    {90, 0x308, "GRR", o1396, NULL, 25},
-    {90, 0x308, "RR", o1397, NULL, 645},
-    {90, 0x309, "RR", o1398, NULL, 6},
-    {90, 0x310, "RR", o1399, NULL, 10},
-    {90, 0x311, "RR", o1400, NULL, 2},
-    {90, 0x312, "RR", o1401, NULL, 6},
-    {90, 0x343, "R", o1402, NULL, 1},
-    {90, 0x348, "R", o1403, NULL, 18},
-    {90, 0x35d, "R", o1404, NULL, 1},
-    {90, 0x385, "RR", o1405, NULL, 1},
-    {90, 0x387, "RR", o1406, NULL, 220},
-    {90, 0x388, "GRR", o1407, NULL, 538},
-    {90, 0x388, "RR", o1408, NULL, 6471},
-    {90, 0x389, "PRRRR", o1409, NULL, 18},
-    {90, 0x38b, "PRRRR", o1410, NULL, 2},
-    {90, 0x38d, "RRRR", o1411, NULL, 6},
-    {90, 0x3a1, "RR", o1412, NULL, 1},
-    {90, 0x3a9, "PRRRR", o1413, NULL, 3},
-    {90, 0x3aa, "PRR", o1414, NULL, 1},
-    {90, 0x3c4, "UR", o1415, NULL, 6},
-    {90, 0x3c6, "", o1416, NULL, 1},
-    {90, 0x414, "RRR", o1417, NULL, 2},
-    {90, 0x421, "GRR", o1418, NULL, 2},
-    {90, 0x421, "RR", o1419, NULL, 2313},
-    {90, 0x423, "GRRR", o1420, NULL, 14},
-    {90, 0x423, "RRR", o1421, NULL, 1590},
-    {90, 0x424, "GRRR", o1422, NULL, 127},
-    {90, 0x424, "RRR", o1423, NULL, 723},
-    {90, 0x42b, "RRR", o1424, NULL, 4},
-    {90, 0x435, "RRR", o1425, NULL, 1063},
-    {90, 0x446, "RRRP", o1426, NULL, 211},
-    {90, 0x4a4, "UUU", o1427, NULL, 33},
-    {90, 0x589, "PRRR", o1428, NULL, 12},
-    {90, 0x5a7, "PUR", o1429, NULL, 2},
-    {90, 0x5ab, "", o1430, NULL, 3},
-    {90, 0x5ab, "G", o1431, NULL, 1},
-    {90, 0x5b2, "UUU", o1432, NULL, 1},
-    {90, 0x802, "GR", o1433, NULL, 105},
-    {90, 0x802, "R", o1434, NULL, 1184},
-    {90, 0x803, "RR", o1435, NULL, 110},
-    {90, 0x805, "GR", o1436, NULL, 21},
-    {90, 0x805, "R", o1437, NULL, 7905},
-    {90, 0x806, "PP", o1438, t1438, 2},
-    {90, 0x806, "RPP", o1439, NULL, 1},
-    {90, 0x807, "RRP", o1440, NULL, 1259},
-    {90, 0x808, "RRP", o1441, NULL, 123},
-    {90, 0x809, "RRP", o1442, NULL, 2},
-    {90, 0x80a, "RRP", o1443, NULL, 17},
-    {90, 0x80b, "PPRP", o1444, NULL, 1216},
-    {90, 0x80c, "PPRP", o1445, NULL, 6972},
-    {90, 0x80f, "RRRP", o1446, NULL, 3},
-    {90, 0x810, "GRRR", o1447, NULL, 140},
-    {90, 0x810, "RPPRR", o1448, NULL, 4},
-    {90, 0x810, "RPRR", o1449, NULL, 433},
-    {90, 0x810, "RRR", o1450, NULL, 3417},
-    {90, 0x810, "RRRPP", o1451, NULL, 307},
-    {90, 0x811, "RR", o1452, NULL, 208},
-    {90, 0x811, "RRR", o1453, NULL, 330},
-    {90, 0x812, "GRRRP", o1454, NULL, 6},
-    {90, 0x812, "PRRRP", o1455, NULL, 886},
-    {90, 0x812, "RRRP", o1456, NULL, 6063},
-    {90, 0x816, "RRR", o1457, NULL, 77},
-    {90, 0x819, "GRRR", o1458, NULL, 103},
-    {90, 0x819, "RRR", o1459, NULL, 8898},
-    {90, 0x81c, "PPPPP", o1460, NULL, 828},
-    {90, 0x81c, "PPPPQ", o1461, NULL, 1061},
-    {90, 0x820, "GRR", o1462, NULL, 47},
-    {90, 0x820, "RR", o1463, NULL, 516},
-    {90, 0x823, "GRRR", o1464, NULL, 403},
-    {90, 0x823, "RRR", o1465, NULL, 544},
-    {90, 0x824, "GRRR", o1466, NULL, 458},
-    {90, 0x824, "GRRRP", o1467, NULL, 7},
-    {90, 0x824, "RRR", o1468, NULL, 11216},
-    {90, 0x824, "RRRP", o1469, NULL, 248},
-    {90, 0x825, "GRRR", o1470, NULL, 95},
-    {90, 0x825, "RRR", o1471, NULL, 3144},
-    {90, 0x827, "RRR", o1472, NULL, 57},
-    {90, 0x828, "RR", o1473, NULL, 1},
-    {90, 0x836, "GRR", o1474, NULL, 139},
-    {90, 0x836, "RR", o1475, NULL, 4344},
-    {90, 0x83b, "RR", o1476, NULL, 693},
-    {90, 0x83e, "RR", o1477, NULL, 1},
-    {90, 0x846, "RRRP", o1478, NULL, 17},
-    {90, 0x848, "RRP", o1479, NULL, 622},
-    {90, 0x882, "U", o1480, NULL, 348},
-    {90, 0x886, "UQP", o1481, NULL, 3},
-    {90, 0x887, "UUQ", o1482, NULL, 21},
-    {90, 0x88c, "QQUQ", o1483, NULL, 918},
-    {90, 0x890, "UQUU", o1484, NULL, 55},
-    {90, 0x890, "UUU", o1485, NULL, 1862},
-    {90, 0x890, "UUUQQ", o1486, NULL, 2},
-    {90, 0x891, "UU", o1487, NULL, 7},
-    {90, 0x891, "UUQ", o1488, NULL, 16},
-    {90, 0x892, "QUUUQ", o1489, NULL, 6},
-    {90, 0x892, "UUUQ", o1490, NULL, 112},
-    {90, 0x896, "UUU", o1491, NULL, 1},
-    {90, 0x899, "UUU", o1492, NULL, 4095},
-    {90, 0x8a4, "UUU", o1493, NULL, 172},
-    {90, 0x8a5, "UUU", o1494, NULL, 15},
-    {90, 0x908, "R", o1495, NULL, 189},
-    {90, 0x918, "", o1496, NULL, 8796},
-    {90, 0x919, "GR", o1497, NULL, 37},
-    {90, 0x919, "R", o1498, NULL, 3152},
-    {90, 0x91a, "", o1499, NULL, 499},
-    {90, 0x91b, "", o1500, NULL, 18},
-    {90, 0x941, "B", o1501, NULL, 1533},
-    {90, 0x942, "GB", o1502, NULL, 1},
-    {90, 0x943, "", o1503, NULL, 16},
-    {90, 0x944, "", o1504, NULL, 244},
-    {90, 0x945, "B", o1505, NULL, 1533},
-    {90, 0x946, "", o1506, NULL, 3},
-    {90, 0x947, "", o1507, NULL, 2275},
-    {90, 0x947, "G", o1508, NULL, 8972},
-    {90, 0x947, "GP", o1509, NULL, 189},
-    {90, 0x947, "U", o1510, NULL, 6},
-    {90, 0x948, "", o1511, NULL, 22},
-    {90, 0x94d, "", o1512, NULL, 764},
-    {90, 0x94d, "G", o1513, NULL, 1328},
-    {90, 0x94d, "GP", o1514, NULL, 32},
-    {90, 0x94e, "R", o1515, NULL, 1},
-    {90, 0x950, "R", o1516, NULL, 205},
-    {90, 0x95c, "", o1517, NULL, 1},
-    {90, 0x95d, "", o1518, NULL, 1},
-    {90, 0x980, "RR", o1519, NULL, 1},
-    {90, 0x980, "RUR", o1520, NULL, 24},
-    {90, 0x981, "GRUR", o1521, NULL, 1022},
-    {90, 0x981, "RUR", o1522, NULL, 11441},
-    {90, 0x983, "GRR", o1523, NULL, 1},
-    {90, 0x983, "RR", o1524, NULL, 176},
-    {90, 0x984, "GRR", o1525, NULL, 156},
-    {90, 0x984, "RR", o1526, NULL, 60445},
-    {90, 0x984, "RRU", o1527, NULL, 11},
-    {90, 0x984, "RU", o1528, NULL, 511},
-    {90, 0x985, "URR", o1529, NULL, 7},
-    {90, 0x986, "GURR", o1530, NULL, 775},
-    {90, 0x986, "URR", o1531, NULL, 5959},
-    {90, 0x988, "GRUR", o1532, NULL, 2},
-    {90, 0x989, "PRRR", o1533, NULL, 72},
-    {90, 0x98a, "GPRURR", o1534, NULL, 1},
-    {90, 0x98c, "RRUR", o1535, NULL, 10},
-    {90, 0x98e, "GURR", o1536, NULL, 2},
-    {90, 0x98e, "URR", o1537, NULL, 13},
-    {90, 0x98f, "", o1538, NULL, 4},
-    {90, 0x992, "", o1539, NULL, 5},
-    {90, 0x992, "G", o1540, NULL, 1},
-    {90, 0x9a2, "PRURR", o1541, NULL, 1},
-    {90, 0x9a6, "URR", o1542, NULL, 4},
-    {90, 0x9a7, "RUR", o1543, NULL, 2},
-    {90, 0x9a8, "GPRURR", o1544, NULL, 2},
-    {90, 0x9a8, "PRURR", o1545, NULL, 4},
-    {90, 0x9ab, "", o1546, NULL, 3},
-    {90, 0x9ab, "G", o1547, NULL, 1},
-    {90, 0x9af, "", o1548, NULL, 6},
-    {90, 0x9b0, "U", o1549, NULL, 1},
-    {90, 0x9c3, "U", o1550, NULL, 930},
-    {90, 0x9c7, "", o1551, NULL, 2},
-    {90, 0xab9, "U", o1552, NULL, 5152},
-    {90, 0xb1d, "", o1553, NULL, 1383},
-    {90, 0xb82, "GR", o1554, NULL, 567},
-    {90, 0xb82, "R", o1555, NULL, 2767},
-    {90, 0xb82, "RR", o1556, NULL, 306},
-    {90, 0xc02, "RU", o1557, NULL, 612},
-    {90, 0xc07, "RRUP", o1558, NULL, 3224},
-    {90, 0xc0a, "RRUP", o1559, NULL, 30},
-    {90, 0xc0b, "PPRUP", o1560, NULL, 2},
-    {90, 0xc0c, "PPRUP", o1561, NULL, 4022},
-    {90, 0xc0c, "PPRUPP", o1562, NULL, 1748},
-    {90, 0xc0f, "RRURP", o1563, NULL, 83},
-    {90, 0xc10, "GRPPRUR", o1564, NULL, 36},
-    {90, 0xc10, "GRPRUR", o1565, NULL, 37},
-    {90, 0xc10, "GRRUR", o1566, NULL, 12},
-    {90, 0xc10, "RPPRUR", o1567, NULL, 112},
-    {90, 0xc10, "RPRUR", o1568, NULL, 5811},
-    {90, 0xc10, "RRUR", o1569, NULL, 630},
-    {90, 0xc10, "RRURPP", o1570, NULL, 3771},
-    {90, 0xc11, "GRRU", o1571, NULL, 3},
-    {90, 0xc11, "RPRU", o1572, NULL, 3902},
-    {90, 0xc11, "RRU", o1573, NULL, 1563},
-    {90, 0xc11, "RRUP", o1574, NULL, 373},
-    {90, 0xc11, "RRURP", o1575, NULL, 3894},
-    {90, 0xc12, "GRRURP", o1576, NULL, 2},
-    {90, 0xc12, "RRURP", o1577, NULL, 65},
-    {90, 0xc20, "RRU", o1578, NULL, 4022},
-    {90, 0xc23, "RRUR", o1579, NULL, 3867},
-    {90, 0xc24, "GRRUR", o1580, NULL, 63},
-    {90, 0xc24, "RRUR", o1581, NULL, 3614},
-    {90, 0xc25, "RRUR", o1582, NULL, 1818},
-    {90, 0xc28, "RRU", o1583, NULL, 950},
-    {90, 0xc2b, "RRUR", o1584, NULL, 948},
-    {90, 0xc36, "GRRU", o1585, NULL, 36},
-    {90, 0xc36, "RRU", o1586, NULL, 518},
-    {90, 0xc45, "RU", o1587, NULL, 187},
-    {90, 0xc46, "RRURP", o1588, NULL, 9},
-    {90, 0xc48, "RRUP", o1589, NULL, 269},
-    {90, 0xc82, "HUU", o1590, NULL, 20},
-    {90, 0xc82, "UU", o1591, NULL, 879},
-    {90, 0xd00, "RU", o1592, NULL, 3},
-    {90, 0xd06, "RU", o1593, NULL, 2},
-    {90, 0xd09, "RU", o1594, NULL, 1},
-    {90, 0xd12, "RU", o1595, NULL, 2},
-    {90, 0xdc7, "", o1596, NULL, 2},
-    {90, 0xe21, "RRU", o1597, NULL, 16},
-    {90, 0xe24, "GRRRU", o1598, NULL, 4},
-    {90, 0xe24, "RRRU", o1599, NULL, 799},
-    {90, 0xe24, "RRRUP", o1600, NULL, 1},
-    {90, 0xe25, "RRRU", o1601, NULL, 107},
-    {90, 0xe46, "RRRUP", o1602, NULL, 8},
-    {90, 0xf60, "PRRRRU", o1603, NULL, 49},
-    {90, 0xf60, "RRRRU", o1604, NULL, 416},
-    {90, 0xf60, "RRRU", o1605, t1605, 1},
-    {90, 0xf63, "PRRRU", o1606, NULL, 16},
-    {90, 0xf63, "RRRRU", o1607, NULL, 33},
-    {90, 0xf63, "RRRU", o1608, NULL, 117},
-    {90, 0xf66, "PRRRRU", o1609, NULL, 14},
-    {90, 0xf66, "PRRRU", o1610, t1610, 2},
-    {90, 0xf66, "RRRRU", o1611, NULL, 123},
-    {90, 0xf66, "RRRU", o1612, NULL, 78},
-    {90, 0xf6c, "RRRRU", o1613, NULL, 98},
-    {90, 0xf6f, "RRRU", o1614, NULL, 63},
-    {90, 0xf89, "PRR", o1615, NULL, 215},
-    {90, 0xf8c, "RRU", o1616, NULL, 2},
-    {90, 0xf8c, "RU", o1617, NULL, 1},
-    {90, 0xf99, "RRU", o1618, NULL, 218},
-    {90, 0xf9b, "RRU", o1619, NULL, 52},
-    {90, 0xf9d, "RRU", o1620, NULL, 152},
-    {90, 0xf9f, "RRU", o1621, NULL, 133},
-    {90, 0xfae, "GRUR", o1622, NULL, 5},
-    {90, 0xfae, "RUR", o1623, NULL, 2},
+    {75, 0xa08, "RRP", o245, NULL, 3},
+    {75, 0xa0a, "RRP", o246, NULL, 166},
+    {75, 0xa0b, "PPRP", o247, NULL, 14},
+    {75, 0xa0c, "PPRP", o248, NULL, 2099},
+    {75, 0xa0c, "PPRPP", o249, t249, 66},
+    {75, 0xa10, "GRRR", o250, NULL, 2},
+    {75, 0xa10, "RPPRR", o251, NULL, 33},
+    {75, 0xa10, "RPRR", o252, NULL, 77},
+    {75, 0xa10, "RRR", o253, NULL, 186},
+    {75, 0xa10, "RRRPP", o254, NULL, 5},
+    {75, 0xa11, "GRPR", o255, NULL, 294},
+    {75, 0xa11, "GRRRP", o256, NULL, 294},
+    {75, 0xa11, "RPR", o257, NULL, 2297},
+    {75, 0xa11, "RR", o258, NULL, 3},
+    {75, 0xa11, "RRRP", o259, NULL, 2297},
+    {75, 0xa12, "GRRRP", o260, NULL, 40},
+    {75, 0xa12, "RRRP", o261, NULL, 19},
+    {75, 0xa13, "R", o262, NULL, 40},
+    {75, 0xa17, "RRP", o263, NULL, 41},
+    {75, 0xa20, "GRR", o264, NULL, 112},
+    {75, 0xa20, "RR", o265, NULL, 3955},
+    {75, 0xa23, "GRRR", o266, NULL, 112},
+    {75, 0xa23, "RRR", o267, NULL, 3908},
+    {75, 0xa24, "GRRR", o268, NULL, 71},
+    {75, 0xa24, "RRR", o269, NULL, 2269},
+    {75, 0xa25, "GRRR", o270, NULL, 150},
+    {75, 0xa25, "RRR", o271, NULL, 2494},
+    {75, 0xa28, "GRR", o272, NULL, 112},
+    {75, 0xa28, "RR", o273, NULL, 878},
+    {75, 0xa2b, "GRRR", o274, NULL, 112},
+    {75, 0xa2b, "RRR", o275, NULL, 876},
+    {75, 0xab9, "U", o276, NULL, 1398},
+    {75, 0xb06, "R", o277, NULL, 244},
+    {75, 0xb08, "R", o278, NULL, 1},
+    {75, 0xb10, "R", o279, NULL, 3},
+    {75, 0xb1d, "", o280, NULL, 996},
+    {75, 0xb60, "PRRRR", o281, NULL, 49},
+    {75, 0xb60, "RRRR", o282, NULL, 481},
+    {75, 0xb63, "PRRRR", o283, NULL, 16},
+    {75, 0xb63, "RRRR", o284, NULL, 150},
+    {75, 0xb66, "PRRRR", o285, NULL, 16},
+    {75, 0xb66, "RRR", o286, NULL, 69},
+    {75, 0xb66, "RRRR", o287, NULL, 132},
+    {75, 0xb6c, "RRRR", o288, NULL, 98},
+    {75, 0xb6f, "RRR", o289, NULL, 63},
+    {75, 0xb82, "RR", o290, NULL, 1},
+    {75, 0xb99, "RR", o291, NULL, 218},
+    {75, 0xb9b, "RR", o292, NULL, 52},
+    {75, 0xb9d, "RR", o293, NULL, 152},
+    {75, 0xc02, "RU", o294, NULL, 435},
+    {75, 0xc07, "RRUP", o295, NULL, 1152},
+    {75, 0xc0c, "PPRUP", o296, NULL, 807},
+    {75, 0xc0c, "PPRUPP", o297, NULL, 522},
+    {75, 0xc10, "GRPPRUR", o298, NULL, 8},
+    {75, 0xc10, "GRPRUR", o299, NULL, 44},
+    {75, 0xc10, "GRRUR", o300, NULL, 16},
+    {75, 0xc10, "RPPRUR", o301, NULL, 52},
+    {75, 0xc10, "RPRUR", o302, NULL, 2547},
+    {75, 0xc10, "RRUR", o303, NULL, 338},
+    {75, 0xc10, "RRURPP", o304, NULL, 879},
+    {75, 0xc11, "GRRUP", o305, NULL, 7},
+    {75, 0xc11, "RPRU", o306, NULL, 164},
+    {75, 0xc11, "RRU", o307, NULL, 121},
+    {75, 0xc11, "RRUP", o308, NULL, 171},
+    {75, 0xc11, "RRURP", o309, NULL, 156},
+    {75, 0xc12, "GRRURP", o310, NULL, 3},
+    {75, 0xc12, "PRRURP", o311, NULL, 6},
+    {75, 0xc12, "RRURP", o312, NULL, 92},
+    {75, 0xc17, "RRUP", o313, NULL, 205},
+    {75, 0xc24, "GRRUR", o314, NULL, 60},
+    {75, 0xc24, "RRUR", o315, NULL, 1502},
+    {75, 0xc25, "RRUR", o316, NULL, 15},
+    {75, 0xc82, "UU", o317, NULL, 334},
+    {75, 0xd00, "RU", o318, NULL, 2},
+    {75, 0xd06, "RU", o319, NULL, 8},
+    {75, 0xd09, "RU", o320, NULL, 2},
+    {75, 0xd12, "RU", o321, NULL, 2},
+    {75, 0xe24, "RRRU", o322, NULL, 532},
+    {75, 0xe24, "RRRUP", o323, NULL, 1},
+    {75, 0xf55, "B", o324, NULL, 80},
+    {75, 0xf56, "B", o325, NULL, 160},
+    {75, 0xf89, "PRR", o326, NULL, 795},
+    {80, 0x202, "GRR", o327, NULL, 284},
+    {80, 0x202, "RR", o328, NULL, 1905},
+    {80, 0x207, "RRRP", o329, NULL, 1465},
+    {80, 0x208, "RRRP", o330, NULL, 156},
+    {80, 0x209, "RRRP", o331, NULL, 408},
+    {80, 0x20a, "RRRP", o332, NULL, 244},
+    {80, 0x20b, "PPRRP", o333, NULL, 398},
+    {80, 0x20c, "PPRRP", o334, NULL, 2858},
+    {80, 0x20c, "PPRRPP", o335, NULL, 891},
+    {80, 0x210, "GRPPRRR", o336, NULL, 121},
+    {80, 0x210, "GRPRRR", o337, NULL, 78},
+    {80, 0x210, "GRRRR", o338, NULL, 171},
+    {80, 0x210, "GRRRRPP", o339, NULL, 142},
+    {80, 0x210, "RPPRRR", o340, NULL, 227},
+    {80, 0x210, "RPRRR", o341, NULL, 1426},
+    {80, 0x210, "RRRR", o342, NULL, 2197},
+    {80, 0x210, "RRRRPP", o343, NULL, 409},
+    {80, 0x211, "GRRR", o344, NULL, 49},
+    {80, 0x211, "GRRRP", o345, NULL, 115},
+    {80, 0x211, "RPRR", o346, NULL, 1506},
+    {80, 0x211, "RPRRR", o347, NULL, 1},
+    {80, 0x211, "RRR", o348, NULL, 1202},
+    {80, 0x211, "RRRP", o349, NULL, 2880},
+    {80, 0x211, "RRRR", o350, NULL, 2561},
+    {80, 0x211, "RRRRP", o351, NULL, 1459},
+    {80, 0x212, "GRRRRP", o352, NULL, 5},
+    {80, 0x212, "PRRRRP", o353, NULL, 12},
+    {80, 0x212, "RRRRP", o354, NULL, 799},
+    {80, 0x213, "RR", o355, NULL, 51},
+    {80, 0x215, "RRRR", o356, NULL, 1},
+    {80, 0x217, "RRRP", o357, NULL, 134},
+    {80, 0x219, "GRRRR", o358, NULL, 4},
+    {80, 0x219, "RRRR", o359, NULL, 541},
+    {80, 0x220, "GRRR", o360, NULL, 71},
+    {80, 0x220, "RRR", o361, NULL, 4727},
+    {80, 0x221, "GRRR", o362, NULL, 292},
+    {80, 0x221, "RRR", o363, NULL, 3852},
+    {80, 0x223, "GRRRR", o364, NULL, 15},
+    {80, 0x223, "RRRR", o365, NULL, 66370},
+    {80, 0x224, "GRRRR", o366, NULL, 625},
+    {80, 0x224, "RRRR", o367, NULL, 3350},
+    {80, 0x224, "RRRRP", o368, NULL, 113},
+    {80, 0x225, "RPRRR", o369, NULL, 4},
+    {80, 0x225, "RRRR", o370, NULL, 85},
+    {80, 0x226, "RRRR", o371, NULL, 2},
+    {80, 0x227, "RPRRR", o372, NULL, 6},
+    {80, 0x227, "RRRR", o373, NULL, 113},
+    {80, 0x228, "RRR", o374, NULL, 6},
+    {80, 0x229, "GRRR", o375, NULL, 48},
+    {80, 0x229, "RRR", o376, NULL, 121},
+    {80, 0x22a, "PPRRP", o377, NULL, 2},
+    {80, 0x22b, "RRRR", o378, NULL, 38473},
+    {80, 0x230, "RRR", o379, NULL, 2822},
+    {80, 0x231, "RRRR", o380, NULL, 2},
+    {80, 0x237, "RRRR", o381, NULL, 2},
+    {80, 0x23c, "RRRR", o382, NULL, 1478},
+    {80, 0x23e, "RRR", o383, NULL, 1402},
+    {80, 0x23f, "RRRR", o384, NULL, 1},
+    {80, 0x240, "RRRP", o385, NULL, 1},
+    {80, 0x287, "UUUQ", o386, NULL, 200},
+    {80, 0x28c, "QQUUQ", o387, NULL, 513},
+    {80, 0x290, "HUUUU", o388, NULL, 15},
+    {80, 0x290, "UQUUU", o389, NULL, 124},
+    {80, 0x290, "UUUU", o390, NULL, 382},
+    {80, 0x290, "UUUUQQ", o391, NULL, 63},
+    {80, 0x291, "UUU", o392, NULL, 11},
+    {80, 0x291, "UUUQ", o393, NULL, 89},
+    {80, 0x291, "UUUU", o394, NULL, 65},
+    {80, 0x292, "UUUUQ", o395, NULL, 12},
+    {80, 0x2a4, "UUUU", o396, NULL, 325},
+    {80, 0x2a5, "UUUU", o397, NULL, 32},
+    {80, 0x2bf, "UU", o398, NULL, 1},
+    {80, 0x300, "RR", o399, NULL, 3},
+    {80, 0x301, "RR", o400, NULL, 2},
+    {80, 0x302, "PRR", o401, NULL, 278},
+    {80, 0x305, "RR", o402, NULL, 508},
+    {80, 0x306, "RR", o403, NULL, 648},
+    {80, 0x308, "GRR", o404, NULL, 25},
+    {80, 0x308, "RR", o405, NULL, 924},
+    {80, 0x309, "RR", o406, NULL, 23},
+    {80, 0x310, "RR", o407, NULL, 74},
+    {80, 0x311, "RR", o408, NULL, 2},
+    {80, 0x312, "RR", o409, NULL, 6},
+    {80, 0x343, "R", o410, NULL, 1},
+    {80, 0x348, "R", o411, NULL, 7},
+    {80, 0x34e, "R", o412, NULL, 1},
+    {80, 0x35d, "R", o413, NULL, 1},
+    {80, 0x361, "PRRRR", o414, NULL, 12},
+    {80, 0x361, "RRRR", o415, NULL, 112},
+    {80, 0x364, "PRRRR", o416, NULL, 4},
+    {80, 0x364, "RRRR", o417, NULL, 36},
+    {80, 0x367, "PRRRR", o418, NULL, 4},
+    {80, 0x367, "RRRR", o419, NULL, 48},
+    {80, 0x36d, "RRRR", o420, NULL, 24},
+    {80, 0x370, "RRR", o421, NULL, 18},
+    {80, 0x385, "RR", o422, NULL, 1},
+    {80, 0x387, "RR", o423, NULL, 195},
+    {80, 0x388, "GR", o424, NULL, 1},
+    {80, 0x388, "GRR", o425, NULL, 519},
+    {80, 0x388, "RR", o426, NULL, 4731},
+    {80, 0x389, "PRRRR", o427, NULL, 7},
+    {80, 0x38b, "PRRRR", o428, NULL, 2},
+    {80, 0x38c, "GRR", o429, NULL, 1},
+    {80, 0x38c, "RRR", o430, NULL, 10},
+    {80, 0x38d, "RRRR", o431, NULL, 6},
+    {80, 0x3a0, "RRR", o432, NULL, 32},
+    {80, 0x3a1, "RR", o433, NULL, 17},
+    {80, 0x3a9, "PRRRR", o434, NULL, 3},
+    {80, 0x3aa, "PRR", o435, NULL, 1},
+    {80, 0x3c2, "UR", o436, NULL, 389},
+    {80, 0x3c4, "UR", o437, NULL, 7},
+    {80, 0x414, "RRR", o438, NULL, 2},
+    {80, 0x421, "GRR", o439, NULL, 2},
+    {80, 0x421, "RR", o440, NULL, 2961},
+    {80, 0x423, "GRRR", o441, NULL, 14},
+    {80, 0x423, "RRR", o442, NULL, 2100},
+    {80, 0x424, "GRRR", o443, NULL, 261},
+    {80, 0x424, "RRR", o444, NULL, 1853},
+    {80, 0x42b, "RRR", o445, NULL, 20},
+    {80, 0x435, "RRR", o446, NULL, 1296},
+    {80, 0x4a4, "UUU", o447, NULL, 66},
+    {80, 0x589, "PRRR", o448, NULL, 436},
+    {80, 0x59f, "RR", o449, NULL, 133},
+    {80, 0x621, "RR", o450, NULL, 92},
+    {80, 0x623, "RRR", o451, NULL, 3},
+    {80, 0x624, "GRRR", o452, NULL, 1},
+    {80, 0x624, "RRR", o453, NULL, 693},
+    {80, 0x624, "RRRP", o454, NULL, 156},
+    {80, 0x625, "GRRR", o455, NULL, 84},
+    {80, 0x625, "RRR", o456, NULL, 1097},
+    {80, 0x802, "GR", o457, NULL, 148},
+    {80, 0x802, "R", o458, NULL, 748},
+    {80, 0x803, "RR", o459, NULL, 110},
+    {80, 0x805, "GR", o460, NULL, 28},
+    {80, 0x805, "R", o461, NULL, 7735},
+    {80, 0x806, "PP", o462, t462, 2},
+    {80, 0x806, "RPP", o463, NULL, 22},
+    {80, 0x807, "RRP", o464, NULL, 953},
+    {80, 0x808, "RRP", o465, NULL, 123},
+    {80, 0x809, "RRP", o466, NULL, 2},
+    {80, 0x80a, "RRP", o467, NULL, 17},
+    {80, 0x80b, "PPRP", o468, NULL, 1554},
+    {80, 0x80c, "PPRP", o469, NULL, 4863},
+    {80, 0x810, "GRRR", o470, NULL, 307},
+    {80, 0x810, "RPPRR", o471, NULL, 4},
+    {80, 0x810, "RPRR", o472, NULL, 299},
+    {80, 0x810, "RRR", o473, NULL, 7315},
+    {80, 0x810, "RRRPP", o474, NULL, 163},
+    {80, 0x811, "GRR", o475, NULL, 74},
+    {80, 0x811, "RR", o476, NULL, 919},
+    {80, 0x811, "RRR", o477, NULL, 329},
+    {80, 0x812, "GRRRP", o478, NULL, 6},
+    {80, 0x812, "PRRRP", o479, NULL, 1052},
+    {80, 0x812, "RRRP", o480, NULL, 6967},
+    {80, 0x816, "RRR", o481, NULL, 95},
+    {80, 0x817, "RRP", o482, NULL, 660},
+    {80, 0x819, "GRRR", o483, NULL, 138},
+    {80, 0x819, "RRR", o484, NULL, 8576},
+    {80, 0x81c, "PPPPP", o485, NULL, 1060},
+    {80, 0x81c, "PPPPQ", o486, NULL, 1003},
+    {80, 0x820, "GRR", o487, NULL, 92},
+    {80, 0x820, "RR", o488, NULL, 610},
+    {80, 0x822, "RRR", o489, NULL, 480},
+    {80, 0x823, "GRRR", o490, NULL, 519},
+    {80, 0x823, "RRR", o491, NULL, 450},
+    {80, 0x824, "GRRR", o492, NULL, 339},
+    {80, 0x824, "RRR", o493, NULL, 10016},
+    {80, 0x824, "RRRP", o494, NULL, 133},
+    {80, 0x825, "GRRR", o495, NULL, 24},
+    {80, 0x825, "RRR", o496, NULL, 1968},
+    {80, 0x827, "RRR", o497, NULL, 55},
+    {80, 0x828, "RR", o498, NULL, 37},
+    {80, 0x83b, "RR", o499, NULL, 693},
+    {80, 0x83e, "RR", o500, NULL, 1},
+    {80, 0x882, "U", o501, NULL, 47},
+    {80, 0x886, "UQP", o502, NULL, 3},
+    {80, 0x887, "UUQ", o503, NULL, 17},
+    {80, 0x88c, "QQUQ", o504, NULL, 889},
+    {80, 0x890, "UQUU", o505, NULL, 50},
+    {80, 0x890, "UUU", o506, NULL, 848},
+    {80, 0x890, "UUUQQ", o507, NULL, 2},
+    {80, 0x891, "UU", o508, NULL, 89},
+    {80, 0x891, "UUQ", o509, NULL, 20},
+    {80, 0x892, "QUUUQ", o510, NULL, 8},
+    {80, 0x892, "UUUQ", o511, NULL, 126},
+    {80, 0x899, "UUU", o512, NULL, 2406},
+    {80, 0x8a4, "UUU", o513, NULL, 103},
+    {80, 0x8a5, "UUU", o514, NULL, 7},
+    {80, 0x908, "R", o515, NULL, 247},
+    {80, 0x918, "", o516, NULL, 9667},
+    {80, 0x919, "R", o517, NULL, 2604},
+    {80, 0x91a, "", o518, NULL, 543},
+    {80, 0x941, "B", o519, NULL, 1645},
+    {80, 0x942, "B", o520, NULL, 4},
+    {80, 0x944, "", o521, NULL, 331},
+    {80, 0x944, "G", o522, NULL, 292},
+    {80, 0x945, "B", o523, NULL, 1645},
+    {80, 0x946, "", o524, NULL, 6},
+    {80, 0x947, "", o525, NULL, 2904},
+    {80, 0x947, "G", o526, NULL, 6941},
+    {80, 0x947, "GP", o527, NULL, 247},
+    {80, 0x947, "U", o528, NULL, 20},
+    {80, 0x948, "", o529, NULL, 23},
+    {80, 0x94d, "", o530, NULL, 840},
+    {80, 0x94d, "G", o531, NULL, 940},
+    {80, 0x94d, "GP", o532, NULL, 32},
+    {80, 0x950, "R", o533, NULL, 276},
+    {80, 0x95c, "", o534, NULL, 1},
+    {80, 0x95d, "", o535, NULL, 1},
+    {80, 0x980, "RR", o536, NULL, 1},
+    {80, 0x980, "RUR", o537, NULL, 22},
+    {80, 0x981, "GRUR", o538, NULL, 927},
+    {80, 0x981, "RUR", o539, NULL, 9619},
+    {80, 0x983, "GRR", o540, NULL, 1},
+    {80, 0x983, "RR", o541, NULL, 167},
+    {80, 0x984, "GRR", o542, NULL, 109},
+    {80, 0x984, "R", o543, NULL, 12},
+    {80, 0x984, "RR", o544, NULL, 31665},
+    {80, 0x984, "RRU", o545, NULL, 264},
+    {80, 0x984, "RU", o546, NULL, 707},
+    {80, 0x985, "URR", o547, NULL, 6},
+    {80, 0x986, "GURR", o548, NULL, 655},
+    {80, 0x986, "URR", o549, NULL, 5993},
+    {80, 0x988, "GRUR", o550, NULL, 1},
+    {80, 0x988, "RUR", o551, NULL, 33},
+    {80, 0x989, "PRRR", o552, NULL, 76},
+    {80, 0x98a, "GPRURR", o553, NULL, 1},
+    {80, 0x98a, "PRURR", o554, NULL, 1},
+    {80, 0x98e, "GURR", o555, NULL, 2},
+    {80, 0x98e, "URR", o556, NULL, 48},
+    {80, 0x98f, "", o557, NULL, 2},
+    {80, 0x992, "", o558, NULL, 4},
+    {80, 0x99a, "RRR", o559, NULL, 52},
+    {80, 0x99c, "RRR", o560, NULL, 12},
+    {80, 0x99e, "RRR", o561, NULL, 36},
+    {80, 0x9a8, "GPRURR", o562, NULL, 2},
+    {80, 0x9a8, "PRURR", o563, NULL, 19},
+    {80, 0x9ab, "", o564, NULL, 2},
+    {80, 0x9af, "", o565, NULL, 6},
+    {80, 0x9b0, "U", o566, NULL, 1},
+    {80, 0x9c3, "U", o567, NULL, 315},
+    {80, 0xa02, "R", o568, NULL, 604},
+    {80, 0xa08, "RRP", o569, NULL, 3},
+    {80, 0xa0a, "RRP", o570, NULL, 166},
+    {80, 0xa0b, "PPRP", o571, NULL, 14},
+    {80, 0xa0c, "PPRP", o572, NULL, 1938},
+    {80, 0xa0c, "PPRPP", o573, t573, 66},
+    {80, 0xa10, "GRPRR", o574, NULL, 46},
+    {80, 0xa10, "GRRR", o575, NULL, 2},
+    {80, 0xa10, "GRRRPP", o576, NULL, 46},
+    {80, 0xa10, "RPPRR", o577, NULL, 35},
+    {80, 0xa10, "RPRR", o578, NULL, 694},
+    {80, 0xa10, "RRR", o579, NULL, 202},
+    {80, 0xa10, "RRRPP", o580, NULL, 529},
+    {80, 0xa11, "GRPR", o581, NULL, 294},
+    {80, 0xa11, "GRRRP", o582, NULL, 294},
+    {80, 0xa11, "RPR", o583, NULL, 2310},
+    {80, 0xa11, "RR", o584, NULL, 3},
+    {80, 0xa11, "RRP", o585, NULL, 1},
+    {80, 0xa11, "RRRP", o586, NULL, 2310},
+    {80, 0xa12, "GRRRP", o587, NULL, 40},
+    {80, 0xa12, "RRRP", o588, NULL, 20},
+    {80, 0xa13, "R", o589, NULL, 40},
+    {80, 0xa17, "RRP", o590, NULL, 18},
+    {80, 0xa20, "GRR", o591, NULL, 112},
+    {80, 0xa20, "RR", o592, NULL, 3955},
+    {80, 0xa23, "GRRR", o593, NULL, 112},
+    {80, 0xa23, "RRR", o594, NULL, 3908},
+    {80, 0xa24, "GRRR", o595, NULL, 73},
+    {80, 0xa24, "RRR", o596, NULL, 2202},
+    {80, 0xa25, "GRRR", o597, NULL, 150},
+    {80, 0xa25, "RRR", o598, NULL, 2493},
+    {80, 0xa28, "GRR", o599, NULL, 112},
+    {80, 0xa28, "RR", o600, NULL, 878},
+    {80, 0xa2b, "GRRR", o601, NULL, 112},
+    {80, 0xa2b, "RRR", o602, NULL, 876},
+    {80, 0xab9, "U", o603, NULL, 1806},
+    {80, 0xb06, "R", o604, NULL, 244},
+    {80, 0xb08, "R", o605, NULL, 1},
+    {80, 0xb10, "R", o606, NULL, 3},
+    {80, 0xb1d, "", o607, NULL, 996},
+    {80, 0xb60, "PRRRR", o608, NULL, 49},
+    {80, 0xb60, "RRRR", o609, NULL, 481},
+    {80, 0xb63, "PRRRR", o610, NULL, 16},
+    {80, 0xb63, "RRRR", o611, NULL, 150},
+    {80, 0xb66, "PRRRR", o612, NULL, 16},
+    {80, 0xb66, "RRR", o613, NULL, 69},
+    {80, 0xb66, "RRRR", o614, NULL, 132},
+    {80, 0xb6c, "RRRR", o615, NULL, 98},
+    {80, 0xb6f, "RRR", o616, NULL, 63},
+    {80, 0xb82, "RR", o617, NULL, 1},
+    {80, 0xb99, "RR", o618, NULL, 218},
+    {80, 0xb9b, "RR", o619, NULL, 52},
+    {80, 0xb9d, "RR", o620, NULL, 152},
+    {80, 0xc02, "RU", o621, NULL, 406},
+    {80, 0xc07, "RRUP", o622, NULL, 1736},
+    {80, 0xc0c, "PPRUP", o623, NULL, 1285},
+    {80, 0xc0c, "PPRUPP", o624, NULL, 882},
+    {80, 0xc10, "GRPPRUR", o625, NULL, 21},
+    {80, 0xc10, "GRPRUR", o626, NULL, 46},
+    {80, 0xc10, "GRRUR", o627, NULL, 31},
+    {80, 0xc10, "RPPRUR", o628, NULL, 79},
+    {80, 0xc10, "RPRUR", o629, NULL, 3322},
+    {80, 0xc10, "RRUR", o630, NULL, 512},
+    {80, 0xc10, "RRURPP", o631, NULL, 1540},
+    {80, 0xc11, "GRRUP", o632, NULL, 9},
+    {80, 0xc11, "RPRU", o633, NULL, 983},
+    {80, 0xc11, "RRU", o634, NULL, 121},
+    {80, 0xc11, "RRUP", o635, NULL, 223},
+    {80, 0xc11, "RRURP", o636, NULL, 975},
+    {80, 0xc12, "GRRURP", o637, NULL, 2},
+    {80, 0xc12, "RRURP", o638, NULL, 107},
+    {80, 0xc17, "RRUP", o639, NULL, 205},
+    {80, 0xc24, "GRRUR", o640, NULL, 60},
+    {80, 0xc24, "RRUR", o641, NULL, 1546},
+    {80, 0xc25, "RRUR", o642, NULL, 15},
+    {80, 0xc82, "HUU", o643, NULL, 8},
+    {80, 0xc82, "UU", o644, NULL, 367},
+    {80, 0xd00, "RU", o645, NULL, 3},
+    {80, 0xd06, "RU", o646, NULL, 7},
+    {80, 0xd09, "RU", o647, NULL, 1},
+    {80, 0xd12, "RU", o648, NULL, 2},
+    {80, 0xe24, "RRRU", o649, NULL, 485},
+    {80, 0xe25, "RRRU", o650, NULL, 2},
+    {80, 0xf55, "B", o651, NULL, 80},
+    {80, 0xf56, "B", o652, NULL, 160},
+    {80, 0xf89, "PRR", o653, NULL, 765},
+    {80, 0xf8c, "RRU", o654, NULL, 2},
+    {80, 0xf8c, "RU", o655, NULL, 2},
+    {80, 0xfae, "GRUR", o656, NULL, 5},
+    {80, 0xfae, "RUR", o657, NULL, 2},
+    {86, 0x202, "GRR", o658, NULL, 237},
+    {86, 0x202, "RR", o659, NULL, 2284},
+    {86, 0x207, "RRRP", o660, NULL, 1681},
+    {86, 0x208, "RRRP", o661, NULL, 156},
+    {86, 0x209, "RRRP", o662, NULL, 408},
+    {86, 0x20a, "RRRP", o663, NULL, 244},
+    {86, 0x20b, "PPRRP", o664, NULL, 398},
+    {86, 0x20c, "PPRRP", o665, NULL, 3033},
+    {86, 0x20c, "PPRRPP", o666, NULL, 981},
+    {86, 0x210, "GRPPRRR", o667, NULL, 118},
+    {86, 0x210, "GRPRRR", o668, NULL, 80},
+    {86, 0x210, "GRRRR", o669, NULL, 165},
+    {86, 0x210, "GRRRRPP", o670, NULL, 142},
+    {86, 0x210, "RPPRRR", o671, NULL, 257},
+    {86, 0x210, "RPRRR", o672, NULL, 1748},
+    {86, 0x210, "RRRR", o673, NULL, 2282},
+    {86, 0x210, "RRRRPP", o674, NULL, 596},
+    {86, 0x211, "GRRR", o675, NULL, 44},
+    {86, 0x211, "GRRRP", o676, NULL, 117},
+    {86, 0x211, "RPRR", o677, NULL, 2112},
+    {86, 0x211, "RPRRR", o678, NULL, 1},
+    {86, 0x211, "RRR", o679, NULL, 1197},
+    {86, 0x211, "RRRP", o680, NULL, 2978},
+    {86, 0x211, "RRRR", o681, NULL, 2613},
+    {86, 0x211, "RRRRP", o682, NULL, 2057},
+    {86, 0x212, "GRRRRP", o683, NULL, 5},
+    {86, 0x212, "PRRRRP", o684, NULL, 12},
+    {86, 0x212, "RRRRP", o685, NULL, 887},
+    {86, 0x213, "RR", o686, NULL, 51},
+    {86, 0x215, "RRRR", o687, NULL, 1},
+    {86, 0x217, "RRRP", o688, NULL, 196},
+    {86, 0x219, "GRRRR", o689, NULL, 4},
+    {86, 0x219, "RRRR", o690, NULL, 541},
+    {86, 0x220, "GRRR", o691, NULL, 71},
+    {86, 0x220, "RRR", o692, NULL, 4727},
+    {86, 0x221, "GRRR", o693, NULL, 292},
+    {86, 0x221, "RRR", o694, NULL, 3852},
+    {86, 0x223, "GRRRR", o695, NULL, 15},
+    {86, 0x223, "RRRR", o696, NULL, 66370},
+    {86, 0x224, "GRRRR", o697, NULL, 670},
+    {86, 0x224, "RRRR", o698, NULL, 3464},
+    {86, 0x224, "RRRRP", o699, NULL, 116},
+    {86, 0x225, "RPRRR", o700, NULL, 4},
+    {86, 0x225, "RRRR", o701, NULL, 85},
+    {86, 0x226, "RRRR", o702, NULL, 2},
+    {86, 0x227, "RPRRR", o703, NULL, 6},
+    {86, 0x227, "RRRR", o704, NULL, 113},
+    {86, 0x228, "RRR", o705, NULL, 6},
+    {86, 0x229, "GRRR", o706, NULL, 48},
+    {86, 0x229, "RRR", o707, NULL, 121},
+    {86, 0x22a, "PPRRP", o708, NULL, 2},
+    {86, 0x22b, "RRRR", o709, NULL, 38473},
+    {86, 0x230, "RRR", o710, NULL, 2822},
+    {86, 0x231, "RRRR", o711, NULL, 2},
+    {86, 0x237, "RRRR", o712, NULL, 2},
+    {86, 0x23c, "RRRR", o713, NULL, 1478},
+    {86, 0x23e, "RRR", o714, NULL, 1402},
+    {86, 0x23f, "RRRR", o715, NULL, 1},
+    {86, 0x240, "RRRP", o716, NULL, 1},
+    {86, 0x245, "RR", o717, NULL, 607},
+    {86, 0x287, "UUUQ", o718, NULL, 200},
+    {86, 0x28c, "QQUUQ", o719, NULL, 469},
+    {86, 0x290, "HUUUU", o720, NULL, 16},
+    {86, 0x290, "UQUUU", o721, NULL, 106},
+    {86, 0x290, "UUUU", o722, NULL, 268},
+    {86, 0x290, "UUUUQQ", o723, NULL, 59},
+    {86, 0x291, "UUU", o724, NULL, 11},
+    {86, 0x291, "UUUQ", o725, NULL, 73},
+    {86, 0x291, "UUUU", o726, NULL, 65},
+    {86, 0x292, "UUUUQ", o727, NULL, 12},
+    {86, 0x2a4, "UUUU", o728, NULL, 205},
+    {86, 0x2a5, "UUUU", o729, NULL, 24},
+    {86, 0x2bf, "UU", o730, NULL, 1},
+    {86, 0x300, "RR", o731, NULL, 3},
+    {86, 0x301, "RR", o732, NULL, 2},
+    {86, 0x302, "PRR", o733, NULL, 278},
+    {86, 0x305, "RR", o734, NULL, 508},
+    {86, 0x306, "RR", o735, NULL, 41},
+    {86, 0x308, "GRR", o736, NULL, 25},
+    {86, 0x308, "RR", o737, NULL, 924},
+    {86, 0x309, "RR", o738, NULL, 23},
+    {86, 0x310, "RR", o739, NULL, 74},
+    {86, 0x311, "RR", o740, NULL, 2},
+    {86, 0x312, "RR", o741, NULL, 6},
+    {86, 0x343, "R", o742, NULL, 1},
+    {86, 0x348, "R", o743, NULL, 7},
+    {86, 0x34e, "R", o744, NULL, 1},
+    {86, 0x35d, "R", o745, NULL, 1},
+    {86, 0x361, "PRRRR", o746, NULL, 12},
+    {86, 0x361, "RRRR", o747, NULL, 112},
+    {86, 0x364, "PRRRR", o748, NULL, 4},
+    {86, 0x364, "RRRR", o749, NULL, 36},
+    {86, 0x367, "PRRRR", o750, NULL, 4},
+    {86, 0x367, "RRRR", o751, NULL, 48},
+    {86, 0x36d, "RRRR", o752, NULL, 24},
+    {86, 0x370, "RRR", o753, NULL, 18},
+    {86, 0x385, "RR", o754, NULL, 1},
+    {86, 0x387, "RR", o755, NULL, 113},
+    {86, 0x388, "GR", o756, NULL, 1},
+    {86, 0x388, "GRR", o757, NULL, 519},
+    {86, 0x388, "RR", o758, NULL, 4733},
+    {86, 0x389, "PRRRR", o759, NULL, 7},
+    {86, 0x38b, "PRRRR", o760, NULL, 2},
+    {86, 0x38c, "GRR", o761, NULL, 1},
+    {86, 0x38c, "RRR", o762, NULL, 10},
+    {86, 0x38d, "RRRR", o763, NULL, 6},
+    {86, 0x3a0, "RRR", o764, NULL, 32},
+    {86, 0x3a1, "RR", o765, NULL, 17},
+    {86, 0x3a9, "PRRRR", o766, NULL, 3},
+    {86, 0x3aa, "PRR", o767, NULL, 1},
+    {86, 0x3c2, "UR", o768, NULL, 261},
+    {86, 0x3c4, "UR", o769, NULL, 7},
+    {86, 0x414, "RRR", o770, NULL, 2},
+    {86, 0x421, "GRR", o771, NULL, 2},
+    {86, 0x421, "RR", o772, NULL, 2961},
+    {86, 0x423, "GRRR", o773, NULL, 14},
+    {86, 0x423, "RRR", o774, NULL, 2100},
+    {86, 0x424, "GRRR", o775, NULL, 272},
+    {86, 0x424, "RRR", o776, NULL, 1902},
+    {86, 0x42b, "RRR", o777, NULL, 20},
+    {86, 0x4a4, "UUU", o778, NULL, 66},
+    {86, 0x589, "PRRR", o779, NULL, 436},
+    {86, 0x59f, "RR", o780, NULL, 133},
+    {86, 0x621, "RR", o781, NULL, 92},
+    {86, 0x623, "RRR", o782, NULL, 3},
+    {86, 0x624, "GRRR", o783, NULL, 1},
+    {86, 0x624, "RRR", o784, NULL, 865},
+    {86, 0x624, "RRRP", o785, NULL, 168},
+    {86, 0x625, "GRRR", o786, NULL, 84},
+    {86, 0x625, "RRR", o787, NULL, 1108},
+    {86, 0x802, "GR", o788, NULL, 137},
+    {86, 0x802, "R", o789, NULL, 1445},
+    {86, 0x803, "RR", o790, NULL, 110},
+    {86, 0x805, "GR", o791, NULL, 25},
+    {86, 0x805, "R", o792, NULL, 7777},
+    {86, 0x806, "PP", o793, t793, 2},
+    {86, 0x806, "RPP", o794, NULL, 22},
+    {86, 0x807, "RRP", o795, NULL, 953},
+    {86, 0x808, "RRP", o796, NULL, 123},
+    {86, 0x809, "RRP", o797, NULL, 2},
+    {86, 0x80a, "RRP", o798, NULL, 17},
+    {86, 0x80b, "PPRP", o799, NULL, 1554},
+    {86, 0x80c, "PPRP", o800, NULL, 4948},
+    {86, 0x810, "GRRR", o801, NULL, 320},
+    {86, 0x810, "RPPRR", o802, NULL, 4},
+    {86, 0x810, "RPRR", o803, NULL, 303},
+    {86, 0x810, "RRR", o804, NULL, 7428},
+    {86, 0x810, "RRRPP", o805, NULL, 165},
+    {86, 0x811, "GRR", o806, NULL, 71},
+    {86, 0x811, "RR", o807, NULL, 920},
+    {86, 0x811, "RRR", o808, NULL, 329},
+    {86, 0x812, "GRRRP", o809, NULL, 12},
+    {86, 0x812, "PRRRP", o810, NULL, 1060},
+    {86, 0x812, "RRRP", o811, NULL, 7055},
+    {86, 0x816, "RRR", o812, NULL, 94},
+    {86, 0x817, "RRP", o813, NULL, 663},
+    {86, 0x819, "GRRR", o814, NULL, 143},
+    {86, 0x819, "RRR", o815, NULL, 9075},
+    {86, 0x81c, "PPPPP", o816, NULL, 1060},
+    {86, 0x81c, "PPPPQ", o817, NULL, 866},
+    {86, 0x820, "GRR", o818, NULL, 92},
+    {86, 0x820, "RR", o819, NULL, 609},
+    {86, 0x822, "RRR", o820, NULL, 480},
+    {86, 0x823, "GRRR", o821, NULL, 519},
+    {86, 0x823, "RRR", o822, NULL, 450},
+    {86, 0x824, "GRRR", o823, NULL, 348},
+    {86, 0x824, "RRR", o824, NULL, 10321},
+    {86, 0x824, "RRRP", o825, NULL, 265},
+    {86, 0x825, "GRRR", o826, NULL, 24},
+    {86, 0x825, "RRR", o827, NULL, 1957},
+    {86, 0x827, "RRR", o828, NULL, 57},
+    {86, 0x828, "RR", o829, NULL, 37},
+    {86, 0x83b, "RR", o830, NULL, 693},
+    {86, 0x83e, "RR", o831, NULL, 1},
+    {86, 0x882, "U", o832, NULL, 47},
+    {86, 0x886, "UQP", o833, NULL, 3},
+    {86, 0x887, "UUQ", o834, NULL, 29},
+    {86, 0x88c, "QQUQ", o835, NULL, 816},
+    {86, 0x890, "UQUU", o836, NULL, 46},
+    {86, 0x890, "UUU", o837, NULL, 718},
+    {86, 0x891, "UU", o838, NULL, 85},
+    {86, 0x891, "UUQ", o839, NULL, 20},
+    {86, 0x892, "UUUQ", o840, NULL, 53},
+    {86, 0x899, "UUU", o841, NULL, 2138},
+    {86, 0x8a4, "UUU", o842, NULL, 75},
+    {86, 0x8a5, "UUU", o843, NULL, 4},
+    {86, 0x908, "R", o844, NULL, 247},
+    {86, 0x918, "", o845, NULL, 9642},
+    {86, 0x919, "R", o846, NULL, 2610},
+    {86, 0x91a, "", o847, NULL, 437},
+    {86, 0x941, "B", o848, NULL, 1645},
+    {86, 0x942, "B", o849, NULL, 4},
+    {86, 0x944, "", o850, NULL, 331},
+    {86, 0x944, "G", o851, NULL, 292},
+    {86, 0x945, "B", o852, NULL, 1645},
+    {86, 0x946, "", o853, NULL, 6},
+    {86, 0x947, "", o854, NULL, 2904},
+    {86, 0x947, "G", o855, NULL, 6941},
+    {86, 0x947, "GP", o856, NULL, 247},
+    {86, 0x947, "U", o857, NULL, 20},
+    {86, 0x948, "", o858, NULL, 23},
+    {86, 0x94d, "", o859, NULL, 840},
+    {86, 0x94d, "G", o860, NULL, 940},
+    {86, 0x94d, "GP", o861, NULL, 32},
+    {86, 0x950, "R", o862, NULL, 276},
+    {86, 0x95c, "", o863, NULL, 1},
+    {86, 0x95d, "", o864, NULL, 1},
+    {86, 0x980, "RR", o865, NULL, 1},
+    {86, 0x980, "RUR", o866, NULL, 22},
+    {86, 0x981, "GRUR", o867, NULL, 927},
+    {86, 0x981, "RUR", o868, NULL, 9627},
+    {86, 0x983, "GRR", o869, NULL, 1},
+    {86, 0x983, "RR", o870, NULL, 85},
+    {86, 0x984, "GRR", o871, NULL, 109},
+    {86, 0x984, "R", o872, NULL, 12},
+    {86, 0x984, "RR", o873, NULL, 31665},
+    {86, 0x984, "RRU", o874, NULL, 264},
+    {86, 0x984, "RU", o875, NULL, 707},
+    {86, 0x985, "URR", o876, NULL, 6},
+    {86, 0x986, "GURR", o877, NULL, 655},
+    {86, 0x986, "URR", o878, NULL, 5993},
+    {86, 0x988, "GRUR", o879, NULL, 1},
+    {86, 0x988, "RUR", o880, NULL, 31},
+    {86, 0x989, "PRRR", o881, NULL, 76},
+    {86, 0x98a, "GPRURR", o882, NULL, 1},
+    {86, 0x98a, "PRURR", o883, NULL, 1},
+    {86, 0x98e, "GURR", o884, NULL, 2},
+    {86, 0x98e, "URR", o885, NULL, 48},
+    {86, 0x98f, "", o886, NULL, 2},
+    {86, 0x992, "", o887, NULL, 4},
+    {86, 0x99a, "RRR", o888, NULL, 52},
+    {86, 0x99c, "RRR", o889, NULL, 12},
+    {86, 0x99e, "RRR", o890, NULL, 36},
+    {86, 0x9a8, "GPRURR", o891, NULL, 2},
+    {86, 0x9a8, "PRURR", o892, NULL, 19},
+    {86, 0x9ab, "", o893, NULL, 2},
+    {86, 0x9af, "", o894, NULL, 6},
+    {86, 0x9b0, "U", o895, NULL, 1},
+    {86, 0x9c3, "U", o896, NULL, 281},
+    {86, 0xa02, "R", o897, NULL, 639},
+    {86, 0xa08, "RRP", o898, NULL, 3},
+    {86, 0xa0a, "RRP", o899, NULL, 166},
+    {86, 0xa0b, "PPRP", o900, NULL, 14},
+    {86, 0xa0c, "PPRP", o901, NULL, 1939},
+    {86, 0xa0c, "PPRPP", o902, t902, 66},
+    {86, 0xa10, "GRPRR", o903, NULL, 46},
+    {86, 0xa10, "GRRR", o904, NULL, 2},
+    {86, 0xa10, "GRRRPP", o905, NULL, 46},
+    {86, 0xa10, "RPPRR", o906, NULL, 35},
+    {86, 0xa10, "RPRR", o907, NULL, 712},
+    {86, 0xa10, "RRR", o908, NULL, 309},
+    {86, 0xa10, "RRRPP", o909, NULL, 521},
+    {86, 0xa11, "GRPR", o910, NULL, 294},
+    {86, 0xa11, "GRRRP", o911, NULL, 294},
+    {86, 0xa11, "RPR", o912, NULL, 2306},
+    {86, 0xa11, "RR", o913, NULL, 3},
+    {86, 0xa11, "RRP", o914, NULL, 1},
+    {86, 0xa11, "RRRP", o915, NULL, 2306},
+    {86, 0xa12, "GRRRP", o916, NULL, 40},
+    {86, 0xa12, "RRRP", o917, NULL, 20},
+    {86, 0xa13, "R", o918, NULL, 40},
+    {86, 0xa17, "RRP", o919, NULL, 19},
+    {86, 0xa20, "GRR", o920, NULL, 112},
+    {86, 0xa20, "RR", o921, NULL, 3955},
+    {86, 0xa23, "GRRR", o922, NULL, 112},
+    {86, 0xa23, "RRR", o923, NULL, 3908},
+    {86, 0xa24, "GRRR", o924, NULL, 73},
+    {86, 0xa24, "RRR", o925, NULL, 2410},
+    {86, 0xa25, "GRRR", o926, NULL, 150},
+    {86, 0xa25, "RRR", o927, NULL, 2501},
+    {86, 0xa28, "GRR", o928, NULL, 112},
+    {86, 0xa28, "RR", o929, NULL, 878},
+    {86, 0xa2b, "GRRR", o930, NULL, 112},
+    {86, 0xa2b, "RRR", o931, NULL, 876},
+    {86, 0xa45, "R", o932, NULL, 242},
+    {86, 0xab9, "U", o933, NULL, 1771},
+    {86, 0xb06, "R", o934, NULL, 2},
+    {86, 0xb08, "R", o935, NULL, 1},
+    {86, 0xb10, "R", o936, NULL, 3},
+    {86, 0xb1d, "", o937, NULL, 996},
+    {86, 0xb60, "PRRRR", o938, NULL, 49},
+    {86, 0xb60, "RRRR", o939, NULL, 481},
+    {86, 0xb63, "PRRRR", o940, NULL, 16},
+    {86, 0xb63, "RRRR", o941, NULL, 150},
+    {86, 0xb66, "PRRRR", o942, NULL, 16},
+    {86, 0xb66, "RRR", o943, NULL, 69},
+    {86, 0xb66, "RRRR", o944, NULL, 132},
+    {86, 0xb6c, "RRRR", o945, NULL, 98},
+    {86, 0xb6f, "RRR", o946, NULL, 63},
+    {86, 0xb82, "RR", o947, NULL, 1},
+    {86, 0xb99, "RR", o948, NULL, 218},
+    {86, 0xb9b, "RR", o949, NULL, 52},
+    {86, 0xb9d, "RR", o950, NULL, 152},
+    {86, 0xc02, "RU", o951, NULL, 184},
+    {86, 0xc07, "RRUP", o952, NULL, 1520},
+    {86, 0xc0c, "PPRUP", o953, NULL, 1153},
+    {86, 0xc0c, "PPRUPP", o954, NULL, 792},
+    {86, 0xc10, "GRPPRUR", o955, NULL, 24},
+    {86, 0xc10, "GRPRUR", o956, NULL, 44},
+    {86, 0xc10, "GRRUR", o957, NULL, 31},
+    {86, 0xc10, "RPPRUR", o958, NULL, 49},
+    {86, 0xc10, "RPRUR", o959, NULL, 3030},
+    {86, 0xc10, "RRUR", o960, NULL, 467},
+    {86, 0xc10, "RRURPP", o961, NULL, 1220},
+    {86, 0xc11, "GRRUP", o962, NULL, 7},
+    {86, 0xc11, "RPRU", o963, NULL, 393},
+    {86, 0xc11, "RRU", o964, NULL, 121},
+    {86, 0xc11, "RRUP", o965, NULL, 169},
+    {86, 0xc11, "RRURP", o966, NULL, 393},
+    {86, 0xc12, "GRRURP", o967, NULL, 2},
+    {86, 0xc12, "RRURP", o968, NULL, 43},
+    {86, 0xc17, "RRUP", o969, NULL, 255},
+    {86, 0xc24, "GRRUR", o970, NULL, 55},
+    {86, 0xc24, "RRUR", o971, NULL, 1478},
+    {86, 0xc25, "RRUR", o972, NULL, 16},
+    {86, 0xc45, "RU", o973, NULL, 5},
+    {86, 0xc82, "HUU", o974, NULL, 8},
+    {86, 0xc82, "UU", o975, NULL, 256},
+    {86, 0xd00, "RU", o976, NULL, 3},
+    {86, 0xd06, "RU", o977, NULL, 2},
+    {86, 0xd09, "RU", o978, NULL, 1},
+    {86, 0xd12, "RU", o979, NULL, 2},
+    {86, 0xe24, "RRRU", o980, NULL, 262},
+    {86, 0xf55, "B", o981, NULL, 80},
+    {86, 0xf56, "B", o982, NULL, 160},
+    {86, 0xf89, "PRR", o983, NULL, 767},
+    {86, 0xf8c, "RRU", o984, NULL, 2},
+    {86, 0xf8c, "RU", o985, NULL, 2},
+    {86, 0xfae, "GRUR", o986, NULL, 5},
+    {86, 0xfae, "RUR", o987, NULL, 2},
+    {89, 0x202, "GRR", o988, NULL, 238},
+    {89, 0x202, "RR", o989, NULL, 2321},
+    {89, 0x207, "RRRP", o990, NULL, 1681},
+    {89, 0x208, "RRRP", o991, NULL, 156},
+    {89, 0x209, "RRRP", o992, NULL, 408},
+    {89, 0x20a, "RRRP", o993, NULL, 244},
+    {89, 0x20b, "PPRRP", o994, NULL, 398},
+    {89, 0x20c, "PPRRP", o995, NULL, 3033},
+    {89, 0x20c, "PPRRPP", o996, NULL, 981},
+    {89, 0x210, "GRPPRRR", o997, NULL, 119},
+    {89, 0x210, "GRPRRR", o998, NULL, 80},
+    {89, 0x210, "GRRRR", o999, NULL, 167},
+    {89, 0x210, "GRRRRPP", o1000, NULL, 143},
+    {89, 0x210, "RPPRRR", o1001, NULL, 259},
+    {89, 0x210, "RPRRR", o1002, NULL, 1748},
+    {89, 0x210, "RRRR", o1003, NULL, 2298},
+    {89, 0x210, "RRRRPP", o1004, NULL, 582},
+    {89, 0x211, "GRRR", o1005, NULL, 49},
+    {89, 0x211, "GRRRP", o1006, NULL, 117},
+    {89, 0x211, "RPRR", o1007, NULL, 2104},
+    {89, 0x211, "RPRRR", o1008, NULL, 1},
+    {89, 0x211, "RRR", o1009, NULL, 1211},
+    {89, 0x211, "RRRP", o1010, NULL, 2999},
+    {89, 0x211, "RRRR", o1011, NULL, 2631},
+    {89, 0x211, "RRRRP", o1012, NULL, 2049},
+    {89, 0x212, "GRRRRP", o1013, NULL, 5},
+    {89, 0x212, "PRRRRP", o1014, NULL, 12},
+    {89, 0x212, "RRRRP", o1015, NULL, 889},
+    {89, 0x213, "RR", o1016, NULL, 51},
+    {89, 0x215, "RRRR", o1017, NULL, 1},
+    {89, 0x217, "RRRP", o1018, NULL, 198},
+    {89, 0x219, "GRRRR", o1019, NULL, 4},
+    {89, 0x219, "RRRR", o1020, NULL, 541},
+    {89, 0x220, "GRRR", o1021, NULL, 71},
+    {89, 0x220, "RRR", o1022, NULL, 4727},
+    {89, 0x221, "GRRR", o1023, NULL, 292},
+    {89, 0x221, "RRR", o1024, NULL, 3852},
+    {89, 0x223, "GRRRR", o1025, NULL, 15},
+    {89, 0x223, "RRRR", o1026, NULL, 66498},
+    {89, 0x224, "GRRRR", o1027, NULL, 669},
+    {89, 0x224, "RRRR", o1028, NULL, 3512},
+    {89, 0x224, "RRRRP", o1029, NULL, 116},
+    {89, 0x225, "RPRRR", o1030, NULL, 4},
+    {89, 0x225, "RRRR", o1031, NULL, 85},
+    {89, 0x226, "RRRR", o1032, NULL, 2},
+    {89, 0x227, "RPRRR", o1033, NULL, 6},
+    {89, 0x227, "RRRR", o1034, NULL, 113},
+    {89, 0x228, "RRR", o1035, NULL, 6},
+    {89, 0x229, "GRRR", o1036, NULL, 48},
+    {89, 0x229, "RRR", o1037, NULL, 121},
+    {89, 0x22a, "PPRRP", o1038, NULL, 2},
+    {89, 0x22b, "RRRR", o1039, NULL, 38473},
+    {89, 0x230, "RRR", o1040, NULL, 2822},
+    {89, 0x231, "RRRR", o1041, NULL, 2},
+    {89, 0x237, "RRRR", o1042, NULL, 2},
+    {89, 0x23c, "RRRR", o1043, NULL, 1478},
+    {89, 0x23e, "RRR", o1044, NULL, 1402},
+    {89, 0x23f, "RRRR", o1045, NULL, 1},
+    {89, 0x240, "RRRP", o1046, NULL, 1},
+    {89, 0x245, "RR", o1047, NULL, 607},
+    {89, 0x287, "UUUQ", o1048, NULL, 200},
+    {89, 0x28c, "QQUUQ", o1049, NULL, 469},
+    {89, 0x290, "HUUUU", o1050, NULL, 15},
+    {89, 0x290, "UQUUU", o1051, NULL, 106},
+    {89, 0x290, "UUUU", o1052, NULL, 268},
+    {89, 0x290, "UUUUQQ", o1053, NULL, 59},
+    {89, 0x291, "UUU", o1054, NULL, 11},
+    {89, 0x291, "UUUQ", o1055, NULL, 73},
+    {89, 0x291, "UUUU", o1056, NULL, 65},
+    {89, 0x292, "UUUUQ", o1057, NULL, 12},
+    {89, 0x2a4, "UUUU", o1058, NULL, 205},
+    {89, 0x2a5, "UUUU", o1059, NULL, 24},
+    {89, 0x2bf, "UU", o1060, NULL, 1},
+    {89, 0x300, "RR", o1061, NULL, 3},
+    {89, 0x301, "RR", o1062, NULL, 2},
+    {89, 0x302, "PRR", o1063, NULL, 278},
+    {89, 0x305, "RR", o1064, NULL, 508},
+    {89, 0x306, "RR", o1065, NULL, 41},
+    {89, 0x308, "GRR", o1066, NULL, 25},
+    {89, 0x308, "RR", o1067, NULL, 924},
+    {89, 0x309, "RR", o1068, NULL, 23},
+    {89, 0x310, "RR", o1069, NULL, 74},
+    {89, 0x311, "RR", o1070, NULL, 2},
+    {89, 0x312, "RR", o1071, NULL, 6},
+    {89, 0x343, "R", o1072, NULL, 1},
+    {89, 0x348, "R", o1073, NULL, 7},
+    {89, 0x34e, "R", o1074, NULL, 1},
+    {89, 0x35d, "R", o1075, NULL, 1},
+    {89, 0x361, "PRRRR", o1076, NULL, 12},
+    {89, 0x361, "RRRR", o1077, NULL, 112},
+    {89, 0x364, "PRRRR", o1078, NULL, 4},
+    {89, 0x364, "RRRR", o1079, NULL, 36},
+    {89, 0x367, "PRRRR", o1080, NULL, 4},
+    {89, 0x367, "RRRR", o1081, NULL, 48},
+    {89, 0x36d, "RRRR", o1082, NULL, 24},
+    {89, 0x370, "RRR", o1083, NULL, 18},
+    {89, 0x385, "RR", o1084, NULL, 1},
+    {89, 0x387, "RR", o1085, NULL, 115},
+    {89, 0x388, "GR", o1086, NULL, 1},
+    {89, 0x388, "GRR", o1087, NULL, 521},
+    {89, 0x388, "RR", o1088, NULL, 4745},
+    {89, 0x389, "PRRRR", o1089, NULL, 7},
+    {89, 0x38b, "PRRRR", o1090, NULL, 2},
+    {89, 0x38c, "GRR", o1091, NULL, 1},
+    {89, 0x38c, "RRR", o1092, NULL, 10},
+    {89, 0x38d, "RRRR", o1093, NULL, 6},
+    {89, 0x3a0, "RRR", o1094, NULL, 32},
+    {89, 0x3a1, "RR", o1095, NULL, 17},
+    {89, 0x3a9, "PRRRR", o1096, NULL, 3},
+    {89, 0x3aa, "PRR", o1097, NULL, 1},
+    {89, 0x3c2, "UR", o1098, NULL, 261},
+    {89, 0x3c4, "UR", o1099, NULL, 7},
+    {89, 0x414, "RRR", o1100, NULL, 2},
+    {89, 0x421, "GRR", o1101, NULL, 2},
+    {89, 0x421, "RR", o1102, NULL, 2961},
+    {89, 0x423, "GRRR", o1103, NULL, 14},
+    {89, 0x423, "RRR", o1104, NULL, 2100},
+    {89, 0x424, "GRRR", o1105, NULL, 274},
+    {89, 0x424, "RRR", o1106, NULL, 1897},
+    {89, 0x42b, "RRR", o1107, NULL, 20},
+    {89, 0x4a4, "UUU", o1108, NULL, 66},
+    {89, 0x589, "PRRR", o1109, NULL, 436},
+    {89, 0x59f, "RR", o1110, NULL, 133},
+    {89, 0x621, "RR", o1111, NULL, 92},
+    {89, 0x623, "RRR", o1112, NULL, 3},
+    {89, 0x624, "GRRR", o1113, NULL, 1},
+    {89, 0x624, "RRR", o1114, NULL, 867},
+    {89, 0x624, "RRRP", o1115, NULL, 168},
+    {89, 0x625, "GRRR", o1116, NULL, 84},
+    {89, 0x625, "RRR", o1117, NULL, 1105},
+    {89, 0x802, "GR", o1118, NULL, 135},
+    {89, 0x802, "R", o1119, NULL, 1449},
+    {89, 0x803, "RR", o1120, NULL, 110},
+    {89, 0x805, "GR", o1121, NULL, 25},
+    {89, 0x805, "R", o1122, NULL, 7755},
+    {89, 0x806, "PP", o1123, t1123, 2},
+    {89, 0x806, "RPP", o1124, NULL, 22},
+    {89, 0x807, "RRP", o1125, NULL, 953},
+    {89, 0x808, "RRP", o1126, NULL, 123},
+    {89, 0x809, "RRP", o1127, NULL, 2},
+    {89, 0x80a, "RRP", o1128, NULL, 17},
+    {89, 0x80b, "PPRP", o1129, NULL, 1554},
+    {89, 0x80c, "PPRP", o1130, NULL, 4957},
+    {89, 0x810, "GRRR", o1131, NULL, 322},
+    {89, 0x810, "RPPRR", o1132, NULL, 4},
+    {89, 0x810, "RPRR", o1133, NULL, 303},
+    {89, 0x810, "RRR", o1134, NULL, 7447},
+    {89, 0x810, "RRRPP", o1135, NULL, 165},
+    {89, 0x811, "GRR", o1136, NULL, 75},
+    {89, 0x811, "RR", o1137, NULL, 922},
+    {89, 0x811, "RRR", o1138, NULL, 330},
+    {89, 0x812, "GRRRP", o1139, NULL, 6},
+    {89, 0x812, "PRRRP", o1140, NULL, 1060},
+    {89, 0x812, "RRRP", o1141, NULL, 7073},
+    {89, 0x816, "RRR", o1142, NULL, 94},
+    {89, 0x817, "RRP", o1143, NULL, 664},
+    {89, 0x819, "GRRR", o1144, NULL, 138},
+    {89, 0x819, "RRR", o1145, NULL, 9113},
+    {89, 0x81c, "PPPPP", o1146, NULL, 1060},
+    {89, 0x81c, "PPPPQ", o1147, NULL, 866},
+    {89, 0x820, "GRR", o1148, NULL, 92},
+    {89, 0x820, "RR", o1149, NULL, 609},
+    {89, 0x822, "RRR", o1150, NULL, 480},
+    {89, 0x823, "GRRR", o1151, NULL, 519},
+    {89, 0x823, "RRR", o1152, NULL, 450},
+    {89, 0x824, "GRRR", o1153, NULL, 347},
+    {89, 0x824, "RRR", o1154, NULL, 10352},
+    {89, 0x824, "RRRP", o1155, NULL, 273},
+    {89, 0x825, "GRRR", o1156, NULL, 24},
+    {89, 0x825, "RRR", o1157, NULL, 1968},
+    {89, 0x827, "RRR", o1158, NULL, 57},
+    {89, 0x828, "RR", o1159, NULL, 37},
+    {89, 0x83b, "RR", o1160, NULL, 693},
+    {89, 0x83e, "RR", o1161, NULL, 1},
+    {89, 0x882, "U", o1162, NULL, 47},
+    {89, 0x886, "UQP", o1163, NULL, 3},
+    {89, 0x887, "UUQ", o1164, NULL, 29},
+    {89, 0x88c, "QQUQ", o1165, NULL, 816},
+    {89, 0x890, "UQUU", o1166, NULL, 46},
+    {89, 0x890, "UUU", o1167, NULL, 720},
+    {89, 0x891, "UU", o1168, NULL, 85},
+    {89, 0x891, "UUQ", o1169, NULL, 20},
+    {89, 0x892, "UUUQ", o1170, NULL, 53},
+    {89, 0x899, "UUU", o1171, NULL, 2153},
+    {89, 0x8a4, "UUU", o1172, NULL, 75},
+    {89, 0x8a5, "UUU", o1173, NULL, 4},
+    {89, 0x908, "R", o1174, NULL, 247},
+    {89, 0x918, "", o1175, NULL, 9658},
+    {89, 0x919, "R", o1176, NULL, 2615},
+    {89, 0x91a, "", o1177, NULL, 437},
+    {89, 0x941, "B", o1178, NULL, 1649},
+    {89, 0x942, "B", o1179, NULL, 4},
+    {89, 0x944, "", o1180, NULL, 331},
+    {89, 0x944, "G", o1181, NULL, 293},
+    {89, 0x945, "B", o1182, NULL, 1649},
+    {89, 0x946, "", o1183, NULL, 6},
+    {89, 0x947, "", o1184, NULL, 2907},
+    {89, 0x947, "G", o1185, NULL, 6951},
+    {89, 0x947, "GP", o1186, NULL, 247},
+    {89, 0x947, "U", o1187, NULL, 20},
+    {89, 0x948, "", o1188, NULL, 23},
+    {89, 0x94d, "", o1189, NULL, 841},
+    {89, 0x94d, "G", o1190, NULL, 940},
+    {89, 0x94d, "GP", o1191, NULL, 32},
+    {89, 0x950, "R", o1192, NULL, 276},
+    {89, 0x95c, "", o1193, NULL, 1},
+    {89, 0x95d, "", o1194, NULL, 1},
+    {89, 0x980, "RR", o1195, NULL, 1},
+    {89, 0x980, "RUR", o1196, NULL, 22},
+    {89, 0x981, "GRUR", o1197, NULL, 929},
+    {89, 0x981, "RUR", o1198, NULL, 9655},
+    {89, 0x983, "GRR", o1199, NULL, 1},
+    {89, 0x983, "RR", o1200, NULL, 87},
+    {89, 0x984, "GRR", o1201, NULL, 109},
+    {89, 0x984, "R", o1202, NULL, 12},
+    {89, 0x984, "RR", o1203, NULL, 31681},
+    {89, 0x984, "RRU", o1204, NULL, 264},
+    {89, 0x984, "RU", o1205, NULL, 707},
+    {89, 0x985, "URR", o1206, NULL, 6},
+    {89, 0x986, "GURR", o1207, NULL, 655},
+    {89, 0x986, "URR", o1208, NULL, 6009},
+    {89, 0x988, "GRUR", o1209, NULL, 1},
+    {89, 0x988, "RUR", o1210, NULL, 31},
+    {89, 0x989, "PRRR", o1211, NULL, 76},
+    {89, 0x98a, "GPRURR", o1212, NULL, 1},
+    {89, 0x98a, "PRURR", o1213, NULL, 1},
+    {89, 0x98e, "GURR", o1214, NULL, 2},
+    {89, 0x98e, "URR", o1215, NULL, 48},
+    {89, 0x98f, "", o1216, NULL, 2},
+    {89, 0x992, "", o1217, NULL, 4},
+    {89, 0x99a, "RRR", o1218, NULL, 52},
+    {89, 0x99c, "RRR", o1219, NULL, 12},
+    {89, 0x99e, "RRR", o1220, NULL, 36},
+    {89, 0x9a8, "GPRURR", o1221, NULL, 2},
+    {89, 0x9a8, "PRURR", o1222, NULL, 19},
+    {89, 0x9ab, "", o1223, NULL, 2},
+    {89, 0x9af, "", o1224, NULL, 6},
+    {89, 0x9b0, "U", o1225, NULL, 1},
+    {89, 0x9c3, "U", o1226, NULL, 283},
+    {89, 0xa02, "R", o1227, NULL, 650},
+    {89, 0xa08, "RRP", o1228, NULL, 3},
+    {89, 0xa0a, "RRP", o1229, NULL, 166},
+    {89, 0xa0b, "PPRP", o1230, NULL, 14},
+    {89, 0xa0c, "PPRP", o1231, NULL, 1941},
+    {89, 0xa0c, "PPRPP", o1232, t1232, 66},
+    {89, 0xa10, "GRPRR", o1233, NULL, 46},
+    {89, 0xa10, "GRRR", o1234, NULL, 2},
+    {89, 0xa10, "GRRRPP", o1235, NULL, 46},
+    {89, 0xa10, "RPPRR", o1236, NULL, 35},
+    {89, 0xa10, "RPRR", o1237, NULL, 710},
+    {89, 0xa10, "RRR", o1238, NULL, 317},
+    {89, 0xa10, "RRRPP", o1239, NULL, 519},
+    {89, 0xa11, "GRPR", o1240, NULL, 296},
+    {89, 0xa11, "GRRRP", o1241, NULL, 296},
+    {89, 0xa11, "RPR", o1242, NULL, 2324},
+    {89, 0xa11, "RR", o1243, NULL, 3},
+    {89, 0xa11, "RRP", o1244, NULL, 1},
+    {89, 0xa11, "RRRP", o1245, NULL, 2324},
+    {89, 0xa12, "GRRRP", o1246, NULL, 40},
+    {89, 0xa12, "RRRP", o1247, NULL, 20},
+    {89, 0xa13, "R", o1248, NULL, 40},
+    {89, 0xa17, "RRP", o1249, NULL, 19},
+    {89, 0xa20, "GRR", o1250, NULL, 112},
+    {89, 0xa20, "RR", o1251, NULL, 3971},
+    {89, 0xa23, "GRRR", o1252, NULL, 112},
+    {89, 0xa23, "RRR", o1253, NULL, 3924},
+    {89, 0xa24, "GRRR", o1254, NULL, 74},
+    {89, 0xa24, "RRR", o1255, NULL, 2437},
+    {89, 0xa25, "GRRR", o1256, NULL, 151},
+    {89, 0xa25, "RRR", o1257, NULL, 2515},
+    {89, 0xa28, "GRR", o1258, NULL, 112},
+    {89, 0xa28, "RR", o1259, NULL, 878},
+    {89, 0xa2b, "GRRR", o1260, NULL, 112},
+    {89, 0xa2b, "RRR", o1261, NULL, 876},
+    {89, 0xa45, "R", o1262, NULL, 242},
+    {89, 0xab9, "U", o1263, NULL, 1791},
+    {89, 0xb06, "R", o1264, NULL, 2},
+    {89, 0xb08, "R", o1265, NULL, 1},
+    {89, 0xb10, "R", o1266, NULL, 3},
+    {89, 0xb1d, "", o1267, NULL, 998},
+    {89, 0xb60, "PRRRR", o1268, NULL, 49},
+    {89, 0xb60, "RRRR", o1269, NULL, 481},
+    {89, 0xb63, "PRRRR", o1270, NULL, 16},
+    {89, 0xb63, "RRRR", o1271, NULL, 150},
+    {89, 0xb66, "PRRRR", o1272, NULL, 16},
+    {89, 0xb66, "RRR", o1273, NULL, 69},
+    {89, 0xb66, "RRRR", o1274, NULL, 132},
+    {89, 0xb6c, "RRRR", o1275, NULL, 98},
+    {89, 0xb6f, "RRR", o1276, NULL, 63},
+    {89, 0xb82, "RR", o1277, NULL, 1},
+    {89, 0xb99, "RR", o1278, NULL, 218},
+    {89, 0xb9b, "RR", o1279, NULL, 52},
+    {89, 0xb9d, "RR", o1280, NULL, 152},
+    {89, 0xc02, "RU", o1281, NULL, 185},
+    {89, 0xc07, "RRUP", o1282, NULL, 1520},
+    {89, 0xc0c, "PPRUP", o1283, NULL, 1155},
+    {89, 0xc0c, "PPRUPP", o1284, NULL, 792},
+    {89, 0xc10, "GRPPRUR", o1285, NULL, 24},
+    {89, 0xc10, "GRPRUR", o1286, NULL, 44},
+    {89, 0xc10, "GRRUR", o1287, NULL, 31},
+    {89, 0xc10, "RPPRUR", o1288, NULL, 49},
+    {89, 0xc10, "RPRUR", o1289, NULL, 3051},
+    {89, 0xc10, "RRUR", o1290, NULL, 476},
+    {89, 0xc10, "RRURPP", o1291, NULL, 1228},
+    {89, 0xc11, "GRRUP", o1292, NULL, 7},
+    {89, 0xc11, "RPRU", o1293, NULL, 393},
+    {89, 0xc11, "RRU", o1294, NULL, 122},
+    {89, 0xc11, "RRUP", o1295, NULL, 169},
+    {89, 0xc11, "RRURP", o1296, NULL, 393},
+    {89, 0xc12, "GRRURP", o1297, NULL, 2},
+    {89, 0xc12, "RRURP", o1298, NULL, 43},
+    {89, 0xc17, "RRUP", o1299, NULL, 257},
+    {89, 0xc24, "GRRUR", o1300, NULL, 56},
+    {89, 0xc24, "RRUR", o1301, NULL, 1491},
+    {89, 0xc25, "RRUR", o1302, NULL, 16},
+    {89, 0xc45, "RU", o1303, NULL, 5},
+    {89, 0xc82, "HUU", o1304, NULL, 8},
+    {89, 0xc82, "UU", o1305, NULL, 256},
+    {89, 0xd00, "RU", o1306, NULL, 3},
+    {89, 0xd06, "RU", o1307, NULL, 2},
+    {89, 0xd09, "RU", o1308, NULL, 1},
+    {89, 0xd12, "RU", o1309, NULL, 2},
+    {89, 0xe24, "RRRU", o1310, NULL, 261},
+    {89, 0xf55, "B", o1311, NULL, 80},
+    {89, 0xf56, "B", o1312, NULL, 160},
+    {89, 0xf89, "PRR", o1313, NULL, 767},
+    {89, 0xf8c, "RRU", o1314, NULL, 2},
+    {89, 0xf8c, "RU", o1315, NULL, 2},
+    {89, 0xfae, "GRUR", o1316, NULL, 5},
+    {89, 0xfae, "RUR", o1317, NULL, 2},
+    {90, 0x202, "GRR", o1318, NULL, 290},
+    {90, 0x202, "RR", o1319, NULL, 1718},
+    {90, 0x207, "RRRP", o1320, NULL, 2607},
+    {90, 0x208, "RRRP", o1321, NULL, 153},
+    {90, 0x209, "RRRP", o1322, NULL, 216},
+    {90, 0x20a, "RRRP", o1323, NULL, 380},
+    {90, 0x20b, "PPRRP", o1324, NULL, 352},
+    {90, 0x20c, "PPRRP", o1325, NULL, 3682},
+    {90, 0x20c, "PPRRPP", o1326, NULL, 1771},
+    {90, 0x20f, "RRRRP", o1327, NULL, 3},
+    {90, 0x210, "GRPPRRR", o1328, NULL, 107},
+    {90, 0x210, "GRPRRR", o1329, NULL, 91},
+    {90, 0x210, "GRRRR", o1330, NULL, 152},
+    {90, 0x210, "GRRRRPP", o1331, NULL, 154},
+    {90, 0x210, "RPPRRR", o1332, NULL, 230},
+    {90, 0x210, "RPRRR", o1333, NULL, 1599},
+    {90, 0x210, "RRRR", o1334, NULL, 2318},
+    {90, 0x210, "RRRRPP", o1335, NULL, 547},
+    {90, 0x211, "GRPRR", o1336, NULL, 296},
+    {90, 0x211, "GRRR", o1337, NULL, 134},
+    {90, 0x211, "GRRRP", o1338, NULL, 110},
+    {90, 0x211, "GRRRRP", o1339, NULL, 296},
+    {90, 0x211, "RPRR", o1340, NULL, 2543},
+    {90, 0x211, "RPRRR", o1341, NULL, 1},
+    {90, 0x211, "RRR", o1342, NULL, 3047},
+    {90, 0x211, "RRRP", o1343, NULL, 2898},
+    {90, 0x211, "RRRR", o1344, NULL, 2726},
+    {90, 0x211, "RRRRP", o1345, NULL, 2496},
+    {90, 0x212, "GRRRRP", o1346, NULL, 45},
+    {90, 0x212, "PRRRRP", o1347, NULL, 12},
+    {90, 0x212, "RRRRP", o1348, NULL, 785},
+    {90, 0x213, "RR", o1349, NULL, 91},
+    {90, 0x215, "RRRR", o1350, NULL, 1},
+    {90, 0x219, "GRRRR", o1351, NULL, 4},
+    {90, 0x219, "RRRR", o1352, NULL, 421},
+    {90, 0x220, "GRRR", o1353, NULL, 351},
+    {90, 0x220, "RRR", o1354, NULL, 4449},
+    {90, 0x221, "GRRR", o1355, NULL, 376},
+    {90, 0x221, "RRR", o1356, NULL, 3645},
+    {90, 0x223, "GRRRR", o1357, NULL, 295},
+    {90, 0x223, "RRRR", o1358, NULL, 102985},
+    {90, 0x224, "GRRRR", o1359, NULL, 582},
+    {90, 0x224, "RRRR", o1360, NULL, 3231},
+    {90, 0x224, "RRRRP", o1361, NULL, 106},
+    {90, 0x225, "GRRRR", o1362, NULL, 151},
+    {90, 0x225, "RPRRR", o1363, NULL, 4},
+    {90, 0x225, "RRRR", o1364, NULL, 523},
+    {90, 0x226, "RRRR", o1365, NULL, 2},
+    {90, 0x227, "RPRRR", o1366, NULL, 6},
+    {90, 0x227, "RRRR", o1367, NULL, 113},
+    {90, 0x228, "GRRR", o1368, NULL, 280},
+    {90, 0x228, "RRR", o1369, NULL, 6},
+    {90, 0x229, "GRRR", o1370, NULL, 120},
+    {90, 0x229, "RRR", o1371, NULL, 253},
+    {90, 0x22a, "PPRRP", o1372, NULL, 2},
+    {90, 0x22b, "GRRRR", o1373, NULL, 280},
+    {90, 0x22b, "RRRR", o1374, NULL, 57481},
+    {90, 0x230, "RRR", o1375, NULL, 2822},
+    {90, 0x231, "RRRR", o1376, NULL, 1},
+    {90, 0x232, "RRR", o1377, NULL, 1},
+    {90, 0x237, "RRRR", o1378, NULL, 2},
+    {90, 0x23c, "RRRR", o1379, NULL, 1478},
+    {90, 0x23e, "RRR", o1380, NULL, 1460},
+    {90, 0x23f, "RRRR", o1381, NULL, 1},
+    {90, 0x240, "RRRP", o1382, NULL, 1},
+    {90, 0x245, "RR", o1383, NULL, 492},
+    {90, 0x246, "RRRRP", o1384, NULL, 14},
+    {90, 0x248, "RRRP", o1385, NULL, 155},
+    {90, 0x287, "UUUQ", o1386, NULL, 325},
+    {90, 0x28c, "QQUUQ", o1387, NULL, 961},
+    {90, 0x290, "UQUUU", o1388, NULL, 256},
+    {90, 0x290, "UUUU", o1389, NULL, 457},
+    {90, 0x290, "UUUUQQ", o1390, NULL, 72},
+    {90, 0x291, "UUU", o1391, NULL, 491},
+    {90, 0x291, "UUUQ", o1392, NULL, 221},
+    {90, 0x291, "UUUU", o1393, NULL, 161},
+    {90, 0x292, "UUUUQ", o1394, NULL, 119},
+    {90, 0x2a4, "UUUU", o1395, NULL, 519},
+    {90, 0x2a5, "UUUU", o1396, NULL, 26},
+    {90, 0x2bf, "UU", o1397, NULL, 17},
+    {90, 0x2ca, "UR", o1398, NULL, 918},
+    {90, 0x300, "RR", o1399, NULL, 2},
+    {90, 0x301, "RR", o1400, NULL, 2},
+    {90, 0x302, "PRR", o1401, NULL, 220},
+    {90, 0x305, "RR", o1402, NULL, 416},
+    {90, 0x306, "RR", o1403, NULL, 43},
+    {90, 0x308, "GRR", o1404, NULL, 25},
+    {90, 0x308, "RR", o1405, NULL, 713},
+    {90, 0x309, "RR", o1406, NULL, 6},
+    {90, 0x310, "RR", o1407, NULL, 74},
+    {90, 0x311, "RR", o1408, NULL, 2},
+    {90, 0x312, "RR", o1409, NULL, 6},
+    {90, 0x343, "R", o1410, NULL, 1},
+    {90, 0x348, "R", o1411, NULL, 18},
+    {90, 0x35d, "R", o1412, NULL, 1},
+    {90, 0x385, "RR", o1413, NULL, 1},
+    {90, 0x387, "RR", o1414, NULL, 220},
+    {90, 0x388, "GRR", o1415, NULL, 538},
+    {90, 0x388, "RR", o1416, NULL, 6487},
+    {90, 0x389, "PRRRR", o1417, NULL, 18},
+    {90, 0x38b, "PRRRR", o1418, NULL, 2},
+    {90, 0x38d, "RRRR", o1419, NULL, 6},
+    {90, 0x3a1, "RR", o1420, NULL, 17},
+    {90, 0x3a9, "PRRRR", o1421, NULL, 3},
+    {90, 0x3aa, "PRR", o1422, NULL, 1},
+    {90, 0x3c4, "UR", o1423, NULL, 6},
+    {90, 0x3c6, "", o1424, NULL, 1},
+    {90, 0x414, "RRR", o1425, NULL, 2},
+    {90, 0x421, "GRR", o1426, NULL, 2},
+    {90, 0x421, "RR", o1427, NULL, 2485},
+    {90, 0x423, "GRRR", o1428, NULL, 14},
+    {90, 0x423, "RRR", o1429, NULL, 1746},
+    {90, 0x424, "GRRR", o1430, NULL, 127},
+    {90, 0x424, "RRR", o1431, NULL, 723},
+    {90, 0x42b, "RRR", o1432, NULL, 20},
+    {90, 0x435, "RRR", o1433, NULL, 1093},
+    {90, 0x446, "RRRP", o1434, NULL, 211},
+    {90, 0x4a4, "UUU", o1435, NULL, 33},
+    {90, 0x589, "PRRR", o1436, NULL, 12},
+    {90, 0x5a7, "PUR", o1437, NULL, 2},
+    {90, 0x5ab, "", o1438, NULL, 3},
+    {90, 0x5ab, "G", o1439, NULL, 1},
+    {90, 0x5b2, "UUU", o1440, NULL, 1},
+    {90, 0x802, "GR", o1441, NULL, 105},
+    {90, 0x802, "R", o1442, NULL, 1187},
+    {90, 0x803, "RR", o1443, NULL, 110},
+    {90, 0x805, "GR", o1444, NULL, 21},
+    {90, 0x805, "R", o1445, NULL, 7905},
+    {90, 0x806, "PP", o1446, t1446, 2},
+    {90, 0x806, "RPP", o1447, NULL, 17},
+    {90, 0x807, "RRP", o1448, NULL, 1259},
+    {90, 0x808, "RRP", o1449, NULL, 123},
+    {90, 0x809, "RRP", o1450, NULL, 2},
+    {90, 0x80a, "RRP", o1451, NULL, 17},
+    {90, 0x80b, "PPRP", o1452, NULL, 1264},
+    {90, 0x80c, "PPRP", o1453, NULL, 6972},
+    {90, 0x80f, "RRRP", o1454, NULL, 3},
+    {90, 0x810, "GRRR", o1455, NULL, 140},
+    {90, 0x810, "RPPRR", o1456, NULL, 4},
+    {90, 0x810, "RPRR", o1457, NULL, 433},
+    {90, 0x810, "RRR", o1458, NULL, 3482},
+    {90, 0x810, "RRRPP", o1459, NULL, 307},
+    {90, 0x811, "RR", o1460, NULL, 208},
+    {90, 0x811, "RRR", o1461, NULL, 330},
+    {90, 0x812, "GRRRP", o1462, NULL, 6},
+    {90, 0x812, "PRRRP", o1463, NULL, 886},
+    {90, 0x812, "RRRP", o1464, NULL, 6069},
+    {90, 0x816, "RRR", o1465, NULL, 77},
+    {90, 0x819, "GRRR", o1466, NULL, 103},
+    {90, 0x819, "RRR", o1467, NULL, 8930},
+    {90, 0x81c, "PPPPP", o1468, NULL, 828},
+    {90, 0x81c, "PPPPQ", o1469, NULL, 1061},
+    {90, 0x820, "GRR", o1470, NULL, 92},
+    {90, 0x820, "RR", o1471, NULL, 549},
+    {90, 0x823, "GRRR", o1472, NULL, 403},
+    {90, 0x823, "RRR", o1473, NULL, 544},
+    {90, 0x824, "GRRR", o1474, NULL, 466},
+    {90, 0x824, "GRRRP", o1475, NULL, 7},
+    {90, 0x824, "RRR", o1476, NULL, 11241},
+    {90, 0x824, "RRRP", o1477, NULL, 248},
+    {90, 0x825, "GRRR", o1478, NULL, 95},
+    {90, 0x825, "RRR", o1479, NULL, 3244},
+    {90, 0x827, "RRR", o1480, NULL, 57},
+    {90, 0x828, "RR", o1481, NULL, 37},
+    {90, 0x836, "GRR", o1482, NULL, 139},
+    {90, 0x836, "RR", o1483, NULL, 4347},
+    {90, 0x83b, "RR", o1484, NULL, 693},
+    {90, 0x83e, "RR", o1485, NULL, 1},
+    {90, 0x846, "RRRP", o1486, NULL, 17},
+    {90, 0x848, "RRP", o1487, NULL, 622},
+    {90, 0x882, "U", o1488, NULL, 348},
+    {90, 0x886, "UQP", o1489, NULL, 3},
+    {90, 0x887, "UUQ", o1490, NULL, 21},
+    {90, 0x88c, "QQUQ", o1491, NULL, 918},
+    {90, 0x890, "UQUU", o1492, NULL, 55},
+    {90, 0x890, "UUU", o1493, NULL, 1862},
+    {90, 0x890, "UUUQQ", o1494, NULL, 2},
+    {90, 0x891, "UU", o1495, NULL, 7},
+    {90, 0x891, "UUQ", o1496, NULL, 16},
+    {90, 0x892, "QUUUQ", o1497, NULL, 6},
+    {90, 0x892, "UUUQ", o1498, NULL, 112},
+    {90, 0x896, "UUU", o1499, NULL, 1},
+    {90, 0x899, "UUU", o1500, NULL, 4100},
+    {90, 0x8a4, "UUU", o1501, NULL, 183},
+    {90, 0x8a5, "UUU", o1502, NULL, 15},
+    {90, 0x908, "R", o1503, NULL, 189},
+    {90, 0x918, "", o1504, NULL, 9223},
+    {90, 0x919, "GR", o1505, NULL, 37},
+    {90, 0x919, "R", o1506, NULL, 3191},
+    {90, 0x91a, "", o1507, NULL, 499},
+    {90, 0x91b, "", o1508, NULL, 18},
+    {90, 0x941, "B", o1509, NULL, 1533},
+    {90, 0x942, "GB", o1510, NULL, 1},
+    {90, 0x943, "", o1511, NULL, 16},
+    {90, 0x944, "", o1512, NULL, 244},
+    {90, 0x945, "B", o1513, NULL, 1533},
+    {90, 0x946, "", o1514, NULL, 3},
+    {90, 0x947, "", o1515, NULL, 2311},
+    {90, 0x947, "G", o1516, NULL, 8972},
+    {90, 0x947, "GP", o1517, NULL, 189},
+    {90, 0x947, "U", o1518, NULL, 6},
+    {90, 0x948, "", o1519, NULL, 22},
+    {90, 0x94d, "", o1520, NULL, 800},
+    {90, 0x94d, "G", o1521, NULL, 1328},
+    {90, 0x94d, "GP", o1522, NULL, 32},
+    {90, 0x94e, "R", o1523, NULL, 1},
+    {90, 0x950, "R", o1524, NULL, 205},
+    {90, 0x95c, "", o1525, NULL, 1},
+    {90, 0x95d, "", o1526, NULL, 1},
+    {90, 0x980, "RR", o1527, NULL, 1},
+    {90, 0x980, "RUR", o1528, NULL, 24},
+    {90, 0x981, "GRUR", o1529, NULL, 1022},
+    {90, 0x981, "RUR", o1530, NULL, 11477},
+    {90, 0x983, "GRR", o1531, NULL, 1},
+    {90, 0x983, "RR", o1532, NULL, 176},
+    {90, 0x984, "GRR", o1533, NULL, 156},
+    {90, 0x984, "RR", o1534, NULL, 60461},
+    {90, 0x984, "RRU", o1535, NULL, 11},
+    {90, 0x984, "RU", o1536, NULL, 511},
+    {90, 0x985, "URR", o1537, NULL, 7},
+    {90, 0x986, "GURR", o1538, NULL, 775},
+    {90, 0x986, "URR", o1539, NULL, 6011},
+    {90, 0x988, "GRUR", o1540, NULL, 2},
+    {90, 0x989, "PRRR", o1541, NULL, 72},
+    {90, 0x98a, "GPRURR", o1542, NULL, 1},
+    {90, 0x98c, "RRUR", o1543, NULL, 10},
+    {90, 0x98e, "GURR", o1544, NULL, 2},
+    {90, 0x98e, "URR", o1545, NULL, 13},
+    {90, 0x98f, "", o1546, NULL, 4},
+    {90, 0x992, "", o1547, NULL, 5},
+    {90, 0x992, "G", o1548, NULL, 1},
+    {90, 0x9a2, "PRURR", o1549, NULL, 1},
+    {90, 0x9a6, "URR", o1550, NULL, 36},
+    {90, 0x9a7, "RUR", o1551, NULL, 2},
+    {90, 0x9a8, "GPRURR", o1552, NULL, 2},
+    {90, 0x9a8, "PRURR", o1553, NULL, 20},
+    {90, 0x9ab, "", o1554, NULL, 3},
+    {90, 0x9ab, "G", o1555, NULL, 1},
+    {90, 0x9af, "", o1556, NULL, 6},
+    {90, 0x9b0, "U", o1557, NULL, 1},
+    {90, 0x9c3, "U", o1558, NULL, 966},
+    {90, 0x9c7, "", o1559, NULL, 2},
+    {90, 0xab9, "U", o1560, NULL, 5194},
+    {90, 0xb1d, "", o1561, NULL, 1383},
+    {90, 0xb82, "GR", o1562, NULL, 567},
+    {90, 0xb82, "R", o1563, NULL, 2929},
+    {90, 0xb82, "RR", o1564, NULL, 342},
+    {90, 0xc02, "RU", o1565, NULL, 612},
+    {90, 0xc07, "RRUP", o1566, NULL, 3224},
+    {90, 0xc0a, "RRUP", o1567, NULL, 30},
+    {90, 0xc0b, "PPRUP", o1568, NULL, 2},
+    {90, 0xc0c, "PPRUP", o1569, NULL, 4022},
+    {90, 0xc0c, "PPRUPP", o1570, NULL, 1748},
+    {90, 0xc0f, "RRURP", o1571, NULL, 83},
+    {90, 0xc10, "GRPPRUR", o1572, NULL, 36},
+    {90, 0xc10, "GRPRUR", o1573, NULL, 37},
+    {90, 0xc10, "GRRUR", o1574, NULL, 12},
+    {90, 0xc10, "RPPRUR", o1575, NULL, 112},
+    {90, 0xc10, "RPRUR", o1576, NULL, 5811},
+    {90, 0xc10, "RRUR", o1577, NULL, 630},
+    {90, 0xc10, "RRURPP", o1578, NULL, 3771},
+    {90, 0xc11, "GRRU", o1579, NULL, 3},
+    {90, 0xc11, "RPRU", o1580, NULL, 3902},
+    {90, 0xc11, "RRU", o1581, NULL, 1563},
+    {90, 0xc11, "RRUP", o1582, NULL, 373},
+    {90, 0xc11, "RRURP", o1583, NULL, 3894},
+    {90, 0xc12, "GRRURP", o1584, NULL, 2},
+    {90, 0xc12, "RRURP", o1585, NULL, 65},
+    {90, 0xc20, "RRU", o1586, NULL, 4022},
+    {90, 0xc23, "RRUR", o1587, NULL, 3867},
+    {90, 0xc24, "GRRUR", o1588, NULL, 63},
+    {90, 0xc24, "RRUR", o1589, NULL, 3650},
+    {90, 0xc25, "RRUR", o1590, NULL, 1818},
+    {90, 0xc28, "RRU", o1591, NULL, 950},
+    {90, 0xc2b, "RRUR", o1592, NULL, 948},
+    {90, 0xc36, "GRRU", o1593, NULL, 36},
+    {90, 0xc36, "RRU", o1594, NULL, 518},
+    {90, 0xc45, "RU", o1595, NULL, 203},
+    {90, 0xc46, "RRURP", o1596, NULL, 9},
+    {90, 0xc48, "RRUP", o1597, NULL, 269},
+    {90, 0xc82, "HUU", o1598, NULL, 20},
+    {90, 0xc82, "UU", o1599, NULL, 879},
+    {90, 0xd00, "RU", o1600, NULL, 3},
+    {90, 0xd06, "RU", o1601, NULL, 2},
+    {90, 0xd09, "RU", o1602, NULL, 1},
+    {90, 0xd10, "RU", o1603, NULL, 3},
+    {90, 0xd12, "RU", o1604, NULL, 2},
+    {90, 0xdc7, "", o1605, NULL, 2},
+    {90, 0xe21, "RRU", o1606, NULL, 16},
+    {90, 0xe24, "GRRRU", o1607, NULL, 4},
+    {90, 0xe24, "RRRU", o1608, NULL, 799},
+    {90, 0xe24, "RRRUP", o1609, NULL, 1},
+    {90, 0xe25, "RRRU", o1610, NULL, 107},
+    {90, 0xe46, "RRRUP", o1611, NULL, 8},
+    {90, 0xf60, "PRRRRU", o1612, NULL, 49},
+    {90, 0xf60, "RRRRU", o1613, NULL, 416},
+    {90, 0xf60, "RRRU", o1614, t1614, 1},
+    {90, 0xf63, "PRRRU", o1615, NULL, 16},
+    {90, 0xf63, "RRRRU", o1616, NULL, 33},
+    {90, 0xf63, "RRRU", o1617, NULL, 117},
+    {90, 0xf66, "PRRRRU", o1618, NULL, 14},
+    {90, 0xf66, "PRRRU", o1619, t1619, 2},
+    {90, 0xf66, "RRRRU", o1620, NULL, 123},
+    {90, 0xf66, "RRRU", o1621, NULL, 78},
+    {90, 0xf6c, "RRRRU", o1622, NULL, 98},
+    {90, 0xf6f, "RRRU", o1623, NULL, 63},
+    {90, 0xf89, "PRR", o1624, NULL, 215},
+    {90, 0xf8c, "RRU", o1625, NULL, 2},
+    {90, 0xf8c, "RU", o1626, NULL, 1},
+    {90, 0xf99, "RRU", o1627, NULL, 218},
+    {90, 0xf9b, "RRU", o1628, NULL, 52},
+    {90, 0xf9d, "RRU", o1629, NULL, 152},
+    {90, 0xf9f, "RRU", o1630, NULL, 133},
+    {90, 0xfae, "GRUR", o1631, NULL, 5},
+    {90, 0xfae, "RUR", o1632, NULL, 2},
 };
 const size_t rs_sass_nforms = sizeof rs_sass_forms / sizeof *rs_sass_forms;

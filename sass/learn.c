@@ -279,8 +279,8 @@ static int parse_base(const char *src, const char *name, brow **rows, uint32_t *
       if (!strchr(rs_tk_letter, r.shape[k])) rc = rs_errf(e, name, line, "token letter '%c' is not one of %s", r.shape[k], rs_tk_letter);
     barr *oa = oi < no ? &o[oi] : NULL, *ta = strcmp(tbuf, "NULL") ? (ti < nt ? &t[ti] : NULL) : NULL;
     if (!rc && (!oa || !oa->set || oa->n != (ntok ? ntok : 1) || (strcmp(tbuf, "NULL") && (!ta || !ta->set || ta->n != ntok))))
-      rc = rs_errf(e, name, line, "row %s 0x%03x '%s' (sm_%u): its arrays are missing or of another length",
-                   "", opc, r.shape, sm);
+      rc = rs_errf(e, name, line, "row 0x%03x '%s' (sm_%u): its arrays are missing or of another length", opc,
+                   r.shape, sm);
     for (size_t k = 0; k < ntok && !rc; k++) {
       r.off[k] = oa->v[k];
       r.tie[k] = ta ? ta->v[k] : -1;

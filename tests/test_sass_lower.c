@@ -406,9 +406,15 @@ static void test_merge(void) {
   }
   free(bad);
 
-  /* not a field table; samples added after a merge */
+  /* not a field table; a row without its array; samples added after a merge */
   L = learner_of(k89);
   CHECK(rs_sass_learn_merge(L, "int x;\n", "x.c", &e) && strstr(e.msg, "not a field table"));
+  char *cut = rs_xstrndup(base, strlen(base));
+  char *o0 = strstr(cut, "static const int8_t o0[]");
+  CHECK(o0 != NULL);
+  if (o0) o0[20] = 'x'; /* "x0[]": the first row has no array any more */
+  CHECK(rs_sass_learn_merge(L, cut, "cut.c", &e) && strstr(e.msg, "cut.c:") && strstr(e.msg, "arrays are missing"));
+  free(cut);
   CHECKF(!rs_sass_learn_merge(L, base, "base.c", &e), "%s", e.msg);
   CHECK(rs_sass_learn_merge(L, base, "base.c", &e) && strstr(e.msg, "a second base table"));
   rs_cubin c;

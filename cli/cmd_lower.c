@@ -16,7 +16,7 @@
 void rs_usage_lower(void) {
   puts("usage: regsweep lower FILE.cubin ORIG.sass NEW.sass -o OUT.cubin [--nvdisasm PATH] [--no-crosscheck]\n"
        "       regsweep lower FILE.cubin ORIG.sass NEW.sass --encoder-check [--nvdisasm PATH]\n"
-       "       regsweep lower learn [-o sass/fields.c] [--nvdisasm PATH] IN...\n"
+       "       regsweep lower learn [-o sass/fields.c] [--merge BASE.c] [--nvdisasm PATH] IN...\n"
        "       regsweep lower check [--nvdisasm PATH] IN...\n"
        "       regsweep lower crosscheck WRITTEN.cubin ORIG.cubin INTENDED.sass [--nvdisasm PATH]\n"
        "       regsweep lower regcounts FILE.cubin...\n"
@@ -31,6 +31,9 @@ void rs_usage_lower(void) {
        "learn      the register field of every operand of every opcode form from (encoding, listing) pairs:\n"
        "           IN is X.cubin (listed with nvdisasm) or X.cubin=X.sass (its completed listing); writes the\n"
        "           table as C (sass/fields.c; scripts/learn-sass-fields.sh runs it over fixtures and a corpus).\n"
+       "           --merge BASE.c: keep what an earlier table (a fields.c learn wrote) knew: its forms unseen in\n"
+       "           IN as they are, and for a form in both its trusted fields, which must fit every sample of IN\n"
+       "           (a contradiction names the form: exit 2, nothing written); IN decides the rest.\n"
        "check      re-encode every instruction of each IN from its listing through the table: the words must\n"
        "           come out identical (what makes a field trusted).\n"
        "crosscheck nvdisasm of WRITTEN.cubin must list INTENDED.sass exactly, with ORIG.cubin's live counts and\n"
@@ -60,7 +63,7 @@ static int load_pair(const char *arg, const char *nvd, rs_cubin *c, char **listi
 }
 
 static int learn_or_check(int argc, char **argv, bool learn) {
-  const char *out = NULL, *nvd = NULL;
+  const char *out = NULL, *nvd = NULL, *base = NULL;
   rs_sass_learner *L = learn ? rs_sass_learner_new() : NULL;
   rs_sass_fieldcheck tot = {0};
   int status = 0, nin = 0;
@@ -71,6 +74,10 @@ static int learn_or_check(int argc, char **argv, bool learn) {
     }
     if (!strcmp(argv[i], "--nvdisasm") && i + 1 < argc) {
       nvd = argv[++i];
+      continue;
+    }
+    if (learn && !strcmp(argv[i], "--merge") && i + 1 < argc) {
+      base = argv[++i];
       continue;
     }
     nin++;
@@ -101,16 +108,29 @@ static int learn_or_check(int argc, char **argv, bool learn) {
     rs_sass_learner_free(L);
     return 2;
   }
+  if (learn && status == 0 && base) {
+    rs_err e = {{0}};
+    size_t n;
+    char *b = rs_read_file(base, &n, &e);
+    if (!b || rs_sass_learn_merge(L, b, base, &e)) fprintf(stderr, "regsweep lower: %s\n", e.msg), status = 2;
+    free(b);
+  }
   if (learn && status == 0) {
-    uint32_t forms, tokens, untrusted;
-    char *src = rs_sass_learn_emit(L, &forms, &tokens, &untrusted);
+    rs_sass_learn_stats ls;
+    char *src = rs_sass_learn_emit(L, &ls);
     FILE *f = out ? fopen(out, "w") : stdout;
     if (!f || fputs(src, f) < 0 || (out && fclose(f))) {
       fprintf(stderr, "regsweep lower: %s: cannot write\n", out ? out : "stdout");
       status = 2;
     }
+    if (base)
+      fprintf(stderr,
+              "merged with %s: base %u forms, %u register fields, %u trusted; %u forms kept (unseen), %u seen in both "
+              "(agreeing; %u fields the base left untrusted now trusted), %u new\n",
+              base, ls.base_forms, ls.base_tokens, ls.base_tokens - ls.base_untrusted, ls.kept, ls.both,
+              ls.newly_trusted, ls.added);
     fprintf(stderr, "learned %u forms from %d cubins: %u register fields, %u trusted, %u not (ambiguous or no fit)\n",
-            forms, nin, tokens, tokens - untrusted, untrusted);
+            ls.forms, nin, ls.tokens, ls.tokens - ls.untrusted, ls.untrusted);
     free(src);
   }
   if (!learn)

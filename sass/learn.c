@@ -22,9 +22,16 @@ typedef struct {
   uint16_t opc;
   char shape[RS_MAX_TOKENS + 1];
   uint32_t samples;
+  char op[32];                     /* the mnemonic of its first sample (for messages) */
   uint64_t cand[RS_MAX_TOKENS][2]; /* bit o: offset o still fits */
   uint64_t vals[RS_MAX_TOKENS][4]; /* distinct values seen */
   uint32_t eq[RS_MAX_TOKENS];      /* tokens of the same kind that always held the same register */
+  /* merge (rs_sass_learn_merge): the base table's row, if it has one */
+  uint32_t base_samples;           /* its samples (0: a form the base lacks) */
+  bool kept;                       /* unseen in the new samples: emitted exactly as the base had it */
+  int8_t boff[RS_MAX_TOKENS], btie[RS_MAX_TOKENS];
+  bool bunique[RS_MAX_TOKENS];     /* the base learned its field uniquely (one offset fit) */
+  char *bnote;                     /* kept: the base's comments on the row (owned) */
 } group;
 
 struct rs_sass_learner {
@@ -32,6 +39,11 @@ struct rs_sass_learner {
   uint32_t n, cap;
   uint32_t *slot; /* open addressing: index + 1 */
   uint32_t nslot;
+  uint32_t pairs;  /* (cubin, listing) pairs added */
+  /* merge */
+  bool merged;
+  char base[256];  /* the base table's name and what its header says it was learned from */
+  uint32_t base_forms, base_tokens, base_untrusted, kept, both;
 };
 
 static uint32_t hash(unsigned sm, unsigned opc, const char *shape) {
@@ -49,6 +61,7 @@ rs_sass_learner *rs_sass_learner_new(void) {
 
 void rs_sass_learner_free(rs_sass_learner *L) {
   if (!L) return;
+  for (uint32_t i = 0; i < L->n; i++) free(L->g[i].bnote);
   free(L->g);
   free(L->slot);
   free(L);
@@ -65,21 +78,27 @@ static void rehash(rs_sass_learner *L) {
   }
 }
 
-static group *find_group(rs_sass_learner *L, unsigned sm, unsigned opc, const rs_sass_tokens *t) {
-  uint32_t h = hash(sm, opc, t->shape) & (L->nslot - 1);
+static int kind_of(char letter) { return (int)(strchr(rs_tk_letter, letter) - rs_tk_letter); }
+
+/* Every offset a field of `kind` may take (not the opcode bits 0-11, not the control bits 105-127). */
+static void all_offsets(int kind, uint64_t c[2]) {
+  c[0] = c[1] = 0;
+  for (unsigned o = 12; o + rs_tk_width[kind] <= 105; o++) c[o >> 6] |= 1ull << (o & 63);
+}
+
+static group *find_group(rs_sass_learner *L, unsigned sm, unsigned opc, const char *shape, bool create) {
+  uint32_t h = hash(sm, opc, shape) & (L->nslot - 1);
   for (; L->slot[h]; h = (h + 1) & (L->nslot - 1)) {
     group *g = &L->g[L->slot[h] - 1];
-    if (g->sm == sm && g->opc == opc && !strcmp(g->shape, t->shape)) return g;
+    if (g->sm == sm && g->opc == opc && !strcmp(g->shape, shape)) return g;
   }
+  if (!create) return NULL;
   group ng;
   memset(&ng, 0, sizeof ng);
   ng.sm = (uint8_t)sm;
   ng.opc = (uint16_t)opc;
-  memcpy(ng.shape, t->shape, sizeof ng.shape);
-  for (unsigned k = 0; k < t->n; k++) {
-    unsigned w = rs_tk_width[t->kind[k]];
-    for (unsigned o = 12; o + w <= 105; o++) ng.cand[k][o >> 6] |= 1ull << (o & 63);
-  }
+  snprintf(ng.shape, sizeof ng.shape, "%s", shape);
+  for (size_t k = 0; shape[k]; k++) all_offsets(kind_of(shape[k]), ng.cand[k]);
   RS_PUSH(L->g, L->n, L->cap, ng);
   L->slot[h] = L->n;
   if (L->n * 2 > L->nslot) rehash(L);
@@ -128,7 +147,8 @@ static int each_inst(const rs_cubin *c, const char *listing, const char *name, i
 static int learn_one(void *ctx, unsigned sm, const uint64_t w[2], const rs_sass_tokens *t, const rs_sass_iline *l,
                      const char *name, rs_err *e) {
   (void)l, (void)name, (void)e;
-  group *g = find_group(ctx, sm, (unsigned)(w[0] & 0xfff), t);
+  group *g = find_group(ctx, sm, (unsigned)(w[0] & 0xfff), t->shape, true);
+  if (!g->op[0]) snprintf(g->op, sizeof g->op, "%s", t->op);
   for (unsigned k = 0; k < t->n; k++) {
     uint32_t same = 0;
     for (unsigned j = 0; j < t->n; j++) same |= (uint32_t)(t->kind[j] == t->kind[k] && t->val[j] == t->val[k]) << j;
@@ -146,7 +166,227 @@ static int learn_one(void *ctx, unsigned sm, const uint64_t w[2], const rs_sass_
 }
 
 int rs_sass_learn_add(rs_sass_learner *L, const rs_cubin *c, const char *listing, const char *name, rs_err *e) {
-  return each_inst(c, listing, name, learn_one, L, e);
+  if (L->merged) return rs_errf(e, name, 0, "samples added after the merge with the base table");
+  if (each_inst(c, listing, name, learn_one, L, e)) return -1;
+  L->pairs++;
+  return 0;
+}
+
+/* ---- merging with a base table ---- */
+
+/* One row of a base table (a fields.c this file wrote), with its offset and tie arrays. */
+typedef struct {
+  unsigned sm, opc, samples, line;
+  char shape[RS_MAX_TOKENS + 1];
+  int8_t off[RS_MAX_TOKENS], tie[RS_MAX_TOKENS];
+  bool nofit[RS_MAX_TOKENS]; /* its comment says "K: 0 offsets fit": not one plain field */
+  bool noted[RS_MAX_TOKENS]; /* has a comment: not learned uniquely (several fit: tied, narrowed, guard) */
+  const char *note; /* the o-array line's comments (into the source) */
+  size_t notelen;
+} brow;
+
+typedef struct {
+  int8_t v[RS_MAX_TOKENS];
+  unsigned n;
+  bool set;
+  const char *note;
+  size_t notelen;
+} barr;
+
+/* "{a, b, c};" -> v (at most RS_MAX_TOKENS), n; the text after "};" in *rest. -1 if malformed. */
+static int parse_list(const char *s, barr *a, const char **rest) {
+  if (*s++ != '{') return -1;
+  a->n = 0;
+  for (;;) {
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (end == s || v < -1 || v > 127 || a->n >= RS_MAX_TOKENS) return -1;
+    a->v[a->n++] = (int8_t)v;
+    s = end;
+    if (*s == ',') s += (s[1] == ' ') ? 2 : 1;
+    else if (*s == '}') break;
+    else return -1;
+  }
+  if (strncmp(s, "};", 2)) return -1;
+  *rest = s + 2;
+  a->set = true;
+  return 0;
+}
+
+static barr *arr_at(barr **v, uint32_t *n, uint32_t i) {
+  if (i >= 1u << 20) return NULL;
+  if (i >= *n) {
+    uint32_t m = *n ? *n : 256;
+    while (m <= i) m *= 2;
+    *v = rs_xrealloc(*v, sizeof **v * m);
+    memset(*v + *n, 0, sizeof **v * (m - *n));
+    *n = m;
+  }
+  return &(*v)[i];
+}
+
+/* The rows of a fields.c: `static const int8_t oN[] = {...};` (tN likewise) and the rows
+ * `{sm, 0xOPC, "SHAPE", oN, tN|NULL, SAMPLES},` of rs_sass_forms[]. */
+static int parse_base(const char *src, const char *name, brow **rows, uint32_t *nrows, char *from, size_t fromn,
+                      rs_err *e) {
+  barr *o = NULL, *t = NULL;
+  uint32_t no = 0, nt = 0, cap = 0;
+  int rc = 0;
+  *rows = NULL, *nrows = 0;
+  /* what its header says it was learned from: "Learned from N (cubin, listing) pairs" (a fresh
+   * table) or "Merged (...) from N new ..." (a merged one) */
+  const char *lf = strstr(src, "Learned from "), *mf = strstr(src, "Merged (");
+  const char *hdr_end = strstr(src, "*/");
+  if (lf && hdr_end && lf < hdr_end) snprintf(from, fromn, "%.*s", (int)strcspn(lf, ":*\n"), lf);
+  else if (mf && hdr_end && mf < hdr_end) snprintf(from, fromn, "itself a merged table");
+  else snprintf(from, fromn, "its header names no pair count");
+  unsigned line = 0;
+  for (const char *p = src; *p && !rc; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : p + strlen(p)) {
+    line++;
+    const char *eol = strchr(p, '\n');
+    size_t len = eol ? (size_t)(eol - p) : strlen(p);
+    char kind;
+    unsigned idx;
+    int at = 0;
+    if (sscanf(p, "static const int8_t %c%u[] = %n", &kind, &idx, &at) == 2 && at > 0 && (kind == 'o' || kind == 't')) {
+      barr *a = kind == 'o' ? arr_at(&o, &no, idx) : arr_at(&t, &nt, idx);
+      const char *rest;
+      if (!a || a->set || parse_list(p + at, a, &rest) || rest > p + len) {
+        rc = rs_errf(e, name, line, "not an array of the field table (or one defined twice)");
+        break;
+      }
+      a->note = rest, a->notelen = (size_t)(p + len - rest);
+      continue;
+    }
+    unsigned sm, opc, samples;
+    int a1 = 0, a2 = 0;
+    if (sscanf(p, " {%u, 0x%x, \"%n", &sm, &opc, &a1) != 2 || !a1) continue;
+    const char *q = p + a1, *qe = strchr(q, '"');
+    brow r;
+    memset(&r, 0, sizeof r);
+    unsigned oi, ti = 0;
+    char tbuf[16];
+    if (!qe || qe > p + len || (size_t)(qe - q) > RS_MAX_TOKENS ||
+        sscanf(qe, "\", o%u, %15[^,], %u},%n", &oi, tbuf, &samples, &a2) != 3 || !a2 ||
+        (strcmp(tbuf, "NULL") && sscanf(tbuf, "t%u", &ti) != 1) || sm > 255 || opc > 0xfff) {
+      rc = rs_errf(e, name, line, "not a row of rs_sass_forms[]");
+      break;
+    }
+    r.sm = sm, r.opc = opc, r.samples = samples, r.line = line;
+    memcpy(r.shape, q, (size_t)(qe - q));
+    size_t ntok = strlen(r.shape);
+    for (size_t k = 0; k < ntok; k++)
+      if (!strchr(rs_tk_letter, r.shape[k])) rc = rs_errf(e, name, line, "token letter '%c' is not one of %s", r.shape[k], rs_tk_letter);
+    barr *oa = oi < no ? &o[oi] : NULL, *ta = strcmp(tbuf, "NULL") ? (ti < nt ? &t[ti] : NULL) : NULL;
+    if (!rc && (!oa || !oa->set || oa->n != (ntok ? ntok : 1) || (strcmp(tbuf, "NULL") && (!ta || !ta->set || ta->n != ntok))))
+      rc = rs_errf(e, name, line, "row 0x%03x '%s' (sm_%u): its arrays are missing or of another length", opc,
+                   r.shape, sm);
+    for (size_t k = 0; k < ntok && !rc; k++) {
+      r.off[k] = oa->v[k];
+      r.tie[k] = ta ? ta->v[k] : -1;
+      if ((r.off[k] >= 0 && (r.off[k] < 12 || r.off[k] + rs_tk_width[kind_of(r.shape[k])] > 105)) ||
+          r.tie[k] >= (int)ntok || r.tie[k] < -1)
+        rc = rs_errf(e, name, line, "row 0x%03x '%s' (sm_%u): operand %zu's field or tie is out of range", opc, r.shape,
+                     sm, k);
+    }
+    if (rc) break;
+    r.note = oa->note, r.notelen = oa->notelen;
+    for (const char *c = r.note; c && c < r.note + r.notelen && (c = strstr(c, "/* ")) && c < r.note + r.notelen; c += 3) {
+      unsigned k, fits;
+      if (sscanf(c, "/* %u: %u offsets fit", &k, &fits) == 2 && k < ntok) r.nofit[k] = !fits, r.noted[k] = true;
+    }
+    RS_PUSH(*rows, *nrows, cap, r);
+  }
+  if (!rc && !*nrows) rc = rs_errf(e, name, 0, "no rows of rs_sass_forms[]: not a field table");
+  free(o);
+  free(t);
+  if (rc) free(*rows), *rows = NULL, *nrows = 0;
+  return rc;
+}
+
+static void offsets_str(const uint64_t c[2], char *s, size_t n) {
+  size_t k = 0;
+  s[0] = 0;
+  for (unsigned o = 0; o < 128 && k + 8 < n; o++)
+    if (c[o >> 6] >> (o & 63) & 1) k += (size_t)snprintf(s + k, n - k, "%s%u", k ? " " : "", o);
+  if (!k) snprintf(s, n, "none");
+}
+
+int rs_sass_learn_merge(rs_sass_learner *L, const char *base_src, const char *name, rs_err *e) {
+  if (L->merged) return rs_errf(e, name, 0, "a second base table");
+  brow *r;
+  uint32_t nr;
+  char from[160];
+  if (parse_base(base_src, name, &r, &nr, from, sizeof from, e)) return -1;
+  snprintf(L->base, sizeof L->base, "%s (%s)", name, from);
+  int rc = 0;
+  uint32_t nnew = L->n; /* groups of the new samples: the ones a base row may meet */
+  for (uint32_t i = 0; i < nr && !rc; i++) {
+    size_t nt = strlen(r[i].shape);
+    L->base_forms++;
+    L->base_tokens += (uint32_t)nt;
+    for (size_t k = 0; k < nt; k++) L->base_untrusted += r[i].off[k] < 0;
+    group *g = find_group(L, r[i].sm, r[i].opc, r[i].shape, false);
+    if (g && ((uint32_t)(g - L->g) >= nnew || g->base_samples)) {
+      rc = rs_errf(e, name, r[i].line, "form 0x%03x '%s' (sm_%u) has two rows", r[i].opc, r[i].shape, r[i].sm);
+      break;
+    }
+    if (!g) {
+      /* unseen in the new samples: kept as the base has it (its trusted fields as candidates, so
+       * the guard and order rules see them; its ties and untrusted tokens as they were) */
+      g = find_group(L, r[i].sm, r[i].opc, r[i].shape, true);
+      g->kept = true;
+      g->samples = g->base_samples = r[i].samples;
+      for (size_t k = 0; k < nt; k++) {
+        g->boff[k] = r[i].off[k], g->btie[k] = r[i].tie[k];
+        g->bunique[k] = r[i].off[k] >= 0 && !r[i].noted[k];
+        g->eq[k] = 1u << k;
+        if (r[i].off[k] >= 0 && r[i].tie[k] < 0)
+          g->cand[k][0] = g->cand[k][1] = 0, g->cand[k][r[i].off[k] >> 6] = 1ull << (r[i].off[k] & 63);
+      }
+      g->bnote = rs_xmalloc(r[i].notelen + 1);
+      memcpy(g->bnote, r[i].note, r[i].notelen);
+      g->bnote[r[i].notelen] = 0;
+      L->kept++;
+      continue;
+    }
+    /* seen in both: every field the base trusts must fit every new sample (else the form is named
+     * and nothing is written); then the base's fields stand and the new samples decide the rest */
+    for (size_t k = 0; k < nt && !rc; k++) {
+      g->boff[k] = r[i].off[k], g->btie[k] = r[i].tie[k];
+      g->bunique[k] = r[i].off[k] >= 0 && !r[i].noted[k];
+      if (r[i].nofit[k]) g->cand[k][0] = g->cand[k][1] = 0; /* no offset fit the base's samples: none fits all */
+      if (r[i].off[k] < 0) continue;
+      uint64_t want[2] = {0, 0};
+      uint32_t grp = 0;
+      for (size_t j = 0; j < nt; j++)
+        if (j == k || (r[i].tie[k] >= 0 && r[i].tie[j] == r[i].tie[k]))
+          want[r[i].off[j] >> 6] |= 1ull << (r[i].off[j] & 63), grp |= 1u << j;
+      uint64_t both[2] = {g->cand[k][0] & want[0], g->cand[k][1] & want[1]};
+      if (!both[0] && !both[1]) {
+        char fit[128];
+        offsets_str(g->cand[k], fit, sizeof fit);
+        rc = rs_errf(e, name, r[i].line,
+                     "form %s 0x%03x '%s' (sm_%u): the new samples (%u) contradict the base table (%u samples): "
+                     "operand %zu (%c) is at bit %d there%s, the new samples fit bits %s",
+                     g->op, r[i].opc, r[i].shape, r[i].sm, g->samples, r[i].samples, k, r[i].shape[k], r[i].off[k],
+                     r[i].tie[k] >= 0 ? " (tied)" : "", fit);
+        break;
+      }
+      g->cand[k][0] = both[0], g->cand[k][1] = both[1];
+      g->eq[k] &= grp;
+    }
+    /* a base-trusted token is tied to nothing it was not tied to in the base */
+    for (size_t k = 0; k < nt; k++)
+      for (size_t j = 0; j < nt; j++)
+        if (j != k && r[i].off[j] >= 0 && !(r[i].tie[j] >= 0 && r[i].tie[j] == r[i].tie[k])) g->eq[k] &= ~(1u << j);
+    g->base_samples = r[i].samples;
+    g->samples += r[i].samples;
+    L->both++;
+  }
+  free(r);
+  if (!rc) L->merged = true;
+  return rc;
 }
 
 static int gcmp(const void *a, const void *b) {
@@ -160,14 +400,25 @@ static unsigned popcount2(const uint64_t m[2]) {
   return (unsigned)(__builtin_popcountll(m[0]) + __builtin_popcountll(m[1]));
 }
 
-char *rs_sass_learn_emit(const rs_sass_learner *L, uint32_t *forms, uint32_t *tokens, uint32_t *untrusted) {
+/* Token k's field was learned as the one offset that fits (not by a refinement): what the guard
+ * and order rules are measured on. A field the base trusts counts when the base learned it so. */
+static bool learned_uniquely(const group *g, size_t k) {
+  if (popcount2(g->cand[k]) != 1) return false;
+  return !(g->kept || g->base_samples) || g->boff[k] < 0 || g->bunique[k];
+}
+
+char *rs_sass_learn_emit(const rs_sass_learner *L, rs_sass_learn_stats *st) {
   group *g = rs_xmalloc(sizeof *g * (L->n + 1));
   if (L->n) memcpy(g, L->g, sizeof *g * L->n);
   qsort(g, L->n, sizeof *g, gcmp);
   size_t cap = 1 << 16, n = 0;
   char *out = rs_xmalloc(cap);
-  *forms = L->n;
-  *tokens = *untrusted = 0;
+  memset(st, 0, sizeof *st);
+  st->forms = L->n;
+  st->pairs = L->pairs;
+  st->kept = L->kept, st->both = L->both, st->added = L->merged ? L->n - L->kept - L->both : 0;
+  st->base_forms = L->base_forms, st->base_tokens = L->base_tokens, st->base_untrusted = L->base_untrusted;
+  uint32_t *tokens = &st->tokens, *untrusted = &st->untrusted;
 #define P(...)                                                                                                     \
   do {                                                                                                             \
     int k_ = snprintf(out + n, cap - n, __VA_ARGS__);                                                              \
@@ -181,7 +432,16 @@ char *rs_sass_learn_emit(const rs_sass_learner *L, uint32_t *forms, uint32_t *to
     " * of the SASS encoding per form (architecture, word 0 bits 0-11, register token kinds), learned\n"
     " * from (encoding, listing) pairs of ptxas 13 output (sass/learn.c says how). Per token: the\n"
     " * field's lowest bit, -1 when not trusted (several or no offsets fit every sample). Do not\n"
-    " * edit by hand; docs/lower.md. */\n#include \"sass/lower.h\"\n\n");
+    " * edit by hand; docs/lower.md.\n");
+  if (!L->merged) P(" * Learned from %u (cubin, listing) pairs: %u forms. */\n", L->pairs, L->n);
+  else
+    P(" * Merged (`regsweep lower learn --merge`) from %u new (cubin, listing) pairs and the base table\n"
+      " * %s, %u forms:\n"
+      " * %u kept as the base had them (unseen in the new pairs; their comments are the base's),\n"
+      " * %u seen in both (the base's trusted fields fit every new sample; the new pairs decide the\n"
+      " * base's untrusted ones), %u new: %u forms. */\n",
+      L->pairs, L->base, L->base_forms, L->kept, L->both, L->n - L->kept - L->both, L->n);
+  P("#include \"sass/lower.h\"\n\n");
   /* The guard: where every form that pins it down puts it (bit 12 in all ptxas 13 output seen),
    * that offset is taken for a form whose samples leave several offsets, provided it is one of
    * them (it fits every sample of that form too). No such rule for the other operands: their
@@ -189,7 +449,7 @@ char *rs_sass_learn_emit(const rs_sass_learner *L, uint32_t *forms, uint32_t *to
   int guard_at = -2;
   for (uint32_t i = 0; i < L->n; i++)
     for (size_t k = 0; g[i].shape[k]; k++)
-      if ((g[i].shape[k] == 'G' || g[i].shape[k] == 'H') && popcount2(g[i].cand[k]) == 1) {
+      if ((g[i].shape[k] == 'G' || g[i].shape[k] == 'H') && learned_uniquely(&g[i], k)) {
         int o = g[i].cand[k][0] ? __builtin_ctzll(g[i].cand[k][0]) : 64 + __builtin_ctzll(g[i].cand[k][1]);
         guard_at = guard_at == -2 || guard_at == o ? o : -1;
       }
@@ -205,7 +465,7 @@ char *rs_sass_learn_emit(const rs_sass_learner *L, uint32_t *forms, uint32_t *to
       int last[RS_TK__N];
       for (int k = 0; k < RS_TK__N; k++) last[k] = -1;
       for (size_t k = 0; g[i].shape[k]; k++) {
-        if (popcount2(g[i].cand[k]) != 1) continue;
+        if (!learned_uniquely(&g[i], k)) continue;
         int o = g[i].cand[k][0] ? __builtin_ctzll(g[i].cand[k][0]) : 64 + __builtin_ctzll(g[i].cand[k][1]);
         int kind = (int)(strchr(rs_tk_letter, g[i].shape[k]) - rs_tk_letter);
         bool skip = odd[kind][g[i].opc >> 6] >> (g[i].opc & 63) & 1;
@@ -217,9 +477,10 @@ char *rs_sass_learn_emit(const rs_sass_learner *L, uint32_t *forms, uint32_t *to
   bool ordered[RS_TK__N];
   for (int k = 0; k < RS_TK__N; k++) ordered[k] = (k == RS_TK_R || k == RS_TK_UR) && in_order[k] && !out_of_order[k];
 #define ORDERED(kind, opc) (ordered[kind] && !(odd[kind][(opc) >> 6] >> ((opc) & 63) & 1))
-  P("/* Operand order: R fields in increasing bit order in %u of %u pairs, UR in %u of %u, apart from\n"
+  P("/* Operand order: R fields in increasing bit order in %u of %u pairs, UR in %u of %u%s, apart from\n"
     " * the opcodes with an exception (their tied tokens stay tied):", in_order[RS_TK_R],
-    in_order[RS_TK_R] + out_of_order[RS_TK_R], in_order[RS_TK_UR], in_order[RS_TK_UR] + out_of_order[RS_TK_UR]);
+    in_order[RS_TK_R] + out_of_order[RS_TK_R], in_order[RS_TK_UR], in_order[RS_TK_UR] + out_of_order[RS_TK_UR],
+    L->merged ? "\n * (fields learned as the one offset that fits, here or in the base table)" : "");
   for (int k = 0; k < RS_TK__N; k++)
     for (unsigned opc = 0; opc < 4096 && (k == RS_TK_R || k == RS_TK_UR); opc++)
       if (odd[k][opc >> 6] >> (opc & 63) & 1) P(" %c 0x%03x", rs_tk_letter[k], opc);
@@ -229,6 +490,22 @@ char *rs_sass_learn_emit(const rs_sass_learner *L, uint32_t *forms, uint32_t *to
   for (uint32_t i = 0; i < L->n; i++) {
     size_t nt = strlen(g[i].shape);
     int off[RS_MAX_TOKENS], tie[RS_MAX_TOKENS];
+    if (g[i].kept) { /* as the base had it, comments included */
+      P("static const int8_t o%u[] = {", i);
+      for (size_t k = 0; k < nt; k++) {
+        (*tokens)++;
+        *untrusted += g[i].boff[k] < 0;
+        has_tie[i] |= g[i].btie[k] >= 0;
+        P("%s%d", k ? ", " : "", g[i].boff[k]);
+      }
+      P("%s};%s\n", nt ? "" : "0", g[i].bnote);
+      if (has_tie[i]) {
+        P("static const int8_t t%u[] = {", i);
+        for (size_t k = 0; k < nt; k++) P("%s%d", k ? ", " : "", g[i].btie[k]);
+        P("};\n");
+      }
+      continue;
+    }
     for (size_t k = 0; k < nt; k++) {
       unsigned pc = popcount2(g[i].cand[k]);
       bool guard = g[i].shape[k] == 'G' || g[i].shape[k] == 'H';
@@ -293,6 +570,7 @@ char *rs_sass_learn_emit(const rs_sass_learner *L, uint32_t *forms, uint32_t *to
     for (size_t k = 0; k < nt; k++) {
       (*tokens)++;
       *untrusted += off[k] < 0;
+      st->newly_trusted += g[i].base_samples && g[i].boff[k] < 0 && off[k] >= 0;
       P("%s%d", k ? ", " : "", off[k]);
     }
     P("%s};", nt ? "" : "0");
@@ -304,6 +582,12 @@ char *rs_sass_learn_emit(const rs_sass_learner *L, uint32_t *forms, uint32_t *to
                      tie[k] >= 0 ? "; tied" : tie[k] == -2 ? "; tied, split in operand order" :
                      narrowed[k] ? "; narrowed (no overlap, operand order)" :
                      guard && off[k] >= 0 ? "; the guard's bit" : "");
+    }
+    if (g[i].base_samples) {
+      P(" /* merged: %u samples in the base, %u new", g[i].base_samples, g[i].samples - g[i].base_samples);
+      for (size_t k = 0; k < nt; k++)
+        if (g[i].boff[k] < 0 && off[k] >= 0) P("; %zu: untrusted in the base", k);
+      P(" */");
     }
     P("\n");
     if (has_tie[i]) {

@@ -81,9 +81,23 @@ typedef struct rs_sass_learner rs_sass_learner;
 rs_sass_learner *rs_sass_learner_new(void);
 /* Add every instruction of a completed listing of cubin c. */
 int rs_sass_learn_add(rs_sass_learner *L, const rs_cubin *c, const char *listing, const char *name, rs_err *e);
-/* The table as C source (fields.c), with per-form comments for untrusted tokens. *forms, *trusted
- * and *ambiguous count forms and tokens. */
-char *rs_sass_learn_emit(const rs_sass_learner *L, uint32_t *forms, uint32_t *tokens, uint32_t *untrusted);
+/* Incremental learning: merge the table a previous learn wrote (base_src, the text of a fields.c)
+ * into the samples added so far (call after the last rs_sass_learn_add). A form the new samples
+ * lack keeps the base's row as it is (its comments too); a form seen in both keeps every field the
+ * base trusts, which must fit every new sample (else an error naming the form, operand and bits:
+ * nothing is overwritten), and the new samples decide the tokens the base left untrusted (the
+ * base keeps no candidate sets: those are learned from the new samples alone). Errors name
+ * base_src's line: not a field table, a row twice, arrays missing. */
+int rs_sass_learn_merge(rs_sass_learner *L, const char *base_src, const char *name, rs_err *e);
+
+typedef struct {
+  uint32_t pairs, forms, tokens, untrusted;         /* pairs added; the table written */
+  uint32_t base_forms, base_tokens, base_untrusted; /* merge: the base table */
+  uint32_t kept, both, added;                       /* merge: forms kept unseen, in both, new */
+  uint32_t newly_trusted;                           /* merge: fields the base left untrusted, trusted now */
+} rs_sass_learn_stats;
+/* The table as C source (fields.c), with per-form comments for untrusted tokens; st counts. */
+char *rs_sass_learn_emit(const rs_sass_learner *L, rs_sass_learn_stats *st);
 void rs_sass_learner_free(rs_sass_learner *L);
 
 /* The check behind "trusted": for every instruction of the listing, clear the table's fields of

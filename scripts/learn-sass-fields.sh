@@ -10,11 +10,23 @@
 #   one into the cache. Always used: the PTX fixtures tests/fixtures/nv/*.ptx compiled for
 #   sm_75 sm_80 sm_86 sm_89 sm_90 (sm_75-89 from the sm_89 PTX with `.target` changed), the kept
 #   fixture cubins (tests/fixtures/sass/*.cubin) with their listings, and the CUDA sources
-#   tests/fixtures/sass-real/*.cu compiled as scripts/gen-sass-real.sh does (`nvcc -cubin -O3`).
+#   tests/fixtures/sass-real/*.cu and tests/fixtures/sass-tex/*.cu compiled as
+#   scripts/gen-sass-real.sh does (`nvcc -cubin -O3`).
+#
+# Merge (the default): the last table learned from scratch, sass/fields.c at BASE_COMMIT
+#   (2a5cea2: 1,533 cubins, MAGMA 2.6.2's real-suite units and variants among them, which are not
+#   kept and take hours to rebuild), is the base of `regsweep lower learn --merge`: the new pairs
+#   (tests/fixtures/sass-tex, sass-real sources added or changed since BASE_COMMIT, every DIR; the
+#   other fixtures were among the base's 1,533) are
+#   learned and merged into it, so no form or trusted field of the base is lost, and a new sample
+#   that contradicts a trusted field stops the run naming the form. FRESH=1 learns from every pair
+#   above alone instead (what the base lacks is then lost). Either way the check runs over every
+#   pair.
 # Env: PTXAS (/usr/local/cuda/bin/ptxas), NVCC (/usr/local/cuda/bin/nvcc), REGSWEEP
 #   (build/regsweep), NVDISASM (as regsweep finds it), CACHE (build/learn-fields: compiled
 #   fixture cubins and listings written for DIR cubins; a rerun reuses what is newer than its
-#   source, so an interrupted run resumes).
+#   source, so an interrupted run resumes), BASE_COMMIT (2a5cea2), BASE_PAIRS (the base's pair
+#   count where its header lacks it: 1533 for 2a5cea2), FRESH (unset).
 # After a rebuild, run it again: the check line must say 0 mismatches ("reproduced" = instructions).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -23,6 +35,8 @@ PTXAS="${PTXAS:-/usr/local/cuda/bin/ptxas}"
 NVCC="${NVCC:-/usr/local/cuda/bin/nvcc}"
 CACHE="${CACHE:-build/learn-fields}"
 REGSWEEP="${REGSWEEP:-build/regsweep}"
+BASE_COMMIT="${BASE_COMMIT:-2a5cea2}"
+[[ $BASE_COMMIT == 2a5cea2 ]] && BASE_PAIRS="${BASE_PAIRS:-1533}"
 ND=()
 [[ -n "${NVDISASM:-}" ]] && ND=(--nvdisasm "$NVDISASM")
 TMP="$(mktemp -d)"
@@ -46,16 +60,24 @@ disasm() {
   mkdir -p "$(dirname "$2")"
   "$REGSWEEP" corpus disasm "$1" "${ND[@]}" -o "$2.part" && mv "$2.part" "$2"
 }
-mkdir -p "$CACHE/sass-real"
-for src in tests/fixtures/sass-real/*.cu; do
-  k="$(basename "$src" .cu)"
-  for t in sm_75 sm_80 sm_86 sm_89 sm_90; do
-    c="$CACHE/sass-real/$k.$t.cubin"
-    if ! [[ -s "$c" && "$c" -nt "$src" ]]; then
-      "$NVCC" -cubin -O3 -arch="$t" "$src" -o "$c.part" && mv "$c.part" "$c"
-    fi
-    disasm "$c" "${c%.cubin}.sass"
-    pairs+=("$c=${c%.cubin}.sass")
+newpairs=() # what the base table was not learned from
+for d in sass-real sass-tex; do
+  mkdir -p "$CACHE/$d"
+  for src in tests/fixtures/$d/*.cu; do
+    k="$(basename "$src" .cu)"
+    for t in sm_75 sm_80 sm_86 sm_89 sm_90; do
+      c="$CACHE/$d/$k.$t.cubin"
+      if ! [[ -s "$c" && "$c" -nt "$src" ]]; then
+        "$NVCC" -cubin -O3 -arch="$t" "$src" -o "$c.part" && mv "$c.part" "$c"
+      fi
+      disasm "$c" "${c%.cubin}.sass"
+      pairs+=("$c=${c%.cubin}.sass")
+      # new to the base: sass-tex, and a sass-real source added or changed since BASE_COMMIT
+      if [[ $d == sass-tex ]] || ! git cat-file -e "$BASE_COMMIT:$src" 2>/dev/null ||
+        ! git diff --quiet "$BASE_COMMIT" -- "$src"; then
+        newpairs+=("$c=${c%.cubin}.sass")
+      fi
+    done
   done
 done
 for w in "$@"; do
@@ -69,10 +91,22 @@ for w in "$@"; do
       disasm "$c" "$l" || { echo "learn-sass-fields: $c: no listing, skipped" >&2; continue; }
     fi
     pairs+=("$c=$l")
+    newpairs+=("$c=$l")
   done < <(find "$wa" -name 'sm_[0-9]*.cubin' -not -path '*.tmp.*' | sort)
 done
 echo "learn-sass-fields: ${#pairs[@]} (cubin, listing) pairs" >&2
-"$REGSWEEP" lower learn -o sass/fields.c "${pairs[@]}"
+if [[ -n "${FRESH:-}" ]]; then
+  "$REGSWEEP" lower learn -o sass/fields.c "${pairs[@]}"
+else
+  base="$CACHE/fields-$BASE_COMMIT.c"
+  # the base's header names its pair count where learn wrote one; 2a5cea2's predates that line
+  git show "$BASE_COMMIT:sass/fields.c" >"$base"
+  if [[ -n "${BASE_PAIRS:-}" ]] && ! grep -q '^ \* Learned from ' "$base"; then
+    sed -i "s|^ \* edit by hand; docs/lower.md. \*/| * edit by hand; docs/lower.md.\n * Learned from $BASE_PAIRS (cubin, listing) pairs: its commit says so (BASE_PAIRS). */|" "$base"
+  fi
+  echo "learn-sass-fields: ${#newpairs[@]} new pairs merged into sass/fields.c at $BASE_COMMIT" >&2
+  "$REGSWEEP" lower learn --merge "$base" -o sass/fields.c "${newpairs[@]}"
+fi
 echo "rebuild (cmake --build build) and check: $REGSWEEP lower check ... (run by this script's second pass)"
 cmake --build build --target regsweep >/dev/null
 "$REGSWEEP" lower check "${pairs[@]}" | tail -1

@@ -12,7 +12,11 @@
  *  5. Refusals, the cubin untouched: a listing that changes more than registers, one that is not
  *     the listing of this cubin, a form whose field is not trusted, a truncated .nv.info.
  *  6. Scoreboard hazards (sass/hazard.c): none in ptxas's own listings; an ALU result moved onto the
- *     register an in-flight store still reads is one. */
+ *     register an in-flight store still reads is one.
+ *  7. Learning with --merge (rs_sass_learn_merge): a table learned from sgemm sm_89, merged with
+ *     sm_90's samples, keeps every sm_89 row verbatim; merged with its own samples again it is
+ *     the same table (every row in both, sample counts added); a base whose trusted field the
+ *     samples contradict is refused naming the form; a file that is no table is refused. */
 #include "front/front.h"
 #include "check.h"
 #include "sass/lower.h"
@@ -314,6 +318,115 @@ static void test_tokens(void) {
   CHECK(!rs_sass_tokens_of(s, strlen(s), &t, NULL, 0) && !strcmp(t.shape, "B") && t.val[0] == 1);
 }
 
+/* A learner fed the fixture pairs named (NULL-terminated). */
+static rs_sass_learner *learner_of(const char *const *ks) {
+  rs_sass_learner *L = rs_sass_learner_new();
+  for (; *ks; ks++) {
+    char cp[256], lp[256];
+    snprintf(cp, sizeof cp, DIR "%s.cubin", *ks);
+    snprintf(lp, sizeof lp, DIR "%s.sass", *ks);
+    rs_cubin c;
+    rs_err e = {{0}};
+    CHECKF(!rs_cubin_load(cp, &c, &e), "%s", e.msg);
+    char *l = slurp(lp);
+    CHECKF(!rs_sass_learn_add(L, &c, l, lp, &e), "%s", e.msg);
+    free(l);
+    rs_cubin_free(&c);
+  }
+  return L;
+}
+
+
+static void test_merge(void) {
+  static const char *const k89[] = {"sgemm_t4x4.sm_89", NULL}, *const k90[] = {"sgemm_t4x4.sm_90", NULL};
+  rs_sass_learn_stats a, b;
+  rs_sass_learner *L = learner_of(k89);
+  char *base = rs_sass_learn_emit(L, &a);
+  rs_sass_learner_free(L);
+  CHECKF(a.forms > 20 && a.pairs == 1 && strstr(base, "Learned from 1 (cubin, listing) pairs"), "%u forms", a.forms);
+
+  /* other samples (sm_90): every sm_89 row kept as it was, text and all */
+  L = learner_of(k90);
+  rs_sass_learn_stats fresh90;
+  char *t90 = rs_sass_learn_emit(L, &fresh90);
+  free(t90);
+  rs_err e = {{0}};
+  CHECKF(!rs_sass_learn_merge(L, base, "base.c", &e), "%s", e.msg);
+  char *m = rs_sass_learn_emit(L, &b);
+  rs_sass_learner_free(L);
+  CHECKF(b.kept == a.forms && b.both == 0 && b.added == fresh90.forms && b.forms == a.forms + fresh90.forms &&
+             b.base_forms == a.forms && b.base_tokens == a.tokens && b.base_untrusted == a.untrusted &&
+             b.untrusted == a.untrusted + fresh90.untrusted,
+         "kept %u both %u added %u of %u+%u forms", b.kept, b.both, b.added, a.forms, fresh90.forms);
+  CHECK(strstr(m, "Merged (`regsweep lower learn --merge`) from 1 new") && strstr(m, "base.c (Learned from 1 (cubin"));
+  /* each sm_89 row's array line (after its name oN, renumbered) is in the merged text, comments too */
+  size_t rows = 0, found = 0;
+  for (const char *p = base; (p = strstr(p, "static const int8_t o")); p++) {
+    const char *body = strchr(p, '['), *eol = strchr(p, '\n');
+    char line[1024];
+    snprintf(line, sizeof line, "%.*s", (int)(eol - body), body);
+    rows++;
+    found += strstr(m, line) != NULL;
+  }
+  CHECKF(rows == a.forms && found == rows, "%zu of %zu base rows kept verbatim", found, rows);
+  free(m);
+
+  /* the same samples again: every row in both, the same fields, sample counts added */
+  L = learner_of(k89);
+  CHECKF(!rs_sass_learn_merge(L, base, "base.c", &e), "%s", e.msg);
+  m = rs_sass_learn_emit(L, &b);
+  rs_sass_learner_free(L);
+  CHECKF(b.both == a.forms && b.kept == 0 && b.added == 0 && b.tokens == a.tokens && b.untrusted == a.untrusted &&
+             b.newly_trusted == 0,
+         "both %u kept %u added %u, untrusted %u vs %u", b.both, b.kept, b.added, b.untrusted, a.untrusted);
+  CHECK(strstr(m, "/* merged: ") != NULL);
+  free(m);
+
+  /* a trusted field moved by one bit: the samples contradict it, the form is named */
+  char *bad = rs_xstrndup(base, strlen(base));
+  char *row = NULL;
+  for (char *p = bad; (p = strstr(p, "static const int8_t o")) && !row; p++) {
+    char *eol = strchr(p, '\n'), *c = strchr(p, '{');
+    if (memchr(p, '/', (size_t)(eol - p))) continue; /* a row with comments: some field not learned uniquely */
+    int v = atoi(c + 1);
+    if (v >= 12 && v <= 90 && isdigit((unsigned char)c[1]) && isdigit((unsigned char)c[2]) && !isdigit((unsigned char)c[3]))
+      row = p; /* two digits, as its neighbour v + 1: the rest of the text stays put */
+  }
+  CHECK(row != NULL);
+  if (row) {
+    char *c = strchr(row, '{');
+    int v = atoi(c + 1) + 1;
+    c[1] = (char)('0' + v / 10), c[2] = (char)('0' + v % 10);
+    L = learner_of(k89);
+    int rc = rs_sass_learn_merge(L, bad, "bad.c", &e);
+    CHECKF(rc && strstr(e.msg, "bad.c:") && strstr(e.msg, "contradict the base table") && strstr(e.msg, "operand 0") &&
+               strstr(e.msg, "sm_89"),
+           "%s", e.msg);
+    rs_sass_learner_free(L);
+  }
+  free(bad);
+
+  /* not a field table; a row without its array; samples added after a merge */
+  L = learner_of(k89);
+  CHECK(rs_sass_learn_merge(L, "int x;\n", "x.c", &e) && strstr(e.msg, "not a field table"));
+  char *cut = rs_xstrndup(base, strlen(base));
+  char *o0 = strstr(cut, "static const int8_t o0[]");
+  CHECK(o0 != NULL);
+  if (o0) o0[20] = 'x'; /* "x0[]": the first row has no array any more */
+  CHECK(rs_sass_learn_merge(L, cut, "cut.c", &e) && strstr(e.msg, "cut.c:") && strstr(e.msg, "arrays are missing"));
+  free(cut);
+  CHECKF(!rs_sass_learn_merge(L, base, "base.c", &e), "%s", e.msg);
+  CHECK(rs_sass_learn_merge(L, base, "base.c", &e) && strstr(e.msg, "a second base table"));
+  rs_cubin c;
+  CHECK(!rs_cubin_load(DIR "sgemm_t4x4.sm_90.cubin", &c, &e));
+  char *l = slurp(DIR "sgemm_t4x4.sm_90.sass");
+  CHECK(rs_sass_learn_add(L, &c, l, "late", &e) && strstr(e.msg, "after the merge"));
+  free(l);
+  rs_cubin_free(&c);
+  rs_sass_learner_free(L);
+  free(base);
+}
+
 int main(int argc, char **argv) {
   rs_check_init(argc, argv);
   test_tokens();
@@ -326,5 +439,6 @@ int main(int argc, char **argv) {
   test_hazards("sgemm_t4x4.sm_89", true); /* its sm_90 twin's stores are all followed by waits or branches */
   test_hazards("sgemm_t4x4.sm_90", false);
   test_hazards("calib.sm_90", false);
+  test_merge();
   return rs_check_done("test_sass_lower");
 }

@@ -25,6 +25,9 @@
 #define TEXOPS \
   "t u a s2 s1 g|t u a b s2 s1 g|t u a s2 s1 g c|t u a b s2 s1 g c|P t u a s2 s1 g|P t u a b s2 s1 g|P t u a s2 s1 g c|" \
   "P t u a b s2 s1 g c"
+/* with the handle in a register (.B, "bindless"; sm_75-89 when ptxas cannot see which texture):
+ * no handle operands, the handle is the first register of Rb (texshape.c counts it an extra) */
+#define TEXOPS_B "t u a b g|t u a b g c|P t u a b g|P t u a b g c"
 
 #define B RS_SOP_BRANCH
 #define X RS_SOP_EXIT
@@ -263,45 +266,54 @@ const rs_sass_op rs_sass_optable[] = {
      * component mask and the modifiers (texshape.c); the handle is a UR pair on sm_90 (-plr reads
      * both), two c[0x0] offsets before. TEX.LL P0, R42, R44, R4, R30, UR4, 0x0, 2D: a residency
      * predicate (sparse texture) first. */
-    {"TEX", "SCR LL LZ AOFFI NDV F16 RN", TEXOPS, 0},
-    {"TLD", "SCR LL LZ CL MS", TEXOPS, 0},
-    {"TLD4", "SCR R G B A AOFFI", TEXOPS, 0},
-    {"TXD", "", TEXOPS, 0},
+    {"TEX", "SCR LL LZ AOFFI DC NDV F16 RN", TEXOPS, 0},
+    {"TEX.B", "SCR LL LZ AOFFI DC NDV F16 RN", TEXOPS_B, 0}, /* TEX.B.LL R6, R4, R4, R24, ARRAY_CUBE */
+    {"TLD", "SCR LL LZ AOFFI CL MS", TEXOPS, 0},
+    {"TLD.B", "SCR LL LZ AOFFI CL MS", TEXOPS_B, 0},
+    /* TLD4: ptxas 13 always prints the channel (R G B A); a second .B is the register handle */
+    {"TLD4.R", "SCR AOFFI DC", TEXOPS, 0}, {"TLD4.G", "SCR AOFFI DC", TEXOPS, 0},
+    {"TLD4.B", "SCR AOFFI DC", TEXOPS, 0}, {"TLD4.A", "SCR AOFFI DC", TEXOPS, 0},
+    {"TLD4.R.B", "SCR AOFFI DC", TEXOPS_B, 0}, {"TLD4.G.B", "SCR AOFFI DC", TEXOPS_B, 0},
+    {"TLD4.B.B", "SCR AOFFI DC", TEXOPS_B, 0}, {"TLD4.A.B", "SCR AOFFI DC", TEXOPS_B, 0},
+    {"TXD", "AOFFI", TEXOPS, 0},
+    {"TXD.B", "AOFFI", TEXOPS_B, 0},
     {"TXQ", "", "t u s1 k s2 s1 c", 0}, /* TXQ RZ, R6, R6, TEX_HEADER_DIMENSION, UR4, 0x0, 0x1: Ra the level */
+    {"TXQ.B", "", "t u s2 k c", 0},     /* TXQ.B RZ, R0, R2, TEX_HEADER_DIMENSION, 0x1: R2 the level, R3 the handle */
 
     /* ---- surfaces: [Ra] a tuple of the geometry's coordinates (2D: x, y; 2D_ARRAY and 3D three),
      * data by size; the handle is one UR on sm_90 (-plr), c[0x0] offsets before. SUST.P
      * (formatted) stores four components, two with .RG, one with .R. */
-    {"SULD.D.BA.1D", SUB32 SURF, "d1 m1 s1 s1", 0}, {"SULD.D.BA.1D.64", SURF, "d2 m1 s1 s1", 0},
-    {"SULD.D.BA.1D.128", SURF, "d4 m1 s1 s1", 0}, {"SULD.D.BA.1D_ARRAY", SUB32 SURF, "d1 m2 s1 s1", 0},
-    {"SULD.D.BA.1D_ARRAY.64", SURF, "d2 m2 s1 s1", 0}, {"SULD.D.BA.1D_ARRAY.128", SURF, "d4 m2 s1 s1", 0},
-    {"SULD.D.BA.2D", SUB32 SURF, "d1 m2 s1 s1", 0}, {"SULD.D.BA.2D.64", SURF, "d2 m2 s1 s1", 0},
-    {"SULD.D.BA.2D.128", SURF, "d4 m2 s1 s1", 0}, {"SULD.D.BA.2D_ARRAY", SUB32 SURF, "d1 m3 s1 s1", 0},
-    {"SULD.D.BA.2D_ARRAY.64", SURF, "d2 m3 s1 s1", 0}, {"SULD.D.BA.2D_ARRAY.128", SURF, "d4 m3 s1 s1", 0},
-    {"SULD.D.BA.3D", SUB32 SURF, "d1 m3 s1 s1", 0}, {"SULD.D.BA.3D.64", SURF, "d2 m3 s1 s1", 0},
-    {"SULD.D.BA.3D.128", SURF, "d4 m3 s1 s1", 0}, {"SUST.D.BA.1D", SUB32 SURF, "m1 s1 s1 s1", 0},
-    {"SUST.D.BA.1D.64", SURF, "m1 s2 s1 s1", 0}, {"SUST.D.BA.1D.128", SURF, "m1 s4 s1 s1", 0},
-    {"SUST.D.BA.1D_ARRAY", SUB32 SURF, "m2 s1 s1 s1", 0}, {"SUST.D.BA.1D_ARRAY.64", SURF, "m2 s2 s1 s1", 0},
-    {"SUST.D.BA.1D_ARRAY.128", SURF, "m2 s4 s1 s1", 0}, {"SUST.D.BA.2D", SUB32 SURF, "m2 s1 s1 s1", 0},
-    {"SUST.D.BA.2D.64", SURF, "m2 s2 s1 s1", 0}, {"SUST.D.BA.2D.128", SURF, "m2 s4 s1 s1", 0},
-    {"SUST.D.BA.2D_ARRAY", SUB32 SURF, "m3 s1 s1 s1", 0}, {"SUST.D.BA.2D_ARRAY.64", SURF, "m3 s2 s1 s1", 0},
-    {"SUST.D.BA.2D_ARRAY.128", SURF, "m3 s4 s1 s1", 0}, {"SUST.D.BA.3D", SUB32 SURF, "m3 s1 s1 s1", 0},
-    {"SUST.D.BA.3D.64", SURF, "m3 s2 s1 s1", 0}, {"SUST.D.BA.3D.128", SURF, "m3 s4 s1 s1", 0},
-    {"SUST.P.1D", SURF, "m1 s4 s1 s1", 0}, {"SUST.P.1D.RG", SURF, "m1 s2 s1 s1", 0},
-    {"SUST.P.1D.R", SURF, "m1 s1 s1 s1", 0}, {"SUST.P.1D_ARRAY", SURF, "m2 s4 s1 s1", 0},
-    {"SUST.P.1D_ARRAY.RG", SURF, "m2 s2 s1 s1", 0}, {"SUST.P.1D_ARRAY.R", SURF, "m2 s1 s1 s1", 0},
-    {"SUST.P.2D", SURF, "m2 s4 s1 s1", 0}, {"SUST.P.2D.RG", SURF, "m2 s2 s1 s1", 0},
-    {"SUST.P.2D.R", SURF, "m2 s1 s1 s1", 0}, {"SUST.P.2D_ARRAY", SURF, "m3 s4 s1 s1", 0},
-    {"SUST.P.2D_ARRAY.RG", SURF, "m3 s2 s1 s1", 0}, {"SUST.P.2D_ARRAY.R", SURF, "m3 s1 s1 s1", 0},
-    {"SUST.P.3D", SURF, "m3 s4 s1 s1", 0}, {"SUST.P.3D.RG", SURF, "m3 s2 s1 s1", 0},
-    {"SUST.P.3D.R", SURF, "m3 s1 s1 s1", 0}, {"SURED.D.BA.1D", SURF SURED, "m1 s1 s1 s1", 0},
-    {"SURED.D.BA.1D.U64", SURF SURED, "m1 s2 s1 s1", 0}, {"SURED.D.1D", SURF SURED, "m1 s1 s1 s1", 0},
-    {"SURED.D.BA.1D_ARRAY", SURF SURED, "m2 s1 s1 s1", 0}, {"SURED.D.BA.1D_ARRAY.U64", SURF SURED, "m2 s2 s1 s1", 0},
-    {"SURED.D.1D_ARRAY", SURF SURED, "m2 s1 s1 s1", 0}, {"SURED.D.BA.2D", SURF SURED, "m2 s1 s1 s1", 0},
-    {"SURED.D.BA.2D.U64", SURF SURED, "m2 s2 s1 s1", 0}, {"SURED.D.2D", SURF SURED, "m2 s1 s1 s1", 0},
-    {"SURED.D.BA.2D_ARRAY", SURF SURED, "m3 s1 s1 s1", 0}, {"SURED.D.BA.2D_ARRAY.U64", SURF SURED, "m3 s2 s1 s1", 0},
-    {"SURED.D.2D_ARRAY", SURF SURED, "m3 s1 s1 s1", 0}, {"SURED.D.BA.3D", SURF SURED, "m3 s1 s1 s1", 0},
-    {"SURED.D.BA.3D.U64", SURF SURED, "m3 s2 s1 s1", 0}, {"SURED.D.3D", SURF SURED, "m3 s1 s1 s1", 0},
+    {"SULD.D.BA.1D", SUB32 SURF, "d1 m1 s1 s1|d1 m1 s1", 0}, {"SULD.D.BA.1D.64", SURF, "d2 m1 s1 s1|d2 m1 s1", 0},
+    {"SULD.D.BA.1D.128", SURF, "d4 m1 s1 s1|d4 m1 s1", 0}, {"SULD.D.BA.1D_ARRAY", SUB32 SURF, "d1 m2 s1 s1|d1 m2 s1", 0},
+    {"SULD.D.BA.1D_ARRAY.64", SURF, "d2 m2 s1 s1|d2 m2 s1", 0}, {"SULD.D.BA.1D_ARRAY.128", SURF, "d4 m2 s1 s1|d4 m2 s1", 0},
+    {"SULD.D.BA.2D", SUB32 SURF, "d1 m2 s1 s1|d1 m2 s1", 0}, {"SULD.D.BA.2D.64", SURF, "d2 m2 s1 s1|d2 m2 s1", 0},
+    {"SULD.D.BA.2D.128", SURF, "d4 m2 s1 s1|d4 m2 s1", 0}, {"SULD.D.BA.2D_ARRAY", SUB32 SURF, "d1 m3 s1 s1|d1 m3 s1", 0},
+    {"SULD.D.BA.2D_ARRAY.64", SURF, "d2 m3 s1 s1|d2 m3 s1", 0}, {"SULD.D.BA.2D_ARRAY.128", SURF, "d4 m3 s1 s1|d4 m3 s1", 0},
+    {"SULD.D.BA.3D", SUB32 SURF, "d1 m3 s1 s1|d1 m3 s1", 0}, {"SULD.D.BA.3D.64", SURF, "d2 m3 s1 s1|d2 m3 s1", 0},
+    {"SULD.D.BA.3D.128", SURF, "d4 m3 s1 s1|d4 m3 s1", 0}, {"SUST.D.BA.1D", SUB32 SURF, "m1 s1 s1 s1|m1 s1 s1", 0},
+    {"SUST.D.BA.1D.64", SURF, "m1 s2 s1 s1|m1 s2 s1", 0}, {"SUST.D.BA.1D.128", SURF, "m1 s4 s1 s1|m1 s4 s1", 0},
+    {"SUST.D.BA.1D_ARRAY", SUB32 SURF, "m2 s1 s1 s1|m2 s1 s1", 0}, {"SUST.D.BA.1D_ARRAY.64", SURF, "m2 s2 s1 s1|m2 s2 s1", 0},
+    {"SUST.D.BA.1D_ARRAY.128", SURF, "m2 s4 s1 s1|m2 s4 s1", 0}, {"SUST.D.BA.2D", SUB32 SURF, "m2 s1 s1 s1|m2 s1 s1", 0},
+    {"SUST.D.BA.2D.64", SURF, "m2 s2 s1 s1|m2 s2 s1", 0}, {"SUST.D.BA.2D.128", SURF, "m2 s4 s1 s1|m2 s4 s1", 0},
+    {"SUST.D.BA.2D_ARRAY", SUB32 SURF, "m3 s1 s1 s1|m3 s1 s1", 0}, {"SUST.D.BA.2D_ARRAY.64", SURF, "m3 s2 s1 s1|m3 s2 s1", 0},
+    {"SUST.D.BA.2D_ARRAY.128", SURF, "m3 s4 s1 s1|m3 s4 s1", 0}, {"SUST.D.BA.3D", SUB32 SURF, "m3 s1 s1 s1|m3 s1 s1", 0},
+    {"SUST.D.BA.3D.64", SURF, "m3 s2 s1 s1|m3 s2 s1", 0}, {"SUST.D.BA.3D.128", SURF, "m3 s4 s1 s1|m3 s4 s1", 0},
+    {"SUST.P.1D", SURF, "m1 s4 s1 s1|m1 s4 s1", 0}, {"SUST.P.1D.RG", SURF, "m1 s2 s1 s1|m1 s2 s1", 0},
+    {"SUST.P.1D.R", SURF, "m1 s1 s1 s1|m1 s1 s1", 0}, {"SUST.P.1D_ARRAY", SURF, "m2 s4 s1 s1|m2 s4 s1", 0},
+    {"SUST.P.1D_ARRAY.RG", SURF, "m2 s2 s1 s1|m2 s2 s1", 0}, {"SUST.P.1D_ARRAY.R", SURF, "m2 s1 s1 s1|m2 s1 s1", 0},
+    {"SUST.P.2D", SURF, "m2 s4 s1 s1|m2 s4 s1", 0}, {"SUST.P.2D.RG", SURF, "m2 s2 s1 s1|m2 s2 s1", 0},
+    {"SUST.P.2D.R", SURF, "m2 s1 s1 s1|m2 s1 s1", 0}, {"SUST.P.2D_ARRAY", SURF, "m3 s4 s1 s1|m3 s4 s1", 0},
+    {"SUST.P.2D_ARRAY.RG", SURF, "m3 s2 s1 s1|m3 s2 s1", 0}, {"SUST.P.2D_ARRAY.R", SURF, "m3 s1 s1 s1|m3 s1 s1", 0},
+    {"SUST.P.3D", SURF, "m3 s4 s1 s1|m3 s4 s1", 0}, {"SUST.P.3D.RG", SURF, "m3 s2 s1 s1|m3 s2 s1", 0},
+    {"SUST.P.3D.R", SURF, "m3 s1 s1 s1|m3 s1 s1", 0}, {"SURED.D.BA.1D", SURF SURED, "m1 s1 s1 s1|m1 s1 s1", 0},
+    {"SURED.D.BA.1D.U64", SURF SURED, "m1 s2 s1 s1|m1 s2 s1", 0},
+    {"SURED.D.BA.1D.MIN.S64", SURF, "m1 s2 s1 s1|m1 s2 s1", 0}, /* sured.b.min.s64: the only signed 64-bit one */ {"SURED.D.1D", SURF SURED, "m1 s1 s1 s1|m1 s1 s1", 0},
+    {"SURED.D.BA.1D_ARRAY", SURF SURED, "m2 s1 s1 s1|m2 s1 s1", 0}, {"SURED.D.BA.1D_ARRAY.U64", SURF SURED, "m2 s2 s1 s1|m2 s2 s1", 0},
+    {"SURED.D.1D_ARRAY", SURF SURED, "m2 s1 s1 s1|m2 s1 s1", 0}, {"SURED.D.BA.2D", SURF SURED, "m2 s1 s1 s1|m2 s1 s1", 0},
+    {"SURED.D.BA.2D.U64", SURF SURED, "m2 s2 s1 s1|m2 s2 s1", 0}, {"SURED.D.2D", SURF SURED, "m2 s1 s1 s1|m2 s1 s1", 0},
+    {"SURED.D.BA.2D_ARRAY", SURF SURED, "m3 s1 s1 s1|m3 s1 s1", 0}, {"SURED.D.BA.2D_ARRAY.U64", SURF SURED, "m3 s2 s1 s1|m3 s2 s1", 0},
+    {"SURED.D.2D_ARRAY", SURF SURED, "m3 s1 s1 s1|m3 s1 s1", 0}, {"SURED.D.BA.3D", SURF SURED, "m3 s1 s1 s1|m3 s1 s1", 0},
+    {"SURED.D.BA.3D.U64", SURF SURED, "m3 s2 s1 s1|m3 s2 s1", 0}, {"SURED.D.3D", SURF SURED, "m3 s1 s1 s1|m3 s1 s1", 0},
 
     /* ---- barriers and synchronisation (no register written) ---- */
     {"BAR", "SYNC ARV RED POPC AND OR DEFER_BLOCKING ALL", "s1|s1 s1", 0},

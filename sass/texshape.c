@@ -8,42 +8,50 @@
  *     or one), Rd0 the rest (RZ when n <= 2). .F16 packs two halves a register: Rd1 one, Rd0 one
  *     when n > 2.
  *   - sources: T = coordinates (array index included) + extras (.LL level, .AOFFI offsets, .MS
- *     sample, TXD gradients: two per coordinate). Without .SCR, Ra holds the coordinates and Rb the extras
- *     (not printed when none); with .SCR (sm_75-89) they are split evenly, Ra ceil(T/2) and Rb
- *     the rest (TLD4.SCR 2D: R2, R7 one register each).
- * Anything unmeasured (a TLD without .LZ or .LL, TXD other than 2D, a mask above 0xf) is an error
- * naming it. */
+ *     sample, .DC depth, and the handle when it is a register: .B, printed with no handle
+ *     operands). Without .SCR, Ra holds the coordinates and Rb the extras (not printed when
+ *     none); with .SCR (sm_75-89) they are split evenly, Ra ceil(T/2) and Rb the rest (TLD4.SCR
+ *     2D: R2, R7 one register each; TLD4.SCR.R.B 2D: R4:R5, R3). TXD: Ra the coordinates and the
+ *     extras, Rb the gradients, two per spatial coordinate (ARRAY_1D: 2, ARRAY_2D: 4).
+ *   The register-handle forms, .DC, TLD 3D and TXD ARRAY_1D/ARRAY_2D/.AOFFI were measured on
+ *   tests/fixtures/sass-tex/tex.cu and texptx.cu (sm_75-sm_89: every row equal to -plr).
+ * Anything unmeasured (a TLD without .LZ or .LL, TXD CUBE, a mask above 0xf) is an error naming
+ * it. */
 #include "sass/sass.h"
 #include <stdio.h>
 #include <string.h>
 
-/* coordinates per geometry, the array index counted */
+/* coordinates per geometry, the array index counted, and how many of them are spatial (TXD's
+ * gradients: two per spatial coordinate, none for the array index) */
 static const struct {
   const char *name;
-  uint8_t coords;
+  uint8_t coords, spatial;
 } geoms[] = {
-    {"1D", 1}, {"2D", 2}, {"3D", 3}, {"CUBE", 3}, {"ARRAY_1D", 2}, {"ARRAY_2D", 3}, {"ARRAY_CUBE", 4},
+    {"1D", 1, 1}, {"2D", 2, 2}, {"3D", 3, 3}, {"CUBE", 3, 3}, {"ARRAY_1D", 2, 1}, {"ARRAY_2D", 3, 2}, {"ARRAY_CUBE", 4, 3},
 };
 
 /* modifiers that add a source value */
 static const struct {
   const char *name;
   uint8_t extra;
-} extras[] = {{"LL", 1}, {"AOFFI", 1}, {"MS", 1}}; /* MS: the sample index (tex.2dms) */
+} extras[] = {{"LL", 1}, {"AOFFI", 1}, {"MS", 1}, {"DC", 1}}; /* MS: the sample index (tex.2dms); DC: the depth
+                                                             * compared against; .CL and .NDV add none */
 
-/* the families: which geometries were measured, gradients per coordinate, whether a level
- * modifier is required (TLD: .LZ or .LL) */
+/* the families: which geometries were measured, gradients per spatial coordinate (TXD: Ra holds
+ * the coordinates and the other extras, Rb the gradients, with or without .SCR), whether a level
+ * modifier is required (TLD: .LZ or .LL), whether the mnemonic names a channel first (TLD4.R .G
+ * .B .A: a second .B is the register handle) */
 static const struct {
   const char *base;
   const char *geoms; /* measured, space separated; NULL: no geometry operand (TXQ) */
   uint8_t grads;
-  bool level;
+  bool level, channel;
 } families[] = {
-    {"TEX", "2D 3D CUBE ARRAY_1D ARRAY_2D ARRAY_CUBE", 0, false},
-    {"TLD", "1D 2D ARRAY_2D", 0, true},
-    {"TLD4", "2D", 0, false},
-    {"TXD", "2D", 2, false},
-    {"TXQ", NULL, 0, false},
+    {"TEX", "2D 3D CUBE ARRAY_1D ARRAY_2D ARRAY_CUBE", 0, false, false},
+    {"TLD", "1D 2D 3D ARRAY_2D", 0, true, false},
+    {"TLD4", "2D", 0, false, true},
+    {"TXD", "2D ARRAY_1D ARRAY_2D", 2, false, false},
+    {"TXQ", NULL, 0, false, false},
 };
 
 static bool word_in(const char *list, const char *w, size_t n) {
@@ -70,7 +78,7 @@ int rs_sass_tex_shape(const char *mn, size_t mnl, const char *geom, size_t geoml
   for (size_t i = 0; i < sizeof families / sizeof *families; i++)
     if (strlen(families[i].base) == base && !memcmp(families[i].base, mn, base)) fam = (int)i;
   if (fam < 0) return snprintf(why, whylen, "%.*s is not a texture instruction", (int)(mnl > 60 ? 60 : mnl), mn), -1;
-  bool scr = false, f16 = false, level = false;
+  bool scr = false, f16 = false, level = false, chan = !families[fam].channel;
   unsigned extra = 0;
   for (size_t i = base; i < mnl;) {
     size_t j = ++i;
@@ -80,6 +88,10 @@ int rs_sass_tex_shape(const char *mn, size_t mnl, const char *geom, size_t geoml
     scr |= n == 3 && !memcmp(m, "SCR", 3);
     f16 |= n == 3 && !memcmp(m, "F16", 3);
     level |= (n == 2 && (!memcmp(m, "LZ", 2) || !memcmp(m, "LL", 2)));
+    if (n == 1 && strchr("RGBA", m[0])) { /* TLD4's channel first; then .B: the handle in a register */
+      if (!chan) chan = true;
+      else if (m[0] == 'B') extra++;
+    }
     for (size_t k = 0; k < sizeof extras / sizeof *extras; k++)
       if (strlen(extras[k].name) == n && !memcmp(extras[k].name, m, n)) extra += extras[k].extra;
   }
@@ -99,16 +111,16 @@ int rs_sass_tex_shape(const char *mn, size_t mnl, const char *geom, size_t geoml
     out->dst_hi = (uint8_t)(n > 2 ? n - 2 : 0);
   }
   if (!families[fam].geoms) return 0; /* TXQ: its source is a plain operand of the row */
-  unsigned coords = 0;
+  unsigned coords = 0, spatial = 0;
   for (size_t i = 0; i < sizeof geoms / sizeof *geoms; i++)
-    if (geom && strlen(geoms[i].name) == geoml && !memcmp(geoms[i].name, geom, geoml)) coords = geoms[i].coords;
+    if (geom && strlen(geoms[i].name) == geoml && !memcmp(geoms[i].name, geom, geoml))
+      coords = geoms[i].coords, spatial = geoms[i].spatial;
   if (!coords || !word_in(families[fam].geoms, geom, geoml))
     return snprintf(why, whylen, "%.*s with geometry '%.*s': its coordinate registers were never measured",
                     (int)(mnl > 60 ? 60 : mnl), mn, (int)(geoml > 20 ? 20 : geoml), geom ? geom : ""),
            -1;
-  extra += families[fam].grads * coords;
-  unsigned total = coords + extra;
-  unsigned a = scr ? (total + 1) / 2 : coords, b = total - a;
+  unsigned grads = families[fam].grads * spatial, total = coords + extra + grads;
+  unsigned a = grads ? coords + extra : scr ? (total + 1) / 2 : coords, b = total - a;
   if (a > 4 || b > 4)
     return snprintf(why, whylen, "%.*s %.*s: %u source registers do not fit two tuples", (int)(mnl > 60 ? 60 : mnl), mn,
                     (int)(geoml > 20 ? 20 : geoml), geom, total),

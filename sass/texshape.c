@@ -49,7 +49,7 @@ static const struct {
 } families[] = {
     {"TEX", "2D 3D CUBE ARRAY_1D ARRAY_2D ARRAY_CUBE", 0, false, false},
     {"TLD", "1D 2D 3D ARRAY_2D", 0, true, false},
-    {"TLD4", "2D", 0, false, true},
+    {"TLD4", "2D ARRAY_2D", 0, false, true},
     {"TXD", "2D ARRAY_1D ARRAY_2D", 2, false, false},
     {"TXQ", NULL, 0, false, false},
 };

@@ -5,36 +5,36 @@
  * edit by hand; docs/lower.md.
  * Merged (`regsweep lower learn --merge`) from 45 new (cubin, listing) pairs and the base table
  * build/learn-fields/fields-2a5cea2.c (Learned from 1533 (cubin, listing) pairs), 1511 forms:
- * 648 kept as the base had them (unseen in the new pairs; their comments are the base's),
- * 863 seen in both (the base's trusted fields fit every new sample; the new pairs decide the
- * base's untrusted ones), 165 new: 1676 forms. */
+ * 624 kept as the base had them (unseen in the new pairs; their comments are the base's),
+ * 887 seen in both (the base's trusted fields fit every new sample; the new pairs decide the
+ * base's untrusted ones), 167 new: 1678 forms. */
 #include "sass/lower.h"
 
-/* Operand order: R fields in increasing bit order in 1674 of 1674 pairs, UR in 207 of 207
+/* Operand order: R fields in increasing bit order in 1681 of 1681 pairs, UR in 207 of 207
  * (fields learned as the one offset that fits, here or in the base table), apart from
  * the opcodes with an exception (their tied tokens stay tied): R 0x361 R 0x364 R 0x367 R 0x36d R 0x370 R 0xb60 R 0xb63 R 0xb66 R 0xb6c R 0xf60 R 0xf63 R 0xf66 R 0xf6c. Tied tokens are split in that order (the rule holds for both kinds). */
 
 static const int8_t o0[] = {12, 16, 32}; /* merged: 120 samples in the base, 182 new */
 static const int8_t o1[] = {16, 32}; /* merged: 1709 samples in the base, 997 new */
 static const int8_t o2[] = {12, 16, 24, 32, 87};
-static const int8_t o3[] = {16, 24, 32, 87}; /* merged: 1811 samples in the base, 241 new */
+static const int8_t o3[] = {16, 24, 32, 87}; /* merged: 1811 samples in the base, 242 new */
 static const int8_t o4[] = {16, 24, 32, 87}; /* merged: 116 samples in the base, 40 new */
 static const int8_t o5[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 1 values */ /* merged: 90 samples in the base, 288 new */
 static const int8_t o6[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */ /* merged: 6 samples in the base, 238 new */
 static const int8_t o7[] = {81, -1, 24, 32, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 55 samples in the base, 347 new; 4: untrusted in the base */
 static const int8_t o8[] = {12, 81, -1, 24, 32, -1}; /* 2: 5 offsets fit, 1 values */ /* 5: 5 offsets fit, 1 values */
 static const int8_t o9[] = {12, 81, -1, 24, 32, -1, -1}; /* 0: 3 offsets fit, 1 values; the guard's bit */ /* 2: 10 offsets fit, 1 values */ /* 5: 10 offsets fit, 1 values */ /* 6: 48 offsets fit, 1 values */
-static const int8_t o10[] = {81, -1, 24, 32, 87}; /* 1: 3 offsets fit, 1 values */ /* merged: 2045 samples in the base, 1343 new */
+static const int8_t o10[] = {81, -1, 24, 32, 87}; /* 1: 3 offsets fit, 1 values */ /* merged: 2045 samples in the base, 1339 new */
 static const int8_t o11[] = {81, -1, 24, 32, -1, 68}; /* 1: 5 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */ /* merged: 1315 samples in the base, 2 new */
 static const int8_t o12[] = {12, 16, 81, 84, 24, 32, 64};
 static const int8_t o13[] = {12, 16, 81, 24, 32, 64};
-static const int8_t o14[] = {12, 16, 24, 32, 64}; /* merged: 80 samples in the base, 98 new; 4: untrusted in the base */
+static const int8_t o14[] = {12, 16, 24, 32, 64}; /* merged: 80 samples in the base, 99 new; 4: untrusted in the base */
 static const int8_t o15[] = {12, 16, 24, 32, 64, 87, 77};
 static const int8_t o16[] = {16, 81, 84, 24, 32, 64};
 static const int8_t o17[] = {16, 81, 24, 32, 64}; /* merged: 2188 samples in the base, 11 new */
-static const int8_t o18[] = {16, 24, 32, 64}; /* merged: 1846 samples in the base, 629 new */
+static const int8_t o18[] = {16, 24, 32, 64}; /* merged: 1846 samples in the base, 627 new */
 static const int8_t o19[] = {16, 24, 32, 64, 87, 77}; /* merged: 848 samples in the base, 4 new */
-static const int8_t o20[] = {12, 16, 24, 32};
+static const int8_t o20[] = {12, 16, 24, 32}; /* merged: 57 samples in the base, 2 new */
 static const int8_t o21[] = {12, 16, 24, 32, 87};
 static const int8_t o22[] = {16, 81, 24, 32}; /* merged: 2337 samples in the base, 1 new */
 static const int8_t o23[] = {-1, -1, -1, -1, 64}; /* 0: 4 offsets fit, 1 values */ /* 1: 55 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */ /* 3: 3 offsets fit, 1 values */
@@ -57,7 +57,7 @@ static const int8_t o39[] = {16, 24, 32}; /* merged: 1709 samples in the base, 2
 static const int8_t o40[] = {12, 16, 24, 32, 64};
 static const int8_t o41[] = {16, 24, 32, 64}; /* merged: 61979 samples in the base, 4429 new */
 static const int8_t o42[] = {12, 16, 24, 32, 64}; /* merged: 326 samples in the base, 301 new */
-static const int8_t o43[] = {16, 24, 32, 64}; /* merged: 2170 samples in the base, 1379 new */
+static const int8_t o43[] = {16, 24, 32, 64}; /* merged: 2170 samples in the base, 1382 new */
 static const int8_t o44[] = {16, -1, -1, 64, 87}; /* 1: 9 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */ /* merged: 97 samples in the base, 9 new */
 static const int8_t o45[] = {16, -1, 24, 32, 64}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 60 offsets fit, 1 values */ /* 4: 2 offsets fit, 2 values; tied, split in operand order */
 static const int8_t o46[] = {16, 24, 32, 64};
@@ -77,7 +77,7 @@ static const int8_t o59[] = {81, -1, 24, 32, 87}; /* 1: 3 offsets fit, 1 values 
 static const int8_t o60[] = {16, -1, -1, 24, 32, 64}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 1: 55 offsets fit, 1 values */ /* 2: 8 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values; tied, split in operand order */ /* 5: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
 static const int8_t o61[] = {16, 81, 24, 32, -1}; /* 4: 4 offsets fit, 1 values */
 static const int8_t o62[] = {16, 24, 32, 64}; /* merged: 300 samples in the base, 19 new */
-static const int8_t o63[] = {16, 24, 32, 64, 87, 77}; /* merged: 36 samples in the base, 20 new */
+static const int8_t o63[] = {16, 24, 32, 64, 87, 77}; /* merged: 36 samples in the base, 33 new */
 static const int8_t o64[] = {16, -1, 24, 32}; /* 1: 56 offsets fit, 1 values */
 static const int8_t o65[] = {16, 24, 32};
 static const int8_t o66[] = {16, 24, 32, 87}; /* 0: 2 offsets fit, 4 values; tied, split in operand order */ /* 2: 2 offsets fit, 4 values; tied, split in operand order */ /* 3: 2 offsets fit, 2 values; narrowed (no overlap, operand order) */
@@ -103,7 +103,7 @@ static const int8_t o85[] = {16, 32}; /* merged: 6 samples in the base, 22 new *
 static const int8_t o86[] = {24};
 static const int8_t o87[] = {32};
 static const int8_t o88[] = {16};
-static const int8_t o89[] = {16, 24}; /* merged: 885 samples in the base, 776 new */
+static const int8_t o89[] = {16, 24}; /* merged: 885 samples in the base, 777 new */
 static const int8_t o90[] = {-1}; /* 0: 3 offsets fit, 1 values */
 static const int8_t o91[] = {81, 64, 16, 24, 32};
 static const int8_t o92[] = {64, 16, 24, 32};
@@ -115,12 +115,12 @@ static const int8_t t95[] = {-1, -1, 2, 2, -1};
 static const int8_t o96[] = {64, 16, 24, 32};
 static const int8_t o97[] = {64, 16, 24, 32};
 static const int8_t o98[] = {64, 16, 24};
-static const int8_t o99[] = {12, 16, 24}; /* merged: 821 samples in the base, 4 new */
-static const int8_t o100[] = {16, 24}; /* merged: 8338 samples in the base, 635 new */
+static const int8_t o99[] = {12, 16, 24}; /* merged: 821 samples in the base, 12 new */
+static const int8_t o100[] = {16, 24}; /* merged: 8338 samples in the base, 679 new */
 static const int8_t o101[] = {12, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
 static const int8_t o102[] = {24, 64}; /* merged: 3 samples in the base, 20 new */
-static const int8_t o103[] = {12, 24, 32};
-static const int8_t o104[] = {24, 32}; /* merged: 5391 samples in the base, 544 new */
+static const int8_t o103[] = {12, 24, 32}; /* merged: 653 samples in the base, 13 new */
+static const int8_t o104[] = {24, 32}; /* merged: 5391 samples in the base, 567 new */
 static const int8_t o105[] = {24, 32};
 static const int8_t o106[] = {12, 24, 32}; /* merged: 523 samples in the base, 14 new */
 static const int8_t o107[] = {-1}; /* 0: 2 offsets fit, 1 values */
@@ -133,7 +133,7 @@ static const int8_t o113[] = {16, 24, 32}; /* merged: 12 samples in the base, 16
 static const int8_t o114[] = {16, 24, 32, 64};
 static const int8_t o115[] = {24, 32, 64};
 static const int8_t o116[] = {16, 24}; /* merged: 3 samples in the base, 16 new */
-static const int8_t o117[] = {-1, 16, 24, 32}; /* 0: 17 offsets fit, 1 values */ /* merged: 2 samples in the base, 16 new */
+static const int8_t o117[] = {-1, 16, 24, 32}; /* 0: 17 offsets fit, 1 values */ /* merged: 2 samples in the base, 19 new */
 static const int8_t o118[] = {-1, 16, 24, 32, 64}; /* 0: 4 offsets fit, 1 values */
 static const int8_t o119[] = {-1, 16, 24}; /* 0: 70 offsets fit, 1 values */
 static const int8_t o120[] = {16, 24};
@@ -143,7 +143,7 @@ static const int8_t o123[] = {16, 24}; /* merged: 12 samples in the base, 2942 n
 static const int8_t o124[] = {12, 16, 24, 64};
 static const int8_t o125[] = {16, 24, 64}; /* merged: 68 samples in the base, 2052 new */
 static const int8_t o126[] = {12, 16, 24, 64}; /* merged: 121 samples in the base, 157 new */
-static const int8_t o127[] = {16, 24, 64}; /* merged: 766 samples in the base, 1114 new */
+static const int8_t o127[] = {16, 24, 64}; /* merged: 766 samples in the base, 1120 new */
 static const int8_t o128[] = {16, 24, 64}; /* merged: 4 samples in the base, 16 new */
 static const int8_t o129[] = {16, 24}; /* 0: 3 offsets fit, 1 values; narrowed (no overlap, operand order) */
 static const int8_t o130[] = {16, 24, 64};
@@ -151,41 +151,41 @@ static const int8_t o131[] = {-1, 16, 24, 32}; /* 0: 2 offsets fit, 1 values */ 
 static const int8_t o132[] = {24, 32}; /* merged: 5 samples in the base, 128 new; 1: untrusted in the base */
 static const int8_t o133[] = {16, 24};
 static const int8_t o134[] = {16, 24, 64}; /* merged: 3 samples in the base, 17 new */
-static const int8_t o135[] = {16, 24, 64}; /* merged: 413 samples in the base, 325 new */
-static const int8_t o136[] = {16, 24, 64, 87}; /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */
-static const int8_t o137[] = {12, 16, 24, 64}; /* merged: 80 samples in the base, 3 new */
-static const int8_t o138[] = {16, 24, 64}; /* merged: 324 samples in the base, 772 new */
+static const int8_t o135[] = {16, 24, 64}; /* merged: 413 samples in the base, 332 new */
+static const int8_t o136[] = {16, 24, 64, 87}; /* merged: 4 samples in the base, 2 new */
+static const int8_t o137[] = {12, 16, 24, 64}; /* merged: 80 samples in the base, 12 new */
+static const int8_t o138[] = {16, 24, 64}; /* merged: 324 samples in the base, 801 new */
 static const int8_t o139[] = {16, 24}; /* merged: 1 samples in the base, 3 new */
 static const int8_t o140[] = {12, 16}; /* merged: 46 samples in the base, 84 new */
-static const int8_t o141[] = {16}; /* merged: 353 samples in the base, 1258 new */
+static const int8_t o141[] = {16}; /* merged: 353 samples in the base, 1262 new */
 static const int8_t o142[] = {16, 24}; /* merged: 92 samples in the base, 19 new */
 static const int8_t o143[] = {12, 16};
 static const int8_t o144[] = {16}; /* merged: 7691 samples in the base, 37 new */
 static const int8_t o145[] = {16, -1, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 10 samples in the base, 18 new */
-static const int8_t o146[] = {12, 16, 24, -1}; /* 0: 72 offsets fit, 1 values; the guard's bit */ /* 3: 4 offsets fit, 1 values */
-static const int8_t o147[] = {16, 24, 87}; /* merged: 588 samples in the base, 380 new */
+static const int8_t o146[] = {12, 16, 24, -1}; /* 0: 72 offsets fit, 1 values; the guard's bit */ /* 3: 3 offsets fit, 1 values */
+static const int8_t o147[] = {16, 24, 87}; /* merged: 588 samples in the base, 375 new */
 static const int8_t o148[] = {16, 24, 87}; /* merged: 27 samples in the base, 96 new */
 static const int8_t o149[] = {16, 24, -1}; /* 2: 8 offsets fit, 1 values */
 static const int8_t o150[] = {16, 24, -1}; /* 2: 6 offsets fit, 1 values */ /* merged: 1 samples in the base, 16 new; 1: untrusted in the base */
 static const int8_t o151[] = {81, -1, 24, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 96 samples in the base, 1479 new; 3: untrusted in the base */
-static const int8_t o152[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */ /* merged: 4139 samples in the base, 1465 new */
+static const int8_t o152[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */ /* merged: 4139 samples in the base, 1481 new */
 static const int8_t o153[] = {-1, -1, 24, -1, -1}; /* 0: 34 offsets fit, 1 values */ /* 1: 35 offsets fit, 1 values */ /* 3: 35 offsets fit, 1 values */ /* 4: 34 offsets fit, 1 values */
-static const int8_t o154[] = {12, 16, 24, -1}; /* 3: 8 offsets fit, 1 values */ /* merged: 66 samples in the base, 237 new */
+static const int8_t o154[] = {12, 16, 24, -1}; /* 3: 8 offsets fit, 1 values */ /* merged: 66 samples in the base, 241 new */
 static const int8_t o155[] = {16, 81, 84, 24, 64};
 static const int8_t o156[] = {16, 81, 24, 64}; /* merged: 283 samples in the base, 9 new */
-static const int8_t o157[] = {16, 24, 64}; /* merged: 5026 samples in the base, 2498 new */
-static const int8_t o158[] = {16, 24, 64, 87, -1}; /* 2: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 4 offsets fit, 1 values */ /* merged: 162 samples in the base, 1 new; 2: untrusted in the base */
+static const int8_t o157[] = {16, 24, 64}; /* merged: 5026 samples in the base, 2501 new */
+static const int8_t o158[] = {16, 24, 64, 87, 77}; /* merged: 162 samples in the base, 17 new; 2: untrusted in the base; 4: untrusted in the base */
 static const int8_t o159[] = {12, 16, 24};
 static const int8_t o160[] = {16, 24}; /* merged: 665 samples in the base, 245 new */
 static const int8_t o161[] = {16, 24, 64};
 static const int8_t o162[] = {12, 16, 24, 64, -1}; /* 4: 3 offsets fit, 1 values */
-static const int8_t o163[] = {81, 16, 24, 64, -1}; /* 4: 9 offsets fit, 1 values */ /* merged: 338 samples in the base, 728 new */
+static const int8_t o163[] = {81, 16, 24, 64, -1}; /* 4: 9 offsets fit, 1 values */ /* merged: 338 samples in the base, 732 new */
 static const int8_t o164[] = {16, 24, 64, -1}; /* 3: 4 offsets fit, 1 values */ /* merged: 3336 samples in the base, 3758 new */
 static const int8_t o165[] = {12, 16, -1, 64}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values; tied, split in operand order */
 static const int8_t o166[] = {16, 24, 64}; /* merged: 7 samples in the base, 141 new */
 static const int8_t o167[] = {16, 24, -1}; /* 2: 2 offsets fit, 1 values */
-static const int8_t o168[] = {12, 16, 24, 64};
-static const int8_t o169[] = {16, 24, 64}; /* merged: 7838 samples in the base, 1166 new */
+static const int8_t o168[] = {12, 16, 24, 64}; /* merged: 149 samples in the base, 1 new */
+static const int8_t o169[] = {16, 24, 64}; /* merged: 7838 samples in the base, 1174 new */
 static const int8_t o170[] = {81, -1, 87, 77, 68}; /* 1: 3 offsets fit, 1 values */ /* merged: 108 samples in the base, 948 new */
 static const int8_t o171[] = {81, -1, -1, -1, 68}; /* 1: 7 offsets fit, 1 values */ /* 2: 7 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */
 static const int8_t o172[] = {12, 16, 24}; /* merged: 47 samples in the base, 56 new */
@@ -193,11 +193,11 @@ static const int8_t o173[] = {16, 24}; /* merged: 40 samples in the base, 628 ne
 static const int8_t o174[] = {16, 24, 64};
 static const int8_t o175[] = {12, 16, 24, 64}; /* merged: 43 samples in the base, 474 new */
 static const int8_t o176[] = {16, 24, 64}; /* merged: 34 samples in the base, 420 new */
-static const int8_t o177[] = {12, 16, 24, 64}; /* merged: 318 samples in the base, 9 new */
-static const int8_t o178[] = {16, 24, 64}; /* merged: 8043 samples in the base, 1909 new */
+static const int8_t o177[] = {12, 16, 24, 64}; /* merged: 318 samples in the base, 24 new */
+static const int8_t o178[] = {16, 24, 64}; /* merged: 8043 samples in the base, 1911 new */
 static const int8_t o179[] = {16, 24, 64, 87}; /* merged: 339 samples in the base, 10 new */
 static const int8_t o180[] = {12, 16, 24, 64};
-static const int8_t o181[] = {16, 24, 64}; /* merged: 1946 samples in the base, 235 new */
+static const int8_t o181[] = {16, 24, 64}; /* merged: 1946 samples in the base, 231 new */
 static const int8_t o182[] = {16, 24, 64}; /* merged: 55 samples in the base, 3 new */
 static const int8_t o183[] = {16, 24}; /* merged: 1 samples in the base, 60 new; 0: untrusted in the base; 1: untrusted in the base */
 static const int8_t o184[] = {16, 24};
@@ -205,7 +205,7 @@ static const int8_t o185[] = {16};
 static const int8_t o186[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* merged: 8 samples in the base, 21 new */
 static const int8_t o187[] = {16, 24, -1}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 72 offsets fit, 1 values */
 static const int8_t o188[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o189[] = {16, 81, 24, -1}; /* 3: 4 offsets fit, 1 values */ /* merged: 34 samples in the base, 40 new */
+static const int8_t o189[] = {16, 81, 24, -1}; /* 3: 4 offsets fit, 1 values */ /* merged: 34 samples in the base, 53 new */
 static const int8_t o190[] = {16, 24, 64}; /* merged: 571 samples in the base, 1 new */
 static const int8_t o191[] = {16, 24, -1, 87, -1}; /* 2: 7 offsets fit, 1 values */ /* 4: 14 offsets fit, 1 values */
 static const int8_t o192[] = {16, 24}; /* merged: 84 samples in the base, 1 new */
@@ -216,20 +216,20 @@ static const int8_t o196[] = {16, 24, 64}; /* merged: 1907 samples in the base, 
 static const int8_t o197[] = {16, 24, 64};
 static const int8_t o198[] = {16, 24, 64}; /* merged: 4 samples in the base, 16 new */
 static const int8_t o199[] = {16}; /* merged: 9 samples in the base, 237 new */
-static const int8_t o200[] = {0}; /* merged: 1287 samples in the base, 1924 new */
-static const int8_t o201[] = {16}; /* merged: 1436 samples in the base, 1192 new */
+static const int8_t o200[] = {0}; /* merged: 1287 samples in the base, 1958 new */
+static const int8_t o201[] = {16}; /* merged: 1436 samples in the base, 1212 new */
 static const int8_t o202[] = {0}; /* merged: 14 samples in the base, 505 new */
-static const int8_t o203[] = {16}; /* merged: 885 samples in the base, 776 new */
+static const int8_t o203[] = {16}; /* merged: 885 samples in the base, 777 new */
 static const int8_t o204[] = {16};
 static const int8_t o205[] = {0}; /* merged: 71 samples in the base, 280 new */
-static const int8_t o206[] = {16}; /* merged: 885 samples in the base, 776 new */
+static const int8_t o206[] = {16}; /* merged: 885 samples in the base, 777 new */
 static const int8_t o207[] = {0}; /* merged: 6 samples in the base, 2 new */
-static const int8_t o208[] = {0}; /* merged: 712 samples in the base, 1963 new */
-static const int8_t o209[] = {12}; /* merged: 4885 samples in the base, 2468 new */
+static const int8_t o208[] = {0}; /* merged: 712 samples in the base, 1973 new */
+static const int8_t o209[] = {12}; /* merged: 4885 samples in the base, 2469 new */
 static const int8_t o210[] = {12, 87}; /* merged: 9 samples in the base, 237 new */
 static const int8_t o211[] = {0};
-static const int8_t o212[] = {0}; /* merged: 357 samples in the base, 521 new */
-static const int8_t o213[] = {12}; /* merged: 496 samples in the base, 448 new */
+static const int8_t o212[] = {0}; /* merged: 357 samples in the base, 531 new */
+static const int8_t o213[] = {12}; /* merged: 496 samples in the base, 451 new */
 static const int8_t o214[] = {12, -1}; /* 0: 86 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values */
 static const int8_t o215[] = {24}; /* merged: 37 samples in the base, 241 new */
 static const int8_t o216[] = {0};
@@ -263,11 +263,11 @@ static const int8_t o243[] = {16, 24, 64};
 static const int8_t o244[] = {24, 32, 64};
 static const int8_t o245[] = {24, 32, 64};
 static const int8_t o246[] = {12, -1, 16, 64, 32}; /* 1: 9 offsets fit, 1 values */ /* merged: 2 samples in the base, 16 new; 3: untrusted in the base */
-static const int8_t o247[] = {-1, -1, -1, 32}; /* 0: 19 offsets fit, 1 values */ /* 1: 10 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */
+static const int8_t o247[] = {-1, -1, 64, 32}; /* 0: 18 offsets fit, 1 values */ /* 1: 9 offsets fit, 1 values */ /* merged: 1 samples in the base, 13 new; 2: untrusted in the base */
 static const int8_t o248[] = {0};
 static const int8_t o249[] = {16}; /* merged: 333 samples in the base, 5 new */
 static const int8_t o250[] = {12, 16}; /* 0: 75 offsets fit, 1 values; the guard's bit */
-static const int8_t o251[] = {16}; /* merged: 336 samples in the base, 442 new */
+static const int8_t o251[] = {16}; /* merged: 336 samples in the base, 451 new */
 static const int8_t o252[] = {16, 24, 87};
 static const int8_t o253[] = {16, 24, 87};
 static const int8_t o254[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
@@ -275,16 +275,16 @@ static const int8_t o255[] = {81, -1, 24, 87}; /* 1: 2 offsets fit, 1 values */
 static const int8_t o256[] = {81, -1, 24, 87}; /* 1: 6 offsets fit, 1 values */ /* merged: 1619 samples in the base, 479 new */
 static const int8_t o257[] = {68, -1, 24, -1, 81}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 11 offsets fit, 1 values */ /* 3: 11 offsets fit, 1 values */ /* 4: 2 offsets fit, 2 values; tied */
 static const int8_t t257[] = {0, -1, -1, -1, 0};
-static const int8_t o258[] = {12, 16, 24, -1}; /* 3: 8 offsets fit, 1 values */ /* merged: 2 samples in the base, 2 new */
+static const int8_t o258[] = {12, 16, 24, -1}; /* 3: 8 offsets fit, 1 values */ /* merged: 2 samples in the base, 4 new */
 static const int8_t o259[] = {16, 81, 84, 24, 64};
-static const int8_t o260[] = {16, 81, 24, 64}; /* merged: 77 samples in the base, 16 new */
-static const int8_t o261[] = {16, 24, 64}; /* merged: 153 samples in the base, 46 new */
-static const int8_t o262[] = {16, 24, 64, 87, 77}; /* merged: 5 samples in the base, 16 new */
-static const int8_t o263[] = {12, 16, 81, 24};
-static const int8_t o264[] = {12, 16, 24, 64, 87};
-static const int8_t o265[] = {16, 81, 24}; /* merged: 2296 samples in the base, 5 new */
+static const int8_t o260[] = {16, 81, 24, 64}; /* merged: 77 samples in the base, 19 new */
+static const int8_t o261[] = {16, 24, 64}; /* merged: 153 samples in the base, 50 new */
+static const int8_t o262[] = {16, 24, 64, 87, 77}; /* merged: 5 samples in the base, 17 new */
+static const int8_t o263[] = {12, 16, 81, 24}; /* merged: 294 samples in the base, 9 new */
+static const int8_t o264[] = {12, 16, 24, 64, 87}; /* merged: 294 samples in the base, 9 new */
+static const int8_t o265[] = {16, 81, 24}; /* merged: 2296 samples in the base, 11 new */
 static const int8_t o266[] = {16, 24};
-static const int8_t o267[] = {16, 24, 64, 87}; /* merged: 2296 samples in the base, 5 new */
+static const int8_t o267[] = {16, 24, 64, 87}; /* merged: 2296 samples in the base, 11 new */
 static const int8_t o268[] = {12, 16, -1, -1, -1}; /* 2: 4 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */ /* 4: 17 offsets fit, 1 values */ /* merged: 4 samples in the base, 36 new */
 static const int8_t o269[] = {16, 24, 64, -1}; /* 3: 12 offsets fit, 1 values */ /* merged: 3 samples in the base, 16 new */
 static const int8_t o270[] = {16}; /* merged: 4 samples in the base, 36 new */
@@ -294,14 +294,14 @@ static const int8_t o273[] = {16, 24}; /* merged: 3924 samples in the base, 50 n
 static const int8_t o274[] = {12, 16, 24, 64};
 static const int8_t o275[] = {16, 24, 64}; /* merged: 3752 samples in the base, 156 new */
 static const int8_t o276[] = {12, 16, 24, 64};
-static const int8_t o277[] = {16, 24, 64}; /* merged: 1789 samples in the base, 539 new */
-static const int8_t o278[] = {12, 16, 24, 64}; /* merged: 150 samples in the base, 1 new */
-static const int8_t o279[] = {16, 24, 64}; /* merged: 2351 samples in the base, 231 new */
+static const int8_t o277[] = {16, 24, 64}; /* merged: 1789 samples in the base, 549 new */
+static const int8_t o278[] = {12, 16, 24, 64}; /* merged: 150 samples in the base, 4 new */
+static const int8_t o279[] = {16, 24, 64}; /* merged: 2351 samples in the base, 267 new */
 static const int8_t o280[] = {12, 16, 24};
 static const int8_t o281[] = {16, 24};
 static const int8_t o282[] = {12, 16, 24, 64};
 static const int8_t o283[] = {16, 24, 64}; /* 0: 2 offsets fit, 15 values; tied, split in operand order */ /* 2: 2 offsets fit, 15 values; tied, split in operand order */
-static const int8_t o284[] = {16}; /* merged: 1301 samples in the base, 182 new */
+static const int8_t o284[] = {16}; /* merged: 1301 samples in the base, 195 new */
 static const int8_t o285[] = {16}; /* merged: 12 samples in the base, 231 new */
 static const int8_t o286[] = {16}; /* merged: 1 samples in the base, 17 new; 0: untrusted in the base */
 static const int8_t o287[] = {-1}; /* 0: 2 offsets fit, 2 values */
@@ -356,28 +356,28 @@ static const int8_t o335[] = {-1, 16, 24}; /* 0: 3 offsets fit, 1 values */ /* m
 static const int8_t o336[] = {12, 16, 32}; /* merged: 99 samples in the base, 191 new */
 static const int8_t o337[] = {16, 32}; /* merged: 1083 samples in the base, 793 new */
 static const int8_t o338[] = {12, 16, 24, 32, 87};
-static const int8_t o339[] = {16, 24, 32, 87}; /* merged: 1225 samples in the base, 241 new */
+static const int8_t o339[] = {16, 24, 32, 87}; /* merged: 1225 samples in the base, 242 new */
 static const int8_t o340[] = {16, 24, 32, 87}; /* merged: 116 samples in the base, 40 new */
 static const int8_t o341[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 1 values */ /* merged: 88 samples in the base, 288 new */
 static const int8_t o342[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */ /* merged: 6 samples in the base, 238 new */
 static const int8_t o343[] = {81, -1, 24, 32, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 55 samples in the base, 347 new; 4: untrusted in the base */
 static const int8_t o344[] = {12, 81, -1, 24, 32, -1}; /* 2: 5 offsets fit, 1 values */ /* 5: 5 offsets fit, 1 values */
 static const int8_t o345[] = {12, 81, -1, 24, 32, -1, -1}; /* 0: 3 offsets fit, 1 values; the guard's bit */ /* 2: 10 offsets fit, 1 values */ /* 5: 10 offsets fit, 1 values */ /* 6: 49 offsets fit, 1 values */
-static const int8_t o346[] = {81, -1, 24, 32, 87}; /* 1: 3 offsets fit, 1 values */ /* merged: 1524 samples in the base, 1343 new */
+static const int8_t o346[] = {81, -1, 24, 32, 87}; /* 1: 3 offsets fit, 1 values */ /* merged: 1524 samples in the base, 1339 new */
 static const int8_t o347[] = {81, -1, 24, 32, -1, 68}; /* 1: 5 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */ /* merged: 889 samples in the base, 2 new */
 static const int8_t o348[] = {12, 16, 81, 84, 24, 32, 64};
 static const int8_t o349[] = {12, 16, 81, 24, 32, 64};
-static const int8_t o350[] = {12, 16, 24, 32, 64}; /* merged: 74 samples in the base, 98 new; 4: untrusted in the base */
+static const int8_t o350[] = {12, 16, 24, 32, 64}; /* merged: 74 samples in the base, 100 new; 4: untrusted in the base */
 static const int8_t o351[] = {12, 16, 24, 32, 64, 87, 77};
 static const int8_t o352[] = {16, 81, 84, 24, 32, 64};
 static const int8_t o353[] = {16, 81, 24, 32, 64}; /* merged: 1418 samples in the base, 11 new */
-static const int8_t o354[] = {16, 24, 32, 64}; /* merged: 1608 samples in the base, 604 new */
+static const int8_t o354[] = {16, 24, 32, 64}; /* merged: 1608 samples in the base, 602 new */
 static const int8_t o355[] = {16, 24, 32, 64, 87, 77}; /* merged: 406 samples in the base, 3 new */
-static const int8_t o356[] = {12, 16, 24, 32};
+static const int8_t o356[] = {12, 16, 24, 32}; /* merged: 49 samples in the base, 1 new */
 static const int8_t o357[] = {12, 16, 24, 32, 87};
 static const int8_t o358[] = {16, 81, 24, 32}; /* merged: 1505 samples in the base, 1 new */
 static const int8_t o359[] = {-1, -1, -1, -1, 64}; /* 0: 4 offsets fit, 1 values */ /* 1: 55 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */ /* 3: 3 offsets fit, 1 values */
-static const int8_t o360[] = {16, 24, 32}; /* merged: 1026 samples in the base, 197 new */
+static const int8_t o360[] = {16, 24, 32}; /* merged: 1026 samples in the base, 198 new */
 static const int8_t o361[] = {16, 24, 32, 87};
 static const int8_t o362[] = {16, 24, 32, 64}; /* merged: 2561 samples in the base, 8 new */
 static const int8_t o363[] = {16, 24, 32, 64, 87}; /* merged: 1458 samples in the base, 1 new */
@@ -396,7 +396,7 @@ static const int8_t o375[] = {16, 24, 32}; /* merged: 1708 samples in the base, 
 static const int8_t o376[] = {12, 16, 24, 32, 64};
 static const int8_t o377[] = {16, 24, 32, 64}; /* merged: 61978 samples in the base, 4429 new */
 static const int8_t o378[] = {12, 16, 24, 32, 64}; /* merged: 331 samples in the base, 292 new */
-static const int8_t o379[] = {16, 24, 32, 64}; /* merged: 2054 samples in the base, 1336 new */
+static const int8_t o379[] = {16, 24, 32, 64}; /* merged: 2054 samples in the base, 1337 new */
 static const int8_t o380[] = {16, -1, -1, 64, 87}; /* 1: 9 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */ /* merged: 104 samples in the base, 9 new */
 static const int8_t o381[] = {16, -1, 24, 32, 64}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 59 offsets fit, 1 values */ /* 4: 2 offsets fit, 2 values; tied, split in operand order */
 static const int8_t o382[] = {16, 24, 32, 64};
@@ -420,7 +420,7 @@ static const int8_t o399[] = {81, -1, 24, 32, 87}; /* 1: 3 offsets fit, 1 values
 static const int8_t o400[] = {12, -1, -1, -1, -1}; /* 0: 33 offsets fit, 1 values; the guard's bit */ /* 1: 18 offsets fit, 1 values */ /* 2: 18 offsets fit, 1 values */ /* 3: 18 offsets fit, 1 values */ /* 4: 18 offsets fit, 1 values */
 static const int8_t o401[] = {16, 81, 24, 32, -1}; /* 4: 4 offsets fit, 1 values */ /* merged: 94 samples in the base, 30 new */
 static const int8_t o402[] = {16, 24, 32, 64}; /* merged: 381 samples in the base, 19 new */
-static const int8_t o403[] = {16, 24, 32, -1, 87, -1}; /* 3: 7 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */ /* merged: 33 samples in the base, 50 new */
+static const int8_t o403[] = {16, 24, 32, -1, 87, -1}; /* 3: 7 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */ /* merged: 33 samples in the base, 63 new */
 static const int8_t o404[] = {16, 24, 32};
 static const int8_t o405[] = {16, 24, 32, 87};
 static const int8_t o406[] = {16, 24, 32, 64}; /* merged: 64 samples in the base, 1 new */
@@ -475,19 +475,19 @@ static const int8_t o454[] = {16, 24}; /* merged: 12 samples in the base, 2942 n
 static const int8_t o455[] = {12, 16, 24, 64};
 static const int8_t o456[] = {16, 24, 64}; /* merged: 68 samples in the base, 2052 new */
 static const int8_t o457[] = {12, 16, 24, 64}; /* merged: 125 samples in the base, 135 new */
-static const int8_t o458[] = {16, 24, 64}; /* merged: 810 samples in the base, 1065 new */
+static const int8_t o458[] = {16, 24, 64}; /* merged: 810 samples in the base, 1071 new */
 static const int8_t o459[] = {16, 24, 64}; /* merged: 4 samples in the base, 16 new */
-static const int8_t o460[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* merged: 588 samples in the base, 751 new */
+static const int8_t o460[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* merged: 588 samples in the base, 755 new */
 static const int8_t o461[] = {16, 24, 64}; /* merged: 36 samples in the base, 30 new */
 static const int8_t o462[] = {-1, 16, 24, 32}; /* 0: 2 offsets fit, 1 values */ /* merged: 12 samples in the base, 368 new */
 static const int8_t o463[] = {24, 32}; /* merged: 5 samples in the base, 128 new; 1: untrusted in the base */
 static const int8_t o464[] = {16, 24};
 static const int8_t o465[] = {16, 24, 64}; /* merged: 3 samples in the base, 17 new */
 static const int8_t o466[] = {12, 16, 24, 64}; /* 0: 55 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */ /* 3: 2 offsets fit, 1 values; tied, split in operand order */
-static const int8_t o467[] = {16, 24, 64}; /* merged: 391 samples in the base, 359 new */
-static const int8_t o468[] = {16, 24, 64, 87}; /* merged: 2 samples in the base, 172 new; 3: untrusted in the base */
-static const int8_t o469[] = {12, 16, 24, 64}; /* merged: 84 samples in the base, 3 new */
-static const int8_t o470[] = {16, 24, 64}; /* merged: 395 samples in the base, 772 new */
+static const int8_t o467[] = {16, 24, 64}; /* merged: 391 samples in the base, 370 new */
+static const int8_t o468[] = {16, 24, 64, 87}; /* merged: 2 samples in the base, 174 new; 3: untrusted in the base */
+static const int8_t o469[] = {12, 16, 24, 64}; /* merged: 84 samples in the base, 12 new */
+static const int8_t o470[] = {16, 24, 64}; /* merged: 395 samples in the base, 801 new */
 static const int8_t o471[] = {12, 16}; /* merged: 46 samples in the base, 106 new */
 static const int8_t o472[] = {16}; /* merged: 190 samples in the base, 580 new */
 static const int8_t o473[] = {16, 24}; /* merged: 92 samples in the base, 19 new */
@@ -496,28 +496,28 @@ static const int8_t o475[] = {16}; /* merged: 7712 samples in the base, 36 new *
 static const int8_t o476[] = {81, 87}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 2 offsets fit, 2 values; tied */
 static const int8_t t476[] = {0, 0};
 static const int8_t o477[] = {16, -1, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 2 samples in the base, 16 new */
-static const int8_t o478[] = {12, -1, -1, -1}; /* 0: 72 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
-static const int8_t o479[] = {16, 24, 87}; /* merged: 584 samples in the base, 380 new */
+static const int8_t o478[] = {12, -1, -1, -1}; /* 0: 72 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 3: 3 offsets fit, 1 values */
+static const int8_t o479[] = {16, 24, 87}; /* merged: 584 samples in the base, 375 new */
 static const int8_t o480[] = {16, 24, 87}; /* merged: 27 samples in the base, 96 new */
 static const int8_t o481[] = {16, 24, -1}; /* 2: 8 offsets fit, 1 values */
 static const int8_t o482[] = {16, 24, -1}; /* 2: 6 offsets fit, 1 values */ /* merged: 1 samples in the base, 16 new */
 static const int8_t o483[] = {81, -1, 24, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 100 samples in the base, 1479 new; 3: untrusted in the base */
-static const int8_t o484[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */ /* merged: 3435 samples in the base, 1465 new */
-static const int8_t o485[] = {12, 16, 24, -1}; /* 3: 8 offsets fit, 1 values */ /* merged: 69 samples in the base, 237 new */
-static const int8_t o486[] = {16, -1, 84, 24, 64}; /* 1: 3 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o484[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */ /* merged: 3435 samples in the base, 1481 new */
+static const int8_t o485[] = {12, 16, 24, -1}; /* 3: 8 offsets fit, 1 values */ /* merged: 69 samples in the base, 241 new */
+static const int8_t o486[] = {16, 81, 84, 24, 64};
 static const int8_t o487[] = {16, 81, 24, 64}; /* merged: 290 samples in the base, 9 new */
-static const int8_t o488[] = {16, 24, 64}; /* merged: 4851 samples in the base, 2498 new */
-static const int8_t o489[] = {16, 24, 64, 87, -1}; /* 2: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 7 offsets fit, 1 values */ /* merged: 162 samples in the base, 1 new; 2: untrusted in the base */
+static const int8_t o488[] = {16, 24, 64}; /* merged: 4851 samples in the base, 2501 new */
+static const int8_t o489[] = {16, 24, 64, 87, 77}; /* merged: 162 samples in the base, 17 new; 2: untrusted in the base; 4: untrusted in the base */
 static const int8_t o490[] = {12, 16, 24};
 static const int8_t o491[] = {16, 24}; /* merged: 673 samples in the base, 245 new */
 static const int8_t o492[] = {16, 24, 64};
 static const int8_t o493[] = {12, 16, 24, 64, -1}; /* 4: 3 offsets fit, 1 values */
-static const int8_t o494[] = {81, 16, 24, 64, -1}; /* 4: 9 offsets fit, 1 values */ /* merged: 338 samples in the base, 728 new */
+static const int8_t o494[] = {81, 16, 24, 64, -1}; /* 4: 9 offsets fit, 1 values */ /* merged: 338 samples in the base, 732 new */
 static const int8_t o495[] = {16, 24, 64, -1}; /* 3: 4 offsets fit, 1 values */ /* merged: 3255 samples in the base, 3752 new */
 static const int8_t o496[] = {16, 24, 64}; /* merged: 7 samples in the base, 88 new */
 static const int8_t o497[] = {16, 24, -1}; /* 2: 2 offsets fit, 1 values */
-static const int8_t o498[] = {12, 16, 24, 64};
-static const int8_t o499[] = {16, 24, 64}; /* merged: 7451 samples in the base, 1151 new */
+static const int8_t o498[] = {12, 16, 24, 64}; /* merged: 138 samples in the base, 2 new */
+static const int8_t o499[] = {16, 24, 64}; /* merged: 7451 samples in the base, 1161 new */
 static const int8_t o500[] = {81, -1, 87, 77, 68}; /* 1: 3 offsets fit, 1 values */ /* merged: 108 samples in the base, 948 new */
 static const int8_t o501[] = {81, -1, -1, -1, 68}; /* 1: 6 offsets fit, 1 values */ /* 2: 6 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
 static const int8_t o502[] = {12, 16, 24}; /* merged: 47 samples in the base, 56 new */
@@ -525,11 +525,11 @@ static const int8_t o503[] = {16, 24}; /* merged: 41 samples in the base, 628 ne
 static const int8_t o504[] = {16, 24, 64};
 static const int8_t o505[] = {12, 16, 24, 64}; /* merged: 43 samples in the base, 474 new */
 static const int8_t o506[] = {16, 24, 64}; /* merged: 34 samples in the base, 420 new */
-static const int8_t o507[] = {12, 16, 24, 64}; /* merged: 331 samples in the base, 9 new */
-static const int8_t o508[] = {16, 24, 64}; /* merged: 8166 samples in the base, 1961 new */
+static const int8_t o507[] = {12, 16, 24, 64}; /* merged: 331 samples in the base, 23 new */
+static const int8_t o508[] = {16, 24, 64}; /* merged: 8166 samples in the base, 1959 new */
 static const int8_t o509[] = {16, 24, 64, 87}; /* merged: 125 samples in the base, 11 new */
 static const int8_t o510[] = {12, 16, 24, 64};
-static const int8_t o511[] = {16, 24, 64}; /* merged: 1840 samples in the base, 235 new */
+static const int8_t o511[] = {16, 24, 64}; /* merged: 1840 samples in the base, 231 new */
 static const int8_t o512[] = {16, 24, 64}; /* merged: 55 samples in the base, 3 new */
 static const int8_t o513[] = {16, 24}; /* merged: 1 samples in the base, 60 new; 0: untrusted in the base; 1: untrusted in the base */
 static const int8_t o514[] = {16, 24};
@@ -538,7 +538,7 @@ static const int8_t o516[] = {16}; /* merged: 44 samples in the base, 3 new */
 static const int8_t o517[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* merged: 3 samples in the base, 19 new */
 static const int8_t o518[] = {16, 24, 87};
 static const int8_t o519[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o520[] = {16, 81, 24, -1}; /* 3: 4 offsets fit, 1 values */ /* merged: 30 samples in the base, 40 new */
+static const int8_t o520[] = {16, 81, 24, -1}; /* 3: 4 offsets fit, 1 values */ /* merged: 30 samples in the base, 53 new */
 static const int8_t o521[] = {16, 24, 64}; /* merged: 847 samples in the base, 1 new */
 static const int8_t o522[] = {16, 24, -1, 87, -1}; /* 0: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 2: 38 offsets fit, 1 values */ /* 4: 46 offsets fit, 1 values */
 static const int8_t o523[] = {16, 24}; /* merged: 88 samples in the base, 1 new */
@@ -549,22 +549,22 @@ static const int8_t o527[] = {16, 24, 64}; /* merged: 2404 samples in the base, 
 static const int8_t o528[] = {16, 24, 64};
 static const int8_t o529[] = {16, 24, 64}; /* merged: 7 samples in the base, 16 new */
 static const int8_t o530[] = {16}; /* merged: 9 samples in the base, 237 new */
-static const int8_t o531[] = {0}; /* merged: 4129 samples in the base, 5975 new */
-static const int8_t o532[] = {16}; /* merged: 1521 samples in the base, 1192 new */
+static const int8_t o531[] = {0}; /* merged: 4129 samples in the base, 6084 new */
+static const int8_t o532[] = {16}; /* merged: 1521 samples in the base, 1212 new */
 static const int8_t o533[] = {0}; /* merged: 17 samples in the base, 510 new */
-static const int8_t o534[] = {16}; /* merged: 883 samples in the base, 776 new */
+static const int8_t o534[] = {16}; /* merged: 883 samples in the base, 777 new */
 static const int8_t o535[] = {16};
 static const int8_t o536[] = {0}; /* merged: 67 samples in the base, 280 new */
 static const int8_t o537[] = {12};
-static const int8_t o538[] = {16}; /* merged: 883 samples in the base, 776 new */
+static const int8_t o538[] = {16}; /* merged: 883 samples in the base, 777 new */
 static const int8_t o539[] = {0}; /* merged: 4 samples in the base, 2 new */
-static const int8_t o540[] = {0}; /* merged: 994 samples in the base, 1961 new */
-static const int8_t o541[] = {12}; /* merged: 4515 samples in the base, 2467 new */
+static const int8_t o540[] = {0}; /* merged: 994 samples in the base, 1971 new */
+static const int8_t o541[] = {12}; /* merged: 4515 samples in the base, 2468 new */
 static const int8_t o542[] = {12, 87}; /* merged: 9 samples in the base, 237 new */
 static const int8_t o543[] = {-1}; /* 0: 2 offsets fit, 1 values */
 static const int8_t o544[] = {0};
-static const int8_t o545[] = {0}; /* merged: 358 samples in the base, 522 new */
-static const int8_t o546[] = {12}; /* merged: 495 samples in the base, 447 new */
+static const int8_t o545[] = {0}; /* merged: 358 samples in the base, 532 new */
+static const int8_t o546[] = {12}; /* merged: 495 samples in the base, 450 new */
 static const int8_t o547[] = {12, -1}; /* 0: 86 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values */
 static const int8_t o548[] = {24}; /* merged: 38 samples in the base, 241 new */
 static const int8_t o549[] = {0};
@@ -572,8 +572,8 @@ static const int8_t o550[] = {0};
 static const int8_t o551[] = {12, 16, 24}; /* 0: 3 offsets fit, 1 values; the guard's bit */
 static const int8_t o552[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
 static const int8_t o553[] = {16, 32, 24}; /* merged: 20 samples in the base, 18 new */
-static const int8_t o554[] = {12, 16, 32, 24}; /* merged: 927 samples in the base, 4 new */
-static const int8_t o555[] = {16, 32, 24}; /* merged: 8960 samples in the base, 885 new */
+static const int8_t o554[] = {12, 16, 32, 24}; /* merged: 927 samples in the base, 12 new */
+static const int8_t o555[] = {16, 32, 24}; /* merged: 8960 samples in the base, 929 new */
 static const int8_t o556[] = {12, 16, 24}; /* 0: 73 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
 static const int8_t o557[] = {16, 24};
 static const int8_t o558[] = {12, 16, 24};
@@ -582,8 +582,8 @@ static const int8_t o560[] = {16, 24}; /* merged: 31649 samples in the base, 30 
 static const int8_t o561[] = {16, 24, 32};
 static const int8_t o562[] = {16, 32};
 static const int8_t o563[] = {64, 24, 32}; /* merged: 6 samples in the base, 19 new */
-static const int8_t o564[] = {12, 64, 24, 32};
-static const int8_t o565[] = {64, 24, 32}; /* merged: 5496 samples in the base, 544 new */
+static const int8_t o564[] = {12, 64, 24, 32}; /* merged: 655 samples in the base, 13 new */
+static const int8_t o565[] = {64, 24, 32}; /* merged: 5496 samples in the base, 567 new */
 static const int8_t o566[] = {12, 24, -1, 32}; /* 0: 8 offsets fit, 1 values; the guard's bit */ /* 2: 4 offsets fit, 1 values */
 static const int8_t o567[] = {24, 64, 32};
 static const int8_t o568[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
@@ -597,13 +597,13 @@ static const int8_t o575[] = {16, 24, 64};
 static const int8_t o576[] = {24, 32, 64};
 static const int8_t o577[] = {24, 32, 64};
 static const int8_t o578[] = {12, -1, 16, 64, 24, 32}; /* 1: 4 offsets fit, 1 values */ /* merged: 2 samples in the base, 16 new */
-static const int8_t o579[] = {-1, 16, 64, 24, 32}; /* 0: 11 offsets fit, 1 values */ /* merged: 3 samples in the base, 16 new */
+static const int8_t o579[] = {-1, 16, 64, 24, 32}; /* 0: 11 offsets fit, 1 values */ /* merged: 3 samples in the base, 32 new */
 static const int8_t o580[] = {0};
 static const int8_t o581[] = {0};
 static const int8_t o582[] = {-1}; /* 0: 4 offsets fit, 1 values */
 static const int8_t o583[] = {16}; /* merged: 310 samples in the base, 5 new */
 static const int8_t o584[] = {12, 16}; /* 0: 75 offsets fit, 1 values; the guard's bit */
-static const int8_t o585[] = {16}; /* merged: 272 samples in the base, 457 new */
+static const int8_t o585[] = {16}; /* merged: 272 samples in the base, 467 new */
 static const int8_t o586[] = {16, 24, 87};
 static const int8_t o587[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
 static const int8_t o588[] = {81, -1, 24, 87}; /* 1: 2 offsets fit, 1 values */
@@ -611,18 +611,18 @@ static const int8_t o589[] = {81, -1, 24, 87}; /* 1: 6 offsets fit, 1 values */ 
 static const int8_t o590[] = {68, -1, 24, -1, 81}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 11 offsets fit, 1 values */ /* 3: 11 offsets fit, 1 values */ /* 4: 2 offsets fit, 2 values; tied */
 static const int8_t t590[] = {0, -1, -1, -1, 0};
 static const int8_t o591[] = {12, 16, 81, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
-static const int8_t o592[] = {12, 16, 24, -1}; /* 3: 8 offsets fit, 1 values */ /* merged: 2 samples in the base, 2 new */
+static const int8_t o592[] = {12, 16, 24, -1}; /* 3: 8 offsets fit, 1 values */ /* merged: 2 samples in the base, 4 new */
 static const int8_t o593[] = {12, 16, 24, -1, 87, -1}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 3: 4 offsets fit, 1 values */ /* 5: 14 offsets fit, 1 values */
 static const int8_t o594[] = {16, 81, 84, 24, 64};
-static const int8_t o595[] = {16, 81, 24, 64}; /* merged: 500 samples in the base, 236 new */
-static const int8_t o596[] = {16, 24, 64}; /* merged: 169 samples in the base, 46 new */
-static const int8_t o597[] = {16, 24, 64, 87, 77}; /* merged: 489 samples in the base, 64 new */
-static const int8_t o598[] = {12, 16, 81, 24};
-static const int8_t o599[] = {12, 16, 24, 64, 87};
-static const int8_t o600[] = {16, 81, 24}; /* merged: 2309 samples in the base, 5 new */
+static const int8_t o595[] = {16, 81, 24, 64}; /* merged: 500 samples in the base, 239 new */
+static const int8_t o596[] = {16, 24, 64}; /* merged: 169 samples in the base, 50 new */
+static const int8_t o597[] = {16, 24, 64, 87, 77}; /* merged: 489 samples in the base, 65 new */
+static const int8_t o598[] = {12, 16, 81, 24}; /* merged: 294 samples in the base, 9 new */
+static const int8_t o599[] = {12, 16, 24, 64, 87}; /* merged: 294 samples in the base, 9 new */
+static const int8_t o600[] = {16, 81, 24}; /* merged: 2309 samples in the base, 11 new */
 static const int8_t o601[] = {16, 24};
 static const int8_t o602[] = {16, 24, -1}; /* 0: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 2: 53 offsets fit, 1 values */
-static const int8_t o603[] = {16, 24, 64, 87}; /* merged: 2309 samples in the base, 5 new */
+static const int8_t o603[] = {16, 24, 64, 87}; /* merged: 2309 samples in the base, 11 new */
 static const int8_t o604[] = {12, 16, -1, -1, -1}; /* 2: 4 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */ /* 4: 17 offsets fit, 1 values */ /* merged: 4 samples in the base, 36 new */
 static const int8_t o605[] = {16, 24, 64, -1}; /* 3: 12 offsets fit, 1 values */ /* merged: 4 samples in the base, 16 new */
 static const int8_t o606[] = {16}; /* merged: 4 samples in the base, 36 new */
@@ -632,14 +632,14 @@ static const int8_t o609[] = {16, 24}; /* merged: 3924 samples in the base, 50 n
 static const int8_t o610[] = {12, 16, 24, 64};
 static const int8_t o611[] = {16, 24, 64}; /* merged: 3752 samples in the base, 156 new */
 static const int8_t o612[] = {12, 16, 24, 64};
-static const int8_t o613[] = {16, 24, 64}; /* merged: 1722 samples in the base, 539 new */
-static const int8_t o614[] = {12, 16, 24, 64}; /* merged: 150 samples in the base, 1 new */
-static const int8_t o615[] = {16, 24, 64}; /* merged: 2350 samples in the base, 231 new */
+static const int8_t o613[] = {16, 24, 64}; /* merged: 1722 samples in the base, 549 new */
+static const int8_t o614[] = {12, 16, 24, 64}; /* merged: 150 samples in the base, 4 new */
+static const int8_t o615[] = {16, 24, 64}; /* merged: 2350 samples in the base, 267 new */
 static const int8_t o616[] = {12, 16, 24};
 static const int8_t o617[] = {16, 24};
 static const int8_t o618[] = {12, 16, 24, 64};
 static const int8_t o619[] = {16, 24, 64};
-static const int8_t o620[] = {16}; /* merged: 1314 samples in the base, 562 new */
+static const int8_t o620[] = {16}; /* merged: 1314 samples in the base, 585 new */
 static const int8_t o621[] = {16}; /* merged: 12 samples in the base, 231 new */
 static const int8_t o622[] = {16}; /* merged: 1 samples in the base, 17 new; 0: untrusted in the base */
 static const int8_t o623[] = {-1}; /* 0: 2 offsets fit, 2 values */
@@ -658,7 +658,7 @@ static const int8_t o635[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 3 
 static const int8_t o636[] = {16, 24}; /* merged: 10 samples in the base, 208 new */
 static const int8_t o637[] = {24, 32}; /* merged: 4 samples in the base, 48 new */
 static const int8_t o638[] = {24, 32}; /* merged: 8 samples in the base, 144 new */
-static const int8_t o639[] = {16, 32}; /* merged: 356 samples in the base, 87 new */
+static const int8_t o639[] = {16, 32}; /* merged: 356 samples in the base, 97 new */
 static const int8_t o640[] = {16, 24, 32, 87};
 static const int8_t o641[] = {81, -1, 24, 32, 87}; /* 1: 6 offsets fit, 1 values */ /* merged: 1283 samples in the base, 5 new */
 static const int8_t o642[] = {81, -1, 24, 32, -1, 68}; /* 1: 5 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */
@@ -686,7 +686,7 @@ static const int8_t o663[] = {16, 32}; /* merged: 3 samples in the base, 17 new 
 static const int8_t o664[] = {16, 32};
 static const int8_t o665[] = {16, 32}; /* merged: 1 samples in the base, 3 new */
 static const int8_t o666[] = {16, -1}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o667[] = {16, 24, 64, 32}; /* merged: 435 samples in the base, 101 new */
+static const int8_t o667[] = {16, 24, 64, 32}; /* merged: 435 samples in the base, 117 new */
 static const int8_t o668[] = {16, 24, 64, 32}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 2 offsets fit, 2 values; tied, split in operand order */
 static const int8_t o669[] = {16};
 static const int8_t o670[] = {16};
@@ -698,24 +698,24 @@ static const int8_t o675[] = {16, -1, 24}; /* 1: 2 offsets fit, 1 values */
 static const int8_t o676[] = {12, 16, 32}; /* merged: 93 samples in the base, 150 new */
 static const int8_t o677[] = {16, 32}; /* merged: 1472 samples in the base, 780 new */
 static const int8_t o678[] = {12, 16, 24, 32, 87};
-static const int8_t o679[] = {16, 24, 32, 87}; /* merged: 1441 samples in the base, 241 new */
+static const int8_t o679[] = {16, 24, 32, 87}; /* merged: 1441 samples in the base, 242 new */
 static const int8_t o680[] = {16, 24, 32, 87}; /* merged: 116 samples in the base, 40 new */
 static const int8_t o681[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 1 values */ /* merged: 88 samples in the base, 288 new */
 static const int8_t o682[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */ /* merged: 6 samples in the base, 238 new */
 static const int8_t o683[] = {81, -1, 24, 32, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 55 samples in the base, 347 new; 4: untrusted in the base */
 static const int8_t o684[] = {12, 81, -1, 24, 32, -1}; /* 2: 5 offsets fit, 1 values */ /* 5: 5 offsets fit, 1 values */
 static const int8_t o685[] = {12, 81, -1, 24, 32, -1, -1}; /* 0: 3 offsets fit, 1 values; the guard's bit */ /* 2: 10 offsets fit, 1 values */ /* 5: 10 offsets fit, 1 values */ /* 6: 48 offsets fit, 1 values */
-static const int8_t o686[] = {81, -1, 24, 32, 87}; /* 1: 3 offsets fit, 1 values */ /* merged: 1699 samples in the base, 1343 new */
+static const int8_t o686[] = {81, -1, 24, 32, 87}; /* 1: 3 offsets fit, 1 values */ /* merged: 1699 samples in the base, 1339 new */
 static const int8_t o687[] = {81, -1, 24, 32, -1, 68}; /* 1: 5 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */ /* merged: 979 samples in the base, 2 new */
 static const int8_t o688[] = {12, 16, 81, 84, 24, 32, 64};
 static const int8_t o689[] = {12, 16, 81, 24, 32, 64};
-static const int8_t o690[] = {12, 16, 24, 32, 64}; /* merged: 73 samples in the base, 93 new; 4: untrusted in the base */
+static const int8_t o690[] = {12, 16, 24, 32, 64}; /* merged: 73 samples in the base, 95 new; 4: untrusted in the base */
 static const int8_t o691[] = {12, 16, 24, 32, 64, 87, 77};
 static const int8_t o692[] = {16, 81, 84, 24, 32, 64};
 static const int8_t o693[] = {16, 81, 24, 32, 64}; /* merged: 1740 samples in the base, 11 new */
-static const int8_t o694[] = {16, 24, 32, 64}; /* merged: 1749 samples in the base, 549 new */
+static const int8_t o694[] = {16, 24, 32, 64}; /* merged: 1749 samples in the base, 547 new */
 static const int8_t o695[] = {16, 24, 32, 64, 87, 77}; /* merged: 593 samples in the base, 4 new */
-static const int8_t o696[] = {12, 16, 24, 32};
+static const int8_t o696[] = {12, 16, 24, 32}; /* merged: 44 samples in the base, 1 new */
 static const int8_t o697[] = {12, 16, 24, 32, 87};
 static const int8_t o698[] = {16, 81, 24, 32}; /* merged: 2111 samples in the base, 1 new */
 static const int8_t o699[] = {-1, -1, -1, -1, 64}; /* 0: 4 offsets fit, 1 values */ /* 1: 55 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */ /* 3: 3 offsets fit, 1 values */
@@ -738,7 +738,7 @@ static const int8_t o715[] = {16, 24, 32}; /* merged: 1708 samples in the base, 
 static const int8_t o716[] = {12, 16, 24, 32, 64};
 static const int8_t o717[] = {16, 24, 32, 64}; /* merged: 61978 samples in the base, 4429 new */
 static const int8_t o718[] = {12, 16, 24, 32, 64}; /* merged: 333 samples in the base, 335 new */
-static const int8_t o719[] = {16, 24, 32, 64}; /* merged: 2207 samples in the base, 1300 new */
+static const int8_t o719[] = {16, 24, 32, 64}; /* merged: 2207 samples in the base, 1301 new */
 static const int8_t o720[] = {16, -1, -1, 64, 87}; /* 1: 9 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */ /* merged: 107 samples in the base, 9 new */
 static const int8_t o721[] = {16, -1, 24, 32, 64}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 59 offsets fit, 1 values */ /* 4: 2 offsets fit, 2 values; tied, split in operand order */
 static const int8_t o722[] = {16, 24, 32, 64};
@@ -763,7 +763,7 @@ static const int8_t o740[] = {81, -1, 24, 32, 87}; /* 1: 3 offsets fit, 1 values
 static const int8_t o741[] = {12, -1, -1, -1, -1}; /* 0: 33 offsets fit, 1 values; the guard's bit */ /* 1: 18 offsets fit, 1 values */ /* 2: 18 offsets fit, 1 values */ /* 3: 18 offsets fit, 1 values */ /* 4: 18 offsets fit, 1 values */
 static const int8_t o742[] = {16, 81, 24, 32, -1}; /* 4: 4 offsets fit, 1 values */ /* merged: 76 samples in the base, 30 new */
 static const int8_t o743[] = {16, 24, 32, 64}; /* merged: 267 samples in the base, 19 new */
-static const int8_t o744[] = {16, 24, 32, -1, 87, -1}; /* 3: 7 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */ /* merged: 29 samples in the base, 50 new */
+static const int8_t o744[] = {16, 24, 32, -1, 87, -1}; /* 3: 7 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */ /* merged: 29 samples in the base, 63 new */
 static const int8_t o745[] = {16, 24, 32};
 static const int8_t o746[] = {16, 24, 32, 87};
 static const int8_t o747[] = {16, 24, 32, 64}; /* merged: 64 samples in the base, 1 new */
@@ -818,7 +818,7 @@ static const int8_t o795[] = {16, 24}; /* merged: 12 samples in the base, 2942 n
 static const int8_t o796[] = {12, 16, 24, 64};
 static const int8_t o797[] = {16, 24, 64}; /* merged: 68 samples in the base, 2052 new */
 static const int8_t o798[] = {12, 16, 24, 64}; /* merged: 124 samples in the base, 147 new */
-static const int8_t o799[] = {16, 24, 64}; /* merged: 790 samples in the base, 1134 new */
+static const int8_t o799[] = {16, 24, 64}; /* merged: 790 samples in the base, 1140 new */
 static const int8_t o800[] = {16, 24, 64}; /* merged: 4 samples in the base, 16 new */
 static const int8_t o801[] = {16, 24, 64}; /* merged: 36 samples in the base, 30 new */
 static const int8_t o802[] = {-1, 16, 24, 32}; /* 0: 2 offsets fit, 1 values */ /* merged: 12 samples in the base, 368 new */
@@ -826,40 +826,40 @@ static const int8_t o803[] = {24, 32}; /* merged: 5 samples in the base, 128 new
 static const int8_t o804[] = {16, 24};
 static const int8_t o805[] = {16, 24, 64}; /* merged: 3 samples in the base, 17 new; 0: untrusted in the base */
 static const int8_t o806[] = {12, 16, 24, 64}; /* 0: 55 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */ /* 3: 2 offsets fit, 1 values; tied, split in operand order */
-static const int8_t o807[] = {16, 24, 64}; /* merged: 534 samples in the base, 387 new */
-static const int8_t o808[] = {16, 24, 64, 87}; /* merged: 4 samples in the base, 182 new */
-static const int8_t o809[] = {12, 16, 24, 64}; /* merged: 84 samples in the base, 3 new */
-static const int8_t o810[] = {16, 24, 64}; /* merged: 406 samples in the base, 772 new */
+static const int8_t o807[] = {16, 24, 64}; /* merged: 534 samples in the base, 396 new */
+static const int8_t o808[] = {16, 24, 64, 87}; /* merged: 4 samples in the base, 184 new */
+static const int8_t o809[] = {12, 16, 24, 64}; /* merged: 84 samples in the base, 12 new */
+static const int8_t o810[] = {16, 24, 64}; /* merged: 406 samples in the base, 801 new */
 static const int8_t o811[] = {12, 16}; /* merged: 47 samples in the base, 94 new */
-static const int8_t o812[] = {16}; /* merged: 324 samples in the base, 1183 new */
+static const int8_t o812[] = {16}; /* merged: 324 samples in the base, 1187 new */
 static const int8_t o813[] = {16, 24}; /* merged: 92 samples in the base, 19 new */
 static const int8_t o814[] = {12, 16};
 static const int8_t o815[] = {16}; /* merged: 7755 samples in the base, 35 new */
 static const int8_t o816[] = {81, 87}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 2 offsets fit, 2 values; tied */
 static const int8_t t816[] = {0, 0};
 static const int8_t o817[] = {16, -1, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 2 samples in the base, 16 new */
-static const int8_t o818[] = {12, -1, -1, -1}; /* 0: 72 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
-static const int8_t o819[] = {16, 24, 87}; /* merged: 584 samples in the base, 380 new */
+static const int8_t o818[] = {12, -1, -1, -1}; /* 0: 72 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 3: 3 offsets fit, 1 values */
+static const int8_t o819[] = {16, 24, 87}; /* merged: 584 samples in the base, 375 new */
 static const int8_t o820[] = {16, 24, 87}; /* merged: 27 samples in the base, 96 new */
 static const int8_t o821[] = {16, 24, -1}; /* 2: 8 offsets fit, 1 values */
 static const int8_t o822[] = {16, 24, -1}; /* 2: 6 offsets fit, 1 values */ /* merged: 1 samples in the base, 16 new; 1: untrusted in the base */
 static const int8_t o823[] = {81, -1, 24, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 100 samples in the base, 1479 new; 3: untrusted in the base */
-static const int8_t o824[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */ /* merged: 3520 samples in the base, 1465 new */
-static const int8_t o825[] = {12, 16, 24, -1}; /* 3: 8 offsets fit, 1 values */ /* merged: 82 samples in the base, 237 new */
-static const int8_t o826[] = {16, -1, 84, 24, 64}; /* 1: 2 offsets fit, 1 values */
+static const int8_t o824[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */ /* merged: 3520 samples in the base, 1481 new */
+static const int8_t o825[] = {12, 16, 24, -1}; /* 3: 8 offsets fit, 1 values */ /* merged: 82 samples in the base, 241 new */
+static const int8_t o826[] = {16, 81, 84, 24, 64};
 static const int8_t o827[] = {16, 81, 24, 64}; /* merged: 294 samples in the base, 9 new */
-static const int8_t o828[] = {16, 24, 64}; /* merged: 4963 samples in the base, 2499 new */
-static const int8_t o829[] = {16, 24, 64, 87, -1}; /* 2: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 7 offsets fit, 1 values */ /* merged: 164 samples in the base, 1 new; 2: untrusted in the base */
+static const int8_t o828[] = {16, 24, 64}; /* merged: 4963 samples in the base, 2502 new */
+static const int8_t o829[] = {16, 24, 64, 87, 77}; /* merged: 164 samples in the base, 17 new; 2: untrusted in the base; 4: untrusted in the base */
 static const int8_t o830[] = {12, 16, 24};
 static const int8_t o831[] = {16, 24}; /* merged: 674 samples in the base, 245 new */
 static const int8_t o832[] = {16, 24, 64};
 static const int8_t o833[] = {12, 16, 24, 64, -1}; /* 4: 3 offsets fit, 1 values */
-static const int8_t o834[] = {81, 16, 24, 64, -1}; /* 4: 9 offsets fit, 1 values */ /* merged: 346 samples in the base, 728 new */
+static const int8_t o834[] = {81, 16, 24, 64, -1}; /* 4: 9 offsets fit, 1 values */ /* merged: 346 samples in the base, 732 new */
 static const int8_t o835[] = {16, 24, 64, -1}; /* 3: 4 offsets fit, 1 values */ /* merged: 3343 samples in the base, 3752 new */
 static const int8_t o836[] = {16, 24, 64}; /* merged: 6 samples in the base, 88 new */
 static const int8_t o837[] = {16, 24, -1}; /* 2: 2 offsets fit, 1 values */
-static const int8_t o838[] = {12, 16, 24, 64};
-static const int8_t o839[] = {16, 24, 64}; /* merged: 7945 samples in the base, 1156 new */
+static const int8_t o838[] = {12, 16, 24, 64}; /* merged: 143 samples in the base, 2 new */
+static const int8_t o839[] = {16, 24, 64}; /* merged: 7945 samples in the base, 1166 new */
 static const int8_t o840[] = {81, -1, 87, 77, 68}; /* 1: 3 offsets fit, 1 values */ /* merged: 108 samples in the base, 948 new */
 static const int8_t o841[] = {81, -1, -1, -1, 68}; /* 1: 7 offsets fit, 1 values */ /* 2: 7 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */
 static const int8_t o842[] = {12, 16, 24}; /* merged: 47 samples in the base, 56 new */
@@ -867,11 +867,11 @@ static const int8_t o843[] = {16, 24}; /* merged: 40 samples in the base, 628 ne
 static const int8_t o844[] = {16, 24, 64};
 static const int8_t o845[] = {12, 16, 24, 64}; /* merged: 43 samples in the base, 474 new */
 static const int8_t o846[] = {16, 24, 64}; /* merged: 34 samples in the base, 420 new */
-static const int8_t o847[] = {12, 16, 24, 64}; /* merged: 337 samples in the base, 12 new */
-static const int8_t o848[] = {16, 24, 64}; /* merged: 8429 samples in the base, 2001 new */
+static const int8_t o847[] = {12, 16, 24, 64}; /* merged: 337 samples in the base, 26 new */
+static const int8_t o848[] = {16, 24, 64}; /* merged: 8429 samples in the base, 2000 new */
 static const int8_t o849[] = {16, 24, 64, 87}; /* merged: 257 samples in the base, 10 new */
 static const int8_t o850[] = {12, 16, 24, 64};
-static const int8_t o851[] = {16, 24, 64}; /* merged: 1829 samples in the base, 235 new */
+static const int8_t o851[] = {16, 24, 64}; /* merged: 1829 samples in the base, 231 new */
 static const int8_t o852[] = {16, 24, 64}; /* merged: 57 samples in the base, 3 new */
 static const int8_t o853[] = {16, 24}; /* merged: 1 samples in the base, 60 new; 0: untrusted in the base; 1: untrusted in the base */
 static const int8_t o854[] = {16, 24};
@@ -880,7 +880,7 @@ static const int8_t o856[] = {16}; /* merged: 44 samples in the base, 3 new */
 static const int8_t o857[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* merged: 3 samples in the base, 19 new */
 static const int8_t o858[] = {16, 24, 87};
 static const int8_t o859[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o860[] = {16, 81, 24, -1}; /* 3: 4 offsets fit, 1 values */ /* merged: 26 samples in the base, 40 new; 1: untrusted in the base */
+static const int8_t o860[] = {16, 81, 24, -1}; /* 3: 4 offsets fit, 1 values */ /* merged: 26 samples in the base, 53 new; 1: untrusted in the base */
 static const int8_t o861[] = {16, 24, 64}; /* merged: 717 samples in the base, 1 new */
 static const int8_t o862[] = {16, 24}; /* merged: 84 samples in the base, 1 new */
 static const int8_t o863[] = {16, 24, 87};
@@ -889,22 +889,22 @@ static const int8_t o865[] = {16, 24, 64}; /* merged: 2136 samples in the base, 
 static const int8_t o866[] = {16, 24, 64};
 static const int8_t o867[] = {16, 24, 64}; /* merged: 4 samples in the base, 16 new */
 static const int8_t o868[] = {16}; /* merged: 9 samples in the base, 237 new */
-static const int8_t o869[] = {0}; /* merged: 4154 samples in the base, 5929 new */
-static const int8_t o870[] = {16}; /* merged: 1527 samples in the base, 1192 new */
+static const int8_t o869[] = {0}; /* merged: 4154 samples in the base, 6040 new */
+static const int8_t o870[] = {16}; /* merged: 1527 samples in the base, 1212 new */
 static const int8_t o871[] = {0}; /* merged: 15 samples in the base, 406 new */
-static const int8_t o872[] = {16}; /* merged: 883 samples in the base, 776 new */
+static const int8_t o872[] = {16}; /* merged: 883 samples in the base, 777 new */
 static const int8_t o873[] = {16};
 static const int8_t o874[] = {0}; /* merged: 67 samples in the base, 280 new */
 static const int8_t o875[] = {12};
-static const int8_t o876[] = {16}; /* merged: 883 samples in the base, 776 new */
+static const int8_t o876[] = {16}; /* merged: 883 samples in the base, 777 new */
 static const int8_t o877[] = {0}; /* merged: 4 samples in the base, 2 new */
-static const int8_t o878[] = {0}; /* merged: 994 samples in the base, 1961 new */
-static const int8_t o879[] = {12}; /* merged: 4515 samples in the base, 2467 new */
+static const int8_t o878[] = {0}; /* merged: 994 samples in the base, 1971 new */
+static const int8_t o879[] = {12}; /* merged: 4515 samples in the base, 2468 new */
 static const int8_t o880[] = {12, 87}; /* merged: 9 samples in the base, 237 new */
 static const int8_t o881[] = {-1}; /* 0: 2 offsets fit, 1 values */
 static const int8_t o882[] = {0};
-static const int8_t o883[] = {0}; /* merged: 358 samples in the base, 522 new */
-static const int8_t o884[] = {12}; /* merged: 495 samples in the base, 447 new */
+static const int8_t o883[] = {0}; /* merged: 358 samples in the base, 532 new */
+static const int8_t o884[] = {12}; /* merged: 495 samples in the base, 450 new */
 static const int8_t o885[] = {12, -1}; /* 0: 86 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values */
 static const int8_t o886[] = {24}; /* merged: 38 samples in the base, 241 new */
 static const int8_t o887[] = {0};
@@ -912,8 +912,8 @@ static const int8_t o888[] = {0};
 static const int8_t o889[] = {12, 16, 24}; /* 0: 3 offsets fit, 1 values; the guard's bit */
 static const int8_t o890[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
 static const int8_t o891[] = {16, 32, 24}; /* merged: 20 samples in the base, 18 new */
-static const int8_t o892[] = {12, 16, 32, 24}; /* merged: 927 samples in the base, 4 new */
-static const int8_t o893[] = {16, 32, 24}; /* merged: 8968 samples in the base, 885 new */
+static const int8_t o892[] = {12, 16, 32, 24}; /* merged: 927 samples in the base, 12 new */
+static const int8_t o893[] = {16, 32, 24}; /* merged: 8968 samples in the base, 929 new */
 static const int8_t o894[] = {12, 16, 24}; /* 0: 73 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
 static const int8_t o895[] = {16, 24};
 static const int8_t o896[] = {12, 16, 24};
@@ -922,8 +922,8 @@ static const int8_t o898[] = {16, 24}; /* merged: 31649 samples in the base, 30 
 static const int8_t o899[] = {16, 24, 32};
 static const int8_t o900[] = {16, 32};
 static const int8_t o901[] = {64, 24, 32}; /* merged: 6 samples in the base, 19 new */
-static const int8_t o902[] = {12, 64, 24, 32};
-static const int8_t o903[] = {64, 24, 32}; /* merged: 5496 samples in the base, 544 new */
+static const int8_t o902[] = {12, 64, 24, 32}; /* merged: 655 samples in the base, 13 new */
+static const int8_t o903[] = {64, 24, 32}; /* merged: 5496 samples in the base, 567 new */
 static const int8_t o904[] = {12, 24, -1, -1}; /* 0: 9 offsets fit, 1 values; the guard's bit */ /* 2: 7 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
 static const int8_t o905[] = {24, 64, 32};
 static const int8_t o906[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
@@ -937,13 +937,13 @@ static const int8_t o913[] = {16, 24, 64};
 static const int8_t o914[] = {24, 32, 64};
 static const int8_t o915[] = {24, 32, 64};
 static const int8_t o916[] = {12, -1, 16, 64, 24, 32}; /* 1: 4 offsets fit, 1 values */ /* merged: 2 samples in the base, 16 new */
-static const int8_t o917[] = {-1, 16, 64, 24, 32}; /* 0: 11 offsets fit, 1 values */ /* merged: 3 samples in the base, 16 new */
+static const int8_t o917[] = {-1, 16, 64, 24, 32}; /* 0: 11 offsets fit, 1 values */ /* merged: 3 samples in the base, 32 new */
 static const int8_t o918[] = {0};
 static const int8_t o919[] = {0};
 static const int8_t o920[] = {-1}; /* 0: 4 offsets fit, 1 values */
 static const int8_t o921[] = {16}; /* merged: 276 samples in the base, 5 new */
 static const int8_t o922[] = {12, -1}; /* 0: 75 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values */
-static const int8_t o923[] = {16}; /* merged: 336 samples in the base, 429 new */
+static const int8_t o923[] = {16}; /* merged: 336 samples in the base, 439 new */
 static const int8_t o924[] = {16, 24, 87};
 static const int8_t o925[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
 static const int8_t o926[] = {81, -1, 24, 87}; /* 1: 2 offsets fit, 1 values */
@@ -951,18 +951,18 @@ static const int8_t o927[] = {81, -1, 24, 87}; /* 1: 6 offsets fit, 1 values */ 
 static const int8_t o928[] = {68, -1, 24, -1, 81}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 11 offsets fit, 1 values */ /* 3: 11 offsets fit, 1 values */ /* 4: 2 offsets fit, 2 values; tied */
 static const int8_t t928[] = {0, -1, -1, -1, 0};
 static const int8_t o929[] = {12, 16, 81, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
-static const int8_t o930[] = {12, 16, 24, -1}; /* 3: 8 offsets fit, 1 values */ /* merged: 2 samples in the base, 2 new */
+static const int8_t o930[] = {12, 16, 24, -1}; /* 3: 8 offsets fit, 1 values */ /* merged: 2 samples in the base, 4 new */
 static const int8_t o931[] = {12, 16, 24, -1, 87, -1}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 3: 4 offsets fit, 1 values */ /* 5: 14 offsets fit, 1 values */
 static const int8_t o932[] = {16, 81, 84, 24, 64};
-static const int8_t o933[] = {16, 81, 24, 64}; /* merged: 518 samples in the base, 236 new */
-static const int8_t o934[] = {16, 24, 64}; /* merged: 276 samples in the base, 46 new */
-static const int8_t o935[] = {16, 24, 64, 87, 77}; /* merged: 491 samples in the base, 54 new */
-static const int8_t o936[] = {12, 16, 81, 24};
-static const int8_t o937[] = {12, 16, 24, 64, 87};
-static const int8_t o938[] = {16, 81, 24}; /* merged: 2305 samples in the base, 5 new */
+static const int8_t o933[] = {16, 81, 24, 64}; /* merged: 518 samples in the base, 239 new */
+static const int8_t o934[] = {16, 24, 64}; /* merged: 276 samples in the base, 50 new */
+static const int8_t o935[] = {16, 24, 64, 87, 77}; /* merged: 491 samples in the base, 55 new */
+static const int8_t o936[] = {12, 16, 81, 24}; /* merged: 294 samples in the base, 9 new */
+static const int8_t o937[] = {12, 16, 24, 64, 87}; /* merged: 294 samples in the base, 9 new */
+static const int8_t o938[] = {16, 81, 24}; /* merged: 2305 samples in the base, 11 new */
 static const int8_t o939[] = {16, 24};
 static const int8_t o940[] = {16, 24, -1}; /* 0: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 2: 53 offsets fit, 1 values */
-static const int8_t o941[] = {16, 24, 64, 87}; /* merged: 2305 samples in the base, 5 new */
+static const int8_t o941[] = {16, 24, 64, 87}; /* merged: 2305 samples in the base, 11 new */
 static const int8_t o942[] = {12, 16, -1, -1, -1}; /* 2: 4 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */ /* 4: 17 offsets fit, 1 values */ /* merged: 4 samples in the base, 36 new */
 static const int8_t o943[] = {16, 24, 64, -1}; /* 3: 12 offsets fit, 1 values */ /* merged: 4 samples in the base, 16 new */
 static const int8_t o944[] = {16}; /* merged: 4 samples in the base, 36 new */
@@ -972,15 +972,15 @@ static const int8_t o947[] = {16, 24}; /* merged: 3924 samples in the base, 50 n
 static const int8_t o948[] = {12, 16, 24, 64};
 static const int8_t o949[] = {16, 24, 64}; /* merged: 3752 samples in the base, 156 new */
 static const int8_t o950[] = {12, 16, 24, 64};
-static const int8_t o951[] = {16, 24, 64}; /* merged: 1930 samples in the base, 539 new */
-static const int8_t o952[] = {12, 16, 24, 64}; /* merged: 150 samples in the base, 1 new */
-static const int8_t o953[] = {16, 24, 64}; /* merged: 2358 samples in the base, 231 new */
+static const int8_t o951[] = {16, 24, 64}; /* merged: 1930 samples in the base, 549 new */
+static const int8_t o952[] = {12, 16, 24, 64}; /* merged: 150 samples in the base, 4 new */
+static const int8_t o953[] = {16, 24, 64}; /* merged: 2358 samples in the base, 267 new */
 static const int8_t o954[] = {12, 16, 24};
 static const int8_t o955[] = {16, 24};
 static const int8_t o956[] = {12, 16, 24, 64};
 static const int8_t o957[] = {16, 24, 64};
 static const int8_t o958[] = {16}; /* merged: 10 samples in the base, 231 new */
-static const int8_t o959[] = {16}; /* merged: 1279 samples in the base, 562 new */
+static const int8_t o959[] = {16}; /* merged: 1279 samples in the base, 585 new */
 static const int8_t o960[] = {16};
 static const int8_t o961[] = {16}; /* merged: 1 samples in the base, 17 new; 0: untrusted in the base */
 static const int8_t o962[] = {-1}; /* 0: 2 offsets fit, 2 values */
@@ -999,7 +999,7 @@ static const int8_t o974[] = {-1, -1}; /* 0: 2 offsets fit, 1 values */ /* 1: 60
 static const int8_t o975[] = {16, 24}; /* merged: 10 samples in the base, 208 new */
 static const int8_t o976[] = {24, 32}; /* merged: 4 samples in the base, 48 new */
 static const int8_t o977[] = {24, 32}; /* merged: 8 samples in the base, 144 new */
-static const int8_t o978[] = {16, 32}; /* merged: 139 samples in the base, 82 new */
+static const int8_t o978[] = {16, 32}; /* merged: 139 samples in the base, 92 new */
 static const int8_t o979[] = {16, 24, 32, 87};
 static const int8_t o980[] = {81, -1, 24, 32, 87}; /* 1: 6 offsets fit, 1 values */ /* merged: 1151 samples in the base, 5 new */
 static const int8_t o981[] = {81, -1, 24, 32, -1, 68}; /* 1: 5 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */
@@ -1028,7 +1028,7 @@ static const int8_t o1003[] = {16, 32}; /* merged: 3 samples in the base, 17 new
 static const int8_t o1004[] = {16, 32};
 static const int8_t o1005[] = {16, 32}; /* merged: 1 samples in the base, 3 new; 0: untrusted in the base */
 static const int8_t o1006[] = {16, -1}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o1007[] = {16, 24, 64, 32}; /* merged: 207 samples in the base, 106 new */
+static const int8_t o1007[] = {16, 24, 64, 32}; /* merged: 207 samples in the base, 122 new */
 static const int8_t o1008[] = {16};
 static const int8_t o1009[] = {16};
 static const int8_t o1010[] = {-1, 16, 24}; /* 0: 3 offsets fit, 1 values */ /* merged: 215 samples in the base, 432 new */
@@ -1039,24 +1039,24 @@ static const int8_t o1014[] = {-1, -1, -1}; /* 0: 2 offsets fit, 2 values */ /* 
 static const int8_t o1015[] = {12, 16, 32}; /* merged: 94 samples in the base, 150 new */
 static const int8_t o1016[] = {16, 32}; /* merged: 1509 samples in the base, 780 new */
 static const int8_t o1017[] = {12, 16, 24, 32, 87};
-static const int8_t o1018[] = {16, 24, 32, 87}; /* merged: 1441 samples in the base, 241 new */
+static const int8_t o1018[] = {16, 24, 32, 87}; /* merged: 1441 samples in the base, 242 new */
 static const int8_t o1019[] = {16, 24, 32, 87}; /* merged: 116 samples in the base, 40 new */
 static const int8_t o1020[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 1 values */ /* merged: 88 samples in the base, 288 new */
 static const int8_t o1021[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */ /* merged: 6 samples in the base, 238 new */
 static const int8_t o1022[] = {81, -1, 24, 32, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 55 samples in the base, 347 new; 4: untrusted in the base */
 static const int8_t o1023[] = {12, 81, -1, 24, 32, -1}; /* 2: 5 offsets fit, 1 values */ /* 5: 5 offsets fit, 1 values */
 static const int8_t o1024[] = {12, 81, -1, 24, 32, -1, -1}; /* 0: 3 offsets fit, 1 values; the guard's bit */ /* 2: 10 offsets fit, 1 values */ /* 5: 10 offsets fit, 1 values */ /* 6: 48 offsets fit, 1 values */
-static const int8_t o1025[] = {81, -1, 24, 32, 87}; /* 1: 3 offsets fit, 1 values */ /* merged: 1699 samples in the base, 1343 new */
+static const int8_t o1025[] = {81, -1, 24, 32, 87}; /* 1: 3 offsets fit, 1 values */ /* merged: 1699 samples in the base, 1339 new */
 static const int8_t o1026[] = {81, -1, 24, 32, -1, 68}; /* 1: 5 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */ /* merged: 979 samples in the base, 2 new */
 static const int8_t o1027[] = {12, 16, 81, 84, 24, 32, 64};
 static const int8_t o1028[] = {12, 16, 81, 24, 32, 64};
-static const int8_t o1029[] = {12, 16, 24, 32, 64}; /* merged: 75 samples in the base, 93 new; 4: untrusted in the base */
+static const int8_t o1029[] = {12, 16, 24, 32, 64}; /* merged: 75 samples in the base, 95 new; 4: untrusted in the base */
 static const int8_t o1030[] = {12, 16, 24, 32, 64, 87, 77};
 static const int8_t o1031[] = {16, 81, 84, 24, 32, 64};
 static const int8_t o1032[] = {16, 81, 24, 32, 64}; /* merged: 1740 samples in the base, 11 new */
-static const int8_t o1033[] = {16, 24, 32, 64}; /* merged: 1765 samples in the base, 549 new */
+static const int8_t o1033[] = {16, 24, 32, 64}; /* merged: 1765 samples in the base, 547 new */
 static const int8_t o1034[] = {16, 24, 32, 64, 87, 77}; /* merged: 579 samples in the base, 4 new */
-static const int8_t o1035[] = {12, 16, 24, 32};
+static const int8_t o1035[] = {12, 16, 24, 32}; /* merged: 49 samples in the base, 1 new */
 static const int8_t o1036[] = {12, 16, 24, 32, 87};
 static const int8_t o1037[] = {16, 81, 24, 32}; /* merged: 2103 samples in the base, 1 new */
 static const int8_t o1038[] = {-1, -1, -1, -1, 64}; /* 0: 4 offsets fit, 1 values */ /* 1: 55 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */ /* 3: 3 offsets fit, 1 values */
@@ -1079,7 +1079,7 @@ static const int8_t o1054[] = {16, 24, 32}; /* merged: 1708 samples in the base,
 static const int8_t o1055[] = {12, 16, 24, 32, 64};
 static const int8_t o1056[] = {16, 24, 32, 64}; /* merged: 62106 samples in the base, 4429 new */
 static const int8_t o1057[] = {12, 16, 24, 32, 64}; /* merged: 332 samples in the base, 335 new */
-static const int8_t o1058[] = {16, 24, 32, 64}; /* merged: 2255 samples in the base, 1300 new */
+static const int8_t o1058[] = {16, 24, 32, 64}; /* merged: 2255 samples in the base, 1301 new */
 static const int8_t o1059[] = {16, -1, -1, 64, 87}; /* 1: 9 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */ /* merged: 107 samples in the base, 9 new */
 static const int8_t o1060[] = {16, -1, 24, 32, 64}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 59 offsets fit, 1 values */ /* 4: 2 offsets fit, 2 values; tied, split in operand order */
 static const int8_t o1061[] = {16, 24, 32, 64};
@@ -1104,7 +1104,7 @@ static const int8_t o1079[] = {81, -1, 24, 32, 87}; /* 1: 3 offsets fit, 1 value
 static const int8_t o1080[] = {12, -1, -1, -1, -1}; /* 0: 33 offsets fit, 1 values; the guard's bit */ /* 1: 18 offsets fit, 1 values */ /* 2: 18 offsets fit, 1 values */ /* 3: 18 offsets fit, 1 values */ /* 4: 18 offsets fit, 1 values */
 static const int8_t o1081[] = {16, 81, 24, 32, -1}; /* 4: 4 offsets fit, 1 values */ /* merged: 76 samples in the base, 30 new */
 static const int8_t o1082[] = {16, 24, 32, 64}; /* merged: 267 samples in the base, 19 new */
-static const int8_t o1083[] = {16, 24, 32, -1, 87, -1}; /* 3: 7 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */ /* merged: 29 samples in the base, 50 new */
+static const int8_t o1083[] = {16, 24, 32, -1, 87, -1}; /* 3: 7 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */ /* merged: 29 samples in the base, 63 new */
 static const int8_t o1084[] = {16, 24, 32};
 static const int8_t o1085[] = {16, 24, 32, 87};
 static const int8_t o1086[] = {16, 24, 32, 64}; /* merged: 64 samples in the base, 1 new */
@@ -1159,7 +1159,7 @@ static const int8_t o1134[] = {16, 24}; /* merged: 12 samples in the base, 2942 
 static const int8_t o1135[] = {12, 16, 24, 64};
 static const int8_t o1136[] = {16, 24, 64}; /* merged: 68 samples in the base, 2052 new */
 static const int8_t o1137[] = {12, 16, 24, 64}; /* merged: 126 samples in the base, 147 new */
-static const int8_t o1138[] = {16, 24, 64}; /* merged: 785 samples in the base, 1134 new */
+static const int8_t o1138[] = {16, 24, 64}; /* merged: 785 samples in the base, 1140 new */
 static const int8_t o1139[] = {16, 24, 64}; /* merged: 4 samples in the base, 16 new */
 static const int8_t o1140[] = {16, 24, 64}; /* merged: 36 samples in the base, 30 new */
 static const int8_t o1141[] = {-1, 16, 24, 32}; /* 0: 2 offsets fit, 1 values */ /* merged: 12 samples in the base, 368 new */
@@ -1167,40 +1167,40 @@ static const int8_t o1142[] = {24, 32}; /* merged: 5 samples in the base, 128 ne
 static const int8_t o1143[] = {16, 24};
 static const int8_t o1144[] = {16, 24, 64}; /* merged: 3 samples in the base, 17 new; 0: untrusted in the base */
 static const int8_t o1145[] = {12, 16, 24, 64}; /* 0: 55 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */ /* 3: 2 offsets fit, 1 values; tied, split in operand order */
-static const int8_t o1146[] = {16, 24, 64}; /* merged: 536 samples in the base, 387 new */
-static const int8_t o1147[] = {16, 24, 64, 87}; /* merged: 4 samples in the base, 182 new */
-static const int8_t o1148[] = {12, 16, 24, 64}; /* merged: 84 samples in the base, 3 new */
-static const int8_t o1149[] = {16, 24, 64}; /* merged: 403 samples in the base, 772 new */
+static const int8_t o1146[] = {16, 24, 64}; /* merged: 536 samples in the base, 396 new */
+static const int8_t o1147[] = {16, 24, 64, 87}; /* merged: 4 samples in the base, 184 new */
+static const int8_t o1148[] = {12, 16, 24, 64}; /* merged: 84 samples in the base, 12 new */
+static const int8_t o1149[] = {16, 24, 64}; /* merged: 403 samples in the base, 801 new */
 static const int8_t o1150[] = {12, 16}; /* merged: 45 samples in the base, 94 new */
-static const int8_t o1151[] = {16}; /* merged: 328 samples in the base, 1183 new */
+static const int8_t o1151[] = {16}; /* merged: 328 samples in the base, 1187 new */
 static const int8_t o1152[] = {16, 24}; /* merged: 92 samples in the base, 19 new */
 static const int8_t o1153[] = {12, 16};
 static const int8_t o1154[] = {16}; /* merged: 7733 samples in the base, 35 new */
 static const int8_t o1155[] = {81, 87}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 2 offsets fit, 2 values; tied */
 static const int8_t t1155[] = {0, 0};
 static const int8_t o1156[] = {16, -1, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 2 samples in the base, 16 new */
-static const int8_t o1157[] = {12, -1, -1, -1}; /* 0: 72 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
-static const int8_t o1158[] = {16, 24, 87}; /* merged: 584 samples in the base, 380 new */
+static const int8_t o1157[] = {12, -1, -1, -1}; /* 0: 72 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 3: 3 offsets fit, 1 values */
+static const int8_t o1158[] = {16, 24, 87}; /* merged: 584 samples in the base, 375 new */
 static const int8_t o1159[] = {16, 24, 87}; /* merged: 27 samples in the base, 96 new */
 static const int8_t o1160[] = {16, 24, -1}; /* 2: 8 offsets fit, 1 values */
 static const int8_t o1161[] = {16, 24, -1}; /* 2: 6 offsets fit, 1 values */ /* merged: 1 samples in the base, 16 new; 1: untrusted in the base */
 static const int8_t o1162[] = {81, -1, 24, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 100 samples in the base, 1479 new; 3: untrusted in the base */
-static const int8_t o1163[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */ /* merged: 3529 samples in the base, 1465 new */
-static const int8_t o1164[] = {12, 16, 24, -1}; /* 3: 8 offsets fit, 1 values */ /* merged: 84 samples in the base, 237 new */
-static const int8_t o1165[] = {16, -1, 84, 24, 64}; /* 1: 2 offsets fit, 1 values */
+static const int8_t o1163[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */ /* merged: 3529 samples in the base, 1481 new */
+static const int8_t o1164[] = {12, 16, 24, -1}; /* 3: 8 offsets fit, 1 values */ /* merged: 84 samples in the base, 241 new */
+static const int8_t o1165[] = {16, 81, 84, 24, 64};
 static const int8_t o1166[] = {16, 81, 24, 64}; /* merged: 294 samples in the base, 9 new */
-static const int8_t o1167[] = {16, 24, 64}; /* merged: 4982 samples in the base, 2499 new */
-static const int8_t o1168[] = {16, 24, 64, 87, -1}; /* 2: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 7 offsets fit, 1 values */ /* merged: 164 samples in the base, 1 new; 2: untrusted in the base */
+static const int8_t o1167[] = {16, 24, 64}; /* merged: 4982 samples in the base, 2502 new */
+static const int8_t o1168[] = {16, 24, 64, 87, 77}; /* merged: 164 samples in the base, 17 new; 2: untrusted in the base; 4: untrusted in the base */
 static const int8_t o1169[] = {12, 16, 24};
 static const int8_t o1170[] = {16, 24}; /* merged: 676 samples in the base, 245 new */
 static const int8_t o1171[] = {16, 24, 64};
 static const int8_t o1172[] = {12, 16, 24, 64, -1}; /* 4: 3 offsets fit, 1 values */
-static const int8_t o1173[] = {81, 16, 24, 64, -1}; /* 4: 9 offsets fit, 1 values */ /* merged: 346 samples in the base, 728 new */
+static const int8_t o1173[] = {81, 16, 24, 64, -1}; /* 4: 9 offsets fit, 1 values */ /* merged: 346 samples in the base, 732 new */
 static const int8_t o1174[] = {16, 24, 64, -1}; /* 3: 4 offsets fit, 1 values */ /* merged: 3361 samples in the base, 3752 new */
 static const int8_t o1175[] = {16, 24, 64}; /* merged: 6 samples in the base, 88 new */
 static const int8_t o1176[] = {16, 24, -1}; /* 2: 2 offsets fit, 1 values */
-static const int8_t o1177[] = {12, 16, 24, 64};
-static const int8_t o1178[] = {16, 24, 64}; /* merged: 7983 samples in the base, 1156 new */
+static const int8_t o1177[] = {12, 16, 24, 64}; /* merged: 138 samples in the base, 2 new */
+static const int8_t o1178[] = {16, 24, 64}; /* merged: 7983 samples in the base, 1166 new */
 static const int8_t o1179[] = {81, -1, 87, 77, 68}; /* 1: 3 offsets fit, 1 values */ /* merged: 108 samples in the base, 948 new */
 static const int8_t o1180[] = {81, -1, -1, -1, 68}; /* 1: 7 offsets fit, 1 values */ /* 2: 7 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */
 static const int8_t o1181[] = {12, 16, 24}; /* merged: 47 samples in the base, 56 new */
@@ -1208,11 +1208,11 @@ static const int8_t o1182[] = {16, 24}; /* merged: 40 samples in the base, 628 n
 static const int8_t o1183[] = {16, 24, 64};
 static const int8_t o1184[] = {12, 16, 24, 64}; /* merged: 43 samples in the base, 474 new */
 static const int8_t o1185[] = {16, 24, 64}; /* merged: 34 samples in the base, 420 new */
-static const int8_t o1186[] = {12, 16, 24, 64}; /* merged: 336 samples in the base, 12 new */
-static const int8_t o1187[] = {16, 24, 64}; /* merged: 8460 samples in the base, 2001 new */
+static const int8_t o1186[] = {12, 16, 24, 64}; /* merged: 336 samples in the base, 26 new */
+static const int8_t o1187[] = {16, 24, 64}; /* merged: 8460 samples in the base, 2000 new */
 static const int8_t o1188[] = {16, 24, 64, 87}; /* merged: 265 samples in the base, 10 new */
 static const int8_t o1189[] = {12, 16, 24, 64};
-static const int8_t o1190[] = {16, 24, 64}; /* merged: 1840 samples in the base, 235 new */
+static const int8_t o1190[] = {16, 24, 64}; /* merged: 1840 samples in the base, 231 new */
 static const int8_t o1191[] = {16, 24, 64}; /* merged: 57 samples in the base, 3 new */
 static const int8_t o1192[] = {16, 24}; /* merged: 1 samples in the base, 60 new; 0: untrusted in the base; 1: untrusted in the base */
 static const int8_t o1193[] = {16, 24};
@@ -1221,7 +1221,7 @@ static const int8_t o1195[] = {16}; /* merged: 44 samples in the base, 3 new */
 static const int8_t o1196[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* merged: 3 samples in the base, 19 new */
 static const int8_t o1197[] = {16, 24, 87};
 static const int8_t o1198[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o1199[] = {16, 81, 24, -1}; /* 3: 4 offsets fit, 1 values */ /* merged: 26 samples in the base, 40 new; 1: untrusted in the base */
+static const int8_t o1199[] = {16, 81, 24, -1}; /* 3: 4 offsets fit, 1 values */ /* merged: 26 samples in the base, 53 new; 1: untrusted in the base */
 static const int8_t o1200[] = {16, 24, 64}; /* merged: 719 samples in the base, 1 new */
 static const int8_t o1201[] = {16, 24}; /* merged: 84 samples in the base, 1 new */
 static const int8_t o1202[] = {16, 24, 87};
@@ -1230,22 +1230,22 @@ static const int8_t o1204[] = {16, 24, 64}; /* merged: 2151 samples in the base,
 static const int8_t o1205[] = {16, 24, 64};
 static const int8_t o1206[] = {16, 24, 64}; /* merged: 4 samples in the base, 16 new */
 static const int8_t o1207[] = {16}; /* merged: 9 samples in the base, 237 new */
-static const int8_t o1208[] = {0}; /* merged: 4170 samples in the base, 5929 new */
-static const int8_t o1209[] = {16}; /* merged: 1532 samples in the base, 1192 new */
+static const int8_t o1208[] = {0}; /* merged: 4170 samples in the base, 6040 new */
+static const int8_t o1209[] = {16}; /* merged: 1532 samples in the base, 1212 new */
 static const int8_t o1210[] = {0}; /* merged: 15 samples in the base, 406 new */
-static const int8_t o1211[] = {16}; /* merged: 887 samples in the base, 776 new */
+static const int8_t o1211[] = {16}; /* merged: 887 samples in the base, 777 new */
 static const int8_t o1212[] = {16};
 static const int8_t o1213[] = {0}; /* merged: 67 samples in the base, 280 new */
 static const int8_t o1214[] = {12};
-static const int8_t o1215[] = {16}; /* merged: 887 samples in the base, 776 new */
+static const int8_t o1215[] = {16}; /* merged: 887 samples in the base, 777 new */
 static const int8_t o1216[] = {0}; /* merged: 4 samples in the base, 2 new */
-static const int8_t o1217[] = {0}; /* merged: 997 samples in the base, 1961 new */
-static const int8_t o1218[] = {12}; /* merged: 4525 samples in the base, 2467 new */
+static const int8_t o1217[] = {0}; /* merged: 997 samples in the base, 1971 new */
+static const int8_t o1218[] = {12}; /* merged: 4525 samples in the base, 2468 new */
 static const int8_t o1219[] = {12, 87}; /* merged: 9 samples in the base, 237 new */
 static const int8_t o1220[] = {-1}; /* 0: 2 offsets fit, 1 values */
 static const int8_t o1221[] = {0};
-static const int8_t o1222[] = {0}; /* merged: 359 samples in the base, 522 new */
-static const int8_t o1223[] = {12}; /* merged: 495 samples in the base, 447 new */
+static const int8_t o1222[] = {0}; /* merged: 359 samples in the base, 532 new */
+static const int8_t o1223[] = {12}; /* merged: 495 samples in the base, 450 new */
 static const int8_t o1224[] = {12, -1}; /* 0: 86 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values */
 static const int8_t o1225[] = {24}; /* merged: 38 samples in the base, 241 new */
 static const int8_t o1226[] = {0};
@@ -1253,8 +1253,8 @@ static const int8_t o1227[] = {0};
 static const int8_t o1228[] = {12, 16, 24}; /* 0: 3 offsets fit, 1 values; the guard's bit */
 static const int8_t o1229[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
 static const int8_t o1230[] = {16, 32, 24}; /* merged: 20 samples in the base, 18 new */
-static const int8_t o1231[] = {12, 16, 32, 24}; /* merged: 929 samples in the base, 4 new */
-static const int8_t o1232[] = {16, 32, 24}; /* merged: 8996 samples in the base, 885 new */
+static const int8_t o1231[] = {12, 16, 32, 24}; /* merged: 929 samples in the base, 12 new */
+static const int8_t o1232[] = {16, 32, 24}; /* merged: 8996 samples in the base, 929 new */
 static const int8_t o1233[] = {12, 16, 24}; /* 0: 73 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
 static const int8_t o1234[] = {16, 24};
 static const int8_t o1235[] = {12, 16, 24};
@@ -1263,8 +1263,8 @@ static const int8_t o1237[] = {16, 24}; /* merged: 31665 samples in the base, 30
 static const int8_t o1238[] = {16, 24, 32};
 static const int8_t o1239[] = {16, 32};
 static const int8_t o1240[] = {64, 24, 32}; /* merged: 6 samples in the base, 19 new */
-static const int8_t o1241[] = {12, 64, 24, 32};
-static const int8_t o1242[] = {64, 24, 32}; /* merged: 5512 samples in the base, 544 new */
+static const int8_t o1241[] = {12, 64, 24, 32}; /* merged: 655 samples in the base, 13 new */
+static const int8_t o1242[] = {64, 24, 32}; /* merged: 5512 samples in the base, 567 new */
 static const int8_t o1243[] = {12, 24, -1, -1}; /* 0: 9 offsets fit, 1 values; the guard's bit */ /* 2: 7 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
 static const int8_t o1244[] = {24, 64, 32};
 static const int8_t o1245[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
@@ -1278,13 +1278,13 @@ static const int8_t o1252[] = {16, 24, 64};
 static const int8_t o1253[] = {24, 32, 64};
 static const int8_t o1254[] = {24, 32, 64};
 static const int8_t o1255[] = {12, -1, 16, 64, 24, 32}; /* 1: 4 offsets fit, 1 values */ /* merged: 2 samples in the base, 16 new */
-static const int8_t o1256[] = {-1, 16, 64, 24, 32}; /* 0: 11 offsets fit, 1 values */ /* merged: 3 samples in the base, 16 new */
+static const int8_t o1256[] = {-1, 16, 64, 24, 32}; /* 0: 11 offsets fit, 1 values */ /* merged: 3 samples in the base, 32 new */
 static const int8_t o1257[] = {0};
 static const int8_t o1258[] = {0};
 static const int8_t o1259[] = {-1}; /* 0: 4 offsets fit, 1 values */
 static const int8_t o1260[] = {16}; /* merged: 278 samples in the base, 5 new */
 static const int8_t o1261[] = {12, -1}; /* 0: 75 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values */
-static const int8_t o1262[] = {16}; /* merged: 347 samples in the base, 429 new */
+static const int8_t o1262[] = {16}; /* merged: 347 samples in the base, 439 new */
 static const int8_t o1263[] = {16, 24, 87};
 static const int8_t o1264[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
 static const int8_t o1265[] = {81, -1, 24, 87}; /* 1: 2 offsets fit, 1 values */
@@ -1292,18 +1292,18 @@ static const int8_t o1266[] = {81, -1, 24, 87}; /* 1: 6 offsets fit, 1 values */
 static const int8_t o1267[] = {68, -1, 24, -1, 81}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 11 offsets fit, 1 values */ /* 3: 11 offsets fit, 1 values */ /* 4: 2 offsets fit, 2 values; tied */
 static const int8_t t1267[] = {0, -1, -1, -1, 0};
 static const int8_t o1268[] = {12, 16, 81, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
-static const int8_t o1269[] = {12, 16, 24, -1}; /* 3: 8 offsets fit, 1 values */ /* merged: 2 samples in the base, 2 new */
+static const int8_t o1269[] = {12, 16, 24, -1}; /* 3: 8 offsets fit, 1 values */ /* merged: 2 samples in the base, 4 new */
 static const int8_t o1270[] = {12, 16, 24, -1, 87, -1}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 3: 4 offsets fit, 1 values */ /* 5: 14 offsets fit, 1 values */
 static const int8_t o1271[] = {16, 81, 84, 24, 64};
-static const int8_t o1272[] = {16, 81, 24, 64}; /* merged: 516 samples in the base, 236 new */
-static const int8_t o1273[] = {16, 24, 64}; /* merged: 284 samples in the base, 46 new */
-static const int8_t o1274[] = {16, 24, 64, 87, 77}; /* merged: 489 samples in the base, 54 new */
-static const int8_t o1275[] = {12, 16, 81, 24};
-static const int8_t o1276[] = {12, 16, 24, 64, 87};
-static const int8_t o1277[] = {16, 81, 24}; /* merged: 2323 samples in the base, 5 new */
+static const int8_t o1272[] = {16, 81, 24, 64}; /* merged: 516 samples in the base, 239 new */
+static const int8_t o1273[] = {16, 24, 64}; /* merged: 284 samples in the base, 50 new */
+static const int8_t o1274[] = {16, 24, 64, 87, 77}; /* merged: 489 samples in the base, 55 new */
+static const int8_t o1275[] = {12, 16, 81, 24}; /* merged: 296 samples in the base, 9 new */
+static const int8_t o1276[] = {12, 16, 24, 64, 87}; /* merged: 296 samples in the base, 9 new */
+static const int8_t o1277[] = {16, 81, 24}; /* merged: 2323 samples in the base, 11 new */
 static const int8_t o1278[] = {16, 24};
 static const int8_t o1279[] = {16, 24, -1}; /* 0: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 2: 53 offsets fit, 1 values */
-static const int8_t o1280[] = {16, 24, 64, 87}; /* merged: 2323 samples in the base, 5 new */
+static const int8_t o1280[] = {16, 24, 64, 87}; /* merged: 2323 samples in the base, 11 new */
 static const int8_t o1281[] = {12, 16, -1, -1, -1}; /* 2: 4 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */ /* 4: 17 offsets fit, 1 values */ /* merged: 4 samples in the base, 36 new */
 static const int8_t o1282[] = {16, 24, 64, -1}; /* 3: 12 offsets fit, 1 values */ /* merged: 4 samples in the base, 16 new */
 static const int8_t o1283[] = {16}; /* merged: 4 samples in the base, 36 new */
@@ -1313,15 +1313,15 @@ static const int8_t o1286[] = {16, 24}; /* merged: 3940 samples in the base, 50 
 static const int8_t o1287[] = {12, 16, 24, 64};
 static const int8_t o1288[] = {16, 24, 64}; /* merged: 3768 samples in the base, 156 new */
 static const int8_t o1289[] = {12, 16, 24, 64};
-static const int8_t o1290[] = {16, 24, 64}; /* merged: 1957 samples in the base, 539 new */
-static const int8_t o1291[] = {12, 16, 24, 64}; /* merged: 151 samples in the base, 1 new */
-static const int8_t o1292[] = {16, 24, 64}; /* merged: 2372 samples in the base, 231 new */
+static const int8_t o1290[] = {16, 24, 64}; /* merged: 1957 samples in the base, 549 new */
+static const int8_t o1291[] = {12, 16, 24, 64}; /* merged: 151 samples in the base, 4 new */
+static const int8_t o1292[] = {16, 24, 64}; /* merged: 2372 samples in the base, 267 new */
 static const int8_t o1293[] = {12, 16, 24};
 static const int8_t o1294[] = {16, 24};
 static const int8_t o1295[] = {12, 16, 24, 64};
 static const int8_t o1296[] = {16, 24, 64};
 static const int8_t o1297[] = {16}; /* merged: 10 samples in the base, 231 new */
-static const int8_t o1298[] = {16}; /* merged: 1299 samples in the base, 562 new */
+static const int8_t o1298[] = {16}; /* merged: 1299 samples in the base, 585 new */
 static const int8_t o1299[] = {16};
 static const int8_t o1300[] = {16}; /* merged: 1 samples in the base, 17 new; 0: untrusted in the base */
 static const int8_t o1301[] = {-1}; /* 0: 2 offsets fit, 2 values */
@@ -1340,7 +1340,7 @@ static const int8_t o1313[] = {-1, -1}; /* 0: 2 offsets fit, 1 values */ /* 1: 6
 static const int8_t o1314[] = {16, 24}; /* merged: 10 samples in the base, 208 new */
 static const int8_t o1315[] = {24, 32}; /* merged: 4 samples in the base, 48 new */
 static const int8_t o1316[] = {24, 32}; /* merged: 8 samples in the base, 144 new */
-static const int8_t o1317[] = {16, 32}; /* merged: 140 samples in the base, 82 new */
+static const int8_t o1317[] = {16, 32}; /* merged: 140 samples in the base, 92 new */
 static const int8_t o1318[] = {16, 24, 32, 87};
 static const int8_t o1319[] = {81, -1, 24, 32, 87}; /* 1: 6 offsets fit, 1 values */ /* merged: 1153 samples in the base, 5 new */
 static const int8_t o1320[] = {81, -1, 24, 32, -1, 68}; /* 1: 5 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */
@@ -1369,7 +1369,7 @@ static const int8_t o1342[] = {16, 32}; /* merged: 3 samples in the base, 17 new
 static const int8_t o1343[] = {16, 32};
 static const int8_t o1344[] = {16, 32}; /* merged: 1 samples in the base, 3 new; 0: untrusted in the base */
 static const int8_t o1345[] = {16, -1}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o1346[] = {16, 24, 64, 32}; /* merged: 206 samples in the base, 106 new */
+static const int8_t o1346[] = {16, 24, 64, 32}; /* merged: 206 samples in the base, 122 new */
 static const int8_t o1347[] = {16};
 static const int8_t o1348[] = {16};
 static const int8_t o1349[] = {-1, 16, 24}; /* 0: 3 offsets fit, 1 values */ /* merged: 215 samples in the base, 432 new */
@@ -1380,23 +1380,23 @@ static const int8_t o1353[] = {-1, -1, -1}; /* 0: 2 offsets fit, 2 values */ /* 
 static const int8_t o1354[] = {12, 16, 32}; /* merged: 113 samples in the base, 183 new */
 static const int8_t o1355[] = {16, 32}; /* merged: 1249 samples in the base, 500 new */
 static const int8_t o1356[] = {12, 16, 24, 32, 87};
-static const int8_t o1357[] = {16, 24, 32, 87}; /* merged: 2425 samples in the base, 184 new */
+static const int8_t o1357[] = {16, 24, 32, 87}; /* merged: 2425 samples in the base, 185 new */
 static const int8_t o1358[] = {16, 24, 32, 87}; /* merged: 110 samples in the base, 43 new */
 static const int8_t o1359[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 1 values */ /* merged: 88 samples in the base, 128 new */
 static const int8_t o1360[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */ /* merged: 6 samples in the base, 374 new */
 static const int8_t o1361[] = {81, -1, 24, 32, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 55 samples in the base, 303 new; 4: untrusted in the base */
 static const int8_t o1362[] = {12, 81, -1, 24, 32, -1}; /* 2: 5 offsets fit, 1 values */ /* 5: 5 offsets fit, 1 values */
 static const int8_t o1363[] = {12, 81, -1, 24, 32, -1, -1}; /* 0: 3 offsets fit, 1 values; the guard's bit */ /* 2: 10 offsets fit, 1 values */ /* 5: 10 offsets fit, 1 values */ /* 6: 49 offsets fit, 1 values */
-static const int8_t o1364[] = {81, -1, 24, 32, 87}; /* 1: 3 offsets fit, 1 values */ /* merged: 2543 samples in the base, 1169 new */
+static const int8_t o1364[] = {81, -1, 24, 32, 87}; /* 1: 3 offsets fit, 1 values */ /* merged: 2543 samples in the base, 1165 new */
 static const int8_t o1365[] = {81, -1, 24, 32, -1, 68}; /* 1: 5 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */ /* merged: 1769 samples in the base, 2 new */
 static const int8_t o1366[] = {16, 24, 32, 64, -1}; /* 4: 2 offsets fit, 1 values */
 static const int8_t o1367[] = {12, 16, 81, 84, 24, 32, 64};
 static const int8_t o1368[] = {12, 16, 81, 24, 32, 64};
-static const int8_t o1369[] = {12, 16, 24, 32, 64}; /* merged: 57 samples in the base, 96 new; 4: untrusted in the base */
+static const int8_t o1369[] = {12, 16, 24, 32, 64}; /* merged: 57 samples in the base, 97 new; 4: untrusted in the base */
 static const int8_t o1370[] = {12, 16, 24, 32, 64, 87, 77};
 static const int8_t o1371[] = {16, 81, 84, 24, 32, 64};
 static const int8_t o1372[] = {16, 81, 24, 32, 64}; /* merged: 1592 samples in the base, 26 new */
-static const int8_t o1373[] = {16, 24, 32, 64}; /* merged: 1667 samples in the base, 686 new */
+static const int8_t o1373[] = {16, 24, 32, 64}; /* merged: 1667 samples in the base, 687 new */
 static const int8_t o1374[] = {16, 24, 32, 64, 87, 77}; /* merged: 544 samples in the base, 22 new */
 static const int8_t o1375[] = {12, 16, 81, 24, 32};
 static const int8_t o1376[] = {12, 16, 24, 32}; /* merged: 134 samples in the base, 1 new */
@@ -1404,7 +1404,7 @@ static const int8_t o1377[] = {12, 16, 24, 32, 87};
 static const int8_t o1378[] = {12, 16, 24, 32, 64, 87};
 static const int8_t o1379[] = {16, 81, 24, 32}; /* merged: 2541 samples in the base, 2 new */
 static const int8_t o1380[] = {-1, -1, -1, -1, 64}; /* 0: 4 offsets fit, 1 values */ /* 1: 55 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */ /* 3: 3 offsets fit, 1 values */
-static const int8_t o1381[] = {16, 24, 32}; /* merged: 2866 samples in the base, 201 new */
+static const int8_t o1381[] = {16, 24, 32}; /* merged: 2866 samples in the base, 203 new */
 static const int8_t o1382[] = {16, 24, 32, 87};
 static const int8_t o1383[] = {16, 24, 32, 64}; /* merged: 2726 samples in the base, 8 new */
 static const int8_t o1384[] = {16, 24, 32, 64, 87}; /* merged: 2494 samples in the base, 2 new */
@@ -1422,7 +1422,7 @@ static const int8_t o1395[] = {16, 24, 32}; /* merged: 1832 samples in the base,
 static const int8_t o1396[] = {12, 16, 24, 32, 64};
 static const int8_t o1397[] = {16, 24, 32, 64}; /* merged: 99549 samples in the base, 3508 new */
 static const int8_t o1398[] = {12, 16, 24, 32, 64}; /* merged: 394 samples in the base, 188 new */
-static const int8_t o1399[] = {16, 24, 32, 64}; /* merged: 2400 samples in the base, 872 new */
+static const int8_t o1399[] = {16, 24, 32, 64}; /* merged: 2400 samples in the base, 873 new */
 static const int8_t o1400[] = {16, -1, -1, 64, 87}; /* 1: 9 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */ /* merged: 99 samples in the base, 7 new */
 static const int8_t o1401[] = {12, 16, 24, 32, 64};
 static const int8_t o1402[] = {16, -1, 24, 32, 64}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 60 offsets fit, 1 values */ /* 4: 2 offsets fit, 2 values; tied, split in operand order */
@@ -1452,7 +1452,7 @@ static const int8_t o1425[] = {16, 24, 32, 87};
 static const int8_t o1426[] = {81, -1, 24, 32, 87}; /* 1: 3 offsets fit, 1 values */
 static const int8_t o1427[] = {16, 81, 24, 32, -1}; /* 4: 4 offsets fit, 1 values */ /* merged: 226 samples in the base, 30 new */
 static const int8_t o1428[] = {16, 24, 32, 64}; /* merged: 456 samples in the base, 19 new */
-static const int8_t o1429[] = {16, 24, 32, -1, 87, -1}; /* 3: 7 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */ /* merged: 42 samples in the base, 50 new */
+static const int8_t o1429[] = {16, 24, 32, -1, 87, -1}; /* 3: 7 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */ /* merged: 42 samples in the base, 66 new */
 static const int8_t o1430[] = {16, 24, 32}; /* merged: 491 samples in the base, 9 new */
 static const int8_t o1431[] = {16, 24, 32, 87};
 static const int8_t o1432[] = {16, 24, 32, 64}; /* merged: 160 samples in the base, 1 new */
@@ -1513,43 +1513,43 @@ static const int8_t o1486[] = {16}; /* merged: 7886 samples in the base, 32 new 
 static const int8_t o1487[] = {81, 87}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 2 offsets fit, 2 values; tied */
 static const int8_t t1487[] = {0, 0};
 static const int8_t o1488[] = {16, -1, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 1 samples in the base, 16 new; 0: untrusted in the base; 2: untrusted in the base */
-static const int8_t o1489[] = {12, 16, -1, -1}; /* 0: 73 offsets fit, 1 values; the guard's bit */ /* 2: 2 offsets fit, 1 values */ /* 3: 5 offsets fit, 1 values */
-static const int8_t o1490[] = {16, 24, 87}; /* merged: 968 samples in the base, 303 new */
+static const int8_t o1489[] = {12, 16, 24, -1}; /* 0: 71 offsets fit, 1 values; the guard's bit */ /* 3: 3 offsets fit, 1 values */
+static const int8_t o1490[] = {16, 24, 87}; /* merged: 968 samples in the base, 298 new */
 static const int8_t o1491[] = {16, 24, 87}; /* merged: 27 samples in the base, 96 new */
 static const int8_t o1492[] = {16, 24, -1}; /* 2: 8 offsets fit, 1 values */
 static const int8_t o1493[] = {16, 24, -1}; /* 2: 6 offsets fit, 1 values */ /* merged: 1 samples in the base, 16 new; 1: untrusted in the base */
 static const int8_t o1494[] = {81, -1, 24, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 100 samples in the base, 1194 new; 3: untrusted in the base */
-static const int8_t o1495[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */ /* merged: 5892 samples in the base, 1123 new */
+static const int8_t o1495[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */ /* merged: 5892 samples in the base, 1139 new */
 static const int8_t o1496[] = {16, 24, 64, -1}; /* 3: 2 offsets fit, 1 values */
-static const int8_t o1497[] = {12, 16, 24, -1}; /* 3: 8 offsets fit, 1 values */ /* merged: 41 samples in the base, 99 new */
-static const int8_t o1498[] = {16, -1, 84, 24, 64}; /* 1: 3 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* merged: 1 samples in the base, 3 new; 2: untrusted in the base; 3: untrusted in the base */
+static const int8_t o1497[] = {12, 16, 24, -1}; /* 3: 8 offsets fit, 1 values */ /* merged: 41 samples in the base, 102 new */
+static const int8_t o1498[] = {16, 81, 84, 24, 64}; /* merged: 1 samples in the base, 19 new; 1: untrusted in the base; 2: untrusted in the base; 3: untrusted in the base */
 static const int8_t o1499[] = {16, 81, 24, 64}; /* merged: 425 samples in the base, 8 new */
-static const int8_t o1500[] = {16, 24, 64}; /* merged: 2453 samples in the base, 1053 new */
-static const int8_t o1501[] = {16, 24, 64, 87, -1}; /* 2: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 7 offsets fit, 1 values */ /* merged: 306 samples in the base, 1 new; 2: untrusted in the base */
+static const int8_t o1500[] = {16, 24, 64}; /* merged: 2453 samples in the base, 1055 new */
+static const int8_t o1501[] = {16, 24, 64, 87, 77}; /* merged: 306 samples in the base, 17 new; 2: untrusted in the base; 4: untrusted in the base */
 static const int8_t o1502[] = {16, 24}; /* merged: 22 samples in the base, 186 new */
 static const int8_t o1503[] = {16, 24, 64};
 static const int8_t o1504[] = {12, 16, 24, 64, -1}; /* 4: 3 offsets fit, 1 values */
-static const int8_t o1505[] = {81, 16, 24, 64, -1}; /* 4: 9 offsets fit, 1 values */ /* merged: 346 samples in the base, 557 new */
+static const int8_t o1505[] = {81, 16, 24, 64, -1}; /* 4: 9 offsets fit, 1 values */ /* merged: 346 samples in the base, 561 new */
 static const int8_t o1506[] = {16, 24, 64, -1}; /* 3: 4 offsets fit, 1 values */ /* merged: 3381 samples in the base, 2762 new */
 static const int8_t o1507[] = {16, 24, 64}; /* merged: 6 samples in the base, 71 new */
-static const int8_t o1508[] = {12, 16, 24, 64};
-static const int8_t o1509[] = {16, 24, 64}; /* merged: 7999 samples in the base, 959 new */
+static const int8_t o1508[] = {12, 16, 24, 64}; /* merged: 103 samples in the base, 2 new */
+static const int8_t o1509[] = {16, 24, 64}; /* merged: 7999 samples in the base, 968 new */
 static const int8_t o1510[] = {81, -1, 87, 77, 68}; /* 1: 3 offsets fit, 1 values */ /* merged: 108 samples in the base, 720 new */
 static const int8_t o1511[] = {81, -1, -1, -1, 68}; /* 1: 7 offsets fit, 1 values */ /* 2: 7 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */
 static const int8_t o1512[] = {12, 16, 24}; /* merged: 47 samples in the base, 68 new */
 static const int8_t o1513[] = {16, 24}; /* merged: 42 samples in the base, 558 new */
 static const int8_t o1514[] = {12, 16, 24, 64}; /* merged: 43 samples in the base, 360 new */
 static const int8_t o1515[] = {16, 24, 64}; /* merged: 34 samples in the base, 514 new */
-static const int8_t o1516[] = {12, 16, 24, 64}; /* merged: 458 samples in the base, 12 new */
+static const int8_t o1516[] = {12, 16, 24, 64}; /* merged: 458 samples in the base, 30 new */
 static const int8_t o1517[] = {12, 16, 24, 64, 87}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 6 values; tied, split in operand order */ /* 3: 2 offsets fit, 6 values; tied, split in operand order */
 static const int8_t o1518[] = {16, 24, 64}; /* merged: 10082 samples in the base, 1275 new */
 static const int8_t o1519[] = {16, 24, 64, 87}; /* merged: 241 samples in the base, 7 new */
-static const int8_t o1520[] = {12, 16, 24, 64}; /* merged: 95 samples in the base, 4 new */
-static const int8_t o1521[] = {16, 24, 64}; /* merged: 2384 samples in the base, 1126 new */
+static const int8_t o1520[] = {12, 16, 24, 64}; /* merged: 95 samples in the base, 16 new */
+static const int8_t o1521[] = {16, 24, 64}; /* merged: 2384 samples in the base, 1187 new */
 static const int8_t o1522[] = {16, 24, 64}; /* merged: 57 samples in the base, 3 new */
 static const int8_t o1523[] = {16, 24}; /* merged: 1 samples in the base, 60 new; 0: untrusted in the base; 1: untrusted in the base */
-static const int8_t o1524[] = {12, 16, 24}; /* merged: 58 samples in the base, 81 new */
-static const int8_t o1525[] = {16, 24}; /* merged: 3440 samples in the base, 923 new */
+static const int8_t o1524[] = {12, 16, 24}; /* merged: 58 samples in the base, 82 new */
+static const int8_t o1525[] = {16, 24}; /* merged: 3440 samples in the base, 924 new */
 static const int8_t o1526[] = {16, 24};
 static const int8_t o1527[] = {16, 24}; /* merged: 1 samples in the base, 16 new */
 static const int8_t o1528[] = {16, 24, 64, -1}; /* 3: 2 offsets fit, 1 values */
@@ -1558,7 +1558,7 @@ static const int8_t o1530[] = {16}; /* merged: 317 samples in the base, 40 new *
 static const int8_t o1531[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* merged: 3 samples in the base, 19 new */
 static const int8_t o1532[] = {16, 24, -1}; /* 0: 2 offsets fit, 3 values; tied, split in operand order */ /* 1: 2 offsets fit, 3 values; tied, split in operand order */ /* 2: 41 offsets fit, 1 values */
 static const int8_t o1533[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o1534[] = {16, 81, 24, -1}; /* 3: 4 offsets fit, 1 values */ /* merged: 39 samples in the base, 36 new */
+static const int8_t o1534[] = {16, 81, 24, -1}; /* 3: 4 offsets fit, 1 values */ /* merged: 39 samples in the base, 52 new */
 static const int8_t o1535[] = {16, 24, 64}; /* merged: 1861 samples in the base, 1 new */
 static const int8_t o1536[] = {16, 24, -1, 87, -1}; /* 2: 38 offsets fit, 1 values */ /* 4: 45 offsets fit, 1 values */
 static const int8_t o1537[] = {16, 24}; /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* merged: 6 samples in the base, 1 new; 1: untrusted in the base */
@@ -1570,23 +1570,23 @@ static const int8_t o1542[] = {16, 24, 64}; /* merged: 4093 samples in the base,
 static const int8_t o1543[] = {16, 24, 64}; /* merged: 172 samples in the base, 11 new */
 static const int8_t o1544[] = {16, 24, 64}; /* merged: 15 samples in the base, 16 new */
 static const int8_t o1545[] = {16}; /* merged: 9 samples in the base, 180 new */
-static const int8_t o1546[] = {0}; /* merged: 4744 samples in the base, 4939 new */
+static const int8_t o1546[] = {0}; /* merged: 4744 samples in the base, 5054 new */
 static const int8_t o1547[] = {12, 16}; /* merged: 37 samples in the base, 1 new */
-static const int8_t o1548[] = {16}; /* merged: 2635 samples in the base, 643 new */
+static const int8_t o1548[] = {16}; /* merged: 2635 samples in the base, 660 new */
 static const int8_t o1549[] = {0}; /* merged: 21 samples in the base, 478 new */
 static const int8_t o1550[] = {0};
-static const int8_t o1551[] = {16}; /* merged: 965 samples in the base, 602 new */
+static const int8_t o1551[] = {16}; /* merged: 965 samples in the base, 603 new */
 static const int8_t o1552[] = {12, -1}; /* 0: 83 offsets fit, 1 values; the guard's bit */ /* 1: 80 offsets fit, 1 values */
 static const int8_t o1553[] = {0}; /* merged: 38 samples in the base, 223 new */
-static const int8_t o1554[] = {16}; /* merged: 965 samples in the base, 602 new */
+static const int8_t o1554[] = {16}; /* merged: 965 samples in the base, 603 new */
 static const int8_t o1555[] = {0}; /* merged: 1 samples in the base, 2 new */
-static const int8_t o1556[] = {0}; /* merged: 841 samples in the base, 1528 new */
-static const int8_t o1557[] = {12}; /* merged: 7142 samples in the base, 1897 new */
+static const int8_t o1556[] = {0}; /* merged: 841 samples in the base, 1538 new */
+static const int8_t o1557[] = {12}; /* merged: 7142 samples in the base, 1898 new */
 static const int8_t o1558[] = {12, 87}; /* merged: 9 samples in the base, 180 new */
 static const int8_t o1559[] = {-1}; /* 0: 2 offsets fit, 1 values */
 static const int8_t o1560[] = {0};
-static const int8_t o1561[] = {0}; /* merged: 410 samples in the base, 431 new */
-static const int8_t o1562[] = {12}; /* merged: 975 samples in the base, 356 new */
+static const int8_t o1561[] = {0}; /* merged: 410 samples in the base, 441 new */
+static const int8_t o1562[] = {12}; /* merged: 975 samples in the base, 359 new */
 static const int8_t o1563[] = {12, -1}; /* 0: 86 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values */
 static const int8_t o1564[] = {16}; /* merged: 1 samples in the base, 16 new */
 static const int8_t o1565[] = {24}; /* merged: 25 samples in the base, 184 new */
@@ -1595,8 +1595,8 @@ static const int8_t o1567[] = {0};
 static const int8_t o1568[] = {12, 16, 24}; /* 0: 3 offsets fit, 1 values; the guard's bit */
 static const int8_t o1569[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
 static const int8_t o1570[] = {16, 32, 24}; /* merged: 22 samples in the base, 18 new */
-static const int8_t o1571[] = {12, 16, 32, 24}; /* merged: 1022 samples in the base, 4 new */
-static const int8_t o1572[] = {16, 32, 24}; /* merged: 11012 samples in the base, 693 new */
+static const int8_t o1571[] = {12, 16, 32, 24}; /* merged: 1022 samples in the base, 12 new */
+static const int8_t o1572[] = {16, 32, 24}; /* merged: 11012 samples in the base, 737 new */
 static const int8_t o1573[] = {12, 16, 24}; /* 0: 76 offsets fit, 1 values; the guard's bit */
 static const int8_t o1574[] = {16, 24};
 static const int8_t o1575[] = {12, 16, 24};
@@ -1604,8 +1604,8 @@ static const int8_t o1576[] = {16, 24}; /* merged: 60445 samples in the base, 30
 static const int8_t o1577[] = {16, 24, 32};
 static const int8_t o1578[] = {16, 32};
 static const int8_t o1579[] = {64, 24, 32}; /* merged: 7 samples in the base, 19 new */
-static const int8_t o1580[] = {12, 64, 24, 32};
-static const int8_t o1581[] = {64, 24, 32}; /* merged: 5606 samples in the base, 453 new */
+static const int8_t o1580[] = {12, 64, 24, 32}; /* merged: 775 samples in the base, 13 new */
+static const int8_t o1581[] = {64, 24, 32}; /* merged: 5606 samples in the base, 476 new */
 static const int8_t o1582[] = {12, 24, 64, 32}; /* 0: 6 offsets fit, 1 values; the guard's bit */ /* 2: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
 static const int8_t o1583[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
 static const int8_t o1584[] = {12, -1, 16, 64, 24, 32}; /* 0: 54 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 3: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */
@@ -1620,19 +1620,19 @@ static const int8_t o1592[] = {-1, 16, -1, 24, 32}; /* 0: 7 offsets fit, 1 value
 static const int8_t o1593[] = {64, 24, 32}; /* merged: 4 samples in the base, 48 new */
 static const int8_t o1594[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */
 static const int8_t o1595[] = {12, -1, 16, 64, 24, 32}; /* 1: 4 offsets fit, 1 values */ /* merged: 2 samples in the base, 16 new; 2: untrusted in the base; 4: untrusted in the base */
-static const int8_t o1596[] = {-1, 16, 64, 24, 32}; /* 0: 11 offsets fit, 1 values */ /* merged: 4 samples in the base, 16 new */
+static const int8_t o1596[] = {-1, 16, 64, 24, 32}; /* 0: 11 offsets fit, 1 values */ /* merged: 4 samples in the base, 32 new */
 static const int8_t o1597[] = {0};
 static const int8_t o1598[] = {12}; /* 0: 91 offsets fit, 1 values; the guard's bit */
 static const int8_t o1599[] = {0};
 static const int8_t o1600[] = {-1}; /* 0: 2 offsets fit, 1 values */
-static const int8_t o1601[] = {16}; /* merged: 649 samples in the base, 355 new */
+static const int8_t o1601[] = {16}; /* merged: 649 samples in the base, 358 new */
 static const int8_t o1602[] = {0};
-static const int8_t o1603[] = {16}; /* merged: 3849 samples in the base, 1482 new */
+static const int8_t o1603[] = {16}; /* merged: 3849 samples in the base, 1519 new */
 static const int8_t o1604[] = {0}; /* merged: 1383 samples in the base, 8 new */
-static const int8_t o1605[] = {12, 16}; /* merged: 567 samples in the base, 3 new */
-static const int8_t o1606[] = {16}; /* merged: 1814 samples in the base, 1303 new */
-static const int8_t o1607[] = {16, 24}; /* merged: 29 samples in the base, 358 new */
-static const int8_t o1608[] = {16, 32}; /* merged: 554 samples in the base, 103 new */
+static const int8_t o1605[] = {12, 16}; /* merged: 567 samples in the base, 10 new */
+static const int8_t o1606[] = {16}; /* merged: 1814 samples in the base, 1337 new */
+static const int8_t o1607[] = {16, 24}; /* merged: 29 samples in the base, 361 new */
+static const int8_t o1608[] = {16, 32}; /* merged: 554 samples in the base, 117 new */
 static const int8_t o1609[] = {16, 24, 32, 87};
 static const int8_t o1610[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */
 static const int8_t o1611[] = {81, -1, 24, 32, -1}; /* 0: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 1: 3 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */
@@ -1646,85 +1646,87 @@ static const int8_t o1618[] = {16, 81, 84, 24, 32, 64};
 static const int8_t o1619[] = {16, 81, 24, 32, -1}; /* 4: 2 offsets fit, 1 values */ /* merged: 5811 samples in the base, 28 new */
 static const int8_t o1620[] = {16, 24, 32, 64}; /* merged: 629 samples in the base, 12 new */
 static const int8_t o1621[] = {16, 24, 32, 64, 87, 77}; /* merged: 3771 samples in the base, 10 new */
-static const int8_t o1622[] = {12, 16, 24, 32};
-static const int8_t o1623[] = {16, 81, 24, 32}; /* merged: 3902 samples in the base, 4 new */
-static const int8_t o1624[] = {16, 24, 32}; /* merged: 1563 samples in the base, 12 new */
-static const int8_t o1625[] = {16, 24, 32, 87};
-static const int8_t o1626[] = {16, 24, 32, 64, 87}; /* merged: 3894 samples in the base, 4 new */
-static const int8_t o1627[] = {12, 16, -1, -1, -1, -1}; /* 2: 4 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values */ /* 4: 4 offsets fit, 1 values */ /* 5: 18 offsets fit, 1 values */
-static const int8_t o1628[] = {16, 24, 32, 64, -1}; /* 4: 5 offsets fit, 1 values */ /* merged: 65 samples in the base, 18 new */
-static const int8_t o1629[] = {16, 24, 32}; /* merged: 4010 samples in the base, 12 new */
-static const int8_t o1630[] = {16, 24, 32, 64}; /* merged: 3840 samples in the base, 27 new */
-static const int8_t o1631[] = {12, 16, 24, 32, 64};
-static const int8_t o1632[] = {16, 24, 32, 64}; /* merged: 3262 samples in the base, 450 new */
-static const int8_t o1633[] = {16, 24, 32, 64};
-static const int8_t o1634[] = {16, 24, 32};
+static const int8_t o1622[] = {12, 16, 81, 24, 32};
+static const int8_t o1623[] = {12, 16, 24, 32};
+static const int8_t o1624[] = {12, 16, 24, 32, 64, 87};
+static const int8_t o1625[] = {16, 81, 24, 32}; /* merged: 3902 samples in the base, 10 new */
+static const int8_t o1626[] = {16, 24, 32}; /* merged: 1563 samples in the base, 12 new */
+static const int8_t o1627[] = {16, 24, 32, 87};
+static const int8_t o1628[] = {16, 24, 32, 64, 87}; /* merged: 3894 samples in the base, 10 new */
+static const int8_t o1629[] = {12, 16, -1, -1, -1, -1}; /* 2: 4 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values */ /* 4: 4 offsets fit, 1 values */ /* 5: 18 offsets fit, 1 values */
+static const int8_t o1630[] = {16, 24, 32, 64, -1}; /* 4: 5 offsets fit, 1 values */ /* merged: 65 samples in the base, 18 new */
+static const int8_t o1631[] = {16, 24, 32}; /* merged: 4010 samples in the base, 12 new */
+static const int8_t o1632[] = {16, 24, 32, 64}; /* merged: 3840 samples in the base, 27 new */
+static const int8_t o1633[] = {12, 16, 24, 32, 64};
+static const int8_t o1634[] = {16, 24, 32, 64}; /* merged: 3262 samples in the base, 460 new */
 static const int8_t o1635[] = {16, 24, 32, 64};
-static const int8_t o1636[] = {12, 16, 24, 32};
-static const int8_t o1637[] = {16, 24, 32}; /* merged: 518 samples in the base, 9 new */
-static const int8_t o1638[] = {16, 32}; /* merged: 13 samples in the base, 190 new */
-static const int8_t o1639[] = {16, 24, 32, 64, -1}; /* 4: 2 offsets fit, 1 values */
-static const int8_t o1640[] = {16, 24, 32, -1}; /* 3: 8 offsets fit, 1 values */
-static const int8_t o1641[] = {12, 16, 32}; /* 0: 74 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o1642[] = {16, 32}; /* merged: 531 samples in the base, 380 new */
-static const int8_t o1643[] = {16, 32}; /* merged: 3 samples in the base, 17 new */
-static const int8_t o1644[] = {16, 32};
-static const int8_t o1645[] = {16, 32}; /* merged: 1 samples in the base, 7 new */
+static const int8_t o1636[] = {16, 24, 32};
+static const int8_t o1637[] = {16, 24, 32, 64};
+static const int8_t o1638[] = {12, 16, 24, 32};
+static const int8_t o1639[] = {16, 24, 32}; /* merged: 518 samples in the base, 9 new */
+static const int8_t o1640[] = {16, 32}; /* merged: 13 samples in the base, 190 new */
+static const int8_t o1641[] = {16, 24, 32, 64, -1}; /* 4: 2 offsets fit, 1 values */
+static const int8_t o1642[] = {16, 24, 32, -1}; /* 3: 8 offsets fit, 1 values */
+static const int8_t o1643[] = {12, 16, 32}; /* 0: 74 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o1644[] = {16, 32}; /* merged: 531 samples in the base, 380 new */
+static const int8_t o1645[] = {16, 32}; /* merged: 3 samples in the base, 17 new */
 static const int8_t o1646[] = {16, 32};
-static const int8_t o1647[] = {16, -1}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o1648[] = {0};
-static const int8_t o1649[] = {16, 24, 32};
-static const int8_t o1650[] = {12, 16, 24, 64, 32}; /* 0: 4 offsets fit, 1 values; the guard's bit */
-static const int8_t o1651[] = {16, 24, 64, 32}; /* merged: 733 samples in the base, 115 new */
-static const int8_t o1652[] = {16, -1, -1, 32, 87}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* merged: 1 samples in the base, 18 new; 0: untrusted in the base; 4: untrusted in the base */
-static const int8_t o1653[] = {16, 24, 64, 32}; /* merged: 91 samples in the base, 16 new */
-static const int8_t o1654[] = {16, 24, 64, 32, -1}; /* 4: 2 offsets fit, 1 values */
-static const int8_t o1655[] = {81, 64, 16, 24, 32, 40}; /* merged: 1 samples in the base, 48 new; 0: untrusted in the base; 1: untrusted in the base; 3: untrusted in the base; 5: untrusted in the base */
-static const int8_t o1656[] = {64, 16, 24, 32, 40}; /* merged: 32 samples in the base, 384 new */
-static const int8_t o1657[] = {-1, 16, 24, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; tied */ /* 2: 2 offsets fit, 1 values; tied */ /* 3: 5 offsets fit, 1 values */
-static const int8_t t1657[] = {-1, 1, 1, -1};
-static const int8_t o1658[] = {81, 64, 16, 24, 40};
-static const int8_t o1659[] = {64, 16, 24, 32, 40}; /* merged: 1 samples in the base, 32 new; 0: untrusted in the base; 1: untrusted in the base; 2: untrusted in the base; 3: untrusted in the base; 4: untrusted in the base */
-static const int8_t o1660[] = {64, 16, 24, 40}; /* merged: 5 samples in the base, 112 new; 3: untrusted in the base */
-static const int8_t o1661[] = {81, 64, 16, 24, 32, 40};
-static const int8_t o1662[] = {81, 24, 16, 64, 40}; /* 0: 2 offsets fit, 2 values; narrowed (no overlap, operand order) */ /* 1: 2 offsets fit, 2 values; tied */ /* 3: 2 offsets fit, 2 values; tied */
-static const int8_t t1662[] = {-1, 1, -1, 1, -1};
-static const int8_t o1663[] = {64, 16, 24, 32, 40}; /* merged: 3 samples in the base, 120 new; 4: untrusted in the base */
-static const int8_t o1664[] = {64, 16, 24, 40}; /* merged: 6 samples in the base, 72 new */
-static const int8_t o1665[] = {64, 16, 24, 32, 40}; /* merged: 2 samples in the base, 96 new */
-static const int8_t o1666[] = {64, 16, 24, 40}; /* merged: 3 samples in the base, 60 new */
-static const int8_t o1667[] = {-1, 16, 24}; /* 0: 5 offsets fit, 1 values */
-static const int8_t o1668[] = {16, 24, 64}; /* merged: 2 samples in the base, 16 new */
-static const int8_t o1669[] = {-1, 64}; /* 0: 9 offsets fit, 1 values */
-static const int8_t o1670[] = {16, 24, 40}; /* merged: 10 samples in the base, 208 new */
-static const int8_t o1671[] = {24, 32, 40}; /* merged: 4 samples in the base, 48 new */
-static const int8_t o1672[] = {24, 32, 40}; /* merged: 8 samples in the base, 144 new */
-static const int8_t o1673[] = {24, 32, 40}; /* merged: 5 samples in the base, 128 new; 1: untrusted in the base */
-static const int8_t o1674[] = {12, 16, 64, 24};
-static const int8_t o1675[] = {16, 64, 24};
+static const int8_t o1647[] = {16, 32}; /* merged: 1 samples in the base, 7 new */
+static const int8_t o1648[] = {16, 32};
+static const int8_t o1649[] = {16, -1}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o1650[] = {0};
+static const int8_t o1651[] = {16, 24, 32};
+static const int8_t o1652[] = {12, 16, 24, 64, 32}; /* 0: 4 offsets fit, 1 values; the guard's bit */
+static const int8_t o1653[] = {16, 24, 64, 32}; /* merged: 733 samples in the base, 133 new */
+static const int8_t o1654[] = {16, -1, -1, 32, 87}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* merged: 1 samples in the base, 18 new; 0: untrusted in the base; 4: untrusted in the base */
+static const int8_t o1655[] = {16, 24, 64, 32}; /* merged: 91 samples in the base, 16 new */
+static const int8_t o1656[] = {16, 24, 64, 32, -1}; /* 4: 2 offsets fit, 1 values */
+static const int8_t o1657[] = {81, 64, 16, 24, 32, 40}; /* merged: 1 samples in the base, 48 new; 0: untrusted in the base; 1: untrusted in the base; 3: untrusted in the base; 5: untrusted in the base */
+static const int8_t o1658[] = {64, 16, 24, 32, 40}; /* merged: 32 samples in the base, 384 new */
+static const int8_t o1659[] = {-1, 16, 24, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; tied */ /* 2: 2 offsets fit, 1 values; tied */ /* 3: 5 offsets fit, 1 values */
+static const int8_t t1659[] = {-1, 1, 1, -1};
+static const int8_t o1660[] = {81, 64, 16, 24, 40};
+static const int8_t o1661[] = {64, 16, 24, 32, 40}; /* merged: 1 samples in the base, 32 new; 0: untrusted in the base; 1: untrusted in the base; 2: untrusted in the base; 3: untrusted in the base; 4: untrusted in the base */
+static const int8_t o1662[] = {64, 16, 24, 40}; /* merged: 5 samples in the base, 112 new; 3: untrusted in the base */
+static const int8_t o1663[] = {81, 64, 16, 24, 32, 40};
+static const int8_t o1664[] = {81, 24, 16, 64, 40}; /* 0: 2 offsets fit, 2 values; narrowed (no overlap, operand order) */ /* 1: 2 offsets fit, 2 values; tied */ /* 3: 2 offsets fit, 2 values; tied */
+static const int8_t t1664[] = {-1, 1, -1, 1, -1};
+static const int8_t o1665[] = {64, 16, 24, 32, 40}; /* merged: 3 samples in the base, 120 new; 4: untrusted in the base */
+static const int8_t o1666[] = {64, 16, 24, 40}; /* merged: 6 samples in the base, 72 new */
+static const int8_t o1667[] = {64, 16, 24, 32, 40}; /* merged: 2 samples in the base, 96 new */
+static const int8_t o1668[] = {64, 16, 24, 40}; /* merged: 3 samples in the base, 60 new */
+static const int8_t o1669[] = {-1, 16, 24}; /* 0: 5 offsets fit, 1 values */
+static const int8_t o1670[] = {16, 24, 64}; /* merged: 2 samples in the base, 16 new */
+static const int8_t o1671[] = {-1, 64}; /* 0: 9 offsets fit, 1 values */
+static const int8_t o1672[] = {16, 24, 40}; /* merged: 10 samples in the base, 208 new */
+static const int8_t o1673[] = {24, 32, 40}; /* merged: 4 samples in the base, 48 new */
+static const int8_t o1674[] = {24, 32, 40}; /* merged: 8 samples in the base, 144 new */
+static const int8_t o1675[] = {24, 32, 40}; /* merged: 5 samples in the base, 128 new; 1: untrusted in the base */
+static const int8_t o1676[] = {12, 16, 64, 24};
+static const int8_t o1677[] = {16, 64, 24};
 
 const rs_sass_form rs_sass_forms[] = {
     {75, 0x202, "GRR", o0, NULL, 302},
     {75, 0x202, "RR", o1, NULL, 2706},
-    {75, 0x207, "GRRRP", o2, NULL, 33},
-    {75, 0x207, "RRRP", o3, NULL, 2052},
+    {75, 0x207, "GRRRP", o2, NULL, 36},
+    {75, 0x207, "RRRP", o3, NULL, 2053},
     {75, 0x208, "RRRP", o4, NULL, 156},
     {75, 0x209, "RRRP", o5, NULL, 378},
     {75, 0x20a, "RRRP", o6, NULL, 244},
     {75, 0x20b, "PPRRP", o7, NULL, 402},
-    {75, 0x20c, "GPPRRP", o8, NULL, 18},
+    {75, 0x20c, "GPPRRP", o8, NULL, 22},
     {75, 0x20c, "GPPRRPP", o9, NULL, 19},
-    {75, 0x20c, "PPRRP", o10, NULL, 3388},
+    {75, 0x20c, "PPRRP", o10, NULL, 3384},
     {75, 0x20c, "PPRRPP", o11, NULL, 1317},
     {75, 0x210, "GRPPRRR", o12, NULL, 134},
     {75, 0x210, "GRPRRR", o13, NULL, 80},
-    {75, 0x210, "GRRRR", o14, NULL, 178},
+    {75, 0x210, "GRRRR", o14, NULL, 179},
     {75, 0x210, "GRRRRPP", o15, NULL, 142},
     {75, 0x210, "RPPRRR", o16, NULL, 254},
     {75, 0x210, "RPRRR", o17, NULL, 2199},
-    {75, 0x210, "RRRR", o18, NULL, 2475},
+    {75, 0x210, "RRRR", o18, NULL, 2473},
     {75, 0x210, "RRRRPP", o19, NULL, 852},
-    {75, 0x211, "GRRR", o20, NULL, 57},
+    {75, 0x211, "GRRR", o20, NULL, 59},
     {75, 0x211, "GRRRP", o21, NULL, 117},
     {75, 0x211, "RPRR", o22, NULL, 2338},
     {75, 0x211, "RPRRR", o23, NULL, 1},
@@ -1747,7 +1749,7 @@ const rs_sass_form rs_sass_forms[] = {
     {75, 0x223, "GRRRR", o40, NULL, 15},
     {75, 0x223, "RRRR", o41, NULL, 66408},
     {75, 0x224, "GRRRR", o42, NULL, 627},
-    {75, 0x224, "RRRR", o43, NULL, 3549},
+    {75, 0x224, "RRRR", o43, NULL, 3552},
     {75, 0x224, "RRRRP", o44, NULL, 106},
     {75, 0x225, "RPRRR", o45, NULL, 4},
     {75, 0x225, "RRRR", o46, NULL, 84},
@@ -1767,7 +1769,7 @@ const rs_sass_form rs_sass_forms[] = {
     {75, 0x290, "UQQUUU", o60, NULL, 2},
     {75, 0x290, "UQUUU", o61, NULL, 34},
     {75, 0x290, "UUUU", o62, NULL, 319},
-    {75, 0x290, "UUUUQQ", o63, NULL, 56},
+    {75, 0x290, "UUUUQQ", o63, NULL, 69},
     {75, 0x291, "UQUU", o64, NULL, 3},
     {75, 0x291, "UUU", o65, NULL, 3},
     {75, 0x291, "UUUQ", o66, NULL, 29},
@@ -1793,7 +1795,7 @@ const rs_sass_form rs_sass_forms[] = {
     {75, 0x343, "R", o86, NULL, 1},
     {75, 0x348, "R", o87, NULL, 7},
     {75, 0x34e, "R", o88, NULL, 1},
-    {75, 0x355, "RB", o89, NULL, 1661},
+    {75, 0x355, "RB", o89, NULL, 1662},
     {75, 0x35d, "R", o90, NULL, 1},
     {75, 0x361, "PRRRR", o91, NULL, 12},
     {75, 0x361, "RRRR", o92, NULL, 96},
@@ -1803,12 +1805,12 @@ const rs_sass_form rs_sass_forms[] = {
     {75, 0x367, "RRRR", o96, NULL, 48},
     {75, 0x36d, "RRRR", o97, NULL, 24},
     {75, 0x370, "RRR", o98, NULL, 18},
-    {75, 0x381, "GRR", o99, NULL, 825},
-    {75, 0x381, "RR", o100, NULL, 8973},
+    {75, 0x381, "GRR", o99, NULL, 833},
+    {75, 0x381, "RR", o100, NULL, 9017},
     {75, 0x385, "GRR", o101, NULL, 16},
     {75, 0x385, "RR", o102, NULL, 23},
-    {75, 0x386, "GRR", o103, NULL, 653},
-    {75, 0x386, "RR", o104, NULL, 5935},
+    {75, 0x386, "GRR", o103, NULL, 666},
+    {75, 0x386, "RR", o104, NULL, 5958},
     {75, 0x387, "RR", o105, NULL, 346},
     {75, 0x388, "GRR", o106, NULL, 537},
     {75, 0x388, "R", o107, NULL, 1},
@@ -1821,7 +1823,7 @@ const rs_sass_form rs_sass_forms[] = {
     {75, 0x38d, "RRRR", o114, NULL, 8},
     {75, 0x3a0, "RRR", o115, NULL, 32},
     {75, 0x3a1, "RR", o116, NULL, 19},
-    {75, 0x3a8, "PRRR", o117, NULL, 18},
+    {75, 0x3a8, "PRRR", o117, NULL, 21},
     {75, 0x3a9, "PRRRR", o118, NULL, 3},
     {75, 0x3aa, "PRR", o119, NULL, 3},
     {75, 0x3c2, "UR", o120, NULL, 148},
@@ -1831,7 +1833,7 @@ const rs_sass_form rs_sass_forms[] = {
     {75, 0x423, "GRRR", o124, NULL, 14},
     {75, 0x423, "RRR", o125, NULL, 2120},
     {75, 0x424, "GRRR", o126, NULL, 278},
-    {75, 0x424, "RRR", o127, NULL, 1880},
+    {75, 0x424, "RRR", o127, NULL, 1886},
     {75, 0x42b, "RRR", o128, NULL, 20},
     {75, 0x430, "RR", o129, NULL, 1},
     {75, 0x4a4, "UUU", o130, NULL, 35},
@@ -1839,41 +1841,41 @@ const rs_sass_form rs_sass_forms[] = {
     {75, 0x59f, "RR", o132, NULL, 133},
     {75, 0x621, "RR", o133, NULL, 92},
     {75, 0x623, "RRR", o134, NULL, 20},
-    {75, 0x624, "RRR", o135, NULL, 738},
-    {75, 0x624, "RRRP", o136, NULL, 4},
-    {75, 0x625, "GRRR", o137, NULL, 83},
-    {75, 0x625, "RRR", o138, NULL, 1096},
+    {75, 0x624, "RRR", o135, NULL, 745},
+    {75, 0x624, "RRRP", o136, NULL, 6},
+    {75, 0x625, "GRRR", o137, NULL, 92},
+    {75, 0x625, "RRR", o138, NULL, 1125},
     {75, 0x630, "RR", o139, NULL, 4},
     {75, 0x802, "GR", o140, NULL, 130},
-    {75, 0x802, "R", o141, NULL, 1611},
+    {75, 0x802, "R", o141, NULL, 1615},
     {75, 0x803, "RR", o142, NULL, 111},
     {75, 0x805, "GR", o143, NULL, 24},
     {75, 0x805, "R", o144, NULL, 7728},
     {75, 0x806, "RPP", o145, NULL, 28},
-    {75, 0x807, "GRRP", o146, NULL, 1},
-    {75, 0x807, "RRP", o147, NULL, 968},
+    {75, 0x807, "GRRP", o146, NULL, 2},
+    {75, 0x807, "RRP", o147, NULL, 963},
     {75, 0x808, "RRP", o148, NULL, 123},
     {75, 0x809, "RRP", o149, NULL, 2},
     {75, 0x80a, "RRP", o150, NULL, 17},
     {75, 0x80b, "PPRP", o151, NULL, 1575},
-    {75, 0x80c, "PPRP", o152, NULL, 5604},
+    {75, 0x80c, "PPRP", o152, NULL, 5620},
     {75, 0x80c, "PPRPP", o153, NULL, 2},
-    {75, 0x810, "GRRR", o154, NULL, 303},
-    {75, 0x810, "RPPRR", o155, NULL, 4},
+    {75, 0x810, "GRRR", o154, NULL, 307},
+    {75, 0x810, "RPPRR", o155, NULL, 20},
     {75, 0x810, "RPRR", o156, NULL, 292},
-    {75, 0x810, "RRR", o157, NULL, 7524},
-    {75, 0x810, "RRRPP", o158, NULL, 163},
+    {75, 0x810, "RRR", o157, NULL, 7527},
+    {75, 0x810, "RRRPP", o158, NULL, 179},
     {75, 0x811, "GRR", o159, NULL, 71},
     {75, 0x811, "RR", o160, NULL, 910},
     {75, 0x811, "RRR", o161, NULL, 332},
     {75, 0x812, "GRRRP", o162, NULL, 12},
-    {75, 0x812, "PRRRP", o163, NULL, 1066},
+    {75, 0x812, "PRRRP", o163, NULL, 1070},
     {75, 0x812, "RRRP", o164, NULL, 7094},
     {75, 0x816, "GRRR", o165, NULL, 1},
     {75, 0x816, "RRR", o166, NULL, 148},
     {75, 0x817, "RRP", o167, NULL, 679},
-    {75, 0x819, "GRRR", o168, NULL, 149},
-    {75, 0x819, "RRR", o169, NULL, 9004},
+    {75, 0x819, "GRRR", o168, NULL, 150},
+    {75, 0x819, "RRR", o169, NULL, 9012},
     {75, 0x81c, "PPPPP", o170, NULL, 1056},
     {75, 0x81c, "PPPPQ", o171, NULL, 321},
     {75, 0x820, "GRR", o172, NULL, 103},
@@ -1881,11 +1883,11 @@ const rs_sass_form rs_sass_forms[] = {
     {75, 0x822, "RRR", o174, NULL, 384},
     {75, 0x823, "GRRR", o175, NULL, 517},
     {75, 0x823, "RRR", o176, NULL, 454},
-    {75, 0x824, "GRRR", o177, NULL, 327},
-    {75, 0x824, "RRR", o178, NULL, 9952},
+    {75, 0x824, "GRRR", o177, NULL, 342},
+    {75, 0x824, "RRR", o178, NULL, 9954},
     {75, 0x824, "RRRP", o179, NULL, 349},
     {75, 0x825, "GRRR", o180, NULL, 24},
-    {75, 0x825, "RRR", o181, NULL, 2181},
+    {75, 0x825, "RRR", o181, NULL, 2177},
     {75, 0x827, "RRR", o182, NULL, 58},
     {75, 0x828, "RR", o183, NULL, 61},
     {75, 0x83b, "RR", o184, NULL, 1386},
@@ -1893,7 +1895,7 @@ const rs_sass_form rs_sass_forms[] = {
     {75, 0x886, "UQP", o186, NULL, 29},
     {75, 0x887, "UUQ", o187, NULL, 1},
     {75, 0x88c, "QQUQ", o188, NULL, 246},
-    {75, 0x890, "UQUU", o189, NULL, 74},
+    {75, 0x890, "UQUU", o189, NULL, 87},
     {75, 0x890, "UUU", o190, NULL, 572},
     {75, 0x890, "UUUQQ", o191, NULL, 4},
     {75, 0x891, "UU", o192, NULL, 85},
@@ -1904,20 +1906,20 @@ const rs_sass_form rs_sass_forms[] = {
     {75, 0x8a4, "UUU", o197, NULL, 87},
     {75, 0x8a5, "UUU", o198, NULL, 20},
     {75, 0x908, "R", o199, NULL, 246},
-    {75, 0x918, "", o200, NULL, 3211},
-    {75, 0x919, "R", o201, NULL, 2628},
+    {75, 0x918, "", o200, NULL, 3245},
+    {75, 0x919, "R", o201, NULL, 2648},
     {75, 0x91a, "", o202, NULL, 519},
-    {75, 0x941, "B", o203, NULL, 1661},
+    {75, 0x941, "B", o203, NULL, 1662},
     {75, 0x942, "B", o204, NULL, 3},
     {75, 0x944, "", o205, NULL, 351},
-    {75, 0x945, "B", o206, NULL, 1661},
+    {75, 0x945, "B", o206, NULL, 1662},
     {75, 0x946, "", o207, NULL, 8},
-    {75, 0x947, "", o208, NULL, 2675},
-    {75, 0x947, "G", o209, NULL, 7353},
+    {75, 0x947, "", o208, NULL, 2685},
+    {75, 0x947, "G", o209, NULL, 7354},
     {75, 0x947, "GP", o210, NULL, 246},
     {75, 0x948, "", o211, NULL, 22},
-    {75, 0x94d, "", o212, NULL, 878},
-    {75, 0x94d, "G", o213, NULL, 944},
+    {75, 0x94d, "", o212, NULL, 888},
+    {75, 0x94d, "G", o213, NULL, 947},
     {75, 0x94d, "GP", o214, NULL, 32},
     {75, 0x950, "R", o215, NULL, 278},
     {75, 0x95c, "", o216, NULL, 1},
@@ -1951,27 +1953,27 @@ const rs_sass_form rs_sass_forms[] = {
     {75, 0x99c, "RRR", o244, NULL, 12},
     {75, 0x99e, "RRR", o245, NULL, 36},
     {75, 0x9a8, "GPRUR", o246, NULL, 18},
-    {75, 0x9a8, "PRUR", o247, NULL, 1},
+    {75, 0x9a8, "PRUR", o247, NULL, 14},
     {75, 0x9ab, "", o248, NULL, 2},
     {75, 0x9c3, "U", o249, NULL, 338},
     {75, 0xa02, "GR", o250, NULL, 2},
-    {75, 0xa02, "R", o251, NULL, 778},
+    {75, 0xa02, "R", o251, NULL, 787},
     {75, 0xa07, "RRP", o252, NULL, 36},
     {75, 0xa08, "RRP", o253, NULL, 15},
     {75, 0xa0a, "RRP", o254, NULL, 166},
     {75, 0xa0b, "PPRP", o255, NULL, 15},
     {75, 0xa0c, "PPRP", o256, NULL, 2098},
     {75, 0xa0c, "PPRPP", o257, t257, 66},
-    {75, 0xa10, "GRRR", o258, NULL, 4},
+    {75, 0xa10, "GRRR", o258, NULL, 6},
     {75, 0xa10, "RPPRR", o259, NULL, 33},
-    {75, 0xa10, "RPRR", o260, NULL, 93},
-    {75, 0xa10, "RRR", o261, NULL, 199},
-    {75, 0xa10, "RRRPP", o262, NULL, 21},
-    {75, 0xa11, "GRPR", o263, NULL, 294},
-    {75, 0xa11, "GRRRP", o264, NULL, 294},
-    {75, 0xa11, "RPR", o265, NULL, 2301},
+    {75, 0xa10, "RPRR", o260, NULL, 96},
+    {75, 0xa10, "RRR", o261, NULL, 203},
+    {75, 0xa10, "RRRPP", o262, NULL, 22},
+    {75, 0xa11, "GRPR", o263, NULL, 303},
+    {75, 0xa11, "GRRRP", o264, NULL, 303},
+    {75, 0xa11, "RPR", o265, NULL, 2307},
     {75, 0xa11, "RR", o266, NULL, 3},
-    {75, 0xa11, "RRRP", o267, NULL, 2301},
+    {75, 0xa11, "RRRP", o267, NULL, 2307},
     {75, 0xa12, "GRRRP", o268, NULL, 40},
     {75, 0xa12, "RRRP", o269, NULL, 19},
     {75, 0xa13, "R", o270, NULL, 40},
@@ -1981,14 +1983,14 @@ const rs_sass_form rs_sass_forms[] = {
     {75, 0xa23, "GRRR", o274, NULL, 112},
     {75, 0xa23, "RRR", o275, NULL, 3908},
     {75, 0xa24, "GRRR", o276, NULL, 71},
-    {75, 0xa24, "RRR", o277, NULL, 2328},
-    {75, 0xa25, "GRRR", o278, NULL, 151},
-    {75, 0xa25, "RRR", o279, NULL, 2582},
+    {75, 0xa24, "RRR", o277, NULL, 2338},
+    {75, 0xa25, "GRRR", o278, NULL, 154},
+    {75, 0xa25, "RRR", o279, NULL, 2618},
     {75, 0xa28, "GRR", o280, NULL, 112},
     {75, 0xa28, "RR", o281, NULL, 878},
     {75, 0xa2b, "GRRR", o282, NULL, 112},
     {75, 0xa2b, "RRR", o283, NULL, 876},
-    {75, 0xab9, "U", o284, NULL, 1483},
+    {75, 0xab9, "U", o284, NULL, 1496},
     {75, 0xb06, "R", o285, NULL, 243},
     {75, 0xb08, "R", o286, NULL, 18},
     {75, 0xb09, "R", o287, NULL, 2},
@@ -2042,29 +2044,29 @@ const rs_sass_form rs_sass_forms[] = {
     {75, 0xf89, "PRR", o335, NULL, 675},
     {80, 0x202, "GRR", o336, NULL, 290},
     {80, 0x202, "RR", o337, NULL, 1876},
-    {80, 0x207, "GRRRP", o338, NULL, 33},
-    {80, 0x207, "RRRP", o339, NULL, 1466},
+    {80, 0x207, "GRRRP", o338, NULL, 36},
+    {80, 0x207, "RRRP", o339, NULL, 1467},
     {80, 0x208, "RRRP", o340, NULL, 156},
     {80, 0x209, "RRRP", o341, NULL, 376},
     {80, 0x20a, "RRRP", o342, NULL, 244},
     {80, 0x20b, "PPRRP", o343, NULL, 402},
-    {80, 0x20c, "GPPRRP", o344, NULL, 18},
+    {80, 0x20c, "GPPRRP", o344, NULL, 22},
     {80, 0x20c, "GPPRRPP", o345, NULL, 19},
-    {80, 0x20c, "PPRRP", o346, NULL, 2867},
+    {80, 0x20c, "PPRRP", o346, NULL, 2863},
     {80, 0x20c, "PPRRPP", o347, NULL, 891},
     {80, 0x210, "GRPPRRR", o348, NULL, 121},
     {80, 0x210, "GRPRRR", o349, NULL, 78},
-    {80, 0x210, "GRRRR", o350, NULL, 172},
+    {80, 0x210, "GRRRR", o350, NULL, 174},
     {80, 0x210, "GRRRRPP", o351, NULL, 142},
     {80, 0x210, "RPPRRR", o352, NULL, 227},
     {80, 0x210, "RPRRR", o353, NULL, 1429},
-    {80, 0x210, "RRRR", o354, NULL, 2212},
+    {80, 0x210, "RRRR", o354, NULL, 2210},
     {80, 0x210, "RRRRPP", o355, NULL, 409},
-    {80, 0x211, "GRRR", o356, NULL, 49},
+    {80, 0x211, "GRRR", o356, NULL, 50},
     {80, 0x211, "GRRRP", o357, NULL, 115},
     {80, 0x211, "RPRR", o358, NULL, 1506},
     {80, 0x211, "RPRRR", o359, NULL, 1},
-    {80, 0x211, "RRR", o360, NULL, 1223},
+    {80, 0x211, "RRR", o360, NULL, 1224},
     {80, 0x211, "RRRP", o361, NULL, 2880},
     {80, 0x211, "RRRR", o362, NULL, 2569},
     {80, 0x211, "RRRRP", o363, NULL, 1459},
@@ -2083,7 +2085,7 @@ const rs_sass_form rs_sass_forms[] = {
     {80, 0x223, "GRRRR", o376, NULL, 15},
     {80, 0x223, "RRRR", o377, NULL, 66407},
     {80, 0x224, "GRRRR", o378, NULL, 623},
-    {80, 0x224, "RRRR", o379, NULL, 3390},
+    {80, 0x224, "RRRR", o379, NULL, 3391},
     {80, 0x224, "RRRRP", o380, NULL, 113},
     {80, 0x225, "RPRRR", o381, NULL, 4},
     {80, 0x225, "RRRR", o382, NULL, 85},
@@ -2107,7 +2109,7 @@ const rs_sass_form rs_sass_forms[] = {
     {80, 0x290, "HUUUU", o400, NULL, 15},
     {80, 0x290, "UQUUU", o401, NULL, 124},
     {80, 0x290, "UUUU", o402, NULL, 400},
-    {80, 0x290, "UUUUQQ", o403, NULL, 83},
+    {80, 0x290, "UUUUQQ", o403, NULL, 96},
     {80, 0x291, "UUU", o404, NULL, 11},
     {80, 0x291, "UUUQ", o405, NULL, 89},
     {80, 0x291, "UUUU", o406, NULL, 65},
@@ -2162,19 +2164,19 @@ const rs_sass_form rs_sass_forms[] = {
     {80, 0x423, "GRRR", o455, NULL, 14},
     {80, 0x423, "RRR", o456, NULL, 2120},
     {80, 0x424, "GRRR", o457, NULL, 260},
-    {80, 0x424, "RRR", o458, NULL, 1875},
+    {80, 0x424, "RRR", o458, NULL, 1881},
     {80, 0x42b, "RRR", o459, NULL, 20},
-    {80, 0x435, "RRR", o460, NULL, 1339},
+    {80, 0x435, "RRR", o460, NULL, 1343},
     {80, 0x4a4, "UUU", o461, NULL, 66},
     {80, 0x589, "PRRR", o462, NULL, 380},
     {80, 0x59f, "RR", o463, NULL, 133},
     {80, 0x621, "RR", o464, NULL, 92},
     {80, 0x623, "RRR", o465, NULL, 20},
     {80, 0x624, "GRRR", o466, NULL, 1},
-    {80, 0x624, "RRR", o467, NULL, 750},
-    {80, 0x624, "RRRP", o468, NULL, 174},
-    {80, 0x625, "GRRR", o469, NULL, 87},
-    {80, 0x625, "RRR", o470, NULL, 1167},
+    {80, 0x624, "RRR", o467, NULL, 761},
+    {80, 0x624, "RRRP", o468, NULL, 176},
+    {80, 0x625, "GRRR", o469, NULL, 96},
+    {80, 0x625, "RRR", o470, NULL, 1196},
     {80, 0x802, "GR", o471, NULL, 152},
     {80, 0x802, "R", o472, NULL, 770},
     {80, 0x803, "RR", o473, NULL, 111},
@@ -2182,28 +2184,28 @@ const rs_sass_form rs_sass_forms[] = {
     {80, 0x805, "R", o475, NULL, 7748},
     {80, 0x806, "PP", o476, t476, 2},
     {80, 0x806, "RPP", o477, NULL, 18},
-    {80, 0x807, "GRRP", o478, NULL, 1},
-    {80, 0x807, "RRP", o479, NULL, 964},
+    {80, 0x807, "GRRP", o478, NULL, 2},
+    {80, 0x807, "RRP", o479, NULL, 959},
     {80, 0x808, "RRP", o480, NULL, 123},
     {80, 0x809, "RRP", o481, NULL, 2},
     {80, 0x80a, "RRP", o482, NULL, 17},
     {80, 0x80b, "PPRP", o483, NULL, 1579},
-    {80, 0x80c, "PPRP", o484, NULL, 4900},
-    {80, 0x810, "GRRR", o485, NULL, 306},
-    {80, 0x810, "RPPRR", o486, NULL, 4},
+    {80, 0x80c, "PPRP", o484, NULL, 4916},
+    {80, 0x810, "GRRR", o485, NULL, 310},
+    {80, 0x810, "RPPRR", o486, NULL, 20},
     {80, 0x810, "RPRR", o487, NULL, 299},
-    {80, 0x810, "RRR", o488, NULL, 7349},
-    {80, 0x810, "RRRPP", o489, NULL, 163},
+    {80, 0x810, "RRR", o488, NULL, 7352},
+    {80, 0x810, "RRRPP", o489, NULL, 179},
     {80, 0x811, "GRR", o490, NULL, 74},
     {80, 0x811, "RR", o491, NULL, 918},
     {80, 0x811, "RRR", o492, NULL, 329},
     {80, 0x812, "GRRRP", o493, NULL, 6},
-    {80, 0x812, "PRRRP", o494, NULL, 1066},
+    {80, 0x812, "PRRRP", o494, NULL, 1070},
     {80, 0x812, "RRRP", o495, NULL, 7007},
     {80, 0x816, "RRR", o496, NULL, 95},
     {80, 0x817, "RRP", o497, NULL, 660},
-    {80, 0x819, "GRRR", o498, NULL, 138},
-    {80, 0x819, "RRR", o499, NULL, 8602},
+    {80, 0x819, "GRRR", o498, NULL, 140},
+    {80, 0x819, "RRR", o499, NULL, 8612},
     {80, 0x81c, "PPPPP", o500, NULL, 1056},
     {80, 0x81c, "PPPPQ", o501, NULL, 1003},
     {80, 0x820, "GRR", o502, NULL, 103},
@@ -2211,11 +2213,11 @@ const rs_sass_form rs_sass_forms[] = {
     {80, 0x822, "RRR", o504, NULL, 384},
     {80, 0x823, "GRRR", o505, NULL, 517},
     {80, 0x823, "RRR", o506, NULL, 454},
-    {80, 0x824, "GRRR", o507, NULL, 340},
-    {80, 0x824, "RRR", o508, NULL, 10127},
+    {80, 0x824, "GRRR", o507, NULL, 354},
+    {80, 0x824, "RRR", o508, NULL, 10125},
     {80, 0x824, "RRRP", o509, NULL, 136},
     {80, 0x825, "GRRR", o510, NULL, 24},
-    {80, 0x825, "RRR", o511, NULL, 2075},
+    {80, 0x825, "RRR", o511, NULL, 2071},
     {80, 0x827, "RRR", o512, NULL, 58},
     {80, 0x828, "RR", o513, NULL, 61},
     {80, 0x83b, "RR", o514, NULL, 693},
@@ -2224,7 +2226,7 @@ const rs_sass_form rs_sass_forms[] = {
     {80, 0x886, "UQP", o517, NULL, 22},
     {80, 0x887, "UUQ", o518, NULL, 17},
     {80, 0x88c, "QQUQ", o519, NULL, 889},
-    {80, 0x890, "UQUU", o520, NULL, 70},
+    {80, 0x890, "UQUU", o520, NULL, 83},
     {80, 0x890, "UUU", o521, NULL, 848},
     {80, 0x890, "UUUQQ", o522, NULL, 2},
     {80, 0x891, "UU", o523, NULL, 89},
@@ -2235,22 +2237,22 @@ const rs_sass_form rs_sass_forms[] = {
     {80, 0x8a4, "UUU", o528, NULL, 103},
     {80, 0x8a5, "UUU", o529, NULL, 23},
     {80, 0x908, "R", o530, NULL, 246},
-    {80, 0x918, "", o531, NULL, 10104},
-    {80, 0x919, "R", o532, NULL, 2713},
+    {80, 0x918, "", o531, NULL, 10213},
+    {80, 0x919, "R", o532, NULL, 2733},
     {80, 0x91a, "", o533, NULL, 527},
-    {80, 0x941, "B", o534, NULL, 1659},
+    {80, 0x941, "B", o534, NULL, 1660},
     {80, 0x942, "B", o535, NULL, 3},
     {80, 0x944, "", o536, NULL, 347},
     {80, 0x944, "G", o537, NULL, 292},
-    {80, 0x945, "B", o538, NULL, 1659},
+    {80, 0x945, "B", o538, NULL, 1660},
     {80, 0x946, "", o539, NULL, 6},
-    {80, 0x947, "", o540, NULL, 2955},
-    {80, 0x947, "G", o541, NULL, 6982},
+    {80, 0x947, "", o540, NULL, 2965},
+    {80, 0x947, "G", o541, NULL, 6983},
     {80, 0x947, "GP", o542, NULL, 246},
     {80, 0x947, "U", o543, NULL, 20},
     {80, 0x948, "", o544, NULL, 23},
-    {80, 0x94d, "", o545, NULL, 880},
-    {80, 0x94d, "G", o546, NULL, 942},
+    {80, 0x94d, "", o545, NULL, 890},
+    {80, 0x94d, "G", o546, NULL, 945},
     {80, 0x94d, "GP", o547, NULL, 32},
     {80, 0x950, "R", o548, NULL, 279},
     {80, 0x95c, "", o549, NULL, 1},
@@ -2258,8 +2260,8 @@ const rs_sass_form rs_sass_forms[] = {
     {80, 0x980, "GRR", o551, NULL, 16},
     {80, 0x980, "RR", o552, NULL, 1},
     {80, 0x980, "RUR", o553, NULL, 38},
-    {80, 0x981, "GRUR", o554, NULL, 931},
-    {80, 0x981, "RUR", o555, NULL, 9845},
+    {80, 0x981, "GRUR", o554, NULL, 939},
+    {80, 0x981, "RUR", o555, NULL, 9889},
     {80, 0x983, "GRR", o556, NULL, 1},
     {80, 0x983, "RR", o557, NULL, 167},
     {80, 0x984, "GRR", o558, NULL, 109},
@@ -2268,8 +2270,8 @@ const rs_sass_form rs_sass_forms[] = {
     {80, 0x984, "RRU", o561, NULL, 264},
     {80, 0x984, "RU", o562, NULL, 707},
     {80, 0x985, "URR", o563, NULL, 25},
-    {80, 0x986, "GURR", o564, NULL, 655},
-    {80, 0x986, "URR", o565, NULL, 6040},
+    {80, 0x986, "GURR", o564, NULL, 668},
+    {80, 0x986, "URR", o565, NULL, 6063},
     {80, 0x988, "GRUR", o566, NULL, 1},
     {80, 0x988, "RUR", o567, NULL, 33},
     {80, 0x989, "PRRR", o568, NULL, 76},
@@ -2283,31 +2285,31 @@ const rs_sass_form rs_sass_forms[] = {
     {80, 0x99c, "RRR", o576, NULL, 12},
     {80, 0x99e, "RRR", o577, NULL, 36},
     {80, 0x9a8, "GPRURR", o578, NULL, 18},
-    {80, 0x9a8, "PRURR", o579, NULL, 19},
+    {80, 0x9a8, "PRURR", o579, NULL, 35},
     {80, 0x9ab, "", o580, NULL, 2},
     {80, 0x9af, "", o581, NULL, 6},
     {80, 0x9b0, "U", o582, NULL, 1},
     {80, 0x9c3, "U", o583, NULL, 315},
     {80, 0xa02, "GR", o584, NULL, 2},
-    {80, 0xa02, "R", o585, NULL, 729},
+    {80, 0xa02, "R", o585, NULL, 739},
     {80, 0xa08, "RRP", o586, NULL, 15},
     {80, 0xa0a, "RRP", o587, NULL, 166},
     {80, 0xa0b, "PPRP", o588, NULL, 15},
     {80, 0xa0c, "PPRP", o589, NULL, 1937},
     {80, 0xa0c, "PPRPP", o590, t590, 66},
     {80, 0xa10, "GRPRR", o591, NULL, 46},
-    {80, 0xa10, "GRRR", o592, NULL, 4},
+    {80, 0xa10, "GRRR", o592, NULL, 6},
     {80, 0xa10, "GRRRPP", o593, NULL, 46},
     {80, 0xa10, "RPPRR", o594, NULL, 35},
-    {80, 0xa10, "RPRR", o595, NULL, 736},
-    {80, 0xa10, "RRR", o596, NULL, 215},
-    {80, 0xa10, "RRRPP", o597, NULL, 553},
-    {80, 0xa11, "GRPR", o598, NULL, 294},
-    {80, 0xa11, "GRRRP", o599, NULL, 294},
-    {80, 0xa11, "RPR", o600, NULL, 2314},
+    {80, 0xa10, "RPRR", o595, NULL, 739},
+    {80, 0xa10, "RRR", o596, NULL, 219},
+    {80, 0xa10, "RRRPP", o597, NULL, 554},
+    {80, 0xa11, "GRPR", o598, NULL, 303},
+    {80, 0xa11, "GRRRP", o599, NULL, 303},
+    {80, 0xa11, "RPR", o600, NULL, 2320},
     {80, 0xa11, "RR", o601, NULL, 3},
     {80, 0xa11, "RRP", o602, NULL, 1},
-    {80, 0xa11, "RRRP", o603, NULL, 2314},
+    {80, 0xa11, "RRRP", o603, NULL, 2320},
     {80, 0xa12, "GRRRP", o604, NULL, 40},
     {80, 0xa12, "RRRP", o605, NULL, 20},
     {80, 0xa13, "R", o606, NULL, 40},
@@ -2317,14 +2319,14 @@ const rs_sass_form rs_sass_forms[] = {
     {80, 0xa23, "GRRR", o610, NULL, 112},
     {80, 0xa23, "RRR", o611, NULL, 3908},
     {80, 0xa24, "GRRR", o612, NULL, 73},
-    {80, 0xa24, "RRR", o613, NULL, 2261},
-    {80, 0xa25, "GRRR", o614, NULL, 151},
-    {80, 0xa25, "RRR", o615, NULL, 2581},
+    {80, 0xa24, "RRR", o613, NULL, 2271},
+    {80, 0xa25, "GRRR", o614, NULL, 154},
+    {80, 0xa25, "RRR", o615, NULL, 2617},
     {80, 0xa28, "GRR", o616, NULL, 112},
     {80, 0xa28, "RR", o617, NULL, 878},
     {80, 0xa2b, "GRRR", o618, NULL, 112},
     {80, 0xa2b, "RRR", o619, NULL, 876},
-    {80, 0xab9, "U", o620, NULL, 1876},
+    {80, 0xab9, "U", o620, NULL, 1899},
     {80, 0xb06, "R", o621, NULL, 243},
     {80, 0xb08, "R", o622, NULL, 18},
     {80, 0xb09, "R", o623, NULL, 2},
@@ -2343,7 +2345,7 @@ const rs_sass_form rs_sass_forms[] = {
     {80, 0xb99, "RR", o636, NULL, 218},
     {80, 0xb9b, "RR", o637, NULL, 52},
     {80, 0xb9d, "RR", o638, NULL, 152},
-    {80, 0xc02, "RU", o639, NULL, 443},
+    {80, 0xc02, "RU", o639, NULL, 453},
     {80, 0xc07, "RRUP", o640, NULL, 1736},
     {80, 0xc0c, "PPRUP", o641, NULL, 1288},
     {80, 0xc0c, "PPRUPP", o642, NULL, 882},
@@ -2371,7 +2373,7 @@ const rs_sass_form rs_sass_forms[] = {
     {80, 0xd06, "RU", o664, NULL, 7},
     {80, 0xd09, "RU", o665, NULL, 4},
     {80, 0xd12, "RU", o666, NULL, 2},
-    {80, 0xe24, "RRRU", o667, NULL, 536},
+    {80, 0xe24, "RRRU", o667, NULL, 552},
     {80, 0xe25, "RRRU", o668, NULL, 2},
     {80, 0xf55, "B", o669, NULL, 64},
     {80, 0xf56, "B", o670, NULL, 128},
@@ -2382,25 +2384,25 @@ const rs_sass_form rs_sass_forms[] = {
     {80, 0xfae, "RUR", o675, NULL, 2},
     {86, 0x202, "GRR", o676, NULL, 243},
     {86, 0x202, "RR", o677, NULL, 2252},
-    {86, 0x207, "GRRRP", o678, NULL, 33},
-    {86, 0x207, "RRRP", o679, NULL, 1682},
+    {86, 0x207, "GRRRP", o678, NULL, 36},
+    {86, 0x207, "RRRP", o679, NULL, 1683},
     {86, 0x208, "RRRP", o680, NULL, 156},
     {86, 0x209, "RRRP", o681, NULL, 376},
     {86, 0x20a, "RRRP", o682, NULL, 244},
     {86, 0x20b, "PPRRP", o683, NULL, 402},
-    {86, 0x20c, "GPPRRP", o684, NULL, 18},
+    {86, 0x20c, "GPPRRP", o684, NULL, 22},
     {86, 0x20c, "GPPRRPP", o685, NULL, 19},
-    {86, 0x20c, "PPRRP", o686, NULL, 3042},
+    {86, 0x20c, "PPRRP", o686, NULL, 3038},
     {86, 0x20c, "PPRRPP", o687, NULL, 981},
     {86, 0x210, "GRPPRRR", o688, NULL, 118},
     {86, 0x210, "GRPRRR", o689, NULL, 80},
-    {86, 0x210, "GRRRR", o690, NULL, 166},
+    {86, 0x210, "GRRRR", o690, NULL, 168},
     {86, 0x210, "GRRRRPP", o691, NULL, 142},
     {86, 0x210, "RPPRRR", o692, NULL, 257},
     {86, 0x210, "RPRRR", o693, NULL, 1751},
-    {86, 0x210, "RRRR", o694, NULL, 2298},
+    {86, 0x210, "RRRR", o694, NULL, 2296},
     {86, 0x210, "RRRRPP", o695, NULL, 597},
-    {86, 0x211, "GRRR", o696, NULL, 44},
+    {86, 0x211, "GRRR", o696, NULL, 45},
     {86, 0x211, "GRRRP", o697, NULL, 117},
     {86, 0x211, "RPRR", o698, NULL, 2112},
     {86, 0x211, "RPRRR", o699, NULL, 1},
@@ -2423,7 +2425,7 @@ const rs_sass_form rs_sass_forms[] = {
     {86, 0x223, "GRRRR", o716, NULL, 15},
     {86, 0x223, "RRRR", o717, NULL, 66407},
     {86, 0x224, "GRRRR", o718, NULL, 668},
-    {86, 0x224, "RRRR", o719, NULL, 3507},
+    {86, 0x224, "RRRR", o719, NULL, 3508},
     {86, 0x224, "RRRRP", o720, NULL, 116},
     {86, 0x225, "RPRRR", o721, NULL, 4},
     {86, 0x225, "RRRR", o722, NULL, 85},
@@ -2448,7 +2450,7 @@ const rs_sass_form rs_sass_forms[] = {
     {86, 0x290, "HUUUU", o741, NULL, 16},
     {86, 0x290, "UQUUU", o742, NULL, 106},
     {86, 0x290, "UUUU", o743, NULL, 286},
-    {86, 0x290, "UUUUQQ", o744, NULL, 79},
+    {86, 0x290, "UUUUQQ", o744, NULL, 92},
     {86, 0x291, "UUU", o745, NULL, 11},
     {86, 0x291, "UUUQ", o746, NULL, 73},
     {86, 0x291, "UUUU", o747, NULL, 65},
@@ -2503,7 +2505,7 @@ const rs_sass_form rs_sass_forms[] = {
     {86, 0x423, "GRRR", o796, NULL, 14},
     {86, 0x423, "RRR", o797, NULL, 2120},
     {86, 0x424, "GRRR", o798, NULL, 271},
-    {86, 0x424, "RRR", o799, NULL, 1924},
+    {86, 0x424, "RRR", o799, NULL, 1930},
     {86, 0x42b, "RRR", o800, NULL, 20},
     {86, 0x4a4, "UUU", o801, NULL, 66},
     {86, 0x589, "PRRR", o802, NULL, 380},
@@ -2511,39 +2513,39 @@ const rs_sass_form rs_sass_forms[] = {
     {86, 0x621, "RR", o804, NULL, 92},
     {86, 0x623, "RRR", o805, NULL, 20},
     {86, 0x624, "GRRR", o806, NULL, 1},
-    {86, 0x624, "RRR", o807, NULL, 921},
-    {86, 0x624, "RRRP", o808, NULL, 186},
-    {86, 0x625, "GRRR", o809, NULL, 87},
-    {86, 0x625, "RRR", o810, NULL, 1178},
+    {86, 0x624, "RRR", o807, NULL, 930},
+    {86, 0x624, "RRRP", o808, NULL, 188},
+    {86, 0x625, "GRRR", o809, NULL, 96},
+    {86, 0x625, "RRR", o810, NULL, 1207},
     {86, 0x802, "GR", o811, NULL, 141},
-    {86, 0x802, "R", o812, NULL, 1507},
+    {86, 0x802, "R", o812, NULL, 1511},
     {86, 0x803, "RR", o813, NULL, 111},
     {86, 0x805, "GR", o814, NULL, 25},
     {86, 0x805, "R", o815, NULL, 7790},
     {86, 0x806, "PP", o816, t816, 2},
     {86, 0x806, "RPP", o817, NULL, 18},
-    {86, 0x807, "GRRP", o818, NULL, 1},
-    {86, 0x807, "RRP", o819, NULL, 964},
+    {86, 0x807, "GRRP", o818, NULL, 2},
+    {86, 0x807, "RRP", o819, NULL, 959},
     {86, 0x808, "RRP", o820, NULL, 123},
     {86, 0x809, "RRP", o821, NULL, 2},
     {86, 0x80a, "RRP", o822, NULL, 17},
     {86, 0x80b, "PPRP", o823, NULL, 1579},
-    {86, 0x80c, "PPRP", o824, NULL, 4985},
-    {86, 0x810, "GRRR", o825, NULL, 319},
-    {86, 0x810, "RPPRR", o826, NULL, 4},
+    {86, 0x80c, "PPRP", o824, NULL, 5001},
+    {86, 0x810, "GRRR", o825, NULL, 323},
+    {86, 0x810, "RPPRR", o826, NULL, 20},
     {86, 0x810, "RPRR", o827, NULL, 303},
-    {86, 0x810, "RRR", o828, NULL, 7462},
-    {86, 0x810, "RRRPP", o829, NULL, 165},
+    {86, 0x810, "RRR", o828, NULL, 7465},
+    {86, 0x810, "RRRPP", o829, NULL, 181},
     {86, 0x811, "GRR", o830, NULL, 71},
     {86, 0x811, "RR", o831, NULL, 919},
     {86, 0x811, "RRR", o832, NULL, 329},
     {86, 0x812, "GRRRP", o833, NULL, 12},
-    {86, 0x812, "PRRRP", o834, NULL, 1074},
+    {86, 0x812, "PRRRP", o834, NULL, 1078},
     {86, 0x812, "RRRP", o835, NULL, 7095},
     {86, 0x816, "RRR", o836, NULL, 94},
     {86, 0x817, "RRP", o837, NULL, 663},
-    {86, 0x819, "GRRR", o838, NULL, 143},
-    {86, 0x819, "RRR", o839, NULL, 9101},
+    {86, 0x819, "GRRR", o838, NULL, 145},
+    {86, 0x819, "RRR", o839, NULL, 9111},
     {86, 0x81c, "PPPPP", o840, NULL, 1056},
     {86, 0x81c, "PPPPQ", o841, NULL, 866},
     {86, 0x820, "GRR", o842, NULL, 103},
@@ -2551,11 +2553,11 @@ const rs_sass_form rs_sass_forms[] = {
     {86, 0x822, "RRR", o844, NULL, 384},
     {86, 0x823, "GRRR", o845, NULL, 517},
     {86, 0x823, "RRR", o846, NULL, 454},
-    {86, 0x824, "GRRR", o847, NULL, 349},
-    {86, 0x824, "RRR", o848, NULL, 10430},
+    {86, 0x824, "GRRR", o847, NULL, 363},
+    {86, 0x824, "RRR", o848, NULL, 10429},
     {86, 0x824, "RRRP", o849, NULL, 267},
     {86, 0x825, "GRRR", o850, NULL, 24},
-    {86, 0x825, "RRR", o851, NULL, 2064},
+    {86, 0x825, "RRR", o851, NULL, 2060},
     {86, 0x827, "RRR", o852, NULL, 60},
     {86, 0x828, "RR", o853, NULL, 61},
     {86, 0x83b, "RR", o854, NULL, 693},
@@ -2564,7 +2566,7 @@ const rs_sass_form rs_sass_forms[] = {
     {86, 0x886, "UQP", o857, NULL, 22},
     {86, 0x887, "UUQ", o858, NULL, 29},
     {86, 0x88c, "QQUQ", o859, NULL, 816},
-    {86, 0x890, "UQUU", o860, NULL, 66},
+    {86, 0x890, "UQUU", o860, NULL, 79},
     {86, 0x890, "UUU", o861, NULL, 718},
     {86, 0x891, "UU", o862, NULL, 85},
     {86, 0x891, "UUQ", o863, NULL, 20},
@@ -2573,22 +2575,22 @@ const rs_sass_form rs_sass_forms[] = {
     {86, 0x8a4, "UUU", o866, NULL, 75},
     {86, 0x8a5, "UUU", o867, NULL, 20},
     {86, 0x908, "R", o868, NULL, 246},
-    {86, 0x918, "", o869, NULL, 10083},
-    {86, 0x919, "R", o870, NULL, 2719},
+    {86, 0x918, "", o869, NULL, 10194},
+    {86, 0x919, "R", o870, NULL, 2739},
     {86, 0x91a, "", o871, NULL, 421},
-    {86, 0x941, "B", o872, NULL, 1659},
+    {86, 0x941, "B", o872, NULL, 1660},
     {86, 0x942, "B", o873, NULL, 3},
     {86, 0x944, "", o874, NULL, 347},
     {86, 0x944, "G", o875, NULL, 292},
-    {86, 0x945, "B", o876, NULL, 1659},
+    {86, 0x945, "B", o876, NULL, 1660},
     {86, 0x946, "", o877, NULL, 6},
-    {86, 0x947, "", o878, NULL, 2955},
-    {86, 0x947, "G", o879, NULL, 6982},
+    {86, 0x947, "", o878, NULL, 2965},
+    {86, 0x947, "G", o879, NULL, 6983},
     {86, 0x947, "GP", o880, NULL, 246},
     {86, 0x947, "U", o881, NULL, 20},
     {86, 0x948, "", o882, NULL, 23},
-    {86, 0x94d, "", o883, NULL, 880},
-    {86, 0x94d, "G", o884, NULL, 942},
+    {86, 0x94d, "", o883, NULL, 890},
+    {86, 0x94d, "G", o884, NULL, 945},
     {86, 0x94d, "GP", o885, NULL, 32},
     {86, 0x950, "R", o886, NULL, 279},
     {86, 0x95c, "", o887, NULL, 1},
@@ -2596,8 +2598,8 @@ const rs_sass_form rs_sass_forms[] = {
     {86, 0x980, "GRR", o889, NULL, 16},
     {86, 0x980, "RR", o890, NULL, 1},
     {86, 0x980, "RUR", o891, NULL, 38},
-    {86, 0x981, "GRUR", o892, NULL, 931},
-    {86, 0x981, "RUR", o893, NULL, 9853},
+    {86, 0x981, "GRUR", o892, NULL, 939},
+    {86, 0x981, "RUR", o893, NULL, 9897},
     {86, 0x983, "GRR", o894, NULL, 1},
     {86, 0x983, "RR", o895, NULL, 85},
     {86, 0x984, "GRR", o896, NULL, 109},
@@ -2606,8 +2608,8 @@ const rs_sass_form rs_sass_forms[] = {
     {86, 0x984, "RRU", o899, NULL, 264},
     {86, 0x984, "RU", o900, NULL, 707},
     {86, 0x985, "URR", o901, NULL, 25},
-    {86, 0x986, "GURR", o902, NULL, 655},
-    {86, 0x986, "URR", o903, NULL, 6040},
+    {86, 0x986, "GURR", o902, NULL, 668},
+    {86, 0x986, "URR", o903, NULL, 6063},
     {86, 0x988, "GRUR", o904, NULL, 1},
     {86, 0x988, "RUR", o905, NULL, 31},
     {86, 0x989, "PRRR", o906, NULL, 76},
@@ -2621,31 +2623,31 @@ const rs_sass_form rs_sass_forms[] = {
     {86, 0x99c, "RRR", o914, NULL, 12},
     {86, 0x99e, "RRR", o915, NULL, 36},
     {86, 0x9a8, "GPRURR", o916, NULL, 18},
-    {86, 0x9a8, "PRURR", o917, NULL, 19},
+    {86, 0x9a8, "PRURR", o917, NULL, 35},
     {86, 0x9ab, "", o918, NULL, 2},
     {86, 0x9af, "", o919, NULL, 6},
     {86, 0x9b0, "U", o920, NULL, 1},
     {86, 0x9c3, "U", o921, NULL, 281},
     {86, 0xa02, "GR", o922, NULL, 2},
-    {86, 0xa02, "R", o923, NULL, 765},
+    {86, 0xa02, "R", o923, NULL, 775},
     {86, 0xa08, "RRP", o924, NULL, 15},
     {86, 0xa0a, "RRP", o925, NULL, 166},
     {86, 0xa0b, "PPRP", o926, NULL, 15},
     {86, 0xa0c, "PPRP", o927, NULL, 1938},
     {86, 0xa0c, "PPRPP", o928, t928, 66},
     {86, 0xa10, "GRPRR", o929, NULL, 46},
-    {86, 0xa10, "GRRR", o930, NULL, 4},
+    {86, 0xa10, "GRRR", o930, NULL, 6},
     {86, 0xa10, "GRRRPP", o931, NULL, 46},
     {86, 0xa10, "RPPRR", o932, NULL, 35},
-    {86, 0xa10, "RPRR", o933, NULL, 754},
-    {86, 0xa10, "RRR", o934, NULL, 322},
-    {86, 0xa10, "RRRPP", o935, NULL, 545},
-    {86, 0xa11, "GRPR", o936, NULL, 294},
-    {86, 0xa11, "GRRRP", o937, NULL, 294},
-    {86, 0xa11, "RPR", o938, NULL, 2310},
+    {86, 0xa10, "RPRR", o933, NULL, 757},
+    {86, 0xa10, "RRR", o934, NULL, 326},
+    {86, 0xa10, "RRRPP", o935, NULL, 546},
+    {86, 0xa11, "GRPR", o936, NULL, 303},
+    {86, 0xa11, "GRRRP", o937, NULL, 303},
+    {86, 0xa11, "RPR", o938, NULL, 2316},
     {86, 0xa11, "RR", o939, NULL, 3},
     {86, 0xa11, "RRP", o940, NULL, 1},
-    {86, 0xa11, "RRRP", o941, NULL, 2310},
+    {86, 0xa11, "RRRP", o941, NULL, 2316},
     {86, 0xa12, "GRRRP", o942, NULL, 40},
     {86, 0xa12, "RRRP", o943, NULL, 20},
     {86, 0xa13, "R", o944, NULL, 40},
@@ -2655,15 +2657,15 @@ const rs_sass_form rs_sass_forms[] = {
     {86, 0xa23, "GRRR", o948, NULL, 112},
     {86, 0xa23, "RRR", o949, NULL, 3908},
     {86, 0xa24, "GRRR", o950, NULL, 73},
-    {86, 0xa24, "RRR", o951, NULL, 2469},
-    {86, 0xa25, "GRRR", o952, NULL, 151},
-    {86, 0xa25, "RRR", o953, NULL, 2589},
+    {86, 0xa24, "RRR", o951, NULL, 2479},
+    {86, 0xa25, "GRRR", o952, NULL, 154},
+    {86, 0xa25, "RRR", o953, NULL, 2625},
     {86, 0xa28, "GRR", o954, NULL, 112},
     {86, 0xa28, "RR", o955, NULL, 878},
     {86, 0xa2b, "GRRR", o956, NULL, 112},
     {86, 0xa2b, "RRR", o957, NULL, 876},
     {86, 0xa45, "R", o958, NULL, 241},
-    {86, 0xab9, "U", o959, NULL, 1841},
+    {86, 0xab9, "U", o959, NULL, 1864},
     {86, 0xb06, "R", o960, NULL, 2},
     {86, 0xb08, "R", o961, NULL, 18},
     {86, 0xb09, "R", o962, NULL, 2},
@@ -2682,7 +2684,7 @@ const rs_sass_form rs_sass_forms[] = {
     {86, 0xb99, "RR", o975, NULL, 218},
     {86, 0xb9b, "RR", o976, NULL, 52},
     {86, 0xb9d, "RR", o977, NULL, 152},
-    {86, 0xc02, "RU", o978, NULL, 221},
+    {86, 0xc02, "RU", o978, NULL, 231},
     {86, 0xc07, "RRUP", o979, NULL, 1520},
     {86, 0xc0c, "PPRUP", o980, NULL, 1156},
     {86, 0xc0c, "PPRUPP", o981, NULL, 792},
@@ -2711,7 +2713,7 @@ const rs_sass_form rs_sass_forms[] = {
     {86, 0xd06, "RU", o1004, NULL, 2},
     {86, 0xd09, "RU", o1005, NULL, 4},
     {86, 0xd12, "RU", o1006, NULL, 2},
-    {86, 0xe24, "RRRU", o1007, NULL, 313},
+    {86, 0xe24, "RRRU", o1007, NULL, 329},
     {86, 0xf55, "B", o1008, NULL, 64},
     {86, 0xf56, "B", o1009, NULL, 128},
     {86, 0xf89, "PRR", o1010, NULL, 647},
@@ -2721,25 +2723,25 @@ const rs_sass_form rs_sass_forms[] = {
     {86, 0xfae, "RUR", o1014, NULL, 2},
     {89, 0x202, "GRR", o1015, NULL, 244},
     {89, 0x202, "RR", o1016, NULL, 2289},
-    {89, 0x207, "GRRRP", o1017, NULL, 33},
-    {89, 0x207, "RRRP", o1018, NULL, 1682},
+    {89, 0x207, "GRRRP", o1017, NULL, 36},
+    {89, 0x207, "RRRP", o1018, NULL, 1683},
     {89, 0x208, "RRRP", o1019, NULL, 156},
     {89, 0x209, "RRRP", o1020, NULL, 376},
     {89, 0x20a, "RRRP", o1021, NULL, 244},
     {89, 0x20b, "PPRRP", o1022, NULL, 402},
-    {89, 0x20c, "GPPRRP", o1023, NULL, 18},
+    {89, 0x20c, "GPPRRP", o1023, NULL, 22},
     {89, 0x20c, "GPPRRPP", o1024, NULL, 19},
-    {89, 0x20c, "PPRRP", o1025, NULL, 3042},
+    {89, 0x20c, "PPRRP", o1025, NULL, 3038},
     {89, 0x20c, "PPRRPP", o1026, NULL, 981},
     {89, 0x210, "GRPPRRR", o1027, NULL, 119},
     {89, 0x210, "GRPRRR", o1028, NULL, 80},
-    {89, 0x210, "GRRRR", o1029, NULL, 168},
+    {89, 0x210, "GRRRR", o1029, NULL, 170},
     {89, 0x210, "GRRRRPP", o1030, NULL, 143},
     {89, 0x210, "RPPRRR", o1031, NULL, 259},
     {89, 0x210, "RPRRR", o1032, NULL, 1751},
-    {89, 0x210, "RRRR", o1033, NULL, 2314},
+    {89, 0x210, "RRRR", o1033, NULL, 2312},
     {89, 0x210, "RRRRPP", o1034, NULL, 583},
-    {89, 0x211, "GRRR", o1035, NULL, 49},
+    {89, 0x211, "GRRR", o1035, NULL, 50},
     {89, 0x211, "GRRRP", o1036, NULL, 117},
     {89, 0x211, "RPRR", o1037, NULL, 2104},
     {89, 0x211, "RPRRR", o1038, NULL, 1},
@@ -2762,7 +2764,7 @@ const rs_sass_form rs_sass_forms[] = {
     {89, 0x223, "GRRRR", o1055, NULL, 15},
     {89, 0x223, "RRRR", o1056, NULL, 66535},
     {89, 0x224, "GRRRR", o1057, NULL, 667},
-    {89, 0x224, "RRRR", o1058, NULL, 3555},
+    {89, 0x224, "RRRR", o1058, NULL, 3556},
     {89, 0x224, "RRRRP", o1059, NULL, 116},
     {89, 0x225, "RPRRR", o1060, NULL, 4},
     {89, 0x225, "RRRR", o1061, NULL, 85},
@@ -2787,7 +2789,7 @@ const rs_sass_form rs_sass_forms[] = {
     {89, 0x290, "HUUUU", o1080, NULL, 15},
     {89, 0x290, "UQUUU", o1081, NULL, 106},
     {89, 0x290, "UUUU", o1082, NULL, 286},
-    {89, 0x290, "UUUUQQ", o1083, NULL, 79},
+    {89, 0x290, "UUUUQQ", o1083, NULL, 92},
     {89, 0x291, "UUU", o1084, NULL, 11},
     {89, 0x291, "UUUQ", o1085, NULL, 73},
     {89, 0x291, "UUUU", o1086, NULL, 65},
@@ -2842,7 +2844,7 @@ const rs_sass_form rs_sass_forms[] = {
     {89, 0x423, "GRRR", o1135, NULL, 14},
     {89, 0x423, "RRR", o1136, NULL, 2120},
     {89, 0x424, "GRRR", o1137, NULL, 273},
-    {89, 0x424, "RRR", o1138, NULL, 1919},
+    {89, 0x424, "RRR", o1138, NULL, 1925},
     {89, 0x42b, "RRR", o1139, NULL, 20},
     {89, 0x4a4, "UUU", o1140, NULL, 66},
     {89, 0x589, "PRRR", o1141, NULL, 380},
@@ -2850,39 +2852,39 @@ const rs_sass_form rs_sass_forms[] = {
     {89, 0x621, "RR", o1143, NULL, 92},
     {89, 0x623, "RRR", o1144, NULL, 20},
     {89, 0x624, "GRRR", o1145, NULL, 1},
-    {89, 0x624, "RRR", o1146, NULL, 923},
-    {89, 0x624, "RRRP", o1147, NULL, 186},
-    {89, 0x625, "GRRR", o1148, NULL, 87},
-    {89, 0x625, "RRR", o1149, NULL, 1175},
+    {89, 0x624, "RRR", o1146, NULL, 932},
+    {89, 0x624, "RRRP", o1147, NULL, 188},
+    {89, 0x625, "GRRR", o1148, NULL, 96},
+    {89, 0x625, "RRR", o1149, NULL, 1204},
     {89, 0x802, "GR", o1150, NULL, 139},
-    {89, 0x802, "R", o1151, NULL, 1511},
+    {89, 0x802, "R", o1151, NULL, 1515},
     {89, 0x803, "RR", o1152, NULL, 111},
     {89, 0x805, "GR", o1153, NULL, 25},
     {89, 0x805, "R", o1154, NULL, 7768},
     {89, 0x806, "PP", o1155, t1155, 2},
     {89, 0x806, "RPP", o1156, NULL, 18},
-    {89, 0x807, "GRRP", o1157, NULL, 1},
-    {89, 0x807, "RRP", o1158, NULL, 964},
+    {89, 0x807, "GRRP", o1157, NULL, 2},
+    {89, 0x807, "RRP", o1158, NULL, 959},
     {89, 0x808, "RRP", o1159, NULL, 123},
     {89, 0x809, "RRP", o1160, NULL, 2},
     {89, 0x80a, "RRP", o1161, NULL, 17},
     {89, 0x80b, "PPRP", o1162, NULL, 1579},
-    {89, 0x80c, "PPRP", o1163, NULL, 4994},
-    {89, 0x810, "GRRR", o1164, NULL, 321},
-    {89, 0x810, "RPPRR", o1165, NULL, 4},
+    {89, 0x80c, "PPRP", o1163, NULL, 5010},
+    {89, 0x810, "GRRR", o1164, NULL, 325},
+    {89, 0x810, "RPPRR", o1165, NULL, 20},
     {89, 0x810, "RPRR", o1166, NULL, 303},
-    {89, 0x810, "RRR", o1167, NULL, 7481},
-    {89, 0x810, "RRRPP", o1168, NULL, 165},
+    {89, 0x810, "RRR", o1167, NULL, 7484},
+    {89, 0x810, "RRRPP", o1168, NULL, 181},
     {89, 0x811, "GRR", o1169, NULL, 75},
     {89, 0x811, "RR", o1170, NULL, 921},
     {89, 0x811, "RRR", o1171, NULL, 330},
     {89, 0x812, "GRRRP", o1172, NULL, 6},
-    {89, 0x812, "PRRRP", o1173, NULL, 1074},
+    {89, 0x812, "PRRRP", o1173, NULL, 1078},
     {89, 0x812, "RRRP", o1174, NULL, 7113},
     {89, 0x816, "RRR", o1175, NULL, 94},
     {89, 0x817, "RRP", o1176, NULL, 664},
-    {89, 0x819, "GRRR", o1177, NULL, 138},
-    {89, 0x819, "RRR", o1178, NULL, 9139},
+    {89, 0x819, "GRRR", o1177, NULL, 140},
+    {89, 0x819, "RRR", o1178, NULL, 9149},
     {89, 0x81c, "PPPPP", o1179, NULL, 1056},
     {89, 0x81c, "PPPPQ", o1180, NULL, 866},
     {89, 0x820, "GRR", o1181, NULL, 103},
@@ -2890,11 +2892,11 @@ const rs_sass_form rs_sass_forms[] = {
     {89, 0x822, "RRR", o1183, NULL, 384},
     {89, 0x823, "GRRR", o1184, NULL, 517},
     {89, 0x823, "RRR", o1185, NULL, 454},
-    {89, 0x824, "GRRR", o1186, NULL, 348},
-    {89, 0x824, "RRR", o1187, NULL, 10461},
+    {89, 0x824, "GRRR", o1186, NULL, 362},
+    {89, 0x824, "RRR", o1187, NULL, 10460},
     {89, 0x824, "RRRP", o1188, NULL, 275},
     {89, 0x825, "GRRR", o1189, NULL, 24},
-    {89, 0x825, "RRR", o1190, NULL, 2075},
+    {89, 0x825, "RRR", o1190, NULL, 2071},
     {89, 0x827, "RRR", o1191, NULL, 60},
     {89, 0x828, "RR", o1192, NULL, 61},
     {89, 0x83b, "RR", o1193, NULL, 693},
@@ -2903,7 +2905,7 @@ const rs_sass_form rs_sass_forms[] = {
     {89, 0x886, "UQP", o1196, NULL, 22},
     {89, 0x887, "UUQ", o1197, NULL, 29},
     {89, 0x88c, "QQUQ", o1198, NULL, 816},
-    {89, 0x890, "UQUU", o1199, NULL, 66},
+    {89, 0x890, "UQUU", o1199, NULL, 79},
     {89, 0x890, "UUU", o1200, NULL, 720},
     {89, 0x891, "UU", o1201, NULL, 85},
     {89, 0x891, "UUQ", o1202, NULL, 20},
@@ -2912,22 +2914,22 @@ const rs_sass_form rs_sass_forms[] = {
     {89, 0x8a4, "UUU", o1205, NULL, 75},
     {89, 0x8a5, "UUU", o1206, NULL, 20},
     {89, 0x908, "R", o1207, NULL, 246},
-    {89, 0x918, "", o1208, NULL, 10099},
-    {89, 0x919, "R", o1209, NULL, 2724},
+    {89, 0x918, "", o1208, NULL, 10210},
+    {89, 0x919, "R", o1209, NULL, 2744},
     {89, 0x91a, "", o1210, NULL, 421},
-    {89, 0x941, "B", o1211, NULL, 1663},
+    {89, 0x941, "B", o1211, NULL, 1664},
     {89, 0x942, "B", o1212, NULL, 3},
     {89, 0x944, "", o1213, NULL, 347},
     {89, 0x944, "G", o1214, NULL, 293},
-    {89, 0x945, "B", o1215, NULL, 1663},
+    {89, 0x945, "B", o1215, NULL, 1664},
     {89, 0x946, "", o1216, NULL, 6},
-    {89, 0x947, "", o1217, NULL, 2958},
-    {89, 0x947, "G", o1218, NULL, 6992},
+    {89, 0x947, "", o1217, NULL, 2968},
+    {89, 0x947, "G", o1218, NULL, 6993},
     {89, 0x947, "GP", o1219, NULL, 246},
     {89, 0x947, "U", o1220, NULL, 20},
     {89, 0x948, "", o1221, NULL, 23},
-    {89, 0x94d, "", o1222, NULL, 881},
-    {89, 0x94d, "G", o1223, NULL, 942},
+    {89, 0x94d, "", o1222, NULL, 891},
+    {89, 0x94d, "G", o1223, NULL, 945},
     {89, 0x94d, "GP", o1224, NULL, 32},
     {89, 0x950, "R", o1225, NULL, 279},
     {89, 0x95c, "", o1226, NULL, 1},
@@ -2935,8 +2937,8 @@ const rs_sass_form rs_sass_forms[] = {
     {89, 0x980, "GRR", o1228, NULL, 16},
     {89, 0x980, "RR", o1229, NULL, 1},
     {89, 0x980, "RUR", o1230, NULL, 38},
-    {89, 0x981, "GRUR", o1231, NULL, 933},
-    {89, 0x981, "RUR", o1232, NULL, 9881},
+    {89, 0x981, "GRUR", o1231, NULL, 941},
+    {89, 0x981, "RUR", o1232, NULL, 9925},
     {89, 0x983, "GRR", o1233, NULL, 1},
     {89, 0x983, "RR", o1234, NULL, 87},
     {89, 0x984, "GRR", o1235, NULL, 109},
@@ -2945,8 +2947,8 @@ const rs_sass_form rs_sass_forms[] = {
     {89, 0x984, "RRU", o1238, NULL, 264},
     {89, 0x984, "RU", o1239, NULL, 707},
     {89, 0x985, "URR", o1240, NULL, 25},
-    {89, 0x986, "GURR", o1241, NULL, 655},
-    {89, 0x986, "URR", o1242, NULL, 6056},
+    {89, 0x986, "GURR", o1241, NULL, 668},
+    {89, 0x986, "URR", o1242, NULL, 6079},
     {89, 0x988, "GRUR", o1243, NULL, 1},
     {89, 0x988, "RUR", o1244, NULL, 31},
     {89, 0x989, "PRRR", o1245, NULL, 76},
@@ -2960,31 +2962,31 @@ const rs_sass_form rs_sass_forms[] = {
     {89, 0x99c, "RRR", o1253, NULL, 12},
     {89, 0x99e, "RRR", o1254, NULL, 36},
     {89, 0x9a8, "GPRURR", o1255, NULL, 18},
-    {89, 0x9a8, "PRURR", o1256, NULL, 19},
+    {89, 0x9a8, "PRURR", o1256, NULL, 35},
     {89, 0x9ab, "", o1257, NULL, 2},
     {89, 0x9af, "", o1258, NULL, 6},
     {89, 0x9b0, "U", o1259, NULL, 1},
     {89, 0x9c3, "U", o1260, NULL, 283},
     {89, 0xa02, "GR", o1261, NULL, 2},
-    {89, 0xa02, "R", o1262, NULL, 776},
+    {89, 0xa02, "R", o1262, NULL, 786},
     {89, 0xa08, "RRP", o1263, NULL, 15},
     {89, 0xa0a, "RRP", o1264, NULL, 166},
     {89, 0xa0b, "PPRP", o1265, NULL, 15},
     {89, 0xa0c, "PPRP", o1266, NULL, 1940},
     {89, 0xa0c, "PPRPP", o1267, t1267, 66},
     {89, 0xa10, "GRPRR", o1268, NULL, 46},
-    {89, 0xa10, "GRRR", o1269, NULL, 4},
+    {89, 0xa10, "GRRR", o1269, NULL, 6},
     {89, 0xa10, "GRRRPP", o1270, NULL, 46},
     {89, 0xa10, "RPPRR", o1271, NULL, 35},
-    {89, 0xa10, "RPRR", o1272, NULL, 752},
-    {89, 0xa10, "RRR", o1273, NULL, 330},
-    {89, 0xa10, "RRRPP", o1274, NULL, 543},
-    {89, 0xa11, "GRPR", o1275, NULL, 296},
-    {89, 0xa11, "GRRRP", o1276, NULL, 296},
-    {89, 0xa11, "RPR", o1277, NULL, 2328},
+    {89, 0xa10, "RPRR", o1272, NULL, 755},
+    {89, 0xa10, "RRR", o1273, NULL, 334},
+    {89, 0xa10, "RRRPP", o1274, NULL, 544},
+    {89, 0xa11, "GRPR", o1275, NULL, 305},
+    {89, 0xa11, "GRRRP", o1276, NULL, 305},
+    {89, 0xa11, "RPR", o1277, NULL, 2334},
     {89, 0xa11, "RR", o1278, NULL, 3},
     {89, 0xa11, "RRP", o1279, NULL, 1},
-    {89, 0xa11, "RRRP", o1280, NULL, 2328},
+    {89, 0xa11, "RRRP", o1280, NULL, 2334},
     {89, 0xa12, "GRRRP", o1281, NULL, 40},
     {89, 0xa12, "RRRP", o1282, NULL, 20},
     {89, 0xa13, "R", o1283, NULL, 40},
@@ -2994,15 +2996,15 @@ const rs_sass_form rs_sass_forms[] = {
     {89, 0xa23, "GRRR", o1287, NULL, 112},
     {89, 0xa23, "RRR", o1288, NULL, 3924},
     {89, 0xa24, "GRRR", o1289, NULL, 74},
-    {89, 0xa24, "RRR", o1290, NULL, 2496},
-    {89, 0xa25, "GRRR", o1291, NULL, 152},
-    {89, 0xa25, "RRR", o1292, NULL, 2603},
+    {89, 0xa24, "RRR", o1290, NULL, 2506},
+    {89, 0xa25, "GRRR", o1291, NULL, 155},
+    {89, 0xa25, "RRR", o1292, NULL, 2639},
     {89, 0xa28, "GRR", o1293, NULL, 112},
     {89, 0xa28, "RR", o1294, NULL, 878},
     {89, 0xa2b, "GRRR", o1295, NULL, 112},
     {89, 0xa2b, "RRR", o1296, NULL, 876},
     {89, 0xa45, "R", o1297, NULL, 241},
-    {89, 0xab9, "U", o1298, NULL, 1861},
+    {89, 0xab9, "U", o1298, NULL, 1884},
     {89, 0xb06, "R", o1299, NULL, 2},
     {89, 0xb08, "R", o1300, NULL, 18},
     {89, 0xb09, "R", o1301, NULL, 2},
@@ -3021,7 +3023,7 @@ const rs_sass_form rs_sass_forms[] = {
     {89, 0xb99, "RR", o1314, NULL, 218},
     {89, 0xb9b, "RR", o1315, NULL, 52},
     {89, 0xb9d, "RR", o1316, NULL, 152},
-    {89, 0xc02, "RU", o1317, NULL, 222},
+    {89, 0xc02, "RU", o1317, NULL, 232},
     {89, 0xc07, "RRUP", o1318, NULL, 1520},
     {89, 0xc0c, "PPRUP", o1319, NULL, 1158},
     {89, 0xc0c, "PPRUPP", o1320, NULL, 792},
@@ -3050,7 +3052,7 @@ const rs_sass_form rs_sass_forms[] = {
     {89, 0xd06, "RU", o1343, NULL, 2},
     {89, 0xd09, "RU", o1344, NULL, 4},
     {89, 0xd12, "RU", o1345, NULL, 2},
-    {89, 0xe24, "RRRU", o1346, NULL, 312},
+    {89, 0xe24, "RRRU", o1346, NULL, 328},
     {89, 0xf55, "B", o1347, NULL, 64},
     {89, 0xf56, "B", o1348, NULL, 128},
     {89, 0xf89, "PRR", o1349, NULL, 647},
@@ -3060,24 +3062,24 @@ const rs_sass_form rs_sass_forms[] = {
     {89, 0xfae, "RUR", o1353, NULL, 2},
     {90, 0x202, "GRR", o1354, NULL, 296},
     {90, 0x202, "RR", o1355, NULL, 1749},
-    {90, 0x207, "GRRRP", o1356, NULL, 33},
-    {90, 0x207, "RRRP", o1357, NULL, 2609},
+    {90, 0x207, "GRRRP", o1356, NULL, 36},
+    {90, 0x207, "RRRP", o1357, NULL, 2610},
     {90, 0x208, "RRRP", o1358, NULL, 153},
     {90, 0x209, "RRRP", o1359, NULL, 216},
     {90, 0x20a, "RRRP", o1360, NULL, 380},
     {90, 0x20b, "PPRRP", o1361, NULL, 358},
-    {90, 0x20c, "GPPRRP", o1362, NULL, 18},
+    {90, 0x20c, "GPPRRP", o1362, NULL, 22},
     {90, 0x20c, "GPPRRPP", o1363, NULL, 19},
-    {90, 0x20c, "PPRRP", o1364, NULL, 3712},
+    {90, 0x20c, "PPRRP", o1364, NULL, 3708},
     {90, 0x20c, "PPRRPP", o1365, NULL, 1771},
     {90, 0x20f, "RRRRP", o1366, NULL, 3},
     {90, 0x210, "GRPPRRR", o1367, NULL, 107},
     {90, 0x210, "GRPRRR", o1368, NULL, 91},
-    {90, 0x210, "GRRRR", o1369, NULL, 153},
+    {90, 0x210, "GRRRR", o1369, NULL, 154},
     {90, 0x210, "GRRRRPP", o1370, NULL, 154},
     {90, 0x210, "RPPRRR", o1371, NULL, 230},
     {90, 0x210, "RPRRR", o1372, NULL, 1618},
-    {90, 0x210, "RRRR", o1373, NULL, 2353},
+    {90, 0x210, "RRRR", o1373, NULL, 2354},
     {90, 0x210, "RRRRPP", o1374, NULL, 566},
     {90, 0x211, "GRPRR", o1375, NULL, 296},
     {90, 0x211, "GRRR", o1376, NULL, 135},
@@ -3085,7 +3087,7 @@ const rs_sass_form rs_sass_forms[] = {
     {90, 0x211, "GRRRRP", o1378, NULL, 296},
     {90, 0x211, "RPRR", o1379, NULL, 2543},
     {90, 0x211, "RPRRR", o1380, NULL, 1},
-    {90, 0x211, "RRR", o1381, NULL, 3067},
+    {90, 0x211, "RRR", o1381, NULL, 3069},
     {90, 0x211, "RRRP", o1382, NULL, 2898},
     {90, 0x211, "RRRR", o1383, NULL, 2734},
     {90, 0x211, "RRRRP", o1384, NULL, 2496},
@@ -3103,7 +3105,7 @@ const rs_sass_form rs_sass_forms[] = {
     {90, 0x223, "GRRRR", o1396, NULL, 295},
     {90, 0x223, "RRRR", o1397, NULL, 103057},
     {90, 0x224, "GRRRR", o1398, NULL, 582},
-    {90, 0x224, "RRRR", o1399, NULL, 3272},
+    {90, 0x224, "RRRR", o1399, NULL, 3273},
     {90, 0x224, "RRRRP", o1400, NULL, 106},
     {90, 0x225, "GRRRR", o1401, NULL, 151},
     {90, 0x225, "RPRRR", o1402, NULL, 4},
@@ -3133,7 +3135,7 @@ const rs_sass_form rs_sass_forms[] = {
     {90, 0x28c, "QQUUQ", o1426, NULL, 961},
     {90, 0x290, "UQUUU", o1427, NULL, 256},
     {90, 0x290, "UUUU", o1428, NULL, 475},
-    {90, 0x290, "UUUUQQ", o1429, NULL, 92},
+    {90, 0x290, "UUUUQQ", o1429, NULL, 108},
     {90, 0x291, "UUU", o1430, NULL, 500},
     {90, 0x291, "UUUQ", o1431, NULL, 221},
     {90, 0x291, "UUUU", o1432, NULL, 161},
@@ -3193,43 +3195,43 @@ const rs_sass_form rs_sass_forms[] = {
     {90, 0x805, "R", o1486, NULL, 7918},
     {90, 0x806, "PP", o1487, t1487, 2},
     {90, 0x806, "RPP", o1488, NULL, 17},
-    {90, 0x807, "GRRP", o1489, NULL, 1},
-    {90, 0x807, "RRP", o1490, NULL, 1271},
+    {90, 0x807, "GRRP", o1489, NULL, 2},
+    {90, 0x807, "RRP", o1490, NULL, 1266},
     {90, 0x808, "RRP", o1491, NULL, 123},
     {90, 0x809, "RRP", o1492, NULL, 2},
     {90, 0x80a, "RRP", o1493, NULL, 17},
     {90, 0x80b, "PPRP", o1494, NULL, 1294},
-    {90, 0x80c, "PPRP", o1495, NULL, 7015},
+    {90, 0x80c, "PPRP", o1495, NULL, 7031},
     {90, 0x80f, "RRRP", o1496, NULL, 3},
-    {90, 0x810, "GRRR", o1497, NULL, 140},
-    {90, 0x810, "RPPRR", o1498, NULL, 4},
+    {90, 0x810, "GRRR", o1497, NULL, 143},
+    {90, 0x810, "RPPRR", o1498, NULL, 20},
     {90, 0x810, "RPRR", o1499, NULL, 433},
-    {90, 0x810, "RRR", o1500, NULL, 3506},
-    {90, 0x810, "RRRPP", o1501, NULL, 307},
+    {90, 0x810, "RRR", o1500, NULL, 3508},
+    {90, 0x810, "RRRPP", o1501, NULL, 323},
     {90, 0x811, "RR", o1502, NULL, 208},
     {90, 0x811, "RRR", o1503, NULL, 330},
     {90, 0x812, "GRRRP", o1504, NULL, 6},
-    {90, 0x812, "PRRRP", o1505, NULL, 903},
+    {90, 0x812, "PRRRP", o1505, NULL, 907},
     {90, 0x812, "RRRP", o1506, NULL, 6143},
     {90, 0x816, "RRR", o1507, NULL, 77},
-    {90, 0x819, "GRRR", o1508, NULL, 103},
-    {90, 0x819, "RRR", o1509, NULL, 8958},
+    {90, 0x819, "GRRR", o1508, NULL, 105},
+    {90, 0x819, "RRR", o1509, NULL, 8967},
     {90, 0x81c, "PPPPP", o1510, NULL, 828},
     {90, 0x81c, "PPPPQ", o1511, NULL, 1061},
     {90, 0x820, "GRR", o1512, NULL, 115},
     {90, 0x820, "RR", o1513, NULL, 600},
     {90, 0x823, "GRRR", o1514, NULL, 403},
     {90, 0x823, "RRR", o1515, NULL, 548},
-    {90, 0x824, "GRRR", o1516, NULL, 470},
+    {90, 0x824, "GRRR", o1516, NULL, 488},
     {90, 0x824, "GRRRP", o1517, NULL, 7},
     {90, 0x824, "RRR", o1518, NULL, 11357},
     {90, 0x824, "RRRP", o1519, NULL, 248},
-    {90, 0x825, "GRRR", o1520, NULL, 99},
-    {90, 0x825, "RRR", o1521, NULL, 3510},
+    {90, 0x825, "GRRR", o1520, NULL, 111},
+    {90, 0x825, "RRR", o1521, NULL, 3571},
     {90, 0x827, "RRR", o1522, NULL, 60},
     {90, 0x828, "RR", o1523, NULL, 61},
-    {90, 0x836, "GRR", o1524, NULL, 139},
-    {90, 0x836, "RR", o1525, NULL, 4363},
+    {90, 0x836, "GRR", o1524, NULL, 140},
+    {90, 0x836, "RR", o1525, NULL, 4364},
     {90, 0x83b, "RR", o1526, NULL, 693},
     {90, 0x83e, "RR", o1527, NULL, 17},
     {90, 0x846, "RRRP", o1528, NULL, 17},
@@ -3238,7 +3240,7 @@ const rs_sass_form rs_sass_forms[] = {
     {90, 0x886, "UQP", o1531, NULL, 22},
     {90, 0x887, "UUQ", o1532, NULL, 21},
     {90, 0x88c, "QQUQ", o1533, NULL, 918},
-    {90, 0x890, "UQUU", o1534, NULL, 75},
+    {90, 0x890, "UQUU", o1534, NULL, 91},
     {90, 0x890, "UUU", o1535, NULL, 1862},
     {90, 0x890, "UUUQQ", o1536, NULL, 2},
     {90, 0x891, "UU", o1537, NULL, 7},
@@ -3250,23 +3252,23 @@ const rs_sass_form rs_sass_forms[] = {
     {90, 0x8a4, "UUU", o1543, NULL, 183},
     {90, 0x8a5, "UUU", o1544, NULL, 31},
     {90, 0x908, "R", o1545, NULL, 189},
-    {90, 0x918, "", o1546, NULL, 9683},
+    {90, 0x918, "", o1546, NULL, 9798},
     {90, 0x919, "GR", o1547, NULL, 38},
-    {90, 0x919, "R", o1548, NULL, 3278},
+    {90, 0x919, "R", o1548, NULL, 3295},
     {90, 0x91a, "", o1549, NULL, 499},
     {90, 0x91b, "", o1550, NULL, 18},
-    {90, 0x941, "B", o1551, NULL, 1567},
+    {90, 0x941, "B", o1551, NULL, 1568},
     {90, 0x942, "GB", o1552, NULL, 1},
     {90, 0x944, "", o1553, NULL, 261},
-    {90, 0x945, "B", o1554, NULL, 1567},
+    {90, 0x945, "B", o1554, NULL, 1568},
     {90, 0x946, "", o1555, NULL, 3},
-    {90, 0x947, "", o1556, NULL, 2369},
-    {90, 0x947, "G", o1557, NULL, 9039},
+    {90, 0x947, "", o1556, NULL, 2379},
+    {90, 0x947, "G", o1557, NULL, 9040},
     {90, 0x947, "GP", o1558, NULL, 189},
     {90, 0x947, "U", o1559, NULL, 6},
     {90, 0x948, "", o1560, NULL, 22},
-    {90, 0x94d, "", o1561, NULL, 841},
-    {90, 0x94d, "G", o1562, NULL, 1331},
+    {90, 0x94d, "", o1561, NULL, 851},
+    {90, 0x94d, "G", o1562, NULL, 1334},
     {90, 0x94d, "GP", o1563, NULL, 32},
     {90, 0x94e, "R", o1564, NULL, 17},
     {90, 0x950, "R", o1565, NULL, 209},
@@ -3275,8 +3277,8 @@ const rs_sass_form rs_sass_forms[] = {
     {90, 0x980, "GRR", o1568, NULL, 16},
     {90, 0x980, "RR", o1569, NULL, 1},
     {90, 0x980, "RUR", o1570, NULL, 40},
-    {90, 0x981, "GRUR", o1571, NULL, 1026},
-    {90, 0x981, "RUR", o1572, NULL, 11705},
+    {90, 0x981, "GRUR", o1571, NULL, 1034},
+    {90, 0x981, "RUR", o1572, NULL, 11749},
     {90, 0x983, "GRR", o1573, NULL, 1},
     {90, 0x983, "RR", o1574, NULL, 176},
     {90, 0x984, "GRR", o1575, NULL, 156},
@@ -3284,8 +3286,8 @@ const rs_sass_form rs_sass_forms[] = {
     {90, 0x984, "RRU", o1577, NULL, 11},
     {90, 0x984, "RU", o1578, NULL, 511},
     {90, 0x985, "URR", o1579, NULL, 26},
-    {90, 0x986, "GURR", o1580, NULL, 775},
-    {90, 0x986, "URR", o1581, NULL, 6059},
+    {90, 0x986, "GURR", o1580, NULL, 788},
+    {90, 0x986, "URR", o1581, NULL, 6082},
     {90, 0x988, "GRUR", o1582, NULL, 2},
     {90, 0x989, "PRRR", o1583, NULL, 72},
     {90, 0x98a, "GPRURR", o1584, NULL, 1},
@@ -3300,19 +3302,19 @@ const rs_sass_form rs_sass_forms[] = {
     {90, 0x9a6, "URR", o1593, NULL, 52},
     {90, 0x9a7, "RUR", o1594, NULL, 2},
     {90, 0x9a8, "GPRURR", o1595, NULL, 18},
-    {90, 0x9a8, "PRURR", o1596, NULL, 20},
+    {90, 0x9a8, "PRURR", o1596, NULL, 36},
     {90, 0x9ab, "", o1597, NULL, 3},
     {90, 0x9ab, "G", o1598, NULL, 1},
     {90, 0x9af, "", o1599, NULL, 6},
     {90, 0x9b0, "U", o1600, NULL, 1},
-    {90, 0x9c3, "U", o1601, NULL, 1004},
+    {90, 0x9c3, "U", o1601, NULL, 1007},
     {90, 0x9c7, "", o1602, NULL, 2},
-    {90, 0xab9, "U", o1603, NULL, 5331},
+    {90, 0xab9, "U", o1603, NULL, 5368},
     {90, 0xb1d, "", o1604, NULL, 1391},
-    {90, 0xb82, "GR", o1605, NULL, 570},
-    {90, 0xb82, "R", o1606, NULL, 3117},
-    {90, 0xb82, "RR", o1607, NULL, 387},
-    {90, 0xc02, "RU", o1608, NULL, 657},
+    {90, 0xb82, "GR", o1605, NULL, 577},
+    {90, 0xb82, "R", o1606, NULL, 3151},
+    {90, 0xb82, "RR", o1607, NULL, 390},
+    {90, 0xc02, "RU", o1608, NULL, 671},
     {90, 0xc07, "RRUP", o1609, NULL, 3224},
     {90, 0xc0a, "RRUP", o1610, NULL, 30},
     {90, 0xc0b, "PPRUP", o1611, NULL, 2},
@@ -3326,59 +3328,61 @@ const rs_sass_form rs_sass_forms[] = {
     {90, 0xc10, "RPRUR", o1619, NULL, 5839},
     {90, 0xc10, "RRUR", o1620, NULL, 641},
     {90, 0xc10, "RRURPP", o1621, NULL, 3781},
-    {90, 0xc11, "GRRU", o1622, NULL, 3},
-    {90, 0xc11, "RPRU", o1623, NULL, 3906},
-    {90, 0xc11, "RRU", o1624, NULL, 1575},
-    {90, 0xc11, "RRUP", o1625, NULL, 373},
-    {90, 0xc11, "RRURP", o1626, NULL, 3898},
-    {90, 0xc12, "GRRURP", o1627, NULL, 2},
-    {90, 0xc12, "RRURP", o1628, NULL, 83},
-    {90, 0xc20, "RRU", o1629, NULL, 4022},
-    {90, 0xc23, "RRUR", o1630, NULL, 3867},
-    {90, 0xc24, "GRRUR", o1631, NULL, 63},
-    {90, 0xc24, "RRUR", o1632, NULL, 3712},
-    {90, 0xc25, "RRUR", o1633, NULL, 1818},
-    {90, 0xc28, "RRU", o1634, NULL, 950},
-    {90, 0xc2b, "RRUR", o1635, NULL, 948},
-    {90, 0xc36, "GRRU", o1636, NULL, 36},
-    {90, 0xc36, "RRU", o1637, NULL, 527},
-    {90, 0xc45, "RU", o1638, NULL, 203},
-    {90, 0xc46, "RRURP", o1639, NULL, 9},
-    {90, 0xc48, "RRUP", o1640, NULL, 269},
-    {90, 0xc82, "HUU", o1641, NULL, 20},
-    {90, 0xc82, "UU", o1642, NULL, 911},
-    {90, 0xd00, "RU", o1643, NULL, 20},
-    {90, 0xd06, "RU", o1644, NULL, 2},
-    {90, 0xd09, "RU", o1645, NULL, 8},
-    {90, 0xd10, "RU", o1646, NULL, 19},
-    {90, 0xd12, "RU", o1647, NULL, 2},
-    {90, 0xdc7, "", o1648, NULL, 2},
-    {90, 0xe21, "RRU", o1649, NULL, 16},
-    {90, 0xe24, "GRRRU", o1650, NULL, 4},
-    {90, 0xe24, "RRRU", o1651, NULL, 848},
-    {90, 0xe24, "RRRUP", o1652, NULL, 19},
-    {90, 0xe25, "RRRU", o1653, NULL, 107},
-    {90, 0xe46, "RRRUP", o1654, NULL, 8},
-    {90, 0xf60, "PRRRRU", o1655, NULL, 49},
-    {90, 0xf60, "RRRRU", o1656, NULL, 416},
-    {90, 0xf60, "RRRU", o1657, t1657, 1},
-    {90, 0xf63, "PRRRU", o1658, NULL, 16},
-    {90, 0xf63, "RRRRU", o1659, NULL, 33},
-    {90, 0xf63, "RRRU", o1660, NULL, 117},
-    {90, 0xf66, "PRRRRU", o1661, NULL, 14},
-    {90, 0xf66, "PRRRU", o1662, t1662, 2},
-    {90, 0xf66, "RRRRU", o1663, NULL, 123},
-    {90, 0xf66, "RRRU", o1664, NULL, 78},
-    {90, 0xf6c, "RRRRU", o1665, NULL, 98},
-    {90, 0xf6f, "RRRU", o1666, NULL, 63},
-    {90, 0xf89, "PRR", o1667, NULL, 215},
-    {90, 0xf8c, "RRU", o1668, NULL, 18},
-    {90, 0xf8c, "RU", o1669, NULL, 1},
-    {90, 0xf99, "RRU", o1670, NULL, 218},
-    {90, 0xf9b, "RRU", o1671, NULL, 52},
-    {90, 0xf9d, "RRU", o1672, NULL, 152},
-    {90, 0xf9f, "RRU", o1673, NULL, 133},
-    {90, 0xfae, "GRUR", o1674, NULL, 5},
-    {90, 0xfae, "RUR", o1675, NULL, 2},
+    {90, 0xc11, "GRPRU", o1622, NULL, 9},
+    {90, 0xc11, "GRRU", o1623, NULL, 3},
+    {90, 0xc11, "GRRURP", o1624, NULL, 9},
+    {90, 0xc11, "RPRU", o1625, NULL, 3912},
+    {90, 0xc11, "RRU", o1626, NULL, 1575},
+    {90, 0xc11, "RRUP", o1627, NULL, 373},
+    {90, 0xc11, "RRURP", o1628, NULL, 3904},
+    {90, 0xc12, "GRRURP", o1629, NULL, 2},
+    {90, 0xc12, "RRURP", o1630, NULL, 83},
+    {90, 0xc20, "RRU", o1631, NULL, 4022},
+    {90, 0xc23, "RRUR", o1632, NULL, 3867},
+    {90, 0xc24, "GRRUR", o1633, NULL, 63},
+    {90, 0xc24, "RRUR", o1634, NULL, 3722},
+    {90, 0xc25, "RRUR", o1635, NULL, 1818},
+    {90, 0xc28, "RRU", o1636, NULL, 950},
+    {90, 0xc2b, "RRUR", o1637, NULL, 948},
+    {90, 0xc36, "GRRU", o1638, NULL, 36},
+    {90, 0xc36, "RRU", o1639, NULL, 527},
+    {90, 0xc45, "RU", o1640, NULL, 203},
+    {90, 0xc46, "RRURP", o1641, NULL, 9},
+    {90, 0xc48, "RRUP", o1642, NULL, 269},
+    {90, 0xc82, "HUU", o1643, NULL, 20},
+    {90, 0xc82, "UU", o1644, NULL, 911},
+    {90, 0xd00, "RU", o1645, NULL, 20},
+    {90, 0xd06, "RU", o1646, NULL, 2},
+    {90, 0xd09, "RU", o1647, NULL, 8},
+    {90, 0xd10, "RU", o1648, NULL, 19},
+    {90, 0xd12, "RU", o1649, NULL, 2},
+    {90, 0xdc7, "", o1650, NULL, 2},
+    {90, 0xe21, "RRU", o1651, NULL, 16},
+    {90, 0xe24, "GRRRU", o1652, NULL, 4},
+    {90, 0xe24, "RRRU", o1653, NULL, 866},
+    {90, 0xe24, "RRRUP", o1654, NULL, 19},
+    {90, 0xe25, "RRRU", o1655, NULL, 107},
+    {90, 0xe46, "RRRUP", o1656, NULL, 8},
+    {90, 0xf60, "PRRRRU", o1657, NULL, 49},
+    {90, 0xf60, "RRRRU", o1658, NULL, 416},
+    {90, 0xf60, "RRRU", o1659, t1659, 1},
+    {90, 0xf63, "PRRRU", o1660, NULL, 16},
+    {90, 0xf63, "RRRRU", o1661, NULL, 33},
+    {90, 0xf63, "RRRU", o1662, NULL, 117},
+    {90, 0xf66, "PRRRRU", o1663, NULL, 14},
+    {90, 0xf66, "PRRRU", o1664, t1664, 2},
+    {90, 0xf66, "RRRRU", o1665, NULL, 123},
+    {90, 0xf66, "RRRU", o1666, NULL, 78},
+    {90, 0xf6c, "RRRRU", o1667, NULL, 98},
+    {90, 0xf6f, "RRRU", o1668, NULL, 63},
+    {90, 0xf89, "PRR", o1669, NULL, 215},
+    {90, 0xf8c, "RRU", o1670, NULL, 18},
+    {90, 0xf8c, "RU", o1671, NULL, 1},
+    {90, 0xf99, "RRU", o1672, NULL, 218},
+    {90, 0xf9b, "RRU", o1673, NULL, 52},
+    {90, 0xf9d, "RRU", o1674, NULL, 152},
+    {90, 0xf9f, "RRU", o1675, NULL, 133},
+    {90, 0xfae, "GRUR", o1676, NULL, 5},
+    {90, 0xfae, "RUR", o1677, NULL, 2},
 };
 const size_t rs_sass_nforms = sizeof rs_sass_forms / sizeof *rs_sass_forms;

@@ -16,14 +16,18 @@
  *  7. Learning with --merge (rs_sass_learn_merge): a table learned from sgemm sm_89, merged with
  *     sm_90's samples, keeps every sm_89 row verbatim; merged with its own samples again it is
  *     the same table (every row in both, sample counts added); a base whose trusted field the
- *     samples contradict is refused naming the form; a file that is no table is refused. */
+ *     samples contradict is refused naming the form; a file that is no table is refused.
+ *  8. The texture and surface forms of issue 23 (register handles, .DC, TXD geometries, TXQ.B,
+ *     SURED.MIN.S64): the registers each writes and reads are those nvdisasm -plr marks. */
 #include "front/front.h"
 #include "check.h"
 #include "sass/lower.h"
 #include "sass/sass.h"
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define DIR "tests/fixtures/sass/"
 
@@ -427,6 +431,93 @@ static void test_merge(void) {
   free(base);
 }
 
+/* 8. The texture and surface forms of issue 23 the table lacked (sass/optable.c, sass/texshape.c):
+ * each line is ptxas 13's sm_86 output for tests/fixtures/sass-tex/{tex,texptx,surf}.cu as
+ * nvdisasm 11.8 lists it, with the GPRs nvdisasm -plr marks that row written and read; the lifted
+ * instruction must write and read exactly those. (The handle in a register, .B, is one more extra
+ * in Rb; TXD puts the coordinates and extras in Ra, two gradients per spatial coordinate in Rb.) */
+static const struct {
+  const char *line, *w, *r;
+} texforms[] = {
+    {"TEX.B.LL R4, R6, R4, R20, ARRAY_CUBE", "4 5 6 7", "4 5 6 7 20 21"},
+    {"TEX.SCR.B.NDV R18, R20, R18, R20, CUBE", "18 19 20 21", "18 19 20 21"},
+    {"TEX.SCR.B.F16.RN.LL R7, R6, R6, R4, 2D", "6 7", "4 5 6 7"},
+    {"TEX.LL.AOFFI.DC R10, R8, R54, R8, 0x0, 0x5a, 2D", "8 9 10 11", "8 9 10 54 55"},
+    {"TLD4.SCR.R.B R6, R4, R4, R3, 2D", "4 5 6 7", "3 4 5"},
+    {"TLD4.SCR.B.B R14, R12, R12, R4, 2D", "12 13 14 15", "4 12 13"},
+    {"TLD4.R.B.AOFFI.DC R4, R22, R22, R4, 2D", "4 5 22 23", "4 5 6 22 23"},
+    {"TLD4.SCR.G R10, R6, R6, R10, 0x0, 0x5a, ARRAY_2D", "6 7 10 11", "6 7 10"},
+    {"TLD4.SCR.G.B R10, R6, R20, R6, ARRAY_2D", "6 7 10 11", "6 7 20 21"},
+    {"TLD.SCR.B.LZ RZ, R4, R4, R3, 1D, 0x3", "4 5", "3 4"},
+    {"TLD.B.LZ.AOFFI.MS R4, R24, R24, R4, ARRAY_2D", "4 5 24 25", "4 5 6 24 25 26"},
+    {"TLD.B.LL.AOFFI.CL R16, R12, R16, R12, 3D", "12 13 16 17", "12 13 14 16 17 18"},
+    {"TXD.B RZ, R10, R8, R20, ARRAY_1D, 0x1", "10", "8 9 10 20 21"},
+    {"TXD R36, R2, R28, R36, 0x0, 0x5a, ARRAY_2D", "2 3 36 37", "28 29 30 36 37 38 39"},
+    {"TXD.B.AOFFI R4, R6, R4, R20, 2D", "4 5 6 7", "4 5 6 7 20 21 22 23"},
+    {"TXQ.B RZ, R6, R4, TEX_HEADER_DIMENSION, 0x1", "6", "4 5"},
+    {"SULD.D.BA.2D.128.STRONG.SM.TRAP R4, [R6], R21", "4 5 6 7", "6 7 21"},
+    {"SUST.D.BA.3D.128.STRONG.SM [R8], R4, R11", "", "4 5 6 7 8 9 10 11"},
+    {"SURED.D.BA.1D.MIN.S64.STRONG.SYS.TRAP [R12], R2, R11", "", "2 3 11 12"},
+    {"SURED.D.BA.1D.MIN.S64.STRONG.SYS.TRAP [R13], R4, 0x0, 0x5a", "", "4 5 13"},
+    {"SURED.D.BA.2D.ADD.U64.STRONG.SYS.TRAP [R2], R4, R21", "", "2 3 4 5 21"},
+};
+
+static void regs_of(const rs_func *f, const rs_inst *in, bool def, char *out, size_t cap) {
+  bool set[256] = {false};
+  for (uint32_t o = 0; o < in->nops; o++) {
+    const rs_operand *op = &f->ops[in->first_op + o];
+    if (op->kind != RS_OP_PREG || !(op->flags & RS_F_DEF) != !def) continue;
+    int fi = rs_target_file_of(f->tgt, op->reg);
+    if (fi < 0 || strcmp(f->tgt->files[fi].name, "r") || (f->tgt->unit_flags[op->reg] & RS_UNIT_RESERVED)) continue;
+    for (unsigned k = 0; k < rs_lanes_units(op->lanes); k++)
+      if (op->reg - f->tgt->files[fi].first + k < 256) set[op->reg - f->tgt->files[fi].first + k] = true;
+  }
+  size_t n = 0;
+  out[0] = 0;
+  for (unsigned i = 0; i < 256 && n + 5 < cap; i++)
+    if (set[i]) n += (size_t)snprintf(out + n, cap - n, "%s%u", n ? " " : "", i);
+}
+
+static void test_texforms(void) {
+  char path[] = "/tmp/rs_texforms_XXXXXX";
+  int fd = mkstemp(path);
+  CHECK(fd >= 0);
+  if (fd < 0) return;
+  FILE *fp = fdopen(fd, "w");
+  size_t n = sizeof texforms / sizeof *texforms;
+  fprintf(fp, "\t.headerflags\t@\"EF_CUDA_TEXMODE_UNIFIED EF_CUDA_64BIT_ADDRESS EF_CUDA_SM86 "
+              "EF_CUDA_VIRTUAL_SM(EF_CUDA_SM86)\"\n\t.section\t.text.k,\"ax\",@progbits\nk:\n.text.k:\n");
+  for (size_t i = 0; i < n; i++) fprintf(fp, "        /*%04zx*/                   %s ;\n", 16 * i, texforms[i].line);
+  fprintf(fp, "        /*%04zx*/                   EXIT ;\n", 16 * n);
+  fclose(fp);
+  rs_err e = {{0}};
+  rs_sass_opts o = {NULL, 0, true, NULL};
+  rs_module *m = rs_sass_load(path, NULL, &o, &e);
+  unlink(path);
+  CHECKF(m && m->nfuncs == 1, "texforms listing: %s", e.msg);
+  if (!m || m->nfuncs != 1) {
+    rs_module_free(m);
+    return;
+  }
+  const rs_func *f = m->funcs[0];
+  unsigned equal = 0;
+  for (size_t i = 0; i < n; i++) {
+    const rs_inst *in = NULL;
+    for (uint32_t j = 0; j < f->ninsts; j++)
+      if (f->insts[j].addr == 16 * i) in = &f->insts[j];
+    CHECKF(in != NULL, "no instruction at 0x%zx", 16 * i);
+    if (!in) continue;
+    char w[200], r[200];
+    regs_of(f, in, true, w, sizeof w);
+    regs_of(f, in, false, r, sizeof r);
+    bool ok = !strcmp(w, texforms[i].w) && !strcmp(r, texforms[i].r);
+    CHECKF(ok, "%s: writes {%s} reads {%s}, -plr {%s} {%s}", texforms[i].line, w, r, texforms[i].w, texforms[i].r);
+    equal += ok;
+  }
+  printf("texture/surface forms against -plr: %u of %zu equal\n", equal, n);
+  rs_module_free(m);
+}
+
 int main(int argc, char **argv) {
   rs_check_init(argc, argv);
   test_tokens();
@@ -440,5 +531,6 @@ int main(int argc, char **argv) {
   test_hazards("sgemm_t4x4.sm_90", false);
   test_hazards("calib.sm_90", false);
   test_merge();
+  test_texforms();
   return rs_check_done("test_sass_lower");
 }

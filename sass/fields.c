@@ -7,17 +7,17 @@
  * build/learn-fields/fields-2a5cea2.c (Learned from 1533 (cubin, listing) pairs), 1511 forms:
  * 624 kept as the base had them (unseen in the new pairs; their comments are the base's),
  * 887 seen in both (the base's trusted fields fit every new sample; the new pairs decide the
- * base's untrusted ones), 167 new: 1678 forms. */
+ * base's untrusted ones), 162 new: 1673 forms. */
 #include "sass/lower.h"
 
-/* Operand order: R fields in increasing bit order in 1681 of 1681 pairs, UR in 207 of 207
+/* Operand order: R fields in increasing bit order in 1679 of 1679 pairs, UR in 207 of 207
  * (fields learned as the one offset that fits, here or in the base table), apart from
  * the opcodes with an exception (their tied tokens stay tied): R 0x361 R 0x364 R 0x367 R 0x36d R 0x370 R 0xb60 R 0xb63 R 0xb66 R 0xb6c R 0xf60 R 0xf63 R 0xf66 R 0xf6c. Tied tokens are split in that order (the rule holds for both kinds). */
 
 static const int8_t o0[] = {12, 16, 32}; /* merged: 120 samples in the base, 182 new */
 static const int8_t o1[] = {16, 32}; /* merged: 1709 samples in the base, 997 new */
 static const int8_t o2[] = {12, 16, 24, 32, 87};
-static const int8_t o3[] = {16, 24, 32, 87}; /* merged: 1811 samples in the base, 242 new */
+static const int8_t o3[] = {16, 24, 32, 87}; /* merged: 1811 samples in the base, 249 new */
 static const int8_t o4[] = {16, 24, 32, 87}; /* merged: 116 samples in the base, 40 new */
 static const int8_t o5[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 1 values */ /* merged: 90 samples in the base, 288 new */
 static const int8_t o6[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */ /* merged: 6 samples in the base, 238 new */
@@ -162,1554 +162,1549 @@ static const int8_t o142[] = {16, 24}; /* merged: 92 samples in the base, 19 new
 static const int8_t o143[] = {12, 16};
 static const int8_t o144[] = {16}; /* merged: 7691 samples in the base, 37 new */
 static const int8_t o145[] = {16, -1, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 10 samples in the base, 18 new */
-static const int8_t o146[] = {12, 16, 24, -1}; /* 0: 72 offsets fit, 1 values; the guard's bit */ /* 3: 3 offsets fit, 1 values */
-static const int8_t o147[] = {16, 24, 87}; /* merged: 588 samples in the base, 375 new */
-static const int8_t o148[] = {16, 24, 87}; /* merged: 27 samples in the base, 96 new */
-static const int8_t o149[] = {16, 24, -1}; /* 2: 8 offsets fit, 1 values */
-static const int8_t o150[] = {16, 24, -1}; /* 2: 6 offsets fit, 1 values */ /* merged: 1 samples in the base, 16 new; 1: untrusted in the base */
-static const int8_t o151[] = {81, -1, 24, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 96 samples in the base, 1479 new; 3: untrusted in the base */
-static const int8_t o152[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */ /* merged: 4139 samples in the base, 1481 new */
-static const int8_t o153[] = {-1, -1, 24, -1, -1}; /* 0: 34 offsets fit, 1 values */ /* 1: 35 offsets fit, 1 values */ /* 3: 35 offsets fit, 1 values */ /* 4: 34 offsets fit, 1 values */
-static const int8_t o154[] = {12, 16, 24, -1}; /* 3: 8 offsets fit, 1 values */ /* merged: 66 samples in the base, 241 new */
-static const int8_t o155[] = {16, 81, 84, 24, 64};
-static const int8_t o156[] = {16, 81, 24, 64}; /* merged: 283 samples in the base, 9 new */
-static const int8_t o157[] = {16, 24, 64}; /* merged: 5026 samples in the base, 2501 new */
-static const int8_t o158[] = {16, 24, 64, 87, 77}; /* merged: 162 samples in the base, 17 new; 2: untrusted in the base; 4: untrusted in the base */
-static const int8_t o159[] = {12, 16, 24};
-static const int8_t o160[] = {16, 24}; /* merged: 665 samples in the base, 245 new */
-static const int8_t o161[] = {16, 24, 64};
-static const int8_t o162[] = {12, 16, 24, 64, -1}; /* 4: 3 offsets fit, 1 values */
-static const int8_t o163[] = {81, 16, 24, 64, -1}; /* 4: 9 offsets fit, 1 values */ /* merged: 338 samples in the base, 732 new */
-static const int8_t o164[] = {16, 24, 64, -1}; /* 3: 4 offsets fit, 1 values */ /* merged: 3336 samples in the base, 3758 new */
-static const int8_t o165[] = {12, 16, -1, 64}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values; tied, split in operand order */
-static const int8_t o166[] = {16, 24, 64}; /* merged: 7 samples in the base, 141 new */
-static const int8_t o167[] = {16, 24, -1}; /* 2: 2 offsets fit, 1 values */
-static const int8_t o168[] = {12, 16, 24, 64}; /* merged: 149 samples in the base, 1 new */
-static const int8_t o169[] = {16, 24, 64}; /* merged: 7838 samples in the base, 1174 new */
-static const int8_t o170[] = {81, -1, 87, 77, 68}; /* 1: 3 offsets fit, 1 values */ /* merged: 108 samples in the base, 948 new */
-static const int8_t o171[] = {81, -1, -1, -1, 68}; /* 1: 7 offsets fit, 1 values */ /* 2: 7 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */
-static const int8_t o172[] = {12, 16, 24}; /* merged: 47 samples in the base, 56 new */
-static const int8_t o173[] = {16, 24}; /* merged: 40 samples in the base, 628 new */
-static const int8_t o174[] = {16, 24, 64};
-static const int8_t o175[] = {12, 16, 24, 64}; /* merged: 43 samples in the base, 474 new */
-static const int8_t o176[] = {16, 24, 64}; /* merged: 34 samples in the base, 420 new */
-static const int8_t o177[] = {12, 16, 24, 64}; /* merged: 318 samples in the base, 24 new */
-static const int8_t o178[] = {16, 24, 64}; /* merged: 8043 samples in the base, 1911 new */
-static const int8_t o179[] = {16, 24, 64, 87}; /* merged: 339 samples in the base, 10 new */
-static const int8_t o180[] = {12, 16, 24, 64};
-static const int8_t o181[] = {16, 24, 64}; /* merged: 1946 samples in the base, 231 new */
-static const int8_t o182[] = {16, 24, 64}; /* merged: 55 samples in the base, 3 new */
-static const int8_t o183[] = {16, 24}; /* merged: 1 samples in the base, 60 new; 0: untrusted in the base; 1: untrusted in the base */
-static const int8_t o184[] = {16, 24};
-static const int8_t o185[] = {16};
-static const int8_t o186[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* merged: 8 samples in the base, 21 new */
-static const int8_t o187[] = {16, 24, -1}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 72 offsets fit, 1 values */
-static const int8_t o188[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o189[] = {16, 81, 24, -1}; /* 3: 4 offsets fit, 1 values */ /* merged: 34 samples in the base, 53 new */
-static const int8_t o190[] = {16, 24, 64}; /* merged: 571 samples in the base, 1 new */
-static const int8_t o191[] = {16, 24, -1, 87, -1}; /* 2: 7 offsets fit, 1 values */ /* 4: 14 offsets fit, 1 values */
-static const int8_t o192[] = {16, 24}; /* merged: 84 samples in the base, 1 new */
-static const int8_t o193[] = {16, 24, 87};
-static const int8_t o194[] = {-1, 16, 24, 64, -1}; /* 0: 52 offsets fit, 1 values */ /* 4: 8 offsets fit, 1 values */
-static const int8_t o195[] = {16, 24, 64, -1}; /* 3: 11 offsets fit, 1 values */ /* merged: 92 samples in the base, 16 new */
-static const int8_t o196[] = {16, 24, 64}; /* merged: 1907 samples in the base, 2 new */
-static const int8_t o197[] = {16, 24, 64};
-static const int8_t o198[] = {16, 24, 64}; /* merged: 4 samples in the base, 16 new */
-static const int8_t o199[] = {16}; /* merged: 9 samples in the base, 237 new */
-static const int8_t o200[] = {0}; /* merged: 1287 samples in the base, 1958 new */
-static const int8_t o201[] = {16}; /* merged: 1436 samples in the base, 1212 new */
-static const int8_t o202[] = {0}; /* merged: 14 samples in the base, 505 new */
-static const int8_t o203[] = {16}; /* merged: 885 samples in the base, 777 new */
-static const int8_t o204[] = {16};
-static const int8_t o205[] = {0}; /* merged: 71 samples in the base, 280 new */
-static const int8_t o206[] = {16}; /* merged: 885 samples in the base, 777 new */
-static const int8_t o207[] = {0}; /* merged: 6 samples in the base, 2 new */
-static const int8_t o208[] = {0}; /* merged: 712 samples in the base, 1973 new */
-static const int8_t o209[] = {12}; /* merged: 4885 samples in the base, 2469 new */
-static const int8_t o210[] = {12, 87}; /* merged: 9 samples in the base, 237 new */
-static const int8_t o211[] = {0};
-static const int8_t o212[] = {0}; /* merged: 357 samples in the base, 531 new */
-static const int8_t o213[] = {12}; /* merged: 496 samples in the base, 451 new */
-static const int8_t o214[] = {12, -1}; /* 0: 86 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values */
-static const int8_t o215[] = {24}; /* merged: 37 samples in the base, 241 new */
+static const int8_t o146[] = {16, 24, 87}; /* merged: 588 samples in the base, 368 new */
+static const int8_t o147[] = {16, 24, 87}; /* merged: 27 samples in the base, 96 new */
+static const int8_t o148[] = {16, 24, -1}; /* 2: 8 offsets fit, 1 values */
+static const int8_t o149[] = {16, 24, -1}; /* 2: 6 offsets fit, 1 values */ /* merged: 1 samples in the base, 16 new; 1: untrusted in the base */
+static const int8_t o150[] = {81, -1, 24, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 96 samples in the base, 1479 new; 3: untrusted in the base */
+static const int8_t o151[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */ /* merged: 4139 samples in the base, 1481 new */
+static const int8_t o152[] = {-1, -1, 24, -1, -1}; /* 0: 34 offsets fit, 1 values */ /* 1: 35 offsets fit, 1 values */ /* 3: 35 offsets fit, 1 values */ /* 4: 34 offsets fit, 1 values */
+static const int8_t o153[] = {12, 16, 24, -1}; /* 3: 8 offsets fit, 1 values */ /* merged: 66 samples in the base, 241 new */
+static const int8_t o154[] = {16, 81, 84, 24, 64};
+static const int8_t o155[] = {16, 81, 24, 64}; /* merged: 283 samples in the base, 9 new */
+static const int8_t o156[] = {16, 24, 64}; /* merged: 5026 samples in the base, 2501 new */
+static const int8_t o157[] = {16, 24, 64, 87, 77}; /* merged: 162 samples in the base, 17 new; 2: untrusted in the base; 4: untrusted in the base */
+static const int8_t o158[] = {12, 16, 24};
+static const int8_t o159[] = {16, 24}; /* merged: 665 samples in the base, 245 new */
+static const int8_t o160[] = {16, 24, 64};
+static const int8_t o161[] = {12, 16, 24, 64, -1}; /* 4: 3 offsets fit, 1 values */
+static const int8_t o162[] = {81, 16, 24, 64, -1}; /* 4: 9 offsets fit, 1 values */ /* merged: 338 samples in the base, 732 new */
+static const int8_t o163[] = {16, 24, 64, -1}; /* 3: 4 offsets fit, 1 values */ /* merged: 3336 samples in the base, 3758 new */
+static const int8_t o164[] = {12, 16, -1, 64}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 2 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values; tied, split in operand order */
+static const int8_t o165[] = {16, 24, 64}; /* merged: 7 samples in the base, 141 new */
+static const int8_t o166[] = {16, 24, -1}; /* 2: 2 offsets fit, 1 values */
+static const int8_t o167[] = {12, 16, 24, 64}; /* merged: 149 samples in the base, 1 new */
+static const int8_t o168[] = {16, 24, 64}; /* merged: 7838 samples in the base, 1174 new */
+static const int8_t o169[] = {81, -1, 87, 77, 68}; /* 1: 3 offsets fit, 1 values */ /* merged: 108 samples in the base, 948 new */
+static const int8_t o170[] = {81, -1, -1, -1, 68}; /* 1: 7 offsets fit, 1 values */ /* 2: 7 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */
+static const int8_t o171[] = {12, 16, 24}; /* merged: 47 samples in the base, 56 new */
+static const int8_t o172[] = {16, 24}; /* merged: 40 samples in the base, 628 new */
+static const int8_t o173[] = {16, 24, 64};
+static const int8_t o174[] = {12, 16, 24, 64}; /* merged: 43 samples in the base, 474 new */
+static const int8_t o175[] = {16, 24, 64}; /* merged: 34 samples in the base, 420 new */
+static const int8_t o176[] = {12, 16, 24, 64}; /* merged: 318 samples in the base, 24 new */
+static const int8_t o177[] = {16, 24, 64}; /* merged: 8043 samples in the base, 1911 new */
+static const int8_t o178[] = {16, 24, 64, 87}; /* merged: 339 samples in the base, 10 new */
+static const int8_t o179[] = {12, 16, 24, 64};
+static const int8_t o180[] = {16, 24, 64}; /* merged: 1946 samples in the base, 231 new */
+static const int8_t o181[] = {16, 24, 64}; /* merged: 55 samples in the base, 3 new */
+static const int8_t o182[] = {16, 24}; /* merged: 1 samples in the base, 60 new; 0: untrusted in the base; 1: untrusted in the base */
+static const int8_t o183[] = {16, 24};
+static const int8_t o184[] = {16};
+static const int8_t o185[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* merged: 8 samples in the base, 21 new */
+static const int8_t o186[] = {16, 24, -1}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 72 offsets fit, 1 values */
+static const int8_t o187[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o188[] = {16, 81, 24, -1}; /* 3: 4 offsets fit, 1 values */ /* merged: 34 samples in the base, 53 new */
+static const int8_t o189[] = {16, 24, 64}; /* merged: 571 samples in the base, 1 new */
+static const int8_t o190[] = {16, 24, -1, 87, -1}; /* 2: 7 offsets fit, 1 values */ /* 4: 14 offsets fit, 1 values */
+static const int8_t o191[] = {16, 24}; /* merged: 84 samples in the base, 1 new */
+static const int8_t o192[] = {16, 24, 87};
+static const int8_t o193[] = {-1, 16, 24, 64, -1}; /* 0: 52 offsets fit, 1 values */ /* 4: 8 offsets fit, 1 values */
+static const int8_t o194[] = {16, 24, 64, -1}; /* 3: 11 offsets fit, 1 values */ /* merged: 92 samples in the base, 16 new */
+static const int8_t o195[] = {16, 24, 64}; /* merged: 1907 samples in the base, 2 new */
+static const int8_t o196[] = {16, 24, 64};
+static const int8_t o197[] = {16, 24, 64}; /* merged: 4 samples in the base, 16 new */
+static const int8_t o198[] = {16}; /* merged: 9 samples in the base, 237 new */
+static const int8_t o199[] = {0}; /* merged: 1287 samples in the base, 1958 new */
+static const int8_t o200[] = {16}; /* merged: 1436 samples in the base, 1212 new */
+static const int8_t o201[] = {0}; /* merged: 14 samples in the base, 505 new */
+static const int8_t o202[] = {16}; /* merged: 885 samples in the base, 777 new */
+static const int8_t o203[] = {16};
+static const int8_t o204[] = {0}; /* merged: 71 samples in the base, 280 new */
+static const int8_t o205[] = {16}; /* merged: 885 samples in the base, 777 new */
+static const int8_t o206[] = {0}; /* merged: 6 samples in the base, 2 new */
+static const int8_t o207[] = {0}; /* merged: 712 samples in the base, 1973 new */
+static const int8_t o208[] = {12}; /* merged: 4885 samples in the base, 2469 new */
+static const int8_t o209[] = {12, 87}; /* merged: 9 samples in the base, 237 new */
+static const int8_t o210[] = {0};
+static const int8_t o211[] = {0}; /* merged: 357 samples in the base, 531 new */
+static const int8_t o212[] = {12}; /* merged: 496 samples in the base, 451 new */
+static const int8_t o213[] = {12, -1}; /* 0: 86 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values */
+static const int8_t o214[] = {24}; /* merged: 37 samples in the base, 241 new */
+static const int8_t o215[] = {0};
 static const int8_t o216[] = {0};
-static const int8_t o217[] = {0};
-static const int8_t o218[] = {12, 16, 24}; /* 0: 3 offsets fit, 1 values; the guard's bit */
-static const int8_t o219[] = {16, 24}; /* merged: 5 samples in the base, 19 new */
-static const int8_t o220[] = {-1, -1}; /* 0: 2 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */
-static const int8_t o221[] = {12, 16, 24, 32};
-static const int8_t o222[] = {16, 24, 32}; /* merged: 529 samples in the base, 250 new */
-static const int8_t o223[] = {16, 32};
-static const int8_t o224[] = {12, 16, 24}; /* 0: 76 offsets fit, 1 values; the guard's bit */
-static const int8_t o225[] = {16, 24};
-static const int8_t o226[] = {12, 16, 24};
-static const int8_t o227[] = {16};
-static const int8_t o228[] = {16, 24}; /* merged: 31649 samples in the base, 30 new */
-static const int8_t o229[] = {16, 24, 32};
-static const int8_t o230[] = {16, 32};
-static const int8_t o231[] = {12, 24, -1, 32}; /* 2: 2 offsets fit, 1 values */
-static const int8_t o232[] = {24, 64, 32};
-static const int8_t o233[] = {-1, 32}; /* 0: 2 offsets fit, 1 values */
-static const int8_t o234[] = {12, -1, -1, -1}; /* 0: 8 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
-static const int8_t o235[] = {24, 64, 32};
-static const int8_t o236[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
-static const int8_t o237[] = {12, -1, -1, 64, -1}; /* 0: 52 offsets fit, 1 values; the guard's bit */ /* 1: 9 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */ /* 4: 4 offsets fit, 1 values */
-static const int8_t o238[] = {12, 64, 32}; /* merged: 4 samples in the base, 16 new; 1: untrusted in the base */
-static const int8_t o239[] = {24, 32}; /* merged: 15 samples in the base, 32 new */
-static const int8_t o240[] = {64, 32}; /* merged: 1 samples in the base, 16 new; 0: untrusted in the base; 1: untrusted in the base */
+static const int8_t o217[] = {12, 16, 24}; /* 0: 3 offsets fit, 1 values; the guard's bit */
+static const int8_t o218[] = {16, 24}; /* merged: 5 samples in the base, 19 new */
+static const int8_t o219[] = {-1, -1}; /* 0: 2 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */
+static const int8_t o220[] = {12, 16, 24, 32};
+static const int8_t o221[] = {16, 24, 32}; /* merged: 529 samples in the base, 250 new */
+static const int8_t o222[] = {16, 32};
+static const int8_t o223[] = {12, 16, 24}; /* 0: 76 offsets fit, 1 values; the guard's bit */
+static const int8_t o224[] = {16, 24};
+static const int8_t o225[] = {12, 16, 24};
+static const int8_t o226[] = {16};
+static const int8_t o227[] = {16, 24}; /* merged: 31649 samples in the base, 30 new */
+static const int8_t o228[] = {16, 24, 32};
+static const int8_t o229[] = {16, 32};
+static const int8_t o230[] = {12, 24, -1, 32}; /* 2: 2 offsets fit, 1 values */
+static const int8_t o231[] = {24, 64, 32};
+static const int8_t o232[] = {-1, 32}; /* 0: 2 offsets fit, 1 values */
+static const int8_t o233[] = {12, -1, -1, -1}; /* 0: 8 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
+static const int8_t o234[] = {24, 64, 32};
+static const int8_t o235[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
+static const int8_t o236[] = {12, -1, -1, 64, -1}; /* 0: 52 offsets fit, 1 values; the guard's bit */ /* 1: 9 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */ /* 4: 4 offsets fit, 1 values */
+static const int8_t o237[] = {12, 64, 32}; /* merged: 4 samples in the base, 16 new; 1: untrusted in the base */
+static const int8_t o238[] = {24, 32}; /* merged: 15 samples in the base, 32 new */
+static const int8_t o239[] = {64, 32}; /* merged: 1 samples in the base, 16 new; 0: untrusted in the base; 1: untrusted in the base */
+static const int8_t o240[] = {0};
 static const int8_t o241[] = {0};
-static const int8_t o242[] = {0};
-static const int8_t o243[] = {16, 24, 64};
+static const int8_t o242[] = {16, 24, 64};
+static const int8_t o243[] = {24, 32, 64};
 static const int8_t o244[] = {24, 32, 64};
-static const int8_t o245[] = {24, 32, 64};
-static const int8_t o246[] = {12, -1, 16, 64, 32}; /* 1: 9 offsets fit, 1 values */ /* merged: 2 samples in the base, 16 new; 3: untrusted in the base */
-static const int8_t o247[] = {-1, -1, 64, 32}; /* 0: 18 offsets fit, 1 values */ /* 1: 9 offsets fit, 1 values */ /* merged: 1 samples in the base, 13 new; 2: untrusted in the base */
-static const int8_t o248[] = {0};
-static const int8_t o249[] = {16}; /* merged: 333 samples in the base, 5 new */
-static const int8_t o250[] = {12, 16}; /* 0: 75 offsets fit, 1 values; the guard's bit */
-static const int8_t o251[] = {16}; /* merged: 336 samples in the base, 451 new */
+static const int8_t o245[] = {12, -1, 16, 64, 32}; /* 1: 9 offsets fit, 1 values */ /* merged: 2 samples in the base, 16 new; 3: untrusted in the base */
+static const int8_t o246[] = {-1, -1, 64, 32}; /* 0: 18 offsets fit, 1 values */ /* 1: 9 offsets fit, 1 values */ /* merged: 1 samples in the base, 13 new; 2: untrusted in the base */
+static const int8_t o247[] = {0};
+static const int8_t o248[] = {16}; /* merged: 333 samples in the base, 5 new */
+static const int8_t o249[] = {12, 16}; /* 0: 75 offsets fit, 1 values; the guard's bit */
+static const int8_t o250[] = {16}; /* merged: 336 samples in the base, 451 new */
+static const int8_t o251[] = {16, 24, 87};
 static const int8_t o252[] = {16, 24, 87};
-static const int8_t o253[] = {16, 24, 87};
-static const int8_t o254[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
-static const int8_t o255[] = {81, -1, 24, 87}; /* 1: 2 offsets fit, 1 values */
-static const int8_t o256[] = {81, -1, 24, 87}; /* 1: 6 offsets fit, 1 values */ /* merged: 1619 samples in the base, 479 new */
-static const int8_t o257[] = {68, -1, 24, -1, 81}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 11 offsets fit, 1 values */ /* 3: 11 offsets fit, 1 values */ /* 4: 2 offsets fit, 2 values; tied */
-static const int8_t t257[] = {0, -1, -1, -1, 0};
-static const int8_t o258[] = {12, 16, 24, -1}; /* 3: 8 offsets fit, 1 values */ /* merged: 2 samples in the base, 4 new */
-static const int8_t o259[] = {16, 81, 84, 24, 64};
-static const int8_t o260[] = {16, 81, 24, 64}; /* merged: 77 samples in the base, 19 new */
-static const int8_t o261[] = {16, 24, 64}; /* merged: 153 samples in the base, 50 new */
-static const int8_t o262[] = {16, 24, 64, 87, 77}; /* merged: 5 samples in the base, 17 new */
-static const int8_t o263[] = {12, 16, 81, 24}; /* merged: 294 samples in the base, 9 new */
-static const int8_t o264[] = {12, 16, 24, 64, 87}; /* merged: 294 samples in the base, 9 new */
-static const int8_t o265[] = {16, 81, 24}; /* merged: 2296 samples in the base, 11 new */
-static const int8_t o266[] = {16, 24};
-static const int8_t o267[] = {16, 24, 64, 87}; /* merged: 2296 samples in the base, 11 new */
-static const int8_t o268[] = {12, 16, -1, -1, -1}; /* 2: 4 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */ /* 4: 17 offsets fit, 1 values */ /* merged: 4 samples in the base, 36 new */
-static const int8_t o269[] = {16, 24, 64, -1}; /* 3: 12 offsets fit, 1 values */ /* merged: 3 samples in the base, 16 new */
-static const int8_t o270[] = {16}; /* merged: 4 samples in the base, 36 new */
-static const int8_t o271[] = {16, 24, -1}; /* 2: 2 offsets fit, 1 values */
-static const int8_t o272[] = {12, 16, 24};
-static const int8_t o273[] = {16, 24}; /* merged: 3924 samples in the base, 50 new */
-static const int8_t o274[] = {12, 16, 24, 64};
-static const int8_t o275[] = {16, 24, 64}; /* merged: 3752 samples in the base, 156 new */
-static const int8_t o276[] = {12, 16, 24, 64};
-static const int8_t o277[] = {16, 24, 64}; /* merged: 1789 samples in the base, 549 new */
-static const int8_t o278[] = {12, 16, 24, 64}; /* merged: 150 samples in the base, 4 new */
-static const int8_t o279[] = {16, 24, 64}; /* merged: 2351 samples in the base, 267 new */
-static const int8_t o280[] = {12, 16, 24};
-static const int8_t o281[] = {16, 24};
-static const int8_t o282[] = {12, 16, 24, 64};
-static const int8_t o283[] = {16, 24, 64}; /* 0: 2 offsets fit, 15 values; tied, split in operand order */ /* 2: 2 offsets fit, 15 values; tied, split in operand order */
-static const int8_t o284[] = {16}; /* merged: 1301 samples in the base, 195 new */
-static const int8_t o285[] = {16}; /* merged: 12 samples in the base, 231 new */
-static const int8_t o286[] = {16}; /* merged: 1 samples in the base, 17 new; 0: untrusted in the base */
-static const int8_t o287[] = {-1}; /* 0: 2 offsets fit, 2 values */
-static const int8_t o288[] = {16};
-static const int8_t o289[] = {0}; /* merged: 996 samples in the base, 8 new */
-static const int8_t o290[] = {81, 64, 16, 24, 32}; /* merged: 1 samples in the base, 48 new; 0: untrusted in the base; 1: untrusted in the base; 3: untrusted in the base; 4: untrusted in the base */
-static const int8_t o291[] = {64, 16, 24, 32}; /* merged: 33 samples in the base, 448 new */
-static const int8_t o292[] = {81, 64, 16, 24, 32};
-static const int8_t o293[] = {64, 16, 24, 32}; /* merged: 6 samples in the base, 144 new */
-static const int8_t o294[] = {81, 64, 16, 24, 32};
-static const int8_t o295[] = {64, 16, 24}; /* merged: 5 samples in the base, 64 new */
-static const int8_t o296[] = {64, 16, 24, 32}; /* merged: 4 samples in the base, 128 new */
-static const int8_t o297[] = {64, 16, 24, 32}; /* merged: 2 samples in the base, 96 new */
-static const int8_t o298[] = {64, 16, 24}; /* merged: 3 samples in the base, 60 new */
-static const int8_t o299[] = {-1, -1}; /* 0: 2 offsets fit, 1 values */ /* 1: 60 offsets fit, 1 values */
-static const int8_t o300[] = {16, 24}; /* merged: 10 samples in the base, 208 new */
-static const int8_t o301[] = {24, 32}; /* merged: 4 samples in the base, 48 new */
-static const int8_t o302[] = {24, 32}; /* merged: 8 samples in the base, 144 new */
-static const int8_t o303[] = {16, 32}; /* merged: 418 samples in the base, 34 new */
-static const int8_t o304[] = {16, 24, 32, 87};
-static const int8_t o305[] = {81, -1, 24, 32, 87}; /* 1: 6 offsets fit, 1 values */ /* merged: 805 samples in the base, 5 new */
-static const int8_t o306[] = {81, -1, 24, 32, -1, 68}; /* 1: 5 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */
-static const int8_t o307[] = {12, 16, 81, 84, 24, 32, 64};
-static const int8_t o308[] = {12, 16, 81, 24, 32, -1}; /* 5: 2 offsets fit, 1 values */
-static const int8_t o309[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
-static const int8_t o310[] = {16, 81, 84, 24, 32, 64};
-static const int8_t o311[] = {16, 81, 24, 32, -1}; /* 4: 2 offsets fit, 1 values */
-static const int8_t o312[] = {16, 24, 32, 64}; /* merged: 338 samples in the base, 19 new */
-static const int8_t o313[] = {16, 24, 32, 64, 87, 77};
-static const int8_t o314[] = {12, 16, 24, 32, -1}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 4: 4 offsets fit, 1 values */
-static const int8_t o315[] = {16, 81, 24, 32};
-static const int8_t o316[] = {16, 24, 32};
-static const int8_t o317[] = {16, 24, 32, 87};
-static const int8_t o318[] = {16, 24, 32, 64, 87};
-static const int8_t o319[] = {12, 16, -1, 32, -1, -1}; /* 2: 4 offsets fit, 1 values */ /* 4: 4 offsets fit, 1 values */ /* 5: 18 offsets fit, 1 values */
-static const int8_t o320[] = {-1, 16, 24, 32, 64, -1}; /* 0: 53 offsets fit, 1 values */ /* 5: 16 offsets fit, 1 values */ /* merged: 4 samples in the base, 2 new */
-static const int8_t o321[] = {16, 24, 32, 64, -1}; /* 4: 5 offsets fit, 1 values */ /* merged: 92 samples in the base, 18 new */
-static const int8_t o322[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */
-static const int8_t o323[] = {12, 16, 24, 32, 64};
-static const int8_t o324[] = {16, 24, 32, 64}; /* merged: 1502 samples in the base, 5 new */
-static const int8_t o325[] = {16, 24, 32, 64};
-static const int8_t o326[] = {16, 32}; /* merged: 334 samples in the base, 32 new */
-static const int8_t o327[] = {16, 32}; /* merged: 2 samples in the base, 17 new */
-static const int8_t o328[] = {16, 32};
-static const int8_t o329[] = {16, 32}; /* merged: 2 samples in the base, 3 new */
-static const int8_t o330[] = {16, -1}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o331[] = {16, 24, 64, 32}; /* merged: 509 samples in the base, 54 new */
-static const int8_t o332[] = {16, -1, -1, -1, -1}; /* 1: 4 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
+static const int8_t o253[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
+static const int8_t o254[] = {81, -1, 24, 87}; /* 1: 2 offsets fit, 1 values */
+static const int8_t o255[] = {81, -1, 24, 87}; /* 1: 6 offsets fit, 1 values */ /* merged: 1619 samples in the base, 479 new */
+static const int8_t o256[] = {68, -1, 24, -1, 81}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 11 offsets fit, 1 values */ /* 3: 11 offsets fit, 1 values */ /* 4: 2 offsets fit, 2 values; tied */
+static const int8_t t256[] = {0, -1, -1, -1, 0};
+static const int8_t o257[] = {12, 16, 24, -1}; /* 3: 8 offsets fit, 1 values */ /* merged: 2 samples in the base, 4 new */
+static const int8_t o258[] = {16, 81, 84, 24, 64};
+static const int8_t o259[] = {16, 81, 24, 64}; /* merged: 77 samples in the base, 19 new */
+static const int8_t o260[] = {16, 24, 64}; /* merged: 153 samples in the base, 50 new */
+static const int8_t o261[] = {16, 24, 64, 87, 77}; /* merged: 5 samples in the base, 17 new */
+static const int8_t o262[] = {12, 16, 81, 24}; /* merged: 294 samples in the base, 9 new */
+static const int8_t o263[] = {12, 16, 24, 64, 87}; /* merged: 294 samples in the base, 9 new */
+static const int8_t o264[] = {16, 81, 24}; /* merged: 2296 samples in the base, 11 new */
+static const int8_t o265[] = {16, 24};
+static const int8_t o266[] = {16, 24, 64, 87}; /* merged: 2296 samples in the base, 11 new */
+static const int8_t o267[] = {12, 16, -1, -1, -1}; /* 2: 4 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */ /* 4: 17 offsets fit, 1 values */ /* merged: 4 samples in the base, 36 new */
+static const int8_t o268[] = {16, 24, 64, -1}; /* 3: 12 offsets fit, 1 values */ /* merged: 3 samples in the base, 16 new */
+static const int8_t o269[] = {16}; /* merged: 4 samples in the base, 36 new */
+static const int8_t o270[] = {16, 24, -1}; /* 2: 2 offsets fit, 1 values */
+static const int8_t o271[] = {12, 16, 24};
+static const int8_t o272[] = {16, 24}; /* merged: 3924 samples in the base, 50 new */
+static const int8_t o273[] = {12, 16, 24, 64};
+static const int8_t o274[] = {16, 24, 64}; /* merged: 3752 samples in the base, 156 new */
+static const int8_t o275[] = {12, 16, 24, 64};
+static const int8_t o276[] = {16, 24, 64}; /* merged: 1789 samples in the base, 549 new */
+static const int8_t o277[] = {12, 16, 24, 64}; /* merged: 150 samples in the base, 4 new */
+static const int8_t o278[] = {16, 24, 64}; /* merged: 2351 samples in the base, 267 new */
+static const int8_t o279[] = {12, 16, 24};
+static const int8_t o280[] = {16, 24};
+static const int8_t o281[] = {12, 16, 24, 64};
+static const int8_t o282[] = {16, 24, 64}; /* 0: 2 offsets fit, 15 values; tied, split in operand order */ /* 2: 2 offsets fit, 15 values; tied, split in operand order */
+static const int8_t o283[] = {16}; /* merged: 1301 samples in the base, 195 new */
+static const int8_t o284[] = {16}; /* merged: 12 samples in the base, 231 new */
+static const int8_t o285[] = {16}; /* merged: 1 samples in the base, 17 new; 0: untrusted in the base */
+static const int8_t o286[] = {-1}; /* 0: 2 offsets fit, 2 values */
+static const int8_t o287[] = {16};
+static const int8_t o288[] = {0}; /* merged: 996 samples in the base, 8 new */
+static const int8_t o289[] = {81, 64, 16, 24, 32}; /* merged: 1 samples in the base, 48 new; 0: untrusted in the base; 1: untrusted in the base; 3: untrusted in the base; 4: untrusted in the base */
+static const int8_t o290[] = {64, 16, 24, 32}; /* merged: 33 samples in the base, 448 new */
+static const int8_t o291[] = {81, 64, 16, 24, 32};
+static const int8_t o292[] = {64, 16, 24, 32}; /* merged: 6 samples in the base, 144 new */
+static const int8_t o293[] = {81, 64, 16, 24, 32};
+static const int8_t o294[] = {64, 16, 24}; /* merged: 5 samples in the base, 64 new */
+static const int8_t o295[] = {64, 16, 24, 32}; /* merged: 4 samples in the base, 128 new */
+static const int8_t o296[] = {64, 16, 24, 32}; /* merged: 2 samples in the base, 96 new */
+static const int8_t o297[] = {64, 16, 24}; /* merged: 3 samples in the base, 60 new */
+static const int8_t o298[] = {-1, -1}; /* 0: 2 offsets fit, 1 values */ /* 1: 60 offsets fit, 1 values */
+static const int8_t o299[] = {16, 24}; /* merged: 10 samples in the base, 208 new */
+static const int8_t o300[] = {24, 32}; /* merged: 4 samples in the base, 48 new */
+static const int8_t o301[] = {24, 32}; /* merged: 8 samples in the base, 144 new */
+static const int8_t o302[] = {16, 32}; /* merged: 418 samples in the base, 34 new */
+static const int8_t o303[] = {16, 24, 32, 87};
+static const int8_t o304[] = {81, -1, 24, 32, 87}; /* 1: 6 offsets fit, 1 values */ /* merged: 805 samples in the base, 5 new */
+static const int8_t o305[] = {81, -1, 24, 32, -1, 68}; /* 1: 5 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */
+static const int8_t o306[] = {12, 16, 81, 84, 24, 32, 64};
+static const int8_t o307[] = {12, 16, 81, 24, 32, -1}; /* 5: 2 offsets fit, 1 values */
+static const int8_t o308[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
+static const int8_t o309[] = {16, 81, 84, 24, 32, 64};
+static const int8_t o310[] = {16, 81, 24, 32, -1}; /* 4: 2 offsets fit, 1 values */
+static const int8_t o311[] = {16, 24, 32, 64}; /* merged: 338 samples in the base, 19 new */
+static const int8_t o312[] = {16, 24, 32, 64, 87, 77};
+static const int8_t o313[] = {12, 16, 24, 32, -1}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 4: 4 offsets fit, 1 values */
+static const int8_t o314[] = {16, 81, 24, 32};
+static const int8_t o315[] = {16, 24, 32};
+static const int8_t o316[] = {16, 24, 32, 87};
+static const int8_t o317[] = {16, 24, 32, 64, 87};
+static const int8_t o318[] = {12, 16, -1, 32, -1, -1}; /* 2: 4 offsets fit, 1 values */ /* 4: 4 offsets fit, 1 values */ /* 5: 18 offsets fit, 1 values */
+static const int8_t o319[] = {-1, 16, 24, 32, 64, -1}; /* 0: 53 offsets fit, 1 values */ /* 5: 16 offsets fit, 1 values */ /* merged: 4 samples in the base, 2 new */
+static const int8_t o320[] = {16, 24, 32, 64, -1}; /* 4: 5 offsets fit, 1 values */ /* merged: 92 samples in the base, 18 new */
+static const int8_t o321[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */
+static const int8_t o322[] = {12, 16, 24, 32, 64};
+static const int8_t o323[] = {16, 24, 32, 64}; /* merged: 1502 samples in the base, 5 new */
+static const int8_t o324[] = {16, 24, 32, 64};
+static const int8_t o325[] = {16, 32}; /* merged: 334 samples in the base, 32 new */
+static const int8_t o326[] = {16, 32}; /* merged: 2 samples in the base, 17 new */
+static const int8_t o327[] = {16, 32};
+static const int8_t o328[] = {16, 32}; /* merged: 2 samples in the base, 3 new */
+static const int8_t o329[] = {16, -1}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o330[] = {16, 24, 64, 32}; /* merged: 509 samples in the base, 54 new */
+static const int8_t o331[] = {16, -1, -1, -1, -1}; /* 1: 4 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values */ /* 4: 6 offsets fit, 1 values */
+static const int8_t o332[] = {16};
 static const int8_t o333[] = {16};
-static const int8_t o334[] = {16};
-static const int8_t o335[] = {-1, 16, 24}; /* 0: 3 offsets fit, 1 values */ /* merged: 243 samples in the base, 432 new */
-static const int8_t o336[] = {12, 16, 32}; /* merged: 99 samples in the base, 191 new */
-static const int8_t o337[] = {16, 32}; /* merged: 1083 samples in the base, 793 new */
-static const int8_t o338[] = {12, 16, 24, 32, 87};
-static const int8_t o339[] = {16, 24, 32, 87}; /* merged: 1225 samples in the base, 242 new */
-static const int8_t o340[] = {16, 24, 32, 87}; /* merged: 116 samples in the base, 40 new */
-static const int8_t o341[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 1 values */ /* merged: 88 samples in the base, 288 new */
-static const int8_t o342[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */ /* merged: 6 samples in the base, 238 new */
-static const int8_t o343[] = {81, -1, 24, 32, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 55 samples in the base, 347 new; 4: untrusted in the base */
-static const int8_t o344[] = {12, 81, -1, 24, 32, -1}; /* 2: 5 offsets fit, 1 values */ /* 5: 5 offsets fit, 1 values */
-static const int8_t o345[] = {12, 81, -1, 24, 32, -1, -1}; /* 0: 3 offsets fit, 1 values; the guard's bit */ /* 2: 10 offsets fit, 1 values */ /* 5: 10 offsets fit, 1 values */ /* 6: 49 offsets fit, 1 values */
-static const int8_t o346[] = {81, -1, 24, 32, 87}; /* 1: 3 offsets fit, 1 values */ /* merged: 1524 samples in the base, 1339 new */
-static const int8_t o347[] = {81, -1, 24, 32, -1, 68}; /* 1: 5 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */ /* merged: 889 samples in the base, 2 new */
-static const int8_t o348[] = {12, 16, 81, 84, 24, 32, 64};
-static const int8_t o349[] = {12, 16, 81, 24, 32, 64};
-static const int8_t o350[] = {12, 16, 24, 32, 64}; /* merged: 74 samples in the base, 100 new; 4: untrusted in the base */
-static const int8_t o351[] = {12, 16, 24, 32, 64, 87, 77};
-static const int8_t o352[] = {16, 81, 84, 24, 32, 64};
-static const int8_t o353[] = {16, 81, 24, 32, 64}; /* merged: 1418 samples in the base, 11 new */
-static const int8_t o354[] = {16, 24, 32, 64}; /* merged: 1608 samples in the base, 602 new */
-static const int8_t o355[] = {16, 24, 32, 64, 87, 77}; /* merged: 406 samples in the base, 3 new */
-static const int8_t o356[] = {12, 16, 24, 32}; /* merged: 49 samples in the base, 1 new */
-static const int8_t o357[] = {12, 16, 24, 32, 87};
-static const int8_t o358[] = {16, 81, 24, 32}; /* merged: 1505 samples in the base, 1 new */
-static const int8_t o359[] = {-1, -1, -1, -1, 64}; /* 0: 4 offsets fit, 1 values */ /* 1: 55 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */ /* 3: 3 offsets fit, 1 values */
-static const int8_t o360[] = {16, 24, 32}; /* merged: 1026 samples in the base, 198 new */
-static const int8_t o361[] = {16, 24, 32, 87};
-static const int8_t o362[] = {16, 24, 32, 64}; /* merged: 2561 samples in the base, 8 new */
-static const int8_t o363[] = {16, 24, 32, 64, 87}; /* merged: 1458 samples in the base, 1 new */
-static const int8_t o364[] = {12, 16, 24, 32, -1, -1}; /* 2: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 4 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */
-static const int8_t o365[] = {-1, 16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
-static const int8_t o366[] = {16, 24, 32, 64, -1}; /* 4: 4 offsets fit, 1 values */ /* merged: 259 samples in the base, 539 new */
-static const int8_t o367[] = {16, 32}; /* merged: 15 samples in the base, 36 new */
-static const int8_t o368[] = {16, 24, 32, 64}; /* 0: 3 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 1: 45 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o369[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */
-static const int8_t o370[] = {12, 16, 24, 32, 64}; /* 0: 55 offsets fit, 1 values; the guard's bit */
-static const int8_t o371[] = {16, 24, 32, 64}; /* merged: 61 samples in the base, 474 new */
-static const int8_t o372[] = {12, 16, 24, 32}; /* merged: 43 samples in the base, 30 new */
-static const int8_t o373[] = {16, 24, 32}; /* merged: 3741 samples in the base, 942 new */
-static const int8_t o374[] = {12, 16, 24, 32}; /* merged: 123 samples in the base, 169 new */
-static const int8_t o375[] = {16, 24, 32}; /* merged: 1708 samples in the base, 2157 new */
-static const int8_t o376[] = {12, 16, 24, 32, 64};
-static const int8_t o377[] = {16, 24, 32, 64}; /* merged: 61978 samples in the base, 4429 new */
-static const int8_t o378[] = {12, 16, 24, 32, 64}; /* merged: 331 samples in the base, 292 new */
-static const int8_t o379[] = {16, 24, 32, 64}; /* merged: 2054 samples in the base, 1337 new */
-static const int8_t o380[] = {16, -1, -1, 64, 87}; /* 1: 9 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */ /* merged: 104 samples in the base, 9 new */
-static const int8_t o381[] = {16, -1, 24, 32, 64}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 59 offsets fit, 1 values */ /* 4: 2 offsets fit, 2 values; tied, split in operand order */
-static const int8_t o382[] = {16, 24, 32, 64};
-static const int8_t o383[] = {16, 24, 32, 64}; /* 1: 51 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o384[] = {16, 81, 24, 32, 64};
-static const int8_t o385[] = {16, 24, 32, 64}; /* merged: 41 samples in the base, 72 new */
-static const int8_t o386[] = {16, 24, 32}; /* merged: 6 samples in the base, 19 new */
-static const int8_t o387[] = {12, 16, 24, 64};
-static const int8_t o388[] = {16, 24, 64}; /* merged: 114 samples in the base, 9 new */
-static const int8_t o389[] = {-1, -1, 24, 32, -1}; /* 0: 62 offsets fit, 1 values */ /* 1: 11 offsets fit, 1 values */ /* 4: 11 offsets fit, 1 values */
-static const int8_t o390[] = {16, 24, 32, 64}; /* merged: 38473 samples in the base, 16 new */
-static const int8_t o391[] = {16, 24, 32}; /* merged: 2806 samples in the base, 16 new */
+static const int8_t o334[] = {-1, 16, 24}; /* 0: 3 offsets fit, 1 values */ /* merged: 243 samples in the base, 432 new */
+static const int8_t o335[] = {12, 16, 32}; /* merged: 99 samples in the base, 191 new */
+static const int8_t o336[] = {16, 32}; /* merged: 1083 samples in the base, 793 new */
+static const int8_t o337[] = {12, 16, 24, 32, 87};
+static const int8_t o338[] = {16, 24, 32, 87}; /* merged: 1225 samples in the base, 249 new */
+static const int8_t o339[] = {16, 24, 32, 87}; /* merged: 116 samples in the base, 40 new */
+static const int8_t o340[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 1 values */ /* merged: 88 samples in the base, 288 new */
+static const int8_t o341[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */ /* merged: 6 samples in the base, 238 new */
+static const int8_t o342[] = {81, -1, 24, 32, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 55 samples in the base, 347 new; 4: untrusted in the base */
+static const int8_t o343[] = {12, 81, -1, 24, 32, -1}; /* 2: 5 offsets fit, 1 values */ /* 5: 5 offsets fit, 1 values */
+static const int8_t o344[] = {12, 81, -1, 24, 32, -1, -1}; /* 0: 3 offsets fit, 1 values; the guard's bit */ /* 2: 10 offsets fit, 1 values */ /* 5: 10 offsets fit, 1 values */ /* 6: 49 offsets fit, 1 values */
+static const int8_t o345[] = {81, -1, 24, 32, 87}; /* 1: 3 offsets fit, 1 values */ /* merged: 1524 samples in the base, 1339 new */
+static const int8_t o346[] = {81, -1, 24, 32, -1, 68}; /* 1: 5 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */ /* merged: 889 samples in the base, 2 new */
+static const int8_t o347[] = {12, 16, 81, 84, 24, 32, 64};
+static const int8_t o348[] = {12, 16, 81, 24, 32, 64};
+static const int8_t o349[] = {12, 16, 24, 32, 64}; /* merged: 74 samples in the base, 100 new; 4: untrusted in the base */
+static const int8_t o350[] = {12, 16, 24, 32, 64, 87, 77};
+static const int8_t o351[] = {16, 81, 84, 24, 32, 64};
+static const int8_t o352[] = {16, 81, 24, 32, 64}; /* merged: 1418 samples in the base, 11 new */
+static const int8_t o353[] = {16, 24, 32, 64}; /* merged: 1608 samples in the base, 602 new */
+static const int8_t o354[] = {16, 24, 32, 64, 87, 77}; /* merged: 406 samples in the base, 3 new */
+static const int8_t o355[] = {12, 16, 24, 32}; /* merged: 49 samples in the base, 1 new */
+static const int8_t o356[] = {12, 16, 24, 32, 87};
+static const int8_t o357[] = {16, 81, 24, 32}; /* merged: 1505 samples in the base, 1 new */
+static const int8_t o358[] = {-1, -1, -1, -1, 64}; /* 0: 4 offsets fit, 1 values */ /* 1: 55 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */ /* 3: 3 offsets fit, 1 values */
+static const int8_t o359[] = {16, 24, 32}; /* merged: 1026 samples in the base, 198 new */
+static const int8_t o360[] = {16, 24, 32, 87};
+static const int8_t o361[] = {16, 24, 32, 64}; /* merged: 2561 samples in the base, 8 new */
+static const int8_t o362[] = {16, 24, 32, 64, 87}; /* merged: 1458 samples in the base, 1 new */
+static const int8_t o363[] = {12, 16, 24, 32, -1, -1}; /* 2: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 4 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */
+static const int8_t o364[] = {-1, 16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
+static const int8_t o365[] = {16, 24, 32, 64, -1}; /* 4: 4 offsets fit, 1 values */ /* merged: 259 samples in the base, 539 new */
+static const int8_t o366[] = {16, 32}; /* merged: 15 samples in the base, 36 new */
+static const int8_t o367[] = {16, 24, 32, 64}; /* 0: 3 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 1: 45 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o368[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */
+static const int8_t o369[] = {12, 16, 24, 32, 64}; /* 0: 55 offsets fit, 1 values; the guard's bit */
+static const int8_t o370[] = {16, 24, 32, 64}; /* merged: 61 samples in the base, 474 new */
+static const int8_t o371[] = {12, 16, 24, 32}; /* merged: 43 samples in the base, 30 new */
+static const int8_t o372[] = {16, 24, 32}; /* merged: 3741 samples in the base, 942 new */
+static const int8_t o373[] = {12, 16, 24, 32}; /* merged: 123 samples in the base, 169 new */
+static const int8_t o374[] = {16, 24, 32}; /* merged: 1708 samples in the base, 2157 new */
+static const int8_t o375[] = {12, 16, 24, 32, 64};
+static const int8_t o376[] = {16, 24, 32, 64}; /* merged: 61978 samples in the base, 4429 new */
+static const int8_t o377[] = {12, 16, 24, 32, 64}; /* merged: 331 samples in the base, 292 new */
+static const int8_t o378[] = {16, 24, 32, 64}; /* merged: 2054 samples in the base, 1337 new */
+static const int8_t o379[] = {16, -1, -1, 64, 87}; /* 1: 9 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */ /* merged: 104 samples in the base, 9 new */
+static const int8_t o380[] = {16, -1, 24, 32, 64}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 59 offsets fit, 1 values */ /* 4: 2 offsets fit, 2 values; tied, split in operand order */
+static const int8_t o381[] = {16, 24, 32, 64};
+static const int8_t o382[] = {16, 24, 32, 64}; /* 1: 51 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o383[] = {16, 81, 24, 32, 64};
+static const int8_t o384[] = {16, 24, 32, 64}; /* merged: 41 samples in the base, 72 new */
+static const int8_t o385[] = {16, 24, 32}; /* merged: 6 samples in the base, 19 new */
+static const int8_t o386[] = {12, 16, 24, 64};
+static const int8_t o387[] = {16, 24, 64}; /* merged: 114 samples in the base, 9 new */
+static const int8_t o388[] = {-1, -1, 24, 32, -1}; /* 0: 62 offsets fit, 1 values */ /* 1: 11 offsets fit, 1 values */ /* 4: 11 offsets fit, 1 values */
+static const int8_t o389[] = {16, 24, 32, 64}; /* merged: 38473 samples in the base, 16 new */
+static const int8_t o390[] = {16, 24, 32}; /* merged: 2806 samples in the base, 16 new */
+static const int8_t o391[] = {16, 24, 32, 64};
 static const int8_t o392[] = {16, 24, 32, 64};
 static const int8_t o393[] = {16, 24, 32, 64};
-static const int8_t o394[] = {16, 24, 32, 64};
-static const int8_t o395[] = {16, 24, 32}; /* merged: 1378 samples in the base, 37 new */
-static const int8_t o396[] = {16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */
-static const int8_t o397[] = {-1, -1, -1, -1}; /* 0: 5 offsets fit, 1 values */ /* 1: 5 offsets fit, 1 values */ /* 2: 5 offsets fit, 1 values */ /* 3: 3 offsets fit, 1 values */
-static const int8_t o398[] = {16, 24, 32, 87};
-static const int8_t o399[] = {81, -1, 24, 32, 87}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o400[] = {12, -1, -1, -1, -1}; /* 0: 33 offsets fit, 1 values; the guard's bit */ /* 1: 18 offsets fit, 1 values */ /* 2: 18 offsets fit, 1 values */ /* 3: 18 offsets fit, 1 values */ /* 4: 18 offsets fit, 1 values */
-static const int8_t o401[] = {16, 81, 24, 32, -1}; /* 4: 4 offsets fit, 1 values */ /* merged: 94 samples in the base, 30 new */
-static const int8_t o402[] = {16, 24, 32, 64}; /* merged: 381 samples in the base, 19 new */
-static const int8_t o403[] = {16, 24, 32, -1, 87, -1}; /* 3: 7 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */ /* merged: 33 samples in the base, 63 new */
-static const int8_t o404[] = {16, 24, 32};
-static const int8_t o405[] = {16, 24, 32, 87};
-static const int8_t o406[] = {16, 24, 32, 64}; /* merged: 64 samples in the base, 1 new */
-static const int8_t o407[] = {16, 24, 32, 64, -1}; /* 4: 9 offsets fit, 1 values */ /* merged: 12 samples in the base, 4 new */
-static const int8_t o408[] = {16, 24, 32, 64}; /* merged: 324 samples in the base, 1 new */
-static const int8_t o409[] = {16, 24, 32, 64};
-static const int8_t o410[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
-static const int8_t o411[] = {16, 32}; /* merged: 1 samples in the base, 26 new */
+static const int8_t o394[] = {16, 24, 32}; /* merged: 1378 samples in the base, 37 new */
+static const int8_t o395[] = {16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */
+static const int8_t o396[] = {-1, -1, -1, -1}; /* 0: 5 offsets fit, 1 values */ /* 1: 5 offsets fit, 1 values */ /* 2: 5 offsets fit, 1 values */ /* 3: 3 offsets fit, 1 values */
+static const int8_t o397[] = {16, 24, 32, 87};
+static const int8_t o398[] = {81, -1, 24, 32, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o399[] = {12, -1, -1, -1, -1}; /* 0: 33 offsets fit, 1 values; the guard's bit */ /* 1: 18 offsets fit, 1 values */ /* 2: 18 offsets fit, 1 values */ /* 3: 18 offsets fit, 1 values */ /* 4: 18 offsets fit, 1 values */
+static const int8_t o400[] = {16, 81, 24, 32, -1}; /* 4: 4 offsets fit, 1 values */ /* merged: 94 samples in the base, 30 new */
+static const int8_t o401[] = {16, 24, 32, 64}; /* merged: 381 samples in the base, 19 new */
+static const int8_t o402[] = {16, 24, 32, -1, 87, -1}; /* 3: 7 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */ /* merged: 33 samples in the base, 63 new */
+static const int8_t o403[] = {16, 24, 32};
+static const int8_t o404[] = {16, 24, 32, 87};
+static const int8_t o405[] = {16, 24, 32, 64}; /* merged: 64 samples in the base, 1 new */
+static const int8_t o406[] = {16, 24, 32, 64, -1}; /* 4: 9 offsets fit, 1 values */ /* merged: 12 samples in the base, 4 new */
+static const int8_t o407[] = {16, 24, 32, 64}; /* merged: 324 samples in the base, 1 new */
+static const int8_t o408[] = {16, 24, 32, 64};
+static const int8_t o409[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
+static const int8_t o410[] = {16, 32}; /* merged: 1 samples in the base, 26 new */
+static const int8_t o411[] = {16, 32};
 static const int8_t o412[] = {16, 32};
-static const int8_t o413[] = {16, 32};
-static const int8_t o414[] = {81, 24, 32}; /* merged: 14 samples in the base, 263 new; 0: untrusted in the base */
-static const int8_t o415[] = {16, 32}; /* merged: 12 samples in the base, 496 new */
-static const int8_t o416[] = {16, 32}; /* merged: 64 samples in the base, 584 new */
-static const int8_t o417[] = {12, 16, 32};
-static const int8_t o418[] = {16, 32}; /* merged: 194 samples in the base, 731 new */
-static const int8_t o419[] = {16, 32}; /* merged: 7 samples in the base, 48 new */
-static const int8_t o420[] = {16, 32}; /* merged: 9 samples in the base, 65 new */
-static const int8_t o421[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */
-static const int8_t o422[] = {16, 32}; /* merged: 6 samples in the base, 22 new */
-static const int8_t o423[] = {24};
-static const int8_t o424[] = {32};
-static const int8_t o425[] = {16};
-static const int8_t o426[] = {-1}; /* 0: 3 offsets fit, 1 values */
-static const int8_t o427[] = {81, 64, 16, 24, 32};
-static const int8_t o428[] = {64, 16, 24, 32};
-static const int8_t o429[] = {81, 64, 16, 24, 32};
-static const int8_t o430[] = {64, 16, 24, 32};
-static const int8_t o431[] = {81, 64, 16, 24, 32};
+static const int8_t o413[] = {81, 24, 32}; /* merged: 14 samples in the base, 263 new; 0: untrusted in the base */
+static const int8_t o414[] = {16, 32}; /* merged: 12 samples in the base, 496 new */
+static const int8_t o415[] = {16, 32}; /* merged: 64 samples in the base, 584 new */
+static const int8_t o416[] = {12, 16, 32};
+static const int8_t o417[] = {16, 32}; /* merged: 194 samples in the base, 731 new */
+static const int8_t o418[] = {16, 32}; /* merged: 7 samples in the base, 48 new */
+static const int8_t o419[] = {16, 32}; /* merged: 9 samples in the base, 65 new */
+static const int8_t o420[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */
+static const int8_t o421[] = {16, 32}; /* merged: 6 samples in the base, 22 new */
+static const int8_t o422[] = {24};
+static const int8_t o423[] = {32};
+static const int8_t o424[] = {16};
+static const int8_t o425[] = {-1}; /* 0: 3 offsets fit, 1 values */
+static const int8_t o426[] = {81, 64, 16, 24, 32};
+static const int8_t o427[] = {64, 16, 24, 32};
+static const int8_t o428[] = {81, 64, 16, 24, 32};
+static const int8_t o429[] = {64, 16, 24, 32};
+static const int8_t o430[] = {81, 64, 16, 24, 32};
+static const int8_t o431[] = {64, 16, 24, 32};
 static const int8_t o432[] = {64, 16, 24, 32};
-static const int8_t o433[] = {64, 16, 24, 32};
-static const int8_t o434[] = {64, 16, 24};
-static const int8_t o435[] = {12, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
-static const int8_t o436[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 4 offsets fit, 1 values */
-static const int8_t o437[] = {24, 32};
-static const int8_t o438[] = {12, -1}; /* 0: 67 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 1 values */
-static const int8_t o439[] = {12, 24, 32}; /* merged: 519 samples in the base, 14 new */
-static const int8_t o440[] = {24, 32}; /* merged: 4715 samples in the base, 16 new */
-static const int8_t o441[] = {-1, 16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 4 values; tied, split in operand order */ /* 3: 2 offsets fit, 4 values; tied, split in operand order */
-static const int8_t o442[] = {81, 16, 24, 32, 64};
-static const int8_t o443[] = {12, -1, -1}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 9 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */
-static const int8_t o444[] = {16, 24, 32};
-static const int8_t o445[] = {16, 24, 32, 64};
-static const int8_t o446[] = {24, 32, 64};
-static const int8_t o447[] = {16, 24}; /* merged: 1 samples in the base, 16 new */
-static const int8_t o448[] = {-1, 16, 24, 32, 64}; /* 0: 3 offsets fit, 1 values */
-static const int8_t o449[] = {-1, 16, 24}; /* 0: 4 offsets fit, 1 values */
+static const int8_t o433[] = {64, 16, 24};
+static const int8_t o434[] = {12, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
+static const int8_t o435[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 4 offsets fit, 1 values */
+static const int8_t o436[] = {24, 32};
+static const int8_t o437[] = {12, -1}; /* 0: 67 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 1 values */
+static const int8_t o438[] = {12, 24, 32}; /* merged: 519 samples in the base, 14 new */
+static const int8_t o439[] = {24, 32}; /* merged: 4715 samples in the base, 16 new */
+static const int8_t o440[] = {-1, 16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 4 values; tied, split in operand order */ /* 3: 2 offsets fit, 4 values; tied, split in operand order */
+static const int8_t o441[] = {81, 16, 24, 32, 64};
+static const int8_t o442[] = {12, -1, -1}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 9 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */
+static const int8_t o443[] = {16, 24, 32};
+static const int8_t o444[] = {16, 24, 32, 64};
+static const int8_t o445[] = {24, 32, 64};
+static const int8_t o446[] = {16, 24}; /* merged: 1 samples in the base, 16 new */
+static const int8_t o447[] = {-1, 16, 24, 32, 64}; /* 0: 3 offsets fit, 1 values */
+static const int8_t o448[] = {-1, 16, 24}; /* 0: 4 offsets fit, 1 values */
+static const int8_t o449[] = {16, 24};
 static const int8_t o450[] = {16, 24};
-static const int8_t o451[] = {16, 24};
-static const int8_t o452[] = {16, -1, 64}; /* 0: 2 offsets fit, 2 values; narrowed (no overlap, operand order) */ /* 1: 42 offsets fit, 1 values */
-static const int8_t o453[] = {12, 16, 24}; /* merged: 2 samples in the base, 5 new */
-static const int8_t o454[] = {16, 24}; /* merged: 12 samples in the base, 2942 new */
-static const int8_t o455[] = {12, 16, 24, 64};
-static const int8_t o456[] = {16, 24, 64}; /* merged: 68 samples in the base, 2052 new */
-static const int8_t o457[] = {12, 16, 24, 64}; /* merged: 125 samples in the base, 135 new */
-static const int8_t o458[] = {16, 24, 64}; /* merged: 810 samples in the base, 1071 new */
-static const int8_t o459[] = {16, 24, 64}; /* merged: 4 samples in the base, 16 new */
-static const int8_t o460[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* merged: 588 samples in the base, 755 new */
-static const int8_t o461[] = {16, 24, 64}; /* merged: 36 samples in the base, 30 new */
-static const int8_t o462[] = {-1, 16, 24, 32}; /* 0: 2 offsets fit, 1 values */ /* merged: 12 samples in the base, 368 new */
-static const int8_t o463[] = {24, 32}; /* merged: 5 samples in the base, 128 new; 1: untrusted in the base */
-static const int8_t o464[] = {16, 24};
-static const int8_t o465[] = {16, 24, 64}; /* merged: 3 samples in the base, 17 new */
-static const int8_t o466[] = {12, 16, 24, 64}; /* 0: 55 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */ /* 3: 2 offsets fit, 1 values; tied, split in operand order */
-static const int8_t o467[] = {16, 24, 64}; /* merged: 391 samples in the base, 370 new */
-static const int8_t o468[] = {16, 24, 64, 87}; /* merged: 2 samples in the base, 174 new; 3: untrusted in the base */
-static const int8_t o469[] = {12, 16, 24, 64}; /* merged: 84 samples in the base, 12 new */
-static const int8_t o470[] = {16, 24, 64}; /* merged: 395 samples in the base, 801 new */
-static const int8_t o471[] = {12, 16}; /* merged: 46 samples in the base, 106 new */
-static const int8_t o472[] = {16}; /* merged: 190 samples in the base, 580 new */
-static const int8_t o473[] = {16, 24}; /* merged: 92 samples in the base, 19 new */
-static const int8_t o474[] = {12, 16};
-static const int8_t o475[] = {16}; /* merged: 7712 samples in the base, 36 new */
-static const int8_t o476[] = {81, 87}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 2 offsets fit, 2 values; tied */
-static const int8_t t476[] = {0, 0};
-static const int8_t o477[] = {16, -1, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 2 samples in the base, 16 new */
-static const int8_t o478[] = {12, -1, -1, -1}; /* 0: 72 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 3: 3 offsets fit, 1 values */
-static const int8_t o479[] = {16, 24, 87}; /* merged: 584 samples in the base, 375 new */
-static const int8_t o480[] = {16, 24, 87}; /* merged: 27 samples in the base, 96 new */
-static const int8_t o481[] = {16, 24, -1}; /* 2: 8 offsets fit, 1 values */
-static const int8_t o482[] = {16, 24, -1}; /* 2: 6 offsets fit, 1 values */ /* merged: 1 samples in the base, 16 new */
-static const int8_t o483[] = {81, -1, 24, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 100 samples in the base, 1479 new; 3: untrusted in the base */
-static const int8_t o484[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */ /* merged: 3435 samples in the base, 1481 new */
-static const int8_t o485[] = {12, 16, 24, -1}; /* 3: 8 offsets fit, 1 values */ /* merged: 69 samples in the base, 241 new */
-static const int8_t o486[] = {16, 81, 84, 24, 64};
-static const int8_t o487[] = {16, 81, 24, 64}; /* merged: 290 samples in the base, 9 new */
-static const int8_t o488[] = {16, 24, 64}; /* merged: 4851 samples in the base, 2501 new */
-static const int8_t o489[] = {16, 24, 64, 87, 77}; /* merged: 162 samples in the base, 17 new; 2: untrusted in the base; 4: untrusted in the base */
-static const int8_t o490[] = {12, 16, 24};
-static const int8_t o491[] = {16, 24}; /* merged: 673 samples in the base, 245 new */
-static const int8_t o492[] = {16, 24, 64};
-static const int8_t o493[] = {12, 16, 24, 64, -1}; /* 4: 3 offsets fit, 1 values */
-static const int8_t o494[] = {81, 16, 24, 64, -1}; /* 4: 9 offsets fit, 1 values */ /* merged: 338 samples in the base, 732 new */
-static const int8_t o495[] = {16, 24, 64, -1}; /* 3: 4 offsets fit, 1 values */ /* merged: 3255 samples in the base, 3752 new */
-static const int8_t o496[] = {16, 24, 64}; /* merged: 7 samples in the base, 88 new */
-static const int8_t o497[] = {16, 24, -1}; /* 2: 2 offsets fit, 1 values */
-static const int8_t o498[] = {12, 16, 24, 64}; /* merged: 138 samples in the base, 2 new */
-static const int8_t o499[] = {16, 24, 64}; /* merged: 7451 samples in the base, 1161 new */
-static const int8_t o500[] = {81, -1, 87, 77, 68}; /* 1: 3 offsets fit, 1 values */ /* merged: 108 samples in the base, 948 new */
-static const int8_t o501[] = {81, -1, -1, -1, 68}; /* 1: 6 offsets fit, 1 values */ /* 2: 6 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
-static const int8_t o502[] = {12, 16, 24}; /* merged: 47 samples in the base, 56 new */
-static const int8_t o503[] = {16, 24}; /* merged: 41 samples in the base, 628 new */
-static const int8_t o504[] = {16, 24, 64};
-static const int8_t o505[] = {12, 16, 24, 64}; /* merged: 43 samples in the base, 474 new */
-static const int8_t o506[] = {16, 24, 64}; /* merged: 34 samples in the base, 420 new */
-static const int8_t o507[] = {12, 16, 24, 64}; /* merged: 331 samples in the base, 23 new */
-static const int8_t o508[] = {16, 24, 64}; /* merged: 8166 samples in the base, 1959 new */
-static const int8_t o509[] = {16, 24, 64, 87}; /* merged: 125 samples in the base, 11 new */
-static const int8_t o510[] = {12, 16, 24, 64};
-static const int8_t o511[] = {16, 24, 64}; /* merged: 1840 samples in the base, 231 new */
-static const int8_t o512[] = {16, 24, 64}; /* merged: 55 samples in the base, 3 new */
-static const int8_t o513[] = {16, 24}; /* merged: 1 samples in the base, 60 new; 0: untrusted in the base; 1: untrusted in the base */
-static const int8_t o514[] = {16, 24};
-static const int8_t o515[] = {16, 24}; /* merged: 1 samples in the base, 16 new */
-static const int8_t o516[] = {16}; /* merged: 44 samples in the base, 3 new */
-static const int8_t o517[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* merged: 3 samples in the base, 19 new */
-static const int8_t o518[] = {16, 24, 87};
-static const int8_t o519[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o520[] = {16, 81, 24, -1}; /* 3: 4 offsets fit, 1 values */ /* merged: 30 samples in the base, 53 new */
-static const int8_t o521[] = {16, 24, 64}; /* merged: 847 samples in the base, 1 new */
-static const int8_t o522[] = {16, 24, -1, 87, -1}; /* 0: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 2: 38 offsets fit, 1 values */ /* 4: 46 offsets fit, 1 values */
-static const int8_t o523[] = {16, 24}; /* merged: 88 samples in the base, 1 new */
-static const int8_t o524[] = {16, 24, 87};
-static const int8_t o525[] = {-1, 16, 24, 64, -1}; /* 0: 55 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 8 offsets fit, 1 values */
-static const int8_t o526[] = {16, 24, 64, -1}; /* 3: 9 offsets fit, 1 values */ /* merged: 104 samples in the base, 22 new */
-static const int8_t o527[] = {16, 24, 64}; /* merged: 2404 samples in the base, 2 new */
-static const int8_t o528[] = {16, 24, 64};
-static const int8_t o529[] = {16, 24, 64}; /* merged: 7 samples in the base, 16 new */
-static const int8_t o530[] = {16}; /* merged: 9 samples in the base, 237 new */
-static const int8_t o531[] = {0}; /* merged: 4129 samples in the base, 6084 new */
-static const int8_t o532[] = {16}; /* merged: 1521 samples in the base, 1212 new */
-static const int8_t o533[] = {0}; /* merged: 17 samples in the base, 510 new */
-static const int8_t o534[] = {16}; /* merged: 883 samples in the base, 777 new */
-static const int8_t o535[] = {16};
-static const int8_t o536[] = {0}; /* merged: 67 samples in the base, 280 new */
-static const int8_t o537[] = {12};
-static const int8_t o538[] = {16}; /* merged: 883 samples in the base, 777 new */
-static const int8_t o539[] = {0}; /* merged: 4 samples in the base, 2 new */
-static const int8_t o540[] = {0}; /* merged: 994 samples in the base, 1971 new */
-static const int8_t o541[] = {12}; /* merged: 4515 samples in the base, 2468 new */
-static const int8_t o542[] = {12, 87}; /* merged: 9 samples in the base, 237 new */
-static const int8_t o543[] = {-1}; /* 0: 2 offsets fit, 1 values */
-static const int8_t o544[] = {0};
-static const int8_t o545[] = {0}; /* merged: 358 samples in the base, 532 new */
-static const int8_t o546[] = {12}; /* merged: 495 samples in the base, 450 new */
-static const int8_t o547[] = {12, -1}; /* 0: 86 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values */
-static const int8_t o548[] = {24}; /* merged: 38 samples in the base, 241 new */
-static const int8_t o549[] = {0};
-static const int8_t o550[] = {0};
-static const int8_t o551[] = {12, 16, 24}; /* 0: 3 offsets fit, 1 values; the guard's bit */
-static const int8_t o552[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
-static const int8_t o553[] = {16, 32, 24}; /* merged: 20 samples in the base, 18 new */
-static const int8_t o554[] = {12, 16, 32, 24}; /* merged: 927 samples in the base, 12 new */
-static const int8_t o555[] = {16, 32, 24}; /* merged: 8960 samples in the base, 929 new */
-static const int8_t o556[] = {12, 16, 24}; /* 0: 73 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o557[] = {16, 24};
-static const int8_t o558[] = {12, 16, 24};
-static const int8_t o559[] = {16};
-static const int8_t o560[] = {16, 24}; /* merged: 31649 samples in the base, 30 new */
-static const int8_t o561[] = {16, 24, 32};
-static const int8_t o562[] = {16, 32};
-static const int8_t o563[] = {64, 24, 32}; /* merged: 6 samples in the base, 19 new */
-static const int8_t o564[] = {12, 64, 24, 32}; /* merged: 655 samples in the base, 13 new */
-static const int8_t o565[] = {64, 24, 32}; /* merged: 5496 samples in the base, 567 new */
-static const int8_t o566[] = {12, 24, -1, 32}; /* 0: 8 offsets fit, 1 values; the guard's bit */ /* 2: 4 offsets fit, 1 values */
-static const int8_t o567[] = {24, 64, 32};
-static const int8_t o568[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
-static const int8_t o569[] = {12, -1, 16, 64, 24, 32}; /* 0: 51 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o570[] = {-1, 16, -1, 24, 32}; /* 0: 5 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* merged: 1 samples in the base, 16 new */
-static const int8_t o571[] = {12, 64, 24, 32}; /* merged: 2 samples in the base, 16 new */
-static const int8_t o572[] = {64, 24, 32}; /* merged: 16 samples in the base, 48 new */
-static const int8_t o573[] = {0};
-static const int8_t o574[] = {0};
-static const int8_t o575[] = {16, 24, 64};
-static const int8_t o576[] = {24, 32, 64};
-static const int8_t o577[] = {24, 32, 64};
-static const int8_t o578[] = {12, -1, 16, 64, 24, 32}; /* 1: 4 offsets fit, 1 values */ /* merged: 2 samples in the base, 16 new */
-static const int8_t o579[] = {-1, 16, 64, 24, 32}; /* 0: 11 offsets fit, 1 values */ /* merged: 3 samples in the base, 32 new */
-static const int8_t o580[] = {0};
-static const int8_t o581[] = {0};
-static const int8_t o582[] = {-1}; /* 0: 4 offsets fit, 1 values */
-static const int8_t o583[] = {16}; /* merged: 310 samples in the base, 5 new */
-static const int8_t o584[] = {12, 16}; /* 0: 75 offsets fit, 1 values; the guard's bit */
-static const int8_t o585[] = {16}; /* merged: 272 samples in the base, 467 new */
-static const int8_t o586[] = {16, 24, 87};
-static const int8_t o587[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
-static const int8_t o588[] = {81, -1, 24, 87}; /* 1: 2 offsets fit, 1 values */
-static const int8_t o589[] = {81, -1, 24, 87}; /* 1: 6 offsets fit, 1 values */ /* merged: 1458 samples in the base, 479 new */
-static const int8_t o590[] = {68, -1, 24, -1, 81}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 11 offsets fit, 1 values */ /* 3: 11 offsets fit, 1 values */ /* 4: 2 offsets fit, 2 values; tied */
-static const int8_t t590[] = {0, -1, -1, -1, 0};
-static const int8_t o591[] = {12, 16, 81, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
-static const int8_t o592[] = {12, 16, 24, -1}; /* 3: 8 offsets fit, 1 values */ /* merged: 2 samples in the base, 4 new */
-static const int8_t o593[] = {12, 16, 24, -1, 87, -1}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 3: 4 offsets fit, 1 values */ /* 5: 14 offsets fit, 1 values */
-static const int8_t o594[] = {16, 81, 84, 24, 64};
-static const int8_t o595[] = {16, 81, 24, 64}; /* merged: 500 samples in the base, 239 new */
-static const int8_t o596[] = {16, 24, 64}; /* merged: 169 samples in the base, 50 new */
-static const int8_t o597[] = {16, 24, 64, 87, 77}; /* merged: 489 samples in the base, 65 new */
-static const int8_t o598[] = {12, 16, 81, 24}; /* merged: 294 samples in the base, 9 new */
-static const int8_t o599[] = {12, 16, 24, 64, 87}; /* merged: 294 samples in the base, 9 new */
-static const int8_t o600[] = {16, 81, 24}; /* merged: 2309 samples in the base, 11 new */
-static const int8_t o601[] = {16, 24};
-static const int8_t o602[] = {16, 24, -1}; /* 0: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 2: 53 offsets fit, 1 values */
-static const int8_t o603[] = {16, 24, 64, 87}; /* merged: 2309 samples in the base, 11 new */
-static const int8_t o604[] = {12, 16, -1, -1, -1}; /* 2: 4 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */ /* 4: 17 offsets fit, 1 values */ /* merged: 4 samples in the base, 36 new */
-static const int8_t o605[] = {16, 24, 64, -1}; /* 3: 12 offsets fit, 1 values */ /* merged: 4 samples in the base, 16 new */
-static const int8_t o606[] = {16}; /* merged: 4 samples in the base, 36 new */
-static const int8_t o607[] = {16, 24, -1}; /* 2: 2 offsets fit, 1 values */
-static const int8_t o608[] = {12, 16, 24};
-static const int8_t o609[] = {16, 24}; /* merged: 3924 samples in the base, 50 new */
+static const int8_t o451[] = {16, -1, 64}; /* 0: 2 offsets fit, 2 values; narrowed (no overlap, operand order) */ /* 1: 42 offsets fit, 1 values */
+static const int8_t o452[] = {12, 16, 24}; /* merged: 2 samples in the base, 5 new */
+static const int8_t o453[] = {16, 24}; /* merged: 12 samples in the base, 2942 new */
+static const int8_t o454[] = {12, 16, 24, 64};
+static const int8_t o455[] = {16, 24, 64}; /* merged: 68 samples in the base, 2052 new */
+static const int8_t o456[] = {12, 16, 24, 64}; /* merged: 125 samples in the base, 135 new */
+static const int8_t o457[] = {16, 24, 64}; /* merged: 810 samples in the base, 1071 new */
+static const int8_t o458[] = {16, 24, 64}; /* merged: 4 samples in the base, 16 new */
+static const int8_t o459[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* merged: 588 samples in the base, 755 new */
+static const int8_t o460[] = {16, 24, 64}; /* merged: 36 samples in the base, 30 new */
+static const int8_t o461[] = {-1, 16, 24, 32}; /* 0: 2 offsets fit, 1 values */ /* merged: 12 samples in the base, 368 new */
+static const int8_t o462[] = {24, 32}; /* merged: 5 samples in the base, 128 new; 1: untrusted in the base */
+static const int8_t o463[] = {16, 24};
+static const int8_t o464[] = {16, 24, 64}; /* merged: 3 samples in the base, 17 new */
+static const int8_t o465[] = {12, 16, 24, 64}; /* 0: 55 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */ /* 3: 2 offsets fit, 1 values; tied, split in operand order */
+static const int8_t o466[] = {16, 24, 64}; /* merged: 391 samples in the base, 370 new */
+static const int8_t o467[] = {16, 24, 64, 87}; /* merged: 2 samples in the base, 174 new; 3: untrusted in the base */
+static const int8_t o468[] = {12, 16, 24, 64}; /* merged: 84 samples in the base, 12 new */
+static const int8_t o469[] = {16, 24, 64}; /* merged: 395 samples in the base, 801 new */
+static const int8_t o470[] = {12, 16}; /* merged: 46 samples in the base, 106 new */
+static const int8_t o471[] = {16}; /* merged: 190 samples in the base, 580 new */
+static const int8_t o472[] = {16, 24}; /* merged: 92 samples in the base, 19 new */
+static const int8_t o473[] = {12, 16};
+static const int8_t o474[] = {16}; /* merged: 7712 samples in the base, 36 new */
+static const int8_t o475[] = {81, 87}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 2 offsets fit, 2 values; tied */
+static const int8_t t475[] = {0, 0};
+static const int8_t o476[] = {16, -1, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 2 samples in the base, 16 new */
+static const int8_t o477[] = {16, 24, 87}; /* merged: 584 samples in the base, 368 new */
+static const int8_t o478[] = {16, 24, 87}; /* merged: 27 samples in the base, 96 new */
+static const int8_t o479[] = {16, 24, -1}; /* 2: 8 offsets fit, 1 values */
+static const int8_t o480[] = {16, 24, -1}; /* 2: 6 offsets fit, 1 values */ /* merged: 1 samples in the base, 16 new */
+static const int8_t o481[] = {81, -1, 24, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 100 samples in the base, 1479 new; 3: untrusted in the base */
+static const int8_t o482[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */ /* merged: 3435 samples in the base, 1481 new */
+static const int8_t o483[] = {12, 16, 24, -1}; /* 3: 8 offsets fit, 1 values */ /* merged: 69 samples in the base, 241 new */
+static const int8_t o484[] = {16, 81, 84, 24, 64};
+static const int8_t o485[] = {16, 81, 24, 64}; /* merged: 290 samples in the base, 9 new */
+static const int8_t o486[] = {16, 24, 64}; /* merged: 4851 samples in the base, 2501 new */
+static const int8_t o487[] = {16, 24, 64, 87, 77}; /* merged: 162 samples in the base, 17 new; 2: untrusted in the base; 4: untrusted in the base */
+static const int8_t o488[] = {12, 16, 24};
+static const int8_t o489[] = {16, 24}; /* merged: 673 samples in the base, 245 new */
+static const int8_t o490[] = {16, 24, 64};
+static const int8_t o491[] = {12, 16, 24, 64, -1}; /* 4: 3 offsets fit, 1 values */
+static const int8_t o492[] = {81, 16, 24, 64, -1}; /* 4: 9 offsets fit, 1 values */ /* merged: 338 samples in the base, 732 new */
+static const int8_t o493[] = {16, 24, 64, -1}; /* 3: 4 offsets fit, 1 values */ /* merged: 3255 samples in the base, 3752 new */
+static const int8_t o494[] = {16, 24, 64}; /* merged: 7 samples in the base, 88 new */
+static const int8_t o495[] = {16, 24, -1}; /* 2: 2 offsets fit, 1 values */
+static const int8_t o496[] = {12, 16, 24, 64}; /* merged: 138 samples in the base, 2 new */
+static const int8_t o497[] = {16, 24, 64}; /* merged: 7451 samples in the base, 1161 new */
+static const int8_t o498[] = {81, -1, 87, 77, 68}; /* 1: 3 offsets fit, 1 values */ /* merged: 108 samples in the base, 948 new */
+static const int8_t o499[] = {81, -1, -1, -1, 68}; /* 1: 6 offsets fit, 1 values */ /* 2: 6 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
+static const int8_t o500[] = {12, 16, 24}; /* merged: 47 samples in the base, 56 new */
+static const int8_t o501[] = {16, 24}; /* merged: 41 samples in the base, 628 new */
+static const int8_t o502[] = {16, 24, 64};
+static const int8_t o503[] = {12, 16, 24, 64}; /* merged: 43 samples in the base, 474 new */
+static const int8_t o504[] = {16, 24, 64}; /* merged: 34 samples in the base, 420 new */
+static const int8_t o505[] = {12, 16, 24, 64}; /* merged: 331 samples in the base, 23 new */
+static const int8_t o506[] = {16, 24, 64}; /* merged: 8166 samples in the base, 1959 new */
+static const int8_t o507[] = {16, 24, 64, 87}; /* merged: 125 samples in the base, 11 new */
+static const int8_t o508[] = {12, 16, 24, 64};
+static const int8_t o509[] = {16, 24, 64}; /* merged: 1840 samples in the base, 231 new */
+static const int8_t o510[] = {16, 24, 64}; /* merged: 55 samples in the base, 3 new */
+static const int8_t o511[] = {16, 24}; /* merged: 1 samples in the base, 60 new; 0: untrusted in the base; 1: untrusted in the base */
+static const int8_t o512[] = {16, 24};
+static const int8_t o513[] = {16, 24}; /* merged: 1 samples in the base, 16 new */
+static const int8_t o514[] = {16}; /* merged: 44 samples in the base, 3 new */
+static const int8_t o515[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* merged: 3 samples in the base, 19 new */
+static const int8_t o516[] = {16, 24, 87};
+static const int8_t o517[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o518[] = {16, 81, 24, -1}; /* 3: 4 offsets fit, 1 values */ /* merged: 30 samples in the base, 53 new */
+static const int8_t o519[] = {16, 24, 64}; /* merged: 847 samples in the base, 1 new */
+static const int8_t o520[] = {16, 24, -1, 87, -1}; /* 0: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 2: 38 offsets fit, 1 values */ /* 4: 46 offsets fit, 1 values */
+static const int8_t o521[] = {16, 24}; /* merged: 88 samples in the base, 1 new */
+static const int8_t o522[] = {16, 24, 87};
+static const int8_t o523[] = {-1, 16, 24, 64, -1}; /* 0: 55 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 8 offsets fit, 1 values */
+static const int8_t o524[] = {16, 24, 64, -1}; /* 3: 9 offsets fit, 1 values */ /* merged: 104 samples in the base, 22 new */
+static const int8_t o525[] = {16, 24, 64}; /* merged: 2404 samples in the base, 2 new */
+static const int8_t o526[] = {16, 24, 64};
+static const int8_t o527[] = {16, 24, 64}; /* merged: 7 samples in the base, 16 new */
+static const int8_t o528[] = {16}; /* merged: 9 samples in the base, 237 new */
+static const int8_t o529[] = {0}; /* merged: 4129 samples in the base, 6084 new */
+static const int8_t o530[] = {16}; /* merged: 1521 samples in the base, 1212 new */
+static const int8_t o531[] = {0}; /* merged: 17 samples in the base, 510 new */
+static const int8_t o532[] = {16}; /* merged: 883 samples in the base, 777 new */
+static const int8_t o533[] = {16};
+static const int8_t o534[] = {0}; /* merged: 67 samples in the base, 280 new */
+static const int8_t o535[] = {12};
+static const int8_t o536[] = {16}; /* merged: 883 samples in the base, 777 new */
+static const int8_t o537[] = {0}; /* merged: 4 samples in the base, 2 new */
+static const int8_t o538[] = {0}; /* merged: 994 samples in the base, 1971 new */
+static const int8_t o539[] = {12}; /* merged: 4515 samples in the base, 2468 new */
+static const int8_t o540[] = {12, 87}; /* merged: 9 samples in the base, 237 new */
+static const int8_t o541[] = {-1}; /* 0: 2 offsets fit, 1 values */
+static const int8_t o542[] = {0};
+static const int8_t o543[] = {0}; /* merged: 358 samples in the base, 532 new */
+static const int8_t o544[] = {12}; /* merged: 495 samples in the base, 450 new */
+static const int8_t o545[] = {12, -1}; /* 0: 86 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values */
+static const int8_t o546[] = {24}; /* merged: 38 samples in the base, 241 new */
+static const int8_t o547[] = {0};
+static const int8_t o548[] = {0};
+static const int8_t o549[] = {12, 16, 24}; /* 0: 3 offsets fit, 1 values; the guard's bit */
+static const int8_t o550[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
+static const int8_t o551[] = {16, 32, 24}; /* merged: 20 samples in the base, 18 new */
+static const int8_t o552[] = {12, 16, 32, 24}; /* merged: 927 samples in the base, 12 new */
+static const int8_t o553[] = {16, 32, 24}; /* merged: 8960 samples in the base, 929 new */
+static const int8_t o554[] = {12, 16, 24}; /* 0: 73 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o555[] = {16, 24};
+static const int8_t o556[] = {12, 16, 24};
+static const int8_t o557[] = {16};
+static const int8_t o558[] = {16, 24}; /* merged: 31649 samples in the base, 30 new */
+static const int8_t o559[] = {16, 24, 32};
+static const int8_t o560[] = {16, 32};
+static const int8_t o561[] = {64, 24, 32}; /* merged: 6 samples in the base, 19 new */
+static const int8_t o562[] = {12, 64, 24, 32}; /* merged: 655 samples in the base, 13 new */
+static const int8_t o563[] = {64, 24, 32}; /* merged: 5496 samples in the base, 567 new */
+static const int8_t o564[] = {12, 24, -1, 32}; /* 0: 8 offsets fit, 1 values; the guard's bit */ /* 2: 4 offsets fit, 1 values */
+static const int8_t o565[] = {24, 64, 32};
+static const int8_t o566[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
+static const int8_t o567[] = {12, -1, 16, 64, 24, 32}; /* 0: 51 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o568[] = {-1, 16, -1, 24, 32}; /* 0: 5 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* merged: 1 samples in the base, 16 new */
+static const int8_t o569[] = {12, 64, 24, 32}; /* merged: 2 samples in the base, 16 new */
+static const int8_t o570[] = {64, 24, 32}; /* merged: 16 samples in the base, 48 new */
+static const int8_t o571[] = {0};
+static const int8_t o572[] = {0};
+static const int8_t o573[] = {16, 24, 64};
+static const int8_t o574[] = {24, 32, 64};
+static const int8_t o575[] = {24, 32, 64};
+static const int8_t o576[] = {12, -1, 16, 64, 24, 32}; /* 1: 4 offsets fit, 1 values */ /* merged: 2 samples in the base, 16 new */
+static const int8_t o577[] = {-1, 16, 64, 24, 32}; /* 0: 11 offsets fit, 1 values */ /* merged: 3 samples in the base, 32 new */
+static const int8_t o578[] = {0};
+static const int8_t o579[] = {0};
+static const int8_t o580[] = {-1}; /* 0: 4 offsets fit, 1 values */
+static const int8_t o581[] = {16}; /* merged: 310 samples in the base, 5 new */
+static const int8_t o582[] = {12, 16}; /* 0: 75 offsets fit, 1 values; the guard's bit */
+static const int8_t o583[] = {16}; /* merged: 272 samples in the base, 467 new */
+static const int8_t o584[] = {16, 24, 87};
+static const int8_t o585[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
+static const int8_t o586[] = {81, -1, 24, 87}; /* 1: 2 offsets fit, 1 values */
+static const int8_t o587[] = {81, -1, 24, 87}; /* 1: 6 offsets fit, 1 values */ /* merged: 1458 samples in the base, 479 new */
+static const int8_t o588[] = {68, -1, 24, -1, 81}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 11 offsets fit, 1 values */ /* 3: 11 offsets fit, 1 values */ /* 4: 2 offsets fit, 2 values; tied */
+static const int8_t t588[] = {0, -1, -1, -1, 0};
+static const int8_t o589[] = {12, 16, 81, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
+static const int8_t o590[] = {12, 16, 24, -1}; /* 3: 8 offsets fit, 1 values */ /* merged: 2 samples in the base, 4 new */
+static const int8_t o591[] = {12, 16, 24, -1, 87, -1}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 3: 4 offsets fit, 1 values */ /* 5: 14 offsets fit, 1 values */
+static const int8_t o592[] = {16, 81, 84, 24, 64};
+static const int8_t o593[] = {16, 81, 24, 64}; /* merged: 500 samples in the base, 239 new */
+static const int8_t o594[] = {16, 24, 64}; /* merged: 169 samples in the base, 50 new */
+static const int8_t o595[] = {16, 24, 64, 87, 77}; /* merged: 489 samples in the base, 65 new */
+static const int8_t o596[] = {12, 16, 81, 24}; /* merged: 294 samples in the base, 9 new */
+static const int8_t o597[] = {12, 16, 24, 64, 87}; /* merged: 294 samples in the base, 9 new */
+static const int8_t o598[] = {16, 81, 24}; /* merged: 2309 samples in the base, 11 new */
+static const int8_t o599[] = {16, 24};
+static const int8_t o600[] = {16, 24, -1}; /* 0: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 2: 53 offsets fit, 1 values */
+static const int8_t o601[] = {16, 24, 64, 87}; /* merged: 2309 samples in the base, 11 new */
+static const int8_t o602[] = {12, 16, -1, -1, -1}; /* 2: 4 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */ /* 4: 17 offsets fit, 1 values */ /* merged: 4 samples in the base, 36 new */
+static const int8_t o603[] = {16, 24, 64, -1}; /* 3: 12 offsets fit, 1 values */ /* merged: 4 samples in the base, 16 new */
+static const int8_t o604[] = {16}; /* merged: 4 samples in the base, 36 new */
+static const int8_t o605[] = {16, 24, -1}; /* 2: 2 offsets fit, 1 values */
+static const int8_t o606[] = {12, 16, 24};
+static const int8_t o607[] = {16, 24}; /* merged: 3924 samples in the base, 50 new */
+static const int8_t o608[] = {12, 16, 24, 64};
+static const int8_t o609[] = {16, 24, 64}; /* merged: 3752 samples in the base, 156 new */
 static const int8_t o610[] = {12, 16, 24, 64};
-static const int8_t o611[] = {16, 24, 64}; /* merged: 3752 samples in the base, 156 new */
-static const int8_t o612[] = {12, 16, 24, 64};
-static const int8_t o613[] = {16, 24, 64}; /* merged: 1722 samples in the base, 549 new */
-static const int8_t o614[] = {12, 16, 24, 64}; /* merged: 150 samples in the base, 4 new */
-static const int8_t o615[] = {16, 24, 64}; /* merged: 2350 samples in the base, 267 new */
-static const int8_t o616[] = {12, 16, 24};
-static const int8_t o617[] = {16, 24};
-static const int8_t o618[] = {12, 16, 24, 64};
-static const int8_t o619[] = {16, 24, 64};
-static const int8_t o620[] = {16}; /* merged: 1314 samples in the base, 585 new */
-static const int8_t o621[] = {16}; /* merged: 12 samples in the base, 231 new */
-static const int8_t o622[] = {16}; /* merged: 1 samples in the base, 17 new; 0: untrusted in the base */
-static const int8_t o623[] = {-1}; /* 0: 2 offsets fit, 2 values */
-static const int8_t o624[] = {16};
-static const int8_t o625[] = {0}; /* merged: 996 samples in the base, 8 new */
-static const int8_t o626[] = {81, 64, 16, 24, 32}; /* merged: 1 samples in the base, 48 new; 0: untrusted in the base */
-static const int8_t o627[] = {64, 16, 24, 32}; /* merged: 33 samples in the base, 448 new */
+static const int8_t o611[] = {16, 24, 64}; /* merged: 1722 samples in the base, 549 new */
+static const int8_t o612[] = {12, 16, 24, 64}; /* merged: 150 samples in the base, 4 new */
+static const int8_t o613[] = {16, 24, 64}; /* merged: 2350 samples in the base, 267 new */
+static const int8_t o614[] = {12, 16, 24};
+static const int8_t o615[] = {16, 24};
+static const int8_t o616[] = {12, 16, 24, 64};
+static const int8_t o617[] = {16, 24, 64};
+static const int8_t o618[] = {16}; /* merged: 1314 samples in the base, 585 new */
+static const int8_t o619[] = {16}; /* merged: 12 samples in the base, 231 new */
+static const int8_t o620[] = {16}; /* merged: 1 samples in the base, 17 new; 0: untrusted in the base */
+static const int8_t o621[] = {-1}; /* 0: 2 offsets fit, 2 values */
+static const int8_t o622[] = {16};
+static const int8_t o623[] = {0}; /* merged: 996 samples in the base, 8 new */
+static const int8_t o624[] = {81, 64, 16, 24, 32}; /* merged: 1 samples in the base, 48 new; 0: untrusted in the base */
+static const int8_t o625[] = {64, 16, 24, 32}; /* merged: 33 samples in the base, 448 new */
+static const int8_t o626[] = {81, 64, 16, 24, 32};
+static const int8_t o627[] = {64, 16, 24, 32}; /* merged: 6 samples in the base, 144 new */
 static const int8_t o628[] = {81, 64, 16, 24, 32};
-static const int8_t o629[] = {64, 16, 24, 32}; /* merged: 6 samples in the base, 144 new */
-static const int8_t o630[] = {81, 64, 16, 24, 32};
-static const int8_t o631[] = {64, 16, 24}; /* merged: 5 samples in the base, 64 new */
-static const int8_t o632[] = {64, 16, 24, 32}; /* merged: 4 samples in the base, 128 new */
-static const int8_t o633[] = {64, 16, 24, 32}; /* merged: 2 samples in the base, 96 new */
-static const int8_t o634[] = {64, 16, 24}; /* merged: 3 samples in the base, 60 new */
-static const int8_t o635[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */
-static const int8_t o636[] = {16, 24}; /* merged: 10 samples in the base, 208 new */
-static const int8_t o637[] = {24, 32}; /* merged: 4 samples in the base, 48 new */
-static const int8_t o638[] = {24, 32}; /* merged: 8 samples in the base, 144 new */
-static const int8_t o639[] = {16, 32}; /* merged: 356 samples in the base, 97 new */
-static const int8_t o640[] = {16, 24, 32, 87};
-static const int8_t o641[] = {81, -1, 24, 32, 87}; /* 1: 6 offsets fit, 1 values */ /* merged: 1283 samples in the base, 5 new */
-static const int8_t o642[] = {81, -1, 24, 32, -1, 68}; /* 1: 5 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */
-static const int8_t o643[] = {12, 16, 81, 84, 24, 32, 64};
-static const int8_t o644[] = {12, 16, 81, 24, 32, -1}; /* 5: 2 offsets fit, 1 values */
-static const int8_t o645[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
-static const int8_t o646[] = {16, 81, 84, 24, 32, 64};
-static const int8_t o647[] = {16, 81, 24, 32, -1}; /* 4: 2 offsets fit, 1 values */
-static const int8_t o648[] = {16, 24, 32, 64}; /* merged: 512 samples in the base, 19 new */
-static const int8_t o649[] = {16, 24, 32, 64, 87, 77};
-static const int8_t o650[] = {12, 16, 24, 32, 87}; /* 0: 5 offsets fit, 1 values; the guard's bit */
-static const int8_t o651[] = {16, 81, 24, 32};
-static const int8_t o652[] = {16, 24, 32};
-static const int8_t o653[] = {16, 24, 32, 87};
-static const int8_t o654[] = {16, 24, 32, 64, 87};
-static const int8_t o655[] = {12, 16, -1, -1, -1, -1}; /* 2: 4 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values */ /* 4: 4 offsets fit, 1 values */ /* 5: 18 offsets fit, 1 values */
-static const int8_t o656[] = {16, 24, 32, 64, -1}; /* 4: 5 offsets fit, 1 values */ /* merged: 107 samples in the base, 18 new */
-static const int8_t o657[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */
-static const int8_t o658[] = {12, 16, 24, 32, 64};
-static const int8_t o659[] = {16, 24, 32, 64}; /* merged: 1546 samples in the base, 5 new */
-static const int8_t o660[] = {16, 24, 32, 64};
-static const int8_t o661[] = {12, 16, 32}; /* 0: 74 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o662[] = {16, 32}; /* merged: 367 samples in the base, 32 new */
-static const int8_t o663[] = {16, 32}; /* merged: 3 samples in the base, 17 new */
-static const int8_t o664[] = {16, 32};
-static const int8_t o665[] = {16, 32}; /* merged: 1 samples in the base, 3 new */
-static const int8_t o666[] = {16, -1}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o667[] = {16, 24, 64, 32}; /* merged: 435 samples in the base, 117 new */
-static const int8_t o668[] = {16, 24, 64, 32}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 2 offsets fit, 2 values; tied, split in operand order */
-static const int8_t o669[] = {16};
-static const int8_t o670[] = {16};
-static const int8_t o671[] = {-1, 16, 24}; /* 0: 3 offsets fit, 1 values */ /* merged: 215 samples in the base, 430 new */
-static const int8_t o672[] = {16, 24, 64}; /* merged: 2 samples in the base, 16 new */
-static const int8_t o673[] = {16, -1}; /* 1: 4 offsets fit, 1 values */
-static const int8_t o674[] = {12, 16, -1, 24}; /* 0: 2 offsets fit, 2 values; the guard's bit */ /* 2: 2 offsets fit, 1 values */
-static const int8_t o675[] = {16, -1, 24}; /* 1: 2 offsets fit, 1 values */
-static const int8_t o676[] = {12, 16, 32}; /* merged: 93 samples in the base, 150 new */
-static const int8_t o677[] = {16, 32}; /* merged: 1472 samples in the base, 780 new */
-static const int8_t o678[] = {12, 16, 24, 32, 87};
-static const int8_t o679[] = {16, 24, 32, 87}; /* merged: 1441 samples in the base, 242 new */
-static const int8_t o680[] = {16, 24, 32, 87}; /* merged: 116 samples in the base, 40 new */
-static const int8_t o681[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 1 values */ /* merged: 88 samples in the base, 288 new */
-static const int8_t o682[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */ /* merged: 6 samples in the base, 238 new */
-static const int8_t o683[] = {81, -1, 24, 32, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 55 samples in the base, 347 new; 4: untrusted in the base */
-static const int8_t o684[] = {12, 81, -1, 24, 32, -1}; /* 2: 5 offsets fit, 1 values */ /* 5: 5 offsets fit, 1 values */
-static const int8_t o685[] = {12, 81, -1, 24, 32, -1, -1}; /* 0: 3 offsets fit, 1 values; the guard's bit */ /* 2: 10 offsets fit, 1 values */ /* 5: 10 offsets fit, 1 values */ /* 6: 48 offsets fit, 1 values */
-static const int8_t o686[] = {81, -1, 24, 32, 87}; /* 1: 3 offsets fit, 1 values */ /* merged: 1699 samples in the base, 1339 new */
-static const int8_t o687[] = {81, -1, 24, 32, -1, 68}; /* 1: 5 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */ /* merged: 979 samples in the base, 2 new */
-static const int8_t o688[] = {12, 16, 81, 84, 24, 32, 64};
-static const int8_t o689[] = {12, 16, 81, 24, 32, 64};
-static const int8_t o690[] = {12, 16, 24, 32, 64}; /* merged: 73 samples in the base, 95 new; 4: untrusted in the base */
-static const int8_t o691[] = {12, 16, 24, 32, 64, 87, 77};
-static const int8_t o692[] = {16, 81, 84, 24, 32, 64};
-static const int8_t o693[] = {16, 81, 24, 32, 64}; /* merged: 1740 samples in the base, 11 new */
-static const int8_t o694[] = {16, 24, 32, 64}; /* merged: 1749 samples in the base, 547 new */
-static const int8_t o695[] = {16, 24, 32, 64, 87, 77}; /* merged: 593 samples in the base, 4 new */
-static const int8_t o696[] = {12, 16, 24, 32}; /* merged: 44 samples in the base, 1 new */
-static const int8_t o697[] = {12, 16, 24, 32, 87};
-static const int8_t o698[] = {16, 81, 24, 32}; /* merged: 2111 samples in the base, 1 new */
-static const int8_t o699[] = {-1, -1, -1, -1, 64}; /* 0: 4 offsets fit, 1 values */ /* 1: 55 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */ /* 3: 3 offsets fit, 1 values */
-static const int8_t o700[] = {16, 24, 32}; /* merged: 1039 samples in the base, 179 new */
-static const int8_t o701[] = {16, 24, 32, 87};
-static const int8_t o702[] = {16, 24, 32, 64}; /* merged: 2613 samples in the base, 8 new */
-static const int8_t o703[] = {16, 24, 32, 64, 87}; /* merged: 2056 samples in the base, 1 new */
-static const int8_t o704[] = {12, 16, 24, 32, -1, -1}; /* 2: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 4 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */
-static const int8_t o705[] = {-1, 16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
-static const int8_t o706[] = {16, 24, 32, 64, -1}; /* 4: 4 offsets fit, 1 values */ /* merged: 347 samples in the base, 539 new */
-static const int8_t o707[] = {16, 32}; /* merged: 15 samples in the base, 36 new */
-static const int8_t o708[] = {16, 24, 32, 64}; /* 0: 3 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 1: 45 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o709[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */
-static const int8_t o710[] = {12, 16, 24, 32, 64}; /* 0: 55 offsets fit, 1 values; the guard's bit */
-static const int8_t o711[] = {16, 24, 32, 64}; /* merged: 61 samples in the base, 474 new */
-static const int8_t o712[] = {12, 16, 24, 32}; /* merged: 43 samples in the base, 30 new */
-static const int8_t o713[] = {16, 24, 32}; /* merged: 3741 samples in the base, 942 new */
-static const int8_t o714[] = {12, 16, 24, 32}; /* merged: 123 samples in the base, 169 new */
-static const int8_t o715[] = {16, 24, 32}; /* merged: 1708 samples in the base, 2157 new */
-static const int8_t o716[] = {12, 16, 24, 32, 64};
-static const int8_t o717[] = {16, 24, 32, 64}; /* merged: 61978 samples in the base, 4429 new */
-static const int8_t o718[] = {12, 16, 24, 32, 64}; /* merged: 333 samples in the base, 335 new */
-static const int8_t o719[] = {16, 24, 32, 64}; /* merged: 2207 samples in the base, 1301 new */
-static const int8_t o720[] = {16, -1, -1, 64, 87}; /* 1: 9 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */ /* merged: 107 samples in the base, 9 new */
-static const int8_t o721[] = {16, -1, 24, 32, 64}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 59 offsets fit, 1 values */ /* 4: 2 offsets fit, 2 values; tied, split in operand order */
-static const int8_t o722[] = {16, 24, 32, 64};
-static const int8_t o723[] = {16, 24, 32, 64}; /* 1: 51 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o724[] = {16, 81, 24, 32, 64};
-static const int8_t o725[] = {16, 24, 32, 64}; /* merged: 41 samples in the base, 72 new */
-static const int8_t o726[] = {16, 24, 32}; /* merged: 6 samples in the base, 19 new */
-static const int8_t o727[] = {12, 16, 24, 64};
-static const int8_t o728[] = {16, 24, 64}; /* merged: 114 samples in the base, 9 new */
-static const int8_t o729[] = {-1, -1, 24, 32, -1}; /* 0: 62 offsets fit, 1 values */ /* 1: 11 offsets fit, 1 values */ /* 4: 11 offsets fit, 1 values */
-static const int8_t o730[] = {16, 24, 32, 64}; /* merged: 38473 samples in the base, 16 new */
-static const int8_t o731[] = {16, 24, 32}; /* merged: 2806 samples in the base, 16 new */
+static const int8_t o629[] = {64, 16, 24}; /* merged: 5 samples in the base, 64 new */
+static const int8_t o630[] = {64, 16, 24, 32}; /* merged: 4 samples in the base, 128 new */
+static const int8_t o631[] = {64, 16, 24, 32}; /* merged: 2 samples in the base, 96 new */
+static const int8_t o632[] = {64, 16, 24}; /* merged: 3 samples in the base, 60 new */
+static const int8_t o633[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */
+static const int8_t o634[] = {16, 24}; /* merged: 10 samples in the base, 208 new */
+static const int8_t o635[] = {24, 32}; /* merged: 4 samples in the base, 48 new */
+static const int8_t o636[] = {24, 32}; /* merged: 8 samples in the base, 144 new */
+static const int8_t o637[] = {16, 32}; /* merged: 356 samples in the base, 97 new */
+static const int8_t o638[] = {16, 24, 32, 87};
+static const int8_t o639[] = {81, -1, 24, 32, 87}; /* 1: 6 offsets fit, 1 values */ /* merged: 1283 samples in the base, 5 new */
+static const int8_t o640[] = {81, -1, 24, 32, -1, 68}; /* 1: 5 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */
+static const int8_t o641[] = {12, 16, 81, 84, 24, 32, 64};
+static const int8_t o642[] = {12, 16, 81, 24, 32, -1}; /* 5: 2 offsets fit, 1 values */
+static const int8_t o643[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
+static const int8_t o644[] = {16, 81, 84, 24, 32, 64};
+static const int8_t o645[] = {16, 81, 24, 32, -1}; /* 4: 2 offsets fit, 1 values */
+static const int8_t o646[] = {16, 24, 32, 64}; /* merged: 512 samples in the base, 19 new */
+static const int8_t o647[] = {16, 24, 32, 64, 87, 77};
+static const int8_t o648[] = {12, 16, 24, 32, 87}; /* 0: 5 offsets fit, 1 values; the guard's bit */
+static const int8_t o649[] = {16, 81, 24, 32};
+static const int8_t o650[] = {16, 24, 32};
+static const int8_t o651[] = {16, 24, 32, 87};
+static const int8_t o652[] = {16, 24, 32, 64, 87};
+static const int8_t o653[] = {12, 16, -1, -1, -1, -1}; /* 2: 4 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values */ /* 4: 4 offsets fit, 1 values */ /* 5: 18 offsets fit, 1 values */
+static const int8_t o654[] = {16, 24, 32, 64, -1}; /* 4: 5 offsets fit, 1 values */ /* merged: 107 samples in the base, 18 new */
+static const int8_t o655[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */
+static const int8_t o656[] = {12, 16, 24, 32, 64};
+static const int8_t o657[] = {16, 24, 32, 64}; /* merged: 1546 samples in the base, 5 new */
+static const int8_t o658[] = {16, 24, 32, 64};
+static const int8_t o659[] = {12, 16, 32}; /* 0: 74 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o660[] = {16, 32}; /* merged: 367 samples in the base, 32 new */
+static const int8_t o661[] = {16, 32}; /* merged: 3 samples in the base, 17 new */
+static const int8_t o662[] = {16, 32};
+static const int8_t o663[] = {16, 32}; /* merged: 1 samples in the base, 3 new */
+static const int8_t o664[] = {16, -1}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o665[] = {16, 24, 64, 32}; /* merged: 435 samples in the base, 117 new */
+static const int8_t o666[] = {16, 24, 64, 32}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 2 offsets fit, 2 values; tied, split in operand order */
+static const int8_t o667[] = {16};
+static const int8_t o668[] = {16};
+static const int8_t o669[] = {-1, 16, 24}; /* 0: 3 offsets fit, 1 values */ /* merged: 215 samples in the base, 430 new */
+static const int8_t o670[] = {16, 24, 64}; /* merged: 2 samples in the base, 16 new */
+static const int8_t o671[] = {16, -1}; /* 1: 4 offsets fit, 1 values */
+static const int8_t o672[] = {12, 16, -1, 24}; /* 0: 2 offsets fit, 2 values; the guard's bit */ /* 2: 2 offsets fit, 1 values */
+static const int8_t o673[] = {16, -1, 24}; /* 1: 2 offsets fit, 1 values */
+static const int8_t o674[] = {12, 16, 32}; /* merged: 93 samples in the base, 150 new */
+static const int8_t o675[] = {16, 32}; /* merged: 1472 samples in the base, 780 new */
+static const int8_t o676[] = {12, 16, 24, 32, 87};
+static const int8_t o677[] = {16, 24, 32, 87}; /* merged: 1441 samples in the base, 249 new */
+static const int8_t o678[] = {16, 24, 32, 87}; /* merged: 116 samples in the base, 40 new */
+static const int8_t o679[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 1 values */ /* merged: 88 samples in the base, 288 new */
+static const int8_t o680[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */ /* merged: 6 samples in the base, 238 new */
+static const int8_t o681[] = {81, -1, 24, 32, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 55 samples in the base, 347 new; 4: untrusted in the base */
+static const int8_t o682[] = {12, 81, -1, 24, 32, -1}; /* 2: 5 offsets fit, 1 values */ /* 5: 5 offsets fit, 1 values */
+static const int8_t o683[] = {12, 81, -1, 24, 32, -1, -1}; /* 0: 3 offsets fit, 1 values; the guard's bit */ /* 2: 10 offsets fit, 1 values */ /* 5: 10 offsets fit, 1 values */ /* 6: 48 offsets fit, 1 values */
+static const int8_t o684[] = {81, -1, 24, 32, 87}; /* 1: 3 offsets fit, 1 values */ /* merged: 1699 samples in the base, 1339 new */
+static const int8_t o685[] = {81, -1, 24, 32, -1, 68}; /* 1: 5 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */ /* merged: 979 samples in the base, 2 new */
+static const int8_t o686[] = {12, 16, 81, 84, 24, 32, 64};
+static const int8_t o687[] = {12, 16, 81, 24, 32, 64};
+static const int8_t o688[] = {12, 16, 24, 32, 64}; /* merged: 73 samples in the base, 95 new; 4: untrusted in the base */
+static const int8_t o689[] = {12, 16, 24, 32, 64, 87, 77};
+static const int8_t o690[] = {16, 81, 84, 24, 32, 64};
+static const int8_t o691[] = {16, 81, 24, 32, 64}; /* merged: 1740 samples in the base, 11 new */
+static const int8_t o692[] = {16, 24, 32, 64}; /* merged: 1749 samples in the base, 547 new */
+static const int8_t o693[] = {16, 24, 32, 64, 87, 77}; /* merged: 593 samples in the base, 4 new */
+static const int8_t o694[] = {12, 16, 24, 32}; /* merged: 44 samples in the base, 1 new */
+static const int8_t o695[] = {12, 16, 24, 32, 87};
+static const int8_t o696[] = {16, 81, 24, 32}; /* merged: 2111 samples in the base, 1 new */
+static const int8_t o697[] = {-1, -1, -1, -1, 64}; /* 0: 4 offsets fit, 1 values */ /* 1: 55 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */ /* 3: 3 offsets fit, 1 values */
+static const int8_t o698[] = {16, 24, 32}; /* merged: 1039 samples in the base, 179 new */
+static const int8_t o699[] = {16, 24, 32, 87};
+static const int8_t o700[] = {16, 24, 32, 64}; /* merged: 2613 samples in the base, 8 new */
+static const int8_t o701[] = {16, 24, 32, 64, 87}; /* merged: 2056 samples in the base, 1 new */
+static const int8_t o702[] = {12, 16, 24, 32, -1, -1}; /* 2: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 4 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */
+static const int8_t o703[] = {-1, 16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
+static const int8_t o704[] = {16, 24, 32, 64, -1}; /* 4: 4 offsets fit, 1 values */ /* merged: 347 samples in the base, 539 new */
+static const int8_t o705[] = {16, 32}; /* merged: 15 samples in the base, 36 new */
+static const int8_t o706[] = {16, 24, 32, 64}; /* 0: 3 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 1: 45 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o707[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */
+static const int8_t o708[] = {12, 16, 24, 32, 64}; /* 0: 55 offsets fit, 1 values; the guard's bit */
+static const int8_t o709[] = {16, 24, 32, 64}; /* merged: 61 samples in the base, 474 new */
+static const int8_t o710[] = {12, 16, 24, 32}; /* merged: 43 samples in the base, 30 new */
+static const int8_t o711[] = {16, 24, 32}; /* merged: 3741 samples in the base, 942 new */
+static const int8_t o712[] = {12, 16, 24, 32}; /* merged: 123 samples in the base, 169 new */
+static const int8_t o713[] = {16, 24, 32}; /* merged: 1708 samples in the base, 2157 new */
+static const int8_t o714[] = {12, 16, 24, 32, 64};
+static const int8_t o715[] = {16, 24, 32, 64}; /* merged: 61978 samples in the base, 4429 new */
+static const int8_t o716[] = {12, 16, 24, 32, 64}; /* merged: 333 samples in the base, 335 new */
+static const int8_t o717[] = {16, 24, 32, 64}; /* merged: 2207 samples in the base, 1301 new */
+static const int8_t o718[] = {16, -1, -1, 64, 87}; /* 1: 9 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */ /* merged: 107 samples in the base, 9 new */
+static const int8_t o719[] = {16, -1, 24, 32, 64}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 59 offsets fit, 1 values */ /* 4: 2 offsets fit, 2 values; tied, split in operand order */
+static const int8_t o720[] = {16, 24, 32, 64};
+static const int8_t o721[] = {16, 24, 32, 64}; /* 1: 51 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o722[] = {16, 81, 24, 32, 64};
+static const int8_t o723[] = {16, 24, 32, 64}; /* merged: 41 samples in the base, 72 new */
+static const int8_t o724[] = {16, 24, 32}; /* merged: 6 samples in the base, 19 new */
+static const int8_t o725[] = {12, 16, 24, 64};
+static const int8_t o726[] = {16, 24, 64}; /* merged: 114 samples in the base, 9 new */
+static const int8_t o727[] = {-1, -1, 24, 32, -1}; /* 0: 62 offsets fit, 1 values */ /* 1: 11 offsets fit, 1 values */ /* 4: 11 offsets fit, 1 values */
+static const int8_t o728[] = {16, 24, 32, 64}; /* merged: 38473 samples in the base, 16 new */
+static const int8_t o729[] = {16, 24, 32}; /* merged: 2806 samples in the base, 16 new */
+static const int8_t o730[] = {16, 24, 32, 64};
+static const int8_t o731[] = {16, 24, 32, 64}; /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
 static const int8_t o732[] = {16, 24, 32, 64};
-static const int8_t o733[] = {16, 24, 32, 64}; /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o734[] = {16, 24, 32, 64};
-static const int8_t o735[] = {16, 24, 32}; /* merged: 1378 samples in the base, 37 new */
-static const int8_t o736[] = {16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */
-static const int8_t o737[] = {16, -1, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* 3: 3 offsets fit, 1 values */
-static const int8_t o738[] = {16, 32}; /* merged: 59 samples in the base, 548 new */
-static const int8_t o739[] = {16, 24, 32, 87};
-static const int8_t o740[] = {81, -1, 24, 32, 87}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o741[] = {12, -1, -1, -1, -1}; /* 0: 33 offsets fit, 1 values; the guard's bit */ /* 1: 18 offsets fit, 1 values */ /* 2: 18 offsets fit, 1 values */ /* 3: 18 offsets fit, 1 values */ /* 4: 18 offsets fit, 1 values */
-static const int8_t o742[] = {16, 81, 24, 32, -1}; /* 4: 4 offsets fit, 1 values */ /* merged: 76 samples in the base, 30 new */
-static const int8_t o743[] = {16, 24, 32, 64}; /* merged: 267 samples in the base, 19 new */
-static const int8_t o744[] = {16, 24, 32, -1, 87, -1}; /* 3: 7 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */ /* merged: 29 samples in the base, 63 new */
-static const int8_t o745[] = {16, 24, 32};
-static const int8_t o746[] = {16, 24, 32, 87};
-static const int8_t o747[] = {16, 24, 32, 64}; /* merged: 64 samples in the base, 1 new */
-static const int8_t o748[] = {16, 24, 32, 64, -1}; /* 4: 9 offsets fit, 1 values */ /* merged: 12 samples in the base, 4 new */
-static const int8_t o749[] = {16, 24, 32, 64}; /* merged: 204 samples in the base, 1 new */
-static const int8_t o750[] = {16, 24, 32, 64};
-static const int8_t o751[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
-static const int8_t o752[] = {16, 32}; /* merged: 1 samples in the base, 26 new */
-static const int8_t o753[] = {16, 32};
-static const int8_t o754[] = {16, 32};
-static const int8_t o755[] = {81, 24, 32}; /* merged: 14 samples in the base, 263 new; 0: untrusted in the base */
-static const int8_t o756[] = {16, 32}; /* merged: 12 samples in the base, 496 new */
-static const int8_t o757[] = {16, 32}; /* merged: 5 samples in the base, 36 new */
-static const int8_t o758[] = {12, 16, 32};
-static const int8_t o759[] = {16, 32}; /* merged: 194 samples in the base, 731 new */
-static const int8_t o760[] = {16, 32}; /* merged: 7 samples in the base, 48 new */
-static const int8_t o761[] = {16, 32}; /* merged: 9 samples in the base, 65 new */
-static const int8_t o762[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */
-static const int8_t o763[] = {16, 32}; /* merged: 6 samples in the base, 22 new */
-static const int8_t o764[] = {24};
-static const int8_t o765[] = {32};
-static const int8_t o766[] = {16};
-static const int8_t o767[] = {-1}; /* 0: 3 offsets fit, 1 values */
+static const int8_t o733[] = {16, 24, 32}; /* merged: 1378 samples in the base, 37 new */
+static const int8_t o734[] = {16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */
+static const int8_t o735[] = {16, -1, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* 3: 3 offsets fit, 1 values */
+static const int8_t o736[] = {16, 32}; /* merged: 59 samples in the base, 548 new */
+static const int8_t o737[] = {16, 24, 32, 87};
+static const int8_t o738[] = {81, -1, 24, 32, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o739[] = {12, -1, -1, -1, -1}; /* 0: 33 offsets fit, 1 values; the guard's bit */ /* 1: 18 offsets fit, 1 values */ /* 2: 18 offsets fit, 1 values */ /* 3: 18 offsets fit, 1 values */ /* 4: 18 offsets fit, 1 values */
+static const int8_t o740[] = {16, 81, 24, 32, -1}; /* 4: 4 offsets fit, 1 values */ /* merged: 76 samples in the base, 30 new */
+static const int8_t o741[] = {16, 24, 32, 64}; /* merged: 267 samples in the base, 19 new */
+static const int8_t o742[] = {16, 24, 32, -1, 87, -1}; /* 3: 7 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */ /* merged: 29 samples in the base, 63 new */
+static const int8_t o743[] = {16, 24, 32};
+static const int8_t o744[] = {16, 24, 32, 87};
+static const int8_t o745[] = {16, 24, 32, 64}; /* merged: 64 samples in the base, 1 new */
+static const int8_t o746[] = {16, 24, 32, 64, -1}; /* 4: 9 offsets fit, 1 values */ /* merged: 12 samples in the base, 4 new */
+static const int8_t o747[] = {16, 24, 32, 64}; /* merged: 204 samples in the base, 1 new */
+static const int8_t o748[] = {16, 24, 32, 64};
+static const int8_t o749[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
+static const int8_t o750[] = {16, 32}; /* merged: 1 samples in the base, 26 new */
+static const int8_t o751[] = {16, 32};
+static const int8_t o752[] = {16, 32};
+static const int8_t o753[] = {81, 24, 32}; /* merged: 14 samples in the base, 263 new; 0: untrusted in the base */
+static const int8_t o754[] = {16, 32}; /* merged: 12 samples in the base, 496 new */
+static const int8_t o755[] = {16, 32}; /* merged: 5 samples in the base, 36 new */
+static const int8_t o756[] = {12, 16, 32};
+static const int8_t o757[] = {16, 32}; /* merged: 194 samples in the base, 731 new */
+static const int8_t o758[] = {16, 32}; /* merged: 7 samples in the base, 48 new */
+static const int8_t o759[] = {16, 32}; /* merged: 9 samples in the base, 65 new */
+static const int8_t o760[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */
+static const int8_t o761[] = {16, 32}; /* merged: 6 samples in the base, 22 new */
+static const int8_t o762[] = {24};
+static const int8_t o763[] = {32};
+static const int8_t o764[] = {16};
+static const int8_t o765[] = {-1}; /* 0: 3 offsets fit, 1 values */
+static const int8_t o766[] = {81, 64, 16, 24, 32};
+static const int8_t o767[] = {64, 16, 24, 32};
 static const int8_t o768[] = {81, 64, 16, 24, 32};
 static const int8_t o769[] = {64, 16, 24, 32};
 static const int8_t o770[] = {81, 64, 16, 24, 32};
 static const int8_t o771[] = {64, 16, 24, 32};
-static const int8_t o772[] = {81, 64, 16, 24, 32};
-static const int8_t o773[] = {64, 16, 24, 32};
-static const int8_t o774[] = {64, 16, 24, 32};
-static const int8_t o775[] = {64, 16, 24};
-static const int8_t o776[] = {12, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
-static const int8_t o777[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 4 offsets fit, 1 values */
-static const int8_t o778[] = {24, 32};
-static const int8_t o779[] = {12, -1}; /* 0: 67 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 1 values */
-static const int8_t o780[] = {12, 24, 32}; /* merged: 519 samples in the base, 14 new */
-static const int8_t o781[] = {24, 32}; /* merged: 4717 samples in the base, 16 new */
-static const int8_t o782[] = {-1, 16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 4 values; tied, split in operand order */ /* 3: 2 offsets fit, 4 values; tied, split in operand order */
-static const int8_t o783[] = {81, 16, 24, 32, 64};
-static const int8_t o784[] = {12, -1, -1}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 9 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */
-static const int8_t o785[] = {16, 24, 32};
-static const int8_t o786[] = {16, 24, 32, 64};
-static const int8_t o787[] = {24, 32, 64};
-static const int8_t o788[] = {16, 24}; /* 1: 2 offsets fit, 10 values; narrowed (no overlap, operand order) */ /* merged: 1 samples in the base, 16 new; 1: untrusted in the base */
-static const int8_t o789[] = {-1, 16, 24, 32, 64}; /* 0: 3 offsets fit, 1 values */
-static const int8_t o790[] = {-1, 16, 24}; /* 0: 4 offsets fit, 1 values */
-static const int8_t o791[] = {16, 24};
-static const int8_t o792[] = {16, 24};
-static const int8_t o793[] = {16, -1, 64}; /* 1: 43 offsets fit, 1 values */
-static const int8_t o794[] = {12, 16, 24}; /* merged: 2 samples in the base, 5 new */
-static const int8_t o795[] = {16, 24}; /* merged: 12 samples in the base, 2942 new */
-static const int8_t o796[] = {12, 16, 24, 64};
-static const int8_t o797[] = {16, 24, 64}; /* merged: 68 samples in the base, 2052 new */
-static const int8_t o798[] = {12, 16, 24, 64}; /* merged: 124 samples in the base, 147 new */
-static const int8_t o799[] = {16, 24, 64}; /* merged: 790 samples in the base, 1140 new */
-static const int8_t o800[] = {16, 24, 64}; /* merged: 4 samples in the base, 16 new */
-static const int8_t o801[] = {16, 24, 64}; /* merged: 36 samples in the base, 30 new */
-static const int8_t o802[] = {-1, 16, 24, 32}; /* 0: 2 offsets fit, 1 values */ /* merged: 12 samples in the base, 368 new */
-static const int8_t o803[] = {24, 32}; /* merged: 5 samples in the base, 128 new; 1: untrusted in the base */
-static const int8_t o804[] = {16, 24};
-static const int8_t o805[] = {16, 24, 64}; /* merged: 3 samples in the base, 17 new; 0: untrusted in the base */
-static const int8_t o806[] = {12, 16, 24, 64}; /* 0: 55 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */ /* 3: 2 offsets fit, 1 values; tied, split in operand order */
-static const int8_t o807[] = {16, 24, 64}; /* merged: 534 samples in the base, 396 new */
-static const int8_t o808[] = {16, 24, 64, 87}; /* merged: 4 samples in the base, 184 new */
-static const int8_t o809[] = {12, 16, 24, 64}; /* merged: 84 samples in the base, 12 new */
-static const int8_t o810[] = {16, 24, 64}; /* merged: 406 samples in the base, 801 new */
-static const int8_t o811[] = {12, 16}; /* merged: 47 samples in the base, 94 new */
-static const int8_t o812[] = {16}; /* merged: 324 samples in the base, 1187 new */
-static const int8_t o813[] = {16, 24}; /* merged: 92 samples in the base, 19 new */
-static const int8_t o814[] = {12, 16};
-static const int8_t o815[] = {16}; /* merged: 7755 samples in the base, 35 new */
-static const int8_t o816[] = {81, 87}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 2 offsets fit, 2 values; tied */
-static const int8_t t816[] = {0, 0};
-static const int8_t o817[] = {16, -1, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 2 samples in the base, 16 new */
-static const int8_t o818[] = {12, -1, -1, -1}; /* 0: 72 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 3: 3 offsets fit, 1 values */
-static const int8_t o819[] = {16, 24, 87}; /* merged: 584 samples in the base, 375 new */
-static const int8_t o820[] = {16, 24, 87}; /* merged: 27 samples in the base, 96 new */
-static const int8_t o821[] = {16, 24, -1}; /* 2: 8 offsets fit, 1 values */
-static const int8_t o822[] = {16, 24, -1}; /* 2: 6 offsets fit, 1 values */ /* merged: 1 samples in the base, 16 new; 1: untrusted in the base */
-static const int8_t o823[] = {81, -1, 24, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 100 samples in the base, 1479 new; 3: untrusted in the base */
-static const int8_t o824[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */ /* merged: 3520 samples in the base, 1481 new */
-static const int8_t o825[] = {12, 16, 24, -1}; /* 3: 8 offsets fit, 1 values */ /* merged: 82 samples in the base, 241 new */
-static const int8_t o826[] = {16, 81, 84, 24, 64};
-static const int8_t o827[] = {16, 81, 24, 64}; /* merged: 294 samples in the base, 9 new */
-static const int8_t o828[] = {16, 24, 64}; /* merged: 4963 samples in the base, 2502 new */
-static const int8_t o829[] = {16, 24, 64, 87, 77}; /* merged: 164 samples in the base, 17 new; 2: untrusted in the base; 4: untrusted in the base */
-static const int8_t o830[] = {12, 16, 24};
-static const int8_t o831[] = {16, 24}; /* merged: 674 samples in the base, 245 new */
-static const int8_t o832[] = {16, 24, 64};
-static const int8_t o833[] = {12, 16, 24, 64, -1}; /* 4: 3 offsets fit, 1 values */
-static const int8_t o834[] = {81, 16, 24, 64, -1}; /* 4: 9 offsets fit, 1 values */ /* merged: 346 samples in the base, 732 new */
-static const int8_t o835[] = {16, 24, 64, -1}; /* 3: 4 offsets fit, 1 values */ /* merged: 3343 samples in the base, 3752 new */
-static const int8_t o836[] = {16, 24, 64}; /* merged: 6 samples in the base, 88 new */
-static const int8_t o837[] = {16, 24, -1}; /* 2: 2 offsets fit, 1 values */
-static const int8_t o838[] = {12, 16, 24, 64}; /* merged: 143 samples in the base, 2 new */
-static const int8_t o839[] = {16, 24, 64}; /* merged: 7945 samples in the base, 1166 new */
-static const int8_t o840[] = {81, -1, 87, 77, 68}; /* 1: 3 offsets fit, 1 values */ /* merged: 108 samples in the base, 948 new */
-static const int8_t o841[] = {81, -1, -1, -1, 68}; /* 1: 7 offsets fit, 1 values */ /* 2: 7 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */
-static const int8_t o842[] = {12, 16, 24}; /* merged: 47 samples in the base, 56 new */
-static const int8_t o843[] = {16, 24}; /* merged: 40 samples in the base, 628 new */
-static const int8_t o844[] = {16, 24, 64};
-static const int8_t o845[] = {12, 16, 24, 64}; /* merged: 43 samples in the base, 474 new */
-static const int8_t o846[] = {16, 24, 64}; /* merged: 34 samples in the base, 420 new */
-static const int8_t o847[] = {12, 16, 24, 64}; /* merged: 337 samples in the base, 26 new */
-static const int8_t o848[] = {16, 24, 64}; /* merged: 8429 samples in the base, 2000 new */
-static const int8_t o849[] = {16, 24, 64, 87}; /* merged: 257 samples in the base, 10 new */
-static const int8_t o850[] = {12, 16, 24, 64};
-static const int8_t o851[] = {16, 24, 64}; /* merged: 1829 samples in the base, 231 new */
-static const int8_t o852[] = {16, 24, 64}; /* merged: 57 samples in the base, 3 new */
-static const int8_t o853[] = {16, 24}; /* merged: 1 samples in the base, 60 new; 0: untrusted in the base; 1: untrusted in the base */
-static const int8_t o854[] = {16, 24};
-static const int8_t o855[] = {16, 24}; /* merged: 1 samples in the base, 16 new; 0: untrusted in the base; 1: untrusted in the base */
-static const int8_t o856[] = {16}; /* merged: 44 samples in the base, 3 new */
-static const int8_t o857[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* merged: 3 samples in the base, 19 new */
-static const int8_t o858[] = {16, 24, 87};
-static const int8_t o859[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o860[] = {16, 81, 24, -1}; /* 3: 4 offsets fit, 1 values */ /* merged: 26 samples in the base, 53 new; 1: untrusted in the base */
-static const int8_t o861[] = {16, 24, 64}; /* merged: 717 samples in the base, 1 new */
-static const int8_t o862[] = {16, 24}; /* merged: 84 samples in the base, 1 new */
-static const int8_t o863[] = {16, 24, 87};
-static const int8_t o864[] = {16, 24, 64, -1}; /* 3: 9 offsets fit, 1 values */ /* merged: 31 samples in the base, 22 new */
-static const int8_t o865[] = {16, 24, 64}; /* merged: 2136 samples in the base, 2 new */
-static const int8_t o866[] = {16, 24, 64};
-static const int8_t o867[] = {16, 24, 64}; /* merged: 4 samples in the base, 16 new */
-static const int8_t o868[] = {16}; /* merged: 9 samples in the base, 237 new */
-static const int8_t o869[] = {0}; /* merged: 4154 samples in the base, 6040 new */
-static const int8_t o870[] = {16}; /* merged: 1527 samples in the base, 1212 new */
-static const int8_t o871[] = {0}; /* merged: 15 samples in the base, 406 new */
-static const int8_t o872[] = {16}; /* merged: 883 samples in the base, 777 new */
-static const int8_t o873[] = {16};
-static const int8_t o874[] = {0}; /* merged: 67 samples in the base, 280 new */
-static const int8_t o875[] = {12};
-static const int8_t o876[] = {16}; /* merged: 883 samples in the base, 777 new */
-static const int8_t o877[] = {0}; /* merged: 4 samples in the base, 2 new */
-static const int8_t o878[] = {0}; /* merged: 994 samples in the base, 1971 new */
-static const int8_t o879[] = {12}; /* merged: 4515 samples in the base, 2468 new */
-static const int8_t o880[] = {12, 87}; /* merged: 9 samples in the base, 237 new */
-static const int8_t o881[] = {-1}; /* 0: 2 offsets fit, 1 values */
-static const int8_t o882[] = {0};
-static const int8_t o883[] = {0}; /* merged: 358 samples in the base, 532 new */
-static const int8_t o884[] = {12}; /* merged: 495 samples in the base, 450 new */
-static const int8_t o885[] = {12, -1}; /* 0: 86 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values */
-static const int8_t o886[] = {24}; /* merged: 38 samples in the base, 241 new */
-static const int8_t o887[] = {0};
-static const int8_t o888[] = {0};
-static const int8_t o889[] = {12, 16, 24}; /* 0: 3 offsets fit, 1 values; the guard's bit */
-static const int8_t o890[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
-static const int8_t o891[] = {16, 32, 24}; /* merged: 20 samples in the base, 18 new */
-static const int8_t o892[] = {12, 16, 32, 24}; /* merged: 927 samples in the base, 12 new */
-static const int8_t o893[] = {16, 32, 24}; /* merged: 8968 samples in the base, 929 new */
-static const int8_t o894[] = {12, 16, 24}; /* 0: 73 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o895[] = {16, 24};
-static const int8_t o896[] = {12, 16, 24};
-static const int8_t o897[] = {16};
-static const int8_t o898[] = {16, 24}; /* merged: 31649 samples in the base, 30 new */
-static const int8_t o899[] = {16, 24, 32};
-static const int8_t o900[] = {16, 32};
-static const int8_t o901[] = {64, 24, 32}; /* merged: 6 samples in the base, 19 new */
-static const int8_t o902[] = {12, 64, 24, 32}; /* merged: 655 samples in the base, 13 new */
-static const int8_t o903[] = {64, 24, 32}; /* merged: 5496 samples in the base, 567 new */
-static const int8_t o904[] = {12, 24, -1, -1}; /* 0: 9 offsets fit, 1 values; the guard's bit */ /* 2: 7 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
-static const int8_t o905[] = {24, 64, 32};
-static const int8_t o906[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
-static const int8_t o907[] = {12, -1, 16, 64, -1, -1}; /* 0: 53 offsets fit, 1 values; the guard's bit */ /* 1: 5 offsets fit, 1 values */ /* 4: 3 offsets fit, 1 values */ /* 5: 2 offsets fit, 1 values */
-static const int8_t o908[] = {-1, 16, -1, 24, 32}; /* 0: 5 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* merged: 1 samples in the base, 16 new */
-static const int8_t o909[] = {12, 64, 24, 32}; /* merged: 2 samples in the base, 16 new */
-static const int8_t o910[] = {64, 24, 32}; /* merged: 16 samples in the base, 48 new */
-static const int8_t o911[] = {0};
-static const int8_t o912[] = {0};
-static const int8_t o913[] = {16, 24, 64};
-static const int8_t o914[] = {24, 32, 64};
-static const int8_t o915[] = {24, 32, 64};
-static const int8_t o916[] = {12, -1, 16, 64, 24, 32}; /* 1: 4 offsets fit, 1 values */ /* merged: 2 samples in the base, 16 new */
-static const int8_t o917[] = {-1, 16, 64, 24, 32}; /* 0: 11 offsets fit, 1 values */ /* merged: 3 samples in the base, 32 new */
-static const int8_t o918[] = {0};
-static const int8_t o919[] = {0};
-static const int8_t o920[] = {-1}; /* 0: 4 offsets fit, 1 values */
-static const int8_t o921[] = {16}; /* merged: 276 samples in the base, 5 new */
-static const int8_t o922[] = {12, -1}; /* 0: 75 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values */
-static const int8_t o923[] = {16}; /* merged: 336 samples in the base, 439 new */
-static const int8_t o924[] = {16, 24, 87};
-static const int8_t o925[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
-static const int8_t o926[] = {81, -1, 24, 87}; /* 1: 2 offsets fit, 1 values */
-static const int8_t o927[] = {81, -1, 24, 87}; /* 1: 6 offsets fit, 1 values */ /* merged: 1459 samples in the base, 479 new */
-static const int8_t o928[] = {68, -1, 24, -1, 81}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 11 offsets fit, 1 values */ /* 3: 11 offsets fit, 1 values */ /* 4: 2 offsets fit, 2 values; tied */
-static const int8_t t928[] = {0, -1, -1, -1, 0};
-static const int8_t o929[] = {12, 16, 81, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
-static const int8_t o930[] = {12, 16, 24, -1}; /* 3: 8 offsets fit, 1 values */ /* merged: 2 samples in the base, 4 new */
-static const int8_t o931[] = {12, 16, 24, -1, 87, -1}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 3: 4 offsets fit, 1 values */ /* 5: 14 offsets fit, 1 values */
-static const int8_t o932[] = {16, 81, 84, 24, 64};
-static const int8_t o933[] = {16, 81, 24, 64}; /* merged: 518 samples in the base, 239 new */
-static const int8_t o934[] = {16, 24, 64}; /* merged: 276 samples in the base, 50 new */
-static const int8_t o935[] = {16, 24, 64, 87, 77}; /* merged: 491 samples in the base, 55 new */
-static const int8_t o936[] = {12, 16, 81, 24}; /* merged: 294 samples in the base, 9 new */
-static const int8_t o937[] = {12, 16, 24, 64, 87}; /* merged: 294 samples in the base, 9 new */
-static const int8_t o938[] = {16, 81, 24}; /* merged: 2305 samples in the base, 11 new */
-static const int8_t o939[] = {16, 24};
-static const int8_t o940[] = {16, 24, -1}; /* 0: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 2: 53 offsets fit, 1 values */
-static const int8_t o941[] = {16, 24, 64, 87}; /* merged: 2305 samples in the base, 11 new */
-static const int8_t o942[] = {12, 16, -1, -1, -1}; /* 2: 4 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */ /* 4: 17 offsets fit, 1 values */ /* merged: 4 samples in the base, 36 new */
-static const int8_t o943[] = {16, 24, 64, -1}; /* 3: 12 offsets fit, 1 values */ /* merged: 4 samples in the base, 16 new */
-static const int8_t o944[] = {16}; /* merged: 4 samples in the base, 36 new */
-static const int8_t o945[] = {16, 24, -1}; /* 2: 2 offsets fit, 1 values */
-static const int8_t o946[] = {12, 16, 24};
-static const int8_t o947[] = {16, 24}; /* merged: 3924 samples in the base, 50 new */
-static const int8_t o948[] = {12, 16, 24, 64};
-static const int8_t o949[] = {16, 24, 64}; /* merged: 3752 samples in the base, 156 new */
-static const int8_t o950[] = {12, 16, 24, 64};
-static const int8_t o951[] = {16, 24, 64}; /* merged: 1930 samples in the base, 549 new */
-static const int8_t o952[] = {12, 16, 24, 64}; /* merged: 150 samples in the base, 4 new */
-static const int8_t o953[] = {16, 24, 64}; /* merged: 2358 samples in the base, 267 new */
-static const int8_t o954[] = {12, 16, 24};
-static const int8_t o955[] = {16, 24};
-static const int8_t o956[] = {12, 16, 24, 64};
-static const int8_t o957[] = {16, 24, 64};
-static const int8_t o958[] = {16}; /* merged: 10 samples in the base, 231 new */
-static const int8_t o959[] = {16}; /* merged: 1279 samples in the base, 585 new */
+static const int8_t o772[] = {64, 16, 24, 32};
+static const int8_t o773[] = {64, 16, 24};
+static const int8_t o774[] = {12, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
+static const int8_t o775[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 4 offsets fit, 1 values */
+static const int8_t o776[] = {24, 32};
+static const int8_t o777[] = {12, -1}; /* 0: 67 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 1 values */
+static const int8_t o778[] = {12, 24, 32}; /* merged: 519 samples in the base, 14 new */
+static const int8_t o779[] = {24, 32}; /* merged: 4717 samples in the base, 16 new */
+static const int8_t o780[] = {-1, 16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 4 values; tied, split in operand order */ /* 3: 2 offsets fit, 4 values; tied, split in operand order */
+static const int8_t o781[] = {81, 16, 24, 32, 64};
+static const int8_t o782[] = {12, -1, -1}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 9 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */
+static const int8_t o783[] = {16, 24, 32};
+static const int8_t o784[] = {16, 24, 32, 64};
+static const int8_t o785[] = {24, 32, 64};
+static const int8_t o786[] = {16, 24}; /* 1: 2 offsets fit, 10 values; narrowed (no overlap, operand order) */ /* merged: 1 samples in the base, 16 new; 1: untrusted in the base */
+static const int8_t o787[] = {-1, 16, 24, 32, 64}; /* 0: 3 offsets fit, 1 values */
+static const int8_t o788[] = {-1, 16, 24}; /* 0: 4 offsets fit, 1 values */
+static const int8_t o789[] = {16, 24};
+static const int8_t o790[] = {16, 24};
+static const int8_t o791[] = {16, -1, 64}; /* 1: 43 offsets fit, 1 values */
+static const int8_t o792[] = {12, 16, 24}; /* merged: 2 samples in the base, 5 new */
+static const int8_t o793[] = {16, 24}; /* merged: 12 samples in the base, 2942 new */
+static const int8_t o794[] = {12, 16, 24, 64};
+static const int8_t o795[] = {16, 24, 64}; /* merged: 68 samples in the base, 2052 new */
+static const int8_t o796[] = {12, 16, 24, 64}; /* merged: 124 samples in the base, 147 new */
+static const int8_t o797[] = {16, 24, 64}; /* merged: 790 samples in the base, 1140 new */
+static const int8_t o798[] = {16, 24, 64}; /* merged: 4 samples in the base, 16 new */
+static const int8_t o799[] = {16, 24, 64}; /* merged: 36 samples in the base, 30 new */
+static const int8_t o800[] = {-1, 16, 24, 32}; /* 0: 2 offsets fit, 1 values */ /* merged: 12 samples in the base, 368 new */
+static const int8_t o801[] = {24, 32}; /* merged: 5 samples in the base, 128 new; 1: untrusted in the base */
+static const int8_t o802[] = {16, 24};
+static const int8_t o803[] = {16, 24, 64}; /* merged: 3 samples in the base, 17 new; 0: untrusted in the base */
+static const int8_t o804[] = {12, 16, 24, 64}; /* 0: 55 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */ /* 3: 2 offsets fit, 1 values; tied, split in operand order */
+static const int8_t o805[] = {16, 24, 64}; /* merged: 534 samples in the base, 396 new */
+static const int8_t o806[] = {16, 24, 64, 87}; /* merged: 4 samples in the base, 184 new */
+static const int8_t o807[] = {12, 16, 24, 64}; /* merged: 84 samples in the base, 12 new */
+static const int8_t o808[] = {16, 24, 64}; /* merged: 406 samples in the base, 801 new */
+static const int8_t o809[] = {12, 16}; /* merged: 47 samples in the base, 94 new */
+static const int8_t o810[] = {16}; /* merged: 324 samples in the base, 1187 new */
+static const int8_t o811[] = {16, 24}; /* merged: 92 samples in the base, 19 new */
+static const int8_t o812[] = {12, 16};
+static const int8_t o813[] = {16}; /* merged: 7755 samples in the base, 35 new */
+static const int8_t o814[] = {81, 87}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 2 offsets fit, 2 values; tied */
+static const int8_t t814[] = {0, 0};
+static const int8_t o815[] = {16, -1, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 2 samples in the base, 16 new */
+static const int8_t o816[] = {16, 24, 87}; /* merged: 584 samples in the base, 368 new */
+static const int8_t o817[] = {16, 24, 87}; /* merged: 27 samples in the base, 96 new */
+static const int8_t o818[] = {16, 24, -1}; /* 2: 8 offsets fit, 1 values */
+static const int8_t o819[] = {16, 24, -1}; /* 2: 6 offsets fit, 1 values */ /* merged: 1 samples in the base, 16 new; 1: untrusted in the base */
+static const int8_t o820[] = {81, -1, 24, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 100 samples in the base, 1479 new; 3: untrusted in the base */
+static const int8_t o821[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */ /* merged: 3520 samples in the base, 1481 new */
+static const int8_t o822[] = {12, 16, 24, -1}; /* 3: 8 offsets fit, 1 values */ /* merged: 82 samples in the base, 241 new */
+static const int8_t o823[] = {16, 81, 84, 24, 64};
+static const int8_t o824[] = {16, 81, 24, 64}; /* merged: 294 samples in the base, 9 new */
+static const int8_t o825[] = {16, 24, 64}; /* merged: 4963 samples in the base, 2502 new */
+static const int8_t o826[] = {16, 24, 64, 87, 77}; /* merged: 164 samples in the base, 17 new; 2: untrusted in the base; 4: untrusted in the base */
+static const int8_t o827[] = {12, 16, 24};
+static const int8_t o828[] = {16, 24}; /* merged: 674 samples in the base, 245 new */
+static const int8_t o829[] = {16, 24, 64};
+static const int8_t o830[] = {12, 16, 24, 64, -1}; /* 4: 3 offsets fit, 1 values */
+static const int8_t o831[] = {81, 16, 24, 64, -1}; /* 4: 9 offsets fit, 1 values */ /* merged: 346 samples in the base, 732 new */
+static const int8_t o832[] = {16, 24, 64, -1}; /* 3: 4 offsets fit, 1 values */ /* merged: 3343 samples in the base, 3752 new */
+static const int8_t o833[] = {16, 24, 64}; /* merged: 6 samples in the base, 88 new */
+static const int8_t o834[] = {16, 24, -1}; /* 2: 2 offsets fit, 1 values */
+static const int8_t o835[] = {12, 16, 24, 64}; /* merged: 143 samples in the base, 2 new */
+static const int8_t o836[] = {16, 24, 64}; /* merged: 7945 samples in the base, 1166 new */
+static const int8_t o837[] = {81, -1, 87, 77, 68}; /* 1: 3 offsets fit, 1 values */ /* merged: 108 samples in the base, 948 new */
+static const int8_t o838[] = {81, -1, -1, -1, 68}; /* 1: 7 offsets fit, 1 values */ /* 2: 7 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */
+static const int8_t o839[] = {12, 16, 24}; /* merged: 47 samples in the base, 56 new */
+static const int8_t o840[] = {16, 24}; /* merged: 40 samples in the base, 628 new */
+static const int8_t o841[] = {16, 24, 64};
+static const int8_t o842[] = {12, 16, 24, 64}; /* merged: 43 samples in the base, 474 new */
+static const int8_t o843[] = {16, 24, 64}; /* merged: 34 samples in the base, 420 new */
+static const int8_t o844[] = {12, 16, 24, 64}; /* merged: 337 samples in the base, 26 new */
+static const int8_t o845[] = {16, 24, 64}; /* merged: 8429 samples in the base, 2000 new */
+static const int8_t o846[] = {16, 24, 64, 87}; /* merged: 257 samples in the base, 10 new */
+static const int8_t o847[] = {12, 16, 24, 64};
+static const int8_t o848[] = {16, 24, 64}; /* merged: 1829 samples in the base, 231 new */
+static const int8_t o849[] = {16, 24, 64}; /* merged: 57 samples in the base, 3 new */
+static const int8_t o850[] = {16, 24}; /* merged: 1 samples in the base, 60 new; 0: untrusted in the base; 1: untrusted in the base */
+static const int8_t o851[] = {16, 24};
+static const int8_t o852[] = {16, 24}; /* merged: 1 samples in the base, 16 new; 0: untrusted in the base; 1: untrusted in the base */
+static const int8_t o853[] = {16}; /* merged: 44 samples in the base, 3 new */
+static const int8_t o854[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* merged: 3 samples in the base, 19 new */
+static const int8_t o855[] = {16, 24, 87};
+static const int8_t o856[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o857[] = {16, 81, 24, -1}; /* 3: 4 offsets fit, 1 values */ /* merged: 26 samples in the base, 53 new; 1: untrusted in the base */
+static const int8_t o858[] = {16, 24, 64}; /* merged: 717 samples in the base, 1 new */
+static const int8_t o859[] = {16, 24}; /* merged: 84 samples in the base, 1 new */
+static const int8_t o860[] = {16, 24, 87};
+static const int8_t o861[] = {16, 24, 64, -1}; /* 3: 9 offsets fit, 1 values */ /* merged: 31 samples in the base, 22 new */
+static const int8_t o862[] = {16, 24, 64}; /* merged: 2136 samples in the base, 2 new */
+static const int8_t o863[] = {16, 24, 64};
+static const int8_t o864[] = {16, 24, 64}; /* merged: 4 samples in the base, 16 new */
+static const int8_t o865[] = {16}; /* merged: 9 samples in the base, 237 new */
+static const int8_t o866[] = {0}; /* merged: 4154 samples in the base, 6040 new */
+static const int8_t o867[] = {16}; /* merged: 1527 samples in the base, 1212 new */
+static const int8_t o868[] = {0}; /* merged: 15 samples in the base, 406 new */
+static const int8_t o869[] = {16}; /* merged: 883 samples in the base, 777 new */
+static const int8_t o870[] = {16};
+static const int8_t o871[] = {0}; /* merged: 67 samples in the base, 280 new */
+static const int8_t o872[] = {12};
+static const int8_t o873[] = {16}; /* merged: 883 samples in the base, 777 new */
+static const int8_t o874[] = {0}; /* merged: 4 samples in the base, 2 new */
+static const int8_t o875[] = {0}; /* merged: 994 samples in the base, 1971 new */
+static const int8_t o876[] = {12}; /* merged: 4515 samples in the base, 2468 new */
+static const int8_t o877[] = {12, 87}; /* merged: 9 samples in the base, 237 new */
+static const int8_t o878[] = {-1}; /* 0: 2 offsets fit, 1 values */
+static const int8_t o879[] = {0};
+static const int8_t o880[] = {0}; /* merged: 358 samples in the base, 532 new */
+static const int8_t o881[] = {12}; /* merged: 495 samples in the base, 450 new */
+static const int8_t o882[] = {12, -1}; /* 0: 86 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values */
+static const int8_t o883[] = {24}; /* merged: 38 samples in the base, 241 new */
+static const int8_t o884[] = {0};
+static const int8_t o885[] = {0};
+static const int8_t o886[] = {12, 16, 24}; /* 0: 3 offsets fit, 1 values; the guard's bit */
+static const int8_t o887[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
+static const int8_t o888[] = {16, 32, 24}; /* merged: 20 samples in the base, 18 new */
+static const int8_t o889[] = {12, 16, 32, 24}; /* merged: 927 samples in the base, 12 new */
+static const int8_t o890[] = {16, 32, 24}; /* merged: 8968 samples in the base, 929 new */
+static const int8_t o891[] = {12, 16, 24}; /* 0: 73 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o892[] = {16, 24};
+static const int8_t o893[] = {12, 16, 24};
+static const int8_t o894[] = {16};
+static const int8_t o895[] = {16, 24}; /* merged: 31649 samples in the base, 30 new */
+static const int8_t o896[] = {16, 24, 32};
+static const int8_t o897[] = {16, 32};
+static const int8_t o898[] = {64, 24, 32}; /* merged: 6 samples in the base, 19 new */
+static const int8_t o899[] = {12, 64, 24, 32}; /* merged: 655 samples in the base, 13 new */
+static const int8_t o900[] = {64, 24, 32}; /* merged: 5496 samples in the base, 567 new */
+static const int8_t o901[] = {12, 24, -1, -1}; /* 0: 9 offsets fit, 1 values; the guard's bit */ /* 2: 7 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
+static const int8_t o902[] = {24, 64, 32};
+static const int8_t o903[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
+static const int8_t o904[] = {12, -1, 16, 64, -1, -1}; /* 0: 53 offsets fit, 1 values; the guard's bit */ /* 1: 5 offsets fit, 1 values */ /* 4: 3 offsets fit, 1 values */ /* 5: 2 offsets fit, 1 values */
+static const int8_t o905[] = {-1, 16, -1, 24, 32}; /* 0: 5 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* merged: 1 samples in the base, 16 new */
+static const int8_t o906[] = {12, 64, 24, 32}; /* merged: 2 samples in the base, 16 new */
+static const int8_t o907[] = {64, 24, 32}; /* merged: 16 samples in the base, 48 new */
+static const int8_t o908[] = {0};
+static const int8_t o909[] = {0};
+static const int8_t o910[] = {16, 24, 64};
+static const int8_t o911[] = {24, 32, 64};
+static const int8_t o912[] = {24, 32, 64};
+static const int8_t o913[] = {12, -1, 16, 64, 24, 32}; /* 1: 4 offsets fit, 1 values */ /* merged: 2 samples in the base, 16 new */
+static const int8_t o914[] = {-1, 16, 64, 24, 32}; /* 0: 11 offsets fit, 1 values */ /* merged: 3 samples in the base, 32 new */
+static const int8_t o915[] = {0};
+static const int8_t o916[] = {0};
+static const int8_t o917[] = {-1}; /* 0: 4 offsets fit, 1 values */
+static const int8_t o918[] = {16}; /* merged: 276 samples in the base, 5 new */
+static const int8_t o919[] = {12, -1}; /* 0: 75 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values */
+static const int8_t o920[] = {16}; /* merged: 336 samples in the base, 439 new */
+static const int8_t o921[] = {16, 24, 87};
+static const int8_t o922[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
+static const int8_t o923[] = {81, -1, 24, 87}; /* 1: 2 offsets fit, 1 values */
+static const int8_t o924[] = {81, -1, 24, 87}; /* 1: 6 offsets fit, 1 values */ /* merged: 1459 samples in the base, 479 new */
+static const int8_t o925[] = {68, -1, 24, -1, 81}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 11 offsets fit, 1 values */ /* 3: 11 offsets fit, 1 values */ /* 4: 2 offsets fit, 2 values; tied */
+static const int8_t t925[] = {0, -1, -1, -1, 0};
+static const int8_t o926[] = {12, 16, 81, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
+static const int8_t o927[] = {12, 16, 24, -1}; /* 3: 8 offsets fit, 1 values */ /* merged: 2 samples in the base, 4 new */
+static const int8_t o928[] = {12, 16, 24, -1, 87, -1}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 3: 4 offsets fit, 1 values */ /* 5: 14 offsets fit, 1 values */
+static const int8_t o929[] = {16, 81, 84, 24, 64};
+static const int8_t o930[] = {16, 81, 24, 64}; /* merged: 518 samples in the base, 239 new */
+static const int8_t o931[] = {16, 24, 64}; /* merged: 276 samples in the base, 50 new */
+static const int8_t o932[] = {16, 24, 64, 87, 77}; /* merged: 491 samples in the base, 55 new */
+static const int8_t o933[] = {12, 16, 81, 24}; /* merged: 294 samples in the base, 9 new */
+static const int8_t o934[] = {12, 16, 24, 64, 87}; /* merged: 294 samples in the base, 9 new */
+static const int8_t o935[] = {16, 81, 24}; /* merged: 2305 samples in the base, 11 new */
+static const int8_t o936[] = {16, 24};
+static const int8_t o937[] = {16, 24, -1}; /* 0: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 2: 53 offsets fit, 1 values */
+static const int8_t o938[] = {16, 24, 64, 87}; /* merged: 2305 samples in the base, 11 new */
+static const int8_t o939[] = {12, 16, -1, -1, -1}; /* 2: 4 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */ /* 4: 17 offsets fit, 1 values */ /* merged: 4 samples in the base, 36 new */
+static const int8_t o940[] = {16, 24, 64, -1}; /* 3: 12 offsets fit, 1 values */ /* merged: 4 samples in the base, 16 new */
+static const int8_t o941[] = {16}; /* merged: 4 samples in the base, 36 new */
+static const int8_t o942[] = {16, 24, -1}; /* 2: 2 offsets fit, 1 values */
+static const int8_t o943[] = {12, 16, 24};
+static const int8_t o944[] = {16, 24}; /* merged: 3924 samples in the base, 50 new */
+static const int8_t o945[] = {12, 16, 24, 64};
+static const int8_t o946[] = {16, 24, 64}; /* merged: 3752 samples in the base, 156 new */
+static const int8_t o947[] = {12, 16, 24, 64};
+static const int8_t o948[] = {16, 24, 64}; /* merged: 1930 samples in the base, 549 new */
+static const int8_t o949[] = {12, 16, 24, 64}; /* merged: 150 samples in the base, 4 new */
+static const int8_t o950[] = {16, 24, 64}; /* merged: 2358 samples in the base, 267 new */
+static const int8_t o951[] = {12, 16, 24};
+static const int8_t o952[] = {16, 24};
+static const int8_t o953[] = {12, 16, 24, 64};
+static const int8_t o954[] = {16, 24, 64};
+static const int8_t o955[] = {16}; /* merged: 10 samples in the base, 231 new */
+static const int8_t o956[] = {16}; /* merged: 1279 samples in the base, 585 new */
+static const int8_t o957[] = {16};
+static const int8_t o958[] = {16}; /* merged: 1 samples in the base, 17 new; 0: untrusted in the base */
+static const int8_t o959[] = {-1}; /* 0: 2 offsets fit, 2 values */
 static const int8_t o960[] = {16};
-static const int8_t o961[] = {16}; /* merged: 1 samples in the base, 17 new; 0: untrusted in the base */
-static const int8_t o962[] = {-1}; /* 0: 2 offsets fit, 2 values */
-static const int8_t o963[] = {16};
-static const int8_t o964[] = {0}; /* merged: 996 samples in the base, 8 new */
-static const int8_t o965[] = {81, 64, 16, 24, 32}; /* merged: 1 samples in the base, 48 new; 0: untrusted in the base; 1: untrusted in the base; 2: untrusted in the base; 3: untrusted in the base; 4: untrusted in the base */
-static const int8_t o966[] = {64, 16, 24, 32}; /* merged: 33 samples in the base, 448 new */
-static const int8_t o967[] = {81, 64, 16, 24, 32};
-static const int8_t o968[] = {64, 16, 24, 32}; /* merged: 6 samples in the base, 144 new */
-static const int8_t o969[] = {81, 64, 16, 24, 32};
-static const int8_t o970[] = {64, 16, 24}; /* merged: 5 samples in the base, 64 new */
-static const int8_t o971[] = {64, 16, 24, 32}; /* merged: 4 samples in the base, 128 new */
-static const int8_t o972[] = {64, 16, 24, 32}; /* merged: 2 samples in the base, 96 new */
-static const int8_t o973[] = {64, 16, 24}; /* merged: 3 samples in the base, 60 new */
-static const int8_t o974[] = {-1, -1}; /* 0: 2 offsets fit, 1 values */ /* 1: 60 offsets fit, 1 values */
-static const int8_t o975[] = {16, 24}; /* merged: 10 samples in the base, 208 new */
-static const int8_t o976[] = {24, 32}; /* merged: 4 samples in the base, 48 new */
-static const int8_t o977[] = {24, 32}; /* merged: 8 samples in the base, 144 new */
-static const int8_t o978[] = {16, 32}; /* merged: 139 samples in the base, 92 new */
-static const int8_t o979[] = {16, 24, 32, 87};
-static const int8_t o980[] = {81, -1, 24, 32, 87}; /* 1: 6 offsets fit, 1 values */ /* merged: 1151 samples in the base, 5 new */
-static const int8_t o981[] = {81, -1, 24, 32, -1, 68}; /* 1: 5 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */
-static const int8_t o982[] = {12, 16, 81, 84, 24, 32, 64};
-static const int8_t o983[] = {12, 16, 81, 24, 32, -1}; /* 5: 2 offsets fit, 1 values */
-static const int8_t o984[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
-static const int8_t o985[] = {16, 81, 84, 24, 32, 64};
-static const int8_t o986[] = {16, 81, 24, 32, -1}; /* 4: 2 offsets fit, 1 values */
-static const int8_t o987[] = {16, 24, 32, 64}; /* merged: 467 samples in the base, 19 new */
-static const int8_t o988[] = {16, 24, 32, 64, 87, 77};
-static const int8_t o989[] = {12, 16, 24, 32, -1}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 4: 2 offsets fit, 1 values */
-static const int8_t o990[] = {16, 81, 24, 32};
-static const int8_t o991[] = {16, 24, 32};
-static const int8_t o992[] = {16, 24, 32, 87};
-static const int8_t o993[] = {16, 24, 32, 64, 87};
-static const int8_t o994[] = {12, 16, -1, -1, -1, -1}; /* 2: 4 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values */ /* 4: 4 offsets fit, 1 values */ /* 5: 18 offsets fit, 1 values */
-static const int8_t o995[] = {16, 24, 32, 64, -1}; /* 4: 5 offsets fit, 1 values */ /* merged: 43 samples in the base, 18 new */
-static const int8_t o996[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */
-static const int8_t o997[] = {12, 16, 24, 32, 64};
-static const int8_t o998[] = {16, 24, 32, 64}; /* merged: 1478 samples in the base, 5 new */
-static const int8_t o999[] = {16, 24, 32, 64};
-static const int8_t o1000[] = {16, 32};
-static const int8_t o1001[] = {12, 16, 32}; /* 0: 74 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o1002[] = {16, 32}; /* merged: 256 samples in the base, 32 new */
-static const int8_t o1003[] = {16, 32}; /* merged: 3 samples in the base, 17 new */
-static const int8_t o1004[] = {16, 32};
-static const int8_t o1005[] = {16, 32}; /* merged: 1 samples in the base, 3 new; 0: untrusted in the base */
-static const int8_t o1006[] = {16, -1}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o1007[] = {16, 24, 64, 32}; /* merged: 207 samples in the base, 122 new */
-static const int8_t o1008[] = {16};
-static const int8_t o1009[] = {16};
-static const int8_t o1010[] = {-1, 16, 24}; /* 0: 3 offsets fit, 1 values */ /* merged: 215 samples in the base, 432 new */
-static const int8_t o1011[] = {16, 24, 64}; /* merged: 2 samples in the base, 16 new; 1: untrusted in the base */
-static const int8_t o1012[] = {16, -1}; /* 1: 4 offsets fit, 1 values */
-static const int8_t o1013[] = {12, 16, -1, 24}; /* 2: 2 offsets fit, 1 values */
-static const int8_t o1014[] = {-1, -1, -1}; /* 0: 2 offsets fit, 2 values */ /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 2 values */
-static const int8_t o1015[] = {12, 16, 32}; /* merged: 94 samples in the base, 150 new */
-static const int8_t o1016[] = {16, 32}; /* merged: 1509 samples in the base, 780 new */
-static const int8_t o1017[] = {12, 16, 24, 32, 87};
-static const int8_t o1018[] = {16, 24, 32, 87}; /* merged: 1441 samples in the base, 242 new */
-static const int8_t o1019[] = {16, 24, 32, 87}; /* merged: 116 samples in the base, 40 new */
-static const int8_t o1020[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 1 values */ /* merged: 88 samples in the base, 288 new */
-static const int8_t o1021[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */ /* merged: 6 samples in the base, 238 new */
-static const int8_t o1022[] = {81, -1, 24, 32, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 55 samples in the base, 347 new; 4: untrusted in the base */
-static const int8_t o1023[] = {12, 81, -1, 24, 32, -1}; /* 2: 5 offsets fit, 1 values */ /* 5: 5 offsets fit, 1 values */
-static const int8_t o1024[] = {12, 81, -1, 24, 32, -1, -1}; /* 0: 3 offsets fit, 1 values; the guard's bit */ /* 2: 10 offsets fit, 1 values */ /* 5: 10 offsets fit, 1 values */ /* 6: 48 offsets fit, 1 values */
-static const int8_t o1025[] = {81, -1, 24, 32, 87}; /* 1: 3 offsets fit, 1 values */ /* merged: 1699 samples in the base, 1339 new */
-static const int8_t o1026[] = {81, -1, 24, 32, -1, 68}; /* 1: 5 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */ /* merged: 979 samples in the base, 2 new */
-static const int8_t o1027[] = {12, 16, 81, 84, 24, 32, 64};
-static const int8_t o1028[] = {12, 16, 81, 24, 32, 64};
-static const int8_t o1029[] = {12, 16, 24, 32, 64}; /* merged: 75 samples in the base, 95 new; 4: untrusted in the base */
-static const int8_t o1030[] = {12, 16, 24, 32, 64, 87, 77};
-static const int8_t o1031[] = {16, 81, 84, 24, 32, 64};
-static const int8_t o1032[] = {16, 81, 24, 32, 64}; /* merged: 1740 samples in the base, 11 new */
-static const int8_t o1033[] = {16, 24, 32, 64}; /* merged: 1765 samples in the base, 547 new */
-static const int8_t o1034[] = {16, 24, 32, 64, 87, 77}; /* merged: 579 samples in the base, 4 new */
-static const int8_t o1035[] = {12, 16, 24, 32}; /* merged: 49 samples in the base, 1 new */
-static const int8_t o1036[] = {12, 16, 24, 32, 87};
-static const int8_t o1037[] = {16, 81, 24, 32}; /* merged: 2103 samples in the base, 1 new */
-static const int8_t o1038[] = {-1, -1, -1, -1, 64}; /* 0: 4 offsets fit, 1 values */ /* 1: 55 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */ /* 3: 3 offsets fit, 1 values */
-static const int8_t o1039[] = {16, 24, 32}; /* merged: 1053 samples in the base, 179 new */
-static const int8_t o1040[] = {16, 24, 32, 87};
-static const int8_t o1041[] = {16, 24, 32, 64}; /* merged: 2631 samples in the base, 8 new */
-static const int8_t o1042[] = {16, 24, 32, 64, 87}; /* merged: 2048 samples in the base, 1 new */
-static const int8_t o1043[] = {12, 16, 24, 32, -1, -1}; /* 2: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 4 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */
-static const int8_t o1044[] = {-1, 16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
-static const int8_t o1045[] = {16, 24, 32, 64, -1}; /* 4: 4 offsets fit, 1 values */ /* merged: 349 samples in the base, 539 new */
-static const int8_t o1046[] = {16, 32}; /* merged: 15 samples in the base, 36 new */
-static const int8_t o1047[] = {16, 24, 32, 64}; /* 0: 3 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 1: 45 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o1048[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */
-static const int8_t o1049[] = {12, 16, 24, 32, 64}; /* 0: 55 offsets fit, 1 values; the guard's bit */
-static const int8_t o1050[] = {16, 24, 32, 64}; /* merged: 61 samples in the base, 474 new */
-static const int8_t o1051[] = {12, 16, 24, 32}; /* merged: 43 samples in the base, 30 new */
-static const int8_t o1052[] = {16, 24, 32}; /* merged: 3741 samples in the base, 942 new */
-static const int8_t o1053[] = {12, 16, 24, 32}; /* merged: 123 samples in the base, 169 new */
-static const int8_t o1054[] = {16, 24, 32}; /* merged: 1708 samples in the base, 2157 new */
-static const int8_t o1055[] = {12, 16, 24, 32, 64};
-static const int8_t o1056[] = {16, 24, 32, 64}; /* merged: 62106 samples in the base, 4429 new */
-static const int8_t o1057[] = {12, 16, 24, 32, 64}; /* merged: 332 samples in the base, 335 new */
-static const int8_t o1058[] = {16, 24, 32, 64}; /* merged: 2255 samples in the base, 1301 new */
-static const int8_t o1059[] = {16, -1, -1, 64, 87}; /* 1: 9 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */ /* merged: 107 samples in the base, 9 new */
-static const int8_t o1060[] = {16, -1, 24, 32, 64}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 59 offsets fit, 1 values */ /* 4: 2 offsets fit, 2 values; tied, split in operand order */
-static const int8_t o1061[] = {16, 24, 32, 64};
-static const int8_t o1062[] = {16, 24, 32, 64}; /* 1: 51 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o1063[] = {16, 81, 24, 32, 64};
-static const int8_t o1064[] = {16, 24, 32, 64}; /* merged: 41 samples in the base, 72 new */
-static const int8_t o1065[] = {16, 24, 32}; /* merged: 6 samples in the base, 19 new */
-static const int8_t o1066[] = {12, 16, 24, 64};
-static const int8_t o1067[] = {16, 24, 64}; /* merged: 114 samples in the base, 9 new */
-static const int8_t o1068[] = {-1, -1, 24, 32, -1}; /* 0: 62 offsets fit, 1 values */ /* 1: 11 offsets fit, 1 values */ /* 4: 11 offsets fit, 1 values */
-static const int8_t o1069[] = {16, 24, 32, 64}; /* merged: 38473 samples in the base, 16 new */
-static const int8_t o1070[] = {16, 24, 32}; /* merged: 2806 samples in the base, 16 new */
-static const int8_t o1071[] = {16, 24, 32, 64};
-static const int8_t o1072[] = {16, 24, 32, 64}; /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o1073[] = {16, 24, 32, 64};
-static const int8_t o1074[] = {16, 24, 32}; /* merged: 1378 samples in the base, 37 new */
-static const int8_t o1075[] = {16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */
-static const int8_t o1076[] = {16, -1, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* 3: 3 offsets fit, 1 values */
-static const int8_t o1077[] = {16, 32}; /* merged: 59 samples in the base, 548 new */
-static const int8_t o1078[] = {16, 24, 32, 87};
-static const int8_t o1079[] = {81, -1, 24, 32, 87}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o1080[] = {12, -1, -1, -1, -1}; /* 0: 33 offsets fit, 1 values; the guard's bit */ /* 1: 18 offsets fit, 1 values */ /* 2: 18 offsets fit, 1 values */ /* 3: 18 offsets fit, 1 values */ /* 4: 18 offsets fit, 1 values */
-static const int8_t o1081[] = {16, 81, 24, 32, -1}; /* 4: 4 offsets fit, 1 values */ /* merged: 76 samples in the base, 30 new */
-static const int8_t o1082[] = {16, 24, 32, 64}; /* merged: 267 samples in the base, 19 new */
-static const int8_t o1083[] = {16, 24, 32, -1, 87, -1}; /* 3: 7 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */ /* merged: 29 samples in the base, 63 new */
-static const int8_t o1084[] = {16, 24, 32};
-static const int8_t o1085[] = {16, 24, 32, 87};
-static const int8_t o1086[] = {16, 24, 32, 64}; /* merged: 64 samples in the base, 1 new */
-static const int8_t o1087[] = {16, 24, 32, 64, -1}; /* 4: 9 offsets fit, 1 values */ /* merged: 12 samples in the base, 4 new */
-static const int8_t o1088[] = {16, 24, 32, 64}; /* merged: 204 samples in the base, 1 new */
-static const int8_t o1089[] = {16, 24, 32, 64};
-static const int8_t o1090[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
-static const int8_t o1091[] = {16, 32}; /* merged: 1 samples in the base, 26 new */
-static const int8_t o1092[] = {16, 32};
-static const int8_t o1093[] = {16, 32};
-static const int8_t o1094[] = {81, 24, 32}; /* merged: 14 samples in the base, 263 new; 0: untrusted in the base */
-static const int8_t o1095[] = {16, 32}; /* merged: 12 samples in the base, 496 new */
-static const int8_t o1096[] = {16, 32}; /* merged: 5 samples in the base, 36 new */
-static const int8_t o1097[] = {12, 16, 32};
-static const int8_t o1098[] = {16, 32}; /* merged: 194 samples in the base, 731 new */
-static const int8_t o1099[] = {16, 32}; /* merged: 7 samples in the base, 48 new */
-static const int8_t o1100[] = {16, 32}; /* merged: 9 samples in the base, 65 new */
-static const int8_t o1101[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */
-static const int8_t o1102[] = {16, 32}; /* merged: 6 samples in the base, 22 new */
-static const int8_t o1103[] = {24};
-static const int8_t o1104[] = {32};
-static const int8_t o1105[] = {16};
-static const int8_t o1106[] = {-1}; /* 0: 3 offsets fit, 1 values */
-static const int8_t o1107[] = {81, 64, 16, 24, 32};
-static const int8_t o1108[] = {64, 16, 24, 32};
-static const int8_t o1109[] = {81, 64, 16, 24, 32};
+static const int8_t o961[] = {0}; /* merged: 996 samples in the base, 8 new */
+static const int8_t o962[] = {81, 64, 16, 24, 32}; /* merged: 1 samples in the base, 48 new; 0: untrusted in the base; 1: untrusted in the base; 2: untrusted in the base; 3: untrusted in the base; 4: untrusted in the base */
+static const int8_t o963[] = {64, 16, 24, 32}; /* merged: 33 samples in the base, 448 new */
+static const int8_t o964[] = {81, 64, 16, 24, 32};
+static const int8_t o965[] = {64, 16, 24, 32}; /* merged: 6 samples in the base, 144 new */
+static const int8_t o966[] = {81, 64, 16, 24, 32};
+static const int8_t o967[] = {64, 16, 24}; /* merged: 5 samples in the base, 64 new */
+static const int8_t o968[] = {64, 16, 24, 32}; /* merged: 4 samples in the base, 128 new */
+static const int8_t o969[] = {64, 16, 24, 32}; /* merged: 2 samples in the base, 96 new */
+static const int8_t o970[] = {64, 16, 24}; /* merged: 3 samples in the base, 60 new */
+static const int8_t o971[] = {-1, -1}; /* 0: 2 offsets fit, 1 values */ /* 1: 60 offsets fit, 1 values */
+static const int8_t o972[] = {16, 24}; /* merged: 10 samples in the base, 208 new */
+static const int8_t o973[] = {24, 32}; /* merged: 4 samples in the base, 48 new */
+static const int8_t o974[] = {24, 32}; /* merged: 8 samples in the base, 144 new */
+static const int8_t o975[] = {16, 32}; /* merged: 139 samples in the base, 92 new */
+static const int8_t o976[] = {16, 24, 32, 87};
+static const int8_t o977[] = {81, -1, 24, 32, 87}; /* 1: 6 offsets fit, 1 values */ /* merged: 1151 samples in the base, 5 new */
+static const int8_t o978[] = {81, -1, 24, 32, -1, 68}; /* 1: 5 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */
+static const int8_t o979[] = {12, 16, 81, 84, 24, 32, 64};
+static const int8_t o980[] = {12, 16, 81, 24, 32, -1}; /* 5: 2 offsets fit, 1 values */
+static const int8_t o981[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
+static const int8_t o982[] = {16, 81, 84, 24, 32, 64};
+static const int8_t o983[] = {16, 81, 24, 32, -1}; /* 4: 2 offsets fit, 1 values */
+static const int8_t o984[] = {16, 24, 32, 64}; /* merged: 467 samples in the base, 19 new */
+static const int8_t o985[] = {16, 24, 32, 64, 87, 77};
+static const int8_t o986[] = {12, 16, 24, 32, -1}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 4: 2 offsets fit, 1 values */
+static const int8_t o987[] = {16, 81, 24, 32};
+static const int8_t o988[] = {16, 24, 32};
+static const int8_t o989[] = {16, 24, 32, 87};
+static const int8_t o990[] = {16, 24, 32, 64, 87};
+static const int8_t o991[] = {12, 16, -1, -1, -1, -1}; /* 2: 4 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values */ /* 4: 4 offsets fit, 1 values */ /* 5: 18 offsets fit, 1 values */
+static const int8_t o992[] = {16, 24, 32, 64, -1}; /* 4: 5 offsets fit, 1 values */ /* merged: 43 samples in the base, 18 new */
+static const int8_t o993[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */
+static const int8_t o994[] = {12, 16, 24, 32, 64};
+static const int8_t o995[] = {16, 24, 32, 64}; /* merged: 1478 samples in the base, 5 new */
+static const int8_t o996[] = {16, 24, 32, 64};
+static const int8_t o997[] = {16, 32};
+static const int8_t o998[] = {12, 16, 32}; /* 0: 74 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o999[] = {16, 32}; /* merged: 256 samples in the base, 32 new */
+static const int8_t o1000[] = {16, 32}; /* merged: 3 samples in the base, 17 new */
+static const int8_t o1001[] = {16, 32};
+static const int8_t o1002[] = {16, 32}; /* merged: 1 samples in the base, 3 new; 0: untrusted in the base */
+static const int8_t o1003[] = {16, -1}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o1004[] = {16, 24, 64, 32}; /* merged: 207 samples in the base, 122 new */
+static const int8_t o1005[] = {16};
+static const int8_t o1006[] = {16};
+static const int8_t o1007[] = {-1, 16, 24}; /* 0: 3 offsets fit, 1 values */ /* merged: 215 samples in the base, 432 new */
+static const int8_t o1008[] = {16, 24, 64}; /* merged: 2 samples in the base, 16 new; 1: untrusted in the base */
+static const int8_t o1009[] = {16, -1}; /* 1: 4 offsets fit, 1 values */
+static const int8_t o1010[] = {12, 16, -1, 24}; /* 2: 2 offsets fit, 1 values */
+static const int8_t o1011[] = {-1, -1, -1}; /* 0: 2 offsets fit, 2 values */ /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 2 values */
+static const int8_t o1012[] = {12, 16, 32}; /* merged: 94 samples in the base, 150 new */
+static const int8_t o1013[] = {16, 32}; /* merged: 1509 samples in the base, 780 new */
+static const int8_t o1014[] = {12, 16, 24, 32, 87};
+static const int8_t o1015[] = {16, 24, 32, 87}; /* merged: 1441 samples in the base, 249 new */
+static const int8_t o1016[] = {16, 24, 32, 87}; /* merged: 116 samples in the base, 40 new */
+static const int8_t o1017[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 1 values */ /* merged: 88 samples in the base, 288 new */
+static const int8_t o1018[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */ /* merged: 6 samples in the base, 238 new */
+static const int8_t o1019[] = {81, -1, 24, 32, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 55 samples in the base, 347 new; 4: untrusted in the base */
+static const int8_t o1020[] = {12, 81, -1, 24, 32, -1}; /* 2: 5 offsets fit, 1 values */ /* 5: 5 offsets fit, 1 values */
+static const int8_t o1021[] = {12, 81, -1, 24, 32, -1, -1}; /* 0: 3 offsets fit, 1 values; the guard's bit */ /* 2: 10 offsets fit, 1 values */ /* 5: 10 offsets fit, 1 values */ /* 6: 48 offsets fit, 1 values */
+static const int8_t o1022[] = {81, -1, 24, 32, 87}; /* 1: 3 offsets fit, 1 values */ /* merged: 1699 samples in the base, 1339 new */
+static const int8_t o1023[] = {81, -1, 24, 32, -1, 68}; /* 1: 5 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */ /* merged: 979 samples in the base, 2 new */
+static const int8_t o1024[] = {12, 16, 81, 84, 24, 32, 64};
+static const int8_t o1025[] = {12, 16, 81, 24, 32, 64};
+static const int8_t o1026[] = {12, 16, 24, 32, 64}; /* merged: 75 samples in the base, 95 new; 4: untrusted in the base */
+static const int8_t o1027[] = {12, 16, 24, 32, 64, 87, 77};
+static const int8_t o1028[] = {16, 81, 84, 24, 32, 64};
+static const int8_t o1029[] = {16, 81, 24, 32, 64}; /* merged: 1740 samples in the base, 11 new */
+static const int8_t o1030[] = {16, 24, 32, 64}; /* merged: 1765 samples in the base, 547 new */
+static const int8_t o1031[] = {16, 24, 32, 64, 87, 77}; /* merged: 579 samples in the base, 4 new */
+static const int8_t o1032[] = {12, 16, 24, 32}; /* merged: 49 samples in the base, 1 new */
+static const int8_t o1033[] = {12, 16, 24, 32, 87};
+static const int8_t o1034[] = {16, 81, 24, 32}; /* merged: 2103 samples in the base, 1 new */
+static const int8_t o1035[] = {-1, -1, -1, -1, 64}; /* 0: 4 offsets fit, 1 values */ /* 1: 55 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */ /* 3: 3 offsets fit, 1 values */
+static const int8_t o1036[] = {16, 24, 32}; /* merged: 1053 samples in the base, 179 new */
+static const int8_t o1037[] = {16, 24, 32, 87};
+static const int8_t o1038[] = {16, 24, 32, 64}; /* merged: 2631 samples in the base, 8 new */
+static const int8_t o1039[] = {16, 24, 32, 64, 87}; /* merged: 2048 samples in the base, 1 new */
+static const int8_t o1040[] = {12, 16, 24, 32, -1, -1}; /* 2: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 4 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */
+static const int8_t o1041[] = {-1, 16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
+static const int8_t o1042[] = {16, 24, 32, 64, -1}; /* 4: 4 offsets fit, 1 values */ /* merged: 349 samples in the base, 539 new */
+static const int8_t o1043[] = {16, 32}; /* merged: 15 samples in the base, 36 new */
+static const int8_t o1044[] = {16, 24, 32, 64}; /* 0: 3 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 1: 45 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o1045[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */
+static const int8_t o1046[] = {12, 16, 24, 32, 64}; /* 0: 55 offsets fit, 1 values; the guard's bit */
+static const int8_t o1047[] = {16, 24, 32, 64}; /* merged: 61 samples in the base, 474 new */
+static const int8_t o1048[] = {12, 16, 24, 32}; /* merged: 43 samples in the base, 30 new */
+static const int8_t o1049[] = {16, 24, 32}; /* merged: 3741 samples in the base, 942 new */
+static const int8_t o1050[] = {12, 16, 24, 32}; /* merged: 123 samples in the base, 169 new */
+static const int8_t o1051[] = {16, 24, 32}; /* merged: 1708 samples in the base, 2157 new */
+static const int8_t o1052[] = {12, 16, 24, 32, 64};
+static const int8_t o1053[] = {16, 24, 32, 64}; /* merged: 62106 samples in the base, 4429 new */
+static const int8_t o1054[] = {12, 16, 24, 32, 64}; /* merged: 332 samples in the base, 335 new */
+static const int8_t o1055[] = {16, 24, 32, 64}; /* merged: 2255 samples in the base, 1301 new */
+static const int8_t o1056[] = {16, -1, -1, 64, 87}; /* 1: 9 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */ /* merged: 107 samples in the base, 9 new */
+static const int8_t o1057[] = {16, -1, 24, 32, 64}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 59 offsets fit, 1 values */ /* 4: 2 offsets fit, 2 values; tied, split in operand order */
+static const int8_t o1058[] = {16, 24, 32, 64};
+static const int8_t o1059[] = {16, 24, 32, 64}; /* 1: 51 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o1060[] = {16, 81, 24, 32, 64};
+static const int8_t o1061[] = {16, 24, 32, 64}; /* merged: 41 samples in the base, 72 new */
+static const int8_t o1062[] = {16, 24, 32}; /* merged: 6 samples in the base, 19 new */
+static const int8_t o1063[] = {12, 16, 24, 64};
+static const int8_t o1064[] = {16, 24, 64}; /* merged: 114 samples in the base, 9 new */
+static const int8_t o1065[] = {-1, -1, 24, 32, -1}; /* 0: 62 offsets fit, 1 values */ /* 1: 11 offsets fit, 1 values */ /* 4: 11 offsets fit, 1 values */
+static const int8_t o1066[] = {16, 24, 32, 64}; /* merged: 38473 samples in the base, 16 new */
+static const int8_t o1067[] = {16, 24, 32}; /* merged: 2806 samples in the base, 16 new */
+static const int8_t o1068[] = {16, 24, 32, 64};
+static const int8_t o1069[] = {16, 24, 32, 64}; /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o1070[] = {16, 24, 32, 64};
+static const int8_t o1071[] = {16, 24, 32}; /* merged: 1378 samples in the base, 37 new */
+static const int8_t o1072[] = {16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */
+static const int8_t o1073[] = {16, -1, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* 3: 3 offsets fit, 1 values */
+static const int8_t o1074[] = {16, 32}; /* merged: 59 samples in the base, 548 new */
+static const int8_t o1075[] = {16, 24, 32, 87};
+static const int8_t o1076[] = {81, -1, 24, 32, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o1077[] = {12, -1, -1, -1, -1}; /* 0: 33 offsets fit, 1 values; the guard's bit */ /* 1: 18 offsets fit, 1 values */ /* 2: 18 offsets fit, 1 values */ /* 3: 18 offsets fit, 1 values */ /* 4: 18 offsets fit, 1 values */
+static const int8_t o1078[] = {16, 81, 24, 32, -1}; /* 4: 4 offsets fit, 1 values */ /* merged: 76 samples in the base, 30 new */
+static const int8_t o1079[] = {16, 24, 32, 64}; /* merged: 267 samples in the base, 19 new */
+static const int8_t o1080[] = {16, 24, 32, -1, 87, -1}; /* 3: 7 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */ /* merged: 29 samples in the base, 63 new */
+static const int8_t o1081[] = {16, 24, 32};
+static const int8_t o1082[] = {16, 24, 32, 87};
+static const int8_t o1083[] = {16, 24, 32, 64}; /* merged: 64 samples in the base, 1 new */
+static const int8_t o1084[] = {16, 24, 32, 64, -1}; /* 4: 9 offsets fit, 1 values */ /* merged: 12 samples in the base, 4 new */
+static const int8_t o1085[] = {16, 24, 32, 64}; /* merged: 204 samples in the base, 1 new */
+static const int8_t o1086[] = {16, 24, 32, 64};
+static const int8_t o1087[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
+static const int8_t o1088[] = {16, 32}; /* merged: 1 samples in the base, 26 new */
+static const int8_t o1089[] = {16, 32};
+static const int8_t o1090[] = {16, 32};
+static const int8_t o1091[] = {81, 24, 32}; /* merged: 14 samples in the base, 263 new; 0: untrusted in the base */
+static const int8_t o1092[] = {16, 32}; /* merged: 12 samples in the base, 496 new */
+static const int8_t o1093[] = {16, 32}; /* merged: 5 samples in the base, 36 new */
+static const int8_t o1094[] = {12, 16, 32};
+static const int8_t o1095[] = {16, 32}; /* merged: 194 samples in the base, 731 new */
+static const int8_t o1096[] = {16, 32}; /* merged: 7 samples in the base, 48 new */
+static const int8_t o1097[] = {16, 32}; /* merged: 9 samples in the base, 65 new */
+static const int8_t o1098[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */
+static const int8_t o1099[] = {16, 32}; /* merged: 6 samples in the base, 22 new */
+static const int8_t o1100[] = {24};
+static const int8_t o1101[] = {32};
+static const int8_t o1102[] = {16};
+static const int8_t o1103[] = {-1}; /* 0: 3 offsets fit, 1 values */
+static const int8_t o1104[] = {81, 64, 16, 24, 32};
+static const int8_t o1105[] = {64, 16, 24, 32};
+static const int8_t o1106[] = {81, 64, 16, 24, 32};
+static const int8_t o1107[] = {64, 16, 24, 32};
+static const int8_t o1108[] = {81, 64, 16, 24, 32};
+static const int8_t o1109[] = {64, 16, 24, 32};
 static const int8_t o1110[] = {64, 16, 24, 32};
-static const int8_t o1111[] = {81, 64, 16, 24, 32};
-static const int8_t o1112[] = {64, 16, 24, 32};
-static const int8_t o1113[] = {64, 16, 24, 32};
-static const int8_t o1114[] = {64, 16, 24};
-static const int8_t o1115[] = {12, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
-static const int8_t o1116[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 4 offsets fit, 1 values */
-static const int8_t o1117[] = {24, 32};
-static const int8_t o1118[] = {12, -1}; /* 0: 67 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 1 values */
-static const int8_t o1119[] = {12, 24, 32}; /* merged: 521 samples in the base, 14 new */
-static const int8_t o1120[] = {24, 32}; /* merged: 4729 samples in the base, 16 new */
-static const int8_t o1121[] = {-1, 16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 4 values; tied, split in operand order */ /* 3: 2 offsets fit, 4 values; tied, split in operand order */
-static const int8_t o1122[] = {81, 16, 24, 32, 64};
-static const int8_t o1123[] = {12, -1, -1}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 9 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */
-static const int8_t o1124[] = {16, 24, 32};
-static const int8_t o1125[] = {16, 24, 32, 64};
-static const int8_t o1126[] = {24, 32, 64};
-static const int8_t o1127[] = {16, 24}; /* 1: 2 offsets fit, 10 values; narrowed (no overlap, operand order) */ /* merged: 1 samples in the base, 16 new; 1: untrusted in the base */
-static const int8_t o1128[] = {-1, 16, 24, 32, 64}; /* 0: 3 offsets fit, 1 values */
-static const int8_t o1129[] = {-1, 16, 24}; /* 0: 4 offsets fit, 1 values */
-static const int8_t o1130[] = {16, 24};
-static const int8_t o1131[] = {16, 24};
-static const int8_t o1132[] = {16, -1, 64}; /* 1: 43 offsets fit, 1 values */
-static const int8_t o1133[] = {12, 16, 24}; /* merged: 2 samples in the base, 5 new */
-static const int8_t o1134[] = {16, 24}; /* merged: 12 samples in the base, 2942 new */
-static const int8_t o1135[] = {12, 16, 24, 64};
-static const int8_t o1136[] = {16, 24, 64}; /* merged: 68 samples in the base, 2052 new */
-static const int8_t o1137[] = {12, 16, 24, 64}; /* merged: 126 samples in the base, 147 new */
-static const int8_t o1138[] = {16, 24, 64}; /* merged: 785 samples in the base, 1140 new */
-static const int8_t o1139[] = {16, 24, 64}; /* merged: 4 samples in the base, 16 new */
-static const int8_t o1140[] = {16, 24, 64}; /* merged: 36 samples in the base, 30 new */
-static const int8_t o1141[] = {-1, 16, 24, 32}; /* 0: 2 offsets fit, 1 values */ /* merged: 12 samples in the base, 368 new */
-static const int8_t o1142[] = {24, 32}; /* merged: 5 samples in the base, 128 new; 1: untrusted in the base */
-static const int8_t o1143[] = {16, 24};
-static const int8_t o1144[] = {16, 24, 64}; /* merged: 3 samples in the base, 17 new; 0: untrusted in the base */
-static const int8_t o1145[] = {12, 16, 24, 64}; /* 0: 55 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */ /* 3: 2 offsets fit, 1 values; tied, split in operand order */
-static const int8_t o1146[] = {16, 24, 64}; /* merged: 536 samples in the base, 396 new */
-static const int8_t o1147[] = {16, 24, 64, 87}; /* merged: 4 samples in the base, 184 new */
-static const int8_t o1148[] = {12, 16, 24, 64}; /* merged: 84 samples in the base, 12 new */
-static const int8_t o1149[] = {16, 24, 64}; /* merged: 403 samples in the base, 801 new */
-static const int8_t o1150[] = {12, 16}; /* merged: 45 samples in the base, 94 new */
-static const int8_t o1151[] = {16}; /* merged: 328 samples in the base, 1187 new */
-static const int8_t o1152[] = {16, 24}; /* merged: 92 samples in the base, 19 new */
-static const int8_t o1153[] = {12, 16};
-static const int8_t o1154[] = {16}; /* merged: 7733 samples in the base, 35 new */
-static const int8_t o1155[] = {81, 87}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 2 offsets fit, 2 values; tied */
-static const int8_t t1155[] = {0, 0};
-static const int8_t o1156[] = {16, -1, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 2 samples in the base, 16 new */
-static const int8_t o1157[] = {12, -1, -1, -1}; /* 0: 72 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 3: 3 offsets fit, 1 values */
-static const int8_t o1158[] = {16, 24, 87}; /* merged: 584 samples in the base, 375 new */
-static const int8_t o1159[] = {16, 24, 87}; /* merged: 27 samples in the base, 96 new */
-static const int8_t o1160[] = {16, 24, -1}; /* 2: 8 offsets fit, 1 values */
-static const int8_t o1161[] = {16, 24, -1}; /* 2: 6 offsets fit, 1 values */ /* merged: 1 samples in the base, 16 new; 1: untrusted in the base */
-static const int8_t o1162[] = {81, -1, 24, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 100 samples in the base, 1479 new; 3: untrusted in the base */
-static const int8_t o1163[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */ /* merged: 3529 samples in the base, 1481 new */
-static const int8_t o1164[] = {12, 16, 24, -1}; /* 3: 8 offsets fit, 1 values */ /* merged: 84 samples in the base, 241 new */
-static const int8_t o1165[] = {16, 81, 84, 24, 64};
-static const int8_t o1166[] = {16, 81, 24, 64}; /* merged: 294 samples in the base, 9 new */
-static const int8_t o1167[] = {16, 24, 64}; /* merged: 4982 samples in the base, 2502 new */
-static const int8_t o1168[] = {16, 24, 64, 87, 77}; /* merged: 164 samples in the base, 17 new; 2: untrusted in the base; 4: untrusted in the base */
-static const int8_t o1169[] = {12, 16, 24};
-static const int8_t o1170[] = {16, 24}; /* merged: 676 samples in the base, 245 new */
-static const int8_t o1171[] = {16, 24, 64};
-static const int8_t o1172[] = {12, 16, 24, 64, -1}; /* 4: 3 offsets fit, 1 values */
-static const int8_t o1173[] = {81, 16, 24, 64, -1}; /* 4: 9 offsets fit, 1 values */ /* merged: 346 samples in the base, 732 new */
-static const int8_t o1174[] = {16, 24, 64, -1}; /* 3: 4 offsets fit, 1 values */ /* merged: 3361 samples in the base, 3752 new */
-static const int8_t o1175[] = {16, 24, 64}; /* merged: 6 samples in the base, 88 new */
-static const int8_t o1176[] = {16, 24, -1}; /* 2: 2 offsets fit, 1 values */
-static const int8_t o1177[] = {12, 16, 24, 64}; /* merged: 138 samples in the base, 2 new */
-static const int8_t o1178[] = {16, 24, 64}; /* merged: 7983 samples in the base, 1166 new */
-static const int8_t o1179[] = {81, -1, 87, 77, 68}; /* 1: 3 offsets fit, 1 values */ /* merged: 108 samples in the base, 948 new */
-static const int8_t o1180[] = {81, -1, -1, -1, 68}; /* 1: 7 offsets fit, 1 values */ /* 2: 7 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */
-static const int8_t o1181[] = {12, 16, 24}; /* merged: 47 samples in the base, 56 new */
-static const int8_t o1182[] = {16, 24}; /* merged: 40 samples in the base, 628 new */
-static const int8_t o1183[] = {16, 24, 64};
-static const int8_t o1184[] = {12, 16, 24, 64}; /* merged: 43 samples in the base, 474 new */
-static const int8_t o1185[] = {16, 24, 64}; /* merged: 34 samples in the base, 420 new */
-static const int8_t o1186[] = {12, 16, 24, 64}; /* merged: 336 samples in the base, 26 new */
-static const int8_t o1187[] = {16, 24, 64}; /* merged: 8460 samples in the base, 2000 new */
-static const int8_t o1188[] = {16, 24, 64, 87}; /* merged: 265 samples in the base, 10 new */
-static const int8_t o1189[] = {12, 16, 24, 64};
-static const int8_t o1190[] = {16, 24, 64}; /* merged: 1840 samples in the base, 231 new */
-static const int8_t o1191[] = {16, 24, 64}; /* merged: 57 samples in the base, 3 new */
-static const int8_t o1192[] = {16, 24}; /* merged: 1 samples in the base, 60 new; 0: untrusted in the base; 1: untrusted in the base */
-static const int8_t o1193[] = {16, 24};
-static const int8_t o1194[] = {16, 24}; /* merged: 1 samples in the base, 16 new; 0: untrusted in the base; 1: untrusted in the base */
-static const int8_t o1195[] = {16}; /* merged: 44 samples in the base, 3 new */
-static const int8_t o1196[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* merged: 3 samples in the base, 19 new */
-static const int8_t o1197[] = {16, 24, 87};
-static const int8_t o1198[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o1199[] = {16, 81, 24, -1}; /* 3: 4 offsets fit, 1 values */ /* merged: 26 samples in the base, 53 new; 1: untrusted in the base */
-static const int8_t o1200[] = {16, 24, 64}; /* merged: 719 samples in the base, 1 new */
-static const int8_t o1201[] = {16, 24}; /* merged: 84 samples in the base, 1 new */
-static const int8_t o1202[] = {16, 24, 87};
-static const int8_t o1203[] = {16, 24, 64, -1}; /* 3: 9 offsets fit, 1 values */ /* merged: 31 samples in the base, 22 new */
-static const int8_t o1204[] = {16, 24, 64}; /* merged: 2151 samples in the base, 2 new */
-static const int8_t o1205[] = {16, 24, 64};
-static const int8_t o1206[] = {16, 24, 64}; /* merged: 4 samples in the base, 16 new */
-static const int8_t o1207[] = {16}; /* merged: 9 samples in the base, 237 new */
-static const int8_t o1208[] = {0}; /* merged: 4170 samples in the base, 6040 new */
-static const int8_t o1209[] = {16}; /* merged: 1532 samples in the base, 1212 new */
-static const int8_t o1210[] = {0}; /* merged: 15 samples in the base, 406 new */
+static const int8_t o1111[] = {64, 16, 24};
+static const int8_t o1112[] = {12, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
+static const int8_t o1113[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 4 offsets fit, 1 values */
+static const int8_t o1114[] = {24, 32};
+static const int8_t o1115[] = {12, -1}; /* 0: 67 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 1 values */
+static const int8_t o1116[] = {12, 24, 32}; /* merged: 521 samples in the base, 14 new */
+static const int8_t o1117[] = {24, 32}; /* merged: 4729 samples in the base, 16 new */
+static const int8_t o1118[] = {-1, 16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 4 values; tied, split in operand order */ /* 3: 2 offsets fit, 4 values; tied, split in operand order */
+static const int8_t o1119[] = {81, 16, 24, 32, 64};
+static const int8_t o1120[] = {12, -1, -1}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 9 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */
+static const int8_t o1121[] = {16, 24, 32};
+static const int8_t o1122[] = {16, 24, 32, 64};
+static const int8_t o1123[] = {24, 32, 64};
+static const int8_t o1124[] = {16, 24}; /* 1: 2 offsets fit, 10 values; narrowed (no overlap, operand order) */ /* merged: 1 samples in the base, 16 new; 1: untrusted in the base */
+static const int8_t o1125[] = {-1, 16, 24, 32, 64}; /* 0: 3 offsets fit, 1 values */
+static const int8_t o1126[] = {-1, 16, 24}; /* 0: 4 offsets fit, 1 values */
+static const int8_t o1127[] = {16, 24};
+static const int8_t o1128[] = {16, 24};
+static const int8_t o1129[] = {16, -1, 64}; /* 1: 43 offsets fit, 1 values */
+static const int8_t o1130[] = {12, 16, 24}; /* merged: 2 samples in the base, 5 new */
+static const int8_t o1131[] = {16, 24}; /* merged: 12 samples in the base, 2942 new */
+static const int8_t o1132[] = {12, 16, 24, 64};
+static const int8_t o1133[] = {16, 24, 64}; /* merged: 68 samples in the base, 2052 new */
+static const int8_t o1134[] = {12, 16, 24, 64}; /* merged: 126 samples in the base, 147 new */
+static const int8_t o1135[] = {16, 24, 64}; /* merged: 785 samples in the base, 1140 new */
+static const int8_t o1136[] = {16, 24, 64}; /* merged: 4 samples in the base, 16 new */
+static const int8_t o1137[] = {16, 24, 64}; /* merged: 36 samples in the base, 30 new */
+static const int8_t o1138[] = {-1, 16, 24, 32}; /* 0: 2 offsets fit, 1 values */ /* merged: 12 samples in the base, 368 new */
+static const int8_t o1139[] = {24, 32}; /* merged: 5 samples in the base, 128 new; 1: untrusted in the base */
+static const int8_t o1140[] = {16, 24};
+static const int8_t o1141[] = {16, 24, 64}; /* merged: 3 samples in the base, 17 new; 0: untrusted in the base */
+static const int8_t o1142[] = {12, 16, 24, 64}; /* 0: 55 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */ /* 3: 2 offsets fit, 1 values; tied, split in operand order */
+static const int8_t o1143[] = {16, 24, 64}; /* merged: 536 samples in the base, 396 new */
+static const int8_t o1144[] = {16, 24, 64, 87}; /* merged: 4 samples in the base, 184 new */
+static const int8_t o1145[] = {12, 16, 24, 64}; /* merged: 84 samples in the base, 12 new */
+static const int8_t o1146[] = {16, 24, 64}; /* merged: 403 samples in the base, 801 new */
+static const int8_t o1147[] = {12, 16}; /* merged: 45 samples in the base, 94 new */
+static const int8_t o1148[] = {16}; /* merged: 328 samples in the base, 1187 new */
+static const int8_t o1149[] = {16, 24}; /* merged: 92 samples in the base, 19 new */
+static const int8_t o1150[] = {12, 16};
+static const int8_t o1151[] = {16}; /* merged: 7733 samples in the base, 35 new */
+static const int8_t o1152[] = {81, 87}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 2 offsets fit, 2 values; tied */
+static const int8_t t1152[] = {0, 0};
+static const int8_t o1153[] = {16, -1, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 2 samples in the base, 16 new */
+static const int8_t o1154[] = {16, 24, 87}; /* merged: 584 samples in the base, 368 new */
+static const int8_t o1155[] = {16, 24, 87}; /* merged: 27 samples in the base, 96 new */
+static const int8_t o1156[] = {16, 24, -1}; /* 2: 8 offsets fit, 1 values */
+static const int8_t o1157[] = {16, 24, -1}; /* 2: 6 offsets fit, 1 values */ /* merged: 1 samples in the base, 16 new; 1: untrusted in the base */
+static const int8_t o1158[] = {81, -1, 24, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 100 samples in the base, 1479 new; 3: untrusted in the base */
+static const int8_t o1159[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */ /* merged: 3529 samples in the base, 1481 new */
+static const int8_t o1160[] = {12, 16, 24, -1}; /* 3: 8 offsets fit, 1 values */ /* merged: 84 samples in the base, 241 new */
+static const int8_t o1161[] = {16, 81, 84, 24, 64};
+static const int8_t o1162[] = {16, 81, 24, 64}; /* merged: 294 samples in the base, 9 new */
+static const int8_t o1163[] = {16, 24, 64}; /* merged: 4982 samples in the base, 2502 new */
+static const int8_t o1164[] = {16, 24, 64, 87, 77}; /* merged: 164 samples in the base, 17 new; 2: untrusted in the base; 4: untrusted in the base */
+static const int8_t o1165[] = {12, 16, 24};
+static const int8_t o1166[] = {16, 24}; /* merged: 676 samples in the base, 245 new */
+static const int8_t o1167[] = {16, 24, 64};
+static const int8_t o1168[] = {12, 16, 24, 64, -1}; /* 4: 3 offsets fit, 1 values */
+static const int8_t o1169[] = {81, 16, 24, 64, -1}; /* 4: 9 offsets fit, 1 values */ /* merged: 346 samples in the base, 732 new */
+static const int8_t o1170[] = {16, 24, 64, -1}; /* 3: 4 offsets fit, 1 values */ /* merged: 3361 samples in the base, 3752 new */
+static const int8_t o1171[] = {16, 24, 64}; /* merged: 6 samples in the base, 88 new */
+static const int8_t o1172[] = {16, 24, -1}; /* 2: 2 offsets fit, 1 values */
+static const int8_t o1173[] = {12, 16, 24, 64}; /* merged: 138 samples in the base, 2 new */
+static const int8_t o1174[] = {16, 24, 64}; /* merged: 7983 samples in the base, 1166 new */
+static const int8_t o1175[] = {81, -1, 87, 77, 68}; /* 1: 3 offsets fit, 1 values */ /* merged: 108 samples in the base, 948 new */
+static const int8_t o1176[] = {81, -1, -1, -1, 68}; /* 1: 7 offsets fit, 1 values */ /* 2: 7 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */
+static const int8_t o1177[] = {12, 16, 24}; /* merged: 47 samples in the base, 56 new */
+static const int8_t o1178[] = {16, 24}; /* merged: 40 samples in the base, 628 new */
+static const int8_t o1179[] = {16, 24, 64};
+static const int8_t o1180[] = {12, 16, 24, 64}; /* merged: 43 samples in the base, 474 new */
+static const int8_t o1181[] = {16, 24, 64}; /* merged: 34 samples in the base, 420 new */
+static const int8_t o1182[] = {12, 16, 24, 64}; /* merged: 336 samples in the base, 26 new */
+static const int8_t o1183[] = {16, 24, 64}; /* merged: 8460 samples in the base, 2000 new */
+static const int8_t o1184[] = {16, 24, 64, 87}; /* merged: 265 samples in the base, 10 new */
+static const int8_t o1185[] = {12, 16, 24, 64};
+static const int8_t o1186[] = {16, 24, 64}; /* merged: 1840 samples in the base, 231 new */
+static const int8_t o1187[] = {16, 24, 64}; /* merged: 57 samples in the base, 3 new */
+static const int8_t o1188[] = {16, 24}; /* merged: 1 samples in the base, 60 new; 0: untrusted in the base; 1: untrusted in the base */
+static const int8_t o1189[] = {16, 24};
+static const int8_t o1190[] = {16, 24}; /* merged: 1 samples in the base, 16 new; 0: untrusted in the base; 1: untrusted in the base */
+static const int8_t o1191[] = {16}; /* merged: 44 samples in the base, 3 new */
+static const int8_t o1192[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* merged: 3 samples in the base, 19 new */
+static const int8_t o1193[] = {16, 24, 87};
+static const int8_t o1194[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o1195[] = {16, 81, 24, -1}; /* 3: 4 offsets fit, 1 values */ /* merged: 26 samples in the base, 53 new; 1: untrusted in the base */
+static const int8_t o1196[] = {16, 24, 64}; /* merged: 719 samples in the base, 1 new */
+static const int8_t o1197[] = {16, 24}; /* merged: 84 samples in the base, 1 new */
+static const int8_t o1198[] = {16, 24, 87};
+static const int8_t o1199[] = {16, 24, 64, -1}; /* 3: 9 offsets fit, 1 values */ /* merged: 31 samples in the base, 22 new */
+static const int8_t o1200[] = {16, 24, 64}; /* merged: 2151 samples in the base, 2 new */
+static const int8_t o1201[] = {16, 24, 64};
+static const int8_t o1202[] = {16, 24, 64}; /* merged: 4 samples in the base, 16 new */
+static const int8_t o1203[] = {16}; /* merged: 9 samples in the base, 237 new */
+static const int8_t o1204[] = {0}; /* merged: 4170 samples in the base, 6040 new */
+static const int8_t o1205[] = {16}; /* merged: 1532 samples in the base, 1212 new */
+static const int8_t o1206[] = {0}; /* merged: 15 samples in the base, 406 new */
+static const int8_t o1207[] = {16}; /* merged: 887 samples in the base, 777 new */
+static const int8_t o1208[] = {16};
+static const int8_t o1209[] = {0}; /* merged: 67 samples in the base, 280 new */
+static const int8_t o1210[] = {12};
 static const int8_t o1211[] = {16}; /* merged: 887 samples in the base, 777 new */
-static const int8_t o1212[] = {16};
-static const int8_t o1213[] = {0}; /* merged: 67 samples in the base, 280 new */
-static const int8_t o1214[] = {12};
-static const int8_t o1215[] = {16}; /* merged: 887 samples in the base, 777 new */
-static const int8_t o1216[] = {0}; /* merged: 4 samples in the base, 2 new */
-static const int8_t o1217[] = {0}; /* merged: 997 samples in the base, 1971 new */
-static const int8_t o1218[] = {12}; /* merged: 4525 samples in the base, 2468 new */
-static const int8_t o1219[] = {12, 87}; /* merged: 9 samples in the base, 237 new */
-static const int8_t o1220[] = {-1}; /* 0: 2 offsets fit, 1 values */
-static const int8_t o1221[] = {0};
-static const int8_t o1222[] = {0}; /* merged: 359 samples in the base, 532 new */
-static const int8_t o1223[] = {12}; /* merged: 495 samples in the base, 450 new */
-static const int8_t o1224[] = {12, -1}; /* 0: 86 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values */
-static const int8_t o1225[] = {24}; /* merged: 38 samples in the base, 241 new */
-static const int8_t o1226[] = {0};
-static const int8_t o1227[] = {0};
-static const int8_t o1228[] = {12, 16, 24}; /* 0: 3 offsets fit, 1 values; the guard's bit */
-static const int8_t o1229[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
-static const int8_t o1230[] = {16, 32, 24}; /* merged: 20 samples in the base, 18 new */
-static const int8_t o1231[] = {12, 16, 32, 24}; /* merged: 929 samples in the base, 12 new */
-static const int8_t o1232[] = {16, 32, 24}; /* merged: 8996 samples in the base, 929 new */
-static const int8_t o1233[] = {12, 16, 24}; /* 0: 73 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o1234[] = {16, 24};
-static const int8_t o1235[] = {12, 16, 24};
-static const int8_t o1236[] = {16};
-static const int8_t o1237[] = {16, 24}; /* merged: 31665 samples in the base, 30 new */
-static const int8_t o1238[] = {16, 24, 32};
-static const int8_t o1239[] = {16, 32};
-static const int8_t o1240[] = {64, 24, 32}; /* merged: 6 samples in the base, 19 new */
-static const int8_t o1241[] = {12, 64, 24, 32}; /* merged: 655 samples in the base, 13 new */
-static const int8_t o1242[] = {64, 24, 32}; /* merged: 5512 samples in the base, 567 new */
-static const int8_t o1243[] = {12, 24, -1, -1}; /* 0: 9 offsets fit, 1 values; the guard's bit */ /* 2: 7 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
-static const int8_t o1244[] = {24, 64, 32};
-static const int8_t o1245[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
-static const int8_t o1246[] = {12, -1, 16, 64, -1, -1}; /* 0: 53 offsets fit, 1 values; the guard's bit */ /* 1: 5 offsets fit, 1 values */ /* 4: 3 offsets fit, 1 values */ /* 5: 2 offsets fit, 1 values */
-static const int8_t o1247[] = {-1, 16, -1, 24, 32}; /* 0: 5 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* merged: 1 samples in the base, 16 new */
-static const int8_t o1248[] = {12, 64, 24, 32}; /* merged: 2 samples in the base, 16 new */
-static const int8_t o1249[] = {64, 24, 32}; /* merged: 16 samples in the base, 48 new */
-static const int8_t o1250[] = {0};
-static const int8_t o1251[] = {0};
-static const int8_t o1252[] = {16, 24, 64};
-static const int8_t o1253[] = {24, 32, 64};
-static const int8_t o1254[] = {24, 32, 64};
-static const int8_t o1255[] = {12, -1, 16, 64, 24, 32}; /* 1: 4 offsets fit, 1 values */ /* merged: 2 samples in the base, 16 new */
-static const int8_t o1256[] = {-1, 16, 64, 24, 32}; /* 0: 11 offsets fit, 1 values */ /* merged: 3 samples in the base, 32 new */
-static const int8_t o1257[] = {0};
-static const int8_t o1258[] = {0};
-static const int8_t o1259[] = {-1}; /* 0: 4 offsets fit, 1 values */
-static const int8_t o1260[] = {16}; /* merged: 278 samples in the base, 5 new */
-static const int8_t o1261[] = {12, -1}; /* 0: 75 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values */
-static const int8_t o1262[] = {16}; /* merged: 347 samples in the base, 439 new */
-static const int8_t o1263[] = {16, 24, 87};
-static const int8_t o1264[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
-static const int8_t o1265[] = {81, -1, 24, 87}; /* 1: 2 offsets fit, 1 values */
-static const int8_t o1266[] = {81, -1, 24, 87}; /* 1: 6 offsets fit, 1 values */ /* merged: 1461 samples in the base, 479 new */
-static const int8_t o1267[] = {68, -1, 24, -1, 81}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 11 offsets fit, 1 values */ /* 3: 11 offsets fit, 1 values */ /* 4: 2 offsets fit, 2 values; tied */
-static const int8_t t1267[] = {0, -1, -1, -1, 0};
-static const int8_t o1268[] = {12, 16, 81, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
-static const int8_t o1269[] = {12, 16, 24, -1}; /* 3: 8 offsets fit, 1 values */ /* merged: 2 samples in the base, 4 new */
-static const int8_t o1270[] = {12, 16, 24, -1, 87, -1}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 3: 4 offsets fit, 1 values */ /* 5: 14 offsets fit, 1 values */
-static const int8_t o1271[] = {16, 81, 84, 24, 64};
-static const int8_t o1272[] = {16, 81, 24, 64}; /* merged: 516 samples in the base, 239 new */
-static const int8_t o1273[] = {16, 24, 64}; /* merged: 284 samples in the base, 50 new */
-static const int8_t o1274[] = {16, 24, 64, 87, 77}; /* merged: 489 samples in the base, 55 new */
-static const int8_t o1275[] = {12, 16, 81, 24}; /* merged: 296 samples in the base, 9 new */
-static const int8_t o1276[] = {12, 16, 24, 64, 87}; /* merged: 296 samples in the base, 9 new */
-static const int8_t o1277[] = {16, 81, 24}; /* merged: 2323 samples in the base, 11 new */
-static const int8_t o1278[] = {16, 24};
-static const int8_t o1279[] = {16, 24, -1}; /* 0: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 2: 53 offsets fit, 1 values */
-static const int8_t o1280[] = {16, 24, 64, 87}; /* merged: 2323 samples in the base, 11 new */
-static const int8_t o1281[] = {12, 16, -1, -1, -1}; /* 2: 4 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */ /* 4: 17 offsets fit, 1 values */ /* merged: 4 samples in the base, 36 new */
-static const int8_t o1282[] = {16, 24, 64, -1}; /* 3: 12 offsets fit, 1 values */ /* merged: 4 samples in the base, 16 new */
-static const int8_t o1283[] = {16}; /* merged: 4 samples in the base, 36 new */
-static const int8_t o1284[] = {16, 24, -1}; /* 2: 2 offsets fit, 1 values */
-static const int8_t o1285[] = {12, 16, 24};
-static const int8_t o1286[] = {16, 24}; /* merged: 3940 samples in the base, 50 new */
-static const int8_t o1287[] = {12, 16, 24, 64};
-static const int8_t o1288[] = {16, 24, 64}; /* merged: 3768 samples in the base, 156 new */
-static const int8_t o1289[] = {12, 16, 24, 64};
-static const int8_t o1290[] = {16, 24, 64}; /* merged: 1957 samples in the base, 549 new */
-static const int8_t o1291[] = {12, 16, 24, 64}; /* merged: 151 samples in the base, 4 new */
-static const int8_t o1292[] = {16, 24, 64}; /* merged: 2372 samples in the base, 267 new */
-static const int8_t o1293[] = {12, 16, 24};
-static const int8_t o1294[] = {16, 24};
-static const int8_t o1295[] = {12, 16, 24, 64};
-static const int8_t o1296[] = {16, 24, 64};
-static const int8_t o1297[] = {16}; /* merged: 10 samples in the base, 231 new */
-static const int8_t o1298[] = {16}; /* merged: 1299 samples in the base, 585 new */
-static const int8_t o1299[] = {16};
-static const int8_t o1300[] = {16}; /* merged: 1 samples in the base, 17 new; 0: untrusted in the base */
-static const int8_t o1301[] = {-1}; /* 0: 2 offsets fit, 2 values */
-static const int8_t o1302[] = {16};
-static const int8_t o1303[] = {0}; /* merged: 998 samples in the base, 8 new */
-static const int8_t o1304[] = {81, 64, 16, 24, 32}; /* merged: 1 samples in the base, 48 new; 0: untrusted in the base; 1: untrusted in the base; 2: untrusted in the base; 3: untrusted in the base; 4: untrusted in the base */
-static const int8_t o1305[] = {64, 16, 24, 32}; /* merged: 33 samples in the base, 448 new */
-static const int8_t o1306[] = {81, 64, 16, 24, 32};
-static const int8_t o1307[] = {64, 16, 24, 32}; /* merged: 6 samples in the base, 144 new */
-static const int8_t o1308[] = {81, 64, 16, 24, 32};
-static const int8_t o1309[] = {64, 16, 24}; /* merged: 5 samples in the base, 64 new */
-static const int8_t o1310[] = {64, 16, 24, 32}; /* merged: 4 samples in the base, 128 new */
-static const int8_t o1311[] = {64, 16, 24, 32}; /* merged: 2 samples in the base, 96 new */
-static const int8_t o1312[] = {64, 16, 24}; /* merged: 3 samples in the base, 60 new */
-static const int8_t o1313[] = {-1, -1}; /* 0: 2 offsets fit, 1 values */ /* 1: 60 offsets fit, 1 values */
-static const int8_t o1314[] = {16, 24}; /* merged: 10 samples in the base, 208 new */
-static const int8_t o1315[] = {24, 32}; /* merged: 4 samples in the base, 48 new */
-static const int8_t o1316[] = {24, 32}; /* merged: 8 samples in the base, 144 new */
-static const int8_t o1317[] = {16, 32}; /* merged: 140 samples in the base, 92 new */
-static const int8_t o1318[] = {16, 24, 32, 87};
-static const int8_t o1319[] = {81, -1, 24, 32, 87}; /* 1: 6 offsets fit, 1 values */ /* merged: 1153 samples in the base, 5 new */
-static const int8_t o1320[] = {81, -1, 24, 32, -1, 68}; /* 1: 5 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */
-static const int8_t o1321[] = {12, 16, 81, 84, 24, 32, 64};
-static const int8_t o1322[] = {12, 16, 81, 24, 32, -1}; /* 5: 2 offsets fit, 1 values */
-static const int8_t o1323[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
-static const int8_t o1324[] = {16, 81, 84, 24, 32, 64};
-static const int8_t o1325[] = {16, 81, 24, 32, -1}; /* 4: 2 offsets fit, 1 values */
-static const int8_t o1326[] = {16, 24, 32, 64}; /* merged: 476 samples in the base, 19 new */
-static const int8_t o1327[] = {16, 24, 32, 64, 87, 77};
-static const int8_t o1328[] = {12, 16, 24, 32, -1}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 4: 2 offsets fit, 1 values */
-static const int8_t o1329[] = {16, 81, 24, 32};
-static const int8_t o1330[] = {16, 24, 32};
-static const int8_t o1331[] = {16, 24, 32, 87};
-static const int8_t o1332[] = {16, 24, 32, 64, 87};
-static const int8_t o1333[] = {12, 16, -1, -1, -1, -1}; /* 2: 4 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values */ /* 4: 4 offsets fit, 1 values */ /* 5: 18 offsets fit, 1 values */
-static const int8_t o1334[] = {16, 24, 32, 64, -1}; /* 4: 5 offsets fit, 1 values */ /* merged: 43 samples in the base, 18 new */
-static const int8_t o1335[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */
-static const int8_t o1336[] = {12, 16, 24, 32, 64};
-static const int8_t o1337[] = {16, 24, 32, 64}; /* merged: 1491 samples in the base, 5 new */
-static const int8_t o1338[] = {16, 24, 32, 64};
+static const int8_t o1212[] = {0}; /* merged: 4 samples in the base, 2 new */
+static const int8_t o1213[] = {0}; /* merged: 997 samples in the base, 1971 new */
+static const int8_t o1214[] = {12}; /* merged: 4525 samples in the base, 2468 new */
+static const int8_t o1215[] = {12, 87}; /* merged: 9 samples in the base, 237 new */
+static const int8_t o1216[] = {-1}; /* 0: 2 offsets fit, 1 values */
+static const int8_t o1217[] = {0};
+static const int8_t o1218[] = {0}; /* merged: 359 samples in the base, 532 new */
+static const int8_t o1219[] = {12}; /* merged: 495 samples in the base, 450 new */
+static const int8_t o1220[] = {12, -1}; /* 0: 86 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values */
+static const int8_t o1221[] = {24}; /* merged: 38 samples in the base, 241 new */
+static const int8_t o1222[] = {0};
+static const int8_t o1223[] = {0};
+static const int8_t o1224[] = {12, 16, 24}; /* 0: 3 offsets fit, 1 values; the guard's bit */
+static const int8_t o1225[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
+static const int8_t o1226[] = {16, 32, 24}; /* merged: 20 samples in the base, 18 new */
+static const int8_t o1227[] = {12, 16, 32, 24}; /* merged: 929 samples in the base, 12 new */
+static const int8_t o1228[] = {16, 32, 24}; /* merged: 8996 samples in the base, 929 new */
+static const int8_t o1229[] = {12, 16, 24}; /* 0: 73 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o1230[] = {16, 24};
+static const int8_t o1231[] = {12, 16, 24};
+static const int8_t o1232[] = {16};
+static const int8_t o1233[] = {16, 24}; /* merged: 31665 samples in the base, 30 new */
+static const int8_t o1234[] = {16, 24, 32};
+static const int8_t o1235[] = {16, 32};
+static const int8_t o1236[] = {64, 24, 32}; /* merged: 6 samples in the base, 19 new */
+static const int8_t o1237[] = {12, 64, 24, 32}; /* merged: 655 samples in the base, 13 new */
+static const int8_t o1238[] = {64, 24, 32}; /* merged: 5512 samples in the base, 567 new */
+static const int8_t o1239[] = {12, 24, -1, -1}; /* 0: 9 offsets fit, 1 values; the guard's bit */ /* 2: 7 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
+static const int8_t o1240[] = {24, 64, 32};
+static const int8_t o1241[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
+static const int8_t o1242[] = {12, -1, 16, 64, -1, -1}; /* 0: 53 offsets fit, 1 values; the guard's bit */ /* 1: 5 offsets fit, 1 values */ /* 4: 3 offsets fit, 1 values */ /* 5: 2 offsets fit, 1 values */
+static const int8_t o1243[] = {-1, 16, -1, 24, 32}; /* 0: 5 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* merged: 1 samples in the base, 16 new */
+static const int8_t o1244[] = {12, 64, 24, 32}; /* merged: 2 samples in the base, 16 new */
+static const int8_t o1245[] = {64, 24, 32}; /* merged: 16 samples in the base, 48 new */
+static const int8_t o1246[] = {0};
+static const int8_t o1247[] = {0};
+static const int8_t o1248[] = {16, 24, 64};
+static const int8_t o1249[] = {24, 32, 64};
+static const int8_t o1250[] = {24, 32, 64};
+static const int8_t o1251[] = {12, -1, 16, 64, 24, 32}; /* 1: 4 offsets fit, 1 values */ /* merged: 2 samples in the base, 16 new */
+static const int8_t o1252[] = {-1, 16, 64, 24, 32}; /* 0: 11 offsets fit, 1 values */ /* merged: 3 samples in the base, 32 new */
+static const int8_t o1253[] = {0};
+static const int8_t o1254[] = {0};
+static const int8_t o1255[] = {-1}; /* 0: 4 offsets fit, 1 values */
+static const int8_t o1256[] = {16}; /* merged: 278 samples in the base, 5 new */
+static const int8_t o1257[] = {12, -1}; /* 0: 75 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values */
+static const int8_t o1258[] = {16}; /* merged: 347 samples in the base, 439 new */
+static const int8_t o1259[] = {16, 24, 87};
+static const int8_t o1260[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
+static const int8_t o1261[] = {81, -1, 24, 87}; /* 1: 2 offsets fit, 1 values */
+static const int8_t o1262[] = {81, -1, 24, 87}; /* 1: 6 offsets fit, 1 values */ /* merged: 1461 samples in the base, 479 new */
+static const int8_t o1263[] = {68, -1, 24, -1, 81}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 11 offsets fit, 1 values */ /* 3: 11 offsets fit, 1 values */ /* 4: 2 offsets fit, 2 values; tied */
+static const int8_t t1263[] = {0, -1, -1, -1, 0};
+static const int8_t o1264[] = {12, 16, 81, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
+static const int8_t o1265[] = {12, 16, 24, -1}; /* 3: 8 offsets fit, 1 values */ /* merged: 2 samples in the base, 4 new */
+static const int8_t o1266[] = {12, 16, 24, -1, 87, -1}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 3: 4 offsets fit, 1 values */ /* 5: 14 offsets fit, 1 values */
+static const int8_t o1267[] = {16, 81, 84, 24, 64};
+static const int8_t o1268[] = {16, 81, 24, 64}; /* merged: 516 samples in the base, 239 new */
+static const int8_t o1269[] = {16, 24, 64}; /* merged: 284 samples in the base, 50 new */
+static const int8_t o1270[] = {16, 24, 64, 87, 77}; /* merged: 489 samples in the base, 55 new */
+static const int8_t o1271[] = {12, 16, 81, 24}; /* merged: 296 samples in the base, 9 new */
+static const int8_t o1272[] = {12, 16, 24, 64, 87}; /* merged: 296 samples in the base, 9 new */
+static const int8_t o1273[] = {16, 81, 24}; /* merged: 2323 samples in the base, 11 new */
+static const int8_t o1274[] = {16, 24};
+static const int8_t o1275[] = {16, 24, -1}; /* 0: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 2: 53 offsets fit, 1 values */
+static const int8_t o1276[] = {16, 24, 64, 87}; /* merged: 2323 samples in the base, 11 new */
+static const int8_t o1277[] = {12, 16, -1, -1, -1}; /* 2: 4 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */ /* 4: 17 offsets fit, 1 values */ /* merged: 4 samples in the base, 36 new */
+static const int8_t o1278[] = {16, 24, 64, -1}; /* 3: 12 offsets fit, 1 values */ /* merged: 4 samples in the base, 16 new */
+static const int8_t o1279[] = {16}; /* merged: 4 samples in the base, 36 new */
+static const int8_t o1280[] = {16, 24, -1}; /* 2: 2 offsets fit, 1 values */
+static const int8_t o1281[] = {12, 16, 24};
+static const int8_t o1282[] = {16, 24}; /* merged: 3940 samples in the base, 50 new */
+static const int8_t o1283[] = {12, 16, 24, 64};
+static const int8_t o1284[] = {16, 24, 64}; /* merged: 3768 samples in the base, 156 new */
+static const int8_t o1285[] = {12, 16, 24, 64};
+static const int8_t o1286[] = {16, 24, 64}; /* merged: 1957 samples in the base, 549 new */
+static const int8_t o1287[] = {12, 16, 24, 64}; /* merged: 151 samples in the base, 4 new */
+static const int8_t o1288[] = {16, 24, 64}; /* merged: 2372 samples in the base, 267 new */
+static const int8_t o1289[] = {12, 16, 24};
+static const int8_t o1290[] = {16, 24};
+static const int8_t o1291[] = {12, 16, 24, 64};
+static const int8_t o1292[] = {16, 24, 64};
+static const int8_t o1293[] = {16}; /* merged: 10 samples in the base, 231 new */
+static const int8_t o1294[] = {16}; /* merged: 1299 samples in the base, 585 new */
+static const int8_t o1295[] = {16};
+static const int8_t o1296[] = {16}; /* merged: 1 samples in the base, 17 new; 0: untrusted in the base */
+static const int8_t o1297[] = {-1}; /* 0: 2 offsets fit, 2 values */
+static const int8_t o1298[] = {16};
+static const int8_t o1299[] = {0}; /* merged: 998 samples in the base, 8 new */
+static const int8_t o1300[] = {81, 64, 16, 24, 32}; /* merged: 1 samples in the base, 48 new; 0: untrusted in the base; 1: untrusted in the base; 2: untrusted in the base; 3: untrusted in the base; 4: untrusted in the base */
+static const int8_t o1301[] = {64, 16, 24, 32}; /* merged: 33 samples in the base, 448 new */
+static const int8_t o1302[] = {81, 64, 16, 24, 32};
+static const int8_t o1303[] = {64, 16, 24, 32}; /* merged: 6 samples in the base, 144 new */
+static const int8_t o1304[] = {81, 64, 16, 24, 32};
+static const int8_t o1305[] = {64, 16, 24}; /* merged: 5 samples in the base, 64 new */
+static const int8_t o1306[] = {64, 16, 24, 32}; /* merged: 4 samples in the base, 128 new */
+static const int8_t o1307[] = {64, 16, 24, 32}; /* merged: 2 samples in the base, 96 new */
+static const int8_t o1308[] = {64, 16, 24}; /* merged: 3 samples in the base, 60 new */
+static const int8_t o1309[] = {-1, -1}; /* 0: 2 offsets fit, 1 values */ /* 1: 60 offsets fit, 1 values */
+static const int8_t o1310[] = {16, 24}; /* merged: 10 samples in the base, 208 new */
+static const int8_t o1311[] = {24, 32}; /* merged: 4 samples in the base, 48 new */
+static const int8_t o1312[] = {24, 32}; /* merged: 8 samples in the base, 144 new */
+static const int8_t o1313[] = {16, 32}; /* merged: 140 samples in the base, 92 new */
+static const int8_t o1314[] = {16, 24, 32, 87};
+static const int8_t o1315[] = {81, -1, 24, 32, 87}; /* 1: 6 offsets fit, 1 values */ /* merged: 1153 samples in the base, 5 new */
+static const int8_t o1316[] = {81, -1, 24, 32, -1, 68}; /* 1: 5 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */
+static const int8_t o1317[] = {12, 16, 81, 84, 24, 32, 64};
+static const int8_t o1318[] = {12, 16, 81, 24, 32, -1}; /* 5: 2 offsets fit, 1 values */
+static const int8_t o1319[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
+static const int8_t o1320[] = {16, 81, 84, 24, 32, 64};
+static const int8_t o1321[] = {16, 81, 24, 32, -1}; /* 4: 2 offsets fit, 1 values */
+static const int8_t o1322[] = {16, 24, 32, 64}; /* merged: 476 samples in the base, 19 new */
+static const int8_t o1323[] = {16, 24, 32, 64, 87, 77};
+static const int8_t o1324[] = {12, 16, 24, 32, -1}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 4: 2 offsets fit, 1 values */
+static const int8_t o1325[] = {16, 81, 24, 32};
+static const int8_t o1326[] = {16, 24, 32};
+static const int8_t o1327[] = {16, 24, 32, 87};
+static const int8_t o1328[] = {16, 24, 32, 64, 87};
+static const int8_t o1329[] = {12, 16, -1, -1, -1, -1}; /* 2: 4 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values */ /* 4: 4 offsets fit, 1 values */ /* 5: 18 offsets fit, 1 values */
+static const int8_t o1330[] = {16, 24, 32, 64, -1}; /* 4: 5 offsets fit, 1 values */ /* merged: 43 samples in the base, 18 new */
+static const int8_t o1331[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */
+static const int8_t o1332[] = {12, 16, 24, 32, 64};
+static const int8_t o1333[] = {16, 24, 32, 64}; /* merged: 1491 samples in the base, 5 new */
+static const int8_t o1334[] = {16, 24, 32, 64};
+static const int8_t o1335[] = {16, 32};
+static const int8_t o1336[] = {12, 16, 32}; /* 0: 74 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o1337[] = {16, 32}; /* merged: 256 samples in the base, 32 new */
+static const int8_t o1338[] = {16, 32}; /* merged: 3 samples in the base, 17 new */
 static const int8_t o1339[] = {16, 32};
-static const int8_t o1340[] = {12, 16, 32}; /* 0: 74 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o1341[] = {16, 32}; /* merged: 256 samples in the base, 32 new */
-static const int8_t o1342[] = {16, 32}; /* merged: 3 samples in the base, 17 new */
-static const int8_t o1343[] = {16, 32};
-static const int8_t o1344[] = {16, 32}; /* merged: 1 samples in the base, 3 new; 0: untrusted in the base */
-static const int8_t o1345[] = {16, -1}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o1346[] = {16, 24, 64, 32}; /* merged: 206 samples in the base, 122 new */
-static const int8_t o1347[] = {16};
-static const int8_t o1348[] = {16};
-static const int8_t o1349[] = {-1, 16, 24}; /* 0: 3 offsets fit, 1 values */ /* merged: 215 samples in the base, 432 new */
-static const int8_t o1350[] = {16, 24, 64}; /* merged: 2 samples in the base, 16 new; 1: untrusted in the base */
-static const int8_t o1351[] = {16, -1}; /* 1: 4 offsets fit, 1 values */
-static const int8_t o1352[] = {12, 16, -1, 24}; /* 2: 2 offsets fit, 1 values */
-static const int8_t o1353[] = {-1, -1, -1}; /* 0: 2 offsets fit, 2 values */ /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 2 values */
-static const int8_t o1354[] = {12, 16, 32}; /* merged: 113 samples in the base, 183 new */
-static const int8_t o1355[] = {16, 32}; /* merged: 1249 samples in the base, 500 new */
-static const int8_t o1356[] = {12, 16, 24, 32, 87};
-static const int8_t o1357[] = {16, 24, 32, 87}; /* merged: 2425 samples in the base, 185 new */
-static const int8_t o1358[] = {16, 24, 32, 87}; /* merged: 110 samples in the base, 43 new */
-static const int8_t o1359[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 1 values */ /* merged: 88 samples in the base, 128 new */
-static const int8_t o1360[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */ /* merged: 6 samples in the base, 374 new */
-static const int8_t o1361[] = {81, -1, 24, 32, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 55 samples in the base, 303 new; 4: untrusted in the base */
-static const int8_t o1362[] = {12, 81, -1, 24, 32, -1}; /* 2: 5 offsets fit, 1 values */ /* 5: 5 offsets fit, 1 values */
-static const int8_t o1363[] = {12, 81, -1, 24, 32, -1, -1}; /* 0: 3 offsets fit, 1 values; the guard's bit */ /* 2: 10 offsets fit, 1 values */ /* 5: 10 offsets fit, 1 values */ /* 6: 49 offsets fit, 1 values */
-static const int8_t o1364[] = {81, -1, 24, 32, 87}; /* 1: 3 offsets fit, 1 values */ /* merged: 2543 samples in the base, 1165 new */
-static const int8_t o1365[] = {81, -1, 24, 32, -1, 68}; /* 1: 5 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */ /* merged: 1769 samples in the base, 2 new */
-static const int8_t o1366[] = {16, 24, 32, 64, -1}; /* 4: 2 offsets fit, 1 values */
-static const int8_t o1367[] = {12, 16, 81, 84, 24, 32, 64};
-static const int8_t o1368[] = {12, 16, 81, 24, 32, 64};
-static const int8_t o1369[] = {12, 16, 24, 32, 64}; /* merged: 57 samples in the base, 97 new; 4: untrusted in the base */
-static const int8_t o1370[] = {12, 16, 24, 32, 64, 87, 77};
-static const int8_t o1371[] = {16, 81, 84, 24, 32, 64};
-static const int8_t o1372[] = {16, 81, 24, 32, 64}; /* merged: 1592 samples in the base, 26 new */
-static const int8_t o1373[] = {16, 24, 32, 64}; /* merged: 1667 samples in the base, 687 new */
-static const int8_t o1374[] = {16, 24, 32, 64, 87, 77}; /* merged: 544 samples in the base, 22 new */
-static const int8_t o1375[] = {12, 16, 81, 24, 32};
-static const int8_t o1376[] = {12, 16, 24, 32}; /* merged: 134 samples in the base, 1 new */
-static const int8_t o1377[] = {12, 16, 24, 32, 87};
-static const int8_t o1378[] = {12, 16, 24, 32, 64, 87};
-static const int8_t o1379[] = {16, 81, 24, 32}; /* merged: 2541 samples in the base, 2 new */
-static const int8_t o1380[] = {-1, -1, -1, -1, 64}; /* 0: 4 offsets fit, 1 values */ /* 1: 55 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */ /* 3: 3 offsets fit, 1 values */
-static const int8_t o1381[] = {16, 24, 32}; /* merged: 2866 samples in the base, 203 new */
-static const int8_t o1382[] = {16, 24, 32, 87};
-static const int8_t o1383[] = {16, 24, 32, 64}; /* merged: 2726 samples in the base, 8 new */
-static const int8_t o1384[] = {16, 24, 32, 64, 87}; /* merged: 2494 samples in the base, 2 new */
-static const int8_t o1385[] = {12, 16, 24, 32, -1, -1}; /* 4: 4 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */ /* merged: 9 samples in the base, 36 new */
-static const int8_t o1386[] = {-1, 16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
-static const int8_t o1387[] = {16, 24, 32, 64, -1}; /* 4: 4 offsets fit, 1 values */ /* merged: 374 samples in the base, 412 new */
-static const int8_t o1388[] = {16, 32}; /* merged: 19 samples in the base, 72 new */
-static const int8_t o1389[] = {16, 24, 32, 64}; /* 0: 3 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 1: 45 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o1390[] = {12, 16, 24, 32, 64}; /* 0: 52 offsets fit, 1 values; the guard's bit */
-static const int8_t o1391[] = {16, 24, 32, 64}; /* merged: 61 samples in the base, 360 new */
-static const int8_t o1392[] = {12, 16, 24, 32}; /* merged: 323 samples in the base, 30 new */
-static const int8_t o1393[] = {16, 24, 32}; /* merged: 3744 samples in the base, 726 new */
-static const int8_t o1394[] = {12, 16, 24, 32}; /* merged: 207 samples in the base, 169 new */
-static const int8_t o1395[] = {16, 24, 32}; /* merged: 1832 samples in the base, 1838 new */
-static const int8_t o1396[] = {12, 16, 24, 32, 64};
-static const int8_t o1397[] = {16, 24, 32, 64}; /* merged: 99549 samples in the base, 3508 new */
-static const int8_t o1398[] = {12, 16, 24, 32, 64}; /* merged: 394 samples in the base, 188 new */
-static const int8_t o1399[] = {16, 24, 32, 64}; /* merged: 2400 samples in the base, 873 new */
-static const int8_t o1400[] = {16, -1, -1, 64, 87}; /* 1: 9 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */ /* merged: 99 samples in the base, 7 new */
-static const int8_t o1401[] = {12, 16, 24, 32, 64};
-static const int8_t o1402[] = {16, -1, 24, 32, 64}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 60 offsets fit, 1 values */ /* 4: 2 offsets fit, 2 values; tied, split in operand order */
-static const int8_t o1403[] = {16, 24, 32, 64};
-static const int8_t o1404[] = {16, 24, 32, 64}; /* 1: 51 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o1405[] = {16, 81, 24, 32, 64};
-static const int8_t o1406[] = {16, 24, 32, 64}; /* merged: 41 samples in the base, 72 new */
-static const int8_t o1407[] = {12, 16, 24, 32};
-static const int8_t o1408[] = {16, 24, 32}; /* merged: 6 samples in the base, 19 new */
-static const int8_t o1409[] = {12, 16, 24, 64};
-static const int8_t o1410[] = {16, 24, 64}; /* merged: 246 samples in the base, 9 new */
-static const int8_t o1411[] = {-1, -1, 24, 32, -1}; /* 0: 62 offsets fit, 1 values */ /* 1: 11 offsets fit, 1 values */ /* 4: 11 offsets fit, 1 values */
-static const int8_t o1412[] = {12, 16, 24, 32, 64};
-static const int8_t o1413[] = {16, 24, 32, 64}; /* merged: 57481 samples in the base, 16 new */
-static const int8_t o1414[] = {16, 24, 32}; /* merged: 2806 samples in the base, 16 new */
-static const int8_t o1415[] = {16, 24, -1, 64}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 53 offsets fit, 1 values */
-static const int8_t o1416[] = {16, 24, 32}; /* 0: 3 offsets fit, 1 values; tied, split in operand order */ /* 1: 3 offsets fit, 1 values; tied, split in operand order */ /* 2: 3 offsets fit, 1 values; tied, split in operand order */
-static const int8_t o1417[] = {16, 24, 32, 64}; /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o1418[] = {16, 24, 32, 64};
-static const int8_t o1419[] = {16, 24, 32}; /* merged: 1380 samples in the base, 93 new */
-static const int8_t o1420[] = {16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */
-static const int8_t o1421[] = {16, 24, 32, -1}; /* 0: 3 offsets fit, 1 values; tied, split in operand order */ /* 1: 3 offsets fit, 1 values; tied, split in operand order */ /* 2: 3 offsets fit, 1 values; tied, split in operand order */ /* 3: 3 offsets fit, 1 values */
-static const int8_t o1422[] = {16, 32}; /* merged: 62 samples in the base, 431 new */
-static const int8_t o1423[] = {16, 24, 32, 64, -1}; /* 4: 2 offsets fit, 1 values */
-static const int8_t o1424[] = {16, 24, 32, -1}; /* 3: 8 offsets fit, 1 values */
-static const int8_t o1425[] = {16, 24, 32, 87};
-static const int8_t o1426[] = {81, -1, 24, 32, 87}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o1427[] = {16, 81, 24, 32, -1}; /* 4: 4 offsets fit, 1 values */ /* merged: 226 samples in the base, 30 new */
-static const int8_t o1428[] = {16, 24, 32, 64}; /* merged: 456 samples in the base, 19 new */
-static const int8_t o1429[] = {16, 24, 32, -1, 87, -1}; /* 3: 7 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */ /* merged: 42 samples in the base, 66 new */
-static const int8_t o1430[] = {16, 24, 32}; /* merged: 491 samples in the base, 9 new */
-static const int8_t o1431[] = {16, 24, 32, 87};
-static const int8_t o1432[] = {16, 24, 32, 64}; /* merged: 160 samples in the base, 1 new */
-static const int8_t o1433[] = {16, 24, 32, 64, -1}; /* 4: 9 offsets fit, 1 values */ /* merged: 103 samples in the base, 20 new */
-static const int8_t o1434[] = {16, 24, 32, 64}; /* merged: 518 samples in the base, 3 new */
-static const int8_t o1435[] = {16, 24, 32, 64};
+static const int8_t o1340[] = {16, 32}; /* merged: 1 samples in the base, 3 new; 0: untrusted in the base */
+static const int8_t o1341[] = {16, -1}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o1342[] = {16, 24, 64, 32}; /* merged: 206 samples in the base, 122 new */
+static const int8_t o1343[] = {16};
+static const int8_t o1344[] = {16};
+static const int8_t o1345[] = {-1, 16, 24}; /* 0: 3 offsets fit, 1 values */ /* merged: 215 samples in the base, 432 new */
+static const int8_t o1346[] = {16, 24, 64}; /* merged: 2 samples in the base, 16 new; 1: untrusted in the base */
+static const int8_t o1347[] = {16, -1}; /* 1: 4 offsets fit, 1 values */
+static const int8_t o1348[] = {12, 16, -1, 24}; /* 2: 2 offsets fit, 1 values */
+static const int8_t o1349[] = {-1, -1, -1}; /* 0: 2 offsets fit, 2 values */ /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 2 values */
+static const int8_t o1350[] = {12, 16, 32}; /* merged: 113 samples in the base, 183 new */
+static const int8_t o1351[] = {16, 32}; /* merged: 1249 samples in the base, 500 new */
+static const int8_t o1352[] = {12, 16, 24, 32, 87};
+static const int8_t o1353[] = {16, 24, 32, 87}; /* merged: 2425 samples in the base, 192 new */
+static const int8_t o1354[] = {16, 24, 32, 87}; /* merged: 110 samples in the base, 43 new */
+static const int8_t o1355[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 1 values */ /* merged: 88 samples in the base, 128 new */
+static const int8_t o1356[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */ /* merged: 6 samples in the base, 374 new */
+static const int8_t o1357[] = {81, -1, 24, 32, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 55 samples in the base, 303 new; 4: untrusted in the base */
+static const int8_t o1358[] = {12, 81, -1, 24, 32, -1}; /* 2: 5 offsets fit, 1 values */ /* 5: 5 offsets fit, 1 values */
+static const int8_t o1359[] = {12, 81, -1, 24, 32, -1, -1}; /* 0: 3 offsets fit, 1 values; the guard's bit */ /* 2: 10 offsets fit, 1 values */ /* 5: 10 offsets fit, 1 values */ /* 6: 49 offsets fit, 1 values */
+static const int8_t o1360[] = {81, -1, 24, 32, 87}; /* 1: 3 offsets fit, 1 values */ /* merged: 2543 samples in the base, 1165 new */
+static const int8_t o1361[] = {81, -1, 24, 32, -1, 68}; /* 1: 5 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */ /* merged: 1769 samples in the base, 2 new */
+static const int8_t o1362[] = {16, 24, 32, 64, -1}; /* 4: 2 offsets fit, 1 values */
+static const int8_t o1363[] = {12, 16, 81, 84, 24, 32, 64};
+static const int8_t o1364[] = {12, 16, 81, 24, 32, 64};
+static const int8_t o1365[] = {12, 16, 24, 32, 64}; /* merged: 57 samples in the base, 97 new; 4: untrusted in the base */
+static const int8_t o1366[] = {12, 16, 24, 32, 64, 87, 77};
+static const int8_t o1367[] = {16, 81, 84, 24, 32, 64};
+static const int8_t o1368[] = {16, 81, 24, 32, 64}; /* merged: 1592 samples in the base, 26 new */
+static const int8_t o1369[] = {16, 24, 32, 64}; /* merged: 1667 samples in the base, 687 new */
+static const int8_t o1370[] = {16, 24, 32, 64, 87, 77}; /* merged: 544 samples in the base, 22 new */
+static const int8_t o1371[] = {12, 16, 81, 24, 32};
+static const int8_t o1372[] = {12, 16, 24, 32}; /* merged: 134 samples in the base, 1 new */
+static const int8_t o1373[] = {12, 16, 24, 32, 87};
+static const int8_t o1374[] = {12, 16, 24, 32, 64, 87};
+static const int8_t o1375[] = {16, 81, 24, 32}; /* merged: 2541 samples in the base, 2 new */
+static const int8_t o1376[] = {-1, -1, -1, -1, 64}; /* 0: 4 offsets fit, 1 values */ /* 1: 55 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */ /* 3: 3 offsets fit, 1 values */
+static const int8_t o1377[] = {16, 24, 32}; /* merged: 2866 samples in the base, 203 new */
+static const int8_t o1378[] = {16, 24, 32, 87};
+static const int8_t o1379[] = {16, 24, 32, 64}; /* merged: 2726 samples in the base, 8 new */
+static const int8_t o1380[] = {16, 24, 32, 64, 87}; /* merged: 2494 samples in the base, 2 new */
+static const int8_t o1381[] = {12, 16, 24, 32, -1, -1}; /* 4: 4 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */ /* merged: 9 samples in the base, 36 new */
+static const int8_t o1382[] = {-1, 16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
+static const int8_t o1383[] = {16, 24, 32, 64, -1}; /* 4: 4 offsets fit, 1 values */ /* merged: 374 samples in the base, 412 new */
+static const int8_t o1384[] = {16, 32}; /* merged: 19 samples in the base, 72 new */
+static const int8_t o1385[] = {16, 24, 32, 64}; /* 0: 3 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 1: 45 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o1386[] = {12, 16, 24, 32, 64}; /* 0: 52 offsets fit, 1 values; the guard's bit */
+static const int8_t o1387[] = {16, 24, 32, 64}; /* merged: 61 samples in the base, 360 new */
+static const int8_t o1388[] = {12, 16, 24, 32}; /* merged: 323 samples in the base, 30 new */
+static const int8_t o1389[] = {16, 24, 32}; /* merged: 3744 samples in the base, 726 new */
+static const int8_t o1390[] = {12, 16, 24, 32}; /* merged: 207 samples in the base, 169 new */
+static const int8_t o1391[] = {16, 24, 32}; /* merged: 1832 samples in the base, 1838 new */
+static const int8_t o1392[] = {12, 16, 24, 32, 64};
+static const int8_t o1393[] = {16, 24, 32, 64}; /* merged: 99549 samples in the base, 3508 new */
+static const int8_t o1394[] = {12, 16, 24, 32, 64}; /* merged: 394 samples in the base, 188 new */
+static const int8_t o1395[] = {16, 24, 32, 64}; /* merged: 2400 samples in the base, 873 new */
+static const int8_t o1396[] = {16, -1, -1, 64, 87}; /* 1: 9 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */ /* merged: 99 samples in the base, 7 new */
+static const int8_t o1397[] = {12, 16, 24, 32, 64};
+static const int8_t o1398[] = {16, -1, 24, 32, 64}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 60 offsets fit, 1 values */ /* 4: 2 offsets fit, 2 values; tied, split in operand order */
+static const int8_t o1399[] = {16, 24, 32, 64};
+static const int8_t o1400[] = {16, 24, 32, 64}; /* 1: 51 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o1401[] = {16, 81, 24, 32, 64};
+static const int8_t o1402[] = {16, 24, 32, 64}; /* merged: 41 samples in the base, 72 new */
+static const int8_t o1403[] = {12, 16, 24, 32};
+static const int8_t o1404[] = {16, 24, 32}; /* merged: 6 samples in the base, 19 new */
+static const int8_t o1405[] = {12, 16, 24, 64};
+static const int8_t o1406[] = {16, 24, 64}; /* merged: 246 samples in the base, 9 new */
+static const int8_t o1407[] = {-1, -1, 24, 32, -1}; /* 0: 62 offsets fit, 1 values */ /* 1: 11 offsets fit, 1 values */ /* 4: 11 offsets fit, 1 values */
+static const int8_t o1408[] = {12, 16, 24, 32, 64};
+static const int8_t o1409[] = {16, 24, 32, 64}; /* merged: 57481 samples in the base, 16 new */
+static const int8_t o1410[] = {16, 24, 32}; /* merged: 2806 samples in the base, 16 new */
+static const int8_t o1411[] = {16, 24, -1, 64}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 53 offsets fit, 1 values */
+static const int8_t o1412[] = {16, 24, 32}; /* 0: 3 offsets fit, 1 values; tied, split in operand order */ /* 1: 3 offsets fit, 1 values; tied, split in operand order */ /* 2: 3 offsets fit, 1 values; tied, split in operand order */
+static const int8_t o1413[] = {16, 24, 32, 64}; /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o1414[] = {16, 24, 32, 64};
+static const int8_t o1415[] = {16, 24, 32}; /* merged: 1380 samples in the base, 93 new */
+static const int8_t o1416[] = {16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */
+static const int8_t o1417[] = {16, 24, 32, -1}; /* 0: 3 offsets fit, 1 values; tied, split in operand order */ /* 1: 3 offsets fit, 1 values; tied, split in operand order */ /* 2: 3 offsets fit, 1 values; tied, split in operand order */ /* 3: 3 offsets fit, 1 values */
+static const int8_t o1418[] = {16, 32}; /* merged: 62 samples in the base, 431 new */
+static const int8_t o1419[] = {16, 24, 32, 64, -1}; /* 4: 2 offsets fit, 1 values */
+static const int8_t o1420[] = {16, 24, 32, -1}; /* 3: 8 offsets fit, 1 values */
+static const int8_t o1421[] = {16, 24, 32, 87};
+static const int8_t o1422[] = {81, -1, 24, 32, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o1423[] = {16, 81, 24, 32, -1}; /* 4: 4 offsets fit, 1 values */ /* merged: 226 samples in the base, 30 new */
+static const int8_t o1424[] = {16, 24, 32, 64}; /* merged: 456 samples in the base, 19 new */
+static const int8_t o1425[] = {16, 24, 32, -1, 87, -1}; /* 3: 7 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */ /* merged: 42 samples in the base, 66 new */
+static const int8_t o1426[] = {16, 24, 32}; /* merged: 491 samples in the base, 9 new */
+static const int8_t o1427[] = {16, 24, 32, 87};
+static const int8_t o1428[] = {16, 24, 32, 64}; /* merged: 160 samples in the base, 1 new */
+static const int8_t o1429[] = {16, 24, 32, 64, -1}; /* 4: 9 offsets fit, 1 values */ /* merged: 103 samples in the base, 20 new */
+static const int8_t o1430[] = {16, 24, 32, 64}; /* merged: 518 samples in the base, 3 new */
+static const int8_t o1431[] = {16, 24, 32, 64};
+static const int8_t o1432[] = {16, 32};
+static const int8_t o1433[] = {16, 32}; /* merged: 1 samples in the base, 47 new */
+static const int8_t o1434[] = {16, 24}; /* merged: 912 samples in the base, 6 new */
+static const int8_t o1435[] = {16, 32};
 static const int8_t o1436[] = {16, 32};
-static const int8_t o1437[] = {16, 32}; /* merged: 1 samples in the base, 47 new */
-static const int8_t o1438[] = {16, 24}; /* merged: 912 samples in the base, 6 new */
-static const int8_t o1439[] = {16, 32};
-static const int8_t o1440[] = {16, 32};
-static const int8_t o1441[] = {81, 24, 32}; /* merged: 14 samples in the base, 206 new; 0: untrusted in the base */
-static const int8_t o1442[] = {16, 32}; /* merged: 12 samples in the base, 404 new */
-static const int8_t o1443[] = {16, 32}; /* merged: 7 samples in the base, 36 new */
-static const int8_t o1444[] = {12, 16, 32};
-static const int8_t o1445[] = {16, 32}; /* merged: 195 samples in the base, 554 new */
-static const int8_t o1446[] = {16, 32}; /* merged: 6 samples in the base, 25 new */
-static const int8_t o1447[] = {16, 32}; /* merged: 9 samples in the base, 65 new */
-static const int8_t o1448[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */
-static const int8_t o1449[] = {16, 32}; /* merged: 6 samples in the base, 22 new */
-static const int8_t o1450[] = {24}; /* merged: 1 samples in the base, 16 new */
-static const int8_t o1451[] = {24};
-static const int8_t o1452[] = {-1}; /* 0: 3 offsets fit, 1 values */
-static const int8_t o1453[] = {12, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
-static const int8_t o1454[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */
-static const int8_t o1455[] = {24, 32}; /* merged: 204 samples in the base, 16 new */
-static const int8_t o1456[] = {12, 24, 32}; /* merged: 538 samples in the base, 14 new */
-static const int8_t o1457[] = {24, 32}; /* merged: 6471 samples in the base, 16 new */
+static const int8_t o1437[] = {81, 24, 32}; /* merged: 14 samples in the base, 206 new; 0: untrusted in the base */
+static const int8_t o1438[] = {16, 32}; /* merged: 12 samples in the base, 404 new */
+static const int8_t o1439[] = {16, 32}; /* merged: 7 samples in the base, 36 new */
+static const int8_t o1440[] = {12, 16, 32};
+static const int8_t o1441[] = {16, 32}; /* merged: 195 samples in the base, 554 new */
+static const int8_t o1442[] = {16, 32}; /* merged: 6 samples in the base, 25 new */
+static const int8_t o1443[] = {16, 32}; /* merged: 9 samples in the base, 65 new */
+static const int8_t o1444[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */
+static const int8_t o1445[] = {16, 32}; /* merged: 6 samples in the base, 22 new */
+static const int8_t o1446[] = {24}; /* merged: 1 samples in the base, 16 new */
+static const int8_t o1447[] = {24};
+static const int8_t o1448[] = {-1}; /* 0: 3 offsets fit, 1 values */
+static const int8_t o1449[] = {12, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
+static const int8_t o1450[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */
+static const int8_t o1451[] = {24, 32}; /* merged: 204 samples in the base, 16 new */
+static const int8_t o1452[] = {12, 24, 32}; /* merged: 538 samples in the base, 14 new */
+static const int8_t o1453[] = {24, 32}; /* merged: 6471 samples in the base, 16 new */
+static const int8_t o1454[] = {-1, 16, 24, 32, 64}; /* 0: 3 offsets fit, 1 values */
+static const int8_t o1455[] = {81, 16, 24, 32, 64};
+static const int8_t o1456[] = {16, 24, 32, 64};
+static const int8_t o1457[] = {16, 24}; /* merged: 1 samples in the base, 16 new */
 static const int8_t o1458[] = {-1, 16, 24, 32, 64}; /* 0: 3 offsets fit, 1 values */
-static const int8_t o1459[] = {81, 16, 24, 32, 64};
-static const int8_t o1460[] = {16, 24, 32, 64};
-static const int8_t o1461[] = {16, 24}; /* merged: 1 samples in the base, 16 new */
-static const int8_t o1462[] = {-1, 16, 24, 32, 64}; /* 0: 3 offsets fit, 1 values */
-static const int8_t o1463[] = {-1, 16, 24}; /* 0: 3 offsets fit, 1 values */
-static const int8_t o1464[] = {16, 24};
-static const int8_t o1465[] = {0};
-static const int8_t o1466[] = {16, -1, 64}; /* 0: 2 offsets fit, 2 values; narrowed (no overlap, operand order) */ /* 1: 42 offsets fit, 1 values */
-static const int8_t o1467[] = {12, 16, 24}; /* merged: 2 samples in the base, 5 new */
-static const int8_t o1468[] = {16, 24}; /* merged: 12 samples in the base, 2473 new */
-static const int8_t o1469[] = {12, 16, 24, 64};
-static const int8_t o1470[] = {16, 24, 64}; /* merged: 68 samples in the base, 1704 new */
-static const int8_t o1471[] = {12, 16, 24, 64}; /* merged: 11 samples in the base, 116 new */
-static const int8_t o1472[] = {16, 24, 64}; /* merged: 246 samples in the base, 486 new */
-static const int8_t o1473[] = {16, 24, 64}; /* merged: 4 samples in the base, 16 new */
-static const int8_t o1474[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* merged: 650 samples in the base, 458 new */
-static const int8_t o1475[] = {16, 24, 64, -1}; /* 3: 2 offsets fit, 1 values */
-static const int8_t o1476[] = {16, 24, 64}; /* merged: 3 samples in the base, 35 new */
-static const int8_t o1477[] = {-1, 16, 24, 32}; /* 0: 5 offsets fit, 1 values */ /* merged: 12 samples in the base, 32 new */
-static const int8_t o1478[] = {-1, -1, 32}; /* 0: 63 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */
-static const int8_t o1479[] = {0};
-static const int8_t o1480[] = {12}; /* 0: 91 offsets fit, 1 values; the guard's bit */
-static const int8_t o1481[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
-static const int8_t o1482[] = {12, 16}; /* merged: 41 samples in the base, 69 new */
-static const int8_t o1483[] = {16}; /* merged: 769 samples in the base, 415 new */
-static const int8_t o1484[] = {16, 24}; /* merged: 92 samples in the base, 19 new */
-static const int8_t o1485[] = {12, 16};
-static const int8_t o1486[] = {16}; /* merged: 7886 samples in the base, 32 new */
-static const int8_t o1487[] = {81, 87}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 2 offsets fit, 2 values; tied */
-static const int8_t t1487[] = {0, 0};
-static const int8_t o1488[] = {16, -1, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 1 samples in the base, 16 new; 0: untrusted in the base; 2: untrusted in the base */
-static const int8_t o1489[] = {12, 16, 24, -1}; /* 0: 71 offsets fit, 1 values; the guard's bit */ /* 3: 3 offsets fit, 1 values */
-static const int8_t o1490[] = {16, 24, 87}; /* merged: 968 samples in the base, 298 new */
-static const int8_t o1491[] = {16, 24, 87}; /* merged: 27 samples in the base, 96 new */
-static const int8_t o1492[] = {16, 24, -1}; /* 2: 8 offsets fit, 1 values */
-static const int8_t o1493[] = {16, 24, -1}; /* 2: 6 offsets fit, 1 values */ /* merged: 1 samples in the base, 16 new; 1: untrusted in the base */
-static const int8_t o1494[] = {81, -1, 24, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 100 samples in the base, 1194 new; 3: untrusted in the base */
-static const int8_t o1495[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */ /* merged: 5892 samples in the base, 1139 new */
-static const int8_t o1496[] = {16, 24, 64, -1}; /* 3: 2 offsets fit, 1 values */
-static const int8_t o1497[] = {12, 16, 24, -1}; /* 3: 8 offsets fit, 1 values */ /* merged: 41 samples in the base, 102 new */
-static const int8_t o1498[] = {16, 81, 84, 24, 64}; /* merged: 1 samples in the base, 19 new; 1: untrusted in the base; 2: untrusted in the base; 3: untrusted in the base */
-static const int8_t o1499[] = {16, 81, 24, 64}; /* merged: 425 samples in the base, 8 new */
-static const int8_t o1500[] = {16, 24, 64}; /* merged: 2453 samples in the base, 1055 new */
-static const int8_t o1501[] = {16, 24, 64, 87, 77}; /* merged: 306 samples in the base, 17 new; 2: untrusted in the base; 4: untrusted in the base */
-static const int8_t o1502[] = {16, 24}; /* merged: 22 samples in the base, 186 new */
-static const int8_t o1503[] = {16, 24, 64};
-static const int8_t o1504[] = {12, 16, 24, 64, -1}; /* 4: 3 offsets fit, 1 values */
-static const int8_t o1505[] = {81, 16, 24, 64, -1}; /* 4: 9 offsets fit, 1 values */ /* merged: 346 samples in the base, 561 new */
-static const int8_t o1506[] = {16, 24, 64, -1}; /* 3: 4 offsets fit, 1 values */ /* merged: 3381 samples in the base, 2762 new */
-static const int8_t o1507[] = {16, 24, 64}; /* merged: 6 samples in the base, 71 new */
-static const int8_t o1508[] = {12, 16, 24, 64}; /* merged: 103 samples in the base, 2 new */
-static const int8_t o1509[] = {16, 24, 64}; /* merged: 7999 samples in the base, 968 new */
-static const int8_t o1510[] = {81, -1, 87, 77, 68}; /* 1: 3 offsets fit, 1 values */ /* merged: 108 samples in the base, 720 new */
-static const int8_t o1511[] = {81, -1, -1, -1, 68}; /* 1: 7 offsets fit, 1 values */ /* 2: 7 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */
-static const int8_t o1512[] = {12, 16, 24}; /* merged: 47 samples in the base, 68 new */
-static const int8_t o1513[] = {16, 24}; /* merged: 42 samples in the base, 558 new */
-static const int8_t o1514[] = {12, 16, 24, 64}; /* merged: 43 samples in the base, 360 new */
-static const int8_t o1515[] = {16, 24, 64}; /* merged: 34 samples in the base, 514 new */
-static const int8_t o1516[] = {12, 16, 24, 64}; /* merged: 458 samples in the base, 30 new */
-static const int8_t o1517[] = {12, 16, 24, 64, 87}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 6 values; tied, split in operand order */ /* 3: 2 offsets fit, 6 values; tied, split in operand order */
-static const int8_t o1518[] = {16, 24, 64}; /* merged: 10082 samples in the base, 1275 new */
-static const int8_t o1519[] = {16, 24, 64, 87}; /* merged: 241 samples in the base, 7 new */
-static const int8_t o1520[] = {12, 16, 24, 64}; /* merged: 95 samples in the base, 16 new */
-static const int8_t o1521[] = {16, 24, 64}; /* merged: 2384 samples in the base, 1187 new */
-static const int8_t o1522[] = {16, 24, 64}; /* merged: 57 samples in the base, 3 new */
-static const int8_t o1523[] = {16, 24}; /* merged: 1 samples in the base, 60 new; 0: untrusted in the base; 1: untrusted in the base */
-static const int8_t o1524[] = {12, 16, 24}; /* merged: 58 samples in the base, 82 new */
-static const int8_t o1525[] = {16, 24}; /* merged: 3440 samples in the base, 924 new */
-static const int8_t o1526[] = {16, 24};
-static const int8_t o1527[] = {16, 24}; /* merged: 1 samples in the base, 16 new */
-static const int8_t o1528[] = {16, 24, 64, -1}; /* 3: 2 offsets fit, 1 values */
-static const int8_t o1529[] = {16, 24, -1}; /* 2: 8 offsets fit, 1 values */
-static const int8_t o1530[] = {16}; /* merged: 317 samples in the base, 40 new */
-static const int8_t o1531[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* merged: 3 samples in the base, 19 new */
-static const int8_t o1532[] = {16, 24, -1}; /* 0: 2 offsets fit, 3 values; tied, split in operand order */ /* 1: 2 offsets fit, 3 values; tied, split in operand order */ /* 2: 41 offsets fit, 1 values */
-static const int8_t o1533[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o1534[] = {16, 81, 24, -1}; /* 3: 4 offsets fit, 1 values */ /* merged: 39 samples in the base, 52 new */
-static const int8_t o1535[] = {16, 24, 64}; /* merged: 1861 samples in the base, 1 new */
-static const int8_t o1536[] = {16, 24, -1, 87, -1}; /* 2: 38 offsets fit, 1 values */ /* 4: 45 offsets fit, 1 values */
-static const int8_t o1537[] = {16, 24}; /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* merged: 6 samples in the base, 1 new; 1: untrusted in the base */
-static const int8_t o1538[] = {16, 24, 87};
-static const int8_t o1539[] = {-1, 16, 24, 64, -1}; /* 0: 6 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 8 offsets fit, 1 values */
-static const int8_t o1540[] = {16, 24, 64, -1}; /* 3: 11 offsets fit, 1 values */ /* merged: 99 samples in the base, 13 new */
-static const int8_t o1541[] = {-1, -1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */
-static const int8_t o1542[] = {16, 24, 64}; /* merged: 4093 samples in the base, 7 new */
-static const int8_t o1543[] = {16, 24, 64}; /* merged: 172 samples in the base, 11 new */
-static const int8_t o1544[] = {16, 24, 64}; /* merged: 15 samples in the base, 16 new */
-static const int8_t o1545[] = {16}; /* merged: 9 samples in the base, 180 new */
-static const int8_t o1546[] = {0}; /* merged: 4744 samples in the base, 5054 new */
-static const int8_t o1547[] = {12, 16}; /* merged: 37 samples in the base, 1 new */
-static const int8_t o1548[] = {16}; /* merged: 2635 samples in the base, 660 new */
-static const int8_t o1549[] = {0}; /* merged: 21 samples in the base, 478 new */
-static const int8_t o1550[] = {0};
-static const int8_t o1551[] = {16}; /* merged: 965 samples in the base, 603 new */
-static const int8_t o1552[] = {12, -1}; /* 0: 83 offsets fit, 1 values; the guard's bit */ /* 1: 80 offsets fit, 1 values */
-static const int8_t o1553[] = {0}; /* merged: 38 samples in the base, 223 new */
-static const int8_t o1554[] = {16}; /* merged: 965 samples in the base, 603 new */
-static const int8_t o1555[] = {0}; /* merged: 1 samples in the base, 2 new */
-static const int8_t o1556[] = {0}; /* merged: 841 samples in the base, 1538 new */
-static const int8_t o1557[] = {12}; /* merged: 7142 samples in the base, 1898 new */
-static const int8_t o1558[] = {12, 87}; /* merged: 9 samples in the base, 180 new */
-static const int8_t o1559[] = {-1}; /* 0: 2 offsets fit, 1 values */
-static const int8_t o1560[] = {0};
-static const int8_t o1561[] = {0}; /* merged: 410 samples in the base, 441 new */
-static const int8_t o1562[] = {12}; /* merged: 975 samples in the base, 359 new */
-static const int8_t o1563[] = {12, -1}; /* 0: 86 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values */
-static const int8_t o1564[] = {16}; /* merged: 1 samples in the base, 16 new */
-static const int8_t o1565[] = {24}; /* merged: 25 samples in the base, 184 new */
-static const int8_t o1566[] = {0};
-static const int8_t o1567[] = {0};
-static const int8_t o1568[] = {12, 16, 24}; /* 0: 3 offsets fit, 1 values; the guard's bit */
-static const int8_t o1569[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
-static const int8_t o1570[] = {16, 32, 24}; /* merged: 22 samples in the base, 18 new */
-static const int8_t o1571[] = {12, 16, 32, 24}; /* merged: 1022 samples in the base, 12 new */
-static const int8_t o1572[] = {16, 32, 24}; /* merged: 11012 samples in the base, 737 new */
-static const int8_t o1573[] = {12, 16, 24}; /* 0: 76 offsets fit, 1 values; the guard's bit */
-static const int8_t o1574[] = {16, 24};
-static const int8_t o1575[] = {12, 16, 24};
-static const int8_t o1576[] = {16, 24}; /* merged: 60445 samples in the base, 30 new */
-static const int8_t o1577[] = {16, 24, 32};
-static const int8_t o1578[] = {16, 32};
-static const int8_t o1579[] = {64, 24, 32}; /* merged: 7 samples in the base, 19 new */
-static const int8_t o1580[] = {12, 64, 24, 32}; /* merged: 775 samples in the base, 13 new */
-static const int8_t o1581[] = {64, 24, 32}; /* merged: 5606 samples in the base, 476 new */
-static const int8_t o1582[] = {12, 24, 64, 32}; /* 0: 6 offsets fit, 1 values; the guard's bit */ /* 2: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o1583[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
-static const int8_t o1584[] = {12, -1, 16, 64, 24, 32}; /* 0: 54 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 3: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o1585[] = {-1, 16, -1, 24, 32}; /* 0: 5 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */
-static const int8_t o1586[] = {16, 24, 64, 32};
-static const int8_t o1587[] = {12, 64, 24, 32}; /* merged: 2 samples in the base, 16 new */
-static const int8_t o1588[] = {64, 24, 32};
-static const int8_t o1589[] = {0};
-static const int8_t o1590[] = {0};
-static const int8_t o1591[] = {12}; /* 0: 86 offsets fit, 1 values; the guard's bit */
-static const int8_t o1592[] = {-1, 16, -1, 24, 32}; /* 0: 7 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o1593[] = {64, 24, 32}; /* merged: 4 samples in the base, 48 new */
-static const int8_t o1594[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */
-static const int8_t o1595[] = {12, -1, 16, 64, 24, 32}; /* 1: 4 offsets fit, 1 values */ /* merged: 2 samples in the base, 16 new; 2: untrusted in the base; 4: untrusted in the base */
-static const int8_t o1596[] = {-1, 16, 64, 24, 32}; /* 0: 11 offsets fit, 1 values */ /* merged: 4 samples in the base, 32 new */
+static const int8_t o1459[] = {-1, 16, 24}; /* 0: 3 offsets fit, 1 values */
+static const int8_t o1460[] = {16, 24};
+static const int8_t o1461[] = {0};
+static const int8_t o1462[] = {16, -1, 64}; /* 0: 2 offsets fit, 2 values; narrowed (no overlap, operand order) */ /* 1: 42 offsets fit, 1 values */
+static const int8_t o1463[] = {12, 16, 24}; /* merged: 2 samples in the base, 5 new */
+static const int8_t o1464[] = {16, 24}; /* merged: 12 samples in the base, 2473 new */
+static const int8_t o1465[] = {12, 16, 24, 64};
+static const int8_t o1466[] = {16, 24, 64}; /* merged: 68 samples in the base, 1704 new */
+static const int8_t o1467[] = {12, 16, 24, 64}; /* merged: 11 samples in the base, 116 new */
+static const int8_t o1468[] = {16, 24, 64}; /* merged: 246 samples in the base, 486 new */
+static const int8_t o1469[] = {16, 24, 64}; /* merged: 4 samples in the base, 16 new */
+static const int8_t o1470[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* merged: 650 samples in the base, 458 new */
+static const int8_t o1471[] = {16, 24, 64, -1}; /* 3: 2 offsets fit, 1 values */
+static const int8_t o1472[] = {16, 24, 64}; /* merged: 3 samples in the base, 35 new */
+static const int8_t o1473[] = {-1, 16, 24, 32}; /* 0: 5 offsets fit, 1 values */ /* merged: 12 samples in the base, 32 new */
+static const int8_t o1474[] = {-1, -1, 32}; /* 0: 63 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */
+static const int8_t o1475[] = {0};
+static const int8_t o1476[] = {12}; /* 0: 91 offsets fit, 1 values; the guard's bit */
+static const int8_t o1477[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
+static const int8_t o1478[] = {12, 16}; /* merged: 41 samples in the base, 69 new */
+static const int8_t o1479[] = {16}; /* merged: 769 samples in the base, 415 new */
+static const int8_t o1480[] = {16, 24}; /* merged: 92 samples in the base, 19 new */
+static const int8_t o1481[] = {12, 16};
+static const int8_t o1482[] = {16}; /* merged: 7886 samples in the base, 32 new */
+static const int8_t o1483[] = {81, 87}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 2 offsets fit, 2 values; tied */
+static const int8_t t1483[] = {0, 0};
+static const int8_t o1484[] = {16, -1, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 1 samples in the base, 16 new; 0: untrusted in the base; 2: untrusted in the base */
+static const int8_t o1485[] = {16, 24, 87}; /* merged: 968 samples in the base, 291 new */
+static const int8_t o1486[] = {16, 24, 87}; /* merged: 27 samples in the base, 96 new */
+static const int8_t o1487[] = {16, 24, -1}; /* 2: 8 offsets fit, 1 values */
+static const int8_t o1488[] = {16, 24, -1}; /* 2: 6 offsets fit, 1 values */ /* merged: 1 samples in the base, 16 new; 1: untrusted in the base */
+static const int8_t o1489[] = {81, -1, 24, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 100 samples in the base, 1194 new; 3: untrusted in the base */
+static const int8_t o1490[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */ /* merged: 5892 samples in the base, 1139 new */
+static const int8_t o1491[] = {16, 24, 64, -1}; /* 3: 2 offsets fit, 1 values */
+static const int8_t o1492[] = {12, 16, 24, -1}; /* 3: 8 offsets fit, 1 values */ /* merged: 41 samples in the base, 102 new */
+static const int8_t o1493[] = {16, 81, 84, 24, 64}; /* merged: 1 samples in the base, 19 new; 1: untrusted in the base; 2: untrusted in the base; 3: untrusted in the base */
+static const int8_t o1494[] = {16, 81, 24, 64}; /* merged: 425 samples in the base, 8 new */
+static const int8_t o1495[] = {16, 24, 64}; /* merged: 2453 samples in the base, 1055 new */
+static const int8_t o1496[] = {16, 24, 64, 87, 77}; /* merged: 306 samples in the base, 17 new; 2: untrusted in the base; 4: untrusted in the base */
+static const int8_t o1497[] = {16, 24}; /* merged: 22 samples in the base, 186 new */
+static const int8_t o1498[] = {16, 24, 64};
+static const int8_t o1499[] = {12, 16, 24, 64, -1}; /* 4: 3 offsets fit, 1 values */
+static const int8_t o1500[] = {81, 16, 24, 64, -1}; /* 4: 9 offsets fit, 1 values */ /* merged: 346 samples in the base, 561 new */
+static const int8_t o1501[] = {16, 24, 64, -1}; /* 3: 4 offsets fit, 1 values */ /* merged: 3381 samples in the base, 2762 new */
+static const int8_t o1502[] = {16, 24, 64}; /* merged: 6 samples in the base, 71 new */
+static const int8_t o1503[] = {12, 16, 24, 64}; /* merged: 103 samples in the base, 2 new */
+static const int8_t o1504[] = {16, 24, 64}; /* merged: 7999 samples in the base, 968 new */
+static const int8_t o1505[] = {81, -1, 87, 77, 68}; /* 1: 3 offsets fit, 1 values */ /* merged: 108 samples in the base, 720 new */
+static const int8_t o1506[] = {81, -1, -1, -1, 68}; /* 1: 7 offsets fit, 1 values */ /* 2: 7 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */
+static const int8_t o1507[] = {12, 16, 24}; /* merged: 47 samples in the base, 68 new */
+static const int8_t o1508[] = {16, 24}; /* merged: 42 samples in the base, 558 new */
+static const int8_t o1509[] = {12, 16, 24, 64}; /* merged: 43 samples in the base, 360 new */
+static const int8_t o1510[] = {16, 24, 64}; /* merged: 34 samples in the base, 514 new */
+static const int8_t o1511[] = {12, 16, 24, 64}; /* merged: 458 samples in the base, 30 new */
+static const int8_t o1512[] = {12, 16, 24, 64, 87}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 6 values; tied, split in operand order */ /* 3: 2 offsets fit, 6 values; tied, split in operand order */
+static const int8_t o1513[] = {16, 24, 64}; /* merged: 10082 samples in the base, 1275 new */
+static const int8_t o1514[] = {16, 24, 64, 87}; /* merged: 241 samples in the base, 7 new */
+static const int8_t o1515[] = {12, 16, 24, 64}; /* merged: 95 samples in the base, 16 new */
+static const int8_t o1516[] = {16, 24, 64}; /* merged: 2384 samples in the base, 1187 new */
+static const int8_t o1517[] = {16, 24, 64}; /* merged: 57 samples in the base, 3 new */
+static const int8_t o1518[] = {16, 24}; /* merged: 1 samples in the base, 60 new; 0: untrusted in the base; 1: untrusted in the base */
+static const int8_t o1519[] = {12, 16, 24}; /* merged: 58 samples in the base, 82 new */
+static const int8_t o1520[] = {16, 24}; /* merged: 3440 samples in the base, 924 new */
+static const int8_t o1521[] = {16, 24};
+static const int8_t o1522[] = {16, 24}; /* merged: 1 samples in the base, 16 new */
+static const int8_t o1523[] = {16, 24, 64, -1}; /* 3: 2 offsets fit, 1 values */
+static const int8_t o1524[] = {16, 24, -1}; /* 2: 8 offsets fit, 1 values */
+static const int8_t o1525[] = {16}; /* merged: 317 samples in the base, 40 new */
+static const int8_t o1526[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* merged: 3 samples in the base, 19 new */
+static const int8_t o1527[] = {16, 24, -1}; /* 0: 2 offsets fit, 3 values; tied, split in operand order */ /* 1: 2 offsets fit, 3 values; tied, split in operand order */ /* 2: 41 offsets fit, 1 values */
+static const int8_t o1528[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o1529[] = {16, 81, 24, -1}; /* 3: 4 offsets fit, 1 values */ /* merged: 39 samples in the base, 52 new */
+static const int8_t o1530[] = {16, 24, 64}; /* merged: 1861 samples in the base, 1 new */
+static const int8_t o1531[] = {16, 24, -1, 87, -1}; /* 2: 38 offsets fit, 1 values */ /* 4: 45 offsets fit, 1 values */
+static const int8_t o1532[] = {16, 24}; /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* merged: 6 samples in the base, 1 new; 1: untrusted in the base */
+static const int8_t o1533[] = {16, 24, 87};
+static const int8_t o1534[] = {-1, 16, 24, 64, -1}; /* 0: 6 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 8 offsets fit, 1 values */
+static const int8_t o1535[] = {16, 24, 64, -1}; /* 3: 11 offsets fit, 1 values */ /* merged: 99 samples in the base, 13 new */
+static const int8_t o1536[] = {-1, -1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */
+static const int8_t o1537[] = {16, 24, 64}; /* merged: 4093 samples in the base, 7 new */
+static const int8_t o1538[] = {16, 24, 64}; /* merged: 172 samples in the base, 11 new */
+static const int8_t o1539[] = {16, 24, 64}; /* merged: 15 samples in the base, 16 new */
+static const int8_t o1540[] = {16}; /* merged: 9 samples in the base, 180 new */
+static const int8_t o1541[] = {0}; /* merged: 4744 samples in the base, 5054 new */
+static const int8_t o1542[] = {12, 16}; /* merged: 37 samples in the base, 1 new */
+static const int8_t o1543[] = {16}; /* merged: 2635 samples in the base, 660 new */
+static const int8_t o1544[] = {0}; /* merged: 21 samples in the base, 478 new */
+static const int8_t o1545[] = {0};
+static const int8_t o1546[] = {16}; /* merged: 965 samples in the base, 603 new */
+static const int8_t o1547[] = {12, -1}; /* 0: 83 offsets fit, 1 values; the guard's bit */ /* 1: 80 offsets fit, 1 values */
+static const int8_t o1548[] = {0}; /* merged: 38 samples in the base, 223 new */
+static const int8_t o1549[] = {16}; /* merged: 965 samples in the base, 603 new */
+static const int8_t o1550[] = {0}; /* merged: 1 samples in the base, 2 new */
+static const int8_t o1551[] = {0}; /* merged: 841 samples in the base, 1538 new */
+static const int8_t o1552[] = {12}; /* merged: 7142 samples in the base, 1898 new */
+static const int8_t o1553[] = {12, 87}; /* merged: 9 samples in the base, 180 new */
+static const int8_t o1554[] = {-1}; /* 0: 2 offsets fit, 1 values */
+static const int8_t o1555[] = {0};
+static const int8_t o1556[] = {0}; /* merged: 410 samples in the base, 441 new */
+static const int8_t o1557[] = {12}; /* merged: 975 samples in the base, 359 new */
+static const int8_t o1558[] = {12, -1}; /* 0: 86 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values */
+static const int8_t o1559[] = {16}; /* merged: 1 samples in the base, 16 new */
+static const int8_t o1560[] = {24}; /* merged: 25 samples in the base, 184 new */
+static const int8_t o1561[] = {0};
+static const int8_t o1562[] = {0};
+static const int8_t o1563[] = {12, 16, 24}; /* 0: 3 offsets fit, 1 values; the guard's bit */
+static const int8_t o1564[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
+static const int8_t o1565[] = {16, 32, 24}; /* merged: 22 samples in the base, 18 new */
+static const int8_t o1566[] = {12, 16, 32, 24}; /* merged: 1022 samples in the base, 12 new */
+static const int8_t o1567[] = {16, 32, 24}; /* merged: 11012 samples in the base, 737 new */
+static const int8_t o1568[] = {12, 16, 24}; /* 0: 76 offsets fit, 1 values; the guard's bit */
+static const int8_t o1569[] = {16, 24};
+static const int8_t o1570[] = {12, 16, 24};
+static const int8_t o1571[] = {16, 24}; /* merged: 60445 samples in the base, 30 new */
+static const int8_t o1572[] = {16, 24, 32};
+static const int8_t o1573[] = {16, 32};
+static const int8_t o1574[] = {64, 24, 32}; /* merged: 7 samples in the base, 19 new */
+static const int8_t o1575[] = {12, 64, 24, 32}; /* merged: 775 samples in the base, 13 new */
+static const int8_t o1576[] = {64, 24, 32}; /* merged: 5606 samples in the base, 476 new */
+static const int8_t o1577[] = {12, 24, 64, 32}; /* 0: 6 offsets fit, 1 values; the guard's bit */ /* 2: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o1578[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
+static const int8_t o1579[] = {12, -1, 16, 64, 24, 32}; /* 0: 54 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 3: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o1580[] = {-1, 16, -1, 24, 32}; /* 0: 5 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */
+static const int8_t o1581[] = {16, 24, 64, 32};
+static const int8_t o1582[] = {12, 64, 24, 32}; /* merged: 2 samples in the base, 16 new */
+static const int8_t o1583[] = {64, 24, 32};
+static const int8_t o1584[] = {0};
+static const int8_t o1585[] = {0};
+static const int8_t o1586[] = {12}; /* 0: 86 offsets fit, 1 values; the guard's bit */
+static const int8_t o1587[] = {-1, 16, -1, 24, 32}; /* 0: 7 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o1588[] = {64, 24, 32}; /* merged: 4 samples in the base, 48 new */
+static const int8_t o1589[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */
+static const int8_t o1590[] = {12, -1, 16, 64, 24, 32}; /* 1: 4 offsets fit, 1 values */ /* merged: 2 samples in the base, 16 new; 2: untrusted in the base; 4: untrusted in the base */
+static const int8_t o1591[] = {-1, 16, 64, 24, 32}; /* 0: 11 offsets fit, 1 values */ /* merged: 4 samples in the base, 32 new */
+static const int8_t o1592[] = {0};
+static const int8_t o1593[] = {12}; /* 0: 91 offsets fit, 1 values; the guard's bit */
+static const int8_t o1594[] = {0};
+static const int8_t o1595[] = {-1}; /* 0: 2 offsets fit, 1 values */
+static const int8_t o1596[] = {16}; /* merged: 649 samples in the base, 358 new */
 static const int8_t o1597[] = {0};
-static const int8_t o1598[] = {12}; /* 0: 91 offsets fit, 1 values; the guard's bit */
-static const int8_t o1599[] = {0};
-static const int8_t o1600[] = {-1}; /* 0: 2 offsets fit, 1 values */
-static const int8_t o1601[] = {16}; /* merged: 649 samples in the base, 358 new */
-static const int8_t o1602[] = {0};
-static const int8_t o1603[] = {16}; /* merged: 3849 samples in the base, 1519 new */
-static const int8_t o1604[] = {0}; /* merged: 1383 samples in the base, 8 new */
-static const int8_t o1605[] = {12, 16}; /* merged: 567 samples in the base, 10 new */
-static const int8_t o1606[] = {16}; /* merged: 1814 samples in the base, 1337 new */
-static const int8_t o1607[] = {16, 24}; /* merged: 29 samples in the base, 361 new */
-static const int8_t o1608[] = {16, 32}; /* merged: 554 samples in the base, 117 new */
-static const int8_t o1609[] = {16, 24, 32, 87};
-static const int8_t o1610[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */
-static const int8_t o1611[] = {81, -1, 24, 32, -1}; /* 0: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 1: 3 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */
-static const int8_t o1612[] = {81, -1, 24, 32, 87}; /* 1: 6 offsets fit, 1 values */ /* merged: 3743 samples in the base, 282 new */
-static const int8_t o1613[] = {81, -1, 24, 32, -1, 68}; /* 1: 5 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */
-static const int8_t o1614[] = {16, 24, 32, 64, -1}; /* 4: 2 offsets fit, 1 values */
-static const int8_t o1615[] = {12, 16, 81, 84, 24, 32, 64};
-static const int8_t o1616[] = {12, 16, 81, 24, 32, -1}; /* 5: 2 offsets fit, 1 values */
-static const int8_t o1617[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
-static const int8_t o1618[] = {16, 81, 84, 24, 32, 64};
-static const int8_t o1619[] = {16, 81, 24, 32, -1}; /* 4: 2 offsets fit, 1 values */ /* merged: 5811 samples in the base, 28 new */
-static const int8_t o1620[] = {16, 24, 32, 64}; /* merged: 629 samples in the base, 12 new */
-static const int8_t o1621[] = {16, 24, 32, 64, 87, 77}; /* merged: 3771 samples in the base, 10 new */
-static const int8_t o1622[] = {12, 16, 81, 24, 32};
-static const int8_t o1623[] = {12, 16, 24, 32};
-static const int8_t o1624[] = {12, 16, 24, 32, 64, 87};
-static const int8_t o1625[] = {16, 81, 24, 32}; /* merged: 3902 samples in the base, 10 new */
-static const int8_t o1626[] = {16, 24, 32}; /* merged: 1563 samples in the base, 12 new */
-static const int8_t o1627[] = {16, 24, 32, 87};
-static const int8_t o1628[] = {16, 24, 32, 64, 87}; /* merged: 3894 samples in the base, 10 new */
-static const int8_t o1629[] = {12, 16, -1, -1, -1, -1}; /* 2: 4 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values */ /* 4: 4 offsets fit, 1 values */ /* 5: 18 offsets fit, 1 values */
-static const int8_t o1630[] = {16, 24, 32, 64, -1}; /* 4: 5 offsets fit, 1 values */ /* merged: 65 samples in the base, 18 new */
-static const int8_t o1631[] = {16, 24, 32}; /* merged: 4010 samples in the base, 12 new */
-static const int8_t o1632[] = {16, 24, 32, 64}; /* merged: 3840 samples in the base, 27 new */
-static const int8_t o1633[] = {12, 16, 24, 32, 64};
-static const int8_t o1634[] = {16, 24, 32, 64}; /* merged: 3262 samples in the base, 460 new */
-static const int8_t o1635[] = {16, 24, 32, 64};
-static const int8_t o1636[] = {16, 24, 32};
-static const int8_t o1637[] = {16, 24, 32, 64};
-static const int8_t o1638[] = {12, 16, 24, 32};
-static const int8_t o1639[] = {16, 24, 32}; /* merged: 518 samples in the base, 9 new */
-static const int8_t o1640[] = {16, 32}; /* merged: 13 samples in the base, 190 new */
-static const int8_t o1641[] = {16, 24, 32, 64, -1}; /* 4: 2 offsets fit, 1 values */
-static const int8_t o1642[] = {16, 24, 32, -1}; /* 3: 8 offsets fit, 1 values */
-static const int8_t o1643[] = {12, 16, 32}; /* 0: 74 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o1644[] = {16, 32}; /* merged: 531 samples in the base, 380 new */
-static const int8_t o1645[] = {16, 32}; /* merged: 3 samples in the base, 17 new */
-static const int8_t o1646[] = {16, 32};
-static const int8_t o1647[] = {16, 32}; /* merged: 1 samples in the base, 7 new */
-static const int8_t o1648[] = {16, 32};
-static const int8_t o1649[] = {16, -1}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o1650[] = {0};
-static const int8_t o1651[] = {16, 24, 32};
-static const int8_t o1652[] = {12, 16, 24, 64, 32}; /* 0: 4 offsets fit, 1 values; the guard's bit */
-static const int8_t o1653[] = {16, 24, 64, 32}; /* merged: 733 samples in the base, 133 new */
-static const int8_t o1654[] = {16, -1, -1, 32, 87}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* merged: 1 samples in the base, 18 new; 0: untrusted in the base; 4: untrusted in the base */
-static const int8_t o1655[] = {16, 24, 64, 32}; /* merged: 91 samples in the base, 16 new */
-static const int8_t o1656[] = {16, 24, 64, 32, -1}; /* 4: 2 offsets fit, 1 values */
-static const int8_t o1657[] = {81, 64, 16, 24, 32, 40}; /* merged: 1 samples in the base, 48 new; 0: untrusted in the base; 1: untrusted in the base; 3: untrusted in the base; 5: untrusted in the base */
-static const int8_t o1658[] = {64, 16, 24, 32, 40}; /* merged: 32 samples in the base, 384 new */
-static const int8_t o1659[] = {-1, 16, 24, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; tied */ /* 2: 2 offsets fit, 1 values; tied */ /* 3: 5 offsets fit, 1 values */
-static const int8_t t1659[] = {-1, 1, 1, -1};
-static const int8_t o1660[] = {81, 64, 16, 24, 40};
-static const int8_t o1661[] = {64, 16, 24, 32, 40}; /* merged: 1 samples in the base, 32 new; 0: untrusted in the base; 1: untrusted in the base; 2: untrusted in the base; 3: untrusted in the base; 4: untrusted in the base */
-static const int8_t o1662[] = {64, 16, 24, 40}; /* merged: 5 samples in the base, 112 new; 3: untrusted in the base */
-static const int8_t o1663[] = {81, 64, 16, 24, 32, 40};
-static const int8_t o1664[] = {81, 24, 16, 64, 40}; /* 0: 2 offsets fit, 2 values; narrowed (no overlap, operand order) */ /* 1: 2 offsets fit, 2 values; tied */ /* 3: 2 offsets fit, 2 values; tied */
-static const int8_t t1664[] = {-1, 1, -1, 1, -1};
-static const int8_t o1665[] = {64, 16, 24, 32, 40}; /* merged: 3 samples in the base, 120 new; 4: untrusted in the base */
-static const int8_t o1666[] = {64, 16, 24, 40}; /* merged: 6 samples in the base, 72 new */
-static const int8_t o1667[] = {64, 16, 24, 32, 40}; /* merged: 2 samples in the base, 96 new */
-static const int8_t o1668[] = {64, 16, 24, 40}; /* merged: 3 samples in the base, 60 new */
-static const int8_t o1669[] = {-1, 16, 24}; /* 0: 5 offsets fit, 1 values */
-static const int8_t o1670[] = {16, 24, 64}; /* merged: 2 samples in the base, 16 new */
-static const int8_t o1671[] = {-1, 64}; /* 0: 9 offsets fit, 1 values */
-static const int8_t o1672[] = {16, 24, 40}; /* merged: 10 samples in the base, 208 new */
-static const int8_t o1673[] = {24, 32, 40}; /* merged: 4 samples in the base, 48 new */
-static const int8_t o1674[] = {24, 32, 40}; /* merged: 8 samples in the base, 144 new */
-static const int8_t o1675[] = {24, 32, 40}; /* merged: 5 samples in the base, 128 new; 1: untrusted in the base */
-static const int8_t o1676[] = {12, 16, 64, 24};
-static const int8_t o1677[] = {16, 64, 24};
+static const int8_t o1598[] = {16}; /* merged: 3849 samples in the base, 1519 new */
+static const int8_t o1599[] = {0}; /* merged: 1383 samples in the base, 8 new */
+static const int8_t o1600[] = {12, 16}; /* merged: 567 samples in the base, 10 new */
+static const int8_t o1601[] = {16}; /* merged: 1814 samples in the base, 1337 new */
+static const int8_t o1602[] = {16, 24}; /* merged: 29 samples in the base, 361 new */
+static const int8_t o1603[] = {16, 32}; /* merged: 554 samples in the base, 117 new */
+static const int8_t o1604[] = {16, 24, 32, 87};
+static const int8_t o1605[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */
+static const int8_t o1606[] = {81, -1, 24, 32, -1}; /* 0: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 1: 3 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */
+static const int8_t o1607[] = {81, -1, 24, 32, 87}; /* 1: 6 offsets fit, 1 values */ /* merged: 3743 samples in the base, 282 new */
+static const int8_t o1608[] = {81, -1, 24, 32, -1, 68}; /* 1: 5 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */
+static const int8_t o1609[] = {16, 24, 32, 64, -1}; /* 4: 2 offsets fit, 1 values */
+static const int8_t o1610[] = {12, 16, 81, 84, 24, 32, 64};
+static const int8_t o1611[] = {12, 16, 81, 24, 32, -1}; /* 5: 2 offsets fit, 1 values */
+static const int8_t o1612[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
+static const int8_t o1613[] = {16, 81, 84, 24, 32, 64};
+static const int8_t o1614[] = {16, 81, 24, 32, -1}; /* 4: 2 offsets fit, 1 values */ /* merged: 5811 samples in the base, 28 new */
+static const int8_t o1615[] = {16, 24, 32, 64}; /* merged: 629 samples in the base, 12 new */
+static const int8_t o1616[] = {16, 24, 32, 64, 87, 77}; /* merged: 3771 samples in the base, 10 new */
+static const int8_t o1617[] = {12, 16, 81, 24, 32};
+static const int8_t o1618[] = {12, 16, 24, 32};
+static const int8_t o1619[] = {12, 16, 24, 32, 64, 87};
+static const int8_t o1620[] = {16, 81, 24, 32}; /* merged: 3902 samples in the base, 10 new */
+static const int8_t o1621[] = {16, 24, 32}; /* merged: 1563 samples in the base, 12 new */
+static const int8_t o1622[] = {16, 24, 32, 87};
+static const int8_t o1623[] = {16, 24, 32, 64, 87}; /* merged: 3894 samples in the base, 10 new */
+static const int8_t o1624[] = {12, 16, -1, -1, -1, -1}; /* 2: 4 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values */ /* 4: 4 offsets fit, 1 values */ /* 5: 18 offsets fit, 1 values */
+static const int8_t o1625[] = {16, 24, 32, 64, -1}; /* 4: 5 offsets fit, 1 values */ /* merged: 65 samples in the base, 18 new */
+static const int8_t o1626[] = {16, 24, 32}; /* merged: 4010 samples in the base, 12 new */
+static const int8_t o1627[] = {16, 24, 32, 64}; /* merged: 3840 samples in the base, 27 new */
+static const int8_t o1628[] = {12, 16, 24, 32, 64};
+static const int8_t o1629[] = {16, 24, 32, 64}; /* merged: 3262 samples in the base, 460 new */
+static const int8_t o1630[] = {16, 24, 32, 64};
+static const int8_t o1631[] = {16, 24, 32};
+static const int8_t o1632[] = {16, 24, 32, 64};
+static const int8_t o1633[] = {12, 16, 24, 32};
+static const int8_t o1634[] = {16, 24, 32}; /* merged: 518 samples in the base, 9 new */
+static const int8_t o1635[] = {16, 32}; /* merged: 13 samples in the base, 190 new */
+static const int8_t o1636[] = {16, 24, 32, 64, -1}; /* 4: 2 offsets fit, 1 values */
+static const int8_t o1637[] = {16, 24, 32, -1}; /* 3: 8 offsets fit, 1 values */
+static const int8_t o1638[] = {12, 16, 32}; /* 0: 74 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o1639[] = {16, 32}; /* merged: 531 samples in the base, 380 new */
+static const int8_t o1640[] = {16, 32}; /* merged: 3 samples in the base, 17 new */
+static const int8_t o1641[] = {16, 32};
+static const int8_t o1642[] = {16, 32}; /* merged: 1 samples in the base, 7 new */
+static const int8_t o1643[] = {16, 32};
+static const int8_t o1644[] = {16, -1}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o1645[] = {0};
+static const int8_t o1646[] = {16, 24, 32};
+static const int8_t o1647[] = {12, 16, 24, 64, 32}; /* 0: 4 offsets fit, 1 values; the guard's bit */
+static const int8_t o1648[] = {16, 24, 64, 32}; /* merged: 733 samples in the base, 133 new */
+static const int8_t o1649[] = {16, -1, -1, 32, 87}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* merged: 1 samples in the base, 18 new; 0: untrusted in the base; 4: untrusted in the base */
+static const int8_t o1650[] = {16, 24, 64, 32}; /* merged: 91 samples in the base, 16 new */
+static const int8_t o1651[] = {16, 24, 64, 32, -1}; /* 4: 2 offsets fit, 1 values */
+static const int8_t o1652[] = {81, 64, 16, 24, 32, 40}; /* merged: 1 samples in the base, 48 new; 0: untrusted in the base; 1: untrusted in the base; 3: untrusted in the base; 5: untrusted in the base */
+static const int8_t o1653[] = {64, 16, 24, 32, 40}; /* merged: 32 samples in the base, 384 new */
+static const int8_t o1654[] = {-1, 16, 24, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; tied */ /* 2: 2 offsets fit, 1 values; tied */ /* 3: 5 offsets fit, 1 values */
+static const int8_t t1654[] = {-1, 1, 1, -1};
+static const int8_t o1655[] = {81, 64, 16, 24, 40};
+static const int8_t o1656[] = {64, 16, 24, 32, 40}; /* merged: 1 samples in the base, 32 new; 0: untrusted in the base; 1: untrusted in the base; 2: untrusted in the base; 3: untrusted in the base; 4: untrusted in the base */
+static const int8_t o1657[] = {64, 16, 24, 40}; /* merged: 5 samples in the base, 112 new; 3: untrusted in the base */
+static const int8_t o1658[] = {81, 64, 16, 24, 32, 40};
+static const int8_t o1659[] = {81, 24, 16, 64, 40}; /* 0: 2 offsets fit, 2 values; narrowed (no overlap, operand order) */ /* 1: 2 offsets fit, 2 values; tied */ /* 3: 2 offsets fit, 2 values; tied */
+static const int8_t t1659[] = {-1, 1, -1, 1, -1};
+static const int8_t o1660[] = {64, 16, 24, 32, 40}; /* merged: 3 samples in the base, 120 new; 4: untrusted in the base */
+static const int8_t o1661[] = {64, 16, 24, 40}; /* merged: 6 samples in the base, 72 new */
+static const int8_t o1662[] = {64, 16, 24, 32, 40}; /* merged: 2 samples in the base, 96 new */
+static const int8_t o1663[] = {64, 16, 24, 40}; /* merged: 3 samples in the base, 60 new */
+static const int8_t o1664[] = {-1, 16, 24}; /* 0: 5 offsets fit, 1 values */
+static const int8_t o1665[] = {16, 24, 64}; /* merged: 2 samples in the base, 16 new */
+static const int8_t o1666[] = {-1, 64}; /* 0: 9 offsets fit, 1 values */
+static const int8_t o1667[] = {16, 24, 40}; /* merged: 10 samples in the base, 208 new */
+static const int8_t o1668[] = {24, 32, 40}; /* merged: 4 samples in the base, 48 new */
+static const int8_t o1669[] = {24, 32, 40}; /* merged: 8 samples in the base, 144 new */
+static const int8_t o1670[] = {24, 32, 40}; /* merged: 5 samples in the base, 128 new; 1: untrusted in the base */
+static const int8_t o1671[] = {12, 16, 64, 24};
+static const int8_t o1672[] = {16, 64, 24};
 
 const rs_sass_form rs_sass_forms[] = {
     {75, 0x202, "GRR", o0, NULL, 302},
     {75, 0x202, "RR", o1, NULL, 2706},
-    {75, 0x207, "GRRRP", o2, NULL, 36},
-    {75, 0x207, "RRRP", o3, NULL, 2053},
+    {75, 0x207, "GRRRP", o2, NULL, 38},
+    {75, 0x207, "RRRP", o3, NULL, 2060},
     {75, 0x208, "RRRP", o4, NULL, 156},
     {75, 0x209, "RRRP", o5, NULL, 378},
     {75, 0x20a, "RRRP", o6, NULL, 244},
@@ -1852,1537 +1847,1532 @@ const rs_sass_form rs_sass_forms[] = {
     {75, 0x805, "GR", o143, NULL, 24},
     {75, 0x805, "R", o144, NULL, 7728},
     {75, 0x806, "RPP", o145, NULL, 28},
-    {75, 0x807, "GRRP", o146, NULL, 2},
-    {75, 0x807, "RRP", o147, NULL, 963},
-    {75, 0x808, "RRP", o148, NULL, 123},
-    {75, 0x809, "RRP", o149, NULL, 2},
-    {75, 0x80a, "RRP", o150, NULL, 17},
-    {75, 0x80b, "PPRP", o151, NULL, 1575},
-    {75, 0x80c, "PPRP", o152, NULL, 5620},
-    {75, 0x80c, "PPRPP", o153, NULL, 2},
-    {75, 0x810, "GRRR", o154, NULL, 307},
-    {75, 0x810, "RPPRR", o155, NULL, 20},
-    {75, 0x810, "RPRR", o156, NULL, 292},
-    {75, 0x810, "RRR", o157, NULL, 7527},
-    {75, 0x810, "RRRPP", o158, NULL, 179},
-    {75, 0x811, "GRR", o159, NULL, 71},
-    {75, 0x811, "RR", o160, NULL, 910},
-    {75, 0x811, "RRR", o161, NULL, 332},
-    {75, 0x812, "GRRRP", o162, NULL, 12},
-    {75, 0x812, "PRRRP", o163, NULL, 1070},
-    {75, 0x812, "RRRP", o164, NULL, 7094},
-    {75, 0x816, "GRRR", o165, NULL, 1},
-    {75, 0x816, "RRR", o166, NULL, 148},
-    {75, 0x817, "RRP", o167, NULL, 679},
-    {75, 0x819, "GRRR", o168, NULL, 150},
-    {75, 0x819, "RRR", o169, NULL, 9012},
-    {75, 0x81c, "PPPPP", o170, NULL, 1056},
-    {75, 0x81c, "PPPPQ", o171, NULL, 321},
-    {75, 0x820, "GRR", o172, NULL, 103},
-    {75, 0x820, "RR", o173, NULL, 668},
-    {75, 0x822, "RRR", o174, NULL, 384},
-    {75, 0x823, "GRRR", o175, NULL, 517},
-    {75, 0x823, "RRR", o176, NULL, 454},
-    {75, 0x824, "GRRR", o177, NULL, 342},
-    {75, 0x824, "RRR", o178, NULL, 9954},
-    {75, 0x824, "RRRP", o179, NULL, 349},
-    {75, 0x825, "GRRR", o180, NULL, 24},
-    {75, 0x825, "RRR", o181, NULL, 2177},
-    {75, 0x827, "RRR", o182, NULL, 58},
-    {75, 0x828, "RR", o183, NULL, 61},
-    {75, 0x83b, "RR", o184, NULL, 1386},
-    {75, 0x882, "U", o185, NULL, 81},
-    {75, 0x886, "UQP", o186, NULL, 29},
-    {75, 0x887, "UUQ", o187, NULL, 1},
-    {75, 0x88c, "QQUQ", o188, NULL, 246},
-    {75, 0x890, "UQUU", o189, NULL, 87},
-    {75, 0x890, "UUU", o190, NULL, 572},
-    {75, 0x890, "UUUQQ", o191, NULL, 4},
-    {75, 0x891, "UU", o192, NULL, 85},
-    {75, 0x891, "UUQ", o193, NULL, 20},
-    {75, 0x892, "QUUUQ", o194, NULL, 6},
-    {75, 0x892, "UUUQ", o195, NULL, 108},
-    {75, 0x899, "UUU", o196, NULL, 1909},
-    {75, 0x8a4, "UUU", o197, NULL, 87},
-    {75, 0x8a5, "UUU", o198, NULL, 20},
-    {75, 0x908, "R", o199, NULL, 246},
-    {75, 0x918, "", o200, NULL, 3245},
-    {75, 0x919, "R", o201, NULL, 2648},
-    {75, 0x91a, "", o202, NULL, 519},
-    {75, 0x941, "B", o203, NULL, 1662},
-    {75, 0x942, "B", o204, NULL, 3},
-    {75, 0x944, "", o205, NULL, 351},
-    {75, 0x945, "B", o206, NULL, 1662},
-    {75, 0x946, "", o207, NULL, 8},
-    {75, 0x947, "", o208, NULL, 2685},
-    {75, 0x947, "G", o209, NULL, 7354},
-    {75, 0x947, "GP", o210, NULL, 246},
-    {75, 0x948, "", o211, NULL, 22},
-    {75, 0x94d, "", o212, NULL, 888},
-    {75, 0x94d, "G", o213, NULL, 947},
-    {75, 0x94d, "GP", o214, NULL, 32},
-    {75, 0x950, "R", o215, NULL, 278},
-    {75, 0x95c, "", o216, NULL, 1},
-    {75, 0x95d, "", o217, NULL, 1},
-    {75, 0x980, "GRR", o218, NULL, 16},
-    {75, 0x980, "RR", o219, NULL, 24},
-    {75, 0x980, "RU", o220, NULL, 1},
-    {75, 0x981, "GRRU", o221, NULL, 110},
-    {75, 0x981, "RRU", o222, NULL, 779},
-    {75, 0x981, "RU", o223, NULL, 155},
-    {75, 0x983, "GRR", o224, NULL, 1},
-    {75, 0x983, "RR", o225, NULL, 302},
-    {75, 0x984, "GRR", o226, NULL, 83},
-    {75, 0x984, "R", o227, NULL, 10},
-    {75, 0x984, "RR", o228, NULL, 31679},
-    {75, 0x984, "RRU", o229, NULL, 264},
-    {75, 0x984, "RU", o230, NULL, 709},
-    {75, 0x986, "GRUR", o231, NULL, 2},
-    {75, 0x986, "RUR", o232, NULL, 93},
-    {75, 0x986, "UR", o233, NULL, 4},
-    {75, 0x988, "GRUR", o234, NULL, 1},
-    {75, 0x988, "RUR", o235, NULL, 31},
-    {75, 0x989, "PRRR", o236, NULL, 76},
-    {75, 0x98a, "GPRUR", o237, NULL, 1},
-    {75, 0x98e, "GUR", o238, NULL, 20},
-    {75, 0x98e, "RR", o239, NULL, 47},
-    {75, 0x98e, "UR", o240, NULL, 17},
-    {75, 0x98f, "", o241, NULL, 2},
-    {75, 0x992, "", o242, NULL, 4},
-    {75, 0x99a, "RRR", o243, NULL, 52},
-    {75, 0x99c, "RRR", o244, NULL, 12},
-    {75, 0x99e, "RRR", o245, NULL, 36},
-    {75, 0x9a8, "GPRUR", o246, NULL, 18},
-    {75, 0x9a8, "PRUR", o247, NULL, 14},
-    {75, 0x9ab, "", o248, NULL, 2},
-    {75, 0x9c3, "U", o249, NULL, 338},
-    {75, 0xa02, "GR", o250, NULL, 2},
-    {75, 0xa02, "R", o251, NULL, 787},
-    {75, 0xa07, "RRP", o252, NULL, 36},
-    {75, 0xa08, "RRP", o253, NULL, 15},
-    {75, 0xa0a, "RRP", o254, NULL, 166},
-    {75, 0xa0b, "PPRP", o255, NULL, 15},
-    {75, 0xa0c, "PPRP", o256, NULL, 2098},
-    {75, 0xa0c, "PPRPP", o257, t257, 66},
-    {75, 0xa10, "GRRR", o258, NULL, 6},
-    {75, 0xa10, "RPPRR", o259, NULL, 33},
-    {75, 0xa10, "RPRR", o260, NULL, 96},
-    {75, 0xa10, "RRR", o261, NULL, 203},
-    {75, 0xa10, "RRRPP", o262, NULL, 22},
-    {75, 0xa11, "GRPR", o263, NULL, 303},
-    {75, 0xa11, "GRRRP", o264, NULL, 303},
-    {75, 0xa11, "RPR", o265, NULL, 2307},
-    {75, 0xa11, "RR", o266, NULL, 3},
-    {75, 0xa11, "RRRP", o267, NULL, 2307},
-    {75, 0xa12, "GRRRP", o268, NULL, 40},
-    {75, 0xa12, "RRRP", o269, NULL, 19},
-    {75, 0xa13, "R", o270, NULL, 40},
-    {75, 0xa17, "RRP", o271, NULL, 41},
-    {75, 0xa20, "GRR", o272, NULL, 112},
-    {75, 0xa20, "RR", o273, NULL, 3974},
-    {75, 0xa23, "GRRR", o274, NULL, 112},
-    {75, 0xa23, "RRR", o275, NULL, 3908},
-    {75, 0xa24, "GRRR", o276, NULL, 71},
-    {75, 0xa24, "RRR", o277, NULL, 2338},
-    {75, 0xa25, "GRRR", o278, NULL, 154},
-    {75, 0xa25, "RRR", o279, NULL, 2618},
-    {75, 0xa28, "GRR", o280, NULL, 112},
-    {75, 0xa28, "RR", o281, NULL, 878},
-    {75, 0xa2b, "GRRR", o282, NULL, 112},
-    {75, 0xa2b, "RRR", o283, NULL, 876},
-    {75, 0xab9, "U", o284, NULL, 1496},
-    {75, 0xb06, "R", o285, NULL, 243},
-    {75, 0xb08, "R", o286, NULL, 18},
-    {75, 0xb09, "R", o287, NULL, 2},
-    {75, 0xb10, "R", o288, NULL, 19},
-    {75, 0xb1d, "", o289, NULL, 1004},
-    {75, 0xb60, "PRRRR", o290, NULL, 49},
-    {75, 0xb60, "RRRR", o291, NULL, 481},
-    {75, 0xb63, "PRRRR", o292, NULL, 16},
-    {75, 0xb63, "RRRR", o293, NULL, 150},
-    {75, 0xb66, "PRRRR", o294, NULL, 16},
-    {75, 0xb66, "RRR", o295, NULL, 69},
-    {75, 0xb66, "RRRR", o296, NULL, 132},
-    {75, 0xb6c, "RRRR", o297, NULL, 98},
-    {75, 0xb6f, "RRR", o298, NULL, 63},
-    {75, 0xb82, "RR", o299, NULL, 1},
-    {75, 0xb99, "RR", o300, NULL, 218},
-    {75, 0xb9b, "RR", o301, NULL, 52},
-    {75, 0xb9d, "RR", o302, NULL, 152},
-    {75, 0xc02, "RU", o303, NULL, 452},
-    {75, 0xc07, "RRUP", o304, NULL, 1152},
-    {75, 0xc0c, "PPRUP", o305, NULL, 810},
-    {75, 0xc0c, "PPRUPP", o306, NULL, 522},
-    {75, 0xc10, "GRPPRUR", o307, NULL, 8},
-    {75, 0xc10, "GRPRUR", o308, NULL, 44},
-    {75, 0xc10, "GRRUR", o309, NULL, 16},
-    {75, 0xc10, "RPPRUR", o310, NULL, 52},
-    {75, 0xc10, "RPRUR", o311, NULL, 2547},
-    {75, 0xc10, "RRUR", o312, NULL, 357},
-    {75, 0xc10, "RRURPP", o313, NULL, 879},
-    {75, 0xc11, "GRRUP", o314, NULL, 7},
-    {75, 0xc11, "RPRU", o315, NULL, 164},
-    {75, 0xc11, "RRU", o316, NULL, 121},
-    {75, 0xc11, "RRUP", o317, NULL, 171},
-    {75, 0xc11, "RRURP", o318, NULL, 156},
-    {75, 0xc12, "GRRURP", o319, NULL, 3},
-    {75, 0xc12, "PRRURP", o320, NULL, 6},
-    {75, 0xc12, "RRURP", o321, NULL, 110},
-    {75, 0xc17, "RRUP", o322, NULL, 205},
-    {75, 0xc24, "GRRUR", o323, NULL, 60},
-    {75, 0xc24, "RRUR", o324, NULL, 1507},
-    {75, 0xc25, "RRUR", o325, NULL, 15},
-    {75, 0xc82, "UU", o326, NULL, 366},
-    {75, 0xd00, "RU", o327, NULL, 19},
-    {75, 0xd06, "RU", o328, NULL, 8},
-    {75, 0xd09, "RU", o329, NULL, 5},
-    {75, 0xd12, "RU", o330, NULL, 2},
-    {75, 0xe24, "RRRU", o331, NULL, 563},
-    {75, 0xe24, "RRRUP", o332, NULL, 1},
-    {75, 0xf55, "B", o333, NULL, 64},
-    {75, 0xf56, "B", o334, NULL, 128},
-    {75, 0xf89, "PRR", o335, NULL, 675},
-    {80, 0x202, "GRR", o336, NULL, 290},
-    {80, 0x202, "RR", o337, NULL, 1876},
-    {80, 0x207, "GRRRP", o338, NULL, 36},
-    {80, 0x207, "RRRP", o339, NULL, 1467},
-    {80, 0x208, "RRRP", o340, NULL, 156},
-    {80, 0x209, "RRRP", o341, NULL, 376},
-    {80, 0x20a, "RRRP", o342, NULL, 244},
-    {80, 0x20b, "PPRRP", o343, NULL, 402},
-    {80, 0x20c, "GPPRRP", o344, NULL, 22},
-    {80, 0x20c, "GPPRRPP", o345, NULL, 19},
-    {80, 0x20c, "PPRRP", o346, NULL, 2863},
-    {80, 0x20c, "PPRRPP", o347, NULL, 891},
-    {80, 0x210, "GRPPRRR", o348, NULL, 121},
-    {80, 0x210, "GRPRRR", o349, NULL, 78},
-    {80, 0x210, "GRRRR", o350, NULL, 174},
-    {80, 0x210, "GRRRRPP", o351, NULL, 142},
-    {80, 0x210, "RPPRRR", o352, NULL, 227},
-    {80, 0x210, "RPRRR", o353, NULL, 1429},
-    {80, 0x210, "RRRR", o354, NULL, 2210},
-    {80, 0x210, "RRRRPP", o355, NULL, 409},
-    {80, 0x211, "GRRR", o356, NULL, 50},
-    {80, 0x211, "GRRRP", o357, NULL, 115},
-    {80, 0x211, "RPRR", o358, NULL, 1506},
-    {80, 0x211, "RPRRR", o359, NULL, 1},
-    {80, 0x211, "RRR", o360, NULL, 1224},
-    {80, 0x211, "RRRP", o361, NULL, 2880},
-    {80, 0x211, "RRRR", o362, NULL, 2569},
-    {80, 0x211, "RRRRP", o363, NULL, 1459},
-    {80, 0x212, "GRRRRP", o364, NULL, 5},
-    {80, 0x212, "PRRRRP", o365, NULL, 12},
-    {80, 0x212, "RRRRP", o366, NULL, 798},
-    {80, 0x213, "RR", o367, NULL, 51},
-    {80, 0x215, "RRRR", o368, NULL, 1},
-    {80, 0x217, "RRRP", o369, NULL, 134},
-    {80, 0x219, "GRRRR", o370, NULL, 4},
-    {80, 0x219, "RRRR", o371, NULL, 535},
-    {80, 0x220, "GRRR", o372, NULL, 73},
-    {80, 0x220, "RRR", o373, NULL, 4683},
-    {80, 0x221, "GRRR", o374, NULL, 292},
-    {80, 0x221, "RRR", o375, NULL, 3865},
-    {80, 0x223, "GRRRR", o376, NULL, 15},
-    {80, 0x223, "RRRR", o377, NULL, 66407},
-    {80, 0x224, "GRRRR", o378, NULL, 623},
-    {80, 0x224, "RRRR", o379, NULL, 3391},
-    {80, 0x224, "RRRRP", o380, NULL, 113},
-    {80, 0x225, "RPRRR", o381, NULL, 4},
-    {80, 0x225, "RRRR", o382, NULL, 85},
-    {80, 0x226, "RRRR", o383, NULL, 2},
-    {80, 0x227, "RPRRR", o384, NULL, 6},
-    {80, 0x227, "RRRR", o385, NULL, 113},
-    {80, 0x228, "RRR", o386, NULL, 25},
-    {80, 0x229, "GRRR", o387, NULL, 48},
-    {80, 0x229, "RRR", o388, NULL, 123},
-    {80, 0x22a, "PPRRP", o389, NULL, 2},
-    {80, 0x22b, "RRRR", o390, NULL, 38489},
-    {80, 0x230, "RRR", o391, NULL, 2822},
-    {80, 0x231, "RRRR", o392, NULL, 2},
-    {80, 0x237, "RRRR", o393, NULL, 2},
-    {80, 0x23c, "RRRR", o394, NULL, 1478},
-    {80, 0x23e, "RRR", o395, NULL, 1415},
-    {80, 0x23f, "RRRR", o396, NULL, 1},
-    {80, 0x240, "RRRP", o397, NULL, 1},
-    {80, 0x287, "UUUQ", o398, NULL, 200},
-    {80, 0x28c, "QQUUQ", o399, NULL, 513},
-    {80, 0x290, "HUUUU", o400, NULL, 15},
-    {80, 0x290, "UQUUU", o401, NULL, 124},
-    {80, 0x290, "UUUU", o402, NULL, 400},
-    {80, 0x290, "UUUUQQ", o403, NULL, 96},
-    {80, 0x291, "UUU", o404, NULL, 11},
-    {80, 0x291, "UUUQ", o405, NULL, 89},
-    {80, 0x291, "UUUU", o406, NULL, 65},
-    {80, 0x292, "UUUUQ", o407, NULL, 16},
-    {80, 0x2a4, "UUUU", o408, NULL, 325},
-    {80, 0x2a5, "UUUU", o409, NULL, 32},
-    {80, 0x2bd, "UU", o410, NULL, 3},
-    {80, 0x2bf, "UU", o411, NULL, 27},
-    {80, 0x300, "RR", o412, NULL, 3},
-    {80, 0x301, "RR", o413, NULL, 2},
-    {80, 0x302, "PRR", o414, NULL, 277},
-    {80, 0x305, "RR", o415, NULL, 508},
-    {80, 0x306, "RR", o416, NULL, 648},
-    {80, 0x308, "GRR", o417, NULL, 25},
-    {80, 0x308, "RR", o418, NULL, 925},
-    {80, 0x309, "RR", o419, NULL, 55},
-    {80, 0x310, "RR", o420, NULL, 74},
-    {80, 0x311, "RR", o421, NULL, 2},
-    {80, 0x312, "RR", o422, NULL, 28},
-    {80, 0x343, "R", o423, NULL, 1},
-    {80, 0x348, "R", o424, NULL, 7},
-    {80, 0x34e, "R", o425, NULL, 1},
-    {80, 0x35d, "R", o426, NULL, 1},
-    {80, 0x361, "PRRRR", o427, NULL, 12},
-    {80, 0x361, "RRRR", o428, NULL, 96},
-    {80, 0x364, "PRRRR", o429, NULL, 4},
-    {80, 0x364, "RRRR", o430, NULL, 36},
-    {80, 0x367, "PRRRR", o431, NULL, 4},
-    {80, 0x367, "RRRR", o432, NULL, 48},
-    {80, 0x36d, "RRRR", o433, NULL, 24},
-    {80, 0x370, "RRR", o434, NULL, 18},
-    {80, 0x385, "GRR", o435, NULL, 16},
-    {80, 0x385, "RR", o436, NULL, 1},
-    {80, 0x387, "RR", o437, NULL, 195},
-    {80, 0x388, "GR", o438, NULL, 1},
-    {80, 0x388, "GRR", o439, NULL, 533},
-    {80, 0x388, "RR", o440, NULL, 4731},
-    {80, 0x389, "PRRRR", o441, NULL, 7},
-    {80, 0x38b, "PRRRR", o442, NULL, 34},
-    {80, 0x38c, "GRR", o443, NULL, 1},
-    {80, 0x38c, "RRR", o444, NULL, 10},
-    {80, 0x38d, "RRRR", o445, NULL, 6},
-    {80, 0x3a0, "RRR", o446, NULL, 32},
-    {80, 0x3a1, "RR", o447, NULL, 17},
-    {80, 0x3a9, "PRRRR", o448, NULL, 3},
-    {80, 0x3aa, "PRR", o449, NULL, 1},
-    {80, 0x3c2, "UR", o450, NULL, 389},
-    {80, 0x3c4, "UR", o451, NULL, 7},
-    {80, 0x414, "RRR", o452, NULL, 2},
-    {80, 0x421, "GRR", o453, NULL, 7},
-    {80, 0x421, "RR", o454, NULL, 2954},
-    {80, 0x423, "GRRR", o455, NULL, 14},
-    {80, 0x423, "RRR", o456, NULL, 2120},
-    {80, 0x424, "GRRR", o457, NULL, 260},
-    {80, 0x424, "RRR", o458, NULL, 1881},
-    {80, 0x42b, "RRR", o459, NULL, 20},
-    {80, 0x435, "RRR", o460, NULL, 1343},
-    {80, 0x4a4, "UUU", o461, NULL, 66},
-    {80, 0x589, "PRRR", o462, NULL, 380},
-    {80, 0x59f, "RR", o463, NULL, 133},
-    {80, 0x621, "RR", o464, NULL, 92},
-    {80, 0x623, "RRR", o465, NULL, 20},
-    {80, 0x624, "GRRR", o466, NULL, 1},
-    {80, 0x624, "RRR", o467, NULL, 761},
-    {80, 0x624, "RRRP", o468, NULL, 176},
-    {80, 0x625, "GRRR", o469, NULL, 96},
-    {80, 0x625, "RRR", o470, NULL, 1196},
-    {80, 0x802, "GR", o471, NULL, 152},
-    {80, 0x802, "R", o472, NULL, 770},
-    {80, 0x803, "RR", o473, NULL, 111},
-    {80, 0x805, "GR", o474, NULL, 28},
-    {80, 0x805, "R", o475, NULL, 7748},
-    {80, 0x806, "PP", o476, t476, 2},
-    {80, 0x806, "RPP", o477, NULL, 18},
-    {80, 0x807, "GRRP", o478, NULL, 2},
-    {80, 0x807, "RRP", o479, NULL, 959},
-    {80, 0x808, "RRP", o480, NULL, 123},
-    {80, 0x809, "RRP", o481, NULL, 2},
-    {80, 0x80a, "RRP", o482, NULL, 17},
-    {80, 0x80b, "PPRP", o483, NULL, 1579},
-    {80, 0x80c, "PPRP", o484, NULL, 4916},
-    {80, 0x810, "GRRR", o485, NULL, 310},
-    {80, 0x810, "RPPRR", o486, NULL, 20},
-    {80, 0x810, "RPRR", o487, NULL, 299},
-    {80, 0x810, "RRR", o488, NULL, 7352},
-    {80, 0x810, "RRRPP", o489, NULL, 179},
-    {80, 0x811, "GRR", o490, NULL, 74},
-    {80, 0x811, "RR", o491, NULL, 918},
-    {80, 0x811, "RRR", o492, NULL, 329},
-    {80, 0x812, "GRRRP", o493, NULL, 6},
-    {80, 0x812, "PRRRP", o494, NULL, 1070},
-    {80, 0x812, "RRRP", o495, NULL, 7007},
-    {80, 0x816, "RRR", o496, NULL, 95},
-    {80, 0x817, "RRP", o497, NULL, 660},
-    {80, 0x819, "GRRR", o498, NULL, 140},
-    {80, 0x819, "RRR", o499, NULL, 8612},
-    {80, 0x81c, "PPPPP", o500, NULL, 1056},
-    {80, 0x81c, "PPPPQ", o501, NULL, 1003},
-    {80, 0x820, "GRR", o502, NULL, 103},
-    {80, 0x820, "RR", o503, NULL, 669},
-    {80, 0x822, "RRR", o504, NULL, 384},
-    {80, 0x823, "GRRR", o505, NULL, 517},
-    {80, 0x823, "RRR", o506, NULL, 454},
-    {80, 0x824, "GRRR", o507, NULL, 354},
-    {80, 0x824, "RRR", o508, NULL, 10125},
-    {80, 0x824, "RRRP", o509, NULL, 136},
-    {80, 0x825, "GRRR", o510, NULL, 24},
-    {80, 0x825, "RRR", o511, NULL, 2071},
-    {80, 0x827, "RRR", o512, NULL, 58},
-    {80, 0x828, "RR", o513, NULL, 61},
-    {80, 0x83b, "RR", o514, NULL, 693},
-    {80, 0x83e, "RR", o515, NULL, 17},
-    {80, 0x882, "U", o516, NULL, 47},
-    {80, 0x886, "UQP", o517, NULL, 22},
-    {80, 0x887, "UUQ", o518, NULL, 17},
-    {80, 0x88c, "QQUQ", o519, NULL, 889},
-    {80, 0x890, "UQUU", o520, NULL, 83},
-    {80, 0x890, "UUU", o521, NULL, 848},
-    {80, 0x890, "UUUQQ", o522, NULL, 2},
-    {80, 0x891, "UU", o523, NULL, 89},
-    {80, 0x891, "UUQ", o524, NULL, 20},
-    {80, 0x892, "QUUUQ", o525, NULL, 8},
-    {80, 0x892, "UUUQ", o526, NULL, 126},
-    {80, 0x899, "UUU", o527, NULL, 2406},
-    {80, 0x8a4, "UUU", o528, NULL, 103},
-    {80, 0x8a5, "UUU", o529, NULL, 23},
-    {80, 0x908, "R", o530, NULL, 246},
-    {80, 0x918, "", o531, NULL, 10213},
-    {80, 0x919, "R", o532, NULL, 2733},
-    {80, 0x91a, "", o533, NULL, 527},
-    {80, 0x941, "B", o534, NULL, 1660},
-    {80, 0x942, "B", o535, NULL, 3},
-    {80, 0x944, "", o536, NULL, 347},
-    {80, 0x944, "G", o537, NULL, 292},
-    {80, 0x945, "B", o538, NULL, 1660},
-    {80, 0x946, "", o539, NULL, 6},
-    {80, 0x947, "", o540, NULL, 2965},
-    {80, 0x947, "G", o541, NULL, 6983},
-    {80, 0x947, "GP", o542, NULL, 246},
-    {80, 0x947, "U", o543, NULL, 20},
-    {80, 0x948, "", o544, NULL, 23},
-    {80, 0x94d, "", o545, NULL, 890},
-    {80, 0x94d, "G", o546, NULL, 945},
-    {80, 0x94d, "GP", o547, NULL, 32},
-    {80, 0x950, "R", o548, NULL, 279},
-    {80, 0x95c, "", o549, NULL, 1},
-    {80, 0x95d, "", o550, NULL, 1},
-    {80, 0x980, "GRR", o551, NULL, 16},
-    {80, 0x980, "RR", o552, NULL, 1},
-    {80, 0x980, "RUR", o553, NULL, 38},
-    {80, 0x981, "GRUR", o554, NULL, 939},
-    {80, 0x981, "RUR", o555, NULL, 9889},
-    {80, 0x983, "GRR", o556, NULL, 1},
-    {80, 0x983, "RR", o557, NULL, 167},
-    {80, 0x984, "GRR", o558, NULL, 109},
-    {80, 0x984, "R", o559, NULL, 12},
-    {80, 0x984, "RR", o560, NULL, 31679},
-    {80, 0x984, "RRU", o561, NULL, 264},
-    {80, 0x984, "RU", o562, NULL, 707},
-    {80, 0x985, "URR", o563, NULL, 25},
-    {80, 0x986, "GURR", o564, NULL, 668},
-    {80, 0x986, "URR", o565, NULL, 6063},
-    {80, 0x988, "GRUR", o566, NULL, 1},
-    {80, 0x988, "RUR", o567, NULL, 33},
-    {80, 0x989, "PRRR", o568, NULL, 76},
-    {80, 0x98a, "GPRURR", o569, NULL, 1},
-    {80, 0x98a, "PRURR", o570, NULL, 17},
-    {80, 0x98e, "GURR", o571, NULL, 18},
-    {80, 0x98e, "URR", o572, NULL, 64},
-    {80, 0x98f, "", o573, NULL, 2},
-    {80, 0x992, "", o574, NULL, 4},
-    {80, 0x99a, "RRR", o575, NULL, 52},
-    {80, 0x99c, "RRR", o576, NULL, 12},
-    {80, 0x99e, "RRR", o577, NULL, 36},
-    {80, 0x9a8, "GPRURR", o578, NULL, 18},
-    {80, 0x9a8, "PRURR", o579, NULL, 35},
-    {80, 0x9ab, "", o580, NULL, 2},
-    {80, 0x9af, "", o581, NULL, 6},
-    {80, 0x9b0, "U", o582, NULL, 1},
-    {80, 0x9c3, "U", o583, NULL, 315},
-    {80, 0xa02, "GR", o584, NULL, 2},
-    {80, 0xa02, "R", o585, NULL, 739},
-    {80, 0xa08, "RRP", o586, NULL, 15},
-    {80, 0xa0a, "RRP", o587, NULL, 166},
-    {80, 0xa0b, "PPRP", o588, NULL, 15},
-    {80, 0xa0c, "PPRP", o589, NULL, 1937},
-    {80, 0xa0c, "PPRPP", o590, t590, 66},
-    {80, 0xa10, "GRPRR", o591, NULL, 46},
-    {80, 0xa10, "GRRR", o592, NULL, 6},
-    {80, 0xa10, "GRRRPP", o593, NULL, 46},
-    {80, 0xa10, "RPPRR", o594, NULL, 35},
-    {80, 0xa10, "RPRR", o595, NULL, 739},
-    {80, 0xa10, "RRR", o596, NULL, 219},
-    {80, 0xa10, "RRRPP", o597, NULL, 554},
-    {80, 0xa11, "GRPR", o598, NULL, 303},
-    {80, 0xa11, "GRRRP", o599, NULL, 303},
-    {80, 0xa11, "RPR", o600, NULL, 2320},
-    {80, 0xa11, "RR", o601, NULL, 3},
-    {80, 0xa11, "RRP", o602, NULL, 1},
-    {80, 0xa11, "RRRP", o603, NULL, 2320},
-    {80, 0xa12, "GRRRP", o604, NULL, 40},
-    {80, 0xa12, "RRRP", o605, NULL, 20},
-    {80, 0xa13, "R", o606, NULL, 40},
-    {80, 0xa17, "RRP", o607, NULL, 18},
-    {80, 0xa20, "GRR", o608, NULL, 112},
-    {80, 0xa20, "RR", o609, NULL, 3974},
-    {80, 0xa23, "GRRR", o610, NULL, 112},
-    {80, 0xa23, "RRR", o611, NULL, 3908},
-    {80, 0xa24, "GRRR", o612, NULL, 73},
-    {80, 0xa24, "RRR", o613, NULL, 2271},
-    {80, 0xa25, "GRRR", o614, NULL, 154},
-    {80, 0xa25, "RRR", o615, NULL, 2617},
-    {80, 0xa28, "GRR", o616, NULL, 112},
-    {80, 0xa28, "RR", o617, NULL, 878},
-    {80, 0xa2b, "GRRR", o618, NULL, 112},
-    {80, 0xa2b, "RRR", o619, NULL, 876},
-    {80, 0xab9, "U", o620, NULL, 1899},
-    {80, 0xb06, "R", o621, NULL, 243},
-    {80, 0xb08, "R", o622, NULL, 18},
-    {80, 0xb09, "R", o623, NULL, 2},
-    {80, 0xb10, "R", o624, NULL, 19},
-    {80, 0xb1d, "", o625, NULL, 1004},
-    {80, 0xb60, "PRRRR", o626, NULL, 49},
-    {80, 0xb60, "RRRR", o627, NULL, 481},
-    {80, 0xb63, "PRRRR", o628, NULL, 16},
-    {80, 0xb63, "RRRR", o629, NULL, 150},
-    {80, 0xb66, "PRRRR", o630, NULL, 16},
-    {80, 0xb66, "RRR", o631, NULL, 69},
-    {80, 0xb66, "RRRR", o632, NULL, 132},
-    {80, 0xb6c, "RRRR", o633, NULL, 98},
-    {80, 0xb6f, "RRR", o634, NULL, 63},
-    {80, 0xb82, "RR", o635, NULL, 1},
-    {80, 0xb99, "RR", o636, NULL, 218},
-    {80, 0xb9b, "RR", o637, NULL, 52},
-    {80, 0xb9d, "RR", o638, NULL, 152},
-    {80, 0xc02, "RU", o639, NULL, 453},
-    {80, 0xc07, "RRUP", o640, NULL, 1736},
-    {80, 0xc0c, "PPRUP", o641, NULL, 1288},
-    {80, 0xc0c, "PPRUPP", o642, NULL, 882},
-    {80, 0xc10, "GRPPRUR", o643, NULL, 21},
-    {80, 0xc10, "GRPRUR", o644, NULL, 46},
-    {80, 0xc10, "GRRUR", o645, NULL, 31},
-    {80, 0xc10, "RPPRUR", o646, NULL, 79},
-    {80, 0xc10, "RPRUR", o647, NULL, 3322},
-    {80, 0xc10, "RRUR", o648, NULL, 531},
-    {80, 0xc10, "RRURPP", o649, NULL, 1540},
-    {80, 0xc11, "GRRUP", o650, NULL, 9},
-    {80, 0xc11, "RPRU", o651, NULL, 983},
-    {80, 0xc11, "RRU", o652, NULL, 121},
-    {80, 0xc11, "RRUP", o653, NULL, 223},
-    {80, 0xc11, "RRURP", o654, NULL, 975},
-    {80, 0xc12, "GRRURP", o655, NULL, 2},
-    {80, 0xc12, "RRURP", o656, NULL, 125},
-    {80, 0xc17, "RRUP", o657, NULL, 205},
-    {80, 0xc24, "GRRUR", o658, NULL, 60},
-    {80, 0xc24, "RRUR", o659, NULL, 1551},
-    {80, 0xc25, "RRUR", o660, NULL, 15},
-    {80, 0xc82, "HUU", o661, NULL, 8},
-    {80, 0xc82, "UU", o662, NULL, 399},
-    {80, 0xd00, "RU", o663, NULL, 20},
-    {80, 0xd06, "RU", o664, NULL, 7},
-    {80, 0xd09, "RU", o665, NULL, 4},
-    {80, 0xd12, "RU", o666, NULL, 2},
-    {80, 0xe24, "RRRU", o667, NULL, 552},
-    {80, 0xe25, "RRRU", o668, NULL, 2},
-    {80, 0xf55, "B", o669, NULL, 64},
-    {80, 0xf56, "B", o670, NULL, 128},
-    {80, 0xf89, "PRR", o671, NULL, 645},
-    {80, 0xf8c, "RRU", o672, NULL, 18},
-    {80, 0xf8c, "RU", o673, NULL, 2},
-    {80, 0xfae, "GRUR", o674, NULL, 5},
-    {80, 0xfae, "RUR", o675, NULL, 2},
-    {86, 0x202, "GRR", o676, NULL, 243},
-    {86, 0x202, "RR", o677, NULL, 2252},
-    {86, 0x207, "GRRRP", o678, NULL, 36},
-    {86, 0x207, "RRRP", o679, NULL, 1683},
-    {86, 0x208, "RRRP", o680, NULL, 156},
-    {86, 0x209, "RRRP", o681, NULL, 376},
-    {86, 0x20a, "RRRP", o682, NULL, 244},
-    {86, 0x20b, "PPRRP", o683, NULL, 402},
-    {86, 0x20c, "GPPRRP", o684, NULL, 22},
-    {86, 0x20c, "GPPRRPP", o685, NULL, 19},
-    {86, 0x20c, "PPRRP", o686, NULL, 3038},
-    {86, 0x20c, "PPRRPP", o687, NULL, 981},
-    {86, 0x210, "GRPPRRR", o688, NULL, 118},
-    {86, 0x210, "GRPRRR", o689, NULL, 80},
-    {86, 0x210, "GRRRR", o690, NULL, 168},
-    {86, 0x210, "GRRRRPP", o691, NULL, 142},
-    {86, 0x210, "RPPRRR", o692, NULL, 257},
-    {86, 0x210, "RPRRR", o693, NULL, 1751},
-    {86, 0x210, "RRRR", o694, NULL, 2296},
-    {86, 0x210, "RRRRPP", o695, NULL, 597},
-    {86, 0x211, "GRRR", o696, NULL, 45},
-    {86, 0x211, "GRRRP", o697, NULL, 117},
-    {86, 0x211, "RPRR", o698, NULL, 2112},
-    {86, 0x211, "RPRRR", o699, NULL, 1},
-    {86, 0x211, "RRR", o700, NULL, 1218},
-    {86, 0x211, "RRRP", o701, NULL, 2978},
-    {86, 0x211, "RRRR", o702, NULL, 2621},
-    {86, 0x211, "RRRRP", o703, NULL, 2057},
-    {86, 0x212, "GRRRRP", o704, NULL, 5},
-    {86, 0x212, "PRRRRP", o705, NULL, 12},
-    {86, 0x212, "RRRRP", o706, NULL, 886},
-    {86, 0x213, "RR", o707, NULL, 51},
-    {86, 0x215, "RRRR", o708, NULL, 1},
-    {86, 0x217, "RRRP", o709, NULL, 196},
-    {86, 0x219, "GRRRR", o710, NULL, 4},
-    {86, 0x219, "RRRR", o711, NULL, 535},
-    {86, 0x220, "GRRR", o712, NULL, 73},
-    {86, 0x220, "RRR", o713, NULL, 4683},
-    {86, 0x221, "GRRR", o714, NULL, 292},
-    {86, 0x221, "RRR", o715, NULL, 3865},
-    {86, 0x223, "GRRRR", o716, NULL, 15},
-    {86, 0x223, "RRRR", o717, NULL, 66407},
-    {86, 0x224, "GRRRR", o718, NULL, 668},
-    {86, 0x224, "RRRR", o719, NULL, 3508},
-    {86, 0x224, "RRRRP", o720, NULL, 116},
-    {86, 0x225, "RPRRR", o721, NULL, 4},
-    {86, 0x225, "RRRR", o722, NULL, 85},
-    {86, 0x226, "RRRR", o723, NULL, 2},
-    {86, 0x227, "RPRRR", o724, NULL, 6},
-    {86, 0x227, "RRRR", o725, NULL, 113},
-    {86, 0x228, "RRR", o726, NULL, 25},
-    {86, 0x229, "GRRR", o727, NULL, 48},
-    {86, 0x229, "RRR", o728, NULL, 123},
-    {86, 0x22a, "PPRRP", o729, NULL, 2},
-    {86, 0x22b, "RRRR", o730, NULL, 38489},
-    {86, 0x230, "RRR", o731, NULL, 2822},
-    {86, 0x231, "RRRR", o732, NULL, 2},
-    {86, 0x237, "RRRR", o733, NULL, 2},
-    {86, 0x23c, "RRRR", o734, NULL, 1478},
-    {86, 0x23e, "RRR", o735, NULL, 1415},
-    {86, 0x23f, "RRRR", o736, NULL, 1},
-    {86, 0x240, "RRRP", o737, NULL, 1},
-    {86, 0x245, "RR", o738, NULL, 607},
-    {86, 0x287, "UUUQ", o739, NULL, 200},
-    {86, 0x28c, "QQUUQ", o740, NULL, 469},
-    {86, 0x290, "HUUUU", o741, NULL, 16},
-    {86, 0x290, "UQUUU", o742, NULL, 106},
-    {86, 0x290, "UUUU", o743, NULL, 286},
-    {86, 0x290, "UUUUQQ", o744, NULL, 92},
-    {86, 0x291, "UUU", o745, NULL, 11},
-    {86, 0x291, "UUUQ", o746, NULL, 73},
-    {86, 0x291, "UUUU", o747, NULL, 65},
-    {86, 0x292, "UUUUQ", o748, NULL, 16},
-    {86, 0x2a4, "UUUU", o749, NULL, 205},
-    {86, 0x2a5, "UUUU", o750, NULL, 24},
-    {86, 0x2bd, "UU", o751, NULL, 3},
-    {86, 0x2bf, "UU", o752, NULL, 27},
-    {86, 0x300, "RR", o753, NULL, 3},
-    {86, 0x301, "RR", o754, NULL, 2},
-    {86, 0x302, "PRR", o755, NULL, 277},
-    {86, 0x305, "RR", o756, NULL, 508},
-    {86, 0x306, "RR", o757, NULL, 41},
-    {86, 0x308, "GRR", o758, NULL, 25},
-    {86, 0x308, "RR", o759, NULL, 925},
-    {86, 0x309, "RR", o760, NULL, 55},
-    {86, 0x310, "RR", o761, NULL, 74},
-    {86, 0x311, "RR", o762, NULL, 2},
-    {86, 0x312, "RR", o763, NULL, 28},
-    {86, 0x343, "R", o764, NULL, 1},
-    {86, 0x348, "R", o765, NULL, 7},
-    {86, 0x34e, "R", o766, NULL, 1},
-    {86, 0x35d, "R", o767, NULL, 1},
-    {86, 0x361, "PRRRR", o768, NULL, 12},
-    {86, 0x361, "RRRR", o769, NULL, 96},
-    {86, 0x364, "PRRRR", o770, NULL, 4},
-    {86, 0x364, "RRRR", o771, NULL, 36},
-    {86, 0x367, "PRRRR", o772, NULL, 4},
-    {86, 0x367, "RRRR", o773, NULL, 48},
-    {86, 0x36d, "RRRR", o774, NULL, 24},
-    {86, 0x370, "RRR", o775, NULL, 18},
-    {86, 0x385, "GRR", o776, NULL, 16},
-    {86, 0x385, "RR", o777, NULL, 1},
-    {86, 0x387, "RR", o778, NULL, 113},
-    {86, 0x388, "GR", o779, NULL, 1},
-    {86, 0x388, "GRR", o780, NULL, 533},
-    {86, 0x388, "RR", o781, NULL, 4733},
-    {86, 0x389, "PRRRR", o782, NULL, 7},
-    {86, 0x38b, "PRRRR", o783, NULL, 34},
-    {86, 0x38c, "GRR", o784, NULL, 1},
-    {86, 0x38c, "RRR", o785, NULL, 10},
-    {86, 0x38d, "RRRR", o786, NULL, 6},
-    {86, 0x3a0, "RRR", o787, NULL, 32},
-    {86, 0x3a1, "RR", o788, NULL, 17},
-    {86, 0x3a9, "PRRRR", o789, NULL, 3},
-    {86, 0x3aa, "PRR", o790, NULL, 1},
-    {86, 0x3c2, "UR", o791, NULL, 261},
-    {86, 0x3c4, "UR", o792, NULL, 7},
-    {86, 0x414, "RRR", o793, NULL, 2},
-    {86, 0x421, "GRR", o794, NULL, 7},
-    {86, 0x421, "RR", o795, NULL, 2954},
-    {86, 0x423, "GRRR", o796, NULL, 14},
-    {86, 0x423, "RRR", o797, NULL, 2120},
-    {86, 0x424, "GRRR", o798, NULL, 271},
-    {86, 0x424, "RRR", o799, NULL, 1930},
-    {86, 0x42b, "RRR", o800, NULL, 20},
-    {86, 0x4a4, "UUU", o801, NULL, 66},
-    {86, 0x589, "PRRR", o802, NULL, 380},
-    {86, 0x59f, "RR", o803, NULL, 133},
-    {86, 0x621, "RR", o804, NULL, 92},
-    {86, 0x623, "RRR", o805, NULL, 20},
-    {86, 0x624, "GRRR", o806, NULL, 1},
-    {86, 0x624, "RRR", o807, NULL, 930},
-    {86, 0x624, "RRRP", o808, NULL, 188},
-    {86, 0x625, "GRRR", o809, NULL, 96},
-    {86, 0x625, "RRR", o810, NULL, 1207},
-    {86, 0x802, "GR", o811, NULL, 141},
-    {86, 0x802, "R", o812, NULL, 1511},
-    {86, 0x803, "RR", o813, NULL, 111},
-    {86, 0x805, "GR", o814, NULL, 25},
-    {86, 0x805, "R", o815, NULL, 7790},
-    {86, 0x806, "PP", o816, t816, 2},
-    {86, 0x806, "RPP", o817, NULL, 18},
-    {86, 0x807, "GRRP", o818, NULL, 2},
-    {86, 0x807, "RRP", o819, NULL, 959},
-    {86, 0x808, "RRP", o820, NULL, 123},
-    {86, 0x809, "RRP", o821, NULL, 2},
-    {86, 0x80a, "RRP", o822, NULL, 17},
-    {86, 0x80b, "PPRP", o823, NULL, 1579},
-    {86, 0x80c, "PPRP", o824, NULL, 5001},
-    {86, 0x810, "GRRR", o825, NULL, 323},
-    {86, 0x810, "RPPRR", o826, NULL, 20},
-    {86, 0x810, "RPRR", o827, NULL, 303},
-    {86, 0x810, "RRR", o828, NULL, 7465},
-    {86, 0x810, "RRRPP", o829, NULL, 181},
-    {86, 0x811, "GRR", o830, NULL, 71},
-    {86, 0x811, "RR", o831, NULL, 919},
-    {86, 0x811, "RRR", o832, NULL, 329},
-    {86, 0x812, "GRRRP", o833, NULL, 12},
-    {86, 0x812, "PRRRP", o834, NULL, 1078},
-    {86, 0x812, "RRRP", o835, NULL, 7095},
-    {86, 0x816, "RRR", o836, NULL, 94},
-    {86, 0x817, "RRP", o837, NULL, 663},
-    {86, 0x819, "GRRR", o838, NULL, 145},
-    {86, 0x819, "RRR", o839, NULL, 9111},
-    {86, 0x81c, "PPPPP", o840, NULL, 1056},
-    {86, 0x81c, "PPPPQ", o841, NULL, 866},
-    {86, 0x820, "GRR", o842, NULL, 103},
-    {86, 0x820, "RR", o843, NULL, 668},
-    {86, 0x822, "RRR", o844, NULL, 384},
-    {86, 0x823, "GRRR", o845, NULL, 517},
-    {86, 0x823, "RRR", o846, NULL, 454},
-    {86, 0x824, "GRRR", o847, NULL, 363},
-    {86, 0x824, "RRR", o848, NULL, 10429},
-    {86, 0x824, "RRRP", o849, NULL, 267},
-    {86, 0x825, "GRRR", o850, NULL, 24},
-    {86, 0x825, "RRR", o851, NULL, 2060},
-    {86, 0x827, "RRR", o852, NULL, 60},
-    {86, 0x828, "RR", o853, NULL, 61},
-    {86, 0x83b, "RR", o854, NULL, 693},
-    {86, 0x83e, "RR", o855, NULL, 17},
-    {86, 0x882, "U", o856, NULL, 47},
-    {86, 0x886, "UQP", o857, NULL, 22},
-    {86, 0x887, "UUQ", o858, NULL, 29},
-    {86, 0x88c, "QQUQ", o859, NULL, 816},
-    {86, 0x890, "UQUU", o860, NULL, 79},
-    {86, 0x890, "UUU", o861, NULL, 718},
-    {86, 0x891, "UU", o862, NULL, 85},
-    {86, 0x891, "UUQ", o863, NULL, 20},
-    {86, 0x892, "UUUQ", o864, NULL, 53},
-    {86, 0x899, "UUU", o865, NULL, 2138},
-    {86, 0x8a4, "UUU", o866, NULL, 75},
-    {86, 0x8a5, "UUU", o867, NULL, 20},
-    {86, 0x908, "R", o868, NULL, 246},
-    {86, 0x918, "", o869, NULL, 10194},
-    {86, 0x919, "R", o870, NULL, 2739},
-    {86, 0x91a, "", o871, NULL, 421},
-    {86, 0x941, "B", o872, NULL, 1660},
-    {86, 0x942, "B", o873, NULL, 3},
-    {86, 0x944, "", o874, NULL, 347},
-    {86, 0x944, "G", o875, NULL, 292},
-    {86, 0x945, "B", o876, NULL, 1660},
-    {86, 0x946, "", o877, NULL, 6},
-    {86, 0x947, "", o878, NULL, 2965},
-    {86, 0x947, "G", o879, NULL, 6983},
-    {86, 0x947, "GP", o880, NULL, 246},
-    {86, 0x947, "U", o881, NULL, 20},
-    {86, 0x948, "", o882, NULL, 23},
-    {86, 0x94d, "", o883, NULL, 890},
-    {86, 0x94d, "G", o884, NULL, 945},
-    {86, 0x94d, "GP", o885, NULL, 32},
-    {86, 0x950, "R", o886, NULL, 279},
-    {86, 0x95c, "", o887, NULL, 1},
-    {86, 0x95d, "", o888, NULL, 1},
-    {86, 0x980, "GRR", o889, NULL, 16},
-    {86, 0x980, "RR", o890, NULL, 1},
-    {86, 0x980, "RUR", o891, NULL, 38},
-    {86, 0x981, "GRUR", o892, NULL, 939},
-    {86, 0x981, "RUR", o893, NULL, 9897},
-    {86, 0x983, "GRR", o894, NULL, 1},
-    {86, 0x983, "RR", o895, NULL, 85},
-    {86, 0x984, "GRR", o896, NULL, 109},
-    {86, 0x984, "R", o897, NULL, 12},
-    {86, 0x984, "RR", o898, NULL, 31679},
-    {86, 0x984, "RRU", o899, NULL, 264},
-    {86, 0x984, "RU", o900, NULL, 707},
-    {86, 0x985, "URR", o901, NULL, 25},
-    {86, 0x986, "GURR", o902, NULL, 668},
-    {86, 0x986, "URR", o903, NULL, 6063},
-    {86, 0x988, "GRUR", o904, NULL, 1},
-    {86, 0x988, "RUR", o905, NULL, 31},
-    {86, 0x989, "PRRR", o906, NULL, 76},
-    {86, 0x98a, "GPRURR", o907, NULL, 1},
-    {86, 0x98a, "PRURR", o908, NULL, 17},
-    {86, 0x98e, "GURR", o909, NULL, 18},
-    {86, 0x98e, "URR", o910, NULL, 64},
-    {86, 0x98f, "", o911, NULL, 2},
-    {86, 0x992, "", o912, NULL, 4},
-    {86, 0x99a, "RRR", o913, NULL, 52},
-    {86, 0x99c, "RRR", o914, NULL, 12},
-    {86, 0x99e, "RRR", o915, NULL, 36},
-    {86, 0x9a8, "GPRURR", o916, NULL, 18},
-    {86, 0x9a8, "PRURR", o917, NULL, 35},
-    {86, 0x9ab, "", o918, NULL, 2},
-    {86, 0x9af, "", o919, NULL, 6},
-    {86, 0x9b0, "U", o920, NULL, 1},
-    {86, 0x9c3, "U", o921, NULL, 281},
-    {86, 0xa02, "GR", o922, NULL, 2},
-    {86, 0xa02, "R", o923, NULL, 775},
-    {86, 0xa08, "RRP", o924, NULL, 15},
-    {86, 0xa0a, "RRP", o925, NULL, 166},
-    {86, 0xa0b, "PPRP", o926, NULL, 15},
-    {86, 0xa0c, "PPRP", o927, NULL, 1938},
-    {86, 0xa0c, "PPRPP", o928, t928, 66},
-    {86, 0xa10, "GRPRR", o929, NULL, 46},
-    {86, 0xa10, "GRRR", o930, NULL, 6},
-    {86, 0xa10, "GRRRPP", o931, NULL, 46},
-    {86, 0xa10, "RPPRR", o932, NULL, 35},
-    {86, 0xa10, "RPRR", o933, NULL, 757},
-    {86, 0xa10, "RRR", o934, NULL, 326},
-    {86, 0xa10, "RRRPP", o935, NULL, 546},
-    {86, 0xa11, "GRPR", o936, NULL, 303},
-    {86, 0xa11, "GRRRP", o937, NULL, 303},
-    {86, 0xa11, "RPR", o938, NULL, 2316},
-    {86, 0xa11, "RR", o939, NULL, 3},
-    {86, 0xa11, "RRP", o940, NULL, 1},
-    {86, 0xa11, "RRRP", o941, NULL, 2316},
-    {86, 0xa12, "GRRRP", o942, NULL, 40},
-    {86, 0xa12, "RRRP", o943, NULL, 20},
-    {86, 0xa13, "R", o944, NULL, 40},
-    {86, 0xa17, "RRP", o945, NULL, 19},
-    {86, 0xa20, "GRR", o946, NULL, 112},
-    {86, 0xa20, "RR", o947, NULL, 3974},
-    {86, 0xa23, "GRRR", o948, NULL, 112},
-    {86, 0xa23, "RRR", o949, NULL, 3908},
-    {86, 0xa24, "GRRR", o950, NULL, 73},
-    {86, 0xa24, "RRR", o951, NULL, 2479},
-    {86, 0xa25, "GRRR", o952, NULL, 154},
-    {86, 0xa25, "RRR", o953, NULL, 2625},
-    {86, 0xa28, "GRR", o954, NULL, 112},
-    {86, 0xa28, "RR", o955, NULL, 878},
-    {86, 0xa2b, "GRRR", o956, NULL, 112},
-    {86, 0xa2b, "RRR", o957, NULL, 876},
-    {86, 0xa45, "R", o958, NULL, 241},
-    {86, 0xab9, "U", o959, NULL, 1864},
-    {86, 0xb06, "R", o960, NULL, 2},
-    {86, 0xb08, "R", o961, NULL, 18},
-    {86, 0xb09, "R", o962, NULL, 2},
-    {86, 0xb10, "R", o963, NULL, 19},
-    {86, 0xb1d, "", o964, NULL, 1004},
-    {86, 0xb60, "PRRRR", o965, NULL, 49},
-    {86, 0xb60, "RRRR", o966, NULL, 481},
-    {86, 0xb63, "PRRRR", o967, NULL, 16},
-    {86, 0xb63, "RRRR", o968, NULL, 150},
-    {86, 0xb66, "PRRRR", o969, NULL, 16},
-    {86, 0xb66, "RRR", o970, NULL, 69},
-    {86, 0xb66, "RRRR", o971, NULL, 132},
-    {86, 0xb6c, "RRRR", o972, NULL, 98},
-    {86, 0xb6f, "RRR", o973, NULL, 63},
-    {86, 0xb82, "RR", o974, NULL, 1},
-    {86, 0xb99, "RR", o975, NULL, 218},
-    {86, 0xb9b, "RR", o976, NULL, 52},
-    {86, 0xb9d, "RR", o977, NULL, 152},
-    {86, 0xc02, "RU", o978, NULL, 231},
-    {86, 0xc07, "RRUP", o979, NULL, 1520},
-    {86, 0xc0c, "PPRUP", o980, NULL, 1156},
-    {86, 0xc0c, "PPRUPP", o981, NULL, 792},
-    {86, 0xc10, "GRPPRUR", o982, NULL, 24},
-    {86, 0xc10, "GRPRUR", o983, NULL, 44},
-    {86, 0xc10, "GRRUR", o984, NULL, 31},
-    {86, 0xc10, "RPPRUR", o985, NULL, 49},
-    {86, 0xc10, "RPRUR", o986, NULL, 3030},
-    {86, 0xc10, "RRUR", o987, NULL, 486},
-    {86, 0xc10, "RRURPP", o988, NULL, 1220},
-    {86, 0xc11, "GRRUP", o989, NULL, 7},
-    {86, 0xc11, "RPRU", o990, NULL, 393},
-    {86, 0xc11, "RRU", o991, NULL, 121},
-    {86, 0xc11, "RRUP", o992, NULL, 169},
-    {86, 0xc11, "RRURP", o993, NULL, 393},
-    {86, 0xc12, "GRRURP", o994, NULL, 2},
-    {86, 0xc12, "RRURP", o995, NULL, 61},
-    {86, 0xc17, "RRUP", o996, NULL, 255},
-    {86, 0xc24, "GRRUR", o997, NULL, 55},
-    {86, 0xc24, "RRUR", o998, NULL, 1483},
-    {86, 0xc25, "RRUR", o999, NULL, 16},
-    {86, 0xc45, "RU", o1000, NULL, 5},
-    {86, 0xc82, "HUU", o1001, NULL, 8},
-    {86, 0xc82, "UU", o1002, NULL, 288},
-    {86, 0xd00, "RU", o1003, NULL, 20},
-    {86, 0xd06, "RU", o1004, NULL, 2},
-    {86, 0xd09, "RU", o1005, NULL, 4},
-    {86, 0xd12, "RU", o1006, NULL, 2},
-    {86, 0xe24, "RRRU", o1007, NULL, 329},
-    {86, 0xf55, "B", o1008, NULL, 64},
-    {86, 0xf56, "B", o1009, NULL, 128},
-    {86, 0xf89, "PRR", o1010, NULL, 647},
-    {86, 0xf8c, "RRU", o1011, NULL, 18},
-    {86, 0xf8c, "RU", o1012, NULL, 2},
-    {86, 0xfae, "GRUR", o1013, NULL, 5},
-    {86, 0xfae, "RUR", o1014, NULL, 2},
-    {89, 0x202, "GRR", o1015, NULL, 244},
-    {89, 0x202, "RR", o1016, NULL, 2289},
-    {89, 0x207, "GRRRP", o1017, NULL, 36},
-    {89, 0x207, "RRRP", o1018, NULL, 1683},
-    {89, 0x208, "RRRP", o1019, NULL, 156},
-    {89, 0x209, "RRRP", o1020, NULL, 376},
-    {89, 0x20a, "RRRP", o1021, NULL, 244},
-    {89, 0x20b, "PPRRP", o1022, NULL, 402},
-    {89, 0x20c, "GPPRRP", o1023, NULL, 22},
-    {89, 0x20c, "GPPRRPP", o1024, NULL, 19},
-    {89, 0x20c, "PPRRP", o1025, NULL, 3038},
-    {89, 0x20c, "PPRRPP", o1026, NULL, 981},
-    {89, 0x210, "GRPPRRR", o1027, NULL, 119},
-    {89, 0x210, "GRPRRR", o1028, NULL, 80},
-    {89, 0x210, "GRRRR", o1029, NULL, 170},
-    {89, 0x210, "GRRRRPP", o1030, NULL, 143},
-    {89, 0x210, "RPPRRR", o1031, NULL, 259},
-    {89, 0x210, "RPRRR", o1032, NULL, 1751},
-    {89, 0x210, "RRRR", o1033, NULL, 2312},
-    {89, 0x210, "RRRRPP", o1034, NULL, 583},
-    {89, 0x211, "GRRR", o1035, NULL, 50},
-    {89, 0x211, "GRRRP", o1036, NULL, 117},
-    {89, 0x211, "RPRR", o1037, NULL, 2104},
-    {89, 0x211, "RPRRR", o1038, NULL, 1},
-    {89, 0x211, "RRR", o1039, NULL, 1232},
-    {89, 0x211, "RRRP", o1040, NULL, 2999},
-    {89, 0x211, "RRRR", o1041, NULL, 2639},
-    {89, 0x211, "RRRRP", o1042, NULL, 2049},
-    {89, 0x212, "GRRRRP", o1043, NULL, 5},
-    {89, 0x212, "PRRRRP", o1044, NULL, 12},
-    {89, 0x212, "RRRRP", o1045, NULL, 888},
-    {89, 0x213, "RR", o1046, NULL, 51},
-    {89, 0x215, "RRRR", o1047, NULL, 1},
-    {89, 0x217, "RRRP", o1048, NULL, 198},
-    {89, 0x219, "GRRRR", o1049, NULL, 4},
-    {89, 0x219, "RRRR", o1050, NULL, 535},
-    {89, 0x220, "GRRR", o1051, NULL, 73},
-    {89, 0x220, "RRR", o1052, NULL, 4683},
-    {89, 0x221, "GRRR", o1053, NULL, 292},
-    {89, 0x221, "RRR", o1054, NULL, 3865},
-    {89, 0x223, "GRRRR", o1055, NULL, 15},
-    {89, 0x223, "RRRR", o1056, NULL, 66535},
-    {89, 0x224, "GRRRR", o1057, NULL, 667},
-    {89, 0x224, "RRRR", o1058, NULL, 3556},
-    {89, 0x224, "RRRRP", o1059, NULL, 116},
-    {89, 0x225, "RPRRR", o1060, NULL, 4},
-    {89, 0x225, "RRRR", o1061, NULL, 85},
-    {89, 0x226, "RRRR", o1062, NULL, 2},
-    {89, 0x227, "RPRRR", o1063, NULL, 6},
-    {89, 0x227, "RRRR", o1064, NULL, 113},
-    {89, 0x228, "RRR", o1065, NULL, 25},
-    {89, 0x229, "GRRR", o1066, NULL, 48},
-    {89, 0x229, "RRR", o1067, NULL, 123},
-    {89, 0x22a, "PPRRP", o1068, NULL, 2},
-    {89, 0x22b, "RRRR", o1069, NULL, 38489},
-    {89, 0x230, "RRR", o1070, NULL, 2822},
-    {89, 0x231, "RRRR", o1071, NULL, 2},
-    {89, 0x237, "RRRR", o1072, NULL, 2},
-    {89, 0x23c, "RRRR", o1073, NULL, 1478},
-    {89, 0x23e, "RRR", o1074, NULL, 1415},
-    {89, 0x23f, "RRRR", o1075, NULL, 1},
-    {89, 0x240, "RRRP", o1076, NULL, 1},
-    {89, 0x245, "RR", o1077, NULL, 607},
-    {89, 0x287, "UUUQ", o1078, NULL, 200},
-    {89, 0x28c, "QQUUQ", o1079, NULL, 469},
-    {89, 0x290, "HUUUU", o1080, NULL, 15},
-    {89, 0x290, "UQUUU", o1081, NULL, 106},
-    {89, 0x290, "UUUU", o1082, NULL, 286},
-    {89, 0x290, "UUUUQQ", o1083, NULL, 92},
-    {89, 0x291, "UUU", o1084, NULL, 11},
-    {89, 0x291, "UUUQ", o1085, NULL, 73},
-    {89, 0x291, "UUUU", o1086, NULL, 65},
-    {89, 0x292, "UUUUQ", o1087, NULL, 16},
-    {89, 0x2a4, "UUUU", o1088, NULL, 205},
-    {89, 0x2a5, "UUUU", o1089, NULL, 24},
-    {89, 0x2bd, "UU", o1090, NULL, 3},
-    {89, 0x2bf, "UU", o1091, NULL, 27},
-    {89, 0x300, "RR", o1092, NULL, 3},
-    {89, 0x301, "RR", o1093, NULL, 2},
-    {89, 0x302, "PRR", o1094, NULL, 277},
-    {89, 0x305, "RR", o1095, NULL, 508},
-    {89, 0x306, "RR", o1096, NULL, 41},
-    {89, 0x308, "GRR", o1097, NULL, 25},
-    {89, 0x308, "RR", o1098, NULL, 925},
-    {89, 0x309, "RR", o1099, NULL, 55},
-    {89, 0x310, "RR", o1100, NULL, 74},
-    {89, 0x311, "RR", o1101, NULL, 2},
-    {89, 0x312, "RR", o1102, NULL, 28},
-    {89, 0x343, "R", o1103, NULL, 1},
-    {89, 0x348, "R", o1104, NULL, 7},
-    {89, 0x34e, "R", o1105, NULL, 1},
-    {89, 0x35d, "R", o1106, NULL, 1},
-    {89, 0x361, "PRRRR", o1107, NULL, 12},
-    {89, 0x361, "RRRR", o1108, NULL, 96},
-    {89, 0x364, "PRRRR", o1109, NULL, 4},
-    {89, 0x364, "RRRR", o1110, NULL, 36},
-    {89, 0x367, "PRRRR", o1111, NULL, 4},
-    {89, 0x367, "RRRR", o1112, NULL, 48},
-    {89, 0x36d, "RRRR", o1113, NULL, 24},
-    {89, 0x370, "RRR", o1114, NULL, 18},
-    {89, 0x385, "GRR", o1115, NULL, 16},
-    {89, 0x385, "RR", o1116, NULL, 1},
-    {89, 0x387, "RR", o1117, NULL, 115},
-    {89, 0x388, "GR", o1118, NULL, 1},
-    {89, 0x388, "GRR", o1119, NULL, 535},
-    {89, 0x388, "RR", o1120, NULL, 4745},
-    {89, 0x389, "PRRRR", o1121, NULL, 7},
-    {89, 0x38b, "PRRRR", o1122, NULL, 34},
-    {89, 0x38c, "GRR", o1123, NULL, 1},
-    {89, 0x38c, "RRR", o1124, NULL, 10},
-    {89, 0x38d, "RRRR", o1125, NULL, 6},
-    {89, 0x3a0, "RRR", o1126, NULL, 32},
-    {89, 0x3a1, "RR", o1127, NULL, 17},
-    {89, 0x3a9, "PRRRR", o1128, NULL, 3},
-    {89, 0x3aa, "PRR", o1129, NULL, 1},
-    {89, 0x3c2, "UR", o1130, NULL, 261},
-    {89, 0x3c4, "UR", o1131, NULL, 7},
-    {89, 0x414, "RRR", o1132, NULL, 2},
-    {89, 0x421, "GRR", o1133, NULL, 7},
-    {89, 0x421, "RR", o1134, NULL, 2954},
-    {89, 0x423, "GRRR", o1135, NULL, 14},
-    {89, 0x423, "RRR", o1136, NULL, 2120},
-    {89, 0x424, "GRRR", o1137, NULL, 273},
-    {89, 0x424, "RRR", o1138, NULL, 1925},
-    {89, 0x42b, "RRR", o1139, NULL, 20},
-    {89, 0x4a4, "UUU", o1140, NULL, 66},
-    {89, 0x589, "PRRR", o1141, NULL, 380},
-    {89, 0x59f, "RR", o1142, NULL, 133},
-    {89, 0x621, "RR", o1143, NULL, 92},
-    {89, 0x623, "RRR", o1144, NULL, 20},
-    {89, 0x624, "GRRR", o1145, NULL, 1},
-    {89, 0x624, "RRR", o1146, NULL, 932},
-    {89, 0x624, "RRRP", o1147, NULL, 188},
-    {89, 0x625, "GRRR", o1148, NULL, 96},
-    {89, 0x625, "RRR", o1149, NULL, 1204},
-    {89, 0x802, "GR", o1150, NULL, 139},
-    {89, 0x802, "R", o1151, NULL, 1515},
-    {89, 0x803, "RR", o1152, NULL, 111},
-    {89, 0x805, "GR", o1153, NULL, 25},
-    {89, 0x805, "R", o1154, NULL, 7768},
-    {89, 0x806, "PP", o1155, t1155, 2},
-    {89, 0x806, "RPP", o1156, NULL, 18},
-    {89, 0x807, "GRRP", o1157, NULL, 2},
-    {89, 0x807, "RRP", o1158, NULL, 959},
-    {89, 0x808, "RRP", o1159, NULL, 123},
-    {89, 0x809, "RRP", o1160, NULL, 2},
-    {89, 0x80a, "RRP", o1161, NULL, 17},
-    {89, 0x80b, "PPRP", o1162, NULL, 1579},
-    {89, 0x80c, "PPRP", o1163, NULL, 5010},
-    {89, 0x810, "GRRR", o1164, NULL, 325},
-    {89, 0x810, "RPPRR", o1165, NULL, 20},
-    {89, 0x810, "RPRR", o1166, NULL, 303},
-    {89, 0x810, "RRR", o1167, NULL, 7484},
-    {89, 0x810, "RRRPP", o1168, NULL, 181},
-    {89, 0x811, "GRR", o1169, NULL, 75},
-    {89, 0x811, "RR", o1170, NULL, 921},
-    {89, 0x811, "RRR", o1171, NULL, 330},
-    {89, 0x812, "GRRRP", o1172, NULL, 6},
-    {89, 0x812, "PRRRP", o1173, NULL, 1078},
-    {89, 0x812, "RRRP", o1174, NULL, 7113},
-    {89, 0x816, "RRR", o1175, NULL, 94},
-    {89, 0x817, "RRP", o1176, NULL, 664},
-    {89, 0x819, "GRRR", o1177, NULL, 140},
-    {89, 0x819, "RRR", o1178, NULL, 9149},
-    {89, 0x81c, "PPPPP", o1179, NULL, 1056},
-    {89, 0x81c, "PPPPQ", o1180, NULL, 866},
-    {89, 0x820, "GRR", o1181, NULL, 103},
-    {89, 0x820, "RR", o1182, NULL, 668},
-    {89, 0x822, "RRR", o1183, NULL, 384},
-    {89, 0x823, "GRRR", o1184, NULL, 517},
-    {89, 0x823, "RRR", o1185, NULL, 454},
-    {89, 0x824, "GRRR", o1186, NULL, 362},
-    {89, 0x824, "RRR", o1187, NULL, 10460},
-    {89, 0x824, "RRRP", o1188, NULL, 275},
-    {89, 0x825, "GRRR", o1189, NULL, 24},
-    {89, 0x825, "RRR", o1190, NULL, 2071},
-    {89, 0x827, "RRR", o1191, NULL, 60},
-    {89, 0x828, "RR", o1192, NULL, 61},
-    {89, 0x83b, "RR", o1193, NULL, 693},
-    {89, 0x83e, "RR", o1194, NULL, 17},
-    {89, 0x882, "U", o1195, NULL, 47},
-    {89, 0x886, "UQP", o1196, NULL, 22},
-    {89, 0x887, "UUQ", o1197, NULL, 29},
-    {89, 0x88c, "QQUQ", o1198, NULL, 816},
-    {89, 0x890, "UQUU", o1199, NULL, 79},
-    {89, 0x890, "UUU", o1200, NULL, 720},
-    {89, 0x891, "UU", o1201, NULL, 85},
-    {89, 0x891, "UUQ", o1202, NULL, 20},
-    {89, 0x892, "UUUQ", o1203, NULL, 53},
-    {89, 0x899, "UUU", o1204, NULL, 2153},
-    {89, 0x8a4, "UUU", o1205, NULL, 75},
-    {89, 0x8a5, "UUU", o1206, NULL, 20},
-    {89, 0x908, "R", o1207, NULL, 246},
-    {89, 0x918, "", o1208, NULL, 10210},
-    {89, 0x919, "R", o1209, NULL, 2744},
-    {89, 0x91a, "", o1210, NULL, 421},
-    {89, 0x941, "B", o1211, NULL, 1664},
-    {89, 0x942, "B", o1212, NULL, 3},
-    {89, 0x944, "", o1213, NULL, 347},
-    {89, 0x944, "G", o1214, NULL, 293},
-    {89, 0x945, "B", o1215, NULL, 1664},
-    {89, 0x946, "", o1216, NULL, 6},
-    {89, 0x947, "", o1217, NULL, 2968},
-    {89, 0x947, "G", o1218, NULL, 6993},
-    {89, 0x947, "GP", o1219, NULL, 246},
-    {89, 0x947, "U", o1220, NULL, 20},
-    {89, 0x948, "", o1221, NULL, 23},
-    {89, 0x94d, "", o1222, NULL, 891},
-    {89, 0x94d, "G", o1223, NULL, 945},
-    {89, 0x94d, "GP", o1224, NULL, 32},
-    {89, 0x950, "R", o1225, NULL, 279},
-    {89, 0x95c, "", o1226, NULL, 1},
-    {89, 0x95d, "", o1227, NULL, 1},
-    {89, 0x980, "GRR", o1228, NULL, 16},
-    {89, 0x980, "RR", o1229, NULL, 1},
-    {89, 0x980, "RUR", o1230, NULL, 38},
-    {89, 0x981, "GRUR", o1231, NULL, 941},
-    {89, 0x981, "RUR", o1232, NULL, 9925},
-    {89, 0x983, "GRR", o1233, NULL, 1},
-    {89, 0x983, "RR", o1234, NULL, 87},
-    {89, 0x984, "GRR", o1235, NULL, 109},
-    {89, 0x984, "R", o1236, NULL, 12},
-    {89, 0x984, "RR", o1237, NULL, 31695},
-    {89, 0x984, "RRU", o1238, NULL, 264},
-    {89, 0x984, "RU", o1239, NULL, 707},
-    {89, 0x985, "URR", o1240, NULL, 25},
-    {89, 0x986, "GURR", o1241, NULL, 668},
-    {89, 0x986, "URR", o1242, NULL, 6079},
-    {89, 0x988, "GRUR", o1243, NULL, 1},
-    {89, 0x988, "RUR", o1244, NULL, 31},
-    {89, 0x989, "PRRR", o1245, NULL, 76},
-    {89, 0x98a, "GPRURR", o1246, NULL, 1},
-    {89, 0x98a, "PRURR", o1247, NULL, 17},
-    {89, 0x98e, "GURR", o1248, NULL, 18},
-    {89, 0x98e, "URR", o1249, NULL, 64},
-    {89, 0x98f, "", o1250, NULL, 2},
-    {89, 0x992, "", o1251, NULL, 4},
-    {89, 0x99a, "RRR", o1252, NULL, 52},
-    {89, 0x99c, "RRR", o1253, NULL, 12},
-    {89, 0x99e, "RRR", o1254, NULL, 36},
-    {89, 0x9a8, "GPRURR", o1255, NULL, 18},
-    {89, 0x9a8, "PRURR", o1256, NULL, 35},
-    {89, 0x9ab, "", o1257, NULL, 2},
-    {89, 0x9af, "", o1258, NULL, 6},
-    {89, 0x9b0, "U", o1259, NULL, 1},
-    {89, 0x9c3, "U", o1260, NULL, 283},
-    {89, 0xa02, "GR", o1261, NULL, 2},
-    {89, 0xa02, "R", o1262, NULL, 786},
-    {89, 0xa08, "RRP", o1263, NULL, 15},
-    {89, 0xa0a, "RRP", o1264, NULL, 166},
-    {89, 0xa0b, "PPRP", o1265, NULL, 15},
-    {89, 0xa0c, "PPRP", o1266, NULL, 1940},
-    {89, 0xa0c, "PPRPP", o1267, t1267, 66},
-    {89, 0xa10, "GRPRR", o1268, NULL, 46},
-    {89, 0xa10, "GRRR", o1269, NULL, 6},
-    {89, 0xa10, "GRRRPP", o1270, NULL, 46},
-    {89, 0xa10, "RPPRR", o1271, NULL, 35},
-    {89, 0xa10, "RPRR", o1272, NULL, 755},
-    {89, 0xa10, "RRR", o1273, NULL, 334},
-    {89, 0xa10, "RRRPP", o1274, NULL, 544},
-    {89, 0xa11, "GRPR", o1275, NULL, 305},
-    {89, 0xa11, "GRRRP", o1276, NULL, 305},
-    {89, 0xa11, "RPR", o1277, NULL, 2334},
-    {89, 0xa11, "RR", o1278, NULL, 3},
-    {89, 0xa11, "RRP", o1279, NULL, 1},
-    {89, 0xa11, "RRRP", o1280, NULL, 2334},
-    {89, 0xa12, "GRRRP", o1281, NULL, 40},
-    {89, 0xa12, "RRRP", o1282, NULL, 20},
-    {89, 0xa13, "R", o1283, NULL, 40},
-    {89, 0xa17, "RRP", o1284, NULL, 19},
-    {89, 0xa20, "GRR", o1285, NULL, 112},
-    {89, 0xa20, "RR", o1286, NULL, 3990},
-    {89, 0xa23, "GRRR", o1287, NULL, 112},
-    {89, 0xa23, "RRR", o1288, NULL, 3924},
-    {89, 0xa24, "GRRR", o1289, NULL, 74},
-    {89, 0xa24, "RRR", o1290, NULL, 2506},
-    {89, 0xa25, "GRRR", o1291, NULL, 155},
-    {89, 0xa25, "RRR", o1292, NULL, 2639},
-    {89, 0xa28, "GRR", o1293, NULL, 112},
-    {89, 0xa28, "RR", o1294, NULL, 878},
-    {89, 0xa2b, "GRRR", o1295, NULL, 112},
-    {89, 0xa2b, "RRR", o1296, NULL, 876},
-    {89, 0xa45, "R", o1297, NULL, 241},
-    {89, 0xab9, "U", o1298, NULL, 1884},
-    {89, 0xb06, "R", o1299, NULL, 2},
-    {89, 0xb08, "R", o1300, NULL, 18},
-    {89, 0xb09, "R", o1301, NULL, 2},
-    {89, 0xb10, "R", o1302, NULL, 19},
-    {89, 0xb1d, "", o1303, NULL, 1006},
-    {89, 0xb60, "PRRRR", o1304, NULL, 49},
-    {89, 0xb60, "RRRR", o1305, NULL, 481},
-    {89, 0xb63, "PRRRR", o1306, NULL, 16},
-    {89, 0xb63, "RRRR", o1307, NULL, 150},
-    {89, 0xb66, "PRRRR", o1308, NULL, 16},
-    {89, 0xb66, "RRR", o1309, NULL, 69},
-    {89, 0xb66, "RRRR", o1310, NULL, 132},
-    {89, 0xb6c, "RRRR", o1311, NULL, 98},
-    {89, 0xb6f, "RRR", o1312, NULL, 63},
-    {89, 0xb82, "RR", o1313, NULL, 1},
-    {89, 0xb99, "RR", o1314, NULL, 218},
-    {89, 0xb9b, "RR", o1315, NULL, 52},
-    {89, 0xb9d, "RR", o1316, NULL, 152},
-    {89, 0xc02, "RU", o1317, NULL, 232},
-    {89, 0xc07, "RRUP", o1318, NULL, 1520},
-    {89, 0xc0c, "PPRUP", o1319, NULL, 1158},
-    {89, 0xc0c, "PPRUPP", o1320, NULL, 792},
-    {89, 0xc10, "GRPPRUR", o1321, NULL, 24},
-    {89, 0xc10, "GRPRUR", o1322, NULL, 44},
-    {89, 0xc10, "GRRUR", o1323, NULL, 31},
-    {89, 0xc10, "RPPRUR", o1324, NULL, 49},
-    {89, 0xc10, "RPRUR", o1325, NULL, 3051},
-    {89, 0xc10, "RRUR", o1326, NULL, 495},
-    {89, 0xc10, "RRURPP", o1327, NULL, 1228},
-    {89, 0xc11, "GRRUP", o1328, NULL, 7},
-    {89, 0xc11, "RPRU", o1329, NULL, 393},
-    {89, 0xc11, "RRU", o1330, NULL, 122},
-    {89, 0xc11, "RRUP", o1331, NULL, 169},
-    {89, 0xc11, "RRURP", o1332, NULL, 393},
-    {89, 0xc12, "GRRURP", o1333, NULL, 2},
-    {89, 0xc12, "RRURP", o1334, NULL, 61},
-    {89, 0xc17, "RRUP", o1335, NULL, 257},
-    {89, 0xc24, "GRRUR", o1336, NULL, 56},
-    {89, 0xc24, "RRUR", o1337, NULL, 1496},
-    {89, 0xc25, "RRUR", o1338, NULL, 16},
-    {89, 0xc45, "RU", o1339, NULL, 5},
-    {89, 0xc82, "HUU", o1340, NULL, 8},
-    {89, 0xc82, "UU", o1341, NULL, 288},
-    {89, 0xd00, "RU", o1342, NULL, 20},
-    {89, 0xd06, "RU", o1343, NULL, 2},
-    {89, 0xd09, "RU", o1344, NULL, 4},
-    {89, 0xd12, "RU", o1345, NULL, 2},
-    {89, 0xe24, "RRRU", o1346, NULL, 328},
-    {89, 0xf55, "B", o1347, NULL, 64},
-    {89, 0xf56, "B", o1348, NULL, 128},
-    {89, 0xf89, "PRR", o1349, NULL, 647},
-    {89, 0xf8c, "RRU", o1350, NULL, 18},
-    {89, 0xf8c, "RU", o1351, NULL, 2},
-    {89, 0xfae, "GRUR", o1352, NULL, 5},
-    {89, 0xfae, "RUR", o1353, NULL, 2},
-    {90, 0x202, "GRR", o1354, NULL, 296},
-    {90, 0x202, "RR", o1355, NULL, 1749},
-    {90, 0x207, "GRRRP", o1356, NULL, 36},
-    {90, 0x207, "RRRP", o1357, NULL, 2610},
-    {90, 0x208, "RRRP", o1358, NULL, 153},
-    {90, 0x209, "RRRP", o1359, NULL, 216},
-    {90, 0x20a, "RRRP", o1360, NULL, 380},
-    {90, 0x20b, "PPRRP", o1361, NULL, 358},
-    {90, 0x20c, "GPPRRP", o1362, NULL, 22},
-    {90, 0x20c, "GPPRRPP", o1363, NULL, 19},
-    {90, 0x20c, "PPRRP", o1364, NULL, 3708},
-    {90, 0x20c, "PPRRPP", o1365, NULL, 1771},
-    {90, 0x20f, "RRRRP", o1366, NULL, 3},
-    {90, 0x210, "GRPPRRR", o1367, NULL, 107},
-    {90, 0x210, "GRPRRR", o1368, NULL, 91},
-    {90, 0x210, "GRRRR", o1369, NULL, 154},
-    {90, 0x210, "GRRRRPP", o1370, NULL, 154},
-    {90, 0x210, "RPPRRR", o1371, NULL, 230},
-    {90, 0x210, "RPRRR", o1372, NULL, 1618},
-    {90, 0x210, "RRRR", o1373, NULL, 2354},
-    {90, 0x210, "RRRRPP", o1374, NULL, 566},
-    {90, 0x211, "GRPRR", o1375, NULL, 296},
-    {90, 0x211, "GRRR", o1376, NULL, 135},
-    {90, 0x211, "GRRRP", o1377, NULL, 110},
-    {90, 0x211, "GRRRRP", o1378, NULL, 296},
-    {90, 0x211, "RPRR", o1379, NULL, 2543},
-    {90, 0x211, "RPRRR", o1380, NULL, 1},
-    {90, 0x211, "RRR", o1381, NULL, 3069},
-    {90, 0x211, "RRRP", o1382, NULL, 2898},
-    {90, 0x211, "RRRR", o1383, NULL, 2734},
-    {90, 0x211, "RRRRP", o1384, NULL, 2496},
-    {90, 0x212, "GRRRRP", o1385, NULL, 45},
-    {90, 0x212, "PRRRRP", o1386, NULL, 12},
-    {90, 0x212, "RRRRP", o1387, NULL, 786},
-    {90, 0x213, "RR", o1388, NULL, 91},
-    {90, 0x215, "RRRR", o1389, NULL, 1},
-    {90, 0x219, "GRRRR", o1390, NULL, 4},
-    {90, 0x219, "RRRR", o1391, NULL, 421},
-    {90, 0x220, "GRRR", o1392, NULL, 353},
-    {90, 0x220, "RRR", o1393, NULL, 4470},
-    {90, 0x221, "GRRR", o1394, NULL, 376},
-    {90, 0x221, "RRR", o1395, NULL, 3670},
-    {90, 0x223, "GRRRR", o1396, NULL, 295},
-    {90, 0x223, "RRRR", o1397, NULL, 103057},
-    {90, 0x224, "GRRRR", o1398, NULL, 582},
-    {90, 0x224, "RRRR", o1399, NULL, 3273},
-    {90, 0x224, "RRRRP", o1400, NULL, 106},
-    {90, 0x225, "GRRRR", o1401, NULL, 151},
-    {90, 0x225, "RPRRR", o1402, NULL, 4},
-    {90, 0x225, "RRRR", o1403, NULL, 523},
-    {90, 0x226, "RRRR", o1404, NULL, 2},
-    {90, 0x227, "RPRRR", o1405, NULL, 6},
-    {90, 0x227, "RRRR", o1406, NULL, 113},
-    {90, 0x228, "GRRR", o1407, NULL, 280},
-    {90, 0x228, "RRR", o1408, NULL, 25},
-    {90, 0x229, "GRRR", o1409, NULL, 120},
-    {90, 0x229, "RRR", o1410, NULL, 255},
-    {90, 0x22a, "PPRRP", o1411, NULL, 2},
-    {90, 0x22b, "GRRRR", o1412, NULL, 280},
-    {90, 0x22b, "RRRR", o1413, NULL, 57497},
-    {90, 0x230, "RRR", o1414, NULL, 2822},
-    {90, 0x231, "RRRR", o1415, NULL, 1},
-    {90, 0x232, "RRR", o1416, NULL, 1},
-    {90, 0x237, "RRRR", o1417, NULL, 2},
-    {90, 0x23c, "RRRR", o1418, NULL, 1478},
-    {90, 0x23e, "RRR", o1419, NULL, 1473},
-    {90, 0x23f, "RRRR", o1420, NULL, 1},
-    {90, 0x240, "RRRP", o1421, NULL, 1},
-    {90, 0x245, "RR", o1422, NULL, 493},
-    {90, 0x246, "RRRRP", o1423, NULL, 14},
-    {90, 0x248, "RRRP", o1424, NULL, 155},
-    {90, 0x287, "UUUQ", o1425, NULL, 325},
-    {90, 0x28c, "QQUUQ", o1426, NULL, 961},
-    {90, 0x290, "UQUUU", o1427, NULL, 256},
-    {90, 0x290, "UUUU", o1428, NULL, 475},
-    {90, 0x290, "UUUUQQ", o1429, NULL, 108},
-    {90, 0x291, "UUU", o1430, NULL, 500},
-    {90, 0x291, "UUUQ", o1431, NULL, 221},
-    {90, 0x291, "UUUU", o1432, NULL, 161},
-    {90, 0x292, "UUUUQ", o1433, NULL, 123},
-    {90, 0x2a4, "UUUU", o1434, NULL, 521},
-    {90, 0x2a5, "UUUU", o1435, NULL, 26},
-    {90, 0x2bd, "UU", o1436, NULL, 3},
-    {90, 0x2bf, "UU", o1437, NULL, 48},
-    {90, 0x2ca, "UR", o1438, NULL, 918},
-    {90, 0x300, "RR", o1439, NULL, 2},
-    {90, 0x301, "RR", o1440, NULL, 2},
-    {90, 0x302, "PRR", o1441, NULL, 220},
-    {90, 0x305, "RR", o1442, NULL, 416},
-    {90, 0x306, "RR", o1443, NULL, 43},
-    {90, 0x308, "GRR", o1444, NULL, 25},
-    {90, 0x308, "RR", o1445, NULL, 749},
-    {90, 0x309, "RR", o1446, NULL, 31},
-    {90, 0x310, "RR", o1447, NULL, 74},
-    {90, 0x311, "RR", o1448, NULL, 2},
-    {90, 0x312, "RR", o1449, NULL, 28},
-    {90, 0x343, "R", o1450, NULL, 17},
-    {90, 0x348, "R", o1451, NULL, 18},
-    {90, 0x35d, "R", o1452, NULL, 1},
-    {90, 0x385, "GRR", o1453, NULL, 16},
-    {90, 0x385, "RR", o1454, NULL, 1},
-    {90, 0x387, "RR", o1455, NULL, 220},
-    {90, 0x388, "GRR", o1456, NULL, 552},
-    {90, 0x388, "RR", o1457, NULL, 6487},
-    {90, 0x389, "PRRRR", o1458, NULL, 18},
-    {90, 0x38b, "PRRRR", o1459, NULL, 34},
-    {90, 0x38d, "RRRR", o1460, NULL, 6},
-    {90, 0x3a1, "RR", o1461, NULL, 17},
-    {90, 0x3a9, "PRRRR", o1462, NULL, 3},
-    {90, 0x3aa, "PRR", o1463, NULL, 1},
-    {90, 0x3c4, "UR", o1464, NULL, 6},
-    {90, 0x3c6, "", o1465, NULL, 1},
-    {90, 0x414, "RRR", o1466, NULL, 2},
-    {90, 0x421, "GRR", o1467, NULL, 7},
-    {90, 0x421, "RR", o1468, NULL, 2485},
-    {90, 0x423, "GRRR", o1469, NULL, 14},
-    {90, 0x423, "RRR", o1470, NULL, 1772},
-    {90, 0x424, "GRRR", o1471, NULL, 127},
-    {90, 0x424, "RRR", o1472, NULL, 732},
-    {90, 0x42b, "RRR", o1473, NULL, 20},
-    {90, 0x435, "RRR", o1474, NULL, 1108},
-    {90, 0x446, "RRRP", o1475, NULL, 211},
-    {90, 0x4a4, "UUU", o1476, NULL, 38},
-    {90, 0x589, "PRRR", o1477, NULL, 44},
-    {90, 0x5a7, "PUR", o1478, NULL, 2},
-    {90, 0x5ab, "", o1479, NULL, 3},
-    {90, 0x5ab, "G", o1480, NULL, 1},
-    {90, 0x5b2, "UUU", o1481, NULL, 1},
-    {90, 0x802, "GR", o1482, NULL, 110},
-    {90, 0x802, "R", o1483, NULL, 1184},
-    {90, 0x803, "RR", o1484, NULL, 111},
-    {90, 0x805, "GR", o1485, NULL, 21},
-    {90, 0x805, "R", o1486, NULL, 7918},
-    {90, 0x806, "PP", o1487, t1487, 2},
-    {90, 0x806, "RPP", o1488, NULL, 17},
-    {90, 0x807, "GRRP", o1489, NULL, 2},
-    {90, 0x807, "RRP", o1490, NULL, 1266},
-    {90, 0x808, "RRP", o1491, NULL, 123},
-    {90, 0x809, "RRP", o1492, NULL, 2},
-    {90, 0x80a, "RRP", o1493, NULL, 17},
-    {90, 0x80b, "PPRP", o1494, NULL, 1294},
-    {90, 0x80c, "PPRP", o1495, NULL, 7031},
-    {90, 0x80f, "RRRP", o1496, NULL, 3},
-    {90, 0x810, "GRRR", o1497, NULL, 143},
-    {90, 0x810, "RPPRR", o1498, NULL, 20},
-    {90, 0x810, "RPRR", o1499, NULL, 433},
-    {90, 0x810, "RRR", o1500, NULL, 3508},
-    {90, 0x810, "RRRPP", o1501, NULL, 323},
-    {90, 0x811, "RR", o1502, NULL, 208},
-    {90, 0x811, "RRR", o1503, NULL, 330},
-    {90, 0x812, "GRRRP", o1504, NULL, 6},
-    {90, 0x812, "PRRRP", o1505, NULL, 907},
-    {90, 0x812, "RRRP", o1506, NULL, 6143},
-    {90, 0x816, "RRR", o1507, NULL, 77},
-    {90, 0x819, "GRRR", o1508, NULL, 105},
-    {90, 0x819, "RRR", o1509, NULL, 8967},
-    {90, 0x81c, "PPPPP", o1510, NULL, 828},
-    {90, 0x81c, "PPPPQ", o1511, NULL, 1061},
-    {90, 0x820, "GRR", o1512, NULL, 115},
-    {90, 0x820, "RR", o1513, NULL, 600},
-    {90, 0x823, "GRRR", o1514, NULL, 403},
-    {90, 0x823, "RRR", o1515, NULL, 548},
-    {90, 0x824, "GRRR", o1516, NULL, 488},
-    {90, 0x824, "GRRRP", o1517, NULL, 7},
-    {90, 0x824, "RRR", o1518, NULL, 11357},
-    {90, 0x824, "RRRP", o1519, NULL, 248},
-    {90, 0x825, "GRRR", o1520, NULL, 111},
-    {90, 0x825, "RRR", o1521, NULL, 3571},
-    {90, 0x827, "RRR", o1522, NULL, 60},
-    {90, 0x828, "RR", o1523, NULL, 61},
-    {90, 0x836, "GRR", o1524, NULL, 140},
-    {90, 0x836, "RR", o1525, NULL, 4364},
-    {90, 0x83b, "RR", o1526, NULL, 693},
-    {90, 0x83e, "RR", o1527, NULL, 17},
-    {90, 0x846, "RRRP", o1528, NULL, 17},
-    {90, 0x848, "RRP", o1529, NULL, 622},
-    {90, 0x882, "U", o1530, NULL, 357},
-    {90, 0x886, "UQP", o1531, NULL, 22},
-    {90, 0x887, "UUQ", o1532, NULL, 21},
-    {90, 0x88c, "QQUQ", o1533, NULL, 918},
-    {90, 0x890, "UQUU", o1534, NULL, 91},
-    {90, 0x890, "UUU", o1535, NULL, 1862},
-    {90, 0x890, "UUUQQ", o1536, NULL, 2},
-    {90, 0x891, "UU", o1537, NULL, 7},
-    {90, 0x891, "UUQ", o1538, NULL, 16},
-    {90, 0x892, "QUUUQ", o1539, NULL, 6},
-    {90, 0x892, "UUUQ", o1540, NULL, 112},
-    {90, 0x896, "UUU", o1541, NULL, 1},
-    {90, 0x899, "UUU", o1542, NULL, 4100},
-    {90, 0x8a4, "UUU", o1543, NULL, 183},
-    {90, 0x8a5, "UUU", o1544, NULL, 31},
-    {90, 0x908, "R", o1545, NULL, 189},
-    {90, 0x918, "", o1546, NULL, 9798},
-    {90, 0x919, "GR", o1547, NULL, 38},
-    {90, 0x919, "R", o1548, NULL, 3295},
-    {90, 0x91a, "", o1549, NULL, 499},
-    {90, 0x91b, "", o1550, NULL, 18},
-    {90, 0x941, "B", o1551, NULL, 1568},
-    {90, 0x942, "GB", o1552, NULL, 1},
-    {90, 0x944, "", o1553, NULL, 261},
-    {90, 0x945, "B", o1554, NULL, 1568},
-    {90, 0x946, "", o1555, NULL, 3},
-    {90, 0x947, "", o1556, NULL, 2379},
-    {90, 0x947, "G", o1557, NULL, 9040},
-    {90, 0x947, "GP", o1558, NULL, 189},
-    {90, 0x947, "U", o1559, NULL, 6},
-    {90, 0x948, "", o1560, NULL, 22},
-    {90, 0x94d, "", o1561, NULL, 851},
-    {90, 0x94d, "G", o1562, NULL, 1334},
-    {90, 0x94d, "GP", o1563, NULL, 32},
-    {90, 0x94e, "R", o1564, NULL, 17},
-    {90, 0x950, "R", o1565, NULL, 209},
-    {90, 0x95c, "", o1566, NULL, 1},
-    {90, 0x95d, "", o1567, NULL, 1},
-    {90, 0x980, "GRR", o1568, NULL, 16},
-    {90, 0x980, "RR", o1569, NULL, 1},
-    {90, 0x980, "RUR", o1570, NULL, 40},
-    {90, 0x981, "GRUR", o1571, NULL, 1034},
-    {90, 0x981, "RUR", o1572, NULL, 11749},
-    {90, 0x983, "GRR", o1573, NULL, 1},
-    {90, 0x983, "RR", o1574, NULL, 176},
-    {90, 0x984, "GRR", o1575, NULL, 156},
-    {90, 0x984, "RR", o1576, NULL, 60475},
-    {90, 0x984, "RRU", o1577, NULL, 11},
-    {90, 0x984, "RU", o1578, NULL, 511},
-    {90, 0x985, "URR", o1579, NULL, 26},
-    {90, 0x986, "GURR", o1580, NULL, 788},
-    {90, 0x986, "URR", o1581, NULL, 6082},
-    {90, 0x988, "GRUR", o1582, NULL, 2},
-    {90, 0x989, "PRRR", o1583, NULL, 72},
-    {90, 0x98a, "GPRURR", o1584, NULL, 1},
-    {90, 0x98a, "PRURR", o1585, NULL, 16},
-    {90, 0x98c, "RRUR", o1586, NULL, 10},
-    {90, 0x98e, "GURR", o1587, NULL, 18},
-    {90, 0x98e, "URR", o1588, NULL, 13},
-    {90, 0x98f, "", o1589, NULL, 4},
-    {90, 0x992, "", o1590, NULL, 5},
-    {90, 0x992, "G", o1591, NULL, 1},
-    {90, 0x9a2, "PRURR", o1592, NULL, 1},
-    {90, 0x9a6, "URR", o1593, NULL, 52},
-    {90, 0x9a7, "RUR", o1594, NULL, 2},
-    {90, 0x9a8, "GPRURR", o1595, NULL, 18},
-    {90, 0x9a8, "PRURR", o1596, NULL, 36},
-    {90, 0x9ab, "", o1597, NULL, 3},
-    {90, 0x9ab, "G", o1598, NULL, 1},
-    {90, 0x9af, "", o1599, NULL, 6},
-    {90, 0x9b0, "U", o1600, NULL, 1},
-    {90, 0x9c3, "U", o1601, NULL, 1007},
-    {90, 0x9c7, "", o1602, NULL, 2},
-    {90, 0xab9, "U", o1603, NULL, 5368},
-    {90, 0xb1d, "", o1604, NULL, 1391},
-    {90, 0xb82, "GR", o1605, NULL, 577},
-    {90, 0xb82, "R", o1606, NULL, 3151},
-    {90, 0xb82, "RR", o1607, NULL, 390},
-    {90, 0xc02, "RU", o1608, NULL, 671},
-    {90, 0xc07, "RRUP", o1609, NULL, 3224},
-    {90, 0xc0a, "RRUP", o1610, NULL, 30},
-    {90, 0xc0b, "PPRUP", o1611, NULL, 2},
-    {90, 0xc0c, "PPRUP", o1612, NULL, 4025},
-    {90, 0xc0c, "PPRUPP", o1613, NULL, 1748},
-    {90, 0xc0f, "RRURP", o1614, NULL, 83},
-    {90, 0xc10, "GRPPRUR", o1615, NULL, 36},
-    {90, 0xc10, "GRPRUR", o1616, NULL, 37},
-    {90, 0xc10, "GRRUR", o1617, NULL, 12},
-    {90, 0xc10, "RPPRUR", o1618, NULL, 112},
-    {90, 0xc10, "RPRUR", o1619, NULL, 5839},
-    {90, 0xc10, "RRUR", o1620, NULL, 641},
-    {90, 0xc10, "RRURPP", o1621, NULL, 3781},
-    {90, 0xc11, "GRPRU", o1622, NULL, 9},
-    {90, 0xc11, "GRRU", o1623, NULL, 3},
-    {90, 0xc11, "GRRURP", o1624, NULL, 9},
-    {90, 0xc11, "RPRU", o1625, NULL, 3912},
-    {90, 0xc11, "RRU", o1626, NULL, 1575},
-    {90, 0xc11, "RRUP", o1627, NULL, 373},
-    {90, 0xc11, "RRURP", o1628, NULL, 3904},
-    {90, 0xc12, "GRRURP", o1629, NULL, 2},
-    {90, 0xc12, "RRURP", o1630, NULL, 83},
-    {90, 0xc20, "RRU", o1631, NULL, 4022},
-    {90, 0xc23, "RRUR", o1632, NULL, 3867},
-    {90, 0xc24, "GRRUR", o1633, NULL, 63},
-    {90, 0xc24, "RRUR", o1634, NULL, 3722},
-    {90, 0xc25, "RRUR", o1635, NULL, 1818},
-    {90, 0xc28, "RRU", o1636, NULL, 950},
-    {90, 0xc2b, "RRUR", o1637, NULL, 948},
-    {90, 0xc36, "GRRU", o1638, NULL, 36},
-    {90, 0xc36, "RRU", o1639, NULL, 527},
-    {90, 0xc45, "RU", o1640, NULL, 203},
-    {90, 0xc46, "RRURP", o1641, NULL, 9},
-    {90, 0xc48, "RRUP", o1642, NULL, 269},
-    {90, 0xc82, "HUU", o1643, NULL, 20},
-    {90, 0xc82, "UU", o1644, NULL, 911},
-    {90, 0xd00, "RU", o1645, NULL, 20},
-    {90, 0xd06, "RU", o1646, NULL, 2},
-    {90, 0xd09, "RU", o1647, NULL, 8},
-    {90, 0xd10, "RU", o1648, NULL, 19},
-    {90, 0xd12, "RU", o1649, NULL, 2},
-    {90, 0xdc7, "", o1650, NULL, 2},
-    {90, 0xe21, "RRU", o1651, NULL, 16},
-    {90, 0xe24, "GRRRU", o1652, NULL, 4},
-    {90, 0xe24, "RRRU", o1653, NULL, 866},
-    {90, 0xe24, "RRRUP", o1654, NULL, 19},
-    {90, 0xe25, "RRRU", o1655, NULL, 107},
-    {90, 0xe46, "RRRUP", o1656, NULL, 8},
-    {90, 0xf60, "PRRRRU", o1657, NULL, 49},
-    {90, 0xf60, "RRRRU", o1658, NULL, 416},
-    {90, 0xf60, "RRRU", o1659, t1659, 1},
-    {90, 0xf63, "PRRRU", o1660, NULL, 16},
-    {90, 0xf63, "RRRRU", o1661, NULL, 33},
-    {90, 0xf63, "RRRU", o1662, NULL, 117},
-    {90, 0xf66, "PRRRRU", o1663, NULL, 14},
-    {90, 0xf66, "PRRRU", o1664, t1664, 2},
-    {90, 0xf66, "RRRRU", o1665, NULL, 123},
-    {90, 0xf66, "RRRU", o1666, NULL, 78},
-    {90, 0xf6c, "RRRRU", o1667, NULL, 98},
-    {90, 0xf6f, "RRRU", o1668, NULL, 63},
-    {90, 0xf89, "PRR", o1669, NULL, 215},
-    {90, 0xf8c, "RRU", o1670, NULL, 18},
-    {90, 0xf8c, "RU", o1671, NULL, 1},
-    {90, 0xf99, "RRU", o1672, NULL, 218},
-    {90, 0xf9b, "RRU", o1673, NULL, 52},
-    {90, 0xf9d, "RRU", o1674, NULL, 152},
-    {90, 0xf9f, "RRU", o1675, NULL, 133},
-    {90, 0xfae, "GRUR", o1676, NULL, 5},
-    {90, 0xfae, "RUR", o1677, NULL, 2},
+    {75, 0x807, "RRP", o146, NULL, 956},
+    {75, 0x808, "RRP", o147, NULL, 123},
+    {75, 0x809, "RRP", o148, NULL, 2},
+    {75, 0x80a, "RRP", o149, NULL, 17},
+    {75, 0x80b, "PPRP", o150, NULL, 1575},
+    {75, 0x80c, "PPRP", o151, NULL, 5620},
+    {75, 0x80c, "PPRPP", o152, NULL, 2},
+    {75, 0x810, "GRRR", o153, NULL, 307},
+    {75, 0x810, "RPPRR", o154, NULL, 20},
+    {75, 0x810, "RPRR", o155, NULL, 292},
+    {75, 0x810, "RRR", o156, NULL, 7527},
+    {75, 0x810, "RRRPP", o157, NULL, 179},
+    {75, 0x811, "GRR", o158, NULL, 71},
+    {75, 0x811, "RR", o159, NULL, 910},
+    {75, 0x811, "RRR", o160, NULL, 332},
+    {75, 0x812, "GRRRP", o161, NULL, 12},
+    {75, 0x812, "PRRRP", o162, NULL, 1070},
+    {75, 0x812, "RRRP", o163, NULL, 7094},
+    {75, 0x816, "GRRR", o164, NULL, 1},
+    {75, 0x816, "RRR", o165, NULL, 148},
+    {75, 0x817, "RRP", o166, NULL, 679},
+    {75, 0x819, "GRRR", o167, NULL, 150},
+    {75, 0x819, "RRR", o168, NULL, 9012},
+    {75, 0x81c, "PPPPP", o169, NULL, 1056},
+    {75, 0x81c, "PPPPQ", o170, NULL, 321},
+    {75, 0x820, "GRR", o171, NULL, 103},
+    {75, 0x820, "RR", o172, NULL, 668},
+    {75, 0x822, "RRR", o173, NULL, 384},
+    {75, 0x823, "GRRR", o174, NULL, 517},
+    {75, 0x823, "RRR", o175, NULL, 454},
+    {75, 0x824, "GRRR", o176, NULL, 342},
+    {75, 0x824, "RRR", o177, NULL, 9954},
+    {75, 0x824, "RRRP", o178, NULL, 349},
+    {75, 0x825, "GRRR", o179, NULL, 24},
+    {75, 0x825, "RRR", o180, NULL, 2177},
+    {75, 0x827, "RRR", o181, NULL, 58},
+    {75, 0x828, "RR", o182, NULL, 61},
+    {75, 0x83b, "RR", o183, NULL, 1386},
+    {75, 0x882, "U", o184, NULL, 81},
+    {75, 0x886, "UQP", o185, NULL, 29},
+    {75, 0x887, "UUQ", o186, NULL, 1},
+    {75, 0x88c, "QQUQ", o187, NULL, 246},
+    {75, 0x890, "UQUU", o188, NULL, 87},
+    {75, 0x890, "UUU", o189, NULL, 572},
+    {75, 0x890, "UUUQQ", o190, NULL, 4},
+    {75, 0x891, "UU", o191, NULL, 85},
+    {75, 0x891, "UUQ", o192, NULL, 20},
+    {75, 0x892, "QUUUQ", o193, NULL, 6},
+    {75, 0x892, "UUUQ", o194, NULL, 108},
+    {75, 0x899, "UUU", o195, NULL, 1909},
+    {75, 0x8a4, "UUU", o196, NULL, 87},
+    {75, 0x8a5, "UUU", o197, NULL, 20},
+    {75, 0x908, "R", o198, NULL, 246},
+    {75, 0x918, "", o199, NULL, 3245},
+    {75, 0x919, "R", o200, NULL, 2648},
+    {75, 0x91a, "", o201, NULL, 519},
+    {75, 0x941, "B", o202, NULL, 1662},
+    {75, 0x942, "B", o203, NULL, 3},
+    {75, 0x944, "", o204, NULL, 351},
+    {75, 0x945, "B", o205, NULL, 1662},
+    {75, 0x946, "", o206, NULL, 8},
+    {75, 0x947, "", o207, NULL, 2685},
+    {75, 0x947, "G", o208, NULL, 7354},
+    {75, 0x947, "GP", o209, NULL, 246},
+    {75, 0x948, "", o210, NULL, 22},
+    {75, 0x94d, "", o211, NULL, 888},
+    {75, 0x94d, "G", o212, NULL, 947},
+    {75, 0x94d, "GP", o213, NULL, 32},
+    {75, 0x950, "R", o214, NULL, 278},
+    {75, 0x95c, "", o215, NULL, 1},
+    {75, 0x95d, "", o216, NULL, 1},
+    {75, 0x980, "GRR", o217, NULL, 16},
+    {75, 0x980, "RR", o218, NULL, 24},
+    {75, 0x980, "RU", o219, NULL, 1},
+    {75, 0x981, "GRRU", o220, NULL, 110},
+    {75, 0x981, "RRU", o221, NULL, 779},
+    {75, 0x981, "RU", o222, NULL, 155},
+    {75, 0x983, "GRR", o223, NULL, 1},
+    {75, 0x983, "RR", o224, NULL, 302},
+    {75, 0x984, "GRR", o225, NULL, 83},
+    {75, 0x984, "R", o226, NULL, 10},
+    {75, 0x984, "RR", o227, NULL, 31679},
+    {75, 0x984, "RRU", o228, NULL, 264},
+    {75, 0x984, "RU", o229, NULL, 709},
+    {75, 0x986, "GRUR", o230, NULL, 2},
+    {75, 0x986, "RUR", o231, NULL, 93},
+    {75, 0x986, "UR", o232, NULL, 4},
+    {75, 0x988, "GRUR", o233, NULL, 1},
+    {75, 0x988, "RUR", o234, NULL, 31},
+    {75, 0x989, "PRRR", o235, NULL, 76},
+    {75, 0x98a, "GPRUR", o236, NULL, 1},
+    {75, 0x98e, "GUR", o237, NULL, 20},
+    {75, 0x98e, "RR", o238, NULL, 47},
+    {75, 0x98e, "UR", o239, NULL, 17},
+    {75, 0x98f, "", o240, NULL, 2},
+    {75, 0x992, "", o241, NULL, 4},
+    {75, 0x99a, "RRR", o242, NULL, 52},
+    {75, 0x99c, "RRR", o243, NULL, 12},
+    {75, 0x99e, "RRR", o244, NULL, 36},
+    {75, 0x9a8, "GPRUR", o245, NULL, 18},
+    {75, 0x9a8, "PRUR", o246, NULL, 14},
+    {75, 0x9ab, "", o247, NULL, 2},
+    {75, 0x9c3, "U", o248, NULL, 338},
+    {75, 0xa02, "GR", o249, NULL, 2},
+    {75, 0xa02, "R", o250, NULL, 787},
+    {75, 0xa07, "RRP", o251, NULL, 36},
+    {75, 0xa08, "RRP", o252, NULL, 15},
+    {75, 0xa0a, "RRP", o253, NULL, 166},
+    {75, 0xa0b, "PPRP", o254, NULL, 15},
+    {75, 0xa0c, "PPRP", o255, NULL, 2098},
+    {75, 0xa0c, "PPRPP", o256, t256, 66},
+    {75, 0xa10, "GRRR", o257, NULL, 6},
+    {75, 0xa10, "RPPRR", o258, NULL, 33},
+    {75, 0xa10, "RPRR", o259, NULL, 96},
+    {75, 0xa10, "RRR", o260, NULL, 203},
+    {75, 0xa10, "RRRPP", o261, NULL, 22},
+    {75, 0xa11, "GRPR", o262, NULL, 303},
+    {75, 0xa11, "GRRRP", o263, NULL, 303},
+    {75, 0xa11, "RPR", o264, NULL, 2307},
+    {75, 0xa11, "RR", o265, NULL, 3},
+    {75, 0xa11, "RRRP", o266, NULL, 2307},
+    {75, 0xa12, "GRRRP", o267, NULL, 40},
+    {75, 0xa12, "RRRP", o268, NULL, 19},
+    {75, 0xa13, "R", o269, NULL, 40},
+    {75, 0xa17, "RRP", o270, NULL, 41},
+    {75, 0xa20, "GRR", o271, NULL, 112},
+    {75, 0xa20, "RR", o272, NULL, 3974},
+    {75, 0xa23, "GRRR", o273, NULL, 112},
+    {75, 0xa23, "RRR", o274, NULL, 3908},
+    {75, 0xa24, "GRRR", o275, NULL, 71},
+    {75, 0xa24, "RRR", o276, NULL, 2338},
+    {75, 0xa25, "GRRR", o277, NULL, 154},
+    {75, 0xa25, "RRR", o278, NULL, 2618},
+    {75, 0xa28, "GRR", o279, NULL, 112},
+    {75, 0xa28, "RR", o280, NULL, 878},
+    {75, 0xa2b, "GRRR", o281, NULL, 112},
+    {75, 0xa2b, "RRR", o282, NULL, 876},
+    {75, 0xab9, "U", o283, NULL, 1496},
+    {75, 0xb06, "R", o284, NULL, 243},
+    {75, 0xb08, "R", o285, NULL, 18},
+    {75, 0xb09, "R", o286, NULL, 2},
+    {75, 0xb10, "R", o287, NULL, 19},
+    {75, 0xb1d, "", o288, NULL, 1004},
+    {75, 0xb60, "PRRRR", o289, NULL, 49},
+    {75, 0xb60, "RRRR", o290, NULL, 481},
+    {75, 0xb63, "PRRRR", o291, NULL, 16},
+    {75, 0xb63, "RRRR", o292, NULL, 150},
+    {75, 0xb66, "PRRRR", o293, NULL, 16},
+    {75, 0xb66, "RRR", o294, NULL, 69},
+    {75, 0xb66, "RRRR", o295, NULL, 132},
+    {75, 0xb6c, "RRRR", o296, NULL, 98},
+    {75, 0xb6f, "RRR", o297, NULL, 63},
+    {75, 0xb82, "RR", o298, NULL, 1},
+    {75, 0xb99, "RR", o299, NULL, 218},
+    {75, 0xb9b, "RR", o300, NULL, 52},
+    {75, 0xb9d, "RR", o301, NULL, 152},
+    {75, 0xc02, "RU", o302, NULL, 452},
+    {75, 0xc07, "RRUP", o303, NULL, 1152},
+    {75, 0xc0c, "PPRUP", o304, NULL, 810},
+    {75, 0xc0c, "PPRUPP", o305, NULL, 522},
+    {75, 0xc10, "GRPPRUR", o306, NULL, 8},
+    {75, 0xc10, "GRPRUR", o307, NULL, 44},
+    {75, 0xc10, "GRRUR", o308, NULL, 16},
+    {75, 0xc10, "RPPRUR", o309, NULL, 52},
+    {75, 0xc10, "RPRUR", o310, NULL, 2547},
+    {75, 0xc10, "RRUR", o311, NULL, 357},
+    {75, 0xc10, "RRURPP", o312, NULL, 879},
+    {75, 0xc11, "GRRUP", o313, NULL, 7},
+    {75, 0xc11, "RPRU", o314, NULL, 164},
+    {75, 0xc11, "RRU", o315, NULL, 121},
+    {75, 0xc11, "RRUP", o316, NULL, 171},
+    {75, 0xc11, "RRURP", o317, NULL, 156},
+    {75, 0xc12, "GRRURP", o318, NULL, 3},
+    {75, 0xc12, "PRRURP", o319, NULL, 6},
+    {75, 0xc12, "RRURP", o320, NULL, 110},
+    {75, 0xc17, "RRUP", o321, NULL, 205},
+    {75, 0xc24, "GRRUR", o322, NULL, 60},
+    {75, 0xc24, "RRUR", o323, NULL, 1507},
+    {75, 0xc25, "RRUR", o324, NULL, 15},
+    {75, 0xc82, "UU", o325, NULL, 366},
+    {75, 0xd00, "RU", o326, NULL, 19},
+    {75, 0xd06, "RU", o327, NULL, 8},
+    {75, 0xd09, "RU", o328, NULL, 5},
+    {75, 0xd12, "RU", o329, NULL, 2},
+    {75, 0xe24, "RRRU", o330, NULL, 563},
+    {75, 0xe24, "RRRUP", o331, NULL, 1},
+    {75, 0xf55, "B", o332, NULL, 64},
+    {75, 0xf56, "B", o333, NULL, 128},
+    {75, 0xf89, "PRR", o334, NULL, 675},
+    {80, 0x202, "GRR", o335, NULL, 290},
+    {80, 0x202, "RR", o336, NULL, 1876},
+    {80, 0x207, "GRRRP", o337, NULL, 38},
+    {80, 0x207, "RRRP", o338, NULL, 1474},
+    {80, 0x208, "RRRP", o339, NULL, 156},
+    {80, 0x209, "RRRP", o340, NULL, 376},
+    {80, 0x20a, "RRRP", o341, NULL, 244},
+    {80, 0x20b, "PPRRP", o342, NULL, 402},
+    {80, 0x20c, "GPPRRP", o343, NULL, 22},
+    {80, 0x20c, "GPPRRPP", o344, NULL, 19},
+    {80, 0x20c, "PPRRP", o345, NULL, 2863},
+    {80, 0x20c, "PPRRPP", o346, NULL, 891},
+    {80, 0x210, "GRPPRRR", o347, NULL, 121},
+    {80, 0x210, "GRPRRR", o348, NULL, 78},
+    {80, 0x210, "GRRRR", o349, NULL, 174},
+    {80, 0x210, "GRRRRPP", o350, NULL, 142},
+    {80, 0x210, "RPPRRR", o351, NULL, 227},
+    {80, 0x210, "RPRRR", o352, NULL, 1429},
+    {80, 0x210, "RRRR", o353, NULL, 2210},
+    {80, 0x210, "RRRRPP", o354, NULL, 409},
+    {80, 0x211, "GRRR", o355, NULL, 50},
+    {80, 0x211, "GRRRP", o356, NULL, 115},
+    {80, 0x211, "RPRR", o357, NULL, 1506},
+    {80, 0x211, "RPRRR", o358, NULL, 1},
+    {80, 0x211, "RRR", o359, NULL, 1224},
+    {80, 0x211, "RRRP", o360, NULL, 2880},
+    {80, 0x211, "RRRR", o361, NULL, 2569},
+    {80, 0x211, "RRRRP", o362, NULL, 1459},
+    {80, 0x212, "GRRRRP", o363, NULL, 5},
+    {80, 0x212, "PRRRRP", o364, NULL, 12},
+    {80, 0x212, "RRRRP", o365, NULL, 798},
+    {80, 0x213, "RR", o366, NULL, 51},
+    {80, 0x215, "RRRR", o367, NULL, 1},
+    {80, 0x217, "RRRP", o368, NULL, 134},
+    {80, 0x219, "GRRRR", o369, NULL, 4},
+    {80, 0x219, "RRRR", o370, NULL, 535},
+    {80, 0x220, "GRRR", o371, NULL, 73},
+    {80, 0x220, "RRR", o372, NULL, 4683},
+    {80, 0x221, "GRRR", o373, NULL, 292},
+    {80, 0x221, "RRR", o374, NULL, 3865},
+    {80, 0x223, "GRRRR", o375, NULL, 15},
+    {80, 0x223, "RRRR", o376, NULL, 66407},
+    {80, 0x224, "GRRRR", o377, NULL, 623},
+    {80, 0x224, "RRRR", o378, NULL, 3391},
+    {80, 0x224, "RRRRP", o379, NULL, 113},
+    {80, 0x225, "RPRRR", o380, NULL, 4},
+    {80, 0x225, "RRRR", o381, NULL, 85},
+    {80, 0x226, "RRRR", o382, NULL, 2},
+    {80, 0x227, "RPRRR", o383, NULL, 6},
+    {80, 0x227, "RRRR", o384, NULL, 113},
+    {80, 0x228, "RRR", o385, NULL, 25},
+    {80, 0x229, "GRRR", o386, NULL, 48},
+    {80, 0x229, "RRR", o387, NULL, 123},
+    {80, 0x22a, "PPRRP", o388, NULL, 2},
+    {80, 0x22b, "RRRR", o389, NULL, 38489},
+    {80, 0x230, "RRR", o390, NULL, 2822},
+    {80, 0x231, "RRRR", o391, NULL, 2},
+    {80, 0x237, "RRRR", o392, NULL, 2},
+    {80, 0x23c, "RRRR", o393, NULL, 1478},
+    {80, 0x23e, "RRR", o394, NULL, 1415},
+    {80, 0x23f, "RRRR", o395, NULL, 1},
+    {80, 0x240, "RRRP", o396, NULL, 1},
+    {80, 0x287, "UUUQ", o397, NULL, 200},
+    {80, 0x28c, "QQUUQ", o398, NULL, 513},
+    {80, 0x290, "HUUUU", o399, NULL, 15},
+    {80, 0x290, "UQUUU", o400, NULL, 124},
+    {80, 0x290, "UUUU", o401, NULL, 400},
+    {80, 0x290, "UUUUQQ", o402, NULL, 96},
+    {80, 0x291, "UUU", o403, NULL, 11},
+    {80, 0x291, "UUUQ", o404, NULL, 89},
+    {80, 0x291, "UUUU", o405, NULL, 65},
+    {80, 0x292, "UUUUQ", o406, NULL, 16},
+    {80, 0x2a4, "UUUU", o407, NULL, 325},
+    {80, 0x2a5, "UUUU", o408, NULL, 32},
+    {80, 0x2bd, "UU", o409, NULL, 3},
+    {80, 0x2bf, "UU", o410, NULL, 27},
+    {80, 0x300, "RR", o411, NULL, 3},
+    {80, 0x301, "RR", o412, NULL, 2},
+    {80, 0x302, "PRR", o413, NULL, 277},
+    {80, 0x305, "RR", o414, NULL, 508},
+    {80, 0x306, "RR", o415, NULL, 648},
+    {80, 0x308, "GRR", o416, NULL, 25},
+    {80, 0x308, "RR", o417, NULL, 925},
+    {80, 0x309, "RR", o418, NULL, 55},
+    {80, 0x310, "RR", o419, NULL, 74},
+    {80, 0x311, "RR", o420, NULL, 2},
+    {80, 0x312, "RR", o421, NULL, 28},
+    {80, 0x343, "R", o422, NULL, 1},
+    {80, 0x348, "R", o423, NULL, 7},
+    {80, 0x34e, "R", o424, NULL, 1},
+    {80, 0x35d, "R", o425, NULL, 1},
+    {80, 0x361, "PRRRR", o426, NULL, 12},
+    {80, 0x361, "RRRR", o427, NULL, 96},
+    {80, 0x364, "PRRRR", o428, NULL, 4},
+    {80, 0x364, "RRRR", o429, NULL, 36},
+    {80, 0x367, "PRRRR", o430, NULL, 4},
+    {80, 0x367, "RRRR", o431, NULL, 48},
+    {80, 0x36d, "RRRR", o432, NULL, 24},
+    {80, 0x370, "RRR", o433, NULL, 18},
+    {80, 0x385, "GRR", o434, NULL, 16},
+    {80, 0x385, "RR", o435, NULL, 1},
+    {80, 0x387, "RR", o436, NULL, 195},
+    {80, 0x388, "GR", o437, NULL, 1},
+    {80, 0x388, "GRR", o438, NULL, 533},
+    {80, 0x388, "RR", o439, NULL, 4731},
+    {80, 0x389, "PRRRR", o440, NULL, 7},
+    {80, 0x38b, "PRRRR", o441, NULL, 34},
+    {80, 0x38c, "GRR", o442, NULL, 1},
+    {80, 0x38c, "RRR", o443, NULL, 10},
+    {80, 0x38d, "RRRR", o444, NULL, 6},
+    {80, 0x3a0, "RRR", o445, NULL, 32},
+    {80, 0x3a1, "RR", o446, NULL, 17},
+    {80, 0x3a9, "PRRRR", o447, NULL, 3},
+    {80, 0x3aa, "PRR", o448, NULL, 1},
+    {80, 0x3c2, "UR", o449, NULL, 389},
+    {80, 0x3c4, "UR", o450, NULL, 7},
+    {80, 0x414, "RRR", o451, NULL, 2},
+    {80, 0x421, "GRR", o452, NULL, 7},
+    {80, 0x421, "RR", o453, NULL, 2954},
+    {80, 0x423, "GRRR", o454, NULL, 14},
+    {80, 0x423, "RRR", o455, NULL, 2120},
+    {80, 0x424, "GRRR", o456, NULL, 260},
+    {80, 0x424, "RRR", o457, NULL, 1881},
+    {80, 0x42b, "RRR", o458, NULL, 20},
+    {80, 0x435, "RRR", o459, NULL, 1343},
+    {80, 0x4a4, "UUU", o460, NULL, 66},
+    {80, 0x589, "PRRR", o461, NULL, 380},
+    {80, 0x59f, "RR", o462, NULL, 133},
+    {80, 0x621, "RR", o463, NULL, 92},
+    {80, 0x623, "RRR", o464, NULL, 20},
+    {80, 0x624, "GRRR", o465, NULL, 1},
+    {80, 0x624, "RRR", o466, NULL, 761},
+    {80, 0x624, "RRRP", o467, NULL, 176},
+    {80, 0x625, "GRRR", o468, NULL, 96},
+    {80, 0x625, "RRR", o469, NULL, 1196},
+    {80, 0x802, "GR", o470, NULL, 152},
+    {80, 0x802, "R", o471, NULL, 770},
+    {80, 0x803, "RR", o472, NULL, 111},
+    {80, 0x805, "GR", o473, NULL, 28},
+    {80, 0x805, "R", o474, NULL, 7748},
+    {80, 0x806, "PP", o475, t475, 2},
+    {80, 0x806, "RPP", o476, NULL, 18},
+    {80, 0x807, "RRP", o477, NULL, 952},
+    {80, 0x808, "RRP", o478, NULL, 123},
+    {80, 0x809, "RRP", o479, NULL, 2},
+    {80, 0x80a, "RRP", o480, NULL, 17},
+    {80, 0x80b, "PPRP", o481, NULL, 1579},
+    {80, 0x80c, "PPRP", o482, NULL, 4916},
+    {80, 0x810, "GRRR", o483, NULL, 310},
+    {80, 0x810, "RPPRR", o484, NULL, 20},
+    {80, 0x810, "RPRR", o485, NULL, 299},
+    {80, 0x810, "RRR", o486, NULL, 7352},
+    {80, 0x810, "RRRPP", o487, NULL, 179},
+    {80, 0x811, "GRR", o488, NULL, 74},
+    {80, 0x811, "RR", o489, NULL, 918},
+    {80, 0x811, "RRR", o490, NULL, 329},
+    {80, 0x812, "GRRRP", o491, NULL, 6},
+    {80, 0x812, "PRRRP", o492, NULL, 1070},
+    {80, 0x812, "RRRP", o493, NULL, 7007},
+    {80, 0x816, "RRR", o494, NULL, 95},
+    {80, 0x817, "RRP", o495, NULL, 660},
+    {80, 0x819, "GRRR", o496, NULL, 140},
+    {80, 0x819, "RRR", o497, NULL, 8612},
+    {80, 0x81c, "PPPPP", o498, NULL, 1056},
+    {80, 0x81c, "PPPPQ", o499, NULL, 1003},
+    {80, 0x820, "GRR", o500, NULL, 103},
+    {80, 0x820, "RR", o501, NULL, 669},
+    {80, 0x822, "RRR", o502, NULL, 384},
+    {80, 0x823, "GRRR", o503, NULL, 517},
+    {80, 0x823, "RRR", o504, NULL, 454},
+    {80, 0x824, "GRRR", o505, NULL, 354},
+    {80, 0x824, "RRR", o506, NULL, 10125},
+    {80, 0x824, "RRRP", o507, NULL, 136},
+    {80, 0x825, "GRRR", o508, NULL, 24},
+    {80, 0x825, "RRR", o509, NULL, 2071},
+    {80, 0x827, "RRR", o510, NULL, 58},
+    {80, 0x828, "RR", o511, NULL, 61},
+    {80, 0x83b, "RR", o512, NULL, 693},
+    {80, 0x83e, "RR", o513, NULL, 17},
+    {80, 0x882, "U", o514, NULL, 47},
+    {80, 0x886, "UQP", o515, NULL, 22},
+    {80, 0x887, "UUQ", o516, NULL, 17},
+    {80, 0x88c, "QQUQ", o517, NULL, 889},
+    {80, 0x890, "UQUU", o518, NULL, 83},
+    {80, 0x890, "UUU", o519, NULL, 848},
+    {80, 0x890, "UUUQQ", o520, NULL, 2},
+    {80, 0x891, "UU", o521, NULL, 89},
+    {80, 0x891, "UUQ", o522, NULL, 20},
+    {80, 0x892, "QUUUQ", o523, NULL, 8},
+    {80, 0x892, "UUUQ", o524, NULL, 126},
+    {80, 0x899, "UUU", o525, NULL, 2406},
+    {80, 0x8a4, "UUU", o526, NULL, 103},
+    {80, 0x8a5, "UUU", o527, NULL, 23},
+    {80, 0x908, "R", o528, NULL, 246},
+    {80, 0x918, "", o529, NULL, 10213},
+    {80, 0x919, "R", o530, NULL, 2733},
+    {80, 0x91a, "", o531, NULL, 527},
+    {80, 0x941, "B", o532, NULL, 1660},
+    {80, 0x942, "B", o533, NULL, 3},
+    {80, 0x944, "", o534, NULL, 347},
+    {80, 0x944, "G", o535, NULL, 292},
+    {80, 0x945, "B", o536, NULL, 1660},
+    {80, 0x946, "", o537, NULL, 6},
+    {80, 0x947, "", o538, NULL, 2965},
+    {80, 0x947, "G", o539, NULL, 6983},
+    {80, 0x947, "GP", o540, NULL, 246},
+    {80, 0x947, "U", o541, NULL, 20},
+    {80, 0x948, "", o542, NULL, 23},
+    {80, 0x94d, "", o543, NULL, 890},
+    {80, 0x94d, "G", o544, NULL, 945},
+    {80, 0x94d, "GP", o545, NULL, 32},
+    {80, 0x950, "R", o546, NULL, 279},
+    {80, 0x95c, "", o547, NULL, 1},
+    {80, 0x95d, "", o548, NULL, 1},
+    {80, 0x980, "GRR", o549, NULL, 16},
+    {80, 0x980, "RR", o550, NULL, 1},
+    {80, 0x980, "RUR", o551, NULL, 38},
+    {80, 0x981, "GRUR", o552, NULL, 939},
+    {80, 0x981, "RUR", o553, NULL, 9889},
+    {80, 0x983, "GRR", o554, NULL, 1},
+    {80, 0x983, "RR", o555, NULL, 167},
+    {80, 0x984, "GRR", o556, NULL, 109},
+    {80, 0x984, "R", o557, NULL, 12},
+    {80, 0x984, "RR", o558, NULL, 31679},
+    {80, 0x984, "RRU", o559, NULL, 264},
+    {80, 0x984, "RU", o560, NULL, 707},
+    {80, 0x985, "URR", o561, NULL, 25},
+    {80, 0x986, "GURR", o562, NULL, 668},
+    {80, 0x986, "URR", o563, NULL, 6063},
+    {80, 0x988, "GRUR", o564, NULL, 1},
+    {80, 0x988, "RUR", o565, NULL, 33},
+    {80, 0x989, "PRRR", o566, NULL, 76},
+    {80, 0x98a, "GPRURR", o567, NULL, 1},
+    {80, 0x98a, "PRURR", o568, NULL, 17},
+    {80, 0x98e, "GURR", o569, NULL, 18},
+    {80, 0x98e, "URR", o570, NULL, 64},
+    {80, 0x98f, "", o571, NULL, 2},
+    {80, 0x992, "", o572, NULL, 4},
+    {80, 0x99a, "RRR", o573, NULL, 52},
+    {80, 0x99c, "RRR", o574, NULL, 12},
+    {80, 0x99e, "RRR", o575, NULL, 36},
+    {80, 0x9a8, "GPRURR", o576, NULL, 18},
+    {80, 0x9a8, "PRURR", o577, NULL, 35},
+    {80, 0x9ab, "", o578, NULL, 2},
+    {80, 0x9af, "", o579, NULL, 6},
+    {80, 0x9b0, "U", o580, NULL, 1},
+    {80, 0x9c3, "U", o581, NULL, 315},
+    {80, 0xa02, "GR", o582, NULL, 2},
+    {80, 0xa02, "R", o583, NULL, 739},
+    {80, 0xa08, "RRP", o584, NULL, 15},
+    {80, 0xa0a, "RRP", o585, NULL, 166},
+    {80, 0xa0b, "PPRP", o586, NULL, 15},
+    {80, 0xa0c, "PPRP", o587, NULL, 1937},
+    {80, 0xa0c, "PPRPP", o588, t588, 66},
+    {80, 0xa10, "GRPRR", o589, NULL, 46},
+    {80, 0xa10, "GRRR", o590, NULL, 6},
+    {80, 0xa10, "GRRRPP", o591, NULL, 46},
+    {80, 0xa10, "RPPRR", o592, NULL, 35},
+    {80, 0xa10, "RPRR", o593, NULL, 739},
+    {80, 0xa10, "RRR", o594, NULL, 219},
+    {80, 0xa10, "RRRPP", o595, NULL, 554},
+    {80, 0xa11, "GRPR", o596, NULL, 303},
+    {80, 0xa11, "GRRRP", o597, NULL, 303},
+    {80, 0xa11, "RPR", o598, NULL, 2320},
+    {80, 0xa11, "RR", o599, NULL, 3},
+    {80, 0xa11, "RRP", o600, NULL, 1},
+    {80, 0xa11, "RRRP", o601, NULL, 2320},
+    {80, 0xa12, "GRRRP", o602, NULL, 40},
+    {80, 0xa12, "RRRP", o603, NULL, 20},
+    {80, 0xa13, "R", o604, NULL, 40},
+    {80, 0xa17, "RRP", o605, NULL, 18},
+    {80, 0xa20, "GRR", o606, NULL, 112},
+    {80, 0xa20, "RR", o607, NULL, 3974},
+    {80, 0xa23, "GRRR", o608, NULL, 112},
+    {80, 0xa23, "RRR", o609, NULL, 3908},
+    {80, 0xa24, "GRRR", o610, NULL, 73},
+    {80, 0xa24, "RRR", o611, NULL, 2271},
+    {80, 0xa25, "GRRR", o612, NULL, 154},
+    {80, 0xa25, "RRR", o613, NULL, 2617},
+    {80, 0xa28, "GRR", o614, NULL, 112},
+    {80, 0xa28, "RR", o615, NULL, 878},
+    {80, 0xa2b, "GRRR", o616, NULL, 112},
+    {80, 0xa2b, "RRR", o617, NULL, 876},
+    {80, 0xab9, "U", o618, NULL, 1899},
+    {80, 0xb06, "R", o619, NULL, 243},
+    {80, 0xb08, "R", o620, NULL, 18},
+    {80, 0xb09, "R", o621, NULL, 2},
+    {80, 0xb10, "R", o622, NULL, 19},
+    {80, 0xb1d, "", o623, NULL, 1004},
+    {80, 0xb60, "PRRRR", o624, NULL, 49},
+    {80, 0xb60, "RRRR", o625, NULL, 481},
+    {80, 0xb63, "PRRRR", o626, NULL, 16},
+    {80, 0xb63, "RRRR", o627, NULL, 150},
+    {80, 0xb66, "PRRRR", o628, NULL, 16},
+    {80, 0xb66, "RRR", o629, NULL, 69},
+    {80, 0xb66, "RRRR", o630, NULL, 132},
+    {80, 0xb6c, "RRRR", o631, NULL, 98},
+    {80, 0xb6f, "RRR", o632, NULL, 63},
+    {80, 0xb82, "RR", o633, NULL, 1},
+    {80, 0xb99, "RR", o634, NULL, 218},
+    {80, 0xb9b, "RR", o635, NULL, 52},
+    {80, 0xb9d, "RR", o636, NULL, 152},
+    {80, 0xc02, "RU", o637, NULL, 453},
+    {80, 0xc07, "RRUP", o638, NULL, 1736},
+    {80, 0xc0c, "PPRUP", o639, NULL, 1288},
+    {80, 0xc0c, "PPRUPP", o640, NULL, 882},
+    {80, 0xc10, "GRPPRUR", o641, NULL, 21},
+    {80, 0xc10, "GRPRUR", o642, NULL, 46},
+    {80, 0xc10, "GRRUR", o643, NULL, 31},
+    {80, 0xc10, "RPPRUR", o644, NULL, 79},
+    {80, 0xc10, "RPRUR", o645, NULL, 3322},
+    {80, 0xc10, "RRUR", o646, NULL, 531},
+    {80, 0xc10, "RRURPP", o647, NULL, 1540},
+    {80, 0xc11, "GRRUP", o648, NULL, 9},
+    {80, 0xc11, "RPRU", o649, NULL, 983},
+    {80, 0xc11, "RRU", o650, NULL, 121},
+    {80, 0xc11, "RRUP", o651, NULL, 223},
+    {80, 0xc11, "RRURP", o652, NULL, 975},
+    {80, 0xc12, "GRRURP", o653, NULL, 2},
+    {80, 0xc12, "RRURP", o654, NULL, 125},
+    {80, 0xc17, "RRUP", o655, NULL, 205},
+    {80, 0xc24, "GRRUR", o656, NULL, 60},
+    {80, 0xc24, "RRUR", o657, NULL, 1551},
+    {80, 0xc25, "RRUR", o658, NULL, 15},
+    {80, 0xc82, "HUU", o659, NULL, 8},
+    {80, 0xc82, "UU", o660, NULL, 399},
+    {80, 0xd00, "RU", o661, NULL, 20},
+    {80, 0xd06, "RU", o662, NULL, 7},
+    {80, 0xd09, "RU", o663, NULL, 4},
+    {80, 0xd12, "RU", o664, NULL, 2},
+    {80, 0xe24, "RRRU", o665, NULL, 552},
+    {80, 0xe25, "RRRU", o666, NULL, 2},
+    {80, 0xf55, "B", o667, NULL, 64},
+    {80, 0xf56, "B", o668, NULL, 128},
+    {80, 0xf89, "PRR", o669, NULL, 645},
+    {80, 0xf8c, "RRU", o670, NULL, 18},
+    {80, 0xf8c, "RU", o671, NULL, 2},
+    {80, 0xfae, "GRUR", o672, NULL, 5},
+    {80, 0xfae, "RUR", o673, NULL, 2},
+    {86, 0x202, "GRR", o674, NULL, 243},
+    {86, 0x202, "RR", o675, NULL, 2252},
+    {86, 0x207, "GRRRP", o676, NULL, 38},
+    {86, 0x207, "RRRP", o677, NULL, 1690},
+    {86, 0x208, "RRRP", o678, NULL, 156},
+    {86, 0x209, "RRRP", o679, NULL, 376},
+    {86, 0x20a, "RRRP", o680, NULL, 244},
+    {86, 0x20b, "PPRRP", o681, NULL, 402},
+    {86, 0x20c, "GPPRRP", o682, NULL, 22},
+    {86, 0x20c, "GPPRRPP", o683, NULL, 19},
+    {86, 0x20c, "PPRRP", o684, NULL, 3038},
+    {86, 0x20c, "PPRRPP", o685, NULL, 981},
+    {86, 0x210, "GRPPRRR", o686, NULL, 118},
+    {86, 0x210, "GRPRRR", o687, NULL, 80},
+    {86, 0x210, "GRRRR", o688, NULL, 168},
+    {86, 0x210, "GRRRRPP", o689, NULL, 142},
+    {86, 0x210, "RPPRRR", o690, NULL, 257},
+    {86, 0x210, "RPRRR", o691, NULL, 1751},
+    {86, 0x210, "RRRR", o692, NULL, 2296},
+    {86, 0x210, "RRRRPP", o693, NULL, 597},
+    {86, 0x211, "GRRR", o694, NULL, 45},
+    {86, 0x211, "GRRRP", o695, NULL, 117},
+    {86, 0x211, "RPRR", o696, NULL, 2112},
+    {86, 0x211, "RPRRR", o697, NULL, 1},
+    {86, 0x211, "RRR", o698, NULL, 1218},
+    {86, 0x211, "RRRP", o699, NULL, 2978},
+    {86, 0x211, "RRRR", o700, NULL, 2621},
+    {86, 0x211, "RRRRP", o701, NULL, 2057},
+    {86, 0x212, "GRRRRP", o702, NULL, 5},
+    {86, 0x212, "PRRRRP", o703, NULL, 12},
+    {86, 0x212, "RRRRP", o704, NULL, 886},
+    {86, 0x213, "RR", o705, NULL, 51},
+    {86, 0x215, "RRRR", o706, NULL, 1},
+    {86, 0x217, "RRRP", o707, NULL, 196},
+    {86, 0x219, "GRRRR", o708, NULL, 4},
+    {86, 0x219, "RRRR", o709, NULL, 535},
+    {86, 0x220, "GRRR", o710, NULL, 73},
+    {86, 0x220, "RRR", o711, NULL, 4683},
+    {86, 0x221, "GRRR", o712, NULL, 292},
+    {86, 0x221, "RRR", o713, NULL, 3865},
+    {86, 0x223, "GRRRR", o714, NULL, 15},
+    {86, 0x223, "RRRR", o715, NULL, 66407},
+    {86, 0x224, "GRRRR", o716, NULL, 668},
+    {86, 0x224, "RRRR", o717, NULL, 3508},
+    {86, 0x224, "RRRRP", o718, NULL, 116},
+    {86, 0x225, "RPRRR", o719, NULL, 4},
+    {86, 0x225, "RRRR", o720, NULL, 85},
+    {86, 0x226, "RRRR", o721, NULL, 2},
+    {86, 0x227, "RPRRR", o722, NULL, 6},
+    {86, 0x227, "RRRR", o723, NULL, 113},
+    {86, 0x228, "RRR", o724, NULL, 25},
+    {86, 0x229, "GRRR", o725, NULL, 48},
+    {86, 0x229, "RRR", o726, NULL, 123},
+    {86, 0x22a, "PPRRP", o727, NULL, 2},
+    {86, 0x22b, "RRRR", o728, NULL, 38489},
+    {86, 0x230, "RRR", o729, NULL, 2822},
+    {86, 0x231, "RRRR", o730, NULL, 2},
+    {86, 0x237, "RRRR", o731, NULL, 2},
+    {86, 0x23c, "RRRR", o732, NULL, 1478},
+    {86, 0x23e, "RRR", o733, NULL, 1415},
+    {86, 0x23f, "RRRR", o734, NULL, 1},
+    {86, 0x240, "RRRP", o735, NULL, 1},
+    {86, 0x245, "RR", o736, NULL, 607},
+    {86, 0x287, "UUUQ", o737, NULL, 200},
+    {86, 0x28c, "QQUUQ", o738, NULL, 469},
+    {86, 0x290, "HUUUU", o739, NULL, 16},
+    {86, 0x290, "UQUUU", o740, NULL, 106},
+    {86, 0x290, "UUUU", o741, NULL, 286},
+    {86, 0x290, "UUUUQQ", o742, NULL, 92},
+    {86, 0x291, "UUU", o743, NULL, 11},
+    {86, 0x291, "UUUQ", o744, NULL, 73},
+    {86, 0x291, "UUUU", o745, NULL, 65},
+    {86, 0x292, "UUUUQ", o746, NULL, 16},
+    {86, 0x2a4, "UUUU", o747, NULL, 205},
+    {86, 0x2a5, "UUUU", o748, NULL, 24},
+    {86, 0x2bd, "UU", o749, NULL, 3},
+    {86, 0x2bf, "UU", o750, NULL, 27},
+    {86, 0x300, "RR", o751, NULL, 3},
+    {86, 0x301, "RR", o752, NULL, 2},
+    {86, 0x302, "PRR", o753, NULL, 277},
+    {86, 0x305, "RR", o754, NULL, 508},
+    {86, 0x306, "RR", o755, NULL, 41},
+    {86, 0x308, "GRR", o756, NULL, 25},
+    {86, 0x308, "RR", o757, NULL, 925},
+    {86, 0x309, "RR", o758, NULL, 55},
+    {86, 0x310, "RR", o759, NULL, 74},
+    {86, 0x311, "RR", o760, NULL, 2},
+    {86, 0x312, "RR", o761, NULL, 28},
+    {86, 0x343, "R", o762, NULL, 1},
+    {86, 0x348, "R", o763, NULL, 7},
+    {86, 0x34e, "R", o764, NULL, 1},
+    {86, 0x35d, "R", o765, NULL, 1},
+    {86, 0x361, "PRRRR", o766, NULL, 12},
+    {86, 0x361, "RRRR", o767, NULL, 96},
+    {86, 0x364, "PRRRR", o768, NULL, 4},
+    {86, 0x364, "RRRR", o769, NULL, 36},
+    {86, 0x367, "PRRRR", o770, NULL, 4},
+    {86, 0x367, "RRRR", o771, NULL, 48},
+    {86, 0x36d, "RRRR", o772, NULL, 24},
+    {86, 0x370, "RRR", o773, NULL, 18},
+    {86, 0x385, "GRR", o774, NULL, 16},
+    {86, 0x385, "RR", o775, NULL, 1},
+    {86, 0x387, "RR", o776, NULL, 113},
+    {86, 0x388, "GR", o777, NULL, 1},
+    {86, 0x388, "GRR", o778, NULL, 533},
+    {86, 0x388, "RR", o779, NULL, 4733},
+    {86, 0x389, "PRRRR", o780, NULL, 7},
+    {86, 0x38b, "PRRRR", o781, NULL, 34},
+    {86, 0x38c, "GRR", o782, NULL, 1},
+    {86, 0x38c, "RRR", o783, NULL, 10},
+    {86, 0x38d, "RRRR", o784, NULL, 6},
+    {86, 0x3a0, "RRR", o785, NULL, 32},
+    {86, 0x3a1, "RR", o786, NULL, 17},
+    {86, 0x3a9, "PRRRR", o787, NULL, 3},
+    {86, 0x3aa, "PRR", o788, NULL, 1},
+    {86, 0x3c2, "UR", o789, NULL, 261},
+    {86, 0x3c4, "UR", o790, NULL, 7},
+    {86, 0x414, "RRR", o791, NULL, 2},
+    {86, 0x421, "GRR", o792, NULL, 7},
+    {86, 0x421, "RR", o793, NULL, 2954},
+    {86, 0x423, "GRRR", o794, NULL, 14},
+    {86, 0x423, "RRR", o795, NULL, 2120},
+    {86, 0x424, "GRRR", o796, NULL, 271},
+    {86, 0x424, "RRR", o797, NULL, 1930},
+    {86, 0x42b, "RRR", o798, NULL, 20},
+    {86, 0x4a4, "UUU", o799, NULL, 66},
+    {86, 0x589, "PRRR", o800, NULL, 380},
+    {86, 0x59f, "RR", o801, NULL, 133},
+    {86, 0x621, "RR", o802, NULL, 92},
+    {86, 0x623, "RRR", o803, NULL, 20},
+    {86, 0x624, "GRRR", o804, NULL, 1},
+    {86, 0x624, "RRR", o805, NULL, 930},
+    {86, 0x624, "RRRP", o806, NULL, 188},
+    {86, 0x625, "GRRR", o807, NULL, 96},
+    {86, 0x625, "RRR", o808, NULL, 1207},
+    {86, 0x802, "GR", o809, NULL, 141},
+    {86, 0x802, "R", o810, NULL, 1511},
+    {86, 0x803, "RR", o811, NULL, 111},
+    {86, 0x805, "GR", o812, NULL, 25},
+    {86, 0x805, "R", o813, NULL, 7790},
+    {86, 0x806, "PP", o814, t814, 2},
+    {86, 0x806, "RPP", o815, NULL, 18},
+    {86, 0x807, "RRP", o816, NULL, 952},
+    {86, 0x808, "RRP", o817, NULL, 123},
+    {86, 0x809, "RRP", o818, NULL, 2},
+    {86, 0x80a, "RRP", o819, NULL, 17},
+    {86, 0x80b, "PPRP", o820, NULL, 1579},
+    {86, 0x80c, "PPRP", o821, NULL, 5001},
+    {86, 0x810, "GRRR", o822, NULL, 323},
+    {86, 0x810, "RPPRR", o823, NULL, 20},
+    {86, 0x810, "RPRR", o824, NULL, 303},
+    {86, 0x810, "RRR", o825, NULL, 7465},
+    {86, 0x810, "RRRPP", o826, NULL, 181},
+    {86, 0x811, "GRR", o827, NULL, 71},
+    {86, 0x811, "RR", o828, NULL, 919},
+    {86, 0x811, "RRR", o829, NULL, 329},
+    {86, 0x812, "GRRRP", o830, NULL, 12},
+    {86, 0x812, "PRRRP", o831, NULL, 1078},
+    {86, 0x812, "RRRP", o832, NULL, 7095},
+    {86, 0x816, "RRR", o833, NULL, 94},
+    {86, 0x817, "RRP", o834, NULL, 663},
+    {86, 0x819, "GRRR", o835, NULL, 145},
+    {86, 0x819, "RRR", o836, NULL, 9111},
+    {86, 0x81c, "PPPPP", o837, NULL, 1056},
+    {86, 0x81c, "PPPPQ", o838, NULL, 866},
+    {86, 0x820, "GRR", o839, NULL, 103},
+    {86, 0x820, "RR", o840, NULL, 668},
+    {86, 0x822, "RRR", o841, NULL, 384},
+    {86, 0x823, "GRRR", o842, NULL, 517},
+    {86, 0x823, "RRR", o843, NULL, 454},
+    {86, 0x824, "GRRR", o844, NULL, 363},
+    {86, 0x824, "RRR", o845, NULL, 10429},
+    {86, 0x824, "RRRP", o846, NULL, 267},
+    {86, 0x825, "GRRR", o847, NULL, 24},
+    {86, 0x825, "RRR", o848, NULL, 2060},
+    {86, 0x827, "RRR", o849, NULL, 60},
+    {86, 0x828, "RR", o850, NULL, 61},
+    {86, 0x83b, "RR", o851, NULL, 693},
+    {86, 0x83e, "RR", o852, NULL, 17},
+    {86, 0x882, "U", o853, NULL, 47},
+    {86, 0x886, "UQP", o854, NULL, 22},
+    {86, 0x887, "UUQ", o855, NULL, 29},
+    {86, 0x88c, "QQUQ", o856, NULL, 816},
+    {86, 0x890, "UQUU", o857, NULL, 79},
+    {86, 0x890, "UUU", o858, NULL, 718},
+    {86, 0x891, "UU", o859, NULL, 85},
+    {86, 0x891, "UUQ", o860, NULL, 20},
+    {86, 0x892, "UUUQ", o861, NULL, 53},
+    {86, 0x899, "UUU", o862, NULL, 2138},
+    {86, 0x8a4, "UUU", o863, NULL, 75},
+    {86, 0x8a5, "UUU", o864, NULL, 20},
+    {86, 0x908, "R", o865, NULL, 246},
+    {86, 0x918, "", o866, NULL, 10194},
+    {86, 0x919, "R", o867, NULL, 2739},
+    {86, 0x91a, "", o868, NULL, 421},
+    {86, 0x941, "B", o869, NULL, 1660},
+    {86, 0x942, "B", o870, NULL, 3},
+    {86, 0x944, "", o871, NULL, 347},
+    {86, 0x944, "G", o872, NULL, 292},
+    {86, 0x945, "B", o873, NULL, 1660},
+    {86, 0x946, "", o874, NULL, 6},
+    {86, 0x947, "", o875, NULL, 2965},
+    {86, 0x947, "G", o876, NULL, 6983},
+    {86, 0x947, "GP", o877, NULL, 246},
+    {86, 0x947, "U", o878, NULL, 20},
+    {86, 0x948, "", o879, NULL, 23},
+    {86, 0x94d, "", o880, NULL, 890},
+    {86, 0x94d, "G", o881, NULL, 945},
+    {86, 0x94d, "GP", o882, NULL, 32},
+    {86, 0x950, "R", o883, NULL, 279},
+    {86, 0x95c, "", o884, NULL, 1},
+    {86, 0x95d, "", o885, NULL, 1},
+    {86, 0x980, "GRR", o886, NULL, 16},
+    {86, 0x980, "RR", o887, NULL, 1},
+    {86, 0x980, "RUR", o888, NULL, 38},
+    {86, 0x981, "GRUR", o889, NULL, 939},
+    {86, 0x981, "RUR", o890, NULL, 9897},
+    {86, 0x983, "GRR", o891, NULL, 1},
+    {86, 0x983, "RR", o892, NULL, 85},
+    {86, 0x984, "GRR", o893, NULL, 109},
+    {86, 0x984, "R", o894, NULL, 12},
+    {86, 0x984, "RR", o895, NULL, 31679},
+    {86, 0x984, "RRU", o896, NULL, 264},
+    {86, 0x984, "RU", o897, NULL, 707},
+    {86, 0x985, "URR", o898, NULL, 25},
+    {86, 0x986, "GURR", o899, NULL, 668},
+    {86, 0x986, "URR", o900, NULL, 6063},
+    {86, 0x988, "GRUR", o901, NULL, 1},
+    {86, 0x988, "RUR", o902, NULL, 31},
+    {86, 0x989, "PRRR", o903, NULL, 76},
+    {86, 0x98a, "GPRURR", o904, NULL, 1},
+    {86, 0x98a, "PRURR", o905, NULL, 17},
+    {86, 0x98e, "GURR", o906, NULL, 18},
+    {86, 0x98e, "URR", o907, NULL, 64},
+    {86, 0x98f, "", o908, NULL, 2},
+    {86, 0x992, "", o909, NULL, 4},
+    {86, 0x99a, "RRR", o910, NULL, 52},
+    {86, 0x99c, "RRR", o911, NULL, 12},
+    {86, 0x99e, "RRR", o912, NULL, 36},
+    {86, 0x9a8, "GPRURR", o913, NULL, 18},
+    {86, 0x9a8, "PRURR", o914, NULL, 35},
+    {86, 0x9ab, "", o915, NULL, 2},
+    {86, 0x9af, "", o916, NULL, 6},
+    {86, 0x9b0, "U", o917, NULL, 1},
+    {86, 0x9c3, "U", o918, NULL, 281},
+    {86, 0xa02, "GR", o919, NULL, 2},
+    {86, 0xa02, "R", o920, NULL, 775},
+    {86, 0xa08, "RRP", o921, NULL, 15},
+    {86, 0xa0a, "RRP", o922, NULL, 166},
+    {86, 0xa0b, "PPRP", o923, NULL, 15},
+    {86, 0xa0c, "PPRP", o924, NULL, 1938},
+    {86, 0xa0c, "PPRPP", o925, t925, 66},
+    {86, 0xa10, "GRPRR", o926, NULL, 46},
+    {86, 0xa10, "GRRR", o927, NULL, 6},
+    {86, 0xa10, "GRRRPP", o928, NULL, 46},
+    {86, 0xa10, "RPPRR", o929, NULL, 35},
+    {86, 0xa10, "RPRR", o930, NULL, 757},
+    {86, 0xa10, "RRR", o931, NULL, 326},
+    {86, 0xa10, "RRRPP", o932, NULL, 546},
+    {86, 0xa11, "GRPR", o933, NULL, 303},
+    {86, 0xa11, "GRRRP", o934, NULL, 303},
+    {86, 0xa11, "RPR", o935, NULL, 2316},
+    {86, 0xa11, "RR", o936, NULL, 3},
+    {86, 0xa11, "RRP", o937, NULL, 1},
+    {86, 0xa11, "RRRP", o938, NULL, 2316},
+    {86, 0xa12, "GRRRP", o939, NULL, 40},
+    {86, 0xa12, "RRRP", o940, NULL, 20},
+    {86, 0xa13, "R", o941, NULL, 40},
+    {86, 0xa17, "RRP", o942, NULL, 19},
+    {86, 0xa20, "GRR", o943, NULL, 112},
+    {86, 0xa20, "RR", o944, NULL, 3974},
+    {86, 0xa23, "GRRR", o945, NULL, 112},
+    {86, 0xa23, "RRR", o946, NULL, 3908},
+    {86, 0xa24, "GRRR", o947, NULL, 73},
+    {86, 0xa24, "RRR", o948, NULL, 2479},
+    {86, 0xa25, "GRRR", o949, NULL, 154},
+    {86, 0xa25, "RRR", o950, NULL, 2625},
+    {86, 0xa28, "GRR", o951, NULL, 112},
+    {86, 0xa28, "RR", o952, NULL, 878},
+    {86, 0xa2b, "GRRR", o953, NULL, 112},
+    {86, 0xa2b, "RRR", o954, NULL, 876},
+    {86, 0xa45, "R", o955, NULL, 241},
+    {86, 0xab9, "U", o956, NULL, 1864},
+    {86, 0xb06, "R", o957, NULL, 2},
+    {86, 0xb08, "R", o958, NULL, 18},
+    {86, 0xb09, "R", o959, NULL, 2},
+    {86, 0xb10, "R", o960, NULL, 19},
+    {86, 0xb1d, "", o961, NULL, 1004},
+    {86, 0xb60, "PRRRR", o962, NULL, 49},
+    {86, 0xb60, "RRRR", o963, NULL, 481},
+    {86, 0xb63, "PRRRR", o964, NULL, 16},
+    {86, 0xb63, "RRRR", o965, NULL, 150},
+    {86, 0xb66, "PRRRR", o966, NULL, 16},
+    {86, 0xb66, "RRR", o967, NULL, 69},
+    {86, 0xb66, "RRRR", o968, NULL, 132},
+    {86, 0xb6c, "RRRR", o969, NULL, 98},
+    {86, 0xb6f, "RRR", o970, NULL, 63},
+    {86, 0xb82, "RR", o971, NULL, 1},
+    {86, 0xb99, "RR", o972, NULL, 218},
+    {86, 0xb9b, "RR", o973, NULL, 52},
+    {86, 0xb9d, "RR", o974, NULL, 152},
+    {86, 0xc02, "RU", o975, NULL, 231},
+    {86, 0xc07, "RRUP", o976, NULL, 1520},
+    {86, 0xc0c, "PPRUP", o977, NULL, 1156},
+    {86, 0xc0c, "PPRUPP", o978, NULL, 792},
+    {86, 0xc10, "GRPPRUR", o979, NULL, 24},
+    {86, 0xc10, "GRPRUR", o980, NULL, 44},
+    {86, 0xc10, "GRRUR", o981, NULL, 31},
+    {86, 0xc10, "RPPRUR", o982, NULL, 49},
+    {86, 0xc10, "RPRUR", o983, NULL, 3030},
+    {86, 0xc10, "RRUR", o984, NULL, 486},
+    {86, 0xc10, "RRURPP", o985, NULL, 1220},
+    {86, 0xc11, "GRRUP", o986, NULL, 7},
+    {86, 0xc11, "RPRU", o987, NULL, 393},
+    {86, 0xc11, "RRU", o988, NULL, 121},
+    {86, 0xc11, "RRUP", o989, NULL, 169},
+    {86, 0xc11, "RRURP", o990, NULL, 393},
+    {86, 0xc12, "GRRURP", o991, NULL, 2},
+    {86, 0xc12, "RRURP", o992, NULL, 61},
+    {86, 0xc17, "RRUP", o993, NULL, 255},
+    {86, 0xc24, "GRRUR", o994, NULL, 55},
+    {86, 0xc24, "RRUR", o995, NULL, 1483},
+    {86, 0xc25, "RRUR", o996, NULL, 16},
+    {86, 0xc45, "RU", o997, NULL, 5},
+    {86, 0xc82, "HUU", o998, NULL, 8},
+    {86, 0xc82, "UU", o999, NULL, 288},
+    {86, 0xd00, "RU", o1000, NULL, 20},
+    {86, 0xd06, "RU", o1001, NULL, 2},
+    {86, 0xd09, "RU", o1002, NULL, 4},
+    {86, 0xd12, "RU", o1003, NULL, 2},
+    {86, 0xe24, "RRRU", o1004, NULL, 329},
+    {86, 0xf55, "B", o1005, NULL, 64},
+    {86, 0xf56, "B", o1006, NULL, 128},
+    {86, 0xf89, "PRR", o1007, NULL, 647},
+    {86, 0xf8c, "RRU", o1008, NULL, 18},
+    {86, 0xf8c, "RU", o1009, NULL, 2},
+    {86, 0xfae, "GRUR", o1010, NULL, 5},
+    {86, 0xfae, "RUR", o1011, NULL, 2},
+    {89, 0x202, "GRR", o1012, NULL, 244},
+    {89, 0x202, "RR", o1013, NULL, 2289},
+    {89, 0x207, "GRRRP", o1014, NULL, 38},
+    {89, 0x207, "RRRP", o1015, NULL, 1690},
+    {89, 0x208, "RRRP", o1016, NULL, 156},
+    {89, 0x209, "RRRP", o1017, NULL, 376},
+    {89, 0x20a, "RRRP", o1018, NULL, 244},
+    {89, 0x20b, "PPRRP", o1019, NULL, 402},
+    {89, 0x20c, "GPPRRP", o1020, NULL, 22},
+    {89, 0x20c, "GPPRRPP", o1021, NULL, 19},
+    {89, 0x20c, "PPRRP", o1022, NULL, 3038},
+    {89, 0x20c, "PPRRPP", o1023, NULL, 981},
+    {89, 0x210, "GRPPRRR", o1024, NULL, 119},
+    {89, 0x210, "GRPRRR", o1025, NULL, 80},
+    {89, 0x210, "GRRRR", o1026, NULL, 170},
+    {89, 0x210, "GRRRRPP", o1027, NULL, 143},
+    {89, 0x210, "RPPRRR", o1028, NULL, 259},
+    {89, 0x210, "RPRRR", o1029, NULL, 1751},
+    {89, 0x210, "RRRR", o1030, NULL, 2312},
+    {89, 0x210, "RRRRPP", o1031, NULL, 583},
+    {89, 0x211, "GRRR", o1032, NULL, 50},
+    {89, 0x211, "GRRRP", o1033, NULL, 117},
+    {89, 0x211, "RPRR", o1034, NULL, 2104},
+    {89, 0x211, "RPRRR", o1035, NULL, 1},
+    {89, 0x211, "RRR", o1036, NULL, 1232},
+    {89, 0x211, "RRRP", o1037, NULL, 2999},
+    {89, 0x211, "RRRR", o1038, NULL, 2639},
+    {89, 0x211, "RRRRP", o1039, NULL, 2049},
+    {89, 0x212, "GRRRRP", o1040, NULL, 5},
+    {89, 0x212, "PRRRRP", o1041, NULL, 12},
+    {89, 0x212, "RRRRP", o1042, NULL, 888},
+    {89, 0x213, "RR", o1043, NULL, 51},
+    {89, 0x215, "RRRR", o1044, NULL, 1},
+    {89, 0x217, "RRRP", o1045, NULL, 198},
+    {89, 0x219, "GRRRR", o1046, NULL, 4},
+    {89, 0x219, "RRRR", o1047, NULL, 535},
+    {89, 0x220, "GRRR", o1048, NULL, 73},
+    {89, 0x220, "RRR", o1049, NULL, 4683},
+    {89, 0x221, "GRRR", o1050, NULL, 292},
+    {89, 0x221, "RRR", o1051, NULL, 3865},
+    {89, 0x223, "GRRRR", o1052, NULL, 15},
+    {89, 0x223, "RRRR", o1053, NULL, 66535},
+    {89, 0x224, "GRRRR", o1054, NULL, 667},
+    {89, 0x224, "RRRR", o1055, NULL, 3556},
+    {89, 0x224, "RRRRP", o1056, NULL, 116},
+    {89, 0x225, "RPRRR", o1057, NULL, 4},
+    {89, 0x225, "RRRR", o1058, NULL, 85},
+    {89, 0x226, "RRRR", o1059, NULL, 2},
+    {89, 0x227, "RPRRR", o1060, NULL, 6},
+    {89, 0x227, "RRRR", o1061, NULL, 113},
+    {89, 0x228, "RRR", o1062, NULL, 25},
+    {89, 0x229, "GRRR", o1063, NULL, 48},
+    {89, 0x229, "RRR", o1064, NULL, 123},
+    {89, 0x22a, "PPRRP", o1065, NULL, 2},
+    {89, 0x22b, "RRRR", o1066, NULL, 38489},
+    {89, 0x230, "RRR", o1067, NULL, 2822},
+    {89, 0x231, "RRRR", o1068, NULL, 2},
+    {89, 0x237, "RRRR", o1069, NULL, 2},
+    {89, 0x23c, "RRRR", o1070, NULL, 1478},
+    {89, 0x23e, "RRR", o1071, NULL, 1415},
+    {89, 0x23f, "RRRR", o1072, NULL, 1},
+    {89, 0x240, "RRRP", o1073, NULL, 1},
+    {89, 0x245, "RR", o1074, NULL, 607},
+    {89, 0x287, "UUUQ", o1075, NULL, 200},
+    {89, 0x28c, "QQUUQ", o1076, NULL, 469},
+    {89, 0x290, "HUUUU", o1077, NULL, 15},
+    {89, 0x290, "UQUUU", o1078, NULL, 106},
+    {89, 0x290, "UUUU", o1079, NULL, 286},
+    {89, 0x290, "UUUUQQ", o1080, NULL, 92},
+    {89, 0x291, "UUU", o1081, NULL, 11},
+    {89, 0x291, "UUUQ", o1082, NULL, 73},
+    {89, 0x291, "UUUU", o1083, NULL, 65},
+    {89, 0x292, "UUUUQ", o1084, NULL, 16},
+    {89, 0x2a4, "UUUU", o1085, NULL, 205},
+    {89, 0x2a5, "UUUU", o1086, NULL, 24},
+    {89, 0x2bd, "UU", o1087, NULL, 3},
+    {89, 0x2bf, "UU", o1088, NULL, 27},
+    {89, 0x300, "RR", o1089, NULL, 3},
+    {89, 0x301, "RR", o1090, NULL, 2},
+    {89, 0x302, "PRR", o1091, NULL, 277},
+    {89, 0x305, "RR", o1092, NULL, 508},
+    {89, 0x306, "RR", o1093, NULL, 41},
+    {89, 0x308, "GRR", o1094, NULL, 25},
+    {89, 0x308, "RR", o1095, NULL, 925},
+    {89, 0x309, "RR", o1096, NULL, 55},
+    {89, 0x310, "RR", o1097, NULL, 74},
+    {89, 0x311, "RR", o1098, NULL, 2},
+    {89, 0x312, "RR", o1099, NULL, 28},
+    {89, 0x343, "R", o1100, NULL, 1},
+    {89, 0x348, "R", o1101, NULL, 7},
+    {89, 0x34e, "R", o1102, NULL, 1},
+    {89, 0x35d, "R", o1103, NULL, 1},
+    {89, 0x361, "PRRRR", o1104, NULL, 12},
+    {89, 0x361, "RRRR", o1105, NULL, 96},
+    {89, 0x364, "PRRRR", o1106, NULL, 4},
+    {89, 0x364, "RRRR", o1107, NULL, 36},
+    {89, 0x367, "PRRRR", o1108, NULL, 4},
+    {89, 0x367, "RRRR", o1109, NULL, 48},
+    {89, 0x36d, "RRRR", o1110, NULL, 24},
+    {89, 0x370, "RRR", o1111, NULL, 18},
+    {89, 0x385, "GRR", o1112, NULL, 16},
+    {89, 0x385, "RR", o1113, NULL, 1},
+    {89, 0x387, "RR", o1114, NULL, 115},
+    {89, 0x388, "GR", o1115, NULL, 1},
+    {89, 0x388, "GRR", o1116, NULL, 535},
+    {89, 0x388, "RR", o1117, NULL, 4745},
+    {89, 0x389, "PRRRR", o1118, NULL, 7},
+    {89, 0x38b, "PRRRR", o1119, NULL, 34},
+    {89, 0x38c, "GRR", o1120, NULL, 1},
+    {89, 0x38c, "RRR", o1121, NULL, 10},
+    {89, 0x38d, "RRRR", o1122, NULL, 6},
+    {89, 0x3a0, "RRR", o1123, NULL, 32},
+    {89, 0x3a1, "RR", o1124, NULL, 17},
+    {89, 0x3a9, "PRRRR", o1125, NULL, 3},
+    {89, 0x3aa, "PRR", o1126, NULL, 1},
+    {89, 0x3c2, "UR", o1127, NULL, 261},
+    {89, 0x3c4, "UR", o1128, NULL, 7},
+    {89, 0x414, "RRR", o1129, NULL, 2},
+    {89, 0x421, "GRR", o1130, NULL, 7},
+    {89, 0x421, "RR", o1131, NULL, 2954},
+    {89, 0x423, "GRRR", o1132, NULL, 14},
+    {89, 0x423, "RRR", o1133, NULL, 2120},
+    {89, 0x424, "GRRR", o1134, NULL, 273},
+    {89, 0x424, "RRR", o1135, NULL, 1925},
+    {89, 0x42b, "RRR", o1136, NULL, 20},
+    {89, 0x4a4, "UUU", o1137, NULL, 66},
+    {89, 0x589, "PRRR", o1138, NULL, 380},
+    {89, 0x59f, "RR", o1139, NULL, 133},
+    {89, 0x621, "RR", o1140, NULL, 92},
+    {89, 0x623, "RRR", o1141, NULL, 20},
+    {89, 0x624, "GRRR", o1142, NULL, 1},
+    {89, 0x624, "RRR", o1143, NULL, 932},
+    {89, 0x624, "RRRP", o1144, NULL, 188},
+    {89, 0x625, "GRRR", o1145, NULL, 96},
+    {89, 0x625, "RRR", o1146, NULL, 1204},
+    {89, 0x802, "GR", o1147, NULL, 139},
+    {89, 0x802, "R", o1148, NULL, 1515},
+    {89, 0x803, "RR", o1149, NULL, 111},
+    {89, 0x805, "GR", o1150, NULL, 25},
+    {89, 0x805, "R", o1151, NULL, 7768},
+    {89, 0x806, "PP", o1152, t1152, 2},
+    {89, 0x806, "RPP", o1153, NULL, 18},
+    {89, 0x807, "RRP", o1154, NULL, 952},
+    {89, 0x808, "RRP", o1155, NULL, 123},
+    {89, 0x809, "RRP", o1156, NULL, 2},
+    {89, 0x80a, "RRP", o1157, NULL, 17},
+    {89, 0x80b, "PPRP", o1158, NULL, 1579},
+    {89, 0x80c, "PPRP", o1159, NULL, 5010},
+    {89, 0x810, "GRRR", o1160, NULL, 325},
+    {89, 0x810, "RPPRR", o1161, NULL, 20},
+    {89, 0x810, "RPRR", o1162, NULL, 303},
+    {89, 0x810, "RRR", o1163, NULL, 7484},
+    {89, 0x810, "RRRPP", o1164, NULL, 181},
+    {89, 0x811, "GRR", o1165, NULL, 75},
+    {89, 0x811, "RR", o1166, NULL, 921},
+    {89, 0x811, "RRR", o1167, NULL, 330},
+    {89, 0x812, "GRRRP", o1168, NULL, 6},
+    {89, 0x812, "PRRRP", o1169, NULL, 1078},
+    {89, 0x812, "RRRP", o1170, NULL, 7113},
+    {89, 0x816, "RRR", o1171, NULL, 94},
+    {89, 0x817, "RRP", o1172, NULL, 664},
+    {89, 0x819, "GRRR", o1173, NULL, 140},
+    {89, 0x819, "RRR", o1174, NULL, 9149},
+    {89, 0x81c, "PPPPP", o1175, NULL, 1056},
+    {89, 0x81c, "PPPPQ", o1176, NULL, 866},
+    {89, 0x820, "GRR", o1177, NULL, 103},
+    {89, 0x820, "RR", o1178, NULL, 668},
+    {89, 0x822, "RRR", o1179, NULL, 384},
+    {89, 0x823, "GRRR", o1180, NULL, 517},
+    {89, 0x823, "RRR", o1181, NULL, 454},
+    {89, 0x824, "GRRR", o1182, NULL, 362},
+    {89, 0x824, "RRR", o1183, NULL, 10460},
+    {89, 0x824, "RRRP", o1184, NULL, 275},
+    {89, 0x825, "GRRR", o1185, NULL, 24},
+    {89, 0x825, "RRR", o1186, NULL, 2071},
+    {89, 0x827, "RRR", o1187, NULL, 60},
+    {89, 0x828, "RR", o1188, NULL, 61},
+    {89, 0x83b, "RR", o1189, NULL, 693},
+    {89, 0x83e, "RR", o1190, NULL, 17},
+    {89, 0x882, "U", o1191, NULL, 47},
+    {89, 0x886, "UQP", o1192, NULL, 22},
+    {89, 0x887, "UUQ", o1193, NULL, 29},
+    {89, 0x88c, "QQUQ", o1194, NULL, 816},
+    {89, 0x890, "UQUU", o1195, NULL, 79},
+    {89, 0x890, "UUU", o1196, NULL, 720},
+    {89, 0x891, "UU", o1197, NULL, 85},
+    {89, 0x891, "UUQ", o1198, NULL, 20},
+    {89, 0x892, "UUUQ", o1199, NULL, 53},
+    {89, 0x899, "UUU", o1200, NULL, 2153},
+    {89, 0x8a4, "UUU", o1201, NULL, 75},
+    {89, 0x8a5, "UUU", o1202, NULL, 20},
+    {89, 0x908, "R", o1203, NULL, 246},
+    {89, 0x918, "", o1204, NULL, 10210},
+    {89, 0x919, "R", o1205, NULL, 2744},
+    {89, 0x91a, "", o1206, NULL, 421},
+    {89, 0x941, "B", o1207, NULL, 1664},
+    {89, 0x942, "B", o1208, NULL, 3},
+    {89, 0x944, "", o1209, NULL, 347},
+    {89, 0x944, "G", o1210, NULL, 293},
+    {89, 0x945, "B", o1211, NULL, 1664},
+    {89, 0x946, "", o1212, NULL, 6},
+    {89, 0x947, "", o1213, NULL, 2968},
+    {89, 0x947, "G", o1214, NULL, 6993},
+    {89, 0x947, "GP", o1215, NULL, 246},
+    {89, 0x947, "U", o1216, NULL, 20},
+    {89, 0x948, "", o1217, NULL, 23},
+    {89, 0x94d, "", o1218, NULL, 891},
+    {89, 0x94d, "G", o1219, NULL, 945},
+    {89, 0x94d, "GP", o1220, NULL, 32},
+    {89, 0x950, "R", o1221, NULL, 279},
+    {89, 0x95c, "", o1222, NULL, 1},
+    {89, 0x95d, "", o1223, NULL, 1},
+    {89, 0x980, "GRR", o1224, NULL, 16},
+    {89, 0x980, "RR", o1225, NULL, 1},
+    {89, 0x980, "RUR", o1226, NULL, 38},
+    {89, 0x981, "GRUR", o1227, NULL, 941},
+    {89, 0x981, "RUR", o1228, NULL, 9925},
+    {89, 0x983, "GRR", o1229, NULL, 1},
+    {89, 0x983, "RR", o1230, NULL, 87},
+    {89, 0x984, "GRR", o1231, NULL, 109},
+    {89, 0x984, "R", o1232, NULL, 12},
+    {89, 0x984, "RR", o1233, NULL, 31695},
+    {89, 0x984, "RRU", o1234, NULL, 264},
+    {89, 0x984, "RU", o1235, NULL, 707},
+    {89, 0x985, "URR", o1236, NULL, 25},
+    {89, 0x986, "GURR", o1237, NULL, 668},
+    {89, 0x986, "URR", o1238, NULL, 6079},
+    {89, 0x988, "GRUR", o1239, NULL, 1},
+    {89, 0x988, "RUR", o1240, NULL, 31},
+    {89, 0x989, "PRRR", o1241, NULL, 76},
+    {89, 0x98a, "GPRURR", o1242, NULL, 1},
+    {89, 0x98a, "PRURR", o1243, NULL, 17},
+    {89, 0x98e, "GURR", o1244, NULL, 18},
+    {89, 0x98e, "URR", o1245, NULL, 64},
+    {89, 0x98f, "", o1246, NULL, 2},
+    {89, 0x992, "", o1247, NULL, 4},
+    {89, 0x99a, "RRR", o1248, NULL, 52},
+    {89, 0x99c, "RRR", o1249, NULL, 12},
+    {89, 0x99e, "RRR", o1250, NULL, 36},
+    {89, 0x9a8, "GPRURR", o1251, NULL, 18},
+    {89, 0x9a8, "PRURR", o1252, NULL, 35},
+    {89, 0x9ab, "", o1253, NULL, 2},
+    {89, 0x9af, "", o1254, NULL, 6},
+    {89, 0x9b0, "U", o1255, NULL, 1},
+    {89, 0x9c3, "U", o1256, NULL, 283},
+    {89, 0xa02, "GR", o1257, NULL, 2},
+    {89, 0xa02, "R", o1258, NULL, 786},
+    {89, 0xa08, "RRP", o1259, NULL, 15},
+    {89, 0xa0a, "RRP", o1260, NULL, 166},
+    {89, 0xa0b, "PPRP", o1261, NULL, 15},
+    {89, 0xa0c, "PPRP", o1262, NULL, 1940},
+    {89, 0xa0c, "PPRPP", o1263, t1263, 66},
+    {89, 0xa10, "GRPRR", o1264, NULL, 46},
+    {89, 0xa10, "GRRR", o1265, NULL, 6},
+    {89, 0xa10, "GRRRPP", o1266, NULL, 46},
+    {89, 0xa10, "RPPRR", o1267, NULL, 35},
+    {89, 0xa10, "RPRR", o1268, NULL, 755},
+    {89, 0xa10, "RRR", o1269, NULL, 334},
+    {89, 0xa10, "RRRPP", o1270, NULL, 544},
+    {89, 0xa11, "GRPR", o1271, NULL, 305},
+    {89, 0xa11, "GRRRP", o1272, NULL, 305},
+    {89, 0xa11, "RPR", o1273, NULL, 2334},
+    {89, 0xa11, "RR", o1274, NULL, 3},
+    {89, 0xa11, "RRP", o1275, NULL, 1},
+    {89, 0xa11, "RRRP", o1276, NULL, 2334},
+    {89, 0xa12, "GRRRP", o1277, NULL, 40},
+    {89, 0xa12, "RRRP", o1278, NULL, 20},
+    {89, 0xa13, "R", o1279, NULL, 40},
+    {89, 0xa17, "RRP", o1280, NULL, 19},
+    {89, 0xa20, "GRR", o1281, NULL, 112},
+    {89, 0xa20, "RR", o1282, NULL, 3990},
+    {89, 0xa23, "GRRR", o1283, NULL, 112},
+    {89, 0xa23, "RRR", o1284, NULL, 3924},
+    {89, 0xa24, "GRRR", o1285, NULL, 74},
+    {89, 0xa24, "RRR", o1286, NULL, 2506},
+    {89, 0xa25, "GRRR", o1287, NULL, 155},
+    {89, 0xa25, "RRR", o1288, NULL, 2639},
+    {89, 0xa28, "GRR", o1289, NULL, 112},
+    {89, 0xa28, "RR", o1290, NULL, 878},
+    {89, 0xa2b, "GRRR", o1291, NULL, 112},
+    {89, 0xa2b, "RRR", o1292, NULL, 876},
+    {89, 0xa45, "R", o1293, NULL, 241},
+    {89, 0xab9, "U", o1294, NULL, 1884},
+    {89, 0xb06, "R", o1295, NULL, 2},
+    {89, 0xb08, "R", o1296, NULL, 18},
+    {89, 0xb09, "R", o1297, NULL, 2},
+    {89, 0xb10, "R", o1298, NULL, 19},
+    {89, 0xb1d, "", o1299, NULL, 1006},
+    {89, 0xb60, "PRRRR", o1300, NULL, 49},
+    {89, 0xb60, "RRRR", o1301, NULL, 481},
+    {89, 0xb63, "PRRRR", o1302, NULL, 16},
+    {89, 0xb63, "RRRR", o1303, NULL, 150},
+    {89, 0xb66, "PRRRR", o1304, NULL, 16},
+    {89, 0xb66, "RRR", o1305, NULL, 69},
+    {89, 0xb66, "RRRR", o1306, NULL, 132},
+    {89, 0xb6c, "RRRR", o1307, NULL, 98},
+    {89, 0xb6f, "RRR", o1308, NULL, 63},
+    {89, 0xb82, "RR", o1309, NULL, 1},
+    {89, 0xb99, "RR", o1310, NULL, 218},
+    {89, 0xb9b, "RR", o1311, NULL, 52},
+    {89, 0xb9d, "RR", o1312, NULL, 152},
+    {89, 0xc02, "RU", o1313, NULL, 232},
+    {89, 0xc07, "RRUP", o1314, NULL, 1520},
+    {89, 0xc0c, "PPRUP", o1315, NULL, 1158},
+    {89, 0xc0c, "PPRUPP", o1316, NULL, 792},
+    {89, 0xc10, "GRPPRUR", o1317, NULL, 24},
+    {89, 0xc10, "GRPRUR", o1318, NULL, 44},
+    {89, 0xc10, "GRRUR", o1319, NULL, 31},
+    {89, 0xc10, "RPPRUR", o1320, NULL, 49},
+    {89, 0xc10, "RPRUR", o1321, NULL, 3051},
+    {89, 0xc10, "RRUR", o1322, NULL, 495},
+    {89, 0xc10, "RRURPP", o1323, NULL, 1228},
+    {89, 0xc11, "GRRUP", o1324, NULL, 7},
+    {89, 0xc11, "RPRU", o1325, NULL, 393},
+    {89, 0xc11, "RRU", o1326, NULL, 122},
+    {89, 0xc11, "RRUP", o1327, NULL, 169},
+    {89, 0xc11, "RRURP", o1328, NULL, 393},
+    {89, 0xc12, "GRRURP", o1329, NULL, 2},
+    {89, 0xc12, "RRURP", o1330, NULL, 61},
+    {89, 0xc17, "RRUP", o1331, NULL, 257},
+    {89, 0xc24, "GRRUR", o1332, NULL, 56},
+    {89, 0xc24, "RRUR", o1333, NULL, 1496},
+    {89, 0xc25, "RRUR", o1334, NULL, 16},
+    {89, 0xc45, "RU", o1335, NULL, 5},
+    {89, 0xc82, "HUU", o1336, NULL, 8},
+    {89, 0xc82, "UU", o1337, NULL, 288},
+    {89, 0xd00, "RU", o1338, NULL, 20},
+    {89, 0xd06, "RU", o1339, NULL, 2},
+    {89, 0xd09, "RU", o1340, NULL, 4},
+    {89, 0xd12, "RU", o1341, NULL, 2},
+    {89, 0xe24, "RRRU", o1342, NULL, 328},
+    {89, 0xf55, "B", o1343, NULL, 64},
+    {89, 0xf56, "B", o1344, NULL, 128},
+    {89, 0xf89, "PRR", o1345, NULL, 647},
+    {89, 0xf8c, "RRU", o1346, NULL, 18},
+    {89, 0xf8c, "RU", o1347, NULL, 2},
+    {89, 0xfae, "GRUR", o1348, NULL, 5},
+    {89, 0xfae, "RUR", o1349, NULL, 2},
+    {90, 0x202, "GRR", o1350, NULL, 296},
+    {90, 0x202, "RR", o1351, NULL, 1749},
+    {90, 0x207, "GRRRP", o1352, NULL, 38},
+    {90, 0x207, "RRRP", o1353, NULL, 2617},
+    {90, 0x208, "RRRP", o1354, NULL, 153},
+    {90, 0x209, "RRRP", o1355, NULL, 216},
+    {90, 0x20a, "RRRP", o1356, NULL, 380},
+    {90, 0x20b, "PPRRP", o1357, NULL, 358},
+    {90, 0x20c, "GPPRRP", o1358, NULL, 22},
+    {90, 0x20c, "GPPRRPP", o1359, NULL, 19},
+    {90, 0x20c, "PPRRP", o1360, NULL, 3708},
+    {90, 0x20c, "PPRRPP", o1361, NULL, 1771},
+    {90, 0x20f, "RRRRP", o1362, NULL, 3},
+    {90, 0x210, "GRPPRRR", o1363, NULL, 107},
+    {90, 0x210, "GRPRRR", o1364, NULL, 91},
+    {90, 0x210, "GRRRR", o1365, NULL, 154},
+    {90, 0x210, "GRRRRPP", o1366, NULL, 154},
+    {90, 0x210, "RPPRRR", o1367, NULL, 230},
+    {90, 0x210, "RPRRR", o1368, NULL, 1618},
+    {90, 0x210, "RRRR", o1369, NULL, 2354},
+    {90, 0x210, "RRRRPP", o1370, NULL, 566},
+    {90, 0x211, "GRPRR", o1371, NULL, 296},
+    {90, 0x211, "GRRR", o1372, NULL, 135},
+    {90, 0x211, "GRRRP", o1373, NULL, 110},
+    {90, 0x211, "GRRRRP", o1374, NULL, 296},
+    {90, 0x211, "RPRR", o1375, NULL, 2543},
+    {90, 0x211, "RPRRR", o1376, NULL, 1},
+    {90, 0x211, "RRR", o1377, NULL, 3069},
+    {90, 0x211, "RRRP", o1378, NULL, 2898},
+    {90, 0x211, "RRRR", o1379, NULL, 2734},
+    {90, 0x211, "RRRRP", o1380, NULL, 2496},
+    {90, 0x212, "GRRRRP", o1381, NULL, 45},
+    {90, 0x212, "PRRRRP", o1382, NULL, 12},
+    {90, 0x212, "RRRRP", o1383, NULL, 786},
+    {90, 0x213, "RR", o1384, NULL, 91},
+    {90, 0x215, "RRRR", o1385, NULL, 1},
+    {90, 0x219, "GRRRR", o1386, NULL, 4},
+    {90, 0x219, "RRRR", o1387, NULL, 421},
+    {90, 0x220, "GRRR", o1388, NULL, 353},
+    {90, 0x220, "RRR", o1389, NULL, 4470},
+    {90, 0x221, "GRRR", o1390, NULL, 376},
+    {90, 0x221, "RRR", o1391, NULL, 3670},
+    {90, 0x223, "GRRRR", o1392, NULL, 295},
+    {90, 0x223, "RRRR", o1393, NULL, 103057},
+    {90, 0x224, "GRRRR", o1394, NULL, 582},
+    {90, 0x224, "RRRR", o1395, NULL, 3273},
+    {90, 0x224, "RRRRP", o1396, NULL, 106},
+    {90, 0x225, "GRRRR", o1397, NULL, 151},
+    {90, 0x225, "RPRRR", o1398, NULL, 4},
+    {90, 0x225, "RRRR", o1399, NULL, 523},
+    {90, 0x226, "RRRR", o1400, NULL, 2},
+    {90, 0x227, "RPRRR", o1401, NULL, 6},
+    {90, 0x227, "RRRR", o1402, NULL, 113},
+    {90, 0x228, "GRRR", o1403, NULL, 280},
+    {90, 0x228, "RRR", o1404, NULL, 25},
+    {90, 0x229, "GRRR", o1405, NULL, 120},
+    {90, 0x229, "RRR", o1406, NULL, 255},
+    {90, 0x22a, "PPRRP", o1407, NULL, 2},
+    {90, 0x22b, "GRRRR", o1408, NULL, 280},
+    {90, 0x22b, "RRRR", o1409, NULL, 57497},
+    {90, 0x230, "RRR", o1410, NULL, 2822},
+    {90, 0x231, "RRRR", o1411, NULL, 1},
+    {90, 0x232, "RRR", o1412, NULL, 1},
+    {90, 0x237, "RRRR", o1413, NULL, 2},
+    {90, 0x23c, "RRRR", o1414, NULL, 1478},
+    {90, 0x23e, "RRR", o1415, NULL, 1473},
+    {90, 0x23f, "RRRR", o1416, NULL, 1},
+    {90, 0x240, "RRRP", o1417, NULL, 1},
+    {90, 0x245, "RR", o1418, NULL, 493},
+    {90, 0x246, "RRRRP", o1419, NULL, 14},
+    {90, 0x248, "RRRP", o1420, NULL, 155},
+    {90, 0x287, "UUUQ", o1421, NULL, 325},
+    {90, 0x28c, "QQUUQ", o1422, NULL, 961},
+    {90, 0x290, "UQUUU", o1423, NULL, 256},
+    {90, 0x290, "UUUU", o1424, NULL, 475},
+    {90, 0x290, "UUUUQQ", o1425, NULL, 108},
+    {90, 0x291, "UUU", o1426, NULL, 500},
+    {90, 0x291, "UUUQ", o1427, NULL, 221},
+    {90, 0x291, "UUUU", o1428, NULL, 161},
+    {90, 0x292, "UUUUQ", o1429, NULL, 123},
+    {90, 0x2a4, "UUUU", o1430, NULL, 521},
+    {90, 0x2a5, "UUUU", o1431, NULL, 26},
+    {90, 0x2bd, "UU", o1432, NULL, 3},
+    {90, 0x2bf, "UU", o1433, NULL, 48},
+    {90, 0x2ca, "UR", o1434, NULL, 918},
+    {90, 0x300, "RR", o1435, NULL, 2},
+    {90, 0x301, "RR", o1436, NULL, 2},
+    {90, 0x302, "PRR", o1437, NULL, 220},
+    {90, 0x305, "RR", o1438, NULL, 416},
+    {90, 0x306, "RR", o1439, NULL, 43},
+    {90, 0x308, "GRR", o1440, NULL, 25},
+    {90, 0x308, "RR", o1441, NULL, 749},
+    {90, 0x309, "RR", o1442, NULL, 31},
+    {90, 0x310, "RR", o1443, NULL, 74},
+    {90, 0x311, "RR", o1444, NULL, 2},
+    {90, 0x312, "RR", o1445, NULL, 28},
+    {90, 0x343, "R", o1446, NULL, 17},
+    {90, 0x348, "R", o1447, NULL, 18},
+    {90, 0x35d, "R", o1448, NULL, 1},
+    {90, 0x385, "GRR", o1449, NULL, 16},
+    {90, 0x385, "RR", o1450, NULL, 1},
+    {90, 0x387, "RR", o1451, NULL, 220},
+    {90, 0x388, "GRR", o1452, NULL, 552},
+    {90, 0x388, "RR", o1453, NULL, 6487},
+    {90, 0x389, "PRRRR", o1454, NULL, 18},
+    {90, 0x38b, "PRRRR", o1455, NULL, 34},
+    {90, 0x38d, "RRRR", o1456, NULL, 6},
+    {90, 0x3a1, "RR", o1457, NULL, 17},
+    {90, 0x3a9, "PRRRR", o1458, NULL, 3},
+    {90, 0x3aa, "PRR", o1459, NULL, 1},
+    {90, 0x3c4, "UR", o1460, NULL, 6},
+    {90, 0x3c6, "", o1461, NULL, 1},
+    {90, 0x414, "RRR", o1462, NULL, 2},
+    {90, 0x421, "GRR", o1463, NULL, 7},
+    {90, 0x421, "RR", o1464, NULL, 2485},
+    {90, 0x423, "GRRR", o1465, NULL, 14},
+    {90, 0x423, "RRR", o1466, NULL, 1772},
+    {90, 0x424, "GRRR", o1467, NULL, 127},
+    {90, 0x424, "RRR", o1468, NULL, 732},
+    {90, 0x42b, "RRR", o1469, NULL, 20},
+    {90, 0x435, "RRR", o1470, NULL, 1108},
+    {90, 0x446, "RRRP", o1471, NULL, 211},
+    {90, 0x4a4, "UUU", o1472, NULL, 38},
+    {90, 0x589, "PRRR", o1473, NULL, 44},
+    {90, 0x5a7, "PUR", o1474, NULL, 2},
+    {90, 0x5ab, "", o1475, NULL, 3},
+    {90, 0x5ab, "G", o1476, NULL, 1},
+    {90, 0x5b2, "UUU", o1477, NULL, 1},
+    {90, 0x802, "GR", o1478, NULL, 110},
+    {90, 0x802, "R", o1479, NULL, 1184},
+    {90, 0x803, "RR", o1480, NULL, 111},
+    {90, 0x805, "GR", o1481, NULL, 21},
+    {90, 0x805, "R", o1482, NULL, 7918},
+    {90, 0x806, "PP", o1483, t1483, 2},
+    {90, 0x806, "RPP", o1484, NULL, 17},
+    {90, 0x807, "RRP", o1485, NULL, 1259},
+    {90, 0x808, "RRP", o1486, NULL, 123},
+    {90, 0x809, "RRP", o1487, NULL, 2},
+    {90, 0x80a, "RRP", o1488, NULL, 17},
+    {90, 0x80b, "PPRP", o1489, NULL, 1294},
+    {90, 0x80c, "PPRP", o1490, NULL, 7031},
+    {90, 0x80f, "RRRP", o1491, NULL, 3},
+    {90, 0x810, "GRRR", o1492, NULL, 143},
+    {90, 0x810, "RPPRR", o1493, NULL, 20},
+    {90, 0x810, "RPRR", o1494, NULL, 433},
+    {90, 0x810, "RRR", o1495, NULL, 3508},
+    {90, 0x810, "RRRPP", o1496, NULL, 323},
+    {90, 0x811, "RR", o1497, NULL, 208},
+    {90, 0x811, "RRR", o1498, NULL, 330},
+    {90, 0x812, "GRRRP", o1499, NULL, 6},
+    {90, 0x812, "PRRRP", o1500, NULL, 907},
+    {90, 0x812, "RRRP", o1501, NULL, 6143},
+    {90, 0x816, "RRR", o1502, NULL, 77},
+    {90, 0x819, "GRRR", o1503, NULL, 105},
+    {90, 0x819, "RRR", o1504, NULL, 8967},
+    {90, 0x81c, "PPPPP", o1505, NULL, 828},
+    {90, 0x81c, "PPPPQ", o1506, NULL, 1061},
+    {90, 0x820, "GRR", o1507, NULL, 115},
+    {90, 0x820, "RR", o1508, NULL, 600},
+    {90, 0x823, "GRRR", o1509, NULL, 403},
+    {90, 0x823, "RRR", o1510, NULL, 548},
+    {90, 0x824, "GRRR", o1511, NULL, 488},
+    {90, 0x824, "GRRRP", o1512, NULL, 7},
+    {90, 0x824, "RRR", o1513, NULL, 11357},
+    {90, 0x824, "RRRP", o1514, NULL, 248},
+    {90, 0x825, "GRRR", o1515, NULL, 111},
+    {90, 0x825, "RRR", o1516, NULL, 3571},
+    {90, 0x827, "RRR", o1517, NULL, 60},
+    {90, 0x828, "RR", o1518, NULL, 61},
+    {90, 0x836, "GRR", o1519, NULL, 140},
+    {90, 0x836, "RR", o1520, NULL, 4364},
+    {90, 0x83b, "RR", o1521, NULL, 693},
+    {90, 0x83e, "RR", o1522, NULL, 17},
+    {90, 0x846, "RRRP", o1523, NULL, 17},
+    {90, 0x848, "RRP", o1524, NULL, 622},
+    {90, 0x882, "U", o1525, NULL, 357},
+    {90, 0x886, "UQP", o1526, NULL, 22},
+    {90, 0x887, "UUQ", o1527, NULL, 21},
+    {90, 0x88c, "QQUQ", o1528, NULL, 918},
+    {90, 0x890, "UQUU", o1529, NULL, 91},
+    {90, 0x890, "UUU", o1530, NULL, 1862},
+    {90, 0x890, "UUUQQ", o1531, NULL, 2},
+    {90, 0x891, "UU", o1532, NULL, 7},
+    {90, 0x891, "UUQ", o1533, NULL, 16},
+    {90, 0x892, "QUUUQ", o1534, NULL, 6},
+    {90, 0x892, "UUUQ", o1535, NULL, 112},
+    {90, 0x896, "UUU", o1536, NULL, 1},
+    {90, 0x899, "UUU", o1537, NULL, 4100},
+    {90, 0x8a4, "UUU", o1538, NULL, 183},
+    {90, 0x8a5, "UUU", o1539, NULL, 31},
+    {90, 0x908, "R", o1540, NULL, 189},
+    {90, 0x918, "", o1541, NULL, 9798},
+    {90, 0x919, "GR", o1542, NULL, 38},
+    {90, 0x919, "R", o1543, NULL, 3295},
+    {90, 0x91a, "", o1544, NULL, 499},
+    {90, 0x91b, "", o1545, NULL, 18},
+    {90, 0x941, "B", o1546, NULL, 1568},
+    {90, 0x942, "GB", o1547, NULL, 1},
+    {90, 0x944, "", o1548, NULL, 261},
+    {90, 0x945, "B", o1549, NULL, 1568},
+    {90, 0x946, "", o1550, NULL, 3},
+    {90, 0x947, "", o1551, NULL, 2379},
+    {90, 0x947, "G", o1552, NULL, 9040},
+    {90, 0x947, "GP", o1553, NULL, 189},
+    {90, 0x947, "U", o1554, NULL, 6},
+    {90, 0x948, "", o1555, NULL, 22},
+    {90, 0x94d, "", o1556, NULL, 851},
+    {90, 0x94d, "G", o1557, NULL, 1334},
+    {90, 0x94d, "GP", o1558, NULL, 32},
+    {90, 0x94e, "R", o1559, NULL, 17},
+    {90, 0x950, "R", o1560, NULL, 209},
+    {90, 0x95c, "", o1561, NULL, 1},
+    {90, 0x95d, "", o1562, NULL, 1},
+    {90, 0x980, "GRR", o1563, NULL, 16},
+    {90, 0x980, "RR", o1564, NULL, 1},
+    {90, 0x980, "RUR", o1565, NULL, 40},
+    {90, 0x981, "GRUR", o1566, NULL, 1034},
+    {90, 0x981, "RUR", o1567, NULL, 11749},
+    {90, 0x983, "GRR", o1568, NULL, 1},
+    {90, 0x983, "RR", o1569, NULL, 176},
+    {90, 0x984, "GRR", o1570, NULL, 156},
+    {90, 0x984, "RR", o1571, NULL, 60475},
+    {90, 0x984, "RRU", o1572, NULL, 11},
+    {90, 0x984, "RU", o1573, NULL, 511},
+    {90, 0x985, "URR", o1574, NULL, 26},
+    {90, 0x986, "GURR", o1575, NULL, 788},
+    {90, 0x986, "URR", o1576, NULL, 6082},
+    {90, 0x988, "GRUR", o1577, NULL, 2},
+    {90, 0x989, "PRRR", o1578, NULL, 72},
+    {90, 0x98a, "GPRURR", o1579, NULL, 1},
+    {90, 0x98a, "PRURR", o1580, NULL, 16},
+    {90, 0x98c, "RRUR", o1581, NULL, 10},
+    {90, 0x98e, "GURR", o1582, NULL, 18},
+    {90, 0x98e, "URR", o1583, NULL, 13},
+    {90, 0x98f, "", o1584, NULL, 4},
+    {90, 0x992, "", o1585, NULL, 5},
+    {90, 0x992, "G", o1586, NULL, 1},
+    {90, 0x9a2, "PRURR", o1587, NULL, 1},
+    {90, 0x9a6, "URR", o1588, NULL, 52},
+    {90, 0x9a7, "RUR", o1589, NULL, 2},
+    {90, 0x9a8, "GPRURR", o1590, NULL, 18},
+    {90, 0x9a8, "PRURR", o1591, NULL, 36},
+    {90, 0x9ab, "", o1592, NULL, 3},
+    {90, 0x9ab, "G", o1593, NULL, 1},
+    {90, 0x9af, "", o1594, NULL, 6},
+    {90, 0x9b0, "U", o1595, NULL, 1},
+    {90, 0x9c3, "U", o1596, NULL, 1007},
+    {90, 0x9c7, "", o1597, NULL, 2},
+    {90, 0xab9, "U", o1598, NULL, 5368},
+    {90, 0xb1d, "", o1599, NULL, 1391},
+    {90, 0xb82, "GR", o1600, NULL, 577},
+    {90, 0xb82, "R", o1601, NULL, 3151},
+    {90, 0xb82, "RR", o1602, NULL, 390},
+    {90, 0xc02, "RU", o1603, NULL, 671},
+    {90, 0xc07, "RRUP", o1604, NULL, 3224},
+    {90, 0xc0a, "RRUP", o1605, NULL, 30},
+    {90, 0xc0b, "PPRUP", o1606, NULL, 2},
+    {90, 0xc0c, "PPRUP", o1607, NULL, 4025},
+    {90, 0xc0c, "PPRUPP", o1608, NULL, 1748},
+    {90, 0xc0f, "RRURP", o1609, NULL, 83},
+    {90, 0xc10, "GRPPRUR", o1610, NULL, 36},
+    {90, 0xc10, "GRPRUR", o1611, NULL, 37},
+    {90, 0xc10, "GRRUR", o1612, NULL, 12},
+    {90, 0xc10, "RPPRUR", o1613, NULL, 112},
+    {90, 0xc10, "RPRUR", o1614, NULL, 5839},
+    {90, 0xc10, "RRUR", o1615, NULL, 641},
+    {90, 0xc10, "RRURPP", o1616, NULL, 3781},
+    {90, 0xc11, "GRPRU", o1617, NULL, 9},
+    {90, 0xc11, "GRRU", o1618, NULL, 3},
+    {90, 0xc11, "GRRURP", o1619, NULL, 9},
+    {90, 0xc11, "RPRU", o1620, NULL, 3912},
+    {90, 0xc11, "RRU", o1621, NULL, 1575},
+    {90, 0xc11, "RRUP", o1622, NULL, 373},
+    {90, 0xc11, "RRURP", o1623, NULL, 3904},
+    {90, 0xc12, "GRRURP", o1624, NULL, 2},
+    {90, 0xc12, "RRURP", o1625, NULL, 83},
+    {90, 0xc20, "RRU", o1626, NULL, 4022},
+    {90, 0xc23, "RRUR", o1627, NULL, 3867},
+    {90, 0xc24, "GRRUR", o1628, NULL, 63},
+    {90, 0xc24, "RRUR", o1629, NULL, 3722},
+    {90, 0xc25, "RRUR", o1630, NULL, 1818},
+    {90, 0xc28, "RRU", o1631, NULL, 950},
+    {90, 0xc2b, "RRUR", o1632, NULL, 948},
+    {90, 0xc36, "GRRU", o1633, NULL, 36},
+    {90, 0xc36, "RRU", o1634, NULL, 527},
+    {90, 0xc45, "RU", o1635, NULL, 203},
+    {90, 0xc46, "RRURP", o1636, NULL, 9},
+    {90, 0xc48, "RRUP", o1637, NULL, 269},
+    {90, 0xc82, "HUU", o1638, NULL, 20},
+    {90, 0xc82, "UU", o1639, NULL, 911},
+    {90, 0xd00, "RU", o1640, NULL, 20},
+    {90, 0xd06, "RU", o1641, NULL, 2},
+    {90, 0xd09, "RU", o1642, NULL, 8},
+    {90, 0xd10, "RU", o1643, NULL, 19},
+    {90, 0xd12, "RU", o1644, NULL, 2},
+    {90, 0xdc7, "", o1645, NULL, 2},
+    {90, 0xe21, "RRU", o1646, NULL, 16},
+    {90, 0xe24, "GRRRU", o1647, NULL, 4},
+    {90, 0xe24, "RRRU", o1648, NULL, 866},
+    {90, 0xe24, "RRRUP", o1649, NULL, 19},
+    {90, 0xe25, "RRRU", o1650, NULL, 107},
+    {90, 0xe46, "RRRUP", o1651, NULL, 8},
+    {90, 0xf60, "PRRRRU", o1652, NULL, 49},
+    {90, 0xf60, "RRRRU", o1653, NULL, 416},
+    {90, 0xf60, "RRRU", o1654, t1654, 1},
+    {90, 0xf63, "PRRRU", o1655, NULL, 16},
+    {90, 0xf63, "RRRRU", o1656, NULL, 33},
+    {90, 0xf63, "RRRU", o1657, NULL, 117},
+    {90, 0xf66, "PRRRRU", o1658, NULL, 14},
+    {90, 0xf66, "PRRRU", o1659, t1659, 2},
+    {90, 0xf66, "RRRRU", o1660, NULL, 123},
+    {90, 0xf66, "RRRU", o1661, NULL, 78},
+    {90, 0xf6c, "RRRRU", o1662, NULL, 98},
+    {90, 0xf6f, "RRRU", o1663, NULL, 63},
+    {90, 0xf89, "PRR", o1664, NULL, 215},
+    {90, 0xf8c, "RRU", o1665, NULL, 18},
+    {90, 0xf8c, "RU", o1666, NULL, 1},
+    {90, 0xf99, "RRU", o1667, NULL, 218},
+    {90, 0xf9b, "RRU", o1668, NULL, 52},
+    {90, 0xf9d, "RRU", o1669, NULL, 152},
+    {90, 0xf9f, "RRU", o1670, NULL, 133},
+    {90, 0xfae, "GRUR", o1671, NULL, 5},
+    {90, 0xfae, "RUR", o1672, NULL, 2},
 };
 const size_t rs_sass_nforms = sizeof rs_sass_forms / sizeof *rs_sass_forms;

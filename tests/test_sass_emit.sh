@@ -114,7 +114,7 @@ expect() {
   tensor_cluster.sm_90) echo "no trusted field for operand 0 (U) of UPRMT 0x896 'UUU' (sm_90" ;;
   warp_ops.sm_75) echo "no trusted field for operand 3 (R) of ATOMS 0x38c 'GRRR' (sm_75" ;;
   misc2.sm_*) echo "no trusted field for operand 6 (P) of ISETP 0x20c 'GPPRRPP'" ;;
-  thin.sm_*) echo "of SEL 0x807 'GRRP'" ;;
+  thin.sm_8?) echo "no trusted field for operand 1 (U) of UFLO 0x2bd 'UU'" ;;
   texgradcube.sm_[78]?) echo "unexpected operand 'MACTIVE' of BMOV.32" ;;
   texptx.sm_75) echo "operands 2 and 3 of TLD4 0x364 'PRRRR' (sm_75) always held one register" ;;
   # TXD ARRAY_2D / TXD.AOFFI 2D: the coordinate triple (an aligned quad) and a pair written right

@@ -417,13 +417,14 @@ static int scan_labels(C *x, const char *listing, rs_err *e) {
     } else if (f && inst_addr(&l, &a, &rest) && a < f->size && a % 16 == 0) {
       const char *ref = find(l.s + rest, l.len - rest, "`(");
       if (!ref) continue;
-      /* only the forms whose layout we checked: BRA (no .DIV/.U: those carry a UR), BSSY,
-       * CALL.REL.NOINC */
+      /* only the forms whose layout we checked: BRA and BRA.U.ANY (sm_90's waterfall loops; not
+       * .DIV or plain .U: those carry a UR), BSSY, CALL.REL.NOINC */
       size_t op_at, op_len;
       char base[16];
       opcode_of(l.s + rest, (size_t)(ref - l.s - rest), &op_at, &op_len, base, sizeof base);
       const char *op = l.s + rest + op_at;
-      if (!((op_len == 3 && !strncmp(op, "BRA", 3)) || (op_len == 4 && !strncmp(op, "BSSY", 4)) ||
+      if (!((op_len == 3 && !strncmp(op, "BRA", 3)) || (op_len == 9 && !strncmp(op, "BRA.U.ANY", 9)) ||
+            (op_len == 4 && !strncmp(op, "BSSY", 4)) ||
             (op_len == 14 && !strncmp(op, "CALL.REL.NOINC", 14))))
         continue;
       uint64_t w[2];

@@ -46,7 +46,8 @@
 typedef struct {
   const rs_func *f;
   uint32_t W, NB, NI, NU;       /* words per unit set; blocks; instructions; units */
-  bool calls, r2p, chain, upguard; /* the quirks taken: RS_PLR_CALLS, _R2P, _CHAIN, _UPGUARD */
+  bool calls, r2p, chain, upguard, collective; /* the quirks taken: RS_PLR_CALLS, _R2P, _CHAIN, _UPGUARD,
+                                                 * _COLLECTIVE */
   rs_word *use, *def, *cdef, *call_w; /* per instruction (units): read, written, written under a
                                        * predicate, written by the call convention */
   rs_word *kill;                /* per instruction (units): writes that kill */
@@ -112,11 +113,12 @@ static bool plr_saved(unsigned r) { return r == 1 || r == 2 || (r >= 16 && r < 3
  * that return through it (reduce_f64, layernorm, the 64-bit division of tests/fixtures/sass-real). */
 static bool plr_at_entry(unsigned r) { return r == 0 || plr_saved(r) || (r >= 4 && r < 16); }
 
-/* Successors of block b in the CFG -plr sees: the block's own, or (a call, a predicated RET)
- * its next block, or (a RET) none. */
+/* Successors of block b in the CFG -plr sees: the block's own, or (a call, a predicated RET,
+ * a WARPSYNC.COLLECTIVE) its next block, or (a RET) none. */
 static uint32_t succs(const plr *p, uint32_t b, const uint32_t **list, uint32_t *one) {
   const rs_inst *last = last_inst(p->f, b);
-  if (is_call(p, last) || (is_ret(p, last) && (last->flags & RS_I_PREDICATED))) {
+  if (is_call(p, last) || (is_ret(p, last) && (last->flags & RS_I_PREDICATED)) ||
+      (p->collective && last && op_is(p->f, last, "WARPSYNC.COLLECTIVE"))) {
     *one = b + 1;
     *list = one;
     return b + 1 < p->NB;
@@ -259,9 +261,10 @@ static void sites_build(plr *p) {
       }
     }
   }
-  /* -plr's values: a read joins the sites reaching it that wrote as many registers as it reads
-   * (CS2R R24:R25 and a later MOV R24 stay apart; two MOV R22 meeting at a read join); a
-   * predicated write joins the sites it may leave in place */
+  /* -plr's values: a read joins every site reaching it, whatever widths the sites wrote (a
+   * CS2R R94:R95 before a branch and the loop's FFMA R94 meeting at FADD R94 join: gemv_batched
+   * of the mini corpus; CS2R pairs meeting at a quad read: tex_layered); a predicated write joins
+   * the sites it may leave in place */
   p->par = rs_xmalloc(sizeof *p->par * (p->nsites + 1));
   for (uint32_t i = 0; i < p->nsites; i++) p->par[i] = i;
   for (uint32_t b = 0; b < p->NB; b++) {
@@ -271,7 +274,7 @@ static void sites_build(plr *p) {
       const rs_inst *in = &f->insts[ii];
       for (uint32_t o = 0; o < in->nops; o++) {
         const rs_operand *op = &f->ops[in->first_op + o];
-        uint32_t u0 = op_base(f, op), w = op_width(op);
+        uint32_t u0 = op_base(f, op);
         bool def = (op->flags & RS_F_DEF) != 0;
         if (u0 == UINT32_MAX || (def && !(op->flags & RS_F_COND))) continue;
         for (unsigned k = 0; k < 32 && (op->lanes >> (2 * k)); k++) {
@@ -282,7 +285,7 @@ static void sites_build(plr *p) {
               if (p->site_unit[s] == u) first = s;
           for (uint32_t j = p->usite_first[u]; j < p->usite_first[u + 1]; j++) {
             uint32_t s = p->usite[j];
-            if (!rs_bs_get(cur, s) || (p->site_w[s] && p->site_w[s] != w)) continue;
+            if (!rs_bs_get(cur, s)) continue;
             if (first == UINT32_MAX) first = s;
             else rs_uf_union(p->par, first, s);
           }
@@ -535,6 +538,7 @@ int rs_sass_live_rows(const rs_func *f, rs_word **rows, uint32_t *words, unsigne
   p.r2p = (quirks & RS_PLR_R2P) != 0;
   p.chain = (quirks & RS_PLR_CHAIN) != 0;
   p.upguard = (quirks & RS_PLR_UPGUARD) != 0;
+  p.collective = (quirks & RS_PLR_COLLECTIVE) != 0;
   uint32_t W = p.W, NI = p.NI;
   rs_word **per_inst[] = {&p.use, &p.def, &p.cdef, &p.call_w, &p.kill};
   for (size_t k = 0; k < sizeof per_inst / sizeof *per_inst; k++) *per_inst[k] = rs_xcalloc((size_t)W * (NI + 1), sizeof(rs_word));

@@ -366,8 +366,11 @@ static void region_span(const plr *p, uint32_t b0, uint32_t be, const rs_word *o
 }
 
 /* -plr's regions: code from one label to the next. A side exit of a predicated branch does not
- * end one, except a branch back to the region's own start (a loop), whose values live there are
- * shown so too up to that branch. */
+ * end one, but the rule is applied to the span up to it too, with what is live and reaching at
+ * its target (a branch back to the region's start, a loop, is one such exit): a value live at the
+ * exit is shown from the span's start when it reached there, even across a stretch of the
+ * fall-through where it is dead before a new def of its web (MAGMA's hemm_vbatched: R7 and R8
+ * after `@!P0 BRA` out of the region entered by the loop's `@P0 CALL.REL.NOINC` exit). */
 static void region_rule(const plr *p, rs_word *rows) {
   const rs_func *f = p->f;
   rs_word *out = rs_xcalloc(p->W + 1, sizeof *out), *webs = rs_xcalloc(p->SW + 1, sizeof *webs);
@@ -392,7 +395,7 @@ static void region_rule(const plr *p, rs_word *rows) {
       const uint32_t *sl;
       uint32_t one, n = succs(p, b, &sl, &one);
       for (uint32_t k = 0; k < n; k++)
-        if (sl[k] == b0) region_span(p, b0, b, cset_at(p->in, p->W, b0), cset_at(p->rd_in, p->SW, b0), webs, from, rows);
+        if (sl[k] != b + 1) region_span(p, b0, b, cset_at(p->in, p->W, sl[k]), cset_at(p->rd_in, p->SW, sl[k]), webs, from, rows);
     }
     b0 = b1;
   }

@@ -291,6 +291,20 @@ static void sites_build(plr *p) {
           }
         }
       }
+      /* -plr's P2R/R2P read all of P0-P6 (RS_PLR_R2P, in use[] beside the operands): those reads
+       * join too (P0 and P1 of MAGMA's gesvj_update_vectors sm_75, read by a P2R after the loop) */
+      if (p->r2p && (op_is(f, in, "P2R") || op_is(f, in, "R2P"))) {
+        int pf = file_named(f->tgt, "p");
+        for (uint32_t k = 0; pf >= 0 && k < 7 && k < f->tgt->files[pf].count; k++) {
+          uint32_t u = f->tgt->files[pf].first + k, first = UINT32_MAX;
+          for (uint32_t j = p->usite_first[u]; j < p->usite_first[u + 1]; j++) {
+            uint32_t s = p->usite[j];
+            if (!rs_bs_get(cur, s)) continue;
+            if (first == UINT32_MAX) first = s;
+            else rs_uf_union(p->par, first, s);
+          }
+        }
+      }
       /* a call's reads of the convention (R0, R1) join too (cg_grid_atomics: R0 of two paths) */
       for (uint32_t u = 0; is_call(p, in) && u < p->NU; u++) {
         if (!rs_bs_get(p->call_use, u)) continue;

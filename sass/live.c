@@ -316,6 +316,17 @@ static void sites_build(plr *p) {
           else rs_uf_union(p->par, first, s);
         }
       }
+      /* and a RET's of the callee-saved registers live after it */
+      for (uint32_t u = 0; is_ret(p, in) && u < p->NU; u++) {
+        if (!rs_bs_get(p->ret_out, u) && !(p->sub_ur[b] && rs_bs_get(p->ret_ur, u))) continue;
+        uint32_t first = UINT32_MAX;
+        for (uint32_t j = p->usite_first[u]; j < p->usite_first[u + 1]; j++) {
+          uint32_t s = p->usite[j];
+          if (!rs_bs_get(cur, s)) continue;
+          if (first == UINT32_MAX) first = s;
+          else rs_uf_union(p->par, first, s);
+        }
+      }
       for (uint32_t s = p->inst_site[ii]; s < p->inst_site[ii + 1]; s++) {
         uint32_t u = p->site_unit[s];
         if (rs_bs_get(cset_at(p->def, p->W, ii), u))

@@ -186,6 +186,14 @@ static void reach(plr *p) {
  * RET returning to every call site joined values of different calls) ---- */
 
 
+/* Whether instruction ii writes unit u as a def site: its operands, or a call's clobber set
+ * (-plr's call writes its whole clobber set, and those values join at reads like any other:
+ * montecarlo_option's RNG state R8 is one value before its sqrt slowpath's call and after it). */
+static bool site_at(const plr *p, uint32_t ii, uint32_t u) {
+  return rs_bs_get(cset_at(p->def, p->W, ii), u) || rs_bs_get(cset_at(p->cdef, p->W, ii), u) ||
+         rs_bs_get(cset_at(p->call_w, p->W, ii), u);
+}
+
 static void sites_build(plr *p) {
   const rs_func *f = p->f;
   uint32_t n = 0;
@@ -193,7 +201,7 @@ static void sites_build(plr *p) {
   for (uint32_t ii = 0; ii < p->NI; ii++) {
     p->inst_site[ii] = n;
     for (uint32_t u = 0; u < p->NU; u++)
-      if (rs_bs_get(set_at(p->def, p->W, ii), u) || rs_bs_get(set_at(p->cdef, p->W, ii), u)) n++;
+      if (site_at(p, ii, u)) n++;
   }
   p->inst_site[p->NI] = n;
   p->nsites0 = n;
@@ -212,9 +220,9 @@ static void sites_build(plr *p) {
         for (unsigned k = 0; k < 32 && (op->lanes >> (2 * k)); k++)
           if (op_unit(f, op, k, u0)) wid[u0 + k] = op_width(op);
     }
-    for (uint32_t u = 0; u < p->NU; u++)
-      if (rs_bs_get(set_at(p->def, p->W, ii), u) || rs_bs_get(set_at(p->cdef, p->W, ii), u))
-        p->site_unit[n] = u, p->site_w[n++] = wid[u];
+    for (uint32_t u = 0; u < p->NU; u++) /* a call's clobber write: one register */
+      if (site_at(p, ii, u))
+        p->site_unit[n] = u, p->site_w[n++] = is_call(p, in) ? 1 : wid[u];
   }
   free(wid);
   for (uint32_t u = 0; u < p->NU; u++) p->site_unit[n + u] = u, p->site_w[n + u] = 0;
@@ -242,18 +250,14 @@ static void sites_build(plr *p) {
         uint32_t ii = blk->first_inst + k;
         for (uint32_t s = p->inst_site[ii]; s < p->inst_site[ii + 1]; s++) {
           uint32_t u = p->site_unit[s];
-          if (rs_bs_get(set_at(p->def, p->W, ii), u))
+          if (rs_bs_get(set_at(p->kill, p->W, ii), u))
             for (uint32_t j = p->usite_first[u]; j < p->usite_first[u + 1]; j++) rs_bs_clr(cur, p->usite[j]);
         }
         for (uint32_t s = p->inst_site[ii]; s < p->inst_site[ii + 1]; s++) rs_bs_set(cur, s);
       }
-      /* over -plr's CFG: a call returns to its next instruction and kills what it clobbers */
+      /* over -plr's CFG: a call returns to its next instruction (its clobber writes are sites) */
       const uint32_t *sl;
       uint32_t one, nsl = succs(p, b, &sl, &one);
-      if (is_call(p, last_inst(f, b)) && !(last_inst(f, b)->flags & RS_I_PREDICATED))
-        for (uint32_t u = 0; u < p->NU; u++)
-          if (rs_bs_get(p->clob, u))
-            for (uint32_t j = p->usite_first[u]; j < p->usite_first[u + 1]; j++) rs_bs_clr(cur, p->usite[j]);
       for (uint32_t k = 0; k < nsl; k++) {
         rs_word *ri = set_at(p->rd_in, SW, sl[k]);
         for (uint32_t w = 0; w < SW; w++)
@@ -329,7 +333,7 @@ static void sites_build(plr *p) {
       }
       for (uint32_t s = p->inst_site[ii]; s < p->inst_site[ii + 1]; s++) {
         uint32_t u = p->site_unit[s];
-        if (rs_bs_get(cset_at(p->def, p->W, ii), u))
+        if (rs_bs_get(cset_at(p->kill, p->W, ii), u))
           for (uint32_t j = p->usite_first[u]; j < p->usite_first[u + 1]; j++) rs_bs_clr(cur, p->usite[j]);
       }
       for (uint32_t s = p->inst_site[ii]; s < p->inst_site[ii + 1]; s++) rs_bs_set(cur, s);
@@ -345,7 +349,7 @@ static void rd_out(const plr *p, uint32_t b, rs_word *cur) {
   for (uint32_t ii = blk->first_inst; ii < blk->first_inst + blk->ninsts; ii++) {
     for (uint32_t s = p->inst_site[ii]; s < p->inst_site[ii + 1]; s++) {
       uint32_t u = p->site_unit[s];
-      if (rs_bs_get(cset_at(p->def, p->W, ii), u))
+      if (rs_bs_get(cset_at(p->kill, p->W, ii), u))
         for (uint32_t j = p->usite_first[u]; j < p->usite_first[u + 1]; j++) rs_bs_clr(cur, p->usite[j]);
     }
     for (uint32_t s = p->inst_site[ii]; s < p->inst_site[ii + 1]; s++) rs_bs_set(cur, s);

@@ -186,6 +186,8 @@ static void reach(plr *p) {
  * RET returning to every call site joined values of different calls) ---- */
 
 
+static bool up_guard(const rs_func *f, const rs_inst *in);
+
 /* Whether instruction ii writes unit u as a def site: its operands, or a call's clobber set
  * (-plr's call writes its whole clobber set, and those values join at reads like any other:
  * montecarlo_option's RNG state R8 is one value before its sqrt slowpath's call and after it). */
@@ -280,7 +282,8 @@ static void sites_build(plr *p) {
         const rs_operand *op = &f->ops[in->first_op + o];
         uint32_t u0 = op_base(f, op);
         bool def = (op->flags & RS_F_DEF) != 0;
-        if (u0 == UINT32_MAX || (def && !(op->flags & RS_F_COND))) continue;
+        /* a def under a uniform predicate kills in -plr (RS_PLR_UPGUARD): it joins nothing */
+        if (u0 == UINT32_MAX || (def && (!(op->flags & RS_F_COND) || (p->upguard && up_guard(f, in))))) continue;
         for (unsigned k = 0; k < 32 && (op->lanes >> (2 * k)); k++) {
           if (!op_unit(f, op, k, u0)) continue;
           uint32_t u = u0 + k, first = UINT32_MAX;

@@ -261,7 +261,10 @@ static int compare_module(const rs_module *m, char *plr_text, const char *what, 
  *    the span up to each side exit (7 rows: R7, R8 after `@!P0 BRA` in the region entered by
  *    the loop's predicated CALL.REL.NOINC exit);
  *  - magma_gesvj_p2r.sm_75 (gesvj_update_vectors <double,64,16,8,...>): P2R's whole-PR read
- *    joins P0-P6's def sites (12 rows: P0, P1 over the fall-through of a side exit).
+ *    joins P0-P6's def sites (12 rows: P0, P1 over the fall-through of a side exit);
+ *  - magma_zhemv_upguard.sm_75 (zhemv_kernel_U): a def under a uniform predicate, killing in
+ *    -plr (RS_PLR_UPGUARD), joins no value (9 rows: UR4 of `UMOV UR4, URZ` before
+ *    `@!UP0 UIADD3 UR4`).
  * Pinned: rows compared, rows differing (0: every row equal), rows RS_PLR_COLLECTIVE decides. */
 static const struct {
   const char *name;
@@ -270,6 +273,7 @@ static const struct {
     {"gemv_rows240_rpt24_alpha0.sm_80", 301, 0, 0},
     {"magma_gesvj_p2r.sm_75", 1737, 0, 0},
     {"magma_hemm_sideexit.sm_86", 1723, 0, 0},
+    {"magma_zhemv_upguard.sm_75", 1176, 0, 0},
     {"scan_threads256_items8.sm_90", 120, 0, 29},
 };
 

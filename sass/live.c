@@ -9,14 +9,19 @@
  * never touches them), so they do not fit as a mode of the value dataflow; this file works on
  * units and def sites directly, and nothing but `inspect --live` and the -plr test reads it.
  *
- * The rules, each measured against -plr on the fixtures (tests/test_sass_live.c: all 20 equal):
+ * The rules, each measured against -plr (tests/test_sass_live.c: every row of the front
+ * fixtures, tests/fixtures/sass/plr and the mini corpus equal; test_sass_real.c: sass-real):
  *  - plain backward liveness; a predicated def neither kills nor reads;
  *  - a register is shown live only where some def reaches it (forward, over -plr's CFG, a
  *    predicated def reaching too); a function's entry (the kernel, each `$__internal` symbol)
  *    defines the registers of plr_at_entry, no predicate and no uniform register;
  *  - a register an instruction writes is shown at it, even when dead;
- *  - the region rule (region_rule) over label-to-label regions; its values (webs) are joined at
- *    reads, a call's R0/R1 reads included.
+ *  - the region rule (region_rule) over label-to-label regions and over the span up to each
+ *    side exit of one; its values (webs) are def sites joined at reads, whatever the widths
+ *    the sites wrote: operand reads, a call's R0/R1 reads, a RET's reads of the callee-saved
+ *    registers live after it, and (RS_PLR_R2P) P2R/R2P's reads of all of P0-P6; a call's
+ *    clobber writes are def sites too; a predicated write joins the sites it may leave in place
+ *    (not under RS_PLR_UPGUARD, where it kills).
  * With RS_PLR_R2P, R2P reads and writes all of P0-P6 whatever its mask (-plr shows `x` for every
  * predicate at it), and P2R reads all of them; really R2P writes and P2R reads the mask's
  * predicates only (the lift's view).
@@ -29,6 +34,11 @@
  *    and show at the call where live after it or written by the next instruction;
  *  - RET returns nowhere: the callee-saved registers below SHI_REGISTERS are live after it.
  * With RS_PLR_UPGUARD, a def under a uniform predicate (@UPn) kills as if unconditional.
+ * With RS_PLR_COLLECTIVE, WARPSYNC.COLLECTIVE falls through only: -plr's CFG has no edge to its
+ * label (the scan sm_90 rows of the mini corpus: R4 not live across the inlined shuffle
+ * fallback). The real CFG keeps that edge (sass/optable.c: a local call, taken or not): an
+ * extra path can only keep a value live longer (the value of a register the body writes, past
+ * the body), so interference stays safe; whether hardware ever takes it is not measured here.
  * With RS_PLR_CHAIN (and RS_PLR_CALLS), an unpredicated call whose straight-line code reaches
  * another unpredicated call before any label or branch (the shflsync chains of a BRA.DIV
  * fallback) shows its whole clobber set written at it: R3-R15 and the R32+ not callee-saved

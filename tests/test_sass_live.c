@@ -22,8 +22,13 @@
  *  - chained calls: -plr shows an unpredicated call followed by another before any label or
  *    branch (the shflsync chain of scan_t256_i8's BRA.DIV fallback) writing its whole clobber
  *    set (RS_PLR_CHAIN); counted, > 0 exactly on the fixtures with such a chain.
- * No open gap is left: every row of the 24 fixtures is equal (the scan_t256_i8 rows that
+ * No open gap is left: every row of the 28 fixtures is equal (the scan_t256_i8 rows that
  * differed were the chained calls and -plr's def sites over its own CFG).
+ * Beyond front/ (test_plr_more, test_plr_corpus): the listings of tests/fixtures/sass/plr (the
+ * mini corpus's scan sm_90 and gemv sm_80, MAGMA's hemm_vbatched sm_86, gesvj sm_75 and zhemv
+ * sm_75, each there for a rule of live.c, README.md says which) and every form-sass row of
+ * data/corpus-mini.h5 against the -plr tables of their cubins: every row equal, pinned, with the
+ * rows RS_PLR_COLLECTIVE (WARPSYNC.COLLECTIVE falls through only) decides.
  * The Problem's liveness (real CFG) is not this emulation: the pinned oracle reproduces ptxas's
  * allocation on all of them (tests/test_sass.c).
  * RS_PLR_DIFF=1 prints every row that differs (a debugging aid). */

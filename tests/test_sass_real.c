@@ -265,8 +265,8 @@ static void test_widths(void) {
  * callee-saved, P2R reading all of PR, R0 defined at a function's entry, chained calls, a
  * call's R0/R1 reads joining values, reads joining def sites of every width (the 97 rows of
  * textures.cu and async_copy sm_90 that differed), a RET's reads of the callee-saved registers
- * joining values (the 47 rows of layernorm/layernorm_wide and 9 of montecarlo_option), a call's
- * clobber writes as def sites (montecarlo_option's last 20 rows): every row is equal. Each differing
+ * joining values (the 47 rows of layernorm and layernorm_wide), a call's
+ * clobber writes as def sites (montecarlo_option's 20 rows): every row is equal. Each differing
  * row is counted by cause in test_live (LIVE_CAUSE): none lies outside a function that calls. */
 static const struct {
   const char *name;

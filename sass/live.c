@@ -206,6 +206,18 @@ static bool site_at(const plr *p, uint32_t ii, uint32_t u) {
          rs_bs_get(cset_at(p->call_w, p->W, ii), u);
 }
 
+/* A read of unit u where the sites in cur reach: they are one value (joined with `first`, the
+ * own site of a predicated write, unless UINT32_MAX); with narrow, sites that wrote more than one
+ * register are left out (a call's R0/R1 reads). */
+static void join_reaching(plr *p, const rs_word *cur, uint32_t u, uint32_t first, bool narrow) {
+  for (uint32_t j = p->usite_first[u]; j < p->usite_first[u + 1]; j++) {
+    uint32_t s = p->usite[j];
+    if (!rs_bs_get(cur, s) || (narrow && p->site_w[s] > 1)) continue;
+    if (first == UINT32_MAX) first = s;
+    else rs_uf_union(p->par, first, s);
+  }
+}
+
 static void sites_build(plr *p) {
   const rs_func *f = p->f;
   uint32_t n = 0;
@@ -300,50 +312,23 @@ static void sites_build(plr *p) {
           if (def) /* the predicated write's own site */
             for (uint32_t s = p->inst_site[ii]; s < p->inst_site[ii + 1]; s++)
               if (p->site_unit[s] == u) first = s;
-          for (uint32_t j = p->usite_first[u]; j < p->usite_first[u + 1]; j++) {
-            uint32_t s = p->usite[j];
-            if (!rs_bs_get(cur, s)) continue;
-            if (first == UINT32_MAX) first = s;
-            else rs_uf_union(p->par, first, s);
-          }
+          join_reaching(p, cur, u, first, false);
         }
       }
       /* -plr's P2R/R2P read all of P0-P6 (RS_PLR_R2P, in use[] beside the operands): those reads
        * join too (P0 and P1 of MAGMA's gesvj_update_vectors sm_75, read by a P2R after the loop) */
       if (p->r2p && (op_is(f, in, "P2R") || op_is(f, in, "R2P"))) {
         int pf = file_named(f->tgt, "p");
-        for (uint32_t k = 0; pf >= 0 && k < 7 && k < f->tgt->files[pf].count; k++) {
-          uint32_t u = f->tgt->files[pf].first + k, first = UINT32_MAX;
-          for (uint32_t j = p->usite_first[u]; j < p->usite_first[u + 1]; j++) {
-            uint32_t s = p->usite[j];
-            if (!rs_bs_get(cur, s)) continue;
-            if (first == UINT32_MAX) first = s;
-            else rs_uf_union(p->par, first, s);
-          }
-        }
+        for (uint32_t k = 0; pf >= 0 && k < 7 && k < f->tgt->files[pf].count; k++)
+          join_reaching(p, cur, f->tgt->files[pf].first + k, UINT32_MAX, false);
       }
       /* a call's reads of the convention (R0, R1) join too (cg_grid_atomics: R0 of two paths) */
-      for (uint32_t u = 0; is_call(p, in) && u < p->NU; u++) {
-        if (!rs_bs_get(p->call_use, u)) continue;
-        uint32_t first = UINT32_MAX;
-        for (uint32_t j = p->usite_first[u]; j < p->usite_first[u + 1]; j++) {
-          uint32_t s = p->usite[j];
-          if (!rs_bs_get(cur, s) || p->site_w[s] > 1) continue;
-          if (first == UINT32_MAX) first = s;
-          else rs_uf_union(p->par, first, s);
-        }
-      }
-      /* and a RET's of the callee-saved registers live after it */
-      for (uint32_t u = 0; is_ret(p, in) && u < p->NU; u++) {
-        if (!rs_bs_get(p->ret_out, u) && !(p->sub_ur[b] && rs_bs_get(p->ret_ur, u))) continue;
-        uint32_t first = UINT32_MAX;
-        for (uint32_t j = p->usite_first[u]; j < p->usite_first[u + 1]; j++) {
-          uint32_t s = p->usite[j];
-          if (!rs_bs_get(cur, s)) continue;
-          if (first == UINT32_MAX) first = s;
-          else rs_uf_union(p->par, first, s);
-        }
-      }
+      for (uint32_t u = 0; is_call(p, in) && u < p->NU; u++)
+        if (rs_bs_get(p->call_use, u)) join_reaching(p, cur, u, UINT32_MAX, true);
+      /* and a RET's of the callee-saved registers live after it (R109 of layernorm_wide's
+       * division slowpath: its value on entry and its later def in the slowpath are one) */
+      for (uint32_t u = 0; is_ret(p, in) && u < p->NU; u++)
+        if (rs_bs_get(p->ret_out, u) || (p->sub_ur[b] && rs_bs_get(p->ret_ur, u))) join_reaching(p, cur, u, UINT32_MAX, false);
       for (uint32_t s = p->inst_site[ii]; s < p->inst_site[ii + 1]; s++) {
         uint32_t u = p->site_unit[s];
         if (rs_bs_get(cset_at(p->kill, p->W, ii), u))

@@ -31,7 +31,8 @@
  *    target (a `.L` target reached only by calls is reached by no def: nothing is shown there);
  *  - it reads R0 and R1 (the stack pointer) and writes every register but the callee-saved ones
  *    (plr_saved), uniform registers and predicates included; the writes kill unless predicated,
- *    and show at the call where live after it or written by the next instruction;
+ *    and show at the call where live after it or written by the next instruction (when no
+ *    label lies between);
  *  - RET returns nowhere: the callee-saved registers below SHI_REGISTERS are live after it.
  * With RS_PLR_UPGUARD, a def under a uniform predicate (@UPn) kills as if unconditional.
  * With RS_PLR_COLLECTIVE, WARPSYNC.COLLECTIVE falls through only: -plr's CFG has no edge to its
@@ -632,7 +633,10 @@ int rs_sass_live_rows(const rs_func *f, rs_word **rows, uint32_t *words, unsigne
       rs_word *row = set_at(out, W, ii);
       if (chained[ii])
         for (uint32_t w = 0; w < W; w++) row[w] |= p.call_full[w];
-      const rs_word *next_def = ii + 1 < NI ? set_at(p.def, W, ii + 1) : NULL, *next_cdef = ii + 1 < NI ? set_at(p.cdef, W, ii + 1) : NULL;
+      /* "written next" only within the region: not past a label (zhetrs' dblrcp slowpath call
+       * right before .L_x_29, whose first instruction writes R12-R15: -plr shows none at it) */
+      bool nl = k + 1 == blk->ninsts && b + 1 < p.NB && labelled(f, b + 1);
+      const rs_word *next_def = ii + 1 < NI && !nl ? set_at(p.def, W, ii + 1) : NULL, *next_cdef = ii + 1 < NI && !nl ? set_at(p.cdef, W, ii + 1) : NULL;
       for (uint32_t w = 0; w < W; w++) { /* written here: shown even when dead; a call's where live after or written next */
         rs_word after = cur[w] | (next_def ? next_def[w] | next_cdef[w] : 0);
         row[w] |= p.def[(size_t)W * ii + w] | p.cdef[(size_t)W * ii + w] | (p.call_w[(size_t)W * ii + w] & after);

@@ -25,8 +25,8 @@
  * No open gap is left: every row of the 28 fixtures is equal (the scan_t256_i8 rows that
  * differed were the chained calls and -plr's def sites over its own CFG).
  * Beyond front/ (test_plr_more, test_plr_corpus): the listings of tests/fixtures/sass/plr (the
- * mini corpus's scan sm_90 and gemv sm_80, MAGMA's hemm_vbatched sm_86, gesvj sm_75 and zhemv
- * sm_75, each there for a rule of live.c, README.md says which) and every form-sass row of
+ * mini corpus's scan sm_90 and gemv sm_80, MAGMA's hemm_vbatched sm_86, gesvj sm_75, zhemv
+ * sm_75 and zhetrs sm_80, each there for a rule of live.c, README.md says which) and every form-sass row of
  * data/corpus-mini.h5 against the -plr tables of their cubins: every row equal, pinned, with the
  * rows RS_PLR_COLLECTIVE (WARPSYNC.COLLECTIVE falls through only) decides.
  * The Problem's liveness (real CFG) is not this emulation: the pinned oracle reproduces ptxas's
@@ -269,7 +269,10 @@ static int compare_module(const rs_module *m, char *plr_text, const char *what, 
  *    joins P0-P6's def sites (12 rows: P0, P1 over the fall-through of a side exit);
  *  - magma_zhemv_upguard.sm_75 (zhemv_kernel_U): a def under a uniform predicate, killing in
  *    -plr (RS_PLR_UPGUARD), joins no value (9 rows: UR4 of `UMOV UR4, URZ` before
- *    `@!UP0 UIADD3 UR4`).
+ *    `@!UP0 UIADD3 UR4`);
+ *  - magma_zhetrs_calllabel.sm_80 (magma_zswap_scal_inverseblock_lower): a call shows the
+ *    registers the next instruction writes only when no label lies between (1 row: R12-R15 at
+ *    the dblrcp slowpath's call before .L_x_29).
  * Pinned: rows compared, rows differing (0: every row equal), rows RS_PLR_COLLECTIVE decides. */
 static const struct {
   const char *name;
@@ -279,6 +282,7 @@ static const struct {
     {"magma_gesvj_p2r.sm_75", 1737, 0, 0},
     {"magma_hemm_sideexit.sm_86", 1723, 0, 0},
     {"magma_zhemv_upguard.sm_75", 1176, 0, 0},
+    {"magma_zhetrs_calllabel.sm_80", 250, 0, 0},
     {"scan_threads256_items8.sm_90", 120, 0, 29},
 };
 

@@ -9,14 +9,19 @@
  * never touches them), so they do not fit as a mode of the value dataflow; this file works on
  * units and def sites directly, and nothing but `inspect --live` and the -plr test reads it.
  *
- * The rules, each measured against -plr on the fixtures (tests/test_sass_live.c: all 20 equal):
+ * The rules, each measured against -plr (tests/test_sass_live.c: every row of the front
+ * fixtures, tests/fixtures/sass/plr and the mini corpus equal; test_sass_real.c: sass-real):
  *  - plain backward liveness; a predicated def neither kills nor reads;
  *  - a register is shown live only where some def reaches it (forward, over -plr's CFG, a
  *    predicated def reaching too); a function's entry (the kernel, each `$__internal` symbol)
  *    defines the registers of plr_at_entry, no predicate and no uniform register;
  *  - a register an instruction writes is shown at it, even when dead;
- *  - the region rule (region_rule) over label-to-label regions; its values (webs) are joined at
- *    reads, a call's R0/R1 reads included.
+ *  - the region rule (region_rule) over label-to-label regions and over the span up to each
+ *    side exit of one; its values (webs) are def sites joined at reads, whatever the widths
+ *    the sites wrote: operand reads, a call's R0/R1 reads, a RET's reads of the callee-saved
+ *    registers live after it, and (RS_PLR_R2P) P2R/R2P's reads of all of P0-P6; a call's
+ *    clobber writes are def sites too; a predicated write joins the sites it may leave in place
+ *    (not under RS_PLR_UPGUARD, where it kills).
  * With RS_PLR_R2P, R2P reads and writes all of P0-P6 whatever its mask (-plr shows `x` for every
  * predicate at it), and P2R reads all of them; really R2P writes and P2R reads the mask's
  * predicates only (the lift's view).
@@ -26,9 +31,15 @@
  *    target (a `.L` target reached only by calls is reached by no def: nothing is shown there);
  *  - it reads R0 and R1 (the stack pointer) and writes every register but the callee-saved ones
  *    (plr_saved), uniform registers and predicates included; the writes kill unless predicated,
- *    and show at the call where live after it or written by the next instruction;
+ *    and show at the call where live after it or written by the next instruction (when no
+ *    label lies between);
  *  - RET returns nowhere: the callee-saved registers below SHI_REGISTERS are live after it.
  * With RS_PLR_UPGUARD, a def under a uniform predicate (@UPn) kills as if unconditional.
+ * With RS_PLR_COLLECTIVE, WARPSYNC.COLLECTIVE falls through only: -plr's CFG has no edge to its
+ * label (the scan sm_90 rows of the mini corpus: R4 not live across the inlined shuffle
+ * fallback). The real CFG keeps that edge (sass/optable.c: a local call, taken or not): an
+ * extra path can only keep a value live longer (the value of a register the body writes, past
+ * the body), so interference stays safe; whether hardware ever takes it is not measured here.
  * With RS_PLR_CHAIN (and RS_PLR_CALLS), an unpredicated call whose straight-line code reaches
  * another unpredicated call before any label or branch (the shflsync chains of a BRA.DIV
  * fallback) shows its whole clobber set written at it: R3-R15 and the R32+ not callee-saved
@@ -46,7 +57,8 @@
 typedef struct {
   const rs_func *f;
   uint32_t W, NB, NI, NU;       /* words per unit set; blocks; instructions; units */
-  bool calls, r2p, chain, upguard; /* the quirks taken: RS_PLR_CALLS, _R2P, _CHAIN, _UPGUARD */
+  bool calls, r2p, chain, upguard, collective; /* the quirks taken: RS_PLR_CALLS, _R2P, _CHAIN, _UPGUARD,
+                                                 * _COLLECTIVE */
   rs_word *use, *def, *cdef, *call_w; /* per instruction (units): read, written, written under a
                                        * predicate, written by the call convention */
   rs_word *kill;                /* per instruction (units): writes that kill */
@@ -112,11 +124,12 @@ static bool plr_saved(unsigned r) { return r == 1 || r == 2 || (r >= 16 && r < 3
  * that return through it (reduce_f64, layernorm, the 64-bit division of tests/fixtures/sass-real). */
 static bool plr_at_entry(unsigned r) { return r == 0 || plr_saved(r) || (r >= 4 && r < 16); }
 
-/* Successors of block b in the CFG -plr sees: the block's own, or (a call, a predicated RET)
- * its next block, or (a RET) none. */
+/* Successors of block b in the CFG -plr sees: the block's own, or (a call, a predicated RET,
+ * a WARPSYNC.COLLECTIVE) its next block, or (a RET) none. */
 static uint32_t succs(const plr *p, uint32_t b, const uint32_t **list, uint32_t *one) {
   const rs_inst *last = last_inst(p->f, b);
-  if (is_call(p, last) || (is_ret(p, last) && (last->flags & RS_I_PREDICATED))) {
+  if (is_call(p, last) || (is_ret(p, last) && (last->flags & RS_I_PREDICATED)) ||
+      (p->collective && last && op_is(p->f, last, "WARPSYNC.COLLECTIVE"))) {
     *one = b + 1;
     *list = one;
     return b + 1 < p->NB;
@@ -184,6 +197,28 @@ static void reach(plr *p) {
  * RET returning to every call site joined values of different calls) ---- */
 
 
+static bool up_guard(const rs_func *f, const rs_inst *in);
+
+/* Whether instruction ii writes unit u as a def site: its operands, or a call's clobber set
+ * (-plr's call writes its whole clobber set, and those values join at reads like any other:
+ * montecarlo_option's RNG state R8 is one value before its sqrt slowpath's call and after it). */
+static bool site_at(const plr *p, uint32_t ii, uint32_t u) {
+  return rs_bs_get(cset_at(p->def, p->W, ii), u) || rs_bs_get(cset_at(p->cdef, p->W, ii), u) ||
+         rs_bs_get(cset_at(p->call_w, p->W, ii), u);
+}
+
+/* A read of unit u where the sites in cur reach: they are one value (joined with `first`, the
+ * own site of a predicated write, unless UINT32_MAX); with narrow, sites that wrote more than one
+ * register are left out (a call's R0/R1 reads). */
+static void join_reaching(plr *p, const rs_word *cur, uint32_t u, uint32_t first, bool narrow) {
+  for (uint32_t j = p->usite_first[u]; j < p->usite_first[u + 1]; j++) {
+    uint32_t s = p->usite[j];
+    if (!rs_bs_get(cur, s) || (narrow && p->site_w[s] > 1)) continue;
+    if (first == UINT32_MAX) first = s;
+    else rs_uf_union(p->par, first, s);
+  }
+}
+
 static void sites_build(plr *p) {
   const rs_func *f = p->f;
   uint32_t n = 0;
@@ -191,7 +226,7 @@ static void sites_build(plr *p) {
   for (uint32_t ii = 0; ii < p->NI; ii++) {
     p->inst_site[ii] = n;
     for (uint32_t u = 0; u < p->NU; u++)
-      if (rs_bs_get(set_at(p->def, p->W, ii), u) || rs_bs_get(set_at(p->cdef, p->W, ii), u)) n++;
+      if (site_at(p, ii, u)) n++;
   }
   p->inst_site[p->NI] = n;
   p->nsites0 = n;
@@ -210,9 +245,9 @@ static void sites_build(plr *p) {
         for (unsigned k = 0; k < 32 && (op->lanes >> (2 * k)); k++)
           if (op_unit(f, op, k, u0)) wid[u0 + k] = op_width(op);
     }
-    for (uint32_t u = 0; u < p->NU; u++)
-      if (rs_bs_get(set_at(p->def, p->W, ii), u) || rs_bs_get(set_at(p->cdef, p->W, ii), u))
-        p->site_unit[n] = u, p->site_w[n++] = wid[u];
+    for (uint32_t u = 0; u < p->NU; u++) /* a call's clobber write: one register */
+      if (site_at(p, ii, u))
+        p->site_unit[n] = u, p->site_w[n++] = is_call(p, in) ? 1 : wid[u];
   }
   free(wid);
   for (uint32_t u = 0; u < p->NU; u++) p->site_unit[n + u] = u, p->site_w[n + u] = 0;
@@ -240,18 +275,14 @@ static void sites_build(plr *p) {
         uint32_t ii = blk->first_inst + k;
         for (uint32_t s = p->inst_site[ii]; s < p->inst_site[ii + 1]; s++) {
           uint32_t u = p->site_unit[s];
-          if (rs_bs_get(set_at(p->def, p->W, ii), u))
+          if (rs_bs_get(set_at(p->kill, p->W, ii), u))
             for (uint32_t j = p->usite_first[u]; j < p->usite_first[u + 1]; j++) rs_bs_clr(cur, p->usite[j]);
         }
         for (uint32_t s = p->inst_site[ii]; s < p->inst_site[ii + 1]; s++) rs_bs_set(cur, s);
       }
-      /* over -plr's CFG: a call returns to its next instruction and kills what it clobbers */
+      /* over -plr's CFG: a call returns to its next instruction (its clobber writes are sites) */
       const uint32_t *sl;
       uint32_t one, nsl = succs(p, b, &sl, &one);
-      if (is_call(p, last_inst(f, b)) && !(last_inst(f, b)->flags & RS_I_PREDICATED))
-        for (uint32_t u = 0; u < p->NU; u++)
-          if (rs_bs_get(p->clob, u))
-            for (uint32_t j = p->usite_first[u]; j < p->usite_first[u + 1]; j++) rs_bs_clr(cur, p->usite[j]);
       for (uint32_t k = 0; k < nsl; k++) {
         rs_word *ri = set_at(p->rd_in, SW, sl[k]);
         for (uint32_t w = 0; w < SW; w++)
@@ -259,9 +290,10 @@ static void sites_build(plr *p) {
       }
     }
   }
-  /* -plr's values: a read joins the sites reaching it that wrote as many registers as it reads
-   * (CS2R R24:R25 and a later MOV R24 stay apart; two MOV R22 meeting at a read join); a
-   * predicated write joins the sites it may leave in place */
+  /* -plr's values: a read joins every site reaching it, whatever widths the sites wrote (a
+   * CS2R R94:R95 before a branch and the loop's FFMA R94 meeting at FADD R94 join: gemv_batched
+   * of the mini corpus; CS2R pairs meeting at a quad read: tex_layered); a predicated write joins
+   * the sites it may leave in place */
   p->par = rs_xmalloc(sizeof *p->par * (p->nsites + 1));
   for (uint32_t i = 0; i < p->nsites; i++) p->par[i] = i;
   for (uint32_t b = 0; b < p->NB; b++) {
@@ -271,37 +303,36 @@ static void sites_build(plr *p) {
       const rs_inst *in = &f->insts[ii];
       for (uint32_t o = 0; o < in->nops; o++) {
         const rs_operand *op = &f->ops[in->first_op + o];
-        uint32_t u0 = op_base(f, op), w = op_width(op);
+        uint32_t u0 = op_base(f, op);
         bool def = (op->flags & RS_F_DEF) != 0;
-        if (u0 == UINT32_MAX || (def && !(op->flags & RS_F_COND))) continue;
+        /* a def under a uniform predicate kills in -plr (RS_PLR_UPGUARD): it joins nothing */
+        if (u0 == UINT32_MAX || (def && (!(op->flags & RS_F_COND) || (p->upguard && up_guard(f, in))))) continue;
         for (unsigned k = 0; k < 32 && (op->lanes >> (2 * k)); k++) {
           if (!op_unit(f, op, k, u0)) continue;
           uint32_t u = u0 + k, first = UINT32_MAX;
           if (def) /* the predicated write's own site */
             for (uint32_t s = p->inst_site[ii]; s < p->inst_site[ii + 1]; s++)
               if (p->site_unit[s] == u) first = s;
-          for (uint32_t j = p->usite_first[u]; j < p->usite_first[u + 1]; j++) {
-            uint32_t s = p->usite[j];
-            if (!rs_bs_get(cur, s) || (p->site_w[s] && p->site_w[s] != w)) continue;
-            if (first == UINT32_MAX) first = s;
-            else rs_uf_union(p->par, first, s);
-          }
+          join_reaching(p, cur, u, first, false);
         }
+      }
+      /* -plr's P2R/R2P read all of P0-P6 (RS_PLR_R2P, in use[] beside the operands): those reads
+       * join too (P0 and P1 of MAGMA's gesvj_update_vectors sm_75, read by a P2R after the loop) */
+      if (p->r2p && (op_is(f, in, "P2R") || op_is(f, in, "R2P"))) {
+        int pf = file_named(f->tgt, "p");
+        for (uint32_t k = 0; pf >= 0 && k < 7 && k < f->tgt->files[pf].count; k++)
+          join_reaching(p, cur, f->tgt->files[pf].first + k, UINT32_MAX, false);
       }
       /* a call's reads of the convention (R0, R1) join too (cg_grid_atomics: R0 of two paths) */
-      for (uint32_t u = 0; is_call(p, in) && u < p->NU; u++) {
-        if (!rs_bs_get(p->call_use, u)) continue;
-        uint32_t first = UINT32_MAX;
-        for (uint32_t j = p->usite_first[u]; j < p->usite_first[u + 1]; j++) {
-          uint32_t s = p->usite[j];
-          if (!rs_bs_get(cur, s) || p->site_w[s] > 1) continue;
-          if (first == UINT32_MAX) first = s;
-          else rs_uf_union(p->par, first, s);
-        }
-      }
+      for (uint32_t u = 0; is_call(p, in) && u < p->NU; u++)
+        if (rs_bs_get(p->call_use, u)) join_reaching(p, cur, u, UINT32_MAX, true);
+      /* and a RET's of the callee-saved registers live after it (R109 of layernorm_wide's
+       * division slowpath: its value on entry and its later def in the slowpath are one) */
+      for (uint32_t u = 0; is_ret(p, in) && u < p->NU; u++)
+        if (rs_bs_get(p->ret_out, u) || (p->sub_ur[b] && rs_bs_get(p->ret_ur, u))) join_reaching(p, cur, u, UINT32_MAX, false);
       for (uint32_t s = p->inst_site[ii]; s < p->inst_site[ii + 1]; s++) {
         uint32_t u = p->site_unit[s];
-        if (rs_bs_get(cset_at(p->def, p->W, ii), u))
+        if (rs_bs_get(cset_at(p->kill, p->W, ii), u))
           for (uint32_t j = p->usite_first[u]; j < p->usite_first[u + 1]; j++) rs_bs_clr(cur, p->usite[j]);
       }
       for (uint32_t s = p->inst_site[ii]; s < p->inst_site[ii + 1]; s++) rs_bs_set(cur, s);
@@ -317,7 +348,7 @@ static void rd_out(const plr *p, uint32_t b, rs_word *cur) {
   for (uint32_t ii = blk->first_inst; ii < blk->first_inst + blk->ninsts; ii++) {
     for (uint32_t s = p->inst_site[ii]; s < p->inst_site[ii + 1]; s++) {
       uint32_t u = p->site_unit[s];
-      if (rs_bs_get(cset_at(p->def, p->W, ii), u))
+      if (rs_bs_get(cset_at(p->kill, p->W, ii), u))
         for (uint32_t j = p->usite_first[u]; j < p->usite_first[u + 1]; j++) rs_bs_clr(cur, p->usite[j]);
     }
     for (uint32_t s = p->inst_site[ii]; s < p->inst_site[ii + 1]; s++) rs_bs_set(cur, s);
@@ -363,8 +394,11 @@ static void region_span(const plr *p, uint32_t b0, uint32_t be, const rs_word *o
 }
 
 /* -plr's regions: code from one label to the next. A side exit of a predicated branch does not
- * end one, except a branch back to the region's own start (a loop), whose values live there are
- * shown so too up to that branch. */
+ * end one, but the rule is applied to the span up to it too, with what is live and reaching at
+ * its target (a branch back to the region's start, a loop, is one such exit): a value live at the
+ * exit is shown from the span's start when it reached there, even across a stretch of the
+ * fall-through where it is dead before a new def of its web (MAGMA's hemm_vbatched: R7 and R8
+ * after `@!P0 BRA` out of the region entered by the loop's `@P0 CALL.REL.NOINC` exit). */
 static void region_rule(const plr *p, rs_word *rows) {
   const rs_func *f = p->f;
   rs_word *out = rs_xcalloc(p->W + 1, sizeof *out), *webs = rs_xcalloc(p->SW + 1, sizeof *webs);
@@ -389,7 +423,7 @@ static void region_rule(const plr *p, rs_word *rows) {
       const uint32_t *sl;
       uint32_t one, n = succs(p, b, &sl, &one);
       for (uint32_t k = 0; k < n; k++)
-        if (sl[k] == b0) region_span(p, b0, b, cset_at(p->in, p->W, b0), cset_at(p->rd_in, p->SW, b0), webs, from, rows);
+        if (sl[k] != b + 1) region_span(p, b0, b, cset_at(p->in, p->W, sl[k]), cset_at(p->rd_in, p->SW, sl[k]), webs, from, rows);
     }
     b0 = b1;
   }
@@ -535,6 +569,7 @@ int rs_sass_live_rows(const rs_func *f, rs_word **rows, uint32_t *words, unsigne
   p.r2p = (quirks & RS_PLR_R2P) != 0;
   p.chain = (quirks & RS_PLR_CHAIN) != 0;
   p.upguard = (quirks & RS_PLR_UPGUARD) != 0;
+  p.collective = (quirks & RS_PLR_COLLECTIVE) != 0;
   uint32_t W = p.W, NI = p.NI;
   rs_word **per_inst[] = {&p.use, &p.def, &p.cdef, &p.call_w, &p.kill};
   for (size_t k = 0; k < sizeof per_inst / sizeof *per_inst; k++) *per_inst[k] = rs_xcalloc((size_t)W * (NI + 1), sizeof(rs_word));
@@ -598,7 +633,10 @@ int rs_sass_live_rows(const rs_func *f, rs_word **rows, uint32_t *words, unsigne
       rs_word *row = set_at(out, W, ii);
       if (chained[ii])
         for (uint32_t w = 0; w < W; w++) row[w] |= p.call_full[w];
-      const rs_word *next_def = ii + 1 < NI ? set_at(p.def, W, ii + 1) : NULL, *next_cdef = ii + 1 < NI ? set_at(p.cdef, W, ii + 1) : NULL;
+      /* "written next" only within the region: not past a label (zhetrs' dblrcp slowpath call
+       * right before .L_x_29, whose first instruction writes R12-R15: -plr shows none at it) */
+      bool nl = k + 1 == blk->ninsts && b + 1 < p.NB && labelled(f, b + 1);
+      const rs_word *next_def = ii + 1 < NI && !nl ? set_at(p.def, W, ii + 1) : NULL, *next_cdef = ii + 1 < NI && !nl ? set_at(p.cdef, W, ii + 1) : NULL;
       for (uint32_t w = 0; w < W; w++) { /* written here: shown even when dead; a call's where live after or written next */
         rs_word after = cur[w] | (next_def ? next_def[w] | next_cdef[w] : 0);
         row[w] |= p.def[(size_t)W * ii + w] | p.cdef[(size_t)W * ii + w] | (p.call_w[(size_t)W * ii + w] & after);

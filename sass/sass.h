@@ -147,7 +147,8 @@ enum {
   RS_PLR_R2P = 2,   /* R2P reads and writes, P2R reads, all of P0-P6 whatever the mask */
   RS_PLR_CHAIN = 4, /* a call followed by another before any label or branch: its whole clobber set shown */
   RS_PLR_UPGUARD = 8, /* a def under a uniform predicate (@UPn) kills as if unconditional */
-  RS_PLR_ALL = 15,  /* as -plr shows it */
+  RS_PLR_COLLECTIVE = 16, /* WARPSYNC.COLLECTIVE falls through only (no edge to its label) */
+  RS_PLR_ALL = 31,  /* as -plr shows it */
 };
 /* Per instruction, the physical registers live at it as -plr marks them: those live before it
  * plus those it writes. rows[i * words ...] is a bitset over the target's units (values mapped

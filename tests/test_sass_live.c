@@ -22,14 +22,20 @@
  *  - chained calls: -plr shows an unpredicated call followed by another before any label or
  *    branch (the shflsync chain of scan_t256_i8's BRA.DIV fallback) writing its whole clobber
  *    set (RS_PLR_CHAIN); counted, > 0 exactly on the fixtures with such a chain.
- * No open gap is left: every row of the 24 fixtures is equal (the scan_t256_i8 rows that
+ * No open gap is left: every row of the 28 fixtures is equal (the scan_t256_i8 rows that
  * differed were the chained calls and -plr's def sites over its own CFG).
+ * Beyond front/ (test_plr_more, test_plr_corpus): the listings of tests/fixtures/sass/plr (the
+ * mini corpus's scan sm_90 and gemv sm_80, MAGMA's hemm_vbatched sm_86, gesvj sm_75, zhemv
+ * sm_75 and zhetrs sm_80, each there for a rule of live.c, README.md says which) and every form-sass row of
+ * data/corpus-mini.h5 against the -plr tables of their cubins: every row equal, pinned, with the
+ * rows RS_PLR_COLLECTIVE (WARPSYNC.COLLECTIVE falls through only) decides.
  * The Problem's liveness (real CFG) is not this emulation: the pinned oracle reproduces ptxas's
  * allocation on all of them (tests/test_sass.c).
  * RS_PLR_DIFF=1 prints every row that differs (a debugging aid). */
 #include "front/front.h"
 #include "check.h"
 #include "sass/sass.h"
+#include "storage/corpus.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,24 +45,34 @@ static const char *const our_files[NF] = {"r", "p", "ur", "up"};
 
 typedef struct {
   uint32_t addr;
+  int fn;              /* index of its function (.section) in the table, from 0 */
   uint64_t set[NF][4]; /* up to 256 registers per file */
   unsigned count[NF];
 } plr_row;
 
-/* Read `nvdisasm -plr -lrm narrow`: the header gives each column's register number (digits
- * stacked vertically), each instruction row one character per register. */
-static plr_row *read_plr(const char *path, uint32_t *nrows) {
-  rs_err e;
-  size_t len;
-  char *t = rs_read_file(path, &len, &e);
-  if (!t) return NULL;
+/* Read `nvdisasm -plr -lrm narrow` text t (consumed): per function (.section) a header gives
+ * each column's register number (digits stacked vertically), each instruction row one character
+ * per register. fnames (optional) receives the functions' names (malloc'd), *nfn of them. */
+static plr_row *read_plr_text(char *t, uint32_t *nrows, char ***fnames, uint32_t *nfn) {
   plr_row *rows = NULL;
+  int fn = -1;
+  if (fnames) *fnames = NULL, *nfn = 0;
   uint32_t n = 0, cap = 0;
   int fileidx[16];
   int colreg[16][1024];
   char hdr[8][4096];
   int nhdr = 0, borders = 0, nseg = 0;
   for (char *line = strtok(t, "\n"); line; line = strtok(NULL, "\n")) {
+    const char *sec = strstr(line, ".section\t.text.");
+    if (sec) { /* a new function: its own header follows */
+      fn++, borders = 0, nhdr = 0;
+      if (fnames) {
+        *fnames = rs_xrealloc(*fnames, sizeof **fnames * (size_t)(fn + 1));
+        (*fnames)[fn] = rs_xstrndup(sec + 15, strcspn(sec + 15, ","));
+        *nfn = (uint32_t)fn + 1;
+      }
+      continue;
+    }
     char *tab = strstr(line, "// ");
     if (!tab) continue;
     tab += 3;
@@ -103,6 +119,7 @@ static plr_row *read_plr(const char *path, uint32_t *nrows) {
     plr_row *r = &rows[n++];
     memset(r, 0, sizeof *r);
     r->addr = addr;
+    r->fn = fn < 0 ? 0 : fn;
     int s = -1, c = 0;
     char num[8];
     int nn = 0;
@@ -123,8 +140,17 @@ static plr_row *read_plr(const char *path, uint32_t *nrows) {
       c++;
     }
   }
-  free(t);
   *nrows = n;
+  return rows;
+}
+
+static plr_row *read_plr(const char *path, uint32_t *nrows) {
+  rs_err e;
+  size_t len;
+  char *t = rs_read_file(path, &len, &e);
+  if (!t) return NULL;
+  plr_row *rows = read_plr_text(t, nrows, NULL, NULL);
+  free(t);
   return rows;
 }
 
@@ -161,6 +187,186 @@ static bool has_chain(const rs_func *f) {
     }
   }
   return false;
+}
+
+
+/* Rows of function f that differ from the -plr rows of function fn (matched by address: -plr has
+ * no row for an instruction 11.8 drops on sm_90; R63 left out as above), our rows with quirks
+ * taken; *nrows gets the rows compared. */
+static unsigned differing(const rs_func *f, const plr_row *rows, uint32_t n, int fn, unsigned quirks, unsigned *nrows) {
+  rs_err e = {{0}};
+  rs_word *ours = NULL;
+  uint32_t W = 0;
+  int rc = rs_sass_live_rows(f, &ours, &W, quirks, &e);
+  CHECKF(rc == 0, "%s: %s", f->name, e.msg);
+  if (rc) return 0;
+  const rs_target *t = f->tgt;
+  int first[NF];
+  unsigned fcount[NF], d = 0;
+  for (int k = 0; k < NF; k++) {
+    first[k] = -1, fcount[k] = 0;
+    for (uint32_t fi = 0; fi < t->nfiles; fi++)
+      if (!strcmp(t->files[fi].name, our_files[k])) first[k] = (int)t->files[fi].first, fcount[k] = t->files[fi].count;
+  }
+  *nrows = 0;
+  for (uint32_t r = 0, i = 0; r < n; r++) {
+    if (rows[r].fn != fn) continue;
+    while (i < f->ninsts && f->insts[i].addr < rows[r].addr) i++;
+    CHECKF(i < f->ninsts && f->insts[i].addr == rows[r].addr, "%s: -plr row /*%04x*/ is no instruction", f->name,
+           rows[r].addr);
+    if (i >= f->ninsts || f->insts[i].addr != rows[r].addr) continue;
+    (*nrows)++;
+    bool same = true;
+    for (int k = 0; k < NF && same; k++)
+      for (unsigned reg = 0; reg < 256 && same; reg++) {
+        if (k == 0 && reg == 63) continue;
+        bool theirs = rows[r].set[k][reg / 64] >> (reg % 64) & 1;
+        bool mine = first[k] >= 0 && reg < fcount[k] && rs_bs_get(ours + (size_t)W * i, (size_t)first[k] + reg);
+        same = mine == theirs;
+      }
+    d += !same;
+    if (!same && getenv("RS_PLR_DIFF")) printf("DIFF %s %04x\n", f->name, rows[r].addr);
+  }
+  free(ours);
+  return d;
+}
+
+/* A listing and the -plr table of its functions: rows compared, rows differing (all quirks), and
+ * rows RS_PLR_COLLECTIVE decides; -1 when they cannot be read. */
+static int compare_module(const rs_module *m, char *plr_text, const char *what, unsigned *rows, unsigned *differ,
+                          unsigned *collective) {
+  uint32_t n = 0, nfn = 0;
+  char **fnames = NULL;
+  plr_row *pr = read_plr_text(plr_text, &n, &fnames, &nfn);
+  CHECKF(n > 0 && nfn == m->nfuncs, "%s: %u -plr rows, %u functions in -plr, %u in the listing", what, n, nfn, m->nfuncs);
+  *rows = *differ = *collective = 0;
+  for (uint32_t k = 0; k < m->nfuncs && k < nfn; k++) {
+    const rs_func *f = m->funcs[k];
+    CHECKF(!strcmp(f->name, fnames[k]), "%s: function %u is %s in the listing, %s in -plr", what, k, f->name, fnames[k]);
+    unsigned r = 0, r2 = 0;
+    *differ += differing(f, pr, n, (int)k, RS_PLR_ALL, &r);
+    *collective += differing(f, pr, n, (int)k, RS_PLR_ALL & ~RS_PLR_COLLECTIVE, &r2);
+    *rows += r;
+  }
+  *collective -= *differ < *collective ? *differ : *collective;
+  for (uint32_t k = 0; k < nfn; k++) free(fnames[k]);
+  free(fnames);
+  free(pr);
+  return n ? 0 : -1;
+}
+
+/* tests/fixtures/sass/plr: listings of code beyond the front fixtures (the mini corpus's own
+ * kernels, MAGMA 2.6.2) with nvdisasm 11.8's -plr table of the same functions; each is here for a
+ * rule of live.c it decided (the rows that differed before the rule, measured 2026-12-02):
+ *  - scan_threads256_items8.sm_90: WARPSYNC.COLLECTIVE has no edge to its label in -plr's CFG
+ *    (RS_PLR_COLLECTIVE; 29 rows: R4 across the collective fallback);
+ *  - gemv_rows240_rpt24_alpha0.sm_80: a read joins def sites of every width (2 rows: R94 of a
+ *    CS2R R94:R95 pair before a side exit, shown up to the fall-through's MOV R94);
+ *  - magma_hemm_sideexit.sm_86 (dsymm hemm_template_vbatched_rl_kernel): the region rule over
+ *    the span up to each side exit (7 rows: R7, R8 after `@!P0 BRA` in the region entered by
+ *    the loop's predicated CALL.REL.NOINC exit);
+ *  - magma_gesvj_p2r.sm_75 (gesvj_update_vectors <double,64,16,8,...>): P2R's whole-PR read
+ *    joins P0-P6's def sites (12 rows: P0, P1 over the fall-through of a side exit);
+ *  - magma_zhemv_upguard.sm_75 (zhemv_kernel_U): a def under a uniform predicate, killing in
+ *    -plr (RS_PLR_UPGUARD), joins no value (9 rows: UR4 of `UMOV UR4, URZ` before
+ *    `@!UP0 UIADD3 UR4`);
+ *  - magma_zhetrs_calllabel.sm_80 (magma_zswap_scal_inverseblock_lower): a call shows the
+ *    registers the next instruction writes only when no label lies between (1 row: R12-R15 at
+ *    the dblrcp slowpath's call before .L_x_29).
+ * Pinned: rows compared, rows differing (0: every row equal), rows RS_PLR_COLLECTIVE decides. */
+static const struct {
+  const char *name;
+  unsigned rows, differ, collective;
+} PLR_MORE[] = {
+    {"gemv_rows240_rpt24_alpha0.sm_80", 301, 0, 0},
+    {"magma_gesvj_p2r.sm_75", 1737, 0, 0},
+    {"magma_hemm_sideexit.sm_86", 1723, 0, 0},
+    {"magma_zhemv_upguard.sm_75", 1176, 0, 0},
+    {"magma_zhetrs_calllabel.sm_80", 250, 0, 0},
+    {"scan_threads256_items8.sm_90", 120, 0, 29},
+};
+
+static void test_plr_more(void) {
+  const char *dir = "tests/fixtures/sass/plr";
+  char **list;
+  int nl = rs_check_list(dir, ".sass", &list);
+  CHECKF(nl == (int)(sizeof PLR_MORE / sizeof *PLR_MORE), "%d listings in %s", nl, dir);
+  for (int i = 0; i < nl; i++) {
+    char path[700], *base = strrchr(list[i], '/') + 1;
+    size_t k = 0;
+    while (k < sizeof PLR_MORE / sizeof *PLR_MORE && strncmp(base, PLR_MORE[k].name, strlen(PLR_MORE[k].name))) k++;
+    CHECKF(k < sizeof PLR_MORE / sizeof *PLR_MORE, "%s: not pinned", list[i]);
+    rs_err e = {{0}};
+    rs_module *m = rs_module_load(list[i], NULL, &e);
+    snprintf(path, sizeof path, "%.*s.plr", (int)(strlen(list[i]) - 5), list[i]);
+    char *t = rs_read_file(path, NULL, &e);
+    CHECKF(m && t, "%s: %s", list[i], e.msg);
+    unsigned rows = 0, differ = 0, coll = 0;
+    if (m && t) compare_module(m, t, path, &rows, &differ, &coll);
+    printf("%-34s rows %4u equal %4u differ %u; RS_PLR_COLLECTIVE decides %u rows\n", base, rows, rows - differ, differ,
+           coll);
+    if (k < sizeof PLR_MORE / sizeof *PLR_MORE)
+      CHECKF(rows == PLR_MORE[k].rows && differ == PLR_MORE[k].differ && coll == PLR_MORE[k].collective,
+             "%s: %u rows, %u differ, COLLECTIVE decides %u (pinned %u, %u, %u)", base, rows, differ, coll,
+             PLR_MORE[k].rows, PLR_MORE[k].differ, PLR_MORE[k].collective);
+    free(t);
+    rs_module_free(m);
+  }
+  rs_check_free_list(list, nl);
+}
+
+/* The mini corpus (data/corpus-mini.h5): every form-sass row's listing against nvdisasm 11.8's
+ * -plr table of the row's cubin (tests/fixtures/sass/plr/corpus-mini.plr.gz: "=== ID" then the
+ * table, as scripts/gen-sass-fixtures.sh cuts it; made from the rows' cubins, header rewritten).
+ * Pinned: 105 listings, 43,468 rows, every one equal; RS_PLR_COLLECTIVE decides rows on the
+ * scan sm_90 rows only (their BRA.DIV fallback is inlined with WARPSYNC.COLLECTIVE). */
+static void test_plr_corpus(void) {
+  size_t cap = 64u << 20;
+  char *gz = rs_xmalloc(cap);
+  int rc = rs_check_run("gzip -dc tests/fixtures/sass/plr/corpus-mini.plr.gz", gz, cap);
+  CHECKF(rc == 0, "gzip -dc: rc %d", rc);
+  rs_err e = {{0}};
+  rs_corpus *c = rc ? NULL : rs_corpus_open("data/corpus-mini.h5", &e);
+  CHECKF(rc || c, "%s", e.msg);
+  unsigned tables = 0, rows = 0, differ = 0, coll = 0, coll_rows = 0, coll_other = 0;
+  for (uint64_t i = 0; c && i < rs_corpus_count(c); i++) {
+    rs_instance in = {0};
+    if (rs_corpus_get(c, i, &in, 1, &e)) {
+      CHECKF(0, "row %llu: %s", (unsigned long long)i, e.msg);
+      break;
+    }
+    if (!strcmp(in.form, "sass") && in.raw) {
+      char head[200];
+      snprintf(head, sizeof head, "=== %s\n", in.id);
+      char *at = strstr(gz, head), *end = at ? strstr(at + 1, "\n=== ") : NULL;
+      CHECKF(at != NULL, "%s: no -plr table", in.id);
+      if (at) {
+        char *t = rs_xstrndup(at + strlen(head), end ? (size_t)(end - at - strlen(head)) : strlen(at + strlen(head)));
+        rs_module *m = rs_xcalloc(1, sizeof *m);
+        m->path = rs_xstrndup(in.id, strlen(in.id));
+        m->text = rs_xstrndup(in.raw, strlen(in.raw));
+        m->len = strlen(in.raw);
+        m->kind = RS_SRC_SASS;
+        CHECKF(rs_sass_parse(m, &e) == 0, "%s: %s", in.id, e.msg);
+        unsigned r = 0, d = 0, k = 0;
+        if (m->nfuncs) compare_module(m, t, in.id, &r, &d, &k);
+        tables++, rows += r, differ += d, coll += k;
+        coll_rows += k > 0;
+        coll_other += k > 0 && !(strstr(in.id, "scan/") == in.id && !strcmp(in.target, "sm_90"));
+        if (d) printf("corpus %s: %u of %u rows differ\n", in.id, d, r);
+        rs_module_free(m);
+        free(t);
+      }
+    }
+    rs_instance_clear(&in);
+  }
+  if (c) rs_corpus_close(c, &e);
+  printf("mini corpus: %u sass rows, %u instructions, %u equal to -plr, %u differ; RS_PLR_COLLECTIVE decides %u rows "
+         "(%u listings)\n",
+         tables, rows, rows - differ, differ, coll, coll_rows);
+  CHECKF(tables == 105 && rows == 43468 && differ == 0, "%u listings, %u rows, %u differ", tables, rows, differ);
+  CHECKF(coll > 0 && coll_other == 0, "COLLECTIVE decides %u rows, %u listings outside scan sm_90", coll, coll_other);
+  free(gz);
 }
 
 int main(int argc, char **argv) {
@@ -308,5 +514,7 @@ int main(int argc, char **argv) {
          "whole-PR R2P/P2R %lu rows, chained calls %lu rows\n",
          nl, tot_rows, tot_equal, tot_diff, tot_r63, tot_call, tot_r2p, tot_chain);
   rs_check_free_list(list, nl);
+  test_plr_more();
+  test_plr_corpus();
   return rs_check_done("test_sass_live");
 }

@@ -344,7 +344,9 @@ const rs_sass_op rs_sass_optable[] = {
     /* BRA.CONV [~URZ,] `(.L_x_1): taken only when the warp is converged (the fast SHFL); else it
      * falls through to the slow path (the CALL of $__internal_..._shflsync_up_p). As BRA.DIV. */
     {"BRA.CONV", "U", "l|s1 l", C},
-    {"BRX", "", "s1 l|s1", I},
+    /* BRX R4 -0x170 (*"BRANCH_TARGETS ..."*): ptxas's jump table for a switch; R4:R5 is the
+     * 64-bit entry (-plr reads both), the offset an immediate; sass_parse.c reads the targets */
+    {"BRX", "", "s1 l|s1|s2 s1", I},
     {"JMX", "", "s1 l|s1", I},
     {"EXIT", "", "|s1", X | S}, /* EXIT !P2: also reads a predicate (MAGMA, ptxas 13) */
     {"RET.REL.NODEC", "", "s2 l", R | S}, /* RET.REL.NODEC R2 `(kernel): returns through R2:R3 */

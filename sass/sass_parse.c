@@ -700,9 +700,33 @@ static int parse_inst(P *p, size_t off, size_t end) {
   for (size_t t = 0; t < mnl; t++)
     if (!is_word(mn[t]) || (mn[t] == '.' && (t + 1 == mnl || mn[t + 1] == '.')))
       return perr(p, p->line, "malformed opcode '%s'", excerpt(mn, mnl, b, sizeof b));
+  /* BRX R4 -0x170 (*"BRANCH_TARGETS .L_x_22,.L_x_23,.L_x_3"*): nvdisasm names the targets of
+   * ptxas's jump table (a switch); they end the operand list, and the register and its offset
+   * have no comma between them */
+  size_t opend = semi, tgt_off = 0, tgt_end = 0;
+  static const char bt[] = "(*\"BRANCH_TARGETS ";
+  for (size_t t = i; t + sizeof bt - 1 <= semi; t++)
+    if (!memcmp(s + t, bt, sizeof bt - 1)) {
+      opend = t;
+      tgt_off = t + sizeof bt - 1;
+      for (tgt_end = tgt_off; tgt_end < semi && s[tgt_end] != '"'; tgt_end++) {}
+      if (tgt_end + 2 >= semi || s[tgt_end + 1] != '*' || s[tgt_end + 2] != ')' || tgt_end == tgt_off)
+        return perr(p, p->line, "malformed BRANCH_TARGETS list");
+      break;
+    }
   size_t so[MAX_OPS], sl[MAX_OPS];
   uint32_t nops;
-  if (split_operands(p, i, semi, so, sl, &nops)) return -1;
+  if (split_operands(p, i, opend, so, sl, &nops)) return -1;
+  if (tgt_off && nops == 1) { /* "R4 -0x170": two operands */
+    size_t sp = so[0];
+    while (sp < so[0] + sl[0] && s[sp] != ' ') sp++;
+    size_t b2 = sp;
+    while (b2 < so[0] + sl[0] && s[b2] == ' ') b2++;
+    if (b2 < so[0] + sl[0]) {
+      so[1] = b2, sl[1] = so[0] + sl[0] - b2, sl[0] = sp - so[0];
+      nops = 2;
+    }
+  }
   const char *variant = NULL;
   char why[300];
   const rs_sass_op *row = lookup(p, mn, mnl, nops, &variant, why, sizeof why);
@@ -763,6 +787,19 @@ static int parse_inst(P *p, size_t off, size_t end) {
     }
   } else if (table_desc(p, addr) >= 0) {
     return perr(p, p->line, "a decoded descriptor is given for %.*s, which reads none", (int)mnl, mn);
+  }
+  if (tgt_off) { /* the jump table's targets: its successors (an implicit label operand each) */
+    if (!(row->flags & RS_SOP_INDIRECT))
+      return perr(p, p->line, "BRANCH_TARGETS on %.*s, which is not an indirect branch", (int)mnl, mn);
+    for (size_t a = tgt_off; a < tgt_end;) {
+      size_t z = a;
+      while (z < tgt_end && s[z] != ',') z++;
+      if (z == a) return perr(p, p->line, "empty name in a BRANCH_TARGETS list");
+      fixup fx = {p->f->nops, label_id(p, s + a, z - a), p->line};
+      RS_PUSH(p->fix, p->nfix, p->capfix, fx);
+      push_op(p, RS_OP_BLOCK, RS_F_IMPLICIT, 0, 0, a, z - a);
+      a = z + 1;
+    }
   }
   if (row->flags & RS_SOP_SP) {
     rs_preg sp;
@@ -932,7 +969,11 @@ static int finish_func(P *p) {
       if (fl & RS_SOP_BRANCH) fall = pred;
       if (is_sub_call[li]) fall = pred; /* the return comes back through RET */
     } else if (fl & RS_SOP_INDIRECT) {
-      for (uint32_t t = 0; t < p->labels.n; t++)
+      /* its BRANCH_TARGETS when nvdisasm names them, else any labelled block */
+      bool named = false;
+      for (uint32_t o = 0; o < in->nops; o++)
+        if (f->ops[in->first_op + o].kind == RS_OP_BLOCK) rs_block_add_succ(bl, f->ops[in->first_op + o].reg), named = true;
+      for (uint32_t t = 0; t < p->labels.n && !named; t++)
         if (p->lab_block[t] >= 0) rs_block_add_succ(bl, (uint32_t)p->lab_block[t]);
       fall = pred;
     } else if (fl & RS_SOP_EXIT) {

@@ -376,6 +376,41 @@ static void test_inspect_live(void) {
          "%.300s", out);
 }
 
+/* A switch's jump table (tests/fixtures/sass/plr/switch_jumptable, our CUDA; ptxas 13 for
+ * sm_86 and sm_90): `BRX R4 -0x170 (*"BRANCH_TARGETS .L_x_22,.L_x_23,.L_x_3"*)` reads the pair
+ * R4:R5 and goes to exactly its named targets (not to every label, the fallback when none are
+ * named); pinned is identical and --free validates. */
+static void test_brx(void) {
+  static const char *const names[] = {"switch_jumptable.sm_86", "switch_jumptable.sm_90"};
+  for (int i = 0; i < 2; i++) {
+    char path[256], cmd[800], out[8192];
+    snprintf(path, sizeof path, "tests/fixtures/sass/plr/%s.sass", names[i]);
+    rs_err e = {{0}};
+    rs_module *m = rs_module_load(path, NULL, &e);
+    CHECKF(m && m->nfuncs == 1, "%s: %s", path, e.msg);
+    if (!m) continue;
+    const rs_func *f = m->funcs[0];
+    unsigned nbrx = 0;
+    for (uint32_t bi = 0; bi < f->nblocks; bi++) {
+      const rs_block *b = &f->blocks[bi];
+      const rs_inst *in = &f->insts[b->first_inst + b->ninsts - 1];
+      if (strcmp(rs_func_opcode(f, in), "BRX")) continue;
+      nbrx++;
+      const rs_operand *r = &f->ops[in->first_op];
+      CHECKF((r->kind == RS_OP_PREG || r->kind == RS_OP_VREG) && rs_lanes_units(r->lanes >> __builtin_ctzll(r->lanes | 1)) == 2 && !(r->flags & RS_F_DEF), "%s: BRX reads %u registers",
+             names[i], rs_lanes_units(r->lanes >> __builtin_ctzll(r->lanes | 1)));
+      CHECKF(b->nsuccs == 3, "%s: BRX at 0x%04x has %u successors (its BRANCH_TARGETS name 3)", names[i], in->addr,
+             b->nsuccs);
+    }
+    CHECKF(nbrx == 3, "%s: %u BRX", names[i], nbrx);
+    snprintf(cmd, sizeof cmd, "%s regalloc %s --pinned 2>&1", rs_check_cli, path);
+    CHECKF(rs_check_run(cmd, out, sizeof out) == 0 && strstr(out, "identical"), "%s pinned: %s", names[i], out);
+    snprintf(cmd, sizeof cmd, "%s regalloc %s --free -q 2>&1", rs_check_cli, path);
+    CHECKF(rs_check_run(cmd, out, sizeof out) == 0, "%s free: %s", names[i], out);
+    rs_module_free(m);
+  }
+}
+
 /* Opcode forms of real corpus listings (tests/fixtures/sass/front/ops): each parses, the form's
  * operands mean what the table says, pinned is identical and --free validates. */
 static void test_ops(void) {
@@ -531,6 +566,7 @@ int main(int argc, char **argv) {
   test_bad_input();
   test_pinned();
   test_ops();
+  test_brx();
   test_exit_pred();
   test_r2p();
   test_corpus_pinned();

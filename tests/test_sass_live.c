@@ -26,7 +26,8 @@
  * differed were the chained calls and -plr's def sites over its own CFG).
  * Beyond front/ (test_plr_more, test_plr_corpus): the listings of tests/fixtures/sass/plr (the
  * mini corpus's scan sm_90 and gemv sm_80, MAGMA's hemm_vbatched sm_86, gesvj sm_75, zhemv
- * sm_75 and zhetrs sm_80, each there for a rule of live.c, README.md says which) and every form-sass row of
+ * sm_75 and zhetrs sm_80, each there for a rule of live.c, and a switch's jump tables (BRX with
+ * its BRANCH_TARGETS) sm_86 and sm_90; README.md says which) and every form-sass row of
  * data/corpus-mini.h5 against the -plr tables of their cubins: every row equal, pinned, with the
  * rows RS_PLR_COLLECTIVE (WARPSYNC.COLLECTIVE falls through only) decides.
  * The Problem's liveness (real CFG) is not this emulation: the pinned oracle reproduces ptxas's
@@ -284,6 +285,8 @@ static const struct {
     {"magma_zhemv_upguard.sm_75", 1176, 0, 0},
     {"magma_zhetrs_calllabel.sm_80", 250, 0, 0},
     {"scan_threads256_items8.sm_90", 120, 0, 29},
+    {"switch_jumptable.sm_86", 175, 0, 0},
+    {"switch_jumptable.sm_90", 172, 0, 0},
 };
 
 static void test_plr_more(void) {

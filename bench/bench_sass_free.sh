@@ -25,7 +25,7 @@ bin=build/regsweep
 if [ $# -gt 0 ] && [ "${1%.sass}" = "$1" ] && [ "${1#--}" = "$1" ]; then bin=$1; shift; fi
 corpora=(data/corpus-mini.h5) corpus_given=0
 quick=0 family= works=()
-files=()
+files=() disasm_refused=()
 while [ $# -gt 0 ]; do
   case $1 in
     --corpus) [ $corpus_given = 1 ] || corpora=(); corpus_given=1; corpora+=("$2"); shift 2 ;;
@@ -46,6 +46,27 @@ if [ ${#files[@]} -eq 0 ]; then
     [ $corpus_given = 1 ] || corpora=()
   else
     files=(tests/fixtures/sass/front/*.sass tests/fixtures/sass/*.sass tests/fixtures/sass-real/*.sass)
+    # tests/fixtures/sass-tex keeps only CUDA sources: compiled here for sm_75-sm_90 and completed
+    # (cached in build/bench-sass-tex; a source newer than its cubin is rebuilt)
+    nvcc=${NVCC:-/usr/local/cuda/bin/nvcc}
+    if [ -x "$nvcc" ]; then
+      mkdir -p build/bench-sass-tex
+      for src in tests/fixtures/sass-tex/*.cu; do
+        for sm in sm_75 sm_80 sm_86 sm_89 sm_90; do
+          c=build/bench-sass-tex/$(basename "$src" .cu).$sm.cubin
+          l=${c%.cubin}.sass
+          if ! [ -s "$l" ] || [ "$src" -nt "$c" ]; then
+            rm -f "$l"
+            "$nvcc" -cubin -O3 -arch=$sm "$src" -o "$c" &&
+              "$bin" corpus disasm "$c" -o "$l.part" > "$l.err" 2>&1 && mv "$l.part" "$l"
+          fi
+          if [ -s "$l" ]; then files+=("$l")
+          else disasm_refused+=("$(basename "$src" .cu) $sm $(tail -1 "$l.err" 2> /dev/null)"); fi
+        done
+      done
+    else
+      echo "bench_sass_free: no nvcc ($nvcc): tests/fixtures/sass-tex not measured" >&2
+    fi
   fi
 fi
 tmp=$(mktemp -d)
@@ -53,6 +74,7 @@ trap 'rm -rf "$tmp"' EXIT
 rows=$tmp/rows refused=$tmp/refused
 : >"$rows"
 : >"$refused"
+for r in ${disasm_refused[@]+"${disasm_refused[@]}"}; do echo "$r" >>"$refused"; done
 # one row per function: family arch before ours after occ-before occ-after rounds ms valid floor
 # (ours = R of our colouring before the floor; 999 when it left values uncoloured)
 parse_free() { # arch-or-empty, stdin: regalloc --free output
@@ -137,7 +159,7 @@ awk '{ k = $1 " " $2; n[k]++; v[k] += $10
 echo
 nref=$(wc -l <"$refused")
 ncorp=$(awk -F'\t' '$3 ~ /^regalloc/' "$tmp/corpus" | wc -l)
-echo "listings: ${#files[@]} files, $(grep -vc '^corpus:' "$refused" || true) refused$([ ${#corpora[@]} = 0 ] ||
+echo "listings: $((${#files[@]} + ${#disasm_refused[@]})) files, $(grep -vc '^corpus:' "$refused" || true) refused$([ ${#corpora[@]} = 0 ] ||
   echo "; corpus ${corpora[*]}${family:+ (family $family)}: $(awk '{ n += $2 } END { print n + 0 }' "$tmp/corpus-listings") sass rows ($ncorp functions), $(grep -c '^corpus:' "$refused" || true) listings refused")"
 for a in sm_75 sm_80 sm_86 sm_89 sm_90; do
   np=0
@@ -145,7 +167,9 @@ for a in sm_75 sm_80 sm_86 sm_89 sm_90; do
   np=$((np + $(awk -v a="$a" '$1 == a { n += $2 } END { print n + 0 }' "$tmp/corpus-listings")))
   nr=$(grep -c " $a " "$refused" || true)
   nrc=$(grep '^corpus:' "$refused" | grep -c " $a " || true)
-  [ "$np" = 0 ] && [ "$nr" = 0 ] || echo "  $a: $((np - nr + nrc)) listings parsed, $nr refused"
+  nd=0 # refused by corpus disasm: never in files
+  for r in ${disasm_refused[@]+"${disasm_refused[@]}"}; do [[ $r == *" $a "* ]] && nd=$((nd + 1)); done
+  [ "$np" = 0 ] && [ "$nr" = 0 ] || echo "  $a: $((np - nr + nrc + nd)) listings parsed, $nr refused"
 done
 if [ "$nref" != 0 ]; then # the reasons, numbers and names folded so that one cause is one line
   echo "refused listings by reason:"

@@ -7,12 +7,12 @@
  * build/learn-fields/fields-2a5cea2.c (Learned from 1533 (cubin, listing) pairs), 1511 forms:
  * 624 kept as the base had them (unseen in the new pairs; their comments are the base's),
  * 887 seen in both (the base's trusted fields fit every new sample; the new pairs decide the
- * base's untrusted ones), 162 new: 1673 forms. */
+ * base's untrusted ones), 178 new: 1689 forms. */
 #include "sass/lower.h"
 
-/* Operand order: R fields in increasing bit order in 1679 of 1679 pairs, UR in 207 of 207
+/* Operand order: R fields in increasing bit order in 1683 of 1683 pairs, UR in 207 of 207
  * (fields learned as the one offset that fits, here or in the base table), apart from
- * the opcodes with an exception (their tied tokens stay tied): R 0x361 R 0x364 R 0x367 R 0x36d R 0x370 R 0xb60 R 0xb63 R 0xb66 R 0xb6c R 0xf60 R 0xf63 R 0xf66 R 0xf6c. Tied tokens are split in that order (the rule holds for both kinds). */
+ * the opcodes with an exception (their tied tokens stay tied): R 0x361 R 0x364 R 0x367 R 0x36d R 0x370 R 0xb60 R 0xb63 R 0xb66 R 0xb6c R 0xf60 R 0xf63 R 0xf66 R 0xf6c R 0xf6f. Tied tokens are split in that order (the rule holds for both kinds). */
 
 static const int8_t o0[] = {12, 16, 32}; /* merged: 120 samples in the base, 182 new */
 static const int8_t o1[] = {16, 32}; /* merged: 1709 samples in the base, 997 new */
@@ -1373,17 +1373,17 @@ static const int8_t o1346[] = {16, 24, 64}; /* merged: 2 samples in the base, 16
 static const int8_t o1347[] = {16, -1}; /* 1: 4 offsets fit, 1 values */
 static const int8_t o1348[] = {12, 16, -1, 24}; /* 2: 2 offsets fit, 1 values */
 static const int8_t o1349[] = {-1, -1, -1}; /* 0: 2 offsets fit, 2 values */ /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 2 values */
-static const int8_t o1350[] = {12, 16, 32}; /* merged: 113 samples in the base, 183 new */
-static const int8_t o1351[] = {16, 32}; /* merged: 1249 samples in the base, 500 new */
+static const int8_t o1350[] = {12, 16, 32}; /* merged: 113 samples in the base, 184 new */
+static const int8_t o1351[] = {16, 32}; /* merged: 1249 samples in the base, 510 new */
 static const int8_t o1352[] = {12, 16, 24, 32, 87};
-static const int8_t o1353[] = {16, 24, 32, 87}; /* merged: 2425 samples in the base, 192 new */
+static const int8_t o1353[] = {16, 24, 32, 87}; /* merged: 2425 samples in the base, 249 new */
 static const int8_t o1354[] = {16, 24, 32, 87}; /* merged: 110 samples in the base, 43 new */
-static const int8_t o1355[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 1 values */ /* merged: 88 samples in the base, 128 new */
+static const int8_t o1355[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 1 values */ /* merged: 88 samples in the base, 160 new */
 static const int8_t o1356[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */ /* merged: 6 samples in the base, 374 new */
-static const int8_t o1357[] = {81, -1, 24, 32, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 55 samples in the base, 303 new; 4: untrusted in the base */
+static const int8_t o1357[] = {81, -1, 24, 32, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 55 samples in the base, 360 new; 4: untrusted in the base */
 static const int8_t o1358[] = {12, 81, -1, 24, 32, -1}; /* 2: 5 offsets fit, 1 values */ /* 5: 5 offsets fit, 1 values */
 static const int8_t o1359[] = {12, 81, -1, 24, 32, -1, -1}; /* 0: 3 offsets fit, 1 values; the guard's bit */ /* 2: 10 offsets fit, 1 values */ /* 5: 10 offsets fit, 1 values */ /* 6: 49 offsets fit, 1 values */
-static const int8_t o1360[] = {81, -1, 24, 32, 87}; /* 1: 3 offsets fit, 1 values */ /* merged: 2543 samples in the base, 1165 new */
+static const int8_t o1360[] = {81, -1, 24, 32, 87}; /* 1: 3 offsets fit, 1 values */ /* merged: 2543 samples in the base, 1450 new */
 static const int8_t o1361[] = {81, -1, 24, 32, -1, 68}; /* 1: 5 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */ /* merged: 1769 samples in the base, 2 new */
 static const int8_t o1362[] = {16, 24, 32, 64, -1}; /* 4: 2 offsets fit, 1 values */
 static const int8_t o1363[] = {12, 16, 81, 84, 24, 32, 64};
@@ -1391,9 +1391,9 @@ static const int8_t o1364[] = {12, 16, 81, 24, 32, 64};
 static const int8_t o1365[] = {12, 16, 24, 32, 64}; /* merged: 57 samples in the base, 97 new; 4: untrusted in the base */
 static const int8_t o1366[] = {12, 16, 24, 32, 64, 87, 77};
 static const int8_t o1367[] = {16, 81, 84, 24, 32, 64};
-static const int8_t o1368[] = {16, 81, 24, 32, 64}; /* merged: 1592 samples in the base, 26 new */
-static const int8_t o1369[] = {16, 24, 32, 64}; /* merged: 1667 samples in the base, 687 new */
-static const int8_t o1370[] = {16, 24, 32, 64, 87, 77}; /* merged: 544 samples in the base, 22 new */
+static const int8_t o1368[] = {16, 81, 24, 32, 64}; /* merged: 1592 samples in the base, 27 new */
+static const int8_t o1369[] = {16, 24, 32, 64}; /* merged: 1667 samples in the base, 704 new */
+static const int8_t o1370[] = {16, 24, 32, 64, 87, 77}; /* merged: 544 samples in the base, 23 new */
 static const int8_t o1371[] = {12, 16, 81, 24, 32};
 static const int8_t o1372[] = {12, 16, 24, 32}; /* merged: 134 samples in the base, 1 new */
 static const int8_t o1373[] = {12, 16, 24, 32, 87};
@@ -1406,20 +1406,20 @@ static const int8_t o1379[] = {16, 24, 32, 64}; /* merged: 2726 samples in the b
 static const int8_t o1380[] = {16, 24, 32, 64, 87}; /* merged: 2494 samples in the base, 2 new */
 static const int8_t o1381[] = {12, 16, 24, 32, -1, -1}; /* 4: 4 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */ /* merged: 9 samples in the base, 36 new */
 static const int8_t o1382[] = {-1, 16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
-static const int8_t o1383[] = {16, 24, 32, 64, -1}; /* 4: 4 offsets fit, 1 values */ /* merged: 374 samples in the base, 412 new */
+static const int8_t o1383[] = {16, 24, 32, 64, -1}; /* 4: 4 offsets fit, 1 values */ /* merged: 374 samples in the base, 539 new */
 static const int8_t o1384[] = {16, 32}; /* merged: 19 samples in the base, 72 new */
 static const int8_t o1385[] = {16, 24, 32, 64}; /* 0: 3 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 1: 45 offsets fit, 1 values; narrowed (no overlap, operand order) */
 static const int8_t o1386[] = {12, 16, 24, 32, 64}; /* 0: 52 offsets fit, 1 values; the guard's bit */
-static const int8_t o1387[] = {16, 24, 32, 64}; /* merged: 61 samples in the base, 360 new */
+static const int8_t o1387[] = {16, 24, 32, 64}; /* merged: 61 samples in the base, 474 new */
 static const int8_t o1388[] = {12, 16, 24, 32}; /* merged: 323 samples in the base, 30 new */
-static const int8_t o1389[] = {16, 24, 32}; /* merged: 3744 samples in the base, 726 new */
+static const int8_t o1389[] = {16, 24, 32}; /* merged: 3744 samples in the base, 786 new */
 static const int8_t o1390[] = {12, 16, 24, 32}; /* merged: 207 samples in the base, 169 new */
-static const int8_t o1391[] = {16, 24, 32}; /* merged: 1832 samples in the base, 1838 new */
+static const int8_t o1391[] = {16, 24, 32}; /* merged: 1832 samples in the base, 2233 new */
 static const int8_t o1392[] = {12, 16, 24, 32, 64};
-static const int8_t o1393[] = {16, 24, 32, 64}; /* merged: 99549 samples in the base, 3508 new */
-static const int8_t o1394[] = {12, 16, 24, 32, 64}; /* merged: 394 samples in the base, 188 new */
-static const int8_t o1395[] = {16, 24, 32, 64}; /* merged: 2400 samples in the base, 873 new */
-static const int8_t o1396[] = {16, -1, -1, 64, 87}; /* 1: 9 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */ /* merged: 99 samples in the base, 7 new */
+static const int8_t o1393[] = {16, 24, 32, 64}; /* merged: 99549 samples in the base, 4479 new */
+static const int8_t o1394[] = {12, 16, 24, 32, 64}; /* merged: 394 samples in the base, 305 new */
+static const int8_t o1395[] = {16, 24, 32, 64}; /* merged: 2400 samples in the base, 1326 new */
+static const int8_t o1396[] = {16, -1, -1, 64, 87}; /* 1: 9 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */ /* merged: 99 samples in the base, 8 new */
 static const int8_t o1397[] = {12, 16, 24, 32, 64};
 static const int8_t o1398[] = {16, -1, 24, 32, 64}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 60 offsets fit, 1 values */ /* 4: 2 offsets fit, 2 values; tied, split in operand order */
 static const int8_t o1399[] = {16, 24, 32, 64};
@@ -1438,10 +1438,10 @@ static const int8_t o1411[] = {16, 24, -1, 64}; /* 0: 2 offsets fit, 1 values; t
 static const int8_t o1412[] = {16, 24, 32}; /* 0: 3 offsets fit, 1 values; tied, split in operand order */ /* 1: 3 offsets fit, 1 values; tied, split in operand order */ /* 2: 3 offsets fit, 1 values; tied, split in operand order */
 static const int8_t o1413[] = {16, 24, 32, 64}; /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
 static const int8_t o1414[] = {16, 24, 32, 64};
-static const int8_t o1415[] = {16, 24, 32}; /* merged: 1380 samples in the base, 93 new */
+static const int8_t o1415[] = {16, 24, 32}; /* merged: 1380 samples in the base, 109 new */
 static const int8_t o1416[] = {16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */
 static const int8_t o1417[] = {16, 24, 32, -1}; /* 0: 3 offsets fit, 1 values; tied, split in operand order */ /* 1: 3 offsets fit, 1 values; tied, split in operand order */ /* 2: 3 offsets fit, 1 values; tied, split in operand order */ /* 3: 3 offsets fit, 1 values */
-static const int8_t o1418[] = {16, 32}; /* merged: 62 samples in the base, 431 new */
+static const int8_t o1418[] = {16, 32}; /* merged: 62 samples in the base, 532 new */
 static const int8_t o1419[] = {16, 24, 32, 64, -1}; /* 4: 2 offsets fit, 1 values */
 static const int8_t o1420[] = {16, 24, 32, -1}; /* 3: 8 offsets fit, 1 values */
 static const int8_t o1421[] = {16, 24, 32, 87};
@@ -1457,248 +1457,264 @@ static const int8_t o1430[] = {16, 24, 32, 64}; /* merged: 518 samples in the ba
 static const int8_t o1431[] = {16, 24, 32, 64};
 static const int8_t o1432[] = {16, 32};
 static const int8_t o1433[] = {16, 32}; /* merged: 1 samples in the base, 47 new */
-static const int8_t o1434[] = {16, 24}; /* merged: 912 samples in the base, 6 new */
-static const int8_t o1435[] = {16, 32};
+static const int8_t o1434[] = {12, 81, 16, 24};
+static const int8_t o1435[] = {16, 24}; /* merged: 912 samples in the base, 6 new */
 static const int8_t o1436[] = {16, 32};
-static const int8_t o1437[] = {81, 24, 32}; /* merged: 14 samples in the base, 206 new; 0: untrusted in the base */
-static const int8_t o1438[] = {16, 32}; /* merged: 12 samples in the base, 404 new */
-static const int8_t o1439[] = {16, 32}; /* merged: 7 samples in the base, 36 new */
-static const int8_t o1440[] = {12, 16, 32};
-static const int8_t o1441[] = {16, 32}; /* merged: 195 samples in the base, 554 new */
-static const int8_t o1442[] = {16, 32}; /* merged: 6 samples in the base, 25 new */
-static const int8_t o1443[] = {16, 32}; /* merged: 9 samples in the base, 65 new */
-static const int8_t o1444[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */
-static const int8_t o1445[] = {16, 32}; /* merged: 6 samples in the base, 22 new */
-static const int8_t o1446[] = {24}; /* merged: 1 samples in the base, 16 new */
-static const int8_t o1447[] = {24};
-static const int8_t o1448[] = {-1}; /* 0: 3 offsets fit, 1 values */
-static const int8_t o1449[] = {12, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
-static const int8_t o1450[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */
-static const int8_t o1451[] = {24, 32}; /* merged: 204 samples in the base, 16 new */
-static const int8_t o1452[] = {12, 24, 32}; /* merged: 538 samples in the base, 14 new */
-static const int8_t o1453[] = {24, 32}; /* merged: 6471 samples in the base, 16 new */
-static const int8_t o1454[] = {-1, 16, 24, 32, 64}; /* 0: 3 offsets fit, 1 values */
-static const int8_t o1455[] = {81, 16, 24, 32, 64};
-static const int8_t o1456[] = {16, 24, 32, 64};
-static const int8_t o1457[] = {16, 24}; /* merged: 1 samples in the base, 16 new */
-static const int8_t o1458[] = {-1, 16, 24, 32, 64}; /* 0: 3 offsets fit, 1 values */
-static const int8_t o1459[] = {-1, 16, 24}; /* 0: 3 offsets fit, 1 values */
-static const int8_t o1460[] = {16, 24};
-static const int8_t o1461[] = {0};
-static const int8_t o1462[] = {16, -1, 64}; /* 0: 2 offsets fit, 2 values; narrowed (no overlap, operand order) */ /* 1: 42 offsets fit, 1 values */
-static const int8_t o1463[] = {12, 16, 24}; /* merged: 2 samples in the base, 5 new */
-static const int8_t o1464[] = {16, 24}; /* merged: 12 samples in the base, 2473 new */
-static const int8_t o1465[] = {12, 16, 24, 64};
-static const int8_t o1466[] = {16, 24, 64}; /* merged: 68 samples in the base, 1704 new */
-static const int8_t o1467[] = {12, 16, 24, 64}; /* merged: 11 samples in the base, 116 new */
-static const int8_t o1468[] = {16, 24, 64}; /* merged: 246 samples in the base, 486 new */
-static const int8_t o1469[] = {16, 24, 64}; /* merged: 4 samples in the base, 16 new */
-static const int8_t o1470[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* merged: 650 samples in the base, 458 new */
-static const int8_t o1471[] = {16, 24, 64, -1}; /* 3: 2 offsets fit, 1 values */
-static const int8_t o1472[] = {16, 24, 64}; /* merged: 3 samples in the base, 35 new */
-static const int8_t o1473[] = {-1, 16, 24, 32}; /* 0: 5 offsets fit, 1 values */ /* merged: 12 samples in the base, 32 new */
-static const int8_t o1474[] = {-1, -1, 32}; /* 0: 63 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */
-static const int8_t o1475[] = {0};
-static const int8_t o1476[] = {12}; /* 0: 91 offsets fit, 1 values; the guard's bit */
-static const int8_t o1477[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
-static const int8_t o1478[] = {12, 16}; /* merged: 41 samples in the base, 69 new */
-static const int8_t o1479[] = {16}; /* merged: 769 samples in the base, 415 new */
-static const int8_t o1480[] = {16, 24}; /* merged: 92 samples in the base, 19 new */
-static const int8_t o1481[] = {12, 16};
-static const int8_t o1482[] = {16}; /* merged: 7886 samples in the base, 32 new */
-static const int8_t o1483[] = {81, 87}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 2 offsets fit, 2 values; tied */
-static const int8_t t1483[] = {0, 0};
-static const int8_t o1484[] = {16, -1, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 1 samples in the base, 16 new; 0: untrusted in the base; 2: untrusted in the base */
-static const int8_t o1485[] = {16, 24, 87}; /* merged: 968 samples in the base, 291 new */
-static const int8_t o1486[] = {16, 24, 87}; /* merged: 27 samples in the base, 96 new */
-static const int8_t o1487[] = {16, 24, -1}; /* 2: 8 offsets fit, 1 values */
-static const int8_t o1488[] = {16, 24, -1}; /* 2: 6 offsets fit, 1 values */ /* merged: 1 samples in the base, 16 new; 1: untrusted in the base */
-static const int8_t o1489[] = {81, -1, 24, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 100 samples in the base, 1194 new; 3: untrusted in the base */
-static const int8_t o1490[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */ /* merged: 5892 samples in the base, 1139 new */
-static const int8_t o1491[] = {16, 24, 64, -1}; /* 3: 2 offsets fit, 1 values */
-static const int8_t o1492[] = {12, 16, 24, -1}; /* 3: 8 offsets fit, 1 values */ /* merged: 41 samples in the base, 102 new */
-static const int8_t o1493[] = {16, 81, 84, 24, 64}; /* merged: 1 samples in the base, 19 new; 1: untrusted in the base; 2: untrusted in the base; 3: untrusted in the base */
-static const int8_t o1494[] = {16, 81, 24, 64}; /* merged: 425 samples in the base, 8 new */
-static const int8_t o1495[] = {16, 24, 64}; /* merged: 2453 samples in the base, 1055 new */
-static const int8_t o1496[] = {16, 24, 64, 87, 77}; /* merged: 306 samples in the base, 17 new; 2: untrusted in the base; 4: untrusted in the base */
-static const int8_t o1497[] = {16, 24}; /* merged: 22 samples in the base, 186 new */
-static const int8_t o1498[] = {16, 24, 64};
-static const int8_t o1499[] = {12, 16, 24, 64, -1}; /* 4: 3 offsets fit, 1 values */
-static const int8_t o1500[] = {81, 16, 24, 64, -1}; /* 4: 9 offsets fit, 1 values */ /* merged: 346 samples in the base, 561 new */
-static const int8_t o1501[] = {16, 24, 64, -1}; /* 3: 4 offsets fit, 1 values */ /* merged: 3381 samples in the base, 2762 new */
-static const int8_t o1502[] = {16, 24, 64}; /* merged: 6 samples in the base, 71 new */
-static const int8_t o1503[] = {12, 16, 24, 64}; /* merged: 103 samples in the base, 2 new */
-static const int8_t o1504[] = {16, 24, 64}; /* merged: 7999 samples in the base, 968 new */
-static const int8_t o1505[] = {81, -1, 87, 77, 68}; /* 1: 3 offsets fit, 1 values */ /* merged: 108 samples in the base, 720 new */
-static const int8_t o1506[] = {81, -1, -1, -1, 68}; /* 1: 7 offsets fit, 1 values */ /* 2: 7 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */
-static const int8_t o1507[] = {12, 16, 24}; /* merged: 47 samples in the base, 68 new */
-static const int8_t o1508[] = {16, 24}; /* merged: 42 samples in the base, 558 new */
-static const int8_t o1509[] = {12, 16, 24, 64}; /* merged: 43 samples in the base, 360 new */
-static const int8_t o1510[] = {16, 24, 64}; /* merged: 34 samples in the base, 514 new */
-static const int8_t o1511[] = {12, 16, 24, 64}; /* merged: 458 samples in the base, 30 new */
-static const int8_t o1512[] = {12, 16, 24, 64, 87}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 6 values; tied, split in operand order */ /* 3: 2 offsets fit, 6 values; tied, split in operand order */
-static const int8_t o1513[] = {16, 24, 64}; /* merged: 10082 samples in the base, 1275 new */
-static const int8_t o1514[] = {16, 24, 64, 87}; /* merged: 241 samples in the base, 7 new */
-static const int8_t o1515[] = {12, 16, 24, 64}; /* merged: 95 samples in the base, 16 new */
-static const int8_t o1516[] = {16, 24, 64}; /* merged: 2384 samples in the base, 1187 new */
-static const int8_t o1517[] = {16, 24, 64}; /* merged: 57 samples in the base, 3 new */
-static const int8_t o1518[] = {16, 24}; /* merged: 1 samples in the base, 60 new; 0: untrusted in the base; 1: untrusted in the base */
-static const int8_t o1519[] = {12, 16, 24}; /* merged: 58 samples in the base, 82 new */
-static const int8_t o1520[] = {16, 24}; /* merged: 3440 samples in the base, 924 new */
-static const int8_t o1521[] = {16, 24};
-static const int8_t o1522[] = {16, 24}; /* merged: 1 samples in the base, 16 new */
-static const int8_t o1523[] = {16, 24, 64, -1}; /* 3: 2 offsets fit, 1 values */
-static const int8_t o1524[] = {16, 24, -1}; /* 2: 8 offsets fit, 1 values */
-static const int8_t o1525[] = {16}; /* merged: 317 samples in the base, 40 new */
-static const int8_t o1526[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* merged: 3 samples in the base, 19 new */
-static const int8_t o1527[] = {16, 24, -1}; /* 0: 2 offsets fit, 3 values; tied, split in operand order */ /* 1: 2 offsets fit, 3 values; tied, split in operand order */ /* 2: 41 offsets fit, 1 values */
-static const int8_t o1528[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o1529[] = {16, 81, 24, -1}; /* 3: 4 offsets fit, 1 values */ /* merged: 39 samples in the base, 52 new */
-static const int8_t o1530[] = {16, 24, 64}; /* merged: 1861 samples in the base, 1 new */
-static const int8_t o1531[] = {16, 24, -1, 87, -1}; /* 2: 38 offsets fit, 1 values */ /* 4: 45 offsets fit, 1 values */
-static const int8_t o1532[] = {16, 24}; /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* merged: 6 samples in the base, 1 new; 1: untrusted in the base */
-static const int8_t o1533[] = {16, 24, 87};
-static const int8_t o1534[] = {-1, 16, 24, 64, -1}; /* 0: 6 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 8 offsets fit, 1 values */
-static const int8_t o1535[] = {16, 24, 64, -1}; /* 3: 11 offsets fit, 1 values */ /* merged: 99 samples in the base, 13 new */
-static const int8_t o1536[] = {-1, -1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */
-static const int8_t o1537[] = {16, 24, 64}; /* merged: 4093 samples in the base, 7 new */
-static const int8_t o1538[] = {16, 24, 64}; /* merged: 172 samples in the base, 11 new */
-static const int8_t o1539[] = {16, 24, 64}; /* merged: 15 samples in the base, 16 new */
-static const int8_t o1540[] = {16}; /* merged: 9 samples in the base, 180 new */
-static const int8_t o1541[] = {0}; /* merged: 4744 samples in the base, 5054 new */
-static const int8_t o1542[] = {12, 16}; /* merged: 37 samples in the base, 1 new */
-static const int8_t o1543[] = {16}; /* merged: 2635 samples in the base, 660 new */
-static const int8_t o1544[] = {0}; /* merged: 21 samples in the base, 478 new */
-static const int8_t o1545[] = {0};
-static const int8_t o1546[] = {16}; /* merged: 965 samples in the base, 603 new */
-static const int8_t o1547[] = {12, -1}; /* 0: 83 offsets fit, 1 values; the guard's bit */ /* 1: 80 offsets fit, 1 values */
-static const int8_t o1548[] = {0}; /* merged: 38 samples in the base, 223 new */
-static const int8_t o1549[] = {16}; /* merged: 965 samples in the base, 603 new */
-static const int8_t o1550[] = {0}; /* merged: 1 samples in the base, 2 new */
-static const int8_t o1551[] = {0}; /* merged: 841 samples in the base, 1538 new */
-static const int8_t o1552[] = {12}; /* merged: 7142 samples in the base, 1898 new */
-static const int8_t o1553[] = {12, 87}; /* merged: 9 samples in the base, 180 new */
-static const int8_t o1554[] = {-1}; /* 0: 2 offsets fit, 1 values */
-static const int8_t o1555[] = {0};
-static const int8_t o1556[] = {0}; /* merged: 410 samples in the base, 441 new */
-static const int8_t o1557[] = {12}; /* merged: 975 samples in the base, 359 new */
-static const int8_t o1558[] = {12, -1}; /* 0: 86 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values */
-static const int8_t o1559[] = {16}; /* merged: 1 samples in the base, 16 new */
-static const int8_t o1560[] = {24}; /* merged: 25 samples in the base, 184 new */
-static const int8_t o1561[] = {0};
-static const int8_t o1562[] = {0};
-static const int8_t o1563[] = {12, 16, 24}; /* 0: 3 offsets fit, 1 values; the guard's bit */
-static const int8_t o1564[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
-static const int8_t o1565[] = {16, 32, 24}; /* merged: 22 samples in the base, 18 new */
-static const int8_t o1566[] = {12, 16, 32, 24}; /* merged: 1022 samples in the base, 12 new */
-static const int8_t o1567[] = {16, 32, 24}; /* merged: 11012 samples in the base, 737 new */
-static const int8_t o1568[] = {12, 16, 24}; /* 0: 76 offsets fit, 1 values; the guard's bit */
-static const int8_t o1569[] = {16, 24};
-static const int8_t o1570[] = {12, 16, 24};
-static const int8_t o1571[] = {16, 24}; /* merged: 60445 samples in the base, 30 new */
-static const int8_t o1572[] = {16, 24, 32};
-static const int8_t o1573[] = {16, 32};
-static const int8_t o1574[] = {64, 24, 32}; /* merged: 7 samples in the base, 19 new */
-static const int8_t o1575[] = {12, 64, 24, 32}; /* merged: 775 samples in the base, 13 new */
-static const int8_t o1576[] = {64, 24, 32}; /* merged: 5606 samples in the base, 476 new */
-static const int8_t o1577[] = {12, 24, 64, 32}; /* 0: 6 offsets fit, 1 values; the guard's bit */ /* 2: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o1578[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
-static const int8_t o1579[] = {12, -1, 16, 64, 24, 32}; /* 0: 54 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 3: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o1580[] = {-1, 16, -1, 24, 32}; /* 0: 5 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */
-static const int8_t o1581[] = {16, 24, 64, 32};
-static const int8_t o1582[] = {12, 64, 24, 32}; /* merged: 2 samples in the base, 16 new */
-static const int8_t o1583[] = {64, 24, 32};
-static const int8_t o1584[] = {0};
-static const int8_t o1585[] = {0};
-static const int8_t o1586[] = {12}; /* 0: 86 offsets fit, 1 values; the guard's bit */
-static const int8_t o1587[] = {-1, 16, -1, 24, 32}; /* 0: 7 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o1588[] = {64, 24, 32}; /* merged: 4 samples in the base, 48 new */
-static const int8_t o1589[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */
-static const int8_t o1590[] = {12, -1, 16, 64, 24, 32}; /* 1: 4 offsets fit, 1 values */ /* merged: 2 samples in the base, 16 new; 2: untrusted in the base; 4: untrusted in the base */
-static const int8_t o1591[] = {-1, 16, 64, 24, 32}; /* 0: 11 offsets fit, 1 values */ /* merged: 4 samples in the base, 32 new */
-static const int8_t o1592[] = {0};
-static const int8_t o1593[] = {12}; /* 0: 91 offsets fit, 1 values; the guard's bit */
+static const int8_t o1437[] = {16, 32};
+static const int8_t o1438[] = {81, 24, 32}; /* merged: 14 samples in the base, 263 new; 0: untrusted in the base */
+static const int8_t o1439[] = {16, 32}; /* merged: 12 samples in the base, 496 new */
+static const int8_t o1440[] = {16, 32}; /* merged: 7 samples in the base, 36 new */
+static const int8_t o1441[] = {12, 16, 32};
+static const int8_t o1442[] = {16, 32}; /* merged: 195 samples in the base, 684 new */
+static const int8_t o1443[] = {16, 32}; /* merged: 6 samples in the base, 25 new */
+static const int8_t o1444[] = {16, 32}; /* merged: 9 samples in the base, 65 new */
+static const int8_t o1445[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */
+static const int8_t o1446[] = {16, 32}; /* merged: 6 samples in the base, 22 new */
+static const int8_t o1447[] = {24}; /* merged: 1 samples in the base, 16 new */
+static const int8_t o1448[] = {24};
+static const int8_t o1449[] = {-1}; /* 0: 3 offsets fit, 1 values */
+static const int8_t o1450[] = {12, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
+static const int8_t o1451[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */
+static const int8_t o1452[] = {24, 32}; /* merged: 204 samples in the base, 16 new */
+static const int8_t o1453[] = {12, 24, 32}; /* merged: 538 samples in the base, 14 new */
+static const int8_t o1454[] = {24, 32}; /* merged: 6471 samples in the base, 16 new */
+static const int8_t o1455[] = {-1, 16, 24, 32, 64}; /* 0: 3 offsets fit, 1 values */
+static const int8_t o1456[] = {81, 16, 24, 32, 64};
+static const int8_t o1457[] = {16, 24, 32, 64};
+static const int8_t o1458[] = {16, 24}; /* merged: 1 samples in the base, 16 new */
+static const int8_t o1459[] = {-1, 16, 24, 32, 64}; /* 0: 3 offsets fit, 1 values */
+static const int8_t o1460[] = {-1, 16, 24}; /* 0: 3 offsets fit, 1 values */
+static const int8_t o1461[] = {16, 24};
+static const int8_t o1462[] = {0};
+static const int8_t o1463[] = {16, -1, 64}; /* 0: 2 offsets fit, 2 values; narrowed (no overlap, operand order) */ /* 1: 42 offsets fit, 1 values */
+static const int8_t o1464[] = {12, 16, 24}; /* merged: 2 samples in the base, 5 new */
+static const int8_t o1465[] = {16, 24}; /* merged: 12 samples in the base, 2942 new */
+static const int8_t o1466[] = {12, 16, 24, 64};
+static const int8_t o1467[] = {16, 24, 64}; /* merged: 68 samples in the base, 2052 new */
+static const int8_t o1468[] = {12, 16, 24, 64}; /* merged: 11 samples in the base, 168 new */
+static const int8_t o1469[] = {16, 24, 64}; /* merged: 246 samples in the base, 763 new */
+static const int8_t o1470[] = {16, 24, 64}; /* merged: 4 samples in the base, 16 new */
+static const int8_t o1471[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* merged: 650 samples in the base, 474 new */
+static const int8_t o1472[] = {16, 24, 64, -1}; /* 3: 2 offsets fit, 1 values */
+static const int8_t o1473[] = {16, 24, 64}; /* merged: 3 samples in the base, 35 new */
+static const int8_t o1474[] = {-1, 16, 24, 32}; /* 0: 5 offsets fit, 1 values */ /* merged: 12 samples in the base, 32 new */
+static const int8_t o1475[] = {-1, -1, 32}; /* 0: 63 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */
+static const int8_t o1476[] = {0};
+static const int8_t o1477[] = {12}; /* 0: 91 offsets fit, 1 values; the guard's bit */
+static const int8_t o1478[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
+static const int8_t o1479[] = {12, 16}; /* merged: 41 samples in the base, 74 new */
+static const int8_t o1480[] = {16}; /* merged: 769 samples in the base, 473 new */
+static const int8_t o1481[] = {16, 24}; /* merged: 92 samples in the base, 19 new */
+static const int8_t o1482[] = {12, 16};
+static const int8_t o1483[] = {16}; /* merged: 7886 samples in the base, 36 new */
+static const int8_t o1484[] = {81, 87}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 2 offsets fit, 2 values; tied */
+static const int8_t t1484[] = {0, 0};
+static const int8_t o1485[] = {16, -1, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 1 samples in the base, 16 new; 0: untrusted in the base; 2: untrusted in the base */
+static const int8_t o1486[] = {16, 24, 87}; /* merged: 968 samples in the base, 368 new */
+static const int8_t o1487[] = {16, 24, 87}; /* merged: 27 samples in the base, 96 new */
+static const int8_t o1488[] = {16, 24, -1}; /* 2: 8 offsets fit, 1 values */
+static const int8_t o1489[] = {16, 24, -1}; /* 2: 6 offsets fit, 1 values */ /* merged: 1 samples in the base, 16 new; 1: untrusted in the base */
+static const int8_t o1490[] = {81, -1, 24, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 100 samples in the base, 1479 new; 3: untrusted in the base */
+static const int8_t o1491[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */ /* merged: 5892 samples in the base, 1481 new */
+static const int8_t o1492[] = {16, 24, 64, -1}; /* 3: 2 offsets fit, 1 values */
+static const int8_t o1493[] = {12, 16, 24, -1}; /* 3: 8 offsets fit, 1 values */ /* merged: 41 samples in the base, 104 new */
+static const int8_t o1494[] = {16, 81, 84, 24, 64}; /* merged: 1 samples in the base, 20 new; 1: untrusted in the base; 2: untrusted in the base; 3: untrusted in the base */
+static const int8_t o1495[] = {16, 81, 24, 64}; /* merged: 425 samples in the base, 9 new */
+static const int8_t o1496[] = {16, 24, 64}; /* merged: 2453 samples in the base, 1136 new */
+static const int8_t o1497[] = {16, 24, 64, 87, 77}; /* merged: 306 samples in the base, 17 new; 2: untrusted in the base; 4: untrusted in the base */
+static const int8_t o1498[] = {16, 24}; /* merged: 22 samples in the base, 245 new */
+static const int8_t o1499[] = {16, 24, 64};
+static const int8_t o1500[] = {12, 16, 24, 64, -1}; /* 4: 3 offsets fit, 1 values */
+static const int8_t o1501[] = {81, 16, 24, 64, -1}; /* 4: 9 offsets fit, 1 values */ /* merged: 346 samples in the base, 732 new */
+static const int8_t o1502[] = {16, 24, 64, -1}; /* 3: 4 offsets fit, 1 values */ /* merged: 3381 samples in the base, 3750 new */
+static const int8_t o1503[] = {16, 24, 64}; /* merged: 6 samples in the base, 88 new */
+static const int8_t o1504[] = {12, 16, 24, 64}; /* merged: 103 samples in the base, 2 new */
+static const int8_t o1505[] = {16, 24, 64}; /* merged: 7999 samples in the base, 1203 new */
+static const int8_t o1506[] = {12, 81, -1, 87, -1, -1}; /* 0: 2 offsets fit, 2 values; the guard's bit */ /* 1: 2 offsets fit, 2 values; narrowed (no overlap, operand order) */ /* 2: 4 offsets fit, 1 values */ /* 4: 4 offsets fit, 1 values */ /* 5: 4 offsets fit, 1 values */
+static const int8_t o1507[] = {81, -1, 87, 77, 68}; /* 1: 3 offsets fit, 1 values */ /* merged: 108 samples in the base, 2312 new */
+static const int8_t o1508[] = {81, -1, -1, -1, 68}; /* 1: 7 offsets fit, 1 values */ /* 2: 7 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */
+static const int8_t o1509[] = {12, 16, 24}; /* merged: 47 samples in the base, 68 new */
+static const int8_t o1510[] = {16, 24}; /* merged: 42 samples in the base, 618 new */
+static const int8_t o1511[] = {12, 16, 24, 64}; /* merged: 43 samples in the base, 474 new */
+static const int8_t o1512[] = {16, 24, 64}; /* merged: 34 samples in the base, 516 new */
+static const int8_t o1513[] = {12, 16, 24, 64}; /* merged: 458 samples in the base, 30 new */
+static const int8_t o1514[] = {12, 16, 24, 64, 87}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 6 values; tied, split in operand order */ /* 3: 2 offsets fit, 6 values; tied, split in operand order */
+static const int8_t o1515[] = {16, 24, 64}; /* merged: 10082 samples in the base, 1872 new */
+static const int8_t o1516[] = {16, 24, 64, 87}; /* merged: 241 samples in the base, 8 new */
+static const int8_t o1517[] = {12, 16, 24, 64}; /* merged: 95 samples in the base, 16 new */
+static const int8_t o1518[] = {16, 24, 64}; /* merged: 2384 samples in the base, 1279 new */
+static const int8_t o1519[] = {16, 24, 64}; /* merged: 57 samples in the base, 3 new */
+static const int8_t o1520[] = {16, 24}; /* merged: 1 samples in the base, 60 new; 0: untrusted in the base; 1: untrusted in the base */
+static const int8_t o1521[] = {12, 16, 24}; /* merged: 58 samples in the base, 137 new */
+static const int8_t o1522[] = {16, 24}; /* merged: 3440 samples in the base, 1368 new */
+static const int8_t o1523[] = {16, 24};
+static const int8_t o1524[] = {16, 24}; /* merged: 1 samples in the base, 16 new */
+static const int8_t o1525[] = {16, 24, 64, -1}; /* 3: 2 offsets fit, 1 values */
+static const int8_t o1526[] = {16, 24, -1}; /* 2: 8 offsets fit, 1 values */
+static const int8_t o1527[] = {16}; /* merged: 317 samples in the base, 48 new */
+static const int8_t o1528[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* merged: 3 samples in the base, 19 new */
+static const int8_t o1529[] = {16, 24, -1}; /* 0: 2 offsets fit, 3 values; tied, split in operand order */ /* 1: 2 offsets fit, 3 values; tied, split in operand order */ /* 2: 41 offsets fit, 1 values */
+static const int8_t o1530[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o1531[] = {16, 81, 24, -1}; /* 3: 4 offsets fit, 1 values */ /* merged: 39 samples in the base, 56 new */
+static const int8_t o1532[] = {16, 24, 64}; /* merged: 1861 samples in the base, 1 new */
+static const int8_t o1533[] = {16, 24, -1, 87, -1}; /* 2: 38 offsets fit, 1 values */ /* 4: 45 offsets fit, 1 values */
+static const int8_t o1534[] = {16, 24}; /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* merged: 6 samples in the base, 1 new; 1: untrusted in the base */
+static const int8_t o1535[] = {16, 24, 87};
+static const int8_t o1536[] = {-1, 16, 24, 64, -1}; /* 0: 6 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 8 offsets fit, 1 values */
+static const int8_t o1537[] = {16, 24, 64, -1}; /* 3: 11 offsets fit, 1 values */ /* merged: 99 samples in the base, 16 new */
+static const int8_t o1538[] = {-1, -1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */
+static const int8_t o1539[] = {16, 24, 64}; /* merged: 4093 samples in the base, 7 new */
+static const int8_t o1540[] = {16, 24, 64}; /* merged: 172 samples in the base, 11 new */
+static const int8_t o1541[] = {16, 24, 64}; /* merged: 15 samples in the base, 16 new */
+static const int8_t o1542[] = {16}; /* merged: 9 samples in the base, 237 new */
+static const int8_t o1543[] = {0}; /* merged: 4744 samples in the base, 6101 new */
+static const int8_t o1544[] = {12, 16}; /* merged: 37 samples in the base, 1 new */
+static const int8_t o1545[] = {16}; /* merged: 2635 samples in the base, 871 new */
+static const int8_t o1546[] = {0}; /* merged: 21 samples in the base, 486 new */
+static const int8_t o1547[] = {0};
+static const int8_t o1548[] = {16}; /* merged: 965 samples in the base, 774 new */
+static const int8_t o1549[] = {12, -1}; /* 0: 83 offsets fit, 1 values; the guard's bit */ /* 1: 80 offsets fit, 1 values */
+static const int8_t o1550[] = {0}; /* merged: 38 samples in the base, 280 new */
+static const int8_t o1551[] = {16}; /* merged: 965 samples in the base, 774 new */
+static const int8_t o1552[] = {0}; /* merged: 1 samples in the base, 2 new */
+static const int8_t o1553[] = {0}; /* merged: 841 samples in the base, 1971 new */
+static const int8_t o1554[] = {12}; /* merged: 7142 samples in the base, 2842 new */
+static const int8_t o1555[] = {12, 87}; /* merged: 9 samples in the base, 237 new */
+static const int8_t o1556[] = {-1}; /* 0: 2 offsets fit, 1 values */
+static const int8_t o1557[] = {0};
+static const int8_t o1558[] = {0}; /* merged: 410 samples in the base, 532 new */
+static const int8_t o1559[] = {12}; /* merged: 975 samples in the base, 450 new */
+static const int8_t o1560[] = {12, -1}; /* 0: 86 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values */
+static const int8_t o1561[] = {16}; /* merged: 1 samples in the base, 16 new */
+static const int8_t o1562[] = {24}; /* merged: 25 samples in the base, 241 new */
+static const int8_t o1563[] = {0};
+static const int8_t o1564[] = {0};
+static const int8_t o1565[] = {12, 16, 24}; /* 0: 3 offsets fit, 1 values; the guard's bit */
+static const int8_t o1566[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
+static const int8_t o1567[] = {16, 32, 24}; /* merged: 22 samples in the base, 18 new */
+static const int8_t o1568[] = {12, 16, 32, 24}; /* merged: 1022 samples in the base, 12 new */
+static const int8_t o1569[] = {16, 32, 24}; /* merged: 11012 samples in the base, 929 new */
+static const int8_t o1570[] = {12, 16, 24}; /* 0: 76 offsets fit, 1 values; the guard's bit */
+static const int8_t o1571[] = {16, 24};
+static const int8_t o1572[] = {12, 16, 24};
+static const int8_t o1573[] = {16, 24}; /* merged: 60445 samples in the base, 30 new */
+static const int8_t o1574[] = {16, 24, 32};
+static const int8_t o1575[] = {16, 32};
+static const int8_t o1576[] = {64, 24, 32}; /* merged: 7 samples in the base, 19 new */
+static const int8_t o1577[] = {12, 64, 24, 32}; /* merged: 775 samples in the base, 13 new */
+static const int8_t o1578[] = {64, 24, 32}; /* merged: 5606 samples in the base, 567 new */
+static const int8_t o1579[] = {12, 24, 64, 32}; /* 0: 6 offsets fit, 1 values; the guard's bit */ /* 2: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o1580[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
+static const int8_t o1581[] = {12, -1, 16, 64, 24, 32}; /* 0: 54 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 3: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o1582[] = {-1, 16, -1, 24, 32}; /* 0: 5 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */
+static const int8_t o1583[] = {16, 24, 64, 32};
+static const int8_t o1584[] = {12, 64, 24, 32}; /* merged: 2 samples in the base, 16 new */
+static const int8_t o1585[] = {64, 24, 32};
+static const int8_t o1586[] = {0};
+static const int8_t o1587[] = {0};
+static const int8_t o1588[] = {12}; /* 0: 86 offsets fit, 1 values; the guard's bit */
+static const int8_t o1589[] = {-1, 16, -1, 24, 32}; /* 0: 7 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o1590[] = {64, 24, 32}; /* merged: 4 samples in the base, 48 new */
+static const int8_t o1591[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */
+static const int8_t o1592[] = {12, -1, 16, 64, 24, 32}; /* 1: 4 offsets fit, 1 values */ /* merged: 2 samples in the base, 16 new; 2: untrusted in the base; 4: untrusted in the base */
+static const int8_t o1593[] = {-1, 16, 64, 24, 32}; /* 0: 11 offsets fit, 1 values */ /* merged: 4 samples in the base, 32 new */
 static const int8_t o1594[] = {0};
-static const int8_t o1595[] = {-1}; /* 0: 2 offsets fit, 1 values */
-static const int8_t o1596[] = {16}; /* merged: 649 samples in the base, 358 new */
-static const int8_t o1597[] = {0};
-static const int8_t o1598[] = {16}; /* merged: 3849 samples in the base, 1519 new */
-static const int8_t o1599[] = {0}; /* merged: 1383 samples in the base, 8 new */
-static const int8_t o1600[] = {12, 16}; /* merged: 567 samples in the base, 10 new */
-static const int8_t o1601[] = {16}; /* merged: 1814 samples in the base, 1337 new */
-static const int8_t o1602[] = {16, 24}; /* merged: 29 samples in the base, 361 new */
-static const int8_t o1603[] = {16, 32}; /* merged: 554 samples in the base, 117 new */
-static const int8_t o1604[] = {16, 24, 32, 87};
-static const int8_t o1605[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */
-static const int8_t o1606[] = {81, -1, 24, 32, -1}; /* 0: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 1: 3 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */
-static const int8_t o1607[] = {81, -1, 24, 32, 87}; /* 1: 6 offsets fit, 1 values */ /* merged: 3743 samples in the base, 282 new */
-static const int8_t o1608[] = {81, -1, 24, 32, -1, 68}; /* 1: 5 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */
-static const int8_t o1609[] = {16, 24, 32, 64, -1}; /* 4: 2 offsets fit, 1 values */
-static const int8_t o1610[] = {12, 16, 81, 84, 24, 32, 64};
-static const int8_t o1611[] = {12, 16, 81, 24, 32, -1}; /* 5: 2 offsets fit, 1 values */
-static const int8_t o1612[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
-static const int8_t o1613[] = {16, 81, 84, 24, 32, 64};
-static const int8_t o1614[] = {16, 81, 24, 32, -1}; /* 4: 2 offsets fit, 1 values */ /* merged: 5811 samples in the base, 28 new */
-static const int8_t o1615[] = {16, 24, 32, 64}; /* merged: 629 samples in the base, 12 new */
-static const int8_t o1616[] = {16, 24, 32, 64, 87, 77}; /* merged: 3771 samples in the base, 10 new */
-static const int8_t o1617[] = {12, 16, 81, 24, 32};
-static const int8_t o1618[] = {12, 16, 24, 32};
-static const int8_t o1619[] = {12, 16, 24, 32, 64, 87};
-static const int8_t o1620[] = {16, 81, 24, 32}; /* merged: 3902 samples in the base, 10 new */
-static const int8_t o1621[] = {16, 24, 32}; /* merged: 1563 samples in the base, 12 new */
-static const int8_t o1622[] = {16, 24, 32, 87};
-static const int8_t o1623[] = {16, 24, 32, 64, 87}; /* merged: 3894 samples in the base, 10 new */
-static const int8_t o1624[] = {12, 16, -1, -1, -1, -1}; /* 2: 4 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values */ /* 4: 4 offsets fit, 1 values */ /* 5: 18 offsets fit, 1 values */
-static const int8_t o1625[] = {16, 24, 32, 64, -1}; /* 4: 5 offsets fit, 1 values */ /* merged: 65 samples in the base, 18 new */
-static const int8_t o1626[] = {16, 24, 32}; /* merged: 4010 samples in the base, 12 new */
-static const int8_t o1627[] = {16, 24, 32, 64}; /* merged: 3840 samples in the base, 27 new */
-static const int8_t o1628[] = {12, 16, 24, 32, 64};
-static const int8_t o1629[] = {16, 24, 32, 64}; /* merged: 3262 samples in the base, 460 new */
-static const int8_t o1630[] = {16, 24, 32, 64};
-static const int8_t o1631[] = {16, 24, 32};
+static const int8_t o1595[] = {12}; /* 0: 91 offsets fit, 1 values; the guard's bit */
+static const int8_t o1596[] = {0};
+static const int8_t o1597[] = {-1}; /* 0: 2 offsets fit, 1 values */
+static const int8_t o1598[] = {16}; /* merged: 649 samples in the base, 359 new */
+static const int8_t o1599[] = {0};
+static const int8_t o1600[] = {16}; /* merged: 3849 samples in the base, 1884 new */
+static const int8_t o1601[] = {0}; /* merged: 1383 samples in the base, 8 new */
+static const int8_t o1602[] = {12, 16}; /* merged: 567 samples in the base, 10 new */
+static const int8_t o1603[] = {16}; /* merged: 1814 samples in the base, 1519 new */
+static const int8_t o1604[] = {16, 24}; /* merged: 29 samples in the base, 361 new */
+static const int8_t o1605[] = {16, 32}; /* merged: 554 samples in the base, 117 new */
+static const int8_t o1606[] = {16, 24, 32, 87};
+static const int8_t o1607[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */
+static const int8_t o1608[] = {81, -1, 24, 32, -1}; /* 0: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 1: 3 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */
+static const int8_t o1609[] = {81, -1, 24, 32, 87}; /* 1: 6 offsets fit, 1 values */ /* merged: 3743 samples in the base, 373 new */
+static const int8_t o1610[] = {81, -1, 24, 32, -1, 68}; /* 1: 5 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */
+static const int8_t o1611[] = {16, 24, 32, 64, -1}; /* 4: 2 offsets fit, 1 values */
+static const int8_t o1612[] = {12, 16, 81, 84, 24, 32, 64};
+static const int8_t o1613[] = {12, 16, 81, 24, 32, -1}; /* 5: 2 offsets fit, 1 values */
+static const int8_t o1614[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
+static const int8_t o1615[] = {16, 81, 84, 24, 32, 64};
+static const int8_t o1616[] = {16, 81, 24, 32, -1}; /* 4: 2 offsets fit, 1 values */ /* merged: 5811 samples in the base, 220 new */
+static const int8_t o1617[] = {16, 24, 32, 64}; /* merged: 629 samples in the base, 12 new */
+static const int8_t o1618[] = {16, 24, 32, 64, 87, 77}; /* merged: 3771 samples in the base, 10 new */
+static const int8_t o1619[] = {12, 16, 81, 24, 32};
+static const int8_t o1620[] = {12, 16, 24, 32};
+static const int8_t o1621[] = {12, 16, 24, 32, 64, 87};
+static const int8_t o1622[] = {16, 81, 24, 32}; /* merged: 3902 samples in the base, 10 new */
+static const int8_t o1623[] = {16, 24, 32}; /* merged: 1563 samples in the base, 12 new */
+static const int8_t o1624[] = {16, 24, 32, 87};
+static const int8_t o1625[] = {16, 24, 32, 64, 87}; /* merged: 3894 samples in the base, 10 new */
+static const int8_t o1626[] = {12, 16, -1, -1, -1, -1}; /* 2: 4 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values */ /* 4: 4 offsets fit, 1 values */ /* 5: 18 offsets fit, 1 values */
+static const int8_t o1627[] = {16, 24, 32, 64, -1}; /* 4: 5 offsets fit, 1 values */ /* merged: 65 samples in the base, 18 new */
+static const int8_t o1628[] = {16, 24, 32}; /* merged: 4010 samples in the base, 12 new */
+static const int8_t o1629[] = {16, 24, 32, 64}; /* merged: 3840 samples in the base, 27 new */
+static const int8_t o1630[] = {12, 16, 24, 32, 64};
+static const int8_t o1631[] = {16, 24, 32, 64}; /* merged: 3262 samples in the base, 551 new */
 static const int8_t o1632[] = {16, 24, 32, 64};
-static const int8_t o1633[] = {12, 16, 24, 32};
-static const int8_t o1634[] = {16, 24, 32}; /* merged: 518 samples in the base, 9 new */
-static const int8_t o1635[] = {16, 32}; /* merged: 13 samples in the base, 190 new */
-static const int8_t o1636[] = {16, 24, 32, 64, -1}; /* 4: 2 offsets fit, 1 values */
-static const int8_t o1637[] = {16, 24, 32, -1}; /* 3: 8 offsets fit, 1 values */
-static const int8_t o1638[] = {12, 16, 32}; /* 0: 74 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o1639[] = {16, 32}; /* merged: 531 samples in the base, 380 new */
-static const int8_t o1640[] = {16, 32}; /* merged: 3 samples in the base, 17 new */
-static const int8_t o1641[] = {16, 32};
-static const int8_t o1642[] = {16, 32}; /* merged: 1 samples in the base, 7 new */
+static const int8_t o1633[] = {16, 24, 32};
+static const int8_t o1634[] = {16, 24, 32, 64};
+static const int8_t o1635[] = {12, 16, 24, 32};
+static const int8_t o1636[] = {16, 24, 32}; /* merged: 518 samples in the base, 9 new */
+static const int8_t o1637[] = {16, 32}; /* merged: 13 samples in the base, 247 new */
+static const int8_t o1638[] = {16, 24, 32, 64, -1}; /* 4: 2 offsets fit, 1 values */
+static const int8_t o1639[] = {16, 24, 32, -1}; /* 3: 8 offsets fit, 1 values */
+static const int8_t o1640[] = {12, 16, 32}; /* 0: 74 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o1641[] = {16, 32}; /* merged: 531 samples in the base, 380 new */
+static const int8_t o1642[] = {16, 32}; /* merged: 3 samples in the base, 17 new */
 static const int8_t o1643[] = {16, 32};
-static const int8_t o1644[] = {16, -1}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o1645[] = {0};
-static const int8_t o1646[] = {16, 24, 32};
-static const int8_t o1647[] = {12, 16, 24, 64, 32}; /* 0: 4 offsets fit, 1 values; the guard's bit */
-static const int8_t o1648[] = {16, 24, 64, 32}; /* merged: 733 samples in the base, 133 new */
-static const int8_t o1649[] = {16, -1, -1, 32, 87}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* merged: 1 samples in the base, 18 new; 0: untrusted in the base; 4: untrusted in the base */
-static const int8_t o1650[] = {16, 24, 64, 32}; /* merged: 91 samples in the base, 16 new */
-static const int8_t o1651[] = {16, 24, 64, 32, -1}; /* 4: 2 offsets fit, 1 values */
-static const int8_t o1652[] = {81, 64, 16, 24, 32, 40}; /* merged: 1 samples in the base, 48 new; 0: untrusted in the base; 1: untrusted in the base; 3: untrusted in the base; 5: untrusted in the base */
-static const int8_t o1653[] = {64, 16, 24, 32, 40}; /* merged: 32 samples in the base, 384 new */
-static const int8_t o1654[] = {-1, 16, 24, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; tied */ /* 2: 2 offsets fit, 1 values; tied */ /* 3: 5 offsets fit, 1 values */
-static const int8_t t1654[] = {-1, 1, 1, -1};
-static const int8_t o1655[] = {81, 64, 16, 24, 40};
-static const int8_t o1656[] = {64, 16, 24, 32, 40}; /* merged: 1 samples in the base, 32 new; 0: untrusted in the base; 1: untrusted in the base; 2: untrusted in the base; 3: untrusted in the base; 4: untrusted in the base */
-static const int8_t o1657[] = {64, 16, 24, 40}; /* merged: 5 samples in the base, 112 new; 3: untrusted in the base */
-static const int8_t o1658[] = {81, 64, 16, 24, 32, 40};
-static const int8_t o1659[] = {81, 24, 16, 64, 40}; /* 0: 2 offsets fit, 2 values; narrowed (no overlap, operand order) */ /* 1: 2 offsets fit, 2 values; tied */ /* 3: 2 offsets fit, 2 values; tied */
-static const int8_t t1659[] = {-1, 1, -1, 1, -1};
-static const int8_t o1660[] = {64, 16, 24, 32, 40}; /* merged: 3 samples in the base, 120 new; 4: untrusted in the base */
-static const int8_t o1661[] = {64, 16, 24, 40}; /* merged: 6 samples in the base, 72 new */
-static const int8_t o1662[] = {64, 16, 24, 32, 40}; /* merged: 2 samples in the base, 96 new */
-static const int8_t o1663[] = {64, 16, 24, 40}; /* merged: 3 samples in the base, 60 new */
-static const int8_t o1664[] = {-1, 16, 24}; /* 0: 5 offsets fit, 1 values */
-static const int8_t o1665[] = {16, 24, 64}; /* merged: 2 samples in the base, 16 new */
-static const int8_t o1666[] = {-1, 64}; /* 0: 9 offsets fit, 1 values */
-static const int8_t o1667[] = {16, 24, 40}; /* merged: 10 samples in the base, 208 new */
-static const int8_t o1668[] = {24, 32, 40}; /* merged: 4 samples in the base, 48 new */
-static const int8_t o1669[] = {24, 32, 40}; /* merged: 8 samples in the base, 144 new */
-static const int8_t o1670[] = {24, 32, 40}; /* merged: 5 samples in the base, 128 new; 1: untrusted in the base */
-static const int8_t o1671[] = {12, 16, 64, 24};
-static const int8_t o1672[] = {16, 64, 24};
+static const int8_t o1644[] = {16, 32}; /* merged: 1 samples in the base, 7 new */
+static const int8_t o1645[] = {16, 32};
+static const int8_t o1646[] = {16, -1}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o1647[] = {0};
+static const int8_t o1648[] = {16, 24, 32};
+static const int8_t o1649[] = {12, 16, 24, 64, 32}; /* 0: 4 offsets fit, 1 values; the guard's bit */
+static const int8_t o1650[] = {16, 24, 64, 32}; /* merged: 733 samples in the base, 141 new */
+static const int8_t o1651[] = {16, -1, -1, 32, 87}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* merged: 1 samples in the base, 210 new; 0: untrusted in the base; 4: untrusted in the base */
+static const int8_t o1652[] = {16, 24, 64, 32}; /* merged: 91 samples in the base, 20 new */
+static const int8_t o1653[] = {16, 24, 64, 32, -1}; /* 4: 2 offsets fit, 1 values */
+static const int8_t o1654[] = {12, -1, 64, 16, 24, 32, 40}; /* 0: 40 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values */
+static const int8_t o1655[] = {12, 64, 16, 24, 32, 40}; /* 0: 34 offsets fit, 1 values; the guard's bit */
+static const int8_t o1656[] = {81, 64, 16, 24, 32, 40}; /* merged: 1 samples in the base, 48 new; 0: untrusted in the base; 1: untrusted in the base; 3: untrusted in the base; 5: untrusted in the base */
+static const int8_t o1657[] = {64, 16, 24, 32, 40}; /* merged: 32 samples in the base, 384 new */
+static const int8_t o1658[] = {-1, 16, 24, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; tied */ /* 2: 2 offsets fit, 1 values; tied */ /* 3: 5 offsets fit, 1 values */
+static const int8_t t1658[] = {-1, 1, 1, -1};
+static const int8_t o1659[] = {12, -1, 64, 16, 24, 40}; /* 0: 41 offsets fit, 1 values; the guard's bit */ /* 1: 7 offsets fit, 1 values */
+static const int8_t o1660[] = {12, 64, 16, 24, 32, 40}; /* 0: 38 offsets fit, 1 values; the guard's bit */
+static const int8_t o1661[] = {12, 64, 16, 24, 40}; /* 0: 37 offsets fit, 1 values; the guard's bit */
+static const int8_t o1662[] = {81, 64, 16, 24, 40};
+static const int8_t o1663[] = {64, 16, 24, 32, 40}; /* merged: 1 samples in the base, 32 new; 0: untrusted in the base; 1: untrusted in the base; 2: untrusted in the base; 3: untrusted in the base; 4: untrusted in the base */
+static const int8_t o1664[] = {64, 16, 24, 40}; /* merged: 5 samples in the base, 112 new; 3: untrusted in the base */
+static const int8_t o1665[] = {12, -1, 64, 16, 24, 32, 40}; /* 0: 43 offsets fit, 1 values; the guard's bit */ /* 1: 6 offsets fit, 1 values */
+static const int8_t o1666[] = {12, 64, 16, 24, 32, 40}; /* 0: 35 offsets fit, 1 values; the guard's bit */
+static const int8_t o1667[] = {12, 64, 16, 24, 40}; /* 0: 39 offsets fit, 1 values; the guard's bit */
+static const int8_t o1668[] = {81, 64, 16, 24, 32, 40};
+static const int8_t o1669[] = {81, 24, 16, 64, 40}; /* 0: 2 offsets fit, 2 values; narrowed (no overlap, operand order) */ /* 1: 2 offsets fit, 2 values; tied */ /* 3: 2 offsets fit, 2 values; tied */
+static const int8_t t1669[] = {-1, 1, -1, 1, -1};
+static const int8_t o1670[] = {64, 16, 24, 32, 40}; /* merged: 3 samples in the base, 120 new; 4: untrusted in the base */
+static const int8_t o1671[] = {64, 16, 24, 40}; /* merged: 6 samples in the base, 72 new */
+static const int8_t o1672[] = {12, 64, 16, 24, 32, 40}; /* 0: 41 offsets fit, 1 values; the guard's bit */
+static const int8_t o1673[] = {64, 16, 24, 32, 40}; /* merged: 2 samples in the base, 96 new */
+static const int8_t o1674[] = {12, 64, 16, 24, 40}; /* 0: 56 offsets fit, 1 values; the guard's bit */
+static const int8_t o1675[] = {64, 16, 24, 40}; /* merged: 3 samples in the base, 60 new */
+static const int8_t o1676[] = {-1, 16, 24}; /* 0: 5 offsets fit, 1 values */
+static const int8_t o1677[] = {16, 24, 64}; /* merged: 2 samples in the base, 16 new */
+static const int8_t o1678[] = {-1, 64}; /* 0: 9 offsets fit, 1 values */
+static const int8_t o1679[] = {12, 16, 24, 40}; /* 0: 49 offsets fit, 1 values; the guard's bit */
+static const int8_t o1680[] = {16, 24, 40}; /* merged: 10 samples in the base, 208 new */
+static const int8_t o1681[] = {12, 24, 32, 40}; /* 0: 51 offsets fit, 1 values; the guard's bit */
+static const int8_t o1682[] = {24, 32, 40}; /* merged: 4 samples in the base, 48 new */
+static const int8_t o1683[] = {12, 24, 32, 40};
+static const int8_t o1684[] = {24, 32, 40}; /* merged: 8 samples in the base, 144 new */
+static const int8_t o1685[] = {12, 24, 32, 40}; /* 0: 44 offsets fit, 1 values; the guard's bit */
+static const int8_t o1686[] = {24, 32, 40}; /* merged: 5 samples in the base, 128 new; 1: untrusted in the base */
+static const int8_t o1687[] = {12, 16, 64, 24};
+static const int8_t o1688[] = {16, 64, 24};
 
 const rs_sass_form rs_sass_forms[] = {
     {75, 0x202, "GRR", o0, NULL, 302},
@@ -3051,17 +3067,17 @@ const rs_sass_form rs_sass_forms[] = {
     {89, 0xf8c, "RU", o1347, NULL, 2},
     {89, 0xfae, "GRUR", o1348, NULL, 5},
     {89, 0xfae, "RUR", o1349, NULL, 2},
-    {90, 0x202, "GRR", o1350, NULL, 296},
-    {90, 0x202, "RR", o1351, NULL, 1749},
+    {90, 0x202, "GRR", o1350, NULL, 297},
+    {90, 0x202, "RR", o1351, NULL, 1759},
     {90, 0x207, "GRRRP", o1352, NULL, 38},
-    {90, 0x207, "RRRP", o1353, NULL, 2617},
+    {90, 0x207, "RRRP", o1353, NULL, 2674},
     {90, 0x208, "RRRP", o1354, NULL, 153},
-    {90, 0x209, "RRRP", o1355, NULL, 216},
+    {90, 0x209, "RRRP", o1355, NULL, 248},
     {90, 0x20a, "RRRP", o1356, NULL, 380},
-    {90, 0x20b, "PPRRP", o1357, NULL, 358},
+    {90, 0x20b, "PPRRP", o1357, NULL, 415},
     {90, 0x20c, "GPPRRP", o1358, NULL, 22},
     {90, 0x20c, "GPPRRPP", o1359, NULL, 19},
-    {90, 0x20c, "PPRRP", o1360, NULL, 3708},
+    {90, 0x20c, "PPRRP", o1360, NULL, 3993},
     {90, 0x20c, "PPRRPP", o1361, NULL, 1771},
     {90, 0x20f, "RRRRP", o1362, NULL, 3},
     {90, 0x210, "GRPPRRR", o1363, NULL, 107},
@@ -3069,9 +3085,9 @@ const rs_sass_form rs_sass_forms[] = {
     {90, 0x210, "GRRRR", o1365, NULL, 154},
     {90, 0x210, "GRRRRPP", o1366, NULL, 154},
     {90, 0x210, "RPPRRR", o1367, NULL, 230},
-    {90, 0x210, "RPRRR", o1368, NULL, 1618},
-    {90, 0x210, "RRRR", o1369, NULL, 2354},
-    {90, 0x210, "RRRRPP", o1370, NULL, 566},
+    {90, 0x210, "RPRRR", o1368, NULL, 1619},
+    {90, 0x210, "RRRR", o1369, NULL, 2371},
+    {90, 0x210, "RRRRPP", o1370, NULL, 567},
     {90, 0x211, "GRPRR", o1371, NULL, 296},
     {90, 0x211, "GRRR", o1372, NULL, 135},
     {90, 0x211, "GRRRP", o1373, NULL, 110},
@@ -3084,20 +3100,20 @@ const rs_sass_form rs_sass_forms[] = {
     {90, 0x211, "RRRRP", o1380, NULL, 2496},
     {90, 0x212, "GRRRRP", o1381, NULL, 45},
     {90, 0x212, "PRRRRP", o1382, NULL, 12},
-    {90, 0x212, "RRRRP", o1383, NULL, 786},
+    {90, 0x212, "RRRRP", o1383, NULL, 913},
     {90, 0x213, "RR", o1384, NULL, 91},
     {90, 0x215, "RRRR", o1385, NULL, 1},
     {90, 0x219, "GRRRR", o1386, NULL, 4},
-    {90, 0x219, "RRRR", o1387, NULL, 421},
+    {90, 0x219, "RRRR", o1387, NULL, 535},
     {90, 0x220, "GRRR", o1388, NULL, 353},
-    {90, 0x220, "RRR", o1389, NULL, 4470},
+    {90, 0x220, "RRR", o1389, NULL, 4530},
     {90, 0x221, "GRRR", o1390, NULL, 376},
-    {90, 0x221, "RRR", o1391, NULL, 3670},
+    {90, 0x221, "RRR", o1391, NULL, 4065},
     {90, 0x223, "GRRRR", o1392, NULL, 295},
-    {90, 0x223, "RRRR", o1393, NULL, 103057},
-    {90, 0x224, "GRRRR", o1394, NULL, 582},
-    {90, 0x224, "RRRR", o1395, NULL, 3273},
-    {90, 0x224, "RRRRP", o1396, NULL, 106},
+    {90, 0x223, "RRRR", o1393, NULL, 104028},
+    {90, 0x224, "GRRRR", o1394, NULL, 699},
+    {90, 0x224, "RRRR", o1395, NULL, 3726},
+    {90, 0x224, "RRRRP", o1396, NULL, 107},
     {90, 0x225, "GRRRR", o1397, NULL, 151},
     {90, 0x225, "RPRRR", o1398, NULL, 4},
     {90, 0x225, "RRRR", o1399, NULL, 523},
@@ -3116,10 +3132,10 @@ const rs_sass_form rs_sass_forms[] = {
     {90, 0x232, "RRR", o1412, NULL, 1},
     {90, 0x237, "RRRR", o1413, NULL, 2},
     {90, 0x23c, "RRRR", o1414, NULL, 1478},
-    {90, 0x23e, "RRR", o1415, NULL, 1473},
+    {90, 0x23e, "RRR", o1415, NULL, 1489},
     {90, 0x23f, "RRRR", o1416, NULL, 1},
     {90, 0x240, "RRRP", o1417, NULL, 1},
-    {90, 0x245, "RR", o1418, NULL, 493},
+    {90, 0x245, "RR", o1418, NULL, 594},
     {90, 0x246, "RRRRP", o1419, NULL, 14},
     {90, 0x248, "RRRP", o1420, NULL, 155},
     {90, 0x287, "UUUQ", o1421, NULL, 325},
@@ -3135,244 +3151,260 @@ const rs_sass_form rs_sass_forms[] = {
     {90, 0x2a5, "UUUU", o1431, NULL, 26},
     {90, 0x2bd, "UU", o1432, NULL, 3},
     {90, 0x2bf, "UU", o1433, NULL, 48},
-    {90, 0x2ca, "UR", o1434, NULL, 918},
-    {90, 0x300, "RR", o1435, NULL, 2},
-    {90, 0x301, "RR", o1436, NULL, 2},
-    {90, 0x302, "PRR", o1437, NULL, 220},
-    {90, 0x305, "RR", o1438, NULL, 416},
-    {90, 0x306, "RR", o1439, NULL, 43},
-    {90, 0x308, "GRR", o1440, NULL, 25},
-    {90, 0x308, "RR", o1441, NULL, 749},
-    {90, 0x309, "RR", o1442, NULL, 31},
-    {90, 0x310, "RR", o1443, NULL, 74},
-    {90, 0x311, "RR", o1444, NULL, 2},
-    {90, 0x312, "RR", o1445, NULL, 28},
-    {90, 0x343, "R", o1446, NULL, 17},
-    {90, 0x348, "R", o1447, NULL, 18},
-    {90, 0x35d, "R", o1448, NULL, 1},
-    {90, 0x385, "GRR", o1449, NULL, 16},
-    {90, 0x385, "RR", o1450, NULL, 1},
-    {90, 0x387, "RR", o1451, NULL, 220},
-    {90, 0x388, "GRR", o1452, NULL, 552},
-    {90, 0x388, "RR", o1453, NULL, 6487},
-    {90, 0x389, "PRRRR", o1454, NULL, 18},
-    {90, 0x38b, "PRRRR", o1455, NULL, 34},
-    {90, 0x38d, "RRRR", o1456, NULL, 6},
-    {90, 0x3a1, "RR", o1457, NULL, 17},
-    {90, 0x3a9, "PRRRR", o1458, NULL, 3},
-    {90, 0x3aa, "PRR", o1459, NULL, 1},
-    {90, 0x3c4, "UR", o1460, NULL, 6},
-    {90, 0x3c6, "", o1461, NULL, 1},
-    {90, 0x414, "RRR", o1462, NULL, 2},
-    {90, 0x421, "GRR", o1463, NULL, 7},
-    {90, 0x421, "RR", o1464, NULL, 2485},
-    {90, 0x423, "GRRR", o1465, NULL, 14},
-    {90, 0x423, "RRR", o1466, NULL, 1772},
-    {90, 0x424, "GRRR", o1467, NULL, 127},
-    {90, 0x424, "RRR", o1468, NULL, 732},
-    {90, 0x42b, "RRR", o1469, NULL, 20},
-    {90, 0x435, "RRR", o1470, NULL, 1108},
-    {90, 0x446, "RRRP", o1471, NULL, 211},
-    {90, 0x4a4, "UUU", o1472, NULL, 38},
-    {90, 0x589, "PRRR", o1473, NULL, 44},
-    {90, 0x5a7, "PUR", o1474, NULL, 2},
-    {90, 0x5ab, "", o1475, NULL, 3},
-    {90, 0x5ab, "G", o1476, NULL, 1},
-    {90, 0x5b2, "UUU", o1477, NULL, 1},
-    {90, 0x802, "GR", o1478, NULL, 110},
-    {90, 0x802, "R", o1479, NULL, 1184},
-    {90, 0x803, "RR", o1480, NULL, 111},
-    {90, 0x805, "GR", o1481, NULL, 21},
-    {90, 0x805, "R", o1482, NULL, 7918},
-    {90, 0x806, "PP", o1483, t1483, 2},
-    {90, 0x806, "RPP", o1484, NULL, 17},
-    {90, 0x807, "RRP", o1485, NULL, 1259},
-    {90, 0x808, "RRP", o1486, NULL, 123},
-    {90, 0x809, "RRP", o1487, NULL, 2},
-    {90, 0x80a, "RRP", o1488, NULL, 17},
-    {90, 0x80b, "PPRP", o1489, NULL, 1294},
-    {90, 0x80c, "PPRP", o1490, NULL, 7031},
-    {90, 0x80f, "RRRP", o1491, NULL, 3},
-    {90, 0x810, "GRRR", o1492, NULL, 143},
-    {90, 0x810, "RPPRR", o1493, NULL, 20},
-    {90, 0x810, "RPRR", o1494, NULL, 433},
-    {90, 0x810, "RRR", o1495, NULL, 3508},
-    {90, 0x810, "RRRPP", o1496, NULL, 323},
-    {90, 0x811, "RR", o1497, NULL, 208},
-    {90, 0x811, "RRR", o1498, NULL, 330},
-    {90, 0x812, "GRRRP", o1499, NULL, 6},
-    {90, 0x812, "PRRRP", o1500, NULL, 907},
-    {90, 0x812, "RRRP", o1501, NULL, 6143},
-    {90, 0x816, "RRR", o1502, NULL, 77},
-    {90, 0x819, "GRRR", o1503, NULL, 105},
-    {90, 0x819, "RRR", o1504, NULL, 8967},
-    {90, 0x81c, "PPPPP", o1505, NULL, 828},
-    {90, 0x81c, "PPPPQ", o1506, NULL, 1061},
-    {90, 0x820, "GRR", o1507, NULL, 115},
-    {90, 0x820, "RR", o1508, NULL, 600},
-    {90, 0x823, "GRRR", o1509, NULL, 403},
-    {90, 0x823, "RRR", o1510, NULL, 548},
-    {90, 0x824, "GRRR", o1511, NULL, 488},
-    {90, 0x824, "GRRRP", o1512, NULL, 7},
-    {90, 0x824, "RRR", o1513, NULL, 11357},
-    {90, 0x824, "RRRP", o1514, NULL, 248},
-    {90, 0x825, "GRRR", o1515, NULL, 111},
-    {90, 0x825, "RRR", o1516, NULL, 3571},
-    {90, 0x827, "RRR", o1517, NULL, 60},
-    {90, 0x828, "RR", o1518, NULL, 61},
-    {90, 0x836, "GRR", o1519, NULL, 140},
-    {90, 0x836, "RR", o1520, NULL, 4364},
-    {90, 0x83b, "RR", o1521, NULL, 693},
-    {90, 0x83e, "RR", o1522, NULL, 17},
-    {90, 0x846, "RRRP", o1523, NULL, 17},
-    {90, 0x848, "RRP", o1524, NULL, 622},
-    {90, 0x882, "U", o1525, NULL, 357},
-    {90, 0x886, "UQP", o1526, NULL, 22},
-    {90, 0x887, "UUQ", o1527, NULL, 21},
-    {90, 0x88c, "QQUQ", o1528, NULL, 918},
-    {90, 0x890, "UQUU", o1529, NULL, 91},
-    {90, 0x890, "UUU", o1530, NULL, 1862},
-    {90, 0x890, "UUUQQ", o1531, NULL, 2},
-    {90, 0x891, "UU", o1532, NULL, 7},
-    {90, 0x891, "UUQ", o1533, NULL, 16},
-    {90, 0x892, "QUUUQ", o1534, NULL, 6},
-    {90, 0x892, "UUUQ", o1535, NULL, 112},
-    {90, 0x896, "UUU", o1536, NULL, 1},
-    {90, 0x899, "UUU", o1537, NULL, 4100},
-    {90, 0x8a4, "UUU", o1538, NULL, 183},
-    {90, 0x8a5, "UUU", o1539, NULL, 31},
-    {90, 0x908, "R", o1540, NULL, 189},
-    {90, 0x918, "", o1541, NULL, 9798},
-    {90, 0x919, "GR", o1542, NULL, 38},
-    {90, 0x919, "R", o1543, NULL, 3295},
-    {90, 0x91a, "", o1544, NULL, 499},
-    {90, 0x91b, "", o1545, NULL, 18},
-    {90, 0x941, "B", o1546, NULL, 1568},
-    {90, 0x942, "GB", o1547, NULL, 1},
-    {90, 0x944, "", o1548, NULL, 261},
-    {90, 0x945, "B", o1549, NULL, 1568},
-    {90, 0x946, "", o1550, NULL, 3},
-    {90, 0x947, "", o1551, NULL, 2379},
-    {90, 0x947, "G", o1552, NULL, 9040},
-    {90, 0x947, "GP", o1553, NULL, 189},
-    {90, 0x947, "U", o1554, NULL, 6},
-    {90, 0x948, "", o1555, NULL, 22},
-    {90, 0x94d, "", o1556, NULL, 851},
-    {90, 0x94d, "G", o1557, NULL, 1334},
-    {90, 0x94d, "GP", o1558, NULL, 32},
-    {90, 0x94e, "R", o1559, NULL, 17},
-    {90, 0x950, "R", o1560, NULL, 209},
-    {90, 0x95c, "", o1561, NULL, 1},
-    {90, 0x95d, "", o1562, NULL, 1},
-    {90, 0x980, "GRR", o1563, NULL, 16},
-    {90, 0x980, "RR", o1564, NULL, 1},
-    {90, 0x980, "RUR", o1565, NULL, 40},
-    {90, 0x981, "GRUR", o1566, NULL, 1034},
-    {90, 0x981, "RUR", o1567, NULL, 11749},
-    {90, 0x983, "GRR", o1568, NULL, 1},
-    {90, 0x983, "RR", o1569, NULL, 176},
-    {90, 0x984, "GRR", o1570, NULL, 156},
-    {90, 0x984, "RR", o1571, NULL, 60475},
-    {90, 0x984, "RRU", o1572, NULL, 11},
-    {90, 0x984, "RU", o1573, NULL, 511},
-    {90, 0x985, "URR", o1574, NULL, 26},
-    {90, 0x986, "GURR", o1575, NULL, 788},
-    {90, 0x986, "URR", o1576, NULL, 6082},
-    {90, 0x988, "GRUR", o1577, NULL, 2},
-    {90, 0x989, "PRRR", o1578, NULL, 72},
-    {90, 0x98a, "GPRURR", o1579, NULL, 1},
-    {90, 0x98a, "PRURR", o1580, NULL, 16},
-    {90, 0x98c, "RRUR", o1581, NULL, 10},
-    {90, 0x98e, "GURR", o1582, NULL, 18},
-    {90, 0x98e, "URR", o1583, NULL, 13},
-    {90, 0x98f, "", o1584, NULL, 4},
-    {90, 0x992, "", o1585, NULL, 5},
-    {90, 0x992, "G", o1586, NULL, 1},
-    {90, 0x9a2, "PRURR", o1587, NULL, 1},
-    {90, 0x9a6, "URR", o1588, NULL, 52},
-    {90, 0x9a7, "RUR", o1589, NULL, 2},
-    {90, 0x9a8, "GPRURR", o1590, NULL, 18},
-    {90, 0x9a8, "PRURR", o1591, NULL, 36},
-    {90, 0x9ab, "", o1592, NULL, 3},
-    {90, 0x9ab, "G", o1593, NULL, 1},
-    {90, 0x9af, "", o1594, NULL, 6},
-    {90, 0x9b0, "U", o1595, NULL, 1},
-    {90, 0x9c3, "U", o1596, NULL, 1007},
-    {90, 0x9c7, "", o1597, NULL, 2},
-    {90, 0xab9, "U", o1598, NULL, 5368},
-    {90, 0xb1d, "", o1599, NULL, 1391},
-    {90, 0xb82, "GR", o1600, NULL, 577},
-    {90, 0xb82, "R", o1601, NULL, 3151},
-    {90, 0xb82, "RR", o1602, NULL, 390},
-    {90, 0xc02, "RU", o1603, NULL, 671},
-    {90, 0xc07, "RRUP", o1604, NULL, 3224},
-    {90, 0xc0a, "RRUP", o1605, NULL, 30},
-    {90, 0xc0b, "PPRUP", o1606, NULL, 2},
-    {90, 0xc0c, "PPRUP", o1607, NULL, 4025},
-    {90, 0xc0c, "PPRUPP", o1608, NULL, 1748},
-    {90, 0xc0f, "RRURP", o1609, NULL, 83},
-    {90, 0xc10, "GRPPRUR", o1610, NULL, 36},
-    {90, 0xc10, "GRPRUR", o1611, NULL, 37},
-    {90, 0xc10, "GRRUR", o1612, NULL, 12},
-    {90, 0xc10, "RPPRUR", o1613, NULL, 112},
-    {90, 0xc10, "RPRUR", o1614, NULL, 5839},
-    {90, 0xc10, "RRUR", o1615, NULL, 641},
-    {90, 0xc10, "RRURPP", o1616, NULL, 3781},
-    {90, 0xc11, "GRPRU", o1617, NULL, 9},
-    {90, 0xc11, "GRRU", o1618, NULL, 3},
-    {90, 0xc11, "GRRURP", o1619, NULL, 9},
-    {90, 0xc11, "RPRU", o1620, NULL, 3912},
-    {90, 0xc11, "RRU", o1621, NULL, 1575},
-    {90, 0xc11, "RRUP", o1622, NULL, 373},
-    {90, 0xc11, "RRURP", o1623, NULL, 3904},
-    {90, 0xc12, "GRRURP", o1624, NULL, 2},
-    {90, 0xc12, "RRURP", o1625, NULL, 83},
-    {90, 0xc20, "RRU", o1626, NULL, 4022},
-    {90, 0xc23, "RRUR", o1627, NULL, 3867},
-    {90, 0xc24, "GRRUR", o1628, NULL, 63},
-    {90, 0xc24, "RRUR", o1629, NULL, 3722},
-    {90, 0xc25, "RRUR", o1630, NULL, 1818},
-    {90, 0xc28, "RRU", o1631, NULL, 950},
-    {90, 0xc2b, "RRUR", o1632, NULL, 948},
-    {90, 0xc36, "GRRU", o1633, NULL, 36},
-    {90, 0xc36, "RRU", o1634, NULL, 527},
-    {90, 0xc45, "RU", o1635, NULL, 203},
-    {90, 0xc46, "RRURP", o1636, NULL, 9},
-    {90, 0xc48, "RRUP", o1637, NULL, 269},
-    {90, 0xc82, "HUU", o1638, NULL, 20},
-    {90, 0xc82, "UU", o1639, NULL, 911},
-    {90, 0xd00, "RU", o1640, NULL, 20},
-    {90, 0xd06, "RU", o1641, NULL, 2},
-    {90, 0xd09, "RU", o1642, NULL, 8},
-    {90, 0xd10, "RU", o1643, NULL, 19},
-    {90, 0xd12, "RU", o1644, NULL, 2},
-    {90, 0xdc7, "", o1645, NULL, 2},
-    {90, 0xe21, "RRU", o1646, NULL, 16},
-    {90, 0xe24, "GRRRU", o1647, NULL, 4},
-    {90, 0xe24, "RRRU", o1648, NULL, 866},
-    {90, 0xe24, "RRRUP", o1649, NULL, 19},
-    {90, 0xe25, "RRRU", o1650, NULL, 107},
-    {90, 0xe46, "RRRUP", o1651, NULL, 8},
-    {90, 0xf60, "PRRRRU", o1652, NULL, 49},
-    {90, 0xf60, "RRRRU", o1653, NULL, 416},
-    {90, 0xf60, "RRRU", o1654, t1654, 1},
-    {90, 0xf63, "PRRRU", o1655, NULL, 16},
-    {90, 0xf63, "RRRRU", o1656, NULL, 33},
-    {90, 0xf63, "RRRU", o1657, NULL, 117},
-    {90, 0xf66, "PRRRRU", o1658, NULL, 14},
-    {90, 0xf66, "PRRRU", o1659, t1659, 2},
-    {90, 0xf66, "RRRRU", o1660, NULL, 123},
-    {90, 0xf66, "RRRU", o1661, NULL, 78},
-    {90, 0xf6c, "RRRRU", o1662, NULL, 98},
-    {90, 0xf6f, "RRRU", o1663, NULL, 63},
-    {90, 0xf89, "PRR", o1664, NULL, 215},
-    {90, 0xf8c, "RRU", o1665, NULL, 18},
-    {90, 0xf8c, "RU", o1666, NULL, 1},
-    {90, 0xf99, "RRU", o1667, NULL, 218},
-    {90, 0xf9b, "RRU", o1668, NULL, 52},
-    {90, 0xf9d, "RRU", o1669, NULL, 152},
-    {90, 0xf9f, "RRU", o1670, NULL, 133},
-    {90, 0xfae, "GRUR", o1671, NULL, 5},
-    {90, 0xfae, "RUR", o1672, NULL, 2},
+    {90, 0x2ca, "GPUR", o1434, NULL, 616},
+    {90, 0x2ca, "UR", o1435, NULL, 918},
+    {90, 0x300, "RR", o1436, NULL, 2},
+    {90, 0x301, "RR", o1437, NULL, 2},
+    {90, 0x302, "PRR", o1438, NULL, 277},
+    {90, 0x305, "RR", o1439, NULL, 508},
+    {90, 0x306, "RR", o1440, NULL, 43},
+    {90, 0x308, "GRR", o1441, NULL, 25},
+    {90, 0x308, "RR", o1442, NULL, 879},
+    {90, 0x309, "RR", o1443, NULL, 31},
+    {90, 0x310, "RR", o1444, NULL, 74},
+    {90, 0x311, "RR", o1445, NULL, 2},
+    {90, 0x312, "RR", o1446, NULL, 28},
+    {90, 0x343, "R", o1447, NULL, 17},
+    {90, 0x348, "R", o1448, NULL, 18},
+    {90, 0x35d, "R", o1449, NULL, 1},
+    {90, 0x385, "GRR", o1450, NULL, 16},
+    {90, 0x385, "RR", o1451, NULL, 1},
+    {90, 0x387, "RR", o1452, NULL, 220},
+    {90, 0x388, "GRR", o1453, NULL, 552},
+    {90, 0x388, "RR", o1454, NULL, 6487},
+    {90, 0x389, "PRRRR", o1455, NULL, 18},
+    {90, 0x38b, "PRRRR", o1456, NULL, 34},
+    {90, 0x38d, "RRRR", o1457, NULL, 6},
+    {90, 0x3a1, "RR", o1458, NULL, 17},
+    {90, 0x3a9, "PRRRR", o1459, NULL, 3},
+    {90, 0x3aa, "PRR", o1460, NULL, 1},
+    {90, 0x3c4, "UR", o1461, NULL, 6},
+    {90, 0x3c6, "", o1462, NULL, 1},
+    {90, 0x414, "RRR", o1463, NULL, 2},
+    {90, 0x421, "GRR", o1464, NULL, 7},
+    {90, 0x421, "RR", o1465, NULL, 2954},
+    {90, 0x423, "GRRR", o1466, NULL, 14},
+    {90, 0x423, "RRR", o1467, NULL, 2120},
+    {90, 0x424, "GRRR", o1468, NULL, 179},
+    {90, 0x424, "RRR", o1469, NULL, 1009},
+    {90, 0x42b, "RRR", o1470, NULL, 20},
+    {90, 0x435, "RRR", o1471, NULL, 1124},
+    {90, 0x446, "RRRP", o1472, NULL, 211},
+    {90, 0x4a4, "UUU", o1473, NULL, 38},
+    {90, 0x589, "PRRR", o1474, NULL, 44},
+    {90, 0x5a7, "PUR", o1475, NULL, 2},
+    {90, 0x5ab, "", o1476, NULL, 3},
+    {90, 0x5ab, "G", o1477, NULL, 1},
+    {90, 0x5b2, "UUU", o1478, NULL, 1},
+    {90, 0x802, "GR", o1479, NULL, 115},
+    {90, 0x802, "R", o1480, NULL, 1242},
+    {90, 0x803, "RR", o1481, NULL, 111},
+    {90, 0x805, "GR", o1482, NULL, 21},
+    {90, 0x805, "R", o1483, NULL, 7922},
+    {90, 0x806, "PP", o1484, t1484, 2},
+    {90, 0x806, "RPP", o1485, NULL, 17},
+    {90, 0x807, "RRP", o1486, NULL, 1336},
+    {90, 0x808, "RRP", o1487, NULL, 123},
+    {90, 0x809, "RRP", o1488, NULL, 2},
+    {90, 0x80a, "RRP", o1489, NULL, 17},
+    {90, 0x80b, "PPRP", o1490, NULL, 1579},
+    {90, 0x80c, "PPRP", o1491, NULL, 7373},
+    {90, 0x80f, "RRRP", o1492, NULL, 3},
+    {90, 0x810, "GRRR", o1493, NULL, 145},
+    {90, 0x810, "RPPRR", o1494, NULL, 21},
+    {90, 0x810, "RPRR", o1495, NULL, 434},
+    {90, 0x810, "RRR", o1496, NULL, 3589},
+    {90, 0x810, "RRRPP", o1497, NULL, 323},
+    {90, 0x811, "RR", o1498, NULL, 267},
+    {90, 0x811, "RRR", o1499, NULL, 330},
+    {90, 0x812, "GRRRP", o1500, NULL, 6},
+    {90, 0x812, "PRRRP", o1501, NULL, 1078},
+    {90, 0x812, "RRRP", o1502, NULL, 7131},
+    {90, 0x816, "RRR", o1503, NULL, 94},
+    {90, 0x819, "GRRR", o1504, NULL, 105},
+    {90, 0x819, "RRR", o1505, NULL, 9202},
+    {90, 0x81c, "GPPPPP", o1506, NULL, 374},
+    {90, 0x81c, "PPPPP", o1507, NULL, 2420},
+    {90, 0x81c, "PPPPQ", o1508, NULL, 1061},
+    {90, 0x820, "GRR", o1509, NULL, 115},
+    {90, 0x820, "RR", o1510, NULL, 660},
+    {90, 0x823, "GRRR", o1511, NULL, 517},
+    {90, 0x823, "RRR", o1512, NULL, 550},
+    {90, 0x824, "GRRR", o1513, NULL, 488},
+    {90, 0x824, "GRRRP", o1514, NULL, 7},
+    {90, 0x824, "RRR", o1515, NULL, 11954},
+    {90, 0x824, "RRRP", o1516, NULL, 249},
+    {90, 0x825, "GRRR", o1517, NULL, 111},
+    {90, 0x825, "RRR", o1518, NULL, 3663},
+    {90, 0x827, "RRR", o1519, NULL, 60},
+    {90, 0x828, "RR", o1520, NULL, 61},
+    {90, 0x836, "GRR", o1521, NULL, 195},
+    {90, 0x836, "RR", o1522, NULL, 4808},
+    {90, 0x83b, "RR", o1523, NULL, 693},
+    {90, 0x83e, "RR", o1524, NULL, 17},
+    {90, 0x846, "RRRP", o1525, NULL, 17},
+    {90, 0x848, "RRP", o1526, NULL, 622},
+    {90, 0x882, "U", o1527, NULL, 365},
+    {90, 0x886, "UQP", o1528, NULL, 22},
+    {90, 0x887, "UUQ", o1529, NULL, 21},
+    {90, 0x88c, "QQUQ", o1530, NULL, 918},
+    {90, 0x890, "UQUU", o1531, NULL, 95},
+    {90, 0x890, "UUU", o1532, NULL, 1862},
+    {90, 0x890, "UUUQQ", o1533, NULL, 2},
+    {90, 0x891, "UU", o1534, NULL, 7},
+    {90, 0x891, "UUQ", o1535, NULL, 20},
+    {90, 0x892, "QUUUQ", o1536, NULL, 6},
+    {90, 0x892, "UUUQ", o1537, NULL, 115},
+    {90, 0x896, "UUU", o1538, NULL, 1},
+    {90, 0x899, "UUU", o1539, NULL, 4100},
+    {90, 0x8a4, "UUU", o1540, NULL, 183},
+    {90, 0x8a5, "UUU", o1541, NULL, 31},
+    {90, 0x908, "R", o1542, NULL, 246},
+    {90, 0x918, "", o1543, NULL, 10845},
+    {90, 0x919, "GR", o1544, NULL, 38},
+    {90, 0x919, "R", o1545, NULL, 3506},
+    {90, 0x91a, "", o1546, NULL, 507},
+    {90, 0x91b, "", o1547, NULL, 18},
+    {90, 0x941, "B", o1548, NULL, 1739},
+    {90, 0x942, "GB", o1549, NULL, 1},
+    {90, 0x944, "", o1550, NULL, 318},
+    {90, 0x945, "B", o1551, NULL, 1739},
+    {90, 0x946, "", o1552, NULL, 3},
+    {90, 0x947, "", o1553, NULL, 2812},
+    {90, 0x947, "G", o1554, NULL, 9984},
+    {90, 0x947, "GP", o1555, NULL, 246},
+    {90, 0x947, "U", o1556, NULL, 6},
+    {90, 0x948, "", o1557, NULL, 22},
+    {90, 0x94d, "", o1558, NULL, 942},
+    {90, 0x94d, "G", o1559, NULL, 1425},
+    {90, 0x94d, "GP", o1560, NULL, 32},
+    {90, 0x94e, "R", o1561, NULL, 17},
+    {90, 0x950, "R", o1562, NULL, 266},
+    {90, 0x95c, "", o1563, NULL, 1},
+    {90, 0x95d, "", o1564, NULL, 1},
+    {90, 0x980, "GRR", o1565, NULL, 16},
+    {90, 0x980, "RR", o1566, NULL, 1},
+    {90, 0x980, "RUR", o1567, NULL, 40},
+    {90, 0x981, "GRUR", o1568, NULL, 1034},
+    {90, 0x981, "RUR", o1569, NULL, 11941},
+    {90, 0x983, "GRR", o1570, NULL, 1},
+    {90, 0x983, "RR", o1571, NULL, 176},
+    {90, 0x984, "GRR", o1572, NULL, 156},
+    {90, 0x984, "RR", o1573, NULL, 60475},
+    {90, 0x984, "RRU", o1574, NULL, 11},
+    {90, 0x984, "RU", o1575, NULL, 511},
+    {90, 0x985, "URR", o1576, NULL, 26},
+    {90, 0x986, "GURR", o1577, NULL, 788},
+    {90, 0x986, "URR", o1578, NULL, 6173},
+    {90, 0x988, "GRUR", o1579, NULL, 2},
+    {90, 0x989, "PRRR", o1580, NULL, 72},
+    {90, 0x98a, "GPRURR", o1581, NULL, 1},
+    {90, 0x98a, "PRURR", o1582, NULL, 16},
+    {90, 0x98c, "RRUR", o1583, NULL, 10},
+    {90, 0x98e, "GURR", o1584, NULL, 18},
+    {90, 0x98e, "URR", o1585, NULL, 13},
+    {90, 0x98f, "", o1586, NULL, 4},
+    {90, 0x992, "", o1587, NULL, 5},
+    {90, 0x992, "G", o1588, NULL, 1},
+    {90, 0x9a2, "PRURR", o1589, NULL, 1},
+    {90, 0x9a6, "URR", o1590, NULL, 52},
+    {90, 0x9a7, "RUR", o1591, NULL, 2},
+    {90, 0x9a8, "GPRURR", o1592, NULL, 18},
+    {90, 0x9a8, "PRURR", o1593, NULL, 36},
+    {90, 0x9ab, "", o1594, NULL, 3},
+    {90, 0x9ab, "G", o1595, NULL, 1},
+    {90, 0x9af, "", o1596, NULL, 6},
+    {90, 0x9b0, "U", o1597, NULL, 1},
+    {90, 0x9c3, "U", o1598, NULL, 1008},
+    {90, 0x9c7, "", o1599, NULL, 2},
+    {90, 0xab9, "U", o1600, NULL, 5733},
+    {90, 0xb1d, "", o1601, NULL, 1391},
+    {90, 0xb82, "GR", o1602, NULL, 577},
+    {90, 0xb82, "R", o1603, NULL, 3333},
+    {90, 0xb82, "RR", o1604, NULL, 390},
+    {90, 0xc02, "RU", o1605, NULL, 671},
+    {90, 0xc07, "RRUP", o1606, NULL, 3224},
+    {90, 0xc0a, "RRUP", o1607, NULL, 30},
+    {90, 0xc0b, "PPRUP", o1608, NULL, 2},
+    {90, 0xc0c, "PPRUP", o1609, NULL, 4116},
+    {90, 0xc0c, "PPRUPP", o1610, NULL, 1748},
+    {90, 0xc0f, "RRURP", o1611, NULL, 83},
+    {90, 0xc10, "GRPPRUR", o1612, NULL, 36},
+    {90, 0xc10, "GRPRUR", o1613, NULL, 37},
+    {90, 0xc10, "GRRUR", o1614, NULL, 12},
+    {90, 0xc10, "RPPRUR", o1615, NULL, 112},
+    {90, 0xc10, "RPRUR", o1616, NULL, 6031},
+    {90, 0xc10, "RRUR", o1617, NULL, 641},
+    {90, 0xc10, "RRURPP", o1618, NULL, 3781},
+    {90, 0xc11, "GRPRU", o1619, NULL, 9},
+    {90, 0xc11, "GRRU", o1620, NULL, 3},
+    {90, 0xc11, "GRRURP", o1621, NULL, 9},
+    {90, 0xc11, "RPRU", o1622, NULL, 3912},
+    {90, 0xc11, "RRU", o1623, NULL, 1575},
+    {90, 0xc11, "RRUP", o1624, NULL, 373},
+    {90, 0xc11, "RRURP", o1625, NULL, 3904},
+    {90, 0xc12, "GRRURP", o1626, NULL, 2},
+    {90, 0xc12, "RRURP", o1627, NULL, 83},
+    {90, 0xc20, "RRU", o1628, NULL, 4022},
+    {90, 0xc23, "RRUR", o1629, NULL, 3867},
+    {90, 0xc24, "GRRUR", o1630, NULL, 63},
+    {90, 0xc24, "RRUR", o1631, NULL, 3813},
+    {90, 0xc25, "RRUR", o1632, NULL, 1818},
+    {90, 0xc28, "RRU", o1633, NULL, 950},
+    {90, 0xc2b, "RRUR", o1634, NULL, 948},
+    {90, 0xc36, "GRRU", o1635, NULL, 36},
+    {90, 0xc36, "RRU", o1636, NULL, 527},
+    {90, 0xc45, "RU", o1637, NULL, 260},
+    {90, 0xc46, "RRURP", o1638, NULL, 9},
+    {90, 0xc48, "RRUP", o1639, NULL, 269},
+    {90, 0xc82, "HUU", o1640, NULL, 20},
+    {90, 0xc82, "UU", o1641, NULL, 911},
+    {90, 0xd00, "RU", o1642, NULL, 20},
+    {90, 0xd06, "RU", o1643, NULL, 2},
+    {90, 0xd09, "RU", o1644, NULL, 8},
+    {90, 0xd10, "RU", o1645, NULL, 19},
+    {90, 0xd12, "RU", o1646, NULL, 2},
+    {90, 0xdc7, "", o1647, NULL, 2},
+    {90, 0xe21, "RRU", o1648, NULL, 16},
+    {90, 0xe24, "GRRRU", o1649, NULL, 4},
+    {90, 0xe24, "RRRU", o1650, NULL, 874},
+    {90, 0xe24, "RRRUP", o1651, NULL, 211},
+    {90, 0xe25, "RRRU", o1652, NULL, 111},
+    {90, 0xe46, "RRRUP", o1653, NULL, 8},
+    {90, 0xf60, "GPRRRRU", o1654, NULL, 12},
+    {90, 0xf60, "GRRRRU", o1655, NULL, 96},
+    {90, 0xf60, "PRRRRU", o1656, NULL, 49},
+    {90, 0xf60, "RRRRU", o1657, NULL, 416},
+    {90, 0xf60, "RRRU", o1658, t1658, 1},
+    {90, 0xf63, "GPRRRU", o1659, NULL, 4},
+    {90, 0xf63, "GRRRRU", o1660, NULL, 8},
+    {90, 0xf63, "GRRRU", o1661, NULL, 28},
+    {90, 0xf63, "PRRRU", o1662, NULL, 16},
+    {90, 0xf63, "RRRRU", o1663, NULL, 33},
+    {90, 0xf63, "RRRU", o1664, NULL, 117},
+    {90, 0xf66, "GPRRRRU", o1665, NULL, 4},
+    {90, 0xf66, "GRRRRU", o1666, NULL, 32},
+    {90, 0xf66, "GRRRU", o1667, NULL, 16},
+    {90, 0xf66, "PRRRRU", o1668, NULL, 14},
+    {90, 0xf66, "PRRRU", o1669, t1669, 2},
+    {90, 0xf66, "RRRRU", o1670, NULL, 123},
+    {90, 0xf66, "RRRU", o1671, NULL, 78},
+    {90, 0xf6c, "GRRRRU", o1672, NULL, 24},
+    {90, 0xf6c, "RRRRU", o1673, NULL, 98},
+    {90, 0xf6f, "GRRRU", o1674, NULL, 18},
+    {90, 0xf6f, "RRRU", o1675, NULL, 63},
+    {90, 0xf89, "PRR", o1676, NULL, 215},
+    {90, 0xf8c, "RRU", o1677, NULL, 18},
+    {90, 0xf8c, "RU", o1678, NULL, 1},
+    {90, 0xf99, "GRRU", o1679, NULL, 52},
+    {90, 0xf99, "RRU", o1680, NULL, 218},
+    {90, 0xf9b, "GRRU", o1681, NULL, 12},
+    {90, 0xf9b, "RRU", o1682, NULL, 52},
+    {90, 0xf9d, "GRRU", o1683, NULL, 36},
+    {90, 0xf9d, "RRU", o1684, NULL, 152},
+    {90, 0xf9f, "GRRU", o1685, NULL, 32},
+    {90, 0xf9f, "RRU", o1686, NULL, 133},
+    {90, 0xfae, "GRUR", o1687, NULL, 5},
+    {90, 0xfae, "RUR", o1688, NULL, 2},
 };
 const size_t rs_sass_nforms = sizeof rs_sass_forms / sizeof *rs_sass_forms;

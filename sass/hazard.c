@@ -76,6 +76,14 @@ static int pipe_of(const char *op) {
       {"DFMA", "DADD", "DMUL", NULL},
       {"HMMA", NULL},
       {"IMMA", NULL},
+      /* texture fetches and surface loads, each opcode its own pipe (only same-opcode pairs
+       * measured): ptxas 13 writes a later one's result over registers an earlier one still
+       * reads, with no wait (texptx.cu GradA2_9 sm_80-90: TXD R40, R6, ... right after TXD R4,
+       * R2, R4, R16 reads the triple R4:R6; textures.cu tex_sample sm_80: TEX.SCR.LL after
+       * TEX.SCR.LL; surf.cu L2b16_9 sm_80: SULD R8, [R14] after SULD [R8] reads R8:R9) */
+      {"TEX", NULL},
+      {"TXD", NULL},
+      {"SULD", NULL},
       /* memory: a later access's result lands after an earlier one read its address (conv2d
        * sm_90: LDG R21 right after an LDG reading R20:R21); shared accesses queue behind global
        * ones (MAGMA trsm sm_90: LDS R59 overwrites what STG.E [R34.64], R59 stores, and that STG

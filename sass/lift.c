@@ -104,7 +104,7 @@ static void link_uses(L *l, const rs_inst *in, const rs_word *cur) {
 static const char *class_name(const rs_target *t, uint32_t unit, unsigned width) {
   int fi = rs_target_file_of(t, unit);
   const char *fn = fi >= 0 ? t->files[fi].name : "";
-  if (!strcmp(fn, "r")) return width == 1 ? "r32" : width == 2 ? "r64" : width == 4 ? "r128" : NULL;
+  if (!strcmp(fn, "r")) return width == 1 ? "r32" : width == 2 ? "r64" : width == 3 ? "r96" : width == 4 ? "r128" : NULL;
   if (!strcmp(fn, "ur")) return width == 1 ? "ur32" : width == 2 ? "ur64" : width == 4 ? "ur128" : NULL;
   if (width != 1) return NULL;
   if (!strcmp(fn, "p")) return "p1";
@@ -228,11 +228,13 @@ int rs_sass_lift(rs_func *f, rs_err *e) {
       if (vreg_of[r] == UINT32_MAX) {
         unsigned w = hi[r] - lo[r] + 1;
         int fi = rs_target_file_of(t, lo[r]);
-        /* three registers (TEX CUBE coordinates R4:R6) are an aligned quad whose last lane no
-         * operand touches: r128, so the colouring keeps the alignment the hardware needs */
-        if (w == 3 && fi >= 0 && (lo[r] - t->files[fi].first) % 4 == 0) w = 4;
+        /* three registers (TEX CUBE coordinates R4:R6) start at a multiple of 4 (r96: the
+         * alignment the hardware needs) and cover exactly three: the next register is free for
+         * another value (ptxas writes a pair into R6:R7 right after TXD reads R4:R6). A triple
+         * anywhere else has no class (never seen). */
+        bool misaligned = w == 3 && (fi < 0 || (lo[r] - t->files[fi].first) % 4 != 0);
         char a[24], b[24], nm[64];
-        const char *cn = class_name(t, lo[r], w);
+        const char *cn = misaligned ? NULL : class_name(t, lo[r], w);
         if (!cn) {
           rc = rs_errf(e, f->path, ins->line, "%s: register web %s..%s spans %u registers (no register class)", f->name,
                        t->format_preg(t, (rs_preg){lo[r], 3}, a, sizeof a),

@@ -47,7 +47,13 @@ const rs_sass_op rs_sass_optable[] = {
     {"S2UR", "", "d1 s1", 0},
     {"CS2R", "", "d2 s1", 0},      /* CS2R R4, SRZ writes R4:R5 */
     {"CS2R.32", "", "d1 s1", 0},
-    {"R2UR", "", "d1 s1", 0},
+    /* sm_90 waterfall loop around a texture/surface handle in a register (R2UR of each half,
+     * `@P1 BRA.U.ANY` back): R2UR P0, UR6, R6 also writes P0, set where this thread's R6 is not
+     * the value UR6 took; R2UR.OR P0, UR7, R7 ORs the second half's mismatch into it, so it reads
+     * P0 too (-plr marks P0 '^' on both; they are always @P1-guarded, so P0 stays live through
+     * them and the liveness is the same either way) */
+    {"R2UR", "", "d1 s1|d1 d1 s1", 0},
+    {"R2UR.OR", "", "x1 d1 s1", 0},
     {"LDC", SUB32 "S32", "d1 s1", 0},
     {"LDC.64", "", "d2 s1", 0},
     {"ULDC", SUB32 "S32", "d1 s1", 0},
@@ -336,7 +342,9 @@ const rs_sass_op rs_sass_optable[] = {
     {"ENDCOLLECTIVE", "", "", 0},
 
     /* ---- control flow; convergence barriers B0-B15 ---- */
-    {"BRA", "U", "l|s1 l", B},
+    /* @P1 BRA.U.ANY `(.L_x_44): the warp branches when any thread's P1 holds (the sm_90
+     * waterfall loop's back edge): taken or falls through, as a guarded BRA */
+    {"BRA", "U ANY", "l|s1 l", B},
     /* BRA.DIV UR5, `(.L_x_1) (ptxas 13 for sm_75 also writes BRA.DIV `(.L_x_1), no mask): to the
      * collective fallback only when the warp has diverged, so it falls through even unguarded (as
      * a local call does) */

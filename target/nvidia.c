@@ -40,6 +40,7 @@ static const rs_regclass classes[] = {
     {"r32", 1, 1, 0, 1u << F_R, 0},
     {"r64", 2, 2, 0, 1u << F_R, 0},
     {"r128", 4, 4, 0, 1u << F_R, 0},
+    {"r96", 3, 4, 0, 1u << F_R, 0}, /* a texture triple (TXD ARRAY_2D, TEX CUBE coordinates R4:R6): quad-aligned */
     {"ur32", 1, 1, 0, 1u << F_UR, 0},
     {"ur64", 2, 2, 0, 1u << F_UR, 0},
     {"ur128", 4, 4, 0, 1u << F_UR, 0},

@@ -117,9 +117,7 @@ expect() {
   thin.sm_8?) echo "no trusted field for operand 1 (U) of UFLO 0x2bd 'UU'" ;;
   texgradcube.sm_[78]?) echo "unexpected operand 'MACTIVE' of BMOV.32" ;;
   texptx.sm_75) echo "operands 2 and 3 of TLD4 0x364 'PRRRR' (sm_75) always held one register" ;;
-  # TXD ARRAY_2D / TXD.AOFFI 2D: the coordinate triple (an aligned quad) and a pair written right
-  # after its last read: the lift's liveness joins them (--pinned says so too), a gap, not a guess
-  texptx.sm_*) echo "FAIL GradA2_9: recolouring violates 1 constraints" ;;
+  texptx.sm_90) echo "operands 1 and 3 of TLD 0xf66 'PRRRU' (sm_90) always held one register" ;;
   esac
 }
 tx='^ +/\*[0-9a-f]+\*/ +(@!?U?P[0-9T] +)?(TEX|TLD|TLD4|TXD|TXQ|TMML|SULD|SUST|SURED|SUATOM)[. ]'

@@ -18,7 +18,9 @@
  *     the same table (every row in both, sample counts added); a base whose trusted field the
  *     samples contradict is refused naming the form; a file that is no table is refused.
  *  8. The texture and surface forms of issue 23 (register handles, .DC, TXD geometries, TXQ.B,
- *     SURED.MIN.S64): the registers each writes and reads are those nvdisasm -plr marks. */
+ *     SURED.MIN.S64): the registers each writes and reads are those nvdisasm -plr marks.
+ *  9. TXD's coordinate triple: one value of exactly three registers (r96), and a TXD writing a
+ *     register an earlier TXD still reads is no hazard (in-order pipe), an ALU write is one. */
 #include "front/front.h"
 #include "check.h"
 #include "sass/lower.h"
@@ -518,6 +520,69 @@ static void test_texforms(void) {
   rs_module_free(m);
 }
 
+/* 9. TXD's coordinate triple (texptx.cu GradA2_9, ptxas 13 sm_80-90): `TXD R4, R2, R4, R16 ...
+ * ARRAY_2D` reads R4:R6 (-plr: R7 untouched) and the next TXD writes R6:R7 with no wait between.
+ * The triple is one value of exactly three registers (class r96, quad-aligned: as a quad its
+ * phantom R7 raised the register count and pinned lowering was not byte-identical), and a later
+ * TXD's write behind an earlier one's reads is no hazard (one in-order pipe), while an ALU write
+ * of R6 there is one. */
+static rs_module *load_text(const char *body, rs_err *e) {
+  char path[] = "/tmp/rs_txd_XXXXXX";
+  int fd = mkstemp(path);
+  CHECK(fd >= 0);
+  if (fd < 0) return NULL;
+  FILE *fp = fdopen(fd, "w");
+  fprintf(fp, "\t.headerflags\t@\"EF_CUDA_TEXMODE_UNIFIED EF_CUDA_64BIT_ADDRESS EF_CUDA_SM86 "
+              "EF_CUDA_VIRTUAL_SM(EF_CUDA_SM86)\"\n\t.section\t.text.k,\"ax\",@progbits\nk:\n.text.k:\n%s", body);
+  fclose(fp);
+  rs_module *m = rs_sass_load(path, NULL, NULL, e);
+  unlink(path);
+  return m;
+}
+
+static uint32_t txd_hazards(const char *second, bool *triple_ok) {
+  char body[1024];
+  snprintf(body, sizeof body,
+           "        /*0000*/                   MOV R6, 0x4 ;\n"
+           "        /*0010*/                   FADD R4, R27, 0.375 ;\n"
+           "        /*0020*/                   FADD R5, R21, -0.1875 ;\n"
+           "        /*0030*/                   TXD R4, R2, R4, R16, 0x0, 0x5a, ARRAY_2D ;\n"
+           "        /*0040*/                   %s ;\n"
+           "        /*0050*/                   FADD R8, R6, R7 ;\n"
+           "        /*0060*/                   EXIT ;\n",
+           second);
+  rs_err e = {{0}};
+  rs_module *m = load_text(body, &e);
+  CHECKF(m && m->nfuncs == 1, "TXD listing: %s", e.msg);
+  if (!m || m->nfuncs != 1) return rs_module_free(m), UINT32_MAX;
+  const rs_func *f = m->funcs[0];
+  *triple_ok = false;
+  for (uint32_t v = 0; v < f->nvregs; v++)
+    if (!strcmp(f->vregs[v].name, "R4@0000")) /* the triple: its first def is MOV R6 */
+      *triple_ok = f->vregs[v].width == 3 && !strcmp(f->tgt->classes[f->vregs[v].cls].name, "r96") &&
+                   f->truth[v].lanes == rs_lanes_full(3);
+  /* control bits: no barriers, no waits; the first TXD arms read barrier 1 (write barrier none) */
+  uint64_t (*ctl)[2] = rs_xcalloc(f->ninsts + 1, sizeof *ctl);
+  for (uint32_t i = 0; i < f->ninsts; i++) {
+    ctl[i][1] = 0x3full << 46;
+    if (f->insts[i].addr == 0x30) ctl[i][1] = 7ull << 46 | 1ull << 49;
+  }
+  char first[300];
+  uint32_t n = rs_sass_hazards(f, (const uint64_t(*)[2])ctl, first, sizeof first);
+  free(ctl);
+  rs_module_free(m);
+  return n;
+}
+
+static void test_txd_triple(void) {
+  bool ok = false;
+  uint32_t n = txd_hazards("TXD R40, R6, R40, R12, 0x0, 0x58, ARRAY_2D", &ok);
+  CHECKF(ok, "the TXD coordinate triple R4:R6 is not one r96 value of 3 registers");
+  CHECKF(n == 0, "TXD writing R6:R7 behind a TXD reading R4:R6: %u hazards, want 0 (in-order pipe)", n);
+  n = txd_hazards("FADD R6, R27, 1", &ok);
+  CHECKF(n == 1, "FADD writing R6 while TXD still reads R4:R6: %u hazards, want 1", n);
+}
+
 int main(int argc, char **argv) {
   rs_check_init(argc, argv);
   test_tokens();
@@ -532,5 +597,6 @@ int main(int argc, char **argv) {
   test_hazards("calib.sm_90", false);
   test_merge();
   test_texforms();
+  test_txd_triple();
   return rs_check_done("test_sass_lower");
 }

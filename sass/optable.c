@@ -149,7 +149,7 @@ const rs_sass_op rs_sass_optable[] = {
     {"FSET.BF", CMP BOOL "FTZ", "d1 s1 s1 s1", 0},
     {"FCHK", "DIVIDE", "d1 s1 s1", 0},
     {"FRND", FRND "FLOOR CEIL TRUNC", "d1 s1", 0},
-    {"FSWZADD", "", "d1 s1 s1 s1", 0},
+    {"FSWZADD", "NDV", "d1 s1 s1 k|d1 s1 s1 s1", 0}, /* .NDV: texgradcube.cu's derivatives (sm_75-89) */
     {"MUFU", "EX2 LG2 RCP RSQ SIN COS SQRT TANH", "d1 s1", 0},
     {"MUFU.RCP64H", "", "d1 s1", 0},
     {"MUFU.RSQ64H", "", "d1 s1", 0},
@@ -369,7 +369,9 @@ const rs_sass_op rs_sass_optable[] = {
     {"BSYNC", "", "s1", 0},
     {"BREAK", "", "s1|s1 s1", 0}, /* BREAK [!P0,] B1 */
     {"BMOV.32.CLEAR", "", "d1 x1", 0}, /* BMOV.32.CLEAR RZ, B0: reads B0 and clears it */
-    {"BMOV.32", "", "d1 s1", 0},
+    /* BMOV.32 B15, MACTIVE saves the warp's active mask, BMOV.32[.PQUAD] MACTIVE, B15 restores it
+     * (MACTIVE is no register: sass_parse.c) */
+    {"BMOV.32", "PQUAD", "d1 s1", 0},
     {"BPT.TRAP", "", "s1", 0},
 };
 const size_t rs_sass_noptable = sizeof rs_sass_optable / sizeof *rs_sass_optable;

@@ -349,6 +349,12 @@ static int operand(P *p, size_t off, size_t len, role r, uint16_t dflags, const 
     push_op(p, RS_OP_PREG, r.role == 's' ? 0 : dflags, unit, lanes, i, k);
     return 0;
   }
+  /* MACTIVE: the warp's active mask, no register; BMOV saves it into a B register and restores
+   * it (ptxas's software tex.grad.cube on sm_75-89: BMOV.32 B15, MACTIVE ... BMOV.32 MACTIVE, B15) */
+  if (end - i == 7 && starts(s + i, 7, "MACTIVE")) {
+    push_op(p, RS_OP_OTHER, 0, 0, 0, i, end - i);
+    return 0;
+  }
   if (r.role != 's')
     return perr(p, p->line, "%.*s writes a register here, found '%s'", (int)mnl, mn, excerpt(s + i, end - i, b, sizeof b));
   if (end - i >= 2 && (starts(s + i, end - i, "c[") || starts(s + i, end - i, "cx["))) {

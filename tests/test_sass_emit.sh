@@ -115,7 +115,6 @@ expect() {
   warp_ops.sm_75) echo "no trusted field for operand 3 (R) of ATOMS 0x38c 'GRRR' (sm_75" ;;
   misc2.sm_*) echo "no trusted field for operand 6 (P) of ISETP 0x20c 'GPPRRPP'" ;;
   thin.sm_8?) echo "no trusted field for operand 1 (U) of UFLO 0x2bd 'UU'" ;;
-  texgradcube.sm_[78]?) echo "unexpected operand 'MACTIVE' of BMOV.32" ;;
   texptx.sm_75) echo "operands 2 and 3 of TLD4 0x364 'PRRRR' (sm_75) always held one register" ;;
   texptx.sm_90) echo "operands 1 and 3 of TLD 0xf66 'PRRRU' (sm_90) always held one register" ;;
   esac

@@ -282,6 +282,14 @@ typedef struct {
 } role;
 
 /* One operand s[off..off+len) in its role. *desc gets the UR of a printed desc[URx] (-1 if none). */
+/* A branch target named by label s[off..off+len): a block operand, resolved once the function's
+ * labels are known (finish_func's fixups). */
+static void push_target(P *p, size_t off, size_t len, uint16_t flags) {
+  fixup fx = {p->f->nops, label_id(p, p->s + off, len), p->line};
+  RS_PUSH(p->fix, p->nfix, p->capfix, fx);
+  push_op(p, RS_OP_BLOCK, flags, 0, 0, off, len);
+}
+
 static int operand(P *p, size_t off, size_t len, role r, uint16_t dflags, const char *mn, size_t mnl, bool mem64,
                    int *desc, bool label_is_target) {
   const char *s = p->s;
@@ -295,9 +303,7 @@ static int operand(P *p, size_t off, size_t len, role r, uint16_t dflags, const 
       push_op(p, RS_OP_OTHER, 0, 0, 0, i, end - i);
       return 0;
     }
-    fixup fx = {p->f->nops, label_id(p, s + i + 2, end - i - 3), p->line};
-    RS_PUSH(p->fix, p->nfix, p->capfix, fx);
-    push_op(p, RS_OP_BLOCK, 0, 0, 0, i + 2, end - i - 3);
+    push_target(p, i + 2, end - i - 3, 0);
     return 0;
   }
   if (r.role == 'P') r.role = 'd';      /* a predicate result (kinds_fit checked it is one) */
@@ -801,9 +807,7 @@ static int parse_inst(P *p, size_t off, size_t end) {
       size_t z = a;
       while (z < tgt_end && s[z] != ',') z++;
       if (z == a) return perr(p, p->line, "empty name in a BRANCH_TARGETS list");
-      fixup fx = {p->f->nops, label_id(p, s + a, z - a), p->line};
-      RS_PUSH(p->fix, p->nfix, p->capfix, fx);
-      push_op(p, RS_OP_BLOCK, RS_F_IMPLICIT, 0, 0, a, z - a);
+      push_target(p, a, z - a, RS_F_IMPLICIT);
       a = z + 1;
     }
   }

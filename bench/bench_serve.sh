@@ -15,6 +15,8 @@
 #   --quick: C = 64, samples mode, both window modes, 1 s + 2 s: CI's smoke run, no speed asserted)
 # Exits 1 when a run got no token at all (a broken client or simulator, not a slow one).
 set -uo pipefail
+# Open MPI leaks under LeakSanitizer (sanitizer build): off for the sweep's ranks, as in tests/test_sweep.sh
+export ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0"
 bin=build/regsweep quick=0
 for a in "$@"; do
   case $a in

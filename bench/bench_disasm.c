@@ -16,7 +16,7 @@
 #include "bench/bench.h"
 #include "analysis/problem.h"
 #include "ir/ir.h"
-#include "sass/disasm.h"
+#include "cubin/disasm.h"
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>

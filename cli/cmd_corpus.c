@@ -2,7 +2,7 @@
 #include "cli/cli.h"
 #include "corpus/assemble.h"
 #include "corpus/instance.h"
-#include "sass/disasm.h"
+#include "cubin/disasm.h"
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>

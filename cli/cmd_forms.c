@@ -5,7 +5,7 @@
  * the table row each matched, or why none did. A gap is found here before a user's kernel is
  * refused: the parser itself still refuses an unknown form with its name. */
 #include "cli/cli.h"
-#include "sass/disasm.h"
+#include "cubin/disasm.h"
 #include "sass/sass.h"
 #include "storage/corpus.h"
 #include <stdio.h>

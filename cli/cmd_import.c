@@ -2,7 +2,7 @@
  * compiler outputs named on the command line) into a new or existing corpus (corpus/import.h). */
 #include "cli/cli.h"
 #include "corpus/import.h"
-#include "sass/disasm.h"
+#include "cubin/disasm.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

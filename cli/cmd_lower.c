@@ -1,11 +1,11 @@
-/* cmd_lower.c - `regsweep lower`: SASS listings back into cubins (sass/lower.h), the learned
+/* cmd_lower.c - `regsweep lower`: SASS listings back into cubins (cubin/lower.h), the learned
  * register fields (learn, check), the register counts, and nvdisasm's crosscheck. Also the
  * cubin side of `regalloc FILE.cubin ... -o OUT.cubin` (rs_regalloc_cubin). */
 #include "front/front.h"
 #include "cli/cli.h"
 #include "analysis/problem.h"
 #include "corpus/truth.h"
-#include "sass/lower.h"
+#include "cubin/lower.h"
 #include "sass/sass.h"
 #include <errno.h>
 #include <stdio.h>
@@ -16,7 +16,7 @@
 void rs_usage_lower(void) {
   puts("usage: regsweep lower FILE.cubin ORIG.sass NEW.sass -o OUT.cubin [--nvdisasm PATH] [--no-crosscheck]\n"
        "       regsweep lower FILE.cubin ORIG.sass NEW.sass --encoder-check [--nvdisasm PATH]\n"
-       "       regsweep lower learn [-o sass/fields.c] [--merge BASE.c] [--nvdisasm PATH] IN...\n"
+       "       regsweep lower learn [-o cubin/fields.c] [--merge BASE.c] [--nvdisasm PATH] IN...\n"
        "       regsweep lower check [--nvdisasm PATH] IN...\n"
        "       regsweep lower crosscheck WRITTEN.cubin ORIG.cubin INTENDED.sass [--nvdisasm PATH]\n"
        "       regsweep lower regcounts FILE.cubin...\n"
@@ -26,11 +26,11 @@ void rs_usage_lower(void) {
        "           into a copy of the cubin: the .text words of every changed instruction re-encoded through\n"
        "           the learned fields (every other bit kept), each function's register count (EIATTR_REGCOUNT,\n"
        "           and sh_info on sm_75-89) set to what NEW.sass needs; then crosschecked with nvdisasm. A\n"
-       "           recolouring that races ptxas's scoreboards (sass/hazard.c) is refused. --encoder-check:\n"
+       "           recolouring that races ptxas's scoreboards (cubin/hazard.c) is refused. --encoder-check:\n"
        "           lower into a temporary cubin even then, crosscheck it and remove it (measures the encoder).\n"
        "learn      the register field of every operand of every opcode form from (encoding, listing) pairs:\n"
        "           IN is X.cubin (listed with nvdisasm) or X.cubin=X.sass (its completed listing); writes the\n"
-       "           table as C (sass/fields.c; scripts/learn-sass-fields.sh runs it over fixtures and a corpus).\n"
+       "           table as C (cubin/fields.c; scripts/learn-sass-fields.sh runs it over fixtures and a corpus).\n"
        "           --merge BASE.c: keep what an earlier table (a fields.c learn wrote) knew: its forms unseen in\n"
        "           IN as they are, and for a form in both its trusted fields, which must fit every sample of IN\n"
        "           (a contradiction names the form: exit 2, nothing written); IN decides the rest.\n"

@@ -2,8 +2,8 @@
  * variant directories, assemble them with corpus/assemble.c and merge into the corpus. */
 #define _XOPEN_SOURCE 700 /* nftw */
 #include "corpus/import.h"
-#include "sass/cubin.h"
-#include "sass/disasm.h"
+#include "cubin/cubin.h"
+#include "cubin/disasm.h"
 #include <ftw.h>
 #include <errno.h>
 #include <stdio.h>

@@ -3,13 +3,13 @@
  * allocation (frame lowering, spill code, scheduling, waitcnts) to assembly or an HSA code object.
  * LLVM's MachineVerifier runs on every emitted kernel: an independent check of our verifier.
  * NVIDIA SASS (sass.c): no assembler exists, so the answer is written into the instance's cubin
- * by sass/lower.c and read back by nvdisasm (docs/lower.md). */
+ * by cubin/lower.c and read back by nvdisasm (docs/lower.md). */
 #ifndef RS_EMIT_H
 #define RS_EMIT_H
 #include "analysis/problem.h"
 #include "corpus/instance.h"
 #include "ir/ir.h"
-#include "sass/lower.h"
+#include "cubin/lower.h"
 #include "mir/rounds.h"
 #include <stdio.h>
 

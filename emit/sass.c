@@ -5,9 +5,9 @@
  * re-lifted, and every operand must still read the same definitions (a write-back that joins
  * two values is refused: a gap between our Problem and the listing); a value whose operand the
  * listing does not print (the hidden .E descriptor) must keep its register; no register may race
- * an in-flight instruction under ptxas's scoreboards (sass/hazard.c); then sass/lower.c
+ * an in-flight instruction under ptxas's scoreboards (cubin/hazard.c); then cubin/lower.c
  * re-encodes the changed instructions into a copy of the instance's cubin and sets the register
- * count, and nvdisasm, not our encoder, reads the result back (sass/crosscheck.c).
+ * count, and nvdisasm, not our encoder, reads the result back (cubin/crosscheck.c).
  *
  * An imported unit's cubin holds all its kernels while the instance's listing holds its own
  * (corpus/import_split.c): lowering, the hazard check and the crosscheck work on whole cubins, so
@@ -15,7 +15,7 @@
  * keep ptxas's registers. */
 #include "front/front.h"
 #include "emit/emit.h"
-#include "sass/lower.h"
+#include "cubin/lower.h"
 #include "sass/sass.h"
 #include "verify/verifier.h"
 #include <errno.h>

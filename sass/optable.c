@@ -98,7 +98,7 @@ const rs_sass_op rs_sass_optable[] = {
     {"VIADD", "", "d1 s1 s1", 0},
     {"VIMNMX", "U32 S32 RELU", "d1 s1 s1 s1", 0},
     {"VIADDMNMX", "U32 S32 RELU", "d1 s1 s1 s1 s1", 0},
-    {"VIMNMX3", "U32 S32 RELU", "d1 s1 s1 s1 s1", 0}, /* VIMNMX3 R9, R0, UR6, R7, !PT (sm_90, sass/fill.c) */
+    {"VIMNMX3", "U32 S32 RELU", "d1 s1 s1 s1 s1", 0}, /* VIMNMX3 R9, R0, UR6, R7, !PT (sm_90, cubin/fill.c) */
     {"IMAD", "U32 S32 SHL MOV IADD", "d1 s1 s1 s1|d1 d1 s1 s1 s1", 0},
     /* IMAD.HI Rd, Ra, Rb, Rc = hi32(Ra * Rb + Rc+1:Rc): the addend is a pair (ptxas zeroes Rc to
      * add Rc+1 << 32, `MOV R2, RZ ; IMAD.HI.U32 R3, R3, R5, R2` of the 32-bit division); -plr

@@ -6,7 +6,7 @@
  * answer could pass and then, written back, have an operand read another value's def (8 MAGMA
  * answers did). ptxas's own colouring satisfies every added conflict (tests/test_sass_real.c), so
  * truths stay truths. */
-#include "sass/lower.h"
+#include "cubin/lower.h"
 #include "sass/sass.h"
 #include "analysis/problem.h"
 #include <stdlib.h>

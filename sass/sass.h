@@ -11,7 +11,7 @@
  * One rs_func per `.text.NAME` section: the kernel plus the `$__internal_*` subroutines ptxas
  * put in its section (CALL.REL.NOINC to them, RET back to every call's next instruction).
  *
- * The hidden descriptor (contract with sass/disasm.c). Every `.E` global or generic access on
+ * The hidden descriptor (contract with cubin/disasm.c). Every `.E` global or generic access on
  * sm_80+ (LDG, STG, LD, ST, RED, ATOM, ATOMG, REDG) reads a 64-bit descriptor UR pair that
  * nvdisasm 11.8 does not print. The parser takes it, in this order, from
  *   1. the listing itself, CUDA 12+ spelling: `LDG.E R4, desc[UR8][R2.64] ;`
@@ -130,12 +130,12 @@ uint32_t rs_sass_join_conflicts(const rs_func *f, struct rs_problem *p);
 /* With ptxas's control bits kept (lowering into its cubin): the values an instruction still reads
  * (read barrier: its R sources) or writes (write barrier) after it issues, apart from every value
  * an instruction writes (or, for a write barrier, touches) before one waits on that barrier
- * (sass/hazard.c's rule, so a lowered recolouring has no scoreboard hazard). ctl[i]: the words
+ * (cubin/hazard.c's rule, so a lowered recolouring has no scoreboard hazard). ctl[i]: the words
  * of instruction i (word 1 bits 46-57). Returns how many conflicts it added. */
 uint32_t rs_sass_scoreboard_conflicts(const rs_func *f, const uint64_t (*ctl)[2], struct rs_problem *p);
 /* scoreboard.c: every pair of operands (a of an instruction in flight, b of a later one not
  * waiting for it) that must not share a register for ptxas's scoreboards to stay sound; inst is
- * b's. The walk is sass/hazard.c's (rs_sass_sb_walk): the conflicts and the check cannot drift. */
+ * b's. The walk is cubin/hazard.c's (rs_sass_sb_walk): the conflicts and the check cannot drift. */
 typedef void (*rs_sass_pair_fn)(void *ctx, const rs_operand *a, const rs_operand *b, uint32_t inst);
 void rs_sass_scoreboard_pairs(const rs_func *f, const uint64_t (*ctl)[2], rs_sass_pair_fn pair, void *ctx);
 

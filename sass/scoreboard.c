@@ -1,5 +1,5 @@
 /* scoreboard.c - ptxas's scoreboards as conflicts of the free Problem, so that a recolouring
- * lowered under ptxas's control bits has no scoreboard race (sass/hazard.c) by construction.
+ * lowered under ptxas's control bits has no scoreboard race (cubin/hazard.c) by construction.
  *
  * Lowering keeps every control bit (stall, yield, barriers, wait masks). An instruction i that
  * arms a read barrier still reads its R sources after later instructions issue, until one waits
@@ -14,7 +14,7 @@
  * (test_sass_lower), so its colouring satisfies every pair: the Problem stays colourable with
  * ptxas's registers and pinned mode is unchanged. A pair within one value is no constraint: a
  * value has one register in every colouring, so it races in ptxas's listing too or never. */
-#include "sass/lower.h"
+#include "cubin/lower.h"
 #include "sass/sass.h"
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# learn-sass-fields.sh -- regenerate sass/fields.c, the register fields of the SASS encoding per
+# learn-sass-fields.sh -- regenerate cubin/fields.c, the register fields of the SASS encoding per
 # opcode form, from (cubin, completed listing) pairs of real ptxas 13 output, then check that
 # every instruction of every pair re-encodes byte-identically through the new table.
 #
@@ -13,7 +13,7 @@
 #   tests/fixtures/sass-real/*.cu and tests/fixtures/sass-tex/*.cu compiled as
 #   scripts/gen-sass-real.sh does (`nvcc -cubin -O3`).
 #
-# Merge (the default): the last table learned from scratch, sass/fields.c at BASE_COMMIT
+# Merge (the default): the last table learned from scratch, cubin/fields.c at BASE_COMMIT
 #   (2a5cea2: 1,533 cubins, MAGMA 2.6.2's real-suite units and variants among them, which are not
 #   kept and take hours to rebuild), is the base of `regsweep lower learn --merge`: the new pairs
 #   (tests/fixtures/sass-tex, sass-real sources added or changed since BASE_COMMIT, every DIR; the
@@ -96,16 +96,16 @@ for w in "$@"; do
 done
 echo "learn-sass-fields: ${#pairs[@]} (cubin, listing) pairs" >&2
 if [[ -n "${FRESH:-}" ]]; then
-  "$REGSWEEP" lower learn -o sass/fields.c "${pairs[@]}"
+  "$REGSWEEP" lower learn -o cubin/fields.c "${pairs[@]}"
 else
   base="$CACHE/fields-$BASE_COMMIT.c"
   # the base's header names its pair count where learn wrote one; 2a5cea2's predates that line
-  git show "$BASE_COMMIT:sass/fields.c" >"$base"
+  git show "$BASE_COMMIT:cubin/fields.c" >"$base"
   if [[ -n "${BASE_PAIRS:-}" ]] && ! grep -q '^ \* Learned from ' "$base"; then
     sed -i "s|^ \* edit by hand; docs/lower.md. \*/| * edit by hand; docs/lower.md.\n * Learned from $BASE_PAIRS (cubin, listing) pairs: its commit says so (BASE_PAIRS). */|" "$base"
   fi
-  echo "learn-sass-fields: ${#newpairs[@]} new pairs merged into sass/fields.c at $BASE_COMMIT" >&2
-  "$REGSWEEP" lower learn --merge "$base" -o sass/fields.c "${newpairs[@]}"
+  echo "learn-sass-fields: ${#newpairs[@]} new pairs merged into cubin/fields.c at $BASE_COMMIT" >&2
+  "$REGSWEEP" lower learn --merge "$base" -o cubin/fields.c "${newpairs[@]}"
 fi
 echo "rebuild (cmake --build build) and check: $REGSWEEP lower check ... (run by this script's second pass)"
 cmake --build build --target regsweep >/dev/null

@@ -9,7 +9,7 @@
  *  3. Bad recipes: an unknown name, a type that is none, a zero grid are errors with file:line. */
 #include "check.h"
 #include "corpus/launch.h"
-#include "sass/lower.h"
+#include "cubin/lower.h"
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>

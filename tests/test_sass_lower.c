@@ -1,7 +1,7 @@
-/* test_sass_lower.c - SASS listing -> cubin (sass/lower.h) on the committed ptxas 13 cubins and
+/* test_sass_lower.c - SASS listing -> cubin (cubin/lower.h) on the committed ptxas 13 cubins and
  * their completed listings (the three kept cubins of tests/fixtures/sass/); never runs nvdisasm.
  *
- *  1. The learned table (sass/fields.c): every instruction of the three fixture cubins
+ *  1. The learned table (cubin/fields.c): every instruction of the three fixture cubins
  *     re-encodes from its listing byte-identically (the trust criterion), none of an unknown form.
  *  2. Register counts: EIATTR_REGCOUNT of each cubin = ptxas -v's count = the count lowering
  *     computes from the lifted listing (widths included); sh_info carries it on sm_89, 0 on sm_90.
@@ -11,7 +11,7 @@
  *     and the field then holds the new register; the register count follows the listing.
  *  5. Refusals, the cubin untouched: a listing that changes more than registers, one that is not
  *     the listing of this cubin, a form whose field is not trusted, a truncated .nv.info.
- *  6. Scoreboard hazards (sass/hazard.c): none in ptxas's own listings; an ALU result moved onto the
+ *  6. Scoreboard hazards (cubin/hazard.c): none in ptxas's own listings; an ALU result moved onto the
  *     register an in-flight store still reads is one.
  *  7. Learning with --merge (rs_sass_learn_merge): a table learned from sgemm sm_89, merged with
  *     sm_90's samples, keeps every sm_89 row verbatim; merged with its own samples again it is
@@ -23,7 +23,7 @@
  *     register an earlier TXD still reads is no hazard (in-order pipe), an ALU write is one. */
 #include "front/front.h"
 #include "check.h"
-#include "sass/lower.h"
+#include "cubin/lower.h"
 #include "sass/sass.h"
 #include <ctype.h>
 #include <stdio.h>

@@ -15,7 +15,7 @@
  *     register joins them on the re-lift; joins.c adds exactly that conflict; on every listing
  *     of the fixtures the listing's own colouring satisfies all it adds (pinned stays valid);
  *   - --scoreboards: a recolouring of sgemm_t4x4 sm_90 has scoreboard hazards with ptxas's control
- *     bits (lower's check, sass/hazard.c) unless free mode is given the cubin; with it, none;
+ *     bits (lower's check, cubin/hazard.c) unless free mode is given the cubin; with it, none;
  *   - `inspect --live` against nvdisasm 11.8's `-lrm count` (NAME.lrm) row by row: 99.5% of rows
  *     equal; each differing row is counted by cause (LIVE_CAUSE: 11.8's dropped sm_90
  *     instructions, -plr's call convention) and pinned per listing (LIVE_GAP), so a change either
@@ -28,7 +28,7 @@
 #include "check.h"
 #include "analysis/problem.h"
 #include "corpus/truth.h"
-#include "sass/lower.h"
+#include "cubin/lower.h"
 #include "sass/sass.h"
 #include <stdlib.h>
 #include <string.h>

@@ -12,7 +12,7 @@
 #include "check.h"
 #include "analysis/problem.h"
 #include "corpus/truth.h"
-#include "sass/lower.h"
+#include "cubin/lower.h"
 #include "sass/sass.h"
 #include "storage/corpus.h"
 #include <dirent.h>

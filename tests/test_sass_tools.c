@@ -21,7 +21,7 @@
  *     (stand-in) nvdisasm refuses: exit 2 with a message naming the file.
  * The stand-in nvdisasm of 7 is a TEST DOUBLE: a two-line shell script written by this test. */
 #include "check.h"
-#include "sass/disasm.h"
+#include "cubin/disasm.h"
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>

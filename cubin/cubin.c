@@ -1,5 +1,5 @@
 /* cubin.c - the ELF side of a cubin: header check/rewrite and the .text.<function> sections. */
-#include "sass/cubin.h"
+#include "cubin/cubin.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -3,7 +3,7 @@
  * and write the hidden `.E` descriptor as `desc[URx]` (see docs/sass.md). */
 #ifndef RS_DISASM_H
 #define RS_DISASM_H
-#include "sass/cubin.h"
+#include "cubin/cubin.h"
 
 typedef struct {
   char path[1024];

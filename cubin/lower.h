@@ -6,8 +6,8 @@
 #ifndef RS_LOWER_H
 #define RS_LOWER_H
 #include "ir/ir.h"
-#include "sass/cubin.h"
-#include "sass/disasm.h"
+#include "cubin/cubin.h"
+#include "cubin/disasm.h"
 
 /* ---- listing lines as register tokens (encode.c) ---- */
 

@@ -6,7 +6,7 @@
  * carries the count in bits 24-31 on sm_75-sm_89 and 0 there on sm_90 (the low 24 bits are the
  * symbol index). Records: u8 format, u8 attribute, then EIFMT_NVAL (0x01) nothing, EIFMT_BVAL
  * (0x02) and EIFMT_HVAL (0x03) a u16 value, EIFMT_SVAL (0x04) a u16 size and that many bytes. */
-#include "sass/lower.h"
+#include "cubin/lower.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -22,7 +22,7 @@
  * lowering refuses a recolouring that has any. The walk (rs_sass_sb_walk) is shared with
  * sass/scoreboard.c, which turns the same (armed, unprotected) pairs into conflicts of the free
  * Problem, so that a recolouring with a hazard is not a valid colouring in the first place. */
-#include "sass/lower.h"
+#include "cubin/lower.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

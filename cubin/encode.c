@@ -1,7 +1,7 @@
 /* encode.c - an instruction's register operands as tokens, and writing them into its 128-bit
  * encoding through the learned fields (fields.c). Only register numbers are written: every
  * other bit (opcode, modifiers, immediates, scheduling and reuse) stays as ptxas wrote it. */
-#include "sass/lower.h"
+#include "cubin/lower.h"
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>

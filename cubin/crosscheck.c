@@ -9,7 +9,7 @@
  *   - every other line (ELF header flags, .nv.info attributes, constant sections) must equal
  *     the original's, except EIATTR_REGCOUNT and SHI_REGISTERS, which must be the intended
  *     count (SHI_REGISTERS only where the original has one). */
-#include "sass/lower.h"
+#include "cubin/lower.h"
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>

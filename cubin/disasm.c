@@ -1,7 +1,7 @@
 /* disasm.c - run nvdisasm on a cubin and complete its listing: every address of every
  * function printed (holes filled from the encoding or the listing refused), the hidden .E
  * descriptor written as desc[URx]. */
-#include "sass/disasm.h"
+#include "cubin/disasm.h"
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>

@@ -9,7 +9,7 @@
  * predicate and 26 its negation (PT = min, !PT = max), 27 "a UR operand", 41-63 scheduling
  * control with reuse flags 58 (a), 59 (b slot), 60 (c slot). Operand forms follow the FFMA
  * scheme: 0x2 R,R  0x8 R,imm  0xc R,UR  0x4 R@c,imm@b  0xe R@c,UR@b. */
-#include "sass/disasm.h"
+#include "cubin/disasm.h"
 #include <stdio.h>
 #include <string.h>
 

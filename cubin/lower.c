@@ -7,7 +7,7 @@
  * tokens with a trusted field must hold the listed register, so a listing that is not of this
  * cubin is refused rather than patched. */
 #include "front/front.h"
-#include "sass/lower.h"
+#include "cubin/lower.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

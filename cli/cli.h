@@ -4,6 +4,7 @@
 #define RS_CLI_H
 #include <stdbool.h>
 #include <stdint.h>
+#include "ir/ir.h"
 
 typedef struct {
   const char *name;
@@ -48,6 +49,10 @@ int rs_lower_counts(const char *path, const char *lname, const char *listing, ui
 int rs_regalloc_cubin(int argc, char **argv);
 int rs_cmd_ptxtruth(int argc, char **argv); /* cmd_ptxtruth.c (PTX -> SASS labels) */
 void rs_usage_ptxtruth(void);
+
+/* refused.c: name each function the front end refused alone (stderr: function, address, form,
+ * operand shape, message) and, unless quiet, the count by form; returns how many. */
+uint32_t rs_cli_refusals(const char *cmd, const char *path, const rs_module *m, bool quiet);
 
 /* True if argv[i] is -h/--help. */
 int rs_cli_wants_help(int argc, char **argv);

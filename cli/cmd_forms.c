@@ -136,6 +136,11 @@ int rs_cmd_corpus_forms(int argc, char **argv) {
          "%u known, %u unknown (%llu instructions); table rows matched %u of %zu\n",
          files, refused, (unsigned long long)insts, fs.n, known, fs.n - known, (unsigned long long)insts_unknown,
          rows_seen, rs_sass_noptable);
+  /* what reading them does: each function with an unknown form is refused alone */
+  printf("functions: %u, %u refused by an unknown form%s", fs.funcs, fs.funcs_unknown, fs.funcs_unknown ? ":" : "");
+  for (uint32_t i = 0; i < fs.n; i++)
+    if (!fs.v[i].row) printf(" %s/%u %u", fs.v[i].form, fs.v[i].nops, fs.v[i].funcs);
+  printf("\n");
   uint32_t unknown = fs.n - known;
   rs_sass_seen_free(&fs);
   return refused || unknown ? 1 : 0;

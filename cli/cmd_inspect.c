@@ -163,6 +163,7 @@ int rs_cmd_inspect(int argc, char **argv) {
       status = 2;
       continue;
     }
+    if (rs_cli_refusals("inspect", argv[i], m, false) && !status) status = 1; /* the others go on */
     if (live) {
       for (uint32_t k = 0; k < m->nfuncs; k++)
         if (print_live(m->funcs[k], regs, &e)) {

@@ -399,6 +399,7 @@ static int corpus_mode(const char *path, bool pin, bool quiet) {
     rs_err pe = {{0}};
     rs_module *m = rs_module_parse(in.id, rs_xstrndup(in.raw, strlen(in.raw)), strlen(in.raw), RS_SRC_SASS, in.target, &pe);
     uint32_t fails = m ? 0 : UINT32_MAX;
+    if (m && m->nrefused) fails = rs_cli_refusals("regalloc", in.id, m, true); /* named; the others go on */
     rs_cubin cub, *cb = NULL; /* the row's cubin: ptxas's control bits, its scoreboards in the Problem */
     memset(&cub, 0, sizeof cub);
     if (m && in.cubin && in.cubin_len) {
@@ -475,6 +476,7 @@ int rs_cmd_regalloc(int argc, char **argv) {
     fprintf(stderr, "regsweep regalloc: %s\n", e.msg);
     return 2;
   }
+  uint32_t refused = rs_cli_refusals("regalloc", cpath ? cpath : file, m, quiet); /* named; the others go on */
   uint32_t fails = 0, done = 0;
   int status = 0;
   rs_cubin cub, *cb = NULL; /* ptxas's control bits, where the listing's cubin is known */
@@ -491,7 +493,7 @@ int rs_cmd_regalloc(int argc, char **argv) {
     if (fails == UINT32_MAX) fprintf(stderr, "regsweep regalloc: %s\n", e.msg);
     rs_cubin_free(&cub);
     rs_module_free(m);
-    return fails == UINT32_MAX ? 2 : fails ? 1 : 0;
+    return fails == UINT32_MAX ? 2 : fails || refused ? 1 : 0;
   }
   for (uint32_t k = 0; k < m->nfuncs; k++) {
     const rs_func *f = m->funcs[k];
@@ -507,11 +509,11 @@ int rs_cmd_regalloc(int argc, char **argv) {
       fails += b;
     }
   }
-  if (function && !done) {
+  if (function && !done && !refused) {
     fprintf(stderr, "regsweep regalloc: %s: no function '%s'\n", file, function);
     status = 2;
   }
   rs_cubin_free(&cub);
   rs_module_free(m);
-  return status ? status : fails ? 1 : 0;
+  return status ? status : fails || refused ? 1 : 0;
 }

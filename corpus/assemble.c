@@ -316,6 +316,12 @@ static int sass_instance(A *a, const rs_variant *v, const char *dir, const char 
     snprintf(msg, sizeof msg, "sass: listing rejected: %s", pe.msg);
     return fail(a, v, tg, msg, e);
   }
+  if (!m->nfuncs) { /* its one function refused alone (an unknown form): the row says why */
+    snprintf(msg, sizeof msg, "sass: refused %s: %s", m->nrefused ? m->refused[0].form : "?",
+             m->nrefused ? m->refused[0].why : "no function");
+    rs_module_free(m);
+    return fail(a, v, tg, msg, e);
+  }
   const rs_func *f = m->funcs[0];
   char cp[1200];
   snprintf(cp, sizeof cp, "%s/%s.cubin", dir, tg);

@@ -56,7 +56,7 @@ rs_module *rs_module_parse(const char *path, char *text, size_t len, enum rs_src
     return NULL;
   }
   int rc = kind == RS_SRC_MIR ? rs_mir_parse(m, e) : kind == RS_SRC_PTX ? rs_ptx_parse(m, e) : rs_sass_parse(m, e);
-  if (rc == 0 && m->nfuncs == 0) rc = rs_errf(e, path, 0, "no function found");
+  if (rc == 0 && m->nfuncs == 0 && m->nrefused == 0) rc = rs_errf(e, path, 0, "no function found");
   if (rc) {
     rs_module_free(m);
     return NULL;

@@ -7,9 +7,33 @@ void rs_module_free(rs_module *m) {
   if (!m) return;
   for (uint32_t i = 0; i < m->nfuncs; i++) rs_func_free(m->funcs[i]);
   free(m->funcs);
+  for (uint32_t i = 0; i < m->nrefused; i++) {
+    rs_refusal *r = &m->refused[i];
+    free(r->func), free(r->form), free(r->shape), free(r->why);
+  }
+  free(m->refused);
   free(m->text);
   free(m->path);
   free(m);
+}
+
+void rs_module_refuse(rs_module *m, const char *func, uint32_t line, uint32_t addr, const char *form,
+                      const char *shape, const char *why) {
+  rs_refusal r;
+  r.func = rs_xstrndup(func ? func : "?", strlen(func ? func : "?"));
+  r.line = line;
+  r.addr = addr;
+  r.form = rs_xstrndup(form ? form : "", strlen(form ? form : ""));
+  r.shape = rs_xstrndup(shape ? shape : "", strlen(shape ? shape : ""));
+  r.why = rs_xstrndup(why ? why : "", strlen(why ? why : ""));
+  RS_PUSH(m->refused, m->nrefused, m->caprefused, r);
+}
+
+void rs_module_drop_func(rs_module *m, uint32_t k) {
+  if (k >= m->nfuncs) return;
+  rs_func_free(m->funcs[k]);
+  memmove(m->funcs + k, m->funcs + k + 1, sizeof *m->funcs * (m->nfuncs - k - 1));
+  m->nfuncs--;
 }
 
 rs_func *rs_func_new(rs_module *m, const char *name, size_t n, uint32_t line) {

@@ -121,6 +121,16 @@ typedef struct rs_func {
   bool has_launch;    /* the IR module defines the function (else no function budget applies) */
 } rs_func;
 
+/* A function a front end refused alone (an instruction form it does not know, an operand it
+ * cannot place): the module's other functions go on without it; commands name it and exit 1. */
+typedef struct {
+  char *func;  /* the function */
+  uint32_t line, addr;
+  char *form;  /* the instruction's mnemonic as printed ("HSET2.LE.AND"), or the step ("lift") */
+  char *shape; /* its operands' kinds ("R,R,R,PT"), "" when not an instruction's */
+  char *why;   /* the front end's message, FILE:LINE: included */
+} rs_refusal;
+
 typedef struct {
   char *path;
   char *text;
@@ -129,12 +139,19 @@ typedef struct {
   const rs_target *tgt;
   rs_func **funcs;
   uint32_t nfuncs, capfuncs;
+  rs_refusal *refused; /* functions left out, in text order */
+  uint32_t nrefused, caprefused;
 } rs_module;
 
 /* Loading a file picks a front end: front/front.h (rs_module_load), above mir/, ptx/, sass/. */
 void rs_module_free(rs_module *m);
 
 /* Helpers the parsers share. */
+/* Record function `func` as refused (copies every string). */
+void rs_module_refuse(rs_module *m, const char *func, uint32_t line, uint32_t addr, const char *form,
+                      const char *shape, const char *why);
+/* Remove funcs[k] from the module and free it (a function refused after it was built). */
+void rs_module_drop_func(rs_module *m, uint32_t k);
 rs_func *rs_func_new(rs_module *m, const char *name, size_t n, uint32_t line);
 void rs_func_free(rs_func *f);
 uint32_t rs_func_add_block(rs_func *f, const char *name, size_t n, uint32_t number, uint32_t line);

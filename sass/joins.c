@@ -248,6 +248,17 @@ static void entry_reads(J *j, rs_word *scratch) {
   free(entry);
 }
 
+/* The stack pointer R1: never a value (lift.c), so op_owner leaves it out; but its write at the
+ * top of every kernel must stay apart from the values live across it in the plain sense. An
+ * entry value (a register read before any def: `PRMT R19, RZ, 0x7610, R19`, a byte merge into
+ * an undefined register, CUDA samples' MatrixMulAsyncCopy*) is live nowhere by the Problem's rule
+ * and was coloured R1, which the re-lift then reads as the stack pointer. */
+static bool is_sp(const rs_target *t, const rs_operand *op) {
+  if (op->kind != RS_OP_PREG || !op->lanes || op->reg >= t->nunits) return false;
+  int fi = rs_target_file_of(t, op->reg);
+  return fi >= 0 && !strcmp(t->files[fi].name, "r") && op->reg == t->files[fi].first + 1;
+}
+
 uint32_t rs_sass_join_conflicts(const rs_func *f, rs_problem *p) {
   J j;
   j_init(&j, f, p);
@@ -279,6 +290,10 @@ uint32_t rs_sass_join_conflicts(const rs_func *f, rs_problem *p) {
       for (uint32_t o = 0; o < ins->nops; o++) {
         const rs_operand *op = &f->ops[ins->first_op + o];
         uint32_t first, units;
+        if ((op->flags & RS_F_DEF) && is_sp(f->tgt, op)) { /* R1 written (LDC R1, c[0x0][0x28]) */
+          against_live(&j, live, f->nvregs + op->reg, 1, ii);
+          continue;
+        }
         if (!(op->flags & RS_F_DEF) || !op_owner(&j, op, &first, &units)) continue;
         if (first < j.nv) against_live(&j, live, j.owner[first], units, ii);
         else /* physical units: one owner each */

@@ -109,7 +109,11 @@ const rs_sass_op rs_sass_optable[] = {
     {"IMAD.WIDE", "U32 S32", "d2 s1 s1 s2|d2 d1 s1 s1 s2", 0}, /* destination and addend pairs; P carry */
     {"IMAD.WIDE.X", "U32 S32", "d2 s1 s1 s2 s1", 0},
     {"UIMAD", "U32 S32 SHL MOV IADD", "d1 s1 s1 s1", 0}, /* UIMAD.HI never seen: unknown, not guessed */
-    {"UIMAD.WIDE", "U32 S32", "d2 s1 s1 s2", 0},
+    {"UIMAD.WIDE", "U32 S32", "d2 s1 s1 s2|d2 d1 s1 s1 s2", 0}, /* UP carry-out as IMAD.WIDE (5 operands) */
+    /* UIMAD.X UR4, UR11, UR13, UR5, UP0 (__umul64hi of uniform values; -plr: UR4 written, UR11
+     * UR13 UR5 UP0 read; sm_80, issue 42's forms42c.cu) */
+    {"UIMAD.X", "U32 S32", "d1 s1 s1 s1 s1", 0},
+    {"UIMAD.WIDE.X", "U32 S32", "d2 s1 s1 s2 s1", 0}, /* as IMAD.WIDE.X: not yet seen with -plr */
     {"LEA", "", "d1 s1 s1 s1|d1 d1 s1 s1 s1", 0},
     {"LEA.HI", "SX32", "d1 s1 s1 s1 s1|d1 d1 s1 s1 s1 s1", 0},
     {"LEA.HI.SX32", "", "d1 s1 s1 s1", 0}, /* LEA.HI.SX32 R7, R7, R0, 0x1b: no high-word source */
@@ -158,14 +162,20 @@ const rs_sass_op rs_sass_optable[] = {
     {"DADD", FRND, "d2 s2 s2", 0},
     {"DSETP", CMP BOOL, "d1 d1 s2 s2 s1", 0},
     {"HADD2", "F32 FTZ SAT F16 BF16 BF16_V2", "d1 s1 s1|d1 s1 s1 s1", 0}, /* HADD2 R7, R6.H0_H0, 1, 1: an immediate pair */
-    {"HMUL2", "F32 FTZ SAT F16 BF16 BF16_V2", "d1 s1 s1", 0},
+    {"HMUL2", "F32 FTZ SAT F16 BF16 BF16_V2", "d1 s1 s1|d1 s1 s1 s1", 0}, /* HMUL2 R7, R2, 0.25, 0.5: imm pair */
     {"HFMA2", "F32 FTZ SAT MMA RELU BF16_V2", "d1 s1 s1 s1|d1 s1 s1 s1 s1", 0}, /* imm pair: 2 ops */
     {"HMNMX2", "FTZ NAN BF16_V2", "d1 s1 s1 s1", 0},
     {"HSETP2", CMP BOOL "FTZ H_AND BF16_V2", "d1 d1 s1 s1 s1", 0},
+    /* HSET2.BF.LE.AND R11, R0, R11, PT: per half 1.0 or 0 (__hle2; -plr: R11 written, R0 R11
+     * read); the comparison and the combiner are families (CMP BOOL), not one row per spelling */
+    {"HSET2", CMP BOOL "BF FTZ BF16_V2", "d1 s1 s1 s1", 0},
     {"F2F", FRND "F16 F32 BF16 TF32", "d1 s1", 0},
     {"F2F.F64.F32", "", "d2 s1", 0},
     {"F2F.F32.F64", FRND, "d1 s2", 0},
     {"F2FP", "PACK_AB F16 F32 BF16 RELU SATFINITE", "d1 s1 s1", 0},
+    /* F2FP.F16.E4M3.UNPACK_B R7, R2: two fp8 of R2 into a half2 (sm_89+, __half2(__nv_fp8x2_e4m3);
+     * -plr: R7 written, R2 read) */
+    {"F2FP.UNPACK_B", "F16 BF16 E4M3 E5M2", "d1 s1", 0},
     {"F2I", FRND "TRUNC FLOOR CEIL U32 S32 U16 S16 U8 S8 F16 F32", "d1 s1", 0},
     {"F2I.F64", FRND "TRUNC FLOOR CEIL U32 S32", "d1 s2", 0},
     {"F2I.S64", FRND "TRUNC FLOOR CEIL F32", "d2 s1", 0},
@@ -261,6 +271,7 @@ const rs_sass_op rs_sass_optable[] = {
     {"SYNCS.ARRIVE.TRANS64", "A1T0 A0T1 A1TR RED", "d2 m s1", 0},
     {"SYNCS.PHASECHK.TRANS64", "TRYWAIT", "d1 m s1", 0},
     {"SYNCS.EXCH.64", "", "d2 m s2", 0},
+    {"SYNCS.CCTL.IV", "", "m", 0}, /* mbarrier.inval: [UR6] read (sm_90, -plr) */
     {"LDSM.16.M88", "", "d1 m", 0},
     {"LDSM.16.M88.2", "", "d2 m", 0},
     {"LDSM.16.M88.4", "", "d4 m", 0},
@@ -331,11 +342,22 @@ const rs_sass_op rs_sass_optable[] = {
     {"UCGABAR_WAIT", "", "", 0},
     {"FENCE.VIEW.ASYNC", "S G T", "", 0},
     {"CCTL", "IVALL E", "", 0},
+    /* instructions with no register operand (programmatic dependent launch, sm_90:
+     * cudaGridDependencySynchronize / cudaTriggerProgrammaticLaunchCompletion): no row needed
+     * beyond their control-flow role, none */
+    {"ACQBULK", "", "", 0},
+    {"PREEXIT", "", "", 0},
+    /* B2R.RESULT R0 (__syncthreads_count's result) / B2R.RESULT RZ, P0 (__syncthreads_or's):
+     * -plr marks R0, P0 written */
+    {"B2R.RESULT", "", "d1|d1 d1", 0},
+    /* MOVM.16.MT88 R7, R2: movmatrix.sync.aligned.m8n8.trans.b16 (-plr: R7 written, R2 read) */
+    {"MOVM.16.MT88", "", "d1 s1", 0},
     {"NOP", "", "", 0},
     {"YIELD", "", "", 0},
     {"NANOSLEEP", "WARP", "s1", 0},
     {"WARPSYNC", "", "s1", 0},
     {"WARPSYNC.ALL", "", "", 0},
+    {"WARPSYNC.EXCLUSIVE", "", "s1", 0}, /* cg::tiled_partition sync (sm_80+; -plr reads its mask) */
     /* WARPSYNC.COLLECTIVE R16, `(.L_x_2): the collective fallback of BRA.DIV code; the label
      * follows its ENDCOLLECTIVE. Modelled as a local call: taken or falls through. */
     {"WARPSYNC.COLLECTIVE", "", "s1 l", C},

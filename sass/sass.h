@@ -40,10 +40,15 @@ typedef struct {
   uint64_t count;      /* instructions */
   const char *row;     /* the optable row's form, NULL when unknown */
   char *why;           /* the lookup's error when unknown */
+  uint32_t funcs;      /* functions it stands in (each refused when unknown) */
+  uint32_t last_func;  /* the scan's serial of the last one counted */
 } rs_sass_form_seen;
 typedef struct {
   rs_sass_form_seen *v;
   uint32_t n, cap;
+  uint32_t funcs;         /* functions scanned (the serial of the last one) */
+  uint32_t funcs_unknown; /* of them, with at least one unknown form: refused when read */
+  uint32_t marked;        /* serial of the last function counted in funcs_unknown */
 } rs_sass_seen;
 void rs_sass_seen_free(rs_sass_seen *fs);
 
@@ -54,6 +59,10 @@ typedef struct {
   /* when set, every instruction's form is counted here and an unknown one is left out instead
    * of ending the parse (no lift follows): the coverage scan, never an allocation */
   rs_sass_seen *forms;
+  /* an instruction the table cannot read (unknown form, operands of no variant) or a function
+   * the lift refuses ends the parse (tests of the parser's messages); by default it refuses its
+   * function alone (rs_module.refused) and the rest of the listing goes on */
+  bool whole;
 } rs_sass_opts;
 
 /* Parse with options (rs_sass_parse = this with no options). */

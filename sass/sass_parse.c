@@ -53,6 +53,11 @@ typedef struct {
   const rs_sass_op **form_row;
   const char **form_variant;
   uint32_t capforms;
+  /* per-function refusal: the instruction being read once its form is known (an error from
+   * here on refuses its function only), and skipping the rest of a refused function */
+  bool refusable, skip;
+  uint32_t ref_addr;
+  char ref_form[64], ref_shape[96];
 } P;
 
 static int perr(P *p, uint32_t line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -534,12 +539,15 @@ static const rs_sass_op *lookup(P *p, const char *mn, size_t mnl, uint32_t nops,
 /* Count one instruction's form in the coverage table (rs_sass_seen). */
 static void seen_form(rs_sass_seen *fs, const char *mn, size_t mnl, uint32_t nops, const rs_sass_op *row,
                       const char *why) {
+  if (!row && fs->marked != fs->funcs) fs->marked = fs->funcs, fs->funcs_unknown++;
   for (uint32_t i = 0; i < fs->n; i++)
     if (fs->v[i].nops == nops && strlen(fs->v[i].form) == mnl && !memcmp(fs->v[i].form, mn, mnl)) {
       fs->v[i].count++;
+      if (fs->v[i].last_func != fs->funcs) fs->v[i].last_func = fs->funcs, fs->v[i].funcs++;
       return;
     }
-  rs_sass_form_seen f = {rs_xstrndup(mn, mnl), nops, 1, row ? row->form : NULL, row ? NULL : rs_xstrndup(why, strlen(why))};
+  rs_sass_form_seen f = {rs_xstrndup(mn, mnl), nops, 1, row ? row->form : NULL, row ? NULL : rs_xstrndup(why, strlen(why)),
+                         1, fs->funcs};
   RS_PUSH(fs->v, fs->n, fs->cap, f);
 }
 
@@ -654,6 +662,36 @@ static bool plain_address(const P *p, const role *roles, uint32_t nops, const si
 }
 
 /* One instruction line s[off..end): address comment, guard, opcode, operands, ";". */
+/* The kinds of an instruction's operands, for a refusal: "R,R,UR,imm,PT" (R UR P UP B by file,
+ * RZ URZ PT UPT as printed, c[] a constant, [] an address, imm a number, label, else the word). */
+static void op_shape(const char *s, const size_t *so, const size_t *sl, uint32_t n, char *out, size_t cap) {
+  size_t k = 0;
+  out[0] = 0;
+  for (uint32_t i = 0; i < n && k + 16 < cap; i++) {
+    const char *t = s + so[i];
+    size_t l = sl[i];
+    while (l && (*t == '-' || *t == '!' || *t == '|' || *t == '~')) t++, l--;
+    char w[16];
+    size_t wl = 0;
+    while (wl < l && wl < sizeof w - 1 && (is_alpha(t[wl]) || is_digit(t[wl]) || t[wl] == '_')) w[wl] = t[wl], wl++;
+    w[wl] = 0;
+    const char *kind = w;
+    if (l && (t[0] == '[' || !strncmp(t, "desc[", 5))) kind = "[]";
+    else if (l > 1 && t[0] == 'c' && t[1] == '[') kind = "c[]";
+    else if (l && (is_digit(t[0]) || t[0] == '+' || t[0] == '.' ) && !(l > 2 && t[0] == '.' && t[1] == 'L')) kind = "imm";
+    else if (l > 2 && t[0] == '.' && t[1] == 'L') kind = "label";
+    else if (!strcmp(w, "RZ") || !strcmp(w, "URZ") || !strcmp(w, "PT") || !strcmp(w, "UPT") || !strcmp(w, "SRZ")) kind = w;
+    else if (wl >= 2 && w[0] == 'R' && is_digit(w[1])) kind = "R";
+    else if (wl >= 3 && w[0] == 'U' && w[1] == 'R' && is_digit(w[2])) kind = "UR";
+    else if (wl >= 2 && w[0] == 'P' && is_digit(w[1])) kind = "P";
+    else if (wl >= 3 && w[0] == 'U' && w[1] == 'P' && is_digit(w[2])) kind = "UP";
+    else if (wl >= 2 && w[0] == 'B' && is_digit(w[1])) kind = "B";
+    else if (wl >= 3 && !strncmp(w, "SR_", 3)) kind = "SR";
+    else if (!wl) kind = "?";
+    k += (size_t)snprintf(out + k, cap - k, "%s%s", i ? "," : "", kind);
+  }
+}
+
 static int parse_inst(P *p, size_t off, size_t end) {
   rs_func *f = p->f;
   const char *s = p->s;
@@ -739,6 +777,10 @@ static int parse_inst(P *p, size_t off, size_t end) {
       nops = 2;
     }
   }
+  p->ref_addr = addr; /* an instruction form the table lacks refuses its function, not the listing */
+  snprintf(p->ref_form, sizeof p->ref_form, "%.*s", (int)(mnl < 63 ? mnl : 63), mn);
+  op_shape(s, so, sl, nops, p->ref_shape, sizeof p->ref_shape);
+  if (!nops) snprintf(p->ref_shape, sizeof p->ref_shape, "no operands");
   const char *variant = NULL;
   char why[300];
   const rs_sass_op *row = lookup(p, mn, mnl, nops, &variant, why, sizeof why);
@@ -749,7 +791,10 @@ static int parse_inst(P *p, size_t off, size_t end) {
       return 0;
     }
   }
-  if (!row) return perr(p, p->line, "%s", why);
+  if (!row) {
+    p->refusable = true;
+    return perr(p, p->line, "%s", why);
+  }
   role roles[MAX_ROLES];
   uint32_t nroles;
   if (parse_roles(variant, roles, &nroles) || nroles != nops) return perr(p, p->line, "bad table row for %s", row->form);
@@ -764,7 +809,8 @@ static int parse_inst(P *p, size_t off, size_t end) {
   }
   bool new_kinds = false; /* roles whose operands operand() takes on kinds_fit's word */
   for (uint32_t k = 0; k < nops; k++) new_kinds |= strchr("gkPtuabc", roles[k].role) != NULL;
-  if (new_kinds && !kinds_fit(p, roles, nops, so, sl))
+  p->refusable = new_kinds && !kinds_fit(p, roles, nops, so, sl);
+  if (p->refusable)
     return perr(p, p->line, "%.*s: no variant of %s has operands of these kinds", (int)mnl, mn, row->form);
   if (tex_roles(p, roles, nops, so, sl, mn, mnl)) return -1;
   bool pred = guard && !guard_always;
@@ -862,6 +908,7 @@ static void reset_func(P *p) {
   p->new_block = false;
   p->last_addr = 0;
   p->f = NULL;
+  p->skip = false;
 }
 
 static void add_succ_fall(rs_func *f, uint32_t bi) {
@@ -921,6 +968,21 @@ static void ret_edges(P *p, const uint32_t *callee, const uint32_t *ret_to, uint
   free(called);
 }
 
+static int refuse(P *p);
+/* A function-level error found when the function is complete (p->e holds the message): refuse
+ * the function alone, unless the caller asked for the whole listing to fail. */
+static int refuse_at(P *p, uint32_t line, const char *form, const char *shape) {
+  if (p->o && p->o->whole) return -1;
+  uint32_t keep = p->line;
+  p->line = line;
+  snprintf(p->ref_form, sizeof p->ref_form, "%s", form);
+  snprintf(p->ref_shape, sizeof p->ref_shape, "%s", shape);
+  int rc = refuse(p);
+  p->skip = false; /* the function is complete: nothing of it left to skip */
+  p->line = keep;
+  return rc;
+}
+
 static int finish_func(P *p) {
   rs_func *f = p->f;
   if (!f) return 0;
@@ -938,8 +1000,17 @@ static int finish_func(P *p) {
   for (uint32_t k = 0; k < p->nfix; k++) {
     const fixup *x = &p->fix[k];
     int32_t bi = p->lab_block[x->lab];
-    if (bi < 0)
-      return free(is_sub_call), perr(p, x->line, "undefined label '%s'", p->labels.strs[x->lab]);
+    if (bi < 0) {
+      free(is_sub_call);
+      perr(p, x->line, "undefined label '%s'", p->labels.strs[x->lab]);
+      /* a jump table's target: nvdisasm 11.8 drops a label with the instruction it drops, and
+       * cubin/disasm.c restores those of BRA/CALL/BSSY only; the function's limit, not bad input */
+      if (!(f->ops[x->op].flags & RS_F_IMPLICIT)) return -1;
+      p->ref_addr = 0;
+      for (uint32_t i = 0; i < f->ninsts; i++)
+        if (x->op >= f->insts[i].first_op && x->op < f->insts[i].first_op + f->insts[i].nops) p->ref_addr = f->insts[i].addr;
+      return refuse_at(p, x->line, "label", p->labels.strs[x->lab]);
+    }
     f->ops[x->op].reg = (uint32_t)bi;
   }
   /* return points: the instruction after every call to a subroutine */
@@ -959,10 +1030,13 @@ static int finish_func(P *p) {
       bool sym = !(op->text_len > 3 && !memcmp(tn, ".L_", 3));
       for (uint32_t t = 0; t < p->labels.n && sym; t++)
         if (p->lab_block[t] == (int32_t)op->reg && p->lab_func[t]) is_sub_call[li] = 1, callee[bi] = op->reg;
-      if (sym && !is_sub_call[li])
-        return free(is_sub_call), free(ret_to), free(callee),
-               perr(p, in->line, "call to %.*s, which is not a subroutine of %s (calls across kernels are not modelled)",
-                    (int)op->text_len, tn, f->name);
+      if (sym && !is_sub_call[li]) {
+        free(is_sub_call), free(ret_to), free(callee);
+        perr(p, in->line, "call to %.*s, which is not a subroutine of %s (calls across kernels are not modelled)",
+             (int)op->text_len, tn, f->name);
+        p->ref_addr = in->addr;
+        return refuse_at(p, in->line, rs_func_opcode(f, in), "label");
+      }
     }
     if (is_sub_call[li] && bi + 1 < f->nblocks) RS_PUSH(ret_to, nret, capret, bi + 1);
   }
@@ -1009,6 +1083,7 @@ static int start_func(P *p, const char *name, size_t n) {
   if (!p->m->tgt) return perr(p, p->line, "no architecture before the first function (.headerflags EF_CUDA_SMxx, or --target)");
   if (p->m->tgt->vendor != RS_NV) return perr(p, p->line, "SASS needs an NVIDIA target, not %s", p->m->tgt->name);
   p->f = rs_func_new(p->m, name, n, p->line);
+  if (p->o && p->o->forms) p->o->forms->funcs++; /* a new serial: forms count functions once */
   p->f->kind = RS_SRC_SASS;
   p->f->tgt = p->m->tgt;
   uint32_t id = label_id(p, name, n);
@@ -1097,6 +1172,27 @@ static int label(P *p, const char *s, size_t n) {
   return 0;
 }
 
+/* The instruction just read refuses its function: recorded in the module with the parser's
+ * message, the function dropped, its remaining lines skipped up to the next section; the
+ * decoded descriptors of its instructions count as used (they were for it). */
+static int refuse(P *p) {
+  rs_module *m = p->m;
+  rs_func *f = p->f;
+  rs_module_refuse(m, f->name, p->line, p->ref_addr, p->ref_form, p->ref_shape, p->e->msg);
+  if (p->o)
+    for (size_t i = 0; i < p->o->ndesc; i++)
+      if (p->o->desc[i].func && !strcmp(p->o->desc[i].func, f->name)) p->desc_used[i] = 1;
+  for (uint32_t k = m->nfuncs; k-- > 0;)
+    if (m->funcs[k] == f) {
+      rs_module_drop_func(m, k);
+      break;
+    }
+  reset_func(p);
+  p->skip = true;
+  memset(p->e, 0, sizeof *p->e);
+  return 0;
+}
+
 int rs_sass_parse_opts(rs_module *m, const rs_sass_opts *o, rs_err *e) {
   if (m->len > UINT32_MAX) return rs_errf(e, m->path, 0, "file too large");
   P p = {0};
@@ -1134,11 +1230,14 @@ int rs_sass_parse_opts(rs_module *m, const rs_sass_opts *o, rs_err *e) {
     if (rc) break;
     if (n >= 2 && s[0] == '/' && s[1] == '/') continue;
     if (n >= 2 && s[0] == '/' && s[1] == '*' && n > 2 && is_hex(s[2])) {
+      if (p.skip) continue; /* the rest of a refused function */
       if (!p.f) {
         rc = perr(&p, p.line, "instruction outside a .text section");
         break;
       }
+      p.refusable = false;
       rc = parse_inst(&p, a, z);
+      if (rc && p.refusable && !(o && o->whole)) rc = refuse(&p);
       continue;
     }
     if (n >= 5 && !memcmp(s, "/* 0x", 5)) continue; /* second encoding word of -hex */
@@ -1149,6 +1248,7 @@ int rs_sass_parse_opts(rs_module *m, const rs_sass_opts *o, rs_err *e) {
       size_t t = w + 1;
       while (t < n && (s[t] == ' ' || s[t] == '\t')) t++;
       if (t == n || (t + 1 < n && s[t] == '/' && s[t + 1] == '/')) {
+        if (p.skip) continue;
         rc = label(&p, s, w);
         continue;
       }
@@ -1176,7 +1276,17 @@ int rs_sass_parse_opts(rs_module *m, const rs_sass_opts *o, rs_err *e) {
   free(p.form_row);
   free(p.form_variant);
   if (!rc && !(o && (o->no_lift || o->forms)))
-    for (uint32_t k = 0; k < m->nfuncs && !rc; k++) rc = rs_sass_lift(m->funcs[k], e);
+    for (uint32_t k = 0; k < m->nfuncs && !rc;) {
+      rc = rs_sass_lift(m->funcs[k], e);
+      if (rc && !(o && o->whole)) { /* the lift refuses its function, not the listing */
+        rs_module_refuse(m, m->funcs[k]->name, m->funcs[k]->line, 0, "lift", "", e->msg);
+        rs_module_drop_func(m, k);
+        memset(e, 0, sizeof *e);
+        rc = 0;
+        continue;
+      }
+      k++;
+    }
   return rc;
 }
 
@@ -1196,7 +1306,7 @@ rs_module *rs_sass_load(const char *path, const char *target_override, const rs_
     rc = rs_errf(e, path, 0, "unknown target '%s'", target_override);
   if (!rc && memchr(text, 0, len)) rc = rs_errf(e, path, rs_line_of(text, strlen(text)), "NUL byte in input");
   if (!rc) rc = rs_sass_parse_opts(m, o, e);
-  if (!rc && m->nfuncs == 0) rc = rs_errf(e, path, 0, "no function found");
+  if (!rc && m->nfuncs == 0 && m->nrefused == 0) rc = rs_errf(e, path, 0, "no function found");
   if (rc) {
     rs_module_free(m);
     return NULL;

@@ -159,7 +159,7 @@ static void test_desc(void) {
   snprintf(want, sizeof want, "plain.sass:%u:", first_line);
   CHECKF(!m && strstr(e.msg, want) && strstr(e.msg, "descriptor"), "11.8 listing without table: %s", e.msg);
   rs_module_free(m);
-  rs_sass_opts o = {d, nd, false, NULL};
+  rs_sass_opts o = {d, nd, false, NULL, true};
   m = parse_text("plain.sass", plain, &o, &e);
   rs_module *ref = rs_module_load(path, NULL, &e);
   CHECK(m && ref);
@@ -181,6 +181,23 @@ static void test_desc(void) {
   rs_module_free(m);
   free(plain);
   free(t);
+}
+
+/* A function refused alone: exit 1, the refusal names function, address, form and operand shape,
+ * then file:line and the reason; the summary counts it by form. */
+static void refused(const char *dir, const char *name, const char *text, const char *head, const char *words, int line) {
+  char path[600], cmd[1400], out[4096], want[700];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  FILE *fp = fopen(path, "w");
+  fputs(text, fp);
+  fclose(fp);
+  snprintf(cmd, sizeof cmd, "%s regalloc %s --pinned 2>&1", rs_check_cli, path);
+  int rc = rs_check_run(cmd, out, sizeof out);
+  snprintf(want, sizeof want, "%s:%d:", path, line);
+  CHECKF(rc == 1 && strstr(out, head) && strstr(out, want) && strstr(out, words) &&
+             strstr(out, "1 of 1 functions refused, by form: FROBNICATE.X 1"),
+         "%s: rc %d: %s", name, rc, out);
+  unlink(path);
 }
 
 /* Bad input: the CLI exits 2 with file:line, under ASan without a crash. */
@@ -228,7 +245,8 @@ static void test_bad_input(void) {
   if (!t) return;
   /* line 15 is the first instruction (MOV R1, c[0x0][0x28]) */
   char *x = edit(t, 15, "        /*0000*/                   FROBNICATE.X R1, R2 ;");
-  bad(dir, "unknown.sass", x, "unknown opcode 'FROBNICATE.X'", 15);
+  /* an unknown form refuses its function alone (issue 42): named, exit 1, not bad input */
+  refused(dir, "unknown.sass", x, "sgemm_tiled /*0000*/: form FROBNICATE.X (R,R):", "unknown opcode 'FROBNICATE.X'", 15);
   free(x);
   x = edit(t, 15, "        /*0000*/                   IMAD.WIDE R3, R2, 0x4, R4 ;");
   bad(dir, "width.sass", x, "wrong width", 15);

@@ -44,7 +44,7 @@ rs_module *rs_module_parse(const char *path, char *text, size_t len, enum rs_src
   if (target_override) {
     m->tgt = rs_target_by_name(target_override);
     if (!m->tgt) {
-      rs_errf(e, path, 0, "unknown target '%s' (known: gfx90a, sm_75, sm_80, sm_86, sm_89, sm_90)",
+      rs_errf(e, path, 0, "unknown target '%s' (known: gfx90a, sm_75, sm_80, sm_86, sm_87, sm_89, sm_90)",
               target_override);
       rs_module_free(m);
       return NULL;

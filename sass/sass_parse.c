@@ -1106,7 +1106,7 @@ static int directive(P *p, const char *s, size_t n) {
           snprintf(nm, sizeof nm, "sm_%d", sm);
           p->m->tgt = rs_target_by_name(nm);
           if (!p->m->tgt || p->m->tgt->vendor != RS_NV)
-            return perr(p, p->line, "unsupported architecture %s (supported: sm_75, sm_80, sm_86, sm_89, sm_90)", nm);
+            return perr(p, p->line, "unsupported architecture %s (supported: sm_75, sm_80, sm_86, sm_87, sm_89, sm_90)", nm);
         }
         return 0;
       }

@@ -1,4 +1,4 @@
-/* nvidia.c - NVIDIA register files as SASS exposes them (sm_75, sm_80, sm_86, sm_89, sm_90).
+/* nvidia.c - NVIDIA register files as SASS exposes them (sm_75, sm_80, sm_86, sm_87, sm_89, sm_90).
  *
  * Unit numbering: R0..R255 (R255 = RZ), P0..P7 (P7 = PT), then the files PTX never names:
  * UR0..UR63 (UR63 = URZ), UP0..UP7 (UP7 = UPT), B0..B15 (convergence barriers). R and P come
@@ -164,6 +164,12 @@ static unsigned sm86_occupancy(const rs_target *t, const unsigned *used) {
   (void)t;
   return occupancy(used[F_R], 48);
 }
+/* sm_87 (Jetson Orin): compute capability 8.7, 48 resident warps per SM, the sm_86 register
+ * file (ptxas 13 -v: "Used N registers" = highest R + 3 on its kernels, as on the others) */
+static unsigned sm87_occupancy(const rs_target *t, const unsigned *used) {
+  (void)t;
+  return occupancy(used[F_R], 48);
+}
 static unsigned sm89_occupancy(const rs_target *t, const unsigned *used) {
   (void)t;
   return occupancy(used[F_R], 48);
@@ -183,5 +189,6 @@ static unsigned sm90_occupancy(const rs_target *t, const unsigned *used) {
 const rs_target rs_target_sm75 = NV_TARGET("sm_75", sm75_occupancy);
 const rs_target rs_target_sm80 = NV_TARGET("sm_80", sm80_occupancy);
 const rs_target rs_target_sm86 = NV_TARGET("sm_86", sm86_occupancy);
+const rs_target rs_target_sm87 = NV_TARGET("sm_87", sm87_occupancy);
 const rs_target rs_target_sm89 = NV_TARGET("sm_89", sm89_occupancy);
 const rs_target rs_target_sm90 = NV_TARGET("sm_90", sm90_occupancy);

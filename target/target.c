@@ -11,7 +11,7 @@ static const rs_target *const all[] = {&rs_target_gfx90a, &rs_target_sm89, &rs_t
                                        &rs_target_gfx942, &rs_target_gfx950, &rs_target_gfx1200,
                                        &rs_target_gfx1200_w64, &rs_target_gfx1201, &rs_target_gfx1201_w64,
                                        /* SASS only (PTX fixtures are sm_89/sm_90) */
-                                       &rs_target_sm75, &rs_target_sm80, &rs_target_sm86};
+                                       &rs_target_sm75, &rs_target_sm80, &rs_target_sm86, &rs_target_sm87};
 
 const rs_target *const *rs_target_all(size_t *n) {
   *n = sizeof all / sizeof *all;

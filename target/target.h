@@ -101,7 +101,7 @@ extern const rs_target rs_target_gfx908, rs_target_gfx940, rs_target_gfx1030, rs
 /* llc-22: MI300X/MI325X, MI350X/MI355X, RDNA4 */
 extern const rs_target rs_target_gfx942, rs_target_gfx950, rs_target_gfx1200, rs_target_gfx1200_w64, rs_target_gfx1201,
     rs_target_gfx1201_w64;
-extern const rs_target rs_target_sm75, rs_target_sm80, rs_target_sm86; /* SASS only (PTX fixtures are sm_89/sm_90) */
+extern const rs_target rs_target_sm75, rs_target_sm80, rs_target_sm86, rs_target_sm87; /* SASS only (PTX fixtures are sm_89/sm_90) */
 /* Every target, in a fixed order; *n gets the count. */
 const rs_target *const *rs_target_all(size_t *n);
 /* Comma list of the other targets of t's vendor that know a class named name[0..n) ("gfx90a,

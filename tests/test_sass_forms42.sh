@@ -35,6 +35,17 @@ for f in "$F"/*.sass; do
   fi
 done
 
+# sm_87 (Jetson Orin) is a row of data: ptxas -v's "Used N registers" is our count (highest R + 3)
+# on every function, and occupancy is CC 8.7's 48 warps/SM at these counts
+for v in "$F"/*.sm_87.ptxas-v.txt; do
+  s="${v%.ptxas-v.txt}.sass"
+  "$CLI" regalloc "$s" --free >"$T/f" 2>&1
+  want=$(awk "/Compiling entry function/ {split(\$0, a, \"'\"); fn = a[2]} /Used [0-9]+ registers/ {for (i = 1; i <= NF; i++) if (\$i == \"Used\") print fn, \$(i + 1)}" "$v" | sort)
+  got=$(sed -nE 's/^regalloc\(free\): ([^:]+): R: ([0-9]+) -> .*/\1 \2/p' "$T/f" | sort)
+  check "$s: ptxas -v register counts = ours (want: $want; got: $got)" "[[ -n '$want' && '$want' == '$got' ]]"
+  check "$s: occupancy 48 warps/SM" "grep -q 'occupancy 48 -> 48 warps/SM' '$T/f' && ! grep -q 'occupancy 64' '$T/f'"
+done
+
 for f in "$W"/*.sass; do
   "$CLI" regalloc "$f" --free >"$T/f" 2>&1; rf=$?
   check "$f: free valid (rc $rf): $(head -c 400 "$T/f")" "[[ $rf == 0 ]] && grep -q 'contributor sets equivalent.*verifier: pass' '$T/f'"

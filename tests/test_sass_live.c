@@ -279,6 +279,8 @@ static const struct {
   const char *name;
   unsigned rows, differ, collective;
 } PLR_MORE[] = {
+    {"forms42.sm_90", 586, 0, 0},  /* issue 42's forms (tests/fixtures/sass-forms): ACQBULK, PREEXIT, */
+    {"forms42b.sm_80", 203, 0, 0}, /* HSET2, F2FP.UNPACK_B, WARPSYNC.EXCLUSIVE; B2R, MOVM, HMUL2 */
     {"gemv_rows240_rpt24_alpha0.sm_80", 301, 0, 0},
     {"magma_gesvj_p2r.sm_75", 1737, 0, 0},
     {"magma_hemm_sideexit.sm_86", 1723, 0, 0},

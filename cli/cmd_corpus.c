@@ -22,7 +22,7 @@ void rs_usage_corpus(void) {
        "       regsweep corpus disasm FILE.cubin [-o OUT.sass] [--nvdisasm PATH] [--hex]\n"
        "       regsweep corpus disasm --check FILE.sass\n"
        "       regsweep corpus disasm FILE.cubin --rewrite OUT.cubin   (header for nvdisasm 11.8 only)\n"
-       "       regsweep corpus forms FILE.cubin|FILE.sass|CORPUS.h5... [--nvdisasm PATH] [--unused]\n"
+       "       regsweep corpus forms FILE.cubin|FILE.sass|CORPUS.h5... [--nvdisasm PATH] [--unused] [--inferred]\n"
        "       regsweep corpus merge --out OUT.h5 IN.h5 IN2.h5 ...  (corpora built apart into one)\n"
        "\n"
        "build   compiles every grid point (corpus/recipes/grid.tsv) of the kernels in corpus/kernels\n"

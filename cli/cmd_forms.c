@@ -73,11 +73,12 @@ static int scan(const char *path, const rs_nvdisasm *nd, bool have_nd, rs_sass_s
 
 int rs_cmd_corpus_forms(int argc, char **argv) {
   const char *nvd = NULL;
-  bool unused = false;
+  bool unused = false, inferred = false;
   int nfiles = 0;
   for (int i = 2; i < argc; i++) {
     if (!strcmp(argv[i], "--nvdisasm") && i + 1 < argc) nvd = argv[++i];
     else if (!strcmp(argv[i], "--unused")) unused = true;
+    else if (!strcmp(argv[i], "--inferred")) inferred = true;
     else if (argv[i][0] == '-') {
       fprintf(stderr, "regsweep corpus forms: unexpected argument '%s'\n", argv[i]);
       return 2;
@@ -91,6 +92,7 @@ int rs_cmd_corpus_forms(int argc, char **argv) {
   rs_err e = {{0}};
   bool have_nd = rs_nvdisasm_open(nvd, &nd, &e) == 0;
   rs_sass_seen fs = {0};
+  rs_sass_infer inf = {0};
   uint32_t refused = 0, files = 0;
   for (int i = 2; i < argc; i++) {
     if (!strcmp(argv[i], "--nvdisasm")) {
@@ -113,7 +115,28 @@ int rs_cmd_corpus_forms(int argc, char **argv) {
       printf("refused %s\n", fe.msg);
       refused++;
     }
+    if (inferred && al > 6 && !strcmp(argv[i] + al - 6, ".cubin")) { /* its -plr listing */
+      static const char *const plr[] = {"-c", "-plr", "-lrm", "narrow", NULL};
+      char *text = NULL;
+      rs_sass_stats st;
+      rs_err pe = {{0}};
+      if (!have_nd || rs_sass_disasm(&nd, argv[i], plr, &text, &st, &pe))
+        printf("inferred: %s: no -plr listing: %s\n", argv[i], have_nd ? pe.msg : "no nvdisasm");
+      else
+        rs_sass_infer_listing(text, false, &inf);
+      free(text);
+    }
   }
+  /* rows for the unknown forms, from nvdisasm's life ranges: to review, never used to read */
+  for (uint32_t i = 0; inferred && i < inf.n; i++) {
+    const rs_sass_inferred *r = &inf.v[i];
+    if (r->why)
+      printf("not inferred %s/%u (%u instances): %s\n", r->form, r->nops, r->instances, r->why);
+    else
+      printf("    {\"%s\", \"\", \"%s\", 0}, /* inferred from nvdisasm -plr: %u instances */\n", r->form, r->ops,
+             r->instances);
+  }
+  rs_sass_infer_free(&inf);
   qsort(fs.v, fs.n, sizeof *fs.v, by_form);
   uint32_t known = 0;
   uint64_t insts = 0, insts_unknown = 0;

@@ -107,6 +107,27 @@ extern const size_t rs_sass_noptable;
 const rs_sass_op *rs_sass_lookup(const char *mn, size_t n, uint32_t nops, const char **variant, char *why,
                                  size_t whylen);
 
+/* ---- forms inferred from nvdisasm -plr (infer.c) ---- */
+
+/* One unknown form (mnemonic, operand count) with the roles its instances' -plr rows give
+ * ("d1 s1 s1 s1", sass.h's role letters), or why none: instances disagree, or a register -plr
+ * marks neither read nor written. */
+typedef struct {
+  char *form;
+  uint32_t nops;
+  char *ops;
+  uint32_t instances;
+  char *why; /* NULL: inferred */
+} rs_sass_inferred;
+typedef struct {
+  rs_sass_inferred *v;
+  uint32_t n, cap;
+} rs_sass_infer;
+/* Scan a completed `nvdisasm -c -plr -lrm narrow` listing; adds every unknown form's instances
+ * (all: every form's, to compare the table's rows with -plr). */
+int rs_sass_infer_listing(const char *text, bool all, rs_sass_infer *x);
+void rs_sass_infer_free(rs_sass_infer *x);
+
 /* ---- texture instructions (texshape.c) ---- */
 
 /* Tuple widths of a texture instruction's registers (0: not there; a result of width 0 is

@@ -26,7 +26,10 @@ for lib in "${LIBS[@]}"; do
     for c in "${cubs[@]}"; do
       "$RS" regalloc "$c" --pinned >>"$T/p" 2>&1
       "$RS" regalloc "$c" --free >>"$T/f" 2>&1
-      [[ -n "${BEFORE:-}" ]] && { "$BEFORE" regalloc "$c" --pinned -q >/dev/null 2>>"$T/b" || echo "BEFORE-REFUSED $c" >>"$T/b"; }
+      if [[ -n "${BEFORE:-}" ]]; then # exit 2: the listing refused whole (1 is a pinned failure)
+        "$BEFORE" regalloc "$c" --pinned -q >/dev/null 2>>"$T/b"
+        [[ $? == 2 ]] && echo "BEFORE-REFUSED $c" >>"$T/b"
+      fi
     done
     t1=$(date +%s.%N)
     for c in "${cubs[@]}"; do

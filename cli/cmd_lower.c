@@ -248,6 +248,11 @@ int rs_lower_file(const char *cubin, const char *orig, const char *next, const u
            out, c.sm, st.funcs, st.insts, st.changed, st.tokens);
     for (uint32_t k = 0; k < st.funcs && k < 8; k++) printf(" %u -> %u", st.regs_before[k], st.regs_after[k]);
     printf("%s (%.2f ms)\n", before ? ", byte-identical to the input" : "", ms);
+    if (st.probed_forms) /* fields nvdisasm's probe found (cubin/probe.c) */
+      printf("probe: %u forms the table could not write, %u fields found, %u instructions written through them, "
+             "%u a table row misread; %u variants in %u nvdisasm runs (%u rejected), %.0f ms\n", st.probed_forms,
+             st.probe.fields, st.probed, st.contradicted, st.probe.variants, st.probe.runs, st.probe.rejected,
+             st.probe.ms);
   }
   free(before);
   rs_cubin_free(&c);

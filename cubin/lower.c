@@ -20,9 +20,39 @@ static unsigned bits_at(const uint64_t w[2], unsigned off, unsigned width) {
   return v;
 }
 
-int rs_sass_lower(rs_cubin *c, const char *orig, const char *next, const uint32_t *regcount, const char *name,
-                  rs_lower_stats *st, rs_err *e) {
+/* A form the table cannot write, probed: (opc, shape) and the row the probe found. */
+typedef struct {
+  uint16_t opc;
+  char shape[RS_MAX_TOKENS + 1];
+  int8_t off[RS_MAX_TOKENS];
+  uint32_t rep; /* the instruction probed */
+  rs_sass_form row;
+} probed;
+
+static probed *probed_find(probed *p, uint32_t n, unsigned opc, const char *shape) {
+  for (uint32_t k = 0; k < n; k++)
+    if (p[k].opc == opc && !strcmp(p[k].shape, shape)) return &p[k];
+  return NULL;
+}
+
+/* Does every field of row f hold instruction w's listed register (tokens t)? The first that does
+ * not in *bad. */
+static bool row_reads(const rs_sass_form *f, const uint64_t w[2], const rs_sass_tokens *t, unsigned *bad) {
+  for (unsigned k = 0; k < t->n; k++)
+    if (f->off[k] >= 0 && bits_at(w, (unsigned)f->off[k], rs_tk_width[t->kind[k]]) != t->val[k]) {
+      *bad = k;
+      return false;
+    }
+  return true;
+}
+
+static const char *func_of(const rs_sass_ilines *l, uint32_t i) { return l->v[i].func; }
+
+int rs_sass_lower_opts(rs_cubin *c, const char *orig, const char *next, const uint32_t *regcount, const char *name,
+                       const rs_lower_opts *o, rs_lower_stats *st, rs_err *e) {
   memset(st, 0, sizeof *st);
+  rs_lower_opts none = {0};
+  if (!o) o = &none;
   rs_sass_ilines a, b;
   if (rs_sass_ilines_of(orig, name, &a, e)) return -1;
   if (rs_sass_ilines_of(next, name, &b, e)) {
@@ -36,6 +66,9 @@ int rs_sass_lower(rs_cubin *c, const char *orig, const char *next, const uint32_
   /* re-encode into a copy of the words first: a refusal leaves the cubin as it was */
   uint64_t *words = rc ? NULL : rs_xmalloc(sizeof *words * 2 * (a.n + 1));
   const rs_cubin_func **fof = rc ? NULL : rs_xmalloc(sizeof *fof * (a.n + 1));
+  /* per instruction: 0 done, 1 to probe (the table cannot write it), 2 its row contradicts it */
+  uint8_t *later = rc ? NULL : rs_xcalloc(a.n + 1, 1);
+  uint32_t nlater = 0;
   const rs_cubin_func *f = NULL;
   for (uint32_t i = 0; i < a.n && !rc; i++) {
     const rs_sass_iline *x = &a.v[i], *y = &b.v[i];
@@ -66,24 +99,110 @@ int rs_sass_lower(rs_cubin *c, const char *orig, const char *next, const uint32_
     rs_cubin_words(f, x->addr, w);
     const rs_sass_form *fm = rs_sass_form_find(c->sm, (unsigned)(w[0] & 0xfff), ta.shape);
     uint32_t which = 0;
-    for (unsigned k = 0; k < ta.n; k++) {
-      if (fm && fm->off[k] >= 0 && bits_at(w, (unsigned)fm->off[k], rs_tk_width[ta.kind[k]]) != ta.val[k]) {
-        rc = rs_errf(e, name, x->line, "%s /*%04x*/ %s: operand %u is %u in the cubin, %u in the listing: not the "
-                     "listing of this cubin", x->func, x->addr, ta.op, k,
-                     bits_at(w, (unsigned)fm->off[k], rs_tk_width[ta.kind[k]]), ta.val[k]);
-        break;
-      }
+    for (unsigned k = 0; k < ta.n; k++)
       if (ta.val[k] != tb.val[k]) which |= 1u << k;
+    unsigned bad;
+    if (fm && !row_reads(fm, w, &ta, &bad)) { /* the table misreads it: ask nvdisasm (or refuse) */
+      later[i] = 2, nlater++;
+      continue;
     }
-    if (rc || !which) continue;
+    if (!which) continue;
     char why[200];
+    uint64_t keep[2] = {w[0], w[1]};
     if (rs_sass_encode(c->sm, w, &tb, which, why, sizeof why)) {
-      rc = rs_errf(e, name, y->line, "%s /*%04x*/: %s: the kernel is refused", x->func, x->addr, why);
-      break;
+      w[0] = keep[0], w[1] = keep[1];
+      later[i] = 1, nlater++;
+      continue;
     }
     st->changed++;
     st->tokens += (uint32_t)__builtin_popcount(which);
   }
+  /* the forms the table cannot write or misreads: fields from nvdisasm, one instruction per form */
+  probed *pf = NULL;
+  uint32_t npf = 0;
+  rs_nvdisasm own;
+  const rs_nvdisasm *nd = o->nd;
+  char nd_why[600] = "";
+  if (!rc && nlater && !o->no_probe && !nd) {
+    rs_err pe = {0};
+    if (rs_nvdisasm_open(NULL, &own, &pe)) snprintf(nd_why, sizeof nd_why, " (no nvdisasm to probe: %.200s)", pe.msg);
+    else nd = &own;
+  }
+  if (!rc && nlater && nd) {
+    pf = rs_xcalloc(nlater + 1, sizeof *pf);
+    for (uint32_t i = 0; i < a.n; i++) {
+      rs_sass_tokens ta;
+      if (!later[i] || rs_sass_tokens_of(a.v[i].text, a.v[i].len, &ta, NULL, 0)) continue;
+      unsigned opc = (unsigned)(words[2 * i] & 0xfff);
+      if (probed_find(pf, npf, opc, ta.shape)) continue;
+      pf[npf].opc = (uint16_t)opc;
+      snprintf(pf[npf].shape, sizeof pf[npf].shape, "%s", ta.shape);
+      pf[npf].rep = i;
+      npf++;
+    }
+    uint64_t (*pw)[2] = rs_xmalloc(sizeof *pw * (npf + 1));
+    const char **ps = rs_xmalloc(sizeof *ps * (npf + 1));
+    uint32_t *pl = rs_xmalloc(sizeof *pl * (npf + 1));
+    int8_t (*po)[RS_MAX_TOKENS] = rs_xmalloc(sizeof *po * (npf + 1));
+    for (uint32_t k = 0; k < npf; k++) {
+      uint32_t i = pf[k].rep;
+      rs_cubin_words(fof[i], a.v[i].addr, pw[k]);
+      ps[k] = a.v[i].text, pl[k] = a.v[i].len;
+    }
+    rs_err pe = {0};
+    if (rs_sass_probe(nd, c->sm, npf, (const uint64_t(*)[2])pw, ps, pl, po, &st->probe, &pe))
+      snprintf(nd_why, sizeof nd_why, " (the probe failed: %.200s)", pe.msg);
+    else
+      for (uint32_t k = 0; k < npf; k++) memcpy(pf[k].off, po[k], RS_MAX_TOKENS);
+    for (uint32_t k = 0; k < npf; k++)
+      pf[k].row = (rs_sass_form){(uint8_t)c->sm, pf[k].opc, pf[k].shape, pf[k].off, NULL, 0};
+    st->probed_forms = npf;
+    free(pw);
+    free(ps);
+    free(pl);
+    free(po);
+  }
+  for (uint32_t i = 0; i < a.n && !rc && nlater; i++) {
+    if (!later[i]) continue;
+    const rs_sass_iline *x = &a.v[i], *y = &b.v[i];
+    rs_sass_tokens ta, tb;
+    rs_sass_tokens_of(x->text, x->len, &ta, NULL, 0);
+    rs_sass_tokens_of(y->text, y->len, &tb, NULL, 0);
+    uint64_t *w = words + 2 * i;
+    unsigned opc = (unsigned)(w[0] & 0xfff);
+    const rs_sass_form *fm = rs_sass_form_find(c->sm, opc, ta.shape);
+    probed *p = probed_find(pf, npf, opc, ta.shape);
+    unsigned bad = 0;
+    if (!p || !row_reads(&p->row, w, &ta, &bad)) {
+      if (later[i] == 2) { /* the table's row misreads it and nvdisasm does not read it either */
+        row_reads(fm, w, &ta, &bad);
+        rc = rs_errf(e, name, x->line, "%s /*%04x*/ %s: operand %u is %u in the cubin, %u in the listing: not the "
+                     "listing of this cubin", x->func, x->addr, ta.op, bad,
+                     bits_at(w, (unsigned)fm->off[bad], rs_tk_width[ta.kind[bad]]), ta.val[bad]);
+        break;
+      }
+      p = NULL;
+    }
+    if (later[i] == 2) st->contradicted++;
+    uint32_t which = 0;
+    for (unsigned k = 0; k < ta.n; k++)
+      if (ta.val[k] != tb.val[k]) which |= 1u << k;
+    if (!which) continue;
+    char why[300];
+    if (p && !rs_sass_encode_row(&p->row, w, &tb, which, why, sizeof why)) {
+      st->changed++, st->probed++;
+      st->tokens += (uint32_t)__builtin_popcount(which);
+      continue;
+    }
+    char twhy[200] = "";
+    if (rs_sass_encode(c->sm, w, &tb, which, twhy, sizeof twhy) == 0) continue; /* not reached: pass 1 tried */
+    rc = rs_errf(e, name, y->line, "%s /*%04x*/: %s%s%s: the kernel is refused", x->func, x->addr, twhy,
+                 p ? ", nor does nvdisasm's probe pin it down" : nd ? ", and nvdisasm does not read its variants" : "",
+                 nd_why);
+    (void)func_of;
+    break;
+  }
+  free(pf);
   if (!rc) {
     for (uint32_t i = 0; i < a.n; i++) {
       uint8_t *p = (uint8_t *)fof[i]->code + a.v[i].addr; /* into c->bytes, which c owns */
@@ -100,10 +219,16 @@ int rs_sass_lower(rs_cubin *c, const char *orig, const char *next, const uint32_
   }
   free(words);
   free(fof);
+  free(later);
   free(nf);
   rs_sass_ilines_free(&a);
   rs_sass_ilines_free(&b);
   return rc;
+}
+
+int rs_sass_lower(rs_cubin *c, const char *orig, const char *next, const uint32_t *regcount, const char *name,
+                  rs_lower_stats *st, rs_err *e) {
+  return rs_sass_lower_opts(c, orig, next, regcount, name, NULL, st, e);
 }
 
 uint32_t rs_sass_regcount_of(const rs_func *f) {

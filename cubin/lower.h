@@ -75,6 +75,25 @@ const rs_sass_form *rs_sass_form_find(unsigned sm, unsigned opc, const char *sha
  * or -1 with why ("no trusted field for operand 3 (R) of IMAD 0x224 'GRRRR'"). */
 int rs_sass_encode(unsigned sm, uint64_t w[2], const rs_sass_tokens *t, uint32_t which, char *why, size_t whyn);
 
+/* ---- fields from nvdisasm itself (probe.c) ---- */
+
+typedef struct {
+  uint32_t batches, runs, insts, variants, fields; /* probe calls, nvdisasm runs, instructions
+                                                    * probed, variants decoded, fields found */
+  uint32_t rejected;                                /* variants nvdisasm refused to decode */
+  double ms;                                 /* time in the probes, nvdisasm included */
+} rs_sass_probe_stats;
+/* For n instructions of architecture sm (words w[i], listing text s[i] of len[i] bytes, as
+ * rs_sass_tokens_of reads it): off[i][k], the lowest bit of token k's field as nvdisasm decodes
+ * variants of the words with one bit of 12-104 flipped each (one `nvdisasm -b SMxy` run for the
+ * batch), -1 where the variants do not pin it down (or nvdisasm does not list the unflipped words
+ * as s[i]). -1 with e when nvdisasm cannot run. probe.c says how. */
+int rs_sass_probe(const rs_nvdisasm *nd, unsigned sm, size_t n, const uint64_t (*w)[2], const char *const *s,
+                  const uint32_t *len, int8_t (*off)[RS_MAX_TOKENS], rs_sass_probe_stats *st, rs_err *e);
+/* Re-encode through a given row (a table row or one the probe found). */
+int rs_sass_encode_row(const rs_sass_form *f, uint64_t w[2], const rs_sass_tokens *t, uint32_t which, char *why,
+                       size_t whyn);
+
 /* ---- learning (learn.c) ---- */
 
 typedef struct rs_sass_learner rs_sass_learner;
@@ -136,7 +155,16 @@ void rs_nvinfo_set_regcount(rs_cubin *c, const rs_nvinfo_func *f, uint32_t count
 typedef struct {
   uint32_t funcs, insts, changed, tokens; /* instructions re-encoded, register fields written */
   uint32_t regs_before[8], regs_after[8]; /* per function (first 8) */
+  uint32_t probed;                        /* instructions written through fields nvdisasm's probe found */
+  uint32_t probed_forms;                  /* forms probed (the table could not write or misread them) */
+  uint32_t contradicted;                  /* instructions a table row misread, the probe read right */
+  rs_sass_probe_stats probe;
 } rs_lower_stats;
+
+typedef struct {
+  const rs_nvdisasm *nd; /* for the probe; NULL: found as rs_nvdisasm_open(NULL) does, when needed */
+  bool no_probe;         /* the table only */
+} rs_lower_opts;
 
 /* Write `next` (a listing of the same functions and instructions as `orig`, registers changed)
  * into cubin c (of which `orig` is the completed listing): every instruction whose registers
@@ -146,6 +174,11 @@ typedef struct {
  * field, an instruction whose words are not what `orig` was listed from. */
 int rs_sass_lower(rs_cubin *c, const char *orig, const char *next, const uint32_t *regcount, const char *name,
                   rs_lower_stats *st, rs_err *e);
+/* The same with options. Forms the table lacks, fields it does not trust, and rows that misread
+ * an instruction of `orig` are probed (probe.c: one nvdisasm run for the lowering, one instruction
+ * per form); a probed field is used only where it reads that instruction's listed registers. */
+int rs_sass_lower_opts(rs_cubin *c, const char *orig, const char *next, const uint32_t *regcount, const char *name,
+                       const rs_lower_opts *o, rs_lower_stats *st, rs_err *e);
 /* The register count a lifted function needs: highest R any operand touches (widths included,
  * values through their truth) + 1, + 2 as ptxas reserves. Equal to EIATTR_REGCOUNT on ptxas's own
  * listings (test_sass_lower). */

@@ -108,12 +108,19 @@ int rs_sass_learn_add(rs_sass_learner *L, const rs_cubin *c, const char *listing
  * base keeps no candidate sets: those are learned from the new samples alone). Errors name
  * base_src's line: not a field table, a row twice, arrays missing. */
 int rs_sass_learn_merge(rs_sass_learner *L, const char *base_src, const char *name, rs_err *e);
+/* Probe one sample of every form added so far with nvdisasm (probe.c; call before the merge):
+ * where the probe pins a field down, the table takes it, and a base field it contradicts goes. */
+int rs_sass_learn_probe(rs_sass_learner *L, const rs_nvdisasm *nd, rs_sass_probe_stats *st, rs_err *e);
 
 typedef struct {
   uint32_t pairs, forms, tokens, untrusted;         /* pairs added; the table written */
   uint32_t base_forms, base_tokens, base_untrusted; /* merge: the base table */
   uint32_t kept, both, added;                       /* merge: forms kept unseen, in both, new */
   uint32_t newly_trusted;                           /* merge: fields the base left untrusted, trusted now */
+  uint32_t probe_confirmed, probe_set;              /* probe: fields it agreed with; set by it (over a tie,
+                                                     * narrowing, untrusted token or the base's) */
+  uint32_t probe_contradicted;                      /* ... of those, fields the samples alone fixed elsewhere */
+  uint32_t probe_replaced;                          /* base fields the probe contradicted */
 } rs_sass_learn_stats;
 /* The table as C source (fields.c), with per-form comments for untrusted tokens; st counts. */
 char *rs_sass_learn_emit(const rs_sass_learner *L, rs_sass_learn_stats *st);
@@ -128,6 +135,14 @@ typedef struct {
 } rs_sass_fieldcheck;
 int rs_sass_fields_check(const rs_cubin *c, const char *listing, const char *name, rs_sass_fieldcheck *st,
                          rs_err *e);
+/* The probe's side of the check: one instruction of every form of the listing probed (one nvdisasm
+ * batch); a table field the probe pins elsewhere is an error naming the form, operand and both bits. */
+typedef struct {
+  uint32_t forms, confirmed, open; /* forms probed; table fields the probe agreed with; left open by it */
+  rs_sass_probe_stats probe;
+} rs_sass_probecheck;
+int rs_sass_fields_probecheck(const rs_nvdisasm *nd, const rs_cubin *c, const char *listing, const char *name,
+                              rs_sass_probecheck *st, rs_err *e);
 
 /* ---- .nv.info and the register count (nvinfo.c) ---- */
 

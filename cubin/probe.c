@@ -137,10 +137,18 @@ static int decode_round(const rs_nvdisasm *nd, unsigned sm, const uint64_t (*w)[
       *e = re;
       break;
     }
-    dead[a / 16] = 1; /* its slot decodes as the unflipped words from now on */
-    if (st) st->rejected++;
-    const uint64_t *x = w[vi[a / 16]];
-    for (int k = 0; k < 16; k++) raw[a + (unsigned)k] = (uint8_t)(x[k / 8] >> 8 * (k % 8));
+    /* its slot decodes as the unflipped words from now on, and so does every variant with the same
+     * bit flipped (of the same opcode where fields lie): nvdisasm rejects a few modifier bits (73,
+     * 90, 91 in sgemm sm_89) for most opcodes, and each rejection costs a run; no field learned so
+     * far lies there */
+    unsigned bad = vb[a / 16], bopc = (unsigned)(w[vi[a / 16]][0] & 0xfff);
+    for (size_t v = 0; v < nv; v++) { /* a bit where fields lie: only for the same opcode */
+      if (dead[v] || (v != a / 16 && (vb[v] != bad || (first_round(bad) && (w[vi[v]][0] & 0xfff) != bopc)))) continue;
+      dead[v] = 1;
+      if (st) st->rejected++;
+      const uint64_t *x = w[vi[v]];
+      for (int k = 0; k < 16; k++) raw[16 * v + (unsigned)k] = (uint8_t)(x[k / 8] >> 8 * (k % 8));
+    }
   }
   if (rc && *runs >= MAX_RUNS && !e->msg[0]) rs_errf(e, "probe batch", 0, "nvdisasm rejected too many variants");
   for (size_t v = 0; v < nv && !rc; v++)

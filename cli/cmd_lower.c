@@ -270,7 +270,11 @@ int rs_lower_file(const char *cubin, const char *orig, const char *next, const u
   if (before) memcpy(before, c.bytes, c.len);
   rs_lower_stats st;
   double t0 = rs_now();
-  int rc = rs_sass_lower(&c, orig, next, regcount, cubin, &st, &e);
+  /* RS_LOWER_PROBE_ONLY=1: no table, every changed field from nvdisasm's probe (a measurement of
+   * the probe, docs/lower.md; a flag once the pipeline module owns these options) */
+  const char *po = getenv("RS_LOWER_PROBE_ONLY");
+  rs_lower_opts lo = {.probe_only = po && *po == '1'};
+  int rc = rs_sass_lower_opts(&c, orig, next, regcount, cubin, &lo, &st, &e);
   double ms = (rs_now() - t0) * 1e3;
   int status = 0;
   if (rc) {
@@ -288,7 +292,7 @@ int rs_lower_file(const char *cubin, const char *orig, const char *next, const u
     for (uint32_t k = 0; k < st.funcs && k < 8; k++) printf(" %u -> %u", st.regs_before[k], st.regs_after[k]);
     printf("%s (%.2f ms)\n", before ? ", byte-identical to the input" : "", ms);
     if (st.probed_forms) /* fields nvdisasm's probe found (cubin/probe.c) */
-      printf("probe: %u forms the table could not write, %u fields found, %u instructions written through them, "
+      printf("probe: %u forms probed (the table could not write or misread them, or RS_LOWER_PROBE_ONLY), %u fields found, %u instructions written through them, "
              "%u a table row misread; %u variants in %u nvdisasm runs (%u rejected), %.0f ms\n", st.probed_forms,
              st.probe.fields, st.probed, st.contradicted, st.probe.variants, st.probe.runs, st.probe.rejected,
              st.probe.ms);

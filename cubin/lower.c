@@ -69,6 +69,10 @@ int rs_sass_lower_opts(rs_cubin *c, const char *orig, const char *next, const ui
   /* per instruction: 0 done, 1 to probe (the table cannot write it), 2 its row contradicts it */
   uint8_t *later = rc ? NULL : rs_xcalloc(a.n + 1, 1);
   uint32_t nlater = 0;
+  /* per instruction: register fields written; per function: kept as ptxas wrote it */
+  uint32_t *wrote = rc ? NULL : rs_xcalloc(a.n + 1, sizeof *wrote);
+  uint8_t *kept = rs_xcalloc(c->nfuncs + 1, 1);
+  for (uint32_t k = 0; o->keep && k < c->nfuncs; k++) kept[k] = o->keep[k];
   const rs_cubin_func *f = NULL;
   for (uint32_t i = 0; i < a.n && !rc; i++) {
     const rs_sass_iline *x = &a.v[i], *y = &b.v[i];
@@ -97,10 +101,14 @@ int rs_sass_lower_opts(rs_cubin *c, const char *orig, const char *next, const ui
     }
     uint64_t *w = words + 2 * i;
     rs_cubin_words(f, x->addr, w);
-    const rs_sass_form *fm = rs_sass_form_find(c->sm, (unsigned)(w[0] & 0xfff), ta.shape);
+    const rs_sass_form *fm = o->probe_only ? NULL : rs_sass_form_find(c->sm, (unsigned)(w[0] & 0xfff), ta.shape);
     uint32_t which = 0;
     for (unsigned k = 0; k < ta.n; k++)
       if (ta.val[k] != tb.val[k]) which |= 1u << k;
+    if (o->probe_only) {
+      if (which) later[i] = 1, nlater++;
+      continue;
+    }
     unsigned bad;
     if (fm && !row_reads(fm, w, &ta, &bad)) { /* the table misreads it: ask nvdisasm (or refuse) */
       later[i] = 2, nlater++;
@@ -114,8 +122,7 @@ int rs_sass_lower_opts(rs_cubin *c, const char *orig, const char *next, const ui
       later[i] = 1, nlater++;
       continue;
     }
-    st->changed++;
-    st->tokens += (uint32_t)__builtin_popcount(which);
+    wrote[i] = (uint32_t)__builtin_popcount(which);
   }
   /* the forms the table cannot write or misreads: fields from nvdisasm, one instruction per form */
   probed *pf = NULL;
@@ -154,8 +161,16 @@ int rs_sass_lower_opts(rs_cubin *c, const char *orig, const char *next, const ui
       snprintf(nd_why, sizeof nd_why, " (the probe failed: %.200s)", pe.msg);
     else
       for (uint32_t k = 0; k < npf; k++) memcpy(pf[k].off, po[k], RS_MAX_TOKENS);
-    for (uint32_t k = 0; k < npf; k++)
+    /* where the probe leaves a token open, the table's field if it trusts one alone (not tied):
+     * with --probe-only only for a desc[] token, which nvdisasm 11.8 does not print */
+    for (uint32_t k = 0; k < npf; k++) {
+      const rs_sass_form *fm = rs_sass_form_find(c->sm, pf[k].opc, pf[k].shape);
+      uint32_t desc = rs_sass_desc_tokens(a.v[pf[k].rep].text, a.v[pf[k].rep].len);
+      for (size_t t = 0; fm && t < strlen(pf[k].shape); t++)
+        if (pf[k].off[t] < 0 && fm->off[t] >= 0 && !(fm->tie && fm->tie[t] >= 0) && (!o->probe_only || (desc >> t & 1)))
+          pf[k].off[t] = fm->off[t];
       pf[k].row = (rs_sass_form){(uint8_t)c->sm, pf[k].opc, pf[k].shape, pf[k].off, NULL, 0};
+    }
     st->probed_forms = npf;
     free(pw);
     free(ps);
@@ -170,7 +185,7 @@ int rs_sass_lower_opts(rs_cubin *c, const char *orig, const char *next, const ui
     rs_sass_tokens_of(y->text, y->len, &tb, NULL, 0);
     uint64_t *w = words + 2 * i;
     unsigned opc = (unsigned)(w[0] & 0xfff);
-    const rs_sass_form *fm = rs_sass_form_find(c->sm, opc, ta.shape);
+    const rs_sass_form *fm = o->probe_only ? NULL : rs_sass_form_find(c->sm, opc, ta.shape);
     probed *p = probed_find(pf, npf, opc, ta.shape);
     unsigned bad = 0;
     if (!p || !row_reads(&p->row, w, &ta, &bad)) {
@@ -190,21 +205,37 @@ int rs_sass_lower_opts(rs_cubin *c, const char *orig, const char *next, const ui
     if (!which) continue;
     char why[300];
     if (p && !rs_sass_encode_row(&p->row, w, &tb, which, why, sizeof why)) {
-      st->changed++, st->probed++;
-      st->tokens += (uint32_t)__builtin_popcount(which);
+      wrote[i] = (uint32_t)__builtin_popcount(which);
+      st->probed++;
       continue;
     }
     char twhy[200] = "";
-    if (rs_sass_encode(c->sm, w, &tb, which, twhy, sizeof twhy) == 0) continue; /* not reached: pass 1 tried */
-    rc = rs_errf(e, name, y->line, "%s /*%04x*/: %s%s%s: the kernel is refused", x->func, x->addr, twhy,
-                 p ? ", nor does nvdisasm's probe pin it down" : nd ? ", and nvdisasm does not read its variants" : "",
-                 nd_why);
+    if (o->probe_only) snprintf(twhy, sizeof twhy, "%s 0x%03x '%s' (sm_%u): no field for a changed operand", ta.op, opc,
+                                ta.shape, c->sm);
+    else if (rs_sass_encode(c->sm, w, &tb, which, twhy, sizeof twhy) == 0) continue; /* not reached: pass 1 tried */
+    const char *more = p ? ", nor does nvdisasm's probe pin it down" : nd ? ", and nvdisasm does not read its variants" : "";
+    uint32_t fk = (uint32_t)(fof[i] - c->funcs);
+    if (o->keep_refused) { /* this function keeps ptxas's code; the rest goes on */
+      if (!kept[fk]) {
+        kept[fk] = 2;
+        st->kept = rs_xrealloc(st->kept, sizeof *st->kept * (st->nkept + 1));
+        st->kept[st->nkept].func = fk;
+        snprintf(st->kept[st->nkept].why, sizeof st->kept[st->nkept].why, "/*%04x*/: %.200s%s%.60s", x->addr, twhy,
+                 more, nd_why);
+        st->nkept++;
+      }
+      continue;
+    }
+    rc = rs_errf(e, name, y->line, "%s /*%04x*/: %s%s%s: the kernel is refused", x->func, x->addr, twhy, more, nd_why);
     (void)func_of;
     break;
   }
   free(pf);
   if (!rc) {
     for (uint32_t i = 0; i < a.n; i++) {
+      if (kept[fof[i] - c->funcs]) continue; /* ptxas's words stay */
+      st->changed += wrote[i] > 0;
+      st->tokens += wrote[i];
       uint8_t *p = (uint8_t *)fof[i]->code + a.v[i].addr; /* into c->bytes, which c owns */
       for (int k = 0; k < 16; k++) p[k] = (uint8_t)(words[2 * i + k / 8] >> 8 * (k % 8));
     }
@@ -212,7 +243,7 @@ int rs_sass_lower_opts(rs_cubin *c, const char *orig, const char *next, const ui
     st->insts = a.n;
     for (uint32_t k = 0; k < c->nfuncs; k++) {
       if (k < 8) st->regs_before[k] = nf[k].regcount;
-      uint32_t n = regcount ? regcount[k] : nf[k].regcount;
+      uint32_t n = regcount && !kept[k] ? regcount[k] : nf[k].regcount; /* a kept function: ptxas's count */
       if (k < 8) st->regs_after[k] = n;
       if (n != nf[k].regcount) rs_nvinfo_set_regcount(c, &nf[k], n);
     }
@@ -220,6 +251,8 @@ int rs_sass_lower_opts(rs_cubin *c, const char *orig, const char *next, const ui
   free(words);
   free(fof);
   free(later);
+  free(wrote);
+  free(kept);
   free(nf);
   rs_sass_ilines_free(&a);
   rs_sass_ilines_free(&b);
@@ -304,3 +337,38 @@ uint32_t rs_sass_same_values(const rs_func *a, const rs_func *b, int32_t *map, c
   return bad;
 }
 
+
+void rs_lower_stats_free(rs_lower_stats *st) {
+  free(st->kept);
+  st->kept = NULL;
+  st->nkept = 0;
+}
+
+char *rs_sass_listing_keep(const rs_cubin *c, const char *orig, const char *next, const uint8_t *kept, rs_err *e) {
+  rs_sass_ilines a, b;
+  if (rs_sass_ilines_of(orig, "original listing", &a, e)) return NULL;
+  if (rs_sass_ilines_of(next, "new listing", &b, e)) {
+    rs_sass_ilines_free(&a);
+    return NULL;
+  }
+  if (a.n != b.n) {
+    rs_sass_ilines_free(&a);
+    rs_sass_ilines_free(&b);
+    rs_errf(e, "new listing", 0, "%u instructions, the original has %u", b.n, a.n);
+    return NULL;
+  }
+  size_t cap = strlen(next) + strlen(orig) + 1, n = 0, at = 0;
+  char *out = rs_xmalloc(cap);
+  for (uint32_t i = 0; i < b.n; i++) {
+    const rs_cubin_func *f = rs_cubin_find(c, b.v[i].func);
+    if (!f || !kept[f - c->funcs]) continue;
+    size_t off = (size_t)(b.v[i].text - next);
+    memcpy(out + n, next + at, off - at), n += off - at;
+    memcpy(out + n, a.v[i].text, a.v[i].len), n += a.v[i].len;
+    at = off + b.v[i].len;
+  }
+  memcpy(out + n, next + at, strlen(next) - at + 1);
+  rs_sass_ilines_free(&a);
+  rs_sass_ilines_free(&b);
+  return out;
+}

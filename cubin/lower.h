@@ -90,6 +90,9 @@ typedef struct {
  * as s[i]). -1 with e when nvdisasm cannot run. probe.c says how. */
 int rs_sass_probe(const rs_nvdisasm *nd, unsigned sm, size_t n, const uint64_t (*w)[2], const char *const *s,
                   const uint32_t *len, int8_t (*off)[RS_MAX_TOKENS], rs_sass_probe_stats *st, rs_err *e);
+/* The tokens of an instruction's text that are a `desc[URx]` descriptor (bit k: token k), which
+ * nvdisasm 11.8 does not print: the probe cannot find their field (the table and fill.c know it). */
+uint32_t rs_sass_desc_tokens(const char *s, size_t n);
 /* Re-encode through a given row (a table row or one the probe found). */
 int rs_sass_encode_row(const rs_sass_form *f, uint64_t w[2], const rs_sass_tokens *t, uint32_t which, char *why,
                        size_t whyn);
@@ -167,6 +170,12 @@ void rs_nvinfo_set_regcount(rs_cubin *c, const rs_nvinfo_func *f, uint32_t count
 
 /* ---- lowering (lower.c) ---- */
 
+/* A function that kept ptxas's code, and why. */
+typedef struct {
+  uint32_t func; /* index in the cubin's functions */
+  char why[320];
+} rs_lower_kept;
+
 typedef struct {
   uint32_t funcs, insts, changed, tokens; /* instructions re-encoded, register fields written */
   uint32_t regs_before[8], regs_after[8]; /* per function (first 8) */
@@ -174,12 +183,26 @@ typedef struct {
   uint32_t probed_forms;                  /* forms probed (the table could not write or misread them) */
   uint32_t contradicted;                  /* instructions a table row misread, the probe read right */
   rs_sass_probe_stats probe;
+  rs_lower_kept *kept;                    /* keep_refused: the functions left as ptxas wrote them (owned:
+                                           * rs_lower_stats_free) */
+  uint32_t nkept;
 } rs_lower_stats;
+void rs_lower_stats_free(rs_lower_stats *st);
+/* The listing meant by a lowering that kept some functions: `next`, with every instruction of a
+ * function kept[f] (c->funcs order; names from `c`) as `orig` lists it (malloc'd). */
+char *rs_sass_listing_keep(const rs_cubin *c, const char *orig, const char *next, const uint8_t *kept, rs_err *e);
 
 typedef struct {
   const rs_nvdisasm *nd; /* for the probe; NULL: found as rs_nvdisasm_open(NULL) does, when needed */
   bool no_probe;         /* the table only */
+  bool probe_only;       /* no table: every changed instruction through the probe's fields (measures
+                          * the probe: RS_LOWER_PROBE_ONLY=1) */
+  bool keep_refused;     /* a function with an instruction that cannot be written keeps ptxas's words
+                          * and register count, named in the stats with its reason; the rest is written */
+  const uint8_t *keep;   /* NULL, or per function of the cubin (c->funcs order): 1 = keep ptxas's code
+                          * (refused before lowering: a scoreboard hazard ...) */
 } rs_lower_opts;
+
 
 /* Write `next` (a listing of the same functions and instructions as `orig`, registers changed)
  * into cubin c (of which `orig` is the completed listing): every instruction whose registers

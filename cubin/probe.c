@@ -47,6 +47,15 @@ static size_t strip_desc(const char *s, size_t n, char *out, size_t outn) {
   return o;
 }
 
+uint32_t rs_sass_desc_tokens(const char *s, size_t n) {
+  uint32_t m = 0;
+  for (size_t d = 0; d + 5 <= n; d++) {
+    rs_sass_tokens pre;
+    if (!memcmp(s + d, "desc[", 5) && !rs_sass_tokens_of(s, d, &pre, NULL, 0) && pre.n < 32) m |= 1u << pre.n;
+  }
+  return m;
+}
+
 /* One decoded line per address of the raw stream: text[addr / 16] (into out), NULL if none. */
 static void index_lines(char *out, const char **text, uint32_t *len, size_t n) {
   for (char *p = out; p && *p;) {
@@ -215,15 +224,10 @@ int rs_sass_probe(const rs_nvdisasm *nd, unsigned sm, size_t n, const uint64_t (
           continue; /* nvdisasm does not read these words as the listing says */
         /* nvdisasm's token k is the listing's token map[k]: the listing's desc[] tokens skipped
          * (the tokens before each `desc[` counted on the text before it) */
-        bool is_desc[RS_MAX_TOKENS] = {0};
-        for (size_t d = 0; d + 5 <= len[i]; d++) {
-          rs_sass_tokens pre;
-          if (!memcmp(s[i] + d, "desc[", 5) && !rs_sass_tokens_of(s[i], d, &pre, NULL, 0) && pre.n < RS_MAX_TOKENS)
-            is_desc[pre.n] = true;
-        }
+        uint32_t is_desc = rs_sass_desc_tokens(s[i], len[i]);
         unsigned j = 0;
         for (unsigned k = 0; k < ts.n; k++, j++) {
-          while (j < tl0.n && is_desc[j]) j++;
+          while (j < tl0.n && (is_desc >> j & 1)) j++;
           q->map[k] = j < tl0.n && tl0.kind[j] == ts.kind[k] && tl0.val[j] == ts.val[k] ? (int)j : -1;
         }
         memset(q->bit, -1, sizeof q->bit);

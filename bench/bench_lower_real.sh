@@ -42,7 +42,7 @@ for d in "${dirs[@]}"; do
     pin=fail
     cmp -s "$c" "$tmp/p.cubin" 2>/dev/null && pin=identical
     lms=$(sed -n 's/^lower: .*(\([0-9.]*\) ms)$/\1/p' "$tmp/pin.out")
-    funcs=$(sed -n 's/^lower: [^,]*, sm_[0-9]*, \([0-9]*\) functions.*/\1/p' "$tmp/pin.out")
+    funcs=$(sed -n 's/^lower: .*: sm_[0-9]*, \([0-9]*\) functions.*/\1/p' "$tmp/pin.out")
     "$bin" corpus disasm "$c" --rewrite "$tmp/old.cubin" >/dev/null 2>&1
     t0=$(now); "$nd" -c "$tmp/old.cubin" >/dev/null 2>&1; t1=$(now)
     nms=$(echo "($t1-$t0)*1000" | bc -l)

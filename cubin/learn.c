@@ -36,6 +36,7 @@ typedef struct {
   uint64_t sw[2];
   char stext[200];
   bool has_sample, probed;
+  unsigned sfixed; /* its RZ/URZ/PT tokens */
   int8_t poff[RS_MAX_TOKENS];
 } group;
 
@@ -161,7 +162,10 @@ static int learn_one(void *ctx, unsigned sm, const uint64_t w[2], const rs_sass_
     g->eq[k] = g->samples ? g->eq[k] & same : same;
   }
   g->samples++;
-  if (!g->has_sample && l->len < sizeof g->stext) { /* the one the probe asks nvdisasm about */
+  unsigned fixed = 0; /* RZ/URZ/PT tokens: flipping their bits often makes another alias, which says nothing */
+  for (unsigned k = 0; k < t->n; k++) fixed += t->val[k] == (1u << rs_tk_width[t->kind[k]]) - 1 && t->kind[k] != RS_TK_B;
+  if ((!g->has_sample || fixed < g->sfixed) && l->len < sizeof g->stext) { /* the one the probe asks nvdisasm about */
+    g->sfixed = fixed;
     g->sw[0] = w[0], g->sw[1] = w[1];
     memcpy(g->stext, l->text, l->len);
     g->stext[l->len] = 0;
@@ -737,7 +741,7 @@ typedef struct {
     char shape[RS_MAX_TOKENS + 1];
     uint64_t w[2];
     char text[200];
-    uint32_t line, addr;
+    uint32_t line, addr, fixed;
     char func[96];
   } *v;
 } pforms;
@@ -748,10 +752,17 @@ static int collect_one(void *ctx, unsigned sm, const uint64_t w[2], const rs_sas
   pforms *p = ctx;
   unsigned opc = (unsigned)(w[0] & 0xfff);
   if (!rs_sass_form_find(sm, opc, t->shape) || l->len >= sizeof p->v->text) return 0;
-  for (uint32_t k = 0; k < p->n; k++)
-    if (p->v[k].sm == sm && p->v[k].opc == opc && !strcmp(p->v[k].shape, t->shape)) return 0;
-  if (p->n == p->cap) p->v = rs_xrealloc(p->v, sizeof *p->v * (p->cap = p->cap ? 2 * p->cap : 64));
-  struct pform *f = &p->v[p->n++];
+  unsigned fixed = 0; /* as the learner's sample: the instance with the fewest RZ/URZ/PT */
+  for (unsigned k = 0; k < t->n; k++) fixed += t->val[k] == (1u << rs_tk_width[t->kind[k]]) - 1 && t->kind[k] != RS_TK_B;
+  struct pform *f = NULL;
+  for (uint32_t k = 0; k < p->n && !f; k++)
+    if (p->v[k].sm == sm && p->v[k].opc == opc && !strcmp(p->v[k].shape, t->shape)) {
+      if (fixed >= p->v[k].fixed) return 0;
+      f = &p->v[k];
+    }
+  if (!f && p->n == p->cap) p->v = rs_xrealloc(p->v, sizeof *p->v * (p->cap = p->cap ? 2 * p->cap : 64));
+  if (!f) f = &p->v[p->n++];
+  f->fixed = fixed;
   f->sm = sm, f->opc = opc, f->w[0] = w[0], f->w[1] = w[1], f->line = l->line, f->addr = l->addr;
   snprintf(f->shape, sizeof f->shape, "%s", t->shape);
   memcpy(f->text, l->text, l->len);

@@ -147,12 +147,12 @@ static int decode_round(const rs_nvdisasm *nd, unsigned sm, const uint64_t (*w)[
       break;
     }
     /* its slot decodes as the unflipped words from now on, and so does every variant with the same
-     * bit flipped (of the same opcode where fields lie): nvdisasm rejects a few modifier bits (73,
+     * bit flipped (outside the bits where fields lie): nvdisasm rejects a few modifier bits (73,
      * 90, 91 in sgemm sm_89) for most opcodes, and each rejection costs a run; no field learned so
      * far lies there */
-    unsigned bad = vb[a / 16], bopc = (unsigned)(w[vi[a / 16]][0] & 0xfff);
-    for (size_t v = 0; v < nv; v++) { /* a bit where fields lie: only for the same opcode */
-      if (dead[v] || (v != a / 16 && (vb[v] != bad || (first_round(bad) && (w[vi[v]][0] & 0xfff) != bopc)))) continue;
+    unsigned bad = vb[a / 16];
+    for (size_t v = 0; v < nv; v++) { /* a bit where fields lie: that variant only */
+      if (dead[v] || (v != a / 16 && (vb[v] != bad || first_round(bad)))) continue;
       dead[v] = 1;
       if (st) st->rejected++;
       const uint64_t *x = w[vi[v]];

@@ -373,8 +373,8 @@ rs_live *rs_live_compute(const rs_func *f, rs_err *e) {
   l->uundef = rs_xcalloc(f->nops + 1, sizeof *l->uundef);
   compute_uses(l);
   solve(l);
-  /* AMDGPU: values LLVM knows to be dead in the THEN side of a divergent if/else (simt.c). */
-  if (f->tgt->vendor == RS_AMD && rs_simt_exclusions(l) > 0) solve(l);
+  /* AMDGPU (target.h simt_exclusions): values LLVM knows to be dead in the THEN side of a divergent if/else (simt.c). */
+  if (f->tgt->simt_exclusions && rs_simt_exclusions(l) > 0) solve(l);
   return l;
 }
 

@@ -615,7 +615,7 @@ static const char *guess_target(const char *text, char *cpu, size_t ncpu) {
   snprintf(cpu, ncpu, "%.*s", (int)n, c);
   /* an AMD target of that name; its wave64 variant (NAMEw64) where the features ask for it */
   const rs_target *t = rs_target_by_name(cpu);
-  if (!t || t->vendor != RS_AMD || strstr(cpu, "w64") || strncmp(cpu, "gfx", 3)) return NULL;
+  if (!t || !(t->reads & RS_READS_MIR) || strstr(cpu, "w64") || strncmp(cpu, "gfx", 3)) return NULL;
   if (strstr(text, "+wavefrontsize64")) {
     char w64[64];
     snprintf(w64, sizeof w64, "%sw64", cpu);
@@ -631,7 +631,7 @@ static void amd_names(char *buf, size_t n) {
   const rs_target *const *all = rs_target_all(&nt);
   buf[0] = 0;
   for (size_t i = 0; i < nt; i++)
-    if (all[i]->vendor == RS_AMD && !strstr(all[i]->name, "w64")) {
+    if ((all[i]->reads & RS_READS_MIR) && !strstr(all[i]->name, "w64")) {
       int w = snprintf(buf + k, n > k ? n - k : 0, "%s%s", k ? ", " : "", all[i]->name);
       if (w > 0 && k + (size_t)w < n) k += (size_t)w;
     }

@@ -26,6 +26,6 @@ typedef struct {
  * is an error listing the allocation passes seen, in order. */
 int rs_rounds_parse(const char *structure, const char *who, rs_rounds *out, rs_err *e);
 
-/* Running llc for it: rs_llc_rounds (emit/llc.c). */
+/* Running llc for it: rs_llc_rounds (llvm/llc.c). */
 
 #endif

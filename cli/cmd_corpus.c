@@ -1,4 +1,5 @@
-/* cmd_corpus.c - `regsweep corpus build|info|export`. */
+/* cmd_corpus.c - `regsweep corpus build|info|export|list|disasm` and the dispatch to forms,
+ * import and merge (their own files). */
 #include "cli/cli.h"
 #include "corpus/assemble.h"
 #include "corpus/instance.h"

@@ -1,4 +1,5 @@
-/* llc.c - rewritten MIR through llc (and ld.lld for a code object) with the MachineVerifier on, its block frequencies, and the lines of its diagnostics that matter. */
+/* llc.c - rewritten MIR through llc (and ld.lld for a code object) with the MachineVerifier on,
+ * its block frequencies, and the lines of its diagnostics that matter. */
 #include "emit/emit.h"
 #include "mir/rounds.h"
 #include <errno.h>

@@ -186,7 +186,7 @@ static void one_instance(const ctx *c, const rs_loaded *l, const arow *rows, uin
         cJSON_AddStringToObject(line, "passing", ok->r->a.candidate);
       }
       free(dt);
-      cJSON_AddItemToObject(line, "chosen_registers", regs_json(l, &ok->res));
+      cJSON_AddItemToObject(line, o->kind == RS_EXPORT_DPO ? "chosen_registers" : "passing_registers", regs_json(l, &ok->res));
       cJSON *pv = cJSON_AddObjectToObject(line, "provenance");
       cJSON_AddItemToObject(pv, o->kind == RS_EXPORT_DPO ? "chosen" : "passing", prov(c, l, ok));
       cJSON_AddItemToObject(pv, o->kind == RS_EXPORT_DPO ? "rejected" : "failed", prov(c, l, bad));

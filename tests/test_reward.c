@@ -435,6 +435,26 @@ int main(int argc, char **argv) {
   }
   CHECK(line == n + 1 && partial_seen > 0);
   free(outt);
+  /* Z3 beside the native verifier (--verifier both) on the first instance's seven items: the same
+   * verdicts, no disagreement */
+  char z3_in[96];
+  snprintf(z3_in, sizeof z3_in, "%s.z3", in_path);
+  snprintf(cmd, sizeof cmd, "head -n 7 %s > %s && '%s' reward --corpus %s --filter %s --verifier both %s -o %s", in_path,
+           z3_in, rs_check_cli, corpus, filter, z3_in, out_path);
+  CHECKF(rs_check_run(cmd, log, sizeof log) == 0, "offline z3: %s", log);
+  outt = rs_read_file(out_path, &len, &e);
+  line = 0;
+  for (char *p = outt, *nl; p && *p; p = nl ? nl + 1 : NULL, line++) {
+    nl = strchr(p, '\n');
+    if (nl) *nl = 0;
+    cJSON *o = cJSON_Parse(p);
+    CHECKF(line < n && !strcmp(item_verdict(o), it[line].expect), "z3 line %u: %s", line + 1, item_verdict(o));
+    CHECK(!cJSON_GetObjectItemCaseSensitive(o, "disagreement"));
+    cJSON_Delete(o);
+  }
+  CHECK(line == 7);
+  free(outt);
+  unlink(z3_in);
   unlink(in_path);
   unlink(out_path);
 

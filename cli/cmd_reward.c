@@ -32,93 +32,25 @@ void rs_usage_reward(void) {
 }
 
 static int offline(const rs_reward *r, unsigned threads, const char *in, const char *out) {
+  FILE *f = out ? fopen(out, "w") : stdout;
+  if (!f) {
+    perror(out);
+    return 2;
+  }
   rs_err e = {{0}};
-  size_t len;
-  char *text = rs_read_file(in, &len, &e);
-  if (!text) {
+  rs_reward_jsonl_stats st;
+  int rc = rs_reward_jsonl(r, threads, in, f, &st, &e);
+  if (out && fclose(f) && !rc) rc = rs_errf(&e, out, 0, "write error");
+  if (rc) {
     fprintf(stderr, "regsweep reward: %s\n", e.msg);
     return 2;
   }
-  /* one item per non-empty line; a line that is no item object is that item's error */
-  uint32_t n = 0, cap = 0, lcap = 0, nl = 0;
-  rs_reward_item *items = NULL;
-  cJSON **docs = NULL;
-  char **errs = NULL;
-  uint32_t dcap = 0, ecap = 0, nd = 0, ne = 0;
-  unsigned *lines = NULL;
-  unsigned line = 0;
-  for (char *p = text; p && *p;) {
-    char *nlp = strchr(p, '\n');
-    if (nlp) *nlp = 0;
-    line++;
-    char *s = p;
-    p = nlp ? nlp + 1 : NULL;
-    while (*s == ' ' || *s == '\t' || *s == '\r') s++;
-    if (!*s) continue;
-    cJSON *doc;
-    rs_reward_item *one;
-    size_t sl = strlen(s);
-    /* a line is one item: wrap it as a one-item batch of the native shape */
-    char *wrapped = rs_xmalloc(sl + 3);
-    wrapped[0] = '[';
-    memcpy(wrapped + 1, s, sl);
-    wrapped[sl + 1] = ']';
-    wrapped[sl + 2] = 0;
-    int k = rs_reward_parse_request(wrapped, sl + 2, RS_SHAPE_NATIVE, &doc, &one, &e);
-    free(wrapped);
-    rs_reward_item it = {0};
-    if (k == 1) {
-      it = one[0];
-      RS_PUSH(docs, nd, dcap, doc);
-    } else {
-      if (k >= 0) cJSON_Delete(doc);
-      char m[600];
-      snprintf(m, sizeof m, "%s:%u: %s", in, line, k < 0 ? e.msg : "not one item object");
-      char *em = rs_xstrndup(m, strlen(m));
-      RS_PUSH(errs, ne, ecap, em);
-      it.error = em;
-    }
-    free(one);
-    RS_PUSH(items, n, cap, it);
-    RS_PUSH(lines, nl, lcap, line);
-  }
-  rs_rpool *pool = rs_rpool_new(threads);
-  cJSON *res = rs_reward_batch(r, pool, items, n, NULL);
-  rs_rpool_free(pool);
-  FILE *f = out ? fopen(out, "w") : stdout;
-  int rc = 0;
-  if (!f) {
-    perror(out);
-    rc = 2;
-  } else {
-    cJSON *meta = rs_reward_meta(r);
-    char *ms = cJSON_PrintUnformatted(meta);
-    uint32_t i = 0, pass = 0, bad = 0;
-    cJSON *o;
-    cJSON_ArrayForEach(o, res) {
-      cJSON_AddNumberToObject(o, "line", lines[i++]);
-      cJSON_AddItemToObject(o, "meta", cJSON_Duplicate(meta, true));
-      const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, "verdict");
-      if (cJSON_IsString(v) && !strcmp(v->valuestring, "pass")) pass++;
-      if (cJSON_GetObjectItemCaseSensitive(o, "error")) bad++;
-      char *t = cJSON_PrintUnformatted(o);
-      fprintf(f, "%s\n", t);
-      cJSON_free(t);
-    }
-    if (out && fclose(f)) rc = 2, fprintf(stderr, "regsweep reward: %s: write error\n", out);
-    fprintf(stderr, "reward: %u items, %u pass, %u item errors; shaping %s\n", n, pass, bad, ms);
-    cJSON_free(ms);
-    cJSON_Delete(meta);
-  }
-  cJSON_Delete(res);
-  for (uint32_t i = 0; i < nd; i++) cJSON_Delete(docs[i]);
-  for (uint32_t i = 0; i < ne; i++) free(errs[i]);
-  free(docs);
-  free(errs);
-  free(items);
-  free(lines);
-  free(text);
-  return rc;
+  cJSON *meta = rs_reward_meta(r);
+  char *ms = cJSON_PrintUnformatted(meta);
+  fprintf(stderr, "reward: %u items, %u pass, %u item errors; %s\n", st.items, st.pass, st.errors, ms);
+  cJSON_free(ms);
+  cJSON_Delete(meta);
+  return 0;
 }
 
 static void *sig_main(void *arg) {

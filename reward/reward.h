@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define RS_SHAPING_VERSION 1
 
@@ -74,6 +75,13 @@ int rs_reward_parse_request(const char *body, size_t len, int shape, cJSON **doc
                             rs_err *e);
 /* The answer of a request in its shape. */
 char *rs_reward_answer(const rs_reward *r, int shape, cJSON *results, const double *rewards, uint32_t n);
+
+/* Offline (jsonl.c): one item per non-empty line of `in` (a line that is no item is that item's
+ * error, with its line number), one answer line per item to out, with "line" and "meta". */
+typedef struct {
+  uint32_t items, pass, errors;
+} rs_reward_jsonl_stats;
+int rs_reward_jsonl(const rs_reward *r, unsigned threads, const char *in, FILE *out, rs_reward_jsonl_stats *st, rs_err *e);
 
 /* The HTTP server (http.c). */
 typedef struct {

@@ -275,7 +275,16 @@ static void *conn_main(void *arg) {
     memmove(s->q, s->q + 1, --s->qn * sizeof *s->q);
     pthread_mutex_unlock(&s->mu);
     handle(s, fd);
+    /* closing with unread input sends a reset that can destroy the answer in flight (a 413 for
+     * a body never read): say we are done, then read what the client still sends, briefly */
     shutdown(fd, SHUT_WR);
+    char junk[16384];
+    double until = rs_now() + 0.5;
+    for (size_t drained = 0; drained < (1u << 20);) {
+      ssize_t r = read_some(fd, junk, sizeof junk, until);
+      if (r <= 0) break;
+      drained += (size_t)r;
+    }
     close(fd);
   }
 }

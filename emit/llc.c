@@ -96,7 +96,18 @@ int rs_emit_bfi(const char *mir_path, const rs_llc_opts *o, char **bfi, rs_err *
   snprintf(mcpu, sizeof mcpu, "-mcpu=%s", o->mcpu ? o->mcpu : "gfx90a");
   snprintf(optl, sizeof optl, "-O%d", o->opt);
   snprintf(start, sizeof start, "-start-after=%s", start_after(o));
-  char *argv[] = {(char *)o->llc, "-march=amdgcn", mcpu, optl, start, "-stop-after=stack-slot-coloring",
+  /* stop at the Stack Slot Coloring after the last rewriter, the instance read from this llc's
+   * pipeline: llc-22 runs one after round 0 too, before the restart point, and stopping after
+   * that one fails ("Cannot stop compilation after pass that is not run") */
+  rs_rounds r;
+  *bfi = NULL;
+  if (rs_llc_rounds(o, &r, e)) return -1;
+  if (!r.slots_last[0])
+    return rs_errf(e, o->llc, 0, "no Stack Slot Coloring after %s in llc's pipeline: no block frequencies for the spill slots",
+                   r.rewriter_last);
+  char stop[64];
+  snprintf(stop, sizeof stop, "-stop-after=%s", r.slots_last);
+  char *argv[] = {(char *)o->llc, "-march=amdgcn", mcpu, optl, start, stop,
                   "-print-machine-bfi", (char *)mir_path, "-o", "/dev/null", NULL};
   int st = rs_emit_run(argv, o->timeout_s, bfi, e);
   if (st < 0) return -1;

@@ -21,8 +21,11 @@ typedef struct {
   bool transient;        /* infra that may pass on a later try (server down, timeout, 429/5xx):
                           * the sweep stops after a run of these and --resume redoes them */
   bool refused;          /* infra the server would answer the same way to every such request (HTTP
-                          * 400/401/403/404, a prompt beyond its context): the sweep stops on a run
+                          * 400/401/403/404, not a prompt beyond its context): the sweep stops on a run
                           * of these with the reason and what to change (rs_refusal_advice) */
+  bool context;          /* infra because the instance does not fit the server's context (prompt plus
+                          * max_tokens; counted by its tokenizer and not sent, or refused by it): a
+                          * fact of the instance, never a reason to stop (error says "context: ...") */
   char error[256];       /* why, when infra */
 } rs_gen;
 

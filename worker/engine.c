@@ -388,14 +388,15 @@ static int arrived(engine *E, rs_done *d) {
             w->specs[s->model], w->transient_run, x->l.row.id, d->attempt, g->error);
     return E->rc = -1;
   }
-  /* a server that refuses every request (no such model, context too small, bad request) would
-   * turn the sweep into infra rows as well: stop at once with its reason and what to change. Two
-   * instances at least, so one over-long prompt among fitting ones does not stop a sweep */
+  /* a server that refuses every request (no such model, credentials, bad request) would turn the
+   * sweep into infra rows as well: stop at once with its reason and what to change. Two instances
+   * at least. A prompt beyond the server's context is the instance's own fact (rs_gen.context), not
+   * a refusal: it neither counts here nor breaks a run of refusals of other instances */
   if (g->infra && g->refused) {
     if (w->refused_last != x) w->refused_insts++;
     w->refused_last = x;
     w->refused_run++;
-  } else {
+  } else if (!g->context) {
     w->refused_run = w->refused_insts = 0;
     w->refused_last = NULL;
   }

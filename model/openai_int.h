@@ -139,6 +139,9 @@ long rs_oa_http(const rs_oa_link *l, const char *url, const char *body, double t
 /* The server's root (the API base without a trailing /v1) + path. */
 void rs_oa_root_url(const rs_oa_link *l, const char *path, char *url, size_t n);
 
+/* The provenance line of an open batch: model (model/batch.c). */
+void rs_batch_describe(const rs_model *m, char *out, size_t n);
+
 /* ---- the context as a per-instance limit (openai_context.c) ---- */
 /* Does instance in (request req, as built) fit the server's context with max_tokens? false when
  * it is known not to: marked by an earlier refusal, or counted by the server's tokenizer; then

@@ -91,6 +91,17 @@ int rs_infra_load(rs_infra *in, rs_runfile *f, uint16_t model_base, rs_err *e) {
     uint16_t model = (uint16_t)(a.model + model_base);
     uint32_t need, ctx;
     if (rs_infra_context_of(a.diag, &need, &ctx)) count_context(in, model, a.instance, need, ctx);
+    unsigned round;
+    int at = 0;
+    /* "batch: pending in round R: DIR/round-R/SHARD.requests.jsonl" (model/batch.c) */
+    if (sscanf(a.diag, "batch: pending in round %u: %n", &round, &at) == 1 && at > 0) {
+      in->pending++;
+      const char *dir = a.diag + at, *rd = strstr(dir, "/round-");
+      if (round >= in->round && rd) {
+        in->round = round;
+        snprintf(in->batch_dir, sizeof in->batch_dir, "%.*s", (int)(rd - dir), dir);
+      }
+    }
     rs_attempt_clear(&a);
     uint32_t j = 0;
     while (j < in->n && !(in->r[j].key == key && in->r[j].model == model)) j++;
@@ -136,6 +147,11 @@ void rs_infra_print(const rs_infra *in, const char *const *models, uint32_t nmod
   }
   if (rest) fprintf(out, "| (others) | %llu | %u more reasons |\n", (unsigned long long)rest, in->n - max);
   fprintf(out, "\n");
+  if (in->pending)
+    fprintf(out, "Pending in batch request files: %llu attempts (round %u: %s/round-%u/*.requests.jsonl): run them "
+                 "(vllm run-batch -i F.requests.jsonl -o F.results.jsonl beside it; docs/slurm.md), then "
+                 "`regsweep sweep --ingest %s --out RUN_DIR`.\n\n",
+            (unsigned long long)in->pending, in->round, in->batch_dir, in->round, in->batch_dir);
   for (uint32_t i = 0; i < in->nctx; i++) {
     const rs_infra_ctx *c = &in->ctx[i];
     char mn[32];

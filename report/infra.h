@@ -28,6 +28,9 @@ typedef struct {
   uint64_t total;
   rs_infra_ctx *ctx;  /* per model with too-large instances */
   uint32_t nctx;
+  uint64_t pending;   /* batch: attempts whose requests wait in a round's files */
+  unsigned round;     /* the newest such round */
+  char batch_dir[200];
 } rs_infra;
 
 /* Add the infra attempts of f (model indices shifted by model_base); 0, or -1 with e. */

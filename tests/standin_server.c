@@ -30,7 +30,14 @@
  * message, HTTP 400 "request (P tokens) exceeds the available context size (N tokens), try
  * increasing it"; --says-nothing 1 keeps the refusal but answers 404 to /props, /slots, /tokenize
  * and /apply-template (a server that states neither its context nor its tokenizer).
- * --requests-file appends "STATUS PROMPT_TOKENS" per completion request (refused ones too). */
+ * --requests-file appends "STATUS PROMPT_TOKENS" per completion request (refused ones too).
+ *
+ *   standin_server --batch IN.jsonl --batch-out OUT.jsonl [--ctx N]
+ *
+ * is A STAND-IN BATCH RUNNER (what `vllm run-batch -i IN -o OUT` does, not a model): every request
+ * line of an OpenAI Batch file {"custom_id", "method", "url", "body"} gets the answer the server
+ * would give the same body (the same seeded scramble, n choices, --ctx's refusal), written as a
+ * result line {"id", "custom_id", "response": {"status_code", "request_id", "body"}, "error": null}. */
 #include "tests/standin_http.c"
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -285,9 +292,71 @@ static void ss_answer(int fd, const char *req, size_t hlen, size_t len, const ch
   free(prompt);
 }
 
+/* The batch runner: the answer of every request line of `in`, appended to `out`. */
+static int ss_batch(const char *in, const char *out, const ss_llama *ll) {
+  FILE *f = fopen(in, "r"), *o = fopen(out, "a");
+  if (!f || !o) {
+    fprintf(stderr, "standin_server: cannot open %s or %s\n", in, out);
+    if (f) fclose(f);
+    if (o) fclose(o);
+    return 1;
+  }
+  char *line = NULL;
+  size_t cap = 0;
+  unsigned k = 0;
+  while (getline(&line, &cap, f) > 0) {
+    cJSON *r = cJSON_Parse(line);
+    const cJSON *cid = cJSON_GetObjectItemCaseSensitive(r, "custom_id"), *url = cJSON_GetObjectItemCaseSensitive(r, "url");
+    const cJSON *body = cJSON_GetObjectItemCaseSensitive(r, "body");
+    if (!cJSON_IsString(cid) || !cJSON_IsString(url) || !cJSON_IsObject(body)) {
+      cJSON_Delete(r);
+      continue;
+    }
+    bool chat = strstr(url->valuestring, "chat") != NULL;
+    const cJSON *sj = cJSON_GetObjectItemCaseSensitive(body, "seed"), *nj = cJSON_GetObjectItemCaseSensitive(body, "n");
+    uint64_t seed = cJSON_IsNumber(sj) ? (uint64_t)sj->valuedouble : 0;
+    unsigned nch = cJSON_IsNumber(nj) && nj->valuedouble >= 1 && nj->valuedouble <= 64 ? (unsigned)nj->valuedouble : 1;
+    char *prompt = ss_prompt(body, chat);
+    unsigned ptok = sd_prompt_tokens(body);
+    cJSON *res = cJSON_CreateObject(), *resp;
+    char rid[64];
+    snprintf(rid, sizeof rid, "batch-standin-%u", k++);
+    cJSON_AddStringToObject(res, "id", rid);
+    cJSON_AddStringToObject(res, "custom_id", cid->valuestring);
+    resp = cJSON_AddObjectToObject(res, "response");
+    cJSON_AddStringToObject(resp, "request_id", rid);
+    if (ll->ctx && ptok >= ll->ctx) {
+      char msg[200];
+      snprintf(msg, sizeof msg, "request (%u tokens) exceeds the available context size (%u tokens), try increasing it",
+               ptok, ll->ctx);
+      cJSON_AddNumberToObject(resp, "status_code", 400);
+      cJSON *eb = cJSON_AddObjectToObject(cJSON_AddObjectToObject(resp, "body"), "error");
+      cJSON_AddStringToObject(eb, "message", msg);
+    } else {
+      char *contents[64];
+      for (unsigned i = 0; i < nch; i++) contents[i] = ss_scramble(prompt, seed + i);
+      char *ok = sd_ok_body_n(chat, (const char *const *)contents, nch, "stop", 0, ptok);
+      for (unsigned i = 0; i < nch; i++) free(contents[i]);
+      cJSON_AddNumberToObject(resp, "status_code", 200);
+      cJSON_AddItemToObject(resp, "body", cJSON_Parse(ok));
+      cJSON_free(ok);
+    }
+    cJSON_AddNullToObject(res, "error");
+    char *t = cJSON_PrintUnformatted(res);
+    fprintf(o, "%s\n", t);
+    cJSON_free(t);
+    cJSON_Delete(res);
+    free(prompt);
+    cJSON_Delete(r);
+  }
+  free(line);
+  fclose(f);
+  return fclose(o) ? 1 : 0;
+}
+
 int main(int argc, char **argv) {
   const char *port_file = NULL, *delay_file = NULL, *count_file = NULL, *honour = "openai", *refuse_file = NULL,
-             *prompt_dir = NULL;
+             *prompt_dir = NULL, *batch_in = NULL, *batch_out = NULL;
   int port = 0;
   ss_llama ll = {0, 4, false, NULL};
   for (int i = 1; i + 1 < argc; i += 2) {
@@ -302,11 +371,14 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--slots")) ll.slots = (unsigned)atoi(argv[i + 1]);
     else if (!strcmp(argv[i], "--says-nothing")) ll.says_nothing = atoi(argv[i + 1]) != 0;
     else if (!strcmp(argv[i], "--requests-file")) ll.requests_file = argv[i + 1];
+    else if (!strcmp(argv[i], "--batch")) batch_in = argv[i + 1];
+    else if (!strcmp(argv[i], "--batch-out")) batch_out = argv[i + 1];
     else {
       fprintf(stderr, "standin_server: unknown option %s\n", argv[i]);
       return 2;
     }
   }
+  if (batch_in && batch_out) return ss_batch(batch_in, batch_out, &ll);
   if (!port_file) {
     fprintf(stderr, "usage: standin_server --port-file FILE [--port N] [--delay-file FILE] [--count-file FILE] "
                     "[--schema openai|llamacpp|vllm|all|none] [--refuse-file FILE] [--prompt-dir DIR]\n");

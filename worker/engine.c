@@ -244,7 +244,7 @@ static int instance_ready(engine *E, einst *x) {
   const char *spec = w->specs[s->model];
   for (uint32_t k = 0; k < x->natt; k++) x->seeds[k] = rs_attempt_seed(w->seed, x->l.row.id, spec, s->att_first + k);
   x->in = (rs_gen_input){x->l.row.id, x->l.row.target, x->l.p, x->l.row.norm, &x->l.names, x->vn, x->l.row.truth,
-                         NULL, NULL, NULL};
+                         NULL, NULL, NULL, s->name};
   if (w->until_pass) return submit_next(E, x);
   /* the whole block at once: the server batches it, a builtin model generates it in one call */
   rs_failpoint_hit(&w->fault, w->rank, RS_FP_GENERATE);
@@ -379,7 +379,8 @@ static int arrived(engine *E, rs_done *d) {
   E->unverified++;
   if (E->rc) return -1;
   const rs_gen *g = &x->g[k];
-  w->transient_run = g->transient ? w->transient_run + 1 : 0;
+  /* a deferred attempt (batch:) waits for its answer in a file, it is not a failing server */
+  if (!g->deferred) w->transient_run = g->transient ? w->transient_run + 1 : 0;
   /* a server that is down would turn the rest of the sweep into infra rows: stop instead */
   if (w->max_transient && w->transient_run >= w->max_transient) {
     rs_errf(E->e, NULL, 0,
@@ -470,12 +471,13 @@ static int verified(engine *E, einst *x, uint32_t k) {
     st->attempt0++;
     st->attempt0_pass += pass;
   }
+  bool deferred = g->deferred; /* its answer comes with a later --ingest: the loop stops here */
   rs_gen_clear(g);
-  if (w->until_pass && !x->passed && x->verified < x->natt) {
+  if (w->until_pass && !x->passed && !deferred && x->verified < x->natt) {
     iq_push(&E->ready[s->model], x); /* its next attempt, with this feedback */
     return 0;
   }
-  if (x->verified == x->natt || x->passed) return finish_instance(E, x);
+  if (x->verified == x->natt || x->passed || (w->until_pass && deferred)) return finish_instance(E, x);
   return 0;
 }
 

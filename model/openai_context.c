@@ -17,18 +17,37 @@ static uint64_t inst_key(const rs_gen_input *in) {
 }
 
 static struct rs_oa_ctxmark *find_mark(const rs_oa_body *b, uint64_t key) {
-  for (uint32_t i = 0; key && i < b->nmarks; i++)
-    if (b->marks[i].key == key) return &b->marks[i];
-  return NULL;
+  if (!key || !b->marks_cap) return NULL;
+  uint32_t mask = b->marks_cap - 1;
+  for (uint32_t j = (uint32_t)key & mask;; j = (j + 1) & mask) {
+    if (b->marks[j].key == key) return &b->marks[j];
+    if (!b->marks[j].key) return NULL;
+  }
 }
 
-static void mark(rs_oa_body *b, uint64_t key, uint32_t prompt, uint32_t ctx) {
-  if (!key || find_mark(b, key)) return;
-  if (b->nmarks == b->marks_cap) {
-    b->marks_cap = b->marks_cap ? 2 * b->marks_cap : 64;
-    b->marks = rs_xrealloc(b->marks, b->marks_cap * sizeof *b->marks);
+static void mark(rs_oa_body *b, uint64_t key, uint32_t prompt, uint32_t ctx, bool fits) {
+  if (!key) return;
+  struct rs_oa_ctxmark *m = find_mark(b, key);
+  if (!m) {
+    if (2 * (b->nmarks + 1) > b->marks_cap) { /* grow: half full at most */
+      struct rs_oa_ctxmark *old = b->marks;
+      uint32_t oc = b->marks_cap;
+      b->marks_cap = oc ? 2 * oc : 256;
+      b->marks = rs_xcalloc(b->marks_cap, sizeof *b->marks);
+      for (uint32_t i = 0; i < oc; i++)
+        if (old[i].key) {
+          uint32_t j = (uint32_t)old[i].key & (b->marks_cap - 1);
+          while (b->marks[j].key) j = (j + 1) & (b->marks_cap - 1);
+          b->marks[j] = old[i];
+        }
+      free(old);
+    }
+    uint32_t j = (uint32_t)key & (b->marks_cap - 1);
+    while (b->marks[j].key) j = (j + 1) & (b->marks_cap - 1);
+    m = &b->marks[j];
+    b->nmarks++;
   }
-  b->marks[b->nmarks++] = (struct rs_oa_ctxmark){key, prompt, ctx};
+  *m = (struct rs_oa_ctxmark){key, prompt, ctx, fits};
 }
 
 /* "context: prompt P tokens + max_tokens M = N > the server's context C tokens (how)": the
@@ -153,7 +172,11 @@ static int count_tokens(rs_oa_body *b, const rs_oa_link *l, const cJSON *req, ui
 bool rs_oa_context_fits(rs_oa_body *b, const rs_oa_link *l, const rs_gen_input *in, const cJSON *req, uint32_t *ptok,
                         char *why, size_t wn) {
   const struct rs_oa_ctxmark *m = find_mark(b, inst_key(in));
-  if (m) {
+  /* an instance counted once and fitting is not counted again, unless its feedback could make
+   * it not fit (a token is a byte at least; 64 for the template's tokens around it) */
+  size_t fb = in && in->feedback ? strlen(in->feedback) : 0;
+  if (m && m->fits && (uint64_t)m->prompt + b->max_tokens + fb + 64 <= b->n_ctx) return true;
+  if (m && !m->fits) {
     *ptok = m->prompt;
     describe(b, m->prompt, m->ctx, "the server refused an earlier attempt of this instance; not sent", why, wn);
     return false;
@@ -161,12 +184,15 @@ bool rs_oa_context_fits(rs_oa_body *b, const rs_oa_link *l, const rs_gen_input *
   if (!b->n_ctx || b->tokenizer == RS_OA_TOK_NONE) return true; /* the server's refusal will say */
   uint32_t n;
   if (count_tokens(b, l, req, &n)) return true;
-  if ((uint64_t)n + b->max_tokens <= b->n_ctx) return true;
+  if ((uint64_t)n + b->max_tokens <= b->n_ctx) {
+    if (!fb) mark(b, inst_key(in), n, b->n_ctx, true);
+    return true;
+  }
   *ptok = n;
   char how[120];
   snprintf(how, sizeof how, "%s; counted by its /tokenize; not sent", b->ctx_src[0] ? b->ctx_src : "n_ctx");
   describe(b, n, b->n_ctx, how, why, wn);
-  mark(b, inst_key(in), n, b->n_ctx); /* its later attempts are not counted again */
+  mark(b, inst_key(in), n, b->n_ctx, false); /* its later attempts are not counted again */
   return false;
 }
 
@@ -178,5 +204,5 @@ void rs_oa_context_refused(rs_oa_body *b, const rs_gen_input *in, const char *ms
   char how[160];
   snprintf(how, sizeof how, "the server refused it: %.120s", msg ? msg : "");
   describe(b, prompt, ctx, how, why, wn);
-  mark(b, inst_key(in), prompt, ctx);
+  mark(b, inst_key(in), prompt, ctx, false);
 }

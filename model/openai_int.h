@@ -65,8 +65,9 @@ typedef struct {
   int tokenizer;          /* RS_OA_TOK_* */
   char ctx_src[64];       /* where n_ctx was read ("llama.cpp /props n_ctx") */
   struct rs_oa_ctxmark {
-    uint64_t key;
+    uint64_t key;         /* 0: empty (open addressing by the instance's id) */
     uint32_t prompt, ctx; /* prompt tokens and the context the server said (0: not said) */
+    bool fits;            /* counted and fitting (without feedback): not counted again */
   } *marks;
   uint32_t nmarks, marks_cap;
 } rs_oa_body;

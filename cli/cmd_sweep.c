@@ -1,5 +1,6 @@
 /* cmd_sweep.c - `regsweep sweep`: its options and usage; the run is coordinator/sweep.c. */
 #include "cli/cli.h"
+#include "coordinator/ingest.h"
 #include "coordinator/sweep.h"
 #include "corpus/instance.h"
 #include "verify/verifier.h"
@@ -12,7 +13,7 @@ void rs_usage_sweep(void) {
   puts("usage: [mpirun -np N] regsweep sweep --corpus corpus.h5 --model SPEC [--model SPEC2 ...] --out RUN_DIR\n"
        "       [--samples N] [--until-pass] [--split train|test|all] [--filter family=fa,target=gfx90a,form=prera]\n"
        "       [--holdout-arch T]  (unseen-architecture split: test = target T, train = every other target)\n"
-       "       [--resume] [--seed S] [--verifier native|z3|both] [--bind core|gpu|none] [--keep all|failed|none]\n"
+       "       [--ingest BATCH_DIR] [--resume] [--seed S] [--verifier native|z3|both] [--bind core|gpu|none] [--keep all|failed|none]\n"
        "       [--block N] [--progress-every SECONDS] [--z3-timeout-ms N] [--max-infra N] [--feedback]\n"
        "       [--inflight N] [--window-mode window|instance] [--verify-threads N]\n"
        "       [--emit-check N]\n"
@@ -31,9 +32,14 @@ void rs_usage_sweep(void) {
        "extending --samples from 10 to 20 reuses the first 10 attempts. A worker stops the sweep after\n"
        "--max-infra (default 20) attempts in a row that the model server did not answer (down, timing\n"
        "out, 429/5xx after retries); --resume also redoes finished shards holding such attempts. A\n"
-       "server that refuses every request the same way (no such model, a context too small: 3 in a row\n"
-       "of 2 instances) stops it at once with the reason and what to change. Infra attempts are listed\n"
-       "by reason in the summary. A run directory a live sweep holds (RUN_DIR/lock) is refused.\n"
+       "server that refuses every request the same way (no such model, credentials, a bad request: 3 in\n"
+       "a row of 2 instances) stops it at once with the reason and what to change; a prompt beyond the\n"
+       "server's context is recorded for its instance (infra 'context') and the sweep goes on. Infra\n"
+       "attempts are listed by reason in the summary, with the context that would fit every instance.\n"
+       "--model batch:DIR?model=M writes the requests as OpenAI Batch files (DIR/round-N/SHARD.requests.jsonl,\n"
+       "what vllm run-batch reads); --ingest DIR --out RUN_DIR reads DIR/round-N/*.results.jsonl back,\n"
+       "verifies and records every answer as an online sweep does (a resume: run it again after each\n"
+       "round; --until-pass asks the next round for what still fails; docs/slurm.md). A run directory a live sweep holds (RUN_DIR/lock) is refused.\n"
        "A shard file that exists but cannot be read stops a resume: it is never overwritten.\n"
        "Each worker keeps up to a model's window of requests in flight (openai: inflight=, default 64,\n"
        "or --inflight N, which is not part of the model's identity; never more than the server runs at\n"
@@ -124,15 +130,33 @@ int rs_cmd_sweep(int argc, char **argv) {
     rs_usage_sweep();
     return 0;
   }
-  if (parse(argc, argv, &o)) return 2;
+  /* --ingest DIR: a resume of --out whose batch: model reads DIR's result files (coordinator/ingest.c) */
+  char **iargv = NULL;
+  int iargc = 0;
+  const char *ingest = NULL, *iout = NULL;
+  for (int i = 1; i + 1 < argc; i++) {
+    if (!strcmp(argv[i], "--ingest")) ingest = argv[i + 1];
+    if (!strcmp(argv[i], "--out")) iout = argv[i + 1];
+  }
+  if (ingest) {
+    rs_err ie;
+    if (!iout) return fprintf(stderr, "regsweep sweep: --ingest DIR needs --out RUN_DIR (the batch sweep's run)\n"), 2;
+    if (!(iargv = rs_ingest_argv(iout, ingest, argc, argv, &iargc, &ie)))
+      return fprintf(stderr, "regsweep sweep: --ingest: %s\n", ie.msg), 2;
+    argc = iargc;
+    argv = iargv;
+  }
+  if (parse(argc, argv, &o)) return rs_ingest_argv_free(iargv, iargc), 2;
   rs_failpoint fault; /* fault injection for tests/test_faults.sh only */
   if (!rs_failpoint_parse(getenv("RS_FAULT"), &fault)) {
     fprintf(stderr, "regsweep sweep: RS_FAULT=%s: expected RANK:generate|append|renamed:N\n", getenv("RS_FAULT"));
-    return 2;
+    return rs_ingest_argv_free(iargv, iargc), 2;
   }
   if (!rs_filter_valid(o.filter)) {
     fprintf(stderr, "regsweep sweep: --filter takes family=, target=, form=, kind= (values joined by '|'), sample=K\n");
-    return 2;
+    return rs_ingest_argv_free(iargv, iargc), 2;
   }
-  return rs_sweep_run(&o, fault);
+  int status = rs_sweep_run(&o, fault);
+  rs_ingest_argv_free(iargv, iargc);
+  return status;
 }

@@ -87,7 +87,7 @@ static char *file_hash(const char *path) {
 static void hash_sweep_prompts(rs_reward *r, uint32_t *cap, const rs_oa_body *b, uint32_t i) {
   rs_loaded *l = &r->in[i].l;
   const char **vn = rs_value_names(l->p, &l->names);
-  rs_gen_input gi = {l->row.id, l->row.target, l->p, l->row.norm, &l->names, vn, NULL, NULL, NULL, NULL};
+  rs_gen_input gi = {l->row.id, l->row.target, l->p, l->row.norm, &l->names, vn, NULL, NULL, NULL, NULL, NULL};
   cJSON *req = rs_oa_build_request(b, &gi);
   const cJSON *msgs = cJSON_GetObjectItemCaseSensitive(req, "messages"), *m;
   const char *sys = NULL, *user = NULL;

@@ -17,9 +17,7 @@ uint32_t rs_truth_prera(const rs_func *pre, const rs_func *ps, const rs_alignmen
  * that keeps every constraint (the split label, docs/real-suite.md). */
 uint32_t rs_truth_prera_split(const rs_func *pre, const rs_func *ps, const rs_alignment *ps_fin, const rs_problem *p,
                               rs_preg *assign);
-/* Check an assignment (per function vreg) against a Problem; returns violations, or UINT32_MAX
- * when a used value has no register. *nonmember counts registers outside their class. */
-uint32_t rs_truth_check(const rs_problem *p, const rs_preg *assign, uint32_t *nonmember);
+/* rs_truth_check (an assignment against a Problem): analysis/problem.h. */
 /* JSON object {"%12": "v[4:5]", ...} of the used values, in Problem order. */
 char *rs_truth_json(const rs_problem *p, const rs_preg *assign);
 

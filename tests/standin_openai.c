@@ -339,8 +339,11 @@ static void sd_serve(int ls, const rs_standin *cfg, const char *answer, const ch
       continue;
     }
     char path[300];
-    /* GETs (the client's /props and /models look-ups) apart, so tests count completions */
-    snprintf(path, sizeof path, "%s/%06u.%s", dir, seq, strncmp(req, "GET ", 4) ? "req" : "get");
+    /* GETs (the client's /props and /models look-ups) and other POSTs (its /tokenize) apart, so
+     * tests count completions */
+    const char *eol = strstr(req, "\r\n"), *c1 = strstr(req, " /v1/chat/completions "), *c2 = strstr(req, " /v1/completions ");
+    bool completion = !strncmp(req, "POST ", 5) && ((c1 && c1 < eol) || (c2 && c2 < eol));
+    snprintf(path, sizeof path, "%s/%06u.%s", dir, seq, completion ? "req" : "get");
     FILE *f = fopen(path, "wb");
     if (f) {
       fwrite(req, 1, (size_t)len, f);
@@ -367,7 +370,7 @@ static void sd_serve(int ls, const rs_standin *cfg, const char *answer, const ch
     if (pid == 0) {
       close(ls);
       alarm(10);
-      bool post = !strncmp(req, "POST ", 5), slot = cfg->slots && post;
+      bool slot = cfg->slots && completion; /* a slot per completion, as llama.cpp */
       if ((!slot || sd_take_slot(c, cfg)) && !sd_answer(c, cfg, answer, req, hlen, (size_t)len, seen) && slot)
         __atomic_sub_fetch(&cfg->sh->running, 1, __ATOMIC_SEQ_CST);
       shutdown(c, SHUT_WR);

@@ -231,7 +231,7 @@ static int write_request(batch_state *s, const char *shard, const char *id, cons
 static void deferred(rs_gen *g, const char *why) {
   g->infra = g->transient = g->deferred = true;
   g->finish = RS_FINISH_ERROR;
-  snprintf(g->error, sizeof g->error, "%s", why);
+  snprintf(g->error, sizeof g->error, "%.250s", why);
 }
 
 static int batch_generate(rs_model *m, const rs_gen_input *in, uint32_t first, uint32_t n, const uint64_t *seeds,
@@ -252,7 +252,7 @@ static int batch_generate(rs_model *m, const rs_gen_input *in, uint32_t first, u
     snprintf(id, sizeof id, "%.300s#%u+%u#%016llx", in->id ? in->id : "", first + k, cnt,
              (unsigned long long)rs_hash_bytes(body, strlen(body), 0));
     const answer_t *a = s->cap ? slot(s, id) : NULL;
-    char why[256], path[2600];
+    char why[600], path[2600];
     if (a && a->id && a->status == 200) {
       if (rs_oa_parse_reply(&s->b, in, a->body, strlen(a->body), g, cnt, why, sizeof why))
         for (uint32_t i = 0; i < cnt; i++) { /* a malformed answer is the runner's: infra, as online */
@@ -267,7 +267,7 @@ static int batch_generate(rs_model *m, const rs_gen_input *in, uint32_t first, u
         g[i].infra = g[i].context = true;
         g[i].finish = RS_FINISH_ERROR;
         g[i].prompt_tokens = ptok;
-        snprintf(g[i].error, sizeof g[i].error, "%s", why);
+        snprintf(g[i].error, sizeof g[i].error, "%.250s", why);
       }
     } else if (write_request(s, in->shard, id, body, path, sizeof path)) {
       rc = rs_errf(e, NULL, 0, "batch: cannot write %s: %s", path, strerror(errno));

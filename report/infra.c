@@ -94,7 +94,7 @@ int rs_infra_load(rs_infra *in, rs_runfile *f, uint16_t model_base, rs_err *e) {
     unsigned round;
     int at = 0;
     /* "batch: pending in round R: DIR/round-R/SHARD.requests.jsonl" (model/batch.c) */
-    if (sscanf(a.diag, "batch: pending in round %u: %n", &round, &at) == 1 && at > 0) {
+    if (a.diag && sscanf(a.diag, "batch: pending in round %u: %n", &round, &at) == 1 && at > 0) {
       in->pending++;
       const char *dir = a.diag + at, *rd = strstr(dir, "/round-");
       if (round >= in->round && rd) {

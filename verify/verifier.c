@@ -65,6 +65,7 @@ int rs_verifier_kind(const char *name) {
 
 int rs_verifier_open(rs_verifier *v, int kind, const rs_problem *p, unsigned timeout_ms, rs_err *e) {
   memset(v, 0, sizeof *v);
+  if (kind < 0 || kind >= (int)(sizeof all / sizeof *all)) return rs_errf(e, "verifier", 0, "unknown verifier %d", kind);
   v->kind = kind;
   v->ops = all[kind];
   v->p = p;

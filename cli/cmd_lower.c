@@ -6,6 +6,7 @@
 #include "analysis/problem.h"
 #include "corpus/truth.h"
 #include "cubin/lower.h"
+#include "cubin/spilllower.h"
 #include "sass/sass.h"
 #include <errno.h>
 #include <stdio.h>
@@ -218,7 +219,16 @@ int rs_lower_file(const char *cubin, const char *orig, const char *next, const u
     close(fd);
     out = tmp;
   }
-  if (rs_sass_hazards_listing(&c, next, cubin, &nh, hz, sizeof hz, &e) || (nh && !encoder_check)) {
+  /* spill accesses free mode rewrote as MOV/NOP (sass/spills.h): written from scratch, hazards
+   * walked on their new control bits (cubin/spilllower.c) */
+  uint32_t nrw = 0;
+  if (rs_spills_count_rewritten(orig, next, cubin, &nrw, &e)) {
+    fprintf(stderr, "regsweep lower: %s\n", e.msg);
+    rs_cubin_free(&c);
+    if (encoder_check) unlink(tmp);
+    return 2;
+  }
+  if (!nrw && (rs_sass_hazards_listing(&c, next, cubin, &nh, hz, sizeof hz, &e) || (nh && !encoder_check))) {
     if (nh) fprintf(stderr, "regsweep lower: %s: %u scoreboard hazard%s with ptxas's control bits, first: %s: the "
                             "kernel is refused\n", cubin, nh, nh == 1 ? "" : "s", hz);
     else fprintf(stderr, "regsweep lower: %s\n", e.msg);
@@ -231,7 +241,9 @@ int rs_lower_file(const char *cubin, const char *orig, const char *next, const u
   if (before) memcpy(before, c.bytes, c.len);
   rs_lower_stats st;
   double t0 = rs_now();
-  int rc = rs_sass_lower(&c, orig, next, regcount, cubin, &st, &e);
+  rs_spill_lower_stats sst;
+  int rc = nrw ? rs_spills_lower(&c, orig, next, regcount, cubin, &sst, &e) : rs_sass_lower(&c, orig, next, regcount, cubin, &st, &e);
+  if (nrw && !rc) st = sst.low;
   double ms = (rs_now() - t0) * 1e3;
   int status = 0;
   if (rc) {
@@ -247,6 +259,8 @@ int rs_lower_file(const char *cubin, const char *orig, const char *next, const u
     printf("lower: %s: sm_%u, %u functions, %u instructions, %u re-encoded (%u register fields), registers",
            out, c.sm, st.funcs, st.insts, st.changed, st.tokens);
     for (uint32_t k = 0; k < st.funcs && k < 8; k++) printf(" %u -> %u", st.regs_before[k], st.regs_after[k]);
+    if (nrw) printf(", %u spill accesses rewritten (%u MOV, %u NOP; 0 hazards with their control bits)", sst.rewritten,
+                    sst.movs, sst.nops);
     printf("%s (%.2f ms)\n", before ? ", byte-identical to the input" : "", ms);
   }
   free(before);

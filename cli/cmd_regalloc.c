@@ -22,6 +22,7 @@
 #include "analysis/problem.h"
 #include "cubin/lower.h"
 #include "sass/sass.h"
+#include "sass/spills.h"
 #include "corpus/truth.h"
 #include "storage/corpus.h"
 #include <stdio.h>
@@ -34,7 +35,7 @@ uint32_t rs_chaitin_allocate_from(const rs_problem *p, const rs_preg *start, rs_
 
 void rs_usage_regalloc(void) {
   puts("usage: regsweep regalloc FILE.sass --pinned [-q] [--function NAME] [--target T]\n"
-       "       regsweep regalloc FILE.sass --free [-o OUT.sass] [-q] [--target T] [--scoreboards C.cubin]\n"
+       "       regsweep regalloc FILE.sass --free [-o OUT.sass] [-q] [--target T] [--scoreboards C.cubin] [--no-spills]\n"
        "       regsweep regalloc CORPUS.h5 --pinned|--free [-q]   (every form-sass instance)\n"
        "       regsweep regalloc FILE.cubin [--listing L.sass] --pinned|--free [-o OUT.cubin] [--nvdisasm P]\n"
        "       regsweep regalloc FILE.sass --cubin C.cubin --pinned|--free [-o OUT.cubin] [--no-scoreboards]\n"
@@ -62,6 +63,9 @@ void rs_usage_regalloc(void) {
        "scoreboard conflicts' on the line; pinned checks ptxas's colouring against them too).\n"
        "--no-scoreboards leaves them out (to measure what they cost: lowering then refuses a kernel\n"
        "with a race).\n"
+       "Spill slots ([R1+k] words of STL/LDL, sass/spills.h) are values of free mode: where a register\n"
+       "below the kernel's register count is free for one, its STL and loads become MOV (or NOP) in place;\n"
+       "'spills: S stores, L loads -> s, l (frame F -> f bytes)' per function. --no-spills keeps them.\n"
        "Exit status: 0 identical / valid, 1 a failure, 2 bad input (file:line: message).");
 }
 
@@ -233,8 +237,8 @@ static uint32_t joined(const rs_func *a, const rs_func *b, uint32_t *shown) {
  * the written listing is checked, never re-coloured. Ours and ptxas's own colouring are each
  * lowered value by value; where ours is the dearer, ptxas's (lowered) is the result (the floor),
  * said on the function's line. */
-static uint32_t free_mode(const rs_module *m, const rs_cubin *cub, const char *cpath, const char *out_path, bool quiet,
-                          rs_err *e) {
+static uint32_t free_mode(rs_module *m, const rs_cubin *cub, const char *cpath, const char *out_path, bool quiet,
+                          bool spills, rs_err *e) {
   uint32_t nf = m->nfuncs, fails = 0, shown = 0;
   rs_preg **as = rs_xcalloc(nf + 1, sizeof *as);
   rs_problem **ps = rs_xcalloc(nf + 1, sizeof *ps);
@@ -246,6 +250,12 @@ static uint32_t free_mode(const rs_module *m, const rs_cubin *cub, const char *c
   bool *extern_call = rs_xcalloc(nf + 1, sizeof *extern_call);
   uint32_t *nsb = rs_xcalloc(nf + 1, sizeof *nsb); /* scoreboard conflicts added */
   bool checked = false; /* the write-back was re-lifted and compared */
+  /* spill slots as values (sass/spills.h): per function, what was found and what was promoted;
+   * sr[k].mod holds the original function once function k is rewritten */
+  rs_spills *sp = rs_xcalloc(nf + 1, sizeof *sp);
+  rs_spill_result *sr = rs_xcalloc(nf + 1, sizeof *sr);
+  uint32_t *spill_nops = rs_xcalloc(nf + 1, sizeof *spill_nops);
+  unsigned sm = m->tgt && !strncmp(m->tgt->name, "sm_", 3) ? (unsigned)atoi(m->tgt->name + 3) : 0;
   for (uint32_t k = 0; k < nf && fails != UINT32_MAX; k++) {
     const rs_func *f = m->funcs[k];
     if (!(ps[k] = rs_problem_build(f, e))) {
@@ -262,7 +272,6 @@ static uint32_t free_mode(const rs_module *m, const rs_cubin *cub, const char *c
     }
     rs_sass_join_conflicts(f, p);
     if (ctl) nsb[k] = rs_sass_scoreboard_conflicts(f, (const uint64_t(*)[2])ctl, p); /* ptxas's control bits stay */
-    free(ctl);
     /* ptxas's colouring is a valid one of this Problem (tests/test_sass_real.c): the floor */
     rs_preg *start = rs_xcalloc(p->nvars + 1, sizeof *start), *mine = rs_xcalloc(p->nvars + 1, sizeof *mine),
             *best = rs_xcalloc(p->nvars + 1, sizeof *best);
@@ -273,7 +282,6 @@ static uint32_t free_mode(const rs_module *m, const rs_cubin *cub, const char *c
       memcpy(best, start, sizeof *best * p->nvars);
       floored[k] = true;
     }
-    secs[k] = rs_now() - t0;
     for (uint32_t v = 0; v < f->nvregs; v++) as[k][v] = f->truth[v]; /* values the Problem lacks keep theirs */
     for (uint32_t v = 0; v < p->nvars; v++) as[k][p->vars[v].fvreg] = mine[v];
     ours[k] = r_used(f, as[k]) + 2;
@@ -281,10 +289,46 @@ static uint32_t free_mode(const rs_module *m, const rs_cubin *cub, const char *c
     free(start);
     free(mine);
     free(best);
+    /* spill slots: promoted where a register below the kernel's count is free for them */
+    if (spills && rs_spills_find(f, &sp[k], e)) {
+      free(ctl);
+      fails = UINT32_MAX;
+      break;
+    }
+    bool any = false;
+    for (uint32_t w = 0; spills && w < sp[k].nwebs; w++) any |= sp[k].webs[w].ok;
+    if (any) {
+      unsigned limit = r_used(f, f->truth) + 2;
+      if (rs_spills_promote(m, k, &sp[k], (const uint64_t(*)[2])ctl, as[k], limit, sm, &sr[k], e)) {
+        free(ctl);
+        fails = UINT32_MAX;
+        break;
+      }
+      if (sr[k].promoted_webs) { /* the rewritten function takes the original's place */
+        rs_func *g = sr[k].f;
+        sr[k].mod->funcs[k] = m->funcs[k];
+        m->funcs[k] = g;
+        free(as[k]);
+        as[k] = sr[k].assign;
+        sr[k].assign = NULL;
+        rs_problem_free(ps[k]);
+        ps[k] = sr[k].p;
+        sr[k].p = NULL;
+        nsb[k] = sr[k].nsb;
+      }
+    }
+    secs[k] = rs_now() - t0;
+    free(ctl);
   }
   char *text = NULL;
   if (fails != UINT32_MAX && !fails) {
     text = rs_sass_write_module(m, as);
+    for (uint32_t k = 0; k < nf; k++) /* the rewritten spill accesses: MOV or NOP */
+      if (sr[k].promoted_webs) {
+        char *t2 = rs_spills_write(text, m->funcs[k], as[k], &spill_nops[k]);
+        free(text);
+        text = t2;
+      }
     rs_module *n = rs_xcalloc(1, sizeof *n);
     n->path = rs_xstrndup("(recoloured)", 12);
     n->text = rs_xstrndup(text, strlen(text));
@@ -298,6 +342,12 @@ static uint32_t free_mode(const rs_module *m, const rs_cubin *cub, const char *c
     } else { /* the independent check of the write-back */
       checked = true;
       for (uint32_t k = 0; k < nf; k++) {
+        if (sr[k].promoted_webs) { /* against the original, through the copies and frame words */
+          char why[300];
+          fails += differ[k] = rs_spills_check(sr[k].mod->funcs[k], n->funcs[k], sr[k].rewritten, &uses[k], why, sizeof why);
+          if (differ[k] && shown++ < MAX_SHOWN) fprintf(stderr, "FAIL %s: %s\n", m->funcs[k]->name, why);
+          continue;
+        }
         fails += joined(m->funcs[k], n->funcs[k], &shown);
         fails += differ[k] = same_partition(m->funcs[k], n->funcs[k], &shown, &uses[k]);
       }
@@ -338,11 +388,23 @@ static uint32_t free_mode(const rs_module *m, const rs_cubin *cub, const char *c
     else if (floored[k])
       snprintf(floor, sizeof floor, "; ptxas's own colouring %s (ours needed %u R)", after < before ? "lowered" : "kept",
                ours[k]);
+    char spl[400] = "";
+    if (spills && (sp[k].stores || sp[k].loads)) {
+      const rs_spill_result *r = &sr[k];
+      uint32_t s2 = r->promoted_webs ? r->stores_left : sp[k].stores, l2 = r->promoted_webs ? r->loads_left : sp[k].loads;
+      uint32_t ok = 0;
+      for (uint32_t w = 0; w < sp[k].nwebs; w++) ok += sp[k].webs[w].ok;
+      int o = snprintf(spl, sizeof spl, "; spills: %u stores, %u loads -> %u, %u (frame %u -> %u bytes)", sp[k].stores,
+                       sp[k].loads, s2, l2, sp[k].frame, sp[k].frame);
+      if (sp[k].refused[0]) snprintf(spl + o, sizeof spl - (size_t)o, ", kept: %s", sp[k].refused);
+      else snprintf(spl + o, sizeof spl - (size_t)o, ", %u of %u slot values in registers (%u promotable), %u NOPs",
+                    r->promoted_webs, sp[k].nwebs, ok, spill_nops[k]);
+    }
     if (!quiet)
       printf("regalloc(free): %s: R: %u -> %u registers, occupancy %u -> %u warps/SM (%u values, 1 round,%s %.1f ms); "
-             "%s, verifier: %s%s\n",
+             "%s, verifier: %s%s%s\n",
              f->name, before, after, occupancy_of(f->tgt, before), occupancy_of(f->tgt, after), ps[k]->nvars, sb,
-             secs[k] * 1e3, contrib, vpass ? "pass" : "FAIL", floor);
+             secs[k] * 1e3, contrib, vpass ? "pass" : "FAIL", floor, spl);
   }
   if (out_path && !fails && text) {
     FILE *fp = fopen(out_path, "w");
@@ -366,6 +428,13 @@ static uint32_t free_mode(const rs_module *m, const rs_cubin *cub, const char *c
   free(floored);
   free(extern_call);
   free(nsb);
+  for (uint32_t k = 0; k < nf; k++) {
+    rs_spills_free(&sp[k]);
+    rs_spill_result_free(&sr[k]);
+  }
+  free(sp);
+  free(sr);
+  free(spill_nops);
   return fails;
 }
 
@@ -414,7 +483,7 @@ static int corpus_mode(const char *path, bool pin, bool quiet) {
       free(ctl);
       fails = b == UINT32_MAX ? b : fails + b;
     }
-    if (m && !pin && fails != UINT32_MAX) fails = free_mode(m, cb, in.id, NULL, quiet, &pe);
+    if (m && !pin && fails != UINT32_MAX) fails = free_mode(m, cb, in.id, NULL, quiet, true, &pe);
     rs_cubin_free(&cub);
     double ms = (rs_now() - t0) * 1e3;
     done++;
@@ -441,13 +510,14 @@ int rs_cmd_regalloc(int argc, char **argv) {
     if ((n > 6 && !strcmp(argv[i] + n - 6, ".cubin")) || !strcmp(argv[i], "--cubin")) return rs_regalloc_cubin(argc, argv);
   }
   const char *file = NULL, *function = NULL, *target = NULL, *out = NULL, *cpath = NULL;
-  bool pin = false, quiet = false, recolour = false;
+  bool pin = false, quiet = false, recolour = false, spills = true;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "--pinned")) pin = true;
     else if (!strcmp(a, "--free")) recolour = true;
     else if (!strcmp(a, "-o") && i + 1 < argc) out = argv[++i];
     else if (!strcmp(a, "-q")) quiet = true;
+    else if (!strcmp(a, "--no-spills")) spills = false;
     else if (!strcmp(a, "--function") && i + 1 < argc) function = argv[++i];
     else if (!strcmp(a, "--target") && i + 1 < argc) target = argv[++i];
     else if (!strcmp(a, "--scoreboards") && i + 1 < argc) cpath = argv[++i]; /* from rs_regalloc_cubin */
@@ -487,7 +557,7 @@ int rs_cmd_regalloc(int argc, char **argv) {
   }
   if (cpath) cb = &cub;
   if (recolour) {
-    fails = free_mode(m, cb, cpath, out, quiet, &e);
+    fails = free_mode(m, cb, cpath, out, quiet, spills, &e);
     if (fails == UINT32_MAX) fprintf(stderr, "regsweep regalloc: %s\n", e.msg);
     rs_cubin_free(&cub);
     rs_module_free(m);

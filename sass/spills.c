@@ -31,6 +31,7 @@ static bool imm_of(const rs_func *f, const rs_operand *op, long *v) {
   b[op->text_len] = 0;
   char *end;
   *v = strtol(b, &end, 0);
+  if (op->text_off && f->src[op->text_off - 1] == '-') *v = -*v; /* the parser leaves the sign out */
   return *end == 0;
 }
 

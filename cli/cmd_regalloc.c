@@ -286,12 +286,26 @@ static uint32_t free_mode(rs_module *m, const rs_cubin *cub, const char *cpath, 
     for (uint32_t v = 0; v < p->nvars; v++) as[k][p->vars[v].fvreg] = mine[v];
     ours[k] = r_used(f, as[k]) + 2;
     for (uint32_t v = 0; v < p->nvars; v++) as[k][p->vars[v].fvreg] = best[v];
+    /* the other colouring within the count leaves other registers free for the spill slots:
+     * ours when ptxas's was kept (and ours fits), else ptxas's own */
+    rs_preg *alt = NULL;
+    if (spills && !extern_call[k] && (!floored[k] || !uncoloured[k])) {
+      alt = rs_xcalloc(f->nvregs + 1, sizeof *alt);
+      for (uint32_t v = 0; v < f->nvregs; v++) alt[v] = f->truth[v];
+      if (floored[k])
+        for (uint32_t v = 0; v < p->nvars; v++) alt[p->vars[v].fvreg] = mine[v];
+      if (r_used(f, alt) > r_used(f, f->truth)) {
+        free(alt);
+        alt = NULL;
+      }
+    }
     free(start);
     free(mine);
     free(best);
     /* spill slots: promoted where a register below the kernel's count is free for them */
     if (spills && rs_spills_find(f, &sp[k], e)) {
       free(ctl);
+      free(alt);
       fails = UINT32_MAX;
       break;
     }
@@ -299,11 +313,26 @@ static uint32_t free_mode(rs_module *m, const rs_cubin *cub, const char *cpath, 
     for (uint32_t w = 0; spills && w < sp[k].nwebs; w++) any |= sp[k].webs[w].ok;
     if (any) {
       unsigned limit = r_used(f, f->truth) + 2;
-      if (rs_spills_promote(m, k, &sp[k], (const uint64_t(*)[2])ctl, as[k], limit, sm, &sr[k], e)) {
+      rs_spill_result other;
+      memset(&other, 0, sizeof other);
+      if (rs_spills_promote(m, k, &sp[k], (const uint64_t(*)[2])ctl, as[k], limit, sm, &sr[k], e) ||
+          (alt && rs_spills_promote(m, k, &sp[k], (const uint64_t(*)[2])ctl, alt, limit, sm, &other, e))) {
         free(ctl);
+        free(alt);
+        rs_spill_result_free(&other);
         fails = UINT32_MAX;
         break;
       }
+      /* the better of the two: fewer spill accesses left, then fewer R */
+      uint32_t left0 = sr[k].stores_left + sr[k].loads_left, left1 = other.stores_left + other.loads_left;
+      if (alt && other.promoted_webs &&
+          (left1 < left0 || (left1 == left0 && sr[k].promoted_webs &&
+                             r_used(other.f, other.assign) < r_used(sr[k].f, sr[k].assign)))) {
+        rs_spill_result t = sr[k];
+        sr[k] = other;
+        other = t;
+      }
+      rs_spill_result_free(&other);
       if (sr[k].promoted_webs) { /* the rewritten function takes the original's place */
         rs_func *g = sr[k].f;
         sr[k].mod->funcs[k] = m->funcs[k];
@@ -319,6 +348,7 @@ static uint32_t free_mode(rs_module *m, const rs_cubin *cub, const char *cpath, 
     }
     secs[k] = rs_now() - t0;
     free(ctl);
+    free(alt);
   }
   char *text = NULL;
   if (fails != UINT32_MAX && !fails) {

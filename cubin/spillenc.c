@@ -19,6 +19,7 @@
 #include "sass/spills.h"
 #include "cubin/lower.h"
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 enum { MOV_LATENCY = 5 }; /* ptxas's minimum, 4, plus one cycle of margin */
@@ -58,4 +59,31 @@ int rs_spill_encode(unsigned sm, bool nop, unsigned rd, unsigned rs, uint64_t ct
     w[1] = 0xf00 | ctl;
   }
   return 0;
+}
+
+/* A rewritten MOV writes its register a few cycles after issue, where the STL/LDL it replaces
+ * went down the in-order memory pipe behind the accesses in flight before it (a store still to
+ * read its data, hazard.c's in-order rule): it waits for their read barriers, cheap ones (a read
+ * barrier clears once the operands are read), so no register an in-flight access still reads
+ * can be written early. One walk over the control bits as they are before these waits, so the
+ * Problem (spillalloc.c) and the lowering (spilllower.c) compute the same masks. */
+typedef struct {
+  const uint8_t *rewritten;
+  uint8_t *mask;
+} waits_ctx;
+
+static bool waits_at(void *ctx, uint32_t i, uint32_t k, int kind, unsigned sb) {
+  (void)i;
+  waits_ctx *w = ctx;
+  if (kind == RS_SB_READ && w->rewritten[k] && sb < 6) w->mask[k] |= (uint8_t)(1u << sb);
+  return false;
+}
+
+void rs_spill_waits(const rs_func *f, uint64_t (*ctl)[2], const uint8_t *rewritten) {
+  uint8_t *mask = rs_xcalloc(f->ninsts + 1, 1);
+  waits_ctx w = {rewritten, mask};
+  rs_sass_sb_walk(f, (const uint64_t(*)[2])ctl, waits_at, &w);
+  for (uint32_t k = 0; k < f->ninsts; k++)
+    if (rewritten[k]) ctl[k][1] |= (uint64_t)mask[k] << 52;
+  free(mask);
 }

@@ -5,6 +5,7 @@
  * bits. The judge stays nvdisasm (rs_sass_crosscheck, by the caller). */
 #include "sass/spills.h"
 #include "cubin/spilllower.h"
+#include "front/front.h"
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -113,6 +114,43 @@ int rs_spills_lower(rs_cubin *c, const char *orig, const char *next, const uint3
     st->rewritten++;
     if (nop) st->nops++;
     else st->movs++;
+  }
+  /* the waits of the rewritten instructions, from the same walk the Problem was built with */
+  if (!rc) {
+    char tg[16];
+    snprintf(tg, sizeof tg, "sm_%u", c->sm);
+    rs_module *m = rs_module_parse(name, rs_xstrndup(next, strlen(next)), strlen(next), RS_SRC_SASS, tg, e);
+    if (!m) rc = -1;
+    for (uint32_t k = 0; !rc && k < m->nfuncs; k++) {
+      const rs_func *f = m->funcs[k];
+      uint64_t (*ctl)[2] = NULL;
+      if ((rc = rs_sass_ctl_of(c, f, name, &ctl, e))) break;
+      uint8_t *mark = rs_xcalloc(f->ninsts + 1, 1);
+      uint32_t any = 0;
+      for (uint32_t i = 0, j = 0; i < f->ninsts; i++) /* rewritten lines come in order */
+        for (; j < a.n; j++) {
+          if (strcmp(b.v[j].func, f->name)) continue;
+          if (b.v[j].addr > f->insts[i].addr) break;
+          if (b.v[j].addr == f->insts[i].addr) {
+            mark[i] = rw[j];
+            any += rw[j];
+            j++;
+            break;
+          }
+        }
+      if (any) {
+        rs_spill_waits(f, ctl, mark);
+        const rs_cubin_func *cf = rs_cubin_find(c, f->name);
+        for (uint32_t i = 0; cf && i < f->ninsts; i++) {
+          if (!mark[i]) continue;
+          uint8_t *p = (uint8_t *)cf->code + f->insts[i].addr;
+          for (int q = 8; q < 16; q++) p[q] = (uint8_t)(ctl[i][1] >> 8 * (q - 8));
+        }
+      }
+      free(mark);
+      free(ctl);
+    }
+    rs_module_free(m);
   }
   if (!rc) rc = rs_sass_hazards_listing(c, next, name, &st->hazards, st->first_hazard, sizeof st->first_hazard, e);
   if (!rc && st->hazards)

@@ -88,6 +88,11 @@ static uint32_t place(const rs_func *g, const rs_problem *p, const rs_spills *s,
     }
     for (uint32_t u = first; u < top && pick < 0; u++)
       if (!rs_bs_get(bad, u) && rs_problem_member(p, p->vars[v].cls, (rs_preg){u, 3}) == RS_MEMBER_OK) pick = u;
+    if (getenv("RS_SPILLS_DEBUG")) {
+      uint32_t nfree = 0, nmem = 0;
+      for (uint32_t u = first; u < top; u++) nfree += !rs_bs_get(bad, u), nmem += rs_problem_member(p, p->vars[v].cls, (rs_preg){u, 3}) == RS_MEMBER_OK;
+      fprintf(stderr, "slot %s: %u of %u registers free, %u members, pick %lld\n", p->vars[v].name, nfree, top - first, nmem, (long long)pick);
+    }
     if (pick < 0) {
       promote[c[k].web] = 0;
       failed++;
@@ -101,6 +106,12 @@ static uint32_t place(const rs_func *g, const rs_problem *p, const rs_spills *s,
     rs_preg ra = a[p->vars[x->a].fvreg], rb = a[p->vars[x->b].fvreg];
     if (!ra.lanes || !rb.lanes || !rs_lanes_overlap(ra.unit, x->la, rb.unit, x->lb)) continue;
     int32_t w = web_of_var[x->a] >= 0 ? web_of_var[x->a] : web_of_var[x->b];
+    /* two of free mode's values, apart only since a rewritten MOV writes at once where the load
+     * wrote behind an in-flight access of the in-order memory pipe: that slot stays */
+    for (uint32_t q = 0; w < 0 && q < s->nacc; q++)
+      if (s->acc[q].inst == x->inst && s->acc[q].web >= 0 && promote[s->acc[q].web]) w = s->acc[q].web;
+    if (w < 0 && getenv("RS_SPILLS_DEBUG"))
+      fprintf(stderr, "violation: %s and %s at /*%04x*/\n", p->vars[x->a].name, p->vars[x->b].name, g->insts[x->inst].addr);
     if (w < 0) { /* between two values free mode placed: not ours to fix */
       for (uint32_t q = 0; q < s->nwebs; q++) promote[q] = 0;
       failed = UINT32_MAX;
@@ -144,6 +155,7 @@ int rs_spills_promote(const rs_module *m, uint32_t k, const rs_spills *s, const 
     out->rewritten = rs_xcalloc(g->ninsts + 1, 1);
     for (uint32_t a = 0; a < s->nacc; a++)
       if (s->acc[a].web >= 0 && out->promote[s->acc[a].web]) out->rewritten[s->acc[a].inst] = 1;
+    if (out->ctl) rs_spill_waits(g, out->ctl, out->rewritten);
     if (!(out->p = rs_problem_build(g, e))) {
       free(slot_vreg);
       return -1;

@@ -85,7 +85,7 @@ int rs_spills_find(const rs_func *f, rs_spills *s, rs_err *e) {
     for (uint32_t o = 0; o < in->nops; o++) {
       const rs_operand *op = &f->ops[in->first_op + o];
       if (op->kind != RS_OP_PREG || op->reg != r1 || !op->lanes) continue;
-      bool prologue_mov = is_op(mn, "MOV") && (op->flags & RS_F_DEF) && o == 0 && in->nops == 2 &&
+      bool prologue_mov = (is_op(mn, "MOV") || is_op(mn, "LDC")) && (op->flags & RS_F_DEF) && o == 0 && in->nops == 2 &&
                           f->ops[in->first_op + 1].kind == RS_OP_OTHER;
       bool prologue_add = false;
       if (is_op(mn, "IADD3") && in->nops == 4 && f->ops[in->first_op].kind == RS_OP_PREG &&

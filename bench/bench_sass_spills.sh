@@ -60,7 +60,9 @@ for c in "${list[@]}"; do
   }
   lo=$(low "$tmp/log" $st)
   lon=$(low "$tmp/logn" $stn)
-  printf '%-44s %-6s %-11s %-15s %-11s %-9s %-6s %-26s %8d | %-11s %-26s %8d\n' "$(basename "$c" .cubin)" "$arch" \
+  label=$(basename "$c" .cubin)
+  [[ $label == *sm_* ]] || label="$(basename "$(dirname "$c")")/$label"
+  printf '%-44s %-6s %-11s %-15s %-11s %-9s %-6s %-26s %8d | %-11s %-26s %8d\n' "$label" "$arch" \
     "${R/ /->}" "$s0/$l0->$s1/$l1" "$f0->$f1" "$occ" "$valid" "$lo" $(( (t1 - t0) / 1000000 )) "$Rn" "$lon" \
     $(( (t2 - t1) / 1000000 ))
   read -r r0 r1 <<<"$R"

@@ -422,13 +422,17 @@ static uint32_t free_mode(rs_module *m, const rs_cubin *cub, const char *cpath, 
     if (spills && (sp[k].stores || sp[k].loads)) {
       const rs_spill_result *r = &sr[k];
       uint32_t s2 = r->promoted_webs ? r->stores_left : sp[k].stores, l2 = r->promoted_webs ? r->loads_left : sp[k].loads;
-      uint32_t ok = 0;
-      for (uint32_t w = 0; w < sp[k].nwebs; w++) ok += sp[k].webs[w].ok;
+      uint32_t ok = 0, kept = 0; /* promotable slot values; accesses of words that are not */
+      for (uint32_t w = 0; w < sp[k].nwebs; w++)
+        if (sp[k].webs[w].ok) ok++;
+        else kept += sp[k].webs[w].nstores + sp[k].webs[w].nloads;
       int o = snprintf(spl, sizeof spl, "; spills: %u stores, %u loads -> %u, %u (frame %u -> %u bytes)", sp[k].stores,
                        sp[k].loads, s2, l2, sp[k].frame, sp[k].frame);
       if (sp[k].refused[0]) snprintf(spl + o, sizeof spl - (size_t)o, ", kept: %s", sp[k].refused);
-      else snprintf(spl + o, sizeof spl - (size_t)o, ", %u of %u slot values in registers (%u promotable), %u NOPs",
-                    r->promoted_webs, sp[k].nwebs, ok, spill_nops[k]);
+      else snprintf(spl + o, sizeof spl - (size_t)o,
+                    ", %u of %u promotable slot values in registers, %u NOPs; %u accesses not promotable (64/128-bit, "
+                    "sub-word, predicated, or read before a store)",
+                    r->promoted_webs, ok, spill_nops[k], kept);
     }
     if (!quiet)
       printf("regalloc(free): %s: R: %u -> %u registers, occupancy %u -> %u warps/SM (%u values, 1 round,%s %.1f ms); "

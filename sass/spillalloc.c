@@ -132,6 +132,9 @@ int rs_spills_promote(const rs_module *m, uint32_t k, const rs_spills *s, const 
   memset(out, 0, sizeof *out);
   const rs_func *f = m->funcs[k];
   out->promote = rs_xcalloc(s->nwebs + 1, 1);
+  for (uint32_t w = 0; w < s->nwebs && getenv("RS_SPILLS_DEBUG"); w++)
+    if (!s->webs[w].ok) fprintf(stderr, "web [R1+0x%x] (%u stores, %u loads): %s\n", s->webs[w].off, s->webs[w].nstores,
+                                s->webs[w].nloads, s->webs[w].why);
   for (uint32_t w = 0; w < s->nwebs; w++) out->promote[w] = s->webs[w].ok;
   for (int round = 0;; round++) {
     if (out->p) rs_problem_free(out->p);

@@ -54,8 +54,9 @@ for c in "${list[@]}"; do
       echo "ok$(grep -oE '[0-9]+ spill accesses rewritten' "$1" | sed -E 's/([0-9]+).*/ (\1 rewritten)/')"
     else
       local why
-      why=$(grep -m1 -oE "of [A-Z0-9.]+ 0x[0-9a-f]+ '[A-Z]*'|scoreboard hazard|MISMATCH|not a rewrite" "$1" | head -1)
-      echo "refused: ${why#of }"
+      why=$(grep -m1 -oE "(of|form) [A-Z0-9.]+ 0x[0-9a-f]+ '[A-Z]*'|scoreboard hazard|MISMATCH|not a rewrite" "$1" | head -1)
+      why=${why#of }
+      echo "refused: ${why#form }"
     fi
   }
   lo=$(low "$tmp/log" $st)

@@ -2,7 +2,7 @@
 #include "front/front.h"
 #include "corpus/assemble.h"
 #include "corpus/truth.h"
-#include "cubin/lower.h"
+#include "mcode/mcode.h"
 #include "corpus/ptxtruth.h"
 #include "corpus/normalize.h"
 #include <stdio.h>

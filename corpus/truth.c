@@ -66,23 +66,6 @@ uint32_t rs_truth_prera(const rs_func *pre, const rs_func *ps, const rs_alignmen
   return nsplit;
 }
 
-uint32_t rs_truth_check(const rs_problem *p, const rs_preg *assign, uint32_t *nonmember) {
-  uint32_t *base = rs_xcalloc(p->nvars + 1, sizeof *base);
-  *nonmember = 0;
-  for (uint32_t v = 0; v < p->nvars; v++) {
-    rs_preg r = assign[p->vars[v].fvreg];
-    if (!r.lanes) {
-      free(base);
-      return UINT32_MAX;
-    }
-    base[v] = r.unit;
-    if (rs_target_member(p->tgt, p->vars[v].cls, r) != RS_MEMBER_OK) (*nonmember)++;
-  }
-  uint32_t bad = rs_problem_violations(p, base);
-  free(base);
-  return bad;
-}
-
 char *rs_truth_json(const rs_problem *p, const rs_preg *assign) {
   cJSON *o = cJSON_CreateObject();
   char buf[64];

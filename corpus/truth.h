@@ -10,9 +10,7 @@ int rs_truth_postsplit(const rs_func *ps, const rs_func *fin, rs_alignment *a, r
  * has lanes 0 where no single register exists. Returns the number of values LLVM split across
  * registers (0 = complete truth). */
 uint32_t rs_truth_prera(const rs_func *pre, const rs_func *ps, const rs_alignment *ps_fin, rs_preg *assign);
-/* Check an assignment (per function vreg) against a Problem; returns violations, or UINT32_MAX
- * when a used value has no register. *nonmember counts registers outside their class. */
-uint32_t rs_truth_check(const rs_problem *p, const rs_preg *assign, uint32_t *nonmember);
+/* rs_truth_check (an assignment against a Problem): analysis/problem.h. */
 /* JSON object {"%12": "v[4:5]", ...} of the used values, in Problem order. */
 char *rs_truth_json(const rs_problem *p, const rs_preg *assign);
 

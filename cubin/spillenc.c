@@ -16,7 +16,7 @@
  * written: ptxas leaves 4 cycles or more between a fixed-latency ALU result (MOV, IADD3, LOP3,
  * FFMA, SHF ...) and its first reader on sm_80 (docs/lower.md), and an STL reads its data no
  * earlier (5 or more after an FFMA/FMUL), so a MOV in its place reads what it read. */
-#include "sass/spills.h"
+#include "cubin/spillenc.h"
 #include "cubin/lower.h"
 #include <stdio.h>
 #include <stdlib.h>

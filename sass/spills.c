@@ -236,8 +236,7 @@ static rs_operand slot_op(uint32_t vreg, bool def, const rs_operand *text) {
   return o;
 }
 
-uint32_t rs_spills_apply(rs_func *f, const rs_spills *s, const uint8_t *promote, int32_t *slot_vreg,
-                         uint64_t (*ctl)[2], unsigned sm) {
+uint32_t rs_spills_apply(rs_func *f, const rs_spills *s, const uint8_t *promote, int32_t *slot_vreg) {
   const rs_target *t = f->tgt;
   uint32_t *acc_at = rs_xmalloc(sizeof *acc_at * (f->ninsts + 1));
   for (uint32_t i = 0; i < f->ninsts; i++) acc_at[i] = UINT32_MAX;
@@ -290,7 +289,6 @@ uint32_t rs_spills_apply(rs_func *f, const rs_spills *s, const uint8_t *promote,
       }
       in->flags &= ~(uint32_t)RS_I_COPY;
       if (n - first == 2 && ops[first].kind == RS_OP_VREG && ops[first + 1].kind == RS_OP_VREG) in->flags |= RS_I_COPY;
-      if (ctl) ctl[i][1] = rs_spill_ctl(sm, ctl[i][1], sv < 0);
       done++;
     }
     in->first_op = first;

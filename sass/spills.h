@@ -11,7 +11,8 @@
  * EXIT/RET/CALL; R1 written only by the prologue; no external call; no local access through
  * another register). Promoted: each STL becomes `MOV S, src` (or NOP when S and src share a
  * register, or when no load reads the web: a dead store), each load `MOV dst, S` (or NOP): the
- * same instruction count and addresses, no CFG change. */
+ * same instruction count and addresses, no CFG change. The words and control bits of the rewritten
+ * instructions are the back end's (cubin/spillenc.h); mcode/ joins the two. */
 #ifndef RS_SASS_SPILLS_H
 #define RS_SASS_SPILLS_H
 #include "ir/ir.h"
@@ -50,11 +51,9 @@ int rs_spills_find(const rs_func *f, rs_spills *s, rs_err *e);
 void rs_spills_free(rs_spills *s);
 
 /* Rewrite f in place: the accesses of every web w with promote[w] become MOVs through a new
- * value (slot_vreg[w], class r32; dead-store webs: NOPs, slot_vreg -1). ctl (may be NULL): the
- * instructions' words, whose control bits for the rewritten ones are set as a MOV's
- * (rs_spill_ctl on sm). Returns the number of rewritten instructions. */
-uint32_t rs_spills_apply(rs_func *f, const rs_spills *s, const uint8_t *promote, int32_t *slot_vreg,
-                         uint64_t (*ctl)[2], unsigned sm);
+ * value (slot_vreg[w], class r32; dead-store webs: NOPs, slot_vreg -1). Returns the number of
+ * rewritten instructions. Their control bits are the back end's (cubin/spillenc.h). */
+uint32_t rs_spills_apply(rs_func *f, const rs_spills *s, const uint8_t *promote, int32_t *slot_vreg);
 
 /* The written module text with each rewritten instruction's line (f from rs_spills_apply, in
  * module function k) printed as what it now is under assign: `MOV Rd, Rs` or `NOP` when both
@@ -70,43 +69,5 @@ char *rs_spills_write(const char *text, const rs_func *f, const rs_preg *assign,
  * *uses counts the reads compared. */
 uint32_t rs_spills_check(const rs_func *orig, const rs_func *written, const uint8_t *rewritten, uint32_t *uses,
                          char *why, size_t n);
-
-/* ---- which slots get a register (spillalloc.c) ---- */
-
-typedef struct {
-  rs_module *mod;          /* a fresh parse of the listing holding the rewritten function (owned) */
-  rs_func *f;              /* mod->funcs[k], rewritten */
-  rs_preg *assign;         /* per f->nvregs: free mode's registers, and the slot values' */
-  uint8_t *rewritten;      /* per instruction */
-  uint64_t (*ctl)[2];      /* its words with the rewritten instructions' control bits (NULL without a cubin) */
-  uint8_t *promote;        /* per web */
-  struct rs_problem *p;    /* the rewritten function's Problem (joins, scoreboards with ctl) */
-  uint32_t nsb;            /* scoreboard conflicts in it */
-  uint32_t promoted_webs, stores_left, loads_left;
-} rs_spill_result;
-void rs_spill_result_free(rs_spill_result *r);
-
-/* Function k of module m (its lifted original, spills s found in it), coloured by free mode as
- * base (per vreg), ctl its words (NULL: no cubin): promote every slot that finds a register below
- * `limit` (a register count as ptxas counts, highest R + 3) against the rewritten function's own
- * Problem. out holds the rewritten function and its assignment (promoted_webs may be 0). */
-int rs_spills_promote(const rs_module *m, uint32_t k, const rs_spills *s, const uint64_t (*ctl)[2],
-                      const rs_preg *base, unsigned limit, unsigned sm, rs_spill_result *out, rs_err *e);
-
-/* ---- control bits and words of a rewritten instruction (cubin/spillenc.c) ---- */
-
-/* The stall count a fixed-latency MOV needs before any later instruction may read its result
- * (measured from ptxas's code: docs/lower.md). */
-unsigned rs_spill_mov_latency(unsigned sm);
-/* Word 1 of a rewritten instruction from the original's: its wait mask and yield kept, no read or
- * write barrier armed, reuse flags cleared, stall at least the MOV latency (a NOP: its stall kept). */
-uint64_t rs_spill_ctl(unsigned sm, uint64_t w1, bool nop);
-/* Each rewritten instruction (rewritten[i]) of f waits for the read barriers of the accesses in
- * flight at it (ctl: f's words, rewritten ones with rs_spill_ctl's bits): ORed into its wait mask. */
-void rs_spill_waits(const rs_func *f, uint64_t (*ctl)[2], const uint8_t *rewritten);
-/* The words of `MOV Rd, Rs` (rs 255: RZ) or NOP on sm, control bits from ctl_w1 (rs_spill_ctl's).
- * -1 with why when no trusted encoding is known for that architecture (lowering refuses). */
-int rs_spill_encode(unsigned sm, bool nop, unsigned rd, unsigned rs, uint64_t ctl_w1, uint64_t w[2], char *why,
-                    size_t n);
 
 #endif

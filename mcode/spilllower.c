@@ -4,7 +4,8 @@
  * MOV/NOP with its new control bits), and only then is the hazard walk run, on the new control
  * bits. The judge stays nvdisasm (rs_sass_crosscheck, by the caller). */
 #include "sass/spills.h"
-#include "cubin/spilllower.h"
+#include "mcode/mcode.h"
+#include "cubin/spillenc.h"
 #include "front/front.h"
 #include <ctype.h>
 #include <stdio.h>

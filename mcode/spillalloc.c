@@ -6,7 +6,9 @@
  *
  * Placement order: most accesses first; a slot first tries the
  * registers of the values it is copied from or to (one register: the MOV becomes a NOP). */
+#include "mcode/mcode.h"
 #include "sass/spills.h"
+#include "cubin/spillenc.h"
 #include "sass/sass.h"
 #include "analysis/problem.h"
 #include "front/front.h"
@@ -154,17 +156,19 @@ int rs_spills_promote(const rs_module *m, uint32_t k, const rs_spills *s, const 
     int32_t *slot_vreg = rs_xmalloc(sizeof *slot_vreg * (s->nwebs + 1));
     uint32_t any = 0;
     for (uint32_t w = 0; w < s->nwebs; w++) any += out->promote[w];
-    rs_spills_apply(g, s, out->promote, slot_vreg, out->ctl, sm);
+    rs_spills_apply(g, s, out->promote, slot_vreg);
     out->rewritten = rs_xcalloc(g->ninsts + 1, 1);
     for (uint32_t a = 0; a < s->nacc; a++)
-      if (s->acc[a].web >= 0 && out->promote[s->acc[a].web]) out->rewritten[s->acc[a].inst] = 1;
+      if (s->acc[a].web >= 0 && out->promote[s->acc[a].web] && s->webs[s->acc[a].web].ok) {
+        uint32_t i = s->acc[a].inst;
+        out->rewritten[i] = 1;
+        if (out->ctl) out->ctl[i][1] = rs_spill_ctl(sm, out->ctl[i][1], slot_vreg[s->acc[a].web] < 0);
+      }
     if (out->ctl) rs_spill_waits(g, out->ctl, out->rewritten);
-    if (!(out->p = rs_problem_build(g, e))) {
+    if (!(out->p = rs_mc_problem(g, (const uint64_t(*)[2])out->ctl, &out->nsb, e))) {
       free(slot_vreg);
       return -1;
     }
-    rs_sass_join_conflicts(g, out->p);
-    if (out->ctl) out->nsb = rs_sass_scoreboard_conflicts(g, (const uint64_t(*)[2])out->ctl, out->p);
     out->assign = rs_xcalloc(g->nvregs + 1, sizeof *out->assign);
     memcpy(out->assign, base, sizeof *base * f->nvregs);
     uint32_t failed = any ? place(g, out->p, s, out->promote, slot_vreg, out->assign, limit) : 0;

@@ -344,6 +344,17 @@ uint32_t rs_spills_check(const rs_func *orig, const rs_func *written, const uint
         if (rb != UINT32_MAX) expand(&b, &b.reads[rb + q], &eb);
         canon(&a, &ea, &ca);
         canon(&b, &eb, &cb);
+        if (((ra == UINT32_MAX) != (rb == UINT32_MAX) || !set_eq(&ca, &cb)) && getenv("RS_SPILLS_DEBUG")) {
+          fprintf(stderr, "mismatch at /*%04x*/ op %u:", (unsigned)x->addr, o);
+          for (uint32_t z = 0; z < ca.n; z++)
+            fprintf(stderr, " o:%s", ca.v[z] < 2 ? (ca.v[z] ? "entry" : "zero") : "");
+          for (uint32_t z = 0; z < ca.n; z++)
+            if (ca.v[z] >= 2) fprintf(stderr, " o%04x", (unsigned)orig->insts[(ca.v[z] - 2) >> 12].addr);
+          for (uint32_t z = 0; z < cb.n; z++)
+            if (cb.v[z] >= 2) fprintf(stderr, " w%04x", (unsigned)orig->insts[(cb.v[z] - 2) >> 12].addr);
+            else fprintf(stderr, " w:%s", cb.v[z] ? "entry" : "zero");
+          fprintf(stderr, "\n");
+        }
         if ((ra == UINT32_MAX) != (rb == UINT32_MAX) || !set_eq(&ca, &cb)) {
           if (!bad++)
             snprintf(why, n, "/*%04x*/ %s operand %u reads %u definition(s) written, %u in the original (not the same)",

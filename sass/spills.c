@@ -333,7 +333,8 @@ char *rs_spills_write(const char *text, const rs_func *f, const rs_preg *assign,
       char r[2][24];
       for (uint32_t o = 0; o < in->nops && o < 2; o++) {
         const rs_operand *op = &f->ops[in->first_op + o];
-        rs_preg x = op->kind == RS_OP_VREG ? (rs_preg){assign[op->reg].unit, 3} : (rs_preg){op->reg, 3};
+        unsigned lo = op->lanes ? (unsigned)__builtin_ctzll(op->lanes) / 2 : 0; /* R95 of a quad at R92 */
+        rs_preg x = op->kind == RS_OP_VREG ? (rs_preg){assign[op->reg].unit + lo, 3} : (rs_preg){op->reg, 3};
         t->format_preg(t, x, r[o], sizeof r[o]);
       }
       if (in->opcode == nopi || !strcmp(r[0], r[1])) snprintf(ins, sizeof ins, "NOP "), ++*nops;

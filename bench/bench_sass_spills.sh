@@ -4,7 +4,8 @@
 # after, spill stores/loads (STL/LDL instructions) before -> after, frame bytes, occupancy (warps/SM),
 # valid (the re-lift check), lowered and crosschecked (or the refusal), wall time of each; totals
 # per architecture.
-#   bench/bench_sass_spills.sh [BIN] [DIR|X.cubin ...]   (default: tests/fixtures/sass-spills;
+#   bench/bench_sass_spills.sh [BIN] [--quick] [DIR|X.cubin ...]   (default: tests/fixtures/sass-spills;
+#   --quick: fa_hd96_r128.sm_80 only;
 #   a DIR: every *.cubin under it, e.g. a FlashAttention-2 build's out/ directory)
 # One function per cubin is the intended input (FlashAttention-2's entries, our capped kernels);
 # a cubin with several functions prints its first function's line.
@@ -13,10 +14,14 @@ cd "$(dirname "$0")/.."
 bin=${REGSWEEP:-build/regsweep}
 nd=${NVDISASM:-$(command -v nvdisasm || echo /opt/nvidia-cuda-11.8/usr/bin/nvdisasm)}
 ins=()
+quick=0
 for a in "$@"; do
-  if [ -f "$a" ] && [ -x "$a" ]; then bin=$a; else ins+=("$a"); fi
+  if [ "$a" = --quick ]; then quick=1
+  elif [ -f "$a" ] && [ -x "$a" ]; then bin=$a
+  else ins+=("$a"); fi
 done
 [ ${#ins[@]} -gt 0 ] || ins=(tests/fixtures/sass-spills)
+[ $quick = 0 ] || ins=(tests/fixtures/sass-spills/fa_hd96_r128.sm_80.cubin) # CI's smoke run: one small kernel
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 list=()

@@ -6,9 +6,7 @@
  * registers give per-value exclusions the same way. */
 #ifndef RS_PROBLEM_H
 #define RS_PROBLEM_H
-#include "ir/ir.h"
-
-#define RS_MAX_FILES 8
+#include "ir/ir.h" /* target/target.h: RS_MAX_FILES */
 
 typedef struct {
   char *name;      /* original name: "%12", "%r5" */

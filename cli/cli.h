@@ -25,6 +25,8 @@ int rs_cmd_oracle(int argc, char **argv);
 int rs_cmd_alloc(int argc, char **argv);
 int rs_cmd_sweep(int argc, char **argv);
 int rs_cmd_attempts(int argc, char **argv);
+int rs_cmd_reward(int argc, char **argv); /* cmd_reward.c: the verifier as an RL reward */
+void rs_usage_reward(void);
 int rs_cmd_slurm(int argc, char **argv);
 void rs_usage_slurm(void);
 int rs_cmd_report(int argc, char **argv);

@@ -54,7 +54,7 @@ static int load_pair(const char *arg, const char *nvd, rs_cubin *c, char **listi
   rs_nvdisasm nd;
   rs_sass_stats st;
   static const char *const args[] = {"-c", NULL};
-  if (rs_nvdisasm_open(nvd, &nd, e) || rs_sass_disasm(&nd, path, args, listing, &st, e)) return -1;
+  if (rs_nvdisasm_open(nvd, &nd, e) || rs_sass_disasm_loaded(&nd, c, path, path, args, listing, &st, e)) return -1;
   return 0;
 }
 

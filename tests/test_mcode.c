@@ -37,6 +37,10 @@ static void free_and_lower(const char *k) {
   uint32_t fails = rs_mc_free(&mc, &r, &e);
   CHECKF(fails == 0 && r.checked && r.text && r.relift, "%s: %u failures (%s)", k, fails,
          r.msgs.n ? r.msgs.v[0] : e.msg);
+  /* the re-lift is for the cubin's architecture: lowering takes it as it is (no second lift) */
+  char sm[16];
+  snprintf(sm, sizeof sm, "sm_%u", mc.cub.sm);
+  CHECKF(r.relift && !strcmp(r.relift->tgt->name, sm), "%s: re-lifted as %s", k, r.relift ? r.relift->tgt->name : "-");
   uint32_t sb = 0;
   for (uint32_t q = 0; q < r.nfuncs; q++) {
     CHECKF(r.fn[q].vpass && !r.fn[q].differ && r.fn[q].uses > 0, "%s: %s", k, r.fn[q].name);

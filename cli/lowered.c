@@ -27,6 +27,9 @@ int rs_lower_print(const rs_mc *mc, const rs_mc_lower_opts *o, const rs_mc_lower
     printf("lower: %s: sm_%u, %u functions, %u instructions, %u re-encoded (%u register fields), registers", r->out,
            mc->cub.sm, r->st.funcs, r->st.insts, r->st.changed, r->st.tokens);
     for (uint32_t k = 0; k < r->st.funcs && k < 8; k++) printf(" %u -> %u", r->st.regs_before[k], r->st.regs_after[k]);
+    if (r->spill_rewritten)
+      printf(", %u spill accesses rewritten (%u MOV, %u NOP; 0 hazards with their control bits)", r->spill_rewritten,
+             r->spill_movs, r->spill_nops);
     printf("%s (%.2f ms)\n", r->identical ? ", byte-identical to the input" : "", r->ms);
   }
   if (r->st.probed_forms) /* fields nvdisasm's probe found (cubin/probe.c) */

@@ -106,10 +106,14 @@ int rs_mc_lower(const rs_mc *mc, const char *next, const rs_module *relift, cons
     }
   }
   if (out) snprintf(r->out, sizeof r->out, "%s", out);
+  /* spill accesses free mode rewrote as MOV/NOP (spills.c): written from scratch, their hazards
+   * walked on their new control bits (spilllower.c), not on the STL/LDL's */
+  uint32_t nrw = 0;
+  if (!status && rs_spills_count_rewritten(mc->m->text, next, name, &nrw, e)) status = 2;
   /* keep_refused: a racing function keeps ptxas's code, the rest goes on */
-  uint8_t *keep = o->keep_refused ? rs_xcalloc(c0->nfuncs + 1, 1) : NULL;
-  rs_lower_kept *hwhy = o->keep_refused ? rs_xcalloc(c0->nfuncs + 1, sizeof *hwhy) : NULL;
-  if (!status && hazards_of(c0, n, name, &r->hazards, r->hazard, sizeof r->hazard, keep, hwhy, e)) status = 2;
+  uint8_t *keep = o->keep_refused && !nrw ? rs_xcalloc(c0->nfuncs + 1, 1) : NULL;
+  rs_lower_kept *hwhy = o->keep_refused && !nrw ? rs_xcalloc(c0->nfuncs + 1, sizeof *hwhy) : NULL;
+  if (!status && !nrw && hazards_of(c0, n, name, &r->hazards, r->hazard, sizeof r->hazard, keep, hwhy, e)) status = 2;
   rs_module_free(own);
   if (!status && r->hazards && !encoder_check && !o->keep_refused) {
     rs_errf(e, NULL, 0, "%s: %u scoreboard hazard%s with ptxas's control bits, first: %s: the kernel is refused", name,
@@ -127,8 +131,20 @@ int rs_mc_lower(const rs_mc *mc, const char *next, const rs_module *relift, cons
       c.funcs[k].code = c.bytes + (c0->funcs[k].code - c0->bytes);
     }
     double t0 = rs_now();
-    rs_lower_opts lo = {.keep_refused = o->keep_refused, .keep = keep, .probe_only = o->probe_only};
-    int rc = rs_sass_lower_opts(&c, mc->m->text, next, r->regcount, name, &lo, &r->st, e);
+    int rc;
+    if (nrw) {
+      rs_spill_lower_stats sst;
+      rc = rs_spills_lower(&c, mc->m->text, next, r->regcount, name, &sst, e);
+      r->st = sst.low;
+      r->spill_rewritten = sst.rewritten, r->spill_movs = sst.movs, r->spill_nops = sst.nops;
+      if (rc && sst.hazards) {
+        r->hazards = sst.hazards;
+        snprintf(r->hazard, sizeof r->hazard, "%s", sst.first_hazard);
+      }
+    } else {
+      rs_lower_opts lo = {.keep_refused = o->keep_refused, .keep = keep, .probe_only = o->probe_only};
+      rc = rs_sass_lower_opts(&c, mc->m->text, next, r->regcount, name, &lo, &r->st, e);
+    }
     r->ms = (rs_now() - t0) * 1e3;
     if (!rc && keep) { /* the kept functions: the racing ones, then those lowering could not write */
       for (uint32_t k = 0; k < c0->nfuncs; k++)

@@ -1,4 +1,5 @@
-/* cmd_corpus.c - `regsweep corpus build|info|export`. */
+/* cmd_corpus.c - `regsweep corpus build|info|export|list|disasm` and the dispatch to forms,
+ * import and merge (their own files). */
 #include "cli/cli.h"
 #include "corpus/assemble.h"
 #include "corpus/instance.h"
@@ -222,6 +223,9 @@ static int build(int argc, char **argv) {
          "%u prera truths split by LLVM, %u truths inconsistent, %u infeasible\n",
          out, as.instances, as.duplicates, as.failures, as.with_truth, as.truth_split, as.truth_violations,
          as.infeasible);
+  if (as.split_labels)
+    printf("corpus: %u prera truths of values LLVM split, each in one of the registers LLVM gave it (the split label)\n",
+           as.split_labels);
   printf("corpus: wall time: compile %.1f s (%u compiled, %u cached), assemble %.1f s = analyze %.1f s + "
          "align %.1f s + store %.1f s + other %.1f s\n",
          cs.wall_s, cs.compiled, cs.cached, assemble_s, as.analyze_s, as.align_s, as.store_s,

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The cubin back end on code nobody here wrote: per library x architecture directory of
-# (X.cubin, X.sass) pairs (scripts/build-real-cubins.sh: NVIDIA/cuda-samples, ggml's CUDA back end),
+# (X.cubin, X.sass) pairs (built locally from NVIDIA/cuda-samples and ggml's CUDA back end; no build script committed),
 # side by side in one run per cubin:
 #   hazards   `lower hazards` on ptxas's own listing (0 expected: every rule is measured on it);
 #   pinned    `lower X.cubin X.sass X.sass -o P.cubin`: byte-identical (and its rs_sass_lower time);

@@ -34,7 +34,7 @@
 #   nvdisasm). PROBE=0 learns from the samples alone.
 # Quick (QUICK=1): no fixture compiled; the pairs are the kept fixture cubins (tests/fixtures/sass,
 #   tests/fixtures/sass-lower) and every X.cubin under each DIR with X.sass beside it (any name:
-#   scripts/build-real-cubins.sh's output), merged into BASE_FILE (default: cubin/fields.c as it is
+#   cubins built locally from public sources), merged into BASE_FILE (default: cubin/fields.c as it is
 #   now), then `lower check` (which probes every row it meets) over the same pairs.
 # After a rebuild, run it again: the check line must say 0 mismatches ("reproduced" = instructions).
 set -euo pipefail

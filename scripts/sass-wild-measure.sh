@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# sass-wild-measure.sh -- measure the SASS front end on the cubins scripts/sass-wild.sh built
+# sass-wild-measure.sh -- measure the SASS front end on cubins under OUT/LIB/ARCH/ (built locally from
+# public sources; no build script for fetched code is committed, by this workplace's rule)
 # (issue 42): per library x arch, cubins, functions, functions refused (by form), pinned
 # identical, free valid / fewer / equal / more R than ptxas, and the time of disasm + parse +
 # pinned + free per 100k instructions. BEFORE=path/to/an/older/regsweep also counts the functions

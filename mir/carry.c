@@ -14,7 +14,8 @@
  * reading it; greedy then gives %c's high register to another value live across the MAD
  * (gfx940: `$vgpr12_vgpr13 = V_LSHL_ADD_U64 ...`, `$vgpr13 = V_MBCNT_HI_U32_B32 ...`, then
  * `V_MAD_U64_U32 $vgpr10, $sgpr24, $vgpr12_vgpr13`; llc's own live-ins list only vgpr12 of the
- * pair there). Fixture tests/fixtures/real/ggml_*, test_problem. */
+ * pair there; measured locally, ggml is not in this repository). Fixtures tests/fixtures/carry/
+ * (our own kernels of the same shapes: test_real_carry.sh), test_problem. */
 #include "mir/carry.h"
 #include <string.h>
 

@@ -199,7 +199,7 @@ static void implicit_def_case(void) {
 
 /* Carries move up: V_MAD_U64_U32 d = a * b + c computes d.sub0 from c.sub0 alone, so when d.sub1
  * is dead after it (overwritten, the sign extension of ggml's 64-bit index), c.sub1 is not read and
- * may hold another value (mir/carry.c; LLVM allocates so: fixtures/real/ggml_*, test_real_ggml.sh).
+ * may hold another value (mir/carry.c; LLVM allocates so: fixtures/carry/, test_real_carry.sh).
  * When d.sub1 is read, c.sub1 is. */
 static const char *carry_mir =
     "---\n"

@@ -3,6 +3,7 @@
 #include "front/front.h"
 #include "cli/cli.h"
 #include "corpus/grid.h"
+#include "corpus/ptxref.h"
 #include "corpus/ptxtruth.h"
 #include "storage/corpus.h"
 #include <stdio.h>
@@ -39,6 +40,11 @@ typedef struct {
   uint32_t brk[RS_BRK_N];             /* broken conflicts of the complete maps, by cause */
   uint32_t reorder_only;              /* maps every break of which is a copy or a reordering */
   double match_s;
+  /* the reference allocation (corpus/ptxref.c): verified maps, values keeping ptxas's register,
+   * registers of the reference and of ptxas (R file, summed over the instances with a map) */
+  uint32_t refs, ref_fail, ref_fallback, kept, ref_labelled, ref_values;
+  uint64_t ref_regs, ptxas_regs;
+  double ref_s;
 } cov;
 
 static cov *cov_row(cov **rows, uint32_t *n, uint32_t *cap, const char *fam, const char *tg) {
@@ -59,6 +65,18 @@ static void cov_add(cov *t, const cov *r) {
   for (int s = 0; s < RS_LBL_NSTATUS; s++) t->miss_inst[s] += r->miss_inst[s];
   for (int k = 0; k < RS_BRK_N; k++) t->brk[k] += r->brk[k];
   t->reorder_only += r->reorder_only;
+  t->refs += r->refs, t->ref_fail += r->ref_fail, t->ref_fallback += r->ref_fallback, t->kept += r->kept;
+  t->ref_labelled += r->ref_labelled, t->ref_values += r->ref_values, t->ref_regs += r->ref_regs;
+  t->ptxas_regs += r->ptxas_regs, t->ref_s += r->ref_s;
+}
+
+static void ref_print(const cov *c) {
+  uint32_t with = c->inst - c->nosass;
+  printf("| %s | %s | %u | %u | %u | %.1f | %.1f | %.1f | %.1f | %.1f | %u | %.1f |\n", c->family, c->target, with,
+         c->refs, c->ref_fail, c->ref_values ? 100.0 * c->ref_labelled / c->ref_values : 0.0,
+         c->ref_values ? 100.0 * c->kept / c->ref_values : 0.0, c->ref_labelled ? 100.0 * c->kept / c->ref_labelled : 0.0,
+         c->refs ? (double)c->ref_regs / c->refs : 0.0, c->refs ? (double)c->ptxas_regs / c->refs : 0.0,
+         c->ref_fallback, with ? c->ref_s * 1e3 / with : 0.0);
 }
 
 static void cov_print(const cov *c) {
@@ -173,6 +191,22 @@ static int corpus_coverage(const char *path, const char *families, const char *t
       for (int k = 0; k < RS_BRK_N; k++) r->brk[k] += t.ncause[k];
       r->reorder_only += t.nbrk && t.ncause[RS_BRK_NOTREAD] + t.ncause[RS_BRK_NODEF] + t.ncause[RS_BRK_OTHER] == 0;
       gaps_add(&gaps, &ngaps, &capgaps, t.m.unknown);
+      rs_ptxref ref;
+      if (rs_ptxref_build(pm->funcs[0], p, &t, &ref, &e)) {
+        fprintf(stderr, "regsweep ptxtruth: %s: reference: %s\n", pi.id, e.msg);
+        rc = 2;
+      } else if (ref.map) {
+        r->refs++;
+        r->ref_fallback += ref.fallback;
+        r->kept += ref.kept, r->ref_labelled += ref.labelled, r->ref_values += ref.nvalues;
+        r->ref_regs += ref.regs;
+        r->ptxas_regs += pi.ref_regs[0] ? pi.ref_regs[0] : sx.ref_regs[0];
+      } else {
+        r->ref_fail++;
+        fprintf(stderr, "regsweep ptxtruth: %s: %s\n", pi.id, ref.reason);
+      }
+      r->ref_s += ref.seconds;
+      rs_ptxref_free(&ref);
       rs_ptxtruth_free(&t);
     }
     rs_problem_free(p);
@@ -200,6 +234,13 @@ static int corpus_coverage(const char *path, const char *families, const char *t
     printf("\nColumns after the truths: instances with at least one value of that status (no map). "
            "\"broken\": conflicts of the complete maps with the PTX Problem, by cause (docs/ptxtruth.md); such "
            "maps stay out of the truths.\n");
+    printf("\nReference allocations (label_kind reference, never a truth; corpus/ptxref.c): ptxas's register kept "
+           "where the PTX Problem allows, first-fit elsewhere, passed by the native and the Z3 verifier.\n\n"
+           "| family | target | with sass | references | refused | labelled %% | kept %% of values | kept %% of "
+           "labelled | R regs (reference) | R regs (ptxas) | colour fallback | ms/instance |\n"
+           "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    for (uint32_t i = 0; i < nrows; i++) ref_print(&rows[i]);
+    ref_print(&tot);
     if (ngaps) {
       qsort(gaps, ngaps, sizeof *gaps, gap_cmp);
       printf("\nNo table row (ptx/ptx2sass.c) for, by instances naming it (instructions):");

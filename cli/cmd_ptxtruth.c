@@ -6,6 +6,7 @@
 #include "corpus/ptxref.h"
 #include "corpus/ptxtruth.h"
 #include "storage/corpus.h"
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 void rs_usage_ptxtruth(void) {
   puts("usage: regsweep ptxtruth FILE.ptx FILE.sass [--quiet] [--json MAP.json]\n"
        "       regsweep ptxtruth --corpus corpus.h5 [--families F,..] [--targets T,..]\n"
+       "       regsweep ptxtruth --corpus corpus.h5 --store-references\n"
        "\n"
        "Labels every PTX virtual register with the SASS register ptxas gave it, by matching the two\n"
        "(one ptxas compile: `nvcc -ptx`, `ptxas`, `regsweep corpus disasm`): values by what they\n"
@@ -30,7 +32,11 @@ void rs_usage_ptxtruth(void) {
        "variant and target (both raw texts are in the file), as a coverage table per family x\n"
        "target: values labelled, completed (folded/dead/fused), instances with a complete map, maps\n"
        "that pass the PTX-level verifier (the truths), why the rest have none, the broken conflicts\n"
-       "by cause, and the opcodes the table has no row for (instances naming each).");
+       "by cause, the opcodes the table has no row for (instances naming each), and the reference\n"
+       "allocations (ptxas's register kept where the PTX Problem allows it, first-fit elsewhere, passed\n"
+       "by the native and the Z3 verifier): share of values kept, registers against ptxas's.\n"
+       "--store-references: store that reference with every ptx instance without a truth (label_kind\n"
+       "reference, never counted as a truth; the corpus is rewritten in place, nothing recompiled).");
 }
 
 typedef struct {
@@ -255,6 +261,24 @@ static int corpus_coverage(const char *path, const char *families, const char *t
   return rc;
 }
 
+/* --store-references: the corpus rewritten with a reference on every ptx row without a truth. */
+static int store_references(const char *path) {
+  rs_err e = {{0}};
+  rs_ptxref_stats st;
+  if (rs_ptxref_store(path, &st, &e)) {
+    fprintf(stderr, "regsweep ptxtruth: %s\n", e.msg);
+    return 2;
+  }
+  printf("%s: %u ptx instances: %u truths (kept as truths), %u references stored (label_kind reference, "
+         "verified by native and Z3), %u refused, %u without a sass row; references keep ptxas's register for "
+         "%.1f%% of their values (%.1f%% of the %" PRIu64 " labelled), R registers %.1f vs ptxas %.1f per instance, "
+         "%.0f ms per instance\n",
+         path, st.ptx, st.truths, st.refs, st.refused, st.nosass, st.values ? 100.0 * st.kept / st.values : 0.0,
+         st.labelled ? 100.0 * st.kept / st.labelled : 0.0, st.labelled, st.refs ? (double)st.regs / st.refs : 0.0,
+         st.refs ? (double)st.ptxas_regs / st.refs : 0.0, st.refs + st.refused ? st.seconds * 1e3 / (st.refs + st.refused) : 0.0);
+  return st.refused ? 1 : 0;
+}
+
 int rs_cmd_ptxtruth(int argc, char **argv) {
   for (int i = 1; i < argc; i++)
     if (!strcmp(argv[i], "--corpus") && i + 1 < argc) {
@@ -263,6 +287,8 @@ int rs_cmd_ptxtruth(int argc, char **argv) {
         if (!strcmp(argv[k], "--families")) fam = argv[k + 1];
         if (!strcmp(argv[k], "--targets")) tg = argv[k + 1];
       }
+      for (int k = 1; k < argc; k++)
+        if (!strcmp(argv[k], "--store-references")) return store_references(argv[i + 1]);
       return corpus_coverage(argv[i + 1], fam, tg);
     }
   const char *files[2] = {NULL, NULL}, *json = NULL;

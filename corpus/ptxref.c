@@ -11,11 +11,14 @@
  * map leaves only after the native and the Z3 verifier both pass it. */
 #include "corpus/ptxref.h"
 #include "corpus/truth.h"
+#include "front/front.h"
+#include "storage/corpus.h"
 #include "model/color.h"
 #include "verify/verifier.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef struct {
   uint32_t *first, *list; /* per value: its conflicts list[first[v] .. first[v+1]] */
@@ -191,4 +194,89 @@ int rs_ptxref_build(const rs_func *ptx, const rs_problem *p, const rs_ptxtruth *
 void rs_ptxref_free(rs_ptxref *r) {
   free(r->map);
   memset(r, 0, sizeof *r);
+}
+
+/* The reference of ptx row pi against its sass row sx; 0 with pi->reference NULL when refused. */
+static int reference_of(rs_instance *pi, const rs_instance *sx, rs_ptxref_stats *st, rs_err *e) {
+  rs_module *pm = rs_module_parse(pi->id, rs_xstrndup(pi->raw, strlen(pi->raw)), strlen(pi->raw), RS_SRC_PTX,
+                                  pi->target, e);
+  rs_module *sm = pm ? rs_ptxtruth_parse_sass(sx->id, rs_xstrndup(sx->raw, strlen(sx->raw)), strlen(sx->raw),
+                                              sx->target, e)
+                     : NULL;
+  rs_problem *p = sm ? rs_problem_build(pm->funcs[0], e) : NULL;
+  int rc = -1;
+  rs_ptxtruth t;
+  if (p && !rs_ptxtruth_with(pm->funcs[0], p, sm, &t, e)) {
+    rs_ptxref r;
+    rc = rs_ptxref_build(pm->funcs[0], p, &t, &r, e);
+    st->seconds += r.seconds;
+    if (!rc && r.map) {
+      pi->reference = r.map;
+      r.map = NULL;
+      pi->reference_kept = r.kept, pi->reference_labelled = r.labelled, pi->reference_regs = r.regs;
+      st->refs++;
+      st->values += r.nvalues, st->labelled += r.labelled, st->kept += r.kept, st->regs += r.regs;
+      st->ptxas_regs += pi->ref_regs[0] ? pi->ref_regs[0] : sx->ref_regs[0];
+    } else if (!rc) st->refused++;
+    rs_ptxref_free(&r);
+    rs_ptxtruth_free(&t);
+  }
+  if (rc && e->msg[0]) {
+    char m[sizeof e->msg];
+    snprintf(m, sizeof m, "%s", e->msg);
+    rs_errf(e, pi->id, 0, "reference: %s", m);
+  }
+  rs_problem_free(p);
+  rs_module_free(pm);
+  rs_module_free(sm);
+  return rc;
+}
+
+int rs_ptxref_store(const char *path, rs_ptxref_stats *st, rs_err *e) {
+  memset(st, 0, sizeof *st);
+  rs_corpus *in = rs_corpus_open(path, e);
+  if (!in) return -1;
+  char tmp[4200];
+  snprintf(tmp, sizeof tmp, "%s.tmp", path);
+  rs_corpus *out = rs_corpus_create(tmp, e);
+  int rc = out ? rs_corpus_copy_attrs(in, out, e) : -1;
+  uint64_t n = rs_corpus_count(in);
+  for (uint64_t i = 0; i < n && !rc; i++) {
+    rs_instance row;
+    if ((rc = rs_corpus_get(in, i, &row, 1, e))) break;
+    if (!strcmp(row.form, "ptx")) {
+      st->ptx++;
+      free(row.reference); /* recomputed: a rerun replaces the old reference */
+      row.reference = NULL;
+      row.reference_kept = row.reference_labelled = row.reference_regs = 0;
+      char sid[200];
+      snprintf(sid, sizeof sid, "%s/%s/%s/sass", row.family, row.variant, row.target);
+      int64_t si = row.truth ? -1 : rs_corpus_find(in, sid, e);
+      if (row.truth) st->truths++;
+      else if (si == -2) rc = -1;
+      else if (si < 0 || !row.raw) st->nosass++;
+      else {
+        rs_instance sx;
+        if (!(rc = rs_corpus_get(in, (uint64_t)si, &sx, 1, e))) {
+          if (!sx.raw) st->nosass++;
+          else rc = reference_of(&row, &sx, st, e);
+          rs_instance_clear(&sx);
+        }
+        /* the block cache now holds sx's rows: re-read nothing, row is a copy */
+      }
+    }
+    if (!rc) rc = rs_corpus_append(out, &row, e);
+    rs_instance_clear(&row);
+  }
+  for (uint64_t i = 0; i < rs_corpus_failure_count(in) && !rc; i++) {
+    rs_build_failure f;
+    rc = rs_corpus_get_failure(in, i, &f, e);
+    if (!rc) rc = rs_corpus_add_failure(out, &f, e);
+  }
+  rs_err ce = {{0}};
+  if (out && rs_corpus_close(out, rc ? &ce : e) && !rc) rc = -1;
+  rs_corpus_close(in, &ce);
+  if (!rc && rename(tmp, path)) rc = rs_errf(e, path, 0, "cannot replace the corpus with %s", tmp);
+  if (rc && out) unlink(tmp);
+  return rc;
 }

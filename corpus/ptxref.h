@@ -25,3 +25,13 @@ int rs_ptxref_build(const rs_func *ptx, const rs_problem *p, const rs_ptxtruth *
 void rs_ptxref_free(rs_ptxref *r);
 
 #endif
+
+/* Add the references to every ptx instance of a corpus (rewritten in place through PATH.tmp, both
+ * texts are in the file: no recompiling). A ptx row with a truth keeps it and gets no reference;
+ * a row whose reference is refused by a verifier is counted and stored without one. */
+typedef struct {
+  uint32_t ptx, nosass, truths, refs, refused;
+  uint64_t values, labelled, kept, regs, ptxas_regs;
+  double seconds;
+} rs_ptxref_stats;
+int rs_ptxref_store(const char *path, rs_ptxref_stats *st, rs_err *e);

@@ -2,6 +2,7 @@
 #include "cli/cli.h"
 #include "corpus/assemble.h"
 #include "corpus/instance.h"
+#include "corpus/ptxref.h"
 #include "cubin/disasm.h"
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -203,7 +204,8 @@ static int build(int argc, char **argv) {
   if (!rc) rc = rs_corpus_set_attr(c, "created", when, &e);
   if (!rc)
     rc = rs_corpus_set_attr(c, "nvidia_truth",
-                            o.nvdisasm ? "form sass: the listing's registers (exact); form ptx: none; ref_regs holds ptxas -v"
+                            o.nvdisasm ? "form sass: the listing's registers (exact); form ptx: none, a reference allocation "
+                                                   "instead (label_kind reference, /text/reference); ref_regs holds ptxas -v"
                                        : "none: no SASS disassembler (form sass skipped); ref_regs holds ptxas -v",
                             &e);
   int crc = rs_corpus_close(c, &e);
@@ -222,6 +224,19 @@ static int build(int argc, char **argv) {
          "%u prera truths split by LLVM, %u truths inconsistent, %u infeasible\n",
          out, as.instances, as.duplicates, as.failures, as.with_truth, as.truth_split, as.truth_violations,
          as.infeasible);
+  /* form ptx: the reference allocation of every instance with its sass row (issue 39) */
+  if (o.nvdisasm) {
+    rs_ptxref_stats st;
+    if (rs_ptxref_store(out, &st, &e)) {
+      fprintf(stderr, "regsweep corpus build: references: %s\n", e.msg);
+      free(v);
+      return 2;
+    }
+    if (st.ptx)
+      printf("corpus: %u ptx instances: %u references stored (label_kind reference, not truths; verified by native "
+             "and Z3), %u refused, %u without a sass row; %.1f%% of their values keep ptxas's register, %.1f s\n",
+             st.ptx, st.refs, st.refused, st.nosass, st.values ? 100.0 * st.kept / st.values : 0.0, st.seconds);
+  }
   printf("corpus: wall time: compile %.1f s (%u compiled, %u cached), assemble %.1f s = analyze %.1f s + "
          "align %.1f s + store %.1f s + other %.1f s\n",
          cs.wall_s, cs.compiled, cs.cached, assemble_s, as.analyze_s, as.align_s, as.store_s,

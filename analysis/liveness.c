@@ -239,8 +239,33 @@ static bool is_plain_copy(const rs_live *l, const rs_inst *in) {
          (s->kind == RS_OP_VREG || s->kind == RS_OP_PREG);
 }
 
+/* The lanes of an operand above its first 32-bit register. */
+static rs_lanes high_lanes(rs_lanes m) { return m ? m & ~((rs_lanes)3 << (__builtin_ctzll(m) & ~1)) : 0; }
+
+/* Whether the high half of instruction `in`'s first def and all its other defs are dead after it
+ * (live_after): then its carry-up sources (RS_F_CARRY, mir/carry.c) do not read their high half. */
+static bool carry_high_dead(const rs_live *l, const rs_inst *in, const rs_word *live_after) {
+  const rs_func *f = l->f;
+  bool any = false;
+  for (uint32_t o = 0; o < in->nops; o++) any |= (f->ops[in->first_op + o].flags & RS_F_CARRY) != 0;
+  if (!any) return false;
+  for (uint32_t o = 0; o < in->nops; o++) {
+    const rs_operand *op = &f->ops[in->first_op + o];
+    if (!(op->flags & RS_F_DEF)) continue;
+    uint32_t s = rs_live_op_slot(l, op);
+    rs_lanes m = rs_live_op_lanes(l, op);
+    if (o == 0) {
+      if (s == UINT32_MAX || m != op->lanes) return false; /* untracked: assume read */
+      m = high_lanes(m);
+    }
+    if (s != UINT32_MAX && (get_lanes(l, live_after, s) & m)) return false;
+  }
+  return true;
+}
+
 void rs_live_step_back(const rs_live *l, const rs_inst *in, rs_word *live) {
   const rs_func *f = l->f;
+  bool carry = carry_high_dead(l, in, live);
   rs_lanes copied = 0, from_slot = 0;
   uint32_t copied_op = UINT32_MAX; /* the operand whose reads `copied` replaces */
   uint32_t ss = l->spill[in - f->insts];
@@ -268,6 +293,7 @@ void rs_live_step_back(const rs_live *l, const rs_inst *in, rs_word *live) {
   for (uint32_t o = 0; o < in->nops; o++) {
     uint32_t oi = in->first_op + o;
     rs_lanes u = o == copied_op ? copied : l->use[oi];
+    if (carry && (f->ops[oi].flags & RS_F_CARRY)) u &= ~high_lanes(f->ops[oi].lanes);
     if (u) or_lanes(live, rs_live_op_slot(l, &f->ops[oi]), u);
   }
   or_lanes(live, ss, from_slot);
@@ -373,8 +399,8 @@ rs_live *rs_live_compute(const rs_func *f, rs_err *e) {
   l->uundef = rs_xcalloc(f->nops + 1, sizeof *l->uundef);
   compute_uses(l);
   solve(l);
-  /* AMDGPU: values LLVM knows to be dead in the THEN side of a divergent if/else (simt.c). */
-  if (f->tgt->vendor == RS_AMD && rs_simt_exclusions(l) > 0) solve(l);
+  /* AMDGPU (target.h simt_exclusions): values LLVM knows to be dead in the THEN side of a divergent if/else (simt.c). */
+  if (f->tgt->simt_exclusions && rs_simt_exclusions(l) > 0) solve(l);
   return l;
 }
 

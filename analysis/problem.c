@@ -457,6 +457,23 @@ uint32_t rs_problem_violations(const rs_problem *p, const uint32_t *base) {
   return bad;
 }
 
+uint32_t rs_truth_check(const rs_problem *p, const rs_preg *assign, uint32_t *nonmember) {
+  uint32_t *base = rs_xcalloc(p->nvars + 1, sizeof *base);
+  *nonmember = 0;
+  for (uint32_t v = 0; v < p->nvars; v++) {
+    rs_preg r = assign[p->vars[v].fvreg];
+    if (!r.lanes) {
+      free(base);
+      return UINT32_MAX;
+    }
+    base[v] = r.unit;
+    if (rs_target_member(p->tgt, p->vars[v].cls, r) != RS_MEMBER_OK) (*nonmember)++;
+  }
+  uint32_t bad = rs_problem_violations(p, base);
+  free(base);
+  return bad;
+}
+
 bool rs_problem_infeasible(const rs_problem *p) {
   const rs_target *t = p->tgt;
   uint32_t cap = 0;

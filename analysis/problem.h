@@ -6,9 +6,7 @@
  * registers give per-value exclusions the same way. */
 #ifndef RS_PROBLEM_H
 #define RS_PROBLEM_H
-#include "ir/ir.h"
-
-#define RS_MAX_FILES 8
+#include "ir/ir.h" /* target/target.h: RS_MAX_FILES */
 
 typedef struct {
   char *name;      /* original name: "%12", "%r5" */
@@ -86,6 +84,10 @@ int rs_problem_find(const rs_problem *p, const char *name, size_t n);
 /* Conflicts and fixed exclusions an assignment violates; base[v] = first unit of value v.
  * Class membership is not checked here (see rs_target_member). */
 uint32_t rs_problem_violations(const rs_problem *p, const uint32_t *base);
+/* Check an assignment (per function vreg) against a Problem; returns violations, or UINT32_MAX
+ * when a used value has no register. *nonmember counts registers outside their class. (The
+ * corpus's truths and every recolouring, mcode/check.c, are checked by it.) */
+uint32_t rs_truth_check(const rs_problem *p, const rs_preg *assign, uint32_t *nonmember);
 /* Stable dumps: text for people and diffs, JSON for tools. */
 char *rs_problem_text(const rs_problem *p);
 char *rs_problem_json(const rs_problem *p);

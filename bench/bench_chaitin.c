@@ -43,7 +43,7 @@ int main(int argc, char **argv) {
     }
     row *R = &rows[k];
     const char **vn = rs_value_names(l.p, &l.names);
-    rs_gen_input in = {l.row.id, l.row.target, l.p, l.row.norm, &l.names, vn, NULL, NULL, NULL, NULL};
+    rs_gen_input in = {l.row.id, l.row.target, l.p, l.row.norm, &l.names, vn, NULL, NULL, NULL, NULL, NULL};
     uint64_t seed = 1;
     rs_gen g;
     double t0 = rs_now();

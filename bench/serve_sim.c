@@ -10,7 +10,8 @@
  * is sent when its last token is decoded. One thread, poll(2), any number of connections.
  *
  *   serve_sim --port-file F [--capacity C] [--step-ms a] [--step-seq-ms b]
- *        [--prefill-ms-per-ktok p] [--tokens-per-step K] [--log FILE] [--stats FILE --warmup S --measure S]
+ *        [--prefill-ms-per-ktok p] [--tokens-per-step K] [--log FILE]
+ *        [--stats FILE --warmup S (--measure S | --measure-answers N)]
  *
  * --max-queue N: a request that finds C running and N queued gets HTTP 429 (a server that sheds
  * load: the client's window must back off). --tokens-per-step K (default 1) coarsens the simulation for tests: K tokens per step.
@@ -19,7 +20,10 @@
  * seconds, then measure for --measure seconds and write: completion tokens/s, the simulated
  * capacity C/(a+b*C) tokens/s (decode at full batch), their ratio, requests at the server (running
  * + queued) per step: max and median, and requests answered; FILE.start appears when measuring
- * starts. Exits on SIGTERM/SIGINT, or 20 minutes after start. */
+ * starts. --measure-answers N measures until N requests were answered instead of for a fixed time
+ * (a count of work, not a wall-clock window: on a busy machine a 2 s window could close before
+ * a single step, so a quick run would fail for the machine's load, not for serving). Exits on
+ * SIGTERM/SIGINT (writing what it measured so far, if measuring), or 20 minutes after start. */
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <arpa/inet.h>
@@ -223,11 +227,30 @@ static int cmp_u32(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
+/* What was measured (written aside and renamed). No step may have fallen in the window: then
+ * samples is NULL and there is nothing to sort (qsort's pointer must not be null). */
+static void write_stats(const char *file, uint32_t *samples, size_t ns, double capacity, uint64_t tokens,
+                        uint64_t answers, uint64_t refused, double secs) {
+  if (ns) qsort(samples, ns, sizeof *samples, cmp_u32);
+  double rate = secs > 0 ? (double)tokens / secs : 0;
+  char tmp[1024];
+  snprintf(tmp, sizeof tmp, "%s.tmp", file);
+  FILE *f = fopen(tmp, "w");
+  if (!f) return;
+  fprintf(f, "tokens_per_s %.1f\ncapacity %.1f\nratio %.4f\ninflight_max %u\ninflight_median %u\nanswers %llu\nseconds %.3f\n"
+             "refused_429 %llu\nsteps %zu\n",
+          rate, capacity, rate / capacity, ns ? samples[ns - 1] : 0, ns ? samples[ns / 2] : 0,
+          (unsigned long long)answers, secs, (unsigned long long)refused, ns);
+  fclose(f);
+  rename(tmp, file);
+}
+
 int main(int argc, char **argv) {
   const char *port_file = NULL, *log_file = NULL, *stats_file = NULL;
   uint32_t cap = 64, per_step = 1;
   int max_queue = -1; /* >= 0: a request finding this many queued is refused with 429 */
   double a_ms = 1.0, b_ms = 0.01, p_ms = 0.5, warmup = 3, measure = 10;
+  uint64_t measure_answers = 0; /* > 0: measure until this many answers, not for `measure` seconds */
   for (int i = 1; i + 1 < argc; i += 2) {
     const char *k = argv[i], *v = argv[i + 1];
     if (!strcmp(k, "--port-file")) port_file = v;
@@ -241,6 +264,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(k, "--stats")) stats_file = v;
     else if (!strcmp(k, "--warmup")) warmup = atof(v);
     else if (!strcmp(k, "--measure")) measure = atof(v);
+    else if (!strcmp(k, "--measure-answers")) measure_answers = (uint64_t)atoll(v);
     else {
       fprintf(stderr, "serve_sim: unknown option %s\n", k);
       return 2;
@@ -313,21 +337,12 @@ int main(int argc, char **argv) {
       FILE *f = fopen(tmp, "w");
       if (f) fclose(f);
     }
-    if (measuring && t >= m_start + measure) {
+    double capacity = (double)cap * per_step / ((a_ms + b_ms * cap) / 1000.0);
+    if (measuring && (measure_answers ? m_answers >= measure_answers : t >= m_start + measure)) {
       measuring = false;
       measured = true;
       m_end = t;
-      qsort(samples, ns, sizeof *samples, cmp_u32);
-      double capacity = (double)cap * per_step / ((a_ms + b_ms * cap) / 1000.0), rate = (double)m_tokens / (m_end - m_start);
-      snprintf(tmp, sizeof tmp, "%s.tmp", stats_file);
-      FILE *f = fopen(tmp, "w");
-      if (f) {
-        fprintf(f, "tokens_per_s %.1f\ncapacity %.1f\nratio %.4f\ninflight_max %u\ninflight_median %u\nanswers %llu\nseconds %.3f\nrefused_429 %llu\n",
-                rate, capacity, rate / capacity, ns ? samples[ns - 1] : 0, ns ? samples[ns / 2] : 0,
-                (unsigned long long)m_answers, m_end - m_start, (unsigned long long)refused);
-        fclose(f);
-        rename(tmp, stats_file);
-      }
+      write_stats(stats_file, samples, ns, capacity, m_tokens, m_answers, refused, m_end - m_start);
     }
     if (!step_end) step_end = next_step(cs, nc, &running, cap, a_ms, b_ms, p_ms, t); /* the GPU was idle */
     pfd = realloc(pfd, sizeof *pfd * (nc + 1));
@@ -405,6 +420,9 @@ int main(int argc, char **argv) {
     for (size_t i = 0; i < nc; i++) running += cs[i]->state == 2;
     if (!running) step_end = 0; /* idle: the next request starts a step at once */
   }
+  if (measuring) /* stopped while measuring: what was seen, so the caller can say what failed */
+    write_stats(stats_file, samples, ns, (double)cap * per_step / ((a_ms + b_ms * cap) / 1000.0), m_tokens, m_answers,
+                refused, now_s() - m_start);
   for (size_t i = 0; i < nc; i++) conn_free(cs[i]);
   free(cs);
   free(pfd);

@@ -2,6 +2,7 @@
  * 0 success, 1 a negative result (e.g. a rejected candidate), 2 bad input or usage. */
 #ifndef RS_CLI_H
 #define RS_CLI_H
+#include "mcode/mcode.h"
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -24,6 +25,8 @@ int rs_cmd_oracle(int argc, char **argv);
 int rs_cmd_alloc(int argc, char **argv);
 int rs_cmd_sweep(int argc, char **argv);
 int rs_cmd_attempts(int argc, char **argv);
+int rs_cmd_reward(int argc, char **argv); /* cmd_reward.c: the verifier as an RL reward */
+void rs_usage_reward(void);
 int rs_cmd_slurm(int argc, char **argv);
 void rs_usage_slurm(void);
 int rs_cmd_report(int argc, char **argv);
@@ -39,13 +42,10 @@ int rs_cmd_regalloc(int argc, char **argv); /* cmd_regalloc.c (SASS) */
 void rs_usage_regalloc(void);
 int rs_cmd_lower(int argc, char **argv); /* cmd_lower.c (SASS -> cubin) */
 void rs_usage_lower(void);
-/* cmd_lower.c: lower NEW over ORIG into a copy of CUBIN at OUT with per-function register counts
- * (NULL: unchanged), then (crosscheck) nvdisasm's check; must_be_identical: the pinned case. */
-int rs_lower_file(const char *cubin, const char *orig, const char *next, const uint32_t *regcount, const char *out,
-                  const char *nvd, bool crosscheck, bool must_be_identical);
-int rs_lower_counts(const char *path, const char *lname, const char *listing, uint32_t **out);
-/* `regalloc FILE.cubin|FILE.sass --cubin C ... [-o OUT.cubin]` (cmd_lower.c). */
-int rs_regalloc_cubin(int argc, char **argv);
+/* lowered.c: a lowering's lines (mcode/mcode.h's rs_mc_lower), for lower and regalloc alike;
+ * returns status. And nvdisasm's crosscheck line (with the first mismatch on stderr). */
+void rs_print_xcheck(const rs_crosscheck_stats *x);
+int rs_lower_print(const rs_mc *mc, const rs_mc_lower_opts *o, const rs_mc_lowered *r, int status, const rs_err *e);
 int rs_cmd_ptxtruth(int argc, char **argv); /* cmd_ptxtruth.c (PTX -> SASS labels) */
 void rs_usage_ptxtruth(void);
 

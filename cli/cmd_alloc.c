@@ -62,7 +62,7 @@ int rs_cmd_alloc(int argc, char **argv) {
     return 2;
   }
   const char **vnames = rs_value_names(l.p, &l.names);
-  rs_gen_input in = {l.row.id, l.p->tgt->name, l.p, l.row.norm, &l.names, vnames, l.row.truth, NULL, NULL, NULL};
+  rs_gen_input in = {l.row.id, l.p->tgt->name, l.p, l.row.norm, &l.names, vnames, l.row.truth, NULL, NULL, NULL, NULL};
   uint64_t *seeds = rs_xmalloc(sizeof *seeds * n);
   for (uint32_t k = 0; k < n; k++) seeds[k] = rs_attempt_seed(seed, l.row.id, spec, k);
   rs_gen *g = rs_xcalloc(n, sizeof *g);

@@ -2,6 +2,8 @@
  * fields that legitimately differ between identical runs (timings, worker rank) unless
  * --timings is given, so two runs can be compared with diff. */
 #include "cli/cli.h"
+#include "report/export.h"
+#include "storage/corpus.h"
 #include "storage/run.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,12 +12,19 @@
 
 void rs_usage_attempts(void) {
   puts("usage: regsweep attempts RUN_DIR|run.h5 [--timings] [--texts] [--provenance]\n"
+       "       regsweep attempts RUN_DIR|run.h5 --export sft|dpo|feedback -o OUT.jsonl [--per-prompt K]\n"
+       "                [--split train|test] [--corpus C.h5] [--holdout-arch T]\n"
        "\n"
        "One line per attempt: instance, model, attempt, seed, verdict, violation counts, registers\n"
        "used, occupancy, tokens, finish, and a hash of the candidate text. --timings adds inference\n"
        "and verification seconds and the worker rank; --texts the first diagnostic and the candidate\n"
        "(newlines, tabs and backslashes escaped as \\n, \\t and \\\\: one line per attempt);\n"
-       "--provenance prints the run's attributes.");
+       "--provenance prints the run's attributes.\n"
+       "--export writes training data from the attempts (docs/reward.md): sft, passing answers best\n"
+       "register count first; dpo, (chosen passing, rejected failing with its category) pairs; feedback,\n"
+       "(prompt, failed answer, diagnostics, passing answer). Only instances of --split (default train;\n"
+       "the run's --holdout-arch split when it had one), at most K lines each (default 4), every answer\n"
+       "verified again, provenance on each line. Needs the answers' texts: sweep --keep all.");
 }
 
 /* A text as one TSV field: a model's newlines and tabs (and the backslash) escaped as \n, \t,
@@ -30,11 +39,51 @@ static void put_escaped(const char *s) {
   }
 }
 
+static int export_(const char *path, const char *kind, const char *out, const char *corpus, const char *holdout,
+                   const char *split, unsigned long per_prompt) {
+  rs_export_opts o = {path, corpus, holdout, rs_export_kind(kind), RS_SPLIT_TRAIN, (unsigned)per_prompt, NULL};
+  if (o.kind < 0 || !out || !per_prompt || (strcmp(split, "train") && strcmp(split, "test"))) {
+    fprintf(stderr, "regsweep attempts: --export sft|dpo|feedback -o OUT.jsonl [--per-prompt K>0] [--split train|test]\n");
+    return 2;
+  }
+  o.split = strcmp(split, "test") ? RS_SPLIT_TRAIN : RS_SPLIT_TEST;
+  o.out = fopen(out, "w");
+  if (!o.out) {
+    perror(out);
+    return 2;
+  }
+  rs_err e = {{0}};
+  rs_export_stats st;
+  double t0 = rs_now();
+  int rc = rs_export_attempts(&o, &st, &e);
+  if (fclose(o.out) && !rc) rc = rs_errf(&e, out, 0, "write error");
+  if (rc) {
+    fprintf(stderr, "regsweep attempts: %s\n", e.msg);
+    remove(out); /* nothing half-written is left behind */
+    return 2;
+  }
+  fprintf(stderr,
+          "attempts: %s: %u lines (%llu bytes) to %s in %.2f s; %u attempts over %u instances, %u of them not in the %s "
+          "split, %u without a passing answer; answers left out: %u without text (sweep --keep all keeps them), %u whose "
+          "verdict changed when verified again\n",
+          kind, st.lines, (unsigned long long)st.bytes, out, rs_now() - t0, st.attempts, st.instances, st.other_split,
+          split, st.no_pass, st.no_text, st.mismatch);
+  return 0;
+}
+
 int rs_cmd_attempts(int argc, char **argv) {
-  const char *path = NULL;
+  const char *path = NULL, *export = NULL, *out = NULL, *corpus = NULL, *holdout = NULL, *split = "train";
+  unsigned long per_prompt = 4;
   bool timings = false, prov = false, texts = false;
   for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--timings")) timings = true;
+    bool more = i + 1 < argc;
+    if (!strcmp(argv[i], "--export") && more) export = argv[++i];
+    else if (!strcmp(argv[i], "-o") && more) out = argv[++i];
+    else if (!strcmp(argv[i], "--corpus") && more) corpus = argv[++i];
+    else if (!strcmp(argv[i], "--holdout-arch") && more) holdout = argv[++i];
+    else if (!strcmp(argv[i], "--split") && more) split = argv[++i];
+    else if (!strcmp(argv[i], "--per-prompt") && more) per_prompt = strtoul(argv[++i], NULL, 10);
+    else if (!strcmp(argv[i], "--timings")) timings = true;
     else if (!strcmp(argv[i], "--provenance")) prov = true;
     else if (!strcmp(argv[i], "--texts")) texts = true;
     else if (argv[i][0] != '-' && !path) path = argv[i];
@@ -54,6 +103,7 @@ int rs_cmd_attempts(int argc, char **argv) {
     path = buf;
   }
   rs_err e = {{0}};
+  if (export) return export_(path, export, out, corpus, holdout, split, per_prompt);
   rs_runfile *f = rs_runfile_open(path, &e);
   if (!f) {
     fprintf(stderr, "regsweep attempts: %s\n", e.msg);

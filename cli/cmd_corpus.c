@@ -1,4 +1,5 @@
-/* cmd_corpus.c - `regsweep corpus build|info|export`. */
+/* cmd_corpus.c - `regsweep corpus build|info|export|list|disasm` and the dispatch to forms,
+ * import and merge (their own files). */
 #include "cli/cli.h"
 #include "corpus/assemble.h"
 #include "corpus/instance.h"
@@ -224,6 +225,9 @@ static int build(int argc, char **argv) {
          "%u prera truths split by LLVM, %u truths inconsistent, %u infeasible\n",
          out, as.instances, as.duplicates, as.failures, as.with_truth, as.truth_split, as.truth_violations,
          as.infeasible);
+  if (as.split_labels)
+    printf("corpus: %u prera truths of values LLVM split, each in one of the registers LLVM gave it (the split label)\n",
+           as.split_labels);
   /* form ptx: the reference allocation of every instance with its sass row (issue 39) */
   if (o.nvdisasm) {
     rs_ptxref_stats st;

@@ -92,7 +92,7 @@ static void print_text(const cJSON *o, const char *path) {
     printf("  allocated; registers used:");
     cJSON_ArrayForEach(c, cJSON_GetObjectItem(o, "registers_used")) printf(" %s %d", c->string, c->valueint);
     printf("  -> occupancy %d %s\n", cJSON_GetObjectItem(o, "occupancy")->valueint,
-           t->vendor == RS_AMD ? "waves/SIMD" : "warps/SM");
+           t->occupancy_unit);
   }
 }
 

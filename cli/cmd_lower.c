@@ -1,17 +1,13 @@
-/* cmd_lower.c - `regsweep lower`: SASS listings back into cubins (cubin/lower.h), the learned
- * register fields (learn, check), the register counts, and nvdisasm's crosscheck. Also the
- * cubin side of `regalloc FILE.cubin ... -o OUT.cubin` (rs_regalloc_cubin). */
-#include "front/front.h"
+/* cmd_lower.c - `regsweep lower`: its options and lines. Lowering a recolouring into a cubin
+ * (and its crosscheck, hazards) is mcode/'s pipeline (mcode/mcode.h), the learned register
+ * fields (learn, check) and register counts cubin/'s (cubin/lower.h); cli/lowered.c prints a
+ * lowering. */
 #include "cli/cli.h"
-#include "analysis/problem.h"
-#include "corpus/truth.h"
-#include "cubin/lower.h"
+#include "mcode/mcode.h"
 #include "sass/sass.h"
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 void rs_usage_lower(void) {
   puts("usage: regsweep lower FILE.cubin ORIG.sass NEW.sass -o OUT.cubin [--nvdisasm PATH] [--no-crosscheck]\n"
@@ -58,7 +54,7 @@ static int load_pair(const char *arg, const char *nvd, rs_cubin *c, char **listi
   rs_nvdisasm nd;
   rs_sass_stats st;
   static const char *const args[] = {"-c", NULL};
-  if (rs_nvdisasm_open(nvd, &nd, e) || rs_sass_disasm(&nd, path, args, listing, &st, e)) return -1;
+  if (rs_nvdisasm_open(nvd, &nd, e) || rs_sass_disasm_loaded(&nd, c, path, path, args, listing, &st, e)) return -1;
   return 0;
 }
 
@@ -184,176 +180,11 @@ static int hazards(int argc, char **argv) {
   return status;
 }
 
-static void print_xcheck(const rs_crosscheck_stats *x) {
-  bool ok = rs_crosscheck_ok(x);
-  printf("crosscheck (nvdisasm): %u functions, %u instructions, %u mismatches; other lines %u, %u differ; register "
-         "counts %u/%u as meant, -plr's registers within the count on %u, past it on %u; -plr live-before rows %u: %u "
-         "fewer, %u more, %u other uniform counts: %s\n",
-         x->funcs, x->insts, x->mismatches, x->attrs, x->attr_mismatches, x->regcount_ok, x->funcs, x->plr_ok,
-         x->plr_over, x->live_rows, x->live_fewer, x->live_more, x->uniform_rows, ok ? "ok" : "MISMATCH");
-  if (!ok) fprintf(stderr, "crosscheck: first mismatch: %s\n", x->first);
-}
-
-int rs_lower_file(const char *cubin, const char *orig, const char *next, const uint32_t *regcount, const char *out,
-                  const char *nvd, bool crosscheck, bool must_be_identical) {
-  rs_err e = {{0}};
-  rs_cubin c;
-  if (rs_cubin_load(cubin, &c, &e)) {
-    fprintf(stderr, "regsweep lower: %s\n", e.msg);
-    rs_cubin_free(&c);
-    return 2;
-  }
-  /* the scheduling bits stay ptxas's: refuse a recolouring that races an in-flight instruction */
-  uint32_t nh = 0;
-  char hz[400];
-  bool encoder_check = !out; /* --encoder-check: into a temporary file, crosschecked, removed */
-  char tmp[] = "/tmp/regsweep-encoder-check-XXXXXX";
-  if (encoder_check) {
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-      fprintf(stderr, "regsweep lower: cannot create a temporary file: %s\n", strerror(errno));
-      rs_cubin_free(&c);
-      return 2;
-    }
-    close(fd);
-    out = tmp;
-  }
-  if (rs_sass_hazards_listing(&c, next, cubin, &nh, hz, sizeof hz, &e) || (nh && !encoder_check)) {
-    if (nh) fprintf(stderr, "regsweep lower: %s: %u scoreboard hazard%s with ptxas's control bits, first: %s: the "
-                            "kernel is refused\n", cubin, nh, nh == 1 ? "" : "s", hz);
-    else fprintf(stderr, "regsweep lower: %s\n", e.msg);
-    rs_cubin_free(&c);
-    if (encoder_check) unlink(tmp);
-    return nh ? 1 : 2;
-  }
-  if (nh) printf("lower: %u scoreboard hazards (first: %s): checking the encoding only, no cubin is kept\n", nh, hz);
-  uint8_t *before = must_be_identical ? rs_xmalloc(c.len) : NULL;
-  if (before) memcpy(before, c.bytes, c.len);
-  rs_lower_stats st;
-  double t0 = rs_now();
-  int rc = rs_sass_lower(&c, orig, next, regcount, cubin, &st, &e);
-  double ms = (rs_now() - t0) * 1e3;
-  int status = 0;
-  if (rc) {
-    fprintf(stderr, "regsweep lower: %s\n", e.msg);
-    status = strstr(e.msg, "refused") ? 1 : 2;
-  } else if (before && memcmp(before, c.bytes, c.len)) {
-    fprintf(stderr, "regsweep lower: %s: pinned lowering changed the cubin (must be byte-identical)\n", cubin);
-    status = 1;
-  } else if (rs_cubin_write(&c, out, &e)) {
-    fprintf(stderr, "regsweep lower: %s\n", e.msg);
-    status = 2;
-  } else {
-    printf("lower: %s: sm_%u, %u functions, %u instructions, %u re-encoded (%u register fields), registers",
-           out, c.sm, st.funcs, st.insts, st.changed, st.tokens);
-    for (uint32_t k = 0; k < st.funcs && k < 8; k++) printf(" %u -> %u", st.regs_before[k], st.regs_after[k]);
-    printf("%s (%.2f ms)\n", before ? ", byte-identical to the input" : "", ms);
-  }
-  free(before);
-  rs_cubin_free(&c);
-  if (status || !crosscheck) {
-    if (encoder_check) unlink(tmp);
-    return status;
-  }
-  rs_nvdisasm nd;
-  rs_crosscheck_stats x;
-  if (rs_nvdisasm_open(nvd, &nd, &e) || rs_sass_crosscheck(&nd, out, cubin, next, regcount, &x, &e)) {
-    fprintf(stderr, "regsweep lower: crosscheck: %s\n", e.msg);
-    unlink(out);
-    return 2;
-  }
-  print_xcheck(&x);
-  if (encoder_check) unlink(tmp);
-  if (!rs_crosscheck_ok(&x)) {
-    if (!encoder_check) fprintf(stderr, "regsweep lower: %s removed: nvdisasm does not read back what we meant\n", out);
-    if (!encoder_check) unlink(out);
-    return 1;
-  }
-  return 0;
-}
-
-/* The register count each function of cubin `path` needs under `listing` (its lifted
- * functions: widths known), into *out (malloc'd, per cubin function). 0, or 2 with a message. */
-int rs_lower_counts(const char *path, const char *lname, const char *listing, uint32_t **out) {
-  *out = NULL;
-  rs_err e = {{0}};
-  rs_module *m = rs_module_parse(lname, rs_xstrndup(listing, strlen(listing)), strlen(listing), RS_SRC_SASS, NULL, &e);
-  rs_cubin c;
-  memset(&c, 0, sizeof c);
-  int status = 0;
-  if (!m || rs_cubin_load(path, &c, &e)) {
-    fprintf(stderr, "regsweep lower: %s\n", e.msg);
-    status = 2;
-  } else {
-    uint32_t *rc = rs_xcalloc(c.nfuncs + 1, sizeof *rc);
-    for (uint32_t k = 0; k < c.nfuncs && !status; k++) {
-      uint32_t j = 0;
-      while (j < m->nfuncs && strcmp(m->funcs[j]->name, c.funcs[k].name)) j++;
-      if (j == m->nfuncs) {
-        fprintf(stderr, "regsweep lower: %s: no function %s\n", lname, c.funcs[k].name);
-        status = 2;
-      } else {
-        rc[k] = rs_sass_regcount_of(m->funcs[j]);
-      }
-    }
-    if (status) free(rc);
-    else *out = rc;
-  }
-  rs_cubin_free(&c);
-  rs_module_free(m);
-  return status;
-}
-
-/* NEW must be a recolouring of ORIG: both lifted, every operand reads the same definitions, and
- * NEW's registers colour ORIG's Problem (the verifier's checks: classes, conflicts, fixed
- * registers). A cubin is never written from an unverified assignment. 0, 1 (not a valid
- * recolouring, with the reason) or 2 (a listing that does not parse). */
-static int verify_recolouring(const char *on, const char *orig, const char *nn, const char *next) {
-  rs_err e = {{0}};
-  rs_module *a = rs_module_parse(on, rs_xstrndup(orig, strlen(orig)), strlen(orig), RS_SRC_SASS, NULL, &e);
-  rs_module *b = a ? rs_module_parse(nn, rs_xstrndup(next, strlen(next)), strlen(next), RS_SRC_SASS, NULL, &e) : NULL;
-  int status = 0;
-  if (!b) {
-    fprintf(stderr, "regsweep lower: %s\n", e.msg);
-    status = 2;
-  } else if (a->nfuncs != b->nfuncs) {
-    fprintf(stderr, "regsweep lower: %s has %u functions, %s %u\n", nn, b->nfuncs, on, a->nfuncs);
-    status = 1;
-  }
-  uint32_t values = 0;
-  for (uint32_t k = 0; !status && k < a->nfuncs; k++) {
-    const rs_func *f = a->funcs[k], *g = b->funcs[k];
-    int32_t *map = rs_xmalloc(sizeof *map * (f->nvregs + 1));
-    char why[300];
-    rs_problem *p = NULL;
-    if (strcmp(f->name, g->name) || rs_sass_same_values(f, g, map, why, sizeof why)) {
-      fprintf(stderr, "regsweep lower: %s: %s: not a recolouring of %s: %s\n", nn, g->name, on,
-              strcmp(f->name, g->name) ? "another function" : why);
-      status = 1;
-    } else if (!(p = rs_problem_build(f, &e))) {
-      fprintf(stderr, "regsweep lower: %s\n", e.msg);
-      status = 2;
-    } else {
-      rs_preg *as = rs_xcalloc(f->nvregs + 1, sizeof *as);
-      for (uint32_t v = 0; v < f->nvregs; v++)
-        if (map[v] >= 0 && g->truth) as[v] = g->truth[map[v]];
-      uint32_t nonmember = 0, viol = rs_truth_check(p, as, &nonmember);
-      if (viol || nonmember) {
-        fprintf(stderr, "regsweep lower: %s: %s: the new registers violate %u constraints of %s's Problem (%u outside "
-                        "their class)\n", nn, g->name, viol == UINT32_MAX ? 0 : viol, on, nonmember);
-        status = 1;
-      }
-      values += p->nvars;
-      free(as);
-    }
-    rs_problem_free(p);
-    free(map);
-  }
-  if (!status) printf("lower: %s is a recolouring of %s: %u values, the same definitions, the verifier's checks pass\n",
-                      nn, on, values);
-  rs_module_free(a);
-  rs_module_free(b);
-  return status;
+/* A listing file lifted as SASS (its own name in messages). */
+static rs_module *lift_file(const char *path, char **text, rs_err *e) {
+  size_t n;
+  if (!(*text = rs_read_file(path, &n, e))) return NULL;
+  return rs_sass_from_text(path, rs_xstrndup(*text, n), n, NULL, NULL, e);
 }
 
 static int lower_cmd(int argc, char **argv) {
@@ -376,20 +207,55 @@ static int lower_cmd(int argc, char **argv) {
     return 2;
   }
   rs_err e = {{0}};
-  size_t n;
-  char *orig = rs_read_file(pos[1], &n, &e), *next = orig ? rs_read_file(pos[2], &n, &e) : NULL;
-  if (!next) {
+  rs_mc mc;
+  memset(&mc, 0, sizeof mc);
+  char *next = NULL;
+  rs_module *b = NULL;
+  /* NEW must be a recolouring of ORIG: a cubin is never written from an unverified assignment */
+  int status = rs_mc_cubin(&mc, pos[0], pos[1], NULL, nvd, true, &e) || !(b = lift_file(pos[2], &next, &e)) ? 2 : 0;
+  uint32_t values = 0;
+  if (!status) status = rs_mc_is_recolouring(&mc, b, &values, &e);
+  if (status) {
     fprintf(stderr, "regsweep lower: %s\n", e.msg);
-    free(orig);
+  } else {
+    printf("lower: %s is a recolouring of %s: %u values, the same definitions, the verifier's checks pass\n", pos[2],
+           pos[1], values);
+    rs_mc_lower_opts o = {out, nvd, xc, !strcmp(mc.m->text, next), true};
+    rs_mc_lowered r;
+    status = rs_lower_print(&mc, &o, &r, rs_mc_lower(&mc, next, b, &o, &r, &e), &e);
+    rs_mc_lowered_free(&r);
+  }
+  rs_module_free(b);
+  free(next);
+  if (mc.m) rs_mc_free_input(&mc);
+  return status;
+}
+
+/* `lower crosscheck WRITTEN ORIG INTENDED`: the counts INTENDED needs, nvdisasm's verdict. */
+static int crosscheck_cmd(int argc, char **argv) {
+  const char *nvd = argc == 7 && !strcmp(argv[5], "--nvdisasm") ? argv[6] : NULL;
+  if (argc != 5 && !nvd) {
+    rs_usage_lower();
     return 2;
   }
+  rs_err e = {{0}};
+  rs_cubin w;
+  memset(&w, 0, sizeof w);
+  char *want = NULL;
+  rs_module *n = lift_file(argv[4], &want, &e);
   uint32_t *rc = NULL;
-  int status = verify_recolouring(pos[1], orig, pos[2], next);
-  if (!status) status = rs_lower_counts(pos[0], pos[2], next, &rc);
-  if (!status) status = rs_lower_file(pos[0], orig, next, rc, out, nvd, xc, !strcmp(orig, next));
+  rs_nvdisasm nd;
+  rs_crosscheck_stats x;
+  int status = !n || rs_cubin_load(argv[2], &w, &e) || rs_mc_regcounts(&w, n, argv[4], &rc, &e) ||
+                       rs_nvdisasm_open(nvd, &nd, &e) || rs_sass_crosscheck(&nd, argv[2], argv[3], want, rc, &x, &e)
+                   ? 2
+                   : 0;
+  if (status) fprintf(stderr, "regsweep lower: %s\n", e.msg);
+  else rs_print_xcheck(&x), status = rs_crosscheck_ok(&x) ? 0 : 1;
   free(rc);
-  free(orig);
-  free(next);
+  free(want);
+  rs_module_free(n);
+  rs_cubin_free(&w);
   return status;
 }
 
@@ -402,127 +268,6 @@ int rs_cmd_lower(int argc, char **argv) {
   if (!strcmp(argv[1], "check")) return learn_or_check(argc, argv, false);
   if (!strcmp(argv[1], "regcounts")) return regcounts(argc, argv);
   if (!strcmp(argv[1], "hazards")) return hazards(argc, argv);
-  if (!strcmp(argv[1], "crosscheck")) {
-    const char *nvd = argc == 7 && !strcmp(argv[5], "--nvdisasm") ? argv[6] : NULL;
-    if (argc != 5 && !nvd) {
-      rs_usage_lower();
-      return 2;
-    }
-    rs_err e = {{0}};
-    size_t n;
-    char *want = rs_read_file(argv[4], &n, &e);
-    rs_nvdisasm nd;
-    rs_crosscheck_stats x;
-    uint32_t *rc = NULL;
-    if (!want) {
-      fprintf(stderr, "regsweep lower: %s\n", e.msg);
-      return 2;
-    }
-    if (rs_lower_counts(argv[2], argv[4], want, &rc)) {
-      free(want);
-      return 2;
-    }
-    if (rs_nvdisasm_open(nvd, &nd, &e) || rs_sass_crosscheck(&nd, argv[2], argv[3], want, rc, &x, &e)) {
-      fprintf(stderr, "regsweep lower: %s\n", e.msg);
-      free(want);
-      free(rc);
-      return 2;
-    }
-    free(want);
-    free(rc);
-    print_xcheck(&x);
-    return rs_crosscheck_ok(&x) ? 0 : 1;
-  }
+  if (!strcmp(argv[1], "crosscheck")) return crosscheck_cmd(argc, argv);
   return lower_cmd(argc, argv);
-}
-
-/* `regalloc FILE.cubin [--listing L.sass] --pinned|--free [-o OUT.cubin]` and `regalloc FILE.sass
- * --cubin C.cubin ...`: the listing (nvdisasm's completed one unless given) goes through the
- * ordinary regalloc into a temporary listing, which is lowered into OUT.cubin and crosschecked.
- * Pinned must give a cubin byte-identical to the input. */
-int rs_regalloc_cubin(int argc, char **argv) {
-  const char *cubin = NULL, *listing = NULL, *out = NULL, *nvd = NULL;
-  char **av = rs_xcalloc((size_t)argc + 6, sizeof *av);
-  int ac = 0;
-  bool pin = false, scoreboards = true;
-  for (int i = 0; i < argc; i++) {
-    const char *a = argv[i];
-    size_t n = strlen(a);
-    if (i && (!strcmp(a, "--cubin") || !strcmp(a, "--listing") || !strcmp(a, "--nvdisasm") || !strcmp(a, "-o")) &&
-        i + 1 < argc) {
-      const char **dst = a[2] == 'c' ? &cubin : a[2] == 'l' ? &listing : a[2] == 'n' ? &nvd : &out;
-      *dst = argv[++i];
-      continue;
-    }
-    if ((!strcmp(a, "--function") || !strcmp(a, "--target")) && i + 1 < argc) {
-      av[ac++] = argv[i++];
-      av[ac++] = argv[i];
-      continue;
-    }
-    if (!strcmp(a, "--no-scoreboards")) scoreboards = false;
-    else if (i && a[0] != '-' && n > 6 && !strcmp(a + n - 6, ".cubin")) cubin = a;
-    else if (i && a[0] != '-' && !listing) listing = a;
-    else av[ac++] = argv[i];
-    pin |= !strcmp(a, "--pinned");
-  }
-  rs_err e = {{0}};
-  char *orig = NULL, tin[] = "/tmp/regsweep-ra-in-XXXXXX", tout[] = "/tmp/regsweep-ra-out-XXXXXX";
-  int status = 0, fi = -1, fo = -1;
-  size_t n;
-  if (!cubin || (out && (n = strlen(out), n < 6 || strcmp(out + n - 6, ".cubin")))) {
-    fprintf(stderr, "regsweep regalloc: %s\n", !cubin ? "which cubin? (FILE.cubin, or --cubin with a listing)"
-                                                        : "-o must name a .cubin when the input is a cubin");
-    free(av);
-    return 2;
-  }
-  if (listing) {
-    orig = rs_read_file(listing, &n, &e);
-  } else {
-    rs_nvdisasm nd;
-    rs_sass_stats st;
-    static const char *const args[] = {"-c", NULL};
-    if (!rs_nvdisasm_open(nvd, &nd, &e)) rs_sass_disasm(&nd, cubin, args, &orig, &st, &e);
-  }
-  if (!orig) {
-    fprintf(stderr, "regsweep regalloc: %s\n", e.msg);
-    free(av);
-    return 2;
-  }
-  fi = mkstemp(tin);
-  fo = mkstemp(tout);
-  FILE *f = fi >= 0 ? fdopen(fi, "w") : NULL;
-  if (!f || fo < 0 || fputs(orig, f) < 0 || fclose(f)) {
-    fprintf(stderr, "regsweep regalloc: cannot write a temporary listing: %s\n", strerror(errno));
-    status = 2;
-  }
-  if (fo >= 0) close(fo);
-  /* the ordinary run on the listing (its output, messages and status) */
-  av[ac++] = tin;
-  if (scoreboards) { /* ptxas's control bits are kept: its scoreboards join the Problem */
-    av[ac++] = "--scoreboards";
-    av[ac++] = (char *)cubin;
-  }
-  if (!pin && out) {
-    av[ac++] = "-o";
-    av[ac++] = tout;
-  }
-  av[ac] = NULL;
-  if (!status) status = rs_cmd_regalloc(ac, av);
-  if (!status && out) {
-    char *next = pin ? rs_xstrndup(orig, strlen(orig)) : rs_read_file(tout, &n, &e);
-    uint32_t *rc = NULL;
-    if (!next) {
-      fprintf(stderr, "regsweep regalloc: %s\n", e.msg);
-      status = 2;
-    } else if (!(status = rs_lower_counts(cubin, pin ? tin : tout, next, &rc))) {
-      status = rs_lower_file(cubin, orig, next, rc, out, nvd, true, pin);
-    }
-    free(rc);
-    free(next);
-  }
-  unlink(tin);
-  unlink(tout);
-  free(orig);
-  free(av);
-  return status;
 }

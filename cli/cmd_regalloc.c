@@ -1,36 +1,14 @@
-/* cmd_regalloc.c - `regsweep regalloc FILE.sass --pinned`: register allocation on machine code.
- *
- * Pinned (the oracle of seed 004): rebuild liveness and interference from the listing, colour
- * every register web with the listing's own register, check that this is a valid colouring of
- * our Problem (class membership, no conflict, no fixed-register clash), write the listing back
- * and compare it with the input register for register. Any error in the parser's widths, the
- * lift's webs, liveness or interference shows up as a failure naming function, address and
- * registers.
- *
- * Free: Chaitin-Briggs (model/chaitin.c, free mode) over every file at once (R, UR, P, UP, B),
- * minimising R, on the Problem plus the conflicts that keep values apart on a re-lift
- * (sass/joins.c: one colouring, never a second round), each value then lowered to the lowest
- * register that fits; where that needs more than ptxas's own colouring lowered the same way, the
- * latter is the result and the line says so. The listing is written and checked
- * independently of the colouring:
- * re-lifted, every operand must belong to the same value as before (same def-use partition:
- * every use reads the same original definitions, its contributor set) and the assignment must
- * pass the verifier's checks against the original Problem; the line printed says both
- * ("contributor sets equivalent (N uses), verifier: pass"). */
-#include "front/front.h"
+/* cmd_regalloc.c - `regsweep regalloc`: register allocation on machine code (NVIDIA SASS), its
+ * options and its lines. The work is mcode/'s pipeline (mcode/mcode.h): the input loaded once
+ * (a listing, a cubin, or every form-sass row of a corpus), pinned or free colouring, the
+ * write-back's independent check and, for a cubin with -o, lowering and nvdisasm's crosscheck.
+ * docs/ARCHITECTURE.md follows `regalloc --free K.cubin -o OUT.cubin` through it. */
 #include "cli/cli.h"
-#include "analysis/problem.h"
-#include "cubin/lower.h"
-#include "sass/sass.h"
-#include "corpus/truth.h"
+#include "mcode/mcode.h"
 #include "storage/corpus.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* model/chaitin.c: free mode from ptxas's colouring (never worse than it) */
-uint32_t rs_chaitin_allocate_from(const rs_problem *p, const rs_preg *start, rs_preg *mine, rs_preg *out,
-                                  bool *from_start);
 
 void rs_usage_regalloc(void) {
   puts("usage: regsweep regalloc FILE.sass --pinned [-q] [--function NAME] [--target T]\n"
@@ -58,314 +36,72 @@ void rs_usage_regalloc(void) {
        "--scoreboards C.cubin lends a listing its cubin's control bits (a cubin input, or a corpus row\n"
        "that keeps one, passes its own). Lowering keeps them, so ptxas's scoreboards join the Problem:\n"
        "a value an in-flight load, store or MUFU still reads or writes conflicts with every value\n"
-       "written (or touched) before the wait on it (sass/scoreboard.c, cubin/hazard.c's walk; 'S\n"
+       "written (or touched) before the wait on it (cubin/scoreboard.c, cubin/hazard.c's walk; 'S\n"
        "scoreboard conflicts' on the line; pinned checks ptxas's colouring against them too).\n"
        "--no-scoreboards leaves them out (to measure what they cost: lowering then refuses a kernel\n"
        "with a race).\n"
        "Exit status: 0 identical / valid, 1 a failure, 2 bad input (file:line: message).");
 }
 
-enum { MAX_SHOWN = 20 };
-
-/* The listing's own registers, per function vreg. */
-static rs_preg *colour_pinned(const rs_func *f) {
-  rs_preg *a = rs_xcalloc(f->nvregs + 1, sizeof *a);
-  for (uint32_t v = 0; v < f->nvregs && f->truth; v++) a[v] = f->truth[v];
-  return a;
+static void print_msgs(const rs_mc_msgs *l) {
+  for (uint32_t i = 0; i < l->n; i++) fprintf(stderr, "%s\n", l->v[i]);
 }
 
-/* Is the assignment a valid colouring of the Problem? Prints each failure (up to MAX_SHOWN). */
-static uint32_t check_colouring(const rs_func *f, const rs_problem *p, const rs_preg *a, uint32_t *shown) {
-  const rs_target *t = f->tgt;
-  uint32_t bad = 0;
-  char r1[32], r2[32];
-  for (uint32_t v = 0; v < p->nvars; v++) {
-    rs_preg r = a[p->vars[v].fvreg];
-    enum rs_member m = r.lanes ? rs_target_member(t, p->vars[v].cls, r) : RS_MEMBER_WIDTH;
-    if (m == RS_MEMBER_OK) continue;
-    bad++;
-    if ((*shown)++ < MAX_SHOWN)
-      fprintf(stderr, "FAIL %s: value %s: %s is not a %s register (%s)\n", f->name, p->vars[v].name,
-              t->format_preg(t, r, r1, sizeof r1), t->classes[p->vars[v].cls].name, rs_member_str(m));
-  }
-  for (uint32_t i = 0; i < p->nconf; i++) {
-    const rs_conflict *c = &p->conf[i];
-    rs_preg ra = a[p->vars[c->a].fvreg], rb = a[p->vars[c->b].fvreg];
-    if (!rs_lanes_overlap(ra.unit, c->la, rb.unit, c->lb)) continue;
-    bad++;
-    if ((*shown)++ < MAX_SHOWN)
-      fprintf(stderr, "FAIL %s /*%04x*/: %s (%s) and %s (%s) are live together on one register\n", f->name,
-              (unsigned)f->insts[c->inst].addr, p->vars[c->a].name, t->format_preg(t, ra, r1, sizeof r1),
-              p->vars[c->b].name, t->format_preg(t, rb, r2, sizeof r2));
-  }
-  for (uint32_t i = 0; i < p->nfixed; i++) {
-    const rs_fixed *x = &p->fixed[i];
-    rs_preg r = a[p->vars[x->v].fvreg];
-    if (!rs_lanes_overlap(r.unit, x->lv, x->p.unit, x->p.lanes)) continue;
-    bad++;
-    if ((*shown)++ < MAX_SHOWN)
-      fprintf(stderr, "FAIL %s /*%04x*/: %s (%s) overlaps fixed %s live there\n", f->name,
-              (unsigned)f->insts[x->inst].addr, p->vars[x->v].name, t->format_preg(t, r, r1, sizeof r1),
-              t->format_preg(t, x->p, r2, sizeof r2));
-  }
-  return bad;
+static void print_pinned(const rs_mc_pin *r, bool quiet) {
+  print_msgs(&r->msgs);
+  if (!r->fails && !quiet)
+    printf("regalloc(pinned): %s: identical (%u values, %u instructions, %u interference edges)\n", r->name, r->nvars,
+           r->ninsts, r->nconf);
+  else if (r->fails)
+    fprintf(stderr, "regalloc(pinned): %s: %u failure(s)\n", r->name, r->fails);
 }
 
-/* ptxas's control bits of f from cubin c (NULL: none, or --no-scoreboards); -1 on bad input. */
-static int ctl_for(const rs_cubin *c, const char *cpath, const rs_func *f, uint64_t (**ctl)[2], rs_err *e) {
-  *ctl = NULL;
-  return c ? rs_sass_ctl_of(c, f, cpath, ctl, e) : 0;
-}
-
-/* Pinned run of one function; returns the number of failures, or UINT32_MAX on bad input. With
- * control bits, the listing's colouring must also satisfy the free Problem's added conflicts
- * (joins and scoreboards): ptxas's colouring is the floor free mode starts from. */
-static uint32_t pinned(const rs_func *f, const uint64_t (*ctl)[2], bool quiet, rs_err *e) {
-  rs_problem *p = rs_problem_build(f, e);
-  if (!p) return UINT32_MAX;
-  if (ctl) rs_sass_join_conflicts(f, p), rs_sass_scoreboard_conflicts(f, ctl, p);
-  rs_preg *a = colour_pinned(f);
-  uint32_t shown = 0, bad = check_colouring(f, p, a, &shown);
-  char *text = NULL;
-  rs_sass_diff diff[MAX_SHOWN];
-  uint32_t nd = rs_sass_write(f, a, &text, diff, MAX_SHOWN);
-  for (uint32_t i = 0; i < nd && i < MAX_SHOWN; i++)
-    fprintf(stderr, "FAIL %s /*%04x*/: expected %s, written %s\n", f->name, (unsigned)f->insts[diff[i].inst].addr,
-            diff[i].expected, diff[i].actual);
-  bad += nd;
-  if (!bad && !quiet)
-    printf("regalloc(pinned): %s: identical (%u values, %u instructions, %u interference edges)\n", f->name,
-           p->nvars, f->ninsts, p->nconf);
-  else if (bad)
-    fprintf(stderr, "regalloc(pinned): %s: %u failure(s)\n", f->name, bad);
-  free(text);
-  free(a);
-  rs_problem_free(p);
-  return bad;
-}
-
-/* R registers used (highest + 1) by an assignment over the function's values, and fixed R1: the
- * registers operands touch (a TEX coordinate triple R4:R6 is a quad whose R7 no operand uses). */
-static unsigned r_used(const rs_func *f, const rs_preg *a) {
-  const rs_target *t = f->tgt;
-  unsigned top = 2; /* R1, the stack pointer, is always there */
-  for (uint32_t o = 0; o < f->nops; o++) {
-    const rs_operand *op = &f->ops[o];
-    if (op->kind != RS_OP_VREG || !op->lanes || !a[op->reg].lanes) continue;
-    int fi = rs_target_file_of(t, a[op->reg].unit);
-    if (fi < 0 || strcmp(t->files[fi].name, "r")) continue;
-    unsigned hi = a[op->reg].unit - t->files[fi].first + (unsigned)(63 - __builtin_clzll(op->lanes)) / 2 + 1;
-    if (hi > top) top = hi;
-  }
-  return top;
-}
-
-static unsigned occupancy_of(const rs_target *t, unsigned ptxas_regs) {
-  unsigned used[RS_MAX_FILES] = {0};
-  used[0] = ptxas_regs; /* file 0 is R on NVIDIA targets */
-  return t->occupancy(t, used);
-}
-
-/* Same values before and after: operand by operand, a bijection between old and new values
- * with the same lanes, so every use reads the same original definitions (its contributor set).
- * Returns the number of mismatching operands; *uses counts the uses compared. */
-static uint32_t same_partition(const rs_func *a, const rs_func *b, uint32_t *shown, uint32_t *uses) {
-  if (a->ninsts != b->ninsts || a->nops != b->nops) {
-    fprintf(stderr, "FAIL %s: the written listing re-lifts to %u instructions/%u operands (was %u/%u)\n", a->name,
-            b->ninsts, b->nops, a->ninsts, a->nops);
-    return 1;
-  }
-  int32_t *fw = rs_xmalloc(sizeof *fw * (a->nvregs + 1)), *bw = rs_xmalloc(sizeof *bw * (b->nvregs + 1));
-  for (uint32_t v = 0; v < a->nvregs; v++) fw[v] = -1;
-  for (uint32_t v = 0; v < b->nvregs; v++) bw[v] = -1;
-  uint32_t bad = 0;
-  for (uint32_t i = 0; i < a->ninsts; i++) {
-    const rs_inst *ia = &a->insts[i];
-    for (uint32_t o = 0; o < ia->nops; o++) {
-      const rs_operand *x = &a->ops[ia->first_op + o], *y = &b->ops[ia->first_op + o];
-      bool ok = x->kind == y->kind && (x->kind != RS_OP_VREG || x->lanes == y->lanes);
-      *uses += x->kind == RS_OP_VREG && !(x->flags & RS_F_DEF);
-      if (ok && x->kind == RS_OP_VREG) {
-        if (fw[x->reg] < 0 && bw[y->reg] < 0) fw[x->reg] = (int32_t)y->reg, bw[y->reg] = (int32_t)x->reg;
-        ok = fw[x->reg] == (int32_t)y->reg && bw[y->reg] == (int32_t)x->reg;
-      }
-      if (!ok) {
-        bad++;
-        if ((*shown)++ < MAX_SHOWN)
-          fprintf(stderr, "FAIL %s /*%04x*/: operand %u reads a different definition after recolouring\n", a->name,
-                  (unsigned)ia->addr, o);
-      }
-    }
-  }
-  free(fw);
-  free(bw);
-  return bad;
-}
-
-/* Does the function call an external function (CALL.ABS.NOINC Rx, e.g. vprintf)? */
-static bool calls_extern(const rs_func *f) {
-  for (uint32_t i = 0; i < f->ninsts; i++)
-    if (!strncmp(rs_func_opcode(f, &f->insts[i]), "CALL.ABS.", 9)) return true;
-  return false;
-}
-
-/* Values of `a` that the re-lifted `b` puts in one value (a def of one reaching a read of the
- * other): named, as a failure, since rs_sass_join_conflicts should have kept them apart. */
-static uint32_t joined(const rs_func *a, const rs_func *b, uint32_t *shown) {
-  if (a->ninsts != b->ninsts || a->nops != b->nops) return 0;
-  uint32_t *first = rs_xmalloc(sizeof *first * (b->nvregs + 1)), bad = 0;
-  for (uint32_t v = 0; v < b->nvregs; v++) first[v] = UINT32_MAX;
-  for (uint32_t i = 0; i < a->nops; i++) {
-    const rs_operand *x = &a->ops[i], *y = &b->ops[i];
-    if (x->kind != RS_OP_VREG || y->kind != RS_OP_VREG) continue;
-    if (first[y->reg] == UINT32_MAX) first[y->reg] = x->reg;
-    if (first[y->reg] == x->reg) continue;
-    if (bad++ < 1 && (*shown)++ < MAX_SHOWN)
-      fprintf(stderr, "FAIL %s: the write-back joins values %s and %s (a conflict the Problem lacks)\n", a->name,
-              a->vregs[first[y->reg]].name, a->vregs[x->reg].name);
-  }
-  free(first);
-  return bad;
-}
-
-/* Free run of a module; returns failures, UINT32_MAX on bad input. One colouring per function:
- * the Problem carries the conflicts that keep values apart on the re-lift (sass/joins.c), so
- * the written listing is checked, never re-coloured. Ours and ptxas's own colouring are each
- * lowered value by value; where ours is the dearer, ptxas's (lowered) is the result (the floor),
- * said on the function's line. */
-static uint32_t free_mode(const rs_module *m, const rs_cubin *cub, const char *cpath, const char *out_path, bool quiet,
-                          rs_err *e) {
-  uint32_t nf = m->nfuncs, fails = 0, shown = 0;
-  rs_preg **as = rs_xcalloc(nf + 1, sizeof *as);
-  rs_problem **ps = rs_xcalloc(nf + 1, sizeof *ps);
-  double *secs = rs_xcalloc(nf + 1, sizeof *secs);
-  uint32_t *uses = rs_xcalloc(nf + 1, sizeof *uses), *differ = rs_xcalloc(nf + 1, sizeof *differ);
-  unsigned *ours = rs_xcalloc(nf + 1, sizeof *ours); /* R of our colouring, before the floor */
-  uint32_t *uncoloured = rs_xcalloc(nf + 1, sizeof *uncoloured);
-  bool *floored = rs_xcalloc(nf + 1, sizeof *floored); /* the result is ptxas's colouring, lowered */
-  bool *extern_call = rs_xcalloc(nf + 1, sizeof *extern_call);
-  uint32_t *nsb = rs_xcalloc(nf + 1, sizeof *nsb); /* scoreboard conflicts added */
-  bool checked = false; /* the write-back was re-lifted and compared */
-  for (uint32_t k = 0; k < nf && fails != UINT32_MAX; k++) {
-    const rs_func *f = m->funcs[k];
-    if (!(ps[k] = rs_problem_build(f, e))) {
-      fails = UINT32_MAX;
-      break;
-    }
-    as[k] = rs_xcalloc(f->nvregs + 1, sizeof *as[k]);
-    rs_problem *p = ps[k];
-    double t0 = rs_now();
-    uint64_t (*ctl)[2] = NULL;
-    if (ctl_for(cub, cpath, f, &ctl, e)) {
-      fails = UINT32_MAX;
-      break;
-    }
-    rs_sass_join_conflicts(f, p);
-    if (ctl) nsb[k] = rs_sass_scoreboard_conflicts(f, (const uint64_t(*)[2])ctl, p); /* ptxas's control bits stay */
-    free(ctl);
-    /* ptxas's colouring is a valid one of this Problem (tests/test_sass_real.c): the floor */
-    rs_preg *start = rs_xcalloc(p->nvars + 1, sizeof *start), *mine = rs_xcalloc(p->nvars + 1, sizeof *mine),
-            *best = rs_xcalloc(p->nvars + 1, sizeof *best);
-    for (uint32_t v = 0; v < p->nvars; v++) start[v] = f->truth[p->vars[v].fvreg];
-    uncoloured[k] = rs_chaitin_allocate_from(p, start, mine, best, &floored[k]);
-    extern_call[k] = calls_extern(f);
-    if (extern_call[k]) { /* the callee's ABI (arguments, clobbers) is not in the Problem: ptxas's */
-      memcpy(best, start, sizeof *best * p->nvars);
-      floored[k] = true;
-    }
-    secs[k] = rs_now() - t0;
-    for (uint32_t v = 0; v < f->nvregs; v++) as[k][v] = f->truth[v]; /* values the Problem lacks keep theirs */
-    for (uint32_t v = 0; v < p->nvars; v++) as[k][p->vars[v].fvreg] = mine[v];
-    ours[k] = r_used(f, as[k]) + 2;
-    for (uint32_t v = 0; v < p->nvars; v++) as[k][p->vars[v].fvreg] = best[v];
-    free(start);
-    free(mine);
-    free(best);
-  }
-  char *text = NULL;
-  if (fails != UINT32_MAX && !fails) {
-    text = rs_sass_write_module(m, as);
-    rs_module *n = rs_xcalloc(1, sizeof *n);
-    n->path = rs_xstrndup("(recoloured)", 12);
-    n->text = rs_xstrndup(text, strlen(text));
-    n->len = strlen(text);
-    n->kind = RS_SRC_SASS;
-    n->tgt = m->tgt;
-    rs_err ne = {{0}};
-    if (rs_sass_parse(n, &ne) || n->nfuncs != nf) {
-      fprintf(stderr, "FAIL: the recoloured listing does not parse: %s\n", ne.msg);
-      fails++;
-    } else { /* the independent check of the write-back */
-      checked = true;
-      for (uint32_t k = 0; k < nf; k++) {
-        fails += joined(m->funcs[k], n->funcs[k], &shown);
-        fails += differ[k] = same_partition(m->funcs[k], n->funcs[k], &shown, &uses[k]);
-      }
-    }
-    rs_module_free(n);
-  }
-  for (uint32_t k = 0; k < nf && fails != UINT32_MAX; k++) {
-    const rs_func *f = m->funcs[k];
-    /* the verifier's checks against the original Problem (the conflicts joins.c added only add) */
-    uint32_t nonmember = 0, viol = rs_truth_check(ps[k], as[k], &nonmember);
-    bool vpass = !viol && !nonmember;
-    if (!vpass) {
-      fprintf(stderr, "FAIL %s: recolouring violates %u constraints, %u registers outside their class\n", f->name,
-              viol == UINT32_MAX ? 0 : viol, nonmember);
-      fails++;
-    }
-    /* a value with an operand the listing does not print (a decoded descriptor) must stay put */
-    for (uint32_t i = 0; i < f->nops; i++) {
-      const rs_operand *op = &f->ops[i];
-      if (op->kind == RS_OP_VREG && !op->text_len && as[k][op->reg].unit != f->truth[op->reg].unit) {
-        fprintf(stderr, "FAIL %s: value %s moved, but one of its operands is not printed (hidden descriptor)\n",
-                f->name, f->vregs[op->reg].name);
-        fails++;
-        break;
-      }
-    }
-    unsigned before = r_used(f, f->truth) + 2, after = r_used(f, as[k]) + 2;
+static void print_free(const rs_mc_recolour *r, bool quiet) {
+  if (r->fails == UINT32_MAX) return;
+  print_msgs(&r->msgs);
+  for (uint32_t k = 0; k < r->nfuncs; k++) {
+    const rs_mc_fn *f = &r->fn[k];
+    print_msgs(&f->msgs);
     char contrib[96], floor[128] = "", sb[48] = "";
-    if (cub) snprintf(sb, sizeof sb, " %u scoreboard conflicts,", nsb[k]);
-    if (!checked) snprintf(contrib, sizeof contrib, "contributor sets not checked (no written listing)");
-    else if (differ[k]) snprintf(contrib, sizeof contrib, "contributor sets DIFFER (%u of %u uses)", differ[k], uses[k]);
-    else snprintf(contrib, sizeof contrib, "contributor sets equivalent (%u uses)", uses[k]);
-    if (extern_call[k])
+    if (r->scoreboards) snprintf(sb, sizeof sb, " %u scoreboard conflicts,", f->nsb);
+    if (!r->checked) snprintf(contrib, sizeof contrib, "contributor sets not checked (no written listing)");
+    else if (f->differ) snprintf(contrib, sizeof contrib, "contributor sets DIFFER (%u of %u uses)", f->differ, f->uses);
+    else snprintf(contrib, sizeof contrib, "contributor sets equivalent (%u uses)", f->uses);
+    if (f->extern_call)
       snprintf(floor, sizeof floor, "; ptxas's own colouring kept (an external call, CALL.ABS.NOINC: its ABI is not modelled)");
-    else if (floored[k] && uncoloured[k])
+    else if (f->floored && f->uncoloured)
       snprintf(floor, sizeof floor, "; ptxas's own colouring %s (ours left %u values without a register)",
-               after < before ? "lowered" : "kept", uncoloured[k]);
-    else if (floored[k])
-      snprintf(floor, sizeof floor, "; ptxas's own colouring %s (ours needed %u R)", after < before ? "lowered" : "kept",
-               ours[k]);
+               f->after < f->before ? "lowered" : "kept", f->uncoloured);
+    else if (f->floored)
+      snprintf(floor, sizeof floor, "; ptxas's own colouring %s (ours needed %u R)",
+               f->after < f->before ? "lowered" : "kept", f->ours);
     if (!quiet)
       printf("regalloc(free): %s: R: %u -> %u registers, occupancy %u -> %u warps/SM (%u values, 1 round,%s %.1f ms); "
              "%s, verifier: %s%s\n",
-             f->name, before, after, occupancy_of(f->tgt, before), occupancy_of(f->tgt, after), ps[k]->nvars, sb,
-             secs[k] * 1e3, contrib, vpass ? "pass" : "FAIL", floor);
+             f->name, f->before, f->after, f->occ_before, f->occ_after, f->nvars, sb, f->secs * 1e3, contrib,
+             f->vpass ? "pass" : "FAIL", floor);
   }
-  if (out_path && !fails && text) {
-    FILE *fp = fopen(out_path, "w");
-    if (!fp || fputs(text, fp) < 0 || fclose(fp)) {
-      rs_errf(e, out_path, 0, "cannot write the recoloured listing");
-      fails = UINT32_MAX;
+}
+
+/* Pinned over the functions of mc (or the one named); returns failures, status 2 set on bad input. */
+static uint32_t run_pinned(const rs_mc *mc, const char *function, bool quiet, bool stop_on_bad, int *status,
+                           uint32_t *done, rs_err *e) {
+  uint32_t fails = 0;
+  for (uint32_t k = 0; k < mc->m->nfuncs; k++) {
+    if (function && strcmp(mc->m->funcs[k]->name, function)) continue;
+    (*done)++;
+    rs_mc_pin r;
+    uint32_t b = rs_mc_pinned(mc, k, &r, e);
+    if (b != UINT32_MAX) print_pinned(&r, quiet);
+    rs_mc_pin_free(&r);
+    if (b == UINT32_MAX) {
+      *status = 2;
+      if (stop_on_bad) return UINT32_MAX;
+      fprintf(stderr, "regsweep regalloc: %s\n", e->msg);
+    } else {
+      fails += b;
     }
   }
-  free(text);
-  for (uint32_t k = 0; k < nf; k++) {
-    free(as[k]);
-    if (ps[k]) rs_problem_free(ps[k]);
-  }
-  free(as);
-  free(ps);
-  free(secs);
-  free(uses);
-  free(differ);
-  free(ours);
-  free(uncoloured);
-  free(floored);
-  free(extern_call);
-  free(nsb);
   return fails;
 }
 
@@ -397,31 +133,23 @@ static int corpus_mode(const char *path, bool pin, bool quiet) {
     }
     double t0 = rs_now();
     rs_err pe = {{0}};
-    rs_module *m = rs_module_parse(in.id, rs_xstrndup(in.raw, strlen(in.raw)), strlen(in.raw), RS_SRC_SASS, in.target, &pe);
-    uint32_t fails = m ? 0 : UINT32_MAX;
-    rs_cubin cub, *cb = NULL; /* the row's cubin: ptxas's control bits, its scoreboards in the Problem */
-    memset(&cub, 0, sizeof cub);
-    if (m && in.cubin && in.cubin_len) {
-      uint8_t *bytes = rs_xmalloc(in.cubin_len);
-      memcpy(bytes, in.cubin, in.cubin_len);
-      if (rs_cubin_parse(bytes, in.cubin_len, in.id, &cub, &pe)) fails = UINT32_MAX;
-      else cb = &cub;
+    rs_mc mc;
+    uint32_t fails = rs_mc_instance(&mc, &in, &pe) ? UINT32_MAX : 0;
+    int st = 0;
+    uint32_t nd = 0;
+    if (!fails && pin) fails = run_pinned(&mc, NULL, quiet, true, &st, &nd, &pe);
+    if (!fails && !pin) {
+      rs_mc_recolour r;
+      fails = rs_mc_free(&mc, &r, &pe);
+      print_free(&r, quiet);
+      rs_mc_recolour_free(&r);
     }
-    for (uint32_t k = 0; m && pin && k < m->nfuncs && fails != UINT32_MAX; k++) {
-      uint64_t (*ctl)[2] = NULL;
-      uint32_t b = ctl_for(cb, in.id, m->funcs[k], &ctl, &pe) ? UINT32_MAX
-                                                               : pinned(m->funcs[k], (const uint64_t(*)[2])ctl, quiet, &pe);
-      free(ctl);
-      fails = b == UINT32_MAX ? b : fails + b;
-    }
-    if (m && !pin && fails != UINT32_MAX) fails = free_mode(m, cb, in.id, NULL, quiet, &pe);
-    rs_cubin_free(&cub);
+    if (mc.m) rs_mc_free_input(&mc);
     double ms = (rs_now() - t0) * 1e3;
     done++;
     if (fails == UINT32_MAX) fprintf(stderr, "instance %s: bad input: %s\n", in.id, pe.msg), bad++;
     else if (fails) fprintf(stderr, "instance %s: FAILED (%u), %.1f ms\n", in.id, fails, ms), failed++;
     else if (!quiet) printf("instance %s: %s, %.1f ms\n", in.id, pin ? "identical" : "valid", ms);
-    rs_module_free(m);
     rs_instance_clear(&in);
   }
   rs_corpus_close(c, &e);
@@ -432,37 +160,54 @@ static int corpus_mode(const char *path, bool pin, bool quiet) {
 }
 
 int rs_cmd_regalloc(int argc, char **argv) {
-  for (int i = 1; i < argc; i++) { /* a cubin in or out: cli/cmd_lower.c lowers around this command */
-    if (!strcmp(argv[i], "--scoreboards")) { /* its own, below */
-      i++;
-      continue;
-    }
-    size_t n = strlen(argv[i]);
-    if ((n > 6 && !strcmp(argv[i] + n - 6, ".cubin")) || !strcmp(argv[i], "--cubin")) return rs_regalloc_cubin(argc, argv);
-  }
-  const char *file = NULL, *function = NULL, *target = NULL, *out = NULL, *cpath = NULL;
-  bool pin = false, quiet = false, recolour = false;
+  const char *file = NULL, *function = NULL, *target = NULL, *out = NULL, *cpath = NULL, *listing = NULL,
+             *nvd = NULL;
+  bool pin = false, quiet = false, recolour = false, scoreboards = true, cubin_in = false;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
+    size_t n = strlen(a);
+    bool v = i + 1 < argc;
     if (!strcmp(a, "--pinned")) pin = true;
     else if (!strcmp(a, "--free")) recolour = true;
-    else if (!strcmp(a, "-o") && i + 1 < argc) out = argv[++i];
+    else if (!strcmp(a, "-o") && v) out = argv[++i];
     else if (!strcmp(a, "-q")) quiet = true;
-    else if (!strcmp(a, "--function") && i + 1 < argc) function = argv[++i];
-    else if (!strcmp(a, "--target") && i + 1 < argc) target = argv[++i];
-    else if (!strcmp(a, "--scoreboards") && i + 1 < argc) cpath = argv[++i]; /* from rs_regalloc_cubin */
+    else if (!strcmp(a, "--function") && v) function = argv[++i];
+    else if (!strcmp(a, "--target") && v) target = argv[++i];
+    else if (!strcmp(a, "--scoreboards") && v) cpath = argv[++i];
+    else if (!strcmp(a, "--cubin") && v) cpath = argv[++i], cubin_in = true;
+    else if (!strcmp(a, "--listing") && v) listing = argv[++i], cubin_in = true;
+    else if (!strcmp(a, "--nvdisasm") && v) nvd = argv[++i];
+    else if (!strcmp(a, "--no-scoreboards")) scoreboards = false;
+    else if (a[0] != '-' && n > 6 && !strcmp(a + n - 6, ".cubin") && !cpath) cpath = a, cubin_in = true;
     else if (a[0] != '-' && !file) file = a;
     else {
       fprintf(stderr, "regsweep regalloc: unexpected argument '%s'\n", a);
       return 2;
     }
   }
-  if (!file || pin == recolour || (out && !recolour)) {
+  if (cubin_in) { /* a cubin in, or out: lowered around the run on its listing */
+    size_t n;
+    if (!cpath || (out && (n = strlen(out), n < 6 || strcmp(out + n - 6, ".cubin")))) {
+      fprintf(stderr, "regsweep regalloc: %s\n", !cpath ? "which cubin? (FILE.cubin, or --cubin with a listing)"
+                                                         : "-o must name a .cubin when the input is a cubin");
+      return 2;
+    }
+    if (file && listing) {
+      fprintf(stderr, "regsweep regalloc: unexpected argument '%s'\n", file);
+      return 2;
+    }
+    if (file) listing = file;
+  }
+  if (!cubin_in && (nvd || !scoreboards)) { /* a cubin's options */
+    fprintf(stderr, "regsweep regalloc: unexpected argument '%s'\n", nvd ? "--nvdisasm" : "--no-scoreboards");
+    return 2;
+  }
+  if ((!file && !cubin_in) || pin == recolour || (out && !recolour && !cubin_in)) {
     rs_usage_regalloc();
     return 2;
   }
-  size_t fl = strlen(file);
-  if (fl > 3 && !strcmp(file + fl - 3, ".h5")) {
+  size_t fl = file ? strlen(file) : 0;
+  if (!cubin_in && fl > 3 && !strcmp(file + fl - 3, ".h5")) {
     if (out || function || target) {
       fprintf(stderr, "regsweep regalloc: a corpus takes no -o, --function or --target\n");
       return 2;
@@ -470,48 +215,43 @@ int rs_cmd_regalloc(int argc, char **argv) {
     return corpus_mode(file, pin, quiet);
   }
   rs_err e = {{0}};
-  rs_module *m = rs_sass_load(file, target, NULL, &e);
-  if (!m) {
+  rs_mc mc;
+  if (cubin_in ? rs_mc_cubin(&mc, cpath, listing, target, nvd, scoreboards, &e)
+               : rs_mc_listing(&mc, file, target, cpath, &e)) {
     fprintf(stderr, "regsweep regalloc: %s\n", e.msg);
     return 2;
   }
-  uint32_t fails = 0, done = 0;
   int status = 0;
-  rs_cubin cub, *cb = NULL; /* ptxas's control bits, where the listing's cubin is known */
-  memset(&cub, 0, sizeof cub);
-  if (cpath && rs_cubin_load(cpath, &cub, &e)) {
-    fprintf(stderr, "regsweep regalloc: %s\n", e.msg);
-    rs_cubin_free(&cub);
-    rs_module_free(m);
-    return 2;
-  }
-  if (cpath) cb = &cub;
+  rs_mc_recolour r;
+  memset(&r, 0, sizeof r);
   if (recolour) {
-    fails = free_mode(m, cb, cpath, out, quiet, &e);
+    uint32_t fails = rs_mc_free(&mc, &r, &e);
+    print_free(&r, quiet);
     if (fails == UINT32_MAX) fprintf(stderr, "regsweep regalloc: %s\n", e.msg);
-    rs_cubin_free(&cub);
-    rs_module_free(m);
-    return fails == UINT32_MAX ? 2 : fails ? 1 : 0;
-  }
-  for (uint32_t k = 0; k < m->nfuncs; k++) {
-    const rs_func *f = m->funcs[k];
-    if (function && strcmp(f->name, function)) continue;
-    done++;
-    uint64_t (*ctl)[2] = NULL;
-    uint32_t b = ctl_for(cb, cpath, f, &ctl, &e) ? UINT32_MAX : pinned(f, (const uint64_t(*)[2])ctl, quiet, &e);
-    free(ctl);
-    if (b == UINT32_MAX) {
-      fprintf(stderr, "regsweep regalloc: %s\n", e.msg);
-      status = 2;
-    } else {
-      fails += b;
+    status = fails == UINT32_MAX ? 2 : fails ? 1 : 0;
+    if (!status && out && !cubin_in) { /* the recoloured listing */
+      FILE *fp = fopen(out, "w");
+      if (!fp || fputs(r.text, fp) < 0 || fclose(fp)) {
+        fprintf(stderr, "regsweep regalloc: %s: cannot write the recoloured listing\n", out);
+        status = 2;
+      }
     }
+  } else {
+    uint32_t done = 0, fails = run_pinned(&mc, function, quiet, false, &status, &done, &e);
+    if (function && !done) {
+      fprintf(stderr, "regsweep regalloc: %s: no function '%s'\n", cubin_in ? mc.m->path : file, function);
+      status = 2;
+    }
+    if (!status && fails) status = 1;
   }
-  if (function && !done) {
-    fprintf(stderr, "regsweep regalloc: %s: no function '%s'\n", file, function);
-    status = 2;
+  if (!status && cubin_in && out) { /* lowered into OUT.cubin and crosschecked; pinned: byte-identical */
+    rs_mc_lower_opts o = {out, nvd, true, pin, true};
+    rs_mc_lowered lr;
+    int ls = rs_mc_lower(&mc, pin ? mc.m->text : r.text, pin ? mc.m : r.relift, &o, &lr, &e);
+    status = rs_lower_print(&mc, &o, &lr, ls, &e);
+    rs_mc_lowered_free(&lr);
   }
-  rs_cubin_free(&cub);
-  rs_module_free(m);
-  return status ? status : fails ? 1 : 0;
+  rs_mc_recolour_free(&r);
+  rs_mc_free_input(&mc);
+  return status;
 }

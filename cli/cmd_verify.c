@@ -66,7 +66,7 @@ static void print_result(const rs_loaded *l, const char *who, const rs_check_res
     printf("  registers used:");
     for (uint32_t f = 0; f < t->nfiles && f < RS_MAX_FILES; f++)
       if (t->files[f].pressure) printf(" %s %u", t->files[f].name, r->used[f]);
-    printf("; occupancy %u %s\n", r->occupancy, t->vendor == RS_AMD ? "waves/SIMD" : "warps/SM");
+    printf("; occupancy %u %s\n", r->occupancy, t->occupancy_unit);
   }
 }
 

@@ -11,6 +11,7 @@ static const rs_cmd commands[] = {
     {"sweep", "the distributed sweep: generate, verify and record every attempt (MPI)", rs_cmd_sweep, rs_usage_sweep},
     {"slurm", "write a Slurm job script for a sweep and submit it (sbatch)", rs_cmd_slurm, rs_usage_slurm},
     {"report", "tables, comparisons and plots of one or more runs", rs_cmd_report, rs_usage_report},
+    {"reward", "the verifier as an RL reward: JSONL offline, or an HTTP service for trainers", rs_cmd_reward, rs_usage_reward},
     {"attempts", "print a run's attempt table (TSV, diff-able) or its provenance", rs_cmd_attempts, rs_usage_attempts},
     {"alloc", "candidate allocations from a model for one instance (JSON lines)", rs_cmd_alloc, rs_usage_alloc},
     {"oracle", "all ground truths must verify and all mutants be rejected, by both verifiers", rs_cmd_oracle,

@@ -2,7 +2,7 @@
 #include "front/front.h"
 #include "corpus/assemble.h"
 #include "corpus/truth.h"
-#include "cubin/lower.h"
+#include "mcode/mcode.h"
 #include "corpus/ptxtruth.h"
 #include "corpus/normalize.h"
 #include <stdio.h>
@@ -227,9 +227,25 @@ static int amd_variant(A *a, const rs_variant *v, const char *dir, rs_err *e) {
     }
     rs_preg *as = rs_xcalloc(pre->funcs[0]->nvregs + 1, sizeof *as);
     uint32_t nsplit = rs_truth_prera(pre->funcs[0], ps->funcs[0], &al, as);
-    if (nsplit) {
-      snprintf(reason_pre, sizeof reason_pre, "LLVM split or spilled %u values across registers", nsplit);
+    if (nsplit && rs_problem_infeasible(pp)) {
+      /* LLVM spilled: the pre-RA pressure exceeds the budget, so no map of one register per
+       * value exists at all */
+      snprintf(reason_pre, sizeof reason_pre, "LLVM split or spilled %u values across registers (pressure above the budget)",
+               nsplit);
       a->st->truth_split++;
+    } else if (nsplit) {
+      /* the split label: each split value in one of the registers LLVM gave it, when that keeps
+       * every constraint (docs/real-suite.md); else the constraints it would break */
+      uint32_t k = rs_truth_prera_split(pre->funcs[0], ps->funcs[0], &al, pp, as);
+      if (k == 0) {
+        truth_pre = rs_truth_json(pp, as);
+        a->st->split_labels++;
+      } else {
+        snprintf(reason_pre, sizeof reason_pre,
+                 "LLVM split or spilled %u values across registers (in one of its registers each: %u constraints broken)",
+                 nsplit, k == UINT32_MAX ? 0 : k);
+        a->st->truth_split++;
+      }
     } else {
       bad = rs_truth_check(pp, as, &nm);
       if (bad == 0 && nm == 0) truth_pre = rs_truth_json(pp, as);

@@ -1,6 +1,6 @@
 /* compile.c - one shell script per variant, run N at a time. */
 #include "corpus/compile.h"
-#include "emit/emit.h"
+#include "llvm/llc.h"
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>

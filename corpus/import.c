@@ -611,6 +611,7 @@ int rs_import(const rs_imp_unit *uin, uint32_t n, const rs_import_opts *o, const
       st->duplicates += as.duplicates;
       st->failures += as.failures;
       st->truth_split += as.truth_split;
+      st->split_labels += as.split_labels;
       st->truth_violations += as.truth_violations;
     }
     free(l.v);

@@ -81,26 +81,64 @@ static int hip_wave(const char *t, const rs_imp_unit *u) {
  *    and 5.2's ocml reads __oclc_daz_opt; daz on with -fgpu-flush-denormals-to-zero, as clang-16.
  * A library function that does not suit the target (5.2 predates gfx12) stays a call (the MIR
  * reader refuses it) or llc-22 deletes it (refused below): named, never guessed. */
-static void hip_devlibs22(rs_sbuf *b, const char *qdl, const char *qs, const char *t, const rs_imp_unit *u) {
+/* The per-job device-library folder of an LLVM-22 architecture: links to every 5.2 library, and
+ * oclc_isa_version_NNN.bc made from the 940 one with the target's ISA version. */
+static void devlibs22_dir(rs_sbuf *b, const char *qdl, const char *t) {
   const char *g = t + 3;
-  int wave = hip_wave(t, u);
   rs_sbuf_printf(b, "elif ! { { mkdir -p \"$t/dl\" && ln -sf %s/*.bc \"$t/dl/\" && rm -f \"$t/dl/oclc_isa_version_%s.bc\" && "
          "llvm-dis-22 %s/oclc_isa_version_940.bc -o - | sed 's/constant i32 9400,/constant i32 %d,/' | "
          "llvm-as-22 -o \"$t/dl/oclc_isa_version_%s.bc\" && llvm-dis-22 \"$t/dl/oclc_isa_version_%s.bc\" -o - | "
          "grep -q '@__oclc_ISA_version = .* constant i32 %d,'; } 2>\"$t/err\" || { echo 'error: oclc_isa_version_%s.bc "
          "(ISA version %d) not made from the 940 one' >> \"$t/err\"; false; }; }; then tfail \"$f\" devlibs \"$t/err\"\n",
       qdl, g, qdl, isa_version(t), g, g, isa_version(t), g, isa_version(t));
+}
+
+/* anything still undefined (a function or global no library defined) is named, not left to run as
+ * a call or a load of nothing */
+static void devlibs22_undefined(rs_sbuf *b) {
+  rs_sbuf_printf(b, "elif llvm-dis-22 \"$t/k.bc\" -o - | grep -E '^declare |= external ' | grep -v '@llvm\\.' > \"$t/ext\" && "
+         "{ printf 'error: undefined after linking rocm-device-libs 5.2: '; grep -oE '@[^ (]+' \"$t/ext\" | tr '\\n' ' '; } "
+         "> \"$t/err\"; then tfail \"$f\" clang-22 \"$t/err\"\n");
+}
+
+static void hip_devlibs22(rs_sbuf *b, const char *qdl, const char *qs, const char *t, const rs_imp_unit *u) {
+  int wave = hip_wave(t, u);
+  devlibs22_dir(b, qdl, t);
   bool daz = strstr(u->flags, "-fgpu-flush-denormals-to-zero") || strstr(u->flags, "-fcuda-flush-denormals-to-zero");
   rs_sbuf_printf(b, "elif ! clang-22 -x hip --cuda-device-only --offload-arch=%s -mcode-object-version=5 -D__AMDGCN_WAVEFRONT_SIZE=%d "
          "-O%d -emit-llvm -c -nogpuinc -I/usr/include -I\"$(clang-22 -print-resource-dir)\" --rocm-device-lib-path=\"$t/dl\" "
          "-Xclang -mlink-builtin-bitcode -Xclang \"$t/dl/hip.bc\" -Xclang -mlink-builtin-bitcode -Xclang "
          "\"$t/dl/oclc_daz_opt_%s.bc\" %s %s -o \"$t/k.bc\" 2>\"$t/err\"; then tfail \"$f\" clang-22 \"$t/err\"\n",
       t, wave, u->opt, daz ? "on" : "off", u->flags, qs);
-  /* anything still undefined (a function or global no library defined) is named, not left to
-   * run as a call or a load of nothing */
-  rs_sbuf_printf(b, "elif llvm-dis-22 \"$t/k.bc\" -o - | grep -E '^declare |= external ' | grep -v '@llvm\\.' > \"$t/ext\" && "
-         "{ printf 'error: undefined after linking rocm-device-libs 5.2: '; grep -oE '@[^ (]+' \"$t/ext\" | tr '\\n' ' '; } "
-         "> \"$t/err\"; then tfail \"$f\" clang-22 \"$t/err\"\n");
+  devlibs22_undefined(b);
+}
+
+/* OpenCL for an LLVM-22 architecture with the 5.2 OpenCL library (opencl.bc, ocml, ockl: vload,
+ * vstore, convert_*, math, work-item functions), as clang-16 links it on gfx940. clang-22 mangles
+ * a generic-address-space pointer without a qualifier (`vload4(size_t, const ushort *)`:
+ * `_Z6vload4mPKt`); clang-16, which built the 5.2 library, mangles it as address space 0
+ * (`_Z6vload4mPU3AS0Kt`), so linking in one step leaves the call. Three steps: clang-22 without
+ * its optimizations and libraries (the kernel's IR, its calls declared); each declared function
+ * renamed to the library function whose demangled name is the same but for " AS0" (llvm-cxxfilt:
+ * `vload4(unsigned long, unsigned short const AS0*)`), no other name touched; clang-22 on that IR
+ * with the libraries, at the unit's -O, internalized as the grid's. */
+static void ocl_devlibs22(rs_sbuf *b, const char *qdl, const char *qs, const char *t, const rs_imp_unit *u) {
+  rs_sbuf_printf(b, "if false; then :\n");
+  devlibs22_dir(b, qdl, t);
+  rs_sbuf_printf(b, "elif ! clang-22 -x cl -cl-std=CL2.0 -target amdgcn-amd-amdhsa -mcpu=%s -mcode-object-version=5 -nogpulib -O%d "
+         "-Xclang -disable-llvm-passes -emit-llvm -S %s %s -o \"$t/k0.ll\" 2>\"$t/err\"; then tfail \"$f\" clang-22 \"$t/err\"\n",
+      t, u->opt, u->flags, qs);
+  rs_sbuf_printf(b, "elif ! { llvm-dis-22 \"$t/dl/opencl.bc\" -o - | grep -oE '^define [^@]*@_Z[^(]*U3AS0[^(]*' | sed 's/.*@//' > \"$t/as0\" && "
+         "llvm-cxxfilt-22 < \"$t/as0\" | sed 's/ AS0//g' | paste - \"$t/as0\" > \"$t/as0map\" && "
+         "{ grep -oE '^declare [^@]*@_Z[^(]*' \"$t/k0.ll\" | sed 's/.*@//' > \"$t/decl\"; true; } && "
+         "llvm-cxxfilt-22 < \"$t/decl\" | paste - \"$t/decl\" > \"$t/declmap\" && "
+         "awk -F'\\t' 'NR==FNR{m[$1]=$2;next} ($1 in m){printf \"s/@%%s(/@%%s(/g\\n\",$2,m[$1]}' \"$t/as0map\" \"$t/declmap\" "
+         "> \"$t/ren.sed\" && sed -f \"$t/ren.sed\" \"$t/k0.ll\" > \"$t/k1.ll\"; } 2>\"$t/err\"; then tfail \"$f\" as0-names \"$t/err\"\n");
+  rs_sbuf_printf(b, "elif ! clang-22 -x ir \"$t/k1.ll\" -target amdgcn-amd-amdhsa -mcpu=%s -mcode-object-version=5 --rocm-device-lib-path=\"$t/dl\" "
+         "-O%d -mllvm -amdgpu-internalize-symbols -Wno-unused-command-line-argument %s -emit-llvm -c -o \"$t/k.bc\" 2>\"$t/err\"; "
+         "then tfail \"$f\" clang-22 \"$t/err\"\n",
+      t, u->opt, u->flags);
+  devlibs22_undefined(b);
 }
 
 int rs_import_llvm(const rs_import_opts *o, const rs_imp_unit *u, const char *t, bool *devlibs) {
@@ -112,9 +150,12 @@ int rs_import_llvm(const rs_import_opts *o, const rs_imp_unit *u, const char *t,
   char isa[1300];
   snprintf(isa, sizeof isa, "%s/oclc_isa_version_%s.bc", o->devlibs ? o->devlibs : "", t + 3);
   int av = rs_arch_llvm(t);
+  char isa940[1300];
+  snprintf(isa940, sizeof isa940, "%s/oclc_isa_version_940.bc", o->devlibs ? o->devlibs : "");
   *devlibs = o->devlibs && ((u->lang == RS_IMP_HIP && av != 22) ||
-                            (u->lang == RS_IMP_OPENCL && av == 16 && access(isa, R_OK) == 0));
-  return *devlibs || (u->lang == RS_IMP_HIP && av != 22) ? 16 : av;
+                            (u->lang == RS_IMP_OPENCL && av == 16 && access(isa, R_OK) == 0) ||
+                            (u->lang == RS_IMP_OPENCL && av == 22 && access(isa940, R_OK) == 0));
+  return (*devlibs && av != 22) || (u->lang == RS_IMP_HIP && av != 22) ? 16 : av;
 }
 
 void rs_import_route(const rs_import_opts *o, const rs_imp_unit *u, const char *t, char *buf, size_t n) {
@@ -122,7 +163,8 @@ void rs_import_route(const rs_import_opts *o, const rs_imp_unit *u, const char *
   int ver = t && rs_imp_lang_amd(u->lang) ? rs_import_llvm(o, u, t, &dl) : 0;
   switch (u->lang) {
   case RS_IMP_OPENCL:
-    snprintf(buf, n, "via=clang-%d+%s", ver, dl ? "rocm-device-libs" : ver >= 22 ? "prelude+internalize" : "prelude");
+    if (dl && ver == 22) snprintf(buf, n, "via=clang-22+rocm-device-libs+isa%d+cov5+as0names", isa_version(t));
+    else snprintf(buf, n, "via=clang-%d+%s", ver, dl ? "rocm-device-libs" : ver >= 22 ? "prelude+internalize" : "prelude");
     break;
   case RS_IMP_HIP:
     if (ver == 22)
@@ -167,7 +209,11 @@ char *rs_import_job(const rs_import_opts *o, const rs_imp_unit *u, const char *d
       char llc[128];
       snprintf(llc, sizeof llc, "llc-%d -march=amdgcn -mcpu=%s -O%d", ver, t, u->opt);
       rs_sbuf_printf(&b, "mkdir -p \"$t/%s\"; f=\"$t/%s/FAILED\"\n", t, t);
-      if (u->lang == RS_IMP_OPENCL && dl) {
+      if (u->lang == RS_IMP_OPENCL && dl && ver == 22) {
+        char qdl[1100];
+        rs_shell_quote(qdl, sizeof qdl, o->devlibs);
+        ocl_devlibs22(&b, qdl, qs, t, u);
+      } else if (u->lang == RS_IMP_OPENCL && dl) {
         char qdl[1100];
         rs_shell_quote(qdl, sizeof qdl, o->devlibs);
         rs_sbuf_printf(&b, "if ! clang-16 -x cl -cl-std=CL2.0 -target amdgcn-amd-amdhsa -mcpu=%s --rocm-device-lib-path=%s -O%d "
@@ -222,7 +268,7 @@ char *rs_import_job(const rs_import_opts *o, const rs_imp_unit *u, const char *d
                 "\"$t/err\"\nfi\n", ver, t, u->opt, ver);
         continue;
       }
-      bool hip22 = u->lang == RS_IMP_HIP && ver == 22;
+      bool hip22 = (u->lang == RS_IMP_HIP || (u->lang == RS_IMP_OPENCL && dl)) && ver == 22; /* 5.2 libraries on LLVM 22 */
       if (hip22) {
         /* llc-22 deletes a function whose target features the architecture lacks (AMDGPU's
          * remove-incompatible-functions; e.g. 5.2's __ockl_sdot2 needs dot2-insts, which gfx12
@@ -241,7 +287,7 @@ char *rs_import_job(const rs_import_opts *o, const rs_imp_unit *u, const char *d
               "elif ! %s -stop-after=%s \"$t/k.bc\" -o \"$t/%s/final.mir\" 2>\"$t/err\"; then tfail \"$f\" llc-%d \"$t/err\"\n"
               "fi; rm -f \"$t/k.bc\" \"$t/k.ll\"\n",
           llc, r->greedy_last, t, ver, llc, r->rewriter_last, t, ver);
-      if (hip22) rs_sbuf_printf(&b, "rm -rf \"$t/dl\" \"$t/err2\" \"$t/ext\"\n");
+      if (hip22) rs_sbuf_printf(&b, "rm -rf \"$t/dl\" \"$t/err2\" \"$t/ext\" \"$t/k0.ll\" \"$t/k1.ll\" \"$t/as0\" \"$t/as0map\" \"$t/decl\" \"$t/declmap\" \"$t/ren.sed\"\n");
     } else {
       char qn[1100] = "''", px[1024] = "ptxas";
       if (o->nvcc) {

@@ -3,7 +3,7 @@
 #include "corpus/instance.h"
 #include "corpus/normalize.h"
 #include "corpus/truth.h"
-#include "cubin/lower.h"
+#include "mcode/mcode.h"
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>

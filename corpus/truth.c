@@ -66,20 +66,51 @@ uint32_t rs_truth_prera(const rs_func *pre, const rs_func *ps, const rs_alignmen
   return nsplit;
 }
 
-uint32_t rs_truth_check(const rs_problem *p, const rs_preg *assign, uint32_t *nonmember) {
-  uint32_t *base = rs_xcalloc(p->nvars + 1, sizeof *base);
-  *nonmember = 0;
-  for (uint32_t v = 0; v < p->nvars; v++) {
-    rs_preg r = assign[p->vars[v].fvreg];
-    if (!r.lanes) {
-      free(base);
-      return UINT32_MAX;
-    }
-    base[v] = r.unit;
-    if (rs_target_member(p->tgt, p->vars[v].cls, r) != RS_MEMBER_OK) (*nonmember)++;
+uint32_t rs_truth_prera_split(const rs_func *pre, const rs_func *ps, const rs_alignment *ps_fin, const rs_problem *p,
+                              rs_preg *assign) {
+  rs_loose lo;
+  rs_err e;
+  if (rs_align_loose(pre, ps, &lo, &e)) return UINT32_MAX;
+  enum { MAXC = 8 };
+  uint32_t *ncand = rs_xcalloc(pre->nvregs + 1, sizeof *ncand), (*cand)[MAXC] = rs_xcalloc(pre->nvregs + 1, sizeof *cand);
+  for (uint32_t i = 0; i < lo.nlinks; i++) { /* the registers LLVM gave each split value */
+    const rs_loose_link *ln = &lo.links[i];
+    uint32_t v = ln->from_vreg;
+    if (assign[v].lanes) continue;
+    int64_t base = -1;
+    if (ln->to_vreg < 0) base = (int64_t)ln->unit + ln->delta;
+    else if ((uint32_t)ln->to_vreg < ps_fin->nassign && ps_fin->assign[ln->to_vreg].lanes)
+      base = (int64_t)ps_fin->assign[ln->to_vreg].unit + ln->delta;
+    if (base < 0) continue;
+    uint32_t k = 0;
+    while (k < ncand[v] && cand[v][k] != (uint32_t)base) k++;
+    if (k == ncand[v] && k < MAXC) cand[v][ncand[v]++] = (uint32_t)base;
   }
-  uint32_t bad = rs_problem_violations(p, base);
-  free(base);
+  rs_loose_free(&lo);
+  uint32_t bad = 0, nm;
+  for (uint32_t q = 0; q < p->nvars; q++) {
+    uint32_t v = p->vars[q].fvreg;
+    if (assign[v].lanes) continue;
+    if (!ncand[v]) bad = UINT32_MAX; /* no register of LLVM's to give it */
+    else assign[v] = (rs_preg){cand[v][0], pre->vregs[v].full};
+  }
+  if (bad != UINT32_MAX) {
+    /* value by value, the candidate that breaks the fewest constraints (two sweeps) */
+    bad = rs_truth_check(p, assign, &nm) + nm;
+    for (int sweep = 0; sweep < 2 && bad; sweep++)
+      for (uint32_t q = 0; q < p->nvars && bad; q++) {
+        uint32_t v = p->vars[q].fvreg, keep = assign[v].unit;
+        for (uint32_t k = 0; k < ncand[v]; k++) {
+          if (cand[v][k] == keep) continue;
+          assign[v].unit = cand[v][k];
+          uint32_t b = rs_truth_check(p, assign, &nm) + nm;
+          if (b < bad) bad = b, keep = cand[v][k];
+        }
+        assign[v].unit = keep;
+      }
+  }
+  free(ncand);
+  free(cand);
   return bad;
 }
 

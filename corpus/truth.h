@@ -10,9 +10,14 @@ int rs_truth_postsplit(const rs_func *ps, const rs_func *fin, rs_alignment *a, r
  * has lanes 0 where no single register exists. Returns the number of values LLVM split across
  * registers (0 = complete truth). */
 uint32_t rs_truth_prera(const rs_func *pre, const rs_func *ps, const rs_alignment *ps_fin, rs_preg *assign);
-/* Check an assignment (per function vreg) against a Problem; returns violations, or UINT32_MAX
- * when a used value has no register. *nonmember counts registers outside their class. */
-uint32_t rs_truth_check(const rs_problem *p, const rs_preg *assign, uint32_t *nonmember);
+/* For the values rs_truth_prera left without a register (assign[v].lanes 0): each one of the
+ * registers LLVM gave it across its segments, chosen value by value to break the fewest
+ * constraints of the pre-RA Problem p. Returns the constraints (and registers outside the class)
+ * still broken, UINT32_MAX when a value has no register of LLVM's; 0: assign is a complete map
+ * that keeps every constraint (the split label, docs/real-suite.md). */
+uint32_t rs_truth_prera_split(const rs_func *pre, const rs_func *ps, const rs_alignment *ps_fin, const rs_problem *p,
+                              rs_preg *assign);
+/* rs_truth_check (an assignment against a Problem): analysis/problem.h. */
 /* JSON object {"%12": "v[4:5]", ...} of the used values, in Problem order. */
 char *rs_truth_json(const rs_problem *p, const rs_preg *assign);
 

@@ -139,18 +139,20 @@ static span counts_of(span l) {
   return (span){l.s, 0};
 }
 
-/* Rewrite the header when needed and run nvdisasm -lrm narrow on path. */
-static int disasm_full(const rs_nvdisasm *nd, const char *path, rs_cubin *c, char **out, rs_err *e) {
+/* Run nvdisasm -lrm narrow on cubin c, read from path (NULL: held in memory only): through a
+ * temporary file when nvdisasm cannot read it there (its header rewritten for nvdisasm < 12.8). */
+static int disasm_cubin(const rs_nvdisasm *nd, const char *path, const rs_cubin *c, const char *name, char **out,
+                        rs_err *e) {
   *out = NULL;
-  if (rs_cubin_load(path, c, e)) return -1;
   const char *feed = path;
   char tmp[] = "/tmp/regsweep-xcheck-XXXXXX";
   int fd = -1;
-  if (c->new_layout && (nd->major < 12 || (nd->major == 12 && nd->minor < 8))) {
+  bool rewrite = c->new_layout && (nd->major < 12 || (nd->major == 12 && nd->minor < 8));
+  if (rewrite || !path) {
     rs_cubin copy = *c;
     copy.bytes = rs_xmalloc(c->len);
     memcpy(copy.bytes, c->bytes, c->len);
-    rs_cubin_rewrite(&copy);
+    if (rewrite) rs_cubin_rewrite(&copy);
     fd = mkstemp(tmp);
     int wrc = fd < 0 ? rs_errf(e, tmp, 0, "cannot create a temporary file: %s", strerror(errno))
                      : rs_cubin_write(&copy, tmp, e);
@@ -163,9 +165,16 @@ static int disasm_full(const rs_nvdisasm *nd, const char *path, rs_cubin *c, cha
     feed = tmp;
   }
   static const char *const args[] = {"-lrm", "narrow", NULL};
-  int rc = rs_nvdisasm_run(nd, feed, path, args, out, e);
+  int rc = rs_nvdisasm_run(nd, feed, name, args, out, e);
   if (fd >= 0) unlink(tmp);
   return rc;
+}
+
+/* The same for the cubin at path, read into c. */
+static int disasm_full(const rs_nvdisasm *nd, const char *path, rs_cubin *c, char **out, rs_err *e) {
+  *out = NULL;
+  if (rs_cubin_load(path, c, e)) return -1;
+  return disasm_cubin(nd, path, c, path, out, e);
 }
 
 /* The .text part of a full listing (lines before the first section and inside .text.*
@@ -240,17 +249,24 @@ static uint32_t hexword(span l) {
 int rs_sass_crosscheck(const rs_nvdisasm *nd, const char *written, const char *orig_cubin, const char *intended,
                        const uint32_t *regcount, rs_crosscheck_stats *st, rs_err *e) {
   memset(st, 0, sizeof *st);
-  rs_cubin cw, co;
+  rs_cubin co;
+  if (rs_cubin_load(orig_cubin, &co, e)) return -1;
+  int rc = rs_sass_crosscheck_loaded(nd, written, &co, orig_cubin, orig_cubin, intended, regcount, st, e);
+  rs_cubin_free(&co);
+  return rc;
+}
+
+int rs_sass_crosscheck_loaded(const rs_nvdisasm *nd, const char *written, const rs_cubin *co, const char *orig_path,
+                              const char *orig_name, const char *intended, const uint32_t *regcount,
+                              rs_crosscheck_stats *st, rs_err *e) {
+  memset(st, 0, sizeof *st);
+  rs_cubin cw;
   char *fw = NULL, *fo = NULL, *done = NULL, *tp = NULL;
   int rc = disasm_full(nd, written, &cw, &fw, e);
-  memset(&co, 0, sizeof co);
-  if (!rc && rs_cubin_load(orig_cubin, &co, e)) rc = -1;
-  if (!rc && co.len == cw.len && !memcmp(co.bytes, cw.bytes, co.len)) {
+  if (!rc && co->len == cw.len && !memcmp(co->bytes, cw.bytes, co->len))
     fo = rs_xstrndup(fw, strlen(fw)); /* byte-identical (pinned): nvdisasm would print the same */
-  } else if (!rc) {
-    rs_cubin_free(&co);
-    rc = disasm_full(nd, orig_cubin, &co, &fo, e);
-  }
+  else if (!rc)
+    rc = disasm_cubin(nd, orig_path, co, orig_name, &fo, e);
   rs_sass_stats ss;
   if (!rc) {
     tp = text_part(fw);
@@ -425,6 +441,5 @@ out:
   free(tp);
   free(done);
   rs_cubin_free(&cw);
-  rs_cubin_free(&co);
   return rc;
 }

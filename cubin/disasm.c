@@ -643,6 +643,36 @@ int rs_sass_check_listing(const char *listing, const char *name, rs_err *e) {
   return 0;
 }
 
+int rs_sass_disasm_loaded(const rs_nvdisasm *nd, const rs_cubin *c, const char *cubin_path, const char *name,
+                          const char *const *args, char **out, rs_sass_stats *st, rs_err *e) {
+  *out = NULL;
+  const char *feed = cubin_path;
+  char tmp[] = "/tmp/regsweep-cubin-XXXXXX";
+  int fd = -1;
+  if (!cubin_path || (c->new_layout && (nd->major < 12 || (nd->major == 12 && nd->minor < 8)))) {
+    rs_cubin copy = *c; /* the header rewritten in a copy: c stays as read */
+    copy.bytes = rs_xmalloc(c->len);
+    memcpy(copy.bytes, c->bytes, c->len);
+    if (c->new_layout && (nd->major < 12 || (nd->major == 12 && nd->minor < 8))) rs_cubin_rewrite(&copy);
+    fd = mkstemp(tmp);
+    int wrc = fd < 0 ? rs_errf(e, tmp, 0, "cannot create a temporary file: %s", strerror(errno))
+                     : rs_cubin_write(&copy, tmp, e);
+    free(copy.bytes);
+    if (fd >= 0) close(fd);
+    if (wrc) {
+      if (fd >= 0) unlink(tmp);
+      return -1;
+    }
+    feed = tmp;
+  }
+  char *raw = NULL;
+  int rc = rs_nvdisasm_run(nd, feed, name, args, &raw, e);
+  if (fd >= 0) unlink(tmp);
+  if (!rc) rc = rs_sass_complete(c, raw, name, out, st, e);
+  free(raw);
+  return rc;
+}
+
 int rs_sass_disasm(const rs_nvdisasm *nd, const char *cubin_path, const char *const *args, char **out,
                    rs_sass_stats *st, rs_err *e) {
   *out = NULL;
@@ -651,30 +681,7 @@ int rs_sass_disasm(const rs_nvdisasm *nd, const char *cubin_path, const char *co
     rs_cubin_free(&c);
     return -1;
   }
-  const char *feed = cubin_path;
-  char tmp[] = "/tmp/regsweep-cubin-XXXXXX";
-  int fd = -1;
-  if (c.new_layout && (nd->major < 12 || (nd->major == 12 && nd->minor < 8))) {
-    rs_cubin_rewrite(&c);
-    fd = mkstemp(tmp);
-    if (fd < 0 || rs_cubin_write(&c, tmp, e)) {
-      if (fd >= 0) {
-        close(fd);
-        unlink(tmp);
-      } else {
-        rs_errf(e, tmp, 0, "cannot create a temporary file: %s", strerror(errno));
-      }
-      rs_cubin_free(&c);
-      return -1;
-    }
-    close(fd);
-    feed = tmp;
-  }
-  char *raw = NULL;
-  int rc = rs_nvdisasm_run(nd, feed, cubin_path, args, &raw, e);
-  if (fd >= 0) unlink(tmp);
-  if (!rc) rc = rs_sass_complete(&c, raw, cubin_path, out, st, e);
-  free(raw);
+  int rc = rs_sass_disasm_loaded(nd, &c, cubin_path, cubin_path, args, out, st, e);
   rs_cubin_free(&c);
   return rc;
 }

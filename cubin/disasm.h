@@ -46,6 +46,10 @@ int rs_sass_check_listing(const char *listing, const char *name, rs_err *e);
  * file), run nvdisasm with `args` (e.g. {"-c", NULL}), complete the listing. */
 int rs_sass_disasm(const rs_nvdisasm *nd, const char *cubin_path, const char *const *args, char **out,
                    rs_sass_stats *st, rs_err *e);
+/* The same for a cubin already read (c, as read from cubin_path; NULL when it is held in memory
+ * only: then written to a temporary file, as a header nvdisasm < 12.8 cannot read is). */
+int rs_sass_disasm_loaded(const rs_nvdisasm *nd, const rs_cubin *c, const char *cubin_path, const char *name,
+                          const char *const *args, char **out, rs_sass_stats *st, rs_err *e);
 
 /* fill.c: per-opcode encoding tables. */
 /* Text of an instruction 11.8 does not print ("VIADD R30, R0.reuse, 0x100"), or -1 with the

@@ -20,7 +20,7 @@
  * instruction that writes a register the armed one reads (read barrier), or reads or writes one
  * it writes (write barrier), is a hazard. ptxas's own listings have none (test_sass_lower);
  * lowering refuses a recolouring that has any. The walk (rs_sass_sb_walk) is shared with
- * sass/scoreboard.c, which turns the same (armed, unprotected) pairs into conflicts of the free
+ * cubin/scoreboard.c, which turns the same (armed, unprotected) pairs into conflicts of the free
  * Problem, so that a recolouring with a hazard is not a valid colouring in the first place. */
 #include "cubin/lower.h"
 #include <stdio.h>

@@ -6,7 +6,6 @@
  * Before writing, every instruction's current words must list as `orig` says: each of its
  * tokens with a trusted field must hold the listed register, so a listing that is not of this
  * cubin is refused rather than patched. */
-#include "front/front.h"
 #include "cubin/lower.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -124,58 +123,3 @@ uint32_t rs_sass_regcount_of(const rs_func *f) {
   }
   return top + 2; /* ptxas: highest R + 1, and 2 reserved (../shared/NVIDIA-SASS.md) */
 }
-
-int rs_sass_hazards_listing(const rs_cubin *c, const char *listing, const char *name, uint32_t *count, char *first,
-                            size_t n, rs_err *e) {
-  *count = 0;
-  if (first && n) first[0] = 0;
-  char tg[16];
-  snprintf(tg, sizeof tg, "sm_%u", c->sm);
-  rs_module *m = rs_module_parse(name, rs_xstrndup(listing, strlen(listing)), strlen(listing), RS_SRC_SASS, tg, e);
-  if (!m) return -1;
-  int rc = 0;
-  for (uint32_t k = 0; k < m->nfuncs && !rc; k++) {
-    const rs_func *f = m->funcs[k];
-    uint64_t (*ctl)[2] = NULL;
-    rc = rs_sass_ctl_of(c, f, name, &ctl, e);
-    char one[400];
-    uint32_t h = rc ? 0 : rs_sass_hazards(f, (const uint64_t(*)[2])ctl, one, sizeof one);
-    if (h && !*count && first) snprintf(first, n, "%s", one);
-    *count += h;
-    free(ctl);
-  }
-  rs_module_free(m);
-  return rc;
-}
-
-uint32_t rs_sass_same_values(const rs_func *a, const rs_func *b, int32_t *map, char *why, size_t n) {
-  if (a->ninsts != b->ninsts || a->nops != b->nops) {
-    snprintf(why, n, "the new listing re-lifts to %u instructions/%u operands (was %u/%u)", b->ninsts, b->nops,
-             a->ninsts, a->nops);
-    return 1;
-  }
-  int32_t *fw = rs_xmalloc(sizeof *fw * (a->nvregs + 1)), *bw = rs_xmalloc(sizeof *bw * (b->nvregs + 1));
-  for (uint32_t v = 0; v < a->nvregs; v++) fw[v] = -1;
-  for (uint32_t v = 0; v < b->nvregs; v++) bw[v] = -1;
-  uint32_t bad = 0;
-  for (uint32_t i = 0; i < a->ninsts; i++) {
-    const rs_inst *ia = &a->insts[i];
-    for (uint32_t o = 0; o < ia->nops; o++) {
-      const rs_operand *x = &a->ops[ia->first_op + o], *y = &b->ops[ia->first_op + o];
-      bool ok = x->kind == y->kind && (x->kind != RS_OP_VREG || x->lanes == y->lanes);
-      if (ok && x->kind == RS_OP_VREG) {
-        if (fw[x->reg] < 0 && bw[y->reg] < 0) fw[x->reg] = (int32_t)y->reg, bw[y->reg] = (int32_t)x->reg;
-        ok = fw[x->reg] == (int32_t)y->reg && bw[y->reg] == (int32_t)x->reg;
-      }
-      if (!ok && !bad++)
-        snprintf(why, n, "/*%04x*/ operand %u reads another definition under the new registers",
-                 (unsigned)ia->addr, o);
-    }
-  }
-  if (map)
-    for (uint32_t v = 0; v < a->nvregs; v++) map[v] = fw[v];
-  free(fw);
-  free(bw);
-  return bad;
-}
-

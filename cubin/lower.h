@@ -151,12 +151,6 @@ int rs_sass_lower(rs_cubin *c, const char *orig, const char *next, const uint32_
  * listings (test_sass_lower). */
 uint32_t rs_sass_regcount_of(const rs_func *f);
 
-/* Same values in both functions (b: a re-lift of a's listing under other registers), operand by
- * operand: a bijection between their values with the same lanes, so every use reads the same
- * definitions. Returns the operands that differ (the first in why); map (may be NULL, a->nvregs
- * entries) receives each value of a's value in b, -1 where unused. */
-uint32_t rs_sass_same_values(const rs_func *a, const rs_func *b, int32_t *map, char *why, size_t n);
-
 /* ---- scoreboard hazards (hazard.c) ---- */
 
 /* Instructions of f (a lifted listing: registers through truth) that write a register an earlier
@@ -165,7 +159,7 @@ uint32_t rs_sass_same_values(const rs_func *a, const rs_func *b, int32_t *map, c
  * control bits of word 1 are used). Returns how many; the first in `first`. 0 on ptxas's own
  * listings; lowering refuses a recolouring with any (hazard.c says why). */
 uint32_t rs_sass_hazards(const rs_func *f, const uint64_t (*ctl)[2], char *first, size_t n);
-/* The walk behind it (and behind sass/scoreboard.c's conflicts): visit(ctx, i, k, kind, sb) for
+/* The walk behind it (and behind cubin/scoreboard.c's pairs): visit(ctx, i, k, kind, sb) for
  * every instruction i arming scoreboard sb (kind RS_SB_READ: its read barrier, RS_SB_WRITE: its
  * write barrier) and every k reachable from i before an instruction waits on sb (a read barrier:
  * or on i's write barrier, written after i's reads); for a read
@@ -179,16 +173,12 @@ void rs_sass_sb_walk(const rs_func *f, const uint64_t (*ctl)[2], rs_sass_sb_visi
 /* Instruction i's words, for every instruction of f, from its .text section in c (malloc'd in
  * *ctl). Errors name the file: a function not in the cubin, an address outside its section. */
 int rs_sass_ctl_of(const rs_cubin *c, const rs_func *f, const char *name, uint64_t (**ctl)[2], rs_err *e);
-/* problem.c: the Problem of a SASS function as it is written back (the one every form-sass
- * consumer verifies against): analysis/problem.c's, plus joins.c's conflicts and, with the
- * function's cubin (bytes copied, not kept), scoreboard.c's. *nsb (may be NULL): how many
- * scoreboard conflicts were added. Errors name `name` (a cubin that does not parse or lacks f). */
-struct rs_problem;
-struct rs_problem *rs_sass_problem(const rs_func *f, const uint8_t *cubin, size_t cubin_len, const char *name,
-                                   uint32_t *nsb, rs_err *e);
-/* The same for every function of a listing of cubin c (control bits from c's words). */
-int rs_sass_hazards_listing(const rs_cubin *c, const char *listing, const char *name, uint32_t *count, char *first,
-                            size_t n, rs_err *e);
+/* scoreboard.c: every pair of operands (a of an instruction in flight, b of a later one not
+ * waiting for it) that must not share a register for ptxas's scoreboards to stay sound; inst is
+ * b's. The walk is hazard.c's (rs_sass_sb_walk): the conflicts and the check cannot drift. The
+ * same signature as sass/sass.h's rs_sass_pair_fn, which joins.c passes in. */
+typedef void (*rs_sb_pair_fn)(void *ctx, const rs_operand *a, const rs_operand *b, uint32_t inst);
+void rs_sass_scoreboard_pairs(const rs_func *f, const uint64_t (*ctl)[2], rs_sb_pair_fn pair, void *ctx);
 
 /* ---- crosscheck (crosscheck.c): nvdisasm of the written cubin, not our encoder ---- */
 
@@ -218,5 +208,10 @@ static inline bool rs_crosscheck_ok(const rs_crosscheck_stats *x) {
 }
 int rs_sass_crosscheck(const rs_nvdisasm *nd, const char *written, const char *orig_cubin, const char *intended,
                        const uint32_t *regcount, rs_crosscheck_stats *st, rs_err *e);
+/* The same with the original already read (co, from orig_path; NULL when it is held in memory
+ * only: written to a temporary file for nvdisasm); orig_name names it in messages. */
+int rs_sass_crosscheck_loaded(const rs_nvdisasm *nd, const char *written, const rs_cubin *co, const char *orig_path,
+                              const char *orig_name, const char *intended, const uint32_t *regcount,
+                              rs_crosscheck_stats *st, rs_err *e);
 
 #endif

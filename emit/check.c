@@ -47,12 +47,19 @@ static int collect(rs_runfile *rf, uint32_t nmodels, pick **picks, uint32_t *npi
   return rc;
 }
 
+static void tsv_field(FILE *f, const char *s) {
+  for (; s && *s; s++) fputc(*s == '\t' || *s == '\n' ? ' ' : *s, f);
+}
+
 static const unsigned nv_sms[RS_EMIT_CHECK_NV_ARCHS] = {75, 80, 86, 87, 89, 90};
 
-/* One NVIDIA answer: lower into the instance's cubin and let nvdisasm read it back. The message
- * for the TSV goes to msg, the outcome to st->last_outcome; st counts it overall and per arch. */
-static void nv_one(const rs_loaded *l, const rs_attempt *a, const char *work, rs_emit_check_stats *st, char *msg,
-                   size_t n) {
+/* One NVIDIA answer: lower into the instance's cubin and let nvdisasm read it back. Its TSV row
+ * goes to cx->tsv, the outcome to st->last_outcome; st counts it overall and per arch. */
+static void nv_one(rs_emit_check_ctx *cx, const rs_loaded *l, const rs_attempt *a, const char *model,
+                   rs_emit_check_stats *st) {
+  const char *work = cx->work;
+  char msg[1200] = "";
+  size_t n = sizeof msg;
   char out[1300];
   snprintf(out, sizeof out, "%s/kernel.cubin", work);
   mkdir(work, 0755);
@@ -93,11 +100,79 @@ static void nv_one(const rs_loaded *l, const rs_attempt *a, const char *work, rs
                                       "error"};
   snprintf(st->last_outcome, sizeof st->last_outcome, "%s", names[what]);
   unlink(out);
+  fprintf(cx->tsv, "%s\t%s\t%u\t%s\t-1\t-1\t-1\t-1\t0\t0\t0\t", a->instance, model, a->attempt, st->last_outcome);
+  tsv_field(cx->tsv, msg);
+  fputc('\n', cx->tsv);
 }
 
-static void tsv_field(FILE *f, const char *s) {
-  for (; s && *s; s++) fputc(*s == '\t' || *s == '\n' ? ' ' : *s, f);
+/* One AMD answer: rewrite its MIR and let llc (MachineVerifier on) finish it to assembly; the
+ * kernel's register counts are compared with the verifier's. Its TSV row goes to cx->tsv. */
+static void llc_one(rs_emit_check_ctx *cx, const rs_loaded *l, const rs_attempt *a, const char *model,
+                    rs_emit_check_stats *st) {
+  rs_emit_result r;
+  memset(&r, 0, sizeof r);
+  const char *outcome = "ok";
+  char msg[1200] = "";
+  rs_err le = {{0}};
+  rs_emit_opts o;
+  memset(&o, 0, sizeof o);
+  rs_llc_opts_default(&o.llc);
+  o.llc.opt = rs_emit_variant_opt(l->row.variant, l->row.params);
+  o.keep_dir = cx->work;
+  int rc = rs_emit_answer(l, a->candidate, strlen(a->candidate), cx->out, RS_EMIT_ASM, &o, &r, &le);
+  st->checked++;
+  if (rc < 0) {
+    outcome = "error";
+    snprintf(msg, sizeof msg, "%s", le.msg);
+    st->errors++;
+  } else if (r.refused) {
+    outcome = "error";
+    snprintf(msg, sizeof msg, "recorded as pass, verifier now says %s: %s", rs_verdict_str(r.verdict.verdict),
+             r.verdict.ndiag ? r.verdict.diag[0] : "");
+    st->errors++;
+  } else if (r.llc_rejected) {
+    char sum[800], kp[1300], keep[1300];
+    outcome = "VERIFIER-BUG:llc-rejected";
+    snprintf(kp, sizeof kp, "%s/kernel.mir", cx->work);
+    snprintf(keep, sizeof keep, "%s/reject-%u.mir", cx->dir, cx->rejects++);
+    if (rename(kp, keep)) keep[0] = 0;
+    /* the kept path may be cut to fit the row; the directory and the message say where */
+    snprintf(msg, sizeof msg, "our verifier: pass; llc: %s%s%.300s", rs_emit_llc_summary(r.llc_diag, sum, sizeof sum),
+             keep[0] ? "; MIR kept in " : "", keep);
+    st->llc_rejected++;
+  } else {
+    st->llc_ok++;
+    if (r.counts_diff[0]) {
+      outcome = "counts-differ";
+      snprintf(msg, sizeof msg, "%s", r.counts_diff);
+      st->counts_mismatch++;
+    } else {
+      snprintf(msg, sizeof msg, "%s", r.counts_note); /* why equal in effect, or "" */
+    }
+  }
+  int fv = -1, fa = -1;
+  for (uint32_t k = 0; k < l->p->tgt->nfiles; k++) {
+    if (!strcmp(l->p->tgt->files[k].name, "vgpr")) fv = (int)k;
+    if (!strcmp(l->p->tgt->files[k].name, "agpr")) fa = (int)k;
+  }
+  fprintf(cx->tsv, "%s\t%s\t%u\t%s\t%d\t%d\t%d\t%d\t%u\t%u\t%u\t", a->instance, model, a->attempt, outcome,
+          r.counts_checked ? r.counts.vgpr : -1, r.counts_checked ? r.counts.agpr : -1,
+          r.counts_checked ? r.counts.sgpr : -1, r.counts_checked ? r.counts.occupancy : -1,
+          fv >= 0 ? r.verdict.used[fv] : 0, fa >= 0 ? r.verdict.used[fa] : 0, r.verdict.occupancy);
+  tsv_field(cx->tsv, msg);
+  fputc('\n', cx->tsv);
+  rs_emit_result_free(&r);
 }
+
+static const rs_emitter emitters[] = {{"llc", llc_one}, {"cubin", nv_one}};
+
+const rs_emitter *rs_emitter_by_name(const char *name) {
+  for (size_t k = 0; k < sizeof emitters / sizeof *emitters; k++)
+    if (!strcmp(emitters[k].name, name)) return &emitters[k];
+  return NULL;
+}
+
+const rs_emitter *rs_emitter_for(const rs_target *t) { return rs_emitter_by_name(t->emitter); }
 
 int rs_emit_check_run(const char *run_path, const char *corpus_path, const char *const *models, uint32_t nmodels,
                       uint32_t n, const char *out_dir, rs_emit_check_stats *stats, rs_err *e) {
@@ -120,7 +195,7 @@ int rs_emit_check_run(const char *run_path, const char *corpus_path, const char 
   if (f)
     fprintf(f, "instance\tmodel\tattempt\toutcome\tvgpr\tagpr\tsgpr\toccupancy\tverifier_vgpr\tverifier_agpr\t"
                "verifier_occupancy\tmessage\n");
-  uint32_t rejects = 0;
+  rs_emit_check_ctx cx = {work, dir, out, f, 0};
   for (uint32_t m = 0; m < nmodels && !rc; m++) {
     uint32_t have = npicks[m], take = have < n ? have : n;
     for (uint32_t j = 0; j < take && !rc; j++) {
@@ -131,80 +206,20 @@ int rs_emit_check_run(const char *run_path, const char *corpus_path, const char 
         break;
       }
       rs_loaded l;
-      rs_emit_result r;
-      memset(&r, 0, sizeof r);
-      const char *outcome = "ok";
-      char msg[1200] = "";
       rs_err le = {{0}};
       int lrc = rs_instance_load(c, a.inst_index, &l, &le); /* l is zeroed or loaded either way */
-      if (lrc || strcmp(l.row.id, a.instance)) {
-        if (!lrc) snprintf(le.msg, sizeof le.msg, "corpus row %u is not %s", a.inst_index, a.instance);
-        outcome = "error";
-        snprintf(msg, sizeof msg, "%s", le.msg);
-        stats[m].errors++;
-        rs_loaded_free(&l);
-      } else if (l.f->kind == RS_SRC_SASS) {
-        nv_one(&l, &a, work, &stats[m], msg, sizeof msg);
-        outcome = stats[m].last_outcome;
-        fprintf(f, "%s\t%s\t%u\t%s\t-1\t-1\t-1\t-1\t0\t0\t0\t", a.instance, models[m], a.attempt, outcome);
-        tsv_field(f, msg);
-        fputc('\n', f);
-        rs_loaded_free(&l);
-        rs_attempt_clear(&a);
-        continue;
-      } else {
-        rs_emit_opts o;
-        memset(&o, 0, sizeof o);
-        rs_llc_opts_default(&o.llc);
-        o.llc.opt = rs_emit_variant_opt(l.row.variant, l.row.params);
-        o.keep_dir = work;
-        int st = rs_emit_answer(&l, a.candidate, strlen(a.candidate), out, RS_EMIT_ASM, &o, &r, &le);
-        stats[m].checked++;
-        if (st < 0) {
-          outcome = "error";
-          snprintf(msg, sizeof msg, "%s", le.msg);
-          stats[m].errors++;
-        } else if (r.refused) {
-          outcome = "error";
-          snprintf(msg, sizeof msg, "recorded as pass, verifier now says %s: %s", rs_verdict_str(r.verdict.verdict),
-                   r.verdict.ndiag ? r.verdict.diag[0] : "");
-          stats[m].errors++;
-        } else if (r.llc_rejected) {
-          char sum[800], kp[1300], keep[1300];
-          outcome = "VERIFIER-BUG:llc-rejected";
-          snprintf(kp, sizeof kp, "%s/kernel.mir", work);
-          snprintf(keep, sizeof keep, "%s/reject-%u.mir", dir, rejects++);
-          if (rename(kp, keep)) keep[0] = 0;
-          /* the kept path may be cut to fit the row; the directory and the message say where */
-          snprintf(msg, sizeof msg, "our verifier: pass; llc: %s%s%.300s", rs_emit_llc_summary(r.llc_diag, sum, sizeof sum),
-                   keep[0] ? "; MIR kept in " : "", keep);
-          stats[m].llc_rejected++;
-        } else {
-          stats[m].llc_ok++;
-          if (r.counts_diff[0]) {
-            outcome = "counts-differ";
-            snprintf(msg, sizeof msg, "%s", r.counts_diff);
-            stats[m].counts_mismatch++;
-          } else {
-            snprintf(msg, sizeof msg, "%s", r.counts_note); /* why equal in effect, or "" */
-          }
-        }
-        int fv = -1, fa = -1;
-        for (uint32_t k = 0; k < l.p->tgt->nfiles; k++) {
-          if (!strcmp(l.p->tgt->files[k].name, "vgpr")) fv = (int)k;
-          if (!strcmp(l.p->tgt->files[k].name, "agpr")) fa = (int)k;
-        }
-        fprintf(f, "%s\t%s\t%u\t%s\t%d\t%d\t%d\t%d\t%u\t%u\t%u\t", a.instance, models[m], a.attempt, outcome,
-                r.counts_checked ? r.counts.vgpr : -1, r.counts_checked ? r.counts.agpr : -1,
-                r.counts_checked ? r.counts.sgpr : -1, r.counts_checked ? r.counts.occupancy : -1,
-                fv >= 0 ? r.verdict.used[fv] : 0, fa >= 0 ? r.verdict.used[fa] : 0, r.verdict.occupancy);
-        tsv_field(f, msg);
-        fputc('\n', f);
-        rs_emit_result_free(&r);
+      if (!lrc && !strcmp(l.row.id, a.instance)) { /* the target's emitter: llc (AMD), cubin (NVIDIA) */
+        rs_emitter_for(l.p->tgt)->check_one(&cx, &l, &a, models[m], &stats[m]);
         rs_loaded_free(&l);
         rs_attempt_clear(&a);
         continue;
       }
+      if (!lrc) snprintf(le.msg, sizeof le.msg, "corpus row %u is not %s", a.inst_index, a.instance);
+      const char *outcome = "error";
+      char msg[1200];
+      snprintf(msg, sizeof msg, "%s", le.msg);
+      stats[m].errors++;
+      rs_loaded_free(&l);
       fprintf(f, "%s\t%s\t%u\t%s\t-1\t-1\t-1\t-1\t0\t0\t0\t", a.instance, models[m], a.attempt, outcome);
       tsv_field(f, msg);
       fputc('\n', f);

@@ -10,7 +10,8 @@
 #include "corpus/instance.h"
 #include "ir/ir.h"
 #include "cubin/lower.h"
-#include "mir/rounds.h"
+#include "llvm/llc.h"
+#include "storage/run.h"
 #include <stdio.h>
 
 /* ---- rewrite.c: the register substitution ---- */
@@ -58,26 +59,7 @@ char *rs_emit_color_slots(const char *mir, const char *bfi, uint32_t *moved, rs_
 /* ---- llc.c: running llc / ld.lld ---- */
 enum rs_emit_kind { RS_EMIT_MIR, RS_EMIT_ASM, RS_EMIT_HSACO };
 
-typedef struct {
-  const char *llc;      /* default "llc-14" (env RS_LLC) */
-  const char *lld;      /* default "ld.lld-14" (env RS_LLD) */
-  const char *mcpu;     /* default: the target's name */
-  int opt;              /* llc -O level (the corpus variant's opt axis; default 2) */
-  bool machine_verify;  /* -verify-machineinstrs (default on) */
-  unsigned timeout_s;   /* per tool run (default 120) */
-  char start_after[32]; /* the last allocation round's rewriter, "virtregrewriter,N-1" from
-                         * rs_llc_rounds; "" = "virtregrewriter,1" (rs_emit_answer probes) */
-} rs_llc_opts;
-void rs_llc_opts_default(rs_llc_opts *o);
-
-/* Run a command (argv[0] looked up in PATH) with stdin from /dev/null; its stderr is captured
- * into *err_text (malloc'd, may be empty). Returns the exit status (128 + signal when it died, as
- * llc does after a MachineVerifier report), -1 with e set if it could not run or timed out. */
-int rs_emit_run(char *const argv[], unsigned timeout_s, char **err_text, rs_err *e);
-
-/* The allocation rounds of o's llc (mir/rounds.h), from its -debug-pass=Structure on an empty
- * module; an llc whose rounds we do not know is an error listing its allocation passes. */
-int rs_llc_rounds(const rs_llc_opts *o, rs_rounds *r, rs_err *e);
+/* rs_llc_opts, rs_llc_opts_default, rs_emit_run, rs_llc_rounds: llvm/llc.h */
 
 /* llc from rewritten MIR to out_path (asm, or obj then ld.lld -shared for HSACO). When llc judges
  * the kernel bad (MachineVerifier findings, or llc dying on it) returns 1 with llc's stderr in
@@ -170,6 +152,23 @@ typedef struct {
   uint32_t nv_arch[RS_EMIT_CHECK_NV_ARCHS][5];
   char last_outcome[32];
 } rs_emit_check_stats;
+
+/* An emitter: how a target's passing answers become kernels for --emit-check, chosen by the
+ * target's emitter name (target.h): "llc" (AMD: MIR rewrite + llc's MachineVerifier, emit.c) or
+ * "cubin" (NVIDIA: lowered into the instance's cubin, read back by nvdisasm, sass.c). */
+typedef struct {
+  const char *work, *dir, *out; /* work files, the run's emit-check/ (kept rejects), llc's output */
+  FILE *tsv;                    /* RUN_DIR/emit-check.tsv: each answer writes its row */
+  uint32_t rejects;             /* MIR files kept so far */
+} rs_emit_check_ctx;
+typedef struct {
+  const char *name;
+  /* Emit one passing answer of the run, judge it, count it in st and write its row. */
+  void (*check_one)(rs_emit_check_ctx *cx, const rs_loaded *l, const rs_attempt *a, const char *model,
+                    rs_emit_check_stats *st);
+} rs_emitter;
+const rs_emitter *rs_emitter_by_name(const char *name); /* NULL if unknown */
+const rs_emitter *rs_emitter_for(const rs_target *t);
 
 /* For each model, emit and LLVM-verify up to n passing answers of the run (AMD instances, spread
  * over instances; NVIDIA form-sass instances lowered and crosschecked by nvdisasm); writes RUN_DIR/emit-check.tsv (instance, model, attempt, outcome, counts,

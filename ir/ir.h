@@ -28,6 +28,8 @@ enum rs_opflag {
   RS_F_RENAMABLE = 1 << 7,
   RS_F_COND = 1 << 8,    /* def under a predicate (PTX @%p): does not kill the old value */
   RS_F_SUBREG = 1 << 9,  /* operand names a sub-register (%5.sub1) */
+  RS_F_CARRY = 1 << 10,  /* 64-bit source whose high half feeds only the def's high half
+                          * (carry-up arithmetic; mir/carry.c, analysis/liveness.c) */
 };
 
 typedef struct {

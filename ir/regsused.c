@@ -1,7 +1,6 @@
 /* regsused.c - registers an allocated function uses, per file, counted like the assembler's
  * .sgpr_count/.vgpr_count: highest register touched + 1 (allocation is by count, not by set). */
 #include "ir/ir.h"
-#include "analysis/problem.h"
 #include <string.h>
 
 bool rs_wwm_has(const rs_preg *wwm, uint32_t n, uint32_t unit) {

@@ -6,6 +6,7 @@
 #include "front/front.h"
 #include "ir/ir.h"
 #include "mir/vop3p.h"
+#include "mir/carry.h"
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -413,6 +414,7 @@ static int parse_inst(P *p, span s) {
   for (uint32_t k = 0; k < in.nops; k++)
     if (f->ops[in.first_op + k].kind == RS_OP_BLOCK) in.flags |= RS_I_BRANCH;
   rs_vop3p_read_lanes(f, &in, rs_func_opcode(f, &in)); /* packed sources: lanes op_sel reads */
+  rs_carry_mark(f, &in, rs_func_opcode(f, &in));       /* 64-bit sources whose high half carries up */
   RS_PUSH(f->insts, f->ninsts, f->capinsts, in);
   f->blocks[f->nblocks - 1].ninsts++;
   return 0;
@@ -615,7 +617,7 @@ static const char *guess_target(const char *text, char *cpu, size_t ncpu) {
   snprintf(cpu, ncpu, "%.*s", (int)n, c);
   /* an AMD target of that name; its wave64 variant (NAMEw64) where the features ask for it */
   const rs_target *t = rs_target_by_name(cpu);
-  if (!t || t->vendor != RS_AMD || strstr(cpu, "w64") || strncmp(cpu, "gfx", 3)) return NULL;
+  if (!t || !(t->reads & RS_READS_MIR) || strstr(cpu, "w64") || strncmp(cpu, "gfx", 3)) return NULL;
   if (strstr(text, "+wavefrontsize64")) {
     char w64[64];
     snprintf(w64, sizeof w64, "%sw64", cpu);
@@ -631,7 +633,7 @@ static void amd_names(char *buf, size_t n) {
   const rs_target *const *all = rs_target_all(&nt);
   buf[0] = 0;
   for (size_t i = 0; i < nt; i++)
-    if (all[i]->vendor == RS_AMD && !strstr(all[i]->name, "w64")) {
+    if ((all[i]->reads & RS_READS_MIR) && !strstr(all[i]->name, "w64")) {
       int w = snprintf(buf + k, n > k ? n - k : 0, "%s%s", k ? ", " : "", all[i]->name);
       if (w > 0 && k + (size_t)w < n) k += (size_t)w;
     }

@@ -16,6 +16,10 @@ typedef struct {
   rs_round_kind kind[RS_ROUNDS_MAX]; /* what each round allocates */
   char greedy_last[32];              /* "greedy,N-1": the vector round (the postsplit stage) */
   char rewriter_last[32];            /* "virtregrewriter,N-1": the final stage, emit's restart */
+  char slots_last[40];               /* "stack-slot-coloring,K": the first instance after the last
+                                      * rewriter (emit's stop for the spill slots' block
+                                      * frequencies: K = 0 at LLVM 14/16, 1 at 22, which also runs
+                                      * one after round 0); "" when the pipeline has none there */
 } rs_rounds;
 
 /* Parse llc's -debug-pass=Structure text (stderr). who names the llc for errors. Known shapes:
@@ -26,6 +30,6 @@ typedef struct {
  * is an error listing the allocation passes seen, in order. */
 int rs_rounds_parse(const char *structure, const char *who, rs_rounds *out, rs_err *e);
 
-/* Running llc for it: rs_llc_rounds (emit/llc.c). */
+/* Running llc for it: rs_llc_rounds (llvm/llc.c). */
 
 #endif

@@ -6,7 +6,7 @@
 #include <string.h>
 
 static const rs_model_ops *const backends[] = {&rs_model_chaitin, &rs_model_sampled, &rs_model_truth,
-                                               &rs_model_replay, &rs_model_openai};
+                                               &rs_model_replay, &rs_model_openai, &rs_model_batch};
 
 rs_model *rs_model_open(const char *spec, rs_err *e) {
   const rs_model_ops *ops = NULL;
@@ -20,7 +20,7 @@ rs_model *rs_model_open(const char *spec, rs_err *e) {
   }
   if (!ops) {
     rs_errf(e, NULL, 0, "unknown model '%s' (builtin:chaitin, builtin:sampled?temp=T, builtin:truth, "
-                        "replay:FILE.jsonl, openai:URL?model=M)", spec);
+                        "replay:FILE.jsonl, openai:URL?model=M, batch:DIR?model=M)", spec);
     return NULL;
   }
   rs_model *m = rs_xcalloc(1, sizeof *m);

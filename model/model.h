@@ -5,6 +5,7 @@
  *   builtin:truth                replays the ground truth
  *   replay:FILE.jsonl            answers produced elsewhere, one line per instance and attempt
  *   openai:URL?model=M&...       an OpenAI-compatible inference server (vLLM, SGLang, llama.cpp)
+ *   batch:DIR?model=M&...        the same requests as files in the OpenAI Batch format (vllm run-batch)
  * One file per back end under model/. */
 #ifndef RS_MODEL_H
 #define RS_MODEL_H
@@ -21,8 +22,14 @@ typedef struct {
   bool transient;        /* infra that may pass on a later try (server down, timeout, 429/5xx):
                           * the sweep stops after a run of these and --resume redoes them */
   bool refused;          /* infra the server would answer the same way to every such request (HTTP
-                          * 400/401/403/404, a prompt beyond its context): the sweep stops on a run
+                          * 400/401/403/404, not a prompt beyond its context): the sweep stops on a run
                           * of these with the reason and what to change (rs_refusal_advice) */
+  bool deferred;         /* infra, transient: the request was written to a batch file (batch:) and its
+                          * answer comes with a later `sweep --ingest`: the instance stops here (no
+                          * further attempt), and the stop rule for unanswered attempts ignores it */
+  bool context;          /* infra because the instance does not fit the server's context (prompt plus
+                          * max_tokens; counted by its tokenizer and not sent, or refused by it): a
+                          * fact of the instance, never a reason to stop (error says "context: ...") */
   char error[256];       /* why, when infra */
 } rs_gen;
 
@@ -39,6 +46,7 @@ typedef struct {
    * caller can verify it while other requests are still in flight. */
   void (*ready)(void *ctx, uint32_t k, rs_gen *g);
   void *ready_ctx;
+  const char *shard;         /* the shard the attempts belong to (batch: one request file each), or NULL */
 } rs_gen_input;
 
 typedef struct rs_model rs_model;
@@ -140,7 +148,8 @@ const char **rs_value_names(const rs_problem *p, const rs_namemap *names);
  * lanes 0 = leave the value out. */
 char *rs_assignment_json(const rs_problem *p, const char *const *vnames, const rs_preg *reg);
 
-extern const rs_model_ops rs_model_chaitin, rs_model_sampled, rs_model_truth, rs_model_replay, rs_model_openai;
+extern const rs_model_ops rs_model_chaitin, rs_model_sampled, rs_model_truth, rs_model_replay, rs_model_openai,
+    rs_model_batch;
 extern const rs_model_async rs_model_openai_async;
 
 #endif

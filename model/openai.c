@@ -380,11 +380,20 @@ static void finish_job(oa_state *s, oa_job *j, CURLcode res, double now) {
   } else if (code == 429 || code >= 500 || code / 100 != 2) {
     rs_oa_server_message(j->resp, j->len, msg, sizeof msg);
     snprintf(why, sizeof why, "HTTP %ld%s%s", code, msg[0] ? ": " : "", msg);
-    /* context too small: futile to retry or to redo on --resume */
-    retry = transient = (code == 429 || code >= 500) && !rs_oa_deterministic_error(msg);
+    /* the prompt does not fit the server's context: a fact of this instance (not retried, not
+     * redone on --resume, its later attempts not sent), never of the server */
+    if (rs_oa_deterministic_error(msg)) {
+      char cwhy[256], full[200];
+      uint32_t ptok = 0;
+      snprintf(full, sizeof full, "HTTP %ld: %s", code, msg);
+      rs_oa_context_refused(&s->b, j->in, full, &ptok, cwhy, sizeof cwhy);
+      job_error(j, s, cwhy, false);
+      for (uint32_t i = 0; i < j->cnt; i++) j->g[i].context = true, j->g[i].prompt_tokens = ptok;
+      return;
+    }
+    retry = transient = code == 429 || code >= 500;
     /* every request meets these again: bad request, credentials, no such model, no room */
-    refused = code == 400 || code == 401 || code == 403 || code == 404 || code == 413 || code == 422 ||
-              rs_oa_deterministic_error(msg);
+    refused = code == 400 || code == 401 || code == 403 || code == 404 || code == 413 || code == 422;
     if (code == 429 || code == 503) window_cut(s, now, 0.5, 1);
   } else if (!rs_oa_parse_reply(&s->b, j->in, j->resp, j->len, j->g, j->cnt, why, sizeof why)) {
     j->state = J_DONE;
@@ -430,6 +439,10 @@ static int oa_submit(rs_model *m, const rs_gen_input *in, uint32_t first, uint32
     apply_capacity(s); /* the server's facts may have come with the answer */
   }
   cJSON *req = rs_oa_build_request(&s->b, in);
+  /* an instance known not to fit the server's context is recorded, not sent (openai_context.c) */
+  char cwhy[256];
+  uint32_t ptok = 0;
+  bool fits = rs_oa_context_fits(&s->b, &link, in, req, &ptok, cwhy, sizeof cwhy);
   /* one request per group of attempts (rs_oa_group: n=K, attempt 0 alone) */
   for (uint32_t k = 0; k < n;) {
     oa_job *j = rs_xcalloc(1, sizeof *j);
@@ -439,8 +452,12 @@ static int oa_submit(rs_model *m, const rs_gen_input *in, uint32_t first, uint32
     j->cnt = rs_oa_group(&s->b, first + k, n - k);
     j->seed = seeds ? seeds[k] : first + k;
     j->g = rs_xcalloc(j->cnt, sizeof *j->g);
-    j->body = rs_oa_attempt_body(req, &s->b, first + k, j->seed, j->cnt);
-    if (!j->body) job_error(j, s, "could not print the request", false);
+    if (!fits) {
+      job_error(j, s, cwhy, false);
+      for (uint32_t i = 0; i < j->cnt; i++) j->g[i].context = true, j->g[i].prompt_tokens = ptok;
+    } else if (!(j->body = rs_oa_attempt_body(req, &s->b, first + k, j->seed, j->cnt))) {
+      job_error(j, s, "could not print the request", false);
+    }
     if (s->jobs_tail) s->jobs_tail->next = j;
     else s->jobs = j;
     s->jobs_tail = j;

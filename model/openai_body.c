@@ -194,6 +194,7 @@ int rs_oa_body_configure(const rs_model *m, rs_oa_body *s, rs_err *e) {
 
 void rs_oa_body_free(rs_oa_body *s) {
   free(s->seen);
+  free(s->marks);
   free(s->model);
   free(s->stop);
   free(s->tmpl);
@@ -324,6 +325,11 @@ void rs_oa_describe(const rs_oa_body *s, char *out, size_t n) {
     if (s->explicit_sampling || s->samp_set[k]) rs_sbuf_printf(&b, " %s=%g", samp_params[k].name, s->samp[k]);
   if (s->n > 1) rs_sbuf_printf(&b, "; n=%u per request", (unsigned)s->n);
   if (s->server_note[0]) rs_sbuf_printf(&b, "; server: %s", s->server_note);
+  if (s->n_ctx)
+    rs_sbuf_printf(&b, "; context %u tokens (%s), prompts %s", (unsigned)s->n_ctx, s->ctx_src[0] ? s->ctx_src : "said",
+                   s->tokenizer == RS_OA_TOK_LLAMACPP ? "counted by llama.cpp /tokenize before sending"
+                   : s->tokenizer == RS_OA_TOK_VLLM ? "counted by vLLM /tokenize before sending"
+                                                     : "not counted (no tokenizer endpoint)");
   snprintf(out, n, "%s", b.s ? b.s : "");
   free(b.s);
 }

@@ -16,6 +16,9 @@ extern const char *const rs_oa_dialect_name[RS_OA_NDIALECTS]; /* "0", "openai", 
 /* Where the server says how many requests run and wait (rs_oa_watch). */
 enum { RS_OA_WATCH_NONE, RS_OA_WATCH_SLOTS, RS_OA_WATCH_VLLM, RS_OA_WATCH_SGLANG };
 
+/* Where the server counts a prompt's tokens with its own tokenizer (openai_context.c). */
+enum { RS_OA_TOK_NONE, RS_OA_TOK_LLAMACPP, RS_OA_TOK_VLLM };
+
 /* What the probe at open found out (openai_probe.c). */
 enum { RS_OA_PROBE_OFF, RS_OA_PROBE_PENDING, RS_OA_PROBE_OK };
 
@@ -56,6 +59,17 @@ typedef struct {
     uint32_t tokens;
   } *seen;
   uint32_t nseen_cap;
+  /* the context as a per-instance limit (openai_context.c): where the server counts tokens, and
+   * the instances known not to fit (counted, or refused by the server), so no attempt of theirs is
+   * sent again */
+  int tokenizer;          /* RS_OA_TOK_* */
+  char ctx_src[64];       /* where n_ctx was read ("llama.cpp /props n_ctx") */
+  struct rs_oa_ctxmark {
+    uint64_t key;         /* 0: empty (open addressing by the instance's id) */
+    uint32_t prompt, ctx; /* prompt tokens and the context the server said (0: not said) */
+    bool fits;            /* counted and fitting (without feedback): not counted again */
+  } *marks;
+  uint32_t nmarks, marks_cap;
 } rs_oa_body;
 
 /* Number / 0-1 parameter of the spec's query; absent: *out unchanged. -1 with e on a bad value. */
@@ -118,5 +132,30 @@ bool rs_oa_deterministic_error(const char *msg);
  * curl_slist_free_all. In openai.c. */
 struct curl_slist *rs_oa_headers(const char *key_env);
 void rs_oa_server_message(const char *body, size_t len, char *out, size_t n);
+
+/* One blocking request to `url` (GET when body is NULL): the HTTP status with the body in *out
+ * (malloc'd, NUL-terminated; free it), or -1 with curl's error in why. The key is masked. */
+long rs_oa_http(const rs_oa_link *l, const char *url, const char *body, double timeout_s, char **out, char *why,
+                size_t wn);
+/* The server's root (the API base without a trailing /v1) + path. */
+void rs_oa_root_url(const rs_oa_link *l, const char *path, char *url, size_t n);
+
+/* The provenance line of an open batch: model (model/batch.c). */
+void rs_batch_describe(const rs_model *m, char *out, size_t n);
+
+/* ---- the context as a per-instance limit (openai_context.c) ---- */
+/* Does instance in (request req, as built) fit the server's context with max_tokens? false when
+ * it is known not to: marked by an earlier refusal, or counted by the server's tokenizer; then
+ * *ptok gets its prompt tokens and why the "context: ..." error. Counting is one blocking POST
+ * to the server's /tokenize (llama.cpp after /apply-template for chat; vLLM with the messages). */
+bool rs_oa_context_fits(rs_oa_body *b, const rs_oa_link *l, const rs_gen_input *in, const cJSON *req, uint32_t *ptok,
+                        char *why, size_t wn);
+/* The server refused an attempt of `in` for its context with message msg: mark the instance (its
+ * later attempts are not sent) and write the "context: ..." error with the numbers the message
+ * gives (prompt tokens, context); *ptok gets the prompt tokens (0: not said). */
+void rs_oa_context_refused(rs_oa_body *b, const rs_gen_input *in, const char *msg, uint32_t *ptok, char *why, size_t wn);
+/* The numbers in a server's context refusal (llama.cpp, vLLM, SGLang): prompt tokens and context
+ * size, 0 where it does not say. For the tests. */
+void rs_oa_context_numbers(const char *msg, uint32_t *prompt, uint32_t *ctx);
 
 #endif

@@ -75,8 +75,15 @@ static double num(const cJSON *o, const char *k) {
   return cJSON_IsNumber(v) ? v->valuedouble : -1;
 }
 
-/* The server's root (the API base without a trailing /v1) + path. */
-static void root_url(const rs_oa_link *l, const char *path, char *url, size_t n) {
+long rs_oa_http(const rs_oa_link *l, const char *url, const char *body, double timeout_s, char **out, char *why,
+                size_t wn) {
+  buf_t r = {0};
+  long code = http(l, url, body, timeout_s, &r, why, wn);
+  *out = r.s;
+  return code;
+}
+
+void rs_oa_root_url(const rs_oa_link *l, const char *path, char *url, size_t n) {
   size_t ul = strlen(l->url);
   while (ul && l->url[ul - 1] == '/') ul--;
   size_t rl = ul >= 3 && !strncmp(l->url + ul - 3, "/v1", 3) ? ul - 3 : ul;
@@ -86,7 +93,7 @@ static void root_url(const rs_oa_link *l, const char *path, char *url, size_t n)
 /* GET a JSON document of the server's root; NULL when absent or not JSON. */
 static cJSON *get_json(const rs_oa_link *l, const char *path, double to) {
   char url[2200], why[200];
-  root_url(l, path, url, sizeof url);
+  rs_oa_root_url(l, path, url, sizeof url);
   buf_t r = {0};
   cJSON *j = http(l, url, NULL, to, &r, why, sizeof why) == 200 && r.s ? cJSON_Parse(r.s) : NULL;
   free(r.s);
@@ -134,10 +141,15 @@ static void read_capacity(rs_oa_body *b, const rs_oa_link *l, const cJSON *props
       b->slots = (uint32_t)mr;
       snprintf(b->slots_src, sizeof b->slots_src, "SGLang %s max_running_requests", info[i]);
     }
+    double cl = num(j, "context_length"); /* SGLang's --context-length (null: the model's own) */
+    if (!b->n_ctx && cl > 0 && cl < 4e9) {
+      b->n_ctx = (uint32_t)cl;
+      snprintf(b->ctx_src, sizeof b->ctx_src, "SGLang %s context_length", info[i]);
+    }
     cJSON_Delete(j);
   }
   char url[2200], why[200];
-  root_url(l, "/metrics", url, sizeof url);
+  rs_oa_root_url(l, "/metrics", url, sizeof url);
   buf_t r = {0};
   if (http(l, url, NULL, to, &r, why, sizeof why) == 200 && r.s) {
     if (gauge(r.s, "vllm:num_requests_running") >= 0) b->watch = RS_OA_WATCH_VLLM;
@@ -163,7 +175,7 @@ int rs_oa_watch(const rs_oa_body *b, const rs_oa_link *l, uint32_t *running, uin
     return 0;
   }
   char url[2200], why[200];
-  root_url(l, "/metrics", url, sizeof url);
+  rs_oa_root_url(l, "/metrics", url, sizeof url);
   buf_t r = {0};
   int rc = -1;
   if (http(l, url, NULL, to, &r, why, sizeof why) == 200 && r.s) {
@@ -188,13 +200,17 @@ static void read_facts(rs_oa_body *b, const rs_oa_link *l) {
   char url[2200], why[200];
   double to = l->timeout_s < 10 ? l->timeout_s : 10;
   buf_t r = {0};
-  root_url(l, "/props", url, sizeof url);
+  rs_oa_root_url(l, "/props", url, sizeof url);
   cJSON *j = http(l, url, NULL, to, &r, why, sizeof why) == 200 && r.s ? cJSON_Parse(r.s) : NULL;
   free(r.s);
   const cJSON *dg = j ? cJSON_GetObjectItemCaseSensitive(j, "default_generation_settings") : NULL;
   if (cJSON_IsObject(dg) || (j && num(j, "n_ctx") > 0)) {
     double nc = num(dg, "n_ctx") > 0 ? num(dg, "n_ctx") : num(j, "n_ctx");
-    if (nc > 0 && nc < 4e9) b->n_ctx = (uint32_t)nc;
+    if (nc > 0 && nc < 4e9) {
+      b->n_ctx = (uint32_t)nc;
+      snprintf(b->ctx_src, sizeof b->ctx_src, "llama.cpp /props n_ctx");
+    }
+    b->tokenizer = RS_OA_TOK_LLAMACPP; /* llama.cpp's /tokenize (and /apply-template for chat) */
     const cJSON *pa = cJSON_GetObjectItemCaseSensitive(dg, "params");
     if (!cJSON_IsObject(pa)) pa = dg;
     rs_sbuf s = {0};
@@ -222,6 +238,8 @@ static void read_facts(rs_oa_body *b, const rs_oa_link *l) {
     if (ml > 0 && ml < 4e9) {
       b->n_ctx = (uint32_t)ml;
       snprintf(b->server_note, sizeof b->server_note, "/models max_model_len %u", (unsigned)b->n_ctx);
+      snprintf(b->ctx_src, sizeof b->ctx_src, "/v1/models max_model_len");
+      b->tokenizer = RS_OA_TOK_VLLM; /* vLLM's /tokenize takes the messages (checked at first use) */
     }
   }
   cJSON_Delete(j);

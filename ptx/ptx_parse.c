@@ -777,7 +777,7 @@ static int target_directive(P *p, uint32_t line) {
   char name[40];
   snprintf(name, sizeof name, "%.*s", (int)(k < 32 ? k : 32), w);
   const rs_target *t = rs_target_by_name(name);
-  if (!t || t->vendor != RS_NV)
+  if (!t || !(t->reads & RS_READS_PTX))
     return perr(p, line, "unknown PTX target '%s' (supported: sm_75, sm_80, sm_86, sm_89, sm_90)", name);
   p->m->tgt = t;
   return 0;
@@ -849,7 +849,7 @@ static int top_statement(P *p) {
       uint32_t open = p->line;
       p->pos++;
       if (!p->m->tgt) return perr(p, open, "no .target directive before function '%.*s'", (int)nlen, name);
-      if (p->m->tgt->vendor != RS_NV)
+      if (!(p->m->tgt->reads & RS_READS_PTX))
         return perr(p, open, "PTX needs an NVIDIA target, not %s", p->m->tgt->name);
       rs_func_new(p->m, name, nlen, line);
       p->f = p->m->funcs[p->m->nfuncs - 1];

@@ -14,7 +14,7 @@ static int target_cmp(const char *a, const char *b) {
   size_t n;
   const rs_target *const *all = rs_target_all(&n);
   const rs_target *ta = rs_target_by_name(a), *tb = rs_target_by_name(b);
-  int va = ta ? ta->vendor == RS_AMD ? 0 : 1 : 2, vb = tb ? tb->vendor == RS_AMD ? 0 : 1 : 2;
+  int va = ta ? (int)ta->vendor : 2, vb = tb ? (int)tb->vendor : 2; /* enum rs_vendor: AMD 0, NVIDIA 1 */
   if (va != vb) return va - vb;
   if (va != 0) return strcmp(a, b);
   size_t ia = 0, ib = 0;

@@ -1,4 +1,5 @@
-/* compare.c - paired comparisons of variants. */
+/* compare.c - paired comparisons of variants on the same instances: bootstrap intervals of the
+ * differences, McNemar's test on greedy pass. */
 #include "report/compare.h"
 #include "report/passk.h"
 #include <cjson/cJSON.h>

@@ -32,6 +32,43 @@ void rs_infra_reason_of(const char *diag, char *text, size_t n, uint64_t *key) {
   *key = h;
 }
 
+bool rs_infra_context_of(const char *diag, uint32_t *need, uint32_t *ctx) {
+  *need = *ctx = 0;
+  const char *s = diag ? diag : "";
+  if (!strncmp(s, "openai http", 11)) { /* the back end's "openai URL: " prefix */
+    const char *c = strstr(s + 11, ": ");
+    if (c) s = c + 2;
+  }
+  if (strncmp(s, "context: ", 9)) return false;
+  const char *eq = strstr(s, " = "), *cx = strstr(s, "the server's context ");
+  if (eq) *need = (uint32_t)strtoul(eq + 3, NULL, 10);
+  if (cx) *ctx = (uint32_t)strtoul(cx + 21, NULL, 10);
+  return true;
+}
+
+/* One more row of an instance too large for model's context. */
+static void count_context(rs_infra *in, uint16_t model, const char *instance, uint32_t need, uint32_t ctx) {
+  uint32_t j = 0;
+  while (j < in->nctx && in->ctx[j].model != model) j++;
+  if (j == in->nctx) {
+    in->ctx = rs_xrealloc(in->ctx, (in->nctx + 1) * sizeof *in->ctx);
+    memset(&in->ctx[j], 0, sizeof in->ctx[j]);
+    in->ctx[j].model = model;
+    in->nctx++;
+  }
+  rs_infra_ctx *c = &in->ctx[j];
+  if (need > c->need_max) c->need_max = need;
+  if (ctx > c->ctx) c->ctx = ctx;
+  uint64_t key = rs_hash_bytes(instance, strlen(instance), 0xc7) | 1;
+  /* rows of an instance come together: the last one is checked first */
+  for (uint32_t i = c->instances; i-- > 0;)
+    if (c->keys[i] == key) return;
+  if (!(c->instances & (c->instances - 1)) || !c->instances)
+    c->keys = rs_xrealloc(c->keys, (c->instances ? 2 * c->instances : 1) * sizeof *c->keys);
+  c->keys[c->instances++] = key;
+  c->unsaid += !need;
+}
+
 static int by_count(const void *a, const void *b) {
   const rs_infra_reason *x = a, *y = b;
   if (x->count != y->count) return x->count < y->count ? 1 : -1;
@@ -52,6 +89,19 @@ int rs_infra_load(rs_infra *in, rs_runfile *f, uint16_t model_base, rs_err *e) {
     uint64_t key;
     rs_infra_reason_of(a.diag, text, sizeof text, &key);
     uint16_t model = (uint16_t)(a.model + model_base);
+    uint32_t need, ctx;
+    if (rs_infra_context_of(a.diag, &need, &ctx)) count_context(in, model, a.instance, need, ctx);
+    unsigned round;
+    int at = 0;
+    /* "batch: pending in round R: DIR/round-R/SHARD.requests.jsonl" (model/batch.c) */
+    if (a.diag && sscanf(a.diag, "batch: pending in round %u: %n", &round, &at) == 1 && at > 0) {
+      in->pending++;
+      const char *dir = a.diag + at, *rd = strstr(dir, "/round-");
+      if (round >= in->round && rd) {
+        in->round = round;
+        snprintf(in->batch_dir, sizeof in->batch_dir, "%.*s", (int)(rd - dir), dir);
+      }
+    }
     rs_attempt_clear(&a);
     uint32_t j = 0;
     while (j < in->n && !(in->r[j].key == key && in->r[j].model == model)) j++;
@@ -97,9 +147,31 @@ void rs_infra_print(const rs_infra *in, const char *const *models, uint32_t nmod
   }
   if (rest) fprintf(out, "| (others) | %llu | %u more reasons |\n", (unsigned long long)rest, in->n - max);
   fprintf(out, "\n");
+  if (in->pending)
+    fprintf(out, "Pending in batch request files: %llu attempts (round %u: %s/round-%u/*.requests.jsonl): run them "
+                 "(vllm run-batch -i F.requests.jsonl -o F.results.jsonl beside it; docs/slurm.md), then "
+                 "`regsweep sweep --ingest %s --out RUN_DIR`.\n\n",
+            (unsigned long long)in->pending, in->round, in->batch_dir, in->round, in->batch_dir);
+  for (uint32_t i = 0; i < in->nctx; i++) {
+    const rs_infra_ctx *c = &in->ctx[i];
+    char mn[32];
+    snprintf(mn, sizeof mn, "model %u", c->model);
+    fprintf(out, "Too large for the server's context: %u instances of %s", c->instances,
+            models && c->model < nmodels ? models[c->model] : mn);
+    if (c->ctx) fprintf(out, " (its context: %u tokens)", c->ctx);
+    if (c->need_max)
+      fprintf(out, "; prompt + max_tokens needs up to %u tokens: a context of %u tokens would fit them all "
+                   "(llama.cpp: --ctx-size %u x --parallel, its slots share it; vLLM: --max-model-len %u; SGLang: "
+                   "--context-length %u), or lower max_tokens=",
+              c->need_max, c->need_max, c->need_max, c->need_max, c->need_max);
+    if (c->unsaid) fprintf(out, "; %u of them refused without saying their size", c->unsaid);
+    fprintf(out, ".\n\n");
+  }
 }
 
 void rs_infra_free(rs_infra *in) {
+  for (uint32_t i = 0; i < in->nctx; i++) free(in->ctx[i].keys);
+  free(in->ctx);
   free(in->r);
   memset(in, 0, sizeof *in);
 }

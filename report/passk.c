@@ -1,4 +1,4 @@
-/* passk.c - estimators. */
+/* passk.c - the unbiased pass@k estimator and percentiles (passk.h). */
 #include "report/passk.h"
 #include <stdlib.h>
 #include <string.h>

@@ -296,16 +296,16 @@ uint32_t rs_sass_join_conflicts(const rs_func *f, rs_problem *p) {
 
 /* ---- scoreboards: what a recolouring must keep for ptxas's control bits to stay right ---- */
 
-/* A pair of operands sass/scoreboard.c says must not share a register. */
+/* A pair of operands cubin/scoreboard.c says must not share a register. */
 static void scoreboard_pair(void *ctx, const rs_operand *a, const rs_operand *b, uint32_t inst) {
   J *j = ctx;
   uint32_t fa, ua, fb, ub;
   if (op_owner(j, a, &fa, &ua) && op_owner(j, b, &fb, &ub)) forbid(j, j->owner[fa], ua, j->owner[fb], ub, inst);
 }
 
-uint32_t rs_sass_scoreboard_conflicts(const rs_func *f, const uint64_t (*ctl)[2], rs_problem *p) {
+uint32_t rs_sass_pair_conflicts(const rs_func *f, rs_problem *p, rs_sass_pairs_fn pairs, void *src) {
   J j;
   j_init(&j, f, p);
-  rs_sass_scoreboard_pairs(f, ctl, scoreboard_pair, &j); /* hazard.c's walk, one pair at a time */
+  pairs(src, scoreboard_pair, &j); /* cubin/hazard.c's walk (through mcode/problem.c), one pair at a time */
   return j_free(&j);
 }

@@ -60,6 +60,9 @@ typedef struct {
 int rs_sass_parse_opts(rs_module *m, const rs_sass_opts *o, rs_err *e);
 /* Load a file as SASS whatever its name. */
 rs_module *rs_sass_load(const char *path, const char *target_override, const rs_sass_opts *o, rs_err *e);
+/* The same for text in memory (taken: malloc'd, NUL-terminated), named `path` in messages. */
+rs_module *rs_sass_from_text(const char *path, char *text, size_t len, const char *target_override,
+                             const rs_sass_opts *o, rs_err *e);
 
 /* ---- the opcode table (optable.c) ---- */
 
@@ -127,17 +130,14 @@ struct rs_problem;
  * its re-lift (a def may reach a read of another value, a predicated def, the entry value of a
  * register): any valid colouring then re-lifts to the same values. Returns how many it added. */
 uint32_t rs_sass_join_conflicts(const rs_func *f, struct rs_problem *p);
-/* With ptxas's control bits kept (lowering into its cubin): the values an instruction still reads
- * (read barrier: its R sources) or writes (write barrier) after it issues, apart from every value
- * an instruction writes (or, for a write barrier, touches) before one waits on that barrier
- * (cubin/hazard.c's rule, so a lowered recolouring has no scoreboard hazard). ctl[i]: the words
- * of instruction i (word 1 bits 46-57). Returns how many conflicts it added. */
-uint32_t rs_sass_scoreboard_conflicts(const rs_func *f, const uint64_t (*ctl)[2], struct rs_problem *p);
-/* scoreboard.c: every pair of operands (a of an instruction in flight, b of a later one not
- * waiting for it) that must not share a register for ptxas's scoreboards to stay sound; inst is
- * b's. The walk is cubin/hazard.c's (rs_sass_sb_walk): the conflicts and the check cannot drift. */
+/* Pairs of operands that must not share a register (a of an instruction in flight, b of a later
+ * one not waiting for it; inst is b's) as conflicts of p: a value, or an exclusion of a register
+ * the lift left physical. pairs(src, pair, ctx) calls pair(ctx, ...) once per pair: with ptxas's
+ * control bits kept, mcode/problem.c hands in cubin/scoreboard.c's (cubin/hazard.c's rule, so a
+ * lowered recolouring has no scoreboard hazard). Returns how many conflicts it added. */
 typedef void (*rs_sass_pair_fn)(void *ctx, const rs_operand *a, const rs_operand *b, uint32_t inst);
-void rs_sass_scoreboard_pairs(const rs_func *f, const uint64_t (*ctl)[2], rs_sass_pair_fn pair, void *ctx);
+typedef void (*rs_sass_pairs_fn)(void *src, rs_sass_pair_fn pair, void *ctx);
+uint32_t rs_sass_pair_conflicts(const rs_func *f, struct rs_problem *p, rs_sass_pairs_fn pairs, void *src);
 
 /* ---- liveness as nvdisasm -plr shows it (live.c) ---- */
 

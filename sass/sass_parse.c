@@ -1186,6 +1186,11 @@ rs_module *rs_sass_load(const char *path, const char *target_override, const rs_
   size_t len;
   char *text = rs_read_file(path, &len, e);
   if (!text) return NULL;
+  return rs_sass_from_text(path, text, len, target_override, o, e);
+}
+
+rs_module *rs_sass_from_text(const char *path, char *text, size_t len, const char *target_override,
+                             const rs_sass_opts *o, rs_err *e) {
   rs_module *m = rs_xcalloc(1, sizeof *m);
   m->path = rs_xstrndup(path, strlen(path));
   m->text = text;

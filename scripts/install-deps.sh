@@ -5,7 +5,7 @@ set -euo pipefail
 PKGS=(build-essential cmake pkg-config git
       libopenmpi-dev openmpi-bin libz3-dev libcjson-dev libhwloc-dev hwloc
       libhdf5-dev hdf5-tools libcurl4-openssl-dev gnuplot-nox clang-14 llvm-14 lld-14 libclang-rt-14-dev
-      valgrind python3 curl bc
+      valgrind python3 curl bc jq   # jq: bench/bench_reward.sh, tests/test_reward_client.sh
       clang-16 llvm-16   # archs: llc-16 for gfx940 (MI300) and gfx1100 (RDNA3)
       clang-22 llvm-22 lld-22  # llc-22: gfx942, gfx950 (MI300X/MI355X), gfx1200/gfx1201 (RDNA4); bookworm-security
       rocm-device-libs libamdhip64-dev)  # corpus import: OpenCL library on gfx940, HIP device-only compiles (test_corpus_import_hip)

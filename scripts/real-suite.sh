@@ -6,7 +6,8 @@
 #                         [--amd-targets T,..] [-j N] [--regsweep BIN] [--src LIB=TREE]... [LIB...]
 #
 # LIB: magma (CUDA magmablas kernels, sm_75-sm_90), magma-hip (its HIP port, hipified; not in the
-# default list: wants a tree of its own, --src magma-hip=TREE), clblast (OpenCL, gfx908-gfx1201), rocprim,
+# default list: wants a tree of its own, --src magma-hip=TREE), clblast (OpenCL, gfx908-gfx1201), ggml
+# (OpenCL, gfx940/gfx942; not in the default list: not a Debian 12 package, --src ggml=TREE), rocprim,
 # rocrand, rocsparse (HIP, device only, gfx940 by default: docs/import.md). Default: all five.
 # Sources: `apt-get source` into DIR/src (deb-src lines for bookworm main/contrib are added to
 # apt's sources when missing); a library already extracted under DIR/src/LIB is used as it is;
@@ -18,6 +19,7 @@
 set -euo pipefail
 out=real.h5 dir=real-suite max=0 nvt=sm_75,sm_80,sm_86,sm_89,sm_90 amdt=gfx940 jobs=2 bin=build/regsweep
 amd_cl=gfx908,gfx90a,gfx940,gfx1030,gfx1100,gfx942,gfx950,gfx1200,gfx1201
+ggml_t=gfx940,gfx942 # ggml: the MI300 pair, clang-16 and clang-22 with rocm-device-libs
 libs=() srcs=()
 here=$(cd "$(dirname "$0")" && pwd)
 while [ $# -gt 0 ]; do
@@ -154,6 +156,21 @@ recipe_clblast() { # CLBlast's OpenCL kernels: each kernel file with the common 
   echo "$r"
 }
 
+recipe_ggml() { # ggml's OpenCL backend (written for Adreno and Intel GPUs): every kernel file, with the
+  # options ggml builds them with; the flash-attention files at one of ggml's head sizes (64, blocks
+  # 64 x 32). Not a Debian 12 package: --src ggml=TREE (a git archive of ggml-org/ggml or llama.cpp)
+  local t=$1 r=$dir/recipes/ggml.tsv K F="-cl-mad-enable -cl-unsafe-math-optimizations -cl-finite-math-only -cl-fast-relaxed-math"
+  K=$t/src/ggml-opencl/kernels; [ -d "$K" ] || K=$t/ggml/src/ggml-opencl/kernels
+  { echo "# ggml OpenCL kernels ($K): source, language, flags, targets"
+    for f in $(cd "$K" && ls ./*.cl | sed 's|./||' | sort | pick); do
+      case $f in
+        flash_attn_*) printf '%s\topencl\t%s -DDK=64 -DDV=64 -DBLOCK_M=64 -DBLOCK_N=32\t%s\n' "$K/$f" "$F" "$ggml_t" ;;
+        *) printf '%s\topencl\t%s\t%s\n' "$K/$f" "$F" "$ggml_t" ;;
+      esac
+    done; } > "$r"
+  echo "$r"
+}
+
 hipline() { # $1 source, $2 include flags: one HIP recipe line. clang-22 (the LLVM-22 archs) makes
   # `x.template f` without an argument list an error by default; the 5.3 libraries have it
   local w=
@@ -220,10 +237,11 @@ for lib in "${libs[@]}"; do
     magma) t=$(source_of magma) || continue; r=$(recipe_magma "$t") ;;
     magma-hip) t=$(source_of magma-hip) || continue; r=$(recipe_magma_hip "$t") || continue ;;
     clblast) t=$(source_of clblast) || continue; r=$(recipe_clblast "$t") ;;
+    ggml) t=$(source_of ggml) || continue; r=$(recipe_ggml "$t") ;;
     rocprim) t=$(source_of rocprim) || continue; r=$(recipe_rocprim "$t") ;;
     rocrand) t=$(source_of rocrand) || continue; r=$(recipe_rocrand "$t") ;;
     rocsparse) t=$(source_of rocsparse) || continue; r=$(recipe_rocsparse "$t") || continue ;;
-    *) echo "real-suite: unknown library '$lib' (magma, magma-hip, clblast, rocprim, rocrand, rocsparse)" >&2; exit 2 ;;
+    *) echo "real-suite: unknown library '$lib' (magma, magma-hip, clblast, ggml, rocprim, rocrand, rocsparse)" >&2; exit 2 ;;
   esac
   echo "real-suite: $lib: $(grep -vc '^#' "$r") units ($r)"
   nice "$bin" corpus import --out "$out" "$r" --family "${lib//-/_}" --work "$dir/work/$lib" -j "$jobs"

@@ -1,4 +1,5 @@
-/* plan.c - cost-ordered shards. */
+/* plan.c - the sweep's plan: instances grouped by cost into shards of (model, attempt block,
+ * group), independent of -np. */
 #include "shard/plan.h"
 #include "util/util.h"
 #include <stdio.h>

@@ -157,7 +157,8 @@ char *rs_amd_format_preg(const rs_target *t, rs_preg r, char *buf, size_t n);
    .nunits = NUNITS, .specials = SPECIALS, .nspecials = sizeof SPECIALS / sizeof *SPECIALS,      \
    .classes = CLASSES, .nclasses = sizeof CLASSES / sizeof *CLASSES, .unit_flags = FLAGS,        \
    .parse_preg = rs_amd_parse_preg, .format_preg = rs_amd_format_preg, .occupancy = OCC_FN,        \
-   .fn_budget = BUDGET_FN, .lds_occupancy = LDS_##OCC_FN
+   .fn_budget = BUDGET_FN, .lds_occupancy = LDS_##OCC_FN, .reads = RS_READS_MIR, .emitter = "llc",        \
+   .occupancy_unit = "waves/SIMD", .any_reg = "v0", .not_a_reg = "vx999", .simt_exclusions = true
 /* The three hooks of one architecture's occupancy data (RS_AMD_TARGET names the LDS one after
  * the occupancy one: LDS_occupancy##SUFFIX). */
 #define RS_AMD_HOOKS(SUFFIX, OCC)                                                                \

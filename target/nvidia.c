@@ -179,6 +179,8 @@ static unsigned sm90_occupancy(const rs_target *t, const unsigned *used) {
     .nunits = NUNITS, .specials = NULL, .nspecials = 0, .classes = classes,                   \
     .nclasses = sizeof classes / sizeof *classes, .unit_flags = unit_flags,                   \
     .parse_preg = nv_parse_preg, .format_preg = nv_format_preg, .occupancy = occ,             \
+    .reads = RS_READS_PTX | RS_READS_SASS, .emitter = "cubin", .occupancy_unit = "warps/SM",     \
+    .any_reg = "R0", .not_a_reg = "Rx999",                                                    \
   }
 const rs_target rs_target_sm75 = NV_TARGET("sm_75", sm75_occupancy);
 const rs_target rs_target_sm80 = NV_TARGET("sm_80", sm80_occupancy);

@@ -20,6 +20,9 @@ typedef struct {
 
 enum rs_vendor { RS_AMD, RS_NV };
 
+/* Register files a target has at most (sizes per-file arrays in ir/, analysis/ and above). */
+#define RS_MAX_FILES 8
+
 typedef struct {
   const char *name;       /* "sgpr", "vgpr", "agpr", "special", "r", "p" */
   const char *asm_prefix; /* "s", "v", "a", "R", "P"; NULL for special */
@@ -85,7 +88,19 @@ struct rs_target {
   /* the LLVM major version whose MIR the target reads where it matters (22: llc-22 reserves
    * sgprForEXECCopy, llc-16 does not, measured with the MachineVerifier); 0 otherwise */
   uint8_t llvm;
+  /* Facts callers used to branch on the vendor for: */
+  uint8_t reads;              /* RS_READS_*: the source forms read for this target */
+  const char *emitter;        /* emit/'s rs_emitter for it: "llc" (AMD) or "cubin" (NVIDIA) */
+  const char *occupancy_unit; /* what occupancy counts: "waves/SIMD" (AMD) or "warps/SM" (NVIDIA) */
+  const char *any_reg;        /* a register every instance may name ("v0", "R0") */
+  const char *not_a_reg;      /* register-like text naming no register ("vx999", "Rx999") */
+  /* Lanes of a wave may run an if/else's sides one after the other (AMDGPU's EXEC mask): values
+   * dead in the THEN side of a divergent branch are free there (analysis/simt.c). */
+  bool simt_exclusions;
 };
+
+/* rs_target.reads: MIR (llc's, AMD), PTX and SASS listings (NVIDIA) */
+enum { RS_READS_MIR = 1, RS_READS_PTX = 2, RS_READS_SASS = 4 };
 
 enum {
   RS_UNIT_RESERVED = 1, /* never allocatable, not tracked by liveness (exec, mode, RZ ...) */

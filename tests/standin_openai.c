@@ -43,7 +43,7 @@
  * (a request waits for a slot, as llama.cpp's and vLLM's do), counting running, waiting and the
  * peaks in memory the test reads, and counting answers whose client hung up while they waited or
  * ran (`aborted`: the server noticed, as a server that cancels abandoned work does).
- * The child exits on SIGTERM (standin_stop) or after 60 s at the latest. */
+ * The child exits on SIGTERM (standin_stop) or after 300 s at the latest. */
 #include <arpa/inet.h>
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -315,7 +315,7 @@ static bool sd_answer(int fd, const rs_standin *cfg, const char *answer, const c
 static void sd_serve(int ls, const rs_standin *cfg, const char *answer, const char *dir) {
   signal(SIGCHLD, SIG_IGN); /* answering processes reap themselves */
   signal(SIGPIPE, SIG_IGN);
-  alarm(60);                /* never outlive a broken test for long */
+  alarm(300);               /* never outlive a broken test for long (an ASan build on a busy machine takes minutes) */
   /* let go of the test's stdout/stderr so CTest does not wait for a slow answer to finish */
   int dn = open("/dev/null", O_WRONLY);
   if (dn >= 0) {
@@ -339,8 +339,11 @@ static void sd_serve(int ls, const rs_standin *cfg, const char *answer, const ch
       continue;
     }
     char path[300];
-    /* GETs (the client's /props and /models look-ups) apart, so tests count completions */
-    snprintf(path, sizeof path, "%s/%06u.%s", dir, seq, strncmp(req, "GET ", 4) ? "req" : "get");
+    /* GETs (the client's /props and /models look-ups) and other POSTs (its /tokenize) apart, so
+     * tests count completions */
+    const char *eol = strstr(req, "\r\n"), *c1 = strstr(req, " /v1/chat/completions "), *c2 = strstr(req, " /v1/completions ");
+    bool completion = !strncmp(req, "POST ", 5) && ((c1 && c1 < eol) || (c2 && c2 < eol));
+    snprintf(path, sizeof path, "%s/%06u.%s", dir, seq, completion ? "req" : "get");
     FILE *f = fopen(path, "wb");
     if (f) {
       fwrite(req, 1, (size_t)len, f);
@@ -367,7 +370,7 @@ static void sd_serve(int ls, const rs_standin *cfg, const char *answer, const ch
     if (pid == 0) {
       close(ls);
       alarm(10);
-      bool post = !strncmp(req, "POST ", 5), slot = cfg->slots && post;
+      bool slot = cfg->slots && completion; /* a slot per completion, as llama.cpp */
       if ((!slot || sd_take_slot(c, cfg)) && !sd_answer(c, cfg, answer, req, hlen, (size_t)len, seen) && slot)
         __atomic_sub_fetch(&cfg->sh->running, 1, __ATOMIC_SEQ_CST);
       shutdown(c, SHUT_WR);

@@ -388,6 +388,11 @@ static void rounds(void) {
     int rc = rs_llc_rounds(&o, &r, &e);
     CHECKF(rc == 0 && r.n == want[i].n && r.kind[r.n - 1] == RS_ROUND_VECTOR && r.kind[0] == RS_ROUND_SGPR,
            "%s %s: rc %d, %u rounds: %s", want[i].llc, want[i].cpu, rc, r.n, e.msg);
+    /* emit's stop for the spill slots' block frequencies: the Stack Slot Coloring after the last
+     * rewriter (llc-22 runs another after round 0, before emit's restart point) */
+    const char *ssc = want[i].n == 3 ? "stack-slot-coloring,1" : "stack-slot-coloring,0";
+    CHECKF(!strcmp(r.slots_last, ssc), "%s %s: stop for the spill slots '%s', want '%s'", want[i].llc, want[i].cpu,
+           r.slots_last, ssc);
     if (want[i].n == 3) {
       CHECKF(r.kind[1] == RS_ROUND_WWM && !strcmp(r.greedy_last, "greedy,2") && !strcmp(r.rewriter_last, "virtregrewriter,2"),
              "%s: %s %s", want[i].llc, r.greedy_last, r.rewriter_last);

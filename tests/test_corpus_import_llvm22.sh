@@ -38,8 +38,8 @@ check 'grep -q "6 units (6 compiled, 0 cached), 6 kernels -> 16 instances" "$tmp
 check 'grep -q "0 build failures, 0 prera truths split by LLVM, 0 truths inconsistent" "$tmp/1.log"' "no failure, no inconsistent truth"
 for k in saxpy block_sum; do
   for f in prera postsplit; do
-    check 'grep -q "^l22/vecops.$k/gfx942/$f	.*	truth	file=vecops.cl via=clang-22+prelude+internalize -O3$" "$tmp/list"' \
-      "OpenCL $k gfx942 $f: exact truth, clang-22 route in params"
+    check 'grep -q "^l22/vecops.$k/gfx942/$f	.*	truth	file=vecops.cl via=clang-22+rocm-device-libs+isa9402+cov5+as0names -O3$" "$tmp/list"' \
+      "OpenCL $k gfx942 $f: exact truth, clang-22 + 5.2 library route in params"
     check 'grep -q "^l22/vecops.$k/gfx90a/$f	.*	truth	file=vecops.cl via=clang-14+prelude -O3$" "$tmp/list"' \
       "OpenCL $k gfx90a $f: the same variant name, clang-14 route"
   done

@@ -48,7 +48,7 @@ static rs_verdict check(const rs_problem *p, const char *json, int kind, rs_chec
 static char *chaitin(rs_model *m, const rs_problem *p, bool may_fail) {
   const char **vn = calloc(p->nvars + 1, sizeof *vn);
   for (uint32_t v = 0; v < p->nvars; v++) vn[v] = p->vars[v].name;
-  rs_gen_input in = {"fixture", p->tgt->name, p, "", NULL, vn, NULL, NULL, NULL, NULL};
+  rs_gen_input in = {"fixture", p->tgt->name, p, "", NULL, vn, NULL, NULL, NULL, NULL, NULL};
   uint64_t seed = 1;
   rs_gen g[1];
   memset(g, 0, sizeof g);

@@ -33,7 +33,7 @@ static rs_verdict verdict_of(const rs_loaded *l, const char *text) {
 }
 
 static void gen(rs_model *m, const rs_loaded *l, const char **vn, uint32_t first, uint32_t n, uint64_t seed0, rs_gen *g) {
-  rs_gen_input in = {l->row.id, l->row.target, l->p, l->row.norm, &l->names, vn, l->row.truth, NULL, NULL, NULL};
+  rs_gen_input in = {l->row.id, l->row.target, l->p, l->row.norm, &l->names, vn, l->row.truth, NULL, NULL, NULL, NULL};
   uint64_t seeds[64];
   for (uint32_t k = 0; k < n; k++) seeds[k] = rs_attempt_seed(seed0, l->row.id, m->spec, first + k);
   rs_err e;
@@ -173,7 +173,7 @@ int main(int argc, char **argv) {
   if (rp) {
     rs_problem dummy;
     memset(&dummy, 0, sizeof dummy);
-    rs_gen_input in = {replay_id, "gfx90a", &dummy, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+    rs_gen_input in = {replay_id, "gfx90a", &dummy, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     uint64_t seeds[2] = {1, 2};
     rs_gen g[2];
     CHECK(rs_model_generate(rp, &in, 0, 2, seeds, g, &e) == 0);

@@ -7,7 +7,9 @@
 #include "front/front.h"
 #include "corpus/normalize.h"
 #include "model/model.h"
+#include "model/openai_int.h"
 #include "model/openai_schema.h"
+#include "report/infra.h"
 #include "tests/check.h"
 #include "tests/standin_openai.c"
 #include <regex.h>
@@ -18,6 +20,35 @@
 #define KEY_ENV "RS_TEST_OPENAI_KEY"
 
 static rs_standin sd;
+
+/* The numbers of the servers' real context refusals (llama.cpp, vLLM old and new, SGLang), and the
+ * "context: ..." error the report reads back. */
+static void check_context_numbers(void) {
+  static const struct {
+    const char *msg;
+    uint32_t prompt, ctx;
+  } cases[] = {
+      {"HTTP 400: request (12345 tokens) exceeds the available context size (9000 tokens), try increasing it", 12345, 9000},
+      {"This model's maximum context length is 8192 tokens. However, you requested 10240 tokens (6144 in the messages, "
+       "4096 in the completion). Please reduce the length of the messages or completion.", 6144, 8192},
+      {"'max_tokens' or 'max_completion_tokens' is too large: 4096. This model's maximum context length is 8192 tokens "
+       "and your request has 6000 input tokens (4096 > 8192 - 6000).", 6000, 8192},
+      {"The input (9500 tokens) is longer than the model's context length (8192 tokens).", 9500, 8192},
+      {"the request exceeds the available context size. try increasing the context size or enable context shift", 0, 0},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    uint32_t pr, cx;
+    rs_oa_context_numbers(cases[i].msg, &pr, &cx);
+    CHECKF(pr == cases[i].prompt && cx == cases[i].ctx, "case %zu: prompt %u ctx %u", i, pr, cx);
+    CHECKF(rs_oa_deterministic_error(cases[i].msg), "case %zu is a context refusal", i);
+  }
+  uint32_t need, ctx;
+  CHECK(rs_infra_context_of("openai http://h:1/v1/chat/completions: context: prompt 5651 tokens + max_tokens 4096 = "
+                            "9747 > the server's context 9000 tokens (llama.cpp /props n_ctx; counted by its /tokenize; "
+                            "not sent)", &need, &ctx) && need == 9747 && ctx == 9000);
+  CHECK(rs_infra_context_of("context: the prompt does not fit the server's context (x)", &need, &ctx) && !need && !ctx);
+  CHECK(!rs_infra_context_of("openai http://h:1/v1/chat/completions: HTTP 404: no such model", &need, &ctx));
+}
 static int nspec_fail;
 
 static double wall(void) {
@@ -259,6 +290,7 @@ static void bad_spec(const char *spec, const char *want) {
 
 int main(int argc, char **argv) {
   rs_check_init(argc, argv);
+  check_context_numbers();
   /* loopback must not go through a proxy the environment may name */
   setenv("no_proxy", "*", 1);
   setenv("NO_PROXY", "*", 1);

@@ -9,7 +9,8 @@
  *    that says only its queue (/metrics gauges) has its capacity learnt while running;
  *  - an abandoned request's connection is closed, so the server sees it (the stand-in counts
  *    the hang-ups it noticed);
- *  - a refusal that every request meets (HTTP 400, context too small) is `refused`;
+ *  - a refusal that every request meets (HTTP 400, no such model) is `refused`; a prompt beyond the
+ *    context is the instance's (`context`, with the server's numbers; its next attempt not sent);
  *  - schema_strict=1: each value's schema is an enumeration of exactly the registers of its class
  *    the function may use (checked on a real gfx90a instance: every entry parses back to a
  *    member of the class, tuples aligned, nothing past the budget, the count per class as the
@@ -345,7 +346,7 @@ int main(int argc, char **argv) {
   /* 6. a refusal every request meets is said so (refused: the sweep stops on it) */
   CHECK(standin_start_ex(&s, answer, dir, "openai", 0, 0, 0, 0) == 0);
   const char *models[] = {"ctx400", "e404", "e400", "e500"};
-  const bool refused[] = {true, true, true, false};
+  const bool refused[] = {false, true, true, false}; /* ctx400: the instance's size, not the server */
   for (int i = 0; i < 4; i++) {
     m = open_q(&s, models[i], "schema=0&retries=0&timeout=5", &e);
     CHECKF(m != NULL, "%s", e.msg);
@@ -353,6 +354,15 @@ int main(int argc, char **argv) {
     memset(g, 0, sizeof g);
     CHECK(rs_model_generate(m, &in, 1, 1, seeds, g, &e) == 0);
     CHECKF(g[0].infra && g[0].refused == refused[i], "%s: refused %d: %s", models[i], g[0].refused, g[0].error);
+    if (i == 0) { /* a context refusal marks the instance with the server's numbers; its next attempt is not sent */
+      CHECKF(g[0].context && g[0].prompt_tokens == 5994 &&
+             strstr(g[0].error, "context: prompt 5994 tokens + max_tokens 4096 = 10090 > the server's context 4096 tokens"),
+             "%s", g[0].error);
+      rs_gen_clear(&g[0]);
+      memset(g, 0, sizeof g);
+      CHECK(rs_model_generate(m, &in, 2, 1, seeds, g, &e) == 0);
+      CHECKF(g[0].context && strstr(g[0].error, "refused an earlier attempt of this instance; not sent"), "%s", g[0].error);
+    }
     rs_gen_clear(&g[0]);
     rs_model_close(m);
   }

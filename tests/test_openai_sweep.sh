@@ -9,8 +9,9 @@
 #     records the dialect and the probe's outcome
 #   4 n=2: 3 requests for 4 attempts, the same attempts on a rerun against another server, n in
 #     the run's config
-#   5 a server that refuses every attempt (HTTP 400, context too small) stops the sweep early
-#     with the reason and what to change; summary.md and `report` group infra by reason
+#   5 a server that refuses every attempt (HTTP 400, a bad request) stops the sweep early with the
+#     reason and what to change; context refusals are the instances' and stop nothing; summary.md
+#     and `report` group infra by reason
 #   6 --feedback carries every diagnostic the verifier kept, not only the first
 #   7 a run directory in use by a live sweep is locked: a --resume meanwhile is refused with the
 #     holder's host and PID; once that sweep is killed, its stale lock is taken over
@@ -84,12 +85,20 @@ check '[ "$(cut -f5 "$tmp/n1.tsv" | sort -u | wc -l)" -ge 2 ] && ! grep -q infra
 
 # 5: refusals every request meets ("MIN_PROMPT_TOKENS MESSAGE": prompts from that size on)
 pr=$(start r --refuse-file "$tmp/refuse")
-echo "0 request (5994 tokens) exceeds the available context size (4096 tokens), try increasing it" > "$tmp/refuse"
+echo "0 unsupported value: 'response_format' is not a known field" > "$tmp/refuse"
 "$bin" sweep "${args[@]}" --samples 2 --model "$(spec "$pr")" --out "$tmp/x1" > "$tmp/x1.log" 2>&1
 st=$?
-check '[ $st -ne 0 ] && grep -q "the server refused 3 attempts in a row, of [0-9]* instances" "$tmp/x1.log" && grep -q "larger one (llama.cpp: --ctx-size" "$tmp/x1.log"' \
-  "context refusals stop the sweep (status $st): $(grep -m1 -o 'the server refused.\{0,60\}' "$tmp/x1.log")"
+check '[ $st -ne 0 ] && grep -q "the server refused 3 attempts in a row, of [0-9]* instances" "$tmp/x1.log" && grep -q "the server rejects the request itself" "$tmp/x1.log"' \
+  "refusals of every instance stop the sweep (status $st): $(grep -m1 -o 'the server refused.\{0,60\}' "$tmp/x1.log")"
 check '[ "$(wc -l < "$tmp/r.count")" -le 1 ]' "... after a few requests (answered: $(wc -l < "$tmp/r.count"), the probe)"
+# a prompt too long for the server's context is the instance's, never the server's: with every
+# instance refused so (a server that does not state its context), the sweep still ends, each
+# instance's attempts recorded with the reason (tests/test_openai_context.sh: the full picture)
+echo "0 request (5994 tokens) exceeds the available context size (4096 tokens), try increasing it" > "$tmp/refuse"
+"$bin" sweep "${args[@]}" --samples 2 --model "$(spec "$pr")" --out "$tmp/x3" > "$tmp/x3.log" 2>&1
+st=$?
+check '[ $st -eq 0 ] && grep -q "Too large for the server.s context: [0-9]* instances" "$tmp/x3.log"' \
+  "context refusals of every instance: the sweep ends (status $st): $(grep -m1 -o 'Too large for.\{0,60\}' "$tmp/x3.log")"
 # one instance too long for the server (sgemm's ~10,000-token prompt) among fitting ones (reduce,
 # gemv: under 2,000) does not stop a sweep; its reason is in the summaries
 echo "5000 the model does not fit: request exceeds the available context size" > "$tmp/refuse"
@@ -98,10 +107,10 @@ echo "5000 the model does not fit: request exceeds the available context size" >
 st=$?
 check '[ $st -eq 0 ] && [ "$(grep -c infra <("$bin" attempts "$tmp/x2"))" -eq 2 ]' \
   "one refused instance among answered ones: the sweep ends normally (status $st), 2 infra attempts"
-check 'grep -q "## Infra attempts by reason" "$tmp/x2/summary.md" && grep -q "| 2 | HTTP 400: the model does not fit: request exceeds the available context size |" "$tmp/x2/summary.md"' \
-  "summary.md: $(grep -m1 'HTTP 400' "$tmp/x2/summary.md")"
-check '"$bin" report "$tmp/x2" | grep -q "| 2 | HTTP 400: the model does not fit"' "report groups infra by reason"
-check 'grep -q "| 2 | HTTP 400: the model does not fit" "$tmp/x2.log"' "the sweep's end summary says it"
+check 'grep -q "## Infra attempts by reason" "$tmp/x2/summary.md" && grep -q "| 2 | context: the prompt does not fit the server.s context (the server refused it" "$tmp/x2/summary.md"' \
+  "summary.md: $(grep -m1 'context: ' "$tmp/x2/summary.md")"
+check '"$bin" report "$tmp/x2" | grep -q "| 2 | context: the prompt does not fit"' "report groups infra by reason"
+check 'grep -q "| 2 | context: the prompt does not fit" "$tmp/x2.log" && grep -q "Too large for the server.s context: 1 instances" "$tmp/x2.log"' "the sweep's end summary says it"
 
 # 6: the feedback of a rejected answer lists its diagnostics (the stand-in's scrambles break
 # many values), and says how many there were when the verifier kept fewer

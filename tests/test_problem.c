@@ -197,6 +197,66 @@ static void implicit_def_case(void) {
   rs_module_free(m);
 }
 
+/* Carries move up: V_MAD_U64_U32 d = a * b + c computes d.sub0 from c.sub0 alone, so when d.sub1
+ * is dead after it (overwritten, the sign extension of ggml's 64-bit index), c.sub1 is not read and
+ * may hold another value (mir/carry.c; LLVM allocates so: fixtures/real/ggml_*, test_real_ggml.sh).
+ * When d.sub1 is read, c.sub1 is. */
+static const char *carry_mir =
+    "---\n"
+    "name: carry\n"
+    "tracksRegLiveness: true\n"
+    "registers:\n"
+    "  - { id: 1, class: vreg_64_align2, preferred-register: '' }\n"
+    "  - { id: 2, class: vgpr_32, preferred-register: '' }\n"
+    "  - { id: 3, class: vreg_64_align2, preferred-register: '' }\n"
+    "  - { id: 5, class: vreg_64_align2, preferred-register: '' }\n"
+    "  - { id: 6, class: vgpr_32, preferred-register: '' }\n"
+    "  - { id: 7, class: vreg_64_align2, preferred-register: '' }\n"
+    "body: |\n"
+    "  bb.0:\n"
+    "    %1:vreg_64_align2 = V_MOV_B64_e32 0, implicit $exec\n"
+    "    %2:vgpr_32 = V_MOV_B32_e32 1, implicit $exec\n"
+    "    %3:vreg_64_align2, dead $sgpr0_sgpr1 = V_MAD_U64_U32_e64 %2, %2, %1, 0, implicit $exec\n"
+    "    %3.sub1:vreg_64_align2 = V_MOV_B32_e32 2, implicit $exec\n"
+    "    %5:vreg_64_align2 = V_MOV_B64_e32 0, implicit $exec\n"
+    "    %6:vgpr_32 = V_MOV_B32_e32 1, implicit $exec\n"
+    "    %7:vreg_64_align2, dead $sgpr0_sgpr1 = V_MAD_U64_U32_e64 %6, %6, %5, 0, implicit $exec\n"
+    "    S_ENDPGM 0, implicit %3, implicit %7, implicit %2, implicit %6\n"
+    "...\n";
+
+static void carry_case(void) {
+  rs_err e = {{0}};
+  rs_module *m = rs_module_parse("carry.mir", strdup(carry_mir), strlen(carry_mir), RS_SRC_MIR, "gfx940", &e);
+  CHECKF(m != NULL, "%s", e.msg);
+  if (!m) return;
+  rs_problem *p = rs_problem_build(m->funcs[0], &e);
+  CHECKF(p != NULL, "%s", e.msg);
+  if (!p) {
+    rs_module_free(m);
+    return;
+  }
+  int v1 = rs_problem_find(p, "%1", 2), v2 = rs_problem_find(p, "%2", 2), v3 = rs_problem_find(p, "%3", 2),
+      v5 = rs_problem_find(p, "%5", 2), v6 = rs_problem_find(p, "%6", 2), v7 = rs_problem_find(p, "%7", 2);
+  CHECK(v1 >= 0 && v2 >= 0 && v3 >= 0 && v5 >= 0 && v6 >= 0 && v7 >= 0 && p->nvars == 6);
+  if (p->nvars != 6) {
+    rs_problem_free(p);
+    rs_module_free(m);
+    return;
+  }
+  uint32_t base[6], v = p->tgt->files[2].first;
+  base[v1] = v + 0, base[v2] = v + 2, base[v3] = v + 4, base[v5] = v + 8, base[v6] = v + 10, base[v7] = v + 12;
+  CHECKF(violations(p, base) == 0, "apart: no violation");
+  base[v2] = v + 1; /* %2 in %1's high register: the MAD's result high half is dead */
+  CHECKF(violations(p, base) == 0, "a carry-up source's high half is free where the result's is dead");
+  base[v2] = v + 0; /* but not in its low register */
+  CHECKF(violations(p, base) > 0, "a carry-up source's low half is read");
+  base[v2] = v + 2;
+  base[v6] = v + 9; /* %6 in %5's high register: %7's high half is read at the end */
+  CHECKF(violations(p, base) > 0, "a carry-up source's high half is read where the result's is live");
+  rs_problem_free(p);
+  rs_module_free(m);
+}
+
 static void subreg_case(void) {
   rs_err e = {{0}};
   rs_module *m = rs_module_parse("subreg.mir", strdup(subreg_mir), strlen(subreg_mir), RS_SRC_MIR, "gfx90a", &e);
@@ -521,6 +581,7 @@ int main(int argc, char **argv) {
   subreg_case();
   early_clobber_case();
   implicit_def_case();
+  carry_case();
   simt_case("", false);
   simt_case(", implicit %1", true);
   spill_case("", "sub0", "", 0x3);  /* sub1 is stored, never brought back: %1 may take it */

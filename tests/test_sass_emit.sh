@@ -40,7 +40,7 @@ for a in 89 90; do
   "$cli" lower regcounts "$t/r.cubin" >"$t/rc" || fail "regcounts"
   sh=73; [ $a = 90 ] && sh=0
   grep -q "EIATTR_REGCOUNT 73	sh_info registers $sh\$" "$t/rc" || { cat "$t/rc"; fail "rename sm_$a count"; }
-  # --free: ptxas's scoreboards are in the Problem (sass/scoreboard.c), so the recolouring is
+  # --free: ptxas's scoreboards are in the Problem (cubin/scoreboard.c via mcode/problem.c), so the recolouring is
   # written: crosschecked with the count it printed, and nvdisasm's listing of the written cubin
   # has no scoreboard hazard under the kept control bits
   rm -f "$t/f.cubin"

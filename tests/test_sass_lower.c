@@ -24,6 +24,7 @@
 #include "front/front.h"
 #include "check.h"
 #include "cubin/lower.h"
+#include "mcode/mcode.h"
 #include "sass/sass.h"
 #include <ctype.h>
 #include <stdio.h>

@@ -29,6 +29,7 @@
 #include "analysis/problem.h"
 #include "corpus/truth.h"
 #include "cubin/lower.h"
+#include "mcode/mcode.h"
 #include "sass/sass.h"
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* test_sass_scoreboard.c - ptxas's scoreboards in the free Problem (sass/scoreboard.c), on every
+/* test_sass_scoreboard.c - ptxas's scoreboards in the free Problem (cubin/scoreboard.c, mcode/problem.c), on every
  * committed fixture cubin (every .cubin of tests/fixtures/sass/, with its completed listing); no nvdisasm.
  *
  *  1. ptxas's own colouring has no scoreboard hazard and is a valid colouring of the Problem plus
@@ -13,6 +13,7 @@
 #include "analysis/problem.h"
 #include "corpus/truth.h"
 #include "cubin/lower.h"
+#include "mcode/mcode.h"
 #include "sass/sass.h"
 #include "storage/corpus.h"
 #include <dirent.h>

@@ -165,7 +165,7 @@ static void corpus_instance(rs_loaded *l, rs_model *chaitin, bool *done) {
   if (l->row.truth) {
     base = strdup(l->row.truth);
   } else {
-    rs_gen_input in = {l->row.id, l->row.target, p, l->row.norm, &l->names, vn, NULL, NULL, NULL, NULL};
+    rs_gen_input in = {l->row.id, l->row.target, p, l->row.norm, &l->names, vn, NULL, NULL, NULL, NULL, NULL};
     uint64_t seed = 1;
     rs_gen g;
     memset(&g, 0, sizeof g);

@@ -42,12 +42,12 @@ static char *to_json(const rs_problem *p, const rs_preg *reg, int drop, bool unk
     if ((int)v == drop) continue;
     if ((int)v == badreg) {
       /* text naming no register (a well-formed name past the file, "v999", is hardware) */
-      cJSON_AddStringToObject(o, p->vars[v].name, p->tgt->vendor == RS_AMD ? "vx999" : "Rx999");
+      cJSON_AddStringToObject(o, p->vars[v].name, p->tgt->not_a_reg);
       continue;
     }
     cJSON_AddStringToObject(o, p->vars[v].name, p->tgt->format_preg(p->tgt, reg[v], buf, sizeof buf));
   }
-  if (unknown) cJSON_AddStringToObject(o, "%999999", p->tgt->vendor == RS_AMD ? "v0" : "R0");
+  if (unknown) cJSON_AddStringToObject(o, "%999999", p->tgt->any_reg);
   char *s = cJSON_PrintUnformatted(o);
   cJSON_Delete(o);
   char *r = rs_xstrndup(s, strlen(s));

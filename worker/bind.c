@@ -1,4 +1,5 @@
-/* bind.c - hwloc pinning of a worker rank (see bind.h). */
+/* bind.c - pin a worker rank with hwloc next to its GPU (the visible-devices variable, by local
+ * rank) or to its own cores, and record what was done (bind.h). */
 #include "worker/bind.h"
 #include <ctype.h>
 #include <errno.h>

@@ -244,7 +244,7 @@ static int instance_ready(engine *E, einst *x) {
   const char *spec = w->specs[s->model];
   for (uint32_t k = 0; k < x->natt; k++) x->seeds[k] = rs_attempt_seed(w->seed, x->l.row.id, spec, s->att_first + k);
   x->in = (rs_gen_input){x->l.row.id, x->l.row.target, x->l.p, x->l.row.norm, &x->l.names, x->vn, x->l.row.truth,
-                         NULL, NULL, NULL};
+                         NULL, NULL, NULL, s->name};
   if (w->until_pass) return submit_next(E, x);
   /* the whole block at once: the server batches it, a builtin model generates it in one call */
   rs_failpoint_hit(&w->fault, w->rank, RS_FP_GENERATE);
@@ -379,7 +379,8 @@ static int arrived(engine *E, rs_done *d) {
   E->unverified++;
   if (E->rc) return -1;
   const rs_gen *g = &x->g[k];
-  w->transient_run = g->transient ? w->transient_run + 1 : 0;
+  /* a deferred attempt (batch:) waits for its answer in a file, it is not a failing server */
+  if (!g->deferred) w->transient_run = g->transient ? w->transient_run + 1 : 0;
   /* a server that is down would turn the rest of the sweep into infra rows: stop instead */
   if (w->max_transient && w->transient_run >= w->max_transient) {
     rs_errf(E->e, NULL, 0,
@@ -388,14 +389,15 @@ static int arrived(engine *E, rs_done *d) {
             w->specs[s->model], w->transient_run, x->l.row.id, d->attempt, g->error);
     return E->rc = -1;
   }
-  /* a server that refuses every request (no such model, context too small, bad request) would
-   * turn the sweep into infra rows as well: stop at once with its reason and what to change. Two
-   * instances at least, so one over-long prompt among fitting ones does not stop a sweep */
+  /* a server that refuses every request (no such model, credentials, bad request) would turn the
+   * sweep into infra rows as well: stop at once with its reason and what to change. Two instances
+   * at least. A prompt beyond the server's context is the instance's own fact (rs_gen.context), not
+   * a refusal: it neither counts here nor breaks a run of refusals of other instances */
   if (g->infra && g->refused) {
     if (w->refused_last != x) w->refused_insts++;
     w->refused_last = x;
     w->refused_run++;
-  } else {
+  } else if (!g->context) {
     w->refused_run = w->refused_insts = 0;
     w->refused_last = NULL;
   }
@@ -469,12 +471,13 @@ static int verified(engine *E, einst *x, uint32_t k) {
     st->attempt0++;
     st->attempt0_pass += pass;
   }
+  bool deferred = g->deferred; /* its answer comes with a later --ingest: the loop stops here */
   rs_gen_clear(g);
-  if (w->until_pass && !x->passed && x->verified < x->natt) {
+  if (w->until_pass && !x->passed && !deferred && x->verified < x->natt) {
     iq_push(&E->ready[s->model], x); /* its next attempt, with this feedback */
     return 0;
   }
-  if (x->verified == x->natt || x->passed) return finish_instance(E, x);
+  if (x->verified == x->natt || x->passed || (w->until_pass && deferred)) return finish_instance(E, x);
   return 0;
 }
 

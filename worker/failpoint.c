@@ -1,4 +1,5 @@
-/* failpoint.c - see failpoint.h. */
+/* failpoint.c - parse RS_FAULT and kill this rank at the named point (fault-matrix tests only;
+ * failpoint.h). */
 #include "worker/failpoint.h"
 #include <signal.h>
 #include <stdio.h>

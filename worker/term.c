@@ -1,6 +1,8 @@
-/* term.c - see term.h. The table of paths is the one piece of process-global mutable state a
- * signal handler needs (it cannot be handed a context); only async-signal-safe calls run in the
- * handler, and the main thread blocks SIGTERM while it edits the table. */
+/* term.c - the SIGTERM handler of a sweep rank: removes the shard files being written and the run
+ * lock, says so, and dies of the signal (term.h). The table of paths is the one piece of
+ * process-global mutable state a signal handler needs (it cannot be handed a context); only
+ * async-signal-safe calls run in the handler, and the main thread blocks SIGTERM while it edits
+ * the table. */
 #include "worker/term.h"
 #include <signal.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
-/* scoreboard.c - ptxas's scoreboards as conflicts of the free Problem, so that a recolouring
- * lowered under ptxas's control bits has no scoreboard race (cubin/hazard.c) by construction.
+/* scoreboard.c - ptxas's control bits as pairs of operands that must not share a register: the
+ * cubin side of the free Problem's scoreboard conflicts (and each instruction's words, rs_sass_ctl_of).
  *
  * Lowering keeps every control bit (stall, yield, barriers, wait masks). An instruction i that
  * arms a read barrier still reads its R sources after later instructions issue, until one waits
@@ -10,12 +10,12 @@
  * not share a register: i's late-read R operands against k's defs (read barrier), i's defs
  * against every register operand of k (write barrier). sass/joins.c turns each pair into a
  * conflict between two values, or an exclusion of a register a value may not take (a register
- * the lift left physical, a value the Problem keeps in place). ptxas's listing has no hazard
- * (test_sass_lower), so its colouring satisfies every pair: the Problem stays colourable with
- * ptxas's registers and pinned mode is unchanged. A pair within one value is no constraint: a
- * value has one register in every colouring, so it races in ptxas's listing too or never. */
+ * the lift left physical, a value the Problem keeps in place); mcode/problem.c hands the pairs
+ * over, so neither room calls the other. ptxas's listing has no hazard (test_sass_lower), so its
+ * colouring satisfies every pair: the Problem stays colourable with ptxas's registers and pinned
+ * mode is unchanged. A pair within one value is no constraint: a value has one register in every
+ * colouring, so it races in ptxas's listing too or never. */
 #include "cubin/lower.h"
-#include "sass/sass.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,7 +37,7 @@ int rs_sass_ctl_of(const rs_cubin *c, const rs_func *f, const char *name, uint64
 
 typedef struct {
   const rs_func *f;
-  rs_sass_pair_fn pair;
+  rs_sb_pair_fn pair;
   void *ctx;
 } S;
 
@@ -72,7 +72,7 @@ static bool pairs_at(void *ctx, uint32_t i, uint32_t k, int kind, unsigned sb) {
   return false; /* every k up to the wait */
 }
 
-void rs_sass_scoreboard_pairs(const rs_func *f, const uint64_t (*ctl)[2], rs_sass_pair_fn pair, void *ctx) {
+void rs_sass_scoreboard_pairs(const rs_func *f, const uint64_t (*ctl)[2], rs_sb_pair_fn pair, void *ctx) {
   S s = {f, pair, ctx};
   rs_sass_sb_walk(f, ctl, pairs_at, &s);
 }

@@ -1,0 +1,189 @@
+/* mcode.h - machine-code reallocation (NVIDIA SASS): the one pipeline from a listing (and its
+ * cubin) to a checked recolouring and a checked cubin. docs/lower.md, docs/ARCHITECTURE.md.
+ *
+ *   rs_mc_listing / rs_mc_cubin / rs_mc_instance   the input, loaded once (load.c)
+ *   rs_mc_problem                                   the Problem as written back (problem.c)
+ *   rs_mc_pinned / rs_mc_free                       colouring: the listing's own, Chaitin-Briggs (colour.c)
+ *   rs_mc_write_check                               write-back, re-lift, same values, verifier (check.c)
+ *   rs_mc_lower                                     hazards, lower into a copy, crosscheck (lower.c)
+ *
+ * Every step takes the same rs_mc: the listing is lifted once and the cubin read once. Errors are
+ * returned (rs_err, or lines in the result structs), never printed: the commands print. */
+#ifndef RS_MCODE_H
+#define RS_MCODE_H
+#include "analysis/problem.h"
+#include "cubin/lower.h"
+#include "ir/ir.h"
+#include "storage/corpus.h"
+
+/* ---- the input (load.c) ---- */
+
+typedef struct {
+  rs_module *m;       /* the listing, lifted (m->text: its text, the `orig` of lowering) */
+  rs_cubin cub;       /* parsed once; cub.bytes NULL when there is none */
+  bool scoreboards;   /* ptxas's control bits (cub's) join the Problem */
+  char *name;         /* for messages: the cubin's path, else the listing's, or the instance id */
+  char *cubin_path;   /* the cubin on disk (nvdisasm reads it); NULL for one held in memory */
+  bool borrowed;      /* m is the caller's */
+} rs_mc;
+
+/* A listing file (target as `--target`, NULL from the listing); with cubin_path, its cubin,
+ * whose control bits join the Problem (`--scoreboards C.cubin`). */
+int rs_mc_listing(rs_mc *mc, const char *path, const char *target, const char *cubin_path, rs_err *e);
+/* A cubin, with its completed nvdisasm listing (nvd: nvdisasm's path or NULL) or the listing
+ * file `listing`; scoreboards: its control bits join the Problem (not with --no-scoreboards). */
+int rs_mc_cubin(rs_mc *mc, const char *cubin_path, const char *listing, const char *target, const char *nvd,
+                bool scoreboards, rs_err *e);
+/* A corpus row of form sass: its listing and, where the row keeps one, its cubin (scoreboards). */
+int rs_mc_instance(rs_mc *mc, const rs_instance *in, rs_err *e);
+/* A module lifted elsewhere (borrowed, not freed) and its cubin's bytes (copied): emit's input. */
+int rs_mc_borrow(rs_mc *mc, rs_module *m, const uint8_t *cubin, size_t cubin_len, const char *name, rs_err *e);
+/* Replace mc's module by the completed nvdisasm listing of its whole cubin (a corpus row's listing
+ * holds one kernel of an imported unit): the cubin written to a temporary file for nvdisasm. */
+int rs_mc_disasm_whole(rs_mc *mc, const char *nvd, const char *target, rs_err *e);
+void rs_mc_free_input(rs_mc *mc);
+static inline bool rs_mc_has_cubin(const rs_mc *mc) { return mc->cub.bytes != NULL; }
+/* ptxas's control bits of f (NULL when mc has none or leaves them out); -1 on bad input. */
+int rs_mc_ctl(const rs_mc *mc, const rs_func *f, uint64_t (**ctl)[2], rs_err *e);
+
+/* ---- the Problem (problem.c) ---- */
+
+/* The Problem of f as written back: analysis/problem.c's, plus sass/joins.c's conflicts and, with
+ * ctl, ptxas's scoreboards (cubin/scoreboard.c's pairs as conflicts). *nsb (may be NULL): how
+ * many scoreboard conflicts were added. */
+rs_problem *rs_mc_problem(const rs_func *f, const uint64_t (*ctl)[2], uint32_t *nsb, rs_err *e);
+/* The scoreboard conflicts alone, added to p (tests/test_sass_scoreboard.c). */
+uint32_t rs_sass_scoreboard_conflicts(const rs_func *f, const uint64_t (*ctl)[2], rs_problem *p);
+/* The same with the function's cubin as bytes (copied, not kept): every form-sass consumer
+ * (corpus rows, sweep, oracle, emit) verifies against it. Errors name `name`. */
+rs_problem *rs_sass_problem(const rs_func *f, const uint8_t *cubin, size_t cubin_len, const char *name,
+                            uint32_t *nsb, rs_err *e);
+
+/* ---- messages: failures, each a line naming function, address and registers ---- */
+
+enum { RS_MC_SHOWN = 20 }; /* failures shown per run; the rest counted */
+typedef struct {
+  char **v;
+  uint32_t n, cap;
+} rs_mc_msgs;
+void rs_mc_msgs_free(rs_mc_msgs *l);
+void rs_mc_say(rs_mc_msgs *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ---- colouring (colour.c) ---- */
+
+typedef struct {
+  const char *name;
+  uint32_t nvars, ninsts, nconf;
+  uint32_t fails;  /* UINT32_MAX: bad input (e) */
+  rs_mc_msgs msgs; /* the failures, in order */
+} rs_mc_pin;
+
+/* Pinned run of function k: the listing's own registers must colour its Problem (with ptxas's
+ * scoreboards and joins where the cubin is known, else the plain one), and the write-back must
+ * reproduce the listing register for register. */
+uint32_t rs_mc_pinned(const rs_mc *mc, uint32_t k, rs_mc_pin *r, rs_err *e);
+void rs_mc_pin_free(rs_mc_pin *r);
+
+typedef struct {
+  const char *name;
+  unsigned before, after, ours;  /* R as ptxas counts (highest + 3): ptxas's, the result, our colouring */
+  unsigned occ_before, occ_after;/* warps/SM */
+  uint32_t nvars, nsb, uses, differ, uncoloured;
+  double secs;                   /* the colouring */
+  bool vpass, floored, extern_call;
+  rs_mc_msgs msgs;               /* its failures (verifier, hidden descriptor) */
+} rs_mc_fn;
+
+typedef struct {
+  uint32_t nfuncs;
+  rs_mc_fn *fn;
+  bool checked;     /* the write-back was re-lifted and compared */
+  bool scoreboards; /* the Problem had ptxas's control bits */
+  uint32_t fails;   /* UINT32_MAX: bad input (e) */
+  rs_mc_msgs msgs;  /* failures of the write-back check, shown before the functions' lines */
+  rs_preg **as;     /* per function, per vreg: the result */
+  char *text;       /* the recoloured listing (written only when fails is 0) */
+  rs_module *relift;/* its re-lift (NULL when it failed) */
+} rs_mc_recolour;
+
+/* Free run: one colouring per function (Chaitin-Briggs, never worse than ptxas's own lowered the
+ * same way), then rs_mc_write_check. Returns r->fails. */
+uint32_t rs_mc_free(const rs_mc *mc, rs_mc_recolour *r, rs_err *e);
+void rs_mc_recolour_free(rs_mc_recolour *r);
+/* R registers as ptxas counts them (highest + 3) under an assignment, and the occupancy then. */
+unsigned rs_mc_r_count(const rs_func *f, const rs_preg *a);
+unsigned rs_mc_occupancy(const rs_target *t, unsigned ptxas_regs);
+
+/* ---- write-back and its independent check (check.c) ---- */
+
+/* Same values in both functions (b: a re-lift of a's listing under other registers), operand by
+ * operand: a bijection between their values with the same lanes, so every use reads the same
+ * definitions. Returns the operands that differ (1 when the shapes differ: *shape set); *uses
+ * (may be NULL) counts the uses compared; bad(ctx, inst, op) for each mismatch (may be NULL);
+ * map (may be NULL, a->nvregs entries) receives each value of a's value in b, -1 where unused. */
+typedef void (*rs_mc_bad_fn)(void *ctx, uint32_t inst, uint32_t op);
+uint32_t rs_mc_same_values(const rs_func *a, const rs_func *b, int32_t *map, uint32_t *uses, bool *shape,
+                           rs_mc_bad_fn bad, void *ctx);
+/* The same, the first difference in why (as `lower` and `emit` say it). */
+uint32_t rs_sass_same_values(const rs_func *a, const rs_func *b, int32_t *map, char *why, size_t n);
+/* mc's listing written under as[k] (per function, per vreg) and re-lifted (named relift_name). */
+int rs_mc_write(const rs_mc *mc, rs_preg *const *as, const char *relift_name, char **text, rs_module **relift,
+                rs_err *e);
+/* Write mc's listing under r->as, re-lift it and check it: same values (no join), the verifier's
+ * checks against the original Problems ps[k], no moved value with an unprinted operand. Fills
+ * r->text, r->relift, r->checked, per function uses/differ/vpass and the failure lines; adds the
+ * failures to r->fails. */
+void rs_mc_write_check(const rs_mc *mc, rs_problem *const *ps, rs_mc_recolour *r);
+/* A value with an operand the listing does not print (a decoded descriptor) must keep its
+ * register: the first that moved under a, or -1. */
+int64_t rs_mc_hidden_moved(const rs_func *f, const rs_preg *a);
+/* `lower ORIG NEW`: NEW (b) must be a recolouring of mc's listing: same values in every function
+ * and its registers a valid colouring of the original Problem. 0 (*values: values checked), 1
+ * (not a recolouring: e says why), 2 (bad input). */
+int rs_mc_is_recolouring(const rs_mc *mc, const rs_module *b, uint32_t *values, rs_err *e);
+
+/* ---- lowering (lower.c) ---- */
+
+/* The register count each function of cubin c needs under the lifted listing n (per c->funcs,
+ * malloc'd). Errors name `name`: a function of the cubin the listing lacks. */
+int rs_mc_regcounts(const rs_cubin *c, const rs_module *n, const char *name, uint32_t **out, rs_err *e);
+/* Scoreboard hazards of a listing against cubin c's control bits (cubin/hazard.c), per function. */
+int rs_sass_hazards_listing(const rs_cubin *c, const char *listing, const char *name, uint32_t *count, char *first,
+                            size_t n, rs_err *e);
+
+typedef struct {
+  uint32_t hazards;          /* scoreboard hazards of the new listing (a refusal, but for encoder_check) */
+  char hazard[400];          /* the first */
+  bool lowered;              /* written to out (st, ms) */
+  rs_lower_stats st;
+  double ms;
+  bool identical;            /* must_be_identical held */
+  bool crosschecked;         /* x holds nvdisasm's verdict */
+  bool xcheck_error;         /* nvdisasm could not run (e says why) */
+  rs_crosscheck_stats x;
+  double xcheck_s;
+  uint32_t *regcount;        /* per cubin function, as written (malloc'd) */
+  char out[1024];            /* the file written (a temporary one for the encoder check) */
+} rs_mc_lowered;
+
+typedef struct {
+  const char *out;       /* OUT.cubin; NULL: encoder check (a temporary file, removed) */
+  const char *nvd;       /* nvdisasm, NULL: found */
+  bool crosscheck;
+  bool must_be_identical;/* pinned: the cubin must come out byte-identical */
+  bool hazards_refuse;   /* a hazard refuses the kernel (status 1) before lowering */
+} rs_mc_lower_opts;
+
+/* Lower `next` (a recolouring of mc's listing; relift: its re-lift, or NULL to lift it here) into
+ * a copy of mc's cubin, write it to o->out and have nvdisasm read it back. Returns 0, 1 (refused:
+ * hazards, a form without a trusted field, not identical, nvdisasm disagrees: out removed) or 2
+ * (bad input / a tool failure), the reason in e. */
+int rs_mc_lower(const rs_mc *mc, const char *next, const rs_module *relift, const rs_mc_lower_opts *o,
+                rs_mc_lowered *r, rs_err *e);
+void rs_mc_lowered_free(rs_mc_lowered *r);
+/* nvdisasm's crosscheck of `written` against mc's cubin (written to a temporary file when it is
+ * held in memory): `lower crosscheck` and rs_mc_lower. */
+int rs_mc_crosscheck(const rs_mc *mc, const char *nvd, const char *written, const char *intended,
+                     const uint32_t *regcount, rs_crosscheck_stats *x, rs_err *e);
+
+#endif

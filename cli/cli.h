@@ -45,6 +45,8 @@ void rs_usage_lower(void);
 /* lowered.c: a lowering's lines (mcode/mcode.h's rs_mc_lower), for lower and regalloc alike;
  * returns status. And nvdisasm's crosscheck line (with the first mismatch on stderr). */
 void rs_print_xcheck(const rs_crosscheck_stats *x);
+/* RS_LOWER_PROBE_ONLY=1 in the environment: lower through nvdisasm's probe alone (no table). */
+bool rs_lower_probe_only(void);
 int rs_lower_print(const rs_mc *mc, const rs_mc_lower_opts *o, const rs_mc_lowered *r, int status, const rs_err *e);
 int rs_cmd_ptxtruth(int argc, char **argv); /* cmd_ptxtruth.c (PTX -> SASS labels) */
 void rs_usage_ptxtruth(void);

@@ -12,8 +12,8 @@
 void rs_usage_lower(void) {
   puts("usage: regsweep lower FILE.cubin ORIG.sass NEW.sass -o OUT.cubin [--nvdisasm PATH] [--no-crosscheck]\n"
        "       regsweep lower FILE.cubin ORIG.sass NEW.sass --encoder-check [--nvdisasm PATH]\n"
-       "       regsweep lower learn [-o cubin/fields.c] [--merge BASE.c] [--nvdisasm PATH] IN...\n"
-       "       regsweep lower check [--nvdisasm PATH] IN...\n"
+       "       regsweep lower learn [-o cubin/fields.c] [--merge BASE.c] [--probe] [--nvdisasm PATH] IN...\n"
+       "       regsweep lower check [--no-probe] [--nvdisasm PATH] IN...\n"
        "       regsweep lower crosscheck WRITTEN.cubin ORIG.cubin INTENDED.sass [--nvdisasm PATH]\n"
        "       regsweep lower regcounts FILE.cubin...\n"
        "\n"
@@ -31,7 +31,10 @@ void rs_usage_lower(void) {
        "           IN as they are, and for a form in both its trusted fields, which must fit every sample of IN\n"
        "           (a contradiction names the form: exit 2, nothing written); IN decides the rest.\n"
        "check      re-encode every instruction of each IN from its listing through the table: the words must\n"
-       "           come out identical (what makes a field trusted).\n"
+       "           come out identical (what makes a field trusted),\n"
+       "           and nvdisasm's probe of one instruction per form (cubin/probe.c) must put every trusted field\n"
+       "           where the table does (--no-probe: skip it). learn --probe: the probe decides what the samples leave\n"
+       "           tied or open and replaces a base field it contradicts.\n"
        "crosscheck nvdisasm of WRITTEN.cubin must list INTENDED.sass exactly, with ORIG.cubin's live counts and\n"
        "           .nv.info attributes (register counts: what INTENDED.sass needs).\n"
        "regcounts  per function: EIATTR_REGCOUNT and the sh_info register byte.\n"
@@ -62,8 +65,25 @@ static int learn_or_check(int argc, char **argv, bool learn) {
   const char *out = NULL, *nvd = NULL, *base = NULL;
   rs_sass_learner *L = learn ? rs_sass_learner_new() : NULL;
   rs_sass_fieldcheck tot = {0};
+  rs_sass_probecheck ptot = {0};
+  rs_sass_probe_stats lprobe = {0};
   int status = 0, nin = 0;
+  bool probe = !learn; /* check: every row against nvdisasm's probe; learn: with --probe */
+  for (int i = 2; i < argc; i++)
+    if (!strcmp(argv[i], "--nvdisasm") && i + 1 < argc) nvd = argv[++i];
+    else if (!strcmp(argv[i], "--probe")) probe = true;
+    else if (!strcmp(argv[i], "--no-probe")) probe = false;
+  rs_nvdisasm nd;
+  if (probe) {
+    rs_err e = {{0}};
+    if (rs_nvdisasm_open(nvd, &nd, &e)) {
+      fprintf(stderr, "regsweep lower: the probe needs nvdisasm: %s\n", e.msg);
+      rs_sass_learner_free(L);
+      return 2;
+    }
+  }
   for (int i = 2; i < argc && status != 2; i++) {
+    if (!strcmp(argv[i], "--probe") || !strcmp(argv[i], "--no-probe")) continue;
     if (!strcmp(argv[i], "-o") && i + 1 < argc) {
       out = argv[++i];
       continue;
@@ -91,6 +111,13 @@ static int learn_or_check(int argc, char **argv, bool learn) {
         fprintf(stderr, "MISMATCH %s\n", e.msg);
         status = 1;
       }
+      rs_sass_probecheck pc = {0};
+      if (probe && rs_sass_fields_probecheck(&nd, &c, listing, argv[i], &pc, &e)) {
+        fprintf(stderr, "PROBE %s\n", e.msg);
+        status = 1;
+      }
+      ptot.forms += pc.forms, ptot.confirmed += pc.confirmed, ptot.open += pc.open;
+      ptot.probe.runs += pc.probe.runs, ptot.probe.variants += pc.probe.variants, ptot.probe.ms += pc.probe.ms;
       printf("%s: sm_%u: %u instructions, %u reproduced, %u fields re-encoded, %u untrusted, %u forms unknown\n",
              argv[i], c.sm, st.insts, st.reproduced, st.tokens, st.untrusted, st.unknown_forms);
       tot.insts += st.insts, tot.reproduced += st.reproduced, tot.tokens += st.tokens;
@@ -103,6 +130,10 @@ static int learn_or_check(int argc, char **argv, bool learn) {
     rs_usage_lower();
     rs_sass_learner_free(L);
     return 2;
+  }
+  if (learn && status == 0 && probe) {
+    rs_err e = {{0}};
+    if (rs_sass_learn_probe(L, &nd, &lprobe, &e)) fprintf(stderr, "regsweep lower: probe: %s\n", e.msg), status = 2;
   }
   if (learn && status == 0 && base) {
     rs_err e = {{0}};
@@ -127,11 +158,22 @@ static int learn_or_check(int argc, char **argv, bool learn) {
               ls.newly_trusted, ls.added);
     fprintf(stderr, "learned %u forms from %d cubins: %u register fields, %u trusted, %u not (ambiguous or no fit)\n",
             ls.forms, nin, ls.tokens, ls.tokens - ls.untrusted, ls.untrusted);
+    if (probe)
+      fprintf(stderr,
+              "probe (nvdisasm): %u forms, %u fields found in %u variants, %u nvdisasm runs (%u variants rejected), "
+              "%.0f ms; %u fields agreed, %u set by it (%u the samples alone had elsewhere, %u of the base's "
+              "replaced)\n",
+              lprobe.insts, lprobe.fields, lprobe.variants, lprobe.runs, lprobe.rejected, lprobe.ms, ls.probe_confirmed,
+              ls.probe_set, ls.probe_contradicted, ls.probe_replaced);
     free(src);
   }
   if (!learn)
     printf("total: %u instructions, %u reproduced, %u fields re-encoded, %u untrusted, %u forms unknown\n", tot.insts,
            tot.reproduced, tot.tokens, tot.untrusted, tot.unknown_forms);
+  if (!learn && probe)
+    printf("probe: %u forms (one instruction each, per listing), %u table fields confirmed by nvdisasm, %u it left "
+           "open, 0 contradicted%s; %u variants in %u nvdisasm runs, %.0f ms\n", ptot.forms, ptot.confirmed,
+           ptot.open, status ? " (but see PROBE above)" : "", ptot.probe.variants, ptot.probe.runs, ptot.probe.ms);
   rs_sass_learner_free(L);
   return status;
 }
@@ -220,7 +262,9 @@ static int lower_cmd(int argc, char **argv) {
   } else {
     printf("lower: %s is a recolouring of %s: %u values, the same definitions, the verifier's checks pass\n", pos[2],
            pos[1], values);
-    rs_mc_lower_opts o = {out, nvd, xc, !strcmp(mc.m->text, next), true};
+    /* a function no field can write, or that races, keeps ptxas's code (exit 1, named) */
+    rs_mc_lower_opts o = {.out = out, .nvd = nvd, .crosscheck = xc, .must_be_identical = !strcmp(mc.m->text, next),
+                          .hazards_refuse = true, .keep_refused = out != NULL, .probe_only = rs_lower_probe_only()};
     rs_mc_lowered r;
     status = rs_lower_print(&mc, &o, &r, rs_mc_lower(&mc, next, b, &o, &r, &e), &e);
     rs_mc_lowered_free(&r);

@@ -12,7 +12,7 @@
 
 void rs_usage_regalloc(void) {
   puts("usage: regsweep regalloc FILE.sass --pinned [-q] [--function NAME] [--target T]\n"
-       "       regsweep regalloc FILE.sass --free [-o OUT.sass] [-q] [--target T] [--scoreboards C.cubin]\n"
+       "       regsweep regalloc FILE.sass --free [-o OUT.sass] [-q] [--target T] [--scoreboards C.cubin] [--no-spills]\n"
        "       regsweep regalloc CORPUS.h5 --pinned|--free [-q]   (every form-sass instance)\n"
        "       regsweep regalloc FILE.cubin [--listing L.sass] --pinned|--free [-o OUT.cubin] [--nvdisasm P]\n"
        "       regsweep regalloc FILE.sass --cubin C.cubin --pinned|--free [-o OUT.cubin] [--no-scoreboards]\n"
@@ -40,6 +40,9 @@ void rs_usage_regalloc(void) {
        "scoreboard conflicts' on the line; pinned checks ptxas's colouring against them too).\n"
        "--no-scoreboards leaves them out (to measure what they cost: lowering then refuses a kernel\n"
        "with a race).\n"
+       "Spill slots ([R1+k] words of STL/LDL, sass/spills.h) are values of free mode: where a register\n"
+       "below the kernel's register count is free for one, its STL and loads become MOV (or NOP) in place;\n"
+       "'spills: S stores, L loads -> s, l (frame F -> f bytes)' per function. --no-spills keeps them.\n"
        "Exit status: 0 identical / valid, 1 a failure, 2 bad input (file:line: message).");
 }
 
@@ -75,11 +78,13 @@ static void print_free(const rs_mc_recolour *r, bool quiet) {
     else if (f->floored)
       snprintf(floor, sizeof floor, "; ptxas's own colouring %s (ours needed %u R)",
                f->after < f->before ? "lowered" : "kept", f->ours);
+    char spl[400];
+    rs_mc_spills_line(r, k, spl, sizeof spl);
     if (!quiet)
       printf("regalloc(free): %s: R: %u -> %u registers, occupancy %u -> %u warps/SM (%u values, 1 round,%s %.1f ms); "
-             "%s, verifier: %s%s\n",
+             "%s, verifier: %s%s%s\n",
              f->name, f->before, f->after, f->occ_before, f->occ_after, f->nvars, sb, f->secs * 1e3, contrib,
-             f->vpass ? "pass" : "FAIL", floor);
+             f->vpass ? "pass" : "FAIL", floor, spl);
   }
 }
 
@@ -162,7 +167,7 @@ static int corpus_mode(const char *path, bool pin, bool quiet) {
 int rs_cmd_regalloc(int argc, char **argv) {
   const char *file = NULL, *function = NULL, *target = NULL, *out = NULL, *cpath = NULL, *listing = NULL,
              *nvd = NULL;
-  bool pin = false, quiet = false, recolour = false, scoreboards = true, cubin_in = false;
+  bool pin = false, quiet = false, recolour = false, scoreboards = true, cubin_in = false, spills = true;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     size_t n = strlen(a);
@@ -178,6 +183,7 @@ int rs_cmd_regalloc(int argc, char **argv) {
     else if (!strcmp(a, "--listing") && v) listing = argv[++i], cubin_in = true;
     else if (!strcmp(a, "--nvdisasm") && v) nvd = argv[++i];
     else if (!strcmp(a, "--no-scoreboards")) scoreboards = false;
+    else if (!strcmp(a, "--no-spills")) spills = false;
     else if (a[0] != '-' && n > 6 && !strcmp(a + n - 6, ".cubin") && !cpath) cpath = a, cubin_in = true;
     else if (a[0] != '-' && !file) file = a;
     else {
@@ -224,6 +230,7 @@ int rs_cmd_regalloc(int argc, char **argv) {
   int status = 0;
   rs_mc_recolour r;
   memset(&r, 0, sizeof r);
+  mc.no_spills = !spills;
   if (recolour) {
     uint32_t fails = rs_mc_free(&mc, &r, &e);
     print_free(&r, quiet);
@@ -245,7 +252,9 @@ int rs_cmd_regalloc(int argc, char **argv) {
     if (!status && fails) status = 1;
   }
   if (!status && cubin_in && out) { /* lowered into OUT.cubin and crosschecked; pinned: byte-identical */
-    rs_mc_lower_opts o = {out, nvd, true, pin, true};
+    /* free: a function no field can write, or that races, keeps ptxas's code (exit 1, named) */
+    rs_mc_lower_opts o = {.out = out, .nvd = nvd, .crosscheck = true, .must_be_identical = pin, .hazards_refuse = true,
+                          .keep_refused = !pin, .probe_only = rs_lower_probe_only()};
     rs_mc_lowered lr;
     int ls = rs_mc_lower(&mc, pin ? mc.m->text : r.text, pin ? mc.m : r.relift, &o, &lr, &e);
     status = rs_lower_print(&mc, &o, &lr, ls, &e);

@@ -2,6 +2,12 @@
  * `regalloc ... -o OUT.cubin` alike (the work: mcode/lower.c). */
 #include "cli/cli.h"
 #include <stdio.h>
+#include <stdlib.h>
+
+bool rs_lower_probe_only(void) { /* RS_LOWER_PROBE_ONLY=1: a measurement of the probe (docs/lower.md) */
+  const char *v = getenv("RS_LOWER_PROBE_ONLY");
+  return v && v[0] == '1';
+}
 
 void rs_print_xcheck(const rs_crosscheck_stats *x) {
   bool ok = rs_crosscheck_ok(x);
@@ -21,8 +27,19 @@ int rs_lower_print(const rs_mc *mc, const rs_mc_lower_opts *o, const rs_mc_lower
     printf("lower: %s: sm_%u, %u functions, %u instructions, %u re-encoded (%u register fields), registers", r->out,
            mc->cub.sm, r->st.funcs, r->st.insts, r->st.changed, r->st.tokens);
     for (uint32_t k = 0; k < r->st.funcs && k < 8; k++) printf(" %u -> %u", r->st.regs_before[k], r->st.regs_after[k]);
+    if (r->spill_rewritten)
+      printf(", %u spill accesses rewritten (%u MOV, %u NOP; 0 hazards with their control bits)", r->spill_rewritten,
+             r->spill_movs, r->spill_nops);
     printf("%s (%.2f ms)\n", r->identical ? ", byte-identical to the input" : "", r->ms);
   }
+  if (r->st.probed_forms) /* fields nvdisasm's probe found (cubin/probe.c) */
+    printf("probe: %u forms probed (the table could not write or misread them, or RS_LOWER_PROBE_ONLY), %u fields "
+           "found, %u instructions written through them, %u a table row misread; %u variants in %u nvdisasm runs (%u "
+           "rejected), %.0f ms\n",
+           r->st.probed_forms, r->st.probe.fields, r->st.probed, r->st.contradicted, r->st.probe.variants,
+           r->st.probe.runs, r->st.probe.rejected, r->st.probe.ms);
+  for (uint32_t k = 0; k < r->nkept; k++)
+    printf("kept: %s: ptxas's code and register count: %s\n", mc->cub.funcs[r->kept[k].func].name, r->kept[k].why);
   if (r->crosschecked) rs_print_xcheck(&r->x);
   if (status && e->msg[0]) fprintf(stderr, "regsweep lower: %s%s\n", r->xcheck_error ? "crosscheck: " : "", e->msg);
   return status;

@@ -162,6 +162,7 @@ int rs_launch_plan_of(const char *text, const char *name, const char *params, rs
     char *hash = strchr(l, '#');
     if (hash) *hash = 0;
     char w[6][96];
+    memset(w, 0, sizeof w);
     int nw = sscanf(l, "%95s %95s %95s %95s %95s %95s", w[0], w[1], w[2], w[3], w[4], w[5]);
     if (nw <= 0) continue;
     if (!strcmp(w[0], "default")) continue;
@@ -209,8 +210,49 @@ int rs_launch_plan_of(const char *text, const char *name, const char *params, rs
         a->value = strtod(w[3], &end);
         if (*end) a->value = (double)eval(v, w[3]);
       }
+    } else if (!strcmp(w[0], "params") && nw == 2) {
+      int64_t n = eval(v, w[1]);
+      if ((n <= 0 || n > 4096) && !v->err) v->err = rs_errf(e, name, v->line, "params of %lld bytes", (long long)n);
+      p->params_size = (uint32_t)n;
+    } else if (!strcmp(w[0], "smem") && nw == 2) {
+      int64_t n = eval(v, w[1]);
+      if ((n < 0 || n > 256 * 1024) && !v->err) v->err = rs_errf(e, name, v->line, "smem of %lld bytes", (long long)n);
+      p->smem = (uint32_t)n;
+    } else if (!strcmp(w[0], "field") && nw == 4) {
+      static const char *const kinds[] = {"ptr", "i32", "i64", "f32", "u8"};
+      static const unsigned sizes[] = {8, 4, 8, 4, 1};
+      int k = -1;
+      for (int q = 0; q < 5; q++)
+        if (!strcmp(w[2], kinds[q])) k = q;
+      if (k < 0 || p->nfields >= RS_LAUNCH_MAX_FIELDS || !p->params_size) {
+        if (!v->err)
+          v->err = rs_errf(e, name, v->line, "a field needs params first, one of ptr i32 i64 f32 u8, at most %d",
+                           RS_LAUNCH_MAX_FIELDS);
+        break;
+      }
+      rs_launch_field *fl = &p->fields[p->nfields++];
+      int64_t off = eval(v, w[1]);
+      if ((off < 0 || (uint64_t)off + sizes[k] > p->params_size || off % sizes[k]) && !v->err)
+        v->err = rs_errf(e, name, v->line, "field at %lld: outside the %u bytes or misaligned", (long long)off,
+                         p->params_size);
+      fl->off = (uint32_t)off;
+      fl->kind = (enum rs_lfield)k;
+      fl->buf = -1;
+      if (k == RS_LF_PTR) {
+        for (unsigned q = 0; q < p->nargs; q++)
+          if (p->args[q].buffer && !strcmp(p->args[q].name, w[3])) fl->buf = (int)q;
+        if (fl->buf < 0 && strcmp(w[3], "null") && !v->err)
+          v->err = rs_errf(e, name, v->line, "field at %lld: no buffer '%s' (declare it first)", (long long)off, w[3]);
+      } else if (k == RS_LF_F32) {
+        char *end;
+        fl->value = strtod(w[3], &end);
+        if (*end) fl->value = (double)eval(v, w[3]);
+      } else {
+        fl->value = (double)eval(v, w[3]);
+      }
     } else {
-      v->err = rs_errf(e, name, v->line, "cannot read '%s' (kernel, default, let, buffer, scalar, grid, block)", w[0]);
+      v->err = rs_errf(e, name, v->line,
+                       "cannot read '%s' (kernel, default, let, buffer, scalar, grid, block, params, field, smem)", w[0]);
     }
   }
   free(copy);

@@ -24,11 +24,27 @@ typedef struct {
   double value;         /* scalar */
 } rs_launch_arg;
 
+/* A kernel whose one parameter is a struct passed by value (FlashAttention-2's Flash_fwd_params):
+ * `params SIZE` makes the buffers memory only, and `field OFFSET ptr BUF | i32 EXPR | i64 EXPR |
+ * f32 VALUE | u8 EXPR` fill the SIZE bytes (zero elsewhere). `smem EXPR`: dynamic shared memory. */
+enum rs_lfield { RS_LF_PTR, RS_LF_I32, RS_LF_I64, RS_LF_F32, RS_LF_U8 };
+enum { RS_LAUNCH_MAX_FIELDS = 64 };
+typedef struct {
+  uint32_t off;
+  enum rs_lfield kind;
+  int buf;          /* RS_LF_PTR: the buffer's index in args */
+  double value;
+} rs_launch_field;
+
 typedef struct {
   char kernel[96];
   rs_launch_arg args[RS_LAUNCH_MAX_ARGS];
   unsigned nargs;
   uint32_t grid[3], block[3];
+  uint32_t params_size;   /* 0: args are the kernel's parameters */
+  rs_launch_field fields[RS_LAUNCH_MAX_FIELDS];
+  unsigned nfields;
+  uint32_t smem;          /* dynamic shared memory, bytes */
 } rs_launch_plan;
 
 /* Evaluate recipe `text` (its file name in messages) for a variant's -D macros ("-DBM=64

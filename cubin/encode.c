@@ -221,6 +221,12 @@ int rs_sass_encode(unsigned sm, uint64_t w[2], const rs_sass_tokens *t, uint32_t
     snprintf(why, whyn, "form %s 0x%03x '%s' (sm_%u) is not in the learned field table", t->op, opc, t->shape, sm);
     return -1;
   }
+  return rs_sass_encode_row(f, w, t, which, why, whyn);
+}
+
+int rs_sass_encode_row(const rs_sass_form *f, uint64_t w[2], const rs_sass_tokens *t, uint32_t which, char *why,
+                       size_t whyn) {
+  unsigned opc = f->opc, sm = f->sm;
   for (unsigned k = 0; k < t->n; k++) {
     if (!(which >> k & 1)) continue;
     if (f->off[k] < 0) {

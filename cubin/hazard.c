@@ -88,7 +88,7 @@ static int pipe_of(const char *op) {
        * sm_90: LDG R21 right after an LDG reading R20:R21); shared accesses queue behind global
        * ones (MAGMA trsm sm_90: LDS R59 overwrites what STG.E [R34.64], R59 stores, and that STG
        * arms no read barrier at all) */
-      {"LDG", "LD", "LDL", "STG", "ST", "STL", "ATOMG", "ATOM", "RED", "REDG", "LDS", "STS", "LDSM", "ATOMS", NULL}};
+      {"LDG", "LD", "LDL", "STG", "ST", "STL", "ATOMG", "ATOM", "RED", "REDG", "LDS", "STS", "LDSM", "ATOMS", "SHFL", NULL}};
   size_t n = strcspn(op, ".");
   for (int p = 0; p < (int)(sizeof pipes / sizeof *pipes); p++)
     for (int k = 0; pipes[p][k]; k++)
@@ -108,17 +108,73 @@ static int wpipe_of(const char *op) {
 
 static const char *opname(const rs_func *f, uint32_t i) { return f->names.strs[f->insts[i].opcode]; }
 
+/* The register unit of an operand (a value through its listing register); false if none. */
+static bool unit_of(const rs_func *f, const rs_operand *op, uint32_t *unit) {
+  if (op->kind == RS_OP_VREG && f->truth) *unit = f->truth[op->reg].unit;
+  else if (op->kind == RS_OP_PREG) *unit = op->reg;
+  else return false;
+  return true;
+}
+
+/* Instruction i's guard: G_NONE (none, or @PT), G_NEVER (@!PT: never executes), else G_ON with
+ * its predicate's unit and sense (neg: @!Pn). The guard is the operand printed after '@'. */
+enum { G_NONE, G_NEVER, G_ON };
+static int guard_of(const rs_func *f, uint32_t i, uint32_t *unit, bool *neg) {
+  const rs_inst *in = &f->insts[i];
+  for (uint32_t o = 0; o < in->nops; o++) {
+    const rs_operand *op = &f->ops[in->first_op + o];
+    if (!op->text_len || op->text_off < 1 || (op->flags & RS_F_DEF)) continue;
+    const char *t = f->src + op->text_off;
+    bool n = t[-1] == '!' && op->text_off >= 2 && t[-2] == '@';
+    if (!n && t[-1] != '@') continue;
+    if (op->text_len == 2 && t[0] == 'P' && t[1] == 'T') return n ? G_NEVER : G_NONE;
+    if (op->text_len == 3 && !strncmp(t, "UPT", 3)) return n ? G_NEVER : G_NONE;
+    if (!unit_of(f, op, unit)) return G_NONE;
+    *neg = n;
+    return G_ON;
+  }
+  return G_NONE;
+}
+
+/* Does instruction k write register unit u? */
+static bool writes_unit(const rs_func *f, uint32_t k, uint32_t u) {
+  const rs_inst *in = &f->insts[k];
+  for (uint32_t o = 0; o < in->nops; o++) {
+    const rs_operand *op = &f->ops[in->first_op + o];
+    uint32_t x;
+    if ((op->flags & RS_F_DEF) && unit_of(f, op, &x)) {
+      for (unsigned l = 0; l < 32; l++)
+        if ((op->lanes >> (2 * l) & 3) && x + l == u) return true;
+    }
+  }
+  return false;
+}
+
 /* The walk (hazard.c's and scoreboard.c's): for every instruction i arming a barrier sb of a
  * kind, every instruction k reachable from i along the CFG before one waits on sb (its wait mask,
  * or a DEPBAR), is visited once; a read barrier skips (but walks through) a k of i's in-order pipe.
- * visit returning true stops the walk past that k. */
+ * visit returning true stops the walk past that k.
+ * Guards: an instruction under @!PT never executes (arms nothing, races nothing); a k whose guard
+ * is i's predicate negated (@P0 / @!P0), with no write to that predicate between them on the path
+ * walked, never executes when i did: walked through, not visited (ptxas's own code: `@!P0 LDG.E
+ * R17` then `@P0 IMAD.MOV.U32 R17, RZ, RZ, RZ` with no wait; FlashAttention-2 sm_90 `@P1 LDC R8`
+ * / `@!P1 MOV R8`). The walk is path-sensitive in that one bit: a k is reached with the guard
+ * still i's (the predicate not rewritten since) or not. A recolouring keeps this sound: the
+ * predicate's value is read at k, so it stays live, in one register, from i to k. */
 void rs_sass_sb_walk(const rs_func *f, const uint64_t (*ctl)[2], rs_sass_sb_visit visit, void *ctx) {
   uint32_t ni = f->ninsts;
-  uint32_t *blk = rs_xmalloc(sizeof *blk * (ni + 1)), *stack = rs_xmalloc(sizeof *stack * (ni + 1));
-  rs_word *seen = rs_xcalloc(RS_WORDS(ni) + 1, sizeof *seen);
+  uint32_t *blk = rs_xmalloc(sizeof *blk * (ni + 1)), *stack = rs_xmalloc(sizeof *stack * (2 * ni + 2));
+  /* seen: (k, guard still i's) pairs pushed; visited: k whose visit ran; stopped: ... returned true */
+  rs_word *seen = rs_xcalloc(RS_WORDS(2 * ni) + 1, sizeof *seen);
+  rs_word *visited = rs_xcalloc(RS_WORDS(ni) + 1, sizeof *visited), *stopped = rs_xcalloc(RS_WORDS(ni) + 1, sizeof *stopped);
+  int *gk = rs_xmalloc(sizeof *gk * (ni + 1));
+  uint32_t *gu = rs_xmalloc(sizeof *gu * (ni + 1));
+  bool *gn = rs_xmalloc(sizeof *gn * (ni + 1));
   for (uint32_t b = 0; b < f->nblocks; b++)
     for (uint32_t k = 0; k < f->blocks[b].ninsts; k++) blk[f->blocks[b].first_inst + k] = b;
+  for (uint32_t i = 0; i < ni; i++) gk[i] = guard_of(f, i, &gu[i], &gn[i]);
   for (uint32_t i = 0; i < ni; i++) {
+    if (gk[i] == G_NEVER) continue;
     unsigned wb = (unsigned)(ctl[i][1] >> 46 & 7), rb = (unsigned)(ctl[i][1] >> 49 & 7);
     for (int kind = 0; kind < 2; kind++) { /* RS_SB_READ, RS_SB_WRITE */
       unsigned sb = kind ? wb : rb;
@@ -127,38 +183,56 @@ void rs_sass_sb_walk(const rs_func *f, const uint64_t (*ctl)[2], rs_sass_sb_visi
        * operands were read (ptxas relies on it: a SHFL in a called subroutine, RET waiting only on
        * its write barrier, the caller then overwriting the SHFL's source) */
       unsigned ends = 1u << sb | (kind == RS_SB_READ && wb <= 5 ? 1u << wb : 0);
-      memset(seen, 0, (RS_WORDS(ni) + 1) * sizeof *seen);
+      memset(seen, 0, (RS_WORDS(2 * ni) + 1) * sizeof *seen);
+      memset(visited, 0, (RS_WORDS(ni) + 1) * sizeof *visited);
+      memset(stopped, 0, (RS_WORDS(ni) + 1) * sizeof *stopped);
       uint32_t sp = 0;
       int pipe = pipe_of(opname(f, i)), wpipe = kind == RS_SB_WRITE ? wpipe_of(opname(f, i)) : -1;
-#define PUSH(x)                                                                                                    \
+      bool guarded = gk[i] == G_ON;
+#define PUSH(x, v)                                                                                                 \
   do {                                                                                                             \
-    uint32_t x_ = (x);                                                                                             \
-    if (x_ < ni && !rs_bs_get(seen, x_)) rs_bs_set(seen, x_), stack[sp++] = x_;                                    \
+    uint32_t x_ = 2 * (x) + ((v) ? 1 : 0);                                                                         \
+    if ((x) < ni && !rs_bs_get(seen, x_)) rs_bs_set(seen, x_), stack[sp++] = x_;                                   \
+  } while (0)
+#define PUSH_NEXT(k, v)                                                                                            \
+  do {                                                                                                             \
+    uint32_t kb_ = blk[k];                                                                                         \
+    if ((k) + 1 < f->blocks[kb_].first_inst + f->blocks[kb_].ninsts) PUSH((k) + 1, v);                             \
+    else                                                                                                           \
+      for (uint32_t s_ = 0; s_ < f->blocks[kb_].nsuccs; s_++) PUSH(f->blocks[f->blocks[kb_].succs[s_]].first_inst, v); \
   } while (0)
       /* the instructions after i: next in its block, else the block's successors */
-      uint32_t b = blk[i];
-      if (i + 1 < f->blocks[b].first_inst + f->blocks[b].ninsts) PUSH(i + 1);
-      else
-        for (uint32_t s = 0; s < f->blocks[b].nsuccs; s++) PUSH(f->blocks[f->blocks[b].succs[s]].first_inst);
+      PUSH_NEXT(i, guarded && !writes_unit(f, i, gu[i]));
       while (sp) {
-        uint32_t k = stack[--sp];
+        uint32_t k = stack[--sp] / 2;
+        bool same = stack[sp] & 1; /* i's guard predicate not rewritten on the way */
         unsigned wait = (unsigned)(ctl[k][1] >> 52 & 0x3f);
         const char *on = opname(f, k);
         if (wait & ends || !strncmp(on, "DEPBAR", 6)) continue; /* k waits: protected from here */
         bool in_order = kind == RS_SB_READ && pipe >= 0 && pipe_of(on) == pipe; /* behind i's reads */
+        bool never = gk[k] == G_NEVER || (same && gk[k] == G_ON && gu[k] == gu[i] && gn[k] != gn[i]);
         int as = wpipe >= 0 && wpipe_of(on) == wpipe ? RS_SB_WRITE_READS : kind; /* k's writes land after i's */
-        if (!in_order && visit(ctx, i, k, as, sb)) continue;
-        uint32_t kb = blk[k];
-        if (k + 1 < f->blocks[kb].first_inst + f->blocks[kb].ninsts) PUSH(k + 1);
-        else
-          for (uint32_t s = 0; s < f->blocks[kb].nsuccs; s++) PUSH(f->blocks[f->blocks[kb].succs[s]].first_inst);
+        if (!in_order && !never) {
+          if (!rs_bs_get(visited, k)) {
+            rs_bs_set(visited, k);
+            if (visit(ctx, i, k, as, sb)) rs_bs_set(stopped, k);
+          }
+          if (rs_bs_get(stopped, k)) continue;
+        }
+        PUSH_NEXT(k, same && !writes_unit(f, k, gu[i]));
       }
+#undef PUSH_NEXT
 #undef PUSH
     }
   }
   free(blk);
   free(stack);
   free(seen);
+  free(visited);
+  free(stopped);
+  free(gk);
+  free(gu);
+  free(gn);
 }
 
 typedef struct {

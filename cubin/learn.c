@@ -32,6 +32,12 @@ typedef struct {
   int8_t boff[RS_MAX_TOKENS], btie[RS_MAX_TOKENS];
   bool bunique[RS_MAX_TOKENS];     /* the base learned its field uniquely (one offset fit) */
   char *bnote;                     /* kept: the base's comments on the row (owned) */
+  /* the probe (rs_sass_learn_probe): one sample's words and text, and the fields nvdisasm showed */
+  uint64_t sw[2];
+  char stext[200];
+  bool has_sample, probed;
+  unsigned sfixed; /* its RZ/URZ/PT tokens */
+  int8_t poff[RS_MAX_TOKENS];
 } group;
 
 struct rs_sass_learner {
@@ -44,6 +50,7 @@ struct rs_sass_learner {
   bool merged;
   char base[256];  /* the base table's name and what its header says it was learned from */
   uint32_t base_forms, base_tokens, base_untrusted, kept, both;
+  uint32_t probe_replaced; /* base fields a probe contradicted */
 };
 
 static uint32_t hash(unsigned sm, unsigned opc, const char *shape) {
@@ -146,7 +153,7 @@ static int each_inst(const rs_cubin *c, const char *listing, const char *name, i
 
 static int learn_one(void *ctx, unsigned sm, const uint64_t w[2], const rs_sass_tokens *t, const rs_sass_iline *l,
                      const char *name, rs_err *e) {
-  (void)l, (void)name, (void)e;
+  (void)name, (void)e;
   group *g = find_group(ctx, sm, (unsigned)(w[0] & 0xfff), t->shape, true);
   if (!g->op[0]) snprintf(g->op, sizeof g->op, "%s", t->op);
   for (unsigned k = 0; k < t->n; k++) {
@@ -155,6 +162,15 @@ static int learn_one(void *ctx, unsigned sm, const uint64_t w[2], const rs_sass_
     g->eq[k] = g->samples ? g->eq[k] & same : same;
   }
   g->samples++;
+  unsigned fixed = 0; /* RZ/URZ/PT tokens: flipping their bits often makes another alias, which says nothing */
+  for (unsigned k = 0; k < t->n; k++) fixed += t->val[k] == (1u << rs_tk_width[t->kind[k]]) - 1 && t->kind[k] != RS_TK_B;
+  if ((!g->has_sample || fixed < g->sfixed) && l->len < sizeof g->stext) { /* the one the probe asks nvdisasm about */
+    g->sfixed = fixed;
+    g->sw[0] = w[0], g->sw[1] = w[1];
+    memcpy(g->stext, l->text, l->len);
+    g->stext[l->len] = 0;
+    g->has_sample = true;
+  }
   for (unsigned k = 0; k < t->n; k++) {
     unsigned wd = rs_tk_width[t->kind[k]];
     g->vals[k][t->val[k] >> 6] |= 1ull << (t->val[k] & 63);
@@ -170,6 +186,43 @@ int rs_sass_learn_add(rs_sass_learner *L, const rs_cubin *c, const char *listing
   if (each_inst(c, listing, name, learn_one, L, e)) return -1;
   L->pairs++;
   return 0;
+}
+
+/* ---- the probe: fields from nvdisasm itself ---- */
+
+/* Probe one sample of every form the samples added so far have (one nvdisasm batch per
+ * architecture, probe.c): where nvdisasm pins a token's field down, that field is the table's
+ * (rs_sass_learn_emit), over what the samples left tied, narrowed or untrusted, and a base row's
+ * field the probe contradicts is replaced rather than kept (rs_sass_learn_merge). */
+int rs_sass_learn_probe(rs_sass_learner *L, const rs_nvdisasm *nd, rs_sass_probe_stats *st, rs_err *e) {
+  if (L->merged) return rs_errf(e, "probe", 0, "the probe runs before the merge with the base table");
+  uint32_t *idx = rs_xmalloc(sizeof *idx * (L->n + 1));
+  uint64_t(*w)[2] = rs_xmalloc(sizeof *w * (L->n + 1));
+  const char **s = rs_xmalloc(sizeof *s * (L->n + 1));
+  uint32_t *len = rs_xmalloc(sizeof *len * (L->n + 1));
+  int8_t(*off)[RS_MAX_TOKENS] = rs_xmalloc(sizeof *off * (L->n + 1));
+  int rc = 0;
+  for (unsigned sm = 0; sm < 256 && !rc; sm++) {
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < L->n; i++)
+      if (L->g[i].sm == sm && L->g[i].has_sample) {
+        idx[n] = i, w[n][0] = L->g[i].sw[0], w[n][1] = L->g[i].sw[1];
+        s[n] = L->g[i].stext, len[n] = (uint32_t)strlen(L->g[i].stext);
+        n++;
+      }
+    if (!n) continue;
+    rc = rs_sass_probe(nd, sm, n, (const uint64_t(*)[2])w, s, len, off, st, e);
+    for (uint32_t k = 0; k < n && !rc; k++) {
+      memcpy(L->g[idx[k]].poff, off[k], RS_MAX_TOKENS);
+      L->g[idx[k]].probed = true;
+    }
+  }
+  free(idx);
+  free(w);
+  free(s);
+  free(len);
+  free(off);
+  return rc;
 }
 
 /* ---- merging with a base table ---- */
@@ -356,6 +409,11 @@ int rs_sass_learn_merge(rs_sass_learner *L, const char *base_src, const char *na
       g->boff[k] = r[i].off[k], g->btie[k] = r[i].tie[k];
       g->bunique[k] = r[i].off[k] >= 0 && !r[i].noted[k];
       if (r[i].nofit[k]) g->cand[k][0] = g->cand[k][1] = 0; /* no offset fit the base's samples: none fits all */
+      if (g->probed && g->poff[k] >= 0 && g->poff[k] != r[i].off[k]) { /* nvdisasm says otherwise: the base goes */
+        g->boff[k] = -1, g->btie[k] = -1, g->bunique[k] = false;
+        L->probe_replaced += r[i].off[k] >= 0;
+        continue;
+      }
       if (r[i].off[k] < 0) continue;
       uint64_t want[2] = {0, 0};
       uint32_t grp = 0;
@@ -379,7 +437,7 @@ int rs_sass_learn_merge(rs_sass_learner *L, const char *base_src, const char *na
     /* a base-trusted token is tied to nothing it was not tied to in the base */
     for (size_t k = 0; k < nt; k++)
       for (size_t j = 0; j < nt; j++)
-        if (j != k && r[i].off[j] >= 0 && !(r[i].tie[j] >= 0 && r[i].tie[j] == r[i].tie[k])) g->eq[k] &= ~(1u << j);
+        if (j != k && g->boff[j] >= 0 && !(r[i].tie[j] >= 0 && r[i].tie[j] == r[i].tie[k])) g->eq[k] &= ~(1u << j);
     g->base_samples = r[i].samples;
     g->samples += r[i].samples;
     L->both++;
@@ -417,6 +475,7 @@ char *rs_sass_learn_emit(const rs_sass_learner *L, rs_sass_learn_stats *st) {
   st->forms = L->n;
   st->pairs = L->pairs;
   st->kept = L->kept, st->both = L->both, st->added = L->merged ? L->n - L->kept - L->both : 0;
+  st->probe_replaced = L->probe_replaced;
   st->base_forms = L->base_forms, st->base_tokens = L->base_tokens, st->base_untrusted = L->base_untrusted;
   uint32_t *tokens = &st->tokens, *untrusted = &st->untrusted;
 #define P(...)                                                                                                     \
@@ -566,6 +625,24 @@ char *rs_sass_learn_emit(const rs_sass_learner *L, rs_sass_learn_stats *st) {
         if (count == 1) off[k] = found, narrowed[k] = again = true;
       }
     }
+    /* nvdisasm's probe: where it pins a field down, that field stands, over a tie, a narrowing or
+     * an untrusted token; a field the samples alone fixed elsewhere is a contradiction (counted,
+     * and named in the row's comment) */
+    int was[RS_MAX_TOKENS];
+    bool by_probe[RS_MAX_TOKENS] = {0};
+    for (size_t k = 0; k < nt; k++) {
+      was[k] = off[k];
+      if (!g[i].probed || g[i].poff[k] < 0) continue;
+      if (off[k] == g[i].poff[k] && tie[k] < 0) {
+        st->probe_confirmed++;
+        continue;
+      }
+      st->probe_set++;
+      st->probe_contradicted += off[k] >= 0 && off[k] != g[i].poff[k] && popcount2(g[i].cand[k]) == 1;
+      off[k] = g[i].poff[k], tie[k] = -1, by_probe[k] = true;
+    }
+    has_tie[i] = 0;
+    for (size_t k = 0; k < nt; k++) has_tie[i] |= tie[k] >= 0;
     P("static const int8_t o%u[] = {", i);
     for (size_t k = 0; k < nt; k++) {
       (*tokens)++;
@@ -577,6 +654,11 @@ char *rs_sass_learn_emit(const rs_sass_learner *L, rs_sass_learn_stats *st) {
     for (size_t k = 0; k < nt; k++) {
       unsigned pc = popcount2(g[i].cand[k]);
       bool guard = g[i].shape[k] == 'G' || g[i].shape[k] == 'H';
+      if (by_probe[k]) {
+        if (was[k] >= 0) P(" /* %zu: probed (nvdisasm) at bit %d, the samples gave %d */", k, off[k], was[k]);
+        else P(" /* %zu: probed (nvdisasm), %u offsets fit the samples */", k, pc);
+        continue;
+      }
       if (pc != 1) P(" /* %zu: %u offsets fit, %u values%s */", k, pc,
                      popcount2(g[i].vals[k]) + popcount2(g[i].vals[k] + 2),
                      tie[k] >= 0 ? "; tied" : tie[k] == -2 ? "; tied, split in operand order" :
@@ -648,4 +730,77 @@ static int check_one(void *ctx, unsigned sm, const uint64_t w[2], const rs_sass_
 int rs_sass_fields_check(const rs_cubin *c, const char *listing, const char *name, rs_sass_fieldcheck *st,
                          rs_err *e) {
   return each_inst(c, listing, name, check_one, st, e);
+}
+
+/* ---- the check against the probe ---- */
+
+typedef struct {
+  uint32_t n, cap;
+  struct pform {
+    unsigned sm, opc;
+    char shape[RS_MAX_TOKENS + 1];
+    uint64_t w[2];
+    char text[200];
+    uint32_t line, addr, fixed;
+    char func[96];
+  } *v;
+} pforms;
+
+static int collect_one(void *ctx, unsigned sm, const uint64_t w[2], const rs_sass_tokens *t, const rs_sass_iline *l,
+                       const char *name, rs_err *e) {
+  (void)name, (void)e;
+  pforms *p = ctx;
+  unsigned opc = (unsigned)(w[0] & 0xfff);
+  if (!rs_sass_form_find(sm, opc, t->shape) || l->len >= sizeof p->v->text) return 0;
+  unsigned fixed = 0; /* as the learner's sample: the instance with the fewest RZ/URZ/PT */
+  for (unsigned k = 0; k < t->n; k++) fixed += t->val[k] == (1u << rs_tk_width[t->kind[k]]) - 1 && t->kind[k] != RS_TK_B;
+  struct pform *f = NULL;
+  for (uint32_t k = 0; k < p->n && !f; k++)
+    if (p->v[k].sm == sm && p->v[k].opc == opc && !strcmp(p->v[k].shape, t->shape)) {
+      if (fixed >= p->v[k].fixed) return 0;
+      f = &p->v[k];
+    }
+  if (!f && p->n == p->cap) p->v = rs_xrealloc(p->v, sizeof *p->v * (p->cap = p->cap ? 2 * p->cap : 64));
+  if (!f) f = &p->v[p->n++];
+  f->fixed = fixed;
+  f->sm = sm, f->opc = opc, f->w[0] = w[0], f->w[1] = w[1], f->line = l->line, f->addr = l->addr;
+  snprintf(f->shape, sizeof f->shape, "%s", t->shape);
+  memcpy(f->text, l->text, l->len);
+  f->text[l->len] = 0;
+  snprintf(f->func, sizeof f->func, "%s", l->func);
+  return 0;
+}
+
+int rs_sass_fields_probecheck(const rs_nvdisasm *nd, const rs_cubin *c, const char *listing, const char *name,
+                              rs_sass_probecheck *st, rs_err *e) {
+  pforms p = {0};
+  int rc = each_inst(c, listing, name, collect_one, &p, e);
+  uint64_t(*w)[2] = rs_xmalloc(sizeof *w * (p.n + 1));
+  const char **s = rs_xmalloc(sizeof *s * (p.n + 1));
+  uint32_t *len = rs_xmalloc(sizeof *len * (p.n + 1));
+  int8_t(*off)[RS_MAX_TOKENS] = rs_xmalloc(sizeof *off * (p.n + 1));
+  for (uint32_t k = 0; k < p.n; k++)
+    w[k][0] = p.v[k].w[0], w[k][1] = p.v[k].w[1], s[k] = p.v[k].text, len[k] = (uint32_t)strlen(p.v[k].text);
+  if (!rc && p.n) rc = rs_sass_probe(nd, c->sm, p.n, (const uint64_t(*)[2])w, s, len, off, &st->probe, e);
+  for (uint32_t k = 0; k < p.n && !rc; k++) {
+    const rs_sass_form *f = rs_sass_form_find(p.v[k].sm, p.v[k].opc, p.v[k].shape);
+    st->forms++;
+    for (size_t t = 0; t < strlen(f->shape) && !rc; t++) {
+      if (f->off[t] < 0) continue;
+      if (off[k][t] < 0) st->open++;
+      else if (off[k][t] == f->off[t]) st->confirmed++;
+      else
+        rc = rs_errf(e, name, p.v[k].line,
+                     "%s /*%04x*/ '%s': the table's row for form 0x%03x '%s' (sm_%u) has operand %zu (%c) at bit %d, "
+                     "nvdisasm's probe of these words at bit %d: the row is wrong",
+                     p.v[k].func, p.v[k].addr, p.v[k].text, f->opc, f->shape, f->sm, t, f->shape[t], f->off[t],
+                     off[k][t]);
+    }
+  }
+  free(w);
+  free(s);
+  free(len);
+  free(off);
+  free(p.v);
+  return rc;
 }

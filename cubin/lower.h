@@ -75,6 +75,28 @@ const rs_sass_form *rs_sass_form_find(unsigned sm, unsigned opc, const char *sha
  * or -1 with why ("no trusted field for operand 3 (R) of IMAD 0x224 'GRRRR'"). */
 int rs_sass_encode(unsigned sm, uint64_t w[2], const rs_sass_tokens *t, uint32_t which, char *why, size_t whyn);
 
+/* ---- fields from nvdisasm itself (probe.c) ---- */
+
+typedef struct {
+  uint32_t batches, runs, insts, variants, fields; /* probe calls, nvdisasm runs, instructions
+                                                    * probed, variants decoded, fields found */
+  uint32_t rejected;                                /* variants nvdisasm refused to decode */
+  double ms;                                 /* time in the probes, nvdisasm included */
+} rs_sass_probe_stats;
+/* For n instructions of architecture sm (words w[i], listing text s[i] of len[i] bytes, as
+ * rs_sass_tokens_of reads it): off[i][k], the lowest bit of token k's field as nvdisasm decodes
+ * variants of the words with one bit of 12-104 flipped each (one `nvdisasm -b SMxy` run for the
+ * batch), -1 where the variants do not pin it down (or nvdisasm does not list the unflipped words
+ * as s[i]). -1 with e when nvdisasm cannot run. probe.c says how. */
+int rs_sass_probe(const rs_nvdisasm *nd, unsigned sm, size_t n, const uint64_t (*w)[2], const char *const *s,
+                  const uint32_t *len, int8_t (*off)[RS_MAX_TOKENS], rs_sass_probe_stats *st, rs_err *e);
+/* The tokens of an instruction's text that are a `desc[URx]` descriptor (bit k: token k), which
+ * nvdisasm 11.8 does not print: the probe cannot find their field (the table and fill.c know it). */
+uint32_t rs_sass_desc_tokens(const char *s, size_t n);
+/* Re-encode through a given row (a table row or one the probe found). */
+int rs_sass_encode_row(const rs_sass_form *f, uint64_t w[2], const rs_sass_tokens *t, uint32_t which, char *why,
+                       size_t whyn);
+
 /* ---- learning (learn.c) ---- */
 
 typedef struct rs_sass_learner rs_sass_learner;
@@ -89,12 +111,19 @@ int rs_sass_learn_add(rs_sass_learner *L, const rs_cubin *c, const char *listing
  * base keeps no candidate sets: those are learned from the new samples alone). Errors name
  * base_src's line: not a field table, a row twice, arrays missing. */
 int rs_sass_learn_merge(rs_sass_learner *L, const char *base_src, const char *name, rs_err *e);
+/* Probe one sample of every form added so far with nvdisasm (probe.c; call before the merge):
+ * where the probe pins a field down, the table takes it, and a base field it contradicts goes. */
+int rs_sass_learn_probe(rs_sass_learner *L, const rs_nvdisasm *nd, rs_sass_probe_stats *st, rs_err *e);
 
 typedef struct {
   uint32_t pairs, forms, tokens, untrusted;         /* pairs added; the table written */
   uint32_t base_forms, base_tokens, base_untrusted; /* merge: the base table */
   uint32_t kept, both, added;                       /* merge: forms kept unseen, in both, new */
   uint32_t newly_trusted;                           /* merge: fields the base left untrusted, trusted now */
+  uint32_t probe_confirmed, probe_set;              /* probe: fields it agreed with; set by it (over a tie,
+                                                     * narrowing, untrusted token or the base's) */
+  uint32_t probe_contradicted;                      /* ... of those, fields the samples alone fixed elsewhere */
+  uint32_t probe_replaced;                          /* base fields the probe contradicted */
 } rs_sass_learn_stats;
 /* The table as C source (fields.c), with per-form comments for untrusted tokens; st counts. */
 char *rs_sass_learn_emit(const rs_sass_learner *L, rs_sass_learn_stats *st);
@@ -109,6 +138,14 @@ typedef struct {
 } rs_sass_fieldcheck;
 int rs_sass_fields_check(const rs_cubin *c, const char *listing, const char *name, rs_sass_fieldcheck *st,
                          rs_err *e);
+/* The probe's side of the check: one instruction of every form of the listing probed (one nvdisasm
+ * batch); a table field the probe pins elsewhere is an error naming the form, operand and both bits. */
+typedef struct {
+  uint32_t forms, confirmed, open; /* forms probed; table fields the probe agreed with; left open by it */
+  rs_sass_probe_stats probe;
+} rs_sass_probecheck;
+int rs_sass_fields_probecheck(const rs_nvdisasm *nd, const rs_cubin *c, const char *listing, const char *name,
+                              rs_sass_probecheck *st, rs_err *e);
 
 /* ---- .nv.info and the register count (nvinfo.c) ---- */
 
@@ -133,10 +170,39 @@ void rs_nvinfo_set_regcount(rs_cubin *c, const rs_nvinfo_func *f, uint32_t count
 
 /* ---- lowering (lower.c) ---- */
 
+/* A function that kept ptxas's code, and why. */
+typedef struct {
+  uint32_t func; /* index in the cubin's functions */
+  char why[320];
+} rs_lower_kept;
+
 typedef struct {
   uint32_t funcs, insts, changed, tokens; /* instructions re-encoded, register fields written */
   uint32_t regs_before[8], regs_after[8]; /* per function (first 8) */
+  uint32_t probed;                        /* instructions written through fields nvdisasm's probe found */
+  uint32_t probed_forms;                  /* forms probed (the table could not write or misread them) */
+  uint32_t contradicted;                  /* instructions a table row misread, the probe read right */
+  rs_sass_probe_stats probe;
+  rs_lower_kept *kept;                    /* keep_refused: the functions left as ptxas wrote them (owned:
+                                           * rs_lower_stats_free) */
+  uint32_t nkept;
 } rs_lower_stats;
+void rs_lower_stats_free(rs_lower_stats *st);
+/* The listing meant by a lowering that kept some functions: `next`, with every instruction of a
+ * function kept[f] (c->funcs order; names from `c`) as `orig` lists it (malloc'd). */
+char *rs_sass_listing_keep(const rs_cubin *c, const char *orig, const char *next, const uint8_t *kept, rs_err *e);
+
+typedef struct {
+  const rs_nvdisasm *nd; /* for the probe; NULL: found as rs_nvdisasm_open(NULL) does, when needed */
+  bool no_probe;         /* the table only */
+  bool probe_only;       /* no table: every changed instruction through the probe's fields (measures
+                          * the probe: RS_LOWER_PROBE_ONLY=1) */
+  bool keep_refused;     /* a function with an instruction that cannot be written keeps ptxas's words
+                          * and register count, named in the stats with its reason; the rest is written */
+  const uint8_t *keep;   /* NULL, or per function of the cubin (c->funcs order): 1 = keep ptxas's code
+                          * (refused before lowering: a scoreboard hazard ...) */
+} rs_lower_opts;
+
 
 /* Write `next` (a listing of the same functions and instructions as `orig`, registers changed)
  * into cubin c (of which `orig` is the completed listing): every instruction whose registers
@@ -146,6 +212,11 @@ typedef struct {
  * field, an instruction whose words are not what `orig` was listed from. */
 int rs_sass_lower(rs_cubin *c, const char *orig, const char *next, const uint32_t *regcount, const char *name,
                   rs_lower_stats *st, rs_err *e);
+/* The same with options. Forms the table lacks, fields it does not trust, and rows that misread
+ * an instruction of `orig` are probed (probe.c: one nvdisasm run for the lowering, one instruction
+ * per form); a probed field is used only where it reads that instruction's listed registers. */
+int rs_sass_lower_opts(rs_cubin *c, const char *orig, const char *next, const uint32_t *regcount, const char *name,
+                       const rs_lower_opts *o, rs_lower_stats *st, rs_err *e);
 /* The register count a lifted function needs: highest R any operand touches (widths included,
  * values through their truth) + 1, + 2 as ptxas reserves. Equal to EIATTR_REGCOUNT on ptxas's own
  * listings (test_sass_lower). */

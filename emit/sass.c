@@ -102,7 +102,7 @@ int rs_emit_sass(const rs_loaded *l, const char *answer, size_t len, const uint8
   free(as);
   if (n && rs_sass_same_values(f, n->funcs[fk], NULL, r->why, sizeof r->why)) r->refused = true;
   if (!rc && !r->refused) {
-    rs_mc_lower_opts o = {out_path, nvdisasm, crosscheck, false, true};
+    rs_mc_lower_opts o = {.out = out_path, .nvd = nvdisasm, .crosscheck = crosscheck, .hazards_refuse = true};
     rs_mc_lowered lr;
     int st = rs_mc_lower(&mc, text, n, &o, &lr, e);
     r->low = lr.st;

@@ -147,13 +147,21 @@ void rs_mc_write_check(const rs_mc *mc, rs_problem *const *ps, rs_mc_recolour *r
   uint32_t nf = m->nfuncs, shown = 0;
   if (!r->fails) {
     rs_err ne = {{0}};
-    if (rs_mc_write(mc, r->as, "(recoloured)", &r->text, &r->relift, &ne)) {
+    bool rewritten = false; /* spill accesses written as MOV/NOP (spills.c) */
+    for (uint32_t k = 0; k < nf; k++) rewritten |= rs_mc_spills_rewritten(r, k);
+    if (rewritten ? rs_mc_spills_write(mc, r, &ne) : rs_mc_write(mc, r->as, "(recoloured)", &r->text, &r->relift, &ne)) {
       rs_mc_say(&r->msgs, "FAIL: the recoloured listing does not parse: %s", ne.msg);
       r->fails++;
     } else { /* the independent check of the write-back */
       r->checked = true;
       for (uint32_t k = 0; k < nf; k++) {
         const rs_func *a = m->funcs[k], *b = r->relift->funcs[k];
+        if (rs_mc_spills_rewritten(r, k)) { /* against the original, through the copies and frame words */
+          char why[300];
+          r->fails += r->fn[k].differ = rs_mc_spills_check(r, k, b, &r->fn[k].uses, why, sizeof why);
+          if (r->fn[k].differ && shown++ < RS_MC_SHOWN) rs_mc_say(&r->msgs, "FAIL %s: %s", a->name, why);
+          continue;
+        }
         r->fails += joined(a, b, &shown, &r->msgs);
         fail_ctx c = {a, &r->msgs, &shown};
         bool shape;
@@ -199,6 +207,27 @@ int rs_mc_is_recolouring(const rs_mc *mc, const rs_module *b, uint32_t *values, 
     int32_t *map = rs_xmalloc(sizeof *map * (f->nvregs + 1));
     char why[300];
     rs_problem *p = NULL;
+    /* spill accesses rewritten as MOV/NOP (sass/spills.h): the same definitions through the copies
+     * and the frame words, instead of the same partition */
+    uint8_t *rw = rs_xcalloc(f->ninsts + 1, 1);
+    uint32_t nrw = 0;
+    for (uint32_t i = 0; i < f->ninsts && i < g->ninsts && !strcmp(f->name, g->name); i++) {
+      const char *x = rs_func_opcode(f, &f->insts[i]), *y = rs_func_opcode(g, &g->insts[i]);
+      rw[i] = (!strncmp(x, "STL", 3) || !strncmp(x, "LDL", 3)) && (!strcmp(y, "MOV") || !strcmp(y, "NOP"));
+      nrw += rw[i];
+    }
+    if (nrw) {
+      uint32_t uses = 0, bad = rs_spills_check(f, g, rw, &uses, why, sizeof why);
+      if (bad) {
+        rs_errf(e, NULL, 0, "%s: %s: not a rewrite of %s: %u reads differ, first: %s", b->path, g->name, a->path, bad, why);
+        status = 1;
+      }
+      *values += uses;
+      free(rw);
+      free(map);
+      continue;
+    }
+    free(rw);
     if (strcmp(f->name, g->name) || rs_sass_same_values(f, g, map, why, sizeof why)) {
       rs_errf(e, NULL, 0, "%s: %s: not a recolouring of %s: %s", b->path, g->name, a->path,
               strcmp(f->name, g->name) ? "another function" : why);

@@ -170,9 +170,25 @@ uint32_t rs_mc_free(const rs_mc *mc, rs_mc_recolour *r, rs_err *e) {
     fn->after = rs_mc_r_count(f, a);
     fn->occ_before = rs_mc_occupancy(f->tgt, fn->before);
     fn->occ_after = rs_mc_occupancy(f->tgt, fn->after);
+    /* spill slots (spills.c): the other colouring within ptxas's count leaves other registers free
+     * for them: ours when ptxas's was kept (and ours fits), else ptxas's own */
+    rs_preg *alt = NULL;
+    if (!mc->no_spills && !fn->extern_call && (!fn->floored || !fn->uncoloured)) {
+      alt = rs_xcalloc(f->nvregs + 1, sizeof *alt);
+      for (uint32_t v = 0; v < f->nvregs; v++) alt[v] = f->truth[v];
+      if (fn->floored)
+        for (uint32_t v = 0; v < p->nvars; v++) alt[p->vars[v].fvreg] = mine[v];
+      if (rs_mc_r_count(f, alt) > fn->before) {
+        free(alt);
+        alt = NULL;
+      }
+    }
     free(start);
     free(mine);
     free(best);
+    if (!mc->no_spills && rs_mc_spills_promote(mc, k, alt, &ps[k], r, e)) r->fails = UINT32_MAX;
+    if (!mc->no_spills) fn->secs = rs_now() - t0;
+    free(alt);
   }
   if (r->fails != UINT32_MAX) rs_mc_write_check(mc, ps, r);
   for (uint32_t k = 0; k < nf; k++)
@@ -191,5 +207,6 @@ void rs_mc_recolour_free(rs_mc_recolour *r) {
   rs_mc_msgs_free(&r->msgs);
   free(r->text);
   rs_module_free(r->relift);
+  rs_mc_spills_free(r->spills);
   memset(r, 0, sizeof *r);
 }

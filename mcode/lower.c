@@ -26,9 +26,10 @@ int rs_mc_regcounts(const rs_cubin *c, const rs_module *n, const char *name, uin
   return 0;
 }
 
-/* Hazards of every function of the lifted listing n against c's control bits. */
+/* Hazards of every function of the lifted listing n against c's control bits; per (may be NULL):
+ * per cubin function (c->funcs order), 1 where it has any, its first in why[k]. */
 static int hazards_of(const rs_cubin *c, const rs_module *n, const char *name, uint32_t *count, char *first,
-                      size_t fn, rs_err *e) {
+                      size_t fn, uint8_t *per, rs_lower_kept *why, rs_err *e) {
   *count = 0;
   if (first && fn) first[0] = 0;
   int rc = 0;
@@ -39,6 +40,14 @@ static int hazards_of(const rs_cubin *c, const rs_module *n, const char *name, u
     char one[400];
     uint32_t h = rc ? 0 : rs_sass_hazards(f, (const uint64_t(*)[2])ctl, one, sizeof one);
     if (h && !*count && first) snprintf(first, fn, "%s", one);
+    const rs_cubin_func *cf = h && per ? rs_cubin_find(c, f->name) : NULL;
+    if (cf) {
+      uint32_t fi = (uint32_t)(cf - c->funcs);
+      per[fi] = 1;
+      why[fi].func = fi;
+      snprintf(why[fi].why, sizeof why[fi].why, "%u scoreboard hazard%s with ptxas's control bits, first: %.220s", h,
+               h == 1 ? "" : "s", one);
+    }
     *count += h;
     free(ctl);
   }
@@ -58,7 +67,7 @@ int rs_sass_hazards_listing(const rs_cubin *c, const char *listing, const char *
   if (first && n) first[0] = 0;
   rs_module *m = lift_for(c, listing, name, e);
   if (!m) return -1;
-  int rc = hazards_of(c, m, name, count, first, n, e);
+  int rc = hazards_of(c, m, name, count, first, n, NULL, NULL, e);
   rs_module_free(m);
   return rc;
 }
@@ -97,9 +106,16 @@ int rs_mc_lower(const rs_mc *mc, const char *next, const rs_module *relift, cons
     }
   }
   if (out) snprintf(r->out, sizeof r->out, "%s", out);
-  if (!status && hazards_of(c0, n, name, &r->hazards, r->hazard, sizeof r->hazard, e)) status = 2;
+  /* spill accesses free mode rewrote as MOV/NOP (spills.c): written from scratch, their hazards
+   * walked on their new control bits (spilllower.c), not on the STL/LDL's */
+  uint32_t nrw = 0;
+  if (!status && rs_spills_count_rewritten(mc->m->text, next, name, &nrw, e)) status = 2;
+  /* keep_refused: a racing function keeps ptxas's code, the rest goes on */
+  uint8_t *keep = o->keep_refused && !nrw ? rs_xcalloc(c0->nfuncs + 1, 1) : NULL;
+  rs_lower_kept *hwhy = o->keep_refused && !nrw ? rs_xcalloc(c0->nfuncs + 1, sizeof *hwhy) : NULL;
+  if (!status && !nrw && hazards_of(c0, n, name, &r->hazards, r->hazard, sizeof r->hazard, keep, hwhy, e)) status = 2;
   rs_module_free(own);
-  if (!status && r->hazards && !encoder_check) {
+  if (!status && r->hazards && !encoder_check && !o->keep_refused) {
     rs_errf(e, NULL, 0, "%s: %u scoreboard hazard%s with ptxas's control bits, first: %s: the kernel is refused", name,
             r->hazards, r->hazards == 1 ? "" : "s", r->hazard);
     status = 1;
@@ -115,8 +131,30 @@ int rs_mc_lower(const rs_mc *mc, const char *next, const rs_module *relift, cons
       c.funcs[k].code = c.bytes + (c0->funcs[k].code - c0->bytes);
     }
     double t0 = rs_now();
-    int rc = rs_sass_lower(&c, mc->m->text, next, r->regcount, name, &r->st, e);
+    int rc;
+    if (nrw) {
+      rs_spill_lower_stats sst;
+      rc = rs_spills_lower(&c, mc->m->text, next, r->regcount, name, &sst, e);
+      r->st = sst.low;
+      r->spill_rewritten = sst.rewritten, r->spill_movs = sst.movs, r->spill_nops = sst.nops;
+      if (rc && sst.hazards) {
+        r->hazards = sst.hazards;
+        snprintf(r->hazard, sizeof r->hazard, "%s", sst.first_hazard);
+      }
+    } else {
+      rs_lower_opts lo = {.keep_refused = o->keep_refused, .keep = keep, .probe_only = o->probe_only};
+      rc = rs_sass_lower_opts(&c, mc->m->text, next, r->regcount, name, &lo, &r->st, e);
+    }
     r->ms = (rs_now() - t0) * 1e3;
+    if (!rc && keep) { /* the kept functions: the racing ones, then those lowering could not write */
+      for (uint32_t k = 0; k < c0->nfuncs; k++)
+        if (keep[k]) r->kept = rs_xrealloc(r->kept, sizeof *r->kept * (r->nkept + 1)), r->kept[r->nkept++] = hwhy[k];
+      for (uint32_t k = 0; k < r->st.nkept; k++) {
+        r->kept = rs_xrealloc(r->kept, sizeof *r->kept * (r->nkept + 1)), r->kept[r->nkept++] = r->st.kept[k];
+        keep[r->st.kept[k].func] = 1;
+      }
+    }
+    rs_lower_stats_free(&r->st);
     if (rc) {
       status = strstr(e->msg, "refused") ? 1 : 2;
     } else if (o->must_be_identical && memcmp(c.bytes, c0->bytes, c0->len)) {
@@ -130,9 +168,18 @@ int rs_mc_lower(const rs_mc *mc, const char *next, const rs_module *relift, cons
     }
     rs_cubin_free(&c);
   }
+  /* what was meant: a kept function as ptxas wrote it, with ptxas's register count */
+  char *intended = NULL;
+  if (!status && r->nkept) {
+    rs_nvinfo_func *nf = NULL;
+    if (rs_nvinfo_read(c0, name, &nf, e) || !(intended = rs_sass_listing_keep(c0, mc->m->text, next, keep, e))) status = 2;
+    for (uint32_t k = 0; !status && k < c0->nfuncs; k++)
+      if (keep[k]) r->regcount[k] = nf[k].regcount;
+    free(nf);
+  }
   if (!status && o->crosscheck) {
     double t0 = rs_now();
-    if (rs_mc_crosscheck(mc, o->nvd, out, next, r->regcount, &r->x, e)) {
+    if (rs_mc_crosscheck(mc, o->nvd, out, intended ? intended : next, r->regcount, &r->x, e)) {
       r->xcheck_error = true;
       status = 2;
       unlink(out);
@@ -147,10 +194,20 @@ int rs_mc_lower(const rs_mc *mc, const char *next, const rs_module *relift, cons
     r->xcheck_s = rs_now() - t0;
   }
   if (encoder_check && out == tmp) unlink(tmp);
+  free(intended);
+  free(keep);
+  free(hwhy);
+  if (!status && r->nkept) { /* written and crosschecked, but not all of it is ours */
+    rs_errf(e, NULL, 0, "%s: %u of %u functions kept ptxas's code (named above)", name, r->nkept, c0->nfuncs);
+    status = 1;
+  }
   return status;
 }
 
 void rs_mc_lowered_free(rs_mc_lowered *r) {
   free(r->regcount);
   r->regcount = NULL;
+  free(r->kept);
+  r->kept = NULL;
+  r->nkept = 0;
 }

@@ -25,6 +25,7 @@ typedef struct {
   char *name;         /* for messages: the cubin's path, else the listing's, or the instance id */
   char *cubin_path;   /* the cubin on disk (nvdisasm reads it); NULL for one held in memory */
   bool borrowed;      /* m is the caller's */
+  bool no_spills;     /* --no-spills: free mode leaves spill slots in memory */
 } rs_mc;
 
 /* A listing file (target as `--target`, NULL from the listing); with cubin_path, its cubin,
@@ -104,6 +105,7 @@ typedef struct {
   rs_preg **as;     /* per function, per vreg: the result */
   char *text;       /* the recoloured listing (written only when fails is 0) */
   rs_module *relift;/* its re-lift (NULL when it failed) */
+  struct rs_mc_spills *spills; /* spill slots found and promoted (NULL: none looked for) */
 } rs_mc_recolour;
 
 /* Free run: one colouring per function (Chaitin-Briggs, never worse than ptxas's own lowered the
@@ -163,7 +165,10 @@ typedef struct {
   rs_crosscheck_stats x;
   double xcheck_s;
   uint32_t *regcount;        /* per cubin function, as written (malloc'd) */
+  uint32_t spill_rewritten, spill_movs, spill_nops; /* spill accesses written as MOV/NOP (spilllower.c) */
   char out[1024];            /* the file written (a temporary one for the encoder check) */
+  rs_lower_kept *kept;       /* keep_refused: the functions that kept ptxas's code, with why (malloc'd) */
+  uint32_t nkept;
 } rs_mc_lowered;
 
 typedef struct {
@@ -172,6 +177,11 @@ typedef struct {
   bool crosscheck;
   bool must_be_identical;/* pinned: the cubin must come out byte-identical */
   bool hazards_refuse;   /* a hazard refuses the kernel (status 1) before lowering */
+  bool keep_refused;     /* a function that races ptxas's scoreboards or has an instruction no field
+                          * can write keeps ptxas's code and register count (named in r->kept); the
+                          * rest is written and crosschecked; status 1 when any was kept */
+  bool probe_only;       /* every changed field from nvdisasm's probe, none from the table
+                          * (RS_LOWER_PROBE_ONLY=1: a measurement of the probe) */
 } rs_mc_lower_opts;
 
 /* Lower `next` (a recolouring of mc's listing; relift: its re-lift, or NULL to lift it here) into
@@ -185,5 +195,63 @@ void rs_mc_lowered_free(rs_mc_lowered *r);
  * held in memory): `lower crosscheck` and rs_mc_lower. */
 int rs_mc_crosscheck(const rs_mc *mc, const char *nvd, const char *written, const char *intended,
                      const uint32_t *regcount, rs_crosscheck_stats *x, rs_err *e);
+
+/* ---- spill slots as values (spills.c, spillalloc.c, spilllower.c; sass/spills.h) ---- */
+#include "sass/spills.h"
+
+/* ---- which slots get a register (mcode/spillalloc.c; the rules: sass/spills.h) ---- */
+
+typedef struct {
+  rs_module *mod;          /* a fresh parse of the listing holding the rewritten function (owned) */
+  rs_func *f;              /* mod->funcs[k], rewritten */
+  rs_preg *assign;         /* per f->nvregs: free mode's registers, and the slot values' */
+  uint8_t *rewritten;      /* per instruction */
+  uint64_t (*ctl)[2];      /* its words with the rewritten instructions' control bits (NULL without a cubin) */
+  uint8_t *promote;        /* per web */
+  struct rs_problem *p;    /* the rewritten function's Problem (joins, scoreboards with ctl) */
+  uint32_t nsb;            /* scoreboard conflicts in it */
+  uint32_t promoted_webs, stores_left, loads_left;
+} rs_spill_result;
+void rs_spill_result_free(rs_spill_result *r);
+
+/* Function k of module m (its lifted original, spills s found in it), coloured by free mode as
+ * base (per vreg), ctl its words (NULL: no cubin): promote every slot that finds a register below
+ * `limit` (a register count as ptxas counts, highest R + 3) against the rewritten function's own
+ * Problem. out holds the rewritten function and its assignment (promoted_webs may be 0). */
+int rs_spills_promote(const rs_module *m, uint32_t k, const rs_spills *s, const uint64_t (*ctl)[2],
+                      const rs_preg *base, unsigned limit, unsigned sm, rs_spill_result *out, rs_err *e);
+
+/* Per function of a free run (rs_mc_recolour.spills): slots found, promoted, NOPs written. */
+struct rs_mc_spills;
+void rs_mc_spills_free(struct rs_mc_spills *s);
+/* Function k of mc, coloured by free mode into r->as[k] (alt: another colouring within ptxas's
+ * count, or NULL): promote its slots; where any is, the rewritten function takes the listing's
+ * place in mc->m (the original is kept for the check), r->as[k] and *pk become its own. */
+int rs_mc_spills_promote(const rs_mc *mc, uint32_t k, const rs_preg *alt, rs_problem **pk, rs_mc_recolour *r,
+                         rs_err *e);
+bool rs_mc_spills_rewritten(const rs_mc_recolour *r, uint32_t k);
+/* The listing written under r->as with the rewritten accesses as MOV/NOP, re-lifted (r->text, r->relift). */
+int rs_mc_spills_write(const rs_mc *mc, rs_mc_recolour *r, rs_err *e);
+/* rs_spills_check of function k's written re-lift against its original. */
+uint32_t rs_mc_spills_check(const rs_mc_recolour *r, uint32_t k, const rs_func *written, uint32_t *uses, char *why,
+                            size_t n);
+/* "; spills: S stores, L loads -> s, l (frame F -> f bytes), ..." for function k ("" when it has none). */
+void rs_mc_spills_line(const rs_mc_recolour *r, uint32_t k, char *buf, size_t n);
+typedef struct {
+  uint32_t rewritten, movs, nops; /* instructions written from scratch */
+  uint32_t hazards;               /* scoreboard hazards with the new control bits (refused if any) */
+  char first_hazard[400];
+  rs_lower_stats low;             /* the rest, through rs_sass_lower */
+} rs_spill_lower_stats;
+
+/* How many instructions of `next` rewrite an STL/LDL of `orig` (same place) as MOV or NOP. */
+int rs_spills_count_rewritten(const char *orig, const char *next, const char *name, uint32_t *count, rs_err *e);
+/* rs_sass_lower for such a listing: every other instruction re-encoded as there, each rewritten
+ * one written as MOV/NOP with its new control bits (refused by name where no trusted encoding is
+ * known), then the hazard walk on the result (any hazard refuses). c is changed only on success
+ * of the re-encoding; a refusal after that leaves c partly written: the caller discards it. */
+int rs_spills_lower(rs_cubin *c, const char *orig, const char *next, const uint32_t *regcount, const char *name,
+                    rs_spill_lower_stats *st, rs_err *e);
+
 
 #endif

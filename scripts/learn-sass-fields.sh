@@ -27,6 +27,15 @@
 #   fixture cubins and listings written for DIR cubins; a rerun reuses what is newer than its
 #   source, so an interrupted run resumes), BASE_COMMIT (2a5cea2), BASE_PAIRS (the base's pair
 #   count where its header lacks it: 1533 for 2a5cea2), FRESH (unset).
+# Probe (PROBE=1, the default now): `lower learn --probe` asks nvdisasm where each form's fields
+#   lie (cubin/probe.c: one sample per form, bits flipped, decoded in one batch per architecture):
+#   the probe's field stands over a tie, a narrowing or an untrusted token, and a base field it
+#   contradicts is replaced (ISETP 0xa0c 'PPRPP': operand 0 at bit 68 by the samples' tie, 81 by
+#   nvdisasm). PROBE=0 learns from the samples alone.
+# Quick (QUICK=1): no fixture compiled; the pairs are the kept fixture cubins (tests/fixtures/sass,
+#   tests/fixtures/sass-lower) and every X.cubin under each DIR with X.sass beside it (any name:
+#   scripts/build-real-cubins.sh's output), merged into BASE_FILE (default: cubin/fields.c as it is
+#   now), then `lower check` (which probes every row it meets) over the same pairs.
 # After a rebuild, run it again: the check line must say 0 mismatches ("reproduced" = instructions).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -39,9 +48,26 @@ BASE_COMMIT="${BASE_COMMIT:-2a5cea2}"
 [[ $BASE_COMMIT == 2a5cea2 ]] && BASE_PAIRS="${BASE_PAIRS:-1533}"
 ND=()
 [[ -n "${NVDISASM:-}" ]] && ND=(--nvdisasm "$NVDISASM")
+PROBEARG=()
+[[ "${PROBE:-1}" == 1 ]] && PROBEARG=(--probe)
 TMP="$(mktemp -d)"
 trap 'rm -rf "$TMP"' EXIT
 pairs=()
+if [[ -n "${QUICK:-}" ]]; then
+  for c in tests/fixtures/sass/*.cubin tests/fixtures/sass-lower/*.cubin; do pairs+=("$c=${c%.cubin}.sass"); done
+  for w in "$@"; do
+    while IFS= read -r c; do
+      [[ -s "${c%.cubin}.sass" ]] && pairs+=("$c=${c%.cubin}.sass")
+    done < <(find "$w" -name '*.cubin' | sort)
+  done
+  base="${BASE_FILE:-cubin/fields.c}"
+  cp "$base" "$TMP/base.c"
+  echo "learn-sass-fields: quick: ${#pairs[@]} pairs merged into $base ${PROBEARG[*]}" >&2
+  "$REGSWEEP" lower learn --merge "$TMP/base.c" "${PROBEARG[@]}" -o cubin/fields.c "${pairs[@]}"
+  cmake --build build --target regsweep >/dev/null
+  "$REGSWEEP" lower check "${ND[@]}" "${pairs[@]}" | tail -2
+  exit 0
+fi
 for p in tests/fixtures/nv/*.sm_89.ptx; do
   k="$(basename "$p" .sm_89.ptx)"
   for t in sm_75 sm_80 sm_86 sm_89 sm_90; do
@@ -96,16 +122,16 @@ for w in "$@"; do
 done
 echo "learn-sass-fields: ${#pairs[@]} (cubin, listing) pairs" >&2
 if [[ -n "${FRESH:-}" ]]; then
-  "$REGSWEEP" lower learn -o cubin/fields.c "${pairs[@]}"
+  "$REGSWEEP" lower learn "${PROBEARG[@]}" -o cubin/fields.c "${pairs[@]}"
 else
   base="$CACHE/fields-$BASE_COMMIT.c"
   # the base's header names its pair count where learn wrote one; 2a5cea2's predates that line
-  git show "$BASE_COMMIT:cubin/fields.c" >"$base"
+  git show "$BASE_COMMIT:cubin/fields.c" >"$base" 2>/dev/null || git show "$BASE_COMMIT:sass/fields.c" >"$base"
   if [[ -n "${BASE_PAIRS:-}" ]] && ! grep -q '^ \* Learned from ' "$base"; then
     sed -i "s|^ \* edit by hand; docs/lower.md. \*/| * edit by hand; docs/lower.md.\n * Learned from $BASE_PAIRS (cubin, listing) pairs: its commit says so (BASE_PAIRS). */|" "$base"
   fi
   echo "learn-sass-fields: ${#newpairs[@]} new pairs merged into cubin/fields.c at $BASE_COMMIT" >&2
-  "$REGSWEEP" lower learn --merge "$base" -o cubin/fields.c "${newpairs[@]}"
+  "$REGSWEEP" lower learn --merge "$base" "${PROBEARG[@]}" -o cubin/fields.c "${newpairs[@]}"
 fi
 echo "rebuild (cmake --build build) and check: $REGSWEEP lower check ... (run by this script's second pass)"
 cmake --build build --target regsweep >/dev/null

@@ -150,6 +150,21 @@ static void test_bad(void) {
         strstr(e.msg, "r3:3: grid dimension 0 is 0"));
   CHECK(!rs_launch_plan_of("kernel k\ndefault B 64\nlet n (B+1)*2\nscalar n i32 n\ngrid n 1 1\nblock B 1 1\n", "r4",
                            "-DB=128", &p, &e) && p.grid[0] == 258 && p.block[0] == 128 && p.args[0].value == 258);
+  /* one struct parameter by value (FlashAttention-2's Flash_fwd_params): fields into its bytes */
+  CHECKF(!rs_launch_plan_of("kernel k\nlet S 128\nbuffer in q S*64 f16\nbuffer out o S*64 f16\nparams 432\n"
+                            "field 0 ptr q\nfield 8 ptr o\nfield 16 i64 S*64\nfield 24 i32 S\nfield 28 f32 0.125\n"
+                            "field 40 ptr null\nfield 48 u8 1\nsmem 49152+16384\ngrid S/128 1 1\nblock 128 1 1\n",
+                            "r5", "", &p, &e),
+         "%s", e.msg);
+  CHECK(p.params_size == 432 && p.nfields == 7 && p.fields[0].buf == 0 && p.fields[1].buf == 1 &&
+        p.fields[2].kind == RS_LF_I64 && p.fields[2].value == 8192 && p.fields[4].value == 0.125 && p.fields[5].buf == -1 &&
+        p.smem == 65536 && p.nargs == 2);
+  CHECK(rs_launch_plan_of("kernel k\nfield 0 i32 1\ngrid 1 1 1\nblock 32 1 1\n", "r6", "", &p, &e) &&
+        strstr(e.msg, "r6:2: a field needs params first"));
+  CHECK(rs_launch_plan_of("kernel k\nparams 16\nfield 0 ptr q\ngrid 1 1 1\nblock 32 1 1\n", "r7", "", &p, &e) &&
+        strstr(e.msg, "no buffer 'q'"));
+  CHECK(rs_launch_plan_of("kernel k\nparams 16\nfield 12 i64 1\ngrid 1 1 1\nblock 32 1 1\n", "r8", "", &p, &e) &&
+        strstr(e.msg, "outside the 16 bytes or misaligned"));
 }
 
 int main(int argc, char **argv) {

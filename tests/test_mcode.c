@@ -51,7 +51,7 @@ static void free_and_lower(const char *k) {
   int fd = mkstemp(out);
   CHECK(fd >= 0);
   if (fd >= 0) close(fd);
-  rs_mc_lower_opts o = {out, NULL, false, false, true};
+  rs_mc_lower_opts o = {.out = out, .hazards_refuse = true};
   rs_mc_lowered lr;
   int st = fails ? -1 : rs_mc_lower(&mc, r.text, r.relift, &o, &lr, &e);
   CHECKF(st == 0 && lr.lowered && !lr.hazards, "%s: lowering: %d: %s", k, st, e.msg);
@@ -80,7 +80,7 @@ static void free_and_lower(const char *k) {
            pr.msgs.n ? pr.msgs.v[0] : e.msg);
     rs_mc_pin_free(&pr);
   }
-  rs_mc_lower_opts op = {out, NULL, false, true, true};
+  rs_mc_lower_opts op = {.out = out, .must_be_identical = true, .hazards_refuse = true};
   st = rs_mc_lower(&mc, mc.m->text, mc.m, &op, &lr, &e);
   CHECKF(st == 0 && lr.identical && lr.st.changed == 0, "%s: pinned lowering: %d: %s", k, st, e.msg);
   rs_mc_lowered_free(&lr);

@@ -51,12 +51,13 @@ for a in 89 90; do
   "$cli" lower regcounts "$t/f.cubin" | grep -q "EIATTR_REGCOUNT $after	" || fail "free sm_$a count $after"
   "$cli" lower hazards "$t/f.cubin" >"$t/log" 2>&1 || fail "free sm_$a: hazards in the written cubin"
   grep -q "^hazards: 1 listings, 0 hazards" "$t/log" || fail "free sm_$a: hazards in the written cubin"
-  # without them (--no-scoreboards) sm_90's recolouring races: refused, no cubin left behind
+  # without them (--no-scoreboards) sm_90's recolouring races: the function keeps ptxas's code,
+  # named with its hazard (exit 1), and the cubin written is ptxas's, crosschecked
   if [ $a = 90 ]; then
     "$cli" regalloc "$c" --free --no-scoreboards -o "$t/n.cubin" --nvdisasm "$nd" >"$t/log" 2>&1
     rc=$?
-    [ $rc = 1 ] && grep -q "scoreboard hazards with ptxas's control bits" "$t/log" || fail "--no-scoreboards sm_90: exit $rc"
-    [ -e "$t/n.cubin" ] && fail "--no-scoreboards: a refused kernel left a cubin"
+    [ $rc = 1 ] && grep -q "^kept: .*scoreboard hazards\? with ptxas's control bits" "$t/log" || fail "--no-scoreboards sm_90: exit $rc"
+    cmp -s "$c" "$t/n.cubin" || fail "--no-scoreboards: the kept function is not ptxas's code"
   fi
 done
 c=$F/sgemm_t4x4.sm_89.cubin; s=$F/sgemm_t4x4.sm_89.sass
@@ -97,8 +98,8 @@ grep -q "calib.sm_90.sass: not an ELF file" "$t/log" || fail "not a cubin: reaso
 #    registers must change (their fields learned from sass-tex)
 nvcc="${NVCC:-/usr/local/cuda/bin/nvcc}"
 [ -x "$nvcc" ] || { echo "test_sass_emit: SKIPPED (part 5): no nvcc"; exit 77; }
-# Refusals known and why (docs/lower.md): cubin, then a string its first refusal line must hold.
-# A listed cubin that lowers fails too (take it off the list).
+# What refused these cubins whole before nvdisasm's probe (cubin/probe.c) and refusals per function:
+# printed beside each, for the record; every cubin must now be written and crosschecked.
 expect() {
   case "$1" in
   async_copy.sm_75) echo "no trusted field for operand 2 (R) of ATOM 0x98a 'GPRUR' (sm_75" ;;
@@ -137,10 +138,15 @@ for src in tests/fixtures/sass-real/*.cu tests/fixtures/sass-tex/*.cu; do
     "$cli" regalloc "$c" --free -o "$t/o.cubin" --nvdisasm "$nd" >"$t/log" 2>&1
     rc=$?
     nf=$(grep -c "^regalloc(free): " "$t/log")
-    if [ $rc = 0 ] && grep -q "^crosscheck (nvdisasm): $nf functions, [0-9]* instructions, 0 mismatches; other lines [0-9]*, 0 differ.*: ok" "$t/log"; then
-      [ -z "$want" ] || fail "$id lowers now; take it off the expected refusals ($want)"
-      msg="$nf functions lowered, crosscheck ok"
-      if [ $k = textures ] || [ $k = surfaces ]; then
+    kept=$(grep -c "^kept: " "$t/log")
+    # written and crosschecked: all of it (exit 0), or with some functions kept as ptxas wrote them
+    # (exit 1, each named with its reason: cubin/probe.c found no field, or a scoreboard race)
+    if { [ $rc = 0 ] || { [ $rc = 1 ] && [ "$kept" -gt 0 ]; }; } && [ -e "$t/o.cubin" ] &&
+      grep -q "^crosscheck (nvdisasm): $nf functions, [0-9]* instructions, 0 mismatches; other lines [0-9]*, 0 differ.*: ok" "$t/log"; then
+      msg="$nf functions, $((nf - kept)) lowered, $kept kept ptxas's code, crosscheck ok"
+      [ -n "$want" ] && msg="$msg (refused whole before the probe: $want)"
+      [ "$kept" -gt 0 ] && msg="$msg; $(grep -m1 '^kept: ' "$t/log" | cut -c1-240)"
+      if [ $kept = 0 ] && { [ $k = textures ] || [ $k = surfaces ]; }; then
         "$cli" corpus disasm "$c" -o "$t/a.sass" --nvdisasm "$nd" >/dev/null 2>&1 || fail "disasm $id"
         "$cli" corpus disasm "$t/o.cubin" -o "$t/b.sass" --nvdisasm "$nd" >/dev/null 2>&1 || fail "disasm written $id"
         all=$(grep -cE "$tx" "$t/a.sass")
@@ -151,17 +157,13 @@ for src in tests/fixtures/sass-real/*.cu tests/fixtures/sass-tex/*.cu; do
       fi
       echo "  $id: $msg"
       ok=$((ok + 1))
+      [ "$kept" -gt 0 ] && refused=$((refused + 1))
     else
-      [ -e "$t/o.cubin" ] && fail "$id: refused (exit $rc) but a cubin was left"
       why="$(grep -oE "(regsweep [a-z]+: |FAIL ).*" "$t/log" | head -1)"
-      [ -n "$why" ] || fail "$id: refused (exit $rc) without a reason"
-      [ -n "$want" ] || fail "$id: refused, not expected: $why"
-      case "$why" in *"$want"*) ;; *) fail "$id: refused for another reason than pinned ($want): $why" ;; esac
-      echo "  $id: refused as expected: ${why:0:200}"
-      refused=$((refused + 1))
+      fail "$id: not written (exit $rc): ${why:-no reason}"
     fi
   done
 done
-echo "CUDA fixtures (sass-real, sass-tex; sm_${archs// /, sm_}): $ok of $total lowered and crosschecked ($retex texture/surface instructions of textures.cu and surfaces.cu re-encoded), $refused refused as pinned"
-[ $((ok + refused)) = $total ] && [ $ok -gt 0 ] || fail "counts"
+echo "CUDA fixtures (sass-real, sass-tex; sm_${archs// /, sm_}): $ok of $total written and crosschecked ($retex texture/surface instructions of textures.cu and surfaces.cu re-encoded), $refused of them with functions that kept ptxas's code"
+[ $ok = $total ] || fail "counts"
 echo "test_sass_emit: ok"

@@ -39,6 +39,7 @@ typedef struct {
   __typeof__(cuModuleUnload) *ModuleUnload;
   __typeof__(cuModuleGetFunction) *ModuleGetFunction;
   __typeof__(cuFuncGetAttribute) *FuncGetAttribute;
+  __typeof__(cuFuncSetAttribute) *FuncSetAttribute;
   __typeof__(cuMemAlloc) *MemAlloc;
   __typeof__(cuMemFree) *MemFree;
   __typeof__(cuMemcpyHtoD) *MemcpyHtoD;
@@ -70,7 +71,7 @@ static int open_driver(drv *d, char *why, size_t n) {
   L(DeviceGetAttribute, "cuDeviceGetAttribute") L(PrimaryCtxRetain, "cuDevicePrimaryCtxRetain")
   L(PrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2") L(CtxSetCurrent, "cuCtxSetCurrent")
   L(ModuleLoadData, "cuModuleLoadData") L(ModuleUnload, "cuModuleUnload") L(ModuleGetFunction, "cuModuleGetFunction")
-  L(FuncGetAttribute, "cuFuncGetAttribute") L(MemAlloc, "cuMemAlloc_v2") L(MemFree, "cuMemFree_v2")
+  L(FuncGetAttribute, "cuFuncGetAttribute") L(FuncSetAttribute, "cuFuncSetAttribute") L(MemAlloc, "cuMemAlloc_v2") L(MemFree, "cuMemFree_v2")
   L(MemcpyHtoD, "cuMemcpyHtoD_v2") L(MemcpyDtoH, "cuMemcpyDtoH_v2") L(LaunchKernel, "cuLaunchKernel")
   L(CtxSynchronize, "cuCtxSynchronize") L(EventCreate, "cuEventCreate") L(EventRecord, "cuEventRecord")
   L(EventSynchronize, "cuEventSynchronize") L(EventElapsedTime, "cuEventElapsedTime")
@@ -126,6 +127,8 @@ static CUresult load(const drv *d, const uint8_t *cubin, const rs_launch_plan *p
   CUresult r = d->ModuleLoadData(&l->mod, cubin);
   if (!r) r = d->ModuleGetFunction(&l->fn, l->mod, p->kernel);
   if (!r) r = d->FuncGetAttribute(&l->regs, CU_FUNC_ATTRIBUTE_NUM_REGS, l->fn);
+  if (!r && p->smem > 48 * 1024) /* past the default: the kernel must ask (FlashAttention-2 does) */
+    r = d->FuncSetAttribute(l->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)p->smem);
   for (unsigned k = 0; !r && k < p->nargs; k++) {
     if (!p->args[k].buffer) continue;
     size_t bytes = p->args[k].count * rs_ltype_size[p->args[k].type];
@@ -143,6 +146,31 @@ static CUresult launch(const drv *d, const rs_launch_plan *p, loaded *l) {
     double g;
     uint16_t h;
   } sc[RS_LAUNCH_MAX_ARGS];
+  if (p->params_size) { /* one struct by value: buffers' device addresses and scalars at their offsets */
+    uint8_t blob[4096] = {0};
+    for (unsigned k = 0; k < p->nfields; k++) {
+      const rs_launch_field *fl = &p->fields[k];
+      uint8_t *at = blob + fl->off;
+      if (fl->kind == RS_LF_PTR) {
+        uint64_t a = fl->buf >= 0 ? (uint64_t)l->buf[fl->buf] : 0;
+        memcpy(at, &a, 8);
+      } else if (fl->kind == RS_LF_I32) {
+        int32_t x = (int32_t)fl->value;
+        memcpy(at, &x, 4);
+      } else if (fl->kind == RS_LF_I64) {
+        int64_t x = (int64_t)fl->value;
+        memcpy(at, &x, 8);
+      } else if (fl->kind == RS_LF_F32) {
+        float x = (float)fl->value;
+        memcpy(at, &x, 4);
+      } else {
+        *at = (uint8_t)fl->value;
+      }
+    }
+    void *one[1] = {blob};
+    return d->LaunchKernel(l->fn, p->grid[0], p->grid[1], p->grid[2], p->block[0], p->block[1], p->block[2], p->smem,
+                           NULL, one, NULL);
+  }
   for (unsigned k = 0; k < p->nargs; k++) {
     const rs_launch_arg *a = &p->args[k];
     if (a->buffer) {

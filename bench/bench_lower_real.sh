@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# The cubin back end on code nobody here wrote: per library x architecture directory of
+# (X.cubin, X.sass) pairs (scripts/build-real-cubins.sh: NVIDIA/cuda-samples, ggml's CUDA back end),
+# side by side in one run per cubin:
+#   hazards   `lower hazards` on ptxas's own listing (0 expected: every rule is measured on it);
+#   pinned    `lower X.cubin X.sass X.sass -o P.cubin`: byte-identical (and its rs_sass_lower time);
+#   nvdisasm  `nvdisasm -c` on the same cubin (the ratio's denominator);
+#   free      `regalloc X.cubin --listing X.sass --free -o F.cubin`: written and crosschecked, or
+#             refused (reason: the first field nobody could find), functions kept as ptxas wrote them;
+#             the forms probed, fields found, nvdisasm runs and probe time; crosscheck mismatches.
+#   bench/bench_lower_real.sh [BIN] [--no-free] DIR...     (DIR: e.g. /work/cache/anylower/cuda-samples/sm_80;
+#   the library is DIR's parent's name, the architecture DIR's name)
+# Not in CI (the sources are not committed); docs/lower.md has the figures.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+bin=${REGSWEEP:-build/regsweep}
+nd=${NVDISASM:-$(command -v nvdisasm || echo /opt/nvidia-cuda-11.8/usr/bin/nvdisasm)}
+dirs=()
+free=1
+while [ $# -gt 0 ]; do
+  case $1 in
+    --no-free) free=0 ;;
+    *) if [ -f "$1" ] && [ -x "$1" ]; then bin=$1; else dirs+=("$1"); fi ;;
+  esac
+  shift
+done
+[ -x "$nd" ] || { echo "bench_lower_real: no nvdisasm ($nd): SKIPPED"; exit 0; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+now() { date +%s.%N; }
+rows=$tmp/rows
+: >"$rows"
+printf "lib\tarch\tcubin\tfuncs\thazards\tpinned\tlower_ms\tnvdisasm_ms\tfree\tkept\treason\tforms_probed\tprobe_fields\tprobe_runs\tprobe_ms\txcheck_insts\tmismatches\n"
+for d in "${dirs[@]}"; do
+  arch=$(basename "$d") lib=$(basename "$(dirname "$d")")
+  for c in "$d"/*.cubin; do
+    s=${c%.cubin}.sass
+    [ -s "$s" ] || continue
+    name=$(basename "$c" .cubin)
+    h=$("$bin" lower hazards "$c=$s" 2>&1 | sed -n 's/^hazards: [0-9]* listings, \([0-9]*\) hazards$/\1/p')
+    "$bin" lower "$c" "$s" "$s" -o "$tmp/p.cubin" --no-crosscheck >"$tmp/pin.out" 2>&1
+    pin=fail
+    cmp -s "$c" "$tmp/p.cubin" 2>/dev/null && pin=identical
+    lms=$(sed -n 's/^lower: .*(\([0-9.]*\) ms)$/\1/p' "$tmp/pin.out")
+    funcs=$(sed -n 's/^lower: .*: sm_[0-9]*, \([0-9]*\) functions.*/\1/p' "$tmp/pin.out")
+    "$bin" corpus disasm "$c" --rewrite "$tmp/old.cubin" >/dev/null 2>&1
+    t0=$(now); "$nd" -c "$tmp/old.cubin" >/dev/null 2>&1; t1=$(now)
+    nms=$(echo "($t1-$t0)*1000" | bc -l)
+    fr=- kept=0 reason=- pf=0 pfl=0 pr=0 pms=0 xi=0 xm=0
+    if [ $free = 1 ]; then
+      "$bin" regalloc "$c" --listing "$s" --free -o "$tmp/f.cubin" --nvdisasm "$nd" >"$tmp/free.out" 2>&1
+      frc=$?
+      kept=$(grep -c '^kept: ' "$tmp/free.out")
+      if [ $frc = 0 ]; then fr=written
+      elif [ $frc = 1 ] && [ "$kept" -gt 0 ] && grep -q '^crosscheck (nvdisasm):.*: ok' "$tmp/free.out"; then fr=written-some-kept
+      else
+        fr=refused
+        reason=$(grep -o "form [A-Z0-9]* 0x[0-9a-f]* '[A-Z]*'\|operand [0-9]* ([A-Z]) of [A-Z0-9]* 0x[0-9a-f]* '[A-Z]*'\|scoreboard hazard\|MISMATCH\|known only as a pair" "$tmp/free.out" | head -1)
+        grep -q '^regalloc(free): ' "$tmp/free.out" || reason="regalloc --free failed"
+      fi
+      read -r pf pfl pr pms <<<"$(sed -n 's/^probe: \([0-9]*\) forms probed.*, \([0-9]*\) fields found.* in \([0-9]*\) nvdisasm runs.*, \([0-9]*\) ms$/\1 \2 \3 \4/p' "$tmp/free.out" | head -1)"
+      read -r xi xm <<<"$(sed -n 's/.*crosscheck (nvdisasm): [0-9]* functions, \([0-9]*\) instructions, \([0-9]*\) mismatches.*/\1 \2/p' "$tmp/free.out" | head -1)"
+    fi
+    printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.1f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n" "$lib" "$arch" "$name" "${funcs:-0}" "${h:-?}" "$pin" \
+      "${lms:-0}" "$nms" "$fr" "$kept" "${reason:--}" "${pf:-0}" "${pfl:-0}" "${pr:-0}" "${pms:-0}" "${xi:-0}" "${xm:-0}" | tee -a "$rows"
+  done
+done
+echo
+echo "per library x architecture: cubins; hazards on ptxas's code; pinned byte-identical; free: written, written with functions kept, refused; functions kept; forms probed, fields, nvdisasm runs, probe ms; instructions crosschecked, mismatches; lowering vs nvdisasm -c"
+awk -F'\t' '{k=$1" "$2; n[k]++; h[k]+=$5; p[k]+=($6=="identical"); w[k]+=($9=="written"); s[k]+=($9=="written-some-kept"); r[k]+=($9=="refused"); kp[k]+=$10; pf[k]+=$12; pl[k]+=$13; pr[k]+=$14; pm[k]+=$15; xi[k]+=$16; xm[k]+=$17; lm[k]+=$7; nm[k]+=$8}
+  END {for (k in n) printf "  %s\t%d cubins\thazards %d\tpinned identical %d\tfree: written %d, with kept functions %d, refused %d; %d functions kept\tprobe: %d forms, %d fields, %d runs, %.0f ms (%.0f ms per form)\tcrosscheck %d instructions, %d mismatches\tlowering %.1f ms vs nvdisasm %.0f ms (ratio %.4f)\n", k, n[k], h[k], p[k], w[k], s[k], r[k], kp[k], pf[k], pl[k], pr[k], pm[k], pf[k] ? pm[k] / pf[k] : 0, xi[k], xm[k], lm[k], nm[k], nm[k] ? lm[k] / nm[k] : 0}' "$rows" | sort
+echo "refusal reasons:"
+awk -F'\t' '$9 == "refused" {print "  " $1 " " $2 ": " $11}' "$rows" | sort | uniq -c | sort -rn

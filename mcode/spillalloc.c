@@ -1,0 +1,189 @@
+/* spillalloc.c - which spill slots get a register: free mode's colouring of the function stays,
+ * each promotable slot value is placed in a register no value it conflicts with holds, under the
+ * function's register count (never more registers, so never lower occupancy); a slot with no
+ * such register stays in memory. The Problem is the rewritten function's own (its MOVs arm no
+ * barrier, so its scoreboard conflicts differ), built again until the placement is valid for it.
+ *
+ * Placement order: most accesses first; a slot first tries the
+ * registers of the values it is copied from or to (one register: the MOV becomes a NOP). */
+#include "mcode/mcode.h"
+#include "sass/spills.h"
+#include "cubin/spillenc.h"
+#include "sass/sass.h"
+#include "analysis/problem.h"
+#include "front/front.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void rs_spill_result_free(rs_spill_result *r) {
+  if (r->p) rs_problem_free(r->p);
+  rs_module_free(r->mod);
+  free(r->assign);
+  free(r->rewritten);
+  free(r->ctl);
+  free(r->promote);
+  memset(r, 0, sizeof *r);
+}
+
+typedef struct {
+  uint32_t web, var, weight;
+} cand;
+
+static int by_weight(const void *a, const void *b) {
+  const cand *x = a, *y = b;
+  if (x->weight != y->weight) return x->weight > y->weight ? -1 : 1;
+  return x->web < y->web ? -1 : x->web > y->web;
+}
+
+/* One placement on the Problem p of the rewritten g: returns the webs that found no register
+ * (promote cleared for them) or that a violation names; 0 = valid. */
+static uint32_t place(const rs_func *g, const rs_problem *p, const rs_spills *s, uint8_t *promote,
+                      const int32_t *slot_vreg, rs_preg *a, unsigned limit) {
+  const rs_target *t = g->tgt;
+  int32_t *var_of = rs_xmalloc(sizeof *var_of * (g->nvregs + 1));
+  for (uint32_t v = 0; v < g->nvregs; v++) var_of[v] = -1;
+  for (uint32_t v = 0; v < p->nvars; v++) var_of[p->vars[v].fvreg] = (int32_t)v;
+  int32_t *web_of_var = rs_xmalloc(sizeof *web_of_var * (p->nvars + 1));
+  for (uint32_t v = 0; v < p->nvars; v++) web_of_var[v] = -1;
+  cand *c = rs_xmalloc(sizeof *c * (s->nwebs + 1));
+  uint32_t nc = 0;
+  for (uint32_t w = 0; w < s->nwebs; w++) {
+    if (slot_vreg[w] < 0 || var_of[slot_vreg[w]] < 0) continue;
+    web_of_var[var_of[slot_vreg[w]]] = (int32_t)w;
+    c[nc++] = (cand){w, (uint32_t)var_of[slot_vreg[w]], s->webs[w].nstores + s->webs[w].nloads};
+    a[slot_vreg[w]] = (rs_preg){0, 0}; /* unplaced */
+  }
+  qsort(c, nc, sizeof *c, by_weight);
+  int rfile = -1;
+  for (uint32_t fi = 0; fi < t->nfiles; fi++)
+    if (!strcmp(t->files[fi].name, "r")) rfile = (int)fi;
+  uint32_t first = t->files[rfile].first, top = first + (limit > 2 ? limit - 2 : 0); /* R0..R(limit-3) */
+  size_t W = RS_WORDS(t->nunits) + 1;
+  rs_word *bad = rs_xmalloc(W * sizeof *bad);
+  uint32_t failed = 0;
+  for (uint32_t k = 0; k < nc; k++) {
+    uint32_t v = c[k].var;
+    memset(bad, 0, W * sizeof *bad);
+    for (uint32_t i = 0; i < p->nconf; i++) {
+      const rs_conflict *x = &p->conf[i];
+      if (x->a != v && x->b != v) continue;
+      uint32_t o = x->a == v ? x->b : x->a;
+      rs_lanes lo = x->a == v ? x->lb : x->la;
+      rs_preg r = a[p->vars[o].fvreg];
+      if (!r.lanes) continue; /* another slot not placed yet */
+      for (unsigned u = 0; u < 32; u++)
+        if (lo >> (2 * u) & 3) rs_bs_set(bad, r.unit + u);
+    }
+    for (uint32_t i = 0; i < p->nfixed; i++)
+      if (p->fixed[i].v == v)
+        for (unsigned u = 0; u < 32; u++)
+          if (p->fixed[i].p.lanes >> (2 * u) & 3) rs_bs_set(bad, p->fixed[i].p.unit + u);
+    int64_t pick = -1;
+    for (uint32_t i = 0; i < p->nhints && pick < 0; i++) { /* the copy's other side: a NOP */
+      const rs_hint *h = &p->hints[i];
+      if ((h->a != v && (h->b < 0 || (uint32_t)h->b != v)) || h->off) continue;
+      rs_preg r = h->b < 0 ? (rs_preg){h->unit, 3} : a[p->vars[h->a == v ? (uint32_t)h->b : h->a].fvreg];
+      if (r.lanes && r.unit >= first && r.unit < top && !rs_bs_get(bad, r.unit) &&
+          rs_problem_member(p, p->vars[v].cls, (rs_preg){r.unit, 3}) == RS_MEMBER_OK)
+        pick = r.unit;
+    }
+    for (uint32_t u = first; u < top && pick < 0; u++)
+      if (!rs_bs_get(bad, u) && rs_problem_member(p, p->vars[v].cls, (rs_preg){u, 3}) == RS_MEMBER_OK) pick = u;
+    if (getenv("RS_SPILLS_DEBUG")) {
+      uint32_t nfree = 0, nmem = 0;
+      for (uint32_t u = first; u < top; u++) nfree += !rs_bs_get(bad, u), nmem += rs_problem_member(p, p->vars[v].cls, (rs_preg){u, 3}) == RS_MEMBER_OK;
+      fprintf(stderr, "slot %s: %u of %u registers free, %u members, pick %lld\n", p->vars[v].name, nfree, top - first, nmem, (long long)pick);
+    }
+    if (pick < 0) {
+      promote[c[k].web] = 0;
+      failed++;
+      continue;
+    }
+    a[p->vars[v].fvreg] = (rs_preg){(uint32_t)pick, 3};
+  }
+  /* the whole assignment against this Problem: a violation drops the slots it names */
+  for (uint32_t i = 0; i < p->nconf && !failed; i++) {
+    const rs_conflict *x = &p->conf[i];
+    rs_preg ra = a[p->vars[x->a].fvreg], rb = a[p->vars[x->b].fvreg];
+    if (!ra.lanes || !rb.lanes || !rs_lanes_overlap(ra.unit, x->la, rb.unit, x->lb)) continue;
+    int32_t w = web_of_var[x->a] >= 0 ? web_of_var[x->a] : web_of_var[x->b];
+    /* two of free mode's values, apart only since a rewritten MOV writes at once where the load
+     * wrote behind an in-flight access of the in-order memory pipe: that slot stays */
+    for (uint32_t q = 0; w < 0 && q < s->nacc; q++)
+      if (s->acc[q].inst == x->inst && s->acc[q].web >= 0 && promote[s->acc[q].web]) w = s->acc[q].web;
+    if (w < 0 && getenv("RS_SPILLS_DEBUG"))
+      fprintf(stderr, "violation: %s and %s at /*%04x*/\n", p->vars[x->a].name, p->vars[x->b].name, g->insts[x->inst].addr);
+    if (w < 0) { /* between two values free mode placed: not ours to fix */
+      for (uint32_t q = 0; q < s->nwebs; q++) promote[q] = 0;
+      failed = UINT32_MAX;
+      break;
+    }
+    promote[w] = 0;
+    failed++;
+  }
+  free(var_of);
+  free(web_of_var);
+  free(c);
+  free(bad);
+  return failed;
+}
+
+int rs_spills_promote(const rs_module *m, uint32_t k, const rs_spills *s, const uint64_t (*ctl)[2],
+                      const rs_preg *base, unsigned limit, unsigned sm, rs_spill_result *out, rs_err *e) {
+  memset(out, 0, sizeof *out);
+  const rs_func *f = m->funcs[k];
+  out->promote = rs_xcalloc(s->nwebs + 1, 1);
+  for (uint32_t w = 0; w < s->nwebs && getenv("RS_SPILLS_DEBUG"); w++)
+    if (!s->webs[w].ok) fprintf(stderr, "web [R1+0x%x] (%u stores, %u loads): %s\n", s->webs[w].off, s->webs[w].nstores,
+                                s->webs[w].nloads, s->webs[w].why);
+  for (uint32_t w = 0; w < s->nwebs; w++) out->promote[w] = s->webs[w].ok;
+  for (int round = 0;; round++) {
+    if (out->p) rs_problem_free(out->p);
+    rs_module_free(out->mod);
+    free(out->assign);
+    free(out->rewritten);
+    free(out->ctl);
+    out->p = NULL, out->mod = NULL, out->assign = NULL, out->rewritten = NULL, out->ctl = NULL, out->f = NULL;
+    out->mod = rs_module_parse(m->path, rs_xstrndup(m->text, m->len), m->len, RS_SRC_SASS, m->tgt->name, e);
+    if (!out->mod) return -1;
+    if (out->mod->nfuncs != m->nfuncs) return rs_errf(e, m->path, 0, "the listing parses to another module");
+    rs_func *g = out->f = out->mod->funcs[k];
+    if (ctl) {
+      out->ctl = rs_xmalloc(sizeof *out->ctl * (g->ninsts + 1));
+      memcpy(out->ctl, ctl, sizeof *out->ctl * g->ninsts);
+    }
+    int32_t *slot_vreg = rs_xmalloc(sizeof *slot_vreg * (s->nwebs + 1));
+    uint32_t any = 0;
+    for (uint32_t w = 0; w < s->nwebs; w++) any += out->promote[w];
+    rs_spills_apply(g, s, out->promote, slot_vreg);
+    out->rewritten = rs_xcalloc(g->ninsts + 1, 1);
+    for (uint32_t a = 0; a < s->nacc; a++)
+      if (s->acc[a].web >= 0 && out->promote[s->acc[a].web] && s->webs[s->acc[a].web].ok) {
+        uint32_t i = s->acc[a].inst;
+        out->rewritten[i] = 1;
+        if (out->ctl) out->ctl[i][1] = rs_spill_ctl(sm, out->ctl[i][1], slot_vreg[s->acc[a].web] < 0);
+      }
+    if (out->ctl) rs_spill_waits(g, out->ctl, out->rewritten);
+    if (!(out->p = rs_mc_problem(g, (const uint64_t(*)[2])out->ctl, &out->nsb, e))) {
+      free(slot_vreg);
+      return -1;
+    }
+    out->assign = rs_xcalloc(g->nvregs + 1, sizeof *out->assign);
+    memcpy(out->assign, base, sizeof *base * f->nvregs);
+    uint32_t failed = any ? place(g, out->p, s, out->promote, slot_vreg, out->assign, limit) : 0;
+    free(slot_vreg);
+    if (!failed) break;
+    if (failed == UINT32_MAX || round >= 6) /* give up: the next round promotes nothing */
+      for (uint32_t w = 0; w < s->nwebs; w++) out->promote[w] = 0;
+  }
+  out->stores_left = s->stores;
+  out->loads_left = s->loads;
+  for (uint32_t a = 0; a < s->nacc; a++)
+    if (s->acc[a].web >= 0 && out->promote[s->acc[a].web]) {
+      if (s->acc[a].store) out->stores_left--;
+      else out->loads_left--;
+    }
+  for (uint32_t w = 0; w < s->nwebs; w++) out->promoted_webs += out->promote[w];
+  return 0;
+}

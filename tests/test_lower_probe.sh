@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# The cubin back end on real ptxas 13 output (tests/fixtures/sass-lower, README there):
+# 1. hazards: two writes of one register under complementary guards (@!P1 LDG.E R4 / @P1 MOV R4)
+#    are no race; the same with another predicate (@P0) is one.
+# 2. the wrong field: pinned lowering of isetp.cu (ISETP.GE.OR.EX P0, PT, R5, c[..], P0, P1) is
+#    byte-identical on every architecture, and `lower check` (which probes every row it meets with
+#    nvdisasm) passes: the table's ISETP 0xa0c 'PPRPP' row agrees with nvdisasm.
+# 3. fields from nvdisasm alone: RS_LOWER_PROBE_ONLY=1 (no table) lowers free mode's recolouring of
+#    guards.cu and isetp.cu through the probe's fields, and nvdisasm reads the cubin back as meant.
+# Needs nvdisasm (SKIPPED, 77, without it). RS_TEST_QUICK=1: sm_80 only, the probe-only lowering of
+# guards.cu only (each nvdisasm run is a second or two on a busy machine).
+set -uo pipefail
+bin=$(realpath "$1")
+d=tests/fixtures/sass-lower
+command -v nvdisasm >/dev/null || [ -x /opt/nvidia-cuda-11.8/usr/bin/nvdisasm ] || { echo "SKIPPED: no nvdisasm"; exit 77; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+no() { echo "FAIL: $*"; fail=1; }
+
+# 1. complementary guards
+sed 's/@P1 MOV R9, RZ/@P1 MOV R4, RZ/; s/@!P1 IMAD R9, R4, 0x3, RZ/@!P1 IMAD R4, R4, 0x3, RZ/; s/IMAD.IADD R9, R9, 0x1, R0/IMAD.IADD R9, R4, 0x1, R0/' \
+  $d/guards.sm_80.sass > "$tmp/comp.sass"
+cmp -s $d/guards.sm_80.sass "$tmp/comp.sass" && no "the recolouring of guards.sm_80.sass changed nothing"
+out=$("$bin" lower hazards $d/guards.sm_80.cubin=$d/guards.sm_80.sass $d/guards.sm_80.cubin="$tmp/comp.sass" 2>&1)
+grep -q '^hazards: 2 listings, 0 hazards' <<<"$out" || { echo "$out"; no "complementary guards counted as a race"; }
+sed 's/@P1 MOV R4, RZ/@P0 MOV R4, RZ/' "$tmp/comp.sass" > "$tmp/race.sass"
+out=$("$bin" lower hazards $d/guards.sm_80.cubin="$tmp/race.sass" 2>&1)
+grep -q '/\*00c0\*/ MOV touches a register that /\*00b0\*/ LDG.E still writes' <<<"$out" ||
+  { echo "$out"; no "@P0 MOV R4 behind @!P1 LDG.E R4 is not reported"; }
+
+# 2. pinned lowering byte-identical, the table's rows against nvdisasm's probe
+pairs=()
+archs="75 80 86 89 90" probeonly="guards isetp"
+[ -n "${RS_TEST_QUICK:-}" ] && archs=80 probeonly=guards
+for a in $archs; do
+  c=$d/isetp.sm_$a.cubin s=$d/isetp.sm_$a.sass
+  pairs+=("$c=$s")
+  out=$("$bin" lower $c $s $s -o "$tmp/p$a.cubin" 2>&1) || { echo "$out"; no "pinned lowering of isetp sm_$a"; continue; }
+  cmp -s $c "$tmp/p$a.cubin" || no "pinned lowering of isetp sm_$a is not byte-identical"
+done
+out=$("$bin" lower check "${pairs[@]}" 2>&1) || { echo "$out"; no "lower check (with the probe) of isetp"; }
+grep -q '^probe: .* 0 contradicted;' <<<"$out" || { echo "$out"; no "the probe contradicted a row"; }
+
+# 3. the probe alone writes free mode's recolouring
+for k in $probeonly; do
+  out=$(RS_LOWER_PROBE_ONLY=1 "$bin" regalloc $d/$k.sm_80.cubin --listing $d/$k.sm_80.sass --free -o "$tmp/$k.cubin" 2>&1) ||
+    { echo "$out"; no "probe-only lowering of $k sm_80"; continue; }
+  grep -q '^probe: [1-9][0-9]* forms probed' <<<"$out" || { echo "$out"; no "$k: nothing probed"; }
+  grep -q '^crosscheck (nvdisasm): .* 0 mismatches.*: ok' <<<"$out" || { echo "$out"; no "$k: crosscheck"; }
+  grep -E '^(probe|crosscheck)' <<<"$out" | cut -c1-160
+done
+exit $fail

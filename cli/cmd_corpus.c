@@ -3,6 +3,7 @@
 #include "cli/cli.h"
 #include "corpus/assemble.h"
 #include "corpus/instance.h"
+#include "corpus/ptxref.h"
 #include "cubin/disasm.h"
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -204,7 +205,8 @@ static int build(int argc, char **argv) {
   if (!rc) rc = rs_corpus_set_attr(c, "created", when, &e);
   if (!rc)
     rc = rs_corpus_set_attr(c, "nvidia_truth",
-                            o.nvdisasm ? "form sass: the listing's registers (exact); form ptx: none; ref_regs holds ptxas -v"
+                            o.nvdisasm ? "form sass: the listing's registers (exact); form ptx: none, a reference allocation "
+                                                   "instead (label_kind reference, /text/reference); ref_regs holds ptxas -v"
                                        : "none: no SASS disassembler (form sass skipped); ref_regs holds ptxas -v",
                             &e);
   int crc = rs_corpus_close(c, &e);
@@ -226,6 +228,19 @@ static int build(int argc, char **argv) {
   if (as.split_labels)
     printf("corpus: %u prera truths of values LLVM split, each in one of the registers LLVM gave it (the split label)\n",
            as.split_labels);
+  /* form ptx: the reference allocation of every instance with its sass row (issue 39) */
+  if (o.nvdisasm) {
+    rs_ptxref_stats st;
+    if (rs_ptxref_store(out, &st, &e)) {
+      fprintf(stderr, "regsweep corpus build: references: %s\n", e.msg);
+      free(v);
+      return 2;
+    }
+    if (st.ptx)
+      printf("corpus: %u ptx instances: %u references stored (label_kind reference, not truths; verified by native "
+             "and Z3), %u refused, %u without a sass row; %.1f%% of their values keep ptxas's register, %.1f s\n",
+             st.ptx, st.refs, st.refused, st.nosass, st.values ? 100.0 * st.kept / st.values : 0.0, st.seconds);
+  }
   printf("corpus: wall time: compile %.1f s (%u compiled, %u cached), assemble %.1f s = analyze %.1f s + "
          "align %.1f s + store %.1f s + other %.1f s\n",
          cs.wall_s, cs.compiled, cs.cached, assemble_s, as.analyze_s, as.align_s, as.store_s,
@@ -236,7 +251,7 @@ static int build(int argc, char **argv) {
 
 typedef struct {
   char key[96];
-  uint32_t n, truth, infeasible;
+  uint32_t n, truth, reference, infeasible;
   uint64_t raw_lines, raw_tokens, norm_lines, norm_tokens;
 } bucket;
 
@@ -283,6 +298,7 @@ static int info(int argc, char **argv) {
     bucket *k = find_bucket(&b, &nb, &cb, key);
     k->n++;
     k->truth += in.truth_reason[0] == 0;
+    k->reference += in.truth_reason[0] != 0 && in.reference_regs; /* a reference is never a truth */
     k->infeasible += in.infeasible;
     k = find_bucket(&r, &nr, &cr, key); /* sizes per family x target x form too (ptx and sass differ) */
     k->n++;
@@ -295,13 +311,15 @@ static int info(int argc, char **argv) {
   }
   printf("%s: %llu instances (train %u, test %u), %llu build failures\n\n", argv[2], (unsigned long long)n,
          splits[0], splits[1], (unsigned long long)rs_corpus_failure_count(c));
-  printf("| family | target | form | instances | with truth | infeasible |\n|---|---|---|---:|---:|---:|\n");
+  printf("| family | target | form | instances | with truth | with reference (not a truth) | infeasible |\n"
+         "|---|---|---|---:|---:|---:|---:|\n");
   for (uint32_t i = 0; i < nb; i++) {
     char k[96];
     snprintf(k, sizeof k, "%s", b[i].key);
     char *t1 = strchr(k, '\t'), *t2 = strchr(t1 + 1, '\t');
     *t1 = *t2 = 0;
-    printf("| %s | %s | %s | %u | %u | %u |\n", k, t1 + 1, t2 + 1, b[i].n, b[i].truth, b[i].infeasible);
+    printf("| %s | %s | %s | %u | %u | %u | %u |\n", k, t1 + 1, t2 + 1, b[i].n, b[i].truth, b[i].reference,
+           b[i].infeasible);
   }
   printf("\nSize reduction by normalization (mean per instance):\n\n"
          "| family | target | form | raw lines | norm lines | lines -%% | raw tokens | norm tokens | tokens -%% |\n"
@@ -376,7 +394,7 @@ static int info(int argc, char **argv) {
 }
 
 static int export_(int argc, char **argv) {
-  const char *split = NULL, *subset = "mixed", *format = "jsonl", *out = NULL, *holdout = NULL;
+  const char *split = NULL, *subset = "mixed", *format = "jsonl", *out = NULL, *holdout = NULL, *labels = NULL;
   if (argc < 3) {
     rs_usage_corpus();
     return 2;
@@ -387,6 +405,7 @@ static int export_(int argc, char **argv) {
     else if (!strcmp(argv[i], "--format")) format = argv[i + 1];
     else if (!strcmp(argv[i], "--out")) out = argv[i + 1];
     else if (!strcmp(argv[i], "--holdout-arch")) holdout = argv[i + 1];
+    else if (!strcmp(argv[i], "--labels")) labels = argv[i + 1];
     else {
       fprintf(stderr, "regsweep corpus export: unknown option '%s'\n", argv[i]);
       return 2;
@@ -405,6 +424,15 @@ static int export_(int argc, char **argv) {
                     "mixed|same-amd|same-nv|verilocc-nv|verilocc-amd|verilocc-mixed\n");
     return 2;
   }
+  /* which labels: truths only, references only (form ptx, corpus/ptxref.c), or a truth where one
+   * exists and else the reference; VeriLocc's NVIDIA settings default to any (no ptx truth exists
+   * on most instances: docs/ptxtruth.md), the rest to truth as before */
+  if (!labels) labels = !strcmp(subset, "verilocc-nv") || !strcmp(subset, "verilocc-mixed") ? "any" : "truth";
+  if (strcmp(labels, "truth") && strcmp(labels, "reference") && strcmp(labels, "any")) {
+    fprintf(stderr, "regsweep corpus export: --labels truth|reference|any, not '%s'\n", labels);
+    return 2;
+  }
+  bool use_truth = strcmp(labels, "reference") != 0, use_ref = strcmp(labels, "truth") != 0;
   if (holdout && !rs_target_by_name(holdout)) {
     fprintf(stderr, "regsweep corpus export: --holdout-arch: unknown target '%s'\n", holdout);
     return 2;
@@ -418,7 +446,7 @@ static int export_(int argc, char **argv) {
     rs_corpus_close(c, &e);
     return 2;
   }
-  uint32_t written = 0, no_truth = 0;
+  uint32_t written = 0, no_truth = 0, n_truth = 0, n_ref = 0;
   int want = !strcmp(split, "test") ? RS_SPLIT_TEST : RS_SPLIT_TRAIN, rc = 0;
   for (uint64_t i = 0; i < rs_corpus_count(c) && !rc; i++) {
     rs_instance in;
@@ -429,10 +457,12 @@ static int export_(int argc, char **argv) {
       take = (int)rs_instance_split(&in, holdout) == want &&
              ((strcmp(subset, "verilocc-amd") && rs_filter_match(vl[0][1], &in)) ||
               (strcmp(subset, "verilocc-nv") && rs_filter_match(vl[1][1], &in)));
-    if (take && !in.truth) no_truth++;
-    if (take && in.truth) {
-      /* completion: the truth in normalized names (name_map is normalized -> original) */
-      cJSON *map = cJSON_Parse(in.name_map ? in.name_map : "{}"), *truth = cJSON_Parse(in.truth);
+    const char *label = use_truth && in.truth ? in.truth : use_ref && in.reference ? in.reference : NULL;
+    bool is_truth = label && label == in.truth;
+    if (take && !label) no_truth++;
+    if (take && label) {
+      /* completion: the label in normalized names (name_map is normalized -> original) */
+      cJSON *map = cJSON_Parse(in.name_map ? in.name_map : "{}"), *truth = cJSON_Parse(label);
       cJSON *comp = cJSON_CreateObject(), *it;
       cJSON_ArrayForEach(it, map) {
         cJSON *r = cJSON_GetObjectItemCaseSensitive(truth, it->valuestring);
@@ -444,6 +474,7 @@ static int export_(int argc, char **argv) {
       cJSON_AddStringToObject(line, "target", in.target);
       cJSON_AddStringToObject(line, "prompt", in.norm ? in.norm : "");
       cJSON_AddStringToObject(line, "completion", cs);
+      cJSON_AddStringToObject(line, "label_kind", is_truth ? "truth" : "reference");
       char *ls = cJSON_PrintUnformatted(line);
       fprintf(f, "%s\n", ls);
       cJSON_free(ls);
@@ -453,6 +484,7 @@ static int export_(int argc, char **argv) {
       cJSON_Delete(map);
       cJSON_Delete(truth);
       written++;
+      n_truth += is_truth, n_ref += !is_truth;
     }
     rs_instance_clear(&in);
   }
@@ -462,8 +494,11 @@ static int export_(int argc, char **argv) {
     fprintf(stderr, "regsweep corpus export: %s\n", e.msg);
     return 2;
   }
-  fprintf(stderr, "corpus export: %u pairs written (%s, %s%s%s); %u instances of the selection have no ground truth\n",
-          written, split, subset, holdout ? ", held-out architecture " : "", holdout ? holdout : "", no_truth);
+  fprintf(stderr, "corpus export: %u pairs written (%s, %s%s%s); %u instances of the selection have no %s\n",
+          written, split, subset, holdout ? ", held-out architecture " : "", holdout ? holdout : "", no_truth,
+          !use_ref ? "ground truth" : !use_truth ? "reference" : "ground truth or reference");
+  fprintf(stderr, "corpus export: labels %s: %u ground truths, %u references (label_kind reference: verified, not a truth)\n",
+          labels, n_truth, n_ref);
   return 0;
 }
 

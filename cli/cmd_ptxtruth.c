@@ -3,8 +3,10 @@
 #include "front/front.h"
 #include "cli/cli.h"
 #include "corpus/grid.h"
+#include "corpus/ptxref.h"
 #include "corpus/ptxtruth.h"
 #include "storage/corpus.h"
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +14,7 @@
 void rs_usage_ptxtruth(void) {
   puts("usage: regsweep ptxtruth FILE.ptx FILE.sass [--quiet] [--json MAP.json]\n"
        "       regsweep ptxtruth --corpus corpus.h5 [--families F,..] [--targets T,..]\n"
+       "       regsweep ptxtruth --corpus corpus.h5 --store-references\n"
        "\n"
        "Labels every PTX virtual register with the SASS register ptxas gave it, by matching the two\n"
        "(one ptxas compile: `nvcc -ptx`, `ptxas`, `regsweep corpus disasm`): values by what they\n"
@@ -29,7 +32,11 @@ void rs_usage_ptxtruth(void) {
        "variant and target (both raw texts are in the file), as a coverage table per family x\n"
        "target: values labelled, completed (folded/dead/fused), instances with a complete map, maps\n"
        "that pass the PTX-level verifier (the truths), why the rest have none, the broken conflicts\n"
-       "by cause, and the opcodes the table has no row for (instances naming each).");
+       "by cause, the opcodes the table has no row for (instances naming each), and the reference\n"
+       "allocations (ptxas's register kept where the PTX Problem allows it, first-fit elsewhere, passed\n"
+       "by the native and the Z3 verifier): share of values kept, registers against ptxas's.\n"
+       "--store-references: store that reference with every ptx instance without a truth (label_kind\n"
+       "reference, never counted as a truth; the corpus is rewritten in place, nothing recompiled).");
 }
 
 typedef struct {
@@ -39,6 +46,11 @@ typedef struct {
   uint32_t brk[RS_BRK_N];             /* broken conflicts of the complete maps, by cause */
   uint32_t reorder_only;              /* maps every break of which is a copy or a reordering */
   double match_s;
+  /* the reference allocation (corpus/ptxref.c): verified maps, values keeping ptxas's register,
+   * registers of the reference and of ptxas (R file, summed over the instances with a map) */
+  uint32_t refs, ref_fail, ref_fallback, kept, ref_labelled, ref_values;
+  uint64_t ref_regs, ptxas_regs;
+  double ref_s;
 } cov;
 
 static cov *cov_row(cov **rows, uint32_t *n, uint32_t *cap, const char *fam, const char *tg) {
@@ -59,6 +71,18 @@ static void cov_add(cov *t, const cov *r) {
   for (int s = 0; s < RS_LBL_NSTATUS; s++) t->miss_inst[s] += r->miss_inst[s];
   for (int k = 0; k < RS_BRK_N; k++) t->brk[k] += r->brk[k];
   t->reorder_only += r->reorder_only;
+  t->refs += r->refs, t->ref_fail += r->ref_fail, t->ref_fallback += r->ref_fallback, t->kept += r->kept;
+  t->ref_labelled += r->ref_labelled, t->ref_values += r->ref_values, t->ref_regs += r->ref_regs;
+  t->ptxas_regs += r->ptxas_regs, t->ref_s += r->ref_s;
+}
+
+static void ref_print(const cov *c) {
+  uint32_t with = c->inst - c->nosass;
+  printf("| %s | %s | %u | %u | %u | %.1f | %.1f | %.1f | %.1f | %.1f | %u | %.1f |\n", c->family, c->target, with,
+         c->refs, c->ref_fail, c->ref_values ? 100.0 * c->ref_labelled / c->ref_values : 0.0,
+         c->ref_values ? 100.0 * c->kept / c->ref_values : 0.0, c->ref_labelled ? 100.0 * c->kept / c->ref_labelled : 0.0,
+         c->refs ? (double)c->ref_regs / c->refs : 0.0, c->refs ? (double)c->ptxas_regs / c->refs : 0.0,
+         c->ref_fallback, with ? c->ref_s * 1e3 / with : 0.0);
 }
 
 static void cov_print(const cov *c) {
@@ -173,6 +197,22 @@ static int corpus_coverage(const char *path, const char *families, const char *t
       for (int k = 0; k < RS_BRK_N; k++) r->brk[k] += t.ncause[k];
       r->reorder_only += t.nbrk && t.ncause[RS_BRK_NOTREAD] + t.ncause[RS_BRK_NODEF] + t.ncause[RS_BRK_OTHER] == 0;
       gaps_add(&gaps, &ngaps, &capgaps, t.m.unknown);
+      rs_ptxref ref;
+      if (rs_ptxref_build(pm->funcs[0], p, &t, &ref, &e)) {
+        fprintf(stderr, "regsweep ptxtruth: %s: reference: %s\n", pi.id, e.msg);
+        rc = 2;
+      } else if (ref.map) {
+        r->refs++;
+        r->ref_fallback += ref.fallback;
+        r->kept += ref.kept, r->ref_labelled += ref.labelled, r->ref_values += ref.nvalues;
+        r->ref_regs += ref.regs;
+        r->ptxas_regs += pi.ref_regs[0] ? pi.ref_regs[0] : sx.ref_regs[0];
+      } else {
+        r->ref_fail++;
+        fprintf(stderr, "regsweep ptxtruth: %s: %s\n", pi.id, ref.reason);
+      }
+      r->ref_s += ref.seconds;
+      rs_ptxref_free(&ref);
       rs_ptxtruth_free(&t);
     }
     rs_problem_free(p);
@@ -200,6 +240,13 @@ static int corpus_coverage(const char *path, const char *families, const char *t
     printf("\nColumns after the truths: instances with at least one value of that status (no map). "
            "\"broken\": conflicts of the complete maps with the PTX Problem, by cause (docs/ptxtruth.md); such "
            "maps stay out of the truths.\n");
+    printf("\nReference allocations (label_kind reference, never a truth; corpus/ptxref.c): ptxas's register kept "
+           "where the PTX Problem allows, first-fit elsewhere, passed by the native and the Z3 verifier.\n\n"
+           "| family | target | with sass | references | refused | labelled %% | kept %% of values | kept %% of "
+           "labelled | R regs (reference) | R regs (ptxas) | colour fallback | ms/instance |\n"
+           "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    for (uint32_t i = 0; i < nrows; i++) ref_print(&rows[i]);
+    ref_print(&tot);
     if (ngaps) {
       qsort(gaps, ngaps, sizeof *gaps, gap_cmp);
       printf("\nNo table row (ptx/ptx2sass.c) for, by instances naming it (instructions):");
@@ -214,6 +261,24 @@ static int corpus_coverage(const char *path, const char *families, const char *t
   return rc;
 }
 
+/* --store-references: the corpus rewritten with a reference on every ptx row without a truth. */
+static int store_references(const char *path) {
+  rs_err e = {{0}};
+  rs_ptxref_stats st;
+  if (rs_ptxref_store(path, &st, &e)) {
+    fprintf(stderr, "regsweep ptxtruth: %s\n", e.msg);
+    return 2;
+  }
+  printf("%s: %u ptx instances: %u truths (kept as truths), %u references stored (label_kind reference, "
+         "verified by native and Z3), %u refused, %u without a sass row; references keep ptxas's register for "
+         "%.1f%% of their values (%.1f%% of the %" PRIu64 " labelled), R registers %.1f vs ptxas %.1f per instance, "
+         "%.0f ms per instance\n",
+         path, st.ptx, st.truths, st.refs, st.refused, st.nosass, st.values ? 100.0 * st.kept / st.values : 0.0,
+         st.labelled ? 100.0 * st.kept / st.labelled : 0.0, st.labelled, st.refs ? (double)st.regs / st.refs : 0.0,
+         st.refs ? (double)st.ptxas_regs / st.refs : 0.0, st.refs + st.refused ? st.seconds * 1e3 / (st.refs + st.refused) : 0.0);
+  return st.refused ? 1 : 0;
+}
+
 int rs_cmd_ptxtruth(int argc, char **argv) {
   for (int i = 1; i < argc; i++)
     if (!strcmp(argv[i], "--corpus") && i + 1 < argc) {
@@ -222,6 +287,8 @@ int rs_cmd_ptxtruth(int argc, char **argv) {
         if (!strcmp(argv[k], "--families")) fam = argv[k + 1];
         if (!strcmp(argv[k], "--targets")) tg = argv[k + 1];
       }
+      for (int k = 1; k < argc; k++)
+        if (!strcmp(argv[k], "--store-references")) return store_references(argv[i + 1]);
       return corpus_coverage(argv[i + 1], fam, tg);
     }
   const char *files[2] = {NULL, NULL}, *json = NULL;

@@ -39,7 +39,22 @@ typedef struct {
    * the optional /text/cubin column existed). Not part of the /instances row type. */
   uint8_t *cubin;
   uint64_t cubin_len;
+  /* form ptx: the reference allocation (corpus/ptxref.c; docs/ptxtruth.md), a label of kind
+   * `reference`, never a truth: ptxas's register kept where the PTX Problem allows it, verified by
+   * both verifiers. Owned; NULL = none, or a corpus before the optional /text/reference column.
+   * reference_* are read with or without texts. Not part of the /instances row type. */
+  char *reference;
+  uint32_t reference_kept;     /* values that keep ptxas's register */
+  uint32_t reference_labelled; /* values ptxas's register is known for (matched) */
+  uint32_t reference_regs;     /* R registers the reference uses (compare ref_regs[0], ptxas's) */
 } rs_instance;
+
+/* The label an instance carries: its truth, else its reference, else none. */
+enum rs_label_kind { RS_LABEL_NONE = 0, RS_LABEL_TRUTH = 1, RS_LABEL_REFERENCE = 2 };
+/* Needs the row's texts only to tell truth from none (truth_reason "" = a truth). */
+static inline enum rs_label_kind rs_instance_label_kind(const rs_instance *in) {
+  return !in->truth_reason[0] ? RS_LABEL_TRUTH : in->reference_regs ? RS_LABEL_REFERENCE : RS_LABEL_NONE;
+}
 
 typedef struct {
   char variant[96];

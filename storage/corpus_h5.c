@@ -27,6 +27,7 @@ static const char *const text_name[NTEXT] = {"raw", "norm", "name_map", "truth"}
 #define FLUSH_ROWS 512                 /* write buffered rows after this many ... */
 #define FLUSH_BYTES (16u << 20)        /* ... or this many buffered text bytes */
 #define MAX_TEXT ((uint64_t)1 << 32)   /* a longer text means a corrupt length field */
+#define REF_W 5                        /* /reference_index entries per row */
 #define KIND "regsweep corpus"         /* names the file type in h5util's error messages */
 
 /* One row as HDF5 sees it in memory: the fixed fields of rs_instance plus text locations.
@@ -51,6 +52,13 @@ struct rs_corpus {
   uint8_t *cb;              /* writer: buffered cubin bytes */
   size_t cbn, cbcap;
   uint64_t *cbi;            /* writer: buffered (offset, length) pairs, one per buffered row */
+  /* optional: /text/reference (form ptx's reference allocations, JSON) and /reference_index (per
+   * row: offset, length, kept, labelled, registers; length 0 = none). Older corpora lack both. */
+  hid_t rtx, ridx;
+  uint64_t rsize;
+  char *rb;
+  size_t rbn, rbcap;
+  uint64_t *rbi;
   uint64_t nrows;           /* rows in the file plus rows buffered */
   uint64_t nflushed;        /* rows in the file */
   uint64_t tsize[NTEXT];    /* bytes in each text dataset */
@@ -181,6 +189,7 @@ static rs_corpus *corpus_new(const char *path, int writing) {
   c->path = rs_xstrndup(path, strlen(path));
   c->writing = writing;
   c->file = c->root = c->inst = c->fail = c->rec_mt = c->fail_mt = c->cub = c->cubidx = -1;
+  c->rtx = c->ridx = -1;
   for (int k = 0; k < NTEXT; k++) c->text[k] = -1;
   return c;
 }
@@ -198,6 +207,10 @@ static int corpus_free(rs_corpus *c) {
   rs_h5_close(&c->cubidx, H5Dclose);
   free(c->cb);
   free(c->cbi);
+  rs_h5_close(&c->rtx, H5Dclose);
+  rs_h5_close(&c->ridx, H5Dclose);
+  free(c->rb);
+  free(c->rbi);
   rs_h5_close(&c->rec_mt, H5Tclose);
   rs_h5_close(&c->fail_mt, H5Tclose);
   rs_h5_close(&c->root, H5Gclose);
@@ -260,6 +273,12 @@ rs_corpus *rs_corpus_create(const char *path, rs_err *e) {
     what = "cannot create the cubin datasets";
     goto fail;
   }
+  c->rtx = rs_h5_create_ds(gtext, "reference", H5T_STD_U8LE, TEXT_CHUNK, 0, DEFLATE_LEVEL, 4u * TEXT_CHUNK);
+  c->ridx = rs_h5_create_ds(c->file, "reference_index", H5T_STD_U64LE, REF_W * ROW_CHUNK, 1, DEFLATE_LEVEL, 1u << 16);
+  if (c->rtx < 0 || c->ridx < 0) {
+    what = "cannot create the reference datasets";
+    goto fail;
+  }
   goto done;
 fail:
   rs_h5_err(e, path, what);
@@ -291,6 +310,11 @@ static int flush_rows(rs_corpus *c, rs_err *e) {
     return rs_h5_err(e, c->path, "cannot write /text/cubin");
   c->cubsize += c->cbn;
   c->cbn = 0;
+  if (rs_h5_append(c->rtx, H5T_NATIVE_UINT8, c->rsize, c->rb, c->rbn) < 0 ||
+      rs_h5_append(c->ridx, H5T_NATIVE_UINT64, REF_W * c->nflushed, c->rbi, REF_W * (hsize_t)c->nbuf) < 0)
+    return rs_h5_err(e, c->path, "cannot write /text/reference");
+  c->rsize += c->rbn;
+  c->rbn = 0;
   if (rs_h5_append(c->inst, c->rec_mt, c->nflushed, c->buf, c->nbuf) < 0)
     return rs_h5_err(e, c->path, "cannot write /instances");
   c->nflushed += c->nbuf;
@@ -326,6 +350,24 @@ int rs_corpus_append(rs_corpus *c, const rs_instance *in, rs_err *e) {
   r->in.raw = r->in.norm = r->in.name_map = r->in.truth = NULL;
   r->in.cubin = NULL;
   r->in.cubin_len = 0;
+  r->in.reference = NULL;
+  {
+    size_t rn = in->reference ? strlen(in->reference) : 0;
+    c->rbi = rs_xrealloc(c->rbi, sizeof *c->rbi * REF_W * ((size_t)c->nbuf + 1));
+    uint64_t *ri = c->rbi + REF_W * c->nbuf;
+    ri[0] = c->rsize + c->rbn, ri[1] = rn, ri[2] = rn ? in->reference_kept : 0, ri[3] = rn ? in->reference_labelled : 0;
+    ri[4] = rn ? in->reference_regs : 0;
+    if (rn) {
+      if (c->rbn + rn > c->rbcap) {
+        size_t nc = c->rbcap ? c->rbcap : (1u << 16);
+        while (nc < c->rbn + rn) nc *= 2;
+        c->rb = rs_xrealloc(c->rb, nc);
+        c->rbcap = nc;
+      }
+      memcpy(c->rb + c->rbn, in->reference, rn);
+      c->rbn += rn;
+    }
+  }
   c->cbi = rs_xrealloc(c->cbi, sizeof *c->cbi * 2 * ((size_t)c->nbuf + 1));
   c->cbi[2 * c->nbuf] = c->cubsize + c->cbn;
   c->cbi[2 * c->nbuf + 1] = in->cubin ? in->cubin_len : 0;
@@ -467,6 +509,16 @@ rs_corpus *rs_corpus_open(const char *path, rs_err *e) {
     }
     c->cubsize = (uint64_t)len;
   }
+  c->ridx = rs_h5_open_ds(c->file, "reference_index", 1u << 16); /* optional: older corpora lack it */
+  if (c->ridx >= 0) {
+    c->rtx = rs_h5_open_ds(c->file, "text/reference", 4u * TEXT_CHUNK);
+    int64_t len = c->rtx >= 0 ? rs_h5_byte_len(c->rtx) : -1, ni = rs_h5_len(c->ridx);
+    if (len < 0 || ni != REF_W * (int64_t)n) {
+      rs_h5_err(e, path, "corrupt corpus (/reference_index without a matching /text/reference, or not 5 entries per row)");
+      goto fail;
+    }
+    c->rsize = (uint64_t)len;
+  }
   goto done;
 fail:
   corpus_free(c);
@@ -528,6 +580,32 @@ static int read_cubin(rs_corpus *c, uint64_t i, rs_instance *out, rs_err *e) {
   return 0;
 }
 
+/* Row i's reference statistics, and its text when want_text (none: all 0, NULL). */
+static int read_reference(rs_corpus *c, uint64_t i, rs_instance *out, int want_text, rs_err *e) {
+  uint64_t ri[REF_W];
+  if (rs_h5_read(c->ridx, H5T_NATIVE_UINT64, REF_W * i, ri, REF_W) < 0) {
+    char what[96];
+    snprintf(what, sizeof what, "row %" PRIu64 ": cannot read /reference_index", i);
+    return rs_h5_err(e, c->path, what);
+  }
+  if (!ri[1]) return 0;
+  if (ri[1] > MAX_TEXT || ri[0] > c->rsize || ri[1] > c->rsize - ri[0] || !ri[4])
+    return rs_errf(e, c->path, 0, "row %" PRIu64 ": reference [%" PRIu64 ", +%" PRIu64 ") is outside /text/reference or has no registers: corrupt corpus",
+                   i, ri[0], ri[1]);
+  out->reference_kept = (uint32_t)ri[2], out->reference_labelled = (uint32_t)ri[3], out->reference_regs = (uint32_t)ri[4];
+  if (!want_text) return 0;
+  out->reference = rs_xmalloc((size_t)ri[1] + 1);
+  if (rs_h5_read(c->rtx, H5T_NATIVE_UINT8, ri[0], out->reference, ri[1]) < 0) {
+    free(out->reference);
+    out->reference = NULL;
+    char what[96];
+    snprintf(what, sizeof what, "row %" PRIu64 ": cannot read /text/reference", i);
+    return rs_h5_err(e, c->path, what);
+  }
+  out->reference[ri[1]] = 0;
+  return 0;
+}
+
 int rs_corpus_get(rs_corpus *c, uint64_t i, rs_instance *out, int want_texts, rs_err *e) {
   if (c->writing) return rs_errf(e, c->path, 0, "corpus is open for writing, not reading");
   if (i >= c->nrows)
@@ -557,11 +635,14 @@ int rs_corpus_get(rs_corpus *c, uint64_t i, rs_instance *out, int want_texts, rs
   out->raw = out->norm = out->name_map = out->truth = NULL;
   out->cubin = NULL;
   out->cubin_len = 0;
+  out->reference = NULL;
+  out->reference_kept = out->reference_labelled = out->reference_regs = 0;
   /* A damaged file could hold unterminated strings; never hand those out. */
 #define Z(f) out->f[sizeof out->f - 1] = 0;
   Z(id) Z(family) Z(kind) Z(target) Z(form) Z(variant) Z(params) Z(function) Z(truth_reason)
 #undef Z
-  if (want_texts) {
+  if (c->ridx >= 0 && !strcmp(out->form, "ptx")) rc = read_reference(c, i, out, want_texts, e);
+  if (want_texts && !rc) {
     char **dst[NTEXT] = {&out->raw, &out->norm, &out->name_map, &out->truth};
     for (int k = 0; k < NTEXT && !rc; k++) rc = read_text(c, i, r, k, dst[k], e);
     if (!rc && c->cubidx >= 0) rc = read_cubin(c, i, out, e);
@@ -692,6 +773,8 @@ void rs_instance_clear(rs_instance *in) {
   free(in->name_map);
   free(in->truth);
   free(in->cubin);
+  free(in->reference);
+  in->reference = NULL;
   in->raw = in->norm = in->name_map = in->truth = NULL;
   in->cubin = NULL;
   in->cubin_len = 0;

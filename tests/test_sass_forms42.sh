@@ -10,7 +10,7 @@
 #     cuda::pipeline, sm_80): the pipeline's byte head/tail are zeroed by a byte insert into a
 #     register never written before (PRMT R20, RZ, 0x7610, R20), an entry value live across the
 #     stack pointer's write. Free mode valid and pinned identical; without joins.c's R1 rule (the
-#     stack pointer's write kept apart from every value live across it) free mode fails on
+#     stack pointer's write kept apart from every value live across it) free mode colours it R1 and fails on
 #     mm_async_pipe ("/*00c0*/: operand 3 reads a different definition after recolouring",
 #     contributor sets DIFFER), measured with that hunk reverted in a scratch build.
 set -u

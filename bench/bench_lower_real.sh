@@ -10,7 +10,8 @@
 #             the forms probed, fields found, nvdisasm runs and probe time; crosscheck mismatches.
 #   bench/bench_lower_real.sh [BIN] [--no-free] DIR...     (DIR: e.g. /work/cache/anylower/cuda-samples/sm_80;
 #   the library is DIR's parent's name, the architecture DIR's name)
-# Not in CI (the sources are not committed); docs/lower.md has the figures.
+# Without DIR (and with --quick, CI's smoke run) it measures our own fixture pairs in
+# tests/fixtures/sass-lower; the real libraries' sources are not committed: docs/lower.md has their figures.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bin=${REGSWEEP:-build/regsweep}
@@ -20,10 +21,12 @@ free=1
 while [ $# -gt 0 ]; do
   case $1 in
     --no-free) free=0 ;;
+    --quick) ;; # the smoke run: the default input is already the smallest
     *) if [ -f "$1" ] && [ -x "$1" ]; then bin=$1; else dirs+=("$1"); fi ;;
   esac
   shift
 done
+[ ${#dirs[@]} -gt 0 ] || dirs=(tests/fixtures/sass-lower)
 [ -x "$nd" ] || { echo "bench_lower_real: no nvdisasm ($nd): SKIPPED"; exit 0; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

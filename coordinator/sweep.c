@@ -28,19 +28,6 @@
 #define RS_VERSION "unknown"
 #endif
 
-static char *file_hash(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  uint64_t h = 0;
-  char buf[1 << 16];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, f)) > 0) h = rs_hash_bytes(buf, n, h);
-  fclose(f);
-  char *s = rs_xmalloc(20);
-  snprintf(s, 20, "%016llx", (unsigned long long)h);
-  return s;
-}
-
 /* The config a resume must match (everything but the number of samples). */
 static char *config_json(const rs_sweep_opts *o, const char *corpus_abs, const char *hash) {
   cJSON *c = cJSON_CreateObject();
@@ -455,7 +442,7 @@ int rs_sweep_run(const rs_sweep_opts *op, rs_failpoint fault) {
   char *hash = NULL, *cfg = NULL;
   rs_runlock *lock = NULL; /* rank 0's, while the sweep runs */
   if (rank == 0) {
-    hash = file_hash(o.corpus);
+    hash = rs_file_hash(o.corpus);
     cfg = config_json(&o, corpus_abs, hash);
     status = hash ? prepare_dir(&o, cfg, &lock) : (fprintf(stderr, "regsweep sweep: cannot read %s\n", o.corpus), 2);
     if (!status) note_start(o.out, start_time);

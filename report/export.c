@@ -199,19 +199,6 @@ done:
   free(seen);
 }
 
-static char *file_hash(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  uint64_t h = 0;
-  char buf[1 << 16];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, f)) > 0) h = rs_hash_bytes(buf, n, h); /* as sweep's corpus_hash */
-  fclose(f);
-  char *s = rs_xmalloc(20);
-  snprintf(s, 20, "%016llx", (unsigned long long)h);
-  return s;
-}
-
 int rs_export_attempts(const rs_export_opts *o, rs_export_stats *st, rs_err *e) {
   memset(st, 0, sizeof *st);
   rs_runfile *f = rs_runfile_open(o->run, e);
@@ -246,7 +233,7 @@ int rs_export_attempts(const rs_export_opts *o, rs_export_stats *st, rs_err *e) 
     rc = -1;
     goto out;
   }
-  c.corpus_hash = file_hash(c.corpus);
+  c.corpus_hash = rs_file_hash(c.corpus);
   for (uint64_t i = 0; i < n;) {
     uint64_t j = i;
     while (j < n && rows[j].a.inst_index == rows[i].a.inst_index) j++;

@@ -69,19 +69,6 @@ static int cmp_id(const void *a, const void *b) {
   return strcmp(((const struct byid *)a)->id, ((const struct byid *)b)->id);
 }
 
-static char *file_hash(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  uint64_t h = 0;
-  char buf[1 << 16];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, f)) > 0) h = rs_hash_bytes(buf, n, h); /* as sweep's corpus_hash */
-  fclose(f);
-  char *s = rs_xmalloc(20);
-  snprintf(s, 20, "%016llx", (unsigned long long)h);
-  return s;
-}
-
 /* The prompts a sweep sends for this instance with the default template (the system message, the
  * user message, and both joined for api=completions). */
 static void hash_sweep_prompts(rs_reward *r, uint32_t *cap, const rs_oa_body *b, uint32_t i) {
@@ -127,7 +114,7 @@ rs_reward *rs_reward_open(const char *corpus, const char *filter, const char *ve
   if (!c) return NULL;
   rs_reward *r = rs_xcalloc(1, sizeof *r);
   r->corpus = rs_xstrndup(corpus, strlen(corpus));
-  r->corpus_hash = file_hash(corpus);
+  r->corpus_hash = rs_file_hash(corpus);
   if (filter && filter[0]) r->filter = rs_xstrndup(filter, strlen(filter));
   r->verifier = rs_xstrndup(verifier ? verifier : "native", strlen(verifier ? verifier : "native"));
   r->kind = kind;

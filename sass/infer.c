@@ -180,7 +180,7 @@ static void instruction(rs_sass_infer *x, const layout *L, const char *s, size_t
   }
   for (uint32_t o = 0; o < nops && !*w; o++) {
     const char *t = s + so[o];
-    char role[8] = "s1";
+    char role[16] = "s1";
     if (t[0] == '[' || !strncmp(t, "desc[", 5)) snprintf(role, sizeof role, "m");
     else if (t[0] == '`') snprintf(role, sizeof role, "l");
     else if (!strncmp(t, "RZ", 2) || !strncmp(t, "URZ", 3) || !strncmp(t, "PT", 2) || !strncmp(t, "UPT", 3))

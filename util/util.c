@@ -126,6 +126,19 @@ uint64_t rs_hash_bytes(const void *p, size_t n, uint64_t seed) {
   return h;
 }
 
+char *rs_file_hash(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  uint64_t h = 0;
+  char buf[1 << 16];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, f)) > 0) h = rs_hash_bytes(buf, n, h);
+  fclose(f);
+  char *s = rs_xmalloc(20);
+  snprintf(s, 20, "%016llx", (unsigned long long)h);
+  return s;
+}
+
 uint32_t rs_intern_get(rs_intern *in, const char *s, size_t len) {
   if (in->n * 2 >= in->tabcap) {
     uint32_t nc = in->tabcap ? in->tabcap * 2 : 64;

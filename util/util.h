@@ -68,6 +68,9 @@ uint32_t rs_intern_get(rs_intern *in, const char *s, size_t len);
 void rs_intern_free(rs_intern *in);
 
 uint64_t rs_hash_bytes(const void *p, size_t n, uint64_t seed);
+/* A file's rs_hash_bytes in 64 KiB chunks as 16 hex digits (a corpus's identity in a run's config
+ * and in exports); NULL when it cannot be read. Caller frees. */
+char *rs_file_hash(const char *path);
 /* Union-find over par[] (par[x] == x: a root); the smaller index becomes the root, so the
  * classes' representatives do not depend on the order of the unions. */
 uint32_t rs_uf_find(uint32_t *par, uint32_t x);

@@ -14,7 +14,7 @@ filter='family=sgemm,target=gfx90a'
 "$bin" reward serve --corpus data/corpus-mini.h5 --filter "$filter" --port 0 --allow-shutdown > "$tmp/out" 2> "$tmp/err" &
 srv=$!
 port=
-for _ in $(seq $((600 * ${RS_TEST_TIME_SCALE:-1}))); do
+for _ in $(seq $((3000 * ${RS_TEST_TIME_SCALE:-1}))); do # up to 300 s: the ASan build on a busy machine
   port=$(sed -n 's|^reward: serving http://127.0.0.1:\([0-9]*\).*|\1|p' "$tmp/out")
   [ -n "$port" ] && break
   sleep 0.1

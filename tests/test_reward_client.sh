@@ -17,6 +17,7 @@ port=
 for _ in $(seq $((3000 * ${RS_TEST_TIME_SCALE:-1}))); do # up to 300 s: the ASan build on a busy machine
   port=$(sed -n 's|^reward: serving http://127.0.0.1:\([0-9]*\).*|\1|p' "$tmp/out")
   [ -n "$port" ] && break
+  kill -0 "$srv" 2>/dev/null || break # the server exited: no need to wait
   sleep 0.1
 done
 [ -n "$port" ] || { echo "FAIL: server did not start: $(cat "$tmp/err")"; exit 1; }

@@ -144,29 +144,13 @@ static span counts_of(span l) {
 static int disasm_cubin(const rs_nvdisasm *nd, const char *path, const rs_cubin *c, const char *name, char **out,
                         rs_err *e) {
   *out = NULL;
-  const char *feed = path;
   char tmp[] = "/tmp/regsweep-xcheck-XXXXXX";
-  int fd = -1;
-  bool rewrite = c->new_layout && (nd->major < 12 || (nd->major == 12 && nd->minor < 8));
-  if (rewrite || !path) {
-    rs_cubin copy = *c;
-    copy.bytes = rs_xmalloc(c->len);
-    memcpy(copy.bytes, c->bytes, c->len);
-    if (rewrite) rs_cubin_rewrite(&copy);
-    fd = mkstemp(tmp);
-    int wrc = fd < 0 ? rs_errf(e, tmp, 0, "cannot create a temporary file: %s", strerror(errno))
-                     : rs_cubin_write(&copy, tmp, e);
-    free(copy.bytes);
-    if (fd >= 0) close(fd);
-    if (wrc) {
-      if (fd >= 0) unlink(tmp);
-      return -1;
-    }
-    feed = tmp;
-  }
+  bool made = false;
+  const char *feed = rs_nvdisasm_feed(nd, c, path, tmp, &made, e);
+  if (!feed) return -1;
   static const char *const args[] = {"-lrm", "narrow", NULL};
   int rc = rs_nvdisasm_run(nd, feed, name, args, out, e);
-  if (fd >= 0) unlink(tmp);
+  if (made) unlink(tmp);
   return rc;
 }
 

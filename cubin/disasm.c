@@ -643,31 +643,38 @@ int rs_sass_check_listing(const char *listing, const char *name, rs_err *e) {
   return 0;
 }
 
+const char *rs_nvdisasm_feed(const rs_nvdisasm *nd, const rs_cubin *c, const char *path, char *tmp, bool *made,
+                             rs_err *e) {
+  *made = false;
+  bool rewrite = c->new_layout && (nd->major < 12 || (nd->major == 12 && nd->minor < 8));
+  if (path && !rewrite) return path;
+  rs_cubin copy = *c; /* the header rewritten in a copy: c stays as read */
+  copy.bytes = rs_xmalloc(c->len);
+  memcpy(copy.bytes, c->bytes, c->len);
+  if (rewrite) rs_cubin_rewrite(&copy);
+  int fd = mkstemp(tmp);
+  int wrc = fd < 0 ? rs_errf(e, tmp, 0, "cannot create a temporary file: %s", strerror(errno))
+                   : rs_cubin_write(&copy, tmp, e);
+  free(copy.bytes);
+  if (fd >= 0) close(fd);
+  if (wrc) {
+    if (fd >= 0) unlink(tmp);
+    return NULL;
+  }
+  *made = true;
+  return tmp;
+}
+
 int rs_sass_disasm_loaded(const rs_nvdisasm *nd, const rs_cubin *c, const char *cubin_path, const char *name,
                           const char *const *args, char **out, rs_sass_stats *st, rs_err *e) {
   *out = NULL;
-  const char *feed = cubin_path;
   char tmp[] = "/tmp/regsweep-cubin-XXXXXX";
-  int fd = -1;
-  if (!cubin_path || (c->new_layout && (nd->major < 12 || (nd->major == 12 && nd->minor < 8)))) {
-    rs_cubin copy = *c; /* the header rewritten in a copy: c stays as read */
-    copy.bytes = rs_xmalloc(c->len);
-    memcpy(copy.bytes, c->bytes, c->len);
-    if (c->new_layout && (nd->major < 12 || (nd->major == 12 && nd->minor < 8))) rs_cubin_rewrite(&copy);
-    fd = mkstemp(tmp);
-    int wrc = fd < 0 ? rs_errf(e, tmp, 0, "cannot create a temporary file: %s", strerror(errno))
-                     : rs_cubin_write(&copy, tmp, e);
-    free(copy.bytes);
-    if (fd >= 0) close(fd);
-    if (wrc) {
-      if (fd >= 0) unlink(tmp);
-      return -1;
-    }
-    feed = tmp;
-  }
+  bool made = false;
+  const char *feed = rs_nvdisasm_feed(nd, c, cubin_path, tmp, &made, e);
+  if (!feed) return -1;
   char *raw = NULL;
   int rc = rs_nvdisasm_run(nd, feed, name, args, &raw, e);
-  if (fd >= 0) unlink(tmp);
+  if (made) unlink(tmp);
   if (!rc) rc = rs_sass_complete(c, raw, name, out, st, e);
   free(raw);
   return rc;

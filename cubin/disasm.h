@@ -14,6 +14,12 @@ typedef struct {
 int rs_nvdisasm_open(const char *explicit_path, rs_nvdisasm *nd, rs_err *e);
 /* Run `nvdisasm ARGS... CUBIN` (args NULL-terminated); its stdout in *out. A non-zero exit or
  * any text on stderr is an error naming `name`, with nvdisasm's first message line. */
+/* The file nvdisasm nd should read for cubin c (held in memory, read from path, or NULL): path
+ * itself, or a temporary copy written to tmp (a "/tmp/...XXXXXX" template) when there is no path
+ * or nvdisasm < 12.8 needs the CUDA 13 header rewritten (c is left as read). Returns the file to
+ * feed, NULL on error; the caller unlinks tmp when *made is set. */
+const char *rs_nvdisasm_feed(const rs_nvdisasm *nd, const rs_cubin *c, const char *path, char *tmp, bool *made,
+                             rs_err *e);
 int rs_nvdisasm_run(const rs_nvdisasm *nd, const char *cubin_path, const char *name, const char *const *args,
                     char **out, rs_err *e);
 

@@ -27,6 +27,7 @@ static int scan_text(const char *name, char *text, rs_sass_seen *fs, rs_err *e) 
   m->kind = RS_SRC_SASS;
   rs_sass_opts o = {0};
   o.forms = fs;
+  o.mask = rs_sass_test_mask(); /* the test facility: rows taken as unknown */
   int rc = rs_sass_parse_opts(m, &o, e);
   rs_module_free(m);
   return rc;
@@ -93,6 +94,7 @@ int rs_cmd_corpus_forms(int argc, char **argv) {
   bool have_nd = rs_nvdisasm_open(nvd, &nd, &e) == 0;
   rs_sass_seen fs = {0};
   rs_sass_infer inf = {0};
+  inf.mask = rs_sass_test_mask();
   uint32_t refused = 0, files = 0;
   for (int i = 2; i < argc; i++) {
     if (!strcmp(argv[i], "--nvdisasm")) {

@@ -5,6 +5,7 @@
  * docs/ARCHITECTURE.md follows `regalloc --free K.cubin -o OUT.cubin` through it. */
 #include "cli/cli.h"
 #include "mcode/mcode.h"
+#include "sass/sass.h"
 #include "storage/corpus.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,16 +51,26 @@ static void print_msgs(const rs_mc_msgs *l) {
   for (uint32_t i = 0; i < l->n; i++) fprintf(stderr, "%s\n", l->v[i]);
 }
 
-static void print_pinned(const rs_mc_pin *r, bool quiet) {
+/* "; inferred rows FORM/N ..." when f was read with rows from nvdisasm -plr (sass/infer.c) */
+static void inferred_note(const rs_mc *mc, const char *func, char *buf, size_t cap) {
+  char rows[300];
+  *buf = 0;
+  if (mc && rs_sass_inferred_in(mc->inferred, func, rows, sizeof rows))
+    snprintf(buf, cap, "; inferred rows (nvdisasm -plr): %s", rows);
+}
+
+static void print_pinned(const rs_mc *mc, const rs_mc_pin *r, bool quiet) {
   print_msgs(&r->msgs);
+  char inf[360];
+  inferred_note(mc, r->name, inf, sizeof inf);
   if (!r->fails && !quiet)
-    printf("regalloc(pinned): %s: identical (%u values, %u instructions, %u interference edges)\n", r->name, r->nvars,
-           r->ninsts, r->nconf);
+    printf("regalloc(pinned): %s: identical (%u values, %u instructions, %u interference edges)%s\n", r->name, r->nvars,
+           r->ninsts, r->nconf, inf);
   else if (r->fails)
     fprintf(stderr, "regalloc(pinned): %s: %u failure(s)\n", r->name, r->fails);
 }
 
-static void print_free(const rs_mc_recolour *r, bool quiet) {
+static void print_free(const rs_mc *mc, const rs_mc_recolour *r, bool quiet) {
   if (r->fails == UINT32_MAX) return;
   print_msgs(&r->msgs);
   for (uint32_t k = 0; k < r->nfuncs; k++) {
@@ -78,13 +89,14 @@ static void print_free(const rs_mc_recolour *r, bool quiet) {
     else if (f->floored)
       snprintf(floor, sizeof floor, "; ptxas's own colouring %s (ours needed %u R)",
                f->after < f->before ? "lowered" : "kept", f->ours);
-    char spl[400];
+    char spl[400], inf[360];
     rs_mc_spills_line(r, k, spl, sizeof spl);
+    inferred_note(mc, f->name, inf, sizeof inf);
     if (!quiet)
       printf("regalloc(free): %s: R: %u -> %u registers, occupancy %u -> %u warps/SM (%u values, 1 round,%s %.1f ms); "
-             "%s, verifier: %s%s%s\n",
+             "%s, verifier: %s%s%s%s\n",
              f->name, f->before, f->after, f->occ_before, f->occ_after, f->nvars, sb, f->secs * 1e3, contrib,
-             f->vpass ? "pass" : "FAIL", floor, spl);
+             f->vpass ? "pass" : "FAIL", floor, spl, inf);
   }
 }
 
@@ -97,7 +109,7 @@ static uint32_t run_pinned(const rs_mc *mc, const char *function, bool quiet, bo
     (*done)++;
     rs_mc_pin r;
     uint32_t b = rs_mc_pinned(mc, k, &r, e);
-    if (b != UINT32_MAX) print_pinned(&r, quiet);
+    if (b != UINT32_MAX) print_pinned(mc, &r, quiet);
     rs_mc_pin_free(&r);
     if (b == UINT32_MAX) {
       *status = 2;
@@ -147,7 +159,7 @@ static int corpus_mode(const char *path, bool pin, bool quiet) {
     if (!fails && !pin) {
       rs_mc_recolour r;
       fails = rs_mc_free(&mc, &r, &pe);
-      print_free(&r, quiet);
+      print_free(&mc, &r, quiet);
       rs_mc_recolour_free(&r);
     }
     if (mc.m) rs_mc_free_input(&mc);
@@ -236,7 +248,7 @@ int rs_cmd_regalloc(int argc, char **argv) {
   mc.no_spills = !spills;
   if (recolour) {
     uint32_t fails = rs_mc_free(&mc, &r, &e);
-    print_free(&r, quiet);
+    print_free(&mc, &r, quiet);
     if (fails == UINT32_MAX) fprintf(stderr, "regsweep regalloc: %s\n", e.msg);
     status = fails == UINT32_MAX ? 2 : fails ? 1 : 0;
     if (!status && out && !cubin_in) { /* the recoloured listing */

@@ -126,7 +126,15 @@ int rs_mc_write(const rs_mc *mc, rs_preg *const *as, const char *relift_name, ch
   n->len = strlen(*text);
   n->kind = RS_SRC_SASS;
   n->tgt = m->tgt;
-  int rc = rs_sass_parse(n, e);
+  /* read with the rows the input was read with: inferred ones (and the test facility's mask) */
+  rs_sass_opts o = {.inferred = mc->inferred, .mask = rs_sass_test_mask()};
+  int rc = rs_sass_parse_opts(n, &o, e);
+  for (uint32_t k = 0; !rc && k < n->nfuncs;) { /* a function load.c refused after reading it stays out */
+    bool kept = false;
+    for (uint32_t j = 0; j < m->nfuncs && !kept; j++) kept = !strcmp(m->funcs[j]->name, n->funcs[k]->name);
+    if (kept) k++;
+    else rs_module_drop_func(n, k);
+  }
   if (!rc && n->nfuncs != m->nfuncs) rc = rs_errf(e, relift_name, 0, "the written listing has other functions");
   if (rc) rs_module_free(n);
   else *relift = n;

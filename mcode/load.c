@@ -2,6 +2,7 @@
  * bits), a cubin (its completed nvdisasm listing, or a listing given), a corpus row, or a module
  * lifted elsewhere (emit). Every later step takes this one rs_mc. */
 #include "mcode/mcode.h"
+#include "cubin/disasm.h"
 #include "sass/sass.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +12,8 @@ static char *dup_or_null(const char *s) { return s ? rs_xstrndup(s, strlen(s)) :
 
 int rs_mc_listing(rs_mc *mc, const char *path, const char *target, const char *cubin_path, rs_err *e) {
   memset(mc, 0, sizeof *mc);
-  if (!(mc->m = rs_sass_load(path, target, NULL, e))) return -1;
+  rs_sass_opts o = {.mask = rs_sass_test_mask()};
+  if (!(mc->m = rs_sass_load(path, target, &o, e))) return -1;
   mc->name = dup_or_null(cubin_path ? cubin_path : path);
   if (cubin_path) {
     if (rs_cubin_load(cubin_path, &mc->cub, e)) {
@@ -24,19 +26,118 @@ int rs_mc_listing(rs_mc *mc, const char *path, const char *target, const char *c
   return 0;
 }
 
+/* Does a refusal of m come from an instruction form (not the lift, a label, a call)? */
+static bool form_refused(const rs_module *m) {
+  for (uint32_t i = 0; i < m->nrefused; i++)
+    if (*m->refused[i].shape && strcmp(m->refused[i].shape, "label")) return true;
+  return false;
+}
+
+/* Operands of a refusal's shape ("R,R,R,PT": 4; "no operands": 0). */
+static uint32_t shape_ops(const char *shape) {
+  if (!strcmp(shape, "no operands")) return 0;
+  uint32_t n = 1;
+  for (const char *c = shape; *c; c++) n += *c == ',';
+  return n;
+}
+
+/* Forms mc's listing (text, taken) refuses, inferred from the cubin's `nvdisasm -plr` listing
+ * (sass/infer.c), and the listing read again with them; each function read with an inferred row
+ * stays only if its pinned run reproduces ptxas (the check of the rows), else it is refused with
+ * that reason. A form not inferred keeps its refusal, with infer.c's reason added. */
+static int read_inferring(rs_mc *mc, const char *name, char *text, size_t n, const char *target, const rs_nvdisasm *nd,
+                          rs_err *e) {
+  rs_sass_opts o = {.mask = rs_sass_test_mask()};
+  char *copy = nd ? rs_xstrndup(text, n) : NULL;
+  rs_module *m = rs_sass_from_text(name, text, n, target, &o, e);
+  if (!m || !nd || !form_refused(m)) {
+    free(copy);
+    mc->m = m;
+    return m ? 0 : -1;
+  }
+  static const char *const plr[] = {"-c", "-plr", "-lrm", "narrow", NULL};
+  char *ptext = NULL;
+  rs_sass_stats st;
+  rs_err pe = {{0}};
+  rs_sass_infer *x = rs_xcalloc(1, sizeof *x);
+  x->mask = o.mask;
+  mc->inferred = x;
+  if (rs_sass_disasm_loaded(nd, &mc->cub, mc->cubin_path, mc->name, plr, &ptext, &st, &pe)) {
+    free(copy); /* no -plr listing: the refusals stand, with why */
+    for (uint32_t i = 0; i < m->nrefused; i++) {
+      char *w = rs_xmalloc(strlen(m->refused[i].why) + strlen(pe.msg) + 40);
+      sprintf(w, "%s; no -plr listing to infer it from: %s", m->refused[i].why, pe.msg);
+      free(m->refused[i].why);
+      m->refused[i].why = w;
+    }
+    mc->m = m;
+    return 0;
+  }
+  rs_sass_infer_listing(ptext, false, x);
+  free(ptext);
+  bool any = false;
+  for (uint32_t i = 0; i < x->n; i++) any |= !x->v[i].why;
+  if (any) { /* read again with the inferred rows */
+    o.inferred = x;
+    rs_err re = {{0}};
+    rs_module *m2 = rs_sass_from_text(name, copy, n, target, &o, &re);
+    copy = NULL;
+    if (m2) rs_module_free(m), m = m2;
+  }
+  free(copy);
+  for (uint32_t i = 0; i < m->nrefused; i++) { /* why a refused form was not inferred */
+    rs_refusal *r = &m->refused[i];
+    uint32_t no = shape_ops(r->shape);
+    for (uint32_t j = 0; j < x->n; j++)
+      if (x->v[j].why && x->v[j].nops == no && !strcmp(x->v[j].form, r->form)) {
+        char *w = rs_xmalloc(strlen(r->why) + strlen(x->v[j].why) + 64);
+        sprintf(w, "%s; not inferred from nvdisasm -plr (%u instances): %s", r->why, x->v[j].instances, x->v[j].why);
+        free(r->why);
+        r->why = w;
+        break;
+      }
+  }
+  mc->m = m;
+  for (uint32_t k = 0; k < m->nfuncs;) { /* the check: pinned reproduces ptxas on every function using one */
+    char rows[400];
+    if (!rs_sass_inferred_in(x, m->funcs[k]->name, rows, sizeof rows)) {
+      k++;
+      continue;
+    }
+    rs_mc_pin r;
+    rs_err ke = {{0}};
+    uint32_t fails = rs_mc_pinned(mc, k, &r, &ke);
+    if (!fails) {
+      rs_mc_pin_free(&r);
+      k++;
+      continue;
+    }
+    char why[1600];
+    snprintf(why, sizeof why, "pinned with the inferred row(s) %s does not reproduce ptxas: %s", rows,
+             fails == UINT32_MAX ? ke.msg : r.msgs.n ? r.msgs.v[0] : "?");
+    rs_module_refuse(m, m->funcs[k]->name, m->funcs[k]->line, 0, "inferred", "", why);
+    rs_module_drop_func(m, k);
+    rs_mc_pin_free(&r);
+  }
+  return 0;
+}
+
 int rs_mc_cubin(rs_mc *mc, const char *cubin_path, const char *listing, const char *target, const char *nvd,
                 bool scoreboards, rs_err *e) {
   memset(mc, 0, sizeof *mc);
   char *text = NULL;
   size_t n = 0;
+  rs_nvdisasm nd;
+  bool have_nd = false;
   if (listing) { /* the listing is read first: a missing one is named before the cubin */
     if (!(text = rs_read_file(listing, &n, e))) return -1;
     if (rs_cubin_load(cubin_path, &mc->cub, e)) {
       free(text);
       return -1;
     }
+    rs_err ne = {{0}};
+    have_nd = rs_nvdisasm_open(nvd, &nd, &ne) == 0; /* only to infer forms */
   } else {
-    rs_nvdisasm nd;
     rs_sass_stats st;
     static const char *const args[] = {"-c", NULL};
     if (rs_cubin_load(cubin_path, &mc->cub, e)) return -1;
@@ -44,13 +145,14 @@ int rs_mc_cubin(rs_mc *mc, const char *cubin_path, const char *listing, const ch
       rs_cubin_free(&mc->cub);
       return -1;
     }
+    have_nd = true;
     n = strlen(text);
   }
   mc->name = dup_or_null(cubin_path);
   mc->cubin_path = dup_or_null(cubin_path);
   mc->scoreboards = scoreboards;
   /* the listing's own name in messages (nvdisasm's: the cubin's) */
-  if (!(mc->m = rs_sass_from_text(listing ? listing : cubin_path, text, n, target, NULL, e))) {
+  if (read_inferring(mc, listing ? listing : cubin_path, text, n, target, have_nd ? &nd : NULL, e)) {
     rs_mc_free_input(mc);
     return -1;
   }
@@ -108,6 +210,7 @@ int rs_mc_disasm_whole(rs_mc *mc, const char *nvd, const char *target, rs_err *e
 
 void rs_mc_free_input(rs_mc *mc) {
   if (!mc->borrowed) rs_module_free(mc->m);
+  if (mc->inferred) rs_sass_infer_free(mc->inferred), free(mc->inferred);
   rs_cubin_free(&mc->cub);
   free(mc->name);
   free(mc->cubin_path);

@@ -26,13 +26,17 @@ typedef struct {
   char *cubin_path;   /* the cubin on disk (nvdisasm reads it); NULL for one held in memory */
   bool borrowed;      /* m is the caller's */
   bool no_spills;     /* --no-spills: free mode leaves spill slots in memory */
+  struct rs_sass_infer *inferred; /* forms the table lacks, read with rows from nvdisasm -plr (NULL: none) */
 } rs_mc;
 
 /* A listing file (target as `--target`, NULL from the listing); with cubin_path, its cubin,
  * whose control bits join the Problem (`--scoreboards C.cubin`). */
 int rs_mc_listing(rs_mc *mc, const char *path, const char *target, const char *cubin_path, rs_err *e);
 /* A cubin, with its completed nvdisasm listing (nvd: nvdisasm's path or NULL) or the listing
- * file `listing`; scoreboards: its control bits join the Problem (not with --no-scoreboards). */
+ * file `listing`; scoreboards: its control bits join the Problem (not with --no-scoreboards).
+ * A form the table lacks is read with the row its instances in the cubin's `nvdisasm -plr`
+ * listing give (sass/infer.c; mc->inferred), and a function read with one is kept only if its
+ * pinned run reproduces ptxas (else refused, named, with that reason). */
 int rs_mc_cubin(rs_mc *mc, const char *cubin_path, const char *listing, const char *target, const char *nvd,
                 bool scoreboards, rs_err *e);
 /* A corpus row of form sass: its listing and, where the row keeps one, its cubin (scoreboards). */

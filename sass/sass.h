@@ -63,6 +63,14 @@ typedef struct {
    * the lift refuses ends the parse (tests of the parser's messages); by default it refuses its
    * function alone (rs_module.refused) and the rest of the listing goes on */
   bool whole;
+  /* rows read off nvdisasm -plr (infer.c) for forms the table lacks: an instruction whose form
+   * the table does not know is read with the inferred row of its form when there is one (every
+   * instance agreed); the parser records in it which functions used each row (marked inferred
+   * by every command that prints them). NULL: unknown forms refuse their function. */
+  struct rs_sass_infer *inferred;
+  /* test facility (RS_TEST_MASK_ROWS): table rows, by form ("HSET2,B2R.RESULT"), taken as
+   * unknown, so that an inferred row can be compared with a measured one on real output */
+  const char *mask;
 } rs_sass_opts;
 
 /* Parse with options (rs_sass_parse = this with no options). */
@@ -84,6 +92,7 @@ enum {
   RS_SOP_SP = 1 << 5,     /* reads the stack pointer R1 implicitly (EXIT, RET, CALL) */
   RS_SOP_COPY = 1 << 6,   /* a register copy when its source is a register (copy hint) */
   RS_SOP_INDIRECT = 1 << 7, /* BRX/JMX: any labelled block may follow */
+  RS_SOP_INFERRED = 1 << 8, /* a row inferred from nvdisasm -plr (infer.c), not the table's */
 };
 
 /* One opcode form: the mnemonic with the modifiers that decide operand widths, the other
@@ -121,15 +130,36 @@ typedef struct {
   char *ops;
   uint32_t instances;
   char *why; /* NULL: inferred */
+  rs_sass_op *row;  /* the row the parser reads it with (flags RS_SOP_INFERRED), made on first use */
+  char **funcs;     /* functions read with it (the parser records them) */
+  uint32_t nfuncs, capfuncs;
+  /* infer.c's state: the role assignments (nops codes each) that fit every instance so far;
+   * dead: an instance no assignment fits, or that cannot be read (why) */
+  uint8_t *cand;
+  uint32_t ncand;
+  bool dead;
 } rs_sass_inferred;
-typedef struct {
+typedef struct rs_sass_infer {
   rs_sass_inferred *v;
   uint32_t n, cap;
+  const char *mask; /* rs_sass_opts.mask: table rows taken as unknown (test facility) */
 } rs_sass_infer;
 /* Scan a completed `nvdisasm -c -plr -lrm narrow` listing; adds every unknown form's instances
- * (all: every form's, to compare the table's rows with -plr). */
+ * (all: every form's, to compare the table's rows with -plr). A form is not inferred (why set)
+ * when its instances disagree, when -plr marks a register of it that no operand names or one it
+ * names neither read nor written, when an operand is of a file -plr does not show (B), or when
+ * it is a control instruction (its control-flow role is the table's, never -plr's). */
 int rs_sass_infer_listing(const char *text, bool all, rs_sass_infer *x);
 void rs_sass_infer_free(rs_sass_infer *x);
+/* The inferred row of (form, nops), NULL when none (or not inferred). */
+rs_sass_inferred *rs_sass_infer_find(rs_sass_infer *x, const char *form, size_t n, uint32_t nops);
+/* Is the table row `form` masked by the test facility (mask: comma-separated forms)? */
+bool rs_sass_masked(const char *mask, const char *form);
+/* The inferred rows function `func` was read with, as "FORM/N FORM/N" into buf ("" when none);
+ * returns how many. */
+uint32_t rs_sass_inferred_in(const rs_sass_infer *x, const char *func, char *buf, size_t cap);
+/* RS_TEST_MASK_ROWS from the environment (the test facility), NULL when unset. */
+const char *rs_sass_test_mask(void);
 
 /* ---- texture instructions (texshape.c) ---- */
 

@@ -56,6 +56,7 @@ typedef struct {
   /* per-function refusal: the instruction being read once its form is known (an error from
    * here on refuses its function only), and skipping the rest of a refused function */
   bool refusable, skip;
+  bool left_out; /* a forms scan left an instruction of the function out (its addresses go on) */
   uint32_t ref_addr;
   char ref_form[64], ref_shape[96];
 } P;
@@ -528,8 +529,23 @@ static const rs_sass_op *lookup(P *p, const char *mn, size_t mnl, uint32_t nops,
     for (uint32_t i = p->capforms; i < nc; i++) p->form_row[i] = NULL, p->form_variant[i] = NULL;
     p->capforms = nc;
   }
-  if (!p->form_row[id]) { /* first time (a failed lookup ends the parse, so it is never asked twice) */
+  if (!p->form_row[id]) { /* first time (a failed lookup is asked again: its function was refused) */
     p->form_row[id] = rs_sass_lookup(mn, mnl, nops, &p->form_variant[id], why, whylen);
+    if (p->form_row[id] && p->o && rs_sass_masked(p->o->mask, p->form_row[id]->form)) {
+      snprintf(why, whylen, "form '%.*s': its table row %s is masked (RS_TEST_MASK_ROWS, a test facility)", (int)mnl, mn,
+               p->form_row[id]->form);
+      p->form_row[id] = NULL;
+    }
+    /* a form the table lacks, read with the row nvdisasm's own life ranges give (infer.c) */
+    rs_sass_inferred *r = !p->form_row[id] && p->o ? rs_sass_infer_find(p->o->inferred, mn, mnl, nops) : NULL;
+    if (r) {
+      if (!r->row) {
+        r->row = rs_xcalloc(1, sizeof *r->row);
+        r->row->form = r->form, r->row->optional = "", r->row->ops = r->ops, r->row->flags = RS_SOP_INFERRED;
+      }
+      p->form_row[id] = r->row;
+      p->form_variant[id] = r->ops;
+    }
     if (!p->form_row[id]) return NULL;
   }
   *variant = p->form_variant[id];
@@ -705,8 +721,9 @@ static int parse_inst(P *p, size_t off, size_t end) {
   }
   if (i == d || i + 1 >= end || s[i] != '*' || s[i + 1] != '/') return perr(p, p->line, "malformed instruction address");
   i += 2;
-  if (f->ninsts == 0 ? addr != 0 : addr != p->last_addr + 16) {
-    if (f->ninsts == 0) return perr(p, p->line, "function %s starts at /*%04x*/, not /*0000*/", f->name, addr);
+  bool first = f->ninsts == 0 && !p->left_out;
+  if (first ? addr != 0 : addr != p->last_addr + 16) {
+    if (first) return perr(p, p->line, "function %s starts at /*%04x*/, not /*0000*/", f->name, addr);
     return perr(p, p->line,
                 "address hole in %s: /*%04x*/ follows /*%04x*/ (nvdisasm left out %u instruction(s) it does not "
                 "know; decode them or drop the kernel)",
@@ -788,12 +805,21 @@ static int parse_inst(P *p, size_t off, size_t end) {
     seen_form(p->o->forms, mn, mnl, nops, row, why);
     if (!row) { /* counted; the instruction is left out (no lift follows a forms scan) */
       p->last_addr = addr;
+      p->left_out = true;
       return 0;
     }
   }
   if (!row) {
     p->refusable = true;
     return perr(p, p->line, "%s", why);
+  }
+  if (row->flags & RS_SOP_INFERRED) { /* recorded, and any error of its operands refuses the function */
+    rs_sass_inferred *r = rs_sass_infer_find(p->o->inferred, mn, mnl, nops);
+    if (!r->nfuncs || strcmp(r->funcs[r->nfuncs - 1], f->name)) {
+      char *fn = rs_xstrndup(f->name, strlen(f->name));
+      RS_PUSH(r->funcs, r->nfuncs, r->capfuncs, fn);
+    }
+    p->refusable = true;
   }
   role roles[MAX_ROLES];
   uint32_t nroles;
@@ -809,9 +835,11 @@ static int parse_inst(P *p, size_t off, size_t end) {
   }
   bool new_kinds = false; /* roles whose operands operand() takes on kinds_fit's word */
   for (uint32_t k = 0; k < nops; k++) new_kinds |= strchr("gkPtuabc", roles[k].role) != NULL;
+  bool inferred = (row->flags & RS_SOP_INFERRED) != 0;
   p->refusable = new_kinds && !kinds_fit(p, roles, nops, so, sl);
   if (p->refusable)
     return perr(p, p->line, "%.*s: no variant of %s has operands of these kinds", (int)mnl, mn, row->form);
+  p->refusable |= inferred;
   if (tex_roles(p, roles, nops, so, sl, mn, mnl)) return -1;
   bool pred = guard && !guard_always;
   uint16_t dflags = RS_F_DEF | (pred ? RS_F_COND : 0);
@@ -909,6 +937,7 @@ static void reset_func(P *p) {
   p->last_addr = 0;
   p->f = NULL;
   p->skip = false;
+  p->left_out = false;
 }
 
 static void add_succ_fall(rs_func *f, uint32_t bi) {

@@ -21,7 +21,7 @@ void rs_usage_corpus(void) {
        "       regsweep corpus export corpus.h5 --split train|test [--subset mixed|same-amd|same-nv|\n"
        "                             verilocc-nv|verilocc-amd|verilocc-mixed]\n"
        "                             [--holdout-arch T] [--format jsonl] [--out FILE]\n"
-       "       regsweep corpus disasm FILE.cubin [-o OUT.sass] [--nvdisasm PATH] [--hex]\n"
+       "       regsweep corpus disasm FILE.cubin [-o OUT.sass] [--nvdisasm PATH] [--hex] [--plr]\n"
        "       regsweep corpus disasm --check FILE.sass\n"
        "       regsweep corpus disasm FILE.cubin --rewrite OUT.cubin   (header for nvdisasm 11.8 only)\n"
        "       regsweep corpus forms FILE.cubin|FILE.sass|CORPUS.h5... [--nvdisasm PATH] [--unused] [--inferred]\n"
@@ -533,9 +533,13 @@ static int list(int argc, char **argv) {
 
 static int disasm(int argc, char **argv) {
   const char *in = NULL, *out = NULL, *nvd = NULL, *check = NULL, *rewrite = NULL;
-  bool hex = false;
+  bool hex = false, plr = false; /* --plr: nvdisasm's life-range columns on every line (-plr -lrm narrow) */
   for (int i = 2; i < argc; i++) {
     const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+    if (!strcmp(a, "--plr")) {
+      plr = true;
+      continue;
+    }
     if (!strcmp(a, "--hex")) {
       hex = true;
       continue;
@@ -593,7 +597,8 @@ static int disasm(int argc, char **argv) {
     fprintf(stderr, "regsweep corpus disasm: %s\n", e.msg);
     return 2;
   }
-  const char *args[] = {"-c", hex ? "-hex" : NULL, NULL};
+  const char *args[] = {"-c", hex ? "-hex" : NULL, NULL, NULL, NULL, NULL};
+  if (plr) args[hex ? 2 : 1] = "-plr", args[hex ? 3 : 2] = "-lrm", args[hex ? 4 : 3] = "narrow";
   char *text;
   rs_sass_stats st;
   if (rs_sass_disasm(&nd, in, args, &text, &st, &e)) {

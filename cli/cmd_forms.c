@@ -117,6 +117,12 @@ int rs_cmd_corpus_forms(int argc, char **argv) {
       printf("refused %s\n", fe.msg);
       refused++;
     }
+    if (inferred && !(al > 6 && !strcmp(argv[i] + al - 6, ".cubin"))) { /* a listing with its -plr columns */
+      char *text = rs_read_file(argv[i], NULL, &fe);
+      if (text && strstr(text, "// | ") && strstr(text, "# 0")) rs_sass_infer_listing(text, false, &inf);
+      else printf("inferred: %s: no -plr columns in the listing\n", argv[i]);
+      free(text);
+    }
     if (inferred && al > 6 && !strcmp(argv[i] + al - 6, ".cubin")) { /* its -plr listing */
       static const char *const plr[] = {"-c", "-plr", "-lrm", "narrow", NULL};
       char *text = NULL;
@@ -134,9 +140,14 @@ int rs_cmd_corpus_forms(int argc, char **argv) {
     const rs_sass_inferred *r = &inf.v[i];
     if (r->why)
       printf("not inferred %s/%u (%u instances): %s\n", r->form, r->nops, r->instances, r->why);
-    else
-      printf("    {\"%s\", \"\", \"%s\", 0}, /* inferred from nvdisasm -plr: %u instances */\n", r->form, r->ops,
-             r->instances);
+    else {
+      char z[96] = "";
+      for (uint32_t o = 0, k = 0; o < r->nops && o < 32; o++)
+        if (r->zero_only >> o & 1)
+          k += (size_t)snprintf(z + k, sizeof z - k > k ? sizeof z - k : 0, "%s%u", k ? "," : "; never a register: operand ", o);
+      printf("    {\"%s\", \"\", \"%s\", 0}, /* inferred from nvdisasm -plr: %u instances%s */\n", r->form, r->ops,
+             r->instances, z);
+    }
   }
   rs_sass_infer_free(&inf);
   qsort(fs.v, fs.n, sizeof *fs.v, by_form);

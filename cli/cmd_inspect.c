@@ -2,6 +2,7 @@
 #include "front/front.h"
 #include "cli/cli.h"
 #include "analysis/problem.h"
+#include "mcode/mcode.h"
 #include "sass/sass.h"
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -9,8 +10,8 @@
 #include <string.h>
 
 void rs_usage_inspect(void) {
-  puts("usage: regsweep inspect FILE.mir|FILE.ptx|FILE.sass... [--json] [--problem] [--target T]\n"
-       "       regsweep inspect FILE.sass --live [--regs]\n"
+  puts("usage: regsweep inspect FILE.mir|FILE.ptx|FILE.sass|FILE.cubin... [--json] [--problem] [--target T]\n"
+       "       regsweep inspect FILE.sass|FILE.cubin --live [--regs] [--nvdisasm PATH]\n"
        "\n"
        "Per function: blocks, instructions, virtual registers by class, interference edges,\n"
        "fixed-register exclusions, copy hints, maximum pressure per register file; for fully\n"
@@ -20,6 +21,10 @@ void rs_usage_inspect(void) {
        "  --target T  gfx90a, sm_75, sm_80, sm_86, sm_89 or sm_90 (default: from the file)\n"
        "  --live      SASS: per instruction its address and the registers live at it per file\n"
        "              (GPR PRED UGPR UPRED, nvdisasm -lrm count order); --regs lists them\n"
+       "A cubin is read through its completed nvdisasm listing. A form the opcode table lacks is\n"
+       "read with the row nvdisasm -plr gives (a cubin, or a listing with -plr columns), and each\n"
+       "function so read says 'inferred rows (nvdisasm -plr): FORM/N ...'; other functions with an\n"
+       "unknown form are refused by name (exit 1).\n"
        "Exit status: 0 ok, 2 bad input (file:line: message on stderr).");
 }
 
@@ -32,10 +37,11 @@ static void class_counts(const rs_func *f, const rs_problem *p, cJSON *by) {
   }
 }
 
-static cJSON *inspect_func(const rs_func *f, const rs_problem *p, bool with_problem) {
+static cJSON *inspect_func(const rs_func *f, const rs_problem *p, bool with_problem, const char *inferred) {
   const rs_target *t = f->tgt;
   cJSON *o = cJSON_CreateObject();
   cJSON_AddStringToObject(o, "function", f->name);
+  if (*inferred) cJSON_AddStringToObject(o, "inferred_rows", inferred); /* read with rows from nvdisasm -plr */
   cJSON_AddStringToObject(o, "target", t->name);
   cJSON_AddStringToObject(o, "kind", f->kind == RS_SRC_MIR ? "mir" : f->kind == RS_SRC_PTX ? "ptx" : "sass");
   cJSON_AddNumberToObject(o, "blocks", f->nblocks);
@@ -71,6 +77,8 @@ static void print_text(const cJSON *o, const char *path) {
   const rs_target *t = rs_target_by_name(cJSON_GetObjectItem(o, "target")->valuestring);
   printf("%s: function %s (%s, %s)\n", path, cJSON_GetObjectItem(o, "function")->valuestring,
          t->name, cJSON_GetObjectItem(o, "kind")->valuestring);
+  const cJSON *inf = cJSON_GetObjectItem(o, "inferred_rows");
+  if (inf) printf("  inferred rows (nvdisasm -plr): %s\n", inf->valuestring);
   printf("  blocks %d  instructions %d  operands %d  virtual registers %d\n",
          cJSON_GetObjectItem(o, "blocks")->valueint, cJSON_GetObjectItem(o, "instructions")->valueint,
          cJSON_GetObjectItem(o, "operands")->valueint,
@@ -101,14 +109,15 @@ static void print_text(const cJSON *o, const char *path) {
  * R63 neither counted nor listed (11.8 never shows it). -lrm has no column for the convergence
  * barriers B0-B15 (its header is GPR PRED UGPR [UPRED] on every fixture, tests/fixtures/sass),
  * so no B column is printed. */
-static int print_live(const rs_func *f, bool regs, rs_err *e) {
+static int print_live(const rs_func *f, bool regs, const char *inferred, rs_err *e) {
   static const char *const files[] = {"r", "p", "ur", "up"};
   const rs_target *t = f->tgt;
   rs_word *rows;
   uint32_t W;
   if (f->kind != RS_SRC_SASS) return rs_errf(e, f->path, 0, "--live needs an nvdisasm listing (.sass)");
   if (rs_sass_live_rows(f, &rows, &W, RS_PLR_ALL, e)) return -1; /* as nvdisasm counts: its quirks */
-  printf("# %s: address GPR PRED UGPR UPRED\n", f->name);
+  printf("# %s: address GPR PRED UGPR UPRED%s%s\n", f->name, *inferred ? "; inferred rows (nvdisasm -plr): " : "",
+         inferred);
   for (uint32_t i = 0; i < f->ninsts; i++) {
     const rs_word *row = rows + (size_t)W * i;
     printf("%04x", (unsigned)f->insts[i].addr);
@@ -131,9 +140,15 @@ static int print_live(const rs_func *f, bool regs, rs_err *e) {
   return 0;
 }
 
+/* Ends in sfx? */
+static bool ends(const char *s, const char *sfx) {
+  size_t n = strlen(s), k = strlen(sfx);
+  return n > k && !strcmp(s + n - k, sfx);
+}
+
 int rs_cmd_inspect(int argc, char **argv) {
   bool json = false, with_problem = false, live = false, regs = false;
-  const char *target = NULL;
+  const char *target = NULL, *nvd = NULL;
   int nfiles = 0;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--json")) json = true;
@@ -141,6 +156,7 @@ int rs_cmd_inspect(int argc, char **argv) {
     else if (!strcmp(argv[i], "--live")) live = true;
     else if (!strcmp(argv[i], "--regs")) regs = true;
     else if (!strcmp(argv[i], "--target") && i + 1 < argc) target = argv[++i];
+    else if (!strcmp(argv[i], "--nvdisasm") && i + 1 < argc) nvd = argv[++i];
     else if (argv[i][0] == '-' && argv[i][1]) {
       fprintf(stderr, "regsweep inspect: unknown option '%s'\n", argv[i]);
       return 2;
@@ -153,11 +169,19 @@ int rs_cmd_inspect(int argc, char **argv) {
   int status = 0;
   for (int i = 1; i < argc; i++) {
     if (argv[i][0] == '-' && argv[i][1]) {
-      if (!strcmp(argv[i], "--target")) i++;
+      if (!strcmp(argv[i], "--target") || !strcmp(argv[i], "--nvdisasm")) i++;
       continue;
     }
     rs_err e = {{0}};
-    rs_module *m = rs_module_load(argv[i], target, &e);
+    /* SASS through mcode's loader: a cubin's listing, and forms inferred from nvdisasm -plr */
+    rs_mc mc;
+    memset(&mc, 0, sizeof mc);
+    bool sass = ends(argv[i], ".sass") || ends(argv[i], ".cubin");
+    rs_module *m = NULL;
+    if (!sass) m = rs_module_load(argv[i], target, &e);
+    else if (!(ends(argv[i], ".cubin") ? rs_mc_cubin(&mc, argv[i], NULL, target, nvd, false, &e)
+                                       : rs_mc_listing(&mc, argv[i], target, NULL, &e)))
+      m = mc.m;
     if (!m) {
       fprintf(stderr, "regsweep inspect: %s\n", e.msg);
       status = 2;
@@ -165,12 +189,16 @@ int rs_cmd_inspect(int argc, char **argv) {
     }
     if (rs_cli_refusals("inspect", argv[i], m, false) && !status) status = 1; /* the others go on */
     if (live) {
-      for (uint32_t k = 0; k < m->nfuncs; k++)
-        if (print_live(m->funcs[k], regs, &e)) {
+      for (uint32_t k = 0; k < m->nfuncs; k++) {
+        char inf[400];
+        rs_sass_inferred_in(mc.inferred, m->funcs[k]->name, inf, sizeof inf);
+        if (print_live(m->funcs[k], regs, inf, &e)) {
           fprintf(stderr, "regsweep inspect: %s\n", e.msg);
           status = 2;
         }
-      rs_module_free(m);
+      }
+      if (sass) rs_mc_free_input(&mc);
+      else rs_module_free(m);
       continue;
     }
     cJSON *arr = cJSON_CreateArray();
@@ -181,7 +209,9 @@ int rs_cmd_inspect(int argc, char **argv) {
         status = 2;
         continue;
       }
-      cJSON *o = inspect_func(m->funcs[k], p, with_problem);
+      char inf[400];
+      rs_sass_inferred_in(mc.inferred, m->funcs[k]->name, inf, sizeof inf);
+      cJSON *o = inspect_func(m->funcs[k], p, with_problem, inf);
       if (!json) {
         print_text(o, argv[i]);
         if (with_problem) {
@@ -204,7 +234,8 @@ int rs_cmd_inspect(int argc, char **argv) {
     } else {
       cJSON_Delete(arr);
     }
-    rs_module_free(m);
+    if (sass) rs_mc_free_input(&mc);
+    else rs_module_free(m);
   }
   return status;
 }

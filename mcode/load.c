@@ -9,19 +9,28 @@
 #include <string.h>
 
 static char *dup_or_null(const char *s) { return s ? rs_xstrndup(s, strlen(s)) : NULL; }
+static int read_inferring(rs_mc *mc, const char *name, char *text, size_t n, const char *target, const rs_nvdisasm *nd,
+                          rs_err *e);
 
 int rs_mc_listing(rs_mc *mc, const char *path, const char *target, const char *cubin_path, rs_err *e) {
   memset(mc, 0, sizeof *mc);
-  rs_sass_opts o = {.mask = rs_sass_test_mask()};
-  if (!(mc->m = rs_sass_load(path, target, &o, e))) return -1;
+  size_t n;
+  char *text = rs_read_file(path, &n, e);
+  if (!text) return -1;
   mc->name = dup_or_null(cubin_path ? cubin_path : path);
   if (cubin_path) {
     if (rs_cubin_load(cubin_path, &mc->cub, e)) {
+      free(text);
       rs_mc_free_input(mc);
       return -1;
     }
     mc->cubin_path = dup_or_null(cubin_path);
     mc->scoreboards = true;
+  }
+  /* a listing with -plr columns infers the forms the table lacks from them (no nvdisasm run) */
+  if (read_inferring(mc, path, text, n, target, NULL, e)) {
+    rs_mc_free_input(mc);
+    return -1;
   }
   return 0;
 }
@@ -30,6 +39,17 @@ int rs_mc_listing(rs_mc *mc, const char *path, const char *target, const char *c
 static bool form_refused(const rs_module *m) {
   for (uint32_t i = 0; i < m->nrefused; i++)
     if (*m->refused[i].shape && strcmp(m->refused[i].shape, "label")) return true;
+  return false;
+}
+
+/* Does the listing carry nvdisasm's -plr columns (a "// |  # 0123..." header row)? */
+static bool has_plr(const char *t, size_t n) {
+  for (const char *p = t; p && p < t + n; p = memchr(p, '\n', (size_t)(t + n - p)), p = p ? p + 1 : NULL) {
+    const char *e = memchr(p, '\n', (size_t)(t + n - p));
+    size_t l = e ? (size_t)(e - p) : (size_t)(t + n - p);
+    for (size_t i = 0; i + 6 < l; i++)
+      if (!memcmp(p + i, "// |  #", 7) || !memcmp(p + i, "// | # ", 7)) return true;
+  }
   return false;
 }
 
@@ -48,21 +68,22 @@ static uint32_t shape_ops(const char *shape) {
 static int read_inferring(rs_mc *mc, const char *name, char *text, size_t n, const char *target, const rs_nvdisasm *nd,
                           rs_err *e) {
   rs_sass_opts o = {.mask = rs_sass_test_mask()};
-  char *copy = nd ? rs_xstrndup(text, n) : NULL;
+  bool own_plr = has_plr(text, n); /* a listing with its -plr columns is its own source */
+  char *copy = nd || own_plr ? rs_xstrndup(text, n) : NULL;
   rs_module *m = rs_sass_from_text(name, text, n, target, &o, e);
-  if (!m || !nd || !form_refused(m)) {
+  if (!m || !copy || !form_refused(m)) {
     free(copy);
     mc->m = m;
     return m ? 0 : -1;
   }
   static const char *const plr[] = {"-c", "-plr", "-lrm", "narrow", NULL};
-  char *ptext = NULL;
+  char *ptext = own_plr ? rs_xstrndup(copy, n) : NULL;
   rs_sass_stats st;
   rs_err pe = {{0}};
   rs_sass_infer *x = rs_xcalloc(1, sizeof *x);
   x->mask = o.mask;
   mc->inferred = x;
-  if (rs_sass_disasm_loaded(nd, &mc->cub, mc->cubin_path, mc->name, plr, &ptext, &st, &pe)) {
+  if (!own_plr && rs_sass_disasm_loaded(nd, &mc->cub, mc->cubin_path, mc->name, plr, &ptext, &st, &pe)) {
     free(copy); /* no -plr listing: the refusals stand, with why */
     for (uint32_t i = 0; i < m->nrefused; i++) {
       char *w = rs_xmalloc(strlen(m->refused[i].why) + strlen(pe.msg) + 40);

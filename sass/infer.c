@@ -194,8 +194,10 @@ static void settle(rs_sass_inferred *r) {
   }
   size_t k = 0;
   b[0] = 0;
+  r->zero_only = 0;
   for (uint32_t o = 0; o < r->nops; o++) {
     uint8_t c = r->cand[(size_t)at * no + o];
+    if (c == C_ANY && o < 32) r->zero_only |= 1u << o;
     if (c == C_MEM) k += (size_t)snprintf(b + k, sizeof b - k, "%sm", o ? " " : "");
     else if (c == C_LABEL) k += (size_t)snprintf(b + k, sizeof b - k, "%sl", o ? " " : "");
     else if (c == C_ANY) k += (size_t)snprintf(b + k, sizeof b - k, "%ss1", o ? " " : "");

@@ -138,6 +138,9 @@ typedef struct {
   uint8_t *cand;
   uint32_t ncand;
   bool dead;
+  /* operands (bit o) no instance names a register of (RZ, PT, an immediate, a constant): read
+   * as s1, their role unknown and irrelevant (nothing there to allocate) */
+  uint32_t zero_only;
 } rs_sass_inferred;
 typedef struct rs_sass_infer {
   rs_sass_inferred *v;

@@ -76,12 +76,15 @@ static void print_free(const rs_mc *mc, const rs_mc_recolour *r, bool quiet) {
   for (uint32_t k = 0; k < r->nfuncs; k++) {
     const rs_mc_fn *f = &r->fn[k];
     print_msgs(&f->msgs);
-    char contrib[96], floor[128] = "", sb[48] = "";
+    char contrib[96], floor[200] = "", sb[48] = "";
     if (r->scoreboards) snprintf(sb, sizeof sb, " %u scoreboard conflicts,", f->nsb);
     if (!r->checked) snprintf(contrib, sizeof contrib, "contributor sets not checked (no written listing)");
     else if (f->differ) snprintf(contrib, sizeof contrib, "contributor sets DIFFER (%u of %u uses)", f->differ, f->uses);
     else snprintf(contrib, sizeof contrib, "contributor sets equivalent (%u uses)", f->uses);
-    if (f->extern_call)
+    if (f->kept) /* the one line saying why (function, reason): counted, exit 1 */
+      snprintf(floor, sizeof floor, "; ptxas's own colouring kept (free mode could not colour it validly%.100s)",
+               f->kept_why);
+    else if (f->extern_call)
       snprintf(floor, sizeof floor, "; ptxas's own colouring kept (an external call, CALL.ABS.NOINC: its ABI is not modelled)");
     else if (f->floored && f->uncoloured)
       snprintf(floor, sizeof floor, "; ptxas's own colouring %s (ours left %u values without a register)",
@@ -98,6 +101,15 @@ static void print_free(const rs_mc *mc, const rs_mc_recolour *r, bool quiet) {
              f->name, f->before, f->after, f->occ_before, f->occ_after, f->nvars, sb, f->secs * 1e3, contrib,
              f->vpass ? "pass" : "FAIL", floor, spl, inf);
   }
+}
+
+/* Functions free mode kept in ptxas's colouring (it could not colour them validly): counted on
+ * one line; the run exits 1 when there is any (as for a refused function). */
+static uint32_t kept_summary(const rs_mc_recolour *r, const char *path) {
+  uint32_t kept = 0;
+  for (uint32_t k = 0; k < r->nfuncs && r->fn; k++) kept += r->fn[k].kept;
+  if (kept) fprintf(stderr, "regsweep regalloc: %s: %u of %u functions kept ptxas's colouring (free mode could not colour them validly)\n", path, kept, r->nfuncs);
+  return kept;
 }
 
 /* Pinned over the functions of mc (or the one named); returns failures, status 2 set on bad input. */
@@ -136,7 +148,7 @@ static int corpus_mode(const char *path, bool pin, bool quiet) {
     return 2;
   }
   uint64_t n = rs_corpus_count(c);
-  uint32_t done = 0, failed = 0, bad = 0;
+  uint32_t done = 0, failed = 0, bad = 0, kept = 0;
   for (uint64_t i = 0; i < n; i++) {
     rs_instance in;
     if (rs_corpus_get(c, i, &in, 1, &e)) {
@@ -154,12 +166,13 @@ static int corpus_mode(const char *path, bool pin, bool quiet) {
     uint32_t fails = rs_mc_instance(&mc, &in, &pe) ? UINT32_MAX : 0;
     if (!fails && mc.m && mc.m->nrefused) fails = rs_cli_refusals("regalloc", in.id, mc.m, true); /* named */
     int st = 0;
-    uint32_t nd = 0;
+    uint32_t nd = 0, ikept = 0;
     if (!fails && pin) fails = run_pinned(&mc, NULL, quiet, true, &st, &nd, &pe);
     if (!fails && !pin) {
       rs_mc_recolour r;
       fails = rs_mc_free(&mc, &r, &pe);
       print_free(&mc, &r, quiet);
+      if (fails != UINT32_MAX) ikept = kept_summary(&r, in.id);
       rs_mc_recolour_free(&r);
     }
     if (mc.m) rs_mc_free_input(&mc);
@@ -167,14 +180,16 @@ static int corpus_mode(const char *path, bool pin, bool quiet) {
     done++;
     if (fails == UINT32_MAX) fprintf(stderr, "instance %s: bad input: %s\n", in.id, pe.msg), bad++;
     else if (fails) fprintf(stderr, "instance %s: FAILED (%u), %.1f ms\n", in.id, fails, ms), failed++;
-    else if (!quiet) printf("instance %s: %s, %.1f ms\n", in.id, pin ? "identical" : "valid", ms);
+    else if (!quiet) printf("instance %s: %s%s, %.1f ms\n", in.id, pin ? "identical" : "valid",
+                            ikept ? " (ptxas's colouring kept where free mode could not colour validly)" : "", ms);
+    kept += ikept;
     rs_instance_clear(&in);
   }
   rs_corpus_close(c, &e);
   if (!quiet || failed || bad)
-    printf("regalloc(%s): %s: %u sass instances, %u failures, %u refused\n", pin ? "pinned" : "free", path, done,
-           failed, bad);
-  return bad ? 2 : failed ? 1 : 0;
+    printf("regalloc(%s): %s: %u sass instances, %u failures, %u refused, %u functions kept ptxas's colouring\n",
+           pin ? "pinned" : "free", path, done, failed, bad, kept);
+  return bad ? 2 : failed || kept ? 1 : 0;
 }
 
 int rs_cmd_regalloc(int argc, char **argv) {
@@ -243,12 +258,14 @@ int rs_cmd_regalloc(int argc, char **argv) {
   /* functions refused alone (an unknown form): named, the others go on, exit 1 (issue 42) */
   uint32_t refused = rs_cli_refusals("regalloc", cubin_in ? cpath : file, mc.m, quiet);
   int status = 0;
+  uint32_t kept = 0;
   rs_mc_recolour r;
   memset(&r, 0, sizeof r);
   mc.no_spills = !spills;
   if (recolour) {
     uint32_t fails = rs_mc_free(&mc, &r, &e);
     print_free(&mc, &r, quiet);
+    if (fails != UINT32_MAX) kept = kept_summary(&r, cubin_in ? cpath : file);
     if (fails == UINT32_MAX) fprintf(stderr, "regsweep regalloc: %s\n", e.msg);
     status = fails == UINT32_MAX ? 2 : fails ? 1 : 0;
     if (!status && out && !cubin_in) { /* the recoloured listing */
@@ -277,5 +294,5 @@ int rs_cmd_regalloc(int argc, char **argv) {
   }
   rs_mc_recolour_free(&r);
   rs_mc_free_input(&mc);
-  return !status && refused ? 1 : status;
+  return !status && (refused || kept) ? 1 : status;
 }

@@ -150,7 +150,9 @@ int64_t rs_mc_hidden_moved(const rs_func *f, const rs_preg *a) {
   return -1;
 }
 
-void rs_mc_write_check(const rs_mc *mc, rs_problem *const *ps, rs_mc_recolour *r) {
+/* One check of r's colourings: write-back, re-lift, same values, verifier; bad[k] set for each
+ * function that failed a check (all of them when the written listing does not parse). */
+static void check_pass(const rs_mc *mc, rs_problem *const *ps, rs_mc_recolour *r, bool *bad) {
   const rs_module *m = mc->m;
   uint32_t nf = m->nfuncs, shown = 0;
   if (!r->fails) {
@@ -160,6 +162,7 @@ void rs_mc_write_check(const rs_mc *mc, rs_problem *const *ps, rs_mc_recolour *r
     if (rewritten ? rs_mc_spills_write(mc, r, &ne) : rs_mc_write(mc, r->as, "(recoloured)", &r->text, &r->relift, &ne)) {
       rs_mc_say(&r->msgs, "FAIL: the recoloured listing does not parse: %s", ne.msg);
       r->fails++;
+      for (uint32_t k = 0; k < nf; k++) bad[k] = true;
     } else { /* the independent check of the write-back */
       r->checked = true;
       for (uint32_t k = 0; k < nf; k++) {
@@ -168,9 +171,11 @@ void rs_mc_write_check(const rs_mc *mc, rs_problem *const *ps, rs_mc_recolour *r
           char why[300];
           r->fails += r->fn[k].differ = rs_mc_spills_check(r, k, b, &r->fn[k].uses, why, sizeof why);
           if (r->fn[k].differ && shown++ < RS_MC_SHOWN) rs_mc_say(&r->msgs, "FAIL %s: %s", a->name, why);
+          bad[k] |= r->fn[k].differ != 0;
           continue;
         }
-        r->fails += joined(a, b, &shown, &r->msgs);
+        uint32_t j = joined(a, b, &shown, &r->msgs);
+        r->fails += j;
         fail_ctx c = {a, &r->msgs, &shown};
         bool shape;
         uint32_t d = rs_mc_same_values(a, b, NULL, &r->fn[k].uses, &shape, fail_line, &c);
@@ -178,6 +183,7 @@ void rs_mc_write_check(const rs_mc *mc, rs_problem *const *ps, rs_mc_recolour *r
           rs_mc_say(&r->msgs, "FAIL %s: the written listing re-lifts to %u instructions/%u operands (was %u/%u)",
                     a->name, b->ninsts, b->nops, a->ninsts, a->nops);
         r->fails += r->fn[k].differ = d;
+        bad[k] |= j || d || shape;
       }
     }
   }
@@ -191,6 +197,7 @@ void rs_mc_write_check(const rs_mc *mc, rs_problem *const *ps, rs_mc_recolour *r
       rs_mc_say(&fn->msgs, "FAIL %s: recolouring violates %u constraints, %u registers outside their class", f->name,
                 viol == UINT32_MAX ? 0 : viol, nonmember);
       r->fails++;
+      bad[k] = true;
     }
     /* a value with an operand the listing does not print (a decoded descriptor) must stay put */
     int64_t v = rs_mc_hidden_moved(f, r->as[k]);
@@ -198,8 +205,69 @@ void rs_mc_write_check(const rs_mc *mc, rs_problem *const *ps, rs_mc_recolour *r
       rs_mc_say(&fn->msgs, "FAIL %s: value %s moved, but one of its operands is not printed (hidden descriptor)",
                 f->name, f->vregs[v].name);
       r->fails++;
+      bad[k] = true;
+    }
+    /* never more R than ptxas */
+    if (rs_mc_r_count(f, r->as[k]) > fn->before) {
+      rs_mc_say(&fn->msgs, "FAIL %s: the recolouring uses %u R, ptxas %u", f->name, rs_mc_r_count(f, r->as[k]),
+                fn->before);
+      r->fails++;
+      bad[k] = true;
     }
   }
+}
+
+/* The first failure line naming function `name` (in r->msgs or its own), for its kept line. */
+static const char *first_msg(const rs_mc_recolour *r, uint32_t k, const char *name) {
+  size_t nl = strlen(name);
+  for (uint32_t i = 0; i < r->msgs.n; i++) {
+    const char *s = r->msgs.v[i];
+    if (!strncmp(s, "FAIL ", 5) && !strncmp(s + 5, name, nl) && (s[5 + nl] == ':' || s[5 + nl] == ' ')) return s + 5 + nl;
+  }
+  if (r->fn[k].msgs.n) {
+    const char *s = r->fn[k].msgs.v[0];
+    return !strncmp(s, "FAIL ", 5) && !strncmp(s + 5, name, nl) ? s + 5 + nl : s;
+  }
+  return r->msgs.n ? r->msgs.v[0] : ": (no reason recorded)";
+}
+
+/* Drop the messages after the first n. */
+static void msgs_cut(rs_mc_msgs *l, uint32_t n) {
+  while (l->n > n) free(l->v[--l->n]);
+}
+
+void rs_mc_write_check(const rs_mc *mc, rs_problem *const *ps, rs_mc_recolour *r) {
+  uint32_t nf = mc->m->nfuncs;
+  bool *bad = rs_xcalloc(nf + 1, sizeof *bad);
+  uint32_t before = r->fails, nmsg = r->msgs.n;
+  uint32_t *fmsg = rs_xcalloc(nf + 1, sizeof *fmsg); /* messages from before the check stay */
+  for (uint32_t k = 0; k < nf; k++) fmsg[k] = r->fn[k].msgs.n;
+  check_pass(mc, ps, r, bad);
+  /* a function free mode could not colour validly keeps ptxas's colouring (it reproduces the
+   * listing: pinned), named with why; the whole listing is then checked again. A function whose
+   * spill accesses were rewritten is not taken back (spills.c owns that rewrite): it fails. */
+  bool any = false;
+  for (uint32_t k = 0; k < nf; k++) {
+    const rs_func *f = mc->m->funcs[k];
+    rs_mc_fn *fn = &r->fn[k];
+    if (!bad[k] || !f->truth || rs_mc_spills_rewritten(r, k)) continue;
+    snprintf(fn->kept_why, sizeof fn->kept_why, "%s", first_msg(r, k, f->name));
+    fn->kept = true;
+    for (uint32_t v = 0; v < f->nvregs; v++) r->as[k][v] = f->truth[v];
+    fn->after = fn->before, fn->occ_after = fn->occ_before;
+    any = true;
+  }
+  if (any) { /* again, from scratch, with the kept functions in ptxas's colouring */
+    msgs_cut(&r->msgs, nmsg);
+    for (uint32_t k = 0; k < nf; k++) msgs_cut(&r->fn[k].msgs, fmsg[k]), bad[k] = false;
+    free(r->text);
+    rs_module_free(r->relift);
+    r->text = NULL, r->relift = NULL, r->checked = false;
+    r->fails = before;
+    check_pass(mc, ps, r, bad);
+  }
+  free(fmsg);
+  free(bad);
 }
 
 int rs_mc_is_recolouring(const rs_mc *mc, const rs_module *b, uint32_t *values, rs_err *e) {

@@ -96,6 +96,8 @@ typedef struct {
   uint32_t nvars, nsb, uses, differ, uncoloured;
   double secs;                   /* the colouring */
   bool vpass, floored, extern_call;
+  bool kept;                     /* free mode could not colour it validly: ptxas's colouring kept */
+  char kept_why[400];            /* the first check it failed */
   rs_mc_msgs msgs;               /* its failures (verifier, hidden descriptor) */
 } rs_mc_fn;
 

@@ -188,7 +188,7 @@ static void settle(rs_sass_inferred *r) {
   }
   if (nbest != 1) {
     if (r->ncand) snprintf(b, sizeof b, "ambiguous: %u role assignments fit all %u instances alike", nbest, r->instances);
-    else snprintf(b, sizeof b, "instances disagree: no one role assignment fits all %u instances", r->instances);
+    else snprintf(b, sizeof b, "instances disagree: no one role assignment fits instance %u and those before it", r->instances);
     r->why = rs_xstrndup(b, strlen(b));
     return;
   }

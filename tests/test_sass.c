@@ -159,7 +159,7 @@ static void test_desc(void) {
   snprintf(want, sizeof want, "plain.sass:%u:", first_line);
   CHECKF(!m && strstr(e.msg, want) && strstr(e.msg, "descriptor"), "11.8 listing without table: %s", e.msg);
   rs_module_free(m);
-  rs_sass_opts o = {d, nd, false, NULL, true};
+  rs_sass_opts o = {.desc = d, .ndesc = nd, .whole = true};
   m = parse_text("plain.sass", plain, &o, &e);
   rs_module *ref = rs_module_load(path, NULL, &e);
   CHECK(m && ref);

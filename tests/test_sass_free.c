@@ -73,7 +73,7 @@ static rs_module *parse_phys(const char *name, const char *text, const rs_target
   m->text = rs_xstrndup(text, m->len);
   m->kind = RS_SRC_SASS;
   m->tgt = tgt;
-  rs_sass_opts o = {NULL, 0, true, NULL, true};
+  rs_sass_opts o = {.no_lift = true, .whole = true};
   if (rs_sass_parse_opts(m, &o, e)) {
     rs_module_free(m);
     return NULL;

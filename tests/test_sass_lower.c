@@ -511,7 +511,7 @@ static void test_texforms(void) {
   fprintf(fp, "        /*%04zx*/                   EXIT ;\n", 16 * n);
   fclose(fp);
   rs_err e = {{0}};
-  rs_sass_opts o = {NULL, 0, true, NULL, true};
+  rs_sass_opts o = {.no_lift = true, .whole = true};
   rs_module *m = rs_sass_load(path, NULL, &o, &e);
   unlink(path);
   CHECKF(m && m->nfuncs == 1, "texforms listing: %s", e.msg);

@@ -154,7 +154,7 @@ static void test_long_notes(void) {
         if (nl && (unsigned)(nl - t) > longest) longest = (unsigned)(nl - t);
       }
       free(t);
-      rs_sass_opts o = {NULL, 0, true, NULL, true};
+      rs_sass_opts o = {.no_lift = true, .whole = true};
       rs_module *m = rs_sass_load(list[i], NULL, &o, &e);
       CHECKF(m != NULL, "%s: %s", list[i], e.msg);
       rs_module_free(m);
@@ -216,7 +216,7 @@ static void test_fill_negated(void) {
 
 static void test_widths(void) {
   rs_err e = {{0}};
-  rs_sass_opts o = {NULL, 0, true, NULL, true};
+  rs_sass_opts o = {.no_lift = true, .whole = true};
   rs_module *a75 = rs_sass_load("tests/fixtures/sass-real/async_copy.sm_75.sass", NULL, &o, &e);
   rs_module *a80 = rs_sass_load("tests/fixtures/sass-real/async_copy.sm_80.sass", NULL, &o, &e);
   rs_module *a90 = rs_sass_load("tests/fixtures/sass-real/async_copy.sm_90.sass", NULL, &o, &e);
@@ -654,7 +654,7 @@ static int plr_rows(const char *ext, unsigned *rows_out, unsigned *differ_out) {
     char sass[700];
     snprintf(sass, sizeof sass, "%.*s.sass", (int)(strlen(list[i]) - strlen(ext)), list[i]);
     rs_err e = {{0}};
-    rs_sass_opts o = {NULL, 0, true, NULL, true};
+    rs_sass_opts o = {.no_lift = true, .whole = true};
     rs_module *m = rs_sass_load(sass, NULL, &o, &e);
     char *t = rs_read_file(list[i], NULL, &e);
     CHECKF(m && t, "%s: %s", list[i], e.msg);
@@ -733,7 +733,7 @@ static void test_magma_forms(void) {
     char path[256];
     snprintf(path, sizeof path, "%s/%s", DIRS[0], want[k][0]);
     rs_err e = {{0}};
-    rs_sass_opts o = {NULL, 0, true, NULL, true};
+    rs_sass_opts o = {.no_lift = true, .whole = true};
     rs_module *m = rs_sass_load(path, NULL, &o, &e);
     CHECKF(m != NULL, "%s: %s", path, e.msg);
     if (m) width_of(m, want[k][1], lanes[k]);

@@ -76,13 +76,13 @@ static void print_free(const rs_mc *mc, const rs_mc_recolour *r, bool quiet) {
   for (uint32_t k = 0; k < r->nfuncs; k++) {
     const rs_mc_fn *f = &r->fn[k];
     print_msgs(&f->msgs);
-    char contrib[96], floor[200] = "", sb[48] = "";
+    char contrib[96], floor[320] = "", sb[48] = "";
     if (r->scoreboards) snprintf(sb, sizeof sb, " %u scoreboard conflicts,", f->nsb);
     if (!r->checked) snprintf(contrib, sizeof contrib, "contributor sets not checked (no written listing)");
     else if (f->differ) snprintf(contrib, sizeof contrib, "contributor sets DIFFER (%u of %u uses)", f->differ, f->uses);
     else snprintf(contrib, sizeof contrib, "contributor sets equivalent (%u uses)", f->uses);
     if (f->kept) /* the one line saying why (function, reason): counted, exit 1 */
-      snprintf(floor, sizeof floor, "; ptxas's own colouring kept (free mode could not colour it validly%.100s)",
+      snprintf(floor, sizeof floor, "; ptxas's own colouring kept (free mode could not colour it validly%.240s)",
                f->kept_why);
     else if (f->extern_call)
       snprintf(floor, sizeof floor, "; ptxas's own colouring kept (an external call, CALL.ABS.NOINC: its ABI is not modelled)");

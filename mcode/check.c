@@ -259,7 +259,7 @@ void rs_mc_write_check(const rs_mc *mc, rs_problem *const *ps, rs_mc_recolour *r
   }
   if (any) { /* again, from scratch, with the kept functions in ptxas's colouring */
     msgs_cut(&r->msgs, nmsg);
-    for (uint32_t k = 0; k < nf; k++) msgs_cut(&r->fn[k].msgs, fmsg[k]), bad[k] = false;
+    for (uint32_t k = 0; k < nf; k++) msgs_cut(&r->fn[k].msgs, fmsg[k]), bad[k] = false, r->fn[k].uses = r->fn[k].differ = 0;
     free(r->text);
     rs_module_free(r->relift);
     r->text = NULL, r->relift = NULL, r->checked = false;

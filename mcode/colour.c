@@ -160,6 +160,14 @@ uint32_t rs_mc_free(const rs_mc *mc, rs_mc_recolour *r, rs_err *e) {
       fn->floored = true;
     }
     fn->secs = rs_now() - t0;
+    const char *brk = getenv("RS_TEST_FREE_BREAK");
+    if (brk && !strcmp(brk, f->name)) /* test facility: a colouring the check must refuse */
+      for (uint32_t i = 0; i < p->nconf; i++) {
+        const rs_conflict *c = &p->conf[i];
+        if (p->vars[c->a].cls != p->vars[c->b].cls || c->la != c->lb) continue;
+        best[c->b] = best[c->a];
+        break;
+      }
     rs_preg *a = r->as[k];
     for (uint32_t v = 0; v < f->nvregs; v++) a[v] = f->truth[v]; /* values the Problem lacks keep theirs */
     for (uint32_t v = 0; v < p->nvars; v++) a[p->vars[v].fvreg] = mine[v];

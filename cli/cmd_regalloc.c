@@ -44,7 +44,13 @@ void rs_usage_regalloc(void) {
        "Spill slots ([R1+k] words of STL/LDL, sass/spills.h) are values of free mode: where a register\n"
        "below the kernel's register count is free for one, its STL and loads become MOV (or NOP) in place;\n"
        "'spills: S stores, L loads -> s, l (frame F -> f bytes)' per function. --no-spills keeps them.\n"
-       "Exit status: 0 identical / valid, 1 a failure, 2 bad input (file:line: message).");
+       "A form the opcode table lacks is read with the row nvdisasm -plr gives (a cubin, or a listing\n"
+       "with -plr columns: corpus disasm --plr); each line using one ends 'inferred rows (nvdisasm -plr):\n"
+       "FORM/N ...', and a function is kept only if pinned reproduces ptxas with them; a form not\n"
+       "inferred refuses its function by name. Free: a function whose colouring the check refuses keeps\n"
+       "ptxas's colouring, its line says why, and a summary line counts them (exit 1).\n"
+       "Exit status: 0 identical / valid, 1 a failure, a refused function or a kept colouring, 2 bad input\n"
+       "(file:line: message).");
 }
 
 static void print_msgs(const rs_mc_msgs *l) {

@@ -95,7 +95,6 @@ static int read_inferring(rs_mc *mc, const char *name, char *text, size_t n, con
     return 0;
   }
   rs_sass_infer_listing(ptext, false, x);
-  free(ptext);
   bool any = false;
   for (uint32_t i = 0; i < x->n; i++) any |= !x->v[i].why;
   if (any) { /* read again with the inferred rows */
@@ -119,7 +118,9 @@ static int read_inferring(rs_mc *mc, const char *name, char *text, size_t n, con
       }
   }
   mc->m = m;
-  for (uint32_t k = 0; k < m->nfuncs;) { /* the check: pinned reproduces ptxas on every function using one */
+  /* the checks of every function using one: pinned reproduces ptxas, and its liveness equals
+   * -plr's columns row by row (what pinned cannot see: a read or write a row misses) */
+  for (uint32_t k = 0; k < m->nfuncs;) {
     char rows[400];
     if (!rs_sass_inferred_in(x, m->funcs[k]->name, rows, sizeof rows)) {
       k++;
@@ -128,18 +129,23 @@ static int read_inferring(rs_mc *mc, const char *name, char *text, size_t n, con
     rs_mc_pin r;
     rs_err ke = {{0}};
     uint32_t fails = rs_mc_pinned(mc, k, &r, &ke);
-    if (!fails) {
+    char why[1600], live[400];
+    int lv = fails ? 0 : rs_sass_plr_check(m->funcs[k], ptext, live, sizeof live);
+    if (!fails && !lv) {
       rs_mc_pin_free(&r);
       k++;
       continue;
     }
-    char why[1600];
-    snprintf(why, sizeof why, "pinned with the inferred row(s) %s does not reproduce ptxas: %s", rows,
-             fails == UINT32_MAX ? ke.msg : r.msgs.n ? r.msgs.v[0] : "?");
+    if (fails)
+      snprintf(why, sizeof why, "pinned with the inferred row(s) %s does not reproduce ptxas: %s", rows,
+               fails == UINT32_MAX ? ke.msg : r.msgs.n ? r.msgs.v[0] : "?");
+    else
+      snprintf(why, sizeof why, "with the inferred row(s) %s its liveness is not nvdisasm -plr's: %s", rows, live);
     rs_module_refuse(m, m->funcs[k]->name, m->funcs[k]->line, 0, "inferred", "", why);
     rs_module_drop_func(m, k);
     rs_mc_pin_free(&r);
   }
+  free(ptext);
   return 0;
 }
 

@@ -435,3 +435,77 @@ void rs_sass_infer_free(rs_sass_infer *x) {
   free(x->v);
   memset(x, 0, sizeof *x);
 }
+
+/* The check of a function read with inferred rows that pinned cannot make: its liveness as
+ * -plr shows it (live.c, every quirk taken: equal to -plr on every row measured) must equal the
+ * -plr columns of the same listing, row by row, register by register (R63, never shown by 11.8,
+ * left out). A row that misreads a register would show it live or dead elsewhere. */
+int rs_sass_plr_check(const rs_func *f, const char *text, char *why, size_t whylen) {
+  static const char *const files[NG] = {"r", "p", "ur", "up"};
+  char head[600];
+  snprintf(head, sizeof head, ".section\t.text.%s,", f->name);
+  const char *p = strstr(text, head);
+  if (!p) {
+    snprintf(why, whylen, "no -plr rows for %s", f->name);
+    return -1;
+  }
+  rs_err e = {{0}};
+  rs_word *ours = NULL;
+  uint32_t W = 0;
+  if (rs_sass_live_rows(f, &ours, &W, RS_PLR_ALL, &e)) {
+    snprintf(why, whylen, "%s", e.msg);
+    return -1;
+  }
+  const rs_target *t = f->tgt;
+  int first[NG];
+  uint32_t count[NG];
+  for (int g = 0; g < NG; g++) {
+    first[g] = -1, count[g] = 0;
+    for (uint32_t fi = 0; fi < t->nfiles; fi++)
+      if (!strcmp(t->files[fi].name, files[g])) first[g] = (int)t->files[fi].first, count[g] = t->files[fi].count;
+  }
+  layout L;
+  memset(&L, 0, sizeof L);
+  for (int g = 0; g < NG; g++) L.order[g] = -1, L.col0[g] = -1;
+  int rc = 0;
+  uint32_t i = 0, rows = 0;
+  p = strchr(p, '\n');
+  for (p = p ? p + 1 : NULL; p && *p && !rc;) {
+    const char *end = strchr(p, '\n');
+    size_t n = end ? (size_t)(end - p) : strlen(p);
+    size_t a = 0;
+    while (a < n && (p[a] == ' ' || p[a] == '\t')) a++;
+    if (n - a > 9 && !memcmp(p + a, ".section", 8) && (p[a + 8] == '\t' || p[a + 8] == ' ')) break; /* the next function */
+    if (a + 1 < n && p[a] == '/' && p[a + 1] == '/') header(&L, p, n);
+    else if (a + 2 < n && p[a] == '/' && p[a + 1] == '*' && L.have && cmt(p, n) > 0) {
+      uint32_t addr = (uint32_t)strtoul(p + a + 2, NULL, 16);
+      while (i < f->ninsts && f->insts[i].addr < addr) i++;
+      if (i >= f->ninsts || f->insts[i].addr != addr) {
+        snprintf(why, whylen, "-plr row /*%04x*/ is no instruction of %s", addr, f->name);
+        rc = 1;
+        break;
+      }
+      int c = cmt(p, n);
+      rows++;
+      for (int g = 0; g < NG && !rc; g++)
+        for (uint32_t r = 0; r < 256 && !rc; r++) {
+          if (g == 0 && r == 63) continue;
+          char m = r < (uint32_t)L.size[g] ? mark(p, n, c, &L, g, (int)r) : ' ';
+          bool theirs = m != ' ' && m != '?';
+          bool mine = first[g] >= 0 && r < count[g] && rs_bs_get(ours + (size_t)W * i, (size_t)first[g] + r);
+          if (mine != theirs) {
+            snprintf(why, whylen, "/*%04x*/: %s%s%u %s by nvdisasm -plr, %s by ours", addr, g >= 2 ? "U" : "",
+                     g == 1 || g == 3 ? "P" : "R", r, theirs ? "live" : "dead", mine ? "live" : "dead");
+            rc = 1;
+          }
+        }
+    }
+    p = end ? end + 1 : NULL;
+  }
+  free(ours);
+  if (!rc && !rows) {
+    snprintf(why, whylen, "no -plr rows for %s", f->name);
+    rc = -1;
+  }
+  return rc;
+}

@@ -14,6 +14,9 @@
 #     R5, c[..]` shown live-through instead of written: a test-made corruption of nvdisasm's
 #     output) leaves no role assignment fitting every instance: the form stays refused by name
 #     ("instances disagree"), only in the functions that have it;
+#     A wrong row that pinned cannot see: HMUL2's one instance edited so that its source R3 shows
+#     as written (a test-made corruption): inferred `d1 d1 s1`, pinned still reproduces the
+#     listing, but the function's liveness is not -plr's (R3 live before it): refused by name;
 #  4. without the mask nothing is inferred (the table reads everything);
 #  5. free mode keeps ptxas's colouring of a function it cannot colour validly: RS_TEST_FREE_BREAK
 #     (a test facility: puts two interfering values of `joins` on one register) makes the check
@@ -74,6 +77,13 @@ RS_TEST_MASK_ROWS=IMAD.WIDE "$CLI" regalloc "$T/bad.sass" --pinned >"$T/d" 2>&1;
 nd=$(grep -c 'refused .*form IMAD.WIDE (.*instances disagree' "$T/d")
 check "disagreeing IMAD.WIDE instances: refused by name ($nd functions, rc $rd): $(head -c 600 "$T/d")" \
   "[[ $rd == 1 && $nd -ge 1 ]] && grep -q '_Z3cgkPKiPi: identical (.*inferred rows (nvdisasm -plr): IMAD.WIDE.U32/4' '$T/d'"
+awk '!done && /HMUL2 R13, R3, R0 ;/ { if (sub(/v: v    ::   \^/, "v: ^    ::   ^")) done = 1 } { print }' \
+  "$T/forms42.sm_80.plr.sass" >"$T/bad2.sass"
+check "the HMUL2 edit changed one row" "[[ \$(diff '$T/forms42.sm_80.plr.sass' '$T/bad2.sass' | grep -c '^>') == 1 ]]"
+RS_TEST_MASK_ROWS=HMUL2 "$CLI" regalloc "$T/bad2.sass" --pinned >"$T/h" 2>&1; rh=$?
+check "a wrong inferred HMUL2 row: hset refused by the liveness check (rc $rh): $(head -c 600 "$T/h")" \
+  "[[ $rh == 1 ]] && grep -q 'refused _Z4hsetPK7__half2S1_PS_i: inferred: with the inferred row(s) HMUL2/3 its liveness is not nvdisasm -plr.s: /\*0120\*/: R3 live by nvdisasm -plr, dead by ours' '$T/h' && [[ \$(grep -c ': identical (' '$T/h') == 5 ]]"
+
 # 5. free mode keeps ptxas's colouring where it cannot colour validly
 RS_TEST_FREE_BREAK=_Z5joinsPKiPii "$CLI" regalloc "$T/forms42.sm_80.plr.sass" --free -o "$T/out.sass" >"$T/k" 2>&1; rk=$?
 check "kept: joins keeps ptxas's colouring, named with why, counted (rc $rk): $(head -c 800 "$T/k")" \

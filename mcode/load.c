@@ -105,13 +105,16 @@ static int read_inferring(rs_mc *mc, const char *name, char *text, size_t n, con
     if (m2) rs_module_free(m), m = m2;
   }
   free(copy);
-  for (uint32_t i = 0; i < m->nrefused; i++) { /* why a refused form was not inferred */
+  for (uint32_t i = 0; i < m->nrefused; i++) { /* why a refused form was not inferred, or its row */
     rs_refusal *r = &m->refused[i];
     uint32_t no = shape_ops(r->shape);
     for (uint32_t j = 0; j < x->n; j++)
-      if (x->v[j].why && x->v[j].nops == no && !strcmp(x->v[j].form, r->form)) {
-        char *w = rs_xmalloc(strlen(r->why) + strlen(x->v[j].why) + 64);
-        sprintf(w, "%s; not inferred from nvdisasm -plr (%u instances): %s", r->why, x->v[j].instances, x->v[j].why);
+      if (x->v[j].nops == no && !strcmp(x->v[j].form, r->form)) {
+        const char *y = x->v[j].why ? x->v[j].why : x->v[j].ops;
+        char *w = rs_xmalloc(strlen(r->why) + strlen(y) + 80);
+        sprintf(w, x->v[j].why ? "%s; not inferred from nvdisasm -plr (%u instances): %s"
+                               : "%s; read with the row inferred from nvdisasm -plr (%u instances): '%s'",
+                r->why, x->v[j].instances, y);
         free(r->why);
         r->why = w;
         break;

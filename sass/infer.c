@@ -376,6 +376,7 @@ static void instruction(rs_sass_infer *x, const layout *L, const char *s, size_t
       char m = mark(s, n, c, L, rg[k], ri[k]); /* the operand's own register */
       int role = codes[k] / 3;
       plausible = role == 0 ? (m == '^' || m == 'x') : role == 1 ? (m == 'v' || m == 'x') : m == 'x';
+      plausible &= codes[k] % 3 == 0 || rg[k] == 0 || rg[k] == 2; /* predicates are single */
     }
     if (!plausible || !explains(codes, nreg, rg, ri, base, s, n, c, L)) continue;
     uint8_t *row = cand + (size_t)nc++ * nops;

@@ -58,10 +58,12 @@ int main(int argc, char **argv) {
   static const char mask[] = "HSET2,HMUL2,B2R.RESULT,MOVM.16.MT88,F2FP.UNPACK_B,UIMAD.X,UIMAD.WIDE,IADD3,ISETP,LOP3.LUT,"
                              "FFMA,SHF,IMAD.WIDE,SYNCS.CCTL.IV,S2R,MOV,LDG.E,STG.E,IMAD";
   nl = rs_check_list("tests/fixtures/sass-forms", ".plr.sass.gz", &list);
-  CHECKF(nl == 6, "%d .plr.sass.gz files", nl);
+  int nforms42 = 0;
   rs_sass_infer y = {0};
   y.mask = mask;
   for (int i = 0; i < nl; i++) {
+    if (!strstr(list[i], "/forms42")) continue; /* dmax.*: a form the table lacks (test_sass_inferred.sh) */
+    nforms42++;
     char cmd[600];
     snprintf(cmd, sizeof cmd, "gzip -dc '%s'", list[i]);
     FILE *fp = popen(cmd, "r");
@@ -76,6 +78,7 @@ int main(int argc, char **argv) {
     rs_sass_infer_listing(t, false, &y);
     free(t);
   }
+  CHECKF(nforms42 == 6, "%d forms42 .plr.sass.gz files", nforms42);
   uint32_t same = 0, rows = 0;
   for (uint32_t i = 0; i < y.n; i++) {
     const rs_sass_inferred *r = &y.v[i];

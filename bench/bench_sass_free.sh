@@ -88,7 +88,7 @@ parse_free() { # arch-or-empty, stdin: regalloc --free output
       ours = w[4]
       if (match($0, /ours needed [0-9]+ R/)) { split(substr($0, RSTART, RLENGTH), q, " "); ours = q[3] }
       if ($0 ~ /ours left [0-9]+ values/) ours = 999
-      valid = ($0 ~ /contributor sets equivalent/ && $0 ~ /verifier: pass/) ? 1 : 0
+      valid = ($0 ~ /contributor sets equivalent/ && $0 ~ /verifier: pass/ && $0 !~ /could not colour it validly/) ? 1 : 0
       a = arch; if (a == "") a = "?"
       print fn, a, w[2], ours, w[4], w[7], w[9], rounds, ms, valid, ($0 ~ /ptxas.s own colouring/) ? 1 : 0
     }'

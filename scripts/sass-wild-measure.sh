@@ -2,7 +2,8 @@
 # sass-wild-measure.sh -- measure the SASS front end on cubins under OUT/LIB/ARCH/ (built locally from
 # public sources; no build script for fetched code is committed, by this workplace's rule)
 # (issue 42): per library x arch, cubins, functions, functions refused (by form), pinned
-# identical, free valid / fewer / equal / more R than ptxas, and the time of disasm + parse +
+# identical (and of them read with rows inferred from nvdisasm -plr), free valid / kept ptxas's
+# colouring (it could not colour validly) / fewer / equal / more R than ptxas, and the time of disasm + parse +
 # pinned + free per 100k instructions. BEFORE=path/to/an/older/regsweep also counts the functions
 # that build refuses (a whole listing for one form, before issue 42).
 # Usage: scripts/sass-wild-measure.sh [LIB...]   Env: OUT (/work/cache/anysass) REGSWEEP (build/regsweep)
@@ -13,7 +14,7 @@ LIBS=("$@")
 [[ ${#LIBS[@]} -gt 0 ]] || LIBS=(cuda-samples ggml)
 T="$(mktemp -d)"
 trap 'rm -rf "$T"' EXIT
-printf '%-13s %-6s %5s %6s %7s %8s %7s %6s %6s %6s %6s %9s  %s\n' lib arch cubins funcs insts refused pinned free fewer equal more 's/100k' "refused by form"
+printf '%-13s %-6s %5s %6s %7s %8s %7s %6s %6s %6s %6s %6s %6s %9s  %s\n' lib arch cubins funcs insts refused pinned inferd free kept fewer equal more 's/100k' "refused by form"
 for lib in "${LIBS[@]}"; do
   for d in "$OUT/$lib"/sm_*; do
     [[ -d "$d" ]] || continue
@@ -40,15 +41,17 @@ for lib in "${LIBS[@]}"; do
     ident=$(grep -c ': identical (' "$T/p")
     refused=$(grep -c 'regalloc: refused ' "$T/p")
     funcs=$((ident + refused + $(grep -c 'regalloc(pinned): .*failure' "$T/p")))
-    valid=$(grep -c 'contributor sets equivalent.*verifier: pass' "$T/f")
+    valid=$(grep 'contributor sets equivalent.*verifier: pass' "$T/f" | grep -vc 'could not colour it validly')
+    kept=$(grep -c 'could not colour it validly' "$T/f") # free kept ptxas's colouring (named, exit 1)
+    inferd=$(grep -c ': identical (.*inferred rows (nvdisasm -plr): ' "$T/p") # pinned identical with inferred rows
     read -r fewer equal more < <(sed -nE 's/^regalloc\(free\): [^:]+: R: ([0-9]+) -> ([0-9]+) .*/\1 \2/p' "$T/f" |
       awk '{ if ($2 < $1) f++; else if ($2 == $1) e++; else m++ } END { print f + 0, e + 0, m + 0 }')
     byform=$(grep -h ' functions refused, by form:' "$T/p" | sed 's/.*by form://' | tr ' ' '\n' | paste - - 2>/dev/null |
       awk 'NF == 2 { c[$1] += $2 } END { for (k in c) printf "%s %d, ", k, c[k] }')
     secs=$(echo "$t1 - $t0" | bc)
     per=$( [[ $insts -gt 0 ]] && echo "scale=2; $secs * 100000 / $insts" | bc || echo -)
-    printf '%-13s %-6s %5d %6d %7d %8d %7d %6d %6d %6d %6d %9s  %s\n' "$lib" "$a" "${#cubs[@]}" "$funcs" "$insts" "$refused" \
-      "$ident" "$valid" "$fewer" "$equal" "$more" "$per" "${byform%, }"
+    printf '%-13s %-6s %5d %6d %7d %8d %7d %6d %6d %6d %6d %6d %6d %9s  %s\n' "$lib" "$a" "${#cubs[@]}" "$funcs" "$insts" "$refused" \
+      "$ident" "$inferd" "$valid" "$kept" "$fewer" "$equal" "$more" "$per" "${byform%, }"
     [[ -n "${BEFORE:-}" ]] && echo "  before ($BEFORE): $(grep -c BEFORE-REFUSED "$T/b") of ${#cubs[@]} cubins refused whole"
   done
 done

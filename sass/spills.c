@@ -87,6 +87,14 @@ int rs_spills_find(const rs_func *f, rs_spills *s, rs_err *e) {
       if (op->kind != RS_OP_PREG || op->reg != r1 || !op->lanes) continue;
       bool prologue_mov = (is_op(mn, "MOV") || is_op(mn, "LDC")) && (op->flags & RS_F_DEF) && o == 0 && in->nops == 2 &&
                           f->ops[in->first_op + 1].kind == RS_OP_OTHER;
+      /* ptxas's other form of it: IMAD.MOV.U32 R1, RZ, RZ, c[0x0][0x28] (sgemm_tiled DTYPE=double at .maxnreg 96) */
+      if (!strcmp(mn, "IMAD.MOV.U32") && (op->flags & RS_F_DEF) && o == 0 && in->nops == 4 &&
+          f->ops[in->first_op + 3].kind == RS_OP_OTHER) {
+        bool rz = true;
+        for (uint32_t q = 1; q < 3; q++)
+          rz &= f->ops[in->first_op + q].kind == RS_OP_PREG && f->ops[in->first_op + q].reg == unit_of(t, "RZ");
+        prologue_mov = rz;
+      }
       bool prologue_add = false;
       if (is_op(mn, "IADD3") && in->nops == 4 && f->ops[in->first_op].kind == RS_OP_PREG &&
           f->ops[in->first_op].reg == r1 && f->ops[in->first_op + 1].kind == RS_OP_PREG &&
@@ -105,19 +113,46 @@ int rs_spills_find(const rs_func *f, rs_spills *s, rs_err *e) {
                  in->addr, mn);
     }
   }
-  /* words: good = every access an unpredicated 32-bit STL / LDL / LDL.LU at an aligned offset */
+  /* words: good = every access of the word an unpredicated STL / LDL / LDL.LU (.64/.128) of the
+   * same slot (one base word, one size, the base aligned to the size): a slot's words are only
+   * ever accessed together, so its base word stands for it below */
   uint32_t nw = 0;
   for (uint32_t a = 0; a < s->nacc; a++)
     if (s->acc[a].off / 4 + s->acc[a].words > nw) nw = s->acc[a].off / 4 + s->acc[a].words;
   uint8_t *bad = rs_xcalloc(nw + 1, 1); /* 1: not promotable */
+  uint32_t *slot_base = rs_xmalloc(sizeof *slot_base * (nw + 1)), *slot_words = rs_xcalloc(nw + 1, sizeof *slot_words);
+  for (uint32_t w = 0; w < nw; w++) slot_base[w] = UINT32_MAX;
   for (uint32_t a = 0; a < s->nacc; a++) {
     const rs_spill_access *x = &s->acc[a];
     const rs_inst *in = &f->insts[x->inst];
     const char *mn = rs_func_opcode(f, in);
-    bool plain = x->store ? !strcmp(mn, "STL") : (!strcmp(mn, "LDL") || !strcmp(mn, "LDL.LU"));
-    if (!plain || (in->flags & RS_I_PREDICATED) || x->words != 1)
+    const char *plain_st[] = {"STL", "STL.64", "STL.128"}, *plain_ld[] = {"LDL", "LDL.64", "LDL.128"},
+               *plain_lu[] = {"LDL.LU", "LDL.LU.64", "LDL.LU.128"};
+    unsigned wi = x->words == 1 ? 0 : x->words == 2 ? 1 : 2;
+    bool plain = x->store ? !strcmp(mn, plain_st[wi]) : (!strcmp(mn, plain_ld[wi]) || !strcmp(mn, plain_lu[wi]));
+    bool mixed = (x->off / 4) % x->words != 0;
+    for (uint32_t w = 0; w < x->words; w++) {
+      uint32_t u = x->off / 4 + w;
+      if (slot_base[u] == UINT32_MAX) slot_base[u] = x->off / 4, slot_words[u] = x->words;
+      else if (slot_base[u] != x->off / 4 || slot_words[u] != x->words) mixed = true;
+    }
+    if (!plain || (in->flags & RS_I_PREDICATED) || mixed)
       for (uint32_t w = 0; w < x->words; w++) bad[x->off / 4 + w] = 1;
   }
+  for (bool changed = true; changed;) { /* an access with a bad word spoils all of its words */
+    changed = false;
+    for (uint32_t a = 0; a < s->nacc; a++) {
+      const rs_spill_access *x = &s->acc[a];
+      bool any = false, all = true;
+      for (uint32_t w = 0; w < x->words; w++) any |= bad[x->off / 4 + w], all &= bad[x->off / 4 + w];
+      if (any && !all) {
+        for (uint32_t w = 0; w < x->words; w++) bad[x->off / 4 + w] = 1;
+        changed = true;
+      }
+    }
+  }
+  free(slot_base);
+  free(slot_words);
   /* reaching stores per good word: sites = good stores, then one entry site per word */
   uint32_t *site_of = rs_xmalloc(sizeof *site_of * (s->nacc + 1)); /* access -> site (stores) */
   uint32_t nsites = 0;
@@ -191,6 +226,7 @@ int rs_spills_find(const rs_func *f, rs_spills *s, rs_err *e) {
     if (web_of[r] == UINT32_MAX) {
       rs_spill_web w = {0};
       w.off = x->off;
+      w.words = x->words;
       w.first = x->inst;
       w.ok = true;
       RS_PUSH(s->webs, s->nwebs, capw, w);
@@ -205,7 +241,7 @@ int rs_spills_find(const rs_func *f, rs_spills *s, rs_err *e) {
     for (uint32_t k = 0; k < x->words; k++) wbad |= bad[x->off / 4 + k];
     if (w->ok && *ref) w->ok = false, snprintf(w->why, sizeof w->why, "%s", ref);
     else if (w->ok && wbad)
-      w->ok = false, snprintf(w->why, sizeof w->why, "a 64/128-bit, sub-word or predicated access of [R1+0x%x]", x->off);
+      w->ok = false, snprintf(w->why, sizeof w->why, "a mixed-size, misaligned, sub-word or predicated access of [R1+0x%x]", x->off);
   }
   for (uint32_t a = 0; a < s->nacc; a++) {
     rs_spill_web *w = &s->webs[s->acc[a].web];
@@ -225,12 +261,12 @@ int rs_spills_find(const rs_func *f, rs_spills *s, rs_err *e) {
   return 0;
 }
 
-static rs_operand slot_op(uint32_t vreg, bool def, const rs_operand *text) {
+static rs_operand slot_op(uint32_t vreg, unsigned words, bool def, const rs_operand *text) {
   rs_operand o = {0};
   o.kind = RS_OP_VREG;
   o.flags = def ? RS_F_DEF : 0;
   o.reg = vreg;
-  o.lanes = rs_lanes_full(1);
+  o.lanes = rs_lanes_full(words);
   o.text_off = text->text_off; /* a token of the old line: write-back replaces the whole line */
   o.text_len = text->text_len;
   return o;
@@ -242,7 +278,7 @@ uint32_t rs_spills_apply(rs_func *f, const rs_spills *s, const uint8_t *promote,
   for (uint32_t i = 0; i < f->ninsts; i++) acc_at[i] = UINT32_MAX;
   for (uint32_t a = 0; a < s->nacc; a++)
     if (s->acc[a].web >= 0 && promote[s->acc[a].web] && s->webs[s->acc[a].web].ok) acc_at[s->acc[a].inst] = a;
-  int r32 = rs_target_class(t, "r32", 3);
+  int cls[5] = {-1, rs_target_class(t, "r32", 3), rs_target_class(t, "r64", 3), -1, rs_target_class(t, "r128", 4)};
   uint32_t r0 = unit_of(t, "R0");
   for (uint32_t w = 0; w < s->nwebs; w++) {
     slot_vreg[w] = -1;
@@ -251,14 +287,15 @@ uint32_t rs_spills_apply(rs_func *f, const rs_spills *s, const uint8_t *promote,
     snprintf(nm, sizeof nm, "slot[R1+0x%x]@%04x", s->webs[w].off, (unsigned)f->insts[s->webs[w].first].addr);
     rs_vreg v = {0};
     v.name = rs_xstrndup(nm, strlen(nm));
-    v.cls = r32;
-    v.width = 1;
-    v.full = rs_lanes_full(1);
+    unsigned nwd = s->webs[w].words;
+    v.cls = cls[nwd];
+    v.width = nwd;
+    v.full = rs_lanes_full(nwd);
     v.line = f->insts[s->webs[w].first].line;
     v.hint_preg_unit = -1;
     RS_PUSH(f->vregs, f->nvregs, f->capvregs, v);
     f->truth = rs_xrealloc(f->truth, sizeof *f->truth * f->capvregs);
-    f->truth[f->nvregs - 1] = (rs_preg){r0, 3}; /* none: a placeholder in the R file (scoreboard.c asks the file) */
+    f->truth[f->nvregs - 1] = (rs_preg){r0, rs_lanes_full(nwd)}; /* none: a placeholder in the R file (scoreboard.c asks the file) */
     slot_vreg[w] = (int32_t)f->nvregs - 1;
   }
   rs_operand *ops = rs_xmalloc(sizeof *ops * (f->nops + 1));
@@ -277,14 +314,14 @@ uint32_t rs_spills_apply(rs_func *f, const rs_spills *s, const uint8_t *promote,
       if (sv < 0) { /* a store no load reads */
         in->opcode = nop;
       } else if (x->store) {
-        ops[n++] = slot_op((uint32_t)sv, true, base);
+        ops[n++] = slot_op((uint32_t)sv, x->words, true, base);
         ops[n] = o[in->nops - 1]; /* the stored register */
         ops[n].flags &= (uint16_t)~(RS_F_KILL | RS_F_DEAD);
         n++;
         in->opcode = mov;
       } else {
         ops[n++] = o[0]; /* the loaded register */
-        ops[n++] = slot_op((uint32_t)sv, false, base);
+        ops[n++] = slot_op((uint32_t)sv, x->words, false, base);
         in->opcode = mov;
       }
       in->flags &= ~(uint32_t)RS_I_COPY;
@@ -328,9 +365,14 @@ char *rs_spills_write(const char *text, const rs_func *f, const rs_preg *assign,
       while (st < semi && *st == ' ') st++;
       stl_ldl = !strncmp(st, "STL", 3) || !strncmp(st, "LDL", 3);
     }
-    char ins[64] = "";
+    char ins[80] = "";
     if (stl_ldl && (in->opcode == movi || in->opcode == nopi)) {
       char r[2][24];
+      unsigned words = 1;
+      if (in->nops) {
+        rs_lanes l = f->ops[in->first_op].lanes;
+        words = l ? rs_lanes_units(l >> (__builtin_ctzll(l) & ~1u)) : 1;
+      }
       for (uint32_t o = 0; o < in->nops && o < 2; o++) {
         const rs_operand *op = &f->ops[in->first_op + o];
         unsigned lo = op->lanes ? (unsigned)__builtin_ctzll(op->lanes) / 2 : 0; /* R95 of a quad at R92 */
@@ -338,7 +380,9 @@ char *rs_spills_write(const char *text, const rs_func *f, const rs_preg *assign,
         t->format_preg(t, x, r[o], sizeof r[o]);
       }
       if (in->opcode == nopi || !strcmp(r[0], r[1])) snprintf(ins, sizeof ins, "NOP "), ++*nops;
-      else snprintf(ins, sizeof ins, "MOV %s, %s ", r[0], r[1]);
+      else if (words == 1) snprintf(ins, sizeof ins, "MOV %s, %s ", r[0], r[1]);
+      else if (words == 2) snprintf(ins, sizeof ins, "IMAD.WIDE.U32 %s, RZ, RZ, %s ", r[0], r[1]); /* 0 * 0 + pair */
+      else snprintf(ins, sizeof ins, "NO_128_BIT_COPY %s, %s ", r[0], r[1]); /* placement never asks: the re-lift refuses */
     }
     size_t need = n + ll + 64;
     if (need > cap) out = rs_xrealloc(out, cap = need * 2);

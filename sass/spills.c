@@ -35,6 +35,10 @@ static bool imm_of(const rs_func *f, const rs_operand *op, long *v) {
   return *end == 0;
 }
 
+bool rs_spills_is_rewrite(const char *x, const char *y) {
+  return (is_op(x, "STL") || is_op(x, "LDL")) && (!strcmp(y, "MOV") || !strcmp(y, "NOP") || !strcmp(y, "IMAD.WIDE.U32"));
+}
+
 void rs_spills_free(rs_spills *s) {
   free(s->acc);
   free(s->webs);

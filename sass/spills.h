@@ -63,6 +63,10 @@ uint32_t rs_spills_apply(rs_func *f, const rs_spills *s, const uint8_t *promote,
  * `IMAD.WIDE.U32 Rd, RZ, RZ, Rs`) or `NOP` when both name one register (or a dead store). Returns a new text (malloc'd); *nops counts NOPs. */
 char *rs_spills_write(const char *text, const rs_func *f, const rs_preg *assign, uint32_t *nops);
 
+/* Is an instruction with opcode y (modifiers included) in a written listing a rewrite of the
+ * spill access x at the same place: STL/LDL* became MOV, IMAD.WIDE.U32 (a pair copy) or NOP. */
+bool rs_spills_is_rewrite(const char *x, const char *y);
+
 /* The independent check of a written function against its original (both freshly lifted from
  * text): per instruction that was not rewritten, every register it reads must read the same
  * original definitions, where a definition read through a rewritten MOV/NOP is followed back to

@@ -96,6 +96,7 @@ static uint32_t place(const rs_func *g, const rs_problem *p, const rs_spills *s,
         unsigned lo = op->lanes ? (unsigned)__builtin_ctzll(op->lanes) / 2 : 0;
         int64_t u = op->kind == RS_OP_VREG && a[op->reg].lanes ? (int64_t)(a[op->reg].unit + lo)
                     : op->kind == RS_OP_PREG && rs_sass_allocatable(t, op->reg) ? (int64_t)op->reg : -2;
+        if (u >= 0 && (u -= (int64_t)(s->acc[q].off - s->webs[c[k].web].off) / 4) < 0) u = -2; /* the slot's first register */
         req = req == -1 || req == u ? u : -2;
       }
       if (req >= 0 && FITS((uint32_t)req)) pick = req;
@@ -194,7 +195,7 @@ int rs_spills_promote(const rs_module *m, uint32_t k, const rs_spills *s, const 
         if (out->ctl)
           out->ctl[i][1] = rs_spill_ctl(sm, out->ctl[i][1],
                                         slot_vreg[s->acc[a].web] < 0 ? RS_SPILL_NOP
-                                        : s->webs[s->acc[a].web].words == 2 ? RS_SPILL_WIDE : RS_SPILL_MOV);
+                                        : s->acc[a].words == 2 ? RS_SPILL_WIDE : RS_SPILL_MOV);
       }
     if (out->ctl) rs_spill_waits(g, out->ctl, out->rewritten);
     if (!(out->p = rs_mc_problem(g, (const uint64_t(*)[2])out->ctl, &out->nsb, e))) {

@@ -117,15 +117,11 @@ int rs_spills_find(const rs_func *f, rs_spills *s, rs_err *e) {
                  in->addr, mn);
     }
   }
-  /* words: good = every access of the word an unpredicated STL / LDL / LDL.LU (.64/.128) of the
-   * same slot (one base word, one size, the base aligned to the size): a slot's words are only
-   * ever accessed together, so its base word stands for it below */
+  /* words: bad = touched by an access that is not a plain unpredicated STL / LDL / LDL.LU (.64/.128) */
   uint32_t nw = 0;
   for (uint32_t a = 0; a < s->nacc; a++)
     if (s->acc[a].off / 4 + s->acc[a].words > nw) nw = s->acc[a].off / 4 + s->acc[a].words;
   uint8_t *bad = rs_xcalloc(nw + 1, 1); /* 1: not promotable */
-  uint32_t *slot_base = rs_xmalloc(sizeof *slot_base * (nw + 1)), *slot_words = rs_xcalloc(nw + 1, sizeof *slot_words);
-  for (uint32_t w = 0; w < nw; w++) slot_base[w] = UINT32_MAX;
   for (uint32_t a = 0; a < s->nacc; a++) {
     const rs_spill_access *x = &s->acc[a];
     const rs_inst *in = &f->insts[x->inst];
@@ -134,56 +130,44 @@ int rs_spills_find(const rs_func *f, rs_spills *s, rs_err *e) {
                *plain_lu[] = {"LDL.LU", "LDL.LU.64", "LDL.LU.128"};
     unsigned wi = x->words == 1 ? 0 : x->words == 2 ? 1 : 2;
     bool plain = x->store ? !strcmp(mn, plain_st[wi]) : (!strcmp(mn, plain_ld[wi]) || !strcmp(mn, plain_lu[wi]));
-    bool mixed = (x->off / 4) % x->words != 0;
-    for (uint32_t w = 0; w < x->words; w++) {
-      uint32_t u = x->off / 4 + w;
-      if (slot_base[u] == UINT32_MAX) slot_base[u] = x->off / 4, slot_words[u] = x->words;
-      else if (slot_base[u] != x->off / 4 || slot_words[u] != x->words) mixed = true;
-    }
-    if (!plain || (in->flags & RS_I_PREDICATED) || mixed)
+    if (!plain || (in->flags & RS_I_PREDICATED) || (x->off / 4) % x->words)
       for (uint32_t w = 0; w < x->words; w++) bad[x->off / 4 + w] = 1;
   }
-  for (bool changed = true; changed;) { /* an access with a bad word spoils all of its words */
-    changed = false;
-    for (uint32_t a = 0; a < s->nacc; a++) {
-      const rs_spill_access *x = &s->acc[a];
-      bool any = false, all = true;
-      for (uint32_t w = 0; w < x->words; w++) any |= bad[x->off / 4 + w], all &= bad[x->off / 4 + w];
-      if (any && !all) {
-        for (uint32_t w = 0; w < x->words; w++) bad[x->off / 4 + w] = 1;
-        changed = true;
-      }
-    }
-  }
-  free(slot_base);
-  free(slot_words);
-  /* reaching stores per good word: sites = good stores, then one entry site per word */
-  uint32_t *site_of = rs_xmalloc(sizeof *site_of * (s->nacc + 1)); /* access -> site (stores) */
+  /* reaching stores per word: a site per (good store, word it writes), then one entry site per word */
+  bool *good = rs_xcalloc(s->nacc + 1, sizeof *good);
+  uint32_t *site_of = rs_xmalloc(sizeof *site_of * (s->nacc + 1)); /* access -> its first site (stores) */
   uint32_t nsites = 0;
-  for (uint32_t a = 0; a < s->nacc; a++)
-    site_of[a] = s->acc[a].store && !bad[s->acc[a].off / 4] ? nsites++ : UINT32_MAX;
+  for (uint32_t a = 0; a < s->nacc; a++) {
+    good[a] = true;
+    for (uint32_t w = 0; w < s->acc[a].words; w++) good[a] &= !bad[s->acc[a].off / 4 + w];
+    site_of[a] = s->acc[a].store && good[a] ? nsites : UINT32_MAX;
+    if (site_of[a] != UINT32_MAX) nsites += s->acc[a].words;
+  }
   uint32_t *acc_at = rs_xmalloc(sizeof *acc_at * (f->ninsts + 1));
   for (uint32_t i = 0; i < f->ninsts; i++) acc_at[i] = UINT32_MAX;
   for (uint32_t a = 0; a < s->nacc; a++) acc_at[s->acc[a].inst] = a;
   uint32_t *word_site = rs_xmalloc(sizeof *word_site * (nsites + 1)); /* site -> word */
+  uint32_t *site_acc = rs_xmalloc(sizeof *site_acc * (nsites + 1));  /* site -> access */
   for (uint32_t a = 0; a < s->nacc; a++)
-    if (site_of[a] != UINT32_MAX) word_site[site_of[a]] = s->acc[a].off / 4;
+    for (uint32_t w = 0; site_of[a] != UINT32_MAX && w < s->acc[a].words; w++)
+      word_site[site_of[a] + w] = s->acc[a].off / 4 + w, site_acc[site_of[a] + w] = a;
   size_t W = RS_WORDS(nsites + nw) + 1;
   rs_word *in = rs_xcalloc(W * (f->nblocks + 1), sizeof *in), *out = rs_xcalloc(W * (f->nblocks + 1), sizeof *out);
   rs_word *cur = rs_xcalloc(W, sizeof *cur);
   uint32_t *par = rs_xmalloc(sizeof *par * (s->nacc + 1));
   for (uint32_t a = 0; a < s->nacc; a++) par[a] = a;
-  uint8_t *web_bad = rs_xcalloc(s->nacc + 1, 1); /* per access root: a load may read before any store */
+  uint8_t *web_bad = rs_xcalloc(s->nacc + 1, 1); /* per access: a load may read a word before any store */
 #define STEP(ii)                                                                                                   \
   do {                                                                                                             \
     uint32_t a_ = acc_at[ii];                                                                                      \
-    if (a_ != UINT32_MAX && site_of[a_] != UINT32_MAX) {                                                           \
-      uint32_t w_ = s->acc[a_].off / 4;                                                                            \
-      for (uint32_t z = 0; z < nsites; z++)                                                                        \
-        if (word_site[z] == w_) rs_bs_clr(cur, z);                                                                 \
-      rs_bs_clr(cur, nsites + w_);                                                                                 \
-      rs_bs_set(cur, site_of[a_]);                                                                                 \
-    }                                                                                                              \
+    if (a_ != UINT32_MAX && site_of[a_] != UINT32_MAX)                                                             \
+      for (uint32_t k_ = 0; k_ < s->acc[a_].words; k_++) {                                                         \
+        uint32_t w_ = s->acc[a_].off / 4 + k_;                                                                     \
+        for (uint32_t z = 0; z < nsites; z++)                                                                      \
+          if (word_site[z] == w_) rs_bs_clr(cur, z);                                                               \
+        rs_bs_clr(cur, nsites + w_);                                                                               \
+        rs_bs_set(cur, site_of[a_] + k_);                                                                          \
+      }                                                                                                            \
   } while (0)
   /* per word, its sites: a list would be faster; frames are small (a few hundred words) */
   for (bool changed = true; changed && nsites;) {
@@ -203,26 +187,26 @@ int rs_spills_find(const rs_func *f, rs_spills *s, rs_err *e) {
       }
     }
   }
-  uint32_t *site_acc = rs_xmalloc(sizeof *site_acc * (nsites + 1));
-  for (uint32_t a = 0; a < s->nacc; a++)
-    if (site_of[a] != UINT32_MAX) site_acc[site_of[a]] = a;
   for (uint32_t bi = 0; bi < f->nblocks && nsites; bi++) {
     const rs_block *b = &f->blocks[bi];
     memcpy(cur, in + W * bi, W * sizeof *cur);
     for (uint32_t k = 0; k < b->ninsts; k++) {
       uint32_t ii = b->first_inst + k, a = acc_at[ii];
-      if (a != UINT32_MAX && !s->acc[a].store && !bad[s->acc[a].off / 4]) {
-        uint32_t w = s->acc[a].off / 4;
-        if (rs_bs_get(cur, nsites + w)) web_bad[a] = 1;
-        for (uint32_t z = 0; z < nsites; z++)
-          if (word_site[z] == w && rs_bs_get(cur, z)) rs_uf_union(par, a, site_acc[z]);
-      }
+      if (a != UINT32_MAX && !s->acc[a].store && good[a])
+        for (uint32_t q = 0; q < s->acc[a].words; q++) {
+          uint32_t w = s->acc[a].off / 4 + q;
+          if (rs_bs_get(cur, nsites + w)) web_bad[a] = 1;
+          for (uint32_t z = 0; z < nsites; z++)
+            if (word_site[z] == w && rs_bs_get(cur, z)) rs_uf_union(par, a, site_acc[z]);
+        }
       STEP(ii);
     }
   }
 #undef STEP
-  /* webs */
+  /* webs: a web's slot is the span of its accesses, which must be 1, 2 or 4 words aligned to its
+   * size (a pair stored whole and loaded as two words is one pair value) */
   uint32_t *web_of = rs_xmalloc(sizeof *web_of * (s->nacc + 1)), capw = 0;
+  uint32_t *span_end = NULL, cap_end = 0, n_end = 0;
   for (uint32_t a = 0; a < s->nacc; a++) web_of[a] = UINT32_MAX;
   for (uint32_t a = 0; a < s->nacc; a++) {
     const rs_spill_access *x = &s->acc[a];
@@ -234,6 +218,7 @@ int rs_spills_find(const rs_func *f, rs_spills *s, rs_err *e) {
       w.first = x->inst;
       w.ok = true;
       RS_PUSH(s->webs, s->nwebs, capw, w);
+      RS_PUSH(span_end, n_end, cap_end, x->off + 4 * x->words);
       web_of[r] = s->nwebs - 1;
     }
     rs_spill_web *w = &s->webs[web_of[r]];
@@ -241,16 +226,25 @@ int rs_spills_find(const rs_func *f, rs_spills *s, rs_err *e) {
     if (x->store) w->nstores++;
     else w->nloads++;
     if (x->inst < w->first) w->first = x->inst;
-    bool wbad = false;
-    for (uint32_t k = 0; k < x->words; k++) wbad |= bad[x->off / 4 + k];
+    if (x->off < w->off) w->off = x->off;
+    if (x->off + 4 * x->words > span_end[web_of[r]]) span_end[web_of[r]] = x->off + 4 * x->words;
     if (w->ok && *ref) w->ok = false, snprintf(w->why, sizeof w->why, "%s", ref);
-    else if (w->ok && wbad)
-      w->ok = false, snprintf(w->why, sizeof w->why, "a mixed-size, misaligned, sub-word or predicated access of [R1+0x%x]", x->off);
+    else if (w->ok && !good[a])
+      w->ok = false, snprintf(w->why, sizeof w->why, "a misaligned, sub-word or predicated access of [R1+0x%x]", x->off);
+  }
+  for (uint32_t k = 0; k < s->nwebs; k++) {
+    rs_spill_web *w = &s->webs[k];
+    w->words = (span_end[k] - w->off) / 4;
+    if (w->ok && ((w->words != 1 && w->words != 2 && w->words != 4) || (w->off / 4) % w->words))
+      w->ok = false, snprintf(w->why, sizeof w->why, "its accesses span [R1+0x%x, +%u words): not a register, pair or quad", w->off,
+                              w->words);
   }
   for (uint32_t a = 0; a < s->nacc; a++) {
     rs_spill_web *w = &s->webs[s->acc[a].web];
     if (web_bad[a] && w->ok) w->ok = false, snprintf(w->why, sizeof w->why, "a load may read [R1+0x%x] before any store", w->off);
   }
+  free(span_end);
+  free(good);
   free(bad);
   free(site_of);
   free(acc_at);
@@ -265,12 +259,13 @@ int rs_spills_find(const rs_func *f, rs_spills *s, rs_err *e) {
   return 0;
 }
 
-static rs_operand slot_op(uint32_t vreg, unsigned words, bool def, const rs_operand *text) {
+/* The slot value's operand of an access of `words` words at word `at` of its slot. */
+static rs_operand slot_op(uint32_t vreg, unsigned words, unsigned at, bool def, const rs_operand *text) {
   rs_operand o = {0};
   o.kind = RS_OP_VREG;
   o.flags = def ? RS_F_DEF : 0;
   o.reg = vreg;
-  o.lanes = rs_lanes_full(words);
+  o.lanes = rs_lanes_full(words) << (2 * at);
   o.text_off = text->text_off; /* a token of the old line: write-back replaces the whole line */
   o.text_len = text->text_len;
   return o;
@@ -318,14 +313,14 @@ uint32_t rs_spills_apply(rs_func *f, const rs_spills *s, const uint8_t *promote,
       if (sv < 0) { /* a store no load reads */
         in->opcode = nop;
       } else if (x->store) {
-        ops[n++] = slot_op((uint32_t)sv, x->words, true, base);
+        ops[n++] = slot_op((uint32_t)sv, x->words, (x->off - s->webs[x->web].off) / 4, true, base);
         ops[n] = o[in->nops - 1]; /* the stored register */
         ops[n].flags &= (uint16_t)~(RS_F_KILL | RS_F_DEAD);
         n++;
         in->opcode = mov;
       } else {
         ops[n++] = o[0]; /* the loaded register */
-        ops[n++] = slot_op((uint32_t)sv, x->words, false, base);
+        ops[n++] = slot_op((uint32_t)sv, x->words, (x->off - s->webs[x->web].off) / 4, false, base);
         in->opcode = mov;
       }
       in->flags &= ~(uint32_t)RS_I_COPY;

@@ -472,6 +472,7 @@ void rs_live_free(rs_live *l) {
   free(l->use);
   free(l->uundef);
   free(l->spill);
+  for (uint32_t i = 0; i < l->nsplits; i++) free(l->splits[i].inside);
   free(l->splits);
   free(l->lanewise);
   free(l);

@@ -21,6 +21,7 @@ typedef struct {
  * FLOW, ENDIF or IF, FLOW, ELSE..., ENDIF. */
 typedef struct {
   uint32_t ifb, flow, els, endif; /* the branch, the flip, ELSE's entry block, the join */
+  rs_word *inside;                /* bit per block: THEN, FLOW and ELSE */
 } rs_simt_split;
 
 typedef struct rs_live {
@@ -40,7 +41,8 @@ typedef struct rs_live {
                             * nblocks + k of in/out/defin/defout is split k's FLOW as its ELSE lanes
                             * run it (after the solve FLOW's own sets hold both copies) */
   uint32_t nsplits, capsplits;
-  rs_word *lanewise;       /* slots of per-lane (vector) registers; NULL without splits */
+  rs_word *lanewise;       /* slots of per-lane (vector) registers but those cross-lane
+                            * instructions touch (simt.c) */
   uint32_t sbase;          /* slot of the first spill-slot lane (after the physical ones) */
   uint32_t *spill;         /* per instruction: first slot of the stack slot a SI_SPILL save or
                             * restore moves lanes through, UINT32_MAX if none or not tracked */
@@ -51,6 +53,9 @@ void rs_live_free(rs_live *l);
 /* AMDGPU divergent if/else: the diamonds whose per-lane slots follow the lanes' CFG (simt.c);
  * fills l->splits and l->lanewise, returns how many. */
 uint32_t rs_simt_find(rs_live *l);
+/* Per-lane slots another lane may still hold where a cross-lane write (RS_I_LANEWRITE) in block
+ * b runs: what is live at the boundaries of every split diamond containing b, ORed into set. */
+void rs_simt_lanewrite_meets(const rs_live *l, uint32_t b, rs_word *set);
 /* Blocks reachable from the entry in DFS post-order (successors in their printed order) into
  * post (room for nblocks); returns how many (analysis/cfg.c). */
 uint32_t rs_cfg_postorder(const rs_func *f, uint32_t *post);

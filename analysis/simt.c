@@ -31,9 +31,11 @@
  * per-lane def before its RESTORE or after its FLIP (those run for one side's lanes only); IF has
  * no per-lane def after its NARROW; THEN leaves only to FLOW and ELSE only to ENDIF; and no
  * instruction of THEN, FLOW or ELSE changes the lanes another way (RS_I_EXEC_OTHER: whole-wave
- * mode) or reaches other lanes' registers (RS_I_CROSSLANE: a readlane in ELSE could read a THEN
- * lane's register). Lanes outside IF's mask run neither side, and no instruction touches their
- * registers in between. */
+ * mode). Registers a cross-lane instruction touches (RS_I_CROSSLANE: a readlane in ELSE may read
+ * a THEN lane's copy) keep the wave's CFG everywhere; a write that ignores EXEC (RS_I_LANEWRITE:
+ * V_WRITELANE, also into the SGPR spill VGPR) inside a diamond meets every per-lane value live at
+ * the diamond's boundaries, which the other side's lanes may hold (problem.c). Lanes outside IF's
+ * mask run neither side, and no instruction touches their registers in between. */
 #include "analysis/liveness.h"
 #include <stdlib.h>
 #include <string.h>
@@ -100,7 +102,7 @@ static bool region_plain(const rs_func *f, const uint8_t *mark) {
     if (!mark[b]) continue;
     const rs_block *blk = &f->blocks[b];
     for (uint32_t k = 0; k < blk->ninsts; k++)
-      if (f->insts[blk->first_inst + k].flags & (RS_I_EXEC_OTHER | RS_I_CROSSLANE)) return false;
+      if (f->insts[blk->first_inst + k].flags & RS_I_EXEC_OTHER) return false;
   }
   return true;
 }
@@ -127,6 +129,29 @@ static void lanewise_slots(rs_live *l) {
     if (vec >> i & 1)
       for (uint32_t u = t->files[i].first; u < t->files[i].first + t->files[i].count; u++)
         if (t->unit_flags[u] & RS_UNIT_TRACKED) rs_bs_set(l->lanewise, l->pbase + 2 * u), rs_bs_set(l->lanewise, l->pbase + 2 * u + 1);
+  /* registers a cross-lane instruction reads or writes keep the wave's CFG: a lane may read
+   * another lane's copy (a readlane in ELSE of a THEN lane), so no lane's copy is free early */
+  for (uint32_t i = 0; i < f->ninsts; i++) {
+    const rs_inst *in = &f->insts[i];
+    if (!(in->flags & RS_I_CROSSLANE)) continue;
+    for (uint32_t o = 0; o < in->nops; o++) {
+      const rs_operand *op = &f->ops[in->first_op + o];
+      uint32_t s = rs_live_op_slot(l, op);
+      if (s == UINT32_MAX) continue;
+      rs_lanes m = op->kind == RS_OP_VREG ? f->vregs[op->reg].full : rs_live_op_lanes(l, op);
+      rs_bs_andnot_bits(l->lanewise, s, m);
+    }
+  }
+}
+
+void rs_simt_lanewrite_meets(const rs_live *l, uint32_t b, rs_word *set) {
+  size_t W = l->words;
+  for (uint32_t k = 0; k < l->nsplits; k++) {
+    const rs_simt_split *s = &l->splits[k];
+    if (!rs_bs_get(s->inside, b)) continue;
+    const rs_word *o = l->out + (size_t)s->ifb * W, *fi = l->in + (size_t)s->flow * W, *ei = l->in + (size_t)s->endif * W;
+    for (size_t w = 0; w < W; w++) set[w] |= (o[w] | fi[w] | ei[w]) & l->lanewise[w];
+  }
 }
 
 uint32_t rs_simt_find(rs_live *l) {
@@ -166,10 +191,12 @@ uint32_t rs_simt_find(rs_live *l) {
     for (uint32_t b = 0; b < n && apart; b++) apart = !(then[b] && els[b]);
     for (uint32_t p = 0; p < fb->npreds && apart; p++) apart = fb->preds[p] == (uint32_t)ifb || then[fb->preds[p]];
     if (!apart || !region_plain(f, then) || !region_plain(f, els)) continue;
-    for (uint32_t k = 0; k < fb->ninsts && apart; k++)
-      apart = !(f->insts[fb->first_inst + k].flags & (RS_I_EXEC_OTHER | RS_I_CROSSLANE));
+    for (uint32_t k = 0; k < fb->ninsts && apart; k++) apart = !(f->insts[fb->first_inst + k].flags & RS_I_EXEC_OTHER);
     if (!apart) continue;
-    rs_simt_split s = {(uint32_t)ifb, flow, e, (uint32_t)endif};
+    rs_simt_split s = {(uint32_t)ifb, flow, e, (uint32_t)endif, rs_xcalloc(RS_WORDS(n) + 1, sizeof(rs_word))};
+    rs_bs_set(s.inside, flow);
+    for (uint32_t b = 0; b < n; b++)
+      if (then[b] || els[b]) rs_bs_set(s.inside, b);
     RS_PUSH(l->splits, l->nsplits, l->capsplits, s);
   }
   free(then);

@@ -57,7 +57,8 @@ enum rs_instflag {
   RS_I_EXEC_RESTORE = 1 << 8, /* re-enables lanes saved at an enclosing branch (a join, the flip's save) */
   RS_I_EXEC_OTHER = 1 << 9,   /* changes the active lanes any other way (whole-wave mode, ...) */
   RS_I_EXEC_SKIP = 1 << 10,   /* branches when no lane is active */
-  RS_I_CROSSLANE = 1 << 11,   /* reads or writes registers of other lanes (readlane, DPP, permute) */
+  RS_I_CROSSLANE = 1 << 11,   /* reads registers of other lanes (readlane, DPP, permutes) */
+  RS_I_LANEWRITE = 1 << 12,   /* writes lanes whatever EXEC says (V_WRITELANE, DS_PERMUTE) */
 };
 
 typedef struct {

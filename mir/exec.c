@@ -10,9 +10,10 @@
  * (the _B32 forms on wave32, on $exec_lo). Every other instruction that defines $exec changes the
  * active lanes in a way the SIMT rule does not model (whole-wave mode enters with
  * S_OR_SAVEEXEC_B64 -1, leaves with a plain S_MOV_B64 to $exec; S_WQM; ...): RS_I_EXEC_OTHER,
- * and analysis/simt.c leaves any if/else containing one alone. Cross-lane instructions read or
- * write registers of other lanes whatever their EXEC bit (V_READLANE, V_WRITELANE, DPP,
- * permutes): RS_I_CROSSLANE, same treatment. */
+ * and analysis/simt.c leaves any if/else containing one alone. Cross-lane instructions read
+ * registers of other lanes (V_READLANE, DPP, permutes, swizzles: RS_I_CROSSLANE), and some write
+ * lanes whatever their EXEC bit (V_WRITELANE, DS_PERMUTE: also RS_I_LANEWRITE); simt.c keeps their
+ * registers on the wave's CFG. */
 #include "mir/exec.h"
 #include <string.h>
 
@@ -28,11 +29,11 @@ static const struct {
     {"S_XOR_B32_term", RS_I_EXEC_FLIP, false},         {"S_OR_SAVEEXEC_B64", RS_I_EXEC_RESTORE, false},
     {"S_OR_SAVEEXEC_B32", RS_I_EXEC_RESTORE, false},   {"S_OR_B64", RS_I_EXEC_RESTORE, false},
     {"S_OR_B32", RS_I_EXEC_RESTORE, false},            {"S_CBRANCH_EXECZ", RS_I_EXEC_SKIP, false},
-    {"V_READLANE_B32", RS_I_CROSSLANE, true},          {"V_WRITELANE_B32", RS_I_CROSSLANE, true},
+    {"V_READLANE_B32", RS_I_CROSSLANE, true},          {"V_WRITELANE_B32", RS_I_CROSSLANE | RS_I_LANEWRITE, true},
     {"V_PERMLANE", RS_I_CROSSLANE, true},              {"DS_BPERMUTE", RS_I_CROSSLANE, true},
-    {"DS_PERMUTE", RS_I_CROSSLANE, true},              {"DS_SWIZZLE", RS_I_CROSSLANE, true},
+    {"DS_PERMUTE", RS_I_CROSSLANE | RS_I_LANEWRITE, true},              {"DS_SWIZZLE", RS_I_CROSSLANE, true},
     {"V_MOV_B32_dpp", RS_I_CROSSLANE, true},           {"V_MOV_B64_dpp", RS_I_CROSSLANE, true},
-    {"V_MOV_B64_DPP_PSEUDO", RS_I_CROSSLANE, true},    {"V_SET_INACTIVE", RS_I_CROSSLANE, true},
+    {"V_MOV_B64_DPP_PSEUDO", RS_I_CROSSLANE, true},    {"V_SET_INACTIVE", RS_I_CROSSLANE | RS_I_LANEWRITE, true},
     {"WAVE_REDUCE", RS_I_CROSSLANE, true},
 };
 
@@ -60,9 +61,9 @@ void rs_exec_mark(const rs_func *f, rs_inst *in, const char *opcode) {
       writes_exec = true;
       exec_explicit |= !(ops[k].flags & RS_F_IMPLICIT);
     }
-  if (flag == RS_I_EXEC_SKIP || flag == RS_I_CROSSLANE) {
+  if (flag & (RS_I_EXEC_SKIP | RS_I_CROSSLANE)) {
     in->flags |= flag;
-    if (flag == RS_I_CROSSLANE && writes_exec) in->flags |= RS_I_EXEC_OTHER;
+    if ((flag & RS_I_CROSSLANE) && writes_exec) in->flags |= RS_I_EXEC_OTHER;
     return;
   }
   if (!writes_exec) return;

@@ -317,6 +317,7 @@ static const char *ifelse_mir_fmt =
     "    successors: %%bb.2\n"
     "    %%6:vgpr_32 = V_MOV_B32_e32 1, implicit $exec\n"
     "    S_NOP 0, implicit %%6\n"
+    "%s"
     "    S_BRANCH %%bb.2\n"
     "  bb.2:\n"
     "    successors: %%bb.3, %%bb.4\n"
@@ -328,6 +329,7 @@ static const char *ifelse_mir_fmt =
     "    successors: %%bb.4\n"
     "    %%8:vgpr_32 = V_ADD_U32_e32 %%1, %%0, implicit $exec\n"
     "    S_NOP 0, implicit %%8\n"
+    "%s"
     "    S_BRANCH %%bb.4\n"
     "  bb.4:\n"
     "    $exec = S_OR_B64 $exec, %%7, implicit-def $scc\n"
@@ -342,9 +344,10 @@ static bool has_conflict(const rs_problem *p, const char *a, const char *b) {
   return false;
 }
 
-static void simt_case(const char *tail, bool expect_x_conflict, bool expect_then_else) {
+static void simt_case_in(const char *then_x, const char *else_x, const char *tail, bool expect_x_conflict,
+                         bool expect_then_else) {
   char text[4096];
-  snprintf(text, sizeof text, ifelse_mir_fmt, tail);
+  snprintf(text, sizeof text, ifelse_mir_fmt, then_x, else_x, tail);
   rs_err e = {{0}};
   rs_module *m = rs_module_parse("ifelse.mir", strdup(text), strlen(text), RS_SRC_MIR, "gfx90a", &e);
   CHECKF(m != NULL, "%s", e.msg);
@@ -421,6 +424,40 @@ static const char *loop_ifelse_mir =
     "  bb.6:\n"
     "    S_ENDPGM 0, implicit %9, implicit %14.sub1\n"
     "...\n";
+
+static void simt_case(const char *tail, bool expect_x_conflict, bool expect_then_else) {
+  simt_case_in("", "", tail, expect_x_conflict, expect_then_else);
+}
+
+/* Cross-lane instructions (mir/exec.c): a readlane of %1 in ELSE may read a THEN lane's copy, so
+ * %1 keeps the wave's CFG; a V_WRITELANE in THEN (an SGPR spilled into $vgpr5's lanes) may write
+ * an ELSE lane, so $vgpr5 meets the ELSE-only %1. */
+static void simt_crosslane_case(void) {
+  char text[4096];
+  snprintf(text, sizeof text, ifelse_mir_fmt, "", "    %9:sreg_32 = V_READLANE_B32 %1, 3\n    S_NOP 0, implicit %9\n", "");
+  rs_err e = {{0}};
+  rs_module *m = rs_module_parse("ifelse.mir", strdup(text), strlen(text), RS_SRC_MIR, "gfx90a", &e);
+  CHECKF(m != NULL, "%s", e.msg);
+  rs_problem *p = m ? rs_problem_build(m->funcs[0], &e) : NULL;
+  if (p) CHECKF(has_conflict(p, "%1", "%6"), "%%1 read across lanes in ELSE stays live in THEN");
+  rs_problem_free(p);
+  rs_module_free(m);
+  snprintf(text, sizeof text, ifelse_mir_fmt,
+           "    $vgpr5 = V_WRITELANE_B32 $sgpr7, 2, $vgpr5(tied-def 0)\n    S_NOP 0, implicit $vgpr5\n", "", "");
+  m = rs_module_parse("ifelse.mir", strdup(text), strlen(text), RS_SRC_MIR, "gfx90a", &e);
+  CHECKF(m != NULL, "%s", e.msg);
+  p = m ? rs_problem_build(m->funcs[0], &e) : NULL;
+  if (p) {
+    CHECK(!has_conflict(p, "%1", "%6"));
+    int v1 = rs_problem_find(p, "%1", 2);
+    bool fixed = false;
+    for (uint32_t i = 0; i < p->nfixed; i++)
+      fixed |= (int)p->fixed[i].v == v1 && p->fixed[i].p.unit == p->tgt->files[2].first + 5;
+    CHECKF(fixed, "the writelane of $vgpr5 in THEN meets the ELSE-only %%1");
+  }
+  rs_problem_free(p);
+  rs_module_free(m);
+}
 
 /* Lanes of a that conflict with b (any lanes of b). */
 static rs_lanes conflict_lanes(const rs_problem *p, const char *a, const char *b) {
@@ -692,6 +729,7 @@ int main(int argc, char **argv) {
   simt_case(", implicit %6", true, false);
   simt_case(", implicit %6, implicit %8", true, true);
   simt_loop_case();
+  simt_crosslane_case();
   spill_case("", "sub0", "", 0x3);  /* sub1 is stored, never brought back: %1 may take it */
   spill_case("", "sub1", "", 0xc);
   /* a direct scratch load of the slot: opaque, the save keeps both lanes */

@@ -38,10 +38,26 @@ static int cmp_u64(const void *a, const void *b) {
 static uint64_t arg_colour(const G *x, const uint64_t *col, rs_sarg a, bool lo64);
 static uint64_t use_colour(const G *x, const uint64_t *col, uint32_t u, bool lo64);
 
+/* A tuple's colour: what a SASS read of the units' registers together has (use_colour's "tuple"),
+ * from the units' own colours, with no delay. */
+static uint64_t tuple_colour(const uint64_t *col, const rs_snode *n) {
+  uint64_t h = hs("tuple");
+  for (unsigned k = 0; k < n->na; k++) h = hmix(h, col[n->a[k].idx]);
+  return h;
+}
+
+/* A unit load read with the next register as one 64-bit value (an address, a 64-bit operand). */
+static uint64_t unit_pair(const G *x, const uint64_t *col, const rs_ssite *t) {
+  const rs_snode *n = &x->g.nodes[t->node];
+  if (t->part != 0 || n->unext == UINT32_MAX) return 0;
+  return hmix(hmix(hs("tuple"), col[t->node]), col[n->unext]);
+}
+
 static uint64_t site_colour(const G *x, const uint64_t *col, uint32_t s, unsigned len) {
   const rs_ssite *t = &x->g.sites[s];
   const rs_snode *n = &x->g.nodes[t->node];
   uint64_t c = col[t->node];
+  if (n->tuple && t->part == 0 && len == n->width) return tuple_colour(col, n);
   if (n->op == x->hext && n->na == 1 && t->part == 0 && len == 2) /* no delay: like a register pair */
     return arg_colour(x, col, (rs_sarg){RS_SA_NODE, false, 0, 0, t->node}, false);
   if (t->part == 0xff) return hmix(hs("carry"), c);
@@ -91,7 +107,10 @@ static uint64_t use_colour(const G *x, const uint64_t *col, uint32_t u, bool lo6
   } else if (lo64) { /* a 64-bit value named by its low register */
     for (uint32_t i = 0; i < n0; i++) {
       const rs_ssite *t = &x->g.sites[r0[i]];
-      c[i] = t->part == 0 && x->g.nodes[t->node].width == 2 ? col[t->node] : hmix(hs("lo"), site_colour(x, col, r0[i], 1));
+      uint64_t up = unit_pair(x, col, t);
+      c[i] = up                                                 ? up
+             : t->part == 0 && x->g.nodes[t->node].width == 2 ? col[t->node]
+                                                               : hmix(hs("lo"), site_colour(x, col, r0[i], 1));
     }
     out = phi(c, n0);
   } else { /* w units: whole slices of the same nodes in every unit, else a tuple */
@@ -160,7 +179,9 @@ static void round_(G *x) {
       x->ncol[i] = phi(a + 1, 2);
       continue;
     }
-    if (n->comm && n->na >= 2 && a[0] > a[1]) {
+    if (n->acomm)
+      qsort(a, n->na, sizeof *a, cmp_u64);
+    else if (n->comm && n->na >= 2 && a[0] > a[1]) {
       uint64_t t = a[0];
       a[0] = a[1];
       a[1] = t;
@@ -206,6 +227,7 @@ static uint64_t site_key(const G *x, uint32_t s) {
   const rs_ssite *t = &x->g.sites[s];
   const rs_snode *n = &x->g.nodes[t->node];
   uint64_t c = x->col[t->node];
+  if (n->tuple && t->part < n->na) return x->col[n->a[t->part].idx];
   if (t->part == 0xff) return hmix(hs("carry"), c);
   if ((t->part == 0 && n->width == 1) || (n->leaf == 1 && n->val == 0)) return c;
   return hmix(hmix(hmix(hs("slice"), t->part), 1), c);
@@ -347,7 +369,7 @@ int rs_match_run(const rs_func *ptx, const rs_func *sass, rs_match *m, rs_err *e
       if (t->len == 2 && t->part != 0xff) {
         const rs_snode *pn0 = &P.g.nodes[t->node];
         uint64_t c = P.col[t->node], k1 = hmix(hmix(hmix(hs("slice"), t->part + 1u), 1), c);
-        (void)pn0;
+        if (pn0->tuple && t->part == 0 && pn0->na == 2) k1 = P.col[pn0->a[1].idx];
         for (uint32_t q = lower(ss, S.g.nsites, k1); q < S.g.nsites && ss[q].key == k1; q++)
           if (S.g.sites[ss[q].idx].loc != first + 1) add_unit(v, S.g.sites[ss[q].idx].loc - 1);
       }

@@ -58,6 +58,11 @@ typedef struct {
   bool internal;   /* part of a fused SASS instruction: no register holds it */
   bool phi;        /* a select of two registers (selp, FSEL): its uses see either value, as
                     * they see either def of a register ptxas writes under a predicate */
+  bool acomm;      /* every argument commutes (an address's terms, sem_eval.c) */
+  bool tuple;      /* units gathered into one value: a[k] is unit k (a 64-bit PTX register loaded
+                    * as two 32-bit units, as ptxas may merge it into a wider load) */
+  uint32_t unext;  /* a load of one 32-bit unit: the node of the next unit of the same load
+                    * (UINT32_MAX: none), so a 64-bit read of the pair is seen whole */
   uint8_t leaf;    /* 0 computed; 1 a numeric constant (val); 2 a parameter, special register or
                     * symbol (op is then the leaf's colour) */
   uint64_t val;

@@ -49,6 +49,90 @@ static rs_sarg use_arg(B *b, int32_t u) {
   return rs_sem_leaf_const(v);
 }
 
+/* ---- addresses: terms and one constant ----
+ * ptxas folds constant adds into a load's immediate (`add.s32 %r210, %r208, 8192` then
+ * `[%r210+8]` is `[R4+0x2008]`) and merges neighbouring loads into one wide load whose unit k
+ * lies at +4k. So an address is flattened into its terms and one constant: a register whose one
+ * reaching def is an add is looked through (at most a few levels), and the terms commute. */
+typedef struct {
+  rs_sarg t[4];
+  unsigned n;
+  uint64_t c;
+  bool over;
+} addr_t;
+
+static void addr_term(B *b, addr_t *a, rs_sarg x, int depth);
+
+/* The add node a use reads, when its one reaching def is that whole node; else UINT32_MAX. */
+static uint32_t add_through(const B *b, rs_sarg x) {
+  if (x.kind != RS_SA_USE) return UINT32_MAX;
+  const rs_suse *u = &b->g->uses[x.idx];
+  if (u->res[1] - u->res[0] != 1) return UINT32_MAX;
+  for (unsigned k = 1; k < u->w; k++)
+    if (u->res[k + 1] - u->res[k] != 1) return UINT32_MAX;
+  const rs_ssite *st = &b->g->sites[b->g->ress[u->res[0]]];
+  if (st->node == UINT32_MAX || st->part != 0) return UINT32_MAX;
+  const rs_snode *n = &b->g->nodes[st->node];
+  if (n->leaf || n->op != hs("add") || n->acomm || n->width != (b->g->sass ? u->w : st->len)) return UINT32_MAX;
+  for (unsigned k = 1; k < u->w; k++) { /* every unit of the use is the same node */
+    const rs_ssite *sk = &b->g->sites[b->g->ress[u->res[k]]];
+    if (sk->node != st->node || sk->part != k) return UINT32_MAX;
+  }
+  return st->node;
+}
+
+static void addr_term(B *b, addr_t *a, rs_sarg x, int depth) {
+  if (num(x)) {
+    a->c += x.val;
+    return;
+  }
+  uint32_t n = depth < 4 ? (x.kind == RS_SA_NODE ? x.idx : add_through(b, x)) : UINT32_MAX;
+  if (n != UINT32_MAX && !b->g->nodes[n].leaf && b->g->nodes[n].op == hs("add") && !b->g->nodes[n].acomm) {
+    rs_snode y = b->g->nodes[n];
+    for (unsigned k = 0; k < y.na; k++) addr_term(b, a, y.a[k], depth + 1);
+    return;
+  }
+  if (a->n == 4) a->over = true;
+  else a->t[a->n++] = x;
+}
+
+/* Memory operand p's address plus extra bytes: add(terms..., constant), the terms commuting. */
+static rs_sarg mem_addr(B *b, const pop *p, uint64_t extra) {
+  rs_sarg t[3];
+  unsigned n = 0;
+  if (p->use >= 0) {
+    t[n] = use_arg(b, p->use);
+    if (p->scale > 1) {
+      rs_sarg m[2] = {t[n], rs_sem_leaf_const(p->scale)};
+      t[n] = rs_sem_mk(b, "mul", m, 2, 1);
+    }
+    n++;
+  }
+  if (p->use2 >= 0) t[n++] = use_arg(b, p->use2);
+  int64_t po = p->sym && !b->g->sass ? rs_sem_param_off(b, b->src + p->sym, p->symlen) : -1;
+  if (po >= 0) return rs_sem_leaf_other(hmix(hs("param"), (uint64_t)(po + p->imm + (int64_t)extra)));
+  int64_t so = p->sym && !b->g->sass ? rs_sem_shared_off(b, b->src + p->sym, p->symlen) : -1;
+  if (so >= 0) t[n++] = rs_sem_leaf_const((uint32_t)so);
+  else if (p->sym && !b->g->sass) t[n++] = rs_sem_leaf_other(hmix(hs("sym"), rs_hash_bytes(b->src + p->sym, p->symlen, 0)));
+  addr_t a = {{{0}}, 0, (uint64_t)p->imm + extra, false};
+  for (unsigned k = 0; k < n; k++) addr_term(b, &a, t[k], 0);
+  if (a.over || (a.n == 4 && (a.c & 0xffffffffu))) { /* too many terms to flatten: the operand as printed */
+    a.n = 0;
+    a.c = (uint64_t)p->imm + extra;
+    for (unsigned k = 0; k < n && a.n < 3; k++) {
+      if (num(t[k])) a.c += t[k].val;
+      else a.t[a.n++] = t[k];
+    }
+  }
+  a.c &= 0xffffffffu; /* offsets wrap in 32 bits (shared) and stay small (global) */
+  if (!a.n) return rs_sem_leaf_const(a.c);
+  if (a.n == 1 && !a.c) return a.t[0];
+  if (a.c && a.n < 4) a.t[a.n++] = rs_sem_leaf_const(a.c);
+  rs_sarg r = rs_sem_node(b, NULL, hs("add"), a.t, a.n, 2);
+  b->g->nodes[r.idx].acomm = true;
+  return r;
+}
+
 static rs_sarg pop_arg(B *b, const pop *p, unsigned width) {
   switch (p->kind) {
   case PK_REG: {
@@ -80,31 +164,8 @@ static rs_sarg pop_arg(B *b, const pop *p, unsigned width) {
     if (so >= 0) return rs_sem_leaf_const((uint32_t)so);
     return rs_sem_leaf_other(hmix(hs("sym"), rs_hash_bytes(b->src + p->off, p->len, 0)));
   }
-  case PK_MEM: {
-    rs_sarg t[3];
-    unsigned n = 0;
-    if (p->use >= 0) {
-      t[n] = use_arg(b, p->use);
-      if (p->scale > 1) {
-        rs_sarg m[2] = {t[n], rs_sem_leaf_const(p->scale)};
-        t[n] = rs_sem_mk(b, "mul", m, 2, 1);
-      }
-      n++;
-    }
-    if (p->use2 >= 0) t[n++] = use_arg(b, p->use2);
-    int64_t po = p->sym && !b->g->sass ? rs_sem_param_off(b, b->src + p->sym, p->symlen) : -1;
-    if (po >= 0) return rs_sem_leaf_other(hmix(hs("param"), (uint64_t)(po + p->imm)));
-    int64_t so = p->sym && !b->g->sass ? rs_sem_shared_off(b, b->src + p->sym, p->symlen) : -1;
-    if (so >= 0) t[n++] = rs_sem_leaf_const((uint32_t)so);
-    else if (p->sym && !b->g->sass) t[n++] = rs_sem_leaf_other(hmix(hs("sym"), rs_hash_bytes(b->src + p->sym, p->symlen, 0)));
-    t[n++] = rs_sem_leaf_const((uint32_t)p->imm);
-    if (n == 3) {
-      rs_sarg x = rs_sem_mk(b, "add", t, 2, 2);
-      rs_sarg y[2] = {x, t[2]};
-      return rs_sem_mk(b, "add", y, 2, 2);
-    }
-    return rs_sem_mk(b, "add", t, n, 2);
-  }
+  case PK_MEM:
+    return mem_addr(b, p, 0);
   default:
     return rs_sem_leaf_other(hmix(hs("other"), rs_hash_bytes(b->src + p->off, p->len, 0)));
   }
@@ -190,7 +251,9 @@ static rs_sarg call(B *b, T *t, const rs_inst *in, const char *name, size_t nl, 
       const rs_suse *u = &b->g->uses[a[0].idx];
       for (uint32_t k = u->res[0]; k < u->res[1]; k++) {
         const rs_ssite *st = &b->g->sites[b->g->ress[k]];
-        if (st->node != UINT32_MAX && st->part == 0 && b->g->nodes[st->node].width == 2) return wide(b, a[0]);
+        if (st->node != UINT32_MAX && st->part == 0 &&
+            (b->g->nodes[st->node].width == 2 || b->g->nodes[st->node].unext != UINT32_MAX))
+          return wide(b, a[0]);
       }
       return rs_sem_node(b, NULL, hs("ext"), a, 1, 2);
     }
@@ -313,6 +376,56 @@ static bool take_low(B *b, const pop *d, const pop *sp) {
   return true;
 }
 
+/* A load of 32-bit units (`$0=@units(ld.s,$1)`): unit k of the destination is its own load of
+ * address + 4k, whatever the load's width, so two PTX ld.shared.f64 at a and a+8 meet the
+ * LDS.128 ptxas merged them into; a PTX register of two units is the tuple of its two loads. */
+static void units_load(B *b, uint32_t ii, const pop *d, const char *name, const pop *mp) {
+  unsigned total = 0;
+  const pop *el = d->kind == PK_GROUP ? &b->pops[d->elt] : d;
+  unsigned ne = d->kind == PK_GROUP ? d->nelt : 1;
+  for (unsigned e = 0; e < ne; e++) total += b->g->sass ? el[e].nsites : el[e].w;
+  if (!mp || mp->kind != PK_MEM || !total || total > 8) {
+    opaque_dests(b, ii, "units?");
+    return;
+  }
+  uint32_t node[8];
+  for (unsigned k = 0; k < total; k++) {
+    rs_sarg ad = mem_addr(b, mp, 4u * k);
+    rs_sarg r = rs_sem_mk(b, name, &ad, 1, 1);
+    node[k] = as_node(b, r, 1);
+  }
+  for (unsigned k = 0; k + 1 < total; k++) b->g->nodes[node[k]].unext = node[k + 1];
+  unsigned at = 0;
+  for (unsigned e = 0; e < ne; e++) {
+    const pop *x = &el[e];
+    if (x->site < 0) {
+      at += b->g->sass ? x->nsites : x->w;
+      continue;
+    }
+    if (b->g->sass) {
+      for (unsigned k = 0; k < x->nsites; k++) {
+        rs_ssite *st = &b->g->sites[x->site + (int32_t)k];
+        st->node = node[at + k], st->part = 0, st->len = 1;
+      }
+      at += x->nsites;
+    } else if (x->w == 1) {
+      assign(b, x, node[at++], 0);
+    } else if (x->w == 2) {
+      rs_sarg a[2] = {{RS_SA_NODE, false, 0, 0, node[at]}, {RS_SA_NODE, false, 0, 0, node[at + 1]}};
+      rs_sarg t = rs_sem_node(b, NULL, hs("tuple"), a, 2, 2);
+      b->g->nodes[t.idx].tuple = true;
+      b->g->nodes[t.idx].internal = false;
+      assign(b, x, t.idx, 0);
+      at += 2;
+    } else {
+      rs_sarg r = rs_sem_node(b, NULL, hmix(hmix(hs("opaque"), hs("units")), ((uint64_t)ii << 8) | e), NULL, 0, x->w);
+      b->g->nodes[r.idx].internal = false;
+      assign(b, x, r.idx, 0);
+      at += x->w;
+    }
+  }
+}
+
 /* Evaluate instruction ii's row: nodes for its values, sites pointed at them. */
 void rs_sem_eval_inst(B *b, uint32_t ii, bool count_unknown) {
   const rs_inst *in = &b->f->insts[ii];
@@ -366,6 +479,21 @@ void rs_sem_eval_inst(B *b, uint32_t ii, bool count_unknown) {
       if (t.bad) break;
       skip_sp(&t);
       if (t.s[t.i] == ';') t.i++;
+      continue;
+    }
+    if (!strncmp(t.s + at, "@units(", 7)) { /* unit loads: @units(NAME,$k) */
+      t.i += 7;
+      size_t nb = t.i;
+      while (t.s[t.i] && t.s[t.i] != ',') t.i++;
+      char nm[16];
+      snprintf(nm, sizeof nm, "%.*s", (int)(t.i - nb < 15 ? t.i - nb : 15), t.s + nb);
+      if (t.s[t.i] == ',') t.i++;
+      skip_sp(&t);
+      if (t.s[t.i] == '$') t.i++;
+      const pop *mp = rs_sem_opnd(b, ii, read_num(&t));
+      while (t.s[t.i] && t.s[t.i] != ';') t.i++;
+      if (t.s[t.i] == ';') t.i++;
+      units_load(b, ii, p, nm, mp);
       continue;
     }
     if (!strncmp(t.s + at, "@low($", 6)) { /* the low unit of a 64-bit value, no instruction */

@@ -32,6 +32,7 @@ rs_sarg rs_sem_node(B *b, const char *op, uint64_t opc, const rs_sarg *a, unsign
   n.comm = op && commutes(op);
   n.inst = b->cur_inst;
   n.internal = true; /* the statement's top node clears it */
+  n.unext = UINT32_MAX;
   for (unsigned i = 0; i < na; i++) n.a[i] = a[i];
   RS_PUSH(b->g->nodes, b->g->nnodes, b->g->capnodes, n);
   uint32_t id = b->g->nnodes - 1;

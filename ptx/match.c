@@ -53,6 +53,8 @@ static uint64_t unit_pair(const G *x, const uint64_t *col, const rs_ssite *t) {
   return hmix(hmix(hs("tuple"), col[t->node]), col[n->unext]);
 }
 
+static uint64_t pair_colour(const G *x, const uint64_t *col, const rs_snode *n);
+
 static uint64_t site_colour(const G *x, const uint64_t *col, uint32_t s, unsigned len) {
   const rs_ssite *t = &x->g.sites[s];
   const rs_snode *n = &x->g.nodes[t->node];
@@ -156,9 +158,39 @@ static uint64_t arg_colour(const G *x, const uint64_t *col, rs_sarg a, bool lo64
   if (a.kind == RS_SA_USE) return use_colour(x, col, a.idx, lo64);
   const rs_snode *n = &x->g.nodes[a.idx];
   if (n->copy && n->na == 1) return arg_colour(x, col, n->a[0], false);
+  if (n->pair && n->na == 2) return pair_colour(x, col, n);
   if (n->op == x->hw && n->na == 1) return arg_colour(x, col, n->a[0], true);
   if (n->op == x->hext && n->na == 1) return hmix(x->hext, arg_colour(x, col, n->a[0], false));
   return col[a.idx];
+}
+
+/* The one site a use reads (every unit of it), or NULL. */
+static const rs_ssite *one_site(const G *x, rs_sarg a) {
+  if (a.kind != RS_SA_USE) return NULL;
+  const rs_suse *u = &x->g.uses[a.idx];
+  return u->w == 1 && u->res[1] - u->res[0] == 1 ? &x->g.sites[x->g.ress[u->res[0]]] : NULL;
+}
+
+/* @pair(lo, hi) as a read of a register pair would colour it: the whole value when both halves
+ * are its units, an extension when hi is 0 or lo >> 31 (ext_pair), the two loads of a wide load,
+ * else a tuple of the halves. */
+static uint64_t pair_colour(const G *x, const uint64_t *col, const rs_snode *n) {
+  rs_sarg lo = n->a[0], hi = n->a[1];
+  uint64_t c0 = arg_colour(x, col, lo, false);
+  if (hi.kind == RS_SA_LEAF && hi.num && hi.val == 0) return hmix(x->hext, c0);
+  const rs_ssite *sh = one_site(x, hi), *sl = one_site(x, lo);
+  if (sh) {
+    const rs_snode *hn = &x->g.nodes[sh->node];
+    if (hn->op == hs("shrs") && hn->na == 2 && hn->a[1].kind == RS_SA_LEAF && hn->a[1].num && hn->a[1].val == 31 &&
+        arg_colour(x, col, hn->a[0], false) == c0)
+      return hmix(x->hext, c0);
+    if (sl && sl->node == sh->node && sl->part == 0 && sh->part == 1 && x->g.nodes[sl->node].width == 2) {
+      uint32_t s = (uint32_t)(sl - x->g.sites);
+      return site_colour(x, col, s, 2);
+    }
+    if (sl && sl->part == 0 && x->g.nodes[sl->node].unext == sh->node && sh->part == 0) return unit_pair(x, col, sl);
+  }
+  return hmix(hmix(hs("tuple"), c0), arg_colour(x, col, hi, false));
 }
 
 /* One round: new colours from the previous ones (internal arguments from this round). */
@@ -169,7 +201,7 @@ static void round_(G *x) {
       x->ncol[i] = n->op;
       continue;
     }
-    if (n->copy || ((n->op == x->hw || n->op == x->hext) && n->na == 1)) {
+    if (n->copy || n->pair || ((n->op == x->hw || n->op == x->hext) && n->na == 1)) {
       x->ncol[i] = arg_colour(x, x->col, (rs_sarg){RS_SA_NODE, false, 0, 0, i}, false);
       continue;
     }

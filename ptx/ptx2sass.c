@@ -130,9 +130,11 @@ const rs_p2s_row rs_p2s_sass[] = {
     {"IMAD.HI.U32 IMAD.HI", 'i', "$0=@imadhi($1,$2,$3)",
      "mul.hi, or mul.hi + add fused: the addend is the pair Rc:Rc+1 (x*M + (r1 << 32), with Rc = 0 "
      "and Rc+1 = r1: the signed division by a constant), which sass/optable.c reads as one unit; so "
-     "only an RZ addend is matched"},
+     "an RZ addend is mul.hi, and Rc = 0 with Rc+1 the register of $1 is mul.hi($1,$2) + $1"},
     {"IMAD IMAD.U32 UIMAD", 'i', "$0=add(mul($1,$2),$3)", "mul.lo/mad.lo, or a fused multiply-add of two PTX instructions"},
     {"LEA.HI.X LEA.HI.X.SX32 ULEA.HI.X ULEA.HI.X.SX32", 'i', "$0=@hi()", "the high half of LEA's 64-bit shift-add (below)"},
+    {"LEA.HI.SX32/4 ULEA.HI.SX32/4", 'i', "$0=add(shrs($1,@sub32($3)),$2)",
+     "shr.s + add fused (the quotient of a signed division by a constant: q + (x >> k))"},
     {"LEA.HI/5 ULEA.HI/5", 'i', "$0=add(shru($1,@sub32($4)),$2)", "shr.u + add fused (the sign fix of a signed division)"},
     {"LEA/4 ULEA/4", 'i', "$0=add(shl($1,$3),$2)", "shl + add fused"},
     {"LEA/5 ULEA/5", 'i', "$0=@lo(add(mul(@x($2),@pow2($4)),@w($3)),$1)",
@@ -215,6 +217,21 @@ const rs_p2s_row rs_p2s_sass_pair[] = {
      "the low half of shl.b64 by k, paired with SHF.L.U64.HI of the same register and k"},
 };
 const size_t rs_p2s_nsass_pair = sizeof rs_p2s_sass_pair / sizeof *rs_p2s_sass_pair;
+
+/* mul.lo.s64 (and mul.lo.s64 + add.s64) as four SASS instructions, found by their shape in
+ * ptx/sem_pattern.c: x.lo * y.lo wide, the cross products x.hi * y.lo and x.lo * y.hi, and the high
+ * add; @pair(lo,hi) is a 64-bit value from two registers that need not be adjacent, @xhi / @yhi
+ * the operands the cross products read as the factors' high halves (0 when there is no such cross
+ * product: ptxas knew that half is zero), @pat the pattern's value. */
+const rs_p2s_row rs_p2s_sass_mul64[] = {
+    {"IMAD.WIDE.U32 UIMAD.WIDE.U32", 'i', "$0=@lo64(add(mul(@pair($1,@xhi),@pair($2,@yhi)),$3))",
+     "mul.lo.s64 x, y (+ add.s64 z): x.lo * y.lo (+ z) wide; its low register is the product's low half, "
+     "its high register a partial sum"},
+    {"IADD3/4 UIADD3/4 IMAD.IADD", 'i', "$0=@hi64(@pat)",
+     "the product's high half: the wide product's high register plus the cross products"},
+    {"IMAD UIMAD", 'i', "-", "a cross product x.hi * y.lo or x.lo * y.hi: part of the product, no PTX value"},
+};
+const size_t rs_p2s_nsass_mul64 = sizeof rs_p2s_sass_mul64 / sizeof *rs_p2s_sass_mul64;
 
 /* Does the opcode (base + '.'-separated modifiers) carry the tokens of alternative a, in order?
  * (In order: cvt.u64.u32 is an extension, cvt.u32.u64 a truncation.) The first row that matches

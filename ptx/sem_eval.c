@@ -218,7 +218,7 @@ static rs_sarg call(B *b, T *t, const rs_inst *in, const char *name, size_t nl, 
         break;
       }
       /* the halves of mulw and the operands of a compare are 32-bit; @w reads 64 */
-      unsigned w = (!strcmp(op, "mulw") || !strcmp(op, "@cmp") || !strcmp(op, "@lop3") || !strcmp(op, "ext") ||
+      unsigned w = (!strcmp(op, "mulw") || !strcmp(op, "@pair") || !strcmp(op, "@cmp") || !strcmp(op, "@lop3") || !strcmp(op, "ext") ||
                     !strcmp(op, "@x")) ? 1 : width;
       a[na++] = expr(b, t, in, w);
       skip_sp(t);
@@ -243,9 +243,32 @@ static rs_sarg call(B *b, T *t, const rs_inst *in, const char *name, size_t nl, 
   if (!strcmp(op, "@imadhi") && na == 3) { /* an addend other than RZ names a pair: no guess */
     const pop *c = rs_sem_opnd(b, ii, 3);
     if (c && c->kind == PK_CONST && c->imm == 0) return rs_sem_mk(b, "mulhi", a, 2, width);
+    const pop *x = rs_sem_opnd(b, ii, 1);
+    if (c && c->kind == PK_REG && c->use >= 0 && is_const(a[2], 0) && x && x->kind == PK_REG && x->use >= 0 &&
+        !x->flags && b->g->uses[c->use].loc + 1 == b->g->uses[x->use].loc) { /* Rc = 0, Rc+1 = $1 */
+      rs_sarg m = rs_sem_mk(b, "mulhi", a, 2, width);
+      rs_sarg s2[2] = {m, a[0]};
+      return rs_sem_mk(b, "add", s2, 2, width);
+    }
     return rs_sem_node(b, NULL, hmix(hs("opaque"), hmix(hs("imadhi"), ii)), NULL, 0, width);
   }
   if (!strcmp(op, "@w") && na == 1) return wide(b, a[0]);
+  if ((!strcmp(op, "@xhi") || !strcmp(op, "@yhi")) && na == 0) { /* a pattern factor's high half */
+    uint32_t h = b->pat_hi[2 * ii + (op[1] == 'y')];
+    const pop *p = h == UINT32_MAX ? NULL : rs_sem_opnd(b, h >> 8, h & 0xff);
+    return p ? pop_arg(b, p, 1) : rs_sem_leaf_const(0);
+  }
+  if (!strcmp(op, "@pair") && na == 2) {
+    if (num(a[0]) && is_const(a[1], 0)) return a[0]; /* a small constant reads the same at 64 bits */
+    rs_sarg r = rs_sem_node(b, NULL, hs("@pair"), a, 2, 2);
+    b->g->nodes[r.idx].pair = true;
+    return r;
+  }
+  if (!strcmp(op, "@pat") && na == 0) {
+    uint32_t w = b->pat_of[ii];
+    if (w != UINT32_MAX && b->pat_node[w] != UINT32_MAX) return (rs_sarg){RS_SA_NODE, false, 0, 0, b->pat_node[w]};
+    return rs_sem_node(b, NULL, hmix(hs("opaque"), hmix(hs("pat"), ii)), NULL, 0, width);
+  }
   if (!strcmp(op, "@x") && na == 1) { /* a LEA index: 64-bit when its register is the low half of one */
     if (a[0].kind == RS_SA_USE) { /* any def reaching it (a loop's pointer: several) 64-bit? */
       const rs_suse *u = &b->g->uses[a[0].idx];
@@ -475,7 +498,17 @@ void rs_sem_eval_inst(B *b, uint32_t ii, bool count_unknown) {
       rs_sarg w = expr(b, &t, in, 2);
       skip_sp(&t);
       if (t.s[t.i] == ')') t.i++;
-      assign(b, d, as_node(b, w, 2), t.s[at + 1] == 'h');
+      uint32_t wn = as_node(b, w, 2);
+      assign(b, d, wn, t.s[at + 1] == 'h');
+      if (b->pat_of[ii] == ii && d->site >= 0) { /* a pattern's wide product: its high unit is a partial sum */
+        b->pat_node[ii] = wn;
+        for (unsigned k = 1; k < d->nsites; k++) {
+          rs_sarg r = rs_sem_node(b, NULL, hmix(hs("opaque"), hmix(hs("partial"), ((uint64_t)ii << 4) | k)), NULL, 0, 1);
+          b->g->nodes[r.idx].internal = false;
+          rs_ssite *st = &b->g->sites[d->site + (int32_t)k];
+          st->node = r.idx, st->part = 0, st->len = 1;
+        }
+      }
       if (t.bad) break;
       skip_sp(&t);
       if (t.s[t.i] == ';') t.i++;

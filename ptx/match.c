@@ -423,13 +423,30 @@ int rs_match_run(const rs_func *ptx, const rs_func *sass, rs_match *m, rs_err *e
     uint32_t k = lower(pn, P.g.nnodes, cx), np = 0, ns = 0;
     while (k < P.g.nnodes && pn[k].key == cx) np++, k++;
     for (uint32_t q = j; q < S.g.nnodes && sn[q].key == cx; q++) ns++;
-    if (np > 1 && ns > 1) {
-      ev[vreg].ambiguous = true;
-      continue;
-    }
     const rs_snode *px = &P.g.nodes[x];
     bool lo64 = false;
     uint64_t ca = arg_colour(&P, P.col, px->a[pos], false);
+    if (np > 1 && ns > 1) { /* which SASS node is which is unknown: evidence only when all read one register */
+      uint32_t loc = UINT32_MAX;
+      bool one = true, none = true;
+      for (uint32_t q = j; q < j + ns && one; q++) {
+        const rs_snode *y = &S.g.nodes[sn[q].idx];
+        bool found = false;
+        for (unsigned i = 0; i < y->na && !found; i++) {
+          rs_sarg a = y->a[i];
+          if (a.kind != RS_SA_USE || arg_colour(&S, S.col, a, y->op == hs("@w")) != ca) continue;
+          found = true, none = false;
+          if (loc == UINT32_MAX) loc = S.g.uses[a.idx].loc;
+          else one = S.g.uses[a.idx].loc == loc;
+        }
+        one = one && found;
+      }
+      if (none) continue; /* read in place (a constant bank operand) wherever it is */
+      if (!one || loc == UINT32_MAX) {
+        ev[vreg].ambiguous = true;
+        continue;
+      }
+    }
     for (uint32_t q = j; q < j + ns; q++) {
       const rs_snode *y = &S.g.nodes[sn[q].idx];
       lo64 = y->op == hs("@w");

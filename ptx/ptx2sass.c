@@ -78,13 +78,15 @@ const rs_p2s_row rs_p2s_ptx[] = {
     {"mov", 'i', "$0=copy($1)", NULL},
     /* memory: the value of a load is the load of its address (width from the destination) */
     {"ld.param", 'i', "$0=@param($1)", "kernel parameters: SASS reads constant bank 0 in place"},
-    {"ld.global.u8 ld.global.s8 ld.global.b8 ld.global.u16 ld.global.s16 ld.global.b16 ld.global.f16", 'i',
-     "$0=ld.g($1)", NULL},
-    {"ld.shared.u8 ld.shared.s8 ld.shared.b8 ld.shared.u16 ld.shared.s16 ld.shared.b16 ld.shared.f16", 'i',
-     "$0=ld.s($1)", NULL},
-    {"ld.local.u8 ld.local.s8 ld.local.b8 ld.local.u16 ld.local.s16 ld.local.b16 ld.local.f16", 'i', "$0=ld.l($1)",
-     NULL},
-    {"ld.u8 ld.s8 ld.b8 ld.u16 ld.s16 ld.b16 ld.f16", 'i', "$0=ld($1)", NULL},
+    {"ld.global.u8 ld.global.s8 ld.global.b8", 'i', "$0=ld8.g($1)", NULL},
+    {"ld.shared.u8 ld.shared.s8 ld.shared.b8", 'i', "$0=ld8.s($1)", NULL},
+    {"ld.local.u8 ld.local.s8 ld.local.b8", 'i', "$0=ld8.l($1)", NULL},
+    {"ld.u8 ld.s8 ld.b8", 'i', "$0=ld8($1)", NULL},
+    /* 16 bits: a half of the 32-bit unit at address & ~3 (ptxas merges 16-bit neighbours too) */
+    {"ld.global.u16 ld.global.s16 ld.global.b16 ld.global.f16", 'i', "$0=@half16(ld.g,$1)", NULL},
+    {"ld.shared.u16 ld.shared.s16 ld.shared.b16 ld.shared.f16", 'i', "$0=@half16(ld.s,$1)", NULL},
+    {"ld.local.u16 ld.local.s16 ld.local.b16 ld.local.f16", 'i', "$0=@half16(ld.l,$1)", NULL},
+    {"ld.u16 ld.s16 ld.b16 ld.f16", 'i', "$0=@half16(ld,$1)", NULL},
     /* 32-bit units and wider: one load per unit at address + 4k (ptxas merges neighbours) */
     {"ld.global", 'i', "$0=@units(ld.g,$1)", NULL},
     {"ld.shared", 'i', "$0=@units(ld.s,$1)", NULL},
@@ -186,10 +188,14 @@ const rs_p2s_row rs_p2s_sass[] = {
     {"SEL", 'i', "$0=sel($3,$1,$2)", NULL},
     {"FSEL", 'f', "$0=sel($3,$1,$2)", NULL},
     /* memory */
-    {"LDG.U8 LDG.S8 LDG.U16 LDG.S16", 'i', "$0=ld.g($1)", NULL},
-    {"LDS.U8 LDS.S8 LDS.U16 LDS.S16", 'i', "$0=ld.s($1)", NULL},
-    {"LDL.U8 LDL.S8 LDL.U16 LDL.S16", 'i', "$0=ld.l($1)", NULL},
-    {"LD.U8 LD.S8 LD.U16 LD.S16", 'i', "$0=ld($1)", NULL},
+    {"LDG.U8 LDG.S8", 'i', "$0=ld8.g($1)", NULL},
+    {"LDS.U8 LDS.S8", 'i', "$0=ld8.s($1)", NULL},
+    {"LDL.U8 LDL.S8", 'i', "$0=ld8.l($1)", NULL},
+    {"LD.U8 LD.S8", 'i', "$0=ld8($1)", NULL},
+    {"LDG.U16 LDG.S16", 'i', "$0=@half16(ld.g,$1)", NULL},
+    {"LDS.U16 LDS.S16", 'i', "$0=@half16(ld.s,$1)", NULL},
+    {"LDL.U16 LDL.S16", 'i', "$0=@half16(ld.l,$1)", NULL},
+    {"LD.U16 LD.S16", 'i', "$0=@half16(ld,$1)", NULL},
     {"LDG", 'i', "$0=@units(ld.g,$1)", "neighbouring PTX loads merged into one wide load (LDG.E.128)"},
     {"LDS", 'i', "$0=@units(ld.s,$1)", "neighbouring ld.shared merged into LDS.64 / LDS.128"},
     {"LDL", 'i', "$0=@units(ld.l,$1)", NULL},
@@ -213,7 +219,7 @@ const size_t rs_p2s_nsass = sizeof rs_p2s_sass / sizeof *rs_p2s_sass;
 const rs_p2s_row rs_p2s_sass_pair[] = {
     {"IMAD.SHL.U32 IMAD.SHL", 'i', "$0=@lo64(mul(@w($1),$2))",
      "the low half of shl.b64 by k (x*2^k), paired with SHF.L.U64.HI of the same register and k"},
-    {"SHF.L.U32", 'i', "$0=@lo64(mul(@w($1),@pow2($2)))",
+    {"SHF.L.U32 USHF.L.U32", 'i', "$0=@lo64(mul(@w($1),@pow2($2)))",
      "the low half of shl.b64 by k, paired with SHF.L.U64.HI of the same register and k"},
 };
 const size_t rs_p2s_nsass_pair = sizeof rs_p2s_sass_pair / sizeof *rs_p2s_sass_pair;

@@ -89,8 +89,20 @@ static void addr_term(B *b, addr_t *a, rs_sarg x, int depth) {
   uint32_t n = depth < 4 ? (x.kind == RS_SA_NODE ? x.idx : add_through(b, x)) : UINT32_MAX;
   if (n != UINT32_MAX && !b->g->nodes[n].leaf && b->g->nodes[n].op == hs("add") && !b->g->nodes[n].acomm) {
     rs_snode y = b->g->nodes[n];
-    for (unsigned k = 0; k < y.na; k++) addr_term(b, a, y.a[k], depth + 1);
-    return;
+    addr_t sub = {{{0}}, 0, 0, false};
+    for (unsigned k = 0; k < y.na; k++) addr_term(b, &sub, y.a[k], depth + 1);
+    /* a register is looked through only when a constant lies behind it (what ptxas folds into
+     * the immediate); a register holding a sum of registers stays a term, so its reads stay
+     * evidence for it */
+    if (x.kind == RS_SA_NODE || (sub.c && !sub.over)) {
+      for (unsigned k = 0; k < sub.n; k++) {
+        if (a->n == 4) a->over = true;
+        else a->t[a->n++] = sub.t[k];
+      }
+      a->c += sub.c;
+      a->over |= sub.over;
+      return;
+    }
   }
   if (a->n == 4) a->over = true;
   else a->t[a->n++] = x;
@@ -131,6 +143,17 @@ static rs_sarg mem_addr(B *b, const pop *p, uint64_t extra) {
   rs_sarg r = rs_sem_node(b, NULL, hs("add"), a.t, a.n, 2);
   b->g->nodes[r.idx].acomm = true;
   return r;
+}
+
+/* The constant part of memory operand p's address (nothing built): where a 16-bit load lies in
+ * its 32-bit unit. */
+static uint64_t mem_const(B *b, const pop *p) {
+  addr_t a = {{{0}}, 0, (uint64_t)p->imm, false};
+  if (p->use >= 0 && p->scale <= 1) addr_term(b, &a, use_arg(b, p->use), 0);
+  if (p->use2 >= 0) addr_term(b, &a, use_arg(b, p->use2), 0);
+  int64_t so = p->sym && !b->g->sass ? rs_sem_shared_off(b, b->src + p->sym, p->symlen) : -1;
+  if (so >= 0) a.c += (uint64_t)so;
+  return a.over ? (uint64_t)p->imm + (so > 0 ? (uint64_t)so : 0) : a.c;
 }
 
 static rs_sarg pop_arg(B *b, const pop *p, unsigned width) {
@@ -449,6 +472,21 @@ static void units_load(B *b, uint32_t ii, const pop *d, const char *name, const 
   }
 }
 
+/* A 16-bit load (`$0=@half16(ld.s,$1)`): the low or high half of the 32-bit unit it lies in, so a
+ * PTX ld.shared.u16 at a+2 meets HADD2.F32 R, -RZ, R8.H1_H1 of the LDS.128 ptxas merged it into
+ * (a 16-bit load ptxas kept reads the same way). The unit's other half is not looked at. */
+static void half_load(B *b, uint32_t ii, const pop *d, const char *name, const pop *mp) {
+  if (!mp || mp->kind != PK_MEM || d->kind != PK_REG || d->site < 0) {
+    opaque_dests(b, ii, "half?");
+    return;
+  }
+  uint64_t c = mem_const(b, mp);
+  rs_sarg ad = mem_addr(b, mp, (c & 2) ? (uint64_t)-2 : 0);
+  rs_sarg r = rs_sem_mk(b, name, &ad, 1, 1);
+  if (c & 2) r = rs_sem_mk(b, "hi16", &r, 1, 1);
+  assign(b, d, as_node(b, r, 1), 0);
+}
+
 /* Evaluate instruction ii's row: nodes for its values, sites pointed at them. */
 void rs_sem_eval_inst(B *b, uint32_t ii, bool count_unknown) {
   const rs_inst *in = &b->f->insts[ii];
@@ -514,8 +552,9 @@ void rs_sem_eval_inst(B *b, uint32_t ii, bool count_unknown) {
       if (t.s[t.i] == ';') t.i++;
       continue;
     }
-    if (!strncmp(t.s + at, "@units(", 7)) { /* unit loads: @units(NAME,$k) */
-      t.i += 7;
+    if (!strncmp(t.s + at, "@units(", 7) || !strncmp(t.s + at, "@half16(", 8)) { /* @units(NAME,$k) */
+      bool h16 = t.s[at + 1] == 'h';
+      t.i += h16 ? 8 : 7;
       size_t nb = t.i;
       while (t.s[t.i] && t.s[t.i] != ',') t.i++;
       char nm[16];
@@ -526,7 +565,8 @@ void rs_sem_eval_inst(B *b, uint32_t ii, bool count_unknown) {
       const pop *mp = rs_sem_opnd(b, ii, read_num(&t));
       while (t.s[t.i] && t.s[t.i] != ';') t.i++;
       if (t.s[t.i] == ';') t.i++;
-      units_load(b, ii, p, nm, mp);
+      if (h16) half_load(b, ii, p, nm, mp);
+      else units_load(b, ii, p, nm, mp);
       continue;
     }
     if (!strncmp(t.s + at, "@low($", 6)) { /* the low unit of a 64-bit value, no instruction */

@@ -227,6 +227,23 @@ static rs_sarg wide(B *b, rs_sarg a) {
   return r;
 }
 
+/* IMAD.HI's addend Rc:Rc+1 (read as one unit or as the pair) is (0, x): Rc holds 0 wherever it
+ * comes from, and Rc+1 is x's register with x's reaching defs (x * M + (x << 32): the signed
+ * division's mul.hi + add). */
+static bool pair_addend(B *b, uint32_t c, uint32_t x) {
+  uint32_t n, nx;
+  const uint32_t *r = res(b, c, 0, &n);
+  if (!n) return false;
+  for (uint32_t i = 0; i < n; i++) {
+    const rs_ssite *s = &b->g->sites[r[i]];
+    if (s->node == UINT32_MAX || b->g->nodes[s->node].leaf != 1 || b->g->nodes[s->node].val != 0) return false;
+  }
+  if (b->g->uses[c].w < 2) return true; /* read as one unit: Rc+1 is x's register itself */
+  r = res(b, c, 1, &n);
+  const uint32_t *rx = res(b, x, 0, &nx);
+  return n == nx && n && !memcmp(r, rx, n * sizeof *r);
+}
+
 static rs_sarg call(B *b, T *t, const rs_inst *in, const char *name, size_t nl, unsigned width) {
   rs_sarg a[4];
   unsigned na = 0;
@@ -267,8 +284,8 @@ static rs_sarg call(B *b, T *t, const rs_inst *in, const char *name, size_t nl, 
     const pop *c = rs_sem_opnd(b, ii, 3);
     if (c && c->kind == PK_CONST && c->imm == 0) return rs_sem_mk(b, "mulhi", a, 2, width);
     const pop *x = rs_sem_opnd(b, ii, 1);
-    if (c && c->kind == PK_REG && c->use >= 0 && is_const(a[2], 0) && x && x->kind == PK_REG && x->use >= 0 &&
-        !x->flags && b->g->uses[c->use].loc + 1 == b->g->uses[x->use].loc) { /* Rc = 0, Rc+1 = $1 */
+    if (c && c->kind == PK_REG && c->use >= 0 && x && x->kind == PK_REG && x->use >= 0 && !x->flags &&
+        b->g->uses[c->use].loc + 1 == b->g->uses[x->use].loc && pair_addend(b, (uint32_t)c->use, (uint32_t)x->use)) {
       rs_sarg m = rs_sem_mk(b, "mulhi", a, 2, width);
       rs_sarg s2[2] = {m, a[0]};
       return rs_sem_mk(b, "add", s2, 2, width);

@@ -54,6 +54,8 @@ const rs_p2s_row rs_p2s_ptx[] = {
     {"lg2.approx.ftz", 'f', "$0=mufu.lg2($1)", NULL},
     {"sin.approx.ftz", 'f', "$0=mufu.sin($1)", NULL},
     {"cos.approx.ftz", 'f', "$0=mufu.cos($1)", NULL},
+    {"ex2.approx.f32", 'f', "$0=mufu.ex2($1)", "without .ftz: MUFU.EX2 inside a denormal fix-up (rs_p2s_sass_mufu)"},
+    {"rcp.rn.f32", 'f', "$0=rcp.rn($1)", "MUFU.RCP + a Newton step, or a slow-path call (rs_p2s_sass_mufu)"},
     /* conversions */
     {"cvt.s64.s32 cvt.u64.u32", 'i', "$0=ext($1)", NULL},
     {"cvt.u32.u64 cvt.s32.s64", 'i', "$0=@low($1)",
@@ -238,6 +240,20 @@ const rs_p2s_row rs_p2s_sass_mul64[] = {
     {"IMAD UIMAD", 'i', "-", "a cross product x.hi * y.lo or x.lo * y.hi: part of the product, no PTX value"},
 };
 const size_t rs_p2s_nsass_mul64 = sizeof rs_p2s_sass_mul64 / sizeof *rs_p2s_sass_mul64;
+
+/* MUFU with the instructions ptxas wraps around it for the IEEE forms (ptx/sem_pattern.c finds
+ * them); the pattern names no opcode, these are the rows it gives each instruction. */
+const rs_p2s_row rs_p2s_sass_mufu[] = {
+    {"FMUL", 'f', "$0=copy($1)",
+     "ex2.approx.f32 without .ftz: @!P0 FMUL x, x, 0.5 before MUFU.EX2 and @!P0 FMUL y, y, y after it "
+     "(inputs below -126): ex2(x/2)^2 = ex2(x), so both are the value they read"},
+    {"MUFU.RCP", 'f', "$0=@pin(rcp.rn($1))",
+     "rcp.rn.f32: MUFU.RCP r, x is an approximation; the Newton step's FFMA (or the slow path's "
+     "result) is rcp.rn(x)"},
+    {"FFMA FADD MOV", 'f', "$0=@pat", "rcp.rn.f32's result: the last FFMA of the Newton step, or MOV r, R0 after CALL ...rcp_rn_f32_slowpath"},
+    {"FFMA FADD", 'f', "-", "rcp.rn.f32's Newton step: e = r*x - 1, n = -e (intermediate, no PTX value)"},
+};
+const size_t rs_p2s_nsass_mufu = sizeof rs_p2s_sass_mufu / sizeof *rs_p2s_sass_mufu;
 
 /* Does the opcode (base + '.'-separated modifiers) carry the tokens of alternative a, in order?
  * (In order: cvt.u64.u32 is an extension, cvt.u32.u64 a truncation.) The first row that matches

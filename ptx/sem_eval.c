@@ -244,6 +244,8 @@ static bool pair_addend(B *b, uint32_t c, uint32_t x) {
   return n == nx && n && !memcmp(r, rx, n * sizeof *r);
 }
 
+static uint32_t as_node(B *b, rs_sarg v, unsigned width);
+
 static rs_sarg call(B *b, T *t, const rs_inst *in, const char *name, size_t nl, unsigned width) {
   rs_sarg a[4];
   unsigned na = 0;
@@ -303,6 +305,10 @@ static rs_sarg call(B *b, T *t, const rs_inst *in, const char *name, size_t nl, 
     rs_sarg r = rs_sem_node(b, NULL, hs("@pair"), a, 2, 2);
     b->g->nodes[r.idx].pair = true;
     return r;
+  }
+  if (!strcmp(op, "@pin") && na == 1) { /* the pattern's value, held by a later instruction (@pat) */
+    b->pat_node[ii] = as_node(b, a[0], width);
+    return rs_sem_node(b, NULL, hmix(hs("opaque"), hmix(hs("pin"), ii)), NULL, 0, width);
   }
   if (!strcmp(op, "@pat") && na == 0) {
     uint32_t w = b->pat_of[ii];

@@ -8,8 +8,15 @@
  *     IMAD.WIDE.U32 w  = x.lo * y.lo (+ z)           64-bit: w.lo is the product's low half
  *     IADD3 / IMAD.IADD  h = w.hi + t'               the product's high half
  * so w.lo and h are one 64-bit value, and x, y are pairs of registers (x.lo, x.hi) that need not
- * be adjacent. */
+ * be adjacent.
+ *
+ * ex2.approx.f32 (no .ftz) ptxas wraps in a denormal fix-up, FSETP.GEU P0, x, -126 ; @!P0 FMUL x,
+ * x, 0.5 ; MUFU.EX2 y, x ; @!P0 FMUL y, y, y: the two predicated FMULs are copies as far as the
+ * value goes (ex2(x/2)^2 = ex2(x)). rcp.rn.f32 is MUFU.RCP r, x ; FFMA e, r, x, -1 ; FADD.FTZ n,
+ * -e, -RZ ; FFMA r', r, n, r (one Newton step), or the slow path's result (MOV r', R0 after CALL
+ * ...rcp_rn_f32_slowpath): r' is rcp.rn(x) on both paths. */
 #include "ptx/sem_int.h"
+#include <stdio.h>
 #include <stdlib.h>
 
 /* Operand k of instruction i and operand l of j: the same register with the same reaching defs,
@@ -79,6 +86,84 @@ static bool place_cross(const B *b, uint32_t w, uint32_t i, uint32_t *hi) {
   return false;
 }
 
+/* Operand k's register unit (a def's first site or a read), or UINT32_MAX. */
+static uint32_t loc_of(const B *b, uint32_t i, unsigned k) {
+  const pop *p = rs_sem_opnd(b, i, k);
+  if (!p || p->kind != PK_REG) return UINT32_MAX;
+  if (p->site >= 0) return b->g->sites[p->site].loc;
+  return p->use >= 0 ? b->g->uses[p->use].loc : UINT32_MAX;
+}
+
+static bool text_is(const B *b, uint32_t i, unsigned k, const char *s) {
+  const pop *p = rs_sem_opnd(b, i, k);
+  return p && p->len == strlen(s) && !memcmp(b->src + p->off, s, p->len);
+}
+
+static const rs_p2s_row *mufu_row(const char *sem) {
+  for (uint32_t r = 0; r < rs_p2s_nsass_mufu; r++)
+    if (!strcmp(rs_p2s_sass_mufu[r].sem, sem)) return &rs_p2s_sass_mufu[r];
+  return NULL;
+}
+
+static bool opis(const B *b, uint32_t i, const char *op) { return !strcmp(rs_func_opcode(b->f, &b->f->insts[i]), op); }
+
+/* MUFU.EX2 with its denormal fix-up: the predicated FMULs around it become copies. */
+static void ex2_wrapper(B *b, uint32_t m) {
+  const pop *x = rs_sem_opnd(b, m, 1);
+  uint32_t d = loc_of(b, m, 0);
+  if (!x || x->kind != PK_REG || x->use < 0 || x->flags || d == UINT32_MAX) return;
+  const rs_suse *u = &b->g->uses[x->use];
+  uint32_t f1 = UINT32_MAX, f2 = UINT32_MAX;
+  for (uint32_t k = u->raw[0]; k < u->raw[1]; k++) {
+    uint32_t i = b->g->sites[b->g->srcs[k]].inst;
+    if (opis(b, i, "FMUL") && b->f->insts[i].flags & RS_I_PREDICATED && loc_of(b, i, 1) == u->loc && text_is(b, i, 2, "0.5"))
+      f1 = i;
+  }
+  for (uint32_t i = m + 1; i < b->f->ninsts && i <= m + 4 && f2 == UINT32_MAX; i++)
+    if (opis(b, i, "FMUL") && b->f->insts[i].flags & RS_I_PREDICATED && loc_of(b, i, 0) == d && loc_of(b, i, 1) == d &&
+        loc_of(b, i, 2) == d)
+      f2 = i;
+  if (f1 == UINT32_MAX || f2 == UINT32_MAX) return;
+  b->row[f1] = b->row[f2] = mufu_row("$0=copy($1)");
+}
+
+/* MUFU.RCP with one Newton step (and the slow path's result): the last FFMA is rcp.rn(x). */
+static void rcp_newton(B *b, uint32_t m) {
+  uint32_t r = loc_of(b, m, 0), x = loc_of(b, m, 1), i1 = UINT32_MAX, i2 = UINT32_MAX, i3 = UINT32_MAX;
+  if (r == UINT32_MAX || x == UINT32_MAX) return;
+  for (uint32_t i = m + 1; i < b->f->ninsts && i <= m + 6; i++) {
+    if (i1 == UINT32_MAX && opis(b, i, "FFMA") && loc_of(b, i, 1) == r && loc_of(b, i, 2) == x && text_is(b, i, 3, "-1"))
+      i1 = i;
+    else if (i1 != UINT32_MAX && i2 == UINT32_MAX && !strncmp(rs_func_opcode(b->f, &b->f->insts[i]), "FADD", 4) &&
+             loc_of(b, i, 1) == loc_of(b, i1, 0))
+      i2 = i;
+    else if (i2 != UINT32_MAX && i3 == UINT32_MAX && opis(b, i, "FFMA") && loc_of(b, i, 1) == r &&
+             loc_of(b, i, 2) == loc_of(b, i2, 0) && loc_of(b, i, 3) == r)
+      i3 = i;
+  }
+  if (i3 == UINT32_MAX) return;
+  b->row[m] = mufu_row("$0=@pin(rcp.rn($1))");
+  b->row[i1] = b->row[i2] = mufu_row("-");
+  b->row[i3] = mufu_row("$0=@pat");
+  b->pat_of[m] = b->pat_of[i3] = m;
+  /* the slow path: MOV r', R0 right after the CALL, into the same register */
+  for (uint32_t i = 1; i < b->f->ninsts; i++) {
+    const char *op = rs_func_opcode(b->f, &b->f->insts[i - 1]);
+    if (strncmp(op, "CALL", 4) || !opis(b, i, "MOV") || loc_of(b, i, 0) != loc_of(b, i3, 0)) continue;
+    uint32_t line = b->f->insts[i - 1].line;
+    if (line == 0 || line > b->nlines) continue;
+    const char *ls = b->src + b->lstart[line - 1];
+    const char *le = strchr(ls, '\n');
+    size_t n = le ? (size_t)(le - ls) : strlen(ls);
+    char buf[256];
+    snprintf(buf, sizeof buf, "%.*s", (int)(n < 255 ? n : 255), ls);
+    if (strstr(buf, "rcp_rn_f32_slowpath") && b->pat_of[i] == UINT32_MAX) {
+      b->row[i] = mufu_row("$0=@pat");
+      b->pat_of[i] = m;
+    }
+  }
+}
+
 void rs_sem_patterns(B *b) {
   const rs_func *f = b->f;
   b->pat_of = rs_xmalloc(sizeof *b->pat_of * (f->ninsts + 1));
@@ -86,6 +171,10 @@ void rs_sem_patterns(B *b) {
   b->pat_node = rs_xmalloc(sizeof *b->pat_node * (f->ninsts + 1));
   for (uint32_t i = 0; i <= f->ninsts; i++) b->pat_of[i] = b->pat_node[i] = UINT32_MAX, b->pat_hi[2 * i] = b->pat_hi[2 * i + 1] = UINT32_MAX;
   if (!b->g->sass) return;
+  for (uint32_t m = 0; m < f->ninsts; m++) {
+    if (opis(b, m, "MUFU.EX2")) ex2_wrapper(b, m);
+    if (opis(b, m, "MUFU.RCP") && b->pat_of[m] == UINT32_MAX) rcp_newton(b, m);
+  }
   for (uint32_t h = 0; h < f->ninsts; h++) {
     const rs_p2s_row *hr = rs_p2s_find(rs_p2s_sass_mul64, rs_p2s_nsass_mul64, rs_func_opcode(f, &f->insts[h]), b->inpop[h]);
     if (!hr || strncmp(hr->sem, "$0=@hi64(", 9) || f->insts[h].flags & RS_I_PREDICATED) continue;

@@ -60,6 +60,7 @@ static uint64_t site_colour(const G *x, const uint64_t *col, uint32_t s, unsigne
   const rs_snode *n = &x->g.nodes[t->node];
   uint64_t c = col[t->node];
   if (n->tuple && t->part == 0 && len == n->width) return tuple_colour(col, n);
+  if (n->cbo && t->part == 0 && len == 2) return c; /* a ULDC.64's first word read with the next */
   if (n->op == x->hext && n->na == 1 && t->part == 0 && len == 2) /* no delay: like a register pair */
     return arg_colour(x, col, (rs_sarg){RS_SA_NODE, false, 0, 0, t->node}, false);
   if (t->part == 0xff) return hmix(hs("carry"), c);
@@ -97,6 +98,14 @@ static uint64_t ext_pair(const G *x, const uint64_t *col, const rs_suse *us) {
   return zero || sign ? hmix(x->hext, c0) : 0;
 }
 
+/* Two constant bank words read as one 64-bit value (a ULDC.64's registers): the 64-bit word, which
+ * colours as its first word does (a parameter), 0 when they are not. */
+static uint64_t cb_pair(const G *x, const uint64_t *col, const rs_ssite *lo, const rs_ssite *hi) {
+  if (!lo || !hi || lo->part || hi->part) return 0;
+  const rs_snode *a = &x->g.nodes[lo->node], *b = &x->g.nodes[hi->node];
+  return a->cbo && b->cbo == a->cbo + 4 ? col[lo->node] : 0;
+}
+
 static uint64_t use_colour(const G *x, const uint64_t *col, uint32_t u, bool lo64) {
   const rs_suse *us = &x->g.uses[u];
   uint32_t n0 = us->res[1] - us->res[0];
@@ -111,6 +120,7 @@ static uint64_t use_colour(const G *x, const uint64_t *col, uint32_t u, bool lo6
       const rs_ssite *t = &x->g.sites[r0[i]];
       uint64_t up = unit_pair(x, col, t);
       c[i] = up                                                 ? up
+             : t->part == 0 && x->g.nodes[t->node].cbo        ? col[t->node] /* a ULDC.64's first word */
              : t->part == 0 && x->g.nodes[t->node].width == 2 ? col[t->node]
                                                                : hmix(hs("lo"), site_colour(x, col, r0[i], 1));
     }
@@ -125,7 +135,9 @@ static uint64_t use_colour(const G *x, const uint64_t *col, uint32_t u, bool lo6
         bool found = false;
         for (uint32_t j = 0; j < n0 && !found; j++) {
           const rs_ssite *t0 = &x->g.sites[r0[j]];
-          found = col[t0->node] == col[t->node] && t0->part != 0xff && t->part == t0->part + k;
+          found = (col[t0->node] == col[t->node] && t0->part != 0xff && t->part == t0->part + k) ||
+                  (k == 1 && us->w == 2 && t0->part == 0 && t->part == 0 && x->g.nodes[t0->node].cbo &&
+                   x->g.nodes[t->node].cbo == x->g.nodes[t0->node].cbo + 4);
         }
         whole = found;
       }
@@ -134,6 +146,8 @@ static uint64_t use_colour(const G *x, const uint64_t *col, uint32_t u, bool lo6
       for (uint32_t i = 0; i < n0; i++) c[i] = site_colour(x, col, r0[i], us->w);
       out = phi(c, n0);
     } else if (us->w == 2 && (out = ext_pair(x, col, us)) != 0) {
+    } else if (us->w == 2 && (out = cb_pair(x, col, us->res[1] - us->res[0] == 1 ? &x->g.sites[r0[0]] : NULL,
+                                            us->res[2] - us->res[1] == 1 ? &x->g.sites[x->g.ress[us->res[1]]] : NULL)) != 0) {
     } else {
       out = hs("tuple");
       for (unsigned k = 0; k < us->w; k++) {
@@ -189,6 +203,8 @@ static uint64_t pair_colour(const G *x, const uint64_t *col, const rs_snode *n) 
       return site_colour(x, col, s, 2);
     }
     if (sl && sl->part == 0 && x->g.nodes[sl->node].unext == sh->node && sh->part == 0) return unit_pair(x, col, sl);
+    uint64_t cp = cb_pair(x, col, sl, sh);
+    if (cp) return cp;
   }
   return hmix(hmix(hs("tuple"), c0), arg_colour(x, col, hi, false));
 }

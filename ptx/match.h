@@ -70,6 +70,8 @@ typedef struct {
                     * register pair: transparent, coloured as a read of the pair would be */
   bool tuple;      /* units gathered into one value: a[k] is unit k (a 64-bit PTX register loaded
                     * as two 32-bit units, as ptxas may merge it into a wider load) */
+  uint32_t cbo;    /* a constant bank 0 word loaded into a register (ULDC.64 / LDC.64 unit): its
+                    * byte offset + 1 (0: none), so two words read together are the 64-bit word */
   uint32_t unext;  /* a load of one 32-bit unit: the node of the next unit of the same load
                     * (UINT32_MAX: none), so a 64-bit read of the pair is seen whole */
   uint8_t leaf;    /* 0 computed; 1 a numeric constant (val); 2 a parameter, special register or

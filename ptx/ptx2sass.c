@@ -120,6 +120,9 @@ const rs_p2s_row rs_p2s_sass[] = {
     {"CS2R/2", 'i', "$0=copy($1)", "a 64-bit zero (two constant moves in one)"},
     {"HFMA2.MMA/5", 'h', "$0=@hconst($1,$2,$3,$4)", "a 32-bit constant built as two f16 halves"},
     {"S2R S2UR", 'i', "$0=copy($1)", NULL},
+    {"LDC.64 ULDC.64", 'i', "$0=@cbunits($1)",
+     "two constant bank words into a register pair: each register its own word (two 32-bit "
+     "parameters, c[0x0][0x178] and c[0x0][0x17c]), the pair read together the 64-bit word"},
     {"LDC LDC.64", 'i', "$0=copy($1)", "constant bank read into a register"},
     {"ULDC ULDC.64", 'i', "$0=copy($1)", NULL},
     /* integer arithmetic */

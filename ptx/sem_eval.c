@@ -321,7 +321,8 @@ static rs_sarg call(B *b, T *t, const rs_inst *in, const char *name, size_t nl, 
       for (uint32_t k = u->res[0]; k < u->res[1]; k++) {
         const rs_ssite *st = &b->g->sites[b->g->ress[k]];
         if (st->node != UINT32_MAX && st->part == 0 &&
-            (b->g->nodes[st->node].width == 2 || b->g->nodes[st->node].unext != UINT32_MAX))
+            (b->g->nodes[st->node].width == 2 || b->g->nodes[st->node].unext != UINT32_MAX ||
+             b->g->nodes[st->node].cbo))
           return wide(b, a[0]);
       }
       return rs_sem_node(b, NULL, hs("ext"), a, 1, 2);
@@ -590,6 +591,24 @@ void rs_sem_eval_inst(B *b, uint32_t ii, bool count_unknown) {
       if (t.s[t.i] == ';') t.i++;
       if (h16) half_load(b, ii, p, nm, mp);
       else units_load(b, ii, p, nm, mp);
+      continue;
+    }
+    if (!strncmp(t.s + at, "@cbunits($", 10)) { /* constant bank words, one per register */
+      t.i += 10;
+      const pop *cp = rs_sem_opnd(b, ii, read_num(&t));
+      while (t.s[t.i] && t.s[t.i] != ';') t.i++;
+      if (t.s[t.i] == ';') t.i++;
+      if (!cp || cp->kind != PK_CB || cp->imm < 0 || p->kind != PK_REG || p->site < 0) {
+        opaque_dests(b, ii, "cbunits?");
+        continue;
+      }
+      for (unsigned k = 0; k < p->nsites; k++) {
+        uint32_t off = (uint32_t)cp->imm + 4 * k;
+        uint32_t n = as_node(b, rs_sem_leaf_other(rs_sem_cb_colour(b, cp->bank, off)), 1);
+        if (cp->bank == 0) b->g->nodes[n].cbo = off + 1;
+        rs_ssite *st = &b->g->sites[p->site + (int32_t)k];
+        st->node = n, st->part = 0, st->len = 1;
+      }
       continue;
     }
     if (!strncmp(t.s + at, "@low($", 6)) { /* the low unit of a 64-bit value, no instruction */

@@ -40,6 +40,9 @@ extern const size_t rs_p2s_nsass_mul64;
 /* SASS rows of the instructions ptxas wraps around MUFU for ex2.approx.f32 and rcp.rn.f32. */
 extern const rs_p2s_row rs_p2s_sass_mufu[];
 extern const size_t rs_p2s_nsass_mufu;
+/* SASS row of a fill (LDL) of a stack slot one STL writes: a copy of what the STL stored. */
+extern const rs_p2s_row rs_p2s_sass_spill[];
+extern const size_t rs_p2s_nsass_spill;
 /* The first row of t that matches opcode op (printed operands nops), or NULL. */
 const rs_p2s_row *rs_p2s_find(const rs_p2s_row *t, size_t n, const char *op, uint32_t nops);
 /* Byte offset of the kernel parameters in constant bank 0 (0x160 sm_75-sm_89, 0x210 sm_90). */

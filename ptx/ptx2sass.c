@@ -258,6 +258,13 @@ const rs_p2s_row rs_p2s_sass_mufu[] = {
 };
 const size_t rs_p2s_nsass_mufu = sizeof rs_p2s_sass_mufu / sizeof *rs_p2s_sass_mufu;
 
+/* A fill of a spilled value (ptx/sem_pattern.c): LDL Ry, [R1+k] of a slot one STL [R1+k], Rx
+ * writes is a copy of the value the STL read (@spilled). */
+const rs_p2s_row rs_p2s_sass_spill[] = {
+    {"LDL LDL.LU", 'i', "$0=@spilled", "a register spilled to the stack frame by ptxas (STL) and filled back (LDL)"},
+};
+const size_t rs_p2s_nsass_spill = sizeof rs_p2s_sass_spill / sizeof *rs_p2s_sass_spill;
+
 /* Does the opcode (base + '.'-separated modifiers) carry the tokens of alternative a, in order?
  * (In order: cvt.u64.u32 is an extension, cvt.u32.u64 a truncation.) The first row that matches
  * wins, so a table lists LEA.HI before LEA. */

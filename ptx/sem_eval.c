@@ -306,6 +306,12 @@ static rs_sarg call(B *b, T *t, const rs_inst *in, const char *name, size_t nl, 
     b->g->nodes[r.idx].pair = true;
     return r;
   }
+  if (!strcmp(op, "@spilled") && na == 0) { /* what the one STL of this slot stored */
+    uint32_t st = b->pat_of[ii];
+    const pop *v = st == UINT32_MAX ? NULL : rs_sem_opnd(b, st, 1);
+    if (v && v->kind == PK_REG && !v->flags) return pop_arg(b, v, width);
+    return rs_sem_node(b, NULL, hmix(hs("opaque"), hmix(hs("fill"), ii)), NULL, 0, width);
+  }
   if (!strcmp(op, "@pin") && na == 1) { /* the pattern's value, held by a later instruction (@pat) */
     b->pat_node[ii] = as_node(b, a[0], width);
     return rs_sem_node(b, NULL, hmix(hs("opaque"), hmix(hs("pin"), ii)), NULL, 0, width);

@@ -14,7 +14,10 @@
  * x, 0.5 ; MUFU.EX2 y, x ; @!P0 FMUL y, y, y: the two predicated FMULs are copies as far as the
  * value goes (ex2(x/2)^2 = ex2(x)). rcp.rn.f32 is MUFU.RCP r, x ; FFMA e, r, x, -1 ; FADD.FTZ n,
  * -e, -RZ ; FFMA r', r, n, r (one Newton step), or the slow path's result (MOV r', R0 after CALL
- * ...rcp_rn_f32_slowpath): r' is rcp.rn(x) on both paths. */
+ * ...rcp_rn_f32_slowpath): r' is rcp.rn(x) on both paths.
+ *
+ * A spill: STL [R1+k], Rx stores a value in the stack frame and LDL Ry, [R1+k] fills it back;
+ * when the slot is stored once in the function, the fill is a copy of what the STL read. */
 #include "ptx/sem_int.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -164,6 +167,38 @@ static void rcp_newton(B *b, uint32_t m) {
   }
 }
 
+/* A 32-bit stack slot operand [R1+k] (R1: the stack pointer ptxas sets from c[0x0][0x28]): k, or -1. */
+static int64_t slot_of(const B *b, uint32_t i, unsigned k) {
+  const pop *p = rs_sem_opnd(b, i, k);
+  if (!p || p->kind != PK_MEM || p->use2 >= 0 || p->scale > 1 || p->sym) return -1;
+  const char *t = b->src + p->off; /* the stack pointer may be no register read the graph tracks */
+  if (p->len < 4 || memcmp(t, "[R1", 3) || (t[3] != ']' && t[3] != '+' && t[3] != '.')) return -1;
+  return p->imm;
+}
+
+/* Fills of once-stored stack slots become copies of the stored value (rows `rs_p2s_sass_spill`). */
+static void spills(B *b) {
+  const rs_func *f = b->f;
+  for (uint32_t l = 0; l < f->ninsts; l++) {
+    const char *op = rs_func_opcode(f, &f->insts[l]);
+    if ((strcmp(op, "LDL") && strcmp(op, "LDL.LU")) || b->inpop[l] != 2) continue;
+    int64_t k = slot_of(b, l, 1);
+    uint32_t st = UINT32_MAX, nst = 0;
+    for (uint32_t i = 0; i < f->ninsts && k >= 0; i++) {
+      const char *o = rs_func_opcode(f, &f->insts[i]);
+      if (strncmp(o, "STL", 3) || b->inpop[i] != 2) continue;
+      if (slot_of(b, i, 0) == k) {
+        nst++;
+        st = strcmp(o, "STL") || f->insts[i].flags & RS_I_PREDICATED ? UINT32_MAX : i;
+      }
+    }
+    if (nst != 1 || st == UINT32_MAX || b->pat_of[l] != UINT32_MAX) continue;
+    for (uint32_t r = 0; r < rs_p2s_nsass_spill; r++)
+      if (rs_p2s_find(&rs_p2s_sass_spill[r], 1, op, b->inpop[l])) b->row[l] = &rs_p2s_sass_spill[r];
+    b->pat_of[l] = st;
+  }
+}
+
 void rs_sem_patterns(B *b) {
   const rs_func *f = b->f;
   b->pat_of = rs_xmalloc(sizeof *b->pat_of * (f->ninsts + 1));
@@ -171,6 +206,7 @@ void rs_sem_patterns(B *b) {
   b->pat_node = rs_xmalloc(sizeof *b->pat_node * (f->ninsts + 1));
   for (uint32_t i = 0; i <= f->ninsts; i++) b->pat_of[i] = b->pat_node[i] = UINT32_MAX, b->pat_hi[2 * i] = b->pat_hi[2 * i + 1] = UINT32_MAX;
   if (!b->g->sass) return;
+  spills(b);
   for (uint32_t m = 0; m < f->ninsts; m++) {
     if (opis(b, m, "MUFU.EX2")) ex2_wrapper(b, m);
     if (opis(b, m, "MUFU.RCP") && b->pat_of[m] == UINT32_MAX) rcp_newton(b, m);

@@ -245,11 +245,15 @@ GRAMMAR = [
     ("sync", "mbarrier.try_wait{|.parity}.shared.b64 P, [S], A64", {}),
     ("sync", "griddepcontrol.{launch_dependents|wait}", {}),
     ("sync", "elect.sync D32|P, -1", {}),
-    ("sync", "stmatrix.sync.aligned.m8n8.x{1|2|4}.shared.b16 [S], {A32,B32,C32,A32}", {}),
+    ("sync", "stmatrix.sync.aligned.m8n8.x1{|.trans}.shared.b16 [S], {A32}", {}),
+    ("sync", "stmatrix.sync.aligned.m8n8.x2{|.trans}.shared.b16 [S], {A32,B32}", {}),
+    ("sync", "stmatrix.sync.aligned.m8n8.x4{|.trans}.shared.b16 [S], {A32,B32,C32,A32}", {}),
     ("sync", "setmaxnreg.{inc|dec}.sync.aligned.u32 240", {}),
     ("sync", "mapa.shared::cluster.u32 D32, A32, B32; getctarank.u64 D32, A64", {}),
     # 9.7.13 warp matrix (mma.sync, ldmatrix, movmatrix)
-    ("mma", "ldmatrix.sync.aligned.m8n8.x{1|2|4}{|.trans}.shared.b16 {D32,E32,F32,H32}, [S]", {}),
+    ("mma", "ldmatrix.sync.aligned.m8n8.x1{|.trans}.shared.b16 {D32}, [S]", {}),
+    ("mma", "ldmatrix.sync.aligned.m8n8.x2{|.trans}.shared.b16 {D32,E32}, [S]", {}),
+    ("mma", "ldmatrix.sync.aligned.m8n8.x4{|.trans}.shared.b16 {D32,E32,F32,H32}, [S]", {}),
     ("mma", "movmatrix.sync.aligned.m8n8.trans.b16 D32, A32", {}),
     ("mma", "mma.sync.aligned.m16n8k16.row.col.f32.$T.$T.f32 {D32,E32,F32,H32}, {A32,B32,C32,A32}, {B32,C32}, {A32,B32,C32,A32}", {"T": "f16 bf16"}),
     ("mma", "mma.sync.aligned.m16n8k8.row.col.f32.$T.$T.f32 {D32,E32,F32,H32}, {A32,B32}, {C32}, {A32,B32,C32,A32}", {"T": "f16 bf16"}),
@@ -262,8 +266,84 @@ GRAMMAR = [
     ("mma", "mma.sync.aligned.m16n8k32.row.col.f32.$T.$T.f32 {D32,E32,F32,H32}, {A32,B32,C32,A32}, {B32,C32}, {A32,B32,C32,A32}", {"T": "e4m3 e5m2"}),
 ]
 
-# Groups the test builds (seconds): a few of every kind of operand.
-QUICK = ["iadd", "setp", "half", "sync"]
+GRAMMAR += [
+    # 9.7.1.x sad, 9.7.9.x cvt.pack
+    ("iadd", "sad.$T D, A, B, C", {"T": INT}),
+    ("cvt", "cvt.pack.sat.$T.s32.b32 D32, A32, B32, C32", {"T": "s8 u8 s16 u16"}),
+    ("cvt", "cvt.pack.sat.$T.s32.b32 D32, A32, B32", {"T": "s16 u16"}),
+    # 9.7.16 video instructions: scalar (with the secondary operation) and SIMD
+    ("video", "{vadd|vsub|vabsdiff|vmin|vmax}.$T.$U.$U{|.sat} D32, A32, B32", {"T": "u32 s32", "U": "u32 s32"}),
+    ("video", "{vadd|vsub|vabsdiff|vmin|vmax}.u32.u32.u32.{add|min|max} D32, A32, B32, C32", {}),
+    ("video", "{vshl|vshr}.u32.u32.u32.{clamp|wrap} D32, A32, B32", {}),
+    ("video", "vmad.$T.$U.$U{|.sat}{|.shr7|.shr15} D32, A32, B32, C32", {"T": "u32 s32", "U": "u32 s32"}),
+    ("video", "vset.$T.$T.{eq|ne|lt|le|gt|ge} D32, A32, B32", {"T": "u32 s32"}),
+    ("video", "{vadd2|vsub2|vavrg2|vabsdiff2|vmin2|vmax2}.$T.$T.$T{|.sat} D32, A32, B32, C32", {"T": "u32 s32"}),
+    ("video", "{vadd4|vsub4|vavrg4|vabsdiff4|vmin4|vmax4}.$T.$T.$T{|.sat} D32, A32, B32, C32", {"T": "u32 s32"}),
+    ("video", "{vadd2|vabsdiff2}.$T.$T.$T.add D32, A32, B32, C32; {vadd4|vabsdiff4}.$T.$T.$T.add D32, A32, B32, C32", {"T": "u32 s32"}),
+    ("video", "{vset2|vset4}.$T.$T.{eq|lt|ge}{|.add} D32, A32, B32, C32", {"T": "u32 s32"}),
+    # 9.7.8 control flow: a jump table, calls, the stack
+    ("flow", "and.b32 %r19, A32, 3; brx.idx{|.uni} %r19, jt; jt: .branchtargets l0, l1, l2, l3; l0: mov.b32 D32, 1; bra.uni e; l1: mov.b32 D32, B32; bra.uni e; l2: mov.b32 D32, C32; bra.uni e; l3: mov.b32 D32, 7; e: pmevent 1", {}),
+    ("flow", "alloca{|.align.16}.u64 D64, A64; stacksave.u64 E64; stackrestore.u64 E64", {}),
+    ("flow", "alloca.u32 D32, A32", {}),
+    ("flow", "@Q exit; mov.b32 D32, A32", {}),
+    # 9.7.12 sm_90: clusters, asynchronous copies and barriers
+    ("cluster", "barrier.cluster.arrive{|.relaxed|.release}{|.aligned}; barrier.cluster.wait{|.acquire}{|.aligned}", {}),
+    ("cluster", "mov.u32 D32, %{clusterid.x|nclusterid.x|cluster_ctaid.x|cluster_nctaid.x|cluster_ctarank|cluster_nctarank|is_explicit_cluster}", {}),
+    ("cluster", "ld.shared::cluster.$T D, [S]; st.shared::cluster.$T [S], A", {"T": "b32 b64"}),
+    ("cluster", "mapa.u64 D64, A64, B32; ld.shared::cluster.b32 E32, [D64]", {}),
+    ("cluster", "fence.proxy.{alias|async|async.global|async.shared::cta|async.shared::cluster}", {}),
+    ("cluster", "fence.{mbarrier_init.release.cluster|acq_rel.cluster|sc.cluster}", {}),
+    ("cluster", "mbarrier.expect_tx{|.relaxed.cta}.shared.b64 [S], 64; mbarrier.arrive.expect_tx.shared.b64 D64, [S], 64", {}),
+    ("cluster", "mbarrier.complete_tx.shared.b64 [S], 64; mbarrier.arrive.release.cluster.shared::cluster.b64 _, [S]", {}),
+    ("cluster", "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [S], [G], 64, [S]; cp.async.bulk.global.shared::cta.bulk_group [G], [S], 64; cp.async.bulk.commit_group; cp.async.bulk.wait_group{|.read} 0", {}),
+    ("cluster", "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.$T [G], [S], 64", {"T": "u32 s32 u64 f32"}),
+    ("cluster", "cp.async.bulk.prefetch.L2.global [G], 64", {}),
+    ("cluster", "red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.{add|min|max}.u32 [S], A32, [S]", {}),
+    ("cluster", "st.async.shared::cluster.mbarrier::complete_tx::bytes.$T [S], A, [S]", {"T": "b32 b64"}),
+    ("cluster", "multimem.ld_reduce.relaxed.gpu.global.add.$T D, [F]; multimem.st.relaxed.gpu.global.$T [F], A; multimem.red.relaxed.gpu.global.add.$T [F], A", {"T": "u32 f32"}),
+    ("cluster", "ld{|.relaxed.cluster|.acquire.cluster}.global.b32 D32, [G]; atom.cluster.global.add.u32 E32, [G], A32", {}),
+    # 9.7.14 warp matrix, wmma
+    ("wmma", "wmma.load.{a|b}.sync.aligned.{row|col}.m16n16k16.global.f16 {D32,E32,F32,H32,D32,E32,F32,H32}, [G], 16", {}),
+    ("wmma", "wmma.mma.sync.aligned.row.col.m16n16k16.f32.f16 {D32,E32,F32,H32,D32,E32,F32,H32}, {A32,B32,C32,A32,B32,C32,A32,B32}, {A32,B32,C32,A32,B32,C32,A32,B32}, {A32,B32,C32,A32,B32,C32,A32,B32}", {}),
+    ("wmma", "wmma.store.d.sync.aligned.{row|col}.m16n16k16.{global|shared}.f32 [GS], {A32,B32,C32,A32,B32,C32,A32,B32}, 16", {}),
+    ("wmma", "wmma.load.c.sync.aligned.row.m16n16k16.global.f32 {D32,E32,F32,H32,D32,E32,F32,H32}, [G], 16", {}),
+    ("wmma", "mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32 {D32,E32,F32,H32,D32,E32,F32,H32}, {A32,B32}, {A32,B32}, {A32,B32,C32,A32,B32,C32,A32,B32}", {}),
+    ("wmma", "mma.sync.aligned.m8n8k128.row.col.s32.b1.b1.s32.xor.popc {D32,E32}, {A32}, {B32}, {C32,A32}", {}),
+    ("wmma", "mma.sync.aligned.m16n8k256.row.col.s32.b1.b1.s32.{xor|and}.popc {D32,E32,F32,H32}, {A32,B32,C32,A32}, {B32,C32}, {A32,B32,C32,A32}", {}),
+    ("wmma", "mma.sync.aligned.m16n8k{16|32|64}.row.col{|.satfinite}.s32.$T.$U.s32 {D32,E32,F32,H32}, {A32,B32,C32,A32}, {B32,C32}, {A32,B32,C32,A32}", {"T": "s8 u8 s4 u4", "U": "s8 u8 s4 u4"}),
+    # 9.7.10 textures and surfaces (bindless: the handle a 64-bit register)
+    ("tex", "tex.1d.v4.$T.f32 {D32,E32,F32,H32}, [A64, {A32}]", {"T": "f32 s32 u32"}),
+    ("tex", "tex.{2d|a1d}.v4.$T.f32 {D32,E32,F32,H32}, [A64, {A32,B32}]", {"T": "f32 s32 u32"}),
+    ("tex", "tex.{3d|a2d|cube}.v4.$T.f32 {D32,E32,F32,H32}, [A64, {A32,B32,C32,A32}]", {"T": "f32 s32 u32"}),
+    ("tex", "tex.level.2d.v4.f32.f32 {D32,E32,F32,H32}, [A64, {A32,B32}], C32; tex.grad.2d.v4.f32.f32 {D32,E32,F32,H32}, [A64, {A32,B32}], {C32,A32}, {B32,C32}", {}),
+    ("tex", "tld4.{r|g|b|a}.2d.v4.f32.f32 {D32,E32,F32,H32}, [A64, {A32,B32}]", {}),
+    ("tex", "txq.{width|height|depth|num_mipmap_levels|num_samples}.b32 D32, [A64]", {}),
+    ("tex", "suld.b.1d.$T.{trap|clamp|zero} D, [A64, {A32}]", {"T": "b8 b16 b32 b64"}),
+    ("tex", "suld.b.2d.$T.{trap|clamp|zero} D, [A64, {A32,B32}]", {"T": "b8 b16 b32 b64"}),
+    ("tex", "suld.b.3d.$T.{trap|clamp|zero} D, [A64, {A32,B32,C32,A32}]", {"T": "b8 b16 b32 b64"}),
+    ("tex", "suld.b.2d.v4.b32.trap {D32,E32,F32,H32}, [A64, {A32,B32}]", {}),
+    ("tex", "sust.b.1d.$T.{trap|clamp|zero} [A64, {A32}], B", {"T": "b8 b16 b32 b64"}),
+    ("tex", "sust.b.2d.$T.{trap|clamp|zero} [A64, {A32,B32}], B", {"T": "b8 b16 b32 b64"}),
+    ("tex", "sust.b.3d.$T.{trap|clamp|zero} [A64, {A32,B32,C32,A32}], B", {"T": "b8 b16 b32 b64"}),
+    ("tex", "sust.p.2d.v4.b32.trap [A64, {A32,B32}], {A32,B32,C32,A32}", {}),
+    ("tex", "sured.b.{add|min|max|and|or}.2d.$T.trap [A64, {A32,B32}], B", {"T": "u32 s32 b32 u64"}),
+    ("tex", "suq.{width|height|depth|channel_data_type|channel_order|array_size|memory_layout}.b32 D32, [A64]", {}),
+    ("tex", "istypep.{texref|samplerref|surfref}.b64 D64, A64; isspacep.global P, A64", {}),
+]
+
+# The test's subset (seconds to build): every QUICK_STRIDE-th variant of the grammar, as one group
+# "quick", leaving out the groups whose variants call CUDA's internal helpers (division, sqrt:
+# live counts at those calls are sass/live.c's open item of issue 42, not the table's).
+QUICK_STRIDE = 11
+QUICK_SKIP = ("idiv", "fdiv")
+
+# SASS forms the table leaves out on purpose, with why: a function with one is refused by name, and
+# check counts it apart ("left out"), not as a failure.
+LEFT_OUT = {
+    "UP2UR": "reads the uniform predicate file UPR whole (as P2R reads PR): sass_parse.c has no UPR operand",
+    "UR2UP": "writes the uniform predicate file UPR whole (as R2P): sass_parse.c has no UPR operand",
+    "UBLKCP.S.G": "nvdisasm 11.8 leaves it out of its -lrm/-plr tables: no width measured",
+}
 
 
 def expand(syntax, vars_):
@@ -313,9 +393,11 @@ def render(text, env, out_regs):
             return out_regs[-1][1]
         if tok in ("Q", "Q2"):
             return "%p" + ("1" if tok == "Q" else "2")
-        if tok in ("[G]", "[S]", "[L]", "[K]", "[F]", "[GF]"):
+        if tok == "[GS]" and "shared" in text:
+            return "[%r20]"
+        if tok in ("[G]", "[S]", "[L]", "[K]", "[F]", "[GF]", "[GS]"):
             return {"[G]": "[%rd9+256]", "[S]": "[%r20]", "[L]": "[%rd11]", "[K]": "[cbank+16]",
-                    "[F]": "[%rd10]", "[GF]": "[%rd9+256]"}[tok]
+                    "[F]": "[%rd10]", "[GF]": "[%rd9+256]", "[GS]": "[%rd9+256]"}[tok]
         kind, w = reg_width(tok, env)
         if w == "p" or kind is None:
             return tok
@@ -326,7 +408,7 @@ def render(text, env, out_regs):
         out_regs.append((w, pre + str(n)))
         return pre + str(n)
 
-    return re.sub(r"\[GF?\]|\[[SLKF]\]|\bP2?\b|\bQ2?\b|\b[DABCEFH](?:16|32|64|W|T|U)?\b", op, text)
+    return re.sub(r"\[G[FS]?\]|\[[SLKF]\]|\bP2?\b|\bQ2?\b|\b[DABCEFH](?:16|32|64|W|T|U)?\b", op, text)
 
 
 PRELUDE = """\t.reg .pred %p<8>;\n\t.reg .b16 %h<10>;\n\t.reg .b32 %r<24>;\n\t.reg .b64 %rd<16>;
@@ -369,11 +451,14 @@ def group_ptx(group, arch):
     head = ".version %s\n.target %s\n.address_size 64\n" % (PTX_VERSION, arch)
     head += ".shared .align 16 .b8 sbuf[256];\n.const .align 16 .b8 cbank[256];\n\n"
     text, variants, line = head, [], head.count("\n") + 1
-    k = 0
+    k = n = 0
     for g, syntax, vars_ in GRAMMAR:
-        if g != group:
+        if g != group and (group != "quick" or g in QUICK_SKIP):
             continue
         for inst, env in expand(syntax, vars_):
+            n += 1
+            if group == "quick" and (n - 1) % QUICK_STRIDE:
+                continue
             name = "g_%s_%d" % (group, k)
             k += 1
             e = entry(name, inst, env)
@@ -484,9 +569,14 @@ def head_of(text):
 
 
 def lrm_table(text):
-    """nvdisasm -lrm count: {function: {address: (counts...)}} (a blank count is 0)."""
-    out, fn = {}, None
+    """nvdisasm -lrm count: {function: {address: {file: count}}} (a blank count is 0); the files
+    are the columns its header names (GPR PRED UGPR UPRED, only those the listing uses)."""
+    out, fn, names = {}, None, []
     for l in text.splitlines():
+        m = re.match(r"^\s*// \|((?:\s*[A-Z]+\s*\|)+)\s*$", l)
+        if m:
+            names = [c.strip() for c in m.group(1).split("|") if c.strip()]
+            continue
         m = re.match(r"^\.text\.(\S+):", l)
         if m:
             fn = m.group(1)
@@ -495,7 +585,7 @@ def lrm_table(text):
         m = re.match(r"^\s+/\*([0-9a-f]+)\*/.*// \|(.*)\|\s*$", l)
         if m and fn:
             cols = [c.strip() for c in m.group(2).split("|")]
-            out[fn][int(m.group(1), 16)] = tuple(int(c) if c else 0 for c in cols)
+            out[fn][int(m.group(1), 16)] = {n: int(c) if c else 0 for n, c in zip(names, cols)}
     return out
 
 
@@ -507,8 +597,14 @@ def check_one(regsweep, base, verbose):
     nfun = len(re.findall(r"\.section\t\.text\.", text))
     r = subprocess.run([regsweep, "regalloc", base + ".sass", "--pinned"], capture_output=True, text=True)
     ident = len(re.findall(r": identical \(", r.stdout))
-    if ident != nfun:
+    left = 0
+    for m in re.finditer(r"refused \S+ /\*[0-9a-f]+\*/: form ([A-Z0-9_.]+)", r.stdout + r.stderr):
+        base_ = m.group(1).split(".")[0]
+        if m.group(1) in LEFT_OUT or base_ in LEFT_OUT or ".".join(m.group(1).split(".")[:3]) in LEFT_OUT:
+            left += 1
+    if ident + left != nfun:
         msgs += [l for l in (r.stdout + r.stderr).splitlines() if "identical" not in l and l.strip()][:8]
+    nfun -= left
     r = subprocess.run([regsweep, "inspect", base + ".sass", "--live"], capture_output=True, text=True)
     ours, fn = {}, None
     for l in r.stdout.splitlines():
@@ -542,22 +638,24 @@ def check_one(regsweep, base, verbose):
             if addr not in ours[fn]:
                 continue
             rc += 1
-            k = len(rows[addr])
-            mine = ours[fn][addr][:k] + (0,) * max(0, k - len(ours[fn][addr]))
-            if mine == rows[addr]:
+            files = ("GPR", "PRED", "UGPR", "UPRED")
+            mine = tuple(ours[fn][addr][i] for i, f in enumerate(files) if f in rows[addr])
+            want = tuple(rows[addr][f] for f in files if f in rows[addr])
+            if mine == want:
                 re_ += 1
             elif same:
                 same = False
                 first = "%s /*%04x*/ '%s' (after '%s'): ours %s, nvdisasm %s" % (
-                    fn, addr, insn.get((fn, addr), "?"), insn.get((fn, prev), "?"), mine, rows[addr])
+                    fn, addr, insn.get((fn, addr), "?"), insn.get((fn, prev), "?"), mine, want)
             prev = addr
         fe += same
         if first:
             msgs.append("live differs: " + first)
-    return nfun, ident, fc, fe, rc, re_, msgs
+    return nfun, ident, fc, fe, rc, re_, msgs, left
 
 
 def groups():
+    """The grammar's groups, in order."""
     seen = []
     for g, _, _ in GRAMMAR:
         if g not in seen:
@@ -597,7 +695,7 @@ def main():
     ap.add_argument("--unknown", action="store_true", help="report: list the unknown forms")
     a = ap.parse_args()
     archs = a.arch.split(",")
-    gs = a.groups.split(",") if a.groups else (QUICK if a.quick else groups())
+    gs = a.groups.split(",") if a.groups else (["quick"] if a.quick else groups())
     if a.cmd == "list":
         for g in groups():
             n = sum(len(expand(s, v)) for gg, s, v in GRAMMAR if gg == g)
@@ -623,19 +721,20 @@ def main():
     if a.cmd == "check":
         bad = 0
         for arch in archs:
-            n = ident = lrows = lsame = lfun = lfun_ok = 0
+            n = ident = lrows = lsame = lfun = lfun_ok = left = 0
             for g in gs:
                 base = os.path.join(a.out, arch, g)
                 if os.path.getsize(base + ".sass") == 0:
                     continue
                 c = check_one(a.regsweep, base, a.v)
-                n += c[0]; ident += c[1]; lfun += c[2]; lfun_ok += c[3]; lrows += c[4]; lsame += c[5]
+                n += c[0]; ident += c[1]; lfun += c[2]; lfun_ok += c[3]; lrows += c[4]; lsame += c[5]; left += c[7]
                 for l in c[6]:
                     print("ptxgen check %s %s: %s" % (arch, g, l))
             ok = ident == n and lfun_ok == lfun
             bad += not ok
-            print("ptxgen check %s: %d functions, pinned identical %d/%d; live counts = nvdisasm -lrm count on "
-                  "%d/%d functions (%d/%d rows)%s" % (arch, n, ident, n, lfun_ok, lfun, lsame, lrows, "" if ok else " FAIL"))
+            print("ptxgen check %s: %d functions (%d more refused by a form left out), pinned identical %d/%d; live "
+                  "counts = nvdisasm -lrm count on %d/%d functions (%d/%d rows)%s" %
+                  (arch, n, left, ident, n, lfun_ok, lfun, lsame, lrows, "" if ok else " FAIL"))
         sys.exit(1 if bad else 0)
     # report: per arch forms seen / known; rows only the generator reaches
     gen_used = set()

@@ -315,6 +315,12 @@ const rs_sass_op rs_sass_optable[] = {
      * [UR5], UR4 reads UR4-UR7: the global address a UR pair printed without .64 (M), the shared
      * one UR5, the size UR4 (-plr); the same shape for UBLKCP.G.S, UBLKPF.L2 [UR6], UR4 */
     {"UBLKCP.G.S", "", "M m s1", 0},
+    /* UBLKCP.S.G [UR8], [UR6], UR4 (to shared, completing on an mbarrier): nvdisasm 11.8 prints
+     * no -plr row for it (a hole corpus disasm fills), so its widths come from the code around
+     * it: ptxas writes UR8 and UR9 (the shared address, the mbarrier's) and UR6 UR7 (the global
+     * pair) right before it for it alone; -lrm counts on both sides agree (ptxgen check). Without
+     * this row it would match UBLKCP.G.S's (modifiers match in any order) and miss UR7. */
+    {"UBLKCP.S.G", "", "M M s1", 0},
     {"UBLKRED.G.S", "ADD MIN MAX INC DEC AND OR XOR F32 F16 BF16 S32 U32 U64 RN", "M m s1", 0},
     {"UBLKPF.L2", "", "M s1", 0},
     {"UTMACMDFLUSH", "", "", 0}, /* cp.async.bulk.commit_group: no operand */

@@ -11,13 +11,17 @@
 # error: the rest of its file compiles on.
 #
 #   scripts/ptxgen.py build  [--out DIR] [--arch sm_80,..] [--groups g1,g2|--quick] [-v]
-#   scripts/ptxgen.py report [--out DIR] [--arch ..] [--fixtures DIR] [--regsweep BIN]
+#   scripts/ptxgen.py report [--out DIR] [--arch ..] [--fixtures DIR] [--regsweep BIN] [--unknown]
+#   scripts/ptxgen.py check  [--out DIR] [--arch ..] [--groups ..|--quick] [--regsweep BIN]
+# (report and check build what is not cached first, unless --no-build)
 #   scripts/ptxgen.py list   (groups and how many variants each expands to)
-# build writes DIR/<arch>/<group>.{ptx,cubin,sass,rejected} (DIR default build/ptxgen); a group
-# whose PTX text, ptxas and nvdisasm are unchanged is not compiled again (DIR/<arch>/<group>.key).
+# build writes DIR/<arch>/<group>.<NN>.{ptx,cubin,sass,lrm,rejected} (DIR default build/ptxgen),
+# one set per chunk of CHUNK variants; a chunk whose PTX text, ptxas and nvdisasm are unchanged is
+# not compiled again (its .key). .lrm: nvdisasm -lrm count of the cubin, the check's reference.
 # report prints per architecture the SASS forms seen and how many the table (sass/optable.c)
 # knows, then which table rows only the generator's listings reach (not the fixtures' listings).
 import argparse
+import glob
 import hashlib
 import itertools
 import os
@@ -29,6 +33,7 @@ PTXAS = os.environ.get("PTXAS", "/usr/local/cuda/bin/ptxas")
 NVDISASM = os.environ.get("NVDISASM", "/opt/nvidia-cuda-11.8/usr/bin/nvdisasm")
 ARCHS = ["sm_75", "sm_80", "sm_86", "sm_89", "sm_90"]
 PTX_VERSION = "9.0"  # CUDA 13.0's ptxas
+CHUNK = 40  # entries per PTX file
 
 # Register width of a PTX type (bits); 8-bit types live in 16-bit registers.
 WIDTH = {"pred": "p"}
@@ -334,7 +339,7 @@ GRAMMAR += [
 # The test's subset (seconds to build): every QUICK_STRIDE-th variant of the grammar, as one group
 # "quick", leaving out the groups whose variants call CUDA's internal helpers (division, sqrt:
 # live counts at those calls are sass/live.c's open item of issue 42, not the table's).
-QUICK_STRIDE = 11
+QUICK_STRIDE = 17
 QUICK_SKIP = ("idiv", "fdiv")
 
 # SASS forms the table leaves out on purpose, with why: a function with one is refused by name, and
@@ -342,7 +347,6 @@ QUICK_SKIP = ("idiv", "fdiv")
 LEFT_OUT = {
     "UP2UR": "reads the uniform predicate file UPR whole (as P2R reads PR): sass_parse.c has no UPR operand",
     "UR2UP": "writes the uniform predicate file UPR whole (as R2P): sass_parse.c has no UPR operand",
-    "UBLKCP.S.G": "nvdisasm 11.8 leaves it out of its -lrm/-plr tables: no width measured",
 }
 
 
@@ -446,12 +450,13 @@ def entry(name, text, env):
 
 
 def group_ptx(group, arch):
-    """PTX text of a group for an architecture and its variants (entry name, PTX line, first and
-    last line of the entry)."""
+    """A group's PTX for an architecture, in chunks of CHUNK entries (a variant nvdisasm cannot
+    list costs a recompile of its chunk only): [(text, [(entry name, PTX line, first and last line
+    of the entry)])]."""
     head = ".version %s\n.target %s\n.address_size 64\n" % (PTX_VERSION, arch)
     head += ".shared .align 16 .b8 sbuf[256];\n.const .align 16 .b8 cbank[256];\n\n"
-    text, variants, line = head, [], head.count("\n") + 1
-    k = n = 0
+    entries = []
+    n = 0
     for g, syntax, vars_ in GRAMMAR:
         if g != group and (group != "quick" or g in QUICK_SKIP):
             continue
@@ -459,14 +464,18 @@ def group_ptx(group, arch):
             n += 1
             if group == "quick" and (n - 1) % QUICK_STRIDE:
                 continue
-            name = "g_%s_%d" % (group, k)
-            k += 1
-            e = entry(name, inst, env)
-            n = e.count("\n")
-            variants.append((name, inst, line, line + n - 1))
+            name = "g_%s_%d" % (group, len(entries))
+            entries.append((name, inst, entry(name, inst, env)))
+    chunks = []
+    for i in range(0, len(entries), CHUNK):
+        text, variants, line = head, [], head.count("\n") + 1
+        for name, inst, e in entries[i:i + CHUNK]:
+            k = e.count("\n")
+            variants.append((name, inst, line, line + k - 1))
             text += e
-            line += n
-    return text, variants
+            line += k
+        chunks.append((text, variants))
+    return chunks
 
 
 def tool_key():
@@ -478,11 +487,27 @@ def tool_key():
 
 
 def build_one(out, group, arch, regsweep, verbose):
-    """Compile a group for an arch (cached): returns (accepted, rejected) variant counts."""
+    """Compile a group for an arch, chunk by chunk (cached): (accepted, rejected, all cached)."""
     d = os.path.join(out, arch)
     os.makedirs(d, exist_ok=True)
-    base = os.path.join(d, group)
-    text, variants = group_ptx(group, arch)
+    acc = rej = 0
+    cached = True
+    for i, (text, variants) in enumerate(group_ptx(group, arch)):
+        a, r, c = build_chunk(os.path.join(d, "%s.%02d" % (group, i)), text, variants, arch, regsweep)
+        acc, rej, cached = acc + a, rej + r, cached and c
+    if verbose:
+        print("ptxgen: %s %s: %d accepted, %d rejected" % (arch, group, acc, rej), file=sys.stderr)
+    return acc, rej, cached
+
+
+def listings(out, arch, group):
+    """The listings of a group's chunks."""
+    return sorted(glob.glob(os.path.join(out, arch, glob.escape(group) + ".[0-9][0-9].sass")))
+
+
+def build_chunk(base, text, variants, arch, regsweep):
+    """Compile one chunk (cached by its PTX text and the tools): (accepted, rejected, cached)."""
+    group = os.path.basename(base)
     key = hashlib.sha256((text + tool_key()).encode()).hexdigest()
     if os.path.exists(base + ".key") and open(base + ".key").read() == key and os.path.exists(base + ".sass"):
         rej = [l for l in open(base + ".rejected").read().splitlines() if l]
@@ -559,8 +584,6 @@ def build_one(out, group, arch, regsweep, verbose):
         os.remove(base + ".old.cubin")
     with open(base + ".key", "w") as f:
         f.write(key)
-    if verbose:
-        print("ptxgen: %s %s: %d accepted, %d rejected" % (arch, group, len(live), len(rejected)), file=sys.stderr)
     return len(live), len(rejected), False
 
 
@@ -693,6 +716,7 @@ def main():
     ap.add_argument("--fixtures", default="tests/fixtures")
     ap.add_argument("-v", action="store_true")
     ap.add_argument("--unknown", action="store_true", help="report: list the unknown forms")
+    ap.add_argument("--no-build", action="store_true", help="report, check: the listings in --out as they are")
     a = ap.parse_args()
     archs = a.arch.split(",")
     gs = a.groups.split(",") if a.groups else (["quick"] if a.quick else groups())
@@ -708,7 +732,13 @@ def main():
     tot = {}
     for arch in archs:
         for g in gs:
-            acc, rej, cached = build_one(a.out, g, arch, a.regsweep, a.v)
+            if a.no_build:  # what the listings there hold
+                fs = listings(a.out, arch, g)
+                acc = sum(open(f).read().count(".section\t.text.") for f in fs)
+                rej = sum(len(open(f[:-5] + ".rejected").read().splitlines()) for f in fs)
+                cached = True
+            else:
+                acc, rej, cached = build_one(a.out, g, arch, a.regsweep, a.v)
             t = tot.setdefault(arch, [0, 0, 0])
             t[0] += acc
             t[1] += rej
@@ -722,10 +752,11 @@ def main():
         bad = 0
         for arch in archs:
             n = ident = lrows = lsame = lfun = lfun_ok = left = 0
-            for g in gs:
-                base = os.path.join(a.out, arch, g)
-                if os.path.getsize(base + ".sass") == 0:
+            for f in [f for g in gs for f in listings(a.out, arch, g)]:
+                base = f[:-len(".sass")]
+                if os.path.getsize(f) == 0:
                     continue
+                g = os.path.basename(base)
                 c = check_one(a.regsweep, base, a.v)
                 n += c[0]; ident += c[1]; lfun += c[2]; lfun_ok += c[3]; lrows += c[4]; lsame += c[5]; left += c[7]
                 for l in c[6]:
@@ -739,8 +770,7 @@ def main():
     # report: per arch forms seen / known; rows only the generator reaches
     gen_used = set()
     for arch in archs:
-        files = [os.path.join(a.out, arch, g + ".sass") for g in gs]
-        files = [f for f in files if os.path.getsize(f) > 0]
+        files = [f for g in gs for f in listings(a.out, arch, g) if os.path.getsize(f) > 0]
         summary, rows, _ = forms_of(a.regsweep, files)
         m = re.search(r"(\d+) forms seen, (\d+) known, (\d+) unknown \((\d+) instructions\)", summary)
         seen, known = (int(m.group(1)), int(m.group(2))) if m else (0, 0)

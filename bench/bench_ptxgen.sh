@@ -5,7 +5,8 @@
 # table rows only the generator reaches (vs tests/fixtures' listings), pinned identical and live
 # = nvdisasm on the listings, and the wall time of each step (build: cached after the first run).
 #   bench/bench_ptxgen.sh [BIN] [--quick] [--baseline BIN]
-#   --quick: the quick subset (every 17th variant) for sm_80 only, cached beside BIN (CI's smoke run)
+#   --quick: the quick subset (every 17th variant) for sm_80 only, cached beside BIN in
+#   ptxgen-bench-quick/ (CI's smoke run)
 #   default: every group, every architecture, cached in build/ptxgen (the first run compiles
 #   ~20,000 kernels: ~5 min alone on 2 cores, ~16 min on a loaded machine; reruns read the cache)
 set -uo pipefail
@@ -26,7 +27,7 @@ for t in "$PY" "${PTXAS:-/usr/local/cuda/bin/ptxas}" "${NVDISASM:-/opt/nvidia-cu
   [ -x "$t" ] || { echo "bench_ptxgen: SKIPPED: $t not found"; exit 0; }
 done
 if [ $quick = 1 ]; then
-  args=(--quick --arch sm_80 --out "$(cd "$(dirname "$bin")" && pwd)/ptxgen-quick")
+  args=(--quick --arch sm_80 --out "$(cd "$(dirname "$bin")" && pwd)/ptxgen-bench-quick") # not the test's: ctest -j may run both at once
 else
   args=(--out build/ptxgen)
 fi
@@ -36,13 +37,13 @@ $PY scripts/ptxgen.py build "${args[@]}" --regsweep "$bin" || exit 1
 echo "build: $(ms "$t") ms"
 if [ -n "$base" ]; then
   t=$(date +%s%N)
-  $PY scripts/ptxgen.py report "${args[@]}" --regsweep "$base" | sed 's/^ptxgen/before:/'
+  $PY scripts/ptxgen.py report "${args[@]}" --regsweep "$base" | sed -E 's/^ptxgen:? /before: /'
   echo "report (before): $(ms "$t") ms"
 else
   echo "before: no --baseline BIN given (docs/ptxgen.md has the numbers of the table before the generator)"
 fi
 t=$(date +%s%N)
-$PY scripts/ptxgen.py report "${args[@]}" --regsweep "$bin" | sed 's/^ptxgen/after: /'
+$PY scripts/ptxgen.py report "${args[@]}" --regsweep "$bin" | sed -E 's/^ptxgen:? /after:  /'
 echo "report (after): $(ms "$t") ms"
 t=$(date +%s%N)
 $PY scripts/ptxgen.py check "${args[@]}" --regsweep "$bin" | grep '^ptxgen check sm_[0-9]*:'

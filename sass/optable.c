@@ -127,7 +127,8 @@ const rs_sass_op rs_sass_optable[] = {
     {"ULEA.HI.X", "SX32", "d1 s1 s1 s1 s1|d1 s1 s1 s1 s1 s1", 0},
     {"SHF", "L R U32 S32 U64 S64 HI W", "d1 s1 s1 s1", 0},
     {"USHF", "L R U32 S32 U64 S64 HI W", "d1 s1 s1 s1", 0},
-    {"LOP3.LUT", "", "d1 s1 s1 s1 s1 s1|d1 d1 s1 s1 s1 s1 s1", 0}, /* LOP3.LUT P0, R, ... */
+    /* LOP3.LUT P0, R, ...; .PAND: lop3.and with a predicate result and input (ptxgen, sm_75-90) */
+    {"LOP3.LUT", "PAND", "d1 s1 s1 s1 s1 s1|d1 d1 s1 s1 s1 s1 s1", 0},
     {"ULOP3.LUT", "", "d1 s1 s1 s1 s1 s1|d1 d1 s1 s1 s1 s1 s1", 0},
     {"PLOP3.LUT", "", "d1 d1 s1 s1 s1 s1 s1", 0},
     {"UPLOP3.LUT", "", "d1 d1 s1 s1 s1 s1 s1", 0},
@@ -139,8 +140,8 @@ const rs_sass_op rs_sass_optable[] = {
     {"IDP.4A", "U8 S8", "d1 s1 s1 s1", 0},
     {"IDP.2A", "LO HI U16 S16 U8 S8", "d1 s1 s1 s1", 0},
     {"VABSDIFF", "U32 S32", "d1 s1 s1 s1", 0},
-    {"VABSDIFF4", "U8 S8", "d1 s1 s1 s1", 0},
-    {"I2I", SUB32 "SAT", "d1 s1", 0},
+    {"VABSDIFF4", "U8 S8 ACC", "d1 s1 s1 s1", 0}, /* .ACC: vabsdiff4.add (ptxgen) */
+    {"I2I", SUB32 "SAT S32 U32", "d1 s1", 0}, /* I2I.S8.S32.SAT: cvt.sat.s8.s32 (ptxgen) */
 
     /* ---- floating point ---- */
     {"FFMA", FRND, "d1 s1 s1 s1", 0},
@@ -153,14 +154,15 @@ const rs_sass_op rs_sass_optable[] = {
     {"FSET.BF", CMP BOOL "FTZ", "d1 s1 s1 s1", 0},
     {"FCHK", "DIVIDE", "d1 s1 s1", 0},
     {"FRND", FRND "FLOOR CEIL TRUNC", "d1 s1", 0},
+    {"FRND.F64", FRND "FLOOR CEIL TRUNC", "d2 s2", 0}, /* cvt.rni/rzi/rmi/rpi.f64.f64 (ptxgen) */
     {"FSWZADD", "NDV", "d1 s1 s1 k|d1 s1 s1 s1", 0}, /* .NDV: texgradcube.cu's derivatives (sm_75-89) */
-    {"MUFU", "EX2 LG2 RCP RSQ SIN COS SQRT TANH", "d1 s1", 0},
+    {"MUFU", "EX2 LG2 RCP RSQ SIN COS SQRT TANH F16 BF16", "d1 s1", 0}, /* .F16/.BF16: ex2/tanh.approx on halves (ptxgen) */
     {"MUFU.RCP64H", "", "d1 s1", 0},
     {"MUFU.RSQ64H", "", "d1 s1", 0},
     {"DFMA", FRND, "d2 s2 s2 s2", 0}, /* doubles: every operand a pair (a UR source too) */
     {"DMUL", FRND, "d2 s2 s2", 0},
     {"DADD", FRND, "d2 s2 s2", 0},
-    {"DSETP", CMP BOOL, "d1 d1 s2 s2 s1", 0},
+    {"DSETP", CMP BOOL "MIN MAX", "d1 d1 s2 s2 s1", 0}, /* .MIN/.MAX: min/max.f64 against a constant (ptxgen) */
     {"HADD2", "F32 FTZ SAT F16 BF16 BF16_V2", "d1 s1 s1|d1 s1 s1 s1", 0}, /* HADD2 R7, R6.H0_H0, 1, 1: an immediate pair */
     {"HMUL2", "F32 FTZ SAT F16 BF16 BF16_V2", "d1 s1 s1|d1 s1 s1 s1", 0}, /* HMUL2 R7, R2, 0.25, 0.5: imm pair */
     {"HFMA2", "F32 FTZ SAT MMA RELU BF16_V2", "d1 s1 s1 s1|d1 s1 s1 s1 s1", 0}, /* imm pair: 2 ops */
@@ -172,38 +174,53 @@ const rs_sass_op rs_sass_optable[] = {
     {"F2F", FRND "F16 F32 BF16 TF32", "d1 s1", 0},
     {"F2F.F64.F32", "", "d2 s1", 0},
     {"F2F.F32.F64", FRND, "d1 s2", 0},
-    {"F2FP", "PACK_AB F16 F32 BF16 RELU SATFINITE", "d1 s1 s1", 0},
+    /* halves from and to doubles (cvt.f16.f64, cvt.bf16.f64, cvt.f64.f16; ptxgen, -lrm count) */
+    {"F2F.F16.F64", FRND, "d1 s2", 0},
+    {"F2F.BF16.F64", FRND, "d1 s2", 0},
+    {"F2F.F64.F16", FRND, "d2 s1", 0},
+    /* .MERGE_C: one converted value into the low half, the high half from the third operand */
+    {"F2FP", "PACK_AB MERGE_C F16 F32 BF16 RELU SATFINITE RZ", "d1 s1 s1", 0},
+    {"F2FP.PACK_B", "TF32 F32 RELU RZ", "d1 s1", 0}, /* cvt.rn/rz.tf32.f32 on sm_90 (ptxgen) */
+    /* fp8 pairs (sm_89+): F2FP.SATFINITE.E4M3.F32.PACK_AB_MERGE_C R5, R0, R5, RZ (two floats,
+     * merged into the third); .F16.UNPACK_B_MERGE_C R, R, RZ (from a half2) */
+    {"F2FP.PACK_AB_MERGE_C", "SATFINITE RELU E4M3 E5M2 F32", "d1 s1 s1 s1", 0},
+    {"F2FP.UNPACK_B_MERGE_C", "SATFINITE RELU E4M3 E5M2 F16", "d1 s1 s1", 0},
     /* F2FP.F16.E4M3.UNPACK_B R7, R2: two fp8 of R2 into a half2 (sm_89+, __half2(__nv_fp8x2_e4m3);
      * -plr: R7 written, R2 read) */
-    {"F2FP.UNPACK_B", "F16 BF16 E4M3 E5M2", "d1 s1", 0},
-    {"F2I", FRND "TRUNC FLOOR CEIL U32 S32 U16 S16 U8 S8 F16 F32", "d1 s1", 0},
-    {"F2I.F64", FRND "TRUNC FLOOR CEIL U32 S32", "d1 s2", 0},
-    {"F2I.S64", FRND "TRUNC FLOOR CEIL F32", "d2 s1", 0},
-    {"F2I.U64", FRND "TRUNC FLOOR CEIL F32", "d2 s1", 0},
-    {"I2F", FRND "U32 S32 U16 S16 U8 S8 F16 F32", "d1 s1", 0},
-    {"I2F.F64", FRND "U32 S32", "d2 s1", 0},
-    {"I2F.S64", FRND "F32", "d1 s2", 0},
-    {"I2F.U64", FRND "F32", "d1 s2", 0},
+    {"F2FP.UNPACK_B", "F16 BF16 E4M3 E5M2 RELU", "d1 s1", 0},
+    {"F2I", FRND "TRUNC FLOOR CEIL U32 S32 U16 S16 U8 S8 F16 F32 BF16", "d1 s1", 0},
+    {"F2I.F64", FRND "TRUNC FLOOR CEIL U32 S32 U16 S16 U8 S8", "d1 s2", 0},
+    {"F2I.S64", FRND "TRUNC FLOOR CEIL F32 F16", "d2 s1", 0},
+    {"F2I.U64", FRND "TRUNC FLOOR CEIL F32 F16", "d2 s1", 0},
+    {"I2F", FRND "U32 S32 U16 S16 U8 S8 F16 F32 BF16", "d1 s1", 0},
+    {"I2F.F64", FRND "U32 S32 U16 S16 U8 S8", "d2 s1", 0},
+    {"I2F.S64", FRND "F32 F16", "d1 s2", 0},
+    {"I2F.U64", FRND "F32 F16", "d1 s2", 0},
     {"I2F.F64.S64", FRND, "d2 s2", 0},
     {"I2F.F64.U64", FRND, "d2 s2", 0},
     {"F2I.F64.S64", FRND "TRUNC FLOOR CEIL", "d2 s2", 0},
     {"F2I.F64.U64", FRND "TRUNC FLOOR CEIL", "d2 s2", 0},
     {"I2FP.F32", "U32 S32 " FRND, "d1 s1", 0}, /* I2FP.F32.U32.RZ (__uint2float_rz) */
-    {"F2IP", "U8 S8 F32 NTZ PACK_B", "d1 s1 s1", 0},
+    {"F2IP", "U8 S8 F32 NTZ PACK_B TRUNC", "d1 s1 s1|d1 s1 s1 s1", 0}, /* F2IP.U8.F32.NTZ R0, RZ, R0, RZ: cvt.pack.sat (ptxgen) */
+    {"I2IP", "S8 U8 S16 U16 S32 SAT", "d1 s1 s1 s1|d1 s1 s1", 0}, /* I2IP.S8.S32.SAT R5, R0, R5, R4: cvt.pack.sat.s8.s32.b32 (ptxgen) */
 
     /* ---- tensor cores: D A B C ---- */
     {"HMMA.16816.F32", "BF16", "d4 s4 s2 s4", 0},
     {"HMMA.16816.F16", "", "d2 s4 s2 s2", 0},
-    {"HMMA.1688.F32", "", "d4 s2 s1 s4", 0},
+    {"HMMA.1688.F32", "BF16", "d4 s2 s1 s4", 0}, /* .BF16: m16n8k8 bf16 (ptxgen) */
     {"HMMA.1688.F16", "", "d2 s2 s1 s2", 0},
     {"HMMA.1688.F32.TF32", "", "d4 s4 s2 s4", 0},
-    {"IMMA.16832.S8.S8", "SAT", "d4 s4 s2 s4", 0},
-    {"IMMA.16832.U8.U8", "SAT", "d4 s4 s2 s4", 0},
-    {"IMMA.8816.S8.S8", "SAT", "d2 s1 s1 s2", 0},
+    /* integer MMA: the A and B types (S8 U8, S4 U4) are a family, widths by shape and element size
+     * (m16n8k32 8-bit and m16n8k64 4-bit read A 4, B 2; ptxgen, -lrm count) */
+    {"IMMA.16832", "S8 U8 SAT", "d4 s4 s2 s4", 0},
+    {"IMMA.16864", "S4 U4 SAT", "d4 s4 s2 s4", 0},
+    {"IMMA.8816", "S8 U8 SAT", "d2 s1 s1 s2", 0},
+    /* 1-bit MMA (mma .b1 .xor/.and .popc): m16n8k256 as IMMA.16864, m8n8k128 as IMMA.8816 */
+    {"BMMA.168256", "AND XOR POPC", "d4 s4 s2 s4", 0},
+    {"BMMA.88128", "AND XOR POPC", "d2 s1 s1 s2", 0},
     /* measured against -plr (tensor_cluster.cu, sm_80): m16n8k4 tf32 and m16n8k16 s8 read A 2, B 1 */
     {"HMMA.1684.F32.TF32", "", "d4 s2 s1 s4", 0},
-    {"IMMA.16816.S8.S8", "SAT", "d4 s2 s1 s4", 0},
-    {"IMMA.16816.U8.U8", "SAT", "d4 s2 s1 s4", 0},
+    {"IMMA.16816", "S8 U8 SAT", "d4 s2 s1 s4", 0},
     {"DMMA.884", "", "d4 s2 s2 s4", 0},   /* C, D two doubles, A, B one (-plr: DMMA.884 R4, R4, R6, RZ marks R4-R7 x) */
     {"DMMA.8x8x4", "", "d4 s2 s2 s4", 0}, /* sm_90 spelling */
 
@@ -223,6 +240,11 @@ const rs_sass_op rs_sass_optable[] = {
     {"RED.E", ATOMOP MEMQ, "m s1", D},
     {"RED.E.64", ATOMOP MEMQ, "m s2", D},
     {"RED.E.F64", ATOMOP MEMQ, "m s2", D}, /* RED.E.ADD.F64.RN: atomicAdd(double *) */
+    /* min/max of signed 64-bit values: .S64 in place of .64 (red/atom.min.s64; ptxgen) */
+    {"RED.E.S64", ATOMOP MEMQ, "m s2", D},
+    {"REDG.E.S64", ATOMOP MEMQ, "m s2", D},
+    {"ATOM.E.S64", ATOMOP MEMQ, "d2 m s2|d1 d2 m s2", D},
+    {"ATOMG.E.S64", ATOMOP MEMQ, "d2 m s2|d1 d2 m s2", D},
     {"REDG.E", ATOMOP MEMQ, "m s1", D},
     {"REDG.E.64", ATOMOP MEMQ, "m s2", D},
     {"REDG.E.F64", ATOMOP MEMQ, "m s2", D},
@@ -241,7 +263,7 @@ const rs_sass_op rs_sass_optable[] = {
     {"ATOM.E.CAS", "32 STRONG GPU SYS SM CTA", "d1 M s1 s1|d1 d1 M s1 s1", 0},
     {"ATOM.E.CAS.64", "STRONG GPU SYS SM CTA", "d2 M s2 s2|d1 d2 M s2 s2", 0},
     /* QSPC.E.S P0, RZ, [R4]: is the generic 64-bit address shared (the ATOM.E fallback) */
-    {"QSPC.E", "S G L", "d1 d1 M", 0},
+    {"QSPC.E", "S G L D", "d1 d1 M", 0}, /* .D: isspacep.const? (ptxgen) */
     /* cp.async: LDGSTS.E [Rshared], desc[UR4][Rglobal.64]; the copy size is no register width */
     {"LDGSTS.E", "BYPASS LTC64B LTC128B LTC256B ZFILL 64 128 CONSTANT", "m m|m m s1", D},
     {"LDGDEPBAR", "", "", 0},
@@ -263,15 +285,45 @@ const rs_sass_op rs_sass_optable[] = {
     {"ATOMS.CAS", "", "d1 m s1 s1", 0},
     {"ATOMS.CAS.64", "", "d2 m s2 s2", 0},
     {"ATOMS.CAST.SPIN", "", "d1 m s1 s1", 0},
-    {"ATOMS.CAST.SPIN.64", "", "d2 m s2 s2", 0}, /* R10 (pair: .EQ 1 and .EQ RZ), [R3], R8:R9, R10:R11 */
+    {"ATOMS.CAST.SPIN.64", "", "d2 m s2 s2", 0},
+    /* the generic (.E) spin compare-and-store of atom.cas.b16 (sm_75-89): ATOM.E.CAST.SPIN PT, R5,
+     * [R2+0x100], R4, R5; the address a pair, no descriptor (as ATOM.E.CAS; ptxgen) */
+    {"ATOM.E.CAST.SPIN", "", "d1 d1 M s1 s1", 0},
+    {"ATOM.E.CAST.SPIN.64", "", "d1 d2 M s2 s2", 0}, /* R10 (pair: .EQ 1 and .EQ RZ), [R3], R8:R9, R10:R11 */
     {"ATOMS.POPC.INC.32", "", "d1 m", 0},        /* ATOMS.POPC.INC.32 RZ, [R2+UR4]: warp-aggregated +1 */
     {"ATOMS.ARRIVE.64", "", "d2 m", 0},          /* mbarrier arrive: the 64-bit token R4:R5 */
     /* mbarrier on sm_90 (cuda::barrier): SYNCS.ARRIVE.TRANS64.A1T0 R8, [UR4], RZ writes the token
      * pair; SYNCS.PHASECHK.TRANS64.TRYWAIT P0, [UR4], R9 reads its high half */
-    {"SYNCS.ARRIVE.TRANS64", "A1T0 A0T1 A1TR RED", "d2 m s1", 0},
+    {"SYNCS.ARRIVE.TRANS64", "A1T0 A0T1 A1TR A0TX RED OPTOUT", "d2 m s1", 0},
     {"SYNCS.PHASECHK.TRANS64", "TRYWAIT", "d1 m s1", 0},
     {"SYNCS.EXCH.64", "", "d2 m s2", 0},
     {"SYNCS.CCTL.IV", "", "m", 0}, /* mbarrier.inval: [UR6] read (sm_90, -plr) */
+    /* stmatrix (sm_90): STSM.16.M88.4 [R0], R4 reads R4-R7 (ptxgen, -plr) */
+    {"STSM.16.M88", "", "m s1", 0},
+    {"STSM.16.M88.2", "", "m s2", 0},
+    {"STSM.16.M88.4", "", "m s4", 0},
+    {"STSM.16.MT88", "", "m s1", 0},
+    {"STSM.16.MT88.2", "", "m s2", 0},
+    {"STSM.16.MT88.4", "", "m s4", 0},
+    /* to another CTA of the cluster (sm_90): STAS [R4.64], R2 (st.async), REDAS.ADD [R4.64], R2
+     * (red.async); LDGMC.E.ADD.32.STRONG.SYS R9, [R4.64+URZ] (multimem.ld_reduce; ptxgen, -plr) */
+    {"STAS", "", "m s1", 0},
+    {"STAS.64", "", "m s2", 0},
+    {"REDAS", "ADD MIN MAX INC DEC AND OR XOR", "m s1", 0},
+    {"LDGMC.E", "ADD MIN MAX AND OR XOR 32 F32 F16x2 BF16x2 RN FTZ STRONG SYS GPU CTA WEAK", "d1 m", 0},
+    /* bulk copies (cp.async.bulk, cp.reduce.async.bulk, prefetch; sm_90): UBLKRED.G.S.ADD [UR6],
+     * [UR5], UR4 reads UR4-UR7: the global address a UR pair printed without .64 (M), the shared
+     * one UR5, the size UR4 (-plr); the same shape for UBLKCP.G.S, UBLKPF.L2 [UR6], UR4 */
+    {"UBLKCP.G.S", "", "M m s1", 0},
+    /* UBLKCP.S.G [UR8], [UR6], UR4 (to shared, completing on an mbarrier): nvdisasm 11.8 prints
+     * no -plr row for it (a hole corpus disasm fills), so its widths come from the code around
+     * it: ptxas writes UR8 and UR9 (the shared address, the mbarrier's) and UR6 UR7 (the global
+     * pair) right before it for it alone; -lrm counts on both sides agree (ptxgen check). Without
+     * this row it would match UBLKCP.G.S's (modifiers match in any order) and miss UR7. */
+    {"UBLKCP.S.G", "", "M M s1", 0},
+    {"UBLKRED.G.S", "ADD MIN MAX INC DEC AND OR XOR F32 F16 BF16 S32 U32 U64 RN", "M m s1", 0},
+    {"UBLKPF.L2", "", "M s1", 0},
+    {"UTMACMDFLUSH", "", "", 0}, /* cp.async.bulk.commit_group: no operand */
     {"LDSM.16.M88", "", "d1 m", 0},
     {"LDSM.16.M88.2", "", "d2 m", 0},
     {"LDSM.16.M88.4", "", "d4 m", 0},
@@ -342,6 +394,10 @@ const rs_sass_op rs_sass_optable[] = {
     {"UCGABAR_WAIT", "", "", 0},
     {"FENCE.VIEW.ASYNC", "S G T", "", 0},
     {"CCTL", "IVALL E", "", 0},
+    /* prefetch.L1/L2 [a], discard/applypriority.L2: CCTL.E.PF1 [R2+0x100] (a pair without .64, as
+     * the .E accesses), CCTLL.PF1 [R0] a local address (ptxgen) */
+    {"CCTL.E", "PF1 PF2 DML2 RML2", "m", D},
+    {"CCTLL", "PF1 PF2", "m", 0},
     /* instructions with no register operand (programmatic dependent launch, sm_90:
      * cudaGridDependencySynchronize / cudaTriggerProgrammaticLaunchCompletion): no row needed
      * beyond their control-flow role, none */
@@ -350,6 +406,9 @@ const rs_sass_op rs_sass_optable[] = {
     /* B2R.RESULT R0 (__syncthreads_count's result) / B2R.RESULT RZ, P0 (__syncthreads_or's):
      * -plr marks R0, P0 written */
     {"B2R.RESULT", "", "d1|d1 d1", 0},
+    /* ELECT P0, UR4, PT: elect.sync (sm_90) writes the predicate and the leader's lane in UR4,
+     * reads the member mask (-plr: P0, UR4 written) */
+    {"ELECT", "", "d1 d1 s1", 0},
     /* MOVM.16.MT88 R7, R2: movmatrix.sync.aligned.m8n8.trans.b16 (-plr: R7 written, R2 read) */
     {"MOVM.16.MT88", "", "d1 s1", 0},
     {"NOP", "", "", 0},

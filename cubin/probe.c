@@ -207,6 +207,7 @@ int rs_sass_probe(const rs_nvdisasm *nd, unsigned sm, size_t n, const uint64_t (
      * show, that bit (-1 not found yet; shown_as 1 desc[URx] itself, 2 as the address's UR offset);
      * round 3 flips every other bit on top of it, dbit as bit above */
     int dk, show, shown_as, dtok;
+    uint64_t rej[2]; /* bits whose variant nvdisasm rejected in rounds 1-2: not flipped again in 3 */
     rs_sass_tokens t3;
     char s3[SKEL];
     int dbit[8];
@@ -231,7 +232,8 @@ int rs_sass_probe(const rs_nvdisasm *nd, unsigned sm, size_t n, const uint64_t (
         if (P[i].show < 0) continue;
         vi[nv] = (uint32_t)i, vb[nv++] = 0xff;
         for (unsigned b = FIRST_BIT; b <= LAST_BIT; b++) /* where fields lie (desc: 32 or 64 so far) */
-          if ((int)b != P[i].show && first_round(b)) vi[nv] = (uint32_t)i, vb[nv++] = (uint8_t)b;
+          if ((int)b != P[i].show && first_round(b) && !(P[i].rej[b >> 6] >> (b & 63) & 1))
+            vi[nv] = (uint32_t)i, vb[nv++] = (uint8_t)b;
         continue;
       }
       bool open = !round || P[i].dk >= 0; /* round 2 looks for the bit that shows desc[] too */
@@ -256,6 +258,7 @@ int rs_sass_probe(const rs_nvdisasm *nd, unsigned sm, size_t n, const uint64_t (
     for (size_t v = 0; v < nv; v++) {
       pi *q = &P[vi[v]];
       size_t i = vi[v];
+      if (!text[v] && vb[v] != 0xff) q->rej[vb[v] >> 6] |= 1ull << (vb[v] & 63);
       if (round == 2) { /* the desc[] token's field, read off variants of the showing words */
         rs_sass_tokens tv;
         char sv[SKEL];

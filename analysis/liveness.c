@@ -184,13 +184,14 @@ static rs_lanes undef_others(const rs_func *f, const rs_operand *op) {
   return 0;
 }
 
-/* Forward pass over a block: per-op defined-lane deltas, the block's out set from in. */
-static void block_defs(rs_live *l, uint32_t bi, rs_word *cur) {
+/* Forward pass over a block: the block's out set from in, and (if record) the per-op
+ * defined-lane deltas. */
+static void block_defs(rs_live *l, uint32_t bi, rs_word *cur, bool record) {
   const rs_func *f = l->f;
   const rs_block *b = &f->blocks[bi];
   for (uint32_t k = 0; k < b->ninsts; k++) {
     const rs_inst *in = &f->insts[b->first_inst + k];
-    for (uint32_t o = 0; o < in->nops; o++) {
+    for (uint32_t o = 0; o < in->nops && record; o++) {
       uint32_t oi = in->first_op + o;
       uint32_t s = rs_live_op_slot(l, &f->ops[oi]);
       l->uundef[oi] = 0;
@@ -200,7 +201,7 @@ static void block_defs(rs_live *l, uint32_t bi, rs_word *cur) {
     for (uint32_t o = 0; o < in->nops; o++) {
       uint32_t oi = in->first_op + o;
       const rs_operand *op = &f->ops[oi];
-      l->dnew[oi] = l->dkill[oi] = 0;
+      if (record) l->dnew[oi] = l->dkill[oi] = 0;
       if (!(op->flags & RS_F_DEF)) continue;
       uint32_t s = rs_live_op_slot(l, op);
       if (s == UINT32_MAX) continue;
@@ -209,8 +210,10 @@ static void block_defs(rs_live *l, uint32_t bi, rs_word *cur) {
       if (n > 64) n = 64;
       if (op->kind == RS_OP_PREG) n = 2 * rs_lanes_units(op->lanes);
       rs_lanes before = rs_bs_get_bits(cur, s, n);
-      l->dkill[oi] = gone & before;
-      l->dnew[oi] = w & ~(before & ~gone);
+      if (record) {
+        l->dkill[oi] = gone & before;
+        l->dnew[oi] = w & ~(before & ~gone);
+      }
       clr_lanes(cur, s, gone);
       or_lanes(cur, s, w);
     }
@@ -315,21 +318,37 @@ static void compute_uses(rs_live *l) {
       l->use[i] = rs_live_op_lanes(l, &f->ops[i]);
 }
 
-/* Mask removed from what flows along edge from->to, or NULL. */
-static const rs_word *edge_mask(const rs_live *l, uint32_t from, uint32_t to) {
-  for (uint32_t i = 0; i < l->nexcl; i++)
-    if (l->excl[i].from == from && l->excl[i].to == to) return l->excl[i].mask;
-  return NULL;
+/* Whether edge from->to is one a lane never takes with its per-lane slots (simt.c): IF -> FLOW
+ * and FLOW -> ELSE of a split diamond carry only the other slots. */
+static bool lanes_cut(const rs_live *l, uint32_t from, uint32_t to) {
+  for (uint32_t i = 0; i < l->nsplits; i++) {
+    const rs_simt_split *s = &l->splits[i];
+    if ((from == s->ifb && to == s->flow) || (from == s->flow && to == s->els)) return true;
+  }
+  return false;
 }
 
-/* Both dataflow problems from scratch (edge exclusions applied). */
+/* dst |= src, without the per-lane slots when cut, or only them when only_lanes. */
+static void flow_in(const rs_live *l, rs_word *dst, const rs_word *src, bool cut, bool only_lanes) {
+  size_t W = l->words;
+  if (only_lanes)
+    for (size_t w = 0; w < W; w++) dst[w] |= src[w] & l->lanewise[w];
+  else if (cut)
+    for (size_t w = 0; w < W; w++) dst[w] |= src[w] & ~l->lanewise[w];
+  else
+    for (size_t w = 0; w < W; w++) dst[w] |= src[w];
+}
+
+/* Both dataflow problems from scratch, on the wave's CFG plus, for the per-lane slots of the
+ * split diamonds, the lanes' CFG (simt.c): node nb + k runs split k's FLOW for its ELSE lanes,
+ * entered from IF and leaving to ELSE with the per-lane slots only. */
 static void solve(rs_live *l) {
   const rs_func *f = l->f;
-  size_t W = l->words, NB = f->nblocks;
-  memset(l->in, 0, (NB * W + 1) * sizeof(rs_word));
-  memset(l->out, 0, (NB * W + 1) * sizeof(rs_word));
-  memset(l->defin, 0, (NB * W + 1) * sizeof(rs_word));
-  memset(l->defout, 0, (NB * W + 1) * sizeof(rs_word));
+  size_t W = l->words, NB = f->nblocks, NN = NB + l->nsplits;
+  memset(l->in, 0, (NN * W + 1) * sizeof(rs_word));
+  memset(l->out, 0, (NN * W + 1) * sizeof(rs_word));
+  memset(l->defin, 0, (NN * W + 1) * sizeof(rs_word));
+  memset(l->defout, 0, (NN * W + 1) * sizeof(rs_word));
   rs_word *tmp = rs_xcalloc(W + 1, sizeof(rs_word));
   /* Reaching definitions, forward. Function live-ins (and the entry's printed live-ins) are
    * defined on entry. */
@@ -347,31 +366,47 @@ static void solve(rs_live *l) {
   }
   for (bool changed = true; changed;) {
     changed = false;
-    for (uint32_t bi = 0; bi < NB; bi++) {
-      rs_word *din = l->defin + bi * W, *dout = l->defout + bi * W;
-      for (uint32_t p = 0; p < f->blocks[bi].npreds; p++) {
-        uint32_t pb = f->blocks[bi].preds[p];
-        const rs_word *po = l->defout + (size_t)pb * W, *m = edge_mask(l, pb, bi);
-        for (size_t w = 0; w < W; w++) din[w] |= po[w] & ~(m ? m[w] : 0);
+    for (uint32_t ni = 0; ni < NN; ni++) {
+      rs_word *din = l->defin + ni * W, *dout = l->defout + ni * W;
+      uint32_t bi = ni;
+      if (ni >= NB) { /* the ELSE lanes' FLOW: from IF, per-lane slots only */
+        const rs_simt_split *s = &l->splits[ni - NB];
+        bi = s->flow;
+        flow_in(l, din, l->defout + (size_t)s->ifb * W, false, true);
+      } else {
+        for (uint32_t p = 0; p < f->blocks[bi].npreds; p++) {
+          uint32_t pb = f->blocks[bi].preds[p];
+          flow_in(l, din, l->defout + (size_t)pb * W, lanes_cut(l, pb, bi), false);
+        }
+        for (uint32_t k = 0; k < l->nsplits; k++)
+          if (l->splits[k].els == bi) flow_in(l, din, l->defout + (NB + k) * W, false, true);
       }
       memcpy(tmp, din, W * sizeof *tmp);
-      block_defs(l, bi, tmp);
+      block_defs(l, bi, tmp, ni < NB);
       if (memcmp(tmp, dout, W * sizeof *tmp)) {
         memcpy(dout, tmp, W * sizeof *tmp);
         changed = true;
       }
     }
   }
-  /* Liveness, backward, blocks in reverse order until stable. */
+  /* Liveness, backward, nodes in reverse order until stable. */
   for (bool changed = true; changed;) {
     changed = false;
-    for (uint32_t bi = (uint32_t)NB; bi-- > 0;) {
-      const rs_block *b = &f->blocks[bi];
-      rs_word *out = l->out + bi * W, *in = l->in + bi * W;
-      for (uint32_t s = 0; s < b->nsuccs; s++) {
-        const rs_word *si = l->in + (size_t)b->succs[s] * W, *m = edge_mask(l, bi, b->succs[s]);
-        for (size_t w = 0; w < W; w++) out[w] |= si[w] & ~(m ? m[w] : 0);
+    for (uint32_t ni = (uint32_t)NN; ni-- > 0;) {
+      rs_word *out = l->out + ni * W, *in = l->in + ni * W;
+      uint32_t bi = ni;
+      if (ni >= NB) { /* the ELSE lanes' FLOW: to ELSE, per-lane slots only */
+        const rs_simt_split *s = &l->splits[ni - NB];
+        bi = s->flow;
+        flow_in(l, out, l->in + (size_t)s->els * W, false, true);
+      } else {
+        const rs_block *b = &f->blocks[bi];
+        for (uint32_t s = 0; s < b->nsuccs; s++)
+          flow_in(l, out, l->in + (size_t)b->succs[s] * W, lanes_cut(l, bi, b->succs[s]), false);
+        for (uint32_t k = 0; k < l->nsplits; k++)
+          if (l->splits[k].ifb == bi) flow_in(l, out, l->in + (NB + k) * W, false, true);
       }
+      const rs_block *b = &f->blocks[bi];
       memcpy(tmp, out, W * sizeof *tmp);
       for (uint32_t k = b->ninsts; k-- > 0;) rs_live_step_back(l, &f->insts[b->first_inst + k], tmp);
       if (memcmp(tmp, in, W * sizeof *tmp)) {
@@ -379,6 +414,19 @@ static void solve(rs_live *l) {
         changed = true;
       }
     }
+  }
+  /* FLOW as the whole wave runs it: both lanes' copies together (its interference, problem.c),
+   * and its per-operand deltas from that union */
+  for (uint32_t k = 0; k < l->nsplits; k++) {
+    size_t fl = l->splits[k].flow, v = NB + k;
+    for (size_t w = 0; w < W; w++) {
+      l->in[fl * W + w] |= l->in[v * W + w];
+      l->out[fl * W + w] |= l->out[v * W + w];
+      l->defin[fl * W + w] |= l->defin[v * W + w];
+    }
+    memcpy(tmp, l->defin + fl * W, W * sizeof *tmp);
+    block_defs(l, (uint32_t)fl, tmp, true);
+    memcpy(l->defout + fl * W, tmp, W * sizeof *tmp);
   }
   free(tmp);
 }
@@ -388,19 +436,20 @@ rs_live *rs_live_compute(const rs_func *f, rs_err *e) {
   rs_live *l = rs_xcalloc(1, sizeof *l);
   l->f = f;
   layout(l);
-  size_t W = l->words, NB = f->nblocks;
-  l->in = rs_xcalloc(NB * W + 1, sizeof(rs_word));
-  l->out = rs_xcalloc(NB * W + 1, sizeof(rs_word));
-  l->defin = rs_xcalloc(NB * W + 1, sizeof(rs_word));
-  l->defout = rs_xcalloc(NB * W + 1, sizeof(rs_word));
+  /* AMDGPU (target.h simt_exclusions): divergent if/else diamonds whose per-lane slots follow
+   * the lanes' CFG (simt.c) */
+  if (f->tgt->simt_exclusions) rs_simt_find(l);
+  size_t W = l->words, NN = f->nblocks + l->nsplits;
+  l->in = rs_xcalloc(NN * W + 1, sizeof(rs_word));
+  l->out = rs_xcalloc(NN * W + 1, sizeof(rs_word));
+  l->defin = rs_xcalloc(NN * W + 1, sizeof(rs_word));
+  l->defout = rs_xcalloc(NN * W + 1, sizeof(rs_word));
   l->dnew = rs_xcalloc(f->nops + 1, sizeof *l->dnew);
   l->dkill = rs_xcalloc(f->nops + 1, sizeof *l->dkill);
   l->use = rs_xcalloc(f->nops + 1, sizeof *l->use);
   l->uundef = rs_xcalloc(f->nops + 1, sizeof *l->uundef);
   compute_uses(l);
   solve(l);
-  /* AMDGPU (target.h simt_exclusions): values LLVM knows to be dead in the THEN side of a divergent if/else (simt.c). */
-  if (f->tgt->simt_exclusions && rs_simt_exclusions(l) > 0) solve(l);
   return l;
 }
 
@@ -423,7 +472,8 @@ void rs_live_free(rs_live *l) {
   free(l->use);
   free(l->uundef);
   free(l->spill);
-  for (uint32_t i = 0; i < l->nexcl; i++) free(l->excl[i].mask);
-  free(l->excl);
+  for (uint32_t i = 0; i < l->nsplits; i++) free(l->splits[i].inside);
+  free(l->splits);
+  free(l->lanewise);
   free(l);
 }

@@ -17,11 +17,12 @@ typedef struct {
   int pfile;            /* file its pressure is counted in */
 } rs_slotgroup;
 
-/* A set of slots that does not flow along one CFG edge (see simt.c). */
+/* A divergent if/else whose sides run on complementary lanes (simt.c): a lane runs IF, THEN...,
+ * FLOW, ENDIF or IF, FLOW, ELSE..., ENDIF. */
 typedef struct {
-  uint32_t from, to;
-  rs_word *mask;
-} rs_edge_excl;
+  uint32_t ifb, flow, els, endif; /* the branch, the flip, ELSE's entry block, the join */
+  rs_word *inside;                /* bit per block: THEN, FLOW and ELSE */
+} rs_simt_split;
 
 typedef struct rs_live {
   const rs_func *f;
@@ -36,8 +37,12 @@ typedef struct rs_live {
   rs_lanes *dnew, *dkill;  /* per operand: lanes its def newly defines / makes undefined */
   rs_lanes *use;           /* per operand: lanes it reads */
   rs_lanes *uundef;        /* per operand: lanes it reads that no definition reaches */
-  rs_edge_excl *excl;      /* edges along which some values are known dead */
-  uint32_t nexcl, capexcl;
+  rs_simt_split *splits;   /* if/else diamonds whose per-lane slots follow the lanes' CFG; node
+                            * nblocks + k of in/out/defin/defout is split k's FLOW as its ELSE lanes
+                            * run it (after the solve FLOW's own sets hold both copies) */
+  uint32_t nsplits, capsplits;
+  rs_word *lanewise;       /* slots of per-lane (vector) registers but those cross-lane
+                            * instructions touch (simt.c) */
   uint32_t sbase;          /* slot of the first spill-slot lane (after the physical ones) */
   uint32_t *spill;         /* per instruction: first slot of the stack slot a SI_SPILL save or
                             * restore moves lanes through, UINT32_MAX if none or not tracked */
@@ -45,9 +50,12 @@ typedef struct rs_live {
 
 rs_live *rs_live_compute(const rs_func *f, rs_err *e);
 void rs_live_free(rs_live *l);
-/* AMDGPU divergent if/else: find the THEN->FLOW edges along which a vector value used only in
- * the ELSE region is dead (LLVM's SIOptimizeVGPRLiveRange); returns how many edges it added. */
-uint32_t rs_simt_exclusions(rs_live *l);
+/* AMDGPU divergent if/else: the diamonds whose per-lane slots follow the lanes' CFG (simt.c);
+ * fills l->splits and l->lanewise, returns how many. */
+uint32_t rs_simt_find(rs_live *l);
+/* Per-lane slots another lane may still hold where a cross-lane write (RS_I_LANEWRITE) in block
+ * b runs: what is live at the boundaries of every split diamond containing b, ORed into set. */
+void rs_simt_lanewrite_meets(const rs_live *l, uint32_t b, rs_word *set);
 /* Blocks reachable from the entry in DFS post-order (successors in their printed order) into
  * post (room for nblocks); returns how many (analysis/cfg.c). */
 uint32_t rs_cfg_postorder(const rs_func *f, uint32_t *post);

@@ -290,6 +290,8 @@ static void walk_block(B *b, uint32_t bi, rs_word *live, rs_word *defd, rs_word 
       }
     if (any_def) {
       pressure(b, eff);
+      /* a write that ignores EXEC inside a split if/else reaches the other side's lanes (simt.c) */
+      if ((in->flags & RS_I_LANEWRITE) && l->nsplits) rs_simt_lanewrite_meets(l, bi, eff);
       uint32_t gathered = 0; /* files of the current gather + 1 bit for "with physical" */
       bool gathered_phys = false;
       for (uint32_t o = 0; o < in->nops; o++) {

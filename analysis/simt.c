@@ -1,215 +1,206 @@
-/* simt.c - the one place liveness knows that VGPRs are written under the EXEC mask.
+/* simt.c - the lanes of a wave that run each side of a divergent if/else (the per-lane rule).
  *
- * After structurization a divergent if/else is IF -> THEN... -> FLOW -> ELSE... -> ENDIF, where
- * FLOW flips EXEC (lowered SI_ELSE: S_OR_SAVEEXEC + S_XOR_*_term $exec + S_CBRANCH_EXECZ ENDIF).
- * Lanes active in THEN are inactive in ELSE, so a vector value defined before the if and read
- * only in ELSE (not after ENDIF) need not survive THEN: LLVM's SIOptimizeVGPRLiveRange tells the
- * allocator so by making it undef on the THEN->FLOW edges, and LLVM's allocations rely on it.
- * We find the same regions and values in the lowered MIR and exclude them on those edges, with
- * LLVM's conditions: defined in IF or live through it, at IF's loop depth, not read in FLOW or
- * ENDIF, not live into ENDIF. (The pass's waterfall-loop case is not modelled: our kernels make
- * no indirect calls, and a missed case only makes the check stricter.) */
+ * A VGPR holds one 32-bit value per lane (work-item), and a vector instruction writes only the
+ * lanes EXEC enables. After structurization a divergent if/else runs as
+ *     IF -> THEN... -> FLOW -> ELSE... -> ENDIF   (and IF -> FLOW, FLOW -> ENDIF when a side is empty)
+ * where IF disables the lanes that do not take THEN (RS_I_EXEC_NARROW, skipping to FLOW when none
+ * is left), FLOW gives the wave back the lanes saved at IF (RS_I_EXEC_RESTORE) and keeps only the
+ * others (RS_I_EXEC_FLIP, skipping to ENDIF when none is left). The front end names these roles
+ * (mir/exec.c); nothing here knows an opcode. So each lane runs one of two paths, never the
+ * wave's path THEN -> FLOW -> ELSE:
+ *     THEN lanes  IF -> THEN... -> FLOW -> ENDIF
+ *     ELSE lanes  IF -> FLOW -> ELSE... -> ENDIF
+ * Per lane, a vector value read in ELSE is not needed in THEN (another value may hold its
+ * register there: THEN's writes do not reach the ELSE lanes), and a value written in THEN is not
+ * defined in ELSE (ELSE may reuse its register while the THEN lanes keep it). Liveness and
+ * reaching definitions of per-lane slots therefore run on the lanes' CFG: the edges IF -> FLOW
+ * and FLOW -> ELSE carry no per-lane slot, and a copy of FLOW (node nblocks + k, the ELSE lanes'
+ * FLOW) carries them from IF to ELSE (liveness.c, solve). Scalar registers (one per wave) and
+ * everything else keep the wave's CFG. The interference at FLOW itself is that of both copies
+ * together (problem.c reads the union), as LLVM's FLOW phis make it.
+ *
+ * LLVM relies on this: SIOptimizeVGPRLiveRange ends an ELSE-only value at its last THEN read, and
+ * the structurizer's FLOW/ENDIF phis take `undef` from the side that does not write a value,
+ * which the coalescer turns into a sub-register lane written on both sides and read after ENDIF
+ * (ggml q4_k GEMV on gfx942: %169.sub0 read in ELSE, its register reused in THEN; flash-attention
+ * on gfx940: %5913.sub1 written in THEN and in ELSE, its register reused before IF).
+ *
+ * A diamond is split only when every condition of the argument holds, else it keeps the wave's
+ * CFG (stricter, never wrong): IF ends in NARROW + SKIP to FLOW and has the two successors THEN
+ * and FLOW; FLOW has RESTORE then FLIP + SKIP to ENDIF, the two successors ELSE and ENDIF, and no
+ * per-lane def before its RESTORE or after its FLIP (those run for one side's lanes only); IF has
+ * no per-lane def after its NARROW; THEN leaves only to FLOW and ELSE only to ENDIF; and no
+ * instruction of THEN, FLOW or ELSE changes the lanes another way (RS_I_EXEC_OTHER: whole-wave
+ * mode). Registers a cross-lane instruction touches (RS_I_CROSSLANE: a readlane in ELSE may read
+ * a THEN lane's copy) keep the wave's CFG everywhere; a write that ignores EXEC (RS_I_LANEWRITE:
+ * V_WRITELANE, also into the SGPR spill VGPR) inside a diamond meets every per-lane value live at
+ * the diamond's boundaries, which the other side's lanes may hold (problem.c). Lanes outside IF's
+ * mask run neither side, and no instruction touches their registers in between. */
 #include "analysis/liveness.h"
 #include <stdlib.h>
 #include <string.h>
 
-static bool opcode_is(const rs_func *f, const rs_inst *in, const char *a, const char *b) {
-  const char *op = rs_func_opcode(f, in);
-  return !strcmp(op, a) || (b && !strcmp(op, b));
-}
-
-/* ENDIF if block b is a lowered SI_ELSE (FLOW) block, else -1. */
-static int flow_target(const rs_func *f, const rs_block *b) {
-  bool saveexec = false, xorterm = false;
-  int target = -1;
+/* Target of the block operand of the block's first instruction with flag `fl`, -1 if none. */
+static int32_t branch_target(const rs_func *f, const rs_block *b, uint32_t fl) {
   for (uint32_t k = 0; k < b->ninsts; k++) {
     const rs_inst *in = &f->insts[b->first_inst + k];
-    if (opcode_is(f, in, "S_OR_SAVEEXEC_B64", "S_OR_SAVEEXEC_B32")) saveexec = true;
-    if (opcode_is(f, in, "S_XOR_B64_term", "S_XOR_B32_term")) xorterm = true;
-    if (opcode_is(f, in, "S_CBRANCH_EXECZ", NULL) && xorterm)
-      for (uint32_t o = 0; o < in->nops; o++)
-        if (f->ops[in->first_op + o].kind == RS_OP_BLOCK) target = (int)f->ops[in->first_op + o].reg;
+    if (!(in->flags & fl)) continue;
+    for (uint32_t o = 0; o < in->nops; o++)
+      if (f->ops[in->first_op + o].kind == RS_OP_BLOCK) return (int32_t)f->ops[in->first_op + o].reg;
+    return -1;
   }
-  return saveexec && xorterm ? target : -1;
+  return -1;
 }
 
-/* True if b ends a lowered SI_IF whose EXECZ branch goes to flow. */
-static bool is_if_of(const rs_func *f, const rs_block *b, uint32_t flow) {
-  bool movterm = false;
-  for (uint32_t k = 0; k < b->ninsts; k++) {
-    const rs_inst *in = &f->insts[b->first_inst + k];
-    if (opcode_is(f, in, "S_MOV_B64_term", "S_MOV_B32_term")) movterm = true;
-    if (movterm && opcode_is(f, in, "S_CBRANCH_EXECZ", NULL))
-      for (uint32_t o = 0; o < in->nops; o++)
-        if (f->ops[in->first_op + o].kind == RS_OP_BLOCK && f->ops[in->first_op + o].reg == flow) return true;
+/* Index in block b of its last instruction with flag fl (b->ninsts if none). */
+static uint32_t last_with(const rs_func *f, const rs_block *b, uint32_t fl) {
+  uint32_t at = b->ninsts;
+  for (uint32_t k = 0; k < b->ninsts; k++)
+    if (f->insts[b->first_inst + k].flags & fl) at = k;
+  return at;
+}
+
+static bool lanewise_def(const rs_live *l, const rs_inst *in) {
+  for (uint32_t o = 0; o < in->nops; o++) {
+    const rs_operand *op = &l->f->ops[in->first_op + o];
+    uint32_t s = rs_live_op_slot(l, op);
+    if ((op->flags & RS_F_DEF) && s != UINT32_MAX && rs_bs_get(l->lanewise, s)) return true;
   }
   return false;
 }
 
-/* Innermost loop header of every block (-1 outside loops), from dominators (Cooper, Harvey,
- * Kennedy) and natural loops of back edges. */
-static int32_t *loop_headers(const rs_func *f) {
-  uint32_t n = f->nblocks;
-  int32_t *rpo = malloc(sizeof *rpo * n), *order = malloc(sizeof *order * n), *idom = malloc(sizeof *idom * n);
-  uint32_t *stack = malloc(sizeof *stack * (n + 1)), *post = malloc(sizeof *post * (n + 1));
-  uint32_t cnt = rs_cfg_postorder(f, post), sp = 0;
-  for (uint32_t i = 0; i < cnt; i++) order[i] = (int32_t)post[i];
-  free(post);
-  for (uint32_t i = 0; i < n; i++) rpo[i] = -1, idom[i] = -1;
-  for (uint32_t i = 0; i < cnt; i++) rpo[order[cnt - 1 - i]] = (int32_t)i;
-  idom[0] = 0;
-  for (bool ch = true; ch;) {
-    ch = false;
-    for (uint32_t i = 1; i < cnt; i++) {
-      uint32_t b = (uint32_t)order[cnt - 1 - i];
-      int32_t nd = -1;
-      for (uint32_t p = 0; p < f->blocks[b].npreds; p++) {
-        int32_t q = (int32_t)f->blocks[b].preds[p];
-        if (idom[q] < 0) continue;
-        if (nd < 0) { nd = q; continue; }
-        int32_t a = q, c = nd;
-        while (a != c) {
-          while (rpo[a] > rpo[c]) a = idom[a];
-          while (rpo[c] > rpo[a]) c = idom[c];
-        }
-        nd = a;
-      }
-      if (nd >= 0 && idom[b] != nd) idom[b] = nd, ch = true;
-    }
-  }
-  int32_t *hdr = malloc(sizeof *hdr * n);
-  uint32_t *size = calloc(n, sizeof *size);
-  for (uint32_t i = 0; i < n; i++) hdr[i] = -1;
-  uint8_t *body = malloc(n);
-  for (uint32_t t = 0; t < n; t++) {
-    if (rpo[t] < 0) continue;
-    for (uint32_t s = 0; s < f->blocks[t].nsuccs; s++) {
-      uint32_t h = f->blocks[t].succs[s];
-      int32_t d = (int32_t)t; /* back edge if h dominates t */
-      while (d != (int32_t)h && d != 0) d = idom[d];
-      if (d != (int32_t)h) continue;
-      memset(body, 0, n);
-      body[h] = 1;
-      uint32_t bs = 1;
-      sp = 0;
-      if (!body[t]) body[t] = 1, bs++, stack[sp++] = t;
-      while (sp) {
-        uint32_t b = stack[--sp];
-        for (uint32_t p = 0; p < f->blocks[b].npreds; p++) {
-          uint32_t q = f->blocks[b].preds[p];
-          if (!body[q] && rpo[q] >= 0) body[q] = 1, bs++, stack[sp++] = q;
-        }
-      }
-      for (uint32_t b = 0; b < n; b++)
-        if (body[b] && (hdr[b] < 0 || bs < size[b])) hdr[b] = (int32_t)h, size[b] = bs;
-    }
-  }
-  free(body);
-  free(size);
-  free(rpo);
-  free(order);
-  free(idom);
-  free(stack);
-  return hdr;
+/* Any per-lane def among instructions [from, to) of block b. */
+static bool defs_in(const rs_live *l, const rs_block *b, uint32_t from, uint32_t to) {
+  for (uint32_t k = from; k < to && k < b->ninsts; k++)
+    if (lanewise_def(l, &l->f->insts[b->first_inst + k])) return true;
+  return false;
 }
 
-static bool vector_only(const rs_target *t, uint32_t files) {
+/* Blocks reachable from `start` without entering `stop` into mark[] (1); false if the region
+ * leaves through any block other than `stop` or contains one of the `forbid` blocks. */
+static bool region(const rs_func *f, uint32_t start, uint32_t stop, const uint32_t *forbid, unsigned nforbid,
+                   uint8_t *mark, uint32_t *stack) {
+  uint32_t sp = 0;
+  memset(mark, 0, f->nblocks);
+  mark[start] = 1;
+  stack[sp++] = start;
+  while (sp) {
+    uint32_t b = stack[--sp];
+    for (unsigned k = 0; k < nforbid; k++)
+      if (b == forbid[k]) return false;
+    if (f->blocks[b].nsuccs == 0) return false; /* a return inside a side */
+    for (uint32_t s = 0; s < f->blocks[b].nsuccs; s++) {
+      uint32_t c = f->blocks[b].succs[s];
+      if (c != stop && !mark[c]) mark[c] = 1, stack[sp++] = c;
+    }
+  }
+  return true;
+}
+
+static bool region_plain(const rs_func *f, const uint8_t *mark) {
+  for (uint32_t b = 0; b < f->nblocks; b++) {
+    if (!mark[b]) continue;
+    const rs_block *blk = &f->blocks[b];
+    for (uint32_t k = 0; k < blk->ninsts; k++)
+      if (f->insts[blk->first_inst + k].flags & RS_I_EXEC_OTHER) return false;
+  }
+  return true;
+}
+
+static bool has_succ(const rs_block *b, uint32_t s) {
+  for (uint32_t k = 0; k < b->nsuccs; k++)
+    if (b->succs[k] == s) return true;
+  return false;
+}
+
+/* The slots of the per-lane register files (the target's vector files, vgpr and agpr): their
+ * units and the values whose class may use only those files. */
+static void lanewise_slots(rs_live *l) {
+  const rs_func *f = l->f;
+  const rs_target *t = f->tgt;
   uint32_t vec = 0;
   for (uint32_t i = 0; i < t->nfiles; i++)
     if (!strcmp(t->files[i].name, "vgpr") || !strcmp(t->files[i].name, "agpr")) vec |= 1u << i;
-  return files && (files & ~vec) == 0;
-}
-
-static bool any_live(const rs_live *l, const rs_word *set, uint32_t v) {
-  return rs_bs_get_bits(set, l->vslot[v], 2u * l->f->vregs[v].width > 64 ? 64 : 2u * l->f->vregs[v].width) != 0;
-}
-
-uint32_t rs_simt_exclusions(rs_live *l) {
-  const rs_func *f = l->f;
-  uint32_t n = f->nblocks, W = l->words, added = 0;
-  int32_t *hdr = NULL;
-  uint8_t *then = malloc(n + 1), *els = malloc(n + 1);
-  uint32_t *stack = malloc(sizeof *stack * (n + 1));
-  /* per vreg: read in ELSE, read in FLOW/ENDIF, defined in IF, def loop mismatch */
-  uint8_t *vf = malloc(f->nvregs + 1);
-  for (uint32_t flow = 0; flow < n; flow++) {
-    int endif = flow_target(f, &f->blocks[flow]);
-    if (endif < 0 || (uint32_t)endif == flow) continue;
-    int32_t ifb = -1;
-    for (uint32_t p = 0; p < f->blocks[flow].npreds; p++)
-      if (is_if_of(f, &f->blocks[f->blocks[flow].preds[p]], flow)) ifb = (int32_t)f->blocks[flow].preds[p];
-    if (ifb < 0) continue;
-    if (!hdr) hdr = loop_headers(f);
-    /* THEN: reachable from IF without entering FLOW; ELSE: backward from ENDIF, stopping at FLOW */
-    memset(then, 0, n);
-    memset(els, 0, n);
-    uint32_t sp = 0;
-    stack[sp++] = (uint32_t)ifb;
-    while (sp) {
-      uint32_t b = stack[--sp];
-      for (uint32_t s = 0; s < f->blocks[b].nsuccs; s++) {
-        uint32_t c = f->blocks[b].succs[s];
-        if (c != flow && !then[c]) then[c] = 1, stack[sp++] = c;
-      }
+  l->lanewise = rs_xcalloc(l->words + 1, sizeof *l->lanewise);
+  for (uint32_t g = 0; g < l->ngroups; g++)
+    if (l->groups[g].files && (l->groups[g].files & ~vec) == 0)
+      for (uint32_t s = l->groups[g].first; s < l->groups[g].end; s++) rs_bs_set(l->lanewise, s);
+  for (uint32_t i = 0; i < t->nfiles; i++)
+    if (vec >> i & 1)
+      for (uint32_t u = t->files[i].first; u < t->files[i].first + t->files[i].count; u++)
+        if (t->unit_flags[u] & RS_UNIT_TRACKED) rs_bs_set(l->lanewise, l->pbase + 2 * u), rs_bs_set(l->lanewise, l->pbase + 2 * u + 1);
+  /* registers a cross-lane instruction reads or writes keep the wave's CFG: a lane may read
+   * another lane's copy (a readlane in ELSE of a THEN lane), so no lane's copy is free early */
+  for (uint32_t i = 0; i < f->ninsts; i++) {
+    const rs_inst *in = &f->insts[i];
+    if (!(in->flags & RS_I_CROSSLANE)) continue;
+    for (uint32_t o = 0; o < in->nops; o++) {
+      const rs_operand *op = &f->ops[in->first_op + o];
+      uint32_t s = rs_live_op_slot(l, op);
+      if (s == UINT32_MAX) continue;
+      rs_lanes m = op->kind == RS_OP_VREG ? f->vregs[op->reg].full : rs_live_op_lanes(l, op);
+      rs_bs_andnot_bits(l->lanewise, s, m);
     }
-    stack[sp++] = (uint32_t)endif;
-    while (sp) {
-      uint32_t b = stack[--sp];
-      for (uint32_t p = 0; p < f->blocks[b].npreds; p++) {
-        uint32_t q = f->blocks[b].preds[p];
-        if (q != flow && !els[q]) els[q] = 1, stack[sp++] = q;
-      }
-    }
-    enum { READ_ELSE = 1, READ_JOIN = 2, DEF_IF = 4, DEF_OTHER_LOOP = 8 };
-    memset(vf, 0, f->nvregs + 1);
-    for (uint32_t b = 0; b < n; b++) {
-      const rs_block *blk = &f->blocks[b];
-      for (uint32_t k = 0; k < blk->ninsts; k++) {
-        const rs_inst *in = &f->insts[blk->first_inst + k];
-        for (uint32_t o = 0; o < in->nops; o++) {
-          uint32_t oi = in->first_op + o;
-          const rs_operand *op = &f->ops[oi];
-          if (op->kind != RS_OP_VREG) continue;
-          if (op->flags & RS_F_DEF) {
-            if (b == (uint32_t)ifb) vf[op->reg] |= DEF_IF;
-            if (hdr[b] != hdr[ifb]) vf[op->reg] |= DEF_OTHER_LOOP;
-          } else if (l->use[oi]) {
-            if (els[b]) vf[op->reg] |= READ_ELSE;
-            if (b == flow || b == (uint32_t)endif) vf[op->reg] |= READ_JOIN;
-          }
-        }
-      }
-    }
-    rs_word *mask = NULL;
-    const rs_word *ifin = l->in + (size_t)ifb * W, *ifout = l->out + (size_t)ifb * W,
-                  *endin = l->in + (size_t)endif * W;
-    for (uint32_t v = 0; v < f->nvregs; v++) {
-      if (l->vslot[v] == UINT32_MAX || (vf[v] & (READ_JOIN | DEF_OTHER_LOOP)) || !(vf[v] & READ_ELSE)) continue;
-      if (!vector_only(f->tgt, f->tgt->classes[f->vregs[v].cls].files)) continue;
-      bool through = any_live(l, ifin, v) && any_live(l, ifout, v) && !(vf[v] & DEF_IF);
-      if (!(through || (vf[v] & DEF_IF)) || any_live(l, endin, v)) continue;
-      if (!mask) mask = rs_xcalloc(W + 1, sizeof *mask);
-      rs_bs_or_bits(mask, l->vslot[v], rs_lanes_full(f->vregs[v].width));
-    }
-    if (!mask) continue;
-    bool owned = false;
-    for (uint32_t t = 0; t < n; t++) {
-      if (!then[t]) continue;
-      for (uint32_t s = 0; s < f->blocks[t].nsuccs; s++) {
-        if (f->blocks[t].succs[s] != flow) continue;
-        rs_edge_excl x = {t, flow, owned ? rs_xmalloc(sizeof *mask * (W + 1)) : mask};
-        if (owned) memcpy(x.mask, mask, sizeof *mask * (W + 1));
-        owned = true;
-        RS_PUSH(l->excl, l->nexcl, l->capexcl, x);
-        added++;
-      }
-    }
-    if (!owned) free(mask);
   }
-  free(hdr);
+}
+
+void rs_simt_lanewrite_meets(const rs_live *l, uint32_t b, rs_word *set) {
+  size_t W = l->words;
+  for (uint32_t k = 0; k < l->nsplits; k++) {
+    const rs_simt_split *s = &l->splits[k];
+    if (!rs_bs_get(s->inside, b)) continue;
+    const rs_word *o = l->out + (size_t)s->ifb * W, *fi = l->in + (size_t)s->flow * W, *ei = l->in + (size_t)s->endif * W;
+    for (size_t w = 0; w < W; w++) set[w] |= (o[w] | fi[w] | ei[w]) & l->lanewise[w];
+  }
+}
+
+uint32_t rs_simt_find(rs_live *l) {
+  const rs_func *f = l->f;
+  uint32_t n = f->nblocks;
+  lanewise_slots(l);
+  uint8_t *then = rs_xmalloc(n + 1), *els = rs_xmalloc(n + 1);
+  uint32_t *stack = rs_xmalloc(sizeof *stack * (n + 1));
+  for (uint32_t flow = 0; flow < n; flow++) {
+    const rs_block *fb = &f->blocks[flow];
+    int32_t endif = branch_target(f, fb, RS_I_EXEC_SKIP);
+    uint32_t restore = last_with(f, fb, RS_I_EXEC_RESTORE), flip = last_with(f, fb, RS_I_EXEC_FLIP),
+             skip = last_with(f, fb, RS_I_EXEC_SKIP);
+    if (endif < 0 || (uint32_t)endif == flow || restore >= flip || flip >= skip || skip == fb->ninsts) continue;
+    if (fb->nsuccs != 2 || !has_succ(fb, (uint32_t)endif)) continue;
+    uint32_t e = fb->succs[0] == (uint32_t)endif ? fb->succs[1] : fb->succs[0];
+    if (e == flow || e == (uint32_t)endif || defs_in(l, fb, 0, restore) || defs_in(l, fb, flip + 1, fb->ninsts)) continue;
+    /* IF: the one predecessor whose NARROW + SKIP go to FLOW */
+    int32_t ifb = -1;
+    uint32_t nif = 0;
+    for (uint32_t p = 0; p < fb->npreds; p++) {
+      const rs_block *pb = &f->blocks[fb->preds[p]];
+      uint32_t nar = last_with(f, pb, RS_I_EXEC_NARROW);
+      if (nar < pb->ninsts && branch_target(f, pb, RS_I_EXEC_SKIP) == (int32_t)flow &&
+          last_with(f, pb, RS_I_EXEC_SKIP) > nar && !defs_in(l, pb, nar + 1, pb->ninsts))
+        ifb = (int32_t)fb->preds[p], nif++;
+    }
+    if (nif != 1) continue;
+    const rs_block *ib = &f->blocks[ifb];
+    if (ib->nsuccs != 2 || !has_succ(ib, flow)) continue;
+    uint32_t t = ib->succs[0] == flow ? ib->succs[1] : ib->succs[0];
+    uint32_t forbid_t[3] = {(uint32_t)ifb, (uint32_t)endif, e}, forbid_e[3] = {(uint32_t)ifb, flow, t};
+    if (t == flow || t == (uint32_t)endif || !region(f, t, flow, forbid_t, 3, then, stack) ||
+        !region(f, e, (uint32_t)endif, forbid_e, 3, els, stack))
+      continue;
+    bool apart = true; /* the sides share no block; FLOW's other predecessors are THEN's */
+    for (uint32_t b = 0; b < n && apart; b++) apart = !(then[b] && els[b]);
+    for (uint32_t p = 0; p < fb->npreds && apart; p++) apart = fb->preds[p] == (uint32_t)ifb || then[fb->preds[p]];
+    if (!apart || !region_plain(f, then) || !region_plain(f, els)) continue;
+    for (uint32_t k = 0; k < fb->ninsts && apart; k++) apart = !(f->insts[fb->first_inst + k].flags & RS_I_EXEC_OTHER);
+    if (!apart) continue;
+    rs_simt_split s = {(uint32_t)ifb, flow, e, (uint32_t)endif, rs_xcalloc(RS_WORDS(n) + 1, sizeof(rs_word))};
+    rs_bs_set(s.inside, flow);
+    for (uint32_t b = 0; b < n; b++)
+      if (then[b] || els[b]) rs_bs_set(s.inside, b);
+    RS_PUSH(l->splits, l->nsplits, l->capsplits, s);
+  }
   free(then);
   free(els);
   free(stack);
-  free(vf);
-  return added;
+  return l->nsplits;
 }

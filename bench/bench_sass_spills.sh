@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Spill slots as values of free mode (sass/spills.h), per kernel: `regalloc X.cubin --free -o
 # OUT.cubin` with and without --no-spills, side by side in one run: R (ptxas's count) before ->
-# after, spill stores/loads (STL/LDL instructions) before -> after, frame bytes, occupancy (warps/SM),
+# after, spill stores/loads (STL/LDL instructions) before -> after, 64/128-bit slot values in registers
+# (of those promotable), frame bytes, occupancy (warps/SM),
 # valid (the re-lift check), lowered and crosschecked (or the refusal), wall time of each; totals
 # per architecture.
 #   bench/bench_sass_spills.sh [BIN] [--quick] [DIR|X.cubin ...]   (default: tests/fixtures/sass-spills;
@@ -29,7 +30,7 @@ for a in "${ins[@]}"; do
   if [ -d "$a" ]; then while IFS= read -r f; do list+=("$f"); done < <(find "$a" -name '*.cubin' | sort)
   else list+=("$a"); fi
 done
-printf '%-44s %-6s %-11s %-15s %-11s %-9s %-6s %-26s %8s | %-11s %-26s %8s\n' kernel arch R stores/loads frame occ valid lowered ms \
+printf '%-44s %-6s %-11s %-15s %-5s %-11s %-9s %-6s %-26s %8s | %-11s %-26s %8s\n' kernel arch R stores/loads 64b frame occ valid lowered ms \
   "R(no-spl)" "lowered(no-spills)" ms
 declare -A n rb ra sb sa lb la lok lokn rn
 for c in "${list[@]}"; do
@@ -53,6 +54,8 @@ for c in "${list[@]}"; do
   sp=$(sed -nE 's/.*spills: ([0-9]+) stores, ([0-9]+) loads -> ([0-9]+), ([0-9]+) \(frame ([0-9]+) -> ([0-9]+) bytes.*/\1 \2 \3 \4 \5 \6/p' <<<"$l")
   [ -n "$sp" ] || sp="0 0 0 0 0 0"
   read -r s0 l0 s1 l1 f0 f1 <<<"$sp"
+  wide=$(sed -nE 's/.*64\/128-bit: ([0-9]+) of ([0-9]+).*/\1\/\2/p' <<<"$l")
+  [ -n "$wide" ] || wide=-
   valid=$(grep -q 'contributor sets equivalent.*verifier: pass' <<<"$l" && echo yes || echo NO)
   low() { # log status -> "ok (N rewritten)" / "refused: why"
     if [ "$2" = 0 ] && grep -q 'crosscheck (nvdisasm).*: ok' "$1"; then
@@ -68,8 +71,8 @@ for c in "${list[@]}"; do
   lon=$(low "$tmp/logn" $stn)
   label=$(basename "$c" .cubin)
   [[ $label == *sm_* ]] || label="$(basename "$(dirname "$c")")/$label"
-  printf '%-44s %-6s %-11s %-15s %-11s %-9s %-6s %-26s %8d | %-11s %-26s %8d\n' "$label" "$arch" \
-    "${R/ /->}" "$s0/$l0->$s1/$l1" "$f0->$f1" "$occ" "$valid" "$lo" $(( (t1 - t0) / 1000000 )) "$Rn" "$lon" \
+  printf '%-44s %-6s %-11s %-15s %-5s %-11s %-9s %-6s %-26s %8d | %-11s %-26s %8d\n' "$label" "$arch" \
+    "${R/ /->}" "$s0/$l0->$s1/$l1" "$wide" "$f0->$f1" "$occ" "$valid" "$lo" $(( (t1 - t0) / 1000000 )) "$Rn" "$lon" \
     $(( (t2 - t1) / 1000000 ))
   read -r r0 r1 <<<"$R"
   n[$arch]=$(( ${n[$arch]:-0} + 1 )); rb[$arch]=$(( ${rb[$arch]:-0} + r0 )); ra[$arch]=$(( ${ra[$arch]:-0} + r1 ))

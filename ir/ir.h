@@ -50,6 +50,15 @@ enum rs_instflag {
   RS_I_PREDICATED = 1 << 3, /* PTX @%p / @!%p */
   RS_I_REGMASK = 1 << 4,    /* clobbers through a register mask */
   RS_I_BUNDLED = 1 << 5,
+  /* The active-lane (SIMT) role of an instruction, from the front end's table (mir/exec.c); the
+   * analysis (analysis/simt.c) reads only these. */
+  RS_I_EXEC_NARROW = 1 << 6,  /* disables lanes only: a divergent branch's first side, a loop exit */
+  RS_I_EXEC_FLIP = 1 << 7,    /* the second side of an if/else: the lanes the first side did not run */
+  RS_I_EXEC_RESTORE = 1 << 8, /* re-enables lanes saved at an enclosing branch (a join, the flip's save) */
+  RS_I_EXEC_OTHER = 1 << 9,   /* changes the active lanes any other way (whole-wave mode, ...) */
+  RS_I_EXEC_SKIP = 1 << 10,   /* branches when no lane is active */
+  RS_I_CROSSLANE = 1 << 11,   /* reads registers of other lanes (readlane, DPP, permutes) */
+  RS_I_LANEWRITE = 1 << 12,   /* writes lanes whatever EXEC says (V_WRITELANE, DS_PERMUTE) */
 };
 
 typedef struct {

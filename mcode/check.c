@@ -213,7 +213,7 @@ int rs_mc_is_recolouring(const rs_mc *mc, const rs_module *b, uint32_t *values, 
     uint32_t nrw = 0;
     for (uint32_t i = 0; i < f->ninsts && i < g->ninsts && !strcmp(f->name, g->name); i++) {
       const char *x = rs_func_opcode(f, &f->insts[i]), *y = rs_func_opcode(g, &g->insts[i]);
-      rw[i] = (!strncmp(x, "STL", 3) || !strncmp(x, "LDL", 3)) && (!strcmp(y, "MOV") || !strcmp(y, "NOP"));
+      rw[i] = rs_spills_is_rewrite(x, y);
       nrw += rw[i];
     }
     if (nrw) {

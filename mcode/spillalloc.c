@@ -63,44 +63,74 @@ static uint32_t place(const rs_func *g, const rs_problem *p, const rs_spills *s,
   rs_word *bad = rs_xmalloc(W * sizeof *bad);
   uint32_t failed = 0;
   for (uint32_t k = 0; k < nc; k++) {
-    uint32_t v = c[k].var;
-    memset(bad, 0, W * sizeof *bad);
+    uint32_t v = c[k].var, nwd = s->webs[c[k].web].words;
+    rs_lanes full = rs_lanes_full(nwd);
+    memset(bad, 0, W * sizeof *bad); /* bad[u]: the slot may not start at unit u */
     for (uint32_t i = 0; i < p->nconf; i++) {
       const rs_conflict *x = &p->conf[i];
       if (x->a != v && x->b != v) continue;
       uint32_t o = x->a == v ? x->b : x->a;
-      rs_lanes lo = x->a == v ? x->lb : x->la;
+      rs_lanes lo = x->a == v ? x->lb : x->la, ls = x->a == v ? x->la : x->lb;
       rs_preg r = a[p->vars[o].fvreg];
       if (!r.lanes) continue; /* another slot not placed yet */
       for (unsigned u = 0; u < 32; u++)
-        if (lo >> (2 * u) & 3) rs_bs_set(bad, r.unit + u);
+        if (lo >> (2 * u) & 3)
+          for (unsigned q = 0; q < nwd; q++)
+            if ((ls >> (2 * q) & 3) && r.unit + u >= q) rs_bs_set(bad, r.unit + u - q);
     }
     for (uint32_t i = 0; i < p->nfixed; i++)
       if (p->fixed[i].v == v)
         for (unsigned u = 0; u < 32; u++)
-          if (p->fixed[i].p.lanes >> (2 * u) & 3) rs_bs_set(bad, p->fixed[i].p.unit + u);
+          if (p->fixed[i].p.lanes >> (2 * u) & 3)
+            for (unsigned q = 0; q < nwd; q++)
+              if (p->fixed[i].p.unit + u >= q) rs_bs_set(bad, p->fixed[i].p.unit + u - q);
+#define FITS(u) ((u) >= first && (u) + nwd <= top && !rs_bs_get(bad, (u)) && \
+                 rs_problem_member(p, p->vars[v].cls, (rs_preg){(u), full}) == RS_MEMBER_OK)
     int64_t pick = -1;
-    for (uint32_t i = 0; i < p->nhints && pick < 0; i++) { /* the copy's other side: a NOP */
-      const rs_hint *h = &p->hints[i];
-      if ((h->a != v && (h->b < 0 || (uint32_t)h->b != v)) || h->off) continue;
-      rs_preg r = h->b < 0 ? (rs_preg){h->unit, 3} : a[p->vars[h->a == v ? (uint32_t)h->b : h->a].fvreg];
-      if (r.lanes && r.unit >= first && r.unit < top && !rs_bs_get(bad, r.unit) &&
-          rs_problem_member(p, p->vars[v].cls, (rs_preg){r.unit, 3}) == RS_MEMBER_OK)
-        pick = r.unit;
+    if (nwd == 4) { /* no 128-bit copy: only where every access is a NOP (one register on all sides) */
+      int64_t req = -1;
+      for (uint32_t q = 0; q < s->nacc && req != -2; q++) {
+        if (s->acc[q].web != (int32_t)c[k].web) continue;
+        const rs_inst *in = &g->insts[s->acc[q].inst];
+        const rs_operand *op = &g->ops[in->first_op + (s->acc[q].store ? 1 : 0)];
+        unsigned lo = op->lanes ? (unsigned)__builtin_ctzll(op->lanes) / 2 : 0;
+        int64_t u = op->kind == RS_OP_VREG && a[op->reg].lanes ? (int64_t)(a[op->reg].unit + lo)
+                    : op->kind == RS_OP_PREG && rs_sass_allocatable(t, op->reg) ? (int64_t)op->reg : -2;
+        if (u >= 0 && (u -= (int64_t)(s->acc[q].off - s->webs[c[k].web].off) / 4) < 0) u = -2; /* the slot's first register */
+        req = req == -1 || req == u ? u : -2;
+      }
+      if (req >= 0 && FITS((uint32_t)req)) pick = req;
     }
-    for (uint32_t u = first; u < top && pick < 0; u++)
-      if (!rs_bs_get(bad, u) && rs_problem_member(p, p->vars[v].cls, (rs_preg){u, 3}) == RS_MEMBER_OK) pick = u;
+    for (uint32_t i = 0; i < p->nhints && pick < 0 && nwd < 4; i++) { /* the copy's other side: a NOP */
+      const rs_hint *h = &p->hints[i];
+      bool isa = h->a == v, isb = h->b >= 0 && (uint32_t)h->b == v;
+      if (!isa && !isb) continue;
+      rs_preg r = h->b < 0 ? (rs_preg){h->unit, 3} : a[p->vars[isa ? (uint32_t)h->b : h->a].fvreg];
+      if (!r.lanes) continue;
+      /* h: a's unit + off = b's (or h->unit): the slot at the partner's unit, shifted by off */
+      int64_t u = isa ? (int64_t)r.unit + h->off : (int64_t)r.unit - h->off;
+      if (u >= 0 && FITS((uint32_t)u)) pick = u;
+    }
+    /* otherwise a hole first: a start whose aligned buddy (the other half of the pair or quad
+     * it would leave) cannot start a slot of its size here, so wider slots keep their room */
+    for (int pass = 0; pass < 2 && pick < 0 && nwd < 4; pass++)
+      for (uint32_t u = first; u < top && pick < 0; u += nwd) {
+        uint32_t buddy = ((u - first) ^ nwd) + first;
+        if (FITS(u) && (pass || !(buddy + nwd <= top && !rs_bs_get(bad, buddy)))) pick = u;
+      }
+#undef FITS
     if (getenv("RS_SPILLS_DEBUG")) {
-      uint32_t nfree = 0, nmem = 0;
-      for (uint32_t u = first; u < top; u++) nfree += !rs_bs_get(bad, u), nmem += rs_problem_member(p, p->vars[v].cls, (rs_preg){u, 3}) == RS_MEMBER_OK;
-      fprintf(stderr, "slot %s: %u of %u registers free, %u members, pick %lld\n", p->vars[v].name, nfree, top - first, nmem, (long long)pick);
+      uint32_t nfree = 0;
+      for (uint32_t u = first; u < top; u++) nfree += !rs_bs_get(bad, u);
+      fprintf(stderr, "slot %s (%u words): %u of %u starts free, pick %lld\n", p->vars[v].name, nwd, nfree, top - first,
+              (long long)pick);
     }
     if (pick < 0) {
       promote[c[k].web] = 0;
       failed++;
       continue;
     }
-    a[p->vars[v].fvreg] = (rs_preg){(uint32_t)pick, 3};
+    a[p->vars[v].fvreg] = (rs_preg){(uint32_t)pick, full};
   }
   /* the whole assignment against this Problem: a violation drops the slots it names */
   for (uint32_t i = 0; i < p->nconf && !failed; i++) {
@@ -162,7 +192,10 @@ int rs_spills_promote(const rs_module *m, uint32_t k, const rs_spills *s, const 
       if (s->acc[a].web >= 0 && out->promote[s->acc[a].web] && s->webs[s->acc[a].web].ok) {
         uint32_t i = s->acc[a].inst;
         out->rewritten[i] = 1;
-        if (out->ctl) out->ctl[i][1] = rs_spill_ctl(sm, out->ctl[i][1], slot_vreg[s->acc[a].web] < 0);
+        if (out->ctl)
+          out->ctl[i][1] = rs_spill_ctl(sm, out->ctl[i][1],
+                                        slot_vreg[s->acc[a].web] < 0 ? RS_SPILL_NOP
+                                        : s->acc[a].words == 2 ? RS_SPILL_WIDE : RS_SPILL_MOV);
       }
     if (out->ctl) rs_spill_waits(g, out->ctl, out->rewritten);
     if (!(out->p = rs_mc_problem(g, (const uint64_t(*)[2])out->ctl, &out->nsb, e))) {

@@ -20,7 +20,8 @@ static bool starts_op(const char *t, uint32_t n, const char *op) {
 /* Is instruction line y (of the new listing) a rewrite of x (the original's)? */
 static bool rewrite_of(const rs_sass_iline *x, const rs_sass_iline *y) {
   return (starts_op(x->text, x->len, "STL") || starts_op(x->text, x->len, "LDL")) &&
-         (starts_op(y->text, y->len, "MOV") || starts_op(y->text, y->len, "NOP"));
+         (starts_op(y->text, y->len, "MOV") || starts_op(y->text, y->len, "NOP") ||
+          starts_op(y->text, y->len, "IMAD.WIDE.U32"));
 }
 
 int rs_spills_count_rewritten(const char *orig, const char *next, const char *name, uint32_t *count, rs_err *e) {
@@ -91,22 +92,31 @@ int rs_spills_lower(rs_cubin *c, const char *orig, const char *next, const uint3
     }
     uint64_t w[2];
     rs_cubin_words(f, y->addr, w);
-    bool nop = starts_op(y->text, y->len, "NOP");
+    bool nop = starts_op(y->text, y->len, "NOP"), wide = starts_op(y->text, y->len, "IMAD.WIDE.U32");
+    enum rs_spill_kind kind = nop ? RS_SPILL_NOP : wide ? RS_SPILL_WIDE : RS_SPILL_MOV;
     unsigned rd = 0, rs = 0;
-    if (!nop) { /* "MOV Rd, Rs" */
-      const char *p = y->text + 3, *end = y->text + y->len;
+    if (!nop) { /* "MOV Rd, Rs" or "IMAD.WIDE.U32 Rd, RZ, RZ, Rs" */
+      const char *p = y->text + (wide ? 13 : 3), *end = y->text + y->len;
       while (p < end && *p == ' ') p++;
       const char *comma = memchr(p, ',', (size_t)(end - p));
       const char *q = comma ? comma + 1 : end;
+      if (wide && comma) { /* skip ", RZ, RZ," */
+        while (q < end && *q == ' ') q++;
+        if (end - q >= 8 && !memcmp(q, "RZ, RZ,", 7)) q += 7;
+        else comma = NULL;
+      }
       while (q < end && *q == ' ') q++;
-      if (!comma || reg_num(p, (size_t)(comma - p), &rd) || reg_num(q, (size_t)(end - q), &rs)) {
-        rc = rs_errf(e, name, y->line, "%s /*%04x*/: '%.*s' is not MOV Rd, Rs", y->func, y->addr, (int)y->len, y->text);
+      size_t ql = (size_t)(end - q);
+      while (ql && q[ql - 1] == ' ') ql--;
+      if (!comma || reg_num(p, (size_t)(comma - p), &rd) || reg_num(q, ql, &rs)) {
+        rc = rs_errf(e, name, y->line, "%s /*%04x*/: '%.*s' is not %s", y->func, y->addr, (int)y->len, y->text,
+                     wide ? "IMAD.WIDE.U32 Rd, RZ, RZ, Rs" : "MOV Rd, Rs");
         break;
       }
     }
     char why[160];
     uint64_t nw[2];
-    if (rs_spill_encode(c->sm, nop, rd, rs, rs_spill_ctl(c->sm, w[1], nop), nw, why, sizeof why)) {
+    if (rs_spill_encode(c->sm, kind, rd, rs, rs_spill_ctl(c->sm, w[1], kind), nw, why, sizeof why)) {
       rc = rs_errf(e, name, y->line, "%s /*%04x*/: %s: the kernel is refused", y->func, y->addr, why);
       break;
     }

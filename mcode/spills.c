@@ -127,17 +127,21 @@ void rs_mc_spills_line(const rs_mc_recolour *r, uint32_t k, char *spl, size_t n)
   if (!sp->stores && !sp->loads) return;
   const rs_spill_result *sr = &r->spills->sr[k];
   uint32_t s2 = sr->promoted_webs ? sr->stores_left : sp->stores, l2 = sr->promoted_webs ? sr->loads_left : sp->loads;
-  uint32_t ok = 0, kept = 0;
+  uint32_t ok = 0, kept = 0, wide = 0, wide_in = 0;
   for (uint32_t w = 0; w < sp->nwebs; w++)
-    if (sp->webs[w].ok) ok++;
-    else kept += sp->webs[w].nstores + sp->webs[w].nloads;
+    if (sp->webs[w].ok) {
+      ok++;
+      if (sp->webs[w].words > 1) wide++, wide_in += sr->promoted_webs && sr->promote && sr->promote[w];
+    } else {
+      kept += sp->webs[w].nstores + sp->webs[w].nloads;
+    }
   int o = snprintf(spl, n, "; spills: %u stores, %u loads -> %u, %u (frame %u -> %u bytes)", sp->stores, sp->loads, s2,
                    l2, sp->frame, sp->frame);
   if (o < 0 || (size_t)o >= n) return;
   if (sp->refused[0]) snprintf(spl + o, n - (size_t)o, ", kept: %s", sp->refused);
   else
     snprintf(spl + o, n - (size_t)o,
-             ", %u of %u promotable slot values in registers, %u NOPs; %u accesses not promotable (64/128-bit, "
-             "sub-word, predicated, or read before a store)",
-             sr->promoted_webs, ok, r->spills->nops[k], kept);
+             ", %u of %u promotable slot values in registers, %u NOPs; %u accesses not promotable (mixed-size, "
+             "sub-word, predicated, or read before a store); 64/128-bit: %u of %u",
+             sr->promoted_webs, ok, r->spills->nops[k], kept, wide_in, wide);
 }

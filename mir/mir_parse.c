@@ -6,6 +6,7 @@
 #include "front/front.h"
 #include "ir/ir.h"
 #include "mir/vop3p.h"
+#include "mir/exec.h"
 #include "mir/carry.h"
 #include <ctype.h>
 #include <stdio.h>
@@ -415,6 +416,7 @@ static int parse_inst(P *p, span s) {
     if (f->ops[in.first_op + k].kind == RS_OP_BLOCK) in.flags |= RS_I_BRANCH;
   rs_vop3p_read_lanes(f, &in, rs_func_opcode(f, &in)); /* packed sources: lanes op_sel reads */
   rs_carry_mark(f, &in, rs_func_opcode(f, &in));       /* 64-bit sources whose high half carries up */
+  rs_exec_mark(f, &in, rs_func_opcode(f, &in));        /* its active-lane role (analysis/simt.c) */
   RS_PUSH(f->insts, f->ninsts, f->capinsts, in);
   f->blocks[f->nblocks - 1].ninsts++;
   return 0;

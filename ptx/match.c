@@ -38,10 +38,29 @@ static int cmp_u64(const void *a, const void *b) {
 static uint64_t arg_colour(const G *x, const uint64_t *col, rs_sarg a, bool lo64);
 static uint64_t use_colour(const G *x, const uint64_t *col, uint32_t u, bool lo64);
 
+/* A tuple's colour: what a SASS read of the units' registers together has (use_colour's "tuple"),
+ * from the units' own colours, with no delay. */
+static uint64_t tuple_colour(const uint64_t *col, const rs_snode *n) {
+  uint64_t h = hs("tuple");
+  for (unsigned k = 0; k < n->na; k++) h = hmix(h, col[n->a[k].idx]);
+  return h;
+}
+
+/* A unit load read with the next register as one 64-bit value (an address, a 64-bit operand). */
+static uint64_t unit_pair(const G *x, const uint64_t *col, const rs_ssite *t) {
+  const rs_snode *n = &x->g.nodes[t->node];
+  if (t->part != 0 || n->unext == UINT32_MAX) return 0;
+  return hmix(hmix(hs("tuple"), col[t->node]), col[n->unext]);
+}
+
+static uint64_t pair_colour(const G *x, const uint64_t *col, const rs_snode *n);
+
 static uint64_t site_colour(const G *x, const uint64_t *col, uint32_t s, unsigned len) {
   const rs_ssite *t = &x->g.sites[s];
   const rs_snode *n = &x->g.nodes[t->node];
   uint64_t c = col[t->node];
+  if (n->tuple && t->part == 0 && len == n->width) return tuple_colour(col, n);
+  if (n->cbo && t->part == 0 && len == 2) return c; /* a ULDC.64's first word read with the next */
   if (n->op == x->hext && n->na == 1 && t->part == 0 && len == 2) /* no delay: like a register pair */
     return arg_colour(x, col, (rs_sarg){RS_SA_NODE, false, 0, 0, t->node}, false);
   if (t->part == 0xff) return hmix(hs("carry"), c);
@@ -79,6 +98,14 @@ static uint64_t ext_pair(const G *x, const uint64_t *col, const rs_suse *us) {
   return zero || sign ? hmix(x->hext, c0) : 0;
 }
 
+/* Two constant bank words read as one 64-bit value (a ULDC.64's registers): the 64-bit word, which
+ * colours as its first word does (a parameter), 0 when they are not. */
+static uint64_t cb_pair(const G *x, const uint64_t *col, const rs_ssite *lo, const rs_ssite *hi) {
+  if (!lo || !hi || lo->part || hi->part) return 0;
+  const rs_snode *a = &x->g.nodes[lo->node], *b = &x->g.nodes[hi->node];
+  return a->cbo && b->cbo == a->cbo + 4 ? col[lo->node] : 0;
+}
+
 static uint64_t use_colour(const G *x, const uint64_t *col, uint32_t u, bool lo64) {
   const rs_suse *us = &x->g.uses[u];
   uint32_t n0 = us->res[1] - us->res[0];
@@ -91,7 +118,11 @@ static uint64_t use_colour(const G *x, const uint64_t *col, uint32_t u, bool lo6
   } else if (lo64) { /* a 64-bit value named by its low register */
     for (uint32_t i = 0; i < n0; i++) {
       const rs_ssite *t = &x->g.sites[r0[i]];
-      c[i] = t->part == 0 && x->g.nodes[t->node].width == 2 ? col[t->node] : hmix(hs("lo"), site_colour(x, col, r0[i], 1));
+      uint64_t up = unit_pair(x, col, t);
+      c[i] = up                                                 ? up
+             : t->part == 0 && x->g.nodes[t->node].cbo        ? col[t->node] /* a ULDC.64's first word */
+             : t->part == 0 && x->g.nodes[t->node].width == 2 ? col[t->node]
+                                                               : hmix(hs("lo"), site_colour(x, col, r0[i], 1));
     }
     out = phi(c, n0);
   } else { /* w units: whole slices of the same nodes in every unit, else a tuple */
@@ -104,7 +135,9 @@ static uint64_t use_colour(const G *x, const uint64_t *col, uint32_t u, bool lo6
         bool found = false;
         for (uint32_t j = 0; j < n0 && !found; j++) {
           const rs_ssite *t0 = &x->g.sites[r0[j]];
-          found = col[t0->node] == col[t->node] && t0->part != 0xff && t->part == t0->part + k;
+          found = (col[t0->node] == col[t->node] && t0->part != 0xff && t->part == t0->part + k) ||
+                  (k == 1 && us->w == 2 && t0->part == 0 && t->part == 0 && x->g.nodes[t0->node].cbo &&
+                   x->g.nodes[t->node].cbo == x->g.nodes[t0->node].cbo + 4);
         }
         whole = found;
       }
@@ -113,6 +146,8 @@ static uint64_t use_colour(const G *x, const uint64_t *col, uint32_t u, bool lo6
       for (uint32_t i = 0; i < n0; i++) c[i] = site_colour(x, col, r0[i], us->w);
       out = phi(c, n0);
     } else if (us->w == 2 && (out = ext_pair(x, col, us)) != 0) {
+    } else if (us->w == 2 && (out = cb_pair(x, col, us->res[1] - us->res[0] == 1 ? &x->g.sites[r0[0]] : NULL,
+                                            us->res[2] - us->res[1] == 1 ? &x->g.sites[x->g.ress[us->res[1]]] : NULL)) != 0) {
     } else {
       out = hs("tuple");
       for (unsigned k = 0; k < us->w; k++) {
@@ -137,9 +172,41 @@ static uint64_t arg_colour(const G *x, const uint64_t *col, rs_sarg a, bool lo64
   if (a.kind == RS_SA_USE) return use_colour(x, col, a.idx, lo64);
   const rs_snode *n = &x->g.nodes[a.idx];
   if (n->copy && n->na == 1) return arg_colour(x, col, n->a[0], false);
+  if (n->pair && n->na == 2) return pair_colour(x, col, n);
   if (n->op == x->hw && n->na == 1) return arg_colour(x, col, n->a[0], true);
   if (n->op == x->hext && n->na == 1) return hmix(x->hext, arg_colour(x, col, n->a[0], false));
   return col[a.idx];
+}
+
+/* The one site a use reads (every unit of it), or NULL. */
+static const rs_ssite *one_site(const G *x, rs_sarg a) {
+  if (a.kind != RS_SA_USE) return NULL;
+  const rs_suse *u = &x->g.uses[a.idx];
+  return u->w == 1 && u->res[1] - u->res[0] == 1 ? &x->g.sites[x->g.ress[u->res[0]]] : NULL;
+}
+
+/* @pair(lo, hi) as a read of a register pair would colour it: the whole value when both halves
+ * are its units, an extension when hi is 0 or lo >> 31 (ext_pair), the two loads of a wide load,
+ * else a tuple of the halves. */
+static uint64_t pair_colour(const G *x, const uint64_t *col, const rs_snode *n) {
+  rs_sarg lo = n->a[0], hi = n->a[1];
+  uint64_t c0 = arg_colour(x, col, lo, false);
+  if (hi.kind == RS_SA_LEAF && hi.num && hi.val == 0) return hmix(x->hext, c0);
+  const rs_ssite *sh = one_site(x, hi), *sl = one_site(x, lo);
+  if (sh) {
+    const rs_snode *hn = &x->g.nodes[sh->node];
+    if (hn->op == hs("shrs") && hn->na == 2 && hn->a[1].kind == RS_SA_LEAF && hn->a[1].num && hn->a[1].val == 31 &&
+        arg_colour(x, col, hn->a[0], false) == c0)
+      return hmix(x->hext, c0);
+    if (sl && sl->node == sh->node && sl->part == 0 && sh->part == 1 && x->g.nodes[sl->node].width == 2) {
+      uint32_t s = (uint32_t)(sl - x->g.sites);
+      return site_colour(x, col, s, 2);
+    }
+    if (sl && sl->part == 0 && x->g.nodes[sl->node].unext == sh->node && sh->part == 0) return unit_pair(x, col, sl);
+    uint64_t cp = cb_pair(x, col, sl, sh);
+    if (cp) return cp;
+  }
+  return hmix(hmix(hs("tuple"), c0), arg_colour(x, col, hi, false));
 }
 
 /* One round: new colours from the previous ones (internal arguments from this round). */
@@ -150,7 +217,7 @@ static void round_(G *x) {
       x->ncol[i] = n->op;
       continue;
     }
-    if (n->copy || ((n->op == x->hw || n->op == x->hext) && n->na == 1)) {
+    if (n->copy || n->pair || ((n->op == x->hw || n->op == x->hext) && n->na == 1)) {
       x->ncol[i] = arg_colour(x, x->col, (rs_sarg){RS_SA_NODE, false, 0, 0, i}, false);
       continue;
     }
@@ -160,7 +227,9 @@ static void round_(G *x) {
       x->ncol[i] = phi(a + 1, 2);
       continue;
     }
-    if (n->comm && n->na >= 2 && a[0] > a[1]) {
+    if (n->acomm)
+      qsort(a, n->na, sizeof *a, cmp_u64);
+    else if (n->comm && n->na >= 2 && a[0] > a[1]) {
       uint64_t t = a[0];
       a[0] = a[1];
       a[1] = t;
@@ -206,6 +275,7 @@ static uint64_t site_key(const G *x, uint32_t s) {
   const rs_ssite *t = &x->g.sites[s];
   const rs_snode *n = &x->g.nodes[t->node];
   uint64_t c = x->col[t->node];
+  if (n->tuple && t->part < n->na) return x->col[n->a[t->part].idx];
   if (t->part == 0xff) return hmix(hs("carry"), c);
   if ((t->part == 0 && n->width == 1) || (n->leaf == 1 && n->val == 0)) return c;
   return hmix(hmix(hmix(hs("slice"), t->part), 1), c);
@@ -347,7 +417,7 @@ int rs_match_run(const rs_func *ptx, const rs_func *sass, rs_match *m, rs_err *e
       if (t->len == 2 && t->part != 0xff) {
         const rs_snode *pn0 = &P.g.nodes[t->node];
         uint64_t c = P.col[t->node], k1 = hmix(hmix(hmix(hs("slice"), t->part + 1u), 1), c);
-        (void)pn0;
+        if (pn0->tuple && t->part == 0 && pn0->na == 2) k1 = P.col[pn0->a[1].idx];
         for (uint32_t q = lower(ss, S.g.nsites, k1); q < S.g.nsites && ss[q].key == k1; q++)
           if (S.g.sites[ss[q].idx].loc != first + 1) add_unit(v, S.g.sites[ss[q].idx].loc - 1);
       }
@@ -369,13 +439,30 @@ int rs_match_run(const rs_func *ptx, const rs_func *sass, rs_match *m, rs_err *e
     uint32_t k = lower(pn, P.g.nnodes, cx), np = 0, ns = 0;
     while (k < P.g.nnodes && pn[k].key == cx) np++, k++;
     for (uint32_t q = j; q < S.g.nnodes && sn[q].key == cx; q++) ns++;
-    if (np > 1 && ns > 1) {
-      ev[vreg].ambiguous = true;
-      continue;
-    }
     const rs_snode *px = &P.g.nodes[x];
     bool lo64 = false;
     uint64_t ca = arg_colour(&P, P.col, px->a[pos], false);
+    if (np > 1 && ns > 1) { /* which SASS node is which is unknown: evidence only when all read one register */
+      uint32_t loc = UINT32_MAX;
+      bool one = true, none = true;
+      for (uint32_t q = j; q < j + ns && one; q++) {
+        const rs_snode *y = &S.g.nodes[sn[q].idx];
+        bool found = false;
+        for (unsigned i = 0; i < y->na && !found; i++) {
+          rs_sarg a = y->a[i];
+          if (a.kind != RS_SA_USE || arg_colour(&S, S.col, a, y->op == hs("@w")) != ca) continue;
+          found = true, none = false;
+          if (loc == UINT32_MAX) loc = S.g.uses[a.idx].loc;
+          else one = S.g.uses[a.idx].loc == loc;
+        }
+        one = one && found;
+      }
+      if (none) continue; /* read in place (a constant bank operand) wherever it is */
+      if (!one || loc == UINT32_MAX) {
+        ev[vreg].ambiguous = true;
+        continue;
+      }
+    }
     for (uint32_t q = j; q < j + ns; q++) {
       const rs_snode *y = &S.g.nodes[sn[q].idx];
       lo64 = y->op == hs("@w");

@@ -33,6 +33,16 @@ extern const size_t rs_p2s_nptx, rs_p2s_nsass;
  * (`@lo64(E)`/`@hi64(E)`: the destination is unit 0/1 of the 64-bit value E). */
 extern const rs_p2s_row rs_p2s_sass_pair[];
 extern const size_t rs_p2s_nsass_pair;
+/* SASS rows of a multi-instruction pattern (mul.lo.s64 as four instructions), chosen when
+ * ptx/sem_pattern.c finds every instruction of it. */
+extern const rs_p2s_row rs_p2s_sass_mul64[];
+extern const size_t rs_p2s_nsass_mul64;
+/* SASS rows of the instructions ptxas wraps around MUFU for ex2.approx.f32 and rcp.rn.f32. */
+extern const rs_p2s_row rs_p2s_sass_mufu[];
+extern const size_t rs_p2s_nsass_mufu;
+/* SASS row of a fill (LDL) of a stack slot one STL writes: a copy of what the STL stored. */
+extern const rs_p2s_row rs_p2s_sass_spill[];
+extern const size_t rs_p2s_nsass_spill;
 /* The first row of t that matches opcode op (printed operands nops), or NULL. */
 const rs_p2s_row *rs_p2s_find(const rs_p2s_row *t, size_t n, const char *op, uint32_t nops);
 /* Byte offset of the kernel parameters in constant bank 0 (0x160 sm_75-sm_89, 0x210 sm_90). */
@@ -58,6 +68,15 @@ typedef struct {
   bool internal;   /* part of a fused SASS instruction: no register holds it */
   bool phi;        /* a select of two registers (selp, FSEL): its uses see either value, as
                     * they see either def of a register ptxas writes under a predicate */
+  bool acomm;      /* every argument commutes (an address's terms, sem_eval.c) */
+  bool pair;       /* a 64-bit value from two 32-bit arguments (low, high) that need not be one
+                    * register pair: transparent, coloured as a read of the pair would be */
+  bool tuple;      /* units gathered into one value: a[k] is unit k (a 64-bit PTX register loaded
+                    * as two 32-bit units, as ptxas may merge it into a wider load) */
+  uint32_t cbo;    /* a constant bank 0 word loaded into a register (ULDC.64 / LDC.64 unit): its
+                    * byte offset + 1 (0: none), so two words read together are the 64-bit word */
+  uint32_t unext;  /* a load of one 32-bit unit: the node of the next unit of the same load
+                    * (UINT32_MAX: none), so a 64-bit read of the pair is seen whole */
   uint8_t leaf;    /* 0 computed; 1 a numeric constant (val); 2 a parameter, special register or
                     * symbol (op is then the leaf's colour) */
   uint64_t val;
@@ -148,7 +167,7 @@ typedef struct {
   uint32_t count[RS_LBL_NSTATUS]; /* over the PTX function's used vregs */
   uint32_t rounds;   /* colouring rounds to a stable partition */
   uint32_t ptx_nodes, sass_nodes, matched_nodes;
-  char unknown[200]; /* "OPCODE xN, ..." without a table row (both sides), empty if none */
+  char unknown[1024]; /* "OPCODE xN, ..." without a table row (both sides), empty if none */
 } rs_match;
 
 /* Match PTX function ptx against SASS function sass (parsed with no_lift). */

@@ -54,6 +54,8 @@ const rs_p2s_row rs_p2s_ptx[] = {
     {"lg2.approx.ftz", 'f', "$0=mufu.lg2($1)", NULL},
     {"sin.approx.ftz", 'f', "$0=mufu.sin($1)", NULL},
     {"cos.approx.ftz", 'f', "$0=mufu.cos($1)", NULL},
+    {"ex2.approx.f32", 'f', "$0=mufu.ex2($1)", "without .ftz: MUFU.EX2 inside a denormal fix-up (rs_p2s_sass_mufu)"},
+    {"rcp.rn.f32", 'f', "$0=rcp.rn($1)", "MUFU.RCP + a Newton step, or a slow-path call (rs_p2s_sass_mufu)"},
     /* conversions */
     {"cvt.s64.s32 cvt.u64.u32", 'i', "$0=ext($1)", NULL},
     {"cvt.u32.u64 cvt.s32.s64", 'i', "$0=@low($1)",
@@ -78,11 +80,21 @@ const rs_p2s_row rs_p2s_ptx[] = {
     {"mov", 'i', "$0=copy($1)", NULL},
     /* memory: the value of a load is the load of its address (width from the destination) */
     {"ld.param", 'i', "$0=@param($1)", "kernel parameters: SASS reads constant bank 0 in place"},
-    {"ld.global", 'i', "$0=ld.g($1)", NULL},
-    {"ld.shared", 'i', "$0=ld.s($1)", NULL},
-    {"ld.local", 'i', "$0=ld.l($1)", NULL},
+    {"ld.global.u8 ld.global.s8 ld.global.b8", 'i', "$0=ld8.g($1)", NULL},
+    {"ld.shared.u8 ld.shared.s8 ld.shared.b8", 'i', "$0=ld8.s($1)", NULL},
+    {"ld.local.u8 ld.local.s8 ld.local.b8", 'i', "$0=ld8.l($1)", NULL},
+    {"ld.u8 ld.s8 ld.b8", 'i', "$0=ld8($1)", NULL},
+    /* 16 bits: a half of the 32-bit unit at address & ~3 (ptxas merges 16-bit neighbours too) */
+    {"ld.global.u16 ld.global.s16 ld.global.b16 ld.global.f16", 'i', "$0=@half16(ld.g,$1)", NULL},
+    {"ld.shared.u16 ld.shared.s16 ld.shared.b16 ld.shared.f16", 'i', "$0=@half16(ld.s,$1)", NULL},
+    {"ld.local.u16 ld.local.s16 ld.local.b16 ld.local.f16", 'i', "$0=@half16(ld.l,$1)", NULL},
+    {"ld.u16 ld.s16 ld.b16 ld.f16", 'i', "$0=@half16(ld,$1)", NULL},
+    /* 32-bit units and wider: one load per unit at address + 4k (ptxas merges neighbours) */
+    {"ld.global", 'i', "$0=@units(ld.g,$1)", NULL},
+    {"ld.shared", 'i', "$0=@units(ld.s,$1)", NULL},
+    {"ld.local", 'i', "$0=@units(ld.l,$1)", NULL},
     {"ld.const", 'i', "$0=ld.c($1)", NULL},
-    {"ld", 'i', "$0=ld($1)", NULL},
+    {"ld", 'i', "$0=@units(ld,$1)", NULL},
     {"shfl.sync.down", 'i', "$0.0=shfl.down($1,$2,$3);$0.1=shflp.down($1,$2,$3)", NULL},
     {"shfl.sync.up", 'i', "$0.0=shfl.up($1,$2,$3);$0.1=shflp.up($1,$2,$3)", NULL},
     {"shfl.sync.bfly", 'i', "$0.0=shfl.bfly($1,$2,$3);$0.1=shflp.bfly($1,$2,$3)", NULL},
@@ -108,6 +120,9 @@ const rs_p2s_row rs_p2s_sass[] = {
     {"CS2R/2", 'i', "$0=copy($1)", "a 64-bit zero (two constant moves in one)"},
     {"HFMA2.MMA/5", 'h', "$0=@hconst($1,$2,$3,$4)", "a 32-bit constant built as two f16 halves"},
     {"S2R S2UR", 'i', "$0=copy($1)", NULL},
+    {"LDC.64 ULDC.64", 'i', "$0=@cbunits($1)",
+     "two constant bank words into a register pair: each register its own word (two 32-bit "
+     "parameters, c[0x0][0x178] and c[0x0][0x17c]), the pair read together the 64-bit word"},
     {"LDC LDC.64", 'i', "$0=copy($1)", "constant bank read into a register"},
     {"ULDC ULDC.64", 'i', "$0=copy($1)", NULL},
     /* integer arithmetic */
@@ -122,9 +137,11 @@ const rs_p2s_row rs_p2s_sass[] = {
     {"IMAD.HI.U32 IMAD.HI", 'i', "$0=@imadhi($1,$2,$3)",
      "mul.hi, or mul.hi + add fused: the addend is the pair Rc:Rc+1 (x*M + (r1 << 32), with Rc = 0 "
      "and Rc+1 = r1: the signed division by a constant), which sass/optable.c reads as one unit; so "
-     "only an RZ addend is matched"},
+     "an RZ addend is mul.hi, and Rc = 0 with Rc+1 the register of $1 is mul.hi($1,$2) + $1"},
     {"IMAD IMAD.U32 UIMAD", 'i', "$0=add(mul($1,$2),$3)", "mul.lo/mad.lo, or a fused multiply-add of two PTX instructions"},
     {"LEA.HI.X LEA.HI.X.SX32 ULEA.HI.X ULEA.HI.X.SX32", 'i', "$0=@hi()", "the high half of LEA's 64-bit shift-add (below)"},
+    {"LEA.HI.SX32/4 ULEA.HI.SX32/4", 'i', "$0=add(shrs($1,@sub32($3)),$2)",
+     "shr.s + add fused (the quotient of a signed division by a constant: q + (x >> k))"},
     {"LEA.HI/5 ULEA.HI/5", 'i', "$0=add(shru($1,@sub32($4)),$2)", "shr.u + add fused (the sign fix of a signed division)"},
     {"LEA/4 ULEA/4", 'i', "$0=add(shl($1,$3),$2)", "shl + add fused"},
     {"LEA/5 ULEA/5", 'i', "$0=@lo(add(mul(@x($2),@pow2($4)),@w($3)),$1)",
@@ -176,10 +193,18 @@ const rs_p2s_row rs_p2s_sass[] = {
     {"SEL", 'i', "$0=sel($3,$1,$2)", NULL},
     {"FSEL", 'f', "$0=sel($3,$1,$2)", NULL},
     /* memory */
-    {"LDG", 'i', "$0=ld.g($1)", NULL},
-    {"LDS", 'i', "$0=ld.s($1)", NULL},
-    {"LDL", 'i', "$0=ld.l($1)", NULL},
-    {"LD", 'i', "$0=ld($1)", NULL},
+    {"LDG.U8 LDG.S8", 'i', "$0=ld8.g($1)", NULL},
+    {"LDS.U8 LDS.S8", 'i', "$0=ld8.s($1)", NULL},
+    {"LDL.U8 LDL.S8", 'i', "$0=ld8.l($1)", NULL},
+    {"LD.U8 LD.S8", 'i', "$0=ld8($1)", NULL},
+    {"LDG.U16 LDG.S16", 'i', "$0=@half16(ld.g,$1)", NULL},
+    {"LDS.U16 LDS.S16", 'i', "$0=@half16(ld.s,$1)", NULL},
+    {"LDL.U16 LDL.S16", 'i', "$0=@half16(ld.l,$1)", NULL},
+    {"LD.U16 LD.S16", 'i', "$0=@half16(ld,$1)", NULL},
+    {"LDG", 'i', "$0=@units(ld.g,$1)", "neighbouring PTX loads merged into one wide load (LDG.E.128)"},
+    {"LDS", 'i', "$0=@units(ld.s,$1)", "neighbouring ld.shared merged into LDS.64 / LDS.128"},
+    {"LDL", 'i', "$0=@units(ld.l,$1)", NULL},
+    {"LD", 'i', "$0=@units(ld,$1)", NULL},
     {"SHFL.DOWN", 'i', "$1=shfl.down($2,$3,$4);$0=shflp.down($2,$3,$4)", NULL},
     {"SHFL.UP", 'i', "$1=shfl.up($2,$3,$4);$0=shflp.up($2,$3,$4)", NULL},
     {"SHFL.BFLY", 'i', "$1=shfl.bfly($2,$3,$4);$0=shflp.bfly($2,$3,$4)", NULL},
@@ -199,10 +224,46 @@ const size_t rs_p2s_nsass = sizeof rs_p2s_sass / sizeof *rs_p2s_sass;
 const rs_p2s_row rs_p2s_sass_pair[] = {
     {"IMAD.SHL.U32 IMAD.SHL", 'i', "$0=@lo64(mul(@w($1),$2))",
      "the low half of shl.b64 by k (x*2^k), paired with SHF.L.U64.HI of the same register and k"},
-    {"SHF.L.U32", 'i', "$0=@lo64(mul(@w($1),@pow2($2)))",
+    {"SHF.L.U32 USHF.L.U32", 'i', "$0=@lo64(mul(@w($1),@pow2($2)))",
      "the low half of shl.b64 by k, paired with SHF.L.U64.HI of the same register and k"},
 };
 const size_t rs_p2s_nsass_pair = sizeof rs_p2s_sass_pair / sizeof *rs_p2s_sass_pair;
+
+/* mul.lo.s64 (and mul.lo.s64 + add.s64) as four SASS instructions, found by their shape in
+ * ptx/sem_pattern.c: x.lo * y.lo wide, the cross products x.hi * y.lo and x.lo * y.hi, and the high
+ * add; @pair(lo,hi) is a 64-bit value from two registers that need not be adjacent, @xhi / @yhi
+ * the operands the cross products read as the factors' high halves (0 when there is no such cross
+ * product: ptxas knew that half is zero), @pat the pattern's value. */
+const rs_p2s_row rs_p2s_sass_mul64[] = {
+    {"IMAD.WIDE.U32 UIMAD.WIDE.U32", 'i', "$0=@lo64(add(mul(@pair($1,@xhi),@pair($2,@yhi)),$3))",
+     "mul.lo.s64 x, y (+ add.s64 z): x.lo * y.lo (+ z) wide; its low register is the product's low half, "
+     "its high register a partial sum"},
+    {"IADD3/4 UIADD3/4 IMAD.IADD", 'i', "$0=@hi64(@pat)",
+     "the product's high half: the wide product's high register plus the cross products"},
+    {"IMAD UIMAD", 'i', "-", "a cross product x.hi * y.lo or x.lo * y.hi: part of the product, no PTX value"},
+};
+const size_t rs_p2s_nsass_mul64 = sizeof rs_p2s_sass_mul64 / sizeof *rs_p2s_sass_mul64;
+
+/* MUFU with the instructions ptxas wraps around it for the IEEE forms (ptx/sem_pattern.c finds
+ * them); the pattern names no opcode, these are the rows it gives each instruction. */
+const rs_p2s_row rs_p2s_sass_mufu[] = {
+    {"FMUL", 'f', "$0=copy($1)",
+     "ex2.approx.f32 without .ftz: @!P0 FMUL x, x, 0.5 before MUFU.EX2 and @!P0 FMUL y, y, y after it "
+     "(inputs below -126): ex2(x/2)^2 = ex2(x), so both are the value they read"},
+    {"MUFU.RCP", 'f', "$0=@pin(rcp.rn($1))",
+     "rcp.rn.f32: MUFU.RCP r, x is an approximation; the Newton step's FFMA (or the slow path's "
+     "result) is rcp.rn(x)"},
+    {"FFMA FADD MOV", 'f', "$0=@pat", "rcp.rn.f32's result: the last FFMA of the Newton step, or MOV r, R0 after CALL ...rcp_rn_f32_slowpath"},
+    {"FFMA FADD", 'f', "-", "rcp.rn.f32's Newton step: e = r*x - 1, n = -e (intermediate, no PTX value)"},
+};
+const size_t rs_p2s_nsass_mufu = sizeof rs_p2s_sass_mufu / sizeof *rs_p2s_sass_mufu;
+
+/* A fill of a spilled value (ptx/sem_pattern.c): LDL Ry, [R1+k] of a slot one STL [R1+k], Rx
+ * writes is a copy of the value the STL read (@spilled). */
+const rs_p2s_row rs_p2s_sass_spill[] = {
+    {"LDL LDL.LU", 'i', "$0=@spilled", "a register spilled to the stack frame by ptxas (STL) and filled back (LDL)"},
+};
+const size_t rs_p2s_nsass_spill = sizeof rs_p2s_sass_spill / sizeof *rs_p2s_sass_spill;
 
 /* Does the opcode (base + '.'-separated modifiers) carry the tokens of alternative a, in order?
  * (In order: cvt.u64.u32 is an extension, cvt.u32.u64 a truncation.) The first row that matches

@@ -107,6 +107,7 @@ int rs_sgraph_build(rs_sgraph *g, const rs_func *f, rs_err *e) {
   }
   rs_sgraph_reaching(g, b.gloc, b.gneg);
   if (g->sass) pair_halves(&b);
+  rs_sem_patterns(&b);
   /* evaluate until no new constant is found through a register (at most a few rounds) */
   uint64_t prev = 0;
   for (int pass = 0; pass < 6; pass++) {
@@ -133,6 +134,7 @@ int rs_sgraph_build(rs_sgraph *g, const rs_func *f, rs_err *e) {
   }
   for (uint32_t ii = 0; ii < f->ninsts; ii++)
     if (!b.row[ii]) rs_sem_note_unknown(g, rs_func_opcode(f, &f->insts[ii]));
+  rs_sem_patterns_free(&b);
   free(b.pops);
   free(b.ipop);
   free(b.inpop);

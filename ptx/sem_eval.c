@@ -49,6 +49,113 @@ static rs_sarg use_arg(B *b, int32_t u) {
   return rs_sem_leaf_const(v);
 }
 
+/* ---- addresses: terms and one constant ----
+ * ptxas folds constant adds into a load's immediate (`add.s32 %r210, %r208, 8192` then
+ * `[%r210+8]` is `[R4+0x2008]`) and merges neighbouring loads into one wide load whose unit k
+ * lies at +4k. So an address is flattened into its terms and one constant: a register whose one
+ * reaching def is an add is looked through (at most a few levels), and the terms commute. */
+typedef struct {
+  rs_sarg t[4];
+  unsigned n;
+  uint64_t c;
+  bool over;
+} addr_t;
+
+static void addr_term(B *b, addr_t *a, rs_sarg x, int depth);
+
+/* The add node a use reads, when its one reaching def is that whole node; else UINT32_MAX. */
+static uint32_t add_through(const B *b, rs_sarg x) {
+  if (x.kind != RS_SA_USE) return UINT32_MAX;
+  const rs_suse *u = &b->g->uses[x.idx];
+  if (u->res[1] - u->res[0] != 1) return UINT32_MAX;
+  for (unsigned k = 1; k < u->w; k++)
+    if (u->res[k + 1] - u->res[k] != 1) return UINT32_MAX;
+  const rs_ssite *st = &b->g->sites[b->g->ress[u->res[0]]];
+  if (st->node == UINT32_MAX || st->part != 0) return UINT32_MAX;
+  const rs_snode *n = &b->g->nodes[st->node];
+  if (n->leaf || n->op != hs("add") || n->acomm || n->width != (b->g->sass ? u->w : st->len)) return UINT32_MAX;
+  for (unsigned k = 1; k < u->w; k++) { /* every unit of the use is the same node */
+    const rs_ssite *sk = &b->g->sites[b->g->ress[u->res[k]]];
+    if (sk->node != st->node || sk->part != k) return UINT32_MAX;
+  }
+  return st->node;
+}
+
+static void addr_term(B *b, addr_t *a, rs_sarg x, int depth) {
+  if (num(x)) {
+    a->c += x.val;
+    return;
+  }
+  uint32_t n = depth < 4 ? (x.kind == RS_SA_NODE ? x.idx : add_through(b, x)) : UINT32_MAX;
+  if (n != UINT32_MAX && !b->g->nodes[n].leaf && b->g->nodes[n].op == hs("add") && !b->g->nodes[n].acomm) {
+    rs_snode y = b->g->nodes[n];
+    addr_t sub = {{{0}}, 0, 0, false};
+    for (unsigned k = 0; k < y.na; k++) addr_term(b, &sub, y.a[k], depth + 1);
+    /* a register is looked through only when a constant lies behind it (what ptxas folds into
+     * the immediate); a register holding a sum of registers stays a term, so its reads stay
+     * evidence for it */
+    if (x.kind == RS_SA_NODE || (sub.c && !sub.over)) {
+      for (unsigned k = 0; k < sub.n; k++) {
+        if (a->n == 4) a->over = true;
+        else a->t[a->n++] = sub.t[k];
+      }
+      a->c += sub.c;
+      a->over |= sub.over;
+      return;
+    }
+  }
+  if (a->n == 4) a->over = true;
+  else a->t[a->n++] = x;
+}
+
+/* Memory operand p's address plus extra bytes: add(terms..., constant), the terms commuting. */
+static rs_sarg mem_addr(B *b, const pop *p, uint64_t extra) {
+  rs_sarg t[3];
+  unsigned n = 0;
+  if (p->use >= 0) {
+    t[n] = use_arg(b, p->use);
+    if (p->scale > 1) {
+      rs_sarg m[2] = {t[n], rs_sem_leaf_const(p->scale)};
+      t[n] = rs_sem_mk(b, "mul", m, 2, 1);
+    }
+    n++;
+  }
+  if (p->use2 >= 0) t[n++] = use_arg(b, p->use2);
+  int64_t po = p->sym && !b->g->sass ? rs_sem_param_off(b, b->src + p->sym, p->symlen) : -1;
+  if (po >= 0) return rs_sem_leaf_other(hmix(hs("param"), (uint64_t)(po + p->imm + (int64_t)extra)));
+  int64_t so = p->sym && !b->g->sass ? rs_sem_shared_off(b, b->src + p->sym, p->symlen) : -1;
+  if (so >= 0) t[n++] = rs_sem_leaf_const((uint32_t)so);
+  else if (p->sym && !b->g->sass) t[n++] = rs_sem_leaf_other(hmix(hs("sym"), rs_hash_bytes(b->src + p->sym, p->symlen, 0)));
+  addr_t a = {{{0}}, 0, (uint64_t)p->imm + extra, false};
+  for (unsigned k = 0; k < n; k++) addr_term(b, &a, t[k], 0);
+  if (a.over || (a.n == 4 && (a.c & 0xffffffffu))) { /* too many terms to flatten: the operand as printed */
+    a.n = 0;
+    a.c = (uint64_t)p->imm + extra;
+    for (unsigned k = 0; k < n && a.n < 3; k++) {
+      if (num(t[k])) a.c += t[k].val;
+      else a.t[a.n++] = t[k];
+    }
+  }
+  a.c &= 0xffffffffu; /* offsets wrap in 32 bits (shared) and stay small (global) */
+  if (!a.n) return rs_sem_leaf_const(a.c);
+  if (a.n == 1 && !a.c) return a.t[0];
+  if (a.c && a.n < 4) a.t[a.n++] = rs_sem_leaf_const(a.c);
+  rs_sarg r = rs_sem_node(b, NULL, hs("add"), a.t, a.n, 2);
+  b->g->nodes[r.idx].acomm = true;
+  return r;
+}
+
+/* The constant part of memory operand p's address (nothing built): where a 16-bit load lies in
+ * its 32-bit unit. */
+static uint64_t mem_const(B *b, const pop *p) {
+  addr_t a = {{{0}}, 0, (uint64_t)p->imm, false};
+  if (p->use >= 0 && p->scale <= 1) addr_term(b, &a, use_arg(b, p->use), 0);
+  if (p->use2 >= 0) addr_term(b, &a, use_arg(b, p->use2), 0);
+  int64_t so = p->sym && !b->g->sass ? rs_sem_shared_off(b, b->src + p->sym, p->symlen) : -1;
+  if (so >= 0) a.c += (uint64_t)so;
+  return a.over ? (uint64_t)p->imm + (so > 0 ? (uint64_t)so : 0) : a.c;
+}
+
 static rs_sarg pop_arg(B *b, const pop *p, unsigned width) {
   switch (p->kind) {
   case PK_REG: {
@@ -80,31 +187,8 @@ static rs_sarg pop_arg(B *b, const pop *p, unsigned width) {
     if (so >= 0) return rs_sem_leaf_const((uint32_t)so);
     return rs_sem_leaf_other(hmix(hs("sym"), rs_hash_bytes(b->src + p->off, p->len, 0)));
   }
-  case PK_MEM: {
-    rs_sarg t[3];
-    unsigned n = 0;
-    if (p->use >= 0) {
-      t[n] = use_arg(b, p->use);
-      if (p->scale > 1) {
-        rs_sarg m[2] = {t[n], rs_sem_leaf_const(p->scale)};
-        t[n] = rs_sem_mk(b, "mul", m, 2, 1);
-      }
-      n++;
-    }
-    if (p->use2 >= 0) t[n++] = use_arg(b, p->use2);
-    int64_t po = p->sym && !b->g->sass ? rs_sem_param_off(b, b->src + p->sym, p->symlen) : -1;
-    if (po >= 0) return rs_sem_leaf_other(hmix(hs("param"), (uint64_t)(po + p->imm)));
-    int64_t so = p->sym && !b->g->sass ? rs_sem_shared_off(b, b->src + p->sym, p->symlen) : -1;
-    if (so >= 0) t[n++] = rs_sem_leaf_const((uint32_t)so);
-    else if (p->sym && !b->g->sass) t[n++] = rs_sem_leaf_other(hmix(hs("sym"), rs_hash_bytes(b->src + p->sym, p->symlen, 0)));
-    t[n++] = rs_sem_leaf_const((uint32_t)p->imm);
-    if (n == 3) {
-      rs_sarg x = rs_sem_mk(b, "add", t, 2, 2);
-      rs_sarg y[2] = {x, t[2]};
-      return rs_sem_mk(b, "add", y, 2, 2);
-    }
-    return rs_sem_mk(b, "add", t, n, 2);
-  }
+  case PK_MEM:
+    return mem_addr(b, p, 0);
   default:
     return rs_sem_leaf_other(hmix(hs("other"), rs_hash_bytes(b->src + p->off, p->len, 0)));
   }
@@ -143,6 +227,25 @@ static rs_sarg wide(B *b, rs_sarg a) {
   return r;
 }
 
+/* IMAD.HI's addend Rc:Rc+1 (read as one unit or as the pair) is (0, x): Rc holds 0 wherever it
+ * comes from, and Rc+1 is x's register with x's reaching defs (x * M + (x << 32): the signed
+ * division's mul.hi + add). */
+static bool pair_addend(B *b, uint32_t c, uint32_t x) {
+  uint32_t n, nx;
+  const uint32_t *r = res(b, c, 0, &n);
+  if (!n) return false;
+  for (uint32_t i = 0; i < n; i++) {
+    const rs_ssite *s = &b->g->sites[r[i]];
+    if (s->node == UINT32_MAX || b->g->nodes[s->node].leaf != 1 || b->g->nodes[s->node].val != 0) return false;
+  }
+  if (b->g->uses[c].w < 2) return true; /* read as one unit: Rc+1 is x's register itself */
+  r = res(b, c, 1, &n);
+  const uint32_t *rx = res(b, x, 0, &nx);
+  return n == nx && n && !memcmp(r, rx, n * sizeof *r);
+}
+
+static uint32_t as_node(B *b, rs_sarg v, unsigned width);
+
 static rs_sarg call(B *b, T *t, const rs_inst *in, const char *name, size_t nl, unsigned width) {
   rs_sarg a[4];
   unsigned na = 0;
@@ -157,7 +260,7 @@ static rs_sarg call(B *b, T *t, const rs_inst *in, const char *name, size_t nl, 
         break;
       }
       /* the halves of mulw and the operands of a compare are 32-bit; @w reads 64 */
-      unsigned w = (!strcmp(op, "mulw") || !strcmp(op, "@cmp") || !strcmp(op, "@lop3") || !strcmp(op, "ext") ||
+      unsigned w = (!strcmp(op, "mulw") || !strcmp(op, "@pair") || !strcmp(op, "@cmp") || !strcmp(op, "@lop3") || !strcmp(op, "ext") ||
                     !strcmp(op, "@x")) ? 1 : width;
       a[na++] = expr(b, t, in, w);
       skip_sp(t);
@@ -182,15 +285,51 @@ static rs_sarg call(B *b, T *t, const rs_inst *in, const char *name, size_t nl, 
   if (!strcmp(op, "@imadhi") && na == 3) { /* an addend other than RZ names a pair: no guess */
     const pop *c = rs_sem_opnd(b, ii, 3);
     if (c && c->kind == PK_CONST && c->imm == 0) return rs_sem_mk(b, "mulhi", a, 2, width);
+    const pop *x = rs_sem_opnd(b, ii, 1);
+    if (c && c->kind == PK_REG && c->use >= 0 && x && x->kind == PK_REG && x->use >= 0 && !x->flags &&
+        b->g->uses[c->use].loc + 1 == b->g->uses[x->use].loc && pair_addend(b, (uint32_t)c->use, (uint32_t)x->use)) {
+      rs_sarg m = rs_sem_mk(b, "mulhi", a, 2, width);
+      rs_sarg s2[2] = {m, a[0]};
+      return rs_sem_mk(b, "add", s2, 2, width);
+    }
     return rs_sem_node(b, NULL, hmix(hs("opaque"), hmix(hs("imadhi"), ii)), NULL, 0, width);
   }
   if (!strcmp(op, "@w") && na == 1) return wide(b, a[0]);
+  if ((!strcmp(op, "@xhi") || !strcmp(op, "@yhi")) && na == 0) { /* a pattern factor's high half */
+    uint32_t h = b->pat_hi[2 * ii + (op[1] == 'y')];
+    const pop *p = h == UINT32_MAX ? NULL : rs_sem_opnd(b, h >> 8, h & 0xff);
+    return p ? pop_arg(b, p, 1) : rs_sem_leaf_const(0);
+  }
+  if (!strcmp(op, "@pair") && na == 2) {
+    if (num(a[0]) && is_const(a[1], 0)) return a[0]; /* a small constant reads the same at 64 bits */
+    rs_sarg r = rs_sem_node(b, NULL, hs("@pair"), a, 2, 2);
+    b->g->nodes[r.idx].pair = true;
+    return r;
+  }
+  if (!strcmp(op, "@spilled") && na == 0) { /* what the one STL of this slot stored */
+    uint32_t st = b->pat_of[ii];
+    const pop *v = st == UINT32_MAX ? NULL : rs_sem_opnd(b, st, 1);
+    if (v && v->kind == PK_REG && !v->flags) return pop_arg(b, v, width);
+    return rs_sem_node(b, NULL, hmix(hs("opaque"), hmix(hs("fill"), ii)), NULL, 0, width);
+  }
+  if (!strcmp(op, "@pin") && na == 1) { /* the pattern's value, held by a later instruction (@pat) */
+    b->pat_node[ii] = as_node(b, a[0], width);
+    return rs_sem_node(b, NULL, hmix(hs("opaque"), hmix(hs("pin"), ii)), NULL, 0, width);
+  }
+  if (!strcmp(op, "@pat") && na == 0) {
+    uint32_t w = b->pat_of[ii];
+    if (w != UINT32_MAX && b->pat_node[w] != UINT32_MAX) return (rs_sarg){RS_SA_NODE, false, 0, 0, b->pat_node[w]};
+    return rs_sem_node(b, NULL, hmix(hs("opaque"), hmix(hs("pat"), ii)), NULL, 0, width);
+  }
   if (!strcmp(op, "@x") && na == 1) { /* a LEA index: 64-bit when its register is the low half of one */
     if (a[0].kind == RS_SA_USE) { /* any def reaching it (a loop's pointer: several) 64-bit? */
       const rs_suse *u = &b->g->uses[a[0].idx];
       for (uint32_t k = u->res[0]; k < u->res[1]; k++) {
         const rs_ssite *st = &b->g->sites[b->g->ress[k]];
-        if (st->node != UINT32_MAX && st->part == 0 && b->g->nodes[st->node].width == 2) return wide(b, a[0]);
+        if (st->node != UINT32_MAX && st->part == 0 &&
+            (b->g->nodes[st->node].width == 2 || b->g->nodes[st->node].unext != UINT32_MAX ||
+             b->g->nodes[st->node].cbo))
+          return wide(b, a[0]);
       }
       return rs_sem_node(b, NULL, hs("ext"), a, 1, 2);
     }
@@ -313,6 +452,71 @@ static bool take_low(B *b, const pop *d, const pop *sp) {
   return true;
 }
 
+/* A load of 32-bit units (`$0=@units(ld.s,$1)`): unit k of the destination is its own load of
+ * address + 4k, whatever the load's width, so two PTX ld.shared.f64 at a and a+8 meet the
+ * LDS.128 ptxas merged them into; a PTX register of two units is the tuple of its two loads. */
+static void units_load(B *b, uint32_t ii, const pop *d, const char *name, const pop *mp) {
+  unsigned total = 0;
+  const pop *el = d->kind == PK_GROUP ? &b->pops[d->elt] : d;
+  unsigned ne = d->kind == PK_GROUP ? d->nelt : 1;
+  for (unsigned e = 0; e < ne; e++) total += b->g->sass ? el[e].nsites : el[e].w;
+  if (!mp || mp->kind != PK_MEM || !total || total > 8) {
+    opaque_dests(b, ii, "units?");
+    return;
+  }
+  uint32_t node[8];
+  for (unsigned k = 0; k < total; k++) {
+    rs_sarg ad = mem_addr(b, mp, 4u * k);
+    rs_sarg r = rs_sem_mk(b, name, &ad, 1, 1);
+    node[k] = as_node(b, r, 1);
+  }
+  for (unsigned k = 0; k + 1 < total; k++) b->g->nodes[node[k]].unext = node[k + 1];
+  unsigned at = 0;
+  for (unsigned e = 0; e < ne; e++) {
+    const pop *x = &el[e];
+    if (x->site < 0) {
+      at += b->g->sass ? x->nsites : x->w;
+      continue;
+    }
+    if (b->g->sass) {
+      for (unsigned k = 0; k < x->nsites; k++) {
+        rs_ssite *st = &b->g->sites[x->site + (int32_t)k];
+        st->node = node[at + k], st->part = 0, st->len = 1;
+      }
+      at += x->nsites;
+    } else if (x->w == 1) {
+      assign(b, x, node[at++], 0);
+    } else if (x->w == 2) {
+      rs_sarg a[2] = {{RS_SA_NODE, false, 0, 0, node[at]}, {RS_SA_NODE, false, 0, 0, node[at + 1]}};
+      rs_sarg t = rs_sem_node(b, NULL, hs("tuple"), a, 2, 2);
+      b->g->nodes[t.idx].tuple = true;
+      b->g->nodes[t.idx].internal = false;
+      assign(b, x, t.idx, 0);
+      at += 2;
+    } else {
+      rs_sarg r = rs_sem_node(b, NULL, hmix(hmix(hs("opaque"), hs("units")), ((uint64_t)ii << 8) | e), NULL, 0, x->w);
+      b->g->nodes[r.idx].internal = false;
+      assign(b, x, r.idx, 0);
+      at += x->w;
+    }
+  }
+}
+
+/* A 16-bit load (`$0=@half16(ld.s,$1)`): the low or high half of the 32-bit unit it lies in, so a
+ * PTX ld.shared.u16 at a+2 meets HADD2.F32 R, -RZ, R8.H1_H1 of the LDS.128 ptxas merged it into
+ * (a 16-bit load ptxas kept reads the same way). The unit's other half is not looked at. */
+static void half_load(B *b, uint32_t ii, const pop *d, const char *name, const pop *mp) {
+  if (!mp || mp->kind != PK_MEM || d->kind != PK_REG || d->site < 0) {
+    opaque_dests(b, ii, "half?");
+    return;
+  }
+  uint64_t c = mem_const(b, mp);
+  rs_sarg ad = mem_addr(b, mp, (c & 2) ? (uint64_t)-2 : 0);
+  rs_sarg r = rs_sem_mk(b, name, &ad, 1, 1);
+  if (c & 2) r = rs_sem_mk(b, "hi16", &r, 1, 1);
+  assign(b, d, as_node(b, r, 1), 0);
+}
+
 /* Evaluate instruction ii's row: nodes for its values, sites pointed at them. */
 void rs_sem_eval_inst(B *b, uint32_t ii, bool count_unknown) {
   const rs_inst *in = &b->f->insts[ii];
@@ -362,10 +566,55 @@ void rs_sem_eval_inst(B *b, uint32_t ii, bool count_unknown) {
       rs_sarg w = expr(b, &t, in, 2);
       skip_sp(&t);
       if (t.s[t.i] == ')') t.i++;
-      assign(b, d, as_node(b, w, 2), t.s[at + 1] == 'h');
+      uint32_t wn = as_node(b, w, 2);
+      assign(b, d, wn, t.s[at + 1] == 'h');
+      if (b->pat_of[ii] == ii && d->site >= 0) { /* a pattern's wide product: its high unit is a partial sum */
+        b->pat_node[ii] = wn;
+        for (unsigned k = 1; k < d->nsites; k++) {
+          rs_sarg r = rs_sem_node(b, NULL, hmix(hs("opaque"), hmix(hs("partial"), ((uint64_t)ii << 4) | k)), NULL, 0, 1);
+          b->g->nodes[r.idx].internal = false;
+          rs_ssite *st = &b->g->sites[d->site + (int32_t)k];
+          st->node = r.idx, st->part = 0, st->len = 1;
+        }
+      }
       if (t.bad) break;
       skip_sp(&t);
       if (t.s[t.i] == ';') t.i++;
+      continue;
+    }
+    if (!strncmp(t.s + at, "@units(", 7) || !strncmp(t.s + at, "@half16(", 8)) { /* @units(NAME,$k) */
+      bool h16 = t.s[at + 1] == 'h';
+      t.i += h16 ? 8 : 7;
+      size_t nb = t.i;
+      while (t.s[t.i] && t.s[t.i] != ',') t.i++;
+      char nm[16];
+      snprintf(nm, sizeof nm, "%.*s", (int)(t.i - nb < 15 ? t.i - nb : 15), t.s + nb);
+      if (t.s[t.i] == ',') t.i++;
+      skip_sp(&t);
+      if (t.s[t.i] == '$') t.i++;
+      const pop *mp = rs_sem_opnd(b, ii, read_num(&t));
+      while (t.s[t.i] && t.s[t.i] != ';') t.i++;
+      if (t.s[t.i] == ';') t.i++;
+      if (h16) half_load(b, ii, p, nm, mp);
+      else units_load(b, ii, p, nm, mp);
+      continue;
+    }
+    if (!strncmp(t.s + at, "@cbunits($", 10)) { /* constant bank words, one per register */
+      t.i += 10;
+      const pop *cp = rs_sem_opnd(b, ii, read_num(&t));
+      while (t.s[t.i] && t.s[t.i] != ';') t.i++;
+      if (t.s[t.i] == ';') t.i++;
+      if (!cp || cp->kind != PK_CB || cp->imm < 0 || p->kind != PK_REG || p->site < 0) {
+        opaque_dests(b, ii, "cbunits?");
+        continue;
+      }
+      for (unsigned k = 0; k < p->nsites; k++) {
+        uint32_t off = (uint32_t)cp->imm + 4 * k;
+        uint32_t n = as_node(b, rs_sem_leaf_other(rs_sem_cb_colour(b, cp->bank, off)), 1);
+        if (cp->bank == 0) b->g->nodes[n].cbo = off + 1;
+        rs_ssite *st = &b->g->sites[p->site + (int32_t)k];
+        st->node = n, st->part = 0, st->len = 1;
+      }
       continue;
     }
     if (!strncmp(t.s + at, "@low($", 6)) { /* the low unit of a 64-bit value, no instruction */

@@ -44,6 +44,10 @@ typedef struct {
   uint32_t nshared, capshared;
   uint32_t *gloc;         /* per instruction: guard location (UINT32_MAX: none), and negated */
   uint8_t *gneg;
+  /* multi-instruction patterns (sem_pattern.c), per instruction: the instruction whose pattern
+   * value this one holds a half of (UINT32_MAX: none), the operands standing for the high halves
+   * of its two factors (instruction << 8 | operand; UINT32_MAX: zero), the pattern's node */
+  uint32_t *pat_of, *pat_hi, *pat_node;
   uint32_t cur_inst;
   char type;
   bool changed;
@@ -72,6 +76,10 @@ rs_sarg rs_sem_leaf_other(uint64_t colour);
 rs_sarg rs_sem_lop3(B *b, rs_sarg *in3, rs_sarg lut);
 rs_sarg rs_sem_mk(B *b, const char *op, rs_sarg *a, unsigned na, unsigned width);
 rs_sarg rs_sem_node(B *b, const char *op, uint64_t opc, const rs_sarg *a, unsigned na, unsigned width);
+
+/* sem_pattern.c: multi-instruction patterns (mul.lo.s64 as four SASS instructions) */
+void rs_sem_patterns(B *b);
+void rs_sem_patterns_free(B *b);
 
 /* sem_eval.c: the table templates evaluated into nodes */
 void rs_sem_eval_inst(B *b, uint32_t ii, bool count_unknown);

@@ -32,6 +32,7 @@ rs_sarg rs_sem_node(B *b, const char *op, uint64_t opc, const rs_sarg *a, unsign
   n.comm = op && commutes(op);
   n.inst = b->cur_inst;
   n.internal = true; /* the statement's top node clears it */
+  n.unext = UINT32_MAX;
   for (unsigned i = 0; i < na; i++) n.a[i] = a[i];
   RS_PUSH(b->g->nodes, b->g->nnodes, b->g->capnodes, n);
   uint32_t id = b->g->nnodes - 1;
@@ -61,16 +62,19 @@ static uint64_t leaf_of(const B *b, rs_sarg a) {
 }
 
 /* sm_90 addresses shared memory from its cluster window, (SR_CgaCtaId << 24) + 0x400: that
- * base is PTX's shared address 0 (LEA R9, R10(SR_CgaCtaId), R9(0x400), 0x18). */
-static bool shared_base(const B *b, rs_sarg x, rs_sarg y) {
+ * base is PTX's shared address 0 (LEA R9, R10(SR_CgaCtaId), R9(0x400), 0x18), and the window plus
+ * 0x400 + k is PTX's address k (a variable's offset folded in: VIADD R28, R28(0x400), 0x800). The
+ * PTX address, or -1. */
+static int64_t shared_base(const B *b, rs_sarg x, rs_sarg y) {
   for (int k = 0; k < 2; k++, (void)0) {
     rs_sarg m = k ? y : x, c = k ? x : y;
     const rs_snode *n = m.kind == RS_SA_NODE ? &b->g->nodes[m.idx] : NULL;
-    if (!n || n->op != hs("mul") || n->na != 2 || !is_const(c, 0x400)) continue;
+    if (!n || n->op != hs("mul") || n->na != 2 || !num(c) || c.val < 0x400 || c.val > 0xffffff) continue;
     for (int j = 0; j < 2; j++)
-      if (is_const(n->a[1 - j], 1u << 24) && leaf_of(b, n->a[j]) == rs_sem_sreg_colour("SR_CGACTAID", 11)) return true;
+      if (is_const(n->a[1 - j], 1u << 24) && leaf_of(b, n->a[j]) == rs_sem_sreg_colour("SR_CGACTAID", 11))
+        return (int64_t)(c.val - 0x400);
   }
-  return false;
+  return -1;
 }
 
 /* Does use a read only compares (every def reaching it a compare node)? */
@@ -93,7 +97,8 @@ rs_sarg rs_sem_mk(B *b, const char *op, rs_sarg *a, unsigned na, unsigned width)
     a[1] = m;
     op = "mul";
   }
-  if (b->g->sass && !strcmp(op, "add") && na == 2 && shared_base(b, a[0], a[1])) return rs_sem_leaf_const(0);
+  int64_t sb = b->g->sass && !strcmp(op, "add") && na == 2 ? shared_base(b, a[0], a[1]) : -1;
+  if (sb >= 0) return rs_sem_leaf_const((uint64_t)sb);
   if (!strcmp(op, "add") || !strcmp(op, "or") || !strcmp(op, "xor")) { /* drop zeros */
     unsigned k = 0;
     for (unsigned i = 0; i < na; i++)

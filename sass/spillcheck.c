@@ -41,7 +41,7 @@ typedef struct {
   uint32_t nunits;     /* target units + frame words */
   uint32_t nsites;
   uint32_t *site_unit, *site_inst, *site_key; /* key: op << 8 | unit offset; copies: UINT32_MAX */
-  int32_t *site_src;   /* a copy's source: operand index in f->ops (or -1: RZ) */
+  int32_t *site_src;   /* a copy's source: a unit (register or frame word), or -1: zero (RZ) */
   uint32_t *unit_first, *site_next;
   uint32_t *op_first;  /* per operand: first site (defs) */
   /* per (operand, unit offset) read: reaching sites, as a set index */
@@ -50,7 +50,8 @@ typedef struct {
   uint32_t nreads;
   set *copy;           /* per site: what a copy's source reads (may name other copies) */
   set *sol;            /* per copy site: the real definitions it stands for (solved) */
-  uint32_t *inst_copy; /* per instruction: its copy site, UINT32_MAX if none */
+  uint32_t *inst_copy; /* per instruction: its first copy site (one per unit copied), UINT32_MAX if none */
+  uint8_t *inst_ncopy; /* per instruction: its copy sites */
 } RD;
 
 static int32_t unit_of_op(const rs_func *f, const rs_operand *op) {
@@ -67,6 +68,7 @@ static unsigned width_of(const rs_operand *op) { return op->lanes ? rs_lanes_uni
 /* frame word of a promoted access in the original (orig only; -1 elsewhere) */
 typedef struct {
   int32_t word;  /* frame word, or -1 */
+  uint32_t words; /* 1, 2 or 4 */
   bool store;
 } slotacc;
 
@@ -77,6 +79,7 @@ static void rd_build(RD *r, const rs_func *f, const uint8_t *rewritten, bool is_
   uint32_t cap = 0;
   r->op_first = rs_xmalloc(sizeof *r->op_first * (f->nops + 1));
   r->inst_copy = rs_xmalloc(sizeof *r->inst_copy * (f->ninsts + 1));
+  r->inst_ncopy = rs_xcalloc(f->ninsts + 1, 1);
   for (uint32_t i = 0; i < f->ninsts; i++) r->inst_copy[i] = UINT32_MAX;
   r->op_read = rs_xmalloc(sizeof *r->op_read * (f->nops + 1));
   for (uint32_t i = 0; i < f->nops; i++) r->op_first[i] = r->op_read[i] = UINT32_MAX;
@@ -93,24 +96,29 @@ static void rd_build(RD *r, const rs_func *f, const uint8_t *rewritten, bool is_
   for (uint32_t ii = 0; ii < f->ninsts; ii++) {
     const rs_inst *in = &f->insts[ii];
     bool rw = rewritten[ii];
-    if (is_orig && sa[ii].word >= 0) { /* a promoted slot access: the store defines the frame word */
+    uint32_t tn = f->tgt->nunits;
+    if (is_orig && sa[ii].word >= 0) { /* a promoted slot access: the store defines the frame words */
       r->inst_copy[ii] = r->nsites;
       if (sa[ii].store) {
-        const rs_operand *src = &f->ops[in->first_op + in->nops - 1];
-        ADD_SITE(f->tgt->nunits + (uint32_t)sa[ii].word, ii, UINT32_MAX,
-                 unit_of_op(f, src) >= 0 ? (int32_t)(in->first_op + in->nops - 1) : -1);
-      } else { /* the load's result is a copy of the word */
-        r->op_first[in->first_op] = r->nsites;
-        ADD_SITE((uint32_t)unit_of_op(f, &f->ops[in->first_op]), ii, UINT32_MAX, -2);
+        int32_t su = unit_of_op(f, &f->ops[in->first_op + in->nops - 1]);
+        for (uint32_t k = 0; k < sa[ii].words; k++)
+          ADD_SITE(tn + (uint32_t)sa[ii].word + k, ii, UINT32_MAX, su >= 0 ? su + (int32_t)k : -1);
+        r->inst_ncopy[ii] = (uint8_t)sa[ii].words;
+      } else { /* the load's result is a copy of the words */
+        int32_t du = unit_of_op(f, &f->ops[in->first_op]);
+        for (uint32_t k = 0; du >= 0 && k < sa[ii].words; k++)
+          ADD_SITE((uint32_t)du + k, ii, UINT32_MAX, (int32_t)(tn + (uint32_t)sa[ii].word + k));
+        r->inst_ncopy[ii] = du >= 0 ? (uint8_t)sa[ii].words : 0;
       }
       continue;
     }
-    if (!is_orig && rw) { /* MOV d, s: a copy; NOP: nothing */
-      if (in->nops == 2 && unit_of_op(f, &f->ops[in->first_op]) >= 0) {
-        r->op_first[in->first_op] = r->nsites;
+    if (!is_orig && rw) { /* MOV d, s / IMAD.WIDE.U32 d, RZ, RZ, s: a copy per unit; NOP: nothing */
+      const rs_operand *d = &f->ops[in->first_op], *src = &f->ops[in->first_op + in->nops - 1];
+      int32_t du = in->nops >= 2 ? unit_of_op(f, d) : -1, su = unit_of_op(f, src);
+      if (du >= 0) {
         r->inst_copy[ii] = r->nsites;
-        ADD_SITE((uint32_t)unit_of_op(f, &f->ops[in->first_op]), ii, UINT32_MAX,
-                 unit_of_op(f, &f->ops[in->first_op + 1]) >= 0 ? (int32_t)(in->first_op + 1) : -1);
+        for (unsigned k = 0; k < width_of(d); k++) ADD_SITE((uint32_t)du + k, ii, UINT32_MAX, su >= 0 ? su + (int32_t)k : -1);
+        r->inst_ncopy[ii] = (uint8_t)width_of(d);
       }
       continue;
     }
@@ -139,6 +147,7 @@ static void rd_free(RD *r) {
   free(r->copy);
   free(r->sol);
   free(r->inst_copy);
+  free(r->inst_ncopy);
   free(r->site_unit);
   free(r->site_inst);
   free(r->site_key);
@@ -165,9 +174,9 @@ static void rd_defs(const RD *r, uint32_t ii, rs_word *cur) {
       if (r->site_key[s] == UINT32_MAX) break;
     }
   }
-  /* a store to a frame word (original only): a site with no operand */
-  uint32_t s = r->inst_copy[ii];
-  if (s != UINT32_MAX && r->site_unit[s] >= r->f->tgt->nunits) {
+  /* copies (a promoted store defines frame words, a load or a rewritten copy registers) */
+  for (uint32_t k = 0, s0 = r->inst_copy[ii]; s0 != UINT32_MAX && k < r->inst_ncopy[ii]; k++) {
+    uint32_t s = s0 + k;
     for (uint32_t z = r->unit_first[r->site_unit[s]]; z != UINT32_MAX; z = r->site_next[z]) rs_bs_clr(cur, z);
     rs_bs_set(cur, s);
   }
@@ -181,7 +190,7 @@ static void reach_into(const RD *r, const rs_word *cur, uint32_t u, set *out) {
 }
 
 /* Reaching sites of every read (and of the sources of copies) */
-static void rd_solve(RD *r, const slotacc *sa, bool is_orig) {
+static void rd_solve(RD *r) {
   const rs_func *f = r->f;
   size_t W = RS_WORDS(r->nsites) + 1;
   rs_word *in = rs_xcalloc(W * (f->nblocks + 1), sizeof *in), *out = rs_xcalloc(W * (f->nblocks + 1), sizeof *out);
@@ -225,15 +234,10 @@ static void rd_solve(RD *r, const slotacc *sa, bool is_orig) {
         }
       }
       /* copies: what their source reads here */
-      uint32_t s = r->inst_copy[ii];
-      if (s != UINT32_MAX) {
-        if (is_orig && sa[ii].word >= 0 && !sa[ii].store) { /* load: the frame word */
-          reach_into(r, cur, f->tgt->nunits + (uint32_t)sa[ii].word, &r->copy[s]);
-        } else if (r->site_src[s] >= 0) {
-          reach_into(r, cur, (uint32_t)unit_of_op(f, &f->ops[r->site_src[s]]), &r->copy[s]);
-        } else {
-          set_add(&r->copy[s], ZERO);
-        }
+      for (uint32_t q = 0, s0 = r->inst_copy[ii]; s0 != UINT32_MAX && q < r->inst_ncopy[ii]; q++) {
+        uint32_t s = s0 + q;
+        if (r->site_src[s] >= 0) reach_into(r, cur, (uint32_t)r->site_src[s], &r->copy[s]);
+        else set_add(&r->copy[s], ZERO);
       }
       rd_defs(r, ii, cur);
     }
@@ -300,6 +304,7 @@ uint32_t rs_spills_check(const rs_func *orig, const rs_func *written, const uint
   uint32_t nwords = 0;
   for (uint32_t i = 0; i < orig->ninsts; i++) {
     sa[i].word = -1;
+    sa[i].words = 0;
     sa[i].store = false;
     if (!rewritten[i]) continue;
     const rs_inst *in = &orig->insts[i];
@@ -315,13 +320,14 @@ uint32_t rs_spills_check(const rs_func *orig, const rs_func *written, const uint
     }
     sa[i].word = (int32_t)(off / 4);
     sa[i].store = st;
-    if ((uint32_t)sa[i].word + 1 > nwords) nwords = (uint32_t)sa[i].word + 1;
+    sa[i].words = strstr(mn, ".128") ? 4 : strstr(mn, ".64") ? 2 : 1;
+    if ((uint32_t)sa[i].word + sa[i].words > nwords) nwords = (uint32_t)sa[i].word + sa[i].words;
   }
   RD a, b;
   rd_build(&a, orig, rewritten, true, sa, nwords);
   rd_build(&b, written, rewritten, false, sa, 0);
-  rd_solve(&a, sa, true);
-  rd_solve(&b, sa, false);
+  rd_solve(&a);
+  rd_solve(&b);
   close_copies(&a);
   close_copies(&b);
   uint32_t bad = 0;

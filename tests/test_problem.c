@@ -7,6 +7,9 @@
  *    conflicts with must be caught, so the check can fail.
  * 3. SIMT if/else (analysis/simt.c): a vector value read only in the ELSE side of a lowered divergent
  *    if/else does not interfere with values of the THEN side, unless it is read after ENDIF.
+ *    A value written in THEN and read after ENDIF is not defined on the ELSE lanes. In a loop, per
+ *    lane and per sub-register lane (the lanes' CFG): a lane written on both sides is dead at IF,
+ *    truly simultaneous values still conflict.
  * 2. Sub-register lanes: `undef %0.sub0 = ...` followed later by `%0.sub1 = ...` leaves sub1
  *    dead in between; a value living only there may share sub1's register, not sub0's.
  * 4. Spill slots (analysis/liveness.c): a SI_SPILL save is a copy into its stack slot, so it keeps
@@ -314,6 +317,7 @@ static const char *ifelse_mir_fmt =
     "    successors: %%bb.2\n"
     "    %%6:vgpr_32 = V_MOV_B32_e32 1, implicit $exec\n"
     "    S_NOP 0, implicit %%6\n"
+    "%s"
     "    S_BRANCH %%bb.2\n"
     "  bb.2:\n"
     "    successors: %%bb.3, %%bb.4\n"
@@ -325,6 +329,7 @@ static const char *ifelse_mir_fmt =
     "    successors: %%bb.4\n"
     "    %%8:vgpr_32 = V_ADD_U32_e32 %%1, %%0, implicit $exec\n"
     "    S_NOP 0, implicit %%8\n"
+    "%s"
     "    S_BRANCH %%bb.4\n"
     "  bb.4:\n"
     "    $exec = S_OR_B64 $exec, %%7, implicit-def $scc\n"
@@ -339,9 +344,10 @@ static bool has_conflict(const rs_problem *p, const char *a, const char *b) {
   return false;
 }
 
-static void simt_case(const char *tail, bool expect_x_conflict) {
+static void simt_case_in(const char *then_x, const char *else_x, const char *tail, bool expect_x_conflict,
+                         bool expect_then_else) {
   char text[4096];
-  snprintf(text, sizeof text, ifelse_mir_fmt, tail);
+  snprintf(text, sizeof text, ifelse_mir_fmt, then_x, else_x, tail);
   rs_err e = {{0}};
   rs_module *m = rs_module_parse("ifelse.mir", strdup(text), strlen(text), RS_SRC_MIR, "gfx90a", &e);
   CHECKF(m != NULL, "%s", e.msg);
@@ -352,6 +358,102 @@ static void simt_case(const char *tail, bool expect_x_conflict) {
     CHECKF(has_conflict(p, "%1", "%6") == expect_x_conflict, "ELSE-only %%1 vs THEN %%6 (tail '%s')", tail);
     CHECK(has_conflict(p, "%0", "%6"));  /* %0 is read after ENDIF: live through THEN */
     CHECK(has_conflict(p, "%0", "%1"));
+    /* THEN's %6 and ELSE's %8 run on different lanes, also when ENDIF reads %6 (undefined on the
+     * ELSE lanes) */
+    CHECKF(has_conflict(p, "%6", "%8") == expect_then_else, "THEN %%6 vs ELSE %%8 (tail '%s')", tail);
+  }
+  rs_problem_free(p);
+  rs_module_free(m);
+}
+
+/* A divergent if/else inside a loop (analysis/simt.c, the lanes' CFG). %9.sub0 is set before the
+ * loop and live around it; %9.sub1 is written on both sides and read after ENDIF, so on every lane
+ * the previous iteration's sub1 is dead at IF (LLVM gives its register to IF's %11: flash-attention
+ * on gfx940, tests/fixtures/simt/simt_pair_side.cl). %12 is written in THEN and read after ENDIF;
+ * in a loop a lane may bring it from an earlier THEN into ELSE. %14 is read in ELSE only, its sub0 also in THEN
+ * (its sub1 lives around the loop): THEN's %15, after that read, may take sub0's register only
+ * (ggml q4_k GEMV on gfx942, tests/fixtures/simt/simt_else_index.cl). */
+static const char *loop_ifelse_mir =
+    "---\n"
+    "name: loop_ifelse\n"
+    "tracksRegLiveness: true\n"
+    "body: |\n"
+    "  bb.0:\n"
+    "    successors: %bb.1\n"
+    "    liveins: $vgpr0\n"
+    "    %0:vgpr_32 = COPY $vgpr0\n"
+    "    undef %9.sub0:vreg_64_align2 = V_MOV_B32_e32 1, implicit $exec\n"
+    "    undef %14.sub1:vreg_64_align2 = V_MOV_B32_e32 0, implicit $exec\n"
+    "    S_BRANCH %bb.1\n"
+    "  bb.1:\n"
+    "    successors: %bb.2, %bb.3\n"
+    "    %11:vgpr_32 = V_ADD_U32_e32 %0, %0, implicit $exec\n"
+    "    %14.sub0:vreg_64_align2 = V_ADD_U32_e32 %11, %0, implicit $exec\n"
+    "    %2:sreg_64 = V_CMP_NE_U32_e64 0, %11, implicit $exec\n"
+    "    %3:sreg_64 = COPY $exec, implicit-def $exec\n"
+    "    %4:sreg_64 = S_AND_B64 %3, %2, implicit-def dead $scc\n"
+    "    %5:sreg_64 = S_XOR_B64 %4, %3, implicit-def dead $scc\n"
+    "    $exec = S_MOV_B64_term %4\n"
+    "    S_CBRANCH_EXECZ %bb.3, implicit $exec\n"
+    "    S_BRANCH %bb.2\n"
+    "  bb.2:\n"
+    "    successors: %bb.3\n"
+    "    %16:vgpr_32 = V_ADD_U32_e32 %14.sub0, %0, implicit $exec\n"
+    "    %12:vgpr_32 = V_MOV_B32_e32 5, implicit $exec\n"
+    "    %15:vgpr_32 = V_ADD_U32_e32 %16, %12, implicit $exec\n"
+    "    %9.sub1:vreg_64_align2 = V_MOV_B32_e32 %15, implicit $exec\n"
+    "    S_BRANCH %bb.3\n"
+    "  bb.3:\n"
+    "    successors: %bb.4, %bb.5\n"
+    "    %7:sreg_64 = S_OR_SAVEEXEC_B64 %5, implicit-def $exec, implicit-def $scc, implicit $exec\n"
+    "    $exec = S_XOR_B64_term $exec, %7, implicit-def $scc\n"
+    "    S_CBRANCH_EXECZ %bb.5, implicit $exec\n"
+    "    S_BRANCH %bb.4\n"
+    "  bb.4:\n"
+    "    successors: %bb.5\n"
+    "    %9.sub1:vreg_64_align2 = V_MOV_B32_e32 3, implicit $exec\n"
+    "    %13:vgpr_32 = V_ADD_U32_e32 %14.sub0, %14.sub1, implicit $exec\n"
+    "    S_NOP 0, implicit %13\n"
+    "    S_BRANCH %bb.5\n"
+    "  bb.5:\n"
+    "    successors: %bb.1, %bb.6\n"
+    "    $exec = S_OR_B64 $exec, %7, implicit-def $scc\n"
+    "    S_NOP 0, implicit %9, implicit %12\n"
+    "    S_CBRANCH_SCC1 %bb.1, implicit undef $scc\n"
+    "    S_BRANCH %bb.6\n"
+    "  bb.6:\n"
+    "    S_ENDPGM 0, implicit %9, implicit %14.sub1\n"
+    "...\n";
+
+static void simt_case(const char *tail, bool expect_x_conflict, bool expect_then_else) {
+  simt_case_in("", "", tail, expect_x_conflict, expect_then_else);
+}
+
+/* Cross-lane instructions (mir/exec.c): a readlane of %1 in ELSE may read a THEN lane's copy, so
+ * %1 keeps the wave's CFG; a V_WRITELANE in THEN (an SGPR spilled into $vgpr5's lanes) may write
+ * an ELSE lane, so $vgpr5 meets the ELSE-only %1. */
+static void simt_crosslane_case(void) {
+  char text[4096];
+  snprintf(text, sizeof text, ifelse_mir_fmt, "", "    %9:sreg_32 = V_READLANE_B32 %1, 3\n    S_NOP 0, implicit %9\n", "");
+  rs_err e = {{0}};
+  rs_module *m = rs_module_parse("ifelse.mir", strdup(text), strlen(text), RS_SRC_MIR, "gfx90a", &e);
+  CHECKF(m != NULL, "%s", e.msg);
+  rs_problem *p = m ? rs_problem_build(m->funcs[0], &e) : NULL;
+  if (p) CHECKF(has_conflict(p, "%1", "%6"), "%%1 read across lanes in ELSE stays live in THEN");
+  rs_problem_free(p);
+  rs_module_free(m);
+  snprintf(text, sizeof text, ifelse_mir_fmt,
+           "    $vgpr5 = V_WRITELANE_B32 $sgpr7, 2, $vgpr5(tied-def 0)\n    S_NOP 0, implicit $vgpr5\n", "", "");
+  m = rs_module_parse("ifelse.mir", strdup(text), strlen(text), RS_SRC_MIR, "gfx90a", &e);
+  CHECKF(m != NULL, "%s", e.msg);
+  p = m ? rs_problem_build(m->funcs[0], &e) : NULL;
+  if (p) {
+    CHECK(!has_conflict(p, "%1", "%6"));
+    int v1 = rs_problem_find(p, "%1", 2);
+    bool fixed = false;
+    for (uint32_t i = 0; i < p->nfixed; i++)
+      fixed |= (int)p->fixed[i].v == v1 && p->fixed[i].p.unit == p->tgt->files[2].first + 5;
+    CHECKF(fixed, "the writelane of $vgpr5 in THEN meets the ELSE-only %%1");
   }
   rs_problem_free(p);
   rs_module_free(m);
@@ -367,6 +469,44 @@ static rs_lanes conflict_lanes(const rs_problem *p, const char *a, const char *b
     if ((int)c->a == y && (int)c->b == x) m |= c->lb;
   }
   return m;
+}
+
+static void simt_loop_case(void) {
+  rs_err e = {{0}};
+  rs_module *m = rs_module_parse("loop_ifelse.mir", strdup(loop_ifelse_mir), strlen(loop_ifelse_mir), RS_SRC_MIR,
+                                 "gfx90a", &e);
+  CHECKF(m != NULL, "%s", e.msg);
+  if (!m) return;
+  rs_problem *p = rs_problem_build(m->funcs[0], &e);
+  CHECK(p != NULL);
+  if (p) {
+    /* per lane rules: what LLVM relies on */
+    CHECKF(conflict_lanes(p, "%9", "%11") == 0x3, "IF's %%11 meets only %%9.sub0 (got 0x%llx)",
+           (unsigned long long)conflict_lanes(p, "%9", "%11"));
+    /* a lane that ran THEN in the previous iteration brings that %12 into ELSE, and ENDIF reads it */
+    CHECKF(has_conflict(p, "%12", "%13"), "THEN's %%12 from the last iteration is live in ELSE");
+    CHECKF(conflict_lanes(p, "%14", "%15") == 0xc, "THEN's %%15 meets only %%14.sub1 (got 0x%llx)",
+           (unsigned long long)conflict_lanes(p, "%14", "%15"));
+    /* truly simultaneous on the same lanes: still conflicts (the mutants a verifier must catch) */
+    CHECKF(conflict_lanes(p, "%9", "%12") == 0xf, "%%12 lives across THEN's write of %%9.sub1");
+    CHECKF(conflict_lanes(p, "%9", "%13") & 0xc, "ELSE's %%13 lives after ELSE's write of %%9.sub1");
+    CHECKF(has_conflict(p, "%12", "%16"), "%%12 and %%16 are read together in THEN");
+    CHECKF(conflict_lanes(p, "%14", "%13") & 0xc, "%%13 meets %%14.sub1, live around the loop");
+    CHECK(has_conflict(p, "%0", "%12") && has_conflict(p, "%0", "%13"));
+    /* and an assignment that puts %12 on %9's sub1 register is rejected */
+    int v9 = rs_problem_find(p, "%9", 2), v12 = rs_problem_find(p, "%12", 3);
+    uint32_t *base = calloc(p->nvars + 1, sizeof *base);
+    for (uint32_t v = 0; v < p->nvars; v++) base[v] = p->tgt->files[2].first + 2 * (v + 1);
+    CHECK(v9 >= 0 && v12 >= 0);
+    if (v9 >= 0 && v12 >= 0) {
+      CHECK(violations(p, base) == 0);
+      base[v12] = base[v9] + 1;
+      CHECK(violations(p, base) > 0);
+    }
+    free(base);
+  }
+  rs_problem_free(p);
+  rs_module_free(m);
 }
 
 /* %0 (two lanes written) is spilled while %1 lives, restored as %2, and %2.<sub> read with %1. */
@@ -582,8 +722,14 @@ int main(int argc, char **argv) {
   early_clobber_case();
   implicit_def_case();
   carry_case();
-  simt_case("", false);
-  simt_case(", implicit %1", true);
+  simt_case("", false, false);
+  simt_case(", implicit %1", true, false);
+  /* %6 read after ENDIF: at FLOW it meets the ELSE lanes' %1 (FLOW runs for both: LLVM's FLOW
+   * phis), and at ENDIF an ELSE value read there too */
+  simt_case(", implicit %6", true, false);
+  simt_case(", implicit %6, implicit %8", true, true);
+  simt_loop_case();
+  simt_crosslane_case();
   spill_case("", "sub0", "", 0x3);  /* sub1 is stored, never brought back: %1 may take it */
   spill_case("", "sub1", "", 0xc);
   /* a direct scratch load of the slot: opaque, the save keeps both lanes */

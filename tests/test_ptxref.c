@@ -3,7 +3,8 @@
  * the same compile):
  *  1. every ptx instance gets a reference that passes both verifiers, checked here again apart
  *     from the module (parse + native + Z3); it keeps ptxas's register for no value the match did
- *     not label, for most labelled ones, and the share kept is printed. RS_TEST_QUICK: the small
+ *     not label, for most labelled ones, and the share kept per family must not fall below the
+ *     floor issue 39 reached (all 105 instances only). RS_TEST_QUICK: the small
  *     families on sm_89 only (sgemm, wmma and fa spend seconds each in Z3);
  *  2. stored: a two-row corpus (reduce sm_89: ptx + sass) gets its reference by
  *     rs_ptxref_store without recompiling; it reads back as label kind reference, never as a truth:
@@ -31,6 +32,14 @@ static void test_every_instance(void) {
   bool quick = getenv("RS_TEST_QUICK") != NULL;
   uint32_t ninst = 0, nref = 0;
   uint64_t values = 0, labelled = 0, kept = 0;
+  /* the share of values keeping ptxas's register, per family over all targets: not below what issue
+   * 39's matching reached (docs/ptxtruth.md, measured 2026-12, rounded down; 25.8 % overall before) */
+  static const struct {
+    const char *family;
+    double floor;
+  } fl[] = {{"sgemm", 68.5}, {"wmma", 25.0}, {"fa", 23.0}, {"reduce", 58.5}, {"scan", 57.0}, {"conv2d", 28.5}, {"gemv", 65.0}};
+  enum { NF = sizeof fl / sizeof *fl };
+  uint64_t fkept[NF] = {0}, fvalues[NF] = {0};
   for (uint64_t i = 0; i < rs_corpus_count(c); i++) {
     rs_instance pi, sx;
     CHECK(rs_corpus_get(c, i, &pi, 0, &e) == 0);
@@ -78,6 +87,8 @@ static void test_every_instance(void) {
              pi.id, r.kept, same, r.labelled, t.labelled);
       CHECKF(r.regs > 0 && r.regs == res.used[0], "%s: %u R registers, verifier says %u", pi.id, r.regs, res.used[0]);
       values += r.nvalues, labelled += r.labelled, kept += r.kept;
+      for (int k = 0; k < NF; k++)
+        if (!strcmp(pi.family, fl[k].family)) fkept[k] += r.kept, fvalues[k] += r.nvalues;
       rs_candidate_free(&cd);
       rs_verifier_close(&vf);
       rs_ptxref_free(&r);
@@ -91,8 +102,15 @@ static void test_every_instance(void) {
   }
   rs_corpus_close(c, &e);
   CHECKF(ninst == (quick ? 12u : 105u) && nref == ninst, "%u ptx instances, %u references", ninst, nref);
-  /* most labels survive the PTX Problem (91% measured on the whole mini corpus) */
+  /* most labels survive the PTX Problem (93% measured on the whole mini corpus) */
   CHECKF(kept * 10 >= labelled * 8, "kept %llu of %llu labelled", (unsigned long long)kept, (unsigned long long)labelled);
+  for (int k = 0; k < NF && !quick; k++) {
+    double pct = fvalues[k] ? 100.0 * (double)fkept[k] / (double)fvalues[k] : 0.0;
+    CHECKF(pct >= fl[k].floor, "%s: %.1f%% of values keep ptxas's register, below the floor %.1f", fl[k].family, pct,
+           fl[k].floor);
+  }
+  CHECKF(quick || kept * 100 >= values * 46, "kept %llu of %llu values (46%% measured)", (unsigned long long)kept,
+         (unsigned long long)values);
   fprintf(stderr, "ptxref: %u references, all verified; %.1f%% of %llu values keep ptxas's register (%.1f%% of the labelled)\n",
           nref, values ? 100.0 * kept / values : 0.0, (unsigned long long)values, labelled ? 100.0 * kept / labelled : 0.0);
 }

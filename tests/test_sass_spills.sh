@@ -67,4 +67,26 @@ dst=$(sed -n "${ln}p" "$t/w.sass" | sed -E 's/.*MOV R([0-9]+), .*/\1/')
 sed -E "${ln}s/MOV R$dst, /MOV R$(( (dst + 7) % 100 )), /" "$t/w.sass" >"$t/bad2.sass"
 "$cli" lower $c "$t/o.sass" "$t/bad2.sass" -o "$t/bad2.cubin" --nvdisasm "$nd" >"$t/log" 2>&1
 [ $? = 1 ] || fail "a store to another register was not refused"
+# 5
+c=$F/fa_dstat64x2_r168.sm_80.cubin
+"$cli" regalloc $c --free -o "$t/d.cubin" --nvdisasm "$nd" >"$t/log" 2>&1 || fail "dstat: lowering"
+line | grep -q "spills: 7 stores, 6 loads -> 0, 0 (frame 24 -> 24 bytes), 5 of 5 promotable slot values in registers" || fail "dstat: spills"
+line | grep -qE "R: 168 -> 1([0-5][0-9]|6[0-8]) registers" || fail "dstat: registers"
+line | grep -q "contributor sets equivalent ([0-9]* uses), verifier: pass" || fail "dstat: check"
+grep -q "crosscheck (nvdisasm): 1 functions, [0-9]* instructions, 0 mismatches.*: ok" "$t/log" || fail "dstat: crosscheck"
+"$cli" corpus disasm "$t/d.cubin" -o "$t/d.sass" --nvdisasm "$nd" >/dev/null 2>&1 || fail "dstat: disasm"
+grep -qE ' (STL|LDL)[ .]' "$t/d.sass" && fail "dstat: nvdisasm still lists STL/LDL"
+[ "$(grep -cE 'IMAD.WIDE.U32 R[0-9]+, RZ, RZ, R[0-9Z]+ ;' "$t/d.sass")" -ge 3 ] || fail "dstat: no 64-bit copies read back"
+"$cli" corpus disasm $c -o "$t/do.sass" --nvdisasm "$nd" >/dev/null 2>&1 || fail "dstat: disasm orig"
+"$cli" regalloc "$t/do.sass" --scoreboards $c --free -o "$t/dw.sass" >"$t/log" 2>&1 || fail "dstat: listing"
+grep -qE 'IMAD.WIDE.U32 R[0-9]+, RZ, RZ, R[0-9]+ ;' "$t/dw.sass" || fail "dstat: no pair copy in the written listing"
+"$cli" lower $c "$t/do.sass" "$t/dw.sass" -o "$t/dok.cubin" --nvdisasm "$nd" >"$t/log" 2>&1 || fail "dstat: lower the written listing"
+ln=$(paste -d'|' "$t/do.sass" "$t/dw.sass" | grep -nE 'LDL[^|]*\|.* IMAD.WIDE.U32 R[0-9]+, RZ, RZ, R[0-9]+ ;' | head -1 | cut -d: -f1)
+[ -n "$ln" ] || fail "dstat: no promoted 64-bit load"
+src=$(sed -n "${ln}p" "$t/dw.sass" | sed -E 's/.*RZ, RZ, R([0-9]+) ;.*/\1/')
+sed -E "${ln}s/(RZ, RZ, )R$src ;/\1R$(( (src + 2) % 160 )) ;/" "$t/dw.sass" >"$t/dbad.sass"
+"$cli" lower $c "$t/do.sass" "$t/dbad.sass" -o "$t/dbad.cubin" --nvdisasm "$nd" >"$t/log" 2>&1
+[ $? = 1 ] || fail "dstat: a pair copy reading another pair was not refused"
+grep -q "not a rewrite of.*reads differ" "$t/log" || fail "dstat: refusal reason"
+[ -e "$t/dbad.cubin" ] && fail "dstat: a cubin was written"
 echo "test_sass_spills: ok"

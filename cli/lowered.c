@@ -24,8 +24,8 @@ int rs_lower_print(const rs_mc *mc, const rs_mc_lower_opts *o, const rs_mc_lower
     printf("lower: %u scoreboard hazards (first: %s): checking the encoding only, no cubin is kept\n", r->hazards,
            r->hazard);
   if (r->lowered) {
-    printf("lower: %s: sm_%u, %u functions, %u instructions, %u re-encoded (%u register fields), registers", r->out,
-           mc->cub.sm, r->st.funcs, r->st.insts, r->st.changed, r->st.tokens);
+    printf("lower: %s: sm_%u, %u functions, %u instructions, %u re-encoded (%u register fields) in %u functions, "
+           "registers", r->out, mc->cub.sm, r->st.funcs, r->st.insts, r->st.changed, r->st.tokens, r->st.funcs_changed);
     for (uint32_t k = 0; k < r->st.funcs && k < 8; k++) printf(" %u -> %u", r->st.regs_before[k], r->st.regs_after[k]);
     if (r->spill_rewritten)
       printf(", %u spill accesses rewritten (%u MOV, %u NOP; 0 hazards with their control bits)", r->spill_rewritten,
@@ -34,9 +34,9 @@ int rs_lower_print(const rs_mc *mc, const rs_mc_lower_opts *o, const rs_mc_lower
   }
   if (r->st.probed_forms) /* fields nvdisasm's probe found (cubin/probe.c) */
     printf("probe: %u forms probed (the table could not write or misread them, or RS_LOWER_PROBE_ONLY), %u fields "
-           "found, %u instructions written through them, %u a table row misread; %u variants in %u nvdisasm runs (%u "
-           "rejected), %.0f ms\n",
-           r->st.probed_forms, r->st.probe.fields, r->st.probed, r->st.contradicted, r->st.probe.variants,
+           "found (%u desc[]), %u instructions written through them, %u a table row misread; %u variants in %u nvdisasm "
+           "runs (%u rejected), %.0f ms\n",
+           r->st.probed_forms, r->st.probe.fields, r->st.probe.descs, r->st.probed, r->st.contradicted, r->st.probe.variants,
            r->st.probe.runs, r->st.probe.rejected, r->st.probe.ms);
   for (uint32_t k = 0; k < r->nkept; k++)
     printf("kept: %s: ptxas's code and register count: %s\n", mc->cub.funcs[r->kept[k].func].name, r->kept[k].why);

@@ -3,19 +3,19 @@
  * from (encoding, listing) pairs of ptxas 13 output (cubin/learn.c says how). Per token: the
  * field's lowest bit, -1 when not trusted (several or no offsets fit every sample). Do not
  * edit by hand; docs/lower.md.
- * Merged (`regsweep lower learn --merge`) from 72 new (cubin, listing) pairs and the base table
- * /tmp/tmp.xBaJRdT5XO/base.c (Learned from 1533 (cubin, listing) pairs), 1511 forms), 1689 forms:
- * 1236 kept as the base had them (unseen in the new pairs; their comments are the base's),
- * 453 seen in both (the base's trusted fields fit every new sample; the new pairs decide the
- * base's untrusted ones), 57 new: 1746 forms. */
+ * Merged (`regsweep lower learn --merge`) from 37 new (cubin, listing) pairs and the base table
+ * /tmp/tmp.9Mzih7AZxB/base.c (Learned from 1533 (cubin, listing) pairs), 1511 forms), 1689 forms), 1746 forms:
+ * 1224 kept as the base had them (unseen in the new pairs; their comments are the base's),
+ * 522 seen in both (the base's trusted fields fit every new sample; the new pairs decide the
+ * base's untrusted ones), 64 new: 1810 forms. */
 #include "cubin/lower.h"
 
-/* Operand order: R fields in increasing bit order in 1778 of 1778 pairs, UR in 234 of 234
+/* Operand order: R fields in increasing bit order in 1844 of 1844 pairs, UR in 302 of 302
  * (fields learned as the one offset that fits, here or in the base table), apart from
  * the opcodes with an exception (their tied tokens stay tied): R 0x361 R 0x364 R 0x367 R 0x36d R 0x370 R 0xb60 R 0xb63 R 0xb66 R 0xb6c R 0xb6f R 0xf60 R 0xf63 R 0xf66 R 0xf6c R 0xf6f. Tied tokens are split in that order (the rule holds for both kinds). */
 
 static const int8_t o0[] = {12, 16, 32}; /* merged: 120 samples in the base, 182 new */
-static const int8_t o1[] = {16, 32}; /* merged: 2706 samples in the base, 1 new */
+static const int8_t o1[] = {16, 32}; /* merged: 2707 samples in the base, 1 new */
 static const int8_t o2[] = {12, 16, 24, 32, 87};
 static const int8_t o3[] = {16, 24, 32, 87}; /* merged: 1811 samples in the base, 249 new */
 static const int8_t o4[] = {16, 24, 32, 87}; /* merged: 116 samples in the base, 40 new */
@@ -31,8 +31,8 @@ static const int8_t o13[] = {12, 16, 81, 24, 32, 64};
 static const int8_t o14[] = {12, 16, 24, 32, 64}; /* merged: 80 samples in the base, 99 new; 4: untrusted in the base */
 static const int8_t o15[] = {12, 16, 24, 32, 64, 87, 77};
 static const int8_t o16[] = {16, 81, 84, 24, 32, 64};
-static const int8_t o17[] = {16, 81, 24, 32, 64}; /* merged: 2199 samples in the base, 2 new */
-static const int8_t o18[] = {16, 24, 32, 64}; /* merged: 2473 samples in the base, 1 new */
+static const int8_t o17[] = {16, 81, 24, 32, 64}; /* merged: 2201 samples in the base, 2 new */
+static const int8_t o18[] = {16, 24, 32, 64}; /* merged: 2474 samples in the base, 1 new */
 static const int8_t o19[] = {16, 24, 32, 64, 87, 77}; /* merged: 848 samples in the base, 4 new */
 static const int8_t o20[] = {12, 16, 24, 32}; /* merged: 57 samples in the base, 2 new */
 static const int8_t o21[] = {12, 16, 24, 32, 87};
@@ -57,8 +57,8 @@ static const int8_t o39[] = {16, 24, 32}; /* merged: 1709 samples in the base, 2
 static const int8_t o40[] = {12, 16, 24, 32, 64};
 static const int8_t o41[] = {16, 24, 32, 64}; /* merged: 61979 samples in the base, 4429 new */
 static const int8_t o42[] = {12, 16, 24, 32, 64}; /* merged: 326 samples in the base, 301 new */
-static const int8_t o43[] = {16, 24, 32, 64}; /* merged: 3552 samples in the base, 5 new */
-static const int8_t o44[] = {16, 24, 32, 64, 87}; /* 1: probed (nvdisasm), 9 offsets fit the samples */ /* 2: probed (nvdisasm), 9 offsets fit the samples */ /* merged: 106 samples in the base, 1 new; 1: untrusted in the base; 2: untrusted in the base */
+static const int8_t o43[] = {16, 24, 32, 64}; /* merged: 3557 samples in the base, 5 new */
+static const int8_t o44[] = {16, 24, 32, 64, 87}; /* merged: 107 samples in the base, 1 new */
 static const int8_t o45[] = {16, -1, 24, 32, 64}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 60 offsets fit, 1 values */ /* 4: 2 offsets fit, 2 values; tied, split in operand order */
 static const int8_t o46[] = {16, 24, 32, 64};
 static const int8_t o47[] = {16, 24, -1, 64}; /* 2: 51 offsets fit, 1 values */
@@ -116,11 +116,11 @@ static const int8_t o96[] = {64, 16, 24, 32};
 static const int8_t o97[] = {64, 16, 24, 32};
 static const int8_t o98[] = {64, 16, 24};
 static const int8_t o99[] = {12, 16, 24}; /* merged: 821 samples in the base, 12 new */
-static const int8_t o100[] = {16, 24}; /* merged: 9017 samples in the base, 1 new */
+static const int8_t o100[] = {16, 24}; /* merged: 9018 samples in the base, 1 new */
 static const int8_t o101[] = {12, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
 static const int8_t o102[] = {24, 64}; /* merged: 3 samples in the base, 20 new */
 static const int8_t o103[] = {12, 24, 32}; /* merged: 653 samples in the base, 13 new */
-static const int8_t o104[] = {24, 32}; /* merged: 5958 samples in the base, 3 new */
+static const int8_t o104[] = {24, 32}; /* merged: 5961 samples in the base, 3 new */
 static const int8_t o105[] = {24, 32};
 static const int8_t o106[] = {12, 24, 32}; /* merged: 523 samples in the base, 14 new */
 static const int8_t o107[] = {-1}; /* 0: 2 offsets fit, 1 values */
@@ -151,7 +151,7 @@ static const int8_t o131[] = {-1, 16, 24, 32}; /* 0: 2 offsets fit, 1 values */ 
 static const int8_t o132[] = {24, 32}; /* merged: 5 samples in the base, 128 new; 1: untrusted in the base */
 static const int8_t o133[] = {16, 24};
 static const int8_t o134[] = {16, 24, 64}; /* merged: 3 samples in the base, 17 new */
-static const int8_t o135[] = {16, 24, 64}; /* merged: 745 samples in the base, 5 new */
+static const int8_t o135[] = {16, 24, 64}; /* merged: 750 samples in the base, 5 new */
 static const int8_t o136[] = {16, 24, 64, 87}; /* merged: 4 samples in the base, 2 new */
 static const int8_t o137[] = {12, 16, 24, 64}; /* merged: 80 samples in the base, 12 new */
 static const int8_t o138[] = {16, 24, 64}; /* merged: 324 samples in the base, 801 new */
@@ -167,7 +167,7 @@ static const int8_t o147[] = {16, 24, 87}; /* merged: 27 samples in the base, 96
 static const int8_t o148[] = {16, 24, -1}; /* 2: 8 offsets fit, 1 values */
 static const int8_t o149[] = {16, 24, -1}; /* 2: 6 offsets fit, 1 values */ /* merged: 1 samples in the base, 16 new; 1: untrusted in the base */
 static const int8_t o150[] = {81, -1, 24, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 96 samples in the base, 1479 new; 3: untrusted in the base */
-static const int8_t o151[] = {81, 84, 24, 87}; /* 1: probed (nvdisasm), 6 offsets fit the samples */ /* merged: 5620 samples in the base, 1 new; 1: untrusted in the base */
+static const int8_t o151[] = {81, 84, 24, 87}; /* merged: 5621 samples in the base, 1 new */
 static const int8_t o152[] = {-1, -1, 24, -1, -1}; /* 0: 34 offsets fit, 1 values */ /* 1: 35 offsets fit, 1 values */ /* 3: 35 offsets fit, 1 values */ /* 4: 34 offsets fit, 1 values */
 static const int8_t o153[] = {12, 16, 24, -1}; /* 3: 8 offsets fit, 1 values */ /* merged: 66 samples in the base, 241 new */
 static const int8_t o154[] = {16, 81, 84, 24, 64};
@@ -184,7 +184,7 @@ static const int8_t o164[] = {12, 16, -1, 64}; /* 0: 61 offsets fit, 1 values; t
 static const int8_t o165[] = {16, 24, 64}; /* merged: 7 samples in the base, 141 new */
 static const int8_t o166[] = {16, 24, -1}; /* 2: 2 offsets fit, 1 values */
 static const int8_t o167[] = {12, 16, 24, 64}; /* merged: 149 samples in the base, 1 new */
-static const int8_t o168[] = {16, 24, 64}; /* merged: 9012 samples in the base, 2 new */
+static const int8_t o168[] = {16, 24, 64}; /* merged: 9014 samples in the base, 2 new */
 static const int8_t o169[] = {81, -1, 87, 77, 68}; /* 1: 3 offsets fit, 1 values */ /* merged: 108 samples in the base, 948 new */
 static const int8_t o170[] = {81, -1, -1, -1, 68}; /* 1: 7 offsets fit, 1 values */ /* 2: 7 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */
 static const int8_t o171[] = {12, 16, 24}; /* merged: 47 samples in the base, 56 new */
@@ -193,10 +193,10 @@ static const int8_t o173[] = {16, 24, 64};
 static const int8_t o174[] = {12, 16, 24, 64}; /* merged: 43 samples in the base, 474 new */
 static const int8_t o175[] = {16, 24, 64}; /* merged: 34 samples in the base, 420 new */
 static const int8_t o176[] = {12, 16, 24, 64}; /* merged: 318 samples in the base, 24 new */
-static const int8_t o177[] = {16, 24, 64}; /* merged: 9954 samples in the base, 3 new */
-static const int8_t o178[] = {16, 24, 64, 87}; /* merged: 349 samples in the base, 1 new */
+static const int8_t o177[] = {16, 24, 64}; /* merged: 9957 samples in the base, 3 new */
+static const int8_t o178[] = {16, 24, 64, 87}; /* merged: 350 samples in the base, 1 new */
 static const int8_t o179[] = {12, 16, 24, 64};
-static const int8_t o180[] = {16, 24, 64}; /* merged: 2177 samples in the base, 1 new */
+static const int8_t o180[] = {16, 24, 64}; /* merged: 2178 samples in the base, 1 new */
 static const int8_t o181[] = {16, 24, 64}; /* merged: 55 samples in the base, 3 new */
 static const int8_t o182[] = {16, 24}; /* merged: 1 samples in the base, 60 new; 0: untrusted in the base; 1: untrusted in the base */
 static const int8_t o183[] = {16, 24};
@@ -215,21 +215,21 @@ static const int8_t o195[] = {16, 24, 64}; /* merged: 1907 samples in the base, 
 static const int8_t o196[] = {16, 24, 64};
 static const int8_t o197[] = {16, 24, 64}; /* merged: 4 samples in the base, 16 new */
 static const int8_t o198[] = {16}; /* merged: 9 samples in the base, 237 new */
-static const int8_t o199[] = {0}; /* merged: 3245 samples in the base, 12 new */
-static const int8_t o200[] = {16}; /* merged: 2648 samples in the base, 6 new */
+static const int8_t o199[] = {0}; /* merged: 3257 samples in the base, 12 new */
+static const int8_t o200[] = {16}; /* merged: 2654 samples in the base, 6 new */
 static const int8_t o201[] = {0}; /* merged: 14 samples in the base, 505 new */
 static const int8_t o202[] = {16}; /* merged: 885 samples in the base, 777 new */
 static const int8_t o203[] = {16};
 static const int8_t o204[] = {0}; /* merged: 71 samples in the base, 280 new */
 static const int8_t o205[] = {16}; /* merged: 885 samples in the base, 777 new */
 static const int8_t o206[] = {0}; /* merged: 6 samples in the base, 2 new */
-static const int8_t o207[] = {0}; /* merged: 2685 samples in the base, 3 new */
-static const int8_t o208[] = {12}; /* merged: 7354 samples in the base, 1 new */
+static const int8_t o207[] = {0}; /* merged: 2688 samples in the base, 3 new */
+static const int8_t o208[] = {12}; /* merged: 7355 samples in the base, 1 new */
 static const int8_t o209[] = {12, 87}; /* merged: 9 samples in the base, 237 new */
 static const int8_t o210[] = {0};
-static const int8_t o211[] = {0}; /* merged: 888 samples in the base, 3 new */
-static const int8_t o212[] = {12}; /* merged: 947 samples in the base, 1 new */
-static const int8_t o213[] = {12, 87}; /* merged: 32 samples in the base, 2 new; 1: untrusted in the base */
+static const int8_t o211[] = {0}; /* merged: 891 samples in the base, 3 new */
+static const int8_t o212[] = {12}; /* merged: 948 samples in the base, 1 new */
+static const int8_t o213[] = {12, 87}; /* merged: 34 samples in the base, 2 new */
 static const int8_t o214[] = {24}; /* merged: 37 samples in the base, 241 new */
 static const int8_t o215[] = {0};
 static const int8_t o216[] = {0};
@@ -271,8 +271,8 @@ static const int8_t o251[] = {16, 24, 87};
 static const int8_t o252[] = {16, 24, 87};
 static const int8_t o253[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
 static const int8_t o254[] = {81, -1, 24, 87}; /* 1: 2 offsets fit, 1 values */
-static const int8_t o255[] = {81, 84, 24, 87}; /* 1: probed (nvdisasm), 6 offsets fit the samples */ /* merged: 2098 samples in the base, 8 new; 1: untrusted in the base */
-static const int8_t o256[] = {81, 84, 24, 87, 68}; /* 1: probed (nvdisasm), 2 offsets fit the samples */ /* merged: 66 samples in the base, 7 new; 0: untrusted in the base; 1: untrusted in the base; 3: untrusted in the base; 4: untrusted in the base */
+static const int8_t o255[] = {81, 84, 24, 87}; /* merged: 2106 samples in the base, 8 new */
+static const int8_t o256[] = {81, 84, 24, 87, 68}; /* merged: 73 samples in the base, 7 new */
 static const int8_t o257[] = {12, 16, 24, -1}; /* 3: 8 offsets fit, 1 values */ /* merged: 2 samples in the base, 4 new */
 static const int8_t o258[] = {16, 81, 84, 24, 64};
 static const int8_t o259[] = {16, 81, 24, 64}; /* merged: 77 samples in the base, 19 new */
@@ -280,9 +280,9 @@ static const int8_t o260[] = {16, 24, 64}; /* merged: 153 samples in the base, 5
 static const int8_t o261[] = {16, 24, 64, 87, 77}; /* merged: 5 samples in the base, 17 new */
 static const int8_t o262[] = {12, 16, 81, 24}; /* merged: 294 samples in the base, 9 new */
 static const int8_t o263[] = {12, 16, 24, 64, 87}; /* merged: 294 samples in the base, 9 new */
-static const int8_t o264[] = {16, 81, 24}; /* merged: 2307 samples in the base, 3 new */
+static const int8_t o264[] = {16, 81, 24}; /* merged: 2310 samples in the base, 3 new */
 static const int8_t o265[] = {16, 24};
-static const int8_t o266[] = {16, 24, 64, 87}; /* merged: 2307 samples in the base, 3 new */
+static const int8_t o266[] = {16, 24, 64, 87}; /* merged: 2310 samples in the base, 3 new */
 static const int8_t o267[] = {12, 16, -1, -1, -1}; /* 2: 4 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */ /* 4: 17 offsets fit, 1 values */ /* merged: 4 samples in the base, 36 new */
 static const int8_t o268[] = {16, 24, 64, -1}; /* 3: 12 offsets fit, 1 values */ /* merged: 3 samples in the base, 16 new */
 static const int8_t o269[] = {16}; /* merged: 4 samples in the base, 36 new */
@@ -292,9 +292,9 @@ static const int8_t o272[] = {16, 24}; /* merged: 3924 samples in the base, 50 n
 static const int8_t o273[] = {12, 16, 24, 64};
 static const int8_t o274[] = {16, 24, 64}; /* merged: 3752 samples in the base, 156 new */
 static const int8_t o275[] = {12, 16, 24, 64};
-static const int8_t o276[] = {16, 24, 64}; /* merged: 2338 samples in the base, 1 new */
+static const int8_t o276[] = {16, 24, 64}; /* merged: 2339 samples in the base, 1 new */
 static const int8_t o277[] = {12, 16, 24, 64}; /* merged: 150 samples in the base, 4 new */
-static const int8_t o278[] = {16, 24, 64}; /* merged: 2618 samples in the base, 3 new */
+static const int8_t o278[] = {16, 24, 64}; /* merged: 2621 samples in the base, 3 new */
 static const int8_t o279[] = {12, 16, 24};
 static const int8_t o280[] = {16, 24};
 static const int8_t o281[] = {12, 16, 24, 64};
@@ -351,8 +351,8 @@ static const int8_t o331[] = {16, -1, -1, -1, -1}; /* 1: 4 offsets fit, 1 values
 static const int8_t o332[] = {16};
 static const int8_t o333[] = {16};
 static const int8_t o334[] = {-1, 16, 24}; /* 0: 3 offsets fit, 1 values */ /* merged: 243 samples in the base, 432 new */
-static const int8_t o335[] = {12, 16, 32}; /* merged: 290 samples in the base, 114 new */
-static const int8_t o336[] = {16, 32}; /* merged: 1876 samples in the base, 1801 new */
+static const int8_t o335[] = {12, 16, 32}; /* merged: 404 samples in the base, 1 new */
+static const int8_t o336[] = {16, 32}; /* merged: 3677 samples in the base, 1 new */
 static const int8_t o337[] = {12, 16, 24, 32, 87}; /* merged: 38 samples in the base, 36 new */
 static const int8_t o338[] = {16, 24, 32, 87}; /* merged: 1474 samples in the base, 259 new */
 static const int8_t o339[] = {12, 16, 24, 32, 87}; /* 0: 2 offsets fit, 1 values; the guard's bit */ /* 4: 3 offsets fit, 1 values; narrowed (no overlap, operand order) */
@@ -370,8 +370,8 @@ static const int8_t o350[] = {12, 16, 81, 24, 32, 64}; /* merged: 78 samples in 
 static const int8_t o351[] = {12, 16, 24, 32, 64}; /* merged: 174 samples in the base, 38 new */
 static const int8_t o352[] = {12, 16, 24, 32, 64, 87, 77}; /* merged: 142 samples in the base, 589 new */
 static const int8_t o353[] = {16, 81, 84, 24, 32, 64}; /* merged: 227 samples in the base, 508 new */
-static const int8_t o354[] = {16, 81, 24, 32, 64}; /* merged: 1429 samples in the base, 3222 new */
-static const int8_t o355[] = {16, 24, 32, 64}; /* merged: 2210 samples in the base, 1460 new */
+static const int8_t o354[] = {16, 81, 24, 32, 64}; /* merged: 4651 samples in the base, 2 new */
+static const int8_t o355[] = {16, 24, 32, 64}; /* merged: 3670 samples in the base, 1 new */
 static const int8_t o356[] = {16, 24, 32, 64, 87, 77}; /* merged: 409 samples in the base, 2791 new */
 static const int8_t o357[] = {12, 16, 81, 24, 32}; /* 0: 53 offsets fit, 1 values; the guard's bit */ /* 2: probed (nvdisasm), 3 offsets fit the samples */
 static const int8_t o358[] = {12, 16, 24, 32}; /* merged: 50 samples in the base, 15 new */
@@ -381,8 +381,8 @@ static const int8_t o361[] = {12, 16, 24, 32, 64, 87}; /* 0: 49 offsets fit, 1 v
 static const int8_t o362[] = {16, 81, 24, 32}; /* merged: 1506 samples in the base, 360 new */
 static const int8_t o363[] = {16, 81, 24, 32, 64}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: probed (nvdisasm), 54 offsets fit the samples */ /* 2: 2 offsets fit, 2 values; tied, split in operand order */ /* 3: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* merged: 1 samples in the base, 2 new; 0: untrusted in the base; 1: untrusted in the base; 2: untrusted in the base; 3: untrusted in the base */
 static const int8_t o364[] = {16, 24, 32}; /* merged: 1224 samples in the base, 1049 new */
-static const int8_t o365[] = {16, 24, 32, 87}; /* merged: 2880 samples in the base, 81 new */
-static const int8_t o366[] = {16, 24, 32, 64}; /* merged: 2569 samples in the base, 1220 new */
+static const int8_t o365[] = {16, 24, 32, 87}; /* merged: 2961 samples in the base, 1 new */
+static const int8_t o366[] = {16, 24, 32, 64}; /* merged: 3789 samples in the base, 1 new */
 static const int8_t o367[] = {16, 24, 32, 64, 87}; /* merged: 1459 samples in the base, 74 new */
 static const int8_t o368[] = {12, 16, 24, 32, 64, 87}; /* 5: probed (nvdisasm), 3 offsets fit the samples */ /* merged: 5 samples in the base, 420 new; 4: untrusted in the base; 5: untrusted in the base */
 static const int8_t o369[] = {81, 16, 24, 32, 64, 87}; /* merged: 12 samples in the base, 142 new; 0: untrusted in the base; 5: untrusted in the base */
@@ -401,8 +401,8 @@ static const int8_t o381[] = {12, 16, 24, 32, 64}; /* merged: 15 samples in the 
 static const int8_t o382[] = {16, 24, 32, 64}; /* merged: 66407 samples in the base, 7532 new */
 static const int8_t o383[] = {12, 16, 24, 32, 64}; /* merged: 623 samples in the base, 660 new */
 static const int8_t o384[] = {12, 16, 24, 32, 64, 87}; /* 2: probed (nvdisasm), 9 offsets fit the samples */ /* 3: probed (nvdisasm), 9 offsets fit the samples */
-static const int8_t o385[] = {16, 24, 32, 64}; /* merged: 3391 samples in the base, 4832 new */
-static const int8_t o386[] = {16, 24, 32, 64, 87}; /* 1: probed (nvdisasm), 9 offsets fit the samples */ /* 2: probed (nvdisasm), 9 offsets fit the samples */ /* merged: 113 samples in the base, 736 new; 1: untrusted in the base; 2: untrusted in the base */
+static const int8_t o385[] = {16, 24, 32, 64}; /* merged: 8223 samples in the base, 6 new */
+static const int8_t o386[] = {16, 24, 32, 64, 87}; /* merged: 849 samples in the base, 1 new */
 static const int8_t o387[] = {16, -1, 24, 32, 64}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 59 offsets fit, 1 values */ /* 4: 2 offsets fit, 2 values; tied, split in operand order */
 static const int8_t o388[] = {16, 24, 32, 64}; /* merged: 85 samples in the base, 12 new */
 static const int8_t o389[] = {16, 24, 32, 64}; /* merged: 2 samples in the base, 12052 new */
@@ -493,12 +493,12 @@ static const int8_t o473[] = {16, 24}; /* merged: 2954 samples in the base, 789 
 static const int8_t o474[] = {12, 16, 24, 64}; /* merged: 14 samples in the base, 17 new */
 static const int8_t o475[] = {16, 24, 64}; /* merged: 2120 samples in the base, 1832 new */
 static const int8_t o476[] = {12, 16, 24, 64}; /* merged: 260 samples in the base, 171 new */
-static const int8_t o477[] = {16, 24, 64}; /* merged: 1881 samples in the base, 1424 new */
+static const int8_t o477[] = {16, 24, 64}; /* merged: 3305 samples in the base, 1 new */
 static const int8_t o478[] = {16, 24};
 static const int8_t o479[] = {81, 84, 24, 87}; /* 0: probed (nvdisasm), 58 offsets fit the samples */ /* 1: probed (nvdisasm), 14 offsets fit the samples */ /* 3: probed (nvdisasm), 14 offsets fit the samples */
 static const int8_t o480[] = {12, 16, 24, 64}; /* 0: 2 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 3: 2 offsets fit, 1 values; tied, split in operand order */
 static const int8_t o481[] = {16, 24, 64}; /* merged: 20 samples in the base, 33 new */
-static const int8_t o482[] = {16, 24, 64}; /* 1: probed (nvdisasm), 3 offsets fit the samples */ /* 2: probed (nvdisasm), 3 offsets fit the samples */ /* merged: 1343 samples in the base, 1075 new; 1: untrusted in the base; 2: untrusted in the base */
+static const int8_t o482[] = {16, 24, 64}; /* merged: 2418 samples in the base, 1 new */
 static const int8_t o483[] = {16, 24, 64}; /* merged: 66 samples in the base, 2 new */
 static const int8_t o484[] = {81, 16, 24, 32}; /* 0: probed (nvdisasm), 5 offsets fit the samples */ /* merged: 380 samples in the base, 2 new; 0: untrusted in the base */
 static const int8_t o485[] = {24, 32}; /* merged: 5 samples in the base, 128 new; 1: untrusted in the base */
@@ -506,10 +506,10 @@ static const int8_t o486[] = {16, 24, 64}; /* 0: 2 offsets fit, 3 values; tied, 
 static const int8_t o487[] = {16, 24};
 static const int8_t o488[] = {16, 24, 64}; /* merged: 3 samples in the base, 17 new */
 static const int8_t o489[] = {12, 16, 24, 64}; /* merged: 1 samples in the base, 2 new */
-static const int8_t o490[] = {16, 24, 64}; /* merged: 761 samples in the base, 751 new */
+static const int8_t o490[] = {16, 24, 64}; /* merged: 1512 samples in the base, 7 new */
 static const int8_t o491[] = {16, 24, 64, 87}; /* merged: 176 samples in the base, 265 new */
-static const int8_t o492[] = {12, 16, 24, 64}; /* merged: 96 samples in the base, 204 new */
-static const int8_t o493[] = {16, 24, 64}; /* merged: 1196 samples in the base, 2581 new */
+static const int8_t o492[] = {12, 16, 24, 64}; /* merged: 300 samples in the base, 2 new */
+static const int8_t o493[] = {16, 24, 64}; /* merged: 3777 samples in the base, 2 new */
 static const int8_t o494[] = {16, 24}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */
 static const int8_t o495[] = {81, 84, 24, 87}; /* 0: probed (nvdisasm), 66 offsets fit the samples */ /* 3: probed (nvdisasm), 4 offsets fit the samples */
 static const int8_t o496[] = {16, 24, 64};
@@ -528,11 +528,11 @@ static const int8_t o508[] = {16, 24, 87}; /* merged: 123 samples in the base, 3
 static const int8_t o509[] = {16, 24, 87}; /* 2: probed (nvdisasm), 2 offsets fit the samples */ /* merged: 2 samples in the base, 378 new; 2: untrusted in the base */
 static const int8_t o510[] = {16, 24, 87}; /* 2: probed (nvdisasm), 4 offsets fit the samples */ /* merged: 17 samples in the base, 3 new; 2: untrusted in the base */
 static const int8_t o511[] = {81, 84, 24, 87}; /* 1: probed (nvdisasm), 5 offsets fit the samples */ /* merged: 1579 samples in the base, 808 new; 1: untrusted in the base */
-static const int8_t o512[] = {81, 84, 24, 87}; /* 1: probed (nvdisasm), 3 offsets fit the samples */ /* merged: 4916 samples in the base, 2032 new; 1: untrusted in the base */
+static const int8_t o512[] = {81, 84, 24, 87}; /* merged: 6948 samples in the base, 1 new */
 static const int8_t o513[] = {12, 16, 24, 64}; /* 3: probed (nvdisasm), 8 offsets fit the samples */ /* merged: 310 samples in the base, 369 new; 3: untrusted in the base */
 static const int8_t o514[] = {16, 81, 84, 24, 64}; /* merged: 20 samples in the base, 15 new */
 static const int8_t o515[] = {16, 81, 24, 64}; /* merged: 299 samples in the base, 703 new */
-static const int8_t o516[] = {16, 24, 64}; /* merged: 7352 samples in the base, 5148 new */
+static const int8_t o516[] = {16, 24, 64}; /* merged: 12500 samples in the base, 1 new */
 static const int8_t o517[] = {16, 24, 64, 87, 77}; /* merged: 179 samples in the base, 10 new */
 static const int8_t o518[] = {12, 16, 24}; /* merged: 74 samples in the base, 2 new */
 static const int8_t o519[] = {12, 16, 24, 64}; /* 3: probed (nvdisasm), 3 offsets fit the samples */
@@ -541,12 +541,12 @@ static const int8_t o521[] = {16, 24, 87}; /* 0: 2 offsets fit, 1 values; narrow
 static const int8_t o522[] = {16, 24, 64}; /* merged: 329 samples in the base, 422 new */
 static const int8_t o523[] = {12, 16, 24, 64, 87}; /* 4: probed (nvdisasm), 3 offsets fit the samples */ /* merged: 6 samples in the base, 1372 new; 4: untrusted in the base */
 static const int8_t o524[] = {81, 16, 24, 64, 87}; /* 4: probed (nvdisasm), 3 offsets fit the samples */ /* merged: 1070 samples in the base, 850 new; 4: untrusted in the base */
-static const int8_t o525[] = {16, 24, 64, 87}; /* 3: probed (nvdisasm), 4 offsets fit the samples */ /* merged: 7007 samples in the base, 19697 new; 3: untrusted in the base */
+static const int8_t o525[] = {16, 24, 64, 87}; /* merged: 26704 samples in the base, 1 new */
 static const int8_t o526[] = {12, 16, 24, 64};
 static const int8_t o527[] = {16, 24, 64}; /* merged: 95 samples in the base, 5724 new */
 static const int8_t o528[] = {16, 24, 87}; /* 2: probed (nvdisasm), 2 offsets fit the samples */ /* merged: 660 samples in the base, 8 new; 2: untrusted in the base */
 static const int8_t o529[] = {12, 16, 24, 64}; /* merged: 140 samples in the base, 325 new */
-static const int8_t o530[] = {16, 24, 64}; /* merged: 8612 samples in the base, 8835 new */
+static const int8_t o530[] = {16, 24, 64}; /* merged: 17447 samples in the base, 5 new */
 static const int8_t o531[] = {81, 84, 87, 77, 68}; /* 1: probed (nvdisasm), 2 offsets fit the samples */ /* merged: 1056 samples in the base, 340 new; 1: untrusted in the base */
 static const int8_t o532[] = {81, -1, -1, -1, 68}; /* 1: 6 offsets fit, 1 values */ /* 2: 6 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
 static const int8_t o533[] = {12, 16, 24}; /* merged: 103 samples in the base, 39 new */
@@ -554,12 +554,12 @@ static const int8_t o534[] = {16, 24}; /* merged: 669 samples in the base, 1277 
 static const int8_t o535[] = {16, 24, 64};
 static const int8_t o536[] = {12, 16, 24, 64}; /* merged: 517 samples in the base, 156 new */
 static const int8_t o537[] = {16, 24, 64}; /* merged: 454 samples in the base, 839 new */
-static const int8_t o538[] = {12, 16, 24, 64}; /* merged: 354 samples in the base, 179 new */
+static const int8_t o538[] = {12, 16, 24, 64}; /* merged: 533 samples in the base, 1 new */
 static const int8_t o539[] = {12, 16, 24, 64, 87}; /* 0: 62 offsets fit, 1 values; the guard's bit */ /* 1: probed (nvdisasm), 3 offsets fit the samples */ /* 2: probed (nvdisasm), 3 offsets fit the samples */ /* 4: probed (nvdisasm), 7 offsets fit the samples */
-static const int8_t o540[] = {16, 24, 64}; /* merged: 10125 samples in the base, 8107 new */
-static const int8_t o541[] = {16, 24, 64, 87}; /* merged: 136 samples in the base, 1112 new */
+static const int8_t o540[] = {16, 24, 64}; /* merged: 18232 samples in the base, 6 new */
+static const int8_t o541[] = {16, 24, 64, 87}; /* merged: 1248 samples in the base, 1 new */
 static const int8_t o542[] = {12, 16, 24, 64}; /* merged: 24 samples in the base, 2 new */
-static const int8_t o543[] = {16, 24, 64}; /* merged: 2071 samples in the base, 2133 new */
+static const int8_t o543[] = {16, 24, 64}; /* merged: 4204 samples in the base, 1 new */
 static const int8_t o544[] = {16, 24, 64}; /* merged: 58 samples in the base, 2 new */
 static const int8_t o545[] = {12, 16, 24}; /* 0: 64 offsets fit, 1 values; the guard's bit */
 static const int8_t o546[] = {16, 24}; /* merged: 61 samples in the base, 4 new */
@@ -585,10 +585,10 @@ static const int8_t o565[] = {16, 24, 64}; /* merged: 2406 samples in the base, 
 static const int8_t o566[] = {16, 24, 64}; /* merged: 103 samples in the base, 1 new */
 static const int8_t o567[] = {16, 24, 64}; /* merged: 7 samples in the base, 16 new */
 static const int8_t o568[] = {16}; /* merged: 246 samples in the base, 69 new */
-static const int8_t o569[] = {0}; /* merged: 10213 samples in the base, 4893 new */
+static const int8_t o569[] = {0}; /* merged: 15106 samples in the base, 61 new */
 static const int8_t o570[] = {12, 16};
-static const int8_t o571[] = {16}; /* merged: 2733 samples in the base, 2514 new */
-static const int8_t o572[] = {0}; /* merged: 527 samples in the base, 110 new */
+static const int8_t o571[] = {16}; /* merged: 5247 samples in the base, 8 new */
+static const int8_t o572[] = {0}; /* merged: 637 samples in the base, 1 new */
 static const int8_t o573[] = {16}; /* merged: 1660 samples in the base, 2075 new */
 static const int8_t o574[] = {16};
 static const int8_t o575[] = {12, 16};
@@ -596,34 +596,34 @@ static const int8_t o576[] = {0}; /* merged: 347 samples in the base, 363 new */
 static const int8_t o577[] = {12}; /* merged: 292 samples in the base, 184 new */
 static const int8_t o578[] = {16}; /* merged: 1660 samples in the base, 2075 new */
 static const int8_t o579[] = {0}; /* merged: 6 samples in the base, 5 new */
-static const int8_t o580[] = {0}; /* merged: 2965 samples in the base, 1221 new */
-static const int8_t o581[] = {12}; /* merged: 6983 samples in the base, 3874 new */
+static const int8_t o580[] = {0}; /* merged: 4186 samples in the base, 5 new */
+static const int8_t o581[] = {12}; /* merged: 10857 samples in the base, 1 new */
 static const int8_t o582[] = {12, 87}; /* merged: 246 samples in the base, 76 new */
 static const int8_t o583[] = {12, -1}; /* 1: 3 offsets fit, 1 values */
 static const int8_t o584[] = {-1}; /* 0: 2 offsets fit, 1 values */ /* merged: 20 samples in the base, 15 new */
 static const int8_t o585[] = {0}; /* merged: 23 samples in the base, 23 new */
-static const int8_t o586[] = {0}; /* merged: 890 samples in the base, 583 new */
-static const int8_t o587[] = {12}; /* merged: 945 samples in the base, 840 new */
-static const int8_t o588[] = {12, 87}; /* merged: 32 samples in the base, 2 new; 1: untrusted in the base */
+static const int8_t o586[] = {0}; /* merged: 1473 samples in the base, 5 new */
+static const int8_t o587[] = {12}; /* merged: 1785 samples in the base, 1 new */
+static const int8_t o588[] = {12, 87}; /* merged: 34 samples in the base, 2 new */
 static const int8_t o589[] = {24}; /* merged: 279 samples in the base, 96 new */
 static const int8_t o590[] = {0}; /* merged: 1 samples in the base, 1 new */
 static const int8_t o591[] = {0}; /* merged: 1 samples in the base, 2 new */
 static const int8_t o592[] = {12, 16, 24}; /* 0: 3 offsets fit, 1 values; the guard's bit */
 static const int8_t o593[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
 static const int8_t o594[] = {16, 32, 24}; /* merged: 38 samples in the base, 2 new */
-static const int8_t o595[] = {12, 16, 32, 24}; /* merged: 939 samples in the base, 734 new */
-static const int8_t o596[] = {16, 32, 24}; /* merged: 9889 samples in the base, 13890 new */
+static const int8_t o595[] = {12, 16, 32, 24}; /* merged: 1673 samples in the base, 2 new */
+static const int8_t o596[] = {16, 32, 24}; /* merged: 23779 samples in the base, 1 new */
 static const int8_t o597[] = {12, 16, 24}; /* merged: 1 samples in the base, 8 new */
 static const int8_t o598[] = {16, 24}; /* merged: 167 samples in the base, 31 new */
 static const int8_t o599[] = {12, 16};
 static const int8_t o600[] = {12, 16, 24}; /* merged: 109 samples in the base, 190 new */
 static const int8_t o601[] = {16}; /* merged: 12 samples in the base, 100 new */
-static const int8_t o602[] = {16, 24}; /* merged: 31679 samples in the base, 7366 new */
+static const int8_t o602[] = {16, 24}; /* merged: 39045 samples in the base, 1 new */
 static const int8_t o603[] = {16, 24, 32}; /* merged: 264 samples in the base, 25 new */
 static const int8_t o604[] = {16, 32};
 static const int8_t o605[] = {64, 24, 32}; /* merged: 6 samples in the base, 19 new */
 static const int8_t o606[] = {12, 64, 24, 32}; /* merged: 668 samples in the base, 1861 new */
-static const int8_t o607[] = {64, 24, 32}; /* merged: 6063 samples in the base, 1417 new */
+static const int8_t o607[] = {64, 24, 32}; /* merged: 7480 samples in the base, 5 new */
 static const int8_t o608[] = {12, 24, -1, 32}; /* 0: 8 offsets fit, 1 values; the guard's bit */ /* 2: 4 offsets fit, 1 values */
 static const int8_t o609[] = {24, 64, 32}; /* merged: 33 samples in the base, 1 new */
 static const int8_t o610[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
@@ -639,32 +639,32 @@ static const int8_t o619[] = {24, 32, 64};
 static const int8_t o620[] = {12, -1, 16, 64, 24, 32}; /* 1: 4 offsets fit, 1 values */ /* merged: 2 samples in the base, 16 new */
 static const int8_t o621[] = {81, 16, 64, 24, 32}; /* 0: probed (nvdisasm), 10 offsets fit the samples */ /* merged: 35 samples in the base, 3 new; 0: untrusted in the base */
 static const int8_t o622[] = {0}; /* merged: 2 samples in the base, 2 new */
-static const int8_t o623[] = {0};
+static const int8_t o623[] = {0}; /* merged: 6 samples in the base, 1 new */
 static const int8_t o624[] = {-1}; /* 0: 4 offsets fit, 1 values */
 static const int8_t o625[] = {16}; /* merged: 315 samples in the base, 31 new */
 static const int8_t o626[] = {12, 16}; /* 0: 75 offsets fit, 1 values; the guard's bit */
-static const int8_t o627[] = {16}; /* merged: 739 samples in the base, 688 new */
+static const int8_t o627[] = {16}; /* merged: 1427 samples in the base, 1 new */
 static const int8_t o628[] = {16, 24, 87}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 2 offsets fit, 2 values; tied, split in operand order */ /* 2: probed (nvdisasm), 75 offsets fit the samples */
 static const int8_t o629[] = {16, 24, 87}; /* merged: 15 samples in the base, 12 new */
 static const int8_t o630[] = {16, 24, 87}; /* 0: probed (nvdisasm), 61 offsets fit the samples */ /* 1: probed (nvdisasm), 61 offsets fit the samples */ /* 2: probed (nvdisasm), 2 offsets fit the samples */
 static const int8_t o631[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
 static const int8_t o632[] = {81, -1, 24, 87}; /* 1: 2 offsets fit, 1 values */
-static const int8_t o633[] = {81, 84, 24, 87}; /* 1: probed (nvdisasm), 3 offsets fit the samples */ /* merged: 1937 samples in the base, 1889 new; 1: untrusted in the base */
-static const int8_t o634[] = {81, 84, 24, 87, 68}; /* 1: probed (nvdisasm), 2 offsets fit the samples */ /* merged: 66 samples in the base, 519 new; 0: untrusted in the base; 1: untrusted in the base; 3: untrusted in the base; 4: untrusted in the base */
+static const int8_t o633[] = {81, 84, 24, 87}; /* merged: 3826 samples in the base, 10 new */
+static const int8_t o634[] = {81, 84, 24, 87, 68}; /* merged: 585 samples in the base, 7 new */
 static const int8_t o635[] = {12, 16, 81, 24, 64}; /* merged: 46 samples in the base, 146 new */
 static const int8_t o636[] = {12, 16, 24, 64}; /* 3: probed (nvdisasm), 9 offsets fit the samples */ /* merged: 6 samples in the base, 4 new; 3: untrusted in the base */
 static const int8_t o637[] = {12, 16, 24, 64, 87, 77}; /* 3: probed (nvdisasm), 4 offsets fit the samples */ /* 5: probed (nvdisasm), 14 offsets fit the samples */ /* merged: 46 samples in the base, 6 new; 3: untrusted in the base; 5: untrusted in the base */
 static const int8_t o638[] = {16, 81, 84, 24, 64}; /* merged: 35 samples in the base, 36 new */
-static const int8_t o639[] = {16, 81, 24, 64}; /* merged: 739 samples in the base, 574 new */
+static const int8_t o639[] = {16, 81, 24, 64}; /* merged: 1313 samples in the base, 1 new */
 static const int8_t o640[] = {16, 24, 64}; /* merged: 219 samples in the base, 317 new */
 static const int8_t o641[] = {16, 24, 64, 87, 77}; /* merged: 554 samples in the base, 315 new */
 static const int8_t o642[] = {12, 16, 81, 24}; /* merged: 303 samples in the base, 718 new */
 static const int8_t o643[] = {12, 16, 24, 64, 87}; /* merged: 303 samples in the base, 718 new */
-static const int8_t o644[] = {16, 81, 24}; /* merged: 2320 samples in the base, 475 new */
+static const int8_t o644[] = {16, 81, 24}; /* merged: 2795 samples in the base, 4 new */
 static const int8_t o645[] = {16, 24}; /* merged: 3 samples in the base, 28 new */
 static const int8_t o646[] = {16, 24, 87}; /* merged: 1 samples in the base, 3 new; 2: untrusted in the base */
 static const int8_t o647[] = {16, 24, 64}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */
-static const int8_t o648[] = {16, 24, 64, 87}; /* merged: 2320 samples in the base, 475 new */
+static const int8_t o648[] = {16, 24, 64, 87}; /* merged: 2795 samples in the base, 4 new */
 static const int8_t o649[] = {12, 16, -1, -1, -1}; /* 2: 4 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */ /* 4: 17 offsets fit, 1 values */ /* merged: 4 samples in the base, 36 new */
 static const int8_t o650[] = {16, 24, 64, 87}; /* 3: probed (nvdisasm), 10 offsets fit the samples */ /* merged: 20 samples in the base, 8 new; 3: untrusted in the base */
 static const int8_t o651[] = {16}; /* merged: 40 samples in the base, 2 new */
@@ -676,9 +676,9 @@ static const int8_t o656[] = {16, 24}; /* merged: 3974 samples in the base, 41 n
 static const int8_t o657[] = {12, 16, 24, 64};
 static const int8_t o658[] = {16, 24, 64}; /* merged: 3908 samples in the base, 306 new */
 static const int8_t o659[] = {12, 16, 24, 64}; /* merged: 73 samples in the base, 414 new */
-static const int8_t o660[] = {16, 24, 64}; /* merged: 2271 samples in the base, 3092 new */
+static const int8_t o660[] = {16, 24, 64}; /* merged: 5363 samples in the base, 1 new */
 static const int8_t o661[] = {12, 16, 24, 64}; /* merged: 150 samples in the base, 4 new */
-static const int8_t o662[] = {16, 24, 64}; /* merged: 2617 samples in the base, 106 new */
+static const int8_t o662[] = {16, 24, 64}; /* merged: 2723 samples in the base, 3 new */
 static const int8_t o663[] = {16, 24, 64};
 static const int8_t o664[] = {12, 16, 24, 64};
 static const int8_t o665[] = {16, 24, 64};
@@ -686,13 +686,13 @@ static const int8_t o666[] = {12, 16, 24};
 static const int8_t o667[] = {16, 24}; /* merged: 878 samples in the base, 13 new */
 static const int8_t o668[] = {12, 16, 24, 64};
 static const int8_t o669[] = {16, 24, 64}; /* merged: 876 samples in the base, 6 new */
-static const int8_t o670[] = {16}; /* merged: 1899 samples in the base, 848 new */
+static const int8_t o670[] = {16}; /* merged: 2747 samples in the base, 5 new */
 static const int8_t o671[] = {16}; /* merged: 243 samples in the base, 24 new */
 static const int8_t o672[] = {16}; /* merged: 1 samples in the base, 17 new; 0: untrusted in the base */
 static const int8_t o673[] = {-1}; /* 0: 2 offsets fit, 2 values */
 static const int8_t o674[] = {16};
 static const int8_t o675[] = {16}; /* 0: probed (nvdisasm), 2 offsets fit the samples */
-static const int8_t o676[] = {0}; /* merged: 1004 samples in the base, 496 new */
+static const int8_t o676[] = {0}; /* merged: 1500 samples in the base, 1 new */
 static const int8_t o677[] = {12};
 static const int8_t o678[] = {81, 64, 16, 24, 32}; /* merged: 1 samples in the base, 48 new; 0: untrusted in the base */
 static const int8_t o679[] = {64, 16, 24, 32}; /* merged: 481 samples in the base, 359 new */
@@ -746,1031 +746,1095 @@ static const int8_t o726[] = {81, 16, 24}; /* 0: probed (nvdisasm), 5 offsets fi
 static const int8_t o727[] = {16, 24, 64}; /* merged: 18 samples in the base, 4 new */
 static const int8_t o728[] = {16, 64}; /* 1: probed (nvdisasm), 4 offsets fit the samples */ /* merged: 2 samples in the base, 3 new; 1: untrusted in the base */
 static const int8_t o729[] = {12, 16, -1, 24}; /* 0: 2 offsets fit, 2 values; the guard's bit */ /* 2: 2 offsets fit, 1 values */
-static const int8_t o730[] = {16, -1, 24}; /* 1: 2 offsets fit, 1 values */
-static const int8_t o731[] = {12, 16, 32}; /* merged: 93 samples in the base, 150 new */
-static const int8_t o732[] = {16, 32}; /* merged: 2252 samples in the base, 1 new */
+static const int8_t o730[] = {16, 64, 24}; /* 1: probed (nvdisasm), 3 offsets fit the samples */ /* merged: 2 samples in the base, 1 new; 1: untrusted in the base */
+static const int8_t o731[] = {12, 16, 32}; /* merged: 243 samples in the base, 10 new */
+static const int8_t o732[] = {16, 32}; /* merged: 2253 samples in the base, 957 new */
 static const int8_t o733[] = {12, 16, 24, 32, 87};
-static const int8_t o734[] = {16, 24, 32, 87}; /* merged: 1441 samples in the base, 249 new */
-static const int8_t o735[] = {16, 24, 32, 87}; /* merged: 116 samples in the base, 40 new */
-static const int8_t o736[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 1 values */ /* merged: 88 samples in the base, 288 new */
+static const int8_t o734[] = {16, 24, 32, 87}; /* merged: 1690 samples in the base, 9 new */
+static const int8_t o735[] = {16, 24, 32, 87}; /* merged: 156 samples in the base, 64 new */
+static const int8_t o736[] = {16, 24, 32, 87}; /* 3: probed (nvdisasm), 3 offsets fit the samples */ /* merged: 376 samples in the base, 1244 new; 3: untrusted in the base */
 static const int8_t o737[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */ /* merged: 6 samples in the base, 238 new */
-static const int8_t o738[] = {81, -1, 24, 32, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 55 samples in the base, 347 new; 4: untrusted in the base */
-static const int8_t o739[] = {12, 81, -1, 24, 32, -1}; /* 2: 5 offsets fit, 1 values */ /* 5: 5 offsets fit, 1 values */
+static const int8_t o738[] = {81, 84, 24, 32, 87}; /* 1: probed (nvdisasm), 11 offsets fit the samples */ /* merged: 402 samples in the base, 28 new; 1: untrusted in the base */
+static const int8_t o739[] = {12, 81, 84, 24, 32, 87}; /* 2: probed (nvdisasm), 11 offsets fit the samples */ /* 5: probed (nvdisasm), 11 offsets fit the samples */ /* merged: 22 samples in the base, 1 new; 2: untrusted in the base; 5: untrusted in the base */
 static const int8_t o740[] = {12, 81, -1, 24, 32, -1, -1}; /* 0: 3 offsets fit, 1 values; the guard's bit */ /* 2: 10 offsets fit, 1 values */ /* 5: 10 offsets fit, 1 values */ /* 6: 48 offsets fit, 1 values */
-static const int8_t o741[] = {81, -1, 24, 32, 87}; /* 1: 3 offsets fit, 1 values */ /* merged: 1699 samples in the base, 1339 new */
+static const int8_t o741[] = {81, 84, 24, 32, 87}; /* 1: probed (nvdisasm), 3 offsets fit the samples */ /* merged: 3038 samples in the base, 194 new; 1: untrusted in the base */
 static const int8_t o742[] = {81, -1, 24, 32, -1, 68}; /* 1: 5 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */ /* merged: 979 samples in the base, 2 new */
 static const int8_t o743[] = {12, 16, 81, 84, 24, 32, 64};
-static const int8_t o744[] = {12, 16, 81, 24, 32, 64};
-static const int8_t o745[] = {12, 16, 24, 32, 64}; /* merged: 73 samples in the base, 95 new; 4: untrusted in the base */
+static const int8_t o744[] = {12, 16, 81, 24, 32, 64}; /* merged: 80 samples in the base, 31 new */
+static const int8_t o745[] = {12, 16, 24, 32, 64}; /* merged: 168 samples in the base, 2 new */
 static const int8_t o746[] = {12, 16, 24, 32, 64, 87, 77};
-static const int8_t o747[] = {16, 81, 84, 24, 32, 64};
-static const int8_t o748[] = {16, 81, 24, 32, 64}; /* merged: 1751 samples in the base, 2 new */
-static const int8_t o749[] = {16, 24, 32, 64}; /* merged: 2296 samples in the base, 1 new */
-static const int8_t o750[] = {16, 24, 32, 64, 87, 77}; /* merged: 593 samples in the base, 4 new */
-static const int8_t o751[] = {12, 16, 24, 32}; /* merged: 44 samples in the base, 1 new */
-static const int8_t o752[] = {12, 16, 24, 32, 87};
-static const int8_t o753[] = {16, 81, 24, 32}; /* merged: 2111 samples in the base, 1 new */
-static const int8_t o754[] = {-1, -1, -1, -1, 64}; /* 0: 4 offsets fit, 1 values */ /* 1: 55 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */ /* 3: 3 offsets fit, 1 values */
-static const int8_t o755[] = {16, 24, 32}; /* merged: 1039 samples in the base, 179 new */
-static const int8_t o756[] = {16, 24, 32, 87};
-static const int8_t o757[] = {16, 24, 32, 64}; /* merged: 2613 samples in the base, 8 new */
-static const int8_t o758[] = {16, 24, 32, 64, 87}; /* merged: 2056 samples in the base, 1 new */
-static const int8_t o759[] = {12, 16, 24, 32, -1, -1}; /* 2: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 4 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */
-static const int8_t o760[] = {-1, 16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
-static const int8_t o761[] = {16, 24, 32, 64, -1}; /* 4: 4 offsets fit, 1 values */ /* merged: 347 samples in the base, 539 new */
-static const int8_t o762[] = {16, 32}; /* merged: 15 samples in the base, 36 new */
-static const int8_t o763[] = {16, 24, 32, 64}; /* 0: 3 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 1: 45 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o764[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */
-static const int8_t o765[] = {12, 16, 24, 32, 64}; /* 0: 55 offsets fit, 1 values; the guard's bit */
-static const int8_t o766[] = {16, 24, 32, 64}; /* merged: 61 samples in the base, 474 new */
-static const int8_t o767[] = {12, 16, 24, 32}; /* merged: 43 samples in the base, 30 new */
-static const int8_t o768[] = {16, 24, 32}; /* merged: 3741 samples in the base, 942 new */
-static const int8_t o769[] = {12, 16, 24, 32}; /* merged: 123 samples in the base, 169 new */
-static const int8_t o770[] = {16, 24, 32}; /* merged: 1708 samples in the base, 2157 new */
-static const int8_t o771[] = {12, 16, 24, 32, 64};
-static const int8_t o772[] = {16, 24, 32, 64}; /* merged: 61978 samples in the base, 4429 new */
-static const int8_t o773[] = {12, 16, 24, 32, 64}; /* merged: 333 samples in the base, 335 new */
-static const int8_t o774[] = {16, 24, 32, 64}; /* merged: 3508 samples in the base, 5 new */
-static const int8_t o775[] = {16, 24, 32, 64, 87}; /* 1: probed (nvdisasm), 9 offsets fit the samples */ /* 2: probed (nvdisasm), 9 offsets fit the samples */ /* merged: 116 samples in the base, 1 new; 1: untrusted in the base; 2: untrusted in the base */
-static const int8_t o776[] = {16, -1, 24, 32, 64}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 59 offsets fit, 1 values */ /* 4: 2 offsets fit, 2 values; tied, split in operand order */
-static const int8_t o777[] = {16, 24, 32, 64};
-static const int8_t o778[] = {16, 24, 32, 64}; /* 1: 51 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o779[] = {16, 81, 24, 32, 64};
-static const int8_t o780[] = {16, 24, 32, 64}; /* merged: 41 samples in the base, 72 new */
-static const int8_t o781[] = {16, 24, 32}; /* merged: 6 samples in the base, 19 new */
-static const int8_t o782[] = {12, 16, 24, 64};
-static const int8_t o783[] = {16, 24, 64}; /* merged: 114 samples in the base, 9 new */
-static const int8_t o784[] = {-1, -1, 24, 32, -1}; /* 0: 62 offsets fit, 1 values */ /* 1: 11 offsets fit, 1 values */ /* 4: 11 offsets fit, 1 values */
-static const int8_t o785[] = {16, 24, 32, 64}; /* merged: 38473 samples in the base, 16 new */
-static const int8_t o786[] = {16, 24, 32}; /* merged: 2806 samples in the base, 16 new */
-static const int8_t o787[] = {16, 24, 32, 64};
-static const int8_t o788[] = {16, 24, 32, 64}; /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o789[] = {16, 24, 32, 64};
-static const int8_t o790[] = {16, 24, 32}; /* merged: 1378 samples in the base, 37 new */
-static const int8_t o791[] = {16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */
-static const int8_t o792[] = {16, -1, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* 3: 3 offsets fit, 1 values */
-static const int8_t o793[] = {16, 32}; /* merged: 59 samples in the base, 548 new */
-static const int8_t o794[] = {16, 24, 32, 87};
-static const int8_t o795[] = {81, -1, 24, 32, 87}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o796[] = {12, -1, -1, -1, -1}; /* 0: 33 offsets fit, 1 values; the guard's bit */ /* 1: 18 offsets fit, 1 values */ /* 2: 18 offsets fit, 1 values */ /* 3: 18 offsets fit, 1 values */ /* 4: 18 offsets fit, 1 values */
-static const int8_t o797[] = {16, 81, 24, 32, -1}; /* 4: 4 offsets fit, 1 values */ /* merged: 76 samples in the base, 30 new */
-static const int8_t o798[] = {16, 24, 32, 64}; /* merged: 267 samples in the base, 19 new */
-static const int8_t o799[] = {16, 24, 32, -1, 87, -1}; /* 3: 7 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */ /* merged: 29 samples in the base, 63 new */
-static const int8_t o800[] = {16, 24, 32};
-static const int8_t o801[] = {16, 24, 32, 87};
-static const int8_t o802[] = {16, 24, 32, 64}; /* merged: 64 samples in the base, 1 new */
-static const int8_t o803[] = {16, 24, 32, 64, -1}; /* 4: 9 offsets fit, 1 values */ /* merged: 12 samples in the base, 4 new */
-static const int8_t o804[] = {16, 24, 32, 64}; /* merged: 204 samples in the base, 1 new */
-static const int8_t o805[] = {16, 24, 32, 64};
-static const int8_t o806[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
-static const int8_t o807[] = {16, 32}; /* merged: 1 samples in the base, 26 new */
-static const int8_t o808[] = {16, 32};
-static const int8_t o809[] = {16, 32};
-static const int8_t o810[] = {81, 24, 32}; /* merged: 14 samples in the base, 263 new; 0: untrusted in the base */
-static const int8_t o811[] = {16, 32}; /* merged: 12 samples in the base, 496 new */
-static const int8_t o812[] = {16, 32}; /* merged: 5 samples in the base, 36 new */
-static const int8_t o813[] = {12, 16, 32};
-static const int8_t o814[] = {16, 32}; /* merged: 194 samples in the base, 731 new */
-static const int8_t o815[] = {16, 32}; /* merged: 7 samples in the base, 48 new */
-static const int8_t o816[] = {16, 32}; /* merged: 9 samples in the base, 65 new */
-static const int8_t o817[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */
-static const int8_t o818[] = {16, 32}; /* merged: 6 samples in the base, 22 new */
-static const int8_t o819[] = {24};
-static const int8_t o820[] = {32};
-static const int8_t o821[] = {16};
-static const int8_t o822[] = {-1}; /* 0: 3 offsets fit, 1 values */
-static const int8_t o823[] = {81, 64, 16, 24, 32};
-static const int8_t o824[] = {64, 16, 24, 32};
-static const int8_t o825[] = {81, 64, 16, 24, 32};
-static const int8_t o826[] = {64, 16, 24, 32};
-static const int8_t o827[] = {81, 64, 16, 24, 32};
-static const int8_t o828[] = {64, 16, 24, 32};
-static const int8_t o829[] = {64, 16, 24, 32};
-static const int8_t o830[] = {64, 16, 24};
-static const int8_t o831[] = {12, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
-static const int8_t o832[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 4 offsets fit, 1 values */
-static const int8_t o833[] = {24, 32};
-static const int8_t o834[] = {12, -1}; /* 0: 67 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 1 values */
-static const int8_t o835[] = {12, 24, 32}; /* merged: 519 samples in the base, 14 new */
-static const int8_t o836[] = {24, 32}; /* merged: 4717 samples in the base, 16 new */
-static const int8_t o837[] = {-1, 16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 4 values; tied, split in operand order */ /* 3: 2 offsets fit, 4 values; tied, split in operand order */
-static const int8_t o838[] = {81, 16, 24, 32, 64};
-static const int8_t o839[] = {12, -1, -1}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 9 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */
-static const int8_t o840[] = {16, 24, 32};
-static const int8_t o841[] = {16, 24, 32, 64};
-static const int8_t o842[] = {24, 32, 64};
-static const int8_t o843[] = {16, 24}; /* 1: 2 offsets fit, 10 values; narrowed (no overlap, operand order) */ /* merged: 1 samples in the base, 16 new; 1: untrusted in the base */
-static const int8_t o844[] = {-1, 16, 24, 32, 64}; /* 0: 3 offsets fit, 1 values */
-static const int8_t o845[] = {-1, 16, 24}; /* 0: 4 offsets fit, 1 values */
-static const int8_t o846[] = {16, 24};
-static const int8_t o847[] = {16, 24};
-static const int8_t o848[] = {16, -1, 64}; /* 1: 43 offsets fit, 1 values */
-static const int8_t o849[] = {12, 16, 24}; /* merged: 2 samples in the base, 5 new */
-static const int8_t o850[] = {16, 24}; /* merged: 12 samples in the base, 2942 new */
-static const int8_t o851[] = {12, 16, 24, 64};
-static const int8_t o852[] = {16, 24, 64}; /* merged: 68 samples in the base, 2052 new */
-static const int8_t o853[] = {12, 16, 24, 64}; /* merged: 124 samples in the base, 147 new */
-static const int8_t o854[] = {16, 24, 64}; /* merged: 790 samples in the base, 1140 new */
-static const int8_t o855[] = {16, 24, 64}; /* merged: 4 samples in the base, 16 new */
-static const int8_t o856[] = {16, 24, 64}; /* merged: 36 samples in the base, 30 new */
-static const int8_t o857[] = {-1, 16, 24, 32}; /* 0: 2 offsets fit, 1 values */ /* merged: 12 samples in the base, 368 new */
-static const int8_t o858[] = {24, 32}; /* merged: 5 samples in the base, 128 new; 1: untrusted in the base */
+static const int8_t o747[] = {16, 81, 84, 24, 32, 64}; /* merged: 257 samples in the base, 7 new */
+static const int8_t o748[] = {16, 81, 24, 32, 64}; /* merged: 1753 samples in the base, 20 new */
+static const int8_t o749[] = {16, 24, 32, 64}; /* merged: 2297 samples in the base, 101 new */
+static const int8_t o750[] = {16, 24, 32, 64, 87, 77}; /* merged: 597 samples in the base, 15 new */
+static const int8_t o751[] = {12, 16, 81, 24, 32}; /* 0: 7 offsets fit, 1 values; the guard's bit */ /* 2: probed (nvdisasm), 55 offsets fit the samples */
+static const int8_t o752[] = {12, 16, 24, 32}; /* merged: 44 samples in the base, 1 new */
+static const int8_t o753[] = {12, 16, 24, 32, 87}; /* merged: 117 samples in the base, 31 new */
+static const int8_t o754[] = {12, 16, 24, 32, 64, 87}; /* 0: 6 offsets fit, 1 values; the guard's bit */ /* 1: probed (nvdisasm), 3 offsets fit the samples */ /* 2: probed (nvdisasm), 3 offsets fit the samples */ /* 3: probed (nvdisasm), 2 offsets fit the samples */ /* 4: probed (nvdisasm), 2 offsets fit the samples */ /* 5: probed (nvdisasm), 57 offsets fit the samples */
+static const int8_t o755[] = {16, 81, 24, 32}; /* merged: 2112 samples in the base, 26 new */
+static const int8_t o756[] = {-1, -1, -1, -1, 64}; /* 0: 4 offsets fit, 1 values */ /* 1: 55 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */ /* 3: 3 offsets fit, 1 values */
+static const int8_t o757[] = {16, 24, 32}; /* merged: 1218 samples in the base, 25 new */
+static const int8_t o758[] = {16, 24, 32, 87}; /* merged: 2978 samples in the base, 8 new */
+static const int8_t o759[] = {16, 24, 32, 64}; /* merged: 2621 samples in the base, 119 new */
+static const int8_t o760[] = {16, 24, 32, 64, 87}; /* merged: 2057 samples in the base, 26 new */
+static const int8_t o761[] = {12, 16, 24, 32, -1, -1}; /* 2: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 4 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */
+static const int8_t o762[] = {-1, 16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
+static const int8_t o763[] = {16, 24, 32, 64, 87}; /* 4: probed (nvdisasm), 12 offsets fit the samples */ /* merged: 886 samples in the base, 30 new; 4: untrusted in the base */
+static const int8_t o764[] = {16, 32}; /* merged: 51 samples in the base, 8 new */
+static const int8_t o765[] = {16, 24, 32, 64}; /* 0: 3 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 1: 45 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o766[] = {16, 24, 32, 87}; /* 3: probed (nvdisasm), 2 offsets fit the samples */ /* merged: 196 samples in the base, 5 new; 3: untrusted in the base */
+static const int8_t o767[] = {12, 16, 24, 32, 64}; /* 0: 55 offsets fit, 1 values; the guard's bit */
+static const int8_t o768[] = {16, 24, 32, 64}; /* merged: 61 samples in the base, 474 new */
+static const int8_t o769[] = {12, 16, 24, 32}; /* merged: 43 samples in the base, 30 new */
+static const int8_t o770[] = {16, 24, 32}; /* merged: 4683 samples in the base, 1920 new */
+static const int8_t o771[] = {12, 16, 24, 32}; /* merged: 123 samples in the base, 169 new */
+static const int8_t o772[] = {16, 24, 32}; /* merged: 3865 samples in the base, 1180 new */
+static const int8_t o773[] = {12, 16, 24, 32, 64};
+static const int8_t o774[] = {16, 24, 32, 64}; /* merged: 66407 samples in the base, 32 new */
+static const int8_t o775[] = {12, 16, 24, 32, 64}; /* merged: 668 samples in the base, 47 new */
+static const int8_t o776[] = {12, 16, 24, 32, 64, 87}; /* 2: probed (nvdisasm), 9 offsets fit the samples */ /* 3: probed (nvdisasm), 9 offsets fit the samples */
+static const int8_t o777[] = {16, 24, 32, 64}; /* merged: 3513 samples in the base, 896 new */
+static const int8_t o778[] = {16, 24, 32, 64, 87}; /* merged: 117 samples in the base, 9 new */
+static const int8_t o779[] = {16, -1, 24, 32, 64}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 59 offsets fit, 1 values */ /* 4: 2 offsets fit, 2 values; tied, split in operand order */
+static const int8_t o780[] = {16, 24, 32, 64}; /* merged: 85 samples in the base, 2 new */
+static const int8_t o781[] = {16, 24, 32, 64}; /* 1: 51 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o782[] = {16, 81, 24, 32, 64};
+static const int8_t o783[] = {16, 24, 32, 64}; /* merged: 113 samples in the base, 16 new */
+static const int8_t o784[] = {16, 24, 32}; /* merged: 6 samples in the base, 19 new */
+static const int8_t o785[] = {12, 16, 24, 64};
+static const int8_t o786[] = {16, 24, 64}; /* merged: 114 samples in the base, 9 new */
+static const int8_t o787[] = {-1, -1, 24, 32, -1}; /* 0: 62 offsets fit, 1 values */ /* 1: 11 offsets fit, 1 values */ /* 4: 11 offsets fit, 1 values */
+static const int8_t o788[] = {16, 24, 32, 64}; /* merged: 38473 samples in the base, 16 new */
+static const int8_t o789[] = {16, 24, 32}; /* merged: 2806 samples in the base, 16 new */
+static const int8_t o790[] = {16, 24, 32, 64};
+static const int8_t o791[] = {16, 24, 32, 64}; /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o792[] = {16, 24, 32, 64}; /* merged: 1478 samples in the base, 4096 new */
+static const int8_t o793[] = {16, 24, 32}; /* merged: 1415 samples in the base, 1024 new */
+static const int8_t o794[] = {16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */
+static const int8_t o795[] = {16, -1, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* 3: 3 offsets fit, 1 values */
+static const int8_t o796[] = {16, 32}; /* merged: 59 samples in the base, 548 new */
+static const int8_t o797[] = {12, 16, 24, 32, 87};
+static const int8_t o798[] = {16, 24, 32, 87}; /* merged: 200 samples in the base, 4 new */
+static const int8_t o799[] = {12, 81, 84, 24, 32, 87}; /* 0: 7 offsets fit, 1 values; the guard's bit */ /* 1: probed (nvdisasm), 7 offsets fit the samples */ /* 2: probed (nvdisasm), 9 offsets fit the samples */ /* 3: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 5: probed (nvdisasm), 9 offsets fit the samples */
+static const int8_t o800[] = {12, 81, 84, 24, 32, 87, 68}; /* 0: 9 offsets fit, 1 values; the guard's bit */ /* 1: probed (nvdisasm), 8 offsets fit the samples */ /* 2: probed (nvdisasm), 8 offsets fit the samples */ /* 3: probed (nvdisasm), 2 offsets fit the samples */ /* 4: probed (nvdisasm), 3 offsets fit the samples */ /* 5: probed (nvdisasm), 8 offsets fit the samples */ /* 6: probed (nvdisasm), 8 offsets fit the samples */
+static const int8_t o801[] = {81, 84, 24, 32, 87}; /* 1: probed (nvdisasm), 3 offsets fit the samples */ /* merged: 469 samples in the base, 24 new; 1: untrusted in the base */
+static const int8_t o802[] = {81, 84, 24, 32, 87, 68}; /* 0: probed (nvdisasm) at bit 81, the samples gave 68 */ /* 1: probed (nvdisasm), 8 offsets fit the samples */ /* 5: probed (nvdisasm) at bit 68, the samples gave 81 */
+static const int8_t o803[] = {12, 16, 24, 32, 64}; /* merged: 16 samples in the base, 27 new; 1: untrusted in the base; 2: untrusted in the base; 3: untrusted in the base; 4: untrusted in the base */
+static const int8_t o804[] = {16, 81, 84, 24, 32, 64}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 3: 2 offsets fit, 2 values; tied, split in operand order */
+static const int8_t o805[] = {16, 81, 24, 32, -1}; /* 4: 4 offsets fit, 1 values */ /* merged: 76 samples in the base, 30 new */
+static const int8_t o806[] = {16, 24, 32, 64}; /* merged: 286 samples in the base, 18 new */
+static const int8_t o807[] = {16, 24, 32, 64, 87, 77}; /* 5: 2 offsets fit, 2 values; narrowed (no overlap, operand order) */ /* merged: 92 samples in the base, 4 new; 3: untrusted in the base; 5: untrusted in the base */
+static const int8_t o808[] = {16, 24, 32};
+static const int8_t o809[] = {16, 24, 32, 87};
+static const int8_t o810[] = {16, 24, 32, 64}; /* merged: 65 samples in the base, 2 new */
+static const int8_t o811[] = {16, 24, 32, 64, 87}; /* 4: probed (nvdisasm), 11 offsets fit the samples */ /* merged: 16 samples in the base, 2 new; 4: untrusted in the base */
+static const int8_t o812[] = {16, 24, 32, 64};
+static const int8_t o813[] = {12, 16, 24, 32, 64};
+static const int8_t o814[] = {16, 24, 32, 64}; /* merged: 205 samples in the base, 60 new */
+static const int8_t o815[] = {12, 16, 24, 32, 64};
+static const int8_t o816[] = {16, 24, 32, 64}; /* merged: 24 samples in the base, 18 new */
+static const int8_t o817[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
+static const int8_t o818[] = {16, 32}; /* merged: 1 samples in the base, 26 new */
+static const int8_t o819[] = {16, 32};
+static const int8_t o820[] = {16, 32};
+static const int8_t o821[] = {81, 24, 32}; /* merged: 14 samples in the base, 263 new; 0: untrusted in the base */
+static const int8_t o822[] = {16, 32}; /* merged: 508 samples in the base, 8 new */
+static const int8_t o823[] = {16, 32}; /* merged: 41 samples in the base, 8 new */
+static const int8_t o824[] = {12, 16, 32}; /* merged: 25 samples in the base, 56 new */
+static const int8_t o825[] = {16, 32}; /* merged: 925 samples in the base, 1192 new */
+static const int8_t o826[] = {16, 32}; /* merged: 7 samples in the base, 48 new */
+static const int8_t o827[] = {16, 32}; /* merged: 9 samples in the base, 65 new */
+static const int8_t o828[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */
+static const int8_t o829[] = {16, 32}; /* merged: 6 samples in the base, 22 new */
+static const int8_t o830[] = {24};
+static const int8_t o831[] = {32};
+static const int8_t o832[] = {16};
+static const int8_t o833[] = {-1}; /* 0: 3 offsets fit, 1 values */
+static const int8_t o834[] = {81, 64, 16, 24, 32};
+static const int8_t o835[] = {64, 16, 24, 32};
+static const int8_t o836[] = {81, 64, 16, 24, 32};
+static const int8_t o837[] = {64, 16, 24, 32};
+static const int8_t o838[] = {81, 64, 16, 24, 32};
+static const int8_t o839[] = {64, 16, 24, 32};
+static const int8_t o840[] = {64, 16, 24, 32};
+static const int8_t o841[] = {64, 16, 24};
+static const int8_t o842[] = {12, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
+static const int8_t o843[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 4 offsets fit, 1 values */
+static const int8_t o844[] = {24, 32}; /* merged: 113 samples in the base, 265 new */
+static const int8_t o845[] = {12, -1}; /* 0: 67 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 1 values */
+static const int8_t o846[] = {12, 24, 32}; /* merged: 533 samples in the base, 16 new */
+static const int8_t o847[] = {24, 32}; /* merged: 4733 samples in the base, 448 new */
+static const int8_t o848[] = {-1, 16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 4 values; tied, split in operand order */ /* 3: 2 offsets fit, 4 values; tied, split in operand order */
+static const int8_t o849[] = {81, 16, 24, 32, 64};
+static const int8_t o850[] = {12, -1, -1}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 9 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */
+static const int8_t o851[] = {16, 24, 32};
+static const int8_t o852[] = {16, 24, 32, 64};
+static const int8_t o853[] = {24, 32, 64};
+static const int8_t o854[] = {16, 24}; /* 1: 2 offsets fit, 10 values; narrowed (no overlap, operand order) */ /* merged: 1 samples in the base, 16 new; 1: untrusted in the base */
+static const int8_t o855[] = {-1, 16, 24, 32, 64}; /* 0: 3 offsets fit, 1 values */
+static const int8_t o856[] = {-1, 16, 24}; /* 0: 4 offsets fit, 1 values */
+static const int8_t o857[] = {12, 16, 24};
+static const int8_t o858[] = {16, 24};
 static const int8_t o859[] = {16, 24};
-static const int8_t o860[] = {16, 24, 64}; /* merged: 3 samples in the base, 17 new; 0: untrusted in the base */
-static const int8_t o861[] = {12, 16, 24, 64}; /* 0: 55 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */ /* 3: 2 offsets fit, 1 values; tied, split in operand order */
-static const int8_t o862[] = {16, 24, 64}; /* merged: 930 samples in the base, 5 new */
-static const int8_t o863[] = {16, 24, 64, 87}; /* merged: 4 samples in the base, 184 new */
-static const int8_t o864[] = {12, 16, 24, 64}; /* merged: 84 samples in the base, 12 new */
-static const int8_t o865[] = {16, 24, 64}; /* merged: 406 samples in the base, 801 new */
-static const int8_t o866[] = {12, 16}; /* merged: 47 samples in the base, 94 new */
-static const int8_t o867[] = {16}; /* merged: 324 samples in the base, 1187 new */
-static const int8_t o868[] = {16, 24}; /* merged: 92 samples in the base, 19 new */
-static const int8_t o869[] = {12, 16};
-static const int8_t o870[] = {16}; /* merged: 7755 samples in the base, 35 new */
-static const int8_t o871[] = {81, 87}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 2 offsets fit, 2 values; tied */
-static const int8_t t871[] = {0, 0};
-static const int8_t o872[] = {16, -1, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 2 samples in the base, 16 new */
-static const int8_t o873[] = {16, 24, 87}; /* merged: 584 samples in the base, 368 new */
-static const int8_t o874[] = {16, 24, 87}; /* merged: 27 samples in the base, 96 new */
-static const int8_t o875[] = {16, 24, -1}; /* 2: 8 offsets fit, 1 values */
-static const int8_t o876[] = {16, 24, -1}; /* 2: 6 offsets fit, 1 values */ /* merged: 1 samples in the base, 16 new; 1: untrusted in the base */
-static const int8_t o877[] = {81, -1, 24, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 100 samples in the base, 1479 new; 3: untrusted in the base */
-static const int8_t o878[] = {81, 84, 24, 87}; /* 1: probed (nvdisasm), 6 offsets fit the samples */ /* merged: 5001 samples in the base, 1 new; 1: untrusted in the base */
-static const int8_t o879[] = {12, 16, 24, -1}; /* 3: 8 offsets fit, 1 values */ /* merged: 82 samples in the base, 241 new */
-static const int8_t o880[] = {16, 81, 84, 24, 64};
-static const int8_t o881[] = {16, 81, 24, 64}; /* merged: 294 samples in the base, 9 new */
-static const int8_t o882[] = {16, 24, 64}; /* merged: 4963 samples in the base, 2502 new */
-static const int8_t o883[] = {16, 24, 64, 87, 77}; /* merged: 164 samples in the base, 17 new; 2: untrusted in the base; 4: untrusted in the base */
-static const int8_t o884[] = {12, 16, 24};
-static const int8_t o885[] = {16, 24}; /* merged: 674 samples in the base, 245 new */
-static const int8_t o886[] = {16, 24, 64};
-static const int8_t o887[] = {12, 16, 24, 64, -1}; /* 4: 3 offsets fit, 1 values */
-static const int8_t o888[] = {81, 16, 24, 64, -1}; /* 4: 9 offsets fit, 1 values */ /* merged: 346 samples in the base, 732 new */
-static const int8_t o889[] = {16, 24, 64, -1}; /* 3: 4 offsets fit, 1 values */ /* merged: 3343 samples in the base, 3752 new */
-static const int8_t o890[] = {16, 24, 64}; /* merged: 6 samples in the base, 88 new */
-static const int8_t o891[] = {16, 24, -1}; /* 2: 2 offsets fit, 1 values */
-static const int8_t o892[] = {12, 16, 24, 64}; /* merged: 143 samples in the base, 2 new */
-static const int8_t o893[] = {16, 24, 64}; /* merged: 9111 samples in the base, 2 new */
-static const int8_t o894[] = {81, -1, 87, 77, 68}; /* 1: 3 offsets fit, 1 values */ /* merged: 108 samples in the base, 948 new */
-static const int8_t o895[] = {81, -1, -1, -1, 68}; /* 1: 7 offsets fit, 1 values */ /* 2: 7 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */
-static const int8_t o896[] = {12, 16, 24}; /* merged: 47 samples in the base, 56 new */
-static const int8_t o897[] = {16, 24}; /* merged: 40 samples in the base, 628 new */
-static const int8_t o898[] = {16, 24, 64};
-static const int8_t o899[] = {12, 16, 24, 64}; /* merged: 43 samples in the base, 474 new */
-static const int8_t o900[] = {16, 24, 64}; /* merged: 34 samples in the base, 420 new */
-static const int8_t o901[] = {12, 16, 24, 64}; /* merged: 337 samples in the base, 26 new */
-static const int8_t o902[] = {16, 24, 64}; /* merged: 10429 samples in the base, 3 new */
-static const int8_t o903[] = {16, 24, 64, 87}; /* merged: 267 samples in the base, 1 new */
-static const int8_t o904[] = {12, 16, 24, 64};
-static const int8_t o905[] = {16, 24, 64}; /* merged: 2060 samples in the base, 1 new */
-static const int8_t o906[] = {16, 24, 64}; /* merged: 57 samples in the base, 3 new */
-static const int8_t o907[] = {16, 24}; /* merged: 1 samples in the base, 60 new; 0: untrusted in the base; 1: untrusted in the base */
-static const int8_t o908[] = {16, 24};
-static const int8_t o909[] = {16, 24}; /* merged: 1 samples in the base, 16 new; 0: untrusted in the base; 1: untrusted in the base */
-static const int8_t o910[] = {16}; /* merged: 44 samples in the base, 3 new */
-static const int8_t o911[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* merged: 3 samples in the base, 19 new */
-static const int8_t o912[] = {16, 24, 87};
-static const int8_t o913[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o914[] = {16, 81, 24, -1}; /* 3: 4 offsets fit, 1 values */ /* merged: 26 samples in the base, 53 new; 1: untrusted in the base */
-static const int8_t o915[] = {16, 24, 64}; /* merged: 717 samples in the base, 1 new */
-static const int8_t o916[] = {16, 24}; /* merged: 84 samples in the base, 1 new */
-static const int8_t o917[] = {16, 24, 87};
-static const int8_t o918[] = {16, 24, 64, -1}; /* 3: 9 offsets fit, 1 values */ /* merged: 31 samples in the base, 22 new */
-static const int8_t o919[] = {16, 24, 64}; /* merged: 2136 samples in the base, 2 new */
-static const int8_t o920[] = {16, 24, 64};
-static const int8_t o921[] = {16, 24, 64}; /* merged: 4 samples in the base, 16 new */
-static const int8_t o922[] = {16}; /* merged: 9 samples in the base, 237 new */
-static const int8_t o923[] = {0}; /* merged: 10194 samples in the base, 33 new */
-static const int8_t o924[] = {16}; /* merged: 2739 samples in the base, 6 new */
-static const int8_t o925[] = {0}; /* merged: 15 samples in the base, 406 new */
-static const int8_t o926[] = {16}; /* merged: 883 samples in the base, 777 new */
-static const int8_t o927[] = {16};
-static const int8_t o928[] = {0}; /* merged: 67 samples in the base, 280 new */
-static const int8_t o929[] = {12};
-static const int8_t o930[] = {16}; /* merged: 883 samples in the base, 777 new */
-static const int8_t o931[] = {0}; /* merged: 4 samples in the base, 2 new */
-static const int8_t o932[] = {0}; /* merged: 2965 samples in the base, 3 new */
-static const int8_t o933[] = {12}; /* merged: 6983 samples in the base, 1 new */
-static const int8_t o934[] = {12, 87}; /* merged: 9 samples in the base, 237 new */
-static const int8_t o935[] = {-1}; /* 0: 2 offsets fit, 1 values */
-static const int8_t o936[] = {0};
-static const int8_t o937[] = {0}; /* merged: 890 samples in the base, 3 new */
-static const int8_t o938[] = {12}; /* merged: 945 samples in the base, 1 new */
-static const int8_t o939[] = {12, 87}; /* merged: 32 samples in the base, 2 new; 1: untrusted in the base */
-static const int8_t o940[] = {24}; /* merged: 38 samples in the base, 241 new */
-static const int8_t o941[] = {0};
-static const int8_t o942[] = {0};
-static const int8_t o943[] = {12, 16, 24}; /* 0: 3 offsets fit, 1 values; the guard's bit */
-static const int8_t o944[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
-static const int8_t o945[] = {16, 32, 24}; /* merged: 20 samples in the base, 18 new */
-static const int8_t o946[] = {12, 16, 32, 24}; /* merged: 927 samples in the base, 12 new */
-static const int8_t o947[] = {16, 32, 24}; /* merged: 9897 samples in the base, 1 new */
-static const int8_t o948[] = {12, 16, 24}; /* 0: 73 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o949[] = {16, 24};
-static const int8_t o950[] = {12, 16, 24};
-static const int8_t o951[] = {16};
-static const int8_t o952[] = {16, 24}; /* merged: 31649 samples in the base, 30 new */
-static const int8_t o953[] = {16, 24, 32};
-static const int8_t o954[] = {16, 32};
-static const int8_t o955[] = {64, 24, 32}; /* merged: 6 samples in the base, 19 new */
-static const int8_t o956[] = {12, 64, 24, 32}; /* merged: 655 samples in the base, 13 new */
-static const int8_t o957[] = {64, 24, 32}; /* merged: 6063 samples in the base, 3 new */
-static const int8_t o958[] = {12, 24, -1, -1}; /* 0: 9 offsets fit, 1 values; the guard's bit */ /* 2: 7 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
-static const int8_t o959[] = {24, 64, 32};
-static const int8_t o960[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
-static const int8_t o961[] = {12, -1, 16, 64, -1, -1}; /* 0: 53 offsets fit, 1 values; the guard's bit */ /* 1: 5 offsets fit, 1 values */ /* 4: 3 offsets fit, 1 values */ /* 5: 2 offsets fit, 1 values */
-static const int8_t o962[] = {-1, 16, -1, 24, 32}; /* 0: 5 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* merged: 1 samples in the base, 16 new */
-static const int8_t o963[] = {12, 64, 24, 32}; /* merged: 2 samples in the base, 16 new */
-static const int8_t o964[] = {64, 24, 32}; /* merged: 16 samples in the base, 48 new */
-static const int8_t o965[] = {0};
-static const int8_t o966[] = {0};
-static const int8_t o967[] = {16, 24, 64};
-static const int8_t o968[] = {24, 32, 64};
-static const int8_t o969[] = {24, 32, 64};
-static const int8_t o970[] = {12, -1, 16, 64, 24, 32}; /* 1: 4 offsets fit, 1 values */ /* merged: 2 samples in the base, 16 new */
-static const int8_t o971[] = {-1, 16, 64, 24, 32}; /* 0: 11 offsets fit, 1 values */ /* merged: 3 samples in the base, 32 new */
-static const int8_t o972[] = {0};
-static const int8_t o973[] = {0};
-static const int8_t o974[] = {-1}; /* 0: 4 offsets fit, 1 values */
-static const int8_t o975[] = {16}; /* merged: 276 samples in the base, 5 new */
-static const int8_t o976[] = {12, -1}; /* 0: 75 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values */
-static const int8_t o977[] = {16}; /* merged: 336 samples in the base, 439 new */
-static const int8_t o978[] = {16, 24, 87};
-static const int8_t o979[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
-static const int8_t o980[] = {81, -1, 24, 87}; /* 1: 2 offsets fit, 1 values */
-static const int8_t o981[] = {81, 84, 24, 87}; /* 1: probed (nvdisasm), 6 offsets fit the samples */ /* merged: 1938 samples in the base, 8 new; 1: untrusted in the base */
-static const int8_t o982[] = {81, 84, 24, 87, 68}; /* 1: probed (nvdisasm), 2 offsets fit the samples */ /* merged: 66 samples in the base, 7 new; 0: untrusted in the base; 1: untrusted in the base; 3: untrusted in the base; 4: untrusted in the base */
-static const int8_t o983[] = {12, 16, 81, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
-static const int8_t o984[] = {12, 16, 24, -1}; /* 3: 8 offsets fit, 1 values */ /* merged: 2 samples in the base, 4 new */
-static const int8_t o985[] = {12, 16, 24, -1, 87, -1}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 3: 4 offsets fit, 1 values */ /* 5: 14 offsets fit, 1 values */
-static const int8_t o986[] = {16, 81, 84, 24, 64};
-static const int8_t o987[] = {16, 81, 24, 64}; /* merged: 518 samples in the base, 239 new */
-static const int8_t o988[] = {16, 24, 64}; /* merged: 276 samples in the base, 50 new */
-static const int8_t o989[] = {16, 24, 64, 87, 77}; /* merged: 491 samples in the base, 55 new */
-static const int8_t o990[] = {12, 16, 81, 24}; /* merged: 294 samples in the base, 9 new */
-static const int8_t o991[] = {12, 16, 24, 64, 87}; /* merged: 294 samples in the base, 9 new */
-static const int8_t o992[] = {16, 81, 24}; /* merged: 2316 samples in the base, 3 new */
-static const int8_t o993[] = {16, 24};
-static const int8_t o994[] = {16, 24, -1}; /* 0: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 2: 53 offsets fit, 1 values */
-static const int8_t o995[] = {16, 24, 64, 87}; /* merged: 2316 samples in the base, 3 new */
-static const int8_t o996[] = {12, 16, -1, -1, -1}; /* 2: 4 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */ /* 4: 17 offsets fit, 1 values */ /* merged: 4 samples in the base, 36 new */
-static const int8_t o997[] = {16, 24, 64, -1}; /* 3: 12 offsets fit, 1 values */ /* merged: 4 samples in the base, 16 new */
-static const int8_t o998[] = {16}; /* merged: 4 samples in the base, 36 new */
-static const int8_t o999[] = {16, 24, -1}; /* 2: 2 offsets fit, 1 values */
-static const int8_t o1000[] = {12, 16, 24};
-static const int8_t o1001[] = {16, 24}; /* merged: 3924 samples in the base, 50 new */
-static const int8_t o1002[] = {12, 16, 24, 64};
-static const int8_t o1003[] = {16, 24, 64}; /* merged: 3752 samples in the base, 156 new */
-static const int8_t o1004[] = {12, 16, 24, 64};
-static const int8_t o1005[] = {16, 24, 64}; /* merged: 2479 samples in the base, 1 new */
-static const int8_t o1006[] = {12, 16, 24, 64}; /* merged: 150 samples in the base, 4 new */
-static const int8_t o1007[] = {16, 24, 64}; /* merged: 2625 samples in the base, 3 new */
-static const int8_t o1008[] = {12, 16, 24};
-static const int8_t o1009[] = {16, 24};
-static const int8_t o1010[] = {12, 16, 24, 64};
-static const int8_t o1011[] = {16, 24, 64};
-static const int8_t o1012[] = {16}; /* merged: 10 samples in the base, 231 new */
-static const int8_t o1013[] = {16}; /* merged: 1864 samples in the base, 3 new */
-static const int8_t o1014[] = {16};
-static const int8_t o1015[] = {16}; /* merged: 1 samples in the base, 17 new; 0: untrusted in the base */
-static const int8_t o1016[] = {-1}; /* 0: 2 offsets fit, 2 values */
-static const int8_t o1017[] = {16};
-static const int8_t o1018[] = {0}; /* merged: 996 samples in the base, 8 new */
-static const int8_t o1019[] = {81, 64, 16, 24, 32}; /* merged: 1 samples in the base, 48 new; 0: untrusted in the base; 1: untrusted in the base; 2: untrusted in the base; 3: untrusted in the base; 4: untrusted in the base */
-static const int8_t o1020[] = {64, 16, 24, 32}; /* merged: 33 samples in the base, 448 new */
-static const int8_t o1021[] = {81, 64, 16, 24, 32};
-static const int8_t o1022[] = {64, 16, 24, 32}; /* merged: 6 samples in the base, 144 new */
-static const int8_t o1023[] = {81, 64, 16, 24, 32};
-static const int8_t o1024[] = {64, 16, 24}; /* merged: 5 samples in the base, 64 new */
-static const int8_t o1025[] = {64, 16, 24, 32}; /* merged: 4 samples in the base, 128 new */
-static const int8_t o1026[] = {64, 16, 24, 32}; /* merged: 2 samples in the base, 96 new */
-static const int8_t o1027[] = {64, 16, 24}; /* merged: 3 samples in the base, 60 new */
-static const int8_t o1028[] = {-1, -1}; /* 0: 2 offsets fit, 1 values */ /* 1: 60 offsets fit, 1 values */
-static const int8_t o1029[] = {16, 24}; /* merged: 10 samples in the base, 208 new */
-static const int8_t o1030[] = {24, 32}; /* merged: 4 samples in the base, 48 new */
-static const int8_t o1031[] = {24, 32}; /* merged: 8 samples in the base, 144 new */
-static const int8_t o1032[] = {16, 32}; /* merged: 139 samples in the base, 92 new */
-static const int8_t o1033[] = {16, 24, 32, 87};
-static const int8_t o1034[] = {81, -1, 24, 32, 87}; /* 1: 6 offsets fit, 1 values */ /* merged: 1151 samples in the base, 5 new */
-static const int8_t o1035[] = {81, -1, 24, 32, -1, 68}; /* 1: 5 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */
-static const int8_t o1036[] = {12, 16, 81, 84, 24, 32, 64};
-static const int8_t o1037[] = {12, 16, 81, 24, 32, -1}; /* 5: 2 offsets fit, 1 values */
-static const int8_t o1038[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
-static const int8_t o1039[] = {16, 81, 84, 24, 32, 64};
-static const int8_t o1040[] = {16, 81, 24, 32, -1}; /* 4: 2 offsets fit, 1 values */
-static const int8_t o1041[] = {16, 24, 32, 64}; /* merged: 467 samples in the base, 19 new */
-static const int8_t o1042[] = {16, 24, 32, 64, 87, 77};
-static const int8_t o1043[] = {12, 16, 24, 32, -1}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 4: 2 offsets fit, 1 values */
-static const int8_t o1044[] = {16, 81, 24, 32};
-static const int8_t o1045[] = {16, 24, 32};
-static const int8_t o1046[] = {16, 24, 32, 87};
-static const int8_t o1047[] = {16, 24, 32, 64, 87};
-static const int8_t o1048[] = {12, 16, -1, -1, -1, -1}; /* 2: 4 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values */ /* 4: 4 offsets fit, 1 values */ /* 5: 18 offsets fit, 1 values */
-static const int8_t o1049[] = {16, 24, 32, 64, -1}; /* 4: 5 offsets fit, 1 values */ /* merged: 43 samples in the base, 18 new */
-static const int8_t o1050[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */
-static const int8_t o1051[] = {12, 16, 24, 32, 64};
-static const int8_t o1052[] = {16, 24, 32, 64}; /* merged: 1478 samples in the base, 5 new */
-static const int8_t o1053[] = {16, 24, 32, 64};
-static const int8_t o1054[] = {16, 32};
-static const int8_t o1055[] = {12, 16, 32}; /* 0: 74 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o1056[] = {16, 32}; /* merged: 256 samples in the base, 32 new */
-static const int8_t o1057[] = {16, 32}; /* merged: 3 samples in the base, 17 new */
-static const int8_t o1058[] = {16, 32};
-static const int8_t o1059[] = {16, 32}; /* merged: 1 samples in the base, 3 new; 0: untrusted in the base */
-static const int8_t o1060[] = {16, -1}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o1061[] = {16, 24, 64, 32}; /* merged: 207 samples in the base, 122 new */
-static const int8_t o1062[] = {16};
-static const int8_t o1063[] = {16};
-static const int8_t o1064[] = {-1, 16, 24}; /* 0: 3 offsets fit, 1 values */ /* merged: 215 samples in the base, 432 new */
-static const int8_t o1065[] = {16, 24, 64}; /* merged: 2 samples in the base, 16 new; 1: untrusted in the base */
-static const int8_t o1066[] = {16, -1}; /* 1: 4 offsets fit, 1 values */
-static const int8_t o1067[] = {12, 16, -1, 24}; /* 2: 2 offsets fit, 1 values */
-static const int8_t o1068[] = {-1, -1, -1}; /* 0: 2 offsets fit, 2 values */ /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 2 values */
-static const int8_t o1069[] = {12, 16, 32}; /* merged: 94 samples in the base, 150 new */
-static const int8_t o1070[] = {16, 32}; /* merged: 2289 samples in the base, 11 new */
-static const int8_t o1071[] = {12, 16, 24, 32, 87};
-static const int8_t o1072[] = {16, 24, 32, 87}; /* merged: 1441 samples in the base, 249 new */
-static const int8_t o1073[] = {16, 24, 32, 87}; /* merged: 116 samples in the base, 40 new */
-static const int8_t o1074[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 1 values */ /* merged: 88 samples in the base, 288 new */
-static const int8_t o1075[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */ /* merged: 6 samples in the base, 238 new */
-static const int8_t o1076[] = {81, -1, 24, 32, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 55 samples in the base, 347 new; 4: untrusted in the base */
-static const int8_t o1077[] = {12, 81, -1, 24, 32, -1}; /* 2: 5 offsets fit, 1 values */ /* 5: 5 offsets fit, 1 values */
-static const int8_t o1078[] = {12, 81, -1, 24, 32, -1, -1}; /* 0: 3 offsets fit, 1 values; the guard's bit */ /* 2: 10 offsets fit, 1 values */ /* 5: 10 offsets fit, 1 values */ /* 6: 48 offsets fit, 1 values */
-static const int8_t o1079[] = {81, 84, 24, 32, 87}; /* 1: probed (nvdisasm), 12 offsets fit the samples */ /* merged: 3038 samples in the base, 2 new; 1: untrusted in the base */
-static const int8_t o1080[] = {81, -1, 24, 32, -1, 68}; /* 1: 5 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */ /* merged: 979 samples in the base, 2 new */
-static const int8_t o1081[] = {12, 16, 81, 84, 24, 32, 64}; /* merged: 119 samples in the base, 1 new */
-static const int8_t o1082[] = {12, 16, 81, 24, 32, 64};
-static const int8_t o1083[] = {12, 16, 24, 32, 64}; /* merged: 170 samples in the base, 1 new */
-static const int8_t o1084[] = {12, 16, 24, 32, 64, 87, 77}; /* merged: 143 samples in the base, 1 new */
-static const int8_t o1085[] = {16, 81, 84, 24, 32, 64}; /* merged: 259 samples in the base, 2 new */
-static const int8_t o1086[] = {16, 81, 24, 32, 64}; /* merged: 1751 samples in the base, 6 new */
-static const int8_t o1087[] = {16, 24, 32, 64}; /* merged: 2312 samples in the base, 25 new */
-static const int8_t o1088[] = {16, 24, 32, 64, 87, 77}; /* merged: 583 samples in the base, 2 new */
-static const int8_t o1089[] = {12, 16, 24, 32}; /* merged: 50 samples in the base, 1 new */
-static const int8_t o1090[] = {12, 16, 24, 32, 87};
-static const int8_t o1091[] = {16, 81, 24, 32}; /* merged: 2103 samples in the base, 1 new */
-static const int8_t o1092[] = {-1, -1, -1, -1, 64}; /* 0: 4 offsets fit, 1 values */ /* 1: 55 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */ /* 3: 3 offsets fit, 1 values */
-static const int8_t o1093[] = {16, 24, 32}; /* merged: 1232 samples in the base, 8 new */
-static const int8_t o1094[] = {16, 24, 32, 87}; /* merged: 2999 samples in the base, 19 new */
-static const int8_t o1095[] = {16, 24, 32, 64}; /* merged: 2639 samples in the base, 15 new */
-static const int8_t o1096[] = {16, 24, 32, 64, 87}; /* merged: 2048 samples in the base, 1 new */
-static const int8_t o1097[] = {12, 16, 24, 32, -1, -1}; /* 2: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 4 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */
-static const int8_t o1098[] = {-1, 16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
-static const int8_t o1099[] = {16, 24, 32, 64, -1}; /* 4: 4 offsets fit, 1 values */ /* merged: 349 samples in the base, 539 new */
-static const int8_t o1100[] = {16, 32}; /* merged: 15 samples in the base, 36 new */
-static const int8_t o1101[] = {16, 24, 32, 64}; /* 0: 3 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 1: 45 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o1102[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */
-static const int8_t o1103[] = {12, 16, 24, 32, 64}; /* 0: 55 offsets fit, 1 values; the guard's bit */
-static const int8_t o1104[] = {16, 24, 32, 64}; /* merged: 61 samples in the base, 474 new */
-static const int8_t o1105[] = {12, 16, 24, 32}; /* merged: 43 samples in the base, 30 new */
-static const int8_t o1106[] = {16, 24, 32}; /* merged: 3741 samples in the base, 942 new */
-static const int8_t o1107[] = {12, 16, 24, 32}; /* merged: 123 samples in the base, 169 new */
-static const int8_t o1108[] = {16, 24, 32}; /* merged: 1708 samples in the base, 2157 new */
-static const int8_t o1109[] = {12, 16, 24, 32, 64};
-static const int8_t o1110[] = {16, 24, 32, 64}; /* merged: 66535 samples in the base, 128 new */
-static const int8_t o1111[] = {12, 16, 24, 32, 64}; /* merged: 332 samples in the base, 335 new */
-static const int8_t o1112[] = {16, 24, 32, 64}; /* merged: 3556 samples in the base, 10 new */
-static const int8_t o1113[] = {16, 24, 32, 64, 87}; /* 1: probed (nvdisasm), 9 offsets fit the samples */ /* 2: probed (nvdisasm), 9 offsets fit the samples */ /* merged: 116 samples in the base, 1 new; 1: untrusted in the base; 2: untrusted in the base */
-static const int8_t o1114[] = {16, -1, 24, 32, 64}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 59 offsets fit, 1 values */ /* 4: 2 offsets fit, 2 values; tied, split in operand order */
-static const int8_t o1115[] = {16, 24, 32, 64};
-static const int8_t o1116[] = {16, 24, 32, 64}; /* 1: 51 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o1117[] = {16, 81, 24, 32, 64};
-static const int8_t o1118[] = {16, 24, 32, 64}; /* merged: 41 samples in the base, 72 new */
-static const int8_t o1119[] = {16, 24, 32}; /* merged: 6 samples in the base, 19 new */
-static const int8_t o1120[] = {12, 16, 24, 64};
-static const int8_t o1121[] = {16, 24, 64}; /* merged: 114 samples in the base, 9 new */
-static const int8_t o1122[] = {-1, -1, 24, 32, -1}; /* 0: 62 offsets fit, 1 values */ /* 1: 11 offsets fit, 1 values */ /* 4: 11 offsets fit, 1 values */
-static const int8_t o1123[] = {16, 24, 32, 64}; /* merged: 38473 samples in the base, 16 new */
-static const int8_t o1124[] = {16, 24, 32}; /* merged: 2806 samples in the base, 16 new */
-static const int8_t o1125[] = {16, 24, 32, 64};
-static const int8_t o1126[] = {16, 24, 32, 64}; /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o1127[] = {16, 24, 32, 64};
-static const int8_t o1128[] = {16, 24, 32}; /* merged: 1378 samples in the base, 37 new */
-static const int8_t o1129[] = {16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */
-static const int8_t o1130[] = {16, -1, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* 3: 3 offsets fit, 1 values */
-static const int8_t o1131[] = {16, 32}; /* merged: 59 samples in the base, 548 new */
-static const int8_t o1132[] = {16, 24, 32, 87};
-static const int8_t o1133[] = {81, -1, 24, 32, 87}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o1134[] = {12, -1, -1, -1, -1}; /* 0: 33 offsets fit, 1 values; the guard's bit */ /* 1: 18 offsets fit, 1 values */ /* 2: 18 offsets fit, 1 values */ /* 3: 18 offsets fit, 1 values */ /* 4: 18 offsets fit, 1 values */
-static const int8_t o1135[] = {16, 81, 24, 32, -1}; /* 4: 4 offsets fit, 1 values */ /* merged: 76 samples in the base, 30 new */
-static const int8_t o1136[] = {16, 24, 32, 64}; /* merged: 267 samples in the base, 19 new */
-static const int8_t o1137[] = {16, 24, 32, -1, 87, -1}; /* 3: 7 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */ /* merged: 29 samples in the base, 63 new */
-static const int8_t o1138[] = {16, 24, 32};
-static const int8_t o1139[] = {16, 24, 32, 87};
-static const int8_t o1140[] = {16, 24, 32, 64}; /* merged: 64 samples in the base, 1 new */
-static const int8_t o1141[] = {16, 24, 32, 64, -1}; /* 4: 9 offsets fit, 1 values */ /* merged: 12 samples in the base, 4 new */
-static const int8_t o1142[] = {16, 24, 32, 64}; /* merged: 204 samples in the base, 1 new */
-static const int8_t o1143[] = {16, 24, 32, 64};
-static const int8_t o1144[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
-static const int8_t o1145[] = {16, 32}; /* merged: 1 samples in the base, 26 new */
-static const int8_t o1146[] = {16, 32};
-static const int8_t o1147[] = {16, 32};
-static const int8_t o1148[] = {81, 24, 32}; /* merged: 14 samples in the base, 263 new; 0: untrusted in the base */
-static const int8_t o1149[] = {16, 32}; /* merged: 12 samples in the base, 496 new */
-static const int8_t o1150[] = {16, 32}; /* merged: 5 samples in the base, 36 new */
-static const int8_t o1151[] = {12, 16, 32};
-static const int8_t o1152[] = {16, 32}; /* merged: 194 samples in the base, 731 new */
-static const int8_t o1153[] = {16, 32}; /* merged: 7 samples in the base, 48 new */
-static const int8_t o1154[] = {16, 32}; /* merged: 9 samples in the base, 65 new */
-static const int8_t o1155[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */
-static const int8_t o1156[] = {16, 32}; /* merged: 6 samples in the base, 22 new */
-static const int8_t o1157[] = {24};
-static const int8_t o1158[] = {32};
-static const int8_t o1159[] = {16};
-static const int8_t o1160[] = {-1}; /* 0: 3 offsets fit, 1 values */
-static const int8_t o1161[] = {81, 64, 16, 24, 32};
-static const int8_t o1162[] = {64, 16, 24, 32};
-static const int8_t o1163[] = {81, 64, 16, 24, 32};
-static const int8_t o1164[] = {64, 16, 24, 32};
-static const int8_t o1165[] = {81, 64, 16, 24, 32};
-static const int8_t o1166[] = {64, 16, 24, 32};
-static const int8_t o1167[] = {64, 16, 24, 32};
-static const int8_t o1168[] = {64, 16, 24};
-static const int8_t o1169[] = {12, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
-static const int8_t o1170[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 4 offsets fit, 1 values */
-static const int8_t o1171[] = {24, 32};
-static const int8_t o1172[] = {12, -1}; /* 0: 67 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 1 values */
-static const int8_t o1173[] = {12, 24, 32}; /* merged: 535 samples in the base, 2 new */
-static const int8_t o1174[] = {24, 32}; /* merged: 4745 samples in the base, 12 new */
-static const int8_t o1175[] = {-1, 16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 4 values; tied, split in operand order */ /* 3: 2 offsets fit, 4 values; tied, split in operand order */
-static const int8_t o1176[] = {81, 16, 24, 32, 64};
-static const int8_t o1177[] = {12, -1, -1}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 9 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */
-static const int8_t o1178[] = {16, 24, 32};
-static const int8_t o1179[] = {16, 24, 32, 64};
-static const int8_t o1180[] = {24, 32, 64};
-static const int8_t o1181[] = {16, 24}; /* 1: 2 offsets fit, 10 values; narrowed (no overlap, operand order) */ /* merged: 1 samples in the base, 16 new; 1: untrusted in the base */
-static const int8_t o1182[] = {-1, 16, 24, 32, 64}; /* 0: 3 offsets fit, 1 values */
-static const int8_t o1183[] = {-1, 16, 24}; /* 0: 4 offsets fit, 1 values */
-static const int8_t o1184[] = {16, 24};
-static const int8_t o1185[] = {16, 24};
-static const int8_t o1186[] = {16, -1, 64}; /* 1: 43 offsets fit, 1 values */
-static const int8_t o1187[] = {12, 16, 24}; /* merged: 2 samples in the base, 5 new */
-static const int8_t o1188[] = {16, 24}; /* merged: 12 samples in the base, 2942 new */
-static const int8_t o1189[] = {12, 16, 24, 64};
-static const int8_t o1190[] = {16, 24, 64}; /* merged: 68 samples in the base, 2052 new */
-static const int8_t o1191[] = {12, 16, 24, 64}; /* merged: 126 samples in the base, 147 new */
-static const int8_t o1192[] = {16, 24, 64}; /* merged: 785 samples in the base, 1140 new */
-static const int8_t o1193[] = {16, 24, 64}; /* merged: 4 samples in the base, 16 new */
-static const int8_t o1194[] = {16, 24, 64}; /* merged: 36 samples in the base, 30 new */
-static const int8_t o1195[] = {-1, 16, 24, 32}; /* 0: 2 offsets fit, 1 values */ /* merged: 12 samples in the base, 368 new */
-static const int8_t o1196[] = {24, 32}; /* merged: 5 samples in the base, 128 new; 1: untrusted in the base */
-static const int8_t o1197[] = {16, 24};
-static const int8_t o1198[] = {16, 24, 64}; /* merged: 3 samples in the base, 17 new; 0: untrusted in the base */
-static const int8_t o1199[] = {12, 16, 24, 64}; /* 0: 55 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 2: 2 offsets fit, 1 values; tied, split in operand order */ /* 3: 2 offsets fit, 1 values; tied, split in operand order */
-static const int8_t o1200[] = {16, 24, 64}; /* merged: 932 samples in the base, 5 new */
-static const int8_t o1201[] = {16, 24, 64, 87}; /* merged: 4 samples in the base, 184 new */
-static const int8_t o1202[] = {12, 16, 24, 64}; /* merged: 84 samples in the base, 12 new */
-static const int8_t o1203[] = {16, 24, 64}; /* merged: 403 samples in the base, 801 new */
-static const int8_t o1204[] = {12, 16}; /* merged: 45 samples in the base, 94 new */
-static const int8_t o1205[] = {16}; /* merged: 328 samples in the base, 1187 new */
-static const int8_t o1206[] = {16, 24}; /* merged: 92 samples in the base, 19 new */
-static const int8_t o1207[] = {12, 16};
-static const int8_t o1208[] = {16}; /* merged: 7768 samples in the base, 12 new */
-static const int8_t o1209[] = {81, 87}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 2 offsets fit, 2 values; tied */
-static const int8_t t1209[] = {0, 0};
-static const int8_t o1210[] = {16, -1, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 2 samples in the base, 16 new */
-static const int8_t o1211[] = {16, 24, 87}; /* merged: 584 samples in the base, 368 new */
-static const int8_t o1212[] = {16, 24, 87}; /* merged: 27 samples in the base, 96 new */
-static const int8_t o1213[] = {16, 24, -1}; /* 2: 8 offsets fit, 1 values */
-static const int8_t o1214[] = {16, 24, -1}; /* 2: 6 offsets fit, 1 values */ /* merged: 1 samples in the base, 16 new; 1: untrusted in the base */
-static const int8_t o1215[] = {81, -1, 24, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 100 samples in the base, 1479 new; 3: untrusted in the base */
-static const int8_t o1216[] = {81, 84, 24, 87}; /* 1: probed (nvdisasm), 6 offsets fit the samples */ /* merged: 5010 samples in the base, 10 new; 1: untrusted in the base */
-static const int8_t o1217[] = {12, 16, 24, 64}; /* 3: probed (nvdisasm), 8 offsets fit the samples */ /* merged: 325 samples in the base, 2 new; 3: untrusted in the base */
-static const int8_t o1218[] = {16, 81, 84, 24, 64};
-static const int8_t o1219[] = {16, 81, 24, 64}; /* merged: 294 samples in the base, 9 new */
-static const int8_t o1220[] = {16, 24, 64}; /* merged: 7484 samples in the base, 12 new */
-static const int8_t o1221[] = {16, 24, 64, 87, 77}; /* merged: 164 samples in the base, 17 new; 2: untrusted in the base; 4: untrusted in the base */
-static const int8_t o1222[] = {12, 16, 24}; /* merged: 75 samples in the base, 1 new */
-static const int8_t o1223[] = {16, 24}; /* merged: 921 samples in the base, 6 new */
-static const int8_t o1224[] = {16, 24, 64}; /* merged: 330 samples in the base, 1 new */
-static const int8_t o1225[] = {12, 16, 24, 64, -1}; /* 4: 3 offsets fit, 1 values */
-static const int8_t o1226[] = {81, 16, 24, 64, -1}; /* 4: 9 offsets fit, 1 values */ /* merged: 346 samples in the base, 732 new */
-static const int8_t o1227[] = {16, 24, 64, 87}; /* 3: probed (nvdisasm), 10 offsets fit the samples */ /* merged: 7113 samples in the base, 16 new; 3: untrusted in the base */
-static const int8_t o1228[] = {16, 24, 64}; /* merged: 6 samples in the base, 88 new */
-static const int8_t o1229[] = {16, 24, 87}; /* 2: probed (nvdisasm), 3 offsets fit the samples */ /* merged: 664 samples in the base, 1 new; 2: untrusted in the base */
-static const int8_t o1230[] = {12, 16, 24, 64}; /* merged: 140 samples in the base, 1 new */
-static const int8_t o1231[] = {16, 24, 64}; /* merged: 9149 samples in the base, 39 new */
-static const int8_t o1232[] = {81, -1, 87, 77, 68}; /* 1: 3 offsets fit, 1 values */ /* merged: 108 samples in the base, 948 new */
-static const int8_t o1233[] = {81, -1, -1, -1, 68}; /* 1: 7 offsets fit, 1 values */ /* 2: 7 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */
-static const int8_t o1234[] = {12, 16, 24}; /* merged: 47 samples in the base, 56 new */
-static const int8_t o1235[] = {16, 24}; /* merged: 40 samples in the base, 628 new */
-static const int8_t o1236[] = {16, 24, 64};
-static const int8_t o1237[] = {12, 16, 24, 64}; /* merged: 43 samples in the base, 474 new */
-static const int8_t o1238[] = {16, 24, 64}; /* merged: 34 samples in the base, 420 new */
-static const int8_t o1239[] = {12, 16, 24, 64}; /* merged: 362 samples in the base, 1 new */
-static const int8_t o1240[] = {16, 24, 64}; /* merged: 10460 samples in the base, 18 new */
-static const int8_t o1241[] = {16, 24, 64, 87}; /* merged: 275 samples in the base, 1 new */
-static const int8_t o1242[] = {12, 16, 24, 64};
-static const int8_t o1243[] = {16, 24, 64}; /* merged: 2071 samples in the base, 4 new */
-static const int8_t o1244[] = {16, 24, 64}; /* merged: 57 samples in the base, 3 new */
-static const int8_t o1245[] = {16, 24}; /* merged: 1 samples in the base, 60 new; 0: untrusted in the base; 1: untrusted in the base */
-static const int8_t o1246[] = {16, 24};
-static const int8_t o1247[] = {16, 24}; /* merged: 1 samples in the base, 16 new; 0: untrusted in the base; 1: untrusted in the base */
-static const int8_t o1248[] = {16}; /* merged: 44 samples in the base, 3 new */
-static const int8_t o1249[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* merged: 3 samples in the base, 19 new */
-static const int8_t o1250[] = {16, 24, 87};
-static const int8_t o1251[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o1252[] = {16, 81, 24, -1}; /* 3: 4 offsets fit, 1 values */ /* merged: 26 samples in the base, 53 new; 1: untrusted in the base */
-static const int8_t o1253[] = {16, 24, 64}; /* merged: 719 samples in the base, 1 new */
-static const int8_t o1254[] = {16, 24}; /* merged: 84 samples in the base, 1 new */
-static const int8_t o1255[] = {16, 24, 87};
-static const int8_t o1256[] = {16, 24, 64, -1}; /* 3: 9 offsets fit, 1 values */ /* merged: 31 samples in the base, 22 new */
-static const int8_t o1257[] = {16, 24, 64}; /* merged: 2153 samples in the base, 4 new */
-static const int8_t o1258[] = {16, 24, 64};
-static const int8_t o1259[] = {16, 24, 64}; /* merged: 4 samples in the base, 16 new */
-static const int8_t o1260[] = {16}; /* merged: 9 samples in the base, 237 new */
-static const int8_t o1261[] = {0}; /* merged: 10210 samples in the base, 48 new */
-static const int8_t o1262[] = {16}; /* merged: 2744 samples in the base, 7 new */
-static const int8_t o1263[] = {0}; /* merged: 15 samples in the base, 406 new */
-static const int8_t o1264[] = {16}; /* merged: 1664 samples in the base, 4 new */
-static const int8_t o1265[] = {16};
-static const int8_t o1266[] = {0}; /* merged: 67 samples in the base, 280 new */
-static const int8_t o1267[] = {12}; /* merged: 293 samples in the base, 1 new */
-static const int8_t o1268[] = {16}; /* merged: 1664 samples in the base, 4 new */
-static const int8_t o1269[] = {0}; /* merged: 4 samples in the base, 2 new */
-static const int8_t o1270[] = {0}; /* merged: 2968 samples in the base, 6 new */
-static const int8_t o1271[] = {12}; /* merged: 6993 samples in the base, 11 new */
-static const int8_t o1272[] = {12, 87}; /* merged: 9 samples in the base, 237 new */
-static const int8_t o1273[] = {-1}; /* 0: 2 offsets fit, 1 values */
-static const int8_t o1274[] = {0};
-static const int8_t o1275[] = {0}; /* merged: 891 samples in the base, 4 new */
-static const int8_t o1276[] = {12}; /* merged: 945 samples in the base, 1 new */
-static const int8_t o1277[] = {12, 87}; /* merged: 32 samples in the base, 2 new; 1: untrusted in the base */
-static const int8_t o1278[] = {24}; /* merged: 38 samples in the base, 241 new */
-static const int8_t o1279[] = {0};
-static const int8_t o1280[] = {0};
-static const int8_t o1281[] = {12, 16, 24}; /* 0: 3 offsets fit, 1 values; the guard's bit */
-static const int8_t o1282[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
-static const int8_t o1283[] = {16, 32, 24}; /* merged: 20 samples in the base, 18 new */
-static const int8_t o1284[] = {12, 16, 32, 24}; /* merged: 941 samples in the base, 2 new */
-static const int8_t o1285[] = {16, 32, 24}; /* merged: 9925 samples in the base, 29 new */
-static const int8_t o1286[] = {12, 16, 24}; /* 0: 73 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o1287[] = {16, 24};
-static const int8_t o1288[] = {12, 16, 24};
-static const int8_t o1289[] = {16};
-static const int8_t o1290[] = {16, 24}; /* merged: 31695 samples in the base, 16 new */
-static const int8_t o1291[] = {16, 24, 32};
-static const int8_t o1292[] = {16, 32};
-static const int8_t o1293[] = {64, 24, 32}; /* merged: 6 samples in the base, 19 new */
-static const int8_t o1294[] = {12, 64, 24, 32}; /* merged: 655 samples in the base, 13 new */
-static const int8_t o1295[] = {64, 24, 32}; /* merged: 6079 samples in the base, 19 new */
-static const int8_t o1296[] = {12, 24, -1, -1}; /* 0: 9 offsets fit, 1 values; the guard's bit */ /* 2: 7 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
-static const int8_t o1297[] = {24, 64, 32};
-static const int8_t o1298[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
-static const int8_t o1299[] = {12, -1, 16, 64, -1, -1}; /* 0: 53 offsets fit, 1 values; the guard's bit */ /* 1: 5 offsets fit, 1 values */ /* 4: 3 offsets fit, 1 values */ /* 5: 2 offsets fit, 1 values */
-static const int8_t o1300[] = {-1, 16, -1, 24, 32}; /* 0: 5 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* merged: 1 samples in the base, 16 new */
-static const int8_t o1301[] = {12, 64, 24, 32}; /* merged: 2 samples in the base, 16 new */
-static const int8_t o1302[] = {64, 24, 32}; /* merged: 16 samples in the base, 48 new */
-static const int8_t o1303[] = {0};
-static const int8_t o1304[] = {0};
-static const int8_t o1305[] = {16, 24, 64};
-static const int8_t o1306[] = {24, 32, 64};
-static const int8_t o1307[] = {24, 32, 64};
-static const int8_t o1308[] = {12, -1, 16, 64, 24, 32}; /* 1: 4 offsets fit, 1 values */ /* merged: 2 samples in the base, 16 new */
-static const int8_t o1309[] = {-1, 16, 64, 24, 32}; /* 0: 11 offsets fit, 1 values */ /* merged: 3 samples in the base, 32 new */
-static const int8_t o1310[] = {0};
-static const int8_t o1311[] = {0};
-static const int8_t o1312[] = {-1}; /* 0: 4 offsets fit, 1 values */
-static const int8_t o1313[] = {16}; /* merged: 283 samples in the base, 2 new */
-static const int8_t o1314[] = {12, -1}; /* 0: 75 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values */
-static const int8_t o1315[] = {16}; /* merged: 786 samples in the base, 2 new */
-static const int8_t o1316[] = {16, 24, 87};
-static const int8_t o1317[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
-static const int8_t o1318[] = {81, -1, 24, 87}; /* 1: 2 offsets fit, 1 values */
-static const int8_t o1319[] = {81, 84, 24, 87}; /* 1: probed (nvdisasm), 6 offsets fit the samples */ /* merged: 1940 samples in the base, 10 new; 1: untrusted in the base */
-static const int8_t o1320[] = {81, 84, 24, 87, 68}; /* 1: probed (nvdisasm), 2 offsets fit the samples */ /* merged: 66 samples in the base, 7 new; 0: untrusted in the base; 1: untrusted in the base; 3: untrusted in the base; 4: untrusted in the base */
-static const int8_t o1321[] = {12, 16, 81, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
-static const int8_t o1322[] = {12, 16, 24, -1}; /* 3: 8 offsets fit, 1 values */ /* merged: 2 samples in the base, 4 new */
-static const int8_t o1323[] = {12, 16, 24, -1, 87, -1}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 3: 4 offsets fit, 1 values */ /* 5: 14 offsets fit, 1 values */
-static const int8_t o1324[] = {16, 81, 84, 24, 64};
-static const int8_t o1325[] = {16, 81, 24, 64}; /* merged: 516 samples in the base, 239 new */
-static const int8_t o1326[] = {16, 24, 64}; /* merged: 284 samples in the base, 50 new */
-static const int8_t o1327[] = {16, 24, 64, 87, 77}; /* merged: 489 samples in the base, 55 new */
-static const int8_t o1328[] = {12, 16, 81, 24}; /* merged: 305 samples in the base, 2 new */
-static const int8_t o1329[] = {12, 16, 24, 64, 87}; /* merged: 305 samples in the base, 2 new */
-static const int8_t o1330[] = {16, 81, 24}; /* merged: 2334 samples in the base, 16 new */
-static const int8_t o1331[] = {16, 24};
-static const int8_t o1332[] = {16, 24, -1}; /* 0: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 2: 53 offsets fit, 1 values */
-static const int8_t o1333[] = {16, 24, 64, 87}; /* merged: 2334 samples in the base, 16 new */
-static const int8_t o1334[] = {12, 16, -1, -1, -1}; /* 2: 4 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */ /* 4: 17 offsets fit, 1 values */ /* merged: 4 samples in the base, 36 new */
-static const int8_t o1335[] = {16, 24, 64, -1}; /* 3: 12 offsets fit, 1 values */ /* merged: 4 samples in the base, 16 new */
-static const int8_t o1336[] = {16}; /* merged: 4 samples in the base, 36 new */
-static const int8_t o1337[] = {16, 24, -1}; /* 2: 2 offsets fit, 1 values */
-static const int8_t o1338[] = {12, 16, 24};
-static const int8_t o1339[] = {16, 24}; /* merged: 3990 samples in the base, 16 new */
-static const int8_t o1340[] = {12, 16, 24, 64};
-static const int8_t o1341[] = {16, 24, 64}; /* merged: 3924 samples in the base, 16 new */
-static const int8_t o1342[] = {12, 16, 24, 64}; /* merged: 74 samples in the base, 1 new */
-static const int8_t o1343[] = {16, 24, 64}; /* merged: 2506 samples in the base, 14 new */
-static const int8_t o1344[] = {12, 16, 24, 64}; /* merged: 155 samples in the base, 1 new */
-static const int8_t o1345[] = {16, 24, 64}; /* merged: 2639 samples in the base, 17 new */
-static const int8_t o1346[] = {12, 16, 24};
-static const int8_t o1347[] = {16, 24};
-static const int8_t o1348[] = {12, 16, 24, 64};
-static const int8_t o1349[] = {16, 24, 64};
-static const int8_t o1350[] = {16}; /* merged: 10 samples in the base, 231 new */
-static const int8_t o1351[] = {16}; /* merged: 1884 samples in the base, 6 new */
-static const int8_t o1352[] = {16};
-static const int8_t o1353[] = {16}; /* merged: 1 samples in the base, 17 new; 0: untrusted in the base */
-static const int8_t o1354[] = {-1}; /* 0: 2 offsets fit, 2 values */
-static const int8_t o1355[] = {16};
-static const int8_t o1356[] = {0}; /* merged: 1006 samples in the base, 2 new */
-static const int8_t o1357[] = {81, 64, 16, 24, 32}; /* merged: 1 samples in the base, 48 new; 0: untrusted in the base; 1: untrusted in the base; 2: untrusted in the base; 3: untrusted in the base; 4: untrusted in the base */
-static const int8_t o1358[] = {64, 16, 24, 32}; /* merged: 33 samples in the base, 448 new */
-static const int8_t o1359[] = {81, 64, 16, 24, 32};
-static const int8_t o1360[] = {64, 16, 24, 32}; /* merged: 6 samples in the base, 144 new */
-static const int8_t o1361[] = {81, 64, 16, 24, 32};
-static const int8_t o1362[] = {64, 16, 24}; /* merged: 5 samples in the base, 64 new */
-static const int8_t o1363[] = {64, 16, 24, 32}; /* merged: 4 samples in the base, 128 new */
-static const int8_t o1364[] = {64, 16, 24, 32}; /* merged: 2 samples in the base, 96 new */
-static const int8_t o1365[] = {64, 16, 24}; /* merged: 3 samples in the base, 60 new */
-static const int8_t o1366[] = {-1, -1}; /* 0: 2 offsets fit, 1 values */ /* 1: 60 offsets fit, 1 values */
-static const int8_t o1367[] = {16, 24}; /* merged: 10 samples in the base, 208 new */
-static const int8_t o1368[] = {24, 32}; /* merged: 4 samples in the base, 48 new */
-static const int8_t o1369[] = {24, 32}; /* merged: 8 samples in the base, 144 new */
-static const int8_t o1370[] = {16, 32}; /* merged: 140 samples in the base, 92 new */
-static const int8_t o1371[] = {16, 24, 32, 87};
-static const int8_t o1372[] = {81, -1, 24, 32, 87}; /* 1: 6 offsets fit, 1 values */ /* merged: 1153 samples in the base, 5 new */
-static const int8_t o1373[] = {81, -1, 24, 32, -1, 68}; /* 1: 5 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */
-static const int8_t o1374[] = {12, 16, 81, 84, 24, 32, 64};
-static const int8_t o1375[] = {12, 16, 81, 24, 32, -1}; /* 5: 2 offsets fit, 1 values */
-static const int8_t o1376[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
-static const int8_t o1377[] = {16, 81, 84, 24, 32, 64};
-static const int8_t o1378[] = {16, 81, 24, 32, 64}; /* 4: probed (nvdisasm), 2 offsets fit the samples */ /* merged: 3051 samples in the base, 15 new; 4: untrusted in the base */
-static const int8_t o1379[] = {16, 24, 32, 64}; /* merged: 495 samples in the base, 1 new */
-static const int8_t o1380[] = {16, 24, 32, 64, 87, 77};
-static const int8_t o1381[] = {12, 16, 24, 32, -1}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 4: 2 offsets fit, 1 values */
-static const int8_t o1382[] = {16, 81, 24, 32};
-static const int8_t o1383[] = {16, 24, 32}; /* merged: 122 samples in the base, 1 new */
-static const int8_t o1384[] = {16, 24, 32, 87};
-static const int8_t o1385[] = {16, 24, 32, 64, 87};
-static const int8_t o1386[] = {12, 16, -1, -1, -1, -1}; /* 2: 4 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values */ /* 4: 4 offsets fit, 1 values */ /* 5: 18 offsets fit, 1 values */
-static const int8_t o1387[] = {16, 24, 32, 64, -1}; /* 4: 5 offsets fit, 1 values */ /* merged: 43 samples in the base, 18 new */
-static const int8_t o1388[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */
-static const int8_t o1389[] = {12, 16, 24, 32, 64}; /* merged: 56 samples in the base, 1 new */
-static const int8_t o1390[] = {16, 24, 32, 64}; /* merged: 1496 samples in the base, 13 new */
-static const int8_t o1391[] = {16, 24, 32, 64};
-static const int8_t o1392[] = {16, 32};
-static const int8_t o1393[] = {12, 16, 32}; /* 0: 74 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o1394[] = {16, 32}; /* merged: 256 samples in the base, 32 new */
-static const int8_t o1395[] = {16, 32}; /* merged: 3 samples in the base, 17 new */
-static const int8_t o1396[] = {16, 32};
-static const int8_t o1397[] = {16, 32}; /* merged: 1 samples in the base, 3 new; 0: untrusted in the base */
-static const int8_t o1398[] = {16, -1}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o1399[] = {16, 24, 64, 32}; /* merged: 206 samples in the base, 122 new */
-static const int8_t o1400[] = {16};
-static const int8_t o1401[] = {16};
-static const int8_t o1402[] = {-1, 16, 24}; /* 0: 3 offsets fit, 1 values */ /* merged: 215 samples in the base, 432 new */
-static const int8_t o1403[] = {16, 24, 64}; /* merged: 2 samples in the base, 16 new; 1: untrusted in the base */
-static const int8_t o1404[] = {16, -1}; /* 1: 4 offsets fit, 1 values */
-static const int8_t o1405[] = {12, 16, -1, 24}; /* 2: 2 offsets fit, 1 values */
-static const int8_t o1406[] = {-1, -1, -1}; /* 0: 2 offsets fit, 2 values */ /* 1: 2 offsets fit, 1 values */ /* 2: 2 offsets fit, 2 values */
-static const int8_t o1407[] = {12, 16, 32}; /* merged: 113 samples in the base, 184 new */
-static const int8_t o1408[] = {16, 32}; /* merged: 1759 samples in the base, 5 new */
-static const int8_t o1409[] = {12, 16, 24, 32, 87};
-static const int8_t o1410[] = {16, 24, 32, 87}; /* merged: 2425 samples in the base, 249 new */
-static const int8_t o1411[] = {16, 24, 32, 87}; /* merged: 110 samples in the base, 43 new */
-static const int8_t o1412[] = {16, 24, 32, -1}; /* 3: 3 offsets fit, 1 values */ /* merged: 88 samples in the base, 160 new */
-static const int8_t o1413[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */ /* merged: 6 samples in the base, 374 new */
-static const int8_t o1414[] = {81, -1, 24, 32, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 55 samples in the base, 360 new; 4: untrusted in the base */
-static const int8_t o1415[] = {12, 81, -1, 24, 32, -1}; /* 2: 5 offsets fit, 1 values */ /* 5: 5 offsets fit, 1 values */
-static const int8_t o1416[] = {12, 81, -1, 24, 32, -1, -1}; /* 0: 3 offsets fit, 1 values; the guard's bit */ /* 2: 10 offsets fit, 1 values */ /* 5: 10 offsets fit, 1 values */ /* 6: 49 offsets fit, 1 values */
-static const int8_t o1417[] = {81, 84, 24, 32, 87}; /* 1: probed (nvdisasm), 12 offsets fit the samples */ /* merged: 3993 samples in the base, 2 new; 1: untrusted in the base */
-static const int8_t o1418[] = {81, -1, 24, 32, -1, 68}; /* 1: 5 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */ /* merged: 1769 samples in the base, 2 new */
-static const int8_t o1419[] = {16, 24, 32, 64, -1}; /* 4: 2 offsets fit, 1 values */
-static const int8_t o1420[] = {12, 16, 81, 84, 24, 32, 64}; /* merged: 107 samples in the base, 1 new */
-static const int8_t o1421[] = {12, 16, 81, 24, 32, 64};
-static const int8_t o1422[] = {12, 16, 24, 32, 64}; /* merged: 154 samples in the base, 2 new */
-static const int8_t o1423[] = {12, 16, 24, 32, 64, 87, 77}; /* merged: 154 samples in the base, 1 new */
-static const int8_t o1424[] = {16, 81, 84, 24, 32, 64}; /* merged: 230 samples in the base, 2 new */
-static const int8_t o1425[] = {16, 81, 24, 32, 64}; /* merged: 1619 samples in the base, 6 new */
-static const int8_t o1426[] = {16, 24, 32, 64}; /* merged: 2371 samples in the base, 27 new */
-static const int8_t o1427[] = {16, 24, 32, 64, 87, 77}; /* merged: 567 samples in the base, 2 new */
-static const int8_t o1428[] = {12, 16, 81, 24, 32}; /* merged: 296 samples in the base, 2 new */
-static const int8_t o1429[] = {12, 16, 24, 32}; /* merged: 135 samples in the base, 1 new */
-static const int8_t o1430[] = {12, 16, 24, 32, 87};
-static const int8_t o1431[] = {12, 16, 24, 32, 64, 87}; /* merged: 296 samples in the base, 2 new */
-static const int8_t o1432[] = {16, 81, 24, 32}; /* merged: 2543 samples in the base, 4 new */
-static const int8_t o1433[] = {-1, -1, -1, -1, 64}; /* 0: 4 offsets fit, 1 values */ /* 1: 55 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */ /* 3: 3 offsets fit, 1 values */
-static const int8_t o1434[] = {16, 24, 32}; /* merged: 3069 samples in the base, 13 new */
-static const int8_t o1435[] = {16, 24, 32, 87}; /* merged: 2898 samples in the base, 19 new */
-static const int8_t o1436[] = {16, 24, 32, 64}; /* merged: 2734 samples in the base, 17 new */
-static const int8_t o1437[] = {16, 24, 32, 64, 87}; /* merged: 2496 samples in the base, 4 new */
-static const int8_t o1438[] = {12, 16, 24, 32, -1, -1}; /* 4: 4 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */ /* merged: 9 samples in the base, 36 new */
-static const int8_t o1439[] = {-1, 16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
-static const int8_t o1440[] = {16, 24, 32, 64, -1}; /* 4: 4 offsets fit, 1 values */ /* merged: 374 samples in the base, 539 new */
-static const int8_t o1441[] = {16, 32}; /* merged: 19 samples in the base, 72 new */
-static const int8_t o1442[] = {16, 24, 32, 64}; /* 0: 3 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 1: 45 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o1443[] = {12, 16, 24, 32, 64}; /* 0: 52 offsets fit, 1 values; the guard's bit */
-static const int8_t o1444[] = {16, 24, 32, 64}; /* merged: 61 samples in the base, 474 new */
-static const int8_t o1445[] = {12, 16, 24, 32}; /* merged: 323 samples in the base, 30 new */
-static const int8_t o1446[] = {16, 24, 32}; /* merged: 3744 samples in the base, 786 new */
-static const int8_t o1447[] = {12, 16, 24, 32}; /* merged: 207 samples in the base, 169 new */
-static const int8_t o1448[] = {16, 24, 32}; /* merged: 1832 samples in the base, 2233 new */
-static const int8_t o1449[] = {12, 16, 24, 32, 64};
-static const int8_t o1450[] = {16, 24, 32, 64}; /* merged: 104028 samples in the base, 128 new */
-static const int8_t o1451[] = {12, 16, 24, 32, 64}; /* merged: 699 samples in the base, 1 new */
-static const int8_t o1452[] = {16, 24, 32, 64}; /* merged: 3726 samples in the base, 13 new */
-static const int8_t o1453[] = {16, 24, 32, 64, 87}; /* 1: probed (nvdisasm), 9 offsets fit the samples */ /* 2: probed (nvdisasm), 9 offsets fit the samples */ /* merged: 107 samples in the base, 1 new; 1: untrusted in the base; 2: untrusted in the base */
-static const int8_t o1454[] = {12, 16, 24, 32, 64}; /* merged: 151 samples in the base, 1 new */
-static const int8_t o1455[] = {16, -1, 24, 32, 64}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 60 offsets fit, 1 values */ /* 4: 2 offsets fit, 2 values; tied, split in operand order */
-static const int8_t o1456[] = {16, 24, 32, 64}; /* merged: 523 samples in the base, 3 new */
-static const int8_t o1457[] = {16, 24, 32, 64}; /* 1: 51 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o1458[] = {16, 81, 24, 32, 64};
-static const int8_t o1459[] = {16, 24, 32, 64}; /* merged: 41 samples in the base, 72 new */
-static const int8_t o1460[] = {12, 16, 24, 32};
-static const int8_t o1461[] = {16, 24, 32}; /* merged: 6 samples in the base, 19 new */
-static const int8_t o1462[] = {12, 16, 24, 64};
-static const int8_t o1463[] = {16, 24, 64}; /* merged: 246 samples in the base, 9 new */
-static const int8_t o1464[] = {-1, -1, 24, 32, -1}; /* 0: 62 offsets fit, 1 values */ /* 1: 11 offsets fit, 1 values */ /* 4: 11 offsets fit, 1 values */
-static const int8_t o1465[] = {12, 16, 24, 32, 64};
-static const int8_t o1466[] = {16, 24, 32, 64}; /* merged: 57481 samples in the base, 16 new */
-static const int8_t o1467[] = {16, 24, 32}; /* merged: 2806 samples in the base, 16 new */
-static const int8_t o1468[] = {16, 24, -1, 64}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 53 offsets fit, 1 values */
-static const int8_t o1469[] = {16, 24, 32}; /* 0: 3 offsets fit, 1 values; tied, split in operand order */ /* 1: 3 offsets fit, 1 values; tied, split in operand order */ /* 2: 3 offsets fit, 1 values; tied, split in operand order */
-static const int8_t o1470[] = {16, 24, 32, 64}; /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o1471[] = {16, 24, 32, 64};
-static const int8_t o1472[] = {16, 24, 32}; /* merged: 1380 samples in the base, 109 new */
-static const int8_t o1473[] = {16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */
-static const int8_t o1474[] = {16, 24, 32, -1}; /* 0: 3 offsets fit, 1 values; tied, split in operand order */ /* 1: 3 offsets fit, 1 values; tied, split in operand order */ /* 2: 3 offsets fit, 1 values; tied, split in operand order */ /* 3: 3 offsets fit, 1 values */
-static const int8_t o1475[] = {16, 32}; /* merged: 62 samples in the base, 532 new */
-static const int8_t o1476[] = {16, 24, 32, 64, -1}; /* 4: 2 offsets fit, 1 values */ /* merged: 14 samples in the base, 2 new */
-static const int8_t o1477[] = {16, 24, 32, -1}; /* 3: 8 offsets fit, 1 values */ /* merged: 155 samples in the base, 4 new */
-static const int8_t o1478[] = {16, 24, 32, 87};
-static const int8_t o1479[] = {81, -1, 24, 32, 87}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o1480[] = {16, 81, 24, 32, -1}; /* 4: 4 offsets fit, 1 values */ /* merged: 226 samples in the base, 30 new */
-static const int8_t o1481[] = {16, 24, 32, 64}; /* merged: 456 samples in the base, 19 new */
-static const int8_t o1482[] = {16, 24, 32, -1, 87, -1}; /* 3: 7 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */ /* merged: 42 samples in the base, 66 new */
-static const int8_t o1483[] = {16, 24, 32}; /* merged: 500 samples in the base, 2 new */
-static const int8_t o1484[] = {16, 24, 32, 87};
-static const int8_t o1485[] = {16, 24, 32, 64}; /* merged: 160 samples in the base, 1 new */
-static const int8_t o1486[] = {16, 24, 32, 64, -1}; /* 4: 9 offsets fit, 1 values */ /* merged: 103 samples in the base, 20 new */
-static const int8_t o1487[] = {16, 24, 32, 64}; /* merged: 518 samples in the base, 3 new */
-static const int8_t o1488[] = {16, 24, 32, 64};
-static const int8_t o1489[] = {16, 32};
-static const int8_t o1490[] = {16, 32}; /* merged: 1 samples in the base, 47 new */
-static const int8_t o1491[] = {12, 81, 16, 24};
-static const int8_t o1492[] = {16, 24}; /* merged: 912 samples in the base, 6 new */
-static const int8_t o1493[] = {16, 32};
-static const int8_t o1494[] = {16, 32};
-static const int8_t o1495[] = {81, 24, 32}; /* merged: 14 samples in the base, 263 new; 0: untrusted in the base */
-static const int8_t o1496[] = {16, 32}; /* merged: 12 samples in the base, 496 new */
-static const int8_t o1497[] = {16, 32}; /* merged: 7 samples in the base, 36 new */
-static const int8_t o1498[] = {12, 16, 32};
-static const int8_t o1499[] = {16, 32}; /* merged: 195 samples in the base, 684 new */
-static const int8_t o1500[] = {16, 32}; /* merged: 6 samples in the base, 25 new */
-static const int8_t o1501[] = {16, 32}; /* merged: 9 samples in the base, 65 new */
-static const int8_t o1502[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */
-static const int8_t o1503[] = {16, 32}; /* merged: 6 samples in the base, 22 new */
-static const int8_t o1504[] = {24}; /* merged: 1 samples in the base, 16 new */
-static const int8_t o1505[] = {24};
-static const int8_t o1506[] = {-1}; /* 0: 3 offsets fit, 1 values */
-static const int8_t o1507[] = {12, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
-static const int8_t o1508[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */
-static const int8_t o1509[] = {24, 32}; /* merged: 204 samples in the base, 16 new */
-static const int8_t o1510[] = {12, 24, 32}; /* merged: 552 samples in the base, 2 new */
-static const int8_t o1511[] = {24, 32}; /* merged: 6487 samples in the base, 12 new */
-static const int8_t o1512[] = {-1, 16, 24, 32, 64}; /* 0: 3 offsets fit, 1 values */
-static const int8_t o1513[] = {81, 16, 24, 32, 64};
-static const int8_t o1514[] = {16, 24, 32, 64};
-static const int8_t o1515[] = {16, 24}; /* merged: 1 samples in the base, 16 new */
-static const int8_t o1516[] = {-1, 16, 24, 32, 64}; /* 0: 3 offsets fit, 1 values */
-static const int8_t o1517[] = {-1, 16, 24}; /* 0: 3 offsets fit, 1 values */
-static const int8_t o1518[] = {16, 24};
-static const int8_t o1519[] = {0};
-static const int8_t o1520[] = {16, -1, 64}; /* 0: 2 offsets fit, 2 values; narrowed (no overlap, operand order) */ /* 1: 42 offsets fit, 1 values */
-static const int8_t o1521[] = {12, 16, 24}; /* merged: 2 samples in the base, 5 new */
-static const int8_t o1522[] = {16, 24}; /* merged: 12 samples in the base, 2942 new */
-static const int8_t o1523[] = {12, 16, 24, 64};
-static const int8_t o1524[] = {16, 24, 64}; /* merged: 68 samples in the base, 2052 new */
-static const int8_t o1525[] = {12, 16, 24, 64}; /* merged: 11 samples in the base, 168 new */
-static const int8_t o1526[] = {16, 24, 64}; /* merged: 1009 samples in the base, 1 new */
-static const int8_t o1527[] = {16, 24, 64}; /* merged: 4 samples in the base, 16 new */
-static const int8_t o1528[] = {16, 24, 64}; /* 1: probed (nvdisasm), 3 offsets fit the samples */ /* 2: probed (nvdisasm), 3 offsets fit the samples */ /* merged: 1124 samples in the base, 1 new; 1: untrusted in the base; 2: untrusted in the base */
-static const int8_t o1529[] = {16, 24, 64, -1}; /* 3: 6 offsets fit, 1 values */ /* merged: 211 samples in the base, 1 new */
-static const int8_t o1530[] = {16, 24, 64}; /* merged: 3 samples in the base, 35 new */
-static const int8_t o1531[] = {-1, 16, 24, 32}; /* 0: 5 offsets fit, 1 values */ /* merged: 12 samples in the base, 32 new */
-static const int8_t o1532[] = {-1, -1, 32}; /* 0: 63 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */
-static const int8_t o1533[] = {0};
-static const int8_t o1534[] = {12}; /* 0: 91 offsets fit, 1 values; the guard's bit */
-static const int8_t o1535[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
-static const int8_t o1536[] = {12, 16}; /* merged: 41 samples in the base, 74 new */
-static const int8_t o1537[] = {16}; /* merged: 1242 samples in the base, 2 new */
-static const int8_t o1538[] = {16, 24}; /* merged: 92 samples in the base, 19 new */
-static const int8_t o1539[] = {12, 16};
-static const int8_t o1540[] = {16}; /* merged: 7922 samples in the base, 14 new */
-static const int8_t o1541[] = {81, 87}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 2 offsets fit, 2 values; tied */
-static const int8_t t1541[] = {0, 0};
-static const int8_t o1542[] = {16, -1, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 1 samples in the base, 16 new; 0: untrusted in the base; 2: untrusted in the base */
-static const int8_t o1543[] = {16, 24, 87}; /* merged: 968 samples in the base, 368 new */
-static const int8_t o1544[] = {16, 24, 87}; /* merged: 27 samples in the base, 96 new */
-static const int8_t o1545[] = {16, 24, -1}; /* 2: 8 offsets fit, 1 values */
-static const int8_t o1546[] = {16, 24, -1}; /* 2: 6 offsets fit, 1 values */ /* merged: 1 samples in the base, 16 new; 1: untrusted in the base */
-static const int8_t o1547[] = {81, -1, 24, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 100 samples in the base, 1479 new; 3: untrusted in the base */
-static const int8_t o1548[] = {81, 84, 24, 87}; /* 1: probed (nvdisasm), 6 offsets fit the samples */ /* merged: 7373 samples in the base, 11 new; 1: untrusted in the base */
-static const int8_t o1549[] = {16, 24, 64, -1}; /* 3: 2 offsets fit, 1 values */
-static const int8_t o1550[] = {12, 16, 24, 64}; /* 3: probed (nvdisasm), 8 offsets fit the samples */ /* merged: 145 samples in the base, 2 new; 3: untrusted in the base */
-static const int8_t o1551[] = {16, 81, 84, 24, 64}; /* merged: 1 samples in the base, 20 new; 1: untrusted in the base; 2: untrusted in the base; 3: untrusted in the base */
-static const int8_t o1552[] = {16, 81, 24, 64}; /* merged: 425 samples in the base, 9 new */
-static const int8_t o1553[] = {16, 24, 64}; /* merged: 3589 samples in the base, 8 new */
-static const int8_t o1554[] = {16, 24, 64, 87, 77}; /* merged: 306 samples in the base, 17 new; 2: untrusted in the base; 4: untrusted in the base */
-static const int8_t o1555[] = {16, 24}; /* merged: 22 samples in the base, 245 new */
-static const int8_t o1556[] = {16, 24, 64}; /* merged: 330 samples in the base, 1 new */
-static const int8_t o1557[] = {12, 16, 24, 64, -1}; /* 4: 3 offsets fit, 1 values */
-static const int8_t o1558[] = {81, 16, 24, 64, -1}; /* 4: 9 offsets fit, 1 values */ /* merged: 346 samples in the base, 732 new */
-static const int8_t o1559[] = {16, 24, 64, 87}; /* 3: probed (nvdisasm), 10 offsets fit the samples */ /* merged: 7131 samples in the base, 16 new; 3: untrusted in the base */
-static const int8_t o1560[] = {16, 24, 64}; /* merged: 6 samples in the base, 88 new */
-static const int8_t o1561[] = {12, 16, 24, 64}; /* merged: 105 samples in the base, 1 new */
-static const int8_t o1562[] = {16, 24, 64}; /* merged: 9202 samples in the base, 41 new */
-static const int8_t o1563[] = {12, 81, -1, 87, -1, -1}; /* 0: 2 offsets fit, 2 values; the guard's bit */ /* 1: 2 offsets fit, 2 values; narrowed (no overlap, operand order) */ /* 2: 4 offsets fit, 1 values */ /* 4: 4 offsets fit, 1 values */ /* 5: 4 offsets fit, 1 values */
-static const int8_t o1564[] = {81, -1, 87, 77, 68}; /* 1: 3 offsets fit, 1 values */ /* merged: 108 samples in the base, 2312 new */
-static const int8_t o1565[] = {81, -1, -1, -1, 68}; /* 1: 7 offsets fit, 1 values */ /* 2: 7 offsets fit, 1 values */ /* 3: 7 offsets fit, 1 values */
-static const int8_t o1566[] = {12, 16, 24}; /* merged: 47 samples in the base, 68 new */
-static const int8_t o1567[] = {16, 24}; /* merged: 42 samples in the base, 618 new */
-static const int8_t o1568[] = {12, 16, 24, 64}; /* merged: 43 samples in the base, 474 new */
-static const int8_t o1569[] = {16, 24, 64}; /* merged: 34 samples in the base, 516 new */
-static const int8_t o1570[] = {12, 16, 24, 64}; /* merged: 488 samples in the base, 1 new */
-static const int8_t o1571[] = {12, 16, 24, 64, 87}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 6 values; tied, split in operand order */ /* 3: 2 offsets fit, 6 values; tied, split in operand order */
-static const int8_t o1572[] = {16, 24, 64}; /* merged: 11954 samples in the base, 25 new */
-static const int8_t o1573[] = {16, 24, 64, 87}; /* merged: 249 samples in the base, 1 new */
-static const int8_t o1574[] = {12, 16, 24, 64}; /* merged: 95 samples in the base, 16 new */
-static const int8_t o1575[] = {16, 24, 64}; /* merged: 3663 samples in the base, 7 new */
-static const int8_t o1576[] = {16, 24, 64}; /* merged: 57 samples in the base, 3 new */
-static const int8_t o1577[] = {16, 24}; /* merged: 1 samples in the base, 60 new; 0: untrusted in the base; 1: untrusted in the base */
-static const int8_t o1578[] = {12, 16, 24}; /* merged: 195 samples in the base, 1 new */
-static const int8_t o1579[] = {16, 24}; /* merged: 4808 samples in the base, 8 new */
-static const int8_t o1580[] = {16, 24};
-static const int8_t o1581[] = {16, 24}; /* merged: 1 samples in the base, 16 new */
-static const int8_t o1582[] = {16, 24, 64, -1}; /* 3: 6 offsets fit, 1 values */ /* merged: 17 samples in the base, 1 new */
-static const int8_t o1583[] = {16, 24, -1}; /* 2: 8 offsets fit, 1 values */ /* merged: 622 samples in the base, 5 new */
-static const int8_t o1584[] = {16}; /* merged: 365 samples in the base, 2 new */
-static const int8_t o1585[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* merged: 3 samples in the base, 19 new */
-static const int8_t o1586[] = {16, 24, -1}; /* 0: 2 offsets fit, 3 values; tied, split in operand order */ /* 1: 2 offsets fit, 3 values; tied, split in operand order */ /* 2: 41 offsets fit, 1 values */
-static const int8_t o1587[] = {81, -1, 24, 87}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o1588[] = {16, 81, 24, -1}; /* 3: 4 offsets fit, 1 values */ /* merged: 39 samples in the base, 56 new */
-static const int8_t o1589[] = {16, 24, 64}; /* merged: 1862 samples in the base, 1 new */
-static const int8_t o1590[] = {16, 24, -1, 87, -1}; /* 2: 38 offsets fit, 1 values */ /* 4: 45 offsets fit, 1 values */
-static const int8_t o1591[] = {16, 24}; /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* merged: 6 samples in the base, 1 new; 1: untrusted in the base */
-static const int8_t o1592[] = {16, 24, 87};
-static const int8_t o1593[] = {-1, 16, 24, 64, -1}; /* 0: 6 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 8 offsets fit, 1 values */
-static const int8_t o1594[] = {16, 24, 64, -1}; /* 3: 11 offsets fit, 1 values */ /* merged: 99 samples in the base, 16 new */
-static const int8_t o1595[] = {-1, -1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */
-static const int8_t o1596[] = {16, 24, 64}; /* merged: 4100 samples in the base, 4 new */
-static const int8_t o1597[] = {16, 24, 64}; /* merged: 172 samples in the base, 11 new */
-static const int8_t o1598[] = {16, 24, 64}; /* merged: 15 samples in the base, 16 new */
-static const int8_t o1599[] = {16}; /* merged: 9 samples in the base, 237 new */
-static const int8_t o1600[] = {0}; /* merged: 10845 samples in the base, 83 new */
-static const int8_t o1601[] = {12, 16}; /* merged: 37 samples in the base, 1 new */
-static const int8_t o1602[] = {16}; /* merged: 3506 samples in the base, 13 new */
-static const int8_t o1603[] = {0}; /* merged: 21 samples in the base, 486 new */
-static const int8_t o1604[] = {0};
-static const int8_t o1605[] = {16}; /* merged: 1739 samples in the base, 4 new */
-static const int8_t o1606[] = {12, -1}; /* 0: 83 offsets fit, 1 values; the guard's bit */ /* 1: 80 offsets fit, 1 values */
-static const int8_t o1607[] = {0}; /* merged: 38 samples in the base, 280 new */
-static const int8_t o1608[] = {16}; /* merged: 1739 samples in the base, 4 new */
-static const int8_t o1609[] = {0}; /* merged: 1 samples in the base, 2 new */
-static const int8_t o1610[] = {0}; /* merged: 2812 samples in the base, 8 new */
-static const int8_t o1611[] = {12}; /* merged: 9984 samples in the base, 12 new */
-static const int8_t o1612[] = {12, 87}; /* merged: 9 samples in the base, 237 new */
-static const int8_t o1613[] = {-1}; /* 0: 2 offsets fit, 1 values */
-static const int8_t o1614[] = {0};
-static const int8_t o1615[] = {0}; /* merged: 942 samples in the base, 7 new */
-static const int8_t o1616[] = {12}; /* merged: 1425 samples in the base, 1 new */
-static const int8_t o1617[] = {12, 87}; /* merged: 32 samples in the base, 2 new; 1: untrusted in the base */
-static const int8_t o1618[] = {16}; /* merged: 1 samples in the base, 16 new */
-static const int8_t o1619[] = {24}; /* merged: 25 samples in the base, 241 new */
-static const int8_t o1620[] = {0};
-static const int8_t o1621[] = {0};
-static const int8_t o1622[] = {12, 16, 24}; /* 0: 3 offsets fit, 1 values; the guard's bit */
-static const int8_t o1623[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
-static const int8_t o1624[] = {16, 32, 24}; /* merged: 40 samples in the base, 1 new */
-static const int8_t o1625[] = {12, 16, 32, 24}; /* merged: 1034 samples in the base, 2 new */
-static const int8_t o1626[] = {16, 32, 24}; /* merged: 11941 samples in the base, 30 new */
-static const int8_t o1627[] = {12, 16, 24}; /* 0: 76 offsets fit, 1 values; the guard's bit */
-static const int8_t o1628[] = {16, 24};
-static const int8_t o1629[] = {12, 16, 24};
-static const int8_t o1630[] = {16, 24}; /* merged: 60475 samples in the base, 16 new */
-static const int8_t o1631[] = {16, 24, 32};
-static const int8_t o1632[] = {16, 32};
-static const int8_t o1633[] = {64, 24, 32}; /* merged: 26 samples in the base, 1 new */
-static const int8_t o1634[] = {12, 64, 24, 32}; /* merged: 775 samples in the base, 13 new */
-static const int8_t o1635[] = {64, 24, 32}; /* merged: 6173 samples in the base, 41 new */
-static const int8_t o1636[] = {12, 24, 64, 32}; /* 0: 6 offsets fit, 1 values; the guard's bit */ /* 2: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o1637[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
-static const int8_t o1638[] = {12, -1, 16, 64, 24, 32}; /* 0: 54 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 3: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o1639[] = {-1, 16, -1, 24, 32}; /* 0: 5 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */
-static const int8_t o1640[] = {16, 24, 64, 32};
-static const int8_t o1641[] = {12, 64, 24, 32}; /* merged: 2 samples in the base, 16 new */
-static const int8_t o1642[] = {64, 24, 32}; /* merged: 13 samples in the base, 1 new */
-static const int8_t o1643[] = {0};
-static const int8_t o1644[] = {0};
-static const int8_t o1645[] = {12}; /* 0: 86 offsets fit, 1 values; the guard's bit */
-static const int8_t o1646[] = {-1, 16, -1, 24, 32}; /* 0: 7 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o1647[] = {64, 24, 32}; /* merged: 4 samples in the base, 48 new */
-static const int8_t o1648[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */
-static const int8_t o1649[] = {12, -1, 16, 64, 24, 32}; /* 1: 4 offsets fit, 1 values */ /* merged: 2 samples in the base, 16 new; 2: untrusted in the base; 4: untrusted in the base */
-static const int8_t o1650[] = {81, 16, 64, 24, 32}; /* 0: probed (nvdisasm), 5 offsets fit the samples */ /* merged: 36 samples in the base, 1 new; 0: untrusted in the base */
-static const int8_t o1651[] = {0};
-static const int8_t o1652[] = {12}; /* 0: 91 offsets fit, 1 values; the guard's bit */
-static const int8_t o1653[] = {0};
-static const int8_t o1654[] = {-1}; /* 0: 2 offsets fit, 1 values */
-static const int8_t o1655[] = {16}; /* merged: 1008 samples in the base, 7 new */
-static const int8_t o1656[] = {0};
-static const int8_t o1657[] = {16}; /* merged: 5733 samples in the base, 29 new */
-static const int8_t o1658[] = {0}; /* merged: 1391 samples in the base, 2 new */
-static const int8_t o1659[] = {12, 16}; /* merged: 567 samples in the base, 10 new */
-static const int8_t o1660[] = {16}; /* merged: 3333 samples in the base, 16 new */
-static const int8_t o1661[] = {16, 24}; /* merged: 390 samples in the base, 3 new */
-static const int8_t o1662[] = {16, 32}; /* merged: 554 samples in the base, 117 new */
-static const int8_t o1663[] = {16, 24, 32, 87};
-static const int8_t o1664[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */
-static const int8_t o1665[] = {81, -1, 24, 32, -1}; /* 0: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 1: 3 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */
-static const int8_t o1666[] = {81, 84, 24, 32, 87}; /* 1: probed (nvdisasm), 6 offsets fit the samples */ /* merged: 4116 samples in the base, 10 new; 1: untrusted in the base */
-static const int8_t o1667[] = {81, 84, 24, 32, 87, 68}; /* 1: probed (nvdisasm), 2 offsets fit the samples */ /* merged: 1748 samples in the base, 7 new; 1: untrusted in the base; 4: untrusted in the base */
-static const int8_t o1668[] = {16, 24, 32, 64, -1}; /* 4: 2 offsets fit, 1 values */
-static const int8_t o1669[] = {12, 16, 81, 84, 24, 32, 64};
-static const int8_t o1670[] = {12, 16, 81, 24, 32, -1}; /* 5: 2 offsets fit, 1 values */
-static const int8_t o1671[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
-static const int8_t o1672[] = {16, 81, 84, 24, 32, 64};
-static const int8_t o1673[] = {16, 81, 24, 32, 64}; /* 4: probed (nvdisasm), 2 offsets fit the samples */ /* merged: 6031 samples in the base, 15 new; 4: untrusted in the base */
-static const int8_t o1674[] = {16, 24, 32, 64}; /* merged: 641 samples in the base, 1 new */
-static const int8_t o1675[] = {16, 24, 32, 64, 87, 77}; /* merged: 3771 samples in the base, 10 new */
-static const int8_t o1676[] = {12, 16, 81, 24, 32};
-static const int8_t o1677[] = {12, 16, 24, 32};
-static const int8_t o1678[] = {12, 16, 24, 32, 64, 87};
-static const int8_t o1679[] = {16, 81, 24, 32}; /* merged: 3912 samples in the base, 12 new */
-static const int8_t o1680[] = {16, 24, 32}; /* merged: 1575 samples in the base, 10 new */
-static const int8_t o1681[] = {16, 24, 32, 87};
-static const int8_t o1682[] = {16, 24, 32, 64, 87}; /* merged: 3904 samples in the base, 12 new */
-static const int8_t o1683[] = {12, 16, -1, -1, -1, -1}; /* 2: 4 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values */ /* 4: 4 offsets fit, 1 values */ /* 5: 18 offsets fit, 1 values */
-static const int8_t o1684[] = {16, 24, 32, 64, -1}; /* 4: 5 offsets fit, 1 values */ /* merged: 65 samples in the base, 18 new */
-static const int8_t o1685[] = {16, 24, 32}; /* merged: 4022 samples in the base, 16 new */
-static const int8_t o1686[] = {16, 24, 32, 64}; /* merged: 3867 samples in the base, 16 new */
-static const int8_t o1687[] = {12, 16, 24, 32, 64}; /* merged: 63 samples in the base, 1 new */
-static const int8_t o1688[] = {16, 24, 32, 64}; /* merged: 3813 samples in the base, 25 new */
-static const int8_t o1689[] = {16, 24, 32, 64}; /* merged: 1818 samples in the base, 14 new */
-static const int8_t o1690[] = {16, 24, 32};
-static const int8_t o1691[] = {16, 24, 32, 64};
-static const int8_t o1692[] = {12, 16, 24, 32};
-static const int8_t o1693[] = {16, 24, 32}; /* merged: 527 samples in the base, 3 new */
-static const int8_t o1694[] = {16, 32}; /* merged: 13 samples in the base, 247 new */
-static const int8_t o1695[] = {16, 24, 32, 64, -1}; /* 4: 5 offsets fit, 1 values */ /* merged: 9 samples in the base, 1 new */
-static const int8_t o1696[] = {16, 24, 32, -1}; /* 3: 8 offsets fit, 1 values */ /* merged: 269 samples in the base, 2 new */
-static const int8_t o1697[] = {12, 16, 32}; /* 0: 74 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o1698[] = {16, 32}; /* merged: 531 samples in the base, 380 new */
-static const int8_t o1699[] = {16, 32}; /* merged: 3 samples in the base, 17 new */
-static const int8_t o1700[] = {16, 32};
-static const int8_t o1701[] = {16, 32}; /* merged: 1 samples in the base, 7 new */
-static const int8_t o1702[] = {16, 32};
-static const int8_t o1703[] = {16, -1}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o860[] = {16, -1, 64}; /* 1: 43 offsets fit, 1 values */
+static const int8_t o861[] = {12, 16, 24}; /* merged: 2 samples in the base, 5 new */
+static const int8_t o862[] = {16, 24}; /* merged: 12 samples in the base, 2942 new */
+static const int8_t o863[] = {12, 16, 24, 64};
+static const int8_t o864[] = {16, 24, 64}; /* merged: 68 samples in the base, 2052 new */
+static const int8_t o865[] = {12, 16, 24, 64}; /* merged: 271 samples in the base, 27 new */
+static const int8_t o866[] = {16, 24, 64}; /* merged: 1930 samples in the base, 31 new */
+static const int8_t o867[] = {16, 24, 64}; /* merged: 4 samples in the base, 16 new */
+static const int8_t o868[] = {16, 24, 64}; /* merged: 36 samples in the base, 30 new */
+static const int8_t o869[] = {-1, 16, 24, 32}; /* 0: 2 offsets fit, 1 values */ /* merged: 12 samples in the base, 368 new */
+static const int8_t o870[] = {24, 32}; /* merged: 5 samples in the base, 128 new; 1: untrusted in the base */
+static const int8_t o871[] = {16, 24, 64};
+static const int8_t o872[] = {16, 24};
+static const int8_t o873[] = {16, 24, 64}; /* merged: 3 samples in the base, 17 new; 0: untrusted in the base */
+static const int8_t o874[] = {12, 16, 24, 64}; /* merged: 1 samples in the base, 9 new */
+static const int8_t o875[] = {16, 24, 64}; /* merged: 935 samples in the base, 20 new */
+static const int8_t o876[] = {16, 24, 64, 87}; /* merged: 4 samples in the base, 184 new */
+static const int8_t o877[] = {12, 16, 24, 64}; /* merged: 96 samples in the base, 12 new */
+static const int8_t o878[] = {16, 24, 64}; /* merged: 1207 samples in the base, 1 new */
+static const int8_t o879[] = {12, 16}; /* merged: 141 samples in the base, 12 new */
+static const int8_t o880[] = {16}; /* merged: 1511 samples in the base, 67 new */
+static const int8_t o881[] = {16, 24}; /* merged: 111 samples in the base, 2 new */
+static const int8_t o882[] = {24};
+static const int8_t o883[] = {12, 16};
+static const int8_t o884[] = {16}; /* merged: 7790 samples in the base, 6 new */
+static const int8_t o885[] = {81, 87}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 2 offsets fit, 2 values; tied */
+static const int8_t t885[] = {0, 0};
+static const int8_t o886[] = {16, -1, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 2 samples in the base, 16 new */
+static const int8_t o887[] = {16, 24, 87}; /* merged: 952 samples in the base, 40 new */
+static const int8_t o888[] = {16, 24, 87}; /* merged: 123 samples in the base, 192 new */
+static const int8_t o889[] = {16, 24, -1}; /* 2: 8 offsets fit, 1 values */
+static const int8_t o890[] = {16, 24, -1}; /* 2: 6 offsets fit, 1 values */ /* merged: 1 samples in the base, 16 new; 1: untrusted in the base */
+static const int8_t o891[] = {81, 84, 24, 87}; /* 1: probed (nvdisasm), 13 offsets fit the samples */ /* merged: 1579 samples in the base, 60 new; 1: untrusted in the base */
+static const int8_t o892[] = {81, 84, 24, 87}; /* merged: 5002 samples in the base, 19 new */
+static const int8_t o893[] = {12, 16, 81, 24, 64};
+static const int8_t o894[] = {12, 16, 24, 64}; /* 3: probed (nvdisasm), 8 offsets fit the samples */ /* merged: 323 samples in the base, 33 new; 3: untrusted in the base */
+static const int8_t o895[] = {16, 81, 84, 24, 64};
+static const int8_t o896[] = {16, 81, 24, 64}; /* merged: 303 samples in the base, 12 new */
+static const int8_t o897[] = {16, 24, 64}; /* merged: 7465 samples in the base, 235 new */
+static const int8_t o898[] = {16, 24, 64, 87, 77}; /* merged: 164 samples in the base, 17 new; 2: untrusted in the base; 4: untrusted in the base */
+static const int8_t o899[] = {12, 16, 24};
+static const int8_t o900[] = {16, 24}; /* merged: 919 samples in the base, 21 new */
+static const int8_t o901[] = {16, 24, 64};
+static const int8_t o902[] = {12, 16, 24, 64, -1}; /* 4: 3 offsets fit, 1 values */
+static const int8_t o903[] = {81, 16, 24, 64, 87}; /* 4: probed (nvdisasm), 15 offsets fit the samples */ /* merged: 1078 samples in the base, 35 new; 4: untrusted in the base */
+static const int8_t o904[] = {16, 24, 64, 87}; /* 3: probed (nvdisasm), 4 offsets fit the samples */ /* merged: 7095 samples in the base, 159 new; 3: untrusted in the base */
+static const int8_t o905[] = {16, 24, 64}; /* merged: 6 samples in the base, 88 new */
+static const int8_t o906[] = {16, 24, -1}; /* 2: 2 offsets fit, 1 values */
+static const int8_t o907[] = {12, 16, 24, 64}; /* merged: 145 samples in the base, 6 new */
+static const int8_t o908[] = {16, 24, 64}; /* merged: 9113 samples in the base, 292 new */
+static const int8_t o909[] = {81, -1, 87, 77, 68}; /* 1: 3 offsets fit, 1 values */ /* merged: 108 samples in the base, 948 new */
+static const int8_t o910[] = {81, 84, 87, 77, 68}; /* 1: probed (nvdisasm), 7 offsets fit the samples */ /* 2: probed (nvdisasm), 7 offsets fit the samples */ /* 3: probed (nvdisasm), 7 offsets fit the samples */ /* merged: 866 samples in the base, 18 new; 1: untrusted in the base; 2: untrusted in the base; 3: untrusted in the base */
+static const int8_t o911[] = {12, 16, 24}; /* merged: 103 samples in the base, 28 new */
+static const int8_t o912[] = {16, 24}; /* merged: 40 samples in the base, 628 new */
+static const int8_t o913[] = {16, 24, 64};
+static const int8_t o914[] = {12, 16, 24, 64}; /* merged: 43 samples in the base, 474 new */
+static const int8_t o915[] = {16, 24, 64}; /* merged: 34 samples in the base, 420 new */
+static const int8_t o916[] = {12, 16, 24, 64}; /* merged: 363 samples in the base, 20 new */
+static const int8_t o917[] = {16, 24, 64}; /* merged: 10432 samples in the base, 360 new */
+static const int8_t o918[] = {16, 24, 64, 87}; /* merged: 268 samples in the base, 8 new */
+static const int8_t o919[] = {12, 16, 24, 64};
+static const int8_t o920[] = {16, 24, 64}; /* merged: 2061 samples in the base, 17 new */
+static const int8_t o921[] = {16, 24, 64}; /* merged: 57 samples in the base, 3 new */
+static const int8_t o922[] = {16, 24}; /* merged: 1 samples in the base, 60 new; 0: untrusted in the base; 1: untrusted in the base */
+static const int8_t o923[] = {16, 24}; /* merged: 693 samples in the base, 1520 new */
+static const int8_t o924[] = {16, 24}; /* merged: 1 samples in the base, 16 new; 0: untrusted in the base; 1: untrusted in the base */
+static const int8_t o925[] = {12, 16}; /* 0: 3 offsets fit, 1 values; the guard's bit */
+static const int8_t o926[] = {16}; /* merged: 47 samples in the base, 27 new */
+static const int8_t o927[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* merged: 3 samples in the base, 19 new */
+static const int8_t o928[] = {16, 24, 87};
+static const int8_t o929[] = {81, 84, 24, 87}; /* 1: probed (nvdisasm), 3 offsets fit the samples */ /* merged: 816 samples in the base, 14 new; 1: untrusted in the base */
+static const int8_t o930[] = {16, 81, 24, -1}; /* 3: 4 offsets fit, 1 values */ /* merged: 26 samples in the base, 53 new; 1: untrusted in the base */
+static const int8_t o931[] = {16, 24, 64}; /* merged: 718 samples in the base, 6 new */
+static const int8_t o932[] = {16, 24}; /* merged: 85 samples in the base, 6 new */
+static const int8_t o933[] = {16, 24, 87};
+static const int8_t o934[] = {16, 24, 64, -1}; /* 3: 9 offsets fit, 1 values */ /* merged: 31 samples in the base, 22 new */
+static const int8_t o935[] = {12, 16, 24, 64};
+static const int8_t o936[] = {16, 24, 64}; /* merged: 2138 samples in the base, 72 new */
+static const int8_t o937[] = {16, 24, 64}; /* merged: 75 samples in the base, 4 new */
+static const int8_t o938[] = {16, 24, 64}; /* merged: 4 samples in the base, 16 new */
+static const int8_t o939[] = {16}; /* merged: 9 samples in the base, 237 new */
+static const int8_t o940[] = {0}; /* merged: 10227 samples in the base, 134 new */
+static const int8_t o941[] = {16}; /* merged: 2745 samples in the base, 79 new */
+static const int8_t o942[] = {0}; /* merged: 421 samples in the base, 35 new */
+static const int8_t o943[] = {16}; /* merged: 1660 samples in the base, 22 new */
+static const int8_t o944[] = {16};
+static const int8_t o945[] = {0}; /* merged: 67 samples in the base, 280 new */
+static const int8_t o946[] = {12};
+static const int8_t o947[] = {16}; /* merged: 1660 samples in the base, 22 new */
+static const int8_t o948[] = {0}; /* merged: 4 samples in the base, 2 new */
+static const int8_t o949[] = {0}; /* merged: 2968 samples in the base, 30 new */
+static const int8_t o950[] = {12}; /* merged: 6984 samples in the base, 67 new */
+static const int8_t o951[] = {12, 87}; /* merged: 9 samples in the base, 237 new */
+static const int8_t o952[] = {-1}; /* 0: 2 offsets fit, 1 values */
+static const int8_t o953[] = {0};
+static const int8_t o954[] = {0}; /* merged: 893 samples in the base, 15 new */
+static const int8_t o955[] = {12}; /* merged: 946 samples in the base, 14 new */
+static const int8_t o956[] = {12, 87}; /* merged: 34 samples in the base, 2 new */
+static const int8_t o957[] = {24}; /* merged: 38 samples in the base, 241 new */
+static const int8_t o958[] = {0};
+static const int8_t o959[] = {0};
+static const int8_t o960[] = {12, 16, 24}; /* 0: 3 offsets fit, 1 values; the guard's bit */
+static const int8_t o961[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
+static const int8_t o962[] = {16, 32, 24}; /* merged: 20 samples in the base, 18 new */
+static const int8_t o963[] = {12, 16, 32, 24}; /* merged: 939 samples in the base, 26 new */
+static const int8_t o964[] = {16, 32, 24}; /* merged: 9898 samples in the base, 1 new */
+static const int8_t o965[] = {12, 16, 24}; /* 0: 73 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o966[] = {16, 24}; /* merged: 85 samples in the base, 281 new */
+static const int8_t o967[] = {12, 16, 24}; /* merged: 109 samples in the base, 114 new */
+static const int8_t o968[] = {16};
+static const int8_t o969[] = {16, 24}; /* merged: 31679 samples in the base, 113 new */
+static const int8_t o970[] = {16, 24, 32};
+static const int8_t o971[] = {16, 32};
+static const int8_t o972[] = {64, 24, 32}; /* merged: 6 samples in the base, 19 new */
+static const int8_t o973[] = {12, 64, 24, 32}; /* merged: 668 samples in the base, 41 new */
+static const int8_t o974[] = {64, 24, 32}; /* merged: 6066 samples in the base, 167 new */
+static const int8_t o975[] = {12, 24, -1, -1}; /* 0: 9 offsets fit, 1 values; the guard's bit */ /* 2: 7 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
+static const int8_t o976[] = {24, 64, 32};
+static const int8_t o977[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
+static const int8_t o978[] = {12, -1, 16, 64, -1, -1}; /* 0: 53 offsets fit, 1 values; the guard's bit */ /* 1: 5 offsets fit, 1 values */ /* 4: 3 offsets fit, 1 values */ /* 5: 2 offsets fit, 1 values */
+static const int8_t o979[] = {-1, 16, -1, 24, 32}; /* 0: 5 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* merged: 1 samples in the base, 16 new */
+static const int8_t o980[] = {12, 64, 24, 32}; /* merged: 2 samples in the base, 16 new */
+static const int8_t o981[] = {64, 24, 32}; /* merged: 16 samples in the base, 48 new */
+static const int8_t o982[] = {0};
+static const int8_t o983[] = {0};
+static const int8_t o984[] = {16, 24, 64};
+static const int8_t o985[] = {24, 32, 64};
+static const int8_t o986[] = {24, 32, 64};
+static const int8_t o987[] = {12, -1, 16, 64, 24, 32}; /* 1: 4 offsets fit, 1 values */ /* merged: 2 samples in the base, 16 new */
+static const int8_t o988[] = {-1, 16, 64, 24, 32}; /* 0: 11 offsets fit, 1 values */ /* merged: 3 samples in the base, 32 new */
+static const int8_t o989[] = {0};
+static const int8_t o990[] = {0}; /* merged: 6 samples in the base, 43 new */
+static const int8_t o991[] = {-1}; /* 0: 4 offsets fit, 1 values */
+static const int8_t o992[] = {16}; /* merged: 281 samples in the base, 12 new */
+static const int8_t o993[] = {12, 16}; /* merged: 2 samples in the base, 16 new; 1: untrusted in the base */
+static const int8_t o994[] = {16}; /* merged: 775 samples in the base, 8 new */
+static const int8_t o995[] = {12, 16, 24, 87};
+static const int8_t o996[] = {16, 24, 87};
+static const int8_t o997[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
+static const int8_t o998[] = {81, -1, 24, 87}; /* 1: 2 offsets fit, 1 values */
+static const int8_t o999[] = {12, 81, 84, 24, 87}; /* 0: 7 offsets fit, 1 values; the guard's bit */ /* 1: probed (nvdisasm), 8 offsets fit the samples */ /* 2: probed (nvdisasm), 11 offsets fit the samples */ /* 4: probed (nvdisasm), 11 offsets fit the samples */
+static const int8_t o1000[] = {12, 81, 84, 24, 87, 68}; /* 0: 7 offsets fit, 1 values; the guard's bit */ /* 1: probed (nvdisasm), 9 offsets fit the samples */ /* 2: probed (nvdisasm), 10 offsets fit the samples */ /* 4: probed (nvdisasm), 10 offsets fit the samples */ /* 5: probed (nvdisasm), 9 offsets fit the samples */
+static const int8_t o1001[] = {81, 84, 24, 87}; /* merged: 1946 samples in the base, 36 new */
+static const int8_t o1002[] = {81, 84, 24, 87, 68}; /* merged: 73 samples in the base, 21 new */
+static const int8_t o1003[] = {12, 16, 81, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
+static const int8_t o1004[] = {12, 16, 24, 64}; /* merged: 6 samples in the base, 6 new; 3: untrusted in the base */
+static const int8_t o1005[] = {12, 16, 24, -1, 87, -1}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 3: 4 offsets fit, 1 values */ /* 5: 14 offsets fit, 1 values */
+static const int8_t o1006[] = {16, 81, 84, 24, 64};
+static const int8_t o1007[] = {16, 81, 24, 64}; /* merged: 757 samples in the base, 1 new */
+static const int8_t o1008[] = {16, 24, 64}; /* merged: 326 samples in the base, 5 new */
+static const int8_t o1009[] = {16, 24, 64, 87, 77}; /* merged: 491 samples in the base, 55 new */
+static const int8_t o1010[] = {12, 16, 81, 24}; /* merged: 303 samples in the base, 57 new */
+static const int8_t o1011[] = {12, 16, 24, 64, 87}; /* merged: 303 samples in the base, 57 new */
+static const int8_t o1012[] = {16, 81, 24}; /* merged: 2319 samples in the base, 74 new */
+static const int8_t o1013[] = {16, 24};
+static const int8_t o1014[] = {16, 24, -1}; /* 0: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 2: 53 offsets fit, 1 values */
+static const int8_t o1015[] = {16, 24, 64, 87}; /* merged: 2319 samples in the base, 74 new */
+static const int8_t o1016[] = {12, 16, 24, 64, 87}; /* 2: probed (nvdisasm), 4 offsets fit the samples */ /* 3: probed (nvdisasm), 4 offsets fit the samples */ /* 4: probed (nvdisasm), 18 offsets fit the samples */ /* merged: 40 samples in the base, 8 new; 2: untrusted in the base; 3: untrusted in the base; 4: untrusted in the base */
+static const int8_t o1017[] = {16, 24, 64, 87}; /* 3: probed (nvdisasm), 13 offsets fit the samples */ /* merged: 20 samples in the base, 6 new; 3: untrusted in the base */
+static const int8_t o1018[] = {16}; /* merged: 40 samples in the base, 8 new */
+static const int8_t o1019[] = {16, 24, -1}; /* 2: 2 offsets fit, 1 values */
+static const int8_t o1020[] = {12, 16, 24};
+static const int8_t o1021[] = {16, 24}; /* merged: 3974 samples in the base, 92 new */
+static const int8_t o1022[] = {12, 16, 24, 64}; /* merged: 112 samples in the base, 28 new */
+static const int8_t o1023[] = {16, 24, 64}; /* merged: 3908 samples in the base, 1152 new */
+static const int8_t o1024[] = {12, 16, 24, 64}; /* merged: 73 samples in the base, 36 new */
+static const int8_t o1025[] = {16, 24, 64}; /* merged: 2480 samples in the base, 234 new */
+static const int8_t o1026[] = {12, 16, 24, 64}; /* merged: 154 samples in the base, 8 new */
+static const int8_t o1027[] = {16, 24, 64}; /* merged: 2628 samples in the base, 125 new */
+static const int8_t o1028[] = {12, 16, 24};
+static const int8_t o1029[] = {16, 24};
+static const int8_t o1030[] = {12, 16, 24, 64};
+static const int8_t o1031[] = {16, 24, 64};
+static const int8_t o1032[] = {16}; /* merged: 10 samples in the base, 231 new */
+static const int8_t o1033[] = {12, 16};
+static const int8_t o1034[] = {16}; /* merged: 1867 samples in the base, 132 new */
+static const int8_t o1035[] = {16};
+static const int8_t o1036[] = {16}; /* merged: 1 samples in the base, 17 new; 0: untrusted in the base */
+static const int8_t o1037[] = {-1}; /* 0: 2 offsets fit, 2 values */
+static const int8_t o1038[] = {16};
+static const int8_t o1039[] = {0}; /* merged: 1004 samples in the base, 43 new */
+static const int8_t o1040[] = {81, 64, 16, 24, 32}; /* merged: 1 samples in the base, 48 new; 0: untrusted in the base; 1: untrusted in the base; 2: untrusted in the base; 3: untrusted in the base; 4: untrusted in the base */
+static const int8_t o1041[] = {64, 16, 24, 32}; /* merged: 33 samples in the base, 448 new */
+static const int8_t o1042[] = {81, 64, 16, 24, 32};
+static const int8_t o1043[] = {64, 16, 24, 32}; /* merged: 6 samples in the base, 144 new */
+static const int8_t o1044[] = {81, 64, 16, 24, 32};
+static const int8_t o1045[] = {64, 16, 24}; /* merged: 5 samples in the base, 64 new */
+static const int8_t o1046[] = {64, 16, 24, 32}; /* merged: 4 samples in the base, 128 new */
+static const int8_t o1047[] = {64, 16, 24, 32}; /* merged: 2 samples in the base, 96 new */
+static const int8_t o1048[] = {64, 16, 24}; /* merged: 3 samples in the base, 60 new */
+static const int8_t o1049[] = {16};
+static const int8_t o1050[] = {-1, -1}; /* 0: 2 offsets fit, 1 values */ /* 1: 60 offsets fit, 1 values */
+static const int8_t o1051[] = {16, 24}; /* merged: 10 samples in the base, 208 new */
+static const int8_t o1052[] = {24, 32}; /* merged: 4 samples in the base, 48 new */
+static const int8_t o1053[] = {24, 32}; /* merged: 8 samples in the base, 144 new */
+static const int8_t o1054[] = {16, 32}; /* merged: 231 samples in the base, 4 new */
+static const int8_t o1055[] = {16, 24, 32, 87};
+static const int8_t o1056[] = {81, 84, 24, 32, 87}; /* 1: probed (nvdisasm), 3 offsets fit the samples */ /* merged: 1156 samples in the base, 98 new; 1: untrusted in the base */
+static const int8_t o1057[] = {81, -1, 24, 32, -1, 68}; /* 1: 5 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */
+static const int8_t o1058[] = {12, 16, 81, 84, 24, 32, 64};
+static const int8_t o1059[] = {12, 16, 81, 24, 32, 64}; /* 5: probed (nvdisasm), 2 offsets fit the samples */ /* merged: 44 samples in the base, 12 new; 5: untrusted in the base */
+static const int8_t o1060[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
+static const int8_t o1061[] = {12, 16, 24, 32, 64, 87, 77}; /* 0: 2 offsets fit, 1 values; the guard's bit */ /* 1: probed (nvdisasm), 4 offsets fit the samples */ /* 2: probed (nvdisasm), 4 offsets fit the samples */ /* 4: probed (nvdisasm), 6 offsets fit the samples */ /* 5: probed (nvdisasm), 3 offsets fit the samples */ /* 6: probed (nvdisasm), 16 offsets fit the samples */
+static const int8_t o1062[] = {16, 81, 84, 24, 32, 64};
+static const int8_t o1063[] = {16, 81, 24, 32, 64}; /* 4: probed (nvdisasm), 2 offsets fit the samples */ /* merged: 3030 samples in the base, 221 new; 4: untrusted in the base */
+static const int8_t o1064[] = {16, 24, 32, 64}; /* merged: 486 samples in the base, 10 new */
+static const int8_t o1065[] = {16, 24, 32, 64, 87, 77}; /* merged: 1220 samples in the base, 217 new */
+static const int8_t o1066[] = {12, 16, 24, 32, 87}; /* merged: 7 samples in the base, 10 new; 4: untrusted in the base */
+static const int8_t o1067[] = {16, 81, 24, 32};
+static const int8_t o1068[] = {16, 24, 32};
+static const int8_t o1069[] = {16, 24, 32, 87}; /* merged: 169 samples in the base, 4 new */
+static const int8_t o1070[] = {16, 24, 32, 64, 87};
+static const int8_t o1071[] = {12, 16, -1, -1, -1, -1}; /* 2: 4 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values */ /* 4: 4 offsets fit, 1 values */ /* 5: 18 offsets fit, 1 values */
+static const int8_t o1072[] = {16, 24, 32, 64, -1}; /* 4: 5 offsets fit, 1 values */ /* merged: 43 samples in the base, 18 new */
+static const int8_t o1073[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */
+static const int8_t o1074[] = {12, 16, 24, 32, 64}; /* merged: 55 samples in the base, 10 new */
+static const int8_t o1075[] = {16, 24, 32, 64}; /* merged: 1483 samples in the base, 28 new */
+static const int8_t o1076[] = {16, 24, 32, 64}; /* merged: 16 samples in the base, 17 new */
+static const int8_t o1077[] = {16, 32};
+static const int8_t o1078[] = {12, 16, 32}; /* merged: 8 samples in the base, 14 new */
+static const int8_t o1079[] = {16, 32}; /* merged: 288 samples in the base, 12 new */
+static const int8_t o1080[] = {16, 32}; /* merged: 3 samples in the base, 17 new */
+static const int8_t o1081[] = {16, 32};
+static const int8_t o1082[] = {16, 32}; /* merged: 1 samples in the base, 3 new; 0: untrusted in the base */
+static const int8_t o1083[] = {16, -1}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o1084[] = {16, 24, 64, 32}; /* merged: 329 samples in the base, 40 new */
+static const int8_t o1085[] = {16};
+static const int8_t o1086[] = {16};
+static const int8_t o1087[] = {81, 16, 24}; /* 0: probed (nvdisasm), 5 offsets fit the samples */ /* merged: 647 samples in the base, 176 new; 0: untrusted in the base */
+static const int8_t o1088[] = {16, 24, 64}; /* merged: 2 samples in the base, 16 new; 1: untrusted in the base */
+static const int8_t o1089[] = {16, -1}; /* 1: 4 offsets fit, 1 values */
+static const int8_t o1090[] = {12, 16, 64, 24}; /* 2: probed (nvdisasm), 2 offsets fit the samples */ /* merged: 5 samples in the base, 64 new; 2: untrusted in the base */
+static const int8_t o1091[] = {16, 64, 24}; /* merged: 2 samples in the base, 365 new; 0: untrusted in the base; 1: untrusted in the base; 2: untrusted in the base */
+static const int8_t o1092[] = {12, 16, 32}; /* merged: 244 samples in the base, 10 new */
+static const int8_t o1093[] = {16, 32}; /* merged: 2300 samples in the base, 967 new */
+static const int8_t o1094[] = {12, 16, 24, 32, 87};
+static const int8_t o1095[] = {16, 24, 32, 87}; /* merged: 1690 samples in the base, 9 new */
+static const int8_t o1096[] = {16, 24, 32, 87}; /* merged: 156 samples in the base, 64 new */
+static const int8_t o1097[] = {16, 24, 32, 87}; /* 3: probed (nvdisasm), 3 offsets fit the samples */ /* merged: 376 samples in the base, 1244 new; 3: untrusted in the base */
+static const int8_t o1098[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */ /* merged: 6 samples in the base, 238 new */
+static const int8_t o1099[] = {81, 84, 24, 32, 87}; /* 1: probed (nvdisasm), 11 offsets fit the samples */ /* merged: 402 samples in the base, 28 new; 1: untrusted in the base */
+static const int8_t o1100[] = {12, 81, 84, 24, 32, 87}; /* 2: probed (nvdisasm), 11 offsets fit the samples */ /* 5: probed (nvdisasm), 11 offsets fit the samples */ /* merged: 22 samples in the base, 1 new; 2: untrusted in the base; 5: untrusted in the base */
+static const int8_t o1101[] = {12, 81, -1, 24, 32, -1, -1}; /* 0: 3 offsets fit, 1 values; the guard's bit */ /* 2: 10 offsets fit, 1 values */ /* 5: 10 offsets fit, 1 values */ /* 6: 48 offsets fit, 1 values */
+static const int8_t o1102[] = {81, 84, 24, 32, 87}; /* merged: 3040 samples in the base, 196 new */
+static const int8_t o1103[] = {81, -1, 24, 32, -1, 68}; /* 1: 5 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */ /* merged: 979 samples in the base, 2 new */
+static const int8_t o1104[] = {12, 16, 81, 84, 24, 32, 64}; /* merged: 120 samples in the base, 1 new */
+static const int8_t o1105[] = {12, 16, 81, 24, 32, 64}; /* merged: 80 samples in the base, 31 new */
+static const int8_t o1106[] = {12, 16, 24, 32, 64}; /* merged: 171 samples in the base, 3 new */
+static const int8_t o1107[] = {12, 16, 24, 32, 64, 87, 77}; /* merged: 144 samples in the base, 1 new */
+static const int8_t o1108[] = {16, 81, 84, 24, 32, 64}; /* merged: 261 samples in the base, 9 new */
+static const int8_t o1109[] = {16, 81, 24, 32, 64}; /* merged: 1757 samples in the base, 24 new */
+static const int8_t o1110[] = {16, 24, 32, 64}; /* merged: 2337 samples in the base, 125 new */
+static const int8_t o1111[] = {16, 24, 32, 64, 87, 77}; /* merged: 585 samples in the base, 17 new */
+static const int8_t o1112[] = {12, 16, 81, 24, 32}; /* 0: 7 offsets fit, 1 values; the guard's bit */ /* 2: probed (nvdisasm), 55 offsets fit the samples */
+static const int8_t o1113[] = {12, 16, 24, 32}; /* merged: 51 samples in the base, 1 new */
+static const int8_t o1114[] = {12, 16, 24, 32, 87}; /* merged: 117 samples in the base, 31 new */
+static const int8_t o1115[] = {12, 16, 24, 32, 64, 87}; /* 0: 6 offsets fit, 1 values; the guard's bit */ /* 1: probed (nvdisasm), 3 offsets fit the samples */ /* 2: probed (nvdisasm), 3 offsets fit the samples */ /* 3: probed (nvdisasm), 2 offsets fit the samples */ /* 4: probed (nvdisasm), 2 offsets fit the samples */ /* 5: probed (nvdisasm), 57 offsets fit the samples */
+static const int8_t o1116[] = {16, 81, 24, 32}; /* merged: 2104 samples in the base, 26 new */
+static const int8_t o1117[] = {-1, -1, -1, -1, 64}; /* 0: 4 offsets fit, 1 values */ /* 1: 55 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */ /* 3: 3 offsets fit, 1 values */
+static const int8_t o1118[] = {16, 24, 32}; /* merged: 1240 samples in the base, 33 new */
+static const int8_t o1119[] = {16, 24, 32, 87}; /* merged: 3018 samples in the base, 27 new */
+static const int8_t o1120[] = {16, 24, 32, 64}; /* merged: 2654 samples in the base, 134 new */
+static const int8_t o1121[] = {16, 24, 32, 64, 87}; /* merged: 2049 samples in the base, 26 new */
+static const int8_t o1122[] = {12, 16, 24, 32, -1, -1}; /* 2: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 4 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */
+static const int8_t o1123[] = {-1, 16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
+static const int8_t o1124[] = {16, 24, 32, 64, 87}; /* 4: probed (nvdisasm), 12 offsets fit the samples */ /* merged: 888 samples in the base, 30 new; 4: untrusted in the base */
+static const int8_t o1125[] = {16, 32}; /* merged: 51 samples in the base, 8 new */
+static const int8_t o1126[] = {16, 24, 32, 64}; /* 0: 3 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 1: 45 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o1127[] = {16, 24, 32, 87}; /* 3: probed (nvdisasm), 2 offsets fit the samples */ /* merged: 198 samples in the base, 5 new; 3: untrusted in the base */
+static const int8_t o1128[] = {12, 16, 24, 32, 64}; /* 0: 55 offsets fit, 1 values; the guard's bit */
+static const int8_t o1129[] = {16, 24, 32, 64}; /* merged: 61 samples in the base, 474 new */
+static const int8_t o1130[] = {12, 16, 24, 32}; /* merged: 43 samples in the base, 30 new */
+static const int8_t o1131[] = {16, 24, 32}; /* merged: 4683 samples in the base, 1920 new */
+static const int8_t o1132[] = {12, 16, 24, 32}; /* merged: 123 samples in the base, 169 new */
+static const int8_t o1133[] = {16, 24, 32}; /* merged: 3865 samples in the base, 1180 new */
+static const int8_t o1134[] = {12, 16, 24, 32, 64};
+static const int8_t o1135[] = {16, 24, 32, 64}; /* merged: 66663 samples in the base, 160 new */
+static const int8_t o1136[] = {12, 16, 24, 32, 64}; /* merged: 667 samples in the base, 47 new */
+static const int8_t o1137[] = {12, 16, 24, 32, 64, 87}; /* 2: probed (nvdisasm), 9 offsets fit the samples */ /* 3: probed (nvdisasm), 9 offsets fit the samples */
+static const int8_t o1138[] = {16, 24, 32, 64}; /* merged: 3566 samples in the base, 901 new */
+static const int8_t o1139[] = {16, 24, 32, 64, 87}; /* merged: 117 samples in the base, 9 new */
+static const int8_t o1140[] = {16, -1, 24, 32, 64}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 59 offsets fit, 1 values */ /* 4: 2 offsets fit, 2 values; tied, split in operand order */
+static const int8_t o1141[] = {16, 24, 32, 64}; /* merged: 85 samples in the base, 2 new */
+static const int8_t o1142[] = {16, 24, 32, 64}; /* 1: 51 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o1143[] = {16, 81, 24, 32, 64};
+static const int8_t o1144[] = {16, 24, 32, 64}; /* merged: 113 samples in the base, 16 new */
+static const int8_t o1145[] = {16, 24, 32}; /* merged: 6 samples in the base, 19 new */
+static const int8_t o1146[] = {12, 16, 24, 64};
+static const int8_t o1147[] = {16, 24, 64}; /* merged: 114 samples in the base, 9 new */
+static const int8_t o1148[] = {-1, -1, 24, 32, -1}; /* 0: 62 offsets fit, 1 values */ /* 1: 11 offsets fit, 1 values */ /* 4: 11 offsets fit, 1 values */
+static const int8_t o1149[] = {16, 24, 32, 64}; /* merged: 38473 samples in the base, 16 new */
+static const int8_t o1150[] = {16, 24, 32}; /* merged: 2806 samples in the base, 16 new */
+static const int8_t o1151[] = {16, 24, 32, 64};
+static const int8_t o1152[] = {16, 24, 32, 64}; /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o1153[] = {16, 24, 32, 64}; /* merged: 1478 samples in the base, 4096 new */
+static const int8_t o1154[] = {16, 24, 32}; /* merged: 1415 samples in the base, 1024 new */
+static const int8_t o1155[] = {16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */
+static const int8_t o1156[] = {16, -1, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* 3: 3 offsets fit, 1 values */
+static const int8_t o1157[] = {16, 32}; /* merged: 59 samples in the base, 548 new */
+static const int8_t o1158[] = {12, 16, 24, 32, 87};
+static const int8_t o1159[] = {16, 24, 32, 87}; /* merged: 200 samples in the base, 4 new */
+static const int8_t o1160[] = {12, 81, 84, 24, 32, 87}; /* 0: 7 offsets fit, 1 values; the guard's bit */ /* 1: probed (nvdisasm), 7 offsets fit the samples */ /* 2: probed (nvdisasm), 9 offsets fit the samples */ /* 3: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 5: probed (nvdisasm), 9 offsets fit the samples */
+static const int8_t o1161[] = {12, 81, 84, 24, 32, 87, 68}; /* 0: 9 offsets fit, 1 values; the guard's bit */ /* 1: probed (nvdisasm), 8 offsets fit the samples */ /* 2: probed (nvdisasm), 8 offsets fit the samples */ /* 3: probed (nvdisasm), 2 offsets fit the samples */ /* 4: probed (nvdisasm), 3 offsets fit the samples */ /* 5: probed (nvdisasm), 8 offsets fit the samples */ /* 6: probed (nvdisasm), 8 offsets fit the samples */
+static const int8_t o1162[] = {81, 84, 24, 32, 87}; /* 1: probed (nvdisasm), 3 offsets fit the samples */ /* merged: 469 samples in the base, 24 new; 1: untrusted in the base */
+static const int8_t o1163[] = {81, 84, 24, 32, 87, 68}; /* 0: probed (nvdisasm) at bit 81, the samples gave 68 */ /* 1: probed (nvdisasm), 8 offsets fit the samples */ /* 5: probed (nvdisasm) at bit 68, the samples gave 81 */
+static const int8_t o1164[] = {12, 16, 24, 32, 64}; /* merged: 15 samples in the base, 27 new; 1: untrusted in the base; 2: untrusted in the base; 3: untrusted in the base; 4: untrusted in the base */
+static const int8_t o1165[] = {16, 81, 84, 24, 32, 64}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 3: 2 offsets fit, 2 values; tied, split in operand order */
+static const int8_t o1166[] = {16, 81, 24, 32, -1}; /* 4: 4 offsets fit, 1 values */ /* merged: 76 samples in the base, 30 new */
+static const int8_t o1167[] = {16, 24, 32, 64}; /* merged: 286 samples in the base, 18 new */
+static const int8_t o1168[] = {16, 24, 32, 64, 87, 77}; /* 5: 2 offsets fit, 2 values; narrowed (no overlap, operand order) */ /* merged: 92 samples in the base, 4 new; 3: untrusted in the base; 5: untrusted in the base */
+static const int8_t o1169[] = {16, 24, 32};
+static const int8_t o1170[] = {16, 24, 32, 87};
+static const int8_t o1171[] = {16, 24, 32, 64}; /* merged: 65 samples in the base, 2 new */
+static const int8_t o1172[] = {16, 24, 32, 64, 87}; /* 4: probed (nvdisasm), 11 offsets fit the samples */ /* merged: 16 samples in the base, 2 new; 4: untrusted in the base */
+static const int8_t o1173[] = {16, 24, 32, 64};
+static const int8_t o1174[] = {12, 16, 24, 32, 64};
+static const int8_t o1175[] = {16, 24, 32, 64}; /* merged: 205 samples in the base, 60 new */
+static const int8_t o1176[] = {12, 16, 24, 32, 64};
+static const int8_t o1177[] = {16, 24, 32, 64}; /* merged: 24 samples in the base, 18 new */
+static const int8_t o1178[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
+static const int8_t o1179[] = {16, 32}; /* merged: 1 samples in the base, 26 new */
+static const int8_t o1180[] = {16, 32};
+static const int8_t o1181[] = {16, 32};
+static const int8_t o1182[] = {81, 24, 32}; /* merged: 14 samples in the base, 263 new; 0: untrusted in the base */
+static const int8_t o1183[] = {16, 32}; /* merged: 508 samples in the base, 8 new */
+static const int8_t o1184[] = {16, 32}; /* merged: 41 samples in the base, 8 new */
+static const int8_t o1185[] = {12, 16, 32}; /* merged: 25 samples in the base, 56 new */
+static const int8_t o1186[] = {16, 32}; /* merged: 925 samples in the base, 1192 new */
+static const int8_t o1187[] = {16, 32}; /* merged: 7 samples in the base, 48 new */
+static const int8_t o1188[] = {16, 32}; /* merged: 9 samples in the base, 65 new */
+static const int8_t o1189[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */
+static const int8_t o1190[] = {16, 32}; /* merged: 6 samples in the base, 22 new */
+static const int8_t o1191[] = {24};
+static const int8_t o1192[] = {32};
+static const int8_t o1193[] = {16};
+static const int8_t o1194[] = {-1}; /* 0: 3 offsets fit, 1 values */
+static const int8_t o1195[] = {81, 64, 16, 24, 32};
+static const int8_t o1196[] = {64, 16, 24, 32};
+static const int8_t o1197[] = {81, 64, 16, 24, 32};
+static const int8_t o1198[] = {64, 16, 24, 32};
+static const int8_t o1199[] = {81, 64, 16, 24, 32};
+static const int8_t o1200[] = {64, 16, 24, 32};
+static const int8_t o1201[] = {64, 16, 24, 32};
+static const int8_t o1202[] = {64, 16, 24};
+static const int8_t o1203[] = {12, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
+static const int8_t o1204[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 4 offsets fit, 1 values */
+static const int8_t o1205[] = {24, 32}; /* merged: 115 samples in the base, 265 new */
+static const int8_t o1206[] = {12, -1}; /* 0: 67 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 1 values */
+static const int8_t o1207[] = {12, 24, 32}; /* merged: 537 samples in the base, 18 new */
+static const int8_t o1208[] = {24, 32}; /* merged: 4757 samples in the base, 460 new */
+static const int8_t o1209[] = {-1, 16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 4 values; tied, split in operand order */ /* 3: 2 offsets fit, 4 values; tied, split in operand order */
+static const int8_t o1210[] = {81, 16, 24, 32, 64};
+static const int8_t o1211[] = {12, -1, -1}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 9 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */
+static const int8_t o1212[] = {16, 24, 32};
+static const int8_t o1213[] = {16, 24, 32, 64};
+static const int8_t o1214[] = {24, 32, 64};
+static const int8_t o1215[] = {16, 24}; /* 1: 2 offsets fit, 10 values; narrowed (no overlap, operand order) */ /* merged: 1 samples in the base, 16 new; 1: untrusted in the base */
+static const int8_t o1216[] = {-1, 16, 24, 32, 64}; /* 0: 3 offsets fit, 1 values */
+static const int8_t o1217[] = {-1, 16, 24}; /* 0: 4 offsets fit, 1 values */
+static const int8_t o1218[] = {12, 16, 24};
+static const int8_t o1219[] = {16, 24};
+static const int8_t o1220[] = {16, 24};
+static const int8_t o1221[] = {16, -1, 64}; /* 1: 43 offsets fit, 1 values */
+static const int8_t o1222[] = {12, 16, 24}; /* merged: 2 samples in the base, 5 new */
+static const int8_t o1223[] = {16, 24}; /* merged: 12 samples in the base, 2942 new */
+static const int8_t o1224[] = {12, 16, 24, 64};
+static const int8_t o1225[] = {16, 24, 64}; /* merged: 68 samples in the base, 2052 new */
+static const int8_t o1226[] = {12, 16, 24, 64}; /* merged: 273 samples in the base, 27 new */
+static const int8_t o1227[] = {16, 24, 64}; /* merged: 1925 samples in the base, 31 new */
+static const int8_t o1228[] = {16, 24, 64}; /* merged: 4 samples in the base, 16 new */
+static const int8_t o1229[] = {16, 24, 64}; /* merged: 36 samples in the base, 30 new */
+static const int8_t o1230[] = {-1, 16, 24, 32}; /* 0: 2 offsets fit, 1 values */ /* merged: 12 samples in the base, 368 new */
+static const int8_t o1231[] = {24, 32}; /* merged: 5 samples in the base, 128 new; 1: untrusted in the base */
+static const int8_t o1232[] = {16, 24, 64};
+static const int8_t o1233[] = {16, 24};
+static const int8_t o1234[] = {16, 24, 64}; /* merged: 3 samples in the base, 17 new; 0: untrusted in the base */
+static const int8_t o1235[] = {12, 16, 24, 64}; /* merged: 1 samples in the base, 9 new */
+static const int8_t o1236[] = {16, 24, 64}; /* merged: 937 samples in the base, 20 new */
+static const int8_t o1237[] = {16, 24, 64, 87}; /* merged: 4 samples in the base, 184 new */
+static const int8_t o1238[] = {12, 16, 24, 64}; /* merged: 96 samples in the base, 12 new */
+static const int8_t o1239[] = {16, 24, 64}; /* merged: 1204 samples in the base, 1 new */
+static const int8_t o1240[] = {12, 16}; /* merged: 139 samples in the base, 12 new */
+static const int8_t o1241[] = {16}; /* merged: 1515 samples in the base, 67 new */
+static const int8_t o1242[] = {16, 24}; /* merged: 111 samples in the base, 2 new */
+static const int8_t o1243[] = {24};
+static const int8_t o1244[] = {12, 16};
+static const int8_t o1245[] = {16}; /* merged: 7780 samples in the base, 18 new */
+static const int8_t o1246[] = {81, 87}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 2 offsets fit, 2 values; tied */
+static const int8_t t1246[] = {0, 0};
+static const int8_t o1247[] = {16, -1, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 2 samples in the base, 16 new */
+static const int8_t o1248[] = {16, 24, 87}; /* merged: 952 samples in the base, 40 new */
+static const int8_t o1249[] = {16, 24, 87}; /* merged: 123 samples in the base, 192 new */
+static const int8_t o1250[] = {16, 24, -1}; /* 2: 8 offsets fit, 1 values */
+static const int8_t o1251[] = {16, 24, -1}; /* 2: 6 offsets fit, 1 values */ /* merged: 1 samples in the base, 16 new; 1: untrusted in the base */
+static const int8_t o1252[] = {81, 84, 24, 87}; /* 1: probed (nvdisasm), 13 offsets fit the samples */ /* merged: 1579 samples in the base, 60 new; 1: untrusted in the base */
+static const int8_t o1253[] = {81, 84, 24, 87}; /* merged: 5020 samples in the base, 28 new */
+static const int8_t o1254[] = {12, 16, 81, 24, 64};
+static const int8_t o1255[] = {12, 16, 24, 64}; /* merged: 327 samples in the base, 35 new */
+static const int8_t o1256[] = {16, 81, 84, 24, 64};
+static const int8_t o1257[] = {16, 81, 24, 64}; /* merged: 303 samples in the base, 12 new */
+static const int8_t o1258[] = {16, 24, 64}; /* merged: 7496 samples in the base, 247 new */
+static const int8_t o1259[] = {16, 24, 64, 87, 77}; /* merged: 164 samples in the base, 17 new; 2: untrusted in the base; 4: untrusted in the base */
+static const int8_t o1260[] = {12, 16, 24}; /* merged: 76 samples in the base, 1 new */
+static const int8_t o1261[] = {16, 24}; /* merged: 927 samples in the base, 27 new */
+static const int8_t o1262[] = {16, 24, 64}; /* merged: 331 samples in the base, 1 new */
+static const int8_t o1263[] = {12, 16, 24, 64, -1}; /* 4: 3 offsets fit, 1 values */
+static const int8_t o1264[] = {81, 16, 24, 64, 87}; /* 4: probed (nvdisasm), 15 offsets fit the samples */ /* merged: 1078 samples in the base, 35 new; 4: untrusted in the base */
+static const int8_t o1265[] = {16, 24, 64, 87}; /* merged: 7129 samples in the base, 175 new */
+static const int8_t o1266[] = {16, 24, 64}; /* merged: 6 samples in the base, 88 new */
+static const int8_t o1267[] = {16, 24, 87}; /* merged: 665 samples in the base, 1 new */
+static const int8_t o1268[] = {12, 16, 24, 64}; /* merged: 141 samples in the base, 7 new */
+static const int8_t o1269[] = {16, 24, 64}; /* merged: 9188 samples in the base, 329 new */
+static const int8_t o1270[] = {81, -1, 87, 77, 68}; /* 1: 3 offsets fit, 1 values */ /* merged: 108 samples in the base, 948 new */
+static const int8_t o1271[] = {81, 84, 87, 77, 68}; /* 1: probed (nvdisasm), 7 offsets fit the samples */ /* 2: probed (nvdisasm), 7 offsets fit the samples */ /* 3: probed (nvdisasm), 7 offsets fit the samples */ /* merged: 866 samples in the base, 18 new; 1: untrusted in the base; 2: untrusted in the base; 3: untrusted in the base */
+static const int8_t o1272[] = {12, 16, 24}; /* merged: 103 samples in the base, 28 new */
+static const int8_t o1273[] = {16, 24}; /* merged: 40 samples in the base, 628 new */
+static const int8_t o1274[] = {16, 24, 64};
+static const int8_t o1275[] = {12, 16, 24, 64}; /* merged: 43 samples in the base, 474 new */
+static const int8_t o1276[] = {16, 24, 64}; /* merged: 34 samples in the base, 420 new */
+static const int8_t o1277[] = {12, 16, 24, 64}; /* merged: 363 samples in the base, 21 new */
+static const int8_t o1278[] = {16, 24, 64}; /* merged: 10478 samples in the base, 375 new */
+static const int8_t o1279[] = {16, 24, 64, 87}; /* merged: 276 samples in the base, 8 new */
+static const int8_t o1280[] = {12, 16, 24, 64};
+static const int8_t o1281[] = {16, 24, 64}; /* merged: 2075 samples in the base, 20 new */
+static const int8_t o1282[] = {16, 24, 64}; /* merged: 57 samples in the base, 3 new */
+static const int8_t o1283[] = {16, 24}; /* merged: 1 samples in the base, 60 new; 0: untrusted in the base; 1: untrusted in the base */
+static const int8_t o1284[] = {16, 24}; /* merged: 693 samples in the base, 1520 new */
+static const int8_t o1285[] = {16, 24}; /* merged: 1 samples in the base, 16 new; 0: untrusted in the base; 1: untrusted in the base */
+static const int8_t o1286[] = {12, 16}; /* 0: 3 offsets fit, 1 values; the guard's bit */
+static const int8_t o1287[] = {16}; /* merged: 47 samples in the base, 27 new */
+static const int8_t o1288[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* merged: 3 samples in the base, 19 new */
+static const int8_t o1289[] = {16, 24, 87};
+static const int8_t o1290[] = {81, 84, 24, 87}; /* 1: probed (nvdisasm), 3 offsets fit the samples */ /* merged: 816 samples in the base, 14 new; 1: untrusted in the base */
+static const int8_t o1291[] = {16, 81, 24, -1}; /* 3: 4 offsets fit, 1 values */ /* merged: 26 samples in the base, 53 new; 1: untrusted in the base */
+static const int8_t o1292[] = {16, 24, 64}; /* merged: 720 samples in the base, 6 new */
+static const int8_t o1293[] = {16, 24}; /* merged: 85 samples in the base, 6 new */
+static const int8_t o1294[] = {16, 24, 87};
+static const int8_t o1295[] = {16, 24, 64, -1}; /* 3: 9 offsets fit, 1 values */ /* merged: 31 samples in the base, 22 new */
+static const int8_t o1296[] = {12, 16, 24, 64};
+static const int8_t o1297[] = {16, 24, 64}; /* merged: 2157 samples in the base, 76 new */
+static const int8_t o1298[] = {16, 24, 64}; /* merged: 75 samples in the base, 4 new */
+static const int8_t o1299[] = {16, 24, 64}; /* merged: 4 samples in the base, 16 new */
+static const int8_t o1300[] = {16}; /* merged: 9 samples in the base, 237 new */
+static const int8_t o1301[] = {0}; /* merged: 10258 samples in the base, 149 new */
+static const int8_t o1302[] = {16}; /* merged: 2751 samples in the base, 80 new */
+static const int8_t o1303[] = {0}; /* merged: 421 samples in the base, 35 new */
+static const int8_t o1304[] = {16}; /* merged: 1668 samples in the base, 26 new */
+static const int8_t o1305[] = {16};
+static const int8_t o1306[] = {0}; /* merged: 67 samples in the base, 280 new */
+static const int8_t o1307[] = {12}; /* merged: 294 samples in the base, 1 new */
+static const int8_t o1308[] = {16}; /* merged: 1668 samples in the base, 26 new */
+static const int8_t o1309[] = {0}; /* merged: 4 samples in the base, 2 new */
+static const int8_t o1310[] = {0}; /* merged: 2974 samples in the base, 33 new */
+static const int8_t o1311[] = {12}; /* merged: 7004 samples in the base, 77 new */
+static const int8_t o1312[] = {12, 87}; /* merged: 9 samples in the base, 237 new */
+static const int8_t o1313[] = {-1}; /* 0: 2 offsets fit, 1 values */
+static const int8_t o1314[] = {0};
+static const int8_t o1315[] = {0}; /* merged: 895 samples in the base, 16 new */
+static const int8_t o1316[] = {12}; /* merged: 946 samples in the base, 14 new */
+static const int8_t o1317[] = {12, 87}; /* merged: 34 samples in the base, 2 new */
+static const int8_t o1318[] = {24}; /* merged: 38 samples in the base, 241 new */
+static const int8_t o1319[] = {0};
+static const int8_t o1320[] = {0};
+static const int8_t o1321[] = {12, 16, 24}; /* 0: 3 offsets fit, 1 values; the guard's bit */
+static const int8_t o1322[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
+static const int8_t o1323[] = {16, 32, 24}; /* merged: 20 samples in the base, 18 new */
+static const int8_t o1324[] = {12, 16, 32, 24}; /* merged: 943 samples in the base, 28 new */
+static const int8_t o1325[] = {16, 32, 24}; /* merged: 9954 samples in the base, 29 new */
+static const int8_t o1326[] = {12, 16, 24}; /* 0: 73 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o1327[] = {16, 24}; /* merged: 87 samples in the base, 281 new */
+static const int8_t o1328[] = {12, 16, 24}; /* merged: 109 samples in the base, 114 new */
+static const int8_t o1329[] = {16};
+static const int8_t o1330[] = {16, 24}; /* merged: 31711 samples in the base, 129 new */
+static const int8_t o1331[] = {16, 24, 32};
+static const int8_t o1332[] = {16, 32};
+static const int8_t o1333[] = {64, 24, 32}; /* merged: 6 samples in the base, 19 new */
+static const int8_t o1334[] = {12, 64, 24, 32}; /* merged: 668 samples in the base, 41 new */
+static const int8_t o1335[] = {64, 24, 32}; /* merged: 6098 samples in the base, 183 new */
+static const int8_t o1336[] = {12, 24, -1, -1}; /* 0: 9 offsets fit, 1 values; the guard's bit */ /* 2: 7 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
+static const int8_t o1337[] = {24, 64, 32};
+static const int8_t o1338[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
+static const int8_t o1339[] = {12, -1, 16, 64, -1, -1}; /* 0: 53 offsets fit, 1 values; the guard's bit */ /* 1: 5 offsets fit, 1 values */ /* 4: 3 offsets fit, 1 values */ /* 5: 2 offsets fit, 1 values */
+static const int8_t o1340[] = {-1, 16, -1, 24, 32}; /* 0: 5 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* merged: 1 samples in the base, 16 new */
+static const int8_t o1341[] = {12, 64, 24, 32}; /* merged: 2 samples in the base, 16 new */
+static const int8_t o1342[] = {64, 24, 32}; /* merged: 16 samples in the base, 48 new */
+static const int8_t o1343[] = {0};
+static const int8_t o1344[] = {0};
+static const int8_t o1345[] = {16, 24, 64};
+static const int8_t o1346[] = {24, 32, 64};
+static const int8_t o1347[] = {24, 32, 64};
+static const int8_t o1348[] = {12, -1, 16, 64, 24, 32}; /* 1: 4 offsets fit, 1 values */ /* merged: 2 samples in the base, 16 new */
+static const int8_t o1349[] = {-1, 16, 64, 24, 32}; /* 0: 11 offsets fit, 1 values */ /* merged: 3 samples in the base, 32 new */
+static const int8_t o1350[] = {0};
+static const int8_t o1351[] = {0}; /* merged: 6 samples in the base, 43 new */
+static const int8_t o1352[] = {-1}; /* 0: 4 offsets fit, 1 values */
+static const int8_t o1353[] = {16}; /* merged: 285 samples in the base, 14 new */
+static const int8_t o1354[] = {12, 16}; /* merged: 2 samples in the base, 16 new; 1: untrusted in the base */
+static const int8_t o1355[] = {16}; /* merged: 788 samples in the base, 10 new */
+static const int8_t o1356[] = {12, 16, 24, 87};
+static const int8_t o1357[] = {16, 24, 87};
+static const int8_t o1358[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
+static const int8_t o1359[] = {81, -1, 24, 87}; /* 1: 2 offsets fit, 1 values */
+static const int8_t o1360[] = {12, 81, 84, 24, 87}; /* 0: 7 offsets fit, 1 values; the guard's bit */ /* 1: probed (nvdisasm), 8 offsets fit the samples */ /* 2: probed (nvdisasm), 11 offsets fit the samples */ /* 4: probed (nvdisasm), 11 offsets fit the samples */
+static const int8_t o1361[] = {12, 81, 84, 24, 87, 68}; /* 0: 7 offsets fit, 1 values; the guard's bit */ /* 1: probed (nvdisasm), 9 offsets fit the samples */ /* 2: probed (nvdisasm), 10 offsets fit the samples */ /* 4: probed (nvdisasm), 10 offsets fit the samples */ /* 5: probed (nvdisasm), 9 offsets fit the samples */
+static const int8_t o1362[] = {81, 84, 24, 87}; /* merged: 1950 samples in the base, 38 new */
+static const int8_t o1363[] = {81, 84, 24, 87, 68}; /* merged: 73 samples in the base, 21 new */
+static const int8_t o1364[] = {12, 16, 81, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
+static const int8_t o1365[] = {12, 16, 24, 64}; /* merged: 6 samples in the base, 6 new; 3: untrusted in the base */
+static const int8_t o1366[] = {12, 16, 24, -1, 87, -1}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 3: 4 offsets fit, 1 values */ /* 5: 14 offsets fit, 1 values */
+static const int8_t o1367[] = {16, 81, 84, 24, 64};
+static const int8_t o1368[] = {16, 81, 24, 64}; /* merged: 755 samples in the base, 1 new */
+static const int8_t o1369[] = {16, 24, 64}; /* merged: 334 samples in the base, 5 new */
+static const int8_t o1370[] = {16, 24, 64, 87, 77}; /* merged: 489 samples in the base, 55 new */
+static const int8_t o1371[] = {12, 16, 81, 24}; /* merged: 307 samples in the base, 59 new */
+static const int8_t o1372[] = {12, 16, 24, 64, 87}; /* merged: 307 samples in the base, 59 new */
+static const int8_t o1373[] = {16, 81, 24}; /* merged: 2350 samples in the base, 87 new */
+static const int8_t o1374[] = {16, 24};
+static const int8_t o1375[] = {16, 24, -1}; /* 0: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 2: 53 offsets fit, 1 values */
+static const int8_t o1376[] = {16, 24, 64, 87}; /* merged: 2350 samples in the base, 87 new */
+static const int8_t o1377[] = {12, 16, 24, 64, 87}; /* 2: probed (nvdisasm), 4 offsets fit the samples */ /* 3: probed (nvdisasm), 4 offsets fit the samples */ /* 4: probed (nvdisasm), 18 offsets fit the samples */ /* merged: 40 samples in the base, 8 new; 2: untrusted in the base; 3: untrusted in the base; 4: untrusted in the base */
+static const int8_t o1378[] = {16, 24, 64, 87}; /* 3: probed (nvdisasm), 13 offsets fit the samples */ /* merged: 20 samples in the base, 6 new; 3: untrusted in the base */
+static const int8_t o1379[] = {16}; /* merged: 40 samples in the base, 8 new */
+static const int8_t o1380[] = {16, 24, -1}; /* 2: 2 offsets fit, 1 values */
+static const int8_t o1381[] = {12, 16, 24};
+static const int8_t o1382[] = {16, 24}; /* merged: 4006 samples in the base, 108 new */
+static const int8_t o1383[] = {12, 16, 24, 64}; /* merged: 112 samples in the base, 28 new */
+static const int8_t o1384[] = {16, 24, 64}; /* merged: 3940 samples in the base, 1168 new */
+static const int8_t o1385[] = {12, 16, 24, 64}; /* merged: 75 samples in the base, 37 new */
+static const int8_t o1386[] = {16, 24, 64}; /* merged: 2520 samples in the base, 247 new */
+static const int8_t o1387[] = {12, 16, 24, 64}; /* merged: 156 samples in the base, 9 new */
+static const int8_t o1388[] = {16, 24, 64}; /* merged: 2656 samples in the base, 139 new */
+static const int8_t o1389[] = {12, 16, 24};
+static const int8_t o1390[] = {16, 24};
+static const int8_t o1391[] = {12, 16, 24, 64};
+static const int8_t o1392[] = {16, 24, 64};
+static const int8_t o1393[] = {16}; /* merged: 10 samples in the base, 231 new */
+static const int8_t o1394[] = {12, 16};
+static const int8_t o1395[] = {16}; /* merged: 1890 samples in the base, 135 new */
+static const int8_t o1396[] = {16};
+static const int8_t o1397[] = {16}; /* merged: 1 samples in the base, 17 new; 0: untrusted in the base */
+static const int8_t o1398[] = {-1}; /* 0: 2 offsets fit, 2 values */
+static const int8_t o1399[] = {16};
+static const int8_t o1400[] = {0}; /* merged: 1008 samples in the base, 45 new */
+static const int8_t o1401[] = {81, 64, 16, 24, 32}; /* merged: 1 samples in the base, 48 new; 0: untrusted in the base; 1: untrusted in the base; 2: untrusted in the base; 3: untrusted in the base; 4: untrusted in the base */
+static const int8_t o1402[] = {64, 16, 24, 32}; /* merged: 33 samples in the base, 448 new */
+static const int8_t o1403[] = {81, 64, 16, 24, 32};
+static const int8_t o1404[] = {64, 16, 24, 32}; /* merged: 6 samples in the base, 144 new */
+static const int8_t o1405[] = {81, 64, 16, 24, 32};
+static const int8_t o1406[] = {64, 16, 24}; /* merged: 5 samples in the base, 64 new */
+static const int8_t o1407[] = {64, 16, 24, 32}; /* merged: 4 samples in the base, 128 new */
+static const int8_t o1408[] = {64, 16, 24, 32}; /* merged: 2 samples in the base, 96 new */
+static const int8_t o1409[] = {64, 16, 24}; /* merged: 3 samples in the base, 60 new */
+static const int8_t o1410[] = {16};
+static const int8_t o1411[] = {-1, -1}; /* 0: 2 offsets fit, 1 values */ /* 1: 60 offsets fit, 1 values */
+static const int8_t o1412[] = {16, 24}; /* merged: 10 samples in the base, 208 new */
+static const int8_t o1413[] = {24, 32}; /* merged: 4 samples in the base, 48 new */
+static const int8_t o1414[] = {24, 32}; /* merged: 8 samples in the base, 144 new */
+static const int8_t o1415[] = {16, 32}; /* merged: 232 samples in the base, 4 new */
+static const int8_t o1416[] = {16, 24, 32, 87};
+static const int8_t o1417[] = {81, 84, 24, 32, 87}; /* 1: probed (nvdisasm), 3 offsets fit the samples */ /* merged: 1158 samples in the base, 98 new; 1: untrusted in the base */
+static const int8_t o1418[] = {81, -1, 24, 32, -1, 68}; /* 1: 5 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */
+static const int8_t o1419[] = {12, 16, 81, 84, 24, 32, 64};
+static const int8_t o1420[] = {12, 16, 81, 24, 32, 64}; /* 5: probed (nvdisasm), 2 offsets fit the samples */ /* merged: 44 samples in the base, 12 new; 5: untrusted in the base */
+static const int8_t o1421[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
+static const int8_t o1422[] = {12, 16, 24, 32, 64, 87, 77}; /* 0: 2 offsets fit, 1 values; the guard's bit */ /* 1: probed (nvdisasm), 4 offsets fit the samples */ /* 2: probed (nvdisasm), 4 offsets fit the samples */ /* 4: probed (nvdisasm), 6 offsets fit the samples */ /* 5: probed (nvdisasm), 3 offsets fit the samples */ /* 6: probed (nvdisasm), 16 offsets fit the samples */
+static const int8_t o1423[] = {16, 81, 84, 24, 32, 64};
+static const int8_t o1424[] = {16, 81, 24, 32, 64}; /* merged: 3066 samples in the base, 236 new */
+static const int8_t o1425[] = {16, 24, 32, 64}; /* merged: 496 samples in the base, 11 new */
+static const int8_t o1426[] = {16, 24, 32, 64, 87, 77}; /* merged: 1228 samples in the base, 217 new */
+static const int8_t o1427[] = {12, 16, 24, 32, 87}; /* merged: 7 samples in the base, 10 new; 4: untrusted in the base */
+static const int8_t o1428[] = {16, 81, 24, 32};
+static const int8_t o1429[] = {16, 24, 32}; /* merged: 123 samples in the base, 1 new */
+static const int8_t o1430[] = {16, 24, 32, 87}; /* merged: 169 samples in the base, 4 new */
+static const int8_t o1431[] = {16, 24, 32, 64, 87};
+static const int8_t o1432[] = {12, 16, -1, -1, -1, -1}; /* 2: 4 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values */ /* 4: 4 offsets fit, 1 values */ /* 5: 18 offsets fit, 1 values */
+static const int8_t o1433[] = {16, 24, 32, 64, -1}; /* 4: 5 offsets fit, 1 values */ /* merged: 43 samples in the base, 18 new */
+static const int8_t o1434[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */
+static const int8_t o1435[] = {12, 16, 24, 32, 64}; /* merged: 57 samples in the base, 11 new */
+static const int8_t o1436[] = {16, 24, 32, 64}; /* merged: 1509 samples in the base, 41 new */
+static const int8_t o1437[] = {16, 24, 32, 64}; /* merged: 16 samples in the base, 17 new */
+static const int8_t o1438[] = {16, 32};
+static const int8_t o1439[] = {12, 16, 32}; /* merged: 8 samples in the base, 14 new */
+static const int8_t o1440[] = {16, 32}; /* merged: 288 samples in the base, 12 new */
+static const int8_t o1441[] = {16, 32}; /* merged: 3 samples in the base, 17 new */
+static const int8_t o1442[] = {16, 32};
+static const int8_t o1443[] = {16, 32}; /* merged: 1 samples in the base, 3 new; 0: untrusted in the base */
+static const int8_t o1444[] = {16, -1}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o1445[] = {16, 24, 64, 32}; /* merged: 328 samples in the base, 40 new */
+static const int8_t o1446[] = {16};
+static const int8_t o1447[] = {16};
+static const int8_t o1448[] = {81, 16, 24}; /* 0: probed (nvdisasm), 5 offsets fit the samples */ /* merged: 647 samples in the base, 176 new; 0: untrusted in the base */
+static const int8_t o1449[] = {16, 24, 64}; /* merged: 2 samples in the base, 16 new; 1: untrusted in the base */
+static const int8_t o1450[] = {16, -1}; /* 1: 4 offsets fit, 1 values */
+static const int8_t o1451[] = {12, 16, 64, 24}; /* 2: probed (nvdisasm), 2 offsets fit the samples */ /* merged: 5 samples in the base, 64 new; 2: untrusted in the base */
+static const int8_t o1452[] = {16, 64, 24}; /* merged: 2 samples in the base, 365 new; 0: untrusted in the base; 1: untrusted in the base; 2: untrusted in the base */
+static const int8_t o1453[] = {12, 16, 32}; /* merged: 297 samples in the base, 11 new */
+static const int8_t o1454[] = {16, 32}; /* merged: 1764 samples in the base, 1036 new */
+static const int8_t o1455[] = {12, 16, 24, 32, 87}; /* merged: 38 samples in the base, 11 new */
+static const int8_t o1456[] = {16, 24, 32, 87}; /* merged: 2674 samples in the base, 10 new */
+static const int8_t o1457[] = {16, 24, 32, 87}; /* merged: 153 samples in the base, 64 new */
+static const int8_t o1458[] = {16, 24, 32, 87}; /* 3: probed (nvdisasm), 3 offsets fit the samples */ /* merged: 248 samples in the base, 1244 new; 3: untrusted in the base */
+static const int8_t o1459[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */ /* merged: 6 samples in the base, 374 new */
+static const int8_t o1460[] = {81, 84, 24, 32, 87}; /* 1: probed (nvdisasm), 11 offsets fit the samples */ /* merged: 415 samples in the base, 28 new; 1: untrusted in the base */
+static const int8_t o1461[] = {12, 81, 84, 24, 32, 87}; /* 2: probed (nvdisasm), 11 offsets fit the samples */ /* 5: probed (nvdisasm), 11 offsets fit the samples */ /* merged: 22 samples in the base, 6 new; 2: untrusted in the base; 5: untrusted in the base */
+static const int8_t o1462[] = {12, 81, 84, 24, 32, 87, 68}; /* 2: probed (nvdisasm), 10 offsets fit the samples */ /* 5: probed (nvdisasm), 10 offsets fit the samples */ /* 6: 3 offsets fit, 2 values; narrowed (no overlap, operand order) */ /* merged: 19 samples in the base, 6 new; 2: untrusted in the base; 5: untrusted in the base; 6: untrusted in the base */
+static const int8_t o1463[] = {81, 84, 24, 32, 87}; /* merged: 3995 samples in the base, 209 new */
+static const int8_t o1464[] = {81, 84, 24, 32, 87, 68}; /* 1: probed (nvdisasm), 11 offsets fit the samples */ /* 4: probed (nvdisasm), 11 offsets fit the samples */ /* merged: 1771 samples in the base, 12 new; 1: untrusted in the base; 4: untrusted in the base */
+static const int8_t o1465[] = {16, 24, 32, 64, -1}; /* 4: 2 offsets fit, 1 values */
+static const int8_t o1466[] = {12, 16, 81, 84, 24, 32, 64}; /* merged: 108 samples in the base, 1 new */
+static const int8_t o1467[] = {12, 16, 81, 24, 32, 64}; /* merged: 91 samples in the base, 24 new */
+static const int8_t o1468[] = {12, 16, 24, 32, 64}; /* merged: 156 samples in the base, 8 new */
+static const int8_t o1469[] = {12, 16, 24, 32, 64, 87, 77}; /* merged: 155 samples in the base, 1 new */
+static const int8_t o1470[] = {16, 81, 84, 24, 32, 64}; /* merged: 232 samples in the base, 10 new */
+static const int8_t o1471[] = {16, 81, 24, 32, 64}; /* merged: 1625 samples in the base, 23 new */
+static const int8_t o1472[] = {16, 24, 32, 64}; /* merged: 2398 samples in the base, 137 new */
+static const int8_t o1473[] = {16, 24, 32, 64, 87, 77}; /* merged: 569 samples in the base, 10 new */
+static const int8_t o1474[] = {12, 16, 81, 24, 32}; /* merged: 298 samples in the base, 48 new */
+static const int8_t o1475[] = {12, 16, 24, 32}; /* merged: 136 samples in the base, 11 new */
+static const int8_t o1476[] = {12, 16, 24, 32, 87}; /* merged: 110 samples in the base, 24 new */
+static const int8_t o1477[] = {12, 16, 24, 32, 64, 87}; /* merged: 298 samples in the base, 48 new */
+static const int8_t o1478[] = {16, 81, 24, 32}; /* merged: 2547 samples in the base, 30 new */
+static const int8_t o1479[] = {-1, -1, -1, -1, 64}; /* 0: 4 offsets fit, 1 values */ /* 1: 55 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */ /* 3: 3 offsets fit, 1 values */
+static const int8_t o1480[] = {16, 24, 32}; /* merged: 3082 samples in the base, 35 new */
+static const int8_t o1481[] = {16, 24, 32, 87}; /* merged: 2917 samples in the base, 34 new */
+static const int8_t o1482[] = {16, 24, 32, 64}; /* merged: 2751 samples in the base, 138 new */
+static const int8_t o1483[] = {16, 24, 32, 64, 87}; /* merged: 2500 samples in the base, 30 new */
+static const int8_t o1484[] = {12, 16, 24, 32, 64, 87}; /* 4: probed (nvdisasm), 4 offsets fit the samples */ /* 5: probed (nvdisasm), 17 offsets fit the samples */ /* merged: 45 samples in the base, 8 new; 4: untrusted in the base; 5: untrusted in the base */
+static const int8_t o1485[] = {-1, 16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
+static const int8_t o1486[] = {16, 24, 32, 64, 87}; /* 4: probed (nvdisasm), 12 offsets fit the samples */ /* merged: 913 samples in the base, 36 new; 4: untrusted in the base */
+static const int8_t o1487[] = {16, 32}; /* merged: 91 samples in the base, 16 new */
+static const int8_t o1488[] = {16, 24, 32, 64}; /* 0: 3 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 1: 45 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o1489[] = {12, 16, 24, 32, 64}; /* 0: 52 offsets fit, 1 values; the guard's bit */
+static const int8_t o1490[] = {16, 24, 32, 64}; /* merged: 61 samples in the base, 474 new */
+static const int8_t o1491[] = {12, 16, 24, 32}; /* merged: 323 samples in the base, 30 new */
+static const int8_t o1492[] = {16, 24, 32}; /* merged: 4530 samples in the base, 1920 new */
+static const int8_t o1493[] = {12, 16, 24, 32}; /* merged: 207 samples in the base, 169 new */
+static const int8_t o1494[] = {16, 24, 32}; /* merged: 4065 samples in the base, 1180 new */
+static const int8_t o1495[] = {12, 16, 24, 32, 64}; /* merged: 295 samples in the base, 28 new */
+static const int8_t o1496[] = {16, 24, 32, 64}; /* merged: 104156 samples in the base, 160 new */
+static const int8_t o1497[] = {12, 16, 24, 32, 64}; /* merged: 700 samples in the base, 80 new */
+static const int8_t o1498[] = {12, 16, 24, 32, 64, 87}; /* 2: probed (nvdisasm), 9 offsets fit the samples */ /* 3: probed (nvdisasm), 9 offsets fit the samples */ /* 5: 2 offsets fit, 3 values; narrowed (no overlap, operand order) */
+static const int8_t o1499[] = {16, 24, 32, 64}; /* merged: 3739 samples in the base, 749 new */
+static const int8_t o1500[] = {16, 24, 32, 64, 87}; /* merged: 108 samples in the base, 13 new */
+static const int8_t o1501[] = {12, 16, 24, 32, 64}; /* merged: 152 samples in the base, 9 new */
+static const int8_t o1502[] = {16, -1, 24, 32, 64}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 60 offsets fit, 1 values */ /* 4: 2 offsets fit, 2 values; tied, split in operand order */
+static const int8_t o1503[] = {16, 24, 32, 64}; /* merged: 526 samples in the base, 6 new */
+static const int8_t o1504[] = {16, 24, 32, 64}; /* 1: 51 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o1505[] = {16, 81, 24, 32, 64};
+static const int8_t o1506[] = {16, 24, 32, 64}; /* merged: 113 samples in the base, 16 new */
+static const int8_t o1507[] = {12, 16, 24, 32};
+static const int8_t o1508[] = {16, 24, 32}; /* merged: 6 samples in the base, 19 new */
+static const int8_t o1509[] = {12, 16, 24, 64};
+static const int8_t o1510[] = {16, 24, 64}; /* merged: 246 samples in the base, 9 new */
+static const int8_t o1511[] = {-1, -1, 24, 32, -1}; /* 0: 62 offsets fit, 1 values */ /* 1: 11 offsets fit, 1 values */ /* 4: 11 offsets fit, 1 values */
+static const int8_t o1512[] = {12, 16, 24, 32, 64};
+static const int8_t o1513[] = {16, 24, 32, 64}; /* merged: 57481 samples in the base, 16 new */
+static const int8_t o1514[] = {16, 24, 32}; /* merged: 2806 samples in the base, 16 new */
+static const int8_t o1515[] = {16, 24, -1, 64}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 53 offsets fit, 1 values */
+static const int8_t o1516[] = {16, 24, 32}; /* 0: 3 offsets fit, 1 values; tied, split in operand order */ /* 1: 3 offsets fit, 1 values; tied, split in operand order */ /* 2: 3 offsets fit, 1 values; tied, split in operand order */
+static const int8_t o1517[] = {16, 24, 32, 64}; /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o1518[] = {16, 24, 32, 64}; /* merged: 1478 samples in the base, 4096 new */
+static const int8_t o1519[] = {16, 24, 32}; /* merged: 1489 samples in the base, 1024 new */
+static const int8_t o1520[] = {16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */
+static const int8_t o1521[] = {16, 24, 32, -1}; /* 0: 3 offsets fit, 1 values; tied, split in operand order */ /* 1: 3 offsets fit, 1 values; tied, split in operand order */ /* 2: 3 offsets fit, 1 values; tied, split in operand order */ /* 3: 3 offsets fit, 1 values */
+static const int8_t o1522[] = {16, 32}; /* merged: 62 samples in the base, 532 new */
+static const int8_t o1523[] = {16, 24, 32, 64, -1}; /* 4: 2 offsets fit, 1 values */ /* merged: 16 samples in the base, 2 new */
+static const int8_t o1524[] = {16, 24, 32, -1}; /* 3: 8 offsets fit, 1 values */ /* merged: 159 samples in the base, 6 new */
+static const int8_t o1525[] = {12, 16, 24, 32, 87};
+static const int8_t o1526[] = {16, 24, 32, 87}; /* merged: 325 samples in the base, 5 new */
+static const int8_t o1527[] = {12, 81, 84, 24, 32, 87}; /* 1: probed (nvdisasm), 51 offsets fit the samples */ /* 2: probed (nvdisasm), 9 offsets fit the samples */ /* 4: probed (nvdisasm), 2 offsets fit the samples */ /* 5: probed (nvdisasm), 9 offsets fit the samples */
+static const int8_t o1528[] = {12, 81, 84, 24, 32, 87, 68}; /* 0: 7 offsets fit, 1 values; the guard's bit */ /* 1: probed (nvdisasm), 55 offsets fit the samples */ /* 2: probed (nvdisasm), 8 offsets fit the samples */ /* 3: probed (nvdisasm), 4 offsets fit the samples */ /* 4: probed (nvdisasm), 2 offsets fit the samples */ /* 5: probed (nvdisasm), 8 offsets fit the samples */ /* 6: probed (nvdisasm), 55 offsets fit the samples */
+static const int8_t o1529[] = {81, 84, 24, 32, 87}; /* 1: probed (nvdisasm), 3 offsets fit the samples */ /* merged: 961 samples in the base, 24 new; 1: untrusted in the base */
+static const int8_t o1530[] = {81, 84, 24, 32, 87, 68}; /* 0: probed (nvdisasm) at bit 81, the samples gave 68 */ /* 1: probed (nvdisasm), 8 offsets fit the samples */ /* 5: probed (nvdisasm) at bit 68, the samples gave 81 */
+static const int8_t o1531[] = {12, 16, 24, 32, 64};
+static const int8_t o1532[] = {16, 81, 84, 24, 32, 64}; /* 1: probed (nvdisasm), 5 offsets fit the samples */ /* 2: probed (nvdisasm), 53 offsets fit the samples */
+static const int8_t o1533[] = {16, 81, 24, 32, -1}; /* 4: 4 offsets fit, 1 values */ /* merged: 226 samples in the base, 30 new */
+static const int8_t o1534[] = {16, 24, 32, 64}; /* merged: 475 samples in the base, 20 new */
+static const int8_t o1535[] = {16, 24, 32, 64, 87, 77}; /* 5: probed (nvdisasm), 50 offsets fit the samples */ /* merged: 108 samples in the base, 3 new; 3: untrusted in the base; 5: untrusted in the base */
+static const int8_t o1536[] = {16, 24, 32}; /* merged: 502 samples in the base, 19 new */
+static const int8_t o1537[] = {16, 24, 32, 87};
+static const int8_t o1538[] = {16, 24, 32, 64}; /* merged: 161 samples in the base, 2 new */
+static const int8_t o1539[] = {16, 24, 32, 64, -1}; /* 4: 9 offsets fit, 1 values */ /* merged: 103 samples in the base, 20 new */
+static const int8_t o1540[] = {12, 16, 24, 32, 64};
+static const int8_t o1541[] = {16, 24, 32, 64}; /* merged: 521 samples in the base, 59 new */
+static const int8_t o1542[] = {12, 16, 24, 32, 64}; /* 0: 51 offsets fit, 1 values; the guard's bit */
+static const int8_t o1543[] = {16, 24, 32, 64}; /* merged: 26 samples in the base, 16 new */
+static const int8_t o1544[] = {16, 32};
+static const int8_t o1545[] = {16, 32}; /* merged: 1 samples in the base, 47 new */
+static const int8_t o1546[] = {12, 81, 16, 24};
+static const int8_t o1547[] = {12, 16, 24};
+static const int8_t o1548[] = {16, 24}; /* merged: 912 samples in the base, 6 new */
+static const int8_t o1549[] = {16, 32};
+static const int8_t o1550[] = {16, 32};
+static const int8_t o1551[] = {81, 24, 32}; /* merged: 14 samples in the base, 263 new; 0: untrusted in the base */
+static const int8_t o1552[] = {16, 32}; /* merged: 508 samples in the base, 8 new */
+static const int8_t o1553[] = {16, 32}; /* merged: 43 samples in the base, 8 new */
+static const int8_t o1554[] = {12, 16, 32}; /* merged: 25 samples in the base, 56 new */
+static const int8_t o1555[] = {16, 32}; /* merged: 879 samples in the base, 1192 new */
+static const int8_t o1556[] = {16, 32}; /* merged: 6 samples in the base, 25 new */
+static const int8_t o1557[] = {16, 32}; /* merged: 9 samples in the base, 65 new */
+static const int8_t o1558[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */
+static const int8_t o1559[] = {16, 32}; /* merged: 6 samples in the base, 22 new */
+static const int8_t o1560[] = {24}; /* merged: 1 samples in the base, 16 new */
+static const int8_t o1561[] = {24};
+static const int8_t o1562[] = {-1}; /* 0: 3 offsets fit, 1 values */
+static const int8_t o1563[] = {12, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
+static const int8_t o1564[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */
+static const int8_t o1565[] = {24, 32}; /* merged: 220 samples in the base, 242 new */
+static const int8_t o1566[] = {12, 24, 32}; /* merged: 554 samples in the base, 18 new */
+static const int8_t o1567[] = {24, 32}; /* merged: 6499 samples in the base, 460 new */
+static const int8_t o1568[] = {-1, 16, 24, 32, 64}; /* 0: 3 offsets fit, 1 values */
+static const int8_t o1569[] = {81, 16, 24, 32, 64};
+static const int8_t o1570[] = {16, 24, 32, 64};
+static const int8_t o1571[] = {16, 24}; /* merged: 1 samples in the base, 16 new */
+static const int8_t o1572[] = {-1, 16, 24, 32, 64}; /* 0: 3 offsets fit, 1 values */
+static const int8_t o1573[] = {-1, 16, 24}; /* 0: 3 offsets fit, 1 values */
+static const int8_t o1574[] = {16, 24};
+static const int8_t o1575[] = {0};
+static const int8_t o1576[] = {16, -1, 64}; /* 0: 2 offsets fit, 2 values; narrowed (no overlap, operand order) */ /* 1: 42 offsets fit, 1 values */
+static const int8_t o1577[] = {12, 16, 24}; /* merged: 2 samples in the base, 5 new */
+static const int8_t o1578[] = {16, 24}; /* merged: 12 samples in the base, 2942 new */
+static const int8_t o1579[] = {12, 16, 24, 64};
+static const int8_t o1580[] = {16, 24, 64}; /* merged: 68 samples in the base, 2052 new */
+static const int8_t o1581[] = {12, 16, 24, 64}; /* merged: 179 samples in the base, 4 new */
+static const int8_t o1582[] = {16, 24, 64}; /* merged: 1010 samples in the base, 47 new */
+static const int8_t o1583[] = {16, 24, 64}; /* merged: 4 samples in the base, 16 new */
+static const int8_t o1584[] = {16, 24, 64}; /* merged: 1125 samples in the base, 1 new */
+static const int8_t o1585[] = {16, 24, 64, -1}; /* 3: 6 offsets fit, 1 values */ /* merged: 212 samples in the base, 1 new */
+static const int8_t o1586[] = {16, 24, 64}; /* merged: 3 samples in the base, 35 new */
+static const int8_t o1587[] = {-1, 16, 24, 32}; /* 0: 5 offsets fit, 1 values */ /* merged: 12 samples in the base, 32 new */
+static const int8_t o1588[] = {-1, -1, 32}; /* 0: 63 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */
+static const int8_t o1589[] = {0};
+static const int8_t o1590[] = {12}; /* 0: 91 offsets fit, 1 values; the guard's bit */
+static const int8_t o1591[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
+static const int8_t o1592[] = {12, 16}; /* merged: 115 samples in the base, 20 new */
+static const int8_t o1593[] = {16}; /* merged: 1244 samples in the base, 62 new */
+static const int8_t o1594[] = {16, 24}; /* merged: 92 samples in the base, 19 new */
+static const int8_t o1595[] = {24};
+static const int8_t o1596[] = {12, 16};
+static const int8_t o1597[] = {16}; /* merged: 7936 samples in the base, 21 new */
+static const int8_t o1598[] = {81, 87}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 2 offsets fit, 2 values; tied */
+static const int8_t t1598[] = {0, 0};
+static const int8_t o1599[] = {16, -1, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 1 samples in the base, 16 new; 0: untrusted in the base; 2: untrusted in the base */
+static const int8_t o1600[] = {16, 24, 87}; /* merged: 1336 samples in the base, 40 new */
+static const int8_t o1601[] = {16, 24, 87}; /* merged: 123 samples in the base, 192 new */
+static const int8_t o1602[] = {16, 24, -1}; /* 2: 8 offsets fit, 1 values */
+static const int8_t o1603[] = {16, 24, -1}; /* 2: 6 offsets fit, 1 values */ /* merged: 1 samples in the base, 16 new; 1: untrusted in the base */
+static const int8_t o1604[] = {81, 84, 24, 87}; /* 1: probed (nvdisasm), 13 offsets fit the samples */ /* merged: 1579 samples in the base, 60 new; 1: untrusted in the base */
+static const int8_t o1605[] = {81, 84, 24, 87}; /* merged: 7384 samples in the base, 29 new */
+static const int8_t o1606[] = {16, 24, 64, -1}; /* 3: 2 offsets fit, 1 values */
+static const int8_t o1607[] = {12, 16, 81, 24, 64};
+static const int8_t o1608[] = {12, 16, 24, 64}; /* merged: 147 samples in the base, 11 new */
+static const int8_t o1609[] = {16, 81, 84, 24, 64}; /* merged: 1 samples in the base, 20 new; 1: untrusted in the base; 2: untrusted in the base; 3: untrusted in the base */
+static const int8_t o1610[] = {16, 81, 24, 64}; /* merged: 434 samples in the base, 12 new */
+static const int8_t o1611[] = {16, 24, 64}; /* merged: 3597 samples in the base, 89 new */
+static const int8_t o1612[] = {16, 24, 64, 87, 77}; /* merged: 306 samples in the base, 17 new; 2: untrusted in the base; 4: untrusted in the base */
+static const int8_t o1613[] = {16, 24}; /* merged: 267 samples in the base, 15 new */
+static const int8_t o1614[] = {16, 24, 64}; /* merged: 331 samples in the base, 1 new */
+static const int8_t o1615[] = {12, 16, 24, 64, -1}; /* 4: 3 offsets fit, 1 values */
+static const int8_t o1616[] = {81, 16, 24, 64, 87}; /* 4: probed (nvdisasm), 15 offsets fit the samples */ /* merged: 1078 samples in the base, 35 new; 4: untrusted in the base */
+static const int8_t o1617[] = {16, 24, 64, 87}; /* merged: 7147 samples in the base, 178 new */
+static const int8_t o1618[] = {16, 24, 64}; /* merged: 6 samples in the base, 88 new */
+static const int8_t o1619[] = {12, 16, 24, 64}; /* merged: 106 samples in the base, 6 new */
+static const int8_t o1620[] = {16, 24, 64}; /* merged: 9243 samples in the base, 328 new */
+static const int8_t o1621[] = {12, 81, 84, 87, 77, 68}; /* 2: probed (nvdisasm), 4 offsets fit the samples */ /* 4: probed (nvdisasm), 4 offsets fit the samples */ /* 5: probed (nvdisasm), 4 offsets fit the samples */ /* merged: 374 samples in the base, 2 new; 2: untrusted in the base; 4: untrusted in the base; 5: untrusted in the base */
+static const int8_t o1622[] = {81, 84, 87, 77, 68}; /* 1: probed (nvdisasm), 7 offsets fit the samples */ /* merged: 2420 samples in the base, 6 new; 1: untrusted in the base */
+static const int8_t o1623[] = {81, 84, 87, 77, 68}; /* 1: probed (nvdisasm), 7 offsets fit the samples */ /* 2: probed (nvdisasm), 7 offsets fit the samples */ /* 3: probed (nvdisasm), 7 offsets fit the samples */ /* merged: 1061 samples in the base, 20 new; 1: untrusted in the base; 2: untrusted in the base; 3: untrusted in the base */
+static const int8_t o1624[] = {12, 16, 24}; /* merged: 115 samples in the base, 28 new */
+static const int8_t o1625[] = {16, 24}; /* merged: 42 samples in the base, 618 new */
+static const int8_t o1626[] = {12, 16, 24, 64}; /* merged: 43 samples in the base, 474 new */
+static const int8_t o1627[] = {16, 24, 64}; /* merged: 34 samples in the base, 516 new */
+static const int8_t o1628[] = {12, 16, 24, 64}; /* merged: 489 samples in the base, 33 new */
+static const int8_t o1629[] = {12, 16, 24, 64, 87}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 6 values; tied, split in operand order */ /* 3: 2 offsets fit, 6 values; tied, split in operand order */
+static const int8_t o1630[] = {16, 24, 64}; /* merged: 11979 samples in the base, 353 new */
+static const int8_t o1631[] = {16, 24, 64, 87}; /* merged: 250 samples in the base, 3 new */
+static const int8_t o1632[] = {12, 16, 24, 64}; /* merged: 111 samples in the base, 12 new */
+static const int8_t o1633[] = {16, 24, 64}; /* merged: 3670 samples in the base, 27 new */
+static const int8_t o1634[] = {16, 24, 64}; /* merged: 57 samples in the base, 3 new */
+static const int8_t o1635[] = {16, 24}; /* merged: 1 samples in the base, 60 new; 0: untrusted in the base; 1: untrusted in the base */
+static const int8_t o1636[] = {12, 16, 24}; /* merged: 196 samples in the base, 25 new */
+static const int8_t o1637[] = {16, 24}; /* merged: 4816 samples in the base, 160 new */
+static const int8_t o1638[] = {16, 24}; /* merged: 693 samples in the base, 1520 new */
+static const int8_t o1639[] = {16, 24}; /* merged: 1 samples in the base, 16 new */
+static const int8_t o1640[] = {16, 24, 64, -1}; /* 3: 2 offsets fit, 1 values */ /* merged: 18 samples in the base, 4 new */
+static const int8_t o1641[] = {16, 24, -1}; /* 2: 8 offsets fit, 1 values */ /* merged: 627 samples in the base, 5 new */
+static const int8_t o1642[] = {12, 16};
+static const int8_t o1643[] = {16}; /* merged: 367 samples in the base, 23 new */
+static const int8_t o1644[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* merged: 3 samples in the base, 19 new */
+static const int8_t o1645[] = {16, 24, -1}; /* 0: 2 offsets fit, 3 values; tied, split in operand order */ /* 1: 2 offsets fit, 3 values; tied, split in operand order */ /* 2: 41 offsets fit, 1 values */
+static const int8_t o1646[] = {81, 84, 24, 87}; /* 1: probed (nvdisasm), 5 offsets fit the samples */ /* merged: 918 samples in the base, 14 new; 1: untrusted in the base */
+static const int8_t o1647[] = {16, 81, 24, -1}; /* 3: 4 offsets fit, 1 values */ /* merged: 39 samples in the base, 56 new */
+static const int8_t o1648[] = {16, 24, 64}; /* merged: 1863 samples in the base, 13 new */
+static const int8_t o1649[] = {16, 24, -1, 87, -1}; /* 2: 38 offsets fit, 1 values */ /* 4: 45 offsets fit, 1 values */
+static const int8_t o1650[] = {16, 24}; /* merged: 7 samples in the base, 6 new */
+static const int8_t o1651[] = {16, 24, 87};
+static const int8_t o1652[] = {-1, 16, 24, 64, -1}; /* 0: 6 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 8 offsets fit, 1 values */
+static const int8_t o1653[] = {16, 24, 64, -1}; /* 3: 11 offsets fit, 1 values */ /* merged: 99 samples in the base, 16 new */
+static const int8_t o1654[] = {-1, -1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */
+static const int8_t o1655[] = {12, 16, 24, 64};
+static const int8_t o1656[] = {16, 24, 64}; /* merged: 4104 samples in the base, 113 new */
+static const int8_t o1657[] = {16, 24, 64}; /* merged: 183 samples in the base, 5 new */
+static const int8_t o1658[] = {12, 16, 24, 64}; /* 1: 2 offsets fit, 2 values; tied, split in operand order */ /* 3: 2 offsets fit, 2 values; tied, split in operand order */
+static const int8_t o1659[] = {16, 24, 64}; /* merged: 31 samples in the base, 4 new */
+static const int8_t o1660[] = {16}; /* merged: 9 samples in the base, 237 new */
+static const int8_t o1661[] = {0}; /* merged: 10928 samples in the base, 200 new */
+static const int8_t o1662[] = {12, 16}; /* merged: 38 samples in the base, 10 new */
+static const int8_t o1663[] = {16}; /* merged: 3519 samples in the base, 80 new */
+static const int8_t o1664[] = {0}; /* merged: 507 samples in the base, 35 new */
+static const int8_t o1665[] = {0};
+static const int8_t o1666[] = {16}; /* merged: 1743 samples in the base, 39 new */
+static const int8_t o1667[] = {12, -1}; /* 0: 83 offsets fit, 1 values; the guard's bit */ /* 1: 80 offsets fit, 1 values */
+static const int8_t o1668[] = {0}; /* merged: 38 samples in the base, 280 new */
+static const int8_t o1669[] = {16}; /* merged: 1743 samples in the base, 39 new */
+static const int8_t o1670[] = {0}; /* merged: 1 samples in the base, 2 new */
+static const int8_t o1671[] = {0}; /* merged: 2820 samples in the base, 35 new */
+static const int8_t o1672[] = {12}; /* merged: 9996 samples in the base, 95 new */
+static const int8_t o1673[] = {12, 87}; /* merged: 9 samples in the base, 237 new */
+static const int8_t o1674[] = {-1}; /* 0: 2 offsets fit, 1 values */
+static const int8_t o1675[] = {0};
+static const int8_t o1676[] = {0}; /* merged: 949 samples in the base, 19 new */
+static const int8_t o1677[] = {12}; /* merged: 1426 samples in the base, 14 new */
+static const int8_t o1678[] = {12, 87}; /* merged: 34 samples in the base, 2 new */
+static const int8_t o1679[] = {16}; /* merged: 1 samples in the base, 16 new */
+static const int8_t o1680[] = {24}; /* merged: 25 samples in the base, 241 new */
+static const int8_t o1681[] = {0};
+static const int8_t o1682[] = {0};
+static const int8_t o1683[] = {12, 16, 24}; /* 0: 3 offsets fit, 1 values; the guard's bit */
+static const int8_t o1684[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
+static const int8_t o1685[] = {16, 32, 24}; /* merged: 41 samples in the base, 1 new */
+static const int8_t o1686[] = {12, 16, 32, 24}; /* merged: 1036 samples in the base, 28 new */
+static const int8_t o1687[] = {16, 32, 24}; /* merged: 11971 samples in the base, 30 new */
+static const int8_t o1688[] = {12, 16, 24}; /* 0: 76 offsets fit, 1 values; the guard's bit */
+static const int8_t o1689[] = {16, 24}; /* merged: 176 samples in the base, 262 new */
+static const int8_t o1690[] = {12, 16, 24}; /* merged: 156 samples in the base, 141 new */
+static const int8_t o1691[] = {16, 24}; /* merged: 60491 samples in the base, 129 new */
+static const int8_t o1692[] = {16, 24, 32};
+static const int8_t o1693[] = {16, 32};
+static const int8_t o1694[] = {64, 24, 32}; /* merged: 27 samples in the base, 1 new */
+static const int8_t o1695[] = {12, 64, 24, 32}; /* merged: 788 samples in the base, 28 new */
+static const int8_t o1696[] = {64, 24, 32}; /* merged: 6214 samples in the base, 218 new */
+static const int8_t o1697[] = {12, 24, 64, 32}; /* 0: 6 offsets fit, 1 values; the guard's bit */ /* 2: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o1698[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
+static const int8_t o1699[] = {12, -1, 16, 64, 24, 32}; /* 0: 54 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 3: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o1700[] = {-1, 16, -1, 24, 32}; /* 0: 5 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */
+static const int8_t o1701[] = {16, 24, 64, 32};
+static const int8_t o1702[] = {12, 64, 24, 32}; /* merged: 2 samples in the base, 16 new */
+static const int8_t o1703[] = {64, 24, 32}; /* merged: 14 samples in the base, 1 new */
 static const int8_t o1704[] = {0};
-static const int8_t o1705[] = {16, 24, 32};
-static const int8_t o1706[] = {12, 16, 24, 64, 32}; /* 0: 4 offsets fit, 1 values; the guard's bit */
-static const int8_t o1707[] = {16, 24, 64, 32}; /* merged: 733 samples in the base, 141 new */
-static const int8_t o1708[] = {16, -1, -1, 32, 87}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* merged: 1 samples in the base, 210 new; 0: untrusted in the base; 4: untrusted in the base */
-static const int8_t o1709[] = {16, 24, 64, 32}; /* merged: 91 samples in the base, 20 new */
-static const int8_t o1710[] = {16, 24, 64, 32, -1}; /* 4: 4 offsets fit, 1 values */ /* merged: 8 samples in the base, 1 new */
-static const int8_t o1711[] = {12, -1, 64, 16, 24, 32, 40}; /* 0: 40 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values */
-static const int8_t o1712[] = {12, 64, 16, 24, 32, 40}; /* 0: 34 offsets fit, 1 values; the guard's bit */
-static const int8_t o1713[] = {81, 64, 16, 24, 32, 40}; /* merged: 1 samples in the base, 48 new; 0: untrusted in the base; 1: untrusted in the base; 3: untrusted in the base; 5: untrusted in the base */
-static const int8_t o1714[] = {64, 16, 24, 32, 40}; /* merged: 32 samples in the base, 384 new */
-static const int8_t o1715[] = {-1, 16, 24, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; tied */ /* 2: 2 offsets fit, 1 values; tied */ /* 3: 5 offsets fit, 1 values */
-static const int8_t t1715[] = {-1, 1, 1, -1};
-static const int8_t o1716[] = {12, -1, 64, 16, 24, 40}; /* 0: 41 offsets fit, 1 values; the guard's bit */ /* 1: 7 offsets fit, 1 values */
-static const int8_t o1717[] = {12, 64, 16, 24, 32, 40}; /* 0: 38 offsets fit, 1 values; the guard's bit */
-static const int8_t o1718[] = {12, 64, 16, 24, 40}; /* 0: 37 offsets fit, 1 values; the guard's bit */
-static const int8_t o1719[] = {81, 64, 16, 24, 40};
-static const int8_t o1720[] = {64, 16, 24, 32, 40}; /* merged: 1 samples in the base, 32 new; 0: untrusted in the base; 1: untrusted in the base; 2: untrusted in the base; 3: untrusted in the base; 4: untrusted in the base */
-static const int8_t o1721[] = {64, 16, 24, 40}; /* merged: 5 samples in the base, 112 new; 3: untrusted in the base */
-static const int8_t o1722[] = {12, -1, 64, 16, 24, 32, 40}; /* 0: 43 offsets fit, 1 values; the guard's bit */ /* 1: 6 offsets fit, 1 values */
-static const int8_t o1723[] = {12, 64, 16, 24, 32, 40}; /* 0: 35 offsets fit, 1 values; the guard's bit */
-static const int8_t o1724[] = {12, 64, 16, 24, 40}; /* 0: 39 offsets fit, 1 values; the guard's bit */
-static const int8_t o1725[] = {81, 64, 16, 24, 32, 40};
-static const int8_t o1726[] = {81, 24, 16, 64, 40}; /* 0: 2 offsets fit, 2 values; narrowed (no overlap, operand order) */ /* 1: 2 offsets fit, 2 values; tied */ /* 3: 2 offsets fit, 2 values; tied */
-static const int8_t t1726[] = {-1, 1, -1, 1, -1};
-static const int8_t o1727[] = {64, 16, 24, 32, 40}; /* merged: 3 samples in the base, 120 new; 4: untrusted in the base */
-static const int8_t o1728[] = {64, 16, 24, 40}; /* merged: 6 samples in the base, 72 new */
-static const int8_t o1729[] = {12, 64, 16, 24, 32, 40}; /* 0: 41 offsets fit, 1 values; the guard's bit */
-static const int8_t o1730[] = {64, 16, 24, 32, 40}; /* merged: 2 samples in the base, 96 new */
-static const int8_t o1731[] = {12, 64, 16, 24, 40}; /* 0: 56 offsets fit, 1 values; the guard's bit */
-static const int8_t o1732[] = {64, 16, 24, 40}; /* merged: 3 samples in the base, 60 new */
-static const int8_t o1733[] = {-1, 16, 24}; /* 0: 5 offsets fit, 1 values */
-static const int8_t o1734[] = {16, 24, 64}; /* merged: 2 samples in the base, 16 new */
-static const int8_t o1735[] = {-1, 64}; /* 0: 9 offsets fit, 1 values */
-static const int8_t o1736[] = {12, 16, 24, 40}; /* 0: 49 offsets fit, 1 values; the guard's bit */
-static const int8_t o1737[] = {16, 24, 40}; /* merged: 10 samples in the base, 208 new */
-static const int8_t o1738[] = {12, 24, 32, 40}; /* 0: 51 offsets fit, 1 values; the guard's bit */
-static const int8_t o1739[] = {24, 32, 40}; /* merged: 4 samples in the base, 48 new */
-static const int8_t o1740[] = {12, 24, 32, 40};
-static const int8_t o1741[] = {24, 32, 40}; /* merged: 8 samples in the base, 144 new */
-static const int8_t o1742[] = {12, 24, 32, 40}; /* 0: 44 offsets fit, 1 values; the guard's bit */
-static const int8_t o1743[] = {24, 32, 40}; /* merged: 5 samples in the base, 128 new; 1: untrusted in the base */
-static const int8_t o1744[] = {12, 16, 64, 24};
-static const int8_t o1745[] = {16, 64, 24};
+static const int8_t o1705[] = {0};
+static const int8_t o1706[] = {12}; /* 0: 86 offsets fit, 1 values; the guard's bit */
+static const int8_t o1707[] = {-1, 16, -1, 24, 32}; /* 0: 7 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o1708[] = {64, 24, 32}; /* merged: 4 samples in the base, 48 new */
+static const int8_t o1709[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */
+static const int8_t o1710[] = {12, -1, 16, 64, 24, 32}; /* 1: 4 offsets fit, 1 values */ /* merged: 2 samples in the base, 16 new; 2: untrusted in the base; 4: untrusted in the base */
+static const int8_t o1711[] = {81, 16, 64, 24, 32}; /* merged: 37 samples in the base, 1 new */
+static const int8_t o1712[] = {0};
+static const int8_t o1713[] = {12}; /* 0: 91 offsets fit, 1 values; the guard's bit */
+static const int8_t o1714[] = {0}; /* merged: 6 samples in the base, 43 new */
+static const int8_t o1715[] = {-1}; /* 0: 2 offsets fit, 1 values */
+static const int8_t o1716[] = {16}; /* merged: 1015 samples in the base, 39 new */
+static const int8_t o1717[] = {0};
+static const int8_t o1718[] = {12, 16};
+static const int8_t o1719[] = {16}; /* merged: 5762 samples in the base, 300 new */
+static const int8_t o1720[] = {0}; /* merged: 1393 samples in the base, 45 new */
+static const int8_t o1721[] = {12, 16}; /* merged: 577 samples in the base, 144 new */
+static const int8_t o1722[] = {16}; /* merged: 3349 samples in the base, 50 new */
+static const int8_t o1723[] = {16, 24}; /* merged: 393 samples in the base, 3 new */
+static const int8_t o1724[] = {16, 32}; /* merged: 671 samples in the base, 4 new */
+static const int8_t o1725[] = {16, 24, 32, 87};
+static const int8_t o1726[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */
+static const int8_t o1727[] = {81, -1, 24, 32, -1}; /* 0: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 1: 3 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */
+static const int8_t o1728[] = {81, 84, 24, 32, 87}; /* merged: 4126 samples in the base, 123 new */
+static const int8_t o1729[] = {81, 84, 24, 32, 87, 68}; /* merged: 1755 samples in the base, 9 new */
+static const int8_t o1730[] = {16, 24, 32, 64, -1}; /* 4: 2 offsets fit, 1 values */
+static const int8_t o1731[] = {12, 16, 81, 84, 24, 32, 64};
+static const int8_t o1732[] = {12, 16, 81, 24, 32, 64}; /* 5: probed (nvdisasm), 2 offsets fit the samples */ /* merged: 37 samples in the base, 6 new; 5: untrusted in the base */
+static const int8_t o1733[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
+static const int8_t o1734[] = {12, 16, 24, 32, 64, 87, 77}; /* 0: 2 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: probed (nvdisasm), 5 offsets fit the samples */ /* 5: probed (nvdisasm), 8 offsets fit the samples */ /* 6: probed (nvdisasm), 16 offsets fit the samples */
+static const int8_t o1735[] = {16, 81, 84, 24, 32, 64};
+static const int8_t o1736[] = {16, 81, 24, 32, 64}; /* merged: 6046 samples in the base, 251 new */
+static const int8_t o1737[] = {16, 24, 32, 64}; /* merged: 642 samples in the base, 4 new */
+static const int8_t o1738[] = {16, 24, 32, 64, 87, 77}; /* merged: 3781 samples in the base, 226 new */
+static const int8_t o1739[] = {12, 16, 81, 24, 32};
+static const int8_t o1740[] = {12, 16, 24, 32};
+static const int8_t o1741[] = {12, 16, 24, 32, 87}; /* 3: probed (nvdisasm), 2 offsets fit the samples */ /* 4: 2 offsets fit, 2 values; narrowed (no overlap, operand order) */
+static const int8_t o1742[] = {12, 16, 24, 32, 64, 87};
+static const int8_t o1743[] = {16, 81, 24, 32}; /* merged: 3924 samples in the base, 96 new */
+static const int8_t o1744[] = {16, 24, 32}; /* merged: 1585 samples in the base, 58 new */
+static const int8_t o1745[] = {16, 24, 32, 87}; /* merged: 373 samples in the base, 10 new */
+static const int8_t o1746[] = {16, 24, 32, 64, 87}; /* merged: 3916 samples in the base, 96 new */
+static const int8_t o1747[] = {12, 16, -1, -1, -1, -1}; /* 2: 4 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values */ /* 4: 4 offsets fit, 1 values */ /* 5: 18 offsets fit, 1 values */
+static const int8_t o1748[] = {16, 24, 32, 64, 87}; /* 4: probed (nvdisasm), 13 offsets fit the samples */ /* merged: 83 samples in the base, 2 new; 4: untrusted in the base */
+static const int8_t o1749[] = {16, 24, 32}; /* merged: 4038 samples in the base, 108 new */
+static const int8_t o1750[] = {16, 24, 32, 64}; /* merged: 3883 samples in the base, 1168 new */
+static const int8_t o1751[] = {12, 16, 24, 32, 64}; /* merged: 64 samples in the base, 5 new */
+static const int8_t o1752[] = {16, 24, 32, 64}; /* merged: 3838 samples in the base, 307 new */
+static const int8_t o1753[] = {16, 24, 32, 64}; /* merged: 1832 samples in the base, 152 new */
+static const int8_t o1754[] = {16, 24, 32};
+static const int8_t o1755[] = {16, 24, 32, 64};
+static const int8_t o1756[] = {12, 16, 24, 32};
+static const int8_t o1757[] = {16, 24, 32}; /* merged: 530 samples in the base, 13 new */
+static const int8_t o1758[] = {16, 32}; /* merged: 13 samples in the base, 247 new */
+static const int8_t o1759[] = {16, 24, 32, 64, -1}; /* 4: 5 offsets fit, 1 values */ /* merged: 10 samples in the base, 1 new */
+static const int8_t o1760[] = {16, 24, 32, -1}; /* 3: 8 offsets fit, 1 values */ /* merged: 271 samples in the base, 2 new */
+static const int8_t o1761[] = {12, 16, 32}; /* merged: 20 samples in the base, 11 new */
+static const int8_t o1762[] = {16, 32}; /* merged: 911 samples in the base, 10 new */
+static const int8_t o1763[] = {16, 32}; /* merged: 3 samples in the base, 17 new */
+static const int8_t o1764[] = {16, 32};
+static const int8_t o1765[] = {16, 32}; /* merged: 1 samples in the base, 7 new */
+static const int8_t o1766[] = {16, 32};
+static const int8_t o1767[] = {16, -1}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o1768[] = {0};
+static const int8_t o1769[] = {16, 24, 32};
+static const int8_t o1770[] = {12, 16, 24, 64, 32}; /* 0: 4 offsets fit, 1 values; the guard's bit */
+static const int8_t o1771[] = {16, 24, 64, 32}; /* merged: 874 samples in the base, 60 new */
+static const int8_t o1772[] = {16, -1, -1, 32, 87}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* merged: 1 samples in the base, 210 new; 0: untrusted in the base; 4: untrusted in the base */
+static const int8_t o1773[] = {16, 24, 64, 32}; /* merged: 91 samples in the base, 20 new */
+static const int8_t o1774[] = {16, 24, 64, 32, -1}; /* 4: 4 offsets fit, 1 values */ /* merged: 9 samples in the base, 1 new */
+static const int8_t o1775[] = {12, -1, 64, 16, 24, 32, 40}; /* 0: 40 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values */
+static const int8_t o1776[] = {12, 64, 16, 24, 32, 40}; /* 0: 34 offsets fit, 1 values; the guard's bit */
+static const int8_t o1777[] = {81, 64, 16, 24, 32, 40}; /* merged: 1 samples in the base, 48 new; 0: untrusted in the base; 1: untrusted in the base; 3: untrusted in the base; 5: untrusted in the base */
+static const int8_t o1778[] = {64, 16, 24, 32, 40}; /* merged: 32 samples in the base, 384 new */
+static const int8_t o1779[] = {-1, 16, 24, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; tied */ /* 2: 2 offsets fit, 1 values; tied */ /* 3: 5 offsets fit, 1 values */
+static const int8_t t1779[] = {-1, 1, 1, -1};
+static const int8_t o1780[] = {12, -1, 64, 16, 24, 40}; /* 0: 41 offsets fit, 1 values; the guard's bit */ /* 1: 7 offsets fit, 1 values */
+static const int8_t o1781[] = {12, 64, 16, 24, 32, 40}; /* 0: 38 offsets fit, 1 values; the guard's bit */
+static const int8_t o1782[] = {12, 64, 16, 24, 40}; /* 0: 37 offsets fit, 1 values; the guard's bit */
+static const int8_t o1783[] = {81, 64, 16, 24, 40};
+static const int8_t o1784[] = {64, 16, 24, 32, 40}; /* merged: 1 samples in the base, 32 new; 0: untrusted in the base; 1: untrusted in the base; 2: untrusted in the base; 3: untrusted in the base; 4: untrusted in the base */
+static const int8_t o1785[] = {64, 16, 24, 40}; /* merged: 5 samples in the base, 112 new; 3: untrusted in the base */
+static const int8_t o1786[] = {12, -1, 64, 16, 24, 32, 40}; /* 0: 43 offsets fit, 1 values; the guard's bit */ /* 1: 6 offsets fit, 1 values */
+static const int8_t o1787[] = {12, 64, 16, 24, 32, 40}; /* 0: 35 offsets fit, 1 values; the guard's bit */
+static const int8_t o1788[] = {12, 64, 16, 24, 40}; /* 0: 39 offsets fit, 1 values; the guard's bit */
+static const int8_t o1789[] = {81, 64, 16, 24, 32, 40};
+static const int8_t o1790[] = {81, 24, 16, 64, 40}; /* 0: 2 offsets fit, 2 values; narrowed (no overlap, operand order) */ /* 1: 2 offsets fit, 2 values; tied */ /* 3: 2 offsets fit, 2 values; tied */
+static const int8_t t1790[] = {-1, 1, -1, 1, -1};
+static const int8_t o1791[] = {64, 16, 24, 32, 40}; /* merged: 3 samples in the base, 120 new; 4: untrusted in the base */
+static const int8_t o1792[] = {64, 16, 24, 40}; /* merged: 6 samples in the base, 72 new */
+static const int8_t o1793[] = {12, 64, 16, 24, 32, 40}; /* 0: 41 offsets fit, 1 values; the guard's bit */
+static const int8_t o1794[] = {64, 16, 24, 32, 40}; /* merged: 2 samples in the base, 96 new */
+static const int8_t o1795[] = {12, 64, 16, 24, 40}; /* 0: 56 offsets fit, 1 values; the guard's bit */
+static const int8_t o1796[] = {64, 16, 24, 40}; /* merged: 3 samples in the base, 60 new */
+static const int8_t o1797[] = {81, 16, 24}; /* 0: probed (nvdisasm), 5 offsets fit the samples */ /* merged: 215 samples in the base, 176 new; 0: untrusted in the base */
+static const int8_t o1798[] = {16, 24, 64}; /* merged: 2 samples in the base, 16 new */
+static const int8_t o1799[] = {-1, 64}; /* 0: 9 offsets fit, 1 values */
+static const int8_t o1800[] = {12, 16, 24, 40}; /* 0: 49 offsets fit, 1 values; the guard's bit */
+static const int8_t o1801[] = {16, 24, 40}; /* merged: 10 samples in the base, 208 new */
+static const int8_t o1802[] = {12, 24, 32, 40}; /* 0: 51 offsets fit, 1 values; the guard's bit */
+static const int8_t o1803[] = {24, 32, 40}; /* merged: 4 samples in the base, 48 new */
+static const int8_t o1804[] = {12, 24, 32, 40};
+static const int8_t o1805[] = {24, 32, 40}; /* merged: 8 samples in the base, 144 new */
+static const int8_t o1806[] = {12, 24, 32, 40}; /* 0: 44 offsets fit, 1 values; the guard's bit */
+static const int8_t o1807[] = {24, 32, 40}; /* merged: 5 samples in the base, 128 new; 1: untrusted in the base */
+static const int8_t o1808[] = {12, 16, 64, 24}; /* merged: 5 samples in the base, 64 new */
+static const int8_t o1809[] = {16, 64, 24}; /* merged: 2 samples in the base, 365 new */
 
 const rs_sass_form rs_sass_forms[] = {
     {75, 0x202, "GRR", o0, NULL, 302},
-    {75, 0x202, "RR", o1, NULL, 2707},
+    {75, 0x202, "RR", o1, NULL, 2708},
     {75, 0x207, "GRRRP", o2, NULL, 38},
     {75, 0x207, "RRRP", o3, NULL, 2060},
     {75, 0x208, "RRRP", o4, NULL, 156},
@@ -1786,8 +1850,8 @@ const rs_sass_form rs_sass_forms[] = {
     {75, 0x210, "GRRRR", o14, NULL, 179},
     {75, 0x210, "GRRRRPP", o15, NULL, 142},
     {75, 0x210, "RPPRRR", o16, NULL, 254},
-    {75, 0x210, "RPRRR", o17, NULL, 2201},
-    {75, 0x210, "RRRR", o18, NULL, 2474},
+    {75, 0x210, "RPRRR", o17, NULL, 2203},
+    {75, 0x210, "RRRR", o18, NULL, 2475},
     {75, 0x210, "RRRRPP", o19, NULL, 852},
     {75, 0x211, "GRRR", o20, NULL, 59},
     {75, 0x211, "GRRRP", o21, NULL, 117},
@@ -1812,8 +1876,8 @@ const rs_sass_form rs_sass_forms[] = {
     {75, 0x223, "GRRRR", o40, NULL, 15},
     {75, 0x223, "RRRR", o41, NULL, 66408},
     {75, 0x224, "GRRRR", o42, NULL, 627},
-    {75, 0x224, "RRRR", o43, NULL, 3557},
-    {75, 0x224, "RRRRP", o44, NULL, 107},
+    {75, 0x224, "RRRR", o43, NULL, 3562},
+    {75, 0x224, "RRRRP", o44, NULL, 108},
     {75, 0x225, "RPRRR", o45, NULL, 4},
     {75, 0x225, "RRRR", o46, NULL, 84},
     {75, 0x226, "RRRR", o47, NULL, 2},
@@ -1869,11 +1933,11 @@ const rs_sass_form rs_sass_forms[] = {
     {75, 0x36d, "RRRR", o97, NULL, 24},
     {75, 0x370, "RRR", o98, NULL, 18},
     {75, 0x381, "GRR", o99, NULL, 833},
-    {75, 0x381, "RR", o100, NULL, 9018},
+    {75, 0x381, "RR", o100, NULL, 9019},
     {75, 0x385, "GRR", o101, NULL, 16},
     {75, 0x385, "RR", o102, NULL, 23},
     {75, 0x386, "GRR", o103, NULL, 666},
-    {75, 0x386, "RR", o104, NULL, 5961},
+    {75, 0x386, "RR", o104, NULL, 5964},
     {75, 0x387, "RR", o105, NULL, 346},
     {75, 0x388, "GRR", o106, NULL, 537},
     {75, 0x388, "R", o107, NULL, 1},
@@ -1904,7 +1968,7 @@ const rs_sass_form rs_sass_forms[] = {
     {75, 0x59f, "RR", o132, NULL, 133},
     {75, 0x621, "RR", o133, NULL, 92},
     {75, 0x623, "RRR", o134, NULL, 20},
-    {75, 0x624, "RRR", o135, NULL, 750},
+    {75, 0x624, "RRR", o135, NULL, 755},
     {75, 0x624, "RRRP", o136, NULL, 6},
     {75, 0x625, "GRRR", o137, NULL, 92},
     {75, 0x625, "RRR", o138, NULL, 1125},
@@ -1920,7 +1984,7 @@ const rs_sass_form rs_sass_forms[] = {
     {75, 0x809, "RRP", o148, NULL, 2},
     {75, 0x80a, "RRP", o149, NULL, 17},
     {75, 0x80b, "PPRP", o150, NULL, 1575},
-    {75, 0x80c, "PPRP", o151, NULL, 5621},
+    {75, 0x80c, "PPRP", o151, NULL, 5622},
     {75, 0x80c, "PPRPP", o152, NULL, 2},
     {75, 0x810, "GRRR", o153, NULL, 307},
     {75, 0x810, "RPPRR", o154, NULL, 20},
@@ -1937,7 +2001,7 @@ const rs_sass_form rs_sass_forms[] = {
     {75, 0x816, "RRR", o165, NULL, 148},
     {75, 0x817, "RRP", o166, NULL, 679},
     {75, 0x819, "GRRR", o167, NULL, 150},
-    {75, 0x819, "RRR", o168, NULL, 9014},
+    {75, 0x819, "RRR", o168, NULL, 9016},
     {75, 0x81c, "PPPPP", o169, NULL, 1056},
     {75, 0x81c, "PPPPQ", o170, NULL, 321},
     {75, 0x820, "GRR", o171, NULL, 103},
@@ -1946,10 +2010,10 @@ const rs_sass_form rs_sass_forms[] = {
     {75, 0x823, "GRRR", o174, NULL, 517},
     {75, 0x823, "RRR", o175, NULL, 454},
     {75, 0x824, "GRRR", o176, NULL, 342},
-    {75, 0x824, "RRR", o177, NULL, 9957},
-    {75, 0x824, "RRRP", o178, NULL, 350},
+    {75, 0x824, "RRR", o177, NULL, 9960},
+    {75, 0x824, "RRRP", o178, NULL, 351},
     {75, 0x825, "GRRR", o179, NULL, 24},
-    {75, 0x825, "RRR", o180, NULL, 2178},
+    {75, 0x825, "RRR", o180, NULL, 2179},
     {75, 0x827, "RRR", o181, NULL, 58},
     {75, 0x828, "RR", o182, NULL, 61},
     {75, 0x83b, "RR", o183, NULL, 1386},
@@ -1968,21 +2032,21 @@ const rs_sass_form rs_sass_forms[] = {
     {75, 0x8a4, "UUU", o196, NULL, 87},
     {75, 0x8a5, "UUU", o197, NULL, 20},
     {75, 0x908, "R", o198, NULL, 246},
-    {75, 0x918, "", o199, NULL, 3257},
-    {75, 0x919, "R", o200, NULL, 2654},
+    {75, 0x918, "", o199, NULL, 3269},
+    {75, 0x919, "R", o200, NULL, 2660},
     {75, 0x91a, "", o201, NULL, 519},
     {75, 0x941, "B", o202, NULL, 1662},
     {75, 0x942, "B", o203, NULL, 3},
     {75, 0x944, "", o204, NULL, 351},
     {75, 0x945, "B", o205, NULL, 1662},
     {75, 0x946, "", o206, NULL, 8},
-    {75, 0x947, "", o207, NULL, 2688},
-    {75, 0x947, "G", o208, NULL, 7355},
+    {75, 0x947, "", o207, NULL, 2691},
+    {75, 0x947, "G", o208, NULL, 7356},
     {75, 0x947, "GP", o209, NULL, 246},
     {75, 0x948, "", o210, NULL, 22},
-    {75, 0x94d, "", o211, NULL, 891},
-    {75, 0x94d, "G", o212, NULL, 948},
-    {75, 0x94d, "GP", o213, NULL, 34},
+    {75, 0x94d, "", o211, NULL, 894},
+    {75, 0x94d, "G", o212, NULL, 949},
+    {75, 0x94d, "GP", o213, NULL, 36},
     {75, 0x950, "R", o214, NULL, 278},
     {75, 0x95c, "", o215, NULL, 1},
     {75, 0x95d, "", o216, NULL, 1},
@@ -2024,8 +2088,8 @@ const rs_sass_form rs_sass_forms[] = {
     {75, 0xa08, "RRP", o252, NULL, 15},
     {75, 0xa0a, "RRP", o253, NULL, 166},
     {75, 0xa0b, "PPRP", o254, NULL, 15},
-    {75, 0xa0c, "PPRP", o255, NULL, 2106},
-    {75, 0xa0c, "PPRPP", o256, NULL, 73},
+    {75, 0xa0c, "PPRP", o255, NULL, 2114},
+    {75, 0xa0c, "PPRPP", o256, NULL, 80},
     {75, 0xa10, "GRRR", o257, NULL, 6},
     {75, 0xa10, "RPPRR", o258, NULL, 33},
     {75, 0xa10, "RPRR", o259, NULL, 96},
@@ -2033,9 +2097,9 @@ const rs_sass_form rs_sass_forms[] = {
     {75, 0xa10, "RRRPP", o261, NULL, 22},
     {75, 0xa11, "GRPR", o262, NULL, 303},
     {75, 0xa11, "GRRRP", o263, NULL, 303},
-    {75, 0xa11, "RPR", o264, NULL, 2310},
+    {75, 0xa11, "RPR", o264, NULL, 2313},
     {75, 0xa11, "RR", o265, NULL, 3},
-    {75, 0xa11, "RRRP", o266, NULL, 2310},
+    {75, 0xa11, "RRRP", o266, NULL, 2313},
     {75, 0xa12, "GRRRP", o267, NULL, 40},
     {75, 0xa12, "RRRP", o268, NULL, 19},
     {75, 0xa13, "R", o269, NULL, 40},
@@ -2045,9 +2109,9 @@ const rs_sass_form rs_sass_forms[] = {
     {75, 0xa23, "GRRR", o273, NULL, 112},
     {75, 0xa23, "RRR", o274, NULL, 3908},
     {75, 0xa24, "GRRR", o275, NULL, 71},
-    {75, 0xa24, "RRR", o276, NULL, 2339},
+    {75, 0xa24, "RRR", o276, NULL, 2340},
     {75, 0xa25, "GRRR", o277, NULL, 154},
-    {75, 0xa25, "RRR", o278, NULL, 2621},
+    {75, 0xa25, "RRR", o278, NULL, 2624},
     {75, 0xa28, "GRR", o279, NULL, 112},
     {75, 0xa28, "RR", o280, NULL, 878},
     {75, 0xa2b, "GRRR", o281, NULL, 112},
@@ -2104,8 +2168,8 @@ const rs_sass_form rs_sass_forms[] = {
     {75, 0xf55, "B", o332, NULL, 64},
     {75, 0xf56, "B", o333, NULL, 128},
     {75, 0xf89, "PRR", o334, NULL, 675},
-    {80, 0x202, "GRR", o335, NULL, 404},
-    {80, 0x202, "RR", o336, NULL, 3677},
+    {80, 0x202, "GRR", o335, NULL, 405},
+    {80, 0x202, "RR", o336, NULL, 3678},
     {80, 0x207, "GRRRP", o337, NULL, 74},
     {80, 0x207, "RRRP", o338, NULL, 1733},
     {80, 0x208, "GRRRP", o339, NULL, 1},
@@ -2123,8 +2187,8 @@ const rs_sass_form rs_sass_forms[] = {
     {80, 0x210, "GRRRR", o351, NULL, 212},
     {80, 0x210, "GRRRRPP", o352, NULL, 731},
     {80, 0x210, "RPPRRR", o353, NULL, 735},
-    {80, 0x210, "RPRRR", o354, NULL, 4651},
-    {80, 0x210, "RRRR", o355, NULL, 3670},
+    {80, 0x210, "RPRRR", o354, NULL, 4653},
+    {80, 0x210, "RRRR", o355, NULL, 3671},
     {80, 0x210, "RRRRPP", o356, NULL, 3200},
     {80, 0x211, "GRPRR", o357, NULL, 2},
     {80, 0x211, "GRRR", o358, NULL, 65},
@@ -2134,8 +2198,8 @@ const rs_sass_form rs_sass_forms[] = {
     {80, 0x211, "RPRR", o362, NULL, 1866},
     {80, 0x211, "RPRRR", o363, NULL, 3},
     {80, 0x211, "RRR", o364, NULL, 2273},
-    {80, 0x211, "RRRP", o365, NULL, 2961},
-    {80, 0x211, "RRRR", o366, NULL, 3789},
+    {80, 0x211, "RRRP", o365, NULL, 2962},
+    {80, 0x211, "RRRR", o366, NULL, 3790},
     {80, 0x211, "RRRRP", o367, NULL, 1533},
     {80, 0x212, "GRRRRP", o368, NULL, 425},
     {80, 0x212, "PRRRRP", o369, NULL, 154},
@@ -2154,8 +2218,8 @@ const rs_sass_form rs_sass_forms[] = {
     {80, 0x223, "RRRR", o382, NULL, 73939},
     {80, 0x224, "GRRRR", o383, NULL, 1283},
     {80, 0x224, "GRRRRP", o384, NULL, 236},
-    {80, 0x224, "RRRR", o385, NULL, 8223},
-    {80, 0x224, "RRRRP", o386, NULL, 849},
+    {80, 0x224, "RRRR", o385, NULL, 8229},
+    {80, 0x224, "RRRRP", o386, NULL, 850},
     {80, 0x225, "RPRRR", o387, NULL, 4},
     {80, 0x225, "RRRR", o388, NULL, 97},
     {80, 0x226, "RRRR", o389, NULL, 12054},
@@ -2246,12 +2310,12 @@ const rs_sass_form rs_sass_forms[] = {
     {80, 0x423, "GRRR", o474, NULL, 31},
     {80, 0x423, "RRR", o475, NULL, 3952},
     {80, 0x424, "GRRR", o476, NULL, 431},
-    {80, 0x424, "RRR", o477, NULL, 3305},
+    {80, 0x424, "RRR", o477, NULL, 3306},
     {80, 0x429, "RR", o478, NULL, 4},
     {80, 0x42a, "PPRP", o479, NULL, 4},
     {80, 0x42b, "GRRR", o480, NULL, 1},
     {80, 0x42b, "RRR", o481, NULL, 53},
-    {80, 0x435, "RRR", o482, NULL, 2418},
+    {80, 0x435, "RRR", o482, NULL, 2419},
     {80, 0x4a4, "UUU", o483, NULL, 68},
     {80, 0x589, "PRRR", o484, NULL, 382},
     {80, 0x59f, "RR", o485, NULL, 133},
@@ -2259,10 +2323,10 @@ const rs_sass_form rs_sass_forms[] = {
     {80, 0x621, "RR", o487, NULL, 92},
     {80, 0x623, "RRR", o488, NULL, 20},
     {80, 0x624, "GRRR", o489, NULL, 3},
-    {80, 0x624, "RRR", o490, NULL, 1512},
+    {80, 0x624, "RRR", o490, NULL, 1519},
     {80, 0x624, "RRRP", o491, NULL, 441},
-    {80, 0x625, "GRRR", o492, NULL, 300},
-    {80, 0x625, "RRR", o493, NULL, 3777},
+    {80, 0x625, "GRRR", o492, NULL, 302},
+    {80, 0x625, "RRR", o493, NULL, 3779},
     {80, 0x629, "RR", o494, NULL, 1},
     {80, 0x62a, "PPRP", o495, NULL, 9},
     {80, 0x62b, "RRR", o496, NULL, 26},
@@ -2281,11 +2345,11 @@ const rs_sass_form rs_sass_forms[] = {
     {80, 0x809, "RRP", o509, NULL, 380},
     {80, 0x80a, "RRP", o510, NULL, 20},
     {80, 0x80b, "PPRP", o511, NULL, 2387},
-    {80, 0x80c, "PPRP", o512, NULL, 6948},
+    {80, 0x80c, "PPRP", o512, NULL, 6949},
     {80, 0x810, "GRRR", o513, NULL, 679},
     {80, 0x810, "RPPRR", o514, NULL, 35},
     {80, 0x810, "RPRR", o515, NULL, 1002},
-    {80, 0x810, "RRR", o516, NULL, 12500},
+    {80, 0x810, "RRR", o516, NULL, 12501},
     {80, 0x810, "RRRPP", o517, NULL, 189},
     {80, 0x811, "GRR", o518, NULL, 76},
     {80, 0x811, "GRRR", o519, NULL, 9},
@@ -2294,12 +2358,12 @@ const rs_sass_form rs_sass_forms[] = {
     {80, 0x811, "RRR", o522, NULL, 751},
     {80, 0x812, "GRRRP", o523, NULL, 1378},
     {80, 0x812, "PRRRP", o524, NULL, 1920},
-    {80, 0x812, "RRRP", o525, NULL, 26704},
+    {80, 0x812, "RRRP", o525, NULL, 26705},
     {80, 0x816, "GRRR", o526, NULL, 118},
     {80, 0x816, "RRR", o527, NULL, 5819},
     {80, 0x817, "RRP", o528, NULL, 668},
     {80, 0x819, "GRRR", o529, NULL, 465},
-    {80, 0x819, "RRR", o530, NULL, 17447},
+    {80, 0x819, "RRR", o530, NULL, 17452},
     {80, 0x81c, "PPPPP", o531, NULL, 1396},
     {80, 0x81c, "PPPPQ", o532, NULL, 1003},
     {80, 0x820, "GRR", o533, NULL, 142},
@@ -2307,12 +2371,12 @@ const rs_sass_form rs_sass_forms[] = {
     {80, 0x822, "RRR", o535, NULL, 384},
     {80, 0x823, "GRRR", o536, NULL, 673},
     {80, 0x823, "RRR", o537, NULL, 1293},
-    {80, 0x824, "GRRR", o538, NULL, 533},
+    {80, 0x824, "GRRR", o538, NULL, 534},
     {80, 0x824, "GRRRP", o539, NULL, 1},
-    {80, 0x824, "RRR", o540, NULL, 18232},
-    {80, 0x824, "RRRP", o541, NULL, 1248},
+    {80, 0x824, "RRR", o540, NULL, 18238},
+    {80, 0x824, "RRRP", o541, NULL, 1249},
     {80, 0x825, "GRRR", o542, NULL, 26},
-    {80, 0x825, "RRR", o543, NULL, 4204},
+    {80, 0x825, "RRR", o543, NULL, 4205},
     {80, 0x827, "RRR", o544, NULL, 60},
     {80, 0x828, "GRR", o545, NULL, 3},
     {80, 0x828, "RR", o546, NULL, 65},
@@ -2338,10 +2402,10 @@ const rs_sass_form rs_sass_forms[] = {
     {80, 0x8a4, "UUU", o566, NULL, 104},
     {80, 0x8a5, "UUU", o567, NULL, 23},
     {80, 0x908, "R", o568, NULL, 315},
-    {80, 0x918, "", o569, NULL, 15106},
+    {80, 0x918, "", o569, NULL, 15167},
     {80, 0x919, "GR", o570, NULL, 153},
-    {80, 0x919, "R", o571, NULL, 5247},
-    {80, 0x91a, "", o572, NULL, 637},
+    {80, 0x919, "R", o571, NULL, 5255},
+    {80, 0x91a, "", o572, NULL, 638},
     {80, 0x941, "B", o573, NULL, 3735},
     {80, 0x942, "B", o574, NULL, 3},
     {80, 0x942, "GB", o575, NULL, 17},
@@ -2349,34 +2413,34 @@ const rs_sass_form rs_sass_forms[] = {
     {80, 0x944, "G", o577, NULL, 476},
     {80, 0x945, "B", o578, NULL, 3735},
     {80, 0x946, "", o579, NULL, 11},
-    {80, 0x947, "", o580, NULL, 4186},
-    {80, 0x947, "G", o581, NULL, 10857},
+    {80, 0x947, "", o580, NULL, 4191},
+    {80, 0x947, "G", o581, NULL, 10858},
     {80, 0x947, "GP", o582, NULL, 322},
     {80, 0x947, "GU", o583, NULL, 8},
     {80, 0x947, "U", o584, NULL, 35},
     {80, 0x948, "", o585, NULL, 46},
-    {80, 0x94d, "", o586, NULL, 1473},
-    {80, 0x94d, "G", o587, NULL, 1785},
-    {80, 0x94d, "GP", o588, NULL, 34},
+    {80, 0x94d, "", o586, NULL, 1478},
+    {80, 0x94d, "G", o587, NULL, 1786},
+    {80, 0x94d, "GP", o588, NULL, 36},
     {80, 0x950, "R", o589, NULL, 375},
     {80, 0x95c, "", o590, NULL, 2},
     {80, 0x95d, "", o591, NULL, 3},
     {80, 0x980, "GRR", o592, NULL, 16},
     {80, 0x980, "RR", o593, NULL, 1},
     {80, 0x980, "RUR", o594, NULL, 40},
-    {80, 0x981, "GRUR", o595, NULL, 1673},
-    {80, 0x981, "RUR", o596, NULL, 23779},
+    {80, 0x981, "GRUR", o595, NULL, 1675},
+    {80, 0x981, "RUR", o596, NULL, 23780},
     {80, 0x983, "GRR", o597, NULL, 9},
     {80, 0x983, "RR", o598, NULL, 198},
     {80, 0x984, "GR", o599, NULL, 5},
     {80, 0x984, "GRR", o600, NULL, 299},
     {80, 0x984, "R", o601, NULL, 112},
-    {80, 0x984, "RR", o602, NULL, 39045},
+    {80, 0x984, "RR", o602, NULL, 39046},
     {80, 0x984, "RRU", o603, NULL, 289},
     {80, 0x984, "RU", o604, NULL, 707},
     {80, 0x985, "URR", o605, NULL, 25},
     {80, 0x986, "GURR", o606, NULL, 2529},
-    {80, 0x986, "URR", o607, NULL, 7480},
+    {80, 0x986, "URR", o607, NULL, 7485},
     {80, 0x988, "GRUR", o608, NULL, 1},
     {80, 0x988, "RUR", o609, NULL, 34},
     {80, 0x989, "PRRR", o610, NULL, 76},
@@ -2392,32 +2456,32 @@ const rs_sass_form rs_sass_forms[] = {
     {80, 0x9a8, "GPRURR", o620, NULL, 18},
     {80, 0x9a8, "PRURR", o621, NULL, 38},
     {80, 0x9ab, "", o622, NULL, 4},
-    {80, 0x9af, "", o623, NULL, 6},
+    {80, 0x9af, "", o623, NULL, 7},
     {80, 0x9b0, "U", o624, NULL, 1},
     {80, 0x9c3, "U", o625, NULL, 346},
     {80, 0xa02, "GR", o626, NULL, 2},
-    {80, 0xa02, "R", o627, NULL, 1427},
+    {80, 0xa02, "R", o627, NULL, 1428},
     {80, 0xa07, "RRP", o628, NULL, 9},
     {80, 0xa08, "RRP", o629, NULL, 27},
     {80, 0xa09, "RRP", o630, NULL, 1},
     {80, 0xa0a, "RRP", o631, NULL, 166},
     {80, 0xa0b, "PPRP", o632, NULL, 15},
-    {80, 0xa0c, "PPRP", o633, NULL, 3826},
-    {80, 0xa0c, "PPRPP", o634, NULL, 585},
+    {80, 0xa0c, "PPRP", o633, NULL, 3836},
+    {80, 0xa0c, "PPRPP", o634, NULL, 592},
     {80, 0xa10, "GRPRR", o635, NULL, 192},
     {80, 0xa10, "GRRR", o636, NULL, 10},
     {80, 0xa10, "GRRRPP", o637, NULL, 52},
     {80, 0xa10, "RPPRR", o638, NULL, 71},
-    {80, 0xa10, "RPRR", o639, NULL, 1313},
+    {80, 0xa10, "RPRR", o639, NULL, 1314},
     {80, 0xa10, "RRR", o640, NULL, 536},
     {80, 0xa10, "RRRPP", o641, NULL, 869},
     {80, 0xa11, "GRPR", o642, NULL, 1021},
     {80, 0xa11, "GRRRP", o643, NULL, 1021},
-    {80, 0xa11, "RPR", o644, NULL, 2795},
+    {80, 0xa11, "RPR", o644, NULL, 2799},
     {80, 0xa11, "RR", o645, NULL, 31},
     {80, 0xa11, "RRP", o646, NULL, 4},
     {80, 0xa11, "RRR", o647, NULL, 2},
-    {80, 0xa11, "RRRP", o648, NULL, 2795},
+    {80, 0xa11, "RRRP", o648, NULL, 2799},
     {80, 0xa12, "GRRRP", o649, NULL, 40},
     {80, 0xa12, "RRRP", o650, NULL, 28},
     {80, 0xa13, "R", o651, NULL, 42},
@@ -2429,9 +2493,9 @@ const rs_sass_form rs_sass_forms[] = {
     {80, 0xa23, "GRRR", o657, NULL, 112},
     {80, 0xa23, "RRR", o658, NULL, 4214},
     {80, 0xa24, "GRRR", o659, NULL, 487},
-    {80, 0xa24, "RRR", o660, NULL, 5363},
+    {80, 0xa24, "RRR", o660, NULL, 5364},
     {80, 0xa25, "GRRR", o661, NULL, 154},
-    {80, 0xa25, "RRR", o662, NULL, 2723},
+    {80, 0xa25, "RRR", o662, NULL, 2726},
     {80, 0xa26, "RRR", o663, NULL, 656},
     {80, 0xa27, "GRRR", o664, NULL, 220},
     {80, 0xa27, "RRR", o665, NULL, 455},
@@ -2439,13 +2503,13 @@ const rs_sass_form rs_sass_forms[] = {
     {80, 0xa28, "RR", o667, NULL, 891},
     {80, 0xa2b, "GRRR", o668, NULL, 112},
     {80, 0xa2b, "RRR", o669, NULL, 882},
-    {80, 0xab9, "U", o670, NULL, 2747},
+    {80, 0xab9, "U", o670, NULL, 2752},
     {80, 0xb06, "R", o671, NULL, 267},
     {80, 0xb08, "R", o672, NULL, 18},
     {80, 0xb09, "R", o673, NULL, 2},
     {80, 0xb10, "R", o674, NULL, 19},
     {80, 0xb12, "R", o675, NULL, 1},
-    {80, 0xb1d, "", o676, NULL, 1500},
+    {80, 0xb1d, "", o676, NULL, 1501},
     {80, 0xb1d, "G", o677, NULL, 1},
     {80, 0xb60, "PRRRR", o678, NULL, 49},
     {80, 0xb60, "RRRR", o679, NULL, 840},
@@ -2499,1021 +2563,1085 @@ const rs_sass_form rs_sass_forms[] = {
     {80, 0xf8c, "RRU", o727, NULL, 22},
     {80, 0xf8c, "RU", o728, NULL, 5},
     {80, 0xfae, "GRUR", o729, NULL, 5},
-    {80, 0xfae, "RUR", o730, NULL, 2},
-    {86, 0x202, "GRR", o731, NULL, 243},
-    {86, 0x202, "RR", o732, NULL, 2253},
+    {80, 0xfae, "RUR", o730, NULL, 3},
+    {86, 0x202, "GRR", o731, NULL, 253},
+    {86, 0x202, "RR", o732, NULL, 3210},
     {86, 0x207, "GRRRP", o733, NULL, 38},
-    {86, 0x207, "RRRP", o734, NULL, 1690},
-    {86, 0x208, "RRRP", o735, NULL, 156},
-    {86, 0x209, "RRRP", o736, NULL, 376},
+    {86, 0x207, "RRRP", o734, NULL, 1699},
+    {86, 0x208, "RRRP", o735, NULL, 220},
+    {86, 0x209, "RRRP", o736, NULL, 1620},
     {86, 0x20a, "RRRP", o737, NULL, 244},
-    {86, 0x20b, "PPRRP", o738, NULL, 402},
-    {86, 0x20c, "GPPRRP", o739, NULL, 22},
+    {86, 0x20b, "PPRRP", o738, NULL, 430},
+    {86, 0x20c, "GPPRRP", o739, NULL, 23},
     {86, 0x20c, "GPPRRPP", o740, NULL, 19},
-    {86, 0x20c, "PPRRP", o741, NULL, 3038},
+    {86, 0x20c, "PPRRP", o741, NULL, 3232},
     {86, 0x20c, "PPRRPP", o742, NULL, 981},
     {86, 0x210, "GRPPRRR", o743, NULL, 118},
-    {86, 0x210, "GRPRRR", o744, NULL, 80},
-    {86, 0x210, "GRRRR", o745, NULL, 168},
+    {86, 0x210, "GRPRRR", o744, NULL, 111},
+    {86, 0x210, "GRRRR", o745, NULL, 170},
     {86, 0x210, "GRRRRPP", o746, NULL, 142},
-    {86, 0x210, "RPPRRR", o747, NULL, 257},
-    {86, 0x210, "RPRRR", o748, NULL, 1753},
-    {86, 0x210, "RRRR", o749, NULL, 2297},
-    {86, 0x210, "RRRRPP", o750, NULL, 597},
-    {86, 0x211, "GRRR", o751, NULL, 45},
-    {86, 0x211, "GRRRP", o752, NULL, 117},
-    {86, 0x211, "RPRR", o753, NULL, 2112},
-    {86, 0x211, "RPRRR", o754, NULL, 1},
-    {86, 0x211, "RRR", o755, NULL, 1218},
-    {86, 0x211, "RRRP", o756, NULL, 2978},
-    {86, 0x211, "RRRR", o757, NULL, 2621},
-    {86, 0x211, "RRRRP", o758, NULL, 2057},
-    {86, 0x212, "GRRRRP", o759, NULL, 5},
-    {86, 0x212, "PRRRRP", o760, NULL, 12},
-    {86, 0x212, "RRRRP", o761, NULL, 886},
-    {86, 0x213, "RR", o762, NULL, 51},
-    {86, 0x215, "RRRR", o763, NULL, 1},
-    {86, 0x217, "RRRP", o764, NULL, 196},
-    {86, 0x219, "GRRRR", o765, NULL, 4},
-    {86, 0x219, "RRRR", o766, NULL, 535},
-    {86, 0x220, "GRRR", o767, NULL, 73},
-    {86, 0x220, "RRR", o768, NULL, 4683},
-    {86, 0x221, "GRRR", o769, NULL, 292},
-    {86, 0x221, "RRR", o770, NULL, 3865},
-    {86, 0x223, "GRRRR", o771, NULL, 15},
-    {86, 0x223, "RRRR", o772, NULL, 66407},
-    {86, 0x224, "GRRRR", o773, NULL, 668},
-    {86, 0x224, "RRRR", o774, NULL, 3513},
-    {86, 0x224, "RRRRP", o775, NULL, 117},
-    {86, 0x225, "RPRRR", o776, NULL, 4},
-    {86, 0x225, "RRRR", o777, NULL, 85},
-    {86, 0x226, "RRRR", o778, NULL, 2},
-    {86, 0x227, "RPRRR", o779, NULL, 6},
-    {86, 0x227, "RRRR", o780, NULL, 113},
-    {86, 0x228, "RRR", o781, NULL, 25},
-    {86, 0x229, "GRRR", o782, NULL, 48},
-    {86, 0x229, "RRR", o783, NULL, 123},
-    {86, 0x22a, "PPRRP", o784, NULL, 2},
-    {86, 0x22b, "RRRR", o785, NULL, 38489},
-    {86, 0x230, "RRR", o786, NULL, 2822},
-    {86, 0x231, "RRRR", o787, NULL, 2},
-    {86, 0x237, "RRRR", o788, NULL, 2},
-    {86, 0x23c, "RRRR", o789, NULL, 1478},
-    {86, 0x23e, "RRR", o790, NULL, 1415},
-    {86, 0x23f, "RRRR", o791, NULL, 1},
-    {86, 0x240, "RRRP", o792, NULL, 1},
-    {86, 0x245, "RR", o793, NULL, 607},
-    {86, 0x287, "UUUQ", o794, NULL, 200},
-    {86, 0x28c, "QQUUQ", o795, NULL, 469},
-    {86, 0x290, "HUUUU", o796, NULL, 16},
-    {86, 0x290, "UQUUU", o797, NULL, 106},
-    {86, 0x290, "UUUU", o798, NULL, 286},
-    {86, 0x290, "UUUUQQ", o799, NULL, 92},
-    {86, 0x291, "UUU", o800, NULL, 11},
-    {86, 0x291, "UUUQ", o801, NULL, 73},
-    {86, 0x291, "UUUU", o802, NULL, 65},
-    {86, 0x292, "UUUUQ", o803, NULL, 16},
-    {86, 0x2a4, "UUUU", o804, NULL, 205},
-    {86, 0x2a5, "UUUU", o805, NULL, 24},
-    {86, 0x2bd, "UU", o806, NULL, 3},
-    {86, 0x2bf, "UU", o807, NULL, 27},
-    {86, 0x300, "RR", o808, NULL, 3},
-    {86, 0x301, "RR", o809, NULL, 2},
-    {86, 0x302, "PRR", o810, NULL, 277},
-    {86, 0x305, "RR", o811, NULL, 508},
-    {86, 0x306, "RR", o812, NULL, 41},
-    {86, 0x308, "GRR", o813, NULL, 25},
-    {86, 0x308, "RR", o814, NULL, 925},
-    {86, 0x309, "RR", o815, NULL, 55},
-    {86, 0x310, "RR", o816, NULL, 74},
-    {86, 0x311, "RR", o817, NULL, 2},
-    {86, 0x312, "RR", o818, NULL, 28},
-    {86, 0x343, "R", o819, NULL, 1},
-    {86, 0x348, "R", o820, NULL, 7},
-    {86, 0x34e, "R", o821, NULL, 1},
-    {86, 0x35d, "R", o822, NULL, 1},
-    {86, 0x361, "PRRRR", o823, NULL, 12},
-    {86, 0x361, "RRRR", o824, NULL, 96},
-    {86, 0x364, "PRRRR", o825, NULL, 4},
-    {86, 0x364, "RRRR", o826, NULL, 36},
-    {86, 0x367, "PRRRR", o827, NULL, 4},
-    {86, 0x367, "RRRR", o828, NULL, 48},
-    {86, 0x36d, "RRRR", o829, NULL, 24},
-    {86, 0x370, "RRR", o830, NULL, 18},
-    {86, 0x385, "GRR", o831, NULL, 16},
-    {86, 0x385, "RR", o832, NULL, 1},
-    {86, 0x387, "RR", o833, NULL, 113},
-    {86, 0x388, "GR", o834, NULL, 1},
-    {86, 0x388, "GRR", o835, NULL, 533},
-    {86, 0x388, "RR", o836, NULL, 4733},
-    {86, 0x389, "PRRRR", o837, NULL, 7},
-    {86, 0x38b, "PRRRR", o838, NULL, 34},
-    {86, 0x38c, "GRR", o839, NULL, 1},
-    {86, 0x38c, "RRR", o840, NULL, 10},
-    {86, 0x38d, "RRRR", o841, NULL, 6},
-    {86, 0x3a0, "RRR", o842, NULL, 32},
-    {86, 0x3a1, "RR", o843, NULL, 17},
-    {86, 0x3a9, "PRRRR", o844, NULL, 3},
-    {86, 0x3aa, "PRR", o845, NULL, 1},
-    {86, 0x3c2, "UR", o846, NULL, 261},
-    {86, 0x3c4, "UR", o847, NULL, 7},
-    {86, 0x414, "RRR", o848, NULL, 2},
-    {86, 0x421, "GRR", o849, NULL, 7},
-    {86, 0x421, "RR", o850, NULL, 2954},
-    {86, 0x423, "GRRR", o851, NULL, 14},
-    {86, 0x423, "RRR", o852, NULL, 2120},
-    {86, 0x424, "GRRR", o853, NULL, 271},
-    {86, 0x424, "RRR", o854, NULL, 1930},
-    {86, 0x42b, "RRR", o855, NULL, 20},
-    {86, 0x4a4, "UUU", o856, NULL, 66},
-    {86, 0x589, "PRRR", o857, NULL, 380},
-    {86, 0x59f, "RR", o858, NULL, 133},
-    {86, 0x621, "RR", o859, NULL, 92},
-    {86, 0x623, "RRR", o860, NULL, 20},
-    {86, 0x624, "GRRR", o861, NULL, 1},
-    {86, 0x624, "RRR", o862, NULL, 935},
-    {86, 0x624, "RRRP", o863, NULL, 188},
-    {86, 0x625, "GRRR", o864, NULL, 96},
-    {86, 0x625, "RRR", o865, NULL, 1207},
-    {86, 0x802, "GR", o866, NULL, 141},
-    {86, 0x802, "R", o867, NULL, 1511},
-    {86, 0x803, "RR", o868, NULL, 111},
-    {86, 0x805, "GR", o869, NULL, 25},
-    {86, 0x805, "R", o870, NULL, 7790},
-    {86, 0x806, "PP", o871, t871, 2},
-    {86, 0x806, "RPP", o872, NULL, 18},
-    {86, 0x807, "RRP", o873, NULL, 952},
-    {86, 0x808, "RRP", o874, NULL, 123},
-    {86, 0x809, "RRP", o875, NULL, 2},
-    {86, 0x80a, "RRP", o876, NULL, 17},
-    {86, 0x80b, "PPRP", o877, NULL, 1579},
-    {86, 0x80c, "PPRP", o878, NULL, 5002},
-    {86, 0x810, "GRRR", o879, NULL, 323},
-    {86, 0x810, "RPPRR", o880, NULL, 20},
-    {86, 0x810, "RPRR", o881, NULL, 303},
-    {86, 0x810, "RRR", o882, NULL, 7465},
-    {86, 0x810, "RRRPP", o883, NULL, 181},
-    {86, 0x811, "GRR", o884, NULL, 71},
-    {86, 0x811, "RR", o885, NULL, 919},
-    {86, 0x811, "RRR", o886, NULL, 329},
-    {86, 0x812, "GRRRP", o887, NULL, 12},
-    {86, 0x812, "PRRRP", o888, NULL, 1078},
-    {86, 0x812, "RRRP", o889, NULL, 7095},
-    {86, 0x816, "RRR", o890, NULL, 94},
-    {86, 0x817, "RRP", o891, NULL, 663},
-    {86, 0x819, "GRRR", o892, NULL, 145},
-    {86, 0x819, "RRR", o893, NULL, 9113},
-    {86, 0x81c, "PPPPP", o894, NULL, 1056},
-    {86, 0x81c, "PPPPQ", o895, NULL, 866},
-    {86, 0x820, "GRR", o896, NULL, 103},
-    {86, 0x820, "RR", o897, NULL, 668},
-    {86, 0x822, "RRR", o898, NULL, 384},
-    {86, 0x823, "GRRR", o899, NULL, 517},
-    {86, 0x823, "RRR", o900, NULL, 454},
-    {86, 0x824, "GRRR", o901, NULL, 363},
-    {86, 0x824, "RRR", o902, NULL, 10432},
-    {86, 0x824, "RRRP", o903, NULL, 268},
-    {86, 0x825, "GRRR", o904, NULL, 24},
-    {86, 0x825, "RRR", o905, NULL, 2061},
-    {86, 0x827, "RRR", o906, NULL, 60},
-    {86, 0x828, "RR", o907, NULL, 61},
-    {86, 0x83b, "RR", o908, NULL, 693},
-    {86, 0x83e, "RR", o909, NULL, 17},
-    {86, 0x882, "U", o910, NULL, 47},
-    {86, 0x886, "UQP", o911, NULL, 22},
-    {86, 0x887, "UUQ", o912, NULL, 29},
-    {86, 0x88c, "QQUQ", o913, NULL, 816},
-    {86, 0x890, "UQUU", o914, NULL, 79},
-    {86, 0x890, "UUU", o915, NULL, 718},
-    {86, 0x891, "UU", o916, NULL, 85},
-    {86, 0x891, "UUQ", o917, NULL, 20},
-    {86, 0x892, "UUUQ", o918, NULL, 53},
-    {86, 0x899, "UUU", o919, NULL, 2138},
-    {86, 0x8a4, "UUU", o920, NULL, 75},
-    {86, 0x8a5, "UUU", o921, NULL, 20},
-    {86, 0x908, "R", o922, NULL, 246},
-    {86, 0x918, "", o923, NULL, 10227},
-    {86, 0x919, "R", o924, NULL, 2745},
-    {86, 0x91a, "", o925, NULL, 421},
-    {86, 0x941, "B", o926, NULL, 1660},
-    {86, 0x942, "B", o927, NULL, 3},
-    {86, 0x944, "", o928, NULL, 347},
-    {86, 0x944, "G", o929, NULL, 292},
-    {86, 0x945, "B", o930, NULL, 1660},
-    {86, 0x946, "", o931, NULL, 6},
-    {86, 0x947, "", o932, NULL, 2968},
-    {86, 0x947, "G", o933, NULL, 6984},
-    {86, 0x947, "GP", o934, NULL, 246},
-    {86, 0x947, "U", o935, NULL, 20},
-    {86, 0x948, "", o936, NULL, 23},
-    {86, 0x94d, "", o937, NULL, 893},
-    {86, 0x94d, "G", o938, NULL, 946},
-    {86, 0x94d, "GP", o939, NULL, 34},
-    {86, 0x950, "R", o940, NULL, 279},
-    {86, 0x95c, "", o941, NULL, 1},
-    {86, 0x95d, "", o942, NULL, 1},
-    {86, 0x980, "GRR", o943, NULL, 16},
-    {86, 0x980, "RR", o944, NULL, 1},
-    {86, 0x980, "RUR", o945, NULL, 38},
-    {86, 0x981, "GRUR", o946, NULL, 939},
-    {86, 0x981, "RUR", o947, NULL, 9898},
-    {86, 0x983, "GRR", o948, NULL, 1},
-    {86, 0x983, "RR", o949, NULL, 85},
-    {86, 0x984, "GRR", o950, NULL, 109},
-    {86, 0x984, "R", o951, NULL, 12},
-    {86, 0x984, "RR", o952, NULL, 31679},
-    {86, 0x984, "RRU", o953, NULL, 264},
-    {86, 0x984, "RU", o954, NULL, 707},
-    {86, 0x985, "URR", o955, NULL, 25},
-    {86, 0x986, "GURR", o956, NULL, 668},
-    {86, 0x986, "URR", o957, NULL, 6066},
-    {86, 0x988, "GRUR", o958, NULL, 1},
-    {86, 0x988, "RUR", o959, NULL, 31},
-    {86, 0x989, "PRRR", o960, NULL, 76},
-    {86, 0x98a, "GPRURR", o961, NULL, 1},
-    {86, 0x98a, "PRURR", o962, NULL, 17},
-    {86, 0x98e, "GURR", o963, NULL, 18},
-    {86, 0x98e, "URR", o964, NULL, 64},
-    {86, 0x98f, "", o965, NULL, 2},
-    {86, 0x992, "", o966, NULL, 4},
-    {86, 0x99a, "RRR", o967, NULL, 52},
-    {86, 0x99c, "RRR", o968, NULL, 12},
-    {86, 0x99e, "RRR", o969, NULL, 36},
-    {86, 0x9a8, "GPRURR", o970, NULL, 18},
-    {86, 0x9a8, "PRURR", o971, NULL, 35},
-    {86, 0x9ab, "", o972, NULL, 2},
-    {86, 0x9af, "", o973, NULL, 6},
-    {86, 0x9b0, "U", o974, NULL, 1},
-    {86, 0x9c3, "U", o975, NULL, 281},
-    {86, 0xa02, "GR", o976, NULL, 2},
-    {86, 0xa02, "R", o977, NULL, 775},
-    {86, 0xa08, "RRP", o978, NULL, 15},
-    {86, 0xa0a, "RRP", o979, NULL, 166},
-    {86, 0xa0b, "PPRP", o980, NULL, 15},
-    {86, 0xa0c, "PPRP", o981, NULL, 1946},
-    {86, 0xa0c, "PPRPP", o982, NULL, 73},
-    {86, 0xa10, "GRPRR", o983, NULL, 46},
-    {86, 0xa10, "GRRR", o984, NULL, 6},
-    {86, 0xa10, "GRRRPP", o985, NULL, 46},
-    {86, 0xa10, "RPPRR", o986, NULL, 35},
-    {86, 0xa10, "RPRR", o987, NULL, 757},
-    {86, 0xa10, "RRR", o988, NULL, 326},
-    {86, 0xa10, "RRRPP", o989, NULL, 546},
-    {86, 0xa11, "GRPR", o990, NULL, 303},
-    {86, 0xa11, "GRRRP", o991, NULL, 303},
-    {86, 0xa11, "RPR", o992, NULL, 2319},
-    {86, 0xa11, "RR", o993, NULL, 3},
-    {86, 0xa11, "RRP", o994, NULL, 1},
-    {86, 0xa11, "RRRP", o995, NULL, 2319},
-    {86, 0xa12, "GRRRP", o996, NULL, 40},
-    {86, 0xa12, "RRRP", o997, NULL, 20},
-    {86, 0xa13, "R", o998, NULL, 40},
-    {86, 0xa17, "RRP", o999, NULL, 19},
-    {86, 0xa20, "GRR", o1000, NULL, 112},
-    {86, 0xa20, "RR", o1001, NULL, 3974},
-    {86, 0xa23, "GRRR", o1002, NULL, 112},
-    {86, 0xa23, "RRR", o1003, NULL, 3908},
-    {86, 0xa24, "GRRR", o1004, NULL, 73},
-    {86, 0xa24, "RRR", o1005, NULL, 2480},
-    {86, 0xa25, "GRRR", o1006, NULL, 154},
-    {86, 0xa25, "RRR", o1007, NULL, 2628},
-    {86, 0xa28, "GRR", o1008, NULL, 112},
-    {86, 0xa28, "RR", o1009, NULL, 878},
-    {86, 0xa2b, "GRRR", o1010, NULL, 112},
-    {86, 0xa2b, "RRR", o1011, NULL, 876},
-    {86, 0xa45, "R", o1012, NULL, 241},
-    {86, 0xab9, "U", o1013, NULL, 1867},
-    {86, 0xb06, "R", o1014, NULL, 2},
-    {86, 0xb08, "R", o1015, NULL, 18},
-    {86, 0xb09, "R", o1016, NULL, 2},
-    {86, 0xb10, "R", o1017, NULL, 19},
-    {86, 0xb1d, "", o1018, NULL, 1004},
-    {86, 0xb60, "PRRRR", o1019, NULL, 49},
-    {86, 0xb60, "RRRR", o1020, NULL, 481},
-    {86, 0xb63, "PRRRR", o1021, NULL, 16},
-    {86, 0xb63, "RRRR", o1022, NULL, 150},
-    {86, 0xb66, "PRRRR", o1023, NULL, 16},
-    {86, 0xb66, "RRR", o1024, NULL, 69},
-    {86, 0xb66, "RRRR", o1025, NULL, 132},
-    {86, 0xb6c, "RRRR", o1026, NULL, 98},
-    {86, 0xb6f, "RRR", o1027, NULL, 63},
-    {86, 0xb82, "RR", o1028, NULL, 1},
-    {86, 0xb99, "RR", o1029, NULL, 218},
-    {86, 0xb9b, "RR", o1030, NULL, 52},
-    {86, 0xb9d, "RR", o1031, NULL, 152},
-    {86, 0xc02, "RU", o1032, NULL, 231},
-    {86, 0xc07, "RRUP", o1033, NULL, 1520},
-    {86, 0xc0c, "PPRUP", o1034, NULL, 1156},
-    {86, 0xc0c, "PPRUPP", o1035, NULL, 792},
-    {86, 0xc10, "GRPPRUR", o1036, NULL, 24},
-    {86, 0xc10, "GRPRUR", o1037, NULL, 44},
-    {86, 0xc10, "GRRUR", o1038, NULL, 31},
-    {86, 0xc10, "RPPRUR", o1039, NULL, 49},
-    {86, 0xc10, "RPRUR", o1040, NULL, 3030},
-    {86, 0xc10, "RRUR", o1041, NULL, 486},
-    {86, 0xc10, "RRURPP", o1042, NULL, 1220},
-    {86, 0xc11, "GRRUP", o1043, NULL, 7},
-    {86, 0xc11, "RPRU", o1044, NULL, 393},
-    {86, 0xc11, "RRU", o1045, NULL, 121},
-    {86, 0xc11, "RRUP", o1046, NULL, 169},
-    {86, 0xc11, "RRURP", o1047, NULL, 393},
-    {86, 0xc12, "GRRURP", o1048, NULL, 2},
-    {86, 0xc12, "RRURP", o1049, NULL, 61},
-    {86, 0xc17, "RRUP", o1050, NULL, 255},
-    {86, 0xc24, "GRRUR", o1051, NULL, 55},
-    {86, 0xc24, "RRUR", o1052, NULL, 1483},
-    {86, 0xc25, "RRUR", o1053, NULL, 16},
-    {86, 0xc45, "RU", o1054, NULL, 5},
-    {86, 0xc82, "HUU", o1055, NULL, 8},
-    {86, 0xc82, "UU", o1056, NULL, 288},
-    {86, 0xd00, "RU", o1057, NULL, 20},
-    {86, 0xd06, "RU", o1058, NULL, 2},
-    {86, 0xd09, "RU", o1059, NULL, 4},
-    {86, 0xd12, "RU", o1060, NULL, 2},
-    {86, 0xe24, "RRRU", o1061, NULL, 329},
-    {86, 0xf55, "B", o1062, NULL, 64},
-    {86, 0xf56, "B", o1063, NULL, 128},
-    {86, 0xf89, "PRR", o1064, NULL, 647},
-    {86, 0xf8c, "RRU", o1065, NULL, 18},
-    {86, 0xf8c, "RU", o1066, NULL, 2},
-    {86, 0xfae, "GRUR", o1067, NULL, 5},
-    {86, 0xfae, "RUR", o1068, NULL, 2},
-    {89, 0x202, "GRR", o1069, NULL, 244},
-    {89, 0x202, "RR", o1070, NULL, 2300},
-    {89, 0x207, "GRRRP", o1071, NULL, 38},
-    {89, 0x207, "RRRP", o1072, NULL, 1690},
-    {89, 0x208, "RRRP", o1073, NULL, 156},
-    {89, 0x209, "RRRP", o1074, NULL, 376},
-    {89, 0x20a, "RRRP", o1075, NULL, 244},
-    {89, 0x20b, "PPRRP", o1076, NULL, 402},
-    {89, 0x20c, "GPPRRP", o1077, NULL, 22},
-    {89, 0x20c, "GPPRRPP", o1078, NULL, 19},
-    {89, 0x20c, "PPRRP", o1079, NULL, 3040},
-    {89, 0x20c, "PPRRPP", o1080, NULL, 981},
-    {89, 0x210, "GRPPRRR", o1081, NULL, 120},
-    {89, 0x210, "GRPRRR", o1082, NULL, 80},
-    {89, 0x210, "GRRRR", o1083, NULL, 171},
-    {89, 0x210, "GRRRRPP", o1084, NULL, 144},
-    {89, 0x210, "RPPRRR", o1085, NULL, 261},
-    {89, 0x210, "RPRRR", o1086, NULL, 1757},
-    {89, 0x210, "RRRR", o1087, NULL, 2337},
-    {89, 0x210, "RRRRPP", o1088, NULL, 585},
-    {89, 0x211, "GRRR", o1089, NULL, 51},
-    {89, 0x211, "GRRRP", o1090, NULL, 117},
-    {89, 0x211, "RPRR", o1091, NULL, 2104},
-    {89, 0x211, "RPRRR", o1092, NULL, 1},
-    {89, 0x211, "RRR", o1093, NULL, 1240},
-    {89, 0x211, "RRRP", o1094, NULL, 3018},
-    {89, 0x211, "RRRR", o1095, NULL, 2654},
-    {89, 0x211, "RRRRP", o1096, NULL, 2049},
-    {89, 0x212, "GRRRRP", o1097, NULL, 5},
-    {89, 0x212, "PRRRRP", o1098, NULL, 12},
-    {89, 0x212, "RRRRP", o1099, NULL, 888},
-    {89, 0x213, "RR", o1100, NULL, 51},
-    {89, 0x215, "RRRR", o1101, NULL, 1},
-    {89, 0x217, "RRRP", o1102, NULL, 198},
-    {89, 0x219, "GRRRR", o1103, NULL, 4},
-    {89, 0x219, "RRRR", o1104, NULL, 535},
-    {89, 0x220, "GRRR", o1105, NULL, 73},
-    {89, 0x220, "RRR", o1106, NULL, 4683},
-    {89, 0x221, "GRRR", o1107, NULL, 292},
-    {89, 0x221, "RRR", o1108, NULL, 3865},
-    {89, 0x223, "GRRRR", o1109, NULL, 15},
-    {89, 0x223, "RRRR", o1110, NULL, 66663},
-    {89, 0x224, "GRRRR", o1111, NULL, 667},
-    {89, 0x224, "RRRR", o1112, NULL, 3566},
-    {89, 0x224, "RRRRP", o1113, NULL, 117},
-    {89, 0x225, "RPRRR", o1114, NULL, 4},
-    {89, 0x225, "RRRR", o1115, NULL, 85},
-    {89, 0x226, "RRRR", o1116, NULL, 2},
-    {89, 0x227, "RPRRR", o1117, NULL, 6},
-    {89, 0x227, "RRRR", o1118, NULL, 113},
-    {89, 0x228, "RRR", o1119, NULL, 25},
-    {89, 0x229, "GRRR", o1120, NULL, 48},
-    {89, 0x229, "RRR", o1121, NULL, 123},
-    {89, 0x22a, "PPRRP", o1122, NULL, 2},
-    {89, 0x22b, "RRRR", o1123, NULL, 38489},
-    {89, 0x230, "RRR", o1124, NULL, 2822},
-    {89, 0x231, "RRRR", o1125, NULL, 2},
-    {89, 0x237, "RRRR", o1126, NULL, 2},
-    {89, 0x23c, "RRRR", o1127, NULL, 1478},
-    {89, 0x23e, "RRR", o1128, NULL, 1415},
-    {89, 0x23f, "RRRR", o1129, NULL, 1},
-    {89, 0x240, "RRRP", o1130, NULL, 1},
-    {89, 0x245, "RR", o1131, NULL, 607},
-    {89, 0x287, "UUUQ", o1132, NULL, 200},
-    {89, 0x28c, "QQUUQ", o1133, NULL, 469},
-    {89, 0x290, "HUUUU", o1134, NULL, 15},
-    {89, 0x290, "UQUUU", o1135, NULL, 106},
-    {89, 0x290, "UUUU", o1136, NULL, 286},
-    {89, 0x290, "UUUUQQ", o1137, NULL, 92},
-    {89, 0x291, "UUU", o1138, NULL, 11},
-    {89, 0x291, "UUUQ", o1139, NULL, 73},
-    {89, 0x291, "UUUU", o1140, NULL, 65},
-    {89, 0x292, "UUUUQ", o1141, NULL, 16},
-    {89, 0x2a4, "UUUU", o1142, NULL, 205},
-    {89, 0x2a5, "UUUU", o1143, NULL, 24},
-    {89, 0x2bd, "UU", o1144, NULL, 3},
-    {89, 0x2bf, "UU", o1145, NULL, 27},
-    {89, 0x300, "RR", o1146, NULL, 3},
-    {89, 0x301, "RR", o1147, NULL, 2},
-    {89, 0x302, "PRR", o1148, NULL, 277},
-    {89, 0x305, "RR", o1149, NULL, 508},
-    {89, 0x306, "RR", o1150, NULL, 41},
-    {89, 0x308, "GRR", o1151, NULL, 25},
-    {89, 0x308, "RR", o1152, NULL, 925},
-    {89, 0x309, "RR", o1153, NULL, 55},
-    {89, 0x310, "RR", o1154, NULL, 74},
-    {89, 0x311, "RR", o1155, NULL, 2},
-    {89, 0x312, "RR", o1156, NULL, 28},
-    {89, 0x343, "R", o1157, NULL, 1},
-    {89, 0x348, "R", o1158, NULL, 7},
-    {89, 0x34e, "R", o1159, NULL, 1},
-    {89, 0x35d, "R", o1160, NULL, 1},
-    {89, 0x361, "PRRRR", o1161, NULL, 12},
-    {89, 0x361, "RRRR", o1162, NULL, 96},
-    {89, 0x364, "PRRRR", o1163, NULL, 4},
-    {89, 0x364, "RRRR", o1164, NULL, 36},
-    {89, 0x367, "PRRRR", o1165, NULL, 4},
-    {89, 0x367, "RRRR", o1166, NULL, 48},
-    {89, 0x36d, "RRRR", o1167, NULL, 24},
-    {89, 0x370, "RRR", o1168, NULL, 18},
-    {89, 0x385, "GRR", o1169, NULL, 16},
-    {89, 0x385, "RR", o1170, NULL, 1},
-    {89, 0x387, "RR", o1171, NULL, 115},
-    {89, 0x388, "GR", o1172, NULL, 1},
-    {89, 0x388, "GRR", o1173, NULL, 537},
-    {89, 0x388, "RR", o1174, NULL, 4757},
-    {89, 0x389, "PRRRR", o1175, NULL, 7},
-    {89, 0x38b, "PRRRR", o1176, NULL, 34},
-    {89, 0x38c, "GRR", o1177, NULL, 1},
-    {89, 0x38c, "RRR", o1178, NULL, 10},
-    {89, 0x38d, "RRRR", o1179, NULL, 6},
-    {89, 0x3a0, "RRR", o1180, NULL, 32},
-    {89, 0x3a1, "RR", o1181, NULL, 17},
-    {89, 0x3a9, "PRRRR", o1182, NULL, 3},
-    {89, 0x3aa, "PRR", o1183, NULL, 1},
-    {89, 0x3c2, "UR", o1184, NULL, 261},
-    {89, 0x3c4, "UR", o1185, NULL, 7},
-    {89, 0x414, "RRR", o1186, NULL, 2},
-    {89, 0x421, "GRR", o1187, NULL, 7},
-    {89, 0x421, "RR", o1188, NULL, 2954},
-    {89, 0x423, "GRRR", o1189, NULL, 14},
-    {89, 0x423, "RRR", o1190, NULL, 2120},
-    {89, 0x424, "GRRR", o1191, NULL, 273},
-    {89, 0x424, "RRR", o1192, NULL, 1925},
-    {89, 0x42b, "RRR", o1193, NULL, 20},
-    {89, 0x4a4, "UUU", o1194, NULL, 66},
-    {89, 0x589, "PRRR", o1195, NULL, 380},
-    {89, 0x59f, "RR", o1196, NULL, 133},
-    {89, 0x621, "RR", o1197, NULL, 92},
-    {89, 0x623, "RRR", o1198, NULL, 20},
-    {89, 0x624, "GRRR", o1199, NULL, 1},
-    {89, 0x624, "RRR", o1200, NULL, 937},
-    {89, 0x624, "RRRP", o1201, NULL, 188},
-    {89, 0x625, "GRRR", o1202, NULL, 96},
-    {89, 0x625, "RRR", o1203, NULL, 1204},
-    {89, 0x802, "GR", o1204, NULL, 139},
-    {89, 0x802, "R", o1205, NULL, 1515},
-    {89, 0x803, "RR", o1206, NULL, 111},
-    {89, 0x805, "GR", o1207, NULL, 25},
-    {89, 0x805, "R", o1208, NULL, 7780},
-    {89, 0x806, "PP", o1209, t1209, 2},
-    {89, 0x806, "RPP", o1210, NULL, 18},
-    {89, 0x807, "RRP", o1211, NULL, 952},
-    {89, 0x808, "RRP", o1212, NULL, 123},
-    {89, 0x809, "RRP", o1213, NULL, 2},
-    {89, 0x80a, "RRP", o1214, NULL, 17},
-    {89, 0x80b, "PPRP", o1215, NULL, 1579},
-    {89, 0x80c, "PPRP", o1216, NULL, 5020},
-    {89, 0x810, "GRRR", o1217, NULL, 327},
-    {89, 0x810, "RPPRR", o1218, NULL, 20},
-    {89, 0x810, "RPRR", o1219, NULL, 303},
-    {89, 0x810, "RRR", o1220, NULL, 7496},
-    {89, 0x810, "RRRPP", o1221, NULL, 181},
-    {89, 0x811, "GRR", o1222, NULL, 76},
-    {89, 0x811, "RR", o1223, NULL, 927},
-    {89, 0x811, "RRR", o1224, NULL, 331},
-    {89, 0x812, "GRRRP", o1225, NULL, 6},
-    {89, 0x812, "PRRRP", o1226, NULL, 1078},
-    {89, 0x812, "RRRP", o1227, NULL, 7129},
-    {89, 0x816, "RRR", o1228, NULL, 94},
-    {89, 0x817, "RRP", o1229, NULL, 665},
-    {89, 0x819, "GRRR", o1230, NULL, 141},
-    {89, 0x819, "RRR", o1231, NULL, 9188},
-    {89, 0x81c, "PPPPP", o1232, NULL, 1056},
-    {89, 0x81c, "PPPPQ", o1233, NULL, 866},
-    {89, 0x820, "GRR", o1234, NULL, 103},
-    {89, 0x820, "RR", o1235, NULL, 668},
-    {89, 0x822, "RRR", o1236, NULL, 384},
-    {89, 0x823, "GRRR", o1237, NULL, 517},
-    {89, 0x823, "RRR", o1238, NULL, 454},
-    {89, 0x824, "GRRR", o1239, NULL, 363},
-    {89, 0x824, "RRR", o1240, NULL, 10478},
-    {89, 0x824, "RRRP", o1241, NULL, 276},
-    {89, 0x825, "GRRR", o1242, NULL, 24},
-    {89, 0x825, "RRR", o1243, NULL, 2075},
-    {89, 0x827, "RRR", o1244, NULL, 60},
-    {89, 0x828, "RR", o1245, NULL, 61},
-    {89, 0x83b, "RR", o1246, NULL, 693},
-    {89, 0x83e, "RR", o1247, NULL, 17},
-    {89, 0x882, "U", o1248, NULL, 47},
-    {89, 0x886, "UQP", o1249, NULL, 22},
-    {89, 0x887, "UUQ", o1250, NULL, 29},
-    {89, 0x88c, "QQUQ", o1251, NULL, 816},
-    {89, 0x890, "UQUU", o1252, NULL, 79},
-    {89, 0x890, "UUU", o1253, NULL, 720},
-    {89, 0x891, "UU", o1254, NULL, 85},
-    {89, 0x891, "UUQ", o1255, NULL, 20},
-    {89, 0x892, "UUUQ", o1256, NULL, 53},
-    {89, 0x899, "UUU", o1257, NULL, 2157},
-    {89, 0x8a4, "UUU", o1258, NULL, 75},
-    {89, 0x8a5, "UUU", o1259, NULL, 20},
-    {89, 0x908, "R", o1260, NULL, 246},
-    {89, 0x918, "", o1261, NULL, 10258},
-    {89, 0x919, "R", o1262, NULL, 2751},
-    {89, 0x91a, "", o1263, NULL, 421},
-    {89, 0x941, "B", o1264, NULL, 1668},
-    {89, 0x942, "B", o1265, NULL, 3},
-    {89, 0x944, "", o1266, NULL, 347},
-    {89, 0x944, "G", o1267, NULL, 294},
-    {89, 0x945, "B", o1268, NULL, 1668},
-    {89, 0x946, "", o1269, NULL, 6},
-    {89, 0x947, "", o1270, NULL, 2974},
-    {89, 0x947, "G", o1271, NULL, 7004},
-    {89, 0x947, "GP", o1272, NULL, 246},
-    {89, 0x947, "U", o1273, NULL, 20},
-    {89, 0x948, "", o1274, NULL, 23},
-    {89, 0x94d, "", o1275, NULL, 895},
-    {89, 0x94d, "G", o1276, NULL, 946},
-    {89, 0x94d, "GP", o1277, NULL, 34},
-    {89, 0x950, "R", o1278, NULL, 279},
-    {89, 0x95c, "", o1279, NULL, 1},
-    {89, 0x95d, "", o1280, NULL, 1},
-    {89, 0x980, "GRR", o1281, NULL, 16},
-    {89, 0x980, "RR", o1282, NULL, 1},
-    {89, 0x980, "RUR", o1283, NULL, 38},
-    {89, 0x981, "GRUR", o1284, NULL, 943},
-    {89, 0x981, "RUR", o1285, NULL, 9954},
-    {89, 0x983, "GRR", o1286, NULL, 1},
-    {89, 0x983, "RR", o1287, NULL, 87},
-    {89, 0x984, "GRR", o1288, NULL, 109},
-    {89, 0x984, "R", o1289, NULL, 12},
-    {89, 0x984, "RR", o1290, NULL, 31711},
-    {89, 0x984, "RRU", o1291, NULL, 264},
-    {89, 0x984, "RU", o1292, NULL, 707},
-    {89, 0x985, "URR", o1293, NULL, 25},
-    {89, 0x986, "GURR", o1294, NULL, 668},
-    {89, 0x986, "URR", o1295, NULL, 6098},
-    {89, 0x988, "GRUR", o1296, NULL, 1},
-    {89, 0x988, "RUR", o1297, NULL, 31},
-    {89, 0x989, "PRRR", o1298, NULL, 76},
-    {89, 0x98a, "GPRURR", o1299, NULL, 1},
-    {89, 0x98a, "PRURR", o1300, NULL, 17},
-    {89, 0x98e, "GURR", o1301, NULL, 18},
-    {89, 0x98e, "URR", o1302, NULL, 64},
-    {89, 0x98f, "", o1303, NULL, 2},
-    {89, 0x992, "", o1304, NULL, 4},
-    {89, 0x99a, "RRR", o1305, NULL, 52},
-    {89, 0x99c, "RRR", o1306, NULL, 12},
-    {89, 0x99e, "RRR", o1307, NULL, 36},
-    {89, 0x9a8, "GPRURR", o1308, NULL, 18},
-    {89, 0x9a8, "PRURR", o1309, NULL, 35},
-    {89, 0x9ab, "", o1310, NULL, 2},
-    {89, 0x9af, "", o1311, NULL, 6},
-    {89, 0x9b0, "U", o1312, NULL, 1},
-    {89, 0x9c3, "U", o1313, NULL, 285},
-    {89, 0xa02, "GR", o1314, NULL, 2},
-    {89, 0xa02, "R", o1315, NULL, 788},
-    {89, 0xa08, "RRP", o1316, NULL, 15},
-    {89, 0xa0a, "RRP", o1317, NULL, 166},
-    {89, 0xa0b, "PPRP", o1318, NULL, 15},
-    {89, 0xa0c, "PPRP", o1319, NULL, 1950},
-    {89, 0xa0c, "PPRPP", o1320, NULL, 73},
-    {89, 0xa10, "GRPRR", o1321, NULL, 46},
-    {89, 0xa10, "GRRR", o1322, NULL, 6},
-    {89, 0xa10, "GRRRPP", o1323, NULL, 46},
-    {89, 0xa10, "RPPRR", o1324, NULL, 35},
-    {89, 0xa10, "RPRR", o1325, NULL, 755},
-    {89, 0xa10, "RRR", o1326, NULL, 334},
-    {89, 0xa10, "RRRPP", o1327, NULL, 544},
-    {89, 0xa11, "GRPR", o1328, NULL, 307},
-    {89, 0xa11, "GRRRP", o1329, NULL, 307},
-    {89, 0xa11, "RPR", o1330, NULL, 2350},
-    {89, 0xa11, "RR", o1331, NULL, 3},
-    {89, 0xa11, "RRP", o1332, NULL, 1},
-    {89, 0xa11, "RRRP", o1333, NULL, 2350},
-    {89, 0xa12, "GRRRP", o1334, NULL, 40},
-    {89, 0xa12, "RRRP", o1335, NULL, 20},
-    {89, 0xa13, "R", o1336, NULL, 40},
-    {89, 0xa17, "RRP", o1337, NULL, 19},
-    {89, 0xa20, "GRR", o1338, NULL, 112},
-    {89, 0xa20, "RR", o1339, NULL, 4006},
-    {89, 0xa23, "GRRR", o1340, NULL, 112},
-    {89, 0xa23, "RRR", o1341, NULL, 3940},
-    {89, 0xa24, "GRRR", o1342, NULL, 75},
-    {89, 0xa24, "RRR", o1343, NULL, 2520},
-    {89, 0xa25, "GRRR", o1344, NULL, 156},
-    {89, 0xa25, "RRR", o1345, NULL, 2656},
-    {89, 0xa28, "GRR", o1346, NULL, 112},
-    {89, 0xa28, "RR", o1347, NULL, 878},
-    {89, 0xa2b, "GRRR", o1348, NULL, 112},
-    {89, 0xa2b, "RRR", o1349, NULL, 876},
-    {89, 0xa45, "R", o1350, NULL, 241},
-    {89, 0xab9, "U", o1351, NULL, 1890},
-    {89, 0xb06, "R", o1352, NULL, 2},
-    {89, 0xb08, "R", o1353, NULL, 18},
-    {89, 0xb09, "R", o1354, NULL, 2},
-    {89, 0xb10, "R", o1355, NULL, 19},
-    {89, 0xb1d, "", o1356, NULL, 1008},
-    {89, 0xb60, "PRRRR", o1357, NULL, 49},
-    {89, 0xb60, "RRRR", o1358, NULL, 481},
-    {89, 0xb63, "PRRRR", o1359, NULL, 16},
-    {89, 0xb63, "RRRR", o1360, NULL, 150},
-    {89, 0xb66, "PRRRR", o1361, NULL, 16},
-    {89, 0xb66, "RRR", o1362, NULL, 69},
-    {89, 0xb66, "RRRR", o1363, NULL, 132},
-    {89, 0xb6c, "RRRR", o1364, NULL, 98},
-    {89, 0xb6f, "RRR", o1365, NULL, 63},
-    {89, 0xb82, "RR", o1366, NULL, 1},
-    {89, 0xb99, "RR", o1367, NULL, 218},
-    {89, 0xb9b, "RR", o1368, NULL, 52},
-    {89, 0xb9d, "RR", o1369, NULL, 152},
-    {89, 0xc02, "RU", o1370, NULL, 232},
-    {89, 0xc07, "RRUP", o1371, NULL, 1520},
-    {89, 0xc0c, "PPRUP", o1372, NULL, 1158},
-    {89, 0xc0c, "PPRUPP", o1373, NULL, 792},
-    {89, 0xc10, "GRPPRUR", o1374, NULL, 24},
-    {89, 0xc10, "GRPRUR", o1375, NULL, 44},
-    {89, 0xc10, "GRRUR", o1376, NULL, 31},
-    {89, 0xc10, "RPPRUR", o1377, NULL, 49},
-    {89, 0xc10, "RPRUR", o1378, NULL, 3066},
-    {89, 0xc10, "RRUR", o1379, NULL, 496},
-    {89, 0xc10, "RRURPP", o1380, NULL, 1228},
-    {89, 0xc11, "GRRUP", o1381, NULL, 7},
-    {89, 0xc11, "RPRU", o1382, NULL, 393},
-    {89, 0xc11, "RRU", o1383, NULL, 123},
-    {89, 0xc11, "RRUP", o1384, NULL, 169},
-    {89, 0xc11, "RRURP", o1385, NULL, 393},
-    {89, 0xc12, "GRRURP", o1386, NULL, 2},
-    {89, 0xc12, "RRURP", o1387, NULL, 61},
-    {89, 0xc17, "RRUP", o1388, NULL, 257},
-    {89, 0xc24, "GRRUR", o1389, NULL, 57},
-    {89, 0xc24, "RRUR", o1390, NULL, 1509},
-    {89, 0xc25, "RRUR", o1391, NULL, 16},
-    {89, 0xc45, "RU", o1392, NULL, 5},
-    {89, 0xc82, "HUU", o1393, NULL, 8},
-    {89, 0xc82, "UU", o1394, NULL, 288},
-    {89, 0xd00, "RU", o1395, NULL, 20},
-    {89, 0xd06, "RU", o1396, NULL, 2},
-    {89, 0xd09, "RU", o1397, NULL, 4},
-    {89, 0xd12, "RU", o1398, NULL, 2},
-    {89, 0xe24, "RRRU", o1399, NULL, 328},
-    {89, 0xf55, "B", o1400, NULL, 64},
-    {89, 0xf56, "B", o1401, NULL, 128},
-    {89, 0xf89, "PRR", o1402, NULL, 647},
-    {89, 0xf8c, "RRU", o1403, NULL, 18},
-    {89, 0xf8c, "RU", o1404, NULL, 2},
-    {89, 0xfae, "GRUR", o1405, NULL, 5},
-    {89, 0xfae, "RUR", o1406, NULL, 2},
-    {90, 0x202, "GRR", o1407, NULL, 297},
-    {90, 0x202, "RR", o1408, NULL, 1764},
-    {90, 0x207, "GRRRP", o1409, NULL, 38},
-    {90, 0x207, "RRRP", o1410, NULL, 2674},
-    {90, 0x208, "RRRP", o1411, NULL, 153},
-    {90, 0x209, "RRRP", o1412, NULL, 248},
-    {90, 0x20a, "RRRP", o1413, NULL, 380},
-    {90, 0x20b, "PPRRP", o1414, NULL, 415},
-    {90, 0x20c, "GPPRRP", o1415, NULL, 22},
-    {90, 0x20c, "GPPRRPP", o1416, NULL, 19},
-    {90, 0x20c, "PPRRP", o1417, NULL, 3995},
-    {90, 0x20c, "PPRRPP", o1418, NULL, 1771},
-    {90, 0x20f, "RRRRP", o1419, NULL, 3},
-    {90, 0x210, "GRPPRRR", o1420, NULL, 108},
-    {90, 0x210, "GRPRRR", o1421, NULL, 91},
-    {90, 0x210, "GRRRR", o1422, NULL, 156},
-    {90, 0x210, "GRRRRPP", o1423, NULL, 155},
-    {90, 0x210, "RPPRRR", o1424, NULL, 232},
-    {90, 0x210, "RPRRR", o1425, NULL, 1625},
-    {90, 0x210, "RRRR", o1426, NULL, 2398},
-    {90, 0x210, "RRRRPP", o1427, NULL, 569},
-    {90, 0x211, "GRPRR", o1428, NULL, 298},
-    {90, 0x211, "GRRR", o1429, NULL, 136},
-    {90, 0x211, "GRRRP", o1430, NULL, 110},
-    {90, 0x211, "GRRRRP", o1431, NULL, 298},
-    {90, 0x211, "RPRR", o1432, NULL, 2547},
-    {90, 0x211, "RPRRR", o1433, NULL, 1},
-    {90, 0x211, "RRR", o1434, NULL, 3082},
-    {90, 0x211, "RRRP", o1435, NULL, 2917},
-    {90, 0x211, "RRRR", o1436, NULL, 2751},
-    {90, 0x211, "RRRRP", o1437, NULL, 2500},
-    {90, 0x212, "GRRRRP", o1438, NULL, 45},
-    {90, 0x212, "PRRRRP", o1439, NULL, 12},
-    {90, 0x212, "RRRRP", o1440, NULL, 913},
-    {90, 0x213, "RR", o1441, NULL, 91},
-    {90, 0x215, "RRRR", o1442, NULL, 1},
-    {90, 0x219, "GRRRR", o1443, NULL, 4},
-    {90, 0x219, "RRRR", o1444, NULL, 535},
-    {90, 0x220, "GRRR", o1445, NULL, 353},
-    {90, 0x220, "RRR", o1446, NULL, 4530},
-    {90, 0x221, "GRRR", o1447, NULL, 376},
-    {90, 0x221, "RRR", o1448, NULL, 4065},
-    {90, 0x223, "GRRRR", o1449, NULL, 295},
-    {90, 0x223, "RRRR", o1450, NULL, 104156},
-    {90, 0x224, "GRRRR", o1451, NULL, 700},
-    {90, 0x224, "RRRR", o1452, NULL, 3739},
-    {90, 0x224, "RRRRP", o1453, NULL, 108},
-    {90, 0x225, "GRRRR", o1454, NULL, 152},
-    {90, 0x225, "RPRRR", o1455, NULL, 4},
-    {90, 0x225, "RRRR", o1456, NULL, 526},
-    {90, 0x226, "RRRR", o1457, NULL, 2},
-    {90, 0x227, "RPRRR", o1458, NULL, 6},
-    {90, 0x227, "RRRR", o1459, NULL, 113},
-    {90, 0x228, "GRRR", o1460, NULL, 280},
-    {90, 0x228, "RRR", o1461, NULL, 25},
-    {90, 0x229, "GRRR", o1462, NULL, 120},
-    {90, 0x229, "RRR", o1463, NULL, 255},
-    {90, 0x22a, "PPRRP", o1464, NULL, 2},
-    {90, 0x22b, "GRRRR", o1465, NULL, 280},
-    {90, 0x22b, "RRRR", o1466, NULL, 57497},
-    {90, 0x230, "RRR", o1467, NULL, 2822},
-    {90, 0x231, "RRRR", o1468, NULL, 1},
-    {90, 0x232, "RRR", o1469, NULL, 1},
-    {90, 0x237, "RRRR", o1470, NULL, 2},
-    {90, 0x23c, "RRRR", o1471, NULL, 1478},
-    {90, 0x23e, "RRR", o1472, NULL, 1489},
-    {90, 0x23f, "RRRR", o1473, NULL, 1},
-    {90, 0x240, "RRRP", o1474, NULL, 1},
-    {90, 0x245, "RR", o1475, NULL, 594},
-    {90, 0x246, "RRRRP", o1476, NULL, 16},
-    {90, 0x248, "RRRP", o1477, NULL, 159},
-    {90, 0x287, "UUUQ", o1478, NULL, 325},
-    {90, 0x28c, "QQUUQ", o1479, NULL, 961},
-    {90, 0x290, "UQUUU", o1480, NULL, 256},
-    {90, 0x290, "UUUU", o1481, NULL, 475},
-    {90, 0x290, "UUUUQQ", o1482, NULL, 108},
-    {90, 0x291, "UUU", o1483, NULL, 502},
-    {90, 0x291, "UUUQ", o1484, NULL, 221},
-    {90, 0x291, "UUUU", o1485, NULL, 161},
-    {90, 0x292, "UUUUQ", o1486, NULL, 123},
-    {90, 0x2a4, "UUUU", o1487, NULL, 521},
-    {90, 0x2a5, "UUUU", o1488, NULL, 26},
-    {90, 0x2bd, "UU", o1489, NULL, 3},
-    {90, 0x2bf, "UU", o1490, NULL, 48},
-    {90, 0x2ca, "GPUR", o1491, NULL, 616},
-    {90, 0x2ca, "UR", o1492, NULL, 918},
-    {90, 0x300, "RR", o1493, NULL, 2},
-    {90, 0x301, "RR", o1494, NULL, 2},
-    {90, 0x302, "PRR", o1495, NULL, 277},
-    {90, 0x305, "RR", o1496, NULL, 508},
-    {90, 0x306, "RR", o1497, NULL, 43},
-    {90, 0x308, "GRR", o1498, NULL, 25},
-    {90, 0x308, "RR", o1499, NULL, 879},
-    {90, 0x309, "RR", o1500, NULL, 31},
-    {90, 0x310, "RR", o1501, NULL, 74},
-    {90, 0x311, "RR", o1502, NULL, 2},
-    {90, 0x312, "RR", o1503, NULL, 28},
-    {90, 0x343, "R", o1504, NULL, 17},
-    {90, 0x348, "R", o1505, NULL, 18},
-    {90, 0x35d, "R", o1506, NULL, 1},
-    {90, 0x385, "GRR", o1507, NULL, 16},
-    {90, 0x385, "RR", o1508, NULL, 1},
-    {90, 0x387, "RR", o1509, NULL, 220},
-    {90, 0x388, "GRR", o1510, NULL, 554},
-    {90, 0x388, "RR", o1511, NULL, 6499},
-    {90, 0x389, "PRRRR", o1512, NULL, 18},
-    {90, 0x38b, "PRRRR", o1513, NULL, 34},
-    {90, 0x38d, "RRRR", o1514, NULL, 6},
-    {90, 0x3a1, "RR", o1515, NULL, 17},
-    {90, 0x3a9, "PRRRR", o1516, NULL, 3},
-    {90, 0x3aa, "PRR", o1517, NULL, 1},
-    {90, 0x3c4, "UR", o1518, NULL, 6},
-    {90, 0x3c6, "", o1519, NULL, 1},
-    {90, 0x414, "RRR", o1520, NULL, 2},
-    {90, 0x421, "GRR", o1521, NULL, 7},
-    {90, 0x421, "RR", o1522, NULL, 2954},
-    {90, 0x423, "GRRR", o1523, NULL, 14},
-    {90, 0x423, "RRR", o1524, NULL, 2120},
-    {90, 0x424, "GRRR", o1525, NULL, 179},
-    {90, 0x424, "RRR", o1526, NULL, 1010},
-    {90, 0x42b, "RRR", o1527, NULL, 20},
-    {90, 0x435, "RRR", o1528, NULL, 1125},
-    {90, 0x446, "RRRP", o1529, NULL, 212},
-    {90, 0x4a4, "UUU", o1530, NULL, 38},
-    {90, 0x589, "PRRR", o1531, NULL, 44},
-    {90, 0x5a7, "PUR", o1532, NULL, 2},
-    {90, 0x5ab, "", o1533, NULL, 3},
-    {90, 0x5ab, "G", o1534, NULL, 1},
-    {90, 0x5b2, "UUU", o1535, NULL, 1},
-    {90, 0x802, "GR", o1536, NULL, 115},
-    {90, 0x802, "R", o1537, NULL, 1244},
-    {90, 0x803, "RR", o1538, NULL, 111},
-    {90, 0x805, "GR", o1539, NULL, 21},
-    {90, 0x805, "R", o1540, NULL, 7936},
-    {90, 0x806, "PP", o1541, t1541, 2},
-    {90, 0x806, "RPP", o1542, NULL, 17},
-    {90, 0x807, "RRP", o1543, NULL, 1336},
-    {90, 0x808, "RRP", o1544, NULL, 123},
-    {90, 0x809, "RRP", o1545, NULL, 2},
-    {90, 0x80a, "RRP", o1546, NULL, 17},
-    {90, 0x80b, "PPRP", o1547, NULL, 1579},
-    {90, 0x80c, "PPRP", o1548, NULL, 7384},
-    {90, 0x80f, "RRRP", o1549, NULL, 3},
-    {90, 0x810, "GRRR", o1550, NULL, 147},
-    {90, 0x810, "RPPRR", o1551, NULL, 21},
-    {90, 0x810, "RPRR", o1552, NULL, 434},
-    {90, 0x810, "RRR", o1553, NULL, 3597},
-    {90, 0x810, "RRRPP", o1554, NULL, 323},
-    {90, 0x811, "RR", o1555, NULL, 267},
-    {90, 0x811, "RRR", o1556, NULL, 331},
-    {90, 0x812, "GRRRP", o1557, NULL, 6},
-    {90, 0x812, "PRRRP", o1558, NULL, 1078},
-    {90, 0x812, "RRRP", o1559, NULL, 7147},
-    {90, 0x816, "RRR", o1560, NULL, 94},
-    {90, 0x819, "GRRR", o1561, NULL, 106},
-    {90, 0x819, "RRR", o1562, NULL, 9243},
-    {90, 0x81c, "GPPPPP", o1563, NULL, 374},
-    {90, 0x81c, "PPPPP", o1564, NULL, 2420},
-    {90, 0x81c, "PPPPQ", o1565, NULL, 1061},
-    {90, 0x820, "GRR", o1566, NULL, 115},
-    {90, 0x820, "RR", o1567, NULL, 660},
-    {90, 0x823, "GRRR", o1568, NULL, 517},
-    {90, 0x823, "RRR", o1569, NULL, 550},
-    {90, 0x824, "GRRR", o1570, NULL, 489},
-    {90, 0x824, "GRRRP", o1571, NULL, 7},
-    {90, 0x824, "RRR", o1572, NULL, 11979},
-    {90, 0x824, "RRRP", o1573, NULL, 250},
-    {90, 0x825, "GRRR", o1574, NULL, 111},
-    {90, 0x825, "RRR", o1575, NULL, 3670},
-    {90, 0x827, "RRR", o1576, NULL, 60},
-    {90, 0x828, "RR", o1577, NULL, 61},
-    {90, 0x836, "GRR", o1578, NULL, 196},
-    {90, 0x836, "RR", o1579, NULL, 4816},
-    {90, 0x83b, "RR", o1580, NULL, 693},
-    {90, 0x83e, "RR", o1581, NULL, 17},
-    {90, 0x846, "RRRP", o1582, NULL, 18},
-    {90, 0x848, "RRP", o1583, NULL, 627},
-    {90, 0x882, "U", o1584, NULL, 367},
-    {90, 0x886, "UQP", o1585, NULL, 22},
-    {90, 0x887, "UUQ", o1586, NULL, 21},
-    {90, 0x88c, "QQUQ", o1587, NULL, 918},
-    {90, 0x890, "UQUU", o1588, NULL, 95},
-    {90, 0x890, "UUU", o1589, NULL, 1863},
-    {90, 0x890, "UUUQQ", o1590, NULL, 2},
-    {90, 0x891, "UU", o1591, NULL, 7},
-    {90, 0x891, "UUQ", o1592, NULL, 20},
-    {90, 0x892, "QUUUQ", o1593, NULL, 6},
-    {90, 0x892, "UUUQ", o1594, NULL, 115},
-    {90, 0x896, "UUU", o1595, NULL, 1},
-    {90, 0x899, "UUU", o1596, NULL, 4104},
-    {90, 0x8a4, "UUU", o1597, NULL, 183},
-    {90, 0x8a5, "UUU", o1598, NULL, 31},
-    {90, 0x908, "R", o1599, NULL, 246},
-    {90, 0x918, "", o1600, NULL, 10928},
-    {90, 0x919, "GR", o1601, NULL, 38},
-    {90, 0x919, "R", o1602, NULL, 3519},
-    {90, 0x91a, "", o1603, NULL, 507},
-    {90, 0x91b, "", o1604, NULL, 18},
-    {90, 0x941, "B", o1605, NULL, 1743},
-    {90, 0x942, "GB", o1606, NULL, 1},
-    {90, 0x944, "", o1607, NULL, 318},
-    {90, 0x945, "B", o1608, NULL, 1743},
-    {90, 0x946, "", o1609, NULL, 3},
-    {90, 0x947, "", o1610, NULL, 2820},
-    {90, 0x947, "G", o1611, NULL, 9996},
-    {90, 0x947, "GP", o1612, NULL, 246},
-    {90, 0x947, "U", o1613, NULL, 6},
-    {90, 0x948, "", o1614, NULL, 22},
-    {90, 0x94d, "", o1615, NULL, 949},
-    {90, 0x94d, "G", o1616, NULL, 1426},
-    {90, 0x94d, "GP", o1617, NULL, 34},
-    {90, 0x94e, "R", o1618, NULL, 17},
-    {90, 0x950, "R", o1619, NULL, 266},
-    {90, 0x95c, "", o1620, NULL, 1},
-    {90, 0x95d, "", o1621, NULL, 1},
-    {90, 0x980, "GRR", o1622, NULL, 16},
-    {90, 0x980, "RR", o1623, NULL, 1},
-    {90, 0x980, "RUR", o1624, NULL, 41},
-    {90, 0x981, "GRUR", o1625, NULL, 1036},
-    {90, 0x981, "RUR", o1626, NULL, 11971},
-    {90, 0x983, "GRR", o1627, NULL, 1},
-    {90, 0x983, "RR", o1628, NULL, 176},
-    {90, 0x984, "GRR", o1629, NULL, 156},
-    {90, 0x984, "RR", o1630, NULL, 60491},
-    {90, 0x984, "RRU", o1631, NULL, 11},
-    {90, 0x984, "RU", o1632, NULL, 511},
-    {90, 0x985, "URR", o1633, NULL, 27},
-    {90, 0x986, "GURR", o1634, NULL, 788},
-    {90, 0x986, "URR", o1635, NULL, 6214},
-    {90, 0x988, "GRUR", o1636, NULL, 2},
-    {90, 0x989, "PRRR", o1637, NULL, 72},
-    {90, 0x98a, "GPRURR", o1638, NULL, 1},
-    {90, 0x98a, "PRURR", o1639, NULL, 16},
-    {90, 0x98c, "RRUR", o1640, NULL, 10},
-    {90, 0x98e, "GURR", o1641, NULL, 18},
-    {90, 0x98e, "URR", o1642, NULL, 14},
-    {90, 0x98f, "", o1643, NULL, 4},
-    {90, 0x992, "", o1644, NULL, 5},
-    {90, 0x992, "G", o1645, NULL, 1},
-    {90, 0x9a2, "PRURR", o1646, NULL, 1},
-    {90, 0x9a6, "URR", o1647, NULL, 52},
-    {90, 0x9a7, "RUR", o1648, NULL, 2},
-    {90, 0x9a8, "GPRURR", o1649, NULL, 18},
-    {90, 0x9a8, "PRURR", o1650, NULL, 37},
-    {90, 0x9ab, "", o1651, NULL, 3},
-    {90, 0x9ab, "G", o1652, NULL, 1},
-    {90, 0x9af, "", o1653, NULL, 6},
-    {90, 0x9b0, "U", o1654, NULL, 1},
-    {90, 0x9c3, "U", o1655, NULL, 1015},
-    {90, 0x9c7, "", o1656, NULL, 2},
-    {90, 0xab9, "U", o1657, NULL, 5762},
-    {90, 0xb1d, "", o1658, NULL, 1393},
-    {90, 0xb82, "GR", o1659, NULL, 577},
-    {90, 0xb82, "R", o1660, NULL, 3349},
-    {90, 0xb82, "RR", o1661, NULL, 393},
-    {90, 0xc02, "RU", o1662, NULL, 671},
-    {90, 0xc07, "RRUP", o1663, NULL, 3224},
-    {90, 0xc0a, "RRUP", o1664, NULL, 30},
-    {90, 0xc0b, "PPRUP", o1665, NULL, 2},
-    {90, 0xc0c, "PPRUP", o1666, NULL, 4126},
-    {90, 0xc0c, "PPRUPP", o1667, NULL, 1755},
-    {90, 0xc0f, "RRURP", o1668, NULL, 83},
-    {90, 0xc10, "GRPPRUR", o1669, NULL, 36},
-    {90, 0xc10, "GRPRUR", o1670, NULL, 37},
-    {90, 0xc10, "GRRUR", o1671, NULL, 12},
-    {90, 0xc10, "RPPRUR", o1672, NULL, 112},
-    {90, 0xc10, "RPRUR", o1673, NULL, 6046},
-    {90, 0xc10, "RRUR", o1674, NULL, 642},
-    {90, 0xc10, "RRURPP", o1675, NULL, 3781},
-    {90, 0xc11, "GRPRU", o1676, NULL, 9},
-    {90, 0xc11, "GRRU", o1677, NULL, 3},
-    {90, 0xc11, "GRRURP", o1678, NULL, 9},
-    {90, 0xc11, "RPRU", o1679, NULL, 3924},
-    {90, 0xc11, "RRU", o1680, NULL, 1585},
-    {90, 0xc11, "RRUP", o1681, NULL, 373},
-    {90, 0xc11, "RRURP", o1682, NULL, 3916},
-    {90, 0xc12, "GRRURP", o1683, NULL, 2},
-    {90, 0xc12, "RRURP", o1684, NULL, 83},
-    {90, 0xc20, "RRU", o1685, NULL, 4038},
-    {90, 0xc23, "RRUR", o1686, NULL, 3883},
-    {90, 0xc24, "GRRUR", o1687, NULL, 64},
-    {90, 0xc24, "RRUR", o1688, NULL, 3838},
-    {90, 0xc25, "RRUR", o1689, NULL, 1832},
-    {90, 0xc28, "RRU", o1690, NULL, 950},
-    {90, 0xc2b, "RRUR", o1691, NULL, 948},
-    {90, 0xc36, "GRRU", o1692, NULL, 36},
-    {90, 0xc36, "RRU", o1693, NULL, 530},
-    {90, 0xc45, "RU", o1694, NULL, 260},
-    {90, 0xc46, "RRURP", o1695, NULL, 10},
-    {90, 0xc48, "RRUP", o1696, NULL, 271},
-    {90, 0xc82, "HUU", o1697, NULL, 20},
-    {90, 0xc82, "UU", o1698, NULL, 911},
-    {90, 0xd00, "RU", o1699, NULL, 20},
-    {90, 0xd06, "RU", o1700, NULL, 2},
-    {90, 0xd09, "RU", o1701, NULL, 8},
-    {90, 0xd10, "RU", o1702, NULL, 19},
-    {90, 0xd12, "RU", o1703, NULL, 2},
-    {90, 0xdc7, "", o1704, NULL, 2},
-    {90, 0xe21, "RRU", o1705, NULL, 16},
-    {90, 0xe24, "GRRRU", o1706, NULL, 4},
-    {90, 0xe24, "RRRU", o1707, NULL, 874},
-    {90, 0xe24, "RRRUP", o1708, NULL, 211},
-    {90, 0xe25, "RRRU", o1709, NULL, 111},
-    {90, 0xe46, "RRRUP", o1710, NULL, 9},
-    {90, 0xf60, "GPRRRRU", o1711, NULL, 12},
-    {90, 0xf60, "GRRRRU", o1712, NULL, 96},
-    {90, 0xf60, "PRRRRU", o1713, NULL, 49},
-    {90, 0xf60, "RRRRU", o1714, NULL, 416},
-    {90, 0xf60, "RRRU", o1715, t1715, 1},
-    {90, 0xf63, "GPRRRU", o1716, NULL, 4},
-    {90, 0xf63, "GRRRRU", o1717, NULL, 8},
-    {90, 0xf63, "GRRRU", o1718, NULL, 28},
-    {90, 0xf63, "PRRRU", o1719, NULL, 16},
-    {90, 0xf63, "RRRRU", o1720, NULL, 33},
-    {90, 0xf63, "RRRU", o1721, NULL, 117},
-    {90, 0xf66, "GPRRRRU", o1722, NULL, 4},
-    {90, 0xf66, "GRRRRU", o1723, NULL, 32},
-    {90, 0xf66, "GRRRU", o1724, NULL, 16},
-    {90, 0xf66, "PRRRRU", o1725, NULL, 14},
-    {90, 0xf66, "PRRRU", o1726, t1726, 2},
-    {90, 0xf66, "RRRRU", o1727, NULL, 123},
-    {90, 0xf66, "RRRU", o1728, NULL, 78},
-    {90, 0xf6c, "GRRRRU", o1729, NULL, 24},
-    {90, 0xf6c, "RRRRU", o1730, NULL, 98},
-    {90, 0xf6f, "GRRRU", o1731, NULL, 18},
-    {90, 0xf6f, "RRRU", o1732, NULL, 63},
-    {90, 0xf89, "PRR", o1733, NULL, 215},
-    {90, 0xf8c, "RRU", o1734, NULL, 18},
-    {90, 0xf8c, "RU", o1735, NULL, 1},
-    {90, 0xf99, "GRRU", o1736, NULL, 52},
-    {90, 0xf99, "RRU", o1737, NULL, 218},
-    {90, 0xf9b, "GRRU", o1738, NULL, 12},
-    {90, 0xf9b, "RRU", o1739, NULL, 52},
-    {90, 0xf9d, "GRRU", o1740, NULL, 36},
-    {90, 0xf9d, "RRU", o1741, NULL, 152},
-    {90, 0xf9f, "GRRU", o1742, NULL, 32},
-    {90, 0xf9f, "RRU", o1743, NULL, 133},
-    {90, 0xfae, "GRUR", o1744, NULL, 5},
-    {90, 0xfae, "RUR", o1745, NULL, 2},
+    {86, 0x210, "RPPRRR", o747, NULL, 264},
+    {86, 0x210, "RPRRR", o748, NULL, 1773},
+    {86, 0x210, "RRRR", o749, NULL, 2398},
+    {86, 0x210, "RRRRPP", o750, NULL, 612},
+    {86, 0x211, "GRPRR", o751, NULL, 2},
+    {86, 0x211, "GRRR", o752, NULL, 45},
+    {86, 0x211, "GRRRP", o753, NULL, 148},
+    {86, 0x211, "GRRRRP", o754, NULL, 2},
+    {86, 0x211, "RPRR", o755, NULL, 2138},
+    {86, 0x211, "RPRRR", o756, NULL, 1},
+    {86, 0x211, "RRR", o757, NULL, 1243},
+    {86, 0x211, "RRRP", o758, NULL, 2986},
+    {86, 0x211, "RRRR", o759, NULL, 2740},
+    {86, 0x211, "RRRRP", o760, NULL, 2083},
+    {86, 0x212, "GRRRRP", o761, NULL, 5},
+    {86, 0x212, "PRRRRP", o762, NULL, 12},
+    {86, 0x212, "RRRRP", o763, NULL, 916},
+    {86, 0x213, "RR", o764, NULL, 59},
+    {86, 0x215, "RRRR", o765, NULL, 1},
+    {86, 0x217, "RRRP", o766, NULL, 201},
+    {86, 0x219, "GRRRR", o767, NULL, 4},
+    {86, 0x219, "RRRR", o768, NULL, 535},
+    {86, 0x220, "GRRR", o769, NULL, 73},
+    {86, 0x220, "RRR", o770, NULL, 6603},
+    {86, 0x221, "GRRR", o771, NULL, 292},
+    {86, 0x221, "RRR", o772, NULL, 5045},
+    {86, 0x223, "GRRRR", o773, NULL, 15},
+    {86, 0x223, "RRRR", o774, NULL, 66439},
+    {86, 0x224, "GRRRR", o775, NULL, 715},
+    {86, 0x224, "GRRRRP", o776, NULL, 6},
+    {86, 0x224, "RRRR", o777, NULL, 4409},
+    {86, 0x224, "RRRRP", o778, NULL, 126},
+    {86, 0x225, "RPRRR", o779, NULL, 4},
+    {86, 0x225, "RRRR", o780, NULL, 87},
+    {86, 0x226, "RRRR", o781, NULL, 2},
+    {86, 0x227, "RPRRR", o782, NULL, 6},
+    {86, 0x227, "RRRR", o783, NULL, 129},
+    {86, 0x228, "RRR", o784, NULL, 25},
+    {86, 0x229, "GRRR", o785, NULL, 48},
+    {86, 0x229, "RRR", o786, NULL, 123},
+    {86, 0x22a, "PPRRP", o787, NULL, 2},
+    {86, 0x22b, "RRRR", o788, NULL, 38489},
+    {86, 0x230, "RRR", o789, NULL, 2822},
+    {86, 0x231, "RRRR", o790, NULL, 2},
+    {86, 0x237, "RRRR", o791, NULL, 2},
+    {86, 0x23c, "RRRR", o792, NULL, 5574},
+    {86, 0x23e, "RRR", o793, NULL, 2439},
+    {86, 0x23f, "RRRR", o794, NULL, 1},
+    {86, 0x240, "RRRP", o795, NULL, 1},
+    {86, 0x245, "RR", o796, NULL, 607},
+    {86, 0x287, "HUUUQ", o797, NULL, 8},
+    {86, 0x287, "UUUQ", o798, NULL, 204},
+    {86, 0x28c, "HQQUUQ", o799, NULL, 2},
+    {86, 0x28c, "HQQUUQQ", o800, NULL, 2},
+    {86, 0x28c, "QQUUQ", o801, NULL, 493},
+    {86, 0x28c, "QQUUQQ", o802, NULL, 8},
+    {86, 0x290, "HUUUU", o803, NULL, 43},
+    {86, 0x290, "UQQUUU", o804, NULL, 4},
+    {86, 0x290, "UQUUU", o805, NULL, 106},
+    {86, 0x290, "UUUU", o806, NULL, 304},
+    {86, 0x290, "UUUUQQ", o807, NULL, 96},
+    {86, 0x291, "UUU", o808, NULL, 11},
+    {86, 0x291, "UUUQ", o809, NULL, 73},
+    {86, 0x291, "UUUU", o810, NULL, 67},
+    {86, 0x292, "UUUUQ", o811, NULL, 18},
+    {86, 0x299, "UUUU", o812, NULL, 32},
+    {86, 0x2a4, "HUUUU", o813, NULL, 34},
+    {86, 0x2a4, "UUUU", o814, NULL, 265},
+    {86, 0x2a5, "HUUUU", o815, NULL, 20},
+    {86, 0x2a5, "UUUU", o816, NULL, 42},
+    {86, 0x2bd, "UU", o817, NULL, 3},
+    {86, 0x2bf, "UU", o818, NULL, 27},
+    {86, 0x300, "RR", o819, NULL, 3},
+    {86, 0x301, "RR", o820, NULL, 2},
+    {86, 0x302, "PRR", o821, NULL, 277},
+    {86, 0x305, "RR", o822, NULL, 516},
+    {86, 0x306, "RR", o823, NULL, 49},
+    {86, 0x308, "GRR", o824, NULL, 81},
+    {86, 0x308, "RR", o825, NULL, 2117},
+    {86, 0x309, "RR", o826, NULL, 55},
+    {86, 0x310, "RR", o827, NULL, 74},
+    {86, 0x311, "RR", o828, NULL, 2},
+    {86, 0x312, "RR", o829, NULL, 28},
+    {86, 0x343, "R", o830, NULL, 1},
+    {86, 0x348, "R", o831, NULL, 7},
+    {86, 0x34e, "R", o832, NULL, 1},
+    {86, 0x35d, "R", o833, NULL, 1},
+    {86, 0x361, "PRRRR", o834, NULL, 12},
+    {86, 0x361, "RRRR", o835, NULL, 96},
+    {86, 0x364, "PRRRR", o836, NULL, 4},
+    {86, 0x364, "RRRR", o837, NULL, 36},
+    {86, 0x367, "PRRRR", o838, NULL, 4},
+    {86, 0x367, "RRRR", o839, NULL, 48},
+    {86, 0x36d, "RRRR", o840, NULL, 24},
+    {86, 0x370, "RRR", o841, NULL, 18},
+    {86, 0x385, "GRR", o842, NULL, 16},
+    {86, 0x385, "RR", o843, NULL, 1},
+    {86, 0x387, "RR", o844, NULL, 378},
+    {86, 0x388, "GR", o845, NULL, 1},
+    {86, 0x388, "GRR", o846, NULL, 549},
+    {86, 0x388, "RR", o847, NULL, 5181},
+    {86, 0x389, "PRRRR", o848, NULL, 7},
+    {86, 0x38b, "PRRRR", o849, NULL, 34},
+    {86, 0x38c, "GRR", o850, NULL, 1},
+    {86, 0x38c, "RRR", o851, NULL, 10},
+    {86, 0x38d, "RRRR", o852, NULL, 6},
+    {86, 0x3a0, "RRR", o853, NULL, 32},
+    {86, 0x3a1, "RR", o854, NULL, 17},
+    {86, 0x3a9, "PRRRR", o855, NULL, 3},
+    {86, 0x3aa, "PRR", o856, NULL, 1},
+    {86, 0x3c2, "GUR", o857, NULL, 14},
+    {86, 0x3c2, "UR", o858, NULL, 261},
+    {86, 0x3c4, "UR", o859, NULL, 7},
+    {86, 0x414, "RRR", o860, NULL, 2},
+    {86, 0x421, "GRR", o861, NULL, 7},
+    {86, 0x421, "RR", o862, NULL, 2954},
+    {86, 0x423, "GRRR", o863, NULL, 14},
+    {86, 0x423, "RRR", o864, NULL, 2120},
+    {86, 0x424, "GRRR", o865, NULL, 298},
+    {86, 0x424, "RRR", o866, NULL, 1961},
+    {86, 0x42b, "RRR", o867, NULL, 20},
+    {86, 0x4a4, "UUU", o868, NULL, 66},
+    {86, 0x589, "PRRR", o869, NULL, 380},
+    {86, 0x59f, "RR", o870, NULL, 133},
+    {86, 0x619, "RRR", o871, NULL, 6},
+    {86, 0x621, "RR", o872, NULL, 92},
+    {86, 0x623, "RRR", o873, NULL, 20},
+    {86, 0x624, "GRRR", o874, NULL, 10},
+    {86, 0x624, "RRR", o875, NULL, 955},
+    {86, 0x624, "RRRP", o876, NULL, 188},
+    {86, 0x625, "GRRR", o877, NULL, 108},
+    {86, 0x625, "RRR", o878, NULL, 1208},
+    {86, 0x802, "GR", o879, NULL, 153},
+    {86, 0x802, "R", o880, NULL, 1578},
+    {86, 0x803, "RR", o881, NULL, 113},
+    {86, 0x804, "R", o882, NULL, 12},
+    {86, 0x805, "GR", o883, NULL, 25},
+    {86, 0x805, "R", o884, NULL, 7796},
+    {86, 0x806, "PP", o885, t885, 2},
+    {86, 0x806, "RPP", o886, NULL, 18},
+    {86, 0x807, "RRP", o887, NULL, 992},
+    {86, 0x808, "RRP", o888, NULL, 315},
+    {86, 0x809, "RRP", o889, NULL, 2},
+    {86, 0x80a, "RRP", o890, NULL, 17},
+    {86, 0x80b, "PPRP", o891, NULL, 1639},
+    {86, 0x80c, "PPRP", o892, NULL, 5021},
+    {86, 0x810, "GRPRR", o893, NULL, 6},
+    {86, 0x810, "GRRR", o894, NULL, 356},
+    {86, 0x810, "RPPRR", o895, NULL, 20},
+    {86, 0x810, "RPRR", o896, NULL, 315},
+    {86, 0x810, "RRR", o897, NULL, 7700},
+    {86, 0x810, "RRRPP", o898, NULL, 181},
+    {86, 0x811, "GRR", o899, NULL, 71},
+    {86, 0x811, "RR", o900, NULL, 940},
+    {86, 0x811, "RRR", o901, NULL, 329},
+    {86, 0x812, "GRRRP", o902, NULL, 12},
+    {86, 0x812, "PRRRP", o903, NULL, 1113},
+    {86, 0x812, "RRRP", o904, NULL, 7254},
+    {86, 0x816, "RRR", o905, NULL, 94},
+    {86, 0x817, "RRP", o906, NULL, 663},
+    {86, 0x819, "GRRR", o907, NULL, 151},
+    {86, 0x819, "RRR", o908, NULL, 9405},
+    {86, 0x81c, "PPPPP", o909, NULL, 1056},
+    {86, 0x81c, "PPPPQ", o910, NULL, 884},
+    {86, 0x820, "GRR", o911, NULL, 131},
+    {86, 0x820, "RR", o912, NULL, 668},
+    {86, 0x822, "RRR", o913, NULL, 384},
+    {86, 0x823, "GRRR", o914, NULL, 517},
+    {86, 0x823, "RRR", o915, NULL, 454},
+    {86, 0x824, "GRRR", o916, NULL, 383},
+    {86, 0x824, "RRR", o917, NULL, 10792},
+    {86, 0x824, "RRRP", o918, NULL, 276},
+    {86, 0x825, "GRRR", o919, NULL, 24},
+    {86, 0x825, "RRR", o920, NULL, 2078},
+    {86, 0x827, "RRR", o921, NULL, 60},
+    {86, 0x828, "RR", o922, NULL, 61},
+    {86, 0x83b, "RR", o923, NULL, 2213},
+    {86, 0x83e, "RR", o924, NULL, 17},
+    {86, 0x882, "HU", o925, NULL, 8},
+    {86, 0x882, "U", o926, NULL, 74},
+    {86, 0x886, "UQP", o927, NULL, 22},
+    {86, 0x887, "UUQ", o928, NULL, 29},
+    {86, 0x88c, "QQUQ", o929, NULL, 830},
+    {86, 0x890, "UQUU", o930, NULL, 79},
+    {86, 0x890, "UUU", o931, NULL, 724},
+    {86, 0x891, "UU", o932, NULL, 91},
+    {86, 0x891, "UUQ", o933, NULL, 20},
+    {86, 0x892, "UUUQ", o934, NULL, 53},
+    {86, 0x899, "HUUU", o935, NULL, 10},
+    {86, 0x899, "UUU", o936, NULL, 2210},
+    {86, 0x8a4, "UUU", o937, NULL, 79},
+    {86, 0x8a5, "UUU", o938, NULL, 20},
+    {86, 0x908, "R", o939, NULL, 246},
+    {86, 0x918, "", o940, NULL, 10361},
+    {86, 0x919, "R", o941, NULL, 2824},
+    {86, 0x91a, "", o942, NULL, 456},
+    {86, 0x941, "B", o943, NULL, 1682},
+    {86, 0x942, "B", o944, NULL, 3},
+    {86, 0x944, "", o945, NULL, 347},
+    {86, 0x944, "G", o946, NULL, 292},
+    {86, 0x945, "B", o947, NULL, 1682},
+    {86, 0x946, "", o948, NULL, 6},
+    {86, 0x947, "", o949, NULL, 2998},
+    {86, 0x947, "G", o950, NULL, 7051},
+    {86, 0x947, "GP", o951, NULL, 246},
+    {86, 0x947, "U", o952, NULL, 20},
+    {86, 0x948, "", o953, NULL, 23},
+    {86, 0x94d, "", o954, NULL, 908},
+    {86, 0x94d, "G", o955, NULL, 960},
+    {86, 0x94d, "GP", o956, NULL, 36},
+    {86, 0x950, "R", o957, NULL, 279},
+    {86, 0x95c, "", o958, NULL, 1},
+    {86, 0x95d, "", o959, NULL, 1},
+    {86, 0x980, "GRR", o960, NULL, 16},
+    {86, 0x980, "RR", o961, NULL, 1},
+    {86, 0x980, "RUR", o962, NULL, 38},
+    {86, 0x981, "GRUR", o963, NULL, 965},
+    {86, 0x981, "RUR", o964, NULL, 9899},
+    {86, 0x983, "GRR", o965, NULL, 1},
+    {86, 0x983, "RR", o966, NULL, 366},
+    {86, 0x984, "GRR", o967, NULL, 223},
+    {86, 0x984, "R", o968, NULL, 12},
+    {86, 0x984, "RR", o969, NULL, 31792},
+    {86, 0x984, "RRU", o970, NULL, 264},
+    {86, 0x984, "RU", o971, NULL, 707},
+    {86, 0x985, "URR", o972, NULL, 25},
+    {86, 0x986, "GURR", o973, NULL, 709},
+    {86, 0x986, "URR", o974, NULL, 6233},
+    {86, 0x988, "GRUR", o975, NULL, 1},
+    {86, 0x988, "RUR", o976, NULL, 31},
+    {86, 0x989, "PRRR", o977, NULL, 76},
+    {86, 0x98a, "GPRURR", o978, NULL, 1},
+    {86, 0x98a, "PRURR", o979, NULL, 17},
+    {86, 0x98e, "GURR", o980, NULL, 18},
+    {86, 0x98e, "URR", o981, NULL, 64},
+    {86, 0x98f, "", o982, NULL, 2},
+    {86, 0x992, "", o983, NULL, 4},
+    {86, 0x99a, "RRR", o984, NULL, 52},
+    {86, 0x99c, "RRR", o985, NULL, 12},
+    {86, 0x99e, "RRR", o986, NULL, 36},
+    {86, 0x9a8, "GPRURR", o987, NULL, 18},
+    {86, 0x9a8, "PRURR", o988, NULL, 35},
+    {86, 0x9ab, "", o989, NULL, 2},
+    {86, 0x9af, "", o990, NULL, 49},
+    {86, 0x9b0, "U", o991, NULL, 1},
+    {86, 0x9c3, "U", o992, NULL, 293},
+    {86, 0xa02, "GR", o993, NULL, 18},
+    {86, 0xa02, "R", o994, NULL, 783},
+    {86, 0xa07, "GRRP", o995, NULL, 13},
+    {86, 0xa08, "RRP", o996, NULL, 15},
+    {86, 0xa0a, "RRP", o997, NULL, 166},
+    {86, 0xa0b, "PPRP", o998, NULL, 15},
+    {86, 0xa0c, "GPPRP", o999, NULL, 6},
+    {86, 0xa0c, "GPPRPP", o1000, NULL, 6},
+    {86, 0xa0c, "PPRP", o1001, NULL, 1982},
+    {86, 0xa0c, "PPRPP", o1002, NULL, 94},
+    {86, 0xa10, "GRPRR", o1003, NULL, 46},
+    {86, 0xa10, "GRRR", o1004, NULL, 12},
+    {86, 0xa10, "GRRRPP", o1005, NULL, 46},
+    {86, 0xa10, "RPPRR", o1006, NULL, 35},
+    {86, 0xa10, "RPRR", o1007, NULL, 758},
+    {86, 0xa10, "RRR", o1008, NULL, 331},
+    {86, 0xa10, "RRRPP", o1009, NULL, 546},
+    {86, 0xa11, "GRPR", o1010, NULL, 360},
+    {86, 0xa11, "GRRRP", o1011, NULL, 360},
+    {86, 0xa11, "RPR", o1012, NULL, 2393},
+    {86, 0xa11, "RR", o1013, NULL, 3},
+    {86, 0xa11, "RRP", o1014, NULL, 1},
+    {86, 0xa11, "RRRP", o1015, NULL, 2393},
+    {86, 0xa12, "GRRRP", o1016, NULL, 48},
+    {86, 0xa12, "RRRP", o1017, NULL, 26},
+    {86, 0xa13, "R", o1018, NULL, 48},
+    {86, 0xa17, "RRP", o1019, NULL, 19},
+    {86, 0xa20, "GRR", o1020, NULL, 112},
+    {86, 0xa20, "RR", o1021, NULL, 4066},
+    {86, 0xa23, "GRRR", o1022, NULL, 140},
+    {86, 0xa23, "RRR", o1023, NULL, 5060},
+    {86, 0xa24, "GRRR", o1024, NULL, 109},
+    {86, 0xa24, "RRR", o1025, NULL, 2714},
+    {86, 0xa25, "GRRR", o1026, NULL, 162},
+    {86, 0xa25, "RRR", o1027, NULL, 2753},
+    {86, 0xa28, "GRR", o1028, NULL, 112},
+    {86, 0xa28, "RR", o1029, NULL, 878},
+    {86, 0xa2b, "GRRR", o1030, NULL, 112},
+    {86, 0xa2b, "RRR", o1031, NULL, 876},
+    {86, 0xa45, "R", o1032, NULL, 241},
+    {86, 0xab9, "HU", o1033, NULL, 10},
+    {86, 0xab9, "U", o1034, NULL, 1999},
+    {86, 0xb06, "R", o1035, NULL, 2},
+    {86, 0xb08, "R", o1036, NULL, 18},
+    {86, 0xb09, "R", o1037, NULL, 2},
+    {86, 0xb10, "R", o1038, NULL, 19},
+    {86, 0xb1d, "", o1039, NULL, 1047},
+    {86, 0xb60, "PRRRR", o1040, NULL, 49},
+    {86, 0xb60, "RRRR", o1041, NULL, 481},
+    {86, 0xb63, "PRRRR", o1042, NULL, 16},
+    {86, 0xb63, "RRRR", o1043, NULL, 150},
+    {86, 0xb66, "PRRRR", o1044, NULL, 16},
+    {86, 0xb66, "RRR", o1045, NULL, 69},
+    {86, 0xb66, "RRRR", o1046, NULL, 132},
+    {86, 0xb6c, "RRRR", o1047, NULL, 98},
+    {86, 0xb6f, "RRR", o1048, NULL, 63},
+    {86, 0xb82, "R", o1049, NULL, 2},
+    {86, 0xb82, "RR", o1050, NULL, 1},
+    {86, 0xb99, "RR", o1051, NULL, 218},
+    {86, 0xb9b, "RR", o1052, NULL, 52},
+    {86, 0xb9d, "RR", o1053, NULL, 152},
+    {86, 0xc02, "RU", o1054, NULL, 235},
+    {86, 0xc07, "RRUP", o1055, NULL, 1520},
+    {86, 0xc0c, "PPRUP", o1056, NULL, 1254},
+    {86, 0xc0c, "PPRUPP", o1057, NULL, 792},
+    {86, 0xc10, "GRPPRUR", o1058, NULL, 24},
+    {86, 0xc10, "GRPRUR", o1059, NULL, 56},
+    {86, 0xc10, "GRRUR", o1060, NULL, 31},
+    {86, 0xc10, "GRRURPP", o1061, NULL, 2},
+    {86, 0xc10, "RPPRUR", o1062, NULL, 49},
+    {86, 0xc10, "RPRUR", o1063, NULL, 3251},
+    {86, 0xc10, "RRUR", o1064, NULL, 496},
+    {86, 0xc10, "RRURPP", o1065, NULL, 1437},
+    {86, 0xc11, "GRRUP", o1066, NULL, 17},
+    {86, 0xc11, "RPRU", o1067, NULL, 393},
+    {86, 0xc11, "RRU", o1068, NULL, 121},
+    {86, 0xc11, "RRUP", o1069, NULL, 173},
+    {86, 0xc11, "RRURP", o1070, NULL, 393},
+    {86, 0xc12, "GRRURP", o1071, NULL, 2},
+    {86, 0xc12, "RRURP", o1072, NULL, 61},
+    {86, 0xc17, "RRUP", o1073, NULL, 255},
+    {86, 0xc24, "GRRUR", o1074, NULL, 65},
+    {86, 0xc24, "RRUR", o1075, NULL, 1511},
+    {86, 0xc25, "RRUR", o1076, NULL, 33},
+    {86, 0xc45, "RU", o1077, NULL, 5},
+    {86, 0xc82, "HUU", o1078, NULL, 22},
+    {86, 0xc82, "UU", o1079, NULL, 300},
+    {86, 0xd00, "RU", o1080, NULL, 20},
+    {86, 0xd06, "RU", o1081, NULL, 2},
+    {86, 0xd09, "RU", o1082, NULL, 4},
+    {86, 0xd12, "RU", o1083, NULL, 2},
+    {86, 0xe24, "RRRU", o1084, NULL, 369},
+    {86, 0xf55, "B", o1085, NULL, 64},
+    {86, 0xf56, "B", o1086, NULL, 128},
+    {86, 0xf89, "PRR", o1087, NULL, 823},
+    {86, 0xf8c, "RRU", o1088, NULL, 18},
+    {86, 0xf8c, "RU", o1089, NULL, 2},
+    {86, 0xfae, "GRUR", o1090, NULL, 69},
+    {86, 0xfae, "RUR", o1091, NULL, 367},
+    {89, 0x202, "GRR", o1092, NULL, 254},
+    {89, 0x202, "RR", o1093, NULL, 3267},
+    {89, 0x207, "GRRRP", o1094, NULL, 38},
+    {89, 0x207, "RRRP", o1095, NULL, 1699},
+    {89, 0x208, "RRRP", o1096, NULL, 220},
+    {89, 0x209, "RRRP", o1097, NULL, 1620},
+    {89, 0x20a, "RRRP", o1098, NULL, 244},
+    {89, 0x20b, "PPRRP", o1099, NULL, 430},
+    {89, 0x20c, "GPPRRP", o1100, NULL, 23},
+    {89, 0x20c, "GPPRRPP", o1101, NULL, 19},
+    {89, 0x20c, "PPRRP", o1102, NULL, 3236},
+    {89, 0x20c, "PPRRPP", o1103, NULL, 981},
+    {89, 0x210, "GRPPRRR", o1104, NULL, 121},
+    {89, 0x210, "GRPRRR", o1105, NULL, 111},
+    {89, 0x210, "GRRRR", o1106, NULL, 174},
+    {89, 0x210, "GRRRRPP", o1107, NULL, 145},
+    {89, 0x210, "RPPRRR", o1108, NULL, 270},
+    {89, 0x210, "RPRRR", o1109, NULL, 1781},
+    {89, 0x210, "RRRR", o1110, NULL, 2462},
+    {89, 0x210, "RRRRPP", o1111, NULL, 602},
+    {89, 0x211, "GRPRR", o1112, NULL, 2},
+    {89, 0x211, "GRRR", o1113, NULL, 52},
+    {89, 0x211, "GRRRP", o1114, NULL, 148},
+    {89, 0x211, "GRRRRP", o1115, NULL, 2},
+    {89, 0x211, "RPRR", o1116, NULL, 2130},
+    {89, 0x211, "RPRRR", o1117, NULL, 1},
+    {89, 0x211, "RRR", o1118, NULL, 1273},
+    {89, 0x211, "RRRP", o1119, NULL, 3045},
+    {89, 0x211, "RRRR", o1120, NULL, 2788},
+    {89, 0x211, "RRRRP", o1121, NULL, 2075},
+    {89, 0x212, "GRRRRP", o1122, NULL, 5},
+    {89, 0x212, "PRRRRP", o1123, NULL, 12},
+    {89, 0x212, "RRRRP", o1124, NULL, 918},
+    {89, 0x213, "RR", o1125, NULL, 59},
+    {89, 0x215, "RRRR", o1126, NULL, 1},
+    {89, 0x217, "RRRP", o1127, NULL, 203},
+    {89, 0x219, "GRRRR", o1128, NULL, 4},
+    {89, 0x219, "RRRR", o1129, NULL, 535},
+    {89, 0x220, "GRRR", o1130, NULL, 73},
+    {89, 0x220, "RRR", o1131, NULL, 6603},
+    {89, 0x221, "GRRR", o1132, NULL, 292},
+    {89, 0x221, "RRR", o1133, NULL, 5045},
+    {89, 0x223, "GRRRR", o1134, NULL, 15},
+    {89, 0x223, "RRRR", o1135, NULL, 66823},
+    {89, 0x224, "GRRRR", o1136, NULL, 714},
+    {89, 0x224, "GRRRRP", o1137, NULL, 6},
+    {89, 0x224, "RRRR", o1138, NULL, 4467},
+    {89, 0x224, "RRRRP", o1139, NULL, 126},
+    {89, 0x225, "RPRRR", o1140, NULL, 4},
+    {89, 0x225, "RRRR", o1141, NULL, 87},
+    {89, 0x226, "RRRR", o1142, NULL, 2},
+    {89, 0x227, "RPRRR", o1143, NULL, 6},
+    {89, 0x227, "RRRR", o1144, NULL, 129},
+    {89, 0x228, "RRR", o1145, NULL, 25},
+    {89, 0x229, "GRRR", o1146, NULL, 48},
+    {89, 0x229, "RRR", o1147, NULL, 123},
+    {89, 0x22a, "PPRRP", o1148, NULL, 2},
+    {89, 0x22b, "RRRR", o1149, NULL, 38489},
+    {89, 0x230, "RRR", o1150, NULL, 2822},
+    {89, 0x231, "RRRR", o1151, NULL, 2},
+    {89, 0x237, "RRRR", o1152, NULL, 2},
+    {89, 0x23c, "RRRR", o1153, NULL, 5574},
+    {89, 0x23e, "RRR", o1154, NULL, 2439},
+    {89, 0x23f, "RRRR", o1155, NULL, 1},
+    {89, 0x240, "RRRP", o1156, NULL, 1},
+    {89, 0x245, "RR", o1157, NULL, 607},
+    {89, 0x287, "HUUUQ", o1158, NULL, 8},
+    {89, 0x287, "UUUQ", o1159, NULL, 204},
+    {89, 0x28c, "HQQUUQ", o1160, NULL, 2},
+    {89, 0x28c, "HQQUUQQ", o1161, NULL, 2},
+    {89, 0x28c, "QQUUQ", o1162, NULL, 493},
+    {89, 0x28c, "QQUUQQ", o1163, NULL, 8},
+    {89, 0x290, "HUUUU", o1164, NULL, 42},
+    {89, 0x290, "UQQUUU", o1165, NULL, 4},
+    {89, 0x290, "UQUUU", o1166, NULL, 106},
+    {89, 0x290, "UUUU", o1167, NULL, 304},
+    {89, 0x290, "UUUUQQ", o1168, NULL, 96},
+    {89, 0x291, "UUU", o1169, NULL, 11},
+    {89, 0x291, "UUUQ", o1170, NULL, 73},
+    {89, 0x291, "UUUU", o1171, NULL, 67},
+    {89, 0x292, "UUUUQ", o1172, NULL, 18},
+    {89, 0x299, "UUUU", o1173, NULL, 32},
+    {89, 0x2a4, "HUUUU", o1174, NULL, 34},
+    {89, 0x2a4, "UUUU", o1175, NULL, 265},
+    {89, 0x2a5, "HUUUU", o1176, NULL, 20},
+    {89, 0x2a5, "UUUU", o1177, NULL, 42},
+    {89, 0x2bd, "UU", o1178, NULL, 3},
+    {89, 0x2bf, "UU", o1179, NULL, 27},
+    {89, 0x300, "RR", o1180, NULL, 3},
+    {89, 0x301, "RR", o1181, NULL, 2},
+    {89, 0x302, "PRR", o1182, NULL, 277},
+    {89, 0x305, "RR", o1183, NULL, 516},
+    {89, 0x306, "RR", o1184, NULL, 49},
+    {89, 0x308, "GRR", o1185, NULL, 81},
+    {89, 0x308, "RR", o1186, NULL, 2117},
+    {89, 0x309, "RR", o1187, NULL, 55},
+    {89, 0x310, "RR", o1188, NULL, 74},
+    {89, 0x311, "RR", o1189, NULL, 2},
+    {89, 0x312, "RR", o1190, NULL, 28},
+    {89, 0x343, "R", o1191, NULL, 1},
+    {89, 0x348, "R", o1192, NULL, 7},
+    {89, 0x34e, "R", o1193, NULL, 1},
+    {89, 0x35d, "R", o1194, NULL, 1},
+    {89, 0x361, "PRRRR", o1195, NULL, 12},
+    {89, 0x361, "RRRR", o1196, NULL, 96},
+    {89, 0x364, "PRRRR", o1197, NULL, 4},
+    {89, 0x364, "RRRR", o1198, NULL, 36},
+    {89, 0x367, "PRRRR", o1199, NULL, 4},
+    {89, 0x367, "RRRR", o1200, NULL, 48},
+    {89, 0x36d, "RRRR", o1201, NULL, 24},
+    {89, 0x370, "RRR", o1202, NULL, 18},
+    {89, 0x385, "GRR", o1203, NULL, 16},
+    {89, 0x385, "RR", o1204, NULL, 1},
+    {89, 0x387, "RR", o1205, NULL, 380},
+    {89, 0x388, "GR", o1206, NULL, 1},
+    {89, 0x388, "GRR", o1207, NULL, 555},
+    {89, 0x388, "RR", o1208, NULL, 5217},
+    {89, 0x389, "PRRRR", o1209, NULL, 7},
+    {89, 0x38b, "PRRRR", o1210, NULL, 34},
+    {89, 0x38c, "GRR", o1211, NULL, 1},
+    {89, 0x38c, "RRR", o1212, NULL, 10},
+    {89, 0x38d, "RRRR", o1213, NULL, 6},
+    {89, 0x3a0, "RRR", o1214, NULL, 32},
+    {89, 0x3a1, "RR", o1215, NULL, 17},
+    {89, 0x3a9, "PRRRR", o1216, NULL, 3},
+    {89, 0x3aa, "PRR", o1217, NULL, 1},
+    {89, 0x3c2, "GUR", o1218, NULL, 14},
+    {89, 0x3c2, "UR", o1219, NULL, 261},
+    {89, 0x3c4, "UR", o1220, NULL, 7},
+    {89, 0x414, "RRR", o1221, NULL, 2},
+    {89, 0x421, "GRR", o1222, NULL, 7},
+    {89, 0x421, "RR", o1223, NULL, 2954},
+    {89, 0x423, "GRRR", o1224, NULL, 14},
+    {89, 0x423, "RRR", o1225, NULL, 2120},
+    {89, 0x424, "GRRR", o1226, NULL, 300},
+    {89, 0x424, "RRR", o1227, NULL, 1956},
+    {89, 0x42b, "RRR", o1228, NULL, 20},
+    {89, 0x4a4, "UUU", o1229, NULL, 66},
+    {89, 0x589, "PRRR", o1230, NULL, 380},
+    {89, 0x59f, "RR", o1231, NULL, 133},
+    {89, 0x619, "RRR", o1232, NULL, 6},
+    {89, 0x621, "RR", o1233, NULL, 92},
+    {89, 0x623, "RRR", o1234, NULL, 20},
+    {89, 0x624, "GRRR", o1235, NULL, 10},
+    {89, 0x624, "RRR", o1236, NULL, 957},
+    {89, 0x624, "RRRP", o1237, NULL, 188},
+    {89, 0x625, "GRRR", o1238, NULL, 108},
+    {89, 0x625, "RRR", o1239, NULL, 1205},
+    {89, 0x802, "GR", o1240, NULL, 151},
+    {89, 0x802, "R", o1241, NULL, 1582},
+    {89, 0x803, "RR", o1242, NULL, 113},
+    {89, 0x804, "R", o1243, NULL, 12},
+    {89, 0x805, "GR", o1244, NULL, 25},
+    {89, 0x805, "R", o1245, NULL, 7798},
+    {89, 0x806, "PP", o1246, t1246, 2},
+    {89, 0x806, "RPP", o1247, NULL, 18},
+    {89, 0x807, "RRP", o1248, NULL, 992},
+    {89, 0x808, "RRP", o1249, NULL, 315},
+    {89, 0x809, "RRP", o1250, NULL, 2},
+    {89, 0x80a, "RRP", o1251, NULL, 17},
+    {89, 0x80b, "PPRP", o1252, NULL, 1639},
+    {89, 0x80c, "PPRP", o1253, NULL, 5048},
+    {89, 0x810, "GRPRR", o1254, NULL, 6},
+    {89, 0x810, "GRRR", o1255, NULL, 362},
+    {89, 0x810, "RPPRR", o1256, NULL, 20},
+    {89, 0x810, "RPRR", o1257, NULL, 315},
+    {89, 0x810, "RRR", o1258, NULL, 7743},
+    {89, 0x810, "RRRPP", o1259, NULL, 181},
+    {89, 0x811, "GRR", o1260, NULL, 77},
+    {89, 0x811, "RR", o1261, NULL, 954},
+    {89, 0x811, "RRR", o1262, NULL, 332},
+    {89, 0x812, "GRRRP", o1263, NULL, 6},
+    {89, 0x812, "PRRRP", o1264, NULL, 1113},
+    {89, 0x812, "RRRP", o1265, NULL, 7304},
+    {89, 0x816, "RRR", o1266, NULL, 94},
+    {89, 0x817, "RRP", o1267, NULL, 666},
+    {89, 0x819, "GRRR", o1268, NULL, 148},
+    {89, 0x819, "RRR", o1269, NULL, 9517},
+    {89, 0x81c, "PPPPP", o1270, NULL, 1056},
+    {89, 0x81c, "PPPPQ", o1271, NULL, 884},
+    {89, 0x820, "GRR", o1272, NULL, 131},
+    {89, 0x820, "RR", o1273, NULL, 668},
+    {89, 0x822, "RRR", o1274, NULL, 384},
+    {89, 0x823, "GRRR", o1275, NULL, 517},
+    {89, 0x823, "RRR", o1276, NULL, 454},
+    {89, 0x824, "GRRR", o1277, NULL, 384},
+    {89, 0x824, "RRR", o1278, NULL, 10853},
+    {89, 0x824, "RRRP", o1279, NULL, 284},
+    {89, 0x825, "GRRR", o1280, NULL, 24},
+    {89, 0x825, "RRR", o1281, NULL, 2095},
+    {89, 0x827, "RRR", o1282, NULL, 60},
+    {89, 0x828, "RR", o1283, NULL, 61},
+    {89, 0x83b, "RR", o1284, NULL, 2213},
+    {89, 0x83e, "RR", o1285, NULL, 17},
+    {89, 0x882, "HU", o1286, NULL, 8},
+    {89, 0x882, "U", o1287, NULL, 74},
+    {89, 0x886, "UQP", o1288, NULL, 22},
+    {89, 0x887, "UUQ", o1289, NULL, 29},
+    {89, 0x88c, "QQUQ", o1290, NULL, 830},
+    {89, 0x890, "UQUU", o1291, NULL, 79},
+    {89, 0x890, "UUU", o1292, NULL, 726},
+    {89, 0x891, "UU", o1293, NULL, 91},
+    {89, 0x891, "UUQ", o1294, NULL, 20},
+    {89, 0x892, "UUUQ", o1295, NULL, 53},
+    {89, 0x899, "HUUU", o1296, NULL, 10},
+    {89, 0x899, "UUU", o1297, NULL, 2233},
+    {89, 0x8a4, "UUU", o1298, NULL, 79},
+    {89, 0x8a5, "UUU", o1299, NULL, 20},
+    {89, 0x908, "R", o1300, NULL, 246},
+    {89, 0x918, "", o1301, NULL, 10407},
+    {89, 0x919, "R", o1302, NULL, 2831},
+    {89, 0x91a, "", o1303, NULL, 456},
+    {89, 0x941, "B", o1304, NULL, 1694},
+    {89, 0x942, "B", o1305, NULL, 3},
+    {89, 0x944, "", o1306, NULL, 347},
+    {89, 0x944, "G", o1307, NULL, 295},
+    {89, 0x945, "B", o1308, NULL, 1694},
+    {89, 0x946, "", o1309, NULL, 6},
+    {89, 0x947, "", o1310, NULL, 3007},
+    {89, 0x947, "G", o1311, NULL, 7081},
+    {89, 0x947, "GP", o1312, NULL, 246},
+    {89, 0x947, "U", o1313, NULL, 20},
+    {89, 0x948, "", o1314, NULL, 23},
+    {89, 0x94d, "", o1315, NULL, 911},
+    {89, 0x94d, "G", o1316, NULL, 960},
+    {89, 0x94d, "GP", o1317, NULL, 36},
+    {89, 0x950, "R", o1318, NULL, 279},
+    {89, 0x95c, "", o1319, NULL, 1},
+    {89, 0x95d, "", o1320, NULL, 1},
+    {89, 0x980, "GRR", o1321, NULL, 16},
+    {89, 0x980, "RR", o1322, NULL, 1},
+    {89, 0x980, "RUR", o1323, NULL, 38},
+    {89, 0x981, "GRUR", o1324, NULL, 971},
+    {89, 0x981, "RUR", o1325, NULL, 9983},
+    {89, 0x983, "GRR", o1326, NULL, 1},
+    {89, 0x983, "RR", o1327, NULL, 368},
+    {89, 0x984, "GRR", o1328, NULL, 223},
+    {89, 0x984, "R", o1329, NULL, 12},
+    {89, 0x984, "RR", o1330, NULL, 31840},
+    {89, 0x984, "RRU", o1331, NULL, 264},
+    {89, 0x984, "RU", o1332, NULL, 707},
+    {89, 0x985, "URR", o1333, NULL, 25},
+    {89, 0x986, "GURR", o1334, NULL, 709},
+    {89, 0x986, "URR", o1335, NULL, 6281},
+    {89, 0x988, "GRUR", o1336, NULL, 1},
+    {89, 0x988, "RUR", o1337, NULL, 31},
+    {89, 0x989, "PRRR", o1338, NULL, 76},
+    {89, 0x98a, "GPRURR", o1339, NULL, 1},
+    {89, 0x98a, "PRURR", o1340, NULL, 17},
+    {89, 0x98e, "GURR", o1341, NULL, 18},
+    {89, 0x98e, "URR", o1342, NULL, 64},
+    {89, 0x98f, "", o1343, NULL, 2},
+    {89, 0x992, "", o1344, NULL, 4},
+    {89, 0x99a, "RRR", o1345, NULL, 52},
+    {89, 0x99c, "RRR", o1346, NULL, 12},
+    {89, 0x99e, "RRR", o1347, NULL, 36},
+    {89, 0x9a8, "GPRURR", o1348, NULL, 18},
+    {89, 0x9a8, "PRURR", o1349, NULL, 35},
+    {89, 0x9ab, "", o1350, NULL, 2},
+    {89, 0x9af, "", o1351, NULL, 49},
+    {89, 0x9b0, "U", o1352, NULL, 1},
+    {89, 0x9c3, "U", o1353, NULL, 299},
+    {89, 0xa02, "GR", o1354, NULL, 18},
+    {89, 0xa02, "R", o1355, NULL, 798},
+    {89, 0xa07, "GRRP", o1356, NULL, 13},
+    {89, 0xa08, "RRP", o1357, NULL, 15},
+    {89, 0xa0a, "RRP", o1358, NULL, 166},
+    {89, 0xa0b, "PPRP", o1359, NULL, 15},
+    {89, 0xa0c, "GPPRP", o1360, NULL, 6},
+    {89, 0xa0c, "GPPRPP", o1361, NULL, 6},
+    {89, 0xa0c, "PPRP", o1362, NULL, 1988},
+    {89, 0xa0c, "PPRPP", o1363, NULL, 94},
+    {89, 0xa10, "GRPRR", o1364, NULL, 46},
+    {89, 0xa10, "GRRR", o1365, NULL, 12},
+    {89, 0xa10, "GRRRPP", o1366, NULL, 46},
+    {89, 0xa10, "RPPRR", o1367, NULL, 35},
+    {89, 0xa10, "RPRR", o1368, NULL, 756},
+    {89, 0xa10, "RRR", o1369, NULL, 339},
+    {89, 0xa10, "RRRPP", o1370, NULL, 544},
+    {89, 0xa11, "GRPR", o1371, NULL, 366},
+    {89, 0xa11, "GRRRP", o1372, NULL, 366},
+    {89, 0xa11, "RPR", o1373, NULL, 2437},
+    {89, 0xa11, "RR", o1374, NULL, 3},
+    {89, 0xa11, "RRP", o1375, NULL, 1},
+    {89, 0xa11, "RRRP", o1376, NULL, 2437},
+    {89, 0xa12, "GRRRP", o1377, NULL, 48},
+    {89, 0xa12, "RRRP", o1378, NULL, 26},
+    {89, 0xa13, "R", o1379, NULL, 48},
+    {89, 0xa17, "RRP", o1380, NULL, 19},
+    {89, 0xa20, "GRR", o1381, NULL, 112},
+    {89, 0xa20, "RR", o1382, NULL, 4114},
+    {89, 0xa23, "GRRR", o1383, NULL, 140},
+    {89, 0xa23, "RRR", o1384, NULL, 5108},
+    {89, 0xa24, "GRRR", o1385, NULL, 112},
+    {89, 0xa24, "RRR", o1386, NULL, 2767},
+    {89, 0xa25, "GRRR", o1387, NULL, 165},
+    {89, 0xa25, "RRR", o1388, NULL, 2795},
+    {89, 0xa28, "GRR", o1389, NULL, 112},
+    {89, 0xa28, "RR", o1390, NULL, 878},
+    {89, 0xa2b, "GRRR", o1391, NULL, 112},
+    {89, 0xa2b, "RRR", o1392, NULL, 876},
+    {89, 0xa45, "R", o1393, NULL, 241},
+    {89, 0xab9, "HU", o1394, NULL, 10},
+    {89, 0xab9, "U", o1395, NULL, 2025},
+    {89, 0xb06, "R", o1396, NULL, 2},
+    {89, 0xb08, "R", o1397, NULL, 18},
+    {89, 0xb09, "R", o1398, NULL, 2},
+    {89, 0xb10, "R", o1399, NULL, 19},
+    {89, 0xb1d, "", o1400, NULL, 1053},
+    {89, 0xb60, "PRRRR", o1401, NULL, 49},
+    {89, 0xb60, "RRRR", o1402, NULL, 481},
+    {89, 0xb63, "PRRRR", o1403, NULL, 16},
+    {89, 0xb63, "RRRR", o1404, NULL, 150},
+    {89, 0xb66, "PRRRR", o1405, NULL, 16},
+    {89, 0xb66, "RRR", o1406, NULL, 69},
+    {89, 0xb66, "RRRR", o1407, NULL, 132},
+    {89, 0xb6c, "RRRR", o1408, NULL, 98},
+    {89, 0xb6f, "RRR", o1409, NULL, 63},
+    {89, 0xb82, "R", o1410, NULL, 2},
+    {89, 0xb82, "RR", o1411, NULL, 1},
+    {89, 0xb99, "RR", o1412, NULL, 218},
+    {89, 0xb9b, "RR", o1413, NULL, 52},
+    {89, 0xb9d, "RR", o1414, NULL, 152},
+    {89, 0xc02, "RU", o1415, NULL, 236},
+    {89, 0xc07, "RRUP", o1416, NULL, 1520},
+    {89, 0xc0c, "PPRUP", o1417, NULL, 1256},
+    {89, 0xc0c, "PPRUPP", o1418, NULL, 792},
+    {89, 0xc10, "GRPPRUR", o1419, NULL, 24},
+    {89, 0xc10, "GRPRUR", o1420, NULL, 56},
+    {89, 0xc10, "GRRUR", o1421, NULL, 31},
+    {89, 0xc10, "GRRURPP", o1422, NULL, 2},
+    {89, 0xc10, "RPPRUR", o1423, NULL, 49},
+    {89, 0xc10, "RPRUR", o1424, NULL, 3302},
+    {89, 0xc10, "RRUR", o1425, NULL, 507},
+    {89, 0xc10, "RRURPP", o1426, NULL, 1445},
+    {89, 0xc11, "GRRUP", o1427, NULL, 17},
+    {89, 0xc11, "RPRU", o1428, NULL, 393},
+    {89, 0xc11, "RRU", o1429, NULL, 124},
+    {89, 0xc11, "RRUP", o1430, NULL, 173},
+    {89, 0xc11, "RRURP", o1431, NULL, 393},
+    {89, 0xc12, "GRRURP", o1432, NULL, 2},
+    {89, 0xc12, "RRURP", o1433, NULL, 61},
+    {89, 0xc17, "RRUP", o1434, NULL, 257},
+    {89, 0xc24, "GRRUR", o1435, NULL, 68},
+    {89, 0xc24, "RRUR", o1436, NULL, 1550},
+    {89, 0xc25, "RRUR", o1437, NULL, 33},
+    {89, 0xc45, "RU", o1438, NULL, 5},
+    {89, 0xc82, "HUU", o1439, NULL, 22},
+    {89, 0xc82, "UU", o1440, NULL, 300},
+    {89, 0xd00, "RU", o1441, NULL, 20},
+    {89, 0xd06, "RU", o1442, NULL, 2},
+    {89, 0xd09, "RU", o1443, NULL, 4},
+    {89, 0xd12, "RU", o1444, NULL, 2},
+    {89, 0xe24, "RRRU", o1445, NULL, 368},
+    {89, 0xf55, "B", o1446, NULL, 64},
+    {89, 0xf56, "B", o1447, NULL, 128},
+    {89, 0xf89, "PRR", o1448, NULL, 823},
+    {89, 0xf8c, "RRU", o1449, NULL, 18},
+    {89, 0xf8c, "RU", o1450, NULL, 2},
+    {89, 0xfae, "GRUR", o1451, NULL, 69},
+    {89, 0xfae, "RUR", o1452, NULL, 367},
+    {90, 0x202, "GRR", o1453, NULL, 308},
+    {90, 0x202, "RR", o1454, NULL, 2800},
+    {90, 0x207, "GRRRP", o1455, NULL, 49},
+    {90, 0x207, "RRRP", o1456, NULL, 2684},
+    {90, 0x208, "RRRP", o1457, NULL, 217},
+    {90, 0x209, "RRRP", o1458, NULL, 1492},
+    {90, 0x20a, "RRRP", o1459, NULL, 380},
+    {90, 0x20b, "PPRRP", o1460, NULL, 443},
+    {90, 0x20c, "GPPRRP", o1461, NULL, 28},
+    {90, 0x20c, "GPPRRPP", o1462, NULL, 25},
+    {90, 0x20c, "PPRRP", o1463, NULL, 4204},
+    {90, 0x20c, "PPRRPP", o1464, NULL, 1783},
+    {90, 0x20f, "RRRRP", o1465, NULL, 3},
+    {90, 0x210, "GRPPRRR", o1466, NULL, 109},
+    {90, 0x210, "GRPRRR", o1467, NULL, 115},
+    {90, 0x210, "GRRRR", o1468, NULL, 164},
+    {90, 0x210, "GRRRRPP", o1469, NULL, 156},
+    {90, 0x210, "RPPRRR", o1470, NULL, 242},
+    {90, 0x210, "RPRRR", o1471, NULL, 1648},
+    {90, 0x210, "RRRR", o1472, NULL, 2535},
+    {90, 0x210, "RRRRPP", o1473, NULL, 579},
+    {90, 0x211, "GRPRR", o1474, NULL, 346},
+    {90, 0x211, "GRRR", o1475, NULL, 147},
+    {90, 0x211, "GRRRP", o1476, NULL, 134},
+    {90, 0x211, "GRRRRP", o1477, NULL, 346},
+    {90, 0x211, "RPRR", o1478, NULL, 2577},
+    {90, 0x211, "RPRRR", o1479, NULL, 1},
+    {90, 0x211, "RRR", o1480, NULL, 3117},
+    {90, 0x211, "RRRP", o1481, NULL, 2951},
+    {90, 0x211, "RRRR", o1482, NULL, 2889},
+    {90, 0x211, "RRRRP", o1483, NULL, 2530},
+    {90, 0x212, "GRRRRP", o1484, NULL, 53},
+    {90, 0x212, "PRRRRP", o1485, NULL, 12},
+    {90, 0x212, "RRRRP", o1486, NULL, 949},
+    {90, 0x213, "RR", o1487, NULL, 107},
+    {90, 0x215, "RRRR", o1488, NULL, 1},
+    {90, 0x219, "GRRRR", o1489, NULL, 4},
+    {90, 0x219, "RRRR", o1490, NULL, 535},
+    {90, 0x220, "GRRR", o1491, NULL, 353},
+    {90, 0x220, "RRR", o1492, NULL, 6450},
+    {90, 0x221, "GRRR", o1493, NULL, 376},
+    {90, 0x221, "RRR", o1494, NULL, 5245},
+    {90, 0x223, "GRRRR", o1495, NULL, 323},
+    {90, 0x223, "RRRR", o1496, NULL, 104316},
+    {90, 0x224, "GRRRR", o1497, NULL, 780},
+    {90, 0x224, "GRRRRP", o1498, NULL, 6},
+    {90, 0x224, "RRRR", o1499, NULL, 4488},
+    {90, 0x224, "RRRRP", o1500, NULL, 121},
+    {90, 0x225, "GRRRR", o1501, NULL, 161},
+    {90, 0x225, "RPRRR", o1502, NULL, 4},
+    {90, 0x225, "RRRR", o1503, NULL, 532},
+    {90, 0x226, "RRRR", o1504, NULL, 2},
+    {90, 0x227, "RPRRR", o1505, NULL, 6},
+    {90, 0x227, "RRRR", o1506, NULL, 129},
+    {90, 0x228, "GRRR", o1507, NULL, 280},
+    {90, 0x228, "RRR", o1508, NULL, 25},
+    {90, 0x229, "GRRR", o1509, NULL, 120},
+    {90, 0x229, "RRR", o1510, NULL, 255},
+    {90, 0x22a, "PPRRP", o1511, NULL, 2},
+    {90, 0x22b, "GRRRR", o1512, NULL, 280},
+    {90, 0x22b, "RRRR", o1513, NULL, 57497},
+    {90, 0x230, "RRR", o1514, NULL, 2822},
+    {90, 0x231, "RRRR", o1515, NULL, 1},
+    {90, 0x232, "RRR", o1516, NULL, 1},
+    {90, 0x237, "RRRR", o1517, NULL, 2},
+    {90, 0x23c, "RRRR", o1518, NULL, 5574},
+    {90, 0x23e, "RRR", o1519, NULL, 2513},
+    {90, 0x23f, "RRRR", o1520, NULL, 1},
+    {90, 0x240, "RRRP", o1521, NULL, 1},
+    {90, 0x245, "RR", o1522, NULL, 594},
+    {90, 0x246, "RRRRP", o1523, NULL, 18},
+    {90, 0x248, "RRRP", o1524, NULL, 165},
+    {90, 0x287, "HUUUQ", o1525, NULL, 4},
+    {90, 0x287, "UUUQ", o1526, NULL, 330},
+    {90, 0x28c, "HQQUUQ", o1527, NULL, 3},
+    {90, 0x28c, "HQQUUQQ", o1528, NULL, 2},
+    {90, 0x28c, "QQUUQ", o1529, NULL, 985},
+    {90, 0x28c, "QQUUQQ", o1530, NULL, 8},
+    {90, 0x290, "HUUUU", o1531, NULL, 26},
+    {90, 0x290, "UQQUUU", o1532, NULL, 3},
+    {90, 0x290, "UQUUU", o1533, NULL, 256},
+    {90, 0x290, "UUUU", o1534, NULL, 495},
+    {90, 0x290, "UUUUQQ", o1535, NULL, 111},
+    {90, 0x291, "UUU", o1536, NULL, 521},
+    {90, 0x291, "UUUQ", o1537, NULL, 221},
+    {90, 0x291, "UUUU", o1538, NULL, 163},
+    {90, 0x292, "UUUUQ", o1539, NULL, 123},
+    {90, 0x2a4, "HUUUU", o1540, NULL, 29},
+    {90, 0x2a4, "UUUU", o1541, NULL, 580},
+    {90, 0x2a5, "HUUUU", o1542, NULL, 14},
+    {90, 0x2a5, "UUUU", o1543, NULL, 42},
+    {90, 0x2bd, "UU", o1544, NULL, 3},
+    {90, 0x2bf, "UU", o1545, NULL, 48},
+    {90, 0x2ca, "GPUR", o1546, NULL, 616},
+    {90, 0x2ca, "GUR", o1547, NULL, 14},
+    {90, 0x2ca, "UR", o1548, NULL, 918},
+    {90, 0x300, "RR", o1549, NULL, 2},
+    {90, 0x301, "RR", o1550, NULL, 2},
+    {90, 0x302, "PRR", o1551, NULL, 277},
+    {90, 0x305, "RR", o1552, NULL, 516},
+    {90, 0x306, "RR", o1553, NULL, 51},
+    {90, 0x308, "GRR", o1554, NULL, 81},
+    {90, 0x308, "RR", o1555, NULL, 2071},
+    {90, 0x309, "RR", o1556, NULL, 31},
+    {90, 0x310, "RR", o1557, NULL, 74},
+    {90, 0x311, "RR", o1558, NULL, 2},
+    {90, 0x312, "RR", o1559, NULL, 28},
+    {90, 0x343, "R", o1560, NULL, 17},
+    {90, 0x348, "R", o1561, NULL, 18},
+    {90, 0x35d, "R", o1562, NULL, 1},
+    {90, 0x385, "GRR", o1563, NULL, 16},
+    {90, 0x385, "RR", o1564, NULL, 1},
+    {90, 0x387, "RR", o1565, NULL, 462},
+    {90, 0x388, "GRR", o1566, NULL, 572},
+    {90, 0x388, "RR", o1567, NULL, 6959},
+    {90, 0x389, "PRRRR", o1568, NULL, 18},
+    {90, 0x38b, "PRRRR", o1569, NULL, 34},
+    {90, 0x38d, "RRRR", o1570, NULL, 6},
+    {90, 0x3a1, "RR", o1571, NULL, 17},
+    {90, 0x3a9, "PRRRR", o1572, NULL, 3},
+    {90, 0x3aa, "PRR", o1573, NULL, 1},
+    {90, 0x3c4, "UR", o1574, NULL, 6},
+    {90, 0x3c6, "", o1575, NULL, 1},
+    {90, 0x414, "RRR", o1576, NULL, 2},
+    {90, 0x421, "GRR", o1577, NULL, 7},
+    {90, 0x421, "RR", o1578, NULL, 2954},
+    {90, 0x423, "GRRR", o1579, NULL, 14},
+    {90, 0x423, "RRR", o1580, NULL, 2120},
+    {90, 0x424, "GRRR", o1581, NULL, 183},
+    {90, 0x424, "RRR", o1582, NULL, 1057},
+    {90, 0x42b, "RRR", o1583, NULL, 20},
+    {90, 0x435, "RRR", o1584, NULL, 1126},
+    {90, 0x446, "RRRP", o1585, NULL, 213},
+    {90, 0x4a4, "UUU", o1586, NULL, 38},
+    {90, 0x589, "PRRR", o1587, NULL, 44},
+    {90, 0x5a7, "PUR", o1588, NULL, 2},
+    {90, 0x5ab, "", o1589, NULL, 3},
+    {90, 0x5ab, "G", o1590, NULL, 1},
+    {90, 0x5b2, "UUU", o1591, NULL, 1},
+    {90, 0x802, "GR", o1592, NULL, 135},
+    {90, 0x802, "R", o1593, NULL, 1306},
+    {90, 0x803, "RR", o1594, NULL, 111},
+    {90, 0x804, "R", o1595, NULL, 12},
+    {90, 0x805, "GR", o1596, NULL, 21},
+    {90, 0x805, "R", o1597, NULL, 7957},
+    {90, 0x806, "PP", o1598, t1598, 2},
+    {90, 0x806, "RPP", o1599, NULL, 17},
+    {90, 0x807, "RRP", o1600, NULL, 1376},
+    {90, 0x808, "RRP", o1601, NULL, 315},
+    {90, 0x809, "RRP", o1602, NULL, 2},
+    {90, 0x80a, "RRP", o1603, NULL, 17},
+    {90, 0x80b, "PPRP", o1604, NULL, 1639},
+    {90, 0x80c, "PPRP", o1605, NULL, 7413},
+    {90, 0x80f, "RRRP", o1606, NULL, 3},
+    {90, 0x810, "GRPRR", o1607, NULL, 6},
+    {90, 0x810, "GRRR", o1608, NULL, 158},
+    {90, 0x810, "RPPRR", o1609, NULL, 21},
+    {90, 0x810, "RPRR", o1610, NULL, 446},
+    {90, 0x810, "RRR", o1611, NULL, 3686},
+    {90, 0x810, "RRRPP", o1612, NULL, 323},
+    {90, 0x811, "RR", o1613, NULL, 282},
+    {90, 0x811, "RRR", o1614, NULL, 332},
+    {90, 0x812, "GRRRP", o1615, NULL, 6},
+    {90, 0x812, "PRRRP", o1616, NULL, 1113},
+    {90, 0x812, "RRRP", o1617, NULL, 7325},
+    {90, 0x816, "RRR", o1618, NULL, 94},
+    {90, 0x819, "GRRR", o1619, NULL, 112},
+    {90, 0x819, "RRR", o1620, NULL, 9571},
+    {90, 0x81c, "GPPPPP", o1621, NULL, 376},
+    {90, 0x81c, "PPPPP", o1622, NULL, 2426},
+    {90, 0x81c, "PPPPQ", o1623, NULL, 1081},
+    {90, 0x820, "GRR", o1624, NULL, 143},
+    {90, 0x820, "RR", o1625, NULL, 660},
+    {90, 0x823, "GRRR", o1626, NULL, 517},
+    {90, 0x823, "RRR", o1627, NULL, 550},
+    {90, 0x824, "GRRR", o1628, NULL, 522},
+    {90, 0x824, "GRRRP", o1629, NULL, 7},
+    {90, 0x824, "RRR", o1630, NULL, 12332},
+    {90, 0x824, "RRRP", o1631, NULL, 253},
+    {90, 0x825, "GRRR", o1632, NULL, 123},
+    {90, 0x825, "RRR", o1633, NULL, 3697},
+    {90, 0x827, "RRR", o1634, NULL, 60},
+    {90, 0x828, "RR", o1635, NULL, 61},
+    {90, 0x836, "GRR", o1636, NULL, 221},
+    {90, 0x836, "RR", o1637, NULL, 4976},
+    {90, 0x83b, "RR", o1638, NULL, 2213},
+    {90, 0x83e, "RR", o1639, NULL, 17},
+    {90, 0x846, "RRRP", o1640, NULL, 22},
+    {90, 0x848, "RRP", o1641, NULL, 632},
+    {90, 0x882, "HU", o1642, NULL, 8},
+    {90, 0x882, "U", o1643, NULL, 390},
+    {90, 0x886, "UQP", o1644, NULL, 22},
+    {90, 0x887, "UUQ", o1645, NULL, 21},
+    {90, 0x88c, "QQUQ", o1646, NULL, 932},
+    {90, 0x890, "UQUU", o1647, NULL, 95},
+    {90, 0x890, "UUU", o1648, NULL, 1876},
+    {90, 0x890, "UUUQQ", o1649, NULL, 2},
+    {90, 0x891, "UU", o1650, NULL, 13},
+    {90, 0x891, "UUQ", o1651, NULL, 20},
+    {90, 0x892, "QUUUQ", o1652, NULL, 6},
+    {90, 0x892, "UUUQ", o1653, NULL, 115},
+    {90, 0x896, "UUU", o1654, NULL, 1},
+    {90, 0x899, "HUUU", o1655, NULL, 7},
+    {90, 0x899, "UUU", o1656, NULL, 4217},
+    {90, 0x8a4, "UUU", o1657, NULL, 188},
+    {90, 0x8a5, "HUUU", o1658, NULL, 4},
+    {90, 0x8a5, "UUU", o1659, NULL, 35},
+    {90, 0x908, "R", o1660, NULL, 246},
+    {90, 0x918, "", o1661, NULL, 11128},
+    {90, 0x919, "GR", o1662, NULL, 48},
+    {90, 0x919, "R", o1663, NULL, 3599},
+    {90, 0x91a, "", o1664, NULL, 542},
+    {90, 0x91b, "", o1665, NULL, 18},
+    {90, 0x941, "B", o1666, NULL, 1782},
+    {90, 0x942, "GB", o1667, NULL, 1},
+    {90, 0x944, "", o1668, NULL, 318},
+    {90, 0x945, "B", o1669, NULL, 1782},
+    {90, 0x946, "", o1670, NULL, 3},
+    {90, 0x947, "", o1671, NULL, 2855},
+    {90, 0x947, "G", o1672, NULL, 10091},
+    {90, 0x947, "GP", o1673, NULL, 246},
+    {90, 0x947, "U", o1674, NULL, 6},
+    {90, 0x948, "", o1675, NULL, 22},
+    {90, 0x94d, "", o1676, NULL, 968},
+    {90, 0x94d, "G", o1677, NULL, 1440},
+    {90, 0x94d, "GP", o1678, NULL, 36},
+    {90, 0x94e, "R", o1679, NULL, 17},
+    {90, 0x950, "R", o1680, NULL, 266},
+    {90, 0x95c, "", o1681, NULL, 1},
+    {90, 0x95d, "", o1682, NULL, 1},
+    {90, 0x980, "GRR", o1683, NULL, 16},
+    {90, 0x980, "RR", o1684, NULL, 1},
+    {90, 0x980, "RUR", o1685, NULL, 42},
+    {90, 0x981, "GRUR", o1686, NULL, 1064},
+    {90, 0x981, "RUR", o1687, NULL, 12001},
+    {90, 0x983, "GRR", o1688, NULL, 1},
+    {90, 0x983, "RR", o1689, NULL, 438},
+    {90, 0x984, "GRR", o1690, NULL, 297},
+    {90, 0x984, "RR", o1691, NULL, 60620},
+    {90, 0x984, "RRU", o1692, NULL, 11},
+    {90, 0x984, "RU", o1693, NULL, 511},
+    {90, 0x985, "URR", o1694, NULL, 28},
+    {90, 0x986, "GURR", o1695, NULL, 816},
+    {90, 0x986, "URR", o1696, NULL, 6432},
+    {90, 0x988, "GRUR", o1697, NULL, 2},
+    {90, 0x989, "PRRR", o1698, NULL, 72},
+    {90, 0x98a, "GPRURR", o1699, NULL, 1},
+    {90, 0x98a, "PRURR", o1700, NULL, 16},
+    {90, 0x98c, "RRUR", o1701, NULL, 10},
+    {90, 0x98e, "GURR", o1702, NULL, 18},
+    {90, 0x98e, "URR", o1703, NULL, 15},
+    {90, 0x98f, "", o1704, NULL, 4},
+    {90, 0x992, "", o1705, NULL, 5},
+    {90, 0x992, "G", o1706, NULL, 1},
+    {90, 0x9a2, "PRURR", o1707, NULL, 1},
+    {90, 0x9a6, "URR", o1708, NULL, 52},
+    {90, 0x9a7, "RUR", o1709, NULL, 2},
+    {90, 0x9a8, "GPRURR", o1710, NULL, 18},
+    {90, 0x9a8, "PRURR", o1711, NULL, 38},
+    {90, 0x9ab, "", o1712, NULL, 3},
+    {90, 0x9ab, "G", o1713, NULL, 1},
+    {90, 0x9af, "", o1714, NULL, 49},
+    {90, 0x9b0, "U", o1715, NULL, 1},
+    {90, 0x9c3, "U", o1716, NULL, 1054},
+    {90, 0x9c7, "", o1717, NULL, 2},
+    {90, 0xab9, "HU", o1718, NULL, 46},
+    {90, 0xab9, "U", o1719, NULL, 6062},
+    {90, 0xb1d, "", o1720, NULL, 1438},
+    {90, 0xb82, "GR", o1721, NULL, 721},
+    {90, 0xb82, "R", o1722, NULL, 3399},
+    {90, 0xb82, "RR", o1723, NULL, 396},
+    {90, 0xc02, "RU", o1724, NULL, 675},
+    {90, 0xc07, "RRUP", o1725, NULL, 3224},
+    {90, 0xc0a, "RRUP", o1726, NULL, 30},
+    {90, 0xc0b, "PPRUP", o1727, NULL, 2},
+    {90, 0xc0c, "PPRUP", o1728, NULL, 4249},
+    {90, 0xc0c, "PPRUPP", o1729, NULL, 1764},
+    {90, 0xc0f, "RRURP", o1730, NULL, 83},
+    {90, 0xc10, "GRPPRUR", o1731, NULL, 36},
+    {90, 0xc10, "GRPRUR", o1732, NULL, 43},
+    {90, 0xc10, "GRRUR", o1733, NULL, 12},
+    {90, 0xc10, "GRRURPP", o1734, NULL, 2},
+    {90, 0xc10, "RPPRUR", o1735, NULL, 112},
+    {90, 0xc10, "RPRUR", o1736, NULL, 6297},
+    {90, 0xc10, "RRUR", o1737, NULL, 646},
+    {90, 0xc10, "RRURPP", o1738, NULL, 4007},
+    {90, 0xc11, "GRPRU", o1739, NULL, 9},
+    {90, 0xc11, "GRRU", o1740, NULL, 3},
+    {90, 0xc11, "GRRUP", o1741, NULL, 4},
+    {90, 0xc11, "GRRURP", o1742, NULL, 9},
+    {90, 0xc11, "RPRU", o1743, NULL, 4020},
+    {90, 0xc11, "RRU", o1744, NULL, 1643},
+    {90, 0xc11, "RRUP", o1745, NULL, 383},
+    {90, 0xc11, "RRURP", o1746, NULL, 4012},
+    {90, 0xc12, "GRRURP", o1747, NULL, 2},
+    {90, 0xc12, "RRURP", o1748, NULL, 85},
+    {90, 0xc20, "RRU", o1749, NULL, 4146},
+    {90, 0xc23, "RRUR", o1750, NULL, 5051},
+    {90, 0xc24, "GRRUR", o1751, NULL, 69},
+    {90, 0xc24, "RRUR", o1752, NULL, 4145},
+    {90, 0xc25, "RRUR", o1753, NULL, 1984},
+    {90, 0xc28, "RRU", o1754, NULL, 950},
+    {90, 0xc2b, "RRUR", o1755, NULL, 948},
+    {90, 0xc36, "GRRU", o1756, NULL, 36},
+    {90, 0xc36, "RRU", o1757, NULL, 543},
+    {90, 0xc45, "RU", o1758, NULL, 260},
+    {90, 0xc46, "RRURP", o1759, NULL, 11},
+    {90, 0xc48, "RRUP", o1760, NULL, 273},
+    {90, 0xc82, "HUU", o1761, NULL, 31},
+    {90, 0xc82, "UU", o1762, NULL, 921},
+    {90, 0xd00, "RU", o1763, NULL, 20},
+    {90, 0xd06, "RU", o1764, NULL, 2},
+    {90, 0xd09, "RU", o1765, NULL, 8},
+    {90, 0xd10, "RU", o1766, NULL, 19},
+    {90, 0xd12, "RU", o1767, NULL, 2},
+    {90, 0xdc7, "", o1768, NULL, 2},
+    {90, 0xe21, "RRU", o1769, NULL, 16},
+    {90, 0xe24, "GRRRU", o1770, NULL, 4},
+    {90, 0xe24, "RRRU", o1771, NULL, 934},
+    {90, 0xe24, "RRRUP", o1772, NULL, 211},
+    {90, 0xe25, "RRRU", o1773, NULL, 111},
+    {90, 0xe46, "RRRUP", o1774, NULL, 10},
+    {90, 0xf60, "GPRRRRU", o1775, NULL, 12},
+    {90, 0xf60, "GRRRRU", o1776, NULL, 96},
+    {90, 0xf60, "PRRRRU", o1777, NULL, 49},
+    {90, 0xf60, "RRRRU", o1778, NULL, 416},
+    {90, 0xf60, "RRRU", o1779, t1779, 1},
+    {90, 0xf63, "GPRRRU", o1780, NULL, 4},
+    {90, 0xf63, "GRRRRU", o1781, NULL, 8},
+    {90, 0xf63, "GRRRU", o1782, NULL, 28},
+    {90, 0xf63, "PRRRU", o1783, NULL, 16},
+    {90, 0xf63, "RRRRU", o1784, NULL, 33},
+    {90, 0xf63, "RRRU", o1785, NULL, 117},
+    {90, 0xf66, "GPRRRRU", o1786, NULL, 4},
+    {90, 0xf66, "GRRRRU", o1787, NULL, 32},
+    {90, 0xf66, "GRRRU", o1788, NULL, 16},
+    {90, 0xf66, "PRRRRU", o1789, NULL, 14},
+    {90, 0xf66, "PRRRU", o1790, t1790, 2},
+    {90, 0xf66, "RRRRU", o1791, NULL, 123},
+    {90, 0xf66, "RRRU", o1792, NULL, 78},
+    {90, 0xf6c, "GRRRRU", o1793, NULL, 24},
+    {90, 0xf6c, "RRRRU", o1794, NULL, 98},
+    {90, 0xf6f, "GRRRU", o1795, NULL, 18},
+    {90, 0xf6f, "RRRU", o1796, NULL, 63},
+    {90, 0xf89, "PRR", o1797, NULL, 391},
+    {90, 0xf8c, "RRU", o1798, NULL, 18},
+    {90, 0xf8c, "RU", o1799, NULL, 1},
+    {90, 0xf99, "GRRU", o1800, NULL, 52},
+    {90, 0xf99, "RRU", o1801, NULL, 218},
+    {90, 0xf9b, "GRRU", o1802, NULL, 12},
+    {90, 0xf9b, "RRU", o1803, NULL, 52},
+    {90, 0xf9d, "GRRU", o1804, NULL, 36},
+    {90, 0xf9d, "RRU", o1805, NULL, 152},
+    {90, 0xf9f, "GRRU", o1806, NULL, 32},
+    {90, 0xf9f, "RRU", o1807, NULL, 133},
+    {90, 0xfae, "GRUR", o1808, NULL, 69},
+    {90, 0xfae, "RUR", o1809, NULL, 367},
 };
 const size_t rs_sass_nforms = sizeof rs_sass_forms / sizeof *rs_sass_forms;

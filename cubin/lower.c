@@ -226,7 +226,15 @@ int rs_sass_lower_opts(rs_cubin *c, const char *orig, const char *next, const ui
     char twhy[200] = "";
     if (o->probe_only) snprintf(twhy, sizeof twhy, "%s 0x%03x '%s' (sm_%u): no field for a changed operand", ta.op, opc,
                                 ta.shape, c->sm);
-    else if (rs_sass_encode(c->sm, w, &tb, which, twhy, sizeof twhy) == 0) continue; /* not reached: pass 1 tried */
+    else if (p) { /* name the operand neither the table nor the probe has (the table's first gap may be one
+                   * the probe filled: FlashAttention-2 sm_86 named LDGSTS's operand 0, found, not its desc[]) */
+      unsigned k = 0;
+      while (k < ta.n && !((which >> k & 1) && p->off[k] < 0)) k++;
+      const rs_sass_form *tf = rs_sass_form_find(c->sm, opc, ta.shape);
+      snprintf(twhy, sizeof twhy, "no field for operand %u (%c) of %s 0x%03x '%s' (sm_%u, %s%u samples)", k < ta.n ? k : 0,
+               ta.shape[k < ta.n ? k : 0], ta.op, opc, ta.shape, c->sm, tf ? "the table learned it from " : "not in the table, ",
+               tf ? tf->samples : 0);
+    } else if (rs_sass_encode(c->sm, w, &tb, which, twhy, sizeof twhy) == 0) continue; /* not reached: pass 1 tried */
     const char *more = p ? ", nor does nvdisasm's probe pin it down" : nd ? ", and nvdisasm does not read its variants" : "";
     uint32_t fk = (uint32_t)(fof[i] - c->funcs);
     if (o->keep_refused) { /* this function keeps ptxas's code; the rest goes on */
@@ -246,13 +254,16 @@ int rs_sass_lower_opts(rs_cubin *c, const char *orig, const char *next, const ui
   }
   free(pf);
   if (!rc) {
+    uint8_t *changed = rs_xcalloc(c->nfuncs + 1, 1); /* per function: an instruction re-encoded */
     for (uint32_t i = 0; i < a.n; i++) {
       if (kept[fof[i] - c->funcs]) continue; /* ptxas's words stay */
+      if (wrote[i] && !changed[fof[i] - c->funcs]) st->funcs_changed++, changed[fof[i] - c->funcs] = 1;
       st->changed += wrote[i] > 0;
       st->tokens += wrote[i];
       uint8_t *p = (uint8_t *)fof[i]->code + a.v[i].addr; /* into c->bytes, which c owns */
       for (int k = 0; k < 16; k++) p[k] = (uint8_t)(words[2 * i + k / 8] >> 8 * (k % 8));
     }
+    free(changed);
     st->funcs = c->nfuncs;
     st->insts = a.n;
     for (uint32_t k = 0; k < c->nfuncs; k++) {

@@ -81,6 +81,8 @@ typedef struct {
   uint32_t batches, runs, insts, variants, fields; /* probe calls, nvdisasm runs, instructions
                                                     * probed, variants decoded, fields found */
   uint32_t rejected;                                /* variants nvdisasm refused to decode */
+  uint32_t descs;                                   /* of fields, desc[URx] ones (11.8 shows them only
+                                                     * with one bit flipped: probe.c) */
   double ms;                                 /* time in the probes, nvdisasm included */
 } rs_sass_probe_stats;
 /* For n instructions of architecture sm (words w[i], listing text s[i] of len[i] bytes, as
@@ -178,6 +180,7 @@ typedef struct {
 
 typedef struct {
   uint32_t funcs, insts, changed, tokens; /* instructions re-encoded, register fields written */
+  uint32_t funcs_changed;                 /* functions with an instruction re-encoded (kept ones not) */
   uint32_t regs_before[8], regs_after[8]; /* per function (first 8) */
   uint32_t probed;                        /* instructions written through fields nvdisasm's probe found */
   uint32_t probed_forms;                  /* forms probed (the table could not write or misread them) */

@@ -47,6 +47,29 @@ static size_t strip_desc(const char *s, size_t n, char *out, size_t outn) {
   return o;
 }
 
+/* The listing's text with its `desc[URx]` written as nvdisasm 11.8 prints the same field when the
+ * access's UR-offset mode bit is flipped: `desc[URx][Ry.64+0x10]` -> `[Ry.64+URx+0x10]` (sm_80-89,
+ * where another bit makes 11.8 print desc[URx] itself, both readings put URx at one field: LDGSTS at
+ * bit 64, LDG at 32, FlashAttention-2 sm_86; on sm_90 the UR offset is the only one 11.8 prints).
+ * 0 when the text has no desc[] followed by an [R address. */
+static size_t desc_as_offset(const char *s, size_t n, char *out, size_t outn) {
+  const char *d = NULL;
+  for (size_t i = 0; i + 5 <= n && !d; i++)
+    if (!memcmp(s + i, "desc[", 5)) d = s + i;
+  if (!d) return 0;
+  const char *c = memchr(d, ']', n - (size_t)(d - s));
+  if (!c || c + 2 >= s + n || c[1] != '[' || c[2] != 'R') return 0;
+  const char *r = c + 3; /* the address register: R digits, then .64 or not */
+  while (r < s + n && ((*r >= '0' && *r <= '9') || *r == 'Z')) r++;
+  if (r + 3 <= s + n && !memcmp(r, ".64", 3)) r += 3;
+  int k = snprintf(out, outn, "%.*s%.*s+%.*s%.*s", (int)(d - s), s, (int)(r - (c + 1)), c + 1, (int)(c - (d + 5)), d + 5,
+                   (int)(s + n - r), r);
+  return k > 0 && (size_t)k < outn ? (size_t)k : 0;
+}
+
+/* Does nvdisasm's line t (tn bytes) read exactly as want (wn bytes)? */
+static bool same_text(const char *t, size_t tn, const char *want, size_t wn) { return tn == wn && !memcmp(t, want, wn); }
+
 uint32_t rs_sass_desc_tokens(const char *s, size_t n) {
   uint32_t m = 0;
   for (size_t d = 0; d + 5 <= n; d++) {
@@ -180,6 +203,14 @@ int rs_sass_probe(const rs_nvdisasm *nd, unsigned sm, size_t n, const uint64_t (
     char sb[SKEL];
     int map[RS_MAX_TOKENS];
     int bit[RS_MAX_TOKENS][8];
+    /* the desc[URx] token (listing index dk, -1 none), which 11.8 prints only with one bit flipped:
+     * show, that bit (-1 not found yet; shown_as 1 desc[URx] itself, 2 as the address's UR offset);
+     * round 3 flips every other bit on top of it, dbit as bit above */
+    int dk, show, shown_as, dtok;
+    uint64_t rej[2]; /* bits whose variant nvdisasm rejected in rounds 1-2: not flipped again in 3 */
+    rs_sass_tokens t3;
+    char s3[SKEL];
+    int dbit[8];
   } pi;
   pi *P = rs_xcalloc(n, sizeof *P);
   size_t cap = n * (1 + LAST_BIT - FIRST_BIT + 1) + 1;
@@ -190,11 +221,22 @@ int rs_sass_probe(const rs_nvdisasm *nd, unsigned sm, size_t n, const uint64_t (
   unsigned runs = 0;
   int rc = 0;
   uint32_t found = 0, variants = 0;
-  for (int round = 0; round < 2 && !rc; round++) {
+  /* round 3's words: an instruction's with its desc-showing bit flipped */
+  uint64_t (*w3)[2] = rs_xmalloc(sizeof *w3 * (n + 1));
+  for (size_t i = 0; i < n; i++) w3[i][0] = w[i][0], w3[i][1] = w[i][1], P[i].dk = P[i].show = -1;
+  for (int round = 0; round < 3 && !rc; round++) {
     size_t nv = 0;
     for (size_t i = 0; i < n; i++) {
       if (round && !P[i].ok) continue;
-      bool open = !round;
+      if (round == 2) { /* the desc[] token through the bit that shows it */
+        if (P[i].show < 0) continue;
+        vi[nv] = (uint32_t)i, vb[nv++] = 0xff;
+        for (unsigned b = FIRST_BIT; b <= LAST_BIT; b++) /* where fields lie (desc: 32 or 64 so far) */
+          if ((int)b != P[i].show && first_round(b) && !(P[i].rej[b >> 6] >> (b & 63) & 1))
+            vi[nv] = (uint32_t)i, vb[nv++] = (uint8_t)b;
+        continue;
+      }
+      bool open = !round || P[i].dk >= 0; /* round 2 looks for the bit that shows desc[] too */
       for (unsigned k = 0; round && k < P[i].tb.n; k++)
         for (unsigned j = 0; j < rs_tk_width[P[i].tb.kind[k]]; j++) open |= P[i].bit[k][j] == -1;
       if (!open) continue;
@@ -202,10 +244,13 @@ int rs_sass_probe(const rs_nvdisasm *nd, unsigned sm, size_t n, const uint64_t (
       for (unsigned b = FIRST_BIT; b <= LAST_BIT; b++)
         if (first_round(b) == !round) vi[nv] = (uint32_t)i, vb[nv++] = (uint8_t)b;
     }
-    if (!nv) break;
+    if (!nv) {
+      if (round == 1) continue; /* round 3 may still have work */
+      break;
+    }
     memset(text, 0, sizeof *text * nv);
     char *out = NULL;
-    if (decode_round(nd, sm, w, vi, vb, nv, &out, text, tl, &runs, st, e)) {
+    if (decode_round(nd, sm, round == 2 ? (const uint64_t(*)[2])w3 : w, vi, vb, nv, &out, text, tl, &runs, st, e)) {
       rc = -1;
       break;
     }
@@ -213,6 +258,38 @@ int rs_sass_probe(const rs_nvdisasm *nd, unsigned sm, size_t n, const uint64_t (
     for (size_t v = 0; v < nv; v++) {
       pi *q = &P[vi[v]];
       size_t i = vi[v];
+      if (!text[v] && vb[v] != 0xff) q->rej[vb[v] >> 6] |= 1ull << (vb[v] & 63);
+      if (round == 2) { /* the desc[] token's field, read off variants of the showing words */
+        rs_sass_tokens tv;
+        char sv[SKEL];
+        if (!text[v] || rs_sass_tokens_of(text[v], tl[v], &tv, sv, sizeof sv)) continue;
+        if (vb[v] == 0xff) { /* the showing words must still read as they did in round 2 */
+          q->t3 = tv, memcpy(q->s3, sv, sizeof sv);
+          memset(q->dbit, -1, sizeof q->dbit);
+          q->dtok = q->shown_as == 1 ? q->dk : q->dk + 1; /* as offset: after the address register */
+          if (q->dtok >= (int)tv.n || tv.kind[q->dtok] != RS_TK_UR) q->show = -1;
+          continue;
+        }
+        if (q->show < 0 || strcmp(sv, q->s3) || tv.n != q->t3.n) continue;
+        int which = -1, j = -1;
+        for (unsigned k = 0; k < tv.n; k++) {
+          unsigned d = tv.val[k] ^ q->t3.val[k];
+          if (!d) continue;
+          if (which >= 0 || (d & (d - 1)) || d >= 1u << rs_tk_width[tv.kind[k]]) {
+            which = -2;
+            break;
+          }
+          which = (int)k, j = __builtin_ctz(d);
+        }
+        if (which == q->dtok) q->dbit[j] = q->dbit[j] == -1 ? vb[v] : -2;
+        continue;
+      }
+      if (round == 1 && q->dk >= 0 && text[v] && q->shown_as != 1) { /* does this bit show desc[]? */
+        char alt[SKEL];
+        size_t an = desc_as_offset(s[i], len[i], alt, sizeof alt);
+        if (same_text(text[v], tl[v], s[i], len[i])) q->show = vb[v], q->shown_as = 1;
+        else if (q->show < 0 && an && same_text(text[v], tl[v], alt, an)) q->show = vb[v], q->shown_as = 2;
+      }
       if (vb[v] == 0xff) { /* the unflipped words must decode as listed */
         rs_sass_tokens tl0, ts;
         char sl[SKEL], ss[SKEL], stripped[SKEL];
@@ -232,6 +309,8 @@ int rs_sass_probe(const rs_nvdisasm *nd, unsigned sm, size_t n, const uint64_t (
         }
         memset(q->bit, -1, sizeof q->bit);
         q->ok = true;
+        if (is_desc && !(is_desc & (is_desc - 1)) && tl0.kind[__builtin_ctz(is_desc)] == RS_TK_UR)
+          q->dk = __builtin_ctz(is_desc); /* one descriptor: round 2 looks for the bit showing it */
         continue;
       }
       if (!q->ok || !text[v]) continue;
@@ -251,6 +330,9 @@ int rs_sass_probe(const rs_nvdisasm *nd, unsigned sm, size_t n, const uint64_t (
       if (which >= 0) q->bit[which][j] = q->bit[which][j] == -1 ? vb[v] : -2;
     }
     free(out);
+    if (round == 1)
+      for (size_t i = 0; i < n; i++)
+        if (P[i].show >= 0) w3[i][P[i].show >> 6] ^= 1ull << (P[i].show & 63);
   }
   for (size_t i = 0; i < n && !rc; i++) {
     pi *q = &P[i];
@@ -263,7 +345,17 @@ int rs_sass_probe(const rs_nvdisasm *nd, unsigned sm, size_t n, const uint64_t (
       }
       if (ok && o >= 0) off[i][q->map[k]] = (int8_t)o, found++;
     }
+    if (q->ok && q->show >= 0) { /* the descriptor: every bit of its 6-bit field seen at one offset */
+      int o = -1;
+      bool ok = true;
+      for (unsigned j = 0; ok && j < rs_tk_width[RS_TK_UR]; j++) {
+        if (q->dbit[j] < 0 || (o >= 0 && q->dbit[j] - (int)j != o)) ok = false;
+        else o = q->dbit[j] - (int)j;
+      }
+      if (ok && o >= 0) off[i][q->dk] = (int8_t)o, found++, st ? st->descs++ : 0;
+    }
   }
+  free(w3);
   free(P);
   free(vi);
   free(vb);

@@ -7,6 +7,11 @@
 #    nvdisasm) passes: the table's ISETP 0xa0c 'PPRPP' row agrees with nvdisasm.
 # 3. fields from nvdisasm alone: RS_LOWER_PROBE_ONLY=1 (no table) lowers free mode's recolouring of
 #    guards.cu and isetp.cu through the probe's fields, and nvdisasm reads the cubin back as meant.
+# 4. desc[URx], which nvdisasm 11.8 does not print: cpasync.cu's LDGSTS (form 0xfae 'RUR', no trusted
+#    field in the table on sm_80-89) with its descriptor pair renamed lowers through the probe's field
+#    (found through the bit that makes 11.8 print desc[URx], sm_80-89, or the address's UR offset,
+#    sm_90; RS_LOWER_PROBE_ONLY=1, then with the table, which learned it), crosschecked; before, the
+#    function kept ptxas's code (exit 1).
 # Needs nvdisasm (SKIPPED, 77, without it). RS_TEST_QUICK=1: sm_80 only, the probe-only lowering of
 # guards.cu only (each nvdisasm run is a second or two on a busy machine).
 set -uo pipefail
@@ -49,5 +54,24 @@ for k in $probeonly; do
   grep -q '^probe: [1-9][0-9]* forms probed' <<<"$out" || { echo "$out"; no "$k: nothing probed"; }
   grep -q '^crosscheck (nvdisasm): .* 0 mismatches.*: ok' <<<"$out" || { echo "$out"; no "$k: crosscheck"; }
   grep -E '^(probe|crosscheck)' <<<"$out" | cut -c1-160
+done
+# 4. the descriptor's field from nvdisasm (the renamed pair: ULDC.64's UR4, sm_90 its second ULDC.64's UR6)
+darchs="86 90" # sm_80 and sm_89 encode LDGSTS as sm_86 does (fixtures kept for all four)
+[ -n "${RS_TEST_QUICK:-}" ] && darchs=86
+for a in $darchs; do
+  c=$d/cpasync.sm_$a.cubin s=$d/cpasync.sm_$a.sass
+  if [ $a = 90 ]; then sed '/ULDC.64 UR6, c\[0x0\]\[0x208\]/,$ s/UR6\b/UR12/g' $s > "$tmp/d$a.sass"
+  else sed 's/UR4\b/UR6/g' $s > "$tmp/d$a.sass"; fi
+  grep -q 'LDGSTS.*desc\[UR\(6\|12\)\]' "$tmp/d$a.sass" || no "cpasync sm_$a: the descriptor was not renamed"
+  # the probe alone (the table has the field since it learned from this fixture), then the table
+  for po in 1 0; do
+    out=$(RS_LOWER_PROBE_ONLY=$po "$bin" lower $c $s "$tmp/d$a.sass" -o "$tmp/d$a.cubin" 2>&1) ||
+      { echo "$out"; no "cpasync sm_$a (probe only: $po): the renamed descriptor is not written"; continue; }
+    [ $po = 0 ] || grep -q '^probe: .*fields found ([1-9][0-9]* desc\[\])' <<<"$out" ||
+      { echo "$out"; no "cpasync sm_$a: no desc[] field probed"; }
+    grep -q '^crosscheck (nvdisasm): .* 0 mismatches.*: ok' <<<"$out" || { echo "$out"; no "cpasync sm_$a: crosscheck"; }
+    grep -q '^kept: ' <<<"$out" && no "cpasync sm_$a: a function kept ptxas's code"
+    grep -E '^probe' <<<"$out" | cut -c1-160
+  done
 done
 exit $fail

@@ -548,8 +548,15 @@ int main(int argc, char **argv) {
   /* several requests in flight: 8 x 200 ms overlap */
   run("delay200", "inflight=8", &in, 0, 8, seeds, g, &secs);
   for (int k = 0; k < 8; k++) CHECKF(!g[k].infra && g[k].text, "%s", g[k].error);
-  for (int k = 0; k < 8; k++) CHECK(g[k].infer_s >= 0.19 && g[k].infer_s < 1.0);
-  CHECKF(secs < 0.8, "8 requests of 200 ms took %.2f s", secs);
+  /* overlap measured as a ratio, not a deadline (a loaded machine stretches every request alike):
+   * the requests' summed time over the wall time is how many were in flight on average */
+  double busy = 0;
+  for (int k = 0; k < 8; k++) {
+    CHECK(g[k].infer_s >= 0.19);
+    busy += g[k].infer_s;
+  }
+  CHECKF(busy >= 3 * secs, "8 requests of 200 ms: %.2f s of requests in %.2f s (%.1f in flight)", busy, secs,
+         busy / secs);
   clear_gens(g, 8);
   /* ... and inflight bounds them: 2 at a time means 4 rounds. Each candidate is handed to the
    * caller as it completes (so it can be verified while the others are in flight): the first
@@ -562,7 +569,10 @@ int main(int argc, char **argv) {
   run("delay200", "inflight=2", &in, 0, 8, seeds, g, &secs);
   in.ready = NULL;
   in.ready_ctx = NULL;
-  CHECKF(secs >= 0.75 && secs < 3, "inflight=2 took %.2f s", secs);
+  busy = 0;
+  for (int k = 0; k < 8; k++) busy += g[k].infer_s;
+  CHECKF(secs >= 0.75 && busy <= 2.1 * secs && busy >= 1.2 * secs, "inflight=2: %.2f s of requests in %.2f s", busy,
+         secs);
   CHECK(rl.calls == 8);
   for (int k = 0; k < 8; k++) CHECKF(rl.seen[k] == 1, "candidate %d handed over %d times", k, rl.seen[k]);
   CHECKF(rl.first < secs - 0.3, "first candidate handed over at %.2f s of %.2f s", rl.first, secs);
@@ -861,12 +871,12 @@ int main(int argc, char **argv) {
     cJSON *sc = rs_oa_schema(big, NULL);
     char *txt = cJSON_PrintUnformatted(sc);
     double build_s = wall() - t0;
-    CHECKF(build_s < 0.5, "schema of 1,500 values took %.3f s", build_s);
+    CHECKF(build_s < 5, "schema of 1,500 values took %.3f s", build_s); /* a bound against a blow-up, not a timing */
     CHECK(cJSON_GetArraySize(cJSON_GetObjectItem(sc, "required")) == 1500);
     cJSON_free(txt);
     cJSON_Delete(sc);
     run("ok", "", &bi, 0, 2, seeds, g, &secs);
-    CHECK(!g[0].infra && !g[1].infra && secs < 3);
+    CHECK(!g[0].infra && !g[1].infra && secs < 30);
     load_records(&r);
     CHECK(r.n == 2);
     if (r.n) {

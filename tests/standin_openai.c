@@ -116,12 +116,15 @@ static void sd_peak(int *peak, int v) {
 /* Wait for one of cfg->slots (the server's queue); false if the client hung up while waiting. */
 static bool sd_take_slot(int fd, const rs_standin *cfg) {
   struct sd_shared *h = cfg->sh;
+  /* a free slot is taken at once; a compare-exchange lost to another request arriving or leaving at
+   * the same moment is retried, not counted as waiting (it was: a burst of 3 on 3 slots counted
+   * 1 waiting in 3 of 15 runs) */
   int r0 = __atomic_load_n(&h->running, __ATOMIC_SEQ_CST);
-  if (r0 < (int)cfg->slots &&
-      __atomic_compare_exchange_n(&h->running, &r0, r0 + 1, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
-    sd_peak(&h->peak_running, r0 + 1);
-    return true;
-  }
+  while (r0 < (int)cfg->slots)
+    if (__atomic_compare_exchange_n(&h->running, &r0, r0 + 1, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+      sd_peak(&h->peak_running, r0 + 1);
+      return true;
+    }
   sd_peak(&h->peak_waiting, __atomic_add_fetch(&h->waiting, 1, __ATOMIC_SEQ_CST));
   for (;;) {
     int r = __atomic_load_n(&h->running, __ATOMIC_SEQ_CST);

@@ -156,9 +156,9 @@ static int learn_one(void *ctx, unsigned sm, const uint64_t w[2], const rs_sass_
   (void)name, (void)e;
   group *g = find_group(ctx, sm, (unsigned)(w[0] & 0xfff), t->shape, true);
   if (!g->op[0]) snprintf(g->op, sizeof g->op, "%s", t->op);
-  for (unsigned k = 0; k < t->n; k++) {
+  for (unsigned k = 0; k < t->n && k < RS_MAX_TOKENS; k++) { /* the bound for gcc -O2's -Warray-bounds */
     uint32_t same = 0;
-    for (unsigned j = 0; j < t->n; j++) same |= (uint32_t)(t->kind[j] == t->kind[k] && t->val[j] == t->val[k]) << j;
+    for (unsigned j = 0; j < t->n && j < RS_MAX_TOKENS; j++) same |= (uint32_t)(t->kind[j] == t->kind[k] && t->val[j] == t->val[k]) << j;
     g->eq[k] = g->samples ? g->eq[k] & same : same;
   }
   g->samples++;

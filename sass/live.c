@@ -44,7 +44,7 @@
  * another unpredicated call before any label or branch (the shflsync chains of a BRA.DIV
  * fallback) shows its whole clobber set written at it: R3-R15 and the R32+ not callee-saved
  * below SHI_REGISTERS, P0-P6, and UR4-UR35, UP0-UP6 where the function names a uniform register;
- * any other call shows its writes where live after it or written next.
+ * any other call shows its writes where live after it or written later in its region before a read.
  * This is -plr's view, not the truth: really a subroutine reads its arguments (R10 in the rcp
  * slowpath), returns to its callers, clobbers only what it writes, and a CALL.REL.NOINC to a
  * `.L` label is a jump. analysis/liveness.c (interference, the Problem) keeps the real CFG that
@@ -611,6 +611,7 @@ int rs_sass_live_rows(const rs_func *f, rs_word **rows, uint32_t *words, unsigne
   /* a call whose straight-line code reaches another call before any label or branch: -plr
    * shows its whole clobber set written at it (call_full) */
   bool *chained = rs_xcalloc(NI + 1, sizeof *chained);
+  rs_word *later = rs_xcalloc(W + 1, sizeof *later), *seen = rs_xcalloc(W + 1, sizeof *seen);
   for (uint32_t b = p.NB, next_call = 0; b-- > 0;) {
     const rs_block *blk = &f->blocks[b];
     for (uint32_t k = blk->ninsts; k-- > 0;) {
@@ -633,12 +634,26 @@ int rs_sass_live_rows(const rs_func *f, rs_word **rows, uint32_t *words, unsigne
       rs_word *row = set_at(out, W, ii);
       if (chained[ii])
         for (uint32_t w = 0; w < W; w++) row[w] |= p.call_full[w];
-      /* "written next" only within the region: not past a label (zhetrs' dblrcp slowpath call
-       * right before .L_x_29, whose first instruction writes R12-R15: -plr shows none at it) */
-      bool nl = k + 1 == blk->ninsts && b + 1 < p.NB && labelled(f, b + 1);
-      const rs_word *next_def = ii + 1 < NI && !nl ? set_at(p.def, W, ii + 1) : NULL, *next_cdef = ii + 1 < NI && !nl ? set_at(p.cdef, W, ii + 1) : NULL;
-      for (uint32_t w = 0; w < W; w++) { /* written here: shown even when dead; a call's where live after or written next */
-        rs_word after = cur[w] | (next_def ? next_def[w] | next_cdef[w] : 0);
+      /* "written later": a unit the straight-line code after the call writes before any read,
+       * up to the region's end (a label): not past it (zhetrs' dblrcp slowpath call right before
+       * .L_x_29, whose first instruction writes R12-R15: -plr shows none at it); not only the
+       * next instruction (R3 of `CALL $__cuda_sm20_rem_u64; MOV R2, R4; MOV R3, R5; BRA`,
+       * tests/fixtures/sass-forms/calls42: -plr shows R3 written at the call) */
+      if (is_call(&p, &f->insts[ii])) {
+        memset(later, 0, W * sizeof *later);
+        memset(seen, 0, W * sizeof *seen);
+        for (uint32_t bb = b, jj = ii + 1; bb < p.NB && jj < NI; jj++) {
+          while (bb < p.NB && jj >= f->blocks[bb].first_inst + f->blocks[bb].ninsts) bb++;
+          if (bb >= p.NB || (bb != b && labelled(f, bb) && jj == f->blocks[bb].first_inst)) break;
+          for (uint32_t w = 0; w < W; w++) {
+            rs_word d = (p.def[(size_t)W * jj + w] | p.cdef[(size_t)W * jj + w]) & ~seen[w] & ~p.use[(size_t)W * jj + w];
+            later[w] |= d;
+            seen[w] |= p.use[(size_t)W * jj + w] | p.def[(size_t)W * jj + w] | p.cdef[(size_t)W * jj + w];
+          }
+        }
+      }
+      for (uint32_t w = 0; w < W; w++) { /* written here: shown even when dead; a call's where live after or written later */
+        rs_word after = cur[w] | (is_call(&p, &f->insts[ii]) ? later[w] : 0);
         row[w] |= p.def[(size_t)W * ii + w] | p.cdef[(size_t)W * ii + w] | (p.call_w[(size_t)W * ii + w] & after);
       }
       step(&p, ii, cur);
@@ -648,6 +663,8 @@ int rs_sass_live_rows(const rs_func *f, rs_word **rows, uint32_t *words, unsigne
   }
   region_rule(&p, out);
   free(chained);
+  free(later);
+  free(seen);
   free(rb);
   free(wr);
   free(cur);

@@ -552,7 +552,7 @@ static void tables(plr *p) {
     memcpy(set_at(p->call_w, W, ii), p->clob, W * sizeof *p->clob);
     for (uint32_t w = 0; w < W; w++) {
       use[w] |= p->call_use[w];
-      if (!(in->flags & RS_I_PREDICATED)) kill[w] |= p->clob[w];
+      if (!(in->flags & RS_I_PREDICATED)) kill[w] |= p->clob[w] & ~p->ret_ur[w];
     }
   }
 }

@@ -407,18 +407,19 @@ static void region_rule(const plr *p, rs_word *rows) {
   for (uint32_t b0 = 0; b0 < p->NB;) {
     uint32_t b1 = b0 + 1;
     while (b1 < p->NB && !labelled(f, b1)) b1++;
-    block_out(p, b1 - 1, out);
-    /* the sites reaching where the region goes on (by any of its exits to there): -plr's CFG's */
+    /* per exit of its last block, what is live and the sites reaching there, each apart (-plr's
+     * CFG): a value reaching one exit where it is dead is not shown for another where the register
+     * is live by another value (R4 of `@P0 BRA .L_x_9` ... `LDS R4; @!P0 BRA .L_x_10` in CUDA
+     * samples' bitonic merge: dead at .L_x_9, live at .L_x_10 from the second LDS only) */
     const uint32_t *bsl;
     uint32_t bone, bn = succs(p, b1 - 1, &bsl, &bone);
-    if (bn) {
-      memset(rd, 0, p->SW * sizeof *rd);
-      for (uint32_t k = 0; k < bn; k++)
-        for (uint32_t w = 0; w < p->SW; w++) rd[w] |= p->rd_in[(size_t)p->SW * bsl[k] + w];
-    } else {
+    for (uint32_t k = 0; k < bn; k++)
+      region_span(p, b0, b1 - 1, cset_at(p->in, p->W, bsl[k]), cset_at(p->rd_in, p->SW, bsl[k]), webs, from, rows);
+    if (!bn) { /* a RET: what it keeps live, and the sites reaching its end */
+      block_out(p, b1 - 1, out);
       rd_out(p, b1 - 1, rd);
+      region_span(p, b0, b1 - 1, out, rd, webs, from, rows);
     }
-    region_span(p, b0, b1 - 1, out, rd, webs, from, rows);
     for (uint32_t b = b0; b + 1 < b1; b++) {
       const uint32_t *sl;
       uint32_t one, n = succs(p, b, &sl, &one);

@@ -210,14 +210,15 @@ static bool is_branch_label(const line *l) {
 }
 
 #define NO_ADDR UINT64_MAX
+#define LABEL_MAX 256 /* a label name, NUL included (was 48: a restored label was cut to 47 characters) */
 
 /* A branch label of a function and the address its branches' encodings give (NO_ADDR: no
  * decoded branch goes there). nvdisasm 11.8 drops the label of a dropped instruction too. */
 typedef struct {
   const rs_cubin_func *f;
-  char name[48];
+  char name[LABEL_MAX]; /* $__internal_11_$__cuda_sm20_rcp_ru_ftz_f32_slowpath: 51 */
   uint64_t addr;
-  bool defined, emitted;
+  bool defined, emitted, call; /* call: a CALL.REL.NOINC goes there */
 } lab;
 
 typedef struct {
@@ -355,6 +356,11 @@ static int place(C *x, uint64_t a, unsigned lineno, rs_err *e) {
       emit_pending(x, k++);
     for (uint32_t i = 0; i < x->nlabs; i++) /* labels nvdisasm dropped with their instruction */
       if (x->labs[i].f == x->f && !x->labs[i].defined && x->labs[i].addr == x->next && !x->labs[i].emitted) {
+        /* a subroutine's symbol ($__internal_..._slowpath, called; sm_90's VIADD at its entry
+         * dropped, and its .type line with it): the parser takes a called label as a subroutine
+         * only when it is a function symbol */
+        if (x->labs[i].call && x->labs[i].name[0] == '$')
+          rs_sbuf_printf(&x->out, "        .type           %s,@function\n", x->labs[i].name);
         rs_sbuf_printf(&x->out, "%s:\n", x->labs[i].name);
         x->labs[i].emitted = true;
         x->st->labels++;
@@ -399,7 +405,7 @@ static int scan_labels(C *x, const char *listing, rs_err *e) {
   line l = {0};
   const rs_cubin_func *f = NULL;
   while (next_line(&cur, &l)) {
-    char fn[RS_CUBIN_NAME_MAX], nm[48];
+    char fn[RS_CUBIN_NAME_MAX], nm[LABEL_MAX];
     uint64_t a;
     size_t rest;
     if (section_name(&l, fn, sizeof fn)) {
@@ -408,7 +414,7 @@ static int scan_labels(C *x, const char *listing, rs_err *e) {
       label_name(l.s, l.len, nm, sizeof nm);
       int i = find_lab(x, f, nm);
       if (i < 0) {
-        lab L = {f, "", NO_ADDR, true, false};
+        lab L = {f, "", NO_ADDR, true, false, false};
         snprintf(L.name, sizeof L.name, "%s", nm);
         RS_PUSH(x->labs, x->nlabs, x->caplabs, L);
       } else {
@@ -434,11 +440,12 @@ static int scan_labels(C *x, const char *listing, rs_err *e) {
       label_name(ref + 2, (size_t)(l.s + l.len - ref - 2), nm, sizeof nm);
       int i = find_lab(x, f, nm);
       if (i < 0) {
-        lab L = {f, "", NO_ADDR, false, false};
+        lab L = {f, "", NO_ADDR, false, false, false};
         snprintf(L.name, sizeof L.name, "%s", nm);
         RS_PUSH(x->labs, x->nlabs, x->caplabs, L);
         i = (int)x->nlabs - 1;
       }
+      if (op_len == 14) x->labs[i].call = true;
       if (t >= (int64_t)f->size || t % 16)
         return rs_errf(e, x->name, l.no, "function %s address 0x%04llx: branch encoding gives 0x%llx, outside the code",
                        f->name, (unsigned long long)a, (unsigned long long)t);
@@ -589,7 +596,7 @@ int rs_sass_complete(const rs_cubin *c, const char *listing, const char *name, c
     } else if (x.f) { /* held until the next instruction shows whether holes come first */
       pend P = {l.s, l.len, -1};
       if (is_branch_label(&l)) {
-        char nm[48];
+        char nm[LABEL_MAX];
         label_name(l.s, l.len, nm, sizeof nm);
         P.label = find_lab(&x, x.f, nm);
       }

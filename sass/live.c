@@ -23,7 +23,7 @@
  *    clobber writes are def sites too; a predicated write joins the sites it may leave in place
  *    (not under RS_PLR_UPGUARD, where it kills).
  * With RS_PLR_R2P, R2P reads and writes all of P0-P6 whatever its mask (-plr shows `x` for every
- * predicate at it), and P2R reads all of them; really R2P writes and P2R reads the mask's
+ * predicate at it), and P2R reads all of them (UP2UR all of UP0-UP6); really R2P writes and P2R reads the mask's
  * predicates only (the lift's view).
  * With RS_PLR_CALLS, CALL.REL.NOINC is what nvdisasm 11.8 takes it for (the quirk the test names),
  * whatever its target (a `$__internal` subroutine or a `.L` label ptxas jumps to):
@@ -318,8 +318,8 @@ static void sites_build(plr *p) {
       }
       /* -plr's P2R/R2P read all of P0-P6 (RS_PLR_R2P, in use[] beside the operands): those reads
        * join too (P0 and P1 of MAGMA's gesvj_update_vectors sm_75, read by a P2R after the loop) */
-      if (p->r2p && (op_is(f, in, "P2R") || op_is(f, in, "R2P"))) {
-        int pf = file_named(f->tgt, "p");
+      if (p->r2p && (op_is(f, in, "P2R") || op_is(f, in, "R2P") || op_is(f, in, "UP2UR"))) {
+        int pf = file_named(f->tgt, op_is(f, in, "UP2UR") ? "up" : "p");
         for (uint32_t k = 0; pf >= 0 && k < 7 && k < f->tgt->files[pf].count; k++)
           join_reaching(p, cur, f->tgt->files[pf].first + k, UINT32_MAX, false);
       }
@@ -471,10 +471,13 @@ static void tables(plr *p) {
   /* -plr's R2P: PR read and written whole (P0-P6) whatever the mask, where really only the
    * predicates of the mask are written and the others left alone (what the lift takes); -plr's
    * P2R reads all of P0-P6 too, where really it reads the mask's (conv2d of the mini corpus) */
-  int pf = file_named(t, "p");
+  int pf = file_named(t, "p"), upf = file_named(t, "up");
   for (uint32_t ii = 0; ii < p->NI && pf >= 0 && p->r2p; ii++) {
     if (op_is(f, &f->insts[ii], "P2R")) /* and P2R reads all of them, whatever its mask */
       for (uint32_t k = 0; k < 7 && k < t->files[pf].count; k++) rs_bs_set(set_at(p->use, W, ii), t->files[pf].first + k);
+    /* UP2UR all of UP0-UP6 (ggml softmax sm_80: `UP2UR UR41, UPR, URZ, 0x2`, -plr `vvvvvvv`) */
+    if (upf >= 0 && op_is(f, &f->insts[ii], "UP2UR"))
+      for (uint32_t k = 0; k < 7 && k < t->files[upf].count; k++) rs_bs_set(set_at(p->use, W, ii), t->files[upf].first + k);
     if (op_is(f, &f->insts[ii], "R2P"))
       for (uint32_t k = 0; k < 7 && k < t->files[pf].count; k++) {
         uint32_t u = t->files[pf].first + k;

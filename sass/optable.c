@@ -87,6 +87,10 @@ const rs_sass_op rs_sass_optable[] = {
      * of the immediate mask, the other predicates unchanged (the parser adds those writes).
      * ptxas 13 emits it for a mask tested bit by bit (tests/fixtures/sass/r2p: R2P PR, R6.B1, 0x7f). */
     {"R2P", "", "q s1 s1", 0},
+    /* the same over the uniform predicate file UPR (UP0-UP6): UP2UR UR41, UPR, URZ, 0x2 saves UP1
+     * across a region in ggml's softmax (sm_80); -plr marks all of UP0-UP6 read at it, as at P2R
+     * (sass/live.c's RS_PLR_R2P). UR2UP, which restores them, has no row: no instance measured */
+    {"UP2UR", "", "d1 p s1 s1", 0},
     {"USGXT", "U32 W", "d1 s1 s1", 0},
     {"UBMSK", "W", "d1 s1 s1", 0},
 

@@ -318,9 +318,10 @@ static int operand(P *p, size_t off, size_t len, role r, uint16_t dflags, const 
     push_op(p, RS_OP_OTHER, 0, 0, 0, i, end - i);
     return 0;
   }
-  if (r.role == 'p' || r.role == 'q') { /* the predicate file PR: what it reads or writes comes from the mask (pr_mask) */
-    if (end - i != 2 || s[i] != 'P' || s[i + 1] != 'R')
-      return perr(p, p->line, "expected PR in %.*s, found '%s'", (int)mnl, mn, excerpt(s + i, end - i, b, sizeof b));
+  if (r.role == 'p' || r.role == 'q') { /* the predicate file PR (or the uniform one, UPR: UP2UR, UR2UP): what it
+                                         * reads or writes comes from the mask (pr_mask) */
+    if (!(end - i == 2 && s[i] == 'P' && s[i + 1] == 'R') && !(end - i == 3 && starts(s + i, 3, "UPR")))
+      return perr(p, p->line, "expected PR or UPR in %.*s, found '%s'", (int)mnl, mn, excerpt(s + i, end - i, b, sizeof b));
     push_op(p, RS_OP_OTHER, 0, 0, 0, i, end - i);
     return 0;
   }
@@ -477,8 +478,9 @@ static int parse_roles(const char *v, role *out, uint32_t *n) {
 
 /* P2R Rd, PR, Rb, mask / R2P PR, Ra, mask: PR stands for the predicates whose bits the immediate
  * mask (the last operand, s[off..off+len)) sets; each is read (P2R: flags 0) or written (R2P:
- * the def flags), implicitly, so its live range reaches or starts here. */
-static int pr_mask(P *p, size_t off, size_t len, uint16_t flags, const char *mn, size_t mnl) {
+ * the def flags), implicitly, so its live range reaches or starts here. UP2UR URd, UPR, URb, mask /
+ * UR2UP UPR, URa, mask: the same over the uniform predicates UP0-UP6 (uniform). */
+static int pr_mask(P *p, size_t off, size_t len, uint16_t flags, bool uniform, const char *mn, size_t mnl) {
   const char *s = p->s;
   char b[80];
   unsigned long mask = 0;
@@ -492,9 +494,9 @@ static int pr_mask(P *p, size_t off, size_t len, uint16_t flags, const char *mn,
     return perr(p, p->line, "%.*s mask 0x%lx names predicates beyond P6", (int)mnl, mn, mask);
   for (int k = 0; k < 7; k++) {
     if (!(mask >> k & 1)) continue;
-    char nm[4] = {'P', (char)('0' + k), 0, 0};
+    char nm[4] = {'U', 'P', (char)('0' + k), 0}; /* UPk for UPR, Pk for PR */
     rs_preg g;
-    if (p->f->tgt->parse_preg(p->f->tgt, nm, 2, &g)) return perr(p, p->line, "no such predicate %s", nm);
+    if (p->f->tgt->parse_preg(p->f->tgt, nm + !uniform, 3 - !uniform, &g)) return perr(p, p->line, "no such predicate %s", nm + !uniform);
     push_op(p, RS_OP_PREG, RS_F_IMPLICIT | flags, g.unit, g.lanes, 0, 0);
   }
   return 0;
@@ -854,7 +856,7 @@ static int parse_inst(P *p, size_t off, size_t end) {
     if (operand(p, so[k], sl[k], roles[k], dflags, mn, mnl, mem64, &desc, target_label)) return -1;
   for (uint32_t k = 0; k < nops; k++)
     if ((roles[k].role == 'p' || roles[k].role == 'q') &&
-        pr_mask(p, so[nops - 1], sl[nops - 1], roles[k].role == 'q' ? dflags : 0, mn, mnl))
+        pr_mask(p, so[nops - 1], sl[nops - 1], roles[k].role == 'q' ? dflags : 0, sl[k] == 3, mn, mnl))
       return -1;
   if ((row->flags & RS_SOP_DESC) && p->sm >= 80 && !plain64) {
     int td = table_desc(p, addr);

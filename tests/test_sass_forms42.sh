@@ -13,6 +13,7 @@
 #     stack pointer's write kept apart from every value live across it) free mode colours it R1 and fails on
 #     mm_async_pipe ("/*00c0*/: operand 3 reads a different definition after recolouring",
 #     contributor sets DIFFER), measured with that hunk reverted in a scratch build.
+#  3. below: the sm_90 rcp slowpath whose label nvdisasm 11.8 drops (tests/fixtures/sass/plr/calls42).
 set -u
 CLI="${1:?usage: test_sass_forms42.sh path/to/regsweep}"
 F=tests/fixtures/sass-forms
@@ -57,5 +58,23 @@ check "$W: free valid on both functions (rc $rf): $(head -c 400 "$T/f")" \
   "[[ $rf == 0 && \$(grep -c 'contributor sets equivalent.*verifier: pass' '$T/f') == 2 ]] && grep -q '_Z13mm_async_pipePfPKfS1_ii: R: ' '$T/f'"
 "$CLI" regalloc "$W" --pinned >"$T/p" 2>&1; rp=$?
 check "$W: pinned identical on both functions (rc $rp)" "[[ $rp == 0 && \$(grep -c ': identical (' '$T/p') == 2 ]]"
+# 3. sm_90 f32 division with directed rounding (tests/fixtures/sass/plr/calls42.cu, ours): ptxas
+#    starts the rcp slowpath with a VIADD nvdisasm 11.8 does not know; it drops that instruction,
+#    the subroutine's label and its .type line. cubin/disasm.c restores the label whole (it was cut
+#    to 47 characters, and the listing refused whole for an undefined label) and its .type line,
+#    so the call is a call to a subroutine: every function read, pinned identical. The listing is
+#    rewritten from the cubin where nvdisasm is installed (and must be the committed one).
+L=tests/fixtures/sass/plr/calls42.sm_90.sass
+check "$L: the slowpath's label and .type restored" \
+  "grep -q '^        .type           \$__internal_2_\$__cuda_sm20_rcp_ru_ftz_f32_slowpath,@function' '$L' && grep -q '^\$__internal_2_\$__cuda_sm20_rcp_ru_ftz_f32_slowpath:' '$L'"
+"$CLI" regalloc "$L" --pinned >"$T/p" 2>&1; rp=$?
+check "$L: pinned identical on all 9 functions (rc $rp)" "[[ $rp == 0 && \$(grep -c ': identical (' '$T/p') == 9 ]]"
+nd="${NVDISASM:-$(command -v nvdisasm || echo /opt/nvidia-cuda-11.8/usr/bin/nvdisasm)}"
+if [[ -x "$nd" ]]; then
+  "$CLI" corpus disasm tests/fixtures/sass/plr/calls42.sm_90.cubin --nvdisasm "$nd" -o "$T/c90.sass" >/dev/null 2>&1
+  check "corpus disasm calls42.sm_90.cubin: the committed listing" "cmp -s '$T/c90.sass' '$L'"
+else
+  echo "test_sass_forms42: part 3 (corpus disasm of calls42.sm_90.cubin) SKIPPED: no nvdisasm"
+fi
 [[ $fail == 0 ]] && echo "test_sass_forms42: ok"
 exit $fail

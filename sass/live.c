@@ -16,8 +16,8 @@
  *    predicated def reaching too); a function's entry (the kernel, each `$__internal` symbol)
  *    defines the registers of plr_at_entry, no predicate and no uniform register;
  *  - a register an instruction writes is shown at it, even when dead;
- *  - the region rule (region_rule) over label-to-label regions and over the span up to each
- *    side exit of one; its values (webs) are def sites joined at reads, whatever the widths
+ *  - the region rule (region_rule) over label-to-label regions (per exit of the last block) and
+ *    over the span up to each side exit of one; its values (webs) are def sites joined at reads, whatever the widths
  *    the sites wrote: operand reads, a call's R0/R1 reads, a RET's reads of the callee-saved
  *    registers live after it, and (RS_PLR_R2P) P2R/R2P's reads of all of P0-P6; a call's
  *    clobber writes are def sites too; a predicated write joins the sites it may leave in place
@@ -30,7 +30,8 @@
  *  - an ABI call that returns to its next instruction; nothing flows along its edge to the
  *    target (a `.L` target reached only by calls is reached by no def: nothing is shown there);
  *  - it reads R0 and R1 (the stack pointer) and writes every register but the callee-saved ones
- *    (plr_saved), uniform registers and predicates included; the writes kill unless predicated,
+ *    (plr_saved), uniform registers and predicates included; the writes kill unless predicated
+ *    (UR36-UR62 are written but never killed: -plr keeps them live through a call),
  *    and show at the call where live after it or written by the next instruction (when no
  *    label lies between);
  *  - RET returns nowhere: the callee-saved registers below SHI_REGISTERS are live after it.

@@ -32,8 +32,8 @@
  *  - it reads R0 and R1 (the stack pointer) and writes every register but the callee-saved ones
  *    (plr_saved), uniform registers and predicates included; the writes kill unless predicated
  *    (UR36-UR62 are written but never killed: -plr keeps them live through a call),
- *    and show at the call where live after it or written by the next instruction (when no
- *    label lies between);
+ *    and show at the call where live after it or written, before any read, by the code after it
+ *    up to the next label;
  *  - RET returns nowhere: the callee-saved registers below SHI_REGISTERS are live after it.
  * With RS_PLR_UPGUARD, a def under a uniform predicate (@UPn) kills as if unconditional.
  * With RS_PLR_COLLECTIVE, WARPSYNC.COLLECTIVE falls through only: -plr's CFG has no edge to its

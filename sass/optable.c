@@ -424,6 +424,10 @@ const rs_sass_op rs_sass_optable[] = {
     /* WARPSYNC.COLLECTIVE R16, `(.L_x_2): the collective fallback of BRA.DIV code; the label
      * follows its ENDCOLLECTIVE. Modelled as a local call: taken or falls through. */
     {"WARPSYNC.COLLECTIVE", "", "s1 l", C},
+    /* the same with the whole warp's mask (no register): cg::this_thread_block() sync in CUDA
+     * samples' simpleCooperativeGroups/simpleAWBarrier sm_90, measured as its sibling (pinned
+     * identical, -plr rows equal with RS_PLR_COLLECTIVE) */
+    {"WARPSYNC.COLLECTIVE.ALL", "", "l", C},
     {"ENDCOLLECTIVE", "", "", 0},
 
     /* ---- control flow; convergence barriers B0-B15 ---- */

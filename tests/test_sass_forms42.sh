@@ -69,6 +69,14 @@ check "$L: the slowpath's label and .type restored" \
   "grep -q '^        .type           \$__internal_2_\$__cuda_sm20_rcp_ru_ftz_f32_slowpath,@function' '$L' && grep -q '^\$__internal_2_\$__cuda_sm20_rcp_ru_ftz_f32_slowpath:' '$L'"
 "$CLI" regalloc "$L" --pinned >"$T/p" 2>&1; rp=$?
 check "$L: pinned identical on all 9 functions (rc $rp)" "[[ $rp == 0 && \$(grep -c ': identical (' '$T/p') == 9 ]]"
+# 4. WARPSYNC.COLLECTIVE.ALL (the whole-warp collective fallback, no mask register; ours:
+#    tests/fixtures/sass/plr/collall.cu, sm_90): a row now (its sibling's role), the function
+#    read, pinned identical, free valid (it was refused by form); test_sass_live pins its -plr rows
+C=tests/fixtures/sass/plr/collall.sm_90.sass
+"$CLI" regalloc "$C" --pinned >"$T/p" 2>&1; rp=$?
+"$CLI" regalloc "$C" --free >"$T/f" 2>&1; rf=$?
+check "$C: WARPSYNC.COLLECTIVE.ALL read, pinned identical (rc $rp), free valid (rc $rf)" \
+  "grep -q 'WARPSYNC.COLLECTIVE.ALL' '$C' && [[ $rp == 0 && $rf == 0 ]] && grep -q 'cgsum: identical (' '$T/p' && grep -q 'contributor sets equivalent.*verifier: pass' '$T/f'"
 nd="${NVDISASM:-$(command -v nvdisasm || echo /opt/nvidia-cuda-11.8/usr/bin/nvdisasm)}"
 if [[ -x "$nd" ]]; then
   "$CLI" corpus disasm tests/fixtures/sass/plr/calls42.sm_90.cubin --nvdisasm "$nd" -o "$T/c90.sass" >/dev/null 2>&1

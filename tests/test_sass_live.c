@@ -289,6 +289,7 @@ static const struct {
 } PLR_MORE[] = {
     {"calls42.sm_80", 1326, 0, 0}, /* ours (calls42.cu): CUDA's internal helpers; printf; */
     {"calls42.sm_90", 1353, 0, 0}, /* a BREAK side exit (rules of issue 42, see above) */
+    {"collall.sm_90", 203, 0, 0},  /* ours: WARPSYNC.COLLECTIVE.ALL (issue 42) */
     {"forms42.sm_90", 586, 0, 0},  /* issue 42's forms (tests/fixtures/sass-forms): ACQBULK, PREEXIT, */
     {"forms42b.sm_80", 203, 0, 0}, /* HSET2, F2FP.UNPACK_B, WARPSYNC.EXCLUSIVE; B2R, MOVM, HMUL2 */
     {"gemv_rows240_rpt24_alpha0.sm_80", 301, 0, 0},

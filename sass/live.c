@@ -42,7 +42,7 @@
  * extra path can only keep a value live longer (the value of a register the body writes, past
  * the body), so interference stays safe; whether hardware ever takes it is not measured here.
  * With RS_PLR_CHAIN (and RS_PLR_CALLS), an unpredicated call whose straight-line code reaches
- * another unpredicated call before any label or branch (the shflsync chains of a BRA.DIV
+ * another unpredicated call before any label or branch without fall-through (the shflsync chains of a BRA.DIV
  * fallback) shows its whole clobber set written at it: R3-R15 and the R32+ not callee-saved
  * below SHI_REGISTERS, P0-P6, and UR4-UR35, UP0-UP6 where the function names a uniform register;
  * any other call shows its writes where live after it or written later in its region before a read.
@@ -625,7 +625,9 @@ int rs_sass_live_rows(const rs_func *f, rs_word **rows, uint32_t *words, unsigne
         bool plain = !(in->flags & RS_I_PREDICATED);
         chained[blk->first_inst + k] = p.chain && plain && next_call;
         next_call = plain;
-      } else if (in->flags & (RS_I_BRANCH | RS_I_BARRIER)) {
+      } else if (in->flags & RS_I_BARRIER) { /* a branch that falls through does not end the chain
+                                               * (`@P1 BRA`, `BRA.CONV` between the div_u16 and
+                                               * reduxsync calls of CUDA samples' reduce7) */
         next_call = 0;
       }
     }

@@ -391,6 +391,19 @@ static uint32_t as_node(B *b, rs_sarg v, unsigned width) {
   return r.idx;
 }
 
+/* A register that holds constant bank 0 word k, whatever moved it there (MOV, IMAD.MOV.U32 RZ, RZ,
+ * c[0x0][k], LDC): marked like a ULDC.64 unit, so the pair of two such moves of k and k+4 reads as
+ * the 64-bit word (a 64-bit parameter ptxas copies into a loop's pointer registers). */
+static void cb_word(B *b, uint32_t ii, uint32_t n, uint64_t leaf) {
+  for (unsigned k = 1; k < b->inpop[ii]; k++) {
+    const pop *p = rs_sem_opnd(b, ii, k);
+    if (p->kind == PK_CB && p->bank == 0 && p->imm >= 0 && !p->flags && rs_sem_cb_colour(b, 0, (uint32_t)p->imm) == leaf) {
+      b->g->nodes[n].cbo = (uint32_t)p->imm + 1;
+      return;
+    }
+  }
+}
+
 /* Give every site of pop p (element e, or all) node n from unit part on. */
 static void assign(B *b, const pop *p, uint32_t n, unsigned part) {
   if (p->site < 0) return;
@@ -652,7 +665,9 @@ void rs_sem_eval_inst(B *b, uint32_t ii, bool count_unknown) {
         part += b->pops[p->elt + x].w;
       }
     } else {
-      assign(b, d, as_node(b, v, width), 0);
+      uint32_t n = as_node(b, v, width);
+      assign(b, d, n, 0);
+      if (b->g->sass && width == 1 && v.kind == RS_SA_LEAF && !v.num) cb_word(b, ii, n, v.leaf);
     }
     if (t.bad) break;
     skip_sp(&t);

@@ -106,6 +106,8 @@ static void test_every_instance(void) {
   CHECKF(kept * 10 >= labelled * 8, "kept %llu of %llu labelled", (unsigned long long)kept, (unsigned long long)labelled);
   for (int k = 0; k < NF && !quick; k++) {
     double pct = fvalues[k] ? 100.0 * (double)fkept[k] / (double)fvalues[k] : 0.0;
+    printf("  %-7s %5.1f %% of %llu values keep ptxas's register (floor %.1f)\n", rs_ptx_floors[k].family, pct,
+           (unsigned long long)fvalues[k], rs_ptx_floors[k].kept);
     CHECKF(pct >= rs_ptx_floors[k].kept, "%s: %.1f%% of values keep ptxas's register, below the floor %.1f",
            rs_ptx_floors[k].family, pct, rs_ptx_floors[k].kept);
   }

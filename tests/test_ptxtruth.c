@@ -284,7 +284,10 @@ static void test_partial(void) {
   LBL(&r, "%r21", "fused");
   LBL(&r, "%r22", "R0");       /* IMAD.HI R0, R43, -0x77777777, R42 */
   LBL(&r, "%r2", "R0");        /* LEA.HI.SX32 R0, R0, R3, 0x1b   (q = (x >> 5) + (x >>> 31)) */
-  CHECKF(r.ok && !r.t.map && r.t.labelled == 93, "gemv sm_89 (pinned): %u labelled", r.ok ? r.t.labelled : 0);
+  /* mul.wide.s32 with both factors extended (their order no longer matters): 93 labelled before */
+  LBL(&r, "%rd19", "R[48:49]"); /* LEA R48, P1, R4, c[0x0][0x168], 0x4 + LEA.HI.X R49 ... */
+  LBL(&r, "%f109", "R16");     /* LDG.E.128.CONSTANT R16, desc[UR4][R48.64] */
+  CHECKF(r.ok && !r.t.map && r.t.labelled == 198, "gemv sm_89 (pinned): %u labelled", r.ok ? r.t.labelled : 0);
   run_close(&r);
   /* conv2d: setp + and.pred fused into ISETP's combining predicate (ISETP.AND -> pand, a negated
    * compare read through its register is the compare: compares are kept up to negation) */
@@ -295,7 +298,14 @@ static void test_partial(void) {
   LBL(&r, "%p2", "P4");        /* ISETP.GT.AND P4, PT, R2.reuse, -0x1, !P4   (and.pred %p9, %p10) */
   LBL(&r, "%p3", "P3");        /* ISETP.GT.AND P3, PT, R2, -0x2, !P3   (and.pred %p11, %p12) */
   LBL(&r, "%p7", "fused");     /* setp.gt %r1, 0: inside the ISETP.AND above */
-  CHECKF(r.ok && !r.t.map && r.t.labelled == 29, "conv2d sm_89 (pinned): %u labelled", r.ok ? r.t.labelled : 0);
+  /* mul.wide.s32 %rd18, %r5, %r13 is IMAD.WIDE R4, R5, c[0x0][0x17c], R2 (factors swapped), and the
+   * loop's pointer %rd35 starts as two moves of one 64-bit parameter (29 labelled before both) */
+  LBL(&r, "%rd20", "R[4:5]");  /* IMAD.WIDE R4, R5, c[0x0][0x17c], R2   (R5 = %r13, c[0x17c] = %r5) */
+  LBL(&r, "%rd35", "R[4:5]");  /* IMAD.MOV.U32 R4, RZ, RZ, c[0x0][0x168] ; R5 = c[0x16c] ; IADD3 R4, P6, R4, 0x24 */
+  LBL(&r, "%f32", "R15");      /* LDG.E.CONSTANT R15, desc[UR6][R4.64] */
+  LBL(&r, "%f33", "R0");       /* FFMA R0, R15, R13, R0 */
+  LBL(&r, "%f55", "R11");      /* IMAD.MOV.U32 R11, RZ, RZ, RZ ; @P4 LDG.E.CONSTANT R11, desc[UR6][R6.64] */
+  CHECKF(r.ok && !r.t.map && r.t.labelled == 58, "conv2d sm_89 (pinned): %u labelled", r.ok ? r.t.labelled : 0);
   run_close(&r);
 }
 

@@ -89,6 +89,19 @@ static bool reads_cmp(const B *b, rs_sarg a) {
   return true;
 }
 
+/* The 32-bit multiply-by-constant node a use reads, when its one reaching def is that whole node;
+ * else NULL. */
+static const rs_snode *mul_through(const B *b, rs_sarg x) {
+  if (x.kind != RS_SA_USE) return NULL;
+  const rs_suse *u = &b->g->uses[x.idx];
+  if (u->w != 1 || u->res[1] - u->res[0] != 1) return NULL;
+  const rs_ssite *st = &b->g->sites[b->g->ress[u->res[0]]];
+  if (st->node == UINT32_MAX || st->part != 0) return NULL;
+  const rs_snode *n = &b->g->nodes[st->node];
+  if (n->leaf || n->op != hs("mul") || n->na != 2 || n->width != 1 || n->acomm) return NULL;
+  return n;
+}
+
 /* op(args) after the rules; width is the value's units. */
 rs_sarg rs_sem_mk(B *b, const char *op, rs_sarg *a, unsigned na, unsigned width) {
   if (!strcmp(op, "shl") && na == 2 && num(a[1]) && a[1].val < 64) {
@@ -113,6 +126,17 @@ rs_sarg rs_sem_mk(B *b, const char *op, rs_sarg *a, unsigned na, unsigned width)
     if (is_const(a[0], 1)) return a[1];
     if (is_const(a[1], 1)) return a[0];
     if (num(a[0]) && num(a[1])) return rs_sem_leaf_const((uint32_t)(a[0].val * a[1].val));
+    /* (x * c2) * c through a register is x * (c * c2): ptxas folds `shl %r12, %r2, 1` then
+     * `shl %r237, %r12, 7` into one shift by 8 (LEA R129, R159, UR7, 0x8) */
+    for (int k = 0; k < 2 && width == 1; k++) {
+      const rs_snode *in = mul_through(b, a[1 - k]);
+      if (!num(a[k]) || !in) continue;
+      for (int j = 0; j < 2; j++)
+        if (num(in->a[j]) && !num(in->a[1 - j])) {
+          rs_sarg m[2] = {in->a[1 - j], rs_sem_leaf_const((uint32_t)(a[k].val * in->a[j].val))};
+          return rs_sem_mk(b, "mul", m, 2, 1);
+        }
+    }
   }
   if (!strcmp(op, "pand") && na == 2) {
     if (is_const(a[1], UINT64_MAX)) return a[0];
@@ -135,7 +159,8 @@ rs_sarg rs_sem_mk(B *b, const char *op, rs_sarg *a, unsigned na, unsigned width)
   if (!strcmp(op, "sel") && na == 3) { /* polarity-free like the compares: sel(p,a,b) ~ sel(!p,b,a) */
     const rs_snode *x = N(b, a[0]);
     if (x && x->op == hs("not")) a[0] = x->a[0];
-    if (a[1].kind == a[2].kind && a[1].leaf > a[2].leaf) {
+    /* a constant first (selp.f32 %f952, -inf, %f951, %p14 is FSEL R130, R130, -INF, !P0) */
+    if (a[1].kind > a[2].kind || (a[1].kind == a[2].kind && a[1].leaf > a[2].leaf)) {
       rs_sarg t = a[1];
       a[1] = a[2];
       a[2] = t;

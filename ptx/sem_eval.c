@@ -344,7 +344,9 @@ static rs_sarg call(B *b, T *t, const rs_inst *in, const char *name, size_t nl, 
     snprintf(nm, sizeof nm, "%c%s", op[8] == 's' ? 'i' : op[8], a[2].val ? "min" : "max");
     return rs_sem_mk(b, nm, a, 2, width);
   }
+  /* -0 + x, or x + -0 (sm_75 prints HADD2.F32 R158, R120.H0_H0, -RZ.H0_H0) */
   if (!strcmp(op, "@h2f") && na == 2 && num(a[0]) && (a[0].val & 0x7fffffff) == 0) return rs_sem_mk(b, "h2f", &a[1], 1, 1);
+  if (!strcmp(op, "@h2f") && na == 2 && num(a[1]) && (a[1].val & 0x7fffffff) == 0) return rs_sem_mk(b, "h2f", &a[0], 1, 1);
   if (!strcmp(op, "@hconst") && na == 4 && num(a[0]) && (a[0].val & 0x7fff) == 0 && is_const(a[1], 0) && num(a[2]) && num(a[3]))
     return rs_sem_leaf_const(((a[2].val & 0xffff) << 16) | (a[3].val & 0xffff));
   if (!strcmp(op, "@param") && na == 1) return a[0];

@@ -91,15 +91,37 @@ static bool reads_cmp(const B *b, rs_sarg a) {
 
 /* The 32-bit multiply-by-constant node a use reads, when its one reaching def is that whole node;
  * else NULL. */
-static const rs_snode *mul_through(const B *b, rs_sarg x) {
+static const rs_snode *op_through(const B *b, rs_sarg x, const char *op) {
+  if (x.kind == RS_SA_NODE) {
+    const rs_snode *n = &b->g->nodes[x.idx];
+    return !n->leaf && n->op == hs(op) && n->width == 1 && !n->acomm && !n->phi ? n : NULL;
+  }
   if (x.kind != RS_SA_USE) return NULL;
   const rs_suse *u = &b->g->uses[x.idx];
   if (u->w != 1 || u->res[1] - u->res[0] != 1) return NULL;
   const rs_ssite *st = &b->g->sites[b->g->ress[u->res[0]]];
   if (st->node == UINT32_MAX || st->part != 0) return NULL;
   const rs_snode *n = &b->g->nodes[st->node];
-  if (n->leaf || n->op != hs("mul") || n->na != 2 || n->width != 1 || n->acomm) return NULL;
+  if (n->leaf || n->op != hs(op) || n->width != 1 || n->acomm || n->phi) return NULL;
   return n;
+}
+
+static const rs_snode *mul_through(const B *b, rs_sarg x) {
+  const rs_snode *n = op_through(b, x, "mul");
+  return n && n->na == 2 ? n : NULL;
+}
+
+/* x * c as a node, x * c2 folded into x * (c*c2). */
+static rs_sarg mul_const(B *b, rs_sarg x, uint64_t c) {
+  if (num(x)) return rs_sem_leaf_const((uint32_t)(x.val * c));
+  const rs_snode *in = mul_through(b, x);
+  for (int j = 0; in && j < 2; j++)
+    if (num(in->a[j]) && !num(in->a[1 - j])) {
+      rs_sarg m[2] = {in->a[1 - j], rs_sem_leaf_const((uint32_t)(c * in->a[j].val))};
+      return rs_sem_node(b, "mul", 0, m, 2, 1);
+    }
+  rs_sarg m[2] = {x, rs_sem_leaf_const((uint32_t)c)};
+  return rs_sem_node(b, "mul", 0, m, 2, 1);
 }
 
 /* op(args) after the rules; width is the value's units. */
@@ -126,6 +148,18 @@ rs_sarg rs_sem_mk(B *b, const char *op, rs_sarg *a, unsigned na, unsigned width)
     if (is_const(a[0], 1)) return a[1];
     if (is_const(a[1], 1)) return a[0];
     if (num(a[0]) && num(a[1])) return rs_sem_leaf_const((uint32_t)(a[0].val * a[1].val));
+    /* (x + y) * c through a register is x*c + y*c: ptxas factors (%r44*48 + %r46*2) into
+     * IMAD R101, R11, 0x18, R10 ; IMAD.SHL.U32 R101, R101, 0x2 (wmma's shared tile address) */
+    for (int k = 0; k < 2 && width == 1; k++) {
+      const rs_snode *ad = num(a[k]) ? op_through(b, a[1 - k], "add") : NULL;
+      if (!ad || ad->na < 2 || ad->na > 3 || a[k].val < 2) continue;
+      bool factored = false; /* only a factored sum (a term of it a multiple) is distributed */
+      for (unsigned i = 0; i < ad->na; i++) factored |= mul_through(b, ad->a[i]) != NULL;
+      if (!factored) continue;
+      rs_sarg t[3];
+      for (unsigned i = 0; i < ad->na; i++) t[i] = mul_const(b, ad->a[i], a[k].val);
+      return rs_sem_mk(b, "add", t, ad->na, 1);
+    }
     /* (x * c2) * c through a register is x * (c * c2): ptxas folds `shl %r12, %r2, 1` then
      * `shl %r237, %r12, 7` into one shift by 8 (LEA R129, R159, UR7, 0x8) */
     for (int k = 0; k < 2 && width == 1; k++) {

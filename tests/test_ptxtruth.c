@@ -287,7 +287,9 @@ static void test_partial(void) {
   /* mul.wide.s32 with both factors extended (their order no longer matters): 93 labelled before */
   LBL(&r, "%rd19", "R[48:49]"); /* LEA R48, P1, R4, c[0x0][0x168], 0x4 + LEA.HI.X R49 ... */
   LBL(&r, "%f109", "R16");     /* LDG.E.128.CONSTANT R16, desc[UR4][R48.64] */
-  CHECKF(r.ok && !r.t.map && r.t.labelled == 198, "gemv sm_89 (pinned): %u labelled", r.ok ? r.t.labelled : 0);
+  /* a factored sum distributed back: (a*k + b)*16 = a*16k + b*16 (198 labelled before) */
+  LBL(&r, "%f345", "R16");     /* LDG.E.128.CONSTANT R16, desc[UR8][R36.64], R36 = IMAD.WIDE R36, R3, R36(0x10), c[0x0][0x160] */
+  CHECKF(r.ok && !r.t.map && r.t.labelled == 208, "gemv sm_89 (pinned): %u labelled", r.ok ? r.t.labelled : 0);
   run_close(&r);
   /* conv2d: setp + and.pred fused into ISETP's combining predicate (ISETP.AND -> pand, a negated
    * compare read through its register is the compare: compares are kept up to negation) */

@@ -154,7 +154,12 @@ rs_sarg rs_sem_mk(B *b, const char *op, rs_sarg *a, unsigned na, unsigned width)
       const rs_snode *ad = num(a[k]) ? op_through(b, a[1 - k], "add") : NULL;
       if (!ad || ad->na < 2 || ad->na > 3 || a[k].val < 2) continue;
       bool factored = false; /* only a factored sum (a term of it a multiple) is distributed */
-      for (unsigned i = 0; i < ad->na; i++) factored |= mul_through(b, ad->a[i]) != NULL;
+      bool plain = true; /* every term a multiple, a register or a constant (no negation: a - b) */
+      for (unsigned i = 0; i < ad->na; i++) {
+        factored |= mul_through(b, ad->a[i]) != NULL;
+        plain &= ad->a[i].kind != RS_SA_NODE || mul_through(b, ad->a[i]) != NULL;
+      }
+      if (!plain) continue;
       if (!factored) continue;
       rs_sarg t[3];
       for (unsigned i = 0; i < ad->na; i++) t[i] = mul_const(b, ad->a[i], a[k].val);

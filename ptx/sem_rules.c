@@ -142,6 +142,18 @@ rs_sarg rs_sem_mk(B *b, const char *op, rs_sarg *a, unsigned na, unsigned width)
     if (k == 1) return a[0];
     if (k == 2 && !strcmp(op, "add") && num(a[0]) && num(a[1])) return rs_sem_leaf_const((uint32_t)(a[0].val + a[1].val));
     na = k;
+    /* (x + c) + y through a register is (x + y) + c, and (x + c) + c2 is x + (c + c2): the
+     * constant outermost, as ptxas fuses max(tid,768) + 255 - tid into IADD3 R, -R, 0xff, R76 */
+    for (int j = 0; j < 2 && na == 2 && width == 1 && !strcmp(op, "add"); j++) {
+      const rs_snode *in = op_through(b, a[j], "add");
+      if (!in || in->na != 2 || num(a[1 - j])) continue;
+      for (int c = 0; c < 2; c++)
+        if (num(in->a[c]) && !num(in->a[1 - c])) {
+          rs_sarg xy[2] = {in->a[1 - c], a[1 - j]};
+          rs_sarg s2[2] = {rs_sem_mk(b, "add", xy, 2, 1), in->a[c]};
+          return rs_sem_node(b, op, 0, s2, 2, 1);
+        }
+    }
   }
   if (!strcmp(op, "mul") && na == 2) {
     if (is_const(a[0], 0) || is_const(a[1], 0)) return rs_sem_leaf_const(0);

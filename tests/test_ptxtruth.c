@@ -270,7 +270,10 @@ static void test_partial(void) {
   LBL(&r, "%f100", "R8");      /* LDG.E R8, desc[UR8][R4.64+0x4] */
   /* 159 before the loads as 32-bit units / addresses as terms + constant and mul.lo.s64 as four
    * instructions (issue 39) */
-  CHECKF(r.ok && !r.t.map && r.t.labelled == 240 && r.t.nvalues == 435, "sgemm sm_89 (pinned): %u of %u labelled",
+  /* (x + c) + y as (x + y) + c: the loop's trip count max(tid, 0) + 255 - tid is one IADD3 (240 before) */
+  LBL(&r, "%r77", "R19");      /* IADD3 R19, -R2, 0xff, R19   (max.s32 + 255, then sub.s32 tid) */
+  LBL(&r, "%p6", "P0");        /* ISETP.GE.U32.AND P0, PT, R19, 0x300, PT   (setp.lt.u32 %r77, 768, negated) */
+  CHECKF(r.ok && !r.t.map && r.t.labelled == 246 && r.t.nvalues == 435, "sgemm sm_89 (pinned): %u of %u labelled",
          r.t.labelled, r.t.nvalues);
   CHECKF(r.ok && strstr(r.t.m.unknown, "IADD3 x3"), "sgemm: %s", r.t.m.unknown); /* IADD3 R, P, P, ... */
   run_close(&r);

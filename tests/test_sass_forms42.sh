@@ -78,7 +78,9 @@ C=tests/fixtures/sass/plr/collall.sm_90.sass
 check "$C: WARPSYNC.COLLECTIVE.ALL read, pinned identical (rc $rp), free valid (rc $rf)" \
   "grep -q 'WARPSYNC.COLLECTIVE.ALL' '$C' && [[ $rp == 0 && $rf == 0 ]] && grep -q 'cgsum: identical (' '$T/p' && grep -q 'contributor sets equivalent.*verifier: pass' '$T/f'"
 nd="${NVDISASM:-$(command -v nvdisasm || echo /opt/nvidia-cuda-11.8/usr/bin/nvdisasm)}"
-if [[ -x "$nd" ]]; then
+if [[ -n "${RS_TEST_QUICK:-}" ]]; then # the sanitizer phase: the committed listing's checks above suffice
+  echo "test_sass_forms42: part 3 (corpus disasm of calls42.sm_90.cubin) left out under RS_TEST_QUICK"
+elif [[ -x "$nd" ]]; then
   "$CLI" corpus disasm tests/fixtures/sass/plr/calls42.sm_90.cubin --nvdisasm "$nd" -o "$T/c90.sass" >/dev/null 2>&1
   check "corpus disasm calls42.sm_90.cubin: the committed listing" "cmp -s '$T/c90.sass' '$L'"
 else

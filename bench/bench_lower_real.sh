@@ -75,7 +75,8 @@ for d in "${dirs[@]}"; do
       fre=$(sed -n 's/^lower: .* re-encoded ([0-9]* register fields) in \([0-9]*\) functions.*/\1/p' "$tmp/free.out" | head -1)
       # the kept functions' reasons, by class, for the summary
       sed -n 's/^kept: [^:]*: ptxas.s code and register count: //p' "$tmp/free.out" |
-        sed -e 's/^\/\*[0-9a-f]*\*\/: //' -e 's/^\([0-9]* scoreboard hazards\?\).*/scoreboard hazard/' -e 's/, nor does.*//' -e 's/ (sm_[0-9]*, .*//' |
+        sed -e 's/^\/\*[0-9a-f]*\*\/: //' -e 's/^\([0-9]* scoreboard hazards\?\).*/scoreboard hazard/' -e 's/, nor does.*//' -e 's/ (sm_[0-9]*, .*//' \
+          -e 's/^\(refused by the front end ([^)]*)\).*/\1/' |
         sed "s/^/$lib $arch: /" >>"$tmp/kept"
       read -r xi xm <<<"$(sed -n 's/.*crosscheck (nvdisasm): [0-9]* functions, \([0-9]*\) instructions, \([0-9]*\) mismatches.*/\1 \2/p' "$tmp/free.out" | head -1)"
     fi

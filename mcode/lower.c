@@ -125,9 +125,12 @@ int rs_sass_hazards_listing(const rs_cubin *c, const char *listing, const char *
 
 int rs_mc_crosscheck(const rs_mc *mc, const char *nvd, const char *written, const char *intended,
                      const uint32_t *regcount, rs_crosscheck_stats *x, rs_err *e) {
-  rs_nvdisasm nd;
-  if (rs_nvdisasm_open(nvd, &nd, e)) return -1;
-  return rs_sass_crosscheck_loaded(&nd, written, &mc->cub, mc->cubin_path, mc->name, intended, regcount, x, e);
+  rs_nvdisasm nd; /* the one mc found (its --version run once), unless another is named */
+  if (mc->have_nd && (!nvd || !strcmp(nvd, mc->nd.path))) nd = mc->nd;
+  else if (rs_nvdisasm_open(nvd, &nd, e)) return -1;
+  /* the original's -lrm output from the load when that was the same nvdisasm's */
+  const char *full = !strcmp(nd.path, mc->nd.path) ? mc->orig_full : NULL;
+  return rs_sass_crosscheck_full(&nd, written, &mc->cub, mc->cubin_path, mc->name, full, intended, regcount, x, e);
 }
 
 int rs_mc_lower(const rs_mc *mc, const char *next, const rs_module *relift, const rs_mc_lower_opts *o,
@@ -199,7 +202,8 @@ int rs_mc_lower(const rs_mc *mc, const char *next, const rs_module *relift, cons
         snprintf(r->hazard, sizeof r->hazard, "%s", sst.first_hazard);
       }
     } else {
-      rs_lower_opts lo = {.keep_refused = o->keep_refused, .keep = keep, .probe_only = o->probe_only};
+      rs_lower_opts lo = {.keep_refused = o->keep_refused, .keep = keep, .probe_only = o->probe_only,
+                          .nd = mc->have_nd ? &mc->nd : NULL};
       rc = rs_sass_lower_opts(&c, mc->m->text, next, r->regcount, name, &lo, &r->st, e);
     }
     r->ms = (rs_now() - t0) * 1e3;

@@ -54,7 +54,8 @@ void rs_exec_mark(const rs_func *f, rs_inst *in, const char *opcode) {
   }
   if (!flag && n > 4 && (!strcmp(opcode + n - 4, "_dpp") || strstr(opcode, "_dpp_") || strstr(opcode, "_DPP")))
     flag = RS_I_CROSSLANE;
-  const rs_operand *ops = &f->ops[in->first_op];
+  /* an instruction without operands may come from a function whose ops array is still NULL */
+  const rs_operand *ops = in->nops ? &f->ops[in->first_op] : NULL;
   bool writes_exec = false, exec_explicit = false;
   for (uint32_t k = 0; k < in->nops; k++)
     if ((ops[k].flags & RS_F_DEF) && names_exec(f, &ops[k])) {

@@ -12,20 +12,9 @@
 #  - each postsplit truth emitted through its llc: MachineVerifier ok, counts equal.
 # Skipped (77) without clang-16/22, llc-16/22 or rocm-device-libs.
 set -euo pipefail
-export ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" # Open MPI's plugins leak at exit: see test_sweep.sh
-bin=$(realpath "$1")
-for t in clang-16 llc-16 clang-22 llc-22 llvm-dis-22 llvm-as-22 llvm-cxxfilt-22 python3; do
-  command -v $t >/dev/null || { echo "SKIP: $t missing"; exit 77; }
-done
-ls /usr/lib/*/amdgcn/bitcode/opencl.bc >/dev/null 2>&1 || { echo "SKIP: rocm-device-libs missing"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-check() { if eval "$1"; then :; else echo "FAIL: $2"; fail=$((fail + 1)); fi; }
-C="$tmp/C.h5"
-"$bin" corpus import --out "$C" tests/fixtures/simt/simt.tsv --family simt -j2 > "$tmp/import.log" 2>&1 ||
-  { cat "$tmp/import.log"; exit 1; }
-tail -2 "$tmp/import.log"
+source "$(dirname "$0")/real_amd.sh"
+real_setup "$1" clang-16 llc-16 clang-22 llc-22 llvm-dis-22 llvm-as-22 llvm-cxxfilt-22 python3
+real_import tests/fixtures/simt/simt.tsv simt
 "$bin" corpus list "$C" > "$tmp/list"
 check 'grep -q "2 kernels -> 8 instances" "$tmp/import.log"' "8 instances from 2 kernels"
 check 'grep -q "8 with ground truth, 0 build failures, 0 prera truths split by LLVM, 0 truths inconsistent" "$tmp/import.log"' \
@@ -53,15 +42,6 @@ if [ "${#both[@]}" -eq 2 ]; then
     "mutant ${both[1]} on ${both[0]}'s register rejected as dataflow by both ($(head -4 "$tmp/mutant.log" | tr '\n' ' '))"
 fi
 
-n=0
-while IFS= read -r id; do
-  if "$bin" emit --corpus "$C" --instance "$id" truth -o "$tmp/e.s" > "$tmp/e.log" 2>&1 &&
-    grep -q "MachineVerifier ok" "$tmp/e.log" && grep -q "counts vs verifier: equal" "$tmp/e.log"; then
-    n=$((n + 1))
-  else
-    echo "FAIL: emit $id: $(tail -2 "$tmp/e.log")"; fail=$((fail + 1))
-  fi
-done < <(awk -F'\t' '$1 ~ /\/postsplit$/ {print $1}' "$tmp/list")
-check '[ "$n" -eq 4 ]' "4 postsplit truths emitted, counts equal ($n)"
+real_emit_postsplit "$tmp/list" 4
 [ "$fail" -eq 0 ] && echo "test_real_simt: 8/8 exact truths, 0 inconsistent, oracle clean, both-sides mutant rejected, 4/4 emitted"
 exit $((fail > 0))

@@ -461,8 +461,8 @@ void rs_live_seg_step_back(const rs_live *l, const rs_lseg *g, uint32_t k, rs_wo
 /* Per-lane slots on the lanes' paths (lanemask.c): reaching definitions forward and liveness
  * backward over the segments, a segment's instructions counting only where the lane is active;
  * the other slots at each point are the wave's (a copy into a wave value reads the per-lane
- * source wherever the wave needs the copy). Then each block's sets take, for the per-lane slots,
- * the union of its segments'. */
+ * source wherever the wave needs the copy). The blocks' own sets stay those of the wave's CFG
+ * with the if/else rule (simt.c): what other readers compare with LLVM's block live-ins. */
 static void seg_solve(rs_live *l) {
   const rs_func *f = l->f;
   size_t W = l->words, NG = l->nsegs;
@@ -514,22 +514,6 @@ static void seg_solve(rs_live *l) {
       if (memcmp(lane, l->sin + g * W, W * sizeof *lane)) memcpy(l->sin + g * W, lane, W * sizeof *lane), changed = true;
     }
   }
-  /* the blocks' sets: the wave's other slots, the union of the segments' per-lane ones */
-  size_t NB = f->nblocks;
-  rs_word *u = rs_xcalloc(4 * NB * W + 1, sizeof(rs_word));
-  for (size_t g = 0; g < NG; g++) {
-    const rs_lseg *sg = &l->segs[g];
-    size_t b = sg->block;
-    for (size_t w = 0; w < W; w++) {
-      if (sg->first == 0) u[(0 * NB + b) * W + w] |= l->sin[g * W + w], u[(2 * NB + b) * W + w] |= l->sdin[g * W + w];
-      if (sg->end == f->blocks[b].ninsts)
-        u[(1 * NB + b) * W + w] |= l->sout[g * W + w], u[(3 * NB + b) * W + w] |= l->sdout[g * W + w];
-    }
-  }
-  rs_word *sets[4] = {l->in, l->out, l->defin, l->defout};
-  for (size_t k = 0; k < 4; k++)
-    for (size_t i = 0; i < NB * W; i++) sets[k][i] = (sets[k][i] & ~lw[i % W]) | u[k * NB * W + i];
-  free(u);
   free(wend);
   free(tmp);
   free(wave);
@@ -546,12 +530,9 @@ rs_live *rs_live_compute(const rs_func *f, rs_err *e) {
    * the lanes' CFG (simt.c) */
   if (f->tgt->simt_exclusions) {
     rs_simt_find(l);
-    /* each lane's own paths under its EXEC and mask bits (lanemask.c), which subsume the
-     * if/else rule; the rule stays where the lanes' states are too many */
-    if (rs_lanemask_build(l, getenv("RS_LM_CAP") ? (uint32_t)atoi(getenv("RS_LM_CAP")) : 32 * f->nblocks + 1024)) {
-      for (uint32_t i = 0; i < l->nsplits; i++) free(l->splits[i].inside);
-      l->nsplits = 0;
-    }
+    /* each lane's own paths under its EXEC and mask bits (lanemask.c): problem.c's per-lane
+     * interference where built (the if/else rule where the lanes' states are too many) */
+    rs_lanemask_build(l, 32 * f->nblocks + 1024);
   }
   size_t W = l->words, NN = f->nblocks + l->nsplits;
   l->in = rs_xcalloc(NN * W + 1, sizeof(rs_word));

@@ -52,9 +52,9 @@ typedef struct rs_live {
   uint32_t nsplits, capsplits;
   rs_word *lanewise;       /* slots of per-lane (vector) registers but those cross-lane
                             * instructions touch (simt.c) */
-  rs_lseg *segs;           /* the lanes' paths (lanemask.c); when built, no splits: per-lane
-                            * slots follow them (sin/sout/sdin/sdout per segment, those slots only),
-                            * and a block's in/out/defin/defout hold the union of its segments' */
+  rs_lseg *segs;           /* the lanes' paths (lanemask.c), when built: liveness and reaching
+                            * definitions of the per-lane slots per segment (sin/sout/sdin/sdout,
+                            * those slots only); problem.c's interference follows them */
   uint32_t nsegs, *segsucc;
   rs_word *segact;
   rs_word *sin, *sout, *sdin, *sdout;

@@ -286,8 +286,9 @@ static void walk_inst(B *b, uint32_t bi, uint32_t ii, const rs_word *live, const
     }
   if (!any_def) return;
   pressure(b, eff);
-  /* a write that ignores EXEC inside a split if/else reaches the other side's lanes (simt.c) */
-  if ((in->flags & RS_I_LANEWRITE) && l->nsplits) rs_simt_lanewrite_meets(l, bi, eff);
+  /* a write that ignores EXEC inside a split if/else reaches the other side's lanes (simt.c);
+   * on the lanes' paths each lane's state there is a segment of its own, walked apart */
+  if ((in->flags & RS_I_LANEWRITE) && l->nsplits && !l->nsegs) rs_simt_lanewrite_meets(l, bi, eff);
   uint32_t gathered = 0; /* files of the current gather + 1 bit for "with physical" */
   bool gathered_phys = false;
   for (uint32_t o = 0; o < in->nops; o++) {

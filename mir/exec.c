@@ -13,7 +13,8 @@
  * and analysis/simt.c leaves any if/else containing one alone. Cross-lane instructions read
  * registers of other lanes (V_READLANE, DPP, permutes, swizzles: RS_I_CROSSLANE), and some write
  * lanes whatever their EXEC bit (V_WRITELANE, DS_PERMUTE: also RS_I_LANEWRITE); simt.c keeps their
- * registers on the wave's CFG.
+ * registers on the wave's CFG. Matrix instructions (MFMA, WMMA) read every lane's operands:
+ * cross-lane too.
  *
  * Scalar lane-mask instructions also get their per-lane meaning (enum rs_maskop, the second
  * table) for analysis/lanemask.c, which follows each lane's bit of EXEC and of the SGPR masks
@@ -43,6 +44,9 @@ static const struct {
     {"V_MOV_B32_dpp", RS_I_CROSSLANE, true},           {"V_MOV_B64_dpp", RS_I_CROSSLANE, true},
     {"V_MOV_B64_DPP_PSEUDO", RS_I_CROSSLANE, true},    {"V_SET_INACTIVE", RS_I_CROSSLANE | RS_I_LANEWRITE, true},
     {"WAVE_REDUCE", RS_I_CROSSLANE, true},
+    /* matrix instructions read the operands of every lane of the wave */
+    {"V_MFMA_", RS_I_CROSSLANE, true},                 {"V_SMFMAC_", RS_I_CROSSLANE, true},
+    {"V_WMMA_", RS_I_CROSSLANE, true},                 {"V_SWMMAC_", RS_I_CROSSLANE, true},
 };
 
 /* Per lane bit: the wave-sized scalar forms (the width checked in mask_op). */

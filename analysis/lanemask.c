@@ -34,8 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAXK 62          /* tracked registers: bits 0..61 of a state; bit 63 is EXEC */
-#define EBIT (1ull << 63)
+#define MAXK 62 /* tracked registers (bits of a 64-bit liveness mask) */
 
 typedef struct {
   uint8_t kind;
@@ -43,10 +42,14 @@ typedef struct {
   rs_lanes lanes;
 } treg;
 
-/* A lane's state: bit j of v is its bit of tracked register j unless bit j of u says unknown;
- * bit 63 of v is its EXEC bit (never unknown: the lane's path forks instead). */
+/* A lane's state: its EXEC bit (never unknown: the lane's path forks instead) and its bit of
+ * each tracked register as a literal: 0, 1, or a symbol x_k (2 + 2k) or its negation (3 + 2k),
+ * an unknown bit. Registers holding the same symbol hold the same bit: an if's mask and its
+ * else mask (`S_XOR %m, %saved`) stay exact complements, and the fork where EXEC takes x_k
+ * substitutes its value everywhere. */
 typedef struct {
-  uint64_t v, u;
+  uint8_t e;
+  uint8_t r[MAXK];
 } st;
 
 typedef struct {
@@ -136,114 +139,129 @@ static void mask_liveness(M *m) {
   }
 }
 
-static uint64_t hkey(uint32_t b, uint32_t first, st s) {
-  uint64_t h = s.v * 0x9E3779B97F4A7C15ull ^ s.u * 0xD6E8FEB86659FD93ull ^ ((uint64_t)b << 32 | first) * 0xC2B2AE3D27D4EB4Full;
+static uint64_t hkey(uint32_t b, uint32_t first, const st *s, uint32_t k) {
+  uint64_t h = ((uint64_t)b << 32 | first) * 0xC2B2AE3D27D4EB4Full ^ s->e;
+  for (uint32_t j = 0; j < k; j++) h = (h ^ s->r[j]) * 0x100000001B3ull;
   return h ^ (h >> 29);
 }
 
+static bool same(const st *a, const st *b, uint32_t k) { return a->e == b->e && !memcmp(a->r, b->r, k); }
+
 /* The segment (block b from instruction first, entry state s), created (and queued) if new;
  * UINT32_MAX past the cap. */
-static uint32_t seg_of(M *m, uint32_t b, uint32_t first, st s) {
+static uint32_t seg_of(M *m, uint32_t b, uint32_t first, const st *s) {
   if (m->nsegs * 2 + 2 > m->hcap) { /* rehash */
     uint32_t nc = m->hcap ? m->hcap * 2 : 1024;
     free(m->hash);
     m->hash = rs_xcalloc(nc, sizeof *m->hash);
     m->hcap = nc;
     for (uint32_t g = 0; g < m->nsegs; g++) {
-      uint32_t h = (uint32_t)(hkey(m->segs[g].block, m->segs[g].first, m->skey[g]) & (nc - 1));
+      uint32_t h = (uint32_t)(hkey(m->segs[g].block, m->segs[g].first, &m->skey[g], m->k) & (nc - 1));
       while (m->hash[h]) h = (h + 1) & (nc - 1);
       m->hash[h] = g + 1;
     }
   }
-  uint32_t h = (uint32_t)(hkey(b, first, s) & (m->hcap - 1));
+  uint32_t h = (uint32_t)(hkey(b, first, s, m->k) & (m->hcap - 1));
   for (; m->hash[h]; h = (h + 1) & (m->hcap - 1)) {
     uint32_t g = m->hash[h] - 1;
-    if (m->segs[g].block == b && m->segs[g].first == first && m->skey[g].v == s.v && m->skey[g].u == s.u) return g;
+    if (m->segs[g].block == b && m->segs[g].first == first && same(&m->skey[g], s, m->k)) return g;
   }
   if (m->nsegs >= m->cap) return UINT32_MAX;
   uint32_t g = m->nsegs;
   rs_lseg sg = {b, first, first, 0, 0, 0};
   RS_PUSH(m->segs, m->nsegs, m->capsegs, sg);
   rs_grow((void **)&m->skey, sizeof *m->skey, &m->capskey, m->nsegs);
-  m->skey[g] = s;
+  m->skey[g] = *s;
   m->hash[h] = g + 1;
   RS_PUSH(m->work, m->nwork, m->capwork, g);
   return g;
 }
 
-enum { T0 = 0, T1 = 1, TU = 2 }; /* a lane's bit: 0, 1, unknown */
+static bool is_sym(uint8_t l) { return l >= 2; }
+static uint8_t sym_of(uint8_t l) { return (uint8_t)((l - 2) >> 1); }
 
-/* Dead tracked bits (not in live) are 0: states that differ only there are one. */
-static st canon(st s, uint64_t live) {
-  s.v &= live | EBIT;
-  s.u &= live;
-  return s;
-}
-
-/* The bit an operand holds in state s: EXEC, a tracked register; -1 for anything else. */
-static int get(const M *m, st s, const rs_operand *op, int *j) {
-  *j = -1;
-  if (!op) return -1;
-  if (op->flags & RS_F_EXEC) return (s.v & EBIT) ? T1 : T0;
-  if (!reg_op(op) || (*j = find_t(m, op)) < 0) return -1;
-  return (s.u >> *j & 1) ? TU : (int)(s.v >> *j & 1);
-}
-
-static void put(st *s, int j, int x) {
-  if (j < 0) return;
-  uint64_t b = 1ull << j;
-  s->u = x == TU ? s->u | b : s->u & ~b;
-  s->v = x == T1 ? s->v | b : s->v & ~b;
-}
-
-static void put_e(st *s, bool e) { s->v = e ? s->v | EBIT : s->v & ~EBIT; }
-
-static int f2(uint32_t mo, int a, int b) {
-  switch (mo) {
-  case RS_M_MOV: return a;
-  case RS_M_NOT: return !a;
-  case RS_M_AND: case RS_M_AND_SAVEEXEC: return a && b;
-  case RS_M_OR: case RS_M_OR_SAVEEXEC: return a || b;
-  case RS_M_XOR: return a != b;
-  case RS_M_ANDN2: return a && !b;
-  case RS_M_ORN2: return a || !b;
-  case RS_M_NAND: return !(a && b);
-  case RS_M_NOR: return !(a || b);
-  case RS_M_XNOR: return a == b;
-  default: return 0;
+/* Dead registers (not in live) hold 0 and symbols are numbered in order of first appearance:
+ * states that differ only there are one. */
+static void canon(const M *m, st *s, uint64_t live) {
+  uint8_t map[128];
+  memset(map, 0xFF, sizeof map);
+  uint8_t next = 0;
+  for (uint32_t j = 0; j < m->k; j++) {
+    if (!(live >> j & 1)) {
+      s->r[j] = 0;
+      continue;
+    }
+    if (!is_sym(s->r[j])) continue;
+    uint8_t x = sym_of(s->r[j]);
+    if (map[x] == 0xFF) map[x] = next++;
+    s->r[j] = (uint8_t)(2 + 2 * map[x] + (s->r[j] & 1));
   }
 }
 
-/* op applied to 3-valued a, b; with want >= 0, ra and rb get what a and b must be for the result
- * to be want (TU where either value fits). */
-static int eval(uint32_t mo, int a, int b, int want, int *ra, int *rb) {
-  bool seen[2] = {false, false};
-  int ca = -1, cb = -1;
-  if (b < 0) b = TU; /* one source: b is not read */
-  for (int x = 0; x < 2; x++)
-    for (int y = 0; y < 2; y++) {
-      if ((a != TU && a != x) || (b != TU && b != y)) continue;
-      int r = f2(mo, x, y);
-      seen[r] = true;
-      if (want >= 0 && r == want) {
-        ca = ca < 0 ? x : ca == x ? x : TU;
-        cb = cb < 0 ? y : cb == y ? y : TU;
-      }
-    }
-  if (ra) *ra = ca < 0 ? a : ca;
-  if (rb) *rb = cb < 0 ? b : cb;
-  return seen[0] && seen[1] ? TU : seen[1] ? T1 : T0;
+/* A symbol no register of s holds. */
+static uint8_t fresh(const M *m, const st *s) {
+  uint64_t used[2] = {0, 0};
+  for (uint32_t j = 0; j < m->k; j++)
+    if (is_sym(s->r[j])) used[sym_of(s->r[j]) >> 6] |= 1ull << (sym_of(s->r[j]) & 63);
+  uint8_t x = 0;
+  while (used[x >> 6] >> (x & 63) & 1) x++;
+  return (uint8_t)(2 + 2 * x);
 }
 
-/* One instruction in state s: the states after it into out (1, or 2 where EXEC becomes a value
- * the lane's bits do not decide: the lane's path forks). */
-static int step(const M *m, const rs_inst *in, st s, st out[2]) {
+/* Every register holding symbol x (or its negation) gets its value when x is v. */
+static void subst(const M *m, st *s, uint8_t x, bool v) {
+  for (uint32_t j = 0; j < m->k; j++)
+    if (is_sym(s->r[j]) && sym_of(s->r[j]) == x) s->r[j] = (uint8_t)(v ^ (s->r[j] & 1));
+}
+
+/* The literal an operand holds: EXEC's bit, a tracked register's literal; j gets the register. */
+static uint8_t get(const M *m, const st *s, const rs_operand *op, int *j) {
+  *j = -1;
+  if (op->flags & RS_F_EXEC) return s->e;
+  if (reg_op(op) && (*j = find_t(m, op)) >= 0) return s->r[*j];
+  return fresh(m, s);
+}
+
+static uint8_t l_and(const M *m, const st *s, uint8_t a, uint8_t b) {
+  if (!a || !b || a == (b ^ 1)) return 0;
+  if (a == 1 || a == b) return b;
+  if (b == 1) return a;
+  return fresh(m, s);
+}
+
+static uint8_t l_or(const M *m, const st *s, uint8_t a, uint8_t b) { return l_and(m, s, a ^ 1, b ^ 1) ^ 1; }
+
+static uint8_t l_xor(const M *m, const st *s, uint8_t a, uint8_t b) {
+  if (a < 2) return a ? b ^ 1 : b;
+  if (b < 2) return b ? a ^ 1 : a;
+  if (a == b || a == (b ^ 1)) return a != b;
+  return fresh(m, s);
+}
+
+static uint8_t apply(const M *m, const st *s, uint32_t mo, uint8_t a, uint8_t b) {
+  switch (mo) {
+  case RS_M_MOV: return a;
+  case RS_M_NOT: return a ^ 1;
+  case RS_M_AND: case RS_M_AND_SAVEEXEC: return l_and(m, s, a, b);
+  case RS_M_OR: case RS_M_OR_SAVEEXEC: return l_or(m, s, a, b);
+  case RS_M_XOR: return l_xor(m, s, a, b);
+  case RS_M_ANDN2: return l_and(m, s, a, b ^ 1);
+  case RS_M_ORN2: return l_or(m, s, a, b ^ 1);
+  case RS_M_NAND: return l_and(m, s, a, b) ^ 1;
+  case RS_M_NOR: return l_or(m, s, a, b) ^ 1;
+  case RS_M_XNOR: return l_xor(m, s, a, b) ^ 1;
+  default: return fresh(m, s);
+  }
+}
+
+/* One instruction in state s: the states after it into out (1, or 2 where EXEC takes an unknown
+ * bit: the lane's path forks, each side with the bit's value substituted everywhere). */
+static int step(const M *m, const rs_inst *in, const st *s, st out[2]) {
   const rs_func *f = m->f;
   uint32_t mo = maskop(in);
   const rs_operand *d = NULL, *src[2] = {NULL, NULL};
-  bool eunk = false;
-  if (mo != RS_M_NONE && mo != RS_M_EXECNZ) {
-    unsigned ns = 0;
+  unsigned ns = 0;
+  if (mo != RS_M_NONE && mo != RS_M_EXECNZ)
     for (uint32_t o = 0; o < in->nops; o++) {
       const rs_operand *op = &f->ops[in->first_op + o];
       if (mo == RS_M_VCMP) { /* its one def, explicit (e64) or implicit $vcc (e32) */
@@ -254,70 +272,70 @@ static int step(const M *m, const rs_inst *in, st s, st out[2]) {
       if (op->flags & RS_F_DEF) d = op;
       else if (ns < 2) src[ns++] = op;
     }
-  }
-  int ja = -1, jb = -1, jd = -1;
-  int a = get(m, s, src[0], &ja), b = get(m, s, src[1], &jb);
-  bool e = (s.v & EBIT) != 0;
-  st t = s;
-  int n = 1;
-  if (d && mo == RS_M_VCMP) {
-    get(m, s, d, &jd);
-    put(&t, jd, e ? TU : T0); /* a compare writes 0 to an inactive lane's bit */
-  } else if (d && (mo == RS_M_ZERO || mo == RS_M_ONES)) {
-    if (d->flags & RS_F_EXEC) put_e(&t, mo == RS_M_ONES);
-    else get(m, s, d, &jd), put(&t, jd, mo == RS_M_ONES ? T1 : T0);
-  } else if (d && mo != RS_M_NONE && mo != RS_M_EXECNZ && a >= 0 && (b >= 0 || !src[1])) {
-    bool save = mo == RS_M_AND_SAVEEXEC || mo == RS_M_OR_SAVEEXEC;
-    int x = save ? (e ? T1 : T0) : a, y = save ? a : b;
-    int jx = save ? -1 : ja, jy = save ? ja : jb;
-    if (jx >= 0 && jx == jy) jy = -1; /* the same register twice: refine it once */
-    int r = eval(mo, x, y, -1, NULL, NULL);
-    bool to_exec = save || (d->flags & RS_F_EXEC);
-    if (save) get(m, s, d, &jd), put(&t, jd, e ? T1 : T0);
+  st t = *s;
+  int n = 1, jd = -1, ja = -1, jb = -1;
+  bool eunk = false, save = mo == RS_M_AND_SAVEEXEC || mo == RS_M_OR_SAVEEXEC;
+  uint8_t r = 0;
+  bool to_exec = false;
+  if (d) {
+    uint8_t a = src[0] ? get(m, s, src[0], &ja) : 0, b = src[1] ? get(m, s, src[1], &jb) : 0;
+    if (mo == RS_M_VCMP) r = s->e ? fresh(m, s) : 0; /* a compare writes 0 to an inactive lane's bit */
+    else if (mo == RS_M_ZERO || mo == RS_M_ONES) r = mo == RS_M_ONES;
+    else if (save) r = s->e;
+    else r = apply(m, s, mo, a, b);
+    to_exec = (d->flags & RS_F_EXEC) != 0;
     if (!to_exec) {
-      get(m, s, d, &jd);
-      put(&t, jd, r);
-    } else if (r != TU) {
-      put_e(&t, r == T1);
-    } else { /* fork: each EXEC value, with the sources it implies */
-      out[1] = t;
-      for (int k = 0; k < 2; k++) {
-        st *z = k ? &out[1] : &t;
-        int rx, ry;
-        eval(mo, x, y, k, &rx, &ry);
-        put(z, jx, rx);
-        put(z, jy, ry);
-        put_e(z, k == 1);
-      }
-      n = 2;
+      jd = find_t(m, d);
+      if (jd >= 0) t.r[jd] = r;
     }
-  } else {
-    d = NULL;
+    if (save) { /* the old EXEC into d, then EXEC op= the source */
+      r = apply(m, &t, mo, s->e, a);
+      to_exec = true;
+    }
+    if (to_exec) {
+      if (!is_sym(r)) {
+        t.e = r;
+      } else { /* fork */
+        out[1] = t;
+        subst(m, &t, sym_of(r), (r & 1) != 0);
+        t.e = 0;
+        subst(m, &out[1], sym_of(r), !(r & 1));
+        out[1].e = 1;
+        n = 2;
+      }
+    }
   }
   /* every other def of a tracked register or of EXEC: unknown */
   for (uint32_t o = 0; o < in->nops; o++) {
     const rs_operand *op = &f->ops[in->first_op + o];
     if (!(op->flags & RS_F_DEF) || op == d || !reg_op(op)) continue;
     if (op->flags & RS_F_EXEC) {
-      /* SI_IF's save `%s = COPY $exec, implicit-def $exec` leaves the lanes alone (mir/exec.c) */
-      bool saved = d && (mo == RS_M_AND_SAVEEXEC || mo == RS_M_OR_SAVEEXEC); /* its EXEC write, modeled */
-      if (!((in->flags & RS_I_COPY) && (op->flags & RS_F_IMPLICIT)) && !saved &&
-          !(d && (d->flags & RS_F_EXEC) && op->reg == d->reg && op->lanes == d->lanes))
+      /* SI_IF's save `%s = COPY $exec, implicit-def $exec` leaves the lanes alone (mir/exec.c);
+       * a SAVEEXEC's EXEC write is modeled above */
+      if (!((in->flags & RS_I_COPY) && (op->flags & RS_F_IMPLICIT)) && !(d && save) &&
+          !(d && to_exec && op->reg == d->reg && op->lanes == d->lanes))
         eunk = true;
       continue;
     }
     for (uint32_t j = 0; j < m->k; j++)
       if (overlaps(&m->t[j], op) && (int)j != jd)
-        for (int k = 0; k < n; k++) put(k ? &out[1] : &t, (int)j, TU);
+        for (int k = 0; k < n; k++) {
+          st *z = k ? &out[1] : &t;
+          z->r[j] = fresh(m, z);
+        }
   }
   if (in->flags & RS_I_REGMASK)
-    for (int k = 0; k < n; k++) (k ? &out[1] : &t)->u |= m->k < 64 ? (1ull << m->k) - 1 : ~0ull;
+    for (int k = 0; k < n; k++)
+      for (uint32_t j = 0; j < m->k; j++) {
+        st *z = k ? &out[1] : &t;
+        z->r[j] = fresh(m, z);
+      }
   if ((in->flags & RS_I_EXEC_OTHER) && !d) eunk = true;
   out[0] = t;
   if (eunk && n == 1) {
     out[1] = t;
-    put_e(&out[0], false);
-    put_e(&out[1], true);
+    out[0].e = 0;
+    out[1].e = 1;
     n = 2;
   }
   return n;
@@ -363,14 +381,14 @@ static bool run_seg(M *m, uint32_t g) {
   int nnext = 1;
   for (; k < blk->ninsts; k++) {
     const rs_inst *in = &f->insts[blk->first_inst + k];
-    bool e = (s.v & EBIT) != 0;
+    bool e = s.e != 0;
     if (e) rs_bs_set(m->act, act + (k - first));
     else rs_bs_clr(m->act, act + (k - first));
     if (e && (in->flags & RS_I_EXEC_SKIP) && nskip < 4) skip[nskip++] = blk->first_inst + k;
     if (e && maskop(in) == RS_M_EXECNZ && only < 0) only = target_of(f, in);
-    nnext = step(m, in, s, next);
-    next[0] = canon(next[0], la[k]);
-    next[1] = canon(next[1], la[k]);
+    nnext = step(m, in, &s, next);
+    canon(m, &next[0], la[k]);
+    canon(m, &next[1], la[k]);
     if (nnext > 1) { /* fork: the rest of the block as new segments */
       end = k + 1;
       break;
@@ -384,7 +402,7 @@ static bool run_seg(M *m, uint32_t g) {
   bool ok = true;
   if (end < blk->ninsts || nnext > 1) {
     for (int i = 0; i < nnext && ok; i++) {
-      uint32_t x = seg_of(m, b, end, next[i]);
+      uint32_t x = seg_of(m, b, end, &next[i]);
       if (x == UINT32_MAX) ok = false;
       else RS_PUSH(m->succ, m->nsucc, m->capsucc, x);
     }
@@ -395,7 +413,9 @@ static bool run_seg(M *m, uint32_t g) {
       for (uint32_t j = 0; j < nskip; j++)
         if (target_of(f, &f->insts[skip[j]]) == (int32_t)c && !reached_otherwise(f, b, skip[j], c)) skipped = true;
       if (skipped || (only >= 0 && (int32_t)c != only)) continue;
-      uint32_t x = seg_of(m, c, 0, canon(s, m->lin[c]));
+      st z = s;
+      canon(m, &z, m->lin[c]);
+      uint32_t x = seg_of(m, c, 0, &z);
       if (x == UINT32_MAX) ok = false;
       else RS_PUSH(m->succ, m->nsucc, m->capsucc, x);
     }
@@ -438,14 +458,25 @@ uint32_t rs_lanemask_build(rs_live *l, uint32_t cap) {
   mask_liveness(&m);
   /* a lane enters active or not; tracked bits read before any def are unknown */
   bool ok = true;
-  for (int e = 0; e < 2 && ok; e++) ok = seg_of(&m, 0, 0, (st){e ? EBIT : 0, m.lin[0]}) != UINT32_MAX;
+  for (int e = 0; e < 2 && ok; e++) {
+    st z;
+    memset(&z, 0, sizeof z);
+    z.e = (uint8_t)e;
+    for (uint32_t j = 0; j < m.k; j++) z.r[j] = (uint8_t)(2 + 2 * j);
+    canon(&m, &z, m.lin[0]);
+    ok = seg_of(&m, 0, 0, &z) != UINT32_MAX;
+  }
   /* depth first: segments are created (and numbered) as the lanes reach them */
   while (ok && m.nwork) ok = run_seg(&m, m.work[--m.nwork]);
   if (getenv("RS_LM_DUMP")) {
     for (uint32_t j = 0; j < m.k; j++) fprintf(stderr, "t%u kind %u reg %u lanes %llx\n", j, m.t[j].kind, m.t[j].reg, (unsigned long long)m.t[j].lanes);
     uint32_t want = (uint32_t)atoi(getenv("RS_LM_DUMP"));
     for (uint32_t g = 0; g < m.nsegs; g++)
-      if (m.segs[g].block == want && m.segs[g].first == 0) fprintf(stderr, "state %016llx/%llx lin %llx\n", (unsigned long long)m.skey[g].v, (unsigned long long)m.skey[g].u, (unsigned long long)m.lin[want]);
+      if (m.segs[g].block == want && m.segs[g].first == 0) {
+        fprintf(stderr, "seg %u e %u:", g, m.skey[g].e);
+        for (uint32_t j = 0; j < m.k; j++) fprintf(stderr, " %u", m.skey[g].r[j]);
+        fprintf(stderr, "\n");
+      }
   }
   if (!ok) {
     if (getenv("RS_LM_DEBUG")) fprintf(stderr, "lanemask: k %u segs %u\n", m.k, m.nsegs);

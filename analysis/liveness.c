@@ -532,7 +532,8 @@ rs_live *rs_live_compute(const rs_func *f, rs_err *e) {
     rs_simt_find(l);
     /* each lane's own paths under its EXEC and mask bits (lanemask.c): problem.c's per-lane
      * interference where built (the if/else rule where the lanes' states are too many) */
-    rs_lanemask_build(l, 32 * f->nblocks + 1024);
+    size_t cap = ((size_t)1 << 22) / (l->words + 1); /* per-segment sets: 32 MiB each at most */
+    rs_lanemask_build(l, (uint32_t)(cap < 1024 ? 1024 : cap > 262144 ? 262144 : cap));
   }
   size_t W = l->words, NN = f->nblocks + l->nsplits;
   l->in = rs_xcalloc(NN * W + 1, sizeof(rs_word));
@@ -571,6 +572,7 @@ void rs_live_free(rs_live *l) {
   for (uint32_t i = 0; i < l->nsplits; i++) free(l->splits[i].inside);
   free(l->splits);
   free(l->lanewise);
+  free(l->vecslots);
   free(l->segs);
   free(l->segsucc);
   free(l->segact);

@@ -52,6 +52,8 @@ typedef struct rs_live {
   uint32_t nsplits, capsplits;
   rs_word *lanewise;       /* slots of per-lane (vector) registers but those cross-lane
                             * instructions touch (simt.c) */
+  rs_word *vecslots;       /* slots of the vector files, cross-lane ones too: a def there writes
+                            * only the active lanes (but RS_I_LANEWRITE's) */
   rs_lseg *segs;           /* the lanes' paths (lanemask.c), when built: liveness and reaching
                             * definitions of the per-lane slots per segment (sin/sout/sdin/sdout,
                             * those slots only); problem.c's interference follows them */

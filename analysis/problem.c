@@ -263,13 +263,16 @@ static void walk_inst(B *b, uint32_t bi, uint32_t ii, const rs_word *live, const
   const rs_live *l = b->l;
   uint32_t W = l->words;
   const rs_inst *in = &f->insts[ii];
+  /* a lane that does not run it: its vector defs write nothing there, cross-lane values too
+   * (they write the active lanes only; a write that ignores EXEC writes any lane) */
+  const rs_word *skip = lane_defs ? NULL : (in->flags & RS_I_LANEWRITE) ? l->lanewise : l->vecslots;
   bool any_def = false, early = false, idef = implicit_def(f, in);
   for (uint32_t w = 0; w < W; w++) eff[w] = live[w] & defd[w];
   for (uint32_t o = 0; o < in->nops; o++) {
     const rs_operand *op = &f->ops[in->first_op + o];
     if (!(op->flags & RS_F_DEF)) continue;
     uint32_t s = rs_live_op_slot(l, op);
-    if (s == UINT32_MAX || (!lane_defs && rs_bs_get(l->lanewise, s))) continue;
+    if (s == UINT32_MAX || (skip && rs_bs_get(skip, s))) continue;
     any_def = true;
     early |= (op->flags & RS_F_EARLY) != 0;
     rs_bs_or_bits(eff, s, def_lanes(l, op, live, idef));
@@ -282,7 +285,7 @@ static void walk_inst(B *b, uint32_t bi, uint32_t ii, const rs_word *live, const
       uint32_t oi = in->first_op + o;
       uint32_t s = rs_live_op_slot(l, &f->ops[oi]);
       rs_lanes u = l->use[oi] & ~l->uundef[oi];
-      if (u && s != UINT32_MAX && (lane_defs || !rs_bs_get(l->lanewise, s))) rs_bs_or_bits(eff, s, u);
+      if (u && s != UINT32_MAX && (!skip || !rs_bs_get(skip, s))) rs_bs_or_bits(eff, s, u);
     }
   if (!any_def) return;
   pressure(b, eff);
@@ -294,7 +297,7 @@ static void walk_inst(B *b, uint32_t bi, uint32_t ii, const rs_word *live, const
   for (uint32_t o = 0; o < in->nops; o++) {
     const rs_operand *op = &f->ops[in->first_op + o];
     uint32_t s = rs_live_op_slot(l, op);
-    if (!(op->flags & RS_F_DEF) || s == UINT32_MAX || (!lane_defs && rs_bs_get(l->lanewise, s))) continue;
+    if (!(op->flags & RS_F_DEF) || s == UINT32_MAX || (skip && rs_bs_get(skip, s))) continue;
     uint32_t files = def_files(b, op);
     bool phys = op->kind == RS_OP_VREG;
     if (!gathered || files != gathered || phys != gathered_phys) {

@@ -34,7 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAXK 62 /* tracked registers (bits of a 64-bit liveness mask) */
+#define MAXK 126 /* tracked registers (literals 2 + 2k + 1 fit a byte) */
 
 typedef struct {
   uint8_t kind;
@@ -52,11 +52,23 @@ typedef struct {
   uint8_t r[MAXK];
 } st;
 
+/* A set of tracked registers. */
+typedef struct {
+  uint64_t w[2];
+} km;
+
+static bool km_has(km a, uint32_t j) { return a.w[j >> 6] >> (j & 63) & 1; }
+static void km_set(km *a, uint32_t j) { a->w[j >> 6] |= 1ull << (j & 63); }
+static km km_or(km a, km b) { return (km){{a.w[0] | b.w[0], a.w[1] | b.w[1]}}; }
+static km km_andnot(km a, km b) { return (km){{a.w[0] & ~b.w[0], a.w[1] & ~b.w[1]}}; }
+static bool km_eq(km a, km b) { return a.w[0] == b.w[0] && a.w[1] == b.w[1]; }
+
 typedef struct {
   const rs_func *f;
   treg t[MAXK];
   uint32_t k;
-  uint64_t *lin, *lout; /* per block: tracked registers a mask instruction may still read */
+  km *lin, *lout; /* per block: tracked registers a mask instruction may still read */
+  km *la;         /* per instruction: the same after it */
   /* the segment table */
   rs_lseg *segs;
   uint32_t nsegs, capsegs;
@@ -90,20 +102,20 @@ static bool overlaps(const treg *t, const rs_operand *op) {
 }
 
 /* Tracked registers a mask instruction reads (its explicit sources). */
-static uint64_t mask_uses(const M *m, const rs_inst *in) {
-  uint64_t u = 0;
-  if (maskop(in) == RS_M_NONE || maskop(in) == RS_M_EXECNZ) return 0;
+static km mask_uses(const M *m, const rs_inst *in) {
+  km u = {{0, 0}};
+  if (maskop(in) == RS_M_NONE || maskop(in) == RS_M_EXECNZ) return u;
   for (uint32_t o = 0; o < in->nops; o++) {
     const rs_operand *op = &m->f->ops[in->first_op + o];
     int j = (op->flags & (RS_F_DEF | RS_F_IMPLICIT | RS_F_EXEC)) ? -1 : find_t(m, op);
-    if (j >= 0) u |= 1ull << j;
+    if (j >= 0) km_set(&u, (uint32_t)j);
   }
   return u;
 }
 
 /* Tracked registers the instruction writes whole (their old bit is dead before it). */
-static uint64_t full_defs(const M *m, const rs_inst *in) {
-  uint64_t d = 0;
+static km full_defs(const M *m, const rs_inst *in) {
+  km d = {{0, 0}};
   for (uint32_t o = 0; o < in->nops; o++) {
     const rs_operand *op = &m->f->ops[in->first_op + o];
     if (!(op->flags & RS_F_DEF) || (op->flags & RS_F_COND) || !reg_op(op)) continue;
@@ -113,30 +125,38 @@ static uint64_t full_defs(const M *m, const rs_inst *in) {
       if (op->kind == RS_OP_VREG ? t->reg == op->reg && (op->lanes & t->lanes) == t->lanes
                                  : op->reg <= t->reg && 2 * (t->reg - op->reg) < 64 &&
                                        ((op->lanes >> (2 * (t->reg - op->reg))) & t->lanes) == t->lanes)
-        d |= 1ull << j;
+        km_set(&d, j);
     }
   }
   return d;
 }
 
+/* Which tracked registers a mask instruction may still read: per block, then after each
+ * instruction (the block's uses and full defs computed once). */
 static void mask_liveness(M *m) {
   const rs_func *f = m->f;
+  km *use = rs_xcalloc(f->ninsts + 1, sizeof *use), *def = rs_xcalloc(f->ninsts + 1, sizeof *def);
+  for (uint32_t i = 0; i < f->ninsts; i++) use[i] = mask_uses(m, &f->insts[i]), def[i] = full_defs(m, &f->insts[i]);
   m->lin = rs_xcalloc(f->nblocks + 1, sizeof *m->lin);
   m->lout = rs_xcalloc(f->nblocks + 1, sizeof *m->lout);
+  m->la = rs_xcalloc(f->ninsts + 1, sizeof *m->la);
   for (bool changed = true; changed;) {
     changed = false;
     for (uint32_t b = f->nblocks; b-- > 0;) {
       const rs_block *blk = &f->blocks[b];
-      uint64_t live = 0;
-      for (uint32_t s = 0; s < blk->nsuccs; s++) live |= m->lin[blk->succs[s]];
+      km live = {{0, 0}};
+      for (uint32_t s = 0; s < blk->nsuccs; s++) live = km_or(live, m->lin[blk->succs[s]]);
       m->lout[b] = live;
       for (uint32_t k = blk->ninsts; k-- > 0;) {
-        const rs_inst *in = &f->insts[blk->first_inst + k];
-        live = (live & ~full_defs(m, in)) | mask_uses(m, in);
+        uint32_t i = blk->first_inst + k;
+        m->la[i] = live;
+        live = km_or(km_andnot(live, def[i]), use[i]);
       }
-      if (live != m->lin[b]) m->lin[b] = live, changed = true;
+      if (!km_eq(live, m->lin[b])) m->lin[b] = live, changed = true;
     }
   }
+  free(use);
+  free(def);
 }
 
 static uint64_t hkey(uint32_t b, uint32_t first, const st *s, uint32_t k) {
@@ -182,12 +202,12 @@ static uint8_t sym_of(uint8_t l) { return (uint8_t)((l - 2) >> 1); }
 
 /* Dead registers (not in live) hold 0 and symbols are numbered in order of first appearance:
  * states that differ only there are one. */
-static void canon(const M *m, st *s, uint64_t live) {
+static void canon(const M *m, st *s, km live) {
   uint8_t map[128];
   memset(map, 0xFF, sizeof map);
   uint8_t next = 0;
   for (uint32_t j = 0; j < m->k; j++) {
-    if (!(live >> j & 1)) {
+    if (!km_has(live, j)) {
       s->r[j] = 0;
       continue;
     }
@@ -365,13 +385,7 @@ static bool run_seg(M *m, uint32_t g) {
   const rs_func *f = m->f;
   uint32_t b = m->segs[g].block, first = m->segs[g].first;
   const rs_block *blk = &f->blocks[b];
-  /* tracked bits read later, after each instruction of the block */
-  uint64_t *la = rs_xmalloc(sizeof *la * (blk->ninsts + 1)), live = m->lout[b];
-  for (uint32_t k = blk->ninsts; k-- > 0;) {
-    la[k] = live;
-    const rs_inst *in = &f->insts[blk->first_inst + k];
-    live = (live & ~full_defs(m, in)) | mask_uses(m, in);
-  }
+  const km *la = m->la + blk->first_inst; /* tracked bits read later, after each instruction */
   st s = m->skey[g], next[2];
   uint32_t act = m->nact;
   rs_grow((void **)&m->act, sizeof *m->act, &m->capact, RS_WORDS(act + blk->ninsts + 1) + 1);
@@ -421,11 +435,11 @@ static bool run_seg(M *m, uint32_t g) {
     }
   }
   m->segs[g].nsucc = m->nsucc - m->segs[g].succ;
-  free(la);
   return ok;
 }
 
 static void free_m(M *m) {
+  free(m->la);
   free(m->lin);
   free(m->lout);
   free(m->segs);

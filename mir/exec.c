@@ -77,11 +77,14 @@ static bool names_exec(const rs_func *f, const rs_operand *op) {
 
 static bool is_imm(const rs_operand *op) { return op->kind == RS_OP_IMM; }
 
-/* Units of the wave's lane mask: those of the target's "vcc" (2 on wave64, 1 on wave32). */
+/* Units of the wave's lane mask: 2 where the target names a 64-bit "vcc" (wave64), 1 where it
+ * has only "vcc_lo" (wave32), 0 if neither. */
 static unsigned wave_units(const rs_target *t) {
+  unsigned u = 0;
   for (uint32_t i = 0; i < t->nspecials; i++)
     if (!strcmp(t->specials[i].name, "vcc")) return rs_lanes_units(t->specials[i].reg.lanes);
-  return 0;
+    else if (!strcmp(t->specials[i].name, "vcc_lo")) u = 1;
+  return u;
 }
 
 /* A register operand the wave's mask fits exactly: `units` units of scalar registers. */

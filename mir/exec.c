@@ -182,7 +182,8 @@ void rs_exec_mark(rs_func *f, rs_inst *in, const char *opcode) {
   for (uint32_t k = 0; k < in->nops; k++)
     if (names_exec(f, &f->ops[in->first_op + k])) f->ops[in->first_op + k].flags |= RS_F_EXEC;
   in->flags |= (uint32_t)(!strcmp(opcode, "S_CBRANCH_EXECNZ") ? RS_M_EXECNZ : mask_op(f, in, opcode)) << RS_I_MASKOP_SHIFT;
-  const rs_operand *ops = &f->ops[in->first_op];
+  /* an instruction without operands may come from a function whose ops array is still NULL */
+  const rs_operand *ops = in->nops ? &f->ops[in->first_op] : NULL;
   bool writes_exec = false, exec_explicit = false;
   for (uint32_t k = 0; k < in->nops; k++)
     if ((ops[k].flags & RS_F_DEF) && names_exec(f, &ops[k])) {

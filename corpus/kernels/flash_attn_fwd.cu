@@ -6,7 +6,8 @@
 // Per KV block: s = q.k*scale*log2(e); m' = max(m, max s); p = exp2(s - m');
 // l = l*exp2(m - m') + sum p; o = o*exp2(m - m') + p V.  Finally O = o / l.
 // Macros (defaults): HD (64; 32/64/96/128), BC (32), THREADS (64), RPT (1), DTYPE (half;
-//                    half|float), CAUSAL (0), UNROLL_C (2), UNROLL_D (8).
+//                    half|float), CAUSAL (0), UNROLL_C (2), UNROLL_D (8), STAT (float: the type
+//                    of m and l; double makes the 64-bit spills of tests/fixtures/sass-spills).
 #include <cuda_fp16.h>
 
 #ifndef HD
@@ -32,6 +33,9 @@
 #endif
 #ifndef UNROLL_D
 #define UNROLL_D 8
+#endif
+#ifndef STAT
+#define STAT float
 #endif
 
 #define RS_STR(x) #x
@@ -63,7 +67,8 @@ flash_attn_fwd(const DTYPE *__restrict__ Q, const DTYPE *__restrict__ K,
   for (int i = tid; i < BR * HD; i += THREADS)
     Qs[i / HD][i % HD] = Q[base + (size_t)(q0 + i / HD) * HD + i % HD];
 
-  float m[RPT], l[RPT], o[RPT][HD];
+  STAT m[RPT], l[RPT];
+  float o[RPT][HD];
 #pragma unroll
   for (int r = 0; r < RPT; ++r) {
     m[r] = -INFINITY;

@@ -147,7 +147,8 @@ static uint8_t mask_op(const rs_func *f, const rs_inst *in, const char *opcode) 
       bool exec_def = (o->flags & RS_F_DEF) && (o->flags & RS_F_EXEC);
       if ((o->flags & RS_F_DEF) && is_scc(f, o)) continue; /* implicit-def $scc */
       if (exec_def && op == RS_M_MOV && !strcmp(opcode, "COPY")) continue;
-      if (exec_def && (op == RS_M_AND_SAVEEXEC || op == RS_M_OR_SAVEEXEC) && rs_lanes_units(o->lanes) == units) continue;
+      /* SAVEEXEC's own EXEC write (`implicit-def $exec` also for the _B32 form on wave32) */
+      if (exec_def && (op == RS_M_AND_SAVEEXEC || op == RS_M_OR_SAVEEXEC)) continue;
       if (!(o->flags & RS_F_DEF) && (o->flags & RS_F_EXEC)) continue; /* implicit $exec read */
       return RS_M_NONE;
     }

@@ -30,7 +30,6 @@
  * two values interfere only where one lane holds both. Too many states (more than `cap`): no
  * graph, and the if/else rule of simt.c applies instead. */
 #include "analysis/liveness.h"
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -465,7 +464,7 @@ uint32_t rs_lanemask_build(rs_live *l, uint32_t cap) {
       if (!reg_op(op) || (op->flags & RS_F_EXEC) || ((op->flags & RS_F_IMPLICIT) && !vcmp_def) ||
           (maskop(in) == RS_M_VCMP && !vcmp_def) || find_t(&m, op) >= 0)
         continue;
-      if (m.k == MAXK) { if (getenv("RS_LM_DEBUG")) fprintf(stderr, "lanemask: K\n"); return 0; }
+      if (m.k == MAXK) return 0;
       m.t[m.k++] = (treg){op->kind, op->reg, op->lanes};
     }
   }
@@ -482,18 +481,7 @@ uint32_t rs_lanemask_build(rs_live *l, uint32_t cap) {
   }
   /* depth first: segments are created (and numbered) as the lanes reach them */
   while (ok && m.nwork) ok = run_seg(&m, m.work[--m.nwork]);
-  if (getenv("RS_LM_DUMP")) {
-    for (uint32_t j = 0; j < m.k; j++) fprintf(stderr, "t%u kind %u reg %u lanes %llx\n", j, m.t[j].kind, m.t[j].reg, (unsigned long long)m.t[j].lanes);
-    uint32_t want = (uint32_t)atoi(getenv("RS_LM_DUMP"));
-    for (uint32_t g = 0; g < m.nsegs; g++)
-      if (m.segs[g].block == want && m.segs[g].first == 0) {
-        fprintf(stderr, "seg %u e %u:", g, m.skey[g].e);
-        for (uint32_t j = 0; j < m.k; j++) fprintf(stderr, " %u", m.skey[g].r[j]);
-        fprintf(stderr, "\n");
-      }
-  }
   if (!ok) {
-    if (getenv("RS_LM_DEBUG")) fprintf(stderr, "lanemask: k %u segs %u\n", m.k, m.nsegs);
     free_m(&m);
     return 0;
   }

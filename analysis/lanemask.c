@@ -68,6 +68,7 @@ typedef struct {
   uint32_t k;
   km *lin, *lout; /* per block: tracked registers a mask instruction may still read */
   km *la;         /* per instruction: the same after it */
+  km *defb;       /* per block: tracked registers it writes */
   /* the segment table */
   rs_lseg *segs;
   uint32_t nsegs, capsegs;
@@ -139,6 +140,17 @@ static void mask_liveness(M *m) {
   m->lin = rs_xcalloc(f->nblocks + 1, sizeof *m->lin);
   m->lout = rs_xcalloc(f->nblocks + 1, sizeof *m->lout);
   m->la = rs_xcalloc(f->ninsts + 1, sizeof *m->la);
+  m->defb = rs_xcalloc(f->nblocks + 1, sizeof *m->defb);
+  for (uint32_t b = 0; b < f->nblocks; b++)
+    for (uint32_t k = 0; k < f->blocks[b].ninsts; k++) {
+      const rs_inst *in = &f->insts[f->blocks[b].first_inst + k];
+      for (uint32_t o = 0; o < in->nops; o++) {
+        const rs_operand *op = &f->ops[in->first_op + o];
+        if (!(op->flags & RS_F_DEF) || !reg_op(op)) continue;
+        for (uint32_t j = 0; j < m->k; j++)
+          if (overlaps(&m->t[j], op)) km_set(&m->defb[b], j);
+      }
+    }
   for (bool changed = true; changed;) {
     changed = false;
     for (uint32_t b = f->nblocks; b-- > 0;) {
@@ -159,8 +171,10 @@ static void mask_liveness(M *m) {
 }
 
 static uint64_t hkey(uint32_t b, uint32_t first, const st *s, uint32_t k) {
-  uint64_t h = ((uint64_t)b << 32 | first) * 0xC2B2AE3D27D4EB4Full ^ s->e;
+  uint64_t h = b * 0x9E3779B97F4A7C15ull ^ first * 0xC2B2AE3D27D4EB4Full ^ s->e;
   for (uint32_t j = 0; j < k; j++) h = (h ^ s->r[j]) * 0x100000001B3ull;
+  h ^= h >> 33;
+  h *= 0xFF51AFD7ED558CCDull;
   return h ^ (h >> 29);
 }
 
@@ -227,10 +241,13 @@ static uint8_t fresh(const M *m, const st *s) {
   return (uint8_t)(2 + 2 * x);
 }
 
-/* Every register holding symbol x (or its negation) gets its value when x is v. */
-static void subst(const M *m, st *s, uint8_t x, bool v) {
+/* The registers of `in` (those the block writes) holding symbol x (or its negation) get its value
+ * when x is v. A register set before the block keeps the symbol: it then stands for any value,
+ * which is sound and keeps loop-invariant masks (a condition computed once before a loop and
+ * tested in it) from multiplying the states by every combination of their bits. */
+static void subst(const M *m, st *s, uint8_t x, bool v, km in) {
   for (uint32_t j = 0; j < m->k; j++)
-    if (is_sym(s->r[j]) && sym_of(s->r[j]) == x) s->r[j] = (uint8_t)(v ^ (s->r[j] & 1));
+    if (km_has(in, j) && is_sym(s->r[j]) && sym_of(s->r[j]) == x) s->r[j] = (uint8_t)(v ^ (s->r[j] & 1));
 }
 
 /* The literal an operand holds: EXEC's bit, a tracked register's literal; j gets the register. */
@@ -275,7 +292,7 @@ static uint8_t apply(const M *m, const st *s, uint32_t mo, uint8_t a, uint8_t b)
 
 /* One instruction in state s: the states after it into out (1, or 2 where EXEC takes an unknown
  * bit: the lane's path forks, each side with the bit's value substituted everywhere). */
-static int step(const M *m, const rs_inst *in, const st *s, st out[2]) {
+static int step(const M *m, const rs_inst *in, const st *s, st out[2], km here) {
   const rs_func *f = m->f;
   uint32_t mo = maskop(in);
   const rs_operand *d = NULL, *src[2] = {NULL, NULL};
@@ -316,9 +333,9 @@ static int step(const M *m, const rs_inst *in, const st *s, st out[2]) {
         t.e = r;
       } else { /* fork */
         out[1] = t;
-        subst(m, &t, sym_of(r), (r & 1) != 0);
+        subst(m, &t, sym_of(r), (r & 1) != 0, here);
         t.e = 0;
-        subst(m, &out[1], sym_of(r), !(r & 1));
+        subst(m, &out[1], sym_of(r), !(r & 1), here);
         out[1].e = 1;
         n = 2;
       }
@@ -399,14 +416,15 @@ static bool run_seg(M *m, uint32_t g) {
     else rs_bs_clr(m->act, act + (k - first));
     if (e && (in->flags & RS_I_EXEC_SKIP) && nskip < 4) skip[nskip++] = blk->first_inst + k;
     if (e && maskop(in) == RS_M_EXECNZ && only < 0) only = target_of(f, in);
-    nnext = step(m, in, &s, next);
-    canon(m, &next[0], la[k]);
-    canon(m, &next[1], la[k]);
+    nnext = step(m, in, &s, next, m->defb[b]);
     if (nnext > 1) { /* fork: the rest of the block as new segments */
+      canon(m, &next[0], la[k]);
+      canon(m, &next[1], la[k]);
       end = k + 1;
       break;
     }
     s = next[0];
+    if (maskop(in) != RS_M_NONE) canon(m, &s, la[k]); /* keeps the symbols few */
   }
   m->nact = act + (end - first);
   m->segs[g].end = end;
@@ -439,6 +457,7 @@ static bool run_seg(M *m, uint32_t g) {
 
 static void free_m(M *m) {
   free(m->la);
+  free(m->defb);
   free(m->lin);
   free(m->lout);
   free(m->segs);
@@ -447,6 +466,32 @@ static void free_m(M *m) {
   free(m->skey);
   free(m->hash);
   free(m->work);
+}
+
+/* Whether the function merges EXEC into a mask that a later mask instruction reads (an i1 phi
+ * lowered by SILowerI1Copies: `%m = S_ORN2_B64 %m, $exec`, `S_AND_B64 $exec, %m`): only then do
+ * which lanes reach a block depend on a mask's value beyond the if/else and loop forms, which
+ * simt.c's rule covers at a fraction of the cost (the lanes' states of rocPRIM's scans: up to
+ * 20,000 segments, 25x the Problem's time). A compare or a save (`COPY $exec`) is not a merge,
+ * nor `$vcc = S_AND_B64 $exec, %c` read only by a branch. */
+static bool merges_exec(const M *m) {
+  const rs_func *f = m->f;
+  for (uint32_t i = 0; i < f->ninsts; i++) {
+    const rs_inst *in = &f->insts[i];
+    uint32_t mo = maskop(in);
+    if (mo < RS_M_AND || mo > RS_M_XNOR) continue;
+    const rs_operand *d = NULL;
+    bool reads_exec = false;
+    for (uint32_t o = 0; o < in->nops; o++) {
+      const rs_operand *op = &f->ops[in->first_op + o];
+      if (op->flags & RS_F_IMPLICIT) continue;
+      if (op->flags & RS_F_DEF) d = op;
+      else reads_exec |= (op->flags & RS_F_EXEC) != 0;
+    }
+    int j = d && !(d->flags & RS_F_EXEC) ? find_t(m, d) : -1;
+    if (reads_exec && j >= 0 && km_has(m->la[i], (uint32_t)j)) return true;
+  }
+  return false;
 }
 
 uint32_t rs_lanemask_build(rs_live *l, uint32_t cap) {
@@ -469,6 +514,10 @@ uint32_t rs_lanemask_build(rs_live *l, uint32_t cap) {
     }
   }
   mask_liveness(&m);
+  if (!merges_exec(&m)) {
+    free_m(&m);
+    return 0;
+  }
   /* a lane enters active or not; tracked bits read before any def are unknown */
   bool ok = true;
   for (int e = 0; e < 2 && ok; e++) {

@@ -474,11 +474,15 @@ static void seg_solve(rs_live *l) {
   rs_word *tmp = rs_xcalloc(W + 1, sizeof(rs_word)), *wave = rs_xcalloc(W + 1, sizeof(rs_word)),
           *lane = rs_xcalloc(W + 1, sizeof(rs_word)), *t2 = rs_xcalloc(W + 1, sizeof(rs_word));
   rs_word *wend = rs_xcalloc(NG * W + 1, sizeof(rs_word)); /* the wave's liveness at each segment's end */
+  uint8_t *any = rs_xcalloc(NG + 1, 1);                      /* the segment's lane runs something */
   for (size_t g = 0; g < NG; g++) {
     const rs_lseg *sg = &l->segs[g];
     const rs_block *b = &f->blocks[sg->block];
-    memcpy(wend + g * W, l->out + (size_t)sg->block * W, W * sizeof(rs_word));
-    for (uint32_t k = b->ninsts; k-- > sg->end;) rs_live_step_back(l, &f->insts[b->first_inst + k], wend + g * W);
+    for (uint32_t k = sg->first; k < sg->end && !any[g]; k++) any[g] = rs_live_seg_active(l, sg, k);
+    if (any[g]) {
+      memcpy(wend + g * W, l->out + (size_t)sg->block * W, W * sizeof(rs_word));
+      for (uint32_t k = b->ninsts; k-- > sg->end;) rs_live_step_back(l, &f->insts[b->first_inst + k], wend + g * W);
+    }
     if (sg->block == 0 && sg->first == 0)
       for (size_t w = 0; w < W; w++) l->sdin[g * W + w] = l->defin[w] & lw[w];
   }
@@ -488,7 +492,7 @@ static void seg_solve(rs_live *l) {
       const rs_lseg *sg = &l->segs[g];
       const rs_block *b = &f->blocks[sg->block];
       memcpy(tmp, l->sdin + g * W, W * sizeof *tmp);
-      for (uint32_t k = sg->first; k < sg->end; k++)
+      for (uint32_t k = sg->first; k < sg->end && any[g]; k++)
         if (rs_live_seg_active(l, sg, k)) defs_step(l, &f->insts[b->first_inst + k], tmp);
       for (size_t w = 0; w < W; w++) tmp[w] &= lw[w];
       if (memcmp(tmp, l->sdout + g * W, W * sizeof *tmp)) memcpy(l->sdout + g * W, tmp, W * sizeof *tmp), changed = true;
@@ -508,13 +512,16 @@ static void seg_solve(rs_live *l) {
         const rs_word *si = l->sin + (size_t)l->segsucc[sg->succ + x] * W;
         for (size_t w = 0; w < W; w++) out[w] |= si[w];
       }
-      memcpy(wave, wend + g * W, W * sizeof *wave);
       memcpy(lane, out, W * sizeof *lane);
-      for (uint32_t k = sg->end; k-- > sg->first;) rs_live_seg_step_back(l, sg, k, wave, lane, t2);
+      if (any[g]) { /* a lane that runs nothing here passes its values through */
+        memcpy(wave, wend + g * W, W * sizeof *wave);
+        for (uint32_t k = sg->end; k-- > sg->first;) rs_live_seg_step_back(l, sg, k, wave, lane, t2);
+      }
       if (memcmp(lane, l->sin + g * W, W * sizeof *lane)) memcpy(l->sin + g * W, lane, W * sizeof *lane), changed = true;
     }
   }
   free(wend);
+  free(any);
   free(tmp);
   free(wave);
   free(lane);
@@ -532,8 +539,11 @@ rs_live *rs_live_compute(const rs_func *f, rs_err *e) {
     rs_simt_find(l);
     /* each lane's own paths under its EXEC and mask bits (lanemask.c): problem.c's per-lane
      * interference where built (the if/else rule where the lanes' states are too many) */
-    size_t cap = ((size_t)1 << 22) / (l->words + 1); /* per-segment sets: 32 MiB each at most */
-    rs_lanemask_build(l, (uint32_t)(cap < 1024 ? 1024 : cap > 262144 ? 262144 : cap));
+    /* at most 8 states a block on average (ggml's flash-attention kernels need 2-7; rocPRIM's
+     * scans reach 50 and cost 12x the Problem's time, where the if/else rule alone gives the
+     * same truths) and 32 MiB per per-segment set */
+    size_t cap = ((size_t)1 << 22) / (l->words + 1), cb = 8 * (size_t)f->nblocks + 512;
+    rs_lanemask_build(l, (uint32_t)(cap < cb ? cap : cb));
   }
   size_t W = l->words, NN = f->nblocks + l->nsplits;
   l->in = rs_xcalloc(NN * W + 1, sizeof(rs_word));

@@ -14,9 +14,10 @@
  * So the lanes are followed one at a time, as a finite-state machine: a lane's state is its EXEC
  * bit and its bit of every tracked mask register (the registers the wave-sized mask instructions
  * of mir/exec.c name, RS_I_MASKOP). Each instruction updates the bits as its per-lane meaning
- * says; any other def of a tracked register, or of EXEC, gives an unknown bit, and the lane's
- * path forks into both values (only where the bit is still read by a mask instruction: a dead
- * bit is 0, so states merge). Branches: S_CBRANCH_EXECZ is never taken by an active lane,
+ * says; a bit is 0, 1 or a symbol (an unknown, e.g. a compare's result or any other def of a
+ * tracked register), and where EXEC takes a symbol (or an unmodeled def writes EXEC) the lane's
+ * path forks into both values, substituted in the registers the block writes (see subst). Bits
+ * no mask instruction reads later are 0 and symbols are renumbered, so states merge. Branches: S_CBRANCH_EXECZ is never taken by an active lane,
  * S_CBRANCH_EXECNZ always; every other branch (SCC, VCC) may go either way. An inactive lane
  * follows the wave wherever it goes. A lane starts active or inactive at the entry (whole-wave
  * mode may enable a lane that entered inactive).
@@ -27,8 +28,9 @@
  * graph, with its active instructions the ones the lane runs (the states over-approximate: an
  * unknown bit takes both values). analysis/liveness.c runs per-lane (vector) liveness and reaching
  * definitions on it; problem.c finds the interference of per-lane values segment by segment, so
- * two values interfere only where one lane holds both. Too many states (more than `cap`): no
- * graph, and the if/else rule of simt.c applies instead. */
+ * two values interfere only where one lane holds both. Built only where EXEC is merged into a
+ * mask a later mask instruction reads (merges_exec); too many states (more than `cap`): no graph,
+ * and the if/else rule of simt.c applies instead. */
 #include "analysis/liveness.h"
 #include <stdlib.h>
 #include <string.h>

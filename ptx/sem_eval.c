@@ -344,7 +344,9 @@ static rs_sarg call(B *b, T *t, const rs_inst *in, const char *name, size_t nl, 
     snprintf(nm, sizeof nm, "%c%s", op[8] == 's' ? 'i' : op[8], a[2].val ? "min" : "max");
     return rs_sem_mk(b, nm, a, 2, width);
   }
+  /* -0 + x, or x + -0 (sm_75 prints HADD2.F32 R158, R120.H0_H0, -RZ.H0_H0) */
   if (!strcmp(op, "@h2f") && na == 2 && num(a[0]) && (a[0].val & 0x7fffffff) == 0) return rs_sem_mk(b, "h2f", &a[1], 1, 1);
+  if (!strcmp(op, "@h2f") && na == 2 && num(a[1]) && (a[1].val & 0x7fffffff) == 0) return rs_sem_mk(b, "h2f", &a[0], 1, 1);
   if (!strcmp(op, "@hconst") && na == 4 && num(a[0]) && (a[0].val & 0x7fff) == 0 && is_const(a[1], 0) && num(a[2]) && num(a[3]))
     return rs_sem_leaf_const(((a[2].val & 0xffff) << 16) | (a[3].val & 0xffff));
   if (!strcmp(op, "@param") && na == 1) return a[0];
@@ -389,6 +391,19 @@ static uint32_t as_node(B *b, rs_sarg v, unsigned width) {
   if (v.kind == RS_SA_LEAF) x->leaf = v.num ? 1 : 2, x->val = v.val, x->na = 0;
   else x->copy = true;
   return r.idx;
+}
+
+/* A register that holds constant bank 0 word k, whatever moved it there (MOV, IMAD.MOV.U32 RZ, RZ,
+ * c[0x0][k], LDC): marked like a ULDC.64 unit, so the pair of two such moves of k and k+4 reads as
+ * the 64-bit word (a 64-bit parameter ptxas copies into a loop's pointer registers). */
+static void cb_word(B *b, uint32_t ii, uint32_t n, uint64_t leaf) {
+  for (unsigned k = 1; k < b->inpop[ii]; k++) {
+    const pop *p = rs_sem_opnd(b, ii, k);
+    if (p->kind == PK_CB && p->bank == 0 && p->imm >= 0 && !p->flags && rs_sem_cb_colour(b, 0, (uint32_t)p->imm) == leaf) {
+      b->g->nodes[n].cbo = (uint32_t)p->imm + 1;
+      return;
+    }
+  }
 }
 
 /* Give every site of pop p (element e, or all) node n from unit part on. */
@@ -652,7 +667,9 @@ void rs_sem_eval_inst(B *b, uint32_t ii, bool count_unknown) {
         part += b->pops[p->elt + x].w;
       }
     } else {
-      assign(b, d, as_node(b, v, width), 0);
+      uint32_t n = as_node(b, v, width);
+      assign(b, d, n, 0);
+      if (b->g->sass && width == 1 && v.kind == RS_SA_LEAF && !v.num) cb_word(b, ii, n, v.leaf);
     }
     if (t.bad) break;
     skip_sp(&t);

@@ -258,7 +258,9 @@ void rs_sem_classify(B *b, const rs_inst *in, uint32_t off, uint32_t len, pop *p
     p->kind = PK_SREG;
     return;
   }
-  if (tok(t, len, "RZ") || tok(t, len, "URZ") || tok(t, len, "SRZ")) {
+  size_t blen = len; /* RZ.H0_H0 (a half of zero, sm_75's HADD2.F32 x, -RZ.H0_H0) is zero too */
+  if (len > 2 && t[0] == 'R' && t[1] == 'Z' && t[2] == '.') blen = 2;
+  if (tok(t, blen, "RZ") || tok(t, len, "URZ") || tok(t, len, "SRZ")) {
     p->kind = PK_CONST;
     return;
   }

@@ -89,6 +89,41 @@ static bool reads_cmp(const B *b, rs_sarg a) {
   return true;
 }
 
+/* The 32-bit multiply-by-constant node a use reads, when its one reaching def is that whole node;
+ * else NULL. */
+static const rs_snode *op_through(const B *b, rs_sarg x, const char *op) {
+  if (x.kind == RS_SA_NODE) {
+    const rs_snode *n = &b->g->nodes[x.idx];
+    return !n->leaf && n->op == hs(op) && n->width == 1 && !n->acomm && !n->phi ? n : NULL;
+  }
+  if (x.kind != RS_SA_USE) return NULL;
+  const rs_suse *u = &b->g->uses[x.idx];
+  if (u->w != 1 || u->res[1] - u->res[0] != 1) return NULL;
+  const rs_ssite *st = &b->g->sites[b->g->ress[u->res[0]]];
+  if (st->node == UINT32_MAX || st->part != 0) return NULL;
+  const rs_snode *n = &b->g->nodes[st->node];
+  if (n->leaf || n->op != hs(op) || n->width != 1 || n->acomm || n->phi) return NULL;
+  return n;
+}
+
+static const rs_snode *mul_through(const B *b, rs_sarg x) {
+  const rs_snode *n = op_through(b, x, "mul");
+  return n && n->na == 2 ? n : NULL;
+}
+
+/* x * c as a node, x * c2 folded into x * (c*c2). */
+static rs_sarg mul_const(B *b, rs_sarg x, uint64_t c) {
+  if (num(x)) return rs_sem_leaf_const((uint32_t)(x.val * c));
+  const rs_snode *in = mul_through(b, x);
+  for (int j = 0; in && j < 2; j++)
+    if (num(in->a[j]) && !num(in->a[1 - j])) {
+      rs_sarg m[2] = {in->a[1 - j], rs_sem_leaf_const((uint32_t)(c * in->a[j].val))};
+      return rs_sem_node(b, "mul", 0, m, 2, 1);
+    }
+  rs_sarg m[2] = {x, rs_sem_leaf_const((uint32_t)c)};
+  return rs_sem_node(b, "mul", 0, m, 2, 1);
+}
+
 /* op(args) after the rules; width is the value's units. */
 rs_sarg rs_sem_mk(B *b, const char *op, rs_sarg *a, unsigned na, unsigned width) {
   if (!strcmp(op, "shl") && na == 2 && num(a[1]) && a[1].val < 64) {
@@ -107,12 +142,52 @@ rs_sarg rs_sem_mk(B *b, const char *op, rs_sarg *a, unsigned na, unsigned width)
     if (k == 1) return a[0];
     if (k == 2 && !strcmp(op, "add") && num(a[0]) && num(a[1])) return rs_sem_leaf_const((uint32_t)(a[0].val + a[1].val));
     na = k;
+    /* (x + c) + y through a register is (x + y) + c, and (x + c) + c2 is x + (c + c2): the
+     * constant outermost, as ptxas fuses max(tid,768) + 255 - tid into IADD3 R, -R, 0xff, R76 */
+    for (int j = 0; j < 2 && na == 2 && width == 1 && !strcmp(op, "add"); j++) {
+      const rs_snode *in = op_through(b, a[j], "add");
+      if (!in || in->na != 2 || num(a[1 - j])) continue;
+      for (int c = 0; c < 2; c++)
+        if (num(in->a[c]) && !num(in->a[1 - c])) {
+          rs_sarg xy[2] = {in->a[1 - c], a[1 - j]};
+          rs_sarg s2[2] = {rs_sem_mk(b, "add", xy, 2, 1), in->a[c]};
+          return rs_sem_node(b, op, 0, s2, 2, 1);
+        }
+    }
   }
   if (!strcmp(op, "mul") && na == 2) {
     if (is_const(a[0], 0) || is_const(a[1], 0)) return rs_sem_leaf_const(0);
     if (is_const(a[0], 1)) return a[1];
     if (is_const(a[1], 1)) return a[0];
     if (num(a[0]) && num(a[1])) return rs_sem_leaf_const((uint32_t)(a[0].val * a[1].val));
+    /* (x + y) * c through a register is x*c + y*c: ptxas factors (%r44*48 + %r46*2) into
+     * IMAD R101, R11, 0x18, R10 ; IMAD.SHL.U32 R101, R101, 0x2 (wmma's shared tile address) */
+    for (int k = 0; k < 2 && width == 1; k++) {
+      const rs_snode *ad = num(a[k]) ? op_through(b, a[1 - k], "add") : NULL;
+      if (!ad || ad->na < 2 || ad->na > 3 || a[k].val < 2) continue;
+      bool factored = false; /* only a factored sum (a term of it a multiple) is distributed */
+      bool plain = true; /* every term a multiple, a register or a constant (no negation: a - b) */
+      for (unsigned i = 0; i < ad->na; i++) {
+        factored |= mul_through(b, ad->a[i]) != NULL;
+        plain &= ad->a[i].kind != RS_SA_NODE || mul_through(b, ad->a[i]) != NULL;
+      }
+      if (!plain) continue;
+      if (!factored) continue;
+      rs_sarg t[3];
+      for (unsigned i = 0; i < ad->na; i++) t[i] = mul_const(b, ad->a[i], a[k].val);
+      return rs_sem_mk(b, "add", t, ad->na, 1);
+    }
+    /* (x * c2) * c through a register is x * (c * c2): ptxas folds `shl %r12, %r2, 1` then
+     * `shl %r237, %r12, 7` into one shift by 8 (LEA R129, R159, UR7, 0x8) */
+    for (int k = 0; k < 2 && width == 1; k++) {
+      const rs_snode *in = mul_through(b, a[1 - k]);
+      if (!num(a[k]) || !in) continue;
+      for (int j = 0; j < 2; j++)
+        if (num(in->a[j]) && !num(in->a[1 - j])) {
+          rs_sarg m[2] = {in->a[1 - j], rs_sem_leaf_const((uint32_t)(a[k].val * in->a[j].val))};
+          return rs_sem_mk(b, "mul", m, 2, 1);
+        }
+    }
   }
   if (!strcmp(op, "pand") && na == 2) {
     if (is_const(a[1], UINT64_MAX)) return a[0];
@@ -135,7 +210,8 @@ rs_sarg rs_sem_mk(B *b, const char *op, rs_sarg *a, unsigned na, unsigned width)
   if (!strcmp(op, "sel") && na == 3) { /* polarity-free like the compares: sel(p,a,b) ~ sel(!p,b,a) */
     const rs_snode *x = N(b, a[0]);
     if (x && x->op == hs("not")) a[0] = x->a[0];
-    if (a[1].kind == a[2].kind && a[1].leaf > a[2].leaf) {
+    /* a constant first (selp.f32 %f952, -inf, %f951, %p14 is FSEL R130, R130, -INF, !P0) */
+    if (a[1].kind > a[2].kind || (a[1].kind == a[2].kind && a[1].leaf > a[2].leaf)) {
       rs_sarg t = a[1];
       a[1] = a[2];
       a[2] = t;

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # test_ptxgen.sh -- issue 42, the table grown by construction: scripts/ptxgen.py's quick subset
 # (every 17th variant of the PTX-ISA grammar, ~240 kernels of our own per architecture) compiled by
-# ptxas 13 and listed by nvdisasm 11.8, cached in the build directory (ptxgen-quick/: a rerun only
-# reads it). Asserts on that real compiler output:
+# ptxas 13 and listed by nvdisasm 11.8, cached in $RS_TEST_CACHE/ptxgen-quick/ (shared by the
+# builds; a rerun only reads it)
+# Asserts on that real compiler output:
 #  1. the variants ptxas rejects for an architecture are recorded with ptxas's reason, not an error
 #     (sm_75: the sm_90-only ones);
 #  2. every SASS form of the listings is a row of sass/optable.c, except the forms ptxgen.py's
@@ -21,7 +22,9 @@ for t in "$PY" "$PTXAS" "$NVDISASM"; do
 done
 ARCHS=sm_75,sm_80,sm_86,sm_89,sm_90
 [[ -n "${RS_TEST_QUICK:-}" ]] && ARCHS=sm_80,sm_90
-OUT="$(cd "$(dirname "$CLI")" && pwd)/ptxgen-quick"
+# RS_TEST_CACHE (tests/CMakeLists.txt: build-cache/ at the source root) is shared by the plain and
+# the sanitizer build: the compilers' output does not depend on ours, so CI compiles it once
+OUT="${RS_TEST_CACHE:-$(cd "$(dirname "$CLI")" && pwd)}/ptxgen-quick"
 G=(scripts/ptxgen.py --quick --arch "$ARCHS" --out "$OUT" --regsweep "$CLI")
 fail=0
 check() { if eval "$2"; then :; else echo "FAIL: $1" >&2; fail=1; fi; }

@@ -431,6 +431,103 @@ static void solve(rs_live *l) {
   free(tmp);
 }
 
+/* One instruction's defs, forward (reaching definitions without the per-op record). */
+static void defs_step(const rs_live *l, const rs_inst *in, rs_word *cur) {
+  const rs_func *f = l->f;
+  for (uint32_t o = 0; o < in->nops; o++) {
+    const rs_operand *op = &f->ops[in->first_op + o];
+    if (!(op->flags & RS_F_DEF)) continue;
+    uint32_t s = rs_live_op_slot(l, op);
+    if (s == UINT32_MAX) continue;
+    clr_lanes(cur, s, undef_others(f, op));
+    or_lanes(cur, s, rs_live_op_lanes(l, op));
+  }
+}
+
+bool rs_live_seg_active(const rs_live *l, const rs_lseg *g, uint32_t k) { return rs_bs_get(l->segact, g->act + (k - g->first)); }
+
+void rs_live_seg_step_back(const rs_live *l, const rs_lseg *g, uint32_t k, rs_word *wave, rs_word *lane, rs_word *tmp) {
+  const rs_func *f = l->f;
+  const rs_inst *in = &f->insts[f->blocks[g->block].first_inst + k];
+  size_t W = l->words;
+  if (rs_live_seg_active(l, g, k)) {
+    for (size_t w = 0; w < W; w++) tmp[w] = (wave[w] & ~l->lanewise[w]) | lane[w];
+    rs_live_step_back(l, in, tmp);
+    for (size_t w = 0; w < W; w++) lane[w] = tmp[w] & l->lanewise[w];
+  }
+  rs_live_step_back(l, in, wave);
+}
+
+/* Per-lane slots on the lanes' paths (lanemask.c): reaching definitions forward and liveness
+ * backward over the segments, a segment's instructions counting only where the lane is active;
+ * the other slots at each point are the wave's (a copy into a wave value reads the per-lane
+ * source wherever the wave needs the copy). The blocks' own sets stay those of the wave's CFG
+ * with the if/else rule (simt.c): what other readers compare with LLVM's block live-ins. */
+static void seg_solve(rs_live *l) {
+  const rs_func *f = l->f;
+  size_t W = l->words, NG = l->nsegs;
+  const rs_word *lw = l->lanewise;
+  l->sin = rs_xcalloc(NG * W + 1, sizeof(rs_word));
+  l->sout = rs_xcalloc(NG * W + 1, sizeof(rs_word));
+  l->sdin = rs_xcalloc(NG * W + 1, sizeof(rs_word));
+  l->sdout = rs_xcalloc(NG * W + 1, sizeof(rs_word));
+  rs_word *tmp = rs_xcalloc(W + 1, sizeof(rs_word)), *wave = rs_xcalloc(W + 1, sizeof(rs_word)),
+          *lane = rs_xcalloc(W + 1, sizeof(rs_word)), *t2 = rs_xcalloc(W + 1, sizeof(rs_word));
+  rs_word *wend = rs_xcalloc(NG * W + 1, sizeof(rs_word)); /* the wave's liveness at each segment's end */
+  uint8_t *any = rs_xcalloc(NG + 1, 1);                      /* the segment's lane runs something */
+  for (size_t g = 0; g < NG; g++) {
+    const rs_lseg *sg = &l->segs[g];
+    const rs_block *b = &f->blocks[sg->block];
+    for (uint32_t k = sg->first; k < sg->end && !any[g]; k++) any[g] = rs_live_seg_active(l, sg, k);
+    if (any[g]) {
+      memcpy(wend + g * W, l->out + (size_t)sg->block * W, W * sizeof(rs_word));
+      for (uint32_t k = b->ninsts; k-- > sg->end;) rs_live_step_back(l, &f->insts[b->first_inst + k], wend + g * W);
+    }
+    if (sg->block == 0 && sg->first == 0)
+      for (size_t w = 0; w < W; w++) l->sdin[g * W + w] = l->defin[w] & lw[w];
+  }
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (size_t g = 0; g < NG; g++) {
+      const rs_lseg *sg = &l->segs[g];
+      const rs_block *b = &f->blocks[sg->block];
+      memcpy(tmp, l->sdin + g * W, W * sizeof *tmp);
+      for (uint32_t k = sg->first; k < sg->end && any[g]; k++)
+        if (rs_live_seg_active(l, sg, k)) defs_step(l, &f->insts[b->first_inst + k], tmp);
+      for (size_t w = 0; w < W; w++) tmp[w] &= lw[w];
+      if (memcmp(tmp, l->sdout + g * W, W * sizeof *tmp)) memcpy(l->sdout + g * W, tmp, W * sizeof *tmp), changed = true;
+      for (uint32_t x = 0; x < sg->nsucc; x++) {
+        rs_word *d = l->sdin + (size_t)l->segsucc[sg->succ + x] * W;
+        for (size_t w = 0; w < W; w++)
+          if (tmp[w] & ~d[w]) d[w] |= tmp[w], changed = true;
+      }
+    }
+  }
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (size_t g = NG; g-- > 0;) {
+      const rs_lseg *sg = &l->segs[g];
+      rs_word *out = l->sout + g * W;
+      for (uint32_t x = 0; x < sg->nsucc; x++) {
+        const rs_word *si = l->sin + (size_t)l->segsucc[sg->succ + x] * W;
+        for (size_t w = 0; w < W; w++) out[w] |= si[w];
+      }
+      memcpy(lane, out, W * sizeof *lane);
+      if (any[g]) { /* a lane that runs nothing here passes its values through */
+        memcpy(wave, wend + g * W, W * sizeof *wave);
+        for (uint32_t k = sg->end; k-- > sg->first;) rs_live_seg_step_back(l, sg, k, wave, lane, t2);
+      }
+      if (memcmp(lane, l->sin + g * W, W * sizeof *lane)) memcpy(l->sin + g * W, lane, W * sizeof *lane), changed = true;
+    }
+  }
+  free(wend);
+  free(any);
+  free(tmp);
+  free(wave);
+  free(lane);
+  free(t2);
+}
+
 rs_live *rs_live_compute(const rs_func *f, rs_err *e) {
   (void)e;
   rs_live *l = rs_xcalloc(1, sizeof *l);
@@ -438,7 +535,16 @@ rs_live *rs_live_compute(const rs_func *f, rs_err *e) {
   layout(l);
   /* AMDGPU (target.h simt_exclusions): divergent if/else diamonds whose per-lane slots follow
    * the lanes' CFG (simt.c) */
-  if (f->tgt->simt_exclusions) rs_simt_find(l);
+  if (f->tgt->simt_exclusions) {
+    rs_simt_find(l);
+    /* each lane's own paths under its EXEC and mask bits (lanemask.c): problem.c's per-lane
+     * interference where built (the if/else rule where the lanes' states are too many) */
+    /* at most 8 states a block on average (ggml's flash-attention kernels need 2-7; rocPRIM's
+     * scans reach 50 and cost 12x the Problem's time, where the if/else rule alone gives the
+     * same truths) and 32 MiB per per-segment set */
+    size_t cap = ((size_t)1 << 22) / (l->words + 1), cb = 8 * (size_t)f->nblocks + 512;
+    rs_lanemask_build(l, (uint32_t)(cap < cb ? cap : cb));
+  }
   size_t W = l->words, NN = f->nblocks + l->nsplits;
   l->in = rs_xcalloc(NN * W + 1, sizeof(rs_word));
   l->out = rs_xcalloc(NN * W + 1, sizeof(rs_word));
@@ -450,6 +556,7 @@ rs_live *rs_live_compute(const rs_func *f, rs_err *e) {
   l->uundef = rs_xcalloc(f->nops + 1, sizeof *l->uundef);
   compute_uses(l);
   solve(l);
+  if (l->nsegs) seg_solve(l);
   return l;
 }
 
@@ -475,5 +582,13 @@ void rs_live_free(rs_live *l) {
   for (uint32_t i = 0; i < l->nsplits; i++) free(l->splits[i].inside);
   free(l->splits);
   free(l->lanewise);
+  free(l->vecslots);
+  free(l->segs);
+  free(l->segsucc);
+  free(l->segact);
+  free(l->sin);
+  free(l->sout);
+  free(l->sdin);
+  free(l->sdout);
   free(l);
 }

@@ -24,6 +24,15 @@ typedef struct {
   rs_word *inside;                /* bit per block: THEN, FLOW and ELSE */
 } rs_simt_split;
 
+/* A segment of one lane's paths (lanemask.c): instructions [first, end) of a block, run in one
+ * state of the lane's EXEC and mask bits; bit act + (k - first) of segact: the lane is active at
+ * instruction k of the block. */
+typedef struct {
+  uint32_t block, first, end;
+  uint32_t succ, nsucc; /* successors: segsucc[succ .. succ + nsucc) */
+  uint32_t act;
+} rs_lseg;
+
 typedef struct rs_live {
   const rs_func *f;
   uint32_t nslots, words;
@@ -43,6 +52,14 @@ typedef struct rs_live {
   uint32_t nsplits, capsplits;
   rs_word *lanewise;       /* slots of per-lane (vector) registers but those cross-lane
                             * instructions touch (simt.c) */
+  rs_word *vecslots;       /* slots of the vector files, cross-lane ones too: a def there writes
+                            * only the active lanes (but RS_I_LANEWRITE's) */
+  rs_lseg *segs;           /* the lanes' paths (lanemask.c), when built: liveness and reaching
+                            * definitions of the per-lane slots per segment (sin/sout/sdin/sdout,
+                            * those slots only); problem.c's interference follows them */
+  uint32_t nsegs, *segsucc;
+  rs_word *segact;
+  rs_word *sin, *sout, *sdin, *sdout;
   uint32_t sbase;          /* slot of the first spill-slot lane (after the physical ones) */
   uint32_t *spill;         /* per instruction: first slot of the stack slot a SI_SPILL save or
                             * restore moves lanes through, UINT32_MAX if none or not tracked */
@@ -53,6 +70,15 @@ void rs_live_free(rs_live *l);
 /* AMDGPU divergent if/else: the diamonds whose per-lane slots follow the lanes' CFG (simt.c);
  * fills l->splits and l->lanewise, returns how many. */
 uint32_t rs_simt_find(rs_live *l);
+/* The per-lane exec-mask model (lanemask.c): the segments of every lane's paths into l->segs;
+ * returns how many, 0 (nothing built) past `cap` segments. */
+uint32_t rs_lanemask_build(rs_live *l, uint32_t cap);
+/* Whether the lane of segment g runs instruction k (index in its block). */
+bool rs_live_seg_active(const rs_live *l, const rs_lseg *g, uint32_t k);
+/* Steps back over instruction k of segment g: wave (every slot, the wave's liveness) as
+ * rs_live_step_back, lane (the segment's per-lane slots) only where the lane is active, the
+ * other slots read from wave; tmp is scratch (words). */
+void rs_live_seg_step_back(const rs_live *l, const rs_lseg *g, uint32_t k, rs_word *wave, rs_word *lane, rs_word *tmp);
 /* Per-lane slots another lane may still hold where a cross-lane write (RS_I_LANEWRITE) in block
  * b runs: what is live at the boundaries of every split diamond containing b, ORed into set. */
 void rs_simt_lanewrite_meets(const rs_live *l, uint32_t b, rs_word *set);

@@ -255,7 +255,95 @@ static rs_lanes def_lanes(const rs_live *l, const rs_operand *op, const rs_word 
   return d & (rs_lanes)rs_bs_get_bits(live, rs_live_op_slot(l, op), 64u - (unsigned)__builtin_clzll((unsigned long long)d));
 }
 
-static void walk_block(B *b, uint32_t bi, rs_word *live, rs_word *defd, rs_word *eff) {
+/* The interference of instruction ii with what is live (and defined) after it: its defs meet
+ * eff = (live after ∩ defined after) ∪ its defs. `lane_defs` false: the lane of a segment does
+ * not run it, and its per-lane defs write nothing there (lanemask.c). */
+static void walk_inst(B *b, uint32_t bi, uint32_t ii, const rs_word *live, const rs_word *defd, rs_word *eff, bool lane_defs) {
+  const rs_func *f = b->f;
+  const rs_live *l = b->l;
+  uint32_t W = l->words;
+  const rs_inst *in = &f->insts[ii];
+  /* a lane that does not run it: its vector defs write nothing there, cross-lane values too
+   * (they write the active lanes only; a write that ignores EXEC writes any lane) */
+  const rs_word *skip = lane_defs ? NULL : (in->flags & RS_I_LANEWRITE) ? l->lanewise : l->vecslots;
+  bool any_def = false, early = false, idef = implicit_def(f, in);
+  for (uint32_t w = 0; w < W; w++) eff[w] = live[w] & defd[w];
+  for (uint32_t o = 0; o < in->nops; o++) {
+    const rs_operand *op = &f->ops[in->first_op + o];
+    if (!(op->flags & RS_F_DEF)) continue;
+    uint32_t s = rs_live_op_slot(l, op);
+    if (s == UINT32_MAX || (skip && rs_bs_get(skip, s))) continue;
+    any_def = true;
+    early |= (op->flags & RS_F_EARLY) != 0;
+    rs_bs_or_bits(eff, s, def_lanes(l, op, live, idef));
+  }
+  /* early-clobber defs overlap the uses, but only the lanes some definition reaches: an
+   * undefined lane of a read tuple (`undef %x.sub0 = ...` then a read of %x) holds nothing, and
+   * LLVM may put the def there (llc-16 gfx1100 sgemm: V_MAD_U64_U32 over %x.sub1) */
+  if (early)
+    for (uint32_t o = 0; o < in->nops; o++) {
+      uint32_t oi = in->first_op + o;
+      uint32_t s = rs_live_op_slot(l, &f->ops[oi]);
+      rs_lanes u = l->use[oi] & ~l->uundef[oi];
+      if (u && s != UINT32_MAX && (!skip || !rs_bs_get(skip, s))) rs_bs_or_bits(eff, s, u);
+    }
+  if (!any_def) return;
+  pressure(b, eff);
+  /* a write that ignores EXEC inside a split if/else reaches the other side's lanes (simt.c);
+   * on the lanes' paths each lane's state there is a segment of its own, walked apart */
+  if ((in->flags & RS_I_LANEWRITE) && l->nsplits && !l->nsegs) rs_simt_lanewrite_meets(l, bi, eff);
+  uint32_t gathered = 0; /* files of the current gather + 1 bit for "with physical" */
+  bool gathered_phys = false;
+  for (uint32_t o = 0; o < in->nops; o++) {
+    const rs_operand *op = &f->ops[in->first_op + o];
+    uint32_t s = rs_live_op_slot(l, op);
+    if (!(op->flags & RS_F_DEF) || s == UINT32_MAX || (skip && rs_bs_get(skip, s))) continue;
+    uint32_t files = def_files(b, op);
+    bool phys = op->kind == RS_OP_VREG;
+    if (!gathered || files != gathered || phys != gathered_phys) {
+      gather(b, eff, files, phys);
+      gathered = files;
+      gathered_phys = phys;
+    }
+    uint32_t x = op->kind == RS_OP_VREG ? op->reg : f->nvregs + op->reg;
+    /* a physical tuple def is one owner per unit */
+    unsigned units = op->kind == RS_OP_PREG ? rs_lanes_units(op->lanes) : 1;
+    for (unsigned u = 0; u < units; u++) {
+      uint32_t xo = x + u;
+      rs_lanes lx = def_lanes(l, op, live, idef);
+      if (op->kind == RS_OP_PREG) lx = (lx >> (2 * u)) & 3;
+      if (!lx) continue;
+      for (uint32_t k2 = 0; k2 < b->nown; k2++)
+        if (b->own[k2].o != xo) overlap(b, xo, lx, b->own[k2].o, b->own[k2].m, ii);
+    }
+  }
+}
+
+/* Step back over instruction ii's defs: reaching definitions by the recorded deltas. */
+static void defs_back(const rs_live *l, const rs_inst *in, rs_word *defd) {
+  const rs_func *f = l->f;
+  for (uint32_t o = 0; o < in->nops; o++) {
+    uint32_t oi = in->first_op + o;
+    uint32_t s = rs_live_op_slot(l, &f->ops[oi]);
+    if (s == UINT32_MAX || !(f->ops[oi].flags & RS_F_DEF)) continue;
+    if (l->dnew[oi]) rs_bs_andnot_bits(defd, s, l->dnew[oi]);
+    if (l->dkill[oi]) rs_bs_or_bits(defd, s, l->dkill[oi]);
+  }
+}
+
+/* Block entry: merges (and the function entry) start ranges without a def. */
+static void walk_entry(B *b, uint32_t bi, rs_word *eff) {
+  const rs_block *blk = &b->f->blocks[bi];
+  pressure(b, eff);
+  if (blk->npreds != 1) {
+    gather(b, eff, ~0u, true);
+    for (uint32_t i = 0; i < b->nown; i++)
+      for (uint32_t j = i + 1; j < b->nown; j++)
+        overlap(b, b->own[i].o, b->own[i].m, b->own[j].o, b->own[j].m, blk->first_inst);
+  }
+}
+
+static void walk_block(B *b, uint32_t bi, rs_word *live, rs_word *defd, rs_word *eff, bool hints) {
   const rs_func *f = b->f;
   const rs_live *l = b->l;
   const rs_block *blk = &f->blocks[bi];
@@ -265,77 +353,56 @@ static void walk_block(B *b, uint32_t bi, rs_word *live, rs_word *defd, rs_word 
   for (uint32_t k = blk->ninsts; k-- > 0;) {
     uint32_t ii = blk->first_inst + k;
     const rs_inst *in = &f->insts[ii];
-    if (in->flags & RS_I_COPY) add_hint(b, in);
-    /* eff = (live after ∩ defined after) ∪ defs of this instruction */
-    bool any_def = false, early = false, idef = implicit_def(f, in);
-    for (uint32_t w = 0; w < W; w++) eff[w] = live[w] & defd[w];
-    for (uint32_t o = 0; o < in->nops; o++) {
-      const rs_operand *op = &f->ops[in->first_op + o];
-      if (!(op->flags & RS_F_DEF)) continue;
-      uint32_t s = rs_live_op_slot(l, op);
-      if (s == UINT32_MAX) continue;
-      any_def = true;
-      early |= (op->flags & RS_F_EARLY) != 0;
-      rs_bs_or_bits(eff, s, def_lanes(l, op, live, idef));
-    }
-    /* early-clobber defs overlap the uses, but only the lanes some definition reaches: an
-     * undefined lane of a read tuple (`undef %x.sub0 = ...` then a read of %x) holds nothing, and
-     * LLVM may put the def there (llc-16 gfx1100 sgemm: V_MAD_U64_U32 over %x.sub1) */
-    if (early)
-      for (uint32_t o = 0; o < in->nops; o++) {
-        uint32_t oi = in->first_op + o;
-        uint32_t s = rs_live_op_slot(l, &f->ops[oi]);
-        rs_lanes u = l->use[oi] & ~l->uundef[oi];
-        if (u && s != UINT32_MAX) rs_bs_or_bits(eff, s, u);
-      }
-    if (any_def) {
-      pressure(b, eff);
-      /* a write that ignores EXEC inside a split if/else reaches the other side's lanes (simt.c) */
-      if ((in->flags & RS_I_LANEWRITE) && l->nsplits) rs_simt_lanewrite_meets(l, bi, eff);
-      uint32_t gathered = 0; /* files of the current gather + 1 bit for "with physical" */
-      bool gathered_phys = false;
-      for (uint32_t o = 0; o < in->nops; o++) {
-        const rs_operand *op = &f->ops[in->first_op + o];
-        if (!(op->flags & RS_F_DEF) || rs_live_op_slot(l, op) == UINT32_MAX) continue;
-        uint32_t files = def_files(b, op);
-        bool phys = op->kind == RS_OP_VREG;
-        if (!gathered || files != gathered || phys != gathered_phys) {
-          gather(b, eff, files, phys);
-          gathered = files;
-          gathered_phys = phys;
-        }
-        uint32_t x = op->kind == RS_OP_VREG ? op->reg : f->nvregs + op->reg;
-        /* a physical tuple def is one owner per unit */
-        unsigned units = op->kind == RS_OP_PREG ? rs_lanes_units(op->lanes) : 1;
-        for (unsigned u = 0; u < units; u++) {
-          uint32_t xo = x + u;
-          rs_lanes lx = def_lanes(l, op, live, idef);
-          if (op->kind == RS_OP_PREG) lx = (lx >> (2 * u)) & 3;
-          if (!lx) continue;
-          for (uint32_t k2 = 0; k2 < b->nown; k2++)
-            if (b->own[k2].o != xo) overlap(b, xo, lx, b->own[k2].o, b->own[k2].m, ii);
-        }
-      }
-    }
-    /* step back over the instruction: reaching definitions by the recorded deltas */
-    for (uint32_t o = 0; o < in->nops; o++) {
-      uint32_t oi = in->first_op + o;
-      uint32_t s = rs_live_op_slot(l, &f->ops[oi]);
-      if (s == UINT32_MAX || !(f->ops[oi].flags & RS_F_DEF)) continue;
-      if (l->dnew[oi]) rs_bs_andnot_bits(defd, s, l->dnew[oi]);
-      if (l->dkill[oi]) rs_bs_or_bits(defd, s, l->dkill[oi]);
-    }
+    if ((in->flags & RS_I_COPY) && hints) add_hint(b, in);
+    walk_inst(b, bi, ii, live, defd, eff, true);
+    defs_back(l, in, defd);
     rs_live_step_back(l, in, live);
   }
-  /* block entry: merges (and the function entry) start ranges without a def */
   rs_live_block_in(l, bi, eff);
-  pressure(b, eff);
-  if (blk->npreds != 1) {
-    gather(b, eff, ~0u, true);
-    for (uint32_t i = 0; i < b->nown; i++)
-      for (uint32_t j = i + 1; j < b->nown; j++)
-        overlap(b, b->own[i].o, b->own[i].m, b->own[j].o, b->own[j].m, blk->first_inst);
+  walk_entry(b, bi, eff);
+}
+
+/* Segment g of the lanes' paths (lanemask.c): the wave's liveness for the wave's slots, the
+ * segment's own for the per-lane ones, per-lane defs only where its lane runs them. Scratch:
+ * t[0..5], words each. */
+static void walk_seg(B *b, const rs_lseg *g, rs_word *eff, rs_word *const t[6]) {
+  const rs_func *f = b->f;
+  const rs_live *l = b->l;
+  uint32_t bi = g->block, W = l->words;
+  const rs_block *blk = &f->blocks[bi];
+  const rs_word *lw = l->lanewise;
+  size_t gi = (size_t)(g - l->segs);
+  rs_word *wave = t[0], *wdef = t[1], *lane = t[2], *ldef = t[3], *live = t[4], *defd = t[5];
+  memcpy(wave, l->out + (size_t)bi * W, W * sizeof *wave);
+  memcpy(wdef, l->defout + (size_t)bi * W, W * sizeof *wdef);
+  for (uint32_t k = blk->ninsts; k-- > g->end;) {
+    const rs_inst *in = &f->insts[blk->first_inst + k];
+    defs_back(l, in, wdef);
+    rs_live_step_back(l, in, wave);
   }
+  memcpy(lane, l->sout + gi * W, W * sizeof *lane);
+  memcpy(ldef, l->sdout + gi * W, W * sizeof *ldef);
+  for (uint32_t k = g->end; k-- > g->first;) {
+    uint32_t ii = blk->first_inst + k;
+    const rs_inst *in = &f->insts[ii];
+    bool act = rs_live_seg_active(l, g, k);
+    for (uint32_t w = 0; w < W; w++) {
+      live[w] = (wave[w] & ~lw[w]) | lane[w];
+      defd[w] = (wdef[w] & ~lw[w]) | ldef[w];
+    }
+    walk_inst(b, bi, ii, live, defd, eff, act);
+    defs_back(l, in, wdef);
+    if (act) {
+      defs_back(l, in, defd);
+      for (uint32_t w = 0; w < W; w++) ldef[w] = defd[w] & lw[w];
+    }
+    rs_live_seg_step_back(l, g, k, wave, lane, live);
+  }
+  if (g->first) return;
+  const rs_word *in = l->in + (size_t)bi * W, *din = l->defin + (size_t)bi * W;
+  const rs_word *sin = l->sin + gi * W, *sdin = l->sdin + gi * W;
+  for (uint32_t w = 0; w < W; w++) eff[w] = (in[w] & din[w] & ~lw[w]) | (sin[w] & sdin[w]);
+  walk_entry(b, bi, eff);
 }
 
 /* First def of every value in reverse post-order of the blocks: on SSA-like code this is a
@@ -417,7 +484,21 @@ rs_problem *rs_problem_build(const rs_func *f, rs_err *e) {
   uint32_t W = l->words;
   rs_word *live = rs_xcalloc(W + 2, sizeof *live), *defd = rs_xcalloc(W + 2, sizeof *defd),
           *eff = rs_xcalloc(W + 2, sizeof *eff);
-  for (uint32_t bi = 0; bi < f->nblocks; bi++) walk_block(&b, bi, live, defd, eff);
+  if (l->nsegs) { /* the lanes' paths (lanemask.c); a block no lane reaches as the wave does */
+    rs_word *t[6];
+    for (int k = 0; k < 6; k++) t[k] = rs_xcalloc(W + 2, sizeof(rs_word));
+    uint8_t *seen = rs_xcalloc(f->nblocks + 1, 1);
+    for (uint32_t bi = 0; bi < f->nblocks; bi++) /* copy hints in the order of the block walk */
+      for (uint32_t k = f->blocks[bi].ninsts; k-- > 0;)
+        if (f->insts[f->blocks[bi].first_inst + k].flags & RS_I_COPY) add_hint(&b, &f->insts[f->blocks[bi].first_inst + k]);
+    for (uint32_t g = 0; g < l->nsegs; g++) walk_seg(&b, &l->segs[g], eff, t), seen[l->segs[g].block] = 1;
+    for (uint32_t bi = 0; bi < f->nblocks; bi++)
+      if (!seen[bi]) walk_block(&b, bi, live, defd, eff, false);
+    for (int k = 0; k < 6; k++) free(t[k]);
+    free(seen);
+  } else {
+    for (uint32_t bi = 0; bi < f->nblocks; bi++) walk_block(&b, bi, live, defd, eff, true);
+  }
   free(live);
   free(defd);
   free(eff);

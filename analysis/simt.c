@@ -129,6 +129,8 @@ static void lanewise_slots(rs_live *l) {
     if (vec >> i & 1)
       for (uint32_t u = t->files[i].first; u < t->files[i].first + t->files[i].count; u++)
         if (t->unit_flags[u] & RS_UNIT_TRACKED) rs_bs_set(l->lanewise, l->pbase + 2 * u), rs_bs_set(l->lanewise, l->pbase + 2 * u + 1);
+  l->vecslots = rs_xmalloc((l->words + 1) * sizeof *l->vecslots);
+  memcpy(l->vecslots, l->lanewise, (l->words + 1) * sizeof *l->vecslots);
   /* registers a cross-lane instruction reads or writes keep the wave's CFG: a lane may read
    * another lane's copy (a readlane in ELSE of a THEN lane), so no lane's copy is free early */
   for (uint32_t i = 0; i < f->ninsts; i++) {

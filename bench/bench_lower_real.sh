@@ -12,22 +12,23 @@
 #             the forms probed, fields found, nvdisasm runs and probe time; crosscheck mismatches.
 #   bench/bench_lower_real.sh [BIN] [--no-free] DIR...     (DIR: e.g. /work/cache/anylower/cuda-samples/sm_80;
 #   the library is DIR's parent's name, the architecture DIR's name)
-# Without DIR (and with --quick, CI's smoke run) it measures our own fixture pairs in
-# tests/fixtures/sass-lower; the real libraries' sources are not committed: docs/lower.md has their figures.
+# Without DIR it measures our own fixture pairs in tests/fixtures/sass-lower (with --quick, CI's
+# smoke run, those of sm_86 only: 3 cubins, each costs several nvdisasm runs); the real libraries' sources are not committed: docs/lower.md has their figures.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bin=${REGSWEEP:-build/regsweep}
 nd=${NVDISASM:-$(command -v nvdisasm || echo /opt/nvidia-cuda-11.8/usr/bin/nvdisasm)}
 dirs=()
-free=1
+free=1 quick=0
 while [ $# -gt 0 ]; do
   case $1 in
     --no-free) free=0 ;;
-    --quick) ;; # the smoke run: the default input is already the smallest
+    --quick) quick=1 ;; # the smoke run: the fixtures of one architecture (sm_86) only
     *) if [ -f "$1" ] && [ -x "$1" ]; then bin=$1; else dirs+=("$1"); fi ;;
   esac
   shift
 done
+own=${#dirs[@]}
 [ ${#dirs[@]} -gt 0 ] || dirs=(tests/fixtures/sass-lower)
 [ -x "$nd" ] || { echo "bench_lower_real: no nvdisasm ($nd): SKIPPED"; exit 0; }
 tmp=$(mktemp -d)
@@ -40,6 +41,7 @@ printf "lib\tarch\tcubin\tfuncs\thazards\tpinned\tlower_ms\tnvdisasm_ms\tfree\tk
 for d in "${dirs[@]}"; do
   arch=$(basename "$d") lib=$(basename "$(dirname "$d")")
   for c in "$d"/*.cubin; do
+    [ $quick = 1 ] && [ $own = 0 ] && [[ $c != *.sm_86.cubin ]] && continue
     s=${c%.cubin}.sass
     [ -s "$s" ] || continue
     name=$(basename "$c" .cubin)
@@ -75,7 +77,8 @@ for d in "${dirs[@]}"; do
       fre=$(sed -n 's/^lower: .* re-encoded ([0-9]* register fields) in \([0-9]*\) functions.*/\1/p' "$tmp/free.out" | head -1)
       # the kept functions' reasons, by class, for the summary
       sed -n 's/^kept: [^:]*: ptxas.s code and register count: //p' "$tmp/free.out" |
-        sed -e 's/^\/\*[0-9a-f]*\*\/: //' -e 's/^\([0-9]* scoreboard hazards\?\).*/scoreboard hazard/' -e 's/, nor does.*//' -e 's/ (sm_[0-9]*, .*//' |
+        sed -e 's/^\/\*[0-9a-f]*\*\/: //' -e 's/^\([0-9]* scoreboard hazards\?\).*/scoreboard hazard/' -e 's/, nor does.*//' -e 's/ (sm_[0-9]*, .*//' \
+          -e 's/^\(refused by the front end ([^)]*)\).*/\1/' |
         sed "s/^/$lib $arch: /" >>"$tmp/kept"
       read -r xi xm <<<"$(sed -n 's/.*crosscheck (nvdisasm): [0-9]* functions, \([0-9]*\) instructions, \([0-9]*\) mismatches.*/\1 \2/p' "$tmp/free.out" | head -1)"
     fi

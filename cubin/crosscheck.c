@@ -8,7 +8,10 @@
  *     live through in -plr's table) must equal the original's: a recolouring keeps it;
  *   - every other line (ELF header flags, .nv.info attributes, constant sections) must equal
  *     the original's, except EIATTR_REGCOUNT and SHI_REGISTERS, which must be the intended
- *     count (SHI_REGISTERS only where the original has one). */
+ *     count (SHI_REGISTERS only where the original has one).
+ * The original's run is the one the load takes (rs_xcheck_code derives `-c`'s listing and the
+ * -plr listing from it), so each cubin is disassembled once; a written cubin byte-identical to
+ * the original is not disassembled again. */
 #include "cubin/lower.h"
 #include <ctype.h>
 #include <errno.h>
@@ -154,13 +157,6 @@ static int disasm_cubin(const rs_nvdisasm *nd, const char *path, const rs_cubin 
   return rc;
 }
 
-/* The same for the cubin at path, read into c. */
-static int disasm_full(const rs_nvdisasm *nd, const char *path, rs_cubin *c, char **out, rs_err *e) {
-  *out = NULL;
-  if (rs_cubin_load(path, c, e)) return -1;
-  return disasm_cubin(nd, path, c, path, out, e);
-}
-
 /* The .text part of a full listing (lines before the first section and inside .text.*
  * sections) without the -lrm columns and their box lines: what `nvdisasm -c` prints, for
  * rs_sass_complete. */
@@ -224,6 +220,94 @@ static int func_index(const rs_cubin *c, const char *fn, size_t n) {
   return -1;
 }
 
+/* A section banner ("//----- .text.NAME -----"): 1 for what -c prints (.text sections, the
+ * SYMBOLS table), 0 another, -1 not a banner. */
+static int banner(span l) {
+  if (l.len < 8 || memcmp(l.s, "//------", 8)) return -1;
+  return has(l, " .text.") || has(l, " SYMBOLS ");
+}
+
+/* The NOP ptxas pads a function's section with past its symbol's end (sm_75-90). */
+static bool pad_nop(const uint64_t w[2]) { return w[0] == 0x7918 && w[1] == 0x000fc00000000000ull; }
+
+char *rs_xcheck_code(const rs_cubin *c, const char *full, bool columns) {
+  uint32_t n;
+  span *l = lines_of(full, &n);
+  rs_sbuf o = {0};
+  bool in = true, legend = false;
+  const rs_cubin_func *f = NULL; /* the function of the current .text section */
+  size_t after_last = 0;         /* where its last instruction line ends in o */
+  uint64_t last = 0;
+  bool any = false, ok = true;
+  for (uint32_t i = 0; i <= n && ok; i++) {
+    int b = i < n ? banner(l[i]) : 0;
+    if (!columns && f && any && (i == n || b >= 0)) { /* the section ends: its padding, as -c prints it */
+      rs_sbuf pad = {0};
+      for (uint64_t a = last + 16; a + 16 <= f->size && ok; a += 16) {
+        uint64_t w[2];
+        rs_cubin_words(f, a, w);
+        ok = pad_nop(w);
+        rs_sbuf_printf(&pad, "        /*%04llx*/                   NOP;\n", (unsigned long long)a);
+      }
+      if (pad.n) { /* spliced in after the last instruction line */
+        size_t tail = o.n - after_last;
+        char *t = rs_xmalloc(tail + 1);
+        memcpy(t, o.s + after_last, tail);
+        o.n = after_last;
+        rs_sbuf_put(&o, pad.s, pad.n);
+        rs_sbuf_put(&o, t, tail);
+        free(t);
+      }
+      free(pad.s);
+      f = NULL, any = false;
+    }
+    if (i == n) break;
+    if (b >= 0) in = b == 1, f = NULL, any = false, legend = false;
+    if (!in) continue;
+    span x = l[i];
+    if (is_section(x)) { /* .section .text.NAME,"ax",@progbits */
+      const char *t = strstr(x.s, ".text.");
+      const char *e = t ? t + 6 : NULL;
+      while (e && e < x.s + x.len && *e != ',' && !isspace((unsigned char)*e)) e++;
+      int k = t && t < x.s + x.len ? func_index(c, t + 6, (size_t)(e - t - 6)) : -1;
+      f = k >= 0 ? &c->funcs[k] : NULL;
+      if (!f) ok = columns; /* -c's padding needs the function's words */
+    }
+    size_t len = x.len;
+    if (!columns) {
+      size_t w = 0;
+      while (w < len && isspace((unsigned char)x.s[w])) w++;
+      if (w + 10 <= len && !memcmp(x.s + w, "// Legend:", 10)) legend = true;
+      else if (legend && !(w + 2 <= len && !memcmp(x.s + w, "//", 2))) {
+        legend = false;
+        if (w == len) continue; /* -lrm follows it with one blank line more than -c */
+      }
+      if (legend) continue;
+      for (size_t j = 0; j + 3 < len; j++)
+        if (x.s[j] == '/' && x.s[j + 1] == '/' && x.s[j + 2] == ' ' && (x.s[j + 3] == '|' || x.s[j + 3] == '+')) {
+          size_t cut = j;
+          while (cut && (x.s[cut - 1] == ' ' || x.s[cut - 1] == '\t')) cut--;
+          len = cut ? cut : SIZE_MAX; /* nothing left: a box line of the table */
+          break;
+        }
+      if (len == SIZE_MAX) continue;
+    }
+    rs_sbuf_put(&o, x.s, len);
+    rs_sbuf_put(&o, "\n", 1);
+    if (f && is_inst(x)) {
+      size_t w = strspn(x.s, " \t");
+      last = strtoull(x.s + w + 2, NULL, 16), any = true, after_last = o.n;
+    }
+  }
+  free(l);
+  if (!ok) {
+    free(o.s);
+    return NULL;
+  }
+  if (!o.s) rs_sbuf_put(&o, "", 0);
+  return o.s;
+}
+
 static uint32_t hexword(span l) {
   for (size_t i = 0; i + 2 < l.len; i++)
     if (l.s[i] == '0' && l.s[i + 1] == 'x') return (uint32_t)strtoul(l.s + i, NULL, 16);
@@ -243,12 +327,27 @@ int rs_sass_crosscheck(const rs_nvdisasm *nd, const char *written, const char *o
 int rs_sass_crosscheck_loaded(const rs_nvdisasm *nd, const char *written, const rs_cubin *co, const char *orig_path,
                               const char *orig_name, const char *intended, const uint32_t *regcount,
                               rs_crosscheck_stats *st, rs_err *e) {
+  return rs_sass_crosscheck_full(nd, written, co, orig_path, orig_name, NULL, intended, regcount, st, e);
+}
+
+int rs_xcheck_disasm(const rs_nvdisasm *nd, const rs_cubin *c, const char *path, const char *name, char **full,
+                     rs_err *e) {
+  return disasm_cubin(nd, path, c, name, full, e);
+}
+
+int rs_sass_crosscheck_full(const rs_nvdisasm *nd, const char *written, const rs_cubin *co, const char *orig_path,
+                            const char *orig_name, const char *orig_full, const char *intended,
+                            const uint32_t *regcount, rs_crosscheck_stats *st, rs_err *e) {
   memset(st, 0, sizeof *st);
   rs_cubin cw;
   char *fw = NULL, *fo = NULL, *done = NULL, *tp = NULL;
-  int rc = disasm_full(nd, written, &cw, &fw, e);
-  if (!rc && co->len == cw.len && !memcmp(co->bytes, cw.bytes, co->len))
-    fo = rs_xstrndup(fw, strlen(fw)); /* byte-identical (pinned): nvdisasm would print the same */
+  int rc = rs_cubin_load(written, &cw, e);
+  bool same = !rc && co->len == cw.len && !memcmp(co->bytes, cw.bytes, co->len);
+  if (!rc && same && orig_full) /* byte-identical (pinned): nvdisasm would print the same again */
+    fw = rs_xstrndup(orig_full, strlen(orig_full));
+  else if (!rc)
+    rc = disasm_cubin(nd, written, &cw, written, &fw, e);
+  if (!rc && (same || orig_full)) fo = rs_xstrndup(same ? fw : orig_full, strlen(same ? fw : orig_full));
   else if (!rc)
     rc = disasm_cubin(nd, orig_path, co, orig_name, &fo, e);
   rs_sass_stats ss;

@@ -287,5 +287,21 @@ int rs_sass_crosscheck(const rs_nvdisasm *nd, const char *written, const char *o
 int rs_sass_crosscheck_loaded(const rs_nvdisasm *nd, const char *written, const rs_cubin *co, const char *orig_path,
                               const char *orig_name, const char *intended, const uint32_t *regcount,
                               rs_crosscheck_stats *st, rs_err *e);
+/* The same with the original's `nvdisasm -lrm narrow` output already at hand (orig_full, from
+ * rs_xcheck_disasm; NULL: run here): one nvdisasm run of the input serves the listing, the
+ * inference's -plr columns and this check. A written cubin byte-identical to the original is
+ * not disassembled again (the same bytes print the same). */
+int rs_sass_crosscheck_full(const rs_nvdisasm *nd, const char *written, const rs_cubin *co, const char *orig_path,
+                            const char *orig_name, const char *orig_full, const char *intended,
+                            const uint32_t *regcount, rs_crosscheck_stats *st, rs_err *e);
+/* `nvdisasm -lrm narrow` of cubin c (read from path; NULL: held in memory, fed through a
+ * temporary file): code, -plr columns, .nv.info and the other sections, in one run. */
+int rs_xcheck_disasm(const rs_nvdisasm *nd, const rs_cubin *c, const char *path, const char *name, char **full,
+                     rs_err *e);
+/* From that output, the code part as `nvdisasm -c` prints it (columns false: the -lrm columns,
+ * boxes and legend gone, and the NOP padding past each function symbol's end that -lrm leaves
+ * out put back from c's words), or as `nvdisasm -c -plr -lrm narrow` prints it (columns true).
+ * NULL where it cannot be derived (padding that is not NOP): the caller runs nvdisasm -c. */
+char *rs_xcheck_code(const rs_cubin *c, const char *full, bool columns);
 
 #endif

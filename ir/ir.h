@@ -30,6 +30,7 @@ enum rs_opflag {
   RS_F_SUBREG = 1 << 9,  /* operand names a sub-register (%5.sub1) */
   RS_F_CARRY = 1 << 10,  /* 64-bit source whose high half feeds only the def's high half
                           * (carry-up arithmetic; mir/carry.c, analysis/liveness.c) */
+  RS_F_EXEC = 1 << 11,   /* names the active-lane mask ($exec, $exec_lo; mir/exec.c) */
 };
 
 typedef struct {
@@ -59,6 +60,19 @@ enum rs_instflag {
   RS_I_EXEC_SKIP = 1 << 10,   /* branches when no lane is active */
   RS_I_CROSSLANE = 1 << 11,   /* reads registers of other lanes (readlane, DPP, permutes) */
   RS_I_LANEWRITE = 1 << 12,   /* writes lanes whatever EXEC says (V_WRITELANE, DS_PERMUTE) */
+  /* bits 13-17: what a lane-mask instruction does to each lane's bit (enum rs_maskop,
+   * mir/exec.c; analysis/lanemask.c) */
+  RS_I_MASKOP_SHIFT = 13,
+  RS_I_MASKOP = 0x1F << 13,
+};
+
+/* Per lane bit: d = f(s0[, s1]) over the instruction's first explicit def and its explicit sources
+ * in order; the SAVEEXEC forms write the old EXEC to d and f(EXEC, s0) to EXEC. */
+enum rs_maskop {
+  RS_M_NONE, RS_M_MOV, RS_M_NOT, RS_M_ZERO, RS_M_ONES, RS_M_AND, RS_M_OR, RS_M_XOR, RS_M_ANDN2,
+  RS_M_ORN2, RS_M_NAND, RS_M_NOR, RS_M_XNOR, RS_M_AND_SAVEEXEC, RS_M_OR_SAVEEXEC,
+  RS_M_EXECNZ, /* branches when some lane is active (S_CBRANCH_EXECNZ) */
+  RS_M_VCMP,   /* a vector compare into a mask: the lane's result if active, else 0 */
 };
 
 typedef struct {

@@ -61,6 +61,25 @@ static uint32_t shape_ops(const char *shape) {
   return n;
 }
 
+/* The cubin's `nvdisasm -lrm narrow` output, run once and kept in mc (the crosscheck's original
+ * side too). */
+static int full_of(rs_mc *mc, const rs_nvdisasm *nd, rs_err *e) {
+  return mc->orig_full ? 0 : rs_xcheck_disasm(nd, &mc->cub, mc->cubin_path, mc->name, &mc->orig_full, e);
+}
+
+/* The cubin's listing with -plr columns (`nvdisasm -c -plr -lrm narrow`, completed), taken from
+ * that one run. */
+static int plr_listing(rs_mc *mc, const rs_nvdisasm *nd, char **out, rs_err *e) {
+  *out = NULL;
+  if (!nd) return rs_errf(e, mc->name, 0, "no nvdisasm");
+  if (full_of(mc, nd, e)) return -1;
+  char *raw = rs_xcheck_code(&mc->cub, mc->orig_full, true);
+  rs_sass_stats st;
+  int rc = rs_sass_complete(&mc->cub, raw, mc->name, out, &st, e);
+  free(raw);
+  return rc;
+}
+
 /* Forms mc's listing (text, taken) refuses, inferred from the cubin's `nvdisasm -plr` listing
  * (sass/infer.c), and the listing read again with them; each function read with an inferred row
  * stays only if its pinned run reproduces ptxas (the check of the rows), else it is refused with
@@ -76,14 +95,12 @@ static int read_inferring(rs_mc *mc, const char *name, char *text, size_t n, con
     mc->m = m;
     return m ? 0 : -1;
   }
-  static const char *const plr[] = {"-c", "-plr", "-lrm", "narrow", NULL};
   char *ptext = own_plr ? rs_xstrndup(copy, n) : NULL;
-  rs_sass_stats st;
   rs_err pe = {{0}};
   rs_sass_infer *x = rs_xcalloc(1, sizeof *x);
   x->mask = o.mask;
   mc->inferred = x;
-  if (!own_plr && rs_sass_disasm_loaded(nd, &mc->cub, mc->cubin_path, mc->name, plr, &ptext, &st, &pe)) {
+  if (!own_plr && plr_listing(mc, nd, &ptext, &pe)) {
     free(copy); /* no -plr listing: the refusals stand, with why */
     for (uint32_t i = 0; i < m->nrefused; i++) {
       char *w = rs_xmalloc(strlen(m->refused[i].why) + strlen(pe.msg) + 40);
@@ -166,20 +183,33 @@ int rs_mc_cubin(rs_mc *mc, const char *cubin_path, const char *listing, const ch
       return -1;
     }
     rs_err ne = {{0}};
-    have_nd = rs_nvdisasm_open(nvd, &nd, &ne) == 0; /* only to infer forms */
+    have_nd = rs_nvdisasm_open(nvd, &nd, &ne) == 0; /* to infer forms, and for the crosscheck */
   } else {
     rs_sass_stats st;
     static const char *const args[] = {"-c", NULL};
     if (rs_cubin_load(cubin_path, &mc->cub, e)) return -1;
-    if (rs_nvdisasm_open(nvd, &nd, e) || rs_sass_disasm_loaded(&nd, &mc->cub, cubin_path, cubin_path, args, &text, &st, e)) {
-      rs_cubin_free(&mc->cub);
+    mc->name = dup_or_null(cubin_path);
+    mc->cubin_path = dup_or_null(cubin_path);
+    /* one `-lrm narrow` run gives the listing (-c's, derived), the -plr columns and the
+     * crosscheck's original side; -c itself only where the derivation cannot be made */
+    char *raw = NULL;
+    if (rs_nvdisasm_open(nvd, &nd, e) || full_of(mc, &nd, e) ||
+        ((raw = rs_xcheck_code(&mc->cub, mc->orig_full, false))
+             ? rs_sass_complete(&mc->cub, raw, cubin_path, &text, &st, e)
+             : rs_sass_disasm_loaded(&nd, &mc->cub, cubin_path, cubin_path, args, &text, &st, e))) {
+      free(raw);
+      rs_mc_free_input(mc);
       return -1;
     }
+    free(raw);
     have_nd = true;
     n = strlen(text);
   }
+  free(mc->name);
+  free(mc->cubin_path);
   mc->name = dup_or_null(cubin_path);
   mc->cubin_path = dup_or_null(cubin_path);
+  mc->nd = nd, mc->have_nd = have_nd;
   mc->scoreboards = scoreboards;
   /* the listing's own name in messages (nvdisasm's: the cubin's) */
   if (read_inferring(mc, listing ? listing : cubin_path, text, n, target, have_nd ? &nd : NULL, e)) {
@@ -244,6 +274,7 @@ void rs_mc_free_input(rs_mc *mc) {
   rs_cubin_free(&mc->cub);
   free(mc->name);
   free(mc->cubin_path);
+  free(mc->orig_full);
   memset(mc, 0, sizeof *mc);
 }
 

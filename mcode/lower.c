@@ -26,6 +26,57 @@ int rs_mc_regcounts(const rs_cubin *c, const rs_module *n, const char *name, uin
   return 0;
 }
 
+/* Functions of mc's cubin the lifted listing n lacks because the front end refused them (mc->m's
+ * refusals): keep[k] set, why[k] says so. Returns how many. A function missing for another reason
+ * is not marked (regcounts_kept names it). */
+static uint32_t front_refused(const rs_mc *mc, const rs_module *n, uint8_t *keep, rs_lower_kept *why) {
+  const rs_cubin *c = &mc->cub;
+  uint32_t nk = 0;
+  for (uint32_t k = 0; k < c->nfuncs; k++) {
+    uint32_t j = 0;
+    while (j < n->nfuncs && strcmp(n->funcs[j]->name, c->funcs[k].name)) j++;
+    if (j < n->nfuncs) continue;
+    for (uint32_t i = 0; i < mc->m->nrefused; i++) {
+      const rs_refusal *f = &mc->m->refused[i];
+      if (strcmp(f->func, c->funcs[k].name)) continue;
+      keep[k] = 1, nk++;
+      why[k].func = k;
+      /* the front end's message without its FILE:LINE (the listing's, printed with the refusal) */
+      const char *w = strstr(f->why, ": ");
+      w = w && strchr(f->why, ':') < w ? w + 2 : f->why;
+      char full[1024];
+      snprintf(full, sizeof full, "/*%04x*/: refused by the front end (form %s, operands %s): %s", f->addr, f->form,
+               *f->shape ? f->shape : "-", w);
+      snprintf(why[k].why, sizeof why[k].why, "%.*s", (int)sizeof why[k].why - 1, full);
+      break;
+    }
+  }
+  return nk;
+}
+
+/* rs_mc_regcounts, with a kept function's count ptxas's (its .nv.info's): n need not hold it. */
+static int regcounts_kept(const rs_cubin *c, const rs_module *n, const char *name, const uint8_t *keep,
+                          uint32_t **out, rs_err *e) {
+  *out = NULL;
+  rs_nvinfo_func *nf = NULL;
+  if (rs_nvinfo_read(c, name, &nf, e)) return -1;
+  uint32_t *rc = rs_xcalloc(c->nfuncs + 1, sizeof *rc);
+  for (uint32_t k = 0; k < c->nfuncs; k++) {
+    uint32_t j = 0;
+    while (j < n->nfuncs && strcmp(n->funcs[j]->name, c->funcs[k].name)) j++;
+    if (j < n->nfuncs && !keep[k]) rc[k] = rs_sass_regcount_of(n->funcs[j]);
+    else if (keep[k]) rc[k] = nf[k].regcount;
+    else {
+      free(rc);
+      free(nf);
+      return rs_errf(e, name, 0, "no function %s", c->funcs[k].name);
+    }
+  }
+  free(nf);
+  *out = rc;
+  return 0;
+}
+
 /* Hazards of every function of the lifted listing n against c's control bits; per (may be NULL):
  * per cubin function (c->funcs order), 1 where it has any, its first in why[k]. */
 static int hazards_of(const rs_cubin *c, const rs_module *n, const char *name, uint32_t *count, char *first,
@@ -74,9 +125,12 @@ int rs_sass_hazards_listing(const rs_cubin *c, const char *listing, const char *
 
 int rs_mc_crosscheck(const rs_mc *mc, const char *nvd, const char *written, const char *intended,
                      const uint32_t *regcount, rs_crosscheck_stats *x, rs_err *e) {
-  rs_nvdisasm nd;
-  if (rs_nvdisasm_open(nvd, &nd, e)) return -1;
-  return rs_sass_crosscheck_loaded(&nd, written, &mc->cub, mc->cubin_path, mc->name, intended, regcount, x, e);
+  rs_nvdisasm nd; /* the one mc found (its --version run once), unless another is named */
+  if (mc->have_nd && (!nvd || !strcmp(nvd, mc->nd.path))) nd = mc->nd;
+  else if (rs_nvdisasm_open(nvd, &nd, e)) return -1;
+  /* the original's -lrm output from the load when that was the same nvdisasm's */
+  const char *full = !strcmp(nd.path, mc->nd.path) ? mc->orig_full : NULL;
+  return rs_sass_crosscheck_full(&nd, written, &mc->cub, mc->cubin_path, mc->name, full, intended, regcount, x, e);
 }
 
 int rs_mc_lower(const rs_mc *mc, const char *next, const rs_module *relift, const rs_mc_lower_opts *o,
@@ -91,7 +145,12 @@ int rs_mc_lower(const rs_mc *mc, const char *next, const rs_module *relift, cons
   const rs_module *n = own ? own : relift;
   if (!n) return 2;
   int status = 0;
-  if (rs_mc_regcounts(c0, n, n->path, &r->regcount, e)) status = 2;
+  /* a function the front end refused (named by the command already) keeps ptxas's code and
+   * register count: the others are written and crosschecked (a refusal is as narrow as its cause) */
+  uint8_t *keep = rs_xcalloc(c0->nfuncs + 1, 1);
+  rs_lower_kept *hwhy = rs_xcalloc(c0->nfuncs + 1, sizeof *hwhy);
+  front_refused(mc, n, keep, hwhy);
+  if (regcounts_kept(c0, n, n->path, keep, &r->regcount, e)) status = 2;
   /* the scheduling bits stay ptxas's: a recolouring that races an in-flight instruction is refused */
   bool encoder_check = !out; /* into a temporary file, crosschecked, removed */
   char tmp[] = "/tmp/regsweep-encoder-check-XXXXXX";
@@ -111,9 +170,10 @@ int rs_mc_lower(const rs_mc *mc, const char *next, const rs_module *relift, cons
   uint32_t nrw = 0;
   if (!status && rs_spills_count_rewritten(mc->m->text, next, name, &nrw, e)) status = 2;
   /* keep_refused: a racing function keeps ptxas's code, the rest goes on */
-  uint8_t *keep = o->keep_refused && !nrw ? rs_xcalloc(c0->nfuncs + 1, 1) : NULL;
-  rs_lower_kept *hwhy = o->keep_refused && !nrw ? rs_xcalloc(c0->nfuncs + 1, sizeof *hwhy) : NULL;
-  if (!status && !nrw && hazards_of(c0, n, name, &r->hazards, r->hazard, sizeof r->hazard, keep, hwhy, e)) status = 2;
+  bool kr = o->keep_refused && !nrw;
+  if (!status && !nrw &&
+      hazards_of(c0, n, name, &r->hazards, r->hazard, sizeof r->hazard, kr ? keep : NULL, kr ? hwhy : NULL, e))
+    status = 2;
   rs_module_free(own);
   if (!status && r->hazards && !encoder_check && !o->keep_refused) {
     rs_errf(e, NULL, 0, "%s: %u scoreboard hazard%s with ptxas's control bits, first: %s: the kernel is refused", name,
@@ -142,11 +202,12 @@ int rs_mc_lower(const rs_mc *mc, const char *next, const rs_module *relift, cons
         snprintf(r->hazard, sizeof r->hazard, "%s", sst.first_hazard);
       }
     } else {
-      rs_lower_opts lo = {.keep_refused = o->keep_refused, .keep = keep, .probe_only = o->probe_only};
+      rs_lower_opts lo = {.keep_refused = o->keep_refused, .keep = keep, .probe_only = o->probe_only,
+                          .nd = mc->have_nd ? &mc->nd : NULL};
       rc = rs_sass_lower_opts(&c, mc->m->text, next, r->regcount, name, &lo, &r->st, e);
     }
     r->ms = (rs_now() - t0) * 1e3;
-    if (!rc && keep) { /* the kept functions: the racing ones, then those lowering could not write */
+    if (!rc) { /* the kept functions: the refused and racing ones, then those lowering could not write */
       for (uint32_t k = 0; k < c0->nfuncs; k++)
         if (keep[k]) r->kept = rs_xrealloc(r->kept, sizeof *r->kept * (r->nkept + 1)), r->kept[r->nkept++] = hwhy[k];
       for (uint32_t k = 0; k < r->st.nkept; k++) {

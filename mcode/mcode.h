@@ -27,6 +27,10 @@ typedef struct {
   bool borrowed;      /* m is the caller's */
   bool no_spills;     /* --no-spills: free mode leaves spill slots in memory */
   struct rs_sass_infer *inferred; /* forms the table lacks, read with rows from nvdisasm -plr (NULL: none) */
+  rs_nvdisasm nd;     /* nvdisasm, found once (have_nd) */
+  bool have_nd;
+  char *orig_full;    /* the cubin's `nvdisasm -lrm narrow` output, where it was run (NULL: not run): the
+                       * listing, the -plr columns and the crosscheck's original side, from one run */
 } rs_mc;
 
 /* A listing file (target as `--target`, NULL from the listing); with cubin_path, its cubin,

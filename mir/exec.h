@@ -4,7 +4,8 @@
 #include "ir/ir.h"
 
 /* Sets the RS_I_EXEC_* / RS_I_CROSSLANE flags of instruction `in` (operands parsed into f->ops)
- * from the table in exec.c; any other instruction that defines $exec gets RS_I_EXEC_OTHER. */
-void rs_exec_mark(const rs_func *f, rs_inst *in, const char *opcode);
+ * from the table in exec.c; any other instruction that defines $exec gets RS_I_EXEC_OTHER. Marks
+ * the operands naming $exec (RS_F_EXEC) and the per-lane mask role (RS_I_MASKOP). */
+void rs_exec_mark(rs_func *f, rs_inst *in, const char *opcode);
 
 #endif

@@ -12,8 +12,13 @@
 #    (found through the bit that makes 11.8 print desc[URx], sm_80-89, or the address's UR offset,
 #    sm_90; RS_LOWER_PROBE_ONLY=1, then with the table, which learned it), crosschecked; before, the
 #    function kept ptxas's code (exit 1).
+# 5. a refusal is as narrow as its cause: kept.cu's `waits` has NANOSLEEP, whose table row
+#    RS_TEST_MASK_ROWS (a test facility) hides and -plr cannot give (a control instruction), so the
+#    front end refuses that function alone; `regalloc --free -o` writes the cubin with the other two
+#    re-encoded, `waits` as ptxas wrote it (named, with the reason), crosschecked, exit 1; pinned -o
+#    stays byte-identical. Before, lowering refused the whole cubin ("no function _Z5waitsPiS_i").
 # Needs nvdisasm (SKIPPED, 77, without it). RS_TEST_QUICK=1: sm_80 only, the probe-only lowering of
-# guards.cu only (each nvdisasm run is a second or two on a busy machine).
+# guards.cu only, part 5 on sm_86 only (each nvdisasm run is a second or two on a busy machine).
 set -uo pipefail
 bin=$(realpath "$1")
 d=tests/fixtures/sass-lower
@@ -73,5 +78,39 @@ for a in $darchs; do
     grep -q '^kept: ' <<<"$out" && no "cpasync sm_$a: a function kept ptxas's code"
     grep -E '^probe' <<<"$out" | cut -c1-160
   done
+done
+# 5. a function the front end refuses keeps ptxas's bytes; the rest is written
+karchs="86 90"
+[ -n "${RS_TEST_QUICK:-}" ] && karchs=86
+sections() { # FILE: "name sha" for every .text and .nv.info section (the ELF section table)
+  python3 - "$1" <<'PY'
+import hashlib, struct, sys
+b = open(sys.argv[1], 'rb').read()
+off, = struct.unpack_from('<Q', b, 0x28); es, n, si = struct.unpack_from('<HHH', b, 0x3a)
+sh = [struct.unpack_from('<IIQQQQIIQQ', b, off + i * es) for i in range(n)]
+for s in sh:
+    name = b[sh[si][4] + s[0]:b.index(b'\0', sh[si][4] + s[0])].decode()
+    if name.startswith(('.text.', '.nv.info.')): print(name, hashlib.sha1(b[s[4]:s[4] + s[5]]).hexdigest())
+PY
+}
+for a in $karchs; do
+  c=$d/kept.sm_$a.cubin s=$d/kept.sm_$a.sass
+  out=$(RS_TEST_MASK_ROWS=NANOSLEEP "$bin" regalloc $c --listing $s --free -o "$tmp/k$a.cubin" 2>&1); rc=$?
+  [ $rc = 1 ] || no "kept sm_$a: exit $rc (1 expected: a function refused and kept)"
+  grep -q '^kept: _Z5waitsPiS_i: ptxas.s code and register count: /\*[0-9a-f]*\*/: refused by the front end (form NANOSLEEP, operands imm)' <<<"$out" ||
+    no "kept sm_$a: waits is not named as kept with the front end's reason"
+  grep -q '^lower: .*re-encoded ([0-9]* register fields) in 2 functions' <<<"$out" || no "kept sm_$a: the other two functions not re-encoded"
+  grep -q '^crosscheck (nvdisasm): 3 functions, .* 0 mismatches.*register counts 3/3 as meant.*: ok' <<<"$out" ||
+    no "kept sm_$a: crosscheck"
+  [ -f "$tmp/k$a.cubin" ] || { echo "$out"; no "kept sm_$a: no cubin written"; continue; }
+  sections $c >"$tmp/k$a.before"; sections "$tmp/k$a.cubin" >"$tmp/k$a.after"
+  [ "$(grep -c . "$tmp/k$a.before")" = 6 ] || no "kept sm_$a: 6 per-function sections expected in the fixture"
+  changed=$(diff "$tmp/k$a.before" "$tmp/k$a.after" | sed -n 's/^> \([^ ]*\) .*/\1/p' | sort | tr '\n' ' ')
+  [ "$changed" = ".text._Z4axpyPfPKffi .text._Z4dot3PKfS0_Pfi " ] ||
+    { echo "$out"; no "kept sm_$a: sections changed: '$changed' (the two re-encoded .text only expected)"; }
+  [ $a = 86 ] || continue # pinned on one architecture (each run is several nvdisasm runs)
+  out=$(RS_TEST_MASK_ROWS=NANOSLEEP "$bin" regalloc $c --listing $s --pinned -o "$tmp/kp$a.cubin" 2>&1)
+  cmp -s $c "$tmp/kp$a.cubin" || { echo "$out"; no "kept sm_$a: pinned -o with a refused function is not byte-identical"; }
+  grep -E '^(lower|kept)' <<<"$out" | cut -c1-160
 done
 exit $fail

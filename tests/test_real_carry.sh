@@ -14,20 +14,9 @@
 #  - each postsplit truth emitted through its llc: MachineVerifier ok, counts equal.
 # Skipped (77) without clang-16/22, llc-16/22 or rocm-device-libs.
 set -euo pipefail
-export ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" # Open MPI's plugins leak at exit: see test_sweep.sh
-bin=$(realpath "$1")
-for t in clang-16 llc-16 clang-22 llc-22 llvm-dis-22 llvm-as-22 llvm-cxxfilt-22; do
-  command -v $t >/dev/null || { echo "SKIP: $t missing"; exit 77; }
-done
-ls /usr/lib/*/amdgcn/bitcode/opencl.bc >/dev/null 2>&1 || { echo "SKIP: rocm-device-libs missing"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-check() { if eval "$1"; then :; else echo "FAIL: $2"; fail=$((fail + 1)); fi; }
-C="$tmp/C.h5"
-"$bin" corpus import --out "$C" tests/fixtures/carry/carry.tsv --family carry -j2 > "$tmp/import.log" 2>&1 ||
-  { cat "$tmp/import.log"; exit 1; }
-tail -2 "$tmp/import.log"
+source "$(dirname "$0")/real_amd.sh"
+real_setup "$1" clang-16 llc-16 clang-22 llc-22 llvm-dis-22 llvm-as-22 llvm-cxxfilt-22
+real_import tests/fixtures/carry/carry.tsv carry
 "$bin" corpus list "$C" --params > "$tmp/list"
 check 'grep -q "3 kernels -> 12 instances" "$tmp/import.log"' "12 instances from 3 kernels"
 check 'grep -q "12 with ground truth, 0 build failures, 0 prera truths split by LLVM, 0 truths inconsistent" "$tmp/import.log"' \
@@ -45,15 +34,6 @@ grep "family carry" "$tmp/oracle.log" || true
 check 'grep -q "family carry  *truths 12/12, mutants \([0-9]*\)/\1 " "$tmp/oracle.log" && grep -q "oracle: 0 misses" "$tmp/oracle.log"' \
   "oracle: 12/12 truths, every mutant rejected"
 
-n=0
-while IFS= read -r id; do
-  if "$bin" emit --corpus "$C" --instance "$id" truth -o "$tmp/e.s" > "$tmp/e.log" 2>&1 &&
-    grep -q "MachineVerifier ok" "$tmp/e.log" && grep -q "counts vs verifier: equal" "$tmp/e.log"; then
-    n=$((n + 1))
-  else
-    echo "FAIL: emit $id: $(tail -2 "$tmp/e.log")"; fail=$((fail + 1))
-  fi
-done < <(awk -F'\t' '$1 ~ /\/postsplit$/ {print $1}' "$tmp/list")
-check '[ "$n" -eq 6 ]' "6 postsplit truths emitted, counts equal ($n)"
+real_emit_postsplit "$tmp/list" 6
 [ "$fail" -eq 0 ] && echo "test_real_carry: 12/12 exact truths, 0 inconsistent, 0 library calls, oracle clean, 6/6 emitted"
 exit $((fail > 0))

@@ -448,7 +448,10 @@ const rs_sass_op rs_sass_optable[] = {
     {"EXIT", "", "|s1", X | S}, /* EXIT !P2: also reads a predicate (MAGMA, ptxas 13) */
     {"RET.REL.NODEC", "", "s2 l", R | S}, /* RET.REL.NODEC R2 `(kernel): returns through R2:R3 */
     {"RET.ABS.NODEC", "", "s2 l", R | S},
-    {"CALL.REL.NOINC", "", "l", C | S},
+    /* CALL.REL.NOINC R14 `(kernel): through a function pointer, R14:R15 (LDC.64 of the table;
+     * -plr reads both) relative to the kernel's start, which the label names; not a target:
+     * sass_parse.c gives it every subroutine whose address could be taken as callee */
+    {"CALL.REL.NOINC", "", "l|s2 l", C | S},
     /* CALL.ABS.NOINC R8: to an external function (vprintf) at the address in R8:R9, after LEPC
      * R2 (the PC, a pair) set up the return address; its ABI (arguments, clobbers) is not
      * modelled: regalloc --free keeps ptxas's colouring for such a function */

@@ -852,8 +852,10 @@ static int parse_inst(P *p, size_t off, size_t end) {
   mem64 |= plain64;
   bool target_label = (row->flags & (RS_SOP_BRANCH | RS_SOP_CALL | RS_SOP_INDIRECT)) != 0;
   int desc = -1;
+  /* an indirect call (CALL.REL.NOINC R14 `(kernel)): its label is the base, not the target */
+  bool indirect_call = (row->flags & RS_SOP_CALL) && nops == 2 && roles[0].role == 's' && roles[1].role == 'l';
   for (uint32_t k = 0; k < nops; k++)
-    if (operand(p, so[k], sl[k], roles[k], dflags, mn, mnl, mem64, &desc, target_label)) return -1;
+    if (operand(p, so[k], sl[k], roles[k], dflags, mn, mnl, mem64, &desc, target_label && !indirect_call)) return -1;
   for (uint32_t k = 0; k < nops; k++)
     if ((roles[k].role == 'p' || roles[k].role == 'q') &&
         pr_mask(p, so[nops - 1], sl[nops - 1], roles[k].role == 'q' ? dflags : 0, sl[k] == 3, mn, mnl))
@@ -953,7 +955,8 @@ static void add_succ_fall(rs_func *f, uint32_t bi) {
  * of R6 conflicted with ptxas's own colouring). A subroutine's RETs are those its entry reaches
  * by branches and fall-through, a call inside it stepping over to its return point. A RET no
  * entry reaches keeps every return point. */
-static void ret_edges(P *p, const uint32_t *callee, const uint32_t *ret_to, uint32_t nret) {
+#define IND_CALL (UINT32_MAX - 1) /* callee[b] of an indirect call: every entry of cand[] */
+static void ret_edges(P *p, const uint32_t *callee, const uint32_t *ret_to, uint32_t nret, const uint8_t *cand) {
   rs_func *f = p->f;
   uint32_t nb = f->nblocks;
   if (!nret) return;
@@ -963,6 +966,8 @@ static void ret_edges(P *p, const uint32_t *callee, const uint32_t *ret_to, uint
   uint8_t *called = rs_xcalloc(nb + 1, 1);
   for (uint32_t c = 0; c < nb; c++)
     if (callee[c] < nb) called[callee[c]] = 1;
+    else if (callee[c] == IND_CALL)
+      for (uint32_t e = 0; e < nb; e++) called[e] |= cand[e];
   for (uint32_t e = 0; e < nb; e++) {
     if (!called[e]) continue;
     memset(seen, 0, nb + 1);
@@ -979,14 +984,15 @@ static void ret_edges(P *p, const uint32_t *callee, const uint32_t *ret_to, uint
         RS_PUSH(rets, nrets, caprets, e);
       }
       for (uint32_t s = 0; s < bl->nsuccs; s++) {
-        uint32_t t = callee[b] != UINT32_MAX && bl->succs[s] == callee[b] ? b + 1 : bl->succs[s];
+        uint32_t t = callee[b] != UINT32_MAX && (bl->succs[s] == callee[b] || callee[b] == IND_CALL) ? b + 1 : bl->succs[s];
         if (t < nb && !seen[t]) seen[t] = 1, stack[sp++] = t;
       }
     }
   }
   for (uint32_t k = 0; k < nrets; k += 2)
     for (uint32_t c = 0; c < nb; c++)
-      if (callee[c] == rets[k + 1] && c + 1 < nb) rs_block_add_succ(&f->blocks[rets[k]], c + 1);
+      if ((callee[c] == rets[k + 1] || (callee[c] == IND_CALL && cand[rets[k + 1]])) && c + 1 < nb)
+        rs_block_add_succ(&f->blocks[rets[k]], c + 1);
   for (uint32_t b = 0; b < nb; b++) {
     const rs_block *bl = &f->blocks[b];
     if (!owned[b] && (p->sflags[bl->first_inst + bl->ninsts - 1] & RS_SOP_RET))
@@ -1047,12 +1053,35 @@ static int finish_func(P *p) {
   /* return points: the instruction after every call to a subroutine */
   uint32_t *ret_to = NULL, nret = 0, capret = 0;
   uint32_t *callee = rs_xmalloc(sizeof *callee * (f->nblocks + 1)); /* per block: the entry it calls */
+  /* An indirect call's callees: the subroutines whose address could be taken, i.e. every function
+   * symbol of the section but the kernel itself and ptxas's own $__internal helpers (whole-program
+   * nvcc places each address-taken __device__ function there as $kernel$name). More callees than
+   * the real ones only keep values live longer (interference stays safe). */
+  uint8_t *cand = rs_xcalloc(f->nblocks + 1, 1);
+  uint32_t ncand = 0;
+  for (uint32_t t = 0; t < p->labels.n; t++)
+    if (p->lab_func[t] && p->lab_block[t] > 0 && strncmp(p->labels.strs[t], "$__internal", 11) && !cand[p->lab_block[t]])
+      cand[p->lab_block[t]] = 1, ncand++;
   for (uint32_t bi = 0; bi < f->nblocks; bi++) {
     rs_block *bl = &f->blocks[bi];
     uint32_t li = bl->first_inst + bl->ninsts - 1;
     callee[bi] = UINT32_MAX;
     if (!(p->sflags[li] & RS_SOP_CALL)) continue;
     const rs_inst *in = &f->insts[li];
+    bool has_target = false;
+    for (uint32_t o = 0; o < in->nops; o++) has_target |= f->ops[in->first_op + o].kind == RS_OP_BLOCK;
+    if (!has_target && !strcmp(rs_func_opcode(f, in), "CALL.REL.NOINC")) { /* through a function pointer */
+      if (!ncand) {
+        free(is_sub_call), free(ret_to), free(callee), free(cand);
+        perr(p, in->line,
+             "indirect call in %s, and no function of its listing whose address could be taken (the callee is "
+             "outside it: not modelled)",
+             f->name);
+        p->ref_addr = in->addr;
+        return refuse_at(p, in->line, rs_func_opcode(f, in), "R");
+      }
+      is_sub_call[li] = 1, callee[bi] = IND_CALL;
+    }
     for (uint32_t o = 0; o < in->nops; o++) {
       const rs_operand *op = &f->ops[in->first_op + o];
       if (op->kind != RS_OP_BLOCK) continue;
@@ -1062,7 +1091,7 @@ static int finish_func(P *p) {
       for (uint32_t t = 0; t < p->labels.n && sym; t++)
         if (p->lab_block[t] == (int32_t)op->reg && p->lab_func[t]) is_sub_call[li] = 1, callee[bi] = op->reg;
       if (sym && !is_sub_call[li]) {
-        free(is_sub_call), free(ret_to), free(callee);
+        free(is_sub_call), free(ret_to), free(callee), free(cand);
         perr(p, in->line, "call to %.*s, which is not a subroutine of %s (calls across kernels are not modelled)",
              (int)op->text_len, tn, f->name);
         p->ref_addr = in->addr;
@@ -1082,6 +1111,9 @@ static int finish_func(P *p) {
       for (uint32_t o = 0; o < in->nops; o++)
         if (f->ops[in->first_op + o].kind == RS_OP_BLOCK) rs_block_add_succ(bl, f->ops[in->first_op + o].reg);
       if (fl & RS_SOP_BRANCH) fall = pred;
+      if (callee[bi] == IND_CALL)
+        for (uint32_t e = 0; e < f->nblocks; e++)
+          if (cand[e]) rs_block_add_succ(bl, e);
       if (is_sub_call[li]) fall = pred; /* the return comes back through RET */
     } else if (fl & RS_SOP_INDIRECT) {
       /* its BRANCH_TARGETS when nvdisasm names them, else any labelled block */
@@ -1099,7 +1131,8 @@ static int finish_func(P *p) {
     if (fall) add_succ_fall(f, bi);
     bl->has_succs = true;
   }
-  ret_edges(p, callee, ret_to, nret);
+  ret_edges(p, callee, ret_to, nret, cand);
+  free(cand);
   free(callee);
   free(ret_to);
   free(is_sub_call);

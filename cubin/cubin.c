@@ -80,6 +80,7 @@ int rs_cubin_parse(uint8_t *b, size_t len, const char *name, rs_cubin *c, rs_err
     snprintf(f.name, sizeof f.name, "%s", sn + 6);
     f.size = size;
     f.code = b + off;
+    f.shndx = i;
     RS_PUSH(c->funcs, c->nfuncs, cap, f);
   }
   if (!c->nfuncs) return rs_errf(e, name, 0, "no .text.<function> section: not a cubin with code");
@@ -114,6 +115,35 @@ int rs_cubin_write(const rs_cubin *c, const char *path, rs_err *e) {
   size_t w = fwrite(c->bytes, 1, c->len, fp);
   if (fclose(fp) || w != c->len) return rs_errf(e, path, 0, "write error");
   return 0;
+}
+
+uint32_t rs_cubin_subsyms(const rs_cubin *c, const rs_cubin_func *f, rs_cubin_sym **out) {
+  const uint8_t *b = c->bytes;
+  uint64_t shoff = u64(b + 0x28);
+  unsigned shentsize = u16(b + 0x3a), shnum = u16(b + 0x3c);
+  uint32_t n = 0, cap = 0;
+  *out = NULL;
+  for (unsigned i = 0; i < shnum; i++) { /* the headers were checked by rs_cubin_parse */
+    const uint8_t *s = b + shoff + (size_t)i * shentsize;
+    if (u32(s + 4) != 2 /* SHT_SYMTAB */) continue;
+    uint64_t off = u64(s + 24), size = u64(s + 32);
+    unsigned link = u32(s + 40);
+    if (link >= shnum || off > c->len || size > c->len - off) continue;
+    const uint8_t *ls = b + shoff + (size_t)link * shentsize;
+    uint64_t soff = u64(ls + 24), ssize = u64(ls + 32);
+    if (soff > c->len || ssize > c->len - soff) continue;
+    for (uint64_t k = 0; k + 24 <= size; k += 24) {
+      const uint8_t *y = b + off + k;
+      uint32_t nm = u32(y);
+      uint64_t v = u64(y + 8);
+      if ((y[4] & 0xf) != 2 /* STT_FUNC */ || u16(y + 6) != f->shndx || !v || v >= f->size || nm >= ssize ||
+          !memchr(b + soff + nm, 0, ssize - nm))
+        continue;
+      rs_cubin_sym sy = {(const char *)b + soff + nm, v};
+      RS_PUSH(*out, n, cap, sy);
+    }
+  }
+  return n;
 }
 
 const rs_cubin_func *rs_cubin_find(const rs_cubin *c, const char *name) {

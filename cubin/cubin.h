@@ -14,7 +14,15 @@ typedef struct {
   char name[RS_CUBIN_NAME_MAX]; /* function name (the section is .text.<name>) */
   uint64_t size;        /* bytes of code: 16 per instruction */
   const uint8_t *code;  /* into rs_cubin.bytes */
+  unsigned shndx;       /* its section's index (for its symbols) */
 } rs_cubin_func;
+
+/* A function symbol inside another function's section (nvcc's $kernel$name of a __device__
+ * function, ptxas's $__internal_ helpers): name (into rs_cubin.bytes) and offset in the code. */
+typedef struct {
+  const char *name;
+  uint64_t value;
+} rs_cubin_sym;
 
 typedef struct {
   uint8_t *bytes;       /* the file (owned); rs_cubin_rewrite changes its header in place */
@@ -38,6 +46,9 @@ unsigned rs_cubin_sm_from_flags(uint8_t osabi, uint8_t abiver, uint32_t flags);
 /* Rewrite the header to the old layout (no-op when it is old already). */
 void rs_cubin_rewrite(rs_cubin *c);
 int rs_cubin_write(const rs_cubin *c, const char *path, rs_err *e);
+/* The STT_FUNC symbols of f's section past its start (not the function itself), in *out (owned,
+ * free it); their count. A symbol outside the file or the code is skipped. */
+uint32_t rs_cubin_subsyms(const rs_cubin *c, const rs_cubin_func *f, rs_cubin_sym **out);
 const rs_cubin_func *rs_cubin_find(const rs_cubin *c, const char *name);
 /* The two 64-bit words of the instruction at byte offset `at` of a function (at < size). */
 void rs_cubin_words(const rs_cubin_func *f, uint64_t at, uint64_t w[2]);

@@ -219,6 +219,7 @@ typedef struct {
   char name[LABEL_MAX]; /* $__internal_11_$__cuda_sm20_rcp_ru_ftz_f32_slowpath: 51 */
   uint64_t addr;
   bool defined, emitted, call; /* call: a CALL.REL.NOINC goes there */
+  bool sym;                    /* from the symbol table only: restored where a hole is, else not needed */
 } lab;
 
 typedef struct {
@@ -392,7 +393,7 @@ static int end_func(C *x, unsigned lineno, rs_err *e) {
   if (end < x->f->size && x->next <= end) x->st->padding += (uint32_t)((x->f->size - end) / 16);
   if (place(x, end, lineno, e)) return -1;
   for (uint32_t i = 0; i < x->nlabs; i++)
-    if (x->labs[i].f == x->f && !x->labs[i].defined && !x->labs[i].emitted)
+    if (x->labs[i].f == x->f && !x->labs[i].defined && !x->labs[i].emitted && !x->labs[i].sym)
       return rs_errf(e, x->name, lineno, "function %s: branch to %s (0x%04llx), which is not an instruction we list",
                      x->f->name, x->labs[i].name, (unsigned long long)x->labs[i].addr);
   x->f = NULL;
@@ -414,7 +415,7 @@ static int scan_labels(C *x, const char *listing, rs_err *e) {
       label_name(l.s, l.len, nm, sizeof nm);
       int i = find_lab(x, f, nm);
       if (i < 0) {
-        lab L = {f, "", NO_ADDR, true, false, false};
+        lab L = {f, "", NO_ADDR, true, false, false, false};
         snprintf(L.name, sizeof L.name, "%s", nm);
         RS_PUSH(x->labs, x->nlabs, x->caplabs, L);
       } else {
@@ -433,6 +434,10 @@ static int scan_labels(C *x, const char *listing, rs_err *e) {
             (op_len == 4 && !strncmp(op, "BSSY", 4)) ||
             (op_len == 14 && !strncmp(op, "CALL.REL.NOINC", 14))))
         continue;
+      /* CALL.REL.NOINC R14 `(kernel): through a function pointer, the label is its base, not a target */
+      bool direct = true;
+      for (const char *q = op + op_len; q < ref; q++) direct &= *q == ' ';
+      if (!direct) continue;
       uint64_t w[2];
       rs_cubin_words(f, a, w);
       int64_t t = branch_target(x->c->sm, a, w);
@@ -440,7 +445,7 @@ static int scan_labels(C *x, const char *listing, rs_err *e) {
       label_name(ref + 2, (size_t)(l.s + l.len - ref - 2), nm, sizeof nm);
       int i = find_lab(x, f, nm);
       if (i < 0) {
-        lab L = {f, "", NO_ADDR, false, false, false};
+        lab L = {f, "", NO_ADDR, false, false, false, false};
         snprintf(L.name, sizeof L.name, "%s", nm);
         RS_PUSH(x->labs, x->nlabs, x->caplabs, L);
         i = (int)x->nlabs - 1;
@@ -550,6 +555,20 @@ int rs_sass_complete(const rs_cubin *c, const char *listing, const char *name, c
   rs_sbuf body = {0};
   rs_sbuf_put(&body, "", 0);
   rc = scan_labels(&x, listing, e);
+  /* function symbols nvdisasm 11.8 dropped with a dropped instruction (sm_90's VIADD R1 at the
+   * entry of a __device__ function called through a pointer: $kernel$_Z10ComputeBox...): from the
+   * symbol table, restored with their .type line where the hole is */
+  for (uint32_t k = 0; !rc && k < c->nfuncs; k++) {
+    rs_cubin_sym *ys;
+    uint32_t ny = rs_cubin_subsyms(c, &c->funcs[k], &ys);
+    for (uint32_t j = 0; j < ny; j++) {
+      if (find_lab(&x, &c->funcs[k], ys[j].name) >= 0 || strlen(ys[j].name) >= LABEL_MAX) continue;
+      lab L = {&c->funcs[k], "", ys[j].value, false, false, true, true};
+      snprintf(L.name, sizeof L.name, "%s", ys[j].name);
+      RS_PUSH(x.labs, x.nlabs, x.caplabs, L);
+    }
+    free(ys);
+  }
   while (!rc && next_line(&cur, &l)) {
     char fn[RS_CUBIN_NAME_MAX];
     uint64_t a;

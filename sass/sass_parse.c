@@ -853,7 +853,8 @@ static int parse_inst(P *p, size_t off, size_t end) {
   bool target_label = (row->flags & (RS_SOP_BRANCH | RS_SOP_CALL | RS_SOP_INDIRECT)) != 0;
   int desc = -1;
   /* an indirect call (CALL.REL.NOINC R14 `(kernel)): its label is the base, not the target */
-  bool indirect_call = (row->flags & RS_SOP_CALL) && nops == 2 && roles[0].role == 's' && roles[1].role == 'l';
+  bool indirect_call = (row->flags & RS_SOP_CALL) && !strcmp(row->form, "CALL.REL.NOINC") && nops == 2 &&
+                       roles[0].role == 's' && roles[1].role == 'l';
   for (uint32_t k = 0; k < nops; k++)
     if (operand(p, so[k], sl[k], roles[k], dflags, mn, mnl, mem64, &desc, target_label && !indirect_call)) return -1;
   for (uint32_t k = 0; k < nops; k++)

@@ -436,7 +436,7 @@ static int scan_labels(C *x, const char *listing, rs_err *e) {
         continue;
       /* CALL.REL.NOINC R14 `(kernel): through a function pointer, the label is its base, not a target */
       bool direct = true;
-      for (const char *q = op + op_len; q < ref; q++) direct &= *q == ' ';
+      for (const char *q = op + op_len; op_len == 14 && q < ref; q++) direct &= *q == ' ';
       if (!direct) continue;
       uint64_t w[2];
       rs_cubin_words(f, a, w);

@@ -77,14 +77,29 @@ C=tests/fixtures/sass/plr/collall.sm_90.sass
 "$CLI" regalloc "$C" --free >"$T/f" 2>&1; rf=$?
 check "$C: WARPSYNC.COLLECTIVE.ALL read, pinned identical (rc $rp), free valid (rc $rf)" \
   "grep -q 'WARPSYNC.COLLECTIVE.ALL' '$C' && [[ $rp == 0 && $rf == 0 ]] && grep -q 'cgsum: identical (' '$T/p' && grep -q 'contributor sets equivalent.*verifier: pass' '$T/f'"
+# 5. calls through a function pointer (ours: tests/fixtures/sass/plr/fptr42.cu, sm_80 and sm_90):
+#    `CALL.REL.NOINC R8 `(kernel)`, refused by form before (main's binary of 2026-12-06: "2 of 2
+#    functions refused, by form: CALL.REL.NOINC 2"); its callees are the section's function
+#    symbols. Both functions read, pinned identical, free valid; test_sass_live pins -plr's rows.
+for P in tests/fixtures/sass/plr/fptr42.sm_80.sass tests/fixtures/sass/plr/fptr42.sm_90.sass; do
+  "$CLI" regalloc "$P" --pinned >"$T/p" 2>&1; rp=$?
+  "$CLI" regalloc "$P" --free >"$T/f" 2>&1; rf=$?
+  check "$P: indirect calls read, pinned identical (rc $rp), free valid (rc $rf)" \
+    "[[ $(grep -c 'CALL.REL.NOINC R[0-9]* `(' "$P") -ge 3 && $rp == 0 && $rf == 0 ]] && [[ \$(grep -c ': identical (' '$T/p') == 2 && \$(grep -c 'contributor sets equivalent.*verifier: pass' '$T/f') == 2 ]]"
+done
 nd="${NVDISASM:-$(command -v nvdisasm || echo /opt/nvidia-cuda-11.8/usr/bin/nvdisasm)}"
 if [[ -n "${RS_TEST_QUICK:-}" ]]; then # the sanitizer phase: the committed listing's checks above suffice
-  echo "test_sass_forms42: part 3 (corpus disasm of calls42.sm_90.cubin) left out under RS_TEST_QUICK"
+  echo "test_sass_forms42: parts 3 and 5b (corpus disasm of calls42.sm_90.cubin, fptr42.sm_80 --free -o) left out under RS_TEST_QUICK"
 elif [[ -x "$nd" ]]; then
   "$CLI" corpus disasm tests/fixtures/sass/plr/calls42.sm_90.cubin --nvdisasm "$nd" -o "$T/c90.sass" >/dev/null 2>&1
   check "corpus disasm calls42.sm_90.cubin: the committed listing" "cmp -s '$T/c90.sass' '$L'"
+  # 5b. free mode written back into the sm_80 cubin (the indirect call's register field is learned
+  #     for sm_80: cubin/fields.c CALL 0x344 'R') and crosschecked by nvdisasm
+  "$CLI" regalloc tests/fixtures/sass/plr/fptr42.sm_80.cubin --free -o "$T/fp80.cubin" --nvdisasm "$nd" >"$T/o" 2>&1; ro=$?
+  check "fptr42.sm_80.cubin --free -o: both functions re-encoded, crosscheck ok (rc $ro)" \
+    "[[ $ro == 0 ]] && grep -q 'in 2 functions' '$T/o' && grep -q 'crosscheck (nvdisasm): 2 functions.*0 mismatches.*: ok' '$T/o' && ! grep -q '^kept:' '$T/o'"
 else
-  echo "test_sass_forms42: part 3 (corpus disasm of calls42.sm_90.cubin) SKIPPED: no nvdisasm"
+  echo "test_sass_forms42: parts 3 and 5b (nvdisasm needed) SKIPPED: no nvdisasm"
 fi
 [[ $fail == 0 ]] && echo "test_sass_forms42: ok"
 exit $fail

@@ -274,6 +274,10 @@ static int compare_module(const rs_module *m, char *plr_text, const char *what, 
  *  - magma_zhetrs_calllabel.sm_80 (magma_zswap_scal_inverseblock_lower): a call shows the
  *    registers the next instruction writes only when no label lies between (1 row: R12-R15 at
  *    the dblrcp slowpath's call before .L_x_29);
+ *  - fptr42.sm_80 / .sm_90 (our kernels, fptr42.cu; issue 42): calls through a function pointer,
+ *    `CALL.REL.NOINC R8 `(kernel)`, refused by form before: -plr takes them as it takes a direct
+ *    call (R0/R1 and the pointer pair read, the clobber set written, return to the next
+ *    instruction); every row equal with no rule of their own;
  *  - calls42.sm_80 / .sm_90 (our kernels, calls42.cu; issue 42): 53 rows of 4 of its 9 functions
  *    differed on sm_80 (sm_86/89 alike) before three rules, and the sm_90 listing was refused
  *    whole (cubin/disasm.c cut the restored label `$__internal_2_$__cuda_sm20_rcp_ru_ftz_f32_slowpath`
@@ -292,6 +296,8 @@ static const struct {
     {"collall.sm_90", 203, 0, 0},  /* ours: WARPSYNC.COLLECTIVE.ALL (issue 42) */
     {"forms42.sm_90", 586, 0, 0},  /* issue 42's forms (tests/fixtures/sass-forms): ACQBULK, PREEXIT, */
     {"forms42b.sm_80", 203, 0, 0}, /* HSET2, F2FP.UNPACK_B, WARPSYNC.EXCLUSIVE; B2R, MOVM, HMUL2 */
+    {"fptr42.sm_80", 195, 0, 0},   /* ours: calls through a function pointer (CALL.REL.NOINC R8 `(kernel)), */
+    {"fptr42.sm_90", 202, 0, 0},   /* refused by form before (issue 42) */
     {"gemv_rows240_rpt24_alpha0.sm_80", 301, 0, 0},
     {"magma_gesvj_p2r.sm_75", 1737, 0, 0},
     {"magma_hemm_sideexit.sm_86", 1723, 0, 0},

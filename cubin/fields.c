@@ -3,14 +3,14 @@
  * from (encoding, listing) pairs of ptxas 13 output (cubin/learn.c says how). Per token: the
  * field's lowest bit, -1 when not trusted (several or no offsets fit every sample). Do not
  * edit by hand; docs/lower.md.
- * Merged (`regsweep lower learn --merge`) from 37 new (cubin, listing) pairs and the base table
- * /tmp/tmp.9Mzih7AZxB/base.c (Learned from 1533 (cubin, listing) pairs), 1511 forms), 1689 forms), 1746 forms:
- * 1224 kept as the base had them (unseen in the new pairs; their comments are the base's),
- * 522 seen in both (the base's trusted fields fit every new sample; the new pairs decide the
- * base's untrusted ones), 64 new: 1810 forms. */
+ * Merged (`regsweep lower learn --merge`) from 4 new (cubin, listing) pairs and the base table
+ * /tmp/indcall_base.c (Learned from 1533 (cubin, listing) pairs), 1511 forms), 1689 forms), 1746 forms), 1810 forms:
+ * 1663 kept as the base had them (unseen in the new pairs; their comments are the base's),
+ * 147 seen in both (the base's trusted fields fit every new sample; the new pairs decide the
+ * base's untrusted ones), 3 new: 1813 forms. */
 #include "cubin/lower.h"
 
-/* Operand order: R fields in increasing bit order in 1844 of 1844 pairs, UR in 302 of 302
+/* Operand order: R fields in increasing bit order in 1877 of 1877 pairs, UR in 310 of 310
  * (fields learned as the one offset that fits, here or in the base table), apart from
  * the opcodes with an exception (their tied tokens stay tied): R 0x361 R 0x364 R 0x367 R 0x36d R 0x370 R 0xb60 R 0xb63 R 0xb66 R 0xb6c R 0xb6f R 0xf60 R 0xf63 R 0xf66 R 0xf6c R 0xf6f. Tied tokens are split in that order (the rule holds for both kinds). */
 
@@ -352,7 +352,7 @@ static const int8_t o332[] = {16};
 static const int8_t o333[] = {16};
 static const int8_t o334[] = {-1, 16, 24}; /* 0: 3 offsets fit, 1 values */ /* merged: 243 samples in the base, 432 new */
 static const int8_t o335[] = {12, 16, 32}; /* merged: 404 samples in the base, 1 new */
-static const int8_t o336[] = {16, 32}; /* merged: 3677 samples in the base, 1 new */
+static const int8_t o336[] = {16, 32}; /* merged: 3678 samples in the base, 4 new */
 static const int8_t o337[] = {12, 16, 24, 32, 87}; /* merged: 38 samples in the base, 36 new */
 static const int8_t o338[] = {16, 24, 32, 87}; /* merged: 1474 samples in the base, 259 new */
 static const int8_t o339[] = {12, 16, 24, 32, 87}; /* 0: 2 offsets fit, 1 values; the guard's bit */ /* 4: 3 offsets fit, 1 values; narrowed (no overlap, operand order) */
@@ -371,7 +371,7 @@ static const int8_t o351[] = {12, 16, 24, 32, 64}; /* merged: 174 samples in the
 static const int8_t o352[] = {12, 16, 24, 32, 64, 87, 77}; /* merged: 142 samples in the base, 589 new */
 static const int8_t o353[] = {16, 81, 84, 24, 32, 64}; /* merged: 227 samples in the base, 508 new */
 static const int8_t o354[] = {16, 81, 24, 32, 64}; /* merged: 4651 samples in the base, 2 new */
-static const int8_t o355[] = {16, 24, 32, 64}; /* merged: 3670 samples in the base, 1 new */
+static const int8_t o355[] = {16, 24, 32, 64}; /* merged: 3671 samples in the base, 8 new */
 static const int8_t o356[] = {16, 24, 32, 64, 87, 77}; /* merged: 409 samples in the base, 2791 new */
 static const int8_t o357[] = {12, 16, 81, 24, 32}; /* 0: 53 offsets fit, 1 values; the guard's bit */ /* 2: probed (nvdisasm), 3 offsets fit the samples */
 static const int8_t o358[] = {12, 16, 24, 32}; /* merged: 50 samples in the base, 15 new */
@@ -382,7 +382,7 @@ static const int8_t o362[] = {16, 81, 24, 32}; /* merged: 1506 samples in the ba
 static const int8_t o363[] = {16, 81, 24, 32, 64}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: probed (nvdisasm), 54 offsets fit the samples */ /* 2: 2 offsets fit, 2 values; tied, split in operand order */ /* 3: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* merged: 1 samples in the base, 2 new; 0: untrusted in the base; 1: untrusted in the base; 2: untrusted in the base; 3: untrusted in the base */
 static const int8_t o364[] = {16, 24, 32}; /* merged: 1224 samples in the base, 1049 new */
 static const int8_t o365[] = {16, 24, 32, 87}; /* merged: 2961 samples in the base, 1 new */
-static const int8_t o366[] = {16, 24, 32, 64}; /* merged: 3789 samples in the base, 1 new */
+static const int8_t o366[] = {16, 24, 32, 64}; /* merged: 3790 samples in the base, 6 new */
 static const int8_t o367[] = {16, 24, 32, 64, 87}; /* merged: 1459 samples in the base, 74 new */
 static const int8_t o368[] = {12, 16, 24, 32, 64, 87}; /* 5: probed (nvdisasm), 3 offsets fit the samples */ /* merged: 5 samples in the base, 420 new; 4: untrusted in the base; 5: untrusted in the base */
 static const int8_t o369[] = {81, 16, 24, 32, 64, 87}; /* merged: 12 samples in the base, 142 new; 0: untrusted in the base; 5: untrusted in the base */
@@ -394,14 +394,14 @@ static const int8_t o374[] = {16, 24, 32, 87}; /* 3: probed (nvdisasm), 2 offset
 static const int8_t o375[] = {12, 16, 24, 32, 64}; /* merged: 4 samples in the base, 32 new */
 static const int8_t o376[] = {16, 24, 32, 64}; /* merged: 535 samples in the base, 928 new */
 static const int8_t o377[] = {12, 16, 24, 32}; /* merged: 73 samples in the base, 89 new */
-static const int8_t o378[] = {16, 24, 32}; /* merged: 4683 samples in the base, 2982 new */
+static const int8_t o378[] = {16, 24, 32}; /* merged: 7665 samples in the base, 2 new */
 static const int8_t o379[] = {12, 16, 24, 32}; /* merged: 292 samples in the base, 466 new */
-static const int8_t o380[] = {16, 24, 32}; /* merged: 3865 samples in the base, 23941 new */
+static const int8_t o380[] = {16, 24, 32}; /* merged: 27806 samples in the base, 7 new */
 static const int8_t o381[] = {12, 16, 24, 32, 64}; /* merged: 15 samples in the base, 148 new */
-static const int8_t o382[] = {16, 24, 32, 64}; /* merged: 66407 samples in the base, 7532 new */
+static const int8_t o382[] = {16, 24, 32, 64}; /* merged: 73939 samples in the base, 6 new */
 static const int8_t o383[] = {12, 16, 24, 32, 64}; /* merged: 623 samples in the base, 660 new */
 static const int8_t o384[] = {12, 16, 24, 32, 64, 87}; /* 2: probed (nvdisasm), 9 offsets fit the samples */ /* 3: probed (nvdisasm), 9 offsets fit the samples */
-static const int8_t o385[] = {16, 24, 32, 64}; /* merged: 8223 samples in the base, 6 new */
+static const int8_t o385[] = {16, 24, 32, 64}; /* merged: 8229 samples in the base, 1 new */
 static const int8_t o386[] = {16, 24, 32, 64, 87}; /* merged: 849 samples in the base, 1 new */
 static const int8_t o387[] = {16, -1, 24, 32, 64}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 59 offsets fit, 1 values */ /* 4: 2 offsets fit, 2 values; tied, split in operand order */
 static const int8_t o388[] = {16, 24, 32, 64}; /* merged: 85 samples in the base, 12 new */
@@ -444,8 +444,8 @@ static const int8_t o424[] = {16, 32}; /* merged: 1 samples in the base, 26 new 
 static const int8_t o425[] = {16, 32}; /* merged: 3 samples in the base, 7 new */
 static const int8_t o426[] = {16, 32}; /* merged: 2 samples in the base, 2 new */
 static const int8_t o427[] = {81, 24, 32}; /* merged: 277 samples in the base, 295 new */
-static const int8_t o428[] = {16, 32}; /* merged: 508 samples in the base, 102 new */
-static const int8_t o429[] = {16, 32}; /* merged: 648 samples in the base, 4383 new */
+static const int8_t o428[] = {16, 32}; /* merged: 610 samples in the base, 18 new */
+static const int8_t o429[] = {16, 32}; /* merged: 5031 samples in the base, 2 new */
 static const int8_t o430[] = {16, 32}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */
 static const int8_t o431[] = {12, 16, 32}; /* merged: 25 samples in the base, 13 new */
 static const int8_t o432[] = {16, 32}; /* merged: 925 samples in the base, 950 new */
@@ -455,7 +455,7 @@ static const int8_t o435[] = {16, 32}; /* 0: probed (nvdisasm), 4 offsets fit th
 static const int8_t o436[] = {16, 32}; /* merged: 28 samples in the base, 18 new */
 static const int8_t o437[] = {16, 32};
 static const int8_t o438[] = {24}; /* merged: 1 samples in the base, 8 new */
-static const int8_t o439[] = {24};
+static const int8_t o439[] = {24}; /* merged: 15 samples in the base, 6 new */
 static const int8_t o440[] = {32}; /* merged: 7 samples in the base, 2 new */
 static const int8_t o441[] = {16}; /* merged: 1 samples in the base, 8 new */
 static const int8_t o442[] = {32}; /* merged: 1 samples in the base, 2 new; 0: untrusted in the base */
@@ -469,7 +469,7 @@ static const int8_t o449[] = {64, 16, 24, 32};
 static const int8_t o450[] = {64, 16, 24};
 static const int8_t o451[] = {12, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
 static const int8_t o452[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 4 offsets fit, 1 values */
-static const int8_t o453[] = {24, 32}; /* merged: 195 samples in the base, 208 new */
+static const int8_t o453[] = {24, 32}; /* merged: 403 samples in the base, 2 new */
 static const int8_t o454[] = {12, 32}; /* 1: probed (nvdisasm), 9 offsets fit the samples */ /* merged: 1 samples in the base, 4 new; 1: untrusted in the base */
 static const int8_t o455[] = {12, 24, 32}; /* merged: 533 samples in the base, 568 new */
 static const int8_t o456[] = {32};
@@ -489,16 +489,16 @@ static const int8_t o469[] = {16, 24}; /* merged: 7 samples in the base, 18 new 
 static const int8_t o470[] = {16, -1, 64}; /* 0: 2 offsets fit, 2 values; narrowed (no overlap, operand order) */ /* 1: 42 offsets fit, 1 values */
 static const int8_t o471[] = {16, 24, 64};
 static const int8_t o472[] = {12, 16, 24}; /* merged: 7 samples in the base, 2 new */
-static const int8_t o473[] = {16, 24}; /* merged: 2954 samples in the base, 789 new */
+static const int8_t o473[] = {16, 24}; /* merged: 3743 samples in the base, 3 new */
 static const int8_t o474[] = {12, 16, 24, 64}; /* merged: 14 samples in the base, 17 new */
-static const int8_t o475[] = {16, 24, 64}; /* merged: 2120 samples in the base, 1832 new */
+static const int8_t o475[] = {16, 24, 64}; /* merged: 3952 samples in the base, 2 new */
 static const int8_t o476[] = {12, 16, 24, 64}; /* merged: 260 samples in the base, 171 new */
-static const int8_t o477[] = {16, 24, 64}; /* merged: 3305 samples in the base, 1 new */
+static const int8_t o477[] = {16, 24, 64}; /* merged: 3306 samples in the base, 7 new */
 static const int8_t o478[] = {16, 24};
 static const int8_t o479[] = {81, 84, 24, 87}; /* 0: probed (nvdisasm), 58 offsets fit the samples */ /* 1: probed (nvdisasm), 14 offsets fit the samples */ /* 3: probed (nvdisasm), 14 offsets fit the samples */
 static const int8_t o480[] = {12, 16, 24, 64}; /* 0: 2 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 3: 2 offsets fit, 1 values; tied, split in operand order */
 static const int8_t o481[] = {16, 24, 64}; /* merged: 20 samples in the base, 33 new */
-static const int8_t o482[] = {16, 24, 64}; /* merged: 2418 samples in the base, 1 new */
+static const int8_t o482[] = {16, 24, 64}; /* merged: 2419 samples in the base, 6 new */
 static const int8_t o483[] = {16, 24, 64}; /* merged: 66 samples in the base, 2 new */
 static const int8_t o484[] = {81, 16, 24, 32}; /* 0: probed (nvdisasm), 5 offsets fit the samples */ /* merged: 380 samples in the base, 2 new; 0: untrusted in the base */
 static const int8_t o485[] = {24, 32}; /* merged: 5 samples in the base, 128 new; 1: untrusted in the base */
@@ -506,15 +506,15 @@ static const int8_t o486[] = {16, 24, 64}; /* 0: 2 offsets fit, 3 values; tied, 
 static const int8_t o487[] = {16, 24};
 static const int8_t o488[] = {16, 24, 64}; /* merged: 3 samples in the base, 17 new */
 static const int8_t o489[] = {12, 16, 24, 64}; /* merged: 1 samples in the base, 2 new */
-static const int8_t o490[] = {16, 24, 64}; /* merged: 1512 samples in the base, 7 new */
+static const int8_t o490[] = {16, 24, 64}; /* merged: 1519 samples in the base, 1 new */
 static const int8_t o491[] = {16, 24, 64, 87}; /* merged: 176 samples in the base, 265 new */
 static const int8_t o492[] = {12, 16, 24, 64}; /* merged: 300 samples in the base, 2 new */
-static const int8_t o493[] = {16, 24, 64}; /* merged: 3777 samples in the base, 2 new */
+static const int8_t o493[] = {16, 24, 64}; /* merged: 3779 samples in the base, 9 new */
 static const int8_t o494[] = {16, 24}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */
 static const int8_t o495[] = {81, 84, 24, 87}; /* 0: probed (nvdisasm), 66 offsets fit the samples */ /* 3: probed (nvdisasm), 4 offsets fit the samples */
 static const int8_t o496[] = {16, 24, 64};
 static const int8_t o497[] = {12, 16}; /* merged: 152 samples in the base, 120 new */
-static const int8_t o498[] = {16}; /* merged: 770 samples in the base, 827 new */
+static const int8_t o498[] = {16}; /* merged: 1597 samples in the base, 7 new */
 static const int8_t o499[] = {16, 24}; /* merged: 111 samples in the base, 1 new */
 static const int8_t o500[] = {24}; /* 0: probed (nvdisasm), 60 offsets fit the samples */
 static const int8_t o501[] = {12, 16}; /* merged: 28 samples in the base, 2 new */
@@ -532,7 +532,7 @@ static const int8_t o512[] = {81, 84, 24, 87}; /* merged: 6948 samples in the ba
 static const int8_t o513[] = {12, 16, 24, 64}; /* 3: probed (nvdisasm), 8 offsets fit the samples */ /* merged: 310 samples in the base, 369 new; 3: untrusted in the base */
 static const int8_t o514[] = {16, 81, 84, 24, 64}; /* merged: 20 samples in the base, 15 new */
 static const int8_t o515[] = {16, 81, 24, 64}; /* merged: 299 samples in the base, 703 new */
-static const int8_t o516[] = {16, 24, 64}; /* merged: 12500 samples in the base, 1 new */
+static const int8_t o516[] = {16, 24, 64}; /* merged: 12501 samples in the base, 7 new */
 static const int8_t o517[] = {16, 24, 64, 87, 77}; /* merged: 179 samples in the base, 10 new */
 static const int8_t o518[] = {12, 16, 24}; /* merged: 74 samples in the base, 2 new */
 static const int8_t o519[] = {12, 16, 24, 64}; /* 3: probed (nvdisasm), 3 offsets fit the samples */
@@ -541,26 +541,26 @@ static const int8_t o521[] = {16, 24, 87}; /* 0: 2 offsets fit, 1 values; narrow
 static const int8_t o522[] = {16, 24, 64}; /* merged: 329 samples in the base, 422 new */
 static const int8_t o523[] = {12, 16, 24, 64, 87}; /* 4: probed (nvdisasm), 3 offsets fit the samples */ /* merged: 6 samples in the base, 1372 new; 4: untrusted in the base */
 static const int8_t o524[] = {81, 16, 24, 64, 87}; /* 4: probed (nvdisasm), 3 offsets fit the samples */ /* merged: 1070 samples in the base, 850 new; 4: untrusted in the base */
-static const int8_t o525[] = {16, 24, 64, 87}; /* merged: 26704 samples in the base, 1 new */
+static const int8_t o525[] = {16, 24, 64, 87}; /* merged: 26705 samples in the base, 18 new */
 static const int8_t o526[] = {12, 16, 24, 64};
 static const int8_t o527[] = {16, 24, 64}; /* merged: 95 samples in the base, 5724 new */
 static const int8_t o528[] = {16, 24, 87}; /* 2: probed (nvdisasm), 2 offsets fit the samples */ /* merged: 660 samples in the base, 8 new; 2: untrusted in the base */
 static const int8_t o529[] = {12, 16, 24, 64}; /* merged: 140 samples in the base, 325 new */
-static const int8_t o530[] = {16, 24, 64}; /* merged: 17447 samples in the base, 5 new */
+static const int8_t o530[] = {16, 24, 64}; /* merged: 17452 samples in the base, 2 new */
 static const int8_t o531[] = {81, 84, 87, 77, 68}; /* 1: probed (nvdisasm), 2 offsets fit the samples */ /* merged: 1056 samples in the base, 340 new; 1: untrusted in the base */
 static const int8_t o532[] = {81, -1, -1, -1, 68}; /* 1: 6 offsets fit, 1 values */ /* 2: 6 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
 static const int8_t o533[] = {12, 16, 24}; /* merged: 103 samples in the base, 39 new */
 static const int8_t o534[] = {16, 24}; /* merged: 669 samples in the base, 1277 new */
 static const int8_t o535[] = {16, 24, 64};
 static const int8_t o536[] = {12, 16, 24, 64}; /* merged: 517 samples in the base, 156 new */
-static const int8_t o537[] = {16, 24, 64}; /* merged: 454 samples in the base, 839 new */
+static const int8_t o537[] = {16, 24, 64}; /* merged: 1293 samples in the base, 14 new */
 static const int8_t o538[] = {12, 16, 24, 64}; /* merged: 533 samples in the base, 1 new */
 static const int8_t o539[] = {12, 16, 24, 64, 87}; /* 0: 62 offsets fit, 1 values; the guard's bit */ /* 1: probed (nvdisasm), 3 offsets fit the samples */ /* 2: probed (nvdisasm), 3 offsets fit the samples */ /* 4: probed (nvdisasm), 7 offsets fit the samples */
-static const int8_t o540[] = {16, 24, 64}; /* merged: 18232 samples in the base, 6 new */
+static const int8_t o540[] = {16, 24, 64}; /* merged: 18238 samples in the base, 4 new */
 static const int8_t o541[] = {16, 24, 64, 87}; /* merged: 1248 samples in the base, 1 new */
 static const int8_t o542[] = {12, 16, 24, 64}; /* merged: 24 samples in the base, 2 new */
 static const int8_t o543[] = {16, 24, 64}; /* merged: 4204 samples in the base, 1 new */
-static const int8_t o544[] = {16, 24, 64}; /* merged: 58 samples in the base, 2 new */
+static const int8_t o544[] = {16, 24, 64}; /* merged: 60 samples in the base, 6 new */
 static const int8_t o545[] = {12, 16, 24}; /* 0: 64 offsets fit, 1 values; the guard's bit */
 static const int8_t o546[] = {16, 24}; /* merged: 61 samples in the base, 4 new */
 static const int8_t o547[] = {12, 16, 24, 64}; /* 1: 2 offsets fit, 2 values; tied, split in operand order */ /* 2: 2 offsets fit, 2 values; tied, split in operand order */
@@ -585,9 +585,9 @@ static const int8_t o565[] = {16, 24, 64}; /* merged: 2406 samples in the base, 
 static const int8_t o566[] = {16, 24, 64}; /* merged: 103 samples in the base, 1 new */
 static const int8_t o567[] = {16, 24, 64}; /* merged: 7 samples in the base, 16 new */
 static const int8_t o568[] = {16}; /* merged: 246 samples in the base, 69 new */
-static const int8_t o569[] = {0}; /* merged: 15106 samples in the base, 61 new */
+static const int8_t o569[] = {0}; /* merged: 15167 samples in the base, 29 new */
 static const int8_t o570[] = {12, 16};
-static const int8_t o571[] = {16}; /* merged: 5247 samples in the base, 8 new */
+static const int8_t o571[] = {16}; /* merged: 5255 samples in the base, 4 new */
 static const int8_t o572[] = {0}; /* merged: 637 samples in the base, 1 new */
 static const int8_t o573[] = {16}; /* merged: 1660 samples in the base, 2075 new */
 static const int8_t o574[] = {16};
@@ -596,25 +596,25 @@ static const int8_t o576[] = {0}; /* merged: 347 samples in the base, 363 new */
 static const int8_t o577[] = {12}; /* merged: 292 samples in the base, 184 new */
 static const int8_t o578[] = {16}; /* merged: 1660 samples in the base, 2075 new */
 static const int8_t o579[] = {0}; /* merged: 6 samples in the base, 5 new */
-static const int8_t o580[] = {0}; /* merged: 4186 samples in the base, 5 new */
+static const int8_t o580[] = {0}; /* merged: 4191 samples in the base, 2 new */
 static const int8_t o581[] = {12}; /* merged: 10857 samples in the base, 1 new */
 static const int8_t o582[] = {12, 87}; /* merged: 246 samples in the base, 76 new */
 static const int8_t o583[] = {12, -1}; /* 1: 3 offsets fit, 1 values */
 static const int8_t o584[] = {-1}; /* 0: 2 offsets fit, 1 values */ /* merged: 20 samples in the base, 15 new */
 static const int8_t o585[] = {0}; /* merged: 23 samples in the base, 23 new */
-static const int8_t o586[] = {0}; /* merged: 1473 samples in the base, 5 new */
-static const int8_t o587[] = {12}; /* merged: 1785 samples in the base, 1 new */
+static const int8_t o586[] = {0}; /* merged: 1478 samples in the base, 2 new */
+static const int8_t o587[] = {12}; /* merged: 1786 samples in the base, 2 new */
 static const int8_t o588[] = {12, 87}; /* merged: 34 samples in the base, 2 new */
-static const int8_t o589[] = {24}; /* merged: 279 samples in the base, 96 new */
+static const int8_t o589[] = {24}; /* merged: 375 samples in the base, 6 new */
 static const int8_t o590[] = {0}; /* merged: 1 samples in the base, 1 new */
 static const int8_t o591[] = {0}; /* merged: 1 samples in the base, 2 new */
 static const int8_t o592[] = {12, 16, 24}; /* 0: 3 offsets fit, 1 values; the guard's bit */
 static const int8_t o593[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
 static const int8_t o594[] = {16, 32, 24}; /* merged: 38 samples in the base, 2 new */
 static const int8_t o595[] = {12, 16, 32, 24}; /* merged: 1673 samples in the base, 2 new */
-static const int8_t o596[] = {16, 32, 24}; /* merged: 23779 samples in the base, 1 new */
+static const int8_t o596[] = {16, 32, 24}; /* merged: 23780 samples in the base, 9 new */
 static const int8_t o597[] = {12, 16, 24}; /* merged: 1 samples in the base, 8 new */
-static const int8_t o598[] = {16, 24}; /* merged: 167 samples in the base, 31 new */
+static const int8_t o598[] = {16, 24}; /* merged: 198 samples in the base, 2 new */
 static const int8_t o599[] = {12, 16};
 static const int8_t o600[] = {12, 16, 24}; /* merged: 109 samples in the base, 190 new */
 static const int8_t o601[] = {16}; /* merged: 12 samples in the base, 100 new */
@@ -623,7 +623,7 @@ static const int8_t o603[] = {16, 24, 32}; /* merged: 264 samples in the base, 2
 static const int8_t o604[] = {16, 32};
 static const int8_t o605[] = {64, 24, 32}; /* merged: 6 samples in the base, 19 new */
 static const int8_t o606[] = {12, 64, 24, 32}; /* merged: 668 samples in the base, 1861 new */
-static const int8_t o607[] = {64, 24, 32}; /* merged: 7480 samples in the base, 5 new */
+static const int8_t o607[] = {64, 24, 32}; /* merged: 7485 samples in the base, 2 new */
 static const int8_t o608[] = {12, 24, -1, 32}; /* 0: 8 offsets fit, 1 values; the guard's bit */ /* 2: 4 offsets fit, 1 values */
 static const int8_t o609[] = {24, 64, 32}; /* merged: 33 samples in the base, 1 new */
 static const int8_t o610[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
@@ -643,13 +643,13 @@ static const int8_t o623[] = {0}; /* merged: 6 samples in the base, 1 new */
 static const int8_t o624[] = {-1}; /* 0: 4 offsets fit, 1 values */
 static const int8_t o625[] = {16}; /* merged: 315 samples in the base, 31 new */
 static const int8_t o626[] = {12, 16}; /* 0: 75 offsets fit, 1 values; the guard's bit */
-static const int8_t o627[] = {16}; /* merged: 1427 samples in the base, 1 new */
+static const int8_t o627[] = {16}; /* merged: 1428 samples in the base, 6 new */
 static const int8_t o628[] = {16, 24, 87}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 2 offsets fit, 2 values; tied, split in operand order */ /* 2: probed (nvdisasm), 75 offsets fit the samples */
 static const int8_t o629[] = {16, 24, 87}; /* merged: 15 samples in the base, 12 new */
 static const int8_t o630[] = {16, 24, 87}; /* 0: probed (nvdisasm), 61 offsets fit the samples */ /* 1: probed (nvdisasm), 61 offsets fit the samples */ /* 2: probed (nvdisasm), 2 offsets fit the samples */
 static const int8_t o631[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
 static const int8_t o632[] = {81, -1, 24, 87}; /* 1: 2 offsets fit, 1 values */
-static const int8_t o633[] = {81, 84, 24, 87}; /* merged: 3826 samples in the base, 10 new */
+static const int8_t o633[] = {81, 84, 24, 87}; /* merged: 3836 samples in the base, 2 new */
 static const int8_t o634[] = {81, 84, 24, 87, 68}; /* merged: 585 samples in the base, 7 new */
 static const int8_t o635[] = {12, 16, 81, 24, 64}; /* merged: 46 samples in the base, 146 new */
 static const int8_t o636[] = {12, 16, 24, 64}; /* 3: probed (nvdisasm), 9 offsets fit the samples */ /* merged: 6 samples in the base, 4 new; 3: untrusted in the base */
@@ -676,7 +676,7 @@ static const int8_t o656[] = {16, 24}; /* merged: 3974 samples in the base, 41 n
 static const int8_t o657[] = {12, 16, 24, 64};
 static const int8_t o658[] = {16, 24, 64}; /* merged: 3908 samples in the base, 306 new */
 static const int8_t o659[] = {12, 16, 24, 64}; /* merged: 73 samples in the base, 414 new */
-static const int8_t o660[] = {16, 24, 64}; /* merged: 5363 samples in the base, 1 new */
+static const int8_t o660[] = {16, 24, 64}; /* merged: 5364 samples in the base, 2 new */
 static const int8_t o661[] = {12, 16, 24, 64}; /* merged: 150 samples in the base, 4 new */
 static const int8_t o662[] = {16, 24, 64}; /* merged: 2723 samples in the base, 3 new */
 static const int8_t o663[] = {16, 24, 64};
@@ -686,7 +686,7 @@ static const int8_t o666[] = {12, 16, 24};
 static const int8_t o667[] = {16, 24}; /* merged: 878 samples in the base, 13 new */
 static const int8_t o668[] = {12, 16, 24, 64};
 static const int8_t o669[] = {16, 24, 64}; /* merged: 876 samples in the base, 6 new */
-static const int8_t o670[] = {16}; /* merged: 2747 samples in the base, 5 new */
+static const int8_t o670[] = {16}; /* merged: 2752 samples in the base, 2 new */
 static const int8_t o671[] = {16}; /* merged: 243 samples in the base, 24 new */
 static const int8_t o672[] = {16}; /* merged: 1 samples in the base, 17 new; 0: untrusted in the base */
 static const int8_t o673[] = {-1}; /* 0: 2 offsets fit, 2 values */
@@ -704,7 +704,7 @@ static const int8_t o684[] = {64, 16, 24, 32}; /* merged: 4 samples in the base,
 static const int8_t o685[] = {64, 16, 24, 32}; /* merged: 2 samples in the base, 96 new */
 static const int8_t o686[] = {64, 16, 24}; /* merged: 3 samples in the base, 60 new */
 static const int8_t o687[] = {16};
-static const int8_t o688[] = {16, 24}; /* merged: 1 samples in the base, 49 new; 0: untrusted in the base; 1: untrusted in the base */
+static const int8_t o688[] = {16, 24}; /* merged: 50 samples in the base, 6 new */
 static const int8_t o689[] = {16, 24}; /* merged: 10 samples in the base, 208 new */
 static const int8_t o690[] = {24, 32}; /* merged: 4 samples in the base, 48 new */
 static const int8_t o691[] = {24, 32}; /* merged: 152 samples in the base, 1 new */
@@ -748,7 +748,7 @@ static const int8_t o728[] = {16, 64}; /* 1: probed (nvdisasm), 4 offsets fit th
 static const int8_t o729[] = {12, 16, -1, 24}; /* 0: 2 offsets fit, 2 values; the guard's bit */ /* 2: 2 offsets fit, 1 values */
 static const int8_t o730[] = {16, 64, 24}; /* 1: probed (nvdisasm), 3 offsets fit the samples */ /* merged: 2 samples in the base, 1 new; 1: untrusted in the base */
 static const int8_t o731[] = {12, 16, 32}; /* merged: 243 samples in the base, 10 new */
-static const int8_t o732[] = {16, 32}; /* merged: 2253 samples in the base, 957 new */
+static const int8_t o732[] = {16, 32}; /* merged: 3210 samples in the base, 4 new */
 static const int8_t o733[] = {12, 16, 24, 32, 87};
 static const int8_t o734[] = {16, 24, 32, 87}; /* merged: 1690 samples in the base, 9 new */
 static const int8_t o735[] = {16, 24, 32, 87}; /* merged: 156 samples in the base, 64 new */
@@ -765,7 +765,7 @@ static const int8_t o745[] = {12, 16, 24, 32, 64}; /* merged: 168 samples in the
 static const int8_t o746[] = {12, 16, 24, 32, 64, 87, 77};
 static const int8_t o747[] = {16, 81, 84, 24, 32, 64}; /* merged: 257 samples in the base, 7 new */
 static const int8_t o748[] = {16, 81, 24, 32, 64}; /* merged: 1753 samples in the base, 20 new */
-static const int8_t o749[] = {16, 24, 32, 64}; /* merged: 2297 samples in the base, 101 new */
+static const int8_t o749[] = {16, 24, 32, 64}; /* merged: 2398 samples in the base, 8 new */
 static const int8_t o750[] = {16, 24, 32, 64, 87, 77}; /* merged: 597 samples in the base, 15 new */
 static const int8_t o751[] = {12, 16, 81, 24, 32}; /* 0: 7 offsets fit, 1 values; the guard's bit */ /* 2: probed (nvdisasm), 55 offsets fit the samples */
 static const int8_t o752[] = {12, 16, 24, 32}; /* merged: 44 samples in the base, 1 new */
@@ -775,7 +775,7 @@ static const int8_t o755[] = {16, 81, 24, 32}; /* merged: 2112 samples in the ba
 static const int8_t o756[] = {-1, -1, -1, -1, 64}; /* 0: 4 offsets fit, 1 values */ /* 1: 55 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */ /* 3: 3 offsets fit, 1 values */
 static const int8_t o757[] = {16, 24, 32}; /* merged: 1218 samples in the base, 25 new */
 static const int8_t o758[] = {16, 24, 32, 87}; /* merged: 2978 samples in the base, 8 new */
-static const int8_t o759[] = {16, 24, 32, 64}; /* merged: 2621 samples in the base, 119 new */
+static const int8_t o759[] = {16, 24, 32, 64}; /* merged: 2740 samples in the base, 6 new */
 static const int8_t o760[] = {16, 24, 32, 64, 87}; /* merged: 2057 samples in the base, 26 new */
 static const int8_t o761[] = {12, 16, 24, 32, -1, -1}; /* 2: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 4 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */
 static const int8_t o762[] = {-1, 16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
@@ -786,14 +786,14 @@ static const int8_t o766[] = {16, 24, 32, 87}; /* 3: probed (nvdisasm), 2 offset
 static const int8_t o767[] = {12, 16, 24, 32, 64}; /* 0: 55 offsets fit, 1 values; the guard's bit */
 static const int8_t o768[] = {16, 24, 32, 64}; /* merged: 61 samples in the base, 474 new */
 static const int8_t o769[] = {12, 16, 24, 32}; /* merged: 43 samples in the base, 30 new */
-static const int8_t o770[] = {16, 24, 32}; /* merged: 4683 samples in the base, 1920 new */
+static const int8_t o770[] = {16, 24, 32}; /* merged: 6603 samples in the base, 2 new */
 static const int8_t o771[] = {12, 16, 24, 32}; /* merged: 123 samples in the base, 169 new */
-static const int8_t o772[] = {16, 24, 32}; /* merged: 3865 samples in the base, 1180 new */
+static const int8_t o772[] = {16, 24, 32}; /* merged: 5045 samples in the base, 7 new */
 static const int8_t o773[] = {12, 16, 24, 32, 64};
-static const int8_t o774[] = {16, 24, 32, 64}; /* merged: 66407 samples in the base, 32 new */
+static const int8_t o774[] = {16, 24, 32, 64}; /* merged: 66439 samples in the base, 6 new */
 static const int8_t o775[] = {12, 16, 24, 32, 64}; /* merged: 668 samples in the base, 47 new */
 static const int8_t o776[] = {12, 16, 24, 32, 64, 87}; /* 2: probed (nvdisasm), 9 offsets fit the samples */ /* 3: probed (nvdisasm), 9 offsets fit the samples */
-static const int8_t o777[] = {16, 24, 32, 64}; /* merged: 3513 samples in the base, 896 new */
+static const int8_t o777[] = {16, 24, 32, 64}; /* merged: 4409 samples in the base, 1 new */
 static const int8_t o778[] = {16, 24, 32, 64, 87}; /* merged: 117 samples in the base, 9 new */
 static const int8_t o779[] = {16, -1, 24, 32, 64}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 59 offsets fit, 1 values */ /* 4: 2 offsets fit, 2 values; tied, split in operand order */
 static const int8_t o780[] = {16, 24, 32, 64}; /* merged: 85 samples in the base, 2 new */
@@ -838,8 +838,8 @@ static const int8_t o818[] = {16, 32}; /* merged: 1 samples in the base, 26 new 
 static const int8_t o819[] = {16, 32};
 static const int8_t o820[] = {16, 32};
 static const int8_t o821[] = {81, 24, 32}; /* merged: 14 samples in the base, 263 new; 0: untrusted in the base */
-static const int8_t o822[] = {16, 32}; /* merged: 508 samples in the base, 8 new */
-static const int8_t o823[] = {16, 32}; /* merged: 41 samples in the base, 8 new */
+static const int8_t o822[] = {16, 32}; /* merged: 516 samples in the base, 18 new */
+static const int8_t o823[] = {16, 32}; /* merged: 49 samples in the base, 2 new */
 static const int8_t o824[] = {12, 16, 32}; /* merged: 25 samples in the base, 56 new */
 static const int8_t o825[] = {16, 32}; /* merged: 925 samples in the base, 1192 new */
 static const int8_t o826[] = {16, 32}; /* merged: 7 samples in the base, 48 new */
@@ -847,990 +847,993 @@ static const int8_t o827[] = {16, 32}; /* merged: 9 samples in the base, 65 new 
 static const int8_t o828[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */
 static const int8_t o829[] = {16, 32}; /* merged: 6 samples in the base, 22 new */
 static const int8_t o830[] = {24};
-static const int8_t o831[] = {32};
-static const int8_t o832[] = {16};
-static const int8_t o833[] = {-1}; /* 0: 3 offsets fit, 1 values */
-static const int8_t o834[] = {81, 64, 16, 24, 32};
-static const int8_t o835[] = {64, 16, 24, 32};
-static const int8_t o836[] = {81, 64, 16, 24, 32};
-static const int8_t o837[] = {64, 16, 24, 32};
-static const int8_t o838[] = {81, 64, 16, 24, 32};
-static const int8_t o839[] = {64, 16, 24, 32};
+static const int8_t o831[] = {24};
+static const int8_t o832[] = {32};
+static const int8_t o833[] = {16};
+static const int8_t o834[] = {-1}; /* 0: 3 offsets fit, 1 values */
+static const int8_t o835[] = {81, 64, 16, 24, 32};
+static const int8_t o836[] = {64, 16, 24, 32};
+static const int8_t o837[] = {81, 64, 16, 24, 32};
+static const int8_t o838[] = {64, 16, 24, 32};
+static const int8_t o839[] = {81, 64, 16, 24, 32};
 static const int8_t o840[] = {64, 16, 24, 32};
-static const int8_t o841[] = {64, 16, 24};
-static const int8_t o842[] = {12, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
-static const int8_t o843[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 4 offsets fit, 1 values */
-static const int8_t o844[] = {24, 32}; /* merged: 113 samples in the base, 265 new */
-static const int8_t o845[] = {12, -1}; /* 0: 67 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 1 values */
-static const int8_t o846[] = {12, 24, 32}; /* merged: 533 samples in the base, 16 new */
-static const int8_t o847[] = {24, 32}; /* merged: 4733 samples in the base, 448 new */
-static const int8_t o848[] = {-1, 16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 4 values; tied, split in operand order */ /* 3: 2 offsets fit, 4 values; tied, split in operand order */
-static const int8_t o849[] = {81, 16, 24, 32, 64};
-static const int8_t o850[] = {12, -1, -1}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 9 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */
-static const int8_t o851[] = {16, 24, 32};
-static const int8_t o852[] = {16, 24, 32, 64};
-static const int8_t o853[] = {24, 32, 64};
-static const int8_t o854[] = {16, 24}; /* 1: 2 offsets fit, 10 values; narrowed (no overlap, operand order) */ /* merged: 1 samples in the base, 16 new; 1: untrusted in the base */
-static const int8_t o855[] = {-1, 16, 24, 32, 64}; /* 0: 3 offsets fit, 1 values */
-static const int8_t o856[] = {-1, 16, 24}; /* 0: 4 offsets fit, 1 values */
-static const int8_t o857[] = {12, 16, 24};
-static const int8_t o858[] = {16, 24};
+static const int8_t o841[] = {64, 16, 24, 32};
+static const int8_t o842[] = {64, 16, 24};
+static const int8_t o843[] = {12, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
+static const int8_t o844[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 4 offsets fit, 1 values */
+static const int8_t o845[] = {24, 32}; /* merged: 378 samples in the base, 2 new */
+static const int8_t o846[] = {12, -1}; /* 0: 67 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 1 values */
+static const int8_t o847[] = {12, 24, 32}; /* merged: 533 samples in the base, 16 new */
+static const int8_t o848[] = {24, 32}; /* merged: 4733 samples in the base, 448 new */
+static const int8_t o849[] = {-1, 16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 4 values; tied, split in operand order */ /* 3: 2 offsets fit, 4 values; tied, split in operand order */
+static const int8_t o850[] = {81, 16, 24, 32, 64};
+static const int8_t o851[] = {12, -1, -1}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 9 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */
+static const int8_t o852[] = {16, 24, 32};
+static const int8_t o853[] = {16, 24, 32, 64};
+static const int8_t o854[] = {24, 32, 64};
+static const int8_t o855[] = {16, 24}; /* 1: 2 offsets fit, 10 values; narrowed (no overlap, operand order) */ /* merged: 1 samples in the base, 16 new; 1: untrusted in the base */
+static const int8_t o856[] = {-1, 16, 24, 32, 64}; /* 0: 3 offsets fit, 1 values */
+static const int8_t o857[] = {-1, 16, 24}; /* 0: 4 offsets fit, 1 values */
+static const int8_t o858[] = {12, 16, 24};
 static const int8_t o859[] = {16, 24};
-static const int8_t o860[] = {16, -1, 64}; /* 1: 43 offsets fit, 1 values */
-static const int8_t o861[] = {12, 16, 24}; /* merged: 2 samples in the base, 5 new */
-static const int8_t o862[] = {16, 24}; /* merged: 12 samples in the base, 2942 new */
-static const int8_t o863[] = {12, 16, 24, 64};
-static const int8_t o864[] = {16, 24, 64}; /* merged: 68 samples in the base, 2052 new */
-static const int8_t o865[] = {12, 16, 24, 64}; /* merged: 271 samples in the base, 27 new */
-static const int8_t o866[] = {16, 24, 64}; /* merged: 1930 samples in the base, 31 new */
-static const int8_t o867[] = {16, 24, 64}; /* merged: 4 samples in the base, 16 new */
-static const int8_t o868[] = {16, 24, 64}; /* merged: 36 samples in the base, 30 new */
-static const int8_t o869[] = {-1, 16, 24, 32}; /* 0: 2 offsets fit, 1 values */ /* merged: 12 samples in the base, 368 new */
-static const int8_t o870[] = {24, 32}; /* merged: 5 samples in the base, 128 new; 1: untrusted in the base */
-static const int8_t o871[] = {16, 24, 64};
-static const int8_t o872[] = {16, 24};
-static const int8_t o873[] = {16, 24, 64}; /* merged: 3 samples in the base, 17 new; 0: untrusted in the base */
-static const int8_t o874[] = {12, 16, 24, 64}; /* merged: 1 samples in the base, 9 new */
-static const int8_t o875[] = {16, 24, 64}; /* merged: 935 samples in the base, 20 new */
-static const int8_t o876[] = {16, 24, 64, 87}; /* merged: 4 samples in the base, 184 new */
-static const int8_t o877[] = {12, 16, 24, 64}; /* merged: 96 samples in the base, 12 new */
-static const int8_t o878[] = {16, 24, 64}; /* merged: 1207 samples in the base, 1 new */
-static const int8_t o879[] = {12, 16}; /* merged: 141 samples in the base, 12 new */
-static const int8_t o880[] = {16}; /* merged: 1511 samples in the base, 67 new */
-static const int8_t o881[] = {16, 24}; /* merged: 111 samples in the base, 2 new */
-static const int8_t o882[] = {24};
-static const int8_t o883[] = {12, 16};
-static const int8_t o884[] = {16}; /* merged: 7790 samples in the base, 6 new */
-static const int8_t o885[] = {81, 87}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 2 offsets fit, 2 values; tied */
-static const int8_t t885[] = {0, 0};
-static const int8_t o886[] = {16, -1, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 2 samples in the base, 16 new */
-static const int8_t o887[] = {16, 24, 87}; /* merged: 952 samples in the base, 40 new */
-static const int8_t o888[] = {16, 24, 87}; /* merged: 123 samples in the base, 192 new */
-static const int8_t o889[] = {16, 24, -1}; /* 2: 8 offsets fit, 1 values */
-static const int8_t o890[] = {16, 24, -1}; /* 2: 6 offsets fit, 1 values */ /* merged: 1 samples in the base, 16 new; 1: untrusted in the base */
-static const int8_t o891[] = {81, 84, 24, 87}; /* 1: probed (nvdisasm), 13 offsets fit the samples */ /* merged: 1579 samples in the base, 60 new; 1: untrusted in the base */
-static const int8_t o892[] = {81, 84, 24, 87}; /* merged: 5002 samples in the base, 19 new */
-static const int8_t o893[] = {12, 16, 81, 24, 64};
-static const int8_t o894[] = {12, 16, 24, 64}; /* 3: probed (nvdisasm), 8 offsets fit the samples */ /* merged: 323 samples in the base, 33 new; 3: untrusted in the base */
-static const int8_t o895[] = {16, 81, 84, 24, 64};
-static const int8_t o896[] = {16, 81, 24, 64}; /* merged: 303 samples in the base, 12 new */
-static const int8_t o897[] = {16, 24, 64}; /* merged: 7465 samples in the base, 235 new */
-static const int8_t o898[] = {16, 24, 64, 87, 77}; /* merged: 164 samples in the base, 17 new; 2: untrusted in the base; 4: untrusted in the base */
-static const int8_t o899[] = {12, 16, 24};
-static const int8_t o900[] = {16, 24}; /* merged: 919 samples in the base, 21 new */
-static const int8_t o901[] = {16, 24, 64};
-static const int8_t o902[] = {12, 16, 24, 64, -1}; /* 4: 3 offsets fit, 1 values */
-static const int8_t o903[] = {81, 16, 24, 64, 87}; /* 4: probed (nvdisasm), 15 offsets fit the samples */ /* merged: 1078 samples in the base, 35 new; 4: untrusted in the base */
-static const int8_t o904[] = {16, 24, 64, 87}; /* 3: probed (nvdisasm), 4 offsets fit the samples */ /* merged: 7095 samples in the base, 159 new; 3: untrusted in the base */
-static const int8_t o905[] = {16, 24, 64}; /* merged: 6 samples in the base, 88 new */
-static const int8_t o906[] = {16, 24, -1}; /* 2: 2 offsets fit, 1 values */
-static const int8_t o907[] = {12, 16, 24, 64}; /* merged: 145 samples in the base, 6 new */
-static const int8_t o908[] = {16, 24, 64}; /* merged: 9113 samples in the base, 292 new */
-static const int8_t o909[] = {81, -1, 87, 77, 68}; /* 1: 3 offsets fit, 1 values */ /* merged: 108 samples in the base, 948 new */
-static const int8_t o910[] = {81, 84, 87, 77, 68}; /* 1: probed (nvdisasm), 7 offsets fit the samples */ /* 2: probed (nvdisasm), 7 offsets fit the samples */ /* 3: probed (nvdisasm), 7 offsets fit the samples */ /* merged: 866 samples in the base, 18 new; 1: untrusted in the base; 2: untrusted in the base; 3: untrusted in the base */
-static const int8_t o911[] = {12, 16, 24}; /* merged: 103 samples in the base, 28 new */
-static const int8_t o912[] = {16, 24}; /* merged: 40 samples in the base, 628 new */
-static const int8_t o913[] = {16, 24, 64};
-static const int8_t o914[] = {12, 16, 24, 64}; /* merged: 43 samples in the base, 474 new */
-static const int8_t o915[] = {16, 24, 64}; /* merged: 34 samples in the base, 420 new */
-static const int8_t o916[] = {12, 16, 24, 64}; /* merged: 363 samples in the base, 20 new */
-static const int8_t o917[] = {16, 24, 64}; /* merged: 10432 samples in the base, 360 new */
-static const int8_t o918[] = {16, 24, 64, 87}; /* merged: 268 samples in the base, 8 new */
-static const int8_t o919[] = {12, 16, 24, 64};
-static const int8_t o920[] = {16, 24, 64}; /* merged: 2061 samples in the base, 17 new */
-static const int8_t o921[] = {16, 24, 64}; /* merged: 57 samples in the base, 3 new */
-static const int8_t o922[] = {16, 24}; /* merged: 1 samples in the base, 60 new; 0: untrusted in the base; 1: untrusted in the base */
-static const int8_t o923[] = {16, 24}; /* merged: 693 samples in the base, 1520 new */
-static const int8_t o924[] = {16, 24}; /* merged: 1 samples in the base, 16 new; 0: untrusted in the base; 1: untrusted in the base */
-static const int8_t o925[] = {12, 16}; /* 0: 3 offsets fit, 1 values; the guard's bit */
-static const int8_t o926[] = {16}; /* merged: 47 samples in the base, 27 new */
-static const int8_t o927[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* merged: 3 samples in the base, 19 new */
-static const int8_t o928[] = {16, 24, 87};
-static const int8_t o929[] = {81, 84, 24, 87}; /* 1: probed (nvdisasm), 3 offsets fit the samples */ /* merged: 816 samples in the base, 14 new; 1: untrusted in the base */
-static const int8_t o930[] = {16, 81, 24, -1}; /* 3: 4 offsets fit, 1 values */ /* merged: 26 samples in the base, 53 new; 1: untrusted in the base */
-static const int8_t o931[] = {16, 24, 64}; /* merged: 718 samples in the base, 6 new */
-static const int8_t o932[] = {16, 24}; /* merged: 85 samples in the base, 6 new */
-static const int8_t o933[] = {16, 24, 87};
-static const int8_t o934[] = {16, 24, 64, -1}; /* 3: 9 offsets fit, 1 values */ /* merged: 31 samples in the base, 22 new */
-static const int8_t o935[] = {12, 16, 24, 64};
-static const int8_t o936[] = {16, 24, 64}; /* merged: 2138 samples in the base, 72 new */
-static const int8_t o937[] = {16, 24, 64}; /* merged: 75 samples in the base, 4 new */
-static const int8_t o938[] = {16, 24, 64}; /* merged: 4 samples in the base, 16 new */
-static const int8_t o939[] = {16}; /* merged: 9 samples in the base, 237 new */
-static const int8_t o940[] = {0}; /* merged: 10227 samples in the base, 134 new */
-static const int8_t o941[] = {16}; /* merged: 2745 samples in the base, 79 new */
-static const int8_t o942[] = {0}; /* merged: 421 samples in the base, 35 new */
-static const int8_t o943[] = {16}; /* merged: 1660 samples in the base, 22 new */
-static const int8_t o944[] = {16};
-static const int8_t o945[] = {0}; /* merged: 67 samples in the base, 280 new */
-static const int8_t o946[] = {12};
-static const int8_t o947[] = {16}; /* merged: 1660 samples in the base, 22 new */
-static const int8_t o948[] = {0}; /* merged: 4 samples in the base, 2 new */
-static const int8_t o949[] = {0}; /* merged: 2968 samples in the base, 30 new */
-static const int8_t o950[] = {12}; /* merged: 6984 samples in the base, 67 new */
-static const int8_t o951[] = {12, 87}; /* merged: 9 samples in the base, 237 new */
-static const int8_t o952[] = {-1}; /* 0: 2 offsets fit, 1 values */
-static const int8_t o953[] = {0};
-static const int8_t o954[] = {0}; /* merged: 893 samples in the base, 15 new */
-static const int8_t o955[] = {12}; /* merged: 946 samples in the base, 14 new */
-static const int8_t o956[] = {12, 87}; /* merged: 34 samples in the base, 2 new */
-static const int8_t o957[] = {24}; /* merged: 38 samples in the base, 241 new */
-static const int8_t o958[] = {0};
+static const int8_t o860[] = {16, 24};
+static const int8_t o861[] = {16, -1, 64}; /* 1: 43 offsets fit, 1 values */
+static const int8_t o862[] = {12, 16, 24}; /* merged: 2 samples in the base, 5 new */
+static const int8_t o863[] = {16, 24}; /* merged: 2954 samples in the base, 3 new */
+static const int8_t o864[] = {12, 16, 24, 64};
+static const int8_t o865[] = {16, 24, 64}; /* merged: 2120 samples in the base, 2 new */
+static const int8_t o866[] = {12, 16, 24, 64}; /* merged: 271 samples in the base, 27 new */
+static const int8_t o867[] = {16, 24, 64}; /* merged: 1961 samples in the base, 7 new */
+static const int8_t o868[] = {16, 24, 64}; /* merged: 4 samples in the base, 16 new */
+static const int8_t o869[] = {16, 24, 64}; /* merged: 36 samples in the base, 30 new */
+static const int8_t o870[] = {-1, 16, 24, 32}; /* 0: 2 offsets fit, 1 values */ /* merged: 12 samples in the base, 368 new */
+static const int8_t o871[] = {24, 32}; /* merged: 5 samples in the base, 128 new; 1: untrusted in the base */
+static const int8_t o872[] = {16, 24, 64};
+static const int8_t o873[] = {16, 24};
+static const int8_t o874[] = {16, 24, 64}; /* merged: 3 samples in the base, 17 new; 0: untrusted in the base */
+static const int8_t o875[] = {12, 16, 24, 64}; /* merged: 1 samples in the base, 9 new */
+static const int8_t o876[] = {16, 24, 64}; /* merged: 955 samples in the base, 1 new */
+static const int8_t o877[] = {16, 24, 64, 87}; /* merged: 4 samples in the base, 184 new */
+static const int8_t o878[] = {12, 16, 24, 64}; /* merged: 96 samples in the base, 12 new */
+static const int8_t o879[] = {16, 24, 64}; /* merged: 1208 samples in the base, 9 new */
+static const int8_t o880[] = {12, 16}; /* merged: 141 samples in the base, 12 new */
+static const int8_t o881[] = {16}; /* merged: 1578 samples in the base, 13 new */
+static const int8_t o882[] = {16, 24}; /* merged: 111 samples in the base, 2 new */
+static const int8_t o883[] = {24};
+static const int8_t o884[] = {12, 16};
+static const int8_t o885[] = {16}; /* merged: 7790 samples in the base, 6 new */
+static const int8_t o886[] = {81, 87}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 2 offsets fit, 2 values; tied */
+static const int8_t t886[] = {0, 0};
+static const int8_t o887[] = {16, -1, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 2 samples in the base, 16 new */
+static const int8_t o888[] = {16, 24, 87}; /* merged: 952 samples in the base, 40 new */
+static const int8_t o889[] = {16, 24, 87}; /* merged: 123 samples in the base, 192 new */
+static const int8_t o890[] = {16, 24, -1}; /* 2: 8 offsets fit, 1 values */
+static const int8_t o891[] = {16, 24, -1}; /* 2: 6 offsets fit, 1 values */ /* merged: 1 samples in the base, 16 new; 1: untrusted in the base */
+static const int8_t o892[] = {81, 84, 24, 87}; /* 1: probed (nvdisasm), 13 offsets fit the samples */ /* merged: 1579 samples in the base, 60 new; 1: untrusted in the base */
+static const int8_t o893[] = {81, 84, 24, 87}; /* merged: 5002 samples in the base, 19 new */
+static const int8_t o894[] = {12, 16, 81, 24, 64};
+static const int8_t o895[] = {12, 16, 24, 64}; /* 3: probed (nvdisasm), 8 offsets fit the samples */ /* merged: 323 samples in the base, 33 new; 3: untrusted in the base */
+static const int8_t o896[] = {16, 81, 84, 24, 64};
+static const int8_t o897[] = {16, 81, 24, 64}; /* merged: 303 samples in the base, 12 new */
+static const int8_t o898[] = {16, 24, 64}; /* merged: 7700 samples in the base, 7 new */
+static const int8_t o899[] = {16, 24, 64, 87, 77}; /* merged: 164 samples in the base, 17 new; 2: untrusted in the base; 4: untrusted in the base */
+static const int8_t o900[] = {12, 16, 24};
+static const int8_t o901[] = {16, 24}; /* merged: 919 samples in the base, 21 new */
+static const int8_t o902[] = {16, 24, 64};
+static const int8_t o903[] = {12, 16, 24, 64, -1}; /* 4: 3 offsets fit, 1 values */
+static const int8_t o904[] = {81, 16, 24, 64, 87}; /* 4: probed (nvdisasm), 15 offsets fit the samples */ /* merged: 1078 samples in the base, 35 new; 4: untrusted in the base */
+static const int8_t o905[] = {16, 24, 64, 87}; /* merged: 7254 samples in the base, 18 new */
+static const int8_t o906[] = {16, 24, 64}; /* merged: 6 samples in the base, 88 new */
+static const int8_t o907[] = {16, 24, -1}; /* 2: 2 offsets fit, 1 values */
+static const int8_t o908[] = {12, 16, 24, 64}; /* merged: 145 samples in the base, 6 new */
+static const int8_t o909[] = {16, 24, 64}; /* merged: 9405 samples in the base, 2 new */
+static const int8_t o910[] = {81, -1, 87, 77, 68}; /* 1: 3 offsets fit, 1 values */ /* merged: 108 samples in the base, 948 new */
+static const int8_t o911[] = {81, 84, 87, 77, 68}; /* 1: probed (nvdisasm), 7 offsets fit the samples */ /* 2: probed (nvdisasm), 7 offsets fit the samples */ /* 3: probed (nvdisasm), 7 offsets fit the samples */ /* merged: 866 samples in the base, 18 new; 1: untrusted in the base; 2: untrusted in the base; 3: untrusted in the base */
+static const int8_t o912[] = {12, 16, 24}; /* merged: 103 samples in the base, 28 new */
+static const int8_t o913[] = {16, 24}; /* merged: 40 samples in the base, 628 new */
+static const int8_t o914[] = {16, 24, 64};
+static const int8_t o915[] = {12, 16, 24, 64}; /* merged: 43 samples in the base, 474 new */
+static const int8_t o916[] = {16, 24, 64}; /* merged: 454 samples in the base, 14 new */
+static const int8_t o917[] = {12, 16, 24, 64}; /* merged: 363 samples in the base, 20 new */
+static const int8_t o918[] = {16, 24, 64}; /* merged: 10792 samples in the base, 4 new */
+static const int8_t o919[] = {16, 24, 64, 87}; /* merged: 268 samples in the base, 8 new */
+static const int8_t o920[] = {12, 16, 24, 64};
+static const int8_t o921[] = {16, 24, 64}; /* merged: 2061 samples in the base, 17 new */
+static const int8_t o922[] = {16, 24, 64}; /* merged: 60 samples in the base, 6 new */
+static const int8_t o923[] = {16, 24}; /* merged: 1 samples in the base, 60 new; 0: untrusted in the base; 1: untrusted in the base */
+static const int8_t o924[] = {16, 24}; /* merged: 693 samples in the base, 1520 new */
+static const int8_t o925[] = {16, 24}; /* merged: 1 samples in the base, 16 new; 0: untrusted in the base; 1: untrusted in the base */
+static const int8_t o926[] = {12, 16}; /* 0: 3 offsets fit, 1 values; the guard's bit */
+static const int8_t o927[] = {16}; /* merged: 47 samples in the base, 27 new */
+static const int8_t o928[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* merged: 3 samples in the base, 19 new */
+static const int8_t o929[] = {16, 24, 87};
+static const int8_t o930[] = {81, 84, 24, 87}; /* 1: probed (nvdisasm), 3 offsets fit the samples */ /* merged: 816 samples in the base, 14 new; 1: untrusted in the base */
+static const int8_t o931[] = {16, 81, 24, -1}; /* 3: 4 offsets fit, 1 values */ /* merged: 26 samples in the base, 53 new; 1: untrusted in the base */
+static const int8_t o932[] = {16, 24, 64}; /* merged: 718 samples in the base, 6 new */
+static const int8_t o933[] = {16, 24}; /* merged: 85 samples in the base, 6 new */
+static const int8_t o934[] = {16, 24, 87};
+static const int8_t o935[] = {16, 24, 64, -1}; /* 3: 9 offsets fit, 1 values */ /* merged: 31 samples in the base, 22 new */
+static const int8_t o936[] = {12, 16, 24, 64};
+static const int8_t o937[] = {16, 24, 64}; /* merged: 2138 samples in the base, 72 new */
+static const int8_t o938[] = {16, 24, 64}; /* merged: 75 samples in the base, 4 new */
+static const int8_t o939[] = {16, 24, 64}; /* merged: 4 samples in the base, 16 new */
+static const int8_t o940[] = {16}; /* merged: 9 samples in the base, 237 new */
+static const int8_t o941[] = {0}; /* merged: 10361 samples in the base, 29 new */
+static const int8_t o942[] = {16}; /* merged: 2824 samples in the base, 4 new */
+static const int8_t o943[] = {0}; /* merged: 421 samples in the base, 35 new */
+static const int8_t o944[] = {16}; /* merged: 1660 samples in the base, 22 new */
+static const int8_t o945[] = {16};
+static const int8_t o946[] = {0}; /* merged: 67 samples in the base, 280 new */
+static const int8_t o947[] = {12};
+static const int8_t o948[] = {16}; /* merged: 1660 samples in the base, 22 new */
+static const int8_t o949[] = {0}; /* merged: 4 samples in the base, 2 new */
+static const int8_t o950[] = {0}; /* merged: 2998 samples in the base, 2 new */
+static const int8_t o951[] = {12}; /* merged: 6984 samples in the base, 67 new */
+static const int8_t o952[] = {12, 87}; /* merged: 9 samples in the base, 237 new */
+static const int8_t o953[] = {-1}; /* 0: 2 offsets fit, 1 values */
+static const int8_t o954[] = {0};
+static const int8_t o955[] = {0}; /* merged: 908 samples in the base, 2 new */
+static const int8_t o956[] = {12}; /* merged: 960 samples in the base, 2 new */
+static const int8_t o957[] = {12, 87}; /* merged: 34 samples in the base, 2 new */
+static const int8_t o958[] = {24}; /* merged: 279 samples in the base, 6 new */
 static const int8_t o959[] = {0};
-static const int8_t o960[] = {12, 16, 24}; /* 0: 3 offsets fit, 1 values; the guard's bit */
-static const int8_t o961[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
-static const int8_t o962[] = {16, 32, 24}; /* merged: 20 samples in the base, 18 new */
-static const int8_t o963[] = {12, 16, 32, 24}; /* merged: 939 samples in the base, 26 new */
-static const int8_t o964[] = {16, 32, 24}; /* merged: 9898 samples in the base, 1 new */
-static const int8_t o965[] = {12, 16, 24}; /* 0: 73 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o966[] = {16, 24}; /* merged: 85 samples in the base, 281 new */
-static const int8_t o967[] = {12, 16, 24}; /* merged: 109 samples in the base, 114 new */
-static const int8_t o968[] = {16};
-static const int8_t o969[] = {16, 24}; /* merged: 31679 samples in the base, 113 new */
-static const int8_t o970[] = {16, 24, 32};
-static const int8_t o971[] = {16, 32};
-static const int8_t o972[] = {64, 24, 32}; /* merged: 6 samples in the base, 19 new */
-static const int8_t o973[] = {12, 64, 24, 32}; /* merged: 668 samples in the base, 41 new */
-static const int8_t o974[] = {64, 24, 32}; /* merged: 6066 samples in the base, 167 new */
-static const int8_t o975[] = {12, 24, -1, -1}; /* 0: 9 offsets fit, 1 values; the guard's bit */ /* 2: 7 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
-static const int8_t o976[] = {24, 64, 32};
-static const int8_t o977[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
-static const int8_t o978[] = {12, -1, 16, 64, -1, -1}; /* 0: 53 offsets fit, 1 values; the guard's bit */ /* 1: 5 offsets fit, 1 values */ /* 4: 3 offsets fit, 1 values */ /* 5: 2 offsets fit, 1 values */
-static const int8_t o979[] = {-1, 16, -1, 24, 32}; /* 0: 5 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* merged: 1 samples in the base, 16 new */
-static const int8_t o980[] = {12, 64, 24, 32}; /* merged: 2 samples in the base, 16 new */
-static const int8_t o981[] = {64, 24, 32}; /* merged: 16 samples in the base, 48 new */
-static const int8_t o982[] = {0};
+static const int8_t o960[] = {0};
+static const int8_t o961[] = {12, 16, 24}; /* 0: 3 offsets fit, 1 values; the guard's bit */
+static const int8_t o962[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
+static const int8_t o963[] = {16, 32, 24}; /* merged: 20 samples in the base, 18 new */
+static const int8_t o964[] = {12, 16, 32, 24}; /* merged: 939 samples in the base, 26 new */
+static const int8_t o965[] = {16, 32, 24}; /* merged: 9899 samples in the base, 9 new */
+static const int8_t o966[] = {12, 16, 24}; /* 0: 73 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o967[] = {16, 24}; /* merged: 366 samples in the base, 2 new */
+static const int8_t o968[] = {12, 16, 24}; /* merged: 109 samples in the base, 114 new */
+static const int8_t o969[] = {16};
+static const int8_t o970[] = {16, 24}; /* merged: 31679 samples in the base, 113 new */
+static const int8_t o971[] = {16, 24, 32};
+static const int8_t o972[] = {16, 32};
+static const int8_t o973[] = {64, 24, 32}; /* merged: 6 samples in the base, 19 new */
+static const int8_t o974[] = {12, 64, 24, 32}; /* merged: 668 samples in the base, 41 new */
+static const int8_t o975[] = {64, 24, 32}; /* merged: 6233 samples in the base, 2 new */
+static const int8_t o976[] = {12, 24, -1, -1}; /* 0: 9 offsets fit, 1 values; the guard's bit */ /* 2: 7 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
+static const int8_t o977[] = {24, 64, 32};
+static const int8_t o978[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
+static const int8_t o979[] = {12, -1, 16, 64, -1, -1}; /* 0: 53 offsets fit, 1 values; the guard's bit */ /* 1: 5 offsets fit, 1 values */ /* 4: 3 offsets fit, 1 values */ /* 5: 2 offsets fit, 1 values */
+static const int8_t o980[] = {-1, 16, -1, 24, 32}; /* 0: 5 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* merged: 1 samples in the base, 16 new */
+static const int8_t o981[] = {12, 64, 24, 32}; /* merged: 2 samples in the base, 16 new */
+static const int8_t o982[] = {64, 24, 32}; /* merged: 16 samples in the base, 48 new */
 static const int8_t o983[] = {0};
-static const int8_t o984[] = {16, 24, 64};
-static const int8_t o985[] = {24, 32, 64};
+static const int8_t o984[] = {0};
+static const int8_t o985[] = {16, 24, 64};
 static const int8_t o986[] = {24, 32, 64};
-static const int8_t o987[] = {12, -1, 16, 64, 24, 32}; /* 1: 4 offsets fit, 1 values */ /* merged: 2 samples in the base, 16 new */
-static const int8_t o988[] = {-1, 16, 64, 24, 32}; /* 0: 11 offsets fit, 1 values */ /* merged: 3 samples in the base, 32 new */
-static const int8_t o989[] = {0};
-static const int8_t o990[] = {0}; /* merged: 6 samples in the base, 43 new */
-static const int8_t o991[] = {-1}; /* 0: 4 offsets fit, 1 values */
-static const int8_t o992[] = {16}; /* merged: 281 samples in the base, 12 new */
-static const int8_t o993[] = {12, 16}; /* merged: 2 samples in the base, 16 new; 1: untrusted in the base */
-static const int8_t o994[] = {16}; /* merged: 775 samples in the base, 8 new */
-static const int8_t o995[] = {12, 16, 24, 87};
-static const int8_t o996[] = {16, 24, 87};
-static const int8_t o997[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
-static const int8_t o998[] = {81, -1, 24, 87}; /* 1: 2 offsets fit, 1 values */
-static const int8_t o999[] = {12, 81, 84, 24, 87}; /* 0: 7 offsets fit, 1 values; the guard's bit */ /* 1: probed (nvdisasm), 8 offsets fit the samples */ /* 2: probed (nvdisasm), 11 offsets fit the samples */ /* 4: probed (nvdisasm), 11 offsets fit the samples */
-static const int8_t o1000[] = {12, 81, 84, 24, 87, 68}; /* 0: 7 offsets fit, 1 values; the guard's bit */ /* 1: probed (nvdisasm), 9 offsets fit the samples */ /* 2: probed (nvdisasm), 10 offsets fit the samples */ /* 4: probed (nvdisasm), 10 offsets fit the samples */ /* 5: probed (nvdisasm), 9 offsets fit the samples */
-static const int8_t o1001[] = {81, 84, 24, 87}; /* merged: 1946 samples in the base, 36 new */
-static const int8_t o1002[] = {81, 84, 24, 87, 68}; /* merged: 73 samples in the base, 21 new */
-static const int8_t o1003[] = {12, 16, 81, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
-static const int8_t o1004[] = {12, 16, 24, 64}; /* merged: 6 samples in the base, 6 new; 3: untrusted in the base */
-static const int8_t o1005[] = {12, 16, 24, -1, 87, -1}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 3: 4 offsets fit, 1 values */ /* 5: 14 offsets fit, 1 values */
-static const int8_t o1006[] = {16, 81, 84, 24, 64};
-static const int8_t o1007[] = {16, 81, 24, 64}; /* merged: 757 samples in the base, 1 new */
-static const int8_t o1008[] = {16, 24, 64}; /* merged: 326 samples in the base, 5 new */
-static const int8_t o1009[] = {16, 24, 64, 87, 77}; /* merged: 491 samples in the base, 55 new */
-static const int8_t o1010[] = {12, 16, 81, 24}; /* merged: 303 samples in the base, 57 new */
-static const int8_t o1011[] = {12, 16, 24, 64, 87}; /* merged: 303 samples in the base, 57 new */
-static const int8_t o1012[] = {16, 81, 24}; /* merged: 2319 samples in the base, 74 new */
-static const int8_t o1013[] = {16, 24};
-static const int8_t o1014[] = {16, 24, -1}; /* 0: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 2: 53 offsets fit, 1 values */
-static const int8_t o1015[] = {16, 24, 64, 87}; /* merged: 2319 samples in the base, 74 new */
-static const int8_t o1016[] = {12, 16, 24, 64, 87}; /* 2: probed (nvdisasm), 4 offsets fit the samples */ /* 3: probed (nvdisasm), 4 offsets fit the samples */ /* 4: probed (nvdisasm), 18 offsets fit the samples */ /* merged: 40 samples in the base, 8 new; 2: untrusted in the base; 3: untrusted in the base; 4: untrusted in the base */
-static const int8_t o1017[] = {16, 24, 64, 87}; /* 3: probed (nvdisasm), 13 offsets fit the samples */ /* merged: 20 samples in the base, 6 new; 3: untrusted in the base */
-static const int8_t o1018[] = {16}; /* merged: 40 samples in the base, 8 new */
-static const int8_t o1019[] = {16, 24, -1}; /* 2: 2 offsets fit, 1 values */
-static const int8_t o1020[] = {12, 16, 24};
-static const int8_t o1021[] = {16, 24}; /* merged: 3974 samples in the base, 92 new */
-static const int8_t o1022[] = {12, 16, 24, 64}; /* merged: 112 samples in the base, 28 new */
-static const int8_t o1023[] = {16, 24, 64}; /* merged: 3908 samples in the base, 1152 new */
-static const int8_t o1024[] = {12, 16, 24, 64}; /* merged: 73 samples in the base, 36 new */
-static const int8_t o1025[] = {16, 24, 64}; /* merged: 2480 samples in the base, 234 new */
-static const int8_t o1026[] = {12, 16, 24, 64}; /* merged: 154 samples in the base, 8 new */
-static const int8_t o1027[] = {16, 24, 64}; /* merged: 2628 samples in the base, 125 new */
-static const int8_t o1028[] = {12, 16, 24};
-static const int8_t o1029[] = {16, 24};
-static const int8_t o1030[] = {12, 16, 24, 64};
-static const int8_t o1031[] = {16, 24, 64};
-static const int8_t o1032[] = {16}; /* merged: 10 samples in the base, 231 new */
-static const int8_t o1033[] = {12, 16};
-static const int8_t o1034[] = {16}; /* merged: 1867 samples in the base, 132 new */
-static const int8_t o1035[] = {16};
-static const int8_t o1036[] = {16}; /* merged: 1 samples in the base, 17 new; 0: untrusted in the base */
-static const int8_t o1037[] = {-1}; /* 0: 2 offsets fit, 2 values */
-static const int8_t o1038[] = {16};
-static const int8_t o1039[] = {0}; /* merged: 1004 samples in the base, 43 new */
-static const int8_t o1040[] = {81, 64, 16, 24, 32}; /* merged: 1 samples in the base, 48 new; 0: untrusted in the base; 1: untrusted in the base; 2: untrusted in the base; 3: untrusted in the base; 4: untrusted in the base */
-static const int8_t o1041[] = {64, 16, 24, 32}; /* merged: 33 samples in the base, 448 new */
-static const int8_t o1042[] = {81, 64, 16, 24, 32};
-static const int8_t o1043[] = {64, 16, 24, 32}; /* merged: 6 samples in the base, 144 new */
-static const int8_t o1044[] = {81, 64, 16, 24, 32};
-static const int8_t o1045[] = {64, 16, 24}; /* merged: 5 samples in the base, 64 new */
-static const int8_t o1046[] = {64, 16, 24, 32}; /* merged: 4 samples in the base, 128 new */
-static const int8_t o1047[] = {64, 16, 24, 32}; /* merged: 2 samples in the base, 96 new */
-static const int8_t o1048[] = {64, 16, 24}; /* merged: 3 samples in the base, 60 new */
-static const int8_t o1049[] = {16};
-static const int8_t o1050[] = {-1, -1}; /* 0: 2 offsets fit, 1 values */ /* 1: 60 offsets fit, 1 values */
-static const int8_t o1051[] = {16, 24}; /* merged: 10 samples in the base, 208 new */
-static const int8_t o1052[] = {24, 32}; /* merged: 4 samples in the base, 48 new */
-static const int8_t o1053[] = {24, 32}; /* merged: 8 samples in the base, 144 new */
-static const int8_t o1054[] = {16, 32}; /* merged: 231 samples in the base, 4 new */
-static const int8_t o1055[] = {16, 24, 32, 87};
-static const int8_t o1056[] = {81, 84, 24, 32, 87}; /* 1: probed (nvdisasm), 3 offsets fit the samples */ /* merged: 1156 samples in the base, 98 new; 1: untrusted in the base */
-static const int8_t o1057[] = {81, -1, 24, 32, -1, 68}; /* 1: 5 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */
-static const int8_t o1058[] = {12, 16, 81, 84, 24, 32, 64};
-static const int8_t o1059[] = {12, 16, 81, 24, 32, 64}; /* 5: probed (nvdisasm), 2 offsets fit the samples */ /* merged: 44 samples in the base, 12 new; 5: untrusted in the base */
-static const int8_t o1060[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
-static const int8_t o1061[] = {12, 16, 24, 32, 64, 87, 77}; /* 0: 2 offsets fit, 1 values; the guard's bit */ /* 1: probed (nvdisasm), 4 offsets fit the samples */ /* 2: probed (nvdisasm), 4 offsets fit the samples */ /* 4: probed (nvdisasm), 6 offsets fit the samples */ /* 5: probed (nvdisasm), 3 offsets fit the samples */ /* 6: probed (nvdisasm), 16 offsets fit the samples */
-static const int8_t o1062[] = {16, 81, 84, 24, 32, 64};
-static const int8_t o1063[] = {16, 81, 24, 32, 64}; /* 4: probed (nvdisasm), 2 offsets fit the samples */ /* merged: 3030 samples in the base, 221 new; 4: untrusted in the base */
-static const int8_t o1064[] = {16, 24, 32, 64}; /* merged: 486 samples in the base, 10 new */
-static const int8_t o1065[] = {16, 24, 32, 64, 87, 77}; /* merged: 1220 samples in the base, 217 new */
-static const int8_t o1066[] = {12, 16, 24, 32, 87}; /* merged: 7 samples in the base, 10 new; 4: untrusted in the base */
-static const int8_t o1067[] = {16, 81, 24, 32};
-static const int8_t o1068[] = {16, 24, 32};
-static const int8_t o1069[] = {16, 24, 32, 87}; /* merged: 169 samples in the base, 4 new */
-static const int8_t o1070[] = {16, 24, 32, 64, 87};
-static const int8_t o1071[] = {12, 16, -1, -1, -1, -1}; /* 2: 4 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values */ /* 4: 4 offsets fit, 1 values */ /* 5: 18 offsets fit, 1 values */
-static const int8_t o1072[] = {16, 24, 32, 64, -1}; /* 4: 5 offsets fit, 1 values */ /* merged: 43 samples in the base, 18 new */
-static const int8_t o1073[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */
-static const int8_t o1074[] = {12, 16, 24, 32, 64}; /* merged: 55 samples in the base, 10 new */
-static const int8_t o1075[] = {16, 24, 32, 64}; /* merged: 1483 samples in the base, 28 new */
-static const int8_t o1076[] = {16, 24, 32, 64}; /* merged: 16 samples in the base, 17 new */
-static const int8_t o1077[] = {16, 32};
-static const int8_t o1078[] = {12, 16, 32}; /* merged: 8 samples in the base, 14 new */
-static const int8_t o1079[] = {16, 32}; /* merged: 288 samples in the base, 12 new */
-static const int8_t o1080[] = {16, 32}; /* merged: 3 samples in the base, 17 new */
-static const int8_t o1081[] = {16, 32};
-static const int8_t o1082[] = {16, 32}; /* merged: 1 samples in the base, 3 new; 0: untrusted in the base */
-static const int8_t o1083[] = {16, -1}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o1084[] = {16, 24, 64, 32}; /* merged: 329 samples in the base, 40 new */
-static const int8_t o1085[] = {16};
+static const int8_t o987[] = {24, 32, 64};
+static const int8_t o988[] = {12, -1, 16, 64, 24, 32}; /* 1: 4 offsets fit, 1 values */ /* merged: 2 samples in the base, 16 new */
+static const int8_t o989[] = {-1, 16, 64, 24, 32}; /* 0: 11 offsets fit, 1 values */ /* merged: 3 samples in the base, 32 new */
+static const int8_t o990[] = {0};
+static const int8_t o991[] = {0}; /* merged: 6 samples in the base, 43 new */
+static const int8_t o992[] = {-1}; /* 0: 4 offsets fit, 1 values */
+static const int8_t o993[] = {16}; /* merged: 281 samples in the base, 12 new */
+static const int8_t o994[] = {12, 16}; /* merged: 2 samples in the base, 16 new; 1: untrusted in the base */
+static const int8_t o995[] = {16}; /* merged: 783 samples in the base, 6 new */
+static const int8_t o996[] = {12, 16, 24, 87};
+static const int8_t o997[] = {16, 24, 87};
+static const int8_t o998[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
+static const int8_t o999[] = {81, -1, 24, 87}; /* 1: 2 offsets fit, 1 values */
+static const int8_t o1000[] = {12, 81, 84, 24, 87}; /* 0: 7 offsets fit, 1 values; the guard's bit */ /* 1: probed (nvdisasm), 8 offsets fit the samples */ /* 2: probed (nvdisasm), 11 offsets fit the samples */ /* 4: probed (nvdisasm), 11 offsets fit the samples */
+static const int8_t o1001[] = {12, 81, 84, 24, 87, 68}; /* 0: 7 offsets fit, 1 values; the guard's bit */ /* 1: probed (nvdisasm), 9 offsets fit the samples */ /* 2: probed (nvdisasm), 10 offsets fit the samples */ /* 4: probed (nvdisasm), 10 offsets fit the samples */ /* 5: probed (nvdisasm), 9 offsets fit the samples */
+static const int8_t o1002[] = {81, 84, 24, 87}; /* merged: 1982 samples in the base, 2 new */
+static const int8_t o1003[] = {81, 84, 24, 87, 68}; /* merged: 73 samples in the base, 21 new */
+static const int8_t o1004[] = {12, 16, 81, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
+static const int8_t o1005[] = {12, 16, 24, 64}; /* merged: 6 samples in the base, 6 new; 3: untrusted in the base */
+static const int8_t o1006[] = {12, 16, 24, -1, 87, -1}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 3: 4 offsets fit, 1 values */ /* 5: 14 offsets fit, 1 values */
+static const int8_t o1007[] = {16, 81, 84, 24, 64};
+static const int8_t o1008[] = {16, 81, 24, 64}; /* merged: 757 samples in the base, 1 new */
+static const int8_t o1009[] = {16, 24, 64}; /* merged: 326 samples in the base, 5 new */
+static const int8_t o1010[] = {16, 24, 64, 87, 77}; /* merged: 491 samples in the base, 55 new */
+static const int8_t o1011[] = {12, 16, 81, 24}; /* merged: 303 samples in the base, 57 new */
+static const int8_t o1012[] = {12, 16, 24, 64, 87}; /* merged: 303 samples in the base, 57 new */
+static const int8_t o1013[] = {16, 81, 24}; /* merged: 2319 samples in the base, 74 new */
+static const int8_t o1014[] = {16, 24};
+static const int8_t o1015[] = {16, 24, -1}; /* 0: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 2: 53 offsets fit, 1 values */
+static const int8_t o1016[] = {16, 24, 64, 87}; /* merged: 2319 samples in the base, 74 new */
+static const int8_t o1017[] = {12, 16, 24, 64, 87}; /* 2: probed (nvdisasm), 4 offsets fit the samples */ /* 3: probed (nvdisasm), 4 offsets fit the samples */ /* 4: probed (nvdisasm), 18 offsets fit the samples */ /* merged: 40 samples in the base, 8 new; 2: untrusted in the base; 3: untrusted in the base; 4: untrusted in the base */
+static const int8_t o1018[] = {16, 24, 64, 87}; /* 3: probed (nvdisasm), 13 offsets fit the samples */ /* merged: 20 samples in the base, 6 new; 3: untrusted in the base */
+static const int8_t o1019[] = {16}; /* merged: 40 samples in the base, 8 new */
+static const int8_t o1020[] = {16, 24, -1}; /* 2: 2 offsets fit, 1 values */
+static const int8_t o1021[] = {12, 16, 24};
+static const int8_t o1022[] = {16, 24}; /* merged: 3974 samples in the base, 92 new */
+static const int8_t o1023[] = {12, 16, 24, 64}; /* merged: 112 samples in the base, 28 new */
+static const int8_t o1024[] = {16, 24, 64}; /* merged: 3908 samples in the base, 1152 new */
+static const int8_t o1025[] = {12, 16, 24, 64}; /* merged: 73 samples in the base, 36 new */
+static const int8_t o1026[] = {16, 24, 64}; /* merged: 2714 samples in the base, 2 new */
+static const int8_t o1027[] = {12, 16, 24, 64}; /* merged: 154 samples in the base, 8 new */
+static const int8_t o1028[] = {16, 24, 64}; /* merged: 2628 samples in the base, 125 new */
+static const int8_t o1029[] = {12, 16, 24};
+static const int8_t o1030[] = {16, 24};
+static const int8_t o1031[] = {12, 16, 24, 64};
+static const int8_t o1032[] = {16, 24, 64};
+static const int8_t o1033[] = {16}; /* merged: 10 samples in the base, 231 new */
+static const int8_t o1034[] = {12, 16};
+static const int8_t o1035[] = {16}; /* merged: 1999 samples in the base, 2 new */
+static const int8_t o1036[] = {16};
+static const int8_t o1037[] = {16}; /* merged: 1 samples in the base, 17 new; 0: untrusted in the base */
+static const int8_t o1038[] = {-1}; /* 0: 2 offsets fit, 2 values */
+static const int8_t o1039[] = {16};
+static const int8_t o1040[] = {0}; /* merged: 1004 samples in the base, 43 new */
+static const int8_t o1041[] = {81, 64, 16, 24, 32}; /* merged: 1 samples in the base, 48 new; 0: untrusted in the base; 1: untrusted in the base; 2: untrusted in the base; 3: untrusted in the base; 4: untrusted in the base */
+static const int8_t o1042[] = {64, 16, 24, 32}; /* merged: 33 samples in the base, 448 new */
+static const int8_t o1043[] = {81, 64, 16, 24, 32};
+static const int8_t o1044[] = {64, 16, 24, 32}; /* merged: 6 samples in the base, 144 new */
+static const int8_t o1045[] = {81, 64, 16, 24, 32};
+static const int8_t o1046[] = {64, 16, 24}; /* merged: 5 samples in the base, 64 new */
+static const int8_t o1047[] = {64, 16, 24, 32}; /* merged: 4 samples in the base, 128 new */
+static const int8_t o1048[] = {64, 16, 24, 32}; /* merged: 2 samples in the base, 96 new */
+static const int8_t o1049[] = {64, 16, 24}; /* merged: 3 samples in the base, 60 new */
+static const int8_t o1050[] = {16};
+static const int8_t o1051[] = {16, 24}; /* merged: 1 samples in the base, 6 new; 0: untrusted in the base; 1: untrusted in the base */
+static const int8_t o1052[] = {16, 24}; /* merged: 10 samples in the base, 208 new */
+static const int8_t o1053[] = {24, 32}; /* merged: 4 samples in the base, 48 new */
+static const int8_t o1054[] = {24, 32}; /* merged: 8 samples in the base, 144 new */
+static const int8_t o1055[] = {16, 32}; /* merged: 231 samples in the base, 4 new */
+static const int8_t o1056[] = {16, 24, 32, 87};
+static const int8_t o1057[] = {81, 84, 24, 32, 87}; /* 1: probed (nvdisasm), 3 offsets fit the samples */ /* merged: 1156 samples in the base, 98 new; 1: untrusted in the base */
+static const int8_t o1058[] = {81, -1, 24, 32, -1, 68}; /* 1: 5 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */
+static const int8_t o1059[] = {12, 16, 81, 84, 24, 32, 64};
+static const int8_t o1060[] = {12, 16, 81, 24, 32, 64}; /* 5: probed (nvdisasm), 2 offsets fit the samples */ /* merged: 44 samples in the base, 12 new; 5: untrusted in the base */
+static const int8_t o1061[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
+static const int8_t o1062[] = {12, 16, 24, 32, 64, 87, 77}; /* 0: 2 offsets fit, 1 values; the guard's bit */ /* 1: probed (nvdisasm), 4 offsets fit the samples */ /* 2: probed (nvdisasm), 4 offsets fit the samples */ /* 4: probed (nvdisasm), 6 offsets fit the samples */ /* 5: probed (nvdisasm), 3 offsets fit the samples */ /* 6: probed (nvdisasm), 16 offsets fit the samples */
+static const int8_t o1063[] = {16, 81, 84, 24, 32, 64};
+static const int8_t o1064[] = {16, 81, 24, 32, 64}; /* 4: probed (nvdisasm), 2 offsets fit the samples */ /* merged: 3030 samples in the base, 221 new; 4: untrusted in the base */
+static const int8_t o1065[] = {16, 24, 32, 64}; /* merged: 486 samples in the base, 10 new */
+static const int8_t o1066[] = {16, 24, 32, 64, 87, 77}; /* merged: 1220 samples in the base, 217 new */
+static const int8_t o1067[] = {12, 16, 24, 32, 87}; /* merged: 7 samples in the base, 10 new; 4: untrusted in the base */
+static const int8_t o1068[] = {16, 81, 24, 32};
+static const int8_t o1069[] = {16, 24, 32};
+static const int8_t o1070[] = {16, 24, 32, 87}; /* merged: 169 samples in the base, 4 new */
+static const int8_t o1071[] = {16, 24, 32, 64, 87};
+static const int8_t o1072[] = {12, 16, -1, -1, -1, -1}; /* 2: 4 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values */ /* 4: 4 offsets fit, 1 values */ /* 5: 18 offsets fit, 1 values */
+static const int8_t o1073[] = {16, 24, 32, 64, -1}; /* 4: 5 offsets fit, 1 values */ /* merged: 43 samples in the base, 18 new */
+static const int8_t o1074[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */
+static const int8_t o1075[] = {12, 16, 24, 32, 64}; /* merged: 55 samples in the base, 10 new */
+static const int8_t o1076[] = {16, 24, 32, 64}; /* merged: 1483 samples in the base, 28 new */
+static const int8_t o1077[] = {16, 24, 32, 64}; /* merged: 16 samples in the base, 17 new */
+static const int8_t o1078[] = {16, 32};
+static const int8_t o1079[] = {12, 16, 32}; /* merged: 8 samples in the base, 14 new */
+static const int8_t o1080[] = {16, 32}; /* merged: 288 samples in the base, 12 new */
+static const int8_t o1081[] = {16, 32}; /* merged: 3 samples in the base, 17 new */
+static const int8_t o1082[] = {16, 32};
+static const int8_t o1083[] = {16, 32}; /* merged: 1 samples in the base, 3 new; 0: untrusted in the base */
+static const int8_t o1084[] = {16, -1}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o1085[] = {16, 24, 64, 32}; /* merged: 329 samples in the base, 40 new */
 static const int8_t o1086[] = {16};
-static const int8_t o1087[] = {81, 16, 24}; /* 0: probed (nvdisasm), 5 offsets fit the samples */ /* merged: 647 samples in the base, 176 new; 0: untrusted in the base */
-static const int8_t o1088[] = {16, 24, 64}; /* merged: 2 samples in the base, 16 new; 1: untrusted in the base */
-static const int8_t o1089[] = {16, -1}; /* 1: 4 offsets fit, 1 values */
-static const int8_t o1090[] = {12, 16, 64, 24}; /* 2: probed (nvdisasm), 2 offsets fit the samples */ /* merged: 5 samples in the base, 64 new; 2: untrusted in the base */
-static const int8_t o1091[] = {16, 64, 24}; /* merged: 2 samples in the base, 365 new; 0: untrusted in the base; 1: untrusted in the base; 2: untrusted in the base */
-static const int8_t o1092[] = {12, 16, 32}; /* merged: 244 samples in the base, 10 new */
-static const int8_t o1093[] = {16, 32}; /* merged: 2300 samples in the base, 967 new */
-static const int8_t o1094[] = {12, 16, 24, 32, 87};
-static const int8_t o1095[] = {16, 24, 32, 87}; /* merged: 1690 samples in the base, 9 new */
-static const int8_t o1096[] = {16, 24, 32, 87}; /* merged: 156 samples in the base, 64 new */
-static const int8_t o1097[] = {16, 24, 32, 87}; /* 3: probed (nvdisasm), 3 offsets fit the samples */ /* merged: 376 samples in the base, 1244 new; 3: untrusted in the base */
-static const int8_t o1098[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */ /* merged: 6 samples in the base, 238 new */
-static const int8_t o1099[] = {81, 84, 24, 32, 87}; /* 1: probed (nvdisasm), 11 offsets fit the samples */ /* merged: 402 samples in the base, 28 new; 1: untrusted in the base */
-static const int8_t o1100[] = {12, 81, 84, 24, 32, 87}; /* 2: probed (nvdisasm), 11 offsets fit the samples */ /* 5: probed (nvdisasm), 11 offsets fit the samples */ /* merged: 22 samples in the base, 1 new; 2: untrusted in the base; 5: untrusted in the base */
-static const int8_t o1101[] = {12, 81, -1, 24, 32, -1, -1}; /* 0: 3 offsets fit, 1 values; the guard's bit */ /* 2: 10 offsets fit, 1 values */ /* 5: 10 offsets fit, 1 values */ /* 6: 48 offsets fit, 1 values */
-static const int8_t o1102[] = {81, 84, 24, 32, 87}; /* merged: 3040 samples in the base, 196 new */
-static const int8_t o1103[] = {81, -1, 24, 32, -1, 68}; /* 1: 5 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */ /* merged: 979 samples in the base, 2 new */
-static const int8_t o1104[] = {12, 16, 81, 84, 24, 32, 64}; /* merged: 120 samples in the base, 1 new */
-static const int8_t o1105[] = {12, 16, 81, 24, 32, 64}; /* merged: 80 samples in the base, 31 new */
-static const int8_t o1106[] = {12, 16, 24, 32, 64}; /* merged: 171 samples in the base, 3 new */
-static const int8_t o1107[] = {12, 16, 24, 32, 64, 87, 77}; /* merged: 144 samples in the base, 1 new */
-static const int8_t o1108[] = {16, 81, 84, 24, 32, 64}; /* merged: 261 samples in the base, 9 new */
-static const int8_t o1109[] = {16, 81, 24, 32, 64}; /* merged: 1757 samples in the base, 24 new */
-static const int8_t o1110[] = {16, 24, 32, 64}; /* merged: 2337 samples in the base, 125 new */
-static const int8_t o1111[] = {16, 24, 32, 64, 87, 77}; /* merged: 585 samples in the base, 17 new */
-static const int8_t o1112[] = {12, 16, 81, 24, 32}; /* 0: 7 offsets fit, 1 values; the guard's bit */ /* 2: probed (nvdisasm), 55 offsets fit the samples */
-static const int8_t o1113[] = {12, 16, 24, 32}; /* merged: 51 samples in the base, 1 new */
-static const int8_t o1114[] = {12, 16, 24, 32, 87}; /* merged: 117 samples in the base, 31 new */
-static const int8_t o1115[] = {12, 16, 24, 32, 64, 87}; /* 0: 6 offsets fit, 1 values; the guard's bit */ /* 1: probed (nvdisasm), 3 offsets fit the samples */ /* 2: probed (nvdisasm), 3 offsets fit the samples */ /* 3: probed (nvdisasm), 2 offsets fit the samples */ /* 4: probed (nvdisasm), 2 offsets fit the samples */ /* 5: probed (nvdisasm), 57 offsets fit the samples */
-static const int8_t o1116[] = {16, 81, 24, 32}; /* merged: 2104 samples in the base, 26 new */
-static const int8_t o1117[] = {-1, -1, -1, -1, 64}; /* 0: 4 offsets fit, 1 values */ /* 1: 55 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */ /* 3: 3 offsets fit, 1 values */
-static const int8_t o1118[] = {16, 24, 32}; /* merged: 1240 samples in the base, 33 new */
-static const int8_t o1119[] = {16, 24, 32, 87}; /* merged: 3018 samples in the base, 27 new */
-static const int8_t o1120[] = {16, 24, 32, 64}; /* merged: 2654 samples in the base, 134 new */
-static const int8_t o1121[] = {16, 24, 32, 64, 87}; /* merged: 2049 samples in the base, 26 new */
-static const int8_t o1122[] = {12, 16, 24, 32, -1, -1}; /* 2: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 4 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */
-static const int8_t o1123[] = {-1, 16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
-static const int8_t o1124[] = {16, 24, 32, 64, 87}; /* 4: probed (nvdisasm), 12 offsets fit the samples */ /* merged: 888 samples in the base, 30 new; 4: untrusted in the base */
-static const int8_t o1125[] = {16, 32}; /* merged: 51 samples in the base, 8 new */
-static const int8_t o1126[] = {16, 24, 32, 64}; /* 0: 3 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 1: 45 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o1127[] = {16, 24, 32, 87}; /* 3: probed (nvdisasm), 2 offsets fit the samples */ /* merged: 198 samples in the base, 5 new; 3: untrusted in the base */
-static const int8_t o1128[] = {12, 16, 24, 32, 64}; /* 0: 55 offsets fit, 1 values; the guard's bit */
-static const int8_t o1129[] = {16, 24, 32, 64}; /* merged: 61 samples in the base, 474 new */
-static const int8_t o1130[] = {12, 16, 24, 32}; /* merged: 43 samples in the base, 30 new */
-static const int8_t o1131[] = {16, 24, 32}; /* merged: 4683 samples in the base, 1920 new */
-static const int8_t o1132[] = {12, 16, 24, 32}; /* merged: 123 samples in the base, 169 new */
-static const int8_t o1133[] = {16, 24, 32}; /* merged: 3865 samples in the base, 1180 new */
-static const int8_t o1134[] = {12, 16, 24, 32, 64};
-static const int8_t o1135[] = {16, 24, 32, 64}; /* merged: 66663 samples in the base, 160 new */
-static const int8_t o1136[] = {12, 16, 24, 32, 64}; /* merged: 667 samples in the base, 47 new */
-static const int8_t o1137[] = {12, 16, 24, 32, 64, 87}; /* 2: probed (nvdisasm), 9 offsets fit the samples */ /* 3: probed (nvdisasm), 9 offsets fit the samples */
-static const int8_t o1138[] = {16, 24, 32, 64}; /* merged: 3566 samples in the base, 901 new */
-static const int8_t o1139[] = {16, 24, 32, 64, 87}; /* merged: 117 samples in the base, 9 new */
-static const int8_t o1140[] = {16, -1, 24, 32, 64}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 59 offsets fit, 1 values */ /* 4: 2 offsets fit, 2 values; tied, split in operand order */
-static const int8_t o1141[] = {16, 24, 32, 64}; /* merged: 85 samples in the base, 2 new */
-static const int8_t o1142[] = {16, 24, 32, 64}; /* 1: 51 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o1143[] = {16, 81, 24, 32, 64};
-static const int8_t o1144[] = {16, 24, 32, 64}; /* merged: 113 samples in the base, 16 new */
-static const int8_t o1145[] = {16, 24, 32}; /* merged: 6 samples in the base, 19 new */
-static const int8_t o1146[] = {12, 16, 24, 64};
-static const int8_t o1147[] = {16, 24, 64}; /* merged: 114 samples in the base, 9 new */
-static const int8_t o1148[] = {-1, -1, 24, 32, -1}; /* 0: 62 offsets fit, 1 values */ /* 1: 11 offsets fit, 1 values */ /* 4: 11 offsets fit, 1 values */
-static const int8_t o1149[] = {16, 24, 32, 64}; /* merged: 38473 samples in the base, 16 new */
-static const int8_t o1150[] = {16, 24, 32}; /* merged: 2806 samples in the base, 16 new */
-static const int8_t o1151[] = {16, 24, 32, 64};
-static const int8_t o1152[] = {16, 24, 32, 64}; /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o1153[] = {16, 24, 32, 64}; /* merged: 1478 samples in the base, 4096 new */
-static const int8_t o1154[] = {16, 24, 32}; /* merged: 1415 samples in the base, 1024 new */
-static const int8_t o1155[] = {16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */
-static const int8_t o1156[] = {16, -1, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* 3: 3 offsets fit, 1 values */
-static const int8_t o1157[] = {16, 32}; /* merged: 59 samples in the base, 548 new */
-static const int8_t o1158[] = {12, 16, 24, 32, 87};
-static const int8_t o1159[] = {16, 24, 32, 87}; /* merged: 200 samples in the base, 4 new */
-static const int8_t o1160[] = {12, 81, 84, 24, 32, 87}; /* 0: 7 offsets fit, 1 values; the guard's bit */ /* 1: probed (nvdisasm), 7 offsets fit the samples */ /* 2: probed (nvdisasm), 9 offsets fit the samples */ /* 3: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 5: probed (nvdisasm), 9 offsets fit the samples */
-static const int8_t o1161[] = {12, 81, 84, 24, 32, 87, 68}; /* 0: 9 offsets fit, 1 values; the guard's bit */ /* 1: probed (nvdisasm), 8 offsets fit the samples */ /* 2: probed (nvdisasm), 8 offsets fit the samples */ /* 3: probed (nvdisasm), 2 offsets fit the samples */ /* 4: probed (nvdisasm), 3 offsets fit the samples */ /* 5: probed (nvdisasm), 8 offsets fit the samples */ /* 6: probed (nvdisasm), 8 offsets fit the samples */
-static const int8_t o1162[] = {81, 84, 24, 32, 87}; /* 1: probed (nvdisasm), 3 offsets fit the samples */ /* merged: 469 samples in the base, 24 new; 1: untrusted in the base */
-static const int8_t o1163[] = {81, 84, 24, 32, 87, 68}; /* 0: probed (nvdisasm) at bit 81, the samples gave 68 */ /* 1: probed (nvdisasm), 8 offsets fit the samples */ /* 5: probed (nvdisasm) at bit 68, the samples gave 81 */
-static const int8_t o1164[] = {12, 16, 24, 32, 64}; /* merged: 15 samples in the base, 27 new; 1: untrusted in the base; 2: untrusted in the base; 3: untrusted in the base; 4: untrusted in the base */
-static const int8_t o1165[] = {16, 81, 84, 24, 32, 64}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 3: 2 offsets fit, 2 values; tied, split in operand order */
-static const int8_t o1166[] = {16, 81, 24, 32, -1}; /* 4: 4 offsets fit, 1 values */ /* merged: 76 samples in the base, 30 new */
-static const int8_t o1167[] = {16, 24, 32, 64}; /* merged: 286 samples in the base, 18 new */
-static const int8_t o1168[] = {16, 24, 32, 64, 87, 77}; /* 5: 2 offsets fit, 2 values; narrowed (no overlap, operand order) */ /* merged: 92 samples in the base, 4 new; 3: untrusted in the base; 5: untrusted in the base */
-static const int8_t o1169[] = {16, 24, 32};
-static const int8_t o1170[] = {16, 24, 32, 87};
-static const int8_t o1171[] = {16, 24, 32, 64}; /* merged: 65 samples in the base, 2 new */
-static const int8_t o1172[] = {16, 24, 32, 64, 87}; /* 4: probed (nvdisasm), 11 offsets fit the samples */ /* merged: 16 samples in the base, 2 new; 4: untrusted in the base */
-static const int8_t o1173[] = {16, 24, 32, 64};
-static const int8_t o1174[] = {12, 16, 24, 32, 64};
-static const int8_t o1175[] = {16, 24, 32, 64}; /* merged: 205 samples in the base, 60 new */
-static const int8_t o1176[] = {12, 16, 24, 32, 64};
-static const int8_t o1177[] = {16, 24, 32, 64}; /* merged: 24 samples in the base, 18 new */
-static const int8_t o1178[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
-static const int8_t o1179[] = {16, 32}; /* merged: 1 samples in the base, 26 new */
-static const int8_t o1180[] = {16, 32};
+static const int8_t o1087[] = {16};
+static const int8_t o1088[] = {81, 16, 24}; /* 0: probed (nvdisasm), 5 offsets fit the samples */ /* merged: 647 samples in the base, 176 new; 0: untrusted in the base */
+static const int8_t o1089[] = {16, 24, 64}; /* merged: 2 samples in the base, 16 new; 1: untrusted in the base */
+static const int8_t o1090[] = {16, -1}; /* 1: 4 offsets fit, 1 values */
+static const int8_t o1091[] = {12, 16, 64, 24}; /* 2: probed (nvdisasm), 2 offsets fit the samples */ /* merged: 5 samples in the base, 64 new; 2: untrusted in the base */
+static const int8_t o1092[] = {16, 64, 24}; /* merged: 2 samples in the base, 365 new; 0: untrusted in the base; 1: untrusted in the base; 2: untrusted in the base */
+static const int8_t o1093[] = {12, 16, 32}; /* merged: 244 samples in the base, 10 new */
+static const int8_t o1094[] = {16, 32}; /* merged: 3267 samples in the base, 4 new */
+static const int8_t o1095[] = {12, 16, 24, 32, 87};
+static const int8_t o1096[] = {16, 24, 32, 87}; /* merged: 1690 samples in the base, 9 new */
+static const int8_t o1097[] = {16, 24, 32, 87}; /* merged: 156 samples in the base, 64 new */
+static const int8_t o1098[] = {16, 24, 32, 87}; /* 3: probed (nvdisasm), 3 offsets fit the samples */ /* merged: 376 samples in the base, 1244 new; 3: untrusted in the base */
+static const int8_t o1099[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */ /* merged: 6 samples in the base, 238 new */
+static const int8_t o1100[] = {81, 84, 24, 32, 87}; /* 1: probed (nvdisasm), 11 offsets fit the samples */ /* merged: 402 samples in the base, 28 new; 1: untrusted in the base */
+static const int8_t o1101[] = {12, 81, 84, 24, 32, 87}; /* 2: probed (nvdisasm), 11 offsets fit the samples */ /* 5: probed (nvdisasm), 11 offsets fit the samples */ /* merged: 22 samples in the base, 1 new; 2: untrusted in the base; 5: untrusted in the base */
+static const int8_t o1102[] = {12, 81, -1, 24, 32, -1, -1}; /* 0: 3 offsets fit, 1 values; the guard's bit */ /* 2: 10 offsets fit, 1 values */ /* 5: 10 offsets fit, 1 values */ /* 6: 48 offsets fit, 1 values */
+static const int8_t o1103[] = {81, 84, 24, 32, 87}; /* merged: 3040 samples in the base, 196 new */
+static const int8_t o1104[] = {81, -1, 24, 32, -1, 68}; /* 1: 5 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */ /* merged: 979 samples in the base, 2 new */
+static const int8_t o1105[] = {12, 16, 81, 84, 24, 32, 64}; /* merged: 120 samples in the base, 1 new */
+static const int8_t o1106[] = {12, 16, 81, 24, 32, 64}; /* merged: 80 samples in the base, 31 new */
+static const int8_t o1107[] = {12, 16, 24, 32, 64}; /* merged: 171 samples in the base, 3 new */
+static const int8_t o1108[] = {12, 16, 24, 32, 64, 87, 77}; /* merged: 144 samples in the base, 1 new */
+static const int8_t o1109[] = {16, 81, 84, 24, 32, 64}; /* merged: 261 samples in the base, 9 new */
+static const int8_t o1110[] = {16, 81, 24, 32, 64}; /* merged: 1757 samples in the base, 24 new */
+static const int8_t o1111[] = {16, 24, 32, 64}; /* merged: 2462 samples in the base, 8 new */
+static const int8_t o1112[] = {16, 24, 32, 64, 87, 77}; /* merged: 585 samples in the base, 17 new */
+static const int8_t o1113[] = {12, 16, 81, 24, 32}; /* 0: 7 offsets fit, 1 values; the guard's bit */ /* 2: probed (nvdisasm), 55 offsets fit the samples */
+static const int8_t o1114[] = {12, 16, 24, 32}; /* merged: 51 samples in the base, 1 new */
+static const int8_t o1115[] = {12, 16, 24, 32, 87}; /* merged: 117 samples in the base, 31 new */
+static const int8_t o1116[] = {12, 16, 24, 32, 64, 87}; /* 0: 6 offsets fit, 1 values; the guard's bit */ /* 1: probed (nvdisasm), 3 offsets fit the samples */ /* 2: probed (nvdisasm), 3 offsets fit the samples */ /* 3: probed (nvdisasm), 2 offsets fit the samples */ /* 4: probed (nvdisasm), 2 offsets fit the samples */ /* 5: probed (nvdisasm), 57 offsets fit the samples */
+static const int8_t o1117[] = {16, 81, 24, 32}; /* merged: 2104 samples in the base, 26 new */
+static const int8_t o1118[] = {-1, -1, -1, -1, 64}; /* 0: 4 offsets fit, 1 values */ /* 1: 55 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */ /* 3: 3 offsets fit, 1 values */
+static const int8_t o1119[] = {16, 24, 32}; /* merged: 1240 samples in the base, 33 new */
+static const int8_t o1120[] = {16, 24, 32, 87}; /* merged: 3018 samples in the base, 27 new */
+static const int8_t o1121[] = {16, 24, 32, 64}; /* merged: 2788 samples in the base, 6 new */
+static const int8_t o1122[] = {16, 24, 32, 64, 87}; /* merged: 2049 samples in the base, 26 new */
+static const int8_t o1123[] = {12, 16, 24, 32, -1, -1}; /* 2: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 4 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */
+static const int8_t o1124[] = {-1, 16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
+static const int8_t o1125[] = {16, 24, 32, 64, 87}; /* 4: probed (nvdisasm), 12 offsets fit the samples */ /* merged: 888 samples in the base, 30 new; 4: untrusted in the base */
+static const int8_t o1126[] = {16, 32}; /* merged: 51 samples in the base, 8 new */
+static const int8_t o1127[] = {16, 24, 32, 64}; /* 0: 3 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 1: 45 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o1128[] = {16, 24, 32, 87}; /* 3: probed (nvdisasm), 2 offsets fit the samples */ /* merged: 198 samples in the base, 5 new; 3: untrusted in the base */
+static const int8_t o1129[] = {12, 16, 24, 32, 64}; /* 0: 55 offsets fit, 1 values; the guard's bit */
+static const int8_t o1130[] = {16, 24, 32, 64}; /* merged: 61 samples in the base, 474 new */
+static const int8_t o1131[] = {12, 16, 24, 32}; /* merged: 43 samples in the base, 30 new */
+static const int8_t o1132[] = {16, 24, 32}; /* merged: 6603 samples in the base, 2 new */
+static const int8_t o1133[] = {12, 16, 24, 32}; /* merged: 123 samples in the base, 169 new */
+static const int8_t o1134[] = {16, 24, 32}; /* merged: 5045 samples in the base, 7 new */
+static const int8_t o1135[] = {12, 16, 24, 32, 64};
+static const int8_t o1136[] = {16, 24, 32, 64}; /* merged: 66823 samples in the base, 6 new */
+static const int8_t o1137[] = {12, 16, 24, 32, 64}; /* merged: 667 samples in the base, 47 new */
+static const int8_t o1138[] = {12, 16, 24, 32, 64, 87}; /* 2: probed (nvdisasm), 9 offsets fit the samples */ /* 3: probed (nvdisasm), 9 offsets fit the samples */
+static const int8_t o1139[] = {16, 24, 32, 64}; /* merged: 4467 samples in the base, 1 new */
+static const int8_t o1140[] = {16, 24, 32, 64, 87}; /* merged: 117 samples in the base, 9 new */
+static const int8_t o1141[] = {16, -1, 24, 32, 64}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 59 offsets fit, 1 values */ /* 4: 2 offsets fit, 2 values; tied, split in operand order */
+static const int8_t o1142[] = {16, 24, 32, 64}; /* merged: 85 samples in the base, 2 new */
+static const int8_t o1143[] = {16, 24, 32, 64}; /* 1: 51 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o1144[] = {16, 81, 24, 32, 64};
+static const int8_t o1145[] = {16, 24, 32, 64}; /* merged: 113 samples in the base, 16 new */
+static const int8_t o1146[] = {16, 24, 32}; /* merged: 6 samples in the base, 19 new */
+static const int8_t o1147[] = {12, 16, 24, 64};
+static const int8_t o1148[] = {16, 24, 64}; /* merged: 114 samples in the base, 9 new */
+static const int8_t o1149[] = {-1, -1, 24, 32, -1}; /* 0: 62 offsets fit, 1 values */ /* 1: 11 offsets fit, 1 values */ /* 4: 11 offsets fit, 1 values */
+static const int8_t o1150[] = {16, 24, 32, 64}; /* merged: 38473 samples in the base, 16 new */
+static const int8_t o1151[] = {16, 24, 32}; /* merged: 2806 samples in the base, 16 new */
+static const int8_t o1152[] = {16, 24, 32, 64};
+static const int8_t o1153[] = {16, 24, 32, 64}; /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o1154[] = {16, 24, 32, 64}; /* merged: 1478 samples in the base, 4096 new */
+static const int8_t o1155[] = {16, 24, 32}; /* merged: 1415 samples in the base, 1024 new */
+static const int8_t o1156[] = {16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */
+static const int8_t o1157[] = {16, -1, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* 3: 3 offsets fit, 1 values */
+static const int8_t o1158[] = {16, 32}; /* merged: 59 samples in the base, 548 new */
+static const int8_t o1159[] = {12, 16, 24, 32, 87};
+static const int8_t o1160[] = {16, 24, 32, 87}; /* merged: 200 samples in the base, 4 new */
+static const int8_t o1161[] = {12, 81, 84, 24, 32, 87}; /* 0: 7 offsets fit, 1 values; the guard's bit */ /* 1: probed (nvdisasm), 7 offsets fit the samples */ /* 2: probed (nvdisasm), 9 offsets fit the samples */ /* 3: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 5: probed (nvdisasm), 9 offsets fit the samples */
+static const int8_t o1162[] = {12, 81, 84, 24, 32, 87, 68}; /* 0: 9 offsets fit, 1 values; the guard's bit */ /* 1: probed (nvdisasm), 8 offsets fit the samples */ /* 2: probed (nvdisasm), 8 offsets fit the samples */ /* 3: probed (nvdisasm), 2 offsets fit the samples */ /* 4: probed (nvdisasm), 3 offsets fit the samples */ /* 5: probed (nvdisasm), 8 offsets fit the samples */ /* 6: probed (nvdisasm), 8 offsets fit the samples */
+static const int8_t o1163[] = {81, 84, 24, 32, 87}; /* 1: probed (nvdisasm), 3 offsets fit the samples */ /* merged: 469 samples in the base, 24 new; 1: untrusted in the base */
+static const int8_t o1164[] = {81, 84, 24, 32, 87, 68}; /* 0: probed (nvdisasm) at bit 81, the samples gave 68 */ /* 1: probed (nvdisasm), 8 offsets fit the samples */ /* 5: probed (nvdisasm) at bit 68, the samples gave 81 */
+static const int8_t o1165[] = {12, 16, 24, 32, 64}; /* merged: 15 samples in the base, 27 new; 1: untrusted in the base; 2: untrusted in the base; 3: untrusted in the base; 4: untrusted in the base */
+static const int8_t o1166[] = {16, 81, 84, 24, 32, 64}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 3: 2 offsets fit, 2 values; tied, split in operand order */
+static const int8_t o1167[] = {16, 81, 24, 32, -1}; /* 4: 4 offsets fit, 1 values */ /* merged: 76 samples in the base, 30 new */
+static const int8_t o1168[] = {16, 24, 32, 64}; /* merged: 286 samples in the base, 18 new */
+static const int8_t o1169[] = {16, 24, 32, 64, 87, 77}; /* 5: 2 offsets fit, 2 values; narrowed (no overlap, operand order) */ /* merged: 92 samples in the base, 4 new; 3: untrusted in the base; 5: untrusted in the base */
+static const int8_t o1170[] = {16, 24, 32};
+static const int8_t o1171[] = {16, 24, 32, 87};
+static const int8_t o1172[] = {16, 24, 32, 64}; /* merged: 65 samples in the base, 2 new */
+static const int8_t o1173[] = {16, 24, 32, 64, 87}; /* 4: probed (nvdisasm), 11 offsets fit the samples */ /* merged: 16 samples in the base, 2 new; 4: untrusted in the base */
+static const int8_t o1174[] = {16, 24, 32, 64};
+static const int8_t o1175[] = {12, 16, 24, 32, 64};
+static const int8_t o1176[] = {16, 24, 32, 64}; /* merged: 205 samples in the base, 60 new */
+static const int8_t o1177[] = {12, 16, 24, 32, 64};
+static const int8_t o1178[] = {16, 24, 32, 64}; /* merged: 24 samples in the base, 18 new */
+static const int8_t o1179[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
+static const int8_t o1180[] = {16, 32}; /* merged: 1 samples in the base, 26 new */
 static const int8_t o1181[] = {16, 32};
-static const int8_t o1182[] = {81, 24, 32}; /* merged: 14 samples in the base, 263 new; 0: untrusted in the base */
-static const int8_t o1183[] = {16, 32}; /* merged: 508 samples in the base, 8 new */
-static const int8_t o1184[] = {16, 32}; /* merged: 41 samples in the base, 8 new */
-static const int8_t o1185[] = {12, 16, 32}; /* merged: 25 samples in the base, 56 new */
-static const int8_t o1186[] = {16, 32}; /* merged: 925 samples in the base, 1192 new */
-static const int8_t o1187[] = {16, 32}; /* merged: 7 samples in the base, 48 new */
-static const int8_t o1188[] = {16, 32}; /* merged: 9 samples in the base, 65 new */
-static const int8_t o1189[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */
-static const int8_t o1190[] = {16, 32}; /* merged: 6 samples in the base, 22 new */
-static const int8_t o1191[] = {24};
-static const int8_t o1192[] = {32};
-static const int8_t o1193[] = {16};
-static const int8_t o1194[] = {-1}; /* 0: 3 offsets fit, 1 values */
-static const int8_t o1195[] = {81, 64, 16, 24, 32};
-static const int8_t o1196[] = {64, 16, 24, 32};
+static const int8_t o1182[] = {16, 32};
+static const int8_t o1183[] = {81, 24, 32}; /* merged: 14 samples in the base, 263 new; 0: untrusted in the base */
+static const int8_t o1184[] = {16, 32}; /* merged: 516 samples in the base, 18 new */
+static const int8_t o1185[] = {16, 32}; /* merged: 49 samples in the base, 2 new */
+static const int8_t o1186[] = {12, 16, 32}; /* merged: 25 samples in the base, 56 new */
+static const int8_t o1187[] = {16, 32}; /* merged: 925 samples in the base, 1192 new */
+static const int8_t o1188[] = {16, 32}; /* merged: 7 samples in the base, 48 new */
+static const int8_t o1189[] = {16, 32}; /* merged: 9 samples in the base, 65 new */
+static const int8_t o1190[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */
+static const int8_t o1191[] = {16, 32}; /* merged: 6 samples in the base, 22 new */
+static const int8_t o1192[] = {24};
+static const int8_t o1193[] = {24};
+static const int8_t o1194[] = {32};
+static const int8_t o1195[] = {16};
+static const int8_t o1196[] = {-1}; /* 0: 3 offsets fit, 1 values */
 static const int8_t o1197[] = {81, 64, 16, 24, 32};
 static const int8_t o1198[] = {64, 16, 24, 32};
 static const int8_t o1199[] = {81, 64, 16, 24, 32};
 static const int8_t o1200[] = {64, 16, 24, 32};
-static const int8_t o1201[] = {64, 16, 24, 32};
-static const int8_t o1202[] = {64, 16, 24};
-static const int8_t o1203[] = {12, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
-static const int8_t o1204[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 4 offsets fit, 1 values */
-static const int8_t o1205[] = {24, 32}; /* merged: 115 samples in the base, 265 new */
-static const int8_t o1206[] = {12, -1}; /* 0: 67 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 1 values */
-static const int8_t o1207[] = {12, 24, 32}; /* merged: 537 samples in the base, 18 new */
-static const int8_t o1208[] = {24, 32}; /* merged: 4757 samples in the base, 460 new */
-static const int8_t o1209[] = {-1, 16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 4 values; tied, split in operand order */ /* 3: 2 offsets fit, 4 values; tied, split in operand order */
-static const int8_t o1210[] = {81, 16, 24, 32, 64};
-static const int8_t o1211[] = {12, -1, -1}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 9 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */
-static const int8_t o1212[] = {16, 24, 32};
-static const int8_t o1213[] = {16, 24, 32, 64};
-static const int8_t o1214[] = {24, 32, 64};
-static const int8_t o1215[] = {16, 24}; /* 1: 2 offsets fit, 10 values; narrowed (no overlap, operand order) */ /* merged: 1 samples in the base, 16 new; 1: untrusted in the base */
-static const int8_t o1216[] = {-1, 16, 24, 32, 64}; /* 0: 3 offsets fit, 1 values */
-static const int8_t o1217[] = {-1, 16, 24}; /* 0: 4 offsets fit, 1 values */
-static const int8_t o1218[] = {12, 16, 24};
-static const int8_t o1219[] = {16, 24};
-static const int8_t o1220[] = {16, 24};
-static const int8_t o1221[] = {16, -1, 64}; /* 1: 43 offsets fit, 1 values */
-static const int8_t o1222[] = {12, 16, 24}; /* merged: 2 samples in the base, 5 new */
-static const int8_t o1223[] = {16, 24}; /* merged: 12 samples in the base, 2942 new */
-static const int8_t o1224[] = {12, 16, 24, 64};
-static const int8_t o1225[] = {16, 24, 64}; /* merged: 68 samples in the base, 2052 new */
-static const int8_t o1226[] = {12, 16, 24, 64}; /* merged: 273 samples in the base, 27 new */
-static const int8_t o1227[] = {16, 24, 64}; /* merged: 1925 samples in the base, 31 new */
-static const int8_t o1228[] = {16, 24, 64}; /* merged: 4 samples in the base, 16 new */
-static const int8_t o1229[] = {16, 24, 64}; /* merged: 36 samples in the base, 30 new */
-static const int8_t o1230[] = {-1, 16, 24, 32}; /* 0: 2 offsets fit, 1 values */ /* merged: 12 samples in the base, 368 new */
-static const int8_t o1231[] = {24, 32}; /* merged: 5 samples in the base, 128 new; 1: untrusted in the base */
-static const int8_t o1232[] = {16, 24, 64};
-static const int8_t o1233[] = {16, 24};
-static const int8_t o1234[] = {16, 24, 64}; /* merged: 3 samples in the base, 17 new; 0: untrusted in the base */
-static const int8_t o1235[] = {12, 16, 24, 64}; /* merged: 1 samples in the base, 9 new */
-static const int8_t o1236[] = {16, 24, 64}; /* merged: 937 samples in the base, 20 new */
-static const int8_t o1237[] = {16, 24, 64, 87}; /* merged: 4 samples in the base, 184 new */
-static const int8_t o1238[] = {12, 16, 24, 64}; /* merged: 96 samples in the base, 12 new */
-static const int8_t o1239[] = {16, 24, 64}; /* merged: 1204 samples in the base, 1 new */
-static const int8_t o1240[] = {12, 16}; /* merged: 139 samples in the base, 12 new */
-static const int8_t o1241[] = {16}; /* merged: 1515 samples in the base, 67 new */
-static const int8_t o1242[] = {16, 24}; /* merged: 111 samples in the base, 2 new */
-static const int8_t o1243[] = {24};
-static const int8_t o1244[] = {12, 16};
-static const int8_t o1245[] = {16}; /* merged: 7780 samples in the base, 18 new */
-static const int8_t o1246[] = {81, 87}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 2 offsets fit, 2 values; tied */
-static const int8_t t1246[] = {0, 0};
-static const int8_t o1247[] = {16, -1, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 2 samples in the base, 16 new */
-static const int8_t o1248[] = {16, 24, 87}; /* merged: 952 samples in the base, 40 new */
-static const int8_t o1249[] = {16, 24, 87}; /* merged: 123 samples in the base, 192 new */
-static const int8_t o1250[] = {16, 24, -1}; /* 2: 8 offsets fit, 1 values */
-static const int8_t o1251[] = {16, 24, -1}; /* 2: 6 offsets fit, 1 values */ /* merged: 1 samples in the base, 16 new; 1: untrusted in the base */
-static const int8_t o1252[] = {81, 84, 24, 87}; /* 1: probed (nvdisasm), 13 offsets fit the samples */ /* merged: 1579 samples in the base, 60 new; 1: untrusted in the base */
-static const int8_t o1253[] = {81, 84, 24, 87}; /* merged: 5020 samples in the base, 28 new */
-static const int8_t o1254[] = {12, 16, 81, 24, 64};
-static const int8_t o1255[] = {12, 16, 24, 64}; /* merged: 327 samples in the base, 35 new */
-static const int8_t o1256[] = {16, 81, 84, 24, 64};
-static const int8_t o1257[] = {16, 81, 24, 64}; /* merged: 303 samples in the base, 12 new */
-static const int8_t o1258[] = {16, 24, 64}; /* merged: 7496 samples in the base, 247 new */
-static const int8_t o1259[] = {16, 24, 64, 87, 77}; /* merged: 164 samples in the base, 17 new; 2: untrusted in the base; 4: untrusted in the base */
-static const int8_t o1260[] = {12, 16, 24}; /* merged: 76 samples in the base, 1 new */
-static const int8_t o1261[] = {16, 24}; /* merged: 927 samples in the base, 27 new */
-static const int8_t o1262[] = {16, 24, 64}; /* merged: 331 samples in the base, 1 new */
-static const int8_t o1263[] = {12, 16, 24, 64, -1}; /* 4: 3 offsets fit, 1 values */
-static const int8_t o1264[] = {81, 16, 24, 64, 87}; /* 4: probed (nvdisasm), 15 offsets fit the samples */ /* merged: 1078 samples in the base, 35 new; 4: untrusted in the base */
-static const int8_t o1265[] = {16, 24, 64, 87}; /* merged: 7129 samples in the base, 175 new */
-static const int8_t o1266[] = {16, 24, 64}; /* merged: 6 samples in the base, 88 new */
-static const int8_t o1267[] = {16, 24, 87}; /* merged: 665 samples in the base, 1 new */
-static const int8_t o1268[] = {12, 16, 24, 64}; /* merged: 141 samples in the base, 7 new */
-static const int8_t o1269[] = {16, 24, 64}; /* merged: 9188 samples in the base, 329 new */
-static const int8_t o1270[] = {81, -1, 87, 77, 68}; /* 1: 3 offsets fit, 1 values */ /* merged: 108 samples in the base, 948 new */
-static const int8_t o1271[] = {81, 84, 87, 77, 68}; /* 1: probed (nvdisasm), 7 offsets fit the samples */ /* 2: probed (nvdisasm), 7 offsets fit the samples */ /* 3: probed (nvdisasm), 7 offsets fit the samples */ /* merged: 866 samples in the base, 18 new; 1: untrusted in the base; 2: untrusted in the base; 3: untrusted in the base */
-static const int8_t o1272[] = {12, 16, 24}; /* merged: 103 samples in the base, 28 new */
-static const int8_t o1273[] = {16, 24}; /* merged: 40 samples in the base, 628 new */
-static const int8_t o1274[] = {16, 24, 64};
-static const int8_t o1275[] = {12, 16, 24, 64}; /* merged: 43 samples in the base, 474 new */
-static const int8_t o1276[] = {16, 24, 64}; /* merged: 34 samples in the base, 420 new */
-static const int8_t o1277[] = {12, 16, 24, 64}; /* merged: 363 samples in the base, 21 new */
-static const int8_t o1278[] = {16, 24, 64}; /* merged: 10478 samples in the base, 375 new */
-static const int8_t o1279[] = {16, 24, 64, 87}; /* merged: 276 samples in the base, 8 new */
-static const int8_t o1280[] = {12, 16, 24, 64};
-static const int8_t o1281[] = {16, 24, 64}; /* merged: 2075 samples in the base, 20 new */
-static const int8_t o1282[] = {16, 24, 64}; /* merged: 57 samples in the base, 3 new */
-static const int8_t o1283[] = {16, 24}; /* merged: 1 samples in the base, 60 new; 0: untrusted in the base; 1: untrusted in the base */
-static const int8_t o1284[] = {16, 24}; /* merged: 693 samples in the base, 1520 new */
-static const int8_t o1285[] = {16, 24}; /* merged: 1 samples in the base, 16 new; 0: untrusted in the base; 1: untrusted in the base */
-static const int8_t o1286[] = {12, 16}; /* 0: 3 offsets fit, 1 values; the guard's bit */
-static const int8_t o1287[] = {16}; /* merged: 47 samples in the base, 27 new */
-static const int8_t o1288[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* merged: 3 samples in the base, 19 new */
-static const int8_t o1289[] = {16, 24, 87};
-static const int8_t o1290[] = {81, 84, 24, 87}; /* 1: probed (nvdisasm), 3 offsets fit the samples */ /* merged: 816 samples in the base, 14 new; 1: untrusted in the base */
-static const int8_t o1291[] = {16, 81, 24, -1}; /* 3: 4 offsets fit, 1 values */ /* merged: 26 samples in the base, 53 new; 1: untrusted in the base */
-static const int8_t o1292[] = {16, 24, 64}; /* merged: 720 samples in the base, 6 new */
-static const int8_t o1293[] = {16, 24}; /* merged: 85 samples in the base, 6 new */
-static const int8_t o1294[] = {16, 24, 87};
-static const int8_t o1295[] = {16, 24, 64, -1}; /* 3: 9 offsets fit, 1 values */ /* merged: 31 samples in the base, 22 new */
-static const int8_t o1296[] = {12, 16, 24, 64};
-static const int8_t o1297[] = {16, 24, 64}; /* merged: 2157 samples in the base, 76 new */
-static const int8_t o1298[] = {16, 24, 64}; /* merged: 75 samples in the base, 4 new */
-static const int8_t o1299[] = {16, 24, 64}; /* merged: 4 samples in the base, 16 new */
-static const int8_t o1300[] = {16}; /* merged: 9 samples in the base, 237 new */
-static const int8_t o1301[] = {0}; /* merged: 10258 samples in the base, 149 new */
-static const int8_t o1302[] = {16}; /* merged: 2751 samples in the base, 80 new */
-static const int8_t o1303[] = {0}; /* merged: 421 samples in the base, 35 new */
-static const int8_t o1304[] = {16}; /* merged: 1668 samples in the base, 26 new */
-static const int8_t o1305[] = {16};
-static const int8_t o1306[] = {0}; /* merged: 67 samples in the base, 280 new */
-static const int8_t o1307[] = {12}; /* merged: 294 samples in the base, 1 new */
-static const int8_t o1308[] = {16}; /* merged: 1668 samples in the base, 26 new */
-static const int8_t o1309[] = {0}; /* merged: 4 samples in the base, 2 new */
-static const int8_t o1310[] = {0}; /* merged: 2974 samples in the base, 33 new */
-static const int8_t o1311[] = {12}; /* merged: 7004 samples in the base, 77 new */
-static const int8_t o1312[] = {12, 87}; /* merged: 9 samples in the base, 237 new */
-static const int8_t o1313[] = {-1}; /* 0: 2 offsets fit, 1 values */
-static const int8_t o1314[] = {0};
-static const int8_t o1315[] = {0}; /* merged: 895 samples in the base, 16 new */
-static const int8_t o1316[] = {12}; /* merged: 946 samples in the base, 14 new */
-static const int8_t o1317[] = {12, 87}; /* merged: 34 samples in the base, 2 new */
-static const int8_t o1318[] = {24}; /* merged: 38 samples in the base, 241 new */
-static const int8_t o1319[] = {0};
-static const int8_t o1320[] = {0};
-static const int8_t o1321[] = {12, 16, 24}; /* 0: 3 offsets fit, 1 values; the guard's bit */
-static const int8_t o1322[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
-static const int8_t o1323[] = {16, 32, 24}; /* merged: 20 samples in the base, 18 new */
-static const int8_t o1324[] = {12, 16, 32, 24}; /* merged: 943 samples in the base, 28 new */
-static const int8_t o1325[] = {16, 32, 24}; /* merged: 9954 samples in the base, 29 new */
-static const int8_t o1326[] = {12, 16, 24}; /* 0: 73 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o1327[] = {16, 24}; /* merged: 87 samples in the base, 281 new */
-static const int8_t o1328[] = {12, 16, 24}; /* merged: 109 samples in the base, 114 new */
-static const int8_t o1329[] = {16};
-static const int8_t o1330[] = {16, 24}; /* merged: 31711 samples in the base, 129 new */
-static const int8_t o1331[] = {16, 24, 32};
-static const int8_t o1332[] = {16, 32};
-static const int8_t o1333[] = {64, 24, 32}; /* merged: 6 samples in the base, 19 new */
-static const int8_t o1334[] = {12, 64, 24, 32}; /* merged: 668 samples in the base, 41 new */
-static const int8_t o1335[] = {64, 24, 32}; /* merged: 6098 samples in the base, 183 new */
-static const int8_t o1336[] = {12, 24, -1, -1}; /* 0: 9 offsets fit, 1 values; the guard's bit */ /* 2: 7 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
-static const int8_t o1337[] = {24, 64, 32};
-static const int8_t o1338[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
-static const int8_t o1339[] = {12, -1, 16, 64, -1, -1}; /* 0: 53 offsets fit, 1 values; the guard's bit */ /* 1: 5 offsets fit, 1 values */ /* 4: 3 offsets fit, 1 values */ /* 5: 2 offsets fit, 1 values */
-static const int8_t o1340[] = {-1, 16, -1, 24, 32}; /* 0: 5 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* merged: 1 samples in the base, 16 new */
-static const int8_t o1341[] = {12, 64, 24, 32}; /* merged: 2 samples in the base, 16 new */
-static const int8_t o1342[] = {64, 24, 32}; /* merged: 16 samples in the base, 48 new */
-static const int8_t o1343[] = {0};
-static const int8_t o1344[] = {0};
-static const int8_t o1345[] = {16, 24, 64};
-static const int8_t o1346[] = {24, 32, 64};
-static const int8_t o1347[] = {24, 32, 64};
-static const int8_t o1348[] = {12, -1, 16, 64, 24, 32}; /* 1: 4 offsets fit, 1 values */ /* merged: 2 samples in the base, 16 new */
-static const int8_t o1349[] = {-1, 16, 64, 24, 32}; /* 0: 11 offsets fit, 1 values */ /* merged: 3 samples in the base, 32 new */
-static const int8_t o1350[] = {0};
-static const int8_t o1351[] = {0}; /* merged: 6 samples in the base, 43 new */
-static const int8_t o1352[] = {-1}; /* 0: 4 offsets fit, 1 values */
-static const int8_t o1353[] = {16}; /* merged: 285 samples in the base, 14 new */
-static const int8_t o1354[] = {12, 16}; /* merged: 2 samples in the base, 16 new; 1: untrusted in the base */
-static const int8_t o1355[] = {16}; /* merged: 788 samples in the base, 10 new */
-static const int8_t o1356[] = {12, 16, 24, 87};
-static const int8_t o1357[] = {16, 24, 87};
-static const int8_t o1358[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
-static const int8_t o1359[] = {81, -1, 24, 87}; /* 1: 2 offsets fit, 1 values */
-static const int8_t o1360[] = {12, 81, 84, 24, 87}; /* 0: 7 offsets fit, 1 values; the guard's bit */ /* 1: probed (nvdisasm), 8 offsets fit the samples */ /* 2: probed (nvdisasm), 11 offsets fit the samples */ /* 4: probed (nvdisasm), 11 offsets fit the samples */
-static const int8_t o1361[] = {12, 81, 84, 24, 87, 68}; /* 0: 7 offsets fit, 1 values; the guard's bit */ /* 1: probed (nvdisasm), 9 offsets fit the samples */ /* 2: probed (nvdisasm), 10 offsets fit the samples */ /* 4: probed (nvdisasm), 10 offsets fit the samples */ /* 5: probed (nvdisasm), 9 offsets fit the samples */
-static const int8_t o1362[] = {81, 84, 24, 87}; /* merged: 1950 samples in the base, 38 new */
-static const int8_t o1363[] = {81, 84, 24, 87, 68}; /* merged: 73 samples in the base, 21 new */
-static const int8_t o1364[] = {12, 16, 81, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
-static const int8_t o1365[] = {12, 16, 24, 64}; /* merged: 6 samples in the base, 6 new; 3: untrusted in the base */
-static const int8_t o1366[] = {12, 16, 24, -1, 87, -1}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 3: 4 offsets fit, 1 values */ /* 5: 14 offsets fit, 1 values */
-static const int8_t o1367[] = {16, 81, 84, 24, 64};
-static const int8_t o1368[] = {16, 81, 24, 64}; /* merged: 755 samples in the base, 1 new */
-static const int8_t o1369[] = {16, 24, 64}; /* merged: 334 samples in the base, 5 new */
-static const int8_t o1370[] = {16, 24, 64, 87, 77}; /* merged: 489 samples in the base, 55 new */
-static const int8_t o1371[] = {12, 16, 81, 24}; /* merged: 307 samples in the base, 59 new */
-static const int8_t o1372[] = {12, 16, 24, 64, 87}; /* merged: 307 samples in the base, 59 new */
-static const int8_t o1373[] = {16, 81, 24}; /* merged: 2350 samples in the base, 87 new */
-static const int8_t o1374[] = {16, 24};
-static const int8_t o1375[] = {16, 24, -1}; /* 0: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 2: 53 offsets fit, 1 values */
-static const int8_t o1376[] = {16, 24, 64, 87}; /* merged: 2350 samples in the base, 87 new */
-static const int8_t o1377[] = {12, 16, 24, 64, 87}; /* 2: probed (nvdisasm), 4 offsets fit the samples */ /* 3: probed (nvdisasm), 4 offsets fit the samples */ /* 4: probed (nvdisasm), 18 offsets fit the samples */ /* merged: 40 samples in the base, 8 new; 2: untrusted in the base; 3: untrusted in the base; 4: untrusted in the base */
-static const int8_t o1378[] = {16, 24, 64, 87}; /* 3: probed (nvdisasm), 13 offsets fit the samples */ /* merged: 20 samples in the base, 6 new; 3: untrusted in the base */
-static const int8_t o1379[] = {16}; /* merged: 40 samples in the base, 8 new */
-static const int8_t o1380[] = {16, 24, -1}; /* 2: 2 offsets fit, 1 values */
-static const int8_t o1381[] = {12, 16, 24};
-static const int8_t o1382[] = {16, 24}; /* merged: 4006 samples in the base, 108 new */
-static const int8_t o1383[] = {12, 16, 24, 64}; /* merged: 112 samples in the base, 28 new */
-static const int8_t o1384[] = {16, 24, 64}; /* merged: 3940 samples in the base, 1168 new */
-static const int8_t o1385[] = {12, 16, 24, 64}; /* merged: 75 samples in the base, 37 new */
-static const int8_t o1386[] = {16, 24, 64}; /* merged: 2520 samples in the base, 247 new */
-static const int8_t o1387[] = {12, 16, 24, 64}; /* merged: 156 samples in the base, 9 new */
-static const int8_t o1388[] = {16, 24, 64}; /* merged: 2656 samples in the base, 139 new */
-static const int8_t o1389[] = {12, 16, 24};
-static const int8_t o1390[] = {16, 24};
-static const int8_t o1391[] = {12, 16, 24, 64};
-static const int8_t o1392[] = {16, 24, 64};
-static const int8_t o1393[] = {16}; /* merged: 10 samples in the base, 231 new */
-static const int8_t o1394[] = {12, 16};
-static const int8_t o1395[] = {16}; /* merged: 1890 samples in the base, 135 new */
-static const int8_t o1396[] = {16};
-static const int8_t o1397[] = {16}; /* merged: 1 samples in the base, 17 new; 0: untrusted in the base */
-static const int8_t o1398[] = {-1}; /* 0: 2 offsets fit, 2 values */
-static const int8_t o1399[] = {16};
-static const int8_t o1400[] = {0}; /* merged: 1008 samples in the base, 45 new */
-static const int8_t o1401[] = {81, 64, 16, 24, 32}; /* merged: 1 samples in the base, 48 new; 0: untrusted in the base; 1: untrusted in the base; 2: untrusted in the base; 3: untrusted in the base; 4: untrusted in the base */
-static const int8_t o1402[] = {64, 16, 24, 32}; /* merged: 33 samples in the base, 448 new */
-static const int8_t o1403[] = {81, 64, 16, 24, 32};
-static const int8_t o1404[] = {64, 16, 24, 32}; /* merged: 6 samples in the base, 144 new */
+static const int8_t o1201[] = {81, 64, 16, 24, 32};
+static const int8_t o1202[] = {64, 16, 24, 32};
+static const int8_t o1203[] = {64, 16, 24, 32};
+static const int8_t o1204[] = {64, 16, 24};
+static const int8_t o1205[] = {12, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
+static const int8_t o1206[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 4 offsets fit, 1 values */
+static const int8_t o1207[] = {24, 32}; /* merged: 380 samples in the base, 2 new */
+static const int8_t o1208[] = {12, -1}; /* 0: 67 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 1 values */
+static const int8_t o1209[] = {12, 24, 32}; /* merged: 537 samples in the base, 18 new */
+static const int8_t o1210[] = {24, 32}; /* merged: 4757 samples in the base, 460 new */
+static const int8_t o1211[] = {-1, 16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 4 values; tied, split in operand order */ /* 3: 2 offsets fit, 4 values; tied, split in operand order */
+static const int8_t o1212[] = {81, 16, 24, 32, 64};
+static const int8_t o1213[] = {12, -1, -1}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 9 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */
+static const int8_t o1214[] = {16, 24, 32};
+static const int8_t o1215[] = {16, 24, 32, 64};
+static const int8_t o1216[] = {24, 32, 64};
+static const int8_t o1217[] = {16, 24}; /* 1: 2 offsets fit, 10 values; narrowed (no overlap, operand order) */ /* merged: 1 samples in the base, 16 new; 1: untrusted in the base */
+static const int8_t o1218[] = {-1, 16, 24, 32, 64}; /* 0: 3 offsets fit, 1 values */
+static const int8_t o1219[] = {-1, 16, 24}; /* 0: 4 offsets fit, 1 values */
+static const int8_t o1220[] = {12, 16, 24};
+static const int8_t o1221[] = {16, 24};
+static const int8_t o1222[] = {16, 24};
+static const int8_t o1223[] = {16, -1, 64}; /* 1: 43 offsets fit, 1 values */
+static const int8_t o1224[] = {12, 16, 24}; /* merged: 2 samples in the base, 5 new */
+static const int8_t o1225[] = {16, 24}; /* merged: 2954 samples in the base, 3 new */
+static const int8_t o1226[] = {12, 16, 24, 64};
+static const int8_t o1227[] = {16, 24, 64}; /* merged: 2120 samples in the base, 2 new */
+static const int8_t o1228[] = {12, 16, 24, 64}; /* merged: 273 samples in the base, 27 new */
+static const int8_t o1229[] = {16, 24, 64}; /* merged: 1956 samples in the base, 7 new */
+static const int8_t o1230[] = {16, 24, 64}; /* merged: 4 samples in the base, 16 new */
+static const int8_t o1231[] = {16, 24, 64}; /* merged: 36 samples in the base, 30 new */
+static const int8_t o1232[] = {-1, 16, 24, 32}; /* 0: 2 offsets fit, 1 values */ /* merged: 12 samples in the base, 368 new */
+static const int8_t o1233[] = {24, 32}; /* merged: 5 samples in the base, 128 new; 1: untrusted in the base */
+static const int8_t o1234[] = {16, 24, 64};
+static const int8_t o1235[] = {16, 24};
+static const int8_t o1236[] = {16, 24, 64}; /* merged: 3 samples in the base, 17 new; 0: untrusted in the base */
+static const int8_t o1237[] = {12, 16, 24, 64}; /* merged: 1 samples in the base, 9 new */
+static const int8_t o1238[] = {16, 24, 64}; /* merged: 957 samples in the base, 1 new */
+static const int8_t o1239[] = {16, 24, 64, 87}; /* merged: 4 samples in the base, 184 new */
+static const int8_t o1240[] = {12, 16, 24, 64}; /* merged: 96 samples in the base, 12 new */
+static const int8_t o1241[] = {16, 24, 64}; /* merged: 1205 samples in the base, 9 new */
+static const int8_t o1242[] = {12, 16}; /* merged: 139 samples in the base, 12 new */
+static const int8_t o1243[] = {16}; /* merged: 1582 samples in the base, 13 new */
+static const int8_t o1244[] = {16, 24}; /* merged: 111 samples in the base, 2 new */
+static const int8_t o1245[] = {24};
+static const int8_t o1246[] = {12, 16};
+static const int8_t o1247[] = {16}; /* merged: 7780 samples in the base, 18 new */
+static const int8_t o1248[] = {81, 87}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 2 offsets fit, 2 values; tied */
+static const int8_t t1248[] = {0, 0};
+static const int8_t o1249[] = {16, -1, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 2 samples in the base, 16 new */
+static const int8_t o1250[] = {16, 24, 87}; /* merged: 952 samples in the base, 40 new */
+static const int8_t o1251[] = {16, 24, 87}; /* merged: 123 samples in the base, 192 new */
+static const int8_t o1252[] = {16, 24, -1}; /* 2: 8 offsets fit, 1 values */
+static const int8_t o1253[] = {16, 24, -1}; /* 2: 6 offsets fit, 1 values */ /* merged: 1 samples in the base, 16 new; 1: untrusted in the base */
+static const int8_t o1254[] = {81, 84, 24, 87}; /* 1: probed (nvdisasm), 13 offsets fit the samples */ /* merged: 1579 samples in the base, 60 new; 1: untrusted in the base */
+static const int8_t o1255[] = {81, 84, 24, 87}; /* merged: 5020 samples in the base, 28 new */
+static const int8_t o1256[] = {12, 16, 81, 24, 64};
+static const int8_t o1257[] = {12, 16, 24, 64}; /* merged: 327 samples in the base, 35 new */
+static const int8_t o1258[] = {16, 81, 84, 24, 64};
+static const int8_t o1259[] = {16, 81, 24, 64}; /* merged: 303 samples in the base, 12 new */
+static const int8_t o1260[] = {16, 24, 64}; /* merged: 7743 samples in the base, 7 new */
+static const int8_t o1261[] = {16, 24, 64, 87, 77}; /* merged: 164 samples in the base, 17 new; 2: untrusted in the base; 4: untrusted in the base */
+static const int8_t o1262[] = {12, 16, 24}; /* merged: 76 samples in the base, 1 new */
+static const int8_t o1263[] = {16, 24}; /* merged: 927 samples in the base, 27 new */
+static const int8_t o1264[] = {16, 24, 64}; /* merged: 331 samples in the base, 1 new */
+static const int8_t o1265[] = {12, 16, 24, 64, -1}; /* 4: 3 offsets fit, 1 values */
+static const int8_t o1266[] = {81, 16, 24, 64, 87}; /* 4: probed (nvdisasm), 15 offsets fit the samples */ /* merged: 1078 samples in the base, 35 new; 4: untrusted in the base */
+static const int8_t o1267[] = {16, 24, 64, 87}; /* merged: 7304 samples in the base, 18 new */
+static const int8_t o1268[] = {16, 24, 64}; /* merged: 6 samples in the base, 88 new */
+static const int8_t o1269[] = {16, 24, 87}; /* merged: 665 samples in the base, 1 new */
+static const int8_t o1270[] = {12, 16, 24, 64}; /* merged: 141 samples in the base, 7 new */
+static const int8_t o1271[] = {16, 24, 64}; /* merged: 9517 samples in the base, 2 new */
+static const int8_t o1272[] = {81, -1, 87, 77, 68}; /* 1: 3 offsets fit, 1 values */ /* merged: 108 samples in the base, 948 new */
+static const int8_t o1273[] = {81, 84, 87, 77, 68}; /* 1: probed (nvdisasm), 7 offsets fit the samples */ /* 2: probed (nvdisasm), 7 offsets fit the samples */ /* 3: probed (nvdisasm), 7 offsets fit the samples */ /* merged: 866 samples in the base, 18 new; 1: untrusted in the base; 2: untrusted in the base; 3: untrusted in the base */
+static const int8_t o1274[] = {12, 16, 24}; /* merged: 103 samples in the base, 28 new */
+static const int8_t o1275[] = {16, 24}; /* merged: 40 samples in the base, 628 new */
+static const int8_t o1276[] = {16, 24, 64};
+static const int8_t o1277[] = {12, 16, 24, 64}; /* merged: 43 samples in the base, 474 new */
+static const int8_t o1278[] = {16, 24, 64}; /* merged: 454 samples in the base, 14 new */
+static const int8_t o1279[] = {12, 16, 24, 64}; /* merged: 363 samples in the base, 21 new */
+static const int8_t o1280[] = {16, 24, 64}; /* merged: 10853 samples in the base, 4 new */
+static const int8_t o1281[] = {16, 24, 64, 87}; /* merged: 276 samples in the base, 8 new */
+static const int8_t o1282[] = {12, 16, 24, 64};
+static const int8_t o1283[] = {16, 24, 64}; /* merged: 2075 samples in the base, 20 new */
+static const int8_t o1284[] = {16, 24, 64}; /* merged: 60 samples in the base, 6 new */
+static const int8_t o1285[] = {16, 24}; /* merged: 1 samples in the base, 60 new; 0: untrusted in the base; 1: untrusted in the base */
+static const int8_t o1286[] = {16, 24}; /* merged: 693 samples in the base, 1520 new */
+static const int8_t o1287[] = {16, 24}; /* merged: 1 samples in the base, 16 new; 0: untrusted in the base; 1: untrusted in the base */
+static const int8_t o1288[] = {12, 16}; /* 0: 3 offsets fit, 1 values; the guard's bit */
+static const int8_t o1289[] = {16}; /* merged: 47 samples in the base, 27 new */
+static const int8_t o1290[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* merged: 3 samples in the base, 19 new */
+static const int8_t o1291[] = {16, 24, 87};
+static const int8_t o1292[] = {81, 84, 24, 87}; /* 1: probed (nvdisasm), 3 offsets fit the samples */ /* merged: 816 samples in the base, 14 new; 1: untrusted in the base */
+static const int8_t o1293[] = {16, 81, 24, -1}; /* 3: 4 offsets fit, 1 values */ /* merged: 26 samples in the base, 53 new; 1: untrusted in the base */
+static const int8_t o1294[] = {16, 24, 64}; /* merged: 720 samples in the base, 6 new */
+static const int8_t o1295[] = {16, 24}; /* merged: 85 samples in the base, 6 new */
+static const int8_t o1296[] = {16, 24, 87};
+static const int8_t o1297[] = {16, 24, 64, -1}; /* 3: 9 offsets fit, 1 values */ /* merged: 31 samples in the base, 22 new */
+static const int8_t o1298[] = {12, 16, 24, 64};
+static const int8_t o1299[] = {16, 24, 64}; /* merged: 2157 samples in the base, 76 new */
+static const int8_t o1300[] = {16, 24, 64}; /* merged: 75 samples in the base, 4 new */
+static const int8_t o1301[] = {16, 24, 64}; /* merged: 4 samples in the base, 16 new */
+static const int8_t o1302[] = {16}; /* merged: 9 samples in the base, 237 new */
+static const int8_t o1303[] = {0}; /* merged: 10407 samples in the base, 29 new */
+static const int8_t o1304[] = {16}; /* merged: 2831 samples in the base, 4 new */
+static const int8_t o1305[] = {0}; /* merged: 421 samples in the base, 35 new */
+static const int8_t o1306[] = {16}; /* merged: 1668 samples in the base, 26 new */
+static const int8_t o1307[] = {16};
+static const int8_t o1308[] = {0}; /* merged: 67 samples in the base, 280 new */
+static const int8_t o1309[] = {12}; /* merged: 294 samples in the base, 1 new */
+static const int8_t o1310[] = {16}; /* merged: 1668 samples in the base, 26 new */
+static const int8_t o1311[] = {0}; /* merged: 4 samples in the base, 2 new */
+static const int8_t o1312[] = {0}; /* merged: 3007 samples in the base, 2 new */
+static const int8_t o1313[] = {12}; /* merged: 7004 samples in the base, 77 new */
+static const int8_t o1314[] = {12, 87}; /* merged: 9 samples in the base, 237 new */
+static const int8_t o1315[] = {-1}; /* 0: 2 offsets fit, 1 values */
+static const int8_t o1316[] = {0};
+static const int8_t o1317[] = {0}; /* merged: 911 samples in the base, 2 new */
+static const int8_t o1318[] = {12}; /* merged: 960 samples in the base, 2 new */
+static const int8_t o1319[] = {12, 87}; /* merged: 34 samples in the base, 2 new */
+static const int8_t o1320[] = {24}; /* merged: 279 samples in the base, 6 new */
+static const int8_t o1321[] = {0};
+static const int8_t o1322[] = {0};
+static const int8_t o1323[] = {12, 16, 24}; /* 0: 3 offsets fit, 1 values; the guard's bit */
+static const int8_t o1324[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
+static const int8_t o1325[] = {16, 32, 24}; /* merged: 20 samples in the base, 18 new */
+static const int8_t o1326[] = {12, 16, 32, 24}; /* merged: 943 samples in the base, 28 new */
+static const int8_t o1327[] = {16, 32, 24}; /* merged: 9983 samples in the base, 9 new */
+static const int8_t o1328[] = {12, 16, 24}; /* 0: 73 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o1329[] = {16, 24}; /* merged: 368 samples in the base, 2 new */
+static const int8_t o1330[] = {12, 16, 24}; /* merged: 109 samples in the base, 114 new */
+static const int8_t o1331[] = {16};
+static const int8_t o1332[] = {16, 24}; /* merged: 31711 samples in the base, 129 new */
+static const int8_t o1333[] = {16, 24, 32};
+static const int8_t o1334[] = {16, 32};
+static const int8_t o1335[] = {64, 24, 32}; /* merged: 6 samples in the base, 19 new */
+static const int8_t o1336[] = {12, 64, 24, 32}; /* merged: 668 samples in the base, 41 new */
+static const int8_t o1337[] = {64, 24, 32}; /* merged: 6281 samples in the base, 2 new */
+static const int8_t o1338[] = {12, 24, -1, -1}; /* 0: 9 offsets fit, 1 values; the guard's bit */ /* 2: 7 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
+static const int8_t o1339[] = {24, 64, 32};
+static const int8_t o1340[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
+static const int8_t o1341[] = {12, -1, 16, 64, -1, -1}; /* 0: 53 offsets fit, 1 values; the guard's bit */ /* 1: 5 offsets fit, 1 values */ /* 4: 3 offsets fit, 1 values */ /* 5: 2 offsets fit, 1 values */
+static const int8_t o1342[] = {-1, 16, -1, 24, 32}; /* 0: 5 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* merged: 1 samples in the base, 16 new */
+static const int8_t o1343[] = {12, 64, 24, 32}; /* merged: 2 samples in the base, 16 new */
+static const int8_t o1344[] = {64, 24, 32}; /* merged: 16 samples in the base, 48 new */
+static const int8_t o1345[] = {0};
+static const int8_t o1346[] = {0};
+static const int8_t o1347[] = {16, 24, 64};
+static const int8_t o1348[] = {24, 32, 64};
+static const int8_t o1349[] = {24, 32, 64};
+static const int8_t o1350[] = {12, -1, 16, 64, 24, 32}; /* 1: 4 offsets fit, 1 values */ /* merged: 2 samples in the base, 16 new */
+static const int8_t o1351[] = {-1, 16, 64, 24, 32}; /* 0: 11 offsets fit, 1 values */ /* merged: 3 samples in the base, 32 new */
+static const int8_t o1352[] = {0};
+static const int8_t o1353[] = {0}; /* merged: 6 samples in the base, 43 new */
+static const int8_t o1354[] = {-1}; /* 0: 4 offsets fit, 1 values */
+static const int8_t o1355[] = {16}; /* merged: 285 samples in the base, 14 new */
+static const int8_t o1356[] = {12, 16}; /* merged: 2 samples in the base, 16 new; 1: untrusted in the base */
+static const int8_t o1357[] = {16}; /* merged: 798 samples in the base, 6 new */
+static const int8_t o1358[] = {12, 16, 24, 87};
+static const int8_t o1359[] = {16, 24, 87};
+static const int8_t o1360[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
+static const int8_t o1361[] = {81, -1, 24, 87}; /* 1: 2 offsets fit, 1 values */
+static const int8_t o1362[] = {12, 81, 84, 24, 87}; /* 0: 7 offsets fit, 1 values; the guard's bit */ /* 1: probed (nvdisasm), 8 offsets fit the samples */ /* 2: probed (nvdisasm), 11 offsets fit the samples */ /* 4: probed (nvdisasm), 11 offsets fit the samples */
+static const int8_t o1363[] = {12, 81, 84, 24, 87, 68}; /* 0: 7 offsets fit, 1 values; the guard's bit */ /* 1: probed (nvdisasm), 9 offsets fit the samples */ /* 2: probed (nvdisasm), 10 offsets fit the samples */ /* 4: probed (nvdisasm), 10 offsets fit the samples */ /* 5: probed (nvdisasm), 9 offsets fit the samples */
+static const int8_t o1364[] = {81, 84, 24, 87}; /* merged: 1988 samples in the base, 2 new */
+static const int8_t o1365[] = {81, 84, 24, 87, 68}; /* merged: 73 samples in the base, 21 new */
+static const int8_t o1366[] = {12, 16, 81, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
+static const int8_t o1367[] = {12, 16, 24, 64}; /* merged: 6 samples in the base, 6 new; 3: untrusted in the base */
+static const int8_t o1368[] = {12, 16, 24, -1, 87, -1}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 3: 4 offsets fit, 1 values */ /* 5: 14 offsets fit, 1 values */
+static const int8_t o1369[] = {16, 81, 84, 24, 64};
+static const int8_t o1370[] = {16, 81, 24, 64}; /* merged: 755 samples in the base, 1 new */
+static const int8_t o1371[] = {16, 24, 64}; /* merged: 334 samples in the base, 5 new */
+static const int8_t o1372[] = {16, 24, 64, 87, 77}; /* merged: 489 samples in the base, 55 new */
+static const int8_t o1373[] = {12, 16, 81, 24}; /* merged: 307 samples in the base, 59 new */
+static const int8_t o1374[] = {12, 16, 24, 64, 87}; /* merged: 307 samples in the base, 59 new */
+static const int8_t o1375[] = {16, 81, 24}; /* merged: 2350 samples in the base, 87 new */
+static const int8_t o1376[] = {16, 24};
+static const int8_t o1377[] = {16, 24, -1}; /* 0: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 2: 53 offsets fit, 1 values */
+static const int8_t o1378[] = {16, 24, 64, 87}; /* merged: 2350 samples in the base, 87 new */
+static const int8_t o1379[] = {12, 16, 24, 64, 87}; /* 2: probed (nvdisasm), 4 offsets fit the samples */ /* 3: probed (nvdisasm), 4 offsets fit the samples */ /* 4: probed (nvdisasm), 18 offsets fit the samples */ /* merged: 40 samples in the base, 8 new; 2: untrusted in the base; 3: untrusted in the base; 4: untrusted in the base */
+static const int8_t o1380[] = {16, 24, 64, 87}; /* 3: probed (nvdisasm), 13 offsets fit the samples */ /* merged: 20 samples in the base, 6 new; 3: untrusted in the base */
+static const int8_t o1381[] = {16}; /* merged: 40 samples in the base, 8 new */
+static const int8_t o1382[] = {16, 24, -1}; /* 2: 2 offsets fit, 1 values */
+static const int8_t o1383[] = {12, 16, 24};
+static const int8_t o1384[] = {16, 24}; /* merged: 4006 samples in the base, 108 new */
+static const int8_t o1385[] = {12, 16, 24, 64}; /* merged: 112 samples in the base, 28 new */
+static const int8_t o1386[] = {16, 24, 64}; /* merged: 3940 samples in the base, 1168 new */
+static const int8_t o1387[] = {12, 16, 24, 64}; /* merged: 75 samples in the base, 37 new */
+static const int8_t o1388[] = {16, 24, 64}; /* merged: 2767 samples in the base, 2 new */
+static const int8_t o1389[] = {12, 16, 24, 64}; /* merged: 156 samples in the base, 9 new */
+static const int8_t o1390[] = {16, 24, 64}; /* merged: 2656 samples in the base, 139 new */
+static const int8_t o1391[] = {12, 16, 24};
+static const int8_t o1392[] = {16, 24};
+static const int8_t o1393[] = {12, 16, 24, 64};
+static const int8_t o1394[] = {16, 24, 64};
+static const int8_t o1395[] = {16}; /* merged: 10 samples in the base, 231 new */
+static const int8_t o1396[] = {12, 16};
+static const int8_t o1397[] = {16}; /* merged: 2025 samples in the base, 2 new */
+static const int8_t o1398[] = {16};
+static const int8_t o1399[] = {16}; /* merged: 1 samples in the base, 17 new; 0: untrusted in the base */
+static const int8_t o1400[] = {-1}; /* 0: 2 offsets fit, 2 values */
+static const int8_t o1401[] = {16};
+static const int8_t o1402[] = {0}; /* merged: 1008 samples in the base, 45 new */
+static const int8_t o1403[] = {81, 64, 16, 24, 32}; /* merged: 1 samples in the base, 48 new; 0: untrusted in the base; 1: untrusted in the base; 2: untrusted in the base; 3: untrusted in the base; 4: untrusted in the base */
+static const int8_t o1404[] = {64, 16, 24, 32}; /* merged: 33 samples in the base, 448 new */
 static const int8_t o1405[] = {81, 64, 16, 24, 32};
-static const int8_t o1406[] = {64, 16, 24}; /* merged: 5 samples in the base, 64 new */
-static const int8_t o1407[] = {64, 16, 24, 32}; /* merged: 4 samples in the base, 128 new */
-static const int8_t o1408[] = {64, 16, 24, 32}; /* merged: 2 samples in the base, 96 new */
-static const int8_t o1409[] = {64, 16, 24}; /* merged: 3 samples in the base, 60 new */
-static const int8_t o1410[] = {16};
-static const int8_t o1411[] = {-1, -1}; /* 0: 2 offsets fit, 1 values */ /* 1: 60 offsets fit, 1 values */
-static const int8_t o1412[] = {16, 24}; /* merged: 10 samples in the base, 208 new */
-static const int8_t o1413[] = {24, 32}; /* merged: 4 samples in the base, 48 new */
-static const int8_t o1414[] = {24, 32}; /* merged: 8 samples in the base, 144 new */
-static const int8_t o1415[] = {16, 32}; /* merged: 232 samples in the base, 4 new */
-static const int8_t o1416[] = {16, 24, 32, 87};
-static const int8_t o1417[] = {81, 84, 24, 32, 87}; /* 1: probed (nvdisasm), 3 offsets fit the samples */ /* merged: 1158 samples in the base, 98 new; 1: untrusted in the base */
-static const int8_t o1418[] = {81, -1, 24, 32, -1, 68}; /* 1: 5 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */
-static const int8_t o1419[] = {12, 16, 81, 84, 24, 32, 64};
-static const int8_t o1420[] = {12, 16, 81, 24, 32, 64}; /* 5: probed (nvdisasm), 2 offsets fit the samples */ /* merged: 44 samples in the base, 12 new; 5: untrusted in the base */
-static const int8_t o1421[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
-static const int8_t o1422[] = {12, 16, 24, 32, 64, 87, 77}; /* 0: 2 offsets fit, 1 values; the guard's bit */ /* 1: probed (nvdisasm), 4 offsets fit the samples */ /* 2: probed (nvdisasm), 4 offsets fit the samples */ /* 4: probed (nvdisasm), 6 offsets fit the samples */ /* 5: probed (nvdisasm), 3 offsets fit the samples */ /* 6: probed (nvdisasm), 16 offsets fit the samples */
-static const int8_t o1423[] = {16, 81, 84, 24, 32, 64};
-static const int8_t o1424[] = {16, 81, 24, 32, 64}; /* merged: 3066 samples in the base, 236 new */
-static const int8_t o1425[] = {16, 24, 32, 64}; /* merged: 496 samples in the base, 11 new */
-static const int8_t o1426[] = {16, 24, 32, 64, 87, 77}; /* merged: 1228 samples in the base, 217 new */
-static const int8_t o1427[] = {12, 16, 24, 32, 87}; /* merged: 7 samples in the base, 10 new; 4: untrusted in the base */
-static const int8_t o1428[] = {16, 81, 24, 32};
-static const int8_t o1429[] = {16, 24, 32}; /* merged: 123 samples in the base, 1 new */
-static const int8_t o1430[] = {16, 24, 32, 87}; /* merged: 169 samples in the base, 4 new */
-static const int8_t o1431[] = {16, 24, 32, 64, 87};
-static const int8_t o1432[] = {12, 16, -1, -1, -1, -1}; /* 2: 4 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values */ /* 4: 4 offsets fit, 1 values */ /* 5: 18 offsets fit, 1 values */
-static const int8_t o1433[] = {16, 24, 32, 64, -1}; /* 4: 5 offsets fit, 1 values */ /* merged: 43 samples in the base, 18 new */
-static const int8_t o1434[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */
-static const int8_t o1435[] = {12, 16, 24, 32, 64}; /* merged: 57 samples in the base, 11 new */
-static const int8_t o1436[] = {16, 24, 32, 64}; /* merged: 1509 samples in the base, 41 new */
-static const int8_t o1437[] = {16, 24, 32, 64}; /* merged: 16 samples in the base, 17 new */
-static const int8_t o1438[] = {16, 32};
-static const int8_t o1439[] = {12, 16, 32}; /* merged: 8 samples in the base, 14 new */
-static const int8_t o1440[] = {16, 32}; /* merged: 288 samples in the base, 12 new */
-static const int8_t o1441[] = {16, 32}; /* merged: 3 samples in the base, 17 new */
-static const int8_t o1442[] = {16, 32};
-static const int8_t o1443[] = {16, 32}; /* merged: 1 samples in the base, 3 new; 0: untrusted in the base */
-static const int8_t o1444[] = {16, -1}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o1445[] = {16, 24, 64, 32}; /* merged: 328 samples in the base, 40 new */
-static const int8_t o1446[] = {16};
-static const int8_t o1447[] = {16};
-static const int8_t o1448[] = {81, 16, 24}; /* 0: probed (nvdisasm), 5 offsets fit the samples */ /* merged: 647 samples in the base, 176 new; 0: untrusted in the base */
-static const int8_t o1449[] = {16, 24, 64}; /* merged: 2 samples in the base, 16 new; 1: untrusted in the base */
-static const int8_t o1450[] = {16, -1}; /* 1: 4 offsets fit, 1 values */
-static const int8_t o1451[] = {12, 16, 64, 24}; /* 2: probed (nvdisasm), 2 offsets fit the samples */ /* merged: 5 samples in the base, 64 new; 2: untrusted in the base */
-static const int8_t o1452[] = {16, 64, 24}; /* merged: 2 samples in the base, 365 new; 0: untrusted in the base; 1: untrusted in the base; 2: untrusted in the base */
-static const int8_t o1453[] = {12, 16, 32}; /* merged: 297 samples in the base, 11 new */
-static const int8_t o1454[] = {16, 32}; /* merged: 1764 samples in the base, 1036 new */
-static const int8_t o1455[] = {12, 16, 24, 32, 87}; /* merged: 38 samples in the base, 11 new */
-static const int8_t o1456[] = {16, 24, 32, 87}; /* merged: 2674 samples in the base, 10 new */
-static const int8_t o1457[] = {16, 24, 32, 87}; /* merged: 153 samples in the base, 64 new */
-static const int8_t o1458[] = {16, 24, 32, 87}; /* 3: probed (nvdisasm), 3 offsets fit the samples */ /* merged: 248 samples in the base, 1244 new; 3: untrusted in the base */
-static const int8_t o1459[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */ /* merged: 6 samples in the base, 374 new */
-static const int8_t o1460[] = {81, 84, 24, 32, 87}; /* 1: probed (nvdisasm), 11 offsets fit the samples */ /* merged: 415 samples in the base, 28 new; 1: untrusted in the base */
-static const int8_t o1461[] = {12, 81, 84, 24, 32, 87}; /* 2: probed (nvdisasm), 11 offsets fit the samples */ /* 5: probed (nvdisasm), 11 offsets fit the samples */ /* merged: 22 samples in the base, 6 new; 2: untrusted in the base; 5: untrusted in the base */
-static const int8_t o1462[] = {12, 81, 84, 24, 32, 87, 68}; /* 2: probed (nvdisasm), 10 offsets fit the samples */ /* 5: probed (nvdisasm), 10 offsets fit the samples */ /* 6: 3 offsets fit, 2 values; narrowed (no overlap, operand order) */ /* merged: 19 samples in the base, 6 new; 2: untrusted in the base; 5: untrusted in the base; 6: untrusted in the base */
-static const int8_t o1463[] = {81, 84, 24, 32, 87}; /* merged: 3995 samples in the base, 209 new */
-static const int8_t o1464[] = {81, 84, 24, 32, 87, 68}; /* 1: probed (nvdisasm), 11 offsets fit the samples */ /* 4: probed (nvdisasm), 11 offsets fit the samples */ /* merged: 1771 samples in the base, 12 new; 1: untrusted in the base; 4: untrusted in the base */
-static const int8_t o1465[] = {16, 24, 32, 64, -1}; /* 4: 2 offsets fit, 1 values */
-static const int8_t o1466[] = {12, 16, 81, 84, 24, 32, 64}; /* merged: 108 samples in the base, 1 new */
-static const int8_t o1467[] = {12, 16, 81, 24, 32, 64}; /* merged: 91 samples in the base, 24 new */
-static const int8_t o1468[] = {12, 16, 24, 32, 64}; /* merged: 156 samples in the base, 8 new */
-static const int8_t o1469[] = {12, 16, 24, 32, 64, 87, 77}; /* merged: 155 samples in the base, 1 new */
-static const int8_t o1470[] = {16, 81, 84, 24, 32, 64}; /* merged: 232 samples in the base, 10 new */
-static const int8_t o1471[] = {16, 81, 24, 32, 64}; /* merged: 1625 samples in the base, 23 new */
-static const int8_t o1472[] = {16, 24, 32, 64}; /* merged: 2398 samples in the base, 137 new */
-static const int8_t o1473[] = {16, 24, 32, 64, 87, 77}; /* merged: 569 samples in the base, 10 new */
-static const int8_t o1474[] = {12, 16, 81, 24, 32}; /* merged: 298 samples in the base, 48 new */
-static const int8_t o1475[] = {12, 16, 24, 32}; /* merged: 136 samples in the base, 11 new */
-static const int8_t o1476[] = {12, 16, 24, 32, 87}; /* merged: 110 samples in the base, 24 new */
-static const int8_t o1477[] = {12, 16, 24, 32, 64, 87}; /* merged: 298 samples in the base, 48 new */
-static const int8_t o1478[] = {16, 81, 24, 32}; /* merged: 2547 samples in the base, 30 new */
-static const int8_t o1479[] = {-1, -1, -1, -1, 64}; /* 0: 4 offsets fit, 1 values */ /* 1: 55 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */ /* 3: 3 offsets fit, 1 values */
-static const int8_t o1480[] = {16, 24, 32}; /* merged: 3082 samples in the base, 35 new */
-static const int8_t o1481[] = {16, 24, 32, 87}; /* merged: 2917 samples in the base, 34 new */
-static const int8_t o1482[] = {16, 24, 32, 64}; /* merged: 2751 samples in the base, 138 new */
-static const int8_t o1483[] = {16, 24, 32, 64, 87}; /* merged: 2500 samples in the base, 30 new */
-static const int8_t o1484[] = {12, 16, 24, 32, 64, 87}; /* 4: probed (nvdisasm), 4 offsets fit the samples */ /* 5: probed (nvdisasm), 17 offsets fit the samples */ /* merged: 45 samples in the base, 8 new; 4: untrusted in the base; 5: untrusted in the base */
-static const int8_t o1485[] = {-1, 16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
-static const int8_t o1486[] = {16, 24, 32, 64, 87}; /* 4: probed (nvdisasm), 12 offsets fit the samples */ /* merged: 913 samples in the base, 36 new; 4: untrusted in the base */
-static const int8_t o1487[] = {16, 32}; /* merged: 91 samples in the base, 16 new */
-static const int8_t o1488[] = {16, 24, 32, 64}; /* 0: 3 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 1: 45 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o1489[] = {12, 16, 24, 32, 64}; /* 0: 52 offsets fit, 1 values; the guard's bit */
-static const int8_t o1490[] = {16, 24, 32, 64}; /* merged: 61 samples in the base, 474 new */
-static const int8_t o1491[] = {12, 16, 24, 32}; /* merged: 323 samples in the base, 30 new */
-static const int8_t o1492[] = {16, 24, 32}; /* merged: 4530 samples in the base, 1920 new */
-static const int8_t o1493[] = {12, 16, 24, 32}; /* merged: 207 samples in the base, 169 new */
-static const int8_t o1494[] = {16, 24, 32}; /* merged: 4065 samples in the base, 1180 new */
-static const int8_t o1495[] = {12, 16, 24, 32, 64}; /* merged: 295 samples in the base, 28 new */
-static const int8_t o1496[] = {16, 24, 32, 64}; /* merged: 104156 samples in the base, 160 new */
-static const int8_t o1497[] = {12, 16, 24, 32, 64}; /* merged: 700 samples in the base, 80 new */
-static const int8_t o1498[] = {12, 16, 24, 32, 64, 87}; /* 2: probed (nvdisasm), 9 offsets fit the samples */ /* 3: probed (nvdisasm), 9 offsets fit the samples */ /* 5: 2 offsets fit, 3 values; narrowed (no overlap, operand order) */
-static const int8_t o1499[] = {16, 24, 32, 64}; /* merged: 3739 samples in the base, 749 new */
-static const int8_t o1500[] = {16, 24, 32, 64, 87}; /* merged: 108 samples in the base, 13 new */
-static const int8_t o1501[] = {12, 16, 24, 32, 64}; /* merged: 152 samples in the base, 9 new */
-static const int8_t o1502[] = {16, -1, 24, 32, 64}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 60 offsets fit, 1 values */ /* 4: 2 offsets fit, 2 values; tied, split in operand order */
-static const int8_t o1503[] = {16, 24, 32, 64}; /* merged: 526 samples in the base, 6 new */
-static const int8_t o1504[] = {16, 24, 32, 64}; /* 1: 51 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o1505[] = {16, 81, 24, 32, 64};
-static const int8_t o1506[] = {16, 24, 32, 64}; /* merged: 113 samples in the base, 16 new */
-static const int8_t o1507[] = {12, 16, 24, 32};
-static const int8_t o1508[] = {16, 24, 32}; /* merged: 6 samples in the base, 19 new */
-static const int8_t o1509[] = {12, 16, 24, 64};
-static const int8_t o1510[] = {16, 24, 64}; /* merged: 246 samples in the base, 9 new */
-static const int8_t o1511[] = {-1, -1, 24, 32, -1}; /* 0: 62 offsets fit, 1 values */ /* 1: 11 offsets fit, 1 values */ /* 4: 11 offsets fit, 1 values */
-static const int8_t o1512[] = {12, 16, 24, 32, 64};
-static const int8_t o1513[] = {16, 24, 32, 64}; /* merged: 57481 samples in the base, 16 new */
-static const int8_t o1514[] = {16, 24, 32}; /* merged: 2806 samples in the base, 16 new */
-static const int8_t o1515[] = {16, 24, -1, 64}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 53 offsets fit, 1 values */
-static const int8_t o1516[] = {16, 24, 32}; /* 0: 3 offsets fit, 1 values; tied, split in operand order */ /* 1: 3 offsets fit, 1 values; tied, split in operand order */ /* 2: 3 offsets fit, 1 values; tied, split in operand order */
-static const int8_t o1517[] = {16, 24, 32, 64}; /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o1518[] = {16, 24, 32, 64}; /* merged: 1478 samples in the base, 4096 new */
-static const int8_t o1519[] = {16, 24, 32}; /* merged: 1489 samples in the base, 1024 new */
-static const int8_t o1520[] = {16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */
-static const int8_t o1521[] = {16, 24, 32, -1}; /* 0: 3 offsets fit, 1 values; tied, split in operand order */ /* 1: 3 offsets fit, 1 values; tied, split in operand order */ /* 2: 3 offsets fit, 1 values; tied, split in operand order */ /* 3: 3 offsets fit, 1 values */
-static const int8_t o1522[] = {16, 32}; /* merged: 62 samples in the base, 532 new */
-static const int8_t o1523[] = {16, 24, 32, 64, -1}; /* 4: 2 offsets fit, 1 values */ /* merged: 16 samples in the base, 2 new */
-static const int8_t o1524[] = {16, 24, 32, -1}; /* 3: 8 offsets fit, 1 values */ /* merged: 159 samples in the base, 6 new */
-static const int8_t o1525[] = {12, 16, 24, 32, 87};
-static const int8_t o1526[] = {16, 24, 32, 87}; /* merged: 325 samples in the base, 5 new */
-static const int8_t o1527[] = {12, 81, 84, 24, 32, 87}; /* 1: probed (nvdisasm), 51 offsets fit the samples */ /* 2: probed (nvdisasm), 9 offsets fit the samples */ /* 4: probed (nvdisasm), 2 offsets fit the samples */ /* 5: probed (nvdisasm), 9 offsets fit the samples */
-static const int8_t o1528[] = {12, 81, 84, 24, 32, 87, 68}; /* 0: 7 offsets fit, 1 values; the guard's bit */ /* 1: probed (nvdisasm), 55 offsets fit the samples */ /* 2: probed (nvdisasm), 8 offsets fit the samples */ /* 3: probed (nvdisasm), 4 offsets fit the samples */ /* 4: probed (nvdisasm), 2 offsets fit the samples */ /* 5: probed (nvdisasm), 8 offsets fit the samples */ /* 6: probed (nvdisasm), 55 offsets fit the samples */
-static const int8_t o1529[] = {81, 84, 24, 32, 87}; /* 1: probed (nvdisasm), 3 offsets fit the samples */ /* merged: 961 samples in the base, 24 new; 1: untrusted in the base */
-static const int8_t o1530[] = {81, 84, 24, 32, 87, 68}; /* 0: probed (nvdisasm) at bit 81, the samples gave 68 */ /* 1: probed (nvdisasm), 8 offsets fit the samples */ /* 5: probed (nvdisasm) at bit 68, the samples gave 81 */
-static const int8_t o1531[] = {12, 16, 24, 32, 64};
-static const int8_t o1532[] = {16, 81, 84, 24, 32, 64}; /* 1: probed (nvdisasm), 5 offsets fit the samples */ /* 2: probed (nvdisasm), 53 offsets fit the samples */
-static const int8_t o1533[] = {16, 81, 24, 32, -1}; /* 4: 4 offsets fit, 1 values */ /* merged: 226 samples in the base, 30 new */
-static const int8_t o1534[] = {16, 24, 32, 64}; /* merged: 475 samples in the base, 20 new */
-static const int8_t o1535[] = {16, 24, 32, 64, 87, 77}; /* 5: probed (nvdisasm), 50 offsets fit the samples */ /* merged: 108 samples in the base, 3 new; 3: untrusted in the base; 5: untrusted in the base */
-static const int8_t o1536[] = {16, 24, 32}; /* merged: 502 samples in the base, 19 new */
-static const int8_t o1537[] = {16, 24, 32, 87};
-static const int8_t o1538[] = {16, 24, 32, 64}; /* merged: 161 samples in the base, 2 new */
-static const int8_t o1539[] = {16, 24, 32, 64, -1}; /* 4: 9 offsets fit, 1 values */ /* merged: 103 samples in the base, 20 new */
-static const int8_t o1540[] = {12, 16, 24, 32, 64};
-static const int8_t o1541[] = {16, 24, 32, 64}; /* merged: 521 samples in the base, 59 new */
-static const int8_t o1542[] = {12, 16, 24, 32, 64}; /* 0: 51 offsets fit, 1 values; the guard's bit */
-static const int8_t o1543[] = {16, 24, 32, 64}; /* merged: 26 samples in the base, 16 new */
-static const int8_t o1544[] = {16, 32};
-static const int8_t o1545[] = {16, 32}; /* merged: 1 samples in the base, 47 new */
-static const int8_t o1546[] = {12, 81, 16, 24};
-static const int8_t o1547[] = {12, 16, 24};
-static const int8_t o1548[] = {16, 24}; /* merged: 912 samples in the base, 6 new */
-static const int8_t o1549[] = {16, 32};
-static const int8_t o1550[] = {16, 32};
-static const int8_t o1551[] = {81, 24, 32}; /* merged: 14 samples in the base, 263 new; 0: untrusted in the base */
-static const int8_t o1552[] = {16, 32}; /* merged: 508 samples in the base, 8 new */
-static const int8_t o1553[] = {16, 32}; /* merged: 43 samples in the base, 8 new */
-static const int8_t o1554[] = {12, 16, 32}; /* merged: 25 samples in the base, 56 new */
-static const int8_t o1555[] = {16, 32}; /* merged: 879 samples in the base, 1192 new */
-static const int8_t o1556[] = {16, 32}; /* merged: 6 samples in the base, 25 new */
-static const int8_t o1557[] = {16, 32}; /* merged: 9 samples in the base, 65 new */
-static const int8_t o1558[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */
-static const int8_t o1559[] = {16, 32}; /* merged: 6 samples in the base, 22 new */
-static const int8_t o1560[] = {24}; /* merged: 1 samples in the base, 16 new */
-static const int8_t o1561[] = {24};
-static const int8_t o1562[] = {-1}; /* 0: 3 offsets fit, 1 values */
-static const int8_t o1563[] = {12, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
-static const int8_t o1564[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */
-static const int8_t o1565[] = {24, 32}; /* merged: 220 samples in the base, 242 new */
-static const int8_t o1566[] = {12, 24, 32}; /* merged: 554 samples in the base, 18 new */
-static const int8_t o1567[] = {24, 32}; /* merged: 6499 samples in the base, 460 new */
-static const int8_t o1568[] = {-1, 16, 24, 32, 64}; /* 0: 3 offsets fit, 1 values */
-static const int8_t o1569[] = {81, 16, 24, 32, 64};
-static const int8_t o1570[] = {16, 24, 32, 64};
-static const int8_t o1571[] = {16, 24}; /* merged: 1 samples in the base, 16 new */
-static const int8_t o1572[] = {-1, 16, 24, 32, 64}; /* 0: 3 offsets fit, 1 values */
-static const int8_t o1573[] = {-1, 16, 24}; /* 0: 3 offsets fit, 1 values */
-static const int8_t o1574[] = {16, 24};
-static const int8_t o1575[] = {0};
-static const int8_t o1576[] = {16, -1, 64}; /* 0: 2 offsets fit, 2 values; narrowed (no overlap, operand order) */ /* 1: 42 offsets fit, 1 values */
-static const int8_t o1577[] = {12, 16, 24}; /* merged: 2 samples in the base, 5 new */
-static const int8_t o1578[] = {16, 24}; /* merged: 12 samples in the base, 2942 new */
-static const int8_t o1579[] = {12, 16, 24, 64};
-static const int8_t o1580[] = {16, 24, 64}; /* merged: 68 samples in the base, 2052 new */
-static const int8_t o1581[] = {12, 16, 24, 64}; /* merged: 179 samples in the base, 4 new */
-static const int8_t o1582[] = {16, 24, 64}; /* merged: 1010 samples in the base, 47 new */
-static const int8_t o1583[] = {16, 24, 64}; /* merged: 4 samples in the base, 16 new */
-static const int8_t o1584[] = {16, 24, 64}; /* merged: 1125 samples in the base, 1 new */
-static const int8_t o1585[] = {16, 24, 64, -1}; /* 3: 6 offsets fit, 1 values */ /* merged: 212 samples in the base, 1 new */
-static const int8_t o1586[] = {16, 24, 64}; /* merged: 3 samples in the base, 35 new */
-static const int8_t o1587[] = {-1, 16, 24, 32}; /* 0: 5 offsets fit, 1 values */ /* merged: 12 samples in the base, 32 new */
-static const int8_t o1588[] = {-1, -1, 32}; /* 0: 63 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */
-static const int8_t o1589[] = {0};
-static const int8_t o1590[] = {12}; /* 0: 91 offsets fit, 1 values; the guard's bit */
-static const int8_t o1591[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
-static const int8_t o1592[] = {12, 16}; /* merged: 115 samples in the base, 20 new */
-static const int8_t o1593[] = {16}; /* merged: 1244 samples in the base, 62 new */
-static const int8_t o1594[] = {16, 24}; /* merged: 92 samples in the base, 19 new */
-static const int8_t o1595[] = {24};
-static const int8_t o1596[] = {12, 16};
-static const int8_t o1597[] = {16}; /* merged: 7936 samples in the base, 21 new */
-static const int8_t o1598[] = {81, 87}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 2 offsets fit, 2 values; tied */
-static const int8_t t1598[] = {0, 0};
-static const int8_t o1599[] = {16, -1, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 1 samples in the base, 16 new; 0: untrusted in the base; 2: untrusted in the base */
-static const int8_t o1600[] = {16, 24, 87}; /* merged: 1336 samples in the base, 40 new */
-static const int8_t o1601[] = {16, 24, 87}; /* merged: 123 samples in the base, 192 new */
-static const int8_t o1602[] = {16, 24, -1}; /* 2: 8 offsets fit, 1 values */
-static const int8_t o1603[] = {16, 24, -1}; /* 2: 6 offsets fit, 1 values */ /* merged: 1 samples in the base, 16 new; 1: untrusted in the base */
-static const int8_t o1604[] = {81, 84, 24, 87}; /* 1: probed (nvdisasm), 13 offsets fit the samples */ /* merged: 1579 samples in the base, 60 new; 1: untrusted in the base */
-static const int8_t o1605[] = {81, 84, 24, 87}; /* merged: 7384 samples in the base, 29 new */
-static const int8_t o1606[] = {16, 24, 64, -1}; /* 3: 2 offsets fit, 1 values */
-static const int8_t o1607[] = {12, 16, 81, 24, 64};
-static const int8_t o1608[] = {12, 16, 24, 64}; /* merged: 147 samples in the base, 11 new */
-static const int8_t o1609[] = {16, 81, 84, 24, 64}; /* merged: 1 samples in the base, 20 new; 1: untrusted in the base; 2: untrusted in the base; 3: untrusted in the base */
-static const int8_t o1610[] = {16, 81, 24, 64}; /* merged: 434 samples in the base, 12 new */
-static const int8_t o1611[] = {16, 24, 64}; /* merged: 3597 samples in the base, 89 new */
-static const int8_t o1612[] = {16, 24, 64, 87, 77}; /* merged: 306 samples in the base, 17 new; 2: untrusted in the base; 4: untrusted in the base */
-static const int8_t o1613[] = {16, 24}; /* merged: 267 samples in the base, 15 new */
-static const int8_t o1614[] = {16, 24, 64}; /* merged: 331 samples in the base, 1 new */
-static const int8_t o1615[] = {12, 16, 24, 64, -1}; /* 4: 3 offsets fit, 1 values */
-static const int8_t o1616[] = {81, 16, 24, 64, 87}; /* 4: probed (nvdisasm), 15 offsets fit the samples */ /* merged: 1078 samples in the base, 35 new; 4: untrusted in the base */
-static const int8_t o1617[] = {16, 24, 64, 87}; /* merged: 7147 samples in the base, 178 new */
-static const int8_t o1618[] = {16, 24, 64}; /* merged: 6 samples in the base, 88 new */
-static const int8_t o1619[] = {12, 16, 24, 64}; /* merged: 106 samples in the base, 6 new */
-static const int8_t o1620[] = {16, 24, 64}; /* merged: 9243 samples in the base, 328 new */
-static const int8_t o1621[] = {12, 81, 84, 87, 77, 68}; /* 2: probed (nvdisasm), 4 offsets fit the samples */ /* 4: probed (nvdisasm), 4 offsets fit the samples */ /* 5: probed (nvdisasm), 4 offsets fit the samples */ /* merged: 374 samples in the base, 2 new; 2: untrusted in the base; 4: untrusted in the base; 5: untrusted in the base */
-static const int8_t o1622[] = {81, 84, 87, 77, 68}; /* 1: probed (nvdisasm), 7 offsets fit the samples */ /* merged: 2420 samples in the base, 6 new; 1: untrusted in the base */
-static const int8_t o1623[] = {81, 84, 87, 77, 68}; /* 1: probed (nvdisasm), 7 offsets fit the samples */ /* 2: probed (nvdisasm), 7 offsets fit the samples */ /* 3: probed (nvdisasm), 7 offsets fit the samples */ /* merged: 1061 samples in the base, 20 new; 1: untrusted in the base; 2: untrusted in the base; 3: untrusted in the base */
-static const int8_t o1624[] = {12, 16, 24}; /* merged: 115 samples in the base, 28 new */
-static const int8_t o1625[] = {16, 24}; /* merged: 42 samples in the base, 618 new */
-static const int8_t o1626[] = {12, 16, 24, 64}; /* merged: 43 samples in the base, 474 new */
-static const int8_t o1627[] = {16, 24, 64}; /* merged: 34 samples in the base, 516 new */
-static const int8_t o1628[] = {12, 16, 24, 64}; /* merged: 489 samples in the base, 33 new */
-static const int8_t o1629[] = {12, 16, 24, 64, 87}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 6 values; tied, split in operand order */ /* 3: 2 offsets fit, 6 values; tied, split in operand order */
-static const int8_t o1630[] = {16, 24, 64}; /* merged: 11979 samples in the base, 353 new */
-static const int8_t o1631[] = {16, 24, 64, 87}; /* merged: 250 samples in the base, 3 new */
-static const int8_t o1632[] = {12, 16, 24, 64}; /* merged: 111 samples in the base, 12 new */
-static const int8_t o1633[] = {16, 24, 64}; /* merged: 3670 samples in the base, 27 new */
-static const int8_t o1634[] = {16, 24, 64}; /* merged: 57 samples in the base, 3 new */
-static const int8_t o1635[] = {16, 24}; /* merged: 1 samples in the base, 60 new; 0: untrusted in the base; 1: untrusted in the base */
-static const int8_t o1636[] = {12, 16, 24}; /* merged: 196 samples in the base, 25 new */
-static const int8_t o1637[] = {16, 24}; /* merged: 4816 samples in the base, 160 new */
-static const int8_t o1638[] = {16, 24}; /* merged: 693 samples in the base, 1520 new */
-static const int8_t o1639[] = {16, 24}; /* merged: 1 samples in the base, 16 new */
-static const int8_t o1640[] = {16, 24, 64, -1}; /* 3: 2 offsets fit, 1 values */ /* merged: 18 samples in the base, 4 new */
-static const int8_t o1641[] = {16, 24, -1}; /* 2: 8 offsets fit, 1 values */ /* merged: 627 samples in the base, 5 new */
-static const int8_t o1642[] = {12, 16};
-static const int8_t o1643[] = {16}; /* merged: 367 samples in the base, 23 new */
-static const int8_t o1644[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* merged: 3 samples in the base, 19 new */
-static const int8_t o1645[] = {16, 24, -1}; /* 0: 2 offsets fit, 3 values; tied, split in operand order */ /* 1: 2 offsets fit, 3 values; tied, split in operand order */ /* 2: 41 offsets fit, 1 values */
-static const int8_t o1646[] = {81, 84, 24, 87}; /* 1: probed (nvdisasm), 5 offsets fit the samples */ /* merged: 918 samples in the base, 14 new; 1: untrusted in the base */
-static const int8_t o1647[] = {16, 81, 24, -1}; /* 3: 4 offsets fit, 1 values */ /* merged: 39 samples in the base, 56 new */
-static const int8_t o1648[] = {16, 24, 64}; /* merged: 1863 samples in the base, 13 new */
-static const int8_t o1649[] = {16, 24, -1, 87, -1}; /* 2: 38 offsets fit, 1 values */ /* 4: 45 offsets fit, 1 values */
-static const int8_t o1650[] = {16, 24}; /* merged: 7 samples in the base, 6 new */
-static const int8_t o1651[] = {16, 24, 87};
-static const int8_t o1652[] = {-1, 16, 24, 64, -1}; /* 0: 6 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 8 offsets fit, 1 values */
-static const int8_t o1653[] = {16, 24, 64, -1}; /* 3: 11 offsets fit, 1 values */ /* merged: 99 samples in the base, 16 new */
-static const int8_t o1654[] = {-1, -1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */
-static const int8_t o1655[] = {12, 16, 24, 64};
-static const int8_t o1656[] = {16, 24, 64}; /* merged: 4104 samples in the base, 113 new */
-static const int8_t o1657[] = {16, 24, 64}; /* merged: 183 samples in the base, 5 new */
-static const int8_t o1658[] = {12, 16, 24, 64}; /* 1: 2 offsets fit, 2 values; tied, split in operand order */ /* 3: 2 offsets fit, 2 values; tied, split in operand order */
-static const int8_t o1659[] = {16, 24, 64}; /* merged: 31 samples in the base, 4 new */
-static const int8_t o1660[] = {16}; /* merged: 9 samples in the base, 237 new */
-static const int8_t o1661[] = {0}; /* merged: 10928 samples in the base, 200 new */
-static const int8_t o1662[] = {12, 16}; /* merged: 38 samples in the base, 10 new */
-static const int8_t o1663[] = {16}; /* merged: 3519 samples in the base, 80 new */
-static const int8_t o1664[] = {0}; /* merged: 507 samples in the base, 35 new */
-static const int8_t o1665[] = {0};
-static const int8_t o1666[] = {16}; /* merged: 1743 samples in the base, 39 new */
-static const int8_t o1667[] = {12, -1}; /* 0: 83 offsets fit, 1 values; the guard's bit */ /* 1: 80 offsets fit, 1 values */
-static const int8_t o1668[] = {0}; /* merged: 38 samples in the base, 280 new */
+static const int8_t o1406[] = {64, 16, 24, 32}; /* merged: 6 samples in the base, 144 new */
+static const int8_t o1407[] = {81, 64, 16, 24, 32};
+static const int8_t o1408[] = {64, 16, 24}; /* merged: 5 samples in the base, 64 new */
+static const int8_t o1409[] = {64, 16, 24, 32}; /* merged: 4 samples in the base, 128 new */
+static const int8_t o1410[] = {64, 16, 24, 32}; /* merged: 2 samples in the base, 96 new */
+static const int8_t o1411[] = {64, 16, 24}; /* merged: 3 samples in the base, 60 new */
+static const int8_t o1412[] = {16};
+static const int8_t o1413[] = {16, 24}; /* merged: 1 samples in the base, 6 new; 0: untrusted in the base; 1: untrusted in the base */
+static const int8_t o1414[] = {16, 24}; /* merged: 10 samples in the base, 208 new */
+static const int8_t o1415[] = {24, 32}; /* merged: 4 samples in the base, 48 new */
+static const int8_t o1416[] = {24, 32}; /* merged: 8 samples in the base, 144 new */
+static const int8_t o1417[] = {16, 32}; /* merged: 232 samples in the base, 4 new */
+static const int8_t o1418[] = {16, 24, 32, 87};
+static const int8_t o1419[] = {81, 84, 24, 32, 87}; /* 1: probed (nvdisasm), 3 offsets fit the samples */ /* merged: 1158 samples in the base, 98 new; 1: untrusted in the base */
+static const int8_t o1420[] = {81, -1, 24, 32, -1, 68}; /* 1: 5 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */
+static const int8_t o1421[] = {12, 16, 81, 84, 24, 32, 64};
+static const int8_t o1422[] = {12, 16, 81, 24, 32, 64}; /* 5: probed (nvdisasm), 2 offsets fit the samples */ /* merged: 44 samples in the base, 12 new; 5: untrusted in the base */
+static const int8_t o1423[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
+static const int8_t o1424[] = {12, 16, 24, 32, 64, 87, 77}; /* 0: 2 offsets fit, 1 values; the guard's bit */ /* 1: probed (nvdisasm), 4 offsets fit the samples */ /* 2: probed (nvdisasm), 4 offsets fit the samples */ /* 4: probed (nvdisasm), 6 offsets fit the samples */ /* 5: probed (nvdisasm), 3 offsets fit the samples */ /* 6: probed (nvdisasm), 16 offsets fit the samples */
+static const int8_t o1425[] = {16, 81, 84, 24, 32, 64};
+static const int8_t o1426[] = {16, 81, 24, 32, 64}; /* merged: 3066 samples in the base, 236 new */
+static const int8_t o1427[] = {16, 24, 32, 64}; /* merged: 496 samples in the base, 11 new */
+static const int8_t o1428[] = {16, 24, 32, 64, 87, 77}; /* merged: 1228 samples in the base, 217 new */
+static const int8_t o1429[] = {12, 16, 24, 32, 87}; /* merged: 7 samples in the base, 10 new; 4: untrusted in the base */
+static const int8_t o1430[] = {16, 81, 24, 32};
+static const int8_t o1431[] = {16, 24, 32}; /* merged: 123 samples in the base, 1 new */
+static const int8_t o1432[] = {16, 24, 32, 87}; /* merged: 169 samples in the base, 4 new */
+static const int8_t o1433[] = {16, 24, 32, 64, 87};
+static const int8_t o1434[] = {12, 16, -1, -1, -1, -1}; /* 2: 4 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values */ /* 4: 4 offsets fit, 1 values */ /* 5: 18 offsets fit, 1 values */
+static const int8_t o1435[] = {16, 24, 32, 64, -1}; /* 4: 5 offsets fit, 1 values */ /* merged: 43 samples in the base, 18 new */
+static const int8_t o1436[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */
+static const int8_t o1437[] = {12, 16, 24, 32, 64}; /* merged: 57 samples in the base, 11 new */
+static const int8_t o1438[] = {16, 24, 32, 64}; /* merged: 1509 samples in the base, 41 new */
+static const int8_t o1439[] = {16, 24, 32, 64}; /* merged: 16 samples in the base, 17 new */
+static const int8_t o1440[] = {16, 32};
+static const int8_t o1441[] = {12, 16, 32}; /* merged: 8 samples in the base, 14 new */
+static const int8_t o1442[] = {16, 32}; /* merged: 288 samples in the base, 12 new */
+static const int8_t o1443[] = {16, 32}; /* merged: 3 samples in the base, 17 new */
+static const int8_t o1444[] = {16, 32};
+static const int8_t o1445[] = {16, 32}; /* merged: 1 samples in the base, 3 new; 0: untrusted in the base */
+static const int8_t o1446[] = {16, -1}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o1447[] = {16, 24, 64, 32}; /* merged: 328 samples in the base, 40 new */
+static const int8_t o1448[] = {16};
+static const int8_t o1449[] = {16};
+static const int8_t o1450[] = {81, 16, 24}; /* 0: probed (nvdisasm), 5 offsets fit the samples */ /* merged: 647 samples in the base, 176 new; 0: untrusted in the base */
+static const int8_t o1451[] = {16, 24, 64}; /* merged: 2 samples in the base, 16 new; 1: untrusted in the base */
+static const int8_t o1452[] = {16, -1}; /* 1: 4 offsets fit, 1 values */
+static const int8_t o1453[] = {12, 16, 64, 24}; /* 2: probed (nvdisasm), 2 offsets fit the samples */ /* merged: 5 samples in the base, 64 new; 2: untrusted in the base */
+static const int8_t o1454[] = {16, 64, 24}; /* merged: 2 samples in the base, 365 new; 0: untrusted in the base; 1: untrusted in the base; 2: untrusted in the base */
+static const int8_t o1455[] = {12, 16, 32}; /* merged: 297 samples in the base, 11 new */
+static const int8_t o1456[] = {16, 32}; /* merged: 2800 samples in the base, 4 new */
+static const int8_t o1457[] = {12, 16, 24, 32, 87}; /* merged: 38 samples in the base, 11 new */
+static const int8_t o1458[] = {16, 24, 32, 87}; /* merged: 2674 samples in the base, 10 new */
+static const int8_t o1459[] = {16, 24, 32, 87}; /* merged: 153 samples in the base, 64 new */
+static const int8_t o1460[] = {16, 24, 32, 87}; /* 3: probed (nvdisasm), 3 offsets fit the samples */ /* merged: 248 samples in the base, 1244 new; 3: untrusted in the base */
+static const int8_t o1461[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */ /* merged: 6 samples in the base, 374 new */
+static const int8_t o1462[] = {81, 84, 24, 32, 87}; /* 1: probed (nvdisasm), 11 offsets fit the samples */ /* merged: 415 samples in the base, 28 new; 1: untrusted in the base */
+static const int8_t o1463[] = {12, 81, 84, 24, 32, 87}; /* 2: probed (nvdisasm), 11 offsets fit the samples */ /* 5: probed (nvdisasm), 11 offsets fit the samples */ /* merged: 22 samples in the base, 6 new; 2: untrusted in the base; 5: untrusted in the base */
+static const int8_t o1464[] = {12, 81, 84, 24, 32, 87, 68}; /* 2: probed (nvdisasm), 10 offsets fit the samples */ /* 5: probed (nvdisasm), 10 offsets fit the samples */ /* 6: 3 offsets fit, 2 values; narrowed (no overlap, operand order) */ /* merged: 19 samples in the base, 6 new; 2: untrusted in the base; 5: untrusted in the base; 6: untrusted in the base */
+static const int8_t o1465[] = {81, 84, 24, 32, 87}; /* merged: 3995 samples in the base, 209 new */
+static const int8_t o1466[] = {81, 84, 24, 32, 87, 68}; /* 1: probed (nvdisasm), 11 offsets fit the samples */ /* 4: probed (nvdisasm), 11 offsets fit the samples */ /* merged: 1771 samples in the base, 12 new; 1: untrusted in the base; 4: untrusted in the base */
+static const int8_t o1467[] = {16, 24, 32, 64, -1}; /* 4: 2 offsets fit, 1 values */
+static const int8_t o1468[] = {12, 16, 81, 84, 24, 32, 64}; /* merged: 108 samples in the base, 1 new */
+static const int8_t o1469[] = {12, 16, 81, 24, 32, 64}; /* merged: 91 samples in the base, 24 new */
+static const int8_t o1470[] = {12, 16, 24, 32, 64}; /* merged: 156 samples in the base, 8 new */
+static const int8_t o1471[] = {12, 16, 24, 32, 64, 87, 77}; /* merged: 155 samples in the base, 1 new */
+static const int8_t o1472[] = {16, 81, 84, 24, 32, 64}; /* merged: 232 samples in the base, 10 new */
+static const int8_t o1473[] = {16, 81, 24, 32, 64}; /* merged: 1625 samples in the base, 23 new */
+static const int8_t o1474[] = {16, 24, 32, 64}; /* merged: 2535 samples in the base, 8 new */
+static const int8_t o1475[] = {16, 24, 32, 64, 87, 77}; /* merged: 569 samples in the base, 10 new */
+static const int8_t o1476[] = {12, 16, 81, 24, 32}; /* merged: 298 samples in the base, 48 new */
+static const int8_t o1477[] = {12, 16, 24, 32}; /* merged: 136 samples in the base, 11 new */
+static const int8_t o1478[] = {12, 16, 24, 32, 87}; /* merged: 110 samples in the base, 24 new */
+static const int8_t o1479[] = {12, 16, 24, 32, 64, 87}; /* merged: 298 samples in the base, 48 new */
+static const int8_t o1480[] = {16, 81, 24, 32}; /* merged: 2547 samples in the base, 30 new */
+static const int8_t o1481[] = {-1, -1, -1, -1, 64}; /* 0: 4 offsets fit, 1 values */ /* 1: 55 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */ /* 3: 3 offsets fit, 1 values */
+static const int8_t o1482[] = {16, 24, 32}; /* merged: 3082 samples in the base, 35 new */
+static const int8_t o1483[] = {16, 24, 32, 87}; /* merged: 2917 samples in the base, 34 new */
+static const int8_t o1484[] = {16, 24, 32, 64}; /* merged: 2889 samples in the base, 6 new */
+static const int8_t o1485[] = {16, 24, 32, 64, 87}; /* merged: 2500 samples in the base, 30 new */
+static const int8_t o1486[] = {12, 16, 24, 32, 64, 87}; /* 4: probed (nvdisasm), 4 offsets fit the samples */ /* 5: probed (nvdisasm), 17 offsets fit the samples */ /* merged: 45 samples in the base, 8 new; 4: untrusted in the base; 5: untrusted in the base */
+static const int8_t o1487[] = {-1, 16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
+static const int8_t o1488[] = {16, 24, 32, 64, 87}; /* 4: probed (nvdisasm), 12 offsets fit the samples */ /* merged: 913 samples in the base, 36 new; 4: untrusted in the base */
+static const int8_t o1489[] = {16, 32}; /* merged: 91 samples in the base, 16 new */
+static const int8_t o1490[] = {16, 24, 32, 64}; /* 0: 3 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 1: 45 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o1491[] = {12, 16, 24, 32, 64}; /* 0: 52 offsets fit, 1 values; the guard's bit */
+static const int8_t o1492[] = {16, 24, 32, 64}; /* merged: 61 samples in the base, 474 new */
+static const int8_t o1493[] = {12, 16, 24, 32}; /* merged: 323 samples in the base, 30 new */
+static const int8_t o1494[] = {16, 24, 32}; /* merged: 6450 samples in the base, 2 new */
+static const int8_t o1495[] = {12, 16, 24, 32}; /* merged: 207 samples in the base, 169 new */
+static const int8_t o1496[] = {16, 24, 32}; /* merged: 5245 samples in the base, 7 new */
+static const int8_t o1497[] = {12, 16, 24, 32, 64}; /* merged: 295 samples in the base, 28 new */
+static const int8_t o1498[] = {16, 24, 32, 64}; /* merged: 104316 samples in the base, 6 new */
+static const int8_t o1499[] = {12, 16, 24, 32, 64}; /* merged: 700 samples in the base, 80 new */
+static const int8_t o1500[] = {12, 16, 24, 32, 64, 87}; /* 2: probed (nvdisasm), 9 offsets fit the samples */ /* 3: probed (nvdisasm), 9 offsets fit the samples */ /* 5: 2 offsets fit, 3 values; narrowed (no overlap, operand order) */
+static const int8_t o1501[] = {16, 24, 32, 64}; /* merged: 4488 samples in the base, 1 new */
+static const int8_t o1502[] = {16, 24, 32, 64, 87}; /* merged: 108 samples in the base, 13 new */
+static const int8_t o1503[] = {12, 16, 24, 32, 64}; /* merged: 152 samples in the base, 9 new */
+static const int8_t o1504[] = {16, -1, 24, 32, 64}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 60 offsets fit, 1 values */ /* 4: 2 offsets fit, 2 values; tied, split in operand order */
+static const int8_t o1505[] = {16, 24, 32, 64}; /* merged: 526 samples in the base, 6 new */
+static const int8_t o1506[] = {16, 24, 32, 64}; /* 1: 51 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o1507[] = {16, 81, 24, 32, 64};
+static const int8_t o1508[] = {16, 24, 32, 64}; /* merged: 113 samples in the base, 16 new */
+static const int8_t o1509[] = {12, 16, 24, 32};
+static const int8_t o1510[] = {16, 24, 32}; /* merged: 6 samples in the base, 19 new */
+static const int8_t o1511[] = {12, 16, 24, 64};
+static const int8_t o1512[] = {16, 24, 64}; /* merged: 246 samples in the base, 9 new */
+static const int8_t o1513[] = {-1, -1, 24, 32, -1}; /* 0: 62 offsets fit, 1 values */ /* 1: 11 offsets fit, 1 values */ /* 4: 11 offsets fit, 1 values */
+static const int8_t o1514[] = {12, 16, 24, 32, 64};
+static const int8_t o1515[] = {16, 24, 32, 64}; /* merged: 57481 samples in the base, 16 new */
+static const int8_t o1516[] = {16, 24, 32}; /* merged: 2806 samples in the base, 16 new */
+static const int8_t o1517[] = {16, 24, -1, 64}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 2: 53 offsets fit, 1 values */
+static const int8_t o1518[] = {16, 24, 32}; /* 0: 3 offsets fit, 1 values; tied, split in operand order */ /* 1: 3 offsets fit, 1 values; tied, split in operand order */ /* 2: 3 offsets fit, 1 values; tied, split in operand order */
+static const int8_t o1519[] = {16, 24, 32, 64}; /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o1520[] = {16, 24, 32, 64}; /* merged: 1478 samples in the base, 4096 new */
+static const int8_t o1521[] = {16, 24, 32}; /* merged: 1489 samples in the base, 1024 new */
+static const int8_t o1522[] = {16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */
+static const int8_t o1523[] = {16, 24, 32, -1}; /* 0: 3 offsets fit, 1 values; tied, split in operand order */ /* 1: 3 offsets fit, 1 values; tied, split in operand order */ /* 2: 3 offsets fit, 1 values; tied, split in operand order */ /* 3: 3 offsets fit, 1 values */
+static const int8_t o1524[] = {16, 32}; /* merged: 62 samples in the base, 532 new */
+static const int8_t o1525[] = {16, 24, 32, 64, -1}; /* 4: 2 offsets fit, 1 values */ /* merged: 16 samples in the base, 2 new */
+static const int8_t o1526[] = {16, 24, 32, -1}; /* 3: 8 offsets fit, 1 values */ /* merged: 159 samples in the base, 6 new */
+static const int8_t o1527[] = {12, 16, 24, 32, 87};
+static const int8_t o1528[] = {16, 24, 32, 87}; /* merged: 325 samples in the base, 5 new */
+static const int8_t o1529[] = {12, 81, 84, 24, 32, 87}; /* 1: probed (nvdisasm), 51 offsets fit the samples */ /* 2: probed (nvdisasm), 9 offsets fit the samples */ /* 4: probed (nvdisasm), 2 offsets fit the samples */ /* 5: probed (nvdisasm), 9 offsets fit the samples */
+static const int8_t o1530[] = {12, 81, 84, 24, 32, 87, 68}; /* 0: 7 offsets fit, 1 values; the guard's bit */ /* 1: probed (nvdisasm), 55 offsets fit the samples */ /* 2: probed (nvdisasm), 8 offsets fit the samples */ /* 3: probed (nvdisasm), 4 offsets fit the samples */ /* 4: probed (nvdisasm), 2 offsets fit the samples */ /* 5: probed (nvdisasm), 8 offsets fit the samples */ /* 6: probed (nvdisasm), 55 offsets fit the samples */
+static const int8_t o1531[] = {81, 84, 24, 32, 87}; /* 1: probed (nvdisasm), 3 offsets fit the samples */ /* merged: 961 samples in the base, 24 new; 1: untrusted in the base */
+static const int8_t o1532[] = {81, 84, 24, 32, 87, 68}; /* 0: probed (nvdisasm) at bit 81, the samples gave 68 */ /* 1: probed (nvdisasm), 8 offsets fit the samples */ /* 5: probed (nvdisasm) at bit 68, the samples gave 81 */
+static const int8_t o1533[] = {12, 16, 24, 32, 64};
+static const int8_t o1534[] = {16, 81, 84, 24, 32, 64}; /* 1: probed (nvdisasm), 5 offsets fit the samples */ /* 2: probed (nvdisasm), 53 offsets fit the samples */
+static const int8_t o1535[] = {16, 81, 24, 32, -1}; /* 4: 4 offsets fit, 1 values */ /* merged: 226 samples in the base, 30 new */
+static const int8_t o1536[] = {16, 24, 32, 64}; /* merged: 475 samples in the base, 20 new */
+static const int8_t o1537[] = {16, 24, 32, 64, 87, 77}; /* 5: probed (nvdisasm), 50 offsets fit the samples */ /* merged: 108 samples in the base, 3 new; 3: untrusted in the base; 5: untrusted in the base */
+static const int8_t o1538[] = {16, 24, 32}; /* merged: 502 samples in the base, 19 new */
+static const int8_t o1539[] = {16, 24, 32, 87};
+static const int8_t o1540[] = {16, 24, 32, 64}; /* merged: 161 samples in the base, 2 new */
+static const int8_t o1541[] = {16, 24, 32, 64, -1}; /* 4: 9 offsets fit, 1 values */ /* merged: 103 samples in the base, 20 new */
+static const int8_t o1542[] = {12, 16, 24, 32, 64};
+static const int8_t o1543[] = {16, 24, 32, 64}; /* merged: 521 samples in the base, 59 new */
+static const int8_t o1544[] = {12, 16, 24, 32, 64}; /* 0: 51 offsets fit, 1 values; the guard's bit */
+static const int8_t o1545[] = {16, 24, 32, 64}; /* merged: 26 samples in the base, 16 new */
+static const int8_t o1546[] = {16, 32};
+static const int8_t o1547[] = {16, 32}; /* merged: 1 samples in the base, 47 new */
+static const int8_t o1548[] = {12, 81, 16, 24};
+static const int8_t o1549[] = {12, 16, 24};
+static const int8_t o1550[] = {16, 24}; /* merged: 912 samples in the base, 6 new */
+static const int8_t o1551[] = {16, 32};
+static const int8_t o1552[] = {16, 32};
+static const int8_t o1553[] = {81, 24, 32}; /* merged: 14 samples in the base, 263 new; 0: untrusted in the base */
+static const int8_t o1554[] = {16, 32}; /* merged: 516 samples in the base, 18 new */
+static const int8_t o1555[] = {16, 32}; /* merged: 51 samples in the base, 2 new */
+static const int8_t o1556[] = {12, 16, 32}; /* merged: 25 samples in the base, 56 new */
+static const int8_t o1557[] = {16, 32}; /* merged: 879 samples in the base, 1192 new */
+static const int8_t o1558[] = {16, 32}; /* merged: 6 samples in the base, 25 new */
+static const int8_t o1559[] = {16, 32}; /* merged: 9 samples in the base, 65 new */
+static const int8_t o1560[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */
+static const int8_t o1561[] = {16, 32}; /* merged: 6 samples in the base, 22 new */
+static const int8_t o1562[] = {24}; /* merged: 1 samples in the base, 16 new */
+static const int8_t o1563[] = {24};
+static const int8_t o1564[] = {24};
+static const int8_t o1565[] = {-1}; /* 0: 3 offsets fit, 1 values */
+static const int8_t o1566[] = {12, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
+static const int8_t o1567[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */
+static const int8_t o1568[] = {24, 32}; /* merged: 462 samples in the base, 2 new */
+static const int8_t o1569[] = {12, 24, 32}; /* merged: 554 samples in the base, 18 new */
+static const int8_t o1570[] = {24, 32}; /* merged: 6499 samples in the base, 460 new */
+static const int8_t o1571[] = {-1, 16, 24, 32, 64}; /* 0: 3 offsets fit, 1 values */
+static const int8_t o1572[] = {81, 16, 24, 32, 64};
+static const int8_t o1573[] = {16, 24, 32, 64};
+static const int8_t o1574[] = {16, 24}; /* merged: 1 samples in the base, 16 new */
+static const int8_t o1575[] = {-1, 16, 24, 32, 64}; /* 0: 3 offsets fit, 1 values */
+static const int8_t o1576[] = {-1, 16, 24}; /* 0: 3 offsets fit, 1 values */
+static const int8_t o1577[] = {16, 24};
+static const int8_t o1578[] = {0};
+static const int8_t o1579[] = {16, -1, 64}; /* 0: 2 offsets fit, 2 values; narrowed (no overlap, operand order) */ /* 1: 42 offsets fit, 1 values */
+static const int8_t o1580[] = {12, 16, 24}; /* merged: 2 samples in the base, 5 new */
+static const int8_t o1581[] = {16, 24}; /* merged: 2954 samples in the base, 3 new */
+static const int8_t o1582[] = {12, 16, 24, 64};
+static const int8_t o1583[] = {16, 24, 64}; /* merged: 2120 samples in the base, 2 new */
+static const int8_t o1584[] = {12, 16, 24, 64}; /* merged: 179 samples in the base, 4 new */
+static const int8_t o1585[] = {16, 24, 64}; /* merged: 1057 samples in the base, 2 new */
+static const int8_t o1586[] = {16, 24, 64}; /* merged: 4 samples in the base, 16 new */
+static const int8_t o1587[] = {16, 24, 64}; /* merged: 1126 samples in the base, 5 new */
+static const int8_t o1588[] = {16, 24, 64, -1}; /* 3: 6 offsets fit, 1 values */ /* merged: 212 samples in the base, 1 new */
+static const int8_t o1589[] = {16, 24, 64}; /* merged: 3 samples in the base, 35 new */
+static const int8_t o1590[] = {-1, 16, 24, 32}; /* 0: 5 offsets fit, 1 values */ /* merged: 12 samples in the base, 32 new */
+static const int8_t o1591[] = {-1, -1, 32}; /* 0: 63 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */
+static const int8_t o1592[] = {0};
+static const int8_t o1593[] = {12}; /* 0: 91 offsets fit, 1 values; the guard's bit */
+static const int8_t o1594[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
+static const int8_t o1595[] = {12, 16}; /* merged: 115 samples in the base, 20 new */
+static const int8_t o1596[] = {16}; /* merged: 1306 samples in the base, 6 new */
+static const int8_t o1597[] = {16, 24}; /* merged: 92 samples in the base, 19 new */
+static const int8_t o1598[] = {24};
+static const int8_t o1599[] = {12, 16};
+static const int8_t o1600[] = {16}; /* merged: 7936 samples in the base, 21 new */
+static const int8_t o1601[] = {81, 87}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 2 offsets fit, 2 values; tied */
+static const int8_t t1601[] = {0, 0};
+static const int8_t o1602[] = {16, -1, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 1 samples in the base, 16 new; 0: untrusted in the base; 2: untrusted in the base */
+static const int8_t o1603[] = {16, 24, 87}; /* merged: 1336 samples in the base, 40 new */
+static const int8_t o1604[] = {16, 24, 87}; /* merged: 123 samples in the base, 192 new */
+static const int8_t o1605[] = {16, 24, -1}; /* 2: 8 offsets fit, 1 values */
+static const int8_t o1606[] = {16, 24, -1}; /* 2: 6 offsets fit, 1 values */ /* merged: 1 samples in the base, 16 new; 1: untrusted in the base */
+static const int8_t o1607[] = {81, 84, 24, 87}; /* 1: probed (nvdisasm), 13 offsets fit the samples */ /* merged: 1579 samples in the base, 60 new; 1: untrusted in the base */
+static const int8_t o1608[] = {81, 84, 24, 87}; /* merged: 7384 samples in the base, 29 new */
+static const int8_t o1609[] = {16, 24, 64, -1}; /* 3: 2 offsets fit, 1 values */
+static const int8_t o1610[] = {12, 16, 81, 24, 64};
+static const int8_t o1611[] = {12, 16, 24, 64}; /* merged: 147 samples in the base, 11 new */
+static const int8_t o1612[] = {16, 81, 84, 24, 64}; /* merged: 1 samples in the base, 20 new; 1: untrusted in the base; 2: untrusted in the base; 3: untrusted in the base */
+static const int8_t o1613[] = {16, 81, 24, 64}; /* merged: 434 samples in the base, 12 new */
+static const int8_t o1614[] = {16, 24, 64}; /* merged: 3686 samples in the base, 7 new */
+static const int8_t o1615[] = {16, 24, 64, 87, 77}; /* merged: 306 samples in the base, 17 new; 2: untrusted in the base; 4: untrusted in the base */
+static const int8_t o1616[] = {16, 24}; /* merged: 267 samples in the base, 15 new */
+static const int8_t o1617[] = {16, 24, 64}; /* merged: 331 samples in the base, 1 new */
+static const int8_t o1618[] = {12, 16, 24, 64, -1}; /* 4: 3 offsets fit, 1 values */
+static const int8_t o1619[] = {81, 16, 24, 64, 87}; /* 4: probed (nvdisasm), 15 offsets fit the samples */ /* merged: 1078 samples in the base, 35 new; 4: untrusted in the base */
+static const int8_t o1620[] = {16, 24, 64, 87}; /* merged: 7325 samples in the base, 18 new */
+static const int8_t o1621[] = {16, 24, 64}; /* merged: 6 samples in the base, 88 new */
+static const int8_t o1622[] = {12, 16, 24, 64}; /* merged: 106 samples in the base, 6 new */
+static const int8_t o1623[] = {16, 24, 64}; /* merged: 9571 samples in the base, 2 new */
+static const int8_t o1624[] = {12, 81, 84, 87, 77, 68}; /* 2: probed (nvdisasm), 4 offsets fit the samples */ /* 4: probed (nvdisasm), 4 offsets fit the samples */ /* 5: probed (nvdisasm), 4 offsets fit the samples */ /* merged: 374 samples in the base, 2 new; 2: untrusted in the base; 4: untrusted in the base; 5: untrusted in the base */
+static const int8_t o1625[] = {81, 84, 87, 77, 68}; /* 1: probed (nvdisasm), 7 offsets fit the samples */ /* merged: 2420 samples in the base, 6 new; 1: untrusted in the base */
+static const int8_t o1626[] = {81, 84, 87, 77, 68}; /* 1: probed (nvdisasm), 7 offsets fit the samples */ /* 2: probed (nvdisasm), 7 offsets fit the samples */ /* 3: probed (nvdisasm), 7 offsets fit the samples */ /* merged: 1061 samples in the base, 20 new; 1: untrusted in the base; 2: untrusted in the base; 3: untrusted in the base */
+static const int8_t o1627[] = {12, 16, 24}; /* merged: 115 samples in the base, 28 new */
+static const int8_t o1628[] = {16, 24}; /* merged: 42 samples in the base, 618 new */
+static const int8_t o1629[] = {12, 16, 24, 64}; /* merged: 43 samples in the base, 474 new */
+static const int8_t o1630[] = {16, 24, 64}; /* merged: 550 samples in the base, 14 new */
+static const int8_t o1631[] = {12, 16, 24, 64}; /* merged: 489 samples in the base, 33 new */
+static const int8_t o1632[] = {12, 16, 24, 64, 87}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 6 values; tied, split in operand order */ /* 3: 2 offsets fit, 6 values; tied, split in operand order */
+static const int8_t o1633[] = {16, 24, 64}; /* merged: 12332 samples in the base, 4 new */
+static const int8_t o1634[] = {16, 24, 64, 87}; /* merged: 250 samples in the base, 3 new */
+static const int8_t o1635[] = {12, 16, 24, 64}; /* merged: 111 samples in the base, 12 new */
+static const int8_t o1636[] = {16, 24, 64}; /* merged: 3697 samples in the base, 9 new */
+static const int8_t o1637[] = {16, 24, 64}; /* merged: 60 samples in the base, 6 new */
+static const int8_t o1638[] = {16, 24}; /* merged: 1 samples in the base, 60 new; 0: untrusted in the base; 1: untrusted in the base */
+static const int8_t o1639[] = {12, 16, 24}; /* merged: 196 samples in the base, 25 new */
+static const int8_t o1640[] = {16, 24}; /* merged: 4816 samples in the base, 160 new */
+static const int8_t o1641[] = {16, 24}; /* merged: 693 samples in the base, 1520 new */
+static const int8_t o1642[] = {16, 24}; /* merged: 1 samples in the base, 16 new */
+static const int8_t o1643[] = {16, 24, 64, -1}; /* 3: 2 offsets fit, 1 values */ /* merged: 18 samples in the base, 4 new */
+static const int8_t o1644[] = {16, 24, -1}; /* 2: 8 offsets fit, 1 values */ /* merged: 627 samples in the base, 5 new */
+static const int8_t o1645[] = {12, 16};
+static const int8_t o1646[] = {16}; /* merged: 367 samples in the base, 23 new */
+static const int8_t o1647[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* merged: 3 samples in the base, 19 new */
+static const int8_t o1648[] = {16, 24, -1}; /* 0: 2 offsets fit, 3 values; tied, split in operand order */ /* 1: 2 offsets fit, 3 values; tied, split in operand order */ /* 2: 41 offsets fit, 1 values */
+static const int8_t o1649[] = {81, 84, 24, 87}; /* 1: probed (nvdisasm), 5 offsets fit the samples */ /* merged: 918 samples in the base, 14 new; 1: untrusted in the base */
+static const int8_t o1650[] = {16, 81, 24, -1}; /* 3: 4 offsets fit, 1 values */ /* merged: 39 samples in the base, 56 new */
+static const int8_t o1651[] = {16, 24, 64}; /* merged: 1863 samples in the base, 13 new */
+static const int8_t o1652[] = {16, 24, -1, 87, -1}; /* 2: 38 offsets fit, 1 values */ /* 4: 45 offsets fit, 1 values */
+static const int8_t o1653[] = {16, 24}; /* merged: 7 samples in the base, 6 new */
+static const int8_t o1654[] = {16, 24, 87};
+static const int8_t o1655[] = {-1, 16, 24, 64, -1}; /* 0: 6 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 8 offsets fit, 1 values */
+static const int8_t o1656[] = {16, 24, 64, -1}; /* 3: 11 offsets fit, 1 values */ /* merged: 99 samples in the base, 16 new */
+static const int8_t o1657[] = {-1, -1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */
+static const int8_t o1658[] = {12, 16, 24, 64};
+static const int8_t o1659[] = {16, 24, 64}; /* merged: 4104 samples in the base, 113 new */
+static const int8_t o1660[] = {16, 24, 64}; /* merged: 183 samples in the base, 5 new */
+static const int8_t o1661[] = {12, 16, 24, 64}; /* 1: 2 offsets fit, 2 values; tied, split in operand order */ /* 3: 2 offsets fit, 2 values; tied, split in operand order */
+static const int8_t o1662[] = {16, 24, 64}; /* merged: 31 samples in the base, 4 new */
+static const int8_t o1663[] = {16}; /* merged: 9 samples in the base, 237 new */
+static const int8_t o1664[] = {0}; /* merged: 11128 samples in the base, 22 new */
+static const int8_t o1665[] = {12, 16}; /* merged: 38 samples in the base, 10 new */
+static const int8_t o1666[] = {16}; /* merged: 3599 samples in the base, 2 new */
+static const int8_t o1667[] = {0}; /* merged: 507 samples in the base, 35 new */
+static const int8_t o1668[] = {0};
 static const int8_t o1669[] = {16}; /* merged: 1743 samples in the base, 39 new */
-static const int8_t o1670[] = {0}; /* merged: 1 samples in the base, 2 new */
-static const int8_t o1671[] = {0}; /* merged: 2820 samples in the base, 35 new */
-static const int8_t o1672[] = {12}; /* merged: 9996 samples in the base, 95 new */
-static const int8_t o1673[] = {12, 87}; /* merged: 9 samples in the base, 237 new */
-static const int8_t o1674[] = {-1}; /* 0: 2 offsets fit, 1 values */
-static const int8_t o1675[] = {0};
-static const int8_t o1676[] = {0}; /* merged: 949 samples in the base, 19 new */
-static const int8_t o1677[] = {12}; /* merged: 1426 samples in the base, 14 new */
-static const int8_t o1678[] = {12, 87}; /* merged: 34 samples in the base, 2 new */
-static const int8_t o1679[] = {16}; /* merged: 1 samples in the base, 16 new */
-static const int8_t o1680[] = {24}; /* merged: 25 samples in the base, 241 new */
-static const int8_t o1681[] = {0};
-static const int8_t o1682[] = {0};
-static const int8_t o1683[] = {12, 16, 24}; /* 0: 3 offsets fit, 1 values; the guard's bit */
-static const int8_t o1684[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
-static const int8_t o1685[] = {16, 32, 24}; /* merged: 41 samples in the base, 1 new */
-static const int8_t o1686[] = {12, 16, 32, 24}; /* merged: 1036 samples in the base, 28 new */
-static const int8_t o1687[] = {16, 32, 24}; /* merged: 11971 samples in the base, 30 new */
-static const int8_t o1688[] = {12, 16, 24}; /* 0: 76 offsets fit, 1 values; the guard's bit */
-static const int8_t o1689[] = {16, 24}; /* merged: 176 samples in the base, 262 new */
-static const int8_t o1690[] = {12, 16, 24}; /* merged: 156 samples in the base, 141 new */
-static const int8_t o1691[] = {16, 24}; /* merged: 60491 samples in the base, 129 new */
-static const int8_t o1692[] = {16, 24, 32};
-static const int8_t o1693[] = {16, 32};
-static const int8_t o1694[] = {64, 24, 32}; /* merged: 27 samples in the base, 1 new */
-static const int8_t o1695[] = {12, 64, 24, 32}; /* merged: 788 samples in the base, 28 new */
-static const int8_t o1696[] = {64, 24, 32}; /* merged: 6214 samples in the base, 218 new */
-static const int8_t o1697[] = {12, 24, 64, 32}; /* 0: 6 offsets fit, 1 values; the guard's bit */ /* 2: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o1698[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
-static const int8_t o1699[] = {12, -1, 16, 64, 24, 32}; /* 0: 54 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 3: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o1700[] = {-1, 16, -1, 24, 32}; /* 0: 5 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */
-static const int8_t o1701[] = {16, 24, 64, 32};
-static const int8_t o1702[] = {12, 64, 24, 32}; /* merged: 2 samples in the base, 16 new */
-static const int8_t o1703[] = {64, 24, 32}; /* merged: 14 samples in the base, 1 new */
-static const int8_t o1704[] = {0};
-static const int8_t o1705[] = {0};
-static const int8_t o1706[] = {12}; /* 0: 86 offsets fit, 1 values; the guard's bit */
-static const int8_t o1707[] = {-1, 16, -1, 24, 32}; /* 0: 7 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o1708[] = {64, 24, 32}; /* merged: 4 samples in the base, 48 new */
-static const int8_t o1709[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */
-static const int8_t o1710[] = {12, -1, 16, 64, 24, 32}; /* 1: 4 offsets fit, 1 values */ /* merged: 2 samples in the base, 16 new; 2: untrusted in the base; 4: untrusted in the base */
-static const int8_t o1711[] = {81, 16, 64, 24, 32}; /* merged: 37 samples in the base, 1 new */
-static const int8_t o1712[] = {0};
-static const int8_t o1713[] = {12}; /* 0: 91 offsets fit, 1 values; the guard's bit */
-static const int8_t o1714[] = {0}; /* merged: 6 samples in the base, 43 new */
-static const int8_t o1715[] = {-1}; /* 0: 2 offsets fit, 1 values */
-static const int8_t o1716[] = {16}; /* merged: 1015 samples in the base, 39 new */
-static const int8_t o1717[] = {0};
-static const int8_t o1718[] = {12, 16};
-static const int8_t o1719[] = {16}; /* merged: 5762 samples in the base, 300 new */
-static const int8_t o1720[] = {0}; /* merged: 1393 samples in the base, 45 new */
-static const int8_t o1721[] = {12, 16}; /* merged: 577 samples in the base, 144 new */
-static const int8_t o1722[] = {16}; /* merged: 3349 samples in the base, 50 new */
-static const int8_t o1723[] = {16, 24}; /* merged: 393 samples in the base, 3 new */
-static const int8_t o1724[] = {16, 32}; /* merged: 671 samples in the base, 4 new */
-static const int8_t o1725[] = {16, 24, 32, 87};
-static const int8_t o1726[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */
-static const int8_t o1727[] = {81, -1, 24, 32, -1}; /* 0: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 1: 3 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */
-static const int8_t o1728[] = {81, 84, 24, 32, 87}; /* merged: 4126 samples in the base, 123 new */
-static const int8_t o1729[] = {81, 84, 24, 32, 87, 68}; /* merged: 1755 samples in the base, 9 new */
-static const int8_t o1730[] = {16, 24, 32, 64, -1}; /* 4: 2 offsets fit, 1 values */
-static const int8_t o1731[] = {12, 16, 81, 84, 24, 32, 64};
-static const int8_t o1732[] = {12, 16, 81, 24, 32, 64}; /* 5: probed (nvdisasm), 2 offsets fit the samples */ /* merged: 37 samples in the base, 6 new; 5: untrusted in the base */
-static const int8_t o1733[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
-static const int8_t o1734[] = {12, 16, 24, 32, 64, 87, 77}; /* 0: 2 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: probed (nvdisasm), 5 offsets fit the samples */ /* 5: probed (nvdisasm), 8 offsets fit the samples */ /* 6: probed (nvdisasm), 16 offsets fit the samples */
-static const int8_t o1735[] = {16, 81, 84, 24, 32, 64};
-static const int8_t o1736[] = {16, 81, 24, 32, 64}; /* merged: 6046 samples in the base, 251 new */
-static const int8_t o1737[] = {16, 24, 32, 64}; /* merged: 642 samples in the base, 4 new */
-static const int8_t o1738[] = {16, 24, 32, 64, 87, 77}; /* merged: 3781 samples in the base, 226 new */
-static const int8_t o1739[] = {12, 16, 81, 24, 32};
-static const int8_t o1740[] = {12, 16, 24, 32};
-static const int8_t o1741[] = {12, 16, 24, 32, 87}; /* 3: probed (nvdisasm), 2 offsets fit the samples */ /* 4: 2 offsets fit, 2 values; narrowed (no overlap, operand order) */
-static const int8_t o1742[] = {12, 16, 24, 32, 64, 87};
-static const int8_t o1743[] = {16, 81, 24, 32}; /* merged: 3924 samples in the base, 96 new */
-static const int8_t o1744[] = {16, 24, 32}; /* merged: 1585 samples in the base, 58 new */
-static const int8_t o1745[] = {16, 24, 32, 87}; /* merged: 373 samples in the base, 10 new */
-static const int8_t o1746[] = {16, 24, 32, 64, 87}; /* merged: 3916 samples in the base, 96 new */
-static const int8_t o1747[] = {12, 16, -1, -1, -1, -1}; /* 2: 4 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values */ /* 4: 4 offsets fit, 1 values */ /* 5: 18 offsets fit, 1 values */
-static const int8_t o1748[] = {16, 24, 32, 64, 87}; /* 4: probed (nvdisasm), 13 offsets fit the samples */ /* merged: 83 samples in the base, 2 new; 4: untrusted in the base */
-static const int8_t o1749[] = {16, 24, 32}; /* merged: 4038 samples in the base, 108 new */
-static const int8_t o1750[] = {16, 24, 32, 64}; /* merged: 3883 samples in the base, 1168 new */
-static const int8_t o1751[] = {12, 16, 24, 32, 64}; /* merged: 64 samples in the base, 5 new */
-static const int8_t o1752[] = {16, 24, 32, 64}; /* merged: 3838 samples in the base, 307 new */
-static const int8_t o1753[] = {16, 24, 32, 64}; /* merged: 1832 samples in the base, 152 new */
-static const int8_t o1754[] = {16, 24, 32};
-static const int8_t o1755[] = {16, 24, 32, 64};
-static const int8_t o1756[] = {12, 16, 24, 32};
-static const int8_t o1757[] = {16, 24, 32}; /* merged: 530 samples in the base, 13 new */
-static const int8_t o1758[] = {16, 32}; /* merged: 13 samples in the base, 247 new */
-static const int8_t o1759[] = {16, 24, 32, 64, -1}; /* 4: 5 offsets fit, 1 values */ /* merged: 10 samples in the base, 1 new */
-static const int8_t o1760[] = {16, 24, 32, -1}; /* 3: 8 offsets fit, 1 values */ /* merged: 271 samples in the base, 2 new */
-static const int8_t o1761[] = {12, 16, 32}; /* merged: 20 samples in the base, 11 new */
-static const int8_t o1762[] = {16, 32}; /* merged: 911 samples in the base, 10 new */
-static const int8_t o1763[] = {16, 32}; /* merged: 3 samples in the base, 17 new */
-static const int8_t o1764[] = {16, 32};
-static const int8_t o1765[] = {16, 32}; /* merged: 1 samples in the base, 7 new */
-static const int8_t o1766[] = {16, 32};
-static const int8_t o1767[] = {16, -1}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o1768[] = {0};
-static const int8_t o1769[] = {16, 24, 32};
-static const int8_t o1770[] = {12, 16, 24, 64, 32}; /* 0: 4 offsets fit, 1 values; the guard's bit */
-static const int8_t o1771[] = {16, 24, 64, 32}; /* merged: 874 samples in the base, 60 new */
-static const int8_t o1772[] = {16, -1, -1, 32, 87}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* merged: 1 samples in the base, 210 new; 0: untrusted in the base; 4: untrusted in the base */
-static const int8_t o1773[] = {16, 24, 64, 32}; /* merged: 91 samples in the base, 20 new */
-static const int8_t o1774[] = {16, 24, 64, 32, -1}; /* 4: 4 offsets fit, 1 values */ /* merged: 9 samples in the base, 1 new */
-static const int8_t o1775[] = {12, -1, 64, 16, 24, 32, 40}; /* 0: 40 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values */
-static const int8_t o1776[] = {12, 64, 16, 24, 32, 40}; /* 0: 34 offsets fit, 1 values; the guard's bit */
-static const int8_t o1777[] = {81, 64, 16, 24, 32, 40}; /* merged: 1 samples in the base, 48 new; 0: untrusted in the base; 1: untrusted in the base; 3: untrusted in the base; 5: untrusted in the base */
-static const int8_t o1778[] = {64, 16, 24, 32, 40}; /* merged: 32 samples in the base, 384 new */
-static const int8_t o1779[] = {-1, 16, 24, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; tied */ /* 2: 2 offsets fit, 1 values; tied */ /* 3: 5 offsets fit, 1 values */
-static const int8_t t1779[] = {-1, 1, 1, -1};
-static const int8_t o1780[] = {12, -1, 64, 16, 24, 40}; /* 0: 41 offsets fit, 1 values; the guard's bit */ /* 1: 7 offsets fit, 1 values */
-static const int8_t o1781[] = {12, 64, 16, 24, 32, 40}; /* 0: 38 offsets fit, 1 values; the guard's bit */
-static const int8_t o1782[] = {12, 64, 16, 24, 40}; /* 0: 37 offsets fit, 1 values; the guard's bit */
-static const int8_t o1783[] = {81, 64, 16, 24, 40};
-static const int8_t o1784[] = {64, 16, 24, 32, 40}; /* merged: 1 samples in the base, 32 new; 0: untrusted in the base; 1: untrusted in the base; 2: untrusted in the base; 3: untrusted in the base; 4: untrusted in the base */
-static const int8_t o1785[] = {64, 16, 24, 40}; /* merged: 5 samples in the base, 112 new; 3: untrusted in the base */
-static const int8_t o1786[] = {12, -1, 64, 16, 24, 32, 40}; /* 0: 43 offsets fit, 1 values; the guard's bit */ /* 1: 6 offsets fit, 1 values */
-static const int8_t o1787[] = {12, 64, 16, 24, 32, 40}; /* 0: 35 offsets fit, 1 values; the guard's bit */
-static const int8_t o1788[] = {12, 64, 16, 24, 40}; /* 0: 39 offsets fit, 1 values; the guard's bit */
-static const int8_t o1789[] = {81, 64, 16, 24, 32, 40};
-static const int8_t o1790[] = {81, 24, 16, 64, 40}; /* 0: 2 offsets fit, 2 values; narrowed (no overlap, operand order) */ /* 1: 2 offsets fit, 2 values; tied */ /* 3: 2 offsets fit, 2 values; tied */
-static const int8_t t1790[] = {-1, 1, -1, 1, -1};
-static const int8_t o1791[] = {64, 16, 24, 32, 40}; /* merged: 3 samples in the base, 120 new; 4: untrusted in the base */
-static const int8_t o1792[] = {64, 16, 24, 40}; /* merged: 6 samples in the base, 72 new */
-static const int8_t o1793[] = {12, 64, 16, 24, 32, 40}; /* 0: 41 offsets fit, 1 values; the guard's bit */
-static const int8_t o1794[] = {64, 16, 24, 32, 40}; /* merged: 2 samples in the base, 96 new */
-static const int8_t o1795[] = {12, 64, 16, 24, 40}; /* 0: 56 offsets fit, 1 values; the guard's bit */
-static const int8_t o1796[] = {64, 16, 24, 40}; /* merged: 3 samples in the base, 60 new */
-static const int8_t o1797[] = {81, 16, 24}; /* 0: probed (nvdisasm), 5 offsets fit the samples */ /* merged: 215 samples in the base, 176 new; 0: untrusted in the base */
-static const int8_t o1798[] = {16, 24, 64}; /* merged: 2 samples in the base, 16 new */
-static const int8_t o1799[] = {-1, 64}; /* 0: 9 offsets fit, 1 values */
-static const int8_t o1800[] = {12, 16, 24, 40}; /* 0: 49 offsets fit, 1 values; the guard's bit */
-static const int8_t o1801[] = {16, 24, 40}; /* merged: 10 samples in the base, 208 new */
-static const int8_t o1802[] = {12, 24, 32, 40}; /* 0: 51 offsets fit, 1 values; the guard's bit */
-static const int8_t o1803[] = {24, 32, 40}; /* merged: 4 samples in the base, 48 new */
-static const int8_t o1804[] = {12, 24, 32, 40};
-static const int8_t o1805[] = {24, 32, 40}; /* merged: 8 samples in the base, 144 new */
-static const int8_t o1806[] = {12, 24, 32, 40}; /* 0: 44 offsets fit, 1 values; the guard's bit */
-static const int8_t o1807[] = {24, 32, 40}; /* merged: 5 samples in the base, 128 new; 1: untrusted in the base */
-static const int8_t o1808[] = {12, 16, 64, 24}; /* merged: 5 samples in the base, 64 new */
-static const int8_t o1809[] = {16, 64, 24}; /* merged: 2 samples in the base, 365 new */
+static const int8_t o1670[] = {12, -1}; /* 0: 83 offsets fit, 1 values; the guard's bit */ /* 1: 80 offsets fit, 1 values */
+static const int8_t o1671[] = {0}; /* merged: 38 samples in the base, 280 new */
+static const int8_t o1672[] = {16}; /* merged: 1743 samples in the base, 39 new */
+static const int8_t o1673[] = {0}; /* merged: 1 samples in the base, 2 new */
+static const int8_t o1674[] = {0}; /* merged: 2855 samples in the base, 2 new */
+static const int8_t o1675[] = {12}; /* merged: 9996 samples in the base, 95 new */
+static const int8_t o1676[] = {12, 87}; /* merged: 9 samples in the base, 237 new */
+static const int8_t o1677[] = {-1}; /* 0: 2 offsets fit, 1 values */
+static const int8_t o1678[] = {0};
+static const int8_t o1679[] = {0}; /* merged: 968 samples in the base, 2 new */
+static const int8_t o1680[] = {12}; /* merged: 1440 samples in the base, 2 new */
+static const int8_t o1681[] = {12, 87}; /* merged: 34 samples in the base, 2 new */
+static const int8_t o1682[] = {16}; /* merged: 1 samples in the base, 16 new */
+static const int8_t o1683[] = {24}; /* merged: 266 samples in the base, 6 new */
+static const int8_t o1684[] = {0};
+static const int8_t o1685[] = {0};
+static const int8_t o1686[] = {12, 16, 24}; /* 0: 3 offsets fit, 1 values; the guard's bit */
+static const int8_t o1687[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
+static const int8_t o1688[] = {16, 32, 24}; /* merged: 41 samples in the base, 1 new */
+static const int8_t o1689[] = {12, 16, 32, 24}; /* merged: 1036 samples in the base, 28 new */
+static const int8_t o1690[] = {16, 32, 24}; /* merged: 12001 samples in the base, 9 new */
+static const int8_t o1691[] = {12, 16, 24}; /* 0: 76 offsets fit, 1 values; the guard's bit */
+static const int8_t o1692[] = {16, 24}; /* merged: 438 samples in the base, 2 new */
+static const int8_t o1693[] = {12, 16, 24}; /* merged: 156 samples in the base, 141 new */
+static const int8_t o1694[] = {16, 24}; /* merged: 60491 samples in the base, 129 new */
+static const int8_t o1695[] = {16, 24, 32};
+static const int8_t o1696[] = {16, 32};
+static const int8_t o1697[] = {64, 24, 32}; /* merged: 27 samples in the base, 1 new */
+static const int8_t o1698[] = {12, 64, 24, 32}; /* merged: 788 samples in the base, 28 new */
+static const int8_t o1699[] = {64, 24, 32}; /* merged: 6432 samples in the base, 2 new */
+static const int8_t o1700[] = {12, 24, 64, 32}; /* 0: 6 offsets fit, 1 values; the guard's bit */ /* 2: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o1701[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
+static const int8_t o1702[] = {12, -1, 16, 64, 24, 32}; /* 0: 54 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 3: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o1703[] = {-1, 16, -1, 24, 32}; /* 0: 5 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */
+static const int8_t o1704[] = {16, 24, 64, 32};
+static const int8_t o1705[] = {12, 64, 24, 32}; /* merged: 2 samples in the base, 16 new */
+static const int8_t o1706[] = {64, 24, 32}; /* merged: 14 samples in the base, 1 new */
+static const int8_t o1707[] = {0};
+static const int8_t o1708[] = {0};
+static const int8_t o1709[] = {12}; /* 0: 86 offsets fit, 1 values; the guard's bit */
+static const int8_t o1710[] = {-1, 16, -1, 24, 32}; /* 0: 7 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o1711[] = {64, 24, 32}; /* merged: 4 samples in the base, 48 new */
+static const int8_t o1712[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */
+static const int8_t o1713[] = {12, -1, 16, 64, 24, 32}; /* 1: 4 offsets fit, 1 values */ /* merged: 2 samples in the base, 16 new; 2: untrusted in the base; 4: untrusted in the base */
+static const int8_t o1714[] = {81, 16, 64, 24, 32}; /* merged: 37 samples in the base, 1 new */
+static const int8_t o1715[] = {0};
+static const int8_t o1716[] = {12}; /* 0: 91 offsets fit, 1 values; the guard's bit */
+static const int8_t o1717[] = {0}; /* merged: 6 samples in the base, 43 new */
+static const int8_t o1718[] = {-1}; /* 0: 2 offsets fit, 1 values */
+static const int8_t o1719[] = {16}; /* merged: 1054 samples in the base, 2 new */
+static const int8_t o1720[] = {0};
+static const int8_t o1721[] = {12, 16};
+static const int8_t o1722[] = {16}; /* merged: 6062 samples in the base, 4 new */
+static const int8_t o1723[] = {0}; /* merged: 1393 samples in the base, 45 new */
+static const int8_t o1724[] = {12, 16}; /* merged: 577 samples in the base, 144 new */
+static const int8_t o1725[] = {16}; /* merged: 3399 samples in the base, 13 new */
+static const int8_t o1726[] = {16, 24}; /* merged: 396 samples in the base, 12 new */
+static const int8_t o1727[] = {16, 32}; /* merged: 671 samples in the base, 4 new */
+static const int8_t o1728[] = {16, 24, 32, 87};
+static const int8_t o1729[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */
+static const int8_t o1730[] = {81, -1, 24, 32, -1}; /* 0: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 1: 3 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */
+static const int8_t o1731[] = {81, 84, 24, 32, 87}; /* merged: 4249 samples in the base, 2 new */
+static const int8_t o1732[] = {81, 84, 24, 32, 87, 68}; /* merged: 1755 samples in the base, 9 new */
+static const int8_t o1733[] = {16, 24, 32, 64, -1}; /* 4: 2 offsets fit, 1 values */
+static const int8_t o1734[] = {12, 16, 81, 84, 24, 32, 64};
+static const int8_t o1735[] = {12, 16, 81, 24, 32, 64}; /* 5: probed (nvdisasm), 2 offsets fit the samples */ /* merged: 37 samples in the base, 6 new; 5: untrusted in the base */
+static const int8_t o1736[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
+static const int8_t o1737[] = {12, 16, 24, 32, 64, 87, 77}; /* 0: 2 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: probed (nvdisasm), 5 offsets fit the samples */ /* 5: probed (nvdisasm), 8 offsets fit the samples */ /* 6: probed (nvdisasm), 16 offsets fit the samples */
+static const int8_t o1738[] = {16, 81, 84, 24, 32, 64};
+static const int8_t o1739[] = {16, 81, 24, 32, 64}; /* merged: 6046 samples in the base, 251 new */
+static const int8_t o1740[] = {16, 24, 32, 64}; /* merged: 642 samples in the base, 4 new */
+static const int8_t o1741[] = {16, 24, 32, 64, 87, 77}; /* merged: 3781 samples in the base, 226 new */
+static const int8_t o1742[] = {12, 16, 81, 24, 32};
+static const int8_t o1743[] = {12, 16, 24, 32};
+static const int8_t o1744[] = {12, 16, 24, 32, 87}; /* 3: probed (nvdisasm), 2 offsets fit the samples */ /* 4: 2 offsets fit, 2 values; narrowed (no overlap, operand order) */
+static const int8_t o1745[] = {12, 16, 24, 32, 64, 87};
+static const int8_t o1746[] = {16, 81, 24, 32}; /* merged: 3924 samples in the base, 96 new */
+static const int8_t o1747[] = {16, 24, 32}; /* merged: 1585 samples in the base, 58 new */
+static const int8_t o1748[] = {16, 24, 32, 87}; /* merged: 373 samples in the base, 10 new */
+static const int8_t o1749[] = {16, 24, 32, 64, 87}; /* merged: 3916 samples in the base, 96 new */
+static const int8_t o1750[] = {12, 16, -1, -1, -1, -1}; /* 2: 4 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values */ /* 4: 4 offsets fit, 1 values */ /* 5: 18 offsets fit, 1 values */
+static const int8_t o1751[] = {16, 24, 32, 64, 87}; /* 4: probed (nvdisasm), 13 offsets fit the samples */ /* merged: 83 samples in the base, 2 new; 4: untrusted in the base */
+static const int8_t o1752[] = {16, 24, 32}; /* merged: 4038 samples in the base, 108 new */
+static const int8_t o1753[] = {16, 24, 32, 64}; /* merged: 3883 samples in the base, 1168 new */
+static const int8_t o1754[] = {12, 16, 24, 32, 64}; /* merged: 64 samples in the base, 5 new */
+static const int8_t o1755[] = {16, 24, 32, 64}; /* merged: 4145 samples in the base, 2 new */
+static const int8_t o1756[] = {16, 24, 32, 64}; /* merged: 1832 samples in the base, 152 new */
+static const int8_t o1757[] = {16, 24, 32};
+static const int8_t o1758[] = {16, 24, 32, 64};
+static const int8_t o1759[] = {12, 16, 24, 32};
+static const int8_t o1760[] = {16, 24, 32}; /* merged: 530 samples in the base, 13 new */
+static const int8_t o1761[] = {16, 32}; /* merged: 13 samples in the base, 247 new */
+static const int8_t o1762[] = {16, 24, 32, 64, -1}; /* 4: 5 offsets fit, 1 values */ /* merged: 10 samples in the base, 1 new */
+static const int8_t o1763[] = {16, 24, 32, -1}; /* 3: 8 offsets fit, 1 values */ /* merged: 271 samples in the base, 2 new */
+static const int8_t o1764[] = {12, 16, 32}; /* merged: 20 samples in the base, 11 new */
+static const int8_t o1765[] = {16, 32}; /* merged: 911 samples in the base, 10 new */
+static const int8_t o1766[] = {16, 32}; /* merged: 3 samples in the base, 17 new */
+static const int8_t o1767[] = {16, 32};
+static const int8_t o1768[] = {16, 32}; /* merged: 1 samples in the base, 7 new */
+static const int8_t o1769[] = {16, 32};
+static const int8_t o1770[] = {16, -1}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o1771[] = {0};
+static const int8_t o1772[] = {16, 24, 32};
+static const int8_t o1773[] = {12, 16, 24, 64, 32}; /* 0: 4 offsets fit, 1 values; the guard's bit */
+static const int8_t o1774[] = {16, 24, 64, 32}; /* merged: 874 samples in the base, 60 new */
+static const int8_t o1775[] = {16, -1, -1, 32, 87}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* merged: 1 samples in the base, 210 new; 0: untrusted in the base; 4: untrusted in the base */
+static const int8_t o1776[] = {16, 24, 64, 32}; /* merged: 91 samples in the base, 20 new */
+static const int8_t o1777[] = {16, 24, 64, 32, -1}; /* 4: 4 offsets fit, 1 values */ /* merged: 9 samples in the base, 1 new */
+static const int8_t o1778[] = {12, -1, 64, 16, 24, 32, 40}; /* 0: 40 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values */
+static const int8_t o1779[] = {12, 64, 16, 24, 32, 40}; /* 0: 34 offsets fit, 1 values; the guard's bit */
+static const int8_t o1780[] = {81, 64, 16, 24, 32, 40}; /* merged: 1 samples in the base, 48 new; 0: untrusted in the base; 1: untrusted in the base; 3: untrusted in the base; 5: untrusted in the base */
+static const int8_t o1781[] = {64, 16, 24, 32, 40}; /* merged: 32 samples in the base, 384 new */
+static const int8_t o1782[] = {-1, 16, 24, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; tied */ /* 2: 2 offsets fit, 1 values; tied */ /* 3: 5 offsets fit, 1 values */
+static const int8_t t1782[] = {-1, 1, 1, -1};
+static const int8_t o1783[] = {12, -1, 64, 16, 24, 40}; /* 0: 41 offsets fit, 1 values; the guard's bit */ /* 1: 7 offsets fit, 1 values */
+static const int8_t o1784[] = {12, 64, 16, 24, 32, 40}; /* 0: 38 offsets fit, 1 values; the guard's bit */
+static const int8_t o1785[] = {12, 64, 16, 24, 40}; /* 0: 37 offsets fit, 1 values; the guard's bit */
+static const int8_t o1786[] = {81, 64, 16, 24, 40};
+static const int8_t o1787[] = {64, 16, 24, 32, 40}; /* merged: 1 samples in the base, 32 new; 0: untrusted in the base; 1: untrusted in the base; 2: untrusted in the base; 3: untrusted in the base; 4: untrusted in the base */
+static const int8_t o1788[] = {64, 16, 24, 40}; /* merged: 5 samples in the base, 112 new; 3: untrusted in the base */
+static const int8_t o1789[] = {12, -1, 64, 16, 24, 32, 40}; /* 0: 43 offsets fit, 1 values; the guard's bit */ /* 1: 6 offsets fit, 1 values */
+static const int8_t o1790[] = {12, 64, 16, 24, 32, 40}; /* 0: 35 offsets fit, 1 values; the guard's bit */
+static const int8_t o1791[] = {12, 64, 16, 24, 40}; /* 0: 39 offsets fit, 1 values; the guard's bit */
+static const int8_t o1792[] = {81, 64, 16, 24, 32, 40};
+static const int8_t o1793[] = {81, 24, 16, 64, 40}; /* 0: 2 offsets fit, 2 values; narrowed (no overlap, operand order) */ /* 1: 2 offsets fit, 2 values; tied */ /* 3: 2 offsets fit, 2 values; tied */
+static const int8_t t1793[] = {-1, 1, -1, 1, -1};
+static const int8_t o1794[] = {64, 16, 24, 32, 40}; /* merged: 3 samples in the base, 120 new; 4: untrusted in the base */
+static const int8_t o1795[] = {64, 16, 24, 40}; /* merged: 6 samples in the base, 72 new */
+static const int8_t o1796[] = {12, 64, 16, 24, 32, 40}; /* 0: 41 offsets fit, 1 values; the guard's bit */
+static const int8_t o1797[] = {64, 16, 24, 32, 40}; /* merged: 2 samples in the base, 96 new */
+static const int8_t o1798[] = {12, 64, 16, 24, 40}; /* 0: 56 offsets fit, 1 values; the guard's bit */
+static const int8_t o1799[] = {64, 16, 24, 40}; /* merged: 3 samples in the base, 60 new */
+static const int8_t o1800[] = {81, 16, 24}; /* 0: probed (nvdisasm), 5 offsets fit the samples */ /* merged: 215 samples in the base, 176 new; 0: untrusted in the base */
+static const int8_t o1801[] = {16, 24, 64}; /* merged: 2 samples in the base, 16 new */
+static const int8_t o1802[] = {-1, 64}; /* 0: 9 offsets fit, 1 values */
+static const int8_t o1803[] = {12, 16, 24, 40}; /* 0: 49 offsets fit, 1 values; the guard's bit */
+static const int8_t o1804[] = {16, 24, 40}; /* merged: 10 samples in the base, 208 new */
+static const int8_t o1805[] = {12, 24, 32, 40}; /* 0: 51 offsets fit, 1 values; the guard's bit */
+static const int8_t o1806[] = {24, 32, 40}; /* merged: 4 samples in the base, 48 new */
+static const int8_t o1807[] = {12, 24, 32, 40};
+static const int8_t o1808[] = {24, 32, 40}; /* merged: 8 samples in the base, 144 new */
+static const int8_t o1809[] = {12, 24, 32, 40}; /* 0: 44 offsets fit, 1 values; the guard's bit */
+static const int8_t o1810[] = {24, 32, 40}; /* merged: 5 samples in the base, 128 new; 1: untrusted in the base */
+static const int8_t o1811[] = {12, 16, 64, 24}; /* merged: 5 samples in the base, 64 new */
+static const int8_t o1812[] = {16, 64, 24}; /* merged: 2 samples in the base, 365 new */
 
 const rs_sass_form rs_sass_forms[] = {
     {75, 0x202, "GRR", o0, NULL, 302},
@@ -2169,7 +2172,7 @@ const rs_sass_form rs_sass_forms[] = {
     {75, 0xf56, "B", o333, NULL, 128},
     {75, 0xf89, "PRR", o334, NULL, 675},
     {80, 0x202, "GRR", o335, NULL, 405},
-    {80, 0x202, "RR", o336, NULL, 3678},
+    {80, 0x202, "RR", o336, NULL, 3682},
     {80, 0x207, "GRRRP", o337, NULL, 74},
     {80, 0x207, "RRRP", o338, NULL, 1733},
     {80, 0x208, "GRRRP", o339, NULL, 1},
@@ -2188,7 +2191,7 @@ const rs_sass_form rs_sass_forms[] = {
     {80, 0x210, "GRRRRPP", o352, NULL, 731},
     {80, 0x210, "RPPRRR", o353, NULL, 735},
     {80, 0x210, "RPRRR", o354, NULL, 4653},
-    {80, 0x210, "RRRR", o355, NULL, 3671},
+    {80, 0x210, "RRRR", o355, NULL, 3679},
     {80, 0x210, "RRRRPP", o356, NULL, 3200},
     {80, 0x211, "GRPRR", o357, NULL, 2},
     {80, 0x211, "GRRR", o358, NULL, 65},
@@ -2199,7 +2202,7 @@ const rs_sass_form rs_sass_forms[] = {
     {80, 0x211, "RPRRR", o363, NULL, 3},
     {80, 0x211, "RRR", o364, NULL, 2273},
     {80, 0x211, "RRRP", o365, NULL, 2962},
-    {80, 0x211, "RRRR", o366, NULL, 3790},
+    {80, 0x211, "RRRR", o366, NULL, 3796},
     {80, 0x211, "RRRRP", o367, NULL, 1533},
     {80, 0x212, "GRRRRP", o368, NULL, 425},
     {80, 0x212, "PRRRRP", o369, NULL, 154},
@@ -2211,14 +2214,14 @@ const rs_sass_form rs_sass_forms[] = {
     {80, 0x219, "GRRRR", o375, NULL, 36},
     {80, 0x219, "RRRR", o376, NULL, 1463},
     {80, 0x220, "GRRR", o377, NULL, 162},
-    {80, 0x220, "RRR", o378, NULL, 7665},
+    {80, 0x220, "RRR", o378, NULL, 7667},
     {80, 0x221, "GRRR", o379, NULL, 758},
-    {80, 0x221, "RRR", o380, NULL, 27806},
+    {80, 0x221, "RRR", o380, NULL, 27813},
     {80, 0x223, "GRRRR", o381, NULL, 163},
-    {80, 0x223, "RRRR", o382, NULL, 73939},
+    {80, 0x223, "RRRR", o382, NULL, 73945},
     {80, 0x224, "GRRRR", o383, NULL, 1283},
     {80, 0x224, "GRRRRP", o384, NULL, 236},
-    {80, 0x224, "RRRR", o385, NULL, 8229},
+    {80, 0x224, "RRRR", o385, NULL, 8230},
     {80, 0x224, "RRRRP", o386, NULL, 850},
     {80, 0x225, "RPRRR", o387, NULL, 4},
     {80, 0x225, "RRRR", o388, NULL, 97},
@@ -2261,8 +2264,8 @@ const rs_sass_form rs_sass_forms[] = {
     {80, 0x300, "RR", o425, NULL, 10},
     {80, 0x301, "RR", o426, NULL, 4},
     {80, 0x302, "PRR", o427, NULL, 572},
-    {80, 0x305, "RR", o428, NULL, 610},
-    {80, 0x306, "RR", o429, NULL, 5031},
+    {80, 0x305, "RR", o428, NULL, 628},
+    {80, 0x306, "RR", o429, NULL, 5033},
     {80, 0x307, "RR", o430, NULL, 1},
     {80, 0x308, "GRR", o431, NULL, 38},
     {80, 0x308, "RR", o432, NULL, 1875},
@@ -2272,7 +2275,7 @@ const rs_sass_form rs_sass_forms[] = {
     {80, 0x312, "RR", o436, NULL, 46},
     {80, 0x313, "RR", o437, NULL, 2},
     {80, 0x343, "R", o438, NULL, 9},
-    {80, 0x344, "R", o439, NULL, 15},
+    {80, 0x344, "R", o439, NULL, 21},
     {80, 0x348, "R", o440, NULL, 9},
     {80, 0x34e, "R", o441, NULL, 9},
     {80, 0x35d, "R", o442, NULL, 3},
@@ -2286,7 +2289,7 @@ const rs_sass_form rs_sass_forms[] = {
     {80, 0x370, "RRR", o450, NULL, 18},
     {80, 0x385, "GRR", o451, NULL, 16},
     {80, 0x385, "RR", o452, NULL, 1},
-    {80, 0x387, "RR", o453, NULL, 403},
+    {80, 0x387, "RR", o453, NULL, 405},
     {80, 0x388, "GR", o454, NULL, 5},
     {80, 0x388, "GRR", o455, NULL, 1101},
     {80, 0x388, "R", o456, NULL, 49},
@@ -2306,16 +2309,16 @@ const rs_sass_form rs_sass_forms[] = {
     {80, 0x414, "RRR", o470, NULL, 2},
     {80, 0x416, "RRR", o471, NULL, 2172},
     {80, 0x421, "GRR", o472, NULL, 9},
-    {80, 0x421, "RR", o473, NULL, 3743},
+    {80, 0x421, "RR", o473, NULL, 3746},
     {80, 0x423, "GRRR", o474, NULL, 31},
-    {80, 0x423, "RRR", o475, NULL, 3952},
+    {80, 0x423, "RRR", o475, NULL, 3954},
     {80, 0x424, "GRRR", o476, NULL, 431},
-    {80, 0x424, "RRR", o477, NULL, 3306},
+    {80, 0x424, "RRR", o477, NULL, 3313},
     {80, 0x429, "RR", o478, NULL, 4},
     {80, 0x42a, "PPRP", o479, NULL, 4},
     {80, 0x42b, "GRRR", o480, NULL, 1},
     {80, 0x42b, "RRR", o481, NULL, 53},
-    {80, 0x435, "RRR", o482, NULL, 2419},
+    {80, 0x435, "RRR", o482, NULL, 2425},
     {80, 0x4a4, "UUU", o483, NULL, 68},
     {80, 0x589, "PRRR", o484, NULL, 382},
     {80, 0x59f, "RR", o485, NULL, 133},
@@ -2323,15 +2326,15 @@ const rs_sass_form rs_sass_forms[] = {
     {80, 0x621, "RR", o487, NULL, 92},
     {80, 0x623, "RRR", o488, NULL, 20},
     {80, 0x624, "GRRR", o489, NULL, 3},
-    {80, 0x624, "RRR", o490, NULL, 1519},
+    {80, 0x624, "RRR", o490, NULL, 1520},
     {80, 0x624, "RRRP", o491, NULL, 441},
     {80, 0x625, "GRRR", o492, NULL, 302},
-    {80, 0x625, "RRR", o493, NULL, 3779},
+    {80, 0x625, "RRR", o493, NULL, 3788},
     {80, 0x629, "RR", o494, NULL, 1},
     {80, 0x62a, "PPRP", o495, NULL, 9},
     {80, 0x62b, "RRR", o496, NULL, 26},
     {80, 0x802, "GR", o497, NULL, 272},
-    {80, 0x802, "R", o498, NULL, 1597},
+    {80, 0x802, "R", o498, NULL, 1604},
     {80, 0x803, "RR", o499, NULL, 112},
     {80, 0x804, "R", o500, NULL, 4},
     {80, 0x805, "GR", o501, NULL, 30},
@@ -2349,7 +2352,7 @@ const rs_sass_form rs_sass_forms[] = {
     {80, 0x810, "GRRR", o513, NULL, 679},
     {80, 0x810, "RPPRR", o514, NULL, 35},
     {80, 0x810, "RPRR", o515, NULL, 1002},
-    {80, 0x810, "RRR", o516, NULL, 12501},
+    {80, 0x810, "RRR", o516, NULL, 12508},
     {80, 0x810, "RRRPP", o517, NULL, 189},
     {80, 0x811, "GRR", o518, NULL, 76},
     {80, 0x811, "GRRR", o519, NULL, 9},
@@ -2358,26 +2361,26 @@ const rs_sass_form rs_sass_forms[] = {
     {80, 0x811, "RRR", o522, NULL, 751},
     {80, 0x812, "GRRRP", o523, NULL, 1378},
     {80, 0x812, "PRRRP", o524, NULL, 1920},
-    {80, 0x812, "RRRP", o525, NULL, 26705},
+    {80, 0x812, "RRRP", o525, NULL, 26723},
     {80, 0x816, "GRRR", o526, NULL, 118},
     {80, 0x816, "RRR", o527, NULL, 5819},
     {80, 0x817, "RRP", o528, NULL, 668},
     {80, 0x819, "GRRR", o529, NULL, 465},
-    {80, 0x819, "RRR", o530, NULL, 17452},
+    {80, 0x819, "RRR", o530, NULL, 17454},
     {80, 0x81c, "PPPPP", o531, NULL, 1396},
     {80, 0x81c, "PPPPQ", o532, NULL, 1003},
     {80, 0x820, "GRR", o533, NULL, 142},
     {80, 0x820, "RR", o534, NULL, 1946},
     {80, 0x822, "RRR", o535, NULL, 384},
     {80, 0x823, "GRRR", o536, NULL, 673},
-    {80, 0x823, "RRR", o537, NULL, 1293},
+    {80, 0x823, "RRR", o537, NULL, 1307},
     {80, 0x824, "GRRR", o538, NULL, 534},
     {80, 0x824, "GRRRP", o539, NULL, 1},
-    {80, 0x824, "RRR", o540, NULL, 18238},
+    {80, 0x824, "RRR", o540, NULL, 18242},
     {80, 0x824, "RRRP", o541, NULL, 1249},
     {80, 0x825, "GRRR", o542, NULL, 26},
     {80, 0x825, "RRR", o543, NULL, 4205},
-    {80, 0x827, "RRR", o544, NULL, 60},
+    {80, 0x827, "RRR", o544, NULL, 66},
     {80, 0x828, "GRR", o545, NULL, 3},
     {80, 0x828, "RR", o546, NULL, 65},
     {80, 0x82b, "GRRR", o547, NULL, 2},
@@ -2402,9 +2405,9 @@ const rs_sass_form rs_sass_forms[] = {
     {80, 0x8a4, "UUU", o566, NULL, 104},
     {80, 0x8a5, "UUU", o567, NULL, 23},
     {80, 0x908, "R", o568, NULL, 315},
-    {80, 0x918, "", o569, NULL, 15167},
+    {80, 0x918, "", o569, NULL, 15196},
     {80, 0x919, "GR", o570, NULL, 153},
-    {80, 0x919, "R", o571, NULL, 5255},
+    {80, 0x919, "R", o571, NULL, 5259},
     {80, 0x91a, "", o572, NULL, 638},
     {80, 0x941, "B", o573, NULL, 3735},
     {80, 0x942, "B", o574, NULL, 3},
@@ -2413,25 +2416,25 @@ const rs_sass_form rs_sass_forms[] = {
     {80, 0x944, "G", o577, NULL, 476},
     {80, 0x945, "B", o578, NULL, 3735},
     {80, 0x946, "", o579, NULL, 11},
-    {80, 0x947, "", o580, NULL, 4191},
+    {80, 0x947, "", o580, NULL, 4193},
     {80, 0x947, "G", o581, NULL, 10858},
     {80, 0x947, "GP", o582, NULL, 322},
     {80, 0x947, "GU", o583, NULL, 8},
     {80, 0x947, "U", o584, NULL, 35},
     {80, 0x948, "", o585, NULL, 46},
-    {80, 0x94d, "", o586, NULL, 1478},
-    {80, 0x94d, "G", o587, NULL, 1786},
+    {80, 0x94d, "", o586, NULL, 1480},
+    {80, 0x94d, "G", o587, NULL, 1788},
     {80, 0x94d, "GP", o588, NULL, 36},
-    {80, 0x950, "R", o589, NULL, 375},
+    {80, 0x950, "R", o589, NULL, 381},
     {80, 0x95c, "", o590, NULL, 2},
     {80, 0x95d, "", o591, NULL, 3},
     {80, 0x980, "GRR", o592, NULL, 16},
     {80, 0x980, "RR", o593, NULL, 1},
     {80, 0x980, "RUR", o594, NULL, 40},
     {80, 0x981, "GRUR", o595, NULL, 1675},
-    {80, 0x981, "RUR", o596, NULL, 23780},
+    {80, 0x981, "RUR", o596, NULL, 23789},
     {80, 0x983, "GRR", o597, NULL, 9},
-    {80, 0x983, "RR", o598, NULL, 198},
+    {80, 0x983, "RR", o598, NULL, 200},
     {80, 0x984, "GR", o599, NULL, 5},
     {80, 0x984, "GRR", o600, NULL, 299},
     {80, 0x984, "R", o601, NULL, 112},
@@ -2440,7 +2443,7 @@ const rs_sass_form rs_sass_forms[] = {
     {80, 0x984, "RU", o604, NULL, 707},
     {80, 0x985, "URR", o605, NULL, 25},
     {80, 0x986, "GURR", o606, NULL, 2529},
-    {80, 0x986, "URR", o607, NULL, 7485},
+    {80, 0x986, "URR", o607, NULL, 7487},
     {80, 0x988, "GRUR", o608, NULL, 1},
     {80, 0x988, "RUR", o609, NULL, 34},
     {80, 0x989, "PRRR", o610, NULL, 76},
@@ -2460,13 +2463,13 @@ const rs_sass_form rs_sass_forms[] = {
     {80, 0x9b0, "U", o624, NULL, 1},
     {80, 0x9c3, "U", o625, NULL, 346},
     {80, 0xa02, "GR", o626, NULL, 2},
-    {80, 0xa02, "R", o627, NULL, 1428},
+    {80, 0xa02, "R", o627, NULL, 1434},
     {80, 0xa07, "RRP", o628, NULL, 9},
     {80, 0xa08, "RRP", o629, NULL, 27},
     {80, 0xa09, "RRP", o630, NULL, 1},
     {80, 0xa0a, "RRP", o631, NULL, 166},
     {80, 0xa0b, "PPRP", o632, NULL, 15},
-    {80, 0xa0c, "PPRP", o633, NULL, 3836},
+    {80, 0xa0c, "PPRP", o633, NULL, 3838},
     {80, 0xa0c, "PPRPP", o634, NULL, 592},
     {80, 0xa10, "GRPRR", o635, NULL, 192},
     {80, 0xa10, "GRRR", o636, NULL, 10},
@@ -2493,7 +2496,7 @@ const rs_sass_form rs_sass_forms[] = {
     {80, 0xa23, "GRRR", o657, NULL, 112},
     {80, 0xa23, "RRR", o658, NULL, 4214},
     {80, 0xa24, "GRRR", o659, NULL, 487},
-    {80, 0xa24, "RRR", o660, NULL, 5364},
+    {80, 0xa24, "RRR", o660, NULL, 5366},
     {80, 0xa25, "GRRR", o661, NULL, 154},
     {80, 0xa25, "RRR", o662, NULL, 2726},
     {80, 0xa26, "RRR", o663, NULL, 656},
@@ -2503,7 +2506,7 @@ const rs_sass_form rs_sass_forms[] = {
     {80, 0xa28, "RR", o667, NULL, 891},
     {80, 0xa2b, "GRRR", o668, NULL, 112},
     {80, 0xa2b, "RRR", o669, NULL, 882},
-    {80, 0xab9, "U", o670, NULL, 2752},
+    {80, 0xab9, "U", o670, NULL, 2754},
     {80, 0xb06, "R", o671, NULL, 267},
     {80, 0xb08, "R", o672, NULL, 18},
     {80, 0xb09, "R", o673, NULL, 2},
@@ -2521,7 +2524,7 @@ const rs_sass_form rs_sass_forms[] = {
     {80, 0xb6c, "RRRR", o685, NULL, 98},
     {80, 0xb6f, "RRR", o686, NULL, 63},
     {80, 0xb82, "R", o687, NULL, 9},
-    {80, 0xb82, "RR", o688, NULL, 50},
+    {80, 0xb82, "RR", o688, NULL, 56},
     {80, 0xb99, "RR", o689, NULL, 218},
     {80, 0xb9b, "RR", o690, NULL, 52},
     {80, 0xb9d, "RR", o691, NULL, 153},
@@ -2565,7 +2568,7 @@ const rs_sass_form rs_sass_forms[] = {
     {80, 0xfae, "GRUR", o729, NULL, 5},
     {80, 0xfae, "RUR", o730, NULL, 3},
     {86, 0x202, "GRR", o731, NULL, 253},
-    {86, 0x202, "RR", o732, NULL, 3210},
+    {86, 0x202, "RR", o732, NULL, 3214},
     {86, 0x207, "GRRRP", o733, NULL, 38},
     {86, 0x207, "RRRP", o734, NULL, 1699},
     {86, 0x208, "RRRP", o735, NULL, 220},
@@ -2582,7 +2585,7 @@ const rs_sass_form rs_sass_forms[] = {
     {86, 0x210, "GRRRRPP", o746, NULL, 142},
     {86, 0x210, "RPPRRR", o747, NULL, 264},
     {86, 0x210, "RPRRR", o748, NULL, 1773},
-    {86, 0x210, "RRRR", o749, NULL, 2398},
+    {86, 0x210, "RRRR", o749, NULL, 2406},
     {86, 0x210, "RRRRPP", o750, NULL, 612},
     {86, 0x211, "GRPRR", o751, NULL, 2},
     {86, 0x211, "GRRR", o752, NULL, 45},
@@ -2592,7 +2595,7 @@ const rs_sass_form rs_sass_forms[] = {
     {86, 0x211, "RPRRR", o756, NULL, 1},
     {86, 0x211, "RRR", o757, NULL, 1243},
     {86, 0x211, "RRRP", o758, NULL, 2986},
-    {86, 0x211, "RRRR", o759, NULL, 2740},
+    {86, 0x211, "RRRR", o759, NULL, 2746},
     {86, 0x211, "RRRRP", o760, NULL, 2083},
     {86, 0x212, "GRRRRP", o761, NULL, 5},
     {86, 0x212, "PRRRRP", o762, NULL, 12},
@@ -2603,14 +2606,14 @@ const rs_sass_form rs_sass_forms[] = {
     {86, 0x219, "GRRRR", o767, NULL, 4},
     {86, 0x219, "RRRR", o768, NULL, 535},
     {86, 0x220, "GRRR", o769, NULL, 73},
-    {86, 0x220, "RRR", o770, NULL, 6603},
+    {86, 0x220, "RRR", o770, NULL, 6605},
     {86, 0x221, "GRRR", o771, NULL, 292},
-    {86, 0x221, "RRR", o772, NULL, 5045},
+    {86, 0x221, "RRR", o772, NULL, 5052},
     {86, 0x223, "GRRRR", o773, NULL, 15},
-    {86, 0x223, "RRRR", o774, NULL, 66439},
+    {86, 0x223, "RRRR", o774, NULL, 66445},
     {86, 0x224, "GRRRR", o775, NULL, 715},
     {86, 0x224, "GRRRRP", o776, NULL, 6},
-    {86, 0x224, "RRRR", o777, NULL, 4409},
+    {86, 0x224, "RRRR", o777, NULL, 4410},
     {86, 0x224, "RRRRP", o778, NULL, 126},
     {86, 0x225, "RPRRR", o779, NULL, 4},
     {86, 0x225, "RRRR", o780, NULL, 87},
@@ -2655,8 +2658,8 @@ const rs_sass_form rs_sass_forms[] = {
     {86, 0x300, "RR", o819, NULL, 3},
     {86, 0x301, "RR", o820, NULL, 2},
     {86, 0x302, "PRR", o821, NULL, 277},
-    {86, 0x305, "RR", o822, NULL, 516},
-    {86, 0x306, "RR", o823, NULL, 49},
+    {86, 0x305, "RR", o822, NULL, 534},
+    {86, 0x306, "RR", o823, NULL, 51},
     {86, 0x308, "GRR", o824, NULL, 81},
     {86, 0x308, "RR", o825, NULL, 2117},
     {86, 0x309, "RR", o826, NULL, 55},
@@ -2664,984 +2667,987 @@ const rs_sass_form rs_sass_forms[] = {
     {86, 0x311, "RR", o828, NULL, 2},
     {86, 0x312, "RR", o829, NULL, 28},
     {86, 0x343, "R", o830, NULL, 1},
-    {86, 0x348, "R", o831, NULL, 7},
-    {86, 0x34e, "R", o832, NULL, 1},
-    {86, 0x35d, "R", o833, NULL, 1},
-    {86, 0x361, "PRRRR", o834, NULL, 12},
-    {86, 0x361, "RRRR", o835, NULL, 96},
-    {86, 0x364, "PRRRR", o836, NULL, 4},
-    {86, 0x364, "RRRR", o837, NULL, 36},
-    {86, 0x367, "PRRRR", o838, NULL, 4},
-    {86, 0x367, "RRRR", o839, NULL, 48},
-    {86, 0x36d, "RRRR", o840, NULL, 24},
-    {86, 0x370, "RRR", o841, NULL, 18},
-    {86, 0x385, "GRR", o842, NULL, 16},
-    {86, 0x385, "RR", o843, NULL, 1},
-    {86, 0x387, "RR", o844, NULL, 378},
-    {86, 0x388, "GR", o845, NULL, 1},
-    {86, 0x388, "GRR", o846, NULL, 549},
-    {86, 0x388, "RR", o847, NULL, 5181},
-    {86, 0x389, "PRRRR", o848, NULL, 7},
-    {86, 0x38b, "PRRRR", o849, NULL, 34},
-    {86, 0x38c, "GRR", o850, NULL, 1},
-    {86, 0x38c, "RRR", o851, NULL, 10},
-    {86, 0x38d, "RRRR", o852, NULL, 6},
-    {86, 0x3a0, "RRR", o853, NULL, 32},
-    {86, 0x3a1, "RR", o854, NULL, 17},
-    {86, 0x3a9, "PRRRR", o855, NULL, 3},
-    {86, 0x3aa, "PRR", o856, NULL, 1},
-    {86, 0x3c2, "GUR", o857, NULL, 14},
-    {86, 0x3c2, "UR", o858, NULL, 261},
-    {86, 0x3c4, "UR", o859, NULL, 7},
-    {86, 0x414, "RRR", o860, NULL, 2},
-    {86, 0x421, "GRR", o861, NULL, 7},
-    {86, 0x421, "RR", o862, NULL, 2954},
-    {86, 0x423, "GRRR", o863, NULL, 14},
-    {86, 0x423, "RRR", o864, NULL, 2120},
-    {86, 0x424, "GRRR", o865, NULL, 298},
-    {86, 0x424, "RRR", o866, NULL, 1961},
-    {86, 0x42b, "RRR", o867, NULL, 20},
-    {86, 0x4a4, "UUU", o868, NULL, 66},
-    {86, 0x589, "PRRR", o869, NULL, 380},
-    {86, 0x59f, "RR", o870, NULL, 133},
-    {86, 0x619, "RRR", o871, NULL, 6},
-    {86, 0x621, "RR", o872, NULL, 92},
-    {86, 0x623, "RRR", o873, NULL, 20},
-    {86, 0x624, "GRRR", o874, NULL, 10},
-    {86, 0x624, "RRR", o875, NULL, 955},
-    {86, 0x624, "RRRP", o876, NULL, 188},
-    {86, 0x625, "GRRR", o877, NULL, 108},
-    {86, 0x625, "RRR", o878, NULL, 1208},
-    {86, 0x802, "GR", o879, NULL, 153},
-    {86, 0x802, "R", o880, NULL, 1578},
-    {86, 0x803, "RR", o881, NULL, 113},
-    {86, 0x804, "R", o882, NULL, 12},
-    {86, 0x805, "GR", o883, NULL, 25},
-    {86, 0x805, "R", o884, NULL, 7796},
-    {86, 0x806, "PP", o885, t885, 2},
-    {86, 0x806, "RPP", o886, NULL, 18},
-    {86, 0x807, "RRP", o887, NULL, 992},
-    {86, 0x808, "RRP", o888, NULL, 315},
-    {86, 0x809, "RRP", o889, NULL, 2},
-    {86, 0x80a, "RRP", o890, NULL, 17},
-    {86, 0x80b, "PPRP", o891, NULL, 1639},
-    {86, 0x80c, "PPRP", o892, NULL, 5021},
-    {86, 0x810, "GRPRR", o893, NULL, 6},
-    {86, 0x810, "GRRR", o894, NULL, 356},
-    {86, 0x810, "RPPRR", o895, NULL, 20},
-    {86, 0x810, "RPRR", o896, NULL, 315},
-    {86, 0x810, "RRR", o897, NULL, 7700},
-    {86, 0x810, "RRRPP", o898, NULL, 181},
-    {86, 0x811, "GRR", o899, NULL, 71},
-    {86, 0x811, "RR", o900, NULL, 940},
-    {86, 0x811, "RRR", o901, NULL, 329},
-    {86, 0x812, "GRRRP", o902, NULL, 12},
-    {86, 0x812, "PRRRP", o903, NULL, 1113},
-    {86, 0x812, "RRRP", o904, NULL, 7254},
-    {86, 0x816, "RRR", o905, NULL, 94},
-    {86, 0x817, "RRP", o906, NULL, 663},
-    {86, 0x819, "GRRR", o907, NULL, 151},
-    {86, 0x819, "RRR", o908, NULL, 9405},
-    {86, 0x81c, "PPPPP", o909, NULL, 1056},
-    {86, 0x81c, "PPPPQ", o910, NULL, 884},
-    {86, 0x820, "GRR", o911, NULL, 131},
-    {86, 0x820, "RR", o912, NULL, 668},
-    {86, 0x822, "RRR", o913, NULL, 384},
-    {86, 0x823, "GRRR", o914, NULL, 517},
-    {86, 0x823, "RRR", o915, NULL, 454},
-    {86, 0x824, "GRRR", o916, NULL, 383},
-    {86, 0x824, "RRR", o917, NULL, 10792},
-    {86, 0x824, "RRRP", o918, NULL, 276},
-    {86, 0x825, "GRRR", o919, NULL, 24},
-    {86, 0x825, "RRR", o920, NULL, 2078},
-    {86, 0x827, "RRR", o921, NULL, 60},
-    {86, 0x828, "RR", o922, NULL, 61},
-    {86, 0x83b, "RR", o923, NULL, 2213},
-    {86, 0x83e, "RR", o924, NULL, 17},
-    {86, 0x882, "HU", o925, NULL, 8},
-    {86, 0x882, "U", o926, NULL, 74},
-    {86, 0x886, "UQP", o927, NULL, 22},
-    {86, 0x887, "UUQ", o928, NULL, 29},
-    {86, 0x88c, "QQUQ", o929, NULL, 830},
-    {86, 0x890, "UQUU", o930, NULL, 79},
-    {86, 0x890, "UUU", o931, NULL, 724},
-    {86, 0x891, "UU", o932, NULL, 91},
-    {86, 0x891, "UUQ", o933, NULL, 20},
-    {86, 0x892, "UUUQ", o934, NULL, 53},
-    {86, 0x899, "HUUU", o935, NULL, 10},
-    {86, 0x899, "UUU", o936, NULL, 2210},
-    {86, 0x8a4, "UUU", o937, NULL, 79},
-    {86, 0x8a5, "UUU", o938, NULL, 20},
-    {86, 0x908, "R", o939, NULL, 246},
-    {86, 0x918, "", o940, NULL, 10361},
-    {86, 0x919, "R", o941, NULL, 2824},
-    {86, 0x91a, "", o942, NULL, 456},
-    {86, 0x941, "B", o943, NULL, 1682},
-    {86, 0x942, "B", o944, NULL, 3},
-    {86, 0x944, "", o945, NULL, 347},
-    {86, 0x944, "G", o946, NULL, 292},
-    {86, 0x945, "B", o947, NULL, 1682},
-    {86, 0x946, "", o948, NULL, 6},
-    {86, 0x947, "", o949, NULL, 2998},
-    {86, 0x947, "G", o950, NULL, 7051},
-    {86, 0x947, "GP", o951, NULL, 246},
-    {86, 0x947, "U", o952, NULL, 20},
-    {86, 0x948, "", o953, NULL, 23},
-    {86, 0x94d, "", o954, NULL, 908},
-    {86, 0x94d, "G", o955, NULL, 960},
-    {86, 0x94d, "GP", o956, NULL, 36},
-    {86, 0x950, "R", o957, NULL, 279},
-    {86, 0x95c, "", o958, NULL, 1},
-    {86, 0x95d, "", o959, NULL, 1},
-    {86, 0x980, "GRR", o960, NULL, 16},
-    {86, 0x980, "RR", o961, NULL, 1},
-    {86, 0x980, "RUR", o962, NULL, 38},
-    {86, 0x981, "GRUR", o963, NULL, 965},
-    {86, 0x981, "RUR", o964, NULL, 9899},
-    {86, 0x983, "GRR", o965, NULL, 1},
-    {86, 0x983, "RR", o966, NULL, 366},
-    {86, 0x984, "GRR", o967, NULL, 223},
-    {86, 0x984, "R", o968, NULL, 12},
-    {86, 0x984, "RR", o969, NULL, 31792},
-    {86, 0x984, "RRU", o970, NULL, 264},
-    {86, 0x984, "RU", o971, NULL, 707},
-    {86, 0x985, "URR", o972, NULL, 25},
-    {86, 0x986, "GURR", o973, NULL, 709},
-    {86, 0x986, "URR", o974, NULL, 6233},
-    {86, 0x988, "GRUR", o975, NULL, 1},
-    {86, 0x988, "RUR", o976, NULL, 31},
-    {86, 0x989, "PRRR", o977, NULL, 76},
-    {86, 0x98a, "GPRURR", o978, NULL, 1},
-    {86, 0x98a, "PRURR", o979, NULL, 17},
-    {86, 0x98e, "GURR", o980, NULL, 18},
-    {86, 0x98e, "URR", o981, NULL, 64},
-    {86, 0x98f, "", o982, NULL, 2},
-    {86, 0x992, "", o983, NULL, 4},
-    {86, 0x99a, "RRR", o984, NULL, 52},
-    {86, 0x99c, "RRR", o985, NULL, 12},
-    {86, 0x99e, "RRR", o986, NULL, 36},
-    {86, 0x9a8, "GPRURR", o987, NULL, 18},
-    {86, 0x9a8, "PRURR", o988, NULL, 35},
-    {86, 0x9ab, "", o989, NULL, 2},
-    {86, 0x9af, "", o990, NULL, 49},
-    {86, 0x9b0, "U", o991, NULL, 1},
-    {86, 0x9c3, "U", o992, NULL, 293},
-    {86, 0xa02, "GR", o993, NULL, 18},
-    {86, 0xa02, "R", o994, NULL, 783},
-    {86, 0xa07, "GRRP", o995, NULL, 13},
-    {86, 0xa08, "RRP", o996, NULL, 15},
-    {86, 0xa0a, "RRP", o997, NULL, 166},
-    {86, 0xa0b, "PPRP", o998, NULL, 15},
-    {86, 0xa0c, "GPPRP", o999, NULL, 6},
-    {86, 0xa0c, "GPPRPP", o1000, NULL, 6},
-    {86, 0xa0c, "PPRP", o1001, NULL, 1982},
-    {86, 0xa0c, "PPRPP", o1002, NULL, 94},
-    {86, 0xa10, "GRPRR", o1003, NULL, 46},
-    {86, 0xa10, "GRRR", o1004, NULL, 12},
-    {86, 0xa10, "GRRRPP", o1005, NULL, 46},
-    {86, 0xa10, "RPPRR", o1006, NULL, 35},
-    {86, 0xa10, "RPRR", o1007, NULL, 758},
-    {86, 0xa10, "RRR", o1008, NULL, 331},
-    {86, 0xa10, "RRRPP", o1009, NULL, 546},
-    {86, 0xa11, "GRPR", o1010, NULL, 360},
-    {86, 0xa11, "GRRRP", o1011, NULL, 360},
-    {86, 0xa11, "RPR", o1012, NULL, 2393},
-    {86, 0xa11, "RR", o1013, NULL, 3},
-    {86, 0xa11, "RRP", o1014, NULL, 1},
-    {86, 0xa11, "RRRP", o1015, NULL, 2393},
-    {86, 0xa12, "GRRRP", o1016, NULL, 48},
-    {86, 0xa12, "RRRP", o1017, NULL, 26},
-    {86, 0xa13, "R", o1018, NULL, 48},
-    {86, 0xa17, "RRP", o1019, NULL, 19},
-    {86, 0xa20, "GRR", o1020, NULL, 112},
-    {86, 0xa20, "RR", o1021, NULL, 4066},
-    {86, 0xa23, "GRRR", o1022, NULL, 140},
-    {86, 0xa23, "RRR", o1023, NULL, 5060},
-    {86, 0xa24, "GRRR", o1024, NULL, 109},
-    {86, 0xa24, "RRR", o1025, NULL, 2714},
-    {86, 0xa25, "GRRR", o1026, NULL, 162},
-    {86, 0xa25, "RRR", o1027, NULL, 2753},
-    {86, 0xa28, "GRR", o1028, NULL, 112},
-    {86, 0xa28, "RR", o1029, NULL, 878},
-    {86, 0xa2b, "GRRR", o1030, NULL, 112},
-    {86, 0xa2b, "RRR", o1031, NULL, 876},
-    {86, 0xa45, "R", o1032, NULL, 241},
-    {86, 0xab9, "HU", o1033, NULL, 10},
-    {86, 0xab9, "U", o1034, NULL, 1999},
-    {86, 0xb06, "R", o1035, NULL, 2},
-    {86, 0xb08, "R", o1036, NULL, 18},
-    {86, 0xb09, "R", o1037, NULL, 2},
-    {86, 0xb10, "R", o1038, NULL, 19},
-    {86, 0xb1d, "", o1039, NULL, 1047},
-    {86, 0xb60, "PRRRR", o1040, NULL, 49},
-    {86, 0xb60, "RRRR", o1041, NULL, 481},
-    {86, 0xb63, "PRRRR", o1042, NULL, 16},
-    {86, 0xb63, "RRRR", o1043, NULL, 150},
-    {86, 0xb66, "PRRRR", o1044, NULL, 16},
-    {86, 0xb66, "RRR", o1045, NULL, 69},
-    {86, 0xb66, "RRRR", o1046, NULL, 132},
-    {86, 0xb6c, "RRRR", o1047, NULL, 98},
-    {86, 0xb6f, "RRR", o1048, NULL, 63},
-    {86, 0xb82, "R", o1049, NULL, 2},
-    {86, 0xb82, "RR", o1050, NULL, 1},
-    {86, 0xb99, "RR", o1051, NULL, 218},
-    {86, 0xb9b, "RR", o1052, NULL, 52},
-    {86, 0xb9d, "RR", o1053, NULL, 152},
-    {86, 0xc02, "RU", o1054, NULL, 235},
-    {86, 0xc07, "RRUP", o1055, NULL, 1520},
-    {86, 0xc0c, "PPRUP", o1056, NULL, 1254},
-    {86, 0xc0c, "PPRUPP", o1057, NULL, 792},
-    {86, 0xc10, "GRPPRUR", o1058, NULL, 24},
-    {86, 0xc10, "GRPRUR", o1059, NULL, 56},
-    {86, 0xc10, "GRRUR", o1060, NULL, 31},
-    {86, 0xc10, "GRRURPP", o1061, NULL, 2},
-    {86, 0xc10, "RPPRUR", o1062, NULL, 49},
-    {86, 0xc10, "RPRUR", o1063, NULL, 3251},
-    {86, 0xc10, "RRUR", o1064, NULL, 496},
-    {86, 0xc10, "RRURPP", o1065, NULL, 1437},
-    {86, 0xc11, "GRRUP", o1066, NULL, 17},
-    {86, 0xc11, "RPRU", o1067, NULL, 393},
-    {86, 0xc11, "RRU", o1068, NULL, 121},
-    {86, 0xc11, "RRUP", o1069, NULL, 173},
-    {86, 0xc11, "RRURP", o1070, NULL, 393},
-    {86, 0xc12, "GRRURP", o1071, NULL, 2},
-    {86, 0xc12, "RRURP", o1072, NULL, 61},
-    {86, 0xc17, "RRUP", o1073, NULL, 255},
-    {86, 0xc24, "GRRUR", o1074, NULL, 65},
-    {86, 0xc24, "RRUR", o1075, NULL, 1511},
-    {86, 0xc25, "RRUR", o1076, NULL, 33},
-    {86, 0xc45, "RU", o1077, NULL, 5},
-    {86, 0xc82, "HUU", o1078, NULL, 22},
-    {86, 0xc82, "UU", o1079, NULL, 300},
-    {86, 0xd00, "RU", o1080, NULL, 20},
-    {86, 0xd06, "RU", o1081, NULL, 2},
-    {86, 0xd09, "RU", o1082, NULL, 4},
-    {86, 0xd12, "RU", o1083, NULL, 2},
-    {86, 0xe24, "RRRU", o1084, NULL, 369},
-    {86, 0xf55, "B", o1085, NULL, 64},
-    {86, 0xf56, "B", o1086, NULL, 128},
-    {86, 0xf89, "PRR", o1087, NULL, 823},
-    {86, 0xf8c, "RRU", o1088, NULL, 18},
-    {86, 0xf8c, "RU", o1089, NULL, 2},
-    {86, 0xfae, "GRUR", o1090, NULL, 69},
-    {86, 0xfae, "RUR", o1091, NULL, 367},
-    {89, 0x202, "GRR", o1092, NULL, 254},
-    {89, 0x202, "RR", o1093, NULL, 3267},
-    {89, 0x207, "GRRRP", o1094, NULL, 38},
-    {89, 0x207, "RRRP", o1095, NULL, 1699},
-    {89, 0x208, "RRRP", o1096, NULL, 220},
-    {89, 0x209, "RRRP", o1097, NULL, 1620},
-    {89, 0x20a, "RRRP", o1098, NULL, 244},
-    {89, 0x20b, "PPRRP", o1099, NULL, 430},
-    {89, 0x20c, "GPPRRP", o1100, NULL, 23},
-    {89, 0x20c, "GPPRRPP", o1101, NULL, 19},
-    {89, 0x20c, "PPRRP", o1102, NULL, 3236},
-    {89, 0x20c, "PPRRPP", o1103, NULL, 981},
-    {89, 0x210, "GRPPRRR", o1104, NULL, 121},
-    {89, 0x210, "GRPRRR", o1105, NULL, 111},
-    {89, 0x210, "GRRRR", o1106, NULL, 174},
-    {89, 0x210, "GRRRRPP", o1107, NULL, 145},
-    {89, 0x210, "RPPRRR", o1108, NULL, 270},
-    {89, 0x210, "RPRRR", o1109, NULL, 1781},
-    {89, 0x210, "RRRR", o1110, NULL, 2462},
-    {89, 0x210, "RRRRPP", o1111, NULL, 602},
-    {89, 0x211, "GRPRR", o1112, NULL, 2},
-    {89, 0x211, "GRRR", o1113, NULL, 52},
-    {89, 0x211, "GRRRP", o1114, NULL, 148},
-    {89, 0x211, "GRRRRP", o1115, NULL, 2},
-    {89, 0x211, "RPRR", o1116, NULL, 2130},
-    {89, 0x211, "RPRRR", o1117, NULL, 1},
-    {89, 0x211, "RRR", o1118, NULL, 1273},
-    {89, 0x211, "RRRP", o1119, NULL, 3045},
-    {89, 0x211, "RRRR", o1120, NULL, 2788},
-    {89, 0x211, "RRRRP", o1121, NULL, 2075},
-    {89, 0x212, "GRRRRP", o1122, NULL, 5},
-    {89, 0x212, "PRRRRP", o1123, NULL, 12},
-    {89, 0x212, "RRRRP", o1124, NULL, 918},
-    {89, 0x213, "RR", o1125, NULL, 59},
-    {89, 0x215, "RRRR", o1126, NULL, 1},
-    {89, 0x217, "RRRP", o1127, NULL, 203},
-    {89, 0x219, "GRRRR", o1128, NULL, 4},
-    {89, 0x219, "RRRR", o1129, NULL, 535},
-    {89, 0x220, "GRRR", o1130, NULL, 73},
-    {89, 0x220, "RRR", o1131, NULL, 6603},
-    {89, 0x221, "GRRR", o1132, NULL, 292},
-    {89, 0x221, "RRR", o1133, NULL, 5045},
-    {89, 0x223, "GRRRR", o1134, NULL, 15},
-    {89, 0x223, "RRRR", o1135, NULL, 66823},
-    {89, 0x224, "GRRRR", o1136, NULL, 714},
-    {89, 0x224, "GRRRRP", o1137, NULL, 6},
-    {89, 0x224, "RRRR", o1138, NULL, 4467},
-    {89, 0x224, "RRRRP", o1139, NULL, 126},
-    {89, 0x225, "RPRRR", o1140, NULL, 4},
-    {89, 0x225, "RRRR", o1141, NULL, 87},
-    {89, 0x226, "RRRR", o1142, NULL, 2},
-    {89, 0x227, "RPRRR", o1143, NULL, 6},
-    {89, 0x227, "RRRR", o1144, NULL, 129},
-    {89, 0x228, "RRR", o1145, NULL, 25},
-    {89, 0x229, "GRRR", o1146, NULL, 48},
-    {89, 0x229, "RRR", o1147, NULL, 123},
-    {89, 0x22a, "PPRRP", o1148, NULL, 2},
-    {89, 0x22b, "RRRR", o1149, NULL, 38489},
-    {89, 0x230, "RRR", o1150, NULL, 2822},
-    {89, 0x231, "RRRR", o1151, NULL, 2},
-    {89, 0x237, "RRRR", o1152, NULL, 2},
-    {89, 0x23c, "RRRR", o1153, NULL, 5574},
-    {89, 0x23e, "RRR", o1154, NULL, 2439},
-    {89, 0x23f, "RRRR", o1155, NULL, 1},
-    {89, 0x240, "RRRP", o1156, NULL, 1},
-    {89, 0x245, "RR", o1157, NULL, 607},
-    {89, 0x287, "HUUUQ", o1158, NULL, 8},
-    {89, 0x287, "UUUQ", o1159, NULL, 204},
-    {89, 0x28c, "HQQUUQ", o1160, NULL, 2},
-    {89, 0x28c, "HQQUUQQ", o1161, NULL, 2},
-    {89, 0x28c, "QQUUQ", o1162, NULL, 493},
-    {89, 0x28c, "QQUUQQ", o1163, NULL, 8},
-    {89, 0x290, "HUUUU", o1164, NULL, 42},
-    {89, 0x290, "UQQUUU", o1165, NULL, 4},
-    {89, 0x290, "UQUUU", o1166, NULL, 106},
-    {89, 0x290, "UUUU", o1167, NULL, 304},
-    {89, 0x290, "UUUUQQ", o1168, NULL, 96},
-    {89, 0x291, "UUU", o1169, NULL, 11},
-    {89, 0x291, "UUUQ", o1170, NULL, 73},
-    {89, 0x291, "UUUU", o1171, NULL, 67},
-    {89, 0x292, "UUUUQ", o1172, NULL, 18},
-    {89, 0x299, "UUUU", o1173, NULL, 32},
-    {89, 0x2a4, "HUUUU", o1174, NULL, 34},
-    {89, 0x2a4, "UUUU", o1175, NULL, 265},
-    {89, 0x2a5, "HUUUU", o1176, NULL, 20},
-    {89, 0x2a5, "UUUU", o1177, NULL, 42},
-    {89, 0x2bd, "UU", o1178, NULL, 3},
-    {89, 0x2bf, "UU", o1179, NULL, 27},
-    {89, 0x300, "RR", o1180, NULL, 3},
-    {89, 0x301, "RR", o1181, NULL, 2},
-    {89, 0x302, "PRR", o1182, NULL, 277},
-    {89, 0x305, "RR", o1183, NULL, 516},
-    {89, 0x306, "RR", o1184, NULL, 49},
-    {89, 0x308, "GRR", o1185, NULL, 81},
-    {89, 0x308, "RR", o1186, NULL, 2117},
-    {89, 0x309, "RR", o1187, NULL, 55},
-    {89, 0x310, "RR", o1188, NULL, 74},
-    {89, 0x311, "RR", o1189, NULL, 2},
-    {89, 0x312, "RR", o1190, NULL, 28},
-    {89, 0x343, "R", o1191, NULL, 1},
-    {89, 0x348, "R", o1192, NULL, 7},
-    {89, 0x34e, "R", o1193, NULL, 1},
-    {89, 0x35d, "R", o1194, NULL, 1},
-    {89, 0x361, "PRRRR", o1195, NULL, 12},
-    {89, 0x361, "RRRR", o1196, NULL, 96},
-    {89, 0x364, "PRRRR", o1197, NULL, 4},
-    {89, 0x364, "RRRR", o1198, NULL, 36},
-    {89, 0x367, "PRRRR", o1199, NULL, 4},
-    {89, 0x367, "RRRR", o1200, NULL, 48},
-    {89, 0x36d, "RRRR", o1201, NULL, 24},
-    {89, 0x370, "RRR", o1202, NULL, 18},
-    {89, 0x385, "GRR", o1203, NULL, 16},
-    {89, 0x385, "RR", o1204, NULL, 1},
-    {89, 0x387, "RR", o1205, NULL, 380},
-    {89, 0x388, "GR", o1206, NULL, 1},
-    {89, 0x388, "GRR", o1207, NULL, 555},
-    {89, 0x388, "RR", o1208, NULL, 5217},
-    {89, 0x389, "PRRRR", o1209, NULL, 7},
-    {89, 0x38b, "PRRRR", o1210, NULL, 34},
-    {89, 0x38c, "GRR", o1211, NULL, 1},
-    {89, 0x38c, "RRR", o1212, NULL, 10},
-    {89, 0x38d, "RRRR", o1213, NULL, 6},
-    {89, 0x3a0, "RRR", o1214, NULL, 32},
-    {89, 0x3a1, "RR", o1215, NULL, 17},
-    {89, 0x3a9, "PRRRR", o1216, NULL, 3},
-    {89, 0x3aa, "PRR", o1217, NULL, 1},
-    {89, 0x3c2, "GUR", o1218, NULL, 14},
-    {89, 0x3c2, "UR", o1219, NULL, 261},
-    {89, 0x3c4, "UR", o1220, NULL, 7},
-    {89, 0x414, "RRR", o1221, NULL, 2},
-    {89, 0x421, "GRR", o1222, NULL, 7},
-    {89, 0x421, "RR", o1223, NULL, 2954},
-    {89, 0x423, "GRRR", o1224, NULL, 14},
-    {89, 0x423, "RRR", o1225, NULL, 2120},
-    {89, 0x424, "GRRR", o1226, NULL, 300},
-    {89, 0x424, "RRR", o1227, NULL, 1956},
-    {89, 0x42b, "RRR", o1228, NULL, 20},
-    {89, 0x4a4, "UUU", o1229, NULL, 66},
-    {89, 0x589, "PRRR", o1230, NULL, 380},
-    {89, 0x59f, "RR", o1231, NULL, 133},
-    {89, 0x619, "RRR", o1232, NULL, 6},
-    {89, 0x621, "RR", o1233, NULL, 92},
-    {89, 0x623, "RRR", o1234, NULL, 20},
-    {89, 0x624, "GRRR", o1235, NULL, 10},
-    {89, 0x624, "RRR", o1236, NULL, 957},
-    {89, 0x624, "RRRP", o1237, NULL, 188},
-    {89, 0x625, "GRRR", o1238, NULL, 108},
-    {89, 0x625, "RRR", o1239, NULL, 1205},
-    {89, 0x802, "GR", o1240, NULL, 151},
-    {89, 0x802, "R", o1241, NULL, 1582},
-    {89, 0x803, "RR", o1242, NULL, 113},
-    {89, 0x804, "R", o1243, NULL, 12},
-    {89, 0x805, "GR", o1244, NULL, 25},
-    {89, 0x805, "R", o1245, NULL, 7798},
-    {89, 0x806, "PP", o1246, t1246, 2},
-    {89, 0x806, "RPP", o1247, NULL, 18},
-    {89, 0x807, "RRP", o1248, NULL, 992},
-    {89, 0x808, "RRP", o1249, NULL, 315},
-    {89, 0x809, "RRP", o1250, NULL, 2},
-    {89, 0x80a, "RRP", o1251, NULL, 17},
-    {89, 0x80b, "PPRP", o1252, NULL, 1639},
-    {89, 0x80c, "PPRP", o1253, NULL, 5048},
-    {89, 0x810, "GRPRR", o1254, NULL, 6},
-    {89, 0x810, "GRRR", o1255, NULL, 362},
-    {89, 0x810, "RPPRR", o1256, NULL, 20},
-    {89, 0x810, "RPRR", o1257, NULL, 315},
-    {89, 0x810, "RRR", o1258, NULL, 7743},
-    {89, 0x810, "RRRPP", o1259, NULL, 181},
-    {89, 0x811, "GRR", o1260, NULL, 77},
-    {89, 0x811, "RR", o1261, NULL, 954},
-    {89, 0x811, "RRR", o1262, NULL, 332},
-    {89, 0x812, "GRRRP", o1263, NULL, 6},
-    {89, 0x812, "PRRRP", o1264, NULL, 1113},
-    {89, 0x812, "RRRP", o1265, NULL, 7304},
-    {89, 0x816, "RRR", o1266, NULL, 94},
-    {89, 0x817, "RRP", o1267, NULL, 666},
-    {89, 0x819, "GRRR", o1268, NULL, 148},
-    {89, 0x819, "RRR", o1269, NULL, 9517},
-    {89, 0x81c, "PPPPP", o1270, NULL, 1056},
-    {89, 0x81c, "PPPPQ", o1271, NULL, 884},
-    {89, 0x820, "GRR", o1272, NULL, 131},
-    {89, 0x820, "RR", o1273, NULL, 668},
-    {89, 0x822, "RRR", o1274, NULL, 384},
-    {89, 0x823, "GRRR", o1275, NULL, 517},
-    {89, 0x823, "RRR", o1276, NULL, 454},
-    {89, 0x824, "GRRR", o1277, NULL, 384},
-    {89, 0x824, "RRR", o1278, NULL, 10853},
-    {89, 0x824, "RRRP", o1279, NULL, 284},
-    {89, 0x825, "GRRR", o1280, NULL, 24},
-    {89, 0x825, "RRR", o1281, NULL, 2095},
-    {89, 0x827, "RRR", o1282, NULL, 60},
-    {89, 0x828, "RR", o1283, NULL, 61},
-    {89, 0x83b, "RR", o1284, NULL, 2213},
-    {89, 0x83e, "RR", o1285, NULL, 17},
-    {89, 0x882, "HU", o1286, NULL, 8},
-    {89, 0x882, "U", o1287, NULL, 74},
-    {89, 0x886, "UQP", o1288, NULL, 22},
-    {89, 0x887, "UUQ", o1289, NULL, 29},
-    {89, 0x88c, "QQUQ", o1290, NULL, 830},
-    {89, 0x890, "UQUU", o1291, NULL, 79},
-    {89, 0x890, "UUU", o1292, NULL, 726},
-    {89, 0x891, "UU", o1293, NULL, 91},
-    {89, 0x891, "UUQ", o1294, NULL, 20},
-    {89, 0x892, "UUUQ", o1295, NULL, 53},
-    {89, 0x899, "HUUU", o1296, NULL, 10},
-    {89, 0x899, "UUU", o1297, NULL, 2233},
-    {89, 0x8a4, "UUU", o1298, NULL, 79},
-    {89, 0x8a5, "UUU", o1299, NULL, 20},
-    {89, 0x908, "R", o1300, NULL, 246},
-    {89, 0x918, "", o1301, NULL, 10407},
-    {89, 0x919, "R", o1302, NULL, 2831},
-    {89, 0x91a, "", o1303, NULL, 456},
-    {89, 0x941, "B", o1304, NULL, 1694},
-    {89, 0x942, "B", o1305, NULL, 3},
-    {89, 0x944, "", o1306, NULL, 347},
-    {89, 0x944, "G", o1307, NULL, 295},
-    {89, 0x945, "B", o1308, NULL, 1694},
-    {89, 0x946, "", o1309, NULL, 6},
-    {89, 0x947, "", o1310, NULL, 3007},
-    {89, 0x947, "G", o1311, NULL, 7081},
-    {89, 0x947, "GP", o1312, NULL, 246},
-    {89, 0x947, "U", o1313, NULL, 20},
-    {89, 0x948, "", o1314, NULL, 23},
-    {89, 0x94d, "", o1315, NULL, 911},
-    {89, 0x94d, "G", o1316, NULL, 960},
-    {89, 0x94d, "GP", o1317, NULL, 36},
-    {89, 0x950, "R", o1318, NULL, 279},
-    {89, 0x95c, "", o1319, NULL, 1},
-    {89, 0x95d, "", o1320, NULL, 1},
-    {89, 0x980, "GRR", o1321, NULL, 16},
-    {89, 0x980, "RR", o1322, NULL, 1},
-    {89, 0x980, "RUR", o1323, NULL, 38},
-    {89, 0x981, "GRUR", o1324, NULL, 971},
-    {89, 0x981, "RUR", o1325, NULL, 9983},
-    {89, 0x983, "GRR", o1326, NULL, 1},
-    {89, 0x983, "RR", o1327, NULL, 368},
-    {89, 0x984, "GRR", o1328, NULL, 223},
-    {89, 0x984, "R", o1329, NULL, 12},
-    {89, 0x984, "RR", o1330, NULL, 31840},
-    {89, 0x984, "RRU", o1331, NULL, 264},
-    {89, 0x984, "RU", o1332, NULL, 707},
-    {89, 0x985, "URR", o1333, NULL, 25},
-    {89, 0x986, "GURR", o1334, NULL, 709},
-    {89, 0x986, "URR", o1335, NULL, 6281},
-    {89, 0x988, "GRUR", o1336, NULL, 1},
-    {89, 0x988, "RUR", o1337, NULL, 31},
-    {89, 0x989, "PRRR", o1338, NULL, 76},
-    {89, 0x98a, "GPRURR", o1339, NULL, 1},
-    {89, 0x98a, "PRURR", o1340, NULL, 17},
-    {89, 0x98e, "GURR", o1341, NULL, 18},
-    {89, 0x98e, "URR", o1342, NULL, 64},
-    {89, 0x98f, "", o1343, NULL, 2},
-    {89, 0x992, "", o1344, NULL, 4},
-    {89, 0x99a, "RRR", o1345, NULL, 52},
-    {89, 0x99c, "RRR", o1346, NULL, 12},
-    {89, 0x99e, "RRR", o1347, NULL, 36},
-    {89, 0x9a8, "GPRURR", o1348, NULL, 18},
-    {89, 0x9a8, "PRURR", o1349, NULL, 35},
-    {89, 0x9ab, "", o1350, NULL, 2},
-    {89, 0x9af, "", o1351, NULL, 49},
-    {89, 0x9b0, "U", o1352, NULL, 1},
-    {89, 0x9c3, "U", o1353, NULL, 299},
-    {89, 0xa02, "GR", o1354, NULL, 18},
-    {89, 0xa02, "R", o1355, NULL, 798},
-    {89, 0xa07, "GRRP", o1356, NULL, 13},
-    {89, 0xa08, "RRP", o1357, NULL, 15},
-    {89, 0xa0a, "RRP", o1358, NULL, 166},
-    {89, 0xa0b, "PPRP", o1359, NULL, 15},
-    {89, 0xa0c, "GPPRP", o1360, NULL, 6},
-    {89, 0xa0c, "GPPRPP", o1361, NULL, 6},
-    {89, 0xa0c, "PPRP", o1362, NULL, 1988},
-    {89, 0xa0c, "PPRPP", o1363, NULL, 94},
-    {89, 0xa10, "GRPRR", o1364, NULL, 46},
-    {89, 0xa10, "GRRR", o1365, NULL, 12},
-    {89, 0xa10, "GRRRPP", o1366, NULL, 46},
-    {89, 0xa10, "RPPRR", o1367, NULL, 35},
-    {89, 0xa10, "RPRR", o1368, NULL, 756},
-    {89, 0xa10, "RRR", o1369, NULL, 339},
-    {89, 0xa10, "RRRPP", o1370, NULL, 544},
-    {89, 0xa11, "GRPR", o1371, NULL, 366},
-    {89, 0xa11, "GRRRP", o1372, NULL, 366},
-    {89, 0xa11, "RPR", o1373, NULL, 2437},
-    {89, 0xa11, "RR", o1374, NULL, 3},
-    {89, 0xa11, "RRP", o1375, NULL, 1},
-    {89, 0xa11, "RRRP", o1376, NULL, 2437},
-    {89, 0xa12, "GRRRP", o1377, NULL, 48},
-    {89, 0xa12, "RRRP", o1378, NULL, 26},
-    {89, 0xa13, "R", o1379, NULL, 48},
-    {89, 0xa17, "RRP", o1380, NULL, 19},
-    {89, 0xa20, "GRR", o1381, NULL, 112},
-    {89, 0xa20, "RR", o1382, NULL, 4114},
-    {89, 0xa23, "GRRR", o1383, NULL, 140},
-    {89, 0xa23, "RRR", o1384, NULL, 5108},
-    {89, 0xa24, "GRRR", o1385, NULL, 112},
-    {89, 0xa24, "RRR", o1386, NULL, 2767},
-    {89, 0xa25, "GRRR", o1387, NULL, 165},
-    {89, 0xa25, "RRR", o1388, NULL, 2795},
-    {89, 0xa28, "GRR", o1389, NULL, 112},
-    {89, 0xa28, "RR", o1390, NULL, 878},
-    {89, 0xa2b, "GRRR", o1391, NULL, 112},
-    {89, 0xa2b, "RRR", o1392, NULL, 876},
-    {89, 0xa45, "R", o1393, NULL, 241},
-    {89, 0xab9, "HU", o1394, NULL, 10},
-    {89, 0xab9, "U", o1395, NULL, 2025},
-    {89, 0xb06, "R", o1396, NULL, 2},
-    {89, 0xb08, "R", o1397, NULL, 18},
-    {89, 0xb09, "R", o1398, NULL, 2},
-    {89, 0xb10, "R", o1399, NULL, 19},
-    {89, 0xb1d, "", o1400, NULL, 1053},
-    {89, 0xb60, "PRRRR", o1401, NULL, 49},
-    {89, 0xb60, "RRRR", o1402, NULL, 481},
-    {89, 0xb63, "PRRRR", o1403, NULL, 16},
-    {89, 0xb63, "RRRR", o1404, NULL, 150},
-    {89, 0xb66, "PRRRR", o1405, NULL, 16},
-    {89, 0xb66, "RRR", o1406, NULL, 69},
-    {89, 0xb66, "RRRR", o1407, NULL, 132},
-    {89, 0xb6c, "RRRR", o1408, NULL, 98},
-    {89, 0xb6f, "RRR", o1409, NULL, 63},
-    {89, 0xb82, "R", o1410, NULL, 2},
-    {89, 0xb82, "RR", o1411, NULL, 1},
-    {89, 0xb99, "RR", o1412, NULL, 218},
-    {89, 0xb9b, "RR", o1413, NULL, 52},
-    {89, 0xb9d, "RR", o1414, NULL, 152},
-    {89, 0xc02, "RU", o1415, NULL, 236},
-    {89, 0xc07, "RRUP", o1416, NULL, 1520},
-    {89, 0xc0c, "PPRUP", o1417, NULL, 1256},
-    {89, 0xc0c, "PPRUPP", o1418, NULL, 792},
-    {89, 0xc10, "GRPPRUR", o1419, NULL, 24},
-    {89, 0xc10, "GRPRUR", o1420, NULL, 56},
-    {89, 0xc10, "GRRUR", o1421, NULL, 31},
-    {89, 0xc10, "GRRURPP", o1422, NULL, 2},
-    {89, 0xc10, "RPPRUR", o1423, NULL, 49},
-    {89, 0xc10, "RPRUR", o1424, NULL, 3302},
-    {89, 0xc10, "RRUR", o1425, NULL, 507},
-    {89, 0xc10, "RRURPP", o1426, NULL, 1445},
-    {89, 0xc11, "GRRUP", o1427, NULL, 17},
-    {89, 0xc11, "RPRU", o1428, NULL, 393},
-    {89, 0xc11, "RRU", o1429, NULL, 124},
-    {89, 0xc11, "RRUP", o1430, NULL, 173},
-    {89, 0xc11, "RRURP", o1431, NULL, 393},
-    {89, 0xc12, "GRRURP", o1432, NULL, 2},
-    {89, 0xc12, "RRURP", o1433, NULL, 61},
-    {89, 0xc17, "RRUP", o1434, NULL, 257},
-    {89, 0xc24, "GRRUR", o1435, NULL, 68},
-    {89, 0xc24, "RRUR", o1436, NULL, 1550},
-    {89, 0xc25, "RRUR", o1437, NULL, 33},
-    {89, 0xc45, "RU", o1438, NULL, 5},
-    {89, 0xc82, "HUU", o1439, NULL, 22},
-    {89, 0xc82, "UU", o1440, NULL, 300},
-    {89, 0xd00, "RU", o1441, NULL, 20},
-    {89, 0xd06, "RU", o1442, NULL, 2},
-    {89, 0xd09, "RU", o1443, NULL, 4},
-    {89, 0xd12, "RU", o1444, NULL, 2},
-    {89, 0xe24, "RRRU", o1445, NULL, 368},
-    {89, 0xf55, "B", o1446, NULL, 64},
-    {89, 0xf56, "B", o1447, NULL, 128},
-    {89, 0xf89, "PRR", o1448, NULL, 823},
-    {89, 0xf8c, "RRU", o1449, NULL, 18},
-    {89, 0xf8c, "RU", o1450, NULL, 2},
-    {89, 0xfae, "GRUR", o1451, NULL, 69},
-    {89, 0xfae, "RUR", o1452, NULL, 367},
-    {90, 0x202, "GRR", o1453, NULL, 308},
-    {90, 0x202, "RR", o1454, NULL, 2800},
-    {90, 0x207, "GRRRP", o1455, NULL, 49},
-    {90, 0x207, "RRRP", o1456, NULL, 2684},
-    {90, 0x208, "RRRP", o1457, NULL, 217},
-    {90, 0x209, "RRRP", o1458, NULL, 1492},
-    {90, 0x20a, "RRRP", o1459, NULL, 380},
-    {90, 0x20b, "PPRRP", o1460, NULL, 443},
-    {90, 0x20c, "GPPRRP", o1461, NULL, 28},
-    {90, 0x20c, "GPPRRPP", o1462, NULL, 25},
-    {90, 0x20c, "PPRRP", o1463, NULL, 4204},
-    {90, 0x20c, "PPRRPP", o1464, NULL, 1783},
-    {90, 0x20f, "RRRRP", o1465, NULL, 3},
-    {90, 0x210, "GRPPRRR", o1466, NULL, 109},
-    {90, 0x210, "GRPRRR", o1467, NULL, 115},
-    {90, 0x210, "GRRRR", o1468, NULL, 164},
-    {90, 0x210, "GRRRRPP", o1469, NULL, 156},
-    {90, 0x210, "RPPRRR", o1470, NULL, 242},
-    {90, 0x210, "RPRRR", o1471, NULL, 1648},
-    {90, 0x210, "RRRR", o1472, NULL, 2535},
-    {90, 0x210, "RRRRPP", o1473, NULL, 579},
-    {90, 0x211, "GRPRR", o1474, NULL, 346},
-    {90, 0x211, "GRRR", o1475, NULL, 147},
-    {90, 0x211, "GRRRP", o1476, NULL, 134},
-    {90, 0x211, "GRRRRP", o1477, NULL, 346},
-    {90, 0x211, "RPRR", o1478, NULL, 2577},
-    {90, 0x211, "RPRRR", o1479, NULL, 1},
-    {90, 0x211, "RRR", o1480, NULL, 3117},
-    {90, 0x211, "RRRP", o1481, NULL, 2951},
-    {90, 0x211, "RRRR", o1482, NULL, 2889},
-    {90, 0x211, "RRRRP", o1483, NULL, 2530},
-    {90, 0x212, "GRRRRP", o1484, NULL, 53},
-    {90, 0x212, "PRRRRP", o1485, NULL, 12},
-    {90, 0x212, "RRRRP", o1486, NULL, 949},
-    {90, 0x213, "RR", o1487, NULL, 107},
-    {90, 0x215, "RRRR", o1488, NULL, 1},
-    {90, 0x219, "GRRRR", o1489, NULL, 4},
-    {90, 0x219, "RRRR", o1490, NULL, 535},
-    {90, 0x220, "GRRR", o1491, NULL, 353},
-    {90, 0x220, "RRR", o1492, NULL, 6450},
-    {90, 0x221, "GRRR", o1493, NULL, 376},
-    {90, 0x221, "RRR", o1494, NULL, 5245},
-    {90, 0x223, "GRRRR", o1495, NULL, 323},
-    {90, 0x223, "RRRR", o1496, NULL, 104316},
-    {90, 0x224, "GRRRR", o1497, NULL, 780},
-    {90, 0x224, "GRRRRP", o1498, NULL, 6},
-    {90, 0x224, "RRRR", o1499, NULL, 4488},
-    {90, 0x224, "RRRRP", o1500, NULL, 121},
-    {90, 0x225, "GRRRR", o1501, NULL, 161},
-    {90, 0x225, "RPRRR", o1502, NULL, 4},
-    {90, 0x225, "RRRR", o1503, NULL, 532},
-    {90, 0x226, "RRRR", o1504, NULL, 2},
-    {90, 0x227, "RPRRR", o1505, NULL, 6},
-    {90, 0x227, "RRRR", o1506, NULL, 129},
-    {90, 0x228, "GRRR", o1507, NULL, 280},
-    {90, 0x228, "RRR", o1508, NULL, 25},
-    {90, 0x229, "GRRR", o1509, NULL, 120},
-    {90, 0x229, "RRR", o1510, NULL, 255},
-    {90, 0x22a, "PPRRP", o1511, NULL, 2},
-    {90, 0x22b, "GRRRR", o1512, NULL, 280},
-    {90, 0x22b, "RRRR", o1513, NULL, 57497},
-    {90, 0x230, "RRR", o1514, NULL, 2822},
-    {90, 0x231, "RRRR", o1515, NULL, 1},
-    {90, 0x232, "RRR", o1516, NULL, 1},
-    {90, 0x237, "RRRR", o1517, NULL, 2},
-    {90, 0x23c, "RRRR", o1518, NULL, 5574},
-    {90, 0x23e, "RRR", o1519, NULL, 2513},
-    {90, 0x23f, "RRRR", o1520, NULL, 1},
-    {90, 0x240, "RRRP", o1521, NULL, 1},
-    {90, 0x245, "RR", o1522, NULL, 594},
-    {90, 0x246, "RRRRP", o1523, NULL, 18},
-    {90, 0x248, "RRRP", o1524, NULL, 165},
-    {90, 0x287, "HUUUQ", o1525, NULL, 4},
-    {90, 0x287, "UUUQ", o1526, NULL, 330},
-    {90, 0x28c, "HQQUUQ", o1527, NULL, 3},
-    {90, 0x28c, "HQQUUQQ", o1528, NULL, 2},
-    {90, 0x28c, "QQUUQ", o1529, NULL, 985},
-    {90, 0x28c, "QQUUQQ", o1530, NULL, 8},
-    {90, 0x290, "HUUUU", o1531, NULL, 26},
-    {90, 0x290, "UQQUUU", o1532, NULL, 3},
-    {90, 0x290, "UQUUU", o1533, NULL, 256},
-    {90, 0x290, "UUUU", o1534, NULL, 495},
-    {90, 0x290, "UUUUQQ", o1535, NULL, 111},
-    {90, 0x291, "UUU", o1536, NULL, 521},
-    {90, 0x291, "UUUQ", o1537, NULL, 221},
-    {90, 0x291, "UUUU", o1538, NULL, 163},
-    {90, 0x292, "UUUUQ", o1539, NULL, 123},
-    {90, 0x2a4, "HUUUU", o1540, NULL, 29},
-    {90, 0x2a4, "UUUU", o1541, NULL, 580},
-    {90, 0x2a5, "HUUUU", o1542, NULL, 14},
-    {90, 0x2a5, "UUUU", o1543, NULL, 42},
-    {90, 0x2bd, "UU", o1544, NULL, 3},
-    {90, 0x2bf, "UU", o1545, NULL, 48},
-    {90, 0x2ca, "GPUR", o1546, NULL, 616},
-    {90, 0x2ca, "GUR", o1547, NULL, 14},
-    {90, 0x2ca, "UR", o1548, NULL, 918},
-    {90, 0x300, "RR", o1549, NULL, 2},
-    {90, 0x301, "RR", o1550, NULL, 2},
-    {90, 0x302, "PRR", o1551, NULL, 277},
-    {90, 0x305, "RR", o1552, NULL, 516},
-    {90, 0x306, "RR", o1553, NULL, 51},
-    {90, 0x308, "GRR", o1554, NULL, 81},
-    {90, 0x308, "RR", o1555, NULL, 2071},
-    {90, 0x309, "RR", o1556, NULL, 31},
-    {90, 0x310, "RR", o1557, NULL, 74},
-    {90, 0x311, "RR", o1558, NULL, 2},
-    {90, 0x312, "RR", o1559, NULL, 28},
-    {90, 0x343, "R", o1560, NULL, 17},
-    {90, 0x348, "R", o1561, NULL, 18},
-    {90, 0x35d, "R", o1562, NULL, 1},
-    {90, 0x385, "GRR", o1563, NULL, 16},
-    {90, 0x385, "RR", o1564, NULL, 1},
-    {90, 0x387, "RR", o1565, NULL, 462},
-    {90, 0x388, "GRR", o1566, NULL, 572},
-    {90, 0x388, "RR", o1567, NULL, 6959},
-    {90, 0x389, "PRRRR", o1568, NULL, 18},
-    {90, 0x38b, "PRRRR", o1569, NULL, 34},
-    {90, 0x38d, "RRRR", o1570, NULL, 6},
-    {90, 0x3a1, "RR", o1571, NULL, 17},
-    {90, 0x3a9, "PRRRR", o1572, NULL, 3},
-    {90, 0x3aa, "PRR", o1573, NULL, 1},
-    {90, 0x3c4, "UR", o1574, NULL, 6},
-    {90, 0x3c6, "", o1575, NULL, 1},
-    {90, 0x414, "RRR", o1576, NULL, 2},
-    {90, 0x421, "GRR", o1577, NULL, 7},
-    {90, 0x421, "RR", o1578, NULL, 2954},
-    {90, 0x423, "GRRR", o1579, NULL, 14},
-    {90, 0x423, "RRR", o1580, NULL, 2120},
-    {90, 0x424, "GRRR", o1581, NULL, 183},
-    {90, 0x424, "RRR", o1582, NULL, 1057},
-    {90, 0x42b, "RRR", o1583, NULL, 20},
-    {90, 0x435, "RRR", o1584, NULL, 1126},
-    {90, 0x446, "RRRP", o1585, NULL, 213},
-    {90, 0x4a4, "UUU", o1586, NULL, 38},
-    {90, 0x589, "PRRR", o1587, NULL, 44},
-    {90, 0x5a7, "PUR", o1588, NULL, 2},
-    {90, 0x5ab, "", o1589, NULL, 3},
-    {90, 0x5ab, "G", o1590, NULL, 1},
-    {90, 0x5b2, "UUU", o1591, NULL, 1},
-    {90, 0x802, "GR", o1592, NULL, 135},
-    {90, 0x802, "R", o1593, NULL, 1306},
-    {90, 0x803, "RR", o1594, NULL, 111},
-    {90, 0x804, "R", o1595, NULL, 12},
-    {90, 0x805, "GR", o1596, NULL, 21},
-    {90, 0x805, "R", o1597, NULL, 7957},
-    {90, 0x806, "PP", o1598, t1598, 2},
-    {90, 0x806, "RPP", o1599, NULL, 17},
-    {90, 0x807, "RRP", o1600, NULL, 1376},
-    {90, 0x808, "RRP", o1601, NULL, 315},
-    {90, 0x809, "RRP", o1602, NULL, 2},
-    {90, 0x80a, "RRP", o1603, NULL, 17},
-    {90, 0x80b, "PPRP", o1604, NULL, 1639},
-    {90, 0x80c, "PPRP", o1605, NULL, 7413},
-    {90, 0x80f, "RRRP", o1606, NULL, 3},
-    {90, 0x810, "GRPRR", o1607, NULL, 6},
-    {90, 0x810, "GRRR", o1608, NULL, 158},
-    {90, 0x810, "RPPRR", o1609, NULL, 21},
-    {90, 0x810, "RPRR", o1610, NULL, 446},
-    {90, 0x810, "RRR", o1611, NULL, 3686},
-    {90, 0x810, "RRRPP", o1612, NULL, 323},
-    {90, 0x811, "RR", o1613, NULL, 282},
-    {90, 0x811, "RRR", o1614, NULL, 332},
-    {90, 0x812, "GRRRP", o1615, NULL, 6},
-    {90, 0x812, "PRRRP", o1616, NULL, 1113},
-    {90, 0x812, "RRRP", o1617, NULL, 7325},
-    {90, 0x816, "RRR", o1618, NULL, 94},
-    {90, 0x819, "GRRR", o1619, NULL, 112},
-    {90, 0x819, "RRR", o1620, NULL, 9571},
-    {90, 0x81c, "GPPPPP", o1621, NULL, 376},
-    {90, 0x81c, "PPPPP", o1622, NULL, 2426},
-    {90, 0x81c, "PPPPQ", o1623, NULL, 1081},
-    {90, 0x820, "GRR", o1624, NULL, 143},
-    {90, 0x820, "RR", o1625, NULL, 660},
-    {90, 0x823, "GRRR", o1626, NULL, 517},
-    {90, 0x823, "RRR", o1627, NULL, 550},
-    {90, 0x824, "GRRR", o1628, NULL, 522},
-    {90, 0x824, "GRRRP", o1629, NULL, 7},
-    {90, 0x824, "RRR", o1630, NULL, 12332},
-    {90, 0x824, "RRRP", o1631, NULL, 253},
-    {90, 0x825, "GRRR", o1632, NULL, 123},
-    {90, 0x825, "RRR", o1633, NULL, 3697},
-    {90, 0x827, "RRR", o1634, NULL, 60},
-    {90, 0x828, "RR", o1635, NULL, 61},
-    {90, 0x836, "GRR", o1636, NULL, 221},
-    {90, 0x836, "RR", o1637, NULL, 4976},
-    {90, 0x83b, "RR", o1638, NULL, 2213},
-    {90, 0x83e, "RR", o1639, NULL, 17},
-    {90, 0x846, "RRRP", o1640, NULL, 22},
-    {90, 0x848, "RRP", o1641, NULL, 632},
-    {90, 0x882, "HU", o1642, NULL, 8},
-    {90, 0x882, "U", o1643, NULL, 390},
-    {90, 0x886, "UQP", o1644, NULL, 22},
-    {90, 0x887, "UUQ", o1645, NULL, 21},
-    {90, 0x88c, "QQUQ", o1646, NULL, 932},
-    {90, 0x890, "UQUU", o1647, NULL, 95},
-    {90, 0x890, "UUU", o1648, NULL, 1876},
-    {90, 0x890, "UUUQQ", o1649, NULL, 2},
-    {90, 0x891, "UU", o1650, NULL, 13},
-    {90, 0x891, "UUQ", o1651, NULL, 20},
-    {90, 0x892, "QUUUQ", o1652, NULL, 6},
-    {90, 0x892, "UUUQ", o1653, NULL, 115},
-    {90, 0x896, "UUU", o1654, NULL, 1},
-    {90, 0x899, "HUUU", o1655, NULL, 7},
-    {90, 0x899, "UUU", o1656, NULL, 4217},
-    {90, 0x8a4, "UUU", o1657, NULL, 188},
-    {90, 0x8a5, "HUUU", o1658, NULL, 4},
-    {90, 0x8a5, "UUU", o1659, NULL, 35},
-    {90, 0x908, "R", o1660, NULL, 246},
-    {90, 0x918, "", o1661, NULL, 11128},
-    {90, 0x919, "GR", o1662, NULL, 48},
-    {90, 0x919, "R", o1663, NULL, 3599},
-    {90, 0x91a, "", o1664, NULL, 542},
-    {90, 0x91b, "", o1665, NULL, 18},
-    {90, 0x941, "B", o1666, NULL, 1782},
-    {90, 0x942, "GB", o1667, NULL, 1},
-    {90, 0x944, "", o1668, NULL, 318},
-    {90, 0x945, "B", o1669, NULL, 1782},
-    {90, 0x946, "", o1670, NULL, 3},
-    {90, 0x947, "", o1671, NULL, 2855},
-    {90, 0x947, "G", o1672, NULL, 10091},
-    {90, 0x947, "GP", o1673, NULL, 246},
-    {90, 0x947, "U", o1674, NULL, 6},
-    {90, 0x948, "", o1675, NULL, 22},
-    {90, 0x94d, "", o1676, NULL, 968},
-    {90, 0x94d, "G", o1677, NULL, 1440},
-    {90, 0x94d, "GP", o1678, NULL, 36},
-    {90, 0x94e, "R", o1679, NULL, 17},
-    {90, 0x950, "R", o1680, NULL, 266},
-    {90, 0x95c, "", o1681, NULL, 1},
-    {90, 0x95d, "", o1682, NULL, 1},
-    {90, 0x980, "GRR", o1683, NULL, 16},
-    {90, 0x980, "RR", o1684, NULL, 1},
-    {90, 0x980, "RUR", o1685, NULL, 42},
-    {90, 0x981, "GRUR", o1686, NULL, 1064},
-    {90, 0x981, "RUR", o1687, NULL, 12001},
-    {90, 0x983, "GRR", o1688, NULL, 1},
-    {90, 0x983, "RR", o1689, NULL, 438},
-    {90, 0x984, "GRR", o1690, NULL, 297},
-    {90, 0x984, "RR", o1691, NULL, 60620},
-    {90, 0x984, "RRU", o1692, NULL, 11},
-    {90, 0x984, "RU", o1693, NULL, 511},
-    {90, 0x985, "URR", o1694, NULL, 28},
-    {90, 0x986, "GURR", o1695, NULL, 816},
-    {90, 0x986, "URR", o1696, NULL, 6432},
-    {90, 0x988, "GRUR", o1697, NULL, 2},
-    {90, 0x989, "PRRR", o1698, NULL, 72},
-    {90, 0x98a, "GPRURR", o1699, NULL, 1},
-    {90, 0x98a, "PRURR", o1700, NULL, 16},
-    {90, 0x98c, "RRUR", o1701, NULL, 10},
-    {90, 0x98e, "GURR", o1702, NULL, 18},
-    {90, 0x98e, "URR", o1703, NULL, 15},
-    {90, 0x98f, "", o1704, NULL, 4},
-    {90, 0x992, "", o1705, NULL, 5},
-    {90, 0x992, "G", o1706, NULL, 1},
-    {90, 0x9a2, "PRURR", o1707, NULL, 1},
-    {90, 0x9a6, "URR", o1708, NULL, 52},
-    {90, 0x9a7, "RUR", o1709, NULL, 2},
-    {90, 0x9a8, "GPRURR", o1710, NULL, 18},
-    {90, 0x9a8, "PRURR", o1711, NULL, 38},
-    {90, 0x9ab, "", o1712, NULL, 3},
-    {90, 0x9ab, "G", o1713, NULL, 1},
-    {90, 0x9af, "", o1714, NULL, 49},
-    {90, 0x9b0, "U", o1715, NULL, 1},
-    {90, 0x9c3, "U", o1716, NULL, 1054},
-    {90, 0x9c7, "", o1717, NULL, 2},
-    {90, 0xab9, "HU", o1718, NULL, 46},
-    {90, 0xab9, "U", o1719, NULL, 6062},
-    {90, 0xb1d, "", o1720, NULL, 1438},
-    {90, 0xb82, "GR", o1721, NULL, 721},
-    {90, 0xb82, "R", o1722, NULL, 3399},
-    {90, 0xb82, "RR", o1723, NULL, 396},
-    {90, 0xc02, "RU", o1724, NULL, 675},
-    {90, 0xc07, "RRUP", o1725, NULL, 3224},
-    {90, 0xc0a, "RRUP", o1726, NULL, 30},
-    {90, 0xc0b, "PPRUP", o1727, NULL, 2},
-    {90, 0xc0c, "PPRUP", o1728, NULL, 4249},
-    {90, 0xc0c, "PPRUPP", o1729, NULL, 1764},
-    {90, 0xc0f, "RRURP", o1730, NULL, 83},
-    {90, 0xc10, "GRPPRUR", o1731, NULL, 36},
-    {90, 0xc10, "GRPRUR", o1732, NULL, 43},
-    {90, 0xc10, "GRRUR", o1733, NULL, 12},
-    {90, 0xc10, "GRRURPP", o1734, NULL, 2},
-    {90, 0xc10, "RPPRUR", o1735, NULL, 112},
-    {90, 0xc10, "RPRUR", o1736, NULL, 6297},
-    {90, 0xc10, "RRUR", o1737, NULL, 646},
-    {90, 0xc10, "RRURPP", o1738, NULL, 4007},
-    {90, 0xc11, "GRPRU", o1739, NULL, 9},
-    {90, 0xc11, "GRRU", o1740, NULL, 3},
-    {90, 0xc11, "GRRUP", o1741, NULL, 4},
-    {90, 0xc11, "GRRURP", o1742, NULL, 9},
-    {90, 0xc11, "RPRU", o1743, NULL, 4020},
-    {90, 0xc11, "RRU", o1744, NULL, 1643},
-    {90, 0xc11, "RRUP", o1745, NULL, 383},
-    {90, 0xc11, "RRURP", o1746, NULL, 4012},
-    {90, 0xc12, "GRRURP", o1747, NULL, 2},
-    {90, 0xc12, "RRURP", o1748, NULL, 85},
-    {90, 0xc20, "RRU", o1749, NULL, 4146},
-    {90, 0xc23, "RRUR", o1750, NULL, 5051},
-    {90, 0xc24, "GRRUR", o1751, NULL, 69},
-    {90, 0xc24, "RRUR", o1752, NULL, 4145},
-    {90, 0xc25, "RRUR", o1753, NULL, 1984},
-    {90, 0xc28, "RRU", o1754, NULL, 950},
-    {90, 0xc2b, "RRUR", o1755, NULL, 948},
-    {90, 0xc36, "GRRU", o1756, NULL, 36},
-    {90, 0xc36, "RRU", o1757, NULL, 543},
-    {90, 0xc45, "RU", o1758, NULL, 260},
-    {90, 0xc46, "RRURP", o1759, NULL, 11},
-    {90, 0xc48, "RRUP", o1760, NULL, 273},
-    {90, 0xc82, "HUU", o1761, NULL, 31},
-    {90, 0xc82, "UU", o1762, NULL, 921},
-    {90, 0xd00, "RU", o1763, NULL, 20},
-    {90, 0xd06, "RU", o1764, NULL, 2},
-    {90, 0xd09, "RU", o1765, NULL, 8},
-    {90, 0xd10, "RU", o1766, NULL, 19},
-    {90, 0xd12, "RU", o1767, NULL, 2},
-    {90, 0xdc7, "", o1768, NULL, 2},
-    {90, 0xe21, "RRU", o1769, NULL, 16},
-    {90, 0xe24, "GRRRU", o1770, NULL, 4},
-    {90, 0xe24, "RRRU", o1771, NULL, 934},
-    {90, 0xe24, "RRRUP", o1772, NULL, 211},
-    {90, 0xe25, "RRRU", o1773, NULL, 111},
-    {90, 0xe46, "RRRUP", o1774, NULL, 10},
-    {90, 0xf60, "GPRRRRU", o1775, NULL, 12},
-    {90, 0xf60, "GRRRRU", o1776, NULL, 96},
-    {90, 0xf60, "PRRRRU", o1777, NULL, 49},
-    {90, 0xf60, "RRRRU", o1778, NULL, 416},
-    {90, 0xf60, "RRRU", o1779, t1779, 1},
-    {90, 0xf63, "GPRRRU", o1780, NULL, 4},
-    {90, 0xf63, "GRRRRU", o1781, NULL, 8},
-    {90, 0xf63, "GRRRU", o1782, NULL, 28},
-    {90, 0xf63, "PRRRU", o1783, NULL, 16},
-    {90, 0xf63, "RRRRU", o1784, NULL, 33},
-    {90, 0xf63, "RRRU", o1785, NULL, 117},
-    {90, 0xf66, "GPRRRRU", o1786, NULL, 4},
-    {90, 0xf66, "GRRRRU", o1787, NULL, 32},
-    {90, 0xf66, "GRRRU", o1788, NULL, 16},
-    {90, 0xf66, "PRRRRU", o1789, NULL, 14},
-    {90, 0xf66, "PRRRU", o1790, t1790, 2},
-    {90, 0xf66, "RRRRU", o1791, NULL, 123},
-    {90, 0xf66, "RRRU", o1792, NULL, 78},
-    {90, 0xf6c, "GRRRRU", o1793, NULL, 24},
-    {90, 0xf6c, "RRRRU", o1794, NULL, 98},
-    {90, 0xf6f, "GRRRU", o1795, NULL, 18},
-    {90, 0xf6f, "RRRU", o1796, NULL, 63},
-    {90, 0xf89, "PRR", o1797, NULL, 391},
-    {90, 0xf8c, "RRU", o1798, NULL, 18},
-    {90, 0xf8c, "RU", o1799, NULL, 1},
-    {90, 0xf99, "GRRU", o1800, NULL, 52},
-    {90, 0xf99, "RRU", o1801, NULL, 218},
-    {90, 0xf9b, "GRRU", o1802, NULL, 12},
-    {90, 0xf9b, "RRU", o1803, NULL, 52},
-    {90, 0xf9d, "GRRU", o1804, NULL, 36},
-    {90, 0xf9d, "RRU", o1805, NULL, 152},
-    {90, 0xf9f, "GRRU", o1806, NULL, 32},
-    {90, 0xf9f, "RRU", o1807, NULL, 133},
-    {90, 0xfae, "GRUR", o1808, NULL, 69},
-    {90, 0xfae, "RUR", o1809, NULL, 367},
+    {86, 0x344, "R", o831, NULL, 6},
+    {86, 0x348, "R", o832, NULL, 7},
+    {86, 0x34e, "R", o833, NULL, 1},
+    {86, 0x35d, "R", o834, NULL, 1},
+    {86, 0x361, "PRRRR", o835, NULL, 12},
+    {86, 0x361, "RRRR", o836, NULL, 96},
+    {86, 0x364, "PRRRR", o837, NULL, 4},
+    {86, 0x364, "RRRR", o838, NULL, 36},
+    {86, 0x367, "PRRRR", o839, NULL, 4},
+    {86, 0x367, "RRRR", o840, NULL, 48},
+    {86, 0x36d, "RRRR", o841, NULL, 24},
+    {86, 0x370, "RRR", o842, NULL, 18},
+    {86, 0x385, "GRR", o843, NULL, 16},
+    {86, 0x385, "RR", o844, NULL, 1},
+    {86, 0x387, "RR", o845, NULL, 380},
+    {86, 0x388, "GR", o846, NULL, 1},
+    {86, 0x388, "GRR", o847, NULL, 549},
+    {86, 0x388, "RR", o848, NULL, 5181},
+    {86, 0x389, "PRRRR", o849, NULL, 7},
+    {86, 0x38b, "PRRRR", o850, NULL, 34},
+    {86, 0x38c, "GRR", o851, NULL, 1},
+    {86, 0x38c, "RRR", o852, NULL, 10},
+    {86, 0x38d, "RRRR", o853, NULL, 6},
+    {86, 0x3a0, "RRR", o854, NULL, 32},
+    {86, 0x3a1, "RR", o855, NULL, 17},
+    {86, 0x3a9, "PRRRR", o856, NULL, 3},
+    {86, 0x3aa, "PRR", o857, NULL, 1},
+    {86, 0x3c2, "GUR", o858, NULL, 14},
+    {86, 0x3c2, "UR", o859, NULL, 261},
+    {86, 0x3c4, "UR", o860, NULL, 7},
+    {86, 0x414, "RRR", o861, NULL, 2},
+    {86, 0x421, "GRR", o862, NULL, 7},
+    {86, 0x421, "RR", o863, NULL, 2957},
+    {86, 0x423, "GRRR", o864, NULL, 14},
+    {86, 0x423, "RRR", o865, NULL, 2122},
+    {86, 0x424, "GRRR", o866, NULL, 298},
+    {86, 0x424, "RRR", o867, NULL, 1968},
+    {86, 0x42b, "RRR", o868, NULL, 20},
+    {86, 0x4a4, "UUU", o869, NULL, 66},
+    {86, 0x589, "PRRR", o870, NULL, 380},
+    {86, 0x59f, "RR", o871, NULL, 133},
+    {86, 0x619, "RRR", o872, NULL, 6},
+    {86, 0x621, "RR", o873, NULL, 92},
+    {86, 0x623, "RRR", o874, NULL, 20},
+    {86, 0x624, "GRRR", o875, NULL, 10},
+    {86, 0x624, "RRR", o876, NULL, 956},
+    {86, 0x624, "RRRP", o877, NULL, 188},
+    {86, 0x625, "GRRR", o878, NULL, 108},
+    {86, 0x625, "RRR", o879, NULL, 1217},
+    {86, 0x802, "GR", o880, NULL, 153},
+    {86, 0x802, "R", o881, NULL, 1591},
+    {86, 0x803, "RR", o882, NULL, 113},
+    {86, 0x804, "R", o883, NULL, 12},
+    {86, 0x805, "GR", o884, NULL, 25},
+    {86, 0x805, "R", o885, NULL, 7796},
+    {86, 0x806, "PP", o886, t886, 2},
+    {86, 0x806, "RPP", o887, NULL, 18},
+    {86, 0x807, "RRP", o888, NULL, 992},
+    {86, 0x808, "RRP", o889, NULL, 315},
+    {86, 0x809, "RRP", o890, NULL, 2},
+    {86, 0x80a, "RRP", o891, NULL, 17},
+    {86, 0x80b, "PPRP", o892, NULL, 1639},
+    {86, 0x80c, "PPRP", o893, NULL, 5021},
+    {86, 0x810, "GRPRR", o894, NULL, 6},
+    {86, 0x810, "GRRR", o895, NULL, 356},
+    {86, 0x810, "RPPRR", o896, NULL, 20},
+    {86, 0x810, "RPRR", o897, NULL, 315},
+    {86, 0x810, "RRR", o898, NULL, 7707},
+    {86, 0x810, "RRRPP", o899, NULL, 181},
+    {86, 0x811, "GRR", o900, NULL, 71},
+    {86, 0x811, "RR", o901, NULL, 940},
+    {86, 0x811, "RRR", o902, NULL, 329},
+    {86, 0x812, "GRRRP", o903, NULL, 12},
+    {86, 0x812, "PRRRP", o904, NULL, 1113},
+    {86, 0x812, "RRRP", o905, NULL, 7272},
+    {86, 0x816, "RRR", o906, NULL, 94},
+    {86, 0x817, "RRP", o907, NULL, 663},
+    {86, 0x819, "GRRR", o908, NULL, 151},
+    {86, 0x819, "RRR", o909, NULL, 9407},
+    {86, 0x81c, "PPPPP", o910, NULL, 1056},
+    {86, 0x81c, "PPPPQ", o911, NULL, 884},
+    {86, 0x820, "GRR", o912, NULL, 131},
+    {86, 0x820, "RR", o913, NULL, 668},
+    {86, 0x822, "RRR", o914, NULL, 384},
+    {86, 0x823, "GRRR", o915, NULL, 517},
+    {86, 0x823, "RRR", o916, NULL, 468},
+    {86, 0x824, "GRRR", o917, NULL, 383},
+    {86, 0x824, "RRR", o918, NULL, 10796},
+    {86, 0x824, "RRRP", o919, NULL, 276},
+    {86, 0x825, "GRRR", o920, NULL, 24},
+    {86, 0x825, "RRR", o921, NULL, 2078},
+    {86, 0x827, "RRR", o922, NULL, 66},
+    {86, 0x828, "RR", o923, NULL, 61},
+    {86, 0x83b, "RR", o924, NULL, 2213},
+    {86, 0x83e, "RR", o925, NULL, 17},
+    {86, 0x882, "HU", o926, NULL, 8},
+    {86, 0x882, "U", o927, NULL, 74},
+    {86, 0x886, "UQP", o928, NULL, 22},
+    {86, 0x887, "UUQ", o929, NULL, 29},
+    {86, 0x88c, "QQUQ", o930, NULL, 830},
+    {86, 0x890, "UQUU", o931, NULL, 79},
+    {86, 0x890, "UUU", o932, NULL, 724},
+    {86, 0x891, "UU", o933, NULL, 91},
+    {86, 0x891, "UUQ", o934, NULL, 20},
+    {86, 0x892, "UUUQ", o935, NULL, 53},
+    {86, 0x899, "HUUU", o936, NULL, 10},
+    {86, 0x899, "UUU", o937, NULL, 2210},
+    {86, 0x8a4, "UUU", o938, NULL, 79},
+    {86, 0x8a5, "UUU", o939, NULL, 20},
+    {86, 0x908, "R", o940, NULL, 246},
+    {86, 0x918, "", o941, NULL, 10390},
+    {86, 0x919, "R", o942, NULL, 2828},
+    {86, 0x91a, "", o943, NULL, 456},
+    {86, 0x941, "B", o944, NULL, 1682},
+    {86, 0x942, "B", o945, NULL, 3},
+    {86, 0x944, "", o946, NULL, 347},
+    {86, 0x944, "G", o947, NULL, 292},
+    {86, 0x945, "B", o948, NULL, 1682},
+    {86, 0x946, "", o949, NULL, 6},
+    {86, 0x947, "", o950, NULL, 3000},
+    {86, 0x947, "G", o951, NULL, 7051},
+    {86, 0x947, "GP", o952, NULL, 246},
+    {86, 0x947, "U", o953, NULL, 20},
+    {86, 0x948, "", o954, NULL, 23},
+    {86, 0x94d, "", o955, NULL, 910},
+    {86, 0x94d, "G", o956, NULL, 962},
+    {86, 0x94d, "GP", o957, NULL, 36},
+    {86, 0x950, "R", o958, NULL, 285},
+    {86, 0x95c, "", o959, NULL, 1},
+    {86, 0x95d, "", o960, NULL, 1},
+    {86, 0x980, "GRR", o961, NULL, 16},
+    {86, 0x980, "RR", o962, NULL, 1},
+    {86, 0x980, "RUR", o963, NULL, 38},
+    {86, 0x981, "GRUR", o964, NULL, 965},
+    {86, 0x981, "RUR", o965, NULL, 9908},
+    {86, 0x983, "GRR", o966, NULL, 1},
+    {86, 0x983, "RR", o967, NULL, 368},
+    {86, 0x984, "GRR", o968, NULL, 223},
+    {86, 0x984, "R", o969, NULL, 12},
+    {86, 0x984, "RR", o970, NULL, 31792},
+    {86, 0x984, "RRU", o971, NULL, 264},
+    {86, 0x984, "RU", o972, NULL, 707},
+    {86, 0x985, "URR", o973, NULL, 25},
+    {86, 0x986, "GURR", o974, NULL, 709},
+    {86, 0x986, "URR", o975, NULL, 6235},
+    {86, 0x988, "GRUR", o976, NULL, 1},
+    {86, 0x988, "RUR", o977, NULL, 31},
+    {86, 0x989, "PRRR", o978, NULL, 76},
+    {86, 0x98a, "GPRURR", o979, NULL, 1},
+    {86, 0x98a, "PRURR", o980, NULL, 17},
+    {86, 0x98e, "GURR", o981, NULL, 18},
+    {86, 0x98e, "URR", o982, NULL, 64},
+    {86, 0x98f, "", o983, NULL, 2},
+    {86, 0x992, "", o984, NULL, 4},
+    {86, 0x99a, "RRR", o985, NULL, 52},
+    {86, 0x99c, "RRR", o986, NULL, 12},
+    {86, 0x99e, "RRR", o987, NULL, 36},
+    {86, 0x9a8, "GPRURR", o988, NULL, 18},
+    {86, 0x9a8, "PRURR", o989, NULL, 35},
+    {86, 0x9ab, "", o990, NULL, 2},
+    {86, 0x9af, "", o991, NULL, 49},
+    {86, 0x9b0, "U", o992, NULL, 1},
+    {86, 0x9c3, "U", o993, NULL, 293},
+    {86, 0xa02, "GR", o994, NULL, 18},
+    {86, 0xa02, "R", o995, NULL, 789},
+    {86, 0xa07, "GRRP", o996, NULL, 13},
+    {86, 0xa08, "RRP", o997, NULL, 15},
+    {86, 0xa0a, "RRP", o998, NULL, 166},
+    {86, 0xa0b, "PPRP", o999, NULL, 15},
+    {86, 0xa0c, "GPPRP", o1000, NULL, 6},
+    {86, 0xa0c, "GPPRPP", o1001, NULL, 6},
+    {86, 0xa0c, "PPRP", o1002, NULL, 1984},
+    {86, 0xa0c, "PPRPP", o1003, NULL, 94},
+    {86, 0xa10, "GRPRR", o1004, NULL, 46},
+    {86, 0xa10, "GRRR", o1005, NULL, 12},
+    {86, 0xa10, "GRRRPP", o1006, NULL, 46},
+    {86, 0xa10, "RPPRR", o1007, NULL, 35},
+    {86, 0xa10, "RPRR", o1008, NULL, 758},
+    {86, 0xa10, "RRR", o1009, NULL, 331},
+    {86, 0xa10, "RRRPP", o1010, NULL, 546},
+    {86, 0xa11, "GRPR", o1011, NULL, 360},
+    {86, 0xa11, "GRRRP", o1012, NULL, 360},
+    {86, 0xa11, "RPR", o1013, NULL, 2393},
+    {86, 0xa11, "RR", o1014, NULL, 3},
+    {86, 0xa11, "RRP", o1015, NULL, 1},
+    {86, 0xa11, "RRRP", o1016, NULL, 2393},
+    {86, 0xa12, "GRRRP", o1017, NULL, 48},
+    {86, 0xa12, "RRRP", o1018, NULL, 26},
+    {86, 0xa13, "R", o1019, NULL, 48},
+    {86, 0xa17, "RRP", o1020, NULL, 19},
+    {86, 0xa20, "GRR", o1021, NULL, 112},
+    {86, 0xa20, "RR", o1022, NULL, 4066},
+    {86, 0xa23, "GRRR", o1023, NULL, 140},
+    {86, 0xa23, "RRR", o1024, NULL, 5060},
+    {86, 0xa24, "GRRR", o1025, NULL, 109},
+    {86, 0xa24, "RRR", o1026, NULL, 2716},
+    {86, 0xa25, "GRRR", o1027, NULL, 162},
+    {86, 0xa25, "RRR", o1028, NULL, 2753},
+    {86, 0xa28, "GRR", o1029, NULL, 112},
+    {86, 0xa28, "RR", o1030, NULL, 878},
+    {86, 0xa2b, "GRRR", o1031, NULL, 112},
+    {86, 0xa2b, "RRR", o1032, NULL, 876},
+    {86, 0xa45, "R", o1033, NULL, 241},
+    {86, 0xab9, "HU", o1034, NULL, 10},
+    {86, 0xab9, "U", o1035, NULL, 2001},
+    {86, 0xb06, "R", o1036, NULL, 2},
+    {86, 0xb08, "R", o1037, NULL, 18},
+    {86, 0xb09, "R", o1038, NULL, 2},
+    {86, 0xb10, "R", o1039, NULL, 19},
+    {86, 0xb1d, "", o1040, NULL, 1047},
+    {86, 0xb60, "PRRRR", o1041, NULL, 49},
+    {86, 0xb60, "RRRR", o1042, NULL, 481},
+    {86, 0xb63, "PRRRR", o1043, NULL, 16},
+    {86, 0xb63, "RRRR", o1044, NULL, 150},
+    {86, 0xb66, "PRRRR", o1045, NULL, 16},
+    {86, 0xb66, "RRR", o1046, NULL, 69},
+    {86, 0xb66, "RRRR", o1047, NULL, 132},
+    {86, 0xb6c, "RRRR", o1048, NULL, 98},
+    {86, 0xb6f, "RRR", o1049, NULL, 63},
+    {86, 0xb82, "R", o1050, NULL, 2},
+    {86, 0xb82, "RR", o1051, NULL, 7},
+    {86, 0xb99, "RR", o1052, NULL, 218},
+    {86, 0xb9b, "RR", o1053, NULL, 52},
+    {86, 0xb9d, "RR", o1054, NULL, 152},
+    {86, 0xc02, "RU", o1055, NULL, 235},
+    {86, 0xc07, "RRUP", o1056, NULL, 1520},
+    {86, 0xc0c, "PPRUP", o1057, NULL, 1254},
+    {86, 0xc0c, "PPRUPP", o1058, NULL, 792},
+    {86, 0xc10, "GRPPRUR", o1059, NULL, 24},
+    {86, 0xc10, "GRPRUR", o1060, NULL, 56},
+    {86, 0xc10, "GRRUR", o1061, NULL, 31},
+    {86, 0xc10, "GRRURPP", o1062, NULL, 2},
+    {86, 0xc10, "RPPRUR", o1063, NULL, 49},
+    {86, 0xc10, "RPRUR", o1064, NULL, 3251},
+    {86, 0xc10, "RRUR", o1065, NULL, 496},
+    {86, 0xc10, "RRURPP", o1066, NULL, 1437},
+    {86, 0xc11, "GRRUP", o1067, NULL, 17},
+    {86, 0xc11, "RPRU", o1068, NULL, 393},
+    {86, 0xc11, "RRU", o1069, NULL, 121},
+    {86, 0xc11, "RRUP", o1070, NULL, 173},
+    {86, 0xc11, "RRURP", o1071, NULL, 393},
+    {86, 0xc12, "GRRURP", o1072, NULL, 2},
+    {86, 0xc12, "RRURP", o1073, NULL, 61},
+    {86, 0xc17, "RRUP", o1074, NULL, 255},
+    {86, 0xc24, "GRRUR", o1075, NULL, 65},
+    {86, 0xc24, "RRUR", o1076, NULL, 1511},
+    {86, 0xc25, "RRUR", o1077, NULL, 33},
+    {86, 0xc45, "RU", o1078, NULL, 5},
+    {86, 0xc82, "HUU", o1079, NULL, 22},
+    {86, 0xc82, "UU", o1080, NULL, 300},
+    {86, 0xd00, "RU", o1081, NULL, 20},
+    {86, 0xd06, "RU", o1082, NULL, 2},
+    {86, 0xd09, "RU", o1083, NULL, 4},
+    {86, 0xd12, "RU", o1084, NULL, 2},
+    {86, 0xe24, "RRRU", o1085, NULL, 369},
+    {86, 0xf55, "B", o1086, NULL, 64},
+    {86, 0xf56, "B", o1087, NULL, 128},
+    {86, 0xf89, "PRR", o1088, NULL, 823},
+    {86, 0xf8c, "RRU", o1089, NULL, 18},
+    {86, 0xf8c, "RU", o1090, NULL, 2},
+    {86, 0xfae, "GRUR", o1091, NULL, 69},
+    {86, 0xfae, "RUR", o1092, NULL, 367},
+    {89, 0x202, "GRR", o1093, NULL, 254},
+    {89, 0x202, "RR", o1094, NULL, 3271},
+    {89, 0x207, "GRRRP", o1095, NULL, 38},
+    {89, 0x207, "RRRP", o1096, NULL, 1699},
+    {89, 0x208, "RRRP", o1097, NULL, 220},
+    {89, 0x209, "RRRP", o1098, NULL, 1620},
+    {89, 0x20a, "RRRP", o1099, NULL, 244},
+    {89, 0x20b, "PPRRP", o1100, NULL, 430},
+    {89, 0x20c, "GPPRRP", o1101, NULL, 23},
+    {89, 0x20c, "GPPRRPP", o1102, NULL, 19},
+    {89, 0x20c, "PPRRP", o1103, NULL, 3236},
+    {89, 0x20c, "PPRRPP", o1104, NULL, 981},
+    {89, 0x210, "GRPPRRR", o1105, NULL, 121},
+    {89, 0x210, "GRPRRR", o1106, NULL, 111},
+    {89, 0x210, "GRRRR", o1107, NULL, 174},
+    {89, 0x210, "GRRRRPP", o1108, NULL, 145},
+    {89, 0x210, "RPPRRR", o1109, NULL, 270},
+    {89, 0x210, "RPRRR", o1110, NULL, 1781},
+    {89, 0x210, "RRRR", o1111, NULL, 2470},
+    {89, 0x210, "RRRRPP", o1112, NULL, 602},
+    {89, 0x211, "GRPRR", o1113, NULL, 2},
+    {89, 0x211, "GRRR", o1114, NULL, 52},
+    {89, 0x211, "GRRRP", o1115, NULL, 148},
+    {89, 0x211, "GRRRRP", o1116, NULL, 2},
+    {89, 0x211, "RPRR", o1117, NULL, 2130},
+    {89, 0x211, "RPRRR", o1118, NULL, 1},
+    {89, 0x211, "RRR", o1119, NULL, 1273},
+    {89, 0x211, "RRRP", o1120, NULL, 3045},
+    {89, 0x211, "RRRR", o1121, NULL, 2794},
+    {89, 0x211, "RRRRP", o1122, NULL, 2075},
+    {89, 0x212, "GRRRRP", o1123, NULL, 5},
+    {89, 0x212, "PRRRRP", o1124, NULL, 12},
+    {89, 0x212, "RRRRP", o1125, NULL, 918},
+    {89, 0x213, "RR", o1126, NULL, 59},
+    {89, 0x215, "RRRR", o1127, NULL, 1},
+    {89, 0x217, "RRRP", o1128, NULL, 203},
+    {89, 0x219, "GRRRR", o1129, NULL, 4},
+    {89, 0x219, "RRRR", o1130, NULL, 535},
+    {89, 0x220, "GRRR", o1131, NULL, 73},
+    {89, 0x220, "RRR", o1132, NULL, 6605},
+    {89, 0x221, "GRRR", o1133, NULL, 292},
+    {89, 0x221, "RRR", o1134, NULL, 5052},
+    {89, 0x223, "GRRRR", o1135, NULL, 15},
+    {89, 0x223, "RRRR", o1136, NULL, 66829},
+    {89, 0x224, "GRRRR", o1137, NULL, 714},
+    {89, 0x224, "GRRRRP", o1138, NULL, 6},
+    {89, 0x224, "RRRR", o1139, NULL, 4468},
+    {89, 0x224, "RRRRP", o1140, NULL, 126},
+    {89, 0x225, "RPRRR", o1141, NULL, 4},
+    {89, 0x225, "RRRR", o1142, NULL, 87},
+    {89, 0x226, "RRRR", o1143, NULL, 2},
+    {89, 0x227, "RPRRR", o1144, NULL, 6},
+    {89, 0x227, "RRRR", o1145, NULL, 129},
+    {89, 0x228, "RRR", o1146, NULL, 25},
+    {89, 0x229, "GRRR", o1147, NULL, 48},
+    {89, 0x229, "RRR", o1148, NULL, 123},
+    {89, 0x22a, "PPRRP", o1149, NULL, 2},
+    {89, 0x22b, "RRRR", o1150, NULL, 38489},
+    {89, 0x230, "RRR", o1151, NULL, 2822},
+    {89, 0x231, "RRRR", o1152, NULL, 2},
+    {89, 0x237, "RRRR", o1153, NULL, 2},
+    {89, 0x23c, "RRRR", o1154, NULL, 5574},
+    {89, 0x23e, "RRR", o1155, NULL, 2439},
+    {89, 0x23f, "RRRR", o1156, NULL, 1},
+    {89, 0x240, "RRRP", o1157, NULL, 1},
+    {89, 0x245, "RR", o1158, NULL, 607},
+    {89, 0x287, "HUUUQ", o1159, NULL, 8},
+    {89, 0x287, "UUUQ", o1160, NULL, 204},
+    {89, 0x28c, "HQQUUQ", o1161, NULL, 2},
+    {89, 0x28c, "HQQUUQQ", o1162, NULL, 2},
+    {89, 0x28c, "QQUUQ", o1163, NULL, 493},
+    {89, 0x28c, "QQUUQQ", o1164, NULL, 8},
+    {89, 0x290, "HUUUU", o1165, NULL, 42},
+    {89, 0x290, "UQQUUU", o1166, NULL, 4},
+    {89, 0x290, "UQUUU", o1167, NULL, 106},
+    {89, 0x290, "UUUU", o1168, NULL, 304},
+    {89, 0x290, "UUUUQQ", o1169, NULL, 96},
+    {89, 0x291, "UUU", o1170, NULL, 11},
+    {89, 0x291, "UUUQ", o1171, NULL, 73},
+    {89, 0x291, "UUUU", o1172, NULL, 67},
+    {89, 0x292, "UUUUQ", o1173, NULL, 18},
+    {89, 0x299, "UUUU", o1174, NULL, 32},
+    {89, 0x2a4, "HUUUU", o1175, NULL, 34},
+    {89, 0x2a4, "UUUU", o1176, NULL, 265},
+    {89, 0x2a5, "HUUUU", o1177, NULL, 20},
+    {89, 0x2a5, "UUUU", o1178, NULL, 42},
+    {89, 0x2bd, "UU", o1179, NULL, 3},
+    {89, 0x2bf, "UU", o1180, NULL, 27},
+    {89, 0x300, "RR", o1181, NULL, 3},
+    {89, 0x301, "RR", o1182, NULL, 2},
+    {89, 0x302, "PRR", o1183, NULL, 277},
+    {89, 0x305, "RR", o1184, NULL, 534},
+    {89, 0x306, "RR", o1185, NULL, 51},
+    {89, 0x308, "GRR", o1186, NULL, 81},
+    {89, 0x308, "RR", o1187, NULL, 2117},
+    {89, 0x309, "RR", o1188, NULL, 55},
+    {89, 0x310, "RR", o1189, NULL, 74},
+    {89, 0x311, "RR", o1190, NULL, 2},
+    {89, 0x312, "RR", o1191, NULL, 28},
+    {89, 0x343, "R", o1192, NULL, 1},
+    {89, 0x344, "R", o1193, NULL, 6},
+    {89, 0x348, "R", o1194, NULL, 7},
+    {89, 0x34e, "R", o1195, NULL, 1},
+    {89, 0x35d, "R", o1196, NULL, 1},
+    {89, 0x361, "PRRRR", o1197, NULL, 12},
+    {89, 0x361, "RRRR", o1198, NULL, 96},
+    {89, 0x364, "PRRRR", o1199, NULL, 4},
+    {89, 0x364, "RRRR", o1200, NULL, 36},
+    {89, 0x367, "PRRRR", o1201, NULL, 4},
+    {89, 0x367, "RRRR", o1202, NULL, 48},
+    {89, 0x36d, "RRRR", o1203, NULL, 24},
+    {89, 0x370, "RRR", o1204, NULL, 18},
+    {89, 0x385, "GRR", o1205, NULL, 16},
+    {89, 0x385, "RR", o1206, NULL, 1},
+    {89, 0x387, "RR", o1207, NULL, 382},
+    {89, 0x388, "GR", o1208, NULL, 1},
+    {89, 0x388, "GRR", o1209, NULL, 555},
+    {89, 0x388, "RR", o1210, NULL, 5217},
+    {89, 0x389, "PRRRR", o1211, NULL, 7},
+    {89, 0x38b, "PRRRR", o1212, NULL, 34},
+    {89, 0x38c, "GRR", o1213, NULL, 1},
+    {89, 0x38c, "RRR", o1214, NULL, 10},
+    {89, 0x38d, "RRRR", o1215, NULL, 6},
+    {89, 0x3a0, "RRR", o1216, NULL, 32},
+    {89, 0x3a1, "RR", o1217, NULL, 17},
+    {89, 0x3a9, "PRRRR", o1218, NULL, 3},
+    {89, 0x3aa, "PRR", o1219, NULL, 1},
+    {89, 0x3c2, "GUR", o1220, NULL, 14},
+    {89, 0x3c2, "UR", o1221, NULL, 261},
+    {89, 0x3c4, "UR", o1222, NULL, 7},
+    {89, 0x414, "RRR", o1223, NULL, 2},
+    {89, 0x421, "GRR", o1224, NULL, 7},
+    {89, 0x421, "RR", o1225, NULL, 2957},
+    {89, 0x423, "GRRR", o1226, NULL, 14},
+    {89, 0x423, "RRR", o1227, NULL, 2122},
+    {89, 0x424, "GRRR", o1228, NULL, 300},
+    {89, 0x424, "RRR", o1229, NULL, 1963},
+    {89, 0x42b, "RRR", o1230, NULL, 20},
+    {89, 0x4a4, "UUU", o1231, NULL, 66},
+    {89, 0x589, "PRRR", o1232, NULL, 380},
+    {89, 0x59f, "RR", o1233, NULL, 133},
+    {89, 0x619, "RRR", o1234, NULL, 6},
+    {89, 0x621, "RR", o1235, NULL, 92},
+    {89, 0x623, "RRR", o1236, NULL, 20},
+    {89, 0x624, "GRRR", o1237, NULL, 10},
+    {89, 0x624, "RRR", o1238, NULL, 958},
+    {89, 0x624, "RRRP", o1239, NULL, 188},
+    {89, 0x625, "GRRR", o1240, NULL, 108},
+    {89, 0x625, "RRR", o1241, NULL, 1214},
+    {89, 0x802, "GR", o1242, NULL, 151},
+    {89, 0x802, "R", o1243, NULL, 1595},
+    {89, 0x803, "RR", o1244, NULL, 113},
+    {89, 0x804, "R", o1245, NULL, 12},
+    {89, 0x805, "GR", o1246, NULL, 25},
+    {89, 0x805, "R", o1247, NULL, 7798},
+    {89, 0x806, "PP", o1248, t1248, 2},
+    {89, 0x806, "RPP", o1249, NULL, 18},
+    {89, 0x807, "RRP", o1250, NULL, 992},
+    {89, 0x808, "RRP", o1251, NULL, 315},
+    {89, 0x809, "RRP", o1252, NULL, 2},
+    {89, 0x80a, "RRP", o1253, NULL, 17},
+    {89, 0x80b, "PPRP", o1254, NULL, 1639},
+    {89, 0x80c, "PPRP", o1255, NULL, 5048},
+    {89, 0x810, "GRPRR", o1256, NULL, 6},
+    {89, 0x810, "GRRR", o1257, NULL, 362},
+    {89, 0x810, "RPPRR", o1258, NULL, 20},
+    {89, 0x810, "RPRR", o1259, NULL, 315},
+    {89, 0x810, "RRR", o1260, NULL, 7750},
+    {89, 0x810, "RRRPP", o1261, NULL, 181},
+    {89, 0x811, "GRR", o1262, NULL, 77},
+    {89, 0x811, "RR", o1263, NULL, 954},
+    {89, 0x811, "RRR", o1264, NULL, 332},
+    {89, 0x812, "GRRRP", o1265, NULL, 6},
+    {89, 0x812, "PRRRP", o1266, NULL, 1113},
+    {89, 0x812, "RRRP", o1267, NULL, 7322},
+    {89, 0x816, "RRR", o1268, NULL, 94},
+    {89, 0x817, "RRP", o1269, NULL, 666},
+    {89, 0x819, "GRRR", o1270, NULL, 148},
+    {89, 0x819, "RRR", o1271, NULL, 9519},
+    {89, 0x81c, "PPPPP", o1272, NULL, 1056},
+    {89, 0x81c, "PPPPQ", o1273, NULL, 884},
+    {89, 0x820, "GRR", o1274, NULL, 131},
+    {89, 0x820, "RR", o1275, NULL, 668},
+    {89, 0x822, "RRR", o1276, NULL, 384},
+    {89, 0x823, "GRRR", o1277, NULL, 517},
+    {89, 0x823, "RRR", o1278, NULL, 468},
+    {89, 0x824, "GRRR", o1279, NULL, 384},
+    {89, 0x824, "RRR", o1280, NULL, 10857},
+    {89, 0x824, "RRRP", o1281, NULL, 284},
+    {89, 0x825, "GRRR", o1282, NULL, 24},
+    {89, 0x825, "RRR", o1283, NULL, 2095},
+    {89, 0x827, "RRR", o1284, NULL, 66},
+    {89, 0x828, "RR", o1285, NULL, 61},
+    {89, 0x83b, "RR", o1286, NULL, 2213},
+    {89, 0x83e, "RR", o1287, NULL, 17},
+    {89, 0x882, "HU", o1288, NULL, 8},
+    {89, 0x882, "U", o1289, NULL, 74},
+    {89, 0x886, "UQP", o1290, NULL, 22},
+    {89, 0x887, "UUQ", o1291, NULL, 29},
+    {89, 0x88c, "QQUQ", o1292, NULL, 830},
+    {89, 0x890, "UQUU", o1293, NULL, 79},
+    {89, 0x890, "UUU", o1294, NULL, 726},
+    {89, 0x891, "UU", o1295, NULL, 91},
+    {89, 0x891, "UUQ", o1296, NULL, 20},
+    {89, 0x892, "UUUQ", o1297, NULL, 53},
+    {89, 0x899, "HUUU", o1298, NULL, 10},
+    {89, 0x899, "UUU", o1299, NULL, 2233},
+    {89, 0x8a4, "UUU", o1300, NULL, 79},
+    {89, 0x8a5, "UUU", o1301, NULL, 20},
+    {89, 0x908, "R", o1302, NULL, 246},
+    {89, 0x918, "", o1303, NULL, 10436},
+    {89, 0x919, "R", o1304, NULL, 2835},
+    {89, 0x91a, "", o1305, NULL, 456},
+    {89, 0x941, "B", o1306, NULL, 1694},
+    {89, 0x942, "B", o1307, NULL, 3},
+    {89, 0x944, "", o1308, NULL, 347},
+    {89, 0x944, "G", o1309, NULL, 295},
+    {89, 0x945, "B", o1310, NULL, 1694},
+    {89, 0x946, "", o1311, NULL, 6},
+    {89, 0x947, "", o1312, NULL, 3009},
+    {89, 0x947, "G", o1313, NULL, 7081},
+    {89, 0x947, "GP", o1314, NULL, 246},
+    {89, 0x947, "U", o1315, NULL, 20},
+    {89, 0x948, "", o1316, NULL, 23},
+    {89, 0x94d, "", o1317, NULL, 913},
+    {89, 0x94d, "G", o1318, NULL, 962},
+    {89, 0x94d, "GP", o1319, NULL, 36},
+    {89, 0x950, "R", o1320, NULL, 285},
+    {89, 0x95c, "", o1321, NULL, 1},
+    {89, 0x95d, "", o1322, NULL, 1},
+    {89, 0x980, "GRR", o1323, NULL, 16},
+    {89, 0x980, "RR", o1324, NULL, 1},
+    {89, 0x980, "RUR", o1325, NULL, 38},
+    {89, 0x981, "GRUR", o1326, NULL, 971},
+    {89, 0x981, "RUR", o1327, NULL, 9992},
+    {89, 0x983, "GRR", o1328, NULL, 1},
+    {89, 0x983, "RR", o1329, NULL, 370},
+    {89, 0x984, "GRR", o1330, NULL, 223},
+    {89, 0x984, "R", o1331, NULL, 12},
+    {89, 0x984, "RR", o1332, NULL, 31840},
+    {89, 0x984, "RRU", o1333, NULL, 264},
+    {89, 0x984, "RU", o1334, NULL, 707},
+    {89, 0x985, "URR", o1335, NULL, 25},
+    {89, 0x986, "GURR", o1336, NULL, 709},
+    {89, 0x986, "URR", o1337, NULL, 6283},
+    {89, 0x988, "GRUR", o1338, NULL, 1},
+    {89, 0x988, "RUR", o1339, NULL, 31},
+    {89, 0x989, "PRRR", o1340, NULL, 76},
+    {89, 0x98a, "GPRURR", o1341, NULL, 1},
+    {89, 0x98a, "PRURR", o1342, NULL, 17},
+    {89, 0x98e, "GURR", o1343, NULL, 18},
+    {89, 0x98e, "URR", o1344, NULL, 64},
+    {89, 0x98f, "", o1345, NULL, 2},
+    {89, 0x992, "", o1346, NULL, 4},
+    {89, 0x99a, "RRR", o1347, NULL, 52},
+    {89, 0x99c, "RRR", o1348, NULL, 12},
+    {89, 0x99e, "RRR", o1349, NULL, 36},
+    {89, 0x9a8, "GPRURR", o1350, NULL, 18},
+    {89, 0x9a8, "PRURR", o1351, NULL, 35},
+    {89, 0x9ab, "", o1352, NULL, 2},
+    {89, 0x9af, "", o1353, NULL, 49},
+    {89, 0x9b0, "U", o1354, NULL, 1},
+    {89, 0x9c3, "U", o1355, NULL, 299},
+    {89, 0xa02, "GR", o1356, NULL, 18},
+    {89, 0xa02, "R", o1357, NULL, 804},
+    {89, 0xa07, "GRRP", o1358, NULL, 13},
+    {89, 0xa08, "RRP", o1359, NULL, 15},
+    {89, 0xa0a, "RRP", o1360, NULL, 166},
+    {89, 0xa0b, "PPRP", o1361, NULL, 15},
+    {89, 0xa0c, "GPPRP", o1362, NULL, 6},
+    {89, 0xa0c, "GPPRPP", o1363, NULL, 6},
+    {89, 0xa0c, "PPRP", o1364, NULL, 1990},
+    {89, 0xa0c, "PPRPP", o1365, NULL, 94},
+    {89, 0xa10, "GRPRR", o1366, NULL, 46},
+    {89, 0xa10, "GRRR", o1367, NULL, 12},
+    {89, 0xa10, "GRRRPP", o1368, NULL, 46},
+    {89, 0xa10, "RPPRR", o1369, NULL, 35},
+    {89, 0xa10, "RPRR", o1370, NULL, 756},
+    {89, 0xa10, "RRR", o1371, NULL, 339},
+    {89, 0xa10, "RRRPP", o1372, NULL, 544},
+    {89, 0xa11, "GRPR", o1373, NULL, 366},
+    {89, 0xa11, "GRRRP", o1374, NULL, 366},
+    {89, 0xa11, "RPR", o1375, NULL, 2437},
+    {89, 0xa11, "RR", o1376, NULL, 3},
+    {89, 0xa11, "RRP", o1377, NULL, 1},
+    {89, 0xa11, "RRRP", o1378, NULL, 2437},
+    {89, 0xa12, "GRRRP", o1379, NULL, 48},
+    {89, 0xa12, "RRRP", o1380, NULL, 26},
+    {89, 0xa13, "R", o1381, NULL, 48},
+    {89, 0xa17, "RRP", o1382, NULL, 19},
+    {89, 0xa20, "GRR", o1383, NULL, 112},
+    {89, 0xa20, "RR", o1384, NULL, 4114},
+    {89, 0xa23, "GRRR", o1385, NULL, 140},
+    {89, 0xa23, "RRR", o1386, NULL, 5108},
+    {89, 0xa24, "GRRR", o1387, NULL, 112},
+    {89, 0xa24, "RRR", o1388, NULL, 2769},
+    {89, 0xa25, "GRRR", o1389, NULL, 165},
+    {89, 0xa25, "RRR", o1390, NULL, 2795},
+    {89, 0xa28, "GRR", o1391, NULL, 112},
+    {89, 0xa28, "RR", o1392, NULL, 878},
+    {89, 0xa2b, "GRRR", o1393, NULL, 112},
+    {89, 0xa2b, "RRR", o1394, NULL, 876},
+    {89, 0xa45, "R", o1395, NULL, 241},
+    {89, 0xab9, "HU", o1396, NULL, 10},
+    {89, 0xab9, "U", o1397, NULL, 2027},
+    {89, 0xb06, "R", o1398, NULL, 2},
+    {89, 0xb08, "R", o1399, NULL, 18},
+    {89, 0xb09, "R", o1400, NULL, 2},
+    {89, 0xb10, "R", o1401, NULL, 19},
+    {89, 0xb1d, "", o1402, NULL, 1053},
+    {89, 0xb60, "PRRRR", o1403, NULL, 49},
+    {89, 0xb60, "RRRR", o1404, NULL, 481},
+    {89, 0xb63, "PRRRR", o1405, NULL, 16},
+    {89, 0xb63, "RRRR", o1406, NULL, 150},
+    {89, 0xb66, "PRRRR", o1407, NULL, 16},
+    {89, 0xb66, "RRR", o1408, NULL, 69},
+    {89, 0xb66, "RRRR", o1409, NULL, 132},
+    {89, 0xb6c, "RRRR", o1410, NULL, 98},
+    {89, 0xb6f, "RRR", o1411, NULL, 63},
+    {89, 0xb82, "R", o1412, NULL, 2},
+    {89, 0xb82, "RR", o1413, NULL, 7},
+    {89, 0xb99, "RR", o1414, NULL, 218},
+    {89, 0xb9b, "RR", o1415, NULL, 52},
+    {89, 0xb9d, "RR", o1416, NULL, 152},
+    {89, 0xc02, "RU", o1417, NULL, 236},
+    {89, 0xc07, "RRUP", o1418, NULL, 1520},
+    {89, 0xc0c, "PPRUP", o1419, NULL, 1256},
+    {89, 0xc0c, "PPRUPP", o1420, NULL, 792},
+    {89, 0xc10, "GRPPRUR", o1421, NULL, 24},
+    {89, 0xc10, "GRPRUR", o1422, NULL, 56},
+    {89, 0xc10, "GRRUR", o1423, NULL, 31},
+    {89, 0xc10, "GRRURPP", o1424, NULL, 2},
+    {89, 0xc10, "RPPRUR", o1425, NULL, 49},
+    {89, 0xc10, "RPRUR", o1426, NULL, 3302},
+    {89, 0xc10, "RRUR", o1427, NULL, 507},
+    {89, 0xc10, "RRURPP", o1428, NULL, 1445},
+    {89, 0xc11, "GRRUP", o1429, NULL, 17},
+    {89, 0xc11, "RPRU", o1430, NULL, 393},
+    {89, 0xc11, "RRU", o1431, NULL, 124},
+    {89, 0xc11, "RRUP", o1432, NULL, 173},
+    {89, 0xc11, "RRURP", o1433, NULL, 393},
+    {89, 0xc12, "GRRURP", o1434, NULL, 2},
+    {89, 0xc12, "RRURP", o1435, NULL, 61},
+    {89, 0xc17, "RRUP", o1436, NULL, 257},
+    {89, 0xc24, "GRRUR", o1437, NULL, 68},
+    {89, 0xc24, "RRUR", o1438, NULL, 1550},
+    {89, 0xc25, "RRUR", o1439, NULL, 33},
+    {89, 0xc45, "RU", o1440, NULL, 5},
+    {89, 0xc82, "HUU", o1441, NULL, 22},
+    {89, 0xc82, "UU", o1442, NULL, 300},
+    {89, 0xd00, "RU", o1443, NULL, 20},
+    {89, 0xd06, "RU", o1444, NULL, 2},
+    {89, 0xd09, "RU", o1445, NULL, 4},
+    {89, 0xd12, "RU", o1446, NULL, 2},
+    {89, 0xe24, "RRRU", o1447, NULL, 368},
+    {89, 0xf55, "B", o1448, NULL, 64},
+    {89, 0xf56, "B", o1449, NULL, 128},
+    {89, 0xf89, "PRR", o1450, NULL, 823},
+    {89, 0xf8c, "RRU", o1451, NULL, 18},
+    {89, 0xf8c, "RU", o1452, NULL, 2},
+    {89, 0xfae, "GRUR", o1453, NULL, 69},
+    {89, 0xfae, "RUR", o1454, NULL, 367},
+    {90, 0x202, "GRR", o1455, NULL, 308},
+    {90, 0x202, "RR", o1456, NULL, 2804},
+    {90, 0x207, "GRRRP", o1457, NULL, 49},
+    {90, 0x207, "RRRP", o1458, NULL, 2684},
+    {90, 0x208, "RRRP", o1459, NULL, 217},
+    {90, 0x209, "RRRP", o1460, NULL, 1492},
+    {90, 0x20a, "RRRP", o1461, NULL, 380},
+    {90, 0x20b, "PPRRP", o1462, NULL, 443},
+    {90, 0x20c, "GPPRRP", o1463, NULL, 28},
+    {90, 0x20c, "GPPRRPP", o1464, NULL, 25},
+    {90, 0x20c, "PPRRP", o1465, NULL, 4204},
+    {90, 0x20c, "PPRRPP", o1466, NULL, 1783},
+    {90, 0x20f, "RRRRP", o1467, NULL, 3},
+    {90, 0x210, "GRPPRRR", o1468, NULL, 109},
+    {90, 0x210, "GRPRRR", o1469, NULL, 115},
+    {90, 0x210, "GRRRR", o1470, NULL, 164},
+    {90, 0x210, "GRRRRPP", o1471, NULL, 156},
+    {90, 0x210, "RPPRRR", o1472, NULL, 242},
+    {90, 0x210, "RPRRR", o1473, NULL, 1648},
+    {90, 0x210, "RRRR", o1474, NULL, 2543},
+    {90, 0x210, "RRRRPP", o1475, NULL, 579},
+    {90, 0x211, "GRPRR", o1476, NULL, 346},
+    {90, 0x211, "GRRR", o1477, NULL, 147},
+    {90, 0x211, "GRRRP", o1478, NULL, 134},
+    {90, 0x211, "GRRRRP", o1479, NULL, 346},
+    {90, 0x211, "RPRR", o1480, NULL, 2577},
+    {90, 0x211, "RPRRR", o1481, NULL, 1},
+    {90, 0x211, "RRR", o1482, NULL, 3117},
+    {90, 0x211, "RRRP", o1483, NULL, 2951},
+    {90, 0x211, "RRRR", o1484, NULL, 2895},
+    {90, 0x211, "RRRRP", o1485, NULL, 2530},
+    {90, 0x212, "GRRRRP", o1486, NULL, 53},
+    {90, 0x212, "PRRRRP", o1487, NULL, 12},
+    {90, 0x212, "RRRRP", o1488, NULL, 949},
+    {90, 0x213, "RR", o1489, NULL, 107},
+    {90, 0x215, "RRRR", o1490, NULL, 1},
+    {90, 0x219, "GRRRR", o1491, NULL, 4},
+    {90, 0x219, "RRRR", o1492, NULL, 535},
+    {90, 0x220, "GRRR", o1493, NULL, 353},
+    {90, 0x220, "RRR", o1494, NULL, 6452},
+    {90, 0x221, "GRRR", o1495, NULL, 376},
+    {90, 0x221, "RRR", o1496, NULL, 5252},
+    {90, 0x223, "GRRRR", o1497, NULL, 323},
+    {90, 0x223, "RRRR", o1498, NULL, 104322},
+    {90, 0x224, "GRRRR", o1499, NULL, 780},
+    {90, 0x224, "GRRRRP", o1500, NULL, 6},
+    {90, 0x224, "RRRR", o1501, NULL, 4489},
+    {90, 0x224, "RRRRP", o1502, NULL, 121},
+    {90, 0x225, "GRRRR", o1503, NULL, 161},
+    {90, 0x225, "RPRRR", o1504, NULL, 4},
+    {90, 0x225, "RRRR", o1505, NULL, 532},
+    {90, 0x226, "RRRR", o1506, NULL, 2},
+    {90, 0x227, "RPRRR", o1507, NULL, 6},
+    {90, 0x227, "RRRR", o1508, NULL, 129},
+    {90, 0x228, "GRRR", o1509, NULL, 280},
+    {90, 0x228, "RRR", o1510, NULL, 25},
+    {90, 0x229, "GRRR", o1511, NULL, 120},
+    {90, 0x229, "RRR", o1512, NULL, 255},
+    {90, 0x22a, "PPRRP", o1513, NULL, 2},
+    {90, 0x22b, "GRRRR", o1514, NULL, 280},
+    {90, 0x22b, "RRRR", o1515, NULL, 57497},
+    {90, 0x230, "RRR", o1516, NULL, 2822},
+    {90, 0x231, "RRRR", o1517, NULL, 1},
+    {90, 0x232, "RRR", o1518, NULL, 1},
+    {90, 0x237, "RRRR", o1519, NULL, 2},
+    {90, 0x23c, "RRRR", o1520, NULL, 5574},
+    {90, 0x23e, "RRR", o1521, NULL, 2513},
+    {90, 0x23f, "RRRR", o1522, NULL, 1},
+    {90, 0x240, "RRRP", o1523, NULL, 1},
+    {90, 0x245, "RR", o1524, NULL, 594},
+    {90, 0x246, "RRRRP", o1525, NULL, 18},
+    {90, 0x248, "RRRP", o1526, NULL, 165},
+    {90, 0x287, "HUUUQ", o1527, NULL, 4},
+    {90, 0x287, "UUUQ", o1528, NULL, 330},
+    {90, 0x28c, "HQQUUQ", o1529, NULL, 3},
+    {90, 0x28c, "HQQUUQQ", o1530, NULL, 2},
+    {90, 0x28c, "QQUUQ", o1531, NULL, 985},
+    {90, 0x28c, "QQUUQQ", o1532, NULL, 8},
+    {90, 0x290, "HUUUU", o1533, NULL, 26},
+    {90, 0x290, "UQQUUU", o1534, NULL, 3},
+    {90, 0x290, "UQUUU", o1535, NULL, 256},
+    {90, 0x290, "UUUU", o1536, NULL, 495},
+    {90, 0x290, "UUUUQQ", o1537, NULL, 111},
+    {90, 0x291, "UUU", o1538, NULL, 521},
+    {90, 0x291, "UUUQ", o1539, NULL, 221},
+    {90, 0x291, "UUUU", o1540, NULL, 163},
+    {90, 0x292, "UUUUQ", o1541, NULL, 123},
+    {90, 0x2a4, "HUUUU", o1542, NULL, 29},
+    {90, 0x2a4, "UUUU", o1543, NULL, 580},
+    {90, 0x2a5, "HUUUU", o1544, NULL, 14},
+    {90, 0x2a5, "UUUU", o1545, NULL, 42},
+    {90, 0x2bd, "UU", o1546, NULL, 3},
+    {90, 0x2bf, "UU", o1547, NULL, 48},
+    {90, 0x2ca, "GPUR", o1548, NULL, 616},
+    {90, 0x2ca, "GUR", o1549, NULL, 14},
+    {90, 0x2ca, "UR", o1550, NULL, 918},
+    {90, 0x300, "RR", o1551, NULL, 2},
+    {90, 0x301, "RR", o1552, NULL, 2},
+    {90, 0x302, "PRR", o1553, NULL, 277},
+    {90, 0x305, "RR", o1554, NULL, 534},
+    {90, 0x306, "RR", o1555, NULL, 53},
+    {90, 0x308, "GRR", o1556, NULL, 81},
+    {90, 0x308, "RR", o1557, NULL, 2071},
+    {90, 0x309, "RR", o1558, NULL, 31},
+    {90, 0x310, "RR", o1559, NULL, 74},
+    {90, 0x311, "RR", o1560, NULL, 2},
+    {90, 0x312, "RR", o1561, NULL, 28},
+    {90, 0x343, "R", o1562, NULL, 17},
+    {90, 0x344, "R", o1563, NULL, 6},
+    {90, 0x348, "R", o1564, NULL, 18},
+    {90, 0x35d, "R", o1565, NULL, 1},
+    {90, 0x385, "GRR", o1566, NULL, 16},
+    {90, 0x385, "RR", o1567, NULL, 1},
+    {90, 0x387, "RR", o1568, NULL, 464},
+    {90, 0x388, "GRR", o1569, NULL, 572},
+    {90, 0x388, "RR", o1570, NULL, 6959},
+    {90, 0x389, "PRRRR", o1571, NULL, 18},
+    {90, 0x38b, "PRRRR", o1572, NULL, 34},
+    {90, 0x38d, "RRRR", o1573, NULL, 6},
+    {90, 0x3a1, "RR", o1574, NULL, 17},
+    {90, 0x3a9, "PRRRR", o1575, NULL, 3},
+    {90, 0x3aa, "PRR", o1576, NULL, 1},
+    {90, 0x3c4, "UR", o1577, NULL, 6},
+    {90, 0x3c6, "", o1578, NULL, 1},
+    {90, 0x414, "RRR", o1579, NULL, 2},
+    {90, 0x421, "GRR", o1580, NULL, 7},
+    {90, 0x421, "RR", o1581, NULL, 2957},
+    {90, 0x423, "GRRR", o1582, NULL, 14},
+    {90, 0x423, "RRR", o1583, NULL, 2122},
+    {90, 0x424, "GRRR", o1584, NULL, 183},
+    {90, 0x424, "RRR", o1585, NULL, 1059},
+    {90, 0x42b, "RRR", o1586, NULL, 20},
+    {90, 0x435, "RRR", o1587, NULL, 1131},
+    {90, 0x446, "RRRP", o1588, NULL, 213},
+    {90, 0x4a4, "UUU", o1589, NULL, 38},
+    {90, 0x589, "PRRR", o1590, NULL, 44},
+    {90, 0x5a7, "PUR", o1591, NULL, 2},
+    {90, 0x5ab, "", o1592, NULL, 3},
+    {90, 0x5ab, "G", o1593, NULL, 1},
+    {90, 0x5b2, "UUU", o1594, NULL, 1},
+    {90, 0x802, "GR", o1595, NULL, 135},
+    {90, 0x802, "R", o1596, NULL, 1312},
+    {90, 0x803, "RR", o1597, NULL, 111},
+    {90, 0x804, "R", o1598, NULL, 12},
+    {90, 0x805, "GR", o1599, NULL, 21},
+    {90, 0x805, "R", o1600, NULL, 7957},
+    {90, 0x806, "PP", o1601, t1601, 2},
+    {90, 0x806, "RPP", o1602, NULL, 17},
+    {90, 0x807, "RRP", o1603, NULL, 1376},
+    {90, 0x808, "RRP", o1604, NULL, 315},
+    {90, 0x809, "RRP", o1605, NULL, 2},
+    {90, 0x80a, "RRP", o1606, NULL, 17},
+    {90, 0x80b, "PPRP", o1607, NULL, 1639},
+    {90, 0x80c, "PPRP", o1608, NULL, 7413},
+    {90, 0x80f, "RRRP", o1609, NULL, 3},
+    {90, 0x810, "GRPRR", o1610, NULL, 6},
+    {90, 0x810, "GRRR", o1611, NULL, 158},
+    {90, 0x810, "RPPRR", o1612, NULL, 21},
+    {90, 0x810, "RPRR", o1613, NULL, 446},
+    {90, 0x810, "RRR", o1614, NULL, 3693},
+    {90, 0x810, "RRRPP", o1615, NULL, 323},
+    {90, 0x811, "RR", o1616, NULL, 282},
+    {90, 0x811, "RRR", o1617, NULL, 332},
+    {90, 0x812, "GRRRP", o1618, NULL, 6},
+    {90, 0x812, "PRRRP", o1619, NULL, 1113},
+    {90, 0x812, "RRRP", o1620, NULL, 7343},
+    {90, 0x816, "RRR", o1621, NULL, 94},
+    {90, 0x819, "GRRR", o1622, NULL, 112},
+    {90, 0x819, "RRR", o1623, NULL, 9573},
+    {90, 0x81c, "GPPPPP", o1624, NULL, 376},
+    {90, 0x81c, "PPPPP", o1625, NULL, 2426},
+    {90, 0x81c, "PPPPQ", o1626, NULL, 1081},
+    {90, 0x820, "GRR", o1627, NULL, 143},
+    {90, 0x820, "RR", o1628, NULL, 660},
+    {90, 0x823, "GRRR", o1629, NULL, 517},
+    {90, 0x823, "RRR", o1630, NULL, 564},
+    {90, 0x824, "GRRR", o1631, NULL, 522},
+    {90, 0x824, "GRRRP", o1632, NULL, 7},
+    {90, 0x824, "RRR", o1633, NULL, 12336},
+    {90, 0x824, "RRRP", o1634, NULL, 253},
+    {90, 0x825, "GRRR", o1635, NULL, 123},
+    {90, 0x825, "RRR", o1636, NULL, 3706},
+    {90, 0x827, "RRR", o1637, NULL, 66},
+    {90, 0x828, "RR", o1638, NULL, 61},
+    {90, 0x836, "GRR", o1639, NULL, 221},
+    {90, 0x836, "RR", o1640, NULL, 4976},
+    {90, 0x83b, "RR", o1641, NULL, 2213},
+    {90, 0x83e, "RR", o1642, NULL, 17},
+    {90, 0x846, "RRRP", o1643, NULL, 22},
+    {90, 0x848, "RRP", o1644, NULL, 632},
+    {90, 0x882, "HU", o1645, NULL, 8},
+    {90, 0x882, "U", o1646, NULL, 390},
+    {90, 0x886, "UQP", o1647, NULL, 22},
+    {90, 0x887, "UUQ", o1648, NULL, 21},
+    {90, 0x88c, "QQUQ", o1649, NULL, 932},
+    {90, 0x890, "UQUU", o1650, NULL, 95},
+    {90, 0x890, "UUU", o1651, NULL, 1876},
+    {90, 0x890, "UUUQQ", o1652, NULL, 2},
+    {90, 0x891, "UU", o1653, NULL, 13},
+    {90, 0x891, "UUQ", o1654, NULL, 20},
+    {90, 0x892, "QUUUQ", o1655, NULL, 6},
+    {90, 0x892, "UUUQ", o1656, NULL, 115},
+    {90, 0x896, "UUU", o1657, NULL, 1},
+    {90, 0x899, "HUUU", o1658, NULL, 7},
+    {90, 0x899, "UUU", o1659, NULL, 4217},
+    {90, 0x8a4, "UUU", o1660, NULL, 188},
+    {90, 0x8a5, "HUUU", o1661, NULL, 4},
+    {90, 0x8a5, "UUU", o1662, NULL, 35},
+    {90, 0x908, "R", o1663, NULL, 246},
+    {90, 0x918, "", o1664, NULL, 11150},
+    {90, 0x919, "GR", o1665, NULL, 48},
+    {90, 0x919, "R", o1666, NULL, 3601},
+    {90, 0x91a, "", o1667, NULL, 542},
+    {90, 0x91b, "", o1668, NULL, 18},
+    {90, 0x941, "B", o1669, NULL, 1782},
+    {90, 0x942, "GB", o1670, NULL, 1},
+    {90, 0x944, "", o1671, NULL, 318},
+    {90, 0x945, "B", o1672, NULL, 1782},
+    {90, 0x946, "", o1673, NULL, 3},
+    {90, 0x947, "", o1674, NULL, 2857},
+    {90, 0x947, "G", o1675, NULL, 10091},
+    {90, 0x947, "GP", o1676, NULL, 246},
+    {90, 0x947, "U", o1677, NULL, 6},
+    {90, 0x948, "", o1678, NULL, 22},
+    {90, 0x94d, "", o1679, NULL, 970},
+    {90, 0x94d, "G", o1680, NULL, 1442},
+    {90, 0x94d, "GP", o1681, NULL, 36},
+    {90, 0x94e, "R", o1682, NULL, 17},
+    {90, 0x950, "R", o1683, NULL, 272},
+    {90, 0x95c, "", o1684, NULL, 1},
+    {90, 0x95d, "", o1685, NULL, 1},
+    {90, 0x980, "GRR", o1686, NULL, 16},
+    {90, 0x980, "RR", o1687, NULL, 1},
+    {90, 0x980, "RUR", o1688, NULL, 42},
+    {90, 0x981, "GRUR", o1689, NULL, 1064},
+    {90, 0x981, "RUR", o1690, NULL, 12010},
+    {90, 0x983, "GRR", o1691, NULL, 1},
+    {90, 0x983, "RR", o1692, NULL, 440},
+    {90, 0x984, "GRR", o1693, NULL, 297},
+    {90, 0x984, "RR", o1694, NULL, 60620},
+    {90, 0x984, "RRU", o1695, NULL, 11},
+    {90, 0x984, "RU", o1696, NULL, 511},
+    {90, 0x985, "URR", o1697, NULL, 28},
+    {90, 0x986, "GURR", o1698, NULL, 816},
+    {90, 0x986, "URR", o1699, NULL, 6434},
+    {90, 0x988, "GRUR", o1700, NULL, 2},
+    {90, 0x989, "PRRR", o1701, NULL, 72},
+    {90, 0x98a, "GPRURR", o1702, NULL, 1},
+    {90, 0x98a, "PRURR", o1703, NULL, 16},
+    {90, 0x98c, "RRUR", o1704, NULL, 10},
+    {90, 0x98e, "GURR", o1705, NULL, 18},
+    {90, 0x98e, "URR", o1706, NULL, 15},
+    {90, 0x98f, "", o1707, NULL, 4},
+    {90, 0x992, "", o1708, NULL, 5},
+    {90, 0x992, "G", o1709, NULL, 1},
+    {90, 0x9a2, "PRURR", o1710, NULL, 1},
+    {90, 0x9a6, "URR", o1711, NULL, 52},
+    {90, 0x9a7, "RUR", o1712, NULL, 2},
+    {90, 0x9a8, "GPRURR", o1713, NULL, 18},
+    {90, 0x9a8, "PRURR", o1714, NULL, 38},
+    {90, 0x9ab, "", o1715, NULL, 3},
+    {90, 0x9ab, "G", o1716, NULL, 1},
+    {90, 0x9af, "", o1717, NULL, 49},
+    {90, 0x9b0, "U", o1718, NULL, 1},
+    {90, 0x9c3, "U", o1719, NULL, 1056},
+    {90, 0x9c7, "", o1720, NULL, 2},
+    {90, 0xab9, "HU", o1721, NULL, 46},
+    {90, 0xab9, "U", o1722, NULL, 6066},
+    {90, 0xb1d, "", o1723, NULL, 1438},
+    {90, 0xb82, "GR", o1724, NULL, 721},
+    {90, 0xb82, "R", o1725, NULL, 3412},
+    {90, 0xb82, "RR", o1726, NULL, 408},
+    {90, 0xc02, "RU", o1727, NULL, 675},
+    {90, 0xc07, "RRUP", o1728, NULL, 3224},
+    {90, 0xc0a, "RRUP", o1729, NULL, 30},
+    {90, 0xc0b, "PPRUP", o1730, NULL, 2},
+    {90, 0xc0c, "PPRUP", o1731, NULL, 4251},
+    {90, 0xc0c, "PPRUPP", o1732, NULL, 1764},
+    {90, 0xc0f, "RRURP", o1733, NULL, 83},
+    {90, 0xc10, "GRPPRUR", o1734, NULL, 36},
+    {90, 0xc10, "GRPRUR", o1735, NULL, 43},
+    {90, 0xc10, "GRRUR", o1736, NULL, 12},
+    {90, 0xc10, "GRRURPP", o1737, NULL, 2},
+    {90, 0xc10, "RPPRUR", o1738, NULL, 112},
+    {90, 0xc10, "RPRUR", o1739, NULL, 6297},
+    {90, 0xc10, "RRUR", o1740, NULL, 646},
+    {90, 0xc10, "RRURPP", o1741, NULL, 4007},
+    {90, 0xc11, "GRPRU", o1742, NULL, 9},
+    {90, 0xc11, "GRRU", o1743, NULL, 3},
+    {90, 0xc11, "GRRUP", o1744, NULL, 4},
+    {90, 0xc11, "GRRURP", o1745, NULL, 9},
+    {90, 0xc11, "RPRU", o1746, NULL, 4020},
+    {90, 0xc11, "RRU", o1747, NULL, 1643},
+    {90, 0xc11, "RRUP", o1748, NULL, 383},
+    {90, 0xc11, "RRURP", o1749, NULL, 4012},
+    {90, 0xc12, "GRRURP", o1750, NULL, 2},
+    {90, 0xc12, "RRURP", o1751, NULL, 85},
+    {90, 0xc20, "RRU", o1752, NULL, 4146},
+    {90, 0xc23, "RRUR", o1753, NULL, 5051},
+    {90, 0xc24, "GRRUR", o1754, NULL, 69},
+    {90, 0xc24, "RRUR", o1755, NULL, 4147},
+    {90, 0xc25, "RRUR", o1756, NULL, 1984},
+    {90, 0xc28, "RRU", o1757, NULL, 950},
+    {90, 0xc2b, "RRUR", o1758, NULL, 948},
+    {90, 0xc36, "GRRU", o1759, NULL, 36},
+    {90, 0xc36, "RRU", o1760, NULL, 543},
+    {90, 0xc45, "RU", o1761, NULL, 260},
+    {90, 0xc46, "RRURP", o1762, NULL, 11},
+    {90, 0xc48, "RRUP", o1763, NULL, 273},
+    {90, 0xc82, "HUU", o1764, NULL, 31},
+    {90, 0xc82, "UU", o1765, NULL, 921},
+    {90, 0xd00, "RU", o1766, NULL, 20},
+    {90, 0xd06, "RU", o1767, NULL, 2},
+    {90, 0xd09, "RU", o1768, NULL, 8},
+    {90, 0xd10, "RU", o1769, NULL, 19},
+    {90, 0xd12, "RU", o1770, NULL, 2},
+    {90, 0xdc7, "", o1771, NULL, 2},
+    {90, 0xe21, "RRU", o1772, NULL, 16},
+    {90, 0xe24, "GRRRU", o1773, NULL, 4},
+    {90, 0xe24, "RRRU", o1774, NULL, 934},
+    {90, 0xe24, "RRRUP", o1775, NULL, 211},
+    {90, 0xe25, "RRRU", o1776, NULL, 111},
+    {90, 0xe46, "RRRUP", o1777, NULL, 10},
+    {90, 0xf60, "GPRRRRU", o1778, NULL, 12},
+    {90, 0xf60, "GRRRRU", o1779, NULL, 96},
+    {90, 0xf60, "PRRRRU", o1780, NULL, 49},
+    {90, 0xf60, "RRRRU", o1781, NULL, 416},
+    {90, 0xf60, "RRRU", o1782, t1782, 1},
+    {90, 0xf63, "GPRRRU", o1783, NULL, 4},
+    {90, 0xf63, "GRRRRU", o1784, NULL, 8},
+    {90, 0xf63, "GRRRU", o1785, NULL, 28},
+    {90, 0xf63, "PRRRU", o1786, NULL, 16},
+    {90, 0xf63, "RRRRU", o1787, NULL, 33},
+    {90, 0xf63, "RRRU", o1788, NULL, 117},
+    {90, 0xf66, "GPRRRRU", o1789, NULL, 4},
+    {90, 0xf66, "GRRRRU", o1790, NULL, 32},
+    {90, 0xf66, "GRRRU", o1791, NULL, 16},
+    {90, 0xf66, "PRRRRU", o1792, NULL, 14},
+    {90, 0xf66, "PRRRU", o1793, t1793, 2},
+    {90, 0xf66, "RRRRU", o1794, NULL, 123},
+    {90, 0xf66, "RRRU", o1795, NULL, 78},
+    {90, 0xf6c, "GRRRRU", o1796, NULL, 24},
+    {90, 0xf6c, "RRRRU", o1797, NULL, 98},
+    {90, 0xf6f, "GRRRU", o1798, NULL, 18},
+    {90, 0xf6f, "RRRU", o1799, NULL, 63},
+    {90, 0xf89, "PRR", o1800, NULL, 391},
+    {90, 0xf8c, "RRU", o1801, NULL, 18},
+    {90, 0xf8c, "RU", o1802, NULL, 1},
+    {90, 0xf99, "GRRU", o1803, NULL, 52},
+    {90, 0xf99, "RRU", o1804, NULL, 218},
+    {90, 0xf9b, "GRRU", o1805, NULL, 12},
+    {90, 0xf9b, "RRU", o1806, NULL, 52},
+    {90, 0xf9d, "GRRU", o1807, NULL, 36},
+    {90, 0xf9d, "RRU", o1808, NULL, 152},
+    {90, 0xf9f, "GRRU", o1809, NULL, 32},
+    {90, 0xf9f, "RRU", o1810, NULL, 133},
+    {90, 0xfae, "GRUR", o1811, NULL, 69},
+    {90, 0xfae, "RUR", o1812, NULL, 367},
 };
 const size_t rs_sass_nforms = sizeof rs_sass_forms / sizeof *rs_sass_forms;

@@ -89,15 +89,17 @@ for P in tests/fixtures/sass/plr/fptr42.sm_80.sass tests/fixtures/sass/plr/fptr4
 done
 nd="${NVDISASM:-$(command -v nvdisasm || echo /opt/nvidia-cuda-11.8/usr/bin/nvdisasm)}"
 if [[ -n "${RS_TEST_QUICK:-}" ]]; then # the sanitizer phase: the committed listing's checks above suffice
-  echo "test_sass_forms42: parts 3 and 5b (corpus disasm of calls42.sm_90.cubin, fptr42.sm_80 --free -o) left out under RS_TEST_QUICK"
+  echo "test_sass_forms42: parts 3 and 5b (corpus disasm of calls42.sm_90.cubin, fptr42 --free -o) left out under RS_TEST_QUICK"
 elif [[ -x "$nd" ]]; then
   "$CLI" corpus disasm tests/fixtures/sass/plr/calls42.sm_90.cubin --nvdisasm "$nd" -o "$T/c90.sass" >/dev/null 2>&1
   check "corpus disasm calls42.sm_90.cubin: the committed listing" "cmp -s '$T/c90.sass' '$L'"
-  # 5b. free mode written back into the sm_80 cubin (the indirect call's register field is learned
-  #     for sm_80: cubin/fields.c CALL 0x344 'R') and crosschecked by nvdisasm
-  "$CLI" regalloc tests/fixtures/sass/plr/fptr42.sm_80.cubin --free -o "$T/fp80.cubin" --nvdisasm "$nd" >"$T/o" 2>&1; ro=$?
-  check "fptr42.sm_80.cubin --free -o: both functions re-encoded, crosscheck ok (rc $ro)" \
-    "[[ $ro == 0 ]] && grep -q 'in 2 functions' '$T/o' && grep -q 'crosscheck (nvdisasm): 2 functions.*0 mismatches.*: ok' '$T/o' && ! grep -q '^kept:' '$T/o'"
+  # 5b. free mode written back into the cubins (the indirect call's register field: cubin/fields.c
+  #     CALL 0x344 'R', bit 24, learned for sm_86/89/90 from fptr42's pairs) and crosschecked
+  for a in 80 90; do
+    "$CLI" regalloc tests/fixtures/sass/plr/fptr42.sm_$a.cubin --free -o "$T/fp$a.cubin" --nvdisasm "$nd" >"$T/o" 2>&1; ro=$?
+    check "fptr42.sm_$a.cubin --free -o: both functions re-encoded, crosscheck ok (rc $ro)" \
+      "[[ $ro == 0 ]] && grep -q 'in 2 functions' '$T/o' && grep -q 'crosscheck (nvdisasm): 2 functions.*0 mismatches.*: ok' '$T/o' && ! grep -q '^kept:' '$T/o'"
+  done
 else
   echo "test_sass_forms42: parts 3 and 5b (nvdisasm needed) SKIPPED: no nvdisasm"
 fi

@@ -87,6 +87,11 @@ for P in tests/fixtures/sass/plr/fptr42.sm_80.sass tests/fixtures/sass/plr/fptr4
   check "$P: indirect calls read, pinned identical (rc $rp), free valid (rc $rf)" \
     "[[ $(grep -c 'CALL.REL.NOINC R[0-9]* `(' "$P") -ge 3 && $rp == 0 && $rf == 0 ]] && [[ \$(grep -c ': identical (' '$T/p') == 2 && \$(grep -c 'contributor sets equivalent.*verifier: pass' '$T/f') == 2 ]]"
 done
+# without the callees' symbols (the callee outside the listing) each function is refused by name
+grep -v '^\$fptr_\|\.type *\$fptr\|\.size *\$fptr' tests/fixtures/sass/plr/fptr42.sm_80.sass >"$T/nosym.sass"
+"$CLI" regalloc "$T/nosym.sass" --pinned >"$T/p" 2>&1; rp=$?
+check "fptr42 without its callee symbols: both functions refused by name (rc $rp)" \
+  "[[ $rp == 1 ]] && grep -q 'refused fptr_arg /\*0100\*/: form CALL.REL.NOINC (R):.*no function of its listing whose address could be taken' '$T/p' && grep -q '2 of 2 functions refused, by form: CALL.REL.NOINC 2' '$T/p'"
 nd="${NVDISASM:-$(command -v nvdisasm || echo /opt/nvidia-cuda-11.8/usr/bin/nvdisasm)}"
 if [[ -n "${RS_TEST_QUICK:-}" ]]; then # the sanitizer phase: the committed listing's checks above suffice
   echo "test_sass_forms42: parts 3 and 5b (corpus disasm of calls42.sm_90.cubin, fptr42 --free -o) left out under RS_TEST_QUICK"

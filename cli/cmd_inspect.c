@@ -11,7 +11,7 @@
 
 void rs_usage_inspect(void) {
   puts("usage: regsweep inspect FILE.mir|FILE.ptx|FILE.sass|FILE.cubin... [--json] [--problem] [--target T]\n"
-       "       regsweep inspect FILE.sass|FILE.cubin --live [--regs] [--nvdisasm PATH]\n"
+       "       regsweep inspect FILE.sass|FILE.cubin --live [--regs] [--check-plr] [--nvdisasm PATH]\n"
        "\n"
        "Per function: blocks, instructions, virtual registers by class, interference edges,\n"
        "fixed-register exclusions, copy hints, maximum pressure per register file; for fully\n"
@@ -21,6 +21,8 @@ void rs_usage_inspect(void) {
        "  --target T  gfx90a, sm_75, sm_80, sm_86, sm_89 or sm_90 (default: from the file)\n"
        "  --live      SASS: per instruction its address and the registers live at it per file\n"
        "              (GPR PRED UGPR UPRED, nvdisasm -lrm count order); --regs lists them\n"
+       "  --check-plr compare that with nvdisasm -plr's own columns (the cubin's, or a listing's\n"
+       "              from `corpus disasm --plr`), row by row: one line per function, exit 1 if any differs\n"
        "A cubin is read through its completed nvdisasm listing. A form the opcode table lacks is\n"
        "read with the row nvdisasm -plr gives (a cubin, or a listing with -plr columns), and each\n"
        "function so read says 'inferred rows (nvdisasm -plr): FORM/N ...'; other functions with an\n"
@@ -140,6 +142,37 @@ static int print_live(const rs_func *f, bool regs, const char *inferred, rs_err 
   return 0;
 }
 
+/* --check-plr: every function's liveness (as --live shows it) against the -plr columns of the
+ * same listing (the cubin's `nvdisasm -c -plr -lrm narrow`, or the listing's own), row by row and
+ * register by register; one line per function, then a count. 0 all equal, 1 some differ, 2 no
+ * -plr columns. */
+static int check_live(rs_mc *mc, const char *file) {
+  rs_err e = {{0}};
+  char *plr = NULL;
+  if (rs_mc_plr_text(mc, &plr, &e)) {
+    fprintf(stderr, "regsweep inspect: %s\n", e.msg);
+    return 2;
+  }
+  uint32_t equal = 0, total = 0;
+  for (uint32_t k = 0; k < mc->m->nfuncs; k++) {
+    const rs_func *f = mc->m->funcs[k];
+    char why[600], inf[400];
+    uint32_t rows = 0;
+    rs_sass_inferred_in(mc->inferred, f->name, inf, sizeof inf);
+    const char *im = *inf ? "; inferred rows (nvdisasm -plr): " : "";
+    if (rs_sass_plr_check(f, plr, &rows, why, sizeof why)) {
+      printf("live != nvdisasm -plr: %s: %s%s%s\n", f->name, why, im, inf);
+      continue;
+    }
+    equal++, total += rows;
+    printf("live = nvdisasm -plr: %s: %u rows%s%s\n", f->name, rows, im, inf);
+  }
+  printf("%s: %u of %u functions read: live = nvdisasm -plr on every row (%u rows)\n", file, equal, mc->m->nfuncs,
+         total);
+  free(plr);
+  return equal < mc->m->nfuncs;
+}
+
 /* Ends in sfx? */
 static bool ends(const char *s, const char *sfx) {
   size_t n = strlen(s), k = strlen(sfx);
@@ -147,7 +180,7 @@ static bool ends(const char *s, const char *sfx) {
 }
 
 int rs_cmd_inspect(int argc, char **argv) {
-  bool json = false, with_problem = false, live = false, regs = false;
+  bool json = false, with_problem = false, live = false, regs = false, check_plr = false;
   const char *target = NULL, *nvd = NULL;
   int nfiles = 0;
   for (int i = 1; i < argc; i++) {
@@ -155,6 +188,7 @@ int rs_cmd_inspect(int argc, char **argv) {
     else if (!strcmp(argv[i], "--problem")) with_problem = true;
     else if (!strcmp(argv[i], "--live")) live = true;
     else if (!strcmp(argv[i], "--regs")) regs = true;
+    else if (!strcmp(argv[i], "--check-plr")) check_plr = live = true;
     else if (!strcmp(argv[i], "--target") && i + 1 < argc) target = argv[++i];
     else if (!strcmp(argv[i], "--nvdisasm") && i + 1 < argc) nvd = argv[++i];
     else if (argv[i][0] == '-' && argv[i][1]) {
@@ -176,7 +210,8 @@ int rs_cmd_inspect(int argc, char **argv) {
     /* SASS through mcode's loader: a cubin's listing, and forms inferred from nvdisasm -plr */
     rs_mc mc;
     memset(&mc, 0, sizeof mc);
-    bool sass = ends(argv[i], ".sass") || ends(argv[i], ".cubin");
+    bool sass = ends(argv[i], ".sass") || ends(argv[i], ".cubin") ||
+                (check_plr && !ends(argv[i], ".mir") && !ends(argv[i], ".ptx")); /* a listing by any name */
     rs_module *m = NULL;
     if (!sass) m = rs_module_load(argv[i], target, &e);
     else if (!(ends(argv[i], ".cubin") ? rs_mc_cubin(&mc, argv[i], NULL, target, nvd, false, &e)
@@ -188,6 +223,14 @@ int rs_cmd_inspect(int argc, char **argv) {
       continue;
     }
     if (rs_cli_refusals("inspect", argv[i], m, false) && !status) status = 1; /* the others go on */
+    if (check_plr) { /* each function's liveness against nvdisasm -plr's own columns */
+      int c = sass ? check_live(&mc, argv[i]) : 2;
+      if (!sass) fprintf(stderr, "regsweep inspect: %s: --check-plr needs a cubin or an nvdisasm listing\n", argv[i]);
+      if (c > status) status = c;
+      if (sass) rs_mc_free_input(&mc);
+      else rs_module_free(m);
+      continue;
+    }
     if (live) {
       for (uint32_t k = 0; k < m->nfuncs; k++) {
         char inf[400];

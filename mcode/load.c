@@ -150,7 +150,7 @@ static int read_inferring(rs_mc *mc, const char *name, char *text, size_t n, con
     rs_err ke = {{0}};
     uint32_t fails = rs_mc_pinned(mc, k, &r, &ke);
     char why[1600], live[400];
-    int lv = fails ? 0 : rs_sass_plr_check(m->funcs[k], ptext, live, sizeof live);
+    int lv = fails ? 0 : rs_sass_plr_check(m->funcs[k], ptext, NULL, live, sizeof live);
     if (!fails && !lv) {
       rs_mc_pin_free(&r);
       k++;
@@ -167,6 +167,18 @@ static int read_inferring(rs_mc *mc, const char *name, char *text, size_t n, con
   }
   free(ptext);
   return 0;
+}
+
+int rs_mc_plr_text(rs_mc *mc, char **out, rs_err *e) {
+  *out = NULL;
+  const char *t = mc->m ? mc->m->text : NULL;
+  if (t && has_plr(t, strlen(t))) {
+    *out = rs_xstrndup(t, strlen(t));
+    return 0;
+  }
+  if (!mc->cubin_path || !mc->have_nd)
+    return rs_errf(e, mc->name, 0, "no nvdisasm -plr columns: give the cubin, or a listing from `corpus disasm --plr`");
+  return plr_listing(mc, &mc->nd, out, e);
 }
 
 int rs_mc_cubin(rs_mc *mc, const char *cubin_path, const char *listing, const char *target, const char *nvd,

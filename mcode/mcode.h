@@ -45,6 +45,10 @@ int rs_mc_cubin(rs_mc *mc, const char *cubin_path, const char *listing, const ch
                 bool scoreboards, rs_err *e);
 /* A corpus row of form sass: its listing and, where the row keeps one, its cubin (scoreboards). */
 int rs_mc_instance(rs_mc *mc, const rs_instance *in, rs_err *e);
+/* The -plr listing of mc's functions (`nvdisasm -c -plr -lrm narrow`, completed; *out malloc'd):
+ * the cubin's, from the run already made where there was one, or the listing itself when it
+ * carries -plr columns (`corpus disasm --plr`); else -1 with why. */
+int rs_mc_plr_text(rs_mc *mc, char **out, rs_err *e);
 /* A module lifted elsewhere (borrowed, not freed) and its cubin's bytes (copied): emit's input. */
 int rs_mc_borrow(rs_mc *mc, rs_module *m, const uint8_t *cubin, size_t cubin_len, const char *name, rs_err *e);
 /* Replace mc's module by the completed nvdisasm listing of its whole cubin (a corpus row's listing

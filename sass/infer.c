@@ -441,7 +441,7 @@ void rs_sass_infer_free(rs_sass_infer *x) {
  * -plr shows it (live.c, every quirk taken: equal to -plr on every row measured) must equal the
  * -plr columns of the same listing, row by row, register by register (R63, never shown by 11.8,
  * left out). A row that misreads a register would show it live or dead elsewhere. */
-int rs_sass_plr_check(const rs_func *f, const char *text, char *why, size_t whylen) {
+int rs_sass_plr_check(const rs_func *f, const char *text, uint32_t *nrows, char *why, size_t whylen) {
   static const char *const files[NG] = {"r", "p", "ur", "up"};
   char head[600];
   snprintf(head, sizeof head, ".section\t.text.%s,", f->name);
@@ -504,6 +504,7 @@ int rs_sass_plr_check(const rs_func *f, const char *text, char *why, size_t whyl
     p = end ? end + 1 : NULL;
   }
   free(ours);
+  if (nrows) *nrows = rows;
   if (!rc && !rows) {
     snprintf(why, whylen, "no -plr rows for %s", f->name);
     rc = -1;

@@ -161,11 +161,12 @@ bool rs_sass_masked(const char *mask, const char *form);
 /* The inferred rows function `func` was read with, as "FORM/N FORM/N" into buf ("" when none);
  * returns how many. */
 uint32_t rs_sass_inferred_in(const rs_sass_infer *x, const char *func, char *buf, size_t cap);
-/* A function read with inferred rows against the -plr listing it came from (text: `nvdisasm -c
- * -plr -lrm narrow`, completed): its liveness (live.c, RS_PLR_ALL) equal to the -plr columns on
- * every row. 0 equal, 1 differing (why: the first row and register), -1 no rows (why). */
+/* A function against the -plr listing it came from (text: `nvdisasm -c -plr -lrm narrow`,
+ * completed): its liveness (live.c, RS_PLR_ALL) equal to the -plr columns on every row (the
+ * check of a function read with inferred rows; `inspect --live --check-plr`). 0 equal, 1 differing
+ * (why: the first row and register), -1 no rows (why); *nrows (if not NULL): -plr rows compared. */
 struct rs_func;
-int rs_sass_plr_check(const struct rs_func *f, const char *text, char *why, size_t whylen);
+int rs_sass_plr_check(const struct rs_func *f, const char *text, uint32_t *nrows, char *why, size_t whylen);
 /* RS_TEST_MASK_ROWS from the environment (the test facility), NULL when unset. */
 const char *rs_sass_test_mask(void);
 

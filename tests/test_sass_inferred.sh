@@ -23,6 +23,11 @@
 #     generator (scripts/ptxgen.py) reached min/max.f64; the table now reads them (nothing
 #     inferred), and with its DSETP row hidden both are inferred (d1 d1 s2 .. s1, as the table's
 #     row), the function pinned identical (and -plr-equal) and free valid;
+#  7. `inspect --live --check-plr` (the Done-when check of issue 42 as a command): the listing's own
+#     -plr columns against our liveness, every function equal (with the table, and with the 19
+#     rows inferred, each line naming them); a read of HMUL2 R13, R3, R0 blanked in -plr's row (a
+#     test-made corruption: R0 dead there by -plr) makes hset differ at that row, named, the other
+#     five equal, exit 1; a listing without -plr columns is bad input (exit 2);
 #  5. free mode keeps ptxas's colouring of a function it cannot colour validly: RS_TEST_FREE_BREAK
 #     (a test facility: puts two interfering values of `joins` on one register) makes the check
 #     refuse that colouring; the function keeps ptxas's registers with one line saying why, the
@@ -114,5 +119,21 @@ check "kept: joins keeps ptxas's colouring, named with why, counted (rc $rk): $(
 sect() { awk -v f="$2" '/^\t\.section\t/ { on = index($0, ".text." f ",") > 0 } on' "$1"; }
 check "kept: the written listing has joins as the input" \
   "[[ \$(sect '$T/out.sass' _Z5joinsPKiPii | wc -l) -gt 40 ]] && [[ \$(sect '$T/out.sass' _Z5joinsPKiPii | md5sum) == \$(sect '$T/forms42.sm_80.plr.sass' _Z5joinsPKiPii | md5sum) ]] && [[ \$(sect '$T/out.sass' _Z7cpasyncPKfPfi | md5sum) != \$(sect '$T/forms42.sm_80.plr.sass' _Z7cpasyncPKfPfi | md5sum) ]]"
+# 7. inspect --live --check-plr: our liveness against the listing's own -plr columns
+"$CLI" inspect "$T/forms42.sm_80.plr.sass" --live --check-plr >"$T/c1" 2>&1; rc1=$?
+check "check-plr: 6 of 6 functions equal (rc $rc1): $(tail -c 300 "$T/c1")" \
+  "[[ $rc1 == 0 ]] && [[ \$(grep -c '^live = nvdisasm -plr: .*: [0-9]* rows$' '$T/c1') == 6 ]] && grep -q ': 6 of 6 functions read: live = nvdisasm -plr on every row' '$T/c1'"
+RS_TEST_MASK_ROWS=$MASK "$CLI" inspect "$T/forms42.sm_80.plr.sass" --live --check-plr >"$T/c2" 2>&1; rc2=$?
+check "check-plr: with 19 rows inferred, equal and marked (rc $rc2): $(tail -c 300 "$T/c2")" \
+  "[[ $rc2 == 0 ]] && [[ \$(grep -c '^live = nvdisasm -plr: .* rows; inferred rows (nvdisasm -plr): ' '$T/c2') == 6 ]]"
+awk '!done && /HMUL2 R13, R3, R0 ;/ { i = index($0, "// |"); r = substr($0, i); if (sub(/v/, " ", r)) done = 1; $0 = substr($0, 1, i - 1) r } { print }' \
+  "$T/forms42.sm_80.plr.sass" >"$T/bad3.sass"
+"$CLI" inspect "$T/bad3.sass" --check-plr >"$T/c3" 2>&1; rc3=$?
+check "check-plr: a blanked -plr read named at its row (rc $rc3): $(head -c 400 "$T/c3")" \
+  "[[ \$(diff '$T/forms42.sm_80.plr.sass' '$T/bad3.sass' | grep -c '^>') == 1 ]] && [[ $rc3 == 1 ]] && grep -q '^live != nvdisasm -plr: _Z4hsetPK7__half2S1_PS_i: /\*0130\*/: R0 dead by nvdisasm -plr, live by ours' '$T/c3' && grep -q ': 5 of 6 functions read' '$T/c3'"
+sed 's|//.*||' "$T/forms42.sm_80.plr.sass" >"$T/noplr.sass"
+"$CLI" inspect "$T/noplr.sass" --check-plr >"$T/c4" 2>&1; rc4=$?
+check "check-plr: a listing without -plr columns is bad input (rc $rc4): $(head -c 300 "$T/c4")" \
+  "[[ $rc4 == 2 ]] && grep -q 'no nvdisasm -plr columns' '$T/c4'"
 [[ $fail == 0 ]] && echo "test_sass_inferred: ok"
 exit $fail

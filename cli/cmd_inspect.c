@@ -217,6 +217,13 @@ int rs_cmd_inspect(int argc, char **argv) {
     else if (!(ends(argv[i], ".cubin") ? rs_mc_cubin(&mc, argv[i], NULL, target, nvd, false, &e)
                                        : rs_mc_listing(&mc, argv[i], target, NULL, &e)))
       m = mc.m;
+    if (sass && mc.codeless) { /* a host-only unit's cubin: read, no function in it */
+      printf(check_plr ? "%s: 0 of 0 functions read: no .text.<function> section (a cubin without code)\n"
+                       : "%s: no functions (no .text.<function> section: a cubin without code)\n",
+             argv[i]);
+      rs_mc_free_input(&mc);
+      continue;
+    }
     if (!m) {
       fprintf(stderr, "regsweep inspect: %s\n", e.msg);
       status = 2;

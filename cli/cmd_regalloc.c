@@ -261,6 +261,15 @@ int rs_cmd_regalloc(int argc, char **argv) {
     fprintf(stderr, "regsweep regalloc: %s\n", e.msg);
     return 2;
   }
+  if (mc.codeless) { /* a host-only unit's cubin: read, nothing to allocate; -o: ptxas's bytes */
+    int st = 0;
+    if (function) fprintf(stderr, "regsweep regalloc: %s: no function '%s' (a cubin without code)\n", cpath, function), st = 2;
+    else printf("regalloc(%s): %s: no functions (no .text.<function> section: a cubin without code): nothing to "
+                "allocate%s\n", pin ? "pinned" : "free", cpath, out ? "; written unchanged" : "");
+    if (!st && out && rs_cubin_write(&mc.cub, out, &e)) fprintf(stderr, "regsweep regalloc: %s\n", e.msg), st = 2;
+    rs_mc_free_input(&mc);
+    return st;
+  }
   /* functions refused alone (an unknown form): named, the others go on, exit 1 (issue 42) */
   uint32_t refused = rs_cli_refusals("regalloc", cubin_in ? cpath : file, mc.m, quiet);
   int status = 0;

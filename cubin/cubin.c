@@ -32,7 +32,7 @@ unsigned rs_cubin_sm_from_flags(uint8_t osabi, uint8_t abiver, uint32_t flags) {
   return 0;
 }
 
-int rs_cubin_parse(uint8_t *b, size_t len, const char *name, rs_cubin *c, rs_err *e) {
+static int parse(uint8_t *b, size_t len, const char *name, rs_cubin *c, bool need_code, rs_err *e) {
   memset(c, 0, sizeof *c);
   c->bytes = b;
   c->len = len;
@@ -83,8 +83,24 @@ int rs_cubin_parse(uint8_t *b, size_t len, const char *name, rs_cubin *c, rs_err
     f.shndx = i;
     RS_PUSH(c->funcs, c->nfuncs, cap, f);
   }
-  if (!c->nfuncs) return rs_errf(e, name, 0, "no .text.<function> section: not a cubin with code");
+  if (!c->nfuncs && need_code) return rs_errf(e, name, 0, "no .text.<function> section: not a cubin with code");
   return 0;
+}
+
+int rs_cubin_parse(uint8_t *b, size_t len, const char *name, rs_cubin *c, rs_err *e) {
+  return parse(b, len, name, c, true, e);
+}
+
+int rs_cubin_load_any(const char *path, rs_cubin *c, rs_err *e) {
+  size_t len;
+  char *b = rs_read_file(path, &len, e);
+  if (!b) {
+    memset(c, 0, sizeof *c);
+    return -1;
+  }
+  int rc = parse((uint8_t *)b, len, path, c, false, e);
+  if (rc) rs_cubin_free(c);
+  return rc;
 }
 
 int rs_cubin_load(const char *path, rs_cubin *c, rs_err *e) {

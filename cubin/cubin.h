@@ -39,6 +39,9 @@ typedef struct {
  * truncated file is an error, never a read past the end. */
 int rs_cubin_parse(uint8_t *bytes, size_t len, const char *name, rs_cubin *c, rs_err *e);
 int rs_cubin_load(const char *path, rs_cubin *c, rs_err *e); /* on error nothing is left to free */
+/* The same, but a cubin without code (no .text.<function> section: a host-only translation unit
+ * nvcc still writes one for) is read, with nfuncs 0, instead of refused. */
+int rs_cubin_load_any(const char *path, rs_cubin *c, rs_err *e);
 /* The architecture from e_flags: new layout sm in bits 8-15 (low byte 0x04, bits 16-23 zero,
  * high byte one of the seen flag sets), old layout sm | 0x500 | sm << 16. Returns 0 when the
  * flags are not one of those. */

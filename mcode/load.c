@@ -199,9 +199,13 @@ int rs_mc_cubin(rs_mc *mc, const char *cubin_path, const char *listing, const ch
   } else {
     rs_sass_stats st;
     static const char *const args[] = {"-c", NULL};
-    if (rs_cubin_load(cubin_path, &mc->cub, e)) return -1;
+    if (rs_cubin_load_any(cubin_path, &mc->cub, e)) return -1;
     mc->name = dup_or_null(cubin_path);
     mc->cubin_path = dup_or_null(cubin_path);
+    if (!mc->cub.nfuncs) { /* a host-only unit's cubin: read, nothing in it to allocate */
+      mc->codeless = true;
+      return 0;
+    }
     /* one `-lrm narrow` run gives the listing (-c's, derived), the -plr columns and the
      * crosscheck's original side; -c itself only where the derivation cannot be made */
     char *raw = NULL;

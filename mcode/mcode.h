@@ -26,6 +26,7 @@ typedef struct {
   char *cubin_path;   /* the cubin on disk (nvdisasm reads it); NULL for one held in memory */
   bool borrowed;      /* m is the caller's */
   bool no_spills;     /* --no-spills: free mode leaves spill slots in memory */
+  bool codeless;      /* a cubin without code (no function): read, nothing to allocate; m is NULL */
   struct rs_sass_infer *inferred; /* forms the table lacks, read with rows from nvdisasm -plr (NULL: none) */
   rs_nvdisasm nd;     /* nvdisasm, found once (have_nd) */
   bool have_nd;
@@ -40,7 +41,8 @@ int rs_mc_listing(rs_mc *mc, const char *path, const char *target, const char *c
  * file `listing`; scoreboards: its control bits join the Problem (not with --no-scoreboards).
  * A form the table lacks is read with the row its instances in the cubin's `nvdisasm -plr`
  * listing give (sass/infer.c; mc->inferred), and a function read with one is kept only if its
- * pinned run reproduces ptxas (else refused, named, with that reason). */
+ * pinned run reproduces ptxas (else refused, named, with that reason). A cubin without code
+ * (no listing given) is read too: mc->codeless, no nvdisasm run, m NULL. */
 int rs_mc_cubin(rs_mc *mc, const char *cubin_path, const char *listing, const char *target, const char *nvd,
                 bool scoreboards, rs_err *e);
 /* A corpus row of form sass: its listing and, where the row keeps one, its cubin (scoreboards). */

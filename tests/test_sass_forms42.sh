@@ -108,5 +108,16 @@ elif [[ -x "$nd" ]]; then
 else
   echo "test_sass_forms42: parts 3 and 5b (nvdisasm needed) SKIPPED: no nvdisasm"
 fi
+# 6. a cubin without code (nocode42.cu, ours: host code only; nvcc -cubin still writes a cubin with
+#    no .text section, as for CUDA samples' host-only files) is read: no functions, exit 0, -o
+#    writes it unchanged; a truncated copy stays bad input (exit 2)
+NC=tests/fixtures/sass-forms/nocode42.sm_80.cubin
+"$CLI" regalloc "$NC" --free -o "$T/nc.cubin" >"$T/n1" 2>&1; rn1=$?
+"$CLI" inspect "$NC" --live --check-plr >"$T/n2" 2>&1; rn2=$?
+check "nocode42: read, nothing to allocate, written unchanged (rc $rn1, $rn2): $(head -c 300 "$T/n1")" \
+  "[[ $rn1 == 0 && $rn2 == 0 ]] && grep -q 'regalloc(free): .*nocode42.sm_80.cubin: no functions (no .text.<function> section: a cubin without code): nothing to allocate; written unchanged' '$T/n1' && cmp -s '$NC' '$T/nc.cubin' && grep -q ': 0 of 0 functions read' '$T/n2'"
+head -c 700 "$NC" >"$T/nct.cubin"
+"$CLI" regalloc "$T/nct.cubin" --pinned >"$T/n3" 2>&1; rn3=$?
+check "nocode42 truncated: bad input (rc $rn3): $(head -c 300 "$T/n3")" "[[ $rn3 == 2 ]] && grep -q 'truncated' '$T/n3'"
 [[ $fail == 0 ]] && echo "test_sass_forms42: ok"
 exit $fail

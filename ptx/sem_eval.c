@@ -145,6 +145,49 @@ static rs_sarg mem_addr(B *b, const pop *p, uint64_t extra) {
   return r;
 }
 
+/* A fragment load's address (LDSM, an LDG of a wmma C fragment) without its lane terms: ptxas
+ * adds each lane's offset inside the fragment (computed from SR_LANEID, the stride and constants)
+ * to the fragment's base, which is all PTX names. A term is dropped only when it depends on the
+ * lane and otherwise on constants and parameters alone (rs_sem_lane_kind); an add holding such a
+ * term is looked through. A lane term mixed with anything else cannot be separated: `over`. */
+static void lane_term(B *b, addr_t *a, rs_sarg x, int depth) {
+  if (num(x)) {
+    a->c += x.val;
+    return;
+  }
+  int k = rs_sem_lane_kind(b, x);
+  if (k == 1) return;
+  if (k == 2) {
+    uint32_t n = depth < 6 ? (x.kind == RS_SA_NODE ? x.idx : add_through(b, x)) : UINT32_MAX;
+    if (n != UINT32_MAX && !b->g->nodes[n].leaf && b->g->nodes[n].op == hs("add")) {
+      rs_snode y = b->g->nodes[n];
+      for (unsigned i = 0; i < y.na; i++) lane_term(b, a, y.a[i], depth + 1);
+      return;
+    }
+    a->over = true;
+    return;
+  }
+  addr_term(b, a, x, 0);
+}
+
+rs_sarg rs_sem_lane_addr(B *b, const pop *p, uint64_t extra, bool *ok) {
+  addr_t a = {{{0}}, 0, (uint64_t)p->imm + extra, false};
+  *ok = false;
+  if (p->kind != PK_MEM || p->use2 >= 0 || p->scale > 1 || p->use < 0) return rs_sem_leaf_other(hs("lane?"));
+  lane_term(b, &a, use_arg(b, p->use), 0);
+  if (a.over || (a.n == 4 && (a.c & 0xffffffffu))) return rs_sem_leaf_other(hs("lane?"));
+  *ok = true;
+  a.c &= 0xffffffffu;
+  if (!a.n) return rs_sem_leaf_const(a.c);
+  if (a.n == 1 && !a.c) return a.t[0];
+  if (a.c && a.n < 4) a.t[a.n++] = rs_sem_leaf_const(a.c);
+  rs_sarg r = rs_sem_node(b, NULL, hs("add"), a.t, a.n, 2);
+  b->g->nodes[r.idx].acomm = true;
+  return r;
+}
+
+rs_sarg rs_sem_mem_addr(B *b, const pop *p, uint64_t extra) { return mem_addr(b, p, extra); }
+
 /* The constant part of memory operand p's address (nothing built): where a 16-bit load lies in
  * its 32-bit unit. */
 static uint64_t mem_const(B *b, const pop *p) {
@@ -532,6 +575,11 @@ static void half_load(B *b, uint32_t ii, const pop *d, const char *name, const p
   assign(b, d, as_node(b, r, 1), 0);
 }
 
+rs_sarg rs_sem_use_arg(B *b, int32_t u) { return use_arg(b, u); }
+uint32_t rs_sem_as_node(B *b, rs_sarg v, unsigned width) { return as_node(b, v, width); }
+void rs_sem_assign(B *b, const pop *p, uint32_t n, unsigned part) { assign(b, p, n, part); }
+void rs_sem_opaque_dests(B *b, uint32_t ii, const char *why) { opaque_dests(b, ii, why); }
+
 /* Evaluate instruction ii's row: nodes for its values, sites pointed at them. */
 void rs_sem_eval_inst(B *b, uint32_t ii, bool count_unknown) {
   const rs_inst *in = &b->f->insts[ii];
@@ -612,6 +660,17 @@ void rs_sem_eval_inst(B *b, uint32_t ii, bool count_unknown) {
       if (t.s[t.i] == ';') t.i++;
       if (h16) half_load(b, ii, p, nm, mp);
       else units_load(b, ii, p, nm, mp);
+      continue;
+    }
+    if (!strncmp(t.s + at, "@frag(", 6)) { /* wmma fragments per lane (sem_frag.c) */
+      t.i += 6;
+      size_t nb = t.i;
+      while (t.s[t.i] && t.s[t.i] != ')') t.i++;
+      char nm[16];
+      snprintf(nm, sizeof nm, "%.*s", (int)(t.i - nb < 15 ? t.i - nb : 15), t.s + nb);
+      while (t.s[t.i] && t.s[t.i] != ';') t.i++;
+      if (t.s[t.i] == ';') t.i++;
+      if (!rs_sem_frag(b, ii, nm)) opaque_dests(b, ii, "frag?");
       continue;
     }
     if (!strncmp(t.s + at, "@cbunits($", 10)) { /* constant bank words, one per register */

@@ -86,4 +86,16 @@ void rs_sem_eval_inst(B *b, uint32_t ii, bool count_unknown);
 void rs_sem_note_unknown(rs_sgraph *g, const char *op);
 const pop *rs_sem_opnd(const B *b, uint32_t ii, unsigned k);
 
+/* sem_eval.c, offered to sem_frag.c */
+rs_sarg rs_sem_use_arg(B *b, int32_t u);
+rs_sarg rs_sem_mem_addr(B *b, const pop *p, uint64_t extra);
+rs_sarg rs_sem_lane_addr(B *b, const pop *p, uint64_t extra, bool *ok);
+uint32_t rs_sem_as_node(B *b, rs_sarg v, unsigned width);
+void rs_sem_assign(B *b, const pop *p, uint32_t n, unsigned part);
+void rs_sem_opaque_dests(B *b, uint32_t ii, const char *why);
+
+/* sem_frag.c: wmma fragments per lane (wmma.load.a/b, wmma.mma <-> LDSM, HMMA) */
+bool rs_sem_frag(B *b, uint32_t ii, const char *what);
+int rs_sem_lane_kind(B *b, rs_sarg x);
+
 #endif

@@ -14,6 +14,7 @@
 const rs_p2s_row rs_p2s_ptx[] = {
     /* wmma fragments per lane (sem_frag.c: the element -> LDSM/HMMA unit layout ptxas uses) */
     {"wmma.load.a wmma.load.b", 'i', "$0=@frag(wld)", "a fragment as LDSM.16.M88/MT88 units at its base (each lane's offset from SR_LANEID)"},
+    {"wmma.load.c", 'f', "$0=@frag(wldc)", "a C fragment as LDG.E.64 pairs at its base (+32 bytes: columns 8-9, +32*ldm: rows 8-15)"},
     {"wmma.mma", 'f', "$0=@frag(wmma)", "m16n16k16 as two HMMA.16816.F32 (sm_80+) or four HMMA.1688.F32 (sm_75)"},
     /* integer arithmetic */
     {"add.s32 add.u32 add.s64 add.u64 add.s16 add.u16 add.cc.u32", 'i', "$0=add($1,$2)", NULL},

@@ -109,7 +109,11 @@ static void addr_term(B *b, addr_t *a, rs_sarg x, int depth) {
 }
 
 /* Memory operand p's address plus extra bytes: add(terms..., constant), the terms commuting. */
-static rs_sarg mem_addr(B *b, const pop *p, uint64_t extra) {
+static rs_sarg mem_addr_more(B *b, const pop *p, uint64_t extra, const rs_sarg *more);
+static rs_sarg mem_addr(B *b, const pop *p, uint64_t extra) { return mem_addr_more(b, p, extra, NULL); }
+
+/* The same with one more term (a wmma C fragment's row offset, sem_frag.c). */
+static rs_sarg mem_addr_more(B *b, const pop *p, uint64_t extra, const rs_sarg *more) {
   rs_sarg t[3];
   unsigned n = 0;
   if (p->use >= 0) {
@@ -128,6 +132,8 @@ static rs_sarg mem_addr(B *b, const pop *p, uint64_t extra) {
   else if (p->sym && !b->g->sass) t[n++] = rs_sem_leaf_other(hmix(hs("sym"), rs_hash_bytes(b->src + p->sym, p->symlen, 0)));
   addr_t a = {{{0}}, 0, (uint64_t)p->imm + extra, false};
   for (unsigned k = 0; k < n; k++) addr_term(b, &a, t[k], 0);
+  if (more) addr_term(b, &a, *more, 0);
+  if (more && (a.over || (a.n == 4 && (a.c & 0xffffffffu)))) return rs_sem_leaf_other(hs("addr?"));
   if (a.over || (a.n == 4 && (a.c & 0xffffffffu))) { /* too many terms to flatten: the operand as printed */
     a.n = 0;
     a.c = (uint64_t)p->imm + extra;
@@ -148,23 +154,22 @@ static rs_sarg mem_addr(B *b, const pop *p, uint64_t extra) {
 /* A fragment load's address (LDSM, an LDG of a wmma C fragment) without its lane terms: ptxas
  * adds each lane's offset inside the fragment (computed from SR_LANEID, the stride and constants)
  * to the fragment's base, which is all PTX names. A term is dropped only when it depends on the
- * lane and otherwise on constants and parameters alone (rs_sem_lane_kind); an add holding such a
- * term is looked through. A lane term mixed with anything else cannot be separated: `over`. */
+ * lane and otherwise on constants and parameters alone (rs_sem_lane_kind); an add holding the
+ * lane is looked through. A lane term mixed with anything else cannot be separated: `over`. */
 static void lane_term(B *b, addr_t *a, rs_sarg x, int depth) {
   if (num(x)) {
     a->c += x.val;
     return;
   }
   int k = rs_sem_lane_kind(b, x);
-  if (k == 1) return;
-  if (k == 2) {
+  if (k) { /* an add is looked through (a parameter added to a lane term is the base) */
     uint32_t n = depth < 6 ? (x.kind == RS_SA_NODE ? x.idx : add_through(b, x)) : UINT32_MAX;
     if (n != UINT32_MAX && !b->g->nodes[n].leaf && b->g->nodes[n].op == hs("add")) {
       rs_snode y = b->g->nodes[n];
       for (unsigned i = 0; i < y.na; i++) lane_term(b, a, y.a[i], depth + 1);
       return;
     }
-    a->over = true;
+    if (k == 2) a->over = true;
     return;
   }
   addr_term(b, a, x, 0);
@@ -186,7 +191,7 @@ rs_sarg rs_sem_lane_addr(B *b, const pop *p, uint64_t extra, bool *ok) {
   return r;
 }
 
-rs_sarg rs_sem_mem_addr(B *b, const pop *p, uint64_t extra) { return mem_addr(b, p, extra); }
+rs_sarg rs_sem_mem_addr(B *b, const pop *p, uint64_t extra, const rs_sarg *more) { return mem_addr_more(b, p, extra, more); }
 
 /* The constant part of memory operand p's address (nothing built): where a 16-bit load lies in
  * its 32-bit unit. */
@@ -523,9 +528,18 @@ static void units_load(B *b, uint32_t ii, const pop *d, const char *name, const 
     return;
   }
   uint32_t node[8];
+  /* a global load at a lane's own address in a function with HMMA: a wmma C fragment's part
+   * (sem_frag.c), read at the fragment's base with the lane's offset dropped */
+  bool lane = b->g->sass && !strcmp(name, "ld.g") && mp->use >= 0 && rs_sem_has_mma(b) &&
+              rs_sem_lane_kind(b, use_arg(b, mp->use)) != 0;
   for (unsigned k = 0; k < total; k++) {
-    rs_sarg ad = mem_addr(b, mp, 4u * k);
-    rs_sarg r = rs_sem_mk(b, name, &ad, 1, 1);
+    bool ok = true;
+    rs_sarg ad = lane ? rs_sem_lane_addr(b, mp, 4u * k, &ok) : mem_addr(b, mp, 4u * k);
+    if (!ok) {
+      opaque_dests(b, ii, "lane?");
+      return;
+    }
+    rs_sarg r = rs_sem_mk(b, lane ? "ld.g.lane" : name, &ad, 1, 1);
     node[k] = as_node(b, r, 1);
   }
   for (unsigned k = 0; k + 1 < total; k++) b->g->nodes[node[k]].unext = node[k + 1];

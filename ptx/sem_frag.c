@@ -133,7 +133,7 @@ static bool ptx_load(B *b, uint32_t ii, const char *op, bool sm75) {
     unsigned u = e % 4;
     uint64_t off = 0;
     if (sm75) off = 16 * (u / 2), u %= 2;
-    rs_sarg a[2] = {rs_sem_mem_addr(b, m, off), rs_sem_leaf_const(u)};
+    rs_sarg a[2] = {rs_sem_mem_addr(b, m, off, NULL), rs_sem_leaf_const(u)};
     put(b, &b->pops[d->elt + e], rs_sem_mk(b, nm, a, 2, 1));
   }
   return true;
@@ -209,11 +209,55 @@ static bool sass_hmma(B *b, uint32_t ii, const char *op) {
   return true;
 }
 
+bool rs_sem_has_mma(B *b) {
+  if (!b->mma) {
+    b->mma = 1;
+    for (uint32_t i = 0; i < b->f->ninsts && b->mma == 1; i++)
+      if (!strncmp(rs_func_opcode(b->f, &b->f->insts[i]), "HMMA.", 5)) b->mma = 2;
+  }
+  return b->mma == 2;
+}
+
+/* PTX wmma.load.c (m16n16k16, .row, f32 from global): element e lies at row 8 * ((e / 2) % 2),
+ * column 8 * (e / 4) + e % 2 of the tile, each pair of columns one unit pair of an LDG.E.64 at the
+ * lane's own address (SASS: "ld.g.lane" at the base, sem_eval.c). The 8-row offset is 32 * ldm
+ * bytes: a constant for an immediate ldm, else the term ptxas computes it as, (ldm >> 1) * 64
+ * (IMAD.WIDE.U32 R8, R0(ldm >> 1), 0x40, R6). */
+static bool ptx_load_c(B *b, uint32_t ii, const char *op) {
+  const pop *d = group(b, ii, 0, 8), *m = rs_sem_opnd(b, ii, 1), *ld = rs_sem_opnd(b, ii, 2);
+  if (!has(op, ".load.c.") || !has(op, ".row.") || !has(op, ".m16n16k16.") || !has(op, ".global.") || !ends(op, ".f32") ||
+      !d || !m || m->kind != PK_MEM || !ld)
+    return false;
+  rs_sarg row = {0};
+  uint64_t rowc = 0;
+  if (ld->kind == PK_CONST) {
+    rowc = 32u * (uint64_t)ld->imm;
+  } else if (ld->kind == PK_IMM) {
+    if (!rs_sem_imm_bits(b->src + ld->off, ld->len, 'i', &rowc)) return false;
+    rowc *= 32;
+  } else if (ld->kind == PK_REG && ld->use >= 0) {
+    rs_sarg s[2] = {rs_sem_use_arg(b, ld->use), rs_sem_leaf_const(1)};
+    rs_sarg h = rs_sem_mk(b, "shru", s, 2, 1);
+    rs_sarg x[2] = {rs_sem_node(b, NULL, hs("ext"), &h, 1, 2), rs_sem_leaf_const(64)};
+    row = rs_sem_mk(b, "mul", x, 2, 2);
+  } else {
+    return false;
+  }
+  for (unsigned e = 0; e < 8; e++) {
+    bool r8 = (e / 2) % 2;
+    uint64_t off = 4u * (8u * (e / 4) + e % 2) + (r8 ? rowc : 0);
+    rs_sarg ad = rs_sem_mem_addr(b, m, off, r8 && row.kind == RS_SA_NODE ? &row : NULL);
+    put(b, &b->pops[d->elt + e], rs_sem_mk(b, "ld.g.lane", &ad, 1, 1));
+  }
+  return true;
+}
+
 bool rs_sem_frag(B *b, uint32_t ii, const char *what) {
   const char *op = rs_func_opcode(b->f, &b->f->insts[ii]);
   bool sm75 = !strcmp(b->f->tgt->name, "sm_75");
   if (!strcmp(what, "wld")) return ptx_load(b, ii, op, sm75);
   if (!strcmp(what, "wmma")) return ptx_mma(b, ii, op, sm75);
+  if (!strcmp(what, "wldc")) return ptx_load_c(b, ii, op);
   if (!strcmp(what, "ldsm")) return sass_ldsm(b, ii, op);
   if (!strcmp(what, "hmma")) return sass_hmma(b, ii, op);
   return false;

@@ -132,6 +132,16 @@ rs_sarg rs_sem_mk(B *b, const char *op, rs_sarg *a, unsigned na, unsigned width)
     a[1] = m;
     op = "mul";
   }
+  /* x | c is x + c when x = y * 2^k and c < 2^k (no bit in common): ptxas writes IADD3 R7, R9, 0x10
+   * for `shl.b32 %r296, %r3, 6 ; or.b32 %r297, %r296, 16` (a wmma tile's column) */
+  for (int j = 0; j < 2 && !strcmp(op, "or") && na == 2 && width == 1; j++) {
+    const rs_snode *m = num(a[1 - j]) ? op_through(b, a[j], "mul") : NULL;
+    for (int c = 0; m && m->na == 2 && c < 2; c++)
+      if (num(m->a[c]) && (uint32_t)m->a[c].val && a[1 - j].val < ((uint64_t)1 << __builtin_ctz((uint32_t)m->a[c].val))) {
+        op = "add";
+        break;
+      }
+  }
   int64_t sb = b->g->sass && !strcmp(op, "add") && na == 2 ? shared_base(b, a[0], a[1]) : -1;
   if (sb >= 0) return rs_sem_leaf_const((uint64_t)sb);
   if (!strcmp(op, "add") || !strcmp(op, "or") || !strcmp(op, "xor")) { /* drop zeros */

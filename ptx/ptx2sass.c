@@ -150,7 +150,7 @@ const rs_p2s_row rs_p2s_sass[] = {
      "shr.s + add fused (the quotient of a signed division by a constant: q + (x >> k))"},
     {"LEA.HI/5 ULEA.HI/5", 'i', "$0=add(shru($1,@sub32($4)),$2)", "shr.u + add fused (the sign fix of a signed division)"},
     {"LEA/4 ULEA/4", 'i', "$0=add(shl($1,$3),$2)", "shl + add fused"},
-    {"LEA/5 ULEA/5", 'i', "$0=@lo(add(mul(@x($2),@pow2($4)),@w($3)),$1)",
+    {"LEA/5 ULEA/5", 'i', "$0=@lo(@leasx(add(mul(@x($2),@pow2($4)),@w($3)),$2,$3,$4),$1)",
      "mul.wide by 2^k + add.s64 as a shift (the paper's mul.wide -> shift), low half"},
     {"SHF.L.U64.HI USHF.L.U64.HI", 'i', "$0=@hi64(mul(@w($1),@pow2($2)))",
      "shl.b64 (or mul.lo.s64 by 2^k) as two 32-bit shifts: the high half; the low half is the shift "

@@ -294,6 +294,31 @@ static bool pair_addend(B *b, uint32_t c, uint32_t x) {
 
 static uint32_t as_node(B *b, rs_sarg v, unsigned width);
 
+/* LEA ii's carry read by `LEA.HI.X.SX32 Rhi, Ra, RZ, 0x1, P` with Ra the LEA's addend: the high
+ * half is Ra's sign (hi32(sext(Ra) << 1)), so the pair is zext32(x << k) + sext(Ra), a 32-bit
+ * shift-add of two PTX values extended to 64 bits (`cvt.s64.s32` + `cvt.u64.u32` + `add.s64`). */
+static bool lea_sx(B *b, uint32_t ii) {
+  const pop *cp = rs_sem_opnd(b, ii, 1), *ad = rs_sem_opnd(b, ii, 3);
+  if (!cp || cp->site < 0 || !ad || ad->kind != PK_REG || ad->use < 0 || ad->flags) return false;
+  const rs_suse *au = &b->g->uses[ad->use];
+  for (uint32_t u = 0; u < b->g->nuses; u++) {
+    const rs_suse *us = &b->g->uses[u];
+    if (us->raw[1] - us->raw[0] != 1 || b->g->srcs[us->raw[0]] != (uint32_t)cp->site) continue;
+    uint32_t hj = us->inst;
+    if (strcmp(rs_func_opcode(b->f, &b->f->insts[hj]), "LEA.HI.X.SX32")) continue;
+    const pop *ra = rs_sem_opnd(b, hj, 1), *rb = rs_sem_opnd(b, hj, 2), *sh = rs_sem_opnd(b, hj, 3);
+    uint64_t k;
+    if (!ra || ra->kind != PK_REG || ra->use < 0 || ra->flags || !rb || rb->kind != PK_CONST || rb->imm != 0 || !sh ||
+        sh->kind != PK_IMM || !rs_sem_imm_bits(b->src + sh->off, sh->len, 'i', &k) || k != 1)
+      return false;
+    const rs_suse *ru = &b->g->uses[ra->use];
+    uint32_t n = ru->raw[1] - ru->raw[0];
+    return ru->loc == au->loc && n == au->raw[1] - au->raw[0] &&
+           !memcmp(b->g->srcs + ru->raw[0], b->g->srcs + au->raw[0], n * sizeof *b->g->srcs);
+  }
+  return false;
+}
+
 static rs_sarg call(B *b, T *t, const rs_inst *in, const char *name, size_t nl, unsigned width) {
   rs_sarg a[4];
   unsigned na = 0;
@@ -341,6 +366,13 @@ static rs_sarg call(B *b, T *t, const rs_inst *in, const char *name, size_t nl, 
       return rs_sem_mk(b, "add", s2, 2, width);
     }
     return rs_sem_node(b, NULL, hmix(hs("opaque"), hmix(hs("imadhi"), ii)), NULL, 0, width);
+  }
+  if (!strcmp(op, "@leasx") && na == 4) { /* a[0]: the LEA as a 64-bit shift-add; a[1..3]: x, Ra, k */
+    if (!num(a[3]) || a[3].val >= 32 || !lea_sx(b, ii)) return a[0];
+    rs_sarg m[2] = {a[1], rs_sem_leaf_const((uint32_t)(1ull << a[3].val))};
+    rs_sarg x = rs_sem_mk(b, "mul", m, 2, 1);
+    rs_sarg s2[2] = {rs_sem_node(b, NULL, hs("ext"), &x, 1, 2), rs_sem_node(b, NULL, hs("ext"), &a[2], 1, 2)};
+    return rs_sem_mk(b, "add", s2, 2, 2);
   }
   if (!strcmp(op, "@w") && na == 1) return wide(b, a[0]);
   if ((!strcmp(op, "@xhi") || !strcmp(op, "@yhi")) && na == 0) { /* a pattern factor's high half */

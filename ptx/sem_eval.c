@@ -178,8 +178,13 @@ static void lane_term(B *b, addr_t *a, rs_sarg x, int depth) {
 rs_sarg rs_sem_lane_addr(B *b, const pop *p, uint64_t extra, bool *ok) {
   addr_t a = {{{0}}, 0, (uint64_t)p->imm + extra, false};
   *ok = false;
-  if (p->kind != PK_MEM || p->use2 >= 0 || p->scale > 1 || p->use < 0) return rs_sem_leaf_other(hs("lane?"));
-  lane_term(b, &a, use_arg(b, p->use), 0);
+  if (p->kind != PK_MEM || p->use2 >= 0 || p->use < 0) return rs_sem_leaf_other(hs("lane?"));
+  rs_sarg x = use_arg(b, p->use);
+  if (p->scale > 1) { /* [R20.X8] */
+    rs_sarg m[2] = {x, rs_sem_leaf_const(p->scale)};
+    x = rs_sem_mk(b, "mul", m, 2, 1);
+  }
+  lane_term(b, &a, x, 0);
   if (a.over || (a.n == 4 && (a.c & 0xffffffffu))) return rs_sem_leaf_other(hs("lane?"));
   *ok = true;
   a.c &= 0xffffffffu;
@@ -560,9 +565,9 @@ static void units_load(B *b, uint32_t ii, const pop *d, const char *name, const 
     return;
   }
   uint32_t node[8];
-  /* a global load at a lane's own address in a function with HMMA: a wmma C fragment's part
-   * (sem_frag.c), read at the fragment's base with the lane's offset dropped */
-  bool lane = b->g->sass && !strcmp(name, "ld.g") && mp->use >= 0 && rs_sem_has_mma(b) &&
+  /* a global or shared load at a lane's own address in a function with HMMA: a wmma C fragment's
+   * part (sem_frag.c), read at the fragment's base with the lane's offset dropped */
+  bool lane = b->g->sass && (!strcmp(name, "ld.g") || !strcmp(name, "ld.s")) && mp->use >= 0 && rs_sem_has_mma(b) &&
               rs_sem_lane_kind(b, use_arg(b, mp->use)) != 0;
   for (unsigned k = 0; k < total; k++) {
     bool ok = true;
@@ -571,7 +576,7 @@ static void units_load(B *b, uint32_t ii, const pop *d, const char *name, const 
       opaque_dests(b, ii, "lane?");
       return;
     }
-    rs_sarg r = rs_sem_mk(b, lane ? "ld.g.lane" : name, &ad, 1, 1);
+    rs_sarg r = rs_sem_mk(b, !lane ? name : name[3] == 'g' ? "ld.g.lane" : "ld.s.lane", &ad, 1, 1);
     node[k] = as_node(b, r, 1);
   }
   for (unsigned k = 0; k + 1 < total; k++) b->g->nodes[node[k]].unext = node[k + 1];

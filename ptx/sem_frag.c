@@ -1,17 +1,18 @@
-/* sem_frag.c - wmma fragments per lane: the elements of PTX wmma.load.a/b and wmma.mma as the
- * units of the LDSM and HMMA instructions ptxas makes of them, so each element meets the SASS
- * register that holds it.
+/* sem_frag.c - wmma fragments per lane: the elements of PTX wmma.load.a/b/c and wmma.mma as the
+ * units of the LDSM, LDG.E.64 / LDS.64 and HMMA instructions ptxas makes of them, so each element
+ * meets the SASS register that holds it.
  *
  * PTX names a fragment by its base address; each SASS lane loads its own part from base + an
  * offset computed from SR_LANEID (rs_sem_lane_addr drops it). The element -> unit layout below was
  * read from ptxas 13 itself (a kernel that stores every element of each fragment on its own,
- * sm_75/80/86/89/90): for m16n16k16 .row f16 fragments on sm_80 and later, A is one LDSM.16.M88.4
- * and B one LDSM.16.MT88.4, element e in unit e % 4 (elements e and e + 4 are the same data, one
- * register); wmma.mma is two HMMA.16816.F32, accumulator elements 0-3 from B units 0-1 and 4-7
- * from B units 2-3. On sm_75 each fragment is two LDSM .2 (the second at +16 bytes: elements 2, 3)
- * and wmma.mma four HMMA.1688.F32, k in two steps (A units 0-1 with B unit 2h, then A units 2-3
- * with B unit 2h + 1, h the accumulator half). Other shapes, layouts and types have no row: no
- * guess. */
+ * sm_75/80/86/89/90; tests/fixtures/ptxtruth/wmma_frag.ptx): for m16n16k16 f16 fragments on sm_80
+ * and later, a .row A is one LDSM.16.M88.4, a .row B one LDSM.16.MT88.4 and a .col B one
+ * LDSM.16.M88.4, element e in unit e % 4 (elements e and e + 4 are the same data, one register);
+ * wmma.mma (.row.row or .row.col) is two HMMA.16816.F32, accumulator elements 0-3 from B units 0-1
+ * and 4-7 from B units 2-3. On sm_75 each fragment is two LDSM .2 (the second, elements 2-3, at +16
+ * bytes; a .col B's at +16 * ldm bytes) and wmma.mma four HMMA.1688.F32, k in two steps (A units
+ * 0-1 with B unit 2h, then A units 2-3 with B unit 2h + 1, h the accumulator half). Other shapes,
+ * layouts (a .col A) and types, and A/B fragments from global memory, have no row: no guess. */
 #include "ptx/sem_int.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,17 +123,26 @@ static void put(B *b, const pop *d, rs_sarg v) { rs_sem_assign(b, d, rs_sem_as_n
 /* PTX wmma.load.a / wmma.load.b (m16n16k16, .row, f16, 8 registers): element e is unit u of the
  * LDSM at base + off. */
 static bool ptx_load(B *b, uint32_t ii, const char *op, bool sm75) {
-  bool isa = has(op, ".load.a."), isb = has(op, ".load.b.");
-  const pop *d = group(b, ii, 0, 8), *m = rs_sem_opnd(b, ii, 1);
-  if ((!isa && !isb) || !has(op, ".row.") || !has(op, ".m16n16k16.") || !ends(op, ".f16") || !d || !m ||
-      m->kind != PK_MEM)
+  bool isa = has(op, ".load.a."), isb = has(op, ".load.b."), col = has(op, ".col.");
+  const pop *d = group(b, ii, 0, 8), *m = rs_sem_opnd(b, ii, 1), *ld = rs_sem_opnd(b, ii, 2);
+  if ((!isa && !isb) || (isa && col) || (!col && !has(op, ".row.")) || !has(op, ".m16n16k16.") || !has(op, ".shared.") ||
+      !ends(op, ".f16") || !d || !m || m->kind != PK_MEM)
     return false;
+  /* a column-major B is the transpose of a row-major one: LDSM without .T; on sm_75 its second
+   * half lies 8 columns of ldm halves on (16 * ldm bytes, an immediate ldm only) */
+  uint64_t half2 = 16;
+  if (sm75 && col) {
+    if (!ld || (ld->kind != PK_IMM && ld->kind != PK_CONST)) return false;
+    if (ld->kind == PK_CONST) half2 = (uint64_t)ld->imm;
+    else if (!rs_sem_imm_bits(b->src + ld->off, ld->len, 'i', &half2)) return false;
+    half2 *= 16;
+  }
   char nm[32];
-  snprintf(nm, sizeof nm, "LDSM.16.%s.%d", isa ? "M88" : "MT88", sm75 ? 2 : 4);
+  snprintf(nm, sizeof nm, "LDSM.16.%s.%d", isa || col ? "M88" : "MT88", sm75 ? 2 : 4);
   for (unsigned e = 0; e < 8; e++) {
     unsigned u = e % 4;
     uint64_t off = 0;
-    if (sm75) off = 16 * (u / 2), u %= 2;
+    if (sm75) off = half2 * (u / 2), u %= 2;
     rs_sarg a[2] = {rs_sem_mem_addr(b, m, off, NULL), rs_sem_leaf_const(u)};
     put(b, &b->pops[d->elt + e], rs_sem_mk(b, nm, a, 2, 1));
   }
@@ -159,7 +169,9 @@ static bool sass_ldsm(B *b, uint32_t ii, const char *op) {
  * (half h = e / 4, unit j = e % 4) as the HMMA unit that computes it. */
 static bool ptx_mma(B *b, uint32_t ii, const char *op, bool sm75) {
   const pop *d = group(b, ii, 0, 8), *a = group(b, ii, 1, 8), *bb = group(b, ii, 2, 8), *c = group(b, ii, 3, 8);
-  if (!has(op, ".row.row.") || !has(op, ".m16n16k16.") || !ends(op, ".f32.f32") || !d || !a || !bb || !c) return false;
+  if ((!has(op, ".row.row.") && !has(op, ".row.col.")) || !has(op, ".m16n16k16.") || !ends(op, ".f32.f32") || !d || !a || !bb ||
+      !c)
+    return false;
   for (unsigned e = 0; e < 8; e++) {
     unsigned h = e / 4, j = e % 4;
     rs_sarg cj = rs_sem_use_arg(b, b->pops[c->elt + e].use);
@@ -218,15 +230,16 @@ bool rs_sem_has_mma(B *b) {
   return b->mma == 2;
 }
 
-/* PTX wmma.load.c (m16n16k16, .row, f32 from global): element e lies at row 8 * ((e / 2) % 2),
- * column 8 * (e / 4) + e % 2 of the tile, each pair of columns one unit pair of an LDG.E.64 at the
- * lane's own address (SASS: "ld.g.lane" at the base, sem_eval.c). The 8-row offset is 32 * ldm
+/* PTX wmma.load.c (m16n16k16, .row, f32 from global or shared): element e lies at row
+ * 8 * ((e / 2) % 2), column 8 * (e / 4) + e % 2 of the tile, each pair of columns one unit pair of an
+ * LDG.E.64 / LDS.64 at the lane's own address (SASS: "ld.g.lane" / "ld.s.lane" at the base). The 8-row offset is 32 * ldm
  * bytes: a constant for an immediate ldm, else the term ptxas computes it as, (ldm >> 1) * 64
  * (IMAD.WIDE.U32 R8, R0(ldm >> 1), 0x40, R6). */
 static bool ptx_load_c(B *b, uint32_t ii, const char *op) {
   const pop *d = group(b, ii, 0, 8), *m = rs_sem_opnd(b, ii, 1), *ld = rs_sem_opnd(b, ii, 2);
-  if (!has(op, ".load.c.") || !has(op, ".row.") || !has(op, ".m16n16k16.") || !has(op, ".global.") || !ends(op, ".f32") ||
-      !d || !m || m->kind != PK_MEM || !ld)
+  bool sh = has(op, ".shared.");
+  if (!has(op, ".load.c.") || !has(op, ".row.") || !has(op, ".m16n16k16.") || (!sh && !has(op, ".global.")) ||
+      !ends(op, ".f32") || !d || !m || m->kind != PK_MEM || !ld)
     return false;
   rs_sarg row = {0};
   uint64_t rowc = 0;
@@ -247,7 +260,7 @@ static bool ptx_load_c(B *b, uint32_t ii, const char *op) {
     bool r8 = (e / 2) % 2;
     uint64_t off = 4u * (8u * (e / 4) + e % 2) + (r8 ? rowc : 0);
     rs_sarg ad = rs_sem_mem_addr(b, m, off, r8 && row.kind == RS_SA_NODE ? &row : NULL);
-    put(b, &b->pops[d->elt + e], rs_sem_mk(b, "ld.g.lane", &ad, 1, 1));
+    put(b, &b->pops[d->elt + e], rs_sem_mk(b, sh ? "ld.s.lane" : "ld.g.lane", &ad, 1, 1));
   }
   return true;
 }

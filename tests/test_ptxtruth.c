@@ -445,7 +445,8 @@ static void test_corpus_floors(void) {
 }
 
 /* wmma fragments per element (ptx/sem_frag.c) on wmma_frag.ptx (ours: every element of an A, B, C
- * fragment and of one wmma.mma's accumulators stored on its own, element k at out + 128k): each
+ * fragment and of one wmma.mma's accumulators stored on its own, element k at out + 128k; mmacol:
+ * a .col B and C from shared memory): each
  * expected register is the one the STG at +0x80*k stores. sm_89: A = LDSM.16.M88.4, B =
  * LDSM.16.MT88.4, element k in unit k % 4 (k and k + 4 are one register); sm_75: two LDSM .2 each,
  * elements 2-3 from the load at +0x10. C: LDG.E.64 pairs at +0, +0x800 (rows 8-15), +0x20
@@ -474,6 +475,15 @@ static void test_wmma(void) {
       /* sm_75 mma: HMMA.1688.F32 R8, R2, R14, R8 ; R4, R2, R16, R4 ; R8, R12, R15, R8 ; R4, R12, R17, R4 */
       {"sm_75", "mma", "%f11", "R8"},   {"sm_75", "mma", "%f15", "R4"},   {"sm_75", "mma", "%f18", "R7"},
       {"sm_75", "mma", "%f6", "R5"},    {"sm_75", "mma", "%r4", "R12"},   {"sm_75", "mma", "%r11", "R15"},
+      /* mmacol (.col B, C from shared), sm_89: LDSM.16.M88.4 R8, [R0+0x1000]; LDS.64 R16, [R12.X8],
+       * R18 [+0x800], R20 [+0x20]; HMMA.16816.F32 R16, R4, R8, R16 ; R20, R4, R10, R20 */
+      {"sm_89", "mmacol", "%r10", "R8"}, {"sm_89", "mmacol", "%r13", "R11"}, {"sm_89", "mmacol", "%r16", "R10"},
+      {"sm_89", "mmacol", "%f1", "R16"}, {"sm_89", "mmacol", "%f4", "R19"}, {"sm_89", "mmacol", "%f5", "R20"},
+      {"sm_89", "mmacol", "%f11", "R16"}, {"sm_89", "mmacol", "%f18", "R23"},
+      /* sm_75: LDSM.16.M88.2 R6, [R10+0x1000] and R8, [R10+0x1280] (8 columns of ldm 40 on);
+       * LDS.U.64 R12, [R0.X8] ... R18 [+0x820]; HMMA.1688.F32 R12 .. R16 */
+      {"sm_75", "mmacol", "%r10", "R6"}, {"sm_75", "mmacol", "%r12", "R8"}, {"sm_75", "mmacol", "%r17", "R9"},
+      {"sm_75", "mmacol", "%f3", "R14"}, {"sm_75", "mmacol", "%f8", "R19"}, {"sm_75", "mmacol", "%f15", "R16"},
   };
   run r;
   memset(&r, 0, sizeof r);

@@ -42,13 +42,18 @@ static bool form_refused(const rs_module *m) {
   return false;
 }
 
-/* Does the listing carry nvdisasm's -plr columns (a "// |  # 0123..." header row)? */
+/* Does the listing carry nvdisasm's -plr columns (a "// |  # 0123..." header row; "// |   # ..."
+ * where a count reaches 100: a function using R100+)? */
 static bool has_plr(const char *t, size_t n) {
   for (const char *p = t; p && p < t + n; p = memchr(p, '\n', (size_t)(t + n - p)), p = p ? p + 1 : NULL) {
     const char *e = memchr(p, '\n', (size_t)(t + n - p));
     size_t l = e ? (size_t)(e - p) : (size_t)(t + n - p);
-    for (size_t i = 0; i + 6 < l; i++)
-      if (!memcmp(p + i, "// |  #", 7) || !memcmp(p + i, "// | # ", 7)) return true;
+    for (size_t i = 0; i + 6 < l; i++) { /* "// |" then spaces, as many as the widest count needs, then "# " */
+      if (memcmp(p + i, "// |", 4)) continue;
+      size_t k = i + 4;
+      while (k < l && p[k] == ' ') k++;
+      if (k > i + 4 && k + 1 < l && p[k] == '#' && p[k + 1] == ' ') return true;
+    }
   }
   return false;
 }

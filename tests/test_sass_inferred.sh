@@ -28,6 +28,10 @@
 #     rows inferred, each line naming them); a read of HMUL2 R13, R3, R0 blanked in -plr's row (a
 #     test-made corruption: R0 dead there by -plr) makes hset differ at that row, named, the other
 #     five equal, exit 1; a listing without -plr columns is bad input (exit 2);
+#  8. a listing whose function uses R100+ carries a wider -plr header (`// |   # 0123...`):
+#     fa168.sm_80 (the mini corpus's flash_attn_fwd.cu, ours, HD=64 BC=16 THREADS=64 RPT=2 CAUSAL=1
+#     UNROLL_C=1: 168 R) with MOV hidden infers MOV from its own columns, pinned identical (the
+#     binary before took it for a listing without -plr columns and refused the function);
 #  5. free mode keeps ptxas's colouring of a function it cannot colour validly: RS_TEST_FREE_BREAK
 #     (a test facility: puts two interfering values of `joins` on one register) makes the check
 #     refuse that colouring; the function keeps ptxas's registers with one line saying why, the
@@ -135,5 +139,10 @@ sed 's|//.*||' "$T/forms42.sm_80.plr.sass" >"$T/noplr.sass"
 "$CLI" inspect "$T/noplr.sass" --check-plr >"$T/c4" 2>&1; rc4=$?
 check "check-plr: a listing without -plr columns is bad input (rc $rc4): $(head -c 300 "$T/c4")" \
   "[[ $rc4 == 2 ]] && grep -q 'no nvdisasm -plr columns' '$T/c4'"
+# 8. -plr columns of a function using R100+ (a three-digit count: `// |   # 0123`)
+gzip -dc tests/fixtures/sass-forms/fa168.sm_80.plr.sass.gz >"$T/fa168.sass"
+RS_TEST_MASK_ROWS=MOV "$CLI" regalloc "$T/fa168.sass" --pinned >"$T/w" 2>&1; rw=$?
+check "fa168 (168 R): MOV inferred from the listing's own -plr columns, pinned identical (rc $rw): $(head -c 300 "$T/w")" \
+  "[[ $rw == 0 ]] && grep -q '^regalloc(pinned): flash_attn_fwd: identical (.*inferred rows (nvdisasm -plr): MOV/2' '$T/w'"
 [[ $fail == 0 ]] && echo "test_sass_inferred: ok"
 exit $fail

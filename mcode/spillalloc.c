@@ -23,6 +23,7 @@ void rs_spill_result_free(rs_spill_result *r) {
   free(r->rewritten);
   free(r->ctl);
   free(r->promote);
+  free(r->noroom);
   memset(r, 0, sizeof *r);
 }
 
@@ -159,6 +160,123 @@ static uint32_t place(const rs_func *g, const rs_problem *p, const rs_spills *s,
   return failed;
 }
 
+/* model/chaitin.c: Chaitin-Briggs over a Problem (free: the cheapest of several orders). */
+uint32_t rs_chaitin_allocate(const rs_problem *p, bool free_mode, rs_preg *out);
+
+/* out's function rebuilt with the webs out->promote names rewritten: a fresh parse, the
+ * rewritten instructions' control bits and waits, its own Problem. */
+static int build(const rs_module *m, uint32_t k, const rs_spills *s, const uint64_t (*ctl)[2], unsigned sm,
+                 rs_spill_result *out, int32_t *slot_vreg, uint32_t *any, rs_err *e) {
+  if (out->p) rs_problem_free(out->p);
+  rs_module_free(out->mod);
+  free(out->assign);
+  free(out->rewritten);
+  free(out->ctl);
+  out->p = NULL, out->mod = NULL, out->assign = NULL, out->rewritten = NULL, out->ctl = NULL, out->f = NULL;
+  out->mod = rs_module_parse(m->path, rs_xstrndup(m->text, m->len), m->len, RS_SRC_SASS, m->tgt->name, e);
+  if (!out->mod) return -1;
+  if (out->mod->nfuncs != m->nfuncs) return rs_errf(e, m->path, 0, "the listing parses to another module");
+  rs_func *g = out->f = out->mod->funcs[k];
+  if (ctl) {
+    out->ctl = rs_xmalloc(sizeof *out->ctl * (g->ninsts + 1));
+    memcpy(out->ctl, ctl, sizeof *out->ctl * g->ninsts);
+  }
+  *any = 0;
+  for (uint32_t w = 0; w < s->nwebs; w++) *any += out->promote[w];
+  rs_spills_apply(g, s, out->promote, slot_vreg);
+  out->rewritten = rs_xcalloc(g->ninsts + 1, 1);
+  for (uint32_t a = 0; a < s->nacc; a++)
+    if (s->acc[a].web >= 0 && out->promote[s->acc[a].web] && s->webs[s->acc[a].web].ok) {
+      uint32_t i = s->acc[a].inst;
+      out->rewritten[i] = 1;
+      if (out->ctl)
+        out->ctl[i][1] = rs_spill_ctl(sm, out->ctl[i][1],
+                                      slot_vreg[s->acc[a].web] < 0 ? RS_SPILL_NOP
+                                      : s->acc[a].words == 2 ? RS_SPILL_WIDE : RS_SPILL_MOV);
+    }
+  if (out->ctl) rs_spill_waits(g, out->ctl, out->rewritten);
+  if (!(out->p = rs_mc_problem(g, (const uint64_t(*)[2])out->ctl, &out->nsb, e))) return -1;
+  return 0;
+}
+
+static void count_left(const rs_spills *s, rs_spill_result *out) {
+  out->stores_left = s->stores;
+  out->loads_left = s->loads;
+  out->promoted_webs = 0;
+  for (uint32_t a = 0; a < s->nacc; a++)
+    if (s->acc[a].web >= 0 && out->promote[s->acc[a].web]) {
+      if (s->acc[a].store) out->stores_left--;
+      else out->loads_left--;
+    }
+  for (uint32_t w = 0; w < s->nwebs; w++) out->promoted_webs += out->promote[w];
+}
+
+/* The other way to place them: colour the rewritten function whole, slot values with the rest,
+ * under the count (Chaitin-Briggs on its Problem with the R budget at the count); a slot value
+ * left uncoloured is dropped, or, where only other values are, the slot of fewest accesses, and
+ * the function is rebuilt (a few rounds). Slot values no colouring can hold start dropped. Valid
+ * by construction against the rewritten function's own Problem; the re-lift check follows. */
+static int joint(const rs_module *m, uint32_t k, const rs_spills *s, const uint64_t (*ctl)[2], const uint8_t *noroom,
+                 unsigned limit, unsigned sm, rs_spill_result *out, rs_err *e) {
+  const rs_func *f = m->funcs[k];
+  const rs_target *t = f->tgt;
+  int rfile = -1;
+  for (uint32_t fi = 0; fi < t->nfiles; fi++)
+    if (!strcmp(t->files[fi].name, "r")) rfile = (int)fi;
+  out->promote = rs_xcalloc(s->nwebs + 1, 1);
+  for (uint32_t w = 0; w < s->nwebs; w++) out->promote[w] = s->webs[w].ok && !(noroom && noroom[w]);
+  int32_t *slot_vreg = rs_xmalloc(sizeof *slot_vreg * (s->nwebs + 1));
+  int rc = 0;
+  for (int round = 0; rfile >= 0 && limit > 2; round++) {
+    uint32_t any;
+    if ((rc = build(m, k, s, ctl, sm, out, slot_vreg, &any, e))) break;
+    rs_problem *p = out->p;
+    if (p->budget[rfile] > limit - 2) p->budget[rfile] = limit - 2;
+    rs_preg *c = rs_xcalloc(p->nvars + 1, sizeof *c);
+    uint32_t bad = any ? rs_chaitin_allocate(p, true, c) : 0;
+    rs_func *g = out->f;
+    out->assign = rs_xcalloc(g->nvregs + 1, sizeof *out->assign);
+    for (uint32_t v = 0; v < f->nvregs; v++) out->assign[v] = f->truth[v]; /* values the Problem lacks keep theirs */
+    for (uint32_t v = 0; v < p->nvars; v++) out->assign[p->vars[v].fvreg] = c[v];
+    if (!bad && any && rs_mc_r_count(g, out->assign) > limit) bad = 1; /* never more registers */
+    if (!bad || !any || round >= 6) {
+      if (bad) memset(out->promote, 0, s->nwebs); /* gave up: the greedy placement's answer stands */
+      free(c);
+      break;
+    }
+    /* drop the uncoloured slot values; else, of those in conflict with an uncoloured value, the
+     * lightest. Where Chaitin-Briggs leaves more than 8 other values uncoloured it is far from
+     * the count here (HD=128 at 128: ours needs 132 R): given up */
+    uint32_t dropped = 0, others = 0;
+    int64_t light = -1;
+    int32_t *web_of_var = rs_xmalloc(sizeof *web_of_var * (p->nvars + 1));
+    for (uint32_t q = 0; q < p->nvars; q++) web_of_var[q] = -1;
+    for (uint32_t w = 0; w < s->nwebs; w++)
+      if (out->promote[w] && slot_vreg[w] >= 0)
+        for (uint32_t q = 0; q < p->nvars; q++)
+          if (p->vars[q].fvreg == (uint32_t)slot_vreg[w]) web_of_var[q] = (int32_t)w;
+    for (uint32_t q = 0; q < p->nvars; q++)
+      if (web_of_var[q] >= 0 && !c[q].lanes && out->promote[web_of_var[q]]) out->promote[web_of_var[q]] = 0, dropped++;
+      else others += !c[q].lanes;
+    for (uint32_t i = 0; i < p->nconf && !dropped; i++) {
+      const rs_conflict *x = &p->conf[i];
+      int32_t w = web_of_var[x->a] >= 0 && !c[x->b].lanes ? web_of_var[x->a]
+                  : web_of_var[x->b] >= 0 && !c[x->a].lanes ? web_of_var[x->b] : -1;
+      if (w >= 0 && out->promote[w] &&
+          (light < 0 || s->webs[w].nstores + s->webs[w].nloads < s->webs[light].nstores + s->webs[light].nloads))
+        light = w;
+    }
+    if (others > 8) light = -1, dropped = 0;
+    free(web_of_var);
+    if (!dropped && light >= 0) out->promote[light] = 0;
+    if (!dropped && light < 0) memset(out->promote, 0, s->nwebs);
+    free(c);
+  }
+  free(slot_vreg);
+  if (!rc) count_left(s, out);
+  return rc;
+}
+
 int rs_spills_promote(const rs_module *m, uint32_t k, const rs_spills *s, const uint64_t (*ctl)[2],
                       const rs_preg *base, unsigned limit, unsigned sm, rs_spill_result *out, rs_err *e) {
   memset(out, 0, sizeof *out);
@@ -168,55 +286,48 @@ int rs_spills_promote(const rs_module *m, uint32_t k, const rs_spills *s, const 
     if (!s->webs[w].ok) fprintf(stderr, "web [R1+0x%x] (%u stores, %u loads): %s\n", s->webs[w].off, s->webs[w].nstores,
                                 s->webs[w].nloads, s->webs[w].why);
   for (uint32_t w = 0; w < s->nwebs; w++) out->promote[w] = s->webs[w].ok;
+  int32_t *slot_vreg = rs_xmalloc(sizeof *slot_vreg * (s->nwebs + 1));
   for (int round = 0;; round++) {
-    if (out->p) rs_problem_free(out->p);
-    rs_module_free(out->mod);
-    free(out->assign);
-    free(out->rewritten);
-    free(out->ctl);
-    out->p = NULL, out->mod = NULL, out->assign = NULL, out->rewritten = NULL, out->ctl = NULL, out->f = NULL;
-    out->mod = rs_module_parse(m->path, rs_xstrndup(m->text, m->len), m->len, RS_SRC_SASS, m->tgt->name, e);
-    if (!out->mod) return -1;
-    if (out->mod->nfuncs != m->nfuncs) return rs_errf(e, m->path, 0, "the listing parses to another module");
-    rs_func *g = out->f = out->mod->funcs[k];
-    if (ctl) {
-      out->ctl = rs_xmalloc(sizeof *out->ctl * (g->ninsts + 1));
-      memcpy(out->ctl, ctl, sizeof *out->ctl * g->ninsts);
-    }
-    int32_t *slot_vreg = rs_xmalloc(sizeof *slot_vreg * (s->nwebs + 1));
-    uint32_t any = 0;
-    for (uint32_t w = 0; w < s->nwebs; w++) any += out->promote[w];
-    rs_spills_apply(g, s, out->promote, slot_vreg);
-    out->rewritten = rs_xcalloc(g->ninsts + 1, 1);
-    for (uint32_t a = 0; a < s->nacc; a++)
-      if (s->acc[a].web >= 0 && out->promote[s->acc[a].web] && s->webs[s->acc[a].web].ok) {
-        uint32_t i = s->acc[a].inst;
-        out->rewritten[i] = 1;
-        if (out->ctl)
-          out->ctl[i][1] = rs_spill_ctl(sm, out->ctl[i][1],
-                                        slot_vreg[s->acc[a].web] < 0 ? RS_SPILL_NOP
-                                        : s->acc[a].words == 2 ? RS_SPILL_WIDE : RS_SPILL_MOV);
-      }
-    if (out->ctl) rs_spill_waits(g, out->ctl, out->rewritten);
-    if (!(out->p = rs_mc_problem(g, (const uint64_t(*)[2])out->ctl, &out->nsb, e))) {
+    uint32_t any;
+    if (build(m, k, s, ctl, sm, out, slot_vreg, &any, e)) {
       free(slot_vreg);
       return -1;
     }
-    out->assign = rs_xcalloc(g->nvregs + 1, sizeof *out->assign);
+    if (round == 0) { /* every promotable slot applied: which of them no colouring can hold */
+      out->noroom = rs_xcalloc(s->nwebs + 1, 1);
+      rs_err e2 = {0};
+      out->noroom_webs = rs_spills_noroom(out->f, s, slot_vreg, limit, out->noroom, &e2);
+    }
+    out->assign = rs_xcalloc(out->f->nvregs + 1, sizeof *out->assign);
     memcpy(out->assign, base, sizeof *base * f->nvregs);
-    uint32_t failed = any ? place(g, out->p, s, out->promote, slot_vreg, out->assign, limit) : 0;
-    free(slot_vreg);
+    uint32_t failed = any ? place(out->f, out->p, s, out->promote, slot_vreg, out->assign, limit) : 0;
     if (!failed) break;
     if (failed == UINT32_MAX || round >= 6) /* give up: the next round promotes nothing */
       for (uint32_t w = 0; w < s->nwebs; w++) out->promote[w] = 0;
   }
-  out->stores_left = s->stores;
-  out->loads_left = s->loads;
-  for (uint32_t a = 0; a < s->nacc; a++)
-    if (s->acc[a].web >= 0 && out->promote[s->acc[a].web]) {
-      if (s->acc[a].store) out->stores_left--;
-      else out->loads_left--;
+  free(slot_vreg);
+  count_left(s, out);
+  /* slot values kept that some colouring could hold: try the whole function coloured with them */
+  uint32_t room = 0;
+  for (uint32_t w = 0; w < s->nwebs; w++) room += s->webs[w].ok && !out->promote[w] && !out->noroom[w] && s->webs[w].nloads;
+  if (room && !getenv("RS_SPILLS_NO_JOINT")) {
+    rs_spill_result j;
+    memset(&j, 0, sizeof j);
+    if (joint(m, k, s, ctl, out->noroom, limit, sm, &j, e)) {
+      rs_spill_result_free(&j);
+      return -1;
     }
-  for (uint32_t w = 0; w < s->nwebs; w++) out->promoted_webs += out->promote[w];
+    if (getenv("RS_SPILLS_DEBUG"))
+      fprintf(stderr, "joint colouring: %u webs, %u/%u left (greedy: %u webs, %u/%u left)\n", j.promoted_webs,
+              j.stores_left, j.loads_left, out->promoted_webs, out->stores_left, out->loads_left);
+    if (j.promoted_webs && j.stores_left + j.loads_left < out->stores_left + out->loads_left) {
+      j.noroom = out->noroom, j.noroom_webs = out->noroom_webs;
+      out->noroom = NULL;
+      rs_spill_result_free(out);
+      *out = j;
+    } else {
+      rs_spill_result_free(&j);
+    }
+  }
   return 0;
 }

@@ -37,6 +37,85 @@ static int by_weight(const void *a, const void *b) {
   return x->web < y->web ? -1 : x->web > y->web;
 }
 
+/* Conflicts per value: idx[off[v] .. off[v + 1]) index p->conf. */
+typedef struct {
+  uint32_t *off, *idx;
+} adjacency;
+
+static void adj_build(const rs_problem *p, adjacency *g) {
+  g->off = rs_xcalloc(p->nvars + 2, sizeof *g->off);
+  g->idx = rs_xmalloc(sizeof *g->idx * (2 * (size_t)p->nconf + 1));
+  for (uint32_t i = 0; i < p->nconf; i++) g->off[p->conf[i].a + 1]++, g->off[p->conf[i].b + 1]++;
+  for (uint32_t v = 0; v < p->nvars; v++) g->off[v + 1] += g->off[v];
+  uint32_t *at = rs_xmalloc(sizeof *at * (p->nvars + 1));
+  memcpy(at, g->off, sizeof *at * p->nvars);
+  for (uint32_t i = 0; i < p->nconf; i++) g->idx[at[p->conf[i].a]++] = i, g->idx[at[p->conf[i].b]++] = i;
+  free(at);
+}
+
+/* May value v sit at unit u (lanes of its own conflicts and fixed registers), with `skip` not
+ * counted and `also` (if not UINT32_MAX) taken to sit at unit also_u? */
+static bool free_at(const rs_problem *p, const adjacency *g, const rs_preg *a, uint32_t v, uint32_t u, uint32_t skip,
+                    uint32_t also, uint32_t also_u) {
+  if (rs_problem_member(p, p->vars[v].cls, (rs_preg){u, p->vars[v].full}) != RS_MEMBER_OK) return false;
+  for (uint32_t k = g->off[v]; k < g->off[v + 1]; k++) {
+    const rs_conflict *x = &p->conf[g->idx[k]];
+    uint32_t o = x->a == v ? x->b : x->a;
+    rs_lanes lv = x->a == v ? x->la : x->lb, lo = x->a == v ? x->lb : x->la;
+    if (o == skip) continue;
+    uint32_t ou;
+    if (o == also) ou = also_u;
+    else if (!a[p->vars[o].fvreg].lanes) continue;
+    else ou = a[p->vars[o].fvreg].unit;
+    if (rs_lanes_overlap(u, lv, ou, lo)) return false;
+  }
+  for (uint32_t i = 0; i < p->nfixed; i++)
+    if (p->fixed[i].v == v && rs_lanes_overlap(u, p->fixed[i].lv, p->fixed[i].p.unit, p->fixed[i].p.lanes)) return false;
+  return true;
+}
+
+/* No register is free for slot value v over its range: a start where a few values (at most 6,
+ * each in the register over part of the range) block it, each moved to a register free over its
+ * own range (one step of a Kempe chain); all of them or none. */
+static int64_t evict(const rs_problem *p, const adjacency *g, rs_preg *a, uint32_t v, uint32_t first, uint32_t top) {
+  unsigned nwd = p->vars[v].width, tries = 0;
+  enum { MAXB = 6 };
+  for (uint32_t u = first; u + nwd <= top && tries < 32; u++) {
+    if (rs_problem_member(p, p->vars[v].cls, (rs_preg){u, p->vars[v].full}) != RS_MEMBER_OK) continue;
+    uint32_t bl[MAXB + 1], nb = 0;
+    for (uint32_t k = g->off[v]; k < g->off[v + 1] && nb <= MAXB; k++) {
+      const rs_conflict *x = &p->conf[g->idx[k]];
+      uint32_t o = x->a == v ? x->b : x->a;
+      rs_lanes lv = x->a == v ? x->la : x->lb, lo = x->a == v ? x->lb : x->la;
+      rs_preg r = a[p->vars[o].fvreg];
+      bool seen = false;
+      for (uint32_t q = 0; q < nb; q++) seen |= bl[q] == o;
+      if (r.lanes && !seen && rs_lanes_overlap(u, lv, r.unit, lo)) bl[nb++] = o;
+    }
+    bool fixed_ok = true;
+    for (uint32_t i = 0; i < p->nfixed && fixed_ok; i++)
+      if (p->fixed[i].v == v && rs_lanes_overlap(u, p->fixed[i].lv, p->fixed[i].p.unit, p->fixed[i].p.lanes)) fixed_ok = false;
+    if (!nb || nb > MAXB || !fixed_ok) continue;
+    tries++;
+    uint32_t was[MAXB], moved = 0;
+    for (; moved < nb; moved++) {
+      rs_preg *r = &a[p->vars[bl[moved]].fvreg];
+      rs_lanes lanes = r->lanes;
+      was[moved] = r->unit;
+      r->lanes = 0; /* not in its own way */
+      int64_t to = -1;
+      for (uint32_t u2 = first; u2 + p->vars[bl[moved]].width <= top && to < 0; u2++)
+        if (u2 != was[moved] && free_at(p, g, a, bl[moved], u2, UINT32_MAX, v, u)) to = u2;
+      r->lanes = lanes;
+      if (to < 0) break;
+      r->unit = (uint32_t)to;
+    }
+    if (moved == nb) return (int64_t)u;
+    while (moved-- > 0) a[p->vars[bl[moved]].fvreg].unit = was[moved];
+  }
+  return -1;
+}
+
 /* One placement on the Problem p of the rewritten g: returns the webs that found no register
  * (promote cleared for them) or that a violation names; 0 = valid. */
 static uint32_t place(const rs_func *g, const rs_problem *p, const rs_spills *s, uint8_t *promote,
@@ -63,6 +142,8 @@ static uint32_t place(const rs_func *g, const rs_problem *p, const rs_spills *s,
   size_t W = RS_WORDS(t->nunits) + 1;
   rs_word *bad = rs_xmalloc(W * sizeof *bad);
   uint32_t failed = 0;
+  adjacency adj = {0};
+  if (nc) adj_build(p, &adj);
   for (uint32_t k = 0; k < nc; k++) {
     uint32_t v = c[k].var, nwd = s->webs[c[k].web].words;
     rs_lanes full = rs_lanes_full(nwd);
@@ -120,6 +201,10 @@ static uint32_t place(const rs_func *g, const rs_problem *p, const rs_spills *s,
         if (FITS(u) && (pass || !(buddy + nwd <= top && !rs_bs_get(bad, buddy)))) pick = u;
       }
 #undef FITS
+    if (pick < 0 && nwd < 4 && !getenv("RS_SPILLS_NO_EVICT")) {
+      pick = evict(p, &adj, a, v, first, top);
+      if (pick >= 0 && getenv("RS_SPILLS_DEBUG")) fprintf(stderr, "evict: %s at %lld\n", p->vars[v].name, (long long)pick);
+    }
     if (getenv("RS_SPILLS_DEBUG")) {
       uint32_t nfree = 0;
       for (uint32_t u = first; u < top; u++) nfree += !rs_bs_get(bad, u);
@@ -157,6 +242,8 @@ static uint32_t place(const rs_func *g, const rs_problem *p, const rs_spills *s,
   free(web_of_var);
   free(c);
   free(bad);
+  free(adj.off);
+  free(adj.idx);
   return failed;
 }
 

@@ -72,7 +72,7 @@ static void rw_sets(const rs_func *f, uint32_t i, rs_word *rd, rs_word *wr, size
  * still reads, without a wait).
  * Returns a small id, or -1 for none of them. */
 static int pipe_of(const char *op) {
-  static const char *const pipes[][16] = {
+  static const char *const pipes[][17] = {
       {"DFMA", "DADD", "DMUL", NULL},
       {"HMMA", NULL},
       {"IMMA", NULL},
@@ -87,8 +87,10 @@ static int pipe_of(const char *op) {
       /* memory: a later access's result lands after an earlier one read its address (conv2d
        * sm_90: LDG R21 right after an LDG reading R20:R21); shared accesses queue behind global
        * ones (MAGMA trsm sm_90: LDS R59 overwrites what STG.E [R34.64], R59 stores, and that STG
-       * arms no read barrier at all) */
-      {"LDG", "LD", "LDL", "STG", "ST", "STL", "ATOMG", "ATOM", "RED", "REDG", "LDS", "STS", "LDSM", "ATOMS", "SHFL", NULL}};
+       * arms no read barrier at all); LDGSTS too (FlashAttention-2 hdim256 sm_90 at 168, a local
+       * build: LDL.LU.64 R6 overwrites the address LDGSTS [R0+0x16000], desc[UR18][R6.64+0x180]
+       * still reads, with no wait) */
+      {"LDGSTS", "LDG", "LD", "LDL", "STG", "ST", "STL", "ATOMG", "ATOM", "RED", "REDG", "LDS", "STS", "LDSM", "ATOMS", "SHFL", NULL}};
   size_t n = strcspn(op, ".");
   for (int p = 0; p < (int)(sizeof pipes / sizeof *pipes); p++)
     for (int k = 0; pipes[p][k]; k++)

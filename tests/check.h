@@ -32,6 +32,10 @@ int rs_check_done(const char *name);
 /* Files matching dir/\*suffix, sorted; returns count, fills *out (free with rs_check_free_list). */
 int rs_check_list(const char *dir, const char *suffix, char ***out);
 void rs_check_free_list(char **l, int n);
+/* 1, or 3 under RS_TEST_QUICK=1 (the sanitizer phase): a test walking a fixture directory checks
+ * every rs_check_stride()-th file there, the same assertions on a third of the files, and all of
+ * them in the plain build (tests/CMakeLists.txt runs it in both when its source names this). */
+int rs_check_stride(void);
 /* Run a shell command, capture stdout+stderr (first cap bytes) and return the exit status. */
 int rs_check_run(const char *cmd, char *out, size_t cap);
 

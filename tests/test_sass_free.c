@@ -391,7 +391,7 @@ static void check_dir(const char *dir, const char *tmp, int min) {
   char **list;
   int n = rs_check_list(dir, ".sass", &list);
   CHECKF(n >= min, "%s: %d listings", dir, n);
-  for (int i = 0; i < n; i++) {
+  for (int i = 0; i < n; i += rs_check_stride()) {
     char out[700], cmd[1600], msg[8192], err[512];
     snprintf(out, sizeof out, "%s/out.sass", tmp);
     unlink(out);
@@ -556,7 +556,7 @@ int main(int argc, char **argv) {
   printf("regalloc --free checked from outside: %d listings valid and <= ptxas (%d with fewer R), %d refused by the "
          "parser\n",
          ok_total, fewer_total, refused_total);
-  CHECK(ok_total >= 55);
+  CHECK(ok_total >= 55 / rs_check_stride());
   char out[700];
   snprintf(out, sizeof out, "%s/out.sass", tmp);
   unlink(out);

@@ -27,6 +27,8 @@ typedef struct {
   uint64_t *col, *ncol;
   uint64_t hw;   /* op of the 64-bit view node "@w" */
   uint64_t hext; /* op of the 32->64-bit extension "ext" (cvt.s64.s32; a register pair x, x>>31) */
+  uint64_t hunit; /* "@unit": one unit of a wider register read (sem_frag.c) */
+  uint64_t htup;  /* "@tup": PTX registers read together as one fragment operand (sem_frag.c) */
 } G;
 
 static int cmp_u64(const void *a, const void *b) {
@@ -163,6 +165,19 @@ static uint64_t use_colour(const G *x, const uint64_t *col, uint32_t u, bool lo6
   return out;
 }
 
+/* "@unit": unit val of a register read of several units (an HMMA's accumulator C), as a PTX read
+ * of that one element colours it. */
+static uint64_t unit_colour(const G *x, const uint64_t *col, const rs_snode *n) {
+  const rs_suse *us = &x->g.uses[n->a[0].idx];
+  if (n->val >= us->w) return hs("unit?");
+  uint32_t k = (uint32_t)n->val, nk = us->res[k + 1] - us->res[k];
+  uint64_t buf[64], *c = nk <= 64 ? buf : rs_xmalloc(sizeof *c * nk);
+  for (uint32_t i = 0; i < nk; i++) c[i] = site_colour(x, col, x->g.ress[us->res[k] + i], 1);
+  uint64_t out = phi(c, nk);
+  if (c != buf) free(c);
+  return out;
+}
+
 /* An argument's colour from the previous round's colours. Every edge (a use, or an internal
  * node of a fused instruction) costs one round on both sides alike, so a value computed by two
  * PTX instructions and by one fused SASS instruction get equal colours; transparent nodes
@@ -173,6 +188,12 @@ static uint64_t arg_colour(const G *x, const uint64_t *col, rs_sarg a, bool lo64
   const rs_snode *n = &x->g.nodes[a.idx];
   if (n->copy && n->na == 1) return arg_colour(x, col, n->a[0], false);
   if (n->pair && n->na == 2) return pair_colour(x, col, n);
+  if (n->op == x->hunit && n->na == 1 && n->a[0].kind == RS_SA_USE) return unit_colour(x, col, n);
+  if (n->op == x->htup) { /* a fragment's registers read together, as a SASS read of w units is */
+    uint64_t out = hs("tuple");
+    for (unsigned k = 0; k < n->na; k++) out = hmix(out, arg_colour(x, col, n->a[k], false));
+    return out;
+  }
   if (n->op == x->hw && n->na == 1) return arg_colour(x, col, n->a[0], true);
   if (n->op == x->hext && n->na == 1) return hmix(x->hext, arg_colour(x, col, n->a[0], false));
   return col[a.idx];
@@ -217,7 +238,7 @@ static void round_(G *x) {
       x->ncol[i] = n->op;
       continue;
     }
-    if (n->copy || n->pair || ((n->op == x->hw || n->op == x->hext) && n->na == 1)) {
+    if (n->copy || n->pair || ((n->op == x->hw || n->op == x->hext) && n->na == 1) || n->op == x->hunit || n->op == x->htup) {
       x->ncol[i] = arg_colour(x, x->col, (rs_sarg){RS_SA_NODE, false, 0, 0, i}, false);
       continue;
     }
@@ -305,7 +326,7 @@ static bool uniform(const rs_target *t, uint32_t unit) {
 
 int rs_match_run(const rs_func *ptx, const rs_func *sass, rs_match *m, rs_err *e) {
   memset(m, 0, sizeof *m);
-  G P = {{0}, NULL, NULL, hs("@w"), hs("ext")}, S = {{0}, NULL, NULL, hs("@w"), hs("ext")};
+  G P = {{0}, NULL, NULL, hs("@w"), hs("ext"), hs("@unit"), hs("@tup")}, S = {{0}, NULL, NULL, hs("@w"), hs("ext"), hs("@unit"), hs("@tup")};
   if (rs_sgraph_build(&P.g, ptx, e) || rs_sgraph_build(&S.g, sass, e)) {
     rs_sgraph_free(&P.g);
     rs_sgraph_free(&S.g);

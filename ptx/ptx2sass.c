@@ -12,6 +12,10 @@
 #include <string.h>
 
 const rs_p2s_row rs_p2s_ptx[] = {
+    /* wmma fragments per lane (sem_frag.c: the element -> LDSM/HMMA unit layout ptxas uses) */
+    {"wmma.load.a wmma.load.b", 'i', "$0=@frag(wld)", "a fragment as LDSM.16.M88/MT88 units at its base (each lane's offset from SR_LANEID)"},
+    {"wmma.load.c", 'f', "$0=@frag(wldc)", "a C fragment as LDG.E.64 pairs at its base (+32 bytes: columns 8-9, +32*ldm: rows 8-15)"},
+    {"wmma.mma", 'f', "$0=@frag(wmma)", "m16n16k16 as two HMMA.16816.F32 (sm_80+) or four HMMA.1688.F32 (sm_75)"},
     /* integer arithmetic */
     {"add.s32 add.u32 add.s64 add.u64 add.s16 add.u16 add.cc.u32", 'i', "$0=add($1,$2)", NULL},
     {"sub.s32 sub.u32 sub.s64 sub.u64 sub.s16 sub.u16", 'i', "$0=add($1,ineg($2))", NULL},
@@ -112,6 +116,8 @@ const rs_p2s_row rs_p2s_ptx[] = {
 const size_t rs_p2s_nptx = sizeof rs_p2s_ptx / sizeof *rs_p2s_ptx;
 
 const rs_p2s_row rs_p2s_sass[] = {
+    {"LDSM.16.M88.4 LDSM.16.MT88.4 LDSM.16.M88.2 LDSM.16.MT88.2", 'i', "$0=@frag(ldsm)", "wmma.load.a/b: one lane's part of a fragment, its address minus the lane's offset"},
+    {"HMMA.16816.F32 HMMA.1688.F32", 'f', "$0=@frag(hmma)", "wmma.mma: one half (or one k step) of the m16n16k16 product"},
     /* moves and constants */
     {"MOV", 'i', "$0=copy($1)", NULL},
     {"MOV32I", 'i', "$0=copy($1)", NULL},
@@ -144,7 +150,7 @@ const rs_p2s_row rs_p2s_sass[] = {
      "shr.s + add fused (the quotient of a signed division by a constant: q + (x >> k))"},
     {"LEA.HI/5 ULEA.HI/5", 'i', "$0=add(shru($1,@sub32($4)),$2)", "shr.u + add fused (the sign fix of a signed division)"},
     {"LEA/4 ULEA/4", 'i', "$0=add(shl($1,$3),$2)", "shl + add fused"},
-    {"LEA/5 ULEA/5", 'i', "$0=@lo(add(mul(@x($2),@pow2($4)),@w($3)),$1)",
+    {"LEA/5 ULEA/5", 'i', "$0=@lo(@leasx(add(mul(@x($2),@pow2($4)),@w($3)),$2,$3,$4),$1)",
      "mul.wide by 2^k + add.s64 as a shift (the paper's mul.wide -> shift), low half"},
     {"SHF.L.U64.HI USHF.L.U64.HI", 'i', "$0=@hi64(mul(@w($1),@pow2($2)))",
      "shl.b64 (or mul.lo.s64 by 2^k) as two 32-bit shifts: the high half; the low half is the shift "

@@ -109,7 +109,11 @@ static void addr_term(B *b, addr_t *a, rs_sarg x, int depth) {
 }
 
 /* Memory operand p's address plus extra bytes: add(terms..., constant), the terms commuting. */
-static rs_sarg mem_addr(B *b, const pop *p, uint64_t extra) {
+static rs_sarg mem_addr_more(B *b, const pop *p, uint64_t extra, const rs_sarg *more);
+static rs_sarg mem_addr(B *b, const pop *p, uint64_t extra) { return mem_addr_more(b, p, extra, NULL); }
+
+/* The same with one more term (a wmma C fragment's row offset, sem_frag.c). */
+static rs_sarg mem_addr_more(B *b, const pop *p, uint64_t extra, const rs_sarg *more) {
   rs_sarg t[3];
   unsigned n = 0;
   if (p->use >= 0) {
@@ -128,6 +132,8 @@ static rs_sarg mem_addr(B *b, const pop *p, uint64_t extra) {
   else if (p->sym && !b->g->sass) t[n++] = rs_sem_leaf_other(hmix(hs("sym"), rs_hash_bytes(b->src + p->sym, p->symlen, 0)));
   addr_t a = {{{0}}, 0, (uint64_t)p->imm + extra, false};
   for (unsigned k = 0; k < n; k++) addr_term(b, &a, t[k], 0);
+  if (more) addr_term(b, &a, *more, 0);
+  if (more && (a.over || (a.n == 4 && (a.c & 0xffffffffu)))) return rs_sem_leaf_other(hs("addr?"));
   if (a.over || (a.n == 4 && (a.c & 0xffffffffu))) { /* too many terms to flatten: the operand as printed */
     a.n = 0;
     a.c = (uint64_t)p->imm + extra;
@@ -144,6 +150,53 @@ static rs_sarg mem_addr(B *b, const pop *p, uint64_t extra) {
   b->g->nodes[r.idx].acomm = true;
   return r;
 }
+
+/* A fragment load's address (LDSM, an LDG of a wmma C fragment) without its lane terms: ptxas
+ * adds each lane's offset inside the fragment (computed from SR_LANEID, the stride and constants)
+ * to the fragment's base, which is all PTX names. A term is dropped only when it depends on the
+ * lane and otherwise on constants and parameters alone (rs_sem_lane_kind); an add holding the
+ * lane is looked through. A lane term mixed with anything else cannot be separated: `over`. */
+static void lane_term(B *b, addr_t *a, rs_sarg x, int depth) {
+  if (num(x)) {
+    a->c += x.val;
+    return;
+  }
+  int k = rs_sem_lane_kind(b, x);
+  if (k) { /* an add is looked through (a parameter added to a lane term is the base) */
+    uint32_t n = depth < 6 ? (x.kind == RS_SA_NODE ? x.idx : add_through(b, x)) : UINT32_MAX;
+    if (n != UINT32_MAX && !b->g->nodes[n].leaf && b->g->nodes[n].op == hs("add")) {
+      rs_snode y = b->g->nodes[n];
+      for (unsigned i = 0; i < y.na; i++) lane_term(b, a, y.a[i], depth + 1);
+      return;
+    }
+    if (k == 2) a->over = true;
+    return;
+  }
+  addr_term(b, a, x, 0);
+}
+
+rs_sarg rs_sem_lane_addr(B *b, const pop *p, uint64_t extra, bool *ok) {
+  addr_t a = {{{0}}, 0, (uint64_t)p->imm + extra, false};
+  *ok = false;
+  if (p->kind != PK_MEM || p->use2 >= 0 || p->use < 0) return rs_sem_leaf_other(hs("lane?"));
+  rs_sarg x = use_arg(b, p->use);
+  if (p->scale > 1) { /* [R20.X8] */
+    rs_sarg m[2] = {x, rs_sem_leaf_const(p->scale)};
+    x = rs_sem_mk(b, "mul", m, 2, 1);
+  }
+  lane_term(b, &a, x, 0);
+  if (a.over || (a.n == 4 && (a.c & 0xffffffffu))) return rs_sem_leaf_other(hs("lane?"));
+  *ok = true;
+  a.c &= 0xffffffffu;
+  if (!a.n) return rs_sem_leaf_const(a.c);
+  if (a.n == 1 && !a.c) return a.t[0];
+  if (a.c && a.n < 4) a.t[a.n++] = rs_sem_leaf_const(a.c);
+  rs_sarg r = rs_sem_node(b, NULL, hs("add"), a.t, a.n, 2);
+  b->g->nodes[r.idx].acomm = true;
+  return r;
+}
+
+rs_sarg rs_sem_mem_addr(B *b, const pop *p, uint64_t extra, const rs_sarg *more) { return mem_addr_more(b, p, extra, more); }
 
 /* The constant part of memory operand p's address (nothing built): where a 16-bit load lies in
  * its 32-bit unit. */
@@ -246,6 +299,31 @@ static bool pair_addend(B *b, uint32_t c, uint32_t x) {
 
 static uint32_t as_node(B *b, rs_sarg v, unsigned width);
 
+/* LEA ii's carry read by `LEA.HI.X.SX32 Rhi, Ra, RZ, 0x1, P` with Ra the LEA's addend: the high
+ * half is Ra's sign (hi32(sext(Ra) << 1)), so the pair is zext32(x << k) + sext(Ra), a 32-bit
+ * shift-add of two PTX values extended to 64 bits (`cvt.s64.s32` + `cvt.u64.u32` + `add.s64`). */
+static bool lea_sx(B *b, uint32_t ii) {
+  const pop *cp = rs_sem_opnd(b, ii, 1), *ad = rs_sem_opnd(b, ii, 3);
+  if (!cp || cp->site < 0 || !ad || ad->kind != PK_REG || ad->use < 0 || ad->flags) return false;
+  const rs_suse *au = &b->g->uses[ad->use];
+  for (uint32_t u = 0; u < b->g->nuses; u++) {
+    const rs_suse *us = &b->g->uses[u];
+    if (us->raw[1] - us->raw[0] != 1 || b->g->srcs[us->raw[0]] != (uint32_t)cp->site) continue;
+    uint32_t hj = us->inst;
+    if (strcmp(rs_func_opcode(b->f, &b->f->insts[hj]), "LEA.HI.X.SX32")) continue;
+    const pop *ra = rs_sem_opnd(b, hj, 1), *rb = rs_sem_opnd(b, hj, 2), *sh = rs_sem_opnd(b, hj, 3);
+    uint64_t k;
+    if (!ra || ra->kind != PK_REG || ra->use < 0 || ra->flags || !rb || rb->kind != PK_CONST || rb->imm != 0 || !sh ||
+        sh->kind != PK_IMM || !rs_sem_imm_bits(b->src + sh->off, sh->len, 'i', &k) || k != 1)
+      return false;
+    const rs_suse *ru = &b->g->uses[ra->use];
+    uint32_t n = ru->raw[1] - ru->raw[0];
+    return ru->loc == au->loc && n == au->raw[1] - au->raw[0] &&
+           !memcmp(b->g->srcs + ru->raw[0], b->g->srcs + au->raw[0], n * sizeof *b->g->srcs);
+  }
+  return false;
+}
+
 static rs_sarg call(B *b, T *t, const rs_inst *in, const char *name, size_t nl, unsigned width) {
   rs_sarg a[4];
   unsigned na = 0;
@@ -293,6 +371,13 @@ static rs_sarg call(B *b, T *t, const rs_inst *in, const char *name, size_t nl, 
       return rs_sem_mk(b, "add", s2, 2, width);
     }
     return rs_sem_node(b, NULL, hmix(hs("opaque"), hmix(hs("imadhi"), ii)), NULL, 0, width);
+  }
+  if (!strcmp(op, "@leasx") && na == 4) { /* a[0]: the LEA as a 64-bit shift-add; a[1..3]: x, Ra, k */
+    if (!num(a[3]) || a[3].val >= 32 || !lea_sx(b, ii)) return a[0];
+    rs_sarg m[2] = {a[1], rs_sem_leaf_const((uint32_t)(1ull << a[3].val))};
+    rs_sarg x = rs_sem_mk(b, "mul", m, 2, 1);
+    rs_sarg s2[2] = {rs_sem_node(b, NULL, hs("ext"), &x, 1, 2), rs_sem_node(b, NULL, hs("ext"), &a[2], 1, 2)};
+    return rs_sem_mk(b, "add", s2, 2, 2);
   }
   if (!strcmp(op, "@w") && na == 1) return wide(b, a[0]);
   if ((!strcmp(op, "@xhi") || !strcmp(op, "@yhi")) && na == 0) { /* a pattern factor's high half */
@@ -480,9 +565,18 @@ static void units_load(B *b, uint32_t ii, const pop *d, const char *name, const 
     return;
   }
   uint32_t node[8];
+  /* a global or shared load at a lane's own address in a function with HMMA: a wmma C fragment's
+   * part (sem_frag.c), read at the fragment's base with the lane's offset dropped */
+  bool lane = b->g->sass && (!strcmp(name, "ld.g") || !strcmp(name, "ld.s")) && mp->use >= 0 && rs_sem_has_mma(b) &&
+              rs_sem_lane_kind(b, use_arg(b, mp->use)) != 0;
   for (unsigned k = 0; k < total; k++) {
-    rs_sarg ad = mem_addr(b, mp, 4u * k);
-    rs_sarg r = rs_sem_mk(b, name, &ad, 1, 1);
+    bool ok = true;
+    rs_sarg ad = lane ? rs_sem_lane_addr(b, mp, 4u * k, &ok) : mem_addr(b, mp, 4u * k);
+    if (!ok) {
+      opaque_dests(b, ii, "lane?");
+      return;
+    }
+    rs_sarg r = rs_sem_mk(b, !lane ? name : name[3] == 'g' ? "ld.g.lane" : "ld.s.lane", &ad, 1, 1);
     node[k] = as_node(b, r, 1);
   }
   for (unsigned k = 0; k + 1 < total; k++) b->g->nodes[node[k]].unext = node[k + 1];
@@ -531,6 +625,11 @@ static void half_load(B *b, uint32_t ii, const pop *d, const char *name, const p
   if (c & 2) r = rs_sem_mk(b, "hi16", &r, 1, 1);
   assign(b, d, as_node(b, r, 1), 0);
 }
+
+rs_sarg rs_sem_use_arg(B *b, int32_t u) { return use_arg(b, u); }
+uint32_t rs_sem_as_node(B *b, rs_sarg v, unsigned width) { return as_node(b, v, width); }
+void rs_sem_assign(B *b, const pop *p, uint32_t n, unsigned part) { assign(b, p, n, part); }
+void rs_sem_opaque_dests(B *b, uint32_t ii, const char *why) { opaque_dests(b, ii, why); }
 
 /* Evaluate instruction ii's row: nodes for its values, sites pointed at them. */
 void rs_sem_eval_inst(B *b, uint32_t ii, bool count_unknown) {
@@ -612,6 +711,17 @@ void rs_sem_eval_inst(B *b, uint32_t ii, bool count_unknown) {
       if (t.s[t.i] == ';') t.i++;
       if (h16) half_load(b, ii, p, nm, mp);
       else units_load(b, ii, p, nm, mp);
+      continue;
+    }
+    if (!strncmp(t.s + at, "@frag(", 6)) { /* wmma fragments per lane (sem_frag.c) */
+      t.i += 6;
+      size_t nb = t.i;
+      while (t.s[t.i] && t.s[t.i] != ')') t.i++;
+      char nm[16];
+      snprintf(nm, sizeof nm, "%.*s", (int)(t.i - nb < 15 ? t.i - nb : 15), t.s + nb);
+      while (t.s[t.i] && t.s[t.i] != ';') t.i++;
+      if (t.s[t.i] == ';') t.i++;
+      if (!rs_sem_frag(b, ii, nm)) opaque_dests(b, ii, "frag?");
       continue;
     }
     if (!strncmp(t.s + at, "@cbunits($", 10)) { /* constant bank words, one per register */

@@ -49,6 +49,7 @@ typedef struct {
    * of its two factors (instruction << 8 | operand; UINT32_MAX: zero), the pattern's node */
   uint32_t *pat_of, *pat_hi, *pat_node;
   uint32_t cur_inst;
+  uint8_t mma;            /* the function holds an HMMA: 0 not looked, 1 no, 2 yes (sem_frag.c) */
   char type;
   bool changed;
 } B;
@@ -85,5 +86,18 @@ void rs_sem_patterns_free(B *b);
 void rs_sem_eval_inst(B *b, uint32_t ii, bool count_unknown);
 void rs_sem_note_unknown(rs_sgraph *g, const char *op);
 const pop *rs_sem_opnd(const B *b, uint32_t ii, unsigned k);
+
+/* sem_eval.c, offered to sem_frag.c */
+rs_sarg rs_sem_use_arg(B *b, int32_t u);
+rs_sarg rs_sem_mem_addr(B *b, const pop *p, uint64_t extra, const rs_sarg *more);
+rs_sarg rs_sem_lane_addr(B *b, const pop *p, uint64_t extra, bool *ok);
+uint32_t rs_sem_as_node(B *b, rs_sarg v, unsigned width);
+void rs_sem_assign(B *b, const pop *p, uint32_t n, unsigned part);
+void rs_sem_opaque_dests(B *b, uint32_t ii, const char *why);
+
+/* sem_frag.c: wmma fragments per lane (wmma.load.a/b, wmma.mma <-> LDSM, HMMA) */
+bool rs_sem_frag(B *b, uint32_t ii, const char *what);
+bool rs_sem_has_mma(B *b);
+int rs_sem_lane_kind(B *b, rs_sarg x);
 
 #endif

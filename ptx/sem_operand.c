@@ -282,7 +282,8 @@ void rs_sem_classify(B *b, const rs_inst *in, uint32_t off, uint32_t len, pop *p
     if (x && (size_t)(t + len - x) >= 6 && !memcmp(x, ".H1_H1", 6)) p->flags |= PF_H1;
     return;
   }
-  p->kind = (t[0] == 'P' || t[0] == 'R' || t[0] == 'U' || t[0] == 'B' || t[0] == '`') ? PK_OTHER : PK_SYM;
+  /* SASS names (PT, RZ, UR.., B0, labels) are no symbols; a PTX symbol may start with any letter */
+  p->kind = b->g->sass && (t[0] == 'P' || t[0] == 'R' || t[0] == 'U' || t[0] == 'B' || t[0] == '`') ? PK_OTHER : PK_SYM;
 }
 
 /* Line starts of the source (instructions sit on one line each). */

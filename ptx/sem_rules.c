@@ -124,6 +124,27 @@ static rs_sarg mul_const(B *b, rs_sarg x, uint64_t c) {
   return rs_sem_node(b, "mul", 0, m, 2, 1);
 }
 
+/* How many low bits of 32-bit x are known zero: a constant's, a product's (the sum of its
+ * factors'), a sum's (the fewest of its terms'), through a register with one def. */
+static unsigned low_zeros(const B *b, rs_sarg x, int depth) {
+  if (num(x)) return (uint32_t)x.val ? (unsigned)__builtin_ctz((uint32_t)x.val) : 32;
+  const rs_snode *n = depth < 4 ? op_through(b, x, "mul") : NULL;
+  if (n && n->na == 2) {
+    unsigned z = low_zeros(b, n->a[0], depth + 1) + low_zeros(b, n->a[1], depth + 1);
+    return z > 32 ? 32 : z;
+  }
+  n = depth < 4 ? op_through(b, x, "add") : NULL;
+  if (n && n->na >= 2) {
+    unsigned z = 32;
+    for (unsigned i = 0; i < n->na; i++) {
+      unsigned t = low_zeros(b, n->a[i], depth + 1);
+      z = t < z ? t : z;
+    }
+    return z;
+  }
+  return 0;
+}
+
 /* op(args) after the rules; width is the value's units. */
 rs_sarg rs_sem_mk(B *b, const char *op, rs_sarg *a, unsigned na, unsigned width) {
   if (!strcmp(op, "shl") && na == 2 && num(a[1]) && a[1].val < 64) {
@@ -132,6 +153,13 @@ rs_sarg rs_sem_mk(B *b, const char *op, rs_sarg *a, unsigned na, unsigned width)
     a[1] = m;
     op = "mul";
   }
+  /* x | c is x + c when c < 2^k and x's k low bits are zero (no bit in common): ptxas writes
+   * IADD3 R7, R9, 0x10 for `shl.b32 %r296, %r3, 6 ; or.b32 %r297, %r296, 16` (a wmma tile's column) */
+  for (int j = 0; j < 2 && !strcmp(op, "or") && na == 2 && width == 1; j++)
+    if (num(a[1 - j]) && !num(a[j]) && a[1 - j].val < ((uint64_t)1 << low_zeros(b, a[j], 0))) {
+      op = "add";
+      break;
+    }
   int64_t sb = b->g->sass && !strcmp(op, "add") && na == 2 ? shared_base(b, a[0], a[1]) : -1;
   if (sb >= 0) return rs_sem_leaf_const((uint64_t)sb);
   if (!strcmp(op, "add") || !strcmp(op, "or") || !strcmp(op, "xor")) { /* drop zeros */

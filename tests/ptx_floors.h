@@ -15,8 +15,8 @@ typedef struct {
 } rs_ptx_floor;
 
 static const rs_ptx_floor rs_ptx_floors[] = {
-    {"sgemm", 72.0, 70.0, true},  {"wmma", 29.5, 27.5, true},   {"fa", 40.0, 39.5, true},    {"reduce", 69.5, 58.5, false},
-    {"scan", 63.5, 57.0, false},  {"conv2d", 52.5, 48.5, false}, {"gemv", 89.5, 74.5, false},
+    {"sgemm", 73.5, 71.5, true},  {"wmma", 68.5, 60.0, true},   {"fa", 51.5, 50.5, true},    {"reduce", 69.5, 58.5, false},
+    {"scan", 63.5, 57.0, false},  {"conv2d", 57.0, 52.5, false}, {"gemv", 89.5, 74.5, false},
 };
 enum { RS_PTX_NFLOORS = sizeof rs_ptx_floors / sizeof *rs_ptx_floors };
 

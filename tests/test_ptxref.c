@@ -102,7 +102,8 @@ static void test_every_instance(void) {
   }
   rs_corpus_close(c, &e);
   CHECKF(ninst == (quick ? 12u : 105u) && nref == ninst, "%u ptx instances, %u references", ninst, nref);
-  /* most labels survive the PTX Problem (93% measured on the whole mini corpus) */
+  /* most labels survive the PTX Problem (91.8% measured on the whole mini corpus; a wmma fragment's
+   * elements k and k + 4 share one register, so only one of them can keep it) */
   CHECKF(kept * 10 >= labelled * 8, "kept %llu of %llu labelled", (unsigned long long)kept, (unsigned long long)labelled);
   for (int k = 0; k < NF && !quick; k++) {
     double pct = fvalues[k] ? 100.0 * (double)fkept[k] / (double)fvalues[k] : 0.0;
@@ -111,7 +112,8 @@ static void test_every_instance(void) {
     CHECKF(pct >= rs_ptx_floors[k].kept, "%s: %.1f%% of values keep ptxas's register, below the floor %.1f",
            rs_ptx_floors[k].family, pct, rs_ptx_floors[k].kept);
   }
-  CHECKF(quick || kept * 100 >= values * 50, "kept %llu of %llu values (51.0%% measured)", (unsigned long long)kept,
+  /* issue 39's "done when": on average >= 60 % of values keep ptxas's register (63.7 % measured) */
+  CHECKF(quick || kept * 100 >= values * 63, "kept %llu of %llu values (63.7%% measured)", (unsigned long long)kept,
          (unsigned long long)values);
   fprintf(stderr, "ptxref: %u references, all verified; %.1f%% of %llu values keep ptxas's register (%.1f%% of the labelled)\n",
           nref, values ? 100.0 * kept / values : 0.0, (unsigned long long)values, labelled ? 100.0 * kept / labelled : 0.0);

@@ -324,7 +324,8 @@ static void test_table(void) {
   const rs_p2s_row *l6 = rs_p2s_find(rs_p2s_sass, rs_p2s_nsass, "LOP3.LUT", 6),
                    *l7 = rs_p2s_find(rs_p2s_sass, rs_p2s_nsass, "LOP3.LUT", 7);
   CHECK(l6 && l7 && l6 != l7 && strstr(l7->sem, "@cmpz"));
-  CHECK(rs_p2s_find(rs_p2s_sass, rs_p2s_nsass, "HMMA.16816.F32", 4) == NULL);
+  const rs_p2s_row *h = rs_p2s_find(rs_p2s_sass, rs_p2s_nsass, "HMMA.16816.F32", 4);
+  CHECK(h && strstr(h->sem, "@frag(hmma)"));
   CHECK(rs_p2s_find(rs_p2s_ptx, rs_p2s_nptx, "ld.global.nc.v4.f32", 2) != NULL);
   CHECK(rs_p2s_find(rs_p2s_ptx, rs_p2s_nptx, "setp.lt.s32", 3) != NULL);
   CHECK(rs_p2s_find(rs_p2s_sass, rs_p2s_nsass, "LEA.HI.X.SX32", 5) != NULL);
@@ -443,6 +444,61 @@ static void test_corpus_floors(void) {
   }
 }
 
+/* wmma fragments per element (ptx/sem_frag.c) on wmma_frag.ptx (ours: every element of an A, B, C
+ * fragment and of one wmma.mma's accumulators stored on its own, element k at out + 128k; mmacol:
+ * a .col B and C from shared memory): each
+ * expected register is the one the STG at +0x80*k stores. sm_89: A = LDSM.16.M88.4, B =
+ * LDSM.16.MT88.4, element k in unit k % 4 (k and k + 4 are one register); sm_75: two LDSM .2 each,
+ * elements 2-3 from the load at +0x10. C: LDG.E.64 pairs at +0, +0x800 (rows 8-15), +0x20
+ * (columns 8-9), +0x820. D: elements 0-3 from the HMMA that reads B units 0-1. */
+static void test_wmma(void) {
+  static const struct {
+    const char *arch, *fn, *reg, *want;
+  } t[] = {
+      /* sm_89 frag: LDSM.16.M88.4 R4, [R4]; STG [R14.64] R4, [+0x200] R4, [+0x80] R5 ... */
+      {"sm_89", "frag", "%r2", "R4"},   {"sm_89", "frag", "%r3", "R5"},   {"sm_89", "frag", "%r4", "R6"},
+      {"sm_89", "frag", "%r5", "R7"},   {"sm_89", "frag", "%r6", "R4"},   {"sm_89", "frag", "%r9", "R7"},
+      /* LDSM.16.MT88.4 R16, [R0+0x1000]; STG [+0x400] R16, [+0x600] R16, [+0x580] R19 */
+      {"sm_89", "frag", "%r10", "R16"}, {"sm_89", "frag", "%r13", "R19"}, {"sm_89", "frag", "%r14", "R16"},
+      {"sm_89", "frag", "%r17", "R19"},
+      /* sm_89 mma: LDG.E.64 R8 [R12.64], R10 [+0x800], R4 [+0x20], R6 [+0x820] */
+      {"sm_89", "mma", "%f1", "R8"},    {"sm_89", "mma", "%f2", "R9"},    {"sm_89", "mma", "%f3", "R10"},
+      {"sm_89", "mma", "%f5", "R4"},    {"sm_89", "mma", "%f8", "R7"},
+      /* HMMA.16816.F32 R8, R12, R16, R8 ; HMMA.16816.F32 R4, R12, R18, R4 ; STG [R2.64+0x80*k] */
+      {"sm_89", "mma", "%f11", "R8"},   {"sm_89", "mma", "%f14", "R11"},  {"sm_89", "mma", "%f15", "R4"},
+      {"sm_89", "mma", "%f18", "R7"},   {"sm_89", "mma", "%r2", "R12"},   {"sm_89", "mma", "%r12", "R18"},
+      /* sm_75 frag: LDSM.16.M88.2 R6, [R20]; R4, [R20+0x10]; STG [R2] R6, [+0x100] R4, [+0x300] R4 */
+      {"sm_75", "frag", "%r2", "R6"},   {"sm_75", "frag", "%r3", "R7"},   {"sm_75", "frag", "%r4", "R4"},
+      {"sm_75", "frag", "%r8", "R4"},   {"sm_75", "frag", "%r9", "R5"},
+      /* LDSM.16.MT88.2 R8, [R0+0x1000]; R10, [R0+0x1010]; STG [+0x500] R10 */
+      {"sm_75", "frag", "%r10", "R8"},  {"sm_75", "frag", "%r12", "R10"}, {"sm_75", "frag", "%r16", "R10"},
+      /* sm_75 mma: HMMA.1688.F32 R8, R2, R14, R8 ; R4, R2, R16, R4 ; R8, R12, R15, R8 ; R4, R12, R17, R4 */
+      {"sm_75", "mma", "%f11", "R8"},   {"sm_75", "mma", "%f15", "R4"},   {"sm_75", "mma", "%f18", "R7"},
+      {"sm_75", "mma", "%f6", "R5"},    {"sm_75", "mma", "%r4", "R12"},   {"sm_75", "mma", "%r11", "R15"},
+      /* mmacol (.col B, C from shared), sm_89: LDSM.16.M88.4 R8, [R0+0x1000]; LDS.64 R16, [R12.X8],
+       * R18 [+0x800], R20 [+0x20]; HMMA.16816.F32 R16, R4, R8, R16 ; R20, R4, R10, R20 */
+      {"sm_89", "mmacol", "%r10", "R8"}, {"sm_89", "mmacol", "%r13", "R11"}, {"sm_89", "mmacol", "%r16", "R10"},
+      {"sm_89", "mmacol", "%f1", "R16"}, {"sm_89", "mmacol", "%f4", "R19"}, {"sm_89", "mmacol", "%f5", "R20"},
+      {"sm_89", "mmacol", "%f11", "R16"}, {"sm_89", "mmacol", "%f18", "R23"},
+      /* sm_75: LDSM.16.M88.2 R6, [R10+0x1000] and R8, [R10+0x1280] (8 columns of ldm 40 on);
+       * LDS.U.64 R12, [R0.X8] ... R18 [+0x820]; HMMA.1688.F32 R12 .. R16 */
+      {"sm_75", "mmacol", "%r10", "R6"}, {"sm_75", "mmacol", "%r12", "R8"}, {"sm_75", "mmacol", "%r17", "R9"},
+      {"sm_75", "mmacol", "%f3", "R14"}, {"sm_75", "mmacol", "%f8", "R19"}, {"sm_75", "mmacol", "%f15", "R16"},
+  };
+  run r;
+  memset(&r, 0, sizeof r);
+  const char *open_arch = NULL, *open_fn = NULL;
+  for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
+    if (!open_arch || strcmp(open_arch, t[i].arch) || strcmp(open_fn, t[i].fn)) {
+      if (open_arch) run_close(&r);
+      run_open(&r, "wmma_frag", t[i].arch, t[i].fn);
+      open_arch = t[i].arch, open_fn = t[i].fn;
+    }
+    LBL(&r, t[i].reg, t[i].want);
+  }
+  if (open_arch) run_close(&r);
+}
+
 int main(int argc, char **argv) {
   rs_check_init(argc, argv);
   test_table();
@@ -451,6 +507,7 @@ int main(int argc, char **argv) {
   test_loop();
   test_reduce();
   test_partial();
+  test_wmma();
   test_dir();
   test_export();
   test_corpus_floors();

@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define PERBLOCK 32 /* segments of one block (ggml's flash-attention kernels: at most 15) */
 #define MAXK 126 /* tracked registers (literals 2 + 2k + 1 fit a byte) */
 
 typedef struct {
@@ -82,6 +83,7 @@ typedef struct {
   uint32_t capskey;
   uint32_t *hash, hcap;  /* open addressing: segment + 1, 0 = empty */
   uint32_t cap;
+  uint32_t *perblk; /* segments per block: past PERBLOCK in one block the states are not converging */
   /* worklist */
   uint32_t *work;
   uint32_t nwork, capwork;
@@ -201,7 +203,7 @@ static uint32_t seg_of(M *m, uint32_t b, uint32_t first, const st *s) {
     uint32_t g = m->hash[h] - 1;
     if (m->segs[g].block == b && m->segs[g].first == first && same(&m->skey[g], s, m->k)) return g;
   }
-  if (m->nsegs >= m->cap) return UINT32_MAX;
+  if (m->nsegs >= m->cap || ++m->perblk[b] > PERBLOCK) return UINT32_MAX;
   uint32_t g = m->nsegs;
   rs_lseg sg = {b, first, first, 0, 0, 0};
   RS_PUSH(m->segs, m->nsegs, m->capsegs, sg);
@@ -468,6 +470,7 @@ static void free_m(M *m) {
   free(m->skey);
   free(m->hash);
   free(m->work);
+  free(m->perblk);
 }
 
 /* Whether the function merges EXEC into a mask that a later mask instruction reads (an i1 phi
@@ -515,6 +518,7 @@ uint32_t rs_lanemask_build(rs_live *l, uint32_t cap) {
       m.t[m.k++] = (treg){op->kind, op->reg, op->lanes};
     }
   }
+  m.perblk = rs_xcalloc(f->nblocks + 1, sizeof *m.perblk);
   mask_liveness(&m);
   if (!merges_exec(&m)) {
     free_m(&m);

@@ -3,8 +3,10 @@
 # OUT.cubin` with and without --no-spills, side by side in one run: R (ptxas's count) before ->
 # after, spill stores/loads (STL/LDL instructions) before -> after, 64/128-bit slot values in registers
 # (of those promotable), frame bytes, occupancy (warps/SM),
-# valid (the re-lift check), lowered and crosschecked (or the refusal), wall time of each; totals
-# per architecture.
+# valid (the re-lift check), lowered and crosschecked (or the refusal), wall time of each; slot
+# words: in registers / promotable, and of those kept how many no in-place colouring can hold
+# ("no room": the other values fill the count at a point of the range), beside the registers free
+# mode frees without spills (R - R(no-spills)); totals per architecture.
 #   bench/bench_sass_spills.sh [BIN] [--quick] [DIR|X.cubin ...]   (default: tests/fixtures/sass-spills;
 #   --quick: fa_hd96_r128.sm_80 only;
 #   a DIR: every *.cubin under it, e.g. a FlashAttention-2 build's out/ directory)
@@ -30,9 +32,9 @@ for a in "${ins[@]}"; do
   if [ -d "$a" ]; then while IFS= read -r f; do list+=("$f"); done < <(find "$a" -name '*.cubin' | sort)
   else list+=("$a"); fi
 done
-printf '%-44s %-6s %-11s %-15s %-5s %-11s %-9s %-6s %-26s %8s | %-11s %-26s %8s\n' kernel arch R stores/loads 64b frame occ valid lowered ms \
-  "R(no-spl)" "lowered(no-spills)" ms
-declare -A n rb ra sb sa lb la lok lokn rn
+printf '%-44s %-6s %-11s %-15s %-5s %-13s %-11s %-9s %-6s %-26s %8s | %-11s %-26s %8s\n' kernel arch R stores/loads 64b \
+  "words(noroom)" frame occ valid lowered ms "R(no-spl)" "lowered(no-spills)" ms
+declare -A n rb ra sb sa lb la lok lokn rn wp wi wn
 for c in "${list[@]}"; do
   t0=$(date +%s%N)
   "$bin" regalloc "$c" --free -o "$tmp/s.cubin" --nvdisasm "$nd" >"$tmp/log" 2>&1
@@ -56,6 +58,9 @@ for c in "${list[@]}"; do
   read -r s0 l0 s1 l1 f0 f1 <<<"$sp"
   wide=$(sed -nE 's/.*64\/128-bit: ([0-9]+) of ([0-9]+).*/\1\/\2/p' <<<"$l")
   [ -n "$wide" ] || wide=-
+  sw=$(sed -nE 's/.*slot words: ([0-9]+) promotable, ([0-9]+) in registers, ([0-9]+) of ([0-9]+) kept have no room.*/\1 \2 \3/p' <<<"$l")
+  [ -n "$sw" ] || sw="0 0 0"
+  read -r w0 w1 w2 <<<"$sw"
   valid=$(grep -q 'contributor sets equivalent.*verifier: pass' <<<"$l" && echo yes || echo NO)
   low() { # log status -> "ok (N rewritten)" / "refused: why"
     if [ "$2" = 0 ] && grep -q 'crosscheck (nvdisasm).*: ok' "$1"; then
@@ -71,20 +76,22 @@ for c in "${list[@]}"; do
   lon=$(low "$tmp/logn" $stn)
   label=$(basename "$c" .cubin)
   [[ $label == *sm_* ]] || label="$(basename "$(dirname "$c")")/$label"
-  printf '%-44s %-6s %-11s %-15s %-5s %-11s %-9s %-6s %-26s %8d | %-11s %-26s %8d\n' "$label" "$arch" \
-    "${R/ /->}" "$s0/$l0->$s1/$l1" "$wide" "$f0->$f1" "$occ" "$valid" "$lo" $(( (t1 - t0) / 1000000 )) "$Rn" "$lon" \
+  printf '%-44s %-6s %-11s %-15s %-5s %-13s %-11s %-9s %-6s %-26s %8d | %-11s %-26s %8d\n' "$label" "$arch" \
+    "${R/ /->}" "$s0/$l0->$s1/$l1" "$wide" "$w1/$w0($w2)" "$f0->$f1" "$occ" "$valid" "$lo" $(( (t1 - t0) / 1000000 )) "$Rn" "$lon" \
     $(( (t2 - t1) / 1000000 ))
   read -r r0 r1 <<<"$R"
   n[$arch]=$(( ${n[$arch]:-0} + 1 )); rb[$arch]=$(( ${rb[$arch]:-0} + r0 )); ra[$arch]=$(( ${ra[$arch]:-0} + r1 ))
   rn[$arch]=$(( ${rn[$arch]:-0} + Rn ))
+  wp[$arch]=$(( ${wp[$arch]:-0} + w0 )); wi[$arch]=$(( ${wi[$arch]:-0} + w1 )); wn[$arch]=$(( ${wn[$arch]:-0} + w2 ))
   sb[$arch]=$(( ${sb[$arch]:-0} + s0 )); sa[$arch]=$(( ${sa[$arch]:-0} + s1 ))
   lb[$arch]=$(( ${lb[$arch]:-0} + l0 )); la[$arch]=$(( ${la[$arch]:-0} + l1 ))
   [[ $lo == ok* ]] && lok[$arch]=$(( ${lok[$arch]:-0} + 1 ))
   [[ $lon == ok* ]] && lokn[$arch]=$(( ${lokn[$arch]:-0} + 1 ))
 done
 echo
-echo "totals per architecture: kernels, R ptxas -> free (--no-spills), spill stores -> left, loads -> left, lowered+crosschecked (--no-spills)"
+echo "totals per architecture: kernels, R ptxas -> free (--no-spills), spill stores -> left, loads -> left, slot words in registers of promotable (kept with no room), lowered+crosschecked (--no-spills)"
 for a in $(printf '%s\n' "${!n[@]}" | sort); do
-  printf '%-6s %3d kernels  R %6d -> %6d (%6d)  stores %6d -> %6d  loads %6d -> %6d  lowered %d (%d)\n' "$a" "${n[$a]}" \
-    "${rb[$a]}" "${ra[$a]}" "${rn[$a]}" "${sb[$a]}" "${sa[$a]}" "${lb[$a]}" "${la[$a]}" "${lok[$a]:-0}" "${lokn[$a]:-0}"
+  printf '%-6s %3d kernels  R %6d -> %6d (%6d)  stores %6d -> %6d  loads %6d -> %6d  words %d of %d (%d)  lowered %d (%d)\n' "$a" "${n[$a]}" \
+    "${rb[$a]}" "${ra[$a]}" "${rn[$a]}" "${sb[$a]}" "${sa[$a]}" "${lb[$a]}" "${la[$a]}" "${wi[$a]}" "${wp[$a]}" "${wn[$a]}" \
+    "${lok[$a]:-0}" "${lokn[$a]:-0}"
 done

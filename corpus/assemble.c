@@ -216,6 +216,8 @@ static int amd_variant(A *a, const rs_variant *v, const char *dir, rs_err *e) {
   rs_alignment al;
   char reason_ps[128] = "", reason_pre[128] = "";
   char *truth_ps = NULL, *truth_pre = NULL;
+  rs_module *sm = NULL; /* the split instance, when the prera row is one (truth.h) */
+  rs_problem *sp = NULL;
   if (rs_truth_postsplit(ps->funcs[0], fin->funcs[0], &al, &pe) == 0) {
     uint32_t nm;
     uint32_t bad = rs_truth_check(pq, al.assign, &nm);
@@ -227,25 +229,34 @@ static int amd_variant(A *a, const rs_variant *v, const char *dir, rs_err *e) {
     }
     rs_preg *as = rs_xcalloc(pre->funcs[0]->nvregs + 1, sizeof *as);
     uint32_t nsplit = rs_truth_prera(pre->funcs[0], ps->funcs[0], &al, as);
-    if (nsplit && rs_problem_infeasible(pp)) {
-      /* LLVM spilled: the pre-RA pressure exceeds the budget, so no map of one register per
-       * value exists at all */
-      snprintf(reason_pre, sizeof reason_pre, "LLVM split or spilled %u values across registers (pressure above the budget)",
-               nsplit);
-      a->st->truth_split++;
-    } else if (nsplit) {
+    if (nsplit) {
       /* the split label: each split value in one of the registers LLVM gave it, when that keeps
-       * every constraint (docs/real-suite.md); else the constraints it would break */
-      uint32_t k = rs_truth_prera_split(pre->funcs[0], ps->funcs[0], &al, pp, as);
-      if (k == 0) {
+       * every constraint; else the split instance: the pre-RA MIR with greedy's split copies, each
+       * piece in LLVM's register (docs/real-suite.md); else why neither exists */
+      rs_preg *as0 = rs_xmalloc((pre->funcs[0]->nvregs + 1) * sizeof *as0);
+      memcpy(as0, as, (pre->funcs[0]->nvregs + 1) * sizeof *as0);
+      bool over = rs_problem_infeasible(pp);
+      uint32_t k = over ? UINT32_MAX : rs_truth_prera_split(pre->funcs[0], ps->funcs[0], &al, pp, as);
+      char why[128] = "", path[1200];
+      if (!over && k == 0) {
         truth_pre = rs_truth_json(pp, as);
         a->st->split_labels++;
       } else {
-        snprintf(reason_pre, sizeof reason_pre,
-                 "LLVM split or spilled %u values across registers (in one of its registers each: %u constraints broken)",
-                 nsplit, k == UINT32_MAX ? 0 : k);
+        snprintf(path, sizeof path, "%s/prera.mir", dir);
+        sm = rs_truth_split_instance(pre->funcs[0], ps->funcs[0], &al, as0, path, arch, &sp, &truth_pre, why, sizeof why);
+      }
+      if (sm) a->st->split_instances++;
+      else if (!truth_pre) {
+        if (over) /* LLVM spilled: the pre-RA pressure exceeds the budget: no map of one register per value */
+          snprintf(reason_pre, sizeof reason_pre, "LLVM split or spilled %u values (pressure above the budget; %s)",
+                   nsplit, why);
+        else
+          snprintf(reason_pre, sizeof reason_pre,
+                   "LLVM split or spilled %u values (in one of its registers each: %u constraints; %s)",
+                   nsplit, k == UINT32_MAX ? 0 : k, why);
         a->st->truth_split++;
       }
+      free(as0);
     } else {
       bad = rs_truth_check(pp, as, &nm);
       if (bad == 0 && nm == 0) truth_pre = rs_truth_json(pp, as);
@@ -268,12 +279,15 @@ static int amd_variant(A *a, const rs_variant *v, const char *dir, rs_err *e) {
     snprintf(reason_pre, sizeof reason_pre, "%s", reason_ps);
   }
   a->st->align_s += rs_now() - t0;
-  if (!rc) rc = emit(a, v, arch, "prera", pre->funcs[0], pp, rs_xstrndup(pre->text, pre->len), truth_pre, reason_pre, ref, spill, e);
+  if (!rc && sm) rc = emit(a, v, arch, "prera", sm->funcs[0], sp, rs_xstrndup(sm->text, sm->len), truth_pre, "", ref, spill, e);
+  else if (!rc) rc = emit(a, v, arch, "prera", pre->funcs[0], pp, rs_xstrndup(pre->text, pre->len), truth_pre, reason_pre, ref, spill, e);
   else free(truth_pre);
   if (!rc) rc = emit(a, v, arch, "postsplit", ps->funcs[0], pq, rs_xstrndup(ps->text, ps->len), truth_ps, reason_ps, ref, spill, e);
   else free(truth_ps);
   rs_problem_free(pp);
   rs_problem_free(pq);
+  rs_problem_free(sp);
+  rs_module_free(sm);
 out:
   rs_module_free(pre);
   rs_module_free(ps);

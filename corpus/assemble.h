@@ -9,6 +9,7 @@
 typedef struct {
   uint32_t instances, duplicates, failures, with_truth, truth_split, truth_violations, infeasible;
   uint32_t split_labels; /* prera truths of split values, each in one of LLVM's registers (truth.h) */
+  uint32_t split_instances; /* prera rows written as split instances (greedy's split copies; truth.h) */
   double analyze_s; /* parse + Problem + normalization */
   double align_s;   /* ground truth: stage alignment and its check */
   double store_s;   /* HDF5 writes */

@@ -612,6 +612,7 @@ int rs_import(const rs_imp_unit *uin, uint32_t n, const rs_import_opts *o, const
       st->failures += as.failures;
       st->truth_split += as.truth_split;
       st->split_labels += as.split_labels;
+      st->split_instances += as.split_instances;
       st->truth_violations += as.truth_violations;
     }
     free(l.v);

@@ -26,7 +26,7 @@ typedef struct {
 typedef struct {
   uint32_t units, cached, compiled, kernels;
   uint32_t kept, replaced;          /* rows of an existing corpus kept / dropped (same family) */
-  uint32_t instances, duplicates, failures, with_truth, truth_split, truth_violations, split_labels;
+  uint32_t instances, duplicates, failures, with_truth, truth_split, truth_violations, split_labels, split_instances;
   uint32_t disasm_redone;           /* listings refused when compiled, disassembled now */
   double compile_s, assemble_s;
 } rs_import_stats;

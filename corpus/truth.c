@@ -1,5 +1,8 @@
 /* truth.c - compose stage alignments into ground-truth maps, and check them. */
 #include "corpus/truth.h"
+#include "front/front.h"
+#include "mir/splitmir.h"
+#include <stdio.h>
 #include <cjson/cJSON.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +23,7 @@ uint32_t rs_truth_prera(const rs_func *pre, const rs_func *ps, const rs_alignmen
     int64_t base;
     if (ln->to_vreg >= 0) {
       rs_preg r = (uint32_t)ln->to_vreg < ps_fin->nassign ? ps_fin->assign[ln->to_vreg] : (rs_preg){0, 0};
-      if (!r.lanes) { split[ln->from_vreg] = 1; continue; }
+      if (!r.lanes || lo.reloaded[ln->to_vreg]) { split[ln->from_vreg] = 1; continue; }
       base = (int64_t)r.unit + ln->delta;
     } else {
       base = (int64_t)ln->unit + ln->delta;
@@ -112,6 +115,53 @@ uint32_t rs_truth_prera_split(const rs_func *pre, const rs_func *ps, const rs_al
   free(ncand);
   free(cand);
   return bad;
+}
+
+rs_module *rs_truth_split_instance(const rs_func *pre, const rs_func *ps, const rs_alignment *ps_fin,
+                                   const rs_preg *assign, const char *path, const char *target, rs_problem **prob,
+                                   char **json, char *why, size_t nwhy) {
+  *prob = NULL;
+  *json = NULL;
+  rs_loose lo;
+  rs_err e = {{0}};
+  if (rs_align_loose(pre, ps, &lo, &e)) {
+    snprintf(why, nwhy, "%s", e.msg);
+    return NULL;
+  }
+  uint8_t *split = rs_xcalloc(pre->nvregs + 1, 1), *seg = NULL;
+  for (uint32_t v = 0; v < pre->nvregs; v++) split[v] = pre->vregs[v].cls >= 0 && !assign[v].lanes;
+  size_t len = 0;
+  char *text = rs_mir_split_instance(pre, ps, &lo, split, &seg, &len, why, nwhy);
+  rs_loose_free(&lo);
+  rs_module *m = NULL;
+  if (text) m = rs_module_parse(path, text, len, RS_SRC_MIR, target, &e);
+  if (text && (!m || m->nfuncs != 1)) snprintf(why, nwhy, "split instance not read back: %.80s", m ? "no function" : e.msg);
+  rs_problem *p = m && m->nfuncs == 1 ? rs_problem_build(m->funcs[0], &e) : NULL;
+  if (p) {
+    /* every value its register: a piece its own (postsplit's), any other the pre-RA value's */
+    const rs_func *h = m->funcs[0];
+    rs_preg *as = rs_xcalloc(h->nvregs + 1, sizeof *as);
+    for (uint32_t v = 0; v < h->nvregs; v++) {
+      if (v < ps->nvregs && seg[v]) as[v] = v < ps_fin->nassign ? ps_fin->assign[v] : (rs_preg){0, 0};
+      else if (v < pre->nvregs) as[v] = assign[v];
+      if (as[v].lanes) as[v].lanes = h->vregs[v].full;
+    }
+    uint32_t nm, bad = rs_truth_check(p, as, &nm);
+    if (bad == 0 && nm == 0) *json = rs_truth_json(p, as), *prob = p;
+    else {
+      snprintf(why, nwhy, "LLVM's registers of the pieces break %u constraints (%u outside the class)",
+               bad == UINT32_MAX ? 0 : bad, nm);
+      rs_problem_free(p);
+    }
+    free(as);
+  }
+  free(split);
+  free(seg);
+  if (!*json) {
+    rs_module_free(m);
+    m = NULL;
+  }
+  return m;
 }
 
 char *rs_truth_json(const rs_problem *p, const rs_preg *assign) {

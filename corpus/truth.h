@@ -17,6 +17,13 @@ uint32_t rs_truth_prera(const rs_func *pre, const rs_func *ps, const rs_alignmen
  * that keeps every constraint (the split label, docs/real-suite.md). */
 uint32_t rs_truth_prera_split(const rs_func *pre, const rs_func *ps, const rs_alignment *ps_fin, const rs_problem *p,
                               rs_preg *assign);
+/* The split instance (mir/splitmir.c: the pre-RA MIR with greedy's split copies, each piece of a
+ * split value a value of its own) and its truth: LLVM's register for every value and piece. Returns
+ * the instance (its Problem in *prob, its truth map in *json) when that truth keeps every
+ * constraint; else NULL with the reason in why. `assign` as rs_truth_prera left it. */
+rs_module *rs_truth_split_instance(const rs_func *pre, const rs_func *ps, const rs_alignment *ps_fin,
+                                   const rs_preg *assign, const char *path, const char *target, rs_problem **prob,
+                                   char **json, char *why, size_t nwhy);
 /* rs_truth_check (an assignment against a Problem): analysis/problem.h. */
 /* JSON object {"%12": "v[4:5]", ...} of the used values, in Problem order. */
 char *rs_truth_json(const rs_problem *p, const rs_preg *assign);

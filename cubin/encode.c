@@ -242,6 +242,12 @@ int rs_sass_encode_row(const rs_sass_form *f, uint64_t w[2], const rs_sass_token
                    j < k ? j : k, j < k ? k : j, t->op, opc, t->shape, sm, f->samples, t->val[k], t->val[j]);
           return -1;
         }
+    for (unsigned j = 0; j < t->n; j++) /* one field printed twice (BAR.SYNC R13, R13): one register */
+      if (j != k && f->off[j] == f->off[k] && t->val[j] != t->val[k]) {
+        snprintf(why, whyn, "operands %u and %u of %s 0x%03x '%s' (sm_%u) are one field (bit %d): registers %u and %u "
+                 "cannot be encoded", j < k ? j : k, j < k ? k : j, t->op, opc, t->shape, sm, f->off[k], t->val[k], t->val[j]);
+        return -1;
+      }
     put_bits(w, (unsigned)f->off[k], rs_tk_width[t->kind[k]], t->val[k]);
   }
   for (unsigned k = 0; k < t->n; k++) /* a tied token written: its partners get the same register */

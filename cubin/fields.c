@@ -4,15 +4,15 @@
  * field's lowest bit, -1 when not trusted (several or no offsets fit every sample). Do not
  * edit by hand; docs/lower.md.
  * Merged (`regsweep lower learn --merge`) from 4 new (cubin, listing) pairs and the base table
- * /tmp/indcall_base.c (Learned from 1533 (cubin, listing) pairs), 1511 forms), 1689 forms), 1746 forms), 1810 forms:
- * 1663 kept as the base had them (unseen in the new pairs; their comments are the base's),
- * 147 seen in both (the base's trusted fields fit every new sample; the new pairs decide the
- * base's untrusted ones), 3 new: 1813 forms. */
+ * cubin/fields.c (Learned from 1533 (cubin, listing) pairs), 1511 forms), 1689 forms), 1746 forms), 1810 forms), 1813 forms:
+ * 1597 kept as the base had them (unseen in the new pairs; their comments are the base's),
+ * 216 seen in both (the base's trusted fields fit every new sample; the new pairs decide the
+ * base's untrusted ones), 1 new: 1814 forms. */
 #include "cubin/lower.h"
 
-/* Operand order: R fields in increasing bit order in 1877 of 1877 pairs, UR in 310 of 310
+/* Operand order: R fields in increasing bit order in 1877 of 1878 pairs, UR in 310 of 310
  * (fields learned as the one offset that fits, here or in the base table), apart from
- * the opcodes with an exception (their tied tokens stay tied): R 0x361 R 0x364 R 0x367 R 0x36d R 0x370 R 0xb60 R 0xb63 R 0xb66 R 0xb6c R 0xb6f R 0xf60 R 0xf63 R 0xf66 R 0xf6c R 0xf6f. Tied tokens are split in that order (the rule holds for both kinds). */
+ * the opcodes with an exception (their tied tokens stay tied): R 0x361 R 0x364 R 0x367 R 0x36d R 0x370 R 0xb60 R 0xb63 R 0xb66 R 0xb6c R 0xb6f R 0xf60 R 0xf63 R 0xf66 R 0xf6c R 0xf6f. Tied tokens are split in that order (only for a kind where it held). */
 
 static const int8_t o0[] = {12, 16, 32}; /* merged: 120 samples in the base, 182 new */
 static const int8_t o1[] = {16, 32}; /* merged: 2707 samples in the base, 1 new */
@@ -360,10 +360,10 @@ static const int8_t o340[] = {16, 24, 32, 87}; /* merged: 156 samples in the bas
 static const int8_t o341[] = {16, 24, 32, 87}; /* 3: probed (nvdisasm), 3 offsets fit the samples */ /* merged: 376 samples in the base, 19 new; 3: untrusted in the base */
 static const int8_t o342[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */ /* merged: 6 samples in the base, 238 new */
 static const int8_t o343[] = {12, 81, 84, 24, 32, 87}; /* 0: 2 offsets fit, 1 values; the guard's bit */ /* 1: probed (nvdisasm), 6 offsets fit the samples */ /* 2: probed (nvdisasm), 10 offsets fit the samples */ /* 5: probed (nvdisasm), 10 offsets fit the samples */
-static const int8_t o344[] = {81, 84, 24, 32, 87}; /* 1: probed (nvdisasm), 2 offsets fit the samples */ /* merged: 402 samples in the base, 173 new; 1: untrusted in the base */
+static const int8_t o344[] = {81, 84, 24, 32, 87}; /* merged: 575 samples in the base, 2 new */
 static const int8_t o345[] = {12, 81, 84, 24, 32, 87}; /* 2: probed (nvdisasm), 5 offsets fit the samples */ /* 5: probed (nvdisasm), 5 offsets fit the samples */ /* merged: 22 samples in the base, 2 new; 2: untrusted in the base; 5: untrusted in the base */
 static const int8_t o346[] = {12, 81, -1, 24, 32, -1, -1}; /* 0: 3 offsets fit, 1 values; the guard's bit */ /* 2: 10 offsets fit, 1 values */ /* 5: 10 offsets fit, 1 values */ /* 6: 49 offsets fit, 1 values */
-static const int8_t o347[] = {81, 84, 24, 32, 87}; /* 1: probed (nvdisasm), 3 offsets fit the samples */ /* merged: 2863 samples in the base, 2049 new; 1: untrusted in the base */
+static const int8_t o347[] = {81, 84, 24, 32, 87}; /* merged: 4912 samples in the base, 3 new */
 static const int8_t o348[] = {81, 84, 24, 32, 87, 68}; /* 1: probed (nvdisasm), 5 offsets fit the samples */ /* 4: probed (nvdisasm), 5 offsets fit the samples */ /* merged: 891 samples in the base, 20 new; 1: untrusted in the base; 4: untrusted in the base */
 static const int8_t o349[] = {12, 16, 81, 84, 24, 32, 64}; /* merged: 121 samples in the base, 110 new */
 static const int8_t o350[] = {12, 16, 81, 24, 32, 64}; /* merged: 78 samples in the base, 577 new */
@@ -371,7 +371,7 @@ static const int8_t o351[] = {12, 16, 24, 32, 64}; /* merged: 174 samples in the
 static const int8_t o352[] = {12, 16, 24, 32, 64, 87, 77}; /* merged: 142 samples in the base, 589 new */
 static const int8_t o353[] = {16, 81, 84, 24, 32, 64}; /* merged: 227 samples in the base, 508 new */
 static const int8_t o354[] = {16, 81, 24, 32, 64}; /* merged: 4651 samples in the base, 2 new */
-static const int8_t o355[] = {16, 24, 32, 64}; /* merged: 3671 samples in the base, 8 new */
+static const int8_t o355[] = {16, 24, 32, 64}; /* merged: 3679 samples in the base, 8 new */
 static const int8_t o356[] = {16, 24, 32, 64, 87, 77}; /* merged: 409 samples in the base, 2791 new */
 static const int8_t o357[] = {12, 16, 81, 24, 32}; /* 0: 53 offsets fit, 1 values; the guard's bit */ /* 2: probed (nvdisasm), 3 offsets fit the samples */
 static const int8_t o358[] = {12, 16, 24, 32}; /* merged: 50 samples in the base, 15 new */
@@ -382,7 +382,7 @@ static const int8_t o362[] = {16, 81, 24, 32}; /* merged: 1506 samples in the ba
 static const int8_t o363[] = {16, 81, 24, 32, 64}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: probed (nvdisasm), 54 offsets fit the samples */ /* 2: 2 offsets fit, 2 values; tied, split in operand order */ /* 3: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* merged: 1 samples in the base, 2 new; 0: untrusted in the base; 1: untrusted in the base; 2: untrusted in the base; 3: untrusted in the base */
 static const int8_t o364[] = {16, 24, 32}; /* merged: 1224 samples in the base, 1049 new */
 static const int8_t o365[] = {16, 24, 32, 87}; /* merged: 2961 samples in the base, 1 new */
-static const int8_t o366[] = {16, 24, 32, 64}; /* merged: 3790 samples in the base, 6 new */
+static const int8_t o366[] = {16, 24, 32, 64}; /* merged: 3796 samples in the base, 2 new */
 static const int8_t o367[] = {16, 24, 32, 64, 87}; /* merged: 1459 samples in the base, 74 new */
 static const int8_t o368[] = {12, 16, 24, 32, 64, 87}; /* 5: probed (nvdisasm), 3 offsets fit the samples */ /* merged: 5 samples in the base, 420 new; 4: untrusted in the base; 5: untrusted in the base */
 static const int8_t o369[] = {81, 16, 24, 32, 64, 87}; /* merged: 12 samples in the base, 142 new; 0: untrusted in the base; 5: untrusted in the base */
@@ -394,14 +394,14 @@ static const int8_t o374[] = {16, 24, 32, 87}; /* 3: probed (nvdisasm), 2 offset
 static const int8_t o375[] = {12, 16, 24, 32, 64}; /* merged: 4 samples in the base, 32 new */
 static const int8_t o376[] = {16, 24, 32, 64}; /* merged: 535 samples in the base, 928 new */
 static const int8_t o377[] = {12, 16, 24, 32}; /* merged: 73 samples in the base, 89 new */
-static const int8_t o378[] = {16, 24, 32}; /* merged: 7665 samples in the base, 2 new */
+static const int8_t o378[] = {16, 24, 32}; /* merged: 7667 samples in the base, 2 new */
 static const int8_t o379[] = {12, 16, 24, 32}; /* merged: 292 samples in the base, 466 new */
-static const int8_t o380[] = {16, 24, 32}; /* merged: 27806 samples in the base, 7 new */
+static const int8_t o380[] = {16, 24, 32}; /* merged: 27813 samples in the base, 18 new */
 static const int8_t o381[] = {12, 16, 24, 32, 64}; /* merged: 15 samples in the base, 148 new */
 static const int8_t o382[] = {16, 24, 32, 64}; /* merged: 73939 samples in the base, 6 new */
 static const int8_t o383[] = {12, 16, 24, 32, 64}; /* merged: 623 samples in the base, 660 new */
 static const int8_t o384[] = {12, 16, 24, 32, 64, 87}; /* 2: probed (nvdisasm), 9 offsets fit the samples */ /* 3: probed (nvdisasm), 9 offsets fit the samples */
-static const int8_t o385[] = {16, 24, 32, 64}; /* merged: 8229 samples in the base, 1 new */
+static const int8_t o385[] = {16, 24, 32, 64}; /* merged: 8230 samples in the base, 2 new */
 static const int8_t o386[] = {16, 24, 32, 64, 87}; /* merged: 849 samples in the base, 1 new */
 static const int8_t o387[] = {16, -1, 24, 32, 64}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 59 offsets fit, 1 values */ /* 4: 2 offsets fit, 2 values; tied, split in operand order */
 static const int8_t o388[] = {16, 24, 32, 64}; /* merged: 85 samples in the base, 12 new */
@@ -444,8 +444,8 @@ static const int8_t o424[] = {16, 32}; /* merged: 1 samples in the base, 26 new 
 static const int8_t o425[] = {16, 32}; /* merged: 3 samples in the base, 7 new */
 static const int8_t o426[] = {16, 32}; /* merged: 2 samples in the base, 2 new */
 static const int8_t o427[] = {81, 24, 32}; /* merged: 277 samples in the base, 295 new */
-static const int8_t o428[] = {16, 32}; /* merged: 610 samples in the base, 18 new */
-static const int8_t o429[] = {16, 32}; /* merged: 5031 samples in the base, 2 new */
+static const int8_t o428[] = {16, 32}; /* merged: 628 samples in the base, 20 new */
+static const int8_t o429[] = {16, 32}; /* merged: 5033 samples in the base, 21 new */
 static const int8_t o430[] = {16, 32}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */
 static const int8_t o431[] = {12, 16, 32}; /* merged: 25 samples in the base, 13 new */
 static const int8_t o432[] = {16, 32}; /* merged: 925 samples in the base, 950 new */
@@ -455,7 +455,7 @@ static const int8_t o435[] = {16, 32}; /* 0: probed (nvdisasm), 4 offsets fit th
 static const int8_t o436[] = {16, 32}; /* merged: 28 samples in the base, 18 new */
 static const int8_t o437[] = {16, 32};
 static const int8_t o438[] = {24}; /* merged: 1 samples in the base, 8 new */
-static const int8_t o439[] = {24}; /* merged: 15 samples in the base, 6 new */
+static const int8_t o439[] = {24}; /* merged: 21 samples in the base, 2 new */
 static const int8_t o440[] = {32}; /* merged: 7 samples in the base, 2 new */
 static const int8_t o441[] = {16}; /* merged: 1 samples in the base, 8 new */
 static const int8_t o442[] = {32}; /* merged: 1 samples in the base, 2 new; 0: untrusted in the base */
@@ -469,11 +469,11 @@ static const int8_t o449[] = {64, 16, 24, 32};
 static const int8_t o450[] = {64, 16, 24};
 static const int8_t o451[] = {12, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
 static const int8_t o452[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 4 offsets fit, 1 values */
-static const int8_t o453[] = {24, 32}; /* merged: 403 samples in the base, 2 new */
+static const int8_t o453[] = {24, 32}; /* merged: 405 samples in the base, 4 new */
 static const int8_t o454[] = {12, 32}; /* 1: probed (nvdisasm), 9 offsets fit the samples */ /* merged: 1 samples in the base, 4 new; 1: untrusted in the base */
 static const int8_t o455[] = {12, 24, 32}; /* merged: 533 samples in the base, 568 new */
 static const int8_t o456[] = {32};
-static const int8_t o457[] = {24, 32}; /* merged: 4731 samples in the base, 2054 new */
+static const int8_t o457[] = {24, 32}; /* merged: 6785 samples in the base, 1 new */
 static const int8_t o458[] = {81, 16, 24, 32, 64}; /* 0: probed (nvdisasm), 4 offsets fit the samples */ /* merged: 7 samples in the base, 1 new; 0: untrusted in the base */
 static const int8_t o459[] = {81, 16, 24, 32, 64};
 static const int8_t o460[] = {12, -1, -1}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 9 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */
@@ -493,7 +493,7 @@ static const int8_t o473[] = {16, 24}; /* merged: 3743 samples in the base, 3 ne
 static const int8_t o474[] = {12, 16, 24, 64}; /* merged: 14 samples in the base, 17 new */
 static const int8_t o475[] = {16, 24, 64}; /* merged: 3952 samples in the base, 2 new */
 static const int8_t o476[] = {12, 16, 24, 64}; /* merged: 260 samples in the base, 171 new */
-static const int8_t o477[] = {16, 24, 64}; /* merged: 3306 samples in the base, 7 new */
+static const int8_t o477[] = {16, 24, 64}; /* merged: 3313 samples in the base, 5 new */
 static const int8_t o478[] = {16, 24};
 static const int8_t o479[] = {81, 84, 24, 87}; /* 0: probed (nvdisasm), 58 offsets fit the samples */ /* 1: probed (nvdisasm), 14 offsets fit the samples */ /* 3: probed (nvdisasm), 14 offsets fit the samples */
 static const int8_t o480[] = {12, 16, 24, 64}; /* 0: 2 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */ /* 3: 2 offsets fit, 1 values; tied, split in operand order */
@@ -503,36 +503,36 @@ static const int8_t o483[] = {16, 24, 64}; /* merged: 66 samples in the base, 2 
 static const int8_t o484[] = {81, 16, 24, 32}; /* 0: probed (nvdisasm), 5 offsets fit the samples */ /* merged: 380 samples in the base, 2 new; 0: untrusted in the base */
 static const int8_t o485[] = {24, 32}; /* merged: 5 samples in the base, 128 new; 1: untrusted in the base */
 static const int8_t o486[] = {16, 24, 64}; /* 0: 2 offsets fit, 3 values; tied, split in operand order */ /* 2: 2 offsets fit, 3 values; tied, split in operand order */
-static const int8_t o487[] = {16, 24};
+static const int8_t o487[] = {16, 24}; /* merged: 92 samples in the base, 1 new */
 static const int8_t o488[] = {16, 24, 64}; /* merged: 3 samples in the base, 17 new */
 static const int8_t o489[] = {12, 16, 24, 64}; /* merged: 1 samples in the base, 2 new */
-static const int8_t o490[] = {16, 24, 64}; /* merged: 1519 samples in the base, 1 new */
+static const int8_t o490[] = {16, 24, 64}; /* merged: 1520 samples in the base, 5 new */
 static const int8_t o491[] = {16, 24, 64, 87}; /* merged: 176 samples in the base, 265 new */
 static const int8_t o492[] = {12, 16, 24, 64}; /* merged: 300 samples in the base, 2 new */
-static const int8_t o493[] = {16, 24, 64}; /* merged: 3779 samples in the base, 9 new */
+static const int8_t o493[] = {16, 24, 64}; /* merged: 3788 samples in the base, 2 new */
 static const int8_t o494[] = {16, 24}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */
 static const int8_t o495[] = {81, 84, 24, 87}; /* 0: probed (nvdisasm), 66 offsets fit the samples */ /* 3: probed (nvdisasm), 4 offsets fit the samples */
 static const int8_t o496[] = {16, 24, 64};
 static const int8_t o497[] = {12, 16}; /* merged: 152 samples in the base, 120 new */
-static const int8_t o498[] = {16}; /* merged: 1597 samples in the base, 7 new */
-static const int8_t o499[] = {16, 24}; /* merged: 111 samples in the base, 1 new */
+static const int8_t o498[] = {16}; /* merged: 1604 samples in the base, 4 new */
+static const int8_t o499[] = {16, 24}; /* merged: 112 samples in the base, 2 new */
 static const int8_t o500[] = {24}; /* 0: probed (nvdisasm), 60 offsets fit the samples */
 static const int8_t o501[] = {12, 16}; /* merged: 28 samples in the base, 2 new */
 static const int8_t o502[] = {16}; /* merged: 7748 samples in the base, 585 new */
 static const int8_t o503[] = {81, 87}; /* merged: 2 samples in the base, 4 new */
 static const int8_t o504[] = {16, -1, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 2 samples in the base, 16 new */
 static const int8_t o505[] = {12, 16, 24, 87}; /* 0: 2 offsets fit, 2 values; the guard's bit */ /* 3: 2 offsets fit, 2 values; narrowed (no overlap, operand order) */
-static const int8_t o506[] = {16, 24, 87}; /* merged: 952 samples in the base, 179 new */
+static const int8_t o506[] = {16, 24, 87}; /* merged: 1131 samples in the base, 2 new */
 static const int8_t o507[] = {12, 16, 24, 87}; /* 0: 3 offsets fit, 1 values; the guard's bit */ /* 2: probed (nvdisasm), 2 offsets fit the samples */ /* 3: probed (nvdisasm), 3 offsets fit the samples */
 static const int8_t o508[] = {16, 24, 87}; /* merged: 123 samples in the base, 338 new */
 static const int8_t o509[] = {16, 24, 87}; /* 2: probed (nvdisasm), 2 offsets fit the samples */ /* merged: 2 samples in the base, 378 new; 2: untrusted in the base */
 static const int8_t o510[] = {16, 24, 87}; /* 2: probed (nvdisasm), 4 offsets fit the samples */ /* merged: 17 samples in the base, 3 new; 2: untrusted in the base */
 static const int8_t o511[] = {81, 84, 24, 87}; /* 1: probed (nvdisasm), 5 offsets fit the samples */ /* merged: 1579 samples in the base, 808 new; 1: untrusted in the base */
-static const int8_t o512[] = {81, 84, 24, 87}; /* merged: 6948 samples in the base, 1 new */
+static const int8_t o512[] = {81, 84, 24, 87}; /* merged: 6949 samples in the base, 3 new */
 static const int8_t o513[] = {12, 16, 24, 64}; /* 3: probed (nvdisasm), 8 offsets fit the samples */ /* merged: 310 samples in the base, 369 new; 3: untrusted in the base */
 static const int8_t o514[] = {16, 81, 84, 24, 64}; /* merged: 20 samples in the base, 15 new */
 static const int8_t o515[] = {16, 81, 24, 64}; /* merged: 299 samples in the base, 703 new */
-static const int8_t o516[] = {16, 24, 64}; /* merged: 12501 samples in the base, 7 new */
+static const int8_t o516[] = {16, 24, 64}; /* merged: 12508 samples in the base, 4 new */
 static const int8_t o517[] = {16, 24, 64, 87, 77}; /* merged: 179 samples in the base, 10 new */
 static const int8_t o518[] = {12, 16, 24}; /* merged: 74 samples in the base, 2 new */
 static const int8_t o519[] = {12, 16, 24, 64}; /* 3: probed (nvdisasm), 3 offsets fit the samples */
@@ -541,12 +541,12 @@ static const int8_t o521[] = {16, 24, 87}; /* 0: 2 offsets fit, 1 values; narrow
 static const int8_t o522[] = {16, 24, 64}; /* merged: 329 samples in the base, 422 new */
 static const int8_t o523[] = {12, 16, 24, 64, 87}; /* 4: probed (nvdisasm), 3 offsets fit the samples */ /* merged: 6 samples in the base, 1372 new; 4: untrusted in the base */
 static const int8_t o524[] = {81, 16, 24, 64, 87}; /* 4: probed (nvdisasm), 3 offsets fit the samples */ /* merged: 1070 samples in the base, 850 new; 4: untrusted in the base */
-static const int8_t o525[] = {16, 24, 64, 87}; /* merged: 26705 samples in the base, 18 new */
+static const int8_t o525[] = {16, 24, 64, 87}; /* merged: 26723 samples in the base, 22 new */
 static const int8_t o526[] = {12, 16, 24, 64};
-static const int8_t o527[] = {16, 24, 64}; /* merged: 95 samples in the base, 5724 new */
+static const int8_t o527[] = {16, 24, 64}; /* merged: 5819 samples in the base, 4 new */
 static const int8_t o528[] = {16, 24, 87}; /* 2: probed (nvdisasm), 2 offsets fit the samples */ /* merged: 660 samples in the base, 8 new; 2: untrusted in the base */
 static const int8_t o529[] = {12, 16, 24, 64}; /* merged: 140 samples in the base, 325 new */
-static const int8_t o530[] = {16, 24, 64}; /* merged: 17452 samples in the base, 2 new */
+static const int8_t o530[] = {16, 24, 64}; /* merged: 17454 samples in the base, 3 new */
 static const int8_t o531[] = {81, 84, 87, 77, 68}; /* 1: probed (nvdisasm), 2 offsets fit the samples */ /* merged: 1056 samples in the base, 340 new; 1: untrusted in the base */
 static const int8_t o532[] = {81, -1, -1, -1, 68}; /* 1: 6 offsets fit, 1 values */ /* 2: 6 offsets fit, 1 values */ /* 3: 6 offsets fit, 1 values */
 static const int8_t o533[] = {12, 16, 24}; /* merged: 103 samples in the base, 39 new */
@@ -556,11 +556,11 @@ static const int8_t o536[] = {12, 16, 24, 64}; /* merged: 517 samples in the bas
 static const int8_t o537[] = {16, 24, 64}; /* merged: 1293 samples in the base, 14 new */
 static const int8_t o538[] = {12, 16, 24, 64}; /* merged: 533 samples in the base, 1 new */
 static const int8_t o539[] = {12, 16, 24, 64, 87}; /* 0: 62 offsets fit, 1 values; the guard's bit */ /* 1: probed (nvdisasm), 3 offsets fit the samples */ /* 2: probed (nvdisasm), 3 offsets fit the samples */ /* 4: probed (nvdisasm), 7 offsets fit the samples */
-static const int8_t o540[] = {16, 24, 64}; /* merged: 18238 samples in the base, 4 new */
+static const int8_t o540[] = {16, 24, 64}; /* merged: 18242 samples in the base, 14 new */
 static const int8_t o541[] = {16, 24, 64, 87}; /* merged: 1248 samples in the base, 1 new */
 static const int8_t o542[] = {12, 16, 24, 64}; /* merged: 24 samples in the base, 2 new */
 static const int8_t o543[] = {16, 24, 64}; /* merged: 4204 samples in the base, 1 new */
-static const int8_t o544[] = {16, 24, 64}; /* merged: 60 samples in the base, 6 new */
+static const int8_t o544[] = {16, 24, 64}; /* merged: 66 samples in the base, 2 new */
 static const int8_t o545[] = {12, 16, 24}; /* 0: 64 offsets fit, 1 values; the guard's bit */
 static const int8_t o546[] = {16, 24}; /* merged: 61 samples in the base, 4 new */
 static const int8_t o547[] = {12, 16, 24, 64}; /* 1: 2 offsets fit, 2 values; tied, split in operand order */ /* 2: 2 offsets fit, 2 values; tied, split in operand order */
@@ -585,45 +585,45 @@ static const int8_t o565[] = {16, 24, 64}; /* merged: 2406 samples in the base, 
 static const int8_t o566[] = {16, 24, 64}; /* merged: 103 samples in the base, 1 new */
 static const int8_t o567[] = {16, 24, 64}; /* merged: 7 samples in the base, 16 new */
 static const int8_t o568[] = {16}; /* merged: 246 samples in the base, 69 new */
-static const int8_t o569[] = {0}; /* merged: 15167 samples in the base, 29 new */
+static const int8_t o569[] = {0}; /* merged: 15196 samples in the base, 22 new */
 static const int8_t o570[] = {12, 16};
-static const int8_t o571[] = {16}; /* merged: 5255 samples in the base, 4 new */
+static const int8_t o571[] = {16}; /* merged: 5259 samples in the base, 4 new */
 static const int8_t o572[] = {0}; /* merged: 637 samples in the base, 1 new */
-static const int8_t o573[] = {16}; /* merged: 1660 samples in the base, 2075 new */
+static const int8_t o573[] = {16}; /* merged: 3735 samples in the base, 3 new */
 static const int8_t o574[] = {16};
 static const int8_t o575[] = {12, 16};
-static const int8_t o576[] = {0}; /* merged: 347 samples in the base, 363 new */
+static const int8_t o576[] = {0}; /* merged: 710 samples in the base, 2 new */
 static const int8_t o577[] = {12}; /* merged: 292 samples in the base, 184 new */
-static const int8_t o578[] = {16}; /* merged: 1660 samples in the base, 2075 new */
+static const int8_t o578[] = {16}; /* merged: 3735 samples in the base, 3 new */
 static const int8_t o579[] = {0}; /* merged: 6 samples in the base, 5 new */
-static const int8_t o580[] = {0}; /* merged: 4191 samples in the base, 2 new */
-static const int8_t o581[] = {12}; /* merged: 10857 samples in the base, 1 new */
-static const int8_t o582[] = {12, 87}; /* merged: 246 samples in the base, 76 new */
+static const int8_t o580[] = {0}; /* merged: 4193 samples in the base, 3 new */
+static const int8_t o581[] = {12}; /* merged: 10858 samples in the base, 5 new */
+static const int8_t o582[] = {12, 87}; /* merged: 322 samples in the base, 2 new */
 static const int8_t o583[] = {12, -1}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o584[] = {-1}; /* 0: 2 offsets fit, 1 values */ /* merged: 20 samples in the base, 15 new */
-static const int8_t o585[] = {0}; /* merged: 23 samples in the base, 23 new */
-static const int8_t o586[] = {0}; /* merged: 1478 samples in the base, 2 new */
-static const int8_t o587[] = {12}; /* merged: 1786 samples in the base, 2 new */
+static const int8_t o584[] = {24}; /* 0: probed (nvdisasm), 2 offsets fit the samples */ /* merged: 35 samples in the base, 2 new; 0: untrusted in the base */
+static const int8_t o585[] = {0}; /* merged: 46 samples in the base, 1 new */
+static const int8_t o586[] = {0}; /* merged: 1480 samples in the base, 3 new */
+static const int8_t o587[] = {12}; /* merged: 1788 samples in the base, 2 new */
 static const int8_t o588[] = {12, 87}; /* merged: 34 samples in the base, 2 new */
-static const int8_t o589[] = {24}; /* merged: 375 samples in the base, 6 new */
+static const int8_t o589[] = {24}; /* merged: 381 samples in the base, 5 new */
 static const int8_t o590[] = {0}; /* merged: 1 samples in the base, 1 new */
 static const int8_t o591[] = {0}; /* merged: 1 samples in the base, 2 new */
 static const int8_t o592[] = {12, 16, 24}; /* 0: 3 offsets fit, 1 values; the guard's bit */
 static const int8_t o593[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
 static const int8_t o594[] = {16, 32, 24}; /* merged: 38 samples in the base, 2 new */
 static const int8_t o595[] = {12, 16, 32, 24}; /* merged: 1673 samples in the base, 2 new */
-static const int8_t o596[] = {16, 32, 24}; /* merged: 23780 samples in the base, 9 new */
+static const int8_t o596[] = {16, 32, 24}; /* merged: 23789 samples in the base, 4 new */
 static const int8_t o597[] = {12, 16, 24}; /* merged: 1 samples in the base, 8 new */
-static const int8_t o598[] = {16, 24}; /* merged: 198 samples in the base, 2 new */
+static const int8_t o598[] = {16, 24}; /* merged: 200 samples in the base, 4 new */
 static const int8_t o599[] = {12, 16};
 static const int8_t o600[] = {12, 16, 24}; /* merged: 109 samples in the base, 190 new */
 static const int8_t o601[] = {16}; /* merged: 12 samples in the base, 100 new */
-static const int8_t o602[] = {16, 24}; /* merged: 39045 samples in the base, 1 new */
+static const int8_t o602[] = {16, 24}; /* merged: 39046 samples in the base, 1 new */
 static const int8_t o603[] = {16, 24, 32}; /* merged: 264 samples in the base, 25 new */
 static const int8_t o604[] = {16, 32};
 static const int8_t o605[] = {64, 24, 32}; /* merged: 6 samples in the base, 19 new */
 static const int8_t o606[] = {12, 64, 24, 32}; /* merged: 668 samples in the base, 1861 new */
-static const int8_t o607[] = {64, 24, 32}; /* merged: 7485 samples in the base, 2 new */
+static const int8_t o607[] = {64, 24, 32}; /* merged: 7487 samples in the base, 2 new */
 static const int8_t o608[] = {12, 24, -1, 32}; /* 0: 8 offsets fit, 1 values; the guard's bit */ /* 2: 4 offsets fit, 1 values */
 static const int8_t o609[] = {24, 64, 32}; /* merged: 33 samples in the base, 1 new */
 static const int8_t o610[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
@@ -649,20 +649,20 @@ static const int8_t o629[] = {16, 24, 87}; /* merged: 15 samples in the base, 12
 static const int8_t o630[] = {16, 24, 87}; /* 0: probed (nvdisasm), 61 offsets fit the samples */ /* 1: probed (nvdisasm), 61 offsets fit the samples */ /* 2: probed (nvdisasm), 2 offsets fit the samples */
 static const int8_t o631[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
 static const int8_t o632[] = {81, -1, 24, 87}; /* 1: 2 offsets fit, 1 values */
-static const int8_t o633[] = {81, 84, 24, 87}; /* merged: 3836 samples in the base, 2 new */
+static const int8_t o633[] = {81, 84, 24, 87}; /* merged: 3838 samples in the base, 8 new */
 static const int8_t o634[] = {81, 84, 24, 87, 68}; /* merged: 585 samples in the base, 7 new */
 static const int8_t o635[] = {12, 16, 81, 24, 64}; /* merged: 46 samples in the base, 146 new */
 static const int8_t o636[] = {12, 16, 24, 64}; /* 3: probed (nvdisasm), 9 offsets fit the samples */ /* merged: 6 samples in the base, 4 new; 3: untrusted in the base */
 static const int8_t o637[] = {12, 16, 24, 64, 87, 77}; /* 3: probed (nvdisasm), 4 offsets fit the samples */ /* 5: probed (nvdisasm), 14 offsets fit the samples */ /* merged: 46 samples in the base, 6 new; 3: untrusted in the base; 5: untrusted in the base */
 static const int8_t o638[] = {16, 81, 84, 24, 64}; /* merged: 35 samples in the base, 36 new */
-static const int8_t o639[] = {16, 81, 24, 64}; /* merged: 1313 samples in the base, 1 new */
-static const int8_t o640[] = {16, 24, 64}; /* merged: 219 samples in the base, 317 new */
-static const int8_t o641[] = {16, 24, 64, 87, 77}; /* merged: 554 samples in the base, 315 new */
+static const int8_t o639[] = {16, 81, 24, 64}; /* merged: 1314 samples in the base, 4 new */
+static const int8_t o640[] = {16, 24, 64}; /* merged: 536 samples in the base, 4 new */
+static const int8_t o641[] = {16, 24, 64, 87, 77}; /* merged: 869 samples in the base, 2 new */
 static const int8_t o642[] = {12, 16, 81, 24}; /* merged: 303 samples in the base, 718 new */
 static const int8_t o643[] = {12, 16, 24, 64, 87}; /* merged: 303 samples in the base, 718 new */
 static const int8_t o644[] = {16, 81, 24}; /* merged: 2795 samples in the base, 4 new */
 static const int8_t o645[] = {16, 24}; /* merged: 3 samples in the base, 28 new */
-static const int8_t o646[] = {16, 24, 87}; /* merged: 1 samples in the base, 3 new; 2: untrusted in the base */
+static const int8_t o646[] = {16, 24, 87}; /* merged: 4 samples in the base, 2 new */
 static const int8_t o647[] = {16, 24, 64}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */
 static const int8_t o648[] = {16, 24, 64, 87}; /* merged: 2795 samples in the base, 4 new */
 static const int8_t o649[] = {12, 16, -1, -1, -1}; /* 2: 4 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */ /* 4: 17 offsets fit, 1 values */ /* merged: 4 samples in the base, 36 new */
@@ -676,7 +676,7 @@ static const int8_t o656[] = {16, 24}; /* merged: 3974 samples in the base, 41 n
 static const int8_t o657[] = {12, 16, 24, 64};
 static const int8_t o658[] = {16, 24, 64}; /* merged: 3908 samples in the base, 306 new */
 static const int8_t o659[] = {12, 16, 24, 64}; /* merged: 73 samples in the base, 414 new */
-static const int8_t o660[] = {16, 24, 64}; /* merged: 5364 samples in the base, 2 new */
+static const int8_t o660[] = {16, 24, 64}; /* merged: 5366 samples in the base, 3 new */
 static const int8_t o661[] = {12, 16, 24, 64}; /* merged: 150 samples in the base, 4 new */
 static const int8_t o662[] = {16, 24, 64}; /* merged: 2723 samples in the base, 3 new */
 static const int8_t o663[] = {16, 24, 64};
@@ -686,13 +686,13 @@ static const int8_t o666[] = {12, 16, 24};
 static const int8_t o667[] = {16, 24}; /* merged: 878 samples in the base, 13 new */
 static const int8_t o668[] = {12, 16, 24, 64};
 static const int8_t o669[] = {16, 24, 64}; /* merged: 876 samples in the base, 6 new */
-static const int8_t o670[] = {16}; /* merged: 2752 samples in the base, 2 new */
+static const int8_t o670[] = {16}; /* merged: 2754 samples in the base, 2 new */
 static const int8_t o671[] = {16}; /* merged: 243 samples in the base, 24 new */
 static const int8_t o672[] = {16}; /* merged: 1 samples in the base, 17 new; 0: untrusted in the base */
 static const int8_t o673[] = {-1}; /* 0: 2 offsets fit, 2 values */
 static const int8_t o674[] = {16};
 static const int8_t o675[] = {16}; /* 0: probed (nvdisasm), 2 offsets fit the samples */
-static const int8_t o676[] = {0}; /* merged: 1500 samples in the base, 1 new */
+static const int8_t o676[] = {0}; /* merged: 1501 samples in the base, 3 new */
 static const int8_t o677[] = {12};
 static const int8_t o678[] = {81, 64, 16, 24, 32}; /* merged: 1 samples in the base, 48 new; 0: untrusted in the base */
 static const int8_t o679[] = {64, 16, 24, 32}; /* merged: 481 samples in the base, 359 new */
@@ -704,7 +704,7 @@ static const int8_t o684[] = {64, 16, 24, 32}; /* merged: 4 samples in the base,
 static const int8_t o685[] = {64, 16, 24, 32}; /* merged: 2 samples in the base, 96 new */
 static const int8_t o686[] = {64, 16, 24}; /* merged: 3 samples in the base, 60 new */
 static const int8_t o687[] = {16};
-static const int8_t o688[] = {16, 24}; /* merged: 50 samples in the base, 6 new */
+static const int8_t o688[] = {16, 24}; /* merged: 56 samples in the base, 2 new */
 static const int8_t o689[] = {16, 24}; /* merged: 10 samples in the base, 208 new */
 static const int8_t o690[] = {24, 32}; /* merged: 4 samples in the base, 48 new */
 static const int8_t o691[] = {24, 32}; /* merged: 152 samples in the base, 1 new */
@@ -754,10 +754,10 @@ static const int8_t o734[] = {16, 24, 32, 87}; /* merged: 1690 samples in the ba
 static const int8_t o735[] = {16, 24, 32, 87}; /* merged: 156 samples in the base, 64 new */
 static const int8_t o736[] = {16, 24, 32, 87}; /* 3: probed (nvdisasm), 3 offsets fit the samples */ /* merged: 376 samples in the base, 1244 new; 3: untrusted in the base */
 static const int8_t o737[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */ /* merged: 6 samples in the base, 238 new */
-static const int8_t o738[] = {81, 84, 24, 32, 87}; /* 1: probed (nvdisasm), 11 offsets fit the samples */ /* merged: 402 samples in the base, 28 new; 1: untrusted in the base */
+static const int8_t o738[] = {81, 84, 24, 32, 87}; /* merged: 430 samples in the base, 2 new */
 static const int8_t o739[] = {12, 81, 84, 24, 32, 87}; /* 2: probed (nvdisasm), 11 offsets fit the samples */ /* 5: probed (nvdisasm), 11 offsets fit the samples */ /* merged: 22 samples in the base, 1 new; 2: untrusted in the base; 5: untrusted in the base */
 static const int8_t o740[] = {12, 81, -1, 24, 32, -1, -1}; /* 0: 3 offsets fit, 1 values; the guard's bit */ /* 2: 10 offsets fit, 1 values */ /* 5: 10 offsets fit, 1 values */ /* 6: 48 offsets fit, 1 values */
-static const int8_t o741[] = {81, 84, 24, 32, 87}; /* 1: probed (nvdisasm), 3 offsets fit the samples */ /* merged: 3038 samples in the base, 194 new; 1: untrusted in the base */
+static const int8_t o741[] = {81, 84, 24, 32, 87}; /* merged: 3232 samples in the base, 3 new */
 static const int8_t o742[] = {81, -1, 24, 32, -1, 68}; /* 1: 5 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */ /* merged: 979 samples in the base, 2 new */
 static const int8_t o743[] = {12, 16, 81, 84, 24, 32, 64};
 static const int8_t o744[] = {12, 16, 81, 24, 32, 64}; /* merged: 80 samples in the base, 31 new */
@@ -765,7 +765,7 @@ static const int8_t o745[] = {12, 16, 24, 32, 64}; /* merged: 168 samples in the
 static const int8_t o746[] = {12, 16, 24, 32, 64, 87, 77};
 static const int8_t o747[] = {16, 81, 84, 24, 32, 64}; /* merged: 257 samples in the base, 7 new */
 static const int8_t o748[] = {16, 81, 24, 32, 64}; /* merged: 1753 samples in the base, 20 new */
-static const int8_t o749[] = {16, 24, 32, 64}; /* merged: 2398 samples in the base, 8 new */
+static const int8_t o749[] = {16, 24, 32, 64}; /* merged: 2406 samples in the base, 8 new */
 static const int8_t o750[] = {16, 24, 32, 64, 87, 77}; /* merged: 597 samples in the base, 15 new */
 static const int8_t o751[] = {12, 16, 81, 24, 32}; /* 0: 7 offsets fit, 1 values; the guard's bit */ /* 2: probed (nvdisasm), 55 offsets fit the samples */
 static const int8_t o752[] = {12, 16, 24, 32}; /* merged: 44 samples in the base, 1 new */
@@ -775,7 +775,7 @@ static const int8_t o755[] = {16, 81, 24, 32}; /* merged: 2112 samples in the ba
 static const int8_t o756[] = {-1, -1, -1, -1, 64}; /* 0: 4 offsets fit, 1 values */ /* 1: 55 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */ /* 3: 3 offsets fit, 1 values */
 static const int8_t o757[] = {16, 24, 32}; /* merged: 1218 samples in the base, 25 new */
 static const int8_t o758[] = {16, 24, 32, 87}; /* merged: 2978 samples in the base, 8 new */
-static const int8_t o759[] = {16, 24, 32, 64}; /* merged: 2740 samples in the base, 6 new */
+static const int8_t o759[] = {16, 24, 32, 64}; /* merged: 2746 samples in the base, 2 new */
 static const int8_t o760[] = {16, 24, 32, 64, 87}; /* merged: 2057 samples in the base, 26 new */
 static const int8_t o761[] = {12, 16, 24, 32, -1, -1}; /* 2: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 4 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */
 static const int8_t o762[] = {-1, 16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
@@ -786,14 +786,14 @@ static const int8_t o766[] = {16, 24, 32, 87}; /* 3: probed (nvdisasm), 2 offset
 static const int8_t o767[] = {12, 16, 24, 32, 64}; /* 0: 55 offsets fit, 1 values; the guard's bit */
 static const int8_t o768[] = {16, 24, 32, 64}; /* merged: 61 samples in the base, 474 new */
 static const int8_t o769[] = {12, 16, 24, 32}; /* merged: 43 samples in the base, 30 new */
-static const int8_t o770[] = {16, 24, 32}; /* merged: 6603 samples in the base, 2 new */
+static const int8_t o770[] = {16, 24, 32}; /* merged: 6605 samples in the base, 2 new */
 static const int8_t o771[] = {12, 16, 24, 32}; /* merged: 123 samples in the base, 169 new */
-static const int8_t o772[] = {16, 24, 32}; /* merged: 5045 samples in the base, 7 new */
+static const int8_t o772[] = {16, 24, 32}; /* merged: 5052 samples in the base, 18 new */
 static const int8_t o773[] = {12, 16, 24, 32, 64};
 static const int8_t o774[] = {16, 24, 32, 64}; /* merged: 66439 samples in the base, 6 new */
 static const int8_t o775[] = {12, 16, 24, 32, 64}; /* merged: 668 samples in the base, 47 new */
 static const int8_t o776[] = {12, 16, 24, 32, 64, 87}; /* 2: probed (nvdisasm), 9 offsets fit the samples */ /* 3: probed (nvdisasm), 9 offsets fit the samples */
-static const int8_t o777[] = {16, 24, 32, 64}; /* merged: 4409 samples in the base, 1 new */
+static const int8_t o777[] = {16, 24, 32, 64}; /* merged: 4410 samples in the base, 2 new */
 static const int8_t o778[] = {16, 24, 32, 64, 87}; /* merged: 117 samples in the base, 9 new */
 static const int8_t o779[] = {16, -1, 24, 32, 64}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 59 offsets fit, 1 values */ /* 4: 2 offsets fit, 2 values; tied, split in operand order */
 static const int8_t o780[] = {16, 24, 32, 64}; /* merged: 85 samples in the base, 2 new */
@@ -812,7 +812,7 @@ static const int8_t o792[] = {16, 24, 32, 64}; /* merged: 1478 samples in the ba
 static const int8_t o793[] = {16, 24, 32}; /* merged: 1415 samples in the base, 1024 new */
 static const int8_t o794[] = {16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */
 static const int8_t o795[] = {16, -1, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* 3: 3 offsets fit, 1 values */
-static const int8_t o796[] = {16, 32}; /* merged: 59 samples in the base, 548 new */
+static const int8_t o796[] = {16, 32}; /* merged: 607 samples in the base, 17 new */
 static const int8_t o797[] = {12, 16, 24, 32, 87};
 static const int8_t o798[] = {16, 24, 32, 87}; /* merged: 200 samples in the base, 4 new */
 static const int8_t o799[] = {12, 81, 84, 24, 32, 87}; /* 0: 7 offsets fit, 1 values; the guard's bit */ /* 1: probed (nvdisasm), 7 offsets fit the samples */ /* 2: probed (nvdisasm), 9 offsets fit the samples */ /* 3: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 5: probed (nvdisasm), 9 offsets fit the samples */
@@ -838,8 +838,8 @@ static const int8_t o818[] = {16, 32}; /* merged: 1 samples in the base, 26 new 
 static const int8_t o819[] = {16, 32};
 static const int8_t o820[] = {16, 32};
 static const int8_t o821[] = {81, 24, 32}; /* merged: 14 samples in the base, 263 new; 0: untrusted in the base */
-static const int8_t o822[] = {16, 32}; /* merged: 516 samples in the base, 18 new */
-static const int8_t o823[] = {16, 32}; /* merged: 49 samples in the base, 2 new */
+static const int8_t o822[] = {16, 32}; /* merged: 534 samples in the base, 20 new */
+static const int8_t o823[] = {16, 32}; /* merged: 51 samples in the base, 4 new */
 static const int8_t o824[] = {12, 16, 32}; /* merged: 25 samples in the base, 56 new */
 static const int8_t o825[] = {16, 32}; /* merged: 925 samples in the base, 1192 new */
 static const int8_t o826[] = {16, 32}; /* merged: 7 samples in the base, 48 new */
@@ -847,7 +847,7 @@ static const int8_t o827[] = {16, 32}; /* merged: 9 samples in the base, 65 new 
 static const int8_t o828[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */
 static const int8_t o829[] = {16, 32}; /* merged: 6 samples in the base, 22 new */
 static const int8_t o830[] = {24};
-static const int8_t o831[] = {24};
+static const int8_t o831[] = {24}; /* merged: 6 samples in the base, 2 new */
 static const int8_t o832[] = {32};
 static const int8_t o833[] = {16};
 static const int8_t o834[] = {-1}; /* 0: 3 offsets fit, 1 values */
@@ -861,10 +861,10 @@ static const int8_t o841[] = {64, 16, 24, 32};
 static const int8_t o842[] = {64, 16, 24};
 static const int8_t o843[] = {12, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
 static const int8_t o844[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 4 offsets fit, 1 values */
-static const int8_t o845[] = {24, 32}; /* merged: 378 samples in the base, 2 new */
+static const int8_t o845[] = {24, 32}; /* merged: 380 samples in the base, 4 new */
 static const int8_t o846[] = {12, -1}; /* 0: 67 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 1 values */
 static const int8_t o847[] = {12, 24, 32}; /* merged: 533 samples in the base, 16 new */
-static const int8_t o848[] = {24, 32}; /* merged: 4733 samples in the base, 448 new */
+static const int8_t o848[] = {24, 32}; /* merged: 5181 samples in the base, 1 new */
 static const int8_t o849[] = {-1, 16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 4 values; tied, split in operand order */ /* 3: 2 offsets fit, 4 values; tied, split in operand order */
 static const int8_t o850[] = {81, 16, 24, 32, 64};
 static const int8_t o851[] = {12, -1, -1}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 9 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */
@@ -883,50 +883,50 @@ static const int8_t o863[] = {16, 24}; /* merged: 2954 samples in the base, 3 ne
 static const int8_t o864[] = {12, 16, 24, 64};
 static const int8_t o865[] = {16, 24, 64}; /* merged: 2120 samples in the base, 2 new */
 static const int8_t o866[] = {12, 16, 24, 64}; /* merged: 271 samples in the base, 27 new */
-static const int8_t o867[] = {16, 24, 64}; /* merged: 1961 samples in the base, 7 new */
+static const int8_t o867[] = {16, 24, 64}; /* merged: 1968 samples in the base, 5 new */
 static const int8_t o868[] = {16, 24, 64}; /* merged: 4 samples in the base, 16 new */
 static const int8_t o869[] = {16, 24, 64}; /* merged: 36 samples in the base, 30 new */
 static const int8_t o870[] = {-1, 16, 24, 32}; /* 0: 2 offsets fit, 1 values */ /* merged: 12 samples in the base, 368 new */
 static const int8_t o871[] = {24, 32}; /* merged: 5 samples in the base, 128 new; 1: untrusted in the base */
 static const int8_t o872[] = {16, 24, 64};
-static const int8_t o873[] = {16, 24};
+static const int8_t o873[] = {16, 24}; /* merged: 92 samples in the base, 1 new */
 static const int8_t o874[] = {16, 24, 64}; /* merged: 3 samples in the base, 17 new; 0: untrusted in the base */
 static const int8_t o875[] = {12, 16, 24, 64}; /* merged: 1 samples in the base, 9 new */
-static const int8_t o876[] = {16, 24, 64}; /* merged: 955 samples in the base, 1 new */
+static const int8_t o876[] = {16, 24, 64}; /* merged: 956 samples in the base, 5 new */
 static const int8_t o877[] = {16, 24, 64, 87}; /* merged: 4 samples in the base, 184 new */
 static const int8_t o878[] = {12, 16, 24, 64}; /* merged: 96 samples in the base, 12 new */
-static const int8_t o879[] = {16, 24, 64}; /* merged: 1208 samples in the base, 9 new */
+static const int8_t o879[] = {16, 24, 64}; /* merged: 1217 samples in the base, 2 new */
 static const int8_t o880[] = {12, 16}; /* merged: 141 samples in the base, 12 new */
-static const int8_t o881[] = {16}; /* merged: 1578 samples in the base, 13 new */
-static const int8_t o882[] = {16, 24}; /* merged: 111 samples in the base, 2 new */
+static const int8_t o881[] = {16}; /* merged: 1591 samples in the base, 4 new */
+static const int8_t o882[] = {16, 24}; /* merged: 113 samples in the base, 2 new */
 static const int8_t o883[] = {24};
 static const int8_t o884[] = {12, 16};
 static const int8_t o885[] = {16}; /* merged: 7790 samples in the base, 6 new */
 static const int8_t o886[] = {81, 87}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 2 offsets fit, 2 values; tied */
 static const int8_t t886[] = {0, 0};
 static const int8_t o887[] = {16, -1, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 2 samples in the base, 16 new */
-static const int8_t o888[] = {16, 24, 87}; /* merged: 952 samples in the base, 40 new */
+static const int8_t o888[] = {16, 24, 87}; /* merged: 992 samples in the base, 2 new */
 static const int8_t o889[] = {16, 24, 87}; /* merged: 123 samples in the base, 192 new */
 static const int8_t o890[] = {16, 24, -1}; /* 2: 8 offsets fit, 1 values */
 static const int8_t o891[] = {16, 24, -1}; /* 2: 6 offsets fit, 1 values */ /* merged: 1 samples in the base, 16 new; 1: untrusted in the base */
 static const int8_t o892[] = {81, 84, 24, 87}; /* 1: probed (nvdisasm), 13 offsets fit the samples */ /* merged: 1579 samples in the base, 60 new; 1: untrusted in the base */
-static const int8_t o893[] = {81, 84, 24, 87}; /* merged: 5002 samples in the base, 19 new */
+static const int8_t o893[] = {81, 84, 24, 87}; /* merged: 5021 samples in the base, 3 new */
 static const int8_t o894[] = {12, 16, 81, 24, 64};
 static const int8_t o895[] = {12, 16, 24, 64}; /* 3: probed (nvdisasm), 8 offsets fit the samples */ /* merged: 323 samples in the base, 33 new; 3: untrusted in the base */
 static const int8_t o896[] = {16, 81, 84, 24, 64};
 static const int8_t o897[] = {16, 81, 24, 64}; /* merged: 303 samples in the base, 12 new */
-static const int8_t o898[] = {16, 24, 64}; /* merged: 7700 samples in the base, 7 new */
+static const int8_t o898[] = {16, 24, 64}; /* merged: 7707 samples in the base, 4 new */
 static const int8_t o899[] = {16, 24, 64, 87, 77}; /* merged: 164 samples in the base, 17 new; 2: untrusted in the base; 4: untrusted in the base */
 static const int8_t o900[] = {12, 16, 24};
 static const int8_t o901[] = {16, 24}; /* merged: 919 samples in the base, 21 new */
 static const int8_t o902[] = {16, 24, 64};
 static const int8_t o903[] = {12, 16, 24, 64, -1}; /* 4: 3 offsets fit, 1 values */
 static const int8_t o904[] = {81, 16, 24, 64, 87}; /* 4: probed (nvdisasm), 15 offsets fit the samples */ /* merged: 1078 samples in the base, 35 new; 4: untrusted in the base */
-static const int8_t o905[] = {16, 24, 64, 87}; /* merged: 7254 samples in the base, 18 new */
-static const int8_t o906[] = {16, 24, 64}; /* merged: 6 samples in the base, 88 new */
+static const int8_t o905[] = {16, 24, 64, 87}; /* merged: 7272 samples in the base, 22 new */
+static const int8_t o906[] = {16, 24, 64}; /* merged: 94 samples in the base, 4 new */
 static const int8_t o907[] = {16, 24, -1}; /* 2: 2 offsets fit, 1 values */
 static const int8_t o908[] = {12, 16, 24, 64}; /* merged: 145 samples in the base, 6 new */
-static const int8_t o909[] = {16, 24, 64}; /* merged: 9405 samples in the base, 2 new */
+static const int8_t o909[] = {16, 24, 64}; /* merged: 9407 samples in the base, 3 new */
 static const int8_t o910[] = {81, -1, 87, 77, 68}; /* 1: 3 offsets fit, 1 values */ /* merged: 108 samples in the base, 948 new */
 static const int8_t o911[] = {81, 84, 87, 77, 68}; /* 1: probed (nvdisasm), 7 offsets fit the samples */ /* 2: probed (nvdisasm), 7 offsets fit the samples */ /* 3: probed (nvdisasm), 7 offsets fit the samples */ /* merged: 866 samples in the base, 18 new; 1: untrusted in the base; 2: untrusted in the base; 3: untrusted in the base */
 static const int8_t o912[] = {12, 16, 24}; /* merged: 103 samples in the base, 28 new */
@@ -935,11 +935,11 @@ static const int8_t o914[] = {16, 24, 64};
 static const int8_t o915[] = {12, 16, 24, 64}; /* merged: 43 samples in the base, 474 new */
 static const int8_t o916[] = {16, 24, 64}; /* merged: 454 samples in the base, 14 new */
 static const int8_t o917[] = {12, 16, 24, 64}; /* merged: 363 samples in the base, 20 new */
-static const int8_t o918[] = {16, 24, 64}; /* merged: 10792 samples in the base, 4 new */
+static const int8_t o918[] = {16, 24, 64}; /* merged: 10796 samples in the base, 14 new */
 static const int8_t o919[] = {16, 24, 64, 87}; /* merged: 268 samples in the base, 8 new */
 static const int8_t o920[] = {12, 16, 24, 64};
 static const int8_t o921[] = {16, 24, 64}; /* merged: 2061 samples in the base, 17 new */
-static const int8_t o922[] = {16, 24, 64}; /* merged: 60 samples in the base, 6 new */
+static const int8_t o922[] = {16, 24, 64}; /* merged: 66 samples in the base, 2 new */
 static const int8_t o923[] = {16, 24}; /* merged: 1 samples in the base, 60 new; 0: untrusted in the base; 1: untrusted in the base */
 static const int8_t o924[] = {16, 24}; /* merged: 693 samples in the base, 1520 new */
 static const int8_t o925[] = {16, 24}; /* merged: 1 samples in the base, 16 new; 0: untrusted in the base; 1: untrusted in the base */
@@ -958,41 +958,41 @@ static const int8_t o937[] = {16, 24, 64}; /* merged: 2138 samples in the base, 
 static const int8_t o938[] = {16, 24, 64}; /* merged: 75 samples in the base, 4 new */
 static const int8_t o939[] = {16, 24, 64}; /* merged: 4 samples in the base, 16 new */
 static const int8_t o940[] = {16}; /* merged: 9 samples in the base, 237 new */
-static const int8_t o941[] = {0}; /* merged: 10361 samples in the base, 29 new */
-static const int8_t o942[] = {16}; /* merged: 2824 samples in the base, 4 new */
+static const int8_t o941[] = {0}; /* merged: 10390 samples in the base, 22 new */
+static const int8_t o942[] = {16}; /* merged: 2828 samples in the base, 4 new */
 static const int8_t o943[] = {0}; /* merged: 421 samples in the base, 35 new */
-static const int8_t o944[] = {16}; /* merged: 1660 samples in the base, 22 new */
+static const int8_t o944[] = {16}; /* merged: 1682 samples in the base, 3 new */
 static const int8_t o945[] = {16};
-static const int8_t o946[] = {0}; /* merged: 67 samples in the base, 280 new */
+static const int8_t o946[] = {0}; /* merged: 347 samples in the base, 2 new */
 static const int8_t o947[] = {12};
-static const int8_t o948[] = {16}; /* merged: 1660 samples in the base, 22 new */
+static const int8_t o948[] = {16}; /* merged: 1682 samples in the base, 3 new */
 static const int8_t o949[] = {0}; /* merged: 4 samples in the base, 2 new */
-static const int8_t o950[] = {0}; /* merged: 2998 samples in the base, 2 new */
-static const int8_t o951[] = {12}; /* merged: 6984 samples in the base, 67 new */
-static const int8_t o952[] = {12, 87}; /* merged: 9 samples in the base, 237 new */
-static const int8_t o953[] = {-1}; /* 0: 2 offsets fit, 1 values */
-static const int8_t o954[] = {0};
-static const int8_t o955[] = {0}; /* merged: 908 samples in the base, 2 new */
-static const int8_t o956[] = {12}; /* merged: 960 samples in the base, 2 new */
+static const int8_t o950[] = {0}; /* merged: 3000 samples in the base, 3 new */
+static const int8_t o951[] = {12}; /* merged: 7051 samples in the base, 5 new */
+static const int8_t o952[] = {12, 87}; /* merged: 246 samples in the base, 2 new */
+static const int8_t o953[] = {24}; /* 0: probed (nvdisasm), 2 offsets fit the samples */ /* merged: 20 samples in the base, 2 new; 0: untrusted in the base */
+static const int8_t o954[] = {0}; /* merged: 23 samples in the base, 1 new */
+static const int8_t o955[] = {0}; /* merged: 910 samples in the base, 3 new */
+static const int8_t o956[] = {12}; /* merged: 962 samples in the base, 2 new */
 static const int8_t o957[] = {12, 87}; /* merged: 34 samples in the base, 2 new */
-static const int8_t o958[] = {24}; /* merged: 279 samples in the base, 6 new */
+static const int8_t o958[] = {24}; /* merged: 285 samples in the base, 5 new */
 static const int8_t o959[] = {0};
 static const int8_t o960[] = {0};
 static const int8_t o961[] = {12, 16, 24}; /* 0: 3 offsets fit, 1 values; the guard's bit */
 static const int8_t o962[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
 static const int8_t o963[] = {16, 32, 24}; /* merged: 20 samples in the base, 18 new */
 static const int8_t o964[] = {12, 16, 32, 24}; /* merged: 939 samples in the base, 26 new */
-static const int8_t o965[] = {16, 32, 24}; /* merged: 9899 samples in the base, 9 new */
+static const int8_t o965[] = {16, 32, 24}; /* merged: 9908 samples in the base, 4 new */
 static const int8_t o966[] = {12, 16, 24}; /* 0: 73 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o967[] = {16, 24}; /* merged: 366 samples in the base, 2 new */
+static const int8_t o967[] = {16, 24}; /* merged: 368 samples in the base, 4 new */
 static const int8_t o968[] = {12, 16, 24}; /* merged: 109 samples in the base, 114 new */
 static const int8_t o969[] = {16};
-static const int8_t o970[] = {16, 24}; /* merged: 31679 samples in the base, 113 new */
+static const int8_t o970[] = {16, 24}; /* merged: 31792 samples in the base, 1 new */
 static const int8_t o971[] = {16, 24, 32};
 static const int8_t o972[] = {16, 32};
 static const int8_t o973[] = {64, 24, 32}; /* merged: 6 samples in the base, 19 new */
 static const int8_t o974[] = {12, 64, 24, 32}; /* merged: 668 samples in the base, 41 new */
-static const int8_t o975[] = {64, 24, 32}; /* merged: 6233 samples in the base, 2 new */
+static const int8_t o975[] = {64, 24, 32}; /* merged: 6235 samples in the base, 2 new */
 static const int8_t o976[] = {12, 24, -1, -1}; /* 0: 9 offsets fit, 1 values; the guard's bit */ /* 2: 7 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
 static const int8_t o977[] = {24, 64, 32};
 static const int8_t o978[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
@@ -1019,20 +1019,20 @@ static const int8_t o998[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
 static const int8_t o999[] = {81, -1, 24, 87}; /* 1: 2 offsets fit, 1 values */
 static const int8_t o1000[] = {12, 81, 84, 24, 87}; /* 0: 7 offsets fit, 1 values; the guard's bit */ /* 1: probed (nvdisasm), 8 offsets fit the samples */ /* 2: probed (nvdisasm), 11 offsets fit the samples */ /* 4: probed (nvdisasm), 11 offsets fit the samples */
 static const int8_t o1001[] = {12, 81, 84, 24, 87, 68}; /* 0: 7 offsets fit, 1 values; the guard's bit */ /* 1: probed (nvdisasm), 9 offsets fit the samples */ /* 2: probed (nvdisasm), 10 offsets fit the samples */ /* 4: probed (nvdisasm), 10 offsets fit the samples */ /* 5: probed (nvdisasm), 9 offsets fit the samples */
-static const int8_t o1002[] = {81, 84, 24, 87}; /* merged: 1982 samples in the base, 2 new */
+static const int8_t o1002[] = {81, 84, 24, 87}; /* merged: 1984 samples in the base, 8 new */
 static const int8_t o1003[] = {81, 84, 24, 87, 68}; /* merged: 73 samples in the base, 21 new */
 static const int8_t o1004[] = {12, 16, 81, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
 static const int8_t o1005[] = {12, 16, 24, 64}; /* merged: 6 samples in the base, 6 new; 3: untrusted in the base */
 static const int8_t o1006[] = {12, 16, 24, -1, 87, -1}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 3: 4 offsets fit, 1 values */ /* 5: 14 offsets fit, 1 values */
 static const int8_t o1007[] = {16, 81, 84, 24, 64};
-static const int8_t o1008[] = {16, 81, 24, 64}; /* merged: 757 samples in the base, 1 new */
-static const int8_t o1009[] = {16, 24, 64}; /* merged: 326 samples in the base, 5 new */
-static const int8_t o1010[] = {16, 24, 64, 87, 77}; /* merged: 491 samples in the base, 55 new */
+static const int8_t o1008[] = {16, 81, 24, 64}; /* merged: 758 samples in the base, 4 new */
+static const int8_t o1009[] = {16, 24, 64}; /* merged: 331 samples in the base, 4 new */
+static const int8_t o1010[] = {16, 24, 64, 87, 77}; /* merged: 546 samples in the base, 2 new */
 static const int8_t o1011[] = {12, 16, 81, 24}; /* merged: 303 samples in the base, 57 new */
 static const int8_t o1012[] = {12, 16, 24, 64, 87}; /* merged: 303 samples in the base, 57 new */
 static const int8_t o1013[] = {16, 81, 24}; /* merged: 2319 samples in the base, 74 new */
 static const int8_t o1014[] = {16, 24};
-static const int8_t o1015[] = {16, 24, -1}; /* 0: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 2: 53 offsets fit, 1 values */
+static const int8_t o1015[] = {16, 24, 87}; /* 2: probed (nvdisasm), 51 offsets fit the samples */ /* merged: 1 samples in the base, 2 new; 2: untrusted in the base */
 static const int8_t o1016[] = {16, 24, 64, 87}; /* merged: 2319 samples in the base, 74 new */
 static const int8_t o1017[] = {12, 16, 24, 64, 87}; /* 2: probed (nvdisasm), 4 offsets fit the samples */ /* 3: probed (nvdisasm), 4 offsets fit the samples */ /* 4: probed (nvdisasm), 18 offsets fit the samples */ /* merged: 40 samples in the base, 8 new; 2: untrusted in the base; 3: untrusted in the base; 4: untrusted in the base */
 static const int8_t o1018[] = {16, 24, 64, 87}; /* 3: probed (nvdisasm), 13 offsets fit the samples */ /* merged: 20 samples in the base, 6 new; 3: untrusted in the base */
@@ -1043,7 +1043,7 @@ static const int8_t o1022[] = {16, 24}; /* merged: 3974 samples in the base, 92 
 static const int8_t o1023[] = {12, 16, 24, 64}; /* merged: 112 samples in the base, 28 new */
 static const int8_t o1024[] = {16, 24, 64}; /* merged: 3908 samples in the base, 1152 new */
 static const int8_t o1025[] = {12, 16, 24, 64}; /* merged: 73 samples in the base, 36 new */
-static const int8_t o1026[] = {16, 24, 64}; /* merged: 2714 samples in the base, 2 new */
+static const int8_t o1026[] = {16, 24, 64}; /* merged: 2716 samples in the base, 3 new */
 static const int8_t o1027[] = {12, 16, 24, 64}; /* merged: 154 samples in the base, 8 new */
 static const int8_t o1028[] = {16, 24, 64}; /* merged: 2628 samples in the base, 125 new */
 static const int8_t o1029[] = {12, 16, 24};
@@ -1052,12 +1052,12 @@ static const int8_t o1031[] = {12, 16, 24, 64};
 static const int8_t o1032[] = {16, 24, 64};
 static const int8_t o1033[] = {16}; /* merged: 10 samples in the base, 231 new */
 static const int8_t o1034[] = {12, 16};
-static const int8_t o1035[] = {16}; /* merged: 1999 samples in the base, 2 new */
+static const int8_t o1035[] = {16}; /* merged: 2001 samples in the base, 2 new */
 static const int8_t o1036[] = {16};
 static const int8_t o1037[] = {16}; /* merged: 1 samples in the base, 17 new; 0: untrusted in the base */
 static const int8_t o1038[] = {-1}; /* 0: 2 offsets fit, 2 values */
 static const int8_t o1039[] = {16};
-static const int8_t o1040[] = {0}; /* merged: 1004 samples in the base, 43 new */
+static const int8_t o1040[] = {0}; /* merged: 1047 samples in the base, 3 new */
 static const int8_t o1041[] = {81, 64, 16, 24, 32}; /* merged: 1 samples in the base, 48 new; 0: untrusted in the base; 1: untrusted in the base; 2: untrusted in the base; 3: untrusted in the base; 4: untrusted in the base */
 static const int8_t o1042[] = {64, 16, 24, 32}; /* merged: 33 samples in the base, 448 new */
 static const int8_t o1043[] = {81, 64, 16, 24, 32};
@@ -1068,7 +1068,7 @@ static const int8_t o1047[] = {64, 16, 24, 32}; /* merged: 4 samples in the base
 static const int8_t o1048[] = {64, 16, 24, 32}; /* merged: 2 samples in the base, 96 new */
 static const int8_t o1049[] = {64, 16, 24}; /* merged: 3 samples in the base, 60 new */
 static const int8_t o1050[] = {16};
-static const int8_t o1051[] = {16, 24}; /* merged: 1 samples in the base, 6 new; 0: untrusted in the base; 1: untrusted in the base */
+static const int8_t o1051[] = {16, 24}; /* merged: 7 samples in the base, 2 new */
 static const int8_t o1052[] = {16, 24}; /* merged: 10 samples in the base, 208 new */
 static const int8_t o1053[] = {24, 32}; /* merged: 4 samples in the base, 48 new */
 static const int8_t o1054[] = {24, 32}; /* merged: 8 samples in the base, 144 new */
@@ -1117,10 +1117,10 @@ static const int8_t o1096[] = {16, 24, 32, 87}; /* merged: 1690 samples in the b
 static const int8_t o1097[] = {16, 24, 32, 87}; /* merged: 156 samples in the base, 64 new */
 static const int8_t o1098[] = {16, 24, 32, 87}; /* 3: probed (nvdisasm), 3 offsets fit the samples */ /* merged: 376 samples in the base, 1244 new; 3: untrusted in the base */
 static const int8_t o1099[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */ /* merged: 6 samples in the base, 238 new */
-static const int8_t o1100[] = {81, 84, 24, 32, 87}; /* 1: probed (nvdisasm), 11 offsets fit the samples */ /* merged: 402 samples in the base, 28 new; 1: untrusted in the base */
+static const int8_t o1100[] = {81, 84, 24, 32, 87}; /* merged: 430 samples in the base, 2 new */
 static const int8_t o1101[] = {12, 81, 84, 24, 32, 87}; /* 2: probed (nvdisasm), 11 offsets fit the samples */ /* 5: probed (nvdisasm), 11 offsets fit the samples */ /* merged: 22 samples in the base, 1 new; 2: untrusted in the base; 5: untrusted in the base */
 static const int8_t o1102[] = {12, 81, -1, 24, 32, -1, -1}; /* 0: 3 offsets fit, 1 values; the guard's bit */ /* 2: 10 offsets fit, 1 values */ /* 5: 10 offsets fit, 1 values */ /* 6: 48 offsets fit, 1 values */
-static const int8_t o1103[] = {81, 84, 24, 32, 87}; /* merged: 3040 samples in the base, 196 new */
+static const int8_t o1103[] = {81, 84, 24, 32, 87}; /* merged: 3236 samples in the base, 3 new */
 static const int8_t o1104[] = {81, -1, 24, 32, -1, 68}; /* 1: 5 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */ /* merged: 979 samples in the base, 2 new */
 static const int8_t o1105[] = {12, 16, 81, 84, 24, 32, 64}; /* merged: 120 samples in the base, 1 new */
 static const int8_t o1106[] = {12, 16, 81, 24, 32, 64}; /* merged: 80 samples in the base, 31 new */
@@ -1128,7 +1128,7 @@ static const int8_t o1107[] = {12, 16, 24, 32, 64}; /* merged: 171 samples in th
 static const int8_t o1108[] = {12, 16, 24, 32, 64, 87, 77}; /* merged: 144 samples in the base, 1 new */
 static const int8_t o1109[] = {16, 81, 84, 24, 32, 64}; /* merged: 261 samples in the base, 9 new */
 static const int8_t o1110[] = {16, 81, 24, 32, 64}; /* merged: 1757 samples in the base, 24 new */
-static const int8_t o1111[] = {16, 24, 32, 64}; /* merged: 2462 samples in the base, 8 new */
+static const int8_t o1111[] = {16, 24, 32, 64}; /* merged: 2470 samples in the base, 8 new */
 static const int8_t o1112[] = {16, 24, 32, 64, 87, 77}; /* merged: 585 samples in the base, 17 new */
 static const int8_t o1113[] = {12, 16, 81, 24, 32}; /* 0: 7 offsets fit, 1 values; the guard's bit */ /* 2: probed (nvdisasm), 55 offsets fit the samples */
 static const int8_t o1114[] = {12, 16, 24, 32}; /* merged: 51 samples in the base, 1 new */
@@ -1138,7 +1138,7 @@ static const int8_t o1117[] = {16, 81, 24, 32}; /* merged: 2104 samples in the b
 static const int8_t o1118[] = {-1, -1, -1, -1, 64}; /* 0: 4 offsets fit, 1 values */ /* 1: 55 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */ /* 3: 3 offsets fit, 1 values */
 static const int8_t o1119[] = {16, 24, 32}; /* merged: 1240 samples in the base, 33 new */
 static const int8_t o1120[] = {16, 24, 32, 87}; /* merged: 3018 samples in the base, 27 new */
-static const int8_t o1121[] = {16, 24, 32, 64}; /* merged: 2788 samples in the base, 6 new */
+static const int8_t o1121[] = {16, 24, 32, 64}; /* merged: 2794 samples in the base, 2 new */
 static const int8_t o1122[] = {16, 24, 32, 64, 87}; /* merged: 2049 samples in the base, 26 new */
 static const int8_t o1123[] = {12, 16, 24, 32, -1, -1}; /* 2: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 4 offsets fit, 1 values */ /* 5: 17 offsets fit, 1 values */
 static const int8_t o1124[] = {-1, 16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
@@ -1149,14 +1149,14 @@ static const int8_t o1128[] = {16, 24, 32, 87}; /* 3: probed (nvdisasm), 2 offse
 static const int8_t o1129[] = {12, 16, 24, 32, 64}; /* 0: 55 offsets fit, 1 values; the guard's bit */
 static const int8_t o1130[] = {16, 24, 32, 64}; /* merged: 61 samples in the base, 474 new */
 static const int8_t o1131[] = {12, 16, 24, 32}; /* merged: 43 samples in the base, 30 new */
-static const int8_t o1132[] = {16, 24, 32}; /* merged: 6603 samples in the base, 2 new */
+static const int8_t o1132[] = {16, 24, 32}; /* merged: 6605 samples in the base, 2 new */
 static const int8_t o1133[] = {12, 16, 24, 32}; /* merged: 123 samples in the base, 169 new */
-static const int8_t o1134[] = {16, 24, 32}; /* merged: 5045 samples in the base, 7 new */
+static const int8_t o1134[] = {16, 24, 32}; /* merged: 5052 samples in the base, 18 new */
 static const int8_t o1135[] = {12, 16, 24, 32, 64};
 static const int8_t o1136[] = {16, 24, 32, 64}; /* merged: 66823 samples in the base, 6 new */
 static const int8_t o1137[] = {12, 16, 24, 32, 64}; /* merged: 667 samples in the base, 47 new */
 static const int8_t o1138[] = {12, 16, 24, 32, 64, 87}; /* 2: probed (nvdisasm), 9 offsets fit the samples */ /* 3: probed (nvdisasm), 9 offsets fit the samples */
-static const int8_t o1139[] = {16, 24, 32, 64}; /* merged: 4467 samples in the base, 1 new */
+static const int8_t o1139[] = {16, 24, 32, 64}; /* merged: 4468 samples in the base, 2 new */
 static const int8_t o1140[] = {16, 24, 32, 64, 87}; /* merged: 117 samples in the base, 9 new */
 static const int8_t o1141[] = {16, -1, 24, 32, 64}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 59 offsets fit, 1 values */ /* 4: 2 offsets fit, 2 values; tied, split in operand order */
 static const int8_t o1142[] = {16, 24, 32, 64}; /* merged: 85 samples in the base, 2 new */
@@ -1175,7 +1175,7 @@ static const int8_t o1154[] = {16, 24, 32, 64}; /* merged: 1478 samples in the b
 static const int8_t o1155[] = {16, 24, 32}; /* merged: 1415 samples in the base, 1024 new */
 static const int8_t o1156[] = {16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */
 static const int8_t o1157[] = {16, -1, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* 3: 3 offsets fit, 1 values */
-static const int8_t o1158[] = {16, 32}; /* merged: 59 samples in the base, 548 new */
+static const int8_t o1158[] = {16, 32}; /* merged: 607 samples in the base, 17 new */
 static const int8_t o1159[] = {12, 16, 24, 32, 87};
 static const int8_t o1160[] = {16, 24, 32, 87}; /* merged: 200 samples in the base, 4 new */
 static const int8_t o1161[] = {12, 81, 84, 24, 32, 87}; /* 0: 7 offsets fit, 1 values; the guard's bit */ /* 1: probed (nvdisasm), 7 offsets fit the samples */ /* 2: probed (nvdisasm), 9 offsets fit the samples */ /* 3: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 5: probed (nvdisasm), 9 offsets fit the samples */
@@ -1201,8 +1201,8 @@ static const int8_t o1180[] = {16, 32}; /* merged: 1 samples in the base, 26 new
 static const int8_t o1181[] = {16, 32};
 static const int8_t o1182[] = {16, 32};
 static const int8_t o1183[] = {81, 24, 32}; /* merged: 14 samples in the base, 263 new; 0: untrusted in the base */
-static const int8_t o1184[] = {16, 32}; /* merged: 516 samples in the base, 18 new */
-static const int8_t o1185[] = {16, 32}; /* merged: 49 samples in the base, 2 new */
+static const int8_t o1184[] = {16, 32}; /* merged: 534 samples in the base, 20 new */
+static const int8_t o1185[] = {16, 32}; /* merged: 51 samples in the base, 4 new */
 static const int8_t o1186[] = {12, 16, 32}; /* merged: 25 samples in the base, 56 new */
 static const int8_t o1187[] = {16, 32}; /* merged: 925 samples in the base, 1192 new */
 static const int8_t o1188[] = {16, 32}; /* merged: 7 samples in the base, 48 new */
@@ -1210,7 +1210,7 @@ static const int8_t o1189[] = {16, 32}; /* merged: 9 samples in the base, 65 new
 static const int8_t o1190[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */
 static const int8_t o1191[] = {16, 32}; /* merged: 6 samples in the base, 22 new */
 static const int8_t o1192[] = {24};
-static const int8_t o1193[] = {24};
+static const int8_t o1193[] = {24}; /* merged: 6 samples in the base, 2 new */
 static const int8_t o1194[] = {32};
 static const int8_t o1195[] = {16};
 static const int8_t o1196[] = {-1}; /* 0: 3 offsets fit, 1 values */
@@ -1224,10 +1224,10 @@ static const int8_t o1203[] = {64, 16, 24, 32};
 static const int8_t o1204[] = {64, 16, 24};
 static const int8_t o1205[] = {12, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
 static const int8_t o1206[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 4 offsets fit, 1 values */
-static const int8_t o1207[] = {24, 32}; /* merged: 380 samples in the base, 2 new */
+static const int8_t o1207[] = {24, 32}; /* merged: 382 samples in the base, 4 new */
 static const int8_t o1208[] = {12, -1}; /* 0: 67 offsets fit, 1 values; the guard's bit */ /* 1: 3 offsets fit, 1 values */
 static const int8_t o1209[] = {12, 24, 32}; /* merged: 537 samples in the base, 18 new */
-static const int8_t o1210[] = {24, 32}; /* merged: 4757 samples in the base, 460 new */
+static const int8_t o1210[] = {24, 32}; /* merged: 5217 samples in the base, 1 new */
 static const int8_t o1211[] = {-1, 16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values */ /* 1: 2 offsets fit, 4 values; tied, split in operand order */ /* 3: 2 offsets fit, 4 values; tied, split in operand order */
 static const int8_t o1212[] = {81, 16, 24, 32, 64};
 static const int8_t o1213[] = {12, -1, -1}; /* 0: 61 offsets fit, 1 values; the guard's bit */ /* 1: 9 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */
@@ -1246,50 +1246,50 @@ static const int8_t o1225[] = {16, 24}; /* merged: 2954 samples in the base, 3 n
 static const int8_t o1226[] = {12, 16, 24, 64};
 static const int8_t o1227[] = {16, 24, 64}; /* merged: 2120 samples in the base, 2 new */
 static const int8_t o1228[] = {12, 16, 24, 64}; /* merged: 273 samples in the base, 27 new */
-static const int8_t o1229[] = {16, 24, 64}; /* merged: 1956 samples in the base, 7 new */
+static const int8_t o1229[] = {16, 24, 64}; /* merged: 1963 samples in the base, 5 new */
 static const int8_t o1230[] = {16, 24, 64}; /* merged: 4 samples in the base, 16 new */
 static const int8_t o1231[] = {16, 24, 64}; /* merged: 36 samples in the base, 30 new */
 static const int8_t o1232[] = {-1, 16, 24, 32}; /* 0: 2 offsets fit, 1 values */ /* merged: 12 samples in the base, 368 new */
 static const int8_t o1233[] = {24, 32}; /* merged: 5 samples in the base, 128 new; 1: untrusted in the base */
 static const int8_t o1234[] = {16, 24, 64};
-static const int8_t o1235[] = {16, 24};
+static const int8_t o1235[] = {16, 24}; /* merged: 92 samples in the base, 1 new */
 static const int8_t o1236[] = {16, 24, 64}; /* merged: 3 samples in the base, 17 new; 0: untrusted in the base */
 static const int8_t o1237[] = {12, 16, 24, 64}; /* merged: 1 samples in the base, 9 new */
-static const int8_t o1238[] = {16, 24, 64}; /* merged: 957 samples in the base, 1 new */
+static const int8_t o1238[] = {16, 24, 64}; /* merged: 958 samples in the base, 5 new */
 static const int8_t o1239[] = {16, 24, 64, 87}; /* merged: 4 samples in the base, 184 new */
 static const int8_t o1240[] = {12, 16, 24, 64}; /* merged: 96 samples in the base, 12 new */
-static const int8_t o1241[] = {16, 24, 64}; /* merged: 1205 samples in the base, 9 new */
+static const int8_t o1241[] = {16, 24, 64}; /* merged: 1214 samples in the base, 2 new */
 static const int8_t o1242[] = {12, 16}; /* merged: 139 samples in the base, 12 new */
-static const int8_t o1243[] = {16}; /* merged: 1582 samples in the base, 13 new */
-static const int8_t o1244[] = {16, 24}; /* merged: 111 samples in the base, 2 new */
+static const int8_t o1243[] = {16}; /* merged: 1595 samples in the base, 4 new */
+static const int8_t o1244[] = {16, 24}; /* merged: 113 samples in the base, 2 new */
 static const int8_t o1245[] = {24};
 static const int8_t o1246[] = {12, 16};
 static const int8_t o1247[] = {16}; /* merged: 7780 samples in the base, 18 new */
 static const int8_t o1248[] = {81, 87}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 2 offsets fit, 2 values; tied */
 static const int8_t t1248[] = {0, 0};
 static const int8_t o1249[] = {16, -1, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 2 samples in the base, 16 new */
-static const int8_t o1250[] = {16, 24, 87}; /* merged: 952 samples in the base, 40 new */
+static const int8_t o1250[] = {16, 24, 87}; /* merged: 992 samples in the base, 2 new */
 static const int8_t o1251[] = {16, 24, 87}; /* merged: 123 samples in the base, 192 new */
 static const int8_t o1252[] = {16, 24, -1}; /* 2: 8 offsets fit, 1 values */
 static const int8_t o1253[] = {16, 24, -1}; /* 2: 6 offsets fit, 1 values */ /* merged: 1 samples in the base, 16 new; 1: untrusted in the base */
 static const int8_t o1254[] = {81, 84, 24, 87}; /* 1: probed (nvdisasm), 13 offsets fit the samples */ /* merged: 1579 samples in the base, 60 new; 1: untrusted in the base */
-static const int8_t o1255[] = {81, 84, 24, 87}; /* merged: 5020 samples in the base, 28 new */
+static const int8_t o1255[] = {81, 84, 24, 87}; /* merged: 5048 samples in the base, 3 new */
 static const int8_t o1256[] = {12, 16, 81, 24, 64};
 static const int8_t o1257[] = {12, 16, 24, 64}; /* merged: 327 samples in the base, 35 new */
 static const int8_t o1258[] = {16, 81, 84, 24, 64};
 static const int8_t o1259[] = {16, 81, 24, 64}; /* merged: 303 samples in the base, 12 new */
-static const int8_t o1260[] = {16, 24, 64}; /* merged: 7743 samples in the base, 7 new */
+static const int8_t o1260[] = {16, 24, 64}; /* merged: 7750 samples in the base, 4 new */
 static const int8_t o1261[] = {16, 24, 64, 87, 77}; /* merged: 164 samples in the base, 17 new; 2: untrusted in the base; 4: untrusted in the base */
 static const int8_t o1262[] = {12, 16, 24}; /* merged: 76 samples in the base, 1 new */
 static const int8_t o1263[] = {16, 24}; /* merged: 927 samples in the base, 27 new */
 static const int8_t o1264[] = {16, 24, 64}; /* merged: 331 samples in the base, 1 new */
 static const int8_t o1265[] = {12, 16, 24, 64, -1}; /* 4: 3 offsets fit, 1 values */
 static const int8_t o1266[] = {81, 16, 24, 64, 87}; /* 4: probed (nvdisasm), 15 offsets fit the samples */ /* merged: 1078 samples in the base, 35 new; 4: untrusted in the base */
-static const int8_t o1267[] = {16, 24, 64, 87}; /* merged: 7304 samples in the base, 18 new */
-static const int8_t o1268[] = {16, 24, 64}; /* merged: 6 samples in the base, 88 new */
+static const int8_t o1267[] = {16, 24, 64, 87}; /* merged: 7322 samples in the base, 22 new */
+static const int8_t o1268[] = {16, 24, 64}; /* merged: 94 samples in the base, 4 new */
 static const int8_t o1269[] = {16, 24, 87}; /* merged: 665 samples in the base, 1 new */
 static const int8_t o1270[] = {12, 16, 24, 64}; /* merged: 141 samples in the base, 7 new */
-static const int8_t o1271[] = {16, 24, 64}; /* merged: 9517 samples in the base, 2 new */
+static const int8_t o1271[] = {16, 24, 64}; /* merged: 9519 samples in the base, 3 new */
 static const int8_t o1272[] = {81, -1, 87, 77, 68}; /* 1: 3 offsets fit, 1 values */ /* merged: 108 samples in the base, 948 new */
 static const int8_t o1273[] = {81, 84, 87, 77, 68}; /* 1: probed (nvdisasm), 7 offsets fit the samples */ /* 2: probed (nvdisasm), 7 offsets fit the samples */ /* 3: probed (nvdisasm), 7 offsets fit the samples */ /* merged: 866 samples in the base, 18 new; 1: untrusted in the base; 2: untrusted in the base; 3: untrusted in the base */
 static const int8_t o1274[] = {12, 16, 24}; /* merged: 103 samples in the base, 28 new */
@@ -1298,11 +1298,11 @@ static const int8_t o1276[] = {16, 24, 64};
 static const int8_t o1277[] = {12, 16, 24, 64}; /* merged: 43 samples in the base, 474 new */
 static const int8_t o1278[] = {16, 24, 64}; /* merged: 454 samples in the base, 14 new */
 static const int8_t o1279[] = {12, 16, 24, 64}; /* merged: 363 samples in the base, 21 new */
-static const int8_t o1280[] = {16, 24, 64}; /* merged: 10853 samples in the base, 4 new */
+static const int8_t o1280[] = {16, 24, 64}; /* merged: 10857 samples in the base, 14 new */
 static const int8_t o1281[] = {16, 24, 64, 87}; /* merged: 276 samples in the base, 8 new */
 static const int8_t o1282[] = {12, 16, 24, 64};
 static const int8_t o1283[] = {16, 24, 64}; /* merged: 2075 samples in the base, 20 new */
-static const int8_t o1284[] = {16, 24, 64}; /* merged: 60 samples in the base, 6 new */
+static const int8_t o1284[] = {16, 24, 64}; /* merged: 66 samples in the base, 2 new */
 static const int8_t o1285[] = {16, 24}; /* merged: 1 samples in the base, 60 new; 0: untrusted in the base; 1: untrusted in the base */
 static const int8_t o1286[] = {16, 24}; /* merged: 693 samples in the base, 1520 new */
 static const int8_t o1287[] = {16, 24}; /* merged: 1 samples in the base, 16 new; 0: untrusted in the base; 1: untrusted in the base */
@@ -1321,41 +1321,41 @@ static const int8_t o1299[] = {16, 24, 64}; /* merged: 2157 samples in the base,
 static const int8_t o1300[] = {16, 24, 64}; /* merged: 75 samples in the base, 4 new */
 static const int8_t o1301[] = {16, 24, 64}; /* merged: 4 samples in the base, 16 new */
 static const int8_t o1302[] = {16}; /* merged: 9 samples in the base, 237 new */
-static const int8_t o1303[] = {0}; /* merged: 10407 samples in the base, 29 new */
-static const int8_t o1304[] = {16}; /* merged: 2831 samples in the base, 4 new */
+static const int8_t o1303[] = {0}; /* merged: 10436 samples in the base, 22 new */
+static const int8_t o1304[] = {16}; /* merged: 2835 samples in the base, 4 new */
 static const int8_t o1305[] = {0}; /* merged: 421 samples in the base, 35 new */
-static const int8_t o1306[] = {16}; /* merged: 1668 samples in the base, 26 new */
+static const int8_t o1306[] = {16}; /* merged: 1694 samples in the base, 3 new */
 static const int8_t o1307[] = {16};
-static const int8_t o1308[] = {0}; /* merged: 67 samples in the base, 280 new */
+static const int8_t o1308[] = {0}; /* merged: 347 samples in the base, 2 new */
 static const int8_t o1309[] = {12}; /* merged: 294 samples in the base, 1 new */
-static const int8_t o1310[] = {16}; /* merged: 1668 samples in the base, 26 new */
+static const int8_t o1310[] = {16}; /* merged: 1694 samples in the base, 3 new */
 static const int8_t o1311[] = {0}; /* merged: 4 samples in the base, 2 new */
-static const int8_t o1312[] = {0}; /* merged: 3007 samples in the base, 2 new */
-static const int8_t o1313[] = {12}; /* merged: 7004 samples in the base, 77 new */
-static const int8_t o1314[] = {12, 87}; /* merged: 9 samples in the base, 237 new */
-static const int8_t o1315[] = {-1}; /* 0: 2 offsets fit, 1 values */
-static const int8_t o1316[] = {0};
-static const int8_t o1317[] = {0}; /* merged: 911 samples in the base, 2 new */
-static const int8_t o1318[] = {12}; /* merged: 960 samples in the base, 2 new */
+static const int8_t o1312[] = {0}; /* merged: 3009 samples in the base, 3 new */
+static const int8_t o1313[] = {12}; /* merged: 7081 samples in the base, 5 new */
+static const int8_t o1314[] = {12, 87}; /* merged: 246 samples in the base, 2 new */
+static const int8_t o1315[] = {24}; /* 0: probed (nvdisasm), 2 offsets fit the samples */ /* merged: 20 samples in the base, 2 new; 0: untrusted in the base */
+static const int8_t o1316[] = {0}; /* merged: 23 samples in the base, 1 new */
+static const int8_t o1317[] = {0}; /* merged: 913 samples in the base, 3 new */
+static const int8_t o1318[] = {12}; /* merged: 962 samples in the base, 2 new */
 static const int8_t o1319[] = {12, 87}; /* merged: 34 samples in the base, 2 new */
-static const int8_t o1320[] = {24}; /* merged: 279 samples in the base, 6 new */
+static const int8_t o1320[] = {24}; /* merged: 285 samples in the base, 5 new */
 static const int8_t o1321[] = {0};
 static const int8_t o1322[] = {0};
 static const int8_t o1323[] = {12, 16, 24}; /* 0: 3 offsets fit, 1 values; the guard's bit */
 static const int8_t o1324[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
 static const int8_t o1325[] = {16, 32, 24}; /* merged: 20 samples in the base, 18 new */
 static const int8_t o1326[] = {12, 16, 32, 24}; /* merged: 943 samples in the base, 28 new */
-static const int8_t o1327[] = {16, 32, 24}; /* merged: 9983 samples in the base, 9 new */
+static const int8_t o1327[] = {16, 32, 24}; /* merged: 9992 samples in the base, 4 new */
 static const int8_t o1328[] = {12, 16, 24}; /* 0: 73 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o1329[] = {16, 24}; /* merged: 368 samples in the base, 2 new */
+static const int8_t o1329[] = {16, 24}; /* merged: 370 samples in the base, 4 new */
 static const int8_t o1330[] = {12, 16, 24}; /* merged: 109 samples in the base, 114 new */
 static const int8_t o1331[] = {16};
-static const int8_t o1332[] = {16, 24}; /* merged: 31711 samples in the base, 129 new */
+static const int8_t o1332[] = {16, 24}; /* merged: 31840 samples in the base, 1 new */
 static const int8_t o1333[] = {16, 24, 32};
 static const int8_t o1334[] = {16, 32};
 static const int8_t o1335[] = {64, 24, 32}; /* merged: 6 samples in the base, 19 new */
 static const int8_t o1336[] = {12, 64, 24, 32}; /* merged: 668 samples in the base, 41 new */
-static const int8_t o1337[] = {64, 24, 32}; /* merged: 6281 samples in the base, 2 new */
+static const int8_t o1337[] = {64, 24, 32}; /* merged: 6283 samples in the base, 2 new */
 static const int8_t o1338[] = {12, 24, -1, -1}; /* 0: 9 offsets fit, 1 values; the guard's bit */ /* 2: 7 offsets fit, 1 values */ /* 3: 4 offsets fit, 1 values */
 static const int8_t o1339[] = {24, 64, 32};
 static const int8_t o1340[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
@@ -1382,20 +1382,20 @@ static const int8_t o1360[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
 static const int8_t o1361[] = {81, -1, 24, 87}; /* 1: 2 offsets fit, 1 values */
 static const int8_t o1362[] = {12, 81, 84, 24, 87}; /* 0: 7 offsets fit, 1 values; the guard's bit */ /* 1: probed (nvdisasm), 8 offsets fit the samples */ /* 2: probed (nvdisasm), 11 offsets fit the samples */ /* 4: probed (nvdisasm), 11 offsets fit the samples */
 static const int8_t o1363[] = {12, 81, 84, 24, 87, 68}; /* 0: 7 offsets fit, 1 values; the guard's bit */ /* 1: probed (nvdisasm), 9 offsets fit the samples */ /* 2: probed (nvdisasm), 10 offsets fit the samples */ /* 4: probed (nvdisasm), 10 offsets fit the samples */ /* 5: probed (nvdisasm), 9 offsets fit the samples */
-static const int8_t o1364[] = {81, 84, 24, 87}; /* merged: 1988 samples in the base, 2 new */
+static const int8_t o1364[] = {81, 84, 24, 87}; /* merged: 1990 samples in the base, 8 new */
 static const int8_t o1365[] = {81, 84, 24, 87, 68}; /* merged: 73 samples in the base, 21 new */
 static const int8_t o1366[] = {12, 16, 81, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
 static const int8_t o1367[] = {12, 16, 24, 64}; /* merged: 6 samples in the base, 6 new; 3: untrusted in the base */
 static const int8_t o1368[] = {12, 16, 24, -1, 87, -1}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 3: 4 offsets fit, 1 values */ /* 5: 14 offsets fit, 1 values */
 static const int8_t o1369[] = {16, 81, 84, 24, 64};
-static const int8_t o1370[] = {16, 81, 24, 64}; /* merged: 755 samples in the base, 1 new */
-static const int8_t o1371[] = {16, 24, 64}; /* merged: 334 samples in the base, 5 new */
-static const int8_t o1372[] = {16, 24, 64, 87, 77}; /* merged: 489 samples in the base, 55 new */
+static const int8_t o1370[] = {16, 81, 24, 64}; /* merged: 756 samples in the base, 4 new */
+static const int8_t o1371[] = {16, 24, 64}; /* merged: 339 samples in the base, 4 new */
+static const int8_t o1372[] = {16, 24, 64, 87, 77}; /* merged: 544 samples in the base, 2 new */
 static const int8_t o1373[] = {12, 16, 81, 24}; /* merged: 307 samples in the base, 59 new */
 static const int8_t o1374[] = {12, 16, 24, 64, 87}; /* merged: 307 samples in the base, 59 new */
 static const int8_t o1375[] = {16, 81, 24}; /* merged: 2350 samples in the base, 87 new */
 static const int8_t o1376[] = {16, 24};
-static const int8_t o1377[] = {16, 24, -1}; /* 0: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 2: 53 offsets fit, 1 values */
+static const int8_t o1377[] = {16, 24, 87}; /* 2: probed (nvdisasm), 51 offsets fit the samples */ /* merged: 1 samples in the base, 2 new; 2: untrusted in the base */
 static const int8_t o1378[] = {16, 24, 64, 87}; /* merged: 2350 samples in the base, 87 new */
 static const int8_t o1379[] = {12, 16, 24, 64, 87}; /* 2: probed (nvdisasm), 4 offsets fit the samples */ /* 3: probed (nvdisasm), 4 offsets fit the samples */ /* 4: probed (nvdisasm), 18 offsets fit the samples */ /* merged: 40 samples in the base, 8 new; 2: untrusted in the base; 3: untrusted in the base; 4: untrusted in the base */
 static const int8_t o1380[] = {16, 24, 64, 87}; /* 3: probed (nvdisasm), 13 offsets fit the samples */ /* merged: 20 samples in the base, 6 new; 3: untrusted in the base */
@@ -1406,7 +1406,7 @@ static const int8_t o1384[] = {16, 24}; /* merged: 4006 samples in the base, 108
 static const int8_t o1385[] = {12, 16, 24, 64}; /* merged: 112 samples in the base, 28 new */
 static const int8_t o1386[] = {16, 24, 64}; /* merged: 3940 samples in the base, 1168 new */
 static const int8_t o1387[] = {12, 16, 24, 64}; /* merged: 75 samples in the base, 37 new */
-static const int8_t o1388[] = {16, 24, 64}; /* merged: 2767 samples in the base, 2 new */
+static const int8_t o1388[] = {16, 24, 64}; /* merged: 2769 samples in the base, 3 new */
 static const int8_t o1389[] = {12, 16, 24, 64}; /* merged: 156 samples in the base, 9 new */
 static const int8_t o1390[] = {16, 24, 64}; /* merged: 2656 samples in the base, 139 new */
 static const int8_t o1391[] = {12, 16, 24};
@@ -1415,12 +1415,12 @@ static const int8_t o1393[] = {12, 16, 24, 64};
 static const int8_t o1394[] = {16, 24, 64};
 static const int8_t o1395[] = {16}; /* merged: 10 samples in the base, 231 new */
 static const int8_t o1396[] = {12, 16};
-static const int8_t o1397[] = {16}; /* merged: 2025 samples in the base, 2 new */
+static const int8_t o1397[] = {16}; /* merged: 2027 samples in the base, 2 new */
 static const int8_t o1398[] = {16};
 static const int8_t o1399[] = {16}; /* merged: 1 samples in the base, 17 new; 0: untrusted in the base */
 static const int8_t o1400[] = {-1}; /* 0: 2 offsets fit, 2 values */
 static const int8_t o1401[] = {16};
-static const int8_t o1402[] = {0}; /* merged: 1008 samples in the base, 45 new */
+static const int8_t o1402[] = {0}; /* merged: 1053 samples in the base, 3 new */
 static const int8_t o1403[] = {81, 64, 16, 24, 32}; /* merged: 1 samples in the base, 48 new; 0: untrusted in the base; 1: untrusted in the base; 2: untrusted in the base; 3: untrusted in the base; 4: untrusted in the base */
 static const int8_t o1404[] = {64, 16, 24, 32}; /* merged: 33 samples in the base, 448 new */
 static const int8_t o1405[] = {81, 64, 16, 24, 32};
@@ -1431,7 +1431,7 @@ static const int8_t o1409[] = {64, 16, 24, 32}; /* merged: 4 samples in the base
 static const int8_t o1410[] = {64, 16, 24, 32}; /* merged: 2 samples in the base, 96 new */
 static const int8_t o1411[] = {64, 16, 24}; /* merged: 3 samples in the base, 60 new */
 static const int8_t o1412[] = {16};
-static const int8_t o1413[] = {16, 24}; /* merged: 1 samples in the base, 6 new; 0: untrusted in the base; 1: untrusted in the base */
+static const int8_t o1413[] = {16, 24}; /* merged: 7 samples in the base, 2 new */
 static const int8_t o1414[] = {16, 24}; /* merged: 10 samples in the base, 208 new */
 static const int8_t o1415[] = {24, 32}; /* merged: 4 samples in the base, 48 new */
 static const int8_t o1416[] = {24, 32}; /* merged: 8 samples in the base, 144 new */
@@ -1480,10 +1480,10 @@ static const int8_t o1458[] = {16, 24, 32, 87}; /* merged: 2674 samples in the b
 static const int8_t o1459[] = {16, 24, 32, 87}; /* merged: 153 samples in the base, 64 new */
 static const int8_t o1460[] = {16, 24, 32, 87}; /* 3: probed (nvdisasm), 3 offsets fit the samples */ /* merged: 248 samples in the base, 1244 new; 3: untrusted in the base */
 static const int8_t o1461[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */ /* merged: 6 samples in the base, 374 new */
-static const int8_t o1462[] = {81, 84, 24, 32, 87}; /* 1: probed (nvdisasm), 11 offsets fit the samples */ /* merged: 415 samples in the base, 28 new; 1: untrusted in the base */
+static const int8_t o1462[] = {81, 84, 24, 32, 87}; /* merged: 443 samples in the base, 2 new */
 static const int8_t o1463[] = {12, 81, 84, 24, 32, 87}; /* 2: probed (nvdisasm), 11 offsets fit the samples */ /* 5: probed (nvdisasm), 11 offsets fit the samples */ /* merged: 22 samples in the base, 6 new; 2: untrusted in the base; 5: untrusted in the base */
 static const int8_t o1464[] = {12, 81, 84, 24, 32, 87, 68}; /* 2: probed (nvdisasm), 10 offsets fit the samples */ /* 5: probed (nvdisasm), 10 offsets fit the samples */ /* 6: 3 offsets fit, 2 values; narrowed (no overlap, operand order) */ /* merged: 19 samples in the base, 6 new; 2: untrusted in the base; 5: untrusted in the base; 6: untrusted in the base */
-static const int8_t o1465[] = {81, 84, 24, 32, 87}; /* merged: 3995 samples in the base, 209 new */
+static const int8_t o1465[] = {81, 84, 24, 32, 87}; /* merged: 4204 samples in the base, 3 new */
 static const int8_t o1466[] = {81, 84, 24, 32, 87, 68}; /* 1: probed (nvdisasm), 11 offsets fit the samples */ /* 4: probed (nvdisasm), 11 offsets fit the samples */ /* merged: 1771 samples in the base, 12 new; 1: untrusted in the base; 4: untrusted in the base */
 static const int8_t o1467[] = {16, 24, 32, 64, -1}; /* 4: 2 offsets fit, 1 values */
 static const int8_t o1468[] = {12, 16, 81, 84, 24, 32, 64}; /* merged: 108 samples in the base, 1 new */
@@ -1492,7 +1492,7 @@ static const int8_t o1470[] = {12, 16, 24, 32, 64}; /* merged: 156 samples in th
 static const int8_t o1471[] = {12, 16, 24, 32, 64, 87, 77}; /* merged: 155 samples in the base, 1 new */
 static const int8_t o1472[] = {16, 81, 84, 24, 32, 64}; /* merged: 232 samples in the base, 10 new */
 static const int8_t o1473[] = {16, 81, 24, 32, 64}; /* merged: 1625 samples in the base, 23 new */
-static const int8_t o1474[] = {16, 24, 32, 64}; /* merged: 2535 samples in the base, 8 new */
+static const int8_t o1474[] = {16, 24, 32, 64}; /* merged: 2543 samples in the base, 8 new */
 static const int8_t o1475[] = {16, 24, 32, 64, 87, 77}; /* merged: 569 samples in the base, 10 new */
 static const int8_t o1476[] = {12, 16, 81, 24, 32}; /* merged: 298 samples in the base, 48 new */
 static const int8_t o1477[] = {12, 16, 24, 32}; /* merged: 136 samples in the base, 11 new */
@@ -1500,9 +1500,9 @@ static const int8_t o1478[] = {12, 16, 24, 32, 87}; /* merged: 110 samples in th
 static const int8_t o1479[] = {12, 16, 24, 32, 64, 87}; /* merged: 298 samples in the base, 48 new */
 static const int8_t o1480[] = {16, 81, 24, 32}; /* merged: 2547 samples in the base, 30 new */
 static const int8_t o1481[] = {-1, -1, -1, -1, 64}; /* 0: 4 offsets fit, 1 values */ /* 1: 55 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values */ /* 3: 3 offsets fit, 1 values */
-static const int8_t o1482[] = {16, 24, 32}; /* merged: 3082 samples in the base, 35 new */
+static const int8_t o1482[] = {16, 24, 32}; /* merged: 3117 samples in the base, 1 new */
 static const int8_t o1483[] = {16, 24, 32, 87}; /* merged: 2917 samples in the base, 34 new */
-static const int8_t o1484[] = {16, 24, 32, 64}; /* merged: 2889 samples in the base, 6 new */
+static const int8_t o1484[] = {16, 24, 32, 64}; /* merged: 2895 samples in the base, 2 new */
 static const int8_t o1485[] = {16, 24, 32, 64, 87}; /* merged: 2500 samples in the base, 30 new */
 static const int8_t o1486[] = {12, 16, 24, 32, 64, 87}; /* 4: probed (nvdisasm), 4 offsets fit the samples */ /* 5: probed (nvdisasm), 17 offsets fit the samples */ /* merged: 45 samples in the base, 8 new; 4: untrusted in the base; 5: untrusted in the base */
 static const int8_t o1487[] = {-1, 16, 24, 32, 64, -1}; /* 0: 2 offsets fit, 1 values */ /* 5: 12 offsets fit, 1 values */
@@ -1512,14 +1512,14 @@ static const int8_t o1490[] = {16, 24, 32, 64}; /* 0: 3 offsets fit, 1 values; n
 static const int8_t o1491[] = {12, 16, 24, 32, 64}; /* 0: 52 offsets fit, 1 values; the guard's bit */
 static const int8_t o1492[] = {16, 24, 32, 64}; /* merged: 61 samples in the base, 474 new */
 static const int8_t o1493[] = {12, 16, 24, 32}; /* merged: 323 samples in the base, 30 new */
-static const int8_t o1494[] = {16, 24, 32}; /* merged: 6450 samples in the base, 2 new */
+static const int8_t o1494[] = {16, 24, 32}; /* merged: 6452 samples in the base, 2 new */
 static const int8_t o1495[] = {12, 16, 24, 32}; /* merged: 207 samples in the base, 169 new */
-static const int8_t o1496[] = {16, 24, 32}; /* merged: 5245 samples in the base, 7 new */
+static const int8_t o1496[] = {16, 24, 32}; /* merged: 5252 samples in the base, 18 new */
 static const int8_t o1497[] = {12, 16, 24, 32, 64}; /* merged: 295 samples in the base, 28 new */
 static const int8_t o1498[] = {16, 24, 32, 64}; /* merged: 104316 samples in the base, 6 new */
 static const int8_t o1499[] = {12, 16, 24, 32, 64}; /* merged: 700 samples in the base, 80 new */
 static const int8_t o1500[] = {12, 16, 24, 32, 64, 87}; /* 2: probed (nvdisasm), 9 offsets fit the samples */ /* 3: probed (nvdisasm), 9 offsets fit the samples */ /* 5: 2 offsets fit, 3 values; narrowed (no overlap, operand order) */
-static const int8_t o1501[] = {16, 24, 32, 64}; /* merged: 4488 samples in the base, 1 new */
+static const int8_t o1501[] = {16, 24, 32, 64}; /* merged: 4489 samples in the base, 2 new */
 static const int8_t o1502[] = {16, 24, 32, 64, 87}; /* merged: 108 samples in the base, 13 new */
 static const int8_t o1503[] = {12, 16, 24, 32, 64}; /* merged: 152 samples in the base, 9 new */
 static const int8_t o1504[] = {16, -1, 24, 32, 64}; /* 0: 2 offsets fit, 2 values; tied, split in operand order */ /* 1: 60 offsets fit, 1 values */ /* 4: 2 offsets fit, 2 values; tied, split in operand order */
@@ -1542,7 +1542,7 @@ static const int8_t o1520[] = {16, 24, 32, 64}; /* merged: 1478 samples in the b
 static const int8_t o1521[] = {16, 24, 32}; /* merged: 1489 samples in the base, 1024 new */
 static const int8_t o1522[] = {16, 24, 32, 64}; /* 0: 2 offsets fit, 1 values; tied, split in operand order */ /* 1: 2 offsets fit, 1 values; tied, split in operand order */
 static const int8_t o1523[] = {16, 24, 32, -1}; /* 0: 3 offsets fit, 1 values; tied, split in operand order */ /* 1: 3 offsets fit, 1 values; tied, split in operand order */ /* 2: 3 offsets fit, 1 values; tied, split in operand order */ /* 3: 3 offsets fit, 1 values */
-static const int8_t o1524[] = {16, 32}; /* merged: 62 samples in the base, 532 new */
+static const int8_t o1524[] = {16, 32}; /* merged: 594 samples in the base, 17 new */
 static const int8_t o1525[] = {16, 24, 32, 64, -1}; /* 4: 2 offsets fit, 1 values */ /* merged: 16 samples in the base, 2 new */
 static const int8_t o1526[] = {16, 24, 32, -1}; /* 3: 8 offsets fit, 1 values */ /* merged: 159 samples in the base, 6 new */
 static const int8_t o1527[] = {12, 16, 24, 32, 87};
@@ -1556,7 +1556,7 @@ static const int8_t o1534[] = {16, 81, 84, 24, 32, 64}; /* 1: probed (nvdisasm),
 static const int8_t o1535[] = {16, 81, 24, 32, -1}; /* 4: 4 offsets fit, 1 values */ /* merged: 226 samples in the base, 30 new */
 static const int8_t o1536[] = {16, 24, 32, 64}; /* merged: 475 samples in the base, 20 new */
 static const int8_t o1537[] = {16, 24, 32, 64, 87, 77}; /* 5: probed (nvdisasm), 50 offsets fit the samples */ /* merged: 108 samples in the base, 3 new; 3: untrusted in the base; 5: untrusted in the base */
-static const int8_t o1538[] = {16, 24, 32}; /* merged: 502 samples in the base, 19 new */
+static const int8_t o1538[] = {16, 24, 32}; /* merged: 521 samples in the base, 1 new */
 static const int8_t o1539[] = {16, 24, 32, 87};
 static const int8_t o1540[] = {16, 24, 32, 64}; /* merged: 161 samples in the base, 2 new */
 static const int8_t o1541[] = {16, 24, 32, 64, -1}; /* 4: 9 offsets fit, 1 values */ /* merged: 103 samples in the base, 20 new */
@@ -1572,268 +1572,269 @@ static const int8_t o1550[] = {16, 24}; /* merged: 912 samples in the base, 6 ne
 static const int8_t o1551[] = {16, 32};
 static const int8_t o1552[] = {16, 32};
 static const int8_t o1553[] = {81, 24, 32}; /* merged: 14 samples in the base, 263 new; 0: untrusted in the base */
-static const int8_t o1554[] = {16, 32}; /* merged: 516 samples in the base, 18 new */
-static const int8_t o1555[] = {16, 32}; /* merged: 51 samples in the base, 2 new */
+static const int8_t o1554[] = {16, 32}; /* merged: 534 samples in the base, 20 new */
+static const int8_t o1555[] = {16, 32}; /* merged: 53 samples in the base, 4 new */
 static const int8_t o1556[] = {12, 16, 32}; /* merged: 25 samples in the base, 56 new */
 static const int8_t o1557[] = {16, 32}; /* merged: 879 samples in the base, 1192 new */
 static const int8_t o1558[] = {16, 32}; /* merged: 6 samples in the base, 25 new */
 static const int8_t o1559[] = {16, 32}; /* merged: 9 samples in the base, 65 new */
 static const int8_t o1560[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */
 static const int8_t o1561[] = {16, 32}; /* merged: 6 samples in the base, 22 new */
-static const int8_t o1562[] = {24}; /* merged: 1 samples in the base, 16 new */
-static const int8_t o1563[] = {24};
-static const int8_t o1564[] = {24};
-static const int8_t o1565[] = {-1}; /* 0: 3 offsets fit, 1 values */
-static const int8_t o1566[] = {12, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
-static const int8_t o1567[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */
-static const int8_t o1568[] = {24, 32}; /* merged: 462 samples in the base, 2 new */
-static const int8_t o1569[] = {12, 24, 32}; /* merged: 554 samples in the base, 18 new */
-static const int8_t o1570[] = {24, 32}; /* merged: 6499 samples in the base, 460 new */
-static const int8_t o1571[] = {-1, 16, 24, 32, 64}; /* 0: 3 offsets fit, 1 values */
-static const int8_t o1572[] = {81, 16, 24, 32, 64};
-static const int8_t o1573[] = {16, 24, 32, 64};
-static const int8_t o1574[] = {16, 24}; /* merged: 1 samples in the base, 16 new */
-static const int8_t o1575[] = {-1, 16, 24, 32, 64}; /* 0: 3 offsets fit, 1 values */
-static const int8_t o1576[] = {-1, 16, 24}; /* 0: 3 offsets fit, 1 values */
-static const int8_t o1577[] = {16, 24};
-static const int8_t o1578[] = {0};
-static const int8_t o1579[] = {16, -1, 64}; /* 0: 2 offsets fit, 2 values; narrowed (no overlap, operand order) */ /* 1: 42 offsets fit, 1 values */
-static const int8_t o1580[] = {12, 16, 24}; /* merged: 2 samples in the base, 5 new */
-static const int8_t o1581[] = {16, 24}; /* merged: 2954 samples in the base, 3 new */
-static const int8_t o1582[] = {12, 16, 24, 64};
-static const int8_t o1583[] = {16, 24, 64}; /* merged: 2120 samples in the base, 2 new */
-static const int8_t o1584[] = {12, 16, 24, 64}; /* merged: 179 samples in the base, 4 new */
-static const int8_t o1585[] = {16, 24, 64}; /* merged: 1057 samples in the base, 2 new */
-static const int8_t o1586[] = {16, 24, 64}; /* merged: 4 samples in the base, 16 new */
-static const int8_t o1587[] = {16, 24, 64}; /* merged: 1126 samples in the base, 5 new */
-static const int8_t o1588[] = {16, 24, 64, -1}; /* 3: 6 offsets fit, 1 values */ /* merged: 212 samples in the base, 1 new */
-static const int8_t o1589[] = {16, 24, 64}; /* merged: 3 samples in the base, 35 new */
-static const int8_t o1590[] = {-1, 16, 24, 32}; /* 0: 5 offsets fit, 1 values */ /* merged: 12 samples in the base, 32 new */
-static const int8_t o1591[] = {-1, -1, 32}; /* 0: 63 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */
-static const int8_t o1592[] = {0};
-static const int8_t o1593[] = {12}; /* 0: 91 offsets fit, 1 values; the guard's bit */
-static const int8_t o1594[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
-static const int8_t o1595[] = {12, 16}; /* merged: 115 samples in the base, 20 new */
-static const int8_t o1596[] = {16}; /* merged: 1306 samples in the base, 6 new */
-static const int8_t o1597[] = {16, 24}; /* merged: 92 samples in the base, 19 new */
-static const int8_t o1598[] = {24};
-static const int8_t o1599[] = {12, 16};
-static const int8_t o1600[] = {16}; /* merged: 7936 samples in the base, 21 new */
-static const int8_t o1601[] = {81, 87}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 2 offsets fit, 2 values; tied */
-static const int8_t t1601[] = {0, 0};
-static const int8_t o1602[] = {16, -1, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 1 samples in the base, 16 new; 0: untrusted in the base; 2: untrusted in the base */
-static const int8_t o1603[] = {16, 24, 87}; /* merged: 1336 samples in the base, 40 new */
-static const int8_t o1604[] = {16, 24, 87}; /* merged: 123 samples in the base, 192 new */
-static const int8_t o1605[] = {16, 24, -1}; /* 2: 8 offsets fit, 1 values */
-static const int8_t o1606[] = {16, 24, -1}; /* 2: 6 offsets fit, 1 values */ /* merged: 1 samples in the base, 16 new; 1: untrusted in the base */
-static const int8_t o1607[] = {81, 84, 24, 87}; /* 1: probed (nvdisasm), 13 offsets fit the samples */ /* merged: 1579 samples in the base, 60 new; 1: untrusted in the base */
-static const int8_t o1608[] = {81, 84, 24, 87}; /* merged: 7384 samples in the base, 29 new */
-static const int8_t o1609[] = {16, 24, 64, -1}; /* 3: 2 offsets fit, 1 values */
-static const int8_t o1610[] = {12, 16, 81, 24, 64};
-static const int8_t o1611[] = {12, 16, 24, 64}; /* merged: 147 samples in the base, 11 new */
-static const int8_t o1612[] = {16, 81, 84, 24, 64}; /* merged: 1 samples in the base, 20 new; 1: untrusted in the base; 2: untrusted in the base; 3: untrusted in the base */
-static const int8_t o1613[] = {16, 81, 24, 64}; /* merged: 434 samples in the base, 12 new */
-static const int8_t o1614[] = {16, 24, 64}; /* merged: 3686 samples in the base, 7 new */
-static const int8_t o1615[] = {16, 24, 64, 87, 77}; /* merged: 306 samples in the base, 17 new; 2: untrusted in the base; 4: untrusted in the base */
-static const int8_t o1616[] = {16, 24}; /* merged: 267 samples in the base, 15 new */
-static const int8_t o1617[] = {16, 24, 64}; /* merged: 331 samples in the base, 1 new */
-static const int8_t o1618[] = {12, 16, 24, 64, -1}; /* 4: 3 offsets fit, 1 values */
-static const int8_t o1619[] = {81, 16, 24, 64, 87}; /* 4: probed (nvdisasm), 15 offsets fit the samples */ /* merged: 1078 samples in the base, 35 new; 4: untrusted in the base */
-static const int8_t o1620[] = {16, 24, 64, 87}; /* merged: 7325 samples in the base, 18 new */
-static const int8_t o1621[] = {16, 24, 64}; /* merged: 6 samples in the base, 88 new */
-static const int8_t o1622[] = {12, 16, 24, 64}; /* merged: 106 samples in the base, 6 new */
-static const int8_t o1623[] = {16, 24, 64}; /* merged: 9571 samples in the base, 2 new */
-static const int8_t o1624[] = {12, 81, 84, 87, 77, 68}; /* 2: probed (nvdisasm), 4 offsets fit the samples */ /* 4: probed (nvdisasm), 4 offsets fit the samples */ /* 5: probed (nvdisasm), 4 offsets fit the samples */ /* merged: 374 samples in the base, 2 new; 2: untrusted in the base; 4: untrusted in the base; 5: untrusted in the base */
-static const int8_t o1625[] = {81, 84, 87, 77, 68}; /* 1: probed (nvdisasm), 7 offsets fit the samples */ /* merged: 2420 samples in the base, 6 new; 1: untrusted in the base */
-static const int8_t o1626[] = {81, 84, 87, 77, 68}; /* 1: probed (nvdisasm), 7 offsets fit the samples */ /* 2: probed (nvdisasm), 7 offsets fit the samples */ /* 3: probed (nvdisasm), 7 offsets fit the samples */ /* merged: 1061 samples in the base, 20 new; 1: untrusted in the base; 2: untrusted in the base; 3: untrusted in the base */
-static const int8_t o1627[] = {12, 16, 24}; /* merged: 115 samples in the base, 28 new */
-static const int8_t o1628[] = {16, 24}; /* merged: 42 samples in the base, 618 new */
-static const int8_t o1629[] = {12, 16, 24, 64}; /* merged: 43 samples in the base, 474 new */
-static const int8_t o1630[] = {16, 24, 64}; /* merged: 550 samples in the base, 14 new */
-static const int8_t o1631[] = {12, 16, 24, 64}; /* merged: 489 samples in the base, 33 new */
-static const int8_t o1632[] = {12, 16, 24, 64, 87}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 6 values; tied, split in operand order */ /* 3: 2 offsets fit, 6 values; tied, split in operand order */
-static const int8_t o1633[] = {16, 24, 64}; /* merged: 12332 samples in the base, 4 new */
-static const int8_t o1634[] = {16, 24, 64, 87}; /* merged: 250 samples in the base, 3 new */
-static const int8_t o1635[] = {12, 16, 24, 64}; /* merged: 111 samples in the base, 12 new */
-static const int8_t o1636[] = {16, 24, 64}; /* merged: 3697 samples in the base, 9 new */
-static const int8_t o1637[] = {16, 24, 64}; /* merged: 60 samples in the base, 6 new */
-static const int8_t o1638[] = {16, 24}; /* merged: 1 samples in the base, 60 new; 0: untrusted in the base; 1: untrusted in the base */
-static const int8_t o1639[] = {12, 16, 24}; /* merged: 196 samples in the base, 25 new */
-static const int8_t o1640[] = {16, 24}; /* merged: 4816 samples in the base, 160 new */
-static const int8_t o1641[] = {16, 24}; /* merged: 693 samples in the base, 1520 new */
-static const int8_t o1642[] = {16, 24}; /* merged: 1 samples in the base, 16 new */
-static const int8_t o1643[] = {16, 24, 64, -1}; /* 3: 2 offsets fit, 1 values */ /* merged: 18 samples in the base, 4 new */
-static const int8_t o1644[] = {16, 24, -1}; /* 2: 8 offsets fit, 1 values */ /* merged: 627 samples in the base, 5 new */
-static const int8_t o1645[] = {12, 16};
-static const int8_t o1646[] = {16}; /* merged: 367 samples in the base, 23 new */
-static const int8_t o1647[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* merged: 3 samples in the base, 19 new */
-static const int8_t o1648[] = {16, 24, -1}; /* 0: 2 offsets fit, 3 values; tied, split in operand order */ /* 1: 2 offsets fit, 3 values; tied, split in operand order */ /* 2: 41 offsets fit, 1 values */
-static const int8_t o1649[] = {81, 84, 24, 87}; /* 1: probed (nvdisasm), 5 offsets fit the samples */ /* merged: 918 samples in the base, 14 new; 1: untrusted in the base */
-static const int8_t o1650[] = {16, 81, 24, -1}; /* 3: 4 offsets fit, 1 values */ /* merged: 39 samples in the base, 56 new */
-static const int8_t o1651[] = {16, 24, 64}; /* merged: 1863 samples in the base, 13 new */
-static const int8_t o1652[] = {16, 24, -1, 87, -1}; /* 2: 38 offsets fit, 1 values */ /* 4: 45 offsets fit, 1 values */
-static const int8_t o1653[] = {16, 24}; /* merged: 7 samples in the base, 6 new */
-static const int8_t o1654[] = {16, 24, 87};
-static const int8_t o1655[] = {-1, 16, 24, 64, -1}; /* 0: 6 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 8 offsets fit, 1 values */
-static const int8_t o1656[] = {16, 24, 64, -1}; /* 3: 11 offsets fit, 1 values */ /* merged: 99 samples in the base, 16 new */
-static const int8_t o1657[] = {-1, -1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */
-static const int8_t o1658[] = {12, 16, 24, 64};
-static const int8_t o1659[] = {16, 24, 64}; /* merged: 4104 samples in the base, 113 new */
-static const int8_t o1660[] = {16, 24, 64}; /* merged: 183 samples in the base, 5 new */
-static const int8_t o1661[] = {12, 16, 24, 64}; /* 1: 2 offsets fit, 2 values; tied, split in operand order */ /* 3: 2 offsets fit, 2 values; tied, split in operand order */
-static const int8_t o1662[] = {16, 24, 64}; /* merged: 31 samples in the base, 4 new */
-static const int8_t o1663[] = {16}; /* merged: 9 samples in the base, 237 new */
-static const int8_t o1664[] = {0}; /* merged: 11128 samples in the base, 22 new */
-static const int8_t o1665[] = {12, 16}; /* merged: 38 samples in the base, 10 new */
-static const int8_t o1666[] = {16}; /* merged: 3599 samples in the base, 2 new */
-static const int8_t o1667[] = {0}; /* merged: 507 samples in the base, 35 new */
-static const int8_t o1668[] = {0};
-static const int8_t o1669[] = {16}; /* merged: 1743 samples in the base, 39 new */
-static const int8_t o1670[] = {12, -1}; /* 0: 83 offsets fit, 1 values; the guard's bit */ /* 1: 80 offsets fit, 1 values */
-static const int8_t o1671[] = {0}; /* merged: 38 samples in the base, 280 new */
-static const int8_t o1672[] = {16}; /* merged: 1743 samples in the base, 39 new */
-static const int8_t o1673[] = {0}; /* merged: 1 samples in the base, 2 new */
-static const int8_t o1674[] = {0}; /* merged: 2855 samples in the base, 2 new */
-static const int8_t o1675[] = {12}; /* merged: 9996 samples in the base, 95 new */
-static const int8_t o1676[] = {12, 87}; /* merged: 9 samples in the base, 237 new */
-static const int8_t o1677[] = {-1}; /* 0: 2 offsets fit, 1 values */
-static const int8_t o1678[] = {0};
-static const int8_t o1679[] = {0}; /* merged: 968 samples in the base, 2 new */
-static const int8_t o1680[] = {12}; /* merged: 1440 samples in the base, 2 new */
-static const int8_t o1681[] = {12, 87}; /* merged: 34 samples in the base, 2 new */
-static const int8_t o1682[] = {16}; /* merged: 1 samples in the base, 16 new */
-static const int8_t o1683[] = {24}; /* merged: 266 samples in the base, 6 new */
-static const int8_t o1684[] = {0};
+static const int8_t o1562[] = {32, 32};
+static const int8_t o1563[] = {24}; /* merged: 1 samples in the base, 16 new */
+static const int8_t o1564[] = {24}; /* merged: 6 samples in the base, 2 new */
+static const int8_t o1565[] = {24};
+static const int8_t o1566[] = {-1}; /* 0: 3 offsets fit, 1 values */
+static const int8_t o1567[] = {12, 24, 64}; /* 0: 4 offsets fit, 1 values; the guard's bit */
+static const int8_t o1568[] = {-1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */
+static const int8_t o1569[] = {24, 32}; /* merged: 464 samples in the base, 2 new */
+static const int8_t o1570[] = {12, 24, 32}; /* merged: 554 samples in the base, 18 new */
+static const int8_t o1571[] = {24, 32}; /* merged: 6959 samples in the base, 1 new */
+static const int8_t o1572[] = {-1, 16, 24, 32, 64}; /* 0: 3 offsets fit, 1 values */
+static const int8_t o1573[] = {81, 16, 24, 32, 64};
+static const int8_t o1574[] = {16, 24, 32, 64};
+static const int8_t o1575[] = {16, 24}; /* merged: 1 samples in the base, 16 new */
+static const int8_t o1576[] = {-1, 16, 24, 32, 64}; /* 0: 3 offsets fit, 1 values */
+static const int8_t o1577[] = {-1, 16, 24}; /* 0: 3 offsets fit, 1 values */
+static const int8_t o1578[] = {16, 24};
+static const int8_t o1579[] = {0};
+static const int8_t o1580[] = {16, -1, 64}; /* 0: 2 offsets fit, 2 values; narrowed (no overlap, operand order) */ /* 1: 42 offsets fit, 1 values */
+static const int8_t o1581[] = {12, 16, 24}; /* merged: 2 samples in the base, 5 new */
+static const int8_t o1582[] = {16, 24}; /* merged: 2954 samples in the base, 3 new */
+static const int8_t o1583[] = {12, 16, 24, 64};
+static const int8_t o1584[] = {16, 24, 64}; /* merged: 2120 samples in the base, 2 new */
+static const int8_t o1585[] = {12, 16, 24, 64}; /* merged: 179 samples in the base, 4 new */
+static const int8_t o1586[] = {16, 24, 64}; /* merged: 1059 samples in the base, 8 new */
+static const int8_t o1587[] = {16, 24, 64}; /* merged: 4 samples in the base, 16 new */
+static const int8_t o1588[] = {16, 24, 64}; /* merged: 1126 samples in the base, 5 new */
+static const int8_t o1589[] = {16, 24, 64, -1}; /* 3: 6 offsets fit, 1 values */ /* merged: 212 samples in the base, 1 new */
+static const int8_t o1590[] = {16, 24, 64}; /* merged: 3 samples in the base, 35 new */
+static const int8_t o1591[] = {-1, 16, 24, 32}; /* 0: 5 offsets fit, 1 values */ /* merged: 12 samples in the base, 32 new */
+static const int8_t o1592[] = {-1, -1, 32}; /* 0: 63 offsets fit, 1 values */ /* 1: 3 offsets fit, 1 values */
+static const int8_t o1593[] = {0};
+static const int8_t o1594[] = {12}; /* 0: 91 offsets fit, 1 values; the guard's bit */
+static const int8_t o1595[] = {16, 24, -1}; /* 2: 3 offsets fit, 1 values */
+static const int8_t o1596[] = {12, 16}; /* merged: 115 samples in the base, 20 new */
+static const int8_t o1597[] = {16}; /* merged: 1312 samples in the base, 3 new */
+static const int8_t o1598[] = {16, 24}; /* merged: 111 samples in the base, 2 new */
+static const int8_t o1599[] = {24};
+static const int8_t o1600[] = {12, 16};
+static const int8_t o1601[] = {16}; /* merged: 7936 samples in the base, 21 new */
+static const int8_t o1602[] = {81, 87}; /* 0: 2 offsets fit, 2 values; tied */ /* 1: 2 offsets fit, 2 values; tied */
+static const int8_t t1602[] = {0, 0};
+static const int8_t o1603[] = {16, -1, 87}; /* 1: 2 offsets fit, 1 values */ /* merged: 1 samples in the base, 16 new; 0: untrusted in the base; 2: untrusted in the base */
+static const int8_t o1604[] = {16, 24, 87}; /* merged: 1376 samples in the base, 2 new */
+static const int8_t o1605[] = {16, 24, 87}; /* merged: 123 samples in the base, 192 new */
+static const int8_t o1606[] = {16, 24, -1}; /* 2: 8 offsets fit, 1 values */
+static const int8_t o1607[] = {16, 24, -1}; /* 2: 6 offsets fit, 1 values */ /* merged: 1 samples in the base, 16 new; 1: untrusted in the base */
+static const int8_t o1608[] = {81, 84, 24, 87}; /* 1: probed (nvdisasm), 13 offsets fit the samples */ /* merged: 1579 samples in the base, 60 new; 1: untrusted in the base */
+static const int8_t o1609[] = {81, 84, 24, 87}; /* merged: 7413 samples in the base, 3 new */
+static const int8_t o1610[] = {16, 24, 64, -1}; /* 3: 2 offsets fit, 1 values */
+static const int8_t o1611[] = {12, 16, 81, 24, 64};
+static const int8_t o1612[] = {12, 16, 24, 64}; /* merged: 147 samples in the base, 11 new */
+static const int8_t o1613[] = {16, 81, 84, 24, 64}; /* merged: 1 samples in the base, 20 new; 1: untrusted in the base; 2: untrusted in the base; 3: untrusted in the base */
+static const int8_t o1614[] = {16, 81, 24, 64}; /* merged: 434 samples in the base, 12 new */
+static const int8_t o1615[] = {16, 24, 64}; /* merged: 3686 samples in the base, 7 new */
+static const int8_t o1616[] = {16, 24, 64, 87, 77}; /* merged: 306 samples in the base, 17 new; 2: untrusted in the base; 4: untrusted in the base */
+static const int8_t o1617[] = {16, 24}; /* merged: 267 samples in the base, 15 new */
+static const int8_t o1618[] = {16, 24, 64}; /* merged: 331 samples in the base, 1 new */
+static const int8_t o1619[] = {12, 16, 24, 64, -1}; /* 4: 3 offsets fit, 1 values */
+static const int8_t o1620[] = {81, 16, 24, 64, 87}; /* 4: probed (nvdisasm), 15 offsets fit the samples */ /* merged: 1078 samples in the base, 35 new; 4: untrusted in the base */
+static const int8_t o1621[] = {16, 24, 64, 87}; /* merged: 7343 samples in the base, 24 new */
+static const int8_t o1622[] = {16, 24, 64}; /* merged: 94 samples in the base, 4 new */
+static const int8_t o1623[] = {12, 16, 24, 64}; /* merged: 106 samples in the base, 6 new */
+static const int8_t o1624[] = {16, 24, 64}; /* merged: 9573 samples in the base, 7 new */
+static const int8_t o1625[] = {12, 81, 84, 87, 77, 68}; /* 2: probed (nvdisasm), 4 offsets fit the samples */ /* 4: probed (nvdisasm), 4 offsets fit the samples */ /* 5: probed (nvdisasm), 4 offsets fit the samples */ /* merged: 374 samples in the base, 2 new; 2: untrusted in the base; 4: untrusted in the base; 5: untrusted in the base */
+static const int8_t o1626[] = {81, 84, 87, 77, 68}; /* 1: probed (nvdisasm), 7 offsets fit the samples */ /* merged: 2420 samples in the base, 6 new; 1: untrusted in the base */
+static const int8_t o1627[] = {81, 84, 87, 77, 68}; /* 1: probed (nvdisasm), 7 offsets fit the samples */ /* 2: probed (nvdisasm), 7 offsets fit the samples */ /* 3: probed (nvdisasm), 7 offsets fit the samples */ /* merged: 1061 samples in the base, 20 new; 1: untrusted in the base; 2: untrusted in the base; 3: untrusted in the base */
+static const int8_t o1628[] = {12, 16, 24}; /* merged: 115 samples in the base, 28 new */
+static const int8_t o1629[] = {16, 24}; /* merged: 42 samples in the base, 618 new */
+static const int8_t o1630[] = {12, 16, 24, 64}; /* merged: 43 samples in the base, 474 new */
+static const int8_t o1631[] = {16, 24, 64}; /* merged: 550 samples in the base, 14 new */
+static const int8_t o1632[] = {12, 16, 24, 64}; /* merged: 489 samples in the base, 33 new */
+static const int8_t o1633[] = {12, 16, 24, 64, 87}; /* 0: 5 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 6 values; tied, split in operand order */ /* 3: 2 offsets fit, 6 values; tied, split in operand order */
+static const int8_t o1634[] = {16, 24, 64}; /* merged: 12336 samples in the base, 15 new */
+static const int8_t o1635[] = {16, 24, 64, 87}; /* merged: 250 samples in the base, 3 new */
+static const int8_t o1636[] = {12, 16, 24, 64}; /* merged: 111 samples in the base, 12 new */
+static const int8_t o1637[] = {16, 24, 64}; /* merged: 3706 samples in the base, 2 new */
+static const int8_t o1638[] = {16, 24, 64}; /* merged: 66 samples in the base, 2 new */
+static const int8_t o1639[] = {16, 24}; /* merged: 1 samples in the base, 60 new; 0: untrusted in the base; 1: untrusted in the base */
+static const int8_t o1640[] = {12, 16, 24}; /* merged: 196 samples in the base, 25 new */
+static const int8_t o1641[] = {16, 24}; /* merged: 4976 samples in the base, 4 new */
+static const int8_t o1642[] = {16, 24}; /* merged: 693 samples in the base, 1520 new */
+static const int8_t o1643[] = {16, 24}; /* merged: 1 samples in the base, 16 new */
+static const int8_t o1644[] = {16, 24, 64, -1}; /* 3: 2 offsets fit, 1 values */ /* merged: 18 samples in the base, 4 new */
+static const int8_t o1645[] = {16, 24, -1}; /* 2: 8 offsets fit, 1 values */ /* merged: 627 samples in the base, 5 new */
+static const int8_t o1646[] = {12, 16};
+static const int8_t o1647[] = {16}; /* merged: 390 samples in the base, 3 new */
+static const int8_t o1648[] = {16, -1, -1}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* merged: 3 samples in the base, 19 new */
+static const int8_t o1649[] = {16, 24, -1}; /* 0: 2 offsets fit, 3 values; tied, split in operand order */ /* 1: 2 offsets fit, 3 values; tied, split in operand order */ /* 2: 41 offsets fit, 1 values */
+static const int8_t o1650[] = {81, 84, 24, 87}; /* 1: probed (nvdisasm), 5 offsets fit the samples */ /* merged: 918 samples in the base, 14 new; 1: untrusted in the base */
+static const int8_t o1651[] = {16, 81, 24, -1}; /* 3: 4 offsets fit, 1 values */ /* merged: 39 samples in the base, 56 new */
+static const int8_t o1652[] = {16, 24, 64}; /* merged: 1863 samples in the base, 13 new */
+static const int8_t o1653[] = {16, 24, -1, 87, -1}; /* 2: 38 offsets fit, 1 values */ /* 4: 45 offsets fit, 1 values */
+static const int8_t o1654[] = {16, 24}; /* merged: 7 samples in the base, 6 new */
+static const int8_t o1655[] = {16, 24, 87};
+static const int8_t o1656[] = {-1, 16, 24, 64, -1}; /* 0: 6 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 8 offsets fit, 1 values */
+static const int8_t o1657[] = {16, 24, 64, -1}; /* 3: 11 offsets fit, 1 values */ /* merged: 99 samples in the base, 16 new */
+static const int8_t o1658[] = {-1, -1, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */
+static const int8_t o1659[] = {12, 16, 24, 64};
+static const int8_t o1660[] = {16, 24, 64}; /* merged: 4104 samples in the base, 113 new */
+static const int8_t o1661[] = {16, 24, 64}; /* merged: 183 samples in the base, 5 new */
+static const int8_t o1662[] = {12, 16, 24, 64}; /* 1: 2 offsets fit, 2 values; tied, split in operand order */ /* 3: 2 offsets fit, 2 values; tied, split in operand order */
+static const int8_t o1663[] = {16, 24, 64}; /* merged: 31 samples in the base, 4 new */
+static const int8_t o1664[] = {16}; /* merged: 9 samples in the base, 237 new */
+static const int8_t o1665[] = {0}; /* merged: 11150 samples in the base, 24 new */
+static const int8_t o1666[] = {12, 16}; /* merged: 38 samples in the base, 10 new */
+static const int8_t o1667[] = {16}; /* merged: 3601 samples in the base, 3 new */
+static const int8_t o1668[] = {0}; /* merged: 507 samples in the base, 35 new */
+static const int8_t o1669[] = {0}; /* merged: 18 samples in the base, 2 new */
+static const int8_t o1670[] = {16}; /* merged: 1782 samples in the base, 5 new */
+static const int8_t o1671[] = {12, -1}; /* 0: 83 offsets fit, 1 values; the guard's bit */ /* 1: 80 offsets fit, 1 values */
+static const int8_t o1672[] = {0}; /* merged: 38 samples in the base, 280 new */
+static const int8_t o1673[] = {16}; /* merged: 1782 samples in the base, 5 new */
+static const int8_t o1674[] = {0}; /* merged: 1 samples in the base, 2 new */
+static const int8_t o1675[] = {0}; /* merged: 2857 samples in the base, 3 new */
+static const int8_t o1676[] = {12}; /* merged: 10091 samples in the base, 5 new */
+static const int8_t o1677[] = {12, 87}; /* merged: 246 samples in the base, 2 new */
+static const int8_t o1678[] = {24}; /* merged: 6 samples in the base, 2 new; 0: untrusted in the base */
+static const int8_t o1679[] = {0}; /* merged: 22 samples in the base, 2 new */
+static const int8_t o1680[] = {0}; /* merged: 970 samples in the base, 3 new */
+static const int8_t o1681[] = {12}; /* merged: 1442 samples in the base, 2 new */
+static const int8_t o1682[] = {12, 87}; /* merged: 34 samples in the base, 2 new */
+static const int8_t o1683[] = {16}; /* merged: 1 samples in the base, 16 new */
+static const int8_t o1684[] = {24}; /* merged: 272 samples in the base, 4 new */
 static const int8_t o1685[] = {0};
-static const int8_t o1686[] = {12, 16, 24}; /* 0: 3 offsets fit, 1 values; the guard's bit */
-static const int8_t o1687[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
-static const int8_t o1688[] = {16, 32, 24}; /* merged: 41 samples in the base, 1 new */
-static const int8_t o1689[] = {12, 16, 32, 24}; /* merged: 1036 samples in the base, 28 new */
-static const int8_t o1690[] = {16, 32, 24}; /* merged: 12001 samples in the base, 9 new */
-static const int8_t o1691[] = {12, 16, 24}; /* 0: 76 offsets fit, 1 values; the guard's bit */
-static const int8_t o1692[] = {16, 24}; /* merged: 438 samples in the base, 2 new */
-static const int8_t o1693[] = {12, 16, 24}; /* merged: 156 samples in the base, 141 new */
-static const int8_t o1694[] = {16, 24}; /* merged: 60491 samples in the base, 129 new */
-static const int8_t o1695[] = {16, 24, 32};
-static const int8_t o1696[] = {16, 32};
-static const int8_t o1697[] = {64, 24, 32}; /* merged: 27 samples in the base, 1 new */
-static const int8_t o1698[] = {12, 64, 24, 32}; /* merged: 788 samples in the base, 28 new */
-static const int8_t o1699[] = {64, 24, 32}; /* merged: 6432 samples in the base, 2 new */
-static const int8_t o1700[] = {12, 24, 64, 32}; /* 0: 6 offsets fit, 1 values; the guard's bit */ /* 2: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o1701[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
-static const int8_t o1702[] = {12, -1, 16, 64, 24, 32}; /* 0: 54 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 3: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o1703[] = {-1, 16, -1, 24, 32}; /* 0: 5 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */
-static const int8_t o1704[] = {16, 24, 64, 32};
-static const int8_t o1705[] = {12, 64, 24, 32}; /* merged: 2 samples in the base, 16 new */
-static const int8_t o1706[] = {64, 24, 32}; /* merged: 14 samples in the base, 1 new */
-static const int8_t o1707[] = {0};
+static const int8_t o1686[] = {0};
+static const int8_t o1687[] = {12, 16, 24}; /* 0: 3 offsets fit, 1 values; the guard's bit */
+static const int8_t o1688[] = {16, -1}; /* 1: 2 offsets fit, 1 values */
+static const int8_t o1689[] = {16, 32, 24}; /* merged: 41 samples in the base, 1 new */
+static const int8_t o1690[] = {12, 16, 32, 24}; /* merged: 1036 samples in the base, 28 new */
+static const int8_t o1691[] = {16, 32, 24}; /* merged: 12010 samples in the base, 4 new */
+static const int8_t o1692[] = {12, 16, 24}; /* 0: 76 offsets fit, 1 values; the guard's bit */
+static const int8_t o1693[] = {16, 24}; /* merged: 440 samples in the base, 2 new */
+static const int8_t o1694[] = {12, 16, 24}; /* merged: 156 samples in the base, 141 new */
+static const int8_t o1695[] = {16, 24}; /* merged: 60491 samples in the base, 129 new */
+static const int8_t o1696[] = {16, 24, 32}; /* merged: 11 samples in the base, 1 new */
+static const int8_t o1697[] = {16, 32};
+static const int8_t o1698[] = {64, 24, 32}; /* merged: 27 samples in the base, 1 new */
+static const int8_t o1699[] = {12, 64, 24, 32}; /* merged: 788 samples in the base, 28 new */
+static const int8_t o1700[] = {64, 24, 32}; /* merged: 6434 samples in the base, 2 new */
+static const int8_t o1701[] = {12, 24, 64, 32}; /* 0: 6 offsets fit, 1 values; the guard's bit */ /* 2: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o1702[] = {-1, 16, 24, 64}; /* 0: 8 offsets fit, 1 values */
+static const int8_t o1703[] = {12, -1, 16, 64, 24, 32}; /* 0: 54 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values */ /* 2: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 3: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: 4 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o1704[] = {-1, 16, -1, 24, 32}; /* 0: 5 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */
+static const int8_t o1705[] = {16, 24, 64, 32};
+static const int8_t o1706[] = {12, 64, 24, 32}; /* merged: 2 samples in the base, 16 new */
+static const int8_t o1707[] = {64, 24, 32}; /* merged: 14 samples in the base, 1 new */
 static const int8_t o1708[] = {0};
-static const int8_t o1709[] = {12}; /* 0: 86 offsets fit, 1 values; the guard's bit */
-static const int8_t o1710[] = {-1, 16, -1, 24, 32}; /* 0: 7 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
-static const int8_t o1711[] = {64, 24, 32}; /* merged: 4 samples in the base, 48 new */
-static const int8_t o1712[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */
-static const int8_t o1713[] = {12, -1, 16, 64, 24, 32}; /* 1: 4 offsets fit, 1 values */ /* merged: 2 samples in the base, 16 new; 2: untrusted in the base; 4: untrusted in the base */
-static const int8_t o1714[] = {81, 16, 64, 24, 32}; /* merged: 37 samples in the base, 1 new */
-static const int8_t o1715[] = {0};
-static const int8_t o1716[] = {12}; /* 0: 91 offsets fit, 1 values; the guard's bit */
-static const int8_t o1717[] = {0}; /* merged: 6 samples in the base, 43 new */
-static const int8_t o1718[] = {-1}; /* 0: 2 offsets fit, 1 values */
-static const int8_t o1719[] = {16}; /* merged: 1054 samples in the base, 2 new */
-static const int8_t o1720[] = {0};
-static const int8_t o1721[] = {12, 16};
-static const int8_t o1722[] = {16}; /* merged: 6062 samples in the base, 4 new */
-static const int8_t o1723[] = {0}; /* merged: 1393 samples in the base, 45 new */
-static const int8_t o1724[] = {12, 16}; /* merged: 577 samples in the base, 144 new */
-static const int8_t o1725[] = {16}; /* merged: 3399 samples in the base, 13 new */
-static const int8_t o1726[] = {16, 24}; /* merged: 396 samples in the base, 12 new */
-static const int8_t o1727[] = {16, 32}; /* merged: 671 samples in the base, 4 new */
-static const int8_t o1728[] = {16, 24, 32, 87};
-static const int8_t o1729[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */
-static const int8_t o1730[] = {81, -1, 24, 32, -1}; /* 0: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 1: 3 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */
-static const int8_t o1731[] = {81, 84, 24, 32, 87}; /* merged: 4249 samples in the base, 2 new */
-static const int8_t o1732[] = {81, 84, 24, 32, 87, 68}; /* merged: 1755 samples in the base, 9 new */
-static const int8_t o1733[] = {16, 24, 32, 64, -1}; /* 4: 2 offsets fit, 1 values */
-static const int8_t o1734[] = {12, 16, 81, 84, 24, 32, 64};
-static const int8_t o1735[] = {12, 16, 81, 24, 32, 64}; /* 5: probed (nvdisasm), 2 offsets fit the samples */ /* merged: 37 samples in the base, 6 new; 5: untrusted in the base */
-static const int8_t o1736[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
-static const int8_t o1737[] = {12, 16, 24, 32, 64, 87, 77}; /* 0: 2 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: probed (nvdisasm), 5 offsets fit the samples */ /* 5: probed (nvdisasm), 8 offsets fit the samples */ /* 6: probed (nvdisasm), 16 offsets fit the samples */
-static const int8_t o1738[] = {16, 81, 84, 24, 32, 64};
-static const int8_t o1739[] = {16, 81, 24, 32, 64}; /* merged: 6046 samples in the base, 251 new */
-static const int8_t o1740[] = {16, 24, 32, 64}; /* merged: 642 samples in the base, 4 new */
-static const int8_t o1741[] = {16, 24, 32, 64, 87, 77}; /* merged: 3781 samples in the base, 226 new */
-static const int8_t o1742[] = {12, 16, 81, 24, 32};
-static const int8_t o1743[] = {12, 16, 24, 32};
-static const int8_t o1744[] = {12, 16, 24, 32, 87}; /* 3: probed (nvdisasm), 2 offsets fit the samples */ /* 4: 2 offsets fit, 2 values; narrowed (no overlap, operand order) */
-static const int8_t o1745[] = {12, 16, 24, 32, 64, 87};
-static const int8_t o1746[] = {16, 81, 24, 32}; /* merged: 3924 samples in the base, 96 new */
-static const int8_t o1747[] = {16, 24, 32}; /* merged: 1585 samples in the base, 58 new */
-static const int8_t o1748[] = {16, 24, 32, 87}; /* merged: 373 samples in the base, 10 new */
-static const int8_t o1749[] = {16, 24, 32, 64, 87}; /* merged: 3916 samples in the base, 96 new */
-static const int8_t o1750[] = {12, 16, -1, -1, -1, -1}; /* 2: 4 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values */ /* 4: 4 offsets fit, 1 values */ /* 5: 18 offsets fit, 1 values */
-static const int8_t o1751[] = {16, 24, 32, 64, 87}; /* 4: probed (nvdisasm), 13 offsets fit the samples */ /* merged: 83 samples in the base, 2 new; 4: untrusted in the base */
-static const int8_t o1752[] = {16, 24, 32}; /* merged: 4038 samples in the base, 108 new */
-static const int8_t o1753[] = {16, 24, 32, 64}; /* merged: 3883 samples in the base, 1168 new */
-static const int8_t o1754[] = {12, 16, 24, 32, 64}; /* merged: 64 samples in the base, 5 new */
-static const int8_t o1755[] = {16, 24, 32, 64}; /* merged: 4145 samples in the base, 2 new */
-static const int8_t o1756[] = {16, 24, 32, 64}; /* merged: 1832 samples in the base, 152 new */
-static const int8_t o1757[] = {16, 24, 32};
-static const int8_t o1758[] = {16, 24, 32, 64};
-static const int8_t o1759[] = {12, 16, 24, 32};
-static const int8_t o1760[] = {16, 24, 32}; /* merged: 530 samples in the base, 13 new */
-static const int8_t o1761[] = {16, 32}; /* merged: 13 samples in the base, 247 new */
-static const int8_t o1762[] = {16, 24, 32, 64, -1}; /* 4: 5 offsets fit, 1 values */ /* merged: 10 samples in the base, 1 new */
-static const int8_t o1763[] = {16, 24, 32, -1}; /* 3: 8 offsets fit, 1 values */ /* merged: 271 samples in the base, 2 new */
-static const int8_t o1764[] = {12, 16, 32}; /* merged: 20 samples in the base, 11 new */
-static const int8_t o1765[] = {16, 32}; /* merged: 911 samples in the base, 10 new */
-static const int8_t o1766[] = {16, 32}; /* merged: 3 samples in the base, 17 new */
-static const int8_t o1767[] = {16, 32};
-static const int8_t o1768[] = {16, 32}; /* merged: 1 samples in the base, 7 new */
-static const int8_t o1769[] = {16, 32};
-static const int8_t o1770[] = {16, -1}; /* 1: 3 offsets fit, 1 values */
-static const int8_t o1771[] = {0};
-static const int8_t o1772[] = {16, 24, 32};
-static const int8_t o1773[] = {12, 16, 24, 64, 32}; /* 0: 4 offsets fit, 1 values; the guard's bit */
-static const int8_t o1774[] = {16, 24, 64, 32}; /* merged: 874 samples in the base, 60 new */
-static const int8_t o1775[] = {16, -1, -1, 32, 87}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* merged: 1 samples in the base, 210 new; 0: untrusted in the base; 4: untrusted in the base */
-static const int8_t o1776[] = {16, 24, 64, 32}; /* merged: 91 samples in the base, 20 new */
-static const int8_t o1777[] = {16, 24, 64, 32, -1}; /* 4: 4 offsets fit, 1 values */ /* merged: 9 samples in the base, 1 new */
-static const int8_t o1778[] = {12, -1, 64, 16, 24, 32, 40}; /* 0: 40 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values */
-static const int8_t o1779[] = {12, 64, 16, 24, 32, 40}; /* 0: 34 offsets fit, 1 values; the guard's bit */
-static const int8_t o1780[] = {81, 64, 16, 24, 32, 40}; /* merged: 1 samples in the base, 48 new; 0: untrusted in the base; 1: untrusted in the base; 3: untrusted in the base; 5: untrusted in the base */
-static const int8_t o1781[] = {64, 16, 24, 32, 40}; /* merged: 32 samples in the base, 384 new */
-static const int8_t o1782[] = {-1, 16, 24, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; tied */ /* 2: 2 offsets fit, 1 values; tied */ /* 3: 5 offsets fit, 1 values */
-static const int8_t t1782[] = {-1, 1, 1, -1};
-static const int8_t o1783[] = {12, -1, 64, 16, 24, 40}; /* 0: 41 offsets fit, 1 values; the guard's bit */ /* 1: 7 offsets fit, 1 values */
-static const int8_t o1784[] = {12, 64, 16, 24, 32, 40}; /* 0: 38 offsets fit, 1 values; the guard's bit */
-static const int8_t o1785[] = {12, 64, 16, 24, 40}; /* 0: 37 offsets fit, 1 values; the guard's bit */
-static const int8_t o1786[] = {81, 64, 16, 24, 40};
-static const int8_t o1787[] = {64, 16, 24, 32, 40}; /* merged: 1 samples in the base, 32 new; 0: untrusted in the base; 1: untrusted in the base; 2: untrusted in the base; 3: untrusted in the base; 4: untrusted in the base */
-static const int8_t o1788[] = {64, 16, 24, 40}; /* merged: 5 samples in the base, 112 new; 3: untrusted in the base */
-static const int8_t o1789[] = {12, -1, 64, 16, 24, 32, 40}; /* 0: 43 offsets fit, 1 values; the guard's bit */ /* 1: 6 offsets fit, 1 values */
-static const int8_t o1790[] = {12, 64, 16, 24, 32, 40}; /* 0: 35 offsets fit, 1 values; the guard's bit */
-static const int8_t o1791[] = {12, 64, 16, 24, 40}; /* 0: 39 offsets fit, 1 values; the guard's bit */
-static const int8_t o1792[] = {81, 64, 16, 24, 32, 40};
-static const int8_t o1793[] = {81, 24, 16, 64, 40}; /* 0: 2 offsets fit, 2 values; narrowed (no overlap, operand order) */ /* 1: 2 offsets fit, 2 values; tied */ /* 3: 2 offsets fit, 2 values; tied */
-static const int8_t t1793[] = {-1, 1, -1, 1, -1};
-static const int8_t o1794[] = {64, 16, 24, 32, 40}; /* merged: 3 samples in the base, 120 new; 4: untrusted in the base */
-static const int8_t o1795[] = {64, 16, 24, 40}; /* merged: 6 samples in the base, 72 new */
-static const int8_t o1796[] = {12, 64, 16, 24, 32, 40}; /* 0: 41 offsets fit, 1 values; the guard's bit */
-static const int8_t o1797[] = {64, 16, 24, 32, 40}; /* merged: 2 samples in the base, 96 new */
-static const int8_t o1798[] = {12, 64, 16, 24, 40}; /* 0: 56 offsets fit, 1 values; the guard's bit */
-static const int8_t o1799[] = {64, 16, 24, 40}; /* merged: 3 samples in the base, 60 new */
-static const int8_t o1800[] = {81, 16, 24}; /* 0: probed (nvdisasm), 5 offsets fit the samples */ /* merged: 215 samples in the base, 176 new; 0: untrusted in the base */
-static const int8_t o1801[] = {16, 24, 64}; /* merged: 2 samples in the base, 16 new */
-static const int8_t o1802[] = {-1, 64}; /* 0: 9 offsets fit, 1 values */
-static const int8_t o1803[] = {12, 16, 24, 40}; /* 0: 49 offsets fit, 1 values; the guard's bit */
-static const int8_t o1804[] = {16, 24, 40}; /* merged: 10 samples in the base, 208 new */
-static const int8_t o1805[] = {12, 24, 32, 40}; /* 0: 51 offsets fit, 1 values; the guard's bit */
-static const int8_t o1806[] = {24, 32, 40}; /* merged: 4 samples in the base, 48 new */
-static const int8_t o1807[] = {12, 24, 32, 40};
-static const int8_t o1808[] = {24, 32, 40}; /* merged: 8 samples in the base, 144 new */
-static const int8_t o1809[] = {12, 24, 32, 40}; /* 0: 44 offsets fit, 1 values; the guard's bit */
-static const int8_t o1810[] = {24, 32, 40}; /* merged: 5 samples in the base, 128 new; 1: untrusted in the base */
-static const int8_t o1811[] = {12, 16, 64, 24}; /* merged: 5 samples in the base, 64 new */
-static const int8_t o1812[] = {16, 64, 24}; /* merged: 2 samples in the base, 365 new */
+static const int8_t o1709[] = {0};
+static const int8_t o1710[] = {12}; /* 0: 86 offsets fit, 1 values; the guard's bit */
+static const int8_t o1711[] = {-1, 16, -1, 24, 32}; /* 0: 7 offsets fit, 1 values */ /* 2: 2 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */
+static const int8_t o1712[] = {64, 24, 32}; /* merged: 4 samples in the base, 48 new */
+static const int8_t o1713[] = {16, -1, -1}; /* 1: 2 offsets fit, 1 values */ /* 2: 9 offsets fit, 1 values */
+static const int8_t o1714[] = {12, -1, 16, 64, 24, 32}; /* 1: 4 offsets fit, 1 values */ /* merged: 2 samples in the base, 16 new; 2: untrusted in the base; 4: untrusted in the base */
+static const int8_t o1715[] = {81, 16, 64, 24, 32}; /* merged: 37 samples in the base, 1 new */
+static const int8_t o1716[] = {0};
+static const int8_t o1717[] = {12}; /* 0: 91 offsets fit, 1 values; the guard's bit */
+static const int8_t o1718[] = {0}; /* merged: 6 samples in the base, 43 new */
+static const int8_t o1719[] = {-1}; /* 0: 2 offsets fit, 1 values */
+static const int8_t o1720[] = {16}; /* merged: 1056 samples in the base, 3 new */
+static const int8_t o1721[] = {0};
+static const int8_t o1722[] = {12, 16};
+static const int8_t o1723[] = {16}; /* merged: 6066 samples in the base, 17 new */
+static const int8_t o1724[] = {0}; /* merged: 1438 samples in the base, 2 new */
+static const int8_t o1725[] = {12, 16}; /* merged: 577 samples in the base, 144 new */
+static const int8_t o1726[] = {16}; /* merged: 3412 samples in the base, 6 new */
+static const int8_t o1727[] = {16, 24}; /* merged: 408 samples in the base, 4 new */
+static const int8_t o1728[] = {16, 32}; /* merged: 671 samples in the base, 4 new */
+static const int8_t o1729[] = {16, 24, 32, 87};
+static const int8_t o1730[] = {16, 24, 32, -1}; /* 3: 2 offsets fit, 1 values */
+static const int8_t o1731[] = {81, -1, 24, 32, -1}; /* 0: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 1: 3 offsets fit, 1 values */ /* 4: 5 offsets fit, 1 values */
+static const int8_t o1732[] = {81, 84, 24, 32, 87}; /* merged: 4251 samples in the base, 8 new */
+static const int8_t o1733[] = {81, 84, 24, 32, 87, 68}; /* merged: 1755 samples in the base, 9 new */
+static const int8_t o1734[] = {16, 24, 32, 64, -1}; /* 4: 2 offsets fit, 1 values */
+static const int8_t o1735[] = {12, 16, 81, 84, 24, 32, 64};
+static const int8_t o1736[] = {12, 16, 81, 24, 32, 64}; /* 5: probed (nvdisasm), 2 offsets fit the samples */ /* merged: 37 samples in the base, 6 new; 5: untrusted in the base */
+static const int8_t o1737[] = {12, 16, 24, 32, -1}; /* 4: 9 offsets fit, 1 values */
+static const int8_t o1738[] = {12, 16, 24, 32, 64, 87, 77}; /* 0: 2 offsets fit, 1 values; the guard's bit */ /* 1: 2 offsets fit, 1 values; narrowed (no overlap, operand order) */ /* 4: probed (nvdisasm), 5 offsets fit the samples */ /* 5: probed (nvdisasm), 8 offsets fit the samples */ /* 6: probed (nvdisasm), 16 offsets fit the samples */
+static const int8_t o1739[] = {16, 81, 84, 24, 32, 64};
+static const int8_t o1740[] = {16, 81, 24, 32, 64}; /* merged: 6297 samples in the base, 4 new */
+static const int8_t o1741[] = {16, 24, 32, 64}; /* merged: 642 samples in the base, 4 new */
+static const int8_t o1742[] = {16, 24, 32, 64, 87, 77}; /* merged: 4007 samples in the base, 2 new */
+static const int8_t o1743[] = {12, 16, 81, 24, 32};
+static const int8_t o1744[] = {12, 16, 24, 32};
+static const int8_t o1745[] = {12, 16, 24, 32, 87}; /* 3: probed (nvdisasm), 2 offsets fit the samples */ /* 4: 2 offsets fit, 2 values; narrowed (no overlap, operand order) */
+static const int8_t o1746[] = {12, 16, 24, 32, 64, 87};
+static const int8_t o1747[] = {16, 81, 24, 32}; /* merged: 3924 samples in the base, 96 new */
+static const int8_t o1748[] = {16, 24, 32}; /* merged: 1585 samples in the base, 58 new */
+static const int8_t o1749[] = {16, 24, 32, 87}; /* merged: 383 samples in the base, 2 new */
+static const int8_t o1750[] = {16, 24, 32, 64, 87}; /* merged: 3916 samples in the base, 96 new */
+static const int8_t o1751[] = {12, 16, -1, -1, -1, -1}; /* 2: 4 offsets fit, 1 values */ /* 3: 2 offsets fit, 1 values */ /* 4: 4 offsets fit, 1 values */ /* 5: 18 offsets fit, 1 values */
+static const int8_t o1752[] = {16, 24, 32, 64, 87}; /* 4: probed (nvdisasm), 13 offsets fit the samples */ /* merged: 83 samples in the base, 2 new; 4: untrusted in the base */
+static const int8_t o1753[] = {16, 24, 32}; /* merged: 4038 samples in the base, 108 new */
+static const int8_t o1754[] = {16, 24, 32, 64}; /* merged: 3883 samples in the base, 1168 new */
+static const int8_t o1755[] = {12, 16, 24, 32, 64}; /* merged: 64 samples in the base, 5 new */
+static const int8_t o1756[] = {16, 24, 32, 64}; /* merged: 4147 samples in the base, 3 new */
+static const int8_t o1757[] = {16, 24, 32, 64}; /* merged: 1832 samples in the base, 152 new */
+static const int8_t o1758[] = {16, 24, 32};
+static const int8_t o1759[] = {16, 24, 32, 64};
+static const int8_t o1760[] = {12, 16, 24, 32};
+static const int8_t o1761[] = {16, 24, 32}; /* merged: 543 samples in the base, 4 new */
+static const int8_t o1762[] = {16, 32}; /* merged: 13 samples in the base, 247 new */
+static const int8_t o1763[] = {16, 24, 32, 64, -1}; /* 4: 5 offsets fit, 1 values */ /* merged: 10 samples in the base, 1 new */
+static const int8_t o1764[] = {16, 24, 32, -1}; /* 3: 8 offsets fit, 1 values */ /* merged: 271 samples in the base, 2 new */
+static const int8_t o1765[] = {12, 16, 32}; /* merged: 20 samples in the base, 11 new */
+static const int8_t o1766[] = {16, 32}; /* merged: 911 samples in the base, 10 new */
+static const int8_t o1767[] = {16, 32}; /* merged: 3 samples in the base, 17 new */
+static const int8_t o1768[] = {16, 32};
+static const int8_t o1769[] = {16, 32}; /* merged: 1 samples in the base, 7 new */
+static const int8_t o1770[] = {16, 32};
+static const int8_t o1771[] = {16, -1}; /* 1: 3 offsets fit, 1 values */
+static const int8_t o1772[] = {0};
+static const int8_t o1773[] = {16, 24, 32}; /* merged: 16 samples in the base, 1 new */
+static const int8_t o1774[] = {12, 16, 24, 64, 32}; /* 0: 4 offsets fit, 1 values; the guard's bit */
+static const int8_t o1775[] = {16, 24, 64, 32}; /* merged: 934 samples in the base, 3 new */
+static const int8_t o1776[] = {16, -1, -1, 32, 87}; /* 1: 3 offsets fit, 1 values */ /* 2: 3 offsets fit, 1 values */ /* merged: 1 samples in the base, 210 new; 0: untrusted in the base; 4: untrusted in the base */
+static const int8_t o1777[] = {16, 24, 64, 32}; /* merged: 91 samples in the base, 20 new */
+static const int8_t o1778[] = {16, 24, 64, 32, -1}; /* 4: 4 offsets fit, 1 values */ /* merged: 9 samples in the base, 1 new */
+static const int8_t o1779[] = {12, -1, 64, 16, 24, 32, 40}; /* 0: 40 offsets fit, 1 values; the guard's bit */ /* 1: 4 offsets fit, 1 values */
+static const int8_t o1780[] = {12, 64, 16, 24, 32, 40}; /* 0: 34 offsets fit, 1 values; the guard's bit */
+static const int8_t o1781[] = {81, 64, 16, 24, 32, 40}; /* merged: 1 samples in the base, 48 new; 0: untrusted in the base; 1: untrusted in the base; 3: untrusted in the base; 5: untrusted in the base */
+static const int8_t o1782[] = {64, 16, 24, 32, 40}; /* merged: 32 samples in the base, 384 new */
+static const int8_t o1783[] = {-1, 16, 24, -1}; /* 0: 3 offsets fit, 1 values */ /* 1: 2 offsets fit, 1 values; tied */ /* 2: 2 offsets fit, 1 values; tied */ /* 3: 5 offsets fit, 1 values */
+static const int8_t t1783[] = {-1, 1, 1, -1};
+static const int8_t o1784[] = {12, -1, 64, 16, 24, 40}; /* 0: 41 offsets fit, 1 values; the guard's bit */ /* 1: 7 offsets fit, 1 values */
+static const int8_t o1785[] = {12, 64, 16, 24, 32, 40}; /* 0: 38 offsets fit, 1 values; the guard's bit */
+static const int8_t o1786[] = {12, 64, 16, 24, 40}; /* 0: 37 offsets fit, 1 values; the guard's bit */
+static const int8_t o1787[] = {81, 64, 16, 24, 40};
+static const int8_t o1788[] = {64, 16, 24, 32, 40}; /* merged: 1 samples in the base, 32 new; 0: untrusted in the base; 1: untrusted in the base; 2: untrusted in the base; 3: untrusted in the base; 4: untrusted in the base */
+static const int8_t o1789[] = {64, 16, 24, 40}; /* merged: 5 samples in the base, 112 new; 3: untrusted in the base */
+static const int8_t o1790[] = {12, -1, 64, 16, 24, 32, 40}; /* 0: 43 offsets fit, 1 values; the guard's bit */ /* 1: 6 offsets fit, 1 values */
+static const int8_t o1791[] = {12, 64, 16, 24, 32, 40}; /* 0: 35 offsets fit, 1 values; the guard's bit */
+static const int8_t o1792[] = {12, 64, 16, 24, 40}; /* 0: 39 offsets fit, 1 values; the guard's bit */
+static const int8_t o1793[] = {81, 64, 16, 24, 32, 40};
+static const int8_t o1794[] = {81, 24, 16, 64, 40}; /* 0: 2 offsets fit, 2 values; narrowed (no overlap, operand order) */ /* 1: 2 offsets fit, 2 values; tied */ /* 3: 2 offsets fit, 2 values; tied */
+static const int8_t t1794[] = {-1, 1, -1, 1, -1};
+static const int8_t o1795[] = {64, 16, 24, 32, 40}; /* merged: 3 samples in the base, 120 new; 4: untrusted in the base */
+static const int8_t o1796[] = {64, 16, 24, 40}; /* merged: 6 samples in the base, 72 new */
+static const int8_t o1797[] = {12, 64, 16, 24, 32, 40}; /* 0: 41 offsets fit, 1 values; the guard's bit */
+static const int8_t o1798[] = {64, 16, 24, 32, 40}; /* merged: 2 samples in the base, 96 new */
+static const int8_t o1799[] = {12, 64, 16, 24, 40}; /* 0: 56 offsets fit, 1 values; the guard's bit */
+static const int8_t o1800[] = {64, 16, 24, 40}; /* merged: 3 samples in the base, 60 new */
+static const int8_t o1801[] = {81, 16, 24}; /* 0: probed (nvdisasm), 5 offsets fit the samples */ /* merged: 215 samples in the base, 176 new; 0: untrusted in the base */
+static const int8_t o1802[] = {16, 24, 64}; /* merged: 2 samples in the base, 16 new */
+static const int8_t o1803[] = {-1, 64}; /* 0: 9 offsets fit, 1 values */
+static const int8_t o1804[] = {12, 16, 24, 40}; /* 0: 49 offsets fit, 1 values; the guard's bit */
+static const int8_t o1805[] = {16, 24, 40}; /* merged: 10 samples in the base, 208 new */
+static const int8_t o1806[] = {12, 24, 32, 40}; /* 0: 51 offsets fit, 1 values; the guard's bit */
+static const int8_t o1807[] = {24, 32, 40}; /* merged: 4 samples in the base, 48 new */
+static const int8_t o1808[] = {12, 24, 32, 40};
+static const int8_t o1809[] = {24, 32, 40}; /* merged: 8 samples in the base, 144 new */
+static const int8_t o1810[] = {12, 24, 32, 40}; /* 0: 44 offsets fit, 1 values; the guard's bit */
+static const int8_t o1811[] = {24, 32, 40}; /* merged: 5 samples in the base, 128 new; 1: untrusted in the base */
+static const int8_t o1812[] = {12, 16, 64, 24}; /* merged: 5 samples in the base, 64 new */
+static const int8_t o1813[] = {16, 64, 24}; /* merged: 2 samples in the base, 365 new */
 
 const rs_sass_form rs_sass_forms[] = {
     {75, 0x202, "GRR", o0, NULL, 302},
@@ -2180,10 +2181,10 @@ const rs_sass_form rs_sass_forms[] = {
     {80, 0x209, "RRRP", o341, NULL, 395},
     {80, 0x20a, "RRRP", o342, NULL, 244},
     {80, 0x20b, "GPPRRP", o343, NULL, 1},
-    {80, 0x20b, "PPRRP", o344, NULL, 575},
+    {80, 0x20b, "PPRRP", o344, NULL, 577},
     {80, 0x20c, "GPPRRP", o345, NULL, 24},
     {80, 0x20c, "GPPRRPP", o346, NULL, 19},
-    {80, 0x20c, "PPRRP", o347, NULL, 4912},
+    {80, 0x20c, "PPRRP", o347, NULL, 4915},
     {80, 0x20c, "PPRRPP", o348, NULL, 911},
     {80, 0x210, "GRPPRRR", o349, NULL, 231},
     {80, 0x210, "GRPRRR", o350, NULL, 655},
@@ -2191,7 +2192,7 @@ const rs_sass_form rs_sass_forms[] = {
     {80, 0x210, "GRRRRPP", o352, NULL, 731},
     {80, 0x210, "RPPRRR", o353, NULL, 735},
     {80, 0x210, "RPRRR", o354, NULL, 4653},
-    {80, 0x210, "RRRR", o355, NULL, 3679},
+    {80, 0x210, "RRRR", o355, NULL, 3687},
     {80, 0x210, "RRRRPP", o356, NULL, 3200},
     {80, 0x211, "GRPRR", o357, NULL, 2},
     {80, 0x211, "GRRR", o358, NULL, 65},
@@ -2202,7 +2203,7 @@ const rs_sass_form rs_sass_forms[] = {
     {80, 0x211, "RPRRR", o363, NULL, 3},
     {80, 0x211, "RRR", o364, NULL, 2273},
     {80, 0x211, "RRRP", o365, NULL, 2962},
-    {80, 0x211, "RRRR", o366, NULL, 3796},
+    {80, 0x211, "RRRR", o366, NULL, 3798},
     {80, 0x211, "RRRRP", o367, NULL, 1533},
     {80, 0x212, "GRRRRP", o368, NULL, 425},
     {80, 0x212, "PRRRRP", o369, NULL, 154},
@@ -2214,14 +2215,14 @@ const rs_sass_form rs_sass_forms[] = {
     {80, 0x219, "GRRRR", o375, NULL, 36},
     {80, 0x219, "RRRR", o376, NULL, 1463},
     {80, 0x220, "GRRR", o377, NULL, 162},
-    {80, 0x220, "RRR", o378, NULL, 7667},
+    {80, 0x220, "RRR", o378, NULL, 7669},
     {80, 0x221, "GRRR", o379, NULL, 758},
-    {80, 0x221, "RRR", o380, NULL, 27813},
+    {80, 0x221, "RRR", o380, NULL, 27831},
     {80, 0x223, "GRRRR", o381, NULL, 163},
     {80, 0x223, "RRRR", o382, NULL, 73945},
     {80, 0x224, "GRRRR", o383, NULL, 1283},
     {80, 0x224, "GRRRRP", o384, NULL, 236},
-    {80, 0x224, "RRRR", o385, NULL, 8230},
+    {80, 0x224, "RRRR", o385, NULL, 8232},
     {80, 0x224, "RRRRP", o386, NULL, 850},
     {80, 0x225, "RPRRR", o387, NULL, 4},
     {80, 0x225, "RRRR", o388, NULL, 97},
@@ -2264,8 +2265,8 @@ const rs_sass_form rs_sass_forms[] = {
     {80, 0x300, "RR", o425, NULL, 10},
     {80, 0x301, "RR", o426, NULL, 4},
     {80, 0x302, "PRR", o427, NULL, 572},
-    {80, 0x305, "RR", o428, NULL, 628},
-    {80, 0x306, "RR", o429, NULL, 5033},
+    {80, 0x305, "RR", o428, NULL, 648},
+    {80, 0x306, "RR", o429, NULL, 5054},
     {80, 0x307, "RR", o430, NULL, 1},
     {80, 0x308, "GRR", o431, NULL, 38},
     {80, 0x308, "RR", o432, NULL, 1875},
@@ -2275,7 +2276,7 @@ const rs_sass_form rs_sass_forms[] = {
     {80, 0x312, "RR", o436, NULL, 46},
     {80, 0x313, "RR", o437, NULL, 2},
     {80, 0x343, "R", o438, NULL, 9},
-    {80, 0x344, "R", o439, NULL, 21},
+    {80, 0x344, "R", o439, NULL, 23},
     {80, 0x348, "R", o440, NULL, 9},
     {80, 0x34e, "R", o441, NULL, 9},
     {80, 0x35d, "R", o442, NULL, 3},
@@ -2289,11 +2290,11 @@ const rs_sass_form rs_sass_forms[] = {
     {80, 0x370, "RRR", o450, NULL, 18},
     {80, 0x385, "GRR", o451, NULL, 16},
     {80, 0x385, "RR", o452, NULL, 1},
-    {80, 0x387, "RR", o453, NULL, 405},
+    {80, 0x387, "RR", o453, NULL, 409},
     {80, 0x388, "GR", o454, NULL, 5},
     {80, 0x388, "GRR", o455, NULL, 1101},
     {80, 0x388, "R", o456, NULL, 49},
-    {80, 0x388, "RR", o457, NULL, 6785},
+    {80, 0x388, "RR", o457, NULL, 6786},
     {80, 0x389, "PRRRR", o458, NULL, 8},
     {80, 0x38b, "PRRRR", o459, NULL, 34},
     {80, 0x38c, "GRR", o460, NULL, 1},
@@ -2313,7 +2314,7 @@ const rs_sass_form rs_sass_forms[] = {
     {80, 0x423, "GRRR", o474, NULL, 31},
     {80, 0x423, "RRR", o475, NULL, 3954},
     {80, 0x424, "GRRR", o476, NULL, 431},
-    {80, 0x424, "RRR", o477, NULL, 3313},
+    {80, 0x424, "RRR", o477, NULL, 3318},
     {80, 0x429, "RR", o478, NULL, 4},
     {80, 0x42a, "PPRP", o479, NULL, 4},
     {80, 0x42b, "GRRR", o480, NULL, 1},
@@ -2323,36 +2324,36 @@ const rs_sass_form rs_sass_forms[] = {
     {80, 0x589, "PRRR", o484, NULL, 382},
     {80, 0x59f, "RR", o485, NULL, 133},
     {80, 0x619, "RRR", o486, NULL, 3},
-    {80, 0x621, "RR", o487, NULL, 92},
+    {80, 0x621, "RR", o487, NULL, 93},
     {80, 0x623, "RRR", o488, NULL, 20},
     {80, 0x624, "GRRR", o489, NULL, 3},
-    {80, 0x624, "RRR", o490, NULL, 1520},
+    {80, 0x624, "RRR", o490, NULL, 1525},
     {80, 0x624, "RRRP", o491, NULL, 441},
     {80, 0x625, "GRRR", o492, NULL, 302},
-    {80, 0x625, "RRR", o493, NULL, 3788},
+    {80, 0x625, "RRR", o493, NULL, 3790},
     {80, 0x629, "RR", o494, NULL, 1},
     {80, 0x62a, "PPRP", o495, NULL, 9},
     {80, 0x62b, "RRR", o496, NULL, 26},
     {80, 0x802, "GR", o497, NULL, 272},
-    {80, 0x802, "R", o498, NULL, 1604},
-    {80, 0x803, "RR", o499, NULL, 112},
+    {80, 0x802, "R", o498, NULL, 1608},
+    {80, 0x803, "RR", o499, NULL, 114},
     {80, 0x804, "R", o500, NULL, 4},
     {80, 0x805, "GR", o501, NULL, 30},
     {80, 0x805, "R", o502, NULL, 8333},
     {80, 0x806, "PP", o503, NULL, 6},
     {80, 0x806, "RPP", o504, NULL, 18},
     {80, 0x807, "GRRP", o505, NULL, 2},
-    {80, 0x807, "RRP", o506, NULL, 1131},
+    {80, 0x807, "RRP", o506, NULL, 1133},
     {80, 0x808, "GRRP", o507, NULL, 1},
     {80, 0x808, "RRP", o508, NULL, 461},
     {80, 0x809, "RRP", o509, NULL, 380},
     {80, 0x80a, "RRP", o510, NULL, 20},
     {80, 0x80b, "PPRP", o511, NULL, 2387},
-    {80, 0x80c, "PPRP", o512, NULL, 6949},
+    {80, 0x80c, "PPRP", o512, NULL, 6952},
     {80, 0x810, "GRRR", o513, NULL, 679},
     {80, 0x810, "RPPRR", o514, NULL, 35},
     {80, 0x810, "RPRR", o515, NULL, 1002},
-    {80, 0x810, "RRR", o516, NULL, 12508},
+    {80, 0x810, "RRR", o516, NULL, 12512},
     {80, 0x810, "RRRPP", o517, NULL, 189},
     {80, 0x811, "GRR", o518, NULL, 76},
     {80, 0x811, "GRRR", o519, NULL, 9},
@@ -2361,12 +2362,12 @@ const rs_sass_form rs_sass_forms[] = {
     {80, 0x811, "RRR", o522, NULL, 751},
     {80, 0x812, "GRRRP", o523, NULL, 1378},
     {80, 0x812, "PRRRP", o524, NULL, 1920},
-    {80, 0x812, "RRRP", o525, NULL, 26723},
+    {80, 0x812, "RRRP", o525, NULL, 26745},
     {80, 0x816, "GRRR", o526, NULL, 118},
-    {80, 0x816, "RRR", o527, NULL, 5819},
+    {80, 0x816, "RRR", o527, NULL, 5823},
     {80, 0x817, "RRP", o528, NULL, 668},
     {80, 0x819, "GRRR", o529, NULL, 465},
-    {80, 0x819, "RRR", o530, NULL, 17454},
+    {80, 0x819, "RRR", o530, NULL, 17457},
     {80, 0x81c, "PPPPP", o531, NULL, 1396},
     {80, 0x81c, "PPPPQ", o532, NULL, 1003},
     {80, 0x820, "GRR", o533, NULL, 142},
@@ -2376,11 +2377,11 @@ const rs_sass_form rs_sass_forms[] = {
     {80, 0x823, "RRR", o537, NULL, 1307},
     {80, 0x824, "GRRR", o538, NULL, 534},
     {80, 0x824, "GRRRP", o539, NULL, 1},
-    {80, 0x824, "RRR", o540, NULL, 18242},
+    {80, 0x824, "RRR", o540, NULL, 18256},
     {80, 0x824, "RRRP", o541, NULL, 1249},
     {80, 0x825, "GRRR", o542, NULL, 26},
     {80, 0x825, "RRR", o543, NULL, 4205},
-    {80, 0x827, "RRR", o544, NULL, 66},
+    {80, 0x827, "RRR", o544, NULL, 68},
     {80, 0x828, "GRR", o545, NULL, 3},
     {80, 0x828, "RR", o546, NULL, 65},
     {80, 0x82b, "GRRR", o547, NULL, 2},
@@ -2405,45 +2406,45 @@ const rs_sass_form rs_sass_forms[] = {
     {80, 0x8a4, "UUU", o566, NULL, 104},
     {80, 0x8a5, "UUU", o567, NULL, 23},
     {80, 0x908, "R", o568, NULL, 315},
-    {80, 0x918, "", o569, NULL, 15196},
+    {80, 0x918, "", o569, NULL, 15218},
     {80, 0x919, "GR", o570, NULL, 153},
-    {80, 0x919, "R", o571, NULL, 5259},
+    {80, 0x919, "R", o571, NULL, 5263},
     {80, 0x91a, "", o572, NULL, 638},
-    {80, 0x941, "B", o573, NULL, 3735},
+    {80, 0x941, "B", o573, NULL, 3738},
     {80, 0x942, "B", o574, NULL, 3},
     {80, 0x942, "GB", o575, NULL, 17},
-    {80, 0x944, "", o576, NULL, 710},
+    {80, 0x944, "", o576, NULL, 712},
     {80, 0x944, "G", o577, NULL, 476},
-    {80, 0x945, "B", o578, NULL, 3735},
+    {80, 0x945, "B", o578, NULL, 3738},
     {80, 0x946, "", o579, NULL, 11},
-    {80, 0x947, "", o580, NULL, 4193},
-    {80, 0x947, "G", o581, NULL, 10858},
-    {80, 0x947, "GP", o582, NULL, 322},
+    {80, 0x947, "", o580, NULL, 4196},
+    {80, 0x947, "G", o581, NULL, 10863},
+    {80, 0x947, "GP", o582, NULL, 324},
     {80, 0x947, "GU", o583, NULL, 8},
-    {80, 0x947, "U", o584, NULL, 35},
-    {80, 0x948, "", o585, NULL, 46},
-    {80, 0x94d, "", o586, NULL, 1480},
-    {80, 0x94d, "G", o587, NULL, 1788},
+    {80, 0x947, "U", o584, NULL, 37},
+    {80, 0x948, "", o585, NULL, 47},
+    {80, 0x94d, "", o586, NULL, 1483},
+    {80, 0x94d, "G", o587, NULL, 1790},
     {80, 0x94d, "GP", o588, NULL, 36},
-    {80, 0x950, "R", o589, NULL, 381},
+    {80, 0x950, "R", o589, NULL, 386},
     {80, 0x95c, "", o590, NULL, 2},
     {80, 0x95d, "", o591, NULL, 3},
     {80, 0x980, "GRR", o592, NULL, 16},
     {80, 0x980, "RR", o593, NULL, 1},
     {80, 0x980, "RUR", o594, NULL, 40},
     {80, 0x981, "GRUR", o595, NULL, 1675},
-    {80, 0x981, "RUR", o596, NULL, 23789},
+    {80, 0x981, "RUR", o596, NULL, 23793},
     {80, 0x983, "GRR", o597, NULL, 9},
-    {80, 0x983, "RR", o598, NULL, 200},
+    {80, 0x983, "RR", o598, NULL, 204},
     {80, 0x984, "GR", o599, NULL, 5},
     {80, 0x984, "GRR", o600, NULL, 299},
     {80, 0x984, "R", o601, NULL, 112},
-    {80, 0x984, "RR", o602, NULL, 39046},
+    {80, 0x984, "RR", o602, NULL, 39047},
     {80, 0x984, "RRU", o603, NULL, 289},
     {80, 0x984, "RU", o604, NULL, 707},
     {80, 0x985, "URR", o605, NULL, 25},
     {80, 0x986, "GURR", o606, NULL, 2529},
-    {80, 0x986, "URR", o607, NULL, 7487},
+    {80, 0x986, "URR", o607, NULL, 7489},
     {80, 0x988, "GRUR", o608, NULL, 1},
     {80, 0x988, "RUR", o609, NULL, 34},
     {80, 0x989, "PRRR", o610, NULL, 76},
@@ -2469,20 +2470,20 @@ const rs_sass_form rs_sass_forms[] = {
     {80, 0xa09, "RRP", o630, NULL, 1},
     {80, 0xa0a, "RRP", o631, NULL, 166},
     {80, 0xa0b, "PPRP", o632, NULL, 15},
-    {80, 0xa0c, "PPRP", o633, NULL, 3838},
+    {80, 0xa0c, "PPRP", o633, NULL, 3846},
     {80, 0xa0c, "PPRPP", o634, NULL, 592},
     {80, 0xa10, "GRPRR", o635, NULL, 192},
     {80, 0xa10, "GRRR", o636, NULL, 10},
     {80, 0xa10, "GRRRPP", o637, NULL, 52},
     {80, 0xa10, "RPPRR", o638, NULL, 71},
-    {80, 0xa10, "RPRR", o639, NULL, 1314},
-    {80, 0xa10, "RRR", o640, NULL, 536},
-    {80, 0xa10, "RRRPP", o641, NULL, 869},
+    {80, 0xa10, "RPRR", o639, NULL, 1318},
+    {80, 0xa10, "RRR", o640, NULL, 540},
+    {80, 0xa10, "RRRPP", o641, NULL, 871},
     {80, 0xa11, "GRPR", o642, NULL, 1021},
     {80, 0xa11, "GRRRP", o643, NULL, 1021},
     {80, 0xa11, "RPR", o644, NULL, 2799},
     {80, 0xa11, "RR", o645, NULL, 31},
-    {80, 0xa11, "RRP", o646, NULL, 4},
+    {80, 0xa11, "RRP", o646, NULL, 6},
     {80, 0xa11, "RRR", o647, NULL, 2},
     {80, 0xa11, "RRRP", o648, NULL, 2799},
     {80, 0xa12, "GRRRP", o649, NULL, 40},
@@ -2496,7 +2497,7 @@ const rs_sass_form rs_sass_forms[] = {
     {80, 0xa23, "GRRR", o657, NULL, 112},
     {80, 0xa23, "RRR", o658, NULL, 4214},
     {80, 0xa24, "GRRR", o659, NULL, 487},
-    {80, 0xa24, "RRR", o660, NULL, 5366},
+    {80, 0xa24, "RRR", o660, NULL, 5369},
     {80, 0xa25, "GRRR", o661, NULL, 154},
     {80, 0xa25, "RRR", o662, NULL, 2726},
     {80, 0xa26, "RRR", o663, NULL, 656},
@@ -2506,13 +2507,13 @@ const rs_sass_form rs_sass_forms[] = {
     {80, 0xa28, "RR", o667, NULL, 891},
     {80, 0xa2b, "GRRR", o668, NULL, 112},
     {80, 0xa2b, "RRR", o669, NULL, 882},
-    {80, 0xab9, "U", o670, NULL, 2754},
+    {80, 0xab9, "U", o670, NULL, 2756},
     {80, 0xb06, "R", o671, NULL, 267},
     {80, 0xb08, "R", o672, NULL, 18},
     {80, 0xb09, "R", o673, NULL, 2},
     {80, 0xb10, "R", o674, NULL, 19},
     {80, 0xb12, "R", o675, NULL, 1},
-    {80, 0xb1d, "", o676, NULL, 1501},
+    {80, 0xb1d, "", o676, NULL, 1504},
     {80, 0xb1d, "G", o677, NULL, 1},
     {80, 0xb60, "PRRRR", o678, NULL, 49},
     {80, 0xb60, "RRRR", o679, NULL, 840},
@@ -2524,7 +2525,7 @@ const rs_sass_form rs_sass_forms[] = {
     {80, 0xb6c, "RRRR", o685, NULL, 98},
     {80, 0xb6f, "RRR", o686, NULL, 63},
     {80, 0xb82, "R", o687, NULL, 9},
-    {80, 0xb82, "RR", o688, NULL, 56},
+    {80, 0xb82, "RR", o688, NULL, 58},
     {80, 0xb99, "RR", o689, NULL, 218},
     {80, 0xb9b, "RR", o690, NULL, 52},
     {80, 0xb9d, "RR", o691, NULL, 153},
@@ -2574,10 +2575,10 @@ const rs_sass_form rs_sass_forms[] = {
     {86, 0x208, "RRRP", o735, NULL, 220},
     {86, 0x209, "RRRP", o736, NULL, 1620},
     {86, 0x20a, "RRRP", o737, NULL, 244},
-    {86, 0x20b, "PPRRP", o738, NULL, 430},
+    {86, 0x20b, "PPRRP", o738, NULL, 432},
     {86, 0x20c, "GPPRRP", o739, NULL, 23},
     {86, 0x20c, "GPPRRPP", o740, NULL, 19},
-    {86, 0x20c, "PPRRP", o741, NULL, 3232},
+    {86, 0x20c, "PPRRP", o741, NULL, 3235},
     {86, 0x20c, "PPRRPP", o742, NULL, 981},
     {86, 0x210, "GRPPRRR", o743, NULL, 118},
     {86, 0x210, "GRPRRR", o744, NULL, 111},
@@ -2585,7 +2586,7 @@ const rs_sass_form rs_sass_forms[] = {
     {86, 0x210, "GRRRRPP", o746, NULL, 142},
     {86, 0x210, "RPPRRR", o747, NULL, 264},
     {86, 0x210, "RPRRR", o748, NULL, 1773},
-    {86, 0x210, "RRRR", o749, NULL, 2406},
+    {86, 0x210, "RRRR", o749, NULL, 2414},
     {86, 0x210, "RRRRPP", o750, NULL, 612},
     {86, 0x211, "GRPRR", o751, NULL, 2},
     {86, 0x211, "GRRR", o752, NULL, 45},
@@ -2595,7 +2596,7 @@ const rs_sass_form rs_sass_forms[] = {
     {86, 0x211, "RPRRR", o756, NULL, 1},
     {86, 0x211, "RRR", o757, NULL, 1243},
     {86, 0x211, "RRRP", o758, NULL, 2986},
-    {86, 0x211, "RRRR", o759, NULL, 2746},
+    {86, 0x211, "RRRR", o759, NULL, 2748},
     {86, 0x211, "RRRRP", o760, NULL, 2083},
     {86, 0x212, "GRRRRP", o761, NULL, 5},
     {86, 0x212, "PRRRRP", o762, NULL, 12},
@@ -2606,14 +2607,14 @@ const rs_sass_form rs_sass_forms[] = {
     {86, 0x219, "GRRRR", o767, NULL, 4},
     {86, 0x219, "RRRR", o768, NULL, 535},
     {86, 0x220, "GRRR", o769, NULL, 73},
-    {86, 0x220, "RRR", o770, NULL, 6605},
+    {86, 0x220, "RRR", o770, NULL, 6607},
     {86, 0x221, "GRRR", o771, NULL, 292},
-    {86, 0x221, "RRR", o772, NULL, 5052},
+    {86, 0x221, "RRR", o772, NULL, 5070},
     {86, 0x223, "GRRRR", o773, NULL, 15},
     {86, 0x223, "RRRR", o774, NULL, 66445},
     {86, 0x224, "GRRRR", o775, NULL, 715},
     {86, 0x224, "GRRRRP", o776, NULL, 6},
-    {86, 0x224, "RRRR", o777, NULL, 4410},
+    {86, 0x224, "RRRR", o777, NULL, 4412},
     {86, 0x224, "RRRRP", o778, NULL, 126},
     {86, 0x225, "RPRRR", o779, NULL, 4},
     {86, 0x225, "RRRR", o780, NULL, 87},
@@ -2632,7 +2633,7 @@ const rs_sass_form rs_sass_forms[] = {
     {86, 0x23e, "RRR", o793, NULL, 2439},
     {86, 0x23f, "RRRR", o794, NULL, 1},
     {86, 0x240, "RRRP", o795, NULL, 1},
-    {86, 0x245, "RR", o796, NULL, 607},
+    {86, 0x245, "RR", o796, NULL, 624},
     {86, 0x287, "HUUUQ", o797, NULL, 8},
     {86, 0x287, "UUUQ", o798, NULL, 204},
     {86, 0x28c, "HQQUUQ", o799, NULL, 2},
@@ -2658,8 +2659,8 @@ const rs_sass_form rs_sass_forms[] = {
     {86, 0x300, "RR", o819, NULL, 3},
     {86, 0x301, "RR", o820, NULL, 2},
     {86, 0x302, "PRR", o821, NULL, 277},
-    {86, 0x305, "RR", o822, NULL, 534},
-    {86, 0x306, "RR", o823, NULL, 51},
+    {86, 0x305, "RR", o822, NULL, 554},
+    {86, 0x306, "RR", o823, NULL, 55},
     {86, 0x308, "GRR", o824, NULL, 81},
     {86, 0x308, "RR", o825, NULL, 2117},
     {86, 0x309, "RR", o826, NULL, 55},
@@ -2667,7 +2668,7 @@ const rs_sass_form rs_sass_forms[] = {
     {86, 0x311, "RR", o828, NULL, 2},
     {86, 0x312, "RR", o829, NULL, 28},
     {86, 0x343, "R", o830, NULL, 1},
-    {86, 0x344, "R", o831, NULL, 6},
+    {86, 0x344, "R", o831, NULL, 8},
     {86, 0x348, "R", o832, NULL, 7},
     {86, 0x34e, "R", o833, NULL, 1},
     {86, 0x35d, "R", o834, NULL, 1},
@@ -2681,10 +2682,10 @@ const rs_sass_form rs_sass_forms[] = {
     {86, 0x370, "RRR", o842, NULL, 18},
     {86, 0x385, "GRR", o843, NULL, 16},
     {86, 0x385, "RR", o844, NULL, 1},
-    {86, 0x387, "RR", o845, NULL, 380},
+    {86, 0x387, "RR", o845, NULL, 384},
     {86, 0x388, "GR", o846, NULL, 1},
     {86, 0x388, "GRR", o847, NULL, 549},
-    {86, 0x388, "RR", o848, NULL, 5181},
+    {86, 0x388, "RR", o848, NULL, 5182},
     {86, 0x389, "PRRRR", o849, NULL, 7},
     {86, 0x38b, "PRRRR", o850, NULL, 34},
     {86, 0x38c, "GRR", o851, NULL, 1},
@@ -2703,49 +2704,49 @@ const rs_sass_form rs_sass_forms[] = {
     {86, 0x423, "GRRR", o864, NULL, 14},
     {86, 0x423, "RRR", o865, NULL, 2122},
     {86, 0x424, "GRRR", o866, NULL, 298},
-    {86, 0x424, "RRR", o867, NULL, 1968},
+    {86, 0x424, "RRR", o867, NULL, 1973},
     {86, 0x42b, "RRR", o868, NULL, 20},
     {86, 0x4a4, "UUU", o869, NULL, 66},
     {86, 0x589, "PRRR", o870, NULL, 380},
     {86, 0x59f, "RR", o871, NULL, 133},
     {86, 0x619, "RRR", o872, NULL, 6},
-    {86, 0x621, "RR", o873, NULL, 92},
+    {86, 0x621, "RR", o873, NULL, 93},
     {86, 0x623, "RRR", o874, NULL, 20},
     {86, 0x624, "GRRR", o875, NULL, 10},
-    {86, 0x624, "RRR", o876, NULL, 956},
+    {86, 0x624, "RRR", o876, NULL, 961},
     {86, 0x624, "RRRP", o877, NULL, 188},
     {86, 0x625, "GRRR", o878, NULL, 108},
-    {86, 0x625, "RRR", o879, NULL, 1217},
+    {86, 0x625, "RRR", o879, NULL, 1219},
     {86, 0x802, "GR", o880, NULL, 153},
-    {86, 0x802, "R", o881, NULL, 1591},
-    {86, 0x803, "RR", o882, NULL, 113},
+    {86, 0x802, "R", o881, NULL, 1595},
+    {86, 0x803, "RR", o882, NULL, 115},
     {86, 0x804, "R", o883, NULL, 12},
     {86, 0x805, "GR", o884, NULL, 25},
     {86, 0x805, "R", o885, NULL, 7796},
     {86, 0x806, "PP", o886, t886, 2},
     {86, 0x806, "RPP", o887, NULL, 18},
-    {86, 0x807, "RRP", o888, NULL, 992},
+    {86, 0x807, "RRP", o888, NULL, 994},
     {86, 0x808, "RRP", o889, NULL, 315},
     {86, 0x809, "RRP", o890, NULL, 2},
     {86, 0x80a, "RRP", o891, NULL, 17},
     {86, 0x80b, "PPRP", o892, NULL, 1639},
-    {86, 0x80c, "PPRP", o893, NULL, 5021},
+    {86, 0x80c, "PPRP", o893, NULL, 5024},
     {86, 0x810, "GRPRR", o894, NULL, 6},
     {86, 0x810, "GRRR", o895, NULL, 356},
     {86, 0x810, "RPPRR", o896, NULL, 20},
     {86, 0x810, "RPRR", o897, NULL, 315},
-    {86, 0x810, "RRR", o898, NULL, 7707},
+    {86, 0x810, "RRR", o898, NULL, 7711},
     {86, 0x810, "RRRPP", o899, NULL, 181},
     {86, 0x811, "GRR", o900, NULL, 71},
     {86, 0x811, "RR", o901, NULL, 940},
     {86, 0x811, "RRR", o902, NULL, 329},
     {86, 0x812, "GRRRP", o903, NULL, 12},
     {86, 0x812, "PRRRP", o904, NULL, 1113},
-    {86, 0x812, "RRRP", o905, NULL, 7272},
-    {86, 0x816, "RRR", o906, NULL, 94},
+    {86, 0x812, "RRRP", o905, NULL, 7294},
+    {86, 0x816, "RRR", o906, NULL, 98},
     {86, 0x817, "RRP", o907, NULL, 663},
     {86, 0x819, "GRRR", o908, NULL, 151},
-    {86, 0x819, "RRR", o909, NULL, 9407},
+    {86, 0x819, "RRR", o909, NULL, 9410},
     {86, 0x81c, "PPPPP", o910, NULL, 1056},
     {86, 0x81c, "PPPPQ", o911, NULL, 884},
     {86, 0x820, "GRR", o912, NULL, 131},
@@ -2754,11 +2755,11 @@ const rs_sass_form rs_sass_forms[] = {
     {86, 0x823, "GRRR", o915, NULL, 517},
     {86, 0x823, "RRR", o916, NULL, 468},
     {86, 0x824, "GRRR", o917, NULL, 383},
-    {86, 0x824, "RRR", o918, NULL, 10796},
+    {86, 0x824, "RRR", o918, NULL, 10810},
     {86, 0x824, "RRRP", o919, NULL, 276},
     {86, 0x825, "GRRR", o920, NULL, 24},
     {86, 0x825, "RRR", o921, NULL, 2078},
-    {86, 0x827, "RRR", o922, NULL, 66},
+    {86, 0x827, "RRR", o922, NULL, 68},
     {86, 0x828, "RR", o923, NULL, 61},
     {86, 0x83b, "RR", o924, NULL, 2213},
     {86, 0x83e, "RR", o925, NULL, 17},
@@ -2777,41 +2778,41 @@ const rs_sass_form rs_sass_forms[] = {
     {86, 0x8a4, "UUU", o938, NULL, 79},
     {86, 0x8a5, "UUU", o939, NULL, 20},
     {86, 0x908, "R", o940, NULL, 246},
-    {86, 0x918, "", o941, NULL, 10390},
-    {86, 0x919, "R", o942, NULL, 2828},
+    {86, 0x918, "", o941, NULL, 10412},
+    {86, 0x919, "R", o942, NULL, 2832},
     {86, 0x91a, "", o943, NULL, 456},
-    {86, 0x941, "B", o944, NULL, 1682},
+    {86, 0x941, "B", o944, NULL, 1685},
     {86, 0x942, "B", o945, NULL, 3},
-    {86, 0x944, "", o946, NULL, 347},
+    {86, 0x944, "", o946, NULL, 349},
     {86, 0x944, "G", o947, NULL, 292},
-    {86, 0x945, "B", o948, NULL, 1682},
+    {86, 0x945, "B", o948, NULL, 1685},
     {86, 0x946, "", o949, NULL, 6},
-    {86, 0x947, "", o950, NULL, 3000},
-    {86, 0x947, "G", o951, NULL, 7051},
-    {86, 0x947, "GP", o952, NULL, 246},
-    {86, 0x947, "U", o953, NULL, 20},
-    {86, 0x948, "", o954, NULL, 23},
-    {86, 0x94d, "", o955, NULL, 910},
-    {86, 0x94d, "G", o956, NULL, 962},
+    {86, 0x947, "", o950, NULL, 3003},
+    {86, 0x947, "G", o951, NULL, 7056},
+    {86, 0x947, "GP", o952, NULL, 248},
+    {86, 0x947, "U", o953, NULL, 22},
+    {86, 0x948, "", o954, NULL, 24},
+    {86, 0x94d, "", o955, NULL, 913},
+    {86, 0x94d, "G", o956, NULL, 964},
     {86, 0x94d, "GP", o957, NULL, 36},
-    {86, 0x950, "R", o958, NULL, 285},
+    {86, 0x950, "R", o958, NULL, 290},
     {86, 0x95c, "", o959, NULL, 1},
     {86, 0x95d, "", o960, NULL, 1},
     {86, 0x980, "GRR", o961, NULL, 16},
     {86, 0x980, "RR", o962, NULL, 1},
     {86, 0x980, "RUR", o963, NULL, 38},
     {86, 0x981, "GRUR", o964, NULL, 965},
-    {86, 0x981, "RUR", o965, NULL, 9908},
+    {86, 0x981, "RUR", o965, NULL, 9912},
     {86, 0x983, "GRR", o966, NULL, 1},
-    {86, 0x983, "RR", o967, NULL, 368},
+    {86, 0x983, "RR", o967, NULL, 372},
     {86, 0x984, "GRR", o968, NULL, 223},
     {86, 0x984, "R", o969, NULL, 12},
-    {86, 0x984, "RR", o970, NULL, 31792},
+    {86, 0x984, "RR", o970, NULL, 31793},
     {86, 0x984, "RRU", o971, NULL, 264},
     {86, 0x984, "RU", o972, NULL, 707},
     {86, 0x985, "URR", o973, NULL, 25},
     {86, 0x986, "GURR", o974, NULL, 709},
-    {86, 0x986, "URR", o975, NULL, 6235},
+    {86, 0x986, "URR", o975, NULL, 6237},
     {86, 0x988, "GRUR", o976, NULL, 1},
     {86, 0x988, "RUR", o977, NULL, 31},
     {86, 0x989, "PRRR", o978, NULL, 76},
@@ -2838,20 +2839,20 @@ const rs_sass_form rs_sass_forms[] = {
     {86, 0xa0b, "PPRP", o999, NULL, 15},
     {86, 0xa0c, "GPPRP", o1000, NULL, 6},
     {86, 0xa0c, "GPPRPP", o1001, NULL, 6},
-    {86, 0xa0c, "PPRP", o1002, NULL, 1984},
+    {86, 0xa0c, "PPRP", o1002, NULL, 1992},
     {86, 0xa0c, "PPRPP", o1003, NULL, 94},
     {86, 0xa10, "GRPRR", o1004, NULL, 46},
     {86, 0xa10, "GRRR", o1005, NULL, 12},
     {86, 0xa10, "GRRRPP", o1006, NULL, 46},
     {86, 0xa10, "RPPRR", o1007, NULL, 35},
-    {86, 0xa10, "RPRR", o1008, NULL, 758},
-    {86, 0xa10, "RRR", o1009, NULL, 331},
-    {86, 0xa10, "RRRPP", o1010, NULL, 546},
+    {86, 0xa10, "RPRR", o1008, NULL, 762},
+    {86, 0xa10, "RRR", o1009, NULL, 335},
+    {86, 0xa10, "RRRPP", o1010, NULL, 548},
     {86, 0xa11, "GRPR", o1011, NULL, 360},
     {86, 0xa11, "GRRRP", o1012, NULL, 360},
     {86, 0xa11, "RPR", o1013, NULL, 2393},
     {86, 0xa11, "RR", o1014, NULL, 3},
-    {86, 0xa11, "RRP", o1015, NULL, 1},
+    {86, 0xa11, "RRP", o1015, NULL, 3},
     {86, 0xa11, "RRRP", o1016, NULL, 2393},
     {86, 0xa12, "GRRRP", o1017, NULL, 48},
     {86, 0xa12, "RRRP", o1018, NULL, 26},
@@ -2862,7 +2863,7 @@ const rs_sass_form rs_sass_forms[] = {
     {86, 0xa23, "GRRR", o1023, NULL, 140},
     {86, 0xa23, "RRR", o1024, NULL, 5060},
     {86, 0xa24, "GRRR", o1025, NULL, 109},
-    {86, 0xa24, "RRR", o1026, NULL, 2716},
+    {86, 0xa24, "RRR", o1026, NULL, 2719},
     {86, 0xa25, "GRRR", o1027, NULL, 162},
     {86, 0xa25, "RRR", o1028, NULL, 2753},
     {86, 0xa28, "GRR", o1029, NULL, 112},
@@ -2871,12 +2872,12 @@ const rs_sass_form rs_sass_forms[] = {
     {86, 0xa2b, "RRR", o1032, NULL, 876},
     {86, 0xa45, "R", o1033, NULL, 241},
     {86, 0xab9, "HU", o1034, NULL, 10},
-    {86, 0xab9, "U", o1035, NULL, 2001},
+    {86, 0xab9, "U", o1035, NULL, 2003},
     {86, 0xb06, "R", o1036, NULL, 2},
     {86, 0xb08, "R", o1037, NULL, 18},
     {86, 0xb09, "R", o1038, NULL, 2},
     {86, 0xb10, "R", o1039, NULL, 19},
-    {86, 0xb1d, "", o1040, NULL, 1047},
+    {86, 0xb1d, "", o1040, NULL, 1050},
     {86, 0xb60, "PRRRR", o1041, NULL, 49},
     {86, 0xb60, "RRRR", o1042, NULL, 481},
     {86, 0xb63, "PRRRR", o1043, NULL, 16},
@@ -2887,7 +2888,7 @@ const rs_sass_form rs_sass_forms[] = {
     {86, 0xb6c, "RRRR", o1048, NULL, 98},
     {86, 0xb6f, "RRR", o1049, NULL, 63},
     {86, 0xb82, "R", o1050, NULL, 2},
-    {86, 0xb82, "RR", o1051, NULL, 7},
+    {86, 0xb82, "RR", o1051, NULL, 9},
     {86, 0xb99, "RR", o1052, NULL, 218},
     {86, 0xb9b, "RR", o1053, NULL, 52},
     {86, 0xb9d, "RR", o1054, NULL, 152},
@@ -2936,10 +2937,10 @@ const rs_sass_form rs_sass_forms[] = {
     {89, 0x208, "RRRP", o1097, NULL, 220},
     {89, 0x209, "RRRP", o1098, NULL, 1620},
     {89, 0x20a, "RRRP", o1099, NULL, 244},
-    {89, 0x20b, "PPRRP", o1100, NULL, 430},
+    {89, 0x20b, "PPRRP", o1100, NULL, 432},
     {89, 0x20c, "GPPRRP", o1101, NULL, 23},
     {89, 0x20c, "GPPRRPP", o1102, NULL, 19},
-    {89, 0x20c, "PPRRP", o1103, NULL, 3236},
+    {89, 0x20c, "PPRRP", o1103, NULL, 3239},
     {89, 0x20c, "PPRRPP", o1104, NULL, 981},
     {89, 0x210, "GRPPRRR", o1105, NULL, 121},
     {89, 0x210, "GRPRRR", o1106, NULL, 111},
@@ -2947,7 +2948,7 @@ const rs_sass_form rs_sass_forms[] = {
     {89, 0x210, "GRRRRPP", o1108, NULL, 145},
     {89, 0x210, "RPPRRR", o1109, NULL, 270},
     {89, 0x210, "RPRRR", o1110, NULL, 1781},
-    {89, 0x210, "RRRR", o1111, NULL, 2470},
+    {89, 0x210, "RRRR", o1111, NULL, 2478},
     {89, 0x210, "RRRRPP", o1112, NULL, 602},
     {89, 0x211, "GRPRR", o1113, NULL, 2},
     {89, 0x211, "GRRR", o1114, NULL, 52},
@@ -2957,7 +2958,7 @@ const rs_sass_form rs_sass_forms[] = {
     {89, 0x211, "RPRRR", o1118, NULL, 1},
     {89, 0x211, "RRR", o1119, NULL, 1273},
     {89, 0x211, "RRRP", o1120, NULL, 3045},
-    {89, 0x211, "RRRR", o1121, NULL, 2794},
+    {89, 0x211, "RRRR", o1121, NULL, 2796},
     {89, 0x211, "RRRRP", o1122, NULL, 2075},
     {89, 0x212, "GRRRRP", o1123, NULL, 5},
     {89, 0x212, "PRRRRP", o1124, NULL, 12},
@@ -2968,14 +2969,14 @@ const rs_sass_form rs_sass_forms[] = {
     {89, 0x219, "GRRRR", o1129, NULL, 4},
     {89, 0x219, "RRRR", o1130, NULL, 535},
     {89, 0x220, "GRRR", o1131, NULL, 73},
-    {89, 0x220, "RRR", o1132, NULL, 6605},
+    {89, 0x220, "RRR", o1132, NULL, 6607},
     {89, 0x221, "GRRR", o1133, NULL, 292},
-    {89, 0x221, "RRR", o1134, NULL, 5052},
+    {89, 0x221, "RRR", o1134, NULL, 5070},
     {89, 0x223, "GRRRR", o1135, NULL, 15},
     {89, 0x223, "RRRR", o1136, NULL, 66829},
     {89, 0x224, "GRRRR", o1137, NULL, 714},
     {89, 0x224, "GRRRRP", o1138, NULL, 6},
-    {89, 0x224, "RRRR", o1139, NULL, 4468},
+    {89, 0x224, "RRRR", o1139, NULL, 4470},
     {89, 0x224, "RRRRP", o1140, NULL, 126},
     {89, 0x225, "RPRRR", o1141, NULL, 4},
     {89, 0x225, "RRRR", o1142, NULL, 87},
@@ -2994,7 +2995,7 @@ const rs_sass_form rs_sass_forms[] = {
     {89, 0x23e, "RRR", o1155, NULL, 2439},
     {89, 0x23f, "RRRR", o1156, NULL, 1},
     {89, 0x240, "RRRP", o1157, NULL, 1},
-    {89, 0x245, "RR", o1158, NULL, 607},
+    {89, 0x245, "RR", o1158, NULL, 624},
     {89, 0x287, "HUUUQ", o1159, NULL, 8},
     {89, 0x287, "UUUQ", o1160, NULL, 204},
     {89, 0x28c, "HQQUUQ", o1161, NULL, 2},
@@ -3020,8 +3021,8 @@ const rs_sass_form rs_sass_forms[] = {
     {89, 0x300, "RR", o1181, NULL, 3},
     {89, 0x301, "RR", o1182, NULL, 2},
     {89, 0x302, "PRR", o1183, NULL, 277},
-    {89, 0x305, "RR", o1184, NULL, 534},
-    {89, 0x306, "RR", o1185, NULL, 51},
+    {89, 0x305, "RR", o1184, NULL, 554},
+    {89, 0x306, "RR", o1185, NULL, 55},
     {89, 0x308, "GRR", o1186, NULL, 81},
     {89, 0x308, "RR", o1187, NULL, 2117},
     {89, 0x309, "RR", o1188, NULL, 55},
@@ -3029,7 +3030,7 @@ const rs_sass_form rs_sass_forms[] = {
     {89, 0x311, "RR", o1190, NULL, 2},
     {89, 0x312, "RR", o1191, NULL, 28},
     {89, 0x343, "R", o1192, NULL, 1},
-    {89, 0x344, "R", o1193, NULL, 6},
+    {89, 0x344, "R", o1193, NULL, 8},
     {89, 0x348, "R", o1194, NULL, 7},
     {89, 0x34e, "R", o1195, NULL, 1},
     {89, 0x35d, "R", o1196, NULL, 1},
@@ -3043,10 +3044,10 @@ const rs_sass_form rs_sass_forms[] = {
     {89, 0x370, "RRR", o1204, NULL, 18},
     {89, 0x385, "GRR", o1205, NULL, 16},
     {89, 0x385, "RR", o1206, NULL, 1},
-    {89, 0x387, "RR", o1207, NULL, 382},
+    {89, 0x387, "RR", o1207, NULL, 386},
     {89, 0x388, "GR", o1208, NULL, 1},
     {89, 0x388, "GRR", o1209, NULL, 555},
-    {89, 0x388, "RR", o1210, NULL, 5217},
+    {89, 0x388, "RR", o1210, NULL, 5218},
     {89, 0x389, "PRRRR", o1211, NULL, 7},
     {89, 0x38b, "PRRRR", o1212, NULL, 34},
     {89, 0x38c, "GRR", o1213, NULL, 1},
@@ -3065,49 +3066,49 @@ const rs_sass_form rs_sass_forms[] = {
     {89, 0x423, "GRRR", o1226, NULL, 14},
     {89, 0x423, "RRR", o1227, NULL, 2122},
     {89, 0x424, "GRRR", o1228, NULL, 300},
-    {89, 0x424, "RRR", o1229, NULL, 1963},
+    {89, 0x424, "RRR", o1229, NULL, 1968},
     {89, 0x42b, "RRR", o1230, NULL, 20},
     {89, 0x4a4, "UUU", o1231, NULL, 66},
     {89, 0x589, "PRRR", o1232, NULL, 380},
     {89, 0x59f, "RR", o1233, NULL, 133},
     {89, 0x619, "RRR", o1234, NULL, 6},
-    {89, 0x621, "RR", o1235, NULL, 92},
+    {89, 0x621, "RR", o1235, NULL, 93},
     {89, 0x623, "RRR", o1236, NULL, 20},
     {89, 0x624, "GRRR", o1237, NULL, 10},
-    {89, 0x624, "RRR", o1238, NULL, 958},
+    {89, 0x624, "RRR", o1238, NULL, 963},
     {89, 0x624, "RRRP", o1239, NULL, 188},
     {89, 0x625, "GRRR", o1240, NULL, 108},
-    {89, 0x625, "RRR", o1241, NULL, 1214},
+    {89, 0x625, "RRR", o1241, NULL, 1216},
     {89, 0x802, "GR", o1242, NULL, 151},
-    {89, 0x802, "R", o1243, NULL, 1595},
-    {89, 0x803, "RR", o1244, NULL, 113},
+    {89, 0x802, "R", o1243, NULL, 1599},
+    {89, 0x803, "RR", o1244, NULL, 115},
     {89, 0x804, "R", o1245, NULL, 12},
     {89, 0x805, "GR", o1246, NULL, 25},
     {89, 0x805, "R", o1247, NULL, 7798},
     {89, 0x806, "PP", o1248, t1248, 2},
     {89, 0x806, "RPP", o1249, NULL, 18},
-    {89, 0x807, "RRP", o1250, NULL, 992},
+    {89, 0x807, "RRP", o1250, NULL, 994},
     {89, 0x808, "RRP", o1251, NULL, 315},
     {89, 0x809, "RRP", o1252, NULL, 2},
     {89, 0x80a, "RRP", o1253, NULL, 17},
     {89, 0x80b, "PPRP", o1254, NULL, 1639},
-    {89, 0x80c, "PPRP", o1255, NULL, 5048},
+    {89, 0x80c, "PPRP", o1255, NULL, 5051},
     {89, 0x810, "GRPRR", o1256, NULL, 6},
     {89, 0x810, "GRRR", o1257, NULL, 362},
     {89, 0x810, "RPPRR", o1258, NULL, 20},
     {89, 0x810, "RPRR", o1259, NULL, 315},
-    {89, 0x810, "RRR", o1260, NULL, 7750},
+    {89, 0x810, "RRR", o1260, NULL, 7754},
     {89, 0x810, "RRRPP", o1261, NULL, 181},
     {89, 0x811, "GRR", o1262, NULL, 77},
     {89, 0x811, "RR", o1263, NULL, 954},
     {89, 0x811, "RRR", o1264, NULL, 332},
     {89, 0x812, "GRRRP", o1265, NULL, 6},
     {89, 0x812, "PRRRP", o1266, NULL, 1113},
-    {89, 0x812, "RRRP", o1267, NULL, 7322},
-    {89, 0x816, "RRR", o1268, NULL, 94},
+    {89, 0x812, "RRRP", o1267, NULL, 7344},
+    {89, 0x816, "RRR", o1268, NULL, 98},
     {89, 0x817, "RRP", o1269, NULL, 666},
     {89, 0x819, "GRRR", o1270, NULL, 148},
-    {89, 0x819, "RRR", o1271, NULL, 9519},
+    {89, 0x819, "RRR", o1271, NULL, 9522},
     {89, 0x81c, "PPPPP", o1272, NULL, 1056},
     {89, 0x81c, "PPPPQ", o1273, NULL, 884},
     {89, 0x820, "GRR", o1274, NULL, 131},
@@ -3116,11 +3117,11 @@ const rs_sass_form rs_sass_forms[] = {
     {89, 0x823, "GRRR", o1277, NULL, 517},
     {89, 0x823, "RRR", o1278, NULL, 468},
     {89, 0x824, "GRRR", o1279, NULL, 384},
-    {89, 0x824, "RRR", o1280, NULL, 10857},
+    {89, 0x824, "RRR", o1280, NULL, 10871},
     {89, 0x824, "RRRP", o1281, NULL, 284},
     {89, 0x825, "GRRR", o1282, NULL, 24},
     {89, 0x825, "RRR", o1283, NULL, 2095},
-    {89, 0x827, "RRR", o1284, NULL, 66},
+    {89, 0x827, "RRR", o1284, NULL, 68},
     {89, 0x828, "RR", o1285, NULL, 61},
     {89, 0x83b, "RR", o1286, NULL, 2213},
     {89, 0x83e, "RR", o1287, NULL, 17},
@@ -3139,41 +3140,41 @@ const rs_sass_form rs_sass_forms[] = {
     {89, 0x8a4, "UUU", o1300, NULL, 79},
     {89, 0x8a5, "UUU", o1301, NULL, 20},
     {89, 0x908, "R", o1302, NULL, 246},
-    {89, 0x918, "", o1303, NULL, 10436},
-    {89, 0x919, "R", o1304, NULL, 2835},
+    {89, 0x918, "", o1303, NULL, 10458},
+    {89, 0x919, "R", o1304, NULL, 2839},
     {89, 0x91a, "", o1305, NULL, 456},
-    {89, 0x941, "B", o1306, NULL, 1694},
+    {89, 0x941, "B", o1306, NULL, 1697},
     {89, 0x942, "B", o1307, NULL, 3},
-    {89, 0x944, "", o1308, NULL, 347},
+    {89, 0x944, "", o1308, NULL, 349},
     {89, 0x944, "G", o1309, NULL, 295},
-    {89, 0x945, "B", o1310, NULL, 1694},
+    {89, 0x945, "B", o1310, NULL, 1697},
     {89, 0x946, "", o1311, NULL, 6},
-    {89, 0x947, "", o1312, NULL, 3009},
-    {89, 0x947, "G", o1313, NULL, 7081},
-    {89, 0x947, "GP", o1314, NULL, 246},
-    {89, 0x947, "U", o1315, NULL, 20},
-    {89, 0x948, "", o1316, NULL, 23},
-    {89, 0x94d, "", o1317, NULL, 913},
-    {89, 0x94d, "G", o1318, NULL, 962},
+    {89, 0x947, "", o1312, NULL, 3012},
+    {89, 0x947, "G", o1313, NULL, 7086},
+    {89, 0x947, "GP", o1314, NULL, 248},
+    {89, 0x947, "U", o1315, NULL, 22},
+    {89, 0x948, "", o1316, NULL, 24},
+    {89, 0x94d, "", o1317, NULL, 916},
+    {89, 0x94d, "G", o1318, NULL, 964},
     {89, 0x94d, "GP", o1319, NULL, 36},
-    {89, 0x950, "R", o1320, NULL, 285},
+    {89, 0x950, "R", o1320, NULL, 290},
     {89, 0x95c, "", o1321, NULL, 1},
     {89, 0x95d, "", o1322, NULL, 1},
     {89, 0x980, "GRR", o1323, NULL, 16},
     {89, 0x980, "RR", o1324, NULL, 1},
     {89, 0x980, "RUR", o1325, NULL, 38},
     {89, 0x981, "GRUR", o1326, NULL, 971},
-    {89, 0x981, "RUR", o1327, NULL, 9992},
+    {89, 0x981, "RUR", o1327, NULL, 9996},
     {89, 0x983, "GRR", o1328, NULL, 1},
-    {89, 0x983, "RR", o1329, NULL, 370},
+    {89, 0x983, "RR", o1329, NULL, 374},
     {89, 0x984, "GRR", o1330, NULL, 223},
     {89, 0x984, "R", o1331, NULL, 12},
-    {89, 0x984, "RR", o1332, NULL, 31840},
+    {89, 0x984, "RR", o1332, NULL, 31841},
     {89, 0x984, "RRU", o1333, NULL, 264},
     {89, 0x984, "RU", o1334, NULL, 707},
     {89, 0x985, "URR", o1335, NULL, 25},
     {89, 0x986, "GURR", o1336, NULL, 709},
-    {89, 0x986, "URR", o1337, NULL, 6283},
+    {89, 0x986, "URR", o1337, NULL, 6285},
     {89, 0x988, "GRUR", o1338, NULL, 1},
     {89, 0x988, "RUR", o1339, NULL, 31},
     {89, 0x989, "PRRR", o1340, NULL, 76},
@@ -3200,20 +3201,20 @@ const rs_sass_form rs_sass_forms[] = {
     {89, 0xa0b, "PPRP", o1361, NULL, 15},
     {89, 0xa0c, "GPPRP", o1362, NULL, 6},
     {89, 0xa0c, "GPPRPP", o1363, NULL, 6},
-    {89, 0xa0c, "PPRP", o1364, NULL, 1990},
+    {89, 0xa0c, "PPRP", o1364, NULL, 1998},
     {89, 0xa0c, "PPRPP", o1365, NULL, 94},
     {89, 0xa10, "GRPRR", o1366, NULL, 46},
     {89, 0xa10, "GRRR", o1367, NULL, 12},
     {89, 0xa10, "GRRRPP", o1368, NULL, 46},
     {89, 0xa10, "RPPRR", o1369, NULL, 35},
-    {89, 0xa10, "RPRR", o1370, NULL, 756},
-    {89, 0xa10, "RRR", o1371, NULL, 339},
-    {89, 0xa10, "RRRPP", o1372, NULL, 544},
+    {89, 0xa10, "RPRR", o1370, NULL, 760},
+    {89, 0xa10, "RRR", o1371, NULL, 343},
+    {89, 0xa10, "RRRPP", o1372, NULL, 546},
     {89, 0xa11, "GRPR", o1373, NULL, 366},
     {89, 0xa11, "GRRRP", o1374, NULL, 366},
     {89, 0xa11, "RPR", o1375, NULL, 2437},
     {89, 0xa11, "RR", o1376, NULL, 3},
-    {89, 0xa11, "RRP", o1377, NULL, 1},
+    {89, 0xa11, "RRP", o1377, NULL, 3},
     {89, 0xa11, "RRRP", o1378, NULL, 2437},
     {89, 0xa12, "GRRRP", o1379, NULL, 48},
     {89, 0xa12, "RRRP", o1380, NULL, 26},
@@ -3224,7 +3225,7 @@ const rs_sass_form rs_sass_forms[] = {
     {89, 0xa23, "GRRR", o1385, NULL, 140},
     {89, 0xa23, "RRR", o1386, NULL, 5108},
     {89, 0xa24, "GRRR", o1387, NULL, 112},
-    {89, 0xa24, "RRR", o1388, NULL, 2769},
+    {89, 0xa24, "RRR", o1388, NULL, 2772},
     {89, 0xa25, "GRRR", o1389, NULL, 165},
     {89, 0xa25, "RRR", o1390, NULL, 2795},
     {89, 0xa28, "GRR", o1391, NULL, 112},
@@ -3233,12 +3234,12 @@ const rs_sass_form rs_sass_forms[] = {
     {89, 0xa2b, "RRR", o1394, NULL, 876},
     {89, 0xa45, "R", o1395, NULL, 241},
     {89, 0xab9, "HU", o1396, NULL, 10},
-    {89, 0xab9, "U", o1397, NULL, 2027},
+    {89, 0xab9, "U", o1397, NULL, 2029},
     {89, 0xb06, "R", o1398, NULL, 2},
     {89, 0xb08, "R", o1399, NULL, 18},
     {89, 0xb09, "R", o1400, NULL, 2},
     {89, 0xb10, "R", o1401, NULL, 19},
-    {89, 0xb1d, "", o1402, NULL, 1053},
+    {89, 0xb1d, "", o1402, NULL, 1056},
     {89, 0xb60, "PRRRR", o1403, NULL, 49},
     {89, 0xb60, "RRRR", o1404, NULL, 481},
     {89, 0xb63, "PRRRR", o1405, NULL, 16},
@@ -3249,7 +3250,7 @@ const rs_sass_form rs_sass_forms[] = {
     {89, 0xb6c, "RRRR", o1410, NULL, 98},
     {89, 0xb6f, "RRR", o1411, NULL, 63},
     {89, 0xb82, "R", o1412, NULL, 2},
-    {89, 0xb82, "RR", o1413, NULL, 7},
+    {89, 0xb82, "RR", o1413, NULL, 9},
     {89, 0xb99, "RR", o1414, NULL, 218},
     {89, 0xb9b, "RR", o1415, NULL, 52},
     {89, 0xb9d, "RR", o1416, NULL, 152},
@@ -3298,10 +3299,10 @@ const rs_sass_form rs_sass_forms[] = {
     {90, 0x208, "RRRP", o1459, NULL, 217},
     {90, 0x209, "RRRP", o1460, NULL, 1492},
     {90, 0x20a, "RRRP", o1461, NULL, 380},
-    {90, 0x20b, "PPRRP", o1462, NULL, 443},
+    {90, 0x20b, "PPRRP", o1462, NULL, 445},
     {90, 0x20c, "GPPRRP", o1463, NULL, 28},
     {90, 0x20c, "GPPRRPP", o1464, NULL, 25},
-    {90, 0x20c, "PPRRP", o1465, NULL, 4204},
+    {90, 0x20c, "PPRRP", o1465, NULL, 4207},
     {90, 0x20c, "PPRRPP", o1466, NULL, 1783},
     {90, 0x20f, "RRRRP", o1467, NULL, 3},
     {90, 0x210, "GRPPRRR", o1468, NULL, 109},
@@ -3310,7 +3311,7 @@ const rs_sass_form rs_sass_forms[] = {
     {90, 0x210, "GRRRRPP", o1471, NULL, 156},
     {90, 0x210, "RPPRRR", o1472, NULL, 242},
     {90, 0x210, "RPRRR", o1473, NULL, 1648},
-    {90, 0x210, "RRRR", o1474, NULL, 2543},
+    {90, 0x210, "RRRR", o1474, NULL, 2551},
     {90, 0x210, "RRRRPP", o1475, NULL, 579},
     {90, 0x211, "GRPRR", o1476, NULL, 346},
     {90, 0x211, "GRRR", o1477, NULL, 147},
@@ -3318,9 +3319,9 @@ const rs_sass_form rs_sass_forms[] = {
     {90, 0x211, "GRRRRP", o1479, NULL, 346},
     {90, 0x211, "RPRR", o1480, NULL, 2577},
     {90, 0x211, "RPRRR", o1481, NULL, 1},
-    {90, 0x211, "RRR", o1482, NULL, 3117},
+    {90, 0x211, "RRR", o1482, NULL, 3118},
     {90, 0x211, "RRRP", o1483, NULL, 2951},
-    {90, 0x211, "RRRR", o1484, NULL, 2895},
+    {90, 0x211, "RRRR", o1484, NULL, 2897},
     {90, 0x211, "RRRRP", o1485, NULL, 2530},
     {90, 0x212, "GRRRRP", o1486, NULL, 53},
     {90, 0x212, "PRRRRP", o1487, NULL, 12},
@@ -3330,14 +3331,14 @@ const rs_sass_form rs_sass_forms[] = {
     {90, 0x219, "GRRRR", o1491, NULL, 4},
     {90, 0x219, "RRRR", o1492, NULL, 535},
     {90, 0x220, "GRRR", o1493, NULL, 353},
-    {90, 0x220, "RRR", o1494, NULL, 6452},
+    {90, 0x220, "RRR", o1494, NULL, 6454},
     {90, 0x221, "GRRR", o1495, NULL, 376},
-    {90, 0x221, "RRR", o1496, NULL, 5252},
+    {90, 0x221, "RRR", o1496, NULL, 5270},
     {90, 0x223, "GRRRR", o1497, NULL, 323},
     {90, 0x223, "RRRR", o1498, NULL, 104322},
     {90, 0x224, "GRRRR", o1499, NULL, 780},
     {90, 0x224, "GRRRRP", o1500, NULL, 6},
-    {90, 0x224, "RRRR", o1501, NULL, 4489},
+    {90, 0x224, "RRRR", o1501, NULL, 4491},
     {90, 0x224, "RRRRP", o1502, NULL, 121},
     {90, 0x225, "GRRRR", o1503, NULL, 161},
     {90, 0x225, "RPRRR", o1504, NULL, 4},
@@ -3360,7 +3361,7 @@ const rs_sass_form rs_sass_forms[] = {
     {90, 0x23e, "RRR", o1521, NULL, 2513},
     {90, 0x23f, "RRRR", o1522, NULL, 1},
     {90, 0x240, "RRRP", o1523, NULL, 1},
-    {90, 0x245, "RR", o1524, NULL, 594},
+    {90, 0x245, "RR", o1524, NULL, 611},
     {90, 0x246, "RRRRP", o1525, NULL, 18},
     {90, 0x248, "RRRP", o1526, NULL, 165},
     {90, 0x287, "HUUUQ", o1527, NULL, 4},
@@ -3374,7 +3375,7 @@ const rs_sass_form rs_sass_forms[] = {
     {90, 0x290, "UQUUU", o1535, NULL, 256},
     {90, 0x290, "UUUU", o1536, NULL, 495},
     {90, 0x290, "UUUUQQ", o1537, NULL, 111},
-    {90, 0x291, "UUU", o1538, NULL, 521},
+    {90, 0x291, "UUU", o1538, NULL, 522},
     {90, 0x291, "UUUQ", o1539, NULL, 221},
     {90, 0x291, "UUUU", o1540, NULL, 163},
     {90, 0x292, "UUUUQ", o1541, NULL, 123},
@@ -3390,264 +3391,265 @@ const rs_sass_form rs_sass_forms[] = {
     {90, 0x300, "RR", o1551, NULL, 2},
     {90, 0x301, "RR", o1552, NULL, 2},
     {90, 0x302, "PRR", o1553, NULL, 277},
-    {90, 0x305, "RR", o1554, NULL, 534},
-    {90, 0x306, "RR", o1555, NULL, 53},
+    {90, 0x305, "RR", o1554, NULL, 554},
+    {90, 0x306, "RR", o1555, NULL, 57},
     {90, 0x308, "GRR", o1556, NULL, 81},
     {90, 0x308, "RR", o1557, NULL, 2071},
     {90, 0x309, "RR", o1558, NULL, 31},
     {90, 0x310, "RR", o1559, NULL, 74},
     {90, 0x311, "RR", o1560, NULL, 2},
     {90, 0x312, "RR", o1561, NULL, 28},
-    {90, 0x343, "R", o1562, NULL, 17},
-    {90, 0x344, "R", o1563, NULL, 6},
-    {90, 0x348, "R", o1564, NULL, 18},
-    {90, 0x35d, "R", o1565, NULL, 1},
-    {90, 0x385, "GRR", o1566, NULL, 16},
-    {90, 0x385, "RR", o1567, NULL, 1},
-    {90, 0x387, "RR", o1568, NULL, 464},
-    {90, 0x388, "GRR", o1569, NULL, 572},
-    {90, 0x388, "RR", o1570, NULL, 6959},
-    {90, 0x389, "PRRRR", o1571, NULL, 18},
-    {90, 0x38b, "PRRRR", o1572, NULL, 34},
-    {90, 0x38d, "RRRR", o1573, NULL, 6},
-    {90, 0x3a1, "RR", o1574, NULL, 17},
-    {90, 0x3a9, "PRRRR", o1575, NULL, 3},
-    {90, 0x3aa, "PRR", o1576, NULL, 1},
-    {90, 0x3c4, "UR", o1577, NULL, 6},
-    {90, 0x3c6, "", o1578, NULL, 1},
-    {90, 0x414, "RRR", o1579, NULL, 2},
-    {90, 0x421, "GRR", o1580, NULL, 7},
-    {90, 0x421, "RR", o1581, NULL, 2957},
-    {90, 0x423, "GRRR", o1582, NULL, 14},
-    {90, 0x423, "RRR", o1583, NULL, 2122},
-    {90, 0x424, "GRRR", o1584, NULL, 183},
-    {90, 0x424, "RRR", o1585, NULL, 1059},
-    {90, 0x42b, "RRR", o1586, NULL, 20},
-    {90, 0x435, "RRR", o1587, NULL, 1131},
-    {90, 0x446, "RRRP", o1588, NULL, 213},
-    {90, 0x4a4, "UUU", o1589, NULL, 38},
-    {90, 0x589, "PRRR", o1590, NULL, 44},
-    {90, 0x5a7, "PUR", o1591, NULL, 2},
-    {90, 0x5ab, "", o1592, NULL, 3},
-    {90, 0x5ab, "G", o1593, NULL, 1},
-    {90, 0x5b2, "UUU", o1594, NULL, 1},
-    {90, 0x802, "GR", o1595, NULL, 135},
-    {90, 0x802, "R", o1596, NULL, 1312},
-    {90, 0x803, "RR", o1597, NULL, 111},
-    {90, 0x804, "R", o1598, NULL, 12},
-    {90, 0x805, "GR", o1599, NULL, 21},
-    {90, 0x805, "R", o1600, NULL, 7957},
-    {90, 0x806, "PP", o1601, t1601, 2},
-    {90, 0x806, "RPP", o1602, NULL, 17},
-    {90, 0x807, "RRP", o1603, NULL, 1376},
-    {90, 0x808, "RRP", o1604, NULL, 315},
-    {90, 0x809, "RRP", o1605, NULL, 2},
-    {90, 0x80a, "RRP", o1606, NULL, 17},
-    {90, 0x80b, "PPRP", o1607, NULL, 1639},
-    {90, 0x80c, "PPRP", o1608, NULL, 7413},
-    {90, 0x80f, "RRRP", o1609, NULL, 3},
-    {90, 0x810, "GRPRR", o1610, NULL, 6},
-    {90, 0x810, "GRRR", o1611, NULL, 158},
-    {90, 0x810, "RPPRR", o1612, NULL, 21},
-    {90, 0x810, "RPRR", o1613, NULL, 446},
-    {90, 0x810, "RRR", o1614, NULL, 3693},
-    {90, 0x810, "RRRPP", o1615, NULL, 323},
-    {90, 0x811, "RR", o1616, NULL, 282},
-    {90, 0x811, "RRR", o1617, NULL, 332},
-    {90, 0x812, "GRRRP", o1618, NULL, 6},
-    {90, 0x812, "PRRRP", o1619, NULL, 1113},
-    {90, 0x812, "RRRP", o1620, NULL, 7343},
-    {90, 0x816, "RRR", o1621, NULL, 94},
-    {90, 0x819, "GRRR", o1622, NULL, 112},
-    {90, 0x819, "RRR", o1623, NULL, 9573},
-    {90, 0x81c, "GPPPPP", o1624, NULL, 376},
-    {90, 0x81c, "PPPPP", o1625, NULL, 2426},
-    {90, 0x81c, "PPPPQ", o1626, NULL, 1081},
-    {90, 0x820, "GRR", o1627, NULL, 143},
-    {90, 0x820, "RR", o1628, NULL, 660},
-    {90, 0x823, "GRRR", o1629, NULL, 517},
-    {90, 0x823, "RRR", o1630, NULL, 564},
-    {90, 0x824, "GRRR", o1631, NULL, 522},
-    {90, 0x824, "GRRRP", o1632, NULL, 7},
-    {90, 0x824, "RRR", o1633, NULL, 12336},
-    {90, 0x824, "RRRP", o1634, NULL, 253},
-    {90, 0x825, "GRRR", o1635, NULL, 123},
-    {90, 0x825, "RRR", o1636, NULL, 3706},
-    {90, 0x827, "RRR", o1637, NULL, 66},
-    {90, 0x828, "RR", o1638, NULL, 61},
-    {90, 0x836, "GRR", o1639, NULL, 221},
-    {90, 0x836, "RR", o1640, NULL, 4976},
-    {90, 0x83b, "RR", o1641, NULL, 2213},
-    {90, 0x83e, "RR", o1642, NULL, 17},
-    {90, 0x846, "RRRP", o1643, NULL, 22},
-    {90, 0x848, "RRP", o1644, NULL, 632},
-    {90, 0x882, "HU", o1645, NULL, 8},
-    {90, 0x882, "U", o1646, NULL, 390},
-    {90, 0x886, "UQP", o1647, NULL, 22},
-    {90, 0x887, "UUQ", o1648, NULL, 21},
-    {90, 0x88c, "QQUQ", o1649, NULL, 932},
-    {90, 0x890, "UQUU", o1650, NULL, 95},
-    {90, 0x890, "UUU", o1651, NULL, 1876},
-    {90, 0x890, "UUUQQ", o1652, NULL, 2},
-    {90, 0x891, "UU", o1653, NULL, 13},
-    {90, 0x891, "UUQ", o1654, NULL, 20},
-    {90, 0x892, "QUUUQ", o1655, NULL, 6},
-    {90, 0x892, "UUUQ", o1656, NULL, 115},
-    {90, 0x896, "UUU", o1657, NULL, 1},
-    {90, 0x899, "HUUU", o1658, NULL, 7},
-    {90, 0x899, "UUU", o1659, NULL, 4217},
-    {90, 0x8a4, "UUU", o1660, NULL, 188},
-    {90, 0x8a5, "HUUU", o1661, NULL, 4},
-    {90, 0x8a5, "UUU", o1662, NULL, 35},
-    {90, 0x908, "R", o1663, NULL, 246},
-    {90, 0x918, "", o1664, NULL, 11150},
-    {90, 0x919, "GR", o1665, NULL, 48},
-    {90, 0x919, "R", o1666, NULL, 3601},
-    {90, 0x91a, "", o1667, NULL, 542},
-    {90, 0x91b, "", o1668, NULL, 18},
-    {90, 0x941, "B", o1669, NULL, 1782},
-    {90, 0x942, "GB", o1670, NULL, 1},
-    {90, 0x944, "", o1671, NULL, 318},
-    {90, 0x945, "B", o1672, NULL, 1782},
-    {90, 0x946, "", o1673, NULL, 3},
-    {90, 0x947, "", o1674, NULL, 2857},
-    {90, 0x947, "G", o1675, NULL, 10091},
-    {90, 0x947, "GP", o1676, NULL, 246},
-    {90, 0x947, "U", o1677, NULL, 6},
-    {90, 0x948, "", o1678, NULL, 22},
-    {90, 0x94d, "", o1679, NULL, 970},
-    {90, 0x94d, "G", o1680, NULL, 1442},
-    {90, 0x94d, "GP", o1681, NULL, 36},
-    {90, 0x94e, "R", o1682, NULL, 17},
-    {90, 0x950, "R", o1683, NULL, 272},
-    {90, 0x95c, "", o1684, NULL, 1},
-    {90, 0x95d, "", o1685, NULL, 1},
-    {90, 0x980, "GRR", o1686, NULL, 16},
-    {90, 0x980, "RR", o1687, NULL, 1},
-    {90, 0x980, "RUR", o1688, NULL, 42},
-    {90, 0x981, "GRUR", o1689, NULL, 1064},
-    {90, 0x981, "RUR", o1690, NULL, 12010},
-    {90, 0x983, "GRR", o1691, NULL, 1},
-    {90, 0x983, "RR", o1692, NULL, 440},
-    {90, 0x984, "GRR", o1693, NULL, 297},
-    {90, 0x984, "RR", o1694, NULL, 60620},
-    {90, 0x984, "RRU", o1695, NULL, 11},
-    {90, 0x984, "RU", o1696, NULL, 511},
-    {90, 0x985, "URR", o1697, NULL, 28},
-    {90, 0x986, "GURR", o1698, NULL, 816},
-    {90, 0x986, "URR", o1699, NULL, 6434},
-    {90, 0x988, "GRUR", o1700, NULL, 2},
-    {90, 0x989, "PRRR", o1701, NULL, 72},
-    {90, 0x98a, "GPRURR", o1702, NULL, 1},
-    {90, 0x98a, "PRURR", o1703, NULL, 16},
-    {90, 0x98c, "RRUR", o1704, NULL, 10},
-    {90, 0x98e, "GURR", o1705, NULL, 18},
-    {90, 0x98e, "URR", o1706, NULL, 15},
-    {90, 0x98f, "", o1707, NULL, 4},
-    {90, 0x992, "", o1708, NULL, 5},
-    {90, 0x992, "G", o1709, NULL, 1},
-    {90, 0x9a2, "PRURR", o1710, NULL, 1},
-    {90, 0x9a6, "URR", o1711, NULL, 52},
-    {90, 0x9a7, "RUR", o1712, NULL, 2},
-    {90, 0x9a8, "GPRURR", o1713, NULL, 18},
-    {90, 0x9a8, "PRURR", o1714, NULL, 38},
-    {90, 0x9ab, "", o1715, NULL, 3},
-    {90, 0x9ab, "G", o1716, NULL, 1},
-    {90, 0x9af, "", o1717, NULL, 49},
-    {90, 0x9b0, "U", o1718, NULL, 1},
-    {90, 0x9c3, "U", o1719, NULL, 1056},
-    {90, 0x9c7, "", o1720, NULL, 2},
-    {90, 0xab9, "HU", o1721, NULL, 46},
-    {90, 0xab9, "U", o1722, NULL, 6066},
-    {90, 0xb1d, "", o1723, NULL, 1438},
-    {90, 0xb82, "GR", o1724, NULL, 721},
-    {90, 0xb82, "R", o1725, NULL, 3412},
-    {90, 0xb82, "RR", o1726, NULL, 408},
-    {90, 0xc02, "RU", o1727, NULL, 675},
-    {90, 0xc07, "RRUP", o1728, NULL, 3224},
-    {90, 0xc0a, "RRUP", o1729, NULL, 30},
-    {90, 0xc0b, "PPRUP", o1730, NULL, 2},
-    {90, 0xc0c, "PPRUP", o1731, NULL, 4251},
-    {90, 0xc0c, "PPRUPP", o1732, NULL, 1764},
-    {90, 0xc0f, "RRURP", o1733, NULL, 83},
-    {90, 0xc10, "GRPPRUR", o1734, NULL, 36},
-    {90, 0xc10, "GRPRUR", o1735, NULL, 43},
-    {90, 0xc10, "GRRUR", o1736, NULL, 12},
-    {90, 0xc10, "GRRURPP", o1737, NULL, 2},
-    {90, 0xc10, "RPPRUR", o1738, NULL, 112},
-    {90, 0xc10, "RPRUR", o1739, NULL, 6297},
-    {90, 0xc10, "RRUR", o1740, NULL, 646},
-    {90, 0xc10, "RRURPP", o1741, NULL, 4007},
-    {90, 0xc11, "GRPRU", o1742, NULL, 9},
-    {90, 0xc11, "GRRU", o1743, NULL, 3},
-    {90, 0xc11, "GRRUP", o1744, NULL, 4},
-    {90, 0xc11, "GRRURP", o1745, NULL, 9},
-    {90, 0xc11, "RPRU", o1746, NULL, 4020},
-    {90, 0xc11, "RRU", o1747, NULL, 1643},
-    {90, 0xc11, "RRUP", o1748, NULL, 383},
-    {90, 0xc11, "RRURP", o1749, NULL, 4012},
-    {90, 0xc12, "GRRURP", o1750, NULL, 2},
-    {90, 0xc12, "RRURP", o1751, NULL, 85},
-    {90, 0xc20, "RRU", o1752, NULL, 4146},
-    {90, 0xc23, "RRUR", o1753, NULL, 5051},
-    {90, 0xc24, "GRRUR", o1754, NULL, 69},
-    {90, 0xc24, "RRUR", o1755, NULL, 4147},
-    {90, 0xc25, "RRUR", o1756, NULL, 1984},
-    {90, 0xc28, "RRU", o1757, NULL, 950},
-    {90, 0xc2b, "RRUR", o1758, NULL, 948},
-    {90, 0xc36, "GRRU", o1759, NULL, 36},
-    {90, 0xc36, "RRU", o1760, NULL, 543},
-    {90, 0xc45, "RU", o1761, NULL, 260},
-    {90, 0xc46, "RRURP", o1762, NULL, 11},
-    {90, 0xc48, "RRUP", o1763, NULL, 273},
-    {90, 0xc82, "HUU", o1764, NULL, 31},
-    {90, 0xc82, "UU", o1765, NULL, 921},
-    {90, 0xd00, "RU", o1766, NULL, 20},
-    {90, 0xd06, "RU", o1767, NULL, 2},
-    {90, 0xd09, "RU", o1768, NULL, 8},
-    {90, 0xd10, "RU", o1769, NULL, 19},
-    {90, 0xd12, "RU", o1770, NULL, 2},
-    {90, 0xdc7, "", o1771, NULL, 2},
-    {90, 0xe21, "RRU", o1772, NULL, 16},
-    {90, 0xe24, "GRRRU", o1773, NULL, 4},
-    {90, 0xe24, "RRRU", o1774, NULL, 934},
-    {90, 0xe24, "RRRUP", o1775, NULL, 211},
-    {90, 0xe25, "RRRU", o1776, NULL, 111},
-    {90, 0xe46, "RRRUP", o1777, NULL, 10},
-    {90, 0xf60, "GPRRRRU", o1778, NULL, 12},
-    {90, 0xf60, "GRRRRU", o1779, NULL, 96},
-    {90, 0xf60, "PRRRRU", o1780, NULL, 49},
-    {90, 0xf60, "RRRRU", o1781, NULL, 416},
-    {90, 0xf60, "RRRU", o1782, t1782, 1},
-    {90, 0xf63, "GPRRRU", o1783, NULL, 4},
-    {90, 0xf63, "GRRRRU", o1784, NULL, 8},
-    {90, 0xf63, "GRRRU", o1785, NULL, 28},
-    {90, 0xf63, "PRRRU", o1786, NULL, 16},
-    {90, 0xf63, "RRRRU", o1787, NULL, 33},
-    {90, 0xf63, "RRRU", o1788, NULL, 117},
-    {90, 0xf66, "GPRRRRU", o1789, NULL, 4},
-    {90, 0xf66, "GRRRRU", o1790, NULL, 32},
-    {90, 0xf66, "GRRRU", o1791, NULL, 16},
-    {90, 0xf66, "PRRRRU", o1792, NULL, 14},
-    {90, 0xf66, "PRRRU", o1793, t1793, 2},
-    {90, 0xf66, "RRRRU", o1794, NULL, 123},
-    {90, 0xf66, "RRRU", o1795, NULL, 78},
-    {90, 0xf6c, "GRRRRU", o1796, NULL, 24},
-    {90, 0xf6c, "RRRRU", o1797, NULL, 98},
-    {90, 0xf6f, "GRRRU", o1798, NULL, 18},
-    {90, 0xf6f, "RRRU", o1799, NULL, 63},
-    {90, 0xf89, "PRR", o1800, NULL, 391},
-    {90, 0xf8c, "RRU", o1801, NULL, 18},
-    {90, 0xf8c, "RU", o1802, NULL, 1},
-    {90, 0xf99, "GRRU", o1803, NULL, 52},
-    {90, 0xf99, "RRU", o1804, NULL, 218},
-    {90, 0xf9b, "GRRU", o1805, NULL, 12},
-    {90, 0xf9b, "RRU", o1806, NULL, 52},
-    {90, 0xf9d, "GRRU", o1807, NULL, 36},
-    {90, 0xf9d, "RRU", o1808, NULL, 152},
-    {90, 0xf9f, "GRRU", o1809, NULL, 32},
-    {90, 0xf9f, "RRU", o1810, NULL, 133},
-    {90, 0xfae, "GRUR", o1811, NULL, 69},
-    {90, 0xfae, "RUR", o1812, NULL, 367},
+    {90, 0x31d, "RR", o1562, NULL, 2},
+    {90, 0x343, "R", o1563, NULL, 17},
+    {90, 0x344, "R", o1564, NULL, 8},
+    {90, 0x348, "R", o1565, NULL, 18},
+    {90, 0x35d, "R", o1566, NULL, 1},
+    {90, 0x385, "GRR", o1567, NULL, 16},
+    {90, 0x385, "RR", o1568, NULL, 1},
+    {90, 0x387, "RR", o1569, NULL, 466},
+    {90, 0x388, "GRR", o1570, NULL, 572},
+    {90, 0x388, "RR", o1571, NULL, 6960},
+    {90, 0x389, "PRRRR", o1572, NULL, 18},
+    {90, 0x38b, "PRRRR", o1573, NULL, 34},
+    {90, 0x38d, "RRRR", o1574, NULL, 6},
+    {90, 0x3a1, "RR", o1575, NULL, 17},
+    {90, 0x3a9, "PRRRR", o1576, NULL, 3},
+    {90, 0x3aa, "PRR", o1577, NULL, 1},
+    {90, 0x3c4, "UR", o1578, NULL, 6},
+    {90, 0x3c6, "", o1579, NULL, 1},
+    {90, 0x414, "RRR", o1580, NULL, 2},
+    {90, 0x421, "GRR", o1581, NULL, 7},
+    {90, 0x421, "RR", o1582, NULL, 2957},
+    {90, 0x423, "GRRR", o1583, NULL, 14},
+    {90, 0x423, "RRR", o1584, NULL, 2122},
+    {90, 0x424, "GRRR", o1585, NULL, 183},
+    {90, 0x424, "RRR", o1586, NULL, 1067},
+    {90, 0x42b, "RRR", o1587, NULL, 20},
+    {90, 0x435, "RRR", o1588, NULL, 1131},
+    {90, 0x446, "RRRP", o1589, NULL, 213},
+    {90, 0x4a4, "UUU", o1590, NULL, 38},
+    {90, 0x589, "PRRR", o1591, NULL, 44},
+    {90, 0x5a7, "PUR", o1592, NULL, 2},
+    {90, 0x5ab, "", o1593, NULL, 3},
+    {90, 0x5ab, "G", o1594, NULL, 1},
+    {90, 0x5b2, "UUU", o1595, NULL, 1},
+    {90, 0x802, "GR", o1596, NULL, 135},
+    {90, 0x802, "R", o1597, NULL, 1315},
+    {90, 0x803, "RR", o1598, NULL, 113},
+    {90, 0x804, "R", o1599, NULL, 12},
+    {90, 0x805, "GR", o1600, NULL, 21},
+    {90, 0x805, "R", o1601, NULL, 7957},
+    {90, 0x806, "PP", o1602, t1602, 2},
+    {90, 0x806, "RPP", o1603, NULL, 17},
+    {90, 0x807, "RRP", o1604, NULL, 1378},
+    {90, 0x808, "RRP", o1605, NULL, 315},
+    {90, 0x809, "RRP", o1606, NULL, 2},
+    {90, 0x80a, "RRP", o1607, NULL, 17},
+    {90, 0x80b, "PPRP", o1608, NULL, 1639},
+    {90, 0x80c, "PPRP", o1609, NULL, 7416},
+    {90, 0x80f, "RRRP", o1610, NULL, 3},
+    {90, 0x810, "GRPRR", o1611, NULL, 6},
+    {90, 0x810, "GRRR", o1612, NULL, 158},
+    {90, 0x810, "RPPRR", o1613, NULL, 21},
+    {90, 0x810, "RPRR", o1614, NULL, 446},
+    {90, 0x810, "RRR", o1615, NULL, 3693},
+    {90, 0x810, "RRRPP", o1616, NULL, 323},
+    {90, 0x811, "RR", o1617, NULL, 282},
+    {90, 0x811, "RRR", o1618, NULL, 332},
+    {90, 0x812, "GRRRP", o1619, NULL, 6},
+    {90, 0x812, "PRRRP", o1620, NULL, 1113},
+    {90, 0x812, "RRRP", o1621, NULL, 7367},
+    {90, 0x816, "RRR", o1622, NULL, 98},
+    {90, 0x819, "GRRR", o1623, NULL, 112},
+    {90, 0x819, "RRR", o1624, NULL, 9580},
+    {90, 0x81c, "GPPPPP", o1625, NULL, 376},
+    {90, 0x81c, "PPPPP", o1626, NULL, 2426},
+    {90, 0x81c, "PPPPQ", o1627, NULL, 1081},
+    {90, 0x820, "GRR", o1628, NULL, 143},
+    {90, 0x820, "RR", o1629, NULL, 660},
+    {90, 0x823, "GRRR", o1630, NULL, 517},
+    {90, 0x823, "RRR", o1631, NULL, 564},
+    {90, 0x824, "GRRR", o1632, NULL, 522},
+    {90, 0x824, "GRRRP", o1633, NULL, 7},
+    {90, 0x824, "RRR", o1634, NULL, 12351},
+    {90, 0x824, "RRRP", o1635, NULL, 253},
+    {90, 0x825, "GRRR", o1636, NULL, 123},
+    {90, 0x825, "RRR", o1637, NULL, 3708},
+    {90, 0x827, "RRR", o1638, NULL, 68},
+    {90, 0x828, "RR", o1639, NULL, 61},
+    {90, 0x836, "GRR", o1640, NULL, 221},
+    {90, 0x836, "RR", o1641, NULL, 4980},
+    {90, 0x83b, "RR", o1642, NULL, 2213},
+    {90, 0x83e, "RR", o1643, NULL, 17},
+    {90, 0x846, "RRRP", o1644, NULL, 22},
+    {90, 0x848, "RRP", o1645, NULL, 632},
+    {90, 0x882, "HU", o1646, NULL, 8},
+    {90, 0x882, "U", o1647, NULL, 393},
+    {90, 0x886, "UQP", o1648, NULL, 22},
+    {90, 0x887, "UUQ", o1649, NULL, 21},
+    {90, 0x88c, "QQUQ", o1650, NULL, 932},
+    {90, 0x890, "UQUU", o1651, NULL, 95},
+    {90, 0x890, "UUU", o1652, NULL, 1876},
+    {90, 0x890, "UUUQQ", o1653, NULL, 2},
+    {90, 0x891, "UU", o1654, NULL, 13},
+    {90, 0x891, "UUQ", o1655, NULL, 20},
+    {90, 0x892, "QUUUQ", o1656, NULL, 6},
+    {90, 0x892, "UUUQ", o1657, NULL, 115},
+    {90, 0x896, "UUU", o1658, NULL, 1},
+    {90, 0x899, "HUUU", o1659, NULL, 7},
+    {90, 0x899, "UUU", o1660, NULL, 4217},
+    {90, 0x8a4, "UUU", o1661, NULL, 188},
+    {90, 0x8a5, "HUUU", o1662, NULL, 4},
+    {90, 0x8a5, "UUU", o1663, NULL, 35},
+    {90, 0x908, "R", o1664, NULL, 246},
+    {90, 0x918, "", o1665, NULL, 11174},
+    {90, 0x919, "GR", o1666, NULL, 48},
+    {90, 0x919, "R", o1667, NULL, 3604},
+    {90, 0x91a, "", o1668, NULL, 542},
+    {90, 0x91b, "", o1669, NULL, 20},
+    {90, 0x941, "B", o1670, NULL, 1787},
+    {90, 0x942, "GB", o1671, NULL, 1},
+    {90, 0x944, "", o1672, NULL, 318},
+    {90, 0x945, "B", o1673, NULL, 1787},
+    {90, 0x946, "", o1674, NULL, 3},
+    {90, 0x947, "", o1675, NULL, 2860},
+    {90, 0x947, "G", o1676, NULL, 10096},
+    {90, 0x947, "GP", o1677, NULL, 248},
+    {90, 0x947, "U", o1678, NULL, 8},
+    {90, 0x948, "", o1679, NULL, 24},
+    {90, 0x94d, "", o1680, NULL, 973},
+    {90, 0x94d, "G", o1681, NULL, 1444},
+    {90, 0x94d, "GP", o1682, NULL, 36},
+    {90, 0x94e, "R", o1683, NULL, 17},
+    {90, 0x950, "R", o1684, NULL, 276},
+    {90, 0x95c, "", o1685, NULL, 1},
+    {90, 0x95d, "", o1686, NULL, 1},
+    {90, 0x980, "GRR", o1687, NULL, 16},
+    {90, 0x980, "RR", o1688, NULL, 1},
+    {90, 0x980, "RUR", o1689, NULL, 42},
+    {90, 0x981, "GRUR", o1690, NULL, 1064},
+    {90, 0x981, "RUR", o1691, NULL, 12014},
+    {90, 0x983, "GRR", o1692, NULL, 1},
+    {90, 0x983, "RR", o1693, NULL, 442},
+    {90, 0x984, "GRR", o1694, NULL, 297},
+    {90, 0x984, "RR", o1695, NULL, 60620},
+    {90, 0x984, "RRU", o1696, NULL, 12},
+    {90, 0x984, "RU", o1697, NULL, 511},
+    {90, 0x985, "URR", o1698, NULL, 28},
+    {90, 0x986, "GURR", o1699, NULL, 816},
+    {90, 0x986, "URR", o1700, NULL, 6436},
+    {90, 0x988, "GRUR", o1701, NULL, 2},
+    {90, 0x989, "PRRR", o1702, NULL, 72},
+    {90, 0x98a, "GPRURR", o1703, NULL, 1},
+    {90, 0x98a, "PRURR", o1704, NULL, 16},
+    {90, 0x98c, "RRUR", o1705, NULL, 10},
+    {90, 0x98e, "GURR", o1706, NULL, 18},
+    {90, 0x98e, "URR", o1707, NULL, 15},
+    {90, 0x98f, "", o1708, NULL, 4},
+    {90, 0x992, "", o1709, NULL, 5},
+    {90, 0x992, "G", o1710, NULL, 1},
+    {90, 0x9a2, "PRURR", o1711, NULL, 1},
+    {90, 0x9a6, "URR", o1712, NULL, 52},
+    {90, 0x9a7, "RUR", o1713, NULL, 2},
+    {90, 0x9a8, "GPRURR", o1714, NULL, 18},
+    {90, 0x9a8, "PRURR", o1715, NULL, 38},
+    {90, 0x9ab, "", o1716, NULL, 3},
+    {90, 0x9ab, "G", o1717, NULL, 1},
+    {90, 0x9af, "", o1718, NULL, 49},
+    {90, 0x9b0, "U", o1719, NULL, 1},
+    {90, 0x9c3, "U", o1720, NULL, 1059},
+    {90, 0x9c7, "", o1721, NULL, 2},
+    {90, 0xab9, "HU", o1722, NULL, 46},
+    {90, 0xab9, "U", o1723, NULL, 6083},
+    {90, 0xb1d, "", o1724, NULL, 1440},
+    {90, 0xb82, "GR", o1725, NULL, 721},
+    {90, 0xb82, "R", o1726, NULL, 3418},
+    {90, 0xb82, "RR", o1727, NULL, 412},
+    {90, 0xc02, "RU", o1728, NULL, 675},
+    {90, 0xc07, "RRUP", o1729, NULL, 3224},
+    {90, 0xc0a, "RRUP", o1730, NULL, 30},
+    {90, 0xc0b, "PPRUP", o1731, NULL, 2},
+    {90, 0xc0c, "PPRUP", o1732, NULL, 4259},
+    {90, 0xc0c, "PPRUPP", o1733, NULL, 1764},
+    {90, 0xc0f, "RRURP", o1734, NULL, 83},
+    {90, 0xc10, "GRPPRUR", o1735, NULL, 36},
+    {90, 0xc10, "GRPRUR", o1736, NULL, 43},
+    {90, 0xc10, "GRRUR", o1737, NULL, 12},
+    {90, 0xc10, "GRRURPP", o1738, NULL, 2},
+    {90, 0xc10, "RPPRUR", o1739, NULL, 112},
+    {90, 0xc10, "RPRUR", o1740, NULL, 6301},
+    {90, 0xc10, "RRUR", o1741, NULL, 646},
+    {90, 0xc10, "RRURPP", o1742, NULL, 4009},
+    {90, 0xc11, "GRPRU", o1743, NULL, 9},
+    {90, 0xc11, "GRRU", o1744, NULL, 3},
+    {90, 0xc11, "GRRUP", o1745, NULL, 4},
+    {90, 0xc11, "GRRURP", o1746, NULL, 9},
+    {90, 0xc11, "RPRU", o1747, NULL, 4020},
+    {90, 0xc11, "RRU", o1748, NULL, 1643},
+    {90, 0xc11, "RRUP", o1749, NULL, 385},
+    {90, 0xc11, "RRURP", o1750, NULL, 4012},
+    {90, 0xc12, "GRRURP", o1751, NULL, 2},
+    {90, 0xc12, "RRURP", o1752, NULL, 85},
+    {90, 0xc20, "RRU", o1753, NULL, 4146},
+    {90, 0xc23, "RRUR", o1754, NULL, 5051},
+    {90, 0xc24, "GRRUR", o1755, NULL, 69},
+    {90, 0xc24, "RRUR", o1756, NULL, 4150},
+    {90, 0xc25, "RRUR", o1757, NULL, 1984},
+    {90, 0xc28, "RRU", o1758, NULL, 950},
+    {90, 0xc2b, "RRUR", o1759, NULL, 948},
+    {90, 0xc36, "GRRU", o1760, NULL, 36},
+    {90, 0xc36, "RRU", o1761, NULL, 547},
+    {90, 0xc45, "RU", o1762, NULL, 260},
+    {90, 0xc46, "RRURP", o1763, NULL, 11},
+    {90, 0xc48, "RRUP", o1764, NULL, 273},
+    {90, 0xc82, "HUU", o1765, NULL, 31},
+    {90, 0xc82, "UU", o1766, NULL, 921},
+    {90, 0xd00, "RU", o1767, NULL, 20},
+    {90, 0xd06, "RU", o1768, NULL, 2},
+    {90, 0xd09, "RU", o1769, NULL, 8},
+    {90, 0xd10, "RU", o1770, NULL, 19},
+    {90, 0xd12, "RU", o1771, NULL, 2},
+    {90, 0xdc7, "", o1772, NULL, 2},
+    {90, 0xe21, "RRU", o1773, NULL, 17},
+    {90, 0xe24, "GRRRU", o1774, NULL, 4},
+    {90, 0xe24, "RRRU", o1775, NULL, 937},
+    {90, 0xe24, "RRRUP", o1776, NULL, 211},
+    {90, 0xe25, "RRRU", o1777, NULL, 111},
+    {90, 0xe46, "RRRUP", o1778, NULL, 10},
+    {90, 0xf60, "GPRRRRU", o1779, NULL, 12},
+    {90, 0xf60, "GRRRRU", o1780, NULL, 96},
+    {90, 0xf60, "PRRRRU", o1781, NULL, 49},
+    {90, 0xf60, "RRRRU", o1782, NULL, 416},
+    {90, 0xf60, "RRRU", o1783, t1783, 1},
+    {90, 0xf63, "GPRRRU", o1784, NULL, 4},
+    {90, 0xf63, "GRRRRU", o1785, NULL, 8},
+    {90, 0xf63, "GRRRU", o1786, NULL, 28},
+    {90, 0xf63, "PRRRU", o1787, NULL, 16},
+    {90, 0xf63, "RRRRU", o1788, NULL, 33},
+    {90, 0xf63, "RRRU", o1789, NULL, 117},
+    {90, 0xf66, "GPRRRRU", o1790, NULL, 4},
+    {90, 0xf66, "GRRRRU", o1791, NULL, 32},
+    {90, 0xf66, "GRRRU", o1792, NULL, 16},
+    {90, 0xf66, "PRRRRU", o1793, NULL, 14},
+    {90, 0xf66, "PRRRU", o1794, t1794, 2},
+    {90, 0xf66, "RRRRU", o1795, NULL, 123},
+    {90, 0xf66, "RRRU", o1796, NULL, 78},
+    {90, 0xf6c, "GRRRRU", o1797, NULL, 24},
+    {90, 0xf6c, "RRRRU", o1798, NULL, 98},
+    {90, 0xf6f, "GRRRU", o1799, NULL, 18},
+    {90, 0xf6f, "RRRU", o1800, NULL, 63},
+    {90, 0xf89, "PRR", o1801, NULL, 391},
+    {90, 0xf8c, "RRU", o1802, NULL, 18},
+    {90, 0xf8c, "RU", o1803, NULL, 1},
+    {90, 0xf99, "GRRU", o1804, NULL, 52},
+    {90, 0xf99, "RRU", o1805, NULL, 218},
+    {90, 0xf9b, "GRRU", o1806, NULL, 12},
+    {90, 0xf9b, "RRU", o1807, NULL, 52},
+    {90, 0xf9d, "GRRU", o1808, NULL, 36},
+    {90, 0xf9d, "RRU", o1809, NULL, 152},
+    {90, 0xf9f, "GRRU", o1810, NULL, 32},
+    {90, 0xf9f, "RRU", o1811, NULL, 133},
+    {90, 0xfae, "GRUR", o1812, NULL, 69},
+    {90, 0xfae, "RUR", o1813, NULL, 367},
 };
 const size_t rs_sass_nforms = sizeof rs_sass_forms / sizeof *rs_sass_forms;

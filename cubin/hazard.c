@@ -48,6 +48,17 @@ static bool overlaps(const rs_word *a, const rs_word *b, size_t words) {
   return false;
 }
 
+/* EXIT's implicit R1 read is a liveness device (sass/optable.c: spills keep the frame pointer
+ * live to the end): the thread ends there and reads no register. ptxas's own code exits while
+ * the LDC that loads R1 is in flight (cuda-samples FunctionPointers sm_90 SobelTex: `LDC R1,
+ * c[0x0][0x28]` on scoreboard 0, `@P0 EXIT` at 0x40 before the wait; fptrexit.cu). A guard is
+ * read at issue like any other and stays. */
+bool rs_sass_sb_ignored(const rs_func *f, uint32_t k, const rs_operand *op) {
+  if (!(op->flags & RS_F_IMPLICIT) || (op->flags & RS_F_DEF) || op->text_len) return false;
+  const char *on = f->names.strs[f->insts[k].opcode];
+  return strcspn(on, ".") == 4 && !strncmp(on, "EXIT", 4);
+}
+
 /* Registers instruction i reads (uses) and writes (defs); constants (RZ, PT) excluded. */
 static void rw_sets(const rs_func *f, uint32_t i, rs_word *rd, rs_word *wr, size_t words, uint32_t nunits) {
   memset(rd, 0, words * sizeof *rd);
@@ -55,7 +66,7 @@ static void rw_sets(const rs_func *f, uint32_t i, rs_word *rd, rs_word *wr, size
   const rs_inst *in = &f->insts[i];
   for (uint32_t o = 0; o < in->nops; o++) {
     const rs_operand *op = &f->ops[in->first_op + o];
-    units_of(f, op, op->flags & RS_F_DEF ? wr : rd, nunits);
+    if (!rs_sass_sb_ignored(f, i, op)) units_of(f, op, op->flags & RS_F_DEF ? wr : rd, nunits);
   }
   const rs_target *t = f->tgt;
   for (uint32_t fi = 0; fi < t->nfiles; fi++) { /* RZ, URZ, PT, UPT: read as constants, writes discarded */
@@ -72,7 +83,7 @@ static void rw_sets(const rs_func *f, uint32_t i, rs_word *rd, rs_word *wr, size
  * still reads, without a wait).
  * Returns a small id, or -1 for none of them. */
 static int pipe_of(const char *op) {
-  static const char *const pipes[][16] = {
+  static const char *const pipes[][17] = {
       {"DFMA", "DADD", "DMUL", NULL},
       {"HMMA", NULL},
       {"IMMA", NULL},
@@ -87,8 +98,10 @@ static int pipe_of(const char *op) {
       /* memory: a later access's result lands after an earlier one read its address (conv2d
        * sm_90: LDG R21 right after an LDG reading R20:R21); shared accesses queue behind global
        * ones (MAGMA trsm sm_90: LDS R59 overwrites what STG.E [R34.64], R59 stores, and that STG
-       * arms no read barrier at all) */
-      {"LDG", "LD", "LDL", "STG", "ST", "STL", "ATOMG", "ATOM", "RED", "REDG", "LDS", "STS", "LDSM", "ATOMS", "SHFL", NULL}};
+       * arms no read barrier at all); LDGSTS too (FlashAttention-2 hdim256 sm_90 at 168, a local
+       * build: LDL.LU.64 R6 overwrites the address LDGSTS [R0+0x16000], desc[UR18][R6.64+0x180]
+       * still reads, with no wait) */
+      {"LDGSTS", "LDG", "LD", "LDL", "STG", "ST", "STL", "ATOMG", "ATOM", "RED", "REDG", "LDS", "STS", "LDSM", "ATOMS", "SHFL", NULL}};
   size_t n = strcspn(op, ".");
   for (int p = 0; p < (int)(sizeof pipes / sizeof *pipes); p++)
     for (int k = 0; pipes[p][k]; k++)

@@ -214,6 +214,9 @@ int rs_sass_learn_probe(rs_sass_learner *L, const rs_nvdisasm *nd, rs_sass_probe
     rc = rs_sass_probe(nd, sm, n, (const uint64_t(*)[2])w, s, len, off, st, e);
     for (uint32_t k = 0; k < n && !rc; k++) {
       memcpy(L->g[idx[k]].poff, off[k], RS_MAX_TOKENS);
+      for (unsigned t = 0; t < RS_MAX_TOKENS; t++) /* one field printed twice (probe.c): the samples decide */
+        for (unsigned u = 0; u < RS_MAX_TOKENS; u++)
+          if (u != t && off[k][t] >= 0 && off[k][u] == off[k][t]) L->g[idx[k]].poff[t] = -1;
       L->g[idx[k]].probed = true;
     }
   }

@@ -24,6 +24,7 @@ typedef struct {
   uint16_t opc;
   char shape[RS_MAX_TOKENS + 1];
   int8_t off[RS_MAX_TOKENS];
+  int8_t tie[RS_MAX_TOKENS]; /* tokens the probe found at one field (BAR.SYNC R13, R13): a group */
   uint32_t rep; /* the instruction probed */
   rs_sass_form row;
 } probed;
@@ -183,7 +184,15 @@ int rs_sass_lower_opts(rs_cubin *c, const char *orig, const char *next, const ui
       for (size_t t = 0; fm && t < strlen(pf[k].shape); t++)
         if (pf[k].off[t] < 0 && fm->off[t] >= 0 && !(fm->tie && fm->tie[t] >= 0) && (!o->probe_only || (desc >> t & 1)))
           pf[k].off[t] = fm->off[t];
-      pf[k].row = (rs_sass_form){(uint8_t)c->sm, pf[k].opc, pf[k].shape, pf[k].off, NULL, 0};
+      /* tokens at one field: one register printed twice, written only all equal (the encoder's tie) */
+      bool tied = false;
+      for (size_t t = 0; t < strlen(pf[k].shape); t++) {
+        pf[k].tie[t] = -1;
+        for (size_t u = 0; u < t && pf[k].tie[t] < 0; u++)
+          if (pf[k].off[t] >= 0 && pf[k].off[u] == pf[k].off[t]) pf[k].tie[t] = pf[k].tie[u] >= 0 ? pf[k].tie[u] : (int8_t)u;
+        if (pf[k].tie[t] >= 0) tied = true, pf[k].tie[pf[k].tie[t]] = pf[k].tie[t];
+      }
+      pf[k].row = (rs_sass_form){(uint8_t)c->sm, pf[k].opc, pf[k].shape, pf[k].off, tied ? pf[k].tie : NULL, 0};
     }
     st->probed_forms = npf;
     free(pw);

@@ -244,6 +244,9 @@ uint32_t rs_sass_hazards(const rs_func *f, const uint64_t (*ctl)[2], char *first
 enum { RS_SB_READ, RS_SB_WRITE, RS_SB_WRITE_READS };
 typedef bool (*rs_sass_sb_visit)(void *ctx, uint32_t i, uint32_t k, int kind, unsigned sb);
 void rs_sass_sb_walk(const rs_func *f, const uint64_t (*ctl)[2], rs_sass_sb_visit visit, void *ctx);
+/* Is operand op of instruction k outside the scoreboard rule? EXIT's implicit stack-pointer
+ * read (the listing's model keeps R1 live to the end; the hardware reads no register there). */
+bool rs_sass_sb_ignored(const rs_func *f, uint32_t k, const rs_operand *op);
 /* Instruction i's words, for every instruction of f, from its .text section in c (malloc'd in
  * *ctl). Errors name the file: a function not in the cubin, an address outside its section. */
 int rs_sass_ctl_of(const rs_cubin *c, const rs_func *f, const char *name, uint64_t (**ctl)[2], rs_err *e);

@@ -14,6 +14,7 @@
  * as meant (crosscheck.c): the probe is a second independent reading, not a proof. */
 #include "cubin/lower.h"
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +66,37 @@ static size_t desc_as_offset(const char *s, size_t n, char *out, size_t outn) {
   int k = snprintf(out, outn, "%.*s%.*s+%.*s%.*s", (int)(d - s), s, (int)(r - (c + 1)), c + 1, (int)(c - (d + 5)), d + 5,
                    (int)(s + n - r), r);
   return k > 0 && (size_t)k < outn ? (size_t)k : 0;
+}
+
+/* A branch target: the listing names it `(label); nvdisasm -b prints the raw stream's address,
+ * which differs from slot to slot of the batch (BRA.CONV UR4, `(.L_x_10) reads back as BRA.CONV
+ * UR4, 0xb0 in one slot, 0xc0 in the next). Both become `T, so the register tokens around a
+ * target are compared (BRA.CONV/BRA.DIV UR, cuda-samples FunctionPointers sm_90); a flipped bit
+ * that moves only the target then says nothing. The listing's: its `(...), in place of s into
+ * out; 0 when it has none. */
+static size_t label_norm(const char *s, size_t n, char *out, size_t outn) {
+  const char *b = NULL;
+  for (size_t i = 0; i + 2 <= n && !b; i++)
+    if (s[i] == '`' && s[i + 1] == '(') b = s + i;
+  if (!b) return 0;
+  const char *c = memchr(b, ')', n - (size_t)(b - s));
+  if (!c) return 0;
+  int k = snprintf(out, outn, "%.*s`T%.*s", (int)(b - s), s, (int)(s + n - c - 1), c + 1);
+  return k > 0 && (size_t)k < outn ? (size_t)k : 0;
+}
+
+/* nvdisasm's side: its last ` 0x...` number (the target: the last operand of every form with a
+ * label) becomes `T in place; the new length, or n when it has none. */
+static uint32_t target_norm(char *t, uint32_t n) {
+  for (uint32_t i = n; i-- > 2;) {
+    if (t[i - 2] != ' ' || t[i - 1] != '0' || t[i] != 'x') continue;
+    uint32_t e = i + 1;
+    while (e < n && ((t[e] >= '0' && t[e] <= '9') || (t[e] >= 'a' && t[e] <= 'f'))) e++;
+    t[i - 1] = '`', t[i] = 'T';
+    memmove(t + i + 1, t + e, n - e);
+    return n - (e - i - 1);
+  }
+  return n;
 }
 
 /* Does nvdisasm's line t (tn bytes) read exactly as want (wn bytes)? */
@@ -195,6 +227,18 @@ int rs_sass_probe(const rs_nvdisasm *nd, unsigned sm, size_t n, const uint64_t (
   double t0 = now_ms();
   for (size_t i = 0; i < n; i++) memset(off[i], -1, RS_MAX_TOKENS);
   if (!n) return 0;
+  /* the listing's texts with a branch target as `T (label_norm); lab[i]: instruction i has one */
+  char (*ls)[SKEL] = rs_xmalloc(sizeof *ls * n);
+  const char *const *s0 = s;
+  uint32_t *len0 = rs_xmalloc(sizeof *len0 * n);
+  const char **sn = rs_xmalloc(sizeof *sn * n);
+  bool *lab = rs_xcalloc(n, sizeof *lab);
+  for (size_t i = 0; i < n; i++) {
+    size_t k = label_norm(s0[i], len[i], ls[i], sizeof ls[i]);
+    lab[i] = k > 0;
+    sn[i] = k ? ls[i] : s0[i], len0[i] = k ? (uint32_t)k : len[i];
+  }
+  s = sn, len = len0;
   /* per instruction: nvdisasm's tokens of the unflipped words, where they land in the listing's,
    * and per token and field bit the flipped bit that showed it (-1 none yet, -2 two) */
   typedef struct {
@@ -255,6 +299,8 @@ int rs_sass_probe(const rs_nvdisasm *nd, unsigned sm, size_t n, const uint64_t (
       break;
     }
     variants += (uint32_t)nv;
+    for (size_t v = 0; v < nv; v++) /* out is ours: targets normalised in place */
+      if (text[v] && lab[vi[v]]) tl[v] = target_norm((char *)(uintptr_t)text[v], tl[v]);
     for (size_t v = 0; v < nv; v++) {
       pi *q = &P[vi[v]];
       size_t i = vi[v];
@@ -317,17 +363,24 @@ int rs_sass_probe(const rs_nvdisasm *nd, unsigned sm, size_t n, const uint64_t (
       rs_sass_tokens tv;
       char sv[SKEL];
       if (rs_sass_tokens_of(text[v], tl[v], &tv, sv, sizeof sv) || strcmp(sv, q->sb) || tv.n != q->tb.n) continue;
+      /* one token changed in one bit; or several of one kind that held one register, all the same
+       * way: one field printed twice (BAR.SYNC R13, R13 on sm_90: bit 32 moves both; there is no
+       * second field), each token gets it and the caller ties them */
       int which = -1, j = -1;
+      unsigned dd = 0, set = 0;
       for (unsigned k = 0; k < q->tb.n; k++) {
         unsigned d = tv.val[k] ^ q->tb.val[k];
         if (!d) continue;
-        if (which >= 0 || (d & (d - 1)) || d >= 1u << rs_tk_width[q->tb.kind[k]]) {
+        if ((d & (d - 1)) || d >= 1u << rs_tk_width[q->tb.kind[k]] ||
+            (which >= 0 && (d != dd || q->tb.kind[k] != q->tb.kind[which] || q->tb.val[k] != q->tb.val[which]))) {
           which = -2;
           break;
         }
-        which = (int)k, j = __builtin_ctz(d);
+        if (which < 0) which = (int)k, j = __builtin_ctz(d), dd = d;
+        set |= 1u << k;
       }
-      if (which >= 0) q->bit[which][j] = q->bit[which][j] == -1 ? vb[v] : -2;
+      for (unsigned k = 0; which >= 0 && k < q->tb.n; k++)
+        if (set >> k & 1) q->bit[k][j] = q->bit[k][j] == -1 ? vb[v] : -2;
     }
     free(out);
     if (round == 1)
@@ -356,6 +409,10 @@ int rs_sass_probe(const rs_nvdisasm *nd, unsigned sm, size_t n, const uint64_t (
     }
   }
   free(w3);
+  free(ls);
+  free(len0);
+  free(sn);
+  free(lab);
   free(P);
   free(vi);
   free(vb);

@@ -66,7 +66,7 @@ static bool pairs_at(void *ctx, uint32_t i, uint32_t k, int kind, unsigned sb) {
     for (uint32_t y = 0; y < b->nops; y++) {
       const rs_operand *oy = &f->ops[b->first_op + y];
       bool kdef = (oy->flags & RS_F_DEF) != 0; /* write: all of k; write behind i: k's reads; read: k's defs */
-      if (is_reg(oy) && (kind == RS_SB_WRITE || (kind == RS_SB_READ ? kdef : !kdef))) s->pair(s->ctx, ox, oy, k);
+      if (is_reg(oy) && !rs_sass_sb_ignored(f, k, oy) && (kind == RS_SB_WRITE || (kind == RS_SB_READ ? kdef : !kdef))) s->pair(s->ctx, ox, oy, k);
     }
   }
   return false; /* every k up to the wait */

@@ -227,6 +227,8 @@ typedef struct {
   struct rs_problem *p;    /* the rewritten function's Problem (joins, scoreboards with ctl) */
   uint32_t nsb;            /* scoreboard conflicts in it */
   uint32_t promoted_webs, stores_left, loads_left;
+  uint8_t *noroom;         /* per web: promotable, but no in-place colouring has a register for it (spillroom.c) */
+  uint32_t noroom_webs;
 } rs_spill_result;
 void rs_spill_result_free(rs_spill_result *r);
 
@@ -236,6 +238,12 @@ void rs_spill_result_free(rs_spill_result *r);
  * Problem. out holds the rewritten function and its assignment (promoted_webs may be 0). */
 int rs_spills_promote(const rs_module *m, uint32_t k, const rs_spills *s, const uint64_t (*ctl)[2],
                       const rs_preg *base, unsigned limit, unsigned sm, rs_spill_result *out, rs_err *e);
+
+/* Marks noroom[w] for each slot value w of g (rs_spills_apply's, every promotable web applied)
+ * that no in-place colouring under `limit` can hold: at a point of its range the other values
+ * fill every allocatable R unit below the count (mcode/spillroom.c). Returns how many. */
+uint32_t rs_spills_noroom(const rs_func *g, const rs_spills *s, const int32_t *slot_vreg, unsigned limit, uint8_t *noroom,
+                          rs_err *e);
 
 /* Per function of a free run (rs_mc_recolour.spills): slots found, promoted, NOPs written. */
 struct rs_mc_spills;

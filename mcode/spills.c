@@ -127,11 +127,16 @@ void rs_mc_spills_line(const rs_mc_recolour *r, uint32_t k, char *spl, size_t n)
   if (!sp->stores && !sp->loads) return;
   const rs_spill_result *sr = &r->spills->sr[k];
   uint32_t s2 = sr->promoted_webs ? sr->stores_left : sp->stores, l2 = sr->promoted_webs ? sr->loads_left : sp->loads;
-  uint32_t ok = 0, kept = 0, wide = 0, wide_in = 0;
+  uint32_t ok = 0, kept = 0, wide = 0, wide_in = 0, okw = 0, inw = 0, nr = 0, nrw = 0, nrin = 0;
   for (uint32_t w = 0; w < sp->nwebs; w++)
     if (sp->webs[w].ok) {
+      bool in = sr->promoted_webs && sr->promote && sr->promote[w];
       ok++;
-      if (sp->webs[w].words > 1) wide++, wide_in += sr->promoted_webs && sr->promote && sr->promote[w];
+      okw += sp->webs[w].words;
+      inw += in ? sp->webs[w].words : 0;
+      if (!in && sr->noroom && sr->noroom[w]) nr++, nrw += sp->webs[w].words;
+      if (in && sr->noroom && sr->noroom[w]) nrin++; /* the bound contradicted: must stay 0 */
+      if (sp->webs[w].words > 1) wide++, wide_in += in;
     } else {
       kept += sp->webs[w].nstores + sp->webs[w].nloads;
     }
@@ -142,6 +147,9 @@ void rs_mc_spills_line(const rs_mc_recolour *r, uint32_t k, char *spl, size_t n)
   else
     snprintf(spl + o, n - (size_t)o,
              ", %u of %u promotable slot values in registers, %u NOPs; %u accesses not promotable (mixed-size, "
-             "sub-word, predicated, or read before a store); 64/128-bit: %u of %u",
-             sr->promoted_webs, ok, r->spills->nops[k], kept, wide_in, wide);
+             "sub-word, predicated, or read before a store); 64/128-bit: %u of %u; slot words: %u promotable, %u in "
+             "registers, %u of %u kept have no room (%u slot values: the other values fill the count at a point of each range)",
+             sr->promoted_webs, ok, r->spills->nops[k], kept, wide_in, wide, okw, inw, nrw, okw - inw, nr);
+  size_t used = strlen(spl);
+  if (nrin && used < n) snprintf(spl + used, n - used, "; %u slot values said to have no room are in registers", nrin);
 }

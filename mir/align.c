@@ -272,12 +272,21 @@ static void mark_lost(const rs_func *f, const rs_inst *in, rs_loose *out) {
     if (f->ops[in->first_op + k].kind == RS_OP_VREG) out->lost[f->ops[in->first_op + k].reg] = 1;
 }
 
-/* A spill restore greedy (or SILowerSGPRSpills) inserted: remember the physical registers it defines. */
+/* A spill restore greedy (or SILowerSGPRSpills) inserted: remember the physical registers it defines.
+ * llc-16 lowers SGPR spills before its VGPR round, so its postsplit restores an SGPR as an inserted
+ * `$sgprN = V_READLANE_B32 $vgprM, lane` (rocRAND log_normal philox gfx940: the saved EXEC of an
+ * if, spilled across the THEN side, read as a value kept in s[2:3]); the program's own readlanes
+ * are in `from` too and match, only inserted ones reach here. */
 static void note_restore(const rs_func *f, const rs_inst *in, rs_loose *out) {
-  if (!strstr(rs_func_opcode(f, in), "RESTORE")) return;
+  const char *opc = rs_func_opcode(f, in);
+  if (!strstr(opc, "RESTORE") && strncmp(opc, "V_READLANE_B32", 14)) return;
   for (uint32_t k = 0; k < in->nops; k++) {
     const rs_operand *o = &f->ops[in->first_op + k];
     if (o->kind == RS_OP_PREG && (o->flags & RS_F_DEF)) RS_PUSH(out->restored, out->nrestored, out->caprestored, ((rs_preg){o->reg, o->lanes}));
+    /* llc-22's VGPR round reloads into a virtual register: the values linked to it were spilled
+     * (often back into the register they had: our gemv_batched under amdgpu_waves_per_eu(4) on
+     * gfx942, whose carried-back map broke 1 constraint) */
+    if (o->kind == RS_OP_VREG && (o->flags & RS_F_DEF) && o->reg < f->nvregs) out->reloaded[o->reg] = 1;
   }
 }
 
@@ -289,6 +298,9 @@ int rs_align_loose(const rs_func *from, const rs_func *to, rs_loose *out, rs_err
   uint16_t *dp = NULL;
   size_t dpcap = 0;
   out->lost = rs_xcalloc(from->nvregs + 1, 1);
+  out->reloaded = rs_xcalloc(to->nvregs + 1, 1);
+  out->pair = rs_xmalloc(((size_t)to->ninsts + 1) * sizeof *out->pair);
+  for (uint32_t k = 0; k < to->ninsts; k++) out->pair[k] = -1;
   for (uint32_t bi = 0; bi < from->nblocks; bi++) {
     const rs_block *fb = &from->blocks[bi], *tb = &to->blocks[bi];
     uint32_t n = fb->ninsts, m = tb->ninsts;
@@ -329,6 +341,7 @@ int rs_align_loose(const rs_func *from, const rs_func *to, rs_loose *out, rs_err
           else continue;
           RS_PUSH(out->links, out->nlinks, out->caplinks, ln);
         }
+        out->pair[tb->first_inst + j] = (int32_t)(fb->first_inst + i);
         out->matched++;
         i++, j++;
       } else if (dp[(size_t)(i + 1) * (m + 1) + j] >= dp[(size_t)i * (m + 1) + j + 1]) {
@@ -362,5 +375,7 @@ void rs_loose_free(rs_loose *l) {
   free(l->lost);
   free(l->gone_copies);
   free(l->restored);
+  free(l->pair);
+  free(l->reloaded);
   memset(l, 0, sizeof *l);
 }

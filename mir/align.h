@@ -16,8 +16,6 @@ typedef struct {
 int rs_align(const rs_func *from, const rs_func *to, rs_alignment *out, rs_err *e);
 void rs_alignment_free(rs_alignment *a);
 
-#endif
-
 /* Loose alignment across greedy: `from` before register allocation, `to` after greedy,1.
  * Greedy inserts split copies, spill code and rematerialized defs, and drops identity copies,
  * so each block is matched by the longest common subsequence of identical instructions (same
@@ -42,9 +40,14 @@ typedef struct {
                           * in llc-22's first round comes back from a VGPR lane, often into the
                           * register it had, while another value used it in between) */
   uint32_t nrestored, caprestored;
+  uint8_t *reloaded;     /* per virtual register of `to`: defined by a spill restore greedy inserted */
+  int32_t *pair;         /* per instruction of `to`: the instruction of `from` it matched, -1 where
+                          * greedy inserted it (mir/splitmir.c rebuilds the split instance from it) */
   uint32_t nlinks, caplinks;
   uint32_t matched, from_only, to_only; /* instructions matched / dropped / inserted */
 } rs_loose;
 
 int rs_align_loose(const rs_func *from, const rs_func *to, rs_loose *out, rs_err *e);
 void rs_loose_free(rs_loose *l);
+
+#endif

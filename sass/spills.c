@@ -109,6 +109,16 @@ int rs_spills_find(const rs_func *f, rs_spills *s, rs_err *e) {
           if (o == 0) s->frame = (uint32_t)-v;
         }
       }
+      /* sm_90's form: VIADD R1, R1, 0xffffff60 (the 32-bit immediate of -F) */
+      if (is_op(mn, "VIADD") && in->nops == 3 && f->ops[in->first_op].kind == RS_OP_PREG &&
+          f->ops[in->first_op].reg == r1 && f->ops[in->first_op + 1].kind == RS_OP_PREG &&
+          f->ops[in->first_op + 1].reg == r1) {
+        long v;
+        if (imm_of(f, &f->ops[in->first_op + 2], &v) && v > 0x7fffffffL && v <= 0xffffffffL) {
+          prologue_add = true;
+          if (o == 0) s->frame = (uint32_t)(0x100000000L - v);
+        }
+      }
       bool entry = in->line <= f->insts[0].line + 64 && i < 64; /* the prologue's place */
       if ((op->flags & RS_F_IMPLICIT) && !(op->flags & RS_F_DEF)) continue; /* EXIT/RET/CALL's stack pointer */
       if (entry && (prologue_mov || prologue_add)) continue;

@@ -27,3 +27,4 @@ one fa_hd64x2_r168 80 86 168 -DHD=64 -DRPT=2
 one fa_hd64x2_r168 90 90 168 -DHD=64 -DRPT=2
 one fa_dstat64x2_r168 80 80 168 -DHD=64 -DRPT=2 -DSTAT=double # 64-bit m, l: STL.64/LDL.64 spills
 one fa_dstat64x2_r160 80 80 160 -DHD=64 -DRPT=2 -DSTAT=double
+one fa_dstat64x2_r168 90 90 168 -DHD=64 -DRPT=2 -DSTAT=double # sm_90: STL.64/LDL.64 spills, all promoted

@@ -17,8 +17,11 @@
 #    front end refuses that function alone; `regalloc --free -o` writes the cubin with the other two
 #    re-encoded, `waits` as ptxas wrote it (named, with the reason), crosschecked, exit 1; pinned -o
 #    stays byte-identical. Before, lowering refused the whole cubin ("no function _Z5waitsPiS_i").
+# 6. fptrsync.cu (sm_90): `lower hazards` finds 0 on ptxas's listing (EXIT behind an in-flight LDC R1
+#    is no race), and `regalloc --free -o` re-encodes both functions (BRA.CONV UR4 and BAR.SYNC
+#    R13, R13 through the probe), crosschecked, exit 0; before, both kept ptxas's code.
 # Needs nvdisasm (SKIPPED, 77, without it). RS_TEST_QUICK=1: sm_80 only, the probe-only lowering of
-# guards.cu only, part 5 on sm_86 only (each nvdisasm run is a second or two on a busy machine).
+# guards.cu only, part 5 on sm_86 only, part 6 its hazard count only (each nvdisasm run is a second or two on a busy machine).
 set -uo pipefail
 bin=$(realpath "$1")
 d=tests/fixtures/sass-lower
@@ -114,4 +117,15 @@ for a in $karchs; do
   cmp -s $c "$tmp/kp$a.cubin" || { echo "$out"; no "kept sm_$a: pinned -o with a refused function is not byte-identical"; }
   grep -E '^(lower|kept)' <<<"$out" | cut -c1-160
 done
+# 6. a call through a pointer on sm_90: EXIT behind LDC R1, BRA.CONV UR, one field printed twice
+c=$d/fptrsync.sm_90.cubin s=$d/fptrsync.sm_90.sass
+out=$("$bin" lower hazards $c=$s 2>&1)
+grep -q '^hazards: 1 listings, 0 hazards' <<<"$out" || { echo "$out"; no "fptrsync sm_90: hazards on ptxas's own listing"; }
+if [ -z "${RS_TEST_QUICK:-}" ]; then
+  out=$("$bin" regalloc $c --listing $s --free -o "$tmp/fs.cubin" 2>&1); rc=$?
+  [ $rc = 0 ] || { echo "$out"; no "fptrsync sm_90: exit $rc (0 expected: every function written)"; }
+  grep -q '^lower: .*re-encoded ([0-9]* register fields) in 2 functions' <<<"$out" || no "fptrsync sm_90: not both functions re-encoded"
+  grep -q '^crosscheck (nvdisasm): 2 functions, .* 0 mismatches.*: ok' <<<"$out" || no "fptrsync sm_90: crosscheck"
+  grep -E '^(lower|probe|kept)' <<<"$out" | cut -c1-160
+fi
 exit $fail

@@ -1,0 +1,267 @@
+/* splitmir.c - the split instance of a pre-RA function: its MIR with the copies greedy inserted to
+ * split the values LLVM split, so that each piece is a value of its own (docs/real-suite.md). */
+#include "mir/splitmir.h"
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+  const char *s;
+  uint32_t *start; /* start[L] = offset of line L (1-based); start[nlines + 1] = end */
+  uint32_t nlines;
+} lines;
+
+static void lines_of(const char *s, lines *l) {
+  size_t n = strlen(s), cap = 1024;
+  l->s = s;
+  l->start = rs_xmalloc(cap * sizeof *l->start);
+  l->nlines = 0;
+  l->start[0] = 0;
+  size_t i = 0;
+  for (;;) {
+    if (l->nlines + 2 >= cap) l->start = rs_xrealloc(l->start, (cap *= 2) * sizeof *l->start);
+    l->start[++l->nlines] = (uint32_t)i;
+    const char *nl = memchr(s + i, '\n', n - i);
+    if (!nl) break;
+    i = (size_t)(nl - s) + 1;
+    if (i >= n) break;
+  }
+  l->start[l->nlines + 1] = (uint32_t)n;
+}
+
+static uint32_t line_end(const lines *l, uint32_t L) { /* past the newline */
+  return l->start[L + 1];
+}
+
+static const char *const flag_words[] = {"implicit", "implicit-def", "def", "dead", "killed", "undef",
+                                         "internal", "early-clobber", "debug-use", "renamable"};
+
+/* An operand's text with its flag words ("killed %5", "undef %7.sub0:vreg_64"). */
+static uint32_t op_start(const char *src, const rs_operand *o) {
+  uint32_t st = o->text_off;
+  for (;;) {
+    uint32_t k = st;
+    while (k > 0 && src[k - 1] == ' ') k--;
+    uint32_t w = k;
+    while (w > 0 && (islower((unsigned char)src[w - 1]) || src[w - 1] == '-')) w--;
+    bool flag = false;
+    for (size_t i = 0; i < sizeof flag_words / sizeof *flag_words && w < k; i++)
+      flag |= strlen(flag_words[i]) == k - w && !memcmp(src + w, flag_words[i], k - w);
+    if (!flag) return st;
+    st = w;
+  }
+}
+
+typedef struct {
+  char *buf;
+  size_t len, cap;
+} sbuf;
+
+static void put(sbuf *b, const char *s, size_t n) {
+  if (b->len + n + 1 > b->cap) {
+    b->cap = (b->len + n + 1) * 2;
+    b->buf = rs_xrealloc(b->buf, b->cap);
+  }
+  memcpy(b->buf + b->len, s, n);
+  b->len += n;
+  b->buf[b->len] = 0;
+}
+
+static int why(char *w, size_t n, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(w, n, fmt, ap);
+  va_end(ap);
+  return -1;
+}
+
+/* "  - { id: N, " lines of the registers table: id -> line */
+static uint32_t *reg_lines(const lines *l, uint32_t nids) {
+  uint32_t *at = rs_xcalloc(nids + 1, sizeof *at);
+  bool in = false;
+  for (uint32_t L = 1; L <= l->nlines; L++) {
+    const char *s = l->s + l->start[L];
+    if (!strncmp(s, "registers:", 10)) in = true;
+    else if (in && s[0] != ' ' && s[0] != '\n') break;
+    else if (in && !strncmp(s, "  - { id: ", 10)) {
+      unsigned long id = strtoul(s + 10, NULL, 10);
+      if (id < nids) at[id] = L;
+    }
+  }
+  return at;
+}
+
+static bool uses_any(const rs_func *f, const rs_inst *in, const uint8_t *set, uint32_t nset) {
+  for (uint32_t k = 0; k < in->nops; k++) {
+    const rs_operand *o = &f->ops[in->first_op + k];
+    if (o->kind == RS_OP_VREG && o->reg < nset && set[o->reg]) return true;
+  }
+  return false;
+}
+
+char *rs_mir_split_instance(const rs_func *pre, const rs_func *ps, const rs_loose *lo, const uint8_t *split,
+                            uint8_t **seg_out, size_t *len, char *w, size_t nw) {
+  *seg_out = NULL;
+  uint32_t nps = ps->nvregs, npre = pre->nvregs;
+  uint8_t *seg = rs_xcalloc(nps + 1, 1), *other = rs_xcalloc(nps + 1, 1), *used = rs_xcalloc(npre + 1, 1);
+  char *out = NULL;
+  int rc = 0;
+  for (uint32_t i = 0; i < pre->nops; i++)
+    if (pre->ops[i].kind == RS_OP_VREG && pre->ops[i].reg < npre) used[pre->ops[i].reg] = 1;
+  /* the pieces of the split values: the postsplit registers their operands went to. A value whose
+   * operands all went to one register may still have been moved by greedy's copies (to an AGPR and
+   * back): it is expanded as well, until every inserted copy is between pieces */
+  uint8_t *sv = rs_xmalloc(npre + 1);
+  memcpy(sv, split, npre);
+  for (int round = 0, grew = 1; grew && !rc; round++) {
+    grew = 0;
+    memset(seg, 0, nps + 1);
+    memset(other, 0, nps + 1);
+    for (uint32_t i = 0; i < lo->nlinks && !rc; i++) {
+      const rs_loose_link *ln = &lo->links[i];
+      bool s = sv[ln->from_vreg];
+      if (ln->to_vreg < 0) {
+        if (s) rc = why(w, nw, "%s split in the SGPR round", pre->vregs[ln->from_vreg].name);
+        continue;
+      }
+      if ((uint32_t)ln->to_vreg >= nps) continue;
+      if (s) seg[ln->to_vreg] = 1;
+      else other[ln->to_vreg] = 1;
+    }
+    uint8_t *grow = rs_xcalloc(nps + 1, 1); /* postsplit registers whose values must be expanded */
+    for (uint32_t v = 0; v < nps; v++) grow[v] = seg[v] && other[v]; /* shared with a split value */
+    for (uint32_t j = 0; j < ps->ninsts && !rc; j++) {
+      if (lo->pair[j] >= 0) continue;
+      const rs_inst *in = &ps->insts[j];
+      for (uint32_t k = 0; k < in->nops; k++) {
+        const rs_operand *o = &ps->ops[in->first_op + k];
+        if (o->kind == RS_OP_VREG && o->reg < nps && other[o->reg]) grow[o->reg] = 1; /* moved by a copy */
+      }
+    }
+    for (uint32_t i = 0; i < lo->nlinks && !rc; i++) /* the values that went to them */
+      if (lo->links[i].to_vreg >= 0 && (uint32_t)lo->links[i].to_vreg < nps && grow[lo->links[i].to_vreg] &&
+          !sv[lo->links[i].from_vreg])
+        sv[lo->links[i].from_vreg] = 1, grew = 1;
+    free(grow);
+    if (round > 64) rc = why(w, nw, "pieces do not close");
+  }
+  for (uint32_t v = 0; v < nps && !rc; v++)
+    if (seg[v] && other[v]) rc = why(w, nw, "%s holds two values", ps->vregs[v].name);
+  /* what greedy inserted must be copies between pieces (a new register or one of the pieces) */
+  for (uint32_t j = 0; j < ps->ninsts && !rc; j++) {
+    if (lo->pair[j] >= 0) continue;
+    const rs_inst *in = &ps->insts[j];
+    if (strcmp(rs_func_opcode(ps, in), "COPY")) {
+      rc = why(w, nw, "greedy inserted %s", rs_func_opcode(ps, in));
+      break;
+    }
+    for (uint32_t k = 0; k < in->nops && !rc; k++) {
+      const rs_operand *o = &ps->ops[in->first_op + k];
+      if (o->kind != RS_OP_VREG || o->reg >= nps) rc = why(w, nw, "greedy inserted a COPY of a physical register");
+      else if (other[o->reg] || (!seg[o->reg] && o->reg < npre && used[o->reg]))
+        rc = why(w, nw, "greedy copied %s, not a split value", ps->vregs[o->reg].name);
+    }
+    for (uint32_t k = 0; k < in->nops && !rc; k++) seg[ps->ops[in->first_op + k].reg] = 1;
+  }
+  split = sv;
+  /* what greedy dropped (identity copies) must not name a split value */
+  uint8_t *kept = rs_xcalloc(pre->ninsts + 1, 1);
+  for (uint32_t j = 0; j < ps->ninsts; j++)
+    if (lo->pair[j] >= 0) kept[lo->pair[j]] = 1;
+  for (uint32_t i = 0; i < pre->ninsts && !rc; i++)
+    if (!kept[i] && uses_any(pre, &pre->insts[i], split, npre))
+      rc = why(w, nw, "greedy dropped an instruction of a split value");
+  for (uint32_t i = 0; i < pre->ninsts && !rc; i++)
+    if (pre->insts[i].flags & RS_I_BUNDLED) rc = why(w, nw, "bundles");
+  if (rc) goto out;
+
+  lines lp, lq;
+  lines_of(pre->src, &lp);
+  lines_of(ps->src, &lq);
+  /* inserted lines: before the pre line of the next matched instruction, else after the block */
+  uint32_t nins = 0, *ins_line = rs_xmalloc((ps->ninsts + 1) * sizeof *ins_line), *ins_at = rs_xmalloc((ps->ninsts + 1) * sizeof *ins_at);
+  for (uint32_t b = 0; b < ps->nblocks && !rc; b++) {
+    const rs_block *qb = &ps->blocks[b], *pb = &pre->blocks[b];
+    uint32_t pend = nins;
+    for (uint32_t j = qb->first_inst; j < qb->first_inst + qb->ninsts; j++) {
+      if (lo->pair[j] < 0) {
+        ins_line[nins] = ps->insts[j].line, ins_at[nins++] = 0;
+        continue;
+      }
+      for (; pend < nins; pend++) ins_at[pend] = pre->insts[lo->pair[j]].line; /* before it */
+    }
+    if (pend < nins) {
+      if (!pb->ninsts) rc = why(w, nw, "copies at the end of an empty block");
+      else
+        for (; pend < nins; pend++) ins_at[pend] = pre->insts[pb->first_inst + pb->ninsts - 1].line + 1; /* after */
+    }
+  }
+  uint32_t *subst_of = rs_xcalloc(lp.nlines + 2, sizeof *subst_of); /* pre line -> pre inst + 1 */
+  for (uint32_t j = 0; j < ps->ninsts; j++)
+    if (lo->pair[j] >= 0 && uses_any(pre, &pre->insts[lo->pair[j]], split, npre))
+      subst_of[pre->insts[lo->pair[j]].line] = (uint32_t)lo->pair[j] + 1;
+  int32_t *ps_of = rs_xmalloc((pre->ninsts + 1) * sizeof *ps_of);
+  for (uint32_t i = 0; i < pre->ninsts; i++) ps_of[i] = -1;
+  for (uint32_t j = 0; j < ps->ninsts; j++)
+    if (lo->pair[j] >= 0) ps_of[lo->pair[j]] = (int32_t)j;
+  uint32_t *preg = reg_lines(&lp, npre), *psreg = reg_lines(&lq, nps);
+  uint32_t last_reg = 0;
+  for (uint32_t v = 0; v < npre; v++)
+    if (preg[v] > last_reg) last_reg = preg[v];
+  sbuf b = {0};
+  uint32_t k = 0;
+  for (uint32_t L = 1; L <= lp.nlines && !rc; L++) {
+    for (uint32_t q = 0; q < nins; q++) /* few: the copies of the split values */
+      if (ins_at[q] == L) put(&b, lq.s + lq.start[ins_line[q]], line_end(&lq, ins_line[q]) - lq.start[ins_line[q]]);
+    const char *s = lp.s + lp.start[L];
+    size_t n = line_end(&lp, L) - lp.start[L];
+    if (!strncmp(s, "  - { id: ", 10)) {
+      unsigned long id = strtoul(s + 10, NULL, 10);
+      if ((id < npre && split[id] && used[id]) || (id < nps && seg[id])) n = 0; /* the pieces replace it */
+    }
+    if (subst_of[L]) { /* the split values' operands: the pieces' (postsplit's text, flags included) */
+      uint32_t i = subst_of[L] - 1;
+      const rs_inst *x = &pre->insts[i], *y = &ps->insts[ps_of[i]];
+      uint32_t at = lp.start[L];
+      for (uint32_t o = 0; o < x->nops; o++) {
+        const rs_operand *po = &pre->ops[x->first_op + o], *qo = &ps->ops[y->first_op + o];
+        if (po->kind != RS_OP_VREG || !split[po->reg]) continue;
+        uint32_t ps0 = op_start(pre->src, po), qs0 = op_start(ps->src, qo);
+        put(&b, pre->src + at, ps0 - at);
+        put(&b, ps->src + qs0, qo->text_off + qo->text_len - qs0);
+        at = po->text_off + po->text_len;
+      }
+      put(&b, pre->src + at, line_end(&lp, L) - at);
+    } else put(&b, s, n);
+    if (L == last_reg) /* the pieces' rows of the registers table, from postsplit's */
+      for (uint32_t v = 0; v < nps; v++)
+        if (seg[v] && psreg[v]) put(&b, lq.s + lq.start[psreg[v]], line_end(&lq, psreg[v]) - lq.start[psreg[v]]), k++;
+  }
+  for (uint32_t q = 0; q < nins; q++)
+    if (ins_at[q] > lp.nlines) put(&b, lq.s + lq.start[ins_line[q]], line_end(&lq, ins_line[q]) - lq.start[ins_line[q]]);
+  free(ins_line);
+  free(ins_at);
+  free(subst_of);
+  free(ps_of);
+  free(preg);
+  free(psreg);
+  free(lp.start);
+  free(lq.start);
+  (void)k;
+  if (rc) free(b.buf);
+  else {
+    out = b.buf;
+    *len = b.len;
+    *seg_out = seg;
+    seg = NULL;
+  }
+out:
+  free(sv);
+  free(kept);
+  free(seg);
+  free(other);
+  free(used);
+  return out;
+}

@@ -20,6 +20,17 @@ uint32_t rs_live_op_slot(const rs_live *l, const rs_operand *op) {
   return UINT32_MAX;
 }
 
+void rs_live_defs_back(const rs_live *l, const rs_inst *in, rs_word *defd) {
+  const rs_func *f = l->f;
+  for (uint32_t o = 0; o < in->nops; o++) {
+    uint32_t oi = in->first_op + o;
+    uint32_t s = rs_live_op_slot(l, &f->ops[oi]);
+    if (s == UINT32_MAX || !(f->ops[oi].flags & RS_F_DEF)) continue;
+    if (l->dnew[oi]) rs_bs_andnot_bits(defd, s, l->dnew[oi]);
+    if (l->dkill[oi]) rs_bs_or_bits(defd, s, l->dkill[oi]);
+  }
+}
+
 /* Lanes of an operand that are tracked (a tuple may include untracked units). */
 rs_lanes rs_live_op_lanes(const rs_live *l, const rs_operand *op) {
   if (op->kind == RS_OP_VREG) return op->lanes;

@@ -89,6 +89,9 @@ uint32_t rs_cfg_postorder(const rs_func *f, uint32_t *post);
 void rs_live_step_back(const rs_live *l, const rs_inst *in, rs_word *live);
 /* Effective live-in of block b (live and defined), into out (words long). */
 void rs_live_block_in(const rs_live *l, uint32_t b, rs_word *out);
+/* Step the defined set backward over one instruction's defs (the recorded deltas: reaching
+ * definitions, as the Problem's walk and spillroom.c see them). */
+void rs_live_defs_back(const rs_live *l, const rs_inst *in, rs_word *defd);
 /* Slot of an operand's lane 0, or UINT32_MAX if the operand is not tracked. */
 uint32_t rs_live_op_slot(const rs_live *l, const rs_operand *op);
 /* The operand's lanes that liveness tracks (a tuple may include untracked units). */

@@ -319,17 +319,6 @@ static void walk_inst(B *b, uint32_t bi, uint32_t ii, const rs_word *live, const
   }
 }
 
-/* Step back over instruction ii's defs: reaching definitions by the recorded deltas. */
-static void defs_back(const rs_live *l, const rs_inst *in, rs_word *defd) {
-  const rs_func *f = l->f;
-  for (uint32_t o = 0; o < in->nops; o++) {
-    uint32_t oi = in->first_op + o;
-    uint32_t s = rs_live_op_slot(l, &f->ops[oi]);
-    if (s == UINT32_MAX || !(f->ops[oi].flags & RS_F_DEF)) continue;
-    if (l->dnew[oi]) rs_bs_andnot_bits(defd, s, l->dnew[oi]);
-    if (l->dkill[oi]) rs_bs_or_bits(defd, s, l->dkill[oi]);
-  }
-}
 
 /* Block entry: merges (and the function entry) start ranges without a def. */
 static void walk_entry(B *b, uint32_t bi, rs_word *eff) {
@@ -355,7 +344,7 @@ static void walk_block(B *b, uint32_t bi, rs_word *live, rs_word *defd, rs_word 
     const rs_inst *in = &f->insts[ii];
     if ((in->flags & RS_I_COPY) && hints) add_hint(b, in);
     walk_inst(b, bi, ii, live, defd, eff, true);
-    defs_back(l, in, defd);
+    rs_live_defs_back(l, in, defd);
     rs_live_step_back(l, in, live);
   }
   rs_live_block_in(l, bi, eff);
@@ -377,7 +366,7 @@ static void walk_seg(B *b, const rs_lseg *g, rs_word *eff, rs_word *const t[6]) 
   memcpy(wdef, l->defout + (size_t)bi * W, W * sizeof *wdef);
   for (uint32_t k = blk->ninsts; k-- > g->end;) {
     const rs_inst *in = &f->insts[blk->first_inst + k];
-    defs_back(l, in, wdef);
+    rs_live_defs_back(l, in, wdef);
     rs_live_step_back(l, in, wave);
   }
   memcpy(lane, l->sout + gi * W, W * sizeof *lane);
@@ -391,9 +380,9 @@ static void walk_seg(B *b, const rs_lseg *g, rs_word *eff, rs_word *const t[6]) 
       defd[w] = (wdef[w] & ~lw[w]) | ldef[w];
     }
     walk_inst(b, bi, ii, live, defd, eff, act);
-    defs_back(l, in, wdef);
+    rs_live_defs_back(l, in, wdef);
     if (act) {
-      defs_back(l, in, defd);
+      rs_live_defs_back(l, in, defd);
       for (uint32_t w = 0; w < W; w++) ldef[w] = defd[w] & lw[w];
     }
     rs_live_seg_step_back(l, g, k, wave, lane, live);

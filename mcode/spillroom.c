@@ -17,17 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* What an instruction's defs change in the defined set, stepping back (problem.c's walk). */
-static void defs_back(const rs_live *l, const rs_inst *in, rs_word *defd) {
-  const rs_func *f = l->f;
-  for (uint32_t o = 0; o < in->nops; o++) {
-    uint32_t oi = in->first_op + o;
-    uint32_t s = rs_live_op_slot(l, &f->ops[oi]);
-    if (s == UINT32_MAX || !(f->ops[oi].flags & RS_F_DEF)) continue;
-    if (l->dnew[oi]) rs_bs_andnot_bits(defd, s, l->dnew[oi]);
-    if (l->dkill[oi]) rs_bs_or_bits(defd, s, l->dkill[oi]);
-  }
-}
 
 typedef struct {
   const rs_live *l;
@@ -109,7 +98,7 @@ uint32_t rs_spills_noroom(const rs_func *g, const rs_spills *s, const int32_t *s
     point(&c, live, defd);
     for (uint32_t k = b->ninsts; k-- > 0;) {
       const rs_inst *in = &g->insts[b->first_inst + k];
-      defs_back(l, in, defd);
+      rs_live_defs_back(l, in, defd);
       rs_live_step_back(l, in, live);
       point(&c, live, defd);
     }

@@ -108,6 +108,18 @@ static void addr_term(B *b, addr_t *a, rs_sarg x, int depth) {
   else a->t[a->n++] = x;
 }
 
+/* The flattened sum as one node: add(terms..., constant), its terms commuting; offsets wrap in 32
+ * bits (shared) and stay small (global). */
+static rs_sarg sum_node(B *b, addr_t *a) {
+  a->c &= 0xffffffffu;
+  if (!a->n) return rs_sem_leaf_const(a->c);
+  if (a->n == 1 && !a->c) return a->t[0];
+  if (a->c && a->n < 4) a->t[a->n++] = rs_sem_leaf_const(a->c);
+  rs_sarg r = rs_sem_node(b, NULL, hs("add"), a->t, a->n, 2);
+  b->g->nodes[r.idx].acomm = true;
+  return r;
+}
+
 /* Memory operand p's address plus extra bytes: add(terms..., constant), the terms commuting. */
 static rs_sarg mem_addr_more(B *b, const pop *p, uint64_t extra, const rs_sarg *more);
 static rs_sarg mem_addr(B *b, const pop *p, uint64_t extra) { return mem_addr_more(b, p, extra, NULL); }
@@ -142,13 +154,7 @@ static rs_sarg mem_addr_more(B *b, const pop *p, uint64_t extra, const rs_sarg *
       else a.t[a.n++] = t[k];
     }
   }
-  a.c &= 0xffffffffu; /* offsets wrap in 32 bits (shared) and stay small (global) */
-  if (!a.n) return rs_sem_leaf_const(a.c);
-  if (a.n == 1 && !a.c) return a.t[0];
-  if (a.c && a.n < 4) a.t[a.n++] = rs_sem_leaf_const(a.c);
-  rs_sarg r = rs_sem_node(b, NULL, hs("add"), a.t, a.n, 2);
-  b->g->nodes[r.idx].acomm = true;
-  return r;
+  return sum_node(b, &a);
 }
 
 /* A fragment load's address (LDSM, an LDG of a wmma C fragment) without its lane terms: ptxas
@@ -187,13 +193,7 @@ rs_sarg rs_sem_lane_addr(B *b, const pop *p, uint64_t extra, bool *ok) {
   lane_term(b, &a, x, 0);
   if (a.over || (a.n == 4 && (a.c & 0xffffffffu))) return rs_sem_leaf_other(hs("lane?"));
   *ok = true;
-  a.c &= 0xffffffffu;
-  if (!a.n) return rs_sem_leaf_const(a.c);
-  if (a.n == 1 && !a.c) return a.t[0];
-  if (a.c && a.n < 4) a.t[a.n++] = rs_sem_leaf_const(a.c);
-  rs_sarg r = rs_sem_node(b, NULL, hs("add"), a.t, a.n, 2);
-  b->g->nodes[r.idx].acomm = true;
-  return r;
+  return sum_node(b, &a);
 }
 
 rs_sarg rs_sem_mem_addr(B *b, const pop *p, uint64_t extra, const rs_sarg *more) { return mem_addr_more(b, p, extra, more); }

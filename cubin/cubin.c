@@ -91,29 +91,21 @@ int rs_cubin_parse(uint8_t *b, size_t len, const char *name, rs_cubin *c, rs_err
   return parse(b, len, name, c, true, e);
 }
 
-int rs_cubin_load_any(const char *path, rs_cubin *c, rs_err *e) {
+/* all or nothing: a refused file leaves nothing to free */
+static int load(const char *path, rs_cubin *c, bool need_code, rs_err *e) {
   size_t len;
   char *b = rs_read_file(path, &len, e);
   if (!b) {
     memset(c, 0, sizeof *c);
     return -1;
   }
-  int rc = parse((uint8_t *)b, len, path, c, false, e);
+  int rc = parse((uint8_t *)b, len, path, c, need_code, e);
   if (rc) rs_cubin_free(c);
   return rc;
 }
 
-int rs_cubin_load(const char *path, rs_cubin *c, rs_err *e) {
-  size_t len;
-  char *b = rs_read_file(path, &len, e);
-  if (!b) {
-    memset(c, 0, sizeof *c);
-    return -1;
-  }
-  int rc = rs_cubin_parse((uint8_t *)b, len, path, c, e);
-  if (rc) rs_cubin_free(c); /* all or nothing: a refused file leaves nothing to free */
-  return rc;
-}
+int rs_cubin_load(const char *path, rs_cubin *c, rs_err *e) { return load(path, c, true, e); }
+int rs_cubin_load_any(const char *path, rs_cubin *c, rs_err *e) { return load(path, c, false, e); }
 
 void rs_cubin_rewrite(rs_cubin *c) {
   if (!c->new_layout) return;

@@ -175,5 +175,17 @@ if [[ -x /usr/local/cuda/bin/nvcc || -n "${NVCC:-}" ]]; then
 else
   echo "SKIPPED part 9 (corpus rows with inferred rows): no nvcc for corpus build"
 fi
+# 10. the same from the compiler on: `corpus build` of our reduce.cu for sm_80 with MOV hidden lists
+# the cubin, finds the form unknown (`corpus forms`), lists it again with -plr columns and keeps the
+# row with MOV inferred (corpus/compile.c); one nvcc + ptxas run
+if [[ -x /usr/local/cuda/bin/nvcc || -n "${NVCC:-}" ]]; then
+  printf 'reduce\tnv\treduce.cu\treduce\tBLOCK=128\n' >"$T/rg.tsv"
+  RS_TEST_MASK_ROWS=MOV "$CLI" corpus build --out "$T/r.h5" --grid "$T/rg.tsv" --targets sm_80 --work "$T/rw" -j1 >"$T/r.log" 2>&1; rr=$?
+  "$CLI" corpus list "$T/r.h5" --params >"$T/rl" 2>&1
+  check "corpus build: reduce sm_80 kept with MOV inferred from a -plr listing (rc $rr): $(cat "$T/rl" "$T/r.log" | head -c 600)" \
+    "[[ $rr == 0 ]] && grep -q \$'^reduce/block128/sm_80/sass\\t.*\\ttruth\\t-DBLOCK=128 inferred_forms=\"MOV/2=d1 s1\"\$' '$T/rl' && grep -q '// |  1  ^' '$T/rw/nv/reduce/block128/sm_80.sass'"
+else
+  echo "SKIPPED part 10 (corpus build lists again with -plr): no nvcc"
+fi
 [[ $fail == 0 ]] && echo "test_sass_inferred: ok"
 exit $fail

@@ -177,13 +177,18 @@ else
 fi
 # 10. the same from the compiler on: `corpus build` of our reduce.cu for sm_80 with MOV hidden lists
 # the cubin, finds the form unknown (`corpus forms`), lists it again with -plr columns and keeps the
-# row with MOV inferred (corpus/compile.c); one nvcc + ptxas run
+# row with MOV inferred (corpus/compile.c), and `report` of a sweep over it says so; one nvcc + ptxas run
 if [[ -x /usr/local/cuda/bin/nvcc || -n "${NVCC:-}" ]]; then
   printf 'reduce\tnv\treduce.cu\treduce\tBLOCK=128\n' >"$T/rg.tsv"
   RS_TEST_MASK_ROWS=MOV "$CLI" corpus build --out "$T/r.h5" --grid "$T/rg.tsv" --targets sm_80 --work "$T/rw" -j1 >"$T/r.log" 2>&1; rr=$?
   "$CLI" corpus list "$T/r.h5" --params >"$T/rl" 2>&1
   check "corpus build: reduce sm_80 kept with MOV inferred from a -plr listing (rc $rr): $(cat "$T/rl" "$T/r.log" | head -c 600)" \
     "[[ $rr == 0 ]] && grep -q \$'^reduce/block128/sm_80/sass\\t.*\\ttruth\\t-DBLOCK=128 inferred_forms=\"MOV/2=d1 s1\"\$' '$T/rl' && grep -q '// |  1  ^' '$T/rw/nv/reduce/block128/sm_80.sass'"
+  # a sweep over it reads the row with its stored MOV row; the report says so
+  RS_TEST_MASK_ROWS=MOV "$CLI" sweep --corpus "$T/r.h5" --model builtin:chaitin --samples 2 --out "$T/rrun" >"$T/rs.log" 2>&1; rs=$?
+  RS_TEST_MASK_ROWS=MOV "$CLI" report "$T/rrun" >"$T/rrep" 2>&1
+  check "sweep + report over it (rc $rs): $(tail -c 400 "$T/rs.log")" \
+    "[[ $rs == 0 ]] && grep -q '^Inferred forms: 1 of 2 instances were read with instruction forms inferred from nvdisasm -plr' '$T/rrep'"
 else
   echo "SKIPPED part 10 (corpus build lists again with -plr): no nvcc"
 fi

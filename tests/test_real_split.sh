@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # regsweep's own kernels where LLVM splits or spills values (tests/fixtures/split/: gemv_batched.cl
 # of corpus/kernels at 64 rows per work-item and under amdgpu_waves_per_eu(4) on gfx942
-# (clang-22/llc-22), a scalar-heavy if under amdgpu_num_sgpr(28) on gfx940 (clang-16/llc-16)):
+# (clang-22/llc-22), a scalar-heavy if under amdgpu_num_sgpr(28) and double constants under
+# amdgpu_num_sgpr(26) on gfx940 (clang-16/llc-16)):
 #  - no false reject: the import prints 0 truths inconsistent. At a07340a (before mir/align.c read
 #    llc-16's V_READLANE and llc-22's reload into a virtual register as spill restores) both spilled
 #    rows were refused, "LLVM's final map does not carry back to the pre-RA MIR: 1 (25) conflicts";
 #  - the 64-row kernel's prera row is a split instance (mir/splitmir.c: the pre-RA MIR with greedy's
 #    split copies, each piece in LLVM's register) with exact truth; at a07340a it had none ("LLVM
 #    split or spilled 5 values ... 27 constraints broken");
-#  - the spilled rows are named by what LLVM did (a spill restore, the SGPR round);
+#  - the spilled rows are named by what LLVM did (a spill restore, the SGPR round's SI_SPILL_S*);
+#  - the num_sgpr(26) prera row, whose constants llc-16's SGPR round rematerialized, has exact truth
+#    over the SGPR round's own MIR (corpus/assemble.c; at 8ca48a5 "split in the SGPR round"), and in
+#    the plain build passes both verifiers and emits through llc-16 with counts equal;
 #  - plain build only: the split instance's truth passes both verifiers, the oracle rejects every
 #    mutant with its category, and the truth is emitted through llc-22 (MachineVerifier ok, counts
 #    equal).

@@ -5,6 +5,7 @@
 #include "corpus/instance.h"
 #include "corpus/ptxref.h"
 #include "cubin/disasm.h"
+#include "sass/sass.h"
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -285,7 +286,8 @@ static int info(int argc, char **argv) {
   rs_corpus *c = open_corpus(argv[2], "info");
   if (!c) return 2;
   bucket *b = NULL, *r = NULL;
-  uint32_t nb = 0, cb = 0, nr = 0, cr = 0, splits[2] = {0, 0};
+  uint32_t nb = 0, cb = 0, nr = 0, cr = 0, splits[2] = {0, 0}, ninf = 0;
+  char forms[400] = ""; /* the inferred rows' FORM/N, each once */
   uint64_t n = rs_corpus_count(c);
   for (uint64_t i = 0; i < n; i++) {
     rs_instance in;
@@ -310,10 +312,26 @@ static int info(int argc, char **argv) {
     k->norm_lines += in.norm_lines;
     k->norm_tokens += in.norm_tokens;
     splits[in.split & 1]++;
+    rs_sass_infer x = {0};
+    char why[300];
+    if (rs_sass_infer_from_params(in.params, &x, why, sizeof why) > 0) ninf++;
+    for (uint32_t j = 0; j < x.n; j++) {
+      char fn[128];
+      size_t l = strlen(forms);
+      snprintf(fn, sizeof fn, "%s/%u", x.v[j].form, x.v[j].nops);
+      bool have = false;
+      for (const char *q = forms; (q = strstr(q, fn)) && !have; q++)
+        have = (q == forms || q[-1] == ' ') && (q[strlen(fn)] == ',' || !q[strlen(fn)]);
+      if (!have && l + strlen(fn) + 3 < sizeof forms) snprintf(forms + l, sizeof forms - l, "%s%s", l ? ", " : "", fn);
+    }
+    rs_sass_infer_free(&x);
     rs_instance_clear(&in);
   }
-  printf("%s: %llu instances (train %u, test %u), %llu build failures\n\n", argv[2], (unsigned long long)n,
+  printf("%s: %llu instances (train %u, test %u), %llu build failures\n", argv[2], (unsigned long long)n,
          splits[0], splits[1], (unsigned long long)rs_corpus_failure_count(c));
+  if (ninf) /* marked: forms the table lacks, read with rows from nvdisasm -plr (params inferred_forms) */
+    printf("inferred forms (nvdisasm -plr, params inferred_forms): %u instances (%s)\n", ninf, forms);
+  printf("\n");
   printf("| family | target | form | instances | with truth | with reference (not a truth) | infeasible |\n"
          "|---|---|---|---:|---:|---:|---:|\n");
   for (uint32_t i = 0; i < nb; i++) {

@@ -181,13 +181,20 @@ static int corpus_mode(const char *path, bool pin, bool quiet) {
       if (fails != UINT32_MAX) ikept = kept_summary(&r, in.id);
       rs_mc_recolour_free(&r);
     }
+    char inf[300] = ""; /* the row's params inferred_forms, read by the parser */
+    for (uint32_t j = 0; mc.inferred && j < mc.inferred->n; j++) {
+      if (!mc.inferred->v[j].nfuncs) continue; /* the table read it (RS_TEST_MASK_ROWS unset) */
+      size_t l = strlen(inf);
+      snprintf(inf + l, sizeof inf - l, "%s%s/%u", *inf ? ", " : "; inferred forms (nvdisasm -plr): ",
+               mc.inferred->v[j].form, mc.inferred->v[j].nops);
+    }
     if (mc.m) rs_mc_free_input(&mc);
     double ms = (rs_now() - t0) * 1e3;
     done++;
     if (fails == UINT32_MAX) fprintf(stderr, "instance %s: bad input: %s\n", in.id, pe.msg), bad++;
     else if (fails) fprintf(stderr, "instance %s: FAILED (%u), %.1f ms\n", in.id, fails, ms), failed++;
-    else if (!quiet) printf("instance %s: %s%s, %.1f ms\n", in.id, pin ? "identical" : "valid",
-                            ikept ? " (ptxas's colouring kept where free mode could not colour validly)" : "", ms);
+    else if (!quiet) printf("instance %s: %s%s%s, %.1f ms\n", in.id, pin ? "identical" : "valid",
+                            ikept ? " (ptxas's colouring kept where free mode could not colour validly)" : "", inf, ms);
     kept += ikept;
     rs_instance_clear(&in);
   }

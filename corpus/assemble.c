@@ -5,6 +5,7 @@
 #include "llvm/llc.h"
 #include "corpus/truth.h"
 #include "mcode/mcode.h"
+#include "sass/sass.h"
 #include "corpus/ptxtruth.h"
 #include "corpus/normalize.h"
 #include <stdio.h>
@@ -87,6 +88,7 @@ typedef struct {
   hset seen;
   uint8_t *cubin;       /* form sass: the listing's cubin, stored beside it (lower/emit need it) */
   size_t cubin_len;
+  const char *inferred; /* form sass: ` inferred_forms="..."` for the params ("" none; sass_instance) */
 } A;
 
 static int fail(A *a, const rs_variant *v, const char *target, const char *msg, rs_err *e) {
@@ -125,9 +127,9 @@ static int emit(A *a, const rs_variant *v, const char *target, const char *form,
   snprintf(in.target, sizeof in.target, "%s", target);
   snprintf(in.form, sizeof in.form, "%s", form);
   snprintf(in.variant, sizeof in.variant, "%s", v->name);
-  snprintf(in.params, sizeof in.params, "%s%s%s%s", v->params,
+  snprintf(in.params, sizeof in.params, "%s%s%s%s%s", v->params,
            !strcmp(v->vendor, "amd") ? " -O" : "", !strcmp(v->vendor, "amd") ? (v->opt == 3 ? "3" : "2") : "",
-           v->fastmath ? " -use_fast_math" : "");
+           v->fastmath ? " -use_fast_math" : "", !strcmp(form, "sass") && a->inferred ? a->inferred : "");
   snprintf(in.function, sizeof in.function, "%s", f->name);
   double t0 = rs_now();
   rs_norm *nm = rs_normalize(f, e);
@@ -438,18 +440,31 @@ static int sass_instance(A *a, const rs_variant *v, const char *dir, const char 
   }
   snprintf(file, sizeof file, "%s.sass", tg);
   rs_err pe = {{0}};
-  rs_module *m = load_stage(dir, file, tg, &pe);
-  if (!m) {
+  /* a listing with nvdisasm's -plr columns (`corpus disasm --plr`) reads a form the table lacks
+   * with the row they give, kept only if pinned reproduces ptxas and the liveness is -plr's
+   * (mcode/load.c); the rows go into the row's params (inferred_forms), read back from there */
+  char path[1200], inferred[256];
+  snprintf(path, sizeof path, "%s/%s", dir, file);
+  rs_mc mc;
+  if (rs_mc_listing(&mc, path, tg, NULL, &pe)) {
     snprintf(msg, sizeof msg, "sass: listing rejected: %s", pe.msg);
     return fail(a, v, tg, msg, e);
   }
+  const rs_module *m = mc.m;
   if (!m->nfuncs) { /* its one function refused alone (an unknown form): the row says why */
     snprintf(msg, sizeof msg, "sass: refused %s: %s", m->nrefused ? m->refused[0].form : "?",
              m->nrefused ? m->refused[0].why : "no function");
-    rs_module_free(m);
+    rs_mc_free_input(&mc);
     return fail(a, v, tg, msg, e);
   }
   const rs_func *f = m->funcs[0];
+  int ninf = rs_sass_inferred_param(mc.inferred, f->name, inferred, sizeof inferred);
+  if (ninf < 0 || strlen(v->params) + strlen(" -use_fast_math") + strlen(inferred) >= sizeof ((rs_instance *)0)->params) {
+    snprintf(msg, sizeof msg, "sass: the rows inferred from nvdisasm -plr for %s do not fit the row's params", f->name);
+    rs_mc_free_input(&mc);
+    return fail(a, v, tg, msg, e);
+  }
+  a->inferred = inferred;
   char cp[1200];
   snprintf(cp, sizeof cp, "%s/%s.cubin", dir, tg);
   rs_err ce = {{0}};
@@ -477,8 +492,9 @@ static int sass_instance(A *a, const rs_variant *v, const char *dir, const char 
   }
   free(a->cubin);
   a->cubin = NULL;
+  a->inferred = "";
   rs_problem_free(p);
-  rs_module_free(m);
+  rs_mc_free_input(&mc);
   return rc;
 }
 
@@ -529,7 +545,7 @@ static int nv_variant(A *a, const rs_variant *v, const char *dir, rs_err *e) {
 int rs_assemble(const rs_variant *v, uint32_t n, const rs_compile_opts *o, uint64_t seed, rs_corpus *c,
                 rs_assemble_stats *st, rs_err *e) {
   memset(st, 0, sizeof *st);
-  A a = {o, seed, c, st, {0}, NULL, 0};
+  A a = {o, seed, c, st, {0}, NULL, 0, ""};
   int rc = 0;
   char dir[1024], f[1100];
   for (uint32_t i = 0; i < n && !rc; i++) {

@@ -80,11 +80,15 @@ static void script(const rs_compile_opts *o, const rs_variant *v, const rs_round
                             "tfail %s ptxas \"$t/%s.ptxas.txt\"\n",
                             qnvcc, tg[i], v->fastmath ? "-use_fast_math" : "", v->params, qsrc, tg[i], tg[i], qptxas,
                             tg[i], tg[i], tg[i], tg[i], tg[i], tg[i]);
+      /* a listing with a form the table lacks is listed again with nvdisasm's life ranges
+       * (-plr columns), from which assembly infers that form's row (sass/infer.c) */
       if (qself[0])
         k += (size_t)snprintf(s + k, n - k,
-                              "elif ! %s corpus disasm \"$t/%s.cubin\" --nvdisasm %s -o \"$t/%s.sass\" 2>\"$t/err\"; then "
+                              "elif ! %s corpus disasm \"$t/%s.cubin\" --nvdisasm %s -o \"$t/%s.sass\" 2>\"$t/err\" || "
+                              "{ ! %s corpus forms \"$t/%s.sass\" >/dev/null 2>&1 && "
+                              "! %s corpus disasm \"$t/%s.cubin\" --plr --nvdisasm %s -o \"$t/%s.sass\" 2>\"$t/err\"; }; then "
                               "sed \"s|$t/||g\" \"$t/err\" > \"$t/%s.sass.FAILED\"; rm -f \"$t/%s.sass\"\n",
-                              qself, tg[i], qnd, tg[i], tg[i], tg[i]);
+                              qself, tg[i], qnd, tg[i], qself, tg[i], qself, tg[i], qnd, tg[i], tg[i], tg[i]);
       k += (size_t)snprintf(s + k, n - k, "fi\n");
     }
     k += (size_t)snprintf(s + k, n - k, "rm -f \"$t/err\"\n");

@@ -316,10 +316,13 @@ char *rs_import_job(const rs_import_opts *o, const rs_imp_unit *u, const char *d
       char qself[1100], qnd[1100];
       rs_shell_quote(qself, sizeof qself, o->self);
       rs_shell_quote(qnd, sizeof qnd, o->nvdisasm);
+      /* as corpus/compile.c: a listing with a form the table lacks is listed again with -plr */
       rs_sbuf_printf(&b, "for c in \"$t\"/*.cubin; do [ -f \"$c\" ] || continue; s=\"${c%%.cubin}\"\n"
-              "  %s corpus disasm \"$c\" --nvdisasm %s -o \"$s.sass\" 2>\"$t/err\" || "
+              "  { %s corpus disasm \"$c\" --nvdisasm %s -o \"$s.sass\" 2>\"$t/err\" && "
+              "{ %s corpus forms \"$s.sass\" >/dev/null 2>&1 || "
+              "%s corpus disasm \"$c\" --plr --nvdisasm %s -o \"$s.sass\" 2>\"$t/err\"; }; } || "
               "{ sed \"s|$t/||g\" \"$t/err\" > \"$s.sass.FAILED\"; rm -f \"$s.sass\"; }\ndone\n",
-          qself, qnd);
+          qself, qnd, qself, qself, qnd);
     } else {
       rs_sbuf_printf(&b, "for c in \"$t\"/*.cubin; do [ -f \"$c\" ] || continue; echo 'no nvdisasm: form sass not made' > "
               "\"${c%%.cubin}.sass.FAILED\"; done\n");

@@ -4,6 +4,7 @@
 #include "corpus/normalize.h"
 #include "corpus/truth.h"
 #include "mcode/mcode.h"
+#include "sass/sass.h"
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,8 +35,26 @@ int rs_instance_load(rs_corpus *c, uint64_t i, rs_loaded *l, rs_err *e) {
 int rs_instance_prepare(rs_loaded *l, rs_err *e) {
   if (!l->row.raw) return rs_errf(e, l->row.id, 0, "instance has no IR text");
   size_t n = strlen(l->row.raw);
-  l->m = rs_module_parse(l->row.id, rs_xstrndup(l->row.raw, n), n,
-                         !strcmp(l->row.form, "ptx") ? RS_SRC_PTX : !strcmp(l->row.form, "sass") ? RS_SRC_SASS : RS_SRC_MIR, l->row.target, e);
+  if (!strcmp(l->row.form, "sass")) { /* read with the rows its import inferred from nvdisasm -plr */
+    char why[300];
+    l->inferred = rs_xcalloc(1, sizeof *l->inferred);
+    int k = rs_sass_infer_from_params(l->row.params, l->inferred, why, sizeof why);
+    if (k < 0) {
+      rs_errf(e, l->row.id, 0, "%s", why);
+      rs_loaded_free(l);
+      return -1;
+    }
+    rs_sass_opts o = {.inferred = k ? l->inferred : NULL, .mask = rs_sass_test_mask()};
+    l->m = rs_sass_from_text(l->row.id, rs_xstrndup(l->row.raw, n), n, l->row.target, &o, e);
+  } else {
+    l->m = rs_module_parse(l->row.id, rs_xstrndup(l->row.raw, n), n, !strcmp(l->row.form, "ptx") ? RS_SRC_PTX : RS_SRC_MIR,
+                           l->row.target, e);
+  }
+  if (l->m && !l->m->nfuncs) { /* its one function refused (a form neither the table nor its params read) */
+    rs_errf(e, l->row.id, 0, "refused: %s", l->m->nrefused ? l->m->refused[0].why : "no function");
+    rs_loaded_free(l);
+    return -1;
+  }
   if (!l->m) {
     rs_loaded_free(l);
     return -1;
@@ -106,6 +125,7 @@ void rs_loaded_free(rs_loaded *l) {
   free(l->nm_orig);
   rs_problem_free(l->p);
   rs_module_free(l->m);
+  if (l->inferred) rs_sass_infer_free(l->inferred), free(l->inferred);
   rs_instance_clear(&l->row);
   memset(l, 0, sizeof *l);
 }

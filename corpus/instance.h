@@ -4,6 +4,8 @@
 #include "storage/corpus.h"
 #include "verify/verify.h"
 
+struct rs_sass_infer;
+
 typedef struct {
   rs_instance row;   /* texts loaded */
   rs_module *m;
@@ -11,6 +13,7 @@ typedef struct {
   rs_problem *p;
   rs_namemap names;  /* normalized -> original, from the stored name map */
   char **nm_norm, **nm_orig;
+  struct rs_sass_infer *inferred; /* form sass: the rows of params' inferred_forms (NULL: none) */
 } rs_loaded;
 
 int rs_instance_load(rs_corpus *c, uint64_t i, rs_loaded *out, rs_err *e);

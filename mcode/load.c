@@ -243,9 +243,22 @@ int rs_mc_cubin(rs_mc *mc, const char *cubin_path, const char *listing, const ch
 int rs_mc_instance(rs_mc *mc, const rs_instance *in, rs_err *e) {
   memset(mc, 0, sizeof *mc);
   size_t n = strlen(in->raw);
-  if (!(mc->m = rs_sass_from_text(in->id, rs_xstrndup(in->raw, n), n, in->target, NULL, e)))
-    return -1;
   mc->name = dup_or_null(in->id);
+  /* the rows the import inferred from nvdisasm -plr (params inferred_forms), read as there */
+  rs_sass_opts o = {.mask = rs_sass_test_mask()};
+  char why[300];
+  mc->inferred = rs_xcalloc(1, sizeof *mc->inferred);
+  int k = rs_sass_infer_from_params(in->params, mc->inferred, why, sizeof why);
+  if (k < 0) {
+    rs_errf(e, in->id, 0, "%s", why);
+    rs_mc_free_input(mc);
+    return -1;
+  }
+  o.inferred = k ? mc->inferred : NULL;
+  if (!(mc->m = rs_sass_from_text(in->id, rs_xstrndup(in->raw, n), n, in->target, &o, e))) {
+    rs_mc_free_input(mc);
+    return -1;
+  }
   if (in->cubin && in->cubin_len) { /* the row's cubin: ptxas's control bits, its scoreboards in the Problem */
     uint8_t *bytes = rs_xmalloc(in->cubin_len);
     memcpy(bytes, in->cubin, in->cubin_len);

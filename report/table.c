@@ -38,7 +38,7 @@ bool rs_results_until(const rs_results *r, uint32_t m) {
 /* Per-instance corpus facts, indexed by corpus row (read once, without texts). */
 typedef struct {
   uint32_t ref[RS_RUN_NFILES], maxp[RS_RUN_NFILES], occ;
-  uint8_t infeasible, split;
+  uint8_t infeasible, split, inferred;
 } corpus_fact;
 
 static corpus_fact *read_corpus(rs_runfile *f, uint64_t *nrows) {
@@ -65,6 +65,7 @@ static corpus_fact *read_corpus(rs_runfile *f, uint64_t *nrows) {
     for (int k = 0; k < RS_RUN_NFILES; k++) cf[i].ref[k] = in.ref_regs[k], cf[i].maxp[k] = in.maxp[k];
     cf[i].infeasible = in.infeasible;
     cf[i].split = in.split;
+    cf[i].inferred = strstr(in.params, "inferred_forms=") != NULL;
     const rs_target *t = rs_target_by_name(in.target);
     unsigned used[RS_CORPUS_NFILES];
     for (int k = 0; k < RS_CORPUS_NFILES; k++) used[k] = in.ref_regs[k];
@@ -144,6 +145,7 @@ int rs_results_load(rs_results *r, rs_runfile *f, rs_err *e) {
         o.has_ref = 1;
         o.infeasible = c->infeasible;
         o.split = c->split;
+        o.inferred = c->inferred;
         o.ref_occ = c->occ;
         memcpy(o.ref_regs, c->ref, sizeof o.ref_regs);
         memcpy(o.maxp, c->maxp, sizeof o.maxp);
@@ -525,6 +527,21 @@ static void print_md(const rs_results *r, const rs_group *g, uint32_t n, unsigne
   fprintf(out, "\nQuality: the best passing attempt per instance (fewest registers in the files that bound "
                "occupancy: VGPR+AGPR on AMD, R on NVIDIA), against the compiler's count (LLVM / ptxas) and the "
                "pressure lower bound.\n");
+  /* rows read with table rows inferred from nvdisasm -plr (sass/infer.c): said, never blended in */
+  uint32_t inf = 0, all = 0, top = 0;
+  for (uint32_t i = 0; i < r->n; i++)
+    if (r->o[i].inst_index >= top) top = r->o[i].inst_index + 1;
+  uint8_t *seen = rs_xcalloc(top ? top : 1, 1); /* one count per instance, over its models */
+  for (uint32_t i = 0; i < r->n; i++)
+    if (!seen[r->o[i].inst_index]) {
+      seen[r->o[i].inst_index] = 1;
+      all++;
+      inf += r->o[i].inferred;
+    }
+  free(seen);
+  if (inf)
+    fprintf(out, "\nInferred forms: %u of %u instances were read with instruction forms inferred from nvdisasm -plr "
+                 "(corpus params inferred_forms), not from the table.\n", inf, all);
 }
 
 /* CSV/JSON numbers: NaN prints as empty / null. */

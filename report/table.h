@@ -26,6 +26,7 @@ typedef struct {
   uint32_t best_occ;   /* best occupancy among passes */
   /* from the corpus (has_ref 0 when the corpus could not be read) */
   uint8_t has_ref, infeasible, split; /* split: rs_split, 255 unknown */
+  uint8_t inferred;    /* the row was read with forms inferred from nvdisasm -plr (params) */
   uint32_t ref_regs[RS_RUN_NFILES], maxp[RS_RUN_NFILES], ref_occ;
 } rs_outcome;
 

@@ -426,6 +426,60 @@ uint32_t rs_sass_inferred_in(const rs_sass_infer *x, const char *func, char *buf
   return k;
 }
 
+int rs_sass_inferred_param(const rs_sass_infer *x, const char *func, char *buf, size_t cap) {
+  int k = 0;
+  size_t at = 0;
+  if (cap) *buf = 0;
+  for (uint32_t i = 0; x && i < x->n; i++)
+    for (uint32_t j = 0; j < x->v[i].nfuncs && x->v[i].ops; j++)
+      if (!strcmp(x->v[i].funcs[j], func)) {
+        int w = snprintf(buf + (at < cap ? at : 0), at < cap ? cap - at : 0, "%s%s/%u=%s", k ? ";" : " " RS_SASS_INFERRED_KEY "=\"",
+                         x->v[i].form, x->v[i].nops, x->v[i].ops);
+        at += (size_t)w;
+        k++;
+        break;
+      }
+  if (k) at += (size_t)snprintf(buf + (at < cap ? at : 0), at < cap ? cap - at : 0, "\"");
+  if (k && at >= cap) {
+    if (cap) *buf = 0;
+    return -1;
+  }
+  return k;
+}
+
+int rs_sass_infer_from_params(const char *params, rs_sass_infer *x, char *why, size_t whylen) {
+  static const char key[] = " " RS_SASS_INFERRED_KEY "=\"";
+  const char *p = params ? strstr(params, key) : NULL;
+  if (!p) return 0;
+  p += sizeof key - 1;
+  const char *end = strchr(p, '"');
+  if (!end) {
+    snprintf(why, whylen, "params: %s not closed", RS_SASS_INFERRED_KEY);
+    return -1;
+  }
+  int k = 0;
+  while (p < end) {
+    const char *semi = memchr(p, ';', (size_t)(end - p));
+    if (!semi) semi = end;
+    const char *sl = memchr(p, '/', (size_t)(semi - p)), *eq = sl ? memchr(sl, '=', (size_t)(semi - sl)) : NULL;
+    char *num_end = NULL;
+    unsigned long no = sl ? strtoul(sl + 1, &num_end, 10) : 0;
+    uint32_t words = 0; /* the roles: one word per operand */
+    for (const char *c = eq ? eq + 1 : semi; c < semi; c++) words += *c != ' ' && (c == eq + 1 || c[-1] == ' ');
+    if (!sl || sl == p || !eq || num_end != eq || no > MAXOPS || words != no) {
+      snprintf(why, whylen, "params: %s: bad row '%.*s' (want FORM/N=ROLES, N roles)", RS_SASS_INFERRED_KEY,
+               (int)(semi - p), p);
+      return -1;
+    }
+    rs_sass_inferred z = {.form = rs_xstrndup(p, (size_t)(sl - p)), .nops = (uint32_t)no,
+                          .ops = rs_xstrndup(eq + 1, (size_t)(semi - eq - 1))};
+    RS_PUSH(x->v, x->n, x->cap, z);
+    k++;
+    p = semi + (semi < end);
+  }
+  return k;
+}
+
 void rs_sass_infer_free(rs_sass_infer *x) {
   for (uint32_t i = 0; i < x->n; i++) {
     rs_sass_inferred *r = &x->v[i];

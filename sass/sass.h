@@ -161,6 +161,14 @@ bool rs_sass_masked(const char *mask, const char *form);
 /* The inferred rows function `func` was read with, as "FORM/N FORM/N" into buf ("" when none);
  * returns how many. */
 uint32_t rs_sass_inferred_in(const rs_sass_infer *x, const char *func, char *buf, size_t cap);
+/* A corpus row's inferred rows, kept in its params as ` inferred_forms="FORM/N=ROLES;..."` (the
+ * rows function func was read with, as `corpus forms --inferred` prints them): written into buf
+ * (cap bytes; "" when none); returns how many, or -1 when they do not fit. */
+#define RS_SASS_INFERRED_KEY "inferred_forms"
+int rs_sass_inferred_param(const rs_sass_infer *x, const char *func, char *buf, size_t cap);
+/* The rows of params' inferred_forms added to x (marked inferred, read by the parser as rows
+ * infer.c made); returns how many (0: none), -1 when malformed (why). */
+int rs_sass_infer_from_params(const char *params, rs_sass_infer *x, char *why, size_t whylen);
 /* A function against the -plr listing it came from (text: `nvdisasm -c -plr -lrm narrow`,
  * completed): its liveness (live.c, RS_PLR_ALL) equal to the -plr columns on every row (the
  * check of a function read with inferred rows; `inspect --live --check-plr`). 0 equal, 1 differing

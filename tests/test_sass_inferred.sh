@@ -32,6 +32,9 @@
 #     fa168.sm_80 (the mini corpus's flash_attn_fwd.cu, ours, HD=64 BC=16 THREADS=64 RPT=2 CAUSAL=1
 #     UNROLL_C=1: 168 R) with MOV hidden infers MOV from its own columns, pinned identical (the
 #     binary before took it for a listing without -plr columns and refused the function);
+#  9. a corpus row read with an inferred row: fa168 (MOV hidden) built into a corpus keeps MOV's
+#     row in its params (inferred_forms="MOV/2=d1 s1"), `regalloc CORPUS --pinned` reads it back
+#     from there, identical and marked, `corpus info` counts it; without -plr columns: refused;
 #  5. free mode keeps ptxas's colouring of a function it cannot colour validly: RS_TEST_FREE_BREAK
 #     (a test facility: puts two interfering values of `joins` on one register) makes the check
 #     refuse that colouring; the function keeps ptxas's registers with one line saying why, the
@@ -144,5 +147,50 @@ gzip -dc tests/fixtures/sass-forms/fa168.sm_80.plr.sass.gz >"$T/fa168.sass"
 RS_TEST_MASK_ROWS=MOV "$CLI" regalloc "$T/fa168.sass" --pinned >"$T/w" 2>&1; rw=$?
 check "fa168 (168 R): MOV inferred from the listing's own -plr columns, pinned identical (rc $rw): $(head -c 300 "$T/w")" \
   "[[ $rw == 0 ]] && grep -q '^regalloc(pinned): flash_attn_fwd: identical (.*inferred rows (nvdisasm -plr): MOV/2' '$T/w'"
+# 9. a corpus row read with an inferred row: fa168's -plr listing as a cached `corpus build` work
+# directory (no compiler runs; form ptx fails for want of its .ptx), MOV hidden: the row is kept
+# with MOV's row in its params, read back from there (pinned identical, marked), counted by info;
+# the same listing without its -plr columns is refused by name, as before
+if [[ -x /usr/local/cuda/bin/nvcc || -n "${NVCC:-}" ]]; then
+  mkdir -p "$T/cw/nv/fa/hd64" "$T/ck" "$T/dw/nv/fa/hd64"
+  printf 'fa\tnv\tflash_attn_fwd.cu\tattention\tHD=64\n' >"$T/cg.tsv"
+  : >"$T/ck/flash_attn_fwd.cu"
+  cp "$T/fa168.sass" "$T/cw/nv/fa/hd64/sm_80.sass"
+  sed 's|//.*||' "$T/fa168.sass" >"$T/dw/nv/fa/hd64/sm_80.sass"
+  cb() { RS_TEST_MASK_ROWS=MOV "$CLI" corpus build --out "$T/$1.h5" --grid "$T/cg.tsv" --targets sm_80 --work "$T/$2" --kernels "$T/ck" -j1 >"$T/$1.log" 2>&1; }
+  cb c cw; rb=$?
+  "$CLI" corpus list "$T/c.h5" --params >"$T/cl" 2>&1
+  check "corpus: fa168 kept with MOV inferred, its row in the params (rc $rb): $(cat "$T/cl" "$T/c.log" | head -c 600)" \
+    "[[ $rb == 0 ]] && grep -q \$'^fa/hd64/sm_80/sass\\t.*\\ttruth\\t-DHD=64 inferred_forms=\"MOV/2=d1 s1\"\$' '$T/cl'"
+  RS_TEST_MASK_ROWS=MOV "$CLI" regalloc "$T/c.h5" --pinned >"$T/cp" 2>&1; rcp=$?
+  check "corpus: pinned identical with the params' MOV row, marked (rc $rcp): $(head -c 600 "$T/cp")" \
+    "[[ $rcp == 0 ]] && grep -q '^regalloc(pinned): flash_attn_fwd: identical (834 values.*; inferred rows (nvdisasm -plr): MOV/2\$' '$T/cp' && grep -q '^instance fa/hd64/sm_80/sass: identical; inferred forms (nvdisasm -plr): MOV/2, ' '$T/cp' && grep -q ': 1 sass instances, 0 failures, 0 refused' '$T/cp'"
+  "$CLI" corpus info "$T/c.h5" >"$T/ci9" 2>&1
+  check "corpus info counts it: $(head -c 300 "$T/ci9")" \
+    "grep -q '^inferred forms (nvdisasm -plr, params inferred_forms): 1 instances (MOV/2)\$' '$T/ci9'"
+  cb d dw; rb2=$?
+  "$CLI" corpus list "$T/d.h5" >"$T/dl" 2>&1
+  check "corpus: without -plr columns MOV is refused by name (rc $rb2): $(head -c 400 "$T/dl")" \
+    "[[ $rb2 == 0 ]] && ! grep -q '/sass' '$T/dl' && grep -q \"^FAILED fa/hd64/sm_80.*sass: refused MOV: .*form 'MOV': its table row MOV is masked\" '$T/dl'"
+else
+  echo "SKIPPED part 9 (corpus rows with inferred rows): no nvcc for corpus build"
+fi
+# 10. the same from the compiler on: `corpus build` of our reduce.cu for sm_80 with MOV hidden lists
+# the cubin, finds the form unknown (`corpus forms`), lists it again with -plr columns and keeps the
+# row with MOV inferred (corpus/compile.c), and `report` of a sweep over it says so; one nvcc + ptxas run
+if [[ -x /usr/local/cuda/bin/nvcc || -n "${NVCC:-}" ]]; then
+  printf 'reduce\tnv\treduce.cu\treduce\tBLOCK=128\n' >"$T/rg.tsv"
+  RS_TEST_MASK_ROWS=MOV "$CLI" corpus build --out "$T/r.h5" --grid "$T/rg.tsv" --targets sm_80 --work "$T/rw" -j1 >"$T/r.log" 2>&1; rr=$?
+  "$CLI" corpus list "$T/r.h5" --params >"$T/rl" 2>&1
+  check "corpus build: reduce sm_80 kept with MOV inferred from a -plr listing (rc $rr): $(cat "$T/rl" "$T/r.log" | head -c 600)" \
+    "[[ $rr == 0 ]] && grep -q \$'^reduce/block128/sm_80/sass\\t.*\\ttruth\\t-DBLOCK=128 inferred_forms=\"MOV/2=d1 s1\"\$' '$T/rl' && grep -q '// |  1  ^' '$T/rw/nv/reduce/block128/sm_80.sass'"
+  # a sweep over it reads the row with its stored MOV row; the report says so
+  RS_TEST_MASK_ROWS=MOV "$CLI" sweep --corpus "$T/r.h5" --model builtin:chaitin --samples 2 --out "$T/rrun" >"$T/rs.log" 2>&1; rs=$?
+  RS_TEST_MASK_ROWS=MOV "$CLI" report "$T/rrun" >"$T/rrep" 2>&1
+  check "sweep + report over it (rc $rs): $(tail -c 400 "$T/rs.log")" \
+    "[[ $rs == 0 ]] && grep -q '^Inferred forms: 1 of 2 instances were read with instruction forms inferred from nvdisasm -plr' '$T/rrep'"
+else
+  echo "SKIPPED part 10 (corpus build lists again with -plr): no nvcc"
+fi
 [[ $fail == 0 ]] && echo "test_sass_inferred: ok"
 exit $fail

@@ -54,21 +54,6 @@ static uint32_t op_start(const char *src, const rs_operand *o) {
   }
 }
 
-typedef struct {
-  char *buf;
-  size_t len, cap;
-} sbuf;
-
-static void put(sbuf *b, const char *s, size_t n) {
-  if (b->len + n + 1 > b->cap) {
-    b->cap = (b->len + n + 1) * 2;
-    b->buf = rs_xrealloc(b->buf, b->cap);
-  }
-  memcpy(b->buf + b->len, s, n);
-  b->len += n;
-  b->buf[b->len] = 0;
-}
-
 static int why(char *w, size_t n, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
@@ -210,11 +195,11 @@ char *rs_mir_split_instance(const rs_func *pre, const rs_func *ps, const rs_loos
   uint32_t last_reg = 0;
   for (uint32_t v = 0; v < npre; v++)
     if (preg[v] > last_reg) last_reg = preg[v];
-  sbuf b = {0};
+  rs_sbuf b = {0};
   uint32_t k = 0;
   for (uint32_t L = 1; L <= lp.nlines && !rc; L++) {
     for (uint32_t q = 0; q < nins; q++) /* few: the copies of the split values */
-      if (ins_at[q] == L) put(&b, lq.s + lq.start[ins_line[q]], line_end(&lq, ins_line[q]) - lq.start[ins_line[q]]);
+      if (ins_at[q] == L) rs_sbuf_put(&b, lq.s + lq.start[ins_line[q]], line_end(&lq, ins_line[q]) - lq.start[ins_line[q]]);
     const char *s = lp.s + lp.start[L];
     size_t n = line_end(&lp, L) - lp.start[L];
     if (!strncmp(s, "  - { id: ", 10)) {
@@ -229,18 +214,18 @@ char *rs_mir_split_instance(const rs_func *pre, const rs_func *ps, const rs_loos
         const rs_operand *po = &pre->ops[x->first_op + o], *qo = &ps->ops[y->first_op + o];
         if (po->kind != RS_OP_VREG || !split[po->reg]) continue;
         uint32_t ps0 = op_start(pre->src, po), qs0 = op_start(ps->src, qo);
-        put(&b, pre->src + at, ps0 - at);
-        put(&b, ps->src + qs0, qo->text_off + qo->text_len - qs0);
+        rs_sbuf_put(&b, pre->src + at, ps0 - at);
+        rs_sbuf_put(&b, ps->src + qs0, qo->text_off + qo->text_len - qs0);
         at = po->text_off + po->text_len;
       }
-      put(&b, pre->src + at, line_end(&lp, L) - at);
-    } else put(&b, s, n);
+      rs_sbuf_put(&b, pre->src + at, line_end(&lp, L) - at);
+    } else rs_sbuf_put(&b, s, n);
     if (L == last_reg) /* the pieces' rows of the registers table, from postsplit's */
       for (uint32_t v = 0; v < nps; v++)
-        if (seg[v] && psreg[v]) put(&b, lq.s + lq.start[psreg[v]], line_end(&lq, psreg[v]) - lq.start[psreg[v]]), k++;
+        if (seg[v] && psreg[v]) rs_sbuf_put(&b, lq.s + lq.start[psreg[v]], line_end(&lq, psreg[v]) - lq.start[psreg[v]]), k++;
   }
   for (uint32_t q = 0; q < nins; q++)
-    if (ins_at[q] > lp.nlines) put(&b, lq.s + lq.start[ins_line[q]], line_end(&lq, ins_line[q]) - lq.start[ins_line[q]]);
+    if (ins_at[q] > lp.nlines) rs_sbuf_put(&b, lq.s + lq.start[ins_line[q]], line_end(&lq, ins_line[q]) - lq.start[ins_line[q]]);
   free(ins_line);
   free(ins_at);
   free(subst_of);
@@ -250,10 +235,10 @@ char *rs_mir_split_instance(const rs_func *pre, const rs_func *ps, const rs_loos
   free(lp.start);
   free(lq.start);
   (void)k;
-  if (rc) free(b.buf);
+  if (rc) free(b.s);
   else {
-    out = b.buf;
-    *len = b.len;
+    out = b.s;
+    *len = b.n;
     *seg_out = seg;
     seg = NULL;
   }

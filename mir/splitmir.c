@@ -39,6 +39,27 @@ static bool uses_any(const rs_func *f, const rs_inst *in, const uint8_t *set, ui
   return false;
 }
 
+/* The vector round's spill pseudos (SI_SPILL_V32_SAVE, SI_SPILL_AV64_RESTORE, ...; the SGPR round's
+ * are not the vector round's: mir/sgspill.c). */
+static bool vector_spill(const char *op) {
+  size_t n = strlen(op);
+  return !strncmp(op, "SI_SPILL_", 9) && strncmp(op, "SI_SPILL_S", 10) &&
+         ((n > 5 && !strcmp(op + n - 5, "_SAVE")) || (n > 8 && !strcmp(op + n - 8, "_RESTORE")));
+}
+
+/* The lines of a top-level MIR key ("stack:" and its indented entries), or 0 lines. */
+static void key_lines(const rs_lines *l, const char *key, uint32_t *from, uint32_t *to) {
+  *from = *to = 0;
+  size_t k = strlen(key);
+  for (uint32_t L = 1; L <= l->nlines; L++)
+    if (!strncmp(l->s + l->start[L], key, k)) {
+      uint32_t E = L + 1;
+      while (E <= l->nlines && l->s[l->start[E]] == ' ') E++;
+      *from = L, *to = E;
+      return;
+    }
+}
+
 char *rs_mir_split_instance(const rs_func *pre, const rs_func *ps, const rs_loose *lo, const uint8_t *split,
                             uint8_t **seg_out, size_t *len, char *w, size_t nw) {
   *seg_out = NULL;
@@ -87,21 +108,28 @@ char *rs_mir_split_instance(const rs_func *pre, const rs_func *ps, const rs_loos
   }
   for (uint32_t v = 0; v < nps && !rc; v++)
     if (seg[v] && other[v]) rc = why(w, nw, "%s holds two values", ps->vregs[v].name);
-  /* what greedy inserted must be copies between pieces (a new register or one of the pieces) */
+  /* what greedy inserted must be copies between pieces (a new register or one of the pieces), or
+   * its spill code: a piece stored to a spill slot and reloaded into a piece (the slot is memory,
+   * the frame's; the stack pointer and EXEC are the pseudo's fixed operands) */
+  uint32_t nspill = 0;
   for (uint32_t j = 0; j < ps->ninsts && !rc; j++) {
     if (lo->pair[j] >= 0) continue;
     const rs_inst *in = &ps->insts[j];
-    if (strcmp(rs_func_opcode(ps, in), "COPY")) {
+    bool sp = vector_spill(rs_func_opcode(ps, in));
+    if (strcmp(rs_func_opcode(ps, in), "COPY") && !sp) {
       rc = why(w, nw, "greedy inserted %s", rs_func_opcode(ps, in));
       break;
     }
+    nspill += sp;
     for (uint32_t k = 0; k < in->nops && !rc; k++) {
       const rs_operand *o = &ps->ops[in->first_op + k];
+      if (sp && o->kind != RS_OP_VREG) continue;
       if (o->kind != RS_OP_VREG || o->reg >= nps) rc = why(w, nw, "greedy inserted a COPY of a physical register");
       else if (other[o->reg] || (!seg[o->reg] && o->reg < npre && used[o->reg]))
-        rc = why(w, nw, "greedy copied %s, not a split value", ps->vregs[o->reg].name);
+        rc = why(w, nw, "greedy %s %s, not a split value", sp ? "spilled" : "copied", ps->vregs[o->reg].name);
     }
-    for (uint32_t k = 0; k < in->nops && !rc; k++) seg[ps->ops[in->first_op + k].reg] = 1;
+    for (uint32_t k = 0; k < in->nops && !rc; k++)
+      if (ps->ops[in->first_op + k].kind == RS_OP_VREG) seg[ps->ops[in->first_op + k].reg] = 1;
   }
   split = sv;
   /* what greedy dropped (identity copies) must not name a split value */
@@ -150,11 +178,25 @@ char *rs_mir_split_instance(const rs_func *pre, const rs_func *ps, const rs_loos
     if (preg[v] > last_reg) last_reg = preg[v];
   rs_sbuf b = {0};
   uint32_t k = 0;
+  /* with spill code, the frame is postsplit's (its spill slots after the function's own objects) */
+  uint32_t qs0 = 0, qs1 = 0, ps0 = 0, ps1 = 0;
+  if (nspill) key_lines(&lq, "stack:", &qs0, &qs1), key_lines(&lp, "stack:", &ps0, &ps1);
+  const char *hsv = nspill ? strstr(ps->src, "\n  hasSpilledVGPRs: ") : NULL;
   for (uint32_t L = 1; L <= lp.nlines && !rc; L++) {
     for (uint32_t q = 0; q < nins; q++) /* few: the copies of the split values */
       if (ins_at[q] == L) rs_sbuf_put(&b, lq.s + lq.start[ins_line[q]], rs_line_end(&lq, ins_line[q]) - lq.start[ins_line[q]]);
     const char *s = lp.s + lp.start[L];
     size_t n = rs_line_end(&lp, L) - lp.start[L];
+    if (qs0 && ps0 && L == ps0) {
+      rs_sbuf_put(&b, lq.s + lq.start[qs0], lq.start[qs1] - lq.start[qs0]);
+      L = ps1 - 1;
+      continue;
+    }
+    if (hsv && !strncmp(s, "  hasSpilledVGPRs: ", 19)) {
+      hsv++;
+      rs_sbuf_put(&b, hsv, (size_t)(strchr(hsv, '\n') + 1 - hsv));
+      continue;
+    }
     if (!strncmp(s, "  - { id: ", 10)) {
       unsigned long id = strtoul(s + 10, NULL, 10);
       if ((id < npre && split[id] && used[id]) || (id < nps && seg[id])) n = 0; /* the pieces replace it */

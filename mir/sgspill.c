@@ -50,11 +50,12 @@ static bool is_sgpr_text(const char *src, const rs_operand *o) {
 }
 
 /* A lane instruction's line with its SGPR operand renamed to the value's 32-bit sub-register
- * (`name`) and the implicit operands naming the spilled register whole (LLVM's liveness of the
- * physical super-register: a def at the first lane read, a use at each lane write) to the value;
- * false where an implicit operand names other SGPRs. */
+ * (`name`) and its implicit operands of the whole spilled register dropped: LLVM's liveness
+ * bookkeeping of the physical tuple (`implicit-def $sgpr2_sgpr3` on the first lane write, which
+ * writes nothing; as a def of the value it would clobber what shares the register with an
+ * undefined half). False where an implicit operand names other SGPRs. */
 static bool put_lane(rs_sbuf *b, const rs_func *ps, const rs_lines *lq, const rs_inst *in, uint32_t sop,
-                     const char *name, const char *value, uint32_t base, rs_lanes full) {
+                     const char *name, uint32_t base, rs_lanes full) {
   const char *src = ps->src;
   uint32_t at = lq->start[in->line];
   for (uint32_t k = 0; k < in->nops; k++) {
@@ -66,13 +67,36 @@ static bool put_lane(rs_sbuf *b, const rs_func *ps, const rs_lines *lq, const rs
       at = end;
     } else if ((o->flags & RS_F_IMPLICIT) && is_sgpr_text(src, o)) {
       if (o->reg != base || o->lanes != full) return false;
-      rs_sbuf_put(b, src + at, o->text_off - at);
-      rs_sbuf_put(b, value, strlen(value));
+      while (st > at && src[st - 1] == ' ') st--;
+      if (st > at && src[st - 1] == ',') st--;
+      rs_sbuf_put(b, src + at, st - at);
       at = end;
     }
   }
   rs_sbuf_put(b, src + at, rs_line_end(lq, in->line) - at);
   return true;
+}
+
+/* The lanes of v no path defines at instruction i: those an `undef` sub-register def before it in
+ * its block left undefined (only lanes so shown; 0 where the block does not tell). LLVM saves a
+ * whole tuple, an undefined half too (rocRAND mrg32k3a poisson gfx940: `undef %4867.sub1 = COPY`,
+ * then both halves to lanes), and reading that half reads nothing. */
+static rs_lanes undefined_lanes(const rs_func *g, uint32_t i, uint32_t v) {
+  uint32_t b0 = 0;
+  for (uint32_t bi = 0; bi < g->nblocks; bi++)
+    if (i >= g->blocks[bi].first_inst && i < g->blocks[bi].first_inst + g->blocks[bi].ninsts) b0 = g->blocks[bi].first_inst;
+  rs_lanes def = 0;
+  for (uint32_t j = i; j-- > b0;) {
+    const rs_inst *in = &g->insts[j];
+    for (uint32_t k = 0; k < in->nops; k++) {
+      const rs_operand *o = &g->ops[in->first_op + k];
+      if (o->kind != RS_OP_VREG || o->reg != v || !(o->flags & RS_F_DEF)) continue;
+      if (!(o->flags & RS_F_SUBREG)) return 0; /* a whole def: every lane */
+      def |= o->lanes;
+      if (o->flags & RS_F_UNDEF) return g->vregs[v].full & ~def;
+    }
+  }
+  return 0;
 }
 
 char *rs_mir_sgpr_spill_lanes(const rs_func *g, const rs_func *ps, const rs_loose *lo, const rs_preg *as,
@@ -323,13 +347,15 @@ char *rs_mir_sgpr_spill_lanes(const rs_func *g, const rs_func *ps, const rs_loos
         uint32_t IL = ps->insts[idef[i] - 1].line;
         rs_sbuf_put(&b, lq.s + lq.start[IL], rs_line_end(&lq, IL) - lq.start[IL]);
       }
+      rs_lanes undef = kind == 1 ? undefined_lanes(g, i, v) : 0;
       for (uint32_t q = 0; q < nlane[i]; q++) {
         const rs_inst *li = &ps->insts[lane[first[i] + q]];
         uint32_t sop = kind == 1 ? 1 : 0;
         uint32_t k = ps->ops[li->first_op + sop].reg - vbase[i];
+        bool u = kind == 2 ? q == 0 : (undef >> (2 * k) & 3) != 0;
         if (width == 1) snprintf(name, sizeof name, "%s", g->vregs[v].name);
-        else snprintf(name, sizeof name, "%s%s.sub%u", kind == 2 && q == 0 ? "undef " : "", g->vregs[v].name, k);
-        if (!put_lane(&b, ps, &lq, li, sop, name, g->vregs[v].name, vbase[i], g->vregs[v].full))
+        else snprintf(name, sizeof name, "%s%s.sub%u", u ? "undef " : "", g->vregs[v].name, k);
+        if (!put_lane(&b, ps, &lq, li, sop, name, vbase[i], g->vregs[v].full))
           rc = why(w, nw, "%s of %s: a lane instruction names other SGPRs", rs_func_opcode(g, &g->insts[i]),
                    g->vregs[v].name);
       }

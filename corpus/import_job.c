@@ -121,8 +121,12 @@ static void hip_devlibs22(rs_sbuf *b, const char *qdl, const char *qs, const cha
  * its optimizations and libraries (the kernel's IR, its calls declared); each declared function
  * renamed to the library function whose demangled name is the same but for " AS0" (llvm-cxxfilt:
  * `vload4(unsigned long, unsigned short const AS0*)`), no other name touched; clang-22 on that IR
- * with the libraries, at the unit's -O, internalized as the grid's. */
+ * with the libraries, at the unit's -O, internalized as the grid's, and oclc_daz_opt_{off,on}.bc,
+ * which clang-16 links for OpenCL and clang-22 no longer does (5.2's ocml rsqrt, sqrt, ... read
+ * __oclc_daz_opt): on only with -cl-denorms-are-zero, clang-16's choice on targets with fast f32
+ * FMA and denormals (all of these) and clang-22's own f32 denormal mode for them. */
 static void ocl_devlibs22(rs_sbuf *b, const char *qdl, const char *qs, const char *t, const rs_imp_unit *u) {
+  bool daz = strstr(u->flags, "-cl-denorms-are-zero") != NULL;
   rs_sbuf_printf(b, "if false; then :\n");
   devlibs22_dir(b, qdl, t);
   rs_sbuf_printf(b, "elif ! clang-22 -x cl -cl-std=CL2.0 -target amdgcn-amd-amdhsa -mcpu=%s -mcode-object-version=5 -nogpulib -O%d "
@@ -135,9 +139,9 @@ static void ocl_devlibs22(rs_sbuf *b, const char *qdl, const char *qs, const cha
          "awk -F'\\t' 'NR==FNR{m[$1]=$2;next} ($1 in m){printf \"s/@%%s(/@%%s(/g\\n\",$2,m[$1]}' \"$t/as0map\" \"$t/declmap\" "
          "> \"$t/ren.sed\" && sed -f \"$t/ren.sed\" \"$t/k0.ll\" > \"$t/k1.ll\"; } 2>\"$t/err\"; then tfail \"$f\" as0-names \"$t/err\"\n");
   rs_sbuf_printf(b, "elif ! clang-22 -x ir \"$t/k1.ll\" -target amdgcn-amd-amdhsa -mcpu=%s -mcode-object-version=5 --rocm-device-lib-path=\"$t/dl\" "
-         "-O%d -mllvm -amdgpu-internalize-symbols -Wno-unused-command-line-argument %s -emit-llvm -c -o \"$t/k.bc\" 2>\"$t/err\"; "
-         "then tfail \"$f\" clang-22 \"$t/err\"\n",
-      t, u->opt, u->flags);
+         "-O%d -mllvm -amdgpu-internalize-symbols -Wno-unused-command-line-argument -Xclang -mlink-builtin-bitcode -Xclang "
+         "\"$t/dl/oclc_daz_opt_%s.bc\" %s -emit-llvm -c -o \"$t/k.bc\" 2>\"$t/err\"; then tfail \"$f\" clang-22 \"$t/err\"\n",
+      t, u->opt, daz ? "on" : "off", u->flags);
   devlibs22_undefined(b);
 }
 

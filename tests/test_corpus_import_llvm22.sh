@@ -10,6 +10,8 @@
 #    as inputs for gfx942;
 #  - llc-22's rewriter appends implicit defs of the lanes an undef sub-register def leaves
 #    undefined (rank1.cl): the stages align all the same, with exact truth;
+#  - OpenCL ocml math (bnorm.cl: rsqrt, sqrt) links oclc_daz_opt as clang-16 did (off; on with
+#    -cl-denorms-are-zero): exact truths, nothing left undefined;
 #  - builtin:chaitin's answers emitted through llc-22 with its MachineVerifier (emit-check);
 #  - a recipe line mixing gfx90a and gfx942 is two jobs with one name (one variant across
 #    architectures); a 5.2 device-library function the target cannot run (llc-22 deletes it and
@@ -91,6 +93,23 @@ check 'grep -q "^FAILED d/sdot2/gfx1200	llc-22 error: llc-22 removed a rocm-devi
 check '! grep -q "sdot2.*gfx1200/prera" "$tmp/d.list"' "no gfx1200 row without the computation"
 check 'grep -q "^FAILED d/ext/gfx942	clang-22 error: undefined after linking rocm-device-libs 5.2: @mystery" "$tmp/d.list"' \
   "an undefined function named: $(grep "FAILED d/ext/gfx942" "$tmp/d.list")"
+
+# OpenCL math from the 5.2 library: ocml's rsqrt and sqrt read __oclc_daz_opt, which clang-22 no
+# longer links for OpenCL (before: `undefined after linking rocm-device-libs 5.2: @__oclc_daz_opt`);
+# linked off, on with -cl-denorms-are-zero as clang-16 does (two compiles: skipped under RS_TEST_QUICK)
+if [ -z "${RS_TEST_QUICK:-}" ]; then
+  printf '%s/bnorm.cl\topencl\t-\tgfx942\n%s/bnorm.cl\topencl\t-cl-denorms-are-zero\tgfx942\n' "$PWD/$fx" "$PWD/$fx" > "$tmp/daz.tsv"
+  "$bin" corpus import --out "$tmp/B.h5" "$tmp/daz.tsv" --family b > "$tmp/b.log" 2>&1 || cat "$tmp/b.log"
+  "$bin" corpus list "$tmp/B.h5" --params > "$tmp/b.list"
+  for f in prera postsplit; do
+    check 'grep -q "^b/bnorm.bnorm/gfx942/$f	.*	truth	file=bnorm.cl via=clang-22+rocm-device-libs+isa9402+cov5+as0names -O3$" "$tmp/b.list"' \
+      "OpenCL rsqrt/sqrt (ocml, __oclc_daz_opt) gfx942 $f: exact truth"
+    check 'grep -q "^b/bnorm-2.bnorm/gfx942/$f	.*	truth	.* -cl-denorms-are-zero -O3$" "$tmp/b.list"' "the same with -cl-denorms-are-zero $f: exact truth"
+  done
+  check '! grep -q FAILED "$tmp/b.list"' "no failure: $(grep FAILED "$tmp/b.list" || true)"
+  check '[ "$(grep "^b/bnorm.bnorm/gfx942/prera" "$tmp/b.list" | cut -f2)" != "$(grep "^b/bnorm-2.bnorm/gfx942/prera" "$tmp/b.list" | cut -f2)" ]' \
+    "daz on and off are two different kernels (ocml's denormal path)"
+fi
 
 # emit: builtin:chaitin's answers on the gfx942 rows through llc-22 (-start-after=virtregrewriter,2,
 # MachineVerifier on); vecops' rows come from a two-kernel module (each row's IR holds its own)

@@ -187,96 +187,6 @@ static rs_module *load_stage(const char *dir, const char *file, const char *targ
   return rs_module_load(path, target, e);
 }
 
-/* A prera row with values LLVM split in its SGPR round (llc's first greedy: postsplit names those
- * pieces only by physical register): the instance is the MIR that round's greedy printed
- * (`-start-before=greedy -stop-after=greedy` on prera.mir, kept as sground.mir), where its split
- * copies and rematerialized constants are values of their own; the truth is LLVM's register per
- * value, as for any prera row, or the split instance over it for the vector round's splits
- * (docs/real-suite.md). NULL with the reason in why where neither keeps every constraint. */
-static rs_module *sground_instance(const rs_variant *v, const char *arch, const char *dir, const rs_func *ps,
-                                   const rs_alignment *al, rs_problem **prob, char **json, char *why, size_t nwhy) {
-  char path[1200], tmp[1300], in[1200], llc[16], mcpu[64], optl[16];
-  snprintf(path, sizeof path, "%s/sground.mir", dir);
-  if (access(path, F_OK)) {
-    snprintf(in, sizeof in, "%s/prera.mir", dir);
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    snprintf(llc, sizeof llc, "llc-%d", rs_arch_llvm(arch));
-    snprintf(mcpu, sizeof mcpu, "-mcpu=%s", arch);
-    snprintf(optl, sizeof optl, "-O%d", v->opt);
-    char *argv[] = {llc, "-march=amdgcn", mcpu, optl, "-start-before=greedy", "-stop-after=greedy", in, "-o", tmp, NULL};
-    char *err = NULL;
-    rs_err pe = {{0}};
-    int st = rs_emit_run(argv, 120, &err, &pe);
-    if (st || rename(tmp, path)) {
-      snprintf(why, nwhy, "not re-run: %.80s", st < 0 ? pe.msg : err ? err : "");
-      free(err);
-      unlink(tmp);
-      return NULL;
-    }
-    free(err);
-  }
-  rs_err pe = {{0}};
-  rs_module *g = rs_module_load(path, arch, &pe), *m = NULL;
-  if (!g || g->nfuncs != 1) {
-    snprintf(why, nwhy, "re-run not read: %.80s", g ? "not one function" : pe.msg);
-    rs_module_free(g);
-    return NULL;
-  }
-  const rs_func *gf = g->funcs[0];
-  for (uint32_t i = 0; i < gf->ninsts; i++) /* spill code: no value of its own holds the spilled one */
-    if (!strncmp(rs_func_opcode(gf, &gf->insts[i]), "SI_SPILL_S", 10)) {
-      snprintf(why, nwhy, "spilled (%s)", rs_func_opcode(gf, &gf->insts[i]));
-      rs_module_free(g);
-      return NULL;
-    }
-  /* llc re-run from prera.mir does not always allocate as the run that printed postsplit did (the
-   * MIR round trip drops live-ins and hints): its MIR stands for LLVM's only where each of its
-   * instructions has its counterpart in postsplit, in order, but for the copies LLVM's SGPR
-   * rewriter deleted (identities in LLVM's map: rs_truth_prera checks them), and postsplit adds
-   * nothing but copies between virtual registers (the vector round's); then its pieces are LLVM's and their registers LLVM's */
-  rs_loose lo;
-  if (rs_align_loose(gf, ps, &lo, &pe)) {
-    snprintf(why, nwhy, "re-run does not align: %.80s", pe.msg);
-    rs_module_free(g);
-    return NULL;
-  }
-  uint8_t *paired = rs_xcalloc(gf->ninsts + 1, 1);
-  uint32_t odd = 0;
-  for (uint32_t j = 0; j < ps->ninsts; j++)
-    if (lo.pair[j] >= 0) paired[lo.pair[j]] = 1;
-    else {
-      const rs_inst *in = &ps->insts[j];
-      bool vcopy = !strcmp(rs_func_opcode(ps, in), "COPY");
-      for (uint32_t k = 0; k < in->nops && vcopy; k++) vcopy = ps->ops[in->first_op + k].kind == RS_OP_VREG;
-      odd += !vcopy;
-    }
-  rs_loose_free(&lo);
-  rs_preg *as = rs_xcalloc(gf->nvregs + 1, sizeof *as);
-  uint32_t nsplit = rs_truth_prera(gf, ps, al, as), nm = 0, bad = 0;
-  for (uint32_t i = 0; i < gf->ninsts; i++) /* a COPY not kept: rs_truth_prera checks it is an identity */
-    odd += !paired[i] && strcmp(rs_func_opcode(gf, &gf->insts[i]), "COPY");
-  free(paired);
-  if (odd) {
-    snprintf(why, nwhy, "re-run not LLVM's (%u instructions)", odd);
-    free(as);
-    rs_module_free(g);
-    return NULL;
-  }
-  rs_problem *p = nsplit ? NULL : rs_problem_build(gf, &pe);
-  if (nsplit) m = rs_truth_split_instance(gf, ps, al, as, path, arch, prob, json, why, nwhy);
-  else if (!p) snprintf(why, nwhy, "re-run: %.80s", pe.msg);
-  else if ((bad = rs_truth_check(p, as, &nm)) == 0 && nm == 0) {
-    *json = rs_truth_json(p, as), *prob = p, m = g, g = NULL;
-    p = NULL;
-  } else
-    snprintf(why, nwhy, "re-run: LLVM's map breaks %u constraints (%u outside the class)",
-             bad == UINT32_MAX ? 0 : bad, nm);
-  rs_problem_free(p);
-  free(as);
-  rs_module_free(g);
-  return m;
-}
-
 static int amd_variant(A *a, const rs_variant *v, const char *dir, rs_err *e) {
   rs_err pe = {{0}};
   const char *arch = rs_variant_arch(v); /* archs: the variant's architecture */
@@ -308,7 +218,7 @@ static int amd_variant(A *a, const rs_variant *v, const char *dir, rs_err *e) {
   /* ground truth: postsplit exactly (align with final), prera through greedy */
   t0 = rs_now();
   rs_alignment al;
-  char reason_ps[128] = "", reason_pre[128] = "";
+  char reason_ps[160] = "", reason_pre[360] = "";
   char *truth_ps = NULL, *truth_pre = NULL;
   rs_module *sm = NULL; /* the split instance, when the prera row is one (truth.h) */
   rs_problem *sp = NULL;
@@ -331,16 +241,16 @@ static int amd_variant(A *a, const rs_variant *v, const char *dir, rs_err *e) {
       memcpy(as0, as, (pre->funcs[0]->nvregs + 1) * sizeof *as0);
       bool over = rs_problem_infeasible(pp);
       uint32_t k = over ? UINT32_MAX : rs_truth_prera_split(pre->funcs[0], ps->funcs[0], &al, pp, as);
-      char why[128] = "", path[1200];
+      char why[256] = "", path[1200];
       if (!over && k == 0) {
         truth_pre = rs_truth_json(pp, as);
         a->st->split_labels++;
       } else {
         snprintf(path, sizeof path, "%s/prera.mir", dir);
         sm = rs_truth_split_instance(pre->funcs[0], ps->funcs[0], &al, as0, path, arch, &sp, &truth_pre, why, sizeof why);
-        char why2[128] = "";
+        char why2[200] = "";
         if (!sm && strstr(why, "split in the SGPR round")) {
-          sm = sground_instance(v, arch, dir, ps->funcs[0], &al, &sp, &truth_pre, why2, sizeof why2);
+          sm = rs_truth_sground_instance(arch, v->opt, dir, ps->funcs[0], &al, &sp, &truth_pre, why2, sizeof why2);
           if (!sm) snprintf(why + strlen(why), sizeof why - strlen(why), ": %s", why2);
         }
       }

@@ -273,10 +273,12 @@ static int amd_split(const rs_import_opts *o, const rs_imp_unit *u, const char *
     snprintf(t, sizeof t, "%.*s", (int)(c ? c - tg : (long)strlen(tg)), tg);
     tg = c ? c + 1 : tg + strlen(tg);
     snprintf(ad, sizeof ad, "%s/%s", ud, t);
-    char *failed = rfile(ad, "FAILED"), *st[3] = {rfile(ad, "prera.mir"), rfile(ad, "postsplit.mir"), rfile(ad, "final.mir")};
+    /* sground.mir (the SGPR round's greedy) is optional: units compiled before it have none */
+    char *failed = rfile(ad, "FAILED"), *st[4] = {rfile(ad, "prera.mir"), rfile(ad, "postsplit.mir"), rfile(ad, "final.mir"),
+                                                  rfile(ad, "sground.mir")};
     char *ks = failed || !st[0] ? NULL : rs_split_kernels(st[0], 'm');
-    rs_mir_index *ix[3] = {NULL, NULL, NULL};
-    for (int s = 0; s < 3 && ks; s++) ix[s] = st[s] ? rs_mir_index_build(st[s]) : NULL;
+    rs_mir_index *ix[4] = {NULL, NULL, NULL, NULL};
+    for (int s = 0; s < 4 && ks; s++) ix[s] = st[s] ? rs_mir_index_build(st[s]) : NULL;
     int rc = 0;
     uint32_t ks_n = 0;
     if (!ks || !*ks) { /* the unit failed here, or has no kernel: one failure row names it */
@@ -292,9 +294,10 @@ static int amd_split(const rs_import_opts *o, const rs_imp_unit *u, const char *
         break;
       }
       ks_n++;
-      static const char *const files[3] = {"prera.mir", "postsplit.mir", "final.mir"};
-      for (int s = 0; s < 3 && !rc; s++) {
+      static const char *const files[4] = {"prera.mir", "postsplit.mir", "final.mir", "sground.mir"};
+      for (int s = 0; s < 4 && !rc; s++) {
         char *part = ix[s] ? rs_mir_index_cut(ix[s], k) : NULL;
+        if (!part && s == 3) continue;
         if (!part) {
           char msg[700];
           snprintf(msg, sizeof msg, "kernel %s missing from stage %s\n", k, files[s]);
@@ -307,7 +310,7 @@ static int amd_split(const rs_import_opts *o, const rs_imp_unit *u, const char *
     }
     free(ks);
     free(failed);
-    for (int s = 0; s < 3; s++) {
+    for (int s = 0; s < 4; s++) {
       rs_mir_index_free(ix[s]);
       free(st[s]);
     }

@@ -292,9 +292,15 @@ char *rs_import_job(const rs_import_opts *o, const rs_imp_unit *u, const char *d
         rs_sbuf_printf(&b, "elif ! %s -stop-before=greedy \"$t/k.bc\" -o \"$t/%s/prera.mir\" 2>\"$t/err\"; then tfail \"$f\" llc-%d "
                 "\"$t/err\"\n", llc, t, ver);
       rs_sbuf_printf(&b, "elif ! %s -stop-after=%s \"$t/k.bc\" -o \"$t/%s/postsplit.mir\" 2>\"$t/err\"; then tfail \"$f\" llc-%d \"$t/err\"\n"
-              "elif ! %s -stop-after=%s \"$t/k.bc\" -o \"$t/%s/final.mir\" 2>\"$t/err\"; then tfail \"$f\" llc-%d \"$t/err\"\n"
-              "fi; rm -f \"$t/k.bc\" \"$t/k.ll\"\n",
+              "elif ! %s -stop-after=%s \"$t/k.bc\" -o \"$t/%s/final.mir\" 2>\"$t/err\"; then tfail \"$f\" llc-%d \"$t/err\"\n",
           llc, r->greedy_last, t, ver, llc, r->rewriter_last, t, ver);
+      /* the SGPR round's own greedy (its split copies, rematerialized constants and spill pseudos
+       * as virtual registers, which postsplit names by physical register): a prera row whose
+       * values that round split is read over it (corpus/sground.c). Optional: none, no harm */
+      if (r->n >= 2 && r->kind[0] == RS_ROUND_SGPR)
+        rs_sbuf_printf(&b, "elif ! %s -stop-after=greedy \"$t/k.bc\" -o \"$t/%s/sground.mir\" 2>/dev/null; then "
+                "rm -f \"$t/%s/sground.mir\"\n", llc, t, t);
+      rs_sbuf_printf(&b, "fi; rm -f \"$t/k.bc\" \"$t/k.ll\"\n");
       if (hip22) rs_sbuf_printf(&b, "rm -rf \"$t/dl\" \"$t/err2\" \"$t/ext\" \"$t/k0.ll\" \"$t/k1.ll\" \"$t/as0\" \"$t/as0map\" \"$t/decl\" \"$t/declmap\" \"$t/ren.sed\"\n");
     } else {
       char qn[1100] = "''", px[1024] = "ptxas";

@@ -11,15 +11,19 @@ int rs_truth_postsplit(const rs_func *ps, const rs_func *fin, rs_alignment *a, r
   return rs_align(ps, fin, a, e);
 }
 
-uint32_t rs_truth_prera(const rs_func *pre, const rs_func *ps, const rs_alignment *ps_fin, rs_preg *assign) {
+/* spilled: also the values a spill restore of ps redefines the register of, and those an instruction
+ * without counterpart names (greedy's spill code): lost track of, not a register each */
+static uint32_t prera_map(const rs_func *pre, const rs_func *ps, const rs_alignment *ps_fin, rs_preg *assign,
+                          bool spilled) {
   memset(assign, 0, sizeof *assign * pre->nvregs);
   rs_loose lo;
   rs_err e;
   if (rs_align_loose(pre, ps, &lo, &e)) return pre->nvregs ? pre->nvregs : 1;
   /* a value's register: every link must give the same final base unit */
-  uint8_t *split = rs_xcalloc(pre->nvregs + 1, 1);
+  uint8_t *split = rs_xcalloc(pre->nvregs + 1, 1), *linked = rs_xcalloc(pre->nvregs + 1, 1);
   for (uint32_t i = 0; i < lo.nlinks; i++) {
     const rs_loose_link *ln = &lo.links[i];
+    linked[ln->from_vreg] = 1;
     int64_t base;
     if (ln->to_vreg >= 0) {
       rs_preg r = (uint32_t)ln->to_vreg < ps_fin->nassign ? ps_fin->assign[ln->to_vreg] : (rs_preg){0, 0};
@@ -30,7 +34,7 @@ uint32_t rs_truth_prera(const rs_func *pre, const rs_func *ps, const rs_alignmen
       /* linked to a register a spill restore redefines: the value was spilled (its links may
        * all agree, yet another value held the register in between) */
       const rs_vreg *fv = &pre->vregs[ln->from_vreg];
-      for (uint32_t r = 0; r < lo.nrestored && !split[ln->from_vreg]; r++)
+      for (uint32_t r = 0; spilled && r < lo.nrestored && !split[ln->from_vreg]; r++)
         if (base >= 0 && rs_lanes_overlap((uint32_t)base, fv->full, lo.restored[r].unit, lo.restored[r].lanes))
           split[ln->from_vreg] = 1;
     }
@@ -38,6 +42,29 @@ uint32_t rs_truth_prera(const rs_func *pre, const rs_func *ps, const rs_alignmen
     if (base < 0) split[ln->from_vreg] = 1;
     else if (!cur->lanes) *cur = (rs_preg){(uint32_t)base, pre->vregs[ln->from_vreg].full};
     else if (cur->unit != (uint32_t)base) split[ln->from_vreg] = 1;
+  }
+  /* a value no kept instruction names (greedy's own split copies in the SGPR round's MIR, all
+   * identities LLVM's rewriter deleted: a chain of bundled sub-register copies from a reload)
+   * has the register of the copy's other side; the check below then holds every such copy to
+   * an identity */
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (uint32_t k = 0; k < lo.ngone; k++) {
+      const rs_inst *in = &pre->insts[lo.gone_copies[k]];
+      if (in->nops < 2) continue;
+      const rs_operand *o[2] = {&pre->ops[in->first_op], &pre->ops[in->first_op + 1]};
+      for (int s = 0; s < 2; s++) {
+        const rs_operand *a = o[s], *b = o[!s];
+        if (a->kind != RS_OP_VREG || assign[a->reg].lanes || split[a->reg] || linked[a->reg]) continue;
+        int64_t u = b->kind == RS_OP_PREG ? (int64_t)b->reg + rs_lanes_first(b->lanes)
+                    : b->kind == RS_OP_VREG && assign[b->reg].lanes ? (int64_t)assign[b->reg].unit + rs_lanes_first(b->lanes)
+                                                                     : -1;
+        int64_t base = u - rs_lanes_first(a->lanes);
+        if (u < 0 || base < 0) continue;
+        assign[a->reg] = (rs_preg){(uint32_t)base, pre->vregs[a->reg].full};
+        grew = true;
+      }
+    }
   }
   /* a COPY greedy did not keep must have been an identity copy (the rewriter's deletion);
    * otherwise greedy replaced it (e.g. by a reload) and its sides' registers are unknown */
@@ -59,14 +86,24 @@ uint32_t rs_truth_prera(const rs_func *pre, const rs_func *ps, const rs_alignmen
       if (v[s] >= 0) split[v[s]] = 1;
   }
   uint32_t nsplit = 0;
-  for (uint32_t v = 0; v < pre->nvregs; v++)
-    if (split[v] || lo.lost[v]) {
+  for (uint32_t v = 0; v < pre->nvregs; v++) {
+    if (split[v] || (spilled && lo.lost[v])) {
       assign[v].lanes = 0;
       nsplit++;
     }
+  }
   free(split);
+  free(linked);
   rs_loose_free(&lo);
   return nsplit;
+}
+
+uint32_t rs_truth_prera(const rs_func *pre, const rs_func *ps, const rs_alignment *ps_fin, rs_preg *assign) {
+  return prera_map(pre, ps, ps_fin, assign, true);
+}
+
+uint32_t rs_truth_prera_linked(const rs_func *pre, const rs_func *ps, const rs_alignment *ps_fin, rs_preg *assign) {
+  return prera_map(pre, ps, ps_fin, assign, false);
 }
 
 uint32_t rs_truth_prera_split(const rs_func *pre, const rs_func *ps, const rs_alignment *ps_fin, const rs_problem *p,

@@ -10,6 +10,10 @@ int rs_truth_postsplit(const rs_func *ps, const rs_func *fin, rs_alignment *a, r
  * has lanes 0 where no single register exists. Returns the number of values LLVM split across
  * registers (0 = complete truth). */
 uint32_t rs_truth_prera(const rs_func *pre, const rs_func *ps, const rs_alignment *ps_fin, rs_preg *assign);
+/* As rs_truth_prera, but a value keeps the register its linked operands agree on even where spill
+ * code of greedy's names it or a spill restore redefines that register (mir/sgspill.c checks the
+ * lanes against it; the instance built from them is checked as any other). */
+uint32_t rs_truth_prera_linked(const rs_func *pre, const rs_func *ps, const rs_alignment *ps_fin, rs_preg *assign);
 /* For the values rs_truth_prera left without a register (assign[v].lanes 0): each one of the
  * registers LLVM gave it across its segments, chosen value by value to break the fewest
  * constraints of the pre-RA Problem p. Returns the constraints (and registers outside the class)
@@ -24,6 +28,12 @@ uint32_t rs_truth_prera_split(const rs_func *pre, const rs_func *ps, const rs_al
 rs_module *rs_truth_split_instance(const rs_func *pre, const rs_func *ps, const rs_alignment *ps_fin,
                                    const rs_preg *assign, const char *path, const char *target, rs_problem **prob,
                                    char **json, char *why, size_t nwhy);
+/* The instance of a prera row with values split in llc's SGPR round (corpus/sground.c): the MIR
+ * of that round's greedy, re-run from DIR/prera.mir and kept as DIR/sground.mir, its spill pseudos
+ * replaced by LLVM's lane writes and reads; with its Problem and truth as rs_truth_split_instance,
+ * else NULL with the reason in why. */
+rs_module *rs_truth_sground_instance(const char *arch, int opt, const char *dir, const rs_func *ps,
+                                     const rs_alignment *ps_fin, rs_problem **prob, char **json, char *why, size_t nwhy);
 /* rs_truth_check (an assignment against a Problem): analysis/problem.h. */
 /* JSON object {"%12": "v[4:5]", ...} of the used values, in Problem order. */
 char *rs_truth_json(const rs_problem *p, const rs_preg *assign);

@@ -227,7 +227,14 @@ void rs_alignment_free(rs_alignment *a) {
 
 /* Same instruction up to register names? */
 static bool same_shape(const rs_func *a, const rs_inst *x, const rs_func *b, const rs_inst *y) {
-  if (x->nops != y->nops || strcmp(rs_func_opcode(a, x), rs_func_opcode(b, y))) return false;
+  if (x->nops > y->nops || strcmp(rs_func_opcode(a, x), rs_func_opcode(b, y))) return false;
+  /* `to` may add implicit physical registers only: LLVM's liveness of a whole tuple on the lane
+   * writes and reads SILowerSGPRSpills inserts (`implicit-def $sgpr2_sgpr3`), which the SGPR
+   * round's instance does not take (mir/sgspill.c) */
+  for (uint32_t k = x->nops; k < y->nops; k++) {
+    const rs_operand *q = &b->ops[y->first_op + k];
+    if (q->kind != RS_OP_PREG || !(q->flags & RS_F_IMPLICIT)) return false;
+  }
   for (uint32_t k = 0; k < x->nops; k++) {
     const rs_operand *p = &a->ops[x->first_op + k], *q = &b->ops[y->first_op + k];
     bool pr = p->kind == RS_OP_VREG || p->kind == RS_OP_PREG, qr = q->kind == RS_OP_VREG || q->kind == RS_OP_PREG;
@@ -242,6 +249,13 @@ static bool same_shape(const rs_func *a, const rs_inst *x, const rs_func *b, con
         if (q->kind == RS_OP_PREG) {
           int f = rs_target_file_of(b->tgt, q->reg);
           if (f >= 0 && b->tgt->files[f].asm_prefix && !(files >> f & 1)) return false;
+          /* nor one its class's alignment forbids: `%5.sub1 = COPY` of an aligned SGPR pair is
+           * never `$sgpr4 = COPY` (two adjacent copies paired crosswise otherwise: rocRAND
+           * mrg32k3a poisson gfx940, the SGPR round's instance) */
+          const rs_regclass *rc = &a->tgt->classes[a->vregs[p->reg].cls];
+          int64_t base = (int64_t)q->reg + rs_lanes_first(q->lanes) - rs_lanes_first(p->lanes) -
+                         (f >= 0 ? b->tgt->files[f].first : 0);
+          if (f >= 0 && b->tgt->files[f].asm_prefix && rc->align > 1 && (base < 0 || base % rc->align)) return false;
         }
       }
       continue;

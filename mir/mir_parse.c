@@ -805,6 +805,7 @@ int rs_mir_parse(rs_module *m, rs_err *e) {
         bool opens = t.e > t.s && t.e[-1] == '{';
         if (opens) t = sp_trim((span){t.s, t.e - 1});
         rc = parse_inst(&p, t);
+        if (opens && !rc) p.f->insts[p.f->ninsts - 1].flags |= RS_I_BUNDLED; /* its head too */
         if (opens) p.in_bundle = true;
       }
       break;

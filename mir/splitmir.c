@@ -1,58 +1,11 @@
 /* splitmir.c - the split instance of a pre-RA function: its MIR with the copies greedy inserted to
  * split the values LLVM split, so that each piece is a value of its own (docs/real-suite.md). */
 #include "mir/splitmir.h"
-#include <ctype.h>
+#include "mir/mirtext.h"
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-typedef struct {
-  const char *s;
-  uint32_t *start; /* start[L] = offset of line L (1-based); start[nlines + 1] = end */
-  uint32_t nlines;
-} lines;
-
-static void lines_of(const char *s, lines *l) {
-  size_t n = strlen(s), cap = 1024;
-  l->s = s;
-  l->start = rs_xmalloc(cap * sizeof *l->start);
-  l->nlines = 0;
-  l->start[0] = 0;
-  size_t i = 0;
-  for (;;) {
-    if (l->nlines + 2 >= cap) l->start = rs_xrealloc(l->start, (cap *= 2) * sizeof *l->start);
-    l->start[++l->nlines] = (uint32_t)i;
-    const char *nl = memchr(s + i, '\n', n - i);
-    if (!nl) break;
-    i = (size_t)(nl - s) + 1;
-    if (i >= n) break;
-  }
-  l->start[l->nlines + 1] = (uint32_t)n;
-}
-
-static uint32_t line_end(const lines *l, uint32_t L) { /* past the newline */
-  return l->start[L + 1];
-}
-
-static const char *const flag_words[] = {"implicit", "implicit-def", "def", "dead", "killed", "undef",
-                                         "internal", "early-clobber", "debug-use", "renamable"};
-
-/* An operand's text with its flag words ("killed %5", "undef %7.sub0:vreg_64"). */
-static uint32_t op_start(const char *src, const rs_operand *o) {
-  uint32_t st = o->text_off;
-  for (;;) {
-    uint32_t k = st;
-    while (k > 0 && src[k - 1] == ' ') k--;
-    uint32_t w = k;
-    while (w > 0 && (islower((unsigned char)src[w - 1]) || src[w - 1] == '-')) w--;
-    bool flag = false;
-    for (size_t i = 0; i < sizeof flag_words / sizeof *flag_words && w < k; i++)
-      flag |= strlen(flag_words[i]) == k - w && !memcmp(src + w, flag_words[i], k - w);
-    if (!flag) return st;
-    st = w;
-  }
-}
 
 static int why(char *w, size_t n, const char *fmt, ...) {
   va_list ap;
@@ -63,7 +16,7 @@ static int why(char *w, size_t n, const char *fmt, ...) {
 }
 
 /* "  - { id: N, " lines of the registers table: id -> line */
-static uint32_t *reg_lines(const lines *l, uint32_t nids) {
+static uint32_t *reg_lines(const rs_lines *l, uint32_t nids) {
   uint32_t *at = rs_xcalloc(nids + 1, sizeof *at);
   bool in = false;
   for (uint32_t L = 1; L <= l->nlines; L++) {
@@ -84,6 +37,27 @@ static bool uses_any(const rs_func *f, const rs_inst *in, const uint8_t *set, ui
     if (o->kind == RS_OP_VREG && o->reg < nset && set[o->reg]) return true;
   }
   return false;
+}
+
+/* The vector round's spill pseudos (SI_SPILL_V32_SAVE, SI_SPILL_AV64_RESTORE, ...; the SGPR round's
+ * are not the vector round's: mir/sgspill.c). */
+static bool vector_spill(const char *op) {
+  size_t n = strlen(op);
+  return !strncmp(op, "SI_SPILL_", 9) && strncmp(op, "SI_SPILL_S", 10) &&
+         ((n > 5 && !strcmp(op + n - 5, "_SAVE")) || (n > 8 && !strcmp(op + n - 8, "_RESTORE")));
+}
+
+/* The lines of a top-level MIR key ("stack:" and its indented entries), or 0 lines. */
+static void key_lines(const rs_lines *l, const char *key, uint32_t *from, uint32_t *to) {
+  *from = *to = 0;
+  size_t k = strlen(key);
+  for (uint32_t L = 1; L <= l->nlines; L++)
+    if (!strncmp(l->s + l->start[L], key, k)) {
+      uint32_t E = L + 1;
+      while (E <= l->nlines && l->s[l->start[E]] == ' ') E++;
+      *from = L, *to = E;
+      return;
+    }
 }
 
 char *rs_mir_split_instance(const rs_func *pre, const rs_func *ps, const rs_loose *lo, const uint8_t *split,
@@ -134,21 +108,28 @@ char *rs_mir_split_instance(const rs_func *pre, const rs_func *ps, const rs_loos
   }
   for (uint32_t v = 0; v < nps && !rc; v++)
     if (seg[v] && other[v]) rc = why(w, nw, "%s holds two values", ps->vregs[v].name);
-  /* what greedy inserted must be copies between pieces (a new register or one of the pieces) */
+  /* what greedy inserted must be copies between pieces (a new register or one of the pieces), or
+   * its spill code: a piece stored to a spill slot and reloaded into a piece (the slot is memory,
+   * the frame's; the stack pointer and EXEC are the pseudo's fixed operands) */
+  uint32_t nspill = 0;
   for (uint32_t j = 0; j < ps->ninsts && !rc; j++) {
     if (lo->pair[j] >= 0) continue;
     const rs_inst *in = &ps->insts[j];
-    if (strcmp(rs_func_opcode(ps, in), "COPY")) {
+    bool sp = vector_spill(rs_func_opcode(ps, in));
+    if (strcmp(rs_func_opcode(ps, in), "COPY") && !sp) {
       rc = why(w, nw, "greedy inserted %s", rs_func_opcode(ps, in));
       break;
     }
+    nspill += sp;
     for (uint32_t k = 0; k < in->nops && !rc; k++) {
       const rs_operand *o = &ps->ops[in->first_op + k];
+      if (sp && o->kind != RS_OP_VREG) continue;
       if (o->kind != RS_OP_VREG || o->reg >= nps) rc = why(w, nw, "greedy inserted a COPY of a physical register");
       else if (other[o->reg] || (!seg[o->reg] && o->reg < npre && used[o->reg]))
-        rc = why(w, nw, "greedy copied %s, not a split value", ps->vregs[o->reg].name);
+        rc = why(w, nw, "greedy %s %s, not a split value", sp ? "spilled" : "copied", ps->vregs[o->reg].name);
     }
-    for (uint32_t k = 0; k < in->nops && !rc; k++) seg[ps->ops[in->first_op + k].reg] = 1;
+    for (uint32_t k = 0; k < in->nops && !rc; k++)
+      if (ps->ops[in->first_op + k].kind == RS_OP_VREG) seg[ps->ops[in->first_op + k].reg] = 1;
   }
   split = sv;
   /* what greedy dropped (identity copies) must not name a split value */
@@ -162,9 +143,9 @@ char *rs_mir_split_instance(const rs_func *pre, const rs_func *ps, const rs_loos
     if (pre->insts[i].flags & RS_I_BUNDLED) rc = why(w, nw, "bundles");
   if (rc) goto out;
 
-  lines lp, lq;
-  lines_of(pre->src, &lp);
-  lines_of(ps->src, &lq);
+  rs_lines lp, lq;
+  rs_lines_of(pre->src, &lp);
+  rs_lines_of(ps->src, &lq);
   /* inserted lines: before the pre line of the next matched instruction, else after the block */
   uint32_t nins = 0, *ins_line = rs_xmalloc((ps->ninsts + 1) * sizeof *ins_line), *ins_at = rs_xmalloc((ps->ninsts + 1) * sizeof *ins_at);
   for (uint32_t b = 0; b < ps->nblocks && !rc; b++) {
@@ -197,11 +178,25 @@ char *rs_mir_split_instance(const rs_func *pre, const rs_func *ps, const rs_loos
     if (preg[v] > last_reg) last_reg = preg[v];
   rs_sbuf b = {0};
   uint32_t k = 0;
+  /* with spill code, the frame is postsplit's (its spill slots after the function's own objects) */
+  uint32_t qs0 = 0, qs1 = 0, ps0 = 0, ps1 = 0;
+  if (nspill) key_lines(&lq, "stack:", &qs0, &qs1), key_lines(&lp, "stack:", &ps0, &ps1);
+  const char *hsv = nspill ? strstr(ps->src, "\n  hasSpilledVGPRs: ") : NULL;
   for (uint32_t L = 1; L <= lp.nlines && !rc; L++) {
     for (uint32_t q = 0; q < nins; q++) /* few: the copies of the split values */
-      if (ins_at[q] == L) rs_sbuf_put(&b, lq.s + lq.start[ins_line[q]], line_end(&lq, ins_line[q]) - lq.start[ins_line[q]]);
+      if (ins_at[q] == L) rs_sbuf_put(&b, lq.s + lq.start[ins_line[q]], rs_line_end(&lq, ins_line[q]) - lq.start[ins_line[q]]);
     const char *s = lp.s + lp.start[L];
-    size_t n = line_end(&lp, L) - lp.start[L];
+    size_t n = rs_line_end(&lp, L) - lp.start[L];
+    if (qs0 && ps0 && L == ps0) {
+      rs_sbuf_put(&b, lq.s + lq.start[qs0], lq.start[qs1] - lq.start[qs0]);
+      L = ps1 - 1;
+      continue;
+    }
+    if (hsv && !strncmp(s, "  hasSpilledVGPRs: ", 19)) {
+      hsv++;
+      rs_sbuf_put(&b, hsv, (size_t)(strchr(hsv, '\n') + 1 - hsv));
+      continue;
+    }
     if (!strncmp(s, "  - { id: ", 10)) {
       unsigned long id = strtoul(s + 10, NULL, 10);
       if ((id < npre && split[id] && used[id]) || (id < nps && seg[id])) n = 0; /* the pieces replace it */
@@ -213,27 +208,27 @@ char *rs_mir_split_instance(const rs_func *pre, const rs_func *ps, const rs_loos
       for (uint32_t o = 0; o < x->nops; o++) {
         const rs_operand *po = &pre->ops[x->first_op + o], *qo = &ps->ops[y->first_op + o];
         if (po->kind != RS_OP_VREG || !split[po->reg]) continue;
-        uint32_t ps0 = op_start(pre->src, po), qs0 = op_start(ps->src, qo);
+        uint32_t ps0 = rs_mir_op_start(pre->src, po), qs0 = rs_mir_op_start(ps->src, qo);
         rs_sbuf_put(&b, pre->src + at, ps0 - at);
         rs_sbuf_put(&b, ps->src + qs0, qo->text_off + qo->text_len - qs0);
         at = po->text_off + po->text_len;
       }
-      rs_sbuf_put(&b, pre->src + at, line_end(&lp, L) - at);
+      rs_sbuf_put(&b, pre->src + at, rs_line_end(&lp, L) - at);
     } else rs_sbuf_put(&b, s, n);
     if (L == last_reg) /* the pieces' rows of the registers table, from postsplit's */
       for (uint32_t v = 0; v < nps; v++)
-        if (seg[v] && psreg[v]) rs_sbuf_put(&b, lq.s + lq.start[psreg[v]], line_end(&lq, psreg[v]) - lq.start[psreg[v]]), k++;
+        if (seg[v] && psreg[v]) rs_sbuf_put(&b, lq.s + lq.start[psreg[v]], rs_line_end(&lq, psreg[v]) - lq.start[psreg[v]]), k++;
   }
   for (uint32_t q = 0; q < nins; q++)
-    if (ins_at[q] > lp.nlines) rs_sbuf_put(&b, lq.s + lq.start[ins_line[q]], line_end(&lq, ins_line[q]) - lq.start[ins_line[q]]);
+    if (ins_at[q] > lp.nlines) rs_sbuf_put(&b, lq.s + lq.start[ins_line[q]], rs_line_end(&lq, ins_line[q]) - lq.start[ins_line[q]]);
   free(ins_line);
   free(ins_at);
   free(subst_of);
   free(ps_of);
   free(preg);
   free(psreg);
-  free(lp.start);
-  free(lq.start);
+  rs_lines_free(&lp);
+  rs_lines_free(&lq);
   (void)k;
   if (rc) free(b.s);
   else {

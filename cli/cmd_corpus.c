@@ -227,7 +227,7 @@ static int build(int argc, char **argv) {
          out, as.instances, as.duplicates, as.failures, as.with_truth, as.truth_split, as.truth_violations,
          as.infeasible);
   if (as.split_instances)
-    printf("corpus: %u prera rows as split instances: the pre-RA MIR with greedy's split copies, each piece in LLVM's register\n",
+    printf("corpus: %u prera rows as split instances: the pre-RA MIR with greedy's split copies and spill code (or the SGPR round's MIR), each piece in LLVM's register\n",
            as.split_instances);
   if (as.split_labels)
     printf("corpus: %u prera truths of values LLVM split, each in one of the registers LLVM gave it (the split label)\n",

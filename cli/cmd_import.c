@@ -154,7 +154,7 @@ int rs_cmd_corpus_import(int argc, char **argv) {
          out, st.units, st.compiled, st.cached, st.kernels, st.instances, st.duplicates, st.with_truth, st.failures,
          st.truth_split, st.truth_violations, st.kept, st.replaced, family);
   if (st.split_instances)
-    printf("import: %u prera rows as split instances: the pre-RA MIR with greedy's split copies, each piece in LLVM's register\n",
+    printf("import: %u prera rows as split instances: the pre-RA MIR with greedy's split copies and spill code (or the SGPR round's MIR), each piece in LLVM's register\n",
            st.split_instances);
   if (st.split_labels)
     printf("import: %u prera truths of values LLVM split, each in one of the registers LLVM gave it (the split label)\n",

@@ -78,7 +78,11 @@ static int hip_wave(const char *t, const rs_imp_unit *u) {
  *    which 5.2 lacks;
  *  - hip.bc and oclc_daz_opt_{off,on}.bc, which clang-16 linked and clang-22 no longer does (ROCm 6
  *    moved them into the headers): the 5.2 headers call __atomic_work_item_fence (__syncthreads)
- *    and 5.2's ocml reads __oclc_daz_opt; daz on with -fgpu-flush-denormals-to-zero, as clang-16.
+ *    and 5.2's ocml reads __oclc_daz_opt; daz on with -fgpu-flush-denormals-to-zero, as clang-16;
+ *  - <cstdlib> first (-include), as clang's HIP wrapper (which -nogpuinc leaves out) includes it
+ *    before the unit: a unit that includes <hip/hip_fp16.h> before <hip/hip_runtime.h> (MIOpen's
+ *    kernels) reaches cuda_wrappers/<new>, whose device operator new calls ::malloc, before
+ *    anything declared it (`no member named 'malloc' in the global namespace`).
  * A library function that does not suit the target (5.2 predates gfx12) stays a call (the MIR
  * reader refuses it) or llc-22 deletes it (refused below): named, never guessed. */
 /* The per-job device-library folder of an LLVM-22 architecture: links to every 5.2 library, and
@@ -106,7 +110,7 @@ static void hip_devlibs22(rs_sbuf *b, const char *qdl, const char *qs, const cha
   devlibs22_dir(b, qdl, t);
   bool daz = strstr(u->flags, "-fgpu-flush-denormals-to-zero") || strstr(u->flags, "-fcuda-flush-denormals-to-zero");
   rs_sbuf_printf(b, "elif ! clang-22 -x hip --cuda-device-only --offload-arch=%s -mcode-object-version=5 -D__AMDGCN_WAVEFRONT_SIZE=%d "
-         "-O%d -emit-llvm -c -nogpuinc -I/usr/include -I\"$(clang-22 -print-resource-dir)\" --rocm-device-lib-path=\"$t/dl\" "
+         "-O%d -emit-llvm -c -nogpuinc -include cstdlib -I/usr/include -I\"$(clang-22 -print-resource-dir)\" --rocm-device-lib-path=\"$t/dl\" "
          "-Xclang -mlink-builtin-bitcode -Xclang \"$t/dl/hip.bc\" -Xclang -mlink-builtin-bitcode -Xclang "
          "\"$t/dl/oclc_daz_opt_%s.bc\" %s %s -o \"$t/k.bc\" 2>\"$t/err\"; then tfail \"$f\" clang-22 \"$t/err\"\n",
       t, wave, u->opt, daz ? "on" : "off", u->flags, qs);
@@ -121,8 +125,12 @@ static void hip_devlibs22(rs_sbuf *b, const char *qdl, const char *qs, const cha
  * its optimizations and libraries (the kernel's IR, its calls declared); each declared function
  * renamed to the library function whose demangled name is the same but for " AS0" (llvm-cxxfilt:
  * `vload4(unsigned long, unsigned short const AS0*)`), no other name touched; clang-22 on that IR
- * with the libraries, at the unit's -O, internalized as the grid's. */
+ * with the libraries, at the unit's -O, internalized as the grid's, and oclc_daz_opt_{off,on}.bc,
+ * which clang-16 links for OpenCL and clang-22 no longer does (5.2's ocml rsqrt, sqrt, ... read
+ * __oclc_daz_opt): on only with -cl-denorms-are-zero, clang-16's choice on targets with fast f32
+ * FMA and denormals (all of these) and clang-22's own f32 denormal mode for them. */
 static void ocl_devlibs22(rs_sbuf *b, const char *qdl, const char *qs, const char *t, const rs_imp_unit *u) {
+  bool daz = strstr(u->flags, "-cl-denorms-are-zero") != NULL;
   rs_sbuf_printf(b, "if false; then :\n");
   devlibs22_dir(b, qdl, t);
   rs_sbuf_printf(b, "elif ! clang-22 -x cl -cl-std=CL2.0 -target amdgcn-amd-amdhsa -mcpu=%s -mcode-object-version=5 -nogpulib -O%d "
@@ -135,9 +143,9 @@ static void ocl_devlibs22(rs_sbuf *b, const char *qdl, const char *qs, const cha
          "awk -F'\\t' 'NR==FNR{m[$1]=$2;next} ($1 in m){printf \"s/@%%s(/@%%s(/g\\n\",$2,m[$1]}' \"$t/as0map\" \"$t/declmap\" "
          "> \"$t/ren.sed\" && sed -f \"$t/ren.sed\" \"$t/k0.ll\" > \"$t/k1.ll\"; } 2>\"$t/err\"; then tfail \"$f\" as0-names \"$t/err\"\n");
   rs_sbuf_printf(b, "elif ! clang-22 -x ir \"$t/k1.ll\" -target amdgcn-amd-amdhsa -mcpu=%s -mcode-object-version=5 --rocm-device-lib-path=\"$t/dl\" "
-         "-O%d -mllvm -amdgpu-internalize-symbols -Wno-unused-command-line-argument %s -emit-llvm -c -o \"$t/k.bc\" 2>\"$t/err\"; "
-         "then tfail \"$f\" clang-22 \"$t/err\"\n",
-      t, u->opt, u->flags);
+         "-O%d -mllvm -amdgpu-internalize-symbols -Wno-unused-command-line-argument -Xclang -mlink-builtin-bitcode -Xclang "
+         "\"$t/dl/oclc_daz_opt_%s.bc\" %s -emit-llvm -c -o \"$t/k.bc\" 2>\"$t/err\"; then tfail \"$f\" clang-22 \"$t/err\"\n",
+      t, u->opt, daz ? "on" : "off", u->flags);
   devlibs22_undefined(b);
 }
 

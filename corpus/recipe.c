@@ -113,7 +113,12 @@ int rs_recipe_load(const char *path, const char *targets_default, rs_imp_unit **
       rc = rs_errf(e, path, line, "source '%s' cannot be read", u.source);
       break;
     }
-    snprintf(u.flags, sizeof u.flags, "%s", nf > 2 && strcmp(f[2], "-") ? f[2] : "");
+    const char *fl = nf > 2 && strcmp(f[2], "-") ? f[2] : "";
+    if (strlen(fl) >= sizeof u.flags) { /* cut, it would compile something else than the line says */
+      rc = rs_errf(e, path, line, "flags are %zu characters, at most %zu", strlen(fl), sizeof u.flags - 1);
+      break;
+    }
+    snprintf(u.flags, sizeof u.flags, "%s", fl);
     find_opt(&u);
     if ((rc = check_targets(&u, nf > 3 ? f[3] : targets_default, path, line, e))) break;
     RS_PUSH(*out, *n, cap, u);

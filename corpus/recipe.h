@@ -19,7 +19,7 @@ typedef enum {
 typedef struct {
   char source[512];  /* the file (MIR: X.prera.mir, the other two beside it) */
   rs_imp_lang lang;
-  char flags[400];   /* compiler flags and -D macros, passed to clang/nvcc as written */
+  char flags[2048];  /* compiler flags and -D macros, passed to clang/nvcc as written (a longer field is refused) */
   char targets[160]; /* comma list of this vendor's targets */
   char name[48];     /* the unit's work-directory name: file stem, made unique */
   int line;          /* recipe line, 0 for a command-line file */

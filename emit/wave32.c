@@ -10,7 +10,7 @@
  * reads back; the MachineVerifier accepts a read of $vcc when a sub-register of it is defined,
  * and the code llc emits from it is the compiler's own (tests/test_emit.c). Only the opcodes of
  * the table are touched: the others name VCC as an explicit operand (e64 forms), which the
- * parser does not check. */
+ * parser does not check; V_DIV_FMAS_*_e64, an e64 form, reads VCC implicitly and is in it. */
 #include "emit/emit.h"
 #include "util/util.h"
 #include <string.h>
@@ -23,6 +23,9 @@
 static const char *const vcc_implicit_ops[] = {
     "S_CBRANCH_VCCNZ", "S_CBRANCH_VCCZ", "V_ADDC_U32_e32", "V_SUBB_U32_e32", "V_SUBBREV_U32_e32",
     "V_ADD_CO_U32_e32", "V_SUB_CO_U32_e32", "V_SUBREV_CO_U32_e32", "V_CNDMASK_B32_e32",
+    /* VOP3 with an implicit VCC read (the division's scale bit from V_DIV_SCALE): MIOpen's
+     * batch norm and our halves.cl on gfx1200, `V_DIV_FMAS_F64_e64 ..., implicit $vcc_lo` */
+    "V_DIV_FMAS_F32_e64", "V_DIV_FMAS_F64_e64",
 };
 
 /* Is the instruction on this line one of the table's? (its opcode is the first word after " = "
@@ -36,6 +39,11 @@ static bool table_op(const char *line, size_t n) {
     }
   const char *op = eq ? eq : line;
   while (op < line + n && *op == ' ') op++;
+  /* MI flags before the opcode (`nofpexcept V_DIV_FMAS_F64_e64`): lower-case words, opcodes are not */
+  while (op < line + n && *op >= 'a' && *op <= 'z') {
+    while (op < line + n && *op != ' ') op++;
+    while (op < line + n && *op == ' ') op++;
+  }
   size_t w = 0; /* VOPC e32: V_CMP_..._e32, V_CMPX_..._e32 */
   while (op + w < line + n && op[w] != ' ' && op[w] != ',') w++;
   if (w > 9 && !memcmp(op, "V_CMP", 5) && !memcmp(op + w - 4, "_e32", 4)) return true;

@@ -104,33 +104,50 @@ static int parse_u32(const char **c, const char *e, uint32_t *out) {
 
 /* Subregister index name -> lane mask ("sub1", "sub0_sub1", "lo16", "sub2_hi16"? ...). */
 static int subreg_lanes(span s, rs_lanes *out) {
+  /* A sequence of components in increasing lane order: `subK` (lane K), `subK_lo16`/`subK_hi16`
+   * (its 16-bit halves) and bare `lo16`/`hi16` (lane 0's halves). Named indices are runs of
+   * whole lanes (`sub2_sub3`) or one half (`sub1_hi16`); LLVM 22 names the index of a tuple it
+   * has no named one for by its 16-bit halves, lane after lane (gfx1200's vreg_288 COPY of
+   * `%x.lo16_hi16_sub1_lo16_sub1_hi16_..._sub8_hi16`, lanes 0-8). The union must be contiguous:
+   * anything else is not an index of this grammar, refused. */
   const char *c = s.s;
-  int first = -1, last = -1;
-  rs_lanes half = 0;
-  while (c < s.e) {
+  rs_lanes m = 0;
+  int top = -1; /* highest lane bit taken so far */
+  int lane = -1; /* the subK just read, waiting for a half */
+  while (c <= s.e) {
     span tok = {c, c};
     while (tok.e < s.e && *tok.e != '_') tok.e++;
+    int lo = -1, hi = -1;
+    if (tok.s == tok.e) return -1;
     if (sp_starts(tok, "sub")) {
       const char *d = tok.s + 3;
       uint32_t k;
       if (parse_u32(&d, tok.e, &k) || d != tok.e || k >= 32) return -1;
-      if (first < 0) first = (int)k;
-      else if ((int)k != last + 1) return -1;
-      last = (int)k;
+      if (lane >= 0) lo = 2 * lane, hi = 2 * lane + 1; /* the previous subK was a whole lane */
+      lane = (int)k;
     } else if (sp_eq(tok, "lo16") || sp_eq(tok, "hi16")) {
-      if (tok.e != s.e || first != last) return -1;
-      half = tok.s[0] == 'l' ? 1 : 2;
+      int l = lane >= 0 ? lane : 0;
+      lo = hi = 2 * l + (tok.s[0] == 'h');
+      lane = -1;
     } else {
       return -1;
     }
-    c = tok.e < s.e ? tok.e + 1 : tok.e;
+    if (lo >= 0) {
+      if (lo <= top) return -1;
+      for (int b = lo; b <= hi; b++) m |= (rs_lanes)1 << b;
+      top = hi;
+    }
+    c = tok.e + 1;
   }
-  if (first < 0) first = last = 0;
-  if (half) {
-    *out = half << (2 * first);
-    return 0;
+  if (lane >= 0) { /* a trailing whole lane */
+    if (2 * lane <= top) return -1;
+    m |= (rs_lanes)3 << (2 * lane);
   }
-  *out = rs_lanes_full((unsigned)(last - first + 1)) << (2 * first);
+  if (!m) return -1;
+  rs_lanes low = m & (~m + 1); /* contiguous: m + its lowest bit is a power of two */
+  rs_lanes t = m + low;
+  if (t & (t - 1)) return -1;
+  *out = m;
   return 0;
 }
 

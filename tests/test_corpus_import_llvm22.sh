@@ -10,6 +10,9 @@
 #    as inputs for gfx942;
 #  - llc-22's rewriter appends implicit defs of the lanes an undef sub-register def leaves
 #    undefined (rank1.cl): the stages align all the same, with exact truth;
+#  - OpenCL ocml math (bnorm.cl: rsqrt, sqrt) links oclc_daz_opt as clang-16 did (off; on with
+#    -cl-denorms-are-zero): exact truths, nothing left undefined; a sub-register index llc-22
+#    names by 16-bit halves (halves.cl on gfx1200) is read as its lanes: exact truths, emitted;
 #  - builtin:chaitin's answers emitted through llc-22 with its MachineVerifier (emit-check);
 #  - a recipe line mixing gfx90a and gfx942 is two jobs with one name (one variant across
 #    architectures); a 5.2 device-library function the target cannot run (llc-22 deletes it and
@@ -91,6 +94,38 @@ check 'grep -q "^FAILED d/sdot2/gfx1200	llc-22 error: llc-22 removed a rocm-devi
 check '! grep -q "sdot2.*gfx1200/prera" "$tmp/d.list"' "no gfx1200 row without the computation"
 check 'grep -q "^FAILED d/ext/gfx942	clang-22 error: undefined after linking rocm-device-libs 5.2: @mystery" "$tmp/d.list"' \
   "an undefined function named: $(grep "FAILED d/ext/gfx942" "$tmp/d.list")"
+
+# OpenCL math from the 5.2 library: ocml's rsqrt and sqrt read __oclc_daz_opt, which clang-22 no
+# longer links for OpenCL (before: `undefined after linking rocm-device-libs 5.2: @__oclc_daz_opt`);
+# linked off, on with -cl-denorms-are-zero as clang-16 does. And a sub-register index llc-22 names by
+# 16-bit halves on gfx1200 (halves.cl: 9 lanes of a vreg_1024, `lo16_hi16_sub1_lo16_..._sub8_hi16`;
+# before: `unknown subregister index`): read as the lanes it covers, exact truths, emitted through
+# llc-22 with counts equal. Three compiles: skipped under RS_TEST_QUICK
+if [ -z "${RS_TEST_QUICK:-}" ]; then
+  printf '%s/bnorm.cl\topencl\t-\tgfx942\n%s/bnorm.cl\topencl\t-cl-denorms-are-zero\tgfx942\n%s/halves.cl\topencl\t-\tgfx1200\n' \
+    "$PWD/$fx" "$PWD/$fx" "$PWD/$fx" > "$tmp/daz.tsv"
+  "$bin" corpus import --out "$tmp/B.h5" "$tmp/daz.tsv" --family b -j2 > "$tmp/b.log" 2>&1 || cat "$tmp/b.log"
+  "$bin" corpus list "$tmp/B.h5" --params > "$tmp/b.list"
+  for f in prera postsplit; do
+    check 'grep -q "^b/bnorm.bnorm/gfx942/$f	.*	truth	file=bnorm.cl via=clang-22+rocm-device-libs+isa9402+cov5+as0names -O3$" "$tmp/b.list"' \
+      "OpenCL rsqrt/sqrt (ocml, __oclc_daz_opt) gfx942 $f: exact truth"
+    check 'grep -q "^b/bnorm-2.bnorm/gfx942/$f	.*	truth	.* -cl-denorms-are-zero -O3$" "$tmp/b.list"' "the same with -cl-denorms-are-zero $f: exact truth"
+  done
+  check '! grep -q FAILED "$tmp/b.list"' "no failure: $(grep FAILED "$tmp/b.list" || true)"
+  check '[ "$(grep "^b/bnorm.bnorm/gfx942/prera" "$tmp/b.list" | cut -f2)" != "$(grep "^b/bnorm-2.bnorm/gfx942/prera" "$tmp/b.list" | cut -f2)" ]' \
+    "daz on and off are two different kernels (ocml's denormal path)"
+  check 'grep -q "lo16_hi16_sub1_lo16_sub1_hi16_sub2_lo16.*sub8_hi16" "$(ls "$tmp/B.h5.work"/units/halves-*/gfx1200/prera.mir)"' \
+    "halves.cl's gfx1200 MIR has the index named by 16-bit halves"
+  # its double division: llc-22 prints V_DIV_FMAS_F64_e64's implicit VCC read as $vcc_lo in wave32,
+  # which its MIR parser refuses; emit respells it (emit/wave32.c; before: `missing implicit register operand`)
+  check 'grep -q "nofpexcept V_DIV_FMAS_F64_e64 .*implicit \$vcc_lo" "$(ls "$tmp/B.h5.work"/units/halves-*/gfx1200/final.mir)"' \
+    "halves.cl's gfx1200 final MIR has V_DIV_FMAS_F64_e64 reading \$vcc_lo"
+  for f in prera postsplit; do
+    check 'grep -q "^b/halves.halves/gfx1200/$f	.*	truth	" "$tmp/b.list"' "halves.cl gfx1200 $f: exact truth"
+    "$bin" emit --corpus "$tmp/B.h5" --instance "b/halves.halves/gfx1200/$f" truth -o "$tmp/h.s" > "$tmp/h.log" 2>&1 || true
+    check 'grep -q "counts vs verifier: equal" "$tmp/h.log"' "halves.cl gfx1200 $f truth through llc-22: $(tail -1 "$tmp/h.log")"
+  done
+fi
 
 # emit: builtin:chaitin's answers on the gfx942 rows through llc-22 (-start-after=virtregrewriter,2,
 # MachineVerifier on); vecops' rows come from a two-kernel module (each row's IR holds its own)

@@ -245,8 +245,14 @@ static rs_lanes copy_needed(const rs_live *l, const rs_inst *in, const rs_word *
   return (live << slo) & l->use[in->first_op + 1];
 }
 
-static bool is_plain_copy(const rs_live *l, const rs_inst *in) {
-  if (!(in->flags & RS_I_COPY) || in->nops != 2) return false;
+/* A COPY of one register into another; with lane_copy also a vector COPY that reads the active
+ * lanes (`implicit $exec`, as PHI elimination writes them), which copies per lane like the rest. */
+static bool is_copy(const rs_live *l, const rs_inst *in, bool lane_copy) {
+  if (!(in->flags & RS_I_COPY) || in->nops < 2) return false;
+  for (uint32_t o = 2; o < in->nops; o++) {
+    const rs_operand *x = &l->f->ops[in->first_op + o];
+    if (!lane_copy || (x->flags & RS_F_DEF) || !(x->flags & RS_F_IMPLICIT) || !(x->flags & RS_F_EXEC)) return false;
+  }
   const rs_operand *d = &l->f->ops[in->first_op], *s = &l->f->ops[in->first_op + 1];
   return (d->flags & RS_F_DEF) && !(d->flags & RS_F_COND) && !(s->flags & RS_F_DEF) &&
          (d->kind == RS_OP_VREG || d->kind == RS_OP_PREG) &&
@@ -277,13 +283,19 @@ static bool carry_high_dead(const rs_live *l, const rs_inst *in, const rs_word *
   return true;
 }
 
-void rs_live_step_back(const rs_live *l, const rs_inst *in, rs_word *live) {
+/* rs_live_step_back; else_flow: in a split's FLOW as its ELSE lanes run it (node nb + k), where
+ * a vector COPY writes only those lanes: one whose destination is dead in every ELSE lane reads
+ * nothing there (the structurizer's FLOW phi takes `undef` from IF, the ELSE lanes' edge, and the
+ * coalescer drops it: LLVM may reuse the source's register on that edge). */
+static void step_back(const rs_live *l, const rs_inst *in, rs_word *live, bool else_flow) {
   const rs_func *f = l->f;
   bool carry = carry_high_dead(l, in, live);
   rs_lanes copied = 0, from_slot = 0;
   uint32_t copied_op = UINT32_MAX; /* the operand whose reads `copied` replaces */
   uint32_t ss = l->spill[in - f->insts];
-  if (is_plain_copy(l, in)) {
+  uint32_t ds = in->nops ? rs_live_op_slot(l, &f->ops[in->first_op]) : UINT32_MAX;
+  bool lane_copy = else_flow && ds != UINT32_MAX && rs_bs_get(l->lanewise, ds);
+  if (is_copy(l, in, lane_copy)) {
     copied = copy_needed(l, in, live);
     copied_op = 1;
   } else if (ss != UINT32_MAX) {
@@ -313,6 +325,8 @@ void rs_live_step_back(const rs_live *l, const rs_inst *in, rs_word *live) {
   or_lanes(live, ss, from_slot);
 }
 
+void rs_live_step_back(const rs_live *l, const rs_inst *in, rs_word *live) { step_back(l, in, live, false); }
+
 static void compute_uses(rs_live *l) {
   const rs_func *f = l->f;
   for (uint32_t i = 0; i < f->nops; i++) {
@@ -336,6 +350,16 @@ static bool lanes_cut(const rs_live *l, uint32_t from, uint32_t to) {
     const rs_simt_split *s = &l->splits[i];
     if ((from == s->ifb && to == s->flow) || (from == s->flow && to == s->els)) return true;
   }
+  return false;
+}
+
+/* Whether edge from->to is a split's IF -> FLOW. The wave takes it only when no lane is left for
+ * THEN (IF's SKIP), so FLOW then runs for the ELSE lanes alone: exactly node nb + k, which
+ * carries every slot across that edge (a vector instruction of FLOW writes only ELSE lanes there,
+ * so a COPY of a scalar into a vector value dead in every ELSE lane reads nothing on it). */
+static bool wave_via_else(const rs_live *l, uint32_t from, uint32_t to) {
+  for (uint32_t i = 0; i < l->nsplits; i++)
+    if (from == l->splits[i].ifb && to == l->splits[i].flow) return true;
   return false;
 }
 
@@ -383,7 +407,7 @@ static void solve(rs_live *l) {
       if (ni >= NB) { /* the ELSE lanes' FLOW: from IF, per-lane slots only */
         const rs_simt_split *s = &l->splits[ni - NB];
         bi = s->flow;
-        flow_in(l, din, l->defout + (size_t)s->ifb * W, false, true);
+        flow_in(l, din, l->defout + (size_t)s->ifb * W, false, false);
       } else {
         for (uint32_t p = 0; p < f->blocks[bi].npreds; p++) {
           uint32_t pb = f->blocks[bi].preds[p];
@@ -406,20 +430,22 @@ static void solve(rs_live *l) {
     for (uint32_t ni = (uint32_t)NN; ni-- > 0;) {
       rs_word *out = l->out + ni * W, *in = l->in + ni * W;
       uint32_t bi = ni;
-      if (ni >= NB) { /* the ELSE lanes' FLOW: to ELSE, per-lane slots only */
+      if (ni >= NB) { /* the ELSE lanes' FLOW: to ELSE; the wave's slots to ENDIF too */
         const rs_simt_split *s = &l->splits[ni - NB];
         bi = s->flow;
-        flow_in(l, out, l->in + (size_t)s->els * W, false, true);
+        flow_in(l, out, l->in + (size_t)s->els * W, false, false);
+        flow_in(l, out, l->in + (size_t)s->endif * W, true, false);
       } else {
         const rs_block *b = &f->blocks[bi];
         for (uint32_t s = 0; s < b->nsuccs; s++)
-          flow_in(l, out, l->in + (size_t)b->succs[s] * W, lanes_cut(l, bi, b->succs[s]), false);
+          if (!wave_via_else(l, bi, b->succs[s]))
+            flow_in(l, out, l->in + (size_t)b->succs[s] * W, lanes_cut(l, bi, b->succs[s]), false);
         for (uint32_t k = 0; k < l->nsplits; k++)
-          if (l->splits[k].ifb == bi) flow_in(l, out, l->in + (NB + k) * W, false, true);
+          if (l->splits[k].ifb == bi) flow_in(l, out, l->in + (NB + k) * W, false, false);
       }
       const rs_block *b = &f->blocks[bi];
       memcpy(tmp, out, W * sizeof *tmp);
-      for (uint32_t k = b->ninsts; k-- > 0;) rs_live_step_back(l, &f->insts[b->first_inst + k], tmp);
+      for (uint32_t k = b->ninsts; k-- > 0;) step_back(l, &f->insts[b->first_inst + k], tmp, ni >= NB);
       if (memcmp(tmp, in, W * sizeof *tmp)) {
         memcpy(in, tmp, W * sizeof *tmp);
         changed = true;

@@ -363,6 +363,14 @@ static bool wave_via_else(const rs_live *l, uint32_t from, uint32_t to) {
   return false;
 }
 
+/* Index in l->cedges of edge from->to (constedge.c: `to` then leaves by one successor only), or
+ * UINT32_MAX. */
+static uint32_t const_edge(const rs_live *l, uint32_t from, uint32_t to) {
+  for (uint32_t i = 0; i < l->ncedges; i++)
+    if (l->cedges[i].pred == from && l->cedges[i].block == to) return i;
+  return UINT32_MAX;
+}
+
 /* dst |= src, without the per-lane slots when cut, or only them when only_lanes. */
 static void flow_in(const rs_live *l, rs_word *dst, const rs_word *src, bool cut, bool only_lanes) {
   size_t W = l->words;
@@ -379,7 +387,7 @@ static void flow_in(const rs_live *l, rs_word *dst, const rs_word *src, bool cut
  * entered from IF and leaving to ELSE with the per-lane slots only. */
 static void solve(rs_live *l) {
   const rs_func *f = l->f;
-  size_t W = l->words, NB = f->nblocks, NN = NB + l->nsplits;
+  size_t W = l->words, NB = f->nblocks, NS = NB + l->nsplits, NN = NS + l->ncedges;
   memset(l->in, 0, (NN * W + 1) * sizeof(rs_word));
   memset(l->out, 0, (NN * W + 1) * sizeof(rs_word));
   memset(l->defin, 0, (NN * W + 1) * sizeof(rs_word));
@@ -401,7 +409,7 @@ static void solve(rs_live *l) {
   }
   for (bool changed = true; changed;) {
     changed = false;
-    for (uint32_t ni = 0; ni < NN; ni++) {
+    for (uint32_t ni = 0; ni < NS; ni++) {
       rs_word *din = l->defin + ni * W, *dout = l->defout + ni * W;
       uint32_t bi = ni;
       if (ni >= NB) { /* the ELSE lanes' FLOW: from IF, per-lane slots only */
@@ -430,22 +438,29 @@ static void solve(rs_live *l) {
     for (uint32_t ni = (uint32_t)NN; ni-- > 0;) {
       rs_word *out = l->out + ni * W, *in = l->in + ni * W;
       uint32_t bi = ni;
-      if (ni >= NB) { /* the ELSE lanes' FLOW: to ELSE; the wave's slots to ENDIF too */
+      if (ni >= NS) { /* a block entered from a predecessor that decides its branch */
+        const rs_constedge *c = &l->cedges[ni - NS];
+        bi = c->block;
+        flow_in(l, out, l->in + (size_t)c->succ * W, false, false);
+      } else if (ni >= NB) { /* the ELSE lanes' FLOW: to ELSE; the wave's slots to ENDIF too */
         const rs_simt_split *s = &l->splits[ni - NB];
         bi = s->flow;
         flow_in(l, out, l->in + (size_t)s->els * W, false, false);
         flow_in(l, out, l->in + (size_t)s->endif * W, true, false);
       } else {
         const rs_block *b = &f->blocks[bi];
-        for (uint32_t s = 0; s < b->nsuccs; s++)
-          if (!wave_via_else(l, bi, b->succs[s]))
+        for (uint32_t s = 0; s < b->nsuccs; s++) {
+          uint32_t c = const_edge(l, bi, b->succs[s]);
+          if (c != UINT32_MAX) flow_in(l, out, l->in + (NS + c) * W, false, false);
+          else if (!wave_via_else(l, bi, b->succs[s]))
             flow_in(l, out, l->in + (size_t)b->succs[s] * W, lanes_cut(l, bi, b->succs[s]), false);
+        }
         for (uint32_t k = 0; k < l->nsplits; k++)
           if (l->splits[k].ifb == bi) flow_in(l, out, l->in + (NB + k) * W, false, false);
       }
       const rs_block *b = &f->blocks[bi];
       memcpy(tmp, out, W * sizeof *tmp);
-      for (uint32_t k = b->ninsts; k-- > 0;) step_back(l, &f->insts[b->first_inst + k], tmp, ni >= NB);
+      for (uint32_t k = b->ninsts; k-- > 0;) step_back(l, &f->insts[b->first_inst + k], tmp, ni >= NB && ni < NS);
       if (memcmp(tmp, in, W * sizeof *tmp)) {
         memcpy(in, tmp, W * sizeof *tmp);
         changed = true;
@@ -574,6 +589,8 @@ rs_live *rs_live_compute(const rs_func *f, rs_err *e) {
    * the lanes' CFG (simt.c) */
   if (f->tgt->simt_exclusions) {
     rs_simt_find(l);
+    /* edges after which the structurizer's constants decide a block's branch (constedge.c) */
+    rs_constedge_find(l);
     /* each lane's own paths under its EXEC and mask bits (lanemask.c): problem.c's per-lane
      * interference where built (the if/else rule where the lanes' states are too many) */
     /* at most 8 states a block on average (ggml's flash-attention kernels need 2-7; rocPRIM's
@@ -582,7 +599,7 @@ rs_live *rs_live_compute(const rs_func *f, rs_err *e) {
     size_t cap = ((size_t)1 << 22) / (l->words + 1), cb = 8 * (size_t)f->nblocks + 512;
     rs_lanemask_build(l, (uint32_t)(cap < cb ? cap : cb));
   }
-  size_t W = l->words, NN = f->nblocks + l->nsplits;
+  size_t W = l->words, NN = f->nblocks + l->nsplits + l->ncedges;
   l->in = rs_xcalloc(NN * W + 1, sizeof(rs_word));
   l->out = rs_xcalloc(NN * W + 1, sizeof(rs_word));
   l->defin = rs_xcalloc(NN * W + 1, sizeof(rs_word));
@@ -618,6 +635,7 @@ void rs_live_free(rs_live *l) {
   free(l->spill);
   for (uint32_t i = 0; i < l->nsplits; i++) free(l->splits[i].inside);
   free(l->splits);
+  free(l->cedges);
   free(l->lanewise);
   free(l->vecslots);
   free(l->segs);

@@ -33,6 +33,12 @@ typedef struct {
   uint32_t act;
 } rs_lseg;
 
+/* An edge after which a block's branch is decided by constants (constedge.c): `block` entered
+ * from `pred` leaves to `succ` only. */
+typedef struct {
+  uint32_t pred, block, succ;
+} rs_constedge;
+
 typedef struct rs_live {
   const rs_func *f;
   uint32_t nslots, words;
@@ -50,6 +56,10 @@ typedef struct rs_live {
                             * nblocks + k of in/out/defin/defout is split k's FLOW as its ELSE lanes
                             * run it (after the solve FLOW's own sets hold both copies) */
   uint32_t nsplits, capsplits;
+  rs_constedge *cedges;    /* node nblocks + nsplits + j of in/out: block cedges[j].block as
+                            * entered from cedges[j].pred (liveness only; reaching definitions
+                            * are not computed there) */
+  uint32_t ncedges, capcedges;
   rs_word *lanewise;       /* slots of per-lane (vector) registers but those cross-lane
                             * instructions touch (simt.c) */
   rs_word *vecslots;       /* slots of the vector files, cross-lane ones too: a def there writes
@@ -70,6 +80,9 @@ void rs_live_free(rs_live *l);
 /* AMDGPU divergent if/else: the diamonds whose per-lane slots follow the lanes' CFG (simt.c);
  * fills l->splits and l->lanewise, returns how many. */
 uint32_t rs_simt_find(rs_live *l);
+/* Edges after which a block's mask branch is decided by constants (constedge.c): fills
+ * l->cedges (after rs_simt_find), returns how many. */
+uint32_t rs_constedge_find(rs_live *l);
 /* The per-lane exec-mask model (lanemask.c): the segments of every lane's paths into l->segs;
  * returns how many, 0 (nothing built) past `cap` segments. */
 uint32_t rs_lanemask_build(rs_live *l, uint32_t cap);

@@ -64,6 +64,10 @@ enum rs_instflag {
    * mir/exec.c; analysis/lanemask.c) */
   RS_I_MASKOP_SHIFT = 13,
   RS_I_MASKOP = 0x1F << 13,
+  /* a branch taken when its one register operand (a lane mask) has some bit set / none
+   * (S_CBRANCH_VCCNZ / VCCZ; mir/exec.c; analysis/constedge.c) */
+  RS_I_BR_MASKNZ = 1 << 18,
+  RS_I_BR_MASKZ = 1 << 19,
 };
 
 /* Per lane bit: d = f(s0[, s1]) over the instruction's first explicit def and its explicit sources

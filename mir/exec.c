@@ -183,6 +183,9 @@ void rs_exec_mark(rs_func *f, rs_inst *in, const char *opcode) {
   for (uint32_t k = 0; k < in->nops; k++)
     if (names_exec(f, &f->ops[in->first_op + k])) f->ops[in->first_op + k].flags |= RS_F_EXEC;
   in->flags |= (uint32_t)(!strcmp(opcode, "S_CBRANCH_EXECNZ") ? RS_M_EXECNZ : mask_op(f, in, opcode)) << RS_I_MASKOP_SHIFT;
+  /* branches on VCC (its implicit operand): taken when some bit is set / none is */
+  if (!strcmp(opcode, "S_CBRANCH_VCCNZ")) in->flags |= RS_I_BR_MASKNZ;
+  if (!strcmp(opcode, "S_CBRANCH_VCCZ")) in->flags |= RS_I_BR_MASKZ;
   /* an instruction without operands may come from a function whose ops array is still NULL */
   const rs_operand *ops = in->nops ? &f->ops[in->first_op] : NULL;
   bool writes_exec = false, exec_explicit = false;

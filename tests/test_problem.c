@@ -509,6 +509,127 @@ static void simt_case(const char *tail, bool expect_x_conflict, bool expect_then
   simt_case_in("", "", tail, expect_x_conflict, expect_then_else);
 }
 
+/* The structurizer's FLOW phi with `undef` from IF (clSPARSE csrmv_adaptive on gfx1200, LLVM 22):
+ * FLOW copies the scalar %%10 into a VGPR for the THEN lanes (`COPY %%10, implicit $exec`, all
+ * lanes active). The wave reaches FLOW from IF only when no lane took THEN, and then FLOW runs
+ * for the ELSE lanes alone: where every ELSE lane overwrites %%12 before reading it (else_writes),
+ * the copy reads nothing on that edge, THEN redefines %%10, so IF's %%3 (after %%10's def) may
+ * take %%10's register, as LLVM does (analysis/liveness.c, node nb + k). Where ELSE reads %%12,
+ * %%10 is needed on IF -> FLOW and the conflict stays. */
+static const char *flow_copy_mir_fmt =
+    "---\n"
+    "name: flowcopy\n"
+    "tracksRegLiveness: true\n"
+    "body: |\n"
+    "  bb.0:\n"
+    "    successors: %%bb.1, %%bb.2\n"
+    "    liveins: $vgpr0\n"
+    "    %%0:vgpr_32 = COPY $vgpr0\n"
+    "    %%10:sreg_64 = S_MOV_B64 5\n"
+    "    %%2:sreg_64 = V_CMP_NE_U32_e64 0, %%0, implicit $exec\n"
+    "    %%3:sreg_64 = COPY $exec, implicit-def $exec\n"
+    "    %%4:sreg_64 = S_AND_B64 %%3, %%2, implicit-def dead $scc\n"
+    "    %%5:sreg_64 = S_XOR_B64 %%4, %%3, implicit-def dead $scc\n"
+    "    $exec = S_MOV_B64_term %%4\n"
+    "    S_CBRANCH_EXECZ %%bb.2, implicit $exec\n"
+    "    S_BRANCH %%bb.1\n"
+    "  bb.1:\n"
+    "    successors: %%bb.2\n"
+    "    %%10:sreg_64 = S_MOV_B64 9\n"
+    "    S_BRANCH %%bb.2\n"
+    "  bb.2:\n"
+    "    successors: %%bb.3, %%bb.4\n"
+    "    %%7:sreg_64 = S_OR_SAVEEXEC_B64 %%5, implicit-def $exec, implicit-def $scc, implicit $exec\n"
+    "    %%12:vreg_64_align2 = COPY %%10, implicit $exec\n"
+    "    $exec = S_XOR_B64_term $exec, %%7, implicit-def $scc\n"
+    "    S_CBRANCH_EXECZ %%bb.4, implicit $exec\n"
+    "    S_BRANCH %%bb.3\n"
+    "  bb.3:\n"
+    "    successors: %%bb.4\n"
+    "    %s\n"
+    "    S_BRANCH %%bb.4\n"
+    "  bb.4:\n"
+    "    $exec = S_OR_B64 $exec, %%7, implicit-def $scc\n"
+    "    S_ENDPGM 0, implicit %%12\n"
+    "...\n";
+
+static void flow_copy_case(bool else_writes) {
+  char text[4096];
+  snprintf(text, sizeof text, flow_copy_mir_fmt,
+           else_writes ? "undef %12.sub0:vreg_64_align2 = V_MOV_B32_e32 0, implicit $exec\n"
+                         "    %12.sub1:vreg_64_align2 = V_MOV_B32_e32 0, implicit $exec"
+                       : "S_NOP 0, implicit %12");
+  rs_err e = {{0}};
+  rs_module *m = rs_module_parse("flowcopy.mir", strdup(text), strlen(text), RS_SRC_MIR, "gfx90a", &e);
+  CHECKF(m != NULL, "%s", e.msg);
+  rs_problem *p = m ? rs_problem_build(m->funcs[0], &e) : NULL;
+  CHECK(p != NULL);
+  if (p) {
+    CHECKF(has_conflict(p, "%10", "%3") == !else_writes, "IF's %%3 vs %%10 read in FLOW (ELSE %s %%12)",
+           else_writes ? "writes" : "reads");
+    CHECK(has_conflict(p, "%10", "%7")); /* at FLOW itself, for the THEN lanes */
+  }
+  rs_problem_free(p);
+  rs_module_free(m);
+}
+
+/* A loop exit the structurizer's constants decide (clSPARSE EM_mergepath_global on gfx1200): from
+ * bb.2, %%40 = -1 makes bb.4's $vcc = $exec & ~%%40 zero, so the wave leaves to bb.5 and never
+ * reaches the header's read of %%20 that way; the latch redefines %%20. So %%20 is dead after
+ * the header's read and %%21 may take its register (analysis/constedge.c). With %%40 = 0 on that
+ * edge the branch depends on $exec: the loop may go on, and %%20 must stay live. */
+static const char *const_exit_mir_fmt =
+    "---\n"
+    "name: constexit\n"
+    "tracksRegLiveness: true\n"
+    "body: |\n"
+    "  bb.0:\n"
+    "    successors: %%bb.1\n"
+    "    %%20:sreg_32 = S_MOV_B32 0\n"
+    "    S_BRANCH %%bb.1\n"
+    "  bb.1:\n"
+    "    successors: %%bb.3, %%bb.2\n"
+    "    %%30:sreg_32 = S_ADD_I32 %%20, 3, implicit-def dead $scc\n"
+    "    %%21:sreg_32 = S_MOV_B32 5\n"
+    "    S_CMP_LT_I32 %%30, 10, implicit-def $scc\n"
+    "    S_CBRANCH_SCC1 %%bb.3, implicit $scc\n"
+    "    S_BRANCH %%bb.2\n"
+    "  bb.2:\n"
+    "    successors: %%bb.4\n"
+    "    %%40:sreg_64 = S_MOV_B64 %s\n"
+    "    S_NOP 0, implicit %%21\n"
+    "    S_BRANCH %%bb.4\n"
+    "  bb.3:\n"
+    "    successors: %%bb.4\n"
+    "    %%20:sreg_32 = S_ADD_I32 %%30, 1, implicit-def dead $scc\n"
+    "    %%40:sreg_64 = S_MOV_B64 0\n"
+    "    S_BRANCH %%bb.4\n"
+    "  bb.4:\n"
+    "    successors: %%bb.1, %%bb.5\n"
+    "    $vcc = S_ANDN2_B64 $exec, %%40, implicit-def dead $scc\n"
+    "    S_CBRANCH_VCCNZ %%bb.1, implicit $vcc\n"
+    "    S_BRANCH %%bb.5\n"
+    "  bb.5:\n"
+    "    S_ENDPGM 0\n"
+    "...\n";
+
+static void const_exit_case(bool leave) {
+  char text[4096];
+  snprintf(text, sizeof text, const_exit_mir_fmt, leave ? "-1" : "0");
+  rs_err e = {{0}};
+  rs_module *m = rs_module_parse("constexit.mir", strdup(text), strlen(text), RS_SRC_MIR, "gfx90a", &e);
+  CHECKF(m != NULL, "%s", e.msg);
+  rs_problem *p = m ? rs_problem_build(m->funcs[0], &e) : NULL;
+  CHECK(p != NULL);
+  if (p) {
+    CHECKF(has_conflict(p, "%20", "%21") == !leave, "header's %%21 vs the counter %%20 (%%40 = %s)", leave ? "-1" : "0");
+    CHECKF(has_conflict(p, "%20", "%30") == !leave, "%%30 vs %%20 (%%40 = %s)", leave ? "-1" : "0");
+    CHECK(has_conflict(p, "%21", "%30"));
+  }
+  rs_problem_free(p);
+  rs_module_free(m);
+}
+
 /* Cross-lane instructions (mir/exec.c): a readlane of %1 in ELSE may read a THEN lane's copy, so
  * %1 keeps the wave's CFG; a V_WRITELANE in THEN (an SGPR spilled into $vgpr5's lanes) may write
  * an ELSE lane, so $vgpr5 meets the ELSE-only %1. */
@@ -813,6 +934,10 @@ int main(int argc, char **argv) {
   mask_case(true);
   mask_case(false);
   simt_crosslane_case();
+  flow_copy_case(true);
+  flow_copy_case(false);
+  const_exit_case(true);
+  const_exit_case(false);
   spill_case("", "sub0", "", 0x3);  /* sub1 is stored, never brought back: %1 may take it */
   spill_case("", "sub1", "", 0xc);
   /* a direct scratch load of the slot: opaque, the save keeps both lanes */

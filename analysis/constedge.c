@@ -115,7 +115,7 @@ uint32_t rs_constedge_find(rs_live *l) {
       int v = value_in(f, b, at, q, (int32_t)pb, 0);
       if (v == K_UNKNOWN) continue;
       bool taken = nz ? v == K_ONES : v == K_ZERO;
-      rs_constedge c = {pb, b, taken ? (uint32_t)target : other};
+      rs_constedge c = {pb, b, taken ? (uint32_t)target : other, NULL};
       RS_PUSH(l->cedges, l->ncedges, l->capcedges, c);
     }
   }

@@ -382,6 +382,37 @@ static void flow_in(const rs_live *l, rs_word *dst, const rs_word *src, bool cut
     for (size_t w = 0; w < W; w++) dst[w] |= src[w];
 }
 
+/* Per decided edge P -> B (constedge.c): the slots every other predecessor of B writes. Those are
+ * the values B's Flow phis merge; the structurizer gives them `undef` from P (the edge its
+ * constants close), so LLVM's liveness has none of them on P -> B but what B's decided successor
+ * reads. Every other value keeps both of B's successors on that edge, as LLVM's liveness does. */
+static void phi_slots(rs_live *l) {
+  const rs_func *f = l->f;
+  size_t W = l->words;
+  rs_word *w1 = rs_xcalloc(W + 1, sizeof *w1);
+  for (uint32_t i = 0; i < l->ncedges; i++) {
+    rs_constedge *c = &l->cedges[i];
+    const rs_block *b = &f->blocks[c->block];
+    c->phi = rs_xcalloc(W + 1, sizeof *c->phi);
+    bool first = true;
+    for (uint32_t p = 0; p < b->npreds; p++) {
+      if (b->preds[p] == c->pred) continue;
+      const rs_block *q = &f->blocks[b->preds[p]];
+      memset(w1, 0, W * sizeof *w1);
+      for (uint32_t k = 0; k < q->ninsts; k++) {
+        const rs_inst *in = &f->insts[q->first_inst + k];
+        for (uint32_t o = 0; o < in->nops; o++) {
+          const rs_operand *op = &f->ops[in->first_op + o];
+          if ((op->flags & RS_F_DEF) && !(op->flags & RS_F_COND)) or_lanes(w1, rs_live_op_slot(l, op), rs_live_op_lanes(l, op));
+        }
+      }
+      for (size_t w = 0; w < W; w++) c->phi[w] = first ? w1[w] : c->phi[w] & w1[w];
+      first = false;
+    }
+  }
+  free(w1);
+}
+
 /* Both dataflow problems from scratch, on the wave's CFG plus, for the per-lane slots of the
  * split diamonds, the lanes' CFG (simt.c): node nb + k runs split k's FLOW for its ELSE lanes,
  * entered from IF and leaving to ELSE with the per-lane slots only. */
@@ -442,6 +473,9 @@ static void solve(rs_live *l) {
         const rs_constedge *c = &l->cedges[ni - NS];
         bi = c->block;
         flow_in(l, out, l->in + (size_t)c->succ * W, false, false);
+        const rs_block *b = &f->blocks[bi];
+        for (uint32_t s = 0; s < b->nsuccs; s++) /* all but the Flow phis' values: both ways */
+          for (size_t w = 0; w < W; w++) out[w] |= l->in[(size_t)b->succs[s] * W + w] & ~c->phi[w];
       } else if (ni >= NB) { /* the ELSE lanes' FLOW: to ELSE; the wave's slots to ENDIF too */
         const rs_simt_split *s = &l->splits[ni - NB];
         bi = s->flow;
@@ -591,6 +625,7 @@ rs_live *rs_live_compute(const rs_func *f, rs_err *e) {
     rs_simt_find(l);
     /* edges after which the structurizer's constants decide a block's branch (constedge.c) */
     rs_constedge_find(l);
+    phi_slots(l);
     /* each lane's own paths under its EXEC and mask bits (lanemask.c): problem.c's per-lane
      * interference where built (the if/else rule where the lanes' states are too many) */
     /* at most 8 states a block on average (ggml's flash-attention kernels need 2-7; rocPRIM's
@@ -635,6 +670,7 @@ void rs_live_free(rs_live *l) {
   free(l->spill);
   for (uint32_t i = 0; i < l->nsplits; i++) free(l->splits[i].inside);
   free(l->splits);
+  for (uint32_t i = 0; i < l->ncedges; i++) free(l->cedges[i].phi);
   free(l->cedges);
   free(l->lanewise);
   free(l->vecslots);

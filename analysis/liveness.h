@@ -37,6 +37,8 @@ typedef struct {
  * from `pred` leaves to `succ` only. */
 typedef struct {
   uint32_t pred, block, succ;
+  rs_word *phi; /* slots every other predecessor of block writes (its Flow phis' values, which
+                 * LLVM leaves undefined on this edge): only these follow succ alone */
 } rs_constedge;
 
 typedef struct rs_live {

@@ -15,7 +15,9 @@
  * lane-mask operations of mir/exec.c's table (RS_I_MASKOP) on constants (S_MOV 0 / -1), found
  * in B before the branch or else in P; $exec and any other def are unknown (EXEC may be 0, so an
  * AND with it is never "all ones"). Only then does the edge get a node of its own (liveness.c):
- * B as entered from P, leaving to the decided successor only. Blocks of a split if/else's IF or
+ * B as entered from P, where the values every other predecessor of B writes (B's Flow phis,
+ * `undef` from P in LLVM's IR) follow the decided successor only, the rest both successors as
+ * LLVM's liveness keeps them. Blocks of a split if/else's IF or
  * FLOW (simt.c, their own per-lane edges) are left alone. */
 #include "analysis/liveness.h"
 #include <stdlib.h>

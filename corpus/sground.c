@@ -29,9 +29,8 @@ static rs_module *lanes_instance(const rs_module *g, const rs_func *ps, const rs
   rs_preg *as = rs_xcalloc(gf->nvregs + 1, sizeof *as);
   rs_truth_prera_linked(gf, ps, al, as);
   size_t len = 0;
-  uint32_t n = 0;
   char w[128] = "";
-  char *text = rs_mir_sgpr_spill_lanes(gf, ps, &lo, as, &len, &n, w, sizeof w);
+  char *text = rs_mir_sgpr_spill_lanes(gf, ps, &lo, as, &len, w, sizeof w);
   rs_loose_free(&lo);
   free(as);
   rs_module *m = text ? rs_module_parse(path, text, len, RS_SRC_MIR, arch, &pe) : NULL;

@@ -1,6 +1,8 @@
 /* mirtext.c - lines and operand spans of a MIR text (mirtext.h). */
 #include "mir/mirtext.h"
 #include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,6 +22,14 @@ void rs_lines_of(const char *s, rs_lines *l) {
     if (i >= n) break;
   }
   l->start[l->nlines + 1] = (uint32_t)n;
+}
+
+int rs_mir_why(char *w, size_t n, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(w, n, fmt, ap);
+  va_end(ap);
+  return -1;
 }
 
 void rs_lines_free(rs_lines *l) {

@@ -14,6 +14,8 @@ void rs_lines_of(const char *s, rs_lines *l);
 void rs_lines_free(rs_lines *l);
 /* Offset just past line L's newline. */
 static inline uint32_t rs_line_end(const rs_lines *l, uint32_t L) { return l->start[L + 1]; }
+/* The reason a pass cannot write its MIR, into w (n bytes); returns -1. */
+int rs_mir_why(char *w, size_t n, const char *fmt, ...);
 /* Where an operand's text starts with its flag words ("killed %5", "undef %7.sub0:vreg_64"). */
 uint32_t rs_mir_op_start(const char *src, const rs_operand *o);
 

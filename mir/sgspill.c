@@ -5,18 +5,9 @@
  * the VGPR lane that holds it across the gap is an instruction's operand (docs/real-suite.md). */
 #include "mir/sgspill.h"
 #include "mir/mirtext.h"
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int why(char *w, size_t n, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(w, n, fmt, ap);
-  va_end(ap);
-  return -1;
-}
 
 static bool ends_with(const char *s, const char *t) {
   size_t n = strlen(s), m = strlen(t);
@@ -100,10 +91,9 @@ static rs_lanes undefined_lanes(const rs_func *g, uint32_t i, uint32_t v) {
 }
 
 char *rs_mir_sgpr_spill_lanes(const rs_func *g, const rs_func *ps, const rs_loose *lo, const rs_preg *as,
-                              size_t *len, uint32_t *nspills, char *w, size_t nw) {
-  *nspills = 0;
+                              size_t *len, char *w, size_t nw) {
   if (g->nblocks != ps->nblocks) {
-    why(w, nw, "blocks differ (%u, %u)", g->nblocks, ps->nblocks);
+    rs_mir_why(w, nw, "blocks differ (%u, %u)", g->nblocks, ps->nblocks);
     return NULL;
   }
   int32_t *gpair = rs_xmalloc((g->ninsts + 1) * sizeof *gpair);
@@ -124,12 +114,12 @@ char *rs_mir_sgpr_spill_lanes(const rs_func *g, const rs_func *ps, const rs_loos
       if (!kind) continue;
       const rs_operand *vo = spilled_op(g, in, kind);
       if (!vo || (vo->flags & RS_F_SUBREG)) {
-        rc = why(w, nw, "%s of %s", rs_func_opcode(g, in), vo ? "a sub-register" : "no value");
+        rc = rs_mir_why(w, nw, "%s of %s", rs_func_opcode(g, in), vo ? "a sub-register" : "no value");
         break;
       }
       uint32_t v = vo->reg, width = g->vregs[v].width;
       if (width > 32) {
-        rc = why(w, nw, "%s spilled: %u registers", g->vregs[v].name, width);
+        rc = rs_mir_why(w, nw, "%s spilled: %u registers", g->vregs[v].name, width);
         break;
       }
       /* the gap between the neighbours that have a counterpart in ps */
@@ -164,7 +154,7 @@ char *rs_mir_sgpr_spill_lanes(const rs_func *g, const rs_func *ps, const rs_loos
         if (!known) break; /* the first open lane instruction is another value's */
       }
       if (!known) {
-        rc = why(w, nw, "%s spilled without a register of LLVM's", g->vregs[v].name);
+        rc = rs_mir_why(w, nw, "%s spilled without a register of LLVM's", g->vregs[v].name);
         break;
       }
       vbase[i] = base;
@@ -195,9 +185,8 @@ char *rs_mir_sgpr_spill_lanes(const rs_func *g, const rs_func *ps, const rs_loos
         }
       }
       if (nlane[i] != width)
-        rc = why(w, nw, "%s of %s: %u of its %u registers written to or read from lanes there", rs_func_opcode(g, in),
+        rc = rs_mir_why(w, nw, "%s of %s: %u of its %u registers written to or read from lanes there", rs_func_opcode(g, in),
                  g->vregs[v].name, nlane[i], width);
-      ++*nspills;
     }
   }
   char *out = NULL;
@@ -356,7 +345,7 @@ char *rs_mir_sgpr_spill_lanes(const rs_func *g, const rs_func *ps, const rs_loos
         if (width == 1) snprintf(name, sizeof name, "%s", g->vregs[v].name);
         else snprintf(name, sizeof name, "%s%s.sub%u", u ? "undef " : "", g->vregs[v].name, k);
         if (!put_lane(&b, ps, &lq, li, sop, name, vbase[i], g->vregs[v].full))
-          rc = why(w, nw, "%s of %s: a lane instruction names other SGPRs", rs_func_opcode(g, &g->insts[i]),
+          rc = rs_mir_why(w, nw, "%s of %s: a lane instruction names other SGPRs", rs_func_opcode(g, &g->insts[i]),
                    g->vregs[v].name);
       }
     }

@@ -12,8 +12,8 @@
  * greedy's bundles of copies are written one copy after the other where that reads the same.
  * `as` holds LLVM's register per value of g (rs_truth_prera_linked): a lane instruction counts
  * only where it names the spilled value's own registers. Returns the text (malloc'd, *len bytes)
- * with the number of spill pseudos in *nspills, or NULL with the reason in w. */
+ * or NULL with the reason in w. */
 char *rs_mir_sgpr_spill_lanes(const rs_func *g, const rs_func *ps, const rs_loose *lo, const rs_preg *as,
-                              size_t *len, uint32_t *nspills, char *w, size_t nw);
+                              size_t *len, char *w, size_t nw);
 
 #endif

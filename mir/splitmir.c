@@ -2,18 +2,9 @@
  * split the values LLVM split, so that each piece is a value of its own (docs/real-suite.md). */
 #include "mir/splitmir.h"
 #include "mir/mirtext.h"
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int why(char *w, size_t n, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(w, n, fmt, ap);
-  va_end(ap);
-  return -1;
-}
 
 /* "  - { id: N, " lines of the registers table: id -> line */
 static uint32_t *reg_lines(const rs_lines *l, uint32_t nids) {
@@ -82,7 +73,7 @@ char *rs_mir_split_instance(const rs_func *pre, const rs_func *ps, const rs_loos
       const rs_loose_link *ln = &lo->links[i];
       bool s = sv[ln->from_vreg];
       if (ln->to_vreg < 0) {
-        if (s) rc = why(w, nw, "%s split in the SGPR round", pre->vregs[ln->from_vreg].name);
+        if (s) rc = rs_mir_why(w, nw, "%s split in the SGPR round", pre->vregs[ln->from_vreg].name);
         continue;
       }
       if ((uint32_t)ln->to_vreg >= nps) continue;
@@ -104,10 +95,10 @@ char *rs_mir_split_instance(const rs_func *pre, const rs_func *ps, const rs_loos
           !sv[lo->links[i].from_vreg])
         sv[lo->links[i].from_vreg] = 1, grew = 1;
     free(grow);
-    if (round > 64) rc = why(w, nw, "pieces do not close");
+    if (round > 64) rc = rs_mir_why(w, nw, "pieces do not close");
   }
   for (uint32_t v = 0; v < nps && !rc; v++)
-    if (seg[v] && other[v]) rc = why(w, nw, "%s holds two values", ps->vregs[v].name);
+    if (seg[v] && other[v]) rc = rs_mir_why(w, nw, "%s holds two values", ps->vregs[v].name);
   /* what greedy inserted must be copies between pieces (a new register or one of the pieces), or
    * its spill code: a piece stored to a spill slot and reloaded into a piece (the slot is memory,
    * the frame's; the stack pointer and EXEC are the pseudo's fixed operands) */
@@ -117,16 +108,16 @@ char *rs_mir_split_instance(const rs_func *pre, const rs_func *ps, const rs_loos
     const rs_inst *in = &ps->insts[j];
     bool sp = vector_spill(rs_func_opcode(ps, in));
     if (strcmp(rs_func_opcode(ps, in), "COPY") && !sp) {
-      rc = why(w, nw, "greedy inserted %s", rs_func_opcode(ps, in));
+      rc = rs_mir_why(w, nw, "greedy inserted %s", rs_func_opcode(ps, in));
       break;
     }
     nspill += sp;
     for (uint32_t k = 0; k < in->nops && !rc; k++) {
       const rs_operand *o = &ps->ops[in->first_op + k];
       if (sp && o->kind != RS_OP_VREG) continue;
-      if (o->kind != RS_OP_VREG || o->reg >= nps) rc = why(w, nw, "greedy inserted a COPY of a physical register");
+      if (o->kind != RS_OP_VREG || o->reg >= nps) rc = rs_mir_why(w, nw, "greedy inserted a COPY of a physical register");
       else if (other[o->reg] || (!seg[o->reg] && o->reg < npre && used[o->reg]))
-        rc = why(w, nw, "greedy %s %s, not a split value", sp ? "spilled" : "copied", ps->vregs[o->reg].name);
+        rc = rs_mir_why(w, nw, "greedy %s %s, not a split value", sp ? "spilled" : "copied", ps->vregs[o->reg].name);
     }
     for (uint32_t k = 0; k < in->nops && !rc; k++)
       if (ps->ops[in->first_op + k].kind == RS_OP_VREG) seg[ps->ops[in->first_op + k].reg] = 1;
@@ -138,9 +129,9 @@ char *rs_mir_split_instance(const rs_func *pre, const rs_func *ps, const rs_loos
     if (lo->pair[j] >= 0) kept[lo->pair[j]] = 1;
   for (uint32_t i = 0; i < pre->ninsts && !rc; i++)
     if (!kept[i] && uses_any(pre, &pre->insts[i], split, npre))
-      rc = why(w, nw, "greedy dropped an instruction of a split value");
+      rc = rs_mir_why(w, nw, "greedy dropped an instruction of a split value");
   for (uint32_t i = 0; i < pre->ninsts && !rc; i++)
-    if (pre->insts[i].flags & RS_I_BUNDLED) rc = why(w, nw, "bundles");
+    if (pre->insts[i].flags & RS_I_BUNDLED) rc = rs_mir_why(w, nw, "bundles");
   if (rc) goto out;
 
   rs_lines lp, lq;
@@ -159,7 +150,7 @@ char *rs_mir_split_instance(const rs_func *pre, const rs_func *ps, const rs_loos
       for (; pend < nins; pend++) ins_at[pend] = pre->insts[lo->pair[j]].line; /* before it */
     }
     if (pend < nins) {
-      if (!pb->ninsts) rc = why(w, nw, "copies at the end of an empty block");
+      if (!pb->ninsts) rc = rs_mir_why(w, nw, "copies at the end of an empty block");
       else
         for (; pend < nins; pend++) ins_at[pend] = pre->insts[pb->first_inst + pb->ninsts - 1].line + 1; /* after */
     }
